@@ -1,0 +1,241 @@
+//! The clocks a ratelimit can read, and what one read costs.
+//!
+//! The kernel's ratelimit on `tg->load_avg` reads `sched_clock_cpu()` on
+//! every update; that read was later found to cost up to 17% of a CPU, and
+//! a 2026 patch swaps it for the cheaper `rq_clock()`. So the clock is a
+//! choice here (`--clock tsc|monotonic|coarse`) and its cost is measured
+//! ([`read_cost_ns`]) and reported beside every ratelimit result.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// A monotonic clock read on the update path. Ticks are clock-specific;
+/// [`Clock::ticks_per_sec`] converts.
+pub trait Clock: Send {
+    /// The current time in ticks.
+    fn now(&self) -> u64;
+    /// Ticks per second (1e9 for the nanosecond clocks; the calibrated TSC
+    /// frequency for `tsc`).
+    fn ticks_per_sec(&self) -> f64;
+    /// A duration in this clock's ticks (rounded down).
+    fn ticks(&self, d: Duration) -> u64 {
+        (d.as_secs_f64() * self.ticks_per_sec()) as u64
+    }
+    /// Ticks as nanoseconds.
+    fn nanos(&self, ticks: u64) -> f64 {
+        ticks as f64 * 1e9 / self.ticks_per_sec()
+    }
+}
+
+/// Which clock a ratelimit reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClockKind {
+    /// `rdtsc`: the cheapest, like `sched_clock()` on x86 with a stable TSC.
+    Tsc,
+    /// `clock_gettime(CLOCK_MONOTONIC)` through the vDSO.
+    Monotonic,
+    /// `clock_gettime(CLOCK_MONOTONIC_COARSE)`: tick resolution, no TSC read.
+    Coarse,
+}
+
+impl ClockKind {
+    /// Every kind, in the order tables list them.
+    pub const ALL: [ClockKind; 3] = [ClockKind::Tsc, ClockKind::Monotonic, ClockKind::Coarse];
+
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClockKind::Tsc => "tsc",
+            ClockKind::Monotonic => "monotonic",
+            ClockKind::Coarse => "coarse",
+        }
+    }
+}
+
+impl std::str::FromStr for ClockKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("unknown clock \"{s}\" (expected tsc, monotonic or coarse)"))
+    }
+}
+
+impl std::fmt::Display for ClockKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Reads the time-stamp counter.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub fn rdtsc() -> u64 {
+    // SAFETY: rdtsc has no preconditions on x86_64.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+/// Reads the time-stamp counter (stand-in on other architectures: the
+/// monotonic clock in nanoseconds).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub fn rdtsc() -> u64 {
+    clock_ns(libc::CLOCK_MONOTONIC)
+}
+
+/// Reads the TSC after all earlier instructions have executed (`rdtscp`),
+/// for timing the end of an operation.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub fn rdtscp() -> u64 {
+    let mut aux = 0u32;
+    // SAFETY: rdtscp has no preconditions on x86_64 CPUs that have it
+    // (every x86_64 server CPU since 2008).
+    unsafe { core::arch::x86_64::__rdtscp(&mut aux) }
+}
+
+/// Stand-in for [`rdtscp`] on other architectures.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub fn rdtscp() -> u64 {
+    rdtsc()
+}
+
+#[inline(always)]
+fn clock_ns(id: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec; the clock ids used always exist.
+    unsafe { libc::clock_gettime(id, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Measures the TSC frequency against CLOCK_MONOTONIC over `window`, in
+/// ticks per second.
+pub fn calibrate_tsc(window: Duration) -> f64 {
+    let start_instant = Instant::now();
+    let start_tsc = rdtsc();
+    while start_instant.elapsed() < window {
+        std::hint::spin_loop();
+    }
+    let ticks = rdtsc().wrapping_sub(start_tsc);
+    ticks as f64 / start_instant.elapsed().as_secs_f64()
+}
+
+/// The TSC, converted with a calibrated frequency.
+#[derive(Debug, Clone, Copy)]
+pub struct TscClock {
+    /// Calibrated TSC frequency in ticks per second.
+    pub hz: f64,
+}
+
+impl Clock for TscClock {
+    #[inline(always)]
+    fn now(&self) -> u64 {
+        rdtsc()
+    }
+    fn ticks_per_sec(&self) -> f64 {
+        self.hz
+    }
+}
+
+/// `CLOCK_MONOTONIC` in nanoseconds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MonotonicClock;
+
+impl Clock for MonotonicClock {
+    #[inline(always)]
+    fn now(&self) -> u64 {
+        clock_ns(libc::CLOCK_MONOTONIC)
+    }
+    fn ticks_per_sec(&self) -> f64 {
+        1e9
+    }
+}
+
+/// `CLOCK_MONOTONIC_COARSE` in nanoseconds (advances once per kernel tick).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CoarseClock;
+
+impl Clock for CoarseClock {
+    #[inline(always)]
+    fn now(&self) -> u64 {
+        clock_ns(libc::CLOCK_MONOTONIC_COARSE)
+    }
+    fn ticks_per_sec(&self) -> f64 {
+        1e9
+    }
+}
+
+/// A clock tests move by hand, in nanoseconds; clones share the time.
+#[derive(Debug, Clone, Default)]
+pub struct FakeClock(std::sync::Arc<AtomicU64>);
+
+impl FakeClock {
+    /// Moves the time forward by `ns`.
+    pub fn advance(&self, ns: u64) {
+        self.0.fetch_add(ns, Ordering::Relaxed);
+    }
+}
+
+impl Clock for FakeClock {
+    fn now(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+    fn ticks_per_sec(&self) -> f64 {
+        1e9
+    }
+}
+
+/// Mean cost of one read of `clock` in nanoseconds, over `reads` reads
+/// timed with `Instant` (the loop's own overhead is included; it is a
+/// fraction of a nanosecond).
+pub fn read_cost_ns<C: Clock>(clock: &C, reads: u32) -> f64 {
+    let start = Instant::now();
+    let mut sink = 0u64;
+    for _ in 0..reads {
+        sink = sink.wrapping_add(std::hint::black_box(clock.now()));
+    }
+    std::hint::black_box(sink);
+    start.elapsed().as_nanos() as f64 / f64::from(reads.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clocks_advance_and_convert() {
+        let tsc = TscClock {
+            hz: calibrate_tsc(Duration::from_millis(20)),
+        };
+        assert!(
+            tsc.hz > 1e8 && tsc.hz < 1e10,
+            "implausible TSC frequency {}",
+            tsc.hz
+        );
+        let a = tsc.now();
+        std::thread::sleep(Duration::from_millis(5));
+        let elapsed_ns = tsc.nanos(tsc.now() - a);
+        assert!((4e6..5e8).contains(&elapsed_ns), "{elapsed_ns}");
+        let m = MonotonicClock;
+        assert!(m.now() > 0);
+        assert_eq!(m.ticks(Duration::from_millis(1)), 1_000_000);
+        let fake = FakeClock::default();
+        fake.advance(7);
+        assert_eq!(fake.clone().now(), 7);
+    }
+
+    #[test]
+    fn clock_names_round_trip() {
+        for k in ClockKind::ALL {
+            assert_eq!(k.name().parse::<ClockKind>().unwrap(), k);
+        }
+        assert!("hpet".parse::<ClockKind>().unwrap_err().contains("hpet"));
+    }
+}

@@ -1,0 +1,49 @@
+//! One module per subcommand; [`run`] parses the command line and
+//! dispatches.
+
+mod topology;
+mod verify;
+
+use crate::CliError;
+use crate::cli::{Cli, Command};
+use crate::topology::Topology;
+use clap::Parser;
+use std::ffi::OsString;
+use std::path::Path;
+
+/// Runs `contend` with these arguments (the first is the program name).
+/// `--help`, `--version` and clap's own usage errors print and exit here,
+/// usage errors with status 2.
+pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
+    let cli = Cli::try_parse_from(args).unwrap_or_else(|e| e.exit());
+    match cli.command {
+        Some(Command::Topology(args)) => topology::run(&cli.sysfs_root, &args),
+        Some(Command::Verify(args)) => verify::run(&cli.sysfs_root, &args),
+        None => topology::run(
+            &cli.sysfs_root,
+            &crate::cli::TopologyArgs {
+                json: false,
+                action: None,
+            },
+        ),
+    }
+}
+
+/// Reads the topology under `root`; an unreadable tree is bad input.
+fn load_topology(root: &Path) -> Result<Topology, CliError> {
+    Topology::read(root)
+        .map_err(|e| CliError::usage(format!("--sysfs-root {}: {e}", root.display())))
+}
+
+/// Prints the reader's assumptions to stderr, one `note:` line each.
+fn print_notes(topo: &Topology) {
+    for note in &topo.notes {
+        eprintln!("note: {note}");
+    }
+}
+
+/// True when `root` is this host's `/`, where threads and memory can really
+/// be placed.
+fn is_live_root(root: &Path) -> bool {
+    std::fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"))
+}

@@ -1,0 +1,38 @@
+//! The thing being measured: a hot counter, split at a [`ShardLevel`] and
+//! updated under a [`PublishPolicy`].
+//!
+//! The two choices are orthogonal: a [`ShardedCounter`] knows only where
+//! slots are and how to sum them; a [`Writer`] knows only when to add its
+//! delta to its slot. Every combination is one `ShardedCounter` plus one
+//! `Writer` per thread; no type exists per combination.
+//!
+//! API used by both `contend run` and `cargo bench`:
+//! [`Writer::update`] (write side), [`ShardedCounter::read`] (read side),
+//! [`Writer::flush`] then [`check_exact`] (the final sum must be exact).
+
+mod policy;
+mod shards;
+mod writer;
+
+pub use policy::{Filter, PolicyError, PublishPolicy, format_duration, parse_duration};
+pub use shards::{
+    CounterError, CounterLayout, DEFAULT_SHARES, MAX_NUMNODES, NodeIter, Pad, ShardLevel,
+    ShardedCounter, SlotHome, SlotInfo,
+};
+pub use writer::{ExactnessError, PublishStats, Writer, check_exact};
+
+/// `calc_group_shares()`: the share of `shares` a CPU whose own load is
+/// `load` and whose published contribution is `contrib` gets, given the
+/// counter's value `sum`. This is the read side's arithmetic.
+#[inline(always)]
+pub fn group_shares(shares: i64, sum: i64, contrib: i64, load: i64) -> i64 {
+    let tg_weight = sum - contrib + load;
+    if tg_weight > 0 {
+        shares * load / tg_weight
+    } else {
+        shares
+    }
+}
+
+#[cfg(test)]
+mod tests;

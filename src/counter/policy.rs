@@ -1,0 +1,276 @@
+//! Publish policies: when a writer's local change reaches the shared slot.
+//!
+//! A policy is two orthogonal parts: an optional ratelimit period (at most
+//! one publish per period per writer, stamped only when it publishes) and a
+//! filter on the unpublished delta (always / any change / past a threshold
+//! / past a batch). `ratelimit:1ms+threshold:64` is exactly the code merged
+//! as commit 1528c661c24b (see BACKGROUND.md).
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// When a pending delta is worth publishing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Filter {
+    /// Add the delta on every update, even a zero one (today's base case).
+    Always,
+    /// Publish any non-zero delta (what a bare ratelimit does).
+    Changed,
+    /// Publish when `|delta| > contrib / D` (the kernel's D = 64).
+    Threshold(u32),
+    /// Publish when `|delta| >= B` (`percpu_counter` style batching).
+    Batch(u32),
+}
+
+impl Filter {
+    /// Whether a writer whose last published value is `contrib` publishes
+    /// an unpublished `delta`.
+    #[inline(always)]
+    pub fn passes(self, delta: i64, contrib: i64) -> bool {
+        match self {
+            Filter::Always => true,
+            Filter::Changed => delta != 0,
+            Filter::Threshold(d) => delta.unsigned_abs() > (contrib / i64::from(d)).unsigned_abs(),
+            Filter::Batch(b) => delta.unsigned_abs() >= u64::from(b),
+        }
+    }
+}
+
+/// A publish policy: optional ratelimit period and a delta filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PublishPolicy {
+    /// At most one publish per writer per this period, if set.
+    pub ratelimit: Option<Duration>,
+    /// Which deltas are published.
+    pub filter: Filter,
+}
+
+impl PublishPolicy {
+    /// Atomic add of the delta on every update.
+    pub const ALWAYS: PublishPolicy = PublishPolicy {
+        ratelimit: None,
+        filter: Filter::Always,
+    };
+
+    /// The syntax `--publish` takes, for help texts.
+    pub const HELP: &'static str = "always | threshold:D (publish when |delta| > contrib/D; kernel D=64) | \
+        ratelimit:P (at most once per period P per writer, e.g. 1ms, 500us) | \
+        ratelimit:P+threshold:D (the merged kernel code) | batch:B (fold when |pending| >= B)";
+
+    /// True when the policy reads the clock on every update.
+    pub fn reads_clock(&self) -> bool {
+        self.ratelimit.is_some()
+    }
+}
+
+/// A `--publish` value that is not understood.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad publish policy \"{policy}\": {reason}")]
+pub struct PolicyError {
+    /// The value as given.
+    pub policy: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl FromStr for PublishPolicy {
+    type Err = PolicyError;
+
+    fn from_str(s: &str) -> Result<Self, PolicyError> {
+        let err = |reason: String| PolicyError {
+            policy: s.to_string(),
+            reason,
+        };
+        if s.trim().is_empty() {
+            return Err(err("empty".into()));
+        }
+        let mut ratelimit = None;
+        let mut filter = None;
+        for part in s.trim().split('+') {
+            let (name, arg) = part.split_once(':').unwrap_or((part, ""));
+            let number = |what: &str| -> Result<u32, PolicyError> {
+                match arg.parse::<u32>() {
+                    Ok(v) if v > 0 => Ok(v),
+                    _ => Err(err(format!(
+                        "{what} needs a whole number above 0, found \"{arg}\""
+                    ))),
+                }
+            };
+            let new_filter = match name {
+                "always" if arg.is_empty() => Filter::Always,
+                "threshold" => Filter::Threshold(number("threshold:D")?),
+                "batch" => Filter::Batch(number("batch:B")?),
+                "ratelimit" => {
+                    if ratelimit.is_some() {
+                        return Err(err("ratelimit given twice".into()));
+                    }
+                    let period =
+                        parse_duration(arg).map_err(|e| err(format!("ratelimit period: {e}")))?;
+                    ratelimit = Some(period);
+                    continue;
+                }
+                _ => {
+                    return Err(err(format!(
+                        "unknown part \"{part}\" (expected always, threshold:D, ratelimit:P, ratelimit:P+threshold:D or batch:B)"
+                    )));
+                }
+            };
+            if filter.replace(new_filter).is_some() {
+                return Err(err("more than one of always/threshold/batch".into()));
+            }
+        }
+        let filter = match (ratelimit, filter) {
+            (Some(_), None) => Filter::Changed,
+            (Some(_), Some(Filter::Always)) => {
+                return Err(err("always cannot be ratelimited".into()));
+            }
+            (_, Some(f)) => f,
+            (None, None) => return Err(err("no ratelimit and no filter".into())),
+        };
+        Ok(PublishPolicy { ratelimit, filter })
+    }
+}
+
+/// Writes the policy in the form it parses from (`ratelimit:1ms+threshold:64`).
+impl fmt::Display for PublishPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(p) = self.ratelimit {
+            write!(f, "ratelimit:{}", format_duration(p))?;
+            if self.filter != Filter::Changed {
+                f.write_str("+")?;
+            }
+        }
+        match self.filter {
+            Filter::Always => f.write_str("always"),
+            Filter::Changed => Ok(()),
+            Filter::Threshold(d) => write!(f, "threshold:{d}"),
+            Filter::Batch(b) => write!(f, "batch:{b}"),
+        }
+    }
+}
+
+impl serde::Serialize for PublishPolicy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PublishPolicy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Parses a duration with a unit: `ns`, `us`, `ms` or `s` (`1ms`, `250us`,
+/// `1.5s`). Zero and a missing unit are errors.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .ok_or_else(|| format!("\"{text}\" has no unit (use ns, us, ms or s)"))?;
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("\"{text}\": \"{number}\" is not a number"))?;
+    let scale = match unit {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        _ => {
+            return Err(format!(
+                "\"{text}\": unknown unit \"{unit}\" (use ns, us, ms or s)"
+            ));
+        }
+    };
+    let secs = value * scale;
+    if !(secs > 0.0 && secs < 1e6) {
+        return Err(format!("\"{text}\" must be above zero and below 1e6 s"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Writes a duration in the largest unit that keeps it whole (`1ms`,
+/// `250us`), the inverse of [`parse_duration`].
+pub fn format_duration(d: Duration) -> String {
+    let ns = d.as_nanos();
+    for (unit, size) in [("s", 1_000_000_000u128), ("ms", 1_000_000), ("us", 1_000)] {
+        if ns >= size && ns % size == 0 {
+            return format!("{}{unit}", ns / size);
+        }
+    }
+    format!("{ns}ns")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_prints_every_form() {
+        for text in [
+            "always",
+            "threshold:64",
+            "ratelimit:1ms",
+            "ratelimit:250us+threshold:64",
+            "ratelimit:1ms+batch:32",
+            "batch:32",
+        ] {
+            let p: PublishPolicy = text.parse().unwrap();
+            assert_eq!(p.to_string(), text);
+        }
+        let merged: PublishPolicy = "ratelimit:1ms+threshold:64".parse().unwrap();
+        assert_eq!(merged.ratelimit, Some(Duration::from_millis(1)));
+        assert_eq!(merged.filter, Filter::Threshold(64));
+        assert_eq!(
+            "ratelimit:1ms".parse::<PublishPolicy>().unwrap().filter,
+            Filter::Changed
+        );
+    }
+
+    #[test]
+    fn rejects_bad_policies_with_reasons() {
+        for (text, needle) in [
+            ("", "empty"),
+            ("sometimes", "unknown part"),
+            ("threshold:0", "above 0"),
+            ("threshold:x", "whole number"),
+            ("ratelimit:1", "no unit"),
+            ("ratelimit:0ms", "above zero"),
+            ("ratelimit:1h", "unknown unit"),
+            ("ratelimit:1ms+ratelimit:2ms", "twice"),
+            ("threshold:64+batch:2", "more than one"),
+            ("ratelimit:1ms+always", "cannot be ratelimited"),
+        ] {
+            let e = text.parse::<PublishPolicy>().unwrap_err().to_string();
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn threshold_filter_is_the_kernel_formula() {
+        // abs(delta) > contrib / 64
+        let f = Filter::Threshold(64);
+        assert!(!f.passes(16, 1024)); // 16 > 16 is false
+        assert!(f.passes(17, 1024));
+        assert!(f.passes(-17, 1024));
+        assert!(!f.passes(-16, 1024));
+        assert!(f.passes(1, 63)); // 63 / 64 == 0
+        assert!(!f.passes(0, 63));
+        assert!(Filter::Batch(32).passes(-32, 0));
+        assert!(!Filter::Batch(32).passes(31, 0));
+        assert!(Filter::Always.passes(0, 5));
+        assert!(!Filter::Changed.passes(0, 5));
+    }
+
+    #[test]
+    fn durations_round_trip() {
+        assert_eq!(parse_duration("1ms").unwrap(), Duration::from_millis(1));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(format_duration(Duration::from_micros(250)), "250us");
+        assert_eq!(format_duration(Duration::from_nanos(1500)), "1500ns");
+    }
+}

@@ -1,0 +1,500 @@
+//! Shard levels: where a writer on CPU c adds, where each slot's memory
+//! lives, and how a reader sums the slots.
+
+use crate::placement::{NodeCheck, NodeMemory, Placement, PlacementError};
+use crate::topology::Topology;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// How finely the counter is split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShardLevel {
+    /// One slot for everyone: today's `tg->load_avg`.
+    Global,
+    /// One slot per NUMA node (seed 000's `tg_node_info`).
+    Node,
+    /// One slot per last-level cache (Peter Zijlstra's "split at LLC").
+    Llc,
+    /// One slot per CPU (`percpu_counter`).
+    Cpu,
+}
+
+impl ShardLevel {
+    /// Every level, coarsest first.
+    pub const ALL: [ShardLevel; 4] = [
+        ShardLevel::Global,
+        ShardLevel::Node,
+        ShardLevel::Llc,
+        ShardLevel::Cpu,
+    ];
+
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            ShardLevel::Global => "global",
+            ShardLevel::Node => "node",
+            ShardLevel::Llc => "llc",
+            ShardLevel::Cpu => "cpu",
+        }
+    }
+}
+
+impl FromStr for ShardLevel {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|l| l.name() == s)
+            .ok_or_else(|| format!("unknown level \"{s}\" (expected global, node, llc or cpu)"))
+    }
+}
+
+impl fmt::Display for ShardLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Bytes between slots (and between the read-mostly field and the slots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Pad {
+    /// 128 bytes: `crossbeam_utils::CachePadded` on x86_64, which covers
+    /// the adjacent-line pair Intel's spatial prefetcher pulls.
+    #[serde(rename = "128")]
+    Line128,
+    /// 64 bytes: the kernel's `____cacheline_aligned`.
+    #[serde(rename = "64")]
+    Line64,
+    /// Packed: 8-byte slots side by side, right after the read-mostly field
+    /// readers load (false sharing on purpose).
+    #[serde(rename = "0")]
+    Packed,
+}
+
+impl Pad {
+    /// Every padding, widest first.
+    pub const ALL: [Pad; 3] = [Pad::Line128, Pad::Line64, Pad::Packed];
+
+    /// Distance in bytes from one slot to the next.
+    pub fn stride(self) -> usize {
+        match self {
+            // CachePadded's alignment is the definition of "128" here.
+            Pad::Line128 => std::mem::align_of::<crossbeam_utils::CachePadded<u64>>(),
+            Pad::Line64 => 64,
+            Pad::Packed => std::mem::size_of::<AtomicI64>(),
+        }
+    }
+
+    /// The name used on the command line (`128`, `64`, `0`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Pad::Line128 => "128",
+            Pad::Line64 => "64",
+            Pad::Packed => "0",
+        }
+    }
+}
+
+impl FromStr for Pad {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("unknown pad \"{s}\" (expected 128, 64 or 0)"))
+    }
+}
+
+impl fmt::Display for Pad {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a reader walks the node-level slots.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeIter {
+    /// Loop to the number of node ids (`nr_node_ids`).
+    #[default]
+    Compact,
+    /// Scan a 1024-bit node mask bit by bit, as `for_each_node` does with
+    /// `NODES_SHIFT=10`.
+    Bitmap,
+}
+
+impl FromStr for NodeIter {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "compact" => Ok(NodeIter::Compact),
+            "bitmap" => Ok(NodeIter::Bitmap),
+            _ => Err(format!(
+                "unknown node iteration \"{s}\" (expected compact or bitmap)"
+            )),
+        }
+    }
+}
+
+/// Where slot memory goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlotHome {
+    /// Each slot on its own node: a node slot on that node, an LLC or CPU
+    /// slot on the node of its CPUs. For `global`, the node of the first
+    /// writer CPU.
+    Local,
+    /// Every slot on this node (`--counter-node N`).
+    OnNode(u32),
+}
+
+/// Bits in the node mask a bitmap reader scans (`MAX_NUMNODES` with
+/// `NODES_SHIFT=10`).
+pub const MAX_NUMNODES: usize = 1024;
+
+/// What a counter is made of: level, padding, where slots live, how node
+/// slots are walked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct CounterLayout {
+    /// How finely the counter is split.
+    pub level: ShardLevel,
+    /// Bytes between slots.
+    pub pad: Pad,
+    /// Where slot memory goes.
+    pub home: SlotHome,
+    /// How the node-level reader walks slots (ignored by other levels).
+    pub node_iter: NodeIter,
+}
+
+/// One slot of a counter, as placed and verified.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SlotInfo {
+    /// What the slot serves: `global`, `node 1`, `llc 3`, `cpu 17`.
+    pub owner: String,
+    /// The node its memory was bound to.
+    pub node: u32,
+    /// What `move_pages` said.
+    pub check: NodeCheck,
+}
+
+/// A counter that could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum CounterError {
+    /// The request names something this host lacks (exit status 2).
+    #[error("{0}")]
+    Request(String),
+    /// The kernel refused or misplaced slot memory (exit status 1).
+    #[error(transparent)]
+    Placement(#[from] PlacementError),
+}
+
+/// A split counter whose slots live in node-bound memory.
+///
+/// Writers add to the slot their CPU maps to ([`ShardedCounter::slot_of_cpu`]);
+/// readers sum every slot ([`ShardedCounter::read`]). A read-mostly field
+/// (`shares`, as `tg->shares` beside `tg->load_avg`) sits before the first
+/// slot, one stride away: in the same cache line when the pad is 0.
+pub struct ShardedCounter {
+    layout: CounterLayout,
+    /// Keeps the slot memory mapped; the pointers below point into it.
+    _regions: Vec<NodeMemory>,
+    slots: Vec<*const AtomicI64>,
+    shares: *const AtomicI64,
+    info: Vec<SlotInfo>,
+    /// Slot index for each CPU id (`usize::MAX` for CPUs without one).
+    cpu_to_slot: Vec<usize>,
+    /// Node level: slot index for each node id below `nr_node_ids`.
+    node_to_slot: Vec<Option<usize>>,
+    /// Node level: which node ids have a slot, as a 1024-bit mask.
+    node_mask: [u64; MAX_NUMNODES / 64],
+    notes: Vec<String>,
+}
+
+// SAFETY: the raw pointers point into `_regions`, owned by the counter and
+// never moved or freed before it; all access through them is atomic.
+unsafe impl Send for ShardedCounter {}
+// SAFETY: as above.
+unsafe impl Sync for ShardedCounter {}
+
+/// The value `shares` holds (`tg->shares` for a default task group).
+pub const DEFAULT_SHARES: i64 = 1024;
+
+impl ShardedCounter {
+    /// Builds the counter for `writer_cpus` on `topo`: one slot per level
+    /// unit (every online node, LLC or CPU; one for `global`), each slot's
+    /// memory bound to its home node and verified. A node without memory
+    /// cannot be a local home: its slots go to the nearest node with
+    /// memory, and a note says so.
+    pub fn new(
+        layout: CounterLayout,
+        topo: &Topology,
+        writer_cpus: &[u32],
+        placement: Placement,
+    ) -> Result<Self, CounterError> {
+        let first_cpu = *writer_cpus.first().ok_or_else(|| {
+            CounterError::Request("a counter needs at least one writer CPU".into())
+        })?;
+        let first_node = topo
+            .node_of_cpu(first_cpu)
+            .ok_or_else(|| CounterError::Request(format!("CPU {first_cpu} is not online")))?;
+        if let SlotHome::OnNode(n) = layout.home {
+            topo.check_memory_node(n)
+                .map_err(|e| CounterError::Request(format!("--counter-node {n}: {e}")))?;
+        }
+        let mut notes = Vec::new();
+        // (owner, home node, CPUs served)
+        let units: Vec<(String, u32, Vec<u32>)> = match layout.level {
+            ShardLevel::Global => vec![("global".into(), first_node, topo.online_cpus.to_vec())],
+            ShardLevel::Node => topo
+                .nodes
+                .iter()
+                .map(|n| (format!("node {}", n.id), n.id, n.cpus.to_vec()))
+                .collect(),
+            ShardLevel::Llc => topo
+                .llcs
+                .iter()
+                .map(|l| {
+                    let node = l
+                        .cpus
+                        .first()
+                        .and_then(|c| topo.node_of_cpu(c))
+                        .unwrap_or(first_node);
+                    (format!("llc {}", l.id), node, l.cpus.to_vec())
+                })
+                .collect(),
+            ShardLevel::Cpu => topo
+                .cpus
+                .iter()
+                .map(|c| (format!("cpu {}", c.id), c.node, vec![c.id]))
+                .collect(),
+        };
+        let homes: Vec<u32> = units
+            .iter()
+            .map(|(owner, local, _)| match layout.home {
+                SlotHome::OnNode(n) => n,
+                SlotHome::Local => {
+                    let home = nearest_memory_node(topo, *local);
+                    if home != *local {
+                        notes.push(format!(
+                            "{owner}: node {local} has no usable memory, slot placed on node {home}"
+                        ));
+                    }
+                    home
+                }
+            })
+            .collect();
+
+        // One region per home node; slots of that node packed in it at the
+        // pad's stride. The first slot's region also holds `shares`.
+        let stride = layout.pad.stride();
+        let mut region_nodes: Vec<u32> = Vec::new();
+        for &h in &homes {
+            if !region_nodes.contains(&h) {
+                region_nodes.push(h);
+            }
+        }
+        let mut regions = Vec::with_capacity(region_nodes.len());
+        let mut slots = vec![std::ptr::null::<AtomicI64>(); units.len()];
+        let mut info = Vec::with_capacity(units.len());
+        let mut shares = std::ptr::null::<AtomicI64>();
+        for (r, &node) in region_nodes.iter().enumerate() {
+            let members: Vec<usize> = (0..units.len()).filter(|&i| homes[i] == node).collect();
+            let lead = usize::from(r == 0); // room for `shares` in the first region
+            let memory = NodeMemory::alloc((members.len() + lead) * stride, node, placement)?;
+            let base = memory.as_ptr();
+            if r == 0 {
+                shares = base.cast::<AtomicI64>();
+                // SAFETY: offset 0 of a fresh, page-aligned mapping.
+                unsafe { (*shares).store(DEFAULT_SHARES, Ordering::Relaxed) };
+            }
+            for (k, &i) in members.iter().enumerate() {
+                // SAFETY: (k + lead) * stride + 8 <= region length, and the
+                // offset is 8-aligned, so this is a valid AtomicI64.
+                slots[i] = unsafe { base.add((k + lead) * stride) }.cast::<AtomicI64>();
+            }
+            regions.push(memory);
+        }
+        for (i, (owner, _, _)) in units.iter().enumerate() {
+            let region = &regions[region_nodes
+                .iter()
+                .position(|&n| n == homes[i])
+                .unwrap_or(0)];
+            info.push(SlotInfo {
+                owner: owner.clone(),
+                node: homes[i],
+                check: region.check().clone(),
+            });
+        }
+
+        let max_cpu = topo.online_cpus.last().unwrap_or(0) as usize;
+        let mut cpu_to_slot = vec![usize::MAX; max_cpu + 1];
+        for (i, (_, _, cpus)) in units.iter().enumerate() {
+            for &c in cpus {
+                cpu_to_slot[c as usize] = i;
+            }
+        }
+        let mut node_to_slot = Vec::new();
+        let mut node_mask = [0u64; MAX_NUMNODES / 64];
+        if layout.level == ShardLevel::Node {
+            // nr_node_ids: one past the highest possible node id.
+            let nr_node_ids = topo.possible_nodes.last().unwrap_or(0) as usize + 1;
+            node_to_slot = vec![None; nr_node_ids];
+            for (i, n) in topo.nodes.iter().enumerate() {
+                node_to_slot[n.id as usize] = Some(i);
+                node_mask[n.id as usize / 64] |= 1 << (n.id % 64);
+            }
+        }
+        Ok(Self {
+            layout,
+            _regions: regions,
+            slots,
+            shares,
+            info,
+            cpu_to_slot,
+            node_to_slot,
+            node_mask,
+            notes,
+        })
+    }
+
+    /// The layout the counter was built with.
+    pub fn layout(&self) -> CounterLayout {
+        self.layout
+    }
+
+    /// Every slot's owner, node and verification, in slot order.
+    pub fn slots(&self) -> &[SlotInfo] {
+        &self.info
+    }
+
+    /// Fallbacks taken while placing slots, one sentence each.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The slot index a writer on `cpu` adds to, if the CPU is online.
+    pub fn slot_of_cpu(&self, cpu: u32) -> Option<usize> {
+        self.cpu_to_slot
+            .get(cpu as usize)
+            .copied()
+            .filter(|&s| s != usize::MAX)
+    }
+
+    /// The slot at `index` (panics if out of range, like slice indexing).
+    #[inline(always)]
+    pub fn slot(&self, index: usize) -> &AtomicI64 {
+        // SAFETY: see the Send impl: the pointer is valid while self is.
+        unsafe { &*self.slots[index] }
+    }
+
+    /// The read-mostly `shares` field readers load on every read.
+    #[inline(always)]
+    pub fn shares(&self) -> i64 {
+        // SAFETY: as for `slot`.
+        unsafe { (*self.shares).load(Ordering::Relaxed) }
+    }
+
+    /// The counter's value: the sum of every slot (relaxed loads, as
+    /// `atomic_long_read`). The node level walks slots as its
+    /// [`NodeIter`] says.
+    #[inline]
+    pub fn read(&self) -> i64 {
+        match (self.layout.level, self.layout.node_iter) {
+            (ShardLevel::Node, NodeIter::Compact) => self
+                .node_to_slot
+                .iter()
+                .flatten()
+                .map(|&i| self.slot(i).load(Ordering::Relaxed))
+                .sum(),
+            (ShardLevel::Node, NodeIter::Bitmap) => {
+                let mut sum = 0;
+                let mut node = next_node(&self.node_mask, 0);
+                while node < MAX_NUMNODES {
+                    if let Some(Some(i)) = self.node_to_slot.get(node) {
+                        sum += self.slot(*i).load(Ordering::Relaxed);
+                    }
+                    node = next_node(&self.node_mask, node + 1);
+                }
+                sum
+            }
+            _ => (0..self.slots.len())
+                .map(|i| self.slot(i).load(Ordering::Relaxed))
+                .sum(),
+        }
+    }
+}
+
+impl fmt::Debug for ShardedCounter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ShardedCounter")
+            .field("layout", &self.layout)
+            .field("slots", &self.info)
+            .finish()
+    }
+}
+
+/// The first set bit at or after `start` in `mask`, or [`MAX_NUMNODES`]:
+/// the kernel's `find_next_bit`, one word at a time.
+#[inline]
+fn next_node(mask: &[u64; MAX_NUMNODES / 64], start: usize) -> usize {
+    if start >= MAX_NUMNODES {
+        return MAX_NUMNODES;
+    }
+    let mut word = start / 64;
+    let mut bits = mask[word] & (!0u64 << (start % 64));
+    loop {
+        if bits != 0 {
+            return word * 64 + bits.trailing_zeros() as usize;
+        }
+        word += 1;
+        if word == mask.len() {
+            return MAX_NUMNODES;
+        }
+        bits = mask[word];
+    }
+}
+
+/// `node` itself when it has memory this process may use, else the nearest
+/// such node by distance (ties to the lowest id).
+fn nearest_memory_node(topo: &Topology, node: u32) -> u32 {
+    if topo.check_memory_node(node).is_ok() {
+        return node;
+    }
+    topo.nodes
+        .iter()
+        .filter(|n| topo.check_memory_node(n.id).is_ok())
+        .min_by_key(|n| (topo.distance(node, n.id).unwrap_or(u32::MAX), n.id))
+        .map_or(node, |n| n.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_node_walks_set_bits() {
+        let mut mask = [0u64; MAX_NUMNODES / 64];
+        for n in [0usize, 3, 64, 1023] {
+            mask[n / 64] |= 1 << (n % 64);
+        }
+        let mut seen = Vec::new();
+        let mut n = next_node(&mask, 0);
+        while n < MAX_NUMNODES {
+            seen.push(n);
+            n = next_node(&mask, n + 1);
+        }
+        assert_eq!(seen, vec![0, 3, 64, 1023]);
+    }
+
+    #[test]
+    fn pads_have_the_documented_strides() {
+        assert_eq!(Pad::Line64.stride(), 64);
+        assert_eq!(Pad::Packed.stride(), 8);
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(Pad::Line128.stride(), 128);
+    }
+}

@@ -1,0 +1,365 @@
+//! Exactness and policy tests. Slot memory is really node-bound: on the
+//! live host (node 0), or for a fixture's layout with every slot homed on
+//! node 0, which is the only node this test machine has.
+
+use super::*;
+use crate::clock::{FakeClock, MonotonicClock};
+use crate::placement::{NodeCheck, Placement};
+use crate::topology::Topology;
+use crate::workload::LoadWalk;
+use std::path::Path;
+
+fn fixture(name: &str) -> Topology {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/topology")
+        .join(name);
+    Topology::read(&root).unwrap()
+}
+
+fn layout(level: ShardLevel, pad: Pad, home: SlotHome, node_iter: NodeIter) -> CounterLayout {
+    CounterLayout {
+        level,
+        pad,
+        home,
+        node_iter,
+    }
+}
+
+const POLICIES: [&str; 6] = [
+    "always",
+    "threshold:64",
+    "ratelimit:50us",
+    "ratelimit:50us+threshold:64",
+    "batch:32",
+    "ratelimit:20us+batch:8",
+];
+
+/// Runs `threads` writers (CPU ids taken round-robin from `cpus`) for
+/// `updates` seeded random updates each, flushes, and returns the exact
+/// total and the merged stats.
+fn hammer(
+    counter: &ShardedCounter,
+    cpus: &[u32],
+    threads: usize,
+    policy: PublishPolicy,
+    updates: u32,
+) -> (i64, PublishStats) {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let cpu = cpus[t % cpus.len()];
+                s.spawn(move || {
+                    let slot = counter.slot_of_cpu(cpu).unwrap();
+                    let mut w = Writer::new(counter, slot, policy, MonotonicClock);
+                    let mut walk = LoadWalk::new(42, t as u64);
+                    for i in 0..updates {
+                        w.update(walk.next_load());
+                        if i % 16 == 0 {
+                            // Read side interleaved, as in the kernel.
+                            std::hint::black_box(group_shares(
+                                counter.shares(),
+                                counter.read(),
+                                w.contrib(),
+                                w.load(),
+                            ));
+                        }
+                    }
+                    w.flush();
+                    (w.load(), w.stats())
+                })
+            })
+            .collect();
+        let mut total = 0;
+        let mut stats = PublishStats::default();
+        for h in handles {
+            let (load, st) = h.join().unwrap();
+            total += load;
+            stats.merge(&st);
+        }
+        (total, stats)
+    })
+}
+
+#[test]
+fn every_level_policy_and_pad_sums_exactly_under_contention() {
+    let topo = Topology::read(Path::new("/")).unwrap();
+    let cpus = topo.allowed_cpus.to_vec();
+    for level in ShardLevel::ALL {
+        for pad in Pad::ALL {
+            for policy in POLICIES {
+                let policy: PublishPolicy = policy.parse().unwrap();
+                let counter = ShardedCounter::new(
+                    layout(level, pad, SlotHome::Local, NodeIter::Compact),
+                    &topo,
+                    &cpus,
+                    Placement::Strict,
+                )
+                .unwrap();
+                let (total, stats) = hammer(&counter, &cpus, 3, policy, 20_000);
+                let name = format!("{level}/{policy}/{pad}");
+                check_exact(&counter, total, &name).unwrap();
+                assert_eq!(stats.updates, 60_000, "{name}");
+                assert!(stats.publishes > 0, "{name}");
+                if policy.filter == Filter::Always {
+                    assert_eq!(stats.publishes, 60_000, "{name}");
+                    assert_eq!(stats.age_max_updates, 0, "{name}");
+                } else {
+                    assert!(stats.publishes < 60_000, "{name} should skip some updates");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
+    // The 4-node VM of seed 001, and the 8-node NPS4 host, every slot homed
+    // on node 0 (this machine's only node).
+    for name in [
+        "vm-4node-norov",
+        "amd-2s-nps4-8node",
+        "epyc-7j13-2s-nps1-256",
+    ] {
+        let topo = fixture(name);
+        let cpus = topo.online_cpus.to_vec();
+        for level in ShardLevel::ALL {
+            let mut sums = Vec::new();
+            for node_iter in [NodeIter::Compact, NodeIter::Bitmap] {
+                let counter = ShardedCounter::new(
+                    layout(level, Pad::Line128, SlotHome::OnNode(0), node_iter),
+                    &topo,
+                    &cpus,
+                    Placement::Strict,
+                )
+                .unwrap();
+                let expected_slots = match level {
+                    ShardLevel::Global => 1,
+                    ShardLevel::Node => topo.nodes.len(),
+                    ShardLevel::Llc => topo.llcs.len(),
+                    ShardLevel::Cpu => topo.cpus.len(),
+                };
+                assert_eq!(counter.slots().len(), expected_slots, "{name} {level}");
+                let (total, _) = hammer(&counter, &cpus, 4, "threshold:64".parse().unwrap(), 5_000);
+                check_exact(&counter, total, &format!("{name} {level}")).unwrap();
+                sums.push(counter.read());
+            }
+            assert_eq!(
+                sums[0], sums[1],
+                "{name} {level}: compact and bitmap disagree"
+            );
+        }
+    }
+}
+
+#[test]
+fn writers_map_to_their_level_unit() {
+    let topo = fixture("epyc-7j13-2s-nps1-256");
+    let cpus = topo.online_cpus.to_vec();
+    let make = |level| {
+        ShardedCounter::new(
+            layout(level, Pad::Line64, SlotHome::OnNode(0), NodeIter::Compact),
+            &topo,
+            &cpus,
+            Placement::Strict,
+        )
+        .unwrap()
+    };
+    let node = make(ShardLevel::Node);
+    assert_eq!(node.slot_of_cpu(0), node.slot_of_cpu(191)); // both node 0
+    assert_ne!(node.slot_of_cpu(0), node.slot_of_cpu(64));
+    assert_eq!(node.slots()[1].owner, "node 1");
+    let llc = make(ShardLevel::Llc);
+    assert_eq!(llc.slot_of_cpu(0), llc.slot_of_cpu(135)); // same CCX via SMT sibling
+    assert_ne!(llc.slot_of_cpu(7), llc.slot_of_cpu(8)); // next CCX, same node
+    let cpu = make(ShardLevel::Cpu);
+    assert_eq!(cpu.slot_of_cpu(200), Some(200));
+    assert_eq!(make(ShardLevel::Global).slot_of_cpu(255), Some(0));
+}
+
+#[test]
+fn slots_are_verified_on_their_node_here() {
+    let topo = Topology::read(Path::new("/")).unwrap();
+    let cpus = topo.allowed_cpus.to_vec();
+    for level in ShardLevel::ALL {
+        for home in [SlotHome::Local, SlotHome::OnNode(0)] {
+            let counter = ShardedCounter::new(
+                layout(level, Pad::Packed, home, NodeIter::Compact),
+                &topo,
+                &cpus,
+                Placement::Strict,
+            )
+            .unwrap();
+            for slot in counter.slots() {
+                assert_eq!(
+                    slot.check,
+                    NodeCheck::Verified { node: 0 },
+                    "{level} {}",
+                    slot.owner
+                );
+            }
+            assert_eq!(counter.shares(), DEFAULT_SHARES);
+        }
+    }
+}
+
+#[test]
+fn unknown_counter_node_is_a_request_error() {
+    let topo = Topology::read(Path::new("/")).unwrap();
+    let err = ShardedCounter::new(
+        layout(
+            ShardLevel::Global,
+            Pad::Line128,
+            SlotHome::OnNode(7),
+            NodeIter::Compact,
+        ),
+        &topo,
+        &[0],
+        Placement::Strict,
+    )
+    .unwrap_err();
+    assert!(matches!(err, CounterError::Request(_)));
+    assert!(err.to_string().contains("node 7 does not exist"), "{err}");
+}
+
+#[test]
+fn memoryless_node_slot_falls_back_to_nearest_memory_and_says_so() {
+    // Node 1 has CPUs but no memory; nearest node with memory is node 0
+    // (distance 21) rather than node 2 (24). Every fallback lands on node 0,
+    // which exists here.
+    let topo = fixture("cpuless-memless");
+    let counter = ShardedCounter::new(
+        layout(
+            ShardLevel::Node,
+            Pad::Line128,
+            SlotHome::Local,
+            NodeIter::Compact,
+        ),
+        &topo,
+        &[4],
+        Placement::BestEffort,
+    )
+    .unwrap();
+    assert_eq!(counter.slots()[1].node, 0);
+    assert!(
+        counter
+            .notes()
+            .iter()
+            .any(|n| n.contains("node 1 has no usable memory")),
+        "{:?}",
+        counter.notes()
+    );
+}
+
+fn one_slot_counter() -> ShardedCounter {
+    let topo = Topology::read(Path::new("/")).unwrap();
+    ShardedCounter::new(
+        layout(
+            ShardLevel::Global,
+            Pad::Line128,
+            SlotHome::Local,
+            NodeIter::Compact,
+        ),
+        &topo,
+        &[topo.allowed_cpus.first().unwrap()],
+        Placement::Strict,
+    )
+    .unwrap()
+}
+
+#[test]
+fn ratelimit_never_publishes_twice_in_one_period_and_stamps_only_on_publish() {
+    let counter = one_slot_counter();
+    let clock = FakeClock::default();
+    clock.advance(1_000_000);
+    let policy: PublishPolicy = "ratelimit:1us+threshold:64".parse().unwrap();
+    let mut w = Writer::new(&counter, 0, policy, clock.clone());
+
+    w.update(1024); // first update may publish
+    assert_eq!(w.stats().publishes, 1);
+    clock.advance(500);
+    w.update(4096); // inside the period: no publish however big
+    assert_eq!(w.stats().publishes, 1);
+    clock.advance(600); // 1100 ns after the publish
+    w.update(4096);
+    assert_eq!(w.stats().publishes, 2);
+    clock.advance(1500);
+    w.update(4096 + 10); // period over, but 10 <= 4096/64: no publish, no stamp
+    assert_eq!(w.stats().publishes, 2);
+    clock.advance(10); // only 10 ns after the failed try
+    w.update(8192); // publishes: the failed try did not stamp
+    assert_eq!(w.stats().publishes, 3);
+    assert_eq!(counter.read(), 8192);
+
+    // Random schedule: publishes are always at least one period apart.
+    let mut walk = LoadWalk::new(9, 0);
+    let mut last_publish_time: Option<u64> = None;
+    let mut publishes = w.stats().publishes;
+    let mut steps = walk_steps(5);
+    for _ in 0..20_000 {
+        clock.advance(steps.next().unwrap_or(0));
+        w.update(walk.next_load() * 8);
+        if w.stats().publishes != publishes {
+            publishes = w.stats().publishes;
+            let now = crate::clock::Clock::now(&clock);
+            if let Some(prev) = last_publish_time {
+                assert!(now - prev >= 1000, "two publishes {} ns apart", now - prev);
+            }
+            last_publish_time = Some(now);
+        }
+    }
+    assert!(
+        publishes > 100,
+        "the schedule should allow many publishes, got {publishes}"
+    );
+}
+
+/// Pseudo-random clock steps of 0..=400 ns.
+fn walk_steps(seed: u64) -> impl Iterator<Item = u64> {
+    let mut walk = LoadWalk::new(seed, 99);
+    std::iter::repeat_with(move || (walk.next_load() % 401) as u64)
+}
+
+#[test]
+fn threshold_publishes_exactly_when_the_kernel_formula_says() {
+    let counter = one_slot_counter();
+    let mut w = Writer::new(&counter, 0, "threshold:64".parse().unwrap(), MonotonicClock);
+    let mut walk = LoadWalk::new(3, 0);
+    let mut contrib = 0i64;
+    let mut published = 0u64;
+    for _ in 0..50_000 {
+        let load = walk.next_load();
+        let delta = load - contrib;
+        let expect = delta.abs() > contrib / 64; // update_tg_load_avg()
+        w.update(load);
+        if expect {
+            contrib = load;
+            published += 1;
+        }
+        assert_eq!(w.stats().publishes, published);
+        assert_eq!(w.contrib(), contrib);
+    }
+    assert!(published > 1000 && published < 50_000, "{published}");
+    assert_eq!(counter.read(), contrib);
+}
+
+#[test]
+fn staleness_records_error_and_age() {
+    let counter = one_slot_counter();
+    let mut w = Writer::new(&counter, 0, "batch:100".parse().unwrap(), MonotonicClock);
+    w.update(40); // pending since update 0
+    w.update(80);
+    w.update(120); // |120| >= 100: publish, age 2 updates, error 120
+    let s = w.stats();
+    assert_eq!((s.publishes, s.error_max, s.age_max_updates), (1, 120, 2));
+    w.update(150);
+    w.flush();
+    assert_eq!(w.stats().flushed, 30);
+    assert_eq!(counter.read(), 150);
+}
+
+#[test]
+fn group_shares_is_calc_group_shares() {
+    // tg_weight = 3000 - 1000 + 1500 = 3500; shares = 1024 * 1500 / 3500.
+    assert_eq!(group_shares(1024, 3000, 1000, 1500), 1024 * 1500 / 3500);
+    assert_eq!(group_shares(1024, 0, 0, 0), 1024);
+}

@@ -1,0 +1,184 @@
+//! A writer's local state and its publish decision: the `cfs_rq` side of
+//! `update_tg_load_avg()`.
+
+use super::policy::{Filter, PublishPolicy};
+use super::shards::ShardedCounter;
+use crate::clock::Clock;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// What one writer published and how stale its slot got, in counts; the
+/// run turns these into rates and times.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PublishStats {
+    /// Calls to [`Writer::update`].
+    pub updates: u64,
+    /// Atomic adds to the shared slot made by updates (not by the final
+    /// flush): how often the shared line was really written.
+    pub publishes: u64,
+    /// Sum over publishes of the unpublished |delta| just before it was
+    /// published (load units).
+    pub error_sum: u64,
+    /// Largest unpublished |delta| seen at a publish (load units).
+    pub error_max: u64,
+    /// Sum over publishes of the age of the unpublished delta, in updates
+    /// since the first change that was not yet published.
+    pub age_sum_updates: u64,
+    /// Largest such age, in updates.
+    pub age_max_updates: u64,
+    /// |delta| left for the final flush (load units).
+    pub flushed: u64,
+}
+
+impl PublishStats {
+    /// Adds another writer's counts to these.
+    pub fn merge(&mut self, other: &PublishStats) {
+        self.updates += other.updates;
+        self.publishes += other.publishes;
+        self.error_sum += other.error_sum;
+        self.error_max = self.error_max.max(other.error_max);
+        self.age_sum_updates += other.age_sum_updates;
+        self.age_max_updates = self.age_max_updates.max(other.age_max_updates);
+        self.flushed += other.flushed;
+    }
+}
+
+/// One writer: its load value, its last published contribution and the
+/// time it last published, like a `cfs_rq`'s `avg.load_avg`,
+/// `tg_load_avg_contrib` and `last_update_tg_load_avg`.
+///
+/// `update` neither allocates nor makes a system call; it reads the clock
+/// only when the policy has a ratelimit.
+pub struct Writer<'c, C: Clock> {
+    slot: &'c AtomicI64,
+    filter: Filter,
+    /// Ratelimit period in clock ticks; `None` = no ratelimit.
+    period: Option<u64>,
+    clock: C,
+    load: i64,
+    contrib: i64,
+    last_publish: u64,
+    /// Update number of the oldest change not yet published.
+    pending_since: Option<u64>,
+    stats: PublishStats,
+}
+
+impl<'c, C: Clock> Writer<'c, C> {
+    /// A writer adding to slot `slot` of `counter` under `policy`, reading
+    /// `clock` for the ratelimit. Load and contribution start at 0, and the
+    /// last publish is stamped "long ago" so the first update may publish.
+    pub fn new(counter: &'c ShardedCounter, slot: usize, policy: PublishPolicy, clock: C) -> Self {
+        let period = policy.ratelimit.map(|p| clock.ticks(p).max(1));
+        let last_publish = period.map_or(0, |p| clock.now().wrapping_sub(p));
+        Self {
+            slot: counter.slot(slot),
+            filter: policy.filter,
+            period,
+            clock,
+            load: 0,
+            contrib: 0,
+            last_publish,
+            pending_since: None,
+            stats: PublishStats::default(),
+        }
+    }
+
+    /// Sets the writer's load and publishes the change if the policy says
+    /// so (`update_tg_load_avg`).
+    #[inline]
+    pub fn update(&mut self, load: i64) {
+        self.load = load;
+        let n = self.stats.updates;
+        self.stats.updates = n + 1;
+        let mut now = 0;
+        if let Some(period) = self.period {
+            now = self.clock.now();
+            if now.wrapping_sub(self.last_publish) < period {
+                self.note_pending(n);
+                return;
+            }
+        }
+        let delta = load - self.contrib;
+        if self.filter.passes(delta, self.contrib) {
+            self.slot.fetch_add(delta, Ordering::Relaxed);
+            self.contrib = load;
+            self.last_publish = now;
+            let age = self.pending_since.take().map_or(0, |since| n - since);
+            let err = delta.unsigned_abs();
+            let s = &mut self.stats;
+            s.publishes += 1;
+            s.error_sum += err;
+            s.error_max = s.error_max.max(err);
+            s.age_sum_updates += age;
+            s.age_max_updates = s.age_max_updates.max(age);
+        } else {
+            self.note_pending(n);
+        }
+    }
+
+    #[inline(always)]
+    fn note_pending(&mut self, update: u64) {
+        if self.pending_since.is_none() && self.load != self.contrib {
+            self.pending_since = Some(update);
+        }
+    }
+
+    /// The writer's current load value.
+    #[inline(always)]
+    pub fn load(&self) -> i64 {
+        self.load
+    }
+
+    /// The writer's last published contribution.
+    #[inline(always)]
+    pub fn contrib(&self) -> i64 {
+        self.contrib
+    }
+
+    /// Publishes whatever is still unpublished, unconditionally: after this
+    /// the slots sum to every writer's load exactly.
+    pub fn flush(&mut self) {
+        let delta = self.load - self.contrib;
+        if delta != 0 {
+            self.slot.fetch_add(delta, Ordering::Relaxed);
+            self.contrib = self.load;
+            self.stats.flushed += delta.unsigned_abs();
+        }
+        self.pending_since = None;
+    }
+
+    /// Counts so far.
+    pub fn stats(&self) -> PublishStats {
+        self.stats
+    }
+}
+
+/// A counter whose slots do not add up to what its writers hold.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{strategy}: final sum {found} != exact total {expected} (off by {})", found - expected)]
+pub struct ExactnessError {
+    /// The strategy that lost or invented load, as `level/policy/pad`.
+    pub strategy: String,
+    /// What the counter read.
+    pub found: i64,
+    /// The sum of every writer's final load.
+    pub expected: i64,
+}
+
+/// Checks, after every writer has flushed, that the counter reads exactly
+/// `expected` (the sum of the writers' final loads).
+pub fn check_exact(
+    counter: &ShardedCounter,
+    expected: i64,
+    strategy: &str,
+) -> Result<(), ExactnessError> {
+    let found = counter.read();
+    if found == expected {
+        Ok(())
+    } else {
+        Err(ExactnessError {
+            strategy: strategy.to_string(),
+            found,
+            expected,
+        })
+    }
+}

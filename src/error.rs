@@ -1,0 +1,39 @@
+//! The one error type the command line reports, with its exit status.
+
+use std::fmt;
+
+/// A failed command: what to print (one line) and the exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CliError {
+    /// 2 for bad input (the request itself is wrong), 1 for a run that
+    /// failed (a placement the kernel refused, a wrong final sum).
+    pub exit_code: u8,
+    /// One line saying what was wrong.
+    pub message: String,
+}
+
+impl CliError {
+    /// Bad input: exit status 2.
+    pub fn usage(message: impl fmt::Display) -> Self {
+        Self {
+            exit_code: 2,
+            message: message.to_string(),
+        }
+    }
+
+    /// A run that failed: exit status 1.
+    pub fn failure(message: impl fmt::Display) -> Self {
+        Self {
+            exit_code: 1,
+            message: message.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CliError {}

@@ -1,0 +1,19 @@
+//! contend: what one hot shared counter costs when CPUs on different NUMA
+//! nodes hammer it, and which fix wins.
+//!
+//! Data flows one way: [`topology`] (the host layout) → [`placement`]
+//! (pinned threads, node-bound memory, each verified) → counter → workload
+//! → stats → [`report`]. [`cli`] parses the command line and [`commands`]
+//! runs each subcommand.
+
+pub mod cli;
+pub mod clock;
+pub mod commands;
+pub mod counter;
+pub mod error;
+pub mod placement;
+pub mod report;
+pub mod topology;
+pub mod workload;
+
+pub use error::CliError;

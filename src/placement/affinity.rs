@@ -1,0 +1,169 @@
+//! Pinning threads to CPUs with `sched_setaffinity`, verified with
+//! `sched_getcpu`.
+//!
+//! Masks are sized dynamically (`cpu_set_t` stops at 1024 CPUs), and every
+//! failure keeps its errno.
+
+use super::{Placement, PlacementError};
+use crate::topology::CpuList;
+use std::io;
+
+/// Largest mask tried when asking the kernel for this thread's affinity:
+/// 64 Ki CPUs, far above any NR_CPUS.
+const MAX_MASK_BITS: usize = 65_536;
+
+/// The CPUs the calling thread may run on (`sched_getaffinity`). Call it
+/// before pinning anything: afterwards it says only the pinned CPU.
+pub fn allowed_cpus() -> io::Result<CpuList> {
+    let mut words = 1024 / 64;
+    loop {
+        let mut mask = vec![0u64; words];
+        // SAFETY: the kernel writes at most `words * 8` bytes into `mask`.
+        let rc =
+            unsafe { libc::syscall(libc::SYS_sched_getaffinity, 0, words * 8, mask.as_mut_ptr()) };
+        if rc >= 0 {
+            return Ok(mask_to_list(&mask));
+        }
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::EINVAL) && words * 64 < MAX_MASK_BITS {
+            words *= 2;
+            continue;
+        }
+        return Err(err);
+    }
+}
+
+fn mask_to_list(mask: &[u64]) -> CpuList {
+    mask.iter()
+        .enumerate()
+        .flat_map(|(w, &bits)| {
+            (0..64)
+                .filter(move |b| bits & (1u64 << b) != 0)
+                .map(move |b| (w * 64 + b) as u32)
+        })
+        .collect()
+}
+
+/// The CPU the calling thread is running on right now (`sched_getcpu`).
+pub fn current_cpu() -> io::Result<u32> {
+    // SAFETY: sched_getcpu has no preconditions.
+    let cpu = unsafe { libc::sched_getcpu() };
+    if cpu < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(cpu as u32)
+    }
+}
+
+/// Where a thread asked to run and where it was seen running.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PinnedThread {
+    /// The CPU the thread was pinned to.
+    pub requested_cpu: u32,
+    /// What `sched_getcpu` returned after pinning (`None` if it failed).
+    pub observed_cpu: Option<u32>,
+    /// True when the pin succeeded and `observed_cpu == requested_cpu`.
+    pub verified: bool,
+    /// Why it is not verified (only under `--placement best-effort`).
+    pub note: Option<String>,
+}
+
+/// Pins the calling thread to `cpu` and checks with `sched_getcpu` that it
+/// runs there. `allowed` (the process's start-up affinity) is named in the
+/// error when the kernel refuses a CPU outside the cpuset. Under
+/// [`Placement::BestEffort`] a failure is returned as an unverified
+/// [`PinnedThread`] instead of an error.
+pub fn pin_current_thread(
+    cpu: u32,
+    allowed: &CpuList,
+    placement: Placement,
+) -> Result<PinnedThread, PlacementError> {
+    match pin_strict(cpu, allowed) {
+        Ok(observed) => Ok(PinnedThread {
+            requested_cpu: cpu,
+            observed_cpu: Some(observed),
+            verified: true,
+            note: None,
+        }),
+        Err(e) if placement == Placement::BestEffort => Ok(PinnedThread {
+            requested_cpu: cpu,
+            observed_cpu: current_cpu().ok(),
+            verified: false,
+            note: Some(e.to_string()),
+        }),
+        Err(e) => Err(e),
+    }
+}
+
+fn pin_strict(cpu: u32, allowed: &CpuList) -> Result<u32, PlacementError> {
+    let words = (cpu as usize / 64 + 1).max(1024 / 64);
+    let mut mask = vec![0u64; words];
+    mask[cpu as usize / 64] |= 1u64 << (cpu % 64);
+    // SAFETY: the kernel reads `words * 8` bytes from `mask`.
+    let rc = unsafe { libc::syscall(libc::SYS_sched_setaffinity, 0, words * 8, mask.as_ptr()) };
+    if rc != 0 {
+        return Err(PlacementError::Pin {
+            cpu,
+            allowed: allowed.clone(),
+            source: io::Error::last_os_error(),
+        });
+    }
+    // The kernel migrates a running task before sched_setaffinity returns;
+    // a few yields cover a racing hotplug or cpuset change.
+    let mut observed = current_cpu().map_err(|source| PlacementError::GetCpu { cpu, source })?;
+    for _ in 0..100 {
+        if observed == cpu {
+            return Ok(observed);
+        }
+        std::thread::yield_now();
+        observed = current_cpu().map_err(|source| PlacementError::GetCpu { cpu, source })?;
+    }
+    Err(PlacementError::PinNotHonoured { cpu, observed })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mask_bits_map_to_ids() {
+        let list = mask_to_list(&[0b1011, 1 << 3]);
+        assert_eq!(list.to_vec(), vec![0, 1, 3, 67]);
+    }
+
+    #[test]
+    fn pins_to_every_allowed_cpu() {
+        let allowed = allowed_cpus().unwrap();
+        assert!(!allowed.is_empty());
+        // A scoped thread so the test harness's own thread keeps its mask.
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for cpu in allowed.iter() {
+                    let pinned = pin_current_thread(cpu, &allowed, Placement::Strict).unwrap();
+                    assert!(pinned.verified);
+                    assert_eq!(pinned.observed_cpu, Some(cpu));
+                    assert_eq!(current_cpu().unwrap(), cpu);
+                    // After pinning, sched_getaffinity reports only that CPU.
+                    assert_eq!(allowed_cpus().unwrap().to_vec(), vec![cpu]);
+                }
+            });
+        });
+    }
+
+    #[test]
+    fn pin_outside_the_allowed_set_names_it() {
+        let allowed = allowed_cpus().unwrap();
+        let outside = 4000; // no CPU of this id exists on the test host
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let err = pin_current_thread(outside, &allowed, Placement::Strict).unwrap_err();
+                let text = err.to_string();
+                assert!(text.contains("CPU 4000"), "{text}");
+                assert!(text.contains(&allowed.to_string()), "{text}");
+                let best = pin_current_thread(outside, &allowed, Placement::BestEffort).unwrap();
+                assert!(!best.verified);
+                assert!(best.note.unwrap().contains("CPU 4000"));
+            });
+        });
+    }
+}

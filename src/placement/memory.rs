@@ -1,0 +1,266 @@
+//! Page-aligned memory bound to one NUMA node with `mbind`, and verified
+//! page by page with `move_pages`.
+//!
+//! glibc has no wrappers for these calls and `libc` lacks the flag values,
+//! so they are called through `libc::syscall` with the constants below.
+//! `maxnode` is passed as bits + 1: the kernel reads `maxnode - 1` bits.
+
+use super::{Placement, PlacementError};
+use std::io;
+use std::ptr::NonNull;
+
+/// `mbind` flag: fail if existing pages do not follow the policy.
+const MPOL_MF_STRICT: libc::c_uint = 1;
+/// `mbind` flag: move existing pages that do not follow the policy.
+const MPOL_MF_MOVE: libc::c_uint = 2;
+
+/// The system page size in bytes.
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if size > 0 { size as usize } else { 4096 }
+}
+
+/// The outcome of checking where an allocation's pages are.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum NodeCheck {
+    /// `move_pages` reported every page on this node.
+    Verified {
+        /// The node every page is on.
+        node: u32,
+    },
+    /// Binding or checking failed and `--placement best-effort` let the run
+    /// go on; the memory is wherever the kernel put it.
+    Unverified {
+        /// What failed, with errno.
+        reason: String,
+    },
+}
+
+/// Anonymous memory bound to one node, unmapped on drop. Every page has
+/// been written once, so it is backed by a real page on a known node.
+pub struct NodeMemory {
+    ptr: NonNull<u8>,
+    len: usize,
+    requested_node: u32,
+    check: NodeCheck,
+}
+
+// SAFETY: NodeMemory owns its mapping exclusively, like a Box<[u8]>; what is
+// stored in it is up to the caller's types.
+unsafe impl Send for NodeMemory {}
+// SAFETY: as above; &NodeMemory gives only a pointer.
+unsafe impl Sync for NodeMemory {}
+
+impl NodeMemory {
+    /// Maps at least `len` bytes (rounded up to whole pages, at least one),
+    /// turns transparent huge pages off for it (so pages are page-exact),
+    /// binds it to `node` with `MPOL_BIND`, writes every page, and checks
+    /// every page's node with `move_pages`. Under [`Placement::Strict`] any
+    /// failure or a page on another node is an error; under
+    /// [`Placement::BestEffort`] the memory is returned marked unverified.
+    pub fn alloc(len: usize, node: u32, placement: Placement) -> Result<Self, PlacementError> {
+        let page = page_size();
+        let len = len.max(1).div_ceil(page) * page;
+        // SAFETY: an anonymous private mapping with no address hint.
+        let addr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if addr == libc::MAP_FAILED {
+            return Err(PlacementError::Map {
+                len,
+                source: io::Error::last_os_error(),
+            });
+        }
+        let ptr = NonNull::new(addr.cast::<u8>()).ok_or(PlacementError::Map {
+            len,
+            source: io::Error::from(io::ErrorKind::OutOfMemory),
+        })?;
+        let mut memory = NodeMemory {
+            ptr,
+            len,
+            requested_node: node,
+            check: NodeCheck::Unverified {
+                reason: "not checked".into(),
+            },
+        };
+        // Failing to turn THP off only matters if a huge page backs us; the
+        // page check below would then still say where it is.
+        // SAFETY: the range is our own mapping.
+        unsafe { libc::madvise(addr, len, libc::MADV_NOHUGEPAGE) };
+        let bound = bind(addr, len, node).map_err(|source| PlacementError::Bind { node, source });
+        memory.touch();
+        let checked = bound.and_then(|()| memory.verify());
+        memory.check = match checked {
+            Ok(()) => NodeCheck::Verified { node },
+            Err(e) if placement == Placement::BestEffort => NodeCheck::Unverified {
+                reason: e.to_string(),
+            },
+            Err(e) => return Err(e),
+        };
+        Ok(memory)
+    }
+
+    /// Start of the mapping (page-aligned).
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// Length of the mapping in bytes (whole pages).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: a mapping holds at least one page.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The node the memory was bound to.
+    pub fn requested_node(&self) -> u32 {
+        self.requested_node
+    }
+
+    /// Whether every page was verified on the requested node.
+    pub fn check(&self) -> &NodeCheck {
+        &self.check
+    }
+
+    /// The node of every page now, as `move_pages` reports it (a negative
+    /// value is `-errno` for that page). Pages can move after allocation
+    /// when automatic NUMA balancing is on.
+    pub fn page_nodes(&self) -> io::Result<Vec<i32>> {
+        let page = page_size();
+        let pages: Vec<*mut libc::c_void> = (0..self.len / page)
+            // SAFETY: offsets stay inside the mapping.
+            .map(|i| unsafe { self.ptr.as_ptr().add(i * page) }.cast())
+            .collect();
+        let mut status = vec![i32::MIN; pages.len()];
+        // SAFETY: pid 0 = this process; `nodes` NULL = query only; the
+        // kernel writes `pages.len()` ints into `status`.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_move_pages,
+                0,
+                pages.len(),
+                pages.as_ptr(),
+                std::ptr::null::<libc::c_int>(),
+                status.as_mut_ptr(),
+                0,
+            )
+        };
+        if rc < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(status)
+    }
+
+    fn touch(&mut self) {
+        let page = page_size();
+        for offset in (0..self.len).step_by(page) {
+            // SAFETY: inside the mapping; a volatile write so the fault that
+            // allocates the page is not optimised away.
+            unsafe { self.ptr.as_ptr().add(offset).write_volatile(0) };
+        }
+    }
+
+    fn verify(&self) -> Result<(), PlacementError> {
+        let node = self.requested_node;
+        let status = self
+            .page_nodes()
+            .map_err(|source| PlacementError::Query { node, source })?;
+        for (page, &found) in status.iter().enumerate() {
+            if found < 0 {
+                return Err(PlacementError::Query {
+                    node,
+                    source: io::Error::from_raw_os_error(-found),
+                });
+            }
+            if found as u32 != node {
+                return Err(PlacementError::Misplaced {
+                    node,
+                    found: found as u32,
+                    page,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for NodeMemory {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the mapping we created.
+        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}
+
+impl std::fmt::Debug for NodeMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeMemory")
+            .field("ptr", &self.ptr)
+            .field("len", &self.len)
+            .field("requested_node", &self.requested_node)
+            .field("check", &self.check)
+            .finish()
+    }
+}
+
+fn bind(addr: *mut libc::c_void, len: usize, node: u32) -> io::Result<()> {
+    let words = node as usize / 64 + 1;
+    let mut mask = vec![0 as libc::c_ulong; words];
+    mask[node as usize / 64] |= 1 << (node % 64);
+    let maxnode = words * 64 + 1;
+    // SAFETY: the range is our own mapping; the kernel reads maxnode - 1
+    // bits from `mask`, which holds exactly that many.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_mbind,
+            addr,
+            len,
+            libc::MPOL_BIND,
+            mask.as_ptr(),
+            maxnode,
+            MPOL_MF_STRICT | MPOL_MF_MOVE,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node0_memory_is_verified_by_move_pages() {
+        let memory = NodeMemory::alloc(3 * page_size() + 1, 0, Placement::Strict).unwrap();
+        assert_eq!(memory.len(), 4 * page_size());
+        assert_eq!(memory.check(), &NodeCheck::Verified { node: 0 });
+        assert_eq!(memory.page_nodes().unwrap(), vec![0; 4]);
+        assert_eq!(memory.as_ptr() as usize % page_size(), 0);
+    }
+
+    #[test]
+    fn missing_node_is_an_error_naming_node_and_errno() {
+        let err = NodeMemory::alloc(page_size(), 63, Placement::Strict).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("node 63"), "{text}");
+        assert!(text.contains("os error"), "{text}");
+        let memory = NodeMemory::alloc(page_size(), 63, Placement::BestEffort).unwrap();
+        match memory.check() {
+            NodeCheck::Unverified { reason } => assert!(reason.contains("node 63"), "{reason}"),
+            other => panic!("expected unverified, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! The host's CPU, cache and NUMA layout, read from sysfs.
+//!
+//! Everything else in contend places threads and memory from this model, so
+//! it is read once, at start-up, before any thread is pinned (a pinned
+//! thread's `sched_getaffinity` no longer says what the process may use).
+//! [`Topology::read`] takes a root directory: `/` for the live host, or a
+//! tree made by `contend topology capture` or `scripts/gen-fixtures.py`.
+
+mod cpulist;
+mod spec;
+mod sysfs;
+
+pub use cpulist::{CpuList, CpuListError};
+pub use spec::{CpuSpec, SpecError};
+pub use sysfs::{TopologyError, capture};
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// One NUMA node as the kernel reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Node {
+    /// Node id (`/sys/devices/system/node/nodeN`).
+    pub id: u32,
+    /// The node's online CPUs (`nodeN/cpulist`); empty for a CPU-less node
+    /// such as CXL or HBM memory.
+    pub cpus: CpuList,
+    /// True when the node is in `node/has_memory` (it can back allocations).
+    pub has_memory: bool,
+    /// True when the node is in `node/has_cpu`.
+    pub has_cpu: bool,
+}
+
+/// One online logical CPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cpu {
+    /// Logical CPU id, as `sched_getcpu` returns it.
+    pub id: u32,
+    /// Id of the NUMA node whose cpulist holds this CPU.
+    pub node: u32,
+    /// Physical package (socket) id, `topology/physical_package_id`.
+    pub package: u32,
+    /// Core id within the package, `topology/core_id`.
+    pub core: u32,
+    /// The CPUs sharing this core (SMT threads, itself included),
+    /// `topology/thread_siblings_list`.
+    pub siblings: CpuList,
+    /// Index into [`Topology::llcs`] of this CPU's last-level cache.
+    pub llc: u32,
+}
+
+/// One last-level cache and the CPUs that share it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Llc {
+    /// Index of this group, in order of its lowest CPU id (not the kernel's
+    /// `cache/index*/id`, which is absent on older kernels).
+    pub id: u32,
+    /// Cache level (3 on most servers; 2 on some embedded parts). 0 when
+    /// the kernel gave no cache information and the package stood in.
+    pub level: u32,
+    /// Online CPUs sharing this cache (`shared_cpu_list`).
+    pub cpus: CpuList,
+}
+
+/// The host layout contend plans with: CPUs, caches, NUMA nodes and
+/// distances, and what this process is allowed to use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Topology {
+    /// Online CPUs (`/sys/devices/system/cpu/online`).
+    pub online_cpus: CpuList,
+    /// Node ids the kernel could ever bring up (`node/possible`).
+    pub possible_nodes: CpuList,
+    /// Every online node in id order.
+    pub nodes: Vec<Node>,
+    /// `distances[i][j]` is the SLIT distance from `nodes[i]` to `nodes[j]`
+    /// (10 = local). May be asymmetric.
+    pub distances: Vec<Vec<u32>>,
+    /// Every online CPU in id order.
+    pub cpus: Vec<Cpu>,
+    /// Last-level cache groups in order of their lowest CPU.
+    pub llcs: Vec<Llc>,
+    /// CPUs this process may run on, read before any pinning
+    /// (`sched_getaffinity` on the live host, `Cpus_allowed_list` in a
+    /// captured tree).
+    pub allowed_cpus: CpuList,
+    /// Nodes this process may allocate on (`Mems_allowed_list`).
+    pub allowed_mems: CpuList,
+    /// Things the reader had to assume, one sentence each; printed to the
+    /// user and kept in every result file.
+    pub notes: Vec<String>,
+}
+
+impl Topology {
+    /// Reads the layout under `root` (`/` for this host). See the module docs.
+    pub fn read(root: &Path) -> Result<Self, TopologyError> {
+        sysfs::read(root)
+    }
+
+    /// The CPU with this id, if online.
+    pub fn cpu(&self, id: u32) -> Option<&Cpu> {
+        self.cpus
+            .binary_search_by_key(&id, |c| c.id)
+            .ok()
+            .map(|i| &self.cpus[i])
+    }
+
+    /// The online node with this id.
+    pub fn node(&self, id: u32) -> Option<&Node> {
+        self.nodes.iter().find(|n| n.id == id)
+    }
+
+    /// Online node ids, ascending.
+    pub fn node_ids(&self) -> CpuList {
+        self.nodes.iter().map(|n| n.id).collect()
+    }
+
+    /// SLIT distance from node `from` to node `to`, if both are online.
+    pub fn distance(&self, from: u32, to: u32) -> Option<u32> {
+        let i = self.nodes.iter().position(|n| n.id == from)?;
+        let j = self.nodes.iter().position(|n| n.id == to)?;
+        Some(self.distances[i][j])
+    }
+
+    /// The node a CPU belongs to.
+    pub fn node_of_cpu(&self, cpu: u32) -> Option<u32> {
+        self.cpu(cpu).map(|c| c.node)
+    }
+
+    /// Checks that memory may be bound to `node` here: it must be online,
+    /// have memory, and be in this process's allowed memory nodes. The
+    /// error is one sentence naming what exists.
+    pub fn check_memory_node(&self, node: u32) -> Result<(), String> {
+        let Some(n) = self.node(node) else {
+            return Err(format!(
+                "node {node} does not exist (online nodes: {})",
+                self.node_ids()
+            ));
+        };
+        if !n.has_memory {
+            return Err(format!("node {node} has no memory to bind to"));
+        }
+        if !self.allowed_mems.contains(node) {
+            return Err(format!(
+                "node {node} is outside this process's allowed memory nodes ({})",
+                self.allowed_mems
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,177 @@
+//! CPU specs: how every option that takes CPUs names them.
+//!
+//! A spec resolves against a [`Topology`] to an *ordered* list of allowed
+//! CPUs; pools take CPUs from the front of that list, so the order is part
+//! of the meaning (`spread` alternates nodes).
+
+use super::{CpuList, CpuListError, Topology};
+use std::fmt;
+use std::str::FromStr;
+
+/// A way of naming a set of CPUs. See [`CpuSpec::HELP`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CpuSpec {
+    /// Every allowed CPU, in id order.
+    All,
+    /// An explicit cpulist (`0-3,8`, `0-15:2`), in id order.
+    List(CpuList),
+    /// The CPUs of one NUMA node.
+    Node(u32),
+    /// The CPUs sharing one last-level cache (its index in the topology).
+    Llc(u32),
+    /// The first allowed thread of each core (SMT off).
+    SmtOff,
+    /// Round-robin across nodes: the first CPU of each node, then the
+    /// second of each, and so on.
+    Spread,
+}
+
+/// A spec that could not be parsed, or that names nothing usable here.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// The cpulist inside the spec is malformed.
+    #[error(transparent)]
+    List(#[from] CpuListError),
+    /// The spec's keyword or argument is not understood.
+    #[error("bad CPU spec \"{spec}\": {reason}")]
+    Syntax {
+        /// The spec as given.
+        spec: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The spec refers to a node or LLC that does not exist.
+    #[error("CPU spec \"{spec}\": {reason}")]
+    Unknown {
+        /// The spec as given.
+        spec: String,
+        /// What does not exist, and what does.
+        reason: String,
+    },
+    /// Nothing is left after intersecting with the allowed CPUs.
+    #[error("CPU spec \"{spec}\" selects no allowed CPU (allowed: {allowed})")]
+    Empty {
+        /// The spec as given.
+        spec: String,
+        /// The CPUs this process may use.
+        allowed: CpuList,
+    },
+}
+
+impl CpuSpec {
+    /// One-paragraph description for `--help` texts.
+    pub const HELP: &'static str = "CPU spec: a cpulist (0-3,8,10-11; 0-15:2 = every second), \
+        all, node:N, llc:K (K-th last-level cache, see `contend topology`), \
+        smt-off (first thread of each core) or spread (round-robin across nodes). \
+        Always limited to the CPUs this process may use.";
+
+    /// Resolves the spec to allowed CPUs, in the order pools fill them.
+    /// An empty result is an error.
+    pub fn resolve(&self, topo: &Topology) -> Result<Vec<u32>, SpecError> {
+        let allowed = &topo.allowed_cpus;
+        let unknown = |reason: String| SpecError::Unknown {
+            spec: self.to_string(),
+            reason,
+        };
+        let cpus: Vec<u32> = match self {
+            CpuSpec::All => allowed.to_vec(),
+            CpuSpec::List(list) => list.intersection(allowed).to_vec(),
+            CpuSpec::Node(n) => {
+                let node = topo.node(*n).ok_or_else(|| {
+                    unknown(format!(
+                        "node {n} does not exist (online nodes: {})",
+                        topo.node_ids()
+                    ))
+                })?;
+                node.cpus.intersection(allowed).to_vec()
+            }
+            CpuSpec::Llc(k) => {
+                let llc = topo.llcs.get(*k as usize).ok_or_else(|| {
+                    unknown(format!(
+                        "LLC {k} does not exist (this host has LLCs 0-{})",
+                        topo.llcs.len() - 1
+                    ))
+                })?;
+                llc.cpus.intersection(allowed).to_vec()
+            }
+            CpuSpec::SmtOff => {
+                let mut taken = CpuList::new();
+                let mut out = Vec::new();
+                for cpu in &topo.cpus {
+                    if allowed.contains(cpu.id) && !cpu.siblings.iter().any(|s| taken.contains(s)) {
+                        taken.insert(cpu.id);
+                        out.push(cpu.id);
+                    }
+                }
+                out
+            }
+            CpuSpec::Spread => {
+                let per_node: Vec<Vec<u32>> = topo
+                    .nodes
+                    .iter()
+                    .map(|n| n.cpus.intersection(allowed).to_vec())
+                    .collect();
+                let longest = per_node.iter().map(Vec::len).max().unwrap_or(0);
+                (0..longest)
+                    .flat_map(|i| per_node.iter().filter_map(move |cpus| cpus.get(i).copied()))
+                    .collect()
+            }
+        };
+        if cpus.is_empty() {
+            return Err(SpecError::Empty {
+                spec: self.to_string(),
+                allowed: allowed.clone(),
+            });
+        }
+        Ok(cpus)
+    }
+}
+
+impl FromStr for CpuSpec {
+    type Err = SpecError;
+
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        let s = s.trim();
+        let syntax = |reason: &str| SpecError::Syntax {
+            spec: s.to_string(),
+            reason: reason.to_string(),
+        };
+        let number = |arg: &str, what: &str| {
+            arg.parse::<u32>()
+                .map_err(|_| syntax(&format!("{what} must be a whole number, found \"{arg}\"")))
+        };
+        match s {
+            "" => Err(syntax("empty")),
+            "all" => Ok(CpuSpec::All),
+            "smt-off" => Ok(CpuSpec::SmtOff),
+            "spread" => Ok(CpuSpec::Spread),
+            _ => {
+                if let Some(arg) = s.strip_prefix("node:") {
+                    Ok(CpuSpec::Node(number(arg, "node")?))
+                } else if let Some(arg) = s.strip_prefix("llc:") {
+                    Ok(CpuSpec::Llc(number(arg, "LLC index")?))
+                } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+                    Ok(CpuSpec::List(CpuList::parse(s)?))
+                } else {
+                    Err(syntax(
+                        "expected a cpulist (0-3,8), all, node:N, llc:K, smt-off or spread",
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// Writes the spec back in the form it parses from.
+impl fmt::Display for CpuSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CpuSpec::All => f.write_str("all"),
+            CpuSpec::List(list) => write!(f, "{list}"),
+            CpuSpec::Node(n) => write!(f, "node:{n}"),
+            CpuSpec::Llc(k) => write!(f, "llc:{k}"),
+            CpuSpec::SmtOff => f.write_str("smt-off"),
+            CpuSpec::Spread => f.write_str("spread"),
+        }
+    }
+}

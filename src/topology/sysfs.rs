@@ -1,0 +1,477 @@
+//! Reading [`Topology`] from a sysfs tree, and capturing the files it reads.
+
+use super::{Cpu, CpuList, CpuListError, Llc, Node, Topology};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+const CPU_DIR: &str = "sys/devices/system/cpu";
+const NODE_DIR: &str = "sys/devices/system/node";
+const STATUS: &str = "proc/self/status";
+
+/// A file under the sysfs root that could not be read or made sense of.
+#[derive(Debug, thiserror::Error)]
+pub enum TopologyError {
+    /// A file the model needs is missing or unreadable.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file, under the root.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// A file held something other than what the kernel writes there.
+    #[error("{path}: {reason}")]
+    Parse {
+        /// The file, under the root.
+        path: PathBuf,
+        /// What was wrong with it.
+        reason: String,
+    },
+    /// Writing a capture failed.
+    #[error("cannot write capture {path}: {source}")]
+    Write {
+        /// The file being written.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+}
+
+/// Reads files relative to a root and remembers which ones it read, so that
+/// a capture copies exactly those.
+struct Source {
+    root: PathBuf,
+    live: bool,
+    read: RefCell<Vec<PathBuf>>,
+}
+
+impl Source {
+    fn new(root: &Path) -> Self {
+        let live = fs::canonicalize(root)
+            .map(|p| p == Path::new("/"))
+            .unwrap_or(false);
+        Self {
+            root: root.to_path_buf(),
+            live,
+            read: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    /// The file's text, or `None` when it does not exist.
+    fn optional(&self, rel: &str) -> Result<Option<String>, TopologyError> {
+        match fs::read_to_string(self.path(rel)) {
+            Ok(text) => {
+                self.read.borrow_mut().push(PathBuf::from(rel));
+                Ok(Some(text))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(TopologyError::Read {
+                path: self.path(rel),
+                source,
+            }),
+        }
+    }
+
+    fn required(&self, rel: &str) -> Result<String, TopologyError> {
+        self.optional(rel)?.ok_or_else(|| TopologyError::Read {
+            path: self.path(rel),
+            source: io::Error::from_raw_os_error(libc::ENOENT),
+        })
+    }
+
+    fn list(&self, rel: &str, text: &str) -> Result<CpuList, TopologyError> {
+        CpuList::parse(text).map_err(|e: CpuListError| TopologyError::Parse {
+            path: self.path(rel),
+            reason: e.to_string(),
+        })
+    }
+
+    fn optional_list(&self, rel: &str) -> Result<Option<CpuList>, TopologyError> {
+        match self.optional(rel)? {
+            Some(text) => Ok(Some(self.list(rel, &text)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn optional_number(&self, rel: &str) -> Result<Option<u32>, TopologyError> {
+        match self.optional(rel)? {
+            Some(text) => text
+                .trim()
+                .parse::<i64>()
+                .ok()
+                .and_then(|v| u32::try_from(v.max(0)).ok())
+                .map(Some)
+                .ok_or_else(|| TopologyError::Parse {
+                    path: self.path(rel),
+                    reason: format!("expected a number, found {:?}", text.trim()),
+                }),
+            None => Ok(None),
+        }
+    }
+
+    fn is_dir(&self, rel: &str) -> bool {
+        self.path(rel).is_dir()
+    }
+
+    /// Names of the entries of a directory that start with `prefix`,
+    /// sorted; empty when the directory does not exist.
+    fn entries(&self, rel: &str, prefix: &str) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(self.path(rel))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| n.starts_with(prefix))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// A `Key:\tvalue` line of `/proc/self/status`, parsed as a list.
+    fn status_list(
+        &self,
+        status: Option<&str>,
+        key: &str,
+    ) -> Result<Option<CpuList>, TopologyError> {
+        let Some(text) = status else { return Ok(None) };
+        for line in text.lines() {
+            if let Some(value) = line.strip_prefix(key).and_then(|r| r.strip_prefix(':')) {
+                return Ok(Some(self.list(STATUS, value)?));
+            }
+        }
+        Ok(None)
+    }
+}
+
+pub(super) fn read(root: &Path) -> Result<Topology, TopologyError> {
+    read_from(&Source::new(root))
+}
+
+fn read_from(src: &Source) -> Result<Topology, TopologyError> {
+    let mut notes = Vec::new();
+    let online_rel = format!("{CPU_DIR}/online");
+    let online_text = src.required(&online_rel)?;
+    let online_cpus = src.list(&online_rel, &online_text)?;
+    if online_cpus.is_empty() {
+        return Err(TopologyError::Parse {
+            path: src.path(&online_rel),
+            reason: "no online CPUs".into(),
+        });
+    }
+
+    let (nodes, distances, possible_nodes) = read_nodes(src, &online_cpus, &mut notes)?;
+    let node_of: BTreeMap<u32, u32> = nodes
+        .iter()
+        .flat_map(|n| n.cpus.iter().map(move |c| (c, n.id)))
+        .collect();
+
+    let mut cpus = Vec::with_capacity(online_cpus.len());
+    let mut llc_sets: Vec<(CpuList, u32)> = Vec::new();
+    let mut cpu_llc_set = Vec::with_capacity(online_cpus.len());
+    let mut missing_topology = Vec::new();
+    let mut missing_cache = Vec::new();
+    for id in online_cpus.iter() {
+        let dir = format!("{CPU_DIR}/cpu{id}");
+        let package = src.optional_number(&format!("{dir}/topology/physical_package_id"))?;
+        let core = src.optional_number(&format!("{dir}/topology/core_id"))?;
+        let siblings = src.optional_list(&format!("{dir}/topology/thread_siblings_list"))?;
+        if package.is_none() || core.is_none() || siblings.is_none() {
+            missing_topology.push(id);
+        }
+        let siblings = siblings
+            .map(|s| s.intersection(&online_cpus))
+            .filter(|s| s.contains(id))
+            .unwrap_or_else(|| [id].into_iter().collect());
+        let node = match node_of.get(&id) {
+            Some(&n) => n,
+            None => {
+                notes.push(format!(
+                    "CPU {id} is in no node's cpulist: taken as node {}",
+                    nodes[0].id
+                ));
+                nodes[0].id
+            }
+        };
+        let package = package.unwrap_or(0);
+        let llc = match read_llc(src, &dir)? {
+            Some((set, level)) => (set.intersection(&online_cpus), level),
+            None => {
+                missing_cache.push(id);
+                (CpuList::new(), 0)
+            }
+        };
+        cpu_llc_set.push(llc);
+        cpus.push(Cpu {
+            id,
+            node,
+            package,
+            core: core.unwrap_or(id),
+            siblings,
+            llc: 0,
+        });
+    }
+    if !missing_topology.is_empty() {
+        notes.push(format!(
+            "no topology/ files for CPUs {}: package 0, core = CPU id, no SMT siblings assumed",
+            missing_topology.iter().copied().collect::<CpuList>()
+        ));
+    }
+    if !missing_cache.is_empty() {
+        notes.push(format!(
+            "no cache information for CPUs {}: their package stands in for the last-level cache",
+            missing_cache.iter().copied().collect::<CpuList>()
+        ));
+        // Stand-in groups: every CPU of the package that lacks cache info.
+        for (i, cpu) in cpus.iter().enumerate() {
+            if cpu_llc_set[i].0.is_empty() {
+                let group = cpus
+                    .iter()
+                    .zip(&cpu_llc_set)
+                    .filter(|(c, (s, _))| c.package == cpu.package && s.is_empty())
+                    .map(|(c, _)| c.id)
+                    .collect();
+                cpu_llc_set[i] = (group, 0);
+            }
+        }
+    }
+    for (i, cpu) in cpus.iter_mut().enumerate() {
+        let (set, level) = &cpu_llc_set[i];
+        // A CPU always belongs to its own LLC, even if the file forgot it.
+        let mut set = set.clone();
+        set.insert(cpu.id);
+        let index = match llc_sets.iter().position(|(s, _)| *s == set) {
+            Some(p) => p,
+            None => {
+                llc_sets.push((set, *level));
+                llc_sets.len() - 1
+            }
+        };
+        cpu.llc = index as u32;
+    }
+    // Number LLC groups by their lowest CPU; CPUs were visited in id order,
+    // so first appearance is already that order.
+    let llcs = llc_sets
+        .into_iter()
+        .enumerate()
+        .map(|(i, (cpus, level))| Llc {
+            id: i as u32,
+            level,
+            cpus,
+        })
+        .collect();
+
+    let status = src.optional(STATUS)?;
+    let allowed_cpus = if src.live {
+        match crate::placement::allowed_cpus() {
+            Ok(set) => set,
+            Err(e) => {
+                notes.push(format!(
+                    "sched_getaffinity failed ({e}): all online CPUs taken as allowed"
+                ));
+                online_cpus.clone()
+            }
+        }
+    } else {
+        match src.status_list(status.as_deref(), "Cpus_allowed_list")? {
+            Some(set) => set,
+            None => {
+                notes.push(
+                    "no Cpus_allowed_list in proc/self/status: all online CPUs taken as allowed"
+                        .into(),
+                );
+                online_cpus.clone()
+            }
+        }
+    }
+    .intersection(&online_cpus);
+    let memory_nodes: CpuList = nodes
+        .iter()
+        .filter(|n| n.has_memory)
+        .map(|n| n.id)
+        .collect();
+    let allowed_mems = match src.status_list(status.as_deref(), "Mems_allowed_list")? {
+        Some(set) => set.intersection(&memory_nodes),
+        None => {
+            notes.push(
+                "no Mems_allowed_list in proc/self/status: every node with memory taken as allowed"
+                    .into(),
+            );
+            memory_nodes
+        }
+    };
+
+    Ok(Topology {
+        online_cpus,
+        possible_nodes,
+        nodes,
+        distances,
+        cpus,
+        llcs,
+        allowed_cpus,
+        allowed_mems,
+        notes,
+    })
+}
+
+type NodeLayout = (Vec<Node>, Vec<Vec<u32>>, CpuList);
+
+fn read_nodes(
+    src: &Source,
+    online_cpus: &CpuList,
+    notes: &mut Vec<String>,
+) -> Result<NodeLayout, TopologyError> {
+    if !src.is_dir(NODE_DIR) {
+        notes.push(format!(
+            "no {NODE_DIR}: this kernel has no NUMA support, so all CPUs are taken as node 0"
+        ));
+        let node = Node {
+            id: 0,
+            cpus: online_cpus.clone(),
+            has_memory: true,
+            has_cpu: true,
+        };
+        return Ok((vec![node], vec![vec![10]], [0].into_iter().collect()));
+    }
+    let online_rel = format!("{NODE_DIR}/online");
+    let online_nodes = match src.optional_list(&online_rel)? {
+        Some(set) => set,
+        None => {
+            let found: CpuList = src
+                .entries(NODE_DIR, "node")
+                .iter()
+                .filter_map(|n| n.strip_prefix("node")?.parse().ok())
+                .collect();
+            notes.push(format!(
+                "no {online_rel}: nodes {found} found by listing the directory"
+            ));
+            found
+        }
+    };
+    if online_nodes.is_empty() {
+        return Err(TopologyError::Parse {
+            path: src.path(&online_rel),
+            reason: "no online nodes".into(),
+        });
+    }
+    let possible_nodes = src
+        .optional_list(&format!("{NODE_DIR}/possible"))?
+        .unwrap_or_else(|| online_nodes.clone());
+    let has_memory = src.optional_list(&format!("{NODE_DIR}/has_memory"))?;
+    let has_cpu = src.optional_list(&format!("{NODE_DIR}/has_cpu"))?;
+    if has_memory.is_none() {
+        notes.push(format!(
+            "no {NODE_DIR}/has_memory: every online node taken to have memory"
+        ));
+    }
+
+    let mut nodes = Vec::new();
+    let mut distances = Vec::new();
+    for id in online_nodes.iter() {
+        let rel = format!("{NODE_DIR}/node{id}/cpulist");
+        let cpus = src
+            .list(&rel, &src.required(&rel)?)?
+            .intersection(online_cpus);
+        let drel = format!("{NODE_DIR}/node{id}/distance");
+        let row: Result<Vec<u32>, _> = src
+            .required(&drel)?
+            .split_whitespace()
+            .map(|d| d.parse::<u32>())
+            .collect();
+        let row = row.map_err(|e| TopologyError::Parse {
+            path: src.path(&drel),
+            reason: format!("distance is not a number: {e}"),
+        })?;
+        if row.len() != online_nodes.len() {
+            return Err(TopologyError::Parse {
+                path: src.path(&drel),
+                reason: format!(
+                    "{} distances for {} online nodes ({online_nodes})",
+                    row.len(),
+                    online_nodes.len()
+                ),
+            });
+        }
+        nodes.push(Node {
+            id,
+            has_memory: has_memory.as_ref().is_none_or(|m| m.contains(id)),
+            has_cpu: has_cpu
+                .as_ref()
+                .map_or(!cpus.is_empty(), |c| c.contains(id)),
+            cpus,
+        });
+        distances.push(row);
+    }
+    Ok((nodes, distances, possible_nodes))
+}
+
+/// The highest-level data or unified cache of one CPU: its sharing set and
+/// level, or `None` when the CPU has no `cache/` directory.
+fn read_llc(src: &Source, cpu_dir: &str) -> Result<Option<(CpuList, u32)>, TopologyError> {
+    let cache = format!("{cpu_dir}/cache");
+    let mut best: Option<(CpuList, u32)> = None;
+    for index in src.entries(&cache, "index") {
+        let dir = format!("{cache}/{index}");
+        let Some(kind) = src.optional(&format!("{dir}/type"))? else {
+            continue;
+        };
+        if !matches!(kind.trim(), "Unified" | "Data") {
+            continue;
+        }
+        let Some(level) = src.optional_number(&format!("{dir}/level"))? else {
+            continue;
+        };
+        let Some(shared) = src.optional_list(&format!("{dir}/shared_cpu_list"))? else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|(_, l)| level > *l) {
+            best = Some((shared, level));
+        }
+    }
+    Ok(best)
+}
+
+/// Copies the files the topology reader uses from the host at `root`
+/// (normally `/`) into `dest`, so that `--sysfs-root dest` reproduces this
+/// host's model anywhere. `/proc/self/status` is written with only the two
+/// lines the reader takes from it, `Cpus_allowed_list` being what the reader
+/// found (from `sched_getaffinity` on the live host). Returns the number of
+/// files written.
+pub fn capture(root: &Path, dest: &Path) -> Result<usize, TopologyError> {
+    let src = Source::new(root);
+    let topo = read_from(&src)?;
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    for rel in src.read.into_inner() {
+        if rel != Path::new(STATUS) {
+            let from = root.join(&rel);
+            let text = fs::read_to_string(&from)
+                .map_err(|source| TopologyError::Read { path: from, source })?;
+            files.push((rel, text));
+        }
+    }
+    let status = format!(
+        "Cpus_allowed_list:\t{}\nMems_allowed_list:\t{}\n",
+        topo.allowed_cpus, topo.allowed_mems
+    );
+    files.push((PathBuf::from(STATUS), status));
+    for (rel, text) in &files {
+        let to = dest.join(rel);
+        let write = |path: &Path, result: io::Result<()>| {
+            result.map_err(|source| TopologyError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        if let Some(parent) = to.parent() {
+            write(parent, fs::create_dir_all(parent))?;
+        }
+        write(&to, fs::write(&to, text))?;
+    }
+    Ok(files.len())
+}

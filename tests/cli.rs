@@ -1,0 +1,115 @@
+//! The command line end to end: exit codes, one-line errors, capture.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn contend(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_contend"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Exit 2 and a single `contend: error:` line naming `needle`.
+fn assert_usage_error(args: &[&str], needle: &str) {
+    let out = contend(args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(
+        lines.len() == 1 || lines[0].starts_with("error: invalid value"),
+        "{args:?}: expected one line, got {err}"
+    );
+}
+
+#[test]
+fn bad_requests_exit_2_with_one_line() {
+    assert_usage_error(&["verify", "--nodes", "7"], "node 7 does not exist");
+    assert_usage_error(&["verify", "--cpus", "node:9"], "node 9 does not exist");
+    assert_usage_error(&["verify", "--cpus", "4000"], "selects no allowed CPU");
+    assert_usage_error(&["verify", "--cpus", "3-1"], "range end before start");
+    assert_usage_error(&["verify", "--cpus", "sideways"], "bad CPU spec");
+    assert_usage_error(
+        &["--sysfs-root", "/nonexistent", "topology"],
+        "/nonexistent",
+    );
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/topology/vm-4node-norov"
+    );
+    assert_usage_error(&["--sysfs-root", fixture, "verify"], "live host");
+}
+
+#[test]
+fn verify_pins_and_binds_here() {
+    let out = contend(&["verify", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let threads = v["threads"].as_array().unwrap();
+    assert!(!threads.is_empty());
+    for t in threads {
+        assert_eq!(t["verified"], true);
+        assert_eq!(t["requested_cpu"], t["observed_cpu"]);
+    }
+    let memory = v["memory"].as_array().unwrap();
+    assert_eq!(memory[0]["requested_node"], 0);
+    assert_eq!(memory[0]["check"]["status"], "verified");
+    assert!(
+        memory[0]["page_nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n == 0)
+    );
+}
+
+#[test]
+fn capture_reproduces_the_live_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("host");
+    let cap_str = cap.to_str().unwrap();
+    let out = contend(&["topology", "capture", cap_str]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(cap.join("sys/devices/system/cpu/online").is_file());
+    let live = contend(&["topology", "--json"]);
+    let replay = contend(&["--sysfs-root", cap_str, "topology", "--json"]);
+    assert!(live.status.success() && replay.status.success());
+    let live: serde_json::Value = serde_json::from_slice(&live.stdout).unwrap();
+    let replay: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap();
+    assert_eq!(live, replay);
+    // A second capture into the same directory needs --force.
+    assert_usage_error(&["topology", "capture", cap_str], "not empty");
+    assert!(
+        contend(&["topology", "capture", "--force", cap_str])
+            .status
+            .success()
+    );
+}
+
+#[test]
+fn topology_text_reads_like_numactl() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/topology/vm-4node-norov");
+    let out = contend(&["--sysfs-root", fixture.to_str().unwrap(), "topology"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("available: 4 nodes (0-3)"), "{text}");
+    assert!(
+        text.contains("node 3 cpus: 8 9 10 11 12 13 14 15"),
+        "{text}"
+    );
+    assert!(text.contains("   1:  50  10  70  30"), "{text}");
+    assert!(text.contains("last-level caches: 4"), "{text}");
+    let no_numa = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/topology/no-numa");
+    let out = contend(&["--sysfs-root", no_numa.to_str().unwrap(), "topology"]);
+    assert!(
+        stderr(&out).contains("note: no sys/devices/system/node"),
+        "{}",
+        stderr(&out)
+    );
+}
