@@ -1,10 +1,13 @@
 //! The command line, as clap parses it. Only the shape of the options lives
 //! here; [`crate::commands`] turns them into work.
 
+use crate::clock::ClockKind;
+use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel, parse_duration};
 use crate::placement::Placement;
 use crate::topology::{CpuList, CpuSpec};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Measures what one hot shared counter costs when CPUs across LLCs and
 /// NUMA nodes hammer it, and which fix (split per node/LLC/CPU, ratelimit,
@@ -22,9 +25,13 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// The subcommands.
+/// The subcommands. With none, `contend` runs `contend run` with its
+/// defaults: the default comparison.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Hammer the counter with pinned writers (and readers) for every chosen
+    /// strategy, and print and save the comparison (default command).
+    Run(Box<RunArgs>),
     /// Show the host layout: nodes, distances, last-level caches, SMT pairs
     /// and the CPUs and memory nodes this process may use.
     Topology(TopologyArgs),
@@ -32,6 +39,187 @@ pub enum Command {
     /// and report what sched_getcpu and move_pages say: a check that
     /// placement works here (in a container, a cpuset, a VM).
     Verify(VerifyArgs),
+}
+
+/// How many threads a pool gets: a count, or a percentage of the CPUs this
+/// process may use (`50%`, as the seeds' nr_thread=50%).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PoolSize {
+    /// This many threads.
+    Count(usize),
+    /// This percentage of the allowed CPUs (rounded, at least 1).
+    Percent(f64),
+}
+
+impl PoolSize {
+    /// The thread count for a host with `allowed` usable CPUs.
+    pub fn resolve(self, allowed: usize) -> usize {
+        match self {
+            PoolSize::Count(n) => n,
+            PoolSize::Percent(p) => ((p / 100.0 * allowed as f64).round() as usize).max(1),
+        }
+    }
+}
+
+impl std::str::FromStr for PoolSize {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad =
+            || format!("\"{s}\" is not a thread count (4) or a percentage of allowed CPUs (50%)");
+        match s.strip_suffix('%') {
+            Some(p) => match p.parse::<f64>() {
+                Ok(v) if v > 0.0 && v <= 100.0 => Ok(PoolSize::Percent(v)),
+                _ => Err(format!(
+                    "\"{s}\": a percentage must be above 0 and at most 100"
+                )),
+            },
+            None => s.parse::<usize>().map(PoolSize::Count).map_err(|_| bad()),
+        }
+    }
+}
+
+fn duration_arg(s: &str) -> Result<Duration, String> {
+    parse_duration(s)
+}
+
+fn warmup_arg(s: &str) -> Result<Duration, String> {
+    if s.trim() == "0" {
+        Ok(Duration::ZERO)
+    } else {
+        parse_duration(s)
+    }
+}
+
+fn rate_arg(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if r > 0.0 && r.is_finite() => Ok(r),
+        _ => Err(format!(
+            "\"{s}\" is not a rate above 0 (operations per second per thread)"
+        )),
+    }
+}
+
+/// Options of `contend run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Writer threads: a count or a percentage of allowed CPUs (default:
+    /// every CPU of --writer-cpus, less those --readers take).
+    #[arg(long, value_name = "N|P%")]
+    pub writers: Option<PoolSize>,
+
+    /// Reader threads that run only the read side (default: none; writers
+    /// then run the read side themselves, as every CPU does in the kernel).
+    #[arg(long, value_name = "N|P%")]
+    pub readers: Option<PoolSize>,
+
+    #[doc = "CPUs writers take, in order."]
+    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
+    pub writer_cpus: Option<CpuSpec>,
+
+    #[doc = "CPUs readers take, in order, skipping writers' CPUs."]
+    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
+    pub reader_cpus: Option<CpuSpec>,
+
+    /// Each writer runs the read side once every K updates (0 = never).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub read_every: u32,
+
+    /// Shard levels to compare, comma-separated: global, node, llc, cpu.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "LIST",
+        default_value = "global,node,llc,cpu"
+    )]
+    pub level: Vec<ShardLevel>,
+
+    #[doc = "Publish policies to compare, comma-separated."]
+    #[arg(long, value_delimiter = ',', value_name = "LIST", default_value = "always,ratelimit:1ms",
+          long_help = PublishPolicy::HELP)]
+    pub publish: Vec<PublishPolicy>,
+
+    /// Bytes between slots, comma-separated: 128 (CachePadded), 64 (the
+    /// kernel's ____cacheline_aligned), 0 (packed next to a read-mostly
+    /// field: false sharing on purpose).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "LIST",
+        default_value = "128"
+    )]
+    pub pad: Vec<Pad>,
+
+    /// Clocks a ratelimit reads, comma-separated: tsc, monotonic, coarse.
+    /// Only ratelimited policies are run once per clock.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "LIST",
+        default_value = "tsc"
+    )]
+    pub clock: Vec<ClockKind>,
+
+    /// Put every counter slot on this node (default: each slot on its own
+    /// node; global on the node of the first writer).
+    #[arg(long, value_name = "N")]
+    pub counter_node: Option<u32>,
+
+    /// How node-level readers walk slots: compact (to nr_node_ids) or
+    /// bitmap (a 1024-bit mask, as for_each_node with NODES_SHIFT=10).
+    #[arg(long, value_name = "HOW", default_value = "compact")]
+    pub node_iter: NodeIter,
+
+    /// Measured time per strategy, split evenly over the repeats
+    /// (1s with 5 repeats = 5 intervals of 200ms). Units: ns, us, ms, s.
+    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = duration_arg)]
+    pub duration: Duration,
+
+    /// Warm-up before each repeat's interval (0 = none).
+    #[arg(long, value_name = "TIME", default_value = "50ms", value_parser = warmup_arg)]
+    pub warmup: Duration,
+
+    /// Repeats per strategy; spread and confidence intervals come from them.
+    /// Strategies take turns, repeat by repeat, so drift hits all alike.
+    #[arg(long, value_name = "N", default_value_t = 5,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeats: u32,
+
+    /// Cap each thread at R operations per second (default: unlimited,
+    /// i.e. hammer). E.g. the seed's 14M wakeups + 11M migrations in 5 s
+    /// over 224 CPUs is about 22000 updates/s per CPU.
+    #[arg(long, value_name = "R", value_parser = rate_arg)]
+    pub rate: Option<f64>,
+
+    /// Seed of the writers' random load walks.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Time one operation in K (rounded up to a power of two) for latency
+    /// percentiles; 0 turns sampling off.
+    #[arg(long, value_name = "K", default_value_t = 1024)]
+    pub sample_every: u64,
+
+    /// strict: a thread or slot that cannot be placed and verified stops
+    /// the run; best-effort: go on and record it unverified.
+    #[arg(long, value_enum, default_value_t = PlacementArg::Strict)]
+    pub placement: PlacementArg,
+
+    /// Let threads share CPUs when there are more threads than CPUs (the
+    /// output says so). Without it that is an error.
+    #[arg(long)]
+    pub oversubscribe: bool,
+
+    /// Results root: files go to DIR/<host>/<UTC timestamp>/.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+
+    /// Print run.json to stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print nothing but errors (results are still written).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Options of `contend topology`.

@@ -12,7 +12,11 @@ pub mod commands;
 pub mod counter;
 pub mod error;
 pub mod placement;
+pub mod provenance;
 pub mod report;
+pub mod results;
+pub mod runner;
+pub mod stats;
 pub mod topology;
 pub mod workload;
 

@@ -1,6 +1,7 @@
 //! One module per subcommand; [`run`] parses the command line and
 //! dispatches.
 
+mod run;
 mod topology;
 mod verify;
 
@@ -15,17 +16,19 @@ use std::path::Path;
 /// `--help`, `--version` and clap's own usage errors print and exit here,
 /// usage errors with status 2.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
-    let cli = Cli::try_parse_from(args).unwrap_or_else(|e| e.exit());
+    let args: Vec<OsString> = args.into_iter().collect();
+    let mut cli = Cli::try_parse_from(&args).unwrap_or_else(|e| e.exit());
+    if cli.command.is_none() {
+        // No subcommand: the default comparison, i.e. `contend run`.
+        let mut with_run = args;
+        with_run.push("run".into());
+        cli = Cli::try_parse_from(&with_run).unwrap_or_else(|e| e.exit());
+    }
     match cli.command {
+        Some(Command::Run(args)) => run::run(&cli.sysfs_root, &args),
         Some(Command::Topology(args)) => topology::run(&cli.sysfs_root, &args),
         Some(Command::Verify(args)) => verify::run(&cli.sysfs_root, &args),
-        None => topology::run(
-            &cli.sysfs_root,
-            &crate::cli::TopologyArgs {
-                json: false,
-                action: None,
-            },
-        ),
+        None => Err(CliError::usage("no subcommand given; see contend --help")),
     }
 }
 

@@ -146,7 +146,16 @@ impl<'c, C: Clock> Writer<'c, C> {
         self.pending_since = None;
     }
 
-    /// Counts so far.
+    /// Zeroes the counts (end of warm-up); load, contribution and the
+    /// last publish time stay.
+    pub fn reset_stats(&mut self) {
+        self.stats = PublishStats::default();
+        // Update numbers restart at 0; a delta already pending counts from
+        // there.
+        self.pending_since = (self.load != self.contrib).then_some(0);
+    }
+
+    /// Counts since creation or the last [`Writer::reset_stats`].
     pub fn stats(&self) -> PublishStats {
         self.stats
     }

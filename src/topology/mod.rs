@@ -8,10 +8,12 @@
 
 mod cpulist;
 mod spec;
+mod spread;
 mod sysfs;
 
 pub use cpulist::{CpuList, CpuListError};
 pub use spec::{CpuSpec, SpecError};
+pub use spread::{Hop, HopOrder, UnknownNode, old_order};
 pub use sysfs::{TopologyError, capture};
 
 use serde::{Deserialize, Serialize};

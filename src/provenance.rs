@@ -1,0 +1,142 @@
+//! Where a result came from: the host, kernel and settings that change what
+//! a contention number means, read at the start of a run.
+
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::path::Path;
+
+/// The facts recorded with every result file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// `uname -n`.
+    pub hostname: String,
+    /// `model name` from /proc/cpuinfo.
+    pub cpu_model: String,
+    /// `microcode` from /proc/cpuinfo, if listed.
+    pub microcode: Option<String>,
+    /// `uname -r`.
+    pub kernel_release: String,
+    /// Current clocksource (tsc, hpet, kvm-clock, …).
+    pub clocksource: Option<String>,
+    /// cpufreq governor of CPU 0 (absent in many VMs).
+    pub cpufreq_governor: Option<String>,
+    /// /proc/sys/kernel/numa_balancing (non-zero: pages may migrate mid-run).
+    pub numa_balancing: Option<String>,
+    /// Transparent huge page mode, the bracketed choice of
+    /// /sys/kernel/mm/transparent_hugepage/enabled.
+    pub thp: Option<String>,
+    /// TSC-related CPU flags present (constant_tsc, nonstop_tsc, …).
+    pub tsc_flags: Vec<String>,
+    /// True when the TSC is invariant and so times operations.
+    pub tsc_invariant: bool,
+    /// Calibrated TSC frequency, Hz.
+    pub tsc_hz: f64,
+    /// contend's version.
+    pub contend_version: String,
+    /// The git commit contend was built from ("unknown" outside a checkout).
+    pub git_commit: String,
+    /// The command line as given.
+    pub command_line: Vec<String>,
+    /// Start of the run, RFC 3339 UTC.
+    pub started_utc: String,
+}
+
+fn read_trimmed(path: &str) -> Option<String> {
+    fs::read_to_string(Path::new(path))
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// The value of the first `key : value` line of /proc/cpuinfo.
+fn cpuinfo_field<'a>(cpuinfo: &'a str, key: &str) -> Option<&'a str> {
+    cpuinfo.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == key).then(|| v.trim())
+    })
+}
+
+fn uname() -> (String, String) {
+    // SAFETY: utsname is plain old data; uname fills it.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is a valid utsname.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return ("unknown".into(), "unknown".into());
+    }
+    let field = |f: &[libc::c_char]| {
+        let bytes: Vec<u8> = f
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    (field(&u.nodename), field(&u.release))
+}
+
+impl Provenance {
+    /// Reads this host's facts. `tsc_hz` is the calibrated TSC frequency.
+    pub fn collect(tsc_hz: f64) -> Self {
+        let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let (hostname, kernel_release) = uname();
+        let flags = cpuinfo_field(&cpuinfo, "flags").unwrap_or("");
+        let tsc_flags = flags
+            .split_whitespace()
+            .filter(|f| f.contains("tsc"))
+            .map(str::to_string)
+            .collect();
+        let thp = read_trimmed("/sys/kernel/mm/transparent_hugepage/enabled").map(|s| {
+            s.split_whitespace()
+                .find(|w| w.starts_with('['))
+                .map_or(s.clone(), |w| {
+                    w.trim_matches(|c| c == '[' || c == ']').to_string()
+                })
+        });
+        Provenance {
+            hostname,
+            cpu_model: cpuinfo_field(&cpuinfo, "model name")
+                .unwrap_or("unknown")
+                .to_string(),
+            microcode: cpuinfo_field(&cpuinfo, "microcode").map(str::to_string),
+            kernel_release,
+            clocksource: read_trimmed(
+                "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+            ),
+            cpufreq_governor: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+            numa_balancing: read_trimmed("/proc/sys/kernel/numa_balancing"),
+            thp,
+            tsc_flags,
+            tsc_invariant: crate::workload::tsc_is_invariant(&cpuinfo),
+            tsc_hz,
+            contend_version: env!("CARGO_PKG_VERSION").to_string(),
+            git_commit: env!("CONTEND_GIT_COMMIT").to_string(),
+            command_line: std::env::args().collect(),
+            started_utc: humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                .to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_this_host() {
+        let p = Provenance::collect(1e9);
+        assert!(!p.hostname.is_empty());
+        assert!(
+            p.kernel_release
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit()),
+            "{}",
+            p.kernel_release
+        );
+        assert!(p.started_utc.ends_with('Z'));
+        assert_eq!(
+            cpuinfo_field("model name\t: X Y\nflags\t: a b", "model name"),
+            Some("X Y")
+        );
+    }
+}

@@ -1,0 +1,268 @@
+//! The run as a text table in the seeds' style, one section per measure:
+//! `90569±1.15%` per level, and the change against the first level.
+
+use crate::results::{RunResults, StrategyResult, StrategySummary};
+use crate::stats::Summary;
+use crate::topology::CpuList;
+use std::fmt::Write;
+
+/// One measure the table shows: its title and how to get it from a
+/// strategy's summary.
+struct Measure {
+    title: &'static str,
+    decimals: usize,
+    get: fn(&StrategySummary) -> Option<Summary>,
+}
+
+const MEASURES: [Measure; 6] = [
+    Measure {
+        title: "write side: updates/s, all writers (higher is better)",
+        decimals: 0,
+        get: |s| Some(s.write_ops_per_s),
+    },
+    Measure {
+        title: "read side: sum + calc_group_shares per second, all threads (higher is better)",
+        decimals: 0,
+        get: |s| Some(s.read_ops_per_s),
+    },
+    Measure {
+        title: "write ns/op: mean of sampled updates (lower is better)",
+        decimals: 1,
+        get: |s| s.write_ns,
+    },
+    Measure {
+        title: "read ns/op: mean of sampled reads (lower is better)",
+        decimals: 1,
+        get: |s| s.read_ns,
+    },
+    Measure {
+        title: "publishes/s: atomic adds to shared slots (the line really written)",
+        decimals: 0,
+        get: |s| Some(s.publishes_per_s),
+    },
+    Measure {
+        title: "staleness: mean unpublished delta at publish, % of total",
+        decimals: 4,
+        get: |s| Some(s.error_mean_pct),
+    },
+];
+
+/// Renders the results as the table `contend run` prints.
+pub fn render(run: &RunResults) -> String {
+    let mut out = String::new();
+    let cfg = &run.config;
+    let p = &run.provenance;
+    let nodes = |cpus: &[u32]| -> CpuList {
+        cpus.iter()
+            .filter_map(|&c| run.topology.node_of_cpu(c))
+            .collect()
+    };
+    let _ = writeln!(
+        out,
+        "contend {} on {} ({}), Linux {}, {}",
+        p.contend_version, p.hostname, p.cpu_model, p.kernel_release, p.started_utc
+    );
+    let _ = write!(
+        out,
+        "{} writers on CPUs {} (nodes {})",
+        cfg.writer_cpus.len(),
+        cfg.writer_cpus.iter().copied().collect::<CpuList>(),
+        nodes(&cfg.writer_cpus)
+    );
+    if cfg.reader_cpus.is_empty() {
+        let _ = match cfg.read_every {
+            0 => writeln!(out, ", no read side"),
+            1 => writeln!(out, ", each running the read side after every update"),
+            k => writeln!(out, ", each running the read side every {k} updates"),
+        };
+    } else {
+        let _ = writeln!(
+            out,
+            ", {} readers on CPUs {} (nodes {})",
+            cfg.reader_cpus.len(),
+            cfg.reader_cpus.iter().copied().collect::<CpuList>(),
+            nodes(&cfg.reader_cpus)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{} repeats x {:.0} ms per strategy (+{:.0} ms warm-up), mean±stddev; change vs {}{}",
+        cfg.repeats,
+        cfg.repeat_duration_s * 1e3,
+        cfg.warmup_s * 1e3,
+        run.strategies
+            .first()
+            .map_or("-", |s| s.strategy.level.name()),
+        if run.partial {
+            "; PARTIAL (interrupted)"
+        } else {
+            ""
+        }
+    );
+
+    let levels = unique(
+        run.strategies
+            .iter()
+            .map(|s| s.strategy.level.name().to_string()),
+    );
+    let several_pads = unique(run.strategies.iter().map(|s| s.strategy.pad.to_string())).len() > 1;
+    let several_clocks = unique(
+        run.strategies
+            .iter()
+            .filter_map(|s| s.strategy.clock)
+            .map(|c| c.to_string()),
+    )
+    .len()
+        > 1;
+    let row_label = |s: &StrategyResult| {
+        let mut label = s.strategy.publish.to_string();
+        if several_pads {
+            label.push_str(&format!(" pad{}", s.strategy.pad));
+        }
+        if let Some(c) = s.strategy.clock.filter(|_| several_clocks) {
+            label.push_str(&format!(" {c}"));
+        }
+        label
+    };
+    let rows = unique(run.strategies.iter().map(row_label));
+    let cell = |row: &str, level: &str| -> Option<&StrategyResult> {
+        run.strategies
+            .iter()
+            .find(|s| row_label(s) == row && s.strategy.level.name() == level)
+    };
+    for m in &MEASURES {
+        let mut table: Vec<Vec<String>> = Vec::new();
+        let mut header = vec![String::new()];
+        header.extend(levels.iter().map(|l| l.to_string()));
+        table.push(header);
+        for row in &rows {
+            let mut line = vec![row.clone()];
+            let base = cell(row, &levels[0])
+                .and_then(|s| s.summary.as_ref())
+                .and_then(|s| (m.get)(s));
+            for (i, level) in levels.iter().enumerate() {
+                let value = cell(row, level)
+                    .and_then(|s| s.summary.as_ref())
+                    .and_then(|s| (m.get)(s));
+                line.push(match (value, base) {
+                    (Some(v), Some(b)) if i > 0 && b.mean != 0.0 => {
+                        format!(
+                            "{}  {:+.1}%",
+                            fmt_summary(&v, m.decimals),
+                            100.0 * (v.mean - b.mean) / b.mean
+                        )
+                    }
+                    (Some(v), _) => fmt_summary(&v, m.decimals),
+                    (None, _) => "-".to_string(),
+                });
+            }
+            table.push(line);
+        }
+        let _ = writeln!(out, "\n{}", m.title);
+        out.push_str(&align(&table));
+    }
+
+    let repeats: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
+    let inexact: Vec<&str> = run
+        .strategies
+        .iter()
+        .filter(|s| !s.exact)
+        .map(|s| s.name.as_str())
+        .collect();
+    if inexact.is_empty() {
+        let _ = writeln!(out, "\nexact sums: all {repeats} repeats exact");
+    } else {
+        let _ = writeln!(out, "\nexact sums: WRONG for {}", inexact.join(", "));
+    }
+    let clocks = unique(run.strategies.iter().filter_map(|s| {
+        Some(format!(
+            "{} {:.1} ns",
+            s.strategy.clock?.name(),
+            s.clock_read_ns?
+        ))
+    }));
+    if !clocks.is_empty() {
+        let _ = writeln!(out, "ratelimit clock read cost: {}", clocks.join(", "));
+    }
+    let unverified = run
+        .strategies
+        .iter()
+        .flat_map(|s| &s.threads)
+        .filter(|t| !t.verified)
+        .count();
+    let _ = writeln!(
+        out,
+        "placement: threads {}, slots {}",
+        if unverified == 0 {
+            "pinned and verified (sched_getcpu)".to_string()
+        } else {
+            format!("{unverified} UNVERIFIED")
+        },
+        slot_nodes_line(run)
+    );
+    for note in &run.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    out
+}
+
+fn slot_nodes_line(run: &RunResults) -> String {
+    let verified = run
+        .strategies
+        .iter()
+        .flat_map(|s| &s.slots)
+        .all(|s| matches!(s.check, crate::placement::NodeCheck::Verified { .. }));
+    let nodes: CpuList = run
+        .strategies
+        .iter()
+        .flat_map(|s| &s.slots)
+        .map(|s| s.node)
+        .collect();
+    if verified {
+        format!("on nodes {nodes}, verified (move_pages)")
+    } else {
+        format!("on nodes {nodes}, some UNVERIFIED")
+    }
+}
+
+/// The items in first-seen order, without repeats.
+fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
+}
+
+/// `mean±stddev%`, as the seeds print it.
+pub fn fmt_summary(s: &Summary, decimals: usize) -> String {
+    format!("{:.*}±{:.2}%", decimals, s.mean, s.stddev_pct)
+}
+
+fn align(table: &[Vec<String>]) -> String {
+    let cols = table.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            table
+                .iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in table {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            let pad = widths[c] - cell.chars().count();
+            line.push_str(cell);
+            line.push_str(&" ".repeat(pad + 3));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}

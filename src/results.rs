@@ -1,0 +1,218 @@
+//! The result file's model: what `contend run` measured, per strategy and
+//! per repeat, with the summaries and provenance. Serialised as run.json
+//! (schema in README.md); read back by later tools.
+
+use crate::clock::ClockKind;
+use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel, SlotInfo};
+use crate::placement::Placement;
+use crate::provenance::Provenance;
+use crate::stats::{LatencySummary, Summary};
+use crate::topology::Topology;
+use crate::workload::Role;
+use serde::{Deserialize, Serialize};
+
+/// Version of the run.json layout; bumped on incompatible changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One counter strategy: shard level × publish policy × padding (× clock,
+/// for ratelimited policies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Strategy {
+    /// How finely the counter is split.
+    pub level: ShardLevel,
+    /// When writers publish.
+    pub publish: PublishPolicy,
+    /// Bytes between slots.
+    pub pad: Pad,
+    /// The clock a ratelimit reads (`None` when the policy reads none).
+    pub clock: Option<ClockKind>,
+}
+
+impl Strategy {
+    /// `level/policy/pad` (plus `/clock` when it reads one), as tables and
+    /// errors name it.
+    pub fn name(&self) -> String {
+        let mut name = format!("{}/{}/pad{}", self.level, self.publish, self.pad);
+        if let Some(c) = self.clock {
+            name.push('/');
+            name.push_str(c.name());
+        }
+        name
+    }
+}
+
+/// The run's settings, as resolved (CPU lists, not specs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// Writer CPUs, in pool order.
+    pub writer_cpus: Vec<u32>,
+    /// Reader CPUs, in pool order (empty: writers run the read side).
+    pub reader_cpus: Vec<u32>,
+    /// Writers run the read side every this many updates (0 = never).
+    pub read_every: u32,
+    /// Operations per second per thread, if capped.
+    pub rate: Option<f64>,
+    /// Measured time of each repeat, seconds.
+    pub repeat_duration_s: f64,
+    /// Warm-up before each repeat, seconds.
+    pub warmup_s: f64,
+    /// Repeats per strategy.
+    pub repeats: usize,
+    /// Seed of the load walks.
+    pub seed: u64,
+    /// One operation in this many is timed (0 = sampling off).
+    pub sample_every: u64,
+    /// The per-operation stopwatch: "tsc" or "monotonic" (when the TSC is
+    /// not invariant).
+    pub timer: String,
+    /// Timer overhead subtracted from each sample, ns.
+    pub timer_overhead_ns: f64,
+    /// Strict or best-effort placement.
+    pub placement: Placement,
+    /// Threads may share CPUs.
+    pub oversubscribe: bool,
+    /// `--counter-node`, if given (else slots are local).
+    pub counter_node: Option<u32>,
+    /// How node-level readers walk slots.
+    pub node_iter: NodeIter,
+}
+
+/// Where one thread ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadPlacement {
+    /// Writer or reader.
+    pub role: Role,
+    /// The CPU it was pinned to.
+    pub cpu: u32,
+    /// What `sched_getcpu` said after pinning.
+    pub observed_cpu: Option<u32>,
+    /// Pin verified.
+    pub verified: bool,
+    /// The node of its CPU.
+    pub node: u32,
+    /// The node of the slot it writes (writers).
+    pub slot_node: Option<u32>,
+}
+
+/// How stale the shared value got: what each publish carried and how long
+/// it had waited.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Staleness {
+    /// Mean unpublished |delta| at a publish, load units.
+    pub error_mean: f64,
+    /// Largest unpublished |delta| at a publish, load units.
+    pub error_max: f64,
+    /// `error_mean` as % of the exact final total.
+    pub error_mean_pct: f64,
+    /// `error_max` as % of the exact final total.
+    pub error_max_pct: f64,
+    /// Mean age of a published delta, ns (updates waited × the writer's
+    /// mean time per update).
+    pub age_mean_ns: f64,
+    /// Largest age, ns.
+    pub age_max_ns: f64,
+}
+
+/// One repeat of one strategy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepeatResult {
+    /// 0-based repeat number.
+    pub repeat: usize,
+    /// Mean of the threads' measured intervals, seconds.
+    pub interval_s: f64,
+    /// Updates per writer thread, in pool order.
+    pub writer_updates: Vec<u64>,
+    /// Read-side operations per writer thread.
+    pub writer_reads: Vec<u64>,
+    /// Reads per reader thread.
+    pub reader_reads: Vec<u64>,
+    /// Updates per second, all writers.
+    pub write_ops_per_s: f64,
+    /// Read-side operations per second, all threads.
+    pub read_ops_per_s: f64,
+    /// Slowest writer's updates per second (fairness).
+    pub write_ops_per_s_thread_min: f64,
+    /// Fastest writer's updates per second.
+    pub write_ops_per_s_thread_max: f64,
+    /// Sampled update latency.
+    pub write_latency: Option<LatencySummary>,
+    /// Sampled read-side latency.
+    pub read_latency: Option<LatencySummary>,
+    /// Atomic adds to shared slots during the interval.
+    pub publishes: u64,
+    /// `publishes` per second.
+    pub publishes_per_s: f64,
+    /// Publishes by a writer whose slot is on another node than its CPU.
+    pub cross_node_publishes: u64,
+    /// How stale the shared value got.
+    pub staleness: Staleness,
+    /// What the counter read after every writer flushed.
+    pub final_sum: i64,
+    /// The sum of the writers' final loads.
+    pub expected_sum: i64,
+    /// `final_sum == expected_sum`.
+    pub exact: bool,
+}
+
+/// Summaries of one strategy over its repeats.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StrategySummary {
+    /// Updates per second, all writers.
+    pub write_ops_per_s: Summary,
+    /// Read-side operations per second, all threads.
+    pub read_ops_per_s: Summary,
+    /// Mean sampled update latency, ns.
+    pub write_ns: Option<Summary>,
+    /// Mean sampled read-side latency, ns.
+    pub read_ns: Option<Summary>,
+    /// Median sampled update latency, ns.
+    pub write_p50_ns: Option<Summary>,
+    /// Median sampled read-side latency, ns.
+    pub read_p50_ns: Option<Summary>,
+    /// Publishes per second.
+    pub publishes_per_s: Summary,
+    /// Mean staleness error, % of total.
+    pub error_mean_pct: Summary,
+    /// Mean staleness age, ns.
+    pub age_mean_ns: Summary,
+}
+
+/// Everything measured for one strategy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StrategyResult {
+    /// What was measured.
+    pub strategy: Strategy,
+    /// `strategy.name()`, for readers of the JSON.
+    pub name: String,
+    /// Every slot's owner and verified node.
+    pub slots: Vec<SlotInfo>,
+    /// Where every thread ran (from the first repeat).
+    pub threads: Vec<ThreadPlacement>,
+    /// Cost of one read of the ratelimit clock, ns (ratelimited policies).
+    pub clock_read_ns: Option<f64>,
+    /// Each repeat's raw numbers.
+    pub repeats: Vec<RepeatResult>,
+    /// Over the repeats; `None` if no repeat finished.
+    pub summary: Option<StrategySummary>,
+    /// Every repeat's final sum was exact.
+    pub exact: bool,
+}
+
+/// A whole `contend run`: run.json.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResults {
+    /// [`SCHEMA_VERSION`].
+    pub schema: u32,
+    /// True when Ctrl-C stopped the run: only finished repeats are kept.
+    pub partial: bool,
+    /// The settings.
+    pub config: RunConfig,
+    /// Where and with what it ran.
+    pub provenance: Provenance,
+    /// The host layout used.
+    pub topology: Topology,
+    /// Per strategy, in the order run.
+    pub strategies: Vec<StrategyResult>,
+    /// Fallbacks and warnings printed during the run.
+    pub notes: Vec<String>,
+}

@@ -1,0 +1,236 @@
+//! Runs a planned experiment: every strategy, repeat by repeat, each
+//! repeat on a fresh node-bound counter with pinned threads, and gathers
+//! the results with their exactness checks.
+
+use crate::clock::{ClockKind, CoarseClock, MonotonicClock, TscClock, read_cost_ns};
+use crate::counter::{
+    CounterError, CounterLayout, Pad, PublishPolicy, ShardLevel, ShardedCounter, SlotHome,
+};
+use crate::placement::PlacementError;
+use crate::provenance::Provenance;
+use crate::results::{
+    RunConfig, RunResults, SCHEMA_VERSION, Strategy, StrategyResult, ThreadPlacement,
+};
+use crate::stats::{repeat_result, strategy_summary};
+use crate::topology::Topology;
+use crate::workload::{RepeatOutcome, RepeatSpec, Role, Sampling, Timer, run_repeat};
+use std::collections::BTreeSet;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// A resolved experiment: what to run where, ready to execute.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    /// The host layout.
+    pub topo: Topology,
+    /// Settings recorded in the results.
+    pub config: RunConfig,
+    /// Strategies in the order they take turns.
+    pub strategies: Vec<Strategy>,
+    /// Warm-up before each repeat.
+    pub warmup: Duration,
+    /// Measured interval of each repeat.
+    pub repeat_duration: Duration,
+    /// The per-operation stopwatch.
+    pub timer: Timer,
+    /// Which operations are timed, with the timer overhead to subtract.
+    pub sampling: Sampling,
+    /// Provenance, read before any pinning.
+    pub provenance: Provenance,
+    /// Notes to keep in the results (fallbacks, oversubscription, …).
+    pub notes: Vec<String>,
+}
+
+/// Why a run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The request names something this host lacks.
+    #[error("{0}")]
+    Request(String),
+    /// A pin or slot placement failed under strict placement.
+    #[error(transparent)]
+    Placement(#[from] PlacementError),
+}
+
+impl From<CounterError> for RunError {
+    fn from(e: CounterError) -> Self {
+        match e {
+            CounterError::Request(m) => RunError::Request(m),
+            CounterError::Placement(p) => RunError::Placement(p),
+        }
+    }
+}
+
+/// Runs every strategy of `plan` for its repeats, taking turns. `interrupted`
+/// (Ctrl-C) stops early: finished repeats are kept and the results are
+/// marked partial. `progress(done, total, strategy)` is called after each
+/// repeat.
+pub fn execute(
+    plan: &RunPlan,
+    interrupted: &AtomicBool,
+    mut progress: impl FnMut(usize, usize, &str),
+) -> Result<RunResults, RunError> {
+    let cfg = &plan.config;
+    let mut clock_costs: Vec<(ClockKind, f64)> = Vec::new();
+    for c in plan.strategies.iter().filter_map(|s| s.clock) {
+        if !clock_costs.iter().any(|(k, _)| *k == c) {
+            clock_costs.push((c, clock_read_cost(c, plan.provenance.tsc_hz)));
+        }
+    }
+    let home = cfg.counter_node.map_or(SlotHome::Local, SlotHome::OnNode);
+    let mut results: Vec<StrategyResult> = plan
+        .strategies
+        .iter()
+        .map(|s| StrategyResult {
+            strategy: *s,
+            name: s.name(),
+            slots: Vec::new(),
+            threads: Vec::new(),
+            clock_read_ns: s
+                .clock
+                .and_then(|c| clock_costs.iter().find(|(k, _)| *k == c).map(|(_, ns)| *ns)),
+            repeats: Vec::new(),
+            summary: None,
+            exact: true,
+        })
+        .collect();
+    let mut notes = plan.notes.clone();
+    let total = plan.strategies.len() * cfg.repeats;
+    let mut done = 0;
+    let mut partial = false;
+    'repeats: for repeat in 0..cfg.repeats {
+        for result in results.iter_mut() {
+            let s = result.strategy;
+            let layout = CounterLayout {
+                level: s.level,
+                pad: s.pad,
+                home,
+                node_iter: cfg.node_iter,
+            };
+            let counter = ShardedCounter::new(layout, &plan.topo, &cfg.writer_cpus, cfg.placement)?;
+            for note in counter.notes() {
+                if !notes.contains(note) {
+                    notes.push(note.clone());
+                }
+            }
+            let spec = RepeatSpec {
+                policy: s.publish,
+                clock: s.clock.unwrap_or(ClockKind::Tsc),
+                tsc_hz: plan.provenance.tsc_hz,
+                read_every: cfg.read_every,
+                timer: plan.timer,
+                sampling: plan.sampling,
+                rate: cfg.rate,
+                seed: cfg.seed.wrapping_add(repeat as u64),
+                warmup: plan.warmup,
+                duration: plan.repeat_duration,
+                placement: cfg.placement,
+            };
+            let reports = match run_repeat(
+                &counter,
+                &cfg.writer_cpus,
+                &cfg.reader_cpus,
+                &plan.topo.allowed_cpus,
+                &spec,
+                interrupted,
+            )? {
+                RepeatOutcome::Done(r) => r,
+                RepeatOutcome::Interrupted => {
+                    partial = true;
+                    break 'repeats;
+                }
+            };
+            let node_of = |cpu: u32| plan.topo.node_of_cpu(cpu).unwrap_or(0);
+            let slot_node = |cpu: u32| {
+                counter
+                    .slot_of_cpu(cpu)
+                    .map_or(0, |i| counter.slots()[i].node)
+            };
+            let cpu_nodes: Vec<u32> = cfg.writer_cpus.iter().map(|&c| node_of(c)).collect();
+            let slot_nodes: Vec<u32> = cfg.writer_cpus.iter().map(|&c| slot_node(c)).collect();
+            if repeat == 0 {
+                result.slots = counter.slots().to_vec();
+                result.threads = reports
+                    .iter()
+                    .map(|r| ThreadPlacement {
+                        role: r.role,
+                        cpu: r.pin.requested_cpu,
+                        observed_cpu: r.pin.observed_cpu,
+                        verified: r.pin.verified,
+                        node: node_of(r.pin.requested_cpu),
+                        slot_node: (r.role == Role::Writer).then(|| slot_node(r.pin.requested_cpu)),
+                    })
+                    .collect();
+            }
+            let r = repeat_result(
+                repeat,
+                &reports,
+                &cpu_nodes,
+                &slot_nodes,
+                counter.read(),
+                plan.timer.ns_per_tick(),
+            );
+            result.exact &= r.exact;
+            result.repeats.push(r);
+            done += 1;
+            progress(done, total, &result.name);
+        }
+    }
+    for result in results.iter_mut() {
+        result.summary = strategy_summary(&result.repeats);
+    }
+    Ok(RunResults {
+        schema: SCHEMA_VERSION,
+        partial,
+        config: cfg.clone(),
+        provenance: plan.provenance.clone(),
+        topology: plan.topo.clone(),
+        strategies: results,
+        notes,
+    })
+}
+
+/// Mean cost of one read of a ratelimit clock, ns (over 200k reads).
+pub fn clock_read_cost(kind: ClockKind, tsc_hz: f64) -> f64 {
+    const READS: u32 = 200_000;
+    match kind {
+        ClockKind::Tsc => read_cost_ns(&TscClock { hz: tsc_hz }, READS),
+        ClockKind::Monotonic => read_cost_ns(&MonotonicClock, READS),
+        ClockKind::Coarse => read_cost_ns(&CoarseClock, READS),
+    }
+}
+
+/// The strategies for these lists: every level × policy × pad, and for
+/// ratelimited policies × clock; duplicates dropped, order kept.
+pub fn strategies(
+    levels: &[ShardLevel],
+    policies: &[PublishPolicy],
+    pads: &[Pad],
+    clocks: &[ClockKind],
+) -> Vec<Strategy> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for &publish in policies {
+        for &pad in pads {
+            let clock_choices: Vec<Option<ClockKind>> = if publish.reads_clock() {
+                clocks.iter().map(|&c| Some(c)).collect()
+            } else {
+                vec![None]
+            };
+            for clock in clock_choices {
+                for &level in levels {
+                    let s = Strategy {
+                        level,
+                        publish,
+                        pad,
+                        clock,
+                    };
+                    if seen.insert(s.name()) {
+                        out.push(s);
+                    }
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,70 @@
+//! Per-operation latency: sampled timer ticks in an HDR histogram,
+//! reported in nanoseconds.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// A histogram for timer ticks from 1 to 10^10 (seconds at a few GHz) at
+/// three significant digits; larger values saturate.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 10_000_000_000, 3).expect("constant bounds are valid")
+}
+
+/// Latency percentiles of one side (write or read) of one repeat, in
+/// nanoseconds, from sampled operations.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    /// Operations sampled.
+    pub samples: u64,
+    /// Mean, ns.
+    pub mean_ns: f64,
+    /// Median, ns.
+    pub p50_ns: f64,
+    /// 90th percentile, ns.
+    pub p90_ns: f64,
+    /// 99th percentile, ns.
+    pub p99_ns: f64,
+    /// 99.9th percentile, ns.
+    pub p999_ns: f64,
+    /// Largest sample, ns.
+    pub max_ns: f64,
+}
+
+impl LatencySummary {
+    /// Summarises a histogram of ticks, `ns_per_tick` converting. `None`
+    /// when nothing was sampled.
+    pub fn of(hist: &Histogram<u64>, ns_per_tick: f64) -> Option<Self> {
+        if hist.is_empty() {
+            return None;
+        }
+        let at = |q: f64| hist.value_at_quantile(q) as f64 * ns_per_tick;
+        Some(LatencySummary {
+            samples: hist.len(),
+            mean_ns: hist.mean() * ns_per_tick,
+            p50_ns: at(0.5),
+            p90_ns: at(0.9),
+            p99_ns: at(0.99),
+            p999_ns: at(0.999),
+            max_ns: hist.max() as f64 * ns_per_tick,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_in_nanoseconds() {
+        let mut h = new_histogram();
+        for v in 1..=1000u64 {
+            h.record(v).unwrap();
+        }
+        let s = LatencySummary::of(&h, 0.5).unwrap();
+        assert_eq!(s.samples, 1000);
+        assert!((s.p50_ns - 250.0).abs() <= 1.0, "{}", s.p50_ns);
+        assert!((s.p99_ns - 495.0).abs() <= 1.0, "{}", s.p99_ns);
+        assert!((s.max_ns - 500.0).abs() <= 1.0);
+        assert!(LatencySummary::of(&new_histogram(), 1.0).is_none());
+    }
+}

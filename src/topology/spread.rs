@@ -1,0 +1,499 @@
+//! The order in which the kernel's `cpumask_local_spread(i, node)` hands out
+//! CPUs, as the kernel computes it since v6.3 (NUMA hops) and before it
+//! (local node, then everything else by id).
+//!
+//! Drivers use `cpumask_local_spread` to place their i-th IRQ or queue "near"
+//! a device's node; contend uses the same order to place its i-th thread.
+//!
+//! **New algorithm** (`sched_init_numa` + `sched_numa_find_nth_cpu`, v6.3):
+//!
+//! - `levels` are the sorted unique distances `dist(a, b)` among nodes that
+//!   have CPUs (the kernel's `N_CPU` state, here a non-empty cpulist).
+//! - `mask[l][n]` is the union of the CPUs of every CPU-bearing node `k`
+//!   with `dist(n, k) <= levels[l]`, so the masks grow with `l`. The
+//!   distance is read from `n`'s row, `dist(n, k) = distances[n][k]`, as
+//!   the kernel's `node_distance(n, k)` does; it matters when the SLIT is
+//!   asymmetric.
+//! - `local_spread(i, node)`: `i %= online CPUs`; take the first hop whose
+//!   mask holds more than `i` CPUs; return the `(i - |mask[hop-1]|)`-th CPU
+//!   of `mask[hop] \ mask[hop-1]` by CPU id. Within one hop the CPUs of
+//!   several equally distant nodes therefore come out interleaved by id,
+//!   not node by node.
+//! - A node without CPUs is first replaced by its nearest CPU-bearing node:
+//!   the smallest `dist(node, k)` (its own row), strict `<` while scanning
+//!   ids upward, so a tie goes to the lowest id. This is the kernel's
+//!   `numa_nearest_node(node, N_CPU)`, which a later fix
+//!   ("sched/topology: fix sched_numa_find_nth_cpu() in CPU-less case")
+//!   added; v6.3 itself read the never-built masks of a CPU-less node.
+//!
+//! **Old algorithm** (before v6.3, [`old_order`]): the node's own online
+//! CPUs by id, then every other online CPU by id, whatever its distance.
+//! For a node without CPUs the first part is empty (its `cpumask_of_node`
+//! is empty), so the old order is simply every online CPU by id.
+//!
+//! Both use the online CPUs, as the kernel's `cpu_online_mask` does, not
+//! this process's [`Topology::allowed_cpus`].
+
+use super::{CpuList, Topology};
+use std::collections::BTreeSet;
+
+/// A node id that is not online; the message names the online nodes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("node {node} does not exist (online nodes: {online})")]
+pub struct UnknownNode {
+    /// The id asked for.
+    pub node: u32,
+    /// The online node ids.
+    pub online: CpuList,
+}
+
+/// One NUMA hop from a node: level `l` of the kernel's masks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hop {
+    /// The distance of this level, `levels[l]`.
+    pub distance: u32,
+    /// `mask[l][n]`: the online CPUs of every CPU-bearing node at most
+    /// `distance` away (cumulative, so it holds every earlier hop's CPUs).
+    pub mask: CpuList,
+    /// `mask[l][n] \ mask[l-1][n]` in ascending CPU id: the CPUs this hop
+    /// adds, in the order `local_spread` hands them out. Empty when no node
+    /// lies at exactly this distance.
+    pub cpus: Vec<u32>,
+}
+
+/// The hops of one online node.
+#[derive(Debug, Clone)]
+struct NodeHops {
+    /// The node's id.
+    id: u32,
+    /// The node whose distance row ordered these hops: `id` itself when it
+    /// has CPUs, else its nearest CPU-bearing node.
+    source: u32,
+    /// One entry per level, in level order.
+    hops: Vec<Hop>,
+}
+
+/// The kernel's NUMA hop masks for every online node, computed once from a
+/// [`Topology`] so that each [`HopOrder::local_spread`] lookup is a binary
+/// search over a node's few levels and one index.
+#[derive(Debug, Clone)]
+pub struct HopOrder {
+    /// Sorted unique distances among CPU-bearing nodes.
+    levels: Vec<u32>,
+    /// Every online node, ascending by id.
+    nodes: Vec<NodeHops>,
+    /// Number of online CPUs, the modulus of `i`.
+    online: usize,
+}
+
+impl HopOrder {
+    /// Builds the levels and, for every online node, its cumulative hop
+    /// masks (see the module docs for the exact rules).
+    pub fn new(topo: &Topology) -> Self {
+        // Positions in `topo.nodes` of the CPU-bearing nodes, ascending by
+        // id so that the nearest-node search breaks ties to the lowest id.
+        let mut bearing: Vec<usize> = (0..topo.nodes.len())
+            .filter(|&p| !topo.nodes[p].cpus.is_empty())
+            .collect();
+        bearing.sort_by_key(|&p| topo.nodes[p].id);
+        let levels: Vec<u32> = bearing
+            .iter()
+            .flat_map(|&a| bearing.iter().map(move |&b| topo.distances[a][b]))
+            .collect::<BTreeSet<u32>>()
+            .into_iter()
+            .collect();
+
+        let mut nodes: Vec<NodeHops> = topo
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(pos, node)| {
+                let row_of = |p: usize| &topo.distances[p];
+                // `min_by_key` keeps the first of equal minima: strict `<`.
+                let src = if node.cpus.is_empty() {
+                    bearing
+                        .iter()
+                        .copied()
+                        .min_by_key(|&k| row_of(pos)[k])
+                        .unwrap_or(pos)
+                } else {
+                    pos
+                };
+                let row = row_of(src);
+                let mut prev = CpuList::new();
+                let hops = levels
+                    .iter()
+                    .map(|&distance| {
+                        let mask: CpuList = bearing
+                            .iter()
+                            .filter(|&&k| row[k] <= distance)
+                            .flat_map(|&k| topo.nodes[k].cpus.iter())
+                            .filter(|&c| topo.online_cpus.contains(c))
+                            .collect();
+                        let cpus = mask.iter().filter(|&c| !prev.contains(c)).collect();
+                        prev = mask.clone();
+                        Hop {
+                            distance,
+                            mask,
+                            cpus,
+                        }
+                    })
+                    .collect();
+                NodeHops {
+                    id: node.id,
+                    source: topo.nodes[src].id,
+                    hops,
+                }
+            })
+            .collect();
+        nodes.sort_by_key(|n| n.id);
+
+        Self {
+            levels,
+            nodes,
+            online: topo.online_cpus.len(),
+        }
+    }
+
+    /// The sorted unique distances among CPU-bearing nodes, one per hop.
+    pub fn levels(&self) -> &[u32] {
+        &self.levels
+    }
+
+    /// The hops `node`'s CPUs are handed out by, one per level in level
+    /// order. For a node without CPUs these are the hops of its nearest
+    /// CPU-bearing node ([`HopOrder::source_node`]).
+    pub fn hops(&self, node: u32) -> Result<&[Hop], UnknownNode> {
+        Ok(&self.entry(node)?.hops)
+    }
+
+    /// The node whose distance row orders `node`'s spread: `node` itself
+    /// when it has CPUs, else the CPU-bearing node nearest to it (smallest
+    /// `dist(node, k)`, ties to the lowest id).
+    pub fn source_node(&self, node: u32) -> Result<u32, UnknownNode> {
+        Ok(self.entry(node)?.source)
+    }
+
+    /// The kernel's `cpumask_local_spread(i, node)` (v6.3 onwards): `i` is
+    /// taken modulo the number of online CPUs, then the CPU at that place
+    /// in hop order is returned. `None` when `node` is not online (use
+    /// [`HopOrder::order`] for an error naming the online nodes) or no node
+    /// has CPUs.
+    pub fn local_spread(&self, i: usize, node: u32) -> Option<u32> {
+        let hops = &self.find(node)?.hops;
+        nth(hops, i.checked_rem(self.online)?)
+    }
+
+    /// `local_spread(i, node)` for `i = 0, 1, …` up to the number of online
+    /// CPUs: every online CPU of a CPU-bearing node once, nearest hop first,
+    /// by id within a hop.
+    pub fn order(&self, node: u32) -> Result<Vec<u32>, UnknownNode> {
+        let hops = &self.entry(node)?.hops;
+        Ok((0..self.online).map_while(|i| nth(hops, i)).collect())
+    }
+
+    /// The hops of `node`, if online.
+    fn find(&self, node: u32) -> Option<&NodeHops> {
+        self.nodes
+            .binary_search_by_key(&node, |n| n.id)
+            .ok()
+            .map(|p| &self.nodes[p])
+    }
+
+    /// The hops of `node`, or the error naming the online nodes.
+    fn entry(&self, node: u32) -> Result<&NodeHops, UnknownNode> {
+        self.find(node).ok_or_else(|| UnknownNode {
+            node,
+            online: self.nodes.iter().map(|n| n.id).collect(),
+        })
+    }
+}
+
+/// `sched_numa_find_nth_cpu` on one node's hops, `i` already reduced: the
+/// first hop whose mask holds more than `i` CPUs, then the
+/// `(i - |previous mask|)`-th CPU that hop adds.
+fn nth(hops: &[Hop], i: usize) -> Option<u32> {
+    let hop = hops.partition_point(|h| h.mask.len() <= i);
+    let before = hop.checked_sub(1).map_or(0, |p| hops[p].mask.len());
+    hops.get(hop)?.cpus.get(i - before).copied()
+}
+
+/// The pre-v6.3 `cpumask_local_spread` order for `node`: its own online CPUs
+/// by id, then every other online CPU by id, ignoring distance. A node
+/// without CPUs has an empty first part, so its order is every online CPU
+/// by id, as the old kernel code gives.
+pub fn old_order(topo: &Topology, node: u32) -> Result<Vec<u32>, UnknownNode> {
+    let local = &topo
+        .node(node)
+        .ok_or_else(|| UnknownNode {
+            node,
+            online: topo.node_ids(),
+        })?
+        .cpus;
+    let online = &topo.online_cpus;
+    Ok(online
+        .iter()
+        .filter(|&c| local.contains(c))
+        .chain(online.iter().filter(|&c| !local.contains(c)))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::Node;
+    use std::path::Path;
+
+    fn fixtures_dir() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/topology")
+    }
+
+    fn fixture(name: &str) -> Topology {
+        let root = fixtures_dir().join(name);
+        Topology::read(&root).unwrap_or_else(|e| panic!("reading fixture {name}: {e}"))
+    }
+
+    fn ids(s: &str) -> Vec<u32> {
+        CpuList::parse(s)
+            .unwrap_or_else(|e| panic!("test cpulist {s:?}: {e}"))
+            .to_vec()
+    }
+
+    /// `ids` of several cpulists, concatenated in the given order.
+    fn seq(parts: &[&str]) -> Vec<u32> {
+        parts.iter().flat_map(|p| ids(p)).collect()
+    }
+
+    /// A hand-built topology: `cpus[i]` is node i's cpulist, `dist` the SLIT.
+    fn synthetic(cpus: &[&str], dist: &[&[u32]]) -> Topology {
+        let nodes: Vec<Node> = cpus
+            .iter()
+            .zip(0u32..)
+            .map(|(c, id)| {
+                let cpus = CpuList::parse(c).unwrap();
+                Node {
+                    id,
+                    has_cpu: !cpus.is_empty(),
+                    has_memory: true,
+                    cpus,
+                }
+            })
+            .collect();
+        let online: CpuList = nodes.iter().flat_map(|n| n.cpus.iter()).collect();
+        Topology {
+            online_cpus: online.clone(),
+            possible_nodes: nodes.iter().map(|n| n.id).collect(),
+            distances: dist.iter().map(|r| r.to_vec()).collect(),
+            nodes,
+            cpus: Vec::new(),
+            llcs: Vec::new(),
+            allowed_cpus: online,
+            allowed_mems: CpuList::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn published_vm_example_new_and_old() {
+        let t = fixture("vm-4node-norov");
+        let h = HopOrder::new(&t);
+        assert_eq!(h.levels(), [10, 30, 50, 70]);
+        let new = [
+            (0, seq(&["0-3", "6-7", "4-5", "8-15"])),
+            (1, seq(&["4-5", "8-15", "0-3", "6-7"])),
+            (2, seq(&["6-7", "0-3", "8-15", "4-5"])),
+            (3, seq(&["8-15", "4-5", "6-7", "0-3"])),
+        ];
+        for (node, want) in new {
+            assert_eq!(h.order(node).unwrap(), want, "new order, node {node}");
+            for (i, &cpu) in want.iter().enumerate() {
+                assert_eq!(h.local_spread(i, node), Some(cpu), "i={i} node={node}");
+            }
+        }
+        let old = [
+            (0, ids("0-15")),
+            (1, seq(&["4-5", "0-3", "6-15"])),
+            (2, seq(&["6-7", "0-5", "8-15"])),
+            (3, seq(&["8-15", "0-7"])),
+        ];
+        for (node, want) in old {
+            assert_eq!(old_order(&t, node).unwrap(), want, "old order, node {node}");
+        }
+    }
+
+    #[test]
+    fn vm_example_masks_are_cumulative_by_distance() {
+        let h = HopOrder::new(&fixture("vm-4node-norov"));
+        let hops = h.hops(1).unwrap();
+        let masks: Vec<String> = hops.iter().map(|h| h.mask.to_string()).collect();
+        assert_eq!(masks, ["4-5", "4-5,8-15", "0-5,8-15", "0-15"]);
+        let added: Vec<Vec<u32>> = hops.iter().map(|h| h.cpus.clone()).collect();
+        assert_eq!(added, [ids("4-5"), ids("8-15"), ids("0-3"), ids("6-7")]);
+    }
+
+    #[test]
+    fn local_spread_wraps_modulo_online_cpus() {
+        let h = HopOrder::new(&fixture("vm-4node-norov"));
+        for i in 0..16 {
+            assert_eq!(h.local_spread(i + 16, 2), h.local_spread(i, 2));
+            assert_eq!(h.local_spread(i + 5 * 16, 2), h.local_spread(i, 2));
+        }
+        assert_eq!(h.local_spread(16, 3), Some(8));
+    }
+
+    #[test]
+    fn unknown_node_is_an_error_naming_online_nodes() {
+        let t = fixture("vm-4node-norov");
+        let h = HopOrder::new(&t);
+        let err = h.order(7).unwrap_err();
+        assert_eq!(err.to_string(), "node 7 does not exist (online nodes: 0-3)");
+        assert_eq!(h.hops(4).unwrap_err().node, 4);
+        assert_eq!(h.source_node(4).unwrap_err().node, 4);
+        assert_eq!(
+            old_order(&t, 9).unwrap_err().to_string(),
+            "node 9 does not exist (online nodes: 0-3)"
+        );
+        assert_eq!(h.local_spread(0, 7), None);
+    }
+
+    #[test]
+    fn every_fixture_gives_sane_orders() {
+        let mut seen = 0;
+        for entry in std::fs::read_dir(fixtures_dir()).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.is_dir() {
+                continue;
+            }
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let t = Topology::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let h = HopOrder::new(&t);
+            let online = t.online_cpus.to_vec();
+            for node in &t.nodes {
+                let ctx = format!("{name} node {}", node.id);
+                let own = node.cpus.to_vec();
+                let new = h.order(node.id).unwrap();
+                let old = old_order(&t, node.id).unwrap();
+                for (kind, order) in [("new", &new), ("old", &old)] {
+                    let mut sorted = order.clone();
+                    sorted.sort_unstable();
+                    assert_eq!(sorted, online, "{ctx}: {kind} order is not a permutation");
+                    assert_eq!(
+                        order[..own.len()],
+                        own,
+                        "{ctx}: {kind} order not own CPUs first"
+                    );
+                }
+                let src = h.source_node(node.id).unwrap();
+                let dists: Vec<u32> = new
+                    .iter()
+                    .map(|&c| t.distance(src, t.node_of_cpu(c).unwrap()).unwrap())
+                    .collect();
+                assert!(
+                    dists.windows(2).all(|w| w[0] <= w[1]),
+                    "{ctx}: hop distances go down along the new order: {dists:?}"
+                );
+            }
+            seen += 1;
+        }
+        assert!(seen >= 10, "only {seen} fixtures found");
+    }
+
+    #[test]
+    fn cpuless_node_spreads_like_its_nearest_cpu_node() {
+        let t = fixture("cpuless-memless");
+        let h = HopOrder::new(&t);
+        // Node 2's row is [14, 24, 10]: node 0 (14) is nearer than node 1 (24).
+        assert_eq!(h.source_node(2).unwrap(), 0);
+        assert_eq!(h.source_node(1).unwrap(), 1);
+        assert_eq!(h.order(2).unwrap(), h.order(0).unwrap());
+        assert_eq!(h.order(2).unwrap(), ids("0-7"));
+        assert_eq!(h.order(1).unwrap(), seq(&["4-7", "0-3"]));
+        // Levels come from CPU-bearing nodes only: 14 and 24 involve node 2.
+        assert_eq!(h.levels(), [10, 21]);
+        // The old kernel had no local CPUs for node 2: plain id order.
+        assert_eq!(old_order(&t, 2).unwrap(), ids("0-7"));
+    }
+
+    #[test]
+    fn cpuless_node_tie_goes_to_lowest_id_and_uses_its_own_row() {
+        // Node 2 has no CPUs and is 20 from both nodes 0 and 1.
+        let t = synthetic(
+            &["0-1", "2-3", ""],
+            &[&[10, 20, 20], &[20, 10, 20], &[20, 20, 10]],
+        );
+        let h = HopOrder::new(&t);
+        assert_eq!(h.source_node(2).unwrap(), 0);
+        assert_eq!(h.order(2).unwrap(), ids("0-3"));
+        // Its own row says node 1 is nearer, though node 0's row says the
+        // opposite: the row of the CPU-less node decides.
+        let t = synthetic(
+            &["0-1", "2-3", ""],
+            &[&[10, 20, 15], &[20, 10, 40], &[30, 25, 10]],
+        );
+        let h = HopOrder::new(&t);
+        assert_eq!(h.source_node(2).unwrap(), 1);
+        assert_eq!(h.order(2).unwrap(), seq(&["2-3", "0-1"]));
+    }
+
+    #[test]
+    fn one_hop_interleaves_nodes_by_cpu_id() {
+        // Nodes 1 and 2 are both 20 from node 0; their CPUs interleave.
+        let t = synthetic(
+            &["0,5", "1,3", "2,4"],
+            &[&[10, 20, 20], &[20, 10, 30], &[20, 30, 10]],
+        );
+        let h = HopOrder::new(&t);
+        assert_eq!(h.order(0).unwrap(), [0, 5, 1, 2, 3, 4]);
+        assert_eq!(h.order(1).unwrap(), [1, 3, 0, 5, 2, 4]);
+        assert_eq!(old_order(&t, 1).unwrap(), [1, 3, 0, 2, 4, 5]);
+    }
+
+    #[test]
+    fn asymmetric_distances_are_read_from_the_nodes_own_row() {
+        // SLIT [[10,20],[30,10]]: from node 1, node 0 is 30 away, not 20.
+        let h = HopOrder::new(&fixture("asymmetric"));
+        assert_eq!(h.levels(), [10, 20, 30]);
+        let nonempty = |n| -> Vec<u32> {
+            h.hops(n)
+                .unwrap()
+                .iter()
+                .filter(|h| !h.cpus.is_empty())
+                .map(|h| h.distance)
+                .collect()
+        };
+        assert_eq!(nonempty(0), [10, 20]);
+        assert_eq!(nonempty(1), [10, 30]);
+        assert_eq!(h.order(1).unwrap(), seq(&["4-7", "0-3"]));
+    }
+
+    #[test]
+    fn amd_nps4_fills_the_socket_before_crossing() {
+        let t = fixture("amd-2s-nps4-8node");
+        let h = HopOrder::new(&t);
+        assert_eq!(h.levels(), [10, 12, 32]);
+        let order = h.order(0).unwrap();
+        assert_eq!(order[..16], seq(&["0-7", "64-71"]));
+        // Nodes 1-3 together, by CPU id, not node by node.
+        assert_eq!(order[16..64], seq(&["8-31", "72-95"]));
+        assert_eq!(order[64..], seq(&["32-63", "96-127"]));
+        // The old order crosses the socket right after the local node.
+        let old = old_order(&t, 0).unwrap();
+        assert_eq!(old[..16], seq(&["0-7", "64-71"]));
+        assert_eq!(old[16..], seq(&["8-63", "72-127"]));
+    }
+
+    #[test]
+    fn offline_cpus_are_never_handed_out() {
+        let t = fixture("offline-cpus");
+        let h = HopOrder::new(&t);
+        assert_eq!(h.order(1).unwrap(), [4, 6, 7, 0, 1, 3]);
+        assert_eq!(h.local_spread(6, 1), Some(4));
+        // A hand-built model whose node lists a CPU that is not online.
+        let mut t = synthetic(&["0-1", "2-3"], &[&[10, 20], &[20, 10]]);
+        t.online_cpus = CpuList::parse("0-2").unwrap();
+        let h = HopOrder::new(&t);
+        assert_eq!(h.order(1).unwrap(), [2, 0, 1]);
+        assert_eq!(h.local_spread(3, 1), Some(2));
+        assert_eq!(old_order(&t, 1).unwrap(), [2, 0, 1]);
+    }
+}

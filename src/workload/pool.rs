@@ -1,0 +1,278 @@
+//! One repeat: pinned writer and reader threads that start together at a
+//! barrier, warm up, count over the same measured interval, and stop.
+
+use super::LoadWalk;
+use super::timer::Timer;
+use super::work::{ReaderWork, Sampling, Work, WriterWork};
+use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, TscClock};
+use crate::counter::{PublishPolicy, PublishStats, ShardedCounter, Writer};
+use crate::placement::{PinnedThread, Placement, PlacementError, pin_current_thread};
+use crate::topology::CpuList;
+use hdrhistogram::Histogram;
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::time::{Duration, Instant};
+
+const WARMUP: u8 = 0;
+const MEASURE: u8 = 1;
+const STOP: u8 = 2;
+
+/// Operations between two looks at the phase flag when not rate-limited.
+const BATCH: u64 = 64;
+
+/// What a thread does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Updates the counter (and runs the read side every K updates).
+    Writer,
+    /// Runs only the read side.
+    Reader,
+}
+
+/// Everything one repeat needs besides the counter and the CPUs.
+#[derive(Debug, Clone, Copy)]
+pub struct RepeatSpec {
+    /// When writers publish.
+    pub policy: PublishPolicy,
+    /// The clock a ratelimit reads.
+    pub clock: ClockKind,
+    /// Calibrated TSC frequency, ticks per second (for the `tsc` clock).
+    pub tsc_hz: f64,
+    /// Writers run the read side once every this many updates (0 = never).
+    pub read_every: u32,
+    /// The stopwatch for sampled operations and pacing.
+    pub timer: Timer,
+    /// Which operations are timed.
+    pub sampling: Sampling,
+    /// Operations per second per thread, if capped.
+    pub rate: Option<f64>,
+    /// Seed of the writers' load walks.
+    pub seed: u64,
+    /// Time run before counting starts.
+    pub warmup: Duration,
+    /// Time counted.
+    pub duration: Duration,
+    /// What to do when a pin fails.
+    pub placement: Placement,
+}
+
+/// What one thread did during the measured interval.
+#[derive(Debug, Clone)]
+pub struct ThreadReport {
+    /// Writer or reader.
+    pub role: Role,
+    /// Where it was pinned and seen running.
+    pub pin: PinnedThread,
+    /// Its own measured interval, seconds.
+    pub interval_s: f64,
+    /// Updates (writers).
+    pub updates: u64,
+    /// Read-side operations.
+    pub reads: u64,
+    /// Publish counts (writers).
+    pub stats: PublishStats,
+    /// Load after the final flush (writers; 0 for readers).
+    pub final_load: i64,
+    /// Sampled update latencies, timer ticks.
+    pub write_hist: Histogram<u64>,
+    /// Sampled read latencies, timer ticks.
+    pub read_hist: Histogram<u64>,
+}
+
+/// How a repeat ended.
+#[derive(Debug)]
+pub enum RepeatOutcome {
+    /// Every thread ran the whole interval.
+    Done(Vec<ThreadReport>),
+    /// Ctrl-C arrived; the repeat is incomplete and discarded.
+    Interrupted,
+}
+
+struct Control {
+    phase: AtomicU8,
+    failed: AtomicBool,
+    barrier: Barrier,
+}
+
+/// Runs one repeat: a thread per writer CPU and per reader CPU, each pinned
+/// and verified before the start barrier opens, then `warmup`, then
+/// `duration` counted. Writers flush at the end so the counter is exact.
+/// `interrupted` (set by Ctrl-C) ends the repeat early.
+pub fn run_repeat(
+    counter: &ShardedCounter,
+    writers: &[u32],
+    readers: &[u32],
+    allowed: &CpuList,
+    spec: &RepeatSpec,
+    interrupted: &AtomicBool,
+) -> Result<RepeatOutcome, PlacementError> {
+    let ctl = Control {
+        phase: AtomicU8::new(WARMUP),
+        failed: AtomicBool::new(false),
+        barrier: Barrier::new(writers.len() + readers.len() + 1),
+    };
+    std::thread::scope(|s| {
+        let ctl = &ctl;
+        let mut handles = Vec::new();
+        for (i, &cpu) in writers.iter().enumerate() {
+            handles.push(s.spawn(move || {
+                let pin = start(cpu, allowed, spec.placement, ctl)?;
+                let slot = counter.slot_of_cpu(cpu).unwrap_or(0);
+                let walk = LoadWalk::new(spec.seed, i as u64);
+                Ok(match spec.clock {
+                    ClockKind::Tsc => writer(
+                        counter,
+                        slot,
+                        walk,
+                        TscClock { hz: spec.tsc_hz },
+                        spec,
+                        ctl,
+                        pin,
+                    ),
+                    ClockKind::Monotonic => {
+                        writer(counter, slot, walk, MonotonicClock, spec, ctl, pin)
+                    }
+                    ClockKind::Coarse => writer(counter, slot, walk, CoarseClock, spec, ctl, pin),
+                })
+            }));
+        }
+        for &cpu in readers {
+            handles.push(s.spawn(move || {
+                let pin = start(cpu, allowed, spec.placement, ctl)?;
+                Ok(reader(counter, spec, ctl, pin))
+            }));
+        }
+        ctl.barrier.wait();
+        let mut was_interrupted = false;
+        if !ctl.failed.load(Ordering::Relaxed) {
+            was_interrupted = !sleep_unless(spec.warmup, interrupted);
+            ctl.phase.store(MEASURE, Ordering::Relaxed);
+            was_interrupted = was_interrupted || !sleep_unless(spec.duration, interrupted);
+        }
+        ctl.phase.store(STOP, Ordering::Relaxed);
+        let mut reports = Vec::with_capacity(handles.len());
+        let mut first_error = None;
+        for h in handles {
+            match h.join() {
+                Ok(Ok(r)) => reports.push(r),
+                Ok(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        match (first_error, was_interrupted) {
+            (Some(e), _) => Err(e),
+            (None, true) => Ok(RepeatOutcome::Interrupted),
+            (None, false) => Ok(RepeatOutcome::Done(reports)),
+        }
+    })
+}
+
+/// Sleeps `d` in short steps; false if `interrupted` was set meanwhile.
+fn sleep_unless(d: Duration, interrupted: &AtomicBool) -> bool {
+    let end = Instant::now() + d;
+    loop {
+        if interrupted.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= end {
+            return true;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(20)));
+    }
+}
+
+/// Pins the thread and waits at the start barrier; a failed pin still
+/// reaches the barrier (so nobody waits forever) and is returned after it.
+fn start(
+    cpu: u32,
+    allowed: &CpuList,
+    placement: Placement,
+    ctl: &Control,
+) -> Result<PinnedThread, PlacementError> {
+    let pin = pin_current_thread(cpu, allowed, placement);
+    if pin.is_err() {
+        ctl.failed.store(true, Ordering::Relaxed);
+    }
+    ctl.barrier.wait();
+    pin
+}
+
+/// Runs batches until the phase changes to measuring, resets the counts,
+/// runs until stop; returns the measured interval in seconds.
+fn drive(ctl: &Control, rate_limited: bool, work: &mut impl Work) -> f64 {
+    let batch = if rate_limited { 1 } else { BATCH };
+    let mut measuring_since: Option<Instant> = None;
+    loop {
+        work.run_ops(batch);
+        match ctl.phase.load(Ordering::Relaxed) {
+            MEASURE if measuring_since.is_none() => {
+                work.reset_counts();
+                measuring_since = Some(Instant::now());
+            }
+            STOP => break,
+            _ => {}
+        }
+    }
+    measuring_since.map_or(0.0, |t| t.elapsed().as_secs_f64())
+}
+
+fn writer<C: Clock>(
+    counter: &ShardedCounter,
+    slot: usize,
+    walk: LoadWalk,
+    clock: C,
+    spec: &RepeatSpec,
+    ctl: &Control,
+    pin: PinnedThread,
+) -> ThreadReport {
+    let w = Writer::new(counter, slot, spec.policy, clock);
+    let mut work = WriterWork::new(
+        w,
+        counter,
+        walk,
+        spec.read_every,
+        spec.timer,
+        spec.sampling,
+        spec.rate,
+    );
+    let interval_s = drive(ctl, spec.rate.is_some(), &mut work);
+    let (updates, reads) = (work.updates(), work.reads());
+    let w = work.writer_mut();
+    w.flush();
+    ThreadReport {
+        role: Role::Writer,
+        pin,
+        interval_s,
+        updates,
+        reads,
+        stats: w.stats(),
+        final_load: w.load(),
+        write_hist: std::mem::replace(&mut work.write_hist, crate::stats::new_histogram()),
+        read_hist: std::mem::replace(&mut work.read_hist, crate::stats::new_histogram()),
+    }
+}
+
+fn reader(
+    counter: &ShardedCounter,
+    spec: &RepeatSpec,
+    ctl: &Control,
+    pin: PinnedThread,
+) -> ThreadReport {
+    let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, spec.rate);
+    let interval_s = drive(ctl, spec.rate.is_some(), &mut work);
+    ThreadReport {
+        role: Role::Reader,
+        pin,
+        interval_s,
+        updates: 0,
+        reads: work.reads(),
+        stats: PublishStats::default(),
+        final_load: 0,
+        write_hist: crate::stats::new_histogram(),
+        read_hist: std::mem::replace(&mut work.read_hist, crate::stats::new_histogram()),
+    }
+}

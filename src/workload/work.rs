@@ -1,0 +1,287 @@
+//! What one pinned thread does per operation, as a loop `contend run` and
+//! `cargo bench` both drive: a writer moves its load and calls the policy's
+//! update (`update_tg_load_avg`), and every K updates runs the read side
+//! (`calc_group_shares`); a reader runs only the read side.
+
+use super::LoadWalk;
+use super::timer::{Pacer, Timer};
+use crate::clock::Clock;
+use crate::counter::{ShardedCounter, Writer, group_shares};
+use crate::workload::START_LOAD;
+use hdrhistogram::Histogram;
+
+/// One operation in `every` is timed (a power of two, so the check is a
+/// mask); `every = 0` turns sampling off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sampling {
+    mask: u64,
+    ticks_overhead: u64,
+}
+
+impl Sampling {
+    /// Samples one operation in `every` (rounded up to a power of two); 0 =
+    /// never. `overhead` (timer ticks) is subtracted from each sample.
+    pub fn new(every: u64, overhead: u64) -> Self {
+        let mask = if every == 0 {
+            u64::MAX
+        } else {
+            every.next_power_of_two() - 1
+        };
+        Self {
+            mask,
+            ticks_overhead: overhead,
+        }
+    }
+
+    /// Sampling off.
+    pub fn off() -> Self {
+        Self::new(0, 0)
+    }
+
+    /// One operation in how many is timed (0 = none).
+    pub fn every(self) -> u64 {
+        if self.mask == u64::MAX {
+            0
+        } else {
+            self.mask + 1
+        }
+    }
+
+    #[inline(always)]
+    fn hit(self, n: u64) -> bool {
+        n & self.mask == 0
+    }
+}
+
+/// A thread's operation loop, driven in batches.
+pub trait Work {
+    /// Runs `ops` operations.
+    fn run_ops(&mut self, ops: u64);
+    /// Forgets counts and samples so far (end of warm-up).
+    fn reset_counts(&mut self);
+}
+
+/// The loop state of a writer thread.
+pub struct WriterWork<'c, C: Clock> {
+    writer: Writer<'c, C>,
+    counter: &'c ShardedCounter,
+    walk: LoadWalk,
+    read_every: u32,
+    read_countdown: u32,
+    timer: Timer,
+    sampling: Sampling,
+    pacer: Option<Pacer>,
+    updates: u64,
+    reads: u64,
+    /// Sampled update latencies, timer ticks.
+    pub write_hist: Histogram<u64>,
+    /// Sampled read-side latencies, timer ticks.
+    pub read_hist: Histogram<u64>,
+}
+
+impl<'c, C: Clock> WriterWork<'c, C> {
+    /// A writer loop around `writer`, its load walk, a read side every
+    /// `read_every` updates (0 = none), a timer, sampling and an optional
+    /// rate cap in operations per second.
+    pub fn new(
+        writer: Writer<'c, C>,
+        counter: &'c ShardedCounter,
+        walk: LoadWalk,
+        read_every: u32,
+        timer: Timer,
+        sampling: Sampling,
+        rate: Option<f64>,
+    ) -> Self {
+        Self {
+            writer,
+            counter,
+            walk,
+            read_every,
+            read_countdown: read_every,
+            timer,
+            sampling,
+            pacer: rate.map(|r| Pacer::new(timer, r)),
+            updates: 0,
+            reads: 0,
+            write_hist: crate::stats::new_histogram(),
+            read_hist: crate::stats::new_histogram(),
+        }
+    }
+
+    #[inline(always)]
+    fn read_side(&mut self) {
+        self.reads += 1;
+        let (counter, contrib, load) = (self.counter, self.writer.contrib(), self.writer.load());
+        if self.sampling.hit(self.reads) {
+            let t0 = self.timer.start();
+            std::hint::black_box(group_shares(
+                counter.shares(),
+                counter.read(),
+                contrib,
+                load,
+            ));
+            let t1 = self.timer.end();
+            self.read_hist.saturating_record(
+                t1.wrapping_sub(t0)
+                    .saturating_sub(self.sampling.ticks_overhead),
+            );
+        } else {
+            std::hint::black_box(group_shares(
+                counter.shares(),
+                counter.read(),
+                contrib,
+                load,
+            ));
+        }
+    }
+
+    /// Updates since the last reset.
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    /// Read-side operations since the last reset.
+    pub fn reads(&self) -> u64 {
+        self.reads
+    }
+
+    /// The writer, for its stats, load and final flush.
+    pub fn writer_mut(&mut self) -> &mut Writer<'c, C> {
+        &mut self.writer
+    }
+}
+
+impl<C: Clock> Work for WriterWork<'_, C> {
+    /// Runs `ops` updates (and their share of reads).
+    #[inline]
+    fn run_ops(&mut self, ops: u64) {
+        for _ in 0..ops {
+            if let Some(p) = &mut self.pacer {
+                p.wait();
+            }
+            let load = self.walk.next_load();
+            self.updates += 1;
+            if self.sampling.hit(self.updates) {
+                let t0 = self.timer.start();
+                self.writer.update(load);
+                let t1 = self.timer.end();
+                self.write_hist.saturating_record(
+                    t1.wrapping_sub(t0)
+                        .saturating_sub(self.sampling.ticks_overhead),
+                );
+            } else {
+                self.writer.update(load);
+            }
+            if self.read_every != 0 {
+                self.read_countdown -= 1;
+                if self.read_countdown == 0 {
+                    self.read_countdown = self.read_every;
+                    self.read_side();
+                }
+            }
+        }
+    }
+
+    /// Forgets counts and samples so far (end of warm-up); the writer's
+    /// load and contribution stay.
+    fn reset_counts(&mut self) {
+        self.updates = 0;
+        self.reads = 0;
+        self.writer.reset_stats();
+        self.write_hist.reset();
+        self.read_hist.reset();
+    }
+}
+
+/// The loop state of a reader thread: the read side only, as seed 002's
+/// `update_cfs_group` profile isolates it.
+pub struct ReaderWork<'c> {
+    counter: &'c ShardedCounter,
+    timer: Timer,
+    sampling: Sampling,
+    pacer: Option<Pacer>,
+    reads: u64,
+    /// Sampled read-side latencies, timer ticks.
+    pub read_hist: Histogram<u64>,
+}
+
+impl<'c> ReaderWork<'c> {
+    /// A reader loop over `counter`.
+    pub fn new(
+        counter: &'c ShardedCounter,
+        timer: Timer,
+        sampling: Sampling,
+        rate: Option<f64>,
+    ) -> Self {
+        Self {
+            counter,
+            timer,
+            sampling,
+            pacer: rate.map(|r| Pacer::new(timer, r)),
+            reads: 0,
+            read_hist: crate::stats::new_histogram(),
+        }
+    }
+
+    /// Reads since the last reset.
+    pub fn reads(&self) -> u64 {
+        self.reads
+    }
+}
+
+impl Work for ReaderWork<'_> {
+    /// Runs `ops` reads. A reader has no published contribution of its own
+    /// and a constant load of one nice-0 task.
+    #[inline]
+    fn run_ops(&mut self, ops: u64) {
+        let counter = self.counter;
+        for _ in 0..ops {
+            if let Some(p) = &mut self.pacer {
+                p.wait();
+            }
+            self.reads += 1;
+            if self.sampling.hit(self.reads) {
+                let t0 = self.timer.start();
+                std::hint::black_box(group_shares(
+                    counter.shares(),
+                    counter.read(),
+                    0,
+                    START_LOAD,
+                ));
+                let t1 = self.timer.end();
+                self.read_hist.saturating_record(
+                    t1.wrapping_sub(t0)
+                        .saturating_sub(self.sampling.ticks_overhead),
+                );
+            } else {
+                std::hint::black_box(group_shares(
+                    counter.shares(),
+                    counter.read(),
+                    0,
+                    START_LOAD,
+                ));
+            }
+        }
+    }
+
+    /// Forgets counts and samples so far.
+    fn reset_counts(&mut self) {
+        self.reads = 0;
+        self.read_hist.reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampling_rounds_to_powers_of_two() {
+        let s = Sampling::new(1000, 0);
+        assert_eq!(s.every(), 1024);
+        assert!(s.hit(1024) && s.hit(2048) && !s.hit(1000));
+        assert_eq!(Sampling::off().every(), 0);
+        assert!(!Sampling::off().hit(1) && !Sampling::off().hit(1 << 40));
+        assert!(Sampling::new(1, 0).hit(7));
+    }
+}
