@@ -35,6 +35,10 @@ pub enum Command {
     /// Show the host layout: nodes, distances, last-level caches, SMT pairs
     /// and the CPUs and memory nodes this process may use.
     Topology(TopologyArgs),
+    /// Print the order in which the kernel's cpumask_local_spread(i, node)
+    /// hands out CPUs (NUMA hop order since v6.3, or the old order), as the
+    /// CPU spec local-spread:N fills pools.
+    Spread(SpreadArgs),
     /// Pin a thread to each chosen CPU and bind memory to each chosen node,
     /// and report what sched_getcpu and move_pages say: a check that
     /// placement works here (in a container, a cpuset, a VM).
@@ -247,6 +251,23 @@ pub enum TopologyAction {
         #[arg(long)]
         force: bool,
     },
+}
+
+/// Options of `contend spread`.
+#[derive(Debug, Args)]
+pub struct SpreadArgs {
+    /// The node to spread from.
+    #[arg(long, value_name = "N")]
+    pub node: u32,
+
+    /// The pre-v6.3 algorithm: the node's own CPUs, then every other CPU by
+    /// id, ignoring distance.
+    #[arg(long)]
+    pub old: bool,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Options of `contend verify`.

@@ -2,6 +2,7 @@
 //! dispatches.
 
 mod run;
+mod spread;
 mod topology;
 mod verify;
 
@@ -27,6 +28,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
     match cli.command {
         Some(Command::Run(args)) => run::run(&cli.sysfs_root, &args),
         Some(Command::Topology(args)) => topology::run(&cli.sysfs_root, &args),
+        Some(Command::Spread(args)) => spread::run(&cli.sysfs_root, &args),
         Some(Command::Verify(args)) => verify::run(&cli.sysfs_root, &args),
         None => Err(CliError::usage("no subcommand given; see contend --help")),
     }

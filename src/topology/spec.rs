@@ -24,6 +24,15 @@ pub enum CpuSpec {
     /// Round-robin across nodes: the first CPU of each node, then the
     /// second of each, and so on.
     Spread,
+    /// The kernel's `cpumask_local_spread(i, node)` order for i = 0, 1, …:
+    /// nearest NUMA hop first (v6.3+), or with `old` the pre-v6.3 order
+    /// (the node's CPUs, then the rest by id).
+    LocalSpread {
+        /// The node to spread from.
+        node: u32,
+        /// Use the pre-v6.3 algorithm.
+        old: bool,
+    },
 }
 
 /// A spec that could not be parsed, or that names nothing usable here.
@@ -62,8 +71,10 @@ impl CpuSpec {
     /// One-paragraph description for `--help` texts.
     pub const HELP: &'static str = "CPU spec: a cpulist (0-3,8,10-11; 0-15:2 = every second), \
         all, node:N, llc:K (K-th last-level cache, see `contend topology`), \
-        smt-off (first thread of each core) or spread (round-robin across nodes). \
-        Always limited to the CPUs this process may use.";
+        smt-off (first thread of each core), spread (round-robin across nodes), \
+        local-spread:N (the kernel's cpumask_local_spread order from node N: nearest NUMA hop first) \
+        or local-spread:N:old (pre-v6.3: node N's CPUs, then the rest by id). \
+        Always limited to the CPUs this process may use; pools take CPUs from the front.";
 
     /// Resolves the spec to allowed CPUs, in the order pools fill them.
     /// An empty result is an error.
@@ -116,6 +127,15 @@ impl CpuSpec {
                     .flat_map(|i| per_node.iter().filter_map(move |cpus| cpus.get(i).copied()))
                     .collect()
             }
+            CpuSpec::LocalSpread { node, old } => {
+                let order = if *old {
+                    super::old_order(topo, *node)
+                } else {
+                    super::HopOrder::new(topo).order(*node)
+                }
+                .map_err(|e| unknown(e.to_string()))?;
+                order.into_iter().filter(|&c| allowed.contains(c)).collect()
+            }
         };
         if cpus.is_empty() {
             return Err(SpecError::Empty {
@@ -146,7 +166,16 @@ impl FromStr for CpuSpec {
             "smt-off" => Ok(CpuSpec::SmtOff),
             "spread" => Ok(CpuSpec::Spread),
             _ => {
-                if let Some(arg) = s.strip_prefix("node:") {
+                if let Some(arg) = s.strip_prefix("local-spread:") {
+                    let (node, old) = match arg.strip_suffix(":old") {
+                        Some(n) => (n, true),
+                        None => (arg, false),
+                    };
+                    Ok(CpuSpec::LocalSpread {
+                        node: number(node, "node")?,
+                        old,
+                    })
+                } else if let Some(arg) = s.strip_prefix("node:") {
                     Ok(CpuSpec::Node(number(arg, "node")?))
                 } else if let Some(arg) = s.strip_prefix("llc:") {
                     Ok(CpuSpec::Llc(number(arg, "LLC index")?))
@@ -154,7 +183,7 @@ impl FromStr for CpuSpec {
                     Ok(CpuSpec::List(CpuList::parse(s)?))
                 } else {
                     Err(syntax(
-                        "expected a cpulist (0-3,8), all, node:N, llc:K, smt-off or spread",
+                        "expected a cpulist (0-3,8), all, node:N, llc:K, smt-off, spread or local-spread:N[:old]",
                     ))
                 }
             }
@@ -172,6 +201,8 @@ impl fmt::Display for CpuSpec {
             CpuSpec::Llc(k) => write!(f, "llc:{k}"),
             CpuSpec::SmtOff => f.write_str("smt-off"),
             CpuSpec::Spread => f.write_str("spread"),
+            CpuSpec::LocalSpread { node, old: false } => write!(f, "local-spread:{node}"),
+            CpuSpec::LocalSpread { node, old: true } => write!(f, "local-spread:{node}:old"),
         }
     }
 }

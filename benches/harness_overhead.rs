@@ -1,0 +1,138 @@
+//! Does the harness add anything to what it measures? (issue 4)
+//!
+//! One group, `harness_overhead`, three loops doing the same relaxed
+//! `fetch_add`s of the same deltas (a `LoadWalk::new(1, 0)` walk, RNG
+//! included in all three):
+//!
+//! - `harness`: `contend`'s own writer loop, `WriterWork::run_ops`, around a
+//!   `Writer` with the `always` policy on a `cpu`-level counter (the slot is
+//!   node-bound, 128-byte padded memory), no read side, sampling off, no
+//!   rate cap: exactly what `contend run` executes for 1 writer, cpu level,
+//!   `always`.
+//! - `harness_sampled`: the same with one update in 1024 timed
+//!   (`rdtsc`/`rdtscp` or `clock_gettime`) into the HDR histogram.
+//! - `minimal`: a hand-written loop over a `CachePadded<AtomicI64>`:
+//!   `delta = load - contrib; fetch_add(delta, Relaxed); contrib = load`,
+//!   nothing else.
+//!
+//! Targets: `harness` within 3% ns/op of `minimal` (the harness adds almost
+//! nothing), and `harness_sampled` within 2% of `harness` (sampling on vs
+//! off changes throughput by less than 2%).
+//!
+//! The bench thread is pinned (best effort) to the CPU it starts on, the
+//! writer's CPU. `cargo bench --bench harness_overhead`; per-op times and
+//! the comparison are in the output and `target/criterion/harness_overhead`.
+
+use contend::clock::{MonotonicClock, calibrate_tsc};
+use contend::counter::{
+    CounterLayout, NodeIter, Pad, ShardLevel, ShardedCounter, SlotHome, Writer,
+};
+use contend::placement::{Placement, allowed_cpus, current_cpu, pin_current_thread};
+use contend::topology::Topology;
+use contend::workload::{LoadWalk, Sampling, Timer, Work, WriterWork, tsc_is_invariant};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use crossbeam_utils::CachePadded;
+use std::hint::black_box;
+use std::path::Path;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{Duration, Instant};
+
+fn harness_overhead(c: &mut Criterion) {
+    let cpu = current_cpu().expect("sched_getcpu");
+    let allowed = allowed_cpus().expect("sched_getaffinity");
+    let pinned = pin_current_thread(cpu, &allowed, Placement::BestEffort).expect("pin");
+    if !pinned.verified {
+        eprintln!(
+            "harness_overhead: not pinned ({}); numbers may include migrations",
+            pinned.note.unwrap_or_default()
+        );
+    }
+    let topo = Topology::read(Path::new("/")).expect("read this host's topology");
+    let layout = CounterLayout {
+        level: ShardLevel::Cpu,
+        pad: Pad::Line128,
+        home: SlotHome::Local,
+        node_iter: NodeIter::Compact,
+    };
+    let counter =
+        ShardedCounter::new(layout, &topo, &[cpu], Placement::Strict).expect("cpu-level counter");
+    let slot = counter.slot_of_cpu(cpu).expect("slot of this CPU");
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let timer = if tsc_is_invariant(&cpuinfo) {
+        Timer::Tsc {
+            hz: calibrate_tsc(Duration::from_millis(50)),
+        }
+    } else {
+        Timer::Monotonic
+    };
+    let writer_work = |sampling: Sampling| {
+        let writer = Writer::new(
+            &counter,
+            slot,
+            "always".parse().expect("policy"),
+            MonotonicClock,
+        );
+        WriterWork::new(
+            writer,
+            &counter,
+            LoadWalk::new(1, 0),
+            0,
+            timer,
+            sampling,
+            None,
+        )
+    };
+
+    let mut g = c.benchmark_group("harness_overhead");
+    g.measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_millis(500))
+        .sample_size(30)
+        .throughput(Throughput::Elements(1));
+
+    let mut work = writer_work(Sampling::off());
+    g.bench_function("harness", |b| {
+        b.iter_custom(|iters| {
+            let t = Instant::now();
+            work.run_ops(iters);
+            t.elapsed()
+        })
+    });
+    drop(work);
+
+    let mut work = writer_work(Sampling::new(1024, timer.overhead_ticks()));
+    g.bench_function("harness_sampled", |b| {
+        b.iter_custom(|iters| {
+            let t = Instant::now();
+            work.run_ops(iters);
+            t.elapsed()
+        })
+    });
+    let samples = work.write_hist.len();
+    drop(work);
+
+    let atomic = Box::new(CachePadded::new(AtomicI64::new(0)));
+    let a: &AtomicI64 = black_box(&atomic);
+    let mut walk = LoadWalk::new(1, 0);
+    let mut contrib = 0i64;
+    g.bench_function("minimal", |b| {
+        b.iter_custom(|iters| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                let load = walk.next_load();
+                let delta = load - contrib;
+                a.fetch_add(delta, Ordering::Relaxed);
+                contrib = load;
+            }
+            t.elapsed()
+        })
+    });
+    g.finish();
+    eprintln!(
+        "harness_overhead: timer {timer:?}, harness_sampled recorded {samples} samples; \
+         minimal's atomic ends at {} (its walk's load {contrib})",
+        a.load(Ordering::Relaxed)
+    );
+}
+
+criterion_group!(benches, harness_overhead);
+criterion_main!(benches);
