@@ -60,6 +60,7 @@ fn tune(g: &mut BenchmarkGroup<'_, WallTime>) {
     g.measurement_time(Duration::from_secs(1))
         .warm_up_time(Duration::from_millis(300))
         .sample_size(20)
+        .nresamples(10_000)
         .throughput(Throughput::Elements(1));
 }
 
@@ -92,7 +93,9 @@ fn bench_update<C: Clock>(
     });
     let stats = writer.stats();
     eprintln!(
-        "  update/{id}: {:.4} of updates published",
+        "  update/{id}: {} of {} updates published ({:.2e})",
+        stats.publishes,
+        stats.updates,
         stats.publishes as f64 / stats.updates.max(1) as f64
     );
 }

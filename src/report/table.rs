@@ -100,6 +100,13 @@ pub fn render(run: &RunResults) -> String {
         }
     );
 
+    if cfg.sample_every > 0 {
+        let _ = writeln!(
+            out,
+            "latency: 1 op in {} timed with {} ({:.1} ns timer overhead subtracted)",
+            cfg.sample_every, cfg.timer, cfg.timer_overhead_ns
+        );
+    }
     let levels = unique(
         run.strategies
             .iter()

@@ -181,7 +181,7 @@ fn sleep_unless(d: Duration, interrupted: &AtomicBool) -> bool {
         if now >= end {
             return true;
         }
-        std::thread::sleep((end - now).min(Duration::from_millis(20)));
+        std::thread::sleep((end - now).min(Duration::from_millis(100)));
     }
 }
 
