@@ -515,3 +515,26 @@ fn every_fixture_reads_and_captures_round_trip() {
         assert_eq!(again, t, "{name}: capture does not reproduce the model");
     }
 }
+
+#[test]
+fn spec_local_spread_follows_hop_order_and_the_allowed_set() {
+    let t = topo("vm-4node-norov");
+    // BACKGROUND.md, node 1: 4 5 8..15 0 1 2 3 6 7 (old: 4 5 0 1 2 3 6 7 8..15).
+    assert_eq!(
+        resolve_ok(&t, "local-spread:1"),
+        vec![4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 6, 7]
+    );
+    assert_eq!(
+        resolve_ok(&t, "local-spread:1:old"),
+        vec![4, 5, 0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+    );
+    assert!(resolve_err(&t, "local-spread:9").contains("online nodes: 0-3"));
+    assert!(resolve_err(&t, "local-spread:x").contains("whole number"));
+    // The order is kept, then limited to the cpuset (2-5 here): node 1 is 4-7.
+    let r = topo("restricted-cpuset");
+    assert_eq!(resolve_ok(&r, "local-spread:1"), vec![4, 5, 2, 3]);
+    assert_eq!(
+        "local-spread:1:old".parse::<CpuSpec>().unwrap().to_string(),
+        "local-spread:1:old"
+    );
+}

@@ -53,6 +53,39 @@ impl Sampling {
     }
 }
 
+/// Runs `op`; when `sampled`, times it with `timer` and records the ticks,
+/// less the timer's own overhead, in `hist`.
+#[inline(always)]
+fn timed(
+    sampled: bool,
+    timer: Timer,
+    sampling: Sampling,
+    hist: &mut Histogram<u64>,
+    op: impl FnOnce(),
+) {
+    if sampled {
+        let t0 = timer.start();
+        op();
+        let t1 = timer.end();
+        hist.saturating_record(t1.wrapping_sub(t0).saturating_sub(sampling.ticks_overhead));
+    } else {
+        op();
+    }
+}
+
+/// The read side: sum the slots and compute the group share
+/// (`calc_group_shares`) for a CPU with this contribution and load. The
+/// result is kept from the optimiser.
+#[inline(always)]
+fn read_side(counter: &ShardedCounter, contrib: i64, load: i64) {
+    std::hint::black_box(group_shares(
+        counter.shares(),
+        counter.read(),
+        contrib,
+        load,
+    ));
+}
+
 /// A thread's operation loop, driven in batches.
 pub trait Work {
     /// Runs `ops` operations.
@@ -109,30 +142,16 @@ impl<'c, C: Clock> WriterWork<'c, C> {
     }
 
     #[inline(always)]
-    fn read_side(&mut self) {
+    fn run_read_side(&mut self) {
         self.reads += 1;
         let (counter, contrib, load) = (self.counter, self.writer.contrib(), self.writer.load());
-        if self.sampling.hit(self.reads) {
-            let t0 = self.timer.start();
-            std::hint::black_box(group_shares(
-                counter.shares(),
-                counter.read(),
-                contrib,
-                load,
-            ));
-            let t1 = self.timer.end();
-            self.read_hist.saturating_record(
-                t1.wrapping_sub(t0)
-                    .saturating_sub(self.sampling.ticks_overhead),
-            );
-        } else {
-            std::hint::black_box(group_shares(
-                counter.shares(),
-                counter.read(),
-                contrib,
-                load,
-            ));
-        }
+        timed(
+            self.sampling.hit(self.reads),
+            self.timer,
+            self.sampling,
+            &mut self.read_hist,
+            || read_side(counter, contrib, load),
+        );
     }
 
     /// Updates since the last reset.
@@ -161,22 +180,19 @@ impl<C: Clock> Work for WriterWork<'_, C> {
             }
             let load = self.walk.next_load();
             self.updates += 1;
-            if self.sampling.hit(self.updates) {
-                let t0 = self.timer.start();
-                self.writer.update(load);
-                let t1 = self.timer.end();
-                self.write_hist.saturating_record(
-                    t1.wrapping_sub(t0)
-                        .saturating_sub(self.sampling.ticks_overhead),
-                );
-            } else {
-                self.writer.update(load);
-            }
+            let writer = &mut self.writer;
+            timed(
+                self.sampling.hit(self.updates),
+                self.timer,
+                self.sampling,
+                &mut self.write_hist,
+                || writer.update(load),
+            );
             if self.read_every != 0 {
                 self.read_countdown -= 1;
                 if self.read_countdown == 0 {
                     self.read_countdown = self.read_every;
-                    self.read_side();
+                    self.run_read_side();
                 }
             }
         }
@@ -240,27 +256,13 @@ impl Work for ReaderWork<'_> {
                 p.wait();
             }
             self.reads += 1;
-            if self.sampling.hit(self.reads) {
-                let t0 = self.timer.start();
-                std::hint::black_box(group_shares(
-                    counter.shares(),
-                    counter.read(),
-                    0,
-                    START_LOAD,
-                ));
-                let t1 = self.timer.end();
-                self.read_hist.saturating_record(
-                    t1.wrapping_sub(t0)
-                        .saturating_sub(self.sampling.ticks_overhead),
-                );
-            } else {
-                std::hint::black_box(group_shares(
-                    counter.shares(),
-                    counter.read(),
-                    0,
-                    START_LOAD,
-                ));
-            }
+            timed(
+                self.sampling.hit(self.reads),
+                self.timer,
+                self.sampling,
+                &mut self.read_hist,
+                || read_side(counter, 0, START_LOAD),
+            );
         }
     }
 
