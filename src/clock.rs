@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 /// A monotonic clock read on the update path. Ticks are clock-specific;
 /// [`Clock::ticks_per_sec`] converts.
-pub trait Clock: Send {
+pub trait Clock: Send + Clone {
     /// The current time in ticks.
     fn now(&self) -> u64;
     /// Ticks per second (1e9 for the nanosecond clocks; the calibrated TSC

@@ -15,10 +15,11 @@ pub struct PublishStats {
     /// Atomic adds to the shared slot made by updates (not by the final
     /// flush): how often the shared line was really written.
     pub publishes: u64,
-    /// Sum over publishes of the unpublished |delta| just before it was
-    /// published (load units).
+    /// Sum over publishes of the |delta| readers had not seen from earlier
+    /// updates when it was published (load units; 0 for a publish that
+    /// follows a publish, so always 0 under `always`).
     pub error_sum: u64,
-    /// Largest unpublished |delta| seen at a publish (load units).
+    /// Largest such |delta| (load units).
     pub error_max: u64,
     /// Sum over publishes of the age of the unpublished delta, in updates
     /// since the first change that was not yet published.
@@ -47,7 +48,9 @@ impl PublishStats {
 /// `tg_load_avg_contrib` and `last_update_tg_load_avg`.
 ///
 /// `update` neither allocates nor makes a system call; it reads the clock
-/// only when the policy has a ratelimit.
+/// only when the policy has a ratelimit. Cloning copies the local state
+/// (for a loop to keep it in registers); both copies add to the same slot.
+#[derive(Clone)]
 pub struct Writer<'c, C: Clock> {
     slot: &'c AtomicI64,
     filter: Filter,
@@ -59,6 +62,10 @@ pub struct Writer<'c, C: Clock> {
     last_publish: u64,
     /// Update number of the oldest change not yet published.
     pending_since: Option<u64>,
+    /// Updates that did not publish; publishes = updates - held, so an
+    /// update that publishes (every one, under `always`) counts nothing.
+    held: u64,
+    /// Counts; `publishes` is filled in by [`Writer::stats`].
     stats: PublishStats,
 }
 
@@ -78,14 +85,16 @@ impl<'c, C: Clock> Writer<'c, C> {
             contrib: 0,
             last_publish,
             pending_since: None,
+            held: 0,
             stats: PublishStats::default(),
         }
     }
 
     /// Sets the writer's load and publishes the change if the policy says
     /// so (`update_tg_load_avg`).
-    #[inline]
+    #[inline(always)]
     pub fn update(&mut self, load: i64) {
+        let withheld = self.load - self.contrib;
         self.load = load;
         let n = self.stats.updates;
         self.stats.updates = n + 1;
@@ -102,14 +111,16 @@ impl<'c, C: Clock> Writer<'c, C> {
             self.slot.fetch_add(delta, Ordering::Relaxed);
             self.contrib = load;
             self.last_publish = now;
-            let age = self.pending_since.take().map_or(0, |since| n - since);
-            let err = delta.unsigned_abs();
-            let s = &mut self.stats;
-            s.publishes += 1;
-            s.error_sum += err;
-            s.error_max = s.error_max.max(err);
-            s.age_sum_updates += age;
-            s.age_max_updates = s.age_max_updates.max(age);
+            // Staleness: what readers had not seen from earlier updates.
+            // Under `always` nothing is ever withheld, so nothing to do.
+            if let Some(since) = self.pending_since.take() {
+                let (err, age) = (withheld.unsigned_abs(), n - since);
+                let s = &mut self.stats;
+                s.error_sum += err;
+                s.error_max = s.error_max.max(err);
+                s.age_sum_updates += age;
+                s.age_max_updates = s.age_max_updates.max(age);
+            }
         } else {
             self.note_pending(n);
         }
@@ -117,6 +128,7 @@ impl<'c, C: Clock> Writer<'c, C> {
 
     #[inline(always)]
     fn note_pending(&mut self, update: u64) {
+        self.held += 1;
         if self.pending_since.is_none() && self.load != self.contrib {
             self.pending_since = Some(update);
         }
@@ -150,6 +162,7 @@ impl<'c, C: Clock> Writer<'c, C> {
     /// last publish time stay.
     pub fn reset_stats(&mut self) {
         self.stats = PublishStats::default();
+        self.held = 0;
         // Update numbers restart at 0; a delta already pending counts from
         // there.
         self.pending_since = (self.load != self.contrib).then_some(0);
@@ -157,7 +170,16 @@ impl<'c, C: Clock> Writer<'c, C> {
 
     /// Counts since creation or the last [`Writer::reset_stats`].
     pub fn stats(&self) -> PublishStats {
-        self.stats
+        PublishStats {
+            publishes: self.stats.updates - self.held,
+            ..self.stats
+        }
+    }
+
+    /// Updates since creation or the last [`Writer::reset_stats`].
+    #[inline(always)]
+    pub fn updates(&self) -> u64 {
+        self.stats.updates
     }
 }
 

@@ -11,6 +11,7 @@ pub const START_LOAD: i64 = 1024;
 pub const MAX_STEP: i64 = 64;
 
 /// A reproducible random walk of load values that never goes below 0.
+#[derive(Clone)]
 pub struct LoadWalk {
     rng: Xoshiro256PlusPlus,
     load: i64,

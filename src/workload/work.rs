@@ -63,14 +63,23 @@ fn timed(
     hist: &mut Histogram<u64>,
     op: impl FnOnce(),
 ) {
+    // One call site for `op`, so it is inlined into the loop.
+    let t0 = if sampled { timer.start() } else { 0 };
+    op();
     if sampled {
-        let t0 = timer.start();
-        op();
         let t1 = timer.end();
-        hist.saturating_record(t1.wrapping_sub(t0).saturating_sub(sampling.ticks_overhead));
-    } else {
-        op();
+        record(
+            hist,
+            t1.wrapping_sub(t0).saturating_sub(sampling.ticks_overhead),
+        );
     }
+}
+
+/// Records one sample; kept out of line, off the hot path.
+#[inline(never)]
+#[cold]
+fn record(hist: &mut Histogram<u64>, ticks: u64) {
+    hist.saturating_record(ticks);
 }
 
 /// The read side: sum the slots and compute the group share
@@ -104,7 +113,6 @@ pub struct WriterWork<'c, C: Clock> {
     timer: Timer,
     sampling: Sampling,
     pacer: Option<Pacer>,
-    updates: u64,
     reads: u64,
     /// Sampled update latencies, timer ticks.
     pub write_hist: Histogram<u64>,
@@ -134,29 +142,15 @@ impl<'c, C: Clock> WriterWork<'c, C> {
             timer,
             sampling,
             pacer: rate.map(|r| Pacer::new(timer, r)),
-            updates: 0,
             reads: 0,
             write_hist: crate::stats::new_histogram(),
             read_hist: crate::stats::new_histogram(),
         }
     }
 
-    #[inline(always)]
-    fn run_read_side(&mut self) {
-        self.reads += 1;
-        let (counter, contrib, load) = (self.counter, self.writer.contrib(), self.writer.load());
-        timed(
-            self.sampling.hit(self.reads),
-            self.timer,
-            self.sampling,
-            &mut self.read_hist,
-            || read_side(counter, contrib, load),
-        );
-    }
-
     /// Updates since the last reset.
     pub fn updates(&self) -> u64 {
-        self.updates
+        self.writer.updates()
     }
 
     /// Read-side operations since the last reset.
@@ -170,38 +164,79 @@ impl<'c, C: Clock> WriterWork<'c, C> {
     }
 }
 
-impl<C: Clock> Work for WriterWork<'_, C> {
-    /// Runs `ops` updates (and their share of reads).
-    #[inline]
-    fn run_ops(&mut self, ops: u64) {
+impl<C: Clock> WriterWork<'_, C> {
+    /// The loop, compiled once per combination of features in use, so a
+    /// plain hammering loop carries no pacing, read-side or sampling code
+    /// and keeps its state in registers.
+    ///
+    /// It works on local copies of its state and writes them back at the
+    /// end: a field stored on every operation would cost a store, and a
+    /// locked add waits until every earlier store has drained.
+    #[inline(always)]
+    fn run_loop<const PACED: bool, const READS: bool, const SAMPLED: bool>(&mut self, ops: u64) {
+        let mut writer = self.writer.clone();
+        let mut walk = self.walk.clone();
+        let (mut reads, mut countdown) = (self.reads, self.read_countdown);
+        let (timer, sampling, counter, read_every) =
+            (self.timer, self.sampling, self.counter, self.read_every);
         for _ in 0..ops {
-            if let Some(p) = &mut self.pacer {
+            if PACED && let Some(p) = &mut self.pacer {
                 p.wait();
             }
-            let load = self.walk.next_load();
-            self.updates += 1;
-            let writer = &mut self.writer;
-            timed(
-                self.sampling.hit(self.updates),
-                self.timer,
-                self.sampling,
-                &mut self.write_hist,
-                || writer.update(load),
-            );
-            if self.read_every != 0 {
-                self.read_countdown -= 1;
-                if self.read_countdown == 0 {
-                    self.read_countdown = self.read_every;
-                    self.run_read_side();
+            let load = walk.next_load();
+            let sampled = SAMPLED && sampling.hit(writer.updates() + 1);
+            let t0 = if sampled { timer.start() } else { 0 };
+            writer.update(load);
+            if sampled {
+                let t1 = timer.end();
+                record(
+                    &mut self.write_hist,
+                    t1.wrapping_sub(t0).saturating_sub(sampling.ticks_overhead),
+                );
+            }
+            if READS {
+                countdown -= 1;
+                if countdown == 0 {
+                    countdown = read_every;
+                    reads += 1;
+                    let (contrib, load) = (writer.contrib(), writer.load());
+                    timed(
+                        SAMPLED && sampling.hit(reads),
+                        timer,
+                        sampling,
+                        &mut self.read_hist,
+                        || read_side(counter, contrib, load),
+                    );
                 }
             }
+        }
+        self.writer = writer;
+        self.walk = walk;
+        (self.reads, self.read_countdown) = (reads, countdown);
+    }
+}
+
+impl<C: Clock> Work for WriterWork<'_, C> {
+    /// Runs `ops` updates (and their share of reads).
+    fn run_ops(&mut self, ops: u64) {
+        let paced = self.pacer.is_some();
+        let reads = self.read_every != 0;
+        let sampled = self.sampling.every() != 0;
+        match (paced, reads, sampled) {
+            (false, false, false) => self.run_loop::<false, false, false>(ops),
+            (false, false, true) => self.run_loop::<false, false, true>(ops),
+            (false, true, false) => self.run_loop::<false, true, false>(ops),
+            (false, true, true) => self.run_loop::<false, true, true>(ops),
+            (true, false, false) => self.run_loop::<true, false, false>(ops),
+            (true, false, true) => self.run_loop::<true, false, true>(ops),
+            (true, true, false) => self.run_loop::<true, true, false>(ops),
+            (true, true, true) => self.run_loop::<true, true, true>(ops),
         }
     }
 
     /// Forgets counts and samples so far (end of warm-up); the writer's
     /// load and contribution stay.
     fn reset_counts(&mut self) {
-        self.updates = 0;
         self.reads = 0;
         self.writer.reset_stats();
         self.write_hist.reset();
