@@ -1,8 +1,7 @@
 //! Single-thread costs behind the "counter strategies" comparison: what one
-//! `Writer::update` costs under each publish policy, what one
-//! `ShardedCounter::read` costs at each shard level (on this host and on
-//! fixture layouts with many slots), and what one read of each ratelimit
-//! clock costs.
+//! `Writer::update` costs under each publish policy (and, for the
+//! ratelimit, each clock it can read). The read side is `read_side.rs`, the
+//! clocks alone `clock.rs`, many writers `contention.rs`.
 //!
 //! Everything runs on the bench's own thread, pinned (best effort) to the
 //! CPU it started on so the writer's slot stays local and the thread does
@@ -11,50 +10,23 @@
 //!
 //! `cargo bench --bench counter_ops`; reports land in `target/criterion`.
 
-use contend::clock::{Clock, CoarseClock, MonotonicClock, TscClock, calibrate_tsc};
+mod common;
+
+use contend::clock::{Clock, CoarseClock, MonotonicClock, TscClock};
 use contend::counter::{
     CounterLayout, NodeIter, Pad, PublishPolicy, ShardLevel, ShardedCounter, SlotHome, Writer,
 };
-use contend::placement::{Placement, allowed_cpus, current_cpu, pin_current_thread};
-use contend::topology::Topology;
+use contend::placement::Placement;
 use contend::workload::LoadWalk;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Pre-generated loads per writer; a power of two so the index is a mask.
 /// 4096 × 8 bytes = 32 KiB: it stays in L1/L2 and its reads are cheap,
 /// sequential and prefetched, so the timed loop holds no RNG work.
 const LOADS: usize = 4096;
-
-/// Pins the bench thread to the CPU it is on (best effort: an unverified
-/// pin just leaves the thread where the scheduler puts it) and returns that
-/// CPU.
-fn pin_here() -> u32 {
-    let cpu = current_cpu().expect("sched_getcpu");
-    let allowed = allowed_cpus().expect("sched_getaffinity");
-    let pinned = pin_current_thread(cpu, &allowed, Placement::BestEffort).expect("pin");
-    if !pinned.verified {
-        eprintln!(
-            "counter_ops: not pinned ({}); numbers may include migrations",
-            pinned.note.unwrap_or_default()
-        );
-    }
-    cpu
-}
-
-fn host_topology() -> Topology {
-    Topology::read(Path::new("/")).expect("read this host's topology")
-}
-
-fn fixture(name: &str) -> Topology {
-    let root: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests/fixtures/topology", name]
-        .iter()
-        .collect();
-    Topology::read(&root).unwrap_or_else(|e| panic!("fixture {name}: {e}"))
-}
 
 fn tune(g: &mut BenchmarkGroup<'_, WallTime>) {
     g.measurement_time(Duration::from_secs(1))
@@ -101,8 +73,8 @@ fn bench_update<C: Clock>(
 }
 
 fn update(c: &mut Criterion) {
-    let cpu = pin_here();
-    let topo = host_topology();
+    let cpu = common::pin_here("counter_ops");
+    let topo = common::host_topology();
     let layout = CounterLayout {
         level: ShardLevel::Global,
         pad: Pad::Line128,
@@ -115,7 +87,7 @@ fn update(c: &mut Criterion) {
     let mut walk = LoadWalk::new(1, 0);
     let loads: Vec<i64> = (0..LOADS).map(|_| walk.next_load()).collect();
     let tsc = TscClock {
-        hz: calibrate_tsc(Duration::from_millis(50)),
+        hz: common::tsc_hz(),
     };
 
     let mut g = c.benchmark_group("update");
@@ -171,98 +143,5 @@ fn update(c: &mut Criterion) {
     g.finish();
 }
 
-/// One `ShardedCounter::read` per iteration on `topo` at `level`.
-fn bench_read(
-    g: &mut BenchmarkGroup<'_, WallTime>,
-    id: &str,
-    topo: &Topology,
-    writer_cpu: u32,
-    level: ShardLevel,
-    home: SlotHome,
-    node_iter: NodeIter,
-) {
-    let layout = CounterLayout {
-        level,
-        pad: Pad::Line128,
-        home,
-        node_iter,
-    };
-    let counter = ShardedCounter::new(layout, topo, &[writer_cpu], Placement::Strict)
-        .unwrap_or_else(|e| panic!("{id}: {e}"));
-    let slots = counter.slots().len();
-    let counter = &counter;
-    g.bench_function(format!("{id} ({slots} slots)"), |b| {
-        b.iter(|| black_box(counter).read())
-    });
-}
-
-fn read(c: &mut Criterion) {
-    let cpu = pin_here();
-    let host = host_topology();
-    let mut g = c.benchmark_group("read");
-    tune(&mut g);
-    for level in ShardLevel::ALL {
-        let id = format!("host/{level}");
-        bench_read(
-            &mut g,
-            &id,
-            &host,
-            cpu,
-            level,
-            SlotHome::Local,
-            NodeIter::Compact,
-        );
-    }
-    // Fixture layouts: every slot on node 0 (the one node every host has),
-    // so the slot count is the fixture's while the memory is real.
-    let epyc = fixture("epyc-7j13-2s-nps1-256");
-    let first = epyc.online_cpus.first().expect("fixture CPUs");
-    for level in ShardLevel::ALL {
-        let id = format!("epyc-7j13-2s-nps1-256/{level}");
-        bench_read(
-            &mut g,
-            &id,
-            &epyc,
-            first,
-            level,
-            SlotHome::OnNode(0),
-            NodeIter::Compact,
-        );
-    }
-    let amd = fixture("amd-2s-nps4-8node");
-    let first = amd.online_cpus.first().expect("fixture CPUs");
-    for (name, iter) in [("compact", NodeIter::Compact), ("bitmap", NodeIter::Bitmap)] {
-        let id = format!("amd-2s-nps4-8node/node/{name}");
-        bench_read(
-            &mut g,
-            &id,
-            &amd,
-            first,
-            ShardLevel::Node,
-            SlotHome::OnNode(0),
-            iter,
-        );
-    }
-    g.finish();
-}
-
-/// One `Clock::now` per iteration.
-fn bench_clock<C: Clock>(g: &mut BenchmarkGroup<'_, WallTime>, id: &str, clock: C) {
-    g.bench_function(id, |b| b.iter(|| Clock::now(black_box(&clock))));
-}
-
-fn clock(c: &mut Criterion) {
-    pin_here();
-    let tsc = TscClock {
-        hz: calibrate_tsc(Duration::from_millis(50)),
-    };
-    let mut g = c.benchmark_group("clock");
-    tune(&mut g);
-    bench_clock(&mut g, "tsc", tsc);
-    bench_clock(&mut g, "monotonic", MonotonicClock);
-    bench_clock(&mut g, "coarse", CoarseClock);
-    g.finish();
-}
-
-criterion_group!(benches, update, read, clock);
+criterion_group!(benches, update);
 criterion_main!(benches);

@@ -43,6 +43,12 @@ pub enum Command {
     /// and report what sched_getcpu and move_pages say: a check that
     /// placement works here (in a container, a cpuset, a VM).
     Verify(VerifyArgs),
+    /// Time a cache line's hand-off between every pair of CPUs (or a
+    /// per-class sample of pairs), group the costs by distance class (SMT,
+    /// same LLC, same node, cross-node at each distance) and say whether to
+    /// split a hot counter at llc, at node, or not at all.
+    #[command(long_about = crate::matrix::LONG_ABOUT)]
+    Matrix(MatrixArgs),
 }
 
 /// How many threads a pool gets: a count, or a percentage of the CPUs this
@@ -292,6 +298,48 @@ pub struct VerifyArgs {
     pub placement: PlacementArg,
 
     /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Options of `contend matrix`.
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    #[doc = "CPUs whose pairs are measured (the matrix's rows and columns, by id)."]
+    #[arg(long, value_name = "SPEC", default_value = "all", long_help = CpuSpec::HELP)]
+    pub cpus: CpuSpec,
+
+    /// Timed samples per direction of each pair; a sample is a batch of
+    /// 100 round trips, its time / 200 one one-way latency.
+    #[arg(long, value_name = "N", default_value_t = 200,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub samples: u32,
+
+    /// The node each pair's lines are bound to: first (node of the pair's
+    /// lower CPU), second (node of the higher CPU) or node:N.
+    #[arg(long, value_name = "WHERE", default_value = "first")]
+    pub home: crate::matrix::Home,
+
+    /// cas: CAS ping-pong (a locked read-modify-write each turn); rw: flag
+    /// hand-off with plain loads and stores.
+    #[arg(long, value_name = "MODE", default_value = "cas")]
+    pub mode: crate::matrix::Mode,
+
+    /// Measure every pair instead of at most --per-class pairs per class.
+    #[arg(long)]
+    pub all_pairs: bool,
+
+    /// Pairs measured per distance class: the class's lowest pair and a
+    /// fixed-seed random sample of the rest (ignored with --all-pairs).
+    #[arg(long, value_name = "CAP", default_value_t = 64,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub per_class: u32,
+
+    /// Results root: files go to DIR/<host>/<UTC timestamp>/.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+
+    /// Print matrix.json to stdout instead of the summary.
     #[arg(long)]
     pub json: bool,
 }

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod commands;
 pub mod counter;
 pub mod error;
+pub mod matrix;
 pub mod placement;
 pub mod provenance;
 pub mod report;

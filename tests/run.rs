@@ -237,9 +237,22 @@ fn rate_caps_each_thread() {
     let rate = v["strategies"][0]["summary"]["write_ops_per_s"]["mean"]
         .as_f64()
         .unwrap();
+    // The cap is the property; a loaded CI machine may deschedule the
+    // thread and so run below it, never above.
     assert!(
-        rate <= 2000.0 * 1.05 && rate > 2000.0 * 0.5,
+        rate <= 2000.0 * 1.05 && rate > 0.0,
         "{rate} updates/s at --rate 2000"
+    );
+    let unlimited = quick_run(
+        dir.path(),
+        &["--level", "global", "--publish", "always", "--writers", "1"],
+    );
+    let free = unlimited["strategies"][0]["summary"]["write_ops_per_s"]["mean"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        free > 20_000.0,
+        "uncapped writer only reached {free} updates/s"
     );
 }
 
@@ -306,4 +319,27 @@ fn ctrl_c_keeps_finished_repeats_and_marks_the_file_partial() {
         .map(|s| s["repeats"].as_array().unwrap().len())
         .sum();
     assert!((1..80).contains(&finished), "{finished} repeats kept");
+}
+
+#[test]
+fn run_options_work_without_the_word_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "--json",
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--level",
+        "cpu",
+        "--publish",
+        "always",
+    ];
+    args.extend(QUICK);
+    let o = contend(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["strategies"][0]["name"], "cpu/always/pad128");
+    // A misspelt option is still an error, not a run.
+    let o = contend(&["--levle", "cpu"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--levle"), "{}", stderr(&o));
 }

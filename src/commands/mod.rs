@@ -1,6 +1,7 @@
 //! One module per subcommand; [`run`] parses the command line and
 //! dispatches.
 
+mod matrix;
 mod run;
 mod spread;
 mod topology;
@@ -18,18 +19,24 @@ use std::path::Path;
 /// usage errors with status 2.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
     let args: Vec<OsString> = args.into_iter().collect();
-    let mut cli = Cli::try_parse_from(&args).unwrap_or_else(|e| e.exit());
-    if cli.command.is_none() {
-        // No subcommand: the default comparison, i.e. `contend run`.
-        let mut with_run = args;
-        with_run.push("run".into());
-        cli = Cli::try_parse_from(&with_run).unwrap_or_else(|e| e.exit());
-    }
+    // Without a subcommand, `contend [OPTIONS]` is `contend run [OPTIONS]`.
+    let mut with_run = args.clone();
+    with_run.insert(1.min(with_run.len()), "run".into());
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) if cli.command.is_some() => cli,
+        Ok(_) => Cli::try_parse_from(&with_run).unwrap_or_else(|e| e.exit()),
+        // `contend --writers 4`: run's options without the word run.
+        Err(e) if e.kind() == clap::error::ErrorKind::UnknownArgument => {
+            Cli::try_parse_from(&with_run).unwrap_or_else(|e| e.exit())
+        }
+        Err(e) => e.exit(),
+    };
     match cli.command {
         Some(Command::Run(args)) => run::run(&cli.sysfs_root, &args),
         Some(Command::Topology(args)) => topology::run(&cli.sysfs_root, &args),
         Some(Command::Spread(args)) => spread::run(&cli.sysfs_root, &args),
         Some(Command::Verify(args)) => verify::run(&cli.sysfs_root, &args),
+        Some(Command::Matrix(args)) => matrix::run(&cli.sysfs_root, &args),
         None => Err(CliError::usage("no subcommand given; see contend --help")),
     }
 }

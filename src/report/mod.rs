@@ -2,6 +2,7 @@
 //! one module per format.
 
 mod csv;
+pub mod heatmap;
 mod json;
 pub mod table;
 pub mod topology_text;

@@ -1,0 +1,146 @@
+//! Distance classes of CPU pairs, read from the topology, and which pairs
+//! of each class get measured.
+
+use crate::topology::Topology;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use serde::{Serialize, Serializer};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// How far apart two CPUs are, as far as a shared cache line is concerned.
+/// Ordered nearest first: `Smt < SameLlc < SameNode < CrossNode(10) <
+/// CrossNode(12) < …`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PairClass {
+    /// SMT siblings: two threads of one core (the line stays in its L1/L2).
+    Smt,
+    /// Different cores sharing one last-level cache.
+    SameLlc,
+    /// One NUMA node, different last-level caches (AMD CCXs, Intel SNC).
+    SameNode,
+    /// Different NUMA nodes at this SLIT distance (the larger of the two
+    /// entries when the table is asymmetric).
+    CrossNode(u32),
+}
+
+impl PairClass {
+    /// True for the classes inside one NUMA node.
+    pub fn within_node(self) -> bool {
+        !matches!(self, PairClass::CrossNode(_))
+    }
+}
+
+/// `smt`, `same-llc`, `same-node`, `cross-node@D`: the names used in
+/// results, tables and `--help`.
+impl fmt::Display for PairClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PairClass::Smt => f.write_str("smt"),
+            PairClass::SameLlc => f.write_str("same-llc"),
+            PairClass::SameNode => f.write_str("same-node"),
+            PairClass::CrossNode(d) => write!(f, "cross-node@{d}"),
+        }
+    }
+}
+
+impl Serialize for PairClass {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// The class of the pair `(a, b)` on `topo`; an error names a CPU that is
+/// not online.
+pub fn classify(topo: &Topology, a: u32, b: u32) -> Result<PairClass, String> {
+    let cpu = |id| {
+        topo.cpu(id)
+            .ok_or_else(|| format!("CPU {id} is not online (online: {})", topo.online_cpus))
+    };
+    let (ca, cb) = (cpu(a)?, cpu(b)?);
+    Ok(if ca.siblings.contains(b) || cb.siblings.contains(a) {
+        PairClass::Smt
+    } else if ca.llc == cb.llc {
+        PairClass::SameLlc
+    } else if ca.node == cb.node {
+        PairClass::SameNode
+    } else {
+        let d = |x, y| topo.distance(x, y).unwrap_or(0);
+        PairClass::CrossNode(d(ca.node, cb.node).max(d(cb.node, ca.node)))
+    })
+}
+
+/// One pair of CPUs to measure, `a < b`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlannedPair {
+    /// The lower CPU id.
+    pub a: u32,
+    /// The higher CPU id.
+    pub b: u32,
+    /// Their distance class.
+    pub class: PairClass,
+}
+
+/// The pairs chosen for measurement, and how many of each class there were.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairSelection {
+    /// Pairs to measure, ordered by `(a, b)`.
+    pub pairs: Vec<PlannedPair>,
+    /// Every class among the chosen CPUs with its number of pairs (before
+    /// any cap).
+    pub candidates: BTreeMap<PairClass, usize>,
+}
+
+/// Seed of the pair sample: the same pairs on every run of one host.
+const SAMPLE_SEED: u64 = 0x6d61_7472_6978; // "matrix"
+
+/// Classifies every pair `a < b` of `cpus` (ids, any order, duplicates
+/// ignored) and keeps, per class, at most `per_class` pairs: the class's
+/// first pair in `(a, b)` order plus a fixed-seed random sample of the rest
+/// (deterministic, and spread over both CPUs of the pair, which an evenly
+/// spaced pick in `(a, b)` order is not). `None` keeps every pair.
+pub fn select_pairs(
+    topo: &Topology,
+    cpus: &[u32],
+    per_class: Option<usize>,
+) -> Result<PairSelection, String> {
+    let mut ids = cpus.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut by_class: BTreeMap<PairClass, Vec<PlannedPair>> = BTreeMap::new();
+    for (i, &a) in ids.iter().enumerate() {
+        for &b in &ids[i + 1..] {
+            let class = classify(topo, a, b)?;
+            by_class
+                .entry(class)
+                .or_default()
+                .push(PlannedPair { a, b, class });
+        }
+    }
+    let candidates = by_class.iter().map(|(c, v)| (*c, v.len())).collect();
+    let mut pairs: Vec<PlannedPair> = by_class
+        .into_values()
+        .flat_map(|v| match per_class {
+            Some(cap) if v.len() > cap => sample(&v, cap),
+            _ => v,
+        })
+        .collect();
+    pairs.sort_unstable_by_key(|p| (p.a, p.b));
+    Ok(PairSelection { pairs, candidates })
+}
+
+/// `v[0]` and `cap - 1` other items of `v` (`cap < v.len()`) picked by a
+/// partial Fisher-Yates shuffle seeded with [`SAMPLE_SEED`], so a class's
+/// sample depends only on its own pairs.
+fn sample(v: &[PlannedPair], cap: usize) -> Vec<PlannedPair> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(SAMPLE_SEED);
+    let mut rest: Vec<usize> = (1..v.len()).collect();
+    for i in 0..cap.saturating_sub(1) {
+        let j = i + (rng.next_u64() % (rest.len() - i) as u64) as usize;
+        rest.swap(i, j);
+    }
+    std::iter::once(0)
+        .chain(rest.into_iter().take(cap.saturating_sub(1)))
+        .map(|i| v[i])
+        .collect()
+}

@@ -1,0 +1,248 @@
+//! One pair's measurement: fresh node-bound lines, two verified pinned
+//! threads, a hand-off timed in batches in each direction.
+
+use crate::placement::pin_current_thread;
+use crate::placement::{NodeCheck, NodeMemory, PinnedThread, Placement, PlacementError};
+use crate::topology::CpuList;
+use crate::workload::Timer;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// How the two threads pass the line back and forth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// CAS ping-pong: the initiator waits for 2k and CASes it to 2k+1, the
+    /// responder waits for 2k+1 and CASes it to 2k+2; each side spins on
+    /// the CAS itself (a locked read-modify-write, like `atomic_long_add`).
+    Cas,
+    /// Flag hand-off with plain loads and stores: each turn one side writes
+    /// the flag and the other, spinning on loads, reads it and writes the
+    /// next value (a read miss on a modified line, then an upgrade: the
+    /// pattern of one writer and one reader of `tg->load_avg`).
+    Rw,
+}
+
+impl Mode {
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Cas => "cas",
+            Mode::Rw => "rw",
+        }
+    }
+}
+
+impl FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "cas" => Ok(Mode::Cas),
+            "rw" => Ok(Mode::Rw),
+            _ => Err(format!("unknown mode \"{s}\" (expected cas or rw)")),
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Mode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// How a pair's samples are taken.
+#[derive(Debug, Clone, Copy)]
+pub struct Procedure {
+    /// Cas or rw.
+    pub mode: Mode,
+    /// Timed samples per direction.
+    pub samples: usize,
+    /// Round trips per sample (a sample is one batch, timed as a whole).
+    pub round_trips: u64,
+    /// Batches run and discarded before the timed ones, per direction.
+    pub warmup_samples: usize,
+    /// The stopwatch (calibrated TSC, or CLOCK_MONOTONIC).
+    pub timer: Timer,
+}
+
+/// What one pair's measurement produced.
+#[derive(Debug)]
+pub struct PairSamples {
+    /// The two threads: the one pinned to the pair's lower CPU first.
+    pub threads: [PinnedThread; 2],
+    /// Where the page holding the lines was verified to be.
+    pub line: NodeCheck,
+    /// One-way ns per sample with the lower CPU initiating.
+    pub forward: Vec<f64>,
+    /// One-way ns per sample with the higher CPU initiating.
+    pub backward: Vec<f64>,
+}
+
+/// CAS turn: spins on the CAS until the line goes from `expect` to
+/// `expect + 1`.
+#[inline(always)]
+fn cas_turn(line: &AtomicU64, expect: u64) {
+    while line
+        .compare_exchange(expect, expect + 1, Ordering::AcqRel, Ordering::Relaxed)
+        .is_err()
+    {}
+}
+
+/// Load/store turn: spins on loads until the line holds `expect`, then
+/// stores `expect + 1`.
+#[inline(always)]
+fn rw_turn(line: &AtomicU64, expect: u64) {
+    while line.load(Ordering::Acquire) != expect {}
+    line.store(expect + 1, Ordering::Release);
+}
+
+/// Lines of the pair's page that samples rotate through (64-byte lines,
+/// the first KiB): a line's cost depends on which L3 slice its address
+/// hashes to (on this project's EPYC host the same-LLC one-way time runs
+/// from 23 to 30 ns with the line's offset modulo 512 bytes), so one fixed
+/// line would measure one slice, not the pair.
+pub const LINES: usize = 16;
+
+/// Bytes between rotated lines.
+const LINE_BYTES: usize = 64;
+
+/// The lines both threads use, and how many round trips each has seen (both
+/// threads keep the same count, so each knows the values to expect).
+struct Rotation<'a> {
+    lines: [&'a AtomicU64; LINES],
+    rounds: [u64; LINES],
+}
+
+impl Rotation<'_> {
+    /// The line of sample `s` and the (even) value it holds before it.
+    fn at(&self, s: usize) -> (&AtomicU64, u64) {
+        let l = s % LINES;
+        (self.lines[l], 2 * self.rounds[l])
+    }
+
+    /// Records `n` finished round trips on sample `s`'s line.
+    fn done(&mut self, s: usize, n: u64) {
+        self.rounds[s % LINES] += n;
+    }
+}
+
+/// The initiating side: for each sample, on the next line, takes turns
+/// base→base+1, base+2→base+3, … `round_trips` times, then waits to see
+/// the last answer; a sample's time runs from seeing the previous sample's
+/// last answer to seeing its own (no untimed gap). Returns the timed
+/// samples' one-way ns, warm-up dropped.
+#[inline(always)]
+fn initiate(rot: &mut Rotation<'_>, p: &Procedure, turn: impl Fn(&AtomicU64, u64)) -> Vec<f64> {
+    let batches = p.warmup_samples + p.samples;
+    let ns_per_tick = p.timer.ns_per_tick();
+    let mut out = Vec::with_capacity(batches);
+    let mut t0 = p.timer.end();
+    for s in 0..batches {
+        let (line, base) = rot.at(s);
+        for k in 0..p.round_trips {
+            turn(line, base + 2 * k);
+        }
+        let last = base + 2 * p.round_trips;
+        while line.load(Ordering::Acquire) != last {}
+        rot.done(s, p.round_trips);
+        let t1 = p.timer.end();
+        out.push(t1.wrapping_sub(t0) as f64 * ns_per_tick / (2 * p.round_trips) as f64);
+        t0 = t1;
+    }
+    out.split_off(p.warmup_samples)
+}
+
+/// The responding side: answers base+1→base+2, … on each sample's line.
+#[inline(always)]
+fn respond(rot: &mut Rotation<'_>, p: &Procedure, turn: impl Fn(&AtomicU64, u64)) {
+    for s in 0..p.warmup_samples + p.samples {
+        let (line, base) = rot.at(s);
+        for k in 0..p.round_trips {
+            turn(line, base + 2 * k + 1);
+        }
+        rot.done(s, p.round_trips);
+    }
+}
+
+/// One side of a pair: initiates then responds (`first`) or responds then
+/// initiates; returns the samples it initiated.
+fn one_side<F: Fn(&AtomicU64, u64) + Copy>(
+    rot: &mut Rotation<'_>,
+    first: bool,
+    p: &Procedure,
+    turn: F,
+) -> Vec<f64> {
+    if first {
+        let samples = initiate(rot, p, turn);
+        respond(rot, p, turn);
+        samples
+    } else {
+        respond(rot, p, turn);
+        initiate(rot, p, turn)
+    }
+}
+
+/// Measures the pair `(a, b)`: allocates a fresh page bound to `home`
+/// (its lines never used before), pins a thread to each CPU and verifies
+/// both, then times `a` initiating, then `b` initiating, each over the
+/// same [`LINES`] rotating lines. A CPU or node that cannot be placed and
+/// verified is an error.
+pub fn measure_pair(
+    a: u32,
+    b: u32,
+    home: u32,
+    p: &Procedure,
+    allowed: &CpuList,
+) -> Result<PairSamples, PlacementError> {
+    let memory = NodeMemory::alloc(LINES * LINE_BYTES, home, Placement::Strict)?;
+    // SAFETY: every offset is 64-byte aligned and inside the mapping (at
+    // least a page), which outlives the threads below; the page holds
+    // zeros, which are valid AtomicU64s.
+    let lines: [&AtomicU64; LINES] = std::array::from_fn(|l| unsafe {
+        &*memory.as_ptr().add(l * LINE_BYTES).cast::<AtomicU64>()
+    });
+    let ready = Barrier::new(2);
+    let failed = AtomicBool::new(false);
+    let side = |cpu: u32, first: bool| {
+        let pin = pin_current_thread(cpu, allowed, Placement::Strict);
+        if pin.is_err() {
+            failed.store(true, Ordering::Relaxed);
+        }
+        ready.wait();
+        if failed.load(Ordering::Relaxed) {
+            return (pin, Vec::new());
+        }
+        let mut rot = Rotation {
+            lines,
+            rounds: [0; LINES],
+        };
+        let samples = match p.mode {
+            Mode::Cas => one_side(&mut rot, first, p, cas_turn),
+            Mode::Rw => one_side(&mut rot, first, p, rw_turn),
+        };
+        (pin, samples)
+    };
+    let ((pin_a, forward), (pin_b, backward)) = std::thread::scope(|s| {
+        let ta = s.spawn(|| side(a, true));
+        let tb = s.spawn(|| side(b, false));
+        (join(ta), join(tb))
+    });
+    Ok(PairSamples {
+        threads: [pin_a?, pin_b?],
+        line: memory.check().clone(),
+        forward,
+        backward,
+    })
+}
+
+/// Joins a measuring thread, passing a panic on.
+fn join<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+}

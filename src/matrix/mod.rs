@@ -1,0 +1,376 @@
+//! The pair transfer matrix: what moving one cache line between two CPUs
+//! costs, for every pair (or a per-class sample of pairs), grouped by
+//! distance class, with advice on where to split a hot counter.
+//!
+//! Each pair gets a fresh page bound to the chosen home node (a line left
+//! owned by a third core would skew later pairs), two threads pinned and
+//! verified, and a hand-off ([`Mode`]) timed in batches in both directions:
+//! the lower CPU initiating, then the higher. Batches rotate over
+//! [`LINES`] lines of the page so that no one L3 slice decides a pair's
+//! cost. An independent minimal
+//! ping-pong ([`reference_pingpong`]) runs on the first pair as a check.
+
+mod advice;
+mod classes;
+mod measure;
+mod reference;
+mod stats;
+
+pub use advice::{
+    Advice, ClassStats, EmptyClass, LLC_CLOSE, RULE, SAME, Split, advise, class_stats,
+    empty_classes,
+};
+pub use classes::{PairClass, PairSelection, PlannedPair, classify, select_pairs};
+pub use measure::{LINES, Mode, PairSamples, Procedure, measure_pair};
+pub use reference::reference_pingpong;
+
+use crate::placement::{NodeCheck, PinnedThread, PlacementError};
+use crate::provenance::Provenance;
+use crate::topology::{CpuList, Topology};
+use serde::Serialize;
+use stats::quantile_of;
+use std::fmt;
+use std::str::FromStr;
+
+/// Round trips timed together as one sample.
+pub const ROUND_TRIPS_PER_SAMPLE: u64 = 100;
+
+/// Samples run and discarded before the timed ones, per direction.
+pub const WARMUP_SAMPLES: usize = 20;
+
+/// Round trips of the reference ping-pong on the first pair.
+pub const REFERENCE_ROUND_TRIPS: u64 = 256_000;
+
+/// `contend matrix --help`: what is measured, the outputs and the advice
+/// rule.
+pub const LONG_ABOUT: &str = concat!(
+    "Time a cache line's hand-off between pairs of CPUs, group the costs by \
+distance class and say whether to split a hot counter at llc, at node, or \
+not at all (Peter Zijlstra's question: does the cost jump at cross-LLC or \
+at cross-node?).
+
+Each pair i<j gets a fresh page bound to --home and two threads pinned to i \
+and j (checked with sched_getcpu; the page with move_pages). With i \
+initiating, then j, they pass a line back and forth (--mode): a sample is \
+100 round trips on one line timed with the calibrated TSC, one-way = time / \
+200; samples rotate over 16 consecutive 64-byte lines of the page, because \
+a line's cost depends on the L3 slice its address maps to; 20 warm-up \
+samples are dropped. Per direction: median and p90 over the samples; a pair whose directions' medians differ by more than 15% of the \
+smaller is flagged asymmetric. An independent minimal CAS ping-pong \
+(Instant-timed) runs on the first pair and is printed beside it.
+
+Classes: smt (siblings of one core), same-llc, same-node (different LLC), \
+cross-node@D for each SLIT distance D (the larger entry if asymmetric). By \
+default at most --per-class pairs per class are measured (the class's \
+lowest pair and a fixed-seed random sample of the rest, the same on every \
+run); --all-pairs measures all. Per class: median, p90, min and max \
+of the pairs' medians.
+
+",
+    advice::rule_text!(),
+    "
+
+Files under --out DIR/<host>/<UTC timestamp>/: matrix.csv (row = initiating \
+CPU, column = responding CPU, median one-way ns, empty where unmeasured), \
+matrix.json (per pair, per class, advice, reference, provenance, topology) \
+and heatmap.svg."
+);
+
+/// Version of the matrix.json layout; bumped on incompatible changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A pair is flagged asymmetric when its two directions' medians differ by
+/// more than this percentage of the smaller.
+pub const ASYMMETRY_LIMIT_PCT: f64 = 15.0;
+
+/// Which node each pair's line is bound to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Home {
+    /// The node of the pair's lower CPU.
+    First,
+    /// The node of the pair's higher CPU.
+    Second,
+    /// This node, for every pair.
+    Node(u32),
+}
+
+impl Home {
+    /// The home node of the pair `(a, b)`, `a < b`; `None` when a CPU is
+    /// not online.
+    pub fn node_for(self, topo: &Topology, a: u32, b: u32) -> Option<u32> {
+        match self {
+            Home::First => topo.node_of_cpu(a),
+            Home::Second => topo.node_of_cpu(b),
+            Home::Node(n) => Some(n),
+        }
+    }
+}
+
+impl FromStr for Home {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "first" => Ok(Home::First),
+            "second" => Ok(Home::Second),
+            _ => s
+                .strip_prefix("node:")
+                .and_then(|n| n.parse().ok())
+                .map(Home::Node)
+                .ok_or_else(|| format!("\"{s}\" is not first, second or node:N")),
+        }
+    }
+}
+
+impl fmt::Display for Home {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Home::First => f.write_str("first"),
+            Home::Second => f.write_str("second"),
+            Home::Node(n) => write!(f, "node:{n}"),
+        }
+    }
+}
+
+impl Serialize for Home {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// The settings of one matrix run, as resolved.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatrixConfig {
+    /// The chosen CPUs, ascending (the matrix's rows and columns).
+    pub cpus: Vec<u32>,
+    /// Hand-off measured.
+    pub mode: Mode,
+    /// Where each pair's line lives.
+    pub home: Home,
+    /// Timed samples per direction of a pair.
+    pub samples: usize,
+    /// Round trips per sample.
+    pub round_trips_per_sample: u64,
+    /// Samples run and discarded first, per direction.
+    pub warmup_samples: usize,
+    /// Pairs kept per class (`None`: every pair, `--all-pairs`).
+    pub per_class: Option<usize>,
+    /// "tsc" (calibrated) or "monotonic" (TSC not invariant).
+    pub timer: String,
+    /// [`ASYMMETRY_LIMIT_PCT`].
+    pub asymmetry_limit_pct: f64,
+    /// Round trips of the reference ping-pong.
+    pub reference_round_trips: u64,
+}
+
+/// One direction of a pair: `from` initiates each round trip.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DirectionStats {
+    /// The initiating CPU.
+    pub from: u32,
+    /// The responding CPU.
+    pub to: u32,
+    /// Median one-way latency over the samples, ns.
+    pub median_ns: f64,
+    /// 90th percentile one-way latency over the samples, ns.
+    pub p90_ns: f64,
+    /// Timed samples.
+    pub samples: usize,
+}
+
+impl DirectionStats {
+    fn of(from: u32, to: u32, samples: &[f64]) -> Self {
+        DirectionStats {
+            from,
+            to,
+            median_ns: quantile_of(samples, 0.5),
+            p90_ns: quantile_of(samples, 0.9),
+            samples: samples.len(),
+        }
+    }
+}
+
+/// Everything measured for one pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairResult {
+    /// The two CPUs, lower first.
+    pub cpus: [u32; 2],
+    /// Their distance class.
+    pub class: PairClass,
+    /// The node the pair's lines were bound to.
+    pub home_node: u32,
+    /// `move_pages` on the page holding the pair's lines.
+    pub line: NodeCheck,
+    /// The two pinned threads, lower CPU first.
+    pub threads: [PinnedThread; 2],
+    /// Lower CPU initiating.
+    pub forward: DirectionStats,
+    /// Higher CPU initiating.
+    pub backward: DirectionStats,
+    /// Median one-way latency over both directions' samples, ns.
+    pub median_ns: f64,
+    /// 90th percentile over both directions' samples, ns.
+    pub p90_ns: f64,
+    /// |forward − backward| medians as % of the smaller.
+    pub asymmetry_pct: f64,
+    /// `asymmetry_pct` > [`ASYMMETRY_LIMIT_PCT`].
+    pub asymmetric: bool,
+}
+
+impl PairResult {
+    /// Summarises one pair's samples.
+    pub fn new(pair: PlannedPair, home_node: u32, s: PairSamples) -> Self {
+        let forward = DirectionStats::of(pair.a, pair.b, &s.forward);
+        let backward = DirectionStats::of(pair.b, pair.a, &s.backward);
+        let both: Vec<f64> = s.forward.iter().chain(&s.backward).copied().collect();
+        let (lo, hi) = if forward.median_ns <= backward.median_ns {
+            (forward.median_ns, backward.median_ns)
+        } else {
+            (backward.median_ns, forward.median_ns)
+        };
+        let asymmetry_pct = if lo > 0.0 {
+            100.0 * (hi - lo) / lo
+        } else {
+            0.0
+        };
+        PairResult {
+            cpus: [pair.a, pair.b],
+            class: pair.class,
+            home_node,
+            line: s.line,
+            threads: s.threads,
+            forward,
+            backward,
+            median_ns: quantile_of(&both, 0.5),
+            p90_ns: quantile_of(&both, 0.9),
+            asymmetry_pct,
+            asymmetric: asymmetry_pct > ASYMMETRY_LIMIT_PCT,
+        }
+    }
+
+    /// True when both threads and the line were verified.
+    pub fn verified(&self) -> bool {
+        self.threads.iter().all(|t| t.verified) && matches!(self.line, NodeCheck::Verified { .. })
+    }
+}
+
+/// The independent ping-pong's answer beside the matrix's for one pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reference {
+    /// The pair.
+    pub cpus: [u32; 2],
+    /// Round trips it ran.
+    pub round_trips: u64,
+    /// Its one-way latency, ns.
+    pub one_way_ns: f64,
+    /// The matrix's median one-way latency for the same pair, ns.
+    pub matrix_one_way_ns: f64,
+    /// (matrix − reference) as % of the reference.
+    pub difference_pct: f64,
+}
+
+impl Reference {
+    /// Pairs the reference's figure with the matrix's.
+    pub fn new(cpus: [u32; 2], round_trips: u64, one_way_ns: f64, matrix_one_way_ns: f64) -> Self {
+        Reference {
+            cpus,
+            round_trips,
+            one_way_ns,
+            matrix_one_way_ns,
+            difference_pct: 100.0 * (matrix_one_way_ns - one_way_ns) / one_way_ns,
+        }
+    }
+}
+
+/// A whole `contend matrix`: matrix.json.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MatrixResults {
+    /// [`SCHEMA_VERSION`].
+    pub schema: u32,
+    /// The settings.
+    pub config: MatrixConfig,
+    /// Where and with what it ran.
+    pub provenance: Provenance,
+    /// The host layout used.
+    pub topology: Topology,
+    /// Every measured pair, by CPU ids.
+    pub pairs: Vec<PairResult>,
+    /// Cost per distance class, nearest first.
+    pub classes: Vec<ClassStats>,
+    /// Kinds of class with no pairs here, and why.
+    pub empty_classes: Vec<EmptyClass>,
+    /// Where to split, and the numbers behind it.
+    pub advice: Advice,
+    /// The independent ping-pong on the first pair.
+    pub reference: Reference,
+    /// Warnings printed during the run.
+    pub notes: Vec<String>,
+}
+
+impl MatrixResults {
+    /// matrix.csv: CPU ids in the header row and first column; the cell in
+    /// row i, column j is the median one-way ns with i initiating; empty
+    /// for the diagonal and unmeasured pairs.
+    pub fn csv(&self) -> Result<Vec<u8>, String> {
+        let cpus = &self.config.cpus;
+        let index = |cpu: u32| cpus.binary_search(&cpu).ok();
+        let mut cells = vec![vec![String::new(); cpus.len()]; cpus.len()];
+        for p in &self.pairs {
+            for d in [&p.forward, &p.backward] {
+                if let (Some(i), Some(j)) = (index(d.from), index(d.to)) {
+                    cells[i][j] = format!("{:.1}", d.median_ns);
+                }
+            }
+        }
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let header = std::iter::once("cpu".to_string()).chain(cpus.iter().map(u32::to_string));
+        w.write_record(header).map_err(|e| e.to_string())?;
+        for (cpu, row) in cpus.iter().zip(cells) {
+            w.write_record(std::iter::once(cpu.to_string()).chain(row))
+                .map_err(|e| e.to_string())?;
+        }
+        w.into_inner().map_err(|e| e.to_string())
+    }
+}
+
+/// Measures each `(pair, home node)` in order, each on a fresh line bound
+/// to its home node, calling `progress(done, total)` after each.
+pub fn measure_all(
+    pairs: &[(PlannedPair, u32)],
+    p: &Procedure,
+    allowed: &CpuList,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Vec<PairResult>, PlacementError> {
+    let mut out = Vec::with_capacity(pairs.len());
+    for (i, &(pair, node)) in pairs.iter().enumerate() {
+        let samples = measure_pair(pair.a, pair.b, node, p, allowed)?;
+        out.push(PairResult::new(pair, node, samples));
+        progress(i + 1, pairs.len());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_states_the_constants() {
+        for fact in [
+            format!("{ROUND_TRIPS_PER_SAMPLE} round trips"),
+            format!("time / {}", 2 * ROUND_TRIPS_PER_SAMPLE),
+            format!("{LINES} consecutive"),
+            format!("{WARMUP_SAMPLES} warm-up"),
+            format!("{ASYMMETRY_LIMIT_PCT}%"),
+        ] {
+            assert!(LONG_ABOUT.contains(&fact), "--help lacks {fact:?}");
+        }
+    }
+
+    #[test]
+    fn home_parses_and_prints() {
+        for s in ["first", "second", "node:3"] {
+            assert_eq!(s.parse::<Home>().unwrap().to_string(), s);
+        }
+        assert!("node:x".parse::<Home>().unwrap_err().contains("node:x"));
+    }
+}

@@ -1,0 +1,119 @@
+//! An independent, minimal CAS ping-pong to check the matrix against.
+//!
+//! It shares no code with the matrix path: its own pinning (one
+//! `sched_setaffinity` call), `Box`ed atomics on whatever node the
+//! allocator picks, two constant values swapped back and forth (as in the
+//! widely quoted core-to-core-latency numbers), chunks of about 1000
+//! round trips timed with `std::time::Instant` instead of batches of 100
+//! timed with the calibrated TSC. Like the matrix it moves from line to
+//! line between chunks, over as many consecutive 64-byte lines, because a
+//! line's cost depends on the L3 slice its address maps to.
+
+use super::measure::LINES;
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+const PING: u64 = 0;
+const PONG: u64 = 1;
+
+/// Chunks the round trips are timed in (sixteen per line, in turn); the
+/// result is their median, so a thread preempted for a few milliseconds
+/// (a shared CI machine) spoils a few short chunks, not the answer.
+const CHUNKS: u64 = 16 * LINES as u64;
+
+/// One atomic alone on its 64-byte line.
+#[repr(align(64))]
+struct Line(AtomicU64);
+
+/// One-way latency in ns between `cpu_a` and `cpu_b`: the median over 256
+/// chunks of `round_trips / 256` CAS round trips, each chunk on the next of
+/// 16 consecutive lines, of the chunk's time / (2 × its round trips), after
+/// a tenth as many round trips of warm-up. An error says which CPU could
+/// not be pinned.
+pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f64, String> {
+    let chunk = (round_trips / CHUNKS).max(1);
+    let warmup = round_trips / 10;
+    let lines: Box<[Line; LINES]> = Box::new(std::array::from_fn(|_| Line(AtomicU64::new(PING))));
+    let start = Barrier::new(2);
+    let failed = AtomicBool::new(false);
+    let pin_then_wait = |cpu: u32| {
+        let pinned = pin(cpu);
+        if pinned.is_err() {
+            failed.store(true, Ordering::Relaxed);
+        }
+        start.wait();
+        pinned.and_then(|()| {
+            if failed.load(Ordering::Relaxed) {
+                Err("the other CPU could not be pinned".into())
+            } else {
+                Ok(())
+            }
+        })
+    };
+    let swap = |c: u64, from: u64, to: u64| {
+        let flag = &lines[c as usize % LINES].0;
+        while flag
+            .compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {}
+    };
+    std::thread::scope(|s| {
+        let pong = s.spawn(|| -> Result<(), String> {
+            pin_then_wait(cpu_b)?;
+            for _ in 0..warmup {
+                swap(0, PONG, PING);
+            }
+            for c in 0..CHUNKS {
+                for _ in 0..chunk {
+                    swap(c, PONG, PING);
+                }
+            }
+            Ok(())
+        });
+        let ping = s.spawn(|| -> Result<Vec<f64>, String> {
+            pin_then_wait(cpu_a)?;
+            for _ in 0..warmup {
+                swap(0, PING, PONG);
+            }
+            let mut one_way = Vec::new();
+            for c in 0..CHUNKS {
+                let t = Instant::now();
+                for _ in 0..chunk {
+                    swap(c, PING, PONG);
+                }
+                one_way.push(t.elapsed().as_nanos() as f64 / (2 * chunk) as f64);
+            }
+            Ok(one_way)
+        });
+        let mut one_way = ping.join().map_err(|_| "reference thread panicked")??;
+        pong.join().map_err(|_| "reference thread panicked")??;
+        one_way.sort_by(f64::total_cmp);
+        Ok(one_way[one_way.len() / 2])
+    })
+}
+
+/// Pins the calling thread to `cpu` and checks `sched_getcpu`.
+fn pin(cpu: u32) -> Result<(), String> {
+    let bits = libc::c_ulong::BITS as usize;
+    let mut mask = vec![0 as libc::c_ulong; (cpu as usize / bits + 1).max(1024 / bits)];
+    mask[cpu as usize / bits] |= 1 << (cpu as usize % bits);
+    // SAFETY: the kernel reads exactly the mask's bytes.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_sched_setaffinity,
+            0,
+            std::mem::size_of_val(mask.as_slice()),
+            mask.as_ptr(),
+        )
+    };
+    let err = std::io::Error::last_os_error();
+    // SAFETY: no preconditions.
+    let now = unsafe { libc::sched_getcpu() };
+    if rc != 0 || now != cpu as i32 {
+        return Err(format!(
+            "reference ping-pong: cannot pin to CPU {cpu} (running on {now}): {err}"
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,38 @@
+//! Quantiles of a handful of samples (no histogram: a pair has at most a
+//! few thousand).
+
+/// The `q` quantile (0 ≤ q ≤ 1) of `sorted` (ascending), interpolating
+/// linearly between the two nearest ranks; `NaN` when empty.
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0],
+        n => {
+            let pos = q.clamp(0.0, 1.0) * (n - 1) as f64;
+            let lo = pos.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+        }
+    }
+}
+
+/// Sorts a copy of `values` and returns its `q` quantile.
+pub fn quantile_of(values: &[f64], q: f64) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    quantile(&v, q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpolates_between_ranks() {
+        assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
+        assert_eq!(quantile(&[5.0], 0.9), 5.0);
+        assert!((quantile(&[0.0, 10.0], 0.9) - 9.0).abs() < 1e-12);
+        assert_eq!(quantile_of(&[3.0, 1.0, 2.0], 0.5), 2.0);
+        assert!(quantile(&[], 0.5).is_nan());
+    }
+}

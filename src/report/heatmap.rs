@@ -1,0 +1,149 @@
+//! heatmap.svg for `contend matrix`: one cell per (initiating CPU,
+//! responding CPU), coloured by median one-way latency, with a colour
+//! scale in ns. Drawn with plotters' SVG backend only (no font libraries:
+//! text is left to whatever shows the SVG).
+
+use crate::matrix::MatrixResults;
+use plotters::coord::ranged1d::SegmentValue;
+use plotters::prelude::*;
+use plotters::style::colors::colormaps::ViridisRGB;
+
+/// Pixels of the square plot area per CPU, before clamping to
+/// [`MIN_PLOT`]..[`MAX_PLOT`].
+const CELL_PX: u32 = 24;
+/// Smallest plot area side, px.
+const MIN_PLOT: u32 = 360;
+/// Largest plot area side, px (448 CPUs get 4 px cells).
+const MAX_PLOT: u32 = 1800;
+/// Width of the colour scale strip and its labels, px.
+const LEGEND_PX: u32 = 150;
+/// Steps of the drawn colour scale.
+const SCALE_STEPS: usize = 64;
+
+/// The SVG text of the heatmap: rows are the initiating CPU (top to
+/// bottom by id), columns the responding CPU; unmeasured cells stay blank.
+/// The title names the host, CPU model, mode and start time.
+pub fn render(r: &MatrixResults) -> Result<String, String> {
+    let cpus = &r.config.cpus;
+    let n = cpus.len() as i32;
+    let index = |cpu: u32| cpus.binary_search(&cpu).ok().map(|i| i as i32);
+    let mut cells = Vec::new();
+    for p in &r.pairs {
+        for d in [&p.forward, &p.backward] {
+            if let (Some(row), Some(col)) = (index(d.from), index(d.to)) {
+                cells.push((row, col, d.median_ns));
+            }
+        }
+    }
+    let lo = cells.iter().map(|c| c.2).fold(f64::INFINITY, f64::min);
+    let hi = cells.iter().map(|c| c.2).fold(f64::NEG_INFINITY, f64::max);
+    if cells.is_empty() || !lo.is_finite() || !hi.is_finite() {
+        return Err("heatmap: no measured pairs to draw".into());
+    }
+    // A flat scale still needs a range to map onto.
+    let (lo, hi) = if hi - lo < 0.5 {
+        (lo - 0.5, hi + 0.5)
+    } else {
+        (lo, hi)
+    };
+    let colour = |ns: f64| ViridisRGB.get_color_normalized(ns as f32, lo as f32, hi as f32);
+
+    let plot = (cpus.len() as u32 * CELL_PX).clamp(MIN_PLOT, MAX_PLOT);
+    // Text grows with the picture so a 1800 px plot stays readable.
+    let (title_px, label_px) = (18 + plot / 100, 12 + plot / 200);
+    let size = (plot + LEGEND_PX + 120, plot + 140);
+    let p = &r.provenance;
+    let title = format!(
+        "contend matrix ({}): {}, {}, {}",
+        r.config.mode, p.hostname, p.cpu_model, p.started_utc
+    );
+    let label = |v: &SegmentValue<i32>, reverse: bool| match v {
+        SegmentValue::CenterOf(k) if (0..n).contains(k) => {
+            let i = if reverse { n - 1 - k } else { *k };
+            cpus[i as usize].to_string()
+        }
+        _ => String::new(),
+    };
+    let x_label = |v: &SegmentValue<i32>| label(v, false);
+    let y_label = |v: &SegmentValue<i32>| label(v, true);
+    // Enough decimals that the scale's labels differ.
+    let digits = match hi - lo {
+        d if d >= 20.0 => 0,
+        d if d >= 2.0 => 1,
+        _ => 2,
+    };
+    let scale_label = |v: &f64| format!("{v:.digits$}");
+
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        let err = |e: DrawingAreaErrorKind<_>| format!("heatmap: {e}");
+        root.fill(&WHITE).map_err(err)?;
+        let body = root.titled(&title, ("sans-serif", title_px)).map_err(err)?;
+        let (left, right) = body.split_horizontally(size.0 - LEGEND_PX);
+
+        let mut chart = ChartBuilder::on(&left)
+            .margin(10)
+            .x_label_area_size(50)
+            .y_label_area_size(60)
+            // Integer ranges are inclusive in plotters: n segments.
+            .build_cartesian_2d((0..n - 1).into_segmented(), (0..n - 1).into_segmented())
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .label_style(("sans-serif", label_px))
+            .axis_desc_style(("sans-serif", label_px + 2))
+            .x_desc("CPU (responding)")
+            .y_desc("CPU (initiating)")
+            .x_labels(cpus.len().min(32))
+            .y_labels(cpus.len().min(32))
+            .x_label_formatter(&x_label)
+            .y_label_formatter(&y_label)
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series(cells.iter().map(|&(row, col, ns)| {
+                let y = n - 1 - row;
+                Rectangle::new(
+                    [
+                        (SegmentValue::Exact(col), SegmentValue::Exact(y)),
+                        (SegmentValue::Exact(col + 1), SegmentValue::Exact(y + 1)),
+                    ],
+                    colour(ns).filled(),
+                )
+            }))
+            .map_err(err)?;
+
+        let mut scale = ChartBuilder::on(&right)
+            .margin_top(10)
+            .margin_bottom(60)
+            .margin_right(10)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..1.0, lo..hi)
+            .map_err(err)?;
+        scale
+            .configure_mesh()
+            .disable_mesh()
+            .disable_x_axis()
+            .label_style(("sans-serif", label_px))
+            .axis_desc_style(("sans-serif", label_px + 2))
+            .y_desc("one-way ns (median)")
+            .y_labels(8)
+            .y_label_formatter(&scale_label)
+            .draw()
+            .map_err(err)?;
+        let step = (hi - lo) / SCALE_STEPS as f64;
+        scale
+            .draw_series((0..SCALE_STEPS).map(|i| {
+                let y0 = lo + step * i as f64;
+                Rectangle::new(
+                    [(0.0, y0), (1.0, y0 + step)],
+                    colour(y0 + step / 2.0).filled(),
+                )
+            }))
+            .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
+}
