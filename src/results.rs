@@ -216,3 +216,26 @@ pub struct RunResults {
     /// Fallbacks and warnings printed during the run.
     pub notes: Vec<String>,
 }
+
+/// One point of a sweep: a whole run at one thread count and affinity set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// Writer threads at this point.
+    pub threads: usize,
+    /// The affinity set: `unbound` (every allowed CPU) or `nodeN` (every
+    /// thread on node N), as in seed 002's table.
+    pub affinity: String,
+    /// The run at this point.
+    pub results: RunResults,
+}
+
+/// A whole `contend sweep`: sweep.json.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepResults {
+    /// [`SCHEMA_VERSION`].
+    pub schema: u32,
+    /// True when Ctrl-C stopped the sweep: only finished points are kept.
+    pub partial: bool,
+    /// Every point, in the order run.
+    pub points: Vec<SweepPoint>,
+}

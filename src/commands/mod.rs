@@ -1,9 +1,13 @@
 //! One module per subcommand; [`run`] parses the command line and
 //! dispatches.
 
+mod compare;
 mod matrix;
+mod plot;
+mod report;
 mod run;
 mod spread;
+mod sweep;
 mod topology;
 mod verify;
 
@@ -37,6 +41,10 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
         Some(Command::Spread(args)) => spread::run(&cli.sysfs_root, &args),
         Some(Command::Verify(args)) => verify::run(&cli.sysfs_root, &args),
         Some(Command::Matrix(args)) => matrix::run(&cli.sysfs_root, &args),
+        Some(Command::Compare(args)) => compare::run(&cli.sysfs_root, &args),
+        Some(Command::Report(args)) => report::run(&cli.sysfs_root, &args),
+        Some(Command::Sweep(args)) => sweep::run(&cli.sysfs_root, &args),
+        Some(Command::Plot(args)) => plot::run(&cli.sysfs_root, &args),
         None => Err(CliError::usage("no subcommand given; see contend --help")),
     }
 }

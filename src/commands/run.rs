@@ -8,7 +8,7 @@ use crate::clock::calibrate_tsc;
 use crate::counter::ShardLevel;
 use crate::placement::Placement;
 use crate::provenance::Provenance;
-use crate::report::{new_results_dir, table, write_results};
+use crate::report::{charts, new_results_dir, table, write_results};
 use crate::results::RunConfig;
 use crate::runner::{RunError, RunPlan, execute, strategies};
 use crate::topology::{CpuSpec, Topology};
@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Set by Ctrl-C: threads stop, finished repeats are kept.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+pub(super) static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     if !is_live_root(root) {
@@ -78,7 +78,8 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
             args.out.display()
         ))
     })?;
-    let files = write_results(&dir, &results).map_err(CliError::failure)?;
+    let mut files = write_results(&dir, &results).map_err(CliError::failure)?;
+    files.extend(charts::write_run_charts(&dir, &results).map_err(CliError::failure)?);
     if args.json {
         let text =
             serde_json::to_string_pretty(&results).map_err(|e| CliError::failure(e.to_string()))?;
@@ -108,7 +109,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
 
 /// Resolves the options against the host: CPUs for each pool, strategies,
 /// timer and sampling. Every problem is a usage error (exit 2).
-fn plan(args: &RunArgs, topo: Topology) -> Result<RunPlan, CliError> {
+pub(super) fn plan(args: &RunArgs, topo: Topology) -> Result<RunPlan, CliError> {
     let allowed = topo.allowed_cpus.len();
     let mut notes = Vec::new();
     if args.level.is_empty()

@@ -1,9 +1,11 @@
 //! Turning models and results into text people paste and files tools read:
 //! one module per format.
 
+pub mod charts;
 mod csv;
 pub mod heatmap;
 mod json;
+pub mod markdown;
 pub mod table;
 pub mod topology_text;
 

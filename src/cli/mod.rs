@@ -9,6 +9,16 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod compare;
+mod plot;
+mod report;
+mod sweep;
+
+pub use compare::CompareArgs;
+pub use plot::PlotArgs;
+pub use report::ReportArgs;
+pub use sweep::SweepArgs;
+
 /// Measures what one hot shared counter costs when CPUs across LLCs and
 /// NUMA nodes hammer it, and which fix (split per node/LLC/CPU, ratelimit,
 /// threshold) wins on this host.
@@ -32,6 +42,17 @@ pub enum Command {
     /// Hammer the counter with pinned writers (and readers) for every chosen
     /// strategy, and print and save the comparison (default command).
     Run(Box<RunArgs>),
+    /// Compare two result files (or two strategies in one) side by side,
+    /// with a significance verdict from the repeats.
+    Compare(Box<CompareArgs>),
+    /// Print a result file (run.json or sweep.json) as a table, or as
+    /// Markdown to paste into a patch description.
+    Report(ReportArgs),
+    /// Run `contend run` over thread counts, affinity sets and strategies,
+    /// into one results folder with charts.
+    Sweep(Box<SweepArgs>),
+    /// Draw SVG charts of a result file (run.json or sweep.json).
+    Plot(PlotArgs),
     /// Show the host layout: nodes, distances, last-level caches, SMT pairs
     /// and the CPUs and memory nodes this process may use.
     Topology(TopologyArgs),

@@ -1,0 +1,131 @@
+//! Horizontal bars with error bars, one row per strategy and one bar per
+//! series in each row: the shape of the ns/op and throughput charts.
+//! Strategy names are long, so they go on the vertical axis, where they
+//! have room.
+
+use super::{
+    CHAR_PCT, DESC_PX, Entry, FONT, Header, Keyed, LABEL_PX, Swatch, canvas, colour, fail, num,
+    whisker, zero_based,
+};
+use crate::stats::Summary;
+use plotters::prelude::*;
+
+/// Height of a row per bar in it, px.
+const BAR_ROW_PX: u32 = 22;
+/// Extra height of each row, px (the gap between strategies).
+const ROW_GAP_PX: u32 = 14;
+
+/// What a bar chart shows.
+pub(super) struct Bars<'a> {
+    /// Header lines.
+    pub header: Header,
+    /// Row labels (strategy names), top to bottom.
+    pub rows: Vec<String>,
+    /// Series names; series `s` is drawn in [`colour`]`(s)`.
+    pub series: Vec<&'a str>,
+    /// `values[row][series]`: the summary a bar shows, if measured.
+    pub values: Vec<Vec<Option<Summary>>>,
+    /// Horizontal axis description, with its unit.
+    pub x_desc: &'a str,
+    /// Line under the legend (what the error bars are).
+    pub note: &'a str,
+}
+
+impl Bars<'_> {
+    /// The SVG text.
+    pub fn render(&self) -> Result<String, String> {
+        let n = self.rows.len();
+        let per_row = BAR_ROW_PX * self.series.len() as u32 + ROW_GAP_PX;
+        let height = super::HEADER_PX + 110 + per_row * n as u32;
+        let entries: Vec<Entry> = self
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Entry {
+                label: s.to_string(),
+                colour: colour(i),
+            })
+            .collect();
+        let hi = self
+            .values
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|s| s.mean + s.stddev)
+            .fold(0.0, f64::max);
+        let label_chars = self.rows.iter().map(|r| r.chars().count()).max();
+        let label_px = label_chars.unwrap_or(0) as u32 * LABEL_PX * CHAR_PCT / 100 + 24;
+        canvas(
+            height,
+            &self.header,
+            &entries,
+            Swatch::Bar,
+            self.note,
+            |area| {
+                // Row i is centred on y = n - 1 - i, so the first is on top.
+                let centres: Vec<f64> = (0..n).map(|i| i as f64).collect();
+                let mut chart = ChartBuilder::on(area)
+                    .margin(12)
+                    .margin_right(24)
+                    .x_label_area_size(50)
+                    .y_label_area_size(label_px)
+                    .build_cartesian_2d(
+                        zero_based(hi),
+                        Keyed {
+                            range: -0.5..n as f64 - 0.5,
+                            keys: centres,
+                        },
+                    )
+                    .map_err(fail)?;
+                let row_label = |y: &f64| {
+                    let i = n as i64 - 1 - y.round() as i64;
+                    usize::try_from(i)
+                        .ok()
+                        .and_then(|i| self.rows.get(i))
+                        .cloned()
+                        .unwrap_or_default()
+                };
+                chart
+                    .configure_mesh()
+                    .disable_y_mesh()
+                    .light_line_style(WHITE)
+                    .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+                    .label_style((FONT, LABEL_PX))
+                    .axis_desc_style((FONT, DESC_PX))
+                    .x_desc(self.x_desc)
+                    .x_labels(8)
+                    .x_label_formatter(&|v| num(*v))
+                    .y_label_formatter(&row_label)
+                    .draw()
+                    .map_err(fail)?;
+                let k = self.series.len() as f64;
+                // Bars of one row share 0.8 of the row's height.
+                let thick = 0.8 / k;
+                for (s, _) in self.series.iter().enumerate() {
+                    let bars = self.values.iter().enumerate().filter_map(|(i, v)| {
+                        let sum = v.get(s).copied().flatten()?;
+                        let top = (n - 1 - i) as f64 + 0.4 - thick * s as f64;
+                        Some((top, sum))
+                    });
+                    let bars: Vec<(f64, Summary)> = bars.collect();
+                    chart
+                        .draw_series(bars.iter().map(|(top, sum)| {
+                            Rectangle::new(
+                                [(0.0, *top), (sum.mean, top - thick)],
+                                colour(s).filled(),
+                            )
+                        }))
+                        .map_err(fail)?;
+                    chart
+                        .draw_series(
+                            bars.iter().map(|(top, sum)| {
+                                whisker(sum, top - thick / 2.0, thick / 4.0, false)
+                            }),
+                        )
+                        .map_err(fail)?;
+                }
+                Ok(())
+            },
+        )
+    }
+}

@@ -1,0 +1,133 @@
+//! `latency.svg`: the sampled latency distribution of every strategy, p50
+//! to max, write side on the left and read side on the right, on a log
+//! scale so a long tail and a 20 ns median fit one axis.
+
+use super::{
+    DESC_PX, Entry, FONT, Header, Keyed, LABEL_PX, Swatch, canvas, colour, fail, log_span,
+    log_ticks, marker_style, num,
+};
+use crate::results::{RepeatResult, RunResults};
+use crate::stats::LatencySummary;
+use plotters::prelude::*;
+
+/// The percentiles drawn, left to right.
+const PERCENTILES: [&str; 5] = ["p50", "p90", "p99", "p99.9", "max"];
+
+/// One strategy's line: its name, its colour index and the five values.
+type Line = (String, usize, [f64; 5]);
+
+/// The five values of one summary, in [`PERCENTILES`] order.
+fn values(l: &LatencySummary) -> [f64; 5] {
+    [l.p50_ns, l.p90_ns, l.p99_ns, l.p999_ns, l.max_ns]
+}
+
+/// Each percentile averaged over the repeats that sampled this side.
+fn mean_over(
+    repeats: &[RepeatResult],
+    side: fn(&RepeatResult) -> Option<&LatencySummary>,
+) -> Option<[f64; 5]> {
+    let all: Vec<[f64; 5]> = repeats.iter().filter_map(side).map(values).collect();
+    if all.is_empty() {
+        return None;
+    }
+    let mut mean = [0.0; 5];
+    for v in &all {
+        for (m, x) in mean.iter_mut().zip(v) {
+            *m += x / all.len() as f64;
+        }
+    }
+    Some(mean)
+}
+
+/// The chart, or `None` when nothing was sampled.
+pub(super) fn render(run: &RunResults) -> Option<Result<String, String>> {
+    let side = |f: fn(&RepeatResult) -> Option<&LatencySummary>| -> Vec<Line> {
+        let lines = run.strategies.iter().enumerate();
+        lines
+            .filter_map(|(i, s)| Some((s.name.clone(), i, mean_over(&s.repeats, f)?)))
+            .collect()
+    };
+    let write = side(|r| r.write_latency.as_ref());
+    let read = side(|r| r.read_latency.as_ref());
+    if write.is_empty() && read.is_empty() {
+        return None;
+    }
+    let entries: Vec<Entry> = run
+        .strategies
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| write.iter().chain(&read).any(|l| l.1 == *i))
+        .map(|(i, s)| Entry {
+            label: s.name.clone(),
+            colour: colour(i),
+        })
+        .collect();
+    let all = write.iter().chain(&read).flat_map(|l| l.2);
+    let lo = all
+        .clone()
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let hi = all.fold(0.0, f64::max);
+    let header = Header::run("Sampled latency percentiles per strategy", run);
+    let note = "each point: mean over repeats";
+    Some(canvas(560, &header, &entries, Swatch::Line, note, |area| {
+        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
+        panel(&left, "write (update): ns per operation", &write, lo, hi)?;
+        panel(&right, "read side: ns per operation", &read, lo, hi)
+    }))
+}
+
+/// One side's panel: a line per strategy over the percentiles.
+fn panel(area: &super::Area, desc: &str, lines: &[Line], lo: f64, hi: f64) -> Result<(), String> {
+    let keys: Vec<f64> = (0..PERCENTILES.len()).map(|i| i as f64).collect();
+    let last = (PERCENTILES.len() - 1) as f64;
+    let span = log_span(lo, hi);
+    // A zero (a sample no dearer than the timer's overhead) sits on the
+    // axis rather than at minus infinity.
+    let floor = span.start;
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            Keyed {
+                range: -0.3..last + 0.3,
+                keys,
+            },
+            span.clone().log_scale().with_key_points(log_ticks(&span)),
+        )
+        .map_err(fail)?;
+    let x_label = |x: &f64| {
+        let i = x.round();
+        PERCENTILES
+            .get(i as usize)
+            .filter(|_| (x - i).abs() < 1e-6 && i >= 0.0)
+            .map_or(String::new(), |s| s.to_string())
+    };
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+        .label_style((FONT, LABEL_PX))
+        .axis_desc_style((FONT, DESC_PX))
+        .x_desc("percentile of sampled operations")
+        .y_desc(format!("{desc} (log)"))
+        .x_label_formatter(&x_label)
+        .y_label_formatter(&|v| num(*v))
+        .draw()
+        .map_err(fail)?;
+    for (_, i, v) in lines {
+        let points: Vec<(f64, f64)> = v
+            .iter()
+            .enumerate()
+            .map(|(k, y)| (k as f64, y.max(floor)))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(points.clone(), colour(*i).stroke_width(2)))
+            .map_err(fail)?;
+        chart
+            .draw_series(points.iter().map(|p| Circle::new(*p, 4, marker_style(*i))))
+            .map_err(fail)?;
+    }
+    Ok(())
+}

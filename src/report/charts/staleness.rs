@@ -1,0 +1,204 @@
+//! `staleness.svg`: what a ratelimit buys and what it costs. Each
+//! ratelimited strategy is a point at its write throughput, against how
+//! stale the shared value was (mean unpublished error as % of the total on
+//! the left, mean age of a published delta on the right); points of one
+//! strategy family (level, filter, pad, clock) are joined in order of
+//! period and labelled with it.
+
+use super::{
+    DESC_PX, Entry, FONT, Header, INK, LABEL_PX, Swatch, canvas, colour, duration_label, fail,
+    log_span, log_ticks, marker_style, num, padded, zero_based,
+};
+use crate::counter::{PublishPolicy, format_duration};
+use crate::results::{RunResults, Strategy};
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::RangedCoordf64;
+use plotters::prelude::*;
+use std::time::Duration;
+
+/// One ratelimited strategy's point.
+pub(super) struct Point {
+    /// The strategy without its period: the line it belongs to.
+    pub family: String,
+    /// Its ratelimit period.
+    pub period: Duration,
+    /// Mean write ops/s over repeats.
+    pub ops: f64,
+    /// Mean staleness error, % of the total.
+    pub error_pct: f64,
+    /// Mean age of a published delta, ns.
+    pub age_ns: f64,
+}
+
+/// `strategy`'s name with the ratelimit period left out
+/// (`global/pad128/tsc`, `global/threshold:64/pad128/tsc`).
+fn family(s: &Strategy) -> String {
+    let rest = PublishPolicy {
+        ratelimit: None,
+        ..s.publish
+    }
+    .to_string();
+    let mut name = s.level.to_string();
+    if s.publish.ratelimit.is_none() || !rest.is_empty() {
+        name = format!("{name}/{rest}");
+    }
+    name = format!("{name}/pad{}", s.pad);
+    if let Some(c) = s.clock {
+        name = format!("{name}/{}", c.name());
+    }
+    name
+}
+
+/// The points of every ratelimited strategy of `run` that finished a
+/// repeat.
+pub(super) fn points(run: &RunResults) -> Vec<Point> {
+    run.strategies
+        .iter()
+        .filter_map(|s| {
+            let sum = s.summary.as_ref()?;
+            Some(Point {
+                family: family(&s.strategy),
+                period: s.strategy.publish.ratelimit?,
+                ops: sum.write_ops_per_s.mean,
+                error_pct: sum.error_mean_pct.mean,
+                age_ns: sum.age_mean_ns.mean,
+            })
+        })
+        .collect()
+}
+
+/// True when `points` span two or more periods: a trade-off to show.
+pub(super) fn worth_drawing(points: &[Point]) -> bool {
+    points.iter().any(|p| p.period != points[0].period)
+}
+
+/// A run's chart, or `None` when it has fewer than two ratelimit periods.
+pub(super) fn render_run(run: &RunResults) -> Option<Result<String, String>> {
+    let points = points(run);
+    worth_drawing(&points).then(|| {
+        let what = "Staleness vs write throughput across ratelimit periods";
+        render(&Header::run(what, run), &points)
+    })
+}
+
+/// The chart of `points`, whatever their source.
+pub(super) fn render(header: &Header, points: &[Point]) -> Result<String, String> {
+    let mut families: Vec<&str> = Vec::new();
+    for p in points {
+        if !families.contains(&p.family.as_str()) {
+            families.push(&p.family);
+        }
+    }
+    let entries: Vec<Entry> = families
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Entry {
+            label: f.to_string(),
+            colour: colour(i),
+        })
+        .collect();
+    let lines: Vec<Vec<&Point>> = families
+        .iter()
+        .map(|f| {
+            let mut line: Vec<&Point> = points.iter().filter(|p| p.family == *f).collect();
+            line.sort_by_key(|p| p.period);
+            line
+        })
+        .collect();
+    let note = "point labels: ratelimit period";
+    canvas(560, header, &entries, Swatch::Line, note, |area| {
+        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
+        let ops = points.iter().map(|p| p.ops);
+        let x = padded(
+            ops.clone().fold(f64::INFINITY, f64::min),
+            ops.fold(f64::NEG_INFINITY, f64::max),
+        );
+        let x = x.start.max(0.0)..x.end;
+        let err_hi = points.iter().map(|p| p.error_pct).fold(0.0, f64::max);
+        let mut chart = ChartBuilder::on(&left)
+            .margin(12)
+            .x_label_area_size(50)
+            .y_label_area_size(80)
+            .build_cartesian_2d(x.clone(), zero_based(err_hi))
+            .map_err(fail)?;
+        mesh(&mut chart, "mean staleness error, % of total", num)?;
+        for (i, line) in lines.iter().enumerate() {
+            let pts = line.iter().map(|p| (p, (p.ops, p.error_pct)));
+            draw_line(&mut chart, i, pts.collect())?;
+        }
+
+        let ages = points.iter().map(|p| p.age_ns).filter(|a| *a > 0.0);
+        let age = log_span(
+            ages.clone().fold(f64::INFINITY, f64::min),
+            ages.fold(0.0, f64::max),
+        );
+        let floor = age.start;
+        let mut chart = ChartBuilder::on(&right)
+            .margin(12)
+            .x_label_area_size(50)
+            .y_label_area_size(80)
+            .build_cartesian_2d(x, age.clone().log_scale().with_key_points(log_ticks(&age)))
+            .map_err(fail)?;
+        mesh(
+            &mut chart,
+            "mean age of a published delta (log)",
+            duration_label,
+        )?;
+        for (i, line) in lines.iter().enumerate() {
+            let pts = line.iter().map(|p| (p, (p.ops, p.age_ns.max(floor))));
+            draw_line(&mut chart, i, pts.collect())?;
+        }
+        Ok(())
+    })
+}
+
+/// Grid, tick labels and axis descriptions of one panel.
+fn mesh<'a, 'b, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, Y>>,
+    y_desc: &str,
+    y_label: fn(f64) -> String,
+) -> Result<(), String>
+where
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+        .label_style((FONT, LABEL_PX))
+        .axis_desc_style((FONT, DESC_PX))
+        .x_desc("write ops/s (updates per second, all writers)")
+        .y_desc(y_desc)
+        .x_labels(6)
+        .x_label_formatter(&|v| num(*v))
+        .y_label_formatter(&|v| y_label(*v))
+        .draw()
+        .map_err(fail)?;
+    Ok(())
+}
+
+/// Family `i`'s line through its points, each marked and labelled with
+/// its period.
+fn draw_line<'a, 'b, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, Y>>,
+    i: usize,
+    points: Vec<(&&Point, (f64, f64))>,
+) -> Result<(), String>
+where
+    Y: Ranged<ValueType = f64>,
+{
+    let coords: Vec<(f64, f64)> = points.iter().map(|(_, c)| *c).collect();
+    chart
+        .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+        .map_err(fail)?;
+    chart
+        .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
+        .map_err(fail)?;
+    let font = (FONT, LABEL_PX - 1).into_font().color(&INK);
+    chart
+        .draw_series(points.iter().map(|(p, c)| {
+            EmptyElement::at(*c) + Text::new(format_duration(p.period), (7, -15), font.clone())
+        }))
+        .map_err(fail)?;
+    Ok(())
+}

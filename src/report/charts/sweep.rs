@@ -1,0 +1,145 @@
+//! A sweep's own charts, one pair per affinity set:
+//! `sweep-throughput-<affinity>.svg` (write ops/s against writer threads,
+//! one line per strategy, mean ± stddev over repeats) and
+//! `sweep-staleness-<affinity>.svg` (the staleness chart at the largest
+//! thread count, when it has two or more ratelimit periods).
+
+use super::staleness::{self, worth_drawing};
+use super::{
+    Chart, DESC_PX, Entry, FONT, Header, Keyed, LABEL_PX, Swatch, canvas, colour, fail, file_safe,
+    marker_style, num, padded, whisker, zero_based,
+};
+use crate::results::{SweepPoint, SweepResults};
+use crate::stats::Summary;
+use plotters::prelude::*;
+
+/// Every affinity set's charts, in the order the sets were first run.
+pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, String> {
+    let mut affinities: Vec<&str> = Vec::new();
+    for p in &sweep.points {
+        if !affinities.contains(&p.affinity.as_str()) {
+            affinities.push(&p.affinity);
+        }
+    }
+    let mut charts = Vec::new();
+    for affinity in affinities {
+        let mut points: Vec<&SweepPoint> = sweep
+            .points
+            .iter()
+            .filter(|p| p.affinity == affinity)
+            .collect();
+        points.sort_by_key(|p| p.threads);
+        let name = |chart: &str| format!("sweep-{chart}-{}.svg", file_safe(affinity));
+        if let Some(svg) = throughput(affinity, &points, sweep.partial) {
+            let svg = svg.map_err(|e| format!("{}: {e}", name("throughput")))?;
+            charts.push((name("throughput"), svg));
+        }
+        let most = points[points.len() - 1];
+        let stale = staleness::points(&most.results);
+        if worth_drawing(&stale) {
+            let what = format!(
+                "Staleness vs write throughput, {} threads, affinity {affinity}",
+                most.threads
+            );
+            let header = Header::run(&what, &most.results);
+            let svg = staleness::render(&header, &stale)
+                .map_err(|e| format!("{}: {e}", name("staleness")))?;
+            charts.push((name("staleness"), svg));
+        }
+    }
+    Ok(charts)
+}
+
+/// One strategy's line: its name and (threads, write ops/s) per point.
+type Line = (String, Vec<(f64, Summary)>);
+
+/// Write throughput against threads for the points of one affinity set
+/// (sorted by threads), or `None` when no strategy there finished a
+/// repeat.
+fn throughput(
+    affinity: &str,
+    points: &[&SweepPoint],
+    partial: bool,
+) -> Option<Result<String, String>> {
+    let mut lines: Vec<Line> = Vec::new();
+    for p in points {
+        for s in &p.results.strategies {
+            let Some(sum) = &s.summary else { continue };
+            let at = (p.threads as f64, sum.write_ops_per_s);
+            match lines.iter_mut().find(|l| l.0 == s.name) {
+                Some(line) => line.1.push(at),
+                None => lines.push((s.name.clone(), vec![at])),
+            }
+        }
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    let entries: Vec<Entry> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| Entry {
+            label: l.0.clone(),
+            colour: colour(i),
+        })
+        .collect();
+    let threads: Vec<f64> = points.iter().map(|p| p.threads as f64).collect();
+    let first = &points[0].results;
+    let detail = format!(
+        "{} thread counts, {} repeats of {} ms per point{}",
+        threads.len(),
+        first.config.repeats,
+        num(first.config.repeat_duration_s * 1000.0),
+        if partial { " (partial)" } else { "" }
+    );
+    let what = format!("Write throughput vs threads, affinity {affinity}");
+    let header = Header::new(&what, &first.provenance, &detail);
+    let hi = lines
+        .iter()
+        .flat_map(|l| &l.1)
+        .map(|(_, s)| s.mean + s.stddev)
+        .fold(0.0, f64::max);
+    let note = "error bars: mean ± 1 stddev over repeats";
+    Some(canvas(600, &header, &entries, Swatch::Line, note, |area| {
+        let x = padded(threads[0], threads[threads.len() - 1]);
+        let cap = (x.end - x.start) / 150.0;
+        let mut chart = ChartBuilder::on(area)
+            .margin(12)
+            .margin_right(24)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            .build_cartesian_2d(
+                Keyed {
+                    range: x,
+                    keys: threads.clone(),
+                },
+                zero_based(hi),
+            )
+            .map_err(fail)?;
+        chart
+            .configure_mesh()
+            .light_line_style(WHITE)
+            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+            .label_style((FONT, LABEL_PX))
+            .axis_desc_style((FONT, DESC_PX))
+            .x_desc("writer threads")
+            .y_desc("write ops/s (updates per second, all writers)")
+            .x_label_formatter(&|v| num(*v))
+            .y_label_formatter(&|v| num(*v))
+            .draw()
+            .map_err(fail)?;
+        for (i, (_, line)) in lines.iter().enumerate() {
+            let coords: Vec<(f64, f64)> = line.iter().map(|(t, s)| (*t, s.mean)).collect();
+            chart
+                .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+                .map_err(fail)?;
+            chart
+                .draw_series(line.iter().map(|(t, s)| whisker(s, *t, cap, true)))
+                .map_err(fail)?;
+            chart
+                .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
+                .map_err(fail)?;
+        }
+        Ok(())
+    }))
+}

@@ -1,0 +1,31 @@
+//! `throughput.svg`: updates per second of all writers together per
+//! strategy, mean ± stddev over repeats.
+
+use super::Header;
+use super::bars::Bars;
+use crate::results::RunResults;
+
+/// The chart, or `None` when no strategy finished a repeat.
+pub(super) fn render(run: &RunResults) -> Option<Result<String, String>> {
+    let measured: Vec<_> = run
+        .strategies
+        .iter()
+        .filter_map(|s| {
+            let sum = s.summary.as_ref()?;
+            Some((s.name.clone(), vec![Some(sum.write_ops_per_s)]))
+        })
+        .collect();
+    if measured.is_empty() {
+        return None;
+    }
+    let (rows, values) = measured.into_iter().unzip();
+    let bars = Bars {
+        header: Header::run("Write throughput per strategy", run),
+        rows,
+        series: vec!["updates/s, all writers"],
+        values,
+        x_desc: "write ops/s (updates per second, all writers together)",
+        note: "error bars: mean ± 1 stddev over repeats",
+    };
+    Some(bars.render())
+}

@@ -1,0 +1,367 @@
+//! Results as Markdown, to paste into a patch description or a pull
+//! request, or to publish beside CI charts: a provenance header, one table
+//! per measure (levels as columns, policies as rows, `mean±stddev%` and the
+//! change against the first level), the exactness line and the notes.
+
+use super::table::fmt_summary;
+use crate::provenance::Provenance;
+use crate::results::{RunConfig, RunResults, StrategyResult, StrategySummary, SweepResults};
+use crate::stats::Summary;
+use crate::topology::CpuList;
+use std::fmt::Write;
+
+/// One measure of a strategy's summary, as the Markdown tables and
+/// `contend compare` show it.
+pub struct Measure {
+    /// Heading: what is measured, in which unit, and which way is better.
+    pub title: &'static str,
+    /// Short name for a table cell (`updates/s`, `write ns/op`).
+    pub short: &'static str,
+    /// Decimals of the mean.
+    pub decimals: usize,
+    /// The measure in a strategy's summary (`None` when not recorded, e.g.
+    /// latency with sampling off).
+    pub get: fn(&StrategySummary) -> Option<Summary>,
+}
+
+/// The measures, in the order the text table prints them; the first four
+/// are the throughput and latency of each side, which `contend compare`
+/// sets side by side.
+pub const MEASURES: [Measure; 6] = [
+    Measure {
+        title: "write side: updates/s, all writers (higher is better)",
+        short: "updates/s",
+        decimals: 0,
+        get: |s| Some(s.write_ops_per_s),
+    },
+    Measure {
+        title: "read side: sum + calc_group_shares per second, all threads (higher is better)",
+        short: "read ops/s",
+        decimals: 0,
+        get: |s| Some(s.read_ops_per_s),
+    },
+    Measure {
+        title: "write ns/op: mean of sampled updates (lower is better)",
+        short: "write ns/op",
+        decimals: 1,
+        get: |s| s.write_ns,
+    },
+    Measure {
+        title: "read ns/op: mean of sampled reads (lower is better)",
+        short: "read ns/op",
+        decimals: 1,
+        get: |s| s.read_ns,
+    },
+    Measure {
+        title: "publishes/s: atomic adds to shared slots (the line really written)",
+        short: "publishes/s",
+        decimals: 0,
+        get: |s| Some(s.publishes_per_s),
+    },
+    Measure {
+        title: "staleness: mean unpublished delta at publish, % of total",
+        short: "staleness %",
+        decimals: 4,
+        get: |s| Some(s.error_mean_pct),
+    },
+];
+
+/// A run (run.json) as Markdown.
+pub fn run_markdown(run: &RunResults) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "## contend run on {}{}\n",
+        escape(&run.provenance.hostname),
+        if run.partial {
+            " (PARTIAL: interrupted)"
+        } else {
+            ""
+        }
+    );
+    provenance_list(&mut out, &run.provenance);
+    let _ = writeln!(out, "- **workload:** {}", workload(run));
+    let _ = writeln!(out, "- **repeats:** {}", repeats_line(&run.config));
+    let labels = RowLabels::new(run.strategies.iter());
+    let levels = unique(run.strategies.iter().map(level_of));
+    for m in &MEASURES {
+        let _ = writeln!(out, "\n### {}\n", m.title);
+        let mut header = vec!["policy".to_string()];
+        header.extend(levels.iter().cloned());
+        let rows: Vec<Vec<String>> = unique(run.strategies.iter().map(|s| labels.label(s)))
+            .into_iter()
+            .map(|row| {
+                let mut line = vec![row.clone()];
+                line.extend(level_cells(&run.strategies, &levels, m, |s| {
+                    labels.label(s) == row
+                }));
+                line
+            })
+            .collect();
+        out.push_str(&table(&header, &rows));
+    }
+    out.push('\n');
+    exactness(&mut out, run.strategies.iter());
+    notes(&mut out, run.notes.iter().map(String::as_str));
+    out
+}
+
+/// A sweep (sweep.json) as Markdown: the first point's provenance, then
+/// one table per measure with a row per thread count, affinity set and
+/// policy.
+pub fn sweep_markdown(sweep: &SweepResults) -> String {
+    let mut out = String::new();
+    let Some(first) = sweep.points.first() else {
+        let _ = writeln!(out, "## contend sweep\n\nNo points were measured.");
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "## contend sweep on {}{}\n",
+        escape(&first.results.provenance.hostname),
+        if sweep.partial {
+            " (PARTIAL: interrupted)"
+        } else {
+            ""
+        }
+    );
+    provenance_list(&mut out, &first.results.provenance);
+    let _ = writeln!(
+        out,
+        "- **points:** {} (threads {}; affinity {})",
+        sweep.points.len(),
+        unique(sweep.points.iter().map(|p| p.threads.to_string())).join(", "),
+        unique(sweep.points.iter().map(|p| p.affinity.clone())).join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "- **repeats:** {}",
+        repeats_line(&first.results.config)
+    );
+    let all = || sweep.points.iter().flat_map(|p| &p.results.strategies);
+    let labels = RowLabels::new(all());
+    let levels = unique(all().map(level_of));
+    for m in &MEASURES {
+        let _ = writeln!(out, "\n### {}\n", m.title);
+        let mut header = vec![
+            "threads".to_string(),
+            "affinity".to_string(),
+            "policy".to_string(),
+        ];
+        header.extend(levels.iter().cloned());
+        let mut rows = Vec::new();
+        for p in &sweep.points {
+            let strategies = &p.results.strategies;
+            for row in unique(strategies.iter().map(|s| labels.label(s))) {
+                let mut line = vec![p.threads.to_string(), escape(&p.affinity), row.clone()];
+                line.extend(level_cells(strategies, &levels, m, |s| {
+                    labels.label(s) == row
+                }));
+                rows.push(line);
+            }
+        }
+        out.push_str(&table(&header, &rows));
+    }
+    out.push('\n');
+    exactness(&mut out, all());
+    let point_notes = unique(
+        sweep
+            .points
+            .iter()
+            .flat_map(|p| p.results.notes.iter().cloned()),
+    );
+    notes(&mut out, point_notes.iter().map(String::as_str));
+    out
+}
+
+/// A Markdown table: a header row, the separator and one row per entry,
+/// cells escaped.
+pub fn table(header: &[String], rows: &[Vec<String>]) -> String {
+    let line = |cells: &[String]| {
+        let cells: Vec<String> = cells.iter().map(|c| escape(c)).collect();
+        format!("| {} |\n", cells.join(" | "))
+    };
+    let mut out = line(header);
+    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
+    for row in rows {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+/// `text` safe inside a table cell: pipes escaped, line breaks as spaces.
+fn escape(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// The header's provenance bullets: host, CPU, kernel, date, commit.
+fn provenance_list(out: &mut String, p: &Provenance) {
+    let _ = writeln!(out, "- **host:** {}", escape(&p.hostname));
+    let _ = writeln!(
+        out,
+        "- **CPU:** {}{}",
+        escape(&p.cpu_model),
+        p.microcode
+            .as_deref()
+            .map_or(String::new(), |m| format!(" (microcode {})", escape(m)))
+    );
+    let _ = writeln!(out, "- **kernel:** Linux {}", escape(&p.kernel_release));
+    let _ = writeln!(out, "- **date:** {}", escape(&p.started_utc));
+    let _ = writeln!(
+        out,
+        "- **contend:** {}, commit `{}`",
+        escape(&p.contend_version),
+        escape(&p.git_commit)
+    );
+}
+
+/// Who ran: writers, readers and where, as the text table says it.
+fn workload(run: &RunResults) -> String {
+    let cfg = &run.config;
+    let nodes = |cpus: &[u32]| -> CpuList {
+        cpus.iter()
+            .filter_map(|&c| run.topology.node_of_cpu(c))
+            .collect()
+    };
+    let writers = format!(
+        "{} writers on CPUs {} (nodes {})",
+        cfg.writer_cpus.len(),
+        cfg.writer_cpus.iter().copied().collect::<CpuList>(),
+        nodes(&cfg.writer_cpus)
+    );
+    let readers = if !cfg.reader_cpus.is_empty() {
+        format!(
+            ", {} readers on CPUs {} (nodes {})",
+            cfg.reader_cpus.len(),
+            cfg.reader_cpus.iter().copied().collect::<CpuList>(),
+            nodes(&cfg.reader_cpus)
+        )
+    } else {
+        match cfg.read_every {
+            0 => ", no read side".to_string(),
+            1 => ", each running the read side after every update".to_string(),
+            k => format!(", each running the read side every {k} updates"),
+        }
+    };
+    writers + &readers
+}
+
+fn repeats_line(cfg: &RunConfig) -> String {
+    format!(
+        "{} × {:.0} ms per strategy (+{:.0} ms warm-up); cells are mean±stddev% over repeats, \
+         with the change against the first level",
+        cfg.repeats,
+        cfg.repeat_duration_s * 1e3,
+        cfg.warmup_s * 1e3
+    )
+}
+
+fn level_of(s: &StrategyResult) -> String {
+    s.strategy.level.name().to_string()
+}
+
+/// One cell per level for the strategy `in_row` picks: `mean±stddev%`,
+/// plus the change against the first level's cell.
+fn level_cells(
+    strategies: &[StrategyResult],
+    levels: &[String],
+    m: &Measure,
+    in_row: impl Fn(&StrategyResult) -> bool,
+) -> Vec<String> {
+    let value = |level: &str| {
+        strategies
+            .iter()
+            .find(|s| in_row(s) && level_of(s) == level)
+            .and_then(|s| s.summary.as_ref())
+            .and_then(|s| (m.get)(s))
+    };
+    let base = levels.first().and_then(|l| value(l));
+    levels
+        .iter()
+        .enumerate()
+        .map(|(i, level)| match (value(level), base) {
+            (Some(v), Some(b)) if i > 0 && b.mean != 0.0 => format!(
+                "{} ({:+.1}%)",
+                fmt_summary(&v, m.decimals),
+                100.0 * (v.mean - b.mean) / b.mean
+            ),
+            (Some(v), _) => fmt_summary(&v, m.decimals),
+            (None, _) => "-".to_string(),
+        })
+        .collect()
+}
+
+/// Row labels: the publish policy, plus the pad and clock when the
+/// strategies shown use more than one.
+struct RowLabels {
+    pads: bool,
+    clocks: bool,
+}
+
+impl RowLabels {
+    fn new<'a>(strategies: impl Iterator<Item = &'a StrategyResult> + Clone) -> Self {
+        RowLabels {
+            pads: unique(strategies.clone().map(|s| s.strategy.pad.to_string())).len() > 1,
+            clocks: unique(
+                strategies
+                    .filter_map(|s| s.strategy.clock)
+                    .map(|c| c.to_string()),
+            )
+            .len()
+                > 1,
+        }
+    }
+
+    fn label(&self, s: &StrategyResult) -> String {
+        let mut label = s.strategy.publish.to_string();
+        if self.pads {
+            let _ = write!(label, " pad{}", s.strategy.pad);
+        }
+        if let Some(c) = s.strategy.clock.filter(|_| self.clocks) {
+            let _ = write!(label, " {c}");
+        }
+        label
+    }
+}
+
+fn exactness<'a>(out: &mut String, strategies: impl Iterator<Item = &'a StrategyResult>) {
+    let mut repeats = 0;
+    let mut wrong = Vec::new();
+    for s in strategies {
+        repeats += s.repeats.len();
+        if !s.exact && !wrong.contains(&s.name) {
+            wrong.push(s.name.clone());
+        }
+    }
+    if wrong.is_empty() {
+        let _ = writeln!(out, "**Exact sums:** all {repeats} repeats exact.");
+    } else {
+        let _ = writeln!(
+            out,
+            "**Exact sums: WRONG** for {}.",
+            escape(&wrong.join(", "))
+        );
+    }
+}
+
+fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) {
+    let mut first = true;
+    for note in notes {
+        if first {
+            out.push_str("\nNotes:\n\n");
+            first = false;
+        }
+        let _ = writeln!(out, "- {}", escape(note));
+    }
+}
+
+/// The items in first-seen order, without repeats.
+fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
+}

@@ -1,0 +1,586 @@
+//! The SVG charts, checked rather than assumed: a real short run and a
+//! sweep built from it are plotted with `contend plot`, every SVG is parsed
+//! as XML, and its series are counted against the results (one line per
+//! strategy, one bar per strategy and side, legend and axis texts).
+
+use contend::results::{RunResults, SweepPoint, SweepResults};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Colours of the first series (write bars, strategy 0) and the second.
+const FIRST: &str = "#4E79A7";
+const SECOND: &str = "#F28E2B";
+
+// --- A minimal XML reader -------------------------------------------------
+
+/// One element: its name, attributes and the text directly inside it.
+#[derive(Debug, Default)]
+struct Element {
+    name: String,
+    attrs: BTreeMap<String, String>,
+    text: String,
+}
+
+impl Element {
+    fn attr(&self, name: &str) -> &str {
+        self.attrs.get(name).map_or("", String::as_str)
+    }
+}
+
+/// `t` with the five predefined entities and character references decoded;
+/// anything else after `&` is an error.
+fn unescape(t: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut parts = t.split('&');
+    out.push_str(parts.next().unwrap_or(""));
+    for p in parts {
+        let end = p.find(';').ok_or(format!("bare & in {t:?}"))?;
+        let decoded = match &p[..end] {
+            "lt" => '<',
+            "gt" => '>',
+            "amp" => '&',
+            "quot" => '"',
+            "apos" => '\'',
+            e if e.starts_with("#x") => u32::from_str_radix(&e[2..], 16)
+                .ok()
+                .and_then(char::from_u32)
+                .ok_or(format!("bad reference &{e};"))?,
+            e if e.starts_with('#') => e[1..]
+                .parse()
+                .ok()
+                .and_then(char::from_u32)
+                .ok_or(format!("bad reference &{e};"))?,
+            e => return Err(format!("unknown entity &{e};")),
+        };
+        out.push(decoded);
+        out.push_str(&p[end + 1..]);
+    }
+    Ok(out)
+}
+
+/// Parses `text` as an XML document with one root element, checking that
+/// tags nest and close, attributes are quoted and entities are known;
+/// returns every element in document order.
+fn parse_xml(text: &str) -> Result<Vec<Element>, String> {
+    let mut stack: Vec<usize> = Vec::new();
+    let mut elements: Vec<Element> = Vec::new();
+    let mut roots = 0;
+    let mut rest = text.trim_start();
+    if let Some(r) = rest.strip_prefix("<?xml") {
+        rest = &r[r.find("?>").ok_or("unterminated XML declaration")? + 2..];
+    }
+    while !rest.is_empty() {
+        let lt = rest.find('<').unwrap_or(rest.len());
+        let chunk = unescape(&rest[..lt])?;
+        match stack.last() {
+            Some(&open) => elements[open].text.push_str(&chunk),
+            None if !chunk.trim().is_empty() => {
+                return Err(format!("text outside the root: {chunk:?}"));
+            }
+            None => {}
+        }
+        rest = &rest[lt..];
+        if rest.is_empty() {
+            break;
+        }
+        if let Some(r) = rest.strip_prefix("<!--") {
+            rest = &r[r.find("-->").ok_or("unterminated comment")? + 3..];
+            continue;
+        }
+        let gt = rest.find('>').ok_or("unterminated tag")?;
+        let tag = &rest[1..gt];
+        rest = &rest[gt + 1..];
+        if let Some(name) = tag.strip_prefix('/') {
+            let open = stack.pop().ok_or(format!("</{name}> closes nothing"))?;
+            if elements[open].name != name.trim() {
+                return Err(format!("<{}> closed by </{name}>", elements[open].name));
+            }
+            continue;
+        }
+        let self_closing = tag.ends_with('/');
+        let tag = tag.trim_end_matches('/');
+        let name_end = tag.find(char::is_whitespace).unwrap_or(tag.len());
+        let name = &tag[..name_end];
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || "-_:.".contains(c))
+        {
+            return Err(format!("bad element name {name:?}"));
+        }
+        let mut element = Element {
+            name: name.to_string(),
+            ..Element::default()
+        };
+        let mut attrs = tag[name_end..].trim();
+        while !attrs.is_empty() {
+            let eq = attrs
+                .find('=')
+                .ok_or(format!("attribute without value in <{name}>"))?;
+            let key = attrs[..eq].trim().to_string();
+            let quote = attrs[eq + 1..].chars().next().ok_or("missing quote")?;
+            if quote != '"' && quote != '\'' {
+                return Err(format!("unquoted attribute in <{name}>"));
+            }
+            let start = eq + 2;
+            let close = attrs[start..]
+                .find(quote)
+                .ok_or(format!("unterminated attribute in <{name}>"))?;
+            let value = unescape(&attrs[start..start + close])?;
+            if element.attrs.insert(key.clone(), value).is_some() {
+                return Err(format!("attribute {key} twice in <{name}>"));
+            }
+            attrs = attrs[start + close + 1..].trim_start();
+        }
+        if stack.is_empty() {
+            roots += 1;
+        }
+        elements.push(element);
+        if !self_closing {
+            stack.push(elements.len() - 1);
+        }
+    }
+    match (stack.last(), roots) {
+        (Some(&open), _) => Err(format!("<{}> never closed", elements[open].name)),
+        (None, 1) => Ok(elements),
+        (None, n) => Err(format!("{n} root elements")),
+    }
+}
+
+#[test]
+fn the_xml_reader_rejects_broken_documents() {
+    assert!(parse_xml("<svg><text>a &amp; b</text></svg>").is_ok());
+    assert_eq!(
+        parse_xml("<svg><text>a &amp; b</text></svg>").unwrap()[1].text,
+        "a & b"
+    );
+    for bad in [
+        "<svg><text></svg>",
+        "<svg>",
+        "<svg/><svg/>",
+        "<svg x=1/>",
+        "<svg>&nbsp;</svg>",
+        "<svg a=\"1\" a=\"2\"/>",
+        "text<svg/>",
+    ] {
+        assert!(parse_xml(bad).is_err(), "{bad}");
+    }
+}
+
+// --- One chart, read back --------------------------------------------------
+
+/// A chart file, parsed.
+struct Svg {
+    path: PathBuf,
+    elements: Vec<Element>,
+}
+
+impl Svg {
+    fn read(path: &Path) -> Svg {
+        let text =
+            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let elements = parse_xml(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(elements[0].name, "svg", "{}", path.display());
+        Svg {
+            path: path.to_path_buf(),
+            elements,
+        }
+    }
+
+    fn count(&self, f: impl Fn(&Element) -> bool) -> usize {
+        self.elements.iter().filter(|e| f(e)).count()
+    }
+
+    fn texts(&self) -> Vec<&str> {
+        self.elements
+            .iter()
+            .filter(|e| e.name == "text")
+            .map(|e| e.text.trim())
+            .collect()
+    }
+
+    fn has_text(&self, t: &str) -> bool {
+        self.texts().contains(&t)
+    }
+
+    /// Every text is in sans-serif (no font library needed to render).
+    fn check_fonts(&self) {
+        for e in self.elements.iter().filter(|e| e.name == "text") {
+            assert_eq!(
+                e.attr("font-family"),
+                "sans-serif",
+                "{}",
+                self.path.display()
+            );
+        }
+    }
+
+    /// The header names the host and CPU model and the start time.
+    fn check_header(&self, run: &RunResults) {
+        let p = &run.provenance;
+        let texts = self.texts();
+        let path = self.path.display();
+        assert!(
+            texts[0].ends_with(&format!(" on {}", p.hostname)),
+            "{path}: {texts:?}"
+        );
+        assert!(
+            texts[1].starts_with(&p.cpu_model) && texts[1].contains(&p.started_utc),
+            "{path}: {texts:?}"
+        );
+    }
+
+    /// Data lines: polylines 2 px wide, by stroke colour.
+    fn lines(&self) -> BTreeMap<String, usize> {
+        let mut by_colour = BTreeMap::new();
+        for e in &self.elements {
+            if e.name == "polyline" && e.attr("stroke-width") == "2" {
+                *by_colour.entry(e.attr("stroke").to_string()).or_insert(0) += 1;
+            }
+        }
+        by_colour
+    }
+
+    /// Filled rectangles of this colour.
+    fn rects(&self, fill: &str) -> usize {
+        self.count(|e| e.name == "rect" && e.attr("fill") == fill)
+    }
+
+    /// Error bars: one dark grey polyline each.
+    fn whiskers(&self) -> usize {
+        self.count(|e| e.name == "polyline" && e.attr("stroke") == "#333333")
+    }
+
+    /// Circles (markers and legend markers).
+    fn circles(&self) -> usize {
+        self.count(|e| e.name == "circle")
+    }
+}
+
+// --- Running contend -------------------------------------------------------
+
+fn contend(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_contend"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn svgs(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// A real short run with two levels and three policies (two ratelimit
+/// periods); returns its results folder and run.json.
+fn short_run(root: &Path) -> (PathBuf, RunResults) {
+    let out = contend(&[
+        "run",
+        "--json",
+        "--out",
+        root.to_str().unwrap(),
+        "--duration",
+        "60ms",
+        "--repeats",
+        "2",
+        "--warmup",
+        "0",
+        "--level",
+        "global,cpu",
+        "--publish",
+        "always,ratelimit:100us,ratelimit:1ms",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run: RunResults = serde_json::from_slice(&out.stdout).unwrap();
+    let host = std::fs::read_dir(root).unwrap().next().unwrap().unwrap();
+    let dir = std::fs::read_dir(host.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert!(dir.join("run.json").is_file());
+    (dir, run)
+}
+
+// --- The tests ------------------------------------------------------------
+
+#[test]
+fn a_run_is_plotted_with_every_series() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, run) = short_run(tmp.path());
+    let names: Vec<&str> = run.strategies.iter().map(|s| s.name.as_str()).collect();
+    let n = names.len();
+    assert_eq!(n, 6);
+    assert!(run.strategies.iter().all(|s| s.summary.is_some()));
+
+    // Default output: the results folder itself.
+    let out = contend(&["plot", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        svgs(&dir),
+        [
+            "latency.svg",
+            "ns-per-op.svg",
+            "staleness.svg",
+            "throughput.svg"
+        ]
+    );
+    assert_eq!(stderr(&out).lines().count(), 4, "{}", stderr(&out));
+    for name in svgs(&dir) {
+        let svg = Svg::read(&dir.join(&name));
+        svg.check_fonts();
+        svg.check_header(&run);
+    }
+
+    // ns/op: one write and one read bar per strategy (+ legend swatch),
+    // an error bar on each, strategy names on the axis.
+    let svg = Svg::read(&dir.join("ns-per-op.svg"));
+    assert_eq!(svg.rects(FIRST), n + 1);
+    assert_eq!(svg.rects(SECOND), n + 1);
+    assert_eq!(svg.whiskers(), 2 * n);
+    for name in &names {
+        assert!(svg.has_text(name), "{name}: {:?}", svg.texts());
+    }
+    assert!(svg.has_text("write (update)") && svg.has_text("read side"));
+    assert!(svg.has_text("ns per operation (mean of sampled operations)"));
+
+    // Latency: per side one line per strategy, each in its own colour,
+    // five points per line; one legend entry per strategy.
+    let svg = Svg::read(&dir.join("latency.svg"));
+    let lines = svg.lines();
+    assert_eq!(lines.len(), n, "{lines:?}");
+    assert!(lines.values().all(|&k| k == 2), "{lines:?}");
+    assert_eq!(svg.circles(), 2 * 5 * n + n);
+    for name in &names {
+        assert!(svg.has_text(name), "{name}");
+    }
+    for p in ["p50", "p90", "p99", "p99.9", "max"] {
+        assert!(svg.has_text(p), "{p}");
+    }
+    assert!(svg.has_text("write (update): ns per operation (log)"));
+    assert!(svg.has_text("read side: ns per operation (log)"));
+
+    // Throughput: one bar and one error bar per strategy.
+    let svg = Svg::read(&dir.join("throughput.svg"));
+    assert_eq!(svg.rects(FIRST), n + 1);
+    assert_eq!(svg.whiskers(), n);
+    for name in &names {
+        assert!(svg.has_text(name), "{name}");
+    }
+    assert!(
+        svg.texts().iter().any(|t| t.starts_with("write ops/s")),
+        "{:?}",
+        svg.texts()
+    );
+
+    // Staleness: the ratelimited strategies of each level form a line
+    // (global, cpu) in each panel, every point labelled with its period.
+    let svg = Svg::read(&dir.join("staleness.svg"));
+    let lines = svg.lines();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines.values().all(|&k| k == 2), "{lines:?}");
+    assert!(svg.has_text("global/pad128/tsc") && svg.has_text("cpu/pad128/tsc"));
+    assert_eq!(svg.circles(), 2 * 4 + 2);
+    let labels = |p: &str| svg.texts().iter().filter(|t| **t == p).count();
+    assert_eq!((labels("100us"), labels("1ms")), (4, 4));
+    assert!(svg.has_text("mean staleness error, % of total"));
+    assert!(svg.has_text("mean age of a published delta (log)"));
+
+    // Plotting again, elsewhere, from the file itself: same charts, same
+    // bytes (charts are a pure function of the results).
+    let again = tmp.path().join("again");
+    let out = contend(&[
+        "plot",
+        dir.join("run.json").to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stderr.is_empty());
+    for name in svgs(&dir) {
+        let a = std::fs::read(dir.join(&name)).unwrap();
+        assert_eq!(a, std::fs::read(again.join(&name)).unwrap(), "{name}");
+    }
+    // Rendering to PNG with a real renderer is .ci/run's job (it installs
+    // rsvg-convert); `cargo test` needs nothing beyond Rust.
+}
+
+#[test]
+fn a_sweep_is_plotted_per_affinity_set() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, run) = short_run(tmp.path());
+    let names: Vec<&str> = run.strategies.iter().map(|s| s.name.as_str()).collect();
+    let n = names.len();
+    // Two thread counts for "unbound", one for "node0": the same run,
+    // scaled so the lines differ.
+    let point = |threads: usize, affinity: &str, scale: f64| {
+        let mut results = run.clone();
+        for s in &mut results.strategies {
+            let sum = s.summary.as_mut().unwrap();
+            sum.write_ops_per_s.mean *= scale;
+            sum.write_ops_per_s.stddev *= scale;
+        }
+        SweepPoint {
+            threads,
+            affinity: affinity.to_string(),
+            results,
+        }
+    };
+    let sweep = SweepResults {
+        schema: contend::results::SCHEMA_VERSION,
+        partial: false,
+        points: vec![
+            point(1, "unbound", 0.6),
+            point(2, "unbound", 1.0),
+            point(2, "node0", 0.9),
+        ],
+    };
+    let dir = tmp.path().join("sweep");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join("sweep.json"),
+        serde_json::to_vec_pretty(&sweep).unwrap(),
+    )
+    .unwrap();
+
+    let out = contend(&["plot", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let files = svgs(&dir);
+    for f in [
+        "sweep-throughput-unbound.svg",
+        "sweep-throughput-node0.svg",
+        "sweep-staleness-unbound.svg",
+        "sweep-staleness-node0.svg",
+        "point-unbound-t1-throughput.svg",
+        "point-unbound-t2-latency.svg",
+        "point-node0-t2-ns-per-op.svg",
+    ] {
+        assert!(files.iter().any(|n| n == f), "{f}: {files:?}");
+    }
+    assert_eq!(files.len(), 4 + 3 * 4, "{files:?}");
+    for name in &files {
+        let svg = Svg::read(&dir.join(name));
+        svg.check_fonts();
+        svg.check_header(&run);
+    }
+
+    // Throughput vs threads: one line per strategy, a point and an error
+    // bar at each thread count, the thread counts as ticks.
+    let svg = Svg::read(&dir.join("sweep-throughput-unbound.svg"));
+    let lines = svg.lines();
+    assert_eq!(lines.len(), n, "{lines:?}");
+    assert!(lines.values().all(|&k| k == 1), "{lines:?}");
+    assert_eq!(svg.circles(), 2 * n + n);
+    assert_eq!(svg.whiskers(), 2 * n);
+    for name in &names {
+        assert!(svg.has_text(name), "{name}");
+    }
+    assert!(svg.has_text("1") && svg.has_text("2") && svg.has_text("writer threads"));
+    assert!(svg.texts()[0].starts_with("Write throughput vs threads, affinity unbound"));
+    // One point per strategy for node0.
+    let svg = Svg::read(&dir.join("sweep-throughput-node0.svg"));
+    assert_eq!(svg.circles(), n + n);
+
+    let svg = Svg::read(&dir.join("sweep-staleness-unbound.svg"));
+    assert_eq!(svg.lines().len(), 2);
+    assert!(svg.texts()[0].contains("2 threads, affinity unbound"));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let check = |args: &[&str], needle: &str| {
+        let out = contend(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    };
+    let missing = t.join("missing.json");
+    check(&["plot", missing.to_str().unwrap()], "missing.json");
+
+    let corrupt = t.join("run.json");
+    std::fs::write(&corrupt, "{\"schema\": 1, \"strategies\": [").unwrap();
+    check(
+        &["plot", corrupt.to_str().unwrap()],
+        "not a JSON result file",
+    );
+    std::fs::write(&corrupt, "{\"schema\": 1, \"strategies\": 3}").unwrap();
+    check(&["plot", t.to_str().unwrap()], "corrupt result file");
+    std::fs::write(&corrupt, "{\"schema\": 99, \"strategies\": []}").unwrap();
+    check(&["plot", corrupt.to_str().unwrap()], "schema 99");
+    std::fs::write(&corrupt, "{\"schema\": 1}").unwrap();
+    check(
+        &["plot", corrupt.to_str().unwrap()],
+        "neither run.json nor sweep.json",
+    );
+
+    let empty = t.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    check(
+        &["plot", empty.to_str().unwrap()],
+        "no run.json or sweep.json",
+    );
+    std::fs::write(empty.join("matrix.json"), "{}").unwrap();
+    check(&["plot", empty.to_str().unwrap()], "heatmap.svg");
+    assert!(svgs(t).is_empty() && svgs(&empty).is_empty());
+}
+
+#[test]
+fn charts_without_data_are_left_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, mut run) = short_run(tmp.path());
+    // As with --sample-every 0: no latencies, so no ns/op or latency chart.
+    for s in &mut run.strategies {
+        let sum = s.summary.as_mut().unwrap();
+        (sum.write_ns, sum.read_ns) = (None, None);
+        for r in &mut s.repeats {
+            (r.write_latency, r.read_latency) = (None, None);
+        }
+    }
+    let dir = tmp.path().join("unsampled");
+    std::fs::create_dir(&dir).unwrap();
+    let written = contend::report::charts::write_run_charts(&dir, &run).unwrap();
+    assert_eq!(
+        written,
+        [dir.join("throughput.svg"), dir.join("staleness.svg")]
+    );
+
+    // One ratelimit period: no staleness chart.
+    run.strategies
+        .retain(|s| !s.name.contains("ratelimit:100us"));
+    let one = tmp.path().join("one-period");
+    std::fs::create_dir(&one).unwrap();
+    let written = contend::report::charts::write_run_charts(&one, &run).unwrap();
+    assert_eq!(written, [one.join("throughput.svg")]);
+
+    // No finished repeat: nothing to draw, and `contend plot` says so.
+    for s in &mut run.strategies {
+        s.summary = None;
+    }
+    let none = tmp.path().join("none");
+    std::fs::create_dir(&none).unwrap();
+    assert!(
+        contend::report::charts::write_run_charts(&none, &run)
+            .unwrap()
+            .is_empty()
+    );
+    std::fs::write(none.join("run.json"), serde_json::to_vec(&run).unwrap()).unwrap();
+    let out = contend(&["plot", none.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("nothing to plot"));
+    assert!(svgs(&none).is_empty());
+}

@@ -1,0 +1,225 @@
+//! `contend sweep` end to end on this host: a short sweep, its files, its
+//! errors, and Ctrl-C.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn contend(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_contend"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The one results folder under `root` (`root/<host>/<stamp>`), if made.
+fn results_dir(root: &Path) -> Option<PathBuf> {
+    let host = std::fs::read_dir(root).ok()?.next()?.ok()?.path();
+    Some(std::fs::read_dir(host).ok()?.next()?.ok()?.path())
+}
+
+/// True when this host has one NUMA node (then the default affinity sets
+/// are just `unbound`).
+fn one_node() -> bool {
+    std::fs::read_to_string("/sys/devices/system/node/online").map_or(true, |s| s.trim() == "0")
+}
+
+#[test]
+fn short_sweep_writes_exact_points_and_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = contend(&[
+        "sweep",
+        "--threads",
+        "1,2",
+        "--level",
+        "global,cpu",
+        "--publish",
+        "always",
+        "--duration",
+        "60ms",
+        "--repeats",
+        "2",
+        "--warmup",
+        "0",
+        "--out",
+        out,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["partial"], false);
+    let points = v["points"].as_array().unwrap();
+    let unbound: Vec<u64> = points
+        .iter()
+        .filter(|p| p["affinity"] == "unbound")
+        .map(|p| p["threads"].as_u64().unwrap())
+        .collect();
+    assert_eq!(unbound, [1, 2]);
+    if one_node() {
+        assert_eq!(points.len(), 2);
+    }
+    for p in points {
+        let affinity = p["affinity"].as_str().unwrap();
+        assert!(affinity == "unbound" || affinity.starts_with("node"));
+        let threads = p["threads"].as_u64().unwrap() as usize;
+        let run = &p["results"];
+        assert_eq!(run["partial"], false);
+        assert_eq!(
+            run["config"]["writer_cpus"].as_array().unwrap().len(),
+            threads
+        );
+        let names: Vec<&str> = run["strategies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["global/always/pad128", "cpu/always/pad128"]);
+        for s in run["strategies"].as_array().unwrap() {
+            assert_eq!(s["exact"], true, "{affinity} × {threads}: {}", s["name"]);
+            let repeats = s["repeats"].as_array().unwrap();
+            assert_eq!(repeats.len(), 2);
+            for r in repeats {
+                assert_eq!(r["final_sum"], r["expected_sum"]);
+                assert!(r["write_ops_per_s"].as_f64().unwrap() > 0.0);
+            }
+        }
+    }
+
+    let folder = results_dir(dir.path()).expect("a results folder");
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(saved, v, "sweep.json is what --json printed");
+
+    let csv = std::fs::read_to_string(folder.join("sweep.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for column in [
+        "threads",
+        "affinity",
+        "strategy",
+        "write_ops_per_s_mean",
+        "write_ops_per_s_stddev",
+        "read_ops_per_s_mean",
+        "write_ns_mean",
+        "publishes_per_s_mean",
+        "staleness_error_mean_pct",
+    ] {
+        assert!(
+            header.contains(&column),
+            "sweep.csv lacks {column}: {header:?}"
+        );
+    }
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), points.len() * 2, "{csv}");
+    assert!(
+        rows[0].starts_with("1,unbound,global/always/pad128,"),
+        "{csv}"
+    );
+
+    let md = std::fs::read_to_string(folder.join("sweep.md")).unwrap();
+    assert!(!md.trim().is_empty());
+    let svgs: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .collect();
+    assert!(!svgs.is_empty(), "no chart in {}", folder.display());
+    for svg in svgs {
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.contains("<svg"), "{}", svg.display());
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_exit_2_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    for (args, says) in [
+        (&["--threads", "0"][..], "--threads 0"),
+        (&["--affinity", "node7"][..], "node 7 does not exist"),
+        (&["--threads", "100000"][..], "skipped"),
+        (
+            &["--threads", "1", "--repeats", "20"][..],
+            "under 1 ms per repeat",
+        ),
+    ] {
+        let mut all = vec!["sweep", "--out", out, "--duration", "10ms"];
+        all.extend(args);
+        let o = contend(&all);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("contend: error: "), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    assert!(results_dir(dir.path()).is_none(), "bad input made a folder");
+    let o = contend(&[
+        "--sysfs-root",
+        "tests/fixtures/topology/spr-2s-224",
+        "sweep",
+        "--out",
+        out,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn ctrl_c_keeps_finished_points_and_marks_the_sweep_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_contend"))
+        .args([
+            "sweep",
+            "--threads",
+            "1,2",
+            "--affinity",
+            "unbound",
+            "--level",
+            "global",
+            "--publish",
+            "always",
+            "--duration",
+            "1500ms",
+            "--repeats",
+            "1",
+            "--warmup",
+            "0",
+            "--quiet",
+            "--out",
+            dir.path().to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // sweep.json appears once the first point has finished; the second
+    // point then runs for another 1.5 s.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !results_dir(dir.path()).is_some_and(|d| d.join("sweep.json").exists()) {
+        assert!(Instant::now() < deadline, "the first point never finished");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: sending SIGINT to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
+    let folder = results_dir(dir.path()).unwrap();
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(json["partial"], true);
+    let points = json["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "only the finished point is kept");
+    assert_eq!(points[0]["threads"], 1);
+    assert_eq!(points[0]["results"]["partial"], false);
+    assert!(folder.join("sweep.csv").exists());
+    assert!(folder.join("sweep.md").exists());
+}
