@@ -130,31 +130,10 @@ fn rate_arg(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Options of `contend run`.
-#[derive(Debug, Args)]
-pub struct RunArgs {
-    /// Writer threads: a count or a percentage of allowed CPUs (default:
-    /// every CPU of --writer-cpus, less those --readers take).
-    #[arg(long, value_name = "N|P%")]
-    pub writers: Option<PoolSize>,
-
-    /// Reader threads that run only the read side (default: none; writers
-    /// then run the read side themselves, as every CPU does in the kernel).
-    #[arg(long, value_name = "N|P%")]
-    pub readers: Option<PoolSize>,
-
-    #[doc = "CPUs writers take, in order."]
-    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
-    pub writer_cpus: Option<CpuSpec>,
-
-    #[doc = "CPUs readers take, in order, skipping writers' CPUs."]
-    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
-    pub reader_cpus: Option<CpuSpec>,
-
-    /// Each writer runs the read side once every K updates (0 = never).
-    #[arg(long, value_name = "K", default_value_t = 1)]
-    pub read_every: u32,
-
+/// The strategies to compare: every shard level × publish policy × pad,
+/// and for ratelimited policies × clock. Shared by `run` and `sweep`.
+#[derive(Debug, Clone, Args)]
+pub struct StrategyArgs {
     /// Shard levels to compare, comma-separated: global, node, llc, cpu.
     #[arg(
         long,
@@ -189,6 +168,52 @@ pub struct RunArgs {
         default_value = "tsc"
     )]
     pub clock: Vec<ClockKind>,
+}
+
+impl StrategyArgs {
+    /// Each list must name at least one value.
+    pub fn check(&self) -> Result<(), String> {
+        if self.level.is_empty()
+            || self.publish.is_empty()
+            || self.pad.is_empty()
+            || self.clock.is_empty()
+        {
+            return Err(
+                "--level, --publish, --pad and --clock each need at least one value".into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Options of `contend run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Writer threads: a count or a percentage of allowed CPUs (default:
+    /// every CPU of --writer-cpus, less those --readers take).
+    #[arg(long, value_name = "N|P%")]
+    pub writers: Option<PoolSize>,
+
+    /// Reader threads that run only the read side (default: none; writers
+    /// then run the read side themselves, as every CPU does in the kernel).
+    #[arg(long, value_name = "N|P%")]
+    pub readers: Option<PoolSize>,
+
+    #[doc = "CPUs writers take, in order."]
+    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
+    pub writer_cpus: Option<CpuSpec>,
+
+    #[doc = "CPUs readers take, in order, skipping writers' CPUs."]
+    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
+    pub reader_cpus: Option<CpuSpec>,
+
+    /// Each writer runs the read side once every K updates (0 = never).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub read_every: u32,
+
+    /// The strategies to compare.
+    #[command(flatten)]
+    pub strategies: StrategyArgs,
 
     /// Put every counter slot on this node (default: each slot on its own
     /// node; global on the node of the first writer).

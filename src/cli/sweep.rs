@@ -1,9 +1,7 @@
 //! Options of `contend sweep`: `contend run` over thread counts and
 //! affinity sets (seed 002's table), into one results folder.
 
-use super::{PlacementArg, PoolSize, duration_arg, warmup_arg};
-use crate::clock::ClockKind;
-use crate::counter::{Pad, PublishPolicy, ShardLevel};
+use super::{PlacementArg, PoolSize, StrategyArgs, duration_arg, warmup_arg};
 use crate::topology::CpuSpec;
 use clap::Args;
 use std::fmt;
@@ -80,37 +78,9 @@ pub struct SweepArgs {
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub affinity: Option<Vec<Affinity>>,
 
-    /// Shard levels to compare, comma-separated: global, node, llc, cpu.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "LIST",
-        default_value = "global,node,llc,cpu"
-    )]
-    pub level: Vec<ShardLevel>,
-
-    #[doc = "Publish policies to compare, comma-separated."]
-    #[arg(long, value_delimiter = ',', value_name = "LIST", default_value = "always,ratelimit:1ms",
-          long_help = PublishPolicy::HELP)]
-    pub publish: Vec<PublishPolicy>,
-
-    /// Bytes between slots, comma-separated: 128, 64, 0 (as `contend run`).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "LIST",
-        default_value = "128"
-    )]
-    pub pad: Vec<Pad>,
-
-    /// Clocks a ratelimit reads, comma-separated: tsc, monotonic, coarse.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "LIST",
-        default_value = "tsc"
-    )]
-    pub clock: Vec<ClockKind>,
+    /// The strategies to compare at every point (as `contend run`).
+    #[command(flatten)]
+    pub strategies: StrategyArgs,
 
     /// Measured time per strategy at each point, split over the repeats
     /// [default: 1s; 200ms with --quick].

@@ -112,15 +112,8 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
 pub(super) fn plan(args: &RunArgs, topo: Topology) -> Result<RunPlan, CliError> {
     let allowed = topo.allowed_cpus.len();
     let mut notes = Vec::new();
-    if args.level.is_empty()
-        || args.publish.is_empty()
-        || args.pad.is_empty()
-        || args.clock.is_empty()
-    {
-        return Err(CliError::usage(
-            "--level, --publish, --pad and --clock each need at least one value",
-        ));
-    }
+    let chosen = &args.strategies;
+    chosen.check().map_err(CliError::usage)?;
     if let Some(n) = args.counter_node {
         topo.check_memory_node(n)
             .map_err(|e| CliError::usage(format!("--counter-node {n}: {e}")))?;
@@ -171,10 +164,10 @@ pub(super) fn plan(args: &RunArgs, topo: Topology) -> Result<RunPlan, CliError> 
             unique_count(&writer_cpus, &reader_cpus)
         ));
     }
-    if args.level.contains(&ShardLevel::Global) && args.level[0] != ShardLevel::Global {
+    if chosen.level.contains(&ShardLevel::Global) && chosen.level[0] != ShardLevel::Global {
         notes.push(format!(
             "changes are shown against {}, the first --level",
-            args.level[0]
+            chosen.level[0]
         ));
     }
 
@@ -201,7 +194,7 @@ pub(super) fn plan(args: &RunArgs, topo: Topology) -> Result<RunPlan, CliError> 
         )));
     }
     let placement = Placement::from(args.placement);
-    let strategies = strategies(&args.level, &args.publish, &args.pad, &args.clock);
+    let strategies = strategies(&chosen.level, &chosen.publish, &chosen.pad, &chosen.clock);
     let config = RunConfig {
         writer_cpus,
         reader_cpus,
