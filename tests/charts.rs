@@ -6,7 +6,9 @@
 use contend::results::{RunResults, SweepPoint, SweepResults};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod common;
+use common::{contend, stderr};
 
 /// Colours of the first series (write bars, strategy 0) and the second.
 const FIRST: &str = "#4E79A7";
@@ -259,17 +261,6 @@ impl Svg {
 }
 
 // --- Running contend -------------------------------------------------------
-
-fn contend(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_contend"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 fn svgs(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

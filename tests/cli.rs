@@ -1,31 +1,9 @@
 //! The command line end to end: exit codes, one-line errors, capture.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn contend(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_contend"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Exit 2 and a single `contend: error:` line naming `needle`.
-fn assert_usage_error(args: &[&str], needle: &str) {
-    let out = contend(args);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: {err}");
-    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert!(
-        lines.len() == 1 || lines[0].starts_with("error: invalid value"),
-        "{args:?}: expected one line, got {err}"
-    );
-}
+mod common;
+use common::{assert_usage_error, contend, stderr};
 
 #[test]
 fn bad_requests_exit_2_with_one_line() {

@@ -10,8 +10,10 @@ use contend::placement::{NodeCheck, PinnedThread};
 use contend::provenance::Provenance;
 use contend::topology::Topology;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+
+mod common;
+use common::{assert_usage_error, contend, results_dir, stderr};
 
 fn fixture(name: &str) -> Topology {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -399,33 +401,6 @@ fn synthetic_matrix_renders_csv_and_svg() {
 
 // --- On this host -------------------------------------------------------
 
-fn contend(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_contend"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// The one results folder under `root` (`root/<host>/<stamp>`).
-fn results_dir(root: &Path) -> PathBuf {
-    let host = std::fs::read_dir(root)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    std::fs::read_dir(host)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-}
-
 /// The class of `(a, b)` worked out from the topology JSON by hand.
 fn class_from_topology(topo: &Value, a: u64, b: u64) -> String {
     let cpu = |id: u64| {
@@ -518,7 +493,7 @@ fn matrix_on_this_host_agrees_with_the_reference() {
         assert!(!v["empty_classes"].as_array().unwrap().is_empty());
     }
 
-    let files = results_dir(dir.path());
+    let files = results_dir(dir.path()).expect("a results folder");
     let csv = std::fs::read_to_string(files.join("matrix.csv")).unwrap();
     assert!(csv.starts_with(&format!("cpu,{a},{b}")), "{csv}");
     assert!(files.join("matrix.json").is_file());
@@ -543,20 +518,6 @@ fn matrix_on_this_host_agrees_with_the_reference() {
     assert!(
         diff.abs() <= 25.0,
         "matrix {matrix} vs reference {reference}: {diff:+.1}%"
-    );
-}
-
-/// Exit 2 and a single `contend: error:` line naming `needle` (clap's own
-/// value errors add a hint line).
-fn assert_usage_error(args: &[&str], needle: &str) {
-    let out = contend(args);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: {err}");
-    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert!(
-        lines.len() == 1 || lines[0].starts_with("error: invalid value"),
-        "{args:?}: expected one line, got {err}"
     );
 }
 

@@ -2,36 +2,12 @@
 //! errors, and Ctrl-C.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn contend(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_contend"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// The one results folder under `root` (`root/<host>/<stamp>`).
-fn results_dir(root: &Path) -> PathBuf {
-    let host = std::fs::read_dir(root)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    std::fs::read_dir(host)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-}
+mod common;
+use common::{contend, results_dir, stderr};
 
 const QUICK: [&str; 6] = ["--duration", "60ms", "--repeats", "2", "--warmup", "0"];
 
@@ -116,7 +92,7 @@ fn quick_run_writes_exact_verified_results_with_provenance() {
     }
     assert!(p["tsc_hz"].as_f64().unwrap() > 1e8);
 
-    let folder = results_dir(dir.path());
+    let folder = results_dir(dir.path()).expect("a results folder");
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(folder.join("run.json")).unwrap()).unwrap();
     assert_eq!(json["strategies"], v["strategies"]);
@@ -308,7 +284,12 @@ fn ctrl_c_keeps_finished_repeats_and_marks_the_file_partial() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
     let json: Value = serde_json::from_str(
-        &std::fs::read_to_string(results_dir(dir.path()).join("run.json")).unwrap(),
+        &std::fs::read_to_string(
+            results_dir(dir.path())
+                .expect("a results folder")
+                .join("run.json"),
+        )
+        .unwrap(),
     )
     .unwrap();
     assert_eq!(json["partial"], true);

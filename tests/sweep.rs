@@ -2,26 +2,12 @@
 //! errors, and Ctrl-C.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn contend(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_contend"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// The one results folder under `root` (`root/<host>/<stamp>`), if made.
-fn results_dir(root: &Path) -> Option<PathBuf> {
-    let host = std::fs::read_dir(root).ok()?.next()?.ok()?.path();
-    Some(std::fs::read_dir(host).ok()?.next()?.ok()?.path())
-}
+mod common;
+use common::{contend, results_dir, stderr};
 
 /// True when this host has one NUMA node (then the default affinity sets
 /// are just `unbound`).
