@@ -1,7 +1,7 @@
 //! `contend matrix`: plan the pairs, measure them, check the first against
 //! the reference ping-pong, classify, advise, save, print.
 
-use super::{is_live_root, load_topology, print_notes};
+use super::{is_live_root, load_topology, print_notes, progress_bar, results_folder};
 use crate::CliError;
 use crate::cli::MatrixArgs;
 use crate::clock::calibrate_tsc;
@@ -10,10 +10,9 @@ use crate::matrix::{
     class_stats, empty_classes, measure_all, reference_pingpong, select_pairs,
 };
 use crate::provenance::Provenance;
-use crate::report::{heatmap, new_results_dir, write_atomic};
+use crate::report::{heatmap, write_atomic};
 use crate::topology::Topology;
 use crate::workload::Timer;
-use std::io::IsTerminal;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -61,14 +60,7 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
     let reference_ns = reference_pingpong(first.a, first.b, matrix::REFERENCE_ROUND_TRIPS)
         .map_err(CliError::failure)?;
 
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = indicatif::ProgressBar::new(pairs.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} pairs  (eta {eta})")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
+    let bar = progress_bar(pairs.len(), "pairs", false);
     let started = Instant::now();
     let measured = measure_all(&pairs, &procedure, &topo.allowed_cpus, |done, _| {
         if let Some(b) = &bar {
@@ -181,17 +173,11 @@ fn write_files(
     args: &MatrixArgs,
     results: &MatrixResults,
 ) -> Result<Vec<std::path::PathBuf>, CliError> {
-    let dir = new_results_dir(
+    let dir = results_folder(
         &args.out,
         &results.provenance.hostname,
         &results.provenance.started_utc,
-    )
-    .map_err(|e| {
-        CliError::failure(format!(
-            "cannot create results folder under {}: {e}",
-            args.out.display()
-        ))
-    })?;
+    )?;
     let json = serde_json::to_vec_pretty(results).map_err(|e| CliError::failure(e.to_string()))?;
     let files = [
         ("matrix.csv", results.csv().map_err(CliError::failure)?),

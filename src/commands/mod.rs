@@ -67,3 +67,32 @@ fn print_notes(topo: &Topology) {
 fn is_live_root(root: &Path) -> bool {
     std::fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"))
 }
+
+/// A progress bar on stderr counting `total` `unit`s, or `None` when
+/// stderr is not a terminal or the user asked for quiet.
+fn progress_bar(total: usize, unit: &str, quiet: bool) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(total as u64);
+        let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}  (eta {{eta}})");
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(&template)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    })
+}
+
+/// A fresh results folder `out/<host>/<stamp>`, or a one-line failure.
+fn results_folder(
+    out: &Path,
+    host: &str,
+    started_utc: &str,
+) -> Result<std::path::PathBuf, CliError> {
+    crate::report::new_results_dir(out, host, started_utc).map_err(|e| {
+        CliError::failure(format!(
+            "cannot create results folder under {}: {e}",
+            out.display()
+        ))
+    })
+}

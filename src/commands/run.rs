@@ -1,19 +1,18 @@
 //! `contend run` (and `contend` with no subcommand): plan from the options,
 //! execute, save, print.
 
-use super::{is_live_root, load_topology, print_notes};
+use super::{is_live_root, load_topology, print_notes, progress_bar, results_folder};
 use crate::CliError;
 use crate::cli::RunArgs;
 use crate::clock::calibrate_tsc;
 use crate::counter::ShardLevel;
 use crate::placement::Placement;
 use crate::provenance::Provenance;
-use crate::report::{charts, new_results_dir, table, write_results};
+use crate::report::{charts, table, write_results};
 use crate::results::RunConfig;
 use crate::runner::{RunError, RunPlan, execute, strategies};
 use crate::topology::{CpuSpec, Topology};
 use crate::workload::{Sampling, Timer};
-use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -43,16 +42,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::Relaxed));
 
     let total = plan.strategies.len() * plan.config.repeats;
-    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(total as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} repeats  {msg}  (eta {eta})",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
+    let bar = progress_bar(total, "repeats", args.quiet);
     let results = execute(&plan, &INTERRUPTED, |done, _, name| {
         if let Some(b) = &bar {
             b.set_position(done as u64);
@@ -67,17 +57,11 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
         RunError::Placement(p) => CliError::failure(p),
     })?;
 
-    let dir = new_results_dir(
+    let dir = results_folder(
         &args.out,
         &results.provenance.hostname,
         &results.provenance.started_utc,
-    )
-    .map_err(|e| {
-        CliError::failure(format!(
-            "cannot create results folder under {}: {e}",
-            args.out.display()
-        ))
-    })?;
+    )?;
     let mut files = write_results(&dir, &results).map_err(CliError::failure)?;
     files.extend(charts::write_run_charts(&dir, &results).map_err(CliError::failure)?);
     if args.json {

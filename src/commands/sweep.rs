@@ -4,16 +4,15 @@
 //! sweep.json, sweep.csv, sweep.md and the charts.
 
 use super::run::{INTERRUPTED, plan};
-use super::{is_live_root, load_topology, print_notes};
+use super::{is_live_root, load_topology, print_notes, progress_bar, results_folder};
 use crate::CliError;
 use crate::cli::{PoolSize, RunArgs, SweepArgs};
 use crate::counter::NodeIter;
-use crate::report::{charts, markdown, new_results_dir, write_atomic};
+use crate::report::{charts, markdown, write_atomic};
 use crate::results::{SCHEMA_VERSION, SweepPoint, SweepResults};
 use crate::runner::{RunError, RunPlan, execute};
 use crate::topology::{CpuSpec, Topology};
 use serde::Serialize;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Instant, SystemTime};
@@ -54,27 +53,13 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let host = points[0].plan.provenance.hostname.clone();
-    let dir = new_results_dir(&args.out, &host, &stamp).map_err(|e| {
-        CliError::failure(format!(
-            "cannot create results folder under {}: {e}",
-            args.out.display()
-        ))
-    })?;
+    let dir = results_folder(&args.out, &host, &stamp)?;
 
     let total: usize = points
         .iter()
         .map(|p| p.plan.strategies.len() * p.plan.config.repeats)
         .sum();
-    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(total as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} repeats  {msg}  (eta {eta})",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
+    let bar = progress_bar(total, "repeats", args.quiet);
     let say = |line: String| match &bar {
         Some(b) => b.println(line),
         None if !args.quiet => eprintln!("{line}"),
