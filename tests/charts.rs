@@ -516,17 +516,20 @@ fn bad_input_is_one_line_and_exit_2() {
     std::fs::write(&corrupt, "{\"schema\": 1}").unwrap();
     check(
         &["plot", corrupt.to_str().unwrap()],
-        "neither run.json nor sweep.json",
+        "not run.json, sweep.json or matrix.json",
     );
 
     let empty = t.join("empty");
     std::fs::create_dir(&empty).unwrap();
     check(
         &["plot", empty.to_str().unwrap()],
-        "no run.json or sweep.json",
+        "no run.json, sweep.json or matrix.json",
     );
     std::fs::write(empty.join("matrix.json"), "{}").unwrap();
-    check(&["plot", empty.to_str().unwrap()], "heatmap.svg");
+    check(
+        &["plot", empty.to_str().unwrap()],
+        "not run.json, sweep.json or matrix.json",
+    );
     assert!(svgs(t).is_empty() && svgs(&empty).is_empty());
 }
 

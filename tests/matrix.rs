@@ -505,6 +505,20 @@ fn matrix_on_this_host_agrees_with_the_reference() {
         "title"
     );
     assert!(svg.contains("one-way ns"), "legend");
+    // `contend plot` reads matrix.json back and redraws the same heatmap.
+    let redrawn = dir.path().join("redrawn");
+    let out = contend(&[
+        "plot",
+        files.to_str().unwrap(),
+        "--out",
+        redrawn.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(redrawn.join("heatmap.svg")).unwrap(),
+        svg
+    );
 
     // The goal is ±10% on a quiet host; CI shares its 2 CPUs, so ±25% here.
     let r = &v["reference"];

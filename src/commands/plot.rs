@@ -1,16 +1,18 @@
-//! `contend plot`: read run.json or sweep.json (or a folder holding them)
-//! and write their SVG charts.
+//! `contend plot`: read run.json, sweep.json or matrix.json (or a folder
+//! holding them) and write their SVG charts.
 
 use crate::CliError;
 use crate::cli::PlotArgs;
+use crate::matrix::MatrixResults;
 use crate::report::charts::{write_run_charts, write_sweep_charts};
+use crate::report::{heatmap, write_atomic};
 use crate::results::{RunResults, SCHEMA_VERSION, SweepResults};
 use serde::de::DeserializeOwned;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The result files a folder is searched for, in the order plotted.
-const RESULT_FILES: [&str; 2] = ["run.json", "sweep.json"];
+const RESULT_FILES: [&str; 3] = ["run.json", "sweep.json", "matrix.json"];
 
 pub(super) fn run(_root: &Path, args: &PlotArgs) -> Result<(), CliError> {
     let (folder, files) = inputs(&args.results)?;
@@ -25,16 +27,17 @@ pub(super) fn run(_root: &Path, args: &PlotArgs) -> Result<(), CliError> {
             CliError::usage(format!("{}: not a JSON result file: {e}", file.display()))
         })?;
         let charts = if value.get("points").is_some() {
-            let sweep: SweepResults = parse(file, value)?;
+            let sweep: SweepResults = parse(file, value, SCHEMA_VERSION)?;
             write_sweep_charts(&out, &sweep)
         } else if value.get("strategies").is_some() {
-            let run: RunResults = parse(file, value)?;
+            let run: RunResults = parse(file, value, SCHEMA_VERSION)?;
             write_run_charts(&out, &run)
         } else if value.get("pairs").is_some() {
-            return Err(matrix_not_plotted(file));
+            let matrix: MatrixResults = parse(file, value, crate::matrix::SCHEMA_VERSION)?;
+            write_heatmap(&out, &matrix)
         } else {
             return Err(CliError::usage(format!(
-                "{}: neither run.json nor sweep.json (no \"strategies\" or \"points\")",
+                "{}: not run.json, sweep.json or matrix.json (no \"strategies\", \"points\" or \"pairs\")",
                 file.display()
             )));
         };
@@ -73,33 +76,33 @@ fn inputs(path: &Path) -> Result<(PathBuf, Vec<PathBuf>), CliError> {
         .filter(|f| f.is_file())
         .collect();
     if files.is_empty() {
-        let matrix = path.join("matrix.json");
-        if matrix.is_file() {
-            return Err(matrix_not_plotted(&matrix));
-        }
         return Err(CliError::usage(format!(
-            "{}: no run.json or sweep.json in this folder",
+            "{}: no run.json, sweep.json or matrix.json in this folder",
             path.display()
         )));
     }
     Ok((path.to_path_buf(), files))
 }
 
-/// A matrix.json is not redrawn: `contend matrix` writes heatmap.svg beside
-/// it, and matrix.json is not read back.
-fn matrix_not_plotted(file: &Path) -> CliError {
-    CliError::usage(format!(
-        "{}: matrix results are not plotted here; contend matrix wrote heatmap.svg beside them",
-        file.display()
-    ))
+/// Redraws the pair-latency heatmap of a matrix run as `heatmap.svg`.
+fn write_heatmap(out: &Path, matrix: &MatrixResults) -> Result<Vec<PathBuf>, String> {
+    let svg = heatmap::render(matrix)?;
+    let path = out.join("heatmap.svg");
+    write_atomic(&path, svg.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(vec![path])
 }
 
-/// `value` as a result of type `T`, of this contend's schema.
-fn parse<T: DeserializeOwned>(file: &Path, value: serde_json::Value) -> Result<T, CliError> {
+/// `value` as a result of type `T`, of schema `expected`.
+fn parse<T: DeserializeOwned>(
+    file: &Path,
+    value: serde_json::Value,
+    expected: u32,
+) -> Result<T, CliError> {
     let schema = value.get("schema").and_then(serde_json::Value::as_u64);
-    if schema != Some(u64::from(SCHEMA_VERSION)) {
+    if schema != Some(u64::from(expected)) {
         return Err(CliError::usage(format!(
-            "{}: schema {}, this contend reads schema {SCHEMA_VERSION}",
+            "{}: schema {}, this contend reads schema {expected}",
             file.display(),
             schema.map_or("missing".to_string(), |s| s.to_string())
         )));

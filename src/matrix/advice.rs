@@ -4,7 +4,7 @@
 
 use super::PairClass;
 use super::stats::quantile;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -41,7 +41,7 @@ pub const RULE: &str = rule_text!();
 
 /// Cost of one distance class: statistics over its pairs' median one-way
 /// latencies.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClassStats {
     /// The class.
     pub class: PairClass,
@@ -115,8 +115,25 @@ impl Serialize for Split {
     }
 }
 
+/// The inverse of `Display`.
+impl std::str::FromStr for Split {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        [Split::Llc, Split::Node, Split::None]
+            .into_iter()
+            .find(|v| v.to_string() == s)
+            .ok_or_else(|| format!("unknown advice \"{s}\""))
+    }
+}
+
+impl<'de> Deserialize<'de> for Split {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        super::from_name(d)
+    }
+}
+
 /// The advice line and the numbers behind it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Advice {
     /// The verdict.
     pub split: Split,
@@ -246,12 +263,12 @@ pub fn advise(classes: &[ClassStats]) -> Advice {
 }
 
 /// A class with no measured pairs, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EmptyClass {
     /// `smt`, `same-llc`, `same-node` or `cross-node`.
-    pub class: &'static str,
+    pub class: String,
     /// Why there are no pairs of it.
-    pub reason: &'static str,
+    pub reason: String,
 }
 
 /// The kinds of class (cross-node counted once, at any distance) that have
@@ -283,7 +300,10 @@ pub fn empty_classes(classes: &[ClassStats]) -> Vec<EmptyClass> {
     kinds
         .into_iter()
         .filter(|(_, _, present)| !present)
-        .map(|(class, reason, _)| EmptyClass { class, reason })
+        .map(|(class, reason, _)| EmptyClass {
+            class: class.to_string(),
+            reason: reason.to_string(),
+        })
         .collect()
 }
 

@@ -4,7 +4,7 @@
 use crate::topology::Topology;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -47,6 +47,29 @@ impl fmt::Display for PairClass {
 impl Serialize for PairClass {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(self)
+    }
+}
+
+/// The inverse of `Display`.
+impl std::str::FromStr for PairClass {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "smt" => Ok(PairClass::Smt),
+            "same-llc" => Ok(PairClass::SameLlc),
+            "same-node" => Ok(PairClass::SameNode),
+            _ => s
+                .strip_prefix("cross-node@")
+                .and_then(|d| d.parse().ok())
+                .map(PairClass::CrossNode)
+                .ok_or_else(|| format!("unknown pair class \"{s}\"")),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PairClass {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        super::from_name(d)
     }
 }
 

@@ -57,6 +57,12 @@ impl serde::Serialize for Mode {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for Mode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        super::from_name(d)
+    }
+}
+
 /// How a pair's samples are taken.
 #[derive(Debug, Clone, Copy)]
 pub struct Procedure {

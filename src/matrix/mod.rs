@@ -27,7 +27,7 @@ pub use reference::reference_pingpong;
 use crate::placement::{NodeCheck, PinnedThread, PlacementError};
 use crate::provenance::Provenance;
 use crate::topology::{CpuList, Topology};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use stats::quantile_of;
 use std::fmt;
 use std::str::FromStr;
@@ -137,8 +137,27 @@ impl Serialize for Home {
     }
 }
 
+impl<'de> Deserialize<'de> for Home {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        from_name(d)
+    }
+}
+
+/// Reads a value written by its `Display` (the names matrix.json uses)
+/// back through its `FromStr`.
+pub(crate) fn from_name<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: FromStr,
+    T::Err: fmt::Display,
+{
+    String::deserialize(d)?
+        .parse()
+        .map_err(serde::de::Error::custom)
+}
+
 /// The settings of one matrix run, as resolved.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatrixConfig {
     /// The chosen CPUs, ascending (the matrix's rows and columns).
     pub cpus: Vec<u32>,
@@ -163,7 +182,7 @@ pub struct MatrixConfig {
 }
 
 /// One direction of a pair: `from` initiates each round trip.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DirectionStats {
     /// The initiating CPU.
     pub from: u32,
@@ -190,7 +209,7 @@ impl DirectionStats {
 }
 
 /// Everything measured for one pair.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairResult {
     /// The two CPUs, lower first.
     pub cpus: [u32; 2],
@@ -254,7 +273,7 @@ impl PairResult {
 }
 
 /// The independent ping-pong's answer beside the matrix's for one pair.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reference {
     /// The pair.
     pub cpus: [u32; 2],
@@ -282,7 +301,7 @@ impl Reference {
 }
 
 /// A whole `contend matrix`: matrix.json.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatrixResults {
     /// [`SCHEMA_VERSION`].
     pub schema: u32,
