@@ -13,6 +13,7 @@ use serde_json::Value;
 use std::path::Path;
 
 mod common;
+use common::xml::parse_xml;
 use common::{assert_usage_error, contend, results_dir, stderr};
 
 fn fixture(name: &str) -> Topology {
@@ -201,94 +202,9 @@ fn advice_follows_the_written_rule() {
     assert!(a.to_string().starts_with("no split needed: only one class"));
 }
 
-/// Checks that `text` is well-formed XML: one root element, properly nested
-/// and closed tags, quoted attributes, known entities. Returns the element
-/// names in document order.
+/// The element names of `text`, read as well-formed XML.
 fn well_formed_xml(text: &str) -> Result<Vec<String>, String> {
-    let mut stack: Vec<String> = Vec::new();
-    let mut elements = Vec::new();
-    let mut roots = 0;
-    let mut rest = text.trim_start();
-    if let Some(r) = rest.strip_prefix("<?xml") {
-        rest = &r[r.find("?>").ok_or("unterminated XML declaration")? + 2..];
-    }
-    let check_text = |t: &str| -> Result<(), String> {
-        let mut parts = t.split('&').skip(1);
-        parts.try_for_each(|p| {
-            let entity = &p[..p.find(';').ok_or(format!("bare & in {t:?}"))?];
-            match entity {
-                "lt" | "gt" | "amp" | "quot" | "apos" => Ok(()),
-                e if e.starts_with('#') => Ok(()),
-                e => Err(format!("unknown entity &{e};")),
-            }
-        })
-    };
-    while !rest.is_empty() {
-        let lt = rest.find('<').unwrap_or(rest.len());
-        let text_part = &rest[..lt];
-        if stack.is_empty() && !text_part.trim().is_empty() {
-            return Err(format!("text outside the root: {text_part:?}"));
-        }
-        check_text(text_part)?;
-        rest = &rest[lt..];
-        if rest.is_empty() {
-            break;
-        }
-        if let Some(r) = rest.strip_prefix("<!--") {
-            rest = &r[r.find("-->").ok_or("unterminated comment")? + 3..];
-            continue;
-        }
-        let gt = rest.find('>').ok_or("unterminated tag")?;
-        let tag = &rest[1..gt];
-        rest = &rest[gt + 1..];
-        if let Some(name) = tag.strip_prefix('/') {
-            let open = stack.pop().ok_or(format!("</{name}> closes nothing"))?;
-            if open != name.trim() {
-                return Err(format!("<{open}> closed by </{name}>"));
-            }
-            continue;
-        }
-        let self_closing = tag.ends_with('/');
-        let tag = tag.trim_end_matches('/');
-        let name_end = tag.find(char::is_whitespace).unwrap_or(tag.len());
-        let name = &tag[..name_end];
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_alphanumeric() || "-_:.".contains(c))
-        {
-            return Err(format!("bad element name {name:?}"));
-        }
-        // Attributes: name="value" pairs.
-        let mut attrs = tag[name_end..].trim();
-        while !attrs.is_empty() {
-            let eq = attrs
-                .find('=')
-                .ok_or(format!("attribute without value in <{name}>"))?;
-            let quote = attrs[eq + 1..].chars().next().ok_or("missing quote")?;
-            if quote != '"' && quote != '\'' {
-                return Err(format!("unquoted attribute in <{name}>"));
-            }
-            let value_start = eq + 2;
-            let close = attrs[value_start..]
-                .find(quote)
-                .ok_or(format!("unterminated attribute in <{name}>"))?;
-            check_text(&attrs[value_start..value_start + close])?;
-            attrs = attrs[value_start + close + 1..].trim_start();
-        }
-        if stack.is_empty() {
-            roots += 1;
-        }
-        elements.push(name.to_string());
-        if !self_closing {
-            stack.push(name.to_string());
-        }
-    }
-    match (stack.last(), roots) {
-        (Some(open), _) => Err(format!("<{open}> never closed")),
-        (None, 1) => Ok(elements),
-        (None, n) => Err(format!("{n} root elements")),
-    }
+    Ok(parse_xml(text)?.into_iter().map(|e| e.name).collect())
 }
 
 #[test]

@@ -3,6 +3,8 @@
 // Each test binary uses its own subset of these.
 #![allow(dead_code)]
 
+pub mod xml;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
