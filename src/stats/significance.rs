@@ -153,36 +153,35 @@ fn beta_continued_fraction(a: f64, b: f64, x: f64) -> f64 {
     for m in 1..=MAX_ITERATIONS {
         let m = m as f64;
         let m2 = 2.0 * m;
-        // Even step.
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        // Odd step.
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let delta = d * c;
+        // Even step, then odd step.
+        h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &mut c, &mut d);
+        let delta = lentz_step(
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+            &mut c,
+            &mut d,
+        );
         h *= delta;
         if (delta - 1.0).abs() < EPS {
             break;
         }
     }
     h
+}
+
+/// One step of Lentz's method with coefficient `aa`: updates `c` and `d`
+/// (kept away from zero) and returns the factor for the running product.
+fn lentz_step(aa: f64, c: &mut f64, d: &mut f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    *d = 1.0 + aa * *d;
+    if d.abs() < TINY {
+        *d = TINY;
+    }
+    *c = 1.0 + aa / *c;
+    if c.abs() < TINY {
+        *c = TINY;
+    }
+    *d = 1.0 / *d;
+    *d * *c
 }
 
 /// `ln Γ(x)` for `x > 0` (Lanczos approximation, g = 7, 9 terms; about 15
