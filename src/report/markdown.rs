@@ -3,68 +3,11 @@
 //! per measure (levels as columns, policies as rows, `mean±stddev%` and the
 //! change against the first level), the exactness line and the notes.
 
-use super::table::fmt_summary;
+use super::measures::{MEASURES, Measure, RowLabels, fmt_summary, unique};
 use crate::provenance::Provenance;
-use crate::results::{RunConfig, RunResults, StrategyResult, StrategySummary, SweepResults};
-use crate::stats::Summary;
+use crate::results::{RunConfig, RunResults, StrategyResult, SweepResults};
 use crate::topology::CpuList;
 use std::fmt::Write;
-
-/// One measure of a strategy's summary, as the Markdown tables and
-/// `contend compare` show it.
-pub struct Measure {
-    /// Heading: what is measured, in which unit, and which way is better.
-    pub title: &'static str,
-    /// Short name for a table cell (`updates/s`, `write ns/op`).
-    pub short: &'static str,
-    /// Decimals of the mean.
-    pub decimals: usize,
-    /// The measure in a strategy's summary (`None` when not recorded, e.g.
-    /// latency with sampling off).
-    pub get: fn(&StrategySummary) -> Option<Summary>,
-}
-
-/// The measures, in the order the text table prints them; the first four
-/// are the throughput and latency of each side, which `contend compare`
-/// sets side by side.
-pub const MEASURES: [Measure; 6] = [
-    Measure {
-        title: "write side: updates/s, all writers (higher is better)",
-        short: "updates/s",
-        decimals: 0,
-        get: |s| Some(s.write_ops_per_s),
-    },
-    Measure {
-        title: "read side: sum + calc_group_shares per second, all threads (higher is better)",
-        short: "read ops/s",
-        decimals: 0,
-        get: |s| Some(s.read_ops_per_s),
-    },
-    Measure {
-        title: "write ns/op: mean of sampled updates (lower is better)",
-        short: "write ns/op",
-        decimals: 1,
-        get: |s| s.write_ns,
-    },
-    Measure {
-        title: "read ns/op: mean of sampled reads (lower is better)",
-        short: "read ns/op",
-        decimals: 1,
-        get: |s| s.read_ns,
-    },
-    Measure {
-        title: "publishes/s: atomic adds to shared slots (the line really written)",
-        short: "publishes/s",
-        decimals: 0,
-        get: |s| Some(s.publishes_per_s),
-    },
-    Measure {
-        title: "staleness: mean unpublished delta at publish, % of total",
-        short: "staleness %",
-        decimals: 4,
-        get: |s| Some(s.error_mean_pct),
-    },
-];
 
 /// A run (run.json) as Markdown.
 pub fn run_markdown(run: &RunResults) -> String {
@@ -291,39 +234,6 @@ fn level_cells(
         .collect()
 }
 
-/// Row labels: the publish policy, plus the pad and clock when the
-/// strategies shown use more than one.
-struct RowLabels {
-    pads: bool,
-    clocks: bool,
-}
-
-impl RowLabels {
-    fn new<'a>(strategies: impl Iterator<Item = &'a StrategyResult> + Clone) -> Self {
-        RowLabels {
-            pads: unique(strategies.clone().map(|s| s.strategy.pad.to_string())).len() > 1,
-            clocks: unique(
-                strategies
-                    .filter_map(|s| s.strategy.clock)
-                    .map(|c| c.to_string()),
-            )
-            .len()
-                > 1,
-        }
-    }
-
-    fn label(&self, s: &StrategyResult) -> String {
-        let mut label = s.strategy.publish.to_string();
-        if self.pads {
-            let _ = write!(label, " pad{}", s.strategy.pad);
-        }
-        if let Some(c) = s.strategy.clock.filter(|_| self.clocks) {
-            let _ = write!(label, " {c}");
-        }
-        label
-    }
-}
-
 fn exactness<'a>(out: &mut String, strategies: impl Iterator<Item = &'a StrategyResult>) {
     let mut repeats = 0;
     let mut wrong = Vec::new();
@@ -353,15 +263,4 @@ fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) {
         }
         let _ = writeln!(out, "- {}", escape(note));
     }
-}
-
-/// The items in first-seen order, without repeats.
-fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
-    for item in items {
-        if !seen.contains(&item) {
-            seen.push(item);
-        }
-    }
-    seen
 }

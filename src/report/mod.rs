@@ -6,6 +6,7 @@ mod csv;
 pub mod heatmap;
 mod json;
 pub mod markdown;
+pub mod measures;
 pub mod table;
 pub mod topology_text;
 

@@ -1,51 +1,10 @@
 //! The run as a text table in the seeds' style, one section per measure:
 //! `90569±1.15%` per level, and the change against the first level.
 
-use crate::results::{RunResults, StrategyResult, StrategySummary};
-use crate::stats::Summary;
+use super::measures::{MEASURES, RowLabels, fmt_summary, unique};
+use crate::results::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use std::fmt::Write;
-
-/// One measure the table shows: its title and how to get it from a
-/// strategy's summary.
-struct Measure {
-    title: &'static str,
-    decimals: usize,
-    get: fn(&StrategySummary) -> Option<Summary>,
-}
-
-const MEASURES: [Measure; 6] = [
-    Measure {
-        title: "write side: updates/s, all writers (higher is better)",
-        decimals: 0,
-        get: |s| Some(s.write_ops_per_s),
-    },
-    Measure {
-        title: "read side: sum + calc_group_shares per second, all threads (higher is better)",
-        decimals: 0,
-        get: |s| Some(s.read_ops_per_s),
-    },
-    Measure {
-        title: "write ns/op: mean of sampled updates (lower is better)",
-        decimals: 1,
-        get: |s| s.write_ns,
-    },
-    Measure {
-        title: "read ns/op: mean of sampled reads (lower is better)",
-        decimals: 1,
-        get: |s| s.read_ns,
-    },
-    Measure {
-        title: "publishes/s: atomic adds to shared slots (the line really written)",
-        decimals: 0,
-        get: |s| Some(s.publishes_per_s),
-    },
-    Measure {
-        title: "staleness: mean unpublished delta at publish, % of total",
-        decimals: 4,
-        get: |s| Some(s.error_mean_pct),
-    },
-];
 
 /// Renders the results as the table `contend run` prints.
 pub fn render(run: &RunResults) -> String {
@@ -112,25 +71,8 @@ pub fn render(run: &RunResults) -> String {
             .iter()
             .map(|s| s.strategy.level.name().to_string()),
     );
-    let several_pads = unique(run.strategies.iter().map(|s| s.strategy.pad.to_string())).len() > 1;
-    let several_clocks = unique(
-        run.strategies
-            .iter()
-            .filter_map(|s| s.strategy.clock)
-            .map(|c| c.to_string()),
-    )
-    .len()
-        > 1;
-    let row_label = |s: &StrategyResult| {
-        let mut label = s.strategy.publish.to_string();
-        if several_pads {
-            label.push_str(&format!(" pad{}", s.strategy.pad));
-        }
-        if let Some(c) = s.strategy.clock.filter(|_| several_clocks) {
-            label.push_str(&format!(" {c}"));
-        }
-        label
-    };
+    let labels = RowLabels::new(run.strategies.iter());
+    let row_label = |s: &StrategyResult| labels.label(s);
     let rows = unique(run.strategies.iter().map(row_label));
     let cell = |row: &str, level: &str| -> Option<&StrategyResult> {
         run.strategies
@@ -230,22 +172,6 @@ fn slot_nodes_line(run: &RunResults) -> String {
     } else {
         format!("on nodes {nodes}, some UNVERIFIED")
     }
-}
-
-/// The items in first-seen order, without repeats.
-fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
-    for item in items {
-        if !seen.contains(&item) {
-            seen.push(item);
-        }
-    }
-    seen
-}
-
-/// `mean±stddev%`, as the seeds print it.
-pub fn fmt_summary(s: &Summary, decimals: usize) -> String {
-    format!("{:.*}±{:.2}%", decimals, s.mean, s.stddev_pct)
 }
 
 fn align(table: &[Vec<String>]) -> String {
