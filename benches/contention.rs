@@ -34,14 +34,16 @@
 
 mod common;
 
+use contend::clock::Timer;
 use contend::clock::TscClock;
 use contend::counter::{
     CounterLayout, NodeIter, Pad, PublishPolicy, PublishStats, ShardLevel, ShardedCounter,
     SlotHome, Writer, check_exact,
 };
-use contend::placement::{Placement, allowed_cpus, pin_current_thread};
+use contend::placement::{Placement, pin_current_thread};
+use contend::topology::allowed_cpus;
 use contend::topology::{CpuList, Topology};
-use contend::workload::{LoadWalk, Sampling, Timer, Work, WriterWork};
+use contend::workload::{LoadWalk, Sampling, Work, WriterWork};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};

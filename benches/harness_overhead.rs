@@ -24,12 +24,14 @@
 //! the comparison are in the output and `target/criterion/harness_overhead`.
 
 use contend::clock::{MonotonicClock, calibrate_tsc};
+use contend::clock::{Timer, host_tsc_is_invariant};
 use contend::counter::{
     CounterLayout, NodeIter, Pad, ShardLevel, ShardedCounter, SlotHome, Writer,
 };
-use contend::placement::{Placement, allowed_cpus, current_cpu, pin_current_thread};
+use contend::placement::{Placement, current_cpu, pin_current_thread};
 use contend::topology::Topology;
-use contend::workload::{LoadWalk, Sampling, Timer, Work, WriterWork, tsc_is_invariant};
+use contend::topology::allowed_cpus;
+use contend::workload::{LoadWalk, Sampling, Work, WriterWork};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use crossbeam_utils::CachePadded;
 use std::hint::black_box;
@@ -57,14 +59,10 @@ fn harness_overhead(c: &mut Criterion) {
     let counter =
         ShardedCounter::new(layout, &topo, &[cpu], Placement::Strict).expect("cpu-level counter");
     let slot = counter.slot_of_cpu(cpu).expect("slot of this CPU");
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let timer = if tsc_is_invariant(&cpuinfo) {
-        Timer::Tsc {
-            hz: calibrate_tsc(Duration::from_millis(50)),
-        }
-    } else {
-        Timer::Monotonic
-    };
+    let timer = Timer::for_host(
+        host_tsc_is_invariant(),
+        calibrate_tsc(Duration::from_millis(50)),
+    );
     let writer_work = |sampling: Sampling| {
         let writer = Writer::new(
             &counter,

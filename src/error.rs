@@ -37,3 +37,27 @@ impl fmt::Display for CliError {
 }
 
 impl std::error::Error for CliError {}
+
+/// A name that is not one of those a setting takes (`--level socket`, or
+/// `"mode": "x"` in a result file).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} \"{value}\" (expected {expected})")]
+pub struct UnknownName {
+    /// What kind of name (`level`, `clock`, `pair class`).
+    pub what: &'static str,
+    /// The name given.
+    pub value: String,
+    /// The names accepted, in words.
+    pub expected: &'static str,
+}
+
+impl UnknownName {
+    /// `value` is not a `what`; `expected` lists what is.
+    pub fn new(what: &'static str, value: &str, expected: &'static str) -> Self {
+        Self {
+            what,
+            value: value.to_string(),
+            expected,
+        }
+    }
+}

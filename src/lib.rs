@@ -2,13 +2,16 @@
 //! nodes hammer it, and which fix wins.
 //!
 //! Data flows one way: [`topology`] (the host layout) → [`placement`]
-//! (pinned threads, node-bound memory, each verified) → counter → workload
-//! → stats → [`report`]. [`cli`] parses the command line and [`commands`]
-//! runs each subcommand.
+//! (pinned threads, node-bound memory, each verified) → [`counter`] →
+//! [`workload`] → [`runner`] (with [`stats`]) → [`results`] → [`report`].
+//! [`clock`] holds every timer; [`matrix`] and [`compare`] are the other
+//! two engines. [`commands`] parses the command line and chains plan →
+//! execute → export for each subcommand. docs/design.md has the rules of
+//! what may import what.
 
-pub mod cli;
 pub mod clock;
 pub mod commands;
+pub mod compare;
 pub mod counter;
 pub mod error;
 pub mod matrix;

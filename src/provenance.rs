@@ -106,7 +106,7 @@ impl Provenance {
             numa_balancing: read_trimmed("/proc/sys/kernel/numa_balancing"),
             thp,
             tsc_flags,
-            tsc_invariant: crate::workload::tsc_is_invariant(&cpuinfo),
+            tsc_invariant: crate::clock::tsc_is_invariant(&cpuinfo),
             tsc_hz,
             contend_version: env!("CARGO_PKG_VERSION").to_string(),
             git_commit: env!("CONTEND_GIT_COMMIT").to_string(),

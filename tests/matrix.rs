@@ -52,7 +52,12 @@ fn classes_follow_the_fixture_topologies() {
     // Asymmetric SLIT [[10,20],[30,10]]: the larger entry names the class.
     let asym = fixture("asymmetric");
     assert_eq!(class(&asym, 0, 4), "cross-node@30");
-    assert!(classify(&asym, 0, 99).unwrap_err().contains("CPU 99"));
+    assert!(
+        classify(&asym, 0, 99)
+            .unwrap_err()
+            .to_string()
+            .contains("CPU 99")
+    );
 }
 
 #[test]
@@ -258,7 +263,7 @@ fn synthetic(topo: Topology, cpus: Vec<u32>) -> MatrixResults {
             round_trips_per_sample: matrix::ROUND_TRIPS_PER_SAMPLE,
             warmup_samples: matrix::WARMUP_SAMPLES,
             per_class: Some(16),
-            timer: "tsc".into(),
+            timer: contend::clock::TimerKind::Tsc,
             asymmetry_limit_pct: matrix::ASYMMETRY_LIMIT_PCT,
             reference_round_trips: 1,
         },
@@ -275,6 +280,7 @@ fn synthetic(topo: Topology, cpus: Vec<u32>) -> MatrixResults {
         classes,
         pairs,
         notes: Vec::new(),
+        elapsed_s: 0.0,
     }
 }
 
@@ -290,7 +296,11 @@ fn synthetic_matrix_renders_csv_and_svg() {
     assert!(p.asymmetric && (p.asymmetry_pct - 43.75).abs() < 1e-9);
     assert!(p.verified());
 
-    let csv = String::from_utf8(r.csv().unwrap()).unwrap();
+    let csv = contend::report::render(
+        &contend::report::Document::Matrix(&r),
+        contend::report::Format::Csv,
+    )
+    .unwrap();
     let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 257);
     assert_eq!(rows[0][..3], ["cpu", "0", "1"]);

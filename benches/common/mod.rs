@@ -5,9 +5,10 @@
 #![allow(dead_code)]
 
 use contend::clock::calibrate_tsc;
-use contend::placement::{Placement, allowed_cpus, current_cpu, pin_current_thread};
+use contend::clock::{Timer, host_tsc_is_invariant};
+use contend::placement::{Placement, current_cpu, pin_current_thread};
 use contend::topology::Topology;
-use contend::workload::{Timer, tsc_is_invariant};
+use contend::topology::allowed_cpus;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -49,12 +50,7 @@ pub fn tsc_hz() -> f64 {
 /// The timer `contend run` picks: the TSC when it is invariant, else
 /// `CLOCK_MONOTONIC`.
 pub fn run_timer(hz: f64) -> Timer {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    if tsc_is_invariant(&cpuinfo) {
-        Timer::Tsc { hz }
-    } else {
-        Timer::Monotonic
-    }
+    Timer::for_host(host_tsc_is_invariant(), hz)
 }
 
 /// Bootstrap resamples per benchmark (criterion's default is 100 000).

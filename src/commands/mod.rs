@@ -1,6 +1,9 @@
-//! One module per subcommand; [`run`] parses the command line and
-//! dispatches.
+//! The command line: [`Cli`] as clap parses it, and one module per
+//! subcommand with its options beside it. Each command only chains parse →
+//! plan → execute → export; the work is done by the engine ([`crate::runner`],
+//! [`crate::matrix`], …) and every file is written by [`crate::report`].
 
+mod args;
 mod compare;
 mod matrix;
 mod plot;
@@ -11,12 +14,81 @@ mod sweep;
 mod topology;
 mod verify;
 
+pub use args::{PlacementArg, StrategyArgs};
+pub use compare::CompareArgs;
+pub use matrix::MatrixArgs;
+pub use plot::PlotArgs;
+pub use report::ReportArgs;
+pub use run::RunArgs;
+pub use spread::SpreadArgs;
+pub use sweep::SweepArgs;
+pub use topology::{TopologyAction, TopologyArgs};
+pub use verify::VerifyArgs;
+
 use crate::CliError;
-use crate::cli::{Cli, Command};
+use crate::compare::CompareError;
+use crate::matrix::MatrixError;
+use crate::report::{Document, ExportError, Format};
+use crate::results::{ReadError, WriteError};
+use crate::runner::{PlanError, RunError};
 use crate::topology::Topology;
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Measures what one hot shared counter costs when CPUs across LLCs and
+/// NUMA nodes hammer it, and which fix (split per node/LLC/CPU, ratelimit,
+/// threshold) wins on this host.
+#[derive(Debug, Parser)]
+#[command(name = "contend", version, about, long_about = None)]
+pub struct Cli {
+    /// Read the host layout from this directory instead of `/` (a tree made
+    /// by `contend topology capture` or a test fixture).
+    #[arg(long, global = true, value_name = "DIR", default_value = "/")]
+    pub sysfs_root: PathBuf,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands. With none, `contend` runs `contend run` with its
+/// defaults: the default comparison.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Hammer the counter with pinned writers (and readers) for every chosen
+    /// strategy, and print and save the comparison (default command).
+    Run(Box<run::RunArgs>),
+    /// Compare two result files (or two strategies in one) side by side,
+    /// with a significance verdict from the repeats.
+    Compare(Box<compare::CompareArgs>),
+    /// Print a result file (run.json, sweep.json or matrix.json) as a
+    /// table, or as Markdown to paste into a patch description.
+    Report(report::ReportArgs),
+    /// Run `contend run` over thread counts, affinity sets and strategies,
+    /// into one results folder with charts.
+    Sweep(Box<sweep::SweepArgs>),
+    /// Draw SVG charts of a result file (run.json, sweep.json or
+    /// matrix.json).
+    Plot(plot::PlotArgs),
+    /// Show the host layout: nodes, distances, last-level caches, SMT pairs
+    /// and the CPUs and memory nodes this process may use.
+    Topology(topology::TopologyArgs),
+    /// Print the order in which the kernel's cpumask_local_spread(i, node)
+    /// hands out CPUs (NUMA hop order since v6.3, or the old order), as the
+    /// CPU spec local-spread:N fills pools.
+    Spread(spread::SpreadArgs),
+    /// Pin a thread to each chosen CPU and bind memory to each chosen node,
+    /// and report what sched_getcpu and move_pages say: a check that
+    /// placement works here (in a container, a cpuset, a VM).
+    Verify(verify::VerifyArgs),
+    /// Time a cache line's hand-off between every pair of CPUs (or a
+    /// per-class sample of pairs), group the costs by distance class (SMT,
+    /// same LLC, same node, cross-node at each distance) and say whether to
+    /// split a hot counter at llc, at node, or not at all.
+    #[command(long_about = crate::matrix::LONG_ABOUT)]
+    Matrix(matrix::MatrixArgs),
+}
 
 /// Runs `contend` with these arguments (the first is the program name).
 /// `--help`, `--version` and clap's own usage errors print and exit here,
@@ -35,16 +107,17 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
         }
         Err(e) => e.exit(),
     };
+    let root = &cli.sysfs_root;
     match cli.command {
-        Some(Command::Run(args)) => run::run(&cli.sysfs_root, &args),
-        Some(Command::Topology(args)) => topology::run(&cli.sysfs_root, &args),
-        Some(Command::Spread(args)) => spread::run(&cli.sysfs_root, &args),
-        Some(Command::Verify(args)) => verify::run(&cli.sysfs_root, &args),
-        Some(Command::Matrix(args)) => matrix::run(&cli.sysfs_root, &args),
-        Some(Command::Compare(args)) => compare::run(&cli.sysfs_root, &args),
-        Some(Command::Report(args)) => report::run(&cli.sysfs_root, &args),
-        Some(Command::Sweep(args)) => sweep::run(&cli.sysfs_root, &args),
-        Some(Command::Plot(args)) => plot::run(&cli.sysfs_root, &args),
+        Some(Command::Run(args)) => run::run(root, &args),
+        Some(Command::Topology(args)) => topology::run(root, &args),
+        Some(Command::Spread(args)) => spread::run(root, &args),
+        Some(Command::Verify(args)) => verify::run(root, &args),
+        Some(Command::Matrix(args)) => matrix::run(root, &args),
+        Some(Command::Compare(args)) => compare::run(root, &args),
+        Some(Command::Report(args)) => report::run(root, &args),
+        Some(Command::Sweep(args)) => sweep::run(root, &args),
+        Some(Command::Plot(args)) => plot::run(root, &args),
         None => Err(CliError::usage("no subcommand given; see contend --help")),
     }
 }
@@ -62,37 +135,145 @@ fn print_notes(topo: &Topology) {
     }
 }
 
-/// True when `root` is this host's `/`, where threads and memory can really
-/// be placed.
-fn is_live_root(root: &Path) -> bool {
-    std::fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"))
+/// Refuses a `--sysfs-root` other than this host's `/` for a command that
+/// places real threads or memory (`what` says which).
+fn require_live_root(root: &Path, what: &str) -> Result<(), CliError> {
+    let live = std::fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"));
+    if live {
+        Ok(())
+    } else {
+        Err(CliError::usage(format!(
+            "{what}, so it reads the live host; drop --sysfs-root {}",
+            root.display()
+        )))
+    }
 }
 
-/// A progress bar on stderr counting `total` `unit`s, or `None` when
-/// stderr is not a terminal or the user asked for quiet.
-fn progress_bar(total: usize, unit: &str, quiet: bool) -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    (!quiet && std::io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(total as u64);
-        let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}  (eta {{eta}})");
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(&template)
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    })
+/// What a measuring command says on stderr besides errors: notes, a
+/// progress bar on a terminal, the files written.
+struct Session {
+    quiet: bool,
+    json: bool,
+}
+
+impl Session {
+    fn new(quiet: bool, json: bool) -> Self {
+        Session { quiet, json }
+    }
+
+    /// True when stdout is the human summary (not `--quiet`, not `--json`).
+    fn chatty(&self) -> bool {
+        !self.quiet && !self.json
+    }
+
+    /// Prints each note as a `note:` line unless quiet.
+    fn notes(&self, notes: &[String]) {
+        if !self.quiet {
+            for note in notes {
+                eprintln!("note: {note}");
+            }
+        }
+    }
+
+    /// A progress bar on stderr counting `total` `unit`s, or `None` when
+    /// stderr is not a terminal or the user asked for quiet.
+    fn progress_bar(&self, total: usize, unit: &str) -> Option<indicatif::ProgressBar> {
+        use std::io::IsTerminal;
+        (!self.quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(total as u64);
+            let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}  (eta {{eta}})");
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(&template)
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar
+        })
+    }
+
+    /// Names every file written, unless quiet.
+    fn wrote(&self, files: &[PathBuf]) {
+        if !self.quiet {
+            for f in files {
+                eprintln!("wrote {}", f.display());
+            }
+        }
+    }
 }
 
 /// A fresh results folder `out/<host>/<stamp>`, or a one-line failure.
-fn results_folder(
-    out: &Path,
-    host: &str,
-    started_utc: &str,
-) -> Result<std::path::PathBuf, CliError> {
-    crate::report::new_results_dir(out, host, started_utc).map_err(|e| {
-        CliError::failure(format!(
-            "cannot create results folder under {}: {e}",
-            out.display()
-        ))
-    })
+fn results_folder(out: &Path, host: &str, started_utc: &str) -> Result<PathBuf, CliError> {
+    Ok(crate::results::new_results_dir(out, host, started_utc)?)
+}
+
+/// Refuses an existing `--out` file unless `force`: nothing is
+/// overwritten by accident. Checked before any work.
+fn check_out(out: Option<&Path>, force: bool) -> Result<(), CliError> {
+    match out {
+        Some(path) if !force && path.exists() => Err(CliError::usage(format!(
+            "{} exists; add --force to overwrite it",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Prints `doc` in `format`, or writes it to `out` and says so on stderr.
+fn emit(doc: &Document, format: Format, out: Option<&Path>) -> Result<(), CliError> {
+    let text = crate::report::render(doc, format)?;
+    match out {
+        None => print!("{text}"),
+        Some(path) => {
+            crate::report::save_text(path, &text)?;
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+impl From<PlanError> for CliError {
+    fn from(e: PlanError) -> Self {
+        CliError::usage(e)
+    }
+}
+
+impl From<RunError> for CliError {
+    fn from(e: RunError) -> Self {
+        match e {
+            RunError::Request(_) => CliError::usage(e),
+            RunError::Placement(_) => CliError::failure(e),
+        }
+    }
+}
+
+impl From<ReadError> for CliError {
+    fn from(e: ReadError) -> Self {
+        CliError::usage(e)
+    }
+}
+
+impl From<WriteError> for CliError {
+    fn from(e: WriteError) -> Self {
+        CliError::failure(e)
+    }
+}
+
+impl From<ExportError> for CliError {
+    fn from(e: ExportError) -> Self {
+        CliError::failure(e)
+    }
+}
+
+impl From<CompareError> for CliError {
+    fn from(e: CompareError) -> Self {
+        CliError::usage(e)
+    }
+}
+
+impl From<MatrixError> for CliError {
+    fn from(e: MatrixError) -> Self {
+        match e {
+            MatrixError::Placement(_) | MatrixError::Reference(_) => CliError::failure(e),
+            _ => CliError::usage(e),
+        }
+    }
 }

@@ -1,25 +1,50 @@
 //! `contend topology` and `contend topology capture DIR`.
 
-use super::{load_topology, print_notes};
+use super::{emit, load_topology, print_notes};
 use crate::CliError;
-use crate::cli::{TopologyAction, TopologyArgs};
-use crate::report::topology_text;
-use std::path::Path;
+use crate::report::{Document, Format};
+use clap::{Args, Subcommand};
+use std::path::{Path, PathBuf};
+
+/// Options of `contend topology`.
+#[derive(Debug, Args)]
+pub struct TopologyArgs {
+    /// Print the model as JSON (schema in README.md) instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Capture instead of printing.
+    #[command(subcommand)]
+    pub action: Option<TopologyAction>,
+}
+
+/// Subcommands of `contend topology`.
+#[derive(Debug, Subcommand)]
+pub enum TopologyAction {
+    /// Copy exactly the files the topology reader uses into DIR, so that
+    /// `--sysfs-root DIR` reproduces this host anywhere (attach DIR to bug
+    /// reports).
+    Capture {
+        /// Where to write the tree; must be empty or absent.
+        dir: PathBuf,
+        /// Write into DIR even if it is not empty.
+        #[arg(long)]
+        force: bool,
+    },
+}
 
 pub(super) fn run(root: &Path, args: &TopologyArgs) -> Result<(), CliError> {
     match &args.action {
         Some(TopologyAction::Capture { dir, force }) => capture(root, dir, *force),
         None => {
             let topo = load_topology(root)?;
-            if args.json {
-                let text = serde_json::to_string_pretty(&topo)
-                    .map_err(|e| CliError::failure(format!("cannot write JSON: {e}")))?;
-                println!("{text}");
+            let format = if args.json {
+                Format::Json
             } else {
                 print_notes(&topo);
-                print!("{}", topology_text::render(&topo));
-            }
-            Ok(())
+                Format::Text
+            };
+            emit(&Document::Topology(&topo), format, None)
         }
     }
 }

@@ -14,7 +14,9 @@ mod policy;
 mod shards;
 mod writer;
 
-pub use policy::{Filter, PolicyError, PublishPolicy, format_duration, parse_duration};
+pub use policy::{
+    DurationError, Filter, PolicyError, PublishPolicy, format_duration, parse_duration,
+};
 pub use shards::{
     CounterError, CounterLayout, DEFAULT_SHARES, MAX_NUMNODES, NodeIter, Pad, ShardLevel,
     ShardedCounter, SlotHome, SlotInfo,

@@ -164,31 +164,60 @@ impl<'de> serde::Deserialize<'de> for PublishPolicy {
     }
 }
 
+/// A duration that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// A number without a unit.
+    #[error("\"{0}\" has no unit (use ns, us, ms or s)")]
+    NoUnit(String),
+    /// The number part is not a number.
+    #[error("\"{text}\": \"{number}\" is not a number")]
+    NotANumber {
+        /// The whole text.
+        text: String,
+        /// Its number part.
+        number: String,
+    },
+    /// A unit other than ns, us, ms or s.
+    #[error("\"{text}\": unknown unit \"{unit}\" (use ns, us, ms or s)")]
+    Unit {
+        /// The whole text.
+        text: String,
+        /// Its unit part.
+        unit: String,
+    },
+    /// Zero, negative, or absurdly long.
+    #[error("\"{0}\" must be above zero and below 1e6 s")]
+    Range(String),
+}
+
 /// Parses a duration with a unit: `ns`, `us`, `ms` or `s` (`1ms`, `250us`,
 /// `1.5s`). Zero and a missing unit are errors.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     let text = text.trim();
     let split = text
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .ok_or_else(|| format!("\"{text}\" has no unit (use ns, us, ms or s)"))?;
+        .ok_or_else(|| DurationError::NoUnit(text.to_string()))?;
     let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("\"{text}\": \"{number}\" is not a number"))?;
+    let value: f64 = number.parse().map_err(|_| DurationError::NotANumber {
+        text: text.to_string(),
+        number: number.to_string(),
+    })?;
     let scale = match unit {
         "ns" => 1e-9,
         "us" | "µs" => 1e-6,
         "ms" => 1e-3,
         "s" => 1.0,
         _ => {
-            return Err(format!(
-                "\"{text}\": unknown unit \"{unit}\" (use ns, us, ms or s)"
-            ));
+            return Err(DurationError::Unit {
+                text: text.to_string(),
+                unit: unit.to_string(),
+            });
         }
     };
     let secs = value * scale;
     if !(secs > 0.0 && secs < 1e6) {
-        return Err(format!("\"{text}\" must be above zero and below 1e6 s"));
+        return Err(DurationError::Range(text.to_string()));
     }
     Ok(Duration::from_secs_f64(secs))
 }

@@ -1,6 +1,7 @@
 //! Shard levels: where a writer on CPU c adds, where each slot's memory
 //! lives, and how a reader sums the slots.
 
+use crate::error::UnknownName;
 use crate::placement::{NodeCheck, NodeMemory, Placement, PlacementError};
 use crate::topology::Topology;
 use std::fmt;
@@ -42,12 +43,12 @@ impl ShardLevel {
 }
 
 impl FromStr for ShardLevel {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         Self::ALL
             .into_iter()
             .find(|l| l.name() == s)
-            .ok_or_else(|| format!("unknown level \"{s}\" (expected global, node, llc or cpu)"))
+            .ok_or_else(|| UnknownName::new("level", s, "global, node, llc or cpu"))
     }
 }
 
@@ -98,12 +99,12 @@ impl Pad {
 }
 
 impl FromStr for Pad {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         Self::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown pad \"{s}\" (expected 128, 64 or 0)"))
+            .ok_or_else(|| UnknownName::new("pad", s, "128, 64 or 0"))
     }
 }
 
@@ -128,14 +129,12 @@ pub enum NodeIter {
 }
 
 impl FromStr for NodeIter {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         match s {
             "compact" => Ok(NodeIter::Compact),
             "bitmap" => Ok(NodeIter::Bitmap),
-            _ => Err(format!(
-                "unknown node iteration \"{s}\" (expected compact or bitmap)"
-            )),
+            _ => Err(UnknownName::new("node iteration", s, "compact or bitmap")),
         }
     }
 }

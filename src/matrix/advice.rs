@@ -3,7 +3,8 @@
 //! or at cross-node? — answered with this host's numbers.
 
 use super::PairClass;
-use super::stats::quantile;
+use crate::error::UnknownName;
+use crate::stats::quantile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -117,12 +118,18 @@ impl Serialize for Split {
 
 /// The inverse of `Display`.
 impl std::str::FromStr for Split {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         [Split::Llc, Split::Node, Split::None]
             .into_iter()
             .find(|v| v.to_string() == s)
-            .ok_or_else(|| format!("unknown advice \"{s}\""))
+            .ok_or_else(|| {
+                UnknownName::new(
+                    "advice",
+                    s,
+                    "split at llc, split at node or no split needed",
+                )
+            })
     }
 }
 

@@ -1,7 +1,8 @@
 //! Distance classes of CPU pairs, read from the topology, and which pairs
 //! of each class get measured.
 
-use crate::topology::Topology;
+use crate::error::UnknownName;
+use crate::topology::{CpuList, Topology};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize, Serializer};
@@ -52,8 +53,8 @@ impl Serialize for PairClass {
 
 /// The inverse of `Display`.
 impl std::str::FromStr for PairClass {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         match s {
             "smt" => Ok(PairClass::Smt),
             "same-llc" => Ok(PairClass::SameLlc),
@@ -62,7 +63,9 @@ impl std::str::FromStr for PairClass {
                 .strip_prefix("cross-node@")
                 .and_then(|d| d.parse().ok())
                 .map(PairClass::CrossNode)
-                .ok_or_else(|| format!("unknown pair class \"{s}\"")),
+                .ok_or_else(|| {
+                    UnknownName::new("pair class", s, "smt, same-llc, same-node or cross-node@D")
+                }),
         }
     }
 }
@@ -75,10 +78,12 @@ impl<'de> Deserialize<'de> for PairClass {
 
 /// The class of the pair `(a, b)` on `topo`; an error names a CPU that is
 /// not online.
-pub fn classify(topo: &Topology, a: u32, b: u32) -> Result<PairClass, String> {
+pub fn classify(topo: &Topology, a: u32, b: u32) -> Result<PairClass, OfflineCpu> {
     let cpu = |id| {
-        topo.cpu(id)
-            .ok_or_else(|| format!("CPU {id} is not online (online: {})", topo.online_cpus))
+        topo.cpu(id).ok_or_else(|| OfflineCpu {
+            cpu: id,
+            online: topo.online_cpus.clone(),
+        })
     };
     let (ca, cb) = (cpu(a)?, cpu(b)?);
     Ok(if ca.siblings.contains(b) || cb.siblings.contains(a) {
@@ -91,6 +96,16 @@ pub fn classify(topo: &Topology, a: u32, b: u32) -> Result<PairClass, String> {
         let d = |x, y| topo.distance(x, y).unwrap_or(0);
         PairClass::CrossNode(d(ca.node, cb.node).max(d(cb.node, ca.node)))
     })
+}
+
+/// A CPU that is not online, naming those that are.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("CPU {cpu} is not online (online: {online})")]
+pub struct OfflineCpu {
+    /// The CPU asked for.
+    pub cpu: u32,
+    /// The online CPUs.
+    pub online: CpuList,
 }
 
 /// One pair of CPUs to measure, `a < b`.
@@ -126,7 +141,7 @@ pub fn select_pairs(
     topo: &Topology,
     cpus: &[u32],
     per_class: Option<usize>,
-) -> Result<PairSelection, String> {
+) -> Result<PairSelection, OfflineCpu> {
     let mut ids = cpus.to_vec();
     ids.sort_unstable();
     ids.dedup();

@@ -1,10 +1,11 @@
 //! One pair's measurement: fresh node-bound lines, two verified pinned
 //! threads, a hand-off timed in batches in each direction.
 
+use crate::clock::Timer;
+use crate::error::UnknownName;
 use crate::placement::pin_current_thread;
 use crate::placement::{NodeCheck, NodeMemory, PinnedThread, Placement, PlacementError};
 use crate::topology::CpuList;
-use crate::workload::Timer;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Barrier;
@@ -35,12 +36,12 @@ impl Mode {
 }
 
 impl FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         match s {
             "cas" => Ok(Mode::Cas),
             "rw" => Ok(Mode::Rw),
-            _ => Err(format!("unknown mode \"{s}\" (expected cas or rw)")),
+            _ => Err(UnknownName::new("mode", s, "cas or rw")),
         }
     }
 }

@@ -13,22 +13,25 @@
 mod advice;
 mod classes;
 mod measure;
+mod plan;
 mod reference;
-mod stats;
 
 pub use advice::{
     Advice, ClassStats, EmptyClass, LLC_CLOSE, RULE, SAME, Split, advise, class_stats,
     empty_classes,
 };
-pub use classes::{PairClass, PairSelection, PlannedPair, classify, select_pairs};
+pub use classes::{OfflineCpu, PairClass, PairSelection, PlannedPair, classify, select_pairs};
 pub use measure::{LINES, Mode, PairSamples, Procedure, measure_pair};
-pub use reference::reference_pingpong;
+pub use plan::{MatrixError, MatrixPlan, MatrixRequest, measure_matrix, plan_matrix};
+pub use reference::{ReferenceError, reference_pingpong};
 
+use crate::clock::TimerKind;
+use crate::error::UnknownName;
 use crate::placement::{NodeCheck, PinnedThread, PlacementError};
 use crate::provenance::Provenance;
+use crate::stats::quantile_of;
 use crate::topology::{CpuList, Topology};
 use serde::{Deserialize, Serialize};
-use stats::quantile_of;
 use std::fmt;
 use std::str::FromStr;
 
@@ -107,8 +110,8 @@ impl Home {
 }
 
 impl FromStr for Home {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         match s {
             "first" => Ok(Home::First),
             "second" => Ok(Home::Second),
@@ -116,7 +119,7 @@ impl FromStr for Home {
                 .strip_prefix("node:")
                 .and_then(|n| n.parse().ok())
                 .map(Home::Node)
-                .ok_or_else(|| format!("\"{s}\" is not first, second or node:N")),
+                .ok_or_else(|| UnknownName::new("home", s, "first, second or node:N")),
         }
     }
 }
@@ -174,7 +177,7 @@ pub struct MatrixConfig {
     /// Pairs kept per class (`None`: every pair, `--all-pairs`).
     pub per_class: Option<usize>,
     /// "tsc" (calibrated) or "monotonic" (TSC not invariant).
-    pub timer: String,
+    pub timer: TimerKind,
     /// [`ASYMMETRY_LIMIT_PCT`].
     pub asymmetry_limit_pct: f64,
     /// Round trips of the reference ping-pong.
@@ -323,32 +326,10 @@ pub struct MatrixResults {
     pub reference: Reference,
     /// Warnings printed during the run.
     pub notes: Vec<String>,
-}
-
-impl MatrixResults {
-    /// matrix.csv: CPU ids in the header row and first column; the cell in
-    /// row i, column j is the median one-way ns with i initiating; empty
-    /// for the diagonal and unmeasured pairs.
-    pub fn csv(&self) -> Result<Vec<u8>, String> {
-        let cpus = &self.config.cpus;
-        let index = |cpu: u32| cpus.binary_search(&cpu).ok();
-        let mut cells = vec![vec![String::new(); cpus.len()]; cpus.len()];
-        for p in &self.pairs {
-            for d in [&p.forward, &p.backward] {
-                if let (Some(i), Some(j)) = (index(d.from), index(d.to)) {
-                    cells[i][j] = format!("{:.1}", d.median_ns);
-                }
-            }
-        }
-        let mut w = csv::Writer::from_writer(Vec::new());
-        let header = std::iter::once("cpu".to_string()).chain(cpus.iter().map(u32::to_string));
-        w.write_record(header).map_err(|e| e.to_string())?;
-        for (cpu, row) in cpus.iter().zip(cells) {
-            w.write_record(std::iter::once(cpu.to_string()).chain(row))
-                .map_err(|e| e.to_string())?;
-        }
-        w.into_inner().map_err(|e| e.to_string())
-    }
+    /// Wall time the pairs took to measure, seconds (0 in files written
+    /// before it was recorded).
+    #[serde(default)]
+    pub elapsed_s: f64,
 }
 
 /// Measures each `(pair, home node)` in order, each on a fresh line bound
@@ -390,6 +371,12 @@ mod tests {
         for s in ["first", "second", "node:3"] {
             assert_eq!(s.parse::<Home>().unwrap().to_string(), s);
         }
-        assert!("node:x".parse::<Home>().unwrap_err().contains("node:x"));
+        assert!(
+            "node:x"
+                .parse::<Home>()
+                .unwrap_err()
+                .to_string()
+                .contains("node:x")
+        );
     }
 }

@@ -22,6 +22,27 @@ const PONG: u64 = 1;
 /// (a shared CI machine) spoils a few short chunks, not the answer.
 const CHUNKS: u64 = 16 * LINES as u64;
 
+/// Why the reference ping-pong could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ReferenceError {
+    /// Its own pinning failed.
+    #[error("reference ping-pong: cannot pin to CPU {cpu} (running on {running}): {source}")]
+    Pin {
+        /// The CPU asked for.
+        cpu: u32,
+        /// Where `sched_getcpu` says the thread runs.
+        running: i32,
+        /// errno of `sched_setaffinity`.
+        source: std::io::Error,
+    },
+    /// The partner thread could not be pinned.
+    #[error("reference ping-pong: the other CPU could not be pinned")]
+    OtherSide,
+    /// A thread panicked.
+    #[error("reference ping-pong: a thread panicked")]
+    Panicked,
+}
+
 /// One atomic alone on its 64-byte line.
 #[repr(align(64))]
 struct Line(AtomicU64);
@@ -31,7 +52,7 @@ struct Line(AtomicU64);
 /// 16 consecutive lines, of the chunk's time / (2 × its round trips), after
 /// a tenth as many round trips of warm-up. An error says which CPU could
 /// not be pinned.
-pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f64, String> {
+pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f64, ReferenceError> {
     let chunk = (round_trips / CHUNKS).max(1);
     let warmup = round_trips / 10;
     let lines: Box<[Line; LINES]> = Box::new(std::array::from_fn(|_| Line(AtomicU64::new(PING))));
@@ -45,7 +66,7 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
         start.wait();
         pinned.and_then(|()| {
             if failed.load(Ordering::Relaxed) {
-                Err("the other CPU could not be pinned".into())
+                Err(ReferenceError::OtherSide)
             } else {
                 Ok(())
             }
@@ -59,7 +80,7 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
         {}
     };
     std::thread::scope(|s| {
-        let pong = s.spawn(|| -> Result<(), String> {
+        let pong = s.spawn(|| -> Result<(), ReferenceError> {
             pin_then_wait(cpu_b)?;
             for _ in 0..warmup {
                 swap(0, PONG, PING);
@@ -71,7 +92,7 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
             }
             Ok(())
         });
-        let ping = s.spawn(|| -> Result<Vec<f64>, String> {
+        let ping = s.spawn(|| -> Result<Vec<f64>, ReferenceError> {
             pin_then_wait(cpu_a)?;
             for _ in 0..warmup {
                 swap(0, PING, PONG);
@@ -86,15 +107,15 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
             }
             Ok(one_way)
         });
-        let mut one_way = ping.join().map_err(|_| "reference thread panicked")??;
-        pong.join().map_err(|_| "reference thread panicked")??;
+        let mut one_way = ping.join().map_err(|_| ReferenceError::Panicked)??;
+        pong.join().map_err(|_| ReferenceError::Panicked)??;
         one_way.sort_by(f64::total_cmp);
         Ok(one_way[one_way.len() / 2])
     })
 }
 
 /// Pins the calling thread to `cpu` and checks `sched_getcpu`.
-fn pin(cpu: u32) -> Result<(), String> {
+fn pin(cpu: u32) -> Result<(), ReferenceError> {
     let bits = libc::c_ulong::BITS as usize;
     let mut mask = vec![0 as libc::c_ulong; (cpu as usize / bits + 1).max(1024 / bits)];
     mask[cpu as usize / bits] |= 1 << (cpu as usize % bits);
@@ -111,9 +132,11 @@ fn pin(cpu: u32) -> Result<(), String> {
     // SAFETY: no preconditions.
     let now = unsafe { libc::sched_getcpu() };
     if rc != 0 || now != cpu as i32 {
-        return Err(format!(
-            "reference ping-pong: cannot pin to CPU {cpu} (running on {now}): {err}"
-        ));
+        return Err(ReferenceError::Pin {
+            cpu,
+            running: now,
+            source: err,
+        });
     }
     Ok(())
 }

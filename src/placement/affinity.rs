@@ -8,42 +8,6 @@ use super::{Placement, PlacementError};
 use crate::topology::CpuList;
 use std::io;
 
-/// Largest mask tried when asking the kernel for this thread's affinity:
-/// 64 Ki CPUs, far above any NR_CPUS.
-const MAX_MASK_BITS: usize = 65_536;
-
-/// The CPUs the calling thread may run on (`sched_getaffinity`). Call it
-/// before pinning anything: afterwards it says only the pinned CPU.
-pub fn allowed_cpus() -> io::Result<CpuList> {
-    let mut words = 1024 / 64;
-    loop {
-        let mut mask = vec![0u64; words];
-        // SAFETY: the kernel writes at most `words * 8` bytes into `mask`.
-        let rc =
-            unsafe { libc::syscall(libc::SYS_sched_getaffinity, 0, words * 8, mask.as_mut_ptr()) };
-        if rc >= 0 {
-            return Ok(mask_to_list(&mask));
-        }
-        let err = io::Error::last_os_error();
-        if err.raw_os_error() == Some(libc::EINVAL) && words * 64 < MAX_MASK_BITS {
-            words *= 2;
-            continue;
-        }
-        return Err(err);
-    }
-}
-
-fn mask_to_list(mask: &[u64]) -> CpuList {
-    mask.iter()
-        .enumerate()
-        .flat_map(|(w, &bits)| {
-            (0..64)
-                .filter(move |b| bits & (1u64 << b) != 0)
-                .map(move |b| (w * 64 + b) as u32)
-        })
-        .collect()
-}
-
 /// The CPU the calling thread is running on right now (`sched_getcpu`).
 pub fn current_cpu() -> io::Result<u32> {
     // SAFETY: sched_getcpu has no preconditions.
@@ -124,12 +88,7 @@ fn pin_strict(cpu: u32, allowed: &CpuList) -> Result<u32, PlacementError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mask_bits_map_to_ids() {
-        let list = mask_to_list(&[0b1011, 1 << 3]);
-        assert_eq!(list.to_vec(), vec![0, 1, 3, 67]);
-    }
+    use crate::topology::allowed_cpus;
 
     #[test]
     fn pins_to_every_allowed_cpu() {

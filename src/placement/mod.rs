@@ -7,9 +7,11 @@
 
 mod affinity;
 mod memory;
+mod verify;
 
-pub use affinity::{PinnedThread, allowed_cpus, current_cpu, pin_current_thread};
+pub use affinity::{PinnedThread, current_cpu, pin_current_thread};
 pub use memory::{NodeCheck, NodeMemory, page_size};
+pub use verify::{MemoryPlacement, VerifyReport, verify_placement};
 
 use crate::topology::CpuList;
 use std::io;

@@ -1,16 +1,36 @@
-//! run.csv: one row per strategy and repeat, the headline numbers only
-//! (run.json has everything).
+//! CSV: run.csv (one row per strategy and repeat, the headline numbers),
+//! sweep.csv (one row per point and strategy, summarised over repeats) and
+//! matrix.csv (median one-way ns per initiating × responding CPU).
+//! The JSON files have everything; these are for spreadsheets.
 
-use super::Export;
-use crate::results::RunResults;
+use super::{Document, Export, ExportError, Rendered};
+use crate::matrix::MatrixResults;
+use crate::results::{RunResults, SweepResults};
 use serde::Serialize;
 
-/// Writes run.csv.
+/// Writes `<kind>.csv` for runs, sweeps and matrices.
 pub struct CsvExport;
+
+impl Export for CsvExport {
+    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
+        let bytes = match doc {
+            Document::Run(r) => run_csv(r),
+            Document::Sweep(s) => sweep_csv(s),
+            Document::Matrix(m) => matrix_csv(m),
+            _ => return Ok(Vec::new()),
+        };
+        let file = format!("{}.csv", doc.kind());
+        let bytes = bytes.map_err(|source| ExportError::Csv {
+            file: file.clone(),
+            source,
+        })?;
+        Ok(vec![Rendered::new(file, bytes)])
+    }
+}
 
 /// One CSV row. Latencies are ns; rates are per second.
 #[derive(Serialize)]
-struct Row<'a> {
+struct RunRow<'a> {
     strategy: &'a str,
     level: &'a str,
     publish: String,
@@ -33,40 +53,119 @@ struct Row<'a> {
     exact: bool,
 }
 
-impl Export for CsvExport {
-    fn file_name(&self) -> &'static str {
-        "run.csv"
+/// run.csv: a header, then one row per strategy and repeat.
+fn run_csv(run: &RunResults) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for s in &run.strategies {
+        for r in &s.repeats {
+            w.serialize(RunRow {
+                strategy: &s.name,
+                level: s.strategy.level.name(),
+                publish: s.strategy.publish.to_string(),
+                pad: s.strategy.pad.name(),
+                clock: s.strategy.clock.map_or("", |c| c.name()),
+                repeat: r.repeat,
+                interval_s: r.interval_s,
+                write_ops_per_s: r.write_ops_per_s,
+                read_ops_per_s: r.read_ops_per_s,
+                write_ops_per_s_thread_min: r.write_ops_per_s_thread_min,
+                write_ops_per_s_thread_max: r.write_ops_per_s_thread_max,
+                write_p50_ns: r.write_latency.map(|l| l.p50_ns),
+                write_p99_ns: r.write_latency.map(|l| l.p99_ns),
+                read_p50_ns: r.read_latency.map(|l| l.p50_ns),
+                read_p99_ns: r.read_latency.map(|l| l.p99_ns),
+                publishes_per_s: r.publishes_per_s,
+                cross_node_publishes: r.cross_node_publishes,
+                staleness_error_mean_pct: r.staleness.error_mean_pct,
+                staleness_age_mean_ns: r.staleness.age_mean_ns,
+                exact: r.exact,
+            })?;
+        }
     }
+    w.into_inner().map_err(|e| e.into_error().into())
+}
 
-    fn render(&self, run: &RunResults) -> Result<Vec<u8>, String> {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        for s in &run.strategies {
-            for r in &s.repeats {
-                w.serialize(Row {
-                    strategy: &s.name,
-                    level: s.strategy.level.name(),
-                    publish: s.strategy.publish.to_string(),
-                    pad: s.strategy.pad.name(),
-                    clock: s.strategy.clock.map_or("", |c| c.name()),
-                    repeat: r.repeat,
-                    interval_s: r.interval_s,
-                    write_ops_per_s: r.write_ops_per_s,
-                    read_ops_per_s: r.read_ops_per_s,
-                    write_ops_per_s_thread_min: r.write_ops_per_s_thread_min,
-                    write_ops_per_s_thread_max: r.write_ops_per_s_thread_max,
-                    write_p50_ns: r.write_latency.map(|l| l.p50_ns),
-                    write_p99_ns: r.write_latency.map(|l| l.p99_ns),
-                    read_p50_ns: r.read_latency.map(|l| l.p50_ns),
-                    read_p99_ns: r.read_latency.map(|l| l.p99_ns),
-                    publishes_per_s: r.publishes_per_s,
-                    cross_node_publishes: r.cross_node_publishes,
-                    staleness_error_mean_pct: r.staleness.error_mean_pct,
-                    staleness_age_mean_ns: r.staleness.age_mean_ns,
-                    exact: r.exact,
-                })
-                .map_err(|e| e.to_string())?;
+/// One sweep.csv row: one strategy at one point, summarised over its
+/// repeats. Rates are per second, times ns; an empty cell means not
+/// measured (sampling off, or no repeat finished).
+#[derive(Serialize)]
+struct SweepRow<'a> {
+    threads: usize,
+    affinity: &'a str,
+    strategy: &'a str,
+    level: &'a str,
+    publish: String,
+    pad: &'a str,
+    clock: &'a str,
+    repeats: usize,
+    write_ops_per_s_mean: Option<f64>,
+    write_ops_per_s_stddev: Option<f64>,
+    write_ops_per_s_stddev_pct: Option<f64>,
+    read_ops_per_s_mean: Option<f64>,
+    read_ops_per_s_stddev: Option<f64>,
+    write_ns_mean: Option<f64>,
+    read_ns_mean: Option<f64>,
+    write_p50_ns: Option<f64>,
+    read_p50_ns: Option<f64>,
+    publishes_per_s_mean: Option<f64>,
+    staleness_error_mean_pct: Option<f64>,
+    staleness_age_mean_ns: Option<f64>,
+    exact: bool,
+}
+
+/// sweep.csv: a header, then one row per point × strategy.
+fn sweep_csv(sweep: &SweepResults) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for p in &sweep.points {
+        for s in &p.results.strategies {
+            let sum = s.summary.as_ref();
+            w.serialize(SweepRow {
+                threads: p.threads,
+                affinity: &p.affinity,
+                strategy: &s.name,
+                level: s.strategy.level.name(),
+                publish: s.strategy.publish.to_string(),
+                pad: s.strategy.pad.name(),
+                clock: s.strategy.clock.map_or("", |c| c.name()),
+                repeats: s.repeats.len(),
+                write_ops_per_s_mean: sum.map(|x| x.write_ops_per_s.mean),
+                write_ops_per_s_stddev: sum.map(|x| x.write_ops_per_s.stddev),
+                write_ops_per_s_stddev_pct: sum.map(|x| x.write_ops_per_s.stddev_pct),
+                read_ops_per_s_mean: sum.map(|x| x.read_ops_per_s.mean),
+                read_ops_per_s_stddev: sum.map(|x| x.read_ops_per_s.stddev),
+                write_ns_mean: sum.and_then(|x| x.write_ns.map(|v| v.mean)),
+                read_ns_mean: sum.and_then(|x| x.read_ns.map(|v| v.mean)),
+                write_p50_ns: sum.and_then(|x| x.write_p50_ns.map(|v| v.mean)),
+                read_p50_ns: sum.and_then(|x| x.read_p50_ns.map(|v| v.mean)),
+                publishes_per_s_mean: sum.map(|x| x.publishes_per_s.mean),
+                staleness_error_mean_pct: sum.map(|x| x.error_mean_pct.mean),
+                staleness_age_mean_ns: sum.map(|x| x.age_mean_ns.mean),
+                exact: s.exact,
+            })?;
+        }
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// matrix.csv: CPU ids in the header row and first column; the cell in
+/// row i, column j is the median one-way ns with i initiating; empty
+/// for the diagonal and unmeasured pairs.
+fn matrix_csv(r: &MatrixResults) -> Result<Vec<u8>, csv::Error> {
+    let cpus = &r.config.cpus;
+    let index = |cpu: u32| cpus.binary_search(&cpu).ok();
+    let mut cells = vec![vec![String::new(); cpus.len()]; cpus.len()];
+    for p in &r.pairs {
+        for d in [&p.forward, &p.backward] {
+            if let (Some(i), Some(j)) = (index(d.from), index(d.to)) {
+                cells[i][j] = format!("{:.1}", d.median_ns);
             }
         }
-        w.into_inner().map_err(|e| e.to_string())
     }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let header = std::iter::once("cpu".to_string()).chain(cpus.iter().map(u32::to_string));
+    w.write_record(header)?;
+    for (cpu, row) in cpus.iter().zip(cells) {
+        w.write_record(std::iter::once(cpu.to_string()).chain(row))?;
+    }
+    w.into_inner().map_err(|e| e.into_error().into())
 }

@@ -4,6 +4,7 @@
 //! text is left to whatever shows the SVG).
 
 use crate::matrix::MatrixResults;
+use crate::report::DrawError;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
@@ -23,7 +24,7 @@ const SCALE_STEPS: usize = 64;
 /// The SVG text of the heatmap: rows are the initiating CPU (top to
 /// bottom by id), columns the responding CPU; unmeasured cells stay blank.
 /// The title names the host, CPU model, mode and start time.
-pub fn render(r: &MatrixResults) -> Result<String, String> {
+pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
     let cpus = &r.config.cpus;
     let n = cpus.len() as i32;
     let index = |cpu: u32| cpus.binary_search(&cpu).ok().map(|i| i as i32);
@@ -38,7 +39,7 @@ pub fn render(r: &MatrixResults) -> Result<String, String> {
     let lo = cells.iter().map(|c| c.2).fold(f64::INFINITY, f64::min);
     let hi = cells.iter().map(|c| c.2).fold(f64::NEG_INFINITY, f64::max);
     if cells.is_empty() || !lo.is_finite() || !hi.is_finite() {
-        return Err("heatmap: no measured pairs to draw".into());
+        return Err(DrawError("heatmap: no measured pairs to draw".into()));
     }
     // A flat scale still needs a range to map onto.
     let (lo, hi) = if hi - lo < 0.5 {
@@ -77,7 +78,7 @@ pub fn render(r: &MatrixResults) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        let err = |e: DrawingAreaErrorKind<_>| format!("heatmap: {e}");
+        let err = |e: DrawingAreaErrorKind<_>| DrawError(format!("heatmap: {e}"));
         root.fill(&WHITE).map_err(err)?;
         let body = root.titled(&title, ("sans-serif", title_px)).map_err(err)?;
         let (left, right) = body.split_horizontally(size.0 - LEGEND_PX);

@@ -1,19 +1,35 @@
-//! run.json: the whole [`RunResults`], pretty-printed.
+//! JSON: the whole model, pretty-printed, with a final newline. This is
+//! what run.json, sweep.json and matrix.json hold, and what `--json`
+//! prints.
 
-use super::Export;
-use crate::results::RunResults;
+use super::{Document, Export, ExportError, Rendered};
+use serde::Serialize;
 
-/// Writes run.json.
+/// Writes `<kind>.json`.
 pub struct JsonExport;
 
 impl Export for JsonExport {
-    fn file_name(&self) -> &'static str {
-        "run.json"
+    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
+        let bytes = match doc {
+            Document::Run(r) => pretty(r, "run.json")?,
+            Document::Sweep(s) => pretty(s, "sweep.json")?,
+            Document::Matrix(m) => pretty(m, "matrix.json")?,
+            Document::Verify(v) => pretty(v, "verify.json")?,
+            Document::Topology(t) => pretty(t, "topology.json")?,
+            Document::Spread(s) => pretty(s, "spread.json")?,
+            // A comparison is derived from two result files; they are its
+            // data.
+            Document::Compare(_) => return Ok(Vec::new()),
+        };
+        Ok(vec![Rendered::new(format!("{}.json", doc.kind()), bytes)])
     }
+}
 
-    fn render(&self, run: &RunResults) -> Result<Vec<u8>, String> {
-        let mut bytes = serde_json::to_vec_pretty(run).map_err(|e| e.to_string())?;
-        bytes.push(b'\n');
-        Ok(bytes)
-    }
+fn pretty(value: &impl Serialize, file: &str) -> Result<Vec<u8>, ExportError> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| ExportError::Json {
+        file: file.to_string(),
+        source,
+    })?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }

@@ -3,11 +3,29 @@
 //! per measure (levels as columns, policies as rows, `mean±stddev%` and the
 //! change against the first level), the exactness line and the notes.
 
-use super::measures::{MEASURES, Measure, RowLabels, fmt_summary, unique};
+use super::measures::{RowLabels, fmt_summary, shown, unique};
+use super::{Document, Export, ExportError, Rendered};
+use crate::compare::Comparison;
 use crate::provenance::Provenance;
-use crate::results::{RunConfig, RunResults, StrategyResult, SweepResults};
+use crate::results::{MEASURES, Measure, RunConfig, RunResults, StrategyResult, SweepResults};
+use crate::stats::SIGNIFICANCE_LEVEL;
 use crate::topology::CpuList;
 use std::fmt::Write;
+
+/// Writes `<kind>.md` for runs, sweeps and comparisons.
+pub struct MarkdownExport;
+
+impl Export for MarkdownExport {
+    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
+        let text = match doc {
+            Document::Run(r) => run_markdown(r),
+            Document::Sweep(s) => sweep_markdown(s),
+            Document::Compare(c) => compare_markdown(c),
+            _ => return Ok(Vec::new()),
+        };
+        Ok(vec![Rendered::new(format!("{}.md", doc.kind()), text)])
+    }
+}
 
 /// A run (run.json) as Markdown.
 pub fn run_markdown(run: &RunResults) -> String {
@@ -263,4 +281,81 @@ fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) {
         }
         let _ = writeln!(out, "- {}", escape(note));
     }
+}
+
+/// The comparison as Markdown: the two sources, then one table with a
+/// row per pair and measure.
+pub fn compare_markdown(c: &Comparison) -> String {
+    let mut out = String::from("## contend compare\n\n");
+    let _ = writeln!(out, "- **base:** {}", c.base.describe(true));
+    let _ = writeln!(out, "- **test:** {}", c.test.describe(true));
+    let _ = writeln!(
+        out,
+        "- **verdict:** Welch's t-test on the repeats; p < {SIGNIFICANCE_LEVEL} is a measurable difference"
+    );
+    for w in &c.warnings {
+        let _ = writeln!(out, "\n> **warning:** {w}");
+    }
+    out.push('\n');
+    let header: Vec<String> = ["configuration", "measure", "base", "test", "change", "p"]
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
+    let rows: Vec<Vec<String>> = c
+        .pairs
+        .iter()
+        .flat_map(|p| {
+            let title = p.title();
+            p.rows().into_iter().map(move |r| {
+                vec![
+                    title.clone(),
+                    r.measure.short.to_string(),
+                    shown(r.base, r.measure.decimals),
+                    shown(r.test, r.measure.decimals),
+                    r.verdict(),
+                    r.p_text(),
+                ]
+            })
+        })
+        .collect();
+    out.push_str(&table(&header, &rows));
+    let footer = compare_footer(c, |names| {
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
+    if !footer.is_empty() {
+        out.push('\n');
+    }
+    for line in footer {
+        let _ = writeln!(out, "- {line}");
+    }
+    out
+}
+
+/// The strategies left unmatched and what `n<2` means, if any: one
+/// line each, `list` formatting the names.
+pub(super) fn compare_footer(c: &Comparison, list: impl Fn(&[&str]) -> String) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !c.only_base.is_empty() {
+        lines.push(format!(
+            "only in base (not compared): {}",
+            list(&c.only_base)
+        ));
+    }
+    if !c.only_test.is_empty() {
+        lines.push(format!(
+            "only in test (not compared): {}",
+            list(&c.only_test)
+        ));
+    }
+    if c.any_untested() {
+        lines.push(
+            "n<2: a side has fewer than 2 repeats, so there is no spread to test a difference against"
+                .to_string(),
+        );
+    }
+    lines
 }

@@ -1,5 +1,8 @@
-//! Turning models and results into text people paste and files tools read:
-//! one module per format.
+//! Every renderer and exporter, for every kind of result: one [`Export`]
+//! trait, one module per format ([`text`], [`markdown`], `csv`, `json`,
+//! `svg`), as hyperfine's `src/export/`. Commands hand a [`Document`] to
+//! [`render`] (for stdout) or [`save`] (files in a results folder); files
+//! are written through [`crate::results::write_atomic`].
 
 pub mod charts;
 mod csv;
@@ -7,75 +10,201 @@ pub mod heatmap;
 mod json;
 pub mod markdown;
 pub mod measures;
-pub mod table;
-pub mod topology_text;
+mod svg;
+pub mod text;
 
-pub use csv::CsvExport;
-pub use json::JsonExport;
-
-use crate::results::RunResults;
-use std::fs;
-use std::io;
+use crate::compare::Comparison;
+use crate::matrix::MatrixResults;
+use crate::placement::VerifyReport;
+use crate::results::{ResultFile, RunResults, SweepResults, WriteError, write_atomic};
+use crate::topology::{SpreadReport, Topology};
+use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// A result-file format.
-pub trait Export {
-    /// The file name this format is written to inside a results folder.
-    fn file_name(&self) -> &'static str;
-    /// The file's bytes.
-    fn render(&self, run: &RunResults) -> Result<Vec<u8>, String>;
+/// Anything contend renders.
+#[derive(Clone, Copy)]
+pub enum Document<'a> {
+    /// A `contend run` (run.json).
+    Run(&'a RunResults),
+    /// A `contend sweep` (sweep.json).
+    Sweep(&'a SweepResults),
+    /// A `contend matrix` (matrix.json).
+    Matrix(&'a MatrixResults),
+    /// A `contend compare`.
+    Compare(&'a Comparison<'a>),
+    /// A `contend verify`.
+    Verify(&'a VerifyReport),
+    /// The host layout (`contend topology`).
+    Topology(&'a Topology),
+    /// A `contend spread`.
+    Spread(&'a SpreadReport),
 }
 
-/// Every format written after a run.
-pub fn exporters() -> Vec<Box<dyn Export>> {
-    vec![Box::new(JsonExport), Box::new(CsvExport)]
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file beside it, then a
-/// rename, so a reader never sees half a file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    fs::write(&tmp, bytes)?;
-    fs::rename(&tmp, path)
-}
-
-/// A fresh folder `root/<host>/<UTC timestamp>` (a `-2`, `-3`, … suffix if
-/// that second is taken), created.
-pub fn new_results_dir(root: &Path, host: &str, started_utc: &str) -> io::Result<PathBuf> {
-    let stamp: String = started_utc
-        .chars()
-        .filter(|c| !matches!(c, '-' | ':'))
-        .collect();
-    let host: String = host
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let base = root.join(host).join(stamp);
-    let mut dir = base.clone();
-    let mut n = 1;
-    while dir.exists() {
-        n += 1;
-        dir = PathBuf::from(format!("{}-{n}", base.display()));
+impl Document<'_> {
+    /// The kind's name, as file names use it (`run`, `sweep`, …).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Document::Run(_) => "run",
+            Document::Sweep(_) => "sweep",
+            Document::Matrix(_) => "matrix",
+            Document::Compare(_) => "compare",
+            Document::Verify(_) => "verify",
+            Document::Topology(_) => "topology",
+            Document::Spread(_) => "spread",
+        }
     }
-    fs::create_dir_all(&dir)?;
-    Ok(dir)
 }
 
-/// Writes every format into `dir`; returns the paths written.
-pub fn write_results(dir: &Path, run: &RunResults) -> Result<Vec<PathBuf>, String> {
+impl<'a> From<&'a ResultFile> for Document<'a> {
+    fn from(file: &'a ResultFile) -> Self {
+        match file {
+            ResultFile::Run(r) => Document::Run(r),
+            ResultFile::Sweep(s) => Document::Sweep(s),
+            ResultFile::Matrix(m) => Document::Matrix(m),
+        }
+    }
+}
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned text for a terminal.
+    Text,
+    /// Markdown tables for a patch description or a pull request.
+    Markdown,
+    /// CSV rows for spreadsheets and scripts.
+    Csv,
+    /// The whole model as pretty JSON (the result files).
+    Json,
+    /// SVG charts.
+    Svg,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Text => "text",
+            Format::Markdown => "Markdown",
+            Format::Csv => "CSV",
+            Format::Json => "JSON",
+            Format::Svg => "SVG",
+        })
+    }
+}
+
+/// One rendered file: its name inside a results folder and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// File name (`run.json`, `latency.svg`).
+    pub name: String,
+    /// Contents.
+    pub bytes: Vec<u8>,
+}
+
+impl Rendered {
+    /// A file named `name` holding `bytes`.
+    pub fn new(name: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+        Rendered {
+            name: name.into(),
+            bytes: bytes.into(),
+        }
+    }
+}
+
+/// A format's renderer.
+pub trait Export {
+    /// The files this format makes of `doc`, in the order written; empty
+    /// when the format has nothing for this kind of result (a run with no
+    /// finished repeat has no charts).
+    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError>;
+}
+
+/// A plotters drawing that failed, with plotters' message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DrawError(pub String);
+
+impl DrawError {
+    /// The same error, naming the chart it happened in.
+    pub fn in_chart(self, chart: &str) -> Self {
+        DrawError(format!("{chart}: {}", self.0))
+    }
+}
+
+/// Why a document could not be rendered or saved.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// A chart could not be drawn.
+    #[error("charts: {0}")]
+    Draw(#[from] DrawError),
+    /// CSV serialisation failed.
+    #[error("{file}: {source}")]
+    Csv {
+        /// The file being made.
+        file: String,
+        /// Why.
+        source: ::csv::Error,
+    },
+    /// JSON serialisation failed.
+    #[error("{file}: {source}")]
+    Json {
+        /// The file being made.
+        file: String,
+        /// Why.
+        source: serde_json::Error,
+    },
+    /// The format has nothing for this kind of result.
+    #[error("{format} output is not available for {kind} results")]
+    Unsupported {
+        /// The format asked for.
+        format: Format,
+        /// The kind of result.
+        kind: &'static str,
+    },
+    /// Writing a file failed.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+/// The exporter of `format`.
+pub fn exporter(format: Format) -> &'static dyn Export {
+    match format {
+        Format::Text => &text::TextExport,
+        Format::Markdown => &markdown::MarkdownExport,
+        Format::Csv => &csv::CsvExport,
+        Format::Json => &json::JsonExport,
+        Format::Svg => &svg::SvgExport,
+    }
+}
+
+/// `doc` in `format` as one text (for stdout or an `--out` file).
+pub fn render(doc: &Document, format: Format) -> Result<String, ExportError> {
+    let mut files = exporter(format).render(doc)?;
+    if files.is_empty() {
+        return Err(ExportError::Unsupported {
+            format,
+            kind: doc.kind(),
+        });
+    }
+    let file = files.swap_remove(0);
+    Ok(String::from_utf8_lossy(&file.bytes).into_owned())
+}
+
+/// Writes every file of `doc` in each of `formats` into `dir` (which must
+/// exist), replacing files of the same names; returns the paths written.
+pub fn save(dir: &Path, doc: &Document, formats: &[Format]) -> Result<Vec<PathBuf>, ExportError> {
     let mut written = Vec::new();
-    for e in exporters() {
-        let path = dir.join(e.file_name());
-        let bytes = e.render(run)?;
-        write_atomic(&path, &bytes)
-            .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
-        written.push(path);
+    for &format in formats {
+        for file in exporter(format).render(doc)? {
+            let path = dir.join(&file.name);
+            write_atomic(&path, &file.bytes)?;
+            written.push(path);
+        }
     }
     Ok(written)
+}
+
+/// Writes `text` to `path` atomically (an `--out` file).
+pub fn save_text(path: &Path, text: &str) -> Result<(), ExportError> {
+    Ok(write_atomic(path, text.as_bytes())?)
 }

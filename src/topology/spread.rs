@@ -238,6 +238,63 @@ pub fn old_order(topo: &Topology, node: u32) -> Result<Vec<u32>, UnknownNode> {
         .collect())
 }
 
+/// One hop of the new order, as `contend spread` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HopView {
+    /// The hop's distance level.
+    pub distance: u32,
+    /// CPUs this hop adds, in hand-out order.
+    pub cpus: Vec<u32>,
+}
+
+/// What `contend spread` shows: the order `cpumask_local_spread(i, node)`
+/// hands out CPUs in, and (for the v6.3+ order) its hops.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SpreadReport {
+    /// The node spread from.
+    pub node: u32,
+    /// "hops" (v6.3+) or "old" (pre-v6.3).
+    pub algorithm: &'static str,
+    /// The node whose distances order the spread (a CPU-less node uses its
+    /// nearest CPU node); `None` for the old order.
+    pub source_node: Option<u32>,
+    /// `cpumask_local_spread(i, node)` for i = 0, 1, …
+    pub order: Vec<u32>,
+    /// The hops of the new order (empty for the old one).
+    pub hops: Vec<HopView>,
+}
+
+impl SpreadReport {
+    /// The spread from `node`: the v6.3+ hop order, or with `old` the
+    /// pre-v6.3 order.
+    pub fn new(topo: &Topology, node: u32, old: bool) -> Result<Self, UnknownNode> {
+        if old {
+            return Ok(SpreadReport {
+                node,
+                algorithm: "old",
+                source_node: None,
+                order: old_order(topo, node)?,
+                hops: Vec::new(),
+            });
+        }
+        let hops = HopOrder::new(topo);
+        Ok(SpreadReport {
+            node,
+            algorithm: "hops",
+            source_node: Some(hops.source_node(node)?),
+            order: hops.order(node)?,
+            hops: hops
+                .hops(node)?
+                .iter()
+                .map(|h| HopView {
+                    distance: h.distance,
+                    cpus: h.cpus.clone(),
+                })
+                .collect(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -269,7 +269,7 @@ fn read_from(src: &Source) -> Result<Topology, TopologyError> {
 
     let status = src.optional(STATUS)?;
     let allowed_cpus = if src.live {
-        match crate::placement::allowed_cpus() {
+        match super::allowed_cpus() {
             Ok(set) => set,
             Err(e) => {
                 notes.push(format!(

@@ -2,11 +2,11 @@
 //! with `cargo bench`, timing and pacing, and one repeat's pinned pools.
 
 mod load;
+mod pacer;
 mod pool;
-mod timer;
 mod work;
 
 pub use load::{LoadWalk, MAX_STEP, START_LOAD};
+pub use pacer::Pacer;
 pub use pool::{RepeatOutcome, RepeatSpec, Role, ThreadReport, run_repeat};
-pub use timer::{Pacer, Timer, tsc_is_invariant};
-pub use work::{ReaderWork, Sampling, Work, WriterWork};
+pub use work::{ReaderWork, Sampling, Work, WriterWork, new_histogram};

@@ -2,9 +2,8 @@
 //! barrier, warm up, count over the same measured interval, and stop.
 
 use super::LoadWalk;
-use super::timer::Timer;
 use super::work::{ReaderWork, Sampling, Work, WriterWork};
-use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, TscClock};
+use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, Timer, TscClock};
 use crate::counter::{PublishPolicy, PublishStats, ShardedCounter, Writer};
 use crate::placement::{PinnedThread, Placement, PlacementError, pin_current_thread};
 use crate::topology::CpuList;
@@ -251,8 +250,8 @@ fn writer<C: Clock>(
         reads,
         stats: w.stats(),
         final_load: w.load(),
-        write_hist: std::mem::replace(&mut work.write_hist, crate::stats::new_histogram()),
-        read_hist: std::mem::replace(&mut work.read_hist, crate::stats::new_histogram()),
+        write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
+        read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
     }
 }
 
@@ -272,7 +271,7 @@ fn reader(
         reads: work.reads(),
         stats: PublishStats::default(),
         final_load: 0,
-        write_hist: crate::stats::new_histogram(),
-        read_hist: std::mem::replace(&mut work.read_hist, crate::stats::new_histogram()),
+        write_hist: super::new_histogram(),
+        read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
     }
 }

@@ -4,11 +4,17 @@
 //! (`calc_group_shares`); a reader runs only the read side.
 
 use super::LoadWalk;
-use super::timer::{Pacer, Timer};
-use crate::clock::Clock;
+use super::Pacer;
+use crate::clock::{Clock, Timer};
 use crate::counter::{ShardedCounter, Writer, group_shares};
 use crate::workload::START_LOAD;
 use hdrhistogram::Histogram;
+
+/// A histogram for timer ticks from 1 to 10^10 (seconds at a few GHz) at
+/// three significant digits; larger values saturate.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 10_000_000_000, 3).expect("constant bounds are valid")
+}
 
 /// One operation in `every` is timed (a power of two, so the check is a
 /// mask); `every = 0` turns sampling off.
@@ -143,8 +149,8 @@ impl<'c, C: Clock> WriterWork<'c, C> {
             sampling,
             pacer: rate.map(|r| Pacer::new(timer, r)),
             reads: 0,
-            write_hist: crate::stats::new_histogram(),
-            read_hist: crate::stats::new_histogram(),
+            write_hist: new_histogram(),
+            read_hist: new_histogram(),
         }
     }
 
@@ -270,7 +276,7 @@ impl<'c> ReaderWork<'c> {
             sampling,
             pacer: rate.map(|r| Pacer::new(timer, r)),
             reads: 0,
-            read_hist: crate::stats::new_histogram(),
+            read_hist: new_histogram(),
         }
     }
 

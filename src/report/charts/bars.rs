@@ -7,6 +7,7 @@ use super::{
     CHAR_PCT, DESC_PX, Entry, FONT, Header, Keyed, LABEL_PX, Swatch, canvas, colour, fail, num,
     whisker, zero_based,
 };
+use crate::report::DrawError;
 use crate::stats::Summary;
 use plotters::prelude::*;
 
@@ -33,7 +34,7 @@ pub(super) struct Bars<'a> {
 
 impl Bars<'_> {
     /// The SVG text.
-    pub fn render(&self) -> Result<String, String> {
+    pub fn render(&self) -> Result<String, DrawError> {
         let n = self.rows.len();
         let per_row = BAR_ROW_PX * self.series.len() as u32 + ROW_GAP_PX;
         let height = super::HEADER_PX + 110 + per_row * n as u32;

@@ -6,6 +6,7 @@ use super::{
     DESC_PX, Entry, FONT, Header, Keyed, LABEL_PX, Swatch, canvas, colour, fail, log_span,
     log_ticks, marker_style, num,
 };
+use crate::report::DrawError;
 use crate::results::{RepeatResult, RunResults};
 use crate::stats::LatencySummary;
 use plotters::prelude::*;
@@ -40,7 +41,7 @@ fn mean_over(
 }
 
 /// The chart, or `None` when nothing was sampled.
-pub(super) fn render(run: &RunResults) -> Option<Result<String, String>> {
+pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let side = |f: fn(&RepeatResult) -> Option<&LatencySummary>| -> Vec<Line> {
         let lines = run.strategies.iter().enumerate();
         lines
@@ -78,7 +79,13 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, String>> {
 }
 
 /// One side's panel: a line per strategy over the percentiles.
-fn panel(area: &super::Area, desc: &str, lines: &[Line], lo: f64, hi: f64) -> Result<(), String> {
+fn panel(
+    area: &super::Area,
+    desc: &str,
+    lines: &[Line],
+    lo: f64,
+    hi: f64,
+) -> Result<(), DrawError> {
     let keys: Vec<f64> = (0..PERCENTILES.len()).map(|i| i as f64).collect();
     let last = (PERCENTILES.len() - 1) as f64;
     let span = log_span(lo, hi);

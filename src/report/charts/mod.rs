@@ -25,8 +25,8 @@ mod staleness;
 mod sweep;
 mod throughput;
 
+use super::{Document, DrawError, ExportError, Format};
 use crate::provenance::Provenance;
-use crate::report::write_atomic;
 use crate::results::{RunResults, SweepResults};
 use crate::stats::Summary;
 use plotters::coord::Shift;
@@ -78,8 +78,8 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 /// were sampled), `throughput.svg`, and `staleness.svg` (when the run has
 /// two or more ratelimit periods). Returns the paths written; a run with no
 /// finished repeat gives none.
-pub fn write_run_charts(dir: &Path, run: &RunResults) -> Result<Vec<PathBuf>, String> {
-    write_all(dir, run_charts(run, "")?)
+pub fn write_run_charts(dir: &Path, run: &RunResults) -> Result<Vec<PathBuf>, ExportError> {
+    super::save(dir, &Document::Run(run), &[Format::Svg])
 }
 
 /// Writes every chart of a sweep into `dir` (which must exist), replacing
@@ -89,20 +89,26 @@ pub fn write_run_charts(dir: &Path, run: &RunResults) -> Result<Vec<PathBuf>, St
 /// largest thread count (`sweep-staleness-<affinity>.svg`); then each
 /// point's run charts, prefixed `point-<affinity>-t<threads>-`. Returns the
 /// paths written.
-pub fn write_sweep_charts(dir: &Path, sweep: &SweepResults) -> Result<Vec<PathBuf>, String> {
+pub fn write_sweep_charts(dir: &Path, sweep: &SweepResults) -> Result<Vec<PathBuf>, ExportError> {
+    super::save(dir, &Document::Sweep(sweep), &[Format::Svg])
+}
+
+/// Every chart of a sweep (see [`write_sweep_charts`]).
+pub(super) fn sweep_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     let mut charts = sweep::charts(sweep)?;
     for p in &sweep.points {
         let prefix = format!("point-{}-t{}-", file_safe(&p.affinity), p.threads);
         charts.extend(run_charts(&p.results, &prefix)?);
     }
-    write_all(dir, charts)
+    Ok(charts)
 }
 
 /// A rendered chart: its file name and SVG text.
-type Chart = (String, String);
+pub(super) type Chart = (String, String);
 
-/// Every chart of one run, file names prefixed with `prefix`.
-fn run_charts(run: &RunResults, prefix: &str) -> Result<Vec<Chart>, String> {
+/// Every chart of one run (see [`write_run_charts`]), file names prefixed
+/// with `prefix`.
+pub(super) fn run_charts(run: &RunResults, prefix: &str) -> Result<Vec<Chart>, DrawError> {
     let drawn = [
         ("ns-per-op.svg", ns_per_op::render(run)),
         ("latency.svg", latency::render(run)),
@@ -113,25 +119,12 @@ fn run_charts(run: &RunResults, prefix: &str) -> Result<Vec<Chart>, String> {
     for (name, svg) in drawn {
         if let Some(svg) = svg
             .transpose()
-            .map_err(|e| format!("{prefix}{name}: {e}"))?
+            .map_err(|e| e.in_chart(&format!("{prefix}{name}")))?
         {
             charts.push((format!("{prefix}{name}"), svg));
         }
     }
     Ok(charts)
-}
-
-/// Writes each chart into `dir` atomically.
-fn write_all(dir: &Path, charts: Vec<Chart>) -> Result<Vec<PathBuf>, String> {
-    charts
-        .into_iter()
-        .map(|(name, svg)| {
-            let path = dir.join(name);
-            write_atomic(&path, svg.as_bytes())
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            Ok(path)
-        })
-        .collect()
 }
 
 /// `name` with anything but ASCII letters, digits, `-` and `.` replaced by
@@ -148,9 +141,9 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
-/// Turns a plotters error into the message charts return.
-fn fail(e: impl std::fmt::Display) -> String {
-    format!("drawing failed: {e}")
+/// Turns a plotters error into the error charts return.
+fn fail(e: impl std::fmt::Display) -> DrawError {
+    DrawError(format!("drawing failed: {e}"))
 }
 
 /// The two header lines of a chart.
@@ -252,8 +245,8 @@ fn canvas(
     entries: &[Entry],
     swatch: Swatch,
     note: &str,
-    body: impl FnOnce(&Area) -> Result<(), String>,
-) -> Result<String, String> {
+    body: impl FnOnce(&Area) -> Result<(), DrawError>,
+) -> Result<String, DrawError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
@@ -274,7 +267,12 @@ fn canvas(
 }
 
 /// One row per entry: swatch, then label; `note` below in smaller text.
-fn draw_legend(area: &Area, entries: &[Entry], swatch: Swatch, note: &str) -> Result<(), String> {
+fn draw_legend(
+    area: &Area,
+    entries: &[Entry],
+    swatch: Swatch,
+    note: &str,
+) -> Result<(), DrawError> {
     let row = LABEL_PX as i32 + 9;
     let font = (FONT, LABEL_PX).into_font().color(&INK);
     for (i, e) in entries.iter().enumerate() {

@@ -3,11 +3,12 @@
 
 use super::Header;
 use super::bars::Bars;
+use crate::report::DrawError;
 use crate::results::RunResults;
 
 /// The chart, or `None` when no strategy has sampled latencies
 /// (`--sample-every 0`, or no repeat finished).
-pub(super) fn render(run: &RunResults) -> Option<Result<String, String>> {
+pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let measured: Vec<_> = run
         .strategies
         .iter()

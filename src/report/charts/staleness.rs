@@ -10,6 +10,7 @@ use super::{
     log_span, log_ticks, marker_style, num, padded, zero_based,
 };
 use crate::counter::{PublishPolicy, format_duration};
+use crate::report::DrawError;
 use crate::results::{RunResults, Strategy};
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::types::RangedCoordf64;
@@ -73,7 +74,7 @@ pub(super) fn worth_drawing(points: &[Point]) -> bool {
 }
 
 /// A run's chart, or `None` when it has fewer than two ratelimit periods.
-pub(super) fn render_run(run: &RunResults) -> Option<Result<String, String>> {
+pub(super) fn render_run(run: &RunResults) -> Option<Result<String, DrawError>> {
     let points = points(run);
     worth_drawing(&points).then(|| {
         let what = "Staleness vs write throughput across ratelimit periods";
@@ -82,7 +83,7 @@ pub(super) fn render_run(run: &RunResults) -> Option<Result<String, String>> {
 }
 
 /// The chart of `points`, whatever their source.
-pub(super) fn render(header: &Header, points: &[Point]) -> Result<String, String> {
+pub(super) fn render(header: &Header, points: &[Point]) -> Result<String, DrawError> {
     let mut families: Vec<&str> = Vec::new();
     for p in points {
         if !families.contains(&p.family.as_str()) {
@@ -157,7 +158,7 @@ fn mesh<'a, 'b, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, Y>>,
     y_desc: &str,
     y_label: fn(f64) -> String,
-) -> Result<(), String>
+) -> Result<(), DrawError>
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
@@ -183,7 +184,7 @@ fn draw_line<'a, 'b, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, Y>>,
     i: usize,
     points: Vec<(&&Point, (f64, f64))>,
-) -> Result<(), String>
+) -> Result<(), DrawError>
 where
     Y: Ranged<ValueType = f64>,
 {

@@ -9,12 +9,13 @@ use super::{
     Chart, DESC_PX, Entry, FONT, Header, Keyed, LABEL_PX, Swatch, canvas, colour, fail, file_safe,
     marker_style, num, padded, whisker, zero_based,
 };
+use crate::report::DrawError;
 use crate::results::{SweepPoint, SweepResults};
 use crate::stats::Summary;
 use plotters::prelude::*;
 
 /// Every affinity set's charts, in the order the sets were first run.
-pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, String> {
+pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     let mut affinities: Vec<&str> = Vec::new();
     for p in &sweep.points {
         if !affinities.contains(&p.affinity.as_str()) {
@@ -31,7 +32,7 @@ pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, String> {
         points.sort_by_key(|p| p.threads);
         let name = |chart: &str| format!("sweep-{chart}-{}.svg", file_safe(affinity));
         if let Some(svg) = throughput(affinity, &points, sweep.partial) {
-            let svg = svg.map_err(|e| format!("{}: {e}", name("throughput")))?;
+            let svg = svg.map_err(|e| e.in_chart(&name("throughput")))?;
             charts.push((name("throughput"), svg));
         }
         let most = points[points.len() - 1];
@@ -42,8 +43,8 @@ pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, String> {
                 most.threads
             );
             let header = Header::run(&what, &most.results);
-            let svg = staleness::render(&header, &stale)
-                .map_err(|e| format!("{}: {e}", name("staleness")))?;
+            let svg =
+                staleness::render(&header, &stale).map_err(|e| e.in_chart(&name("staleness")))?;
             charts.push((name("staleness"), svg));
         }
     }
@@ -60,7 +61,7 @@ fn throughput(
     affinity: &str,
     points: &[&SweepPoint],
     partial: bool,
-) -> Option<Result<String, String>> {
+) -> Option<Result<String, DrawError>> {
     let mut lines: Vec<Line> = Vec::new();
     for p in points {
         for s in &p.results.strategies {

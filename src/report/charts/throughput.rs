@@ -3,10 +3,11 @@
 
 use super::Header;
 use super::bars::Bars;
+use crate::report::DrawError;
 use crate::results::RunResults;
 
 /// The chart, or `None` when no strategy finished a repeat.
-pub(super) fn render(run: &RunResults) -> Option<Result<String, String>> {
+pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let measured: Vec<_> = run
         .strategies
         .iter()

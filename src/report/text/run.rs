@@ -1,8 +1,8 @@
 //! The run as a text table in the seeds' style, one section per measure:
 //! `90569±1.15%` per level, and the change against the first level.
 
-use super::measures::{MEASURES, RowLabels, fmt_summary, unique};
-use crate::results::{RunResults, StrategyResult};
+use crate::report::measures::{RowLabels, fmt_summary, unique};
+use crate::results::{MEASURES, RunResults, StrategyResult, SweepResults};
 use crate::topology::CpuList;
 use std::fmt::Write;
 
@@ -151,6 +151,31 @@ pub fn render(run: &RunResults) -> String {
     );
     for note in &run.notes {
         let _ = writeln!(out, "note: {note}");
+    }
+    out
+}
+
+/// A sweep as text: the run table of every point, under a heading naming
+/// its thread count and affinity set.
+pub fn sweep_text(sweep: &SweepResults) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "contend sweep: {} points{}",
+        sweep.points.len(),
+        if sweep.partial {
+            "; PARTIAL (interrupted)"
+        } else {
+            ""
+        }
+    );
+    for p in &sweep.points {
+        let _ = writeln!(
+            out,
+            "\n=== {} threads, affinity {} ===",
+            p.threads, p.affinity
+        );
+        out.push_str(&render(&p.results));
     }
     out
 }

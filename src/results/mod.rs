@@ -1,8 +1,18 @@
-//! The result file's model: what `contend run` measured, per strategy and
-//! per repeat, with the summaries and provenance. Serialised as run.json
-//! (schema in README.md); read back by later tools.
+//! The result files' model: what `contend run` measured, per strategy and
+//! per repeat, with the summaries and provenance, serialised as run.json
+//! (and sweep.json for a sweep; schemas in docs/results-schema.md); and
+//! [`files`], the one place result files are read and written.
 
-use crate::clock::ClockKind;
+mod files;
+mod measures;
+
+pub use files::{
+    RESULT_FILES, ReadError, ResultFile, WriteError, create_dir, new_results_dir, read, read_all,
+    write_atomic,
+};
+pub use measures::{MEASURES, Measure};
+
+use crate::clock::{ClockKind, TimerKind};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel, SlotInfo};
 use crate::placement::Placement;
 use crate::provenance::Provenance;
@@ -64,7 +74,7 @@ pub struct RunConfig {
     pub sample_every: u64,
     /// The per-operation stopwatch: "tsc" or "monotonic" (when the TSC is
     /// not invariant).
-    pub timer: String,
+    pub timer: TimerKind,
     /// Timer overhead subtracted from each sample, ns.
     pub timer_overhead_ns: f64,
     /// Strict or best-effort placement.
@@ -217,13 +227,43 @@ pub struct RunResults {
     pub notes: Vec<String>,
 }
 
+/// A strategy whose final sum was not the exact total of the writers'
+/// loads: the counter lost or invented load.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{strategy}: final sum {final_sum} != exact total {expected_sum} (counter lost or invented load)"
+)]
+pub struct InexactSum {
+    /// The strategy's name.
+    pub strategy: String,
+    /// What the counter read after every writer flushed.
+    pub final_sum: i64,
+    /// The sum of the writers' final loads.
+    pub expected_sum: i64,
+}
+
+impl RunResults {
+    /// The first strategy (and its first repeat) whose final sum was not
+    /// exact, if any.
+    pub fn first_inexact(&self) -> Option<InexactSum> {
+        let s = self.strategies.iter().find(|s| !s.exact)?;
+        let r = s.repeats.iter().find(|r| !r.exact);
+        Some(InexactSum {
+            strategy: s.name.clone(),
+            final_sum: r.map_or(0, |r| r.final_sum),
+            expected_sum: r.map_or(0, |r| r.expected_sum),
+        })
+    }
+}
+
 /// One point of a sweep: a whole run at one thread count and affinity set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepPoint {
     /// Writer threads at this point.
     pub threads: usize,
     /// The affinity set: `unbound` (every allowed CPU) or `nodeN` (every
-    /// thread on node N), as in seed 002's table.
+    /// thread on node N), as in the table of Daniel Jordan's profiles on
+    /// LKML (seed 002, docs/seeds.md).
     pub affinity: String,
     /// The run at this point.
     pub results: RunResults,

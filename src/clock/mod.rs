@@ -5,7 +5,16 @@
 //! a 2026 patch swaps it for the cheaper `rq_clock()`. So the clock is a
 //! choice here (`--clock tsc|monotonic|coarse`) and its cost is measured
 //! ([`read_cost_ns`]) and reported beside every ratelimit result.
+//!
+//! Every timer of the crate lives here: the ratelimit clocks, TSC
+//! calibration, and the per-operation stopwatch [`Timer`] with its
+//! overhead.
 
+mod timer;
+
+pub use timer::{TSC_FALLBACK_NOTE, Timer, TimerKind, host_tsc_is_invariant, tsc_is_invariant};
+
+use crate::error::UnknownName;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -54,13 +63,13 @@ impl ClockKind {
 }
 
 impl std::str::FromStr for ClockKind {
-    type Err = String;
+    type Err = UnknownName;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         Self::ALL
             .into_iter()
             .find(|k| k.name() == s)
-            .ok_or_else(|| format!("unknown clock \"{s}\" (expected tsc, monotonic or coarse)"))
+            .ok_or_else(|| UnknownName::new("clock", s, "tsc, monotonic or coarse"))
     }
 }
 
@@ -205,6 +214,17 @@ pub fn read_cost_ns<C: Clock>(clock: &C, reads: u32) -> f64 {
     start.elapsed().as_nanos() as f64 / f64::from(reads.max(1))
 }
 
+/// Mean cost of one read of the ratelimit clock `kind`, ns (over 200k
+/// reads); `tsc_hz` is the calibrated TSC frequency.
+pub fn clock_read_cost(kind: ClockKind, tsc_hz: f64) -> f64 {
+    const READS: u32 = 200_000;
+    match kind {
+        ClockKind::Tsc => read_cost_ns(&TscClock { hz: tsc_hz }, READS),
+        ClockKind::Monotonic => read_cost_ns(&MonotonicClock, READS),
+        ClockKind::Coarse => read_cost_ns(&CoarseClock, READS),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +256,12 @@ mod tests {
         for k in ClockKind::ALL {
             assert_eq!(k.name().parse::<ClockKind>().unwrap(), k);
         }
-        assert!("hpet".parse::<ClockKind>().unwrap_err().contains("hpet"));
+        assert!(
+            "hpet"
+                .parse::<ClockKind>()
+                .unwrap_err()
+                .to_string()
+                .contains("hpet")
+        );
     }
 }

@@ -1,10 +1,10 @@
 //! From the threads' raw counts to one repeat's numbers, and from repeats
 //! to a strategy's summary.
 
-use super::{LatencySummary, Summary, new_histogram};
 use crate::counter::PublishStats;
 use crate::results::{RepeatResult, Staleness, StrategySummary};
-use crate::workload::{Role, ThreadReport};
+use crate::stats::{LatencySummary, Summary};
+use crate::workload::{Role, ThreadReport, new_histogram};
 
 /// Turns one repeat's thread reports into its numbers. `slot_nodes[i]`
 /// is the slot node of writer `i` and `cpu_nodes[i]` the node of its CPU

@@ -1,7 +1,8 @@
 //! How one operation is timed: `rdtsc`/`rdtscp` when the TSC is invariant,
-//! `clock_gettime(CLOCK_MONOTONIC)` otherwise.
+//! `clock_gettime(CLOCK_MONOTONIC)` otherwise. [`Timer::for_host`] makes
+//! that choice for `contend run`, `contend matrix` and the benches alike.
 
-use crate::clock::{Clock, MonotonicClock, rdtsc, rdtscp};
+use super::{Clock, MonotonicClock, rdtsc, rdtscp};
 
 /// The stopwatch for sampled operations and rate pacing.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -16,7 +17,53 @@ pub enum Timer {
     Monotonic,
 }
 
+/// Which stopwatch timed a result's operations, as result files name it
+/// (`"tsc"` or `"monotonic"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimerKind {
+    /// The calibrated time-stamp counter.
+    Tsc,
+    /// `clock_gettime(CLOCK_MONOTONIC)`.
+    Monotonic,
+}
+
+impl std::fmt::Display for TimerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TimerKind::Tsc => "tsc",
+            TimerKind::Monotonic => "monotonic",
+        })
+    }
+}
+
+/// The note printed and recorded when the TSC cannot time operations.
+pub const TSC_FALLBACK_NOTE: &str = "TSC is not invariant (constant_tsc/nonstop_tsc missing): operations are timed with clock_gettime";
+
 impl Timer {
+    /// The stopwatch for a host: the TSC at `tsc_hz` ticks per second when
+    /// it is invariant, else `CLOCK_MONOTONIC` (say [`TSC_FALLBACK_NOTE`]).
+    pub fn for_host(tsc_invariant: bool, tsc_hz: f64) -> Timer {
+        if tsc_invariant {
+            Timer::Tsc { hz: tsc_hz }
+        } else {
+            Timer::Monotonic
+        }
+    }
+
+    /// The timer a result file names, at the TSC frequency it recorded.
+    pub fn of_kind(kind: TimerKind, tsc_hz: f64) -> Timer {
+        Timer::for_host(kind == TimerKind::Tsc, tsc_hz)
+    }
+
+    /// Which kind of stopwatch this is.
+    pub fn kind(self) -> TimerKind {
+        match self {
+            Timer::Tsc { .. } => TimerKind::Tsc,
+            Timer::Monotonic => TimerKind::Monotonic,
+        }
+    }
+
     /// Ticks before the timed operation.
     #[inline(always)]
     pub fn start(self) -> u64 {
@@ -61,6 +108,12 @@ impl Timer {
     }
 }
 
+/// True when this host's `/proc/cpuinfo` says the TSC is invariant (see
+/// [`tsc_is_invariant`]); false when it cannot be read.
+pub fn host_tsc_is_invariant() -> bool {
+    tsc_is_invariant(&std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default())
+}
+
 /// True when `/proc/cpuinfo` text lists both `constant_tsc` and
 /// `nonstop_tsc`: the TSC ticks at one rate in every P- and C-state and so
 /// can time operations.
@@ -74,37 +127,6 @@ pub fn tsc_is_invariant(cpuinfo: &str) -> bool {
     cfg!(target_arch = "x86_64") && has("constant_tsc") && has("nonstop_tsc")
 }
 
-/// Holds a thread to at most a given number of operations per second
-/// (`--rate`), without bursting to catch up after a stall.
-#[derive(Debug, Clone, Copy)]
-pub struct Pacer {
-    timer: Timer,
-    interval: u64,
-    next_due: u64,
-}
-
-impl Pacer {
-    /// A pacer for `rate` operations per second.
-    pub fn new(timer: Timer, rate: f64) -> Self {
-        Self {
-            timer,
-            interval: (timer.ticks_per_sec() / rate).max(1.0) as u64,
-            next_due: 0,
-        }
-    }
-
-    /// Waits until the next operation is due.
-    #[inline(always)]
-    pub fn wait(&mut self) {
-        let mut now = self.timer.start();
-        while now < self.next_due {
-            std::hint::spin_loop();
-            now = self.timer.start();
-        }
-        self.next_due = now.max(self.next_due) + self.interval;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,17 +138,5 @@ mod tests {
         ));
         assert!(!tsc_is_invariant("flags\t\t: fpu tsc constant_tsc\n"));
         assert!(!tsc_is_invariant("flags\t\t: fpu tsc nonstop_tsc_s3\n"));
-    }
-
-    #[test]
-    fn pacer_holds_the_rate() {
-        let timer = Timer::Monotonic;
-        let mut pacer = Pacer::new(timer, 10_000.0); // every 100 us
-        let t0 = std::time::Instant::now();
-        for _ in 0..101 {
-            pacer.wait();
-        }
-        let elapsed = t0.elapsed().as_secs_f64();
-        assert!(elapsed >= 0.0099, "101 ops at 10k/s took {elapsed} s");
     }
 }

@@ -1,20 +1,28 @@
-//! Runs a planned experiment: every strategy, repeat by repeat, each
-//! repeat on a fresh node-bound counter with pinned threads, and gathers
-//! the results with their exactness checks.
+//! The engine: plans an experiment from a request ([`plan`]), runs every
+//! strategy repeat by repeat, each repeat on a fresh node-bound counter
+//! with pinned threads ([`execute`]), and gathers the results with their
+//! exactness checks. Sweeps ([`sweep`]) are many such runs; [`signal`] is
+//! the one place a stop request is caught.
 
-use crate::clock::{ClockKind, CoarseClock, MonotonicClock, TscClock, read_cost_ns};
-use crate::counter::{
-    CounterError, CounterLayout, Pad, PublishPolicy, ShardLevel, ShardedCounter, SlotHome,
+mod aggregate;
+pub mod plan;
+pub mod signal;
+pub mod sweep;
+
+pub use plan::{
+    DEFAULT_SAMPLE_EVERY, PlanError, PoolSize, PoolSizeError, RunRequest, StrategyChoice, plan,
 };
+
+use crate::clock::{ClockKind, Timer, clock_read_cost};
+use crate::counter::{CounterError, CounterLayout, ShardedCounter, SlotHome};
 use crate::placement::PlacementError;
 use crate::provenance::Provenance;
 use crate::results::{
     RunConfig, RunResults, SCHEMA_VERSION, Strategy, StrategyResult, ThreadPlacement,
 };
-use crate::stats::{repeat_result, strategy_summary};
 use crate::topology::Topology;
-use crate::workload::{RepeatOutcome, RepeatSpec, Role, Sampling, Timer, run_repeat};
-use std::collections::BTreeSet;
+use crate::workload::{RepeatOutcome, RepeatSpec, Role, Sampling, run_repeat};
+use aggregate::{repeat_result, strategy_summary};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -23,22 +31,39 @@ use std::time::Duration;
 pub struct RunPlan {
     /// The host layout.
     pub topo: Topology,
-    /// Settings recorded in the results.
+    /// Settings, as recorded in the results.
     pub config: RunConfig,
     /// Strategies in the order they take turns.
     pub strategies: Vec<Strategy>,
-    /// Warm-up before each repeat.
-    pub warmup: Duration,
-    /// Measured interval of each repeat.
-    pub repeat_duration: Duration,
-    /// The per-operation stopwatch.
-    pub timer: Timer,
-    /// Which operations are timed, with the timer overhead to subtract.
-    pub sampling: Sampling,
+    /// The timer's own cost in ticks, subtracted from every sample (0 with
+    /// sampling off).
+    pub overhead_ticks: u64,
     /// Provenance, read before any pinning.
     pub provenance: Provenance,
     /// Notes to keep in the results (fallbacks, oversubscription, …).
     pub notes: Vec<String>,
+}
+
+impl RunPlan {
+    /// The per-operation stopwatch.
+    pub fn timer(&self) -> Timer {
+        Timer::of_kind(self.config.timer, self.provenance.tsc_hz)
+    }
+
+    /// Which operations are timed, with the timer overhead to subtract.
+    pub fn sampling(&self) -> Sampling {
+        Sampling::new(self.config.sample_every, self.overhead_ticks)
+    }
+
+    /// Warm-up before each repeat.
+    pub fn warmup(&self) -> Duration {
+        Duration::from_secs_f64(self.config.warmup_s)
+    }
+
+    /// Measured interval of each repeat.
+    pub fn repeat_duration(&self) -> Duration {
+        Duration::from_secs_f64(self.config.repeat_duration_s)
+    }
 }
 
 /// Why a run stopped.
@@ -118,12 +143,12 @@ pub fn execute(
                 clock: s.clock.unwrap_or(ClockKind::Tsc),
                 tsc_hz: plan.provenance.tsc_hz,
                 read_every: cfg.read_every,
-                timer: plan.timer,
-                sampling: plan.sampling,
+                timer: plan.timer(),
+                sampling: plan.sampling(),
                 rate: cfg.rate,
                 seed: cfg.seed.wrapping_add(repeat as u64),
-                warmup: plan.warmup,
-                duration: plan.repeat_duration,
+                warmup: plan.warmup(),
+                duration: plan.repeat_duration(),
                 placement: cfg.placement,
             };
             let reports = match run_repeat(
@@ -168,7 +193,7 @@ pub fn execute(
                 &cpu_nodes,
                 &slot_nodes,
                 counter.read(),
-                plan.timer.ns_per_tick(),
+                plan.timer().ns_per_tick(),
             );
             result.exact &= r.exact;
             result.repeats.push(r);
@@ -188,49 +213,4 @@ pub fn execute(
         strategies: results,
         notes,
     })
-}
-
-/// Mean cost of one read of a ratelimit clock, ns (over 200k reads).
-pub fn clock_read_cost(kind: ClockKind, tsc_hz: f64) -> f64 {
-    const READS: u32 = 200_000;
-    match kind {
-        ClockKind::Tsc => read_cost_ns(&TscClock { hz: tsc_hz }, READS),
-        ClockKind::Monotonic => read_cost_ns(&MonotonicClock, READS),
-        ClockKind::Coarse => read_cost_ns(&CoarseClock, READS),
-    }
-}
-
-/// The strategies for these lists: every level × policy × pad, and for
-/// ratelimited policies × clock; duplicates dropped, order kept.
-pub fn strategies(
-    levels: &[ShardLevel],
-    policies: &[PublishPolicy],
-    pads: &[Pad],
-    clocks: &[ClockKind],
-) -> Vec<Strategy> {
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for &publish in policies {
-        for &pad in pads {
-            let clock_choices: Vec<Option<ClockKind>> = if publish.reads_clock() {
-                clocks.iter().map(|&c| Some(c)).collect()
-            } else {
-                vec![None]
-            };
-            for clock in clock_choices {
-                for &level in levels {
-                    let s = Strategy {
-                        level,
-                        publish,
-                        pad,
-                        clock,
-                    };
-                    if seen.insert(s.name()) {
-                        out.push(s);
-                    }
-                }
-            }
-        }
-    }
-    out
 }

@@ -1,0 +1,105 @@
+//! Option groups and value parsers shared by several subcommands.
+
+use crate::clock::ClockKind;
+use crate::counter::{DurationError, Pad, PublishPolicy, ShardLevel, parse_duration};
+use crate::placement::Placement;
+use crate::runner::StrategyChoice;
+use clap::{Args, ValueEnum};
+use std::time::Duration;
+
+/// `--duration`: a duration above zero with a unit.
+pub(super) fn duration_arg(s: &str) -> Result<Duration, DurationError> {
+    parse_duration(s)
+}
+
+/// `--warmup`: like `--duration`, but zero (`0`, `0ms`, `0s`) means none.
+pub(super) fn warmup_arg(s: &str) -> Result<Duration, DurationError> {
+    if s.trim() == "0" {
+        Ok(Duration::ZERO)
+    } else {
+        parse_duration(s)
+    }
+}
+
+/// A rate above zero that does not parse or is out of range.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a rate above 0 (operations per second per thread)")]
+pub(super) struct RateError(String);
+
+/// `--rate`: operations per second per thread, above zero.
+pub(super) fn rate_arg(s: &str) -> Result<f64, RateError> {
+    match s.parse::<f64>() {
+        Ok(r) if r > 0.0 && r.is_finite() => Ok(r),
+        _ => Err(RateError(s.to_string())),
+    }
+}
+
+/// The strategies to compare: every shard level × publish policy × pad,
+/// and for ratelimited policies × clock. Shared by `run` and `sweep`.
+#[derive(Debug, Clone, Args)]
+pub struct StrategyArgs {
+    /// Shard levels to compare, comma-separated: global, node, llc, cpu.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "LIST",
+        default_value = "global,node,llc,cpu"
+    )]
+    pub level: Vec<ShardLevel>,
+
+    #[doc = "Publish policies to compare, comma-separated."]
+    #[arg(long, value_delimiter = ',', value_name = "LIST", default_value = "always,ratelimit:1ms",
+          long_help = PublishPolicy::HELP)]
+    pub publish: Vec<PublishPolicy>,
+
+    /// Bytes between slots, comma-separated: 128 (CachePadded), 64 (the
+    /// kernel's ____cacheline_aligned), 0 (packed next to a read-mostly
+    /// field: false sharing on purpose).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "LIST",
+        default_value = "128"
+    )]
+    pub pad: Vec<Pad>,
+
+    /// Clocks a ratelimit reads, comma-separated: tsc, monotonic, coarse.
+    /// Only ratelimited policies are run once per clock.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "LIST",
+        default_value = "tsc"
+    )]
+    pub clock: Vec<ClockKind>,
+}
+
+impl StrategyArgs {
+    /// The engine's view of these options.
+    pub fn choice(&self) -> StrategyChoice {
+        StrategyChoice {
+            levels: self.level.clone(),
+            policies: self.publish.clone(),
+            pads: self.pad.clone(),
+            clocks: self.clock.clone(),
+        }
+    }
+}
+
+/// `--placement` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlacementArg {
+    /// Every thread and page must be where it was asked to be.
+    Strict,
+    /// Continue and record "unverified".
+    BestEffort,
+}
+
+impl From<PlacementArg> for Placement {
+    fn from(arg: PlacementArg) -> Self {
+        match arg {
+            PlacementArg::Strict => Placement::Strict,
+            PlacementArg::BestEffort => Placement::BestEffort,
+        }
+    }
+}

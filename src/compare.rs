@@ -1,0 +1,342 @@
+//! `contend compare`'s model: two result files (or two sets of strategies
+//! in one) paired strategy by strategy, with Welch's t-test on the repeats
+//! of every compared measure. Rendering lives in [`crate::report`].
+
+use crate::provenance::Provenance;
+use crate::results::{MEASURES, Measure, RunConfig, RunResults, StrategyResult};
+use crate::stats::{Difference, Summary};
+use std::path::PathBuf;
+
+/// The measures set side by side: updates/s, read ops/s and each side's
+/// ns/op (the first four of [`MEASURES`]).
+pub fn compared_measures() -> &'static [Measure] {
+    &MEASURES[..4]
+}
+
+/// One side of the comparison: a file and which of its strategies.
+pub struct Side<'a> {
+    /// The file read.
+    pub path: PathBuf,
+    /// Its contents.
+    pub run: &'a RunResults,
+    /// `--base`/`--test`; `None` takes every strategy.
+    pub selector: Option<&'a str>,
+}
+
+impl<'a> Side<'a> {
+    /// The strategies the selector picks, each with its matching key.
+    fn picked(&self) -> Vec<(String, &'a StrategyResult)> {
+        self.run
+            .strategies
+            .iter()
+            .filter_map(|s| Some((match_key(&s.name, self.selector)?, s)))
+            .collect()
+    }
+
+    /// `path` (or `selector in path`) and where it ran; with `code`, the
+    /// path and selector as Markdown code.
+    pub fn describe(&self, code: bool) -> String {
+        let p = &self.run.provenance;
+        let quote = |s: String| if code { format!("`{s}`") } else { s };
+        format!(
+            "{}{}: contend {} ({}) on {} ({}), Linux {}, {}, {} repeat{}",
+            self.selector
+                .map_or(String::new(), |s| format!("{} in ", quote(s.to_string()))),
+            quote(self.path.display().to_string()),
+            p.contend_version,
+            p.git_commit,
+            p.hostname,
+            p.cpu_model,
+            p.kernel_release,
+            p.started_utc,
+            self.run.config.repeats,
+            if self.run.config.repeats == 1 {
+                ""
+            } else {
+                "s"
+            }
+        )
+    }
+}
+
+/// The key a strategy is matched on: its name with the selector's
+/// components replaced by `*` (`global/always/pad128` under `global` is
+/// `*/always/pad128`), or the whole name without a selector. `None` when
+/// the selector is not a run of the name's `/`-separated components.
+fn match_key(name: &str, selector: Option<&str>) -> Option<String> {
+    let Some(selector) = selector else {
+        return Some(name.to_string());
+    };
+    let parts: Vec<&str> = name.split('/').collect();
+    let wanted: Vec<&str> = selector.split('/').collect();
+    let at = parts.windows(wanted.len()).position(|w| w == wanted)?;
+    let mut key: Vec<&str> = parts[..at].to_vec();
+    key.push("*");
+    key.extend(&parts[at + wanted.len()..]);
+    Some(key.join("/"))
+}
+
+/// A base strategy and the test strategy it is compared with.
+pub struct Pair<'a> {
+    /// The base side's strategy.
+    pub base: &'a StrategyResult,
+    /// The test side's strategy.
+    pub test: &'a StrategyResult,
+}
+
+impl Pair<'_> {
+    /// `name`, or `base vs test` when the names differ.
+    pub fn title(&self) -> String {
+        if self.base.name == self.test.name {
+            self.base.name.clone()
+        } else {
+            format!("{} vs {}", self.base.name, self.test.name)
+        }
+    }
+
+    /// One row per compared measure: both sides' summaries and their
+    /// difference.
+    pub fn rows(&self) -> Vec<Row> {
+        compared_measures()
+            .iter()
+            .map(|m| {
+                let get = |s: &StrategyResult| s.summary.as_ref().and_then(|s| (m.get)(s));
+                let (base, test) = (get(self.base), get(self.test));
+                Row {
+                    measure: m,
+                    base,
+                    test,
+                    difference: match (base, test) {
+                        (Some(b), Some(t)) => Some(Difference::of(&b, &t)),
+                        _ => None,
+                    },
+                }
+            })
+            .collect()
+    }
+}
+
+/// One measure of one pair.
+pub struct Row {
+    /// What is compared.
+    pub measure: &'static Measure,
+    /// The base side's summary over its repeats (`None`: not recorded).
+    pub base: Option<Summary>,
+    /// The test side's.
+    pub test: Option<Summary>,
+    /// `None` when a side did not record the measure.
+    pub difference: Option<Difference>,
+}
+
+impl Row {
+    /// The verdict words (`+15.0%`, `no measurable difference`, `not
+    /// recorded`).
+    pub fn verdict(&self) -> String {
+        self.difference
+            .map_or("not recorded".to_string(), |d| d.verdict())
+    }
+
+    /// The p-value as printed beside the verdict.
+    pub fn p_text(&self) -> String {
+        self.difference.map_or(String::new(), |d| d.p_text())
+    }
+}
+
+/// Everything `contend compare` prints.
+pub struct Comparison<'a> {
+    /// The base side.
+    pub base: Side<'a>,
+    /// The test side.
+    pub test: Side<'a>,
+    /// Matched strategies, in the base side's order.
+    pub pairs: Vec<Pair<'a>>,
+    /// Picked base strategies with no test counterpart.
+    pub only_base: Vec<&'a str>,
+    /// Picked test strategies with no base counterpart.
+    pub only_test: Vec<&'a str>,
+    /// Differences in version, host or settings that make the comparison
+    /// doubtful.
+    pub warnings: Vec<String>,
+}
+
+/// Why two results cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// A selector picks no strategy of its file.
+    #[error("{option} {selector} matches no strategy in {} (it has {})", path.display(), names.join(", "))]
+    NoMatch {
+        /// `--base` or `--test`.
+        option: &'static str,
+        /// The selector.
+        selector: String,
+        /// The file.
+        path: PathBuf,
+        /// Its strategies.
+        names: Vec<String>,
+    },
+    /// No strategy of one side has a partner on the other.
+    #[error("nothing to compare: no strategy of {} matches one of {} (base has {}; test has {})", base.display(), test.display(), base_names.join(", "), test_names.join(", "))]
+    NoPair {
+        /// The base file.
+        base: PathBuf,
+        /// The test file.
+        test: PathBuf,
+        /// The base side's strategies.
+        base_names: Vec<String>,
+        /// The test side's strategies.
+        test_names: Vec<String>,
+    },
+}
+
+impl<'a> Comparison<'a> {
+    /// Pairs the strategies of both sides by key. A selector that picks
+    /// nothing, or no pair at all, is bad input.
+    pub fn new(base: Side<'a>, test: Side<'a>) -> Result<Self, CompareError> {
+        let base_picked = base.picked();
+        let test_picked = test.picked();
+        for (side, flag, picked) in [
+            (&base, "--base", &base_picked),
+            (&test, "--test", &test_picked),
+        ] {
+            if let (Some(sel), true) = (side.selector, picked.is_empty()) {
+                return Err(CompareError::NoMatch {
+                    option: flag,
+                    selector: sel.to_string(),
+                    path: side.path.clone(),
+                    names: names(side.run),
+                });
+            }
+        }
+        let mut used = vec![false; test_picked.len()];
+        let mut pairs = Vec::new();
+        let mut only_base = Vec::new();
+        for (key, b) in &base_picked {
+            let found = test_picked
+                .iter()
+                .enumerate()
+                .find(|(i, (k, _))| !used[*i] && k == key);
+            match found {
+                Some((i, (_, t))) => {
+                    used[i] = true;
+                    pairs.push(Pair { base: b, test: t });
+                }
+                None => only_base.push(b.name.as_str()),
+            }
+        }
+        let only_test: Vec<&str> = test_picked
+            .iter()
+            .zip(&used)
+            .filter(|(_, used)| !**used)
+            .map(|((_, t), _)| t.name.as_str())
+            .collect();
+        if pairs.is_empty() {
+            return Err(CompareError::NoPair {
+                base: base.path.clone(),
+                test: test.path.clone(),
+                base_names: names(base.run),
+                test_names: names(test.run),
+            });
+        }
+        let warnings = warnings(&base, &test);
+        Ok(Comparison {
+            base,
+            test,
+            pairs,
+            only_base,
+            only_test,
+            warnings,
+        })
+    }
+
+    /// True when some difference could not be tested (`n<2`).
+    pub fn any_untested(&self) -> bool {
+        self.pairs
+            .iter()
+            .flat_map(|p| p.rows())
+            .any(|r| r.difference.is_some_and(|d| d.welch.is_none()))
+    }
+}
+
+fn names(run: &RunResults) -> Vec<String> {
+    run.strategies.iter().map(|s| s.name.clone()).collect()
+}
+
+/// What differs between the two sides beyond the strategies: contend
+/// version, host, CPU, kernel and the workload's settings.
+fn warnings(base: &Side, test: &Side) -> Vec<String> {
+    let mut out = Vec::new();
+    let (b, t) = (&base.run.provenance, &test.run.provenance);
+    let mut differs = |what: &str, f: fn(&Provenance) -> &str| {
+        if f(b) != f(t) {
+            out.push(format!("different {what}: base {} vs test {}", f(b), f(t)));
+        }
+    };
+    differs("contend versions", |p| &p.contend_version);
+    differs("hosts", |p| &p.hostname);
+    differs("CPU models", |p| &p.cpu_model);
+    differs("kernels", |p| &p.kernel_release);
+    let (bc, tc) = (&base.run.config, &test.run.config);
+    let threads = |c: &RunConfig| (c.writer_cpus.len(), c.reader_cpus.len());
+    if threads(bc) != threads(tc) {
+        out.push(format!(
+            "different thread counts: base {} writers + {} readers vs test {} writers + {} readers",
+            bc.writer_cpus.len(),
+            bc.reader_cpus.len(),
+            tc.writer_cpus.len(),
+            tc.reader_cpus.len()
+        ));
+    }
+    if bc.repeat_duration_s != tc.repeat_duration_s {
+        out.push(format!(
+            "different repeat lengths: base {:.0} ms vs test {:.0} ms",
+            bc.repeat_duration_s * 1e3,
+            tc.repeat_duration_s * 1e3
+        ));
+    }
+    for side in [base, test] {
+        if side.run.partial {
+            out.push(format!(
+                "{} is partial (interrupted): only finished repeats are compared",
+                side.path.display()
+            ));
+        }
+    }
+    // The same file on both sides says it once.
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_match_on_the_rest_of_the_name() {
+        let key = |name, sel| match_key(name, sel);
+        assert_eq!(
+            key("global/always/pad128", None).as_deref(),
+            Some("global/always/pad128")
+        );
+        assert_eq!(
+            key("global/always/pad128", Some("global")),
+            key("node/always/pad128", Some("node"))
+        );
+        assert_eq!(
+            key("global/always/pad128", Some("global")).as_deref(),
+            Some("*/always/pad128")
+        );
+        // A part of the name in the middle, and a full name.
+        assert_eq!(
+            key("llc/ratelimit:1ms/pad128/tsc", Some("ratelimit:1ms")),
+            key("llc/always/pad128", Some("always")).map(|k| k + "/tsc")
+        );
+        assert_eq!(
+            key("node/always/pad64", Some("node/always/pad64")).as_deref(),
+            Some("*")
+        );
+        // Whole components only.
+        assert_eq!(key("global/always/pad128", Some("glob")), None);
+        assert_eq!(key("global/always/pad128", Some("pad")), None);
+        assert_eq!(key("node/always", Some("node/always/pad128")), None);
+    }
+}

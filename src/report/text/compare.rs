@@ -1,0 +1,61 @@
+//! `contend compare` as aligned text, one block per pair of strategies, in
+//! the seeds' format (`base: 90569±1.15%   test: 104152±0.34%   +15.0%`).
+
+use crate::compare::Comparison;
+use crate::report::markdown::compare_footer;
+use crate::report::measures::shown;
+use crate::stats::SIGNIFICANCE_LEVEL;
+use std::fmt::Write;
+
+/// The comparison as aligned text, one block per pair.
+pub fn compare_text(c: &Comparison) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "base: {}", c.base.describe(false));
+    let _ = writeln!(out, "test: {}", c.test.describe(false));
+    let _ = writeln!(
+        out,
+        "verdict: Welch's t-test on the repeats; p < {SIGNIFICANCE_LEVEL} is a measurable difference"
+    );
+    let blocks: Vec<(String, Vec<[String; 5]>)> = c
+        .pairs
+        .iter()
+        .map(|p| {
+            let rows = p
+                .rows()
+                .into_iter()
+                .map(|r| {
+                    [
+                        r.measure.short.to_string(),
+                        format!("base: {}", shown(r.base, r.measure.decimals)),
+                        format!("test: {}", shown(r.test, r.measure.decimals)),
+                        r.verdict(),
+                        r.p_text(),
+                    ]
+                })
+                .collect();
+            (p.title(), rows)
+        })
+        .collect();
+    let mut widths = [0usize; 5];
+    for row in blocks.iter().flat_map(|(_, rows)| rows) {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    for (title, rows) in &blocks {
+        let _ = writeln!(out, "\n{title}");
+        for row in rows {
+            let mut line = String::from("  ");
+            for (cell, w) in row.iter().zip(widths) {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(w - cell.chars().count() + 3));
+            }
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+    }
+    out.push('\n');
+    for line in compare_footer(c, |names| names.join(", ")) {
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}

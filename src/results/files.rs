@@ -1,0 +1,274 @@
+//! The one place result files are read and written: run.json, sweep.json
+//! and matrix.json are told apart by content, checked against one schema
+//! policy, and every error names the file. Writes are atomic (a temporary
+//! file, then a rename) and a failed write leaves nothing behind.
+
+use super::{RunResults, SCHEMA_VERSION, SweepResults};
+use crate::matrix::MatrixResults;
+use serde::de::DeserializeOwned;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The result files a folder is searched for, in this order.
+pub const RESULT_FILES: [&str; 3] = ["run.json", "sweep.json", "matrix.json"];
+
+/// A result file's contents.
+#[derive(Debug, Clone)]
+pub enum ResultFile {
+    /// run.json: one `contend run`.
+    Run(Box<RunResults>),
+    /// sweep.json: one `contend sweep`.
+    Sweep(Box<SweepResults>),
+    /// matrix.json: one `contend matrix`.
+    Matrix(Box<MatrixResults>),
+}
+
+/// A result file that cannot be read. Each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file or folder cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// What was read.
+        path: PathBuf,
+        /// Why it failed.
+        source: io::Error,
+    },
+    /// A folder holds none of [`RESULT_FILES`].
+    #[error("{}: no run.json, sweep.json or matrix.json in this folder", path.display())]
+    EmptyFolder {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// Not JSON at all.
+    #[error("{} is not a contend result file: not a JSON result file ({source})", path.display())]
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// The parser's complaint.
+        source: serde_json::Error,
+    },
+    /// JSON, but not one of the three kinds.
+    #[error(
+        "{} is not a contend result file: not run.json, sweep.json or matrix.json (no \"strategies\", \"points\" or \"pairs\")",
+        path.display()
+    )]
+    UnknownKind {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A schema this contend cannot read: missing, or newer than it knows.
+    #[error("{}: schema {found}, this contend reads schema {supported} and older", path.display())]
+    Schema {
+        /// The file.
+        path: PathBuf,
+        /// The schema it declares (`missing` when absent).
+        found: String,
+        /// The newest schema of its kind this contend reads.
+        supported: u32,
+    },
+    /// The right kind and schema, but fields missing or of the wrong type.
+    #[error("{} is not a contend result file: corrupt result file ({source})", path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        source: serde_json::Error,
+    },
+}
+
+/// Reads one result file, or the first of [`RESULT_FILES`] in a folder.
+/// Returns the file read and its contents.
+pub fn read(path: &Path) -> Result<(PathBuf, ResultFile), ReadError> {
+    let file = if path.is_dir() {
+        folder_files(path)?.remove(0)
+    } else {
+        path.to_path_buf()
+    };
+    let result = read_file(&file)?;
+    Ok((file, result))
+}
+
+/// Reads a result file, or every one of [`RESULT_FILES`] in a folder.
+pub fn read_all(path: &Path) -> Result<Vec<(PathBuf, ResultFile)>, ReadError> {
+    let files = if path.is_dir() {
+        folder_files(path)?
+    } else {
+        vec![path.to_path_buf()]
+    };
+    files
+        .into_iter()
+        .map(|f| read_file(&f).map(|r| (f, r)))
+        .collect()
+}
+
+/// The result files in `folder`, in [`RESULT_FILES`] order; at least one.
+fn folder_files(folder: &Path) -> Result<Vec<PathBuf>, ReadError> {
+    let files: Vec<PathBuf> = RESULT_FILES
+        .iter()
+        .map(|name| folder.join(name))
+        .filter(|p| p.is_file())
+        .collect();
+    if files.is_empty() {
+        return Err(ReadError::EmptyFolder {
+            path: folder.to_path_buf(),
+        });
+    }
+    Ok(files)
+}
+
+/// Reads one file: kind by content (`points` = sweep, `strategies` = run,
+/// `pairs` = matrix), then the schema policy (present, and not newer than
+/// this contend's), then the fields.
+fn read_file(file: &Path) -> Result<ResultFile, ReadError> {
+    let text = fs::read_to_string(file).map_err(|source| ReadError::Io {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|source| ReadError::NotJson {
+            path: file.to_path_buf(),
+            source,
+        })?;
+    if value.get("points").is_some() {
+        Ok(ResultFile::Sweep(parse(file, value, SCHEMA_VERSION)?))
+    } else if value.get("strategies").is_some() {
+        Ok(ResultFile::Run(parse(file, value, SCHEMA_VERSION)?))
+    } else if value.get("pairs").is_some() {
+        Ok(ResultFile::Matrix(parse(
+            file,
+            value,
+            crate::matrix::SCHEMA_VERSION,
+        )?))
+    } else {
+        Err(ReadError::UnknownKind {
+            path: file.to_path_buf(),
+        })
+    }
+}
+
+/// `value` as a `T`, if its schema is present and at most `supported`.
+fn parse<T: DeserializeOwned>(
+    file: &Path,
+    value: serde_json::Value,
+    supported: u32,
+) -> Result<Box<T>, ReadError> {
+    let schema = value.get("schema").and_then(serde_json::Value::as_u64);
+    if schema.is_none_or(|s| s > u64::from(supported)) {
+        return Err(ReadError::Schema {
+            path: file.to_path_buf(),
+            found: schema.map_or("missing".to_string(), |s| s.to_string()),
+            supported,
+        });
+    }
+    serde_json::from_value(value).map_err(|source| ReadError::Corrupt {
+        path: file.to_path_buf(),
+        source,
+    })
+}
+
+/// A file or folder that could not be written. Names the path.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {source}; nothing was saved there", path.display())]
+pub struct WriteError {
+    /// What was being written.
+    pub path: PathBuf,
+    /// Why it failed.
+    pub source: io::Error,
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, then a
+/// rename, so a reader never sees half a file. On failure the temporary
+/// file is removed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let tmp = path.with_extension("tmp");
+    let result = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    result.map_err(|source| {
+        let _ = fs::remove_file(&tmp);
+        WriteError {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+/// Creates `dir` and its parents if absent.
+pub fn create_dir(dir: &Path) -> Result<(), WriteError> {
+    fs::create_dir_all(dir).map_err(|source| WriteError {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// A fresh folder `root/<host>/<UTC timestamp>` (a `-2`, `-3`, … suffix if
+/// that second is taken), created.
+pub fn new_results_dir(root: &Path, host: &str, started_utc: &str) -> Result<PathBuf, WriteError> {
+    let stamp: String = started_utc
+        .chars()
+        .filter(|c| !matches!(c, '-' | ':'))
+        .collect();
+    let host: String = host
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let base = root.join(host).join(stamp);
+    let mut dir = base.clone();
+    let mut n = 1;
+    while dir.exists() {
+        n += 1;
+        dir = PathBuf::from(format!("{}-{n}", base.display()));
+    }
+    fs::create_dir_all(&dir).map_err(|source| WriteError {
+        path: dir.clone(),
+        source,
+    })?;
+    Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // The parent of the target is a file: the write must fail.
+        let blocker = dir.path().join("file");
+        fs::write(&blocker, "x").unwrap();
+        let err = write_atomic(&blocker.join("run.json"), b"{}").unwrap_err();
+        assert!(err.to_string().contains("run.json"), "{err}");
+        // A target that is a folder: the temporary file is written, the
+        // rename fails, and the temporary file must go.
+        let target = dir.path().join("run.json");
+        fs::create_dir(&target).unwrap();
+        fs::write(target.join("keep"), "x").unwrap();
+        assert!(write_atomic(&target, b"{}").is_err());
+        assert!(!dir.path().join("run.tmp").exists());
+    }
+
+    #[test]
+    fn schema_policy_is_one_for_every_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("x.json");
+        for (text, needle) in [
+            ("{\"strategies\": []}", "schema missing"),
+            ("{\"schema\": 2, \"points\": []}", "schema 2"),
+            ("{\"schema\": 9, \"pairs\": []}", "schema 9"),
+            ("[1", "not a JSON result file"),
+            ("{\"schema\": 1}", "not run.json, sweep.json or matrix.json"),
+            ("{\"schema\": 1, \"points\": 3}", "corrupt result file"),
+        ] {
+            fs::write(&file, text).unwrap();
+            let err = read(&file).unwrap_err().to_string();
+            assert!(err.contains(needle), "{text}: {err}");
+            assert!(err.contains("x.json"), "{text}: {err}");
+        }
+    }
+}

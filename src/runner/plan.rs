@@ -1,0 +1,425 @@
+//! From what a user asks for ([`RunRequest`]) to what runs where
+//! ([`RunPlan`]): CPUs for each pool, the strategies, the timer and the
+//! sampling, resolved against the host. Every problem is a [`PlanError`]
+//! naming the option involved, found before anything runs.
+
+use super::RunPlan;
+use crate::clock::{ClockKind, TSC_FALLBACK_NOTE, Timer, calibrate_tsc};
+use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
+use crate::placement::Placement;
+use crate::provenance::Provenance;
+use crate::results::{RunConfig, Strategy};
+use crate::topology::{CpuSpec, MemoryNodeError, SpecError, Topology};
+use std::collections::BTreeSet;
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// One operation in this many is timed by default (`--sample-every`).
+pub const DEFAULT_SAMPLE_EVERY: u64 = 1024;
+
+/// How many threads a pool gets: a count, or a percentage of the CPUs this
+/// process may use (`50%`, as the seeds' nr_thread=50%).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PoolSize {
+    /// This many threads.
+    Count(usize),
+    /// This percentage of the allowed CPUs (rounded, at least 1).
+    Percent(f64),
+}
+
+impl PoolSize {
+    /// The thread count for a host with `allowed` usable CPUs.
+    pub fn resolve(self, allowed: usize) -> usize {
+        match self {
+            PoolSize::Count(n) => n,
+            PoolSize::Percent(p) => ((p / 100.0 * allowed as f64).round() as usize).max(1),
+        }
+    }
+}
+
+/// A thread count that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PoolSizeError {
+    /// Neither a count nor a percentage.
+    #[error("\"{0}\" is not a thread count (4) or a percentage of allowed CPUs (50%)")]
+    Syntax(String),
+    /// A percentage outside (0, 100].
+    #[error("\"{0}\": a percentage must be above 0 and at most 100")]
+    Percent(String),
+}
+
+impl FromStr for PoolSize {
+    type Err = PoolSizeError;
+    fn from_str(s: &str) -> Result<Self, PoolSizeError> {
+        match s.strip_suffix('%') {
+            Some(p) => match p.parse::<f64>() {
+                Ok(v) if v > 0.0 && v <= 100.0 => Ok(PoolSize::Percent(v)),
+                _ => Err(PoolSizeError::Percent(s.to_string())),
+            },
+            None => s
+                .parse::<usize>()
+                .map(PoolSize::Count)
+                .map_err(|_| PoolSizeError::Syntax(s.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for PoolSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoolSize::Count(n) => write!(f, "{n}"),
+            PoolSize::Percent(p) => write!(f, "{p}%"),
+        }
+    }
+}
+
+/// The strategies to compare: every shard level × publish policy × pad,
+/// and for ratelimited policies × clock.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrategyChoice {
+    /// Shard levels.
+    pub levels: Vec<ShardLevel>,
+    /// Publish policies.
+    pub policies: Vec<PublishPolicy>,
+    /// Bytes between slots.
+    pub pads: Vec<Pad>,
+    /// Clocks a ratelimit reads.
+    pub clocks: Vec<ClockKind>,
+}
+
+impl StrategyChoice {
+    /// The strategies: every level × policy × pad, and for ratelimited
+    /// policies × clock; duplicates dropped, order kept (policy, pad,
+    /// clock, then level, so levels of one policy sit together).
+    pub fn strategies(&self) -> Vec<Strategy> {
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for &publish in &self.policies {
+            for &pad in &self.pads {
+                let clock_choices: Vec<Option<ClockKind>> = if publish.reads_clock() {
+                    self.clocks.iter().map(|&c| Some(c)).collect()
+                } else {
+                    vec![None]
+                };
+                for clock in clock_choices {
+                    for &level in &self.levels {
+                        let s = Strategy {
+                            level,
+                            publish,
+                            pad,
+                            clock,
+                        };
+                        if seen.insert(s.name()) {
+                            out.push(s);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// What `contend run` is asked to measure, before it is resolved against
+/// the host: no output options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRequest {
+    /// Writer threads (default: every CPU of `writer_cpus`, less readers).
+    pub writers: Option<PoolSize>,
+    /// Reader threads (default: none).
+    pub readers: Option<PoolSize>,
+    /// CPUs writers take, in order (default: all).
+    pub writer_cpus: Option<CpuSpec>,
+    /// CPUs readers take, in order, skipping writers' (default: all).
+    pub reader_cpus: Option<CpuSpec>,
+    /// Writers run the read side every this many updates (0 = never).
+    pub read_every: u32,
+    /// The strategies to compare.
+    pub strategies: StrategyChoice,
+    /// Every slot on this node (default: each slot local).
+    pub counter_node: Option<u32>,
+    /// How node-level readers walk slots.
+    pub node_iter: NodeIter,
+    /// Measured time per strategy, split over the repeats.
+    pub duration: Duration,
+    /// Warm-up before each repeat.
+    pub warmup: Duration,
+    /// Repeats per strategy.
+    pub repeats: u32,
+    /// Operations per second per thread, if capped.
+    pub rate: Option<f64>,
+    /// Seed of the writers' load walks.
+    pub seed: u64,
+    /// One operation in this many is timed (0 = none).
+    pub sample_every: u64,
+    /// Strict or best-effort placement.
+    pub placement: Placement,
+    /// Threads may share CPUs.
+    pub oversubscribe: bool,
+}
+
+/// Why a request cannot run on this host. Each names the option involved.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// A CPU spec names nothing usable here.
+    #[error("{option}: {source}")]
+    Cpus {
+        /// The option holding the spec.
+        option: &'static str,
+        /// What is wrong with it.
+        source: SpecError,
+    },
+    /// `--counter-node` (or `--home node:N`) names a node without usable
+    /// memory.
+    #[error("{option} {node}: {source}")]
+    MemoryNode {
+        /// The option naming the node.
+        option: &'static str,
+        /// The node.
+        node: u32,
+        /// Why memory cannot go there.
+        source: MemoryNodeError,
+    },
+    /// A strategy list is empty.
+    #[error("--level, --publish, --pad and --clock each need at least one value")]
+    NoStrategy,
+    /// `--writers 0`.
+    #[error("--writers must be at least 1")]
+    NoWriters,
+    /// A pool needs more CPUs than its spec leaves.
+    #[error(
+        "{count_option} {wanted} needs {wanted} CPUs but {cpus_option} leaves {} free ({}); add --oversubscribe to share CPUs",
+        free.len(),
+        free.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+    )]
+    TooFewCpus {
+        /// `--writers` or `--readers`.
+        count_option: &'static str,
+        /// Threads asked for.
+        wanted: usize,
+        /// `--writer-cpus` or `--reader-cpus`.
+        cpus_option: &'static str,
+        /// The CPUs left.
+        free: Vec<u32>,
+    },
+    /// `--duration` / `--repeats` leaves under a millisecond per repeat.
+    #[error("--duration {duration:?} over {repeats} repeats leaves under 1 ms per repeat")]
+    RepeatTooShort {
+        /// `--duration`.
+        duration: Duration,
+        /// `--repeats`.
+        repeats: u32,
+    },
+    /// A sweep's `--threads` is empty.
+    #[error("--threads needs at least one value")]
+    NoThreadCounts,
+    /// A sweep's `--threads` holds 0.
+    #[error("--threads 0: every point needs at least 1 writer thread")]
+    ZeroThreads,
+    /// Every point of a sweep was skipped.
+    #[error("no point to run: {}", notes.join("; "))]
+    NothingToRun {
+        /// Why each was skipped.
+        notes: Vec<String>,
+    },
+    /// A sweep's affinity set names nothing usable here.
+    #[error("--affinity {affinity}: {reason}")]
+    Affinity {
+        /// The set as named.
+        affinity: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Resolves `request` against `topo`: CPUs for each pool, strategies,
+/// timer and sampling, and the provenance read now (before any pinning).
+pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> {
+    let allowed = topo.allowed_cpus.len();
+    let mut notes = Vec::new();
+    let chosen = &request.strategies;
+    if chosen.levels.is_empty()
+        || chosen.policies.is_empty()
+        || chosen.pads.is_empty()
+        || chosen.clocks.is_empty()
+    {
+        return Err(PlanError::NoStrategy);
+    }
+    if let Some(node) = request.counter_node {
+        topo.check_memory_node(node)
+            .map_err(|source| PlanError::MemoryNode {
+                option: "--counter-node",
+                node,
+                source,
+            })?;
+    }
+    let resolve = |spec: &Option<CpuSpec>, option| {
+        spec.clone()
+            .unwrap_or(CpuSpec::All)
+            .resolve(&topo)
+            .map_err(|source| PlanError::Cpus { option, source })
+    };
+    let writer_order = resolve(&request.writer_cpus, "--writer-cpus")?;
+    let reader_order = resolve(&request.reader_cpus, "--reader-cpus")?;
+    let readers = request.readers.map_or(0, |r| r.resolve(allowed));
+    let writers = match request.writers {
+        Some(w) => w.resolve(allowed),
+        None if readers > 0 && !request.oversubscribe => {
+            writer_order.len().saturating_sub(readers).max(1)
+        }
+        None => writer_order.len(),
+    };
+    if writers == 0 {
+        return Err(PlanError::NoWriters);
+    }
+    let writer_cpus = take_cpus(
+        &writer_order,
+        writers,
+        &[],
+        request.oversubscribe,
+        ("--writers", "--writer-cpus"),
+    )?;
+    let reader_cpus = take_cpus(
+        &reader_order,
+        readers,
+        &writer_cpus,
+        request.oversubscribe,
+        ("--readers", "--reader-cpus"),
+    )?;
+    let threads = writer_cpus.len() + reader_cpus.len();
+    let distinct: BTreeSet<u32> = writer_cpus.iter().chain(&reader_cpus).copied().collect();
+    if request.oversubscribe && threads > allowed.min(distinct.len()) {
+        notes.push(format!(
+            "oversubscribed: {threads} threads share {} CPUs; numbers include time-slicing",
+            distinct.len()
+        ));
+    }
+    if chosen.levels.contains(&ShardLevel::Global) && chosen.levels[0] != ShardLevel::Global {
+        notes.push(format!(
+            "changes are shown against {}, the first --level",
+            chosen.levels[0]
+        ));
+    }
+    let repeat_duration = request.duration / request.repeats.max(1);
+    if repeat_duration < Duration::from_millis(1) {
+        return Err(PlanError::RepeatTooShort {
+            duration: request.duration,
+            repeats: request.repeats,
+        });
+    }
+
+    let provenance = Provenance::collect(calibrate_tsc(Duration::from_millis(50)));
+    let timer = Timer::for_host(provenance.tsc_invariant, provenance.tsc_hz);
+    if !provenance.tsc_invariant {
+        notes.push(TSC_FALLBACK_NOTE.to_string());
+    }
+    let overhead_ticks = if request.sample_every > 0 {
+        timer.overhead_ticks()
+    } else {
+        0
+    };
+    let config = RunConfig {
+        writer_cpus,
+        reader_cpus,
+        read_every: request.read_every,
+        rate: request.rate,
+        repeat_duration_s: repeat_duration.as_secs_f64(),
+        warmup_s: request.warmup.as_secs_f64(),
+        repeats: request.repeats as usize,
+        seed: request.seed,
+        sample_every: if request.sample_every == 0 {
+            0
+        } else {
+            request.sample_every.next_power_of_two()
+        },
+        timer: timer.kind(),
+        timer_overhead_ns: overhead_ticks as f64 * timer.ns_per_tick(),
+        placement: request.placement,
+        oversubscribe: request.oversubscribe,
+        counter_node: request.counter_node,
+        node_iter: request.node_iter,
+    };
+    Ok(RunPlan {
+        topo,
+        config,
+        strategies: chosen.strategies(),
+        overhead_ticks,
+        provenance,
+        notes,
+    })
+}
+
+/// The first `n` CPUs of `order` not in `taken`; with `oversubscribe`,
+/// cycles through `order` when there are not enough. `options` names the
+/// count and CPU options for the error.
+fn take_cpus(
+    order: &[u32],
+    n: usize,
+    taken: &[u32],
+    oversubscribe: bool,
+    (count_option, cpus_option): (&'static str, &'static str),
+) -> Result<Vec<u32>, PlanError> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let free: Vec<u32> = order
+        .iter()
+        .copied()
+        .filter(|c| !taken.contains(c))
+        .collect();
+    if free.len() >= n {
+        return Ok(free[..n].to_vec());
+    }
+    if !oversubscribe {
+        return Err(PlanError::TooFewCpus {
+            count_option,
+            wanted: n,
+            cpus_option,
+            free,
+        });
+    }
+    let pool = if free.is_empty() { order } else { &free };
+    Ok(pool.iter().copied().cycle().take(n).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_sizes_parse_and_resolve() {
+        assert_eq!("4".parse::<PoolSize>(), Ok(PoolSize::Count(4)));
+        assert_eq!(PoolSize::Percent(50.0).resolve(7), 4);
+        assert_eq!(PoolSize::Percent(1.0).resolve(7), 1);
+        assert!(matches!(
+            "0%".parse::<PoolSize>(),
+            Err(PoolSizeError::Percent(_))
+        ));
+        assert!(matches!(
+            "four".parse::<PoolSize>(),
+            Err(PoolSizeError::Syntax(_))
+        ));
+        for s in ["4", "50%"] {
+            assert_eq!(s.parse::<PoolSize>().unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn take_cpus_skips_taken_and_names_the_options() {
+        let order = [0, 1, 2, 3];
+        assert_eq!(
+            take_cpus(&order, 2, &[0], false, ("--readers", "--reader-cpus")).unwrap(),
+            [1, 2]
+        );
+        let err = take_cpus(&order, 4, &[0], false, ("--readers", "--reader-cpus")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--readers 4 needs 4 CPUs but --reader-cpus leaves 3 free (1,2,3); add --oversubscribe to share CPUs"
+        );
+        assert_eq!(
+            take_cpus(&order, 5, &[0], true, ("--readers", "--reader-cpus")).unwrap(),
+            [1, 2, 3, 1, 2]
+        );
+    }
+}

@@ -1,0 +1,21 @@
+//! The one place a stop request is caught: Ctrl-C sets a flag that every
+//! running repeat watches, so threads stop and finished repeats are kept.
+
+use std::sync::Once;
+use std::sync::atomic::AtomicBool;
+
+/// Set once a stop was requested; never cleared.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Installs the handler (once per process) and returns the flag it sets.
+/// Pass the flag to [`super::execute`] or [`super::sweep::execute`].
+pub fn stop_flag() -> &'static AtomicBool {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        // Fails only when another handler is already installed (an
+        // embedding program's); that program then owns the signal.
+        let _ =
+            ctrlc::set_handler(|| INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed));
+    });
+    &INTERRUPTED
+}

@@ -1,0 +1,379 @@
+//! A sweep: a whole run at every thread count × affinity set, as in seed
+//! 002 (Daniel Jordan's table of the per-node split at each thread count,
+//! unbound and bound to each node; see docs/seeds.md). Every point is
+//! planned by [`super::plan`] before anything runs, so bad input is
+//! refused up front.
+
+use super::{PlanError, PoolSize, RunError, RunPlan, RunRequest, StrategyChoice, execute, plan};
+use crate::counter::NodeIter;
+use crate::placement::Placement;
+use crate::results::{SCHEMA_VERSION, SweepPoint, SweepResults};
+use crate::topology::{CpuSpec, Topology};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Where a sweep point's writers run, as in seed 002's `affinity` column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Affinity {
+    /// Writers take CPUs from every allowed CPU, round-robin across nodes
+    /// (CPU spec `spread`), as the scheduler spreads unbound tasks: below
+    /// 100% the threads still span every node rather than filling node 0.
+    Unbound,
+    /// Every writer on this node (CPU spec `node:N`).
+    Node(u32),
+}
+
+/// An affinity set that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not an affinity set (unbound, node0, node1, ...)")]
+pub struct AffinityError(String);
+
+impl FromStr for Affinity {
+    type Err = AffinityError;
+
+    fn from_str(s: &str) -> Result<Self, AffinityError> {
+        let s = s.trim();
+        if s == "unbound" {
+            return Ok(Affinity::Unbound);
+        }
+        s.strip_prefix("node")
+            .map(|n| n.strip_prefix(':').unwrap_or(n))
+            .and_then(|n| n.parse::<u32>().ok())
+            .map(Affinity::Node)
+            .ok_or_else(|| AffinityError(s.to_string()))
+    }
+}
+
+impl Affinity {
+    /// The CPU spec writers take their CPUs from: `spread` or `node:N`.
+    pub fn cpu_spec(self) -> CpuSpec {
+        match self {
+            Affinity::Unbound => CpuSpec::Spread,
+            Affinity::Node(n) => CpuSpec::Node(n),
+        }
+    }
+}
+
+/// `unbound` or `nodeN`, the names sweep.json and the tables use.
+impl fmt::Display for Affinity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Affinity::Unbound => f.write_str("unbound"),
+            Affinity::Node(n) => write!(f, "node{n}"),
+        }
+    }
+}
+
+/// What `contend sweep` is asked to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepRequest {
+    /// Writer thread counts, or percentages of each set's allowed CPUs.
+    pub threads: Vec<PoolSize>,
+    /// Affinity sets (`None`: unbound, plus every node with allowed CPUs
+    /// when there are two or more).
+    pub affinity: Option<Vec<Affinity>>,
+    /// The strategies at every point.
+    pub strategies: StrategyChoice,
+    /// Measured time per strategy at each point.
+    pub duration: Duration,
+    /// Repeats per strategy at each point.
+    pub repeats: u32,
+    /// Warm-up before each repeat.
+    pub warmup: Duration,
+    /// Seed of the load walks (the same at every point).
+    pub seed: u64,
+    /// Strict or best-effort placement.
+    pub placement: Placement,
+}
+
+impl SweepRequest {
+    /// The affinity sets to sweep, duplicates dropped, order kept:
+    /// `affinity`, else `unbound` plus `nodeN` for each of
+    /// `nodes_with_cpus` (the nodes with allowed CPUs) when there are two
+    /// or more.
+    pub fn affinity_sets(&self, nodes_with_cpus: &[u32]) -> Vec<Affinity> {
+        let wanted = match &self.affinity {
+            Some(list) => list.clone(),
+            None if nodes_with_cpus.len() > 1 => std::iter::once(Affinity::Unbound)
+                .chain(nodes_with_cpus.iter().map(|&n| Affinity::Node(n)))
+                .collect(),
+            None => vec![Affinity::Unbound],
+        };
+        let mut out = Vec::new();
+        for a in wanted {
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+        out
+    }
+
+    /// The run of one point: `threads` writers from `writer_cpus`, each
+    /// running the read side, with the sweep's strategies and timing;
+    /// everything else at `contend run`'s defaults.
+    fn point_request(&self, threads: usize, writer_cpus: CpuSpec) -> RunRequest {
+        RunRequest {
+            writers: Some(PoolSize::Count(threads)),
+            readers: None,
+            writer_cpus: Some(writer_cpus),
+            reader_cpus: None,
+            read_every: 1,
+            strategies: self.strategies.clone(),
+            counter_node: None,
+            node_iter: NodeIter::Compact,
+            duration: self.duration,
+            warmup: self.warmup,
+            repeats: self.repeats,
+            rate: None,
+            seed: self.seed,
+            sample_every: super::DEFAULT_SAMPLE_EVERY,
+            placement: self.placement,
+            oversubscribe: false,
+        }
+    }
+}
+
+/// One planned point: a whole run at one thread count and affinity set.
+#[derive(Debug, Clone)]
+pub struct PointPlan {
+    /// Writer threads.
+    pub threads: usize,
+    /// `unbound` or `nodeN`.
+    pub affinity: String,
+    /// The run.
+    pub plan: RunPlan,
+}
+
+impl PointPlan {
+    /// `affinity × N threads`, as progress lines and errors name a point.
+    pub fn label(&self) -> String {
+        format!("{} × {} threads", self.affinity, self.threads)
+    }
+}
+
+/// Every point of a sweep, in the order run, and the notes to print
+/// (counts skipped, the runs' own notes).
+#[derive(Debug, Clone)]
+pub struct SweepPlan {
+    /// Affinity set by affinity set, thread counts ascending.
+    pub points: Vec<PointPlan>,
+    /// Notes, each once.
+    pub notes: Vec<String>,
+}
+
+impl SweepPlan {
+    /// Repeats over all points (for a progress bar).
+    pub fn total_repeats(&self) -> usize {
+        self.points
+            .iter()
+            .map(|p| p.plan.strategies.len() * p.plan.config.repeats)
+            .sum()
+    }
+}
+
+/// Plans every point of `request` on `topo`. Counts larger than a set are
+/// skipped with a note; nothing left to run is an error.
+pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, PlanError> {
+    if request.threads.is_empty() {
+        return Err(PlanError::NoThreadCounts);
+    }
+    if request.threads.contains(&PoolSize::Count(0)) {
+        return Err(PlanError::ZeroThreads);
+    }
+    let nodes_with_cpus: Vec<u32> = topo
+        .nodes
+        .iter()
+        .filter(|n| !n.cpus.intersection(&topo.allowed_cpus).is_empty())
+        .map(|n| n.id)
+        .collect();
+    let mut notes: Vec<String> = Vec::new();
+    let mut points = Vec::new();
+    for affinity in request.affinity_sets(&nodes_with_cpus) {
+        let spec = affinity.cpu_spec();
+        let cpus = set_cpus(affinity, topo)?;
+        let mut counts = Vec::new();
+        for t in &request.threads {
+            let n = t.resolve(cpus.len());
+            if n > cpus.len() {
+                notes.push(format!(
+                    "{affinity}: {n} threads skipped, the set has {} allowed CPUs",
+                    cpus.len()
+                ));
+            } else if !counts.contains(&n) {
+                counts.push(n);
+            }
+        }
+        counts.sort_unstable();
+        for threads in counts {
+            let run = plan(&request.point_request(threads, spec.clone()), topo.clone())?;
+            for note in &run.notes {
+                if !notes.contains(note) {
+                    notes.push(note.clone());
+                }
+            }
+            points.push(PointPlan {
+                threads,
+                affinity: affinity.to_string(),
+                plan: run,
+            });
+        }
+    }
+    if points.is_empty() {
+        return Err(PlanError::NothingToRun { notes });
+    }
+    Ok(SweepPlan { points, notes })
+}
+
+/// The allowed CPUs of an affinity set, with a message naming what exists
+/// when the set names a node this host lacks.
+fn set_cpus(affinity: Affinity, topo: &Topology) -> Result<Vec<u32>, PlanError> {
+    if let Affinity::Node(n) = affinity {
+        if topo.node(n).is_none() {
+            return Err(PlanError::Affinity {
+                affinity: affinity.to_string(),
+                reason: format!(
+                    "node {n} does not exist (online nodes: {})",
+                    topo.node_ids()
+                ),
+            });
+        }
+    }
+    affinity
+        .cpu_spec()
+        .resolve(topo)
+        .map_err(|source| PlanError::Cpus {
+            option: "--affinity",
+            source,
+        })
+}
+
+/// Why a sweep stopped before its last point.
+#[derive(Debug)]
+pub enum SweepStop {
+    /// A stop was requested; the unfinished point was dropped.
+    Interrupted,
+    /// A point failed (placement refused, or a request the host cannot
+    /// run).
+    Failed {
+        /// The point, as [`PointPlan::label`] names it.
+        point: String,
+        /// Why.
+        error: RunError,
+    },
+}
+
+/// What a sweep measured, and why it stopped early if it did. The results
+/// are marked partial exactly when `stopped` is set.
+#[derive(Debug)]
+pub struct SweepOutcome {
+    /// Every finished point.
+    pub results: SweepResults,
+    /// Why it stopped early, if it did.
+    pub stopped: Option<SweepStop>,
+}
+
+/// Runs every point of `plan` in order. After each repeat
+/// `progress(repeats done over all points, point label, strategy)` is
+/// called; after each finished point `finished(index, results so far,
+/// seconds the point took)` (results still marked partial), which may save
+/// them and so stop the sweep with its error. `stop` ends the sweep at the
+/// current repeat.
+pub fn execute_sweep<E>(
+    plan: &mut SweepPlan,
+    stop: &AtomicBool,
+    mut progress: impl FnMut(usize, &str, &str),
+    mut finished: impl FnMut(usize, &SweepResults, f64) -> Result<(), E>,
+) -> Result<SweepOutcome, E> {
+    let mut sweep = SweepResults {
+        schema: SCHEMA_VERSION,
+        partial: true,
+        points: Vec::new(),
+    };
+    let mut stopped = None;
+    let mut before = 0;
+    for (i, point) in plan.points.iter_mut().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            stopped = Some(SweepStop::Interrupted);
+            break;
+        }
+        let label = point.label();
+        point.plan.provenance.started_utc =
+            humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+        let t0 = Instant::now();
+        let outcome = execute(&point.plan, stop, |done, _, name| {
+            progress(before + done, &label, name)
+        });
+        before += point.plan.strategies.len() * point.plan.config.repeats;
+        match outcome {
+            Ok(r) if r.partial => {
+                stopped = Some(SweepStop::Interrupted);
+                break;
+            }
+            Ok(results) => sweep.points.push(SweepPoint {
+                threads: point.threads,
+                affinity: point.affinity.clone(),
+                results,
+            }),
+            Err(error) => {
+                stopped = Some(SweepStop::Failed {
+                    point: label,
+                    error,
+                });
+                break;
+            }
+        }
+        finished(i, &sweep, t0.elapsed().as_secs_f64())?;
+    }
+    sweep.partial = stopped.is_some();
+    Ok(SweepOutcome {
+        results: sweep,
+        stopped,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(affinity: Option<Vec<Affinity>>) -> SweepRequest {
+        SweepRequest {
+            threads: vec![PoolSize::Percent(100.0)],
+            affinity,
+            strategies: StrategyChoice {
+                levels: vec![crate::counter::ShardLevel::Global],
+                policies: vec!["always".parse().unwrap()],
+                pads: vec![crate::counter::Pad::Line128],
+                clocks: vec![crate::clock::ClockKind::Tsc],
+            },
+            duration: Duration::from_millis(10),
+            repeats: 1,
+            warmup: Duration::ZERO,
+            seed: 1,
+            placement: Placement::Strict,
+        }
+    }
+
+    #[test]
+    fn default_affinity_sets_follow_the_nodes_with_cpus() {
+        use Affinity::{Node, Unbound};
+        assert_eq!(request(None).affinity_sets(&[0]), [Unbound]);
+        assert_eq!(
+            request(None).affinity_sets(&[0, 1]),
+            [Unbound, Node(0), Node(1)]
+        );
+        let given = request(Some(vec![Node(1), Unbound, Node(1)]));
+        assert_eq!(given.affinity_sets(&[0]), [Node(1), Unbound]);
+    }
+
+    #[test]
+    fn affinity_round_trips() {
+        for s in ["unbound", "node0", "node12"] {
+            assert_eq!(s.parse::<Affinity>().unwrap().to_string(), s);
+        }
+        assert_eq!("node:3".parse::<Affinity>(), Ok(Affinity::Node(3)));
+        assert!("node".parse::<Affinity>().is_err());
+        assert!("socket0".parse::<Affinity>().is_err());
+    }
+}
