@@ -5,6 +5,7 @@ use crate::counter::{DurationError, Pad, PublishPolicy, ShardLevel, parse_durati
 use crate::placement::Placement;
 use crate::runner::StrategyChoice;
 use clap::{Args, ValueEnum};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// `--duration`: a duration above zero with a unit.
@@ -102,4 +103,39 @@ impl From<PlacementArg> for Placement {
             PlacementArg::BestEffort => Placement::BestEffort,
         }
     }
+}
+
+/// Where a measuring command (run, sweep, matrix) saves its results folder
+/// and what it prints.
+#[derive(Debug, Clone, Args)]
+pub struct ResultsArgs {
+    /// Results root: files go to DIR/<host>/<UTC timestamp>/.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+
+    /// Print the result file (run.json, sweep.json or matrix.json) to
+    /// stdout instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print nothing but errors (results are still written).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// How a command that reads result files (compare, report) prints.
+#[derive(Debug, Clone, Args)]
+pub struct PrintArgs {
+    /// Print Markdown (tables to paste into a patch description or a pull
+    /// request) instead of text.
+    #[arg(long)]
+    pub markdown: bool,
+
+    /// Write to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// Overwrite the --out file if it exists.
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }

@@ -3,10 +3,10 @@
 //! 104152±0.34%   +15.0%`, with Welch's t-test on the repeats deciding
 //! between the change and "no measurable difference".
 
-use super::{check_out, emit};
+use super::args::PrintArgs;
 use crate::CliError;
 use crate::compare::{Comparison, Side};
-use crate::report::{Document, Format};
+use crate::report::Document;
 use crate::results::{self, ResultFile, RunResults};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -34,21 +34,13 @@ pub struct CompareArgs {
     #[arg(long, value_name = "SELECTOR", requires = "base")]
     pub test: Option<String>,
 
-    /// Print a Markdown table for a pull request instead of text.
-    #[arg(long)]
-    pub markdown: bool,
-
-    /// Write the comparison to this file instead of stdout.
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
-
-    /// Overwrite the --out file if it exists.
-    #[arg(long, requires = "out")]
-    pub force: bool,
+    /// How and where to print.
+    #[command(flatten)]
+    pub print: PrintArgs,
 }
 
 pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
-    check_out(args.out.as_deref(), args.force)?;
+    args.print.check()?;
     let (base_path, base_run) = load_run(&args.base_file)?;
     let (test_path, test_run) = match &args.test_file {
         Some(path) => load_run(path)?,
@@ -73,12 +65,7 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     for w in &comparison.warnings {
         eprintln!("warning: {w}");
     }
-    let format = if args.markdown {
-        Format::Markdown
-    } else {
-        Format::Text
-    };
-    emit(&Document::Compare(&comparison), format, args.out.as_deref())
+    args.print.emit(&Document::Compare(&comparison))
 }
 
 /// Loads a run.json; a sweep or matrix is refused.

@@ -1,12 +1,13 @@
 //! `contend matrix`: plan the pairs, measure them, save, print.
 
+use super::args::ResultsArgs;
 use super::{Session, load_topology, print_notes, require_live_root, results_folder};
 use crate::CliError;
 use crate::matrix::{Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
 use crate::report::{self, Document, Format};
 use crate::topology::CpuSpec;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Options of `contend matrix`.
 #[derive(Debug, Args)]
@@ -41,13 +42,9 @@ pub struct MatrixArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub per_class: u32,
 
-    /// Results root: files go to DIR/<host>/<UTC timestamp>/.
-    #[arg(long, value_name = "DIR", default_value = "results")]
-    pub out: PathBuf,
-
-    /// Print matrix.json to stdout instead of the summary.
-    #[arg(long)]
-    pub json: bool,
+    /// Where results go and what is printed.
+    #[command(flatten)]
+    pub output: ResultsArgs,
 }
 
 impl MatrixArgs {
@@ -66,11 +63,11 @@ impl MatrixArgs {
 pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
     require_live_root(root, "matrix pins real threads")?;
     let topo = load_topology(root)?;
-    if !args.json {
+    let session = Session::new(&args.output);
+    if session.chatty() {
         print_notes(&topo);
     }
     let plan = plan_matrix(&args.request(), topo)?;
-    let session = Session::new(false, args.json);
     session.notes(&plan.notes);
     let bar = session.progress_bar(plan.pairs.len(), "pairs");
     let results = measure_matrix(plan, |done, _| {
@@ -83,18 +80,17 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
     }
     let results = results?;
     let dir = results_folder(
-        &args.out,
+        &args.output.out,
         &results.provenance.hostname,
         &results.provenance.started_utc,
     )?;
     let doc = Document::Matrix(&results);
     let files = report::save(&dir, &doc, &[Format::Csv, Format::Json, Format::Svg])?;
-    let format = if args.json {
-        Format::Json
-    } else {
-        Format::Text
-    };
-    print!("{}", report::render(&doc, format)?);
+    if args.output.json {
+        print!("{}", report::render(&doc, Format::Json)?);
+    } else if !args.output.quiet {
+        print!("{}", report::render(&doc, Format::Text)?);
+    }
     session.wrote(&files);
     Ok(())
 }

@@ -14,7 +14,7 @@ mod sweep;
 mod topology;
 mod verify;
 
-pub use args::{PlacementArg, StrategyArgs};
+pub use args::{PlacementArg, PrintArgs, ResultsArgs, StrategyArgs};
 pub use compare::CompareArgs;
 pub use matrix::MatrixArgs;
 pub use plot::PlotArgs;
@@ -157,8 +157,11 @@ struct Session {
 }
 
 impl Session {
-    fn new(quiet: bool, json: bool) -> Self {
-        Session { quiet, json }
+    fn new(output: &ResultsArgs) -> Self {
+        Session {
+            quiet: output.quiet,
+            json: output.json,
+        }
     }
 
     /// True when stdout is the human summary (not `--quiet`, not `--json`).
@@ -205,15 +208,28 @@ fn results_folder(out: &Path, host: &str, started_utc: &str) -> Result<PathBuf, 
     Ok(crate::results::new_results_dir(out, host, started_utc)?)
 }
 
-/// Refuses an existing `--out` file unless `force`: nothing is
-/// overwritten by accident. Checked before any work.
-fn check_out(out: Option<&Path>, force: bool) -> Result<(), CliError> {
-    match out {
-        Some(path) if !force && path.exists() => Err(CliError::usage(format!(
-            "{} exists; add --force to overwrite it",
-            path.display()
-        ))),
-        _ => Ok(()),
+impl PrintArgs {
+    /// Refuses an existing `--out` file unless `--force`: nothing is
+    /// overwritten by accident. Checked before any work.
+    fn check(&self) -> Result<(), CliError> {
+        match &self.out {
+            Some(path) if !self.force && path.exists() => Err(CliError::usage(format!(
+                "{} exists; add --force to overwrite it",
+                path.display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// Prints `doc` as text or Markdown, or writes it to `--out` and says
+    /// so on stderr.
+    fn emit(&self, doc: &Document) -> Result<(), CliError> {
+        let format = if self.markdown {
+            Format::Markdown
+        } else {
+            Format::Text
+        };
+        emit(doc, format, self.out.as_deref())
     }
 }
 

@@ -1,7 +1,7 @@
 //! `contend run` (and `contend` with no subcommand): plan from the options,
 //! execute, save, print.
 
-use super::args::{PlacementArg, StrategyArgs, duration_arg, rate_arg, warmup_arg};
+use super::args::{PlacementArg, ResultsArgs, StrategyArgs, duration_arg, rate_arg, warmup_arg};
 use super::{Session, load_topology, print_notes, require_live_root, results_folder};
 use crate::CliError;
 use crate::counter::NodeIter;
@@ -9,7 +9,7 @@ use crate::report::{self, Document, Format};
 use crate::runner::{self, DEFAULT_SAMPLE_EVERY, PoolSize, RunRequest, signal};
 use crate::topology::CpuSpec;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// Options of `contend run`.
@@ -91,17 +91,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub oversubscribe: bool,
 
-    /// Results root: files go to DIR/<host>/<UTC timestamp>/.
-    #[arg(long, value_name = "DIR", default_value = "results")]
-    pub out: PathBuf,
-
-    /// Print run.json to stdout instead of the table.
-    #[arg(long)]
-    pub json: bool,
-
-    /// Print nothing but errors (results are still written).
-    #[arg(long)]
-    pub quiet: bool,
+    /// Where results go and what is printed.
+    #[command(flatten)]
+    pub output: ResultsArgs,
 }
 
 impl RunArgs {
@@ -131,7 +123,7 @@ impl RunArgs {
 pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     require_live_root(root, "run pins real threads")?;
     let topo = load_topology(root)?;
-    let session = Session::new(args.quiet, args.json);
+    let session = Session::new(&args.output);
     if session.chatty() {
         print_notes(&topo);
     }
@@ -152,15 +144,15 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     let results = results?;
 
     let dir = results_folder(
-        &args.out,
+        &args.output.out,
         &results.provenance.hostname,
         &results.provenance.started_utc,
     )?;
     let doc = Document::Run(&results);
     let files = report::save(&dir, &doc, &[Format::Json, Format::Csv, Format::Svg])?;
-    if args.json {
+    if args.output.json {
         print!("{}", report::render(&doc, Format::Json)?);
-    } else if !args.quiet {
+    } else if !args.output.quiet {
         print!("{}", report::render(&doc, Format::Text)?);
     }
     session.wrote(&files);

@@ -3,7 +3,7 @@
 //! unbound and per node; docs/seeds.md), planned up front, into one results
 //! folder with sweep.json, sweep.csv, sweep.md and the charts.
 
-use super::args::{PlacementArg, StrategyArgs, duration_arg, warmup_arg};
+use super::args::{PlacementArg, ResultsArgs, StrategyArgs, duration_arg, warmup_arg};
 use super::{Session, load_topology, print_notes, require_live_root, results_folder};
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
@@ -11,7 +11,7 @@ use crate::results::SweepResults;
 use crate::runner::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
 use crate::runner::{PoolSize, signal};
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 
 /// Options of `contend sweep`.
@@ -69,17 +69,9 @@ pub struct SweepArgs {
     #[arg(long, value_enum, default_value_t = PlacementArg::Strict)]
     pub placement: PlacementArg,
 
-    /// Results root: files go to DIR/<host>/<UTC timestamp>/.
-    #[arg(long, value_name = "DIR", default_value = "results")]
-    pub out: PathBuf,
-
-    /// Print sweep.json to stdout instead of the Markdown summary.
-    #[arg(long)]
-    pub json: bool,
-
-    /// Print nothing but errors (results are still written).
-    #[arg(long)]
-    pub quiet: bool,
+    /// Where results go and what is printed.
+    #[command(flatten)]
+    pub output: ResultsArgs,
 }
 
 impl SweepArgs {
@@ -121,7 +113,7 @@ impl SweepArgs {
 pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     require_live_root(root, "sweep pins real threads")?;
     let topo = load_topology(root)?;
-    let session = Session::new(args.quiet, args.json);
+    let session = Session::new(&args.output);
     if session.chatty() {
         print_notes(&topo);
     }
@@ -132,7 +124,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let host = plan.points[0].plan.provenance.hostname.clone();
-    let dir = results_folder(&args.out, &host, &stamp)?;
+    let dir = results_folder(&args.output.out, &host, &stamp)?;
 
     let bar = session.progress_bar(plan.total_repeats(), "repeats");
     let labels: Vec<String> = plan.points.iter().map(|p| p.label()).collect();
@@ -155,7 +147,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
             );
             match &bar {
                 Some(b) => b.println(line),
-                None if !args.quiet => eprintln!("{line}"),
+                None if !args.output.quiet => eprintln!("{line}"),
                 None => {}
             }
             // Finished points survive a crash: sweep.json, still partial.
@@ -174,13 +166,13 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
         formats.push(Format::Svg);
     }
     let files = report::save(&dir, &doc, &formats)?;
-    if args.json {
+    if args.output.json {
         print!("{}", report::render(&doc, Format::Json)?);
-    } else if !args.quiet {
+    } else if !args.output.quiet {
         print!("{}", report::render(&doc, Format::Markdown)?);
     }
     session.wrote(&files);
-    if !args.quiet {
+    if !args.output.quiet {
         eprintln!(
             "sweep: {} of {count} points in {:.1} s",
             sweep.points.len(),
