@@ -178,6 +178,7 @@ fn writer(setup: &Setup<'_>, index: usize, cpu: u32) -> (i64, PublishStats) {
         timer,
         Sampling::off(),
         None,
+        None,
     );
     let mut seen = 0;
     loop {

@@ -1,8 +1,8 @@
-//! Does the harness add anything to what it measures? (issue 4)
+//! Does the harness add anything to what it measures? (issues 4 and 11)
 //!
-//! One group, `harness_overhead`, three loops doing the same relaxed
-//! `fetch_add`s of the same deltas (a `LoadWalk::new(1, 0)` walk, RNG
-//! included in all three):
+//! One group, `harness_overhead`, four loops. Three do the same relaxed
+//! `fetch_add`s of the same deltas (a `LoadWalk::new(1, 0)` load table,
+//! one delta read per update):
 //!
 //! - `harness`: `contend`'s own writer loop, `WriterWork::run_ops`, around a
 //!   `Writer` with the `always` policy on a `cpu`-level counter (the slot is
@@ -14,10 +14,13 @@
 //! - `minimal`: a hand-written loop over a `CachePadded<AtomicI64>`:
 //!   `delta = load - contrib; fetch_add(delta, Relaxed); contrib = load`,
 //!   nothing else.
+//! - `bare_fetch_add`: `fetch_add(1, Relaxed)` on a private 128-byte
+//!   padded line, nothing else: the cost of the atomic alone.
 //!
 //! Targets: `harness` within 3% ns/op of `minimal` (the harness adds almost
-//! nothing), and `harness_sampled` within 2% of `harness` (sampling on vs
-//! off changes throughput by less than 2%).
+//! nothing), `harness` at most 1.25 × `bare_fetch_add` (the load model and
+//! loop cost little beside the atomic), and `harness_sampled` within 2% of
+//! `harness` (sampling on vs off changes throughput by less than 2%).
 //!
 //! The bench thread is pinned (best effort) to the CPU it starts on, the
 //! writer's CPU. `cargo bench --bench harness_overhead`; per-op times and
@@ -78,6 +81,7 @@ fn harness_overhead(c: &mut Criterion) {
             timer,
             sampling,
             None,
+            None,
         )
     };
 
@@ -120,6 +124,17 @@ fn harness_overhead(c: &mut Criterion) {
                 let delta = load - contrib;
                 a.fetch_add(delta, Ordering::Relaxed);
                 contrib = load;
+            }
+            t.elapsed()
+        })
+    });
+    let bare = Box::new(CachePadded::new(AtomicI64::new(0)));
+    let one: &AtomicI64 = black_box(&bare);
+    g.bench_function("bare_fetch_add", |b| {
+        b.iter_custom(|iters| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                one.fetch_add(1, Ordering::Relaxed);
             }
             t.elapsed()
         })

@@ -1,10 +1,13 @@
 //! `contend compare`'s model: two result files (or two sets of strategies
 //! in one) paired strategy by strategy, with Welch's t-test on the repeats
-//! of every compared measure. Rendering lives in [`crate::report`].
+//! of every compared measure, its p-values Holm-adjusted over the whole
+//! comparison, and a verdict per row ([`crate::stats::Verdict::decide`]:
+//! change, no change or inconclusive, against a noise threshold).
+//! Rendering lives in [`crate::report`].
 
 use crate::provenance::Provenance;
 use crate::results::{MEASURES, Measure, RunConfig, RunResults, StrategyResult};
-use crate::stats::{Difference, Summary};
+use crate::stats::{Difference, SIGNIFICANCE_LEVEL, Summary, Verdict, holm_adjusted};
 use std::path::PathBuf;
 
 /// The measures set side by side: updates/s, read ops/s and each side's
@@ -82,6 +85,8 @@ pub struct Pair<'a> {
     pub base: &'a StrategyResult,
     /// The test side's strategy.
     pub test: &'a StrategyResult,
+    /// One row per compared measure, with its verdict.
+    pub rows: Vec<Row>,
 }
 
 impl Pair<'_> {
@@ -93,27 +98,30 @@ impl Pair<'_> {
             format!("{} vs {}", self.base.name, self.test.name)
         }
     }
+}
 
-    /// One row per compared measure: both sides' summaries and their
-    /// difference.
-    pub fn rows(&self) -> Vec<Row> {
-        compared_measures()
-            .iter()
-            .map(|m| {
-                let get = |s: &StrategyResult| s.summary.as_ref().and_then(|s| (m.get)(s));
-                let (base, test) = (get(self.base), get(self.test));
-                Row {
-                    measure: m,
-                    base,
-                    test,
-                    difference: match (base, test) {
-                        (Some(b), Some(t)) => Some(Difference::of(&b, &t)),
-                        _ => None,
-                    },
-                }
-            })
-            .collect()
-    }
+/// One row per compared measure of a pair: both sides' summaries and
+/// their difference; the p-value correction and the verdicts come later,
+/// over all rows of the comparison.
+fn rows_of(base: &StrategyResult, test: &StrategyResult) -> Vec<Row> {
+    compared_measures()
+        .iter()
+        .map(|m| {
+            let get = |s: &StrategyResult| s.summary.as_ref().and_then(|s| (m.get)(s));
+            let (b, t) = (get(base), get(test));
+            Row {
+                measure: m,
+                base: b,
+                test: t,
+                difference: match (b, t) {
+                    (Some(b), Some(t)) => Some(Difference::of(&b, &t)),
+                    _ => None,
+                },
+                p_adjusted: None,
+                verdict: None,
+            }
+        })
+        .collect()
 }
 
 /// One measure of one pair.
@@ -126,20 +134,74 @@ pub struct Row {
     pub test: Option<Summary>,
     /// `None` when a side did not record the measure.
     pub difference: Option<Difference>,
+    /// Welch's p-value, Holm-adjusted over every test of the comparison;
+    /// `None` when there was no test (`n<2`, not recorded).
+    pub p_adjusted: Option<f64>,
+    /// `None` when a side did not record the measure.
+    pub verdict: Option<Verdict>,
 }
 
 impl Row {
-    /// The verdict words (`+15.0%`, `no measurable difference`, `not
-    /// recorded`).
+    /// The verdict in words: `faster`/`slower` for a throughput,
+    /// `lower`/`higher` for ns/op, `no change`, `inconclusive`, or `not
+    /// recorded`.
     pub fn verdict(&self) -> String {
-        self.difference
-            .map_or("not recorded".to_string(), |d| d.verdict())
+        let up = self.measure.higher_is_better;
+        match self.verdict {
+            None => "not recorded",
+            Some(Verdict::NoChange) => "no change",
+            Some(Verdict::Inconclusive) => "inconclusive",
+            Some(Verdict::Increase) if up => "faster",
+            Some(Verdict::Decrease) if up => "slower",
+            Some(Verdict::Increase) => "higher",
+            Some(Verdict::Decrease) => "lower",
+        }
+        .to_string()
     }
 
-    /// The p-value as printed beside the verdict.
-    pub fn p_text(&self) -> String {
-        self.difference.map_or(String::new(), |d| d.p_text())
+    /// The signed change of the means and its 95% confidence interval,
+    /// `+15.0% [+13.1%, +16.9%]`, with decimals enough to show the
+    /// interval's width (1 to 3); just the change without a test (`n<2`);
+    /// `base mean is 0` when there is no percentage; empty when not
+    /// recorded.
+    pub fn change_text(&self) -> String {
+        let Some(d) = self.difference else {
+            return String::new();
+        };
+        let Some(change) = d.change_pct else {
+            return "base mean is 0".to_string();
+        };
+        match d.ci95_pct {
+            Some((lo, hi)) => {
+                let decimals = percent_decimals(hi - lo);
+                format!("{change:+.decimals$}% [{lo:+.decimals$}%, {hi:+.decimals$}%]")
+            }
+            None => format!("{change:+.1}%"),
+        }
     }
+
+    /// The Holm-adjusted p-value as printed (`p=0.003`, `p<0.001`), `n<2`
+    /// when there were too few repeats to test, or empty when not
+    /// recorded.
+    pub fn p_text(&self) -> String {
+        match (self.difference, self.p_adjusted) {
+            (None, _) => String::new(),
+            (Some(_), None) => "n<2".to_string(),
+            (Some(_), Some(p)) if p < 0.001 => "p<0.001".to_string(),
+            (Some(_), Some(p)) => format!("p={p:.3}"),
+        }
+    }
+}
+
+/// Decimals for a percentage whose interval is `width` wide: one past the
+/// first significant digit of half the width, between 1 and 3 (a ±1.9%
+/// interval prints one decimal, a ±0.009% one three).
+fn percent_decimals(width: f64) -> usize {
+    let half = width / 2.0;
+    if half.is_nan() || half <= 0.0 || half.is_infinite() {
+        return 1;
+    }
+    (1.0 - half.log10().floor()).clamp(1.0, 3.0) as usize
 }
 
 /// Everything `contend compare` prints.
@@ -157,7 +219,15 @@ pub struct Comparison<'a> {
     /// Differences in version, host or settings that make the comparison
     /// doubtful.
     pub warnings: Vec<String>,
+    /// The noise threshold, in %: a smaller change is "no change".
+    pub noise_threshold_pct: f64,
+    /// How many Welch tests the comparison made (rows with two repeats or
+    /// more on both sides): the m of the Holm–Bonferroni correction.
+    pub tests: usize,
 }
+
+/// The default `--noise-threshold`, in %.
+pub const DEFAULT_NOISE_THRESHOLD_PCT: f64 = 2.0;
 
 /// Why two results cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -189,9 +259,16 @@ pub enum CompareError {
 }
 
 impl<'a> Comparison<'a> {
-    /// Pairs the strategies of both sides by key. A selector that picks
-    /// nothing, or no pair at all, is bad input.
-    pub fn new(base: Side<'a>, test: Side<'a>) -> Result<Self, CompareError> {
+    /// Pairs the strategies of both sides by key, tests every compared
+    /// measure of every pair, Holm-adjusts the p-values over all those
+    /// tests and decides each row's verdict at `noise_threshold_pct` (a
+    /// percentage, ≥ 0). A selector that picks nothing, or no pair at all,
+    /// is bad input.
+    pub fn new(
+        base: Side<'a>,
+        test: Side<'a>,
+        noise_threshold_pct: f64,
+    ) -> Result<Self, CompareError> {
         let base_picked = base.picked();
         let test_picked = test.picked();
         for (side, flag, picked) in [
@@ -218,7 +295,11 @@ impl<'a> Comparison<'a> {
             match found {
                 Some((i, (_, t))) => {
                     used[i] = true;
-                    pairs.push(Pair { base: b, test: t });
+                    pairs.push(Pair {
+                        base: b,
+                        test: t,
+                        rows: rows_of(b, t),
+                    });
                 }
                 None => only_base.push(b.name.as_str()),
             }
@@ -237,6 +318,7 @@ impl<'a> Comparison<'a> {
                 test_names: names(test.run),
             });
         }
+        let tests = decide(&mut pairs, noise_threshold_pct);
         let warnings = warnings(&base, &test);
         Ok(Comparison {
             base,
@@ -245,16 +327,66 @@ impl<'a> Comparison<'a> {
             only_base,
             only_test,
             warnings,
+            noise_threshold_pct,
+            tests,
         })
     }
 
     /// True when some difference could not be tested (`n<2`).
     pub fn any_untested(&self) -> bool {
-        self.pairs
-            .iter()
-            .flat_map(|p| p.rows())
+        self.rows()
             .any(|r| r.difference.is_some_and(|d| d.welch.is_none()))
     }
+
+    /// Every row of every pair.
+    pub fn rows(&self) -> impl Iterator<Item = &Row> {
+        self.pairs.iter().flat_map(|p| &p.rows)
+    }
+
+    /// The verdict rule of [`Verdict::decide`] with this comparison's
+    /// noise threshold, in one line (without a `verdict: ` label).
+    pub fn rule(&self) -> String {
+        let t = self.noise_threshold_pct;
+        let alpha = SIGNIFICANCE_LEVEL;
+        format!(
+            "faster/slower (ns/op: lower/higher) when p < {alpha} and the 95% CI of the change \
+             lies beyond ±{t}%; no change when the CI lies within ±{t}%, or the change is \
+             within ±{t}% and p ≥ {alpha}; otherwise inconclusive"
+        )
+    }
+
+    /// What the printed p is, in one line (without a `p: ` label): Welch's
+    /// two-sided p, Holm-adjusted over this comparison's tests.
+    pub fn p_note(&self) -> String {
+        format!(
+            "Welch's t-test on the repeats (two-sided), Holm-adjusted over the {} test{} of this comparison",
+            self.tests,
+            if self.tests == 1 { "" } else { "s" }
+        )
+    }
+}
+
+/// Holm-adjusts the p-values of every tested row of `pairs` together and
+/// decides every recorded row's verdict; returns the number of tests.
+fn decide(pairs: &mut [Pair], noise_threshold_pct: f64) -> usize {
+    let rows = || pairs.iter().flat_map(|p| &p.rows);
+    let raw: Vec<f64> = rows()
+        .filter_map(|r| r.difference.and_then(|d| d.welch))
+        .map(|w| w.p)
+        .collect();
+    let mut adjusted = holm_adjusted(&raw).into_iter();
+    for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
+        let Some(d) = row.difference else {
+            continue;
+        };
+        row.p_adjusted = d.welch.map(|_| adjusted.next().expect("one per test"));
+        row.verdict = Some(Verdict::decide(
+            &d,
+            noise_threshold_pct,
+            row.p_adjusted.unwrap_or(1.0),
+        ));
+    }
+    raw.len()
 }
 
 fn names(run: &RunResults) -> Vec<String> {
@@ -309,6 +441,34 @@ fn warnings(base: &Side, test: &Side) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compared_measures_know_which_way_is_better() {
+        let better: Vec<(&str, bool)> = compared_measures()
+            .iter()
+            .map(|m| (m.short, m.higher_is_better))
+            .collect();
+        assert_eq!(
+            better,
+            [
+                ("updates/s", true),
+                ("read ops/s", true),
+                ("write ns/op", false),
+                ("read ns/op", false)
+            ]
+        );
+    }
+
+    #[test]
+    fn percentages_show_the_interval_width() {
+        assert_eq!(percent_decimals(3.8), 1); // ±1.9%
+        assert_eq!(percent_decimals(0.6), 2); // ±0.3%
+        assert_eq!(percent_decimals(0.0188), 3); // ±0.0094%
+        assert_eq!(percent_decimals(1e-9), 3);
+        assert_eq!(percent_decimals(80.0), 1);
+        assert_eq!(percent_decimals(0.0), 1);
+        assert_eq!(percent_decimals(f64::NAN), 1);
+    }
 
     #[test]
     fn keys_match_on_the_rest_of_the_name() {

@@ -1,6 +1,8 @@
 //! `contend compare` and `contend report` end to end, on result files made
-//! by a real short run (and edited copies of it).
+//! by a real short run (and edited copies of it, some with summaries of
+//! known numbers put in, so the verdicts are known in advance).
 
+use contend::stats::{Difference, Summary, Verdict, holm_adjusted};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -84,54 +86,401 @@ fn assert_one_line_error(out: &Output, needle: &str) {
     assert!(err.contains(needle), "{err}");
 }
 
+/// The strategies of the real run.
+const STRATEGIES: [&str; 2] = ["global/always/pad128", "node/always/pad128"];
+
+/// The summary fields `contend compare` compares, in its row order.
+const COMPARED: [&str; 4] = ["write_ops_per_s", "read_ops_per_s", "write_ns", "read_ns"];
+
+/// A summary as run.json holds it, of `n` repeats with this mean and
+/// sample standard deviation (compare reads only n, mean and stddev).
+fn summary(n: usize, mean: f64, sd: f64) -> Value {
+    serde_json::json!({
+        "n": n, "mean": mean, "stddev": sd, "stddev_pct": 100.0 * sd / mean,
+        "ci95_low": mean - sd, "ci95_high": mean + sd,
+        "min": mean - sd, "max": mean + sd
+    })
+}
+
+/// The real run.json with every compared summary of every strategy
+/// replaced by `f(strategy, field)` = (repeats, mean, stddev).
+fn synthetic(f: impl Fn(&str, &str) -> (usize, f64, f64)) -> Value {
+    let mut v = load(&run().json);
+    for st in v["strategies"].as_array_mut().unwrap() {
+        let name = st["name"].as_str().unwrap().to_string();
+        for field in COMPARED {
+            let (n, mean, sd) = f(&name, field);
+            st["summary"][field] = summary(n, mean, sd);
+        }
+    }
+    v
+}
+
+/// A field's base value: throughputs near a million, ns/op near 20.
+fn base_mean(field: &str) -> f64 {
+    if field.ends_with("_ns") { 20.0 } else { 1e6 }
+}
+
+/// One printed row of `contend compare`: its cells (separated by three
+/// spaces or more) under the pair's title.
+#[derive(Debug)]
+struct Row {
+    pair: String,
+    measure: String,
+    base: String,
+    test: String,
+    verdict: String,
+    change: String,
+    p: String,
+}
+
+/// Every row of a text comparison, in order.
+fn rows(text: &str) -> Vec<Row> {
+    let mut out = Vec::new();
+    let mut pair = String::new();
+    for line in text.lines() {
+        if !line.starts_with(' ') && !line.is_empty() && !line.contains(": ") {
+            pair = line.to_string();
+        } else if let Some(body) = line.strip_prefix("  ") {
+            let cells: Vec<&str> = body
+                .split("   ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect();
+            assert_eq!(cells.len(), 6, "{line}");
+            out.push(Row {
+                pair: pair.clone(),
+                measure: cells[0].to_string(),
+                base: cells[1].to_string(),
+                test: cells[2].to_string(),
+                verdict: cells[3].to_string(),
+                change: cells[4].to_string(),
+                p: cells[5].to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// `contend compare ARGS`, which must succeed: its rows and its text.
+fn compare_ok(args: &[&str]) -> (Vec<Row>, String) {
+    let out = contend(&[&["compare"], args].concat());
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    (rows(&text), text)
+}
+
 #[test]
-fn a_file_against_itself_shows_no_measurable_difference() {
+fn a_file_against_itself_is_no_change_and_one_changed_strategy_is_found() {
+    // The real run against itself: t = 0, so p = 1 and no change.
     let r = run();
     let out = contend(&["compare", s(&r.json), s(&r.folder)]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
-    for name in ["global/always/pad128", "node/always/pad128"] {
+    for name in STRATEGIES {
         assert!(text.lines().any(|l| l == name), "{text}");
     }
-    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("  ")).collect();
-    assert_eq!(rows.len(), 8, "{text}"); // 2 strategies x 4 measures
-    for row in rows {
-        assert!(row.contains("test: "), "{row}");
-        assert!(row.contains("no measurable difference"), "{row}");
-        assert!(
-            ["updates/s", "read ops/s", "write ns/op", "read ns/op"]
-                .iter()
-                .any(|m| row.trim_start().starts_with(m)),
-            "{row}"
+    let all = rows(&text);
+    assert_eq!(all.len(), 8, "{text}"); // 2 strategies x 4 measures
+    for row in &all {
+        assert!(row.test.starts_with("test: "), "{row:?}");
+        assert_eq!(row.base.replace("base: ", "test: "), row.test, "{row:?}");
+        assert_eq!(row.verdict, "no change", "{row:?}");
+        // +0.0% in an interval symmetric about it: [-x%, +x%].
+        assert!(row.change.starts_with("+0.0"), "{row:?}");
+        let (lo, hi) = row.change[row.change.find('[').unwrap() + 1..]
+            .trim_end_matches(']')
+            .split_once(", ")
+            .unwrap();
+        assert_eq!(
+            lo.trim_start_matches(['-', '+']),
+            hi.trim_start_matches('+'),
+            "{row:?}"
         );
+        assert_eq!(row.p, "p=1.000", "{row:?}");
     }
+    let measures: Vec<&str> = all.iter().map(|r| r.measure.as_str()).collect();
+    assert_eq!(
+        measures[..4],
+        ["updates/s", "read ops/s", "write ns/op", "read ns/op"]
+    );
+
+    // Against a copy in which only node's updates/s is 20% higher, with
+    // 1% noise over 5 repeats: exactly that row is a change.
+    let dir = tempfile::tempdir().unwrap();
+    let noise = |mean: f64| (5, mean, mean / 100.0);
+    let base = save(
+        dir.path(),
+        "base.json",
+        &synthetic(|_, field| noise(base_mean(field))),
+    );
+    let test = save(
+        dir.path(),
+        "test.json",
+        &synthetic(|name, field| {
+            let bump = name.starts_with("node/") && field == "write_ops_per_s";
+            noise(base_mean(field) * if bump { 1.2 } else { 1.0 })
+        }),
+    );
+    let (all, text) = compare_ok(&[s(&base), s(&test)]);
+    assert_eq!(all.len(), 8, "{text}");
+    for row in &all {
+        if row.pair == STRATEGIES[1] && row.measure == "updates/s" {
+            assert_eq!(row.verdict, "faster", "{row:?}");
+            assert!(row.change.starts_with("+20.0% [+1"), "{row:?}");
+            assert_eq!(row.p, "p<0.001", "{row:?}");
+        } else {
+            assert_eq!(row.verdict, "no change", "{row:?}");
+            assert_eq!(row.p, "p=1.000", "{row:?}");
+        }
+    }
+    // A threshold of 25% takes the change in.
+    let (all, text) = compare_ok(&[s(&base), s(&test), "--noise-threshold", "25"]);
+    assert!(all.iter().all(|r| r.verdict == "no change"), "{text}");
+    assert!(text.contains("within ±25%"), "{text}");
+}
+
+#[test]
+fn a_tiny_significant_difference_is_no_change() {
+    // The example: ten repeats of 1,000,000±100 against
+    // 1,000,200±100 (+0.02%, p about 3e-4) once printed "+0.0% p=0.011"
+    // as a measurable difference.
+    let dir = tempfile::tempdir().unwrap();
+    let side = |scale: f64| {
+        synthetic(move |_, field| {
+            let m = base_mean(field);
+            (10, m * scale, m * 1e-4)
+        })
+    };
+    let base = save(dir.path(), "base.json", &side(1.0));
+    let test = save(dir.path(), "test.json", &side(1.0002));
+    let (all, text) = compare_ok(&[s(&base), s(&test)]);
+    assert!(text.contains("lies beyond ±2%"), "{text}");
+    assert!(text.contains("Holm-adjusted over the 8 tests"), "{text}");
+    assert_eq!(all.len(), 8, "{text}");
+    for row in &all {
+        assert_eq!(row.verdict, "no change", "{row:?}");
+        assert_eq!(row.change, "+0.020% [+0.011%, +0.029%]", "{row:?}");
+        // Significant even after Holm's correction, and still no change.
+        assert_eq!(row.p, "p=0.002", "{row:?}");
+    }
+    // Without a threshold the same difference is a change, in the words
+    // of each measure.
+    let (all, text) = compare_ok(&[s(&base), s(&test), "--noise-threshold", "0"]);
+    let words: Vec<&str> = all.iter().map(|r| r.verdict.as_str()).collect();
+    assert_eq!(
+        words,
+        ["faster", "faster", "higher", "higher"].repeat(2),
+        "{text}"
+    );
+}
+
+#[test]
+fn five_percent_is_a_change_with_the_right_word() {
+    // global's test side is 5% higher on every measure, node's 5% lower;
+    // ten repeats with 0.01% noise.
+    let dir = tempfile::tempdir().unwrap();
+    let base = save(
+        dir.path(),
+        "base.json",
+        &synthetic(|_, field| (10, base_mean(field), base_mean(field) * 1e-4)),
+    );
+    let test = save(
+        dir.path(),
+        "test.json",
+        &synthetic(|name, field| {
+            let m = base_mean(field);
+            let scale = if name.starts_with("global/") {
+                1.05
+            } else {
+                0.95
+            };
+            (10, m * scale, m * 1e-4)
+        }),
+    );
+    let (all, text) = compare_ok(&[s(&base), s(&test)]);
+    let got: Vec<(&str, &str, &str)> = all
+        .iter()
+        .map(|r| (r.measure.as_str(), r.verdict.as_str(), r.p.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("updates/s", "faster", "p<0.001"),
+            ("read ops/s", "faster", "p<0.001"),
+            ("write ns/op", "higher", "p<0.001"),
+            ("read ns/op", "higher", "p<0.001"),
+            ("updates/s", "slower", "p<0.001"),
+            ("read ops/s", "slower", "p<0.001"),
+            ("write ns/op", "lower", "p<0.001"),
+            ("read ns/op", "lower", "p<0.001"),
+        ],
+        "{text}"
+    );
+    assert_eq!(all[0].change, "+5.000% [+4.991%, +5.009%]", "{text}");
+    assert_eq!(all[7].change, "-5.000% [-5.009%, -4.991%]", "{text}");
+}
+
+#[test]
+fn holm_counts_every_test_of_the_invocation() {
+    // global's updates/s: +10% over 3 repeats of 2.5% noise. Alone its p
+    // is about 0.008 and its CI [+4%, +16%] lies beyond ±2%, but it is one
+    // of 8 tests (p × 8 > 0.05) when both strategies are compared, and
+    // one of 4 (p × 4 < 0.05) when global alone is.
+    let dir = tempfile::tempdir().unwrap();
+    let side = |bump: f64| {
+        synthetic(move |name, field| {
+            let m = base_mean(field);
+            if name.starts_with("global/") && field == "write_ops_per_s" {
+                (3, m * bump, 25_000.0)
+            } else {
+                (3, m, m / 100.0)
+            }
+        })
+    };
+    let base = save(dir.path(), "base.json", &side(1.0));
+    let test = save(dir.path(), "test.json", &side(1.1));
+    let p_of = |row: &Row| -> f64 { row.p.strip_prefix("p=").unwrap().parse().unwrap() };
+
+    let (all, text) = compare_ok(&[s(&base), s(&test)]);
+    assert!(text.contains("Holm-adjusted over the 8 tests"), "{text}");
+    let row = &all[0];
+    assert_eq!(
+        (row.pair.as_str(), row.measure.as_str()),
+        (STRATEGIES[0], "updates/s")
+    );
+    assert_eq!(row.verdict, "inconclusive", "{text}");
+    assert!((0.05..0.1).contains(&p_of(row)), "{row:?}");
+    assert!(row.change.starts_with("+10.0% [+"), "{row:?}");
+    assert!(all[1..].iter().all(|r| r.verdict == "no change"), "{text}");
+
+    let (all, text) = compare_ok(&[s(&base), s(&test), "--base", "global", "--test", "global"]);
+    assert!(text.contains("Holm-adjusted over the 4 tests"), "{text}");
+    assert_eq!(all.len(), 4, "{text}");
+    assert_eq!(all[0].verdict, "faster", "{text}");
+    assert!((0.01..0.05).contains(&p_of(&all[0])), "{:?}", all[0]);
+}
+
+#[test]
+fn noise_decides_between_no_change_and_inconclusive() {
+    // Four repeats of 5% noise: +1% is no change (not significant and
+    // within ±2%), +5% is inconclusive (its CI reaches from below -2% to
+    // beyond +2%); one repeat cannot be tested.
+    let dir = tempfile::tempdir().unwrap();
+    let side = |test: bool| {
+        synthetic(move |_, field| {
+            let m = base_mean(field);
+            match (field, test) {
+                ("write_ops_per_s", true) => (4, m * 1.01, m * 0.05),
+                ("read_ops_per_s", true) => (4, m * 1.05, m * 0.05),
+                ("write_ns", _) => (1, m, 0.0),
+                _ => (4, m, m * 0.05),
+            }
+        })
+    };
+    let base = save(dir.path(), "base.json", &side(false));
+    let test = save(dir.path(), "test.json", &side(true));
+    let (all, text) = compare_ok(&[s(&base), s(&test)]);
+    let got: Vec<(&str, &str)> = all[..4]
+        .iter()
+        .map(|r| (r.verdict.as_str(), r.p.as_str()))
+        .collect();
+    assert_eq!(got[0].0, "no change", "{text}");
+    assert_eq!(got[1].0, "inconclusive", "{text}");
+    assert_eq!(got[2], ("inconclusive", "n<2"), "{text}");
+    assert_eq!(got[3], ("no change", "p=1.000"), "{text}");
+    // Welch: 5% ± 2.447 (6 df) × 3.54%.
+    assert_eq!(all[1].change, "+5.0% [-3.7%, +13.7%]", "{text}");
+    assert_eq!(all[2].change, "+0.0%", "{text}");
+    assert!(text.contains("Holm-adjusted over the 6 tests"), "{text}");
+    assert!(
+        text.contains("\nn<2: a side has fewer than 2 repeats"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_noise_thresholds_are_one_line_errors() {
+    let r = run();
+    for bad in ["abc", "-1", "", "inf"] {
+        let out = contend(&["compare", s(&r.json), s(&r.json), "--noise-threshold", bad]);
+        assert_one_line_error(&out, "--noise-threshold");
+    }
+    let out = contend(&["compare", s(&r.json), s(&r.json), "--noise-threshold=-0.5"]);
+    assert_one_line_error(&out, "a percentage of 0 or more");
 }
 
 #[test]
 fn levels_inside_one_file() {
+    // The real run: each row's verdict must be the one the file's own
+    // summaries give (Welch, Holm over these 4 tests, ±2%).
     let r = run();
-    let out = contend(&["compare", s(&r.json), "--base", "global", "--test", "node"]);
-    let text = stdout(&out);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let (all, text) = compare_ok(&[s(&r.json), "--base", "global", "--test", "node"]);
     assert!(
         text.contains("global/always/pad128 vs node/always/pad128"),
         "{text}"
     );
     assert!(text.starts_with("base: global in "), "{text}");
-    let updates = text
-        .lines()
-        .find(|l| l.trim_start().starts_with("updates/s"))
-        .unwrap();
-    // Either a signed change or the seeds' words, and a p-value.
-    assert!(
-        updates.contains("no measurable difference") || updates.contains('%'),
-        "{updates}"
+    let file = load(&r.json);
+    let summary_of = |name: &str, field: &str| -> Summary {
+        let st = file["strategies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|st| st["name"] == name)
+            .unwrap();
+        serde_json::from_value(st["summary"][field].clone()).unwrap()
+    };
+    let differences: Vec<Difference> = COMPARED
+        .iter()
+        .map(|f| Difference::of(&summary_of(STRATEGIES[0], f), &summary_of(STRATEGIES[1], f)))
+        .collect();
+    let raw: Vec<f64> = differences.iter().map(|d| d.welch.unwrap().p).collect();
+    let adjusted = holm_adjusted(&raw);
+    assert_eq!(all.len(), 4, "{text}");
+    for (i, row) in all.iter().enumerate() {
+        let word = match (Verdict::decide(&differences[i], 2.0, adjusted[i]), i < 2) {
+            (Verdict::NoChange, _) => "no change",
+            (Verdict::Inconclusive, _) => "inconclusive",
+            (Verdict::Increase, true) => "faster",
+            (Verdict::Decrease, true) => "slower",
+            (Verdict::Increase, false) => "higher",
+            (Verdict::Decrease, false) => "lower",
+        };
+        assert_eq!(row.verdict, word, "{row:?} {:?}", differences[i]);
+        let p = adjusted[i];
+        let p_text = if p < 0.001 {
+            "p<0.001".to_string()
+        } else {
+            format!("p={p:.3}")
+        };
+        assert_eq!(row.p, p_text, "{row:?}");
+        let change = differences[i].change_pct.unwrap();
+        let printed: f64 = row.change[..row.change.find('%').unwrap()].parse().unwrap();
+        assert!((printed - change).abs() <= 0.05, "{row:?} {change}");
+    }
+
+    // And built so the answer is known: node 15% faster, 10% lower ns/op.
+    let dir = tempfile::tempdir().unwrap();
+    let known = save(
+        dir.path(),
+        "known.json",
+        &synthetic(|name, field| {
+            let m = base_mean(field);
+            let scale = match (name.starts_with("node/"), field.ends_with("_ns")) {
+                (false, _) => 1.0,
+                (true, false) => 1.15,
+                (true, true) => 0.9,
+            };
+            (5, m * scale, m / 100.0)
+        }),
     );
-    assert!(
-        updates.contains("p=") || updates.contains("p<"),
-        "{updates}"
-    );
+    let (all, text) = compare_ok(&[s(&known), "--base", "global", "--test", "node"]);
+    let words: Vec<&str> = all.iter().map(|r| r.verdict.as_str()).collect();
+    assert_eq!(words, ["faster", "faster", "lower", "lower"], "{text}");
+    assert!(all[0].change.starts_with("+15.0% [+1"), "{text}");
+    assert!(all[2].change.starts_with("-10.0% [-1"), "{text}");
 
     let missing = contend(&["compare", s(&r.json), "--base", "global", "--test", "cpu"]);
     assert_one_line_error(&missing, "--test cpu matches no strategy");
@@ -159,14 +508,34 @@ fn markdown_has_a_table() {
         .position(|l| l.starts_with("| configuration | measure | base | test | change | p |"))
         .unwrap_or_else(|| panic!("{text}"));
     assert_eq!(lines[header + 1], "|---|---|---|---|---|---|");
-    assert_eq!(
-        lines[header + 2..]
+    let rows: Vec<&str> = lines[header + 2..]
+        .iter()
+        .take_while(|l| l.starts_with('|'))
+        .copied()
+        .collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    // The change cell: a verdict word, the change and its CI; then p.
+    for row in rows {
+        let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+        assert_eq!(cells.len(), 6, "{row}");
+        assert!(
+            [
+                "faster",
+                "slower",
+                "higher",
+                "lower",
+                "no change",
+                "inconclusive"
+            ]
             .iter()
-            .take_while(|l| l.starts_with('|'))
-            .count(),
-        4,
-        "{text}"
-    );
+            .any(|w| cells[4].starts_with(&format!("{w} ")) && cells[4].contains("%, ")),
+            "{row}"
+        );
+        assert!(cells[5].starts_with("p=") || cells[5] == "p<0.001", "{row}");
+    }
+    assert!(text.contains("- **verdict:** faster/slower"), "{text}");
+    assert!(text.contains("lies beyond ±2%"), "{text}");
+    assert!(text.contains("- **p:** Welch's t-test"), "{text}");
 }
 
 #[test]
@@ -273,7 +642,9 @@ fn clearly_different_runs_report_the_change() {
     for row in rows {
         assert!(row.contains("base: 90569±1.00%"), "{row}");
         assert!(row.contains("test: 104152±1.00%"), "{row}");
-        assert!(row.contains("+15.0%"), "{row}");
+        assert!(row.contains("faster"), "{row}");
+        // Welch: difference 13583 ± 2.79 × 797 (3.9 df), of 90569.
+        assert!(row.contains("+15.0% [+12.5%, +17.5%]"), "{row}");
         assert!(row.contains("p<0.001"), "{row}");
     }
 }

@@ -27,7 +27,7 @@ fn quick_run_writes_exact_verified_results_with_provenance() {
         dir.path(),
         &["--level", "global,cpu", "--publish", "always,ratelimit:1ms"],
     );
-    assert_eq!(v["schema"], 1);
+    assert_eq!(v["schema"], 2);
     assert_eq!(v["partial"], false);
     let strategies = v["strategies"].as_array().unwrap();
     let names: Vec<&str> = strategies
@@ -323,4 +323,120 @@ fn run_options_work_without_the_word_run() {
     let o = contend(&["--levle", "cpu"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--levle"), "{}", stderr(&o));
+}
+
+/// Fraction of updates that published, over every repeat and writer.
+fn publish_fraction(v: &Value) -> f64 {
+    let (mut publishes, mut updates) = (0.0, 0.0);
+    for s in v["strategies"].as_array().unwrap() {
+        for r in s["repeats"].as_array().unwrap() {
+            publishes += r["publishes"].as_f64().unwrap();
+            for u in r["writer_updates"].as_array().unwrap() {
+                updates += u.as_f64().unwrap();
+            }
+        }
+    }
+    publishes / updates
+}
+
+#[test]
+fn threshold_publishes_the_same_fraction_in_short_and_long_repeats() {
+    // With an unbounded load walk, threshold:64 published 1.16% of updates
+    // in 200 ms repeats and 0.54% in 4 s ones.
+    let dir = tempfile::tempdir().unwrap();
+    let run = |duration: &str| {
+        let mut args = vec!["run", "--json", "--out", dir.path().to_str().unwrap()];
+        args.extend([
+            "--level",
+            "global",
+            "--publish",
+            "threshold:64",
+            "--repeats",
+            "1",
+            "--duration",
+            duration,
+        ]);
+        let o = contend(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        publish_fraction(&serde_json::from_slice(&o.stdout).unwrap())
+    };
+    let (short, long) = (run("200ms"), run("4s"));
+    assert!(short > 0.0 && long > 0.0, "{short} {long}");
+    let ratio = long / short;
+    assert!(
+        (0.8..=1.2).contains(&ratio),
+        "publish fraction {short:.5} with 200 ms, {long:.5} with 4 s"
+    );
+}
+
+#[test]
+fn floor_throughput_ns_and_staleness_are_recorded_and_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = quick_run(
+        dir.path(),
+        &["--level", "global", "--publish", "always,threshold:64"],
+    );
+    let floor = v["floor"]["loop_ns"]["mean"].as_f64().unwrap();
+    assert!(floor > 0.0 && floor < 1e6, "floor {floor} ns");
+    assert_eq!(v["config"]["staleness_probes"], true);
+    let writers = v["config"]["writer_cpus"].as_array().unwrap().len() as f64;
+    for s in v["strategies"].as_array().unwrap() {
+        for r in s["repeats"].as_array().unwrap() {
+            // loop ns/op is writers x interval / updates, from the counts.
+            let updates: f64 = r["writer_updates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|u| u.as_f64().unwrap())
+                .sum();
+            let expect = writers * r["interval_s"].as_f64().unwrap() * 1e9 / updates;
+            let got = r["write_loop_ns"].as_f64().unwrap();
+            assert!((got - expect).abs() / expect < 0.05, "{got} vs {expect}");
+            assert!(r["staleness"]["probes"].as_u64().unwrap() > 0, "{r}");
+        }
+    }
+    // The table leads with the throughput figure and names the floor.
+    let mut args = vec!["run", "--out", dir.path().to_str().unwrap()];
+    args.extend(QUICK);
+    args.extend(["--level", "global"]);
+    let o = contend(&args);
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first_title = text
+        .lines()
+        .skip_while(|l| !l.is_empty())
+        .find(|l| !l.is_empty())
+        .unwrap();
+    assert!(
+        first_title.starts_with("writer ns/op from throughput"),
+        "{text}"
+    );
+    assert!(text.contains("harness floor: "), "{text}");
+    assert!(text.contains("write ns/op, sampled"), "{text}");
+}
+
+#[test]
+fn warmup_zero_means_none_with_or_without_a_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    for zero in ["0", "0ms", "0s"] {
+        let out = dir.path().to_str().unwrap();
+        let args = [
+            "run",
+            "--json",
+            "--out",
+            out,
+            "--level",
+            "global",
+            "--duration",
+            "20ms",
+            "--repeats",
+            "1",
+            "--warmup",
+            zero,
+        ];
+        let o = contend(&args);
+        assert!(o.status.success(), "--warmup {zero}: {}", stderr(&o));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["config"]["warmup_s"], 0.0, "--warmup {zero}");
+    }
 }

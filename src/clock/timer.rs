@@ -64,20 +64,33 @@ impl Timer {
         }
     }
 
-    /// Ticks before the timed operation.
+    /// Ticks before the timed operation: `lfence; rdtsc; lfence`, so the
+    /// read waits for earlier instructions and the operation cannot start
+    /// before it (the pattern of Intel's "How to Benchmark Code Execution
+    /// Times", with `lfence` for `cpuid`).
     #[inline(always)]
     pub fn start(self) -> u64 {
         match self {
-            Timer::Tsc { .. } => rdtsc(),
+            Timer::Tsc { .. } => {
+                load_fence();
+                let t = rdtsc();
+                load_fence();
+                t
+            }
             Timer::Monotonic => MonotonicClock.now(),
         }
     }
 
-    /// Ticks after the timed operation (`rdtscp` waits for it to finish).
+    /// Ticks after the timed operation: `rdtscp; lfence` (`rdtscp` waits
+    /// for the operation to finish; the fence keeps later work out).
     #[inline(always)]
     pub fn end(self) -> u64 {
         match self {
-            Timer::Tsc { .. } => rdtscp(),
+            Timer::Tsc { .. } => {
+                let t = rdtscp();
+                load_fence();
+                t
+            }
             Timer::Monotonic => MonotonicClock.now(),
         }
     }
@@ -106,6 +119,21 @@ impl Timer {
             .min()
             .unwrap_or(0)
     }
+}
+
+/// `lfence`: later instructions start only after earlier ones finish.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn load_fence() {
+    // SAFETY: lfence has no preconditions on x86_64 (SSE2 is baseline).
+    unsafe { core::arch::x86_64::_mm_lfence() }
+}
+
+/// Stand-in for `lfence` on other architectures: a compiler fence.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn load_fence() {
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
 }
 
 /// True when this host's `/proc/cpuinfo` says the TSC is invariant (see

@@ -1,7 +1,9 @@
 //! Option groups and value parsers shared by several subcommands.
 
 use crate::clock::ClockKind;
-use crate::counter::{DurationError, Pad, PublishPolicy, ShardLevel, parse_duration};
+use crate::counter::{
+    DurationError, Pad, PublishPolicy, ShardLevel, parse_duration, parse_duration_or_zero,
+};
 use crate::placement::Placement;
 use crate::runner::StrategyChoice;
 use clap::{Args, ValueEnum};
@@ -15,11 +17,7 @@ pub(super) fn duration_arg(s: &str) -> Result<Duration, DurationError> {
 
 /// `--warmup`: like `--duration`, but zero (`0`, `0ms`, `0s`) means none.
 pub(super) fn warmup_arg(s: &str) -> Result<Duration, DurationError> {
-    if s.trim() == "0" {
-        Ok(Duration::ZERO)
-    } else {
-        parse_duration(s)
-    }
+    parse_duration_or_zero(s)
 }
 
 /// A rate above zero that does not parse or is out of range.

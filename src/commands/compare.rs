@@ -1,11 +1,12 @@
 //! `contend compare`: two result files (or two sets of strategies in one)
 //! side by side in the seeds' format, `base: 90569±1.15%   test:
-//! 104152±0.34%   +15.0%`, with Welch's t-test on the repeats deciding
-//! between the change and "no measurable difference".
+//! 104152±0.34%`, with a verdict per row (`faster +15.0% [+13.1%,
+//! +16.9%]`, `no change`, `inconclusive`) from Welch's t-test on the
+//! repeats, Holm-adjusted, and a noise threshold (`--noise-threshold`).
 
 use super::args::PrintArgs;
 use crate::CliError;
-use crate::compare::{Comparison, Side};
+use crate::compare::{Comparison, DEFAULT_NOISE_THRESHOLD_PCT, Side};
 use crate::report::Document;
 use crate::results::{self, ResultFile, RunResults};
 use clap::Args;
@@ -34,13 +35,35 @@ pub struct CompareArgs {
     #[arg(long, value_name = "SELECTOR", requires = "base")]
     pub test: Option<String>,
 
+    /// Noise threshold, in percent of the base mean (default 2): a
+    /// change whose 95% confidence interval lies within ±P% is "no
+    /// change", however small its p-value; a change must lie wholly beyond
+    /// it (and be significant after Holm's correction).
+    #[arg(long, value_name = "P", allow_hyphen_values = true)]
+    pub noise_threshold: Option<String>,
+
     /// How and where to print.
     #[command(flatten)]
     pub print: PrintArgs,
 }
 
+/// `--noise-threshold P`: a finite percentage ≥ 0 (`2`, `0.5`, `1%`).
+fn noise_threshold(arg: Option<&str>) -> Result<f64, CliError> {
+    let Some(text) = arg else {
+        return Ok(DEFAULT_NOISE_THRESHOLD_PCT);
+    };
+    let number = text.trim().strip_suffix('%').unwrap_or(text.trim());
+    match number.parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
+        _ => Err(CliError::usage(format!(
+            "--noise-threshold {text}: expected a percentage of 0 or more, such as 2 or 0.5"
+        ))),
+    }
+}
+
 pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     args.print.check()?;
+    let threshold = noise_threshold(args.noise_threshold.as_deref())?;
     let (base_path, base_run) = load_run(&args.base_file)?;
     let (test_path, test_run) = match &args.test_file {
         Some(path) => load_run(path)?,
@@ -61,7 +84,7 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
         run: &test_run,
         selector: args.test.as_deref(),
     };
-    let comparison = Comparison::new(base, test)?;
+    let comparison = Comparison::new(base, test, threshold)?;
     for w in &comparison.warnings {
         eprintln!("warning: {w}");
     }
@@ -76,5 +99,23 @@ fn load_run(path: &Path) -> Result<(PathBuf, RunResults), CliError> {
             "{} is a sweep or matrix; compare takes run.json files (contend report prints the others)",
             file.display()
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn noise_thresholds() {
+        assert_eq!(noise_threshold(None), Ok(2.0));
+        assert_eq!(noise_threshold(Some("0")), Ok(0.0));
+        assert_eq!(noise_threshold(Some("0.5")), Ok(0.5));
+        assert_eq!(noise_threshold(Some("1%")), Ok(1.0));
+        for bad in ["-1", "abc", "", "inf", "NaN", "%"] {
+            let e = noise_threshold(Some(bad)).unwrap_err();
+            assert_eq!(e.exit_code, 2, "{bad}");
+            assert!(e.message.starts_with("--noise-threshold "), "{e}");
+        }
     }
 }

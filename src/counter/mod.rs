@@ -16,6 +16,7 @@ mod writer;
 
 pub use policy::{
     DurationError, Filter, PolicyError, PublishPolicy, format_duration, parse_duration,
+    parse_duration_or_zero,
 };
 pub use shards::{
     CounterError, CounterLayout, DEFAULT_SHARES, MAX_NUMNODES, NodeIter, Pad, ShardLevel,

@@ -22,6 +22,9 @@ pub enum Filter {
     Threshold(u32),
     /// Publish when `|delta| >= B` (`percpu_counter` style batching).
     Batch(u32),
+    /// Never publish until the final flush: the harness floor, the same
+    /// loop with no shared write.
+    Never,
 }
 
 impl Filter {
@@ -34,6 +37,7 @@ impl Filter {
             Filter::Changed => delta != 0,
             Filter::Threshold(d) => delta.unsigned_abs() > (contrib / i64::from(d)).unsigned_abs(),
             Filter::Batch(b) => delta.unsigned_abs() >= u64::from(b),
+            Filter::Never => false,
         }
     }
 }
@@ -54,10 +58,17 @@ impl PublishPolicy {
         filter: Filter::Always,
     };
 
+    /// No shared write until the final flush: the harness floor.
+    pub const NEVER: PublishPolicy = PublishPolicy {
+        ratelimit: None,
+        filter: Filter::Never,
+    };
+
     /// The syntax `--publish` takes, for help texts.
     pub const HELP: &'static str = "always | threshold:D (publish when |delta| > contrib/D; kernel D=64) | \
         ratelimit:P (at most once per period P per writer, e.g. 1ms, 500us) | \
-        ratelimit:P+threshold:D (the merged kernel code) | batch:B (fold when |pending| >= B)";
+        ratelimit:P+threshold:D (the merged kernel code) | batch:B (fold when |pending| >= B) | \
+        never (no shared write until the final flush: the harness floor)";
 
     /// True when the policy reads the clock on every update.
     pub fn reads_clock(&self) -> bool {
@@ -100,6 +111,7 @@ impl FromStr for PublishPolicy {
             };
             let new_filter = match name {
                 "always" if arg.is_empty() => Filter::Always,
+                "never" if arg.is_empty() => Filter::Never,
                 "threshold" => Filter::Threshold(number("threshold:D")?),
                 "batch" => Filter::Batch(number("batch:B")?),
                 "ratelimit" => {
@@ -113,18 +125,21 @@ impl FromStr for PublishPolicy {
                 }
                 _ => {
                     return Err(err(format!(
-                        "unknown part \"{part}\" (expected always, threshold:D, ratelimit:P, ratelimit:P+threshold:D or batch:B)"
+                        "unknown part \"{part}\" (expected always, threshold:D, ratelimit:P, ratelimit:P+threshold:D, batch:B or never)"
                     )));
                 }
             };
             if filter.replace(new_filter).is_some() {
-                return Err(err("more than one of always/threshold/batch".into()));
+                return Err(err("more than one of always/threshold/batch/never".into()));
             }
         }
         let filter = match (ratelimit, filter) {
             (Some(_), None) => Filter::Changed,
             (Some(_), Some(Filter::Always)) => {
                 return Err(err("always cannot be ratelimited".into()));
+            }
+            (Some(_), Some(Filter::Never)) => {
+                return Err(err("never cannot be ratelimited".into()));
             }
             (_, Some(f)) => f,
             (None, None) => return Err(err("no ratelimit and no filter".into())),
@@ -147,6 +162,7 @@ impl fmt::Display for PublishPolicy {
             Filter::Changed => Ok(()),
             Filter::Threshold(d) => write!(f, "threshold:{d}"),
             Filter::Batch(b) => write!(f, "batch:{b}"),
+            Filter::Never => f.write_str("never"),
         }
     }
 }
@@ -220,6 +236,21 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
         return Err(DurationError::Range(text.to_string()));
     }
     Ok(Duration::from_secs_f64(secs))
+}
+
+/// Like [`parse_duration`], but zero, with or without a unit (`0`, `0ms`,
+/// `0s`), is allowed and means none.
+pub fn parse_duration_or_zero(text: &str) -> Result<Duration, DurationError> {
+    match parse_duration(text) {
+        Err(DurationError::NoUnit(t) | DurationError::Range(t))
+            if t.trim_end_matches(|c: char| c.is_alphabetic())
+                .parse::<f64>()
+                .is_ok_and(|v| v == 0.0) =>
+        {
+            Ok(Duration::ZERO)
+        }
+        other => other,
+    }
 }
 
 /// Writes a duration in the largest unit that keeps it whole (`1ms`,
@@ -298,6 +329,13 @@ mod tests {
     #[test]
     fn durations_round_trip() {
         assert_eq!(parse_duration("1ms").unwrap(), Duration::from_millis(1));
+        for zero in ["0", "0ms", "0s", "0.0us"] {
+            assert_eq!(parse_duration_or_zero(zero), Ok(Duration::ZERO), "{zero}");
+            assert!(parse_duration(zero).is_err(), "{zero}");
+        }
+        assert_eq!(parse_duration_or_zero("5ms"), Ok(Duration::from_millis(5)));
+        assert!(parse_duration_or_zero("5").is_err());
+        assert!(parse_duration_or_zero("0parsecs").is_err());
         assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
         assert_eq!(format_duration(Duration::from_micros(250)), "250us");
         assert_eq!(format_duration(Duration::from_nanos(1500)), "1500ns");

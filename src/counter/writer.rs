@@ -6,8 +6,9 @@ use super::shards::ShardedCounter;
 use crate::clock::Clock;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-/// What one writer published and how stale its slot got, in counts; the
-/// run turns these into rates and times.
+/// What one writer published, in counts; the run turns these into rates.
+/// (How stale the shared value is, is measured by readers: see
+/// `workload::Mirror`.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PublishStats {
     /// Calls to [`Writer::update`].
@@ -15,17 +16,6 @@ pub struct PublishStats {
     /// Atomic adds to the shared slot made by updates (not by the final
     /// flush): how often the shared line was really written.
     pub publishes: u64,
-    /// Sum over publishes of the |delta| readers had not seen from earlier
-    /// updates when it was published (load units; 0 for a publish that
-    /// follows a publish, so always 0 under `always`).
-    pub error_sum: u64,
-    /// Largest such |delta| (load units).
-    pub error_max: u64,
-    /// Sum over publishes of the age of the unpublished delta, in updates
-    /// since the first change that was not yet published.
-    pub age_sum_updates: u64,
-    /// Largest such age, in updates.
-    pub age_max_updates: u64,
     /// |delta| left for the final flush (load units).
     pub flushed: u64,
 }
@@ -35,10 +25,6 @@ impl PublishStats {
     pub fn merge(&mut self, other: &PublishStats) {
         self.updates += other.updates;
         self.publishes += other.publishes;
-        self.error_sum += other.error_sum;
-        self.error_max = self.error_max.max(other.error_max);
-        self.age_sum_updates += other.age_sum_updates;
-        self.age_max_updates = self.age_max_updates.max(other.age_max_updates);
         self.flushed += other.flushed;
     }
 }
@@ -94,7 +80,6 @@ impl<'c, C: Clock> Writer<'c, C> {
     /// so (`update_tg_load_avg`).
     #[inline(always)]
     pub fn update(&mut self, load: i64) {
-        let withheld = self.load - self.contrib;
         self.load = load;
         let n = self.stats.updates;
         self.stats.updates = n + 1;
@@ -111,27 +96,31 @@ impl<'c, C: Clock> Writer<'c, C> {
             self.slot.fetch_add(delta, Ordering::Relaxed);
             self.contrib = load;
             self.last_publish = now;
-            // Staleness: what readers had not seen from earlier updates.
-            // Under `always` nothing is ever withheld, so nothing to do.
-            if let Some(since) = self.pending_since.take() {
-                let (err, age) = (withheld.unsigned_abs(), n - since);
-                let s = &mut self.stats;
-                s.error_sum += err;
-                s.error_max = s.error_max.max(err);
-                s.age_sum_updates += age;
-                s.age_max_updates = s.age_max_updates.max(age);
-            }
+            self.pending_since = None;
         } else {
             self.note_pending(n);
         }
     }
 
+    /// An update that did not publish: the change is pending since the
+    /// first such update, or not at all once the load is back at the
+    /// published value.
     #[inline(always)]
     fn note_pending(&mut self, update: u64) {
         self.held += 1;
-        if self.pending_since.is_none() && self.load != self.contrib {
+        if self.load == self.contrib {
+            self.pending_since = None;
+        } else if self.pending_since.is_none() {
             self.pending_since = Some(update);
         }
+    }
+
+    /// The update number (counted from 0 since creation or the last
+    /// [`Writer::reset_stats`]) of the oldest change readers have not
+    /// seen, or `None` when the published value is the load.
+    #[inline(always)]
+    pub fn pending_since(&self) -> Option<u64> {
+        self.pending_since
     }
 
     /// The writer's current load value.

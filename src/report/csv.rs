@@ -50,6 +50,8 @@ struct RunRow<'a> {
     cross_node_publishes: u64,
     staleness_error_mean_pct: f64,
     staleness_age_mean_ns: f64,
+    write_loop_ns: f64,
+    sampled_vs_throughput_pct: Option<f64>,
     exact: bool,
 }
 
@@ -78,6 +80,8 @@ fn run_csv(run: &RunResults) -> Result<Vec<u8>, csv::Error> {
                 cross_node_publishes: r.cross_node_publishes,
                 staleness_error_mean_pct: r.staleness.error_mean_pct,
                 staleness_age_mean_ns: r.staleness.age_mean_ns,
+                write_loop_ns: r.write_loop_ns,
+                sampled_vs_throughput_pct: r.sampled_vs_throughput_pct,
                 exact: r.exact,
             })?;
         }
@@ -110,6 +114,7 @@ struct SweepRow<'a> {
     publishes_per_s_mean: Option<f64>,
     staleness_error_mean_pct: Option<f64>,
     staleness_age_mean_ns: Option<f64>,
+    write_loop_ns_mean: Option<f64>,
     exact: bool,
 }
 
@@ -140,6 +145,7 @@ fn sweep_csv(sweep: &SweepResults) -> Result<Vec<u8>, csv::Error> {
                 publishes_per_s_mean: sum.map(|x| x.publishes_per_s.mean),
                 staleness_error_mean_pct: sum.map(|x| x.error_mean_pct.mean),
                 staleness_age_mean_ns: sum.map(|x| x.age_mean_ns.mean),
+                write_loop_ns_mean: sum.and_then(|x| x.write_loop_ns.map(|v| v.mean)),
                 exact: s.exact,
             })?;
         }

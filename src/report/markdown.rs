@@ -3,12 +3,11 @@
 //! per measure (levels as columns, policies as rows, `mean±stddev%` and the
 //! change against the first level), the exactness line and the notes.
 
-use super::measures::{RowLabels, fmt_summary, shown, unique};
+use super::measures::{RowLabels, measure_cell, run_findings, shown, shown_measures, unique};
 use super::{Document, Export, ExportError, Rendered};
 use crate::compare::Comparison;
 use crate::provenance::Provenance;
-use crate::results::{MEASURES, Measure, RunConfig, RunResults, StrategyResult, SweepResults};
-use crate::stats::SIGNIFICANCE_LEVEL;
+use crate::results::{Measure, RunConfig, RunResults, StrategyResult, SweepResults};
 use crate::topology::CpuList;
 use std::fmt::Write;
 
@@ -45,7 +44,8 @@ pub fn run_markdown(run: &RunResults) -> String {
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(&run.config));
     let labels = RowLabels::new(run.strategies.iter());
     let levels = unique(run.strategies.iter().map(level_of));
-    for m in &MEASURES {
+    let resolution_ns = 2.0 * run.config.timer_overhead_ns;
+    for m in shown_measures(run.strategies.iter()) {
         let _ = writeln!(out, "\n### {}\n", m.title);
         let mut header = vec!["policy".to_string()];
         header.extend(levels.iter().cloned());
@@ -53,9 +53,13 @@ pub fn run_markdown(run: &RunResults) -> String {
             .into_iter()
             .map(|row| {
                 let mut line = vec![row.clone()];
-                line.extend(level_cells(&run.strategies, &levels, m, |s| {
-                    labels.label(s) == row
-                }));
+                line.extend(level_cells(
+                    &run.strategies,
+                    &levels,
+                    m,
+                    resolution_ns,
+                    |s| labels.label(s) == row,
+                ));
                 line
             })
             .collect();
@@ -63,6 +67,9 @@ pub fn run_markdown(run: &RunResults) -> String {
     }
     out.push('\n');
     exactness(&mut out, run.strategies.iter());
+    for line in run_findings(run) {
+        let _ = writeln!(out, "\n{}", escape(&line));
+    }
     notes(&mut out, run.notes.iter().map(String::as_str));
     out
 }
@@ -102,7 +109,8 @@ pub fn sweep_markdown(sweep: &SweepResults) -> String {
     let all = || sweep.points.iter().flat_map(|p| &p.results.strategies);
     let labels = RowLabels::new(all());
     let levels = unique(all().map(level_of));
-    for m in &MEASURES {
+    let resolution_ns = 2.0 * first.results.config.timer_overhead_ns;
+    for m in shown_measures(all()) {
         let _ = writeln!(out, "\n### {}\n", m.title);
         let mut header = vec![
             "threads".to_string(),
@@ -115,7 +123,7 @@ pub fn sweep_markdown(sweep: &SweepResults) -> String {
             let strategies = &p.results.strategies;
             for row in unique(strategies.iter().map(|s| labels.label(s))) {
                 let mut line = vec![p.threads.to_string(), escape(&p.affinity), row.clone()];
-                line.extend(level_cells(strategies, &levels, m, |s| {
+                line.extend(level_cells(strategies, &levels, m, resolution_ns, |s| {
                     labels.label(s) == row
                 }));
                 rows.push(line);
@@ -227,6 +235,7 @@ fn level_cells(
     strategies: &[StrategyResult],
     levels: &[String],
     m: &Measure,
+    resolution_ns: f64,
     in_row: impl Fn(&StrategyResult) -> bool,
 ) -> Vec<String> {
     let value = |level: &str| {
@@ -240,14 +249,12 @@ fn level_cells(
     levels
         .iter()
         .enumerate()
-        .map(|(i, level)| match (value(level), base) {
-            (Some(v), Some(b)) if i > 0 && b.mean != 0.0 => format!(
-                "{} ({:+.1}%)",
-                fmt_summary(&v, m.decimals),
-                100.0 * (v.mean - b.mean) / b.mean
-            ),
-            (Some(v), _) => fmt_summary(&v, m.decimals),
-            (None, _) => "-".to_string(),
+        .map(|(i, level)| {
+            let c = measure_cell(m, value(level), base.filter(|_| i > 0), resolution_ns);
+            match c.change_pct {
+                Some(pct) => format!("{} ({pct:+.1}%)", c.value),
+                None => c.value,
+            }
         })
         .collect()
 }
@@ -283,16 +290,15 @@ fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) {
     }
 }
 
-/// The comparison as Markdown: the two sources, then one table with a
-/// row per pair and measure.
+/// The comparison as Markdown: the two sources and the verdict rule, then
+/// one table with a row per pair and measure (its change cell holds the
+/// verdict, the change and its 95% CI; its p the Holm-adjusted p).
 pub fn compare_markdown(c: &Comparison) -> String {
     let mut out = String::from("## contend compare\n\n");
     let _ = writeln!(out, "- **base:** {}", c.base.describe(true));
     let _ = writeln!(out, "- **test:** {}", c.test.describe(true));
-    let _ = writeln!(
-        out,
-        "- **verdict:** Welch's t-test on the repeats; p < {SIGNIFICANCE_LEVEL} is a measurable difference"
-    );
+    let _ = writeln!(out, "- **verdict:** {}", c.rule());
+    let _ = writeln!(out, "- **p:** {}", c.p_note());
     for w in &c.warnings {
         let _ = writeln!(out, "\n> **warning:** {w}");
     }
@@ -306,13 +312,15 @@ pub fn compare_markdown(c: &Comparison) -> String {
         .iter()
         .flat_map(|p| {
             let title = p.title();
-            p.rows().into_iter().map(move |r| {
+            p.rows.iter().map(move |r| {
                 vec![
                     title.clone(),
                     r.measure.short.to_string(),
                     shown(r.base, r.measure.decimals),
                     shown(r.test, r.measure.decimals),
-                    r.verdict(),
+                    format!("{} {}", r.verdict(), r.change_text())
+                        .trim_end()
+                        .to_string(),
                     r.p_text(),
                 ]
             })

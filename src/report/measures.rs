@@ -3,7 +3,7 @@
 //! `mean±stddev%` cell. The measures themselves are
 //! [`crate::results::MEASURES`].
 
-use crate::results::StrategyResult;
+use crate::results::{MEASURES, Measure, RunResults, StrategyResult, THROUGHPUT_NS};
 use crate::stats::Summary;
 use std::fmt::Write;
 
@@ -61,4 +61,134 @@ pub fn fmt_summary(s: &Summary, decimals: usize) -> String {
 /// A measure's `mean±stddev%` cell, or `-` when it was not recorded.
 pub fn shown(value: Option<Summary>, decimals: usize) -> String {
     value.map_or("-".to_string(), |v| fmt_summary(&v, decimals))
+}
+
+/// The measures tables show for these strategies, in order: ns/op from
+/// throughput first, then [`MEASURES`]; a measure no strategy recorded
+/// (reader ns/op without readers, sampled ns with sampling off) is left
+/// out.
+pub fn shown_measures<'a>(
+    strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
+) -> Vec<&'static Measure> {
+    THROUGHPUT_NS
+        .iter()
+        .chain(MEASURES.iter())
+        .filter(|m| {
+            strategies
+                .clone()
+                .filter_map(|s| s.summary.as_ref())
+                .any(|s| (m.get)(s).is_some())
+        })
+        .collect()
+}
+
+/// One table cell: the value as `mean±stddev%` (or why there is none) and
+/// its change against the row's first level.
+pub struct Cell {
+    /// `mean±stddev%`, `-` when not recorded, or below timer resolution.
+    pub value: String,
+    /// % change of the mean against `base`; `None` in the first column,
+    /// with no base, or below resolution.
+    pub change_pct: Option<f64>,
+}
+
+/// The cell of measure `m` whose value is `value`, against `base` (the
+/// row's first level; `None` for the first column itself). A sampled
+/// value under `resolution_ns` (twice the timer's overhead) prints as
+/// below timer resolution, without a change.
+pub fn measure_cell(
+    m: &Measure,
+    value: Option<Summary>,
+    base: Option<Summary>,
+    resolution_ns: f64,
+) -> Cell {
+    match value {
+        None => Cell {
+            value: "-".to_string(),
+            change_pct: None,
+        },
+        Some(v) if m.sampled && v.mean < resolution_ns => Cell {
+            value: format!("<{resolution_ns:.1} (below timer resolution)"),
+            change_pct: None,
+        },
+        Some(v) => Cell {
+            value: fmt_summary(&v, m.decimals),
+            change_pct: base
+                .filter(|b| b.mean != 0.0)
+                .map(|b| 100.0 * (v.mean - b.mean) / b.mean),
+        },
+    }
+}
+
+/// Largest gap, in %, between a writer loop's sampled figures and its
+/// throughput-derived time before the tables say they disagree.
+pub const DISAGREEMENT_PCT: f64 = 25.0;
+
+/// The lines under a run's tables that say what its numbers rest on: the
+/// harness floor, where sampled and throughput figures disagree, and how
+/// staleness was measured.
+pub fn run_findings(run: &RunResults) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(f) = &run.floor {
+        lines.push(format!(
+            "harness floor: {:.1} ns/op ±{:.1}% (the same writer loop on CPU {} alone, no shared write; a strategy's loop ns/op less this is what the counter costs)",
+            f.loop_ns.mean, f.loop_ns.stddev_pct, f.cpu
+        ));
+    }
+    // Samples below the timer's resolution say nothing either way.
+    let resolution_ns = 2.0 * run.config.timer_overhead_ns;
+    let disagree: Vec<String> = run
+        .strategies
+        .iter()
+        .filter_map(|s| {
+            let summary = s.summary.as_ref()?;
+            let pct = summary.sampled_vs_throughput_pct?.mean;
+            let resolved = summary.write_ns?.mean >= resolution_ns;
+            (resolved && pct.abs() > DISAGREEMENT_PCT).then(|| format!("{} {pct:+.0}%", s.name))
+        })
+        .collect();
+    if !disagree.is_empty() {
+        lines.push(format!(
+            "sampled vs throughput: the timed operations disagree with loop ns/op by more than {DISAGREEMENT_PCT}% for {} (timing a contended operation perturbs it; trust loop ns/op)",
+            disagree.join(", ")
+        ));
+    }
+    if run.config.staleness_probes {
+        lines.push(
+            "staleness: probed at sampled operations, |published sum - true sum| as a reader sees it; writers mirror their load into their own line after every update while probing (its cost is in loop ns/op and the floor; --sample-every 0 turns both off)".to_string(),
+        );
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(mean: f64) -> Summary {
+        Summary::of(&[mean, mean]).unwrap()
+    }
+
+    #[test]
+    fn sampled_values_under_the_resolution_are_not_numbers() {
+        let write_sampled = MEASURES.iter().find(|m| m.short == "write ns/op").unwrap();
+        let loop_ns = &THROUGHPUT_NS[0];
+        // 0.4 ns sampled with a 19.6 ns overhead: below resolution (39.2).
+        let c = measure_cell(write_sampled, Some(summary(0.4)), Some(summary(0.5)), 39.2);
+        assert_eq!(c.value, "<39.2 (below timer resolution)");
+        assert_eq!(c.change_pct, None);
+        // The same value from throughput is a number.
+        let c = measure_cell(loop_ns, Some(summary(0.4)), Some(summary(0.5)), 39.2);
+        assert_eq!(c.value, "0.4±0.00%");
+        assert!((c.change_pct.unwrap() + 20.0).abs() < 1e-9);
+        // At or above the resolution a sampled value is shown, changes too.
+        let c = measure_cell(
+            write_sampled,
+            Some(summary(60.0)),
+            Some(summary(40.0)),
+            39.2,
+        );
+        assert_eq!((c.value.as_str(), c.change_pct), ("60.0±0.00%", Some(50.0)));
+        assert_eq!(measure_cell(loop_ns, None, None, 1.0).value, "-");
+    }
 }

@@ -259,7 +259,7 @@ mod tests {
         let file = dir.path().join("x.json");
         for (text, needle) in [
             ("{\"strategies\": []}", "schema missing"),
-            ("{\"schema\": 2, \"points\": []}", "schema 2"),
+            ("{\"schema\": 3, \"points\": []}", "schema 3"),
             ("{\"schema\": 9, \"pairs\": []}", "schema 9"),
             ("[1", "not a JSON result file"),
             ("{\"schema\": 1}", "not run.json, sweep.json or matrix.json"),

@@ -16,7 +16,34 @@ pub struct Measure {
     /// The measure in a strategy's summary (`None` when not recorded, e.g.
     /// latency with sampling off).
     pub get: fn(&StrategySummary) -> Option<Summary>,
+    /// True for ns from sampled (timed) operations: a value under twice
+    /// the timer's overhead is below its resolution.
+    pub sampled: bool,
+    /// True when more is better (a rate); false when less is (a time, a
+    /// staleness). The title says the same in words.
+    pub higher_is_better: bool,
 }
+
+/// ns/op from throughput, which tables lead with: exact, unlike sampled
+/// latencies, because it counts every operation over a known interval.
+pub const THROUGHPUT_NS: [Measure; 2] = [
+    Measure {
+        title: "writer ns/op from throughput: writers x interval / updates, an update and its read side (lower is better)",
+        short: "loop ns/op",
+        decimals: 1,
+        get: |s| s.write_loop_ns,
+        sampled: false,
+        higher_is_better: false,
+    },
+    Measure {
+        title: "reader ns/op from throughput: readers x interval / reads (lower is better)",
+        short: "reader ns/op",
+        decimals: 1,
+        get: |s| s.reader_read_ns,
+        sampled: false,
+        higher_is_better: false,
+    },
+];
 
 /// The measures, in the order the text table prints them; the first four
 /// are the throughput and latency of each side, which `contend compare`
@@ -27,35 +54,47 @@ pub const MEASURES: [Measure; 6] = [
         short: "updates/s",
         decimals: 0,
         get: |s| Some(s.write_ops_per_s),
+        sampled: false,
+        higher_is_better: true,
     },
     Measure {
         title: "read side: sum + calc_group_shares per second, all threads (higher is better)",
         short: "read ops/s",
         decimals: 0,
         get: |s| Some(s.read_ops_per_s),
+        sampled: false,
+        higher_is_better: true,
     },
     Measure {
-        title: "write ns/op: mean of sampled updates (lower is better)",
+        title: "write ns/op, sampled: mean of timed updates (lower is better)",
         short: "write ns/op",
         decimals: 1,
         get: |s| s.write_ns,
+        sampled: true,
+        higher_is_better: false,
     },
     Measure {
-        title: "read ns/op: mean of sampled reads (lower is better)",
+        title: "read ns/op, sampled: mean of timed read sides (lower is better)",
         short: "read ns/op",
         decimals: 1,
         get: |s| s.read_ns,
+        sampled: true,
+        higher_is_better: false,
     },
     Measure {
         title: "publishes/s: atomic adds to shared slots (the line really written)",
         short: "publishes/s",
         decimals: 0,
         get: |s| Some(s.publishes_per_s),
+        sampled: false,
+        higher_is_better: false,
     },
     Measure {
-        title: "staleness: mean unpublished delta at publish, % of total",
+        title: "staleness: mean |published sum - true sum| a reader saw, % of the true total (sampled probes)",
         short: "staleness %",
         decimals: 4,
         get: |s| Some(s.error_mean_pct),
+        sampled: false,
+        higher_is_better: false,
     },
 ];

@@ -10,7 +10,7 @@ pub use files::{
     RESULT_FILES, ReadError, ResultFile, WriteError, create_dir, new_results_dir, read, read_all,
     write_atomic,
 };
-pub use measures::{MEASURES, Measure};
+pub use measures::{MEASURES, Measure, THROUGHPUT_NS};
 
 use crate::clock::{ClockKind, TimerKind};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel, SlotInfo};
@@ -21,8 +21,10 @@ use crate::topology::Topology;
 use crate::workload::Role;
 use serde::{Deserialize, Serialize};
 
-/// Version of the run.json layout; bumped on incompatible changes.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the run.json layout; bumped on incompatible changes. 2:
+/// staleness as readers see it, a bounded load table, the harness floor
+/// and throughput-derived ns/op (schema 1 files still read).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One counter strategy: shard level × publish policy × padding (× clock,
 /// for ratelimited policies).
@@ -77,6 +79,10 @@ pub struct RunConfig {
     pub timer: TimerKind,
     /// Timer overhead subtracted from each sample, ns.
     pub timer_overhead_ns: f64,
+    /// True when staleness was probed (it is whenever operations are
+    /// sampled: writers then mirror their state after every update).
+    #[serde(default)]
+    pub staleness_probes: bool,
     /// Strict or best-effort placement.
     pub placement: Placement,
     /// Threads may share CPUs.
@@ -104,22 +110,27 @@ pub struct ThreadPlacement {
     pub slot_node: Option<u32>,
 }
 
-/// How stale the shared value got: what each publish carried and how long
-/// it had waited.
+/// How stale the shared sum was as readers saw it: at sampled operations
+/// (while sampling is on), |published sum − true sum of every writer's
+/// load|, and the age of the oldest change not yet published (see
+/// `workload::Mirror`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Staleness {
-    /// Mean unpublished |delta| at a publish, load units.
+    /// Probes taken (0: staleness was not measured, sampling off).
+    #[serde(default)]
+    pub probes: u64,
+    /// Mean |published − true|, load units.
     pub error_mean: f64,
-    /// Largest unpublished |delta| at a publish, load units.
+    /// Largest |published − true|, load units.
     pub error_max: f64,
-    /// `error_mean` as % of the exact final total.
+    /// Mean of |published − true| as % of the true total at each probe.
     pub error_mean_pct: f64,
-    /// `error_max` as % of the exact final total.
+    /// Largest such percentage.
     pub error_max_pct: f64,
-    /// Mean age of a published delta, ns (updates waited × the writer's
-    /// mean time per update).
+    /// Mean age of the oldest unpublished change at a probe, ns (its
+    /// writer's updates since then × the writers' mean time per update).
     pub age_mean_ns: f64,
-    /// Largest age, ns.
+    /// Largest such age, ns.
     pub age_max_ns: f64,
 }
 
@@ -154,8 +165,27 @@ pub struct RepeatResult {
     pub publishes_per_s: f64,
     /// Publishes by a writer whose slot is on another node than its CPU.
     pub cross_node_publishes: u64,
-    /// How stale the shared value got.
+    /// How stale the shared value got, as readers saw it.
     pub staleness: Staleness,
+    /// ns per writer loop iteration from throughput: writers × interval ÷
+    /// updates (an update plus its share of the read side). Exact, unlike
+    /// the sampled latencies.
+    #[serde(default)]
+    pub write_loop_ns: f64,
+    /// ns per read of reader threads from throughput: readers × interval
+    /// ÷ reads (`None` without reader threads).
+    #[serde(default)]
+    pub reader_read_ns: Option<f64>,
+    /// How far the sampled figures of a writer loop (sampled update mean +
+    /// sampled read mean × reads per update) are from `write_loop_ns`, as %
+    /// of it; `None` without samples.
+    #[serde(default)]
+    pub sampled_vs_throughput_pct: Option<f64>,
+    /// CPUs of threads that never saw the measured interval start (their
+    /// first batch outlasted warm-up and interval), left out of every rate
+    /// and sample here; their loads still count for exactness.
+    #[serde(default)]
+    pub outside_window: Vec<u32>,
     /// What the counter read after every writer flushed.
     pub final_sum: i64,
     /// The sum of the writers' final loads.
@@ -181,10 +211,19 @@ pub struct StrategySummary {
     pub read_p50_ns: Option<Summary>,
     /// Publishes per second.
     pub publishes_per_s: Summary,
-    /// Mean staleness error, % of total.
+    /// Mean staleness error as readers saw it, % of the true total.
     pub error_mean_pct: Summary,
-    /// Mean staleness age, ns.
+    /// Mean age of the oldest unpublished change, ns.
     pub age_mean_ns: Summary,
+    /// ns per writer loop iteration from throughput.
+    #[serde(default)]
+    pub write_loop_ns: Option<Summary>,
+    /// ns per reader-thread read from throughput.
+    #[serde(default)]
+    pub reader_read_ns: Option<Summary>,
+    /// Sampled vs throughput-derived writer loop time, %.
+    #[serde(default)]
+    pub sampled_vs_throughput_pct: Option<Summary>,
 }
 
 /// Everything measured for one strategy.
@@ -221,10 +260,27 @@ pub struct RunResults {
     pub provenance: Provenance,
     /// The host layout used.
     pub topology: Topology,
+    /// What the harness loop costs with no shared write (`None` in schema
+    /// 1 files, and for a run with no writer).
+    #[serde(default)]
+    pub floor: Option<HarnessFloor>,
     /// Per strategy, in the order run.
     pub strategies: Vec<StrategyResult>,
     /// Fallbacks and warnings printed during the run.
     pub notes: Vec<String>,
+}
+
+/// The harness floor: the same writer loop (load table, read side every
+/// K updates, sampling and staleness mirroring as configured) on one
+/// thread, with no shared write (policy `never`) and the read side on a
+/// slot nobody else touches. What a strategy costs beyond the harness is
+/// its ns/op less this.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HarnessFloor {
+    /// The CPU it ran on (the first writer's).
+    pub cpu: u32,
+    /// ns per loop iteration from throughput, over the floor's runs.
+    pub loop_ns: Summary,
 }
 
 /// A strategy whose final sum was not the exact total of the writers'

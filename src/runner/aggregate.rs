@@ -4,12 +4,17 @@
 use crate::counter::PublishStats;
 use crate::results::{RepeatResult, Staleness, StrategySummary};
 use crate::stats::{LatencySummary, Summary};
-use crate::workload::{Role, ThreadReport, new_histogram};
+use crate::workload::{Role, StalenessSamples, ThreadReport, new_histogram};
 
 /// Turns one repeat's thread reports into its numbers. `slot_nodes[i]`
 /// is the slot node of writer `i` and `cpu_nodes[i]` the node of its CPU
 /// (publishes across them count as cross-node). `final_sum` is what the
 /// counter read after every writer flushed.
+///
+/// A thread that never saw the measured interval start is left out of
+/// every rate, sample and count (its CPU is listed in `outside_window`,
+/// its per-thread counts are 0); its final load still counts towards the
+/// exact total.
 pub fn repeat_result(
     repeat: usize,
     reports: &[ThreadReport],
@@ -18,67 +23,77 @@ pub fn repeat_result(
     final_sum: i64,
     ns_per_tick: f64,
 ) -> RepeatResult {
+    let measured = |r: &&ThreadReport| r.interval_s.is_some();
     let writers: Vec<&ThreadReport> = reports.iter().filter(|r| r.role == Role::Writer).collect();
     let readers: Vec<&ThreadReport> = reports.iter().filter(|r| r.role == Role::Reader).collect();
-    let interval_s = mean(reports.iter().map(|r| r.interval_s));
-    let rate = |count: u64, r: &ThreadReport| {
-        if r.interval_s > 0.0 {
-            count as f64 / r.interval_s
-        } else {
-            0.0
-        }
+    let intervals: Vec<f64> = reports.iter().filter_map(|r| r.interval_s).collect();
+    let interval_s = mean(&intervals);
+    let rate = |count: u64, r: &ThreadReport| match r.interval_s {
+        Some(s) if s > 0.0 => count as f64 / s,
+        _ => 0.0,
     };
-    let writer_rates: Vec<f64> = writers.iter().map(|r| rate(r.updates, r)).collect();
+    let in_window: Vec<&ThreadReport> = writers.iter().copied().filter(measured).collect();
+    let writer_rates: Vec<f64> = in_window.iter().map(|r| rate(r.updates, r)).collect();
     let write_ops_per_s = writer_rates.iter().sum();
     let read_ops_per_s = reports.iter().map(|r| rate(r.reads, r)).sum();
 
     let mut write_hist = new_histogram();
+    let mut writer_read_hist = new_histogram();
     let mut read_hist = new_histogram();
     let mut stats = PublishStats::default();
+    let mut staleness = StalenessSamples::default();
     let mut cross_node_publishes = 0;
-    let mut age_sum_ns = 0.0;
-    let mut age_max_ns: f64 = 0.0;
     for (i, w) in writers.iter().enumerate() {
+        if w.interval_s.is_none() {
+            continue;
+        }
         // Histograms share bounds, so adding cannot fail.
         let _ = write_hist.add(&w.write_hist);
+        let _ = writer_read_hist.add(&w.read_hist);
         stats.merge(&w.stats);
         if cpu_nodes.get(i) != slot_nodes.get(i) {
             cross_node_publishes += w.stats.publishes;
         }
-        let ns_per_update = if w.updates > 0 {
-            w.interval_s * 1e9 / w.updates as f64
-        } else {
-            0.0
-        };
-        age_sum_ns += w.stats.age_sum_updates as f64 * ns_per_update;
-        age_max_ns = age_max_ns.max(w.stats.age_max_updates as f64 * ns_per_update);
     }
-    for r in reports {
+    for r in reports.iter().filter(measured) {
         let _ = read_hist.add(&r.read_hist);
+        staleness.merge(&r.staleness);
     }
-    let expected_sum: i64 = writers.iter().map(|w| w.final_load).sum();
-    let total = expected_sum.unsigned_abs().max(1) as f64;
-    let publishes = stats.publishes;
-    let error_mean = if publishes > 0 {
-        stats.error_sum as f64 / publishes as f64
-    } else {
-        0.0
+    let busy = |threads: &[&ThreadReport], ops: fn(&ThreadReport) -> u64| {
+        let (seconds, count) = threads
+            .iter()
+            .filter_map(|r| Some((r.interval_s?, ops(r))))
+            .fold((0.0, 0u64), |(s, n), (t, c)| (s + t, n + c));
+        (count > 0).then(|| seconds * 1e9 / count as f64)
     };
+    let write_loop_ns = busy(&writers, |r| r.updates).unwrap_or(0.0);
+    let reader_read_ns = (!readers.is_empty())
+        .then(|| busy(&readers, |r| r.reads))
+        .flatten();
+    let write_latency = LatencySummary::of(&write_hist, ns_per_tick);
+    let writer_reads: u64 = in_window.iter().map(|r| r.reads).sum();
+    let sampled_vs_throughput_pct = write_latency.filter(|_| write_loop_ns > 0.0).map(|w| {
+        let reads_per_update = writer_reads as f64 / stats.updates.max(1) as f64;
+        let read_ns = LatencySummary::of(&writer_read_hist, ns_per_tick).map_or(0.0, |l| l.mean_ns);
+        let sampled = w.mean_ns + read_ns * reads_per_update;
+        100.0 * (sampled - write_loop_ns) / write_loop_ns
+    });
+    let expected_sum: i64 = writers.iter().map(|w| w.final_load).sum();
+    let probes = staleness.probes as f64;
+    let per_probe = |sum: f64| if probes > 0.0 { sum / probes } else { 0.0 };
+    let publishes = stats.publishes;
+    let counted = |r: &&ThreadReport, n: u64| if r.interval_s.is_some() { n } else { 0 };
     RepeatResult {
         repeat,
         interval_s,
-        writer_updates: writers.iter().map(|r| r.updates).collect(),
-        writer_reads: writers.iter().map(|r| r.reads).collect(),
-        reader_reads: readers.iter().map(|r| r.reads).collect(),
+        writer_updates: writers.iter().map(|r| counted(r, r.updates)).collect(),
+        writer_reads: writers.iter().map(|r| counted(r, r.reads)).collect(),
+        reader_reads: readers.iter().map(|r| counted(r, r.reads)).collect(),
         write_ops_per_s,
         read_ops_per_s,
-        write_ops_per_s_thread_min: writer_rates
-            .iter()
-            .copied()
-            .fold(f64::INFINITY, f64::min)
-            .min(write_ops_per_s),
+        write_ops_per_s_thread_min: writer_rates.iter().copied().reduce(f64::min).unwrap_or(0.0),
         write_ops_per_s_thread_max: writer_rates.iter().copied().fold(0.0, f64::max),
-        write_latency: LatencySummary::of(&write_hist, ns_per_tick),
+        write_latency,
         read_latency: LatencySummary::of(&read_hist, ns_per_tick),
         publishes,
         publishes_per_s: if interval_s > 0.0 {
@@ -88,36 +103,48 @@ pub fn repeat_result(
         },
         cross_node_publishes,
         staleness: Staleness {
-            error_mean,
-            error_max: stats.error_max as f64,
-            error_mean_pct: 100.0 * error_mean / total,
-            error_max_pct: 100.0 * stats.error_max as f64 / total,
-            age_mean_ns: if publishes > 0 {
-                age_sum_ns / publishes as f64
-            } else {
-                0.0
-            },
-            age_max_ns,
+            probes: staleness.probes,
+            error_mean: per_probe(staleness.error_sum),
+            error_max: staleness.error_max,
+            error_mean_pct: per_probe(staleness.error_pct_sum),
+            error_max_pct: staleness.error_pct_max,
+            age_mean_ns: per_probe(staleness.age_sum_updates) * write_loop_ns,
+            age_max_ns: staleness.age_max_updates as f64 * write_loop_ns,
         },
+        write_loop_ns,
+        reader_read_ns,
+        sampled_vs_throughput_pct,
+        outside_window: reports
+            .iter()
+            .filter(|r| r.interval_s.is_none())
+            .map(|r| r.pin.requested_cpu)
+            .collect(),
         final_sum,
         expected_sum,
         exact: final_sum == expected_sum,
     }
 }
 
-fn mean(values: impl Iterator<Item = f64>) -> f64 {
-    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
-    if n == 0 { 0.0 } else { sum / n as f64 }
+/// The arithmetic mean; 0 for no values.
+fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        0.0
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
 }
 
 /// Summarises a strategy's repeats; `None` when there are none.
 pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
     let of =
         |f: &dyn Fn(&RepeatResult) -> f64| Summary::of(&repeats.iter().map(f).collect::<Vec<_>>());
+    let of_some = |f: &dyn Fn(&RepeatResult) -> Option<f64>| {
+        let values: Option<Vec<f64>> = repeats.iter().map(f).collect();
+        values.and_then(|v| Summary::of(&v))
+    };
     let of_latency = |f: &dyn Fn(&LatencySummary) -> f64,
                       side: &dyn Fn(&RepeatResult) -> Option<LatencySummary>| {
-        let values: Option<Vec<f64>> = repeats.iter().map(|r| side(r).map(|l| f(&l))).collect();
-        values.and_then(|v| Summary::of(&v))
+        of_some(&|r| side(r).map(|l| f(&l)))
     };
     Some(StrategySummary {
         write_ops_per_s: of(&|r| r.write_ops_per_s)?,
@@ -129,6 +156,9 @@ pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
         publishes_per_s: of(&|r| r.publishes_per_s)?,
         error_mean_pct: of(&|r| r.staleness.error_mean_pct)?,
         age_mean_ns: of(&|r| r.staleness.age_mean_ns)?,
+        write_loop_ns: of_some(&|r| (r.write_loop_ns > 0.0).then_some(r.write_loop_ns)),
+        reader_read_ns: of_some(&|r| r.reader_read_ns),
+        sampled_vs_throughput_pct: of_some(&|r| r.sampled_vs_throughput_pct),
     })
 }
 
@@ -136,49 +166,66 @@ pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
 mod tests {
     use super::*;
     use crate::placement::PinnedThread;
+    use crate::workload::Probe;
 
     fn report(
         role: Role,
+        cpu: u32,
         updates: u64,
         reads: u64,
         publishes: u64,
         final_load: i64,
     ) -> ThreadReport {
         let mut write_hist = new_histogram();
-        write_hist.record(100).unwrap();
+        let mut read_hist = new_histogram();
+        if role == Role::Writer {
+            write_hist.record(100).unwrap();
+            read_hist.record(20).unwrap();
+        }
         ThreadReport {
             role,
             pin: PinnedThread {
-                requested_cpu: 0,
-                observed_cpu: Some(0),
+                requested_cpu: cpu,
+                observed_cpu: Some(cpu),
                 verified: true,
                 note: None,
             },
-            interval_s: 0.5,
+            interval_s: Some(0.5),
             updates,
             reads,
             stats: PublishStats {
                 updates,
                 publishes,
-                error_sum: publishes * 10,
-                error_max: 30,
-                age_sum_updates: publishes * 4,
-                age_max_updates: 8,
                 flushed: 0,
             },
             final_load,
             write_hist,
-            read_hist: new_histogram(),
+            read_hist,
+            staleness: StalenessSamples::default(),
+        }
+    }
+
+    /// A probe that saw `error` load units of `truth` unpublished, the
+    /// oldest change `age` updates old.
+    fn probe(error: i64, truth: i64, age: u64) -> Probe {
+        Probe {
+            published: truth - error,
+            truth,
+            oldest_pending_updates: age,
         }
     }
 
     #[test]
     fn rates_staleness_and_exactness() {
-        let reports = [
-            report(Role::Writer, 1000, 1000, 100, 600),
-            report(Role::Writer, 3000, 3000, 300, 400),
-            report(Role::Reader, 0, 500, 0, 0),
+        let mut reports = [
+            report(Role::Writer, 0, 1000, 1000, 100, 600),
+            report(Role::Writer, 1, 3000, 3000, 300, 400),
+            report(Role::Reader, 2, 0, 500, 0, 0),
         ];
+        // The reader saw 30 of 1000 missing, 4 updates old; writer 0 saw
+        // 10 of 1000, 2 updates old.
+        reports[2].staleness.record(probe(30, 1000, 4));
+        reports[0].staleness.record(probe(10, 1000, 2));
         let r = repeat_result(0, &reports, &[0, 1], &[0, 0], 1000, 2.0);
         assert_eq!(r.write_ops_per_s, 8000.0);
         assert_eq!(r.read_ops_per_s, 9000.0);
@@ -187,18 +234,55 @@ mod tests {
             (2000.0, 6000.0)
         );
         assert_eq!(r.publishes, 400);
+        assert_eq!(r.publishes_per_s, 800.0);
         assert_eq!(r.cross_node_publishes, 300); // writer 1: CPU node 1, slot node 0
-        assert_eq!(r.staleness.error_mean, 10.0);
-        assert_eq!(r.staleness.error_mean_pct, 1.0); // 10 of 1000
-        // writer 0: 4 updates x 0.5 ms; writer 1: 4 x 1/6 ms; weighted by publishes.
-        let expected_age = (400.0 * 500_000.0 + 1200.0 * 500_000.0 / 3.0) / 400.0;
-        assert!((r.staleness.age_mean_ns - expected_age).abs() < 1e-6);
-        assert!(r.exact);
+        // Two writers over 0.5 s made 4000 updates: 250 us per update.
+        assert_eq!(r.write_loop_ns, 250_000.0);
+        // One reader over 0.5 s made 500 reads: 1 ms per read.
+        assert_eq!(r.reader_read_ns, Some(1_000_000.0));
+        assert_eq!(r.staleness.probes, 2);
+        assert_eq!(
+            (r.staleness.error_mean, r.staleness.error_max),
+            (20.0, 30.0)
+        );
+        assert_eq!(r.staleness.error_mean_pct, 2.0); // (3% + 1%) / 2
+        assert_eq!(r.staleness.error_max_pct, 3.0);
+        // Mean age 3 updates, max 4, at 250 us per update.
+        assert_eq!(r.staleness.age_mean_ns, 750_000.0);
+        assert_eq!(r.staleness.age_max_ns, 1_000_000.0);
+        // Sampled: update 100 ticks x 2 ns + read 20 x 2 ns x 1 read per
+        // update = 240 ns, against 250 us from throughput.
+        let pct = r.sampled_vs_throughput_pct.unwrap();
+        assert!((pct - 100.0 * (240.0 - 250_000.0) / 250_000.0).abs() < 1e-9);
+        assert!(r.exact && r.outside_window.is_empty());
         assert_eq!(r.write_latency.unwrap().samples, 2);
+        assert_eq!(r.read_latency.unwrap().samples, 2);
         assert!(!repeat_result(0, &reports, &[0, 1], &[0, 0], 999, 1.0).exact);
         let s = strategy_summary(&[r.clone(), r]).unwrap();
         assert_eq!(s.write_ops_per_s.mean, 8000.0);
-        assert!(s.read_ns.is_none());
+        assert_eq!(s.read_ns.unwrap().mean, 40.0);
         assert_eq!(s.write_p50_ns.unwrap().mean, 200.0);
+        assert_eq!(s.write_loop_ns.unwrap().mean, 250_000.0);
+        assert_eq!(s.error_mean_pct.mean, 2.0);
+    }
+
+    #[test]
+    fn a_thread_outside_the_window_is_left_out_not_counted_as_zero() {
+        let mut late = report(Role::Writer, 5, 70, 70, 70, 300);
+        late.interval_s = None;
+        late.staleness.record(probe(500, 1000, 9));
+        let reports = [report(Role::Writer, 4, 1000, 0, 100, 600), late];
+        let r = repeat_result(0, &reports, &[0, 0], &[0, 0], 900, 1.0);
+        assert_eq!(r.outside_window, [5]);
+        assert_eq!(r.write_ops_per_s, 2000.0);
+        // The slowest writer is the one measured, not a silent 0.
+        assert_eq!(r.write_ops_per_s_thread_min, 2000.0);
+        assert_eq!(r.writer_updates, [1000, 0]);
+        assert_eq!(r.publishes, 100);
+        assert_eq!(r.staleness.probes, 0);
+        assert_eq!(r.write_latency.unwrap().samples, 1);
+        // Its load still counts: 600 + 300.
+        assert_eq!(r.expected_sum, 900);
+        assert!(r.exact);
     }
 }

@@ -14,13 +14,16 @@ pub use plan::{
 };
 
 use crate::clock::{ClockKind, Timer, clock_read_cost};
-use crate::counter::{CounterError, CounterLayout, ShardedCounter, SlotHome};
+use crate::counter::{
+    CounterError, CounterLayout, NodeIter, Pad, PublishPolicy, ShardLevel, ShardedCounter, SlotHome,
+};
 use crate::placement::PlacementError;
 use crate::provenance::Provenance;
 use crate::results::{
-    RunConfig, RunResults, SCHEMA_VERSION, Strategy, StrategyResult, ThreadPlacement,
+    HarnessFloor, RunConfig, RunResults, SCHEMA_VERSION, Strategy, StrategyResult, ThreadPlacement,
 };
-use crate::topology::Topology;
+use crate::stats::Summary;
+use crate::topology::{CpuList, Topology};
 use crate::workload::{RepeatOutcome, RepeatSpec, Role, Sampling, run_repeat};
 use aggregate::{repeat_result, strategy_summary};
 use std::sync::atomic::AtomicBool;
@@ -45,6 +48,26 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
+    /// One repeat of a strategy with publish policy `policy` reading
+    /// `clock`: every other setting from the plan. Every repeat replays the
+    /// same load tables (the seed does not change between repeats).
+    pub fn repeat_spec(&self, policy: PublishPolicy, clock: ClockKind) -> RepeatSpec {
+        let cfg = &self.config;
+        RepeatSpec {
+            policy,
+            clock,
+            tsc_hz: self.provenance.tsc_hz,
+            read_every: cfg.read_every,
+            timer: self.timer(),
+            sampling: self.sampling(),
+            rate: cfg.rate,
+            seed: cfg.seed,
+            warmup: self.warmup(),
+            duration: self.repeat_duration(),
+            placement: cfg.placement,
+        }
+    }
+
     /// The per-operation stopwatch.
     pub fn timer(&self) -> Timer {
         Timer::of_kind(self.config.timer, self.provenance.tsc_hz)
@@ -120,6 +143,7 @@ pub fn execute(
         })
         .collect();
     let mut notes = plan.notes.clone();
+    let floor = measure_floor(plan, interrupted)?;
     let total = plan.strategies.len() * cfg.repeats;
     let mut done = 0;
     let mut partial = false;
@@ -138,19 +162,7 @@ pub fn execute(
                     notes.push(note.clone());
                 }
             }
-            let spec = RepeatSpec {
-                policy: s.publish,
-                clock: s.clock.unwrap_or(ClockKind::Tsc),
-                tsc_hz: plan.provenance.tsc_hz,
-                read_every: cfg.read_every,
-                timer: plan.timer(),
-                sampling: plan.sampling(),
-                rate: cfg.rate,
-                seed: cfg.seed.wrapping_add(repeat as u64),
-                warmup: plan.warmup(),
-                duration: plan.repeat_duration(),
-                placement: cfg.placement,
-            };
+            let spec = plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc));
             let reports = match run_repeat(
                 &counter,
                 &cfg.writer_cpus,
@@ -195,6 +207,13 @@ pub fn execute(
                 counter.read(),
                 plan.timer().ns_per_tick(),
             );
+            if !r.outside_window.is_empty() {
+                notes.push(format!(
+                    "{} repeat {repeat}: threads on CPUs {} never saw the measured interval start (an oversubscribed CPU, or --rate too low for warm-up + interval), so they are left out of its rates and samples",
+                    result.name,
+                    r.outside_window.iter().copied().collect::<CpuList>()
+                ));
+            }
             result.exact &= r.exact;
             result.repeats.push(r);
             done += 1;
@@ -210,7 +229,53 @@ pub fn execute(
         config: cfg.clone(),
         provenance: plan.provenance.clone(),
         topology: plan.topo.clone(),
+        floor,
         strategies: results,
         notes,
     })
+}
+
+/// Runs of the harness floor.
+const FLOOR_RUNS: usize = 3;
+/// Longest measured interval of one floor run.
+const FLOOR_INTERVAL: Duration = Duration::from_millis(100);
+/// Warm-up of one floor run.
+const FLOOR_WARMUP: Duration = Duration::from_millis(10);
+
+/// Measures the harness floor ([`HarnessFloor`]): the run's writer loop,
+/// unpaced, on the first writer's CPU alone, publishing `never`, its read
+/// side on a global slot nobody else touches. `None` without writers or
+/// when interrupted.
+fn measure_floor(
+    plan: &RunPlan,
+    interrupted: &AtomicBool,
+) -> Result<Option<HarnessFloor>, RunError> {
+    let Some(&cpu) = plan.config.writer_cpus.first() else {
+        return Ok(None);
+    };
+    let layout = CounterLayout {
+        level: ShardLevel::Global,
+        pad: Pad::Line128,
+        home: SlotHome::Local,
+        node_iter: NodeIter::Compact,
+    };
+    let mut spec = plan.repeat_spec(PublishPolicy::NEVER, ClockKind::Tsc);
+    spec.rate = None;
+    spec.warmup = FLOOR_WARMUP;
+    spec.duration = plan.repeat_duration().min(FLOOR_INTERVAL);
+    let mut loop_ns = Vec::with_capacity(FLOOR_RUNS);
+    for _ in 0..FLOOR_RUNS {
+        let counter = ShardedCounter::new(layout, &plan.topo, &[cpu], plan.config.placement)?;
+        let allowed = &plan.topo.allowed_cpus;
+        match run_repeat(&counter, &[cpu], &[], allowed, &spec, interrupted)? {
+            RepeatOutcome::Done(reports) => {
+                let w = &reports[0];
+                if let Some(seconds) = w.interval_s.filter(|_| w.updates > 0) {
+                    loop_ns.push(seconds * 1e9 / w.updates as f64);
+                }
+            }
+            RepeatOutcome::Interrupted => return Ok(None),
+        }
+    }
+    Ok(Summary::of(&loop_ns).map(|loop_ns| HarnessFloor { cpu, loop_ns }))
 }

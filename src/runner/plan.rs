@@ -335,6 +335,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         },
         timer: timer.kind(),
         timer_overhead_ns: overhead_ticks as f64 * timer.ns_per_tick(),
+        staleness_probes: request.sample_every > 0,
         placement: request.placement,
         oversubscribe: request.oversubscribe,
         counter_node: request.counter_node,

@@ -1,18 +1,24 @@
-//! Numbers over repeats: mean, spread and confidence intervals; Welch's
-//! test; latency percentiles from histograms; quantiles of samples.
+//! Numbers over repeats: mean, spread and confidence intervals; Student's
+//! t distribution (p-values and exact quantiles); Welch's test and the
+//! interval of a difference; Holm–Bonferroni correction and the verdict
+//! rule of `contend compare`; latency percentiles from histograms;
+//! quantiles of samples.
 //!
 //! Pure statistics: this module imports nothing else of the crate, so it
 //! can be read, tested and trusted on its own.
 
+mod distribution;
 mod latency;
 mod quantile;
 mod significance;
 mod summary;
+mod verdict;
 
+pub use distribution::{
+    regularized_incomplete_beta, student_t_two_sided_p, t_quantile, t_quantile_975,
+};
 pub use latency::LatencySummary;
 pub use quantile::{quantile, quantile_of};
-pub use significance::{
-    Difference, SIGNIFICANCE_LEVEL, Welch, regularized_incomplete_beta, student_t_two_sided_p,
-    welch_t_test,
-};
-pub use summary::{Summary, t_quantile_975};
+pub use significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL, Welch, welch_t_test};
+pub use summary::Summary;
+pub use verdict::{Verdict, holm_adjusted};

@@ -1,5 +1,6 @@
 //! Mean ± standard deviation and a 95% confidence interval over repeats.
 
+use super::distribution::t_quantile_975;
 use serde::{Deserialize, Serialize};
 
 /// A quantity measured once per repeat, summarised. Units are those of the
@@ -15,7 +16,9 @@ pub struct Summary {
     pub stddev: f64,
     /// `stddev` as a percentage of `mean` (the seeds' "±1.15%").
     pub stddev_pct: f64,
-    /// Lower end of the 95% confidence interval of the mean (Student's t).
+    /// Lower end of the 95% confidence interval of the mean: `mean - t ·
+    /// stddev / sqrt(n)`, with Student's exact t quantile for n - 1 degrees
+    /// of freedom ([`super::t_quantile_975`]).
     pub ci95_low: f64,
     /// Upper end of the 95% confidence interval of the mean.
     pub ci95_high: f64,
@@ -40,7 +43,7 @@ impl Summary {
         };
         let stddev = var.sqrt();
         let half = if n > 1 {
-            t_quantile_975(n - 1) * stddev / (n as f64).sqrt()
+            t_quantile_975((n - 1) as f64) * stddev / (n as f64).sqrt()
         } else {
             0.0
         };
@@ -61,22 +64,6 @@ impl Summary {
     }
 }
 
-/// The 97.5% quantile of Student's t distribution with `df` degrees of
-/// freedom: the multiplier of a two-sided 95% interval. Exact table to 30,
-/// then the normal 1.96 (off by under 2% beyond).
-pub fn t_quantile_975(df: usize) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::INFINITY,
-        1..=30 => TABLE[df - 1],
-        _ => 1.960,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,8 +75,10 @@ mod tests {
         assert!((s.mean - 5.0).abs() < 1e-12);
         // sample stddev of this set: sqrt(32/7)
         assert!((s.stddev - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
-        let half = 2.365 * s.stddev / 8f64.sqrt();
+        // t quantile for 7 df: 2.364624251592785 (mpmath).
+        let half = 2.364_624_251_592_785 * s.stddev / 8f64.sqrt();
         assert!((s.ci95_high - (5.0 + half)).abs() < 1e-12);
+        assert!((s.ci95_low - (5.0 - half)).abs() < 1e-12);
         assert!((s.stddev_pct - 100.0 * s.stddev / 5.0).abs() < 1e-12);
         assert_eq!((s.min, s.max), (2.0, 9.0));
     }
@@ -99,7 +88,27 @@ mod tests {
         let s = Summary::of(&[3.0]).unwrap();
         assert_eq!((s.stddev, s.ci95_low, s.ci95_high), (0.0, 3.0, 3.0));
         assert!(Summary::of(&[]).is_none());
-        assert_eq!(t_quantile_975(4), 2.776);
-        assert_eq!(t_quantile_975(1000), 1.960);
+    }
+
+    #[test]
+    fn intervals_use_the_exact_t_quantile_beyond_thirty_repeats() {
+        // 32 repeats: 31 df, t = 2.0395 (the old table's 1.96 made this
+        // interval 3.9% too narrow); 1001 repeats: t = 1.9623.
+        for (n, t) in [
+            (32usize, 2.039_513_446_396_408),
+            (1001, 1.962_339_080_826_408),
+        ] {
+            let values: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
+            let s = Summary::of(&values).unwrap();
+            let half = t * s.stddev / (n as f64).sqrt();
+            assert!(
+                (s.ci95_high - s.mean - half).abs() < 1e-12 * half,
+                "n {n}: {s:?}"
+            );
+            assert!(
+                (s.mean - s.ci95_low - half).abs() < 1e-12 * half,
+                "n {n}: {s:?}"
+            );
+        }
     }
 }

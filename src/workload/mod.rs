@@ -2,11 +2,13 @@
 //! with `cargo bench`, timing and pacing, and one repeat's pinned pools.
 
 mod load;
+mod mirror;
 mod pacer;
 mod pool;
 mod work;
 
-pub use load::{LoadWalk, MAX_STEP, START_LOAD};
+pub use load::{LoadCursor, LoadWalk, MAX_LOAD, MAX_STEP, MIN_LOAD, START_LOAD, TABLE_LEN};
+pub use mirror::{Mirror, Probe, StalenessSamples};
 pub use pacer::Pacer;
 pub use pool::{RepeatOutcome, RepeatSpec, Role, ThreadReport, run_repeat};
-pub use work::{ReaderWork, Sampling, Work, WriterWork, new_histogram};
+pub use work::{Probing, ReaderWork, Sampling, Work, WriterWork, new_histogram};

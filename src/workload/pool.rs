@@ -1,8 +1,8 @@
 //! One repeat: pinned writer and reader threads that start together at a
 //! barrier, warm up, count over the same measured interval, and stop.
 
-use super::LoadWalk;
-use super::work::{ReaderWork, Sampling, Work, WriterWork};
+use super::work::{Probing, ReaderWork, Sampling, Work, WriterWork};
+use super::{LoadWalk, Mirror, StalenessSamples};
 use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, Timer, TscClock};
 use crate::counter::{PublishPolicy, PublishStats, ShardedCounter, Writer};
 use crate::placement::{PinnedThread, Placement, PlacementError, pin_current_thread};
@@ -46,7 +46,7 @@ pub struct RepeatSpec {
     pub sampling: Sampling,
     /// Operations per second per thread, if capped.
     pub rate: Option<f64>,
-    /// Seed of the writers' load walks.
+    /// Seed of the writers' load tables.
     pub seed: u64,
     /// Time run before counting starts.
     pub warmup: Duration,
@@ -63,8 +63,11 @@ pub struct ThreadReport {
     pub role: Role,
     /// Where it was pinned and seen running.
     pub pin: PinnedThread,
-    /// Its own measured interval, seconds.
-    pub interval_s: f64,
+    /// Its own measured interval, seconds; `None` when the thread never
+    /// saw the interval start (its first batch of operations outlasted
+    /// warm-up and interval: an oversubscribed CPU or a very low
+    /// `--rate`), so its counts are warm-up only.
+    pub interval_s: Option<f64>,
     /// Updates (writers).
     pub updates: u64,
     /// Read-side operations.
@@ -77,6 +80,8 @@ pub struct ThreadReport {
     pub write_hist: Histogram<u64>,
     /// Sampled read latencies, timer ticks.
     pub read_hist: Histogram<u64>,
+    /// What its staleness probes saw.
+    pub staleness: StalenessSamples,
 }
 
 /// How a repeat ended.
@@ -111,35 +116,42 @@ pub fn run_repeat(
         failed: AtomicBool::new(false),
         barrier: Barrier::new(writers.len() + readers.len() + 1),
     };
+    // Staleness is probed while operations are sampled.
+    let mirror = (spec.sampling.every() != 0).then(|| Mirror::new(writers.len()));
     std::thread::scope(|s| {
         let ctl = &ctl;
+        let mirror = mirror.as_ref();
         let mut handles = Vec::new();
         for (i, &cpu) in writers.iter().enumerate() {
             handles.push(s.spawn(move || {
-                let pin = start(cpu, allowed, spec.placement, ctl)?;
+                // The table is built on the pinned thread, so it is local,
+                // before the start barrier; every strategy and repeat
+                // replays the same one.
+                let (pin, walk) = start(cpu, allowed, spec.placement, ctl, || {
+                    LoadWalk::new(spec.seed, i as u64)
+                })?;
                 let slot = counter.slot_of_cpu(cpu).unwrap_or(0);
-                let walk = LoadWalk::new(spec.seed, i as u64);
+                let job = WriterJob {
+                    counter,
+                    slot,
+                    walk,
+                    probing: mirror.map(|m| Probing::new(m, i)),
+                    spec,
+                    ctl,
+                    pin,
+                };
                 Ok(match spec.clock {
-                    ClockKind::Tsc => writer(
-                        counter,
-                        slot,
-                        walk,
-                        TscClock { hz: spec.tsc_hz },
-                        spec,
-                        ctl,
-                        pin,
-                    ),
-                    ClockKind::Monotonic => {
-                        writer(counter, slot, walk, MonotonicClock, spec, ctl, pin)
-                    }
-                    ClockKind::Coarse => writer(counter, slot, walk, CoarseClock, spec, ctl, pin),
+                    ClockKind::Tsc => job.run(TscClock { hz: spec.tsc_hz }),
+                    ClockKind::Monotonic => job.run(MonotonicClock),
+                    ClockKind::Coarse => job.run(CoarseClock),
                 })
             }));
         }
         for &cpu in readers {
             handles.push(s.spawn(move || {
-                let pin = start(cpu, allowed, spec.placement, ctl)?;
-                Ok(reader(counter, spec, ctl, pin))
+                let (pin, ()) = start(cpu, allowed, spec.placement, ctl, || ())?;
+                let probing = mirror.map(|m| Probing::new(m, 0));
+                Ok(reader(counter, probing, spec, ctl, pin))
             }));
         }
         ctl.barrier.wait();
@@ -184,25 +196,29 @@ fn sleep_unless(d: Duration, interrupted: &AtomicBool) -> bool {
     }
 }
 
-/// Pins the thread and waits at the start barrier; a failed pin still
-/// reaches the barrier (so nobody waits forever) and is returned after it.
-fn start(
+/// Pins the thread, runs `prepare` there, and waits at the start barrier;
+/// a failed pin still reaches the barrier (so nobody waits forever) and is
+/// returned after it.
+fn start<T>(
     cpu: u32,
     allowed: &CpuList,
     placement: Placement,
     ctl: &Control,
-) -> Result<PinnedThread, PlacementError> {
+    prepare: impl FnOnce() -> T,
+) -> Result<(PinnedThread, T), PlacementError> {
     let pin = pin_current_thread(cpu, allowed, placement);
     if pin.is_err() {
         ctl.failed.store(true, Ordering::Relaxed);
     }
+    let prepared = prepare();
     ctl.barrier.wait();
-    pin
+    pin.map(|p| (p, prepared))
 }
 
 /// Runs batches until the phase changes to measuring, resets the counts,
-/// runs until stop; returns the measured interval in seconds.
-fn drive(ctl: &Control, rate_limited: bool, work: &mut impl Work) -> f64 {
+/// runs until stop; returns the measured interval in seconds, or `None`
+/// when the thread never saw the interval start.
+fn drive(ctl: &Control, rate_limited: bool, work: &mut impl Work) -> Option<f64> {
     let batch = if rate_limited { 1 } else { BATCH };
     let mut measuring_since: Option<Instant> = None;
     loop {
@@ -216,52 +232,63 @@ fn drive(ctl: &Control, rate_limited: bool, work: &mut impl Work) -> f64 {
             _ => {}
         }
     }
-    measuring_since.map_or(0.0, |t| t.elapsed().as_secs_f64())
+    measuring_since.map(|t| t.elapsed().as_secs_f64())
 }
 
-fn writer<C: Clock>(
-    counter: &ShardedCounter,
+/// One writer thread's work, before its clock type is chosen.
+struct WriterJob<'a> {
+    counter: &'a ShardedCounter,
     slot: usize,
     walk: LoadWalk,
-    clock: C,
-    spec: &RepeatSpec,
-    ctl: &Control,
+    probing: Option<Probing<'a>>,
+    spec: &'a RepeatSpec,
+    ctl: &'a Control,
     pin: PinnedThread,
-) -> ThreadReport {
-    let w = Writer::new(counter, slot, spec.policy, clock);
-    let mut work = WriterWork::new(
-        w,
-        counter,
-        walk,
-        spec.read_every,
-        spec.timer,
-        spec.sampling,
-        spec.rate,
-    );
-    let interval_s = drive(ctl, spec.rate.is_some(), &mut work);
-    let (updates, reads) = (work.updates(), work.reads());
-    let w = work.writer_mut();
-    w.flush();
-    ThreadReport {
-        role: Role::Writer,
-        pin,
-        interval_s,
-        updates,
-        reads,
-        stats: w.stats(),
-        final_load: w.load(),
-        write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
-        read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+}
+
+impl WriterJob<'_> {
+    /// Runs the writer loop with `clock` for the ratelimit, flushes, and
+    /// reports.
+    fn run<C: Clock>(self, clock: C) -> ThreadReport {
+        let spec = self.spec;
+        let w = Writer::new(self.counter, self.slot, spec.policy, clock);
+        let mut work = WriterWork::new(
+            w,
+            self.counter,
+            self.walk,
+            spec.read_every,
+            spec.timer,
+            spec.sampling,
+            spec.rate,
+            self.probing,
+        );
+        let interval_s = drive(self.ctl, spec.rate.is_some(), &mut work);
+        let (updates, reads) = (work.updates(), work.reads());
+        let w = work.writer_mut();
+        w.flush();
+        ThreadReport {
+            role: Role::Writer,
+            pin: self.pin,
+            interval_s,
+            updates,
+            reads,
+            stats: w.stats(),
+            final_load: w.load(),
+            write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
+            read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+            staleness: work.staleness,
+        }
     }
 }
 
 fn reader(
     counter: &ShardedCounter,
+    probing: Option<Probing>,
     spec: &RepeatSpec,
     ctl: &Control,
     pin: PinnedThread,
 ) -> ThreadReport {
-    let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, spec.rate);
+    let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, spec.rate, probing);
     let interval_s = drive(ctl, spec.rate.is_some(), &mut work);
     ThreadReport {
         role: Role::Reader,
@@ -273,5 +300,6 @@ fn reader(
         final_load: 0,
         write_hist: super::new_histogram(),
         read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+        staleness: work.staleness,
     }
 }

@@ -3,8 +3,8 @@
 //! update (`update_tg_load_avg`), and every K updates runs the read side
 //! (`calc_group_shares`); a reader runs only the read side.
 
-use super::LoadWalk;
-use super::Pacer;
+use super::mirror::{Mirror, StalenessSamples};
+use super::{LoadWalk, Pacer};
 use crate::clock::{Clock, Timer};
 use crate::counter::{ShardedCounter, Writer, group_shares};
 use crate::workload::START_LOAD;
@@ -109,6 +109,48 @@ pub trait Work {
     fn reset_counts(&mut self);
 }
 
+/// Where a thread mirrors its state and how often it probes staleness
+/// (see [`Mirror`]): on every `stride`-th sampled operation, so that with
+/// N writers the probes, each reading N lines, cost the same per
+/// operation as one line per sample.
+#[derive(Clone, Copy)]
+pub struct Probing<'c> {
+    /// The writers' mirrors.
+    pub mirror: &'c Mirror,
+    /// This writer's line (ignored for a reader).
+    pub writer: usize,
+    /// Probe on every this many sampled operations.
+    pub stride: u64,
+}
+
+impl<'c> Probing<'c> {
+    /// Probing of `mirror` by writer `writer` (or a reader), every
+    /// `mirror.writers()`-th sample.
+    pub fn new(mirror: &'c Mirror, writer: usize) -> Self {
+        Probing {
+            mirror,
+            writer,
+            stride: mirror.writers().max(1) as u64,
+        }
+    }
+}
+
+/// Counts samples and probes on every `stride`-th; kept out of line.
+#[inline(never)]
+#[cold]
+fn maybe_probe(
+    probing: &Probing,
+    since_probe: &mut u64,
+    counter: &ShardedCounter,
+    staleness: &mut StalenessSamples,
+) {
+    *since_probe += 1;
+    if *since_probe >= probing.stride {
+        *since_probe = 0;
+        staleness.record(probing.mirror.probe(counter));
+    }
+}
+
 /// The loop state of a writer thread.
 pub struct WriterWork<'c, C: Clock> {
     writer: Writer<'c, C>,
@@ -119,7 +161,11 @@ pub struct WriterWork<'c, C: Clock> {
     timer: Timer,
     sampling: Sampling,
     pacer: Option<Pacer>,
+    probing: Option<Probing<'c>>,
+    since_probe: u64,
     reads: u64,
+    /// What probes saw of staleness (with probing on).
+    pub staleness: StalenessSamples,
     /// Sampled update latencies, timer ticks.
     pub write_hist: Histogram<u64>,
     /// Sampled read-side latencies, timer ticks.
@@ -128,8 +174,11 @@ pub struct WriterWork<'c, C: Clock> {
 
 impl<'c, C: Clock> WriterWork<'c, C> {
     /// A writer loop around `writer`, its load walk, a read side every
-    /// `read_every` updates (0 = none), a timer, sampling and an optional
-    /// rate cap in operations per second.
+    /// `read_every` updates (0 = none), a timer, sampling, an optional
+    /// rate cap in operations per second, and optional staleness probing
+    /// (used only while sampling is on: it mirrors the writer's state
+    /// after every update).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         writer: Writer<'c, C>,
         counter: &'c ShardedCounter,
@@ -138,6 +187,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
         timer: Timer,
         sampling: Sampling,
         rate: Option<f64>,
+        probing: Option<Probing<'c>>,
     ) -> Self {
         Self {
             writer,
@@ -148,7 +198,10 @@ impl<'c, C: Clock> WriterWork<'c, C> {
             timer,
             sampling,
             pacer: rate.map(|r| Pacer::new(timer, r)),
+            probing: probing.filter(|_| sampling.every() != 0),
+            since_probe: 0,
             reads: 0,
+            staleness: StalenessSamples::default(),
             write_hist: new_histogram(),
             read_hist: new_histogram(),
         }
@@ -181,15 +234,21 @@ impl<C: Clock> WriterWork<'_, C> {
     #[inline(always)]
     fn run_loop<const PACED: bool, const READS: bool, const SAMPLED: bool>(&mut self, ops: u64) {
         let mut writer = self.writer.clone();
-        let mut walk = self.walk.clone();
+        let (deltas, walk_at) = self.walk.split();
+        let mut walk = *walk_at;
         let (mut reads, mut countdown) = (self.reads, self.read_countdown);
-        let (timer, sampling, counter, read_every) =
-            (self.timer, self.sampling, self.counter, self.read_every);
+        let (timer, sampling, counter, read_every, probing) = (
+            self.timer,
+            self.sampling,
+            self.counter,
+            self.read_every,
+            self.probing,
+        );
         for _ in 0..ops {
             if PACED && let Some(p) = &mut self.pacer {
                 p.wait();
             }
-            let load = walk.next_load();
+            let load = walk.next_load(deltas);
             let sampled = SAMPLED && sampling.hit(writer.updates() + 1);
             let t0 = if sampled { timer.start() } else { 0 };
             writer.update(load);
@@ -199,6 +258,13 @@ impl<C: Clock> WriterWork<'_, C> {
                     &mut self.write_hist,
                     t1.wrapping_sub(t0).saturating_sub(sampling.ticks_overhead),
                 );
+            }
+            if SAMPLED && let Some(p) = &probing {
+                p.mirror
+                    .store(p.writer, load, writer.pending_since(), writer.updates());
+                if sampled {
+                    maybe_probe(p, &mut self.since_probe, counter, &mut self.staleness);
+                }
             }
             if READS {
                 countdown -= 1;
@@ -217,7 +283,7 @@ impl<C: Clock> WriterWork<'_, C> {
             }
         }
         self.writer = writer;
-        self.walk = walk;
+        *self.walk.split().1 = walk;
         (self.reads, self.read_countdown) = (reads, countdown);
     }
 }
@@ -247,6 +313,7 @@ impl<C: Clock> Work for WriterWork<'_, C> {
         self.writer.reset_stats();
         self.write_hist.reset();
         self.read_hist.reset();
+        self.staleness = StalenessSamples::default();
     }
 }
 
@@ -257,25 +324,34 @@ pub struct ReaderWork<'c> {
     timer: Timer,
     sampling: Sampling,
     pacer: Option<Pacer>,
+    probing: Option<Probing<'c>>,
+    since_probe: u64,
     reads: u64,
+    /// What probes saw of staleness (with probing on).
+    pub staleness: StalenessSamples,
     /// Sampled read-side latencies, timer ticks.
     pub read_hist: Histogram<u64>,
 }
 
 impl<'c> ReaderWork<'c> {
-    /// A reader loop over `counter`.
+    /// A reader loop over `counter`, probing staleness on sampled reads
+    /// when `probing` is given and sampling is on.
     pub fn new(
         counter: &'c ShardedCounter,
         timer: Timer,
         sampling: Sampling,
         rate: Option<f64>,
+        probing: Option<Probing<'c>>,
     ) -> Self {
         Self {
             counter,
             timer,
             sampling,
             pacer: rate.map(|r| Pacer::new(timer, r)),
+            probing: probing.filter(|_| sampling.every() != 0),
+            since_probe: 0,
             reads: 0,
+            staleness: StalenessSamples::default(),
             read_hist: new_histogram(),
         }
     }
@@ -297,13 +373,17 @@ impl Work for ReaderWork<'_> {
                 p.wait();
             }
             self.reads += 1;
+            let sampled = self.sampling.hit(self.reads);
             timed(
-                self.sampling.hit(self.reads),
+                sampled,
                 self.timer,
                 self.sampling,
                 &mut self.read_hist,
                 || read_side(counter, 0, START_LOAD),
             );
+            if sampled && let Some(p) = &self.probing {
+                maybe_probe(p, &mut self.since_probe, counter, &mut self.staleness);
+            }
         }
     }
 
@@ -311,6 +391,7 @@ impl Work for ReaderWork<'_> {
     fn reset_counts(&mut self) {
         self.reads = 0;
         self.read_hist.reset();
+        self.staleness = StalenessSamples::default();
     }
 }
 

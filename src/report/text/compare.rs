@@ -1,10 +1,11 @@
 //! `contend compare` as aligned text, one block per pair of strategies, in
-//! the seeds' format (`base: 90569±1.15%   test: 104152±0.34%   +15.0%`).
+//! the seeds' format (`base: 90569±1.15%   test: 104152±0.34%`) with the
+//! verdict, the change and its 95% CI, and the Holm-adjusted p-value
+//! (`faster   +15.0% [+13.1%, +16.9%]   p<0.001`).
 
 use crate::compare::Comparison;
 use crate::report::markdown::compare_footer;
 use crate::report::measures::shown;
-use crate::stats::SIGNIFICANCE_LEVEL;
 use std::fmt::Write;
 
 /// The comparison as aligned text, one block per pair.
@@ -12,23 +13,22 @@ pub fn compare_text(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "base: {}", c.base.describe(false));
     let _ = writeln!(out, "test: {}", c.test.describe(false));
-    let _ = writeln!(
-        out,
-        "verdict: Welch's t-test on the repeats; p < {SIGNIFICANCE_LEVEL} is a measurable difference"
-    );
-    let blocks: Vec<(String, Vec<[String; 5]>)> = c
+    let _ = writeln!(out, "verdict: {}", c.rule());
+    let _ = writeln!(out, "p: {}", c.p_note());
+    let blocks: Vec<(String, Vec<[String; 6]>)> = c
         .pairs
         .iter()
         .map(|p| {
             let rows = p
-                .rows()
-                .into_iter()
+                .rows
+                .iter()
                 .map(|r| {
                     [
                         r.measure.short.to_string(),
                         format!("base: {}", shown(r.base, r.measure.decimals)),
                         format!("test: {}", shown(r.test, r.measure.decimals)),
                         r.verdict(),
+                        r.change_text(),
                         r.p_text(),
                     ]
                 })
@@ -36,7 +36,7 @@ pub fn compare_text(c: &Comparison) -> String {
             (p.title(), rows)
         })
         .collect();
-    let mut widths = [0usize; 5];
+    let mut widths = [0usize; 6];
     for row in blocks.iter().flat_map(|(_, rows)| rows) {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());

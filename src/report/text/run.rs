@@ -1,8 +1,8 @@
 //! The run as a text table in the seeds' style, one section per measure:
 //! `90569±1.15%` per level, and the change against the first level.
 
-use crate::report::measures::{RowLabels, fmt_summary, unique};
-use crate::results::{MEASURES, RunResults, StrategyResult, SweepResults};
+use crate::report::measures::{RowLabels, measure_cell, run_findings, shown_measures, unique};
+use crate::results::{RunResults, StrategyResult, SweepResults};
 use crate::topology::CpuList;
 use std::fmt::Write;
 
@@ -79,7 +79,8 @@ pub fn render(run: &RunResults) -> String {
             .iter()
             .find(|s| row_label(s) == row && s.strategy.level.name() == level)
     };
-    for m in &MEASURES {
+    let resolution_ns = 2.0 * cfg.timer_overhead_ns;
+    for m in shown_measures(run.strategies.iter()) {
         let mut table: Vec<Vec<String>> = Vec::new();
         let mut header = vec![String::new()];
         header.extend(levels.iter().map(|l| l.to_string()));
@@ -93,16 +94,10 @@ pub fn render(run: &RunResults) -> String {
                 let value = cell(row, level)
                     .and_then(|s| s.summary.as_ref())
                     .and_then(|s| (m.get)(s));
-                line.push(match (value, base) {
-                    (Some(v), Some(b)) if i > 0 && b.mean != 0.0 => {
-                        format!(
-                            "{}  {:+.1}%",
-                            fmt_summary(&v, m.decimals),
-                            100.0 * (v.mean - b.mean) / b.mean
-                        )
-                    }
-                    (Some(v), _) => fmt_summary(&v, m.decimals),
-                    (None, _) => "-".to_string(),
+                let c = measure_cell(m, value, base.filter(|_| i > 0), resolution_ns);
+                line.push(match c.change_pct {
+                    Some(pct) => format!("{}  {pct:+.1}%", c.value),
+                    None => c.value,
                 });
             }
             table.push(line);
@@ -132,6 +127,9 @@ pub fn render(run: &RunResults) -> String {
     }));
     if !clocks.is_empty() {
         let _ = writeln!(out, "ratelimit clock read cost: {}", clocks.join(", "));
+    }
+    for line in run_findings(run) {
+        let _ = writeln!(out, "{line}");
     }
     let unverified = run
         .strategies

@@ -1,0 +1,204 @@
+//! What a difference amounts to: a change, no change, or too little data
+//! to tell, given a noise threshold and a p-value corrected for the
+//! number of tests made (Holm–Bonferroni).
+
+use super::significance::{Difference, SIGNIFICANCE_LEVEL};
+
+/// The verdict on one difference. Words are the caller's: for a
+/// throughput an increase is "faster", for a latency "higher".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The difference is within the noise threshold.
+    NoChange,
+    /// The test side is higher, beyond the threshold and beyond doubt.
+    Increase,
+    /// The test side is lower, beyond the threshold and beyond doubt.
+    Decrease,
+    /// The data cannot tell (or, with fewer than two repeats on a side,
+    /// there was no test).
+    Inconclusive,
+}
+
+impl Verdict {
+    /// The verdict on `difference` at `noise_threshold_pct` (a change in
+    /// %, ≥ 0), given its Holm-adjusted p-value.
+    ///
+    /// With `change` the change of the means, `[lo, hi]` its 95%
+    /// confidence interval and `T` the threshold, all in % of the base
+    /// mean, and `p` the Holm-adjusted p-value:
+    ///
+    /// 1. a change ([`Verdict::Increase`] or [`Verdict::Decrease`], by its
+    ///    sign) when `p < 0.05` and the interval lies wholly beyond the
+    ///    threshold on one side (`lo > T` or `hi < -T`);
+    /// 2. [`Verdict::NoChange`] when the interval lies wholly within
+    ///    `[-T, T]`, or when `|change| <= T` and `p >= 0.05`;
+    /// 3. [`Verdict::Inconclusive`] otherwise: the interval reaches across
+    ///    `±T` while the test is significant or the change exceeds `T`.
+    ///
+    /// The first two cannot both hold. Without a test (fewer than two
+    /// repeats on a side) the verdict is inconclusive. With a base mean of
+    /// 0 there is no percentage: the same rule runs on the absolute
+    /// difference with a threshold of 0.
+    pub fn decide(difference: &Difference, noise_threshold_pct: f64, p_adjusted: f64) -> Verdict {
+        let Some(welch) = difference.welch else {
+            return Verdict::Inconclusive;
+        };
+        match (difference.change_pct, difference.ci95_pct) {
+            (Some(change), Some(ci)) => Verdict::rule(change, ci, noise_threshold_pct, p_adjusted),
+            _ => Verdict::rule(
+                welch.difference,
+                welch.interval(super::CONFIDENCE_LEVEL),
+                0.0,
+                p_adjusted,
+            ),
+        }
+    }
+
+    /// The rule of [`Verdict::decide`] on bare numbers: `change` and its
+    /// interval `(lo, hi)` in the threshold's unit, the threshold `T ≥ 0`
+    /// and the adjusted p-value.
+    pub fn rule(change: f64, (lo, hi): (f64, f64), threshold: f64, p_adjusted: f64) -> Verdict {
+        let significant = p_adjusted < SIGNIFICANCE_LEVEL;
+        if significant && lo > threshold {
+            Verdict::Increase
+        } else if significant && hi < -threshold {
+            Verdict::Decrease
+        } else if (-threshold <= lo && hi <= threshold)
+            || (change.abs() <= threshold && !significant)
+        {
+            Verdict::NoChange
+        } else {
+            Verdict::Inconclusive
+        }
+    }
+}
+
+/// Holm–Bonferroni adjusted p-values, in the order given: sorted
+/// ascending, the i-th smallest (from 0) of m becomes
+/// `min(1, max over j <= i of (m - j) · p_(j))`. Comparing the adjusted
+/// values with α keeps the chance of any false call among all m tests at
+/// most α (Holm 1979), where the raw values would make about α·m of them.
+/// A `NaN` counts as 1.
+pub fn holm_adjusted(p: &[f64]) -> Vec<f64> {
+    let m = p.len();
+    let clean = |x: f64| if x.is_nan() { 1.0 } else { x.clamp(0.0, 1.0) };
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| clean(p[a]).total_cmp(&clean(p[b])));
+    let mut adjusted = vec![0.0; m];
+    let mut running = 0.0f64;
+    for (rank, &i) in order.iter().enumerate() {
+        running = running.max(((m - rank) as f64 * clean(p[i])).min(1.0));
+        adjusted[i] = running;
+    }
+    adjusted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Summary;
+
+    fn close(a: &[f64], b: &[f64]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12)
+    }
+
+    #[test]
+    fn holm_by_hand() {
+        // Sorted: 0.005×4 = 0.02, 0.01×3 = 0.03, 0.03×2 = 0.06,
+        // 0.04×1 = 0.04 → raised to the running maximum, 0.06.
+        let adj = holm_adjusted(&[0.01, 0.04, 0.03, 0.005]);
+        assert!(close(&adj, &[0.03, 0.06, 0.06, 0.02]), "{adj:?}");
+        // Capped at 1, ties, NaN as 1, empty.
+        let adj = holm_adjusted(&[0.5, 0.5, f64::NAN]);
+        assert!(close(&adj, &[1.0, 1.0, 1.0]), "{adj:?}");
+        assert!(close(&holm_adjusted(&[0.001, 0.001]), &[0.002, 0.002]));
+        assert!(close(&holm_adjusted(&[0.2]), &[0.2]));
+        assert!(holm_adjusted(&[]).is_empty());
+    }
+
+    #[test]
+    fn holm_keeps_the_familywise_error_near_alpha() {
+        // 36 strategies × 4 measures of identical noise: uniform p-values.
+        // Raw, about 7 would be below 0.05; adjusted, none of these.
+        let p: Vec<f64> = (1..=144).map(|i| i as f64 / 145.0).collect();
+        assert_eq!(p.iter().filter(|&&x| x < 0.05).count(), 7);
+        assert!(holm_adjusted(&p).iter().all(|&x| x >= 0.05));
+    }
+
+    #[test]
+    fn the_rule_on_bare_numbers() {
+        use Verdict::*;
+        let t = 2.0;
+        // Beyond the threshold and significant: a change, by sign.
+        assert_eq!(Verdict::rule(15.0, (13.1, 16.9), t, 0.001), Increase);
+        assert_eq!(Verdict::rule(-15.0, (-16.9, -13.1), t, 0.001), Decrease);
+        // Significant but inside the band: no change, whatever p says.
+        assert_eq!(Verdict::rule(0.02, (0.011, 0.029), t, 1e-4), NoChange);
+        assert_eq!(Verdict::rule(-1.9, (-1.99, -1.8), t, 1e-9), NoChange);
+        // Not significant and small: no change, however wide.
+        assert_eq!(Verdict::rule(0.5, (-9.0, 10.0), t, 0.8), NoChange);
+        // Reaches across the threshold: inconclusive.
+        assert_eq!(Verdict::rule(3.0, (1.0, 5.0), t, 0.001), Inconclusive);
+        assert_eq!(Verdict::rule(1.5, (1.0, 2.5), t, 0.001), Inconclusive);
+        assert_eq!(Verdict::rule(5.0, (-3.0, 13.0), t, 0.3), Inconclusive);
+        // Beyond the band but not significant after correction.
+        assert_eq!(Verdict::rule(5.0, (3.0, 7.0), t, 0.06), Inconclusive);
+        // A threshold of 0 is the plain test.
+        assert_eq!(Verdict::rule(0.1, (0.05, 0.15), 0.0, 0.01), Increase);
+        assert_eq!(Verdict::rule(0.0, (0.0, 0.0), 0.0, 1.0), NoChange);
+        assert_eq!(Verdict::rule(0.1, (-0.05, 0.25), 0.0, 0.2), Inconclusive);
+    }
+
+    /// `n` repeats with mean `mean` and sample standard deviation `sd`.
+    fn summary(n: usize, mean: f64, sd: f64) -> Summary {
+        // Half at mean - a, half at mean + a (n even): sample sd is
+        // a·sqrt(n/(n-1)).
+        let a = sd * ((n - 1) as f64 / n as f64).sqrt();
+        let values: Vec<f64> = (0..n)
+            .map(|i| if i % 2 == 0 { mean - a } else { mean + a })
+            .collect();
+        let s = Summary::of(&values).unwrap();
+        assert!((s.stddev - sd).abs() < 1e-6 * sd.max(1.0), "{s:?}");
+        s
+    }
+
+    #[test]
+    fn the_issue_examples() {
+        let base = summary(10, 1e6, 100.0);
+        // +0.02%: p = 0.0006, yet far inside ±2%.
+        let tiny = Difference::of(&base, &summary(10, 1.0002e6, 100.0));
+        let p = tiny.welch.unwrap().p;
+        assert!(p < 0.001, "{p}");
+        assert_eq!(Verdict::decide(&tiny, 2.0, p), Verdict::NoChange);
+        // With no threshold it is a (tiny) change.
+        assert_eq!(Verdict::decide(&tiny, 0.0, p), Verdict::Increase);
+        // +5% with small noise: a change, either way.
+        let up = Difference::of(&base, &summary(10, 1.05e6, 100.0));
+        assert_eq!(
+            Verdict::decide(&up, 2.0, up.welch.unwrap().p),
+            Verdict::Increase
+        );
+        let down = Difference::of(&base, &summary(10, 0.95e6, 100.0));
+        assert_eq!(
+            Verdict::decide(&down, 2.0, down.welch.unwrap().p),
+            Verdict::Decrease
+        );
+        // +5% with 4 repeats of 5% noise: cannot tell.
+        let noisy = Difference::of(&summary(4, 1e6, 5e4), &summary(4, 1.05e6, 5e4));
+        let p = noisy.welch.unwrap().p;
+        assert!(p > 0.05, "{p}");
+        assert_eq!(Verdict::decide(&noisy, 2.0, p), Verdict::Inconclusive);
+    }
+
+    #[test]
+    fn untested_and_zero_bases() {
+        let one = Summary::of(&[100.0]).unwrap();
+        let d = Difference::of(&one, &Summary::of(&[200.0]).unwrap());
+        assert_eq!(Verdict::decide(&d, 2.0, 0.0), Verdict::Inconclusive);
+        let zero = Summary::of(&[0.0, 0.0]).unwrap();
+        let d = Difference::of(&zero, &Summary::of(&[6.0, 6.0]).unwrap());
+        assert_eq!(Verdict::decide(&d, 2.0, 0.0), Verdict::Increase);
+        let d = Difference::of(&zero, &zero);
+        assert_eq!(Verdict::decide(&d, 2.0, 1.0), Verdict::NoChange);
+    }
+}
