@@ -291,6 +291,7 @@ fn a_sweep_is_plotted_per_affinity_set() {
         SweepPoint {
             threads,
             affinity: affinity.to_string(),
+            rate: None,
             results,
         }
     };

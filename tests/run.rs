@@ -43,17 +43,104 @@ fn quick_run_writes_exact_verified_results_with_provenance() {
             "cpu/ratelimit:1ms/pad128/tsc"
         ]
     );
-    let writers = v["config"]["writer_cpus"].as_array().unwrap().len();
-    assert!(writers >= 1);
+    // By default every CPU this process may use gets a writer (the child
+    // inherits the test's affinity, read from /proc here).
+    let allowed = common::allowed_cpus();
+    let mut writer_cpus: Vec<u32> = v["config"]["writer_cpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap() as u32)
+        .collect();
+    let writers = writer_cpus.len();
+    writer_cpus.sort_unstable();
+    assert_eq!(writer_cpus, allowed, "writers should be the allowed CPUs");
     for s in strategies {
         assert_eq!(s["exact"], true, "{}", s["name"]);
         let repeats = s["repeats"].as_array().unwrap();
         assert_eq!(repeats.len(), 2);
         for r in repeats {
             assert_eq!(r["final_sum"], r["expected_sum"]);
-            assert!(r["write_ops_per_s"].as_f64().unwrap() > 0.0);
             assert_eq!(r["writer_updates"].as_array().unwrap().len(), writers);
+            // Throughput is the sum of each writer's updates over its own
+            // measured interval; interval_s is the mean of those
+            // intervals. (Σ updates / interval_s is only near it: a
+            // writer descheduled at the stop has a longer interval, and
+            // on a loaded 2-CPU host the two differed by 11%.) From the
+            // slowest and fastest writers' rates, by hand:
+            let name = &s["name"];
+            let updates: Vec<f64> = r["writer_updates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|u| u.as_f64().unwrap())
+                .filter(|&u| u > 0.0) // writers outside the window count 0
+                .collect();
+            let n = updates.len();
+            assert_eq!(
+                n + r["outside_window"].as_array().unwrap().len(),
+                writers,
+                "{name}: {r}"
+            );
+            let interval_s = r["interval_s"].as_f64().unwrap();
+            let got = r["write_ops_per_s"].as_f64().unwrap();
+            let slow = r["write_ops_per_s_thread_min"].as_f64().unwrap();
+            let fast = r["write_ops_per_s_thread_max"].as_f64().unwrap();
+            let near = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+            assert!(0.0 < slow && slow <= fast, "{name}: {r}");
+            // Every writer's rate lies in [slow, fast], so the sum, and
+            // the updates over the mean interval, lie in n × that.
+            let pooled = updates.iter().sum::<f64>() / interval_s;
+            let (lo, hi) = (n as f64 * slow, n as f64 * fast);
+            for x in [got, pooled] {
+                assert!(
+                    lo * (1.0 - 1e-9) <= x && x <= hi * (1.0 + 1e-9),
+                    "{name}: {x} outside {n} x [{slow}, {fast}]: {r}"
+                );
+            }
+            match n {
+                1 => assert!(near(got, pooled), "{name}: {got} vs {pooled}"),
+                2 => {
+                    // Two writers: the total is slow + fast, and their
+                    // intervals (updates / rate, one way round or the
+                    // other) average to interval_s.
+                    assert!(near(got, slow + fast), "{name}: {got} vs {slow} + {fast}");
+                    let (u0, u1) = (updates[0], updates[1]);
+                    assert!(
+                        near((u0 / slow + u1 / fast) / 2.0, interval_s)
+                            || near((u0 / fast + u1 / slow) / 2.0, interval_s),
+                        "{name}: rates {slow}, {fast} and updates {updates:?} \
+                         do not give interval {interval_s}"
+                    );
+                }
+                _ => {}
+            }
         }
+        // The summary, recomputed from the two repeats: sample stddev of
+        // two values is |r0 - r1| / sqrt(2), and the 95% interval is
+        // mean ± t(0.975, 1 df) · sd / sqrt(2).
+        let (r0, r1) = (
+            repeats[0]["write_ops_per_s"].as_f64().unwrap(),
+            repeats[1]["write_ops_per_s"].as_f64().unwrap(),
+        );
+        let mean = (r0 + r1) / 2.0;
+        let sd = (r0 - r1).abs() / 2f64.sqrt();
+        let half = 12.706_204_736_174_705 * sd / 2f64.sqrt();
+        let w = &s["summary"]["write_ops_per_s"];
+        let close = |key: &str, want: f64| {
+            let got = w[key].as_f64().unwrap_or_else(|| panic!("{key}: {w}"));
+            assert!(
+                (got - want).abs() <= 1e-9 * mean.abs().max(want.abs()),
+                "{} {key}: {got} vs {want} by hand",
+                s["name"]
+            );
+        };
+        close("mean", mean);
+        close("stddev", sd);
+        close("ci95_low", mean - half);
+        close("ci95_high", mean + half);
+        close("min", r0.min(r1));
+        close("max", r0.max(r1));
         for t in s["threads"].as_array().unwrap() {
             assert_eq!(t["verified"], true);
             assert_eq!(t["cpu"], t["observed_cpu"]);
@@ -61,24 +148,41 @@ fn quick_run_writes_exact_verified_results_with_provenance() {
         for slot in s["slots"].as_array().unwrap() {
             assert_eq!(slot["check"]["status"], "verified");
         }
-        let summary = &s["summary"];
-        assert_eq!(summary["write_ops_per_s"]["n"], 2);
-        assert!(
-            summary["write_ops_per_s"]["ci95_low"].as_f64()
-                <= summary["write_ops_per_s"]["mean"].as_f64()
-        );
+        assert_eq!(w["n"], 2);
     }
-    // Ratelimited: far fewer publishes than updates, and the clock cost is recorded.
-    let rl = &strategies[2];
-    assert!(rl["clock_read_ns"].as_f64().unwrap() > 0.0);
-    let r0 = &rl["repeats"][0];
-    let updates: u64 = r0["writer_updates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|u| u.as_u64().unwrap())
-        .sum();
-    assert!(r0["publishes"].as_u64().unwrap() * 10 < updates, "{r0}");
+    // Ratelimited: each writer publishes at most once per 1 ms period, so
+    // over an interval of T s at most T / 1e-3 + 1 times; and the clock
+    // cost is recorded.
+    for rl in &strategies[2..] {
+        assert!(
+            rl["clock_read_ns"].as_f64().unwrap() > 0.0,
+            "{}",
+            rl["name"]
+        );
+        for r in rl["repeats"].as_array().unwrap() {
+            let interval_s = r["interval_s"].as_f64().unwrap();
+            let cap = writers as f64 * (interval_s / 1e-3 + 1.0);
+            let publishes = r["publishes"].as_u64().unwrap();
+            assert!(
+                publishes > 0 && publishes as f64 <= cap,
+                "{}: {publishes} publishes by {writers} writers in {interval_s} s \
+                 (at most {cap})",
+                rl["name"]
+            );
+        }
+    }
+    for always in &strategies[..2] {
+        // `always` publishes every update.
+        for r in always["repeats"].as_array().unwrap() {
+            let updates: u64 = r["writer_updates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|u| u.as_u64().unwrap())
+                .sum();
+            assert_eq!(r["publishes"].as_u64().unwrap(), updates, "{r}");
+        }
+    }
     let p = &v["provenance"];
     for key in [
         "hostname",
@@ -90,7 +194,14 @@ fn quick_run_writes_exact_verified_results_with_provenance() {
     ] {
         assert!(p[key].as_str().is_some_and(|s| !s.is_empty()), "{key}");
     }
-    assert!(p["tsc_hz"].as_f64().unwrap() > 1e8);
+    // The run's TSC frequency agrees with one calibrated here, against
+    // CLOCK_MONOTONIC, within 3%.
+    let tsc_hz = p["tsc_hz"].as_f64().unwrap();
+    let here = contend::clock::calibrate_tsc(Duration::from_millis(50));
+    assert!(
+        (tsc_hz / here - 1.0).abs() < 0.03,
+        "run says {tsc_hz} Hz, calibrated here {here} Hz"
+    );
 
     let folder = results_dir(dir.path()).expect("a results folder");
     let json: Value =
@@ -122,14 +233,53 @@ fn table_is_printed_in_the_seeds_style() {
     let text = String::from_utf8(o.stdout.clone()).unwrap();
     assert!(text.contains("write side: updates/s"), "{text}");
     assert!(text.contains("read side:"), "{text}");
-    // `always   123±1.23%   456±0.12%  +270.7%`
-    let row = text.lines().find(|l| l.starts_with("always")).unwrap();
-    let cells: Vec<&str> = row.split_whitespace().collect();
-    assert!(cells[1].contains('±') && cells[1].ends_with('%'), "{row}");
+    // The first section, "writer ns/op from throughput", then "write side";
+    // rows such as `always   37.4±6.95%   34.9±3.15%  -6.7%`: the change
+    // printed is the node mean against the global one, in percent.
+    let first_title = text
+        .lines()
+        .skip_while(|l| !l.is_empty())
+        .find(|l| !l.is_empty())
+        .unwrap();
     assert!(
-        cells[3].starts_with('+') || cells[3].starts_with('-'),
-        "{row}"
+        first_title.starts_with("writer ns/op from throughput"),
+        "{text}"
     );
+    let mean_of = |cell: &str, row: &str| -> f64 {
+        let (mean, sd) = cell
+            .split_once('±')
+            .unwrap_or_else(|| panic!("{cell:?} in {row}"));
+        assert!(sd.ends_with('%'), "{row}");
+        sd.trim_end_matches('%').parse::<f64>().unwrap();
+        mean.parse().unwrap_or_else(|_| panic!("{cell:?} in {row}"))
+    };
+    let mut checked = 0;
+    for section in ["writer ns/op from throughput", "write side: updates/s"] {
+        let mut lines = text.lines().skip_while(|l| !l.starts_with(section));
+        assert!(lines.next().is_some(), "no {section} section: {text}");
+        let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+        assert_eq!(header, ["global", "node"], "{text}");
+        for publish in ["always", "ratelimit:1ms"] {
+            let row = lines.next().unwrap();
+            let cells: Vec<&str> = row.split_whitespace().collect();
+            assert_eq!(cells.len(), 4, "{row}");
+            assert_eq!(cells[0], publish, "{row}");
+            let (m1, m2) = (mean_of(cells[1], row), mean_of(cells[2], row));
+            let change: f64 = cells[3]
+                .strip_suffix('%')
+                .unwrap_or_else(|| panic!("{row}"))
+                .parse()
+                .unwrap();
+            assert!(cells[3].starts_with(['+', '-']), "{row}");
+            let by_hand = 100.0 * (m2 - m1) / m1;
+            assert!(
+                (change - by_hand).abs() <= 0.5,
+                "{row}: printed {change}%, the means give {by_hand:.2}%"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4);
     assert!(text.contains("exact sums: all 8 repeats exact"), "{text}");
     assert!(stderr(&o).contains("wrote "));
 }
@@ -246,14 +396,7 @@ fn bad_run_requests_exit_2_with_one_line() {
         (&["run", "--pad", "32"], "unknown pad"),
     ];
     for (args, needle) in cases {
-        let o = contend(args);
-        let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(needle), "{args:?}: {err}");
-        assert!(
-            err.lines().filter(|l| l.contains("error")).count() == 1,
-            "{args:?}: {err}"
-        );
+        common::assert_usage_error(args, needle);
     }
 }
 
@@ -293,13 +436,24 @@ fn ctrl_c_keeps_finished_repeats_and_marks_the_file_partial() {
     )
     .unwrap();
     assert_eq!(json["partial"], true);
-    let finished: usize = json["strategies"]
+    // 2 s over 10 repeats is 200 ms a repeat, with no warm-up; SIGINT
+    // comes 1.5 s after the start, so at most 7 repeats (1.4 s) can have
+    // finished, of the 8 strategies x 10 = 80 asked for, and the one
+    // running at the signal is dropped.
+    let per_strategy: Vec<usize> = json["strategies"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| s["repeats"].as_array().unwrap().len())
-        .sum();
-    assert!((1..80).contains(&finished), "{finished} repeats kept");
+        .collect();
+    assert_eq!(per_strategy.len(), 8, "{per_strategy:?}");
+    assert_eq!(json["config"]["repeat_duration_s"], 0.2);
+    let finished: usize = per_strategy.iter().sum();
+    assert!((1..=7).contains(&finished), "{finished} repeats kept");
+    // Strategies take turns, so the kept repeats are one round-robin
+    // prefix: the first `finished` strategies have one repeat each.
+    let expected: Vec<usize> = (0..8).map(|i| usize::from(i < finished)).collect();
+    assert_eq!(per_strategy, expected);
 }
 
 #[test]

@@ -5,7 +5,7 @@ use crate::counter::{
     DurationError, Pad, PublishPolicy, ShardLevel, parse_duration, parse_duration_or_zero,
 };
 use crate::placement::Placement;
-use crate::runner::StrategyChoice;
+use crate::runner::{RateError, StrategyChoice, parse_rate};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -20,17 +20,9 @@ pub(super) fn warmup_arg(s: &str) -> Result<Duration, DurationError> {
     parse_duration_or_zero(s)
 }
 
-/// A rate above zero that does not parse or is out of range.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("\"{0}\" is not a rate above 0 (operations per second per thread)")]
-pub(super) struct RateError(String);
-
-/// `--rate`: operations per second per thread, above zero.
+/// `--rate`: operations per second per thread, above zero (22000, 22k).
 pub(super) fn rate_arg(s: &str) -> Result<f64, RateError> {
-    match s.parse::<f64>() {
-        Ok(r) if r > 0.0 && r.is_finite() => Ok(r),
-        _ => Err(RateError(s.to_string())),
-    }
+    parse_rate(s)
 }
 
 /// The strategies to compare: every shard level × publish policy × pad,

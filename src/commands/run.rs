@@ -6,7 +6,7 @@ use super::{Session, load_topology, print_notes, require_live_root, results_fold
 use crate::CliError;
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
-use crate::runner::{self, DEFAULT_SAMPLE_EVERY, PoolSize, RunRequest, signal};
+use crate::runner::{self, PoolSize, RunRequest, signal};
 use crate::topology::CpuSpec;
 use clap::Args;
 use std::path::Path;
@@ -72,14 +72,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "R", value_parser = rate_arg)]
     pub rate: Option<f64>,
 
-    /// Seed of the writers' random load walks.
+    /// Seed of the writers' load tables.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
     /// Time one operation in K (rounded up to a power of two) for latency
-    /// percentiles; 0 turns sampling off.
-    #[arg(long, value_name = "K", default_value_t = DEFAULT_SAMPLE_EVERY)]
-    pub sample_every: u64,
+    /// percentiles and staleness probes; 0 turns both off [default: 1024;
+    /// under --rate R, R/10000 rounded up to a power of two, so a paced
+    /// thread is sampled about 10,000 times a second].
+    #[arg(long, value_name = "K")]
+    pub sample_every: Option<u64>,
 
     /// strict: a thread or slot that cannot be placed and verified stops
     /// the run; best-effort: go on and record it unverified.

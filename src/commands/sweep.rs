@@ -8,7 +8,9 @@ use super::{Session, load_topology, print_notes, require_live_root, results_fold
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
 use crate::results::SweepResults;
-use crate::runner::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
+use crate::runner::sweep::{
+    Affinity, OfferedRate, SEED_RATE, SweepRequest, SweepStop, execute_sweep, plan_sweep,
+};
 use crate::runner::{PoolSize, signal};
 use clap::Args;
 use std::path::Path;
@@ -36,6 +38,14 @@ pub struct SweepArgs {
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub affinity: Option<Vec<Affinity>>,
 
+    /// Offered rates per thread at every thread count, comma-separated:
+    /// operations per second (22000, 22k, 1M) or max (hammer, no cap).
+    /// With two or more, a rate curve: the cost of one update (busy ns)
+    /// and the CPU share it takes against the offered rate, with the
+    /// seed's ~22k/s per CPU marked [default: max; 22k,max with --quick].
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub rates: Option<Vec<OfferedRate>>,
+
     /// The strategies to compare at every point (as `contend run`).
     #[command(flatten)]
     pub strategies: StrategyArgs,
@@ -55,12 +65,12 @@ pub struct SweepArgs {
     #[arg(long, value_name = "TIME", value_parser = warmup_arg)]
     pub warmup: Option<Duration>,
 
-    /// Seed of the writers' random load walks (the same at every point).
+    /// Seed of the writers' load tables (the same at every point).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
     /// A short sweep for CI: --duration 200ms --repeats 3 --warmup 20ms
-    /// unless given.
+    /// --rates 22k,max unless given.
     #[arg(long)]
     pub quick: bool,
 
@@ -80,6 +90,7 @@ impl SweepArgs {
         SweepRequest {
             threads: self.threads.clone(),
             affinity: self.affinity.clone(),
+            rates: self.rates().into_iter().map(|r| r.0).collect(),
             strategies: self.strategies.choice(),
             duration: self.duration(),
             repeats: self.repeats(),
@@ -95,6 +106,17 @@ impl SweepArgs {
             Duration::from_millis(200)
         } else {
             Duration::from_secs(1)
+        })
+    }
+
+    /// Offered rates: `--rates`, else the (quick) default.
+    pub fn rates(&self) -> Vec<OfferedRate> {
+        self.rates.clone().unwrap_or_else(|| {
+            if self.quick {
+                vec![OfferedRate(Some(SEED_RATE)), OfferedRate(None)]
+            } else {
+                vec![OfferedRate(None)]
+            }
         })
     }
 
@@ -240,6 +262,21 @@ mod tests {
         assert_eq!(
             parse(&[]).threads,
             [25.0, 50.0, 75.0, 100.0].map(PoolSize::Percent)
+        );
+        // The default sweep has no rate axis; --quick a short one.
+        assert_eq!(full.rates(), [OfferedRate(None)]);
+        assert_eq!(
+            quick.rates(),
+            [OfferedRate(Some(SEED_RATE)), OfferedRate(None)]
+        );
+        let given = parse(&["--quick", "--rates", "10k,1M,max"]);
+        assert_eq!(
+            given.rates(),
+            [
+                OfferedRate(Some(1e4)),
+                OfferedRate(Some(1e6)),
+                OfferedRate(None)
+            ]
         );
     }
 }

@@ -34,16 +34,19 @@ const POLICIES: [&str; 6] = [
     "ratelimit:20us+batch:8",
 ];
 
+/// Seed every `hammer` writer's load walk uses.
+const HAMMER_SEED: u64 = 42;
+
 /// Runs `threads` writers (CPU ids taken round-robin from `cpus`) for
-/// `updates` seeded random updates each, flushes, and returns the exact
-/// total and the merged stats.
+/// `updates` seeded random updates each, flushes, and returns each
+/// writer's final load (in writer order) and the merged stats.
 fn hammer(
     counter: &ShardedCounter,
     cpus: &[u32],
     threads: usize,
     policy: PublishPolicy,
     updates: u32,
-) -> (i64, PublishStats) {
+) -> (Vec<i64>, PublishStats) {
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
@@ -51,7 +54,7 @@ fn hammer(
                 s.spawn(move || {
                     let slot = counter.slot_of_cpu(cpu).unwrap();
                     let mut w = Writer::new(counter, slot, policy, MonotonicClock);
-                    let mut walk = LoadWalk::new(42, t as u64);
+                    let mut walk = LoadWalk::new(HAMMER_SEED, t as u64);
                     for i in 0..updates {
                         w.update(walk.next_load());
                         if i % 16 == 0 {
@@ -69,15 +72,45 @@ fn hammer(
                 })
             })
             .collect();
-        let mut total = 0;
+        let mut loads = Vec::with_capacity(threads);
         let mut stats = PublishStats::default();
         for h in handles {
             let (load, st) = h.join().unwrap();
-            total += load;
+            loads.push(load);
             stats.merge(&st);
         }
-        (total, stats)
+        (loads, stats)
     })
+}
+
+/// Writer `t`'s load after `updates` steps, replayed on a fresh walk with
+/// no counter, no writer and no threads involved: what `hammer`'s writer
+/// `t` must end up holding.
+fn replayed_final_load(t: usize, updates: u32) -> i64 {
+    let mut walk = LoadWalk::new(HAMMER_SEED, t as u64);
+    let mut last = crate::workload::START_LOAD;
+    for _ in 0..updates {
+        last = walk.next_load();
+    }
+    last
+}
+
+/// Checks `hammer`'s writers against their replays, and the counter
+/// against the replayed total; returns that total.
+fn assert_loads_replay(counter: &ShardedCounter, loads: &[i64], updates: u32, what: &str) -> i64 {
+    let mut expected = 0;
+    for (t, &load) in loads.iter().enumerate() {
+        let replay = replayed_final_load(t, updates);
+        assert_eq!(load, replay, "{what}: writer {t} ended on the wrong load");
+        expected += replay;
+    }
+    assert_eq!(
+        counter.read(),
+        expected,
+        "{what}: counter != replayed total"
+    );
+    check_exact(counter, expected, what).unwrap();
+    expected
 }
 
 #[test]
@@ -95,9 +128,15 @@ fn every_level_policy_and_pad_sums_exactly_under_contention() {
                     Placement::Strict,
                 )
                 .unwrap();
-                let (total, stats) = hammer(&counter, &cpus, 3, policy, 20_000);
+                let (loads, stats) = hammer(&counter, &cpus, 3, policy, 20_000);
                 let name = format!("{level}/{policy}/{pad}");
-                check_exact(&counter, total, &name).unwrap();
+                let total = assert_loads_replay(&counter, &loads, 20_000, &name);
+                // A wrong expectation must be caught, whatever the layout.
+                let err = check_exact(&counter, total + 3, &name).unwrap_err();
+                assert_eq!(
+                    (err.strategy.as_str(), err.found, err.expected),
+                    (name.as_str(), total, total + 3)
+                );
                 assert_eq!(stats.updates, 60_000, "{name}");
                 assert!(stats.publishes > 0, "{name}");
                 if policy.filter == Filter::Always {
@@ -111,19 +150,46 @@ fn every_level_policy_and_pad_sums_exactly_under_contention() {
 }
 
 #[test]
+fn check_exact_names_the_strategy_and_both_numbers() {
+    let counter = one_slot_counter();
+    let mut w = Writer::new(&counter, 0, PublishPolicy::NEVER, MonotonicClock);
+    w.update(700);
+    w.flush();
+    assert_eq!(check_exact(&counter, 700, "global/never/128"), Ok(()));
+    let err = check_exact(&counter, 701, "global/never/128").unwrap_err();
+    assert_eq!(
+        err,
+        ExactnessError {
+            strategy: "global/never/128".into(),
+            found: 700,
+            expected: 701,
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "global/never/128: final sum 700 != exact total 701 (off by -1)"
+    );
+}
+
+#[test]
 fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
-    // The 4-node VM of seed 001, and the 8-node NPS4 host, every slot homed
-    // on node 0 (this machine's only node).
-    for name in [
-        "vm-4node-norov",
-        "amd-2s-nps4-8node",
-        "epyc-7j13-2s-nps1-256",
+    // The 4-node VM of seed 001, the 8-node NPS4 host and the 2-node EPYC,
+    // every slot homed on node 0 (this machine's only node). One writer
+    // on the first CPU of each node (read off the fixtures' node cpulists
+    // by hand), so every node slot is written and a reader that stops
+    // after node 0 loses load.
+    for (name, writer_cpus) in [
+        ("vm-4node-norov", vec![0, 4, 6, 8]),
+        ("amd-2s-nps4-8node", vec![0, 8, 16, 24, 32, 40, 48, 56]),
+        ("epyc-7j13-2s-nps1-256", vec![0, 64]),
     ] {
         let topo = fixture(name);
         let cpus = topo.online_cpus.to_vec();
+        let writers = writer_cpus.len();
         for level in ShardLevel::ALL {
             let mut sums = Vec::new();
             for node_iter in [NodeIter::Compact, NodeIter::Bitmap] {
+                let what = format!("{name} {level} {node_iter:?}");
                 let counter = ShardedCounter::new(
                     layout(level, Pad::Line128, SlotHome::OnNode(0), node_iter),
                     &topo,
@@ -133,13 +199,68 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                 .unwrap();
                 let expected_slots = match level {
                     ShardLevel::Global => 1,
-                    ShardLevel::Node => topo.nodes.len(),
+                    ShardLevel::Node => writers, // every node has CPUs
                     ShardLevel::Llc => topo.llcs.len(),
                     ShardLevel::Cpu => topo.cpus.len(),
                 };
-                assert_eq!(counter.slots().len(), expected_slots, "{name} {level}");
-                let (total, _) = hammer(&counter, &cpus, 4, "threshold:64".parse().unwrap(), 5_000);
-                check_exact(&counter, total, &format!("{name} {level}")).unwrap();
+                assert_eq!(counter.slots().len(), expected_slots, "{what}");
+                let updates = 5_000;
+                let (loads, _) = hammer(
+                    &counter,
+                    &writer_cpus,
+                    writers,
+                    "threshold:64".parse().unwrap(),
+                    updates,
+                );
+                let total = assert_loads_replay(&counter, &loads, updates, &what);
+
+                // Each writer has a slot of its own (one per node, and the
+                // first CPUs of two nodes share no LLC), except at global.
+                let writer_slots: Vec<usize> = writer_cpus
+                    .iter()
+                    .map(|&c| counter.slot_of_cpu(c).unwrap())
+                    .collect();
+                let mut distinct = writer_slots.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                let expected_distinct = if level == ShardLevel::Global {
+                    1
+                } else {
+                    writers
+                };
+                assert_eq!(
+                    distinct.len(),
+                    expected_distinct,
+                    "{what}: {writer_slots:?}"
+                );
+                // Every slot holds exactly its writers' replayed loads.
+                for i in 0..expected_slots {
+                    let want: i64 = (0..writers)
+                        .filter(|&t| writer_slots[t] == i)
+                        .map(|t| replayed_final_load(t, updates))
+                        .sum();
+                    assert_eq!(
+                        counter.slot(i).load(std::sync::atomic::Ordering::Relaxed),
+                        want,
+                        "{what}: slot {i}"
+                    );
+                }
+
+                // Distinct marks in every slot: powers of two where they
+                // fit (sum 2^n - 1), else 1..=n (sum n(n+1)/2). A walk
+                // that skips or repeats a slot reads another sum.
+                let n = expected_slots;
+                let (mark, marks_sum): (fn(usize) -> i64, i64) = if n <= 62 {
+                    (|i| 1 << i, (1i64 << n) - 1)
+                } else {
+                    (|i| i as i64 + 1, (n * (n + 1) / 2) as i64)
+                };
+                for i in 0..n {
+                    counter
+                        .slot(i)
+                        .fetch_add(mark(i), std::sync::atomic::Ordering::Relaxed);
+                }
+                assert_eq!(counter.read(), total + marks_sum, "{what}: marked read");
                 sums.push(counter.read());
             }
             assert_eq!(

@@ -96,6 +96,8 @@ fn run_csv(run: &RunResults) -> Result<Vec<u8>, csv::Error> {
 struct SweepRow<'a> {
     threads: usize,
     affinity: &'a str,
+    /// Offered ops/s per thread; empty = hammer (max).
+    rate: Option<f64>,
     strategy: &'a str,
     level: &'a str,
     publish: String,
@@ -115,6 +117,8 @@ struct SweepRow<'a> {
     staleness_error_mean_pct: Option<f64>,
     staleness_age_mean_ns: Option<f64>,
     write_loop_ns_mean: Option<f64>,
+    write_busy_ns_mean: Option<f64>,
+    cpu_share_pct_mean: Option<f64>,
     exact: bool,
 }
 
@@ -127,6 +131,7 @@ fn sweep_csv(sweep: &SweepResults) -> Result<Vec<u8>, csv::Error> {
             w.serialize(SweepRow {
                 threads: p.threads,
                 affinity: &p.affinity,
+                rate: p.rate,
                 strategy: &s.name,
                 level: s.strategy.level.name(),
                 publish: s.strategy.publish.to_string(),
@@ -143,9 +148,11 @@ fn sweep_csv(sweep: &SweepResults) -> Result<Vec<u8>, csv::Error> {
                 write_p50_ns: sum.and_then(|x| x.write_p50_ns.map(|v| v.mean)),
                 read_p50_ns: sum.and_then(|x| x.read_p50_ns.map(|v| v.mean)),
                 publishes_per_s_mean: sum.map(|x| x.publishes_per_s.mean),
-                staleness_error_mean_pct: sum.map(|x| x.error_mean_pct.mean),
-                staleness_age_mean_ns: sum.map(|x| x.age_mean_ns.mean),
+                staleness_error_mean_pct: sum.and_then(|x| x.error_mean_pct.map(|v| v.mean)),
+                staleness_age_mean_ns: sum.and_then(|x| x.age_mean_ns.map(|v| v.mean)),
                 write_loop_ns_mean: sum.and_then(|x| x.write_loop_ns.map(|v| v.mean)),
+                write_busy_ns_mean: sum.and_then(|x| x.write_busy_ns.map(|v| v.mean)),
+                cpu_share_pct_mean: sum.and_then(|x| x.cpu_share_pct.map(|v| v.mean)),
                 exact: s.exact,
             })?;
         }

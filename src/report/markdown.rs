@@ -45,7 +45,7 @@ pub fn run_markdown(run: &RunResults) -> String {
     let labels = RowLabels::new(run.strategies.iter());
     let levels = unique(run.strategies.iter().map(level_of));
     let resolution_ns = 2.0 * run.config.timer_overhead_ns;
-    for m in shown_measures(run.strategies.iter()) {
+    for m in shown_measures(run.strategies.iter(), run.config.rate.is_some()) {
         let _ = writeln!(out, "\n### {}\n", m.title);
         let mut header = vec!["policy".to_string()];
         header.extend(levels.iter().cloned());
@@ -110,19 +110,24 @@ pub fn sweep_markdown(sweep: &SweepResults) -> String {
     let labels = RowLabels::new(all());
     let levels = unique(all().map(level_of));
     let resolution_ns = 2.0 * first.results.config.timer_overhead_ns;
-    for m in shown_measures(all()) {
+    let rated = sweep.points.iter().any(|p| p.rate.is_some());
+    for m in shown_measures(all(), rated) {
         let _ = writeln!(out, "\n### {}\n", m.title);
-        let mut header = vec![
-            "threads".to_string(),
-            "affinity".to_string(),
-            "policy".to_string(),
-        ];
+        let mut header = vec!["threads".to_string(), "affinity".to_string()];
+        if rated {
+            header.push("rate/s".to_string());
+        }
+        header.push("policy".to_string());
         header.extend(levels.iter().cloned());
         let mut rows = Vec::new();
         for p in &sweep.points {
             let strategies = &p.results.strategies;
             for row in unique(strategies.iter().map(|s| labels.label(s))) {
-                let mut line = vec![p.threads.to_string(), escape(&p.affinity), row.clone()];
+                let mut line = vec![p.threads.to_string(), p.affinity.clone()];
+                if rated {
+                    line.push(p.rate.map_or("max".to_string(), |r| r.to_string()));
+                }
+                line.push(row.clone());
                 line.extend(level_cells(strategies, &levels, m, resolution_ns, |s| {
                     labels.label(s) == row
                 }));

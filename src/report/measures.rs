@@ -3,7 +3,8 @@
 //! `mean±stddev%` cell. The measures themselves are
 //! [`crate::results::MEASURES`].
 
-use crate::results::{MEASURES, Measure, RunResults, StrategyResult, THROUGHPUT_NS};
+use crate::counter::PublishPolicy;
+use crate::results::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS};
 use crate::stats::Summary;
 use std::fmt::Write;
 
@@ -63,15 +64,18 @@ pub fn shown(value: Option<Summary>, decimals: usize) -> String {
     value.map_or("-".to_string(), |v| fmt_summary(&v, decimals))
 }
 
-/// The measures tables show for these strategies, in order: ns/op from
-/// throughput first, then [`MEASURES`]; a measure no strategy recorded
-/// (reader ns/op without readers, sampled ns with sampling off) is left
-/// out.
+/// The measures tables show for these strategies, in order: under
+/// `--rate` (`paced`) the busy ns/op and CPU share first, then ns/op from
+/// throughput, then [`MEASURES`]; a measure no strategy recorded (reader
+/// ns/op without readers, sampled ns with sampling off) is left out.
 pub fn shown_measures<'a>(
     strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
+    paced: bool,
 ) -> Vec<&'static Measure> {
-    THROUGHPUT_NS
+    let paced: &[Measure] = if paced { &PACED } else { &[] };
+    paced
         .iter()
+        .chain(THROUGHPUT_NS.iter())
         .chain(MEASURES.iter())
         .filter(|m| {
             strategies
@@ -120,6 +124,63 @@ pub fn measure_cell(
     }
 }
 
+/// A paced thread below this % of its requested rate is a warning.
+pub const RATE_SHORTFALL_PCT: f64 = 98.0;
+
+/// Updates per ownership of the line above which hammer mode is said to
+/// measure bursts.
+pub const BURST_LIMIT: f64 = 2.0;
+
+/// What hammer mode (no `--rate`) measured with two or more writers: how
+/// many updates a writer makes per ownership of the line under `always`
+/// (100 ÷ % of sampled updates slower than a local hit), a warning when
+/// that exceeds [`BURST_LIMIT`], and fairness (slowest ÷ fastest writer).
+fn hammer_findings(run: &RunResults) -> Vec<String> {
+    let mut lines = Vec::new();
+    if run.config.writer_cpus.len() < 2 {
+        return lines;
+    }
+    let always = || {
+        run.strategies
+            .iter()
+            .filter(|s| s.strategy.publish == PublishPolicy::ALWAYS)
+    };
+    let bursts: Vec<(String, f64)> = always()
+        .filter_map(|s| {
+            let slow = s.summary.as_ref()?.slow_update_pct?.mean;
+            (slow > 0.0).then(|| (s.name.clone(), 100.0 / slow))
+        })
+        .collect();
+    if !bursts.is_empty() {
+        let list: Vec<String> = bursts
+            .iter()
+            .map(|(name, b)| format!("{name} {b:.1}"))
+            .collect();
+        lines.push(format!(
+            "bursts: updates per ownership of the line (100 / % of sampled updates slower than a local hit): {}",
+            list.join(", ")
+        ));
+        if bursts.iter().any(|(_, b)| *b > BURST_LIMIT) {
+            lines.push(format!(
+                "WARNING hammer mode is measuring bursts: a writer keeps the line for more than {BURST_LIMIT} updates before another takes it, so ops/s is not the cost of one update; for the cost a spaced workload pays per update, run with --rate (e.g. --rate 22000) or contend sweep --rates"
+            ));
+        }
+    }
+    let fairness: Vec<String> = always()
+        .filter_map(|s| {
+            let f = s.summary.as_ref()?.fairness?.mean;
+            Some(format!("{} {f:.2}", s.name))
+        })
+        .collect();
+    if !fairness.is_empty() {
+        lines.push(format!(
+            "fairness (slowest / fastest writer's updates/s, 1 = fair): {}",
+            fairness.join(", ")
+        ));
+    }
+    lines
+}
+
 /// Largest gap, in %, between a writer loop's sampled figures and its
 /// throughput-derived time before the tables say they disagree.
 pub const DISAGREEMENT_PCT: f64 = 25.0;
@@ -152,6 +213,38 @@ pub fn run_findings(run: &RunResults) -> Vec<String> {
             "sampled vs throughput: the timed operations disagree with loop ns/op by more than {DISAGREEMENT_PCT}% for {} (timing a contended operation perturbs it; trust loop ns/op)",
             disagree.join(", ")
         ));
+    }
+    if let Some(rate) = run.config.rate {
+        let short: Vec<String> = run
+            .strategies
+            .iter()
+            .filter_map(|s| {
+                let worst = s
+                    .repeats
+                    .iter()
+                    .filter_map(|r| r.achieved_rate_min_pct)
+                    .reduce(f64::min)?;
+                (worst < RATE_SHORTFALL_PCT).then(|| format!("{} {worst:.1}%", s.name))
+            })
+            .collect();
+        let missed: u64 = run
+            .strategies
+            .iter()
+            .flat_map(|s| &s.repeats)
+            .map(|r| r.missed_slots)
+            .sum();
+        if short.is_empty() {
+            lines.push(format!(
+                "rate: every thread achieved at least {RATE_SHORTFALL_PCT}% of {rate} ops/s; {missed} pacer slots skipped after stalls"
+            ));
+        } else {
+            lines.push(format!(
+                "WARNING rate: asked {rate} ops/s per thread, but the slowest thread achieved only {} of it ({missed} pacer slots skipped after stalls): the CPU cannot keep up, or it was taken away",
+                short.join(", ")
+            ));
+        }
+    } else {
+        lines.extend(hammer_findings(run));
     }
     if run.config.staleness_probes {
         lines.push(

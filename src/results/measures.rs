@@ -24,6 +24,28 @@ pub struct Measure {
     pub higher_is_better: bool,
 }
 
+/// Under `--rate`, ops/s is the pacing rate and says nothing about cost:
+/// tables then lead with these, the busy time per update and the share of
+/// each CPU it takes.
+pub const PACED: [Measure; 2] = [
+    Measure {
+        title: "writer ns/op, busy: (interval - time waiting in the pacer) / updates, an update and its read side (lower is better)",
+        short: "busy ns/op",
+        decimals: 1,
+        get: |s| s.write_busy_ns,
+        sampled: false,
+        higher_is_better: false,
+    },
+    Measure {
+        title: "CPU share: busy time / interval of each measured CPU, % (lower is better)",
+        short: "CPU share %",
+        decimals: 2,
+        get: |s| s.cpu_share_pct,
+        sampled: false,
+        higher_is_better: false,
+    },
+];
+
 /// ns/op from throughput, which tables lead with: exact, unlike sampled
 /// latencies, because it counts every operation over a known interval.
 pub const THROUGHPUT_NS: [Measure; 2] = [
@@ -93,7 +115,7 @@ pub const MEASURES: [Measure; 6] = [
         title: "staleness: mean |published sum - true sum| a reader saw, % of the true total (sampled probes)",
         short: "staleness %",
         decimals: 4,
-        get: |s| Some(s.error_mean_pct),
+        get: |s| s.error_mean_pct,
         sampled: false,
         higher_is_better: false,
     },

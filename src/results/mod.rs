@@ -10,7 +10,7 @@ pub use files::{
     RESULT_FILES, ReadError, ResultFile, WriteError, create_dir, new_results_dir, read, read_all,
     write_atomic,
 };
-pub use measures::{MEASURES, Measure, THROUGHPUT_NS};
+pub use measures::{MEASURES, Measure, PACED, THROUGHPUT_NS};
 
 use crate::clock::{ClockKind, TimerKind};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel, SlotInfo};
@@ -176,6 +176,30 @@ pub struct RepeatResult {
     /// ÷ reads (`None` without reader threads).
     #[serde(default)]
     pub reader_read_ns: Option<f64>,
+    /// Busy ns per writer loop iteration: (interval − time waiting in the
+    /// pacer) ÷ updates, over writers. What one update (and its read side)
+    /// costs at the offered rate; equal to `write_loop_ns` unpaced.
+    #[serde(default)]
+    pub write_busy_ns: f64,
+    /// Busy ns per reader-thread read (`None` without readers).
+    #[serde(default)]
+    pub reader_busy_ns: Option<f64>,
+    /// Mean over measured threads of busy time ÷ interval, %: the share of
+    /// each CPU the counter's work takes at the offered rate (100 unpaced).
+    #[serde(default)]
+    pub cpu_share_pct: f64,
+    /// With `--rate`: the slowest thread's achieved rate as % of the rate
+    /// asked for.
+    #[serde(default)]
+    pub achieved_rate_min_pct: Option<f64>,
+    /// Pacer slots skipped after stalls longer than the catch-up bound,
+    /// over threads.
+    #[serde(default)]
+    pub missed_slots: u64,
+    /// % of sampled updates slower than an uncontended update (the line
+    /// came from another CPU): transfers per 100 updates.
+    #[serde(default)]
+    pub slow_update_pct: Option<f64>,
     /// How far the sampled figures of a writer loop (sampled update mean +
     /// sampled read mean × reads per update) are from `write_loop_ns`, as %
     /// of it; `None` without samples.
@@ -211,10 +235,11 @@ pub struct StrategySummary {
     pub read_p50_ns: Option<Summary>,
     /// Publishes per second.
     pub publishes_per_s: Summary,
-    /// Mean staleness error as readers saw it, % of the true total.
-    pub error_mean_pct: Summary,
-    /// Mean age of the oldest unpublished change, ns.
-    pub age_mean_ns: Summary,
+    /// Mean staleness error as readers saw it, % of the true total, over
+    /// the repeats that probed (`None`: none did).
+    pub error_mean_pct: Option<Summary>,
+    /// Mean age of the oldest unpublished change, ns, likewise.
+    pub age_mean_ns: Option<Summary>,
     /// ns per writer loop iteration from throughput.
     #[serde(default)]
     pub write_loop_ns: Option<Summary>,
@@ -224,6 +249,21 @@ pub struct StrategySummary {
     /// Sampled vs throughput-derived writer loop time, %.
     #[serde(default)]
     pub sampled_vs_throughput_pct: Option<Summary>,
+    /// Busy ns per writer loop iteration.
+    #[serde(default)]
+    pub write_busy_ns: Option<Summary>,
+    /// Busy ns per reader-thread read.
+    #[serde(default)]
+    pub reader_busy_ns: Option<Summary>,
+    /// Share of each measured CPU busy with the counter's work, %.
+    #[serde(default)]
+    pub cpu_share_pct: Option<Summary>,
+    /// % of sampled updates that took the line from another CPU.
+    #[serde(default)]
+    pub slow_update_pct: Option<Summary>,
+    /// Slowest ÷ fastest writer's update rate (1 = fair), with 2+ writers.
+    #[serde(default)]
+    pub fairness: Option<Summary>,
 }
 
 /// Everything measured for one strategy.
@@ -281,6 +321,14 @@ pub struct HarnessFloor {
     pub cpu: u32,
     /// ns per loop iteration from throughput, over the floor's runs.
     pub loop_ns: Summary,
+    /// Median sampled update of one writer alone on a private line with
+    /// `always` (a local hit), ns; `None` with sampling off.
+    #[serde(default)]
+    pub local_update_ns: Option<f64>,
+    /// A sampled update slower than this took the line from another CPU:
+    /// the larger of twice `local_update_ns` and that run's p99, ns.
+    #[serde(default)]
+    pub slow_update_ns: Option<f64>,
 }
 
 /// A strategy whose final sum was not the exact total of the writers'
@@ -321,6 +369,9 @@ pub struct SweepPoint {
     /// thread on node N), as in the table of Daniel Jordan's profiles on
     /// LKML (seed 002, docs/seeds.md).
     pub affinity: String,
+    /// Offered ops/s per thread (`--rates`); `None` = hammer, no cap.
+    #[serde(default)]
+    pub rate: Option<f64>,
     /// The run at this point.
     pub results: RunResults,
 }

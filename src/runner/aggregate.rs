@@ -6,32 +6,40 @@ use crate::results::{RepeatResult, Staleness, StrategySummary};
 use crate::stats::{LatencySummary, Summary};
 use crate::workload::{Role, StalenessSamples, ThreadReport, new_histogram};
 
-/// Turns one repeat's thread reports into its numbers. `slot_nodes[i]`
-/// is the slot node of writer `i` and `cpu_nodes[i]` the node of its CPU
-/// (publishes across them count as cross-node). `final_sum` is what the
-/// counter read after every writer flushed.
+/// What [`repeat_result`] needs besides the thread reports.
+#[derive(Debug, Clone, Default)]
+pub struct RepeatContext {
+    /// The node of each writer's CPU, in pool order.
+    pub cpu_nodes: Vec<u32>,
+    /// The node of each writer's slot (publishes across count as
+    /// cross-node).
+    pub slot_nodes: Vec<u32>,
+    /// What the counter read after every writer flushed.
+    pub final_sum: i64,
+    /// Nanoseconds per timer tick.
+    pub ns_per_tick: f64,
+    /// Operations per second per thread asked for (`--rate`).
+    pub rate: Option<f64>,
+    /// Sampled updates slower than this many ticks took the line from
+    /// another CPU (see `HarnessFloor::slow_update_ns`).
+    pub slow_update_ticks: Option<u64>,
+}
+
+/// Turns one repeat's thread reports into its numbers.
 ///
 /// A thread that never saw the measured interval start is left out of
 /// every rate, sample and count (its CPU is listed in `outside_window`,
 /// its per-thread counts are 0); its final load still counts towards the
 /// exact total.
-pub fn repeat_result(
-    repeat: usize,
-    reports: &[ThreadReport],
-    cpu_nodes: &[u32],
-    slot_nodes: &[u32],
-    final_sum: i64,
-    ns_per_tick: f64,
-) -> RepeatResult {
+pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContext) -> RepeatResult {
+    let (cpu_nodes, slot_nodes) = (&ctx.cpu_nodes, &ctx.slot_nodes);
+    let (final_sum, ns_per_tick) = (ctx.final_sum, ctx.ns_per_tick);
     let measured = |r: &&ThreadReport| r.interval_s.is_some();
     let writers: Vec<&ThreadReport> = reports.iter().filter(|r| r.role == Role::Writer).collect();
     let readers: Vec<&ThreadReport> = reports.iter().filter(|r| r.role == Role::Reader).collect();
     let intervals: Vec<f64> = reports.iter().filter_map(|r| r.interval_s).collect();
     let interval_s = mean(&intervals);
-    let rate = |count: u64, r: &ThreadReport| match r.interval_s {
-        Some(s) if s > 0.0 => count as f64 / s,
-        _ => 0.0,
-    };
+    let rate = rate_of;
     let in_window: Vec<&ThreadReport> = writers.iter().copied().filter(measured).collect();
     let writer_rates: Vec<f64> = in_window.iter().map(|r| rate(r.updates, r)).collect();
     let write_ops_per_s = writer_rates.iter().sum();
@@ -59,17 +67,42 @@ pub fn repeat_result(
         let _ = read_hist.add(&r.read_hist);
         staleness.merge(&r.staleness);
     }
-    let busy = |threads: &[&ThreadReport], ops: fn(&ThreadReport) -> u64| {
-        let (seconds, count) = threads
-            .iter()
-            .filter_map(|r| Some((r.interval_s?, ops(r))))
-            .fold((0.0, 0u64), |(s, n), (t, c)| (s + t, n + c));
-        (count > 0).then(|| seconds * 1e9 / count as f64)
-    };
-    let write_loop_ns = busy(&writers, |r| r.updates).unwrap_or(0.0);
+    let write_loop_ns = per_op_ns(&writers, |r| r.interval_s, |r| r.updates).unwrap_or(0.0);
     let reader_read_ns = (!readers.is_empty())
-        .then(|| busy(&readers, |r| r.reads))
+        .then(|| per_op_ns(&readers, |r| r.interval_s, |r| r.reads))
         .flatten();
+    let busy_s = |r: &ThreadReport| r.interval_s.map(|s| (s - r.waited_s).max(0.0));
+    let write_busy_ns = per_op_ns(&writers, busy_s, |r| r.updates).unwrap_or(0.0);
+    let reader_busy_ns = (!readers.is_empty())
+        .then(|| per_op_ns(&readers, busy_s, |r| r.reads))
+        .flatten();
+    let shares: Vec<f64> = reports
+        .iter()
+        .filter_map(|r| {
+            let s = r.interval_s.filter(|&s| s > 0.0)?;
+            Some(100.0 * busy_s(r)? / s)
+        })
+        .collect();
+    let achieved_rate_min_pct = ctx.rate.and_then(|rate| {
+        reports
+            .iter()
+            .filter(measured)
+            .map(|r| {
+                let ops = if r.role == Role::Writer {
+                    r.updates
+                } else {
+                    r.reads
+                };
+                100.0 * rate_of(ops, r) / rate
+            })
+            .reduce(f64::min)
+    });
+    let slow_update_pct = ctx
+        .slow_update_ticks
+        .filter(|_| !write_hist.is_empty())
+        .map(|t| {
+            100.0 * write_hist.count_between(t + 1, u64::MAX) as f64 / write_hist.len() as f64
+        });
     let write_latency = LatencySummary::of(&write_hist, ns_per_tick);
     let writer_reads: u64 = in_window.iter().map(|r| r.reads).sum();
     let sampled_vs_throughput_pct = write_latency.filter(|_| write_loop_ns > 0.0).map(|w| {
@@ -113,6 +146,16 @@ pub fn repeat_result(
         },
         write_loop_ns,
         reader_read_ns,
+        write_busy_ns,
+        reader_busy_ns,
+        cpu_share_pct: mean(&shares),
+        achieved_rate_min_pct,
+        missed_slots: reports
+            .iter()
+            .filter(measured)
+            .map(|r| r.missed_slots)
+            .sum(),
+        slow_update_pct,
         sampled_vs_throughput_pct,
         outside_window: reports
             .iter()
@@ -123,6 +166,30 @@ pub fn repeat_result(
         expected_sum,
         exact: final_sum == expected_sum,
     }
+}
+
+/// Operations per second of one thread over its measured interval (0
+/// when it has none).
+fn rate_of(count: u64, r: &ThreadReport) -> f64 {
+    match r.interval_s {
+        Some(s) if s > 0.0 => count as f64 / s,
+        _ => 0.0,
+    }
+}
+
+/// ns per operation over `threads`: the sum of `seconds` (each thread's
+/// interval, or its busy part) over the sum of `ops`; `None` without
+/// operations. Threads without an interval are left out.
+fn per_op_ns(
+    threads: &[&ThreadReport],
+    seconds: impl Fn(&ThreadReport) -> Option<f64>,
+    ops: impl Fn(&ThreadReport) -> u64,
+) -> Option<f64> {
+    let (total_s, count) = threads
+        .iter()
+        .filter_map(|r| Some((seconds(r)?, ops(r))))
+        .fold((0.0, 0u64), |(s, n), (t, c)| (s + t, n + c));
+    (count > 0).then(|| total_s * 1e9 / count as f64)
 }
 
 /// The arithmetic mean; 0 for no values.
@@ -142,6 +209,15 @@ pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
         let values: Option<Vec<f64>> = repeats.iter().map(f).collect();
         values.and_then(|v| Summary::of(&v))
     };
+    // Staleness over the repeats whose probes saw something.
+    let of_probed = |f: &dyn Fn(&RepeatResult) -> f64| {
+        let values: Vec<f64> = repeats
+            .iter()
+            .filter(|r| r.staleness.probes > 0)
+            .map(f)
+            .collect();
+        Summary::of(&values)
+    };
     let of_latency = |f: &dyn Fn(&LatencySummary) -> f64,
                       side: &dyn Fn(&RepeatResult) -> Option<LatencySummary>| {
         of_some(&|r| side(r).map(|l| f(&l)))
@@ -154,11 +230,19 @@ pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
         write_p50_ns: of_latency(&|l| l.p50_ns, &|r| r.write_latency),
         read_p50_ns: of_latency(&|l| l.p50_ns, &|r| r.read_latency),
         publishes_per_s: of(&|r| r.publishes_per_s)?,
-        error_mean_pct: of(&|r| r.staleness.error_mean_pct)?,
-        age_mean_ns: of(&|r| r.staleness.age_mean_ns)?,
+        error_mean_pct: of_probed(&|r| r.staleness.error_mean_pct),
+        age_mean_ns: of_probed(&|r| r.staleness.age_mean_ns),
         write_loop_ns: of_some(&|r| (r.write_loop_ns > 0.0).then_some(r.write_loop_ns)),
         reader_read_ns: of_some(&|r| r.reader_read_ns),
         sampled_vs_throughput_pct: of_some(&|r| r.sampled_vs_throughput_pct),
+        write_busy_ns: of_some(&|r| (r.write_busy_ns > 0.0).then_some(r.write_busy_ns)),
+        reader_busy_ns: of_some(&|r| r.reader_busy_ns),
+        cpu_share_pct: of(&|r| r.cpu_share_pct),
+        slow_update_pct: of_some(&|r| r.slow_update_pct),
+        fairness: of_some(&|r| {
+            (r.writer_updates.len() > 1 && r.write_ops_per_s_thread_max > 0.0)
+                .then(|| r.write_ops_per_s_thread_min / r.write_ops_per_s_thread_max)
+        }),
     })
 }
 
@@ -202,6 +286,21 @@ mod tests {
             write_hist,
             read_hist,
             staleness: StalenessSamples::default(),
+            waited_s: 0.0,
+            missed_slots: 0,
+        }
+    }
+
+    /// The context of a repeat whose two writers sit on nodes 0 and 1 with
+    /// their slots on node 0, the counter reading `final_sum`.
+    fn ctx(final_sum: i64, ns_per_tick: f64) -> RepeatContext {
+        RepeatContext {
+            cpu_nodes: vec![0, 1],
+            slot_nodes: vec![0, 0],
+            final_sum,
+            ns_per_tick,
+            rate: None,
+            slow_update_ticks: None,
         }
     }
 
@@ -226,7 +325,7 @@ mod tests {
         // 10 of 1000, 2 updates old.
         reports[2].staleness.record(probe(30, 1000, 4));
         reports[0].staleness.record(probe(10, 1000, 2));
-        let r = repeat_result(0, &reports, &[0, 1], &[0, 0], 1000, 2.0);
+        let r = repeat_result(0, &reports, &ctx(1000, 2.0));
         assert_eq!(r.write_ops_per_s, 8000.0);
         assert_eq!(r.read_ops_per_s, 9000.0);
         assert_eq!(
@@ -257,13 +356,17 @@ mod tests {
         assert!(r.exact && r.outside_window.is_empty());
         assert_eq!(r.write_latency.unwrap().samples, 2);
         assert_eq!(r.read_latency.unwrap().samples, 2);
-        assert!(!repeat_result(0, &reports, &[0, 1], &[0, 0], 999, 1.0).exact);
+        assert!(!repeat_result(0, &reports, &ctx(999, 1.0)).exact);
+        // Unpaced: busy is the whole interval.
+        assert_eq!(r.write_busy_ns, r.write_loop_ns);
+        assert_eq!(r.cpu_share_pct, 100.0);
+        assert_eq!(r.achieved_rate_min_pct, None);
         let s = strategy_summary(&[r.clone(), r]).unwrap();
         assert_eq!(s.write_ops_per_s.mean, 8000.0);
         assert_eq!(s.read_ns.unwrap().mean, 40.0);
         assert_eq!(s.write_p50_ns.unwrap().mean, 200.0);
         assert_eq!(s.write_loop_ns.unwrap().mean, 250_000.0);
-        assert_eq!(s.error_mean_pct.mean, 2.0);
+        assert_eq!(s.error_mean_pct.unwrap().mean, 2.0);
     }
 
     #[test]
@@ -272,7 +375,7 @@ mod tests {
         late.interval_s = None;
         late.staleness.record(probe(500, 1000, 9));
         let reports = [report(Role::Writer, 4, 1000, 0, 100, 600), late];
-        let r = repeat_result(0, &reports, &[0, 0], &[0, 0], 900, 1.0);
+        let r = repeat_result(0, &reports, &ctx(900, 1.0));
         assert_eq!(r.outside_window, [5]);
         assert_eq!(r.write_ops_per_s, 2000.0);
         // The slowest writer is the one measured, not a silent 0.
@@ -284,5 +387,49 @@ mod tests {
         // Its load still counts: 600 + 300.
         assert_eq!(r.expected_sum, 900);
         assert!(r.exact);
+    }
+
+    #[test]
+    fn paced_threads_report_busy_time_cpu_share_and_achieved_rate() {
+        // Rate 2000/s over 0.5 s: 1000 updates asked of each thread.
+        let mut a = report(Role::Writer, 0, 1000, 0, 10, 5);
+        let mut b = report(Role::Writer, 1, 950, 0, 10, 5);
+        a.waited_s = 0.4; // busy 0.1 s for 1000 updates: 100 us each
+        b.waited_s = 0.45; // busy 0.05 s for 950 updates
+        b.missed_slots = 50;
+        let mut c = ctx(10, 1.0);
+        c.rate = Some(2000.0);
+        let r = repeat_result(0, &[a, b], &c);
+        // (0.1 + 0.05) s busy over 1950 updates.
+        assert!((r.write_busy_ns - 0.15e9 / 1950.0).abs() < 1e-6);
+        // Loop time from throughput still counts the waits: 1 s / 1950.
+        assert!((r.write_loop_ns - 1e9 / 1950.0).abs() < 1e-6);
+        // CPU share: 20% and 10%, mean 15%.
+        assert!((r.cpu_share_pct - 15.0).abs() < 1e-9);
+        // The slower thread made 1900/s of 2000/s asked: 95%.
+        assert!((r.achieved_rate_min_pct.unwrap() - 95.0).abs() < 1e-9);
+        assert_eq!(r.missed_slots, 50);
+    }
+
+    #[test]
+    fn slow_updates_are_counted_against_the_local_hit_threshold() {
+        let mut a = report(Role::Writer, 0, 1000, 0, 1000, 5);
+        let mut b = report(Role::Writer, 1, 1000, 0, 1000, 5);
+        // Writer a: samples of 100 (from `report`), 10, 10, 10 ticks;
+        // writer b: 100, 200, 10, 10. Threshold 50: 3 of 8 are slow.
+        for t in [10, 10, 10] {
+            a.write_hist.record(t).unwrap();
+        }
+        for t in [200, 10, 10] {
+            b.write_hist.record(t).unwrap();
+        }
+        let mut c = ctx(10, 1.0);
+        c.slow_update_ticks = Some(50);
+        let r = repeat_result(0, &[a, b], &c);
+        assert_eq!(r.slow_update_pct, Some(37.5));
+        let s = strategy_summary(&[r]).unwrap();
+        assert_eq!(s.slow_update_pct.unwrap().mean, 37.5);
+        // Equal rates: perfectly fair.
+        assert_eq!(s.fairness.unwrap().mean, 1.0);
     }
 }

@@ -10,7 +10,8 @@ pub mod signal;
 pub mod sweep;
 
 pub use plan::{
-    DEFAULT_SAMPLE_EVERY, PlanError, PoolSize, PoolSizeError, RunRequest, StrategyChoice, plan,
+    DEFAULT_SAMPLE_EVERY, PlanError, PoolSize, PoolSizeError, RateError, RunRequest,
+    StrategyChoice, parse_rate, plan,
 };
 
 use crate::clock::{ClockKind, Timer, clock_read_cost};
@@ -22,10 +23,10 @@ use crate::provenance::Provenance;
 use crate::results::{
     HarnessFloor, RunConfig, RunResults, SCHEMA_VERSION, Strategy, StrategyResult, ThreadPlacement,
 };
-use crate::stats::Summary;
+use crate::stats::{LatencySummary, Summary};
 use crate::topology::{CpuList, Topology};
-use crate::workload::{RepeatOutcome, RepeatSpec, Role, Sampling, run_repeat};
-use aggregate::{repeat_result, strategy_summary};
+use crate::workload::{RepeatOutcome, RepeatSpec, Role, Sampling, ThreadReport, run_repeat};
+use aggregate::{RepeatContext, repeat_result, strategy_summary};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -183,8 +184,14 @@ pub fn execute(
                     .slot_of_cpu(cpu)
                     .map_or(0, |i| counter.slots()[i].node)
             };
-            let cpu_nodes: Vec<u32> = cfg.writer_cpus.iter().map(|&c| node_of(c)).collect();
-            let slot_nodes: Vec<u32> = cfg.writer_cpus.iter().map(|&c| slot_node(c)).collect();
+            let ctx = RepeatContext {
+                cpu_nodes: cfg.writer_cpus.iter().map(|&c| node_of(c)).collect(),
+                slot_nodes: cfg.writer_cpus.iter().map(|&c| slot_node(c)).collect(),
+                final_sum: counter.read(),
+                ns_per_tick: plan.timer().ns_per_tick(),
+                rate: cfg.rate,
+                slow_update_ticks: slow_update_ticks(floor.as_ref(), plan.timer()),
+            };
             if repeat == 0 {
                 result.slots = counter.slots().to_vec();
                 result.threads = reports
@@ -199,14 +206,7 @@ pub fn execute(
                     })
                     .collect();
             }
-            let r = repeat_result(
-                repeat,
-                &reports,
-                &cpu_nodes,
-                &slot_nodes,
-                counter.read(),
-                plan.timer().ns_per_tick(),
-            );
+            let r = repeat_result(repeat, &reports, &ctx);
             if !r.outside_window.is_empty() {
                 notes.push(format!(
                     "{} repeat {repeat}: threads on CPUs {} never saw the measured interval start (an oversubscribed CPU, or --rate too low for warm-up + interval), so they are left out of its rates and samples",
@@ -242,10 +242,19 @@ const FLOOR_INTERVAL: Duration = Duration::from_millis(100);
 /// Warm-up of one floor run.
 const FLOOR_WARMUP: Duration = Duration::from_millis(10);
 
+/// The floor's slow-update threshold in `timer` ticks.
+fn slow_update_ticks(floor: Option<&HarnessFloor>, timer: Timer) -> Option<u64> {
+    floor?
+        .slow_update_ns
+        .map(|ns| (ns / timer.ns_per_tick()).round() as u64)
+}
+
 /// Measures the harness floor ([`HarnessFloor`]): the run's writer loop,
 /// unpaced, on the first writer's CPU alone, publishing `never`, its read
-/// side on a global slot nobody else touches. `None` without writers or
-/// when interrupted.
+/// side on a global slot nobody else touches; then, with sampling on, one
+/// more run publishing `always` to that private slot, whose sampled
+/// updates are local hits and set the slow-update threshold. `None`
+/// without writers or when interrupted.
 fn measure_floor(
     plan: &RunPlan,
     interrupted: &AtomicBool,
@@ -263,19 +272,44 @@ fn measure_floor(
     spec.rate = None;
     spec.warmup = FLOOR_WARMUP;
     spec.duration = plan.repeat_duration().min(FLOOR_INTERVAL);
-    let mut loop_ns = Vec::with_capacity(FLOOR_RUNS);
-    for _ in 0..FLOOR_RUNS {
+    let alone = |spec: &RepeatSpec| -> Result<Option<ThreadReport>, RunError> {
         let counter = ShardedCounter::new(layout, &plan.topo, &[cpu], plan.config.placement)?;
         let allowed = &plan.topo.allowed_cpus;
-        match run_repeat(&counter, &[cpu], &[], allowed, &spec, interrupted)? {
-            RepeatOutcome::Done(reports) => {
-                let w = &reports[0];
-                if let Some(seconds) = w.interval_s.filter(|_| w.updates > 0) {
-                    loop_ns.push(seconds * 1e9 / w.updates as f64);
-                }
-            }
-            RepeatOutcome::Interrupted => return Ok(None),
+        Ok(
+            match run_repeat(&counter, &[cpu], &[], allowed, spec, interrupted)? {
+                RepeatOutcome::Done(mut reports) => reports.pop(),
+                RepeatOutcome::Interrupted => None,
+            },
+        )
+    };
+    let mut loop_ns = Vec::with_capacity(FLOOR_RUNS);
+    for _ in 0..FLOOR_RUNS {
+        let Some(w) = alone(&spec)? else {
+            return Ok(None);
+        };
+        if let Some(seconds) = w.interval_s.filter(|_| w.updates > 0) {
+            loop_ns.push(seconds * 1e9 / w.updates as f64);
         }
     }
-    Ok(Summary::of(&loop_ns).map(|loop_ns| HarnessFloor { cpu, loop_ns }))
+    let Some(loop_ns) = Summary::of(&loop_ns) else {
+        return Ok(None);
+    };
+    let mut local_update_ns = None;
+    let mut slow_update_ns = None;
+    if spec.sampling.every() != 0 {
+        spec.policy = PublishPolicy::ALWAYS;
+        let Some(w) = alone(&spec)? else {
+            return Ok(None);
+        };
+        if let Some(l) = LatencySummary::of(&w.write_hist, plan.timer().ns_per_tick()) {
+            local_update_ns = Some(l.p50_ns);
+            slow_update_ns = Some((2.0 * l.p50_ns).max(l.p99_ns));
+        }
+    }
+    Ok(Some(HarnessFloor {
+        cpu,
+        loop_ns,
+        local_update_ns,
+        slow_update_ns,
+    }))
 }

@@ -18,6 +18,25 @@ use std::time::Duration;
 /// One operation in this many is timed by default (`--sample-every`).
 pub const DEFAULT_SAMPLE_EVERY: u64 = 1024;
 
+/// Paced threads are sampled about this often per second by default.
+pub const PACED_SAMPLES_PER_S: f64 = 10_000.0;
+
+/// One operation in how many is timed, a power of two (0 = none):
+/// `explicit` rounded up, else [`DEFAULT_SAMPLE_EVERY`] when hammering, or
+/// under a `rate` one in rate ÷ [`PACED_SAMPLES_PER_S`] (at least 1, at
+/// most the default), so a paced thread, idle most of the time, still
+/// gets enough samples for percentiles and staleness probes.
+pub fn sample_every(explicit: Option<u64>, rate: Option<f64>) -> u64 {
+    match (explicit, rate) {
+        (Some(0), _) => 0,
+        (Some(k), _) => k.next_power_of_two(),
+        (None, None) => DEFAULT_SAMPLE_EVERY,
+        (None, Some(r)) => ((r / PACED_SAMPLES_PER_S).ceil().max(1.0) as u64)
+            .next_power_of_two()
+            .min(DEFAULT_SAMPLE_EVERY),
+    }
+}
+
 /// How many threads a pool gets: a count, or a percentage of the CPUs this
 /// process may use (`50%`, as the seeds' nr_thread=50%).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,6 +90,27 @@ impl fmt::Display for PoolSize {
             PoolSize::Count(n) => write!(f, "{n}"),
             PoolSize::Percent(p) => write!(f, "{p}%"),
         }
+    }
+}
+
+/// A rate that does not parse or is not above zero.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a rate above 0 (operations per second per thread: 22000, 22k, 1.5M)")]
+pub struct RateError(String);
+
+/// Operations per second: a number with an optional `k` (10³), `M` (10⁶)
+/// or `G` (10⁹) suffix, above zero and finite.
+pub fn parse_rate(s: &str) -> Result<f64, RateError> {
+    let t = s.trim();
+    let (number, scale) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('M') => (&t[..t.len() - 1], 1e6),
+        Some('G') => (&t[..t.len() - 1], 1e9),
+        _ => (t, 1.0),
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v > 0.0 && (v * scale).is_finite() => Ok(v * scale),
+        _ => Err(RateError(s.to_string())),
     }
 }
 
@@ -151,8 +191,9 @@ pub struct RunRequest {
     pub rate: Option<f64>,
     /// Seed of the writers' load walks.
     pub seed: u64,
-    /// One operation in this many is timed (0 = none).
-    pub sample_every: u64,
+    /// One operation in this many is timed (0 = none); `None` chooses
+    /// ([`sample_every`]).
+    pub sample_every: Option<u64>,
     /// Strict or best-effort placement.
     pub placement: Placement,
     /// Threads may share CPUs.
@@ -214,6 +255,9 @@ pub enum PlanError {
     /// A sweep's `--threads` is empty.
     #[error("--threads needs at least one value")]
     NoThreadCounts,
+    /// A sweep's `--rates` is empty.
+    #[error("--rates needs at least one value (a rate such as 22k, or max)")]
+    NoRates,
     /// A sweep's `--threads` holds 0.
     #[error("--threads 0: every point needs at least 1 writer thread")]
     ZeroThreads,
@@ -314,11 +358,8 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     if !provenance.tsc_invariant {
         notes.push(TSC_FALLBACK_NOTE.to_string());
     }
-    let overhead_ticks = if request.sample_every > 0 {
-        timer.overhead_ticks()
-    } else {
-        0
-    };
+    let every = sample_every(request.sample_every, request.rate);
+    let overhead_ticks = if every > 0 { timer.overhead_ticks() } else { 0 };
     let config = RunConfig {
         writer_cpus,
         reader_cpus,
@@ -328,14 +369,10 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         warmup_s: request.warmup.as_secs_f64(),
         repeats: request.repeats as usize,
         seed: request.seed,
-        sample_every: if request.sample_every == 0 {
-            0
-        } else {
-            request.sample_every.next_power_of_two()
-        },
+        sample_every: every,
         timer: timer.kind(),
         timer_overhead_ns: overhead_ticks as f64 * timer.ns_per_tick(),
-        staleness_probes: request.sample_every > 0,
+        staleness_probes: every > 0,
         placement: request.placement,
         oversubscribe: request.oversubscribe,
         counter_node: request.counter_node,
@@ -403,6 +440,28 @@ mod tests {
         ));
         for s in ["4", "50%"] {
             assert_eq!(s.parse::<PoolSize>().unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn paced_runs_sample_more_often() {
+        assert_eq!(sample_every(None, None), 1024);
+        assert_eq!(sample_every(Some(1000), Some(22_000.0)), 1024);
+        assert_eq!(sample_every(Some(0), Some(22_000.0)), 0);
+        assert_eq!(sample_every(None, Some(22_000.0)), 4); // 2.2 -> 3 -> 4
+        assert_eq!(sample_every(None, Some(1e6)), 128); // 100 -> 128
+        assert_eq!(sample_every(None, Some(5_000.0)), 1);
+        assert_eq!(sample_every(None, Some(1e9)), 1024);
+    }
+
+    #[test]
+    fn rates_take_suffixes() {
+        assert_eq!(parse_rate("22k"), Ok(22_000.0));
+        assert_eq!(parse_rate("1.5M"), Ok(1_500_000.0));
+        assert_eq!(parse_rate("250"), Ok(250.0));
+        assert_eq!(parse_rate("1G"), Ok(1e9));
+        for bad in ["0", "-5k", "k", "fast", "inf"] {
+            assert!(parse_rate(bad).is_err(), "{bad}");
         }
     }
 

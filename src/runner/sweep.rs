@@ -66,6 +66,28 @@ impl fmt::Display for Affinity {
     }
 }
 
+/// One point of a sweep's rate axis: an offered rate per thread, or `max`
+/// (hammer: no cap).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OfferedRate(pub Option<f64>);
+
+impl FromStr for OfferedRate {
+    type Err = super::RateError;
+
+    fn from_str(s: &str) -> Result<Self, super::RateError> {
+        if s.trim() == "max" {
+            Ok(OfferedRate(None))
+        } else {
+            super::parse_rate(s).map(|r| OfferedRate(Some(r)))
+        }
+    }
+}
+
+/// The seed's realistic rate: on the 224-CPU Sapphire Rapids, 14M wakeups
+/// and 11M migrations in 5 s came to about 22,000 updates per second per
+/// CPU (see BACKGROUND.md).
+pub const SEED_RATE: f64 = 22_000.0;
+
 /// What `contend sweep` is asked to measure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepRequest {
@@ -74,6 +96,9 @@ pub struct SweepRequest {
     /// Affinity sets (`None`: unbound, plus every node with allowed CPUs
     /// when there are two or more).
     pub affinity: Option<Vec<Affinity>>,
+    /// Offered rates per thread (ops/s) at every thread count, in order;
+    /// `None` is hammer (no cap). `[None]` is a sweep without a rate axis.
+    pub rates: Vec<Option<f64>>,
     /// The strategies at every point.
     pub strategies: StrategyChoice,
     /// Measured time per strategy at each point.
@@ -113,7 +138,7 @@ impl SweepRequest {
     /// The run of one point: `threads` writers from `writer_cpus`, each
     /// running the read side, with the sweep's strategies and timing;
     /// everything else at `contend run`'s defaults.
-    fn point_request(&self, threads: usize, writer_cpus: CpuSpec) -> RunRequest {
+    fn point_request(&self, threads: usize, writer_cpus: CpuSpec, rate: Option<f64>) -> RunRequest {
         RunRequest {
             writers: Some(PoolSize::Count(threads)),
             readers: None,
@@ -126,30 +151,37 @@ impl SweepRequest {
             duration: self.duration,
             warmup: self.warmup,
             repeats: self.repeats,
-            rate: None,
+            rate,
             seed: self.seed,
-            sample_every: super::DEFAULT_SAMPLE_EVERY,
+            sample_every: None,
             placement: self.placement,
             oversubscribe: false,
         }
     }
 }
 
-/// One planned point: a whole run at one thread count and affinity set.
+/// One planned point: a whole run at one thread count, affinity set and
+/// offered rate.
 #[derive(Debug, Clone)]
 pub struct PointPlan {
     /// Writer threads.
     pub threads: usize,
     /// `unbound` or `nodeN`.
     pub affinity: String,
+    /// Offered ops/s per thread; `None` = hammer.
+    pub rate: Option<f64>,
     /// The run.
     pub plan: RunPlan,
 }
 
 impl PointPlan {
-    /// `affinity × N threads`, as progress lines and errors name a point.
+    /// `affinity × N threads` (and `@ R/s`), as progress lines and errors
+    /// name a point.
     pub fn label(&self) -> String {
-        format!("{} × {} threads", self.affinity, self.threads)
+        match self.rate {
+            None => format!("{} × {} threads", self.affinity, self.threads),
+            Some(r) => format!("{} × {} threads @ {r}/s", self.affinity, self.threads),
+        }
     }
 }
 
@@ -182,6 +214,9 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
     if request.threads.contains(&PoolSize::Count(0)) {
         return Err(PlanError::ZeroThreads);
     }
+    if request.rates.is_empty() {
+        return Err(PlanError::NoRates);
+    }
     let nodes_with_cpus: Vec<u32> = topo
         .nodes
         .iter()
@@ -207,17 +242,23 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
         }
         counts.sort_unstable();
         for threads in counts {
-            let run = plan(&request.point_request(threads, spec.clone()), topo.clone())?;
-            for note in &run.notes {
-                if !notes.contains(note) {
-                    notes.push(note.clone());
+            for &rate in &request.rates {
+                let run = plan(
+                    &request.point_request(threads, spec.clone(), rate),
+                    topo.clone(),
+                )?;
+                for note in &run.notes {
+                    if !notes.contains(note) {
+                        notes.push(note.clone());
+                    }
                 }
+                points.push(PointPlan {
+                    threads,
+                    affinity: affinity.to_string(),
+                    rate,
+                    plan: run,
+                });
             }
-            points.push(PointPlan {
-                threads,
-                affinity: affinity.to_string(),
-                plan: run,
-            });
         }
     }
     if points.is_empty() {
@@ -314,6 +355,7 @@ pub fn execute_sweep<E>(
             Ok(results) => sweep.points.push(SweepPoint {
                 threads: point.threads,
                 affinity: point.affinity.clone(),
+                rate: point.rate,
                 results,
             }),
             Err(error) => {
@@ -341,6 +383,7 @@ mod tests {
         SweepRequest {
             threads: vec![PoolSize::Percent(100.0)],
             affinity,
+            rates: vec![None],
             strategies: StrategyChoice {
                 levels: vec![crate::counter::ShardLevel::Global],
                 policies: vec!["always".parse().unwrap()],
@@ -375,5 +418,56 @@ mod tests {
         assert_eq!("node:3".parse::<Affinity>(), Ok(Affinity::Node(3)));
         assert!("node".parse::<Affinity>().is_err());
         assert!("socket0".parse::<Affinity>().is_err());
+    }
+
+    #[test]
+    fn the_rate_axis_runs_at_every_thread_count_of_every_set() {
+        // The 2-socket Sapphire Rapids fixture: unbound, node0, node1, each
+        // at 50% and 100% of its CPUs, each at 22k/s and max.
+        let root = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/topology/spr-2s-224"
+        );
+        let topo = Topology::read(std::path::Path::new(root)).unwrap();
+        let mut req = request(None);
+        req.threads = vec![PoolSize::Percent(50.0), PoolSize::Percent(100.0)];
+        req.rates = vec![Some(SEED_RATE), None];
+        let plan = plan_sweep(&req, &topo).unwrap();
+        let shape: Vec<(String, usize, Option<f64>)> = plan
+            .points
+            .iter()
+            .map(|p| (p.affinity.clone(), p.threads, p.rate))
+            .collect();
+        let mut expect = Vec::new();
+        for (set, cpus) in [("unbound", 224), ("node0", 112), ("node1", 112)] {
+            for threads in [cpus / 2, cpus] {
+                for rate in [Some(22_000.0), None] {
+                    expect.push((set.to_string(), threads, rate));
+                }
+            }
+        }
+        assert_eq!(shape, expect);
+        // Each point's run is paced at its rate, and says so.
+        for p in &plan.points {
+            assert_eq!(p.plan.config.rate, p.rate);
+            assert_eq!(p.plan.config.writer_cpus.len(), p.threads);
+        }
+        assert_eq!(plan.points[0].label(), "unbound × 112 threads @ 22000/s");
+        assert_eq!(plan.points[1].label(), "unbound × 112 threads");
+        // A paced point samples more often than a hammering one.
+        assert_eq!(plan.points[0].plan.config.sample_every, 4);
+        assert_eq!(plan.points[1].plan.config.sample_every, 1024);
+        req.rates.clear();
+        assert!(matches!(plan_sweep(&req, &topo), Err(PlanError::NoRates)));
+    }
+
+    #[test]
+    fn offered_rates_parse() {
+        assert_eq!("max".parse::<OfferedRate>(), Ok(OfferedRate(None)));
+        assert_eq!(
+            "22k".parse::<OfferedRate>(),
+            Ok(OfferedRate(Some(22_000.0)))
+        );
+        assert!("fast".parse::<OfferedRate>().is_err());
     }
 }

@@ -178,13 +178,22 @@ mod tests {
     fn the_interval_excludes_zero_exactly_when_p_is_below_five_percent() {
         // One distribution for both: the interval's edge sits at 0 when
         // p = 0.05, so they cannot disagree.
+        // By hand: a has mean 10.875 and variance 2.1875/3, b mean
+        // 11 + shift and variance 1, so the difference is 0.125 + shift,
+        // se = sqrt(0.7291667/4 + 1/3) = 0.71807033, Welch's df =
+        // 3.9900936, t(0.975, df) = 2.7791658 (mpmath): half-width
+        // 1.9956365 whatever the shift.
+        let half = 1.995_636_474_238_504;
         for shift in [0.0, 0.5, 1.0, 1.5, 1.9, 2.1, 3.0, 6.0] {
             let a = Summary::of(&[10.0, 11.0, 12.0, 10.5]).unwrap();
             let b = Summary::of(&[10.0 + shift, 12.0 + shift, 11.0 + shift]).unwrap();
             let w = welch_t_test(&a, &b).unwrap();
             let (lo, hi) = w.interval(0.95);
             assert_eq!(lo > 0.0 || hi < 0.0, w.p < 0.05, "shift {shift}: {w:?}");
-            assert!(lo <= w.difference && w.difference <= hi);
+            assert!(close(w.difference, 0.125 + shift, 1e-12), "{w:?}");
+            assert!(close(w.df, 3.990_093_635_500_068, 1e-9), "{w:?}");
+            assert!(close(lo, 0.125 + shift - half, 1e-9), "shift {shift}: {lo}");
+            assert!(close(hi, 0.125 + shift + half, 1e-9), "shift {shift}: {hi}");
         }
     }
 
@@ -202,10 +211,12 @@ mod tests {
             close(lo, alo, 1e-12) && close(hi, ahi, 1e-12),
             "base mean 100"
         );
-        assert!(
-            13.0 < lo && lo < 15.0 && 15.0 < hi && hi < 17.0,
-            "{lo} {hi}"
-        );
+        // By hand: both variances 2.5/4 = 0.625, se = sqrt(2·0.625/5) =
+        // 0.5, df = 2(n-1) = 8, t(0.975, 8) = 2.306004135204167, so
+        // 15 ± 1.1530020676 around a base of 100.
+        assert!(close(lo, 13.846_997_932_397_917, 1e-9), "{lo}");
+        assert!(close(hi, 16.153_002_067_602_083, 1e-9), "{hi}");
+        assert!(close(w.df, 8.0, 1e-9), "{w:?}");
 
         let down = Difference::of(&test, &base);
         assert!(close(
@@ -220,10 +231,9 @@ mod tests {
             close(lo, alo / 1.15, 1e-12) && close(hi, ahi / 1.15, 1e-12),
             "{lo} {hi}"
         );
-        assert!(
-            -15.0 < lo && lo < -13.1 && -13.0 < hi && hi < -11.0,
-            "{lo} {hi}"
-        );
+        // (-15 ± 1.1530020676) / 1.15.
+        assert!(close(lo, -14.046_088_754_436_594, 1e-9), "{lo}");
+        assert!(close(hi, -12.040_867_767_302_536, 1e-9), "{hi}");
     }
 
     #[test]

@@ -120,9 +120,24 @@ mod tests {
     fn holm_keeps_the_familywise_error_near_alpha() {
         // 36 strategies × 4 measures of identical noise: uniform p-values.
         // Raw, about 7 would be below 0.05; adjusted, none of these.
+        // The smallest, 1/145, adjusts to 144/145; the rest to more.
         let p: Vec<f64> = (1..=144).map(|i| i as f64 / 145.0).collect();
-        assert_eq!(p.iter().filter(|&&x| x < 0.05).count(), 7);
-        assert!(holm_adjusted(&p).iter().all(|&x| x >= 0.05));
+        let adj = holm_adjusted(&p);
+        assert!((adj[0] - 144.0 / 145.0).abs() < 1e-12, "{}", adj[0]);
+        assert!(adj.iter().all(|&x| x >= 0.05));
+
+        // Two small p-values among 144: Holm multiplies the smallest by
+        // 144 (0.0432) and the next by 143 (0.0572), where Bonferroni
+        // would multiply both by 144 (0.0576) and a no-op would keep
+        // 0.0003 and 0.0004. The other 142 (>= 0.5, times >= 2, and the
+        // running maximum) adjust to 1.
+        let mut p = vec![0.0003, 0.0004];
+        p.extend((0..142).map(|i| 0.5 + i as f64 / 1000.0));
+        let adj = holm_adjusted(&p);
+        assert!((adj[0] - 0.0432).abs() < 1e-12, "{}", adj[0]);
+        assert!((adj[1] - 0.0572).abs() < 1e-12, "{}", adj[1]);
+        assert!(adj[2..].iter().all(|&x| x == 1.0), "{adj:?}");
+        assert_eq!(adj.iter().filter(|&&x| x < 0.05).count(), 1);
     }
 
     #[test]

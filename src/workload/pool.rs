@@ -82,6 +82,10 @@ pub struct ThreadReport {
     pub read_hist: Histogram<u64>,
     /// What its staleness probes saw.
     pub staleness: StalenessSamples,
+    /// Seconds of the interval spent waiting in the pacer (0 unpaced).
+    pub waited_s: f64,
+    /// Pacer slots skipped after stalls during the interval.
+    pub missed_slots: u64,
 }
 
 /// How a repeat ended.
@@ -263,6 +267,7 @@ impl WriterJob<'_> {
             self.probing,
         );
         let interval_s = drive(self.ctl, spec.rate.is_some(), &mut work);
+        let (waited_s, missed_slots) = pacing(&work);
         let (updates, reads) = (work.updates(), work.reads());
         let w = work.writer_mut();
         w.flush();
@@ -277,8 +282,16 @@ impl WriterJob<'_> {
             write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
             read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
             staleness: work.staleness,
+            waited_s,
+            missed_slots,
         }
     }
+}
+
+/// Seconds waited and slots missed in the pacer of `work` (0, 0 unpaced).
+fn pacing(work: &impl Work) -> (f64, u64) {
+    work.pacer()
+        .map_or((0.0, 0), |p| (p.waited_s(), p.missed()))
 }
 
 fn reader(
@@ -290,6 +303,7 @@ fn reader(
 ) -> ThreadReport {
     let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, spec.rate, probing);
     let interval_s = drive(ctl, spec.rate.is_some(), &mut work);
+    let (waited_s, missed_slots) = pacing(&work);
     ThreadReport {
         role: Role::Reader,
         pin,
@@ -301,5 +315,7 @@ fn reader(
         write_hist: super::new_histogram(),
         read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
         staleness: work.staleness,
+        waited_s,
+        missed_slots,
     }
 }

@@ -107,6 +107,8 @@ pub trait Work {
     fn run_ops(&mut self, ops: u64);
     /// Forgets counts and samples so far (end of warm-up).
     fn reset_counts(&mut self);
+    /// The pacer, if the loop is rate-limited.
+    fn pacer(&self) -> Option<&Pacer>;
 }
 
 /// Where a thread mirrors its state and how often it probes staleness
@@ -314,6 +316,13 @@ impl<C: Clock> Work for WriterWork<'_, C> {
         self.write_hist.reset();
         self.read_hist.reset();
         self.staleness = StalenessSamples::default();
+        if let Some(p) = &mut self.pacer {
+            p.reset_counts();
+        }
+    }
+
+    fn pacer(&self) -> Option<&Pacer> {
+        self.pacer.as_ref()
     }
 }
 
@@ -392,6 +401,13 @@ impl Work for ReaderWork<'_> {
         self.reads = 0;
         self.read_hist.reset();
         self.staleness = StalenessSamples::default();
+        if let Some(p) = &mut self.pacer {
+            p.reset_counts();
+        }
+    }
+
+    fn pacer(&self) -> Option<&Pacer> {
+        self.pacer.as_ref()
     }
 }
 

@@ -32,16 +32,53 @@ pub fn results_dir(root: &Path) -> Option<PathBuf> {
     Some(std::fs::read_dir(host).ok()?.next()?.ok()?.path())
 }
 
-/// `contend ARGS` exits 2 with a single `contend: error:` line naming
-/// `needle` (clap's own value errors add a hint line after theirs).
+/// The CPUs this test process may run on (and so the `contend` it starts),
+/// read from `/proc/self/status`'s `Cpus_allowed_list` (`0-3,8,10-11`)
+/// without contend's own code.
+pub fn allowed_cpus() -> Vec<u32> {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .expect("Cpus_allowed_list in /proc/self/status")
+        .trim();
+    let mut cpus = Vec::new();
+    for part in list.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => cpus.extend(a.parse::<u32>().unwrap()..=b.parse::<u32>().unwrap()),
+            None => cpus.push(part.parse().unwrap()),
+        }
+    }
+    cpus
+}
+
+/// The hint clap prints under its own errors.
+const CLAP_HINT: &str = "For more information, try '--help'.";
+
+/// `contend ARGS` exits 2, prints nothing on stdout, and says why in one
+/// stderr line naming `needle`: either contend's own
+/// `contend: error: ...` and nothing else, or clap's
+/// `error: invalid value ...` followed only by its `--help` hint.
 pub fn assert_usage_error(args: &[&str], needle: &str) {
     let out = contend(args);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}: stdout {}", stdout(&out));
     let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    let first = lines.first().copied().unwrap_or("");
+    if first.starts_with("contend: error: ") {
+        assert_eq!(lines.len(), 1, "{args:?}: expected one line, got {err}");
+    } else if first.starts_with("error: invalid value ") {
+        assert_eq!(
+            &lines[1..],
+            [CLAP_HINT],
+            "{args:?}: expected clap's error and its hint, got {err}"
+        );
+    } else {
+        panic!("{args:?}: expected `contend: error:` or `error: invalid value`, got {err}");
+    }
     assert!(
-        lines.len() == 1 || lines[0].starts_with("error: invalid value"),
-        "{args:?}: expected one line, got {err}"
+        first.contains(needle),
+        "{args:?}: the error line does not name {needle:?}: {err}"
     );
 }

@@ -16,11 +16,13 @@
 //! - `staleness.svg` (module `staleness`): staleness against throughput across
 //!   ratelimit periods (when a run has two or more);
 //! - `sweep-throughput-<affinity>.svg` and `sweep-staleness-<affinity>.svg`
-//!   (module `sweep`) for sweeps, plus every point's run charts.
+//!   (module `sweep`) for sweeps, `sweep-rates-<affinity>.svg` (module
+//!   `rates`) when a sweep has a rate axis, plus every point's run charts.
 
 mod bars;
 mod latency;
 mod ns_per_op;
+mod rates;
 mod staleness;
 mod sweep;
 mod throughput;
@@ -96,8 +98,10 @@ pub fn write_sweep_charts(dir: &Path, sweep: &SweepResults) -> Result<Vec<PathBu
 /// Every chart of a sweep (see [`write_sweep_charts`]).
 pub(super) fn sweep_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     let mut charts = sweep::charts(sweep)?;
+    charts.extend(rates::charts(sweep)?);
     for p in &sweep.points {
-        let prefix = format!("point-{}-t{}-", file_safe(&p.affinity), p.threads);
+        let rate = p.rate.map_or(String::new(), |r| format!("-r{r}"));
+        let prefix = format!("point-{}-t{}{rate}-", file_safe(&p.affinity), p.threads);
         charts.extend(run_charts(&p.results, &prefix)?);
     }
     Ok(charts)
@@ -470,7 +474,32 @@ mod tests {
         let s = Summary::of(&[8.0, 12.0]).unwrap();
         let w = whisker(&s, 1.0, 0.1, true);
         let path = plotters::element::PointCollection::point_iter(&w);
-        assert_eq!(path[3], (1.0, 10.0 + s.stddev));
+        // By hand: mean 10, sample stddev sqrt((4 + 4) / 1) = 2√2; caps
+        // at 1 ± 0.1.
+        let sd = 8f64.sqrt();
+        let want = [
+            (0.9, 10.0 - sd),
+            (1.1, 10.0 - sd),
+            (1.0, 10.0 - sd),
+            (1.0, 10.0 + sd),
+            (1.1, 10.0 + sd),
+            (0.9, 10.0 + sd),
+        ];
+        assert_eq!(path.len(), want.len());
+        for (got, want) in path.iter().zip(want) {
+            assert!(
+                (got.0 - want.0).abs() < 1e-12 && (got.1 - want.1).abs() < 1e-12,
+                "{path:?}"
+            );
+        }
+        // Clipped at 0: mean 5, stddev sqrt(32) = 5.66; horizontal at 2.
+        let s = Summary::of(&[1.0, 9.0]).unwrap();
+        let w = whisker(&s, 2.0, 0.5, false);
+        let path = plotters::element::PointCollection::point_iter(&w);
+        assert_eq!(path[0], (0.0, 1.5));
+        assert_eq!(path[2], (0.0, 2.0));
+        assert!((path[3].0 - (5.0 + 32f64.sqrt())).abs() < 1e-12, "{path:?}");
+        assert_eq!(path[3].1, 2.0);
         assert!(padded(5.0, 5.0).start < 5.0 && padded(5.0, 5.0).end > 5.0);
         let r = log_span(10.0, 10.0);
         assert!(r.start < 10.0 && r.end > 100.0);

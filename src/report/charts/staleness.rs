@@ -61,8 +61,8 @@ pub(super) fn points(run: &RunResults) -> Vec<Point> {
                 family: family(&s.strategy),
                 period: s.strategy.publish.ratelimit?,
                 ops: sum.write_ops_per_s.mean,
-                error_pct: sum.error_mean_pct.mean,
-                age_ns: sum.age_mean_ns.mean,
+                error_pct: sum.error_mean_pct?.mean,
+                age_ns: sum.age_mean_ns?.mean,
             })
         })
         .collect()

@@ -80,7 +80,7 @@ pub fn render(run: &RunResults) -> String {
             .find(|s| row_label(s) == row && s.strategy.level.name() == level)
     };
     let resolution_ns = 2.0 * cfg.timer_overhead_ns;
-    for m in shown_measures(run.strategies.iter()) {
+    for m in shown_measures(run.strategies.iter(), run.config.rate.is_some()) {
         let mut table: Vec<Vec<String>> = Vec::new();
         let mut header = vec![String::new()];
         header.extend(levels.iter().map(|l| l.to_string()));
@@ -168,9 +168,12 @@ pub fn sweep_text(sweep: &SweepResults) -> String {
         }
     );
     for p in &sweep.points {
+        let rate = p
+            .rate
+            .map_or(String::new(), |r| format!(", {r} ops/s per thread"));
         let _ = writeln!(
             out,
-            "\n=== {} threads, affinity {} ===",
+            "\n=== {} threads, affinity {}{rate} ===",
             p.threads, p.affinity
         );
         out.push_str(&render(&p.results));

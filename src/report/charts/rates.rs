@@ -1,0 +1,198 @@
+//! A sweep's rate curve, per affinity set at its largest thread count
+//! (`sweep-rates-<affinity>.svg`): two panels against the offered rate per
+//! thread on a log axis, one line per strategy, the seed's ~22k/s per CPU
+//! marked:
+//!
+//! - left: busy ns per update (interval less pacer waits, ÷ updates), the
+//!   cost of one update (and its read side) at that rate;
+//! - right: CPU share, busy time ÷ interval, % (log), the harness's answer
+//!   to the seed's "24% of cycles".
+//!
+//! A `max` (hammer) point sits at the rate it achieved per thread.
+
+use super::{
+    Chart, DESC_PX, Entry, FONT, Header, INK, LABEL_PX, Swatch, canvas, colour, fail, file_safe,
+    log_span, log_ticks, marker_style, num, zero_based,
+};
+use crate::report::DrawError;
+use crate::results::{SweepPoint, SweepResults};
+use crate::runner::sweep::SEED_RATE;
+use plotters::prelude::*;
+
+/// One point of a strategy's curve.
+struct Point {
+    /// Offered ops/s per thread (achieved, for a hammer point).
+    rate: f64,
+    /// Busy ns per update.
+    busy_ns: f64,
+    /// CPU share, %.
+    share_pct: f64,
+}
+
+/// The rate curve of every affinity set whose largest thread count ran at
+/// two or more rates.
+pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
+    let mut affinities: Vec<&str> = Vec::new();
+    for p in &sweep.points {
+        if !affinities.contains(&p.affinity.as_str()) {
+            affinities.push(&p.affinity);
+        }
+    }
+    let mut charts = Vec::new();
+    for affinity in affinities {
+        let in_set = || sweep.points.iter().filter(|p| p.affinity == affinity);
+        let Some(threads) = in_set().map(|p| p.threads).max() else {
+            continue;
+        };
+        let points: Vec<&SweepPoint> = in_set().filter(|p| p.threads == threads).collect();
+        if points.len() < 2 {
+            continue;
+        }
+        let name = format!("sweep-rates-{}.svg", file_safe(affinity));
+        let svg = render(affinity, threads, &points).map_err(|e| e.in_chart(&name))?;
+        charts.push((name, svg));
+    }
+    Ok(charts)
+}
+
+/// The two panels for the points of one affinity set at `threads`.
+fn render(affinity: &str, threads: usize, points: &[&SweepPoint]) -> Result<String, DrawError> {
+    let mut lines: Vec<(String, Vec<Point>)> = Vec::new();
+    for p in points {
+        for s in &p.results.strategies {
+            let Some(sum) = &s.summary else { continue };
+            let (Some(busy), Some(share)) = (sum.write_busy_ns, sum.cpu_share_pct) else {
+                continue;
+            };
+            let rate = p
+                .rate
+                .unwrap_or(sum.write_ops_per_s.mean / p.threads.max(1) as f64);
+            let at = Point {
+                rate,
+                busy_ns: busy.mean,
+                share_pct: share.mean,
+            };
+            match lines.iter_mut().find(|l| l.0 == s.name) {
+                Some(line) => line.1.push(at),
+                None => lines.push((s.name.clone(), vec![at])),
+            }
+        }
+    }
+    for (_, line) in &mut lines {
+        line.sort_by(|a, b| a.rate.total_cmp(&b.rate));
+    }
+    let entries: Vec<Entry> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| Entry {
+            label: l.0.clone(),
+            colour: colour(i),
+        })
+        .collect();
+    let all = || lines.iter().flat_map(|l| &l.1);
+    let rates = log_span(
+        all().map(|p| p.rate).fold(SEED_RATE, f64::min),
+        all().map(|p| p.rate).fold(SEED_RATE, f64::max),
+    );
+    let first = &points[0].results;
+    let detail = format!(
+        "{threads} writer threads, {} repeats of {} ms per point",
+        first.config.repeats,
+        num(first.config.repeat_duration_s * 1000.0)
+    );
+    let what = format!("Cost of one update vs offered rate, affinity {affinity}");
+    let header = Header::new(&what, &first.provenance, &detail);
+    let busy_hi = all().map(|p| p.busy_ns).fold(0.0, f64::max);
+    let shares = log_span(
+        all()
+            .map(|p| p.share_pct)
+            .filter(|s| *s > 0.0)
+            .fold(f64::INFINITY, f64::min),
+        all().map(|p| p.share_pct).fold(0.0, f64::max),
+    );
+    let note = "dashed: the seed's ~22k updates/s per CPU (224-CPU SPR)";
+    canvas(560, &header, &entries, Swatch::Line, note, |area| {
+        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
+        let x = || rates.clone().log_scale().with_key_points(log_ticks(&rates));
+        let mut chart = ChartBuilder::on(&left)
+            .margin(12)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x(), zero_based(busy_hi))
+            .map_err(fail)?;
+        chart
+            .configure_mesh()
+            .light_line_style(WHITE)
+            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+            .label_style((FONT, LABEL_PX))
+            .axis_desc_style((FONT, DESC_PX))
+            .x_desc("offered updates/s per thread (log)")
+            .y_desc("busy ns per update")
+            .x_label_formatter(&|v| num(*v))
+            .y_label_formatter(&|v| num(*v))
+            .draw()
+            .map_err(fail)?;
+        let top = zero_based(busy_hi).end;
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(SEED_RATE, 0.0), (SEED_RATE, top)],
+                6,
+                4,
+                INK.stroke_width(1),
+            ))
+            .map_err(fail)?;
+        for (i, (_, line)) in lines.iter().enumerate() {
+            let coords: Vec<(f64, f64)> = line.iter().map(|p| (p.rate, p.busy_ns)).collect();
+            chart
+                .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+                .map_err(fail)?;
+            chart
+                .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
+                .map_err(fail)?;
+        }
+
+        let y = shares
+            .clone()
+            .log_scale()
+            .with_key_points(log_ticks(&shares));
+        let mut chart = ChartBuilder::on(&right)
+            .margin(12)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x(), y)
+            .map_err(fail)?;
+        chart
+            .configure_mesh()
+            .light_line_style(WHITE)
+            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+            .label_style((FONT, LABEL_PX))
+            .axis_desc_style((FONT, DESC_PX))
+            .x_desc("offered updates/s per thread (log)")
+            .y_desc("CPU share, % (log)")
+            .x_label_formatter(&|v| num(*v))
+            .y_label_formatter(&|v| num(*v))
+            .draw()
+            .map_err(fail)?;
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(SEED_RATE, shares.start), (SEED_RATE, shares.end)],
+                6,
+                4,
+                INK.stroke_width(1),
+            ))
+            .map_err(fail)?;
+        for (i, (_, line)) in lines.iter().enumerate() {
+            let coords: Vec<(f64, f64)> = line
+                .iter()
+                .map(|p| (p.rate, p.share_pct.max(shares.start)))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+                .map_err(fail)?;
+            chart
+                .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
+                .map_err(fail)?;
+        }
+        Ok(())
+    })
+}
