@@ -119,6 +119,7 @@ fn rows_of(base: &StrategyResult, test: &StrategyResult) -> Vec<Row> {
                 },
                 p_adjusted: None,
                 verdict: None,
+                machine_changed: None,
             }
         })
         .collect()
@@ -139,6 +140,9 @@ pub struct Row {
     pub p_adjusted: Option<f64>,
     /// `None` when a side did not record the measure.
     pub verdict: Option<Verdict>,
+    /// Set when the statistics alone would call a change but the machine
+    /// changed between the two files: why the verdict is inconclusive.
+    pub machine_changed: Option<String>,
 }
 
 impl Row {
@@ -150,7 +154,10 @@ impl Row {
         match self.verdict {
             None => "not recorded",
             Some(Verdict::NoChange) => "no change",
-            Some(Verdict::Inconclusive) => "inconclusive",
+            Some(Verdict::Inconclusive) => match &self.machine_changed {
+                Some(why) => return format!("inconclusive: {why}"),
+                None => "inconclusive",
+            },
             Some(Verdict::Increase) if up => "faster",
             Some(Verdict::Decrease) if up => "slower",
             Some(Verdict::Increase) => "higher",
@@ -224,6 +231,38 @@ pub struct Comparison<'a> {
     /// How many Welch tests the comparison made (rows with two repeats or
     /// more on both sides): the m of the Holm–Bonferroni correction.
     pub tests: usize,
+}
+
+/// The canary medians of two files (ns) differ by more than this ratio:
+/// the machine changed between them (as `runner::interference` marks
+/// repeats within one run).
+pub const MACHINE_CHANGE_RATIO: f64 = 1.5;
+
+/// The median and range of a run's canaries, ns; `None` without any.
+fn canary_spread(run: &RunResults) -> Option<(f64, f64, f64)> {
+    let c: Vec<f64> = run
+        .strategies
+        .iter()
+        .flat_map(|s| &s.repeats)
+        .filter_map(|r| r.interference.canary_ns)
+        .collect();
+    let median = crate::stats::quantile_of(&c, 0.5);
+    let lo = c.iter().copied().reduce(f64::min)?;
+    let hi = c.iter().copied().reduce(f64::max)?;
+    Some((median, lo, hi))
+}
+
+/// Why two files cannot be compared as the same machine, if they cannot:
+/// their canary medians differ by more than [`MACHINE_CHANGE_RATIO`], or
+/// their canary ranges do not even overlap and the medians differ by more
+/// than 20%. `None` when either file has no canary (or they agree).
+pub fn machine_changed(base: &RunResults, test: &RunResults) -> Option<String> {
+    let (mb, lb, hb) = canary_spread(base)?;
+    let (mt, lt, ht) = canary_spread(test)?;
+    let ratio = mb.max(mt) / mb.min(mt);
+    let disjoint = hb < lt || ht < lb;
+    (ratio > MACHINE_CHANGE_RATIO || (disjoint && ratio > 1.2))
+        .then(|| format!("the machine changed between runs (canary {mb:.1} vs {mt:.1} ns)"))
 }
 
 /// The default `--noise-threshold`, in %.
@@ -319,7 +358,20 @@ impl<'a> Comparison<'a> {
             });
         }
         let tests = decide(&mut pairs, noise_threshold_pct);
-        let warnings = warnings(&base, &test);
+        let mut warnings = warnings(&base, &test);
+        if base.path != test.path {
+            if let Some(why) = machine_changed(base.run, test.run) {
+                for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
+                    if matches!(row.verdict, Some(Verdict::Increase | Verdict::Decrease)) {
+                        row.verdict = Some(Verdict::Inconclusive);
+                        row.machine_changed = Some(why.clone());
+                    }
+                }
+                warnings.push(format!(
+                    "{why}: changes between these files cannot be told from the machine's; compare strategies inside one run (contend compare FILE --base A --test B), where drift hits both sides alike"
+                ));
+            }
+        }
         Ok(Comparison {
             base,
             test,

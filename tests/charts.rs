@@ -123,6 +123,76 @@ impl Svg {
     fn circles(&self) -> usize {
         self.count(|e| e.name == "circle")
     }
+
+    /// Numeric tick labels drawn with `text-anchor` `anchor`, as
+    /// (x, y, value), in document order.
+    fn ticks(&self, anchor: &str) -> Vec<(f64, f64, f64)> {
+        self.elements
+            .iter()
+            .filter(|e| e.name == "text" && e.attr("text-anchor") == anchor)
+            .filter_map(|e| Some((px(e, "x"), px(e, "y"), tick_value(e.text.trim())?)))
+            .collect()
+    }
+
+    /// The text element whose text is `t`.
+    fn text(&self, t: &str) -> &Element {
+        self.elements
+            .iter()
+            .find(|e| e.name == "text" && e.text.trim() == t)
+            .unwrap_or_else(|| panic!("{}: no text {t:?}", self.path.display()))
+    }
+
+    /// The points of every polyline `f` picks, in document order.
+    fn polylines(&self, f: impl Fn(&Element) -> bool) -> Vec<Vec<(f64, f64)>> {
+        self.elements
+            .iter()
+            .filter(|e| e.name == "polyline" && f(e))
+            .map(|e| {
+                e.attr("points")
+                    .split_whitespace()
+                    .map(|p| {
+                        let (x, y) = p.split_once(',').unwrap();
+                        (x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// A numeric attribute (a pixel coordinate or size).
+fn px(e: &Element, attr: &str) -> f64 {
+    e.attr(attr)
+        .parse()
+        .unwrap_or_else(|_| panic!("<{}> {attr}={:?}", e.name, e.attr(attr)))
+}
+
+/// An axis label as the charts print numbers (`0`, `2.5`, `950`, `12.3k`,
+/// `18M`, `2G`), or `None` for any other text.
+fn tick_value(t: &str) -> Option<f64> {
+    let (digits, scale) = match t.chars().last()? {
+        'k' => (&t[..t.len() - 1], 1e3),
+        'M' => (&t[..t.len() - 1], 1e6),
+        'G' => (&t[..t.len() - 1], 1e9),
+        _ => (t, 1.0),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    digits.parse::<f64>().ok().map(|v| v * scale)
+}
+
+/// Pixels per unit of a linear axis from its tick labels' positions
+/// (`pos` picks x or y): the "0" tick and the largest one. Returns the
+/// zero's position and the scale (signed: y grows downwards).
+fn axis_scale(ticks: &[(f64, f64, f64)], pos: impl Fn(&(f64, f64, f64)) -> f64) -> (f64, f64) {
+    let zero = ticks
+        .iter()
+        .find(|t| t.2 == 0.0)
+        .unwrap_or_else(|| panic!("no 0 tick: the axis is not zero-based: {ticks:?}"));
+    let top = ticks.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+    assert!(top.2 > 0.0, "{ticks:?}");
+    (pos(zero), (pos(top) - pos(zero)) / top.2)
 }
 
 // --- Running contend -------------------------------------------------------
@@ -239,6 +309,66 @@ fn a_run_is_plotted_with_every_series() {
         "{:?}",
         svg.texts()
     );
+    // Each bar (the one level with its strategy's label) starts at the
+    // axis' 0 and is as long as its mean on the axis' scale: lengths in
+    // proportion to the means, to 2 px; its error bar spans mean ±
+    // stddev (clipped at 0).
+    let (x0, scale) = axis_scale(&svg.ticks("middle"), |t| t.0);
+    let whiskers = svg.polylines(|e| e.attr("stroke") == "#333333");
+    let bars: Vec<&Element> = svg
+        .elements
+        .iter()
+        .filter(|e| e.name == "rect" && e.attr("fill") == FIRST && (px(e, "x") - x0).abs() <= 1.0)
+        .collect();
+    assert_eq!(bars.len(), n, "bars starting at the 0 tick ({x0})");
+    let stats: Vec<(f64, f64, f64)> = run
+        .strategies
+        .iter()
+        .map(|s| {
+            let label_y = px(svg.text(&s.name), "y");
+            let w = s.summary.as_ref().unwrap().write_ops_per_s;
+            (label_y, w.mean, w.stddev)
+        })
+        .collect();
+    let widths: Vec<f64> = stats
+        .iter()
+        .map(|&(label_y, _, _)| {
+            let bar = bars
+                .iter()
+                .find(|b| px(b, "y") <= label_y && label_y <= px(b, "y") + px(b, "height"))
+                .unwrap_or_else(|| panic!("no bar level with the label at y={label_y}"));
+            px(bar, "width")
+        })
+        .collect();
+    // px per update/s from the longest bar; the tick labels agree to 1%.
+    let longest = (0..n)
+        .max_by(|&a, &b| stats[a].1.total_cmp(&stats[b].1))
+        .unwrap();
+    let k = widths[longest] / stats[longest].1;
+    assert!(
+        (k / scale - 1.0).abs() < 0.01,
+        "bars {k} px/unit, ticks {scale}"
+    );
+    for (i, &(label_y, mean, sd)) in stats.iter().enumerate() {
+        assert!(
+            (widths[i] - k * mean).abs() <= 2.0,
+            "{}: bar {} px for mean {mean}, expected {} px",
+            names[i],
+            widths[i],
+            k * mean
+        );
+        let w = whiskers
+            .iter()
+            .find(|p| p.len() == 6 && (p[2].1 - label_y).abs() <= 1.0)
+            .unwrap_or_else(|| panic!("{}: no error bar at y={label_y}", names[i]));
+        let (lo, hi) = (x0 + scale * (mean - sd).max(0.0), x0 + scale * (mean + sd));
+        assert!(
+            (w[2].0 - lo).abs() <= 2.0 && (w[3].0 - hi).abs() <= 2.0,
+            "{}: error bar {:?} for {mean} ± {sd}, expected x {lo}..{hi}",
+            names[i],
+            w
+        );
+    }
 
     // Staleness: the ratelimited strategies of each level form a line
     // (global, cpu) in each panel, every point labelled with its period.
@@ -344,7 +474,32 @@ fn a_sweep_is_plotted_per_affinity_set() {
     for name in &names {
         assert!(svg.has_text(name), "{name}");
     }
-    assert!(svg.has_text("1") && svg.has_text("2") && svg.has_text("writer threads"));
+    assert!(svg.has_text("writer threads"));
+    // The thread counts, and only they, label the x axis; each strategy's
+    // line runs from its 1-thread point (0.6 × its mean) to its 2-thread
+    // point (1.0 ×), at those ticks and at those heights on the
+    // zero-based y axis (to 2 px).
+    let x_ticks = svg.ticks("middle");
+    let x_labels: Vec<f64> = x_ticks.iter().map(|t| t.2).collect();
+    assert_eq!(x_labels, [1.0, 2.0], "{x_ticks:?}");
+    assert_eq!(x_ticks[0].1, x_ticks[1].1, "ticks on one axis: {x_ticks:?}");
+    let (y0, scale) = axis_scale(&svg.ticks("end"), |t| t.1);
+    assert!(scale < 0.0, "values grow upwards");
+    let data_lines = svg.polylines(|e| e.attr("stroke-width") == "2");
+    assert_eq!(data_lines.len(), n);
+    for (s, line) in run.strategies.iter().zip(&data_lines) {
+        let mean = s.summary.as_ref().unwrap().write_ops_per_s.mean;
+        assert_eq!(line.len(), 2, "{}: {line:?}", s.name);
+        for (&(x, y), (tick, share)) in line.iter().zip([(&x_ticks[0], 0.6), (&x_ticks[1], 1.0)]) {
+            let want_y = y0 + scale * share * mean;
+            assert!(
+                (x - tick.0).abs() <= 1.0 && (y - want_y).abs() <= 2.0,
+                "{}: point ({x}, {y}), expected ({}, {want_y}) for {share} x {mean}",
+                s.name,
+                tick.0
+            );
+        }
+    }
     assert!(svg.texts()[0].starts_with("Write throughput vs threads, affinity unbound"));
     // One point per strategy for node0.
     let svg = Svg::read(&dir.join("sweep-throughput-node0.svg"));

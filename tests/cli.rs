@@ -29,21 +29,36 @@ fn verify_pins_and_binds_here() {
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let threads = v["threads"].as_array().unwrap();
-    assert!(!threads.is_empty());
+    // `--cpus all`: one thread per CPU this process may use.
+    let mut requested: Vec<u32> = threads
+        .iter()
+        .map(|t| t["requested_cpu"].as_u64().unwrap() as u32)
+        .collect();
+    requested.sort_unstable();
+    assert_eq!(requested, common::allowed_cpus());
     for t in threads {
         assert_eq!(t["verified"], true);
         assert_eq!(t["requested_cpu"], t["observed_cpu"]);
     }
+    // Every node's 4 pages (the default --pages), each on that node.
     let memory = v["memory"].as_array().unwrap();
+    assert!(!memory.is_empty());
     assert_eq!(memory[0]["requested_node"], 0);
-    assert_eq!(memory[0]["check"]["status"], "verified");
-    assert!(
-        memory[0]["page_nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|n| n == 0)
-    );
+    for m in memory {
+        assert_eq!(m["check"]["status"], "verified", "{m}");
+        assert_eq!(m["pages"], 4, "{m}");
+        let page_nodes = m["page_nodes"].as_array().unwrap();
+        assert_eq!(page_nodes.len(), 4, "{m}");
+        assert!(page_nodes.iter().all(|n| *n == m["requested_node"]), "{m}");
+    }
+    // And a page count asked for is the count placed and checked.
+    let out = contend(&["verify", "--json", "--nodes", "0", "--pages", "3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let memory = v["memory"].as_array().unwrap();
+    assert_eq!(memory.len(), 1, "{v}");
+    assert_eq!(memory[0]["pages"], 3, "{v}");
+    assert_eq!(memory[0]["page_nodes"], serde_json::json!([0, 0, 0]), "{v}");
 }
 
 #[test]

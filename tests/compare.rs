@@ -374,7 +374,8 @@ fn noise_decides_between_no_change_and_inconclusive() {
             match (field, test) {
                 ("write_ops_per_s", true) => (4, m * 1.01, m * 0.05),
                 ("read_ops_per_s", true) => (4, m * 1.05, m * 0.05),
-                ("write_ns", _) => (1, m, 0.0),
+                ("write_ns", false) => (1, m, 0.0),
+                ("write_ns", true) => (1, m * 1.03, 0.0),
                 _ => (4, m, m * 0.05),
             }
         })
@@ -392,7 +393,11 @@ fn noise_decides_between_no_change_and_inconclusive() {
     assert_eq!(got[3], ("no change", "p=1.000"), "{text}");
     // Welch: 5% ± 2.447 (6 df) × 3.54%.
     assert_eq!(all[1].change, "+5.0% [-3.7%, +13.7%]", "{text}");
-    assert_eq!(all[2].change, "+0.0%", "{text}");
+    // One repeat a side: the change (20 → 20.6 ns/op, +3%) with no
+    // interval, and no verdict.
+    assert_eq!(all[2].change, "+3.0%", "{text}");
+    assert_eq!(all[2].base, "base: 20.0±0.00%", "{text}");
+    assert_eq!(all[2].test, "test: 20.6±0.00%", "{text}");
     assert!(text.contains("Holm-adjusted over the 6 tests"), "{text}");
     assert!(
         text.contains("\nn<2: a side has fewer than 2 repeats"),
@@ -536,6 +541,80 @@ fn markdown_has_a_table() {
     assert!(text.contains("- **verdict:** faster/slower"), "{text}");
     assert!(text.contains("lies beyond ±2%"), "{text}");
     assert!(text.contains("- **p:** Welch's t-test"), "{text}");
+
+    // Known inputs: ten repeats a side with sd 1e-4 of the base mean;
+    // global's test side 5% higher on every measure, node's the same.
+    // By hand: se = sqrt(2 × 1e-8 / 10) = 4.472e-5 of the mean, 18 df,
+    // t = 2.1009, so the 95% CI is ±0.0094%: +5% is [+4.991%, +5.009%]
+    // (p far below 0.001 even × 8), and 0 is [-0.009%, +0.009%] with
+    // t = 0, p = 1.
+    let dir = tempfile::tempdir().unwrap();
+    let side = |bump: f64| {
+        synthetic(move |name, field| {
+            let m = base_mean(field);
+            let scale = if name.starts_with("global/") {
+                bump
+            } else {
+                1.0
+            };
+            (10, m * scale, m * 1e-4)
+        })
+    };
+    let base = save(dir.path(), "base.json", &side(1.0));
+    let test = save(dir.path(), "test.json", &side(1.05));
+    let out = contend(&["compare", s(&base), s(&test), "--markdown"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("|---|"))
+        .skip(1)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect();
+    let want = [
+        [
+            "global/always/pad128",
+            "updates/s",
+            "1000000±0.01%",
+            "1050000±0.01%",
+            "faster +5.000% [+4.991%, +5.009%]",
+            "p<0.001",
+        ],
+        [
+            "global/always/pad128",
+            "write ns/op",
+            "20.0±0.01%",
+            "21.0±0.01%",
+            "higher +5.000% [+4.991%, +5.009%]",
+            "p<0.001",
+        ],
+        [
+            "node/always/pad128",
+            "updates/s",
+            "1000000±0.01%",
+            "1000000±0.01%",
+            "no change +0.000% [-0.009%, +0.009%]",
+            "p=1.000",
+        ],
+        [
+            "node/always/pad128",
+            "read ns/op",
+            "20.0±0.01%",
+            "20.0±0.01%",
+            "no change +0.000% [-0.009%, +0.009%]",
+            "p=1.000",
+        ],
+    ];
+    for w in want {
+        assert!(rows.iter().any(|r| r == &w), "no row {w:?} in:\n{text}");
+    }
+    assert_eq!(rows.len(), 8, "{text}");
 }
 
 #[test]
@@ -666,6 +745,38 @@ fn report_prints_run_and_sweep_files() {
         md.contains("\n| policy | global | node |\n|---|---|---|\n| always | "),
         "{md}"
     );
+    // The rows, rebuilt from run.json's summaries: `mean±stddev%` per
+    // level, node's change against global in brackets.
+    let file = load(&r.json);
+    let summary_of = |name: &str, field: &str| -> (f64, f64) {
+        let st = file["strategies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|st| st["name"] == name)
+            .unwrap();
+        let sm = &st["summary"][field];
+        let (mean, sd) = (sm["mean"].as_f64().unwrap(), sm["stddev"].as_f64().unwrap());
+        let pct = sm["stddev_pct"].as_f64().unwrap();
+        assert!((pct - 100.0 * sd / mean).abs() < 1e-9, "{sm}");
+        (mean, pct)
+    };
+    for (section, field, decimals) in [
+        ("writer ns/op from throughput", "write_loop_ns", 1),
+        ("write side: updates/s", "write_ops_per_s", 0),
+    ] {
+        let (g, g_pct) = summary_of(STRATEGIES[0], field);
+        let (n, n_pct) = summary_of(STRATEGIES[1], field);
+        let row = format!(
+            "| always | {g:.decimals$}±{g_pct:.2}% | {n:.decimals$}±{n_pct:.2}% ({:+.1}%) |",
+            100.0 * (n - g) / g
+        );
+        let table = md
+            .split("\n### ")
+            .find(|t| t.starts_with(section))
+            .unwrap_or_else(|| panic!("no {section} table: {md}"));
+        assert!(table.lines().any(|l| l == row), "{row} not in {table}");
+    }
     assert!(md.contains("- **kernel:** Linux "), "{md}");
     assert!(md.contains("**Exact sums:** all 6 repeats exact."), "{md}");
 

@@ -417,6 +417,19 @@ fn matrix_on_this_host_agrees_with_the_reference() {
     assert!(!advice["reason"].as_str().unwrap().is_empty());
     if classes.len() == 1 {
         assert!(!v["empty_classes"].as_array().unwrap().is_empty());
+        // Rule 1 of src/matrix/advice.rs: nothing to compare.
+        let only = &v["classes"][0];
+        assert_eq!(advice["split"], "no split needed", "{advice}");
+        assert_eq!(advice["rule"], 1, "{advice}");
+        assert_eq!(
+            advice["reason"].as_str().unwrap(),
+            format!(
+                "only one class measured ({} {:.1} ns), nothing to compare",
+                only["class"].as_str().unwrap(),
+                only["median_ns"].as_f64().unwrap()
+            ),
+            "{advice}"
+        );
     }
 
     let files = results_dir(dir.path()).expect("a results folder");
@@ -452,8 +465,16 @@ fn matrix_on_this_host_agrees_with_the_reference() {
         r["one_way_ns"].as_f64().unwrap(),
         r["matrix_one_way_ns"].as_f64().unwrap(),
     );
+    assert_eq!(r["cpus"], serde_json::json!([a, b]), "{r}");
     assert_eq!(matrix, first["median_ns"].as_f64().unwrap());
-    let diff = r["difference_pct"].as_f64().unwrap();
+    assert!(reference > 0.0, "{r}");
+    // The difference, recomputed; the stored figure must be the same.
+    let diff = 100.0 * (matrix - reference) / reference;
+    let stored = r["difference_pct"].as_f64().unwrap();
+    assert!(
+        (stored - diff).abs() <= 1e-9,
+        "difference_pct {stored} but 100 x ({matrix} - {reference}) / {reference} = {diff}"
+    );
     eprintln!("pair {a}-{b}: matrix {matrix:.1} ns, reference {reference:.1} ns ({diff:+.1}%)");
     assert!(
         diff.abs() <= 25.0,

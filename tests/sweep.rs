@@ -111,17 +111,128 @@ fn short_sweep_writes_exact_points_and_every_file() {
         "{csv}"
     );
 
+    // Every CSV row holds its point's summary as sweep.json has it.
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let near = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs());
+    let mut row_no = 0;
+    for p in points {
+        for s in p["results"]["strategies"].as_array().unwrap() {
+            let cells: Vec<&str> = rows[row_no].split(',').collect();
+            row_no += 1;
+            assert_eq!(
+                (
+                    cells[col("threads")],
+                    cells[col("affinity")],
+                    cells[col("strategy")]
+                ),
+                (
+                    p["threads"].to_string().as_str(),
+                    p["affinity"].as_str().unwrap(),
+                    s["name"].as_str().unwrap()
+                ),
+                "{csv}"
+            );
+            let w = &s["summary"]["write_ops_per_s"];
+            for (column, key) in [
+                ("write_ops_per_s_mean", "mean"),
+                ("write_ops_per_s_stddev", "stddev"),
+            ] {
+                let got: f64 = cells[col(column)].parse().unwrap();
+                let want = w[key].as_f64().unwrap();
+                assert!(
+                    near(got, want),
+                    "{column}: {got} in sweep.csv, {want} in sweep.json"
+                );
+            }
+        }
+    }
+    assert_eq!(row_no, rows.len());
+
+    // sweep.md: the tables, one row per point, the write side's cells
+    // rebuilt from sweep.json (mean±stddev%, cpu's change against global).
     let md = std::fs::read_to_string(folder.join("sweep.md")).unwrap();
-    assert!(!md.trim().is_empty());
-    let svgs: Vec<PathBuf> = std::fs::read_dir(&folder)
+    assert!(md.starts_with("## contend sweep on "), "{md}");
+    let write_side = md
+        .split("\n### ")
+        .find(|t| t.starts_with("write side: updates/s"))
+        .unwrap_or_else(|| panic!("no write side table: {md}"));
+    let mut table = write_side.lines().skip_while(|l| !l.starts_with('|'));
+    assert_eq!(
+        table.next(),
+        Some("| threads | affinity | policy | global | cpu |"),
+        "{md}"
+    );
+    assert_eq!(table.next(), Some("|---|---|---|---|---|"), "{md}");
+    let table: Vec<&str> = table.take_while(|l| l.starts_with('|')).collect();
+    assert_eq!(table.len(), points.len(), "{md}");
+    for (p, line) in points.iter().zip(&table) {
+        let cell = |i: usize| {
+            let w = &p["results"]["strategies"][i]["summary"]["write_ops_per_s"];
+            (
+                w["mean"].as_f64().unwrap(),
+                w["stddev_pct"].as_f64().unwrap(),
+            )
+        };
+        let ((g, g_pct), (c, c_pct)) = (cell(0), cell(1));
+        let want = format!(
+            "| {} | {} | always | {g:.0}±{g_pct:.2}% | {c:.0}±{c_pct:.2}% ({:+.1}%) |",
+            p["threads"],
+            p["affinity"].as_str().unwrap(),
+            100.0 * (c - g) / g
+        );
+        assert_eq!(*line, want, "{md}");
+    }
+    let repeats = points.len() * 2 * 2;
+    assert!(
+        md.contains(&format!("**Exact sums:** all {repeats} repeats exact.")),
+        "{md}"
+    );
+
+    // The charts: a throughput-vs-threads chart per affinity set and the
+    // run charts of every point (no staleness chart: no ratelimit), each
+    // well-formed SVG with its title.
+    let mut svgs: Vec<String> = std::fs::read_dir(&folder)
         .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".svg"))
         .collect();
-    assert!(!svgs.is_empty(), "no chart in {}", folder.display());
-    for svg in svgs {
-        let text = std::fs::read_to_string(&svg).unwrap();
-        assert!(text.contains("<svg"), "{}", svg.display());
+    svgs.sort();
+    let mut want: Vec<String> = Vec::new();
+    for p in points {
+        let (affinity, threads) = (p["affinity"].as_str().unwrap(), &p["threads"]);
+        let sweep_chart = format!("sweep-throughput-{affinity}.svg");
+        if !want.contains(&sweep_chart) {
+            want.push(sweep_chart);
+        }
+        for chart in ["latency", "ns-per-op", "throughput"] {
+            want.push(format!("point-{affinity}-t{threads}-{chart}.svg"));
+        }
+    }
+    want.sort();
+    assert_eq!(svgs, want, "charts in {}", folder.display());
+    for name in &svgs {
+        let path: PathBuf = folder.join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let elements = common::xml::parse_xml(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(elements[0].name, "svg", "{name}");
+        let title = elements
+            .iter()
+            .find(|e| e.name == "text")
+            .map(|e| e.text.trim())
+            .unwrap_or_default();
+        if let Some(affinity) = name
+            .strip_prefix("sweep-throughput-")
+            .and_then(|n| n.strip_suffix(".svg"))
+        {
+            assert!(
+                title.starts_with(&format!(
+                    "Write throughput vs threads, affinity {affinity} on "
+                )),
+                "{name}: {title:?}"
+            );
+        } else {
+            assert!(!title.is_empty(), "{name} has no title");
+        }
     }
 }
 
@@ -148,14 +259,18 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
     assert!(results_dir(dir.path()).is_none(), "bad input made a folder");
-    let o = contend(&[
-        "--sysfs-root",
-        "tests/fixtures/topology/spr-2s-224",
-        "sweep",
-        "--out",
-        out,
-    ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // A fixture is no place to pin threads: refused, saying why.
+    common::assert_usage_error(
+        &[
+            "--sysfs-root",
+            "tests/fixtures/topology/spr-2s-224",
+            "sweep",
+            "--out",
+            out,
+        ],
+        "live host",
+    );
+    assert!(results_dir(dir.path()).is_none(), "a fixture made a folder");
 }
 
 #[test]

@@ -20,6 +20,19 @@ pub(super) fn warmup_arg(s: &str) -> Result<Duration, DurationError> {
     parse_duration_or_zero(s)
 }
 
+/// A percentage that does not parse or is negative.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a percentage of 0 or more (5, 2.5, 5%)")]
+pub(super) struct PercentError(String);
+
+/// A percentage ≥ 0 (`5`, `2.5`, `5%`).
+pub(super) fn percent_arg(s: &str) -> Result<f64, PercentError> {
+    match s.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p >= 0.0 && p.is_finite() => Ok(p),
+        _ => Err(PercentError(s.to_string())),
+    }
+}
+
 /// `--rate`: operations per second per thread, above zero (22000, 22k).
 pub(super) fn rate_arg(s: &str) -> Result<f64, RateError> {
     parse_rate(s)

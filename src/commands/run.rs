@@ -1,12 +1,14 @@
 //! `contend run` (and `contend` with no subcommand): plan from the options,
 //! execute, save, print.
 
-use super::args::{PlacementArg, ResultsArgs, StrategyArgs, duration_arg, rate_arg, warmup_arg};
+use super::args::{
+    PlacementArg, ResultsArgs, StrategyArgs, duration_arg, percent_arg, rate_arg, warmup_arg,
+};
 use super::{Session, load_topology, print_notes, require_live_root, results_folder};
 use crate::CliError;
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
-use crate::runner::{self, PoolSize, RunRequest, signal};
+use crate::runner::{self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, PoolSize, RunRequest, signal};
 use crate::topology::CpuSpec;
 use clap::Args;
 use std::path::Path;
@@ -62,9 +64,24 @@ pub struct RunArgs {
 
     /// Repeats per strategy; spread and confidence intervals come from them.
     /// Strategies take turns, repeat by repeat, so drift hits all alike.
-    #[arg(long, value_name = "N", default_value_t = 5,
+    /// Given, it fixes the count (unless --target-ci is given too);
+    /// otherwise 5, then more while --target-ci is not met [default: 5].
+    #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub repeats: u32,
+    pub repeats: Option<u32>,
+
+    /// Keep adding repeats, round-robin to the strategies not there yet,
+    /// until every strategy's 95% CI of loop ns/op is within P% of its
+    /// mean or --max-time is spent; 0 turns it off [default: 5, unless
+    /// --repeats is given].
+    #[arg(long, value_name = "P", value_parser = percent_arg)]
+    pub target_ci: Option<f64>,
+
+    /// Time budget of the whole run, warm-up and floor included, within
+    /// which --target-ci may add repeats [default: 18s, so a default run
+    /// ends within 20 s].
+    #[arg(long, value_name = "TIME", default_value = "18s", value_parser = duration_arg)]
+    pub max_time: Duration,
 
     /// Cap each thread at R operations per second (default: unlimited,
     /// i.e. hammer). E.g. the seed's 14M wakeups + 11M migrations in 5 s
@@ -112,7 +129,13 @@ impl RunArgs {
             node_iter: self.node_iter,
             duration: self.duration,
             warmup: self.warmup,
-            repeats: self.repeats,
+            repeats: self.repeats.unwrap_or(DEFAULT_REPEATS),
+            target_ci_pct: match (self.target_ci, self.repeats) {
+                (Some(p), _) if p > 0.0 => Some(p),
+                (Some(_), _) | (None, Some(_)) => None,
+                (None, None) => Some(DEFAULT_TARGET_CI_PCT),
+            },
+            max_time: self.max_time,
             rate: self.rate,
             seed: self.seed,
             sample_every: self.sample_every,
@@ -134,8 +157,9 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
 
     let stop = signal::stop_flag();
     let bar = session.progress_bar(plan.strategies.len() * plan.config.repeats, "repeats");
-    let results = runner::execute(&plan, stop, |done, _, name| {
+    let results = runner::execute(&plan, stop, |done, total, name| {
         if let Some(b) = &bar {
+            b.set_length(total as u64);
             b.set_position(done as u64);
             b.set_message(name.to_string());
         }
@@ -145,18 +169,20 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     }
     let results = results?;
 
-    let dir = results_folder(
-        &args.output.out,
-        &results.provenance.hostname,
-        &results.provenance.started_utc,
-    )?;
+    // What was measured is printed before anything is saved, so a full
+    // disk or a bad --out loses the files, not the numbers.
     let doc = Document::Run(&results);
-    let files = report::save(&dir, &doc, &[Format::Json, Format::Csv, Format::Svg])?;
     if args.output.json {
         print!("{}", report::render(&doc, Format::Json)?);
     } else if !args.output.quiet {
         print!("{}", report::render(&doc, Format::Text)?);
     }
+    let dir = results_folder(
+        &args.output.out,
+        &results.provenance.hostname,
+        &results.provenance.started_utc,
+    )?;
+    let files = report::save(&dir, &doc, &[Format::Json, Format::Csv, Format::Svg])?;
     session.wrote(&files);
     if let Some(bad) = results.first_inexact() {
         return Err(CliError::failure(bad));

@@ -124,6 +124,42 @@ pub fn measure_cell(
     }
 }
 
+/// One line summing up what could have disturbed the run: steal time,
+/// involuntary context switches, the canary's range and what it cost, and
+/// how many repeats it marked disturbed; `None` for a file without
+/// interference records.
+fn interference_line(run: &RunResults) -> Option<String> {
+    let repeats: Vec<&crate::results::RepeatResult> =
+        run.strategies.iter().flat_map(|s| &s.repeats).collect();
+    let records = || repeats.iter().map(|r| &r.interference);
+    let canaries: Vec<f64> = records().filter_map(|i| i.canary_ns).collect();
+    let steal: Option<f64> = records().map(|i| i.steal_ms).sum();
+    let switches: u64 = records().map(|i| i.involuntary_switches).sum();
+    if canaries.is_empty() && steal.is_none() && switches == 0 {
+        return None;
+    }
+    let mut parts = vec![format!(
+        "steal {}",
+        steal.map_or("unknown".to_string(), |s| format!("{s:.0} ms"))
+    )];
+    parts.push(format!("{switches} involuntary context switches"));
+    if !canaries.is_empty() {
+        let (lo, hi) = canaries
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), &c| {
+                (lo.min(c), hi.max(c))
+            });
+        let cost: Vec<f64> = records().filter_map(|i| i.canary_ms).collect();
+        let cost = cost.iter().sum::<f64>() / cost.len().max(1) as f64;
+        let disturbed = records().filter(|i| i.disturbed).count();
+        parts.push(format!(
+            "canary (CAS ping-pong before each repeat) {lo:.1}-{hi:.1} ns one-way, {disturbed} of {} repeats disturbed; it costs {cost:.1} ms per repeat",
+            repeats.len()
+        ));
+    }
+    Some(format!("interference: {}", parts.join(", ")))
+}
+
 /// A paced thread below this % of its requested rate is a warning.
 pub const RATE_SHORTFALL_PCT: f64 = 98.0;
 
@@ -154,7 +190,7 @@ fn hammer_findings(run: &RunResults) -> Vec<String> {
     if !bursts.is_empty() {
         let list: Vec<String> = bursts
             .iter()
-            .map(|(name, b)| format!("{name} {b:.1}"))
+            .map(|(name, b)| format!("{name} {b:.2}"))
             .collect();
         lines.push(format!(
             "bursts: updates per ownership of the line (100 / % of sampled updates slower than a local hit): {}",
@@ -245,6 +281,31 @@ pub fn run_findings(run: &RunResults) -> Vec<String> {
         }
     } else {
         lines.extend(hammer_findings(run));
+    }
+    lines.extend(interference_line(run));
+    if let Some(target) = run.config.target_ci_pct {
+        let open: Vec<&str> = run
+            .strategies
+            .iter()
+            .filter(|s| s.converged == Some(false))
+            .map(|s| s.name.as_str())
+            .collect();
+        let repeats: Vec<usize> = run.strategies.iter().map(|s| s.repeats.len()).collect();
+        let (lo, hi) = (
+            repeats.iter().min().copied().unwrap_or(0),
+            repeats.iter().max().copied().unwrap_or(0),
+        );
+        let budget = run.config.max_time_s.unwrap_or(0.0);
+        if open.is_empty() {
+            lines.push(format!(
+                "target CI: every strategy's loop ns/op within ±{target}% (95% CI) after {lo}-{hi} repeats"
+            ));
+        } else {
+            lines.push(format!(
+                "target CI: ±{target}% not reached within {budget:.0} s ({lo}-{hi} repeats) by {}: the machine is noisier than that; take their figures as inconclusive, or raise --max-time",
+                open.join(", ")
+            ));
+        }
     }
     if run.config.staleness_probes {
         lines.push(

@@ -79,6 +79,14 @@ pub struct RunConfig {
     pub timer: TimerKind,
     /// Timer overhead subtracted from each sample, ns.
     pub timer_overhead_ns: f64,
+    /// `--target-ci`: repeats were added until every strategy's 95% CI
+    /// of loop ns/op was within this % of its mean (`None`: fixed
+    /// repeats).
+    #[serde(default)]
+    pub target_ci_pct: Option<f64>,
+    /// `--max-time`: the run's time budget for extra repeats, seconds.
+    #[serde(default)]
+    pub max_time_s: Option<f64>,
     /// True when staleness was probed (it is whenever operations are
     /// sampled: writers then mirror their state after every update).
     #[serde(default)]
@@ -132,6 +140,25 @@ pub struct Staleness {
     pub age_mean_ns: f64,
     /// Largest such age, ns.
     pub age_max_ns: f64,
+}
+
+/// What could have disturbed one repeat (see `runner::interference`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Interference {
+    /// Steal time of the run's CPUs during the repeat, ms (`None`: not
+    /// readable).
+    pub steal_ms: Option<f64>,
+    /// Involuntary context switches of the measured threads during the
+    /// interval.
+    pub involuntary_switches: u64,
+    /// The canary before the repeat: median one-way CAS ping-pong ns
+    /// between two of the run's CPUs (`None` with one CPU).
+    pub canary_ns: Option<f64>,
+    /// What the canary took, ms.
+    pub canary_ms: Option<f64>,
+    /// The canary read more than 1.5× away from the run's median: the
+    /// machine moved under this repeat.
+    pub disturbed: bool,
 }
 
 /// One repeat of one strategy.
@@ -205,6 +232,9 @@ pub struct RepeatResult {
     /// of it; `None` without samples.
     #[serde(default)]
     pub sampled_vs_throughput_pct: Option<f64>,
+    /// What could have disturbed it.
+    #[serde(default)]
+    pub interference: Interference,
     /// CPUs of threads that never saw the measured interval start (their
     /// first batch outlasted warm-up and interval), left out of every rate
     /// and sample here; their loads still count for exactness.
@@ -285,6 +315,10 @@ pub struct StrategyResult {
     pub summary: Option<StrategySummary>,
     /// Every repeat's final sum was exact.
     pub exact: bool,
+    /// With `--target-ci`: whether its CI came within the target (`None`
+    /// without a target).
+    #[serde(default)]
+    pub converged: Option<bool>,
 }
 
 /// A whole `contend run`: run.json.

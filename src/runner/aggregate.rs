@@ -157,6 +157,7 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
             .sum(),
         slow_update_pct,
         sampled_vs_throughput_pct,
+        interference: Default::default(),
         outside_window: reports
             .iter()
             .filter(|r| r.interval_s.is_none())
@@ -288,6 +289,7 @@ mod tests {
             staleness: StalenessSamples::default(),
             waited_s: 0.0,
             missed_slots: 0,
+            involuntary_switches: 0,
         }
     }
 

@@ -5,13 +5,14 @@
 //! the one place a stop request is caught.
 
 mod aggregate;
+pub mod interference;
 pub mod plan;
 pub mod signal;
 pub mod sweep;
 
 pub use plan::{
-    DEFAULT_SAMPLE_EVERY, PlanError, PoolSize, PoolSizeError, RateError, RunRequest,
-    StrategyChoice, parse_rate, plan,
+    DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, PoolSize,
+    PoolSizeError, RateError, RunRequest, StrategyChoice, parse_rate, plan,
 };
 
 use crate::clock::{ClockKind, Timer, clock_read_cost};
@@ -21,14 +22,15 @@ use crate::counter::{
 use crate::placement::PlacementError;
 use crate::provenance::Provenance;
 use crate::results::{
-    HarnessFloor, RunConfig, RunResults, SCHEMA_VERSION, Strategy, StrategyResult, ThreadPlacement,
+    HarnessFloor, RepeatResult, RunConfig, RunResults, SCHEMA_VERSION, Strategy, StrategyResult,
+    ThreadPlacement,
 };
 use crate::stats::{LatencySummary, Summary};
 use crate::topology::{CpuList, Topology};
 use crate::workload::{RepeatOutcome, RepeatSpec, Role, Sampling, ThreadReport, run_repeat};
 use aggregate::{RepeatContext, repeat_result, strategy_summary};
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A resolved experiment: what to run where, ready to execute.
 #[derive(Debug, Clone)]
@@ -110,15 +112,20 @@ impl From<CounterError> for RunError {
     }
 }
 
-/// Runs every strategy of `plan` for its repeats, taking turns. `interrupted`
-/// (Ctrl-C) stops early: finished repeats are kept and the results are
-/// marked partial. `progress(done, total, strategy)` is called after each
-/// repeat.
+/// Runs every strategy of `plan` for its repeats, taking turns, each
+/// repeat preceded by the canary and bracketed by steal time. With a
+/// target CI (`config.target_ci_pct`), further rounds follow, each giving
+/// one more repeat to every strategy not yet within it, until all are or
+/// the time budget (`config.max_time_s`) would be overrun.
+/// `interrupted` (a stop signal) stops early: finished repeats are kept
+/// and the results are marked partial. `progress(done, total, strategy)`
+/// is called after each repeat (`total` grows with extra rounds).
 pub fn execute(
     plan: &RunPlan,
     interrupted: &AtomicBool,
     mut progress: impl FnMut(usize, usize, &str),
 ) -> Result<RunResults, RunError> {
+    let started = Instant::now();
     let cfg = &plan.config;
     let mut clock_costs: Vec<(ClockKind, f64)> = Vec::new();
     for c in plan.strategies.iter().filter_map(|s| s.clock) {
@@ -126,7 +133,6 @@ pub fn execute(
             clock_costs.push((c, clock_read_cost(c, plan.provenance.tsc_hz)));
         }
     }
-    let home = cfg.counter_node.map_or(SlotHome::Local, SlotHome::OnNode);
     let mut results: Vec<StrategyResult> = plan
         .strategies
         .iter()
@@ -141,87 +147,67 @@ pub fn execute(
             repeats: Vec::new(),
             summary: None,
             exact: true,
+            converged: None,
         })
         .collect();
     let mut notes = plan.notes.clone();
     let floor = measure_floor(plan, interrupted)?;
-    let total = plan.strategies.len() * cfg.repeats;
+    let canary_pair = interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus);
+    let mut total = plan.strategies.len() * cfg.repeats;
     let mut done = 0;
     let mut partial = false;
-    'repeats: for repeat in 0..cfg.repeats {
-        for result in results.iter_mut() {
-            let s = result.strategy;
-            let layout = CounterLayout {
-                level: s.level,
-                pad: s.pad,
-                home,
-                node_iter: cfg.node_iter,
-            };
-            let counter = ShardedCounter::new(layout, &plan.topo, &cfg.writer_cpus, cfg.placement)?;
-            for note in counter.notes() {
-                if !notes.contains(note) {
-                    notes.push(note.clone());
-                }
+    let mut round = 0;
+    let mut last_round_s = 0.0;
+    'rounds: loop {
+        let active: Vec<usize> = if round < cfg.repeats {
+            (0..results.len()).collect()
+        } else {
+            let open = unconverged(&results, cfg.target_ci_pct);
+            let budget = cfg.max_time_s.unwrap_or(0.0) - started.elapsed().as_secs_f64();
+            let needed = last_round_s * open.len() as f64 / results.len().max(1) as f64;
+            if open.is_empty() || needed > budget {
+                break;
             }
-            let spec = plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc));
-            let reports = match run_repeat(
-                &counter,
-                &cfg.writer_cpus,
-                &cfg.reader_cpus,
-                &plan.topo.allowed_cpus,
-                &spec,
+            total += open.len();
+            open
+        };
+        let round_started = Instant::now();
+        for &i in &active {
+            let result = &mut results[i];
+            let Some(r) = one_repeat(
+                plan,
+                result,
+                round,
+                floor.as_ref(),
+                canary_pair,
                 interrupted,
-            )? {
-                RepeatOutcome::Done(r) => r,
-                RepeatOutcome::Interrupted => {
-                    partial = true;
-                    break 'repeats;
-                }
+                &mut notes,
+            )?
+            else {
+                partial = true;
+                break 'rounds;
             };
-            let node_of = |cpu: u32| plan.topo.node_of_cpu(cpu).unwrap_or(0);
-            let slot_node = |cpu: u32| {
-                counter
-                    .slot_of_cpu(cpu)
-                    .map_or(0, |i| counter.slots()[i].node)
-            };
-            let ctx = RepeatContext {
-                cpu_nodes: cfg.writer_cpus.iter().map(|&c| node_of(c)).collect(),
-                slot_nodes: cfg.writer_cpus.iter().map(|&c| slot_node(c)).collect(),
-                final_sum: counter.read(),
-                ns_per_tick: plan.timer().ns_per_tick(),
-                rate: cfg.rate,
-                slow_update_ticks: slow_update_ticks(floor.as_ref(), plan.timer()),
-            };
-            if repeat == 0 {
-                result.slots = counter.slots().to_vec();
-                result.threads = reports
-                    .iter()
-                    .map(|r| ThreadPlacement {
-                        role: r.role,
-                        cpu: r.pin.requested_cpu,
-                        observed_cpu: r.pin.observed_cpu,
-                        verified: r.pin.verified,
-                        node: node_of(r.pin.requested_cpu),
-                        slot_node: (r.role == Role::Writer).then(|| slot_node(r.pin.requested_cpu)),
-                    })
-                    .collect();
-            }
-            let r = repeat_result(repeat, &reports, &ctx);
-            if !r.outside_window.is_empty() {
-                notes.push(format!(
-                    "{} repeat {repeat}: threads on CPUs {} never saw the measured interval start (an oversubscribed CPU, or --rate too low for warm-up + interval), so they are left out of its rates and samples",
-                    result.name,
-                    r.outside_window.iter().copied().collect::<CpuList>()
-                ));
-            }
             result.exact &= r.exact;
             result.repeats.push(r);
             done += 1;
             progress(done, total, &result.name);
         }
+        last_round_s = round_started.elapsed().as_secs_f64();
+        round += 1;
+        if cfg.target_ci_pct.is_none() && round >= cfg.repeats {
+            break;
+        }
+    }
+    if let Some(warning) =
+        interference::mark_canary_shifts(results.iter_mut().flat_map(|r| &mut r.repeats).collect())
+    {
+        notes.push(warning);
     }
     for result in results.iter_mut() {
         result.summary = strategy_summary(&result.repeats);
+        if let Some(target) = cfg.target_ci_pct {
+            result.converged = Some(ci_half_width_pct(result).is_some_and(|h| h <= target));
+        }
     }
     Ok(RunResults {
         schema: SCHEMA_VERSION,
@@ -233,6 +219,117 @@ pub fn execute(
         strategies: results,
         notes,
     })
+}
+
+/// Half-width of the 95% CI of a strategy's loop ns/op (from throughput),
+/// as % of its mean; `None` before two repeats.
+pub fn ci_half_width_pct(result: &StrategyResult) -> Option<f64> {
+    let values: Vec<f64> = result.repeats.iter().map(|r| r.write_loop_ns).collect();
+    let s = Summary::of(&values).filter(|s| s.n > 1 && s.mean > 0.0)?;
+    Some(100.0 * (s.ci95_high - s.mean) / s.mean)
+}
+
+/// Indexes of the strategies whose CI is still wider than `target` %.
+fn unconverged(results: &[StrategyResult], target: Option<f64>) -> Vec<usize> {
+    let Some(target) = target else {
+        return Vec::new();
+    };
+    (0..results.len())
+        .filter(|&i| ci_half_width_pct(&results[i]).is_none_or(|h| h > target))
+        .collect()
+}
+
+/// One repeat of one strategy: the canary, a fresh node-bound counter, the
+/// pinned pools, and the repeat's numbers with their interference record;
+/// `None` when interrupted. The first repeat also records where the slots
+/// and threads were.
+fn one_repeat(
+    plan: &RunPlan,
+    result: &mut StrategyResult,
+    repeat: usize,
+    floor: Option<&HarnessFloor>,
+    canary_pair: Option<(u32, u32)>,
+    interrupted: &AtomicBool,
+    notes: &mut Vec<String>,
+) -> Result<Option<RepeatResult>, RunError> {
+    let cfg = &plan.config;
+    let s = result.strategy;
+    let layout = CounterLayout {
+        level: s.level,
+        pad: s.pad,
+        home: cfg.counter_node.map_or(SlotHome::Local, SlotHome::OnNode),
+        node_iter: cfg.node_iter,
+    };
+    let counter = ShardedCounter::new(layout, &plan.topo, &cfg.writer_cpus, cfg.placement)?;
+    for note in counter.notes() {
+        if !notes.contains(note) {
+            notes.push(note.clone());
+        }
+    }
+    let canary = canary_pair.and_then(|(a, b)| interference::canary(a, b));
+    let measured: Vec<u32> = cfg
+        .writer_cpus
+        .iter()
+        .chain(&cfg.reader_cpus)
+        .copied()
+        .collect();
+    let steal_before = interference::steal_ms(&measured);
+    let spec = plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc));
+    let reports = match run_repeat(
+        &counter,
+        &cfg.writer_cpus,
+        &cfg.reader_cpus,
+        &plan.topo.allowed_cpus,
+        &spec,
+        interrupted,
+    )? {
+        RepeatOutcome::Done(r) => r,
+        RepeatOutcome::Interrupted => return Ok(None),
+    };
+    let steal_after = interference::steal_ms(&measured);
+    let node_of = |cpu: u32| plan.topo.node_of_cpu(cpu).unwrap_or(0);
+    let slot_node = |cpu: u32| {
+        counter
+            .slot_of_cpu(cpu)
+            .map_or(0, |i| counter.slots()[i].node)
+    };
+    let ctx = RepeatContext {
+        cpu_nodes: cfg.writer_cpus.iter().map(|&c| node_of(c)).collect(),
+        slot_nodes: cfg.writer_cpus.iter().map(|&c| slot_node(c)).collect(),
+        final_sum: counter.read(),
+        ns_per_tick: plan.timer().ns_per_tick(),
+        rate: cfg.rate,
+        slow_update_ticks: slow_update_ticks(floor, plan.timer()),
+    };
+    if repeat == 0 {
+        result.slots = counter.slots().to_vec();
+        result.threads = reports
+            .iter()
+            .map(|r| ThreadPlacement {
+                role: r.role,
+                cpu: r.pin.requested_cpu,
+                observed_cpu: r.pin.observed_cpu,
+                verified: r.pin.verified,
+                node: node_of(r.pin.requested_cpu),
+                slot_node: (r.role == Role::Writer).then(|| slot_node(r.pin.requested_cpu)),
+            })
+            .collect();
+    }
+    let mut r = repeat_result(repeat, &reports, &ctx);
+    r.interference = interference::record(
+        steal_before,
+        steal_after,
+        reports.iter().map(|t| t.involuntary_switches).sum(),
+        canary,
+    );
+    if !r.outside_window.is_empty() {
+        notes.push(format!(
+            "{} repeat {repeat}: threads on CPUs {} never saw the measured interval start (an oversubscribed CPU, or --rate too low for warm-up + interval), so they are left out of its rates and samples",
+            result.name,
+            r.outside_window.iter().copied().collect::<CpuList>()
+        ));
+    }
+    Ok(Some(r))
 }
 
 /// Runs of the harness floor.

@@ -15,6 +15,13 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+/// Repeats per strategy by default.
+pub const DEFAULT_REPEATS: u32 = 5;
+
+/// The default `--target-ci`, %: a default run adds repeats until every
+/// strategy's loop ns/op is known within ±5% (95% CI) or its time is up.
+pub const DEFAULT_TARGET_CI_PCT: f64 = 5.0;
+
 /// One operation in this many is timed by default (`--sample-every`).
 pub const DEFAULT_SAMPLE_EVERY: u64 = 1024;
 
@@ -185,8 +192,13 @@ pub struct RunRequest {
     pub duration: Duration,
     /// Warm-up before each repeat.
     pub warmup: Duration,
-    /// Repeats per strategy.
+    /// Repeats per strategy (at least; see `target_ci_pct`).
     pub repeats: u32,
+    /// Add repeats until every strategy's 95% CI of loop ns/op is within
+    /// this % of its mean (`None`: exactly `repeats`).
+    pub target_ci_pct: Option<f64>,
+    /// Time budget of the run for extra repeats.
+    pub max_time: Duration,
     /// Operations per second per thread, if capped.
     pub rate: Option<f64>,
     /// Seed of the writers' load walks.
@@ -373,6 +385,10 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         timer: timer.kind(),
         timer_overhead_ns: overhead_ticks as f64 * timer.ns_per_tick(),
         staleness_probes: every > 0,
+        target_ci_pct: request.target_ci_pct,
+        max_time_s: request
+            .target_ci_pct
+            .map(|_| request.max_time.as_secs_f64()),
         placement: request.placement,
         oversubscribe: request.oversubscribe,
         counter_node: request.counter_node,

@@ -1,5 +1,7 @@
-//! The one place a stop request is caught: Ctrl-C sets a flag that every
-//! running repeat watches, so threads stop and finished repeats are kept.
+//! The one place a stop request is caught: Ctrl-C (SIGINT), SIGTERM (what
+//! `timeout` and CI time limits send) and SIGHUP (a closed terminal) set a
+//! flag that every running repeat watches, so threads stop, finished
+//! repeats are kept and written, marked partial, and the command exits 1.
 
 use std::sync::Once;
 use std::sync::atomic::AtomicBool;

@@ -151,6 +151,8 @@ impl SweepRequest {
             duration: self.duration,
             warmup: self.warmup,
             repeats: self.repeats,
+            target_ci_pct: None,
+            max_time: Duration::ZERO,
             rate,
             seed: self.seed,
             sample_every: None,

@@ -86,6 +86,9 @@ pub struct ThreadReport {
     pub waited_s: f64,
     /// Pacer slots skipped after stalls during the interval.
     pub missed_slots: u64,
+    /// Involuntary context switches during the interval: times the
+    /// scheduler took the thread's CPU away.
+    pub involuntary_switches: u64,
 }
 
 /// How a repeat ended.
@@ -220,23 +223,41 @@ fn start<T>(
 }
 
 /// Runs batches until the phase changes to measuring, resets the counts,
-/// runs until stop; returns the measured interval in seconds, or `None`
-/// when the thread never saw the interval start.
-fn drive(ctl: &Control, rate_limited: bool, work: &mut impl Work) -> Option<f64> {
+/// runs until stop; returns the measured interval in seconds (`None` when
+/// the thread never saw the interval start) and the involuntary context
+/// switches the thread suffered during it.
+fn drive(ctl: &Control, rate_limited: bool, work: &mut impl Work) -> (Option<f64>, u64) {
     let batch = if rate_limited { 1 } else { BATCH };
-    let mut measuring_since: Option<Instant> = None;
+    let mut measuring_since: Option<(Instant, u64)> = None;
     loop {
         work.run_ops(batch);
         match ctl.phase.load(Ordering::Relaxed) {
             MEASURE if measuring_since.is_none() => {
                 work.reset_counts();
-                measuring_since = Some(Instant::now());
+                measuring_since = Some((Instant::now(), involuntary_switches()));
             }
             STOP => break,
             _ => {}
         }
     }
-    measuring_since.map(|t| t.elapsed().as_secs_f64())
+    match measuring_since {
+        Some((t, switches)) => (
+            Some(t.elapsed().as_secs_f64()),
+            involuntary_switches().saturating_sub(switches),
+        ),
+        None => (None, 0),
+    }
+}
+
+/// Involuntary context switches of the calling thread so far
+/// (`getrusage(RUSAGE_THREAD)`: the scheduler took the CPU away); 0 when
+/// the call fails.
+fn involuntary_switches() -> u64 {
+    // SAFETY: rusage is plain old data; getrusage fills it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid rusage for the kernel to write.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    if rc == 0 { usage.ru_nivcsw as u64 } else { 0 }
 }
 
 /// One writer thread's work, before its clock type is chosen.
@@ -266,7 +287,7 @@ impl WriterJob<'_> {
             spec.rate,
             self.probing,
         );
-        let interval_s = drive(self.ctl, spec.rate.is_some(), &mut work);
+        let (interval_s, involuntary_switches) = drive(self.ctl, spec.rate.is_some(), &mut work);
         let (waited_s, missed_slots) = pacing(&work);
         let (updates, reads) = (work.updates(), work.reads());
         let w = work.writer_mut();
@@ -284,6 +305,7 @@ impl WriterJob<'_> {
             staleness: work.staleness,
             waited_s,
             missed_slots,
+            involuntary_switches,
         }
     }
 }
@@ -302,7 +324,7 @@ fn reader(
     pin: PinnedThread,
 ) -> ThreadReport {
     let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, spec.rate, probing);
-    let interval_s = drive(ctl, spec.rate.is_some(), &mut work);
+    let (interval_s, involuntary_switches) = drive(ctl, spec.rate.is_some(), &mut work);
     let (waited_s, missed_slots) = pacing(&work);
     ThreadReport {
         role: Role::Reader,
@@ -317,5 +339,6 @@ fn reader(
         staleness: work.staleness,
         waited_s,
         missed_slots,
+        involuntary_switches,
     }
 }

@@ -1,0 +1,198 @@
+//! What could have disturbed a repeat, recorded with it: steal time of the
+//! run's CPUs (`/proc/stat`), the measured threads' involuntary context
+//! switches (from the workload), and a canary: a short CAS ping-pong
+//! between two of the run's CPUs before every repeat.
+//!
+//! On a VM the hypervisor moves vCPUs between physical cores; a CAS
+//! ping-pong between the same two vCPUs then reads 10, 27 or 110 ns in
+//! phases lasting seconds. Steal time does not see that; the canary does.
+//! A run whose canary moves by more than [`CANARY_SHIFT`]× says so, names
+//! the values and marks the repeats measured in the odd phase.
+
+use crate::matrix::reference_pingpong;
+use crate::results::{Interference, RepeatResult};
+use std::time::Instant;
+
+/// Round trips of one canary: about 1 ms at 27 ns one-way, 4 ms at 110.
+pub const CANARY_ROUND_TRIPS: u64 = 16_000;
+
+/// A canary this many times above or below the run's median marks its
+/// repeat as disturbed, and the run warns.
+pub const CANARY_SHIFT: f64 = 1.5;
+
+/// Steal time of `cpus` so far, in USER_HZ ticks, from `/proc/stat` text
+/// (`cpuN user nice system idle iowait irq softirq steal …`); `None` when
+/// a CPU's line or its steal field is missing.
+pub fn parse_steal_ticks(stat: &str, cpus: &[u32]) -> Option<u64> {
+    cpus.iter()
+        .map(|cpu| {
+            let name = format!("cpu{cpu}");
+            let line = stat
+                .lines()
+                .find(|l| l.split_whitespace().next() == Some(name.as_str()))?;
+            line.split_whitespace().nth(8)?.parse::<u64>().ok()
+        })
+        .sum()
+}
+
+/// Steal time of `cpus` so far, ms; `None` when `/proc/stat` cannot say.
+pub fn steal_ms(cpus: &[u32]) -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = if hz > 0 { hz as f64 } else { 100.0 };
+    Some(parse_steal_ticks(&stat, cpus)? as f64 * 1000.0 / hz)
+}
+
+/// The canary between `a` and `b`: median one-way ns of
+/// [`CANARY_ROUND_TRIPS`] CAS round trips, and the ms it took; `None` when
+/// it could not pin.
+pub fn canary(a: u32, b: u32) -> Option<(f64, f64)> {
+    let t = Instant::now();
+    let ns = reference_pingpong(a, b, CANARY_ROUND_TRIPS).ok()?;
+    Some((ns, t.elapsed().as_secs_f64() * 1e3))
+}
+
+/// The two CPUs a run's canary bounces between: the first two distinct
+/// CPUs among its writers, then readers; `None` with only one.
+pub fn canary_cpus(writers: &[u32], readers: &[u32]) -> Option<(u32, u32)> {
+    let mut cpus = writers.iter().chain(readers);
+    let a = *cpus.next()?;
+    let b = *cpus.find(|&&c| c != a)?;
+    Some((a, b))
+}
+
+/// Marks every repeat whose canary is more than [`CANARY_SHIFT`]× away
+/// from the median of all of them as disturbed; returns the warning to
+/// print, naming the values, when any was.
+pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String> {
+    let canaries: Vec<f64> = repeats
+        .iter()
+        .filter_map(|r| r.interference.canary_ns)
+        .collect();
+    let median = crate::stats::quantile_of(&canaries, 0.5);
+    if canaries.len() < 2 || !median.is_finite() || median <= 0.0 {
+        return None;
+    }
+    let (lo, hi) = canaries
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &c| {
+            (lo.min(c), hi.max(c))
+        });
+    let mut marked = 0;
+    for r in repeats.iter_mut() {
+        if let Some(c) = r.interference.canary_ns {
+            let ratio = c / median;
+            if !(1.0 / CANARY_SHIFT..=CANARY_SHIFT).contains(&ratio) {
+                r.interference.disturbed = true;
+                marked += 1;
+            }
+        }
+    }
+    (hi / lo > CANARY_SHIFT).then(|| {
+        format!(
+            "core-to-core latency changed during the run: {} → {} ns (median {}); a hypervisor probably moved vCPUs; {marked} repeats measured away from the median are marked disturbed",
+            round(lo),
+            round(hi),
+            round(median)
+        )
+    })
+}
+
+/// A latency for a warning: whole ns, or one decimal under 10.
+fn round(ns: f64) -> String {
+    if ns < 10.0 {
+        format!("{ns:.1}")
+    } else {
+        format!("{ns:.0}")
+    }
+}
+
+/// The interference record of one repeat, before the run marks shifts.
+pub fn record(
+    steal_before: Option<f64>,
+    steal_after: Option<f64>,
+    involuntary_switches: u64,
+    canary: Option<(f64, f64)>,
+) -> Interference {
+    Interference {
+        steal_ms: steal_before.zip(steal_after).map(|(b, a)| (a - b).max(0.0)),
+        involuntary_switches,
+        canary_ns: canary.map(|c| c.0),
+        canary_ms: canary.map(|c| c.1),
+        disturbed: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STAT: &str = "cpu  100 0 50 9000 10 0 5 77 0 0\n\
+        cpu0 50 0 25 4500 5 0 2 30 0 0\n\
+        cpu1 50 0 25 4500 5 0 3 47 0 0\n\
+        intr 12345\n";
+
+    #[test]
+    fn steal_is_the_eighth_field_of_each_cpu_line() {
+        assert_eq!(parse_steal_ticks(STAT, &[0]), Some(30));
+        assert_eq!(parse_steal_ticks(STAT, &[0, 1]), Some(77));
+        assert_eq!(parse_steal_ticks(STAT, &[2]), None);
+        assert_eq!(parse_steal_ticks("cpu0 1 2 3\n", &[0]), None);
+    }
+
+    #[test]
+    fn canary_cpus_are_the_first_two_distinct() {
+        assert_eq!(canary_cpus(&[3, 3, 5], &[]), Some((3, 5)));
+        assert_eq!(canary_cpus(&[2], &[2, 7]), Some((2, 7)));
+        assert_eq!(canary_cpus(&[1, 1], &[]), None);
+        assert_eq!(canary_cpus(&[], &[]), None);
+    }
+
+    fn repeat_with_canary(ns: f64) -> RepeatResult {
+        let mut r: RepeatResult = serde_json::from_value(serde_json::json!({
+            "repeat": 0, "interval_s": 0.1, "writer_updates": [], "writer_reads": [],
+            "reader_reads": [], "write_ops_per_s": 1.0, "read_ops_per_s": 1.0,
+            "write_ops_per_s_thread_min": 1.0, "write_ops_per_s_thread_max": 1.0,
+            "write_latency": null, "read_latency": null, "publishes": 0,
+            "publishes_per_s": 0.0, "cross_node_publishes": 0,
+            "staleness": { "error_mean": 0.0, "error_max": 0.0, "error_mean_pct": 0.0,
+                           "error_max_pct": 0.0, "age_mean_ns": 0.0, "age_max_ns": 0.0 },
+            "final_sum": 0, "expected_sum": 0, "exact": true
+        }))
+        .unwrap();
+        r.interference.canary_ns = Some(ns);
+        r
+    }
+
+    #[test]
+    fn a_canary_that_moves_marks_the_odd_repeats_and_warns() {
+        // The development VM's phases: 27 ns, then the hypervisor moves a
+        // vCPU and the same pair reads 110 ns.
+        let mut repeats: Vec<RepeatResult> = [27.0, 26.0, 27.4, 110.0, 28.0]
+            .map(repeat_with_canary)
+            .into();
+        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
+        assert!(warning.contains("26 → 110 ns"), "{warning}");
+        assert!(warning.contains("median 27"), "{warning}");
+        assert!(warning.contains("1 repeats"), "{warning}");
+        let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
+        assert_eq!(disturbed, [false, false, false, true, false]);
+    }
+
+    #[test]
+    fn a_steady_canary_marks_nothing() {
+        let mut repeats: Vec<RepeatResult> = [27.0, 30.0, 25.0].map(repeat_with_canary).into();
+        assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
+        assert!(repeats.iter().all(|r| !r.interference.disturbed));
+    }
+
+    #[test]
+    fn a_record_takes_the_steal_difference() {
+        let i = record(Some(100.0), Some(130.0), 4, Some((27.0, 1.2)));
+        assert_eq!(i.steal_ms, Some(30.0));
+        assert_eq!(i.involuntary_switches, 4);
+        assert_eq!((i.canary_ns, i.canary_ms), (Some(27.0), Some(1.2)));
+        assert_eq!(record(None, Some(1.0), 0, None).steal_ms, None);
+    }
+}

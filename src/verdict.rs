@@ -1,0 +1,1263 @@
+//! Verdict lines: the answer a result gives, in words and numbers, and
+//! only as far as the statistics support it.
+//!
+//! A run ends with 3 to 6 `verdict:` lines: which level × policy gives the
+//! most updates/s (under `--rate`: the cheapest update) and which the
+//! cheapest read side, at what staleness, whether splitting (node, llc,
+//! cpu) adds anything beyond `ratelimit:1ms`, and whether the write and
+//! the read side agree. A sweep says where throughput stops scaling per
+//! affinity set, and with a rate axis what each strategy costs at the rate
+//! closest to the seed's 22k/s per thread and in hammer mode. A matrix
+//! keeps its advice line.
+//!
+//! Every claim rests on the rule of `contend compare`
+//! ([`crate::stats::Verdict::decide`]): Welch's t-test on the repeats, the
+//! p-values Holm-adjusted over every test one verdict makes, and the
+//! default ±2% noise threshold. A winner is named only when it beats the
+//! runner-up by that rule; otherwise the line says "no measurable
+//! difference between A and B" and why (within the noise threshold, or
+//! inconclusive).
+
+use crate::compare::DEFAULT_NOISE_THRESHOLD_PCT;
+use crate::counter::ShardLevel;
+use crate::matrix::MatrixResults;
+use crate::results::{RunResults, StrategyResult, SweepPoint, SweepResults};
+use crate::runner::sweep::SEED_RATE;
+use crate::stats::{Difference, Summary, Verdict, holm_adjusted};
+use std::fmt;
+
+/// The noise threshold verdicts use, % of the base mean (`contend
+/// compare`'s default).
+pub const NOISE_THRESHOLD_PCT: f64 = DEFAULT_NOISE_THRESHOLD_PCT;
+
+/// The policy splitting is weighed against: the merged kernel fix
+/// (commit 1528c661c24b).
+pub const RATELIMIT: &str = "ratelimit:1ms";
+
+/// What a verdict line answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    /// The write side's winner (most updates/s, or the cheapest update
+    /// under `--rate`).
+    Write,
+    /// The read side's winner.
+    Read,
+    /// The staleness readers saw under the winners.
+    Staleness,
+    /// Whether splitting adds anything beyond `ratelimit:1ms`.
+    Split,
+    /// Whether the write and the read side agree.
+    Sides,
+    /// Where a sweep's throughput stops scaling.
+    Scaling,
+    /// A sweep's cost and CPU share at a rate, and in hammer mode.
+    Rate,
+    /// The matrix's split advice.
+    Advice,
+}
+
+/// One `verdict:` line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// What it answers.
+    pub topic: Topic,
+    /// The answer, without the `verdict: ` label.
+    pub text: String,
+}
+
+impl fmt::Display for Line {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "verdict: {}", self.text)
+    }
+}
+
+impl Line {
+    fn new(topic: Topic, text: impl Into<String>) -> Self {
+        Line {
+            topic,
+            text: text.into(),
+        }
+    }
+}
+
+/// A measure a verdict ranks strategies by.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measure {
+    /// What the winner has (`most updates/s`, `cheapest read side`).
+    pub question: &'static str,
+    /// Unit after a value (`updates/s`, `ns`).
+    pub unit: &'static str,
+    /// The measure's name in a sentence (`updates/s`, `read ns/op`).
+    pub name: &'static str,
+    /// True when more is better.
+    pub higher_is_better: bool,
+}
+
+/// Hammer mode's write side: updates/s, all writers.
+pub const UPDATES: Measure = Measure {
+    question: "most updates/s",
+    unit: "updates/s",
+    name: "updates/s",
+    higher_is_better: true,
+};
+
+/// Paced mode's write side: busy ns per update (and its read side).
+pub const BUSY: Measure = Measure {
+    question: "cheapest update",
+    unit: "busy ns/update",
+    name: "busy ns/update",
+    higher_is_better: false,
+};
+
+/// The read side from reader threads' throughput.
+pub const READER_NS: Measure = Measure {
+    question: "cheapest read side",
+    unit: "ns/read",
+    name: "reader ns/op",
+    higher_is_better: false,
+};
+
+/// The read side from sampled (timed) read sides.
+pub const SAMPLED_READ_NS: Measure = Measure {
+    question: "cheapest read side",
+    unit: "ns/read (sampled)",
+    name: "sampled read ns/op",
+    higher_is_better: false,
+};
+
+/// One strategy as a verdict sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// Its name in a sentence (`llc/ratelimit:1ms`, with pad and clock
+    /// only when the run has several).
+    pub name: String,
+    /// Shard level.
+    pub level: ShardLevel,
+    /// Publish policy (`always`, `ratelimit:1ms`).
+    pub policy: String,
+    /// The rest of the strategy (pad, clock), for matching levels.
+    pub rest: String,
+    /// The write-side measure.
+    pub write: Option<Summary>,
+    /// The read-side measure.
+    pub read: Option<Summary>,
+    /// Mean staleness a reader saw, % of the true total.
+    pub staleness_pct: Option<Summary>,
+    /// CPU share, % (paced runs).
+    pub cpu_share_pct: Option<Summary>,
+}
+
+/// What a run's verdict is drawn from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInput {
+    /// Every strategy with a summary, in the order run.
+    pub candidates: Vec<Candidate>,
+    /// The write-side measure ([`UPDATES`] or, under `--rate`, [`BUSY`]).
+    pub write: Measure,
+    /// The read-side measure, `None` when no read side ran.
+    pub read: Option<Measure>,
+    /// Read-side values under this (twice the timer's overhead, for
+    /// sampled figures) are below the timer's resolution.
+    pub read_resolution_ns: Option<f64>,
+    /// `--rate`, ops/s per thread.
+    pub rate: Option<f64>,
+}
+
+/// One difference the verdict tested, decided.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Test {
+    /// Test against base: change, interval, Welch.
+    pub difference: Difference,
+    /// Holm-adjusted p-value over the verdict's tests (`None`: fewer than
+    /// two repeats on a side, no test).
+    pub p_adjusted: Option<f64>,
+    /// The rule's outcome.
+    pub verdict: Verdict,
+}
+
+impl Test {
+    /// `+12.0% [+10.1%, +13.9%], p<0.001`; `+3.0% (n<2: no test)` without
+    /// a test.
+    pub fn text(&self) -> String {
+        let d = &self.difference;
+        let Some(change) = d.change_pct else {
+            return "base mean is 0".to_string();
+        };
+        match (d.ci95_pct, self.p_adjusted) {
+            (Some((lo, hi)), Some(p)) => {
+                let n = percent_decimals(hi - lo);
+                format!("{change:+.n$}% [{lo:+.n$}%, {hi:+.n$}%], {}", p_text(p))
+            }
+            _ => format!("{change:+.1}% (fewer than 2 repeats: no test)"),
+        }
+    }
+
+    /// Why a difference is not a claim: within the noise threshold or
+    /// inconclusive.
+    fn why_not(&self) -> String {
+        match self.verdict {
+            Verdict::NoChange => format!("within the ±{NOISE_THRESHOLD_PCT}% noise threshold"),
+            _ => "inconclusive".to_string(),
+        }
+    }
+}
+
+/// How a ranking came out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Call {
+    /// One strategy only: nothing to rank.
+    Alone,
+    /// The best beats the runner-up by the rule.
+    Wins(Test),
+    /// The two are within the noise threshold.
+    NoDifference(Test),
+    /// The data cannot tell the two apart.
+    Undecided(Test),
+    /// Both are below the timer's resolution (ns).
+    BelowResolution(f64),
+}
+
+/// The best strategy by one measure and whether the data supports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranking {
+    /// The measure.
+    pub measure: Measure,
+    /// Index of the best candidate.
+    pub best: usize,
+    /// Index of the runner-up.
+    pub runner_up: Option<usize>,
+    /// The outcome.
+    pub call: Call,
+}
+
+impl Ranking {
+    /// True when the data supports naming the best.
+    pub fn supported(&self) -> bool {
+        matches!(self.call, Call::Wins(_) | Call::Alone)
+    }
+}
+
+/// Splitting at one level against `global/ratelimit:1ms`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitCheck {
+    /// The level split at.
+    pub level: ShardLevel,
+    /// The write side: base global, test this level.
+    pub write: Option<Test>,
+    /// The read side.
+    pub read: Option<Test>,
+}
+
+impl SplitCheck {
+    /// True when the level is better than global on either side.
+    pub fn helps(&self, input: &RunInput) -> bool {
+        let better = |t: Option<Test>, m: Option<Measure>| match (t, m) {
+            (Some(t), Some(m)) => is_better(t.verdict, m.higher_is_better),
+            _ => false,
+        };
+        better(self.write, Some(input.write)) || better(self.read, input.read)
+    }
+}
+
+/// A run's verdict: the rankings and checks behind the lines, and the
+/// lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunVerdict {
+    /// The write side's ranking (`None`: no strategy recorded it).
+    pub write: Option<Ranking>,
+    /// The read side's ranking.
+    pub read: Option<Ranking>,
+    /// Each split level against `global/ratelimit:1ms`; `None` without
+    /// both.
+    pub split: Option<Vec<SplitCheck>>,
+    /// The `verdict:` lines, 3 to 6.
+    pub lines: Vec<Line>,
+}
+
+/// The `verdict:` lines of a run.
+pub fn run_lines(run: &RunResults) -> Vec<Line> {
+    decide_run(&run_input(run)).lines
+}
+
+/// What a run's verdict is drawn from: its strategies' summaries, and the
+/// measures its mode calls for.
+pub fn run_input(run: &RunResults) -> RunInput {
+    let strategies: Vec<&StrategyResult> = run
+        .strategies
+        .iter()
+        .filter(|s| s.summary.is_some())
+        .collect();
+    let several = |f: &dyn Fn(&StrategyResult) -> String| {
+        let first = strategies.first().map(|s| f(s));
+        strategies.iter().any(|s| Some(f(s)) != first)
+    };
+    let pads = several(&|s| s.strategy.pad.to_string());
+    let clocks = several(&|s| s.strategy.clock.map_or(String::new(), |c| c.to_string()));
+    let paced = run.config.rate.is_some();
+    let readers = !run.config.reader_cpus.is_empty();
+    let read = if readers {
+        Some(READER_NS)
+    } else if run.config.read_every > 0 {
+        Some(SAMPLED_READ_NS)
+    } else {
+        None
+    };
+    let candidates = strategies
+        .iter()
+        .map(|s| {
+            let sum = s.summary.as_ref().expect("filtered");
+            let st = &s.strategy;
+            let mut name = format!("{}/{}", st.level, st.publish);
+            let mut rest = Vec::new();
+            if pads {
+                name.push_str(&format!("/pad{}", st.pad));
+            }
+            rest.push(format!("pad{}", st.pad));
+            if let Some(c) = st.clock {
+                if clocks {
+                    name.push_str(&format!("/{c}"));
+                }
+                rest.push(c.to_string());
+            }
+            Candidate {
+                name,
+                level: st.level,
+                policy: st.publish.to_string(),
+                rest: rest.join("/"),
+                write: if paced {
+                    sum.write_busy_ns
+                } else {
+                    Some(sum.write_ops_per_s)
+                },
+                read: match read {
+                    Some(m) if m == READER_NS => sum.reader_read_ns,
+                    Some(_) => sum.read_ns,
+                    None => None,
+                },
+                staleness_pct: sum.error_mean_pct.filter(|s| s.n > 0),
+                cpu_share_pct: sum.cpu_share_pct,
+            }
+        })
+        .collect();
+    RunInput {
+        candidates,
+        write: if paced { BUSY } else { UPDATES },
+        read,
+        read_resolution_ns: (read == Some(SAMPLED_READ_NS))
+            .then_some(2.0 * run.config.timer_overhead_ns),
+        rate: run.config.rate,
+    }
+}
+
+/// Holm–Bonferroni over every difference one verdict tests.
+#[derive(Default)]
+struct Family {
+    diffs: Vec<Difference>,
+}
+
+impl Family {
+    fn add(&mut self, base: &Summary, test: &Summary) -> usize {
+        self.diffs.push(Difference::of(base, test));
+        self.diffs.len() - 1
+    }
+
+    fn decide(&self) -> Vec<Test> {
+        let raw: Vec<f64> = self
+            .diffs
+            .iter()
+            .filter_map(|d| d.welch)
+            .map(|w| w.p)
+            .collect();
+        let mut adjusted = holm_adjusted(&raw).into_iter();
+        self.diffs
+            .iter()
+            .map(|d| {
+                let p = d.welch.map(|_| adjusted.next().expect("one per test"));
+                Test {
+                    difference: *d,
+                    p_adjusted: p,
+                    verdict: Verdict::decide(d, NOISE_THRESHOLD_PCT, p.unwrap_or(1.0)),
+                }
+            })
+            .collect()
+    }
+}
+
+/// A ranking before the family is decided.
+struct PendingRanking {
+    measure: Measure,
+    best: usize,
+    runner_up: Option<usize>,
+    test: Option<usize>,
+    below: Option<f64>,
+}
+
+impl PendingRanking {
+    fn finish(self, tests: &[Test]) -> Ranking {
+        let call = match (self.runner_up, self.below, self.test) {
+            (None, _, _) => Call::Alone,
+            (Some(_), Some(res), _) => Call::BelowResolution(res),
+            (Some(_), None, Some(i)) => {
+                let t = tests[i];
+                if is_better(t.verdict, self.measure.higher_is_better) {
+                    Call::Wins(t)
+                } else if t.verdict == Verdict::NoChange {
+                    Call::NoDifference(t)
+                } else {
+                    Call::Undecided(t)
+                }
+            }
+            (Some(_), None, None) => Call::Alone,
+        };
+        Ranking {
+            measure: self.measure,
+            best: self.best,
+            runner_up: self.runner_up,
+            call,
+        }
+    }
+}
+
+/// True when `verdict` on (test − base) means the test side is better.
+fn is_better(verdict: Verdict, higher_is_better: bool) -> bool {
+    matches!(
+        (verdict, higher_is_better),
+        (Verdict::Increase, true) | (Verdict::Decrease, false)
+    )
+}
+
+/// Ranks `values` (index, summary) by mean, best first, and adds the test
+/// of the best against the runner-up to `family`.
+fn rank(
+    family: &mut Family,
+    measure: Measure,
+    values: &[(usize, Summary)],
+    resolution: Option<f64>,
+) -> Option<PendingRanking> {
+    let mut sorted: Vec<(usize, Summary)> = values.to_vec();
+    sorted.sort_by(|a, b| {
+        let o = a.1.mean.total_cmp(&b.1.mean);
+        if measure.higher_is_better {
+            o.reverse()
+        } else {
+            o
+        }
+    });
+    let (best, b) = *sorted.first()?;
+    let runner = sorted.get(1).copied();
+    let below = resolution.filter(|&r| runner.is_some_and(|(_, s)| s.mean < r) && b.mean < r);
+    let test = match (runner, below) {
+        (Some((_, r)), None) => Some(family.add(&r, &b)),
+        _ => None,
+    };
+    Some(PendingRanking {
+        measure,
+        best,
+        runner_up: runner.map(|r| r.0),
+        test,
+        below,
+    })
+}
+
+/// Decides a run's verdict from its input (see the module docs).
+pub fn decide_run(input: &RunInput) -> RunVerdict {
+    let c = &input.candidates;
+    let mut family = Family::default();
+    let values = |f: &dyn Fn(&Candidate) -> Option<Summary>| -> Vec<(usize, Summary)> {
+        c.iter()
+            .enumerate()
+            .filter_map(|(i, x)| Some((i, f(x)?)))
+            .collect()
+    };
+    let write = rank(&mut family, input.write, &values(&|x| x.write), None);
+    let read = input.read.and_then(|m| {
+        rank(
+            &mut family,
+            m,
+            &values(&|x| x.read),
+            input.read_resolution_ns,
+        )
+    });
+
+    // Each split level's ratelimit:1ms against global's, same pad/clock.
+    let global = c
+        .iter()
+        .find(|x| x.level == ShardLevel::Global && x.policy == RATELIMIT);
+    let split_pending: Option<Vec<(ShardLevel, Option<usize>, Option<usize>)>> =
+        global.map(|g| {
+            c.iter()
+                .filter(|x| x.level != ShardLevel::Global && x.policy == RATELIMIT)
+                .filter(|x| x.rest == g.rest)
+                .map(|x| {
+                    let pair = |a: Option<Summary>, b: Option<Summary>, fam: &mut Family| match (
+                        a, b,
+                    ) {
+                        (Some(a), Some(b)) => Some(fam.add(&a, &b)),
+                        _ => None,
+                    };
+                    let w = pair(g.write, x.write, &mut family);
+                    let r = pair(g.read, x.read, &mut family);
+                    (x.level, w, r)
+                })
+                .collect()
+        });
+
+    let tests = family.decide();
+    let write = write.map(|p| p.finish(&tests));
+    let read = read.map(|p| p.finish(&tests));
+    let split = split_pending.map(|v| {
+        v.into_iter()
+            .map(|(level, w, r)| SplitCheck {
+                level,
+                write: w.map(|i| tests[i]),
+                read: r.map(|i| tests[i]),
+            })
+            .collect::<Vec<_>>()
+    });
+
+    let mut lines = Vec::new();
+    if c.is_empty() {
+        lines.push(Line::new(
+            Topic::Write,
+            "no strategy finished a repeat: nothing to rank",
+        ));
+        return RunVerdict {
+            write,
+            read,
+            split,
+            lines,
+        };
+    }
+    lines.push(write.as_ref().map_or_else(
+        || Line::new(Topic::Write, format!("{}: not recorded", input.write.question)),
+        |r| ranking_line(Topic::Write, r, input),
+    ));
+    lines.push(match (&read, input.read) {
+        (Some(r), _) => ranking_line(Topic::Read, r, input),
+        (None, Some(m)) => Line::new(Topic::Read, format!("{}: not recorded", m.question)),
+        (None, None) => Line::new(
+            Topic::Read,
+            "read side: none ran (--read-every 0 and no --readers)",
+        ),
+    });
+    lines.push(staleness_line(input, write.as_ref(), read.as_ref()));
+    lines.push(split_line(input, split.as_deref()));
+    lines.push(sides_line(input, write.as_ref(), read.as_ref()));
+    RunVerdict {
+        write,
+        read,
+        split,
+        lines,
+    }
+}
+
+/// `58.2M updates/s ±4.8%`.
+fn value(s: &Summary, m: &Measure) -> String {
+    format!("{} {} ±{:.1}%", num(s.mean), m.unit, s.stddev_pct)
+}
+
+fn ranking_line(topic: Topic, r: &Ranking, input: &RunInput) -> Line {
+    let c = &input.candidates;
+    let m = &r.measure;
+    let get = |i: usize| match topic {
+        Topic::Read => c[i].read,
+        _ => c[i].write,
+    };
+    let best = &c[r.best];
+    let best_value = get(r.best).map_or("-".to_string(), |s| value(&s, m));
+    let mut question = m.question.to_string();
+    if let (Topic::Write, Some(rate)) = (topic, input.rate) {
+        question = format!("{question} at {} ops/s per thread", num(rate));
+    }
+    let share = |i: usize| match (topic, input.rate, c[i].cpu_share_pct) {
+        (Topic::Write, Some(_), Some(s)) => format!(", CPU share {:.2}%", s.mean),
+        _ => String::new(),
+    };
+    let text = match (&r.call, r.runner_up) {
+        (Call::Alone, _) | (_, None) => format!(
+            "{question}: only one strategy measured, {} ({best_value}{})",
+            best.name,
+            share(r.best)
+        ),
+        (Call::Wins(t), Some(u)) => format!(
+            "{question}: {}, {best_value}{} ({} against the runner-up {})",
+            best.name,
+            share(r.best),
+            t.text(),
+            c[u].name
+        ),
+        (Call::NoDifference(t) | Call::Undecided(t), Some(u)) => format!(
+            "{question}: no measurable difference between {} ({best_value}{}) and {} ({}{}): {}, {}",
+            best.name,
+            share(r.best),
+            c[u].name,
+            get(u).map_or("-".to_string(), |s| value(&s, m)),
+            share(u),
+            t.text(),
+            t.why_not()
+        ),
+        (Call::BelowResolution(res), Some(u)) => {
+            let below = c
+                .iter()
+                .filter(|x| {
+                    (match topic {
+                        Topic::Read => x.read,
+                        _ => x.write,
+                    })
+                    .is_some_and(|s| s.mean < *res)
+                })
+                .count();
+            format!(
+                "{question}: no measurable difference between {} and {}: {m} is below the timer's resolution (<{res:.1} ns) for {below} of {} strategies (--readers N gives a throughput figure)",
+                best.name,
+                c[u].name,
+                c.len(),
+                m = m.name
+            )
+        }
+    };
+    Line::new(topic, text)
+}
+
+fn staleness_line(input: &RunInput, write: Option<&Ranking>, read: Option<&Ranking>) -> Line {
+    let c = &input.candidates;
+    if c.iter().all(|x| x.staleness_pct.is_none()) {
+        return Line::new(
+            Topic::Staleness,
+            "staleness: not measured (sampling off: --sample-every 0)",
+        );
+    }
+    let mut subjects: Vec<usize> = Vec::new();
+    for r in [write, read].into_iter().flatten() {
+        if !subjects.contains(&r.best) {
+            subjects.push(r.best);
+        }
+    }
+    let shown: Vec<String> = subjects
+        .iter()
+        .map(|&i| {
+            c[i].staleness_pct.map_or(format!("{} not measured", c[i].name), |s| {
+                format!("{} {} ±{:.1}%", c[i].name, pct(s.mean), s.stddev_pct)
+            })
+        })
+        .collect();
+    let least = c
+        .iter()
+        .filter_map(|x| Some((x, x.staleness_pct?)))
+        .min_by(|a, b| a.1.mean.total_cmp(&b.1.mean));
+    let mut text = format!(
+        "staleness a reader saw (mean |published - true| as % of the true total) under the top {}: {}",
+        if subjects.len() == 1 {
+            "strategy"
+        } else {
+            "strategies"
+        },
+        shown.join(", ")
+    );
+    if let Some((x, s)) = least.filter(|(x, _)| !subjects.iter().any(|&i| c[i].name == x.name)) {
+        text.push_str(&format!("; least stale: {} {}", x.name, pct(s.mean)));
+    }
+    Line::new(Topic::Staleness, text)
+}
+
+fn split_line(input: &RunInput, split: Option<&[SplitCheck]>) -> Line {
+    let Some(checks) = split.filter(|s| !s.is_empty()) else {
+        return Line::new(
+            Topic::Split,
+            format!(
+                "splitting beyond {RATELIMIT}: not measured here (needs global/{RATELIMIT} and node, llc or cpu with {RATELIMIT})"
+            ),
+        );
+    };
+    let side = |t: Option<Test>, m: Option<Measure>| -> Option<String> {
+        let (t, m) = (t?, m?);
+        let word = match t.verdict {
+            Verdict::NoChange => "no measurable difference".to_string(),
+            Verdict::Inconclusive => "inconclusive".to_string(),
+            v if is_better(v, m.higher_is_better) => "better".to_string(),
+            _ => "worse".to_string(),
+        };
+        Some(format!("{} {} ({word})", m.name, t.text()))
+    };
+    let details: Vec<String> = checks
+        .iter()
+        .map(|s| {
+            let parts: Vec<String> = [side(s.write, Some(input.write)), side(s.read, input.read)]
+                .into_iter()
+                .flatten()
+                .collect();
+            format!("{}: {}", s.level, parts.join(", "))
+        })
+        .collect();
+    let helping: Vec<String> = checks
+        .iter()
+        .filter(|s| s.helps(input))
+        .map(|s| s.level.to_string())
+        .collect();
+    let head = if helping.is_empty() {
+        format!("splitting adds nothing measurable beyond {RATELIMIT} on this host")
+    } else {
+        format!(
+            "splitting at {} adds something beyond {RATELIMIT} on this host",
+            helping.join(", ")
+        )
+    };
+    Line::new(
+        Topic::Split,
+        format!(
+            "{head} (against global/{RATELIMIT}: {})",
+            details.join("; ")
+        ),
+    )
+}
+
+fn sides_line(input: &RunInput, write: Option<&Ranking>, read: Option<&Ranking>) -> Line {
+    let c = &input.candidates;
+    let text = match (write, read) {
+        (_, None) => "write vs read side: only the write side was ranked".to_string(),
+        (None, Some(_)) => "write vs read side: only the read side was ranked".to_string(),
+        (Some(w), Some(r)) => match (w.supported(), r.supported()) {
+            (true, true) if w.best == r.best => format!(
+                "the write and the read side agree: {} wins both",
+                c[w.best].name
+            ),
+            (true, true) => format!(
+                "the answer differs between the sides: {} on the write side, {} on the read side",
+                c[w.best].name, c[r.best].name
+            ),
+            (true, false) => format!(
+                "write vs read side: {} wins the write side; the read side shows no measurable winner, so whether they agree cannot be told",
+                c[w.best].name
+            ),
+            (false, true) => format!(
+                "write vs read side: {} wins the read side; the write side shows no measurable winner, so whether they agree cannot be told",
+                c[r.best].name
+            ),
+            (false, false) => {
+                "write vs read side: neither side shows a measurable winner, so there is no answer to compare".to_string()
+            }
+        },
+    };
+    Line::new(Topic::Sides, text)
+}
+
+/// How a strategy scales over an affinity set's hammer points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scaling {
+    /// The strategy.
+    pub name: String,
+    /// The thread count after which throughput stops rising (the largest
+    /// measured when it never stops).
+    pub peak_threads: usize,
+    /// The step past the peak, when there is one: its thread count and
+    /// test.
+    pub next: Option<(usize, Test)>,
+}
+
+/// The `verdict:` lines of a sweep: where throughput stops scaling per
+/// affinity set (hammer points), and, with a rate axis, the cost and CPU
+/// share at the rate closest to 22k/s per thread and in hammer mode.
+pub fn sweep_lines(sweep: &SweepResults) -> Vec<Line> {
+    let mut affinities: Vec<&str> = Vec::new();
+    for p in &sweep.points {
+        if !affinities.contains(&p.affinity.as_str()) {
+            affinities.push(&p.affinity);
+        }
+    }
+    let mut lines = Vec::new();
+    for affinity in &affinities {
+        lines.extend(scaling_line(sweep, affinity));
+    }
+    if sweep.points.iter().any(|p| p.rate.is_some()) {
+        for affinity in &affinities {
+            lines.extend(rate_lines(sweep, affinity));
+        }
+    }
+    if lines.is_empty() {
+        lines.push(Line::new(Topic::Scaling, "no point finished: nothing to say"));
+    }
+    lines
+}
+
+/// Each strategy's scaling over `series` (thread count, updates/s), thread
+/// counts ascending, tested step by step in one Holm family.
+pub fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
+    let mut family = Family::default();
+    let ids: Vec<Vec<usize>> = series
+        .iter()
+        .map(|(_, pts)| {
+            pts.windows(2)
+                .map(|w| family.add(&w[0].1, &w[1].1))
+                .collect()
+        })
+        .collect();
+    let tests = family.decide();
+    series
+        .iter()
+        .zip(ids)
+        .filter(|(_, _)| true)
+        .filter_map(|((name, pts), ids)| {
+            let last = pts.last()?;
+            let stop = ids
+                .iter()
+                .position(|&i| tests[i].verdict != Verdict::Increase);
+            Some(match stop {
+                Some(k) => Scaling {
+                    name: name.clone(),
+                    peak_threads: pts[k].0,
+                    next: Some((pts[k + 1].0, tests[ids[k]])),
+                },
+                None => Scaling {
+                    name: name.clone(),
+                    peak_threads: last.0,
+                    next: None,
+                },
+            })
+        })
+        .collect()
+}
+
+fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Line> {
+    let mut points: Vec<&SweepPoint> = sweep
+        .points
+        .iter()
+        .filter(|p| p.affinity == affinity && p.rate.is_none())
+        .collect();
+    if points.is_empty() {
+        return None;
+    }
+    points.sort_by_key(|p| p.threads);
+    let mut series: Vec<(String, Vec<(usize, Summary)>)> = Vec::new();
+    for p in &points {
+        for s in &p.results.strategies {
+            let Some(sum) = &s.summary else { continue };
+            let at = (p.threads, sum.write_ops_per_s);
+            match series.iter_mut().find(|l| l.0 == s.name) {
+                Some(line) => {
+                    if line.1.last().is_none_or(|l| l.0 != p.threads) {
+                        line.1.push(at);
+                    }
+                }
+                None => series.push((s.name.clone(), vec![at])),
+            }
+        }
+    }
+    let threads: Vec<usize> = {
+        let mut t: Vec<usize> = points.iter().map(|p| p.threads).collect();
+        t.dedup();
+        t
+    };
+    if threads.len() < 2 {
+        return Some(Line::new(
+            Topic::Scaling,
+            format!(
+                "affinity {affinity}: one thread count ({}) in hammer mode, no scaling curve",
+                threads[0]
+            ),
+        ));
+    }
+    let results = scaling(&series);
+    // Group strategies by where they stop.
+    let mut groups: Vec<(usize, bool, Vec<String>)> = Vec::new();
+    for s in &results {
+        let stopped = s.next.is_some();
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == s.peak_threads && g.1 == stopped)
+        {
+            Some(g) => g.2.push(s.name.clone()),
+            None => groups.push((s.peak_threads, stopped, vec![s.name.clone()])),
+        }
+    }
+    groups.sort_by_key(|g| (g.1, g.0));
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(peak, stopped, names)| {
+            if *stopped {
+                let next = results
+                    .iter()
+                    .find(|s| &s.name == names.first().expect("non-empty"))
+                    .and_then(|s| s.next);
+                let step = next.map_or(String::new(), |(t, test)| {
+                    format!(
+                        ", {t} threads: {} {}",
+                        match test.verdict {
+                            Verdict::Decrease => "lower",
+                            Verdict::NoChange => "no gain",
+                            _ => "no measurable gain",
+                        },
+                        test.text()
+                    )
+                });
+                format!(
+                    "stops scaling at {peak} thread{} for {}{step}",
+                    if *peak == 1 { "" } else { "s" },
+                    names.join(", "),
+                )
+            } else {
+                format!(
+                    "still scaling at {peak} threads, the most measured, for {}",
+                    names.join(", ")
+                )
+            }
+        })
+        .collect();
+    Some(Line::new(
+        Topic::Scaling,
+        format!(
+            "affinity {affinity}, write throughput (hammer): {}",
+            parts.join("; ")
+        ),
+    ))
+}
+
+fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
+    let in_set = || sweep.points.iter().filter(|p| p.affinity == affinity);
+    let Some(threads) = in_set().map(|p| p.threads).max() else {
+        return Vec::new();
+    };
+    let at = || in_set().filter(|p| p.threads == threads);
+    let paced = at()
+        .filter_map(|p| Some((p, p.rate?)))
+        .min_by(|a, b| (a.1 - SEED_RATE).abs().total_cmp(&(b.1 - SEED_RATE).abs()));
+    let hammer = at().find(|p| p.rate.is_none());
+    let costs = |p: &SweepPoint| -> String {
+        let list: Vec<String> = p
+            .results
+            .strategies
+            .iter()
+            .filter_map(|s| {
+                let sum = s.summary.as_ref()?;
+                let busy = sum.write_busy_ns.or(sum.write_loop_ns)?;
+                let share = sum
+                    .cpu_share_pct
+                    .map_or(String::new(), |c| format!(" {:.2}% CPU", c.mean));
+                Some(format!("{} {} ns{share}", s.name, num(busy.mean)))
+            })
+            .collect();
+        list.join(", ")
+    };
+    let mut lines = Vec::new();
+    if let Some((p, rate)) = paced {
+        lines.push(Line::new(
+            Topic::Rate,
+            format!(
+                "affinity {affinity}, {threads} threads at {} ops/s per thread (closest to the seed's 22k), busy ns per update and CPU share: {}",
+                num(rate),
+                costs(p)
+            ),
+        ));
+    }
+    if let Some(p) = hammer {
+        lines.push(Line::new(
+            Topic::Rate,
+            format!(
+                "affinity {affinity}, {threads} threads in hammer mode, ns per update and CPU share: {}",
+                costs(p)
+            ),
+        ));
+    }
+    lines
+}
+
+/// The matrix's `verdict:` line: its split advice.
+pub fn matrix_lines(m: &MatrixResults) -> Vec<Line> {
+    vec![Line::new(Topic::Advice, format!("advice: {}", m.advice))]
+}
+
+/// `58.2M`, `22.0k`, `123`, `34.5`, `0.128`.
+pub fn num(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.2}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A percentage with decimals enough for small values (`0.1275%`).
+fn pct(v: f64) -> String {
+    if v.abs() >= 10.0 {
+        format!("{v:.1}%")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.2}%")
+    } else {
+        format!("{v:.4}%")
+    }
+}
+
+/// `p<0.001` or `p=0.012`.
+fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "p<0.001".to_string()
+    } else {
+        format!("p={p:.3}")
+    }
+}
+
+/// Decimals for a percentage whose interval is `width` wide (1 to 3), as
+/// `contend compare` prints them.
+fn percent_decimals(width: f64) -> usize {
+    let half = width / 2.0;
+    if half.is_nan() || half <= 0.0 || half.is_infinite() {
+        return 1;
+    }
+    (1.0 - half.log10().floor()).clamp(1.0, 3.0) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` repeats with mean `mean` and sample standard deviation `sd`.
+    fn summary(n: usize, mean: f64, sd: f64) -> Summary {
+        let a = sd * ((n - 1) as f64 / n as f64).sqrt();
+        let values: Vec<f64> = (0..n)
+            .map(|i| if i % 2 == 0 { mean - a } else { mean + a })
+            .collect();
+        Summary::of(&values).unwrap()
+    }
+
+    fn candidate(level: ShardLevel, policy: &str, write: Summary, read: Summary) -> Candidate {
+        Candidate {
+            name: format!("{level}/{policy}"),
+            level,
+            policy: policy.to_string(),
+            rest: "pad128".to_string(),
+            write: Some(write),
+            read: Some(read),
+            staleness_pct: Some(summary(6, if policy == "always" { 0.1 } else { 6.0 }, 0.01)),
+            cpu_share_pct: None,
+        }
+    }
+
+    fn input(candidates: Vec<Candidate>) -> RunInput {
+        RunInput {
+            candidates,
+            write: UPDATES,
+            read: Some(READER_NS),
+            read_resolution_ns: None,
+            rate: None,
+        }
+    }
+
+    fn text(v: &RunVerdict) -> String {
+        v.lines
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_clear_case_names_its_winners() {
+        use ShardLevel::*;
+        // 6 repeats of 1% noise: node/ratelimit is 20% ahead on updates/s,
+        // global/always reads 30% cheaper than anyone; splitting adds 20%
+        // updates/s beyond global/ratelimit, and makes reads dearer.
+        let v = decide_run(&input(vec![
+            candidate(Global, "always", summary(6, 1e6, 1e4), summary(6, 7.0, 0.07)),
+            candidate(Node, "always", summary(6, 1.1e6, 1.1e4), summary(6, 10.0, 0.1)),
+            candidate(
+                Global,
+                "ratelimit:1ms",
+                summary(6, 2e6, 2e4),
+                summary(6, 10.0, 0.1),
+            ),
+            candidate(
+                Node,
+                "ratelimit:1ms",
+                summary(6, 2.4e6, 2.4e4),
+                summary(6, 14.0, 0.14),
+            ),
+        ]));
+        let all = text(&v);
+        assert!((3..=6).contains(&v.lines.len()), "{all}");
+        assert!(v.lines.iter().all(|l| l.to_string().starts_with("verdict: ")));
+        let w = v.write.as_ref().unwrap();
+        assert!(matches!(w.call, Call::Wins(_)), "{all}");
+        assert_eq!(w.best, 3);
+        assert_eq!(w.runner_up, Some(2));
+        assert!(
+            v.lines[0]
+                .text
+                .starts_with("most updates/s: node/ratelimit:1ms, 2.40M updates/s ±1.0% (+20.0% ["),
+            "{all}"
+        );
+        assert!(v.lines[0].text.contains("against the runner-up global/ratelimit:1ms"));
+        let r = v.read.as_ref().unwrap();
+        assert!(matches!(r.call, Call::Wins(_)), "{all}");
+        assert_eq!(r.best, 0);
+        assert!(
+            v.lines[1]
+                .text
+                .starts_with("cheapest read side: global/always, 7.0 ns/read"),
+            "{all}"
+        );
+        // Staleness of both winners.
+        assert!(v.lines[2].text.contains("node/ratelimit:1ms 6.00%"), "{all}");
+        assert!(v.lines[2].text.contains("global/always 0.1000%"), "{all}");
+        // Splitting at node is better on the write side.
+        let split = v.split.as_ref().unwrap();
+        assert_eq!(split.len(), 1);
+        assert_eq!(split[0].write.unwrap().verdict, Verdict::Increase);
+        assert_eq!(split[0].read.unwrap().verdict, Verdict::Increase);
+        assert!(
+            v.lines[3]
+                .text
+                .starts_with("splitting at node adds something beyond ratelimit:1ms"),
+            "{all}"
+        );
+        assert!(v.lines[3].text.contains("reader ns/op +40.0%"), "{all}");
+        assert!(v.lines[3].text.contains("(worse)"), "{all}");
+        assert_eq!(
+            v.lines[4].text,
+            "the answer differs between the sides: node/ratelimit:1ms on the write side, global/always on the read side"
+        );
+    }
+
+    #[test]
+    fn an_inconclusive_case_claims_nothing() {
+        use ShardLevel::*;
+        // 4 repeats of 5% noise, 3% apart at most: nothing is measurable.
+        let v = decide_run(&input(vec![
+            candidate(
+                Global,
+                "ratelimit:1ms",
+                summary(4, 1e6, 5e4),
+                summary(4, 10.0, 0.5),
+            ),
+            candidate(
+                Node,
+                "ratelimit:1ms",
+                summary(4, 1.03e6, 5e4),
+                summary(4, 10.1, 0.5),
+            ),
+            candidate(Cpu, "ratelimit:1ms", summary(4, 1.01e6, 5e4), summary(4, 10.2, 0.5)),
+        ]));
+        let all = text(&v);
+        assert!(!v.write.as_ref().unwrap().supported(), "{all}");
+        assert!(!v.read.as_ref().unwrap().supported(), "{all}");
+        assert!(
+            v.lines[0].text.starts_with(
+                "most updates/s: no measurable difference between node/ratelimit:1ms (1.03M updates/s ±4.9%) and cpu/ratelimit:1ms"
+            ),
+            "{all}"
+        );
+        assert!(
+            v.lines[1]
+                .text
+                .starts_with("cheapest read side: no measurable difference between global/ratelimit:1ms"),
+            "{all}"
+        );
+        assert!(
+            v.lines[3]
+                .text
+                .starts_with("splitting adds nothing measurable beyond ratelimit:1ms on this host"),
+            "{all}"
+        );
+        assert!(v.lines[3].text.contains("node: updates/s +3.0%"), "{all}");
+        assert!(
+            v.lines[4].text.contains("neither side shows a measurable winner"),
+            "{all}"
+        );
+    }
+
+    #[test]
+    fn within_the_noise_threshold_is_no_difference() {
+        use ShardLevel::*;
+        // +0.5% with 0.1% noise: significant, but inside ±2%.
+        let v = decide_run(&input(vec![
+            candidate(Global, "always", summary(10, 1e6, 1e3), summary(10, 5.0, 0.01)),
+            candidate(Node, "always", summary(10, 1.005e6, 1e3), summary(10, 5.0, 0.01)),
+        ]));
+        let w = v.write.as_ref().unwrap();
+        assert!(matches!(w.call, Call::NoDifference(_)), "{w:?}");
+        assert!(
+            v.lines[0].text.ends_with("within the ±2% noise threshold"),
+            "{}",
+            v.lines[0]
+        );
+        assert!(v.lines[3].text.contains("not measured here"), "{}", v.lines[3]);
+    }
+
+    #[test]
+    fn sampled_reads_below_resolution_are_not_ranked() {
+        use ShardLevel::*;
+        let mut i = input(vec![
+            candidate(Global, "always", summary(5, 1e6, 1e3), summary(5, 3.0, 1.0)),
+            candidate(Node, "always", summary(5, 2e6, 1e3), summary(5, 9.0, 1.0)),
+        ]);
+        i.read = Some(SAMPLED_READ_NS);
+        i.read_resolution_ns = Some(27.7);
+        let v = decide_run(&i);
+        assert_eq!(v.read.as_ref().unwrap().call, Call::BelowResolution(27.7));
+        assert!(
+            v.lines[1].text.contains("below the timer's resolution (<27.7 ns) for 2 of 2"),
+            "{}",
+            v.lines[1]
+        );
+        assert!(v.write.as_ref().unwrap().supported());
+    }
+
+    #[test]
+    fn one_strategy_is_alone() {
+        let v = decide_run(&input(vec![candidate(
+            ShardLevel::Global,
+            "always",
+            summary(3, 1e6, 1e3),
+            summary(3, 5.0, 0.1),
+        )]));
+        assert_eq!(v.write.as_ref().unwrap().call, Call::Alone);
+        assert!(v.lines[0].text.contains("only one strategy measured"));
+        assert!(v.lines.len() >= 3);
+    }
+
+    #[test]
+    fn scaling_stops_where_the_gain_does() {
+        // a: 1→2 +90%, 2→4 +1% (stops at 2); b: rises at every step.
+        let series = vec![
+            (
+                "a".to_string(),
+                vec![
+                    (1, summary(5, 1e6, 1e4)),
+                    (2, summary(5, 1.9e6, 1e4)),
+                    (4, summary(5, 1.92e6, 1e4)),
+                ],
+            ),
+            (
+                "b".to_string(),
+                vec![
+                    (1, summary(5, 1e6, 1e4)),
+                    (2, summary(5, 2e6, 1e4)),
+                    (4, summary(5, 4e6, 1e4)),
+                ],
+            ),
+        ];
+        let s = scaling(&series);
+        assert_eq!(s[0].peak_threads, 2);
+        assert_eq!(s[0].next.unwrap().0, 4);
+        assert_eq!(s[0].next.unwrap().1.verdict, Verdict::NoChange);
+        assert_eq!(s[1].peak_threads, 4);
+        assert!(s[1].next.is_none());
+    }
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(num(58_170_964.0), "58.17M");
+        assert_eq!(num(22_000.0), "22.0k");
+        assert_eq!(num(975.0), "975");
+        assert_eq!(num(34.54), "34.5");
+        assert_eq!(num(0.1275), "0.128");
+        assert_eq!(pct(0.1275), "0.1275%");
+        assert_eq!(pct(6.5569), "6.56%");
+    }
+}

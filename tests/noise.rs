@@ -1,0 +1,310 @@
+//! Noisy machines: stop signals keep what was measured, a failed write
+//! says so and keeps the table, interference is recorded per repeat, the
+//! adaptive repeats stop where they should, and compare refuses to call a
+//! changed machine a changed result.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+mod common;
+use common::{contend, results_dir, stderr, stdout};
+
+/// Starts `contend run --quiet` writing under `out`, sends `signal` after
+/// `after`, and returns its exit code, stderr and run.json.
+fn signalled_run(out: &Path, signal: i32, after: Duration) -> (Option<i32>, String, Value) {
+    let child = Command::new(env!("CARGO_BIN_EXE_contend"))
+        .args([
+            "run",
+            "--quiet",
+            "--level",
+            "global,cpu",
+            "--publish",
+            "always",
+            "--duration",
+            "2s",
+            "--repeats",
+            "10",
+            "--warmup",
+            "0",
+            "--out",
+        ])
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let o = child.wait_with_output().unwrap();
+    let file = results_dir(out).expect("a results folder").join("run.json");
+    let json = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    (o.status.code(), stderr(&o), json)
+}
+
+#[test]
+fn sigterm_and_sighup_keep_finished_repeats_like_ctrl_c() {
+    for signal in [libc::SIGTERM, libc::SIGHUP] {
+        let dir = tempfile::tempdir().unwrap();
+        let (code, err, json) = signalled_run(dir.path(), signal, Duration::from_millis(1200));
+        // Killed by the signal, it would exit 143 (or 129) and write
+        // nothing.
+        assert_eq!(code, Some(1), "signal {signal}: {err}");
+        assert!(err.contains("interrupted"), "signal {signal}: {err}");
+        assert_eq!(json["partial"], true, "signal {signal}");
+        let repeats: usize = json["strategies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["repeats"].as_array().unwrap().len())
+            .sum();
+        // 200 ms a repeat, 2 strategies: the signal at 1.2 s (after the
+        // floor's ~0.5 s) leaves a few finished, never all 20.
+        assert!((1..20).contains(&repeats), "signal {signal}: {repeats}");
+        for s in json["strategies"].as_array().unwrap() {
+            for r in s["repeats"].as_array().unwrap() {
+                assert_eq!(r["exact"], true);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_failed_write_keeps_the_table_and_says_nothing_was_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    // --out under a plain file: the results folder cannot be made.
+    let blocker = dir.path().join("not-a-folder");
+    std::fs::write(&blocker, "x").unwrap();
+    let out = blocker.join("results");
+    let o = contend(&[
+        "run",
+        "--level",
+        "global",
+        "--publish",
+        "always",
+        "--duration",
+        "40ms",
+        "--repeats",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (text, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("nothing was saved"), "{err}");
+    assert!(err.contains("not-a-folder"), "{err}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.starts_with("contend: error:"))
+            .count(),
+        1,
+        "{err}"
+    );
+    // The numbers measured are still on stdout.
+    assert!(text.contains("writer ns/op from throughput"), "{text}");
+    assert!(text.contains("exact sums: all 2 repeats exact"), "{text}");
+    // No temporary file left anywhere under the temp dir.
+    let leftovers: Vec<_> = walk(dir.path())
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A short run's JSON, writing under `out`.
+fn quick(out: &Path, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "run",
+        "--json",
+        "--level",
+        "global,cpu",
+        "--publish",
+        "always",
+        "--warmup",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let o = contend(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn every_repeat_records_its_interference() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = quick(dir.path(), &["--duration", "60ms", "--repeats", "2"]);
+    let two_cpus = common::allowed_cpus().len() >= 2;
+    for s in v["strategies"].as_array().unwrap() {
+        for r in s["repeats"].as_array().unwrap() {
+            let i = &r["interference"];
+            assert!(i["involuntary_switches"].is_u64(), "{i}");
+            assert!(i["steal_ms"].as_f64().is_some_and(|s| s >= 0.0), "{i}");
+            if two_cpus {
+                // A CAS ping-pong between two CPUs takes at least a few ns
+                // one-way and at most microseconds.
+                let ns = i["canary_ns"].as_f64().unwrap();
+                assert!((1.0..10_000.0).contains(&ns), "{i}");
+                assert!(i["canary_ms"].as_f64().unwrap() > 0.0, "{i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn adaptive_repeats_stop_at_the_target_or_at_the_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    // A target no run can miss: no repeat beyond the first two.
+    let v = quick(
+        dir.path(),
+        &[
+            "--duration",
+            "40ms",
+            "--repeats",
+            "2",
+            "--target-ci",
+            "1000",
+        ],
+    );
+    assert_eq!(v["config"]["target_ci_pct"], 1000.0);
+    for s in v["strategies"].as_array().unwrap() {
+        assert_eq!(s["repeats"].as_array().unwrap().len(), 2, "{}", s["name"]);
+        assert_eq!(s["converged"], true);
+    }
+    // A target no run can meet: repeats are added until the time is up,
+    // and the strategies are named as not converged.
+    let started = std::time::Instant::now();
+    let mut args = vec![
+        "run",
+        "--level",
+        "global",
+        "--publish",
+        "always",
+        "--warmup",
+        "0",
+        "--out",
+    ];
+    let out = dir.path().to_str().unwrap();
+    args.push(out);
+    args.extend([
+        "--duration",
+        "40ms",
+        "--repeats",
+        "2",
+        "--target-ci",
+        "0.000001",
+        "--max-time",
+        "2s",
+    ]);
+    let o = contend(&args);
+    let text = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let took = started.elapsed().as_secs_f64();
+    assert!(took < 6.0, "--max-time 2s took {took} s");
+    assert!(
+        text.contains("target CI: ±0.000001% not reached within 2 s"),
+        "{text}"
+    );
+    assert!(text.contains("global/always/pad128"), "{text}");
+    // With --repeats alone the count is fixed (no target).
+    let v = quick(dir.path(), &["--duration", "40ms", "--repeats", "3"]);
+    assert!(v["config"]["target_ci_pct"].is_null());
+    for s in v["strategies"].as_array().unwrap() {
+        assert_eq!(s["repeats"].as_array().unwrap().len(), 3);
+        assert!(s["converged"].is_null());
+    }
+}
+
+/// Every canary of `run` times `factor`.
+fn scale_canaries(run: &mut Value, factor: f64) {
+    for s in run["strategies"].as_array_mut().unwrap() {
+        for r in s["repeats"].as_array_mut().unwrap() {
+            let ns = r["interference"]["canary_ns"].as_f64().unwrap_or(27.0);
+            r["interference"]["canary_ns"] = Value::from(ns * factor);
+        }
+    }
+}
+
+/// Sets every strategy's updates/s summary to `mean` ± 0.1%, 5 repeats.
+fn set_updates(run: &mut Value, mean: f64) {
+    for s in run["strategies"].as_array_mut().unwrap() {
+        s["summary"]["write_ops_per_s"] = serde_json::json!({
+            "n": 5, "mean": mean, "stddev": mean / 1000.0, "stddev_pct": 0.1,
+            "ci95_low": mean * 0.999, "ci95_high": mean * 1.001,
+            "min": mean * 0.998, "max": mean * 1.002
+        });
+    }
+}
+
+#[test]
+fn compare_calls_a_changed_machine_inconclusive_not_a_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut base = quick(dir.path(), &["--duration", "40ms", "--repeats", "2"]);
+    set_updates(&mut base, 1_000_000.0);
+    scale_canaries(&mut base, 1.0);
+    let mut test = base.clone();
+    set_updates(&mut test, 1_300_000.0);
+    let save = |name: &str, v: &Value| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::to_vec(v).unwrap()).unwrap();
+        p
+    };
+    let b = save("base.json", &base);
+    // Same machine: +30% is a change.
+    let same = save("same.json", &test);
+    let o = contend(&["compare", b.to_str().unwrap(), same.to_str().unwrap()]);
+    let text = stdout(&o);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("updates/s"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows.iter().all(|r| r.contains("faster")), "{text}");
+    // The hypervisor moved the vCPUs: the canary reads 4x. The same +30%
+    // is not a change any more.
+    scale_canaries(&mut test, 4.0);
+    let moved = save("moved.json", &test);
+    let o = contend(&["compare", b.to_str().unwrap(), moved.to_str().unwrap()]);
+    let (text, err) = (stdout(&o), stderr(&o));
+    assert!(o.status.success(), "{err}");
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("updates/s"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for row in rows {
+        assert!(
+            row.contains("inconclusive: the machine changed between runs (canary"),
+            "{row}"
+        );
+        assert!(!row.contains("faster"), "{row}");
+    }
+    assert!(err.contains("compare strategies inside one run"), "{err}");
+    // Inside one file the machine is the same for both sides: no such
+    // verdict.
+    let o = contend(&[
+        "compare",
+        moved.to_str().unwrap(),
+        "--base",
+        "global",
+        "--test",
+        "cpu",
+    ]);
+    assert!(!stdout(&o).contains("machine changed"), "{}", stdout(&o));
+}
