@@ -5,8 +5,9 @@
 //! (pinned threads, node-bound memory, each verified) → [`counter`] →
 //! [`workload`] → [`runner`] (with [`stats`]) → [`results`] → [`report`].
 //! [`clock`] holds every timer; [`matrix`] and [`compare`] are the other
-//! two engines. [`commands`] parses the command line and chains plan →
-//! execute → export for each subcommand. docs/design.md has the rules of
+//! two engines; [`verdict`] turns any result into `verdict:` lines.
+//! [`commands`] parses the command line and chains plan → execute →
+//! export for each subcommand. docs/design.md has the rules of
 //! what may import what.
 
 pub mod clock;
@@ -22,6 +23,7 @@ pub mod results;
 pub mod runner;
 pub mod stats;
 pub mod topology;
+pub mod verdict;
 pub mod workload;
 
 pub use error::CliError;

@@ -483,24 +483,21 @@ pub fn decide_run(input: &RunInput) -> RunVerdict {
     let global = c
         .iter()
         .find(|x| x.level == ShardLevel::Global && x.policy == RATELIMIT);
-    let split_pending: Option<Vec<(ShardLevel, Option<usize>, Option<usize>)>> =
-        global.map(|g| {
-            c.iter()
-                .filter(|x| x.level != ShardLevel::Global && x.policy == RATELIMIT)
-                .filter(|x| x.rest == g.rest)
-                .map(|x| {
-                    let pair = |a: Option<Summary>, b: Option<Summary>, fam: &mut Family| match (
-                        a, b,
-                    ) {
-                        (Some(a), Some(b)) => Some(fam.add(&a, &b)),
-                        _ => None,
-                    };
-                    let w = pair(g.write, x.write, &mut family);
-                    let r = pair(g.read, x.read, &mut family);
-                    (x.level, w, r)
-                })
-                .collect()
-        });
+    let split_pending: Option<Vec<(ShardLevel, Option<usize>, Option<usize>)>> = global.map(|g| {
+        c.iter()
+            .filter(|x| x.level != ShardLevel::Global && x.policy == RATELIMIT)
+            .filter(|x| x.rest == g.rest)
+            .map(|x| {
+                let pair = |a: Option<Summary>, b: Option<Summary>, fam: &mut Family| match (a, b) {
+                    (Some(a), Some(b)) => Some(fam.add(&a, &b)),
+                    _ => None,
+                };
+                let w = pair(g.write, x.write, &mut family);
+                let r = pair(g.read, x.read, &mut family);
+                (x.level, w, r)
+            })
+            .collect()
+    });
 
     let tests = family.decide();
     let write = write.map(|p| p.finish(&tests));
@@ -529,7 +526,12 @@ pub fn decide_run(input: &RunInput) -> RunVerdict {
         };
     }
     lines.push(write.as_ref().map_or_else(
-        || Line::new(Topic::Write, format!("{}: not recorded", input.write.question)),
+        || {
+            Line::new(
+                Topic::Write,
+                format!("{}: not recorded", input.write.question),
+            )
+        },
         |r| ranking_line(Topic::Write, r, input),
     ));
     lines.push(match (&read, input.read) {
@@ -636,9 +638,10 @@ fn staleness_line(input: &RunInput, write: Option<&Ranking>, read: Option<&Ranki
     let shown: Vec<String> = subjects
         .iter()
         .map(|&i| {
-            c[i].staleness_pct.map_or(format!("{} not measured", c[i].name), |s| {
-                format!("{} {} ±{:.1}%", c[i].name, pct(s.mean), s.stddev_pct)
-            })
+            c[i].staleness_pct
+                .map_or(format!("{} not measured", c[i].name), |s| {
+                    format!("{} {} ±{:.1}%", c[i].name, pct(s.mean), s.stddev_pct)
+                })
         })
         .collect();
     let least = c
@@ -774,7 +777,10 @@ pub fn sweep_lines(sweep: &SweepResults) -> Vec<Line> {
         }
     }
     if lines.is_empty() {
-        lines.push(Line::new(Topic::Scaling, "no point finished: nothing to say"));
+        lines.push(Line::new(
+            Topic::Scaling,
+            "no point finished: nothing to say",
+        ));
     }
     lines
 }
@@ -795,7 +801,6 @@ pub fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
     series
         .iter()
         .zip(ids)
-        .filter(|(_, _)| true)
         .filter_map(|((name, pts), ids)| {
             let last = pts.last()?;
             let stop = ids
@@ -1064,8 +1069,18 @@ mod tests {
         // global/always reads 30% cheaper than anyone; splitting adds 20%
         // updates/s beyond global/ratelimit, and makes reads dearer.
         let v = decide_run(&input(vec![
-            candidate(Global, "always", summary(6, 1e6, 1e4), summary(6, 7.0, 0.07)),
-            candidate(Node, "always", summary(6, 1.1e6, 1.1e4), summary(6, 10.0, 0.1)),
+            candidate(
+                Global,
+                "always",
+                summary(6, 1e6, 1e4),
+                summary(6, 7.0, 0.07),
+            ),
+            candidate(
+                Node,
+                "always",
+                summary(6, 1.1e6, 1.1e4),
+                summary(6, 10.0, 0.1),
+            ),
             candidate(
                 Global,
                 "ratelimit:1ms",
@@ -1081,7 +1096,11 @@ mod tests {
         ]));
         let all = text(&v);
         assert!((3..=6).contains(&v.lines.len()), "{all}");
-        assert!(v.lines.iter().all(|l| l.to_string().starts_with("verdict: ")));
+        assert!(
+            v.lines
+                .iter()
+                .all(|l| l.to_string().starts_with("verdict: "))
+        );
         let w = v.write.as_ref().unwrap();
         assert!(matches!(w.call, Call::Wins(_)), "{all}");
         assert_eq!(w.best, 3);
@@ -1092,7 +1111,11 @@ mod tests {
                 .starts_with("most updates/s: node/ratelimit:1ms, 2.40M updates/s ±1.0% (+20.0% ["),
             "{all}"
         );
-        assert!(v.lines[0].text.contains("against the runner-up global/ratelimit:1ms"));
+        assert!(
+            v.lines[0]
+                .text
+                .contains("against the runner-up global/ratelimit:1ms")
+        );
         let r = v.read.as_ref().unwrap();
         assert!(matches!(r.call, Call::Wins(_)), "{all}");
         assert_eq!(r.best, 0);
@@ -1103,7 +1126,10 @@ mod tests {
             "{all}"
         );
         // Staleness of both winners.
-        assert!(v.lines[2].text.contains("node/ratelimit:1ms 6.00%"), "{all}");
+        assert!(
+            v.lines[2].text.contains("node/ratelimit:1ms 6.00%"),
+            "{all}"
+        );
         assert!(v.lines[2].text.contains("global/always 0.1000%"), "{all}");
         // Splitting at node is better on the write side.
         let split = v.split.as_ref().unwrap();
@@ -1141,7 +1167,12 @@ mod tests {
                 summary(4, 1.03e6, 5e4),
                 summary(4, 10.1, 0.5),
             ),
-            candidate(Cpu, "ratelimit:1ms", summary(4, 1.01e6, 5e4), summary(4, 10.2, 0.5)),
+            candidate(
+                Cpu,
+                "ratelimit:1ms",
+                summary(4, 1.01e6, 5e4),
+                summary(4, 10.2, 0.5),
+            ),
         ]));
         let all = text(&v);
         assert!(!v.write.as_ref().unwrap().supported(), "{all}");
@@ -1153,9 +1184,9 @@ mod tests {
             "{all}"
         );
         assert!(
-            v.lines[1]
-                .text
-                .starts_with("cheapest read side: no measurable difference between global/ratelimit:1ms"),
+            v.lines[1].text.starts_with(
+                "cheapest read side: no measurable difference between global/ratelimit:1ms"
+            ),
             "{all}"
         );
         assert!(
@@ -1166,7 +1197,9 @@ mod tests {
         );
         assert!(v.lines[3].text.contains("node: updates/s +3.0%"), "{all}");
         assert!(
-            v.lines[4].text.contains("neither side shows a measurable winner"),
+            v.lines[4]
+                .text
+                .contains("neither side shows a measurable winner"),
             "{all}"
         );
     }
@@ -1176,8 +1209,18 @@ mod tests {
         use ShardLevel::*;
         // +0.5% with 0.1% noise: significant, but inside ±2%.
         let v = decide_run(&input(vec![
-            candidate(Global, "always", summary(10, 1e6, 1e3), summary(10, 5.0, 0.01)),
-            candidate(Node, "always", summary(10, 1.005e6, 1e3), summary(10, 5.0, 0.01)),
+            candidate(
+                Global,
+                "always",
+                summary(10, 1e6, 1e3),
+                summary(10, 5.0, 0.01),
+            ),
+            candidate(
+                Node,
+                "always",
+                summary(10, 1.005e6, 1e3),
+                summary(10, 5.0, 0.01),
+            ),
         ]));
         let w = v.write.as_ref().unwrap();
         assert!(matches!(w.call, Call::NoDifference(_)), "{w:?}");
@@ -1186,7 +1229,11 @@ mod tests {
             "{}",
             v.lines[0]
         );
-        assert!(v.lines[3].text.contains("not measured here"), "{}", v.lines[3]);
+        assert!(
+            v.lines[3].text.contains("not measured here"),
+            "{}",
+            v.lines[3]
+        );
     }
 
     #[test]
@@ -1201,7 +1248,9 @@ mod tests {
         let v = decide_run(&i);
         assert_eq!(v.read.as_ref().unwrap().call, Call::BelowResolution(27.7));
         assert!(
-            v.lines[1].text.contains("below the timer's resolution (<27.7 ns) for 2 of 2"),
+            v.lines[1]
+                .text
+                .contains("below the timer's resolution (<27.7 ns) for 2 of 2"),
             "{}",
             v.lines[1]
         );

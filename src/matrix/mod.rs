@@ -58,8 +58,12 @@ initiating, then j, they pass a line back and forth (--mode): a sample is \
 100 round trips on one line timed with the calibrated TSC, one-way = time / \
 200; samples rotate over 16 consecutive 64-byte lines of the page, because \
 a line's cost depends on the L3 slice its address maps to; 20 warm-up \
-samples are dropped. Per direction: median and p90 over the samples; a pair whose directions' medians differ by more than 15% of the \
-smaller is flagged asymmetric. An independent minimal CAS ping-pong \
+samples are dropped. One-way = round trip / 2. The two phases (i initiating, then j) are \
+the same hand-offs in a different order: a pair whose phases' medians differ by more \
+than 15% of the smaller is flagged asymmetric (drift between the phases). Each pair is \
+measured in 3 passes spread over the run (pair order rotated), --samples split between \
+them; a pair whose pass medians differ by more than 15% is flagged unstable (the machine \
+moved under it) in the summary, matrix.json and the heatmap (a cross). An independent minimal CAS ping-pong \
 (Instant-timed) runs on the first pair and is printed beside it.
 
 Classes: smt (siblings of one core), same-llc, same-node (different LLC), \
@@ -82,9 +86,19 @@ and heatmap.svg."
 /// Version of the matrix.json layout; bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// A pair is flagged asymmetric when its two directions' medians differ by
-/// more than this percentage of the smaller.
+/// A pair is flagged asymmetric when its two phases' medians (lower CPU
+/// initiating, then higher) differ by more than this percentage of the
+/// smaller. The two phases are the same hand-offs in a different order, so
+/// a difference is drift between the phases, not a direction's cost.
 pub const ASYMMETRY_LIMIT_PCT: f64 = 15.0;
+
+/// Passes over the pairs: each pair is measured this many times, spread
+/// over the run.
+pub const PASSES: usize = 3;
+
+/// A pair whose pass medians differ by more than this % of the smallest is
+/// flagged unstable.
+pub const UNSTABLE_LIMIT_PCT: f64 = 15.0;
 
 /// Which node each pair's line is bound to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,11 +250,63 @@ pub struct PairResult {
     pub asymmetry_pct: f64,
     /// `asymmetry_pct` > [`ASYMMETRY_LIMIT_PCT`].
     pub asymmetric: bool,
+    /// Median one-way ns of each pass over the pairs (both phases'
+    /// samples), in the order measured.
+    #[serde(default)]
+    pub passes: Vec<f64>,
+    /// (largest − smallest pass median) as % of the smallest: how far the
+    /// pair's cost moved between passes spread over the run.
+    #[serde(default)]
+    pub pass_spread_pct: f64,
+    /// `pass_spread_pct` > [`UNSTABLE_LIMIT_PCT`]: the machine moved under
+    /// this pair (a hypervisor moving vCPUs), so its median is a mix of
+    /// phases, not one cost.
+    #[serde(default)]
+    pub unstable: bool,
 }
 
 impl PairResult {
-    /// Summarises one pair's samples.
+    /// Summarises one pair's samples (one pass).
     pub fn new(pair: PlannedPair, home_node: u32, s: PairSamples) -> Self {
+        PairResult::from_passes(pair, home_node, vec![s])
+    }
+
+    /// Summarises one pair's samples from every pass (at least one): the
+    /// phases' statistics over all samples, each pass's median, and their
+    /// spread. Threads and line are the first pass's, unless a later
+    /// pass's could not be verified.
+    pub fn from_passes(pair: PlannedPair, home_node: u32, passes: Vec<PairSamples>) -> Self {
+        let medians: Vec<f64> = passes
+            .iter()
+            .map(|s| {
+                let both: Vec<f64> = s.forward.iter().chain(&s.backward).copied().collect();
+                quantile_of(&both, 0.5)
+            })
+            .collect();
+        let (lo_pass, hi_pass) = medians
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), &m| {
+                (lo.min(m), hi.max(m))
+            });
+        let pass_spread_pct = if lo_pass > 0.0 && lo_pass.is_finite() {
+            100.0 * (hi_pass - lo_pass) / lo_pass
+        } else {
+            0.0
+        };
+        let mut passes = passes.into_iter();
+        let mut s = passes.next().expect("at least one pass");
+        for later in passes {
+            s.forward.extend(later.forward);
+            s.backward.extend(later.backward);
+            if !matches!(later.line, NodeCheck::Verified { .. }) {
+                s.line = later.line;
+            }
+            for (t, l) in s.threads.iter_mut().zip(later.threads) {
+                if !l.verified {
+                    *t = l;
+                }
+            }
+        }
         let forward = DirectionStats::of(pair.a, pair.b, &s.forward);
         let backward = DirectionStats::of(pair.b, pair.a, &s.backward);
         let both: Vec<f64> = s.forward.iter().chain(&s.backward).copied().collect();
@@ -266,6 +332,9 @@ impl PairResult {
             p90_ns: quantile_of(&both, 0.9),
             asymmetry_pct,
             asymmetric: asymmetry_pct > ASYMMETRY_LIMIT_PCT,
+            passes: medians,
+            pass_spread_pct,
+            unstable: pass_spread_pct > UNSTABLE_LIMIT_PCT,
         }
     }
 
@@ -332,21 +401,45 @@ pub struct MatrixResults {
     pub elapsed_s: f64,
 }
 
-/// Measures each `(pair, home node)` in order, each on a fresh line bound
-/// to its home node, calling `progress(done, total)` after each.
+/// Measures every `(pair, home node)` in [`PASSES`] passes spread over the
+/// run (fewer with fewer samples), the `p.samples` samples per phase split
+/// between them, each pass on a fresh line bound to the pair's home node,
+/// visiting the
+/// pairs from a different starting point (pass k starts k/PASSES of the
+/// way along), so a pair's passes are minutes apart on a large host and a
+/// machine that moves under the run shows as spread, not as a cost.
+/// `progress(done, total)` is called after each pair of each pass.
 pub fn measure_all(
     pairs: &[(PlannedPair, u32)],
     p: &Procedure,
     allowed: &CpuList,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Vec<PairResult>, PlacementError> {
-    let mut out = Vec::with_capacity(pairs.len());
-    for (i, &(pair, node)) in pairs.iter().enumerate() {
-        let samples = measure_pair(pair.a, pair.b, node, p, allowed)?;
-        out.push(PairResult::new(pair, node, samples));
-        progress(i + 1, pairs.len());
+    // --samples in all, split as evenly as they go (fewer passes than
+    // PASSES only when there are fewer samples).
+    let passes = PASSES.min(p.samples).max(1);
+    let n = pairs.len();
+    let mut samples: Vec<Vec<PairSamples>> = (0..n).map(|_| Vec::with_capacity(passes)).collect();
+    let mut done = 0;
+    for pass in 0..passes {
+        let per_pass = Procedure {
+            samples: p.samples / passes + usize::from(pass < p.samples % passes),
+            ..*p
+        };
+        let start = pass * n / passes;
+        for k in 0..n {
+            let i = (start + k) % n;
+            let (pair, node) = pairs[i];
+            samples[i].push(measure_pair(pair.a, pair.b, node, &per_pass, allowed)?);
+            done += 1;
+            progress(done, n * passes);
+        }
     }
-    Ok(out)
+    Ok(pairs
+        .iter()
+        .zip(samples)
+        .map(|(&(pair, node), s)| PairResult::from_passes(pair, node, s))
+        .collect())
 }
 
 #[cfg(test)]
@@ -361,6 +454,8 @@ mod tests {
             format!("{LINES} consecutive"),
             format!("{WARMUP_SAMPLES} warm-up"),
             format!("{ASYMMETRY_LIMIT_PCT}%"),
+            format!("{PASSES} passes"),
+            format!("more than {UNSTABLE_LIMIT_PCT}%"),
         ] {
             assert!(LONG_ABOUT.contains(&fact), "--help lacks {fact:?}");
         }
@@ -378,5 +473,74 @@ mod tests {
                 .to_string()
                 .contains("node:x")
         );
+    }
+
+    fn samples(ns: f64, verified: bool) -> PairSamples {
+        let thread = |cpu| PinnedThread {
+            requested_cpu: cpu,
+            observed_cpu: Some(cpu),
+            verified,
+            note: None,
+        };
+        PairSamples {
+            threads: [thread(0), thread(1)],
+            line: NodeCheck::Verified { node: 0 },
+            forward: vec![ns, ns, ns + 1.0],
+            backward: vec![ns, ns + 1.0, ns + 1.0],
+        }
+    }
+
+    fn pair() -> PlannedPair {
+        PlannedPair {
+            a: 0,
+            b: 1,
+            class: PairClass::SameLlc,
+        }
+    }
+
+    #[test]
+    fn passes_that_disagree_make_a_pair_unstable() {
+        // The development VM: two passes at 27 ns, one after the
+        // hypervisor moved a vCPU, at 110 ns.
+        let r = PairResult::from_passes(
+            pair(),
+            0,
+            vec![
+                samples(27.0, true),
+                samples(110.0, true),
+                samples(27.0, true),
+            ],
+        );
+        // Each pass's median over both phases: 27.5, 110.5, 27.5.
+        assert_eq!(r.passes, [27.5, 110.5, 27.5]);
+        assert!((r.pass_spread_pct - 100.0 * 83.0 / 27.5).abs() < 1e-9);
+        assert!(r.unstable);
+        // Every sample counts towards the phases and the pair.
+        assert_eq!((r.forward.samples, r.backward.samples), (9, 9));
+        assert_eq!(r.median_ns, 28.0);
+        // Within 15% the passes agree.
+        let steady = PairResult::from_passes(
+            pair(),
+            0,
+            vec![
+                samples(27.0, true),
+                samples(30.0, true),
+                samples(28.0, true),
+            ],
+        );
+        assert!(!steady.unstable, "{}", steady.pass_spread_pct);
+        assert!((steady.pass_spread_pct - 100.0 * 3.0 / 27.5).abs() < 1e-9);
+        // One pass: no spread.
+        let one = PairResult::new(pair(), 0, samples(27.0, true));
+        assert_eq!(
+            (one.passes.len(), one.pass_spread_pct, one.unstable),
+            (1, 0.0, false)
+        );
+    }
+
+    #[test]
+    fn an_unverified_later_pass_is_not_hidden_by_a_verified_first() {
+        let r = PairResult::from_passes(pair(), 0, vec![samples(27.0, true), samples(27.0, false)]);
+        assert!(!r.verified());
     }
 }

@@ -29,10 +29,14 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
     let n = cpus.len() as i32;
     let index = |cpu: u32| cpus.binary_search(&cpu).ok().map(|i| i as i32);
     let mut cells = Vec::new();
+    let mut unstable = Vec::new();
     for p in &r.pairs {
         for d in [&p.forward, &p.backward] {
             if let (Some(row), Some(col)) = (index(d.from), index(d.to)) {
                 cells.push((row, col, d.median_ns));
+                if p.unstable {
+                    unstable.push((row, col));
+                }
             }
         }
     }
@@ -115,6 +119,25 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
                 )
             }))
             .map_err(err)?;
+        // Unstable pairs (passes disagree): a cross over both cells.
+        let cross = |row: i32, col: i32, down: bool| {
+            let y = n - 1 - row;
+            let (a, b) = if down { (y + 1, y) } else { (y, y + 1) };
+            PathElement::new(
+                vec![
+                    (SegmentValue::Exact(col), SegmentValue::Exact(a)),
+                    (SegmentValue::Exact(col + 1), SegmentValue::Exact(b)),
+                ],
+                BLACK.stroke_width(1),
+            )
+        };
+        chart
+            .draw_series(
+                unstable
+                    .iter()
+                    .flat_map(|&(row, col)| [cross(row, col, true), cross(row, col, false)]),
+            )
+            .map_err(err)?;
 
         let mut scale = ChartBuilder::on(&right)
             .margin_top(10)
@@ -129,7 +152,7 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
             .disable_x_axis()
             .label_style(("sans-serif", label_px))
             .axis_desc_style(("sans-serif", label_px + 2))
-            .y_desc("one-way ns (median)")
+            .y_desc("one-way ns (median; round trip / 2)")
             .y_labels(8)
             .y_label_formatter(&scale_label)
             .draw()

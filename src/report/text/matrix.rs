@@ -67,24 +67,54 @@ pub fn render(r: &MatrixResults) -> String {
             )
         })
         .collect();
+    // A round trip is the same two hand-offs whoever starts it: the two
+    // phases (i initiating, then j) differ only by drift between them.
     if asym.is_empty() {
         let _ = writeln!(
             s,
-            "directions agree: every pair's i->j and j->i medians within {}%",
+            "phases agree: every pair's i-initiating and j-initiating medians within {}% (no drift between the two phases)",
             c.asymmetry_limit_pct
         );
     } else {
         let _ = writeln!(
             s,
-            "asymmetric (directions differ by more than {}%): {}",
+            "drift between phases (i-initiating vs j-initiating medians differ by more than {}%): {}",
             c.asymmetry_limit_pct,
             asym.join("; ")
         );
     }
+    let unstable: Vec<String> = r
+        .pairs
+        .iter()
+        .filter(|p| p.unstable)
+        .map(|p| {
+            let passes: Vec<String> = p.passes.iter().map(|m| format!("{m:.1}")).collect();
+            format!("{}-{} ({} ns)", p.cpus[0], p.cpus[1], passes.join(" / "))
+        })
+        .collect();
+    let passes = r.pairs.iter().map(|p| p.passes.len()).max().unwrap_or(0);
+    if passes > 1 {
+        if unstable.is_empty() {
+            let _ = writeln!(
+                s,
+                "stable: every pair's {passes} passes within {}% of each other",
+                crate::matrix::UNSTABLE_LIMIT_PCT
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "UNSTABLE ({} of {} pairs: passes differ by more than {}%; the machine moved under them, their medians mix phases, marked x on the heatmap): {}",
+                unstable.len(),
+                r.pairs.len(),
+                crate::matrix::UNSTABLE_LIMIT_PCT,
+                unstable.join("; ")
+            );
+        }
+    }
     let f = &r.reference;
     let _ = writeln!(
         s,
-        "reference CAS ping-pong on {}-{}: {:.1} ns one-way; matrix ({}) {:.1} ns ({:+.1}%)",
+        "reference CAS ping-pong on {}-{}: {:.1} ns one-way (round trip / 2); matrix ({}) {:.1} ns ({:+.1}%)",
         f.cpus[0], f.cpus[1], f.one_way_ns, c.mode, f.matrix_one_way_ns, f.difference_pct
     );
     s

@@ -1,0 +1,482 @@
+//! report.html: one self-contained page for one or more result files,
+//! drawn with `maud` (every value read from a result file is escaped: they
+//! travel between hosts).
+//!
+//! Per result, in order: a "partial" banner when the run was interrupted;
+//! the verdict ([`crate::verdict`]); the tables, `mean±stddev%` with the
+//! change against the first level and a significance mark (Welch,
+//! Holm-adjusted over the table's tests, ±2% noise threshold, as `contend
+//! compare`); the charts, inline SVG; the placement proof (every thread's
+//! requested and observed CPU, every slot's node, verified or not); the
+//! noise and interference warnings; the provenance. With two or more runs
+//! the page starts with the hosts side by side: a row per host (CPU model,
+//! kernel, nodes, LLCs, CPUs used) and one table per measure with a column
+//! per host × strategy.
+//!
+//! Self-contained: inline CSS, inline SVG, no URL of any kind; a few lines
+//! of inline JavaScript sort a table on a header click, and the page is
+//! complete without them.
+
+mod hosts;
+mod matrix;
+mod run;
+mod sweep;
+
+use super::{Document, Export, ExportError, Rendered};
+use crate::provenance::Provenance;
+use crate::topology::{CpuList, Topology};
+use crate::verdict::Line;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+
+/// The file name of the page in a results folder.
+pub const PAGE: &str = "report.html";
+
+/// Writes report.html for a run, a sweep or a matrix.
+pub struct HtmlExport;
+
+impl Export for HtmlExport {
+    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
+        if !matches!(
+            doc,
+            Document::Run(_) | Document::Sweep(_) | Document::Matrix(_)
+        ) {
+            return Ok(Vec::new());
+        }
+        let page = page(&[Source {
+            label: None,
+            doc: *doc,
+        }])?;
+        Ok(vec![Rendered::new(PAGE, page)])
+    }
+}
+
+/// One result on the page: where it was read from, and what it holds.
+#[derive(Clone, Copy)]
+pub struct Source<'a> {
+    /// The file it came from, as the page names it (`None`: the page is
+    /// written beside it).
+    pub label: Option<&'a str>,
+    /// The result.
+    pub doc: Document<'a>,
+}
+
+/// The page for these results, in order: the hosts side by side when
+/// there are two or more runs, then one section per result. Kinds other
+/// than run, sweep and matrix are not results and are refused.
+pub fn page(sources: &[Source]) -> Result<String, ExportError> {
+    let mut articles = Vec::new();
+    for (i, s) in sources.iter().enumerate() {
+        let id = i + 1;
+        articles.push(match s.doc {
+            Document::Run(r) => run::article(id, s.label, r)?,
+            Document::Sweep(sw) => sweep::article(id, s.label, sw)?,
+            Document::Matrix(m) => matrix::article(id, s.label, m)?,
+            other => {
+                return Err(ExportError::Unsupported {
+                    format: super::Format::Html,
+                    kind: other.kind(),
+                });
+            }
+        });
+    }
+    let runs: Vec<(Option<&str>, &crate::results::RunResults)> = sources
+        .iter()
+        .filter_map(|s| match s.doc {
+            Document::Run(r) => Some((s.label, r)),
+            _ => None,
+        })
+        .collect();
+    let hosts = (runs.len() >= 2).then(|| hosts::section(&runs));
+    let title = title(sources);
+    let partial = sources.iter().any(|s| match s.doc {
+        Document::Run(r) => r.partial,
+        Document::Sweep(s) => s.partial,
+        _ => false,
+    });
+    let markup = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                style { (PreEscaped(CSS)) }
+            }
+            body {
+                header.top {
+                    h1 { (title) }
+                    p.sub {
+                        (sources.len()) " result file" @if sources.len() != 1 { "s" }
+                        ". Cells are mean ± stddev % over repeats; marks follow contend compare's rule."
+                    }
+                    nav {
+                        @if hosts.is_some() { a href="#hosts" { "hosts side by side" } " " }
+                        @for (i, s) in sources.iter().enumerate() {
+                            a href={ "#result-" (i + 1) } { (heading(s)) } " "
+                        }
+                    }
+                }
+                @if partial {
+                    div.banner.partial role="alert" data-section="partial" {
+                        "PARTIAL: a result on this page was interrupted (Ctrl-C); only finished repeats or points are shown."
+                    }
+                }
+                main {
+                    @if let Some(h) = &hosts { (h) }
+                    @for a in &articles { (a) }
+                }
+                footer {
+                    "Made by contend " (env!("CARGO_PKG_VERSION"))
+                    ". Self-contained: inline styles and charts, nothing fetched. "
+                    "Click a table's header to sort it (needs JavaScript; the page is complete without it)."
+                }
+                script { (PreEscaped(JS)) }
+            }
+        }
+    };
+    Ok(markup.into_string())
+}
+
+/// The page title: the hosts and kinds on it.
+fn title(sources: &[Source]) -> String {
+    let mut hosts: Vec<String> = Vec::new();
+    for s in sources {
+        let h = provenance(&s.doc).hostname.clone();
+        if !hosts.contains(&h) {
+            hosts.push(h);
+        }
+    }
+    format!("contend report: {}", hosts.join(" vs "))
+}
+
+/// A result's provenance.
+fn provenance<'a>(doc: &Document<'a>) -> &'a Provenance {
+    match *doc {
+        Document::Run(r) => &r.provenance,
+        Document::Sweep(s) => s
+            .points
+            .first()
+            .map_or_else(empty_provenance, |p| &p.results.provenance),
+        Document::Matrix(m) => &m.provenance,
+        _ => empty_provenance(),
+    }
+}
+
+fn empty_provenance() -> &'static Provenance {
+    static EMPTY: std::sync::OnceLock<Provenance> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| Provenance {
+        hostname: "unknown host".into(),
+        cpu_model: String::new(),
+        microcode: None,
+        kernel_release: String::new(),
+        clocksource: None,
+        cpufreq_governor: None,
+        numa_balancing: None,
+        thp: None,
+        tsc_flags: Vec::new(),
+        tsc_invariant: false,
+        tsc_hz: 0.0,
+        contend_version: String::new(),
+        git_commit: String::new(),
+        command_line: Vec::new(),
+        started_utc: String::new(),
+    })
+}
+
+/// `run on HOST`, as a result's heading names it.
+fn heading(s: &Source) -> String {
+    format!("{} on {}", s.doc.kind(), provenance(&s.doc).hostname)
+}
+
+/// The heading of one result's article, its file, and the partial banner.
+fn article_head(id: usize, kind: &str, label: Option<&str>, p: &Provenance, partial: bool) -> Markup {
+    html! {
+        h2 { "contend " (kind) " on " (p.hostname) }
+        p.sub {
+            (p.cpu_model) ", Linux " (p.kernel_release) ", started " (p.started_utc)
+            @if let Some(l) = label { br; "file: " code { (l) } }
+        }
+        @if partial {
+            div.banner.partial role="alert" data-section="partial" id={ "partial-" (id) } {
+                "PARTIAL: this " (kind) " was interrupted (Ctrl-C); only finished "
+                @if kind == "sweep" { "points" } @else { "repeats" } " are shown."
+            }
+        }
+    }
+}
+
+/// The verdict section.
+fn verdict_section(id: usize, lines: &[Line]) -> Markup {
+    html! {
+        section.verdict data-section="verdict" id={ "verdict-" (id) } {
+            h3 { "Verdict" }
+            ul {
+                @for l in lines { li { (l.to_string()) } }
+            }
+            p.note {
+                "A winner is named only when Welch's t-test on the repeats (Holm-adjusted over the verdict's tests) and the ±"
+                (crate::verdict::NOISE_THRESHOLD_PCT) "% noise threshold support it, as in contend compare."
+            }
+        }
+    }
+}
+
+/// A section with a heading.
+fn section(id: usize, name: &str, title: &str, body: Markup) -> Markup {
+    html! {
+        section data-section=(name) id={ (name) "-" (id) } {
+            h3 { (title) }
+            (body)
+        }
+    }
+}
+
+/// The noise and interference warnings: one list item each, `WARNING`
+/// lines marked.
+fn warnings_list(lines: &[String]) -> Markup {
+    html! {
+        @if lines.is_empty() {
+            p { "No notes or warnings were recorded." }
+        } @else {
+            ul.warnings {
+                @for l in lines {
+                    @if l.contains("WARNING") {
+                        li.warn { (l) }
+                    } @else {
+                        li { (l) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Provenance as a two-column table.
+fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
+    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".to_string());
+    let mut rows: Vec<(&str, String)> = vec![
+        ("host", p.hostname.clone()),
+        ("CPU", p.cpu_model.clone()),
+        ("microcode", opt(&p.microcode)),
+        ("kernel", format!("Linux {}", p.kernel_release)),
+        ("clocksource", opt(&p.clocksource)),
+        ("cpufreq governor", opt(&p.cpufreq_governor)),
+        ("NUMA balancing", opt(&p.numa_balancing)),
+        ("transparent huge pages", opt(&p.thp)),
+        (
+            "TSC",
+            format!(
+                "{}{:.3} GHz, flags {}",
+                if p.tsc_invariant {
+                    "invariant, "
+                } else {
+                    "NOT invariant, "
+                },
+                p.tsc_hz / 1e9,
+                if p.tsc_flags.is_empty() {
+                    "-".to_string()
+                } else {
+                    p.tsc_flags.join(" ")
+                }
+            ),
+        ),
+        (
+            "contend",
+            format!("{} (commit {})", p.contend_version, p.git_commit),
+        ),
+        ("command line", p.command_line.join(" ")),
+        ("started (UTC)", p.started_utc.clone()),
+    ];
+    if let Some(t) = topo {
+        rows.push(("topology", topology_line(t)));
+        rows.push(("allowed CPUs", t.allowed_cpus.to_string()));
+        rows.push(("allowed memory nodes", t.allowed_mems.to_string()));
+    }
+    kv_table(&rows)
+}
+
+/// A two-column key/value table.
+fn kv_table(rows: &[(&str, String)]) -> Markup {
+    html! {
+        table.kv {
+            tbody {
+                @for (k, v) in rows { tr { th scope="row" { (k) } td { (v) } } }
+            }
+        }
+    }
+}
+
+/// `2 nodes (0-1), 4 LLCs, 64 CPUs online (0-63)`.
+fn topology_line(t: &Topology) -> String {
+    let nodes: CpuList = t.nodes.iter().map(|n| n.id).collect();
+    format!(
+        "{} node{} ({nodes}), {} LLC{}, {} CPUs online ({})",
+        t.nodes.len(),
+        if t.nodes.len() == 1 { "" } else { "s" },
+        t.llcs.len(),
+        if t.llcs.len() == 1 { "" } else { "s" },
+        t.online_cpus.len(),
+        t.online_cpus
+    )
+}
+
+/// An SVG chart inline in the page: plotters' SVG without its XML
+/// namespace attribute (inline SVG in HTML needs none, and the page names
+/// no URL), scaled to the page's width.
+fn inline_svg(name: &str, svg: &str) -> Markup {
+    let svg = svg.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1);
+    let svg = svg.replacen("<svg ", "<svg role=\"img\" ", 1);
+    html! {
+        figure.chart {
+            (PreEscaped(svg))
+            figcaption { (name) }
+        }
+    }
+}
+
+/// A sampled or throughput cell's significance mark, against the row's
+/// first level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// Better beyond the noise threshold and beyond doubt.
+    Better,
+    /// Worse, likewise.
+    Worse,
+    /// Within the noise threshold.
+    Same,
+    /// The data cannot tell.
+    Unsure,
+    /// Fewer than 2 repeats on a side: no test.
+    Untested,
+}
+
+impl Mark {
+    fn symbol(self) -> &'static str {
+        match self {
+            Mark::Better => "▲",
+            Mark::Worse => "▼",
+            Mark::Same => "≈",
+            Mark::Unsure => "?",
+            Mark::Untested => "·",
+        }
+    }
+
+    fn class(self) -> &'static str {
+        match self {
+            Mark::Better => "better",
+            Mark::Worse => "worse",
+            Mark::Same => "same",
+            Mark::Unsure => "unsure",
+            Mark::Untested => "untested",
+        }
+    }
+
+    fn title(self) -> &'static str {
+        match self {
+            Mark::Better => "better than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold",
+            Mark::Worse => "worse than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold",
+            Mark::Same => "no change: within the noise threshold",
+            Mark::Unsure => "inconclusive",
+            Mark::Untested => "fewer than 2 repeats: no test",
+        }
+    }
+}
+
+/// The legend of the marks.
+fn marks_legend() -> Markup {
+    html! {
+        p.note {
+            "Each cell: mean ± stddev % over repeats, then the change against the row's first level and a mark: "
+            @for m in [Mark::Better, Mark::Worse, Mark::Same, Mark::Unsure, Mark::Untested] {
+                span class={ "mark " (m.class()) } { (m.symbol()) } " " (m.title()) "; "
+            }
+            "p-values Holm-adjusted over every test of this result's tables, noise threshold ±"
+            (crate::verdict::NOISE_THRESHOLD_PCT) "%."
+        }
+    }
+}
+
+/// The page's style: readable on screen and on paper, no web fonts.
+const CSS: &str = r#"
+:root { --ink: #1d2733; --muted: #5a6675; --line: #d5dbe3; --band: #f3f6fa; --accent: #1f4e79; }
+* { box-sizing: border-box; }
+body { margin: 0; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #fff; line-height: 1.45; }
+header.top { background: var(--accent); color: #fff; padding: 18px 28px 14px; }
+header.top h1 { margin: 0 0 4px; font-size: 1.5rem; }
+header.top .sub { margin: 0 0 8px; color: #dbe7f3; }
+header.top nav a { color: #ffe08a; margin-right: 14px; text-decoration: none; font-weight: 600; }
+main { padding: 8px 28px 28px; max-width: 1500px; }
+article.result { border-top: 4px solid var(--accent); margin-top: 26px; padding-top: 6px; }
+h2 { margin: 10px 0 2px; font-size: 1.35rem; color: var(--accent); }
+h3 { margin: 22px 0 8px; font-size: 1.1rem; border-bottom: 1px solid var(--line); padding-bottom: 3px; }
+h4 { margin: 16px 0 6px; font-size: 0.98rem; }
+p.sub { color: var(--muted); margin: 0 0 8px; }
+p.note { color: var(--muted); font-size: 0.86rem; }
+.banner { padding: 12px 18px; font-weight: 700; font-size: 1.05rem; margin: 12px 28px; border-radius: 6px; }
+.banner.partial { background: #fff1c2; border: 2px solid #d99a00; color: #6b4a00; }
+article .banner { margin: 10px 0; }
+section.verdict ul { background: #eef7ee; border-left: 6px solid #3c8d40; padding: 10px 14px 10px 34px; margin: 0; }
+section.verdict li { margin: 4px 0; font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; font-size: 0.9rem; }
+table { border-collapse: collapse; margin: 6px 0 14px; font-size: 0.88rem; }
+th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: right; white-space: nowrap; }
+th { background: #e4ebf3; }
+td:first-child, th:first-child { text-align: left; }
+tbody tr:nth-child(even) { background: var(--band); }
+table.kv td { text-align: left; white-space: normal; max-width: 1000px; word-break: break-word; }
+table.kv th { text-align: left; width: 14em; }
+.scroll { overflow-x: auto; }
+.mark { font-weight: 700; padding: 0 2px; }
+.better { color: #1b7a2f; }
+.worse { color: #b3261e; }
+.same { color: #5a6675; }
+.unsure { color: #9a6b00; }
+.untested { color: #8a94a0; }
+td.better { background: #e6f4e8; }
+td.worse { background: #fbe7e6; }
+.ok { color: #1b7a2f; font-weight: 600; }
+.bad { color: #b3261e; font-weight: 700; }
+ul.warnings li { margin: 3px 0; }
+ul.warnings li.warn { color: #8a1c13; background: #fdecea; padding: 2px 6px; border-left: 4px solid #b3261e; }
+figure.chart { margin: 10px 0 18px; border: 1px solid var(--line); padding: 6px; display: inline-block; max-width: 100%; }
+figure.chart svg { max-width: 100%; height: auto; display: block; }
+figcaption { color: var(--muted); font-size: 0.8rem; margin-top: 4px; }
+details { margin: 4px 0; }
+summary { cursor: pointer; }
+th.host { background: var(--accent); color: #fff; text-align: center; }
+th[data-dir] { text-decoration: underline; }
+footer { color: var(--muted); font-size: 0.8rem; padding: 12px 28px 24px; border-top: 1px solid var(--line); }
+code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; }
+"#;
+
+/// Sorting a table on a header click (tables marked `sortable`, one
+/// header row); numbers sort by each cell's `data-sort`.
+const JS: &str = r#"
+(function () {
+  function key(cell) {
+    if (!cell) { return ''; }
+    var v = cell.getAttribute('data-sort');
+    if (v !== null && v !== '' && !isNaN(Number(v))) { return Number(v); }
+    return cell.textContent.trim();
+  }
+  var heads = document.querySelectorAll('table.sortable thead th');
+  Array.prototype.forEach.call(heads, function (th) {
+    th.style.cursor = 'pointer';
+    th.title = 'click to sort';
+    th.addEventListener('click', function () {
+      var table = th.closest('table');
+      var body = table.tBodies[0];
+      var col = Array.prototype.indexOf.call(th.parentNode.children, th);
+      var dir = th.getAttribute('data-dir') === 'asc' ? 'desc' : 'asc';
+      th.setAttribute('data-dir', dir);
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (a, b) {
+        var x = key(a.cells[col]);
+        var y = key(b.cells[col]);
+        var c = (typeof x === 'number' && typeof y === 'number') ? x - y : String(x).localeCompare(String(y));
+        return dir === 'asc' ? c : -c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+})();
+"#;

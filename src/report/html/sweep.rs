@@ -1,0 +1,121 @@
+//! A sweep's article: its verdict (where throughput stops scaling; cost
+//! and CPU share at ~22k/s and in hammer mode), one table per measure
+//! with a row per point and policy, the sweep's charts, every point's
+//! placement proof and warnings, provenance.
+
+use super::run::{Row, exactness, measure_cells, measure_table, placement, warnings};
+use super::{
+    article_head, inline_svg, marks_legend, provenance_table, section, verdict_section,
+    warnings_list,
+};
+use crate::report::ExportError;
+use crate::report::charts;
+use crate::report::measures::{RowLabels, shown_measures, unique};
+use crate::results::{SweepPoint, SweepResults};
+use crate::verdict;
+use maud::{Markup, html};
+
+/// `8 threads, unbound, 22000/s`.
+fn point_label(p: &SweepPoint) -> String {
+    let rate = p
+        .rate
+        .map_or("hammer".to_string(), |r| format!("{r} ops/s per thread"));
+    format!("{} threads, affinity {}, {rate}", p.threads, p.affinity)
+}
+
+/// The article of one sweep.
+pub(super) fn article(
+    id: usize,
+    label: Option<&str>,
+    sweep: &SweepResults,
+) -> Result<Markup, ExportError> {
+    // The sweep's own charts; every point's run charts would make the page
+    // as heavy as the folder, and its tables below hold their numbers.
+    let charts: Vec<(String, String)> = charts::sweep_charts(sweep)?
+        .into_iter()
+        .filter(|(name, _)| name.starts_with("sweep-"))
+        .collect();
+    let lines = verdict::sweep_lines(sweep);
+    let first = sweep.points.first().map(|p| &p.results);
+    let provenance = first.map_or_else(super::empty_provenance, |r| &r.provenance);
+    let mut notes: Vec<String> = Vec::new();
+    for p in &sweep.points {
+        for w in warnings(&p.results) {
+            notes.push(format!("{}: {w}", point_label(p)));
+        }
+    }
+    Ok(html! {
+        article.result id={ "result-" (id) } data-kind="sweep" {
+            (article_head(id, "sweep", label, provenance, sweep.partial))
+            (verdict_section(id, &lines))
+            (section(id, "tables", "Tables", tables(sweep)))
+            (section(id, "charts", "Charts", html! {
+                @if charts.is_empty() {
+                    p { "No sweep chart: no point finished in hammer mode, or only one rate was run." }
+                }
+                @for (name, svg) in &charts { (inline_svg(name, svg)) }
+            }))
+            (section(id, "placement", "Placement proof", html! {
+                @for p in &sweep.points {
+                    details {
+                        summary { (point_label(p)) }
+                        (placement(&p.results))
+                    }
+                }
+            }))
+            (section(id, "warnings", "Noise and interference warnings", warnings_list(&unique(notes.into_iter()))))
+            (section(id, "provenance", "Provenance", html! {
+                (provenance_table(provenance, first.map(|r| &r.topology)))
+                p.note { (sweep.points.len()) " points; each point's command line and start time are in sweep.json." }
+            }))
+        }
+    })
+}
+
+/// One table per measure: a row per point and policy, a column per level.
+fn tables(sweep: &SweepResults) -> Markup {
+    let all = || sweep.points.iter().flat_map(|p| &p.results.strategies);
+    let labels = RowLabels::new(all());
+    let levels = unique(all().map(|s| s.strategy.level.name().to_string()));
+    let rated = sweep.points.iter().any(|p| p.rate.is_some());
+    let mut rows: Vec<Row> = Vec::new();
+    for p in &sweep.points {
+        let strategies = &p.results.strategies;
+        for label in unique(strategies.iter().map(|s| labels.label(s))) {
+            let mut keys = vec![p.threads.to_string(), p.affinity.clone()];
+            if rated {
+                keys.push(p.rate.map_or("max".to_string(), |r| r.to_string()));
+            }
+            keys.push(label.clone());
+            rows.push(Row {
+                keys,
+                cells: levels
+                    .iter()
+                    .map(|l| {
+                        strategies
+                            .iter()
+                            .find(|s| labels.label(s) == label && s.strategy.level.name() == l)
+                    })
+                    .collect(),
+            });
+        }
+    }
+    let mut headers = vec!["threads", "affinity"];
+    if rated {
+        headers.push("rate/s");
+    }
+    headers.push("policy");
+    let measures = shown_measures(all(), rated);
+    let resolution_ns = sweep
+        .points
+        .first()
+        .map_or(0.0, |p| 2.0 * p.results.config.timer_overhead_ns);
+    let cells = measure_cells(&measures, &rows, resolution_ns);
+    html! {
+        (marks_legend())
+        @for (m, c) in measures.iter().zip(&cells) {
+            (measure_table(m, &headers, &levels, &rows, c))
+        }
+        (exactness(all()))
+    }
+}
