@@ -246,6 +246,9 @@ pub struct SplitCheck {
     pub write: Option<Test>,
     /// The read side.
     pub read: Option<Test>,
+    /// True when a sampled read side is below the timer's resolution on
+    /// either side: not tested.
+    pub read_below_resolution: bool,
 }
 
 impl SplitCheck {
@@ -483,7 +486,8 @@ pub fn decide_run(input: &RunInput) -> RunVerdict {
     let global = c
         .iter()
         .find(|x| x.level == ShardLevel::Global && x.policy == RATELIMIT);
-    let split_pending: Option<Vec<(ShardLevel, Option<usize>, Option<usize>)>> = global.map(|g| {
+    type Pending = (ShardLevel, Option<usize>, Option<usize>, bool);
+    let split_pending: Option<Vec<Pending>> = global.map(|g| {
         c.iter()
             .filter(|x| x.level != ShardLevel::Global && x.policy == RATELIMIT)
             .filter(|x| x.rest == g.rest)
@@ -493,8 +497,16 @@ pub fn decide_run(input: &RunInput) -> RunVerdict {
                     _ => None,
                 };
                 let w = pair(g.write, x.write, &mut family);
-                let r = pair(g.read, x.read, &mut family);
-                (x.level, w, r)
+                let below = |s: Option<Summary>| {
+                    s.zip(input.read_resolution_ns)
+                        .is_some_and(|(s, res)| s.mean < res)
+                };
+                let r = if below(g.read) || below(x.read) {
+                    None
+                } else {
+                    pair(g.read, x.read, &mut family)
+                };
+                (x.level, w, r, below(g.read) || below(x.read))
             })
             .collect()
     });
@@ -504,10 +516,11 @@ pub fn decide_run(input: &RunInput) -> RunVerdict {
     let read = read.map(|p| p.finish(&tests));
     let split = split_pending.map(|v| {
         v.into_iter()
-            .map(|(level, w, r)| SplitCheck {
+            .map(|(level, w, r, below)| SplitCheck {
                 level,
                 write: w.map(|i| tests[i]),
                 read: r.map(|i| tests[i]),
+                read_below_resolution: below,
             })
             .collect::<Vec<_>>()
     });
@@ -685,7 +698,14 @@ fn split_line(input: &RunInput, split: Option<&[SplitCheck]>) -> Line {
     let details: Vec<String> = checks
         .iter()
         .map(|s| {
-            let parts: Vec<String> = [side(s.write, Some(input.write)), side(s.read, input.read)]
+            let read = if s.read_below_resolution {
+                input
+                    .read
+                    .map(|m| format!("{} below the timer's resolution", m.name))
+            } else {
+                side(s.read, input.read)
+            };
+            let parts: Vec<String> = [side(s.write, Some(input.write)), read]
                 .into_iter()
                 .flatten()
                 .collect();

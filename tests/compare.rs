@@ -745,31 +745,51 @@ fn report_prints_run_and_sweep_files() {
         md.contains("\n| policy | global | node |\n|---|---|---|\n| always | "),
         "{md}"
     );
-    // The rows, rebuilt from run.json's summaries: `mean±stddev%` per
-    // level, node's change against global in brackets.
+    // The rows, rebuilt from run.json's summaries: `mean ±cv` per level
+    // (3 significant digits), node's change against global in brackets,
+    // marked n.s. unless Welch's test and the 2% threshold support it (one
+    // change per table, so Holm leaves its p as it is).
+    use contend::report::measures::{cv_text, human};
+    use contend::results::Unit;
+    use contend::stats::{Difference, Summary, Verdict};
     let file = load(&r.json);
-    let summary_of = |name: &str, field: &str| -> (f64, f64) {
+    let summary_of = |name: &str, field: &str| -> Summary {
         let st = file["strategies"]
             .as_array()
             .unwrap()
             .iter()
             .find(|st| st["name"] == name)
             .unwrap();
-        let sm = &st["summary"][field];
-        let (mean, sd) = (sm["mean"].as_f64().unwrap(), sm["stddev"].as_f64().unwrap());
-        let pct = sm["stddev_pct"].as_f64().unwrap();
-        assert!((pct - 100.0 * sd / mean).abs() < 1e-9, "{sm}");
-        (mean, pct)
+        let sm: Summary = serde_json::from_value(st["summary"][field].clone()).unwrap();
+        assert!((sm.stddev_pct - 100.0 * sm.stddev / sm.mean).abs() < 1e-9);
+        sm
     };
-    for (section, field, decimals) in [
-        ("writer ns/op from throughput", "write_loop_ns", 1),
-        ("write side: updates/s", "write_ops_per_s", 0),
+    for (section, field, unit) in [
+        (
+            "writer ns/op from throughput",
+            "write_loop_ns",
+            Unit::Nanoseconds,
+        ),
+        ("write side: updates/s", "write_ops_per_s", Unit::PerSecond),
     ] {
-        let (g, g_pct) = summary_of(STRATEGIES[0], field);
-        let (n, n_pct) = summary_of(STRATEGIES[1], field);
+        let (g, n) = (
+            summary_of(STRATEGIES[0], field),
+            summary_of(STRATEGIES[1], field),
+        );
+        let d = Difference::of(&g, &n);
+        let p = d.welch.map_or(1.0, |w| w.p);
+        let supported = matches!(
+            Verdict::decide(&d, 2.0, p),
+            Verdict::Increase | Verdict::Decrease
+        );
         let row = format!(
-            "| always | {g:.decimals$}±{g_pct:.2}% | {n:.decimals$}±{n_pct:.2}% ({:+.1}%) |",
-            100.0 * (n - g) / g
+            "| always | {} ±{} | {} ±{} ({:+.1}%{}) |",
+            human(g.mean, unit),
+            cv_text(g.stddev_pct),
+            human(n.mean, unit),
+            cv_text(n.stddev_pct),
+            100.0 * (n.mean - g.mean) / g.mean,
+            if supported { "" } else { " n.s." }
         );
         let table = md
             .split("\n### ")

@@ -303,7 +303,14 @@ fn synthetic_matrix_renders_csv_and_svg() {
     .unwrap();
     let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 257);
-    assert_eq!(rows[0][..3], ["cpu", "0", "1"]);
+    assert_eq!(
+        rows[0][..3],
+        [
+            "initiator\\responder (median one-way ns = round trip / 2)",
+            "0",
+            "1"
+        ]
+    );
     assert_eq!(rows[1][..3], ["0", "", "24.0"]);
     assert_eq!(rows[2][..3], ["1", "34.5", ""]);
     assert!(rows.iter().all(|r| r.len() == 257));
@@ -434,7 +441,12 @@ fn matrix_on_this_host_agrees_with_the_reference() {
 
     let files = results_dir(dir.path()).expect("a results folder");
     let csv = std::fs::read_to_string(files.join("matrix.csv")).unwrap();
-    assert!(csv.starts_with(&format!("cpu,{a},{b}")), "{csv}");
+    assert!(
+        csv.starts_with(&format!(
+            "initiator\\responder (median one-way ns = round trip / 2),{a},{b}"
+        )),
+        "{csv}"
+    );
     assert!(files.join("matrix.json").is_file());
     let svg = std::fs::read_to_string(files.join("heatmap.svg")).unwrap();
     well_formed_xml(&svg).unwrap_or_else(|e| panic!("heatmap.svg: {e}"));

@@ -245,13 +245,35 @@ fn table_is_printed_in_the_seeds_style() {
         first_title.starts_with("writer ns/op from throughput"),
         "{text}"
     );
+    // A cell is `21.6M ±54%` or `37.4 ns ±7.0%`: 3 significant digits
+    // with an SI prefix or a time unit, then the spread.
     let mean_of = |cell: &str, row: &str| -> f64 {
         let (mean, sd) = cell
-            .split_once('±')
+            .split_once(" ±")
             .unwrap_or_else(|| panic!("{cell:?} in {row}"));
         assert!(sd.ends_with('%'), "{row}");
         sd.trim_end_matches('%').parse::<f64>().unwrap();
-        mean.parse().unwrap_or_else(|_| panic!("{cell:?} in {row}"))
+        let (number, scale) = match mean.split_once(' ') {
+            Some((n, "ns")) => (n, 1.0),
+            Some((n, "µs")) => (n, 1e3),
+            Some((n, "ms")) => (n, 1e6),
+            Some(_) => panic!("{cell:?} in {row}"),
+            None => match mean.chars().last() {
+                Some('k') => (&mean[..mean.len() - 1], 1e3),
+                Some('M') => (&mean[..mean.len() - 1], 1e6),
+                Some('G') => (&mean[..mean.len() - 1], 1e9),
+                _ => (mean, 1.0),
+            },
+        };
+        let significant = number.chars().filter(|c| c.is_ascii_digit()).count();
+        assert!(
+            (3..=4).contains(&significant),
+            "{cell:?}: 3 significant digits"
+        );
+        number
+            .parse::<f64>()
+            .unwrap_or_else(|_| panic!("{cell:?} in {row}"))
+            * scale
     };
     let mut checked = 0;
     for section in ["writer ns/op from throughput", "write side: updates/s"] {
@@ -261,19 +283,26 @@ fn table_is_printed_in_the_seeds_style() {
         assert_eq!(header, ["global", "node"], "{text}");
         for publish in ["always", "ratelimit:1ms"] {
             let row = lines.next().unwrap();
-            let cells: Vec<&str> = row.split_whitespace().collect();
+            // Columns are 3+ spaces apart, a change 2 after its value.
+            let cells: Vec<&str> = row
+                .split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect();
             assert_eq!(cells.len(), 4, "{row}");
             assert_eq!(cells[0], publish, "{row}");
             let (m1, m2) = (mean_of(cells[1], row), mean_of(cells[2], row));
-            let change: f64 = cells[3]
+            let change_cell = cells[3].trim_end_matches(" n.s.");
+            let change: f64 = change_cell
                 .strip_suffix('%')
                 .unwrap_or_else(|| panic!("{row}"))
                 .parse()
                 .unwrap();
-            assert!(cells[3].starts_with(['+', '-']), "{row}");
+            assert!(change_cell.starts_with(['+', '-']), "{row}");
+            // The printed means are rounded to 3 significant digits.
             let by_hand = 100.0 * (m2 - m1) / m1;
             assert!(
-                (change - by_hand).abs() <= 0.5,
+                (change - by_hand).abs() <= 1.0,
                 "{row}: printed {change}%, the means give {by_hand:.2}%"
             );
             checked += 1;

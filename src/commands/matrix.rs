@@ -85,7 +85,11 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
         &results.provenance.started_utc,
     )?;
     let doc = Document::Matrix(&results);
-    let files = report::save(&dir, &doc, &[Format::Csv, Format::Json, Format::Svg])?;
+    let files = report::save(
+        &dir,
+        &doc,
+        &[Format::Csv, Format::Json, Format::Svg, Format::Html],
+    )?;
     if args.output.json {
         print!("{}", report::render(&doc, Format::Json)?);
     } else if !args.output.quiet {

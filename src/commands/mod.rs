@@ -63,7 +63,8 @@ pub enum Command {
     /// with a significance verdict from the repeats.
     Compare(Box<compare::CompareArgs>),
     /// Print a result file (run.json, sweep.json or matrix.json) as a
-    /// table, or as Markdown to paste into a patch description.
+    /// table, or as Markdown to paste into a patch description, or build
+    /// one self-contained HTML page from one or more (--html).
     Report(report::ReportArgs),
     /// Run `contend run` over thread counts, affinity sets and strategies,
     /// into one results folder with charts.

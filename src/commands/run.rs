@@ -182,7 +182,11 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
         &results.provenance.hostname,
         &results.provenance.started_utc,
     )?;
-    let files = report::save(&dir, &doc, &[Format::Json, Format::Csv, Format::Svg])?;
+    let files = report::save(
+        &dir,
+        &doc,
+        &[Format::Json, Format::Csv, Format::Svg, Format::Html],
+    )?;
     session.wrote(&files);
     if let Some(bad) = results.first_inexact() {
         return Err(CliError::failure(bad));

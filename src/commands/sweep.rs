@@ -183,7 +183,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     let outcome = outcome?;
     let sweep = &outcome.results;
     let doc = Document::Sweep(sweep);
-    let mut formats = vec![Format::Json, Format::Csv, Format::Markdown];
+    let mut formats = vec![Format::Json, Format::Csv, Format::Markdown, Format::Html];
     if !sweep.points.is_empty() {
         formats.push(Format::Svg);
     }

@@ -8,6 +8,10 @@ use crate::matrix::MatrixResults;
 use crate::results::{RunResults, SweepResults};
 use serde::Serialize;
 
+/// matrix.csv's first header cell: rows are initiating CPUs, columns
+/// responding ones, cells one-way ns = round trip ÷ 2.
+const MATRIX_CSV_CORNER: &str = "initiator\\responder (median one-way ns = round trip / 2)";
+
 /// Writes `<kind>.csv` for runs, sweeps and matrices.
 pub struct CsvExport;
 
@@ -175,7 +179,10 @@ fn matrix_csv(r: &MatrixResults) -> Result<Vec<u8>, csv::Error> {
         }
     }
     let mut w = csv::Writer::from_writer(Vec::new());
-    let header = std::iter::once("cpu".to_string()).chain(cpus.iter().map(u32::to_string));
+    // The corner cell says what the cells are, for a reader of the bare
+    // file: one-way ns, a round trip's time halved.
+    let header =
+        std::iter::once(MATRIX_CSV_CORNER.to_string()).chain(cpus.iter().map(u32::to_string));
     w.write_record(header)?;
     for (cpu, row) in cpus.iter().zip(cells) {
         w.write_record(std::iter::once(cpu.to_string()).chain(row))?;

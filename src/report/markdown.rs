@@ -3,11 +3,12 @@
 //! per measure (levels as columns, policies as rows, `mean±stddev%` and the
 //! change against the first level), the exactness line and the notes.
 
-use super::measures::{RowLabels, measure_cell, run_findings, shown, shown_measures, unique};
+use super::measures::{RowLabels, measure_table, run_findings, shown, shown_measures, unique};
 use super::{Document, Export, ExportError, Rendered};
 use crate::compare::Comparison;
 use crate::provenance::Provenance;
 use crate::results::{Measure, RunConfig, RunResults, StrategyResult, SweepResults};
+use crate::stats::Summary;
 use crate::topology::CpuList;
 use std::fmt::Write;
 
@@ -49,21 +50,14 @@ pub fn run_markdown(run: &RunResults) -> String {
         let _ = writeln!(out, "\n### {}\n", m.title);
         let mut header = vec!["policy".to_string()];
         header.extend(levels.iter().cloned());
-        let rows: Vec<Vec<String>> = unique(run.strategies.iter().map(|s| labels.label(s)))
+        let rows: Vec<Row> = unique(run.strategies.iter().map(|s| labels.label(s)))
             .into_iter()
             .map(|row| {
-                let mut line = vec![row.clone()];
-                line.extend(level_cells(
-                    &run.strategies,
-                    &levels,
-                    m,
-                    resolution_ns,
-                    |s| labels.label(s) == row,
-                ));
-                line
+                let values = level_values(&run.strategies, &levels, m, |s| labels.label(s) == row);
+                (vec![row], values)
             })
             .collect();
-        out.push_str(&table(&header, &rows));
+        out.push_str(&table(&header, &with_cells(m, rows, resolution_ns)));
     }
     out.push('\n');
     exactness(&mut out, run.strategies.iter());
@@ -71,6 +65,7 @@ pub fn run_markdown(run: &RunResults) -> String {
         let _ = writeln!(out, "\n{}", escape(&line));
     }
     notes(&mut out, run.notes.iter().map(String::as_str));
+    out.push_str(&super::verdict::markdown(&crate::verdict::run_lines(run)));
     out
 }
 
@@ -128,13 +123,11 @@ pub fn sweep_markdown(sweep: &SweepResults) -> String {
                     line.push(p.rate.map_or("max".to_string(), |r| r.to_string()));
                 }
                 line.push(row.clone());
-                line.extend(level_cells(strategies, &levels, m, resolution_ns, |s| {
-                    labels.label(s) == row
-                }));
-                rows.push(line);
+                let values = level_values(strategies, &levels, m, |s| labels.label(s) == row);
+                rows.push((line, values));
             }
         }
-        out.push_str(&table(&header, &rows));
+        out.push_str(&table(&header, &with_cells(m, rows, resolution_ns)));
     }
     out.push('\n');
     exactness(&mut out, all());
@@ -145,6 +138,9 @@ pub fn sweep_markdown(sweep: &SweepResults) -> String {
             .flat_map(|p| p.results.notes.iter().cloned()),
     );
     notes(&mut out, point_notes.iter().map(String::as_str));
+    out.push_str(&super::verdict::markdown(&crate::verdict::sweep_lines(
+        sweep,
+    )));
     out
 }
 
@@ -234,32 +230,42 @@ fn level_of(s: &StrategyResult) -> String {
     s.strategy.level.name().to_string()
 }
 
-/// One cell per level for the strategy `in_row` picks: `mean±stddev%`,
-/// plus the change against the first level's cell.
-fn level_cells(
+/// A table row before its cells are formatted: its leading cells, and the
+/// measure's value at each level.
+type Row = (Vec<String>, Vec<Option<Summary>>);
+
+/// The measure's value at each level for the strategy `in_row` picks.
+fn level_values(
     strategies: &[StrategyResult],
     levels: &[String],
     m: &Measure,
-    resolution_ns: f64,
     in_row: impl Fn(&StrategyResult) -> bool,
-) -> Vec<String> {
-    let value = |level: &str| {
-        strategies
-            .iter()
-            .find(|s| in_row(s) && level_of(s) == level)
-            .and_then(|s| s.summary.as_ref())
-            .and_then(|s| (m.get)(s))
-    };
-    let base = levels.first().and_then(|l| value(l));
+) -> Vec<Option<Summary>> {
     levels
         .iter()
-        .enumerate()
-        .map(|(i, level)| {
-            let c = measure_cell(m, value(level), base.filter(|_| i > 0), resolution_ns);
-            match c.change_pct {
-                Some(pct) => format!("{} ({pct:+.1}%)", c.value),
+        .map(|level| {
+            strategies
+                .iter()
+                .find(|s| in_row(s) && level_of(s) == *level)
+                .and_then(|s| s.summary.as_ref())
+                .and_then(|s| (m.get)(s))
+        })
+        .collect()
+}
+
+/// The rows with their level cells formatted: the value, and the change
+/// against the row's first level in parentheses (`n.s.` when the table's
+/// statistics do not support it).
+fn with_cells(m: &Measure, rows: Vec<Row>, resolution_ns: f64) -> Vec<Vec<String>> {
+    let values: Vec<Vec<Option<Summary>>> = rows.iter().map(|(_, v)| v.clone()).collect();
+    rows.into_iter()
+        .zip(measure_table(m, &values, resolution_ns))
+        .map(|((mut line, _), cells)| {
+            line.extend(cells.into_iter().map(|c| match c.change_pct {
+                Some(_) => format!("{} ({})", c.value, c.change_text()),
                 None => c.value,
-            }
+            }));
+            line
         })
         .collect()
 }

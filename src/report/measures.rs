@@ -3,9 +3,11 @@
 //! `mean±stddev%` cell. The measures themselves are
 //! [`crate::results::MEASURES`].
 
+use crate::compare::DEFAULT_NOISE_THRESHOLD_PCT;
 use crate::counter::PublishPolicy;
-use crate::results::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS};
+use crate::results::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, Unit};
 use crate::stats::Summary;
+use crate::stats::{Difference, Verdict, holm_adjusted};
 use std::fmt::Write;
 
 /// Row labels: the publish policy, plus the pad and clock when the
@@ -86,42 +88,199 @@ pub fn shown_measures<'a>(
         .collect()
 }
 
-/// One table cell: the value as `mean±stddev%` (or why there is none) and
-/// its change against the row's first level.
+/// One table cell: the value (3 significant digits, SI prefix or unit,
+/// ± the coefficient of variation) or why there is none, and its change
+/// against the row's first level with whether the statistics support it.
 pub struct Cell {
-    /// `mean±stddev%`, `-` when not recorded, or below timer resolution.
+    /// `54.9M ±31%`, `71.6 ns ±3.3%`, `-` when not recorded, or below
+    /// timer resolution.
     pub value: String,
-    /// % change of the mean against `base`; `None` in the first column,
+    /// % change of the mean against the base; `None` in the first column,
     /// with no base, or below resolution.
     pub change_pct: Option<f64>,
+    /// The change passes the compare rule ([`Verdict::decide`] at
+    /// [`DEFAULT_NOISE_THRESHOLD_PCT`], Welch's p Holm-adjusted over the
+    /// table's changes); `false` prints it marked `n.s.`.
+    pub supported: bool,
 }
 
-/// The cell of measure `m` whose value is `value`, against `base` (the
-/// row's first level; `None` for the first column itself). A sampled
-/// value under `resolution_ns` (twice the timer's overhead) prints as
-/// below timer resolution, without a change.
+impl Cell {
+    /// The change as a table prints it: `+15.0%`, or `+3.2% n.s.` when
+    /// the statistics do not support it; empty without one.
+    pub fn change_text(&self) -> String {
+        match (self.change_pct, self.supported) {
+            (None, _) => String::new(),
+            (Some(pct), true) => format!("{pct:+.1}%"),
+            (Some(pct), false) => format!("{pct:+.1}% n.s."),
+        }
+    }
+}
+
+/// Every cell of one measure's table: `rows[r][0]` is a row's first level
+/// (its base), `rows[r][k]` level k. Changes are tested with Welch's test
+/// and Holm-adjusted over the whole table, then judged by the compare rule
+/// at [`DEFAULT_NOISE_THRESHOLD_PCT`]. A sampled value under
+/// `resolution_ns` (twice the timer's overhead) prints as below timer
+/// resolution, without a change.
+pub fn measure_table(
+    m: &Measure,
+    rows: &[Vec<Option<Summary>>],
+    resolution_ns: f64,
+) -> Vec<Vec<Cell>> {
+    let resolved = |v: &Option<Summary>| v.filter(|v| !(m.sampled && v.mean < resolution_ns));
+    // Every change to test: (row, level, difference).
+    let mut tests = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        let Some(base) = row.first().and_then(resolved) else {
+            continue;
+        };
+        for (k, v) in row.iter().enumerate().skip(1) {
+            if let Some(v) = resolved(v) {
+                tests.push((r, k, Difference::of(&base, &v)));
+            }
+        }
+    }
+    let p: Vec<f64> = tests
+        .iter()
+        .map(|(_, _, d)| d.welch.map_or(1.0, |w| w.p))
+        .collect();
+    let adjusted = holm_adjusted(&p);
+    let mut cells: Vec<Vec<Cell>> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|v| value_cell(m, *v, resolution_ns))
+                .collect()
+        })
+        .collect();
+    for ((r, k, d), p) in tests.iter().zip(adjusted) {
+        let cell = &mut cells[*r][*k];
+        cell.change_pct = d.change_pct;
+        cell.supported = matches!(
+            Verdict::decide(d, DEFAULT_NOISE_THRESHOLD_PCT, p),
+            Verdict::Increase | Verdict::Decrease
+        );
+    }
+    cells
+}
+
+/// One cell of `m` against `base` (`None` for a first column), judged
+/// alone: the change's p-value is not adjusted for other cells. Tables use
+/// [`measure_table`].
 pub fn measure_cell(
     m: &Measure,
     value: Option<Summary>,
     base: Option<Summary>,
     resolution_ns: f64,
 ) -> Cell {
-    match value {
-        None => Cell {
-            value: "-".to_string(),
-            change_pct: None,
-        },
-        Some(v) if m.sampled && v.mean < resolution_ns => Cell {
-            value: format!("<{resolution_ns:.1} (below timer resolution)"),
-            change_pct: None,
-        },
-        Some(v) => Cell {
-            value: fmt_summary(&v, m.decimals),
-            change_pct: base
-                .filter(|b| b.mean != 0.0)
-                .map(|b| 100.0 * (v.mean - b.mean) / b.mean),
-        },
+    match base {
+        None => value_cell(m, value, resolution_ns),
+        Some(b) => measure_table(m, &[vec![Some(b), value]], resolution_ns)
+            .remove(0)
+            .remove(1),
     }
+}
+
+/// A cell's value alone, without a change.
+fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Cell {
+    let value = match value {
+        None => "-".to_string(),
+        Some(v) if m.sampled && v.mean < resolution_ns => {
+            format!(
+                "<{} (below timer resolution)",
+                human(resolution_ns, Unit::Nanoseconds)
+            )
+        }
+        Some(v) => format!("{} ±{}", human(v.mean, m.unit), cv_text(v.stddev_pct)),
+    };
+    Cell {
+        value,
+        change_pct: None,
+        supported: false,
+    }
+}
+
+/// `value` in `unit` to 3 significant digits: a rate with an SI prefix
+/// (`54.9M`, `1.99k`, `112`), a time in ns, µs, ms or s (`71.6 ns`,
+/// `1.20 µs`), a percentage (`6.53%`, `0.131%`).
+pub fn human(value: f64, unit: Unit) -> String {
+    match unit {
+        Unit::PerSecond => {
+            let (scaled, prefix) = si(value, &[(1e9, "G"), (1e6, "M"), (1e3, "k")]);
+            format!("{}{prefix}", three_digits(scaled))
+        }
+        Unit::Nanoseconds => {
+            let (scaled, u) = si(value, &[(1e9, "s"), (1e6, "ms"), (1e3, "µs")]);
+            format!(
+                "{} {}",
+                three_digits(scaled),
+                if u.is_empty() { "ns" } else { u }
+            )
+        }
+        Unit::Percent => format!("{}%", three_digits(value)),
+    }
+}
+
+/// `value` divided by the largest `scale` it reaches, and that scale's
+/// name; itself and "" below all of them.
+fn si(value: f64, scales: &[(f64, &'static str)]) -> (f64, &'static str) {
+    scales
+        .iter()
+        .find(|(s, _)| value.abs() >= *s)
+        .map_or((value, ""), |&(s, name)| (value / s, name))
+}
+
+/// 3 significant digits, never in exponent form (`54.9`, `1.99`, `0.131`,
+/// `112`, `0`).
+fn three_digits(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let magnitude = v.abs().log10().floor() as i32;
+    let decimals = (2 - magnitude).clamp(0, 9) as usize;
+    format!("{v:.decimals$}")
+}
+
+/// A coefficient of variation (stddev as % of the mean) for a table: two
+/// significant digits (`31%`, `3.3%`, `0.45%`).
+pub fn cv_text(pct: f64) -> String {
+    let decimals = if pct >= 10.0 {
+        0
+    } else if pct >= 1.0 {
+        1
+    } else {
+        2
+    };
+    format!("{pct:.decimals$}%")
+}
+
+/// A coefficient of variation above this % on a run's lead measure makes
+/// the strategy too noisy to call.
+pub const NOISY_CV_PCT: f64 = 10.0;
+
+/// The closing line of a run's tables: what `n.s.` means, and the
+/// strategies whose loop ns/op varies too much between repeats to call;
+/// `None` when nothing is marked.
+pub fn noise_line(run: &RunResults) -> Option<String> {
+    let noisy: Vec<String> = run
+        .strategies
+        .iter()
+        .filter_map(|s| {
+            let cv = s.summary.as_ref()?.write_loop_ns?.stddev_pct;
+            (cv > NOISY_CV_PCT).then(|| format!("{} (±{})", s.name, cv_text(cv)))
+        })
+        .collect();
+    let marks = format!(
+        "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and a {DEFAULT_NOISE_THRESHOLD_PCT}% noise threshold, as contend compare decides)"
+    );
+    Some(if noisy.is_empty() {
+        format!("noise: {marks}")
+    } else {
+        format!(
+            "noise: too noisy to call {}: their repeats vary by more than {NOISY_CV_PCT}%, so most changes against them are n.s.; the interference line says whether the machine moved (rerun, or raise --max-time); {marks}",
+            noisy.join(", ")
+        )
+    })
 }
 
 /// One line summing up what could have disturbed the run: steal time,
@@ -283,6 +442,7 @@ pub fn run_findings(run: &RunResults) -> Vec<String> {
         lines.extend(hammer_findings(run));
     }
     lines.extend(interference_line(run));
+    lines.extend(noise_line(run));
     if let Some(target) = run.config.target_ci_pct {
         let open: Vec<&str> = run
             .strategies
@@ -319,8 +479,58 @@ pub fn run_findings(run: &RunResults) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn summary(mean: f64) -> Summary {
-        Summary::of(&[mean, mean]).unwrap()
+    fn summary(values: &[f64]) -> Summary {
+        Summary::of(values).unwrap()
+    }
+
+    #[test]
+    fn numbers_are_three_significant_digits_with_prefixes() {
+        assert_eq!(human(54_946_573.0, Unit::PerSecond), "54.9M");
+        assert_eq!(human(1_991.0, Unit::PerSecond), "1.99k");
+        assert_eq!(human(112.0, Unit::PerSecond), "112");
+        assert_eq!(human(71.6, Unit::Nanoseconds), "71.6 ns");
+        assert_eq!(human(1_204.0, Unit::Nanoseconds), "1.20 µs");
+        assert_eq!(human(2_500_000.0, Unit::Nanoseconds), "2.50 ms");
+        assert_eq!(human(0.1306, Unit::Percent), "0.131%");
+        assert_eq!(human(6.5448, Unit::Percent), "6.54%");
+        assert_eq!(human(0.0, Unit::Percent), "0%");
+        assert_eq!(cv_text(31.37), "31%");
+        assert_eq!(cv_text(3.3), "3.3%");
+        assert_eq!(cv_text(0.452), "0.45%");
+    }
+
+    #[test]
+    fn changes_the_repeats_do_not_support_are_marked() {
+        let updates = MEASURES.iter().find(|m| m.short == "updates/s").unwrap();
+        // Row 1: base 100 ± 1, test +15% ± 1: a change. Row 2: base 100,
+        // test +3% with a ±30% spread: not supported.
+        let clear = [
+            summary(&[99.0, 100.0, 101.0]),
+            summary(&[114.0, 115.0, 116.0]),
+        ];
+        let noisy = [
+            summary(&[70.0, 100.0, 130.0]),
+            summary(&[73.0, 103.0, 133.0]),
+        ];
+        let rows = vec![
+            vec![Some(clear[0]), Some(clear[1])],
+            vec![Some(noisy[0]), Some(noisy[1])],
+        ];
+        let t = measure_table(updates, &rows, 0.0);
+        assert_eq!(t[0][0].value, "100 ±1.0%");
+        assert_eq!(t[0][0].change_text(), "");
+        assert_eq!(t[0][1].value, "115 ±0.87%");
+        assert_eq!(t[0][1].change_text(), "+15.0%");
+        assert_eq!(t[1][1].change_text(), "+3.0% n.s.");
+        // A 0.5% change, however tight, is within the 2% noise threshold.
+        let tiny = vec![vec![
+            Some(summary(&[1000.0, 1000.1, 999.9])),
+            Some(summary(&[1005.0, 1005.1, 1004.9])),
+        ]];
+        assert_eq!(
+            measure_table(updates, &tiny, 0.0)[0][1].change_text(),
+            "+0.5% n.s."
+        );
     }
 
     #[test]
@@ -328,21 +538,22 @@ mod tests {
         let write_sampled = MEASURES.iter().find(|m| m.short == "write ns/op").unwrap();
         let loop_ns = &THROUGHPUT_NS[0];
         // 0.4 ns sampled with a 19.6 ns overhead: below resolution (39.2).
-        let c = measure_cell(write_sampled, Some(summary(0.4)), Some(summary(0.5)), 39.2);
-        assert_eq!(c.value, "<39.2 (below timer resolution)");
-        assert_eq!(c.change_pct, None);
-        // The same value from throughput is a number.
-        let c = measure_cell(loop_ns, Some(summary(0.4)), Some(summary(0.5)), 39.2);
-        assert_eq!(c.value, "0.4±0.00%");
-        assert!((c.change_pct.unwrap() + 20.0).abs() < 1e-9);
-        // At or above the resolution a sampled value is shown, changes too.
-        let c = measure_cell(
-            write_sampled,
-            Some(summary(60.0)),
-            Some(summary(40.0)),
-            39.2,
-        );
-        assert_eq!((c.value.as_str(), c.change_pct), ("60.0±0.00%", Some(50.0)));
-        assert_eq!(measure_cell(loop_ns, None, None, 1.0).value, "-");
+        let rows = vec![vec![Some(summary(&[0.5, 0.5])), Some(summary(&[0.4, 0.4]))]];
+        let t = measure_table(write_sampled, &rows, 39.2);
+        assert_eq!(t[0][1].value, "<39.2 ns (below timer resolution)");
+        assert_eq!(t[0][1].change_pct, None);
+        // The same value from throughput is a number, with its change.
+        let t = measure_table(loop_ns, &rows, 39.2);
+        assert_eq!(t[0][1].value, "0.400 ns ±0.00%");
+        assert!((t[0][1].change_pct.unwrap() + 20.0).abs() < 1e-9);
+        // At or above the resolution a sampled value is shown.
+        let rows = vec![vec![
+            Some(summary(&[40.0, 40.0])),
+            Some(summary(&[60.0, 60.0])),
+        ]];
+        let t = measure_table(write_sampled, &rows, 39.2);
+        assert_eq!(t[0][1].value, "60.0 ns ±0.00%");
+        assert_eq!(t[0][1].change_pct, Some(50.0));
+        assert_eq!(measure_table(loop_ns, &[vec![None]], 1.0)[0][0].value, "-");
     }
 }

@@ -1,17 +1,19 @@
 //! Every renderer and exporter, for every kind of result: one [`Export`]
 //! trait, one module per format ([`text`], [`markdown`], `csv`, `json`,
-//! `svg`), as hyperfine's `src/export/`. Commands hand a [`Document`] to
+//! `svg`, [`html`]), as hyperfine's `src/export/`. Commands hand a [`Document`] to
 //! [`render`] (for stdout) or [`save`] (files in a results folder); files
 //! are written through [`crate::results::write_atomic`].
 
 pub mod charts;
 mod csv;
 pub mod heatmap;
+pub mod html;
 mod json;
 pub mod markdown;
 pub mod measures;
 mod svg;
 pub mod text;
+pub mod verdict;
 
 use crate::compare::Comparison;
 use crate::matrix::MatrixResults;
@@ -78,6 +80,9 @@ pub enum Format {
     Json,
     /// SVG charts.
     Svg,
+    /// One self-contained page (report.html): verdict, tables, charts,
+    /// placement proof, warnings, provenance.
+    Html,
 }
 
 impl fmt::Display for Format {
@@ -88,6 +93,7 @@ impl fmt::Display for Format {
             Format::Csv => "CSV",
             Format::Json => "JSON",
             Format::Svg => "SVG",
+            Format::Html => "HTML",
         })
     }
 }
@@ -174,6 +180,7 @@ pub fn exporter(format: Format) -> &'static dyn Export {
         Format::Csv => &csv::CsvExport,
         Format::Json => &json::JsonExport,
         Format::Svg => &svg::SvgExport,
+        Format::Html => &html::HtmlExport,
     }
 }
 

@@ -22,6 +22,19 @@ pub struct Measure {
     /// True when more is better (a rate); false when less is (a time, a
     /// staleness). The title says the same in words.
     pub higher_is_better: bool,
+    /// What the numbers are.
+    pub unit: Unit,
+}
+
+/// The unit of a measure, for printing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Per second (ops/s, publishes/s).
+    PerSecond,
+    /// Nanoseconds.
+    Nanoseconds,
+    /// Percent.
+    Percent,
 }
 
 /// Under `--rate`, ops/s is the pacing rate and says nothing about cost:
@@ -35,6 +48,7 @@ pub const PACED: [Measure; 2] = [
         get: |s| s.write_busy_ns,
         sampled: false,
         higher_is_better: false,
+        unit: Unit::Nanoseconds,
     },
     Measure {
         title: "CPU share: busy time / interval of each measured CPU, % (lower is better)",
@@ -43,6 +57,7 @@ pub const PACED: [Measure; 2] = [
         get: |s| s.cpu_share_pct,
         sampled: false,
         higher_is_better: false,
+        unit: Unit::Percent,
     },
 ];
 
@@ -56,6 +71,7 @@ pub const THROUGHPUT_NS: [Measure; 2] = [
         get: |s| s.write_loop_ns,
         sampled: false,
         higher_is_better: false,
+        unit: Unit::Nanoseconds,
     },
     Measure {
         title: "reader ns/op from throughput: readers x interval / reads (lower is better)",
@@ -64,6 +80,7 @@ pub const THROUGHPUT_NS: [Measure; 2] = [
         get: |s| s.reader_read_ns,
         sampled: false,
         higher_is_better: false,
+        unit: Unit::Nanoseconds,
     },
 ];
 
@@ -78,6 +95,7 @@ pub const MEASURES: [Measure; 6] = [
         get: |s| Some(s.write_ops_per_s),
         sampled: false,
         higher_is_better: true,
+        unit: Unit::PerSecond,
     },
     Measure {
         title: "read side: sum + calc_group_shares per second, all threads (higher is better)",
@@ -86,6 +104,7 @@ pub const MEASURES: [Measure; 6] = [
         get: |s| Some(s.read_ops_per_s),
         sampled: false,
         higher_is_better: true,
+        unit: Unit::PerSecond,
     },
     Measure {
         title: "write ns/op, sampled: mean of timed updates (lower is better)",
@@ -94,6 +113,7 @@ pub const MEASURES: [Measure; 6] = [
         get: |s| s.write_ns,
         sampled: true,
         higher_is_better: false,
+        unit: Unit::Nanoseconds,
     },
     Measure {
         title: "read ns/op, sampled: mean of timed read sides (lower is better)",
@@ -102,6 +122,7 @@ pub const MEASURES: [Measure; 6] = [
         get: |s| s.read_ns,
         sampled: true,
         higher_is_better: false,
+        unit: Unit::Nanoseconds,
     },
     Measure {
         title: "publishes/s: atomic adds to shared slots (the line really written)",
@@ -110,6 +131,7 @@ pub const MEASURES: [Measure; 6] = [
         get: |s| Some(s.publishes_per_s),
         sampled: false,
         higher_is_better: false,
+        unit: Unit::PerSecond,
     },
     Measure {
         title: "staleness: mean |published sum - true sum| a reader saw, % of the true total (sampled probes)",
@@ -118,5 +140,6 @@ pub const MEASURES: [Measure; 6] = [
         get: |s| s.error_mean_pct,
         sampled: false,
         higher_is_better: false,
+        unit: Unit::Percent,
     },
 ];

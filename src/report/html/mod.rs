@@ -153,10 +153,10 @@ fn title(sources: &[Source]) -> String {
 fn provenance<'a>(doc: &Document<'a>) -> &'a Provenance {
     match *doc {
         Document::Run(r) => &r.provenance,
-        Document::Sweep(s) => s
-            .points
-            .first()
-            .map_or_else(empty_provenance, |p| &p.results.provenance),
+        Document::Sweep(s) => match s.points.first() {
+            Some(p) => &p.results.provenance,
+            None => empty_provenance(),
+        },
         Document::Matrix(m) => &m.provenance,
         _ => empty_provenance(),
     }
@@ -189,7 +189,13 @@ fn heading(s: &Source) -> String {
 }
 
 /// The heading of one result's article, its file, and the partial banner.
-fn article_head(id: usize, kind: &str, label: Option<&str>, p: &Provenance, partial: bool) -> Markup {
+fn article_head(
+    id: usize,
+    kind: &str,
+    label: Option<&str>,
+    p: &Provenance,
+    partial: bool,
+) -> Markup {
     html! {
         h2 { "contend " (kind) " on " (p.hostname) }
         p.sub {
@@ -373,8 +379,12 @@ impl Mark {
 
     fn title(self) -> &'static str {
         match self {
-            Mark::Better => "better than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold",
-            Mark::Worse => "worse than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold",
+            Mark::Better => {
+                "better than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold"
+            }
+            Mark::Worse => {
+                "worse than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold"
+            }
             Mark::Same => "no change: within the noise threshold",
             Mark::Unsure => "inconclusive",
             Mark::Untested => "fewer than 2 repeats: no test",

@@ -6,7 +6,7 @@ use super::{
     Mark, article_head, inline_svg, marks_legend, provenance_table, section, verdict_section,
     warnings_list,
 };
-use crate::placement::NodeCheck;
+use crate::placement::{NodeCheck, Placement};
 use crate::report::ExportError;
 use crate::report::charts;
 use crate::report::measures::{RowLabels, measure_cell, run_findings, shown_measures, unique};
@@ -18,7 +18,11 @@ use crate::workload::Role;
 use maud::{Markup, html};
 
 /// The article of one run.
-pub(super) fn article(id: usize, label: Option<&str>, run: &RunResults) -> Result<Markup, ExportError> {
+pub(super) fn article(
+    id: usize,
+    label: Option<&str>,
+    run: &RunResults,
+) -> Result<Markup, ExportError> {
     let charts = charts::run_charts(run, "")?;
     let lines = verdict::run_lines(run);
     Ok(html! {
@@ -373,7 +377,11 @@ fn settings(run: &RunResults) -> Markup {
         if v.is_empty() {
             "-".to_string()
         } else {
-            format!("{} on CPUs {}", v.len(), v.iter().copied().collect::<CpuList>())
+            format!(
+                "{} on CPUs {}",
+                v.len(),
+                v.iter().copied().collect::<CpuList>()
+            )
         }
     };
     let rows: Vec<(&str, String)> = vec![
@@ -414,14 +422,24 @@ fn settings(run: &RunResults) -> Markup {
                 )
             },
         ),
-        ("placement", format!("{:?}", c.placement).to_lowercase()),
+        (
+            "placement",
+            match c.placement {
+                Placement::Strict => "strict",
+                Placement::BestEffort => "best-effort",
+            }
+            .to_string(),
+        ),
         ("oversubscribe", c.oversubscribe.to_string()),
         (
             "counter node",
             c.counter_node
                 .map_or("each slot on its own node".to_string(), |n| n.to_string()),
         ),
-        ("node iteration", format!("{:?}", c.node_iter).to_lowercase()),
+        (
+            "node iteration",
+            format!("{:?}", c.node_iter).to_lowercase(),
+        ),
     ];
     super::kv_table(&rows)
 }

@@ -37,7 +37,10 @@ pub(super) fn article(
         .collect();
     let lines = verdict::sweep_lines(sweep);
     let first = sweep.points.first().map(|p| &p.results);
-    let provenance = first.map_or_else(super::empty_provenance, |r| &r.provenance);
+    let provenance = match first {
+        Some(r) => &r.provenance,
+        None => super::empty_provenance(),
+    };
     let mut notes: Vec<String> = Vec::new();
     for p in &sweep.points {
         for w in warnings(&p.results) {

@@ -1,7 +1,7 @@
 //! The run as a text table in the seeds' style, one section per measure:
 //! `90569±1.15%` per level, and the change against the first level.
 
-use crate::report::measures::{RowLabels, measure_cell, run_findings, shown_measures, unique};
+use crate::report::measures::{RowLabels, measure_table, run_findings, shown_measures, unique};
 use crate::results::{RunResults, StrategyResult, SweepResults};
 use crate::topology::CpuList;
 use std::fmt::Write;
@@ -85,21 +85,25 @@ pub fn render(run: &RunResults) -> String {
         let mut header = vec![String::new()];
         header.extend(levels.iter().map(|l| l.to_string()));
         table.push(header);
-        for row in &rows {
+        let values: Vec<Vec<_>> = rows
+            .iter()
+            .map(|row| {
+                levels
+                    .iter()
+                    .map(|level| {
+                        cell(row, level)
+                            .and_then(|s| s.summary.as_ref())
+                            .and_then(|s| (m.get)(s))
+                    })
+                    .collect()
+            })
+            .collect();
+        for (row, cells) in rows.iter().zip(measure_table(m, &values, resolution_ns)) {
             let mut line = vec![row.clone()];
-            let base = cell(row, &levels[0])
-                .and_then(|s| s.summary.as_ref())
-                .and_then(|s| (m.get)(s));
-            for (i, level) in levels.iter().enumerate() {
-                let value = cell(row, level)
-                    .and_then(|s| s.summary.as_ref())
-                    .and_then(|s| (m.get)(s));
-                let c = measure_cell(m, value, base.filter(|_| i > 0), resolution_ns);
-                line.push(match c.change_pct {
-                    Some(pct) => format!("{}  {pct:+.1}%", c.value),
-                    None => c.value,
-                });
-            }
+            line.extend(cells.iter().map(|c| match c.change_pct {
+                Some(_) => format!("{}  {}", c.value, c.change_text()),
+                None => c.value.clone(),
+            }));
             table.push(line);
         }
         let _ = writeln!(out, "\n{}", m.title);
@@ -150,6 +154,9 @@ pub fn render(run: &RunResults) -> String {
     for note in &run.notes {
         let _ = writeln!(out, "note: {note}");
     }
+    out.push_str(&crate::report::verdict::text(&crate::verdict::run_lines(
+        run,
+    )));
     out
 }
 

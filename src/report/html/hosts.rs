@@ -1,0 +1,154 @@
+//! Hosts side by side, as the seed threads set Intel beside AMD: a row per
+//! host (CPU model, kernel, nodes, LLCs, CPUs used), then one table per
+//! measure with a column per host × strategy (hosts as column groups,
+//! levels under them, policies as rows).
+
+use crate::report::measures::{RowLabels, fmt_summary, shown_measures, unique};
+use crate::results::{RunResults, StrategyResult};
+use crate::topology::CpuList;
+use maud::{Markup, html};
+
+/// Each run's column label: its host, numbered when a host repeats.
+fn labels(runs: &[(Option<&str>, &RunResults)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, r) in runs {
+        let host = &r.provenance.hostname;
+        let seen = runs
+            .iter()
+            .filter(|(_, x)| &x.provenance.hostname == host)
+            .count();
+        if seen > 1 {
+            let k = out
+                .iter()
+                .filter(|l| l.starts_with(&format!("{host} #")))
+                .count();
+            out.push(format!("{host} #{}", k + 1));
+        } else {
+            out.push(host.clone());
+        }
+    }
+    out
+}
+
+/// `N on CPUs 0-7 (nodes 0-1, 2 LLCs)`.
+fn used(r: &RunResults, cpus: &[u32]) -> String {
+    if cpus.is_empty() {
+        return "none".to_string();
+    }
+    let nodes: CpuList = cpus
+        .iter()
+        .filter_map(|&c| r.topology.node_of_cpu(c))
+        .collect();
+    let llcs: CpuList = cpus
+        .iter()
+        .filter_map(|&c| r.topology.cpu(c).map(|x| x.llc))
+        .collect();
+    format!(
+        "{} on CPUs {} (node{} {}, {} LLC{})",
+        cpus.len(),
+        cpus.iter().copied().collect::<CpuList>(),
+        if nodes.len() == 1 { "" } else { "s" },
+        nodes,
+        llcs.len(),
+        if llcs.len() == 1 { "" } else { "s" }
+    )
+}
+
+/// The strategy of `r` in row `row` under `level`.
+fn find<'a>(
+    r: &'a RunResults,
+    labels: &RowLabels,
+    row: &str,
+    level: &str,
+) -> Option<&'a StrategyResult> {
+    r.strategies
+        .iter()
+        .find(|s| labels.label(s) == row && s.strategy.level.name() == level)
+}
+
+/// The hosts-side-by-side section for two or more runs.
+pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
+    let names = labels(runs);
+    let all = || runs.iter().flat_map(|(_, r)| r.strategies.iter());
+    let row_labels = RowLabels::new(all());
+    let rows = unique(all().map(|s| row_labels.label(s)));
+    let levels: Vec<Vec<String>> = runs
+        .iter()
+        .map(|(_, r)| {
+            unique(
+                r.strategies
+                    .iter()
+                    .map(|s| s.strategy.level.name().to_string()),
+            )
+        })
+        .collect();
+    let paced = runs.iter().any(|(_, r)| r.config.rate.is_some());
+    let measures = shown_measures(all(), paced);
+    html! {
+        section.hosts data-section="hosts" id="hosts" {
+            h2 { "Hosts side by side" }
+            div.scroll {
+                table.hostrows {
+                    thead { tr {
+                        th { "host" } th { "CPU model" } th { "kernel" } th { "nodes" } th { "LLCs" }
+                        th { "writers" } th { "readers" } th { "rate" } th { "repeats" } th { "file" }
+                    } }
+                    tbody {
+                        @for ((label, r), name) in runs.iter().zip(&names) {
+                            @let t = &r.topology;
+                            tr {
+                                th scope="row" { (name) @if r.partial { " (PARTIAL)" } }
+                                td { (r.provenance.cpu_model) }
+                                td { "Linux " (r.provenance.kernel_release) }
+                                td { (t.nodes.len()) " (" (t.nodes.iter().map(|n| n.id).collect::<CpuList>()) ")" }
+                                td { (t.llcs.len()) }
+                                td { (used(r, &r.config.writer_cpus)) }
+                                td { (used(r, &r.config.reader_cpus)) }
+                                td { (r.config.rate.map_or("hammer".to_string(), |x| format!("{x}/s per thread"))) }
+                                td { (r.config.repeats) " × " (format!("{:.0}", r.config.repeat_duration_s * 1e3)) " ms" }
+                                td { code { (label.unwrap_or("-")) } }
+                            }
+                        }
+                    }
+                }
+            }
+            p.note {
+                "Cells are mean ± stddev % over each host's repeats. Numbers from different hosts are not tested against each other here; "
+                "contend compare A B does that strategy by strategy."
+            }
+            @for m in &measures {
+                h4 { (m.title) }
+                div.scroll {
+                    table.side {
+                        thead {
+                            tr {
+                                th rowspan="2" { "policy" }
+                                @for (name, lv) in names.iter().zip(&levels) {
+                                    th.host colspan=(lv.len()) { (name) }
+                                }
+                            }
+                            tr {
+                                @for lv in &levels { @for l in lv { th { (l) } } }
+                            }
+                        }
+                        tbody {
+                            @for row in &rows {
+                                tr {
+                                    td { (row) }
+                                    @for ((_, r), lv) in runs.iter().zip(&levels) {
+                                        @for l in lv {
+                                            @let v = find(r, &row_labels, row, l).and_then(|s| s.summary.as_ref().and_then(|x| (m.get)(x)));
+                                            td data-sort=[v.map(|v| v.mean)] {
+                                                (v.map_or("-".to_string(), |v| fmt_summary(&v, m.decimals)))
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
