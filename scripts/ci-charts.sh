@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Quick sweep for CI artifacts: builds the release binary, runs
 # `contend sweep --quick`, and collects the charts (SVG), sweep.json,
-# sweep.csv and a Markdown summary into ONE folder, OUT_DIR/artifact,
+# sweep.csv, the self-contained page report.html (verdict, tables, charts,
+# placement proof, warnings, provenance) and a Markdown summary into ONE
+# folder, OUT_DIR/artifact,
 # whose path is the only line printed on stdout (progress goes to stderr).
 #
 #   scripts/ci-charts.sh [OUT_DIR]        # default target/ci-charts
@@ -60,12 +62,20 @@ for svg in "$dir"/*.svg; do
 done
 [ "$svgs" -gt 0 ] || die "no SVG chart in $dir"
 
+# The one page to open: written by the sweep beside sweep.json.
+page="$dir/report.html"
+[ -s "$page" ] || die "$page is missing or empty"
+grep -q 'data-section="verdict"' "$page" || die "$page has no verdict section"
+cp "$page" "$artifact/"
+
 # The summary: the sweep's tables (with host and provenance), then every
 # chart.
 {
     echo "# contend sweep --quick"
     echo
     echo "Results folder: \`$(basename "$(dirname "$dir")")/$(basename "$dir")\`."
+    echo
+    echo "Open [report.html](report.html) for everything on one page."
     echo
     cat "$artifact/sweep.md"
     echo
@@ -82,5 +92,5 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
     cat "$artifact/summary.md" >>"$GITHUB_STEP_SUMMARY"
 fi
 
-log "$svgs charts, sweep.json, sweep.csv, sweep.md and summary.md in $artifact"
+log "$svgs charts, report.html, sweep.json, sweep.csv, sweep.md and summary.md in $artifact"
 echo "$artifact"

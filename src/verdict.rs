@@ -643,7 +643,12 @@ fn staleness_line(input: &RunInput, write: Option<&Ranking>, read: Option<&Ranki
         );
     }
     let mut subjects: Vec<usize> = Vec::new();
-    for r in [write, read].into_iter().flatten() {
+    // A ranking below the timer's resolution has no top to speak of.
+    let ranked = [write, read]
+        .into_iter()
+        .flatten()
+        .filter(|r| !matches!(r.call, Call::BelowResolution(_)));
+    for r in ranked {
         if !subjects.contains(&r.best) {
             subjects.push(r.best);
         }

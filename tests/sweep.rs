@@ -149,7 +149,9 @@ fn short_sweep_writes_exact_points_and_every_file() {
     assert_eq!(row_no, rows.len());
 
     // sweep.md: the tables, one row per point, the write side's cells
-    // rebuilt from sweep.json (mean±stddev%, cpu's change against global).
+    // rebuilt from sweep.json (mean ±cv to 3 significant digits, cpu's
+    // change against global, n.s. unless the statistics support it: one
+    // change per single-row table, so Holm leaves its p as it is).
     let md = std::fs::read_to_string(folder.join("sweep.md")).unwrap();
     assert!(md.starts_with("## contend sweep on "), "{md}");
     let write_side = md
@@ -165,20 +167,48 @@ fn short_sweep_writes_exact_points_and_every_file() {
     assert_eq!(table.next(), Some("|---|---|---|---|---|"), "{md}");
     let table: Vec<&str> = table.take_while(|l| l.starts_with('|')).collect();
     assert_eq!(table.len(), points.len(), "{md}");
-    for (p, line) in points.iter().zip(&table) {
-        let cell = |i: usize| {
-            let w = &p["results"]["strategies"][i]["summary"]["write_ops_per_s"];
-            (
-                w["mean"].as_f64().unwrap(),
-                w["stddev_pct"].as_f64().unwrap(),
-            )
-        };
-        let ((g, g_pct), (c, c_pct)) = (cell(0), cell(1));
+    use contend::report::measures::{cv_text, human};
+    use contend::results::Unit;
+    use contend::stats::{Difference, Summary, Verdict};
+    // Every point's rows share one table, so Holm adjusts over all of them.
+    let summaries: Vec<(Summary, Summary)> = points
+        .iter()
+        .map(|p| {
+            let cell = |i: usize| -> Summary {
+                serde_json::from_value(
+                    p["results"]["strategies"][i]["summary"]["write_ops_per_s"].clone(),
+                )
+                .unwrap()
+            };
+            (cell(0), cell(1))
+        })
+        .collect();
+    let diffs: Vec<Difference> = summaries
+        .iter()
+        .map(|(g, c)| Difference::of(g, c))
+        .collect();
+    let adjusted = contend::stats::holm_adjusted(
+        &diffs
+            .iter()
+            .map(|d| d.welch.map_or(1.0, |w| w.p))
+            .collect::<Vec<_>>(),
+    );
+    for (i, (p, line)) in points.iter().zip(&table).enumerate() {
+        let (g, c) = summaries[i];
+        let supported = matches!(
+            Verdict::decide(&diffs[i], 2.0, adjusted[i]),
+            Verdict::Increase | Verdict::Decrease
+        );
         let want = format!(
-            "| {} | {} | always | {g:.0}±{g_pct:.2}% | {c:.0}±{c_pct:.2}% ({:+.1}%) |",
+            "| {} | {} | always | {} ±{} | {} ±{} ({:+.1}%{}) |",
             p["threads"],
             p["affinity"].as_str().unwrap(),
-            100.0 * (c - g) / g
+            human(g.mean, Unit::PerSecond),
+            cv_text(g.stddev_pct),
+            human(c.mean, Unit::PerSecond),
+            cv_text(c.stddev_pct),
+            100.0 * (c.mean - g.mean) / g.mean,
+            if supported { "" } else { " n.s." }
         );
         assert_eq!(*line, want, "{md}");
     }

@@ -83,9 +83,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "TIME", default_value = "18s", value_parser = duration_arg)]
     pub max_time: Duration,
 
-    /// Cap each thread at R operations per second (default: unlimited,
-    /// i.e. hammer). E.g. the seed's 14M wakeups + 11M migrations in 5 s
-    /// over 224 CPUs is about 22000 updates/s per CPU.
+    /// Pace each thread at R operations per second (22000, 22k, 1M) with
+    /// absolute deadlines; tables then lead with busy ns per update and
+    /// CPU share (default: unlimited, i.e. hammer). Postgres on the 224-CPU
+    /// Sapphire Rapids behind the 1 ms ratelimit commit made 14M wakeups +
+    /// 11M migrations in 5 s: about 22000 updates/s per CPU.
     #[arg(long, value_name = "R", value_parser = rate_arg)]
     pub rate: Option<f64>,
 

@@ -3,7 +3,7 @@
 //! measure with a column per host × strategy (hosts as column groups,
 //! levels under them, policies as rows).
 
-use crate::report::measures::{RowLabels, fmt_summary, shown_measures, unique};
+use crate::report::measures::{RowLabels, measure_cell, shown_measures, unique};
 use crate::results::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use maud::{Markup, html};
@@ -139,7 +139,7 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
                                         @for l in lv {
                                             @let v = find(r, &row_labels, row, l).and_then(|s| s.summary.as_ref().and_then(|x| (m.get)(x)));
                                             td data-sort=[v.map(|v| v.mean)] {
-                                                (v.map_or("-".to_string(), |v| fmt_summary(&v, m.decimals)))
+                                                (measure_cell(m, v, None, 2.0 * r.config.timer_overhead_ns).value)
                                             }
                                         }
                                     }

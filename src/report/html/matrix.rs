@@ -29,7 +29,7 @@ pub(super) fn article(
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="matrix" {
             (article_head(id, "matrix", label, &m.provenance, false))
-            (verdict_section(id, &lines))
+            (verdict_section(id, &lines, false))
             (section(id, "tables", "Tables", html! {
                 h4 { "Cost of a cache line's hand-off by distance class (one-way ns, pairs' medians)" }
                 div.scroll {
@@ -55,7 +55,7 @@ pub(super) fn article(
                     h4 { "Classes with no pair" }
                     ul { @for e in &m.empty_classes { li { (e.class) ": " (e.reason) } } }
                 }
-                p { "Advice rule: " (crate::matrix::RULE) }
+                p.note { (crate::matrix::RULE) }
                 @if asymmetric.is_empty() {
                     p { "Directions agree: every pair's i→j and j→i medians within " (c.asymmetry_limit_pct) "%." }
                 } @else {

@@ -211,17 +211,22 @@ fn article_head(
     }
 }
 
-/// The verdict section.
-fn verdict_section(id: usize, lines: &[Line]) -> Markup {
+/// The verdict section; `statistical` adds how a claim is decided (runs
+/// and sweeps; a matrix's advice follows its own rule).
+fn verdict_section(id: usize, lines: &[Line], statistical: bool) -> Markup {
     html! {
         section.verdict data-section="verdict" id={ "verdict-" (id) } {
             h3 { "Verdict" }
             ul {
                 @for l in lines { li { (l.to_string()) } }
             }
-            p.note {
-                "A winner is named only when Welch's t-test on the repeats (Holm-adjusted over the verdict's tests) and the ±"
-                (crate::verdict::NOISE_THRESHOLD_PCT) "% noise threshold support it, as in contend compare."
+            @if statistical {
+                p.note {
+                    "A winner is named only when Welch's t-test on the repeats (Holm-adjusted over the verdict's tests) and the ±"
+                    (crate::verdict::NOISE_THRESHOLD_PCT) "% noise threshold support it, as in contend compare."
+                }
+            } @else {
+                p.note { "The advice follows the rule under the class table." }
             }
         }
     }

@@ -28,7 +28,7 @@ pub(super) fn article(
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="run" {
             (article_head(id, "run", label, &run.provenance, run.partial))
-            (verdict_section(id, &lines))
+            (verdict_section(id, &lines, true))
             (section(id, "tables", "Tables", tables(run)))
             (section(id, "charts", "Charts", html! {
                 @if charts.is_empty() {
@@ -93,7 +93,9 @@ pub(super) fn measure_cells(
         s.and_then(|s| s.summary.as_ref()).and_then(|s| (m.get)(s))
     };
     let mut diffs: Vec<Difference> = Vec::new();
-    let mut pending: Vec<Vec<Vec<(Cell, Option<usize>)>>> = Vec::new();
+    // Per measure, per row, per level: the cell and its test, if any.
+    type Pending = Vec<Vec<(Cell, Option<usize>)>>;
+    let mut pending: Vec<Pending> = Vec::new();
     for m in measures {
         let mut table = Vec::new();
         for row in rows {

@@ -185,6 +185,9 @@ pub fn sweep_text(sweep: &SweepResults) -> String {
         );
         out.push_str(&render(&p.results));
     }
+    out.push_str(&crate::report::verdict::text(&crate::verdict::sweep_lines(
+        sweep,
+    )));
     out
 }
 

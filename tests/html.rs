@@ -1,0 +1,543 @@
+//! report.html end to end: written beside run.json by a real short run
+//! with the default strategies, built by `contend report --html` from one
+//! or more files (hosts side by side, a run beside a matrix, a sweep),
+//! escaped where a result file says something hostile, self-contained,
+//! and drawn by a real browser: headless Chromium's screenshot must not be
+//! blank and its DOM must hold every section.
+//!
+//! The browser test needs `chromium` (Debian's package; `.ci/run`
+//! installs it). Without a Chromium that runs, it prints
+//! "SKIPPED: chromium not found" and passes; every other test here runs
+//! anyway.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+mod common;
+use common::{contend, stderr, stdout};
+
+/// The sections every result's article has, by `data-section`.
+const SECTIONS: [&str; 6] = [
+    "verdict",
+    "tables",
+    "charts",
+    "placement",
+    "warnings",
+    "provenance",
+];
+
+/// One real run with the default strategies (levels global, node, llc,
+/// cpu × always, ratelimit:1ms), short: its folder, run.json and what it
+/// printed.
+struct Run {
+    _dir: tempfile::TempDir,
+    folder: PathBuf,
+    json: PathBuf,
+    printed: String,
+}
+
+fn run() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = contend(&[
+            "run",
+            "--out",
+            dir.path().to_str().unwrap(),
+            "--duration",
+            "90ms",
+            "--repeats",
+            "3",
+            "--warmup",
+            "0",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let folder = common::results_dir(dir.path()).expect("a results folder");
+        Run {
+            json: folder.join("run.json"),
+            folder,
+            printed: stdout(&out),
+            _dir: dir,
+        }
+    })
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn load(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn save(dir: &Path, name: &str, v: &Value) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(v).unwrap()).unwrap();
+    path
+}
+
+/// The page `contend report ARGS --html --output -` prints.
+fn page(args: &[&str]) -> String {
+    let mut all = vec!["report"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--html", "--output", "-"]);
+    let out = contend(&all);
+    assert!(out.status.success(), "{all:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// Nothing on the page points outside it.
+fn assert_self_contained(html: &str) {
+    for bad in ["http://", "https://", "//cdn", "src=", "@import", "url("] {
+        assert!(!html.contains(bad), "the page contains {bad:?}");
+    }
+    // One script: the page's own table sorter.
+    assert_eq!(html.matches("<script").count(), 1, "scripts on the page");
+    assert!(html.starts_with("<!DOCTYPE html>"));
+}
+
+fn assert_sections(html: &str, id: usize) {
+    for section in SECTIONS {
+        let tag = format!("data-section=\"{section}\" id=\"{section}-{id}\"");
+        assert!(html.contains(&tag), "no {section} section for result {id}");
+    }
+}
+
+#[test]
+fn a_run_ends_with_verdict_lines_and_writes_its_page() {
+    let r = run();
+    // The text table ends with 3 to 6 verdict lines.
+    let lines: Vec<&str> = r.printed.lines().collect();
+    let verdicts = lines
+        .iter()
+        .rev()
+        .take_while(|l| l.starts_with("verdict: "))
+        .count();
+    assert!((3..=6).contains(&verdicts), "{}", r.printed);
+    assert!(
+        r.printed.contains("verdict: most updates/s: "),
+        "{}",
+        r.printed
+    );
+    assert!(
+        r.printed.contains("verdict: cheapest read side: "),
+        "{}",
+        r.printed
+    );
+    assert!(r.printed.contains("beyond ratelimit:1ms"), "{}", r.printed);
+
+    // report.html beside run.json, every section, self-contained, small.
+    let path = r.folder.join("report.html");
+    let html = std::fs::read_to_string(&path).expect("report.html beside run.json");
+    assert_self_contained(&html);
+    assert_sections(&html, 1);
+    assert!(html.contains("<svg"), "no inline chart");
+    let size = html.len();
+    eprintln!("default run's report.html: {size} bytes");
+    assert!(size <= 1_000_000, "report.html is {size} bytes");
+    // The same verdict on the page as in the terminal.
+    for l in lines.iter().filter(|l| l.starts_with("verdict: most")) {
+        let escaped = l
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
+        assert!(html.contains(&escaped), "page lacks {l}");
+    }
+    // Every thread's requested and observed CPU is in the proof.
+    let v = load(&r.json);
+    for t in v["strategies"][0]["threads"].as_array().unwrap() {
+        let cpu = t["cpu"].as_u64().unwrap();
+        assert!(html.contains(&format!("<td data-sort=\"{cpu}\">{cpu}</td>")));
+    }
+    assert!(!html.contains("PARTIAL"), "a complete run has no banner");
+
+    // `contend report` of the run says the same verdicts, in text and in
+    // Markdown.
+    let text = stdout(&contend(&["report", s(&r.json)]));
+    assert!(text.contains("verdict: most updates/s: "), "{text}");
+    let md = stdout(&contend(&["report", s(&r.json), "--markdown"]));
+    assert!(md.contains("\n**Verdict**\n"), "{md}");
+    assert!(md.contains("\nverdict: most updates/s: "), "{md}");
+}
+
+#[test]
+fn report_html_goes_beside_the_first_file_or_where_asked() {
+    let r = run();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("run.json");
+    std::fs::copy(&r.json, &copy).unwrap();
+    let out = contend(&["report", s(&copy), "--html"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = dir.path().join("report.html");
+    assert!(page.exists());
+    assert!(stderr(&out).contains(&format!("wrote {}", page.display())));
+    // Again: the page is replaced.
+    assert!(contend(&["report", s(&copy), "--html"]).status.success());
+    // --output elsewhere; a folder as the file.
+    let other = dir.path().join("other.html");
+    let out = contend(&["report", s(dir.path()), "--html", "--output", s(&other)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::read_to_string(&other)
+            .unwrap()
+            .contains("contend run on")
+    );
+    // A file that is not a page is never replaced.
+    let out = contend(&["report", s(&copy), "--html", "--output", s(&copy)]);
+    assert_one_line_error(&out, "is not an HTML page");
+    assert!(load(&copy)["strategies"].is_array());
+    // --html with --markdown or --out is a usage error.
+    let out = contend(&["report", s(&copy), "--html", "--markdown"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = contend(&["report", s(&copy), "--output", "x.html"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Exit 2 and a single `contend: error:` line containing `needle`.
+fn assert_one_line_error(out: &Output, needle: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("contend: error:"), "{err}");
+    assert!(err.contains(needle), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bad_input_is_one_error_line_naming_the_file() {
+    let r = run();
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("notes.txt");
+    std::fs::write(&junk, "not a result\n").unwrap();
+    let other = save(dir.path(), "other.json", &serde_json::json!({"schema": 1}));
+    let missing = dir.path().join("missing.json");
+    for bad in [&junk, &other, &missing] {
+        for html in [true, false] {
+            let mut args = vec!["report", s(&r.json), s(bad)];
+            if html {
+                args.extend(["--html", "--output", "-"]);
+            }
+            let out = contend(&args);
+            assert_one_line_error(&out, s(bad));
+        }
+    }
+    // A folder with no result file, too.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = contend(&["report", s(&empty), "--html"]);
+    assert_one_line_error(&out, s(&empty));
+}
+
+/// The run's run.json with `edit` applied, saved as `name` in `dir`.
+fn edited(dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
+    let mut v = load(&run().json);
+    edit(&mut v);
+    save(dir, name, &v)
+}
+
+#[test]
+fn hostile_strings_from_a_result_file_are_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let evil = "<script>alert(1)</script>";
+    let attr = "\"><img src=x onerror=alert(2)>";
+    let file = edited(dir.path(), "run.json", |v| {
+        v["provenance"]["hostname"] = evil.into();
+        v["provenance"]["cpu_model"] = attr.into();
+        v["provenance"]["kernel_release"] = evil.into();
+        v["provenance"]["command_line"] = serde_json::json!(["contend", evil, attr]);
+        v["notes"] = serde_json::json!([evil, format!("WARNING {attr}")]);
+        v["topology"]["notes"] = serde_json::json!([evil]);
+        v["strategies"][0]["name"] = evil.into();
+        v["strategies"][0]["slots"][0]["owner"] = attr.into();
+    });
+    let html = page(&[s(&file)]);
+    assert!(!html.contains("<script>alert"), "unescaped script");
+    assert!(!html.contains("<img"), "unescaped attribute break-out");
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(html.contains("&quot;&gt;&lt;img src=x onerror=alert(2)&gt;"));
+    assert_eq!(html.matches("<script").count(), 1);
+    // Beside another host: the side-by-side tables escape too.
+    let other = edited(dir.path(), "b.json", |v| {
+        v["provenance"]["hostname"] = "amd-box".into();
+    });
+    let both = page(&[s(&file), s(&other)]);
+    assert!(!both.contains("<script>alert") && !both.contains("<img"));
+    assert_eq!(both.matches("<script").count(), 1);
+}
+
+#[test]
+fn hosts_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let intel = edited(dir.path(), "intel.json", |v| {
+        v["provenance"]["hostname"] = "spr-2s".into();
+        v["provenance"]["cpu_model"] = "Intel(R) Xeon(R) Platinum 8480+".into();
+    });
+    let amd = edited(dir.path(), "amd.json", |v| {
+        v["provenance"]["hostname"] = "epyc-nps1".into();
+        v["provenance"]["cpu_model"] = "AMD EPYC 7J13 64-Core Processor".into();
+        v["provenance"]["kernel_release"] = "6.8.0-amd".into();
+    });
+    let out_page = dir.path().join("page.html");
+    let out = contend(&[
+        "report",
+        s(&intel),
+        s(&amd),
+        "--html",
+        "--output",
+        s(&out_page),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let html = std::fs::read_to_string(&out_page).unwrap();
+    assert_self_contained(&html);
+    assert!(html.contains("data-section=\"hosts\""));
+    assert!(html.contains("contend report: spr-2s vs epyc-nps1"));
+    for needle in [
+        "Intel(R) Xeon(R) Platinum 8480+",
+        "AMD EPYC 7J13 64-Core Processor",
+        "Linux 6.8.0-amd",
+        "<th class=\"host\" colspan=\"4\">spr-2s</th>",
+        "<th class=\"host\" colspan=\"4\">epyc-nps1</th>",
+    ] {
+        assert!(html.contains(needle), "no {needle}");
+    }
+    // Each host keeps its own full article.
+    assert_sections(&html, 1);
+    assert_sections(&html, 2);
+
+    // contend compare across hosts names both in its header.
+    let out = contend(&["compare", s(&intel), s(&amd)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let head: Vec<&str> = text.lines().take(2).collect();
+    assert!(head[0].starts_with("base: ") && head[0].contains("on spr-2s (Intel"));
+    assert!(head[1].starts_with("test: ") && head[1].contains("on epyc-nps1 (AMD"));
+    assert!(stderr(&out).contains("different hosts: base spr-2s vs test epyc-nps1"));
+}
+
+#[test]
+fn a_partial_run_shows_a_banner() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = edited(dir.path(), "run.json", |v| v["partial"] = true.into());
+    let html = page(&[s(&file)]);
+    assert!(html.contains("class=\"banner partial\""), "no banner");
+    assert!(html.contains("PARTIAL: this run was interrupted"));
+}
+
+/// A sweep made of the real run at two thread counts (the same numbers,
+/// so throughput does not scale).
+fn sweep_file(dir: &Path) -> PathBuf {
+    let r = load(&run().json);
+    let sweep = serde_json::json!({
+        "schema": r["schema"],
+        "partial": false,
+        "points": [
+            {"threads": 1, "affinity": "unbound", "rate": null, "results": r},
+            {"threads": 2, "affinity": "unbound", "rate": null, "results": r},
+        ]
+    });
+    save(dir, "sweep.json", &sweep)
+}
+
+#[test]
+fn a_run_a_matrix_and_a_sweep_are_separate_sections() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = contend(&[
+        "matrix",
+        "--samples",
+        "20",
+        "--per-class",
+        "2",
+        "--quiet",
+        "--out",
+        s(dir.path()),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mfolder = common::results_dir(dir.path()).unwrap();
+    let mpage = std::fs::read_to_string(mfolder.join("report.html")).expect("matrix report.html");
+    assert_self_contained(&mpage);
+    assert_sections(&mpage, 1);
+    assert!(mpage.contains("verdict: advice: "), "no advice line");
+    assert!(mpage.contains("Cost of a cache line"), "no class table");
+
+    let sweep = sweep_file(dir.path());
+    let html = page(&[s(&run().json), s(&mfolder.join("matrix.json")), s(&sweep)]);
+    assert_self_contained(&html);
+    for (id, kind) in [(1, "run"), (2, "matrix"), (3, "sweep")] {
+        assert!(
+            html.contains(&format!("id=\"result-{id}\" data-kind=\"{kind}\"")),
+            "no {kind} article"
+        );
+        assert_sections(&html, id);
+    }
+    // One run: no hosts side by side.
+    assert!(!html.contains("data-section=\"hosts\""));
+    // The sweep's verdict: where throughput stops scaling.
+    assert!(
+        html.contains("verdict: affinity unbound, write throughput (hammer): "),
+        "no scaling verdict"
+    );
+}
+
+/// A Chromium that runs here, if any.
+fn chromium() -> Option<String> {
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        let ok = Command::new(name)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            return Some(name.to_string());
+        }
+    }
+    None
+}
+
+/// Runs headless Chromium on `page` with `args` (as root it needs
+/// --no-sandbox), for at most two minutes; returns its stdout and stderr
+/// (through files: a piped DOM fills the pipe while we wait).
+fn headless(browser: &str, work: &Path, page: &Path, args: &[&str]) -> (String, String) {
+    let out = work.join("stdout");
+    let err = work.join("stderr");
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1280,2400",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            work.join("profile").display()
+        ))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    (read(&out), read(&err))
+}
+
+/// Share of pixels that are not (near) white, and how many distinct
+/// colours the picture has.
+fn pixel_check(png_path: &Path) -> (f64, usize, u32, u32) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(png_path).unwrap(),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let bytes = &buf[..info.buffer_size()];
+    let mut colours = std::collections::HashSet::new();
+    let mut drawn = 0usize;
+    let mut total = 0usize;
+    for px in bytes.chunks(channels) {
+        let rgb = match channels {
+            1 | 2 => [px[0], px[0], px[0]],
+            _ => [px[0], px[1], px[2]],
+        };
+        total += 1;
+        if rgb.iter().any(|&c| c < 245) {
+            drawn += 1;
+        }
+        colours.insert(rgb);
+    }
+    (
+        drawn as f64 / total as f64,
+        colours.len(),
+        info.width,
+        info.height,
+    )
+}
+
+#[test]
+fn the_page_renders_in_a_real_browser() {
+    // Needs a browser: headless Chromium (`apt-get install chromium`).
+    let Some(browser) = chromium() else {
+        println!(
+            "SKIPPED: chromium not found (apt-get install chromium); the browser check did not run"
+        );
+        eprintln!(
+            "SKIPPED: chromium not found (apt-get install chromium); the browser check did not run"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = run().folder.join("report.html");
+    let shot = dir.path().join("page.png");
+    let (_, err) = headless(
+        &browser,
+        dir.path(),
+        &page,
+        &[&format!("--screenshot={}", shot.display())],
+    );
+    assert!(shot.exists(), "chromium made no screenshot: {err}");
+    let (share, colours, w, h) = pixel_check(&shot);
+    eprintln!(
+        "screenshot {w}x{h}: {:.1}% non-white pixels, {colours} distinct colours",
+        100.0 * share
+    );
+    assert_eq!((w, h), (1280, 2400));
+    assert!(share >= 0.05, "only {:.2}% of pixels drawn", 100.0 * share);
+    assert!(colours >= 64, "only {colours} colours");
+
+    // The DOM after the browser has parsed it (and run the sorter).
+    let (dom, err) = headless(&browser, dir.path(), &page, &["--dump-dom"]);
+    assert!(dom.contains("</html>"), "no DOM: {err}");
+    for section in SECTIONS {
+        assert!(
+            dom.contains(&format!("data-section=\"{section}\"")),
+            "the browser's DOM has no {section} section"
+        );
+    }
+    assert!(dom.contains("verdict: most updates/s: "));
+    // The sorter ran: it titles the sortable headers.
+    assert!(
+        dom.contains("title=\"click to sort\""),
+        "the sorter did not run"
+    );
+
+    // Two hosts and a sweep on one page: the browser sees every part.
+    let amd = edited(dir.path(), "amd.json", |v| {
+        v["provenance"]["hostname"] = "epyc-nps1".into();
+    });
+    let sweep = sweep_file(dir.path());
+    let multi = dir.path().join("multi.html");
+    let out = contend(&[
+        "report",
+        s(&run().json),
+        s(&amd),
+        s(&sweep),
+        "--html",
+        "--output",
+        s(&multi),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (dom, err) = headless(&browser, dir.path(), &multi, &["--dump-dom"]);
+    assert!(dom.contains("</html>"), "no DOM: {err}");
+    assert!(
+        dom.contains("data-section=\"hosts\""),
+        "no hosts side by side"
+    );
+    assert_eq!(dom.matches("data-section=\"verdict\"").count(), 3);
+    assert!(dom.contains("epyc-nps1"));
+}
