@@ -29,6 +29,9 @@ impl PublishStats {
     }
 }
 
+/// `Writer::pending_since` when nothing is pending.
+const NOTHING_PENDING: u64 = u64::MAX;
+
 /// One writer: its load value, its last published contribution and the
 /// time it last published, like a `cfs_rq`'s `avg.load_avg`,
 /// `tg_load_avg_contrib` and `last_update_tg_load_avg`.
@@ -46,8 +49,11 @@ pub struct Writer<'c, C: Clock> {
     load: i64,
     contrib: i64,
     last_publish: u64,
-    /// Update number of the oldest change not yet published.
-    pending_since: Option<u64>,
+    /// Update number of the oldest change not yet published, or
+    /// [`NOTHING_PENDING`]: a plain integer, so the loop keeps it in a
+    /// register (a store per update would make the next locked add wait
+    /// for the store buffer to drain).
+    pending_since: u64,
     /// Updates that did not publish; publishes = updates - held, so an
     /// update that publishes (every one, under `always`) counts nothing.
     held: u64,
@@ -70,7 +76,7 @@ impl<'c, C: Clock> Writer<'c, C> {
             load: 0,
             contrib: 0,
             last_publish,
-            pending_since: None,
+            pending_since: NOTHING_PENDING,
             held: 0,
             stats: PublishStats::default(),
         }
@@ -80,11 +86,31 @@ impl<'c, C: Clock> Writer<'c, C> {
     /// so (`update_tg_load_avg`).
     #[inline(always)]
     pub fn update(&mut self, load: i64) {
+        if self.period.is_some() {
+            self.update_as::<true>(load);
+        } else {
+            self.update_as::<false>(load);
+        }
+    }
+
+    /// True when the policy has a ratelimit (and so reads the clock): the
+    /// `RATELIMITED` a loop passes to [`Writer::update_as`].
+    pub fn ratelimited(&self) -> bool {
+        self.period.is_some()
+    }
+
+    /// [`Writer::update`] compiled for a policy with (`RATELIMITED`) or
+    /// without a ratelimit, so a loop that knows which carries no clock
+    /// code and no store of the publish time. `RATELIMITED` must be
+    /// [`Writer::ratelimited`].
+    #[inline(always)]
+    pub fn update_as<const RATELIMITED: bool>(&mut self, load: i64) {
+        debug_assert_eq!(RATELIMITED, self.period.is_some());
         self.load = load;
         let n = self.stats.updates;
         self.stats.updates = n + 1;
         let mut now = 0;
-        if let Some(period) = self.period {
+        if RATELIMITED && let Some(period) = self.period {
             now = self.clock.now();
             if now.wrapping_sub(self.last_publish) < period {
                 self.note_pending(n);
@@ -95,8 +121,10 @@ impl<'c, C: Clock> Writer<'c, C> {
         if self.filter.passes(delta, self.contrib) {
             self.slot.fetch_add(delta, Ordering::Relaxed);
             self.contrib = load;
-            self.last_publish = now;
-            self.pending_since = None;
+            if RATELIMITED {
+                self.last_publish = now;
+            }
+            self.pending_since = NOTHING_PENDING;
         } else {
             self.note_pending(n);
         }
@@ -109,9 +137,9 @@ impl<'c, C: Clock> Writer<'c, C> {
     fn note_pending(&mut self, update: u64) {
         self.held += 1;
         if self.load == self.contrib {
-            self.pending_since = None;
-        } else if self.pending_since.is_none() {
-            self.pending_since = Some(update);
+            self.pending_since = NOTHING_PENDING;
+        } else if self.pending_since == NOTHING_PENDING {
+            self.pending_since = update;
         }
     }
 
@@ -120,7 +148,7 @@ impl<'c, C: Clock> Writer<'c, C> {
     /// seen, or `None` when the published value is the load.
     #[inline(always)]
     pub fn pending_since(&self) -> Option<u64> {
-        self.pending_since
+        (self.pending_since != NOTHING_PENDING).then_some(self.pending_since)
     }
 
     /// The writer's current load value.
@@ -144,7 +172,7 @@ impl<'c, C: Clock> Writer<'c, C> {
             self.contrib = self.load;
             self.stats.flushed += delta.unsigned_abs();
         }
-        self.pending_since = None;
+        self.pending_since = NOTHING_PENDING;
     }
 
     /// Zeroes the counts (end of warm-up); load, contribution and the
@@ -154,7 +182,11 @@ impl<'c, C: Clock> Writer<'c, C> {
         self.held = 0;
         // Update numbers restart at 0; a delta already pending counts from
         // there.
-        self.pending_since = (self.load != self.contrib).then_some(0);
+        self.pending_since = if self.load != self.contrib {
+            0
+        } else {
+            NOTHING_PENDING
+        };
     }
 
     /// Counts since creation or the last [`Writer::reset_stats`].

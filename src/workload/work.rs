@@ -234,7 +234,10 @@ impl<C: Clock> WriterWork<'_, C> {
     /// end: a field stored on every operation would cost a store, and a
     /// locked add waits until every earlier store has drained.
     #[inline(always)]
-    fn run_loop<const PACED: bool, const READS: bool, const SAMPLED: bool>(&mut self, ops: u64) {
+    fn run_loop<const PACED: bool, const READS: bool, const SAMPLED: bool, const RATE: bool>(
+        &mut self,
+        ops: u64,
+    ) {
         let mut writer = self.writer.clone();
         let (deltas, walk_at) = self.walk.split();
         let mut walk = *walk_at;
@@ -253,7 +256,7 @@ impl<C: Clock> WriterWork<'_, C> {
             let load = walk.next_load(deltas);
             let sampled = SAMPLED && sampling.hit(writer.updates() + 1);
             let t0 = if sampled { timer.start() } else { 0 };
-            writer.update(load);
+            writer.update_as::<RATE>(load);
             if sampled {
                 let t1 = timer.end();
                 record(
@@ -296,16 +299,26 @@ impl<C: Clock> Work for WriterWork<'_, C> {
         let paced = self.pacer.is_some();
         let reads = self.read_every != 0;
         let sampled = self.sampling.every() != 0;
-        match (paced, reads, sampled) {
-            (false, false, false) => self.run_loop::<false, false, false>(ops),
-            (false, false, true) => self.run_loop::<false, false, true>(ops),
-            (false, true, false) => self.run_loop::<false, true, false>(ops),
-            (false, true, true) => self.run_loop::<false, true, true>(ops),
-            (true, false, false) => self.run_loop::<true, false, false>(ops),
-            (true, false, true) => self.run_loop::<true, false, true>(ops),
-            (true, true, false) => self.run_loop::<true, true, false>(ops),
-            (true, true, true) => self.run_loop::<true, true, true>(ops),
+        let rate = self.writer.ratelimited();
+        // One loop per combination, so a plain hammering loop carries no
+        // pacing, read-side, sampling or clock code.
+        macro_rules! dispatch {
+            ($($p:literal $r:literal $s:literal $l:literal),*) => {
+                match (paced, reads, sampled, rate) {
+                    $(($p, $r, $s, $l) => self.run_loop::<$p, $r, $s, $l>(ops),)*
+                }
+            };
         }
+        dispatch!(
+            false false false false, false false false true,
+            false false true false, false false true true,
+            false true false false, false true false true,
+            false true true false, false true true true,
+            true false false false, true false false true,
+            true false true false, true false true true,
+            true true false false, true true false true,
+            true true true false, true true true true
+        )
     }
 
     /// Forgets counts and samples so far (end of warm-up); the writer's
