@@ -58,31 +58,50 @@ if [ ! -f "$outcomes" ]; then
     exit 1
 fi
 python3 - "$outcomes" <<'PY'
+# outcomes.json as cargo-mutants 27.1 writes it: {"outcomes": [{"scenario":
+# "Baseline" | {"Mutant": {"name", "file", "span": {"start": {"line"}}, …}},
+# "summary": "Success" | "CaughtMutant" | "MissedMutant" | "Unviable" |
+# "Timeout" | "Failure", …}, …], "caught": N, "missed": N, …}.
 import json, sys, collections
 data = json.load(open(sys.argv[1]))
 per = collections.defaultdict(collections.Counter)
-missed = []
+missed, timeouts = [], []
 for o in data["outcomes"]:
     scenario = o.get("scenario")
+    summary = o.get("summary", "?")
+    if scenario == "Baseline":
+        if summary != "Success":
+            # Every mutant is "caught" when the unmutated tree already fails.
+            print(f"mutants.sh: the unmutated tree's tests fail ({summary}): see "
+                  f"{sys.argv[1].rsplit('/', 1)[0]}/{o.get('log_path', 'log')}", file=sys.stderr)
+            sys.exit(1)
+        continue
     if not isinstance(scenario, dict) or "Mutant" not in scenario:
         continue
     m = scenario["Mutant"]
     f = m.get("file", "?")
-    summary = o.get("summary", "?")
     per[f][summary] += 1
+    # `name` already starts with file:line:column.
+    name = m.get("name") or f"{f}:{m.get('span', {}).get('start', {}).get('line', '?')}: {m.get('replacement', '')}"
     if summary == "MissedMutant":
-        missed.append(f"{f}:{m.get('span', {}).get('start', {}).get('line', '?')}: {m.get('name', m.get('replacement', ''))}")
+        missed.append(name)
+    elif summary == "Timeout":
+        timeouts.append(name)
+if not per:
+    print("mutants.sh: no mutants were tested (all excluded, or none generated)")
+    sys.exit(0)
+def score(c):
+    viable = c["CaughtMutant"] + c["MissedMutant"]
+    return f"{100.0 * c['CaughtMutant'] / viable:>6.1f}%" if viable else "    n/a"
 total = collections.Counter()
 print(f"{'file':<40} {'caught':>7} {'missed':>7} {'timeout':>8} {'unviable':>9} {'score':>7}")
 for f in sorted(per):
     c = per[f]
     total.update(c)
-    viable = c["CaughtMutant"] + c["MissedMutant"]
-    score = 100.0 * c["CaughtMutant"] / viable if viable else 100.0
-    print(f"{f:<40} {c['CaughtMutant']:>7} {c['MissedMutant']:>7} {c['Timeout']:>8} {c['Unviable']:>9} {score:>6.1f}%")
-viable = total["CaughtMutant"] + total["MissedMutant"]
-score = 100.0 * total["CaughtMutant"] / viable if viable else 100.0
-print(f"{'all':<40} {total['CaughtMutant']:>7} {total['MissedMutant']:>7} {total['Timeout']:>8} {total['Unviable']:>9} {score:>6.1f}%")
+    print(f"{f:<40} {c['CaughtMutant']:>7} {c['MissedMutant']:>7} {c['Timeout']:>8} {c['Unviable']:>9} {score(c)}")
+print(f"{'all':<40} {total['CaughtMutant']:>7} {total['MissedMutant']:>7} {total['Timeout']:>8} {total['Unviable']:>9} {score(total)}")
 for m in missed:
     print("missed:", m)
+for m in timeouts:
+    print("timeout:", m)
 PY

@@ -502,6 +502,64 @@ fn never_publishes_until_the_flush() {
 }
 
 #[test]
+fn merge_adds_every_count() {
+    let mut a = PublishStats {
+        updates: 3,
+        publishes: 2,
+        flushed: 5,
+    };
+    a.merge(&PublishStats {
+        updates: 4,
+        publishes: 7,
+        flushed: 6,
+    });
+    // 3 + 4, 2 + 7, 5 + 6 (a product would give 12, 14, 30).
+    assert_eq!(
+        a,
+        PublishStats {
+            updates: 7,
+            publishes: 9,
+            flushed: 11,
+        }
+    );
+}
+
+#[test]
+fn updates_counts_every_call_and_restarts_at_the_reset() {
+    let counter = one_slot_counter();
+    let mut w = Writer::new(&counter, 0, "batch:100".parse().unwrap(), MonotonicClock);
+    assert_eq!(w.updates(), 0);
+    for load in [10, 20, 30, 200, 210] {
+        w.update(load);
+    }
+    // Five calls, one of which (200) published.
+    assert_eq!(
+        (w.updates(), w.stats().updates, w.stats().publishes),
+        (5, 5, 1)
+    );
+    w.reset_stats();
+    assert_eq!(w.updates(), 0);
+    w.update(220);
+    w.update(230);
+    assert_eq!(w.updates(), 2);
+}
+
+#[test]
+fn ratelimited_is_true_only_for_a_policy_with_a_ratelimit() {
+    let counter = one_slot_counter();
+    for (policy, limited) in [
+        ("always", false),
+        ("threshold:64", false),
+        ("batch:32", false),
+        ("ratelimit:1ms", true),
+        ("ratelimit:20us+batch:8", true),
+    ] {
+        let w = Writer::new(&counter, 0, policy.parse().unwrap(), FakeClock::default());
+        assert_eq!(w.ratelimited(), limited, "{policy}");
+    }
+}
+
+#[test]
 fn group_shares_is_calc_group_shares() {
     // tg_weight = 3000 - 1000 + 1500 = 3500; shares = 1024 * 1500 / 3500.
     assert_eq!(group_shares(1024, 3000, 1000, 1500), 1024 * 1500 / 3500);

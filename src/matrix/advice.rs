@@ -323,4 +323,171 @@ mod tests {
         assert!(RULE.contains(&format!("{LLC_CLOSE} x")));
         assert!(RULE.contains(&format!("{SAME} x")));
     }
+
+    /// A class of one pair costing `median_ns`.
+    fn class(class: PairClass, median_ns: f64) -> ClassStats {
+        ClassStats {
+            class,
+            pairs: 1,
+            candidates: 1,
+            median_ns,
+            p90_ns: median_ns,
+            min_ns: median_ns,
+            max_ns: median_ns,
+        }
+    }
+
+    /// (split, rule) of `advise` on `(class, median)` items.
+    fn decide(items: &[(PairClass, f64)]) -> (Split, u8) {
+        let classes: Vec<ClassStats> = items.iter().map(|&(c, ns)| class(c, ns)).collect();
+        let a = advise(&classes);
+        (a.split, a.rule)
+    }
+
+    const SMT: PairClass = PairClass::Smt;
+    const LLC: PairClass = PairClass::SameLlc;
+    const NODE: PairClass = PairClass::SameNode;
+    const CROSS: PairClass = PairClass::CrossNode(32);
+
+    #[test]
+    fn rules_one_and_two_at_and_across_their_thresholds() {
+        assert_eq!(decide(&[]), (Split::None, 1));
+        assert_eq!(decide(&[(CROSS, 197.0)]), (Split::None, 1));
+        // Two classes, the dearer exactly 1.2 x the cheaper: the same cost.
+        assert_eq!(decide(&[(SMT, 50.0), (LLC, SAME * 50.0)]), (Split::None, 2));
+        // 10% within: still the same cost (a sum 50 + 1.2 or a quotient
+        // 50 / 1.2 as the bound would call 55 dearer).
+        assert_eq!(decide(&[(SMT, 50.0), (LLC, 55.0)]), (Split::None, 2));
+        // Just beyond 1.2 x, inside one LLC: no boundary to split at.
+        assert_eq!(decide(&[(SMT, 50.0), (LLC, 60.1)]), (Split::None, 6));
+    }
+
+    #[test]
+    fn rule_three_at_and_across_its_thresholds() {
+        // Milan-like: same CCX 50, cross CCX 75 = 0.75 x cross socket 100.
+        let at = [(LLC, 50.0), (NODE, 75.0), (CROSS, 100.0)];
+        assert_eq!(decide(&at), (Split::Llc, 3));
+        // Cross CCX 74.9 < 0.75 x 100: the node split (100 >= 1.2 x 74.9).
+        let below = [(LLC, 50.0), (NODE, 74.9), (CROSS, 100.0)];
+        assert_eq!(decide(&below), (Split::Node, 4));
+        // Cross CCX 90 of cross socket 100: llc, where 0.75 + 100 or
+        // 100 / 0.75 as the bound would not be reached.
+        let close = [(LLC, 50.0), (NODE, 90.0), (CROSS, 100.0)];
+        assert_eq!(decide(&close), (Split::Llc, 3));
+        // Same-node exactly 1.2 x the dearest in-LLC class (60): llc.
+        let l = 60.0;
+        let at_llc = [(SMT, 10.0), (LLC, l), (NODE, SAME * l), (CROSS, 90.0)];
+        assert_eq!(decide(&at_llc), (Split::Llc, 3));
+        // Same-node 1.15 x it: close to cross-node, but crossing an LLC
+        // costs little more than staying in one, so not llc; the node
+        // boundary (90 >= 1.2 x 69) decides.
+        let near_llc = [(SMT, 10.0), (LLC, l), (NODE, 69.0), (CROSS, 90.0)];
+        assert_eq!(decide(&near_llc), (Split::Node, 4));
+        // No in-LLC class measured: the same-node test alone decides.
+        assert_eq!(decide(&[(NODE, 80.0), (CROSS, 100.0)]), (Split::Llc, 3));
+    }
+
+    #[test]
+    fn rule_four_at_and_across_its_threshold() {
+        // One LLC per node (Sapphire Rapids-like): cross-node exactly 1.2 x
+        // the dearest class within a node.
+        let classes: Vec<ClassStats> = [(SMT, 10.0), (LLC, 50.0), (CROSS, SAME * 50.0)]
+            .iter()
+            .map(|&(c, ns)| class(c, ns))
+            .collect();
+        let a = advise(&classes);
+        assert_eq!((a.split, a.rule), (Split::Node, 4), "{a}");
+        assert!(a.reason.contains("same set"), "{a}");
+        // 59.9 < 60: not dearer, and with no same-node class nothing else
+        // applies (a bound of 50 + 1.2 or 50 / 1.2 would say node).
+        assert_eq!(
+            decide(&[(SMT, 10.0), (LLC, 50.0), (CROSS, 59.9)]),
+            (Split::None, 6)
+        );
+        // The nearest cross-node class is the comparison, not the cheapest
+        // or the dearest: @12 at 100 against same-node 40.
+        let nps4 = [
+            (LLC, 25.0),
+            (NODE, 40.0),
+            (PairClass::CrossNode(12), 100.0),
+            (PairClass::CrossNode(32), 30.0),
+        ];
+        let classes: Vec<ClassStats> = nps4.iter().map(|&(c, ns)| class(c, ns)).collect();
+        let a = advise(&classes);
+        assert_eq!((a.split, a.rule), (Split::Node, 4), "{a}");
+        assert!(a.reason.contains("cross-node@12"), "{a}");
+        assert!(!a.reason.contains("same set"), "{a}");
+    }
+
+    #[test]
+    fn rule_five_at_and_across_its_threshold() {
+        // One node, two LLCs: same-node exactly 1.2 x same-LLC.
+        let at = [(SMT, 10.0), (LLC, 50.0), (NODE, SAME * 50.0)];
+        assert_eq!(decide(&at), (Split::Llc, 5));
+        // Same-node 59.9: no boundary dearer than 1.2 x.
+        let below = [(SMT, 10.0), (LLC, 50.0), (NODE, 59.9)];
+        assert_eq!(decide(&below), (Split::None, 6));
+        // 55 (1.1 x): a bound of 50 + 1.2 or 50 / 1.2 would call it dearer.
+        let within = [(SMT, 10.0), (LLC, 50.0), (NODE, 55.0)];
+        assert_eq!(decide(&within), (Split::None, 6));
+    }
+
+    #[test]
+    fn split_names_round_trip() {
+        for (split, name) in [
+            (Split::Llc, "split at llc"),
+            (Split::Node, "split at node"),
+            (Split::None, "no split needed"),
+        ] {
+            assert_eq!(split.to_string(), name);
+            assert_eq!(name.parse::<Split>(), Ok(split));
+        }
+        assert!("split at core".parse::<Split>().is_err());
+        let a = Advice {
+            split: Split::Node,
+            rule: 4,
+            reason: "why".into(),
+        };
+        assert_eq!(a.to_string(), "split at node: why (rule 4)");
+    }
+
+    #[test]
+    fn class_stats_by_hand() {
+        let mut candidates = BTreeMap::new();
+        candidates.insert(LLC, 10);
+        let stats = class_stats(
+            [(LLC, 30.0), (CROSS, 200.0), (LLC, 10.0), (LLC, 20.0)],
+            &candidates,
+        );
+        assert_eq!(stats.len(), 2);
+        let llc = &stats[0];
+        assert_eq!((llc.class, llc.pairs, llc.candidates), (LLC, 3, 10));
+        // Sorted 10, 20, 30: median 20; p90 at rank 1.8: 20 + 0.8 x 10.
+        assert_eq!((llc.median_ns, llc.min_ns, llc.max_ns), (20.0, 10.0, 30.0));
+        assert!((llc.p90_ns - 28.0).abs() < 1e-12);
+        // A class without a candidate count counts its measured pairs.
+        let cross = &stats[1];
+        assert_eq!((cross.class, cross.pairs, cross.candidates), (CROSS, 1, 1));
+        assert_eq!((cross.min_ns, cross.max_ns), (200.0, 200.0));
+    }
+
+    #[test]
+    fn empty_classes_names_what_is_missing() {
+        let names = |items: &[(PairClass, f64)]| -> Vec<String> {
+            let classes: Vec<ClassStats> = items.iter().map(|&(c, ns)| class(c, ns)).collect();
+            empty_classes(&classes)
+                .into_iter()
+                .map(|e| e.class)
+                .collect()
+        };
+        assert_eq!(
+            names(&[(SMT, 8.0), (CROSS, 100.0)]),
+            ["same-llc", "same-node"]
+        );
+        assert_eq!(names(&[(LLC, 8.0), (NODE, 100.0)]), ["smt", "cross-node"]);
+        assert!(names(&[(SMT, 1.0), (LLC, 2.0), (NODE, 3.0), (CROSS, 4.0)]).is_empty());
+        let all = empty_classes(&[]);
+        assert_eq!(all.len(), 4);
+        assert_eq!(all[3].reason, "the chosen CPUs are all on one node");
+    }
 }

@@ -434,4 +434,120 @@ mod tests {
         // Equal rates: perfectly fair.
         assert_eq!(s.fairness.unwrap().mean, 1.0);
     }
+
+    #[test]
+    fn sampled_time_counts_the_reads_made_per_update() {
+        // 1000 updates and 2000 reads over 0.5 s: 500 us per update from
+        // throughput. Sampled: update 100 ticks + 2 reads x 20 ticks, at
+        // 3 ns per tick = 420 ns.
+        let w = report(Role::Writer, 0, 1000, 2000, 10, 5);
+        let r = repeat_result(0, &[w], &ctx(5, 3.0));
+        assert_eq!(r.write_loop_ns, 500_000.0);
+        let pct = r.sampled_vs_throughput_pct.unwrap();
+        let expected = 100.0 * (420.0 - 500_000.0) / 500_000.0;
+        assert!((pct - expected).abs() < 1e-9, "{pct} != {expected}");
+    }
+
+    #[test]
+    fn a_sample_at_the_threshold_is_not_slow_one_above_is() {
+        // Samples 100 (from `report`), 50 and 51 ticks against 50: 100 and
+        // 51 are slow, 2 of 3.
+        let mut a = report(Role::Writer, 0, 1000, 0, 1000, 5);
+        for t in [50, 51] {
+            a.write_hist.record(t).unwrap();
+        }
+        let mut c = ctx(5, 1.0);
+        c.slow_update_ticks = Some(50);
+        let r = repeat_result(0, &[a], &c);
+        assert_eq!(r.slow_update_pct, Some(200.0 / 3.0));
+        // No sampled update at all: no percentage (not 0/0).
+        let reader = report(Role::Reader, 2, 0, 100, 0, 0);
+        let r = repeat_result(0, &[reader], &c);
+        assert_eq!(r.slow_update_pct, None);
+    }
+
+    #[test]
+    fn zero_intervals_and_empty_sides_give_zero_or_none_not_a_division_by_zero() {
+        // One writer whose measured interval is 0 s (100 updates, 10
+        // publishes, one 100-tick sample) and one reader with no reads.
+        let mut w = report(Role::Writer, 0, 100, 0, 10, 7);
+        w.interval_s = Some(0.0);
+        let mut idle = report(Role::Reader, 1, 0, 0, 0, 0);
+        idle.interval_s = Some(0.0);
+        let r = repeat_result(0, &[w, idle], &ctx(7, 1.0));
+        assert_eq!(r.interval_s, 0.0);
+        assert_eq!((r.write_ops_per_s, r.read_ops_per_s), (0.0, 0.0));
+        assert_eq!(r.publishes, 10);
+        assert_eq!(r.publishes_per_s, 0.0);
+        assert_eq!(r.cpu_share_pct, 0.0);
+        assert_eq!(r.write_loop_ns, 0.0);
+        assert_eq!(r.write_busy_ns, 0.0);
+        // The reader made no reads: no time per read.
+        assert_eq!((r.reader_read_ns, r.reader_busy_ns), (None, None));
+        // A sampled update but no loop time: nothing to compare it with.
+        assert!(r.write_latency.is_some());
+        assert_eq!(r.sampled_vs_throughput_pct, None);
+        // No probes: staleness is 0, not 0/0.
+        assert_eq!(r.staleness.probes, 0);
+        assert_eq!(
+            (
+                r.staleness.error_mean,
+                r.staleness.error_mean_pct,
+                r.staleness.age_mean_ns
+            ),
+            (0.0, 0.0, 0.0)
+        );
+        let s = strategy_summary(std::slice::from_ref(&r)).unwrap();
+        assert_eq!(s.write_loop_ns, None);
+        assert_eq!(s.write_busy_ns, None);
+        assert_eq!(s.reader_read_ns, None);
+        assert_eq!(s.error_mean_pct, None);
+        assert_eq!(s.age_mean_ns, None);
+        // A single writer has no fairness; nor do two that made nothing.
+        assert_eq!(s.fairness, None);
+        let mut w2 = report(Role::Writer, 1, 0, 0, 0, 0);
+        w2.interval_s = Some(0.0);
+        let mut w1 = report(Role::Writer, 0, 0, 0, 0, 0);
+        w1.interval_s = Some(0.0);
+        let r2 = repeat_result(0, &[w1, w2], &ctx(0, 1.0));
+        assert_eq!(strategy_summary(&[r2]).unwrap().fairness, None);
+        // A single writer that did run has none either.
+        let one = repeat_result(0, &[report(Role::Writer, 0, 1000, 0, 10, 5)], &ctx(5, 1.0));
+        assert_eq!(one.write_ops_per_s, 2000.0);
+        assert_eq!(strategy_summary(&[one]).unwrap().fairness, None);
+    }
+
+    #[test]
+    fn staleness_is_summarised_over_the_probed_repeats_only() {
+        // Repeat 0: the reader saw 30 of 1000 (3%) and 10 of 1000 (1%),
+        // 4 and 2 updates old; repeat 1 took no probe.
+        let mut probed = [
+            report(Role::Writer, 0, 1000, 0, 100, 600),
+            report(Role::Reader, 2, 0, 500, 0, 0),
+        ];
+        probed[1].staleness.record(probe(30, 1000, 4));
+        probed[1].staleness.record(probe(10, 1000, 2));
+        let unprobed = [
+            report(Role::Writer, 0, 1000, 0, 100, 600),
+            report(Role::Reader, 2, 0, 500, 0, 0),
+        ];
+        let a = repeat_result(0, &probed, &ctx(600, 1.0));
+        let b = repeat_result(1, &unprobed, &ctx(600, 1.0));
+        assert_eq!(a.staleness.error_mean_pct, 2.0);
+        // One writer over 0.5 s made 1000 updates: 500 us each; mean age 3.
+        assert_eq!(a.staleness.age_mean_ns, 1_500_000.0);
+        // The unpaced reader's 500 reads over 0.5 s: 1 ms each, all busy.
+        assert_eq!(a.reader_read_ns, Some(1_000_000.0));
+        assert_eq!(a.reader_busy_ns, Some(1_000_000.0));
+        let s = strategy_summary(&[a, b]).unwrap();
+        let e = s.error_mean_pct.unwrap();
+        assert_eq!((e.n, e.mean), (1, 2.0));
+        let age = s.age_mean_ns.unwrap();
+        assert_eq!((age.n, age.mean), (1, 1_500_000.0));
+        // Throughput is over both repeats; so is the busy time per update
+        // (unpaced: the whole 500 us).
+        assert_eq!(s.write_ops_per_s.n, 2);
+        let busy = s.write_busy_ns.unwrap();
+        assert_eq!((busy.n, busy.mean), (2, 500_000.0));
+    }
 }

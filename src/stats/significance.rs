@@ -266,4 +266,27 @@ mod tests {
         assert_eq!(w.interval(0.95), (1.0, 1.0));
         assert_eq!(Difference::of(&a, &b).ci95_pct, Some((20.0, 20.0)));
     }
+
+    #[test]
+    fn no_spread_degrees_of_freedom_sign_and_one_single_side() {
+        let a = Summary::of(&[5.0, 5.0, 5.0]).unwrap();
+        let b = Summary::of(&[4.0, 4.0]).unwrap();
+        let w = welch_t_test(&a, &b).unwrap();
+        // n_a + n_b - 2 = 3 + 2 - 2 = 3; b lower by 1: t = -inf, p = 0.
+        assert_eq!(
+            (w.difference, w.df, w.t, w.p, w.std_error),
+            (-1.0, 3.0, f64::NEG_INFINITY, 0.0, 0.0)
+        );
+        // One side with a single repeat is enough to leave no test.
+        let one = Summary::of(&[5.0]).unwrap();
+        assert_eq!(welch_t_test(&one, &a), None);
+        assert_eq!(welch_t_test(&a, &one), None);
+        // Spread on one side only: df = n - 1 of that side (here 4), se =
+        // sd / sqrt(n) = sqrt(2.5) / sqrt(5) = sqrt(0.5).
+        let c = Summary::of(&[8.0, 9.0, 10.0, 11.0, 12.0]).unwrap();
+        let w = welch_t_test(&a, &c).unwrap();
+        assert!(close(w.df, 4.0, 1e-12), "{w:?}");
+        assert!(close(w.std_error, 0.5f64.sqrt(), 1e-12), "{w:?}");
+        assert!(close(w.t, 5.0 / 0.5f64.sqrt(), 1e-12), "{w:?}");
+    }
 }

@@ -164,6 +164,32 @@ mod tests {
         assert_eq!(Verdict::rule(0.1, (-0.05, 0.25), 0.0, 0.2), Inconclusive);
     }
 
+    #[test]
+    fn the_rule_at_each_boundary() {
+        use Verdict::*;
+        let t = 2.0;
+        // p exactly 0.05 is not below the level: not significant.
+        assert_eq!(Verdict::rule(5.0, (3.0, 7.0), t, 0.05), Inconclusive);
+        assert_eq!(Verdict::rule(5.0, (3.0, 7.0), t, 0.049), Increase);
+        // An interval that starts exactly at +T (or ends at -T) does not lie
+        // wholly beyond it.
+        assert_eq!(Verdict::rule(3.0, (2.0, 4.0), t, 0.001), Inconclusive);
+        assert_eq!(Verdict::rule(-3.0, (-4.0, -2.0), t, 0.001), Inconclusive);
+        assert_eq!(Verdict::rule(-3.0, (-4.0, -2.1), t, 0.001), Decrease);
+        // An interval reaching exactly ±T lies within [-T, T].
+        assert_eq!(Verdict::rule(0.0, (-2.0, 1.0), t, 0.001), NoChange);
+        assert_eq!(Verdict::rule(0.0, (-1.0, 2.0), t, 0.001), NoChange);
+        // A change of exactly T, not significant: no change.
+        assert_eq!(Verdict::rule(2.0, (-1.0, 5.0), t, 0.5), NoChange);
+        assert_eq!(Verdict::rule(-2.0, (-5.0, 1.0), t, 0.5), NoChange);
+        assert_eq!(Verdict::rule(2.1, (-1.0, 5.2), t, 0.5), Inconclusive);
+        // Small, not significant, but the interval is inside the band only
+        // on one side: no change by the second clause alone.
+        assert_eq!(Verdict::rule(-1.0, (-3.0, 1.0), t, 0.5), NoChange);
+        // Significant, small change, interval across -T: inconclusive.
+        assert_eq!(Verdict::rule(-1.0, (-3.0, 1.0), t, 0.001), Inconclusive);
+    }
+
     /// `n` repeats with mean `mean` and sample standard deviation `sd`.
     fn summary(n: usize, mean: f64, sd: f64) -> Summary {
         // Half at mean - a, half at mean + a (n even): sample sd is

@@ -197,6 +197,15 @@ mod tests {
     }
 
     #[test]
+    fn a_mirror_has_one_line_per_writer() {
+        assert_eq!(Mirror::new(0).writers(), 0);
+        assert_eq!(Mirror::new(3).writers(), 3);
+        // Fresh lines: load 0, nothing pending.
+        let p = Mirror::new(3).probe(&counter());
+        assert_eq!((p.published, p.truth, p.oldest_pending_updates), (0, 0, 0));
+    }
+
+    #[test]
     fn merging_adds_sums_and_keeps_maxima() {
         let one = |error: i64, age: u64| {
             let mut s = StalenessSamples::default();
