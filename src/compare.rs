@@ -238,27 +238,15 @@ pub struct Comparison<'a> {
 /// repeats within one run).
 pub const MACHINE_CHANGE_RATIO: f64 = 1.5;
 
-/// The median and range of a run's canaries, ns; `None` without any.
-fn canary_spread(run: &RunResults) -> Option<(f64, f64, f64)> {
-    let c: Vec<f64> = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.repeats)
-        .filter_map(|r| r.interference.canary_ns)
-        .collect();
-    let median = crate::stats::quantile_of(&c, 0.5);
-    let lo = c.iter().copied().reduce(f64::min)?;
-    let hi = c.iter().copied().reduce(f64::max)?;
-    Some((median, lo, hi))
-}
-
 /// Why two files cannot be compared as the same machine, if they cannot:
 /// their canary medians differ by more than [`MACHINE_CHANGE_RATIO`], or
 /// their canary ranges do not even overlap and the medians differ by more
 /// than 20%. `None` when either file has no canary (or they agree).
 pub fn machine_changed(base: &RunResults, test: &RunResults) -> Option<String> {
-    let (mb, lb, hb) = canary_spread(base)?;
-    let (mt, lt, ht) = canary_spread(test)?;
+    let b = base.canary_range()?;
+    let t = test.canary_range()?;
+    let (mb, lb, hb) = (b.median, b.lo, b.hi);
+    let (mt, lt, ht) = (t.median, t.lo, t.hi);
     let ratio = mb.max(mt) / mb.min(mt);
     let disjoint = hb < lt || ht < lb;
     (ratio > MACHINE_CHANGE_RATIO || (disjoint && ratio > 1.2))

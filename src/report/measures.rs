@@ -291,10 +291,10 @@ fn interference_line(run: &RunResults) -> Option<String> {
     let repeats: Vec<&crate::results::RepeatResult> =
         run.strategies.iter().flat_map(|s| &s.repeats).collect();
     let records = || repeats.iter().map(|r| &r.interference);
-    let canaries: Vec<f64> = records().filter_map(|i| i.canary_ns).collect();
+    let canaries = run.canary_range();
     let steal: Option<f64> = records().map(|i| i.steal_ms).sum();
     let switches: u64 = records().map(|i| i.involuntary_switches).sum();
-    if canaries.is_empty() && steal.is_none() && switches == 0 {
+    if canaries.is_none() && steal.is_none() && switches == 0 {
         return None;
     }
     let mut parts = vec![format!(
@@ -302,12 +302,8 @@ fn interference_line(run: &RunResults) -> Option<String> {
         steal.map_or("unknown".to_string(), |s| format!("{s:.0} ms"))
     )];
     parts.push(format!("{switches} involuntary context switches"));
-    if !canaries.is_empty() {
-        let (lo, hi) = canaries
-            .iter()
-            .fold((f64::INFINITY, 0.0f64), |(lo, hi), &c| {
-                (lo.min(c), hi.max(c))
-            });
+    if let Some(c) = canaries {
+        let (lo, hi) = (c.lo, c.hi);
         let cost: Vec<f64> = records().filter_map(|i| i.canary_ms).collect();
         let cost = cost.iter().sum::<f64>() / cost.len().max(1) as f64;
         let disturbed = records().filter(|i| i.disturbed).count();

@@ -161,6 +161,32 @@ pub struct Interference {
     pub disturbed: bool,
 }
 
+/// The canaries of some repeats: median, smallest and largest, ns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CanaryRange {
+    /// Median one-way ns.
+    pub median: f64,
+    /// Smallest.
+    pub lo: f64,
+    /// Largest.
+    pub hi: f64,
+    /// Canaries taken.
+    pub count: usize,
+}
+
+impl CanaryRange {
+    /// The range of the canaries these records hold; `None` without any.
+    pub fn of<'a>(records: impl Iterator<Item = &'a Interference>) -> Option<Self> {
+        let c: Vec<f64> = records.filter_map(|i| i.canary_ns).collect();
+        Some(CanaryRange {
+            median: crate::stats::quantile_of(&c, 0.5),
+            lo: c.iter().copied().reduce(f64::min)?,
+            hi: c.iter().copied().reduce(f64::max)?,
+            count: c.len(),
+        })
+    }
+}
+
 /// One repeat of one strategy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RepeatResult {
@@ -381,6 +407,16 @@ pub struct InexactSum {
 }
 
 impl RunResults {
+    /// The range of every canary of the run; `None` without any.
+    pub fn canary_range(&self) -> Option<CanaryRange> {
+        CanaryRange::of(
+            self.strategies
+                .iter()
+                .flat_map(|s| &s.repeats)
+                .map(|r| &r.interference),
+        )
+    }
+
     /// The first strategy (and its first repeat) whose final sum was not
     /// exact, if any.
     pub fn first_inexact(&self) -> Option<InexactSum> {

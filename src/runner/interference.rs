@@ -10,7 +10,7 @@
 //! the values and marks the repeats measured in the odd phase.
 
 use crate::matrix::reference_pingpong;
-use crate::results::{Interference, RepeatResult};
+use crate::results::{CanaryRange, Interference, RepeatResult};
 use std::time::Instant;
 
 /// Round trips of one canary: about 1 ms at 27 ns one-way, 4 ms at 110.
@@ -66,19 +66,11 @@ pub fn canary_cpus(writers: &[u32], readers: &[u32]) -> Option<(u32, u32)> {
 /// from the median of all of them as disturbed; returns the warning to
 /// print, naming the values, when any was.
 pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String> {
-    let canaries: Vec<f64> = repeats
-        .iter()
-        .filter_map(|r| r.interference.canary_ns)
-        .collect();
-    let median = crate::stats::quantile_of(&canaries, 0.5);
-    if canaries.len() < 2 || !median.is_finite() || median <= 0.0 {
+    let range = CanaryRange::of(repeats.iter().map(|r| &r.interference))?;
+    let (median, lo, hi) = (range.median, range.lo, range.hi);
+    if range.count < 2 || median <= 0.0 {
         return None;
     }
-    let (lo, hi) = canaries
-        .iter()
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &c| {
-            (lo.min(c), hi.max(c))
-        });
     let mut marked = 0;
     for r in repeats.iter_mut() {
         if let Some(c) = r.interference.canary_ns {

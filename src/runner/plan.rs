@@ -279,14 +279,6 @@ pub enum PlanError {
         /// Why each was skipped.
         notes: Vec<String>,
     },
-    /// A sweep's affinity set names nothing usable here.
-    #[error("--affinity {affinity}: {reason}")]
-    Affinity {
-        /// The set as named.
-        affinity: String,
-        /// What is wrong.
-        reason: String,
-    },
 }
 
 /// Resolves `request` against `topo`: CPUs for each pool, strategies,

@@ -229,7 +229,10 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
     let mut points = Vec::new();
     for affinity in request.affinity_sets(&nodes_with_cpus) {
         let spec = affinity.cpu_spec();
-        let cpus = set_cpus(affinity, topo)?;
+        let cpus = spec.resolve(topo).map_err(|source| PlanError::Cpus {
+            option: "--affinity",
+            source,
+        })?;
         let mut counts = Vec::new();
         for t in &request.threads {
             let n = t.resolve(cpus.len());
@@ -267,29 +270,6 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
         return Err(PlanError::NothingToRun { notes });
     }
     Ok(SweepPlan { points, notes })
-}
-
-/// The allowed CPUs of an affinity set, with a message naming what exists
-/// when the set names a node this host lacks.
-fn set_cpus(affinity: Affinity, topo: &Topology) -> Result<Vec<u32>, PlanError> {
-    if let Affinity::Node(n) = affinity {
-        if topo.node(n).is_none() {
-            return Err(PlanError::Affinity {
-                affinity: affinity.to_string(),
-                reason: format!(
-                    "node {n} does not exist (online nodes: {})",
-                    topo.node_ids()
-                ),
-            });
-        }
-    }
-    affinity
-        .cpu_spec()
-        .resolve(topo)
-        .map_err(|source| PlanError::Cpus {
-            option: "--affinity",
-            source,
-        })
 }
 
 /// Why a sweep stopped before its last point.
