@@ -304,9 +304,27 @@ mod tests {
             ("ratelimit:1ms+ratelimit:2ms", "twice"),
             ("threshold:64+batch:2", "more than one"),
             ("ratelimit:1ms+always", "cannot be ratelimited"),
+            // always and never take no argument.
+            ("always:3", "unknown part"),
+            ("never:1ms", "unknown part"),
         ] {
             let e = text.parse::<PublishPolicy>().unwrap_err().to_string();
             assert!(e.contains(needle), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn only_ratelimited_policies_read_the_clock() {
+        for (text, reads) in [
+            ("always", false),
+            ("never", false),
+            ("threshold:64", false),
+            ("batch:32", false),
+            ("ratelimit:1ms", true),
+            ("ratelimit:1ms+threshold:64", true),
+        ] {
+            let p: PublishPolicy = text.parse().unwrap();
+            assert_eq!(p.reads_clock(), reads, "{text}");
         }
     }
 
@@ -337,6 +355,18 @@ mod tests {
         assert!(parse_duration_or_zero("5").is_err());
         assert!(parse_duration_or_zero("0parsecs").is_err());
         assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        // Every unit, by its scale.
+        assert_eq!(parse_duration("750ns").unwrap(), Duration::from_nanos(750));
+        assert_eq!(parse_duration("250us").unwrap(), Duration::from_micros(250));
+        assert_eq!(parse_duration("250µs").unwrap(), Duration::from_micros(250));
+        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
+        // The range is open at 1e6 s (11.6 days): just below passes, the
+        // bound itself does not.
+        assert!(parse_duration("999999s").is_ok());
+        assert_eq!(
+            parse_duration("1000000s"),
+            Err(DurationError::Range("1000000s".into()))
+        );
         assert_eq!(format_duration(Duration::from_micros(250)), "250us");
         assert_eq!(format_duration(Duration::from_nanos(1500)), "1500ns");
     }

@@ -128,6 +128,16 @@ pub enum NodeIter {
     Bitmap,
 }
 
+impl NodeIter {
+    /// The name used on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeIter::Compact => "compact",
+            NodeIter::Bitmap => "bitmap",
+        }
+    }
+}
+
 impl FromStr for NodeIter {
     type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, UnknownName> {
@@ -390,6 +400,16 @@ impl ShardedCounter {
         unsafe { &*self.slots[index] }
     }
 
+    /// Bytes from the first slot's address to the second's, as laid out in
+    /// memory (`None` with one slot, or when the first two slots live in
+    /// different node-bound regions): the `--pad` stride when the slots
+    /// share a region.
+    pub fn slot_stride(&self) -> Option<usize> {
+        let (first, second) = (*self.slots.first()?, *self.slots.get(1)?);
+        let bytes = (second as usize).checked_sub(first as usize)?;
+        (self.info[0].node == self.info[1].node).then_some(bytes)
+    }
+
     /// The read-mostly `shares` field readers load on every read.
     #[inline(always)]
     pub fn shares(&self) -> i64 {
@@ -402,27 +422,52 @@ impl ShardedCounter {
     /// [`NodeIter`] says.
     #[inline]
     pub fn read(&self) -> i64 {
+        let mut sum = 0;
+        self.walk(|slot| sum += slot.load(Ordering::Relaxed));
+        sum
+    }
+
+    /// The positions one [`read`](Self::read) examines, counted by walking
+    /// the slots exactly as a read does: every slot for the global, LLC
+    /// and CPU levels; for the node level, every node id below
+    /// `nr_node_ids` ([`NodeIter::Compact`]), or every 64-bit word of the
+    /// node mask loaded while finding the set bits
+    /// ([`NodeIter::Bitmap`]: at least `MAX_NUMNODES / 64` = 16, one more
+    /// per node). It shows which walk ran, and what each read costs in
+    /// steps.
+    pub fn read_steps(&self) -> usize {
+        self.walk(|_| ())
+    }
+
+    /// Visits every slot in the order a read does; returns the positions
+    /// examined (see [`read_steps`](Self::read_steps)). Inlined into
+    /// `read`, where the count is dead and compiled away.
+    #[inline(always)]
+    fn walk(&self, mut visit: impl FnMut(&AtomicI64)) -> usize {
         match (self.layout.level, self.layout.node_iter) {
-            (ShardLevel::Node, NodeIter::Compact) => self
-                .node_to_slot
-                .iter()
-                .flatten()
-                .map(|&i| self.slot(i).load(Ordering::Relaxed))
-                .sum(),
+            (ShardLevel::Node, NodeIter::Compact) => {
+                for &i in self.node_to_slot.iter().flatten() {
+                    visit(self.slot(i));
+                }
+                self.node_to_slot.len()
+            }
             (ShardLevel::Node, NodeIter::Bitmap) => {
-                let mut sum = 0;
-                let mut node = next_node(&self.node_mask, 0);
+                let mut words = 0;
+                let mut node = next_node(&self.node_mask, 0, &mut words);
                 while node < MAX_NUMNODES {
                     if let Some(Some(i)) = self.node_to_slot.get(node) {
-                        sum += self.slot(*i).load(Ordering::Relaxed);
+                        visit(self.slot(*i));
                     }
-                    node = next_node(&self.node_mask, node + 1);
+                    node = next_node(&self.node_mask, node + 1, &mut words);
                 }
-                sum
+                words
             }
-            _ => (0..self.slots.len())
-                .map(|i| self.slot(i).load(Ordering::Relaxed))
-                .sum(),
+            _ => {
+                for i in 0..self.slots.len() {
+                    visit(self.slot(i));
+                }
+                self.slots.len()
+            }
         }
     }
 }
@@ -437,15 +482,17 @@ impl fmt::Debug for ShardedCounter {
 }
 
 /// The first set bit at or after `start` in `mask`, or [`MAX_NUMNODES`]:
-/// the kernel's `find_next_bit`, one word at a time.
+/// the kernel's `find_next_bit`, one word at a time. Adds the words it
+/// loads to `words`.
 #[inline]
-fn next_node(mask: &[u64; MAX_NUMNODES / 64], start: usize) -> usize {
+fn next_node(mask: &[u64; MAX_NUMNODES / 64], start: usize, words: &mut usize) -> usize {
     if start >= MAX_NUMNODES {
         return MAX_NUMNODES;
     }
     let mut word = start / 64;
     let mut bits = mask[word] & (!0u64 << (start % 64));
     loop {
+        *words += 1;
         if bits != 0 {
             return word * 64 + bits.trailing_zeros() as usize;
         }
@@ -480,13 +527,55 @@ mod tests {
         for n in [0usize, 3, 64, 1023] {
             mask[n / 64] |= 1 << (n % 64);
         }
-        let mut seen = Vec::new();
-        let mut n = next_node(&mask, 0);
+        let (mut seen, mut words) = (Vec::new(), 0);
+        let mut n = next_node(&mask, 0, &mut words);
         while n < MAX_NUMNODES {
             seen.push(n);
-            n = next_node(&mask, n + 1);
+            n = next_node(&mask, n + 1, &mut words);
         }
         assert_eq!(seen, vec![0, 3, 64, 1023]);
+        // Words loaded: 0 (finds 0), 0 (finds 3), 0 then 1 (finds 64),
+        // 1..=15 (finds 1023): 1 + 1 + 2 + 15.
+        assert_eq!(words, 19);
+        // Past the end: no word is loaded.
+        assert_eq!(next_node(&mask, MAX_NUMNODES, &mut words), MAX_NUMNODES);
+        assert_eq!(words, 19);
+    }
+
+    #[test]
+    fn names_parse_to_what_they_say_and_nothing_else_parses() {
+        let levels: Vec<ShardLevel> = ["global", "node", "llc", "cpu"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        assert_eq!(levels, ShardLevel::ALL);
+        let pads: Vec<Pad> = ["128", "64", "0"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        assert_eq!(pads, Pad::ALL);
+        assert_eq!("compact".parse::<NodeIter>().unwrap(), NodeIter::Compact);
+        assert_eq!("bitmap".parse::<NodeIter>().unwrap(), NodeIter::Bitmap);
+        assert_eq!(NodeIter::Bitmap.name(), "bitmap");
+        assert_eq!(NodeIter::Compact.name(), "compact");
+        for (bad, what) in [
+            ("socket", "level"),
+            ("32", "pad"),
+            ("sparse", "node iteration"),
+        ] {
+            let err = match what {
+                "level" => bad.parse::<ShardLevel>().unwrap_err(),
+                "pad" => bad.parse::<Pad>().unwrap_err(),
+                _ => bad.parse::<NodeIter>().unwrap_err(),
+            };
+            assert!(err.to_string().contains(bad), "{err}");
+        }
+        for level in ShardLevel::ALL {
+            assert_eq!(level.to_string(), level.name());
+        }
+        for pad in Pad::ALL {
+            assert_eq!(pad.to_string(), pad.name());
+        }
     }
 
     #[test]

@@ -128,8 +128,12 @@ fn every_level_policy_and_pad_sums_exactly_under_contention() {
                     Placement::Strict,
                 )
                 .unwrap();
-                let (loads, stats) = hammer(&counter, &cpus, 3, policy, 20_000);
                 let name = format!("{level}/{policy}/{pad}");
+                // The slots really are `pad` bytes apart in memory (this
+                // host has one node, so they share one region).
+                let stride = (counter.slots().len() > 1).then_some(pad.stride());
+                assert_eq!(counter.slot_stride(), stride, "{name}");
+                let (loads, stats) = hammer(&counter, &cpus, 3, policy, 20_000);
                 let total = assert_loads_replay(&counter, &loads, 20_000, &name);
                 // A wrong expectation must be caught, whatever the layout.
                 let err = check_exact(&counter, total + 3, &name).unwrap_err();
@@ -204,6 +208,21 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                     ShardLevel::Cpu => topo.cpus.len(),
                 };
                 assert_eq!(counter.slots().len(), expected_slots, "{what}");
+                // The walk a read takes, counted independently: every slot;
+                // at the node level every node id below nr_node_ids
+                // (compact), or the node-mask words loaded (bitmap: node
+                // ids here are all below 64, so one word per node found,
+                // then all 16 words in the search past the last one).
+                let nr_node_ids = topo.possible_nodes.last().unwrap() as usize + 1;
+                let expected_steps = match (level, node_iter) {
+                    (ShardLevel::Node, NodeIter::Compact) => nr_node_ids,
+                    (ShardLevel::Node, NodeIter::Bitmap) => writers + MAX_NUMNODES / 64,
+                    _ => expected_slots,
+                };
+                assert_eq!(counter.read_steps(), expected_steps, "{what}");
+                // All slots on node 0: one region, the pad's stride apart.
+                let stride = (expected_slots > 1).then_some(Pad::Line128.stride());
+                assert_eq!(counter.slot_stride(), stride, "{what}");
                 let updates = 5_000;
                 let (loads, _) = hammer(
                     &counter,

@@ -331,6 +331,19 @@ pub struct StrategyResult {
     pub name: String,
     /// Every slot's owner and verified node.
     pub slots: Vec<SlotInfo>,
+    /// Positions one read of the counter examines, as counted by walking
+    /// it the way a read does (`ShardedCounter::read_steps`): slots for
+    /// the global, LLC and CPU levels; node ids (`--node-iter compact`) or
+    /// 64-bit node-mask words (`bitmap`) for the node level. `None` in
+    /// files written before it was recorded, or when no repeat ran.
+    #[serde(default)]
+    pub read_steps: Option<usize>,
+    /// Bytes between the first two slots' addresses, read from the
+    /// counter's memory (the `--pad` stride); `None` with one slot, slots
+    /// in different node-bound regions, or files written before it was
+    /// recorded.
+    #[serde(default)]
+    pub slot_stride_bytes: Option<usize>,
     /// Where every thread ran (from the first repeat).
     pub threads: Vec<ThreadPlacement>,
     /// Cost of one read of the ratelimit clock, ns (ratelimited policies).

@@ -140,6 +140,8 @@ pub fn execute(
             strategy: *s,
             name: s.name(),
             slots: Vec::new(),
+            read_steps: None,
+            slot_stride_bytes: None,
             threads: Vec::new(),
             clock_read_ns: s
                 .clock
@@ -303,6 +305,8 @@ fn one_repeat(
     };
     if repeat == 0 {
         result.slots = counter.slots().to_vec();
+        result.read_steps = Some(counter.read_steps());
+        result.slot_stride_bytes = counter.slot_stride();
         result.threads = reports
             .iter()
             .map(|r| ThreadPlacement {

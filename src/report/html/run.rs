@@ -438,10 +438,7 @@ fn settings(run: &RunResults) -> Markup {
             c.counter_node
                 .map_or("each slot on its own node".to_string(), |n| n.to_string()),
         ),
-        (
-            "node iteration",
-            format!("{:?}", c.node_iter).to_lowercase(),
-        ),
+        ("node iteration", c.node_iter.name().to_string()),
     ];
     super::kv_table(&rows)
 }

@@ -1,6 +1,7 @@
 //! The run as a text table in the seeds' style, one section per measure:
 //! `90569±1.15%` per level, and the change against the first level.
 
+use crate::counter::ShardLevel;
 use crate::report::measures::{RowLabels, measure_table, run_findings, shown_measures, unique};
 use crate::results::{RunResults, StrategyResult, SweepResults};
 use crate::topology::CpuList;
@@ -131,6 +132,18 @@ pub fn render(run: &RunResults) -> String {
     }));
     if !clocks.is_empty() {
         let _ = writeln!(out, "ratelimit clock read cost: {}", clocks.join(", "));
+    }
+    if let Some(steps) = run
+        .strategies
+        .iter()
+        .find(|s| s.strategy.level == ShardLevel::Node)
+        .and_then(|s| s.read_steps)
+    {
+        let _ = writeln!(
+            out,
+            "node-level read: {steps} steps (--node-iter {})",
+            run.config.node_iter.name()
+        );
     }
     for line in run_findings(run) {
         let _ = writeln!(out, "{line}");
