@@ -98,17 +98,24 @@ pub struct Cell {
     /// % change of the mean against the base; `None` in the first column,
     /// with no base, or below resolution.
     pub change_pct: Option<f64>,
-    /// The change passes the compare rule ([`Verdict::decide`] at
+    /// The compare rule's verdict on that change ([`Verdict::decide`] at
     /// [`DEFAULT_NOISE_THRESHOLD_PCT`], Welch's p Holm-adjusted over the
-    /// table's changes); `false` prints it marked `n.s.`.
-    pub supported: bool,
+    /// table's changes); `None` without a change, or when either side has
+    /// fewer than 2 repeats (no test).
+    pub verdict: Option<Verdict>,
 }
 
 impl Cell {
+    /// The change passes the compare rule: an increase or a decrease
+    /// beyond noise and doubt. A change that does not prints `n.s.`.
+    pub fn supported(&self) -> bool {
+        matches!(self.verdict, Some(Verdict::Increase | Verdict::Decrease))
+    }
+
     /// The change as a table prints it: `+15.0%`, or `+3.2% n.s.` when
     /// the statistics do not support it; empty without one.
     pub fn change_text(&self) -> String {
-        match (self.change_pct, self.supported) {
+        match (self.change_pct, self.supported()) {
             (None, _) => String::new(),
             (Some(pct), true) => format!("{pct:+.1}%"),
             (Some(pct), false) => format!("{pct:+.1}% n.s."),
@@ -156,10 +163,9 @@ pub fn measure_table(
     for ((r, k, d), p) in tests.iter().zip(adjusted) {
         let cell = &mut cells[*r][*k];
         cell.change_pct = d.change_pct;
-        cell.supported = matches!(
-            Verdict::decide(d, DEFAULT_NOISE_THRESHOLD_PCT, p),
-            Verdict::Increase | Verdict::Decrease
-        );
+        cell.verdict = d
+            .welch
+            .map(|_| Verdict::decide(d, DEFAULT_NOISE_THRESHOLD_PCT, p));
     }
     cells
 }
@@ -196,7 +202,7 @@ fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Cell {
     Cell {
         value,
         change_pct: None,
-        supported: false,
+        verdict: None,
     }
 }
 

@@ -243,9 +243,11 @@ mod tests {
             p.wait();
         }
         let elapsed = t0.elapsed().as_secs_f64();
-        // 100 periods: 10 ms, and not much more (made-up lateness).
+        // 100 periods: at least 10 ms (deadlines are absolute); the upper
+        // bound only catches a pacer that waits far too long, with room
+        // for a loaded machine.
         assert!(
-            (0.0099..0.05).contains(&elapsed),
+            (0.0099..0.25).contains(&elapsed),
             "101 ops at 10k/s took {elapsed} s"
         );
     }

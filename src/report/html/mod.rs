@@ -405,7 +405,7 @@ fn marks_legend() -> Markup {
             @for m in [Mark::Better, Mark::Worse, Mark::Same, Mark::Unsure, Mark::Untested] {
                 span class={ "mark " (m.class()) } { (m.symbol()) } " " (m.title()) "; "
             }
-            "p-values Holm-adjusted over every test of this result's tables, noise threshold ±"
+            "p-values Holm-adjusted over the tests of each table, as in the text tables, noise threshold ±"
             (crate::verdict::NOISE_THRESHOLD_PCT) "%."
         }
     }

@@ -9,11 +9,11 @@ use super::{
 use crate::placement::{NodeCheck, Placement};
 use crate::report::ExportError;
 use crate::report::charts;
-use crate::report::measures::{RowLabels, measure_cell, run_findings, shown_measures, unique};
+use crate::report::measures::{self, RowLabels, run_findings, shown_measures, unique};
 use crate::results::{Measure, RunResults, StrategyResult};
-use crate::stats::{Difference, Summary, Verdict, holm_adjusted};
+use crate::stats::{Summary, Verdict};
 use crate::topology::CpuList;
-use crate::verdict::{self, NOISE_THRESHOLD_PCT};
+use crate::verdict;
 use crate::workload::Role;
 use maud::{Markup, html};
 
@@ -81,94 +81,59 @@ pub(super) struct Cell {
     mark: Option<Mark>,
 }
 
-/// Every measure's table cells (measure × row × level), each change
-/// tested against the row's first level with Welch's t-test, all
-/// p-values Holm-adjusted together, and marked by the compare rule.
+/// Every measure's table cells (measure × row × level): the text
+/// tables' cells ([`measures::measure_table`]: each change tested against
+/// the row's first level with Welch's t-test, Holm-adjusted over the
+/// measure's table, judged by the compare rule), marked for the page.
 pub(super) fn measure_cells(
     measures: &[&'static Measure],
     rows: &[Row],
     resolution_ns: f64,
 ) -> Vec<Vec<Vec<Cell>>> {
-    let get = |m: &Measure, s: Option<&StrategyResult>| -> Option<Summary> {
-        s.and_then(|s| s.summary.as_ref()).and_then(|s| (m.get)(s))
-    };
-    let mut diffs: Vec<Difference> = Vec::new();
-    // Per measure, per row, per level: the cell and its test, if any.
-    type Pending = Vec<Vec<(Cell, Option<usize>)>>;
-    let mut pending: Vec<Pending> = Vec::new();
-    for m in measures {
-        let mut table = Vec::new();
-        for row in rows {
-            let base = row.cells.first().and_then(|s| get(m, *s));
-            let base_ok = base.filter(|b| !(m.sampled && b.mean < resolution_ns));
-            let mut cells = Vec::new();
-            for (i, s) in row.cells.iter().enumerate() {
-                let value = get(m, *s);
-                let c = measure_cell(m, value, base_ok.filter(|_| i > 0), resolution_ns);
-                let test = match (c.change_pct, base_ok, value) {
-                    (Some(_), Some(b), Some(v)) => {
-                        diffs.push(Difference::of(&b, &v));
-                        Some(diffs.len() - 1)
-                    }
-                    _ => None,
-                };
-                let shown = c.value.clone();
-                cells.push((
-                    Cell {
-                        sort: value
-                            .filter(|v| !(m.sampled && v.mean < resolution_ns))
-                            .map(|v| v.mean),
-                        text: shown,
-                        change: c.change_pct,
-                        mark: None,
-                    },
-                    test,
-                ));
-            }
-            table.push(cells);
-        }
-        pending.push(table);
-    }
-    let raw: Vec<f64> = diffs.iter().filter_map(|d| d.welch).map(|w| w.p).collect();
-    let mut adjusted = holm_adjusted(&raw).into_iter();
-    let marks: Vec<Mark> = diffs
+    measures
         .iter()
-        .map(|d| (d, d.welch.map(|_| adjusted.next().unwrap_or(1.0))))
-        .map(|(d, p)| match p {
-            None => Mark::Untested,
-            Some(p) => match Verdict::decide(d, NOISE_THRESHOLD_PCT, p) {
-                Verdict::NoChange => Mark::Same,
-                Verdict::Inconclusive => Mark::Unsure,
-                v => {
-                    let up = v == Verdict::Increase;
-                    // Filled in per measure below.
-                    if up { Mark::Better } else { Mark::Worse }
-                }
-            },
-        })
-        .collect();
-    pending
-        .into_iter()
-        .zip(measures)
-        .map(|(table, m)| {
-            table
-                .into_iter()
+        .map(|m| {
+            let values: Vec<Vec<Option<Summary>>> = rows
+                .iter()
                 .map(|row| {
-                    row.into_iter()
-                        .map(|(mut cell, test)| {
-                            cell.mark = test.map(|i| match marks[i] {
-                                // An increase is better only when more is.
-                                Mark::Better if !m.higher_is_better => Mark::Worse,
-                                Mark::Worse if !m.higher_is_better => Mark::Better,
-                                other => other,
-                            });
-                            cell
+                    row.cells
+                        .iter()
+                        .map(|s| s.and_then(|s| s.summary.as_ref()).and_then(|s| (m.get)(s)))
+                        .collect()
+                })
+                .collect();
+            measures::measure_table(m, &values, resolution_ns)
+                .into_iter()
+                .zip(&values)
+                .map(|(cells, row)| {
+                    cells
+                        .into_iter()
+                        .zip(row)
+                        .map(|(c, value)| Cell {
+                            sort: value
+                                .filter(|v| !(m.sampled && v.mean < resolution_ns))
+                                .map(|v| v.mean),
+                            mark: c.change_pct.map(|_| mark(m, c.verdict)),
+                            change: c.change_pct,
+                            text: c.value,
                         })
                         .collect()
                 })
                 .collect()
         })
         .collect()
+}
+
+/// The page's mark for a change of `m` judged `verdict` (`None`: no test).
+fn mark(m: &Measure, verdict: Option<Verdict>) -> Mark {
+    match verdict {
+        None => Mark::Untested,
+        Some(Verdict::NoChange) => Mark::Same,
+        Some(Verdict::Inconclusive) => Mark::Unsure,
+        // An increase is better only when more is.
+        Some(v) if (v == Verdict::Increase) == m.higher_is_better => Mark::Better,
+        Some(_) => Mark::Worse,
+    }
 }
 
 /// One measure's table: key columns, then a column per level.
@@ -441,4 +406,26 @@ fn settings(run: &RunResults) -> Markup {
         ("node iteration", c.node_iter.name().to_string()),
     ];
     super::kv_table(&rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{MEASURES, THROUGHPUT_NS};
+
+    #[test]
+    fn a_mark_says_better_only_in_the_measures_good_direction() {
+        let (rate, ns) = (&MEASURES[0], &THROUGHPUT_NS[0]);
+        assert!(rate.higher_is_better && !ns.higher_is_better);
+        for (m, increase, decrease) in [
+            (rate, Mark::Better, Mark::Worse),
+            (ns, Mark::Worse, Mark::Better),
+        ] {
+            assert_eq!(mark(m, Some(Verdict::Increase)), increase, "{}", m.short);
+            assert_eq!(mark(m, Some(Verdict::Decrease)), decrease, "{}", m.short);
+            assert_eq!(mark(m, Some(Verdict::NoChange)), Mark::Same);
+            assert_eq!(mark(m, Some(Verdict::Inconclusive)), Mark::Unsure);
+            assert_eq!(mark(m, None), Mark::Untested);
+        }
+    }
 }
