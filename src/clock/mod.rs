@@ -273,10 +273,81 @@ mod tests {
         assert_eq!(fake.clone().now(), 7);
     }
 
+    /// A clock whose every read spins for at least 2 µs of `Instant`.
+    #[derive(Clone)]
+    struct SlowClock;
+
+    impl Clock for SlowClock {
+        fn now(&self) -> u64 {
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_micros(2) {
+                std::hint::spin_loop();
+            }
+            7
+        }
+        fn ticks_per_sec(&self) -> f64 {
+            1e9
+        }
+    }
+
+    #[test]
+    fn read_cost_is_the_mean_time_of_one_read() {
+        // 50 reads of at least 2 µs each: at least 2000 ns a read, and
+        // not 50 times more (the mean, not the total).
+        let ns = read_cost_ns(&SlowClock, 50);
+        assert!((2_000.0..50_000.0).contains(&ns), "{ns} ns");
+        // The real clocks cost something, and far less than a microsecond
+        // (a vDSO call or a TSC read; a syscall would be ~100 ns or more).
+        let hz = calibrate_tsc(Duration::from_millis(5));
+        for kind in ClockKind::ALL {
+            let ns = clock_read_cost(kind, hz);
+            assert!(ns > 0.0 && ns < 10_000.0, "{kind}: {ns} ns");
+        }
+    }
+
+    #[test]
+    fn the_nanosecond_clocks_follow_instant() {
+        // CLOCK_MONOTONIC and its coarse twin against `Instant` (itself
+        // CLOCK_MONOTONIC) over a 30 ms sleep: the coarse one ticks at
+        // HZ (4 ms at HZ=250), so it may trail by one tick.
+        let (m, c) = (MonotonicClock, CoarseClock);
+        let (i0, m0, c0) = (Instant::now(), m.now(), c.now());
+        std::thread::sleep(Duration::from_millis(30));
+        let (m1, c1) = (m.now(), c.now());
+        let elapsed = i0.elapsed().as_nanos() as u64;
+        assert!(
+            m1 - m0 >= 30_000_000 && m1 - m0 <= elapsed + 1_000_000,
+            "{}",
+            m1 - m0
+        );
+        assert!(
+            c1 - c0 >= 20_000_000 && c1 - c0 <= elapsed + 11_000_000,
+            "{}",
+            c1 - c0
+        );
+        // Absolute readings agree with Instant's clock to the second:
+        // seconds and nanoseconds are combined, not added.
+        let mono = {
+            let mut ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: a valid timespec for the kernel to fill.
+            unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+            ts.tv_sec as u64
+        };
+        let secs = m.now() / 1_000_000_000;
+        assert!(secs == mono || secs == mono + 1, "{secs} s vs {mono} s");
+        assert_eq!(m.ticks_per_sec(), 1e9);
+        assert_eq!(c.ticks_per_sec(), 1e9);
+        assert_eq!(FakeClock::default().ticks_per_sec(), 1e9);
+    }
+
     #[test]
     fn clock_names_round_trip() {
         for k in ClockKind::ALL {
             assert_eq!(k.name().parse::<ClockKind>().unwrap(), k);
+            assert_eq!(k.to_string(), k.name());
         }
         assert!(
             "hpet"

@@ -176,5 +176,55 @@ mod tests {
         ));
         assert!(!tsc_is_invariant("flags\t\t: fpu tsc constant_tsc\n"));
         assert!(!tsc_is_invariant("flags\t\t: fpu tsc nonstop_tsc_s3\n"));
+        // Only the flags line counts.
+        assert!(!tsc_is_invariant(
+            "model name\t: constant_tsc nonstop_tsc\nflags\t\t: fpu tsc\n"
+        ));
+        assert!(!tsc_is_invariant(""));
+    }
+
+    #[test]
+    fn the_host_decides_the_timer_and_its_units() {
+        let tsc = Timer::for_host(true, 2.5e9);
+        assert_eq!(tsc, Timer::Tsc { hz: 2.5e9 });
+        assert_eq!(Timer::for_host(false, 2.5e9), Timer::Monotonic);
+        assert_eq!(Timer::of_kind(TimerKind::Tsc, 3e9), Timer::Tsc { hz: 3e9 });
+        assert_eq!(Timer::of_kind(TimerKind::Monotonic, 3e9), Timer::Monotonic);
+        assert_eq!(tsc.kind(), TimerKind::Tsc);
+        assert_eq!(Timer::Monotonic.kind(), TimerKind::Monotonic);
+        assert_eq!(tsc.ticks_per_sec(), 2.5e9);
+        assert_eq!(tsc.ns_per_tick(), 0.4);
+        assert_eq!(Timer::Monotonic.ticks_per_sec(), 1e9);
+        assert_eq!(Timer::Monotonic.ns_per_tick(), 1.0);
+        assert_eq!(TimerKind::Tsc.to_string(), "tsc");
+        assert_eq!(TimerKind::Monotonic.to_string(), "monotonic");
+    }
+
+    #[test]
+    fn every_reading_moves_forward_and_the_overhead_is_small() {
+        let timers = [Timer::Monotonic, Timer::Tsc { hz: 1e9 }];
+        for timer in timers {
+            let (a, b) = (timer.start(), timer.end());
+            let c = timer.now_unfenced();
+            assert!(a <= b && b <= c, "{timer:?}: {a} {b} {c}");
+            // A sleep of 2 ms moves every reading by at least 2 ms worth
+            // of ticks (the TSC ticks at least 100 MHz).
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            let min_ticks = match timer {
+                Timer::Monotonic => 2_000_000,
+                Timer::Tsc { .. } => 200_000,
+            };
+            assert!(timer.start() - c >= min_ticks, "{timer:?} start");
+            assert!(timer.end() - c >= min_ticks, "{timer:?} end");
+            assert!(timer.now_unfenced() - c >= min_ticks, "{timer:?} now");
+            // The cheapest empty measurement: far under 100k ticks (a
+            // fenced TSC read pair, or a vDSO call pair), and never 0 for
+            // the TSC, whose fenced reads are dozens of cycles apart.
+            let overhead = timer.overhead_ticks();
+            assert!(overhead < 100_000, "{timer:?}: {overhead} ticks");
+            if timer.kind() == TimerKind::Tsc {
+                assert!(overhead > 0, "a fenced TSC pair took 0 ticks");
+            }
+        }
     }
 }

@@ -622,3 +622,42 @@ fn threshold_and_batch_publish_the_same_fraction_early_and_late() {
         );
     }
 }
+
+#[test]
+fn a_compact_read_steps_over_every_possible_node_id() {
+    // A 2-node host whose firmware declares 8 possible nodes (nr_node_ids
+    // 8, as on hosts with hot-pluggable memory): the compact walk visits
+    // all 8 ids, the bitmap walk only loads mask words, and both find the
+    // same two slots.
+    let mut topo = fixture("epyc-7j13-2s-nps1-256");
+    topo.possible_nodes = crate::topology::CpuList::parse("0-7").unwrap();
+    let cpus = topo.online_cpus.to_vec();
+    let mut reads = Vec::new();
+    for (node_iter, steps) in [
+        (NodeIter::Compact, 8),
+        (NodeIter::Bitmap, 2 + MAX_NUMNODES / 64),
+    ] {
+        let counter = ShardedCounter::new(
+            layout(
+                ShardLevel::Node,
+                Pad::Line64,
+                SlotHome::OnNode(0),
+                node_iter,
+            ),
+            &topo,
+            &cpus,
+            Placement::Strict,
+        )
+        .unwrap();
+        assert_eq!(counter.slots().len(), 2);
+        assert_eq!(counter.read_steps(), steps, "{node_iter:?}");
+        counter
+            .slot(0)
+            .store(5, std::sync::atomic::Ordering::Relaxed);
+        counter
+            .slot(1)
+            .store(-7, std::sync::atomic::Ordering::Relaxed);
+        reads.push(counter.read());
+    }
+    assert_eq!(reads, [-2, -2]);
+}
