@@ -427,6 +427,205 @@ impl Work for ReaderWork<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::FakeClock;
+    use crate::counter::{CounterLayout, NodeIter, Pad, PublishPolicy, ShardLevel, SlotHome};
+    use crate::placement::Placement;
+    use crate::topology::Topology;
+    use std::sync::atomic::Ordering;
+
+    /// A one-slot (global) counter on this host's first allowed CPU's node.
+    fn counter() -> ShardedCounter {
+        let topo = Topology::read(std::path::Path::new("/")).unwrap();
+        let layout = CounterLayout {
+            level: ShardLevel::Global,
+            pad: Pad::Line128,
+            home: SlotHome::Local,
+            node_iter: NodeIter::Compact,
+        };
+        let cpu = topo.allowed_cpus.first().unwrap();
+        ShardedCounter::new(layout, &topo, &[cpu], Placement::Strict).unwrap()
+    }
+
+    /// A writer loop on `counter` with policy `always`, a read every
+    /// `read_every` updates and one operation in `every` sampled.
+    fn writer_work<'c>(
+        counter: &'c ShardedCounter,
+        read_every: u32,
+        every: u64,
+        probing: Option<Probing<'c>>,
+    ) -> WriterWork<'c, FakeClock> {
+        let writer = Writer::new(counter, 0, PublishPolicy::ALWAYS, FakeClock::default());
+        WriterWork::new(
+            writer,
+            counter,
+            LoadWalk::new(5, 0),
+            read_every,
+            Timer::Monotonic,
+            Sampling::new(every, 0),
+            None,
+            probing,
+        )
+    }
+
+    /// The load after `n` steps of walk (5, 0).
+    fn load_after(n: u64) -> i64 {
+        let mut walk = LoadWalk::new(5, 0);
+        (0..n).fold(START_LOAD, |_, _| walk.next_load())
+    }
+
+    #[test]
+    fn a_writer_loop_counts_updates_reads_and_samples_exactly() {
+        let c = counter();
+        let mut w = writer_work(&c, 4, 8, None);
+        w.run_ops(1_000);
+        w.run_ops(1_000);
+        assert_eq!(w.updates(), 2_000);
+        // A read every 4 updates; one update in 8 and one read in 8 timed.
+        assert_eq!(w.reads(), 500);
+        assert_eq!(w.write_hist.len(), 250);
+        assert_eq!(w.read_hist.len(), 62);
+        // Policy always: the slot holds the walk's load after 2000 steps.
+        assert_eq!(w.writer_mut().load(), load_after(2_000));
+        assert_eq!(c.read(), load_after(2_000));
+        assert!(w.pacer().is_none());
+
+        // The end of warm-up forgets counts and samples, not the load.
+        w.reset_counts();
+        assert_eq!((w.updates(), w.reads()), (0, 0));
+        assert_eq!((w.write_hist.len(), w.read_hist.len()), (0, 0));
+        assert_eq!(w.writer_mut().stats().publishes, 0);
+        w.run_ops(16);
+        assert_eq!((w.updates(), w.reads(), w.write_hist.len()), (16, 4, 2));
+        assert_eq!(c.read(), load_after(2_016));
+    }
+
+    #[test]
+    fn without_reads_or_sampling_the_loop_only_updates() {
+        let c = counter();
+        let mut w = writer_work(&c, 0, 0, None);
+        w.run_ops(777);
+        assert_eq!((w.updates(), w.reads()), (777, 0));
+        assert_eq!((w.write_hist.len(), w.read_hist.len()), (0, 0));
+        assert_eq!(c.read(), load_after(777));
+    }
+
+    #[test]
+    fn the_timers_overhead_is_taken_off_every_sample() {
+        let c = counter();
+        let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
+        // An overhead beyond any sample: every sample becomes 0 ticks.
+        let mut w = WriterWork::new(
+            writer,
+            &c,
+            LoadWalk::new(5, 0),
+            1,
+            Timer::Monotonic,
+            Sampling::new(1, u64::MAX / 2),
+            None,
+            None,
+        );
+        w.run_ops(100);
+        assert_eq!((w.write_hist.len(), w.write_hist.max()), (100, 0));
+        assert_eq!((w.read_hist.len(), w.read_hist.max()), (100, 0));
+        // With none to take off, samples are the timer's own
+        // differences: over 100 of them, not all 0.
+        let mut w = writer_work(&c, 1, 1, None);
+        w.run_ops(100);
+        assert!(w.write_hist.mean() > 0.0 && w.read_hist.mean() > 0.0);
+    }
+
+    #[test]
+    fn probes_run_on_every_stride_th_sample_and_see_the_truth() {
+        let c = counter();
+        let mirror = Mirror::new(1);
+        let probing = Probing {
+            mirror: &mirror,
+            writer: 0,
+            stride: 3,
+        };
+        let mut w = writer_work(&c, 0, 2, Some(probing));
+        w.run_ops(600);
+        // 300 samples, a probe on every third.
+        assert_eq!(w.write_hist.len(), 300);
+        assert_eq!(w.staleness.probes, 100);
+        // Policy always publishes every update: a probe sees no error.
+        assert_eq!(w.staleness.error_max, 0.0);
+        w.reset_counts();
+        assert_eq!(w.staleness.probes, 0);
+        // Without sampling there are no probes (the mirror is not kept).
+        let mut off = writer_work(&c, 0, 0, Some(probing));
+        off.run_ops(600);
+        assert_eq!(off.staleness.probes, 0);
+    }
+
+    #[test]
+    fn a_stride_of_one_per_writer_is_the_default() {
+        let mirror = Mirror::new(3);
+        assert_eq!(Probing::new(&mirror, 2).stride, 3);
+        assert_eq!(Probing::new(&mirror, 2).writer, 2);
+    }
+
+    #[test]
+    fn a_reader_loop_counts_reads_samples_and_probes() {
+        let c = counter();
+        c.slot(0).store(900, Ordering::Relaxed);
+        let mirror = Mirror::new(1);
+        mirror.store(0, 1_000, None, 1);
+        let probing = Probing {
+            mirror: &mirror,
+            writer: 0,
+            stride: 2,
+        };
+        let mut r = ReaderWork::new(
+            &c,
+            Timer::Monotonic,
+            Sampling::new(4, 0),
+            None,
+            Some(probing),
+        );
+        r.run_ops(400);
+        assert_eq!(r.reads(), 400);
+        assert_eq!(r.read_hist.len(), 100);
+        assert_eq!(r.staleness.probes, 50);
+        // Published 900 against a true 1000.
+        assert_eq!(r.staleness.error_max, 100.0);
+        assert!(r.pacer().is_none());
+        r.reset_counts();
+        assert_eq!(
+            (r.reads(), r.read_hist.len(), r.staleness.probes),
+            (0, 0, 0)
+        );
+    }
+
+    #[test]
+    fn a_rate_gives_the_loop_a_pacer_that_holds_it_back() {
+        let c = counter();
+        let mut r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), Some(1e4), None);
+        assert!(r.pacer().is_some());
+        let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
+        let mut w = WriterWork::new(
+            writer,
+            &c,
+            LoadWalk::new(5, 0),
+            0,
+            Timer::Monotonic,
+            Sampling::off(),
+            Some(1e4),
+            None,
+        );
+        // 21 operations at 10k/s: at least 20 periods of 100 µs waited.
+        let t0 = std::time::Instant::now();
+        w.run_ops(21);
+        r.run_ops(21);
+        assert!(t0.elapsed() >= std::time::Duration::from_millis(4));
+        assert_eq!((w.updates(), r.reads()), (21, 21));
+        assert!(w.pacer().unwrap().waited_s() > 0.0);
+        assert!(r.pacer().unwrap().waited_s() > 0.0);
+        w.reset_counts();
+        r.reset_counts();
+        assert_eq!(w.pacer().unwrap().waited_ticks(), 0);
+        assert_eq!(r.pacer().unwrap().waited_ticks(), 0);
+    }
 
     #[test]
     fn sampling_rounds_to_powers_of_two() {
