@@ -63,6 +63,13 @@ mod tests {
         assert!((s.p50_ns - 250.0).abs() <= 1.0, "{}", s.p50_ns);
         assert!((s.p99_ns - 495.0).abs() <= 1.0, "{}", s.p99_ns);
         assert!((s.max_ns - 500.0).abs() <= 1.0);
+        // By hand: 1..=1000 ticks at 0.5 ns: mean 500.5 ticks = 250.25
+        // ns, the 90th and 99.9th percentiles ticks 900 and 999 (three
+        // significant digits hold them exactly).
+        assert!((s.mean_ns - 250.25).abs() < 1e-9, "{}", s.mean_ns);
+        assert_eq!(s.p90_ns, 450.0);
+        assert_eq!(s.p999_ns, 499.5);
+        assert_eq!(s.max_ns, 500.0);
         assert!(LatencySummary::of(&new_histogram(), 1.0).is_none());
     }
 }

@@ -34,5 +34,15 @@ mod tests {
         assert!((quantile(&[0.0, 10.0], 0.9) - 9.0).abs() < 1e-12);
         assert_eq!(quantile_of(&[3.0, 1.0, 2.0], 0.5), 2.0);
         assert!(quantile(&[], 0.5).is_nan());
+        // numpy.quantile([1, 2, 3, 4], q) (its default, linear method):
+        // 1.75 at 0.25, 3.25 at 0.75; q outside [0, 1] is clamped.
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(quantile(&v, 0.25), 1.75);
+        assert_eq!(quantile(&v, 0.75), 3.25);
+        assert_eq!(quantile(&v, 1.0), 4.0);
+        assert_eq!(quantile(&v, 0.0), 1.0);
+        assert_eq!(quantile(&v, 7.0), 4.0);
+        assert_eq!(quantile(&v, -1.0), 1.0);
+        assert_eq!(quantile_of(&[40.0, 10.0, 30.0, 20.0], 0.25), 17.5);
     }
 }
