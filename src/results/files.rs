@@ -253,6 +253,85 @@ mod tests {
         assert!(!dir.path().join("run.tmp").exists());
     }
 
+    /// tests/fixtures/results/run.json, a real run.
+    fn fixture_text() -> String {
+        fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn files_are_told_apart_by_content_and_folders_read_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        // Names do not decide the kind: a sweep saved as run.json is a
+        // sweep.
+        let sweep = "{\"schema\": 2, \"partial\": false, \"points\": []}";
+        fs::write(dir.path().join("run.json"), sweep).unwrap();
+        let (file, kind) = read(&dir.path().join("run.json")).unwrap();
+        assert_eq!(file, dir.path().join("run.json"));
+        assert!(matches!(kind, ResultFile::Sweep(s) if s.points.is_empty()));
+        // A folder: run.json first, then sweep.json.
+        fs::write(dir.path().join("run.json"), fixture_text()).unwrap();
+        fs::write(dir.path().join("sweep.json"), sweep).unwrap();
+        let (file, kind) = read(dir.path()).unwrap();
+        assert_eq!(file, dir.path().join("run.json"));
+        assert!(matches!(kind, ResultFile::Run(r) if r.strategies.len() == 2));
+        let all = read_all(dir.path()).unwrap();
+        let names: Vec<_> = all.iter().map(|(f, _)| f.file_name().unwrap()).collect();
+        assert_eq!(names, ["run.json", "sweep.json"]);
+        assert!(matches!(all[1].1, ResultFile::Sweep(_)));
+        // One file through read_all is that file.
+        assert_eq!(read_all(&dir.path().join("sweep.json")).unwrap().len(), 1);
+        // An older schema still reads; the current one too.
+        let older = fixture_text().replacen("\"schema\": 2", "\"schema\": 1", 1);
+        assert_ne!(older, fixture_text());
+        fs::write(dir.path().join("run.json"), older).unwrap();
+        assert!(matches!(read(dir.path()).unwrap().1, ResultFile::Run(_)));
+        // An empty folder and a missing file name themselves.
+        let empty = tempfile::tempdir().unwrap();
+        let err = read(empty.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("no run.json, sweep.json or matrix.json"),
+            "{err}"
+        );
+        let err = read(&empty.path().join("gone.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("cannot read ") && err.contains("gone.json"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn writes_replace_atomically_and_folders_never_collide() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        assert!(!dir.path().join("run.tmp").exists());
+        create_dir(&dir.path().join("a/b")).unwrap();
+        assert!(dir.path().join("a/b").is_dir());
+        // host/stamp, the stamp without - and :, odd host characters
+        // replaced; the same second again gets -2, then -3.
+        let stamp = "2026-11-30T23:10:00Z";
+        let first = new_results_dir(dir.path(), "web 01/x", stamp).unwrap();
+        assert_eq!(first, dir.path().join("web_01_x").join("20261130T231000Z"));
+        let second = new_results_dir(dir.path(), "web 01/x", stamp).unwrap();
+        assert_eq!(
+            second,
+            dir.path().join("web_01_x").join("20261130T231000Z-2")
+        );
+        let third = new_results_dir(dir.path(), "web 01/x", stamp).unwrap();
+        assert!(third.ends_with("20261130T231000Z-3") && third.is_dir());
+        assert_eq!(
+            new_results_dir(dir.path(), "db-1.lab", stamp).unwrap(),
+            dir.path().join("db-1.lab").join("20261130T231000Z")
+        );
+    }
+
     #[test]
     fn schema_policy_is_one_for_every_kind() {
         let dir = tempfile::tempdir().unwrap();

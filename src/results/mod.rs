@@ -469,3 +469,86 @@ pub struct SweepResults {
     /// Every point, in the order run.
     pub points: Vec<SweepPoint>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ClockKind;
+    use std::path::Path;
+
+    /// tests/fixtures/results/run.json: a real two-writer run of
+    /// global/always and cpu/always, 2 repeats each, its four canaries
+    /// set by hand to 10, 40 (global) and 20, 30 ns (cpu).
+    fn fixture_run() -> RunResults {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json");
+        match files::read(&path).unwrap().1 {
+            files::ResultFile::Run(run) => *run,
+            other => panic!("not a run: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_canary_range_spans_every_repeat_of_every_strategy() {
+        let run = fixture_run();
+        // Median of 10, 20, 30, 40: 25.
+        assert_eq!(
+            run.canary_range(),
+            Some(CanaryRange {
+                median: 25.0,
+                lo: 10.0,
+                hi: 40.0,
+                count: 4
+            })
+        );
+        let mut none = run.clone();
+        for s in &mut none.strategies {
+            for r in &mut s.repeats {
+                r.interference.canary_ns = None;
+            }
+        }
+        assert_eq!(none.canary_range(), None);
+    }
+
+    #[test]
+    fn the_first_inexact_sum_names_its_strategy_and_numbers() {
+        let mut run = fixture_run();
+        assert!(run.strategies.iter().all(|s| s.exact));
+        assert_eq!(run.first_inexact(), None);
+        // The cpu strategy's second repeat lost 5.
+        let cpu = &mut run.strategies[1];
+        let r = &mut cpu.repeats[1];
+        r.final_sum = r.expected_sum - 5;
+        r.exact = false;
+        cpu.exact = false;
+        let (found, expected) = (r.final_sum, r.expected_sum);
+        let bad = run.first_inexact().unwrap();
+        assert_eq!(
+            bad,
+            InexactSum {
+                strategy: "cpu/always/pad128".into(),
+                final_sum: found,
+                expected_sum: expected,
+            }
+        );
+        assert_eq!(
+            bad.to_string(),
+            format!(
+                "cpu/always/pad128: final sum {found} != exact total {expected} (counter lost or invented load)"
+            )
+        );
+    }
+
+    #[test]
+    fn a_strategy_is_named_level_policy_pad_and_clock() {
+        let mut s = Strategy {
+            level: ShardLevel::Node,
+            publish: "ratelimit:1ms".parse().unwrap(),
+            pad: Pad::Line64,
+            clock: Some(ClockKind::Tsc),
+        };
+        assert_eq!(s.name(), "node/ratelimit:1ms/pad64/tsc");
+        s.clock = None;
+        s.publish = PublishPolicy::ALWAYS;
+        assert_eq!(s.name(), "node/always/pad64");
+    }
+}
