@@ -342,3 +342,149 @@ fn reader(
         involuntary_switches,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counter::{CounterLayout, NodeIter, Pad, ShardLevel, SlotHome};
+    use crate::topology::Topology;
+
+    fn host() -> (Topology, Vec<u32>) {
+        let topo = Topology::read(std::path::Path::new("/")).unwrap();
+        let cpus = topo.allowed_cpus.to_vec();
+        (topo, cpus)
+    }
+
+    fn counter(topo: &Topology, writers: &[u32]) -> ShardedCounter {
+        let layout = CounterLayout {
+            level: ShardLevel::Global,
+            pad: Pad::Line128,
+            home: SlotHome::Local,
+            node_iter: NodeIter::Compact,
+        };
+        ShardedCounter::new(layout, topo, writers, Placement::Strict).unwrap()
+    }
+
+    fn spec(policy: &str, rate: Option<f64>) -> RepeatSpec {
+        RepeatSpec {
+            policy: policy.parse().unwrap(),
+            clock: ClockKind::Monotonic,
+            tsc_hz: 1e9,
+            read_every: 2,
+            timer: Timer::Monotonic,
+            sampling: Sampling::new(16, 0),
+            rate,
+            seed: 3,
+            warmup: Duration::from_millis(10),
+            duration: Duration::from_millis(60),
+            placement: Placement::Strict,
+        }
+    }
+
+    fn done(outcome: RepeatOutcome) -> Vec<ThreadReport> {
+        match outcome {
+            RepeatOutcome::Done(r) => r,
+            RepeatOutcome::Interrupted => panic!("interrupted"),
+        }
+    }
+
+    #[test]
+    fn a_repeat_pins_counts_over_the_interval_and_ends_exact() {
+        let (topo, cpus) = host();
+        let (writers, readers) = (&cpus[..1], &cpus[cpus.len() - 1..]);
+        let c = counter(&topo, writers);
+        let stop = AtomicBool::new(false);
+        let s = spec("ratelimit:1ms", None);
+        let reports =
+            done(run_repeat(&c, writers, readers, &topo.allowed_cpus, &s, &stop).unwrap());
+        let roles: Vec<Role> = reports.iter().map(|r| r.role).collect();
+        assert_eq!(roles, [Role::Writer, Role::Reader]);
+        let (w, r) = (&reports[0], &reports[1]);
+        assert_eq!(w.pin.requested_cpu, writers[0]);
+        assert_eq!(w.pin.observed_cpu, Some(writers[0]));
+        assert_eq!(r.pin.observed_cpu, Some(readers[0]));
+        // Each thread's own interval: from when it saw the measuring
+        // phase to when it saw the stop, so the 60 ms asked less a late
+        // start (a stalled thread) or plus a late stop.
+        for t in &reports {
+            let secs = t.interval_s.unwrap();
+            assert!((0.03..0.5).contains(&secs), "{:?}: {secs} s", t.role);
+        }
+        // Counts of the interval only: a read every 2 updates; one update
+        // in 16 timed.
+        assert!(w.updates > 1_000, "{}", w.updates);
+        assert!(
+            w.reads.abs_diff(w.updates / 2) <= 1,
+            "{} {}",
+            w.reads,
+            w.updates
+        );
+        assert!(w.write_hist.len().abs_diff(w.updates / 16) <= 1);
+        assert_eq!(w.stats.updates, w.updates);
+        // ratelimit:1ms publishes at most once a millisecond (the final
+        // flush may add one).
+        assert!(w.stats.publishes <= 2 + (w.interval_s.unwrap() * 1e3) as u64);
+        assert!(r.reads > 0 && r.updates == 0 && r.final_load == 0);
+        assert!(r.read_hist.len().abs_diff(r.reads / 16) <= 1);
+        // Flushed: the counter holds the writer's final load exactly.
+        assert_eq!(c.read(), w.final_load);
+        assert!((512..=4096).contains(&w.final_load));
+        // Probes ran (sampling is on) and unpaced threads waited for nothing.
+        assert!(w.staleness.probes > 0 && r.staleness.probes > 0);
+        assert_eq!((w.waited_s, w.missed_slots), (0.0, 0));
+    }
+
+    #[test]
+    fn a_rate_paces_every_thread_and_its_waits_are_counted() {
+        let (topo, cpus) = host();
+        let writers = &cpus[..1];
+        let c = counter(&topo, writers);
+        let stop = AtomicBool::new(false);
+        // 20k/s for 60 ms: at most about 1,200 updates (the lateness made
+        // up at the start of the interval is under 1 ms, 20 slots); fewer
+        // when the machine stalls the thread, as counted in missed slots.
+        let s = spec("always", Some(20_000.0));
+        let reports = done(run_repeat(&c, writers, &[], &topo.allowed_cpus, &s, &stop).unwrap());
+        let w = &reports[0];
+        let secs = w.interval_s.unwrap();
+        let most = 20_000.0 * secs + 30.0;
+        assert!(
+            w.updates > 0 && w.updates as f64 <= most,
+            "{} updates in {secs} s",
+            w.updates
+        );
+        assert!(
+            w.waited_s > 0.0 && w.waited_s <= secs,
+            "waited {} of {secs} s",
+            w.waited_s
+        );
+        assert_eq!(c.read(), w.final_load);
+    }
+
+    #[test]
+    fn an_interrupt_discards_the_repeat_and_sleeps_end_early() {
+        let (topo, cpus) = host();
+        let writers = &cpus[..1];
+        let c = counter(&topo, writers);
+        let stop = AtomicBool::new(true);
+        let mut s = spec("always", None);
+        s.duration = Duration::from_secs(30);
+        let t0 = Instant::now();
+        let outcome = run_repeat(&c, writers, &[], &topo.allowed_cpus, &s, &stop).unwrap();
+        assert!(matches!(outcome, RepeatOutcome::Interrupted));
+        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+        // sleep_unless: true after the whole sleep, false when interrupted.
+        let calm = AtomicBool::new(false);
+        let t0 = Instant::now();
+        assert!(sleep_unless(Duration::from_millis(20), &calm));
+        assert!(t0.elapsed() >= Duration::from_millis(20));
+        assert!(!sleep_unless(Duration::from_secs(30), &stop));
+    }
+
+    #[test]
+    fn involuntary_switches_only_grow() {
+        let before = involuntary_switches();
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(involuntary_switches() >= before);
+    }
+}
