@@ -8,6 +8,7 @@
 #   scripts/mutants.sh BASE            # files changed since BASE
 #   scripts/mutants.sh --file src/stats/summary.rs [--file …]
 #   MUTANTS_TEST_ARGS="--lib" scripts/mutants.sh BASE   # only the unit tests (faster)
+#   scripts/mutants.sh --iterate --file …   # only what the last run missed (scored alone)
 #
 # Each mutant rebuilds and runs the tests: about 8-25 s on 2 CPUs, so a
 # file of 50 mutants takes 10-20 minutes. It is not part of .ci/run. Run it
@@ -24,10 +25,12 @@ fi
 
 files=()
 base=""
+iterate=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --file) files+=("$2"); shift 2 ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        --iterate) iterate=(--iterate); shift ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) base="$1"; shift ;;
     esac
 done
@@ -50,7 +53,7 @@ args=()
 for f in "${files[@]}"; do args+=(--file "$f"); done
 echo "mutants.sh: ${#files[@]} files: ${files[*]}"
 # cargo-mutants exits non-zero when mutants are missed; the score says it.
-cargo mutants --no-shuffle --output "$out" "${args[@]}" -- ${MUTANTS_TEST_ARGS:-} || true
+cargo mutants --no-shuffle "${iterate[@]}" --output "$out" "${args[@]}" -- ${MUTANTS_TEST_ARGS:-} || true
 
 outcomes="$out/mutants.out/outcomes.json"
 if [ ! -f "$outcomes" ]; then
