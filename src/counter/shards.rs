@@ -579,6 +579,25 @@ mod tests {
     }
 
     #[test]
+    fn a_slot_goes_to_the_nearest_node_with_usable_memory() {
+        // The fixture: node 1 has CPUs and no memory; distances 1→0 21,
+        // 1→2 24, 0→2 14.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/topology/cpuless-memless");
+        let mut topo = Topology::read(&root).unwrap();
+        let list = |s: &str| crate::topology::CpuList::parse(s).unwrap();
+        topo.allowed_mems = list("0,2");
+        assert_eq!(nearest_memory_node(&topo, 0), 0);
+        assert_eq!(nearest_memory_node(&topo, 2), 2);
+        assert_eq!(nearest_memory_node(&topo, 1), 0); // 21 < 24
+        // Node 0's memory not allowed to this process: node 2 is nearest
+        // for both.
+        topo.allowed_mems = list("2");
+        assert_eq!(nearest_memory_node(&topo, 1), 2);
+        assert_eq!(nearest_memory_node(&topo, 0), 2);
+    }
+
+    #[test]
     fn pads_have_the_documented_strides() {
         assert_eq!(Pad::Line64.stride(), 64);
         assert_eq!(Pad::Packed.stride(), 8);
