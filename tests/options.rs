@@ -40,6 +40,24 @@ fn run(extra: &[&str]) -> Value {
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
+/// The CPUs this test may use when there are two or more; `None`, said on
+/// stderr, on a one-CPU machine (one CPU slot: no stride, no second CPU).
+fn two_cpus() -> Option<Vec<u32>> {
+    let cpus = common::allowed_cpus();
+    if cpus.len() < 2 {
+        eprintln!("skipped: needs two allowed CPUs");
+        return None;
+    }
+    Some(cpus)
+}
+
+/// [`run`] of global/always alone, with `extra`.
+fn run_global(extra: &[&str]) -> Value {
+    let mut args = vec!["--level", "global", "--publish", "always"];
+    args.extend(extra);
+    run(&args)
+}
+
 fn strategy<'v>(v: &'v Value, name: &str) -> &'v Value {
     v["strategies"]
         .as_array()
@@ -131,9 +149,7 @@ fn level_decides_the_slots_and_whom_they_serve() {
 
 #[test]
 fn pad_decides_how_far_apart_the_slots_lie() {
-    let cpus = common::allowed_cpus();
-    if cpus.len() < 2 {
-        eprintln!("skipped: one allowed CPU gives one CPU slot, no stride to read");
+    if two_cpus().is_none() {
         return;
     }
     let v = run(&[
@@ -200,25 +216,12 @@ fn publish_policy_decides_how_often_the_shared_slot_is_written() {
 
 #[test]
 fn writer_and_reader_cpus_pin_threads_where_asked() {
-    let cpus = common::allowed_cpus();
-    if cpus.len() < 2 {
-        eprintln!("skipped: needs two allowed CPUs");
+    let Some(cpus) = two_cpus() else {
         return;
-    }
+    };
     let (w, r) = (cpus[1], cpus[0]);
     let (ws, rs) = (w.to_string(), r.to_string());
-    let v = run(&[
-        "--level",
-        "global",
-        "--publish",
-        "always",
-        "--writer-cpus",
-        &ws,
-        "--readers",
-        "1",
-        "--reader-cpus",
-        &rs,
-    ]);
+    let v = run_global(&["--writer-cpus", &ws, "--readers", "1", "--reader-cpus", &rs]);
     assert_eq!(u64s(&v["config"]["writer_cpus"]), [u64::from(w)]);
     assert_eq!(u64s(&v["config"]["reader_cpus"]), [u64::from(r)]);
     let threads = strategy(&v, "global/always/pad128")["threads"]
@@ -242,14 +245,7 @@ fn writer_and_reader_cpus_pin_threads_where_asked() {
 fn read_every_sets_the_updates_per_writer_read() {
     for k in [1u64, 4, 0] {
         let ks = k.to_string();
-        let v = run(&[
-            "--level",
-            "global",
-            "--publish",
-            "always",
-            "--read-every",
-            &ks,
-        ]);
+        let v = run_global(&["--read-every", &ks]);
         assert_eq!(v["config"]["read_every"], k);
         let r = &strategy(&v, "global/always/pad128")["repeats"][0];
         let updates = u64s(&r["writer_updates"]);
@@ -271,14 +267,7 @@ fn read_every_sets_the_updates_per_writer_read() {
 #[test]
 fn sample_every_sets_how_many_operations_are_timed() {
     for (asked, every) in [("64", 64u64), ("100", 128), ("0", 0)] {
-        let v = run(&[
-            "--level",
-            "global",
-            "--publish",
-            "always",
-            "--sample-every",
-            asked,
-        ]);
+        let v = run_global(&["--sample-every", asked]);
         assert_eq!(v["config"]["sample_every"], every, "--sample-every {asked}");
         assert_eq!(v["config"]["staleness_probes"], every != 0);
         let r = &strategy(&v, "global/always/pad128")["repeats"][0];
@@ -301,16 +290,7 @@ fn sample_every_sets_how_many_operations_are_timed() {
 
 #[test]
 fn duration_and_repeats_shape_the_measurement() {
-    let v = run(&[
-        "--level",
-        "global",
-        "--publish",
-        "always",
-        "--duration",
-        "150ms",
-        "--repeats",
-        "3",
-    ]);
+    let v = run_global(&["--duration", "150ms", "--repeats", "3"]);
     // --duration is the measured time per strategy, split over the repeats.
     assert_eq!(v["config"]["repeat_duration_s"], 0.05);
     assert_eq!(v["config"]["repeats"], 3);
@@ -355,14 +335,7 @@ fn counter_node_binds_every_slot_there() {
 
 /// The highest node with memory on this host (node 0 on a one-node box).
 fn highest_memory_node() -> u64 {
-    let v = run(&[
-        "--level",
-        "global",
-        "--publish",
-        "always",
-        "--duration",
-        "10ms",
-    ]);
+    let v = run_global(&["--duration", "10ms"]);
     v["topology"]["nodes"]
         .as_array()
         .unwrap()
@@ -378,7 +351,7 @@ fn seed_is_recorded_and_the_sum_stays_exact() {
     // What the seed changes (the load table) is checked in workload/load.rs;
     // the per-writer table is not visible in run.json, so here only the
     // record and the invariants a seed must not break.
-    let v = run(&["--level", "global", "--publish", "always", "--seed", "7"]);
+    let v = run_global(&["--seed", "7"]);
     assert_eq!(v["config"]["seed"], 7);
     // Every final load lies in the walk's bounds, 512..=4096.
     let r = &strategy(&v, "global/always/pad128")["repeats"][0];

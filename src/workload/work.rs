@@ -454,16 +454,22 @@ mod tests {
         every: u64,
         probing: Option<Probing<'c>>,
     ) -> WriterWork<'c, FakeClock> {
+        writer_loop(counter, read_every, Sampling::new(every, 0), None, probing)
+    }
+
+    /// The same with any sampling and an optional rate.
+    fn writer_loop<'c>(
+        counter: &'c ShardedCounter,
+        read_every: u32,
+        sampling: Sampling,
+        rate: Option<f64>,
+        probing: Option<Probing<'c>>,
+    ) -> WriterWork<'c, FakeClock> {
         let writer = Writer::new(counter, 0, PublishPolicy::ALWAYS, FakeClock::default());
+        let walk = LoadWalk::new(5, 0);
+        let timer = Timer::Monotonic;
         WriterWork::new(
-            writer,
-            counter,
-            LoadWalk::new(5, 0),
-            read_every,
-            Timer::Monotonic,
-            Sampling::new(every, 0),
-            None,
-            probing,
+            writer, counter, walk, read_every, timer, sampling, rate, probing,
         )
     }
 
@@ -512,18 +518,8 @@ mod tests {
     #[test]
     fn the_timers_overhead_is_taken_off_every_sample() {
         let c = counter();
-        let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
         // An overhead beyond any sample: every sample becomes 0 ticks.
-        let mut w = WriterWork::new(
-            writer,
-            &c,
-            LoadWalk::new(5, 0),
-            1,
-            Timer::Monotonic,
-            Sampling::new(1, u64::MAX / 2),
-            None,
-            None,
-        );
+        let mut w = writer_loop(&c, 1, Sampling::new(1, u64::MAX / 2), None, None);
         w.run_ops(100);
         assert_eq!((w.write_hist.len(), w.write_hist.max()), (100, 0));
         assert_eq!((w.read_hist.len(), w.read_hist.max()), (100, 0));
@@ -602,17 +598,7 @@ mod tests {
         let c = counter();
         let mut r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), Some(1e4), None);
         assert!(r.pacer().is_some());
-        let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
-        let mut w = WriterWork::new(
-            writer,
-            &c,
-            LoadWalk::new(5, 0),
-            0,
-            Timer::Monotonic,
-            Sampling::off(),
-            Some(1e4),
-            None,
-        );
+        let mut w = writer_loop(&c, 0, Sampling::off(), Some(1e4), None);
         // 21 operations at 10k/s: at least 20 periods of 100 µs waited.
         let t0 = std::time::Instant::now();
         w.run_ops(21);
