@@ -1,13 +1,17 @@
-//! Every `contend run` option ties to the experiment that ran: each test
-//! runs it, reads it back from run.json's `config` (or the strategy), and
-//! checks a behaviour that only the asked-for experiment shows: how a read
-//! walks the slots, where threads ran, how many operations were timed,
-//! how often the shared slot was written, how far apart slots lie.
+//! Every `contend run` option, and `contend matrix`'s `--samples`,
+//! `--mode` and `--home`, tie to the experiment that ran: each test runs
+//! the option, reads it back from the result's `config` (or strategy), and
+//! checks a behaviour only the asked-for experiment shows: how a read
+//! walks the slots, where threads ran, how many operations were timed, how
+//! often the shared slot was written, how far apart slots lie, where a
+//! pair's line was bound. `--mode rw` shows only in the record: a hand-off
+//! by loads and stores counts the same samples as a CAS.
 //!
 //! Options tested elsewhere: `--warmup`, `--oversubscribe`, `--rate` and
-//! `--readers` (tests/run.rs), `--target-ci` and `--max-time`
-//! (tests/noise.rs), `--counter-node` on a multi-node guest (tests/guest.rs),
-//! `--sysfs-root` (tests/topology_fixtures.rs).
+//! `--readers` (tests/run.rs); `--target-ci` and `--max-time`
+//! (tests/noise.rs); `--counter-node` on a multi-node guest
+//! (tests/guest.rs); `--sysfs-root` (tests/topology_fixtures.rs); the
+//! matrix's `--per-class` and `--all-pairs` selection (tests/matrix.rs).
 
 use serde_json::Value;
 
@@ -359,4 +363,48 @@ fn seed_is_recorded_and_the_sum_stays_exact() {
     let sum = r["final_sum"].as_i64().unwrap();
     assert!((512 * writers..=4096 * writers).contains(&sum), "{sum}");
     assert_eq!(r["final_sum"], r["expected_sum"]);
+}
+
+/// A `contend matrix` on this host with `extra`; its matrix.json.
+fn matrix(extra: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "matrix",
+        "--json",
+        "--quiet",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let o = contend(&args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn matrix_samples_mode_and_home_are_the_ones_measured() {
+    if two_cpus().is_none() {
+        return;
+    }
+    let node = highest_memory_node();
+    let home = format!("node:{node}");
+    let v = matrix(&["--samples", "30", "--mode", "rw", "--home", &home]);
+    assert_eq!(v["config"]["samples"], 30);
+    assert_eq!(v["config"]["mode"], "rw");
+    assert_eq!(v["config"]["home"], home);
+    let pairs = v["pairs"].as_array().unwrap();
+    assert!(!pairs.is_empty());
+    for p in pairs {
+        // Every direction timed --samples times; every pair's line bound
+        // to the node asked, as move_pages saw it.
+        assert_eq!(p["forward"]["samples"], 30, "{p}");
+        assert_eq!(p["backward"]["samples"], 30, "{p}");
+        assert_eq!(p["home_node"], node, "{p}");
+        assert_eq!(p["line"]["status"], "verified", "{p}");
+        assert_eq!(p["line"]["node"], node, "{p}");
+    }
+    // The default is a CAS ping-pong with 200 samples per direction.
+    let v = matrix(&[]);
+    assert_eq!(v["config"]["mode"], "cas");
+    assert_eq!(v["pairs"][0]["forward"]["samples"], 200);
 }
