@@ -3,8 +3,8 @@
 //! scale so a long tail and a 20 ns median fit one axis.
 
 use super::{
-    DESC_PX, Entry, FONT, Header, Keyed, LABEL_PX, Swatch, canvas, colour, fail, log_span,
-    log_ticks, marker_style, num,
+    Entry, Header, Keyed, Swatch, canvas, colour, fail, house_mesh, log_span, log_ticks,
+    marker_style, num,
 };
 use crate::report::DrawError;
 use crate::results::{RepeatResult, RunResults};
@@ -111,18 +111,15 @@ fn panel(
             .filter(|_| (x - i).abs() < 1e-6 && i >= 0.0)
             .map_or(String::new(), |s| s.to_string())
     };
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
-        .label_style((FONT, LABEL_PX))
-        .axis_desc_style((FONT, DESC_PX))
-        .x_desc("percentile of sampled operations")
-        .y_desc(format!("{desc} (log)"))
-        .x_label_formatter(&x_label)
-        .y_label_formatter(&|v| num(*v))
-        .draw()
-        .map_err(fail)?;
+    house_mesh(
+        &mut chart,
+        "percentile of sampled operations",
+        &format!("{desc} (log)"),
+    )
+    .x_label_formatter(&x_label)
+    .y_label_formatter(&|v| num(*v))
+    .draw()
+    .map_err(fail)?;
     for (_, i, v) in lines {
         let points: Vec<(f64, f64)> = v
             .iter()

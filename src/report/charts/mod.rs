@@ -31,8 +31,9 @@ use super::{Document, DrawError, ExportError, Format};
 use crate::provenance::Provenance;
 use crate::results::{RunResults, SweepResults};
 use crate::stats::Summary;
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, ValueFormatter};
 use plotters::prelude::*;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -148,6 +149,29 @@ fn file_safe(name: &str) -> String {
 /// Turns a plotters error into the error charts return.
 fn fail(e: impl std::fmt::Display) -> DrawError {
     DrawError(format!("drawing failed: {e}"))
+}
+
+/// The mesh every chart draws: white minor and light grey major grid
+/// lines, the house label and axis fonts, and these axis descriptions.
+/// Callers add their label formatters and draw.
+fn house_mesh<'a, 'b, DB, X, Y, XT, YT>(
+    chart: &'b mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    x_desc: &str,
+    y_desc: &str,
+) -> MeshStyle<'a, 'b, X, Y, DB>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = XT> + ValueFormatter<XT>,
+    Y: Ranged<ValueType = YT> + ValueFormatter<YT>,
+{
+    let mut mesh = chart.configure_mesh();
+    mesh.light_line_style(WHITE)
+        .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+        .label_style((FONT, LABEL_PX))
+        .axis_desc_style((FONT, DESC_PX))
+        .x_desc(x_desc)
+        .y_desc(y_desc);
+    mesh
 }
 
 /// The two header lines of a chart.

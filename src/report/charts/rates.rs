@@ -11,8 +11,8 @@
 //! A `max` (hammer) point sits at the rate it achieved per thread.
 
 use super::{
-    Chart, DESC_PX, Entry, FONT, Header, INK, LABEL_PX, Swatch, canvas, colour, fail, file_safe,
-    log_span, log_ticks, marker_style, num, zero_based,
+    Chart, Entry, Header, INK, Swatch, canvas, colour, fail, file_safe, house_mesh, log_span,
+    log_ticks, marker_style, num, zero_based,
 };
 use crate::report::DrawError;
 use crate::results::{SweepPoint, SweepResults};
@@ -120,18 +120,15 @@ fn render(affinity: &str, threads: usize, points: &[&SweepPoint]) -> Result<Stri
             .y_label_area_size(70)
             .build_cartesian_2d(x(), zero_based(busy_hi))
             .map_err(fail)?;
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
-            .label_style((FONT, LABEL_PX))
-            .axis_desc_style((FONT, DESC_PX))
-            .x_desc("offered updates/s per thread (log)")
-            .y_desc("busy ns per update")
-            .x_label_formatter(&|v| num(*v))
-            .y_label_formatter(&|v| num(*v))
-            .draw()
-            .map_err(fail)?;
+        house_mesh(
+            &mut chart,
+            "offered updates/s per thread (log)",
+            "busy ns per update",
+        )
+        .x_label_formatter(&|v| num(*v))
+        .y_label_formatter(&|v| num(*v))
+        .draw()
+        .map_err(fail)?;
         let top = zero_based(busy_hi).end;
         chart
             .draw_series(DashedLineSeries::new(
@@ -161,18 +158,15 @@ fn render(affinity: &str, threads: usize, points: &[&SweepPoint]) -> Result<Stri
             .y_label_area_size(70)
             .build_cartesian_2d(x(), y)
             .map_err(fail)?;
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
-            .label_style((FONT, LABEL_PX))
-            .axis_desc_style((FONT, DESC_PX))
-            .x_desc("offered updates/s per thread (log)")
-            .y_desc("CPU share, % (log)")
-            .x_label_formatter(&|v| num(*v))
-            .y_label_formatter(&|v| num(*v))
-            .draw()
-            .map_err(fail)?;
+        house_mesh(
+            &mut chart,
+            "offered updates/s per thread (log)",
+            "CPU share, % (log)",
+        )
+        .x_label_formatter(&|v| num(*v))
+        .y_label_formatter(&|v| num(*v))
+        .draw()
+        .map_err(fail)?;
         chart
             .draw_series(DashedLineSeries::new(
                 [(SEED_RATE, shares.start), (SEED_RATE, shares.end)],

@@ -6,7 +6,7 @@
 //! period and labelled with it.
 
 use super::{
-    DESC_PX, Entry, FONT, Header, INK, LABEL_PX, Swatch, canvas, colour, duration_label, fail,
+    Entry, FONT, Header, INK, LABEL_PX, Swatch, canvas, colour, duration_label, fail, house_mesh,
     log_span, log_ticks, marker_style, num, padded, zero_based,
 };
 use crate::counter::{PublishPolicy, format_duration};
@@ -162,19 +162,16 @@ fn mesh<'a, 'b, Y>(
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
-        .label_style((FONT, LABEL_PX))
-        .axis_desc_style((FONT, DESC_PX))
-        .x_desc("write ops/s (updates per second, all writers)")
-        .y_desc(y_desc)
-        .x_labels(6)
-        .x_label_formatter(&|v| num(*v))
-        .y_label_formatter(&|v| y_label(*v))
-        .draw()
-        .map_err(fail)?;
+    house_mesh(
+        chart,
+        "write ops/s (updates per second, all writers)",
+        y_desc,
+    )
+    .x_labels(6)
+    .x_label_formatter(&|v| num(*v))
+    .y_label_formatter(&|v| y_label(*v))
+    .draw()
+    .map_err(fail)?;
     Ok(())
 }
 

@@ -6,8 +6,8 @@
 
 use super::staleness::{self, worth_drawing};
 use super::{
-    Chart, DESC_PX, Entry, FONT, Header, Keyed, LABEL_PX, Swatch, canvas, colour, fail, file_safe,
-    marker_style, num, padded, whisker, zero_based,
+    Chart, Entry, Header, Keyed, Swatch, canvas, colour, fail, file_safe, house_mesh, marker_style,
+    num, padded, whisker, zero_based,
 };
 use crate::report::DrawError;
 use crate::results::{SweepPoint, SweepResults};
@@ -122,18 +122,15 @@ fn throughput(
                 zero_based(hi),
             )
             .map_err(fail)?;
-        chart
-            .configure_mesh()
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
-            .label_style((FONT, LABEL_PX))
-            .axis_desc_style((FONT, DESC_PX))
-            .x_desc("writer threads")
-            .y_desc("write ops/s (updates per second, all writers)")
-            .x_label_formatter(&|v| num(*v))
-            .y_label_formatter(&|v| num(*v))
-            .draw()
-            .map_err(fail)?;
+        house_mesh(
+            &mut chart,
+            "writer threads",
+            "write ops/s (updates per second, all writers)",
+        )
+        .x_label_formatter(&|v| num(*v))
+        .y_label_formatter(&|v| num(*v))
+        .draw()
+        .map_err(fail)?;
         for (i, (_, line)) in lines.iter().enumerate() {
             let coords: Vec<(f64, f64)> = line.iter().map(|(t, s)| (*t, s.mean)).collect();
             chart
