@@ -157,6 +157,55 @@ mod tests {
         Pacer::with_ticks(FakeTicks { now: 0, step }, rate)
     }
 
+    /// A clock that returns the readings it is given, in order (1 tick =
+    /// 1 ns), then keeps returning the last one plus a tick per read.
+    struct ScriptedTicks(std::collections::VecDeque<u64>, u64);
+
+    impl Ticks for ScriptedTicks {
+        fn now(&mut self) -> u64 {
+            self.1 = self.0.pop_front().unwrap_or(self.1 + 1);
+            self.1
+        }
+        fn ticks_per_sec(&self) -> f64 {
+            1e9
+        }
+    }
+
+    fn scripted(rate: f64, readings: &[u64]) -> Pacer<ScriptedTicks> {
+        Pacer::with_ticks(ScriptedTicks(readings.iter().copied().collect(), 0), rate)
+    }
+
+    #[test]
+    fn lateness_of_exactly_the_catch_up_is_made_up_not_skipped() {
+        // 1M/s: slot 1 is due at 1,000. Read 1,001,000: late by exactly
+        // CATCH_UP (1 ms), which is still made up.
+        let mut p = scripted(1e6, &[0, 1_001_000]);
+        p.wait();
+        p.wait();
+        assert_eq!((p.missed(), p.slot), (0, 2));
+        // One tick more is a stall: the 1,000 slots due meanwhile are
+        // skipped.
+        let mut p = scripted(1e6, &[0, 1_001_001]);
+        p.wait();
+        p.wait();
+        assert_eq!((p.missed(), p.slot), (1_000, 1_002));
+    }
+
+    #[test]
+    fn a_wait_spins_until_its_deadline_and_counts_exactly_that() {
+        // Slot 1 due at 1,000: read at 500, spin, read 1,000 (due: stop).
+        let mut p = scripted(1e6, &[0, 500, 1_000, 1_010]);
+        p.wait();
+        p.wait();
+        assert_eq!(p.waited_ticks(), 500);
+        // Slot 2 due at 2,000, read exactly then: no wait at all.
+        let mut p = scripted(1e6, &[0, 1_000, 2_000]);
+        p.wait();
+        p.wait();
+        p.wait();
+        assert_eq!((p.waited_ticks(), p.missed()), (0, 0));
+    }
+
     #[test]
     fn deadlines_are_absolute_and_late_work_is_made_up() {
         // 1M/s: one operation per 1000 ns. Each clock read costs 10 ns.
