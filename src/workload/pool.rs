@@ -482,9 +482,49 @@ mod tests {
     }
 
     #[test]
-    fn involuntary_switches_only_grow() {
-        let before = involuntary_switches();
-        std::thread::sleep(Duration::from_millis(1));
-        assert!(involuntary_switches() >= before);
+    fn a_failed_pin_ends_the_repeat_at_once_and_names_the_cpu() {
+        let (topo, cpus) = host();
+        // CPU 4000 does not exist: its pin fails before the barrier, so
+        // the 30 s asked are never slept.
+        let writers = [cpus[0], 4000];
+        let c = counter(&topo, &writers[..1]);
+        let stop = AtomicBool::new(false);
+        let mut s = spec("always", None);
+        s.duration = Duration::from_secs(30);
+        let t0 = Instant::now();
+        let err = run_repeat(&c, &writers, &[], &topo.allowed_cpus, &s, &stop).unwrap_err();
+        assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+        assert!(
+            matches!(err, PlacementError::Pin { cpu: 4000, .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn two_busy_threads_on_one_cpu_switch_each_other_out() {
+        // Both spin for 200 ms on the same CPU: the scheduler must take
+        // the CPU from each of them (time slices are a few ms), and
+        // getrusage counts it.
+        let (topo, cpus) = host();
+        let cpu = cpus[0];
+        let allowed = &topo.allowed_cpus;
+        let counts: Vec<u64> = std::thread::scope(|s| {
+            let spin = || {
+                pin_current_thread(cpu, allowed, Placement::Strict).unwrap();
+                let before = involuntary_switches();
+                let t0 = Instant::now();
+                while t0.elapsed() < Duration::from_millis(200) {
+                    std::hint::spin_loop();
+                }
+                involuntary_switches() - before
+            };
+            let a = s.spawn(spin);
+            let b = s.spawn(spin);
+            vec![a.join().unwrap(), b.join().unwrap()]
+        });
+        assert!(
+            counts.iter().all(|&n| n > 0),
+            "involuntary switches {counts:?}"
+        );
     }
 }

@@ -495,6 +495,15 @@ mod tests {
         assert_eq!(c.read(), load_after(2_000));
         assert!(w.pacer().is_none());
 
+        // Update n (from 1) is timed when n is a multiple of 8: not the
+        // first, the eighth.
+        let other = counter();
+        let mut fresh = writer_work(&other, 0, 8, None);
+        fresh.run_ops(7);
+        assert_eq!(fresh.write_hist.len(), 0);
+        fresh.run_ops(1);
+        assert_eq!(fresh.write_hist.len(), 1);
+
         // The end of warm-up forgets counts and samples, not the load.
         w.reset_counts();
         assert_eq!((w.updates(), w.reads()), (0, 0));
@@ -552,6 +561,41 @@ mod tests {
         let mut off = writer_work(&c, 0, 0, Some(probing));
         off.run_ops(600);
         assert_eq!(off.staleness.probes, 0);
+    }
+
+    #[test]
+    fn the_read_side_really_reads_every_slot() {
+        // A CPU-level counter for the 224-CPU Sapphire Rapids fixture, all
+        // slots on this host's node 0: a read loads 224 lines, so its
+        // median, less the timer's own cost, is tens of ns; a read of one
+        // slot is a few. A read side that did nothing would time as 0.
+        let timer = Timer::for_host(
+            crate::clock::host_tsc_is_invariant(),
+            crate::clock::calibrate_tsc(std::time::Duration::from_millis(20)),
+        );
+        let sampling = Sampling::new(1, timer.overhead_ticks());
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/topology/spr-2s-224");
+        let spr = Topology::read(&root).unwrap();
+        let layout = CounterLayout {
+            level: ShardLevel::Cpu,
+            pad: Pad::Line64,
+            home: SlotHome::OnNode(0),
+            node_iter: NodeIter::Compact,
+        };
+        let cpus = spr.online_cpus.to_vec();
+        let wide = ShardedCounter::new(layout, &spr, &cpus, Placement::Strict).unwrap();
+        assert_eq!(wide.slots().len(), 224);
+        let median_ns = |c: &ShardedCounter| {
+            let mut r = ReaderWork::new(c, timer, sampling, None, None);
+            r.run_ops(20_000);
+            r.read_hist.value_at_quantile(0.5) as f64 * timer.ns_per_tick()
+        };
+        let (one, many) = (median_ns(&counter()), median_ns(&wide));
+        assert!(
+            many >= 20.0 && many > 2.0 * one,
+            "224 slots {many} ns, 1 slot {one} ns"
+        );
     }
 
     #[test]
