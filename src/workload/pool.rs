@@ -485,17 +485,17 @@ mod tests {
     fn a_failed_pin_ends_the_repeat_at_once_and_names_the_cpu() {
         let (topo, cpus) = host();
         // CPU 4000 does not exist: its pin fails before the barrier, so
-        // the 30 s asked are never slept, whether it was to be a second
+        // the 12 s asked are never slept, whether it was to be a second
         // writer or a reader.
         let c = counter(&topo, &cpus[..1]);
         let stop = AtomicBool::new(false);
         let mut s = spec("always", None);
-        s.duration = Duration::from_secs(30);
+        s.duration = Duration::from_secs(12);
         for (writers, readers) in [(vec![cpus[0], 4000], vec![]), (vec![cpus[0]], vec![4000])] {
             let t0 = Instant::now();
             let err =
                 run_repeat(&c, &writers, &readers, &topo.allowed_cpus, &s, &stop).unwrap_err();
-            assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+            assert!(t0.elapsed() < Duration::from_secs(8), "{:?}", t0.elapsed());
             assert!(
                 matches!(err, PlacementError::Pin { cpu: 4000, .. }),
                 "{err}"
