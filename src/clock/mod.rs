@@ -79,38 +79,33 @@ impl std::fmt::Display for ClockKind {
     }
 }
 
-/// Reads the time-stamp counter.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub fn rdtsc() -> u64 {
-    // SAFETY: rdtsc has no preconditions on x86_64.
-    unsafe { core::arch::x86_64::_rdtsc() }
-}
-
-/// Reads the time-stamp counter (stand-in on other architectures: the
+/// Reads the time-stamp counter (on other architectures, a stand-in: the
 /// monotonic clock in nanoseconds).
-#[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 pub fn rdtsc() -> u64 {
-    clock_ns(libc::CLOCK_MONOTONIC)
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: rdtsc has no preconditions on x86_64.
+    let ticks = unsafe { core::arch::x86_64::_rdtsc() };
+    #[cfg(not(target_arch = "x86_64"))]
+    let ticks = clock_ns(libc::CLOCK_MONOTONIC);
+    ticks
 }
 
 /// Reads the TSC after all earlier instructions have executed (`rdtscp`),
-/// for timing the end of an operation.
-#[cfg(target_arch = "x86_64")]
+/// for timing the end of an operation (on other architectures, [`rdtsc`]'s
+/// stand-in).
 #[inline(always)]
 pub fn rdtscp() -> u64 {
-    let mut aux = 0u32;
-    // SAFETY: rdtscp has no preconditions on x86_64 CPUs that have it
-    // (every x86_64 server CPU since 2008).
-    unsafe { core::arch::x86_64::__rdtscp(&mut aux) }
-}
-
-/// Stand-in for [`rdtscp`] on other architectures.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-pub fn rdtscp() -> u64 {
-    rdtsc()
+    #[cfg(target_arch = "x86_64")]
+    let ticks = {
+        let mut aux = 0u32;
+        // SAFETY: rdtscp has no preconditions on x86_64 CPUs that have it
+        // (every x86_64 server CPU since 2008).
+        unsafe { core::arch::x86_64::__rdtscp(&mut aux) }
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let ticks = rdtsc();
+    ticks
 }
 
 #[inline(always)]

@@ -131,18 +131,16 @@ impl Timer {
     }
 }
 
-/// `lfence`: later instructions start only after earlier ones finish.
-#[cfg(target_arch = "x86_64")]
+/// `lfence`: later instructions start only after earlier ones finish (on
+/// other architectures, a compiler fence stands in).
 #[inline(always)]
 fn load_fence() {
+    #[cfg(target_arch = "x86_64")]
     // SAFETY: lfence has no preconditions on x86_64 (SSE2 is baseline).
-    unsafe { core::arch::x86_64::_mm_lfence() }
-}
-
-/// Stand-in for `lfence` on other architectures: a compiler fence.
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn load_fence() {
+    unsafe {
+        core::arch::x86_64::_mm_lfence()
+    };
+    #[cfg(not(target_arch = "x86_64"))]
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
 }
 
