@@ -298,6 +298,13 @@ mod tests {
             let ns = clock_read_cost(kind, hz);
             assert!(ns > 0.0 && ns < 10_000.0, "{kind}: {ns} ns");
         }
+        // A TSC read takes some 20 cycles or more, a vDSO
+        // CLOCK_MONOTONIC read one TSC read and more: over 1 ns on any
+        // CPU clocked under 20 GHz.
+        for kind in [ClockKind::Tsc, ClockKind::Monotonic] {
+            let ns = clock_read_cost(kind, hz);
+            assert!(ns > 1.0, "{kind}: {ns} ns");
+        }
     }
 
     #[test]
