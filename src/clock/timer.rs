@@ -182,6 +182,21 @@ mod tests {
     }
 
     #[test]
+    fn the_host_answer_is_the_cpuinfo_flags() {
+        // Read here with grep-like code of its own: both flags on the
+        // first flags line.
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let flags: Vec<&str> = cpuinfo
+            .lines()
+            .find(|l| l.starts_with("flags"))
+            .map_or(vec![], |l| l.split_whitespace().collect());
+        let want = cfg!(target_arch = "x86_64")
+            && flags.contains(&"constant_tsc")
+            && flags.contains(&"nonstop_tsc");
+        assert_eq!(host_tsc_is_invariant(), want);
+    }
+
+    #[test]
     fn the_host_decides_the_timer_and_its_units() {
         let tsc = Timer::for_host(true, 2.5e9);
         assert_eq!(tsc, Timer::Tsc { hz: 2.5e9 });
