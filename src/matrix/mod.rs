@@ -423,12 +423,10 @@ pub fn measure_all(
     let mut done = 0;
     for pass in 0..passes {
         let per_pass = Procedure {
-            samples: p.samples / passes + usize::from(pass < p.samples % passes),
+            samples: pass_samples(p.samples, passes, pass),
             ..*p
         };
-        let start = pass * n / passes;
-        for k in 0..n {
-            let i = (start + k) % n;
+        for i in pass_order(n, passes, pass) {
             let (pair, node) = pairs[i];
             samples[i].push(measure_pair(pair.a, pair.b, node, &per_pass, allowed)?);
             done += 1;
@@ -442,9 +440,45 @@ pub fn measure_all(
         .collect())
 }
 
+/// Samples per phase in pass `pass` of `passes` when `total` are split
+/// between them as evenly as they go, the first passes taking one more.
+fn pass_samples(total: usize, passes: usize, pass: usize) -> usize {
+    total / passes + usize::from(pass < total % passes)
+}
+
+/// The order pass `pass` of `passes` visits `n` pairs: all of them, from
+/// `pass × n / passes` on, wrapping round.
+fn pass_order(n: usize, passes: usize, pass: usize) -> impl Iterator<Item = usize> {
+    let start = pass * n / passes;
+    (0..n).map(move |k| (start + k) % n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn passes_split_the_samples_and_start_at_different_pairs() {
+        // 40 samples over 3 passes: 14, 13, 13; 6 over 3: 2 each.
+        let split = |total| {
+            (0..3)
+                .map(|k| pass_samples(total, 3, k))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(split(40), [14, 13, 13]);
+        assert_eq!(split(41), [14, 14, 13]);
+        assert_eq!(split(6), [2, 2, 2]);
+        // 4 pairs, 3 passes: starting at 0, 4/3 = 1 and 8/3 = 2.
+        let order = |pass| pass_order(4, 3, pass).collect::<Vec<_>>();
+        assert_eq!(order(0), [0, 1, 2, 3]);
+        assert_eq!(order(1), [1, 2, 3, 0]);
+        assert_eq!(order(2), [2, 3, 0, 1]);
+        // 7 pairs: 0, 7/3 = 2, 14/3 = 4.
+        assert_eq!(
+            pass_order(7, 3, 2).collect::<Vec<_>>(),
+            [4, 5, 6, 0, 1, 2, 3]
+        );
+    }
 
     #[test]
     fn help_states_the_constants() {
@@ -542,5 +576,98 @@ mod tests {
     fn an_unverified_later_pass_is_not_hidden_by_a_verified_first() {
         let r = PairResult::from_passes(pair(), 0, vec![samples(27.0, true), samples(27.0, false)]);
         assert!(!r.verified());
+        // The same for the line: a later pass's failed check wins over a
+        // verified first, and a verified later pass does not hide a first
+        // that failed.
+        let failed = NodeCheck::Unverified {
+            reason: "move_pages: EPERM".into(),
+        };
+        let bad = || PairSamples {
+            line: failed.clone(),
+            ..samples(27.0, true)
+        };
+        let r = PairResult::from_passes(pair(), 0, vec![samples(27.0, true), bad()]);
+        assert_eq!(r.line, failed);
+        let r = PairResult::from_passes(pair(), 0, vec![bad(), samples(27.0, true)]);
+        assert_eq!(r.line, failed);
+        assert!(!r.verified());
+        let good =
+            PairResult::from_passes(pair(), 0, vec![samples(27.0, true), samples(27.0, true)]);
+        assert!(good.verified());
+    }
+
+    #[test]
+    fn limits_are_strict_and_zero_medians_give_no_percentages() {
+        // Forward median 100, backward exactly 15% more: not asymmetric
+        // (the limit is "more than 15%"); a hair more is.
+        let at = |fwd: f64, back: f64| PairSamples {
+            forward: vec![fwd; 3],
+            backward: vec![back; 3],
+            ..samples(0.0, true)
+        };
+        let r = PairResult::new(pair(), 0, at(100.0, 115.0));
+        assert!((r.asymmetry_pct - 15.0).abs() < 1e-9 && !r.asymmetric);
+        assert!(PairResult::new(pair(), 0, at(100.0, 115.1)).asymmetric);
+        // The slower side may be either: the percentage is of the faster.
+        let r = PairResult::new(pair(), 0, at(115.0, 100.0));
+        assert!((r.asymmetry_pct - 15.0).abs() < 1e-9);
+        // Passes at exactly 15% apart: stable; a hair more: unstable.
+        let r = PairResult::from_passes(pair(), 0, vec![at(100.0, 100.0), at(115.0, 115.0)]);
+        assert!((r.pass_spread_pct - 15.0).abs() < 1e-9 && !r.unstable);
+        let r = PairResult::from_passes(pair(), 0, vec![at(100.0, 100.0), at(115.1, 115.1)]);
+        assert!(r.unstable);
+        // A pass or a side at 0 ns (a timer that did not move) gives no
+        // percentage, not infinity.
+        let r = PairResult::from_passes(pair(), 0, vec![at(0.0, 0.0), at(30.0, 30.0)]);
+        assert_eq!((r.pass_spread_pct, r.unstable), (0.0, false));
+        let r = PairResult::new(pair(), 0, at(0.0, 30.0));
+        assert_eq!((r.asymmetry_pct, r.asymmetric), (0.0, false));
+    }
+
+    #[test]
+    fn home_picks_the_node_of_either_cpu_or_a_fixed_node() {
+        // The 8-node NPS4 fixture: CPU 0 on node 0, CPU 8 on node 1.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/topology/amd-2s-nps4-8node");
+        let topo = Topology::read(&root).unwrap();
+        assert_eq!(Home::First.node_for(&topo, 0, 8), Some(0));
+        assert_eq!(Home::Second.node_for(&topo, 0, 8), Some(1));
+        assert_eq!(Home::Node(5).node_for(&topo, 0, 8), Some(5));
+        assert_eq!(Home::First.node_for(&topo, 4000, 8), None);
+    }
+
+    #[test]
+    fn every_pass_measures_every_pair_and_reports_progress() {
+        // Three entries for the host's first two CPUs: 3 passes of 3.
+        let topo = Topology::read(std::path::Path::new("/")).unwrap();
+        let cpus = topo.allowed_cpus.to_vec();
+        if cpus.len() < 2 {
+            return;
+        }
+        let planned = PlannedPair {
+            a: cpus[0],
+            b: cpus[1],
+            class: PairClass::SameLlc,
+        };
+        let node = topo.node_of_cpu(cpus[0]).unwrap();
+        let pairs = vec![(planned, node); 3];
+        let procedure = Procedure {
+            mode: Mode::Cas,
+            samples: 4,
+            round_trips: 100,
+            warmup_samples: 2,
+            timer: crate::clock::Timer::Monotonic,
+        };
+        let mut seen = Vec::new();
+        let results = measure_all(&pairs, &procedure, &topo.allowed_cpus, |done, total| {
+            seen.push((done, total))
+        })
+        .unwrap();
+        assert_eq!(seen, (1..=9).map(|d| (d, 9)).collect::<Vec<_>>());
+        for r in &results {
+            // 4 samples per phase over 3 passes: 2, 1, 1.
+            assert_eq!(r.passes.len(), 3);
+            assert_eq!((r.forward.samples, r.backward.samples), (4, 4));
+        }
     }
 }
