@@ -182,3 +182,56 @@ fn sample(v: &[PlannedPair], cap: usize) -> Vec<PlannedPair> {
         .map(|i| v[i])
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_names_round_trip_and_order_nearest_first() {
+        let all = [
+            PairClass::Smt,
+            PairClass::SameLlc,
+            PairClass::SameNode,
+            PairClass::CrossNode(12),
+            PairClass::CrossNode(32),
+        ];
+        let names: Vec<String> = all.iter().map(|c| c.to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "smt",
+                "same-llc",
+                "same-node",
+                "cross-node@12",
+                "cross-node@32"
+            ]
+        );
+        for (class, name) in all.iter().zip(&names) {
+            assert_eq!(name.parse::<PairClass>().unwrap(), *class);
+        }
+        assert!(all.windows(2).all(|w| w[0] < w[1]));
+        assert!(all[..3].iter().all(|c| c.within_node()));
+        assert!(!PairClass::CrossNode(12).within_node());
+        for bad in ["cross-node@", "cross-node@x", "same-socket", ""] {
+            let err = bad.parse::<PairClass>().unwrap_err().to_string();
+            assert!(err.contains("pair class"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_sibling_listed_on_either_side_makes_the_pair_smt() {
+        // The Sapphire Rapids fixture: 0 and 112 are SMT siblings. A sysfs
+        // that lists the sibling on one CPU only still makes them SMT.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/topology/spr-2s-224");
+        let mut topo = Topology::read(&root).unwrap();
+        assert_eq!(classify(&topo, 0, 112), Ok(PairClass::Smt));
+        let i = topo.cpus.iter().position(|c| c.id == 0).unwrap();
+        topo.cpus[i].siblings = CpuList::parse("0").unwrap();
+        assert_eq!(classify(&topo, 0, 112), Ok(PairClass::Smt));
+        assert_eq!(classify(&topo, 112, 0), Ok(PairClass::Smt));
+        assert_eq!(classify(&topo, 0, 1), Ok(PairClass::SameLlc));
+        assert_eq!(classify(&topo, 0, 56), Ok(PairClass::CrossNode(21)));
+    }
+}
