@@ -368,7 +368,7 @@ fn class_from_topology(topo: &Value, a: u64, b: u64) -> String {
 #[test]
 fn matrix_on_this_host_agrees_with_the_reference() {
     let dir = tempfile::tempdir().unwrap();
-    let out = contend(&[
+    let quick = [
         "matrix",
         "--json",
         "--samples",
@@ -377,7 +377,8 @@ fn matrix_on_this_host_agrees_with_the_reference() {
         "4",
         "--out",
         dir.path().to_str().unwrap(),
-    ]);
+    ];
+    let out = contend(&quick);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], 1);
@@ -494,16 +495,7 @@ fn matrix_on_this_host_agrees_with_the_reference() {
     // closest agreement counts, and every try is printed.
     let mut diffs = vec![diff];
     while diffs.iter().all(|d| d.abs() > 25.0) && diffs.len() < 3 {
-        let again = contend(&[
-            "matrix",
-            "--json",
-            "--samples",
-            "40",
-            "--per-class",
-            "4",
-            "--out",
-            dir.path().to_str().unwrap(),
-        ]);
+        let again = contend(&quick);
         assert!(again.status.success(), "{}", stderr(&again));
         let v: Value = serde_json::from_slice(&again.stdout).unwrap();
         let d = v["reference"]["difference_pct"].as_f64().unwrap();
