@@ -107,8 +107,7 @@ fn rows_of(base: &StrategyResult, test: &StrategyResult) -> Vec<Row> {
     compared_measures()
         .iter()
         .map(|m| {
-            let get = |s: &StrategyResult| s.summary.as_ref().and_then(|s| (m.get)(s));
-            let (b, t) = (get(base), get(test));
+            let (b, t) = (m.of(base), m.of(test));
             Row {
                 measure: m,
                 base: b,
@@ -243,14 +242,15 @@ pub const MACHINE_CHANGE_RATIO: f64 = 1.5;
 /// their canary ranges do not even overlap and the medians differ by more
 /// than 20%. `None` when either file has no canary (or they agree).
 pub fn machine_changed(base: &RunResults, test: &RunResults) -> Option<String> {
-    let b = base.canary_range()?;
-    let t = test.canary_range()?;
-    let (mb, lb, hb) = (b.median, b.lo, b.hi);
-    let (mt, lt, ht) = (t.median, t.lo, t.hi);
-    let ratio = mb.max(mt) / mb.min(mt);
-    let disjoint = hb < lt || ht < lb;
-    (ratio > MACHINE_CHANGE_RATIO || (disjoint && ratio > 1.2))
-        .then(|| format!("the machine changed between runs (canary {mb:.1} vs {mt:.1} ns)"))
+    let (b, t) = (base.canary_range()?, test.canary_range()?);
+    let ratio = b.median.max(t.median) / b.median.min(t.median);
+    let disjoint = b.hi < t.lo || t.hi < b.lo;
+    (ratio > MACHINE_CHANGE_RATIO || (disjoint && ratio > 1.2)).then(|| {
+        format!(
+            "the machine changed between runs (canary {:.1} vs {:.1} ns)",
+            b.median, t.median
+        )
+    })
 }
 
 /// The default `--noise-threshold`, in %.

@@ -247,8 +247,7 @@ fn level_values(
             strategies
                 .iter()
                 .find(|s| in_row(s) && level_of(s) == *level)
-                .and_then(|s| s.summary.as_ref())
-                .and_then(|s| (m.get)(s))
+                .and_then(|s| m.of(s))
         })
         .collect()
 }

@@ -95,6 +95,9 @@ pub struct Cell {
     /// `54.9M ±31%`, `71.6 ns ±3.3%`, `-` when not recorded, or below
     /// timer resolution.
     pub value: String,
+    /// The mean shown, for sorting; `None` when not recorded or below
+    /// timer resolution.
+    pub mean: Option<f64>,
     /// % change of the mean against the base; `None` in the first column,
     /// with no base, or below resolution.
     pub change_pct: Option<f64>,
@@ -134,7 +137,7 @@ pub fn measure_table(
     rows: &[Vec<Option<Summary>>],
     resolution_ns: f64,
 ) -> Vec<Vec<Cell>> {
-    let resolved = |v: &Option<Summary>| v.filter(|v| !(m.sampled && v.mean < resolution_ns));
+    let resolved = |v: &Option<Summary>| resolved(m, *v, resolution_ns);
     // Every change to test: (row, level, difference).
     let mut tests = Vec::new();
     for (r, row) in rows.iter().enumerate() {
@@ -187,20 +190,26 @@ pub fn measure_cell(
     }
 }
 
+/// `value`, unless it is a sampled time under `resolution_ns` (twice the
+/// timer's overhead), which no table shows as a number.
+fn resolved(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Option<Summary> {
+    value.filter(|v| !(m.sampled && v.mean < resolution_ns))
+}
+
 /// A cell's value alone, without a change.
 fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Cell {
-    let value = match value {
-        None => "-".to_string(),
-        Some(v) if m.sampled && v.mean < resolution_ns => {
-            format!(
-                "<{} (below timer resolution)",
-                human(resolution_ns, Unit::Nanoseconds)
-            )
-        }
-        Some(v) => format!("{} ±{}", human(v.mean, m.unit), cv_text(v.stddev_pct)),
+    let shown = resolved(m, value, resolution_ns);
+    let text = match (value, shown) {
+        (None, _) => "-".to_string(),
+        (Some(_), None) => format!(
+            "<{} (below timer resolution)",
+            human(resolution_ns, Unit::Nanoseconds)
+        ),
+        (_, Some(v)) => format!("{} ±{}", human(v.mean, m.unit), cv_text(v.stddev_pct)),
     };
     Cell {
-        value,
+        value: text,
+        mean: shown.map(|v| v.mean),
         change_pct: None,
         verdict: None,
     }

@@ -1,7 +1,7 @@
 //! The figures a run summary holds, as tables and `contend compare` show
 //! them: what each one measures, in what unit, and which way is better.
 
-use super::StrategySummary;
+use super::{StrategyResult, StrategySummary};
 use crate::stats::Summary;
 
 /// One measure of a strategy's summary, as the text table, the Markdown
@@ -24,6 +24,14 @@ pub struct Measure {
     pub higher_is_better: bool,
     /// What the numbers are.
     pub unit: Unit,
+}
+
+impl Measure {
+    /// This measure of `strategy`: `None` when it finished no repeat or
+    /// did not record the measure.
+    pub fn of(&self, strategy: &StrategyResult) -> Option<Summary> {
+        strategy.summary.as_ref().and_then(|s| (self.get)(s))
+    }
 }
 
 /// The unit of a measure, for printing it.

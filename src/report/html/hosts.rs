@@ -137,7 +137,7 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
                                     td { (row) }
                                     @for ((_, r), lv) in runs.iter().zip(&levels) {
                                         @for l in lv {
-                                            @let v = find(r, &row_labels, row, l).and_then(|s| s.summary.as_ref().and_then(|x| (m.get)(x)));
+                                            @let v = find(r, &row_labels, row, l).and_then(|s| m.of(s));
                                             td data-sort=[v.map(|v| v.mean)] {
                                                 (measure_cell(m, v, None, 2.0 * r.config.timer_overhead_ns).value)
                                             }

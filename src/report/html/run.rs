@@ -95,24 +95,15 @@ pub(super) fn measure_cells(
         .map(|m| {
             let values: Vec<Vec<Option<Summary>>> = rows
                 .iter()
-                .map(|row| {
-                    row.cells
-                        .iter()
-                        .map(|s| s.and_then(|s| s.summary.as_ref()).and_then(|s| (m.get)(s)))
-                        .collect()
-                })
+                .map(|row| row.cells.iter().map(|s| s.and_then(|s| m.of(s))).collect())
                 .collect();
             measures::measure_table(m, &values, resolution_ns)
                 .into_iter()
-                .zip(&values)
-                .map(|(cells, row)| {
+                .map(|cells| {
                     cells
                         .into_iter()
-                        .zip(row)
-                        .map(|(c, value)| Cell {
-                            sort: value
-                                .filter(|v| !(m.sampled && v.mean < resolution_ns))
-                                .map(|v| v.mean),
+                        .map(|c| Cell {
+                            sort: c.mean,
                             mark: c.change_pct.map(|_| mark(m, c.verdict)),
                             change: c.change_pct,
                             text: c.value,

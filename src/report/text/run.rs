@@ -91,11 +91,7 @@ pub fn render(run: &RunResults) -> String {
             .map(|row| {
                 levels
                     .iter()
-                    .map(|level| {
-                        cell(row, level)
-                            .and_then(|s| s.summary.as_ref())
-                            .and_then(|s| (m.get)(s))
-                    })
+                    .map(|level| cell(row, level).and_then(|s| m.of(s)))
                     .collect()
             })
             .collect();
