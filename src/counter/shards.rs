@@ -129,6 +129,9 @@ pub enum NodeIter {
 }
 
 impl NodeIter {
+    /// Both walks, the default first.
+    pub const ALL: [NodeIter; 2] = [NodeIter::Compact, NodeIter::Bitmap];
+
     /// The name used on the command line and in results.
     pub fn name(self) -> &'static str {
         match self {
@@ -141,11 +144,10 @@ impl NodeIter {
 impl FromStr for NodeIter {
     type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, UnknownName> {
-        match s {
-            "compact" => Ok(NodeIter::Compact),
-            "bitmap" => Ok(NodeIter::Bitmap),
-            _ => Err(UnknownName::new("node iteration", s, "compact or bitmap")),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|n| n.name() == s)
+            .ok_or_else(|| UnknownName::new("node iteration", s, "compact or bitmap"))
     }
 }
 

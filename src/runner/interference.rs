@@ -66,9 +66,13 @@ pub fn canary_cpus(writers: &[u32], readers: &[u32]) -> Option<(u32, u32)> {
 /// from the median of all of them as disturbed; returns the warning to
 /// print, naming the values, when any was.
 pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String> {
-    let range = CanaryRange::of(repeats.iter().map(|r| &r.interference))?;
-    let (median, lo, hi) = (range.median, range.lo, range.hi);
-    if range.count < 2 || median <= 0.0 {
+    let CanaryRange {
+        median,
+        lo,
+        hi,
+        count,
+    } = CanaryRange::of(repeats.iter().map(|r| &r.interference))?;
+    if count < 2 || median <= 0.0 {
         return None;
     }
     let mut marked = 0;
