@@ -174,6 +174,24 @@ where
     mesh
 }
 
+/// Draws [`house_mesh`] with both axes' labels as plain numbers ([`num`]).
+fn draw_number_mesh<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    x_desc: &str,
+    y_desc: &str,
+) -> Result<(), DrawError>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    house_mesh(chart, x_desc, y_desc)
+        .x_label_formatter(&|v| num(*v))
+        .y_label_formatter(&|v| num(*v))
+        .draw()
+        .map_err(fail)
+}
+
 /// The two header lines of a chart.
 struct Header {
     /// What the chart shows, and on which host.

@@ -11,7 +11,7 @@
 //! A `max` (hammer) point sits at the rate it achieved per thread.
 
 use super::{
-    Chart, Entry, Header, INK, Swatch, canvas, colour, fail, file_safe, house_mesh, log_span,
+    Chart, Entry, Header, INK, Swatch, canvas, colour, draw_number_mesh, fail, file_safe, log_span,
     log_ticks, marker_style, num, zero_based,
 };
 use crate::report::DrawError;
@@ -120,15 +120,11 @@ fn render(affinity: &str, threads: usize, points: &[&SweepPoint]) -> Result<Stri
             .y_label_area_size(70)
             .build_cartesian_2d(x(), zero_based(busy_hi))
             .map_err(fail)?;
-        house_mesh(
+        draw_number_mesh(
             &mut chart,
             "offered updates/s per thread (log)",
             "busy ns per update",
-        )
-        .x_label_formatter(&|v| num(*v))
-        .y_label_formatter(&|v| num(*v))
-        .draw()
-        .map_err(fail)?;
+        )?;
         let top = zero_based(busy_hi).end;
         chart
             .draw_series(DashedLineSeries::new(
@@ -158,15 +154,11 @@ fn render(affinity: &str, threads: usize, points: &[&SweepPoint]) -> Result<Stri
             .y_label_area_size(70)
             .build_cartesian_2d(x(), y)
             .map_err(fail)?;
-        house_mesh(
+        draw_number_mesh(
             &mut chart,
             "offered updates/s per thread (log)",
             "CPU share, % (log)",
-        )
-        .x_label_formatter(&|v| num(*v))
-        .y_label_formatter(&|v| num(*v))
-        .draw()
-        .map_err(fail)?;
+        )?;
         chart
             .draw_series(DashedLineSeries::new(
                 [(SEED_RATE, shares.start), (SEED_RATE, shares.end)],

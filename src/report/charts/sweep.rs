@@ -6,8 +6,8 @@
 
 use super::staleness::{self, worth_drawing};
 use super::{
-    Chart, Entry, Header, Keyed, Swatch, canvas, colour, fail, file_safe, house_mesh, marker_style,
-    num, padded, whisker, zero_based,
+    Chart, Entry, Header, Keyed, Swatch, canvas, colour, draw_number_mesh, fail, file_safe,
+    marker_style, num, padded, whisker, zero_based,
 };
 use crate::report::DrawError;
 use crate::results::{SweepPoint, SweepResults};
@@ -122,15 +122,11 @@ fn throughput(
                 zero_based(hi),
             )
             .map_err(fail)?;
-        house_mesh(
+        draw_number_mesh(
             &mut chart,
             "writer threads",
             "write ops/s (updates per second, all writers)",
-        )
-        .x_label_formatter(&|v| num(*v))
-        .y_label_formatter(&|v| num(*v))
-        .draw()
-        .map_err(fail)?;
+        )?;
         for (i, (_, line)) in lines.iter().enumerate() {
             let coords: Vec<(f64, f64)> = line.iter().map(|(t, s)| (*t, s.mean)).collect();
             chart
