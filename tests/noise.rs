@@ -141,9 +141,7 @@ fn quick(out: &Path, extra: &[&str]) -> Value {
         out.to_str().unwrap(),
     ];
     args.extend(extra);
-    let o = contend(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
+    common::contend_json(&args)
 }
 
 #[test]

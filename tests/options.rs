@@ -16,19 +16,26 @@
 use serde_json::Value;
 
 mod common;
-use common::{contend, stderr};
 
-/// A short run on this host with `extra` options (60 ms, one repeat, no
-/// warm-up unless `extra` says otherwise); its run.json.
-fn run(extra: &[&str]) -> Value {
+/// `contend COMMAND --json --quiet --out <a temporary folder> EXTRA`; the
+/// result it prints.
+fn result_of(command: &str, extra: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let mut args = vec![
-        "run",
+        command,
         "--json",
         "--quiet",
         "--out",
         dir.path().to_str().unwrap(),
     ];
+    args.extend(extra);
+    common::contend_json(&args)
+}
+
+/// A short run on this host with `extra` options (60 ms, one repeat, no
+/// warm-up unless `extra` says otherwise); its run.json.
+fn run(extra: &[&str]) -> Value {
+    let mut args = Vec::new();
     for (option, default) in [
         ("--duration", "60ms"),
         ("--repeats", "1"),
@@ -39,9 +46,7 @@ fn run(extra: &[&str]) -> Value {
         }
     }
     args.extend(extra);
-    let o = contend(&args);
-    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
+    result_of("run", &args)
 }
 
 /// The CPUs this test may use when there are two or more; `None`, said on
@@ -368,18 +373,7 @@ fn seed_is_recorded_and_the_sum_stays_exact() {
 
 /// A `contend matrix` on this host with `extra`; its matrix.json.
 fn matrix(extra: &[&str]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    let mut args = vec![
-        "matrix",
-        "--json",
-        "--quiet",
-        "--out",
-        dir.path().to_str().unwrap(),
-    ];
-    args.extend(extra);
-    let o = contend(&args);
-    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
+    result_of("matrix", extra)
 }
 
 #[test]

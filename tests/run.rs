@@ -15,9 +15,7 @@ fn quick_run(out: &Path, extra: &[&str]) -> Value {
     let mut args = vec!["run", "--json", "--out", out.to_str().unwrap()];
     args.extend(QUICK);
     args.extend(extra);
-    let o = contend(&args);
-    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
+    common::contend_json(&args)
 }
 
 #[test]

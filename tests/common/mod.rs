@@ -16,6 +16,14 @@ pub fn contend(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Runs `contend ARGS` (a `--json` command), which must succeed; its
+/// stdout parsed as JSON.
+pub fn contend_json(args: &[&str]) -> serde_json::Value {
+    let out = contend(args);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// The command's stdout as text.
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
