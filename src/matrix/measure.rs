@@ -196,6 +196,16 @@ fn one_side<F: Fn(&AtomicU64, u64) + Copy>(
     }
 }
 
+/// The [`LINES`] atomics samples rotate through: the first 8 bytes of each
+/// consecutive 64-byte line at the start of `memory`.
+fn rotation_lines(memory: &NodeMemory) -> [&AtomicU64; LINES] {
+    assert!(memory.len() >= LINES * LINE_BYTES);
+    // SAFETY: every offset is 64-byte aligned and inside the mapping (just
+    // checked), which outlives the borrows; fresh pages hold zeros, which
+    // are valid AtomicU64s.
+    std::array::from_fn(|l| unsafe { &*memory.as_ptr().add(l * LINE_BYTES).cast::<AtomicU64>() })
+}
+
 /// Measures the pair `(a, b)`: allocates a fresh page bound to `home`
 /// (its lines never used before), pins a thread to each CPU and verifies
 /// both, then times `a` initiating, then `b` initiating, each over the
@@ -209,12 +219,7 @@ pub fn measure_pair(
     allowed: &CpuList,
 ) -> Result<PairSamples, PlacementError> {
     let memory = NodeMemory::alloc(LINES * LINE_BYTES, home, Placement::Strict)?;
-    // SAFETY: every offset is 64-byte aligned and inside the mapping (at
-    // least a page), which outlives the threads below; the page holds
-    // zeros, which are valid AtomicU64s.
-    let lines: [&AtomicU64; LINES] = std::array::from_fn(|l| unsafe {
-        &*memory.as_ptr().add(l * LINE_BYTES).cast::<AtomicU64>()
-    });
+    let lines = rotation_lines(&memory);
     let ready = Barrier::new(2);
     let failed = AtomicBool::new(false);
     let side = |cpu: u32, first: bool| {
@@ -252,4 +257,71 @@ pub fn measure_pair(
 /// Joins a measuring thread, passing a panic on.
 fn join<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
     h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Timer;
+    use crate::topology::Topology;
+    use std::path::Path;
+
+    #[test]
+    fn samples_rotate_through_consecutive_64_byte_lines() {
+        let topo = Topology::read(Path::new("/")).unwrap();
+        let home = topo.node_of_cpu(topo.allowed_cpus.to_vec()[0]).unwrap();
+        let memory = NodeMemory::alloc(LINES * LINE_BYTES, home, Placement::Strict).unwrap();
+        let start = memory.as_ptr() as usize;
+        let offsets: Vec<usize> = rotation_lines(&memory)
+            .iter()
+            .map(|l| *l as *const AtomicU64 as usize - start)
+            .collect();
+        assert_eq!(offsets, (0..LINES).map(|l| l * 64).collect::<Vec<_>>());
+    }
+
+    /// Measures the host's first two CPUs in `mode`: both directions give
+    /// `samples` positive one-way times (a hand-off that never completed
+    /// would hang instead).
+    fn measures_both_directions(mode: Mode) {
+        let topo = Topology::read(Path::new("/")).unwrap();
+        let cpus = topo.allowed_cpus.to_vec();
+        assert!(cpus.len() >= 2, "the matrix tests need 2 CPUs: {cpus:?}");
+        let home = topo.node_of_cpu(cpus[0]).unwrap();
+        let procedure = Procedure {
+            mode,
+            samples: 2 * LINES + 3,
+            round_trips: 50,
+            warmup_samples: 3,
+            timer: Timer::Monotonic,
+        };
+        let s = measure_pair(cpus[0], cpus[1], home, &procedure, &topo.allowed_cpus).unwrap();
+        assert_eq!(
+            s.threads.map(|t| (t.requested_cpu, t.observed_cpu)),
+            [(cpus[0], Some(cpus[0])), (cpus[1], Some(cpus[1]))]
+        );
+        for side in [&s.forward, &s.backward] {
+            assert_eq!(side.len(), procedure.samples);
+            assert!(side.iter().all(|&ns| ns > 0.0), "{side:?}");
+        }
+    }
+
+    #[test]
+    fn cas_hand_off_completes_both_ways() {
+        measures_both_directions(Mode::Cas);
+    }
+
+    #[test]
+    fn load_store_hand_off_completes_both_ways() {
+        measures_both_directions(Mode::Rw);
+    }
+
+    #[test]
+    fn mode_names_round_trip() {
+        for mode in [Mode::Cas, Mode::Rw] {
+            assert_eq!(mode.name().parse::<Mode>().unwrap(), mode);
+            assert_eq!(mode.to_string(), mode.name());
+        }
+        let err = "xchg".parse::<Mode>().unwrap_err().to_string();
+        assert!(err.contains("cas or rw"), "{err}");
+    }
 }

@@ -138,17 +138,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         .collect::<Result<Vec<_>, MatrixError>>()?;
 
     let provenance = Provenance::collect(calibrate_tsc(Duration::from_millis(50)));
-    let mut notes = Vec::new();
-    if !provenance.tsc_invariant {
-        notes.push(TSC_FALLBACK_NOTE.to_string());
-    }
-    if provenance
-        .numa_balancing
-        .as_deref()
-        .is_some_and(|v| v != "0")
-    {
-        notes.push("automatic NUMA balancing is on: a pair's page may migrate while it is measured (each page was verified once, at allocation)".to_string());
-    }
+    let notes = host_notes(&provenance);
     let procedure = Procedure {
         mode: request.mode,
         samples: request.samples,
@@ -168,6 +158,27 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         notes,
     })
 }
+
+/// What the host's state means for a matrix, as notes: the timer falls
+/// back to `CLOCK_MONOTONIC` without an invariant TSC, and automatic NUMA
+/// balancing (any value but "0") may move a page after its one check.
+fn host_notes(provenance: &Provenance) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !provenance.tsc_invariant {
+        notes.push(TSC_FALLBACK_NOTE.to_string());
+    }
+    if provenance
+        .numa_balancing
+        .as_deref()
+        .is_some_and(|v| v != "0")
+    {
+        notes.push(NUMA_BALANCING_NOTE.to_string());
+    }
+    notes
+}
+
+/// The note kept when automatic NUMA balancing is on.
+const NUMA_BALANCING_NOTE: &str = "automatic NUMA balancing is on: a pair's page may migrate while it is measured (each page was verified once, at allocation)";
 
 /// Runs the reference ping-pong on the first pair, measures every pair in
 /// order (`progress(done, total)` after each), classifies and advises.
@@ -219,4 +230,72 @@ pub fn measure_matrix(
         notes: plan.notes,
         elapsed_s,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::CpuSpec;
+    use std::path::Path;
+
+    fn fixture(name: &str) -> Topology {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/topology")
+            .join(name);
+        Topology::read(&root).unwrap()
+    }
+
+    fn request(cpus: &str, home: Home) -> MatrixRequest {
+        MatrixRequest {
+            cpus: cpus.parse::<CpuSpec>().unwrap(),
+            samples: 10,
+            home,
+            mode: Mode::Cas,
+            per_class: None,
+        }
+    }
+
+    /// The error's text when the pair's home node has no memory.
+    fn home_error(cpus: &str, home: Home) -> String {
+        match plan_matrix(&request(cpus, home), fixture("cpuless-memless")) {
+            Err(e @ MatrixError::Home { .. }) => e.to_string(),
+            other => panic!("--cpus {cpus} --home {home}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_memoryless_home_names_the_cpu_that_put_the_line_there() {
+        // cpuless-memless: node 0 is CPUs 0-3 with memory, node 1 is CPUs
+        // 4-7 without. The pair (0, 4) lives on 4's node with --home
+        // second, and (4, 5) on 4's node with --home first.
+        let second = home_error("0,4", Home::Second);
+        assert!(second.contains("(CPU 4 is on node 1)"), "{second}");
+        let first = home_error("4,5", Home::First);
+        assert!(first.contains("(CPU 4 is on node 1)"), "{first}");
+        assert!(first.starts_with("--home first: "), "{first}");
+        // The pair (0, 4) with its line on 0's node plans.
+        let plan = plan_matrix(&request("0,4", Home::First), fixture("cpuless-memless")).unwrap();
+        assert_eq!(plan.pairs.len(), 1);
+        assert_eq!(
+            (plan.pairs[0].0.a, plan.pairs[0].0.b, plan.pairs[0].1),
+            (0, 4, 0)
+        );
+    }
+
+    #[test]
+    fn host_notes_name_the_timer_fallback_and_numa_balancing() {
+        let mut p = Provenance::collect(1e9);
+        p.tsc_invariant = true;
+        p.numa_balancing = None;
+        assert!(host_notes(&p).is_empty());
+        p.numa_balancing = Some("0".into());
+        assert!(host_notes(&p).is_empty());
+        p.numa_balancing = Some("1".into());
+        assert_eq!(host_notes(&p), [NUMA_BALANCING_NOTE]);
+        p.numa_balancing = Some("2".into());
+        assert_eq!(host_notes(&p), [NUMA_BALANCING_NOTE]);
+        p.tsc_invariant = false;
+        p.numa_balancing = None;
+        assert_eq!(host_notes(&p), [TSC_FALLBACK_NOTE]);
+    }
 }

@@ -35,6 +35,14 @@ pub enum ReferenceError {
         /// errno of `sched_setaffinity`.
         source: std::io::Error,
     },
+    /// The thread runs elsewhere after a successful pin.
+    #[error("reference ping-pong: pinned to CPU {cpu} but running on {running}")]
+    Moved {
+        /// The CPU asked for.
+        cpu: u32,
+        /// Where `sched_getcpu` says the thread runs.
+        running: i32,
+    },
     /// The partner thread could not be pinned.
     #[error("reference ping-pong: the other CPU could not be pinned")]
     OtherSide,
@@ -53,6 +61,25 @@ struct Line(AtomicU64);
 /// a tenth as many round trips of warm-up. An error says which CPU could
 /// not be pinned.
 pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f64, ReferenceError> {
+    let (_, mut one_way) = timed_chunks(cpu_a, cpu_b, round_trips)?;
+    one_way.sort_by(f64::total_cmp);
+    Ok(one_way[one_way.len() / 2])
+}
+
+/// The line chunk `c` runs on: consecutive chunks on consecutive lines,
+/// wrapping after the last.
+fn line_of(c: u64) -> usize {
+    c as usize % LINES
+}
+
+/// Runs and times the [`CHUNKS`] chunks of [`reference_pingpong`]: the
+/// round trips in each chunk, and each chunk's one-way ns (its time / (2 ×
+/// its round trips)) in the order they ran.
+fn timed_chunks(
+    cpu_a: u32,
+    cpu_b: u32,
+    round_trips: u64,
+) -> Result<(u64, Vec<f64>), ReferenceError> {
     let chunk = (round_trips / CHUNKS).max(1);
     let warmup = round_trips / 10;
     let lines: Box<[Line; LINES]> = Box::new(std::array::from_fn(|_| Line(AtomicU64::new(PING))));
@@ -73,7 +100,7 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
         })
     };
     let swap = |c: u64, from: u64, to: u64| {
-        let flag = &lines[c as usize % LINES].0;
+        let flag = &lines[line_of(c)].0;
         while flag
             .compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed)
             .is_err()
@@ -107,10 +134,14 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
             }
             Ok(one_way)
         });
-        let mut one_way = ping.join().map_err(|_| ReferenceError::Panicked)??;
-        pong.join().map_err(|_| ReferenceError::Panicked)??;
-        one_way.sort_by(f64::total_cmp);
-        Ok(one_way[one_way.len() / 2])
+        let ping = ping.join().map_err(|_| ReferenceError::Panicked)?;
+        let pong = pong.join().map_err(|_| ReferenceError::Panicked)?;
+        // The side that failed to pin names its CPU; its partner only knows
+        // that the other side failed.
+        match (ping, pong) {
+            (Ok(one_way_ns), Ok(())) => Ok((chunk, one_way_ns)),
+            (Err(ReferenceError::OtherSide), Err(e)) | (Err(e), _) | (_, Err(e)) => Err(e),
+        }
     })
 }
 
@@ -131,12 +162,69 @@ fn pin(cpu: u32) -> Result<(), ReferenceError> {
     let err = std::io::Error::last_os_error();
     // SAFETY: no preconditions.
     let now = unsafe { libc::sched_getcpu() };
-    if rc != 0 || now != cpu as i32 {
+    if rc != 0 {
         return Err(ReferenceError::Pin {
             cpu,
             running: now,
             source: err,
         });
     }
+    if now != cpu as i32 {
+        return Err(ReferenceError::Moved { cpu, running: now });
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first two CPUs this process may use (the tests need two).
+    fn two_cpus() -> (u32, u32) {
+        let allowed = crate::topology::allowed_cpus().unwrap();
+        let cpus: Vec<u32> = allowed.iter().collect();
+        assert!(cpus.len() >= 2, "the matrix tests need 2 CPUs: {cpus:?}");
+        (cpus[0], cpus[1])
+    }
+
+    #[test]
+    fn chunks_split_the_round_trips_over_256_chunks_of_16_lines() {
+        let (a, b) = two_cpus();
+        let (round_trips, one_way) = timed_chunks(a, b, 256 * 20).unwrap();
+        assert_eq!((round_trips, one_way.len()), (20, 256));
+        assert!(one_way.iter().all(|&ns| ns > 0.0));
+        // Fewer round trips than chunks: one round trip each.
+        let (round_trips, one_way) = timed_chunks(a, b, 100).unwrap();
+        assert_eq!((round_trips, one_way.len()), (1, 256));
+        assert!(reference_pingpong(a, b, 256 * 4).unwrap() > 0.0);
+    }
+
+    #[test]
+    fn consecutive_chunks_take_consecutive_lines() {
+        let lines: Vec<usize> = (0..2 * LINES as u64).map(line_of).collect();
+        let once: Vec<usize> = (0..LINES).collect();
+        assert_eq!(lines, [once.clone(), once].concat());
+    }
+
+    #[test]
+    fn a_cpu_that_cannot_be_pinned_is_named() {
+        let (a, _) = two_cpus();
+        let err = reference_pingpong(a, 4095, 256).unwrap_err();
+        assert!(
+            matches!(err, ReferenceError::Pin { cpu: 4095, .. }),
+            "{err:?}"
+        );
+        let err = reference_pingpong(4095, a, 256).unwrap_err();
+        assert!(
+            matches!(err, ReferenceError::Pin { cpu: 4095, .. }),
+            "{err:?}"
+        );
+        let err = pin(4095).unwrap_err();
+        assert!(
+            matches!(err, ReferenceError::Pin { cpu: 4095, .. }),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("cannot pin to CPU 4095"), "{err}");
+        pin(a).unwrap();
+    }
 }
