@@ -350,6 +350,16 @@ mod tests {
             0.364_004_081_071_944,
             1e-12
         ));
+        // A far tail just below the switch to the symmetric form (x <
+        // (a+1)/(a+b+2) = 0.99900): tiny values computed directly, where
+        // 1 - I_{1-x}(b, a) would keep only a few digits (mpmath, 50 digits).
+        for (a, b, x, exact) in [
+            (1000.0, 1e-6, 0.9985, 9.996_384_350_756_475e-8),
+            (50.0, 1e-6, 0.975, 1.456_640_803_953_206_6e-7),
+        ] {
+            let i = regularized_incomplete_beta(a, b, x);
+            assert!(close(i, exact, 1e-12 * exact), "I_{x}({a}, {b}) = {i}");
+        }
         assert_eq!(regularized_incomplete_beta(2.0, 3.0, 0.0), 0.0);
         assert_eq!(regularized_incomplete_beta(2.0, 3.0, 1.0), 1.0);
     }
@@ -427,8 +437,23 @@ mod tests {
             let p = student_t_two_sided_p(t, df);
             assert!(close(p, exact, 1e-13 * exact), "t {t} df {df}: {p}");
         }
+        // 100 df is the first where ln Γ(df/2 + 1/2) - ln Γ(df/2) takes
+        // Stirling's series (mpmath, 40 digits).
+        for (t, exact) in [
+            (2.0, 0.048_212_178_731_133_68),
+            (3.0, 0.003_407_915_343_329_449_5),
+        ] {
+            let p = student_t_two_sided_p(t, 100.0);
+            assert!(close(p, exact, 1e-13 * exact), "t {t} df 100: {p}");
+        }
         assert_eq!(student_t_two_sided_p(0.0, 7.0), 1.0);
         assert_eq!(student_t_two_sided_p(f64::INFINITY, 7.0), 0.0);
+        // Without a valid df there is no answer, even for an infinite t.
+        for df in [f64::NAN, 0.0, -3.0] {
+            assert!(student_t_two_sided_p(f64::INFINITY, df).is_nan(), "{df}");
+            assert!(student_t_two_sided_p(1.0, df).is_nan(), "{df}");
+        }
+        assert!(student_t_two_sided_p(f64::NAN, 7.0).is_nan());
         // Infinite df is the normal distribution.
         assert!(close(
             student_t_two_sided_p(1.959_963_984_540_054, f64::INFINITY),
@@ -526,6 +551,27 @@ mod tests {
                 assert!(
                     close(large_df_expansion(z, df), exact, 1e-11),
                     "df {df} q {q}"
+                );
+            }
+        }
+        // At 100 and 200 df the four terms must be within the size of the
+        // fifth (A&S 26.7.5's g5 / df^5: 7.3e-11 and 2.3e-12 at q 0.975),
+        // which the fourth term (1.6e-8 and 1.0e-9) is not: a wrong g4
+        // shows here.
+        for df in [100.0, 200.0] {
+            for q in [0.975, 0.9995] {
+                let z = invert_two_sided(2.0 * (1.0 - q), normal_two_sided_p);
+                let exact = invert_two_sided(2.0 * (1.0 - q), |t| student_t_two_sided_p(t, df));
+                let z2 = z * z;
+                let g5 = z
+                    * (((((27.0 * z2 + 339.0) * z2 + 930.0) * z2 - 1782.0) * z2 - 765.0) * z2
+                        + 17955.0)
+                    / 368_640.0;
+                let err = large_df_expansion(z, df) - exact;
+                assert!(
+                    err.abs() <= 1.5 * g5 / df.powi(5),
+                    "df {df} q {q}: off by {err:e}, fifth term {:e}",
+                    g5 / df.powi(5)
                 );
             }
         }
