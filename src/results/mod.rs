@@ -488,6 +488,19 @@ mod tests {
     }
 
     #[test]
+    fn a_measure_of_a_strategy_is_its_summary_figure() {
+        let mut run = fixture_run();
+        let updates = &MEASURES[0];
+        let strategy = &run.strategies[0];
+        let figure = strategy.summary.as_ref().unwrap().write_ops_per_s;
+        assert!(figure.mean > 0.0);
+        assert_eq!(updates.of(strategy), Some(figure));
+        // A strategy that finished no repeat has no figure.
+        run.strategies[0].summary = None;
+        assert_eq!(updates.of(&run.strategies[0]), None);
+    }
+
+    #[test]
     fn the_canary_range_spans_every_repeat_of_every_strategy() {
         let run = fixture_run();
         // Median of 10, 20, 30, 40: 25.
