@@ -514,9 +514,20 @@ mod tests {
             // Symmetry.
             assert_eq!(t_quantile(1.0 - q, 7.5), -t_quantile(q, 7.5));
         }
+        // Far tails, where the bracket must double to reach t (~3e9 and
+        // ~3e99): Cauchy's lower tail is -cot(πq).
+        for q in [1e-10, 1e-100] {
+            let cauchy = -1.0 / (std::f64::consts::PI * q).tan();
+            assert!(close(t_quantile(q, 1.0), cauchy, -1e-13 * cauchy), "{q}");
+        }
         assert_eq!(t_quantile(0.5, 3.0), 0.0);
-        assert!(t_quantile(1.0, 3.0).is_nan());
-        assert!(t_quantile(0.9, 0.0).is_nan());
+        // No quantile outside 0 < q < 1, or without a valid df.
+        for q in [f64::NAN, -0.1, 0.0, 1.0, 1.5] {
+            assert!(t_quantile(q, 3.0).is_nan(), "{q}");
+        }
+        for df in [f64::NAN, 0.0, -2.0] {
+            assert!(t_quantile(0.9, df).is_nan(), "{df}");
+        }
     }
 
     #[test]
