@@ -316,6 +316,50 @@ mod tests {
     }
 
     #[test]
+    fn samples_add_up_to_the_time_their_batches_took() {
+        // One thread plays both sides: each turn spins 2 µs and writes the
+        // responder's answer itself. With no warm-up the samples cover the
+        // whole call, so their one-way ns × 2 × round trips, summed, is its
+        // wall time whatever the load (to the TSC calibration's error, well
+        // under 1%). Needs a TSC well away from 1 GHz, where a missing
+        // ns-per-tick factor would not show.
+        let hz = crate::clock::calibrate_tsc(std::time::Duration::from_millis(50));
+        assert!((hz / 1e9 - 1.0).abs() > 0.2, "TSC at {hz} Hz");
+        let p = Procedure {
+            mode: Mode::Cas,
+            samples: 20,
+            round_trips: 100,
+            warmup_samples: 0,
+            timer: Timer::Tsc { hz },
+        };
+        let atomics: [AtomicU64; LINES] = Default::default();
+        let mut rot = Rotation {
+            lines: std::array::from_fn(|l| &atomics[l]),
+            rounds: [0; LINES],
+        };
+        let started = std::time::Instant::now();
+        let samples = initiate(&mut rot, &p, |line, expect| {
+            let t = std::time::Instant::now();
+            while t.elapsed().as_nanos() < 2_000 {}
+            line.store(expect + 2, Ordering::Release);
+        });
+        let wall_ns = started.elapsed().as_nanos() as f64;
+        assert_eq!(samples.len(), 20);
+        let covered_ns: f64 = samples.iter().map(|ns| ns * 200.0).sum();
+        assert!(
+            (0.98..=1.01).contains(&(covered_ns / wall_ns)),
+            "samples cover {covered_ns} ns of {wall_ns}"
+        );
+        // Every line saw 20 × 100 / 16 round trips, in turn.
+        assert_eq!(rot.rounds.iter().sum::<u64>(), 2000);
+        assert!(
+            rot.rounds.iter().all(|&r| r == 100 || r == 200),
+            "{:?}",
+            rot.rounds
+        );
+    }
+
+    #[test]
     fn mode_names_round_trip() {
         for mode in [Mode::Cas, Mode::Rw] {
             assert_eq!(mode.name().parse::<Mode>().unwrap(), mode);
