@@ -350,6 +350,20 @@ mod tests {
             0.364_004_081_071_944,
             1e-12
         ));
+        // Past the switch, by the symmetric form: I_x(2, 3) is P(Binomial(4,
+        // x) >= 2) = 1 - (1-x)^4 - 4x(1-x)^3, 0.9963 at 0.9; I_x(1/2, 1/2)
+        // is the arcsine law, (2/π) asin(√x).
+        assert!(close(
+            regularized_incomplete_beta(2.0, 3.0, 0.9),
+            0.9963,
+            1e-12
+        ));
+        let arcsine = 2.0 / std::f64::consts::PI * 0.7f64.sqrt().asin();
+        assert!(close(
+            regularized_incomplete_beta(0.5, 0.5, 0.7),
+            arcsine,
+            1e-12
+        ));
         // A far tail just below the switch to the symmetric form (x <
         // (a+1)/(a+b+2) = 0.99900): tiny values computed directly, where
         // 1 - I_{1-x}(b, a) would keep only a few digits (mpmath, 50 digits).
