@@ -120,6 +120,9 @@ pub const LINES: usize = 16;
 /// Bytes between rotated lines.
 const LINE_BYTES: usize = 64;
 
+/// Bytes the rotated lines span.
+const ROTATION_BYTES: usize = LINES * LINE_BYTES;
+
 /// The lines both threads use, and how many round trips each has seen (both
 /// threads keep the same count, so each knows the values to expect).
 struct Rotation<'a> {
@@ -199,7 +202,7 @@ fn one_side<F: Fn(&AtomicU64, u64) + Copy>(
 /// The [`LINES`] atomics samples rotate through: the first 8 bytes of each
 /// consecutive 64-byte line at the start of `memory`.
 fn rotation_lines(memory: &NodeMemory) -> [&AtomicU64; LINES] {
-    assert!(memory.len() >= LINES * LINE_BYTES);
+    assert!(memory.len() >= ROTATION_BYTES);
     // SAFETY: every offset is 64-byte aligned and inside the mapping (just
     // checked), which outlives the borrows; fresh pages hold zeros, which
     // are valid AtomicU64s.
@@ -218,7 +221,7 @@ pub fn measure_pair(
     p: &Procedure,
     allowed: &CpuList,
 ) -> Result<PairSamples, PlacementError> {
-    let memory = NodeMemory::alloc(LINES * LINE_BYTES, home, Placement::Strict)?;
+    let memory = NodeMemory::alloc(ROTATION_BYTES, home, Placement::Strict)?;
     let lines = rotation_lines(&memory);
     let ready = Barrier::new(2);
     let failed = AtomicBool::new(false);
@@ -270,7 +273,7 @@ mod tests {
     fn samples_rotate_through_consecutive_64_byte_lines() {
         let topo = Topology::read(Path::new("/")).unwrap();
         let home = topo.node_of_cpu(topo.allowed_cpus.to_vec()[0]).unwrap();
-        let memory = NodeMemory::alloc(LINES * LINE_BYTES, home, Placement::Strict).unwrap();
+        let memory = NodeMemory::alloc(ROTATION_BYTES, home, Placement::Strict).unwrap();
         let start = memory.as_ptr() as usize;
         let offsets: Vec<usize> = rotation_lines(&memory)
             .iter()

@@ -283,6 +283,16 @@ mod tests {
     }
 
     #[test]
+    fn a_matrix_needs_two_cpus_and_takes_more() {
+        let topo = fixture("cpuless-memless");
+        let err = plan_matrix(&request("2", Home::First), topo.clone()).unwrap_err();
+        assert!(matches!(err, MatrixError::OneCpu { cpu: 2, .. }), "{err:?}");
+        let plan = plan_matrix(&request("0-2", Home::First), topo).unwrap();
+        assert_eq!(plan.cpus, [0, 1, 2]);
+        assert_eq!(plan.pairs.len(), 3);
+    }
+
+    #[test]
     fn host_notes_name_the_timer_fallback_and_numa_balancing() {
         let mut p = Provenance::collect(1e9);
         p.tsc_invariant = true;

@@ -10,6 +10,7 @@
 //! line's cost depends on the L3 slice its address maps to.
 
 use super::measure::LINES;
+use crate::stats::quantile_of;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -61,9 +62,8 @@ struct Line(AtomicU64);
 /// a tenth as many round trips of warm-up. An error says which CPU could
 /// not be pinned.
 pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f64, ReferenceError> {
-    let (_, mut one_way) = timed_chunks(cpu_a, cpu_b, round_trips)?;
-    one_way.sort_by(f64::total_cmp);
-    Ok(one_way[one_way.len() / 2])
+    let (_, one_way) = timed_chunks(cpu_a, cpu_b, round_trips)?;
+    Ok(quantile_of(&one_way, 0.5))
 }
 
 /// The line chunk `c` runs on: consecutive chunks on consecutive lines,
