@@ -190,9 +190,19 @@ mod tests {
     #[test]
     fn chunks_split_the_round_trips_over_256_chunks_of_16_lines() {
         let (a, b) = two_cpus();
-        let (round_trips, one_way) = timed_chunks(a, b, 256 * 20).unwrap();
-        assert_eq!((round_trips, one_way.len()), (20, 256));
+        let started = Instant::now();
+        let (round_trips, one_way) = timed_chunks(a, b, 256 * 200).unwrap();
+        let wall_ns = started.elapsed().as_nanos() as f64;
+        assert_eq!((round_trips, one_way.len()), (200, 256));
         assert!(one_way.iter().all(|&ns| ns > 0.0));
+        // Each chunk's one-way ns × 2 × its round trips is its time; the
+        // chunks run inside the call, after a warm-up a tenth their size
+        // and two pins (which take milliseconds on a loaded machine).
+        let chunks_ns: f64 = one_way.iter().map(|ns| ns * 400.0).sum();
+        assert!(
+            chunks_ns <= wall_ns && chunks_ns >= 0.2 * wall_ns,
+            "chunks took {chunks_ns} ns of the call's {wall_ns}"
+        );
         // Fewer round trips than chunks: one round trip each.
         let (round_trips, one_way) = timed_chunks(a, b, 100).unwrap();
         assert_eq!((round_trips, one_way.len()), (1, 256));
