@@ -1,6 +1,7 @@
 //! An independent, minimal CAS ping-pong to check the matrix against.
 //!
-//! It shares no code with the matrix path: its own pinning (one
+//! It shares no measuring code with the matrix path (only the median of
+//! its chunks comes from [`crate::stats`]): its own pinning (one
 //! `sched_setaffinity` call), `Box`ed atomics on whatever node the
 //! allocator picks, two constant values swapped back and forth (as in the
 //! widely quoted core-to-core-latency numbers), chunks of about 1000
