@@ -1,7 +1,7 @@
 //! The result files' model: what `contend run` measured, per strategy and
 //! per repeat, with the summaries and provenance, serialised as run.json
 //! (and sweep.json for a sweep; schemas in docs/results-schema.md); and
-//! [`files`], the one place result files are read and written.
+//! `files`, the one place result files are read and written.
 
 mod files;
 mod measures;

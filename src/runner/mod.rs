@@ -1,4 +1,4 @@
-//! The engine: plans an experiment from a request ([`plan`]), runs every
+//! The engine: plans an experiment from a request ([`plan()`]), runs every
 //! strategy repeat by repeat, each repeat on a fresh node-bound counter
 //! with pinned threads ([`execute`]), and gathers the results with their
 //! exactness checks. Sweeps ([`sweep`]) are many such runs; [`signal`] is

@@ -1,7 +1,7 @@
 //! A sweep: a whole run at every thread count × affinity set, as in seed
 //! 002 (Daniel Jordan's table of the per-node split at each thread count,
 //! unbound and bound to each node; see docs/seeds.md). Every point is
-//! planned by [`super::plan`] before anything runs, so bad input is
+//! planned by [`super::plan()`] before anything runs, so bad input is
 //! refused up front.
 
 use super::{PlanError, PoolSize, RunError, RunPlan, RunRequest, StrategyChoice, execute, plan};
