@@ -159,20 +159,15 @@ pub fn execute(
     let mut done = 0;
     let mut partial = false;
     let mut round = 0;
-    let mut last_round_s = 0.0;
+    let mut repeat_s = 0.0;
     'rounds: loop {
-        let active: Vec<usize> = if round < cfg.repeats {
-            (0..results.len()).collect()
-        } else {
-            let open = unconverged(&results, cfg.target_ci_pct);
-            let budget = cfg.max_time_s.unwrap_or(0.0) - started.elapsed().as_secs_f64();
-            let needed = last_round_s * open.len() as f64 / results.len().max(1) as f64;
-            if open.is_empty() || needed > budget {
-                break;
-            }
-            total += open.len();
-            open
+        let left_s = cfg.max_time_s.unwrap_or(0.0) - started.elapsed().as_secs_f64();
+        let Some(active) = next_round(round, cfg, &results, repeat_s, left_s) else {
+            break;
         };
+        if round >= cfg.repeats {
+            total += active.len();
+        }
         let round_started = Instant::now();
         for &i in &active {
             let result = &mut results[i];
@@ -194,11 +189,8 @@ pub fn execute(
             done += 1;
             progress(done, total, &result.name);
         }
-        last_round_s = round_started.elapsed().as_secs_f64();
+        repeat_s = round_started.elapsed().as_secs_f64() / active.len().max(1) as f64;
         round += 1;
-        if cfg.target_ci_pct.is_none() && round >= cfg.repeats {
-            break;
-        }
     }
     if let Some(warning) =
         interference::mark_canary_shifts(results.iter_mut().flat_map(|r| &mut r.repeats).collect())
@@ -229,6 +221,26 @@ pub fn ci_half_width_pct(result: &StrategyResult) -> Option<f64> {
     let values: Vec<f64> = result.repeats.iter().map(|r| r.write_loop_ns).collect();
     let s = Summary::of(&values).filter(|s| s.n > 1 && s.mean > 0.0)?;
     Some(100.0 * (s.ci95_high - s.mean) / s.mean)
+}
+
+/// The strategies round `round` (0-based) repeats, as indexes into
+/// `results`, or `None` when the run is done: every strategy in the first
+/// `cfg.repeats` rounds; then, under `--target-ci`, those whose CI is still
+/// wider than the target, when a repeat of each, at `repeat_s` seconds a
+/// repeat (the last round's), fits in the `left_s` seconds of `--max-time`
+/// left.
+fn next_round(
+    round: usize,
+    cfg: &RunConfig,
+    results: &[StrategyResult],
+    repeat_s: f64,
+    left_s: f64,
+) -> Option<Vec<usize>> {
+    if round < cfg.repeats {
+        return Some((0..results.len()).collect());
+    }
+    let open = unconverged(results, cfg.target_ci_pct);
+    (!open.is_empty() && repeat_s * open.len() as f64 <= left_s).then_some(open)
 }
 
 /// Indexes of the strategies whose CI is still wider than `target` %.
@@ -413,4 +425,97 @@ fn measure_floor(
         local_update_ns,
         slow_update_ns,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{ResultFile, read};
+    use std::path::Path;
+
+    /// tests/fixtures/results/run.json with as many strategies as
+    /// `loop_ns`, strategy `i`'s repeats measuring `loop_ns[i]` ns/update.
+    fn run_with(loop_ns: &[&[f64]]) -> RunResults {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json");
+        let ResultFile::Run(mut run) = read(&path).unwrap().1 else {
+            panic!("not a run");
+        };
+        let first = run.strategies[0].clone();
+        run.strategies.resize(loop_ns.len(), first);
+        for (s, values) in run.strategies.iter_mut().zip(loop_ns) {
+            let template = s.repeats[0].clone();
+            s.repeats = values
+                .iter()
+                .map(|&ns| RepeatResult {
+                    write_loop_ns: ns,
+                    ..template.clone()
+                })
+                .collect();
+        }
+        *run
+    }
+
+    #[test]
+    fn the_ci_half_width_is_students_t_by_hand() {
+        // mean 11, sd √2, t(0.975, 1) = 12.7062: 12.7062 / 11.
+        let run = run_with(&[&[10.0, 12.0], &[10.0, 11.0, 12.0], &[10.0], &[0.0, 0.0]]);
+        let h: Vec<Option<f64>> = run.strategies.iter().map(ci_half_width_pct).collect();
+        assert!(
+            (h[0].unwrap() - 115.510_952_147_042_77).abs() < 1e-9,
+            "{h:?}"
+        );
+        // mean 11, sd 1, t(0.975, 2) = 4.30265: 4.30265 / √3 / 11.
+        assert!(
+            (h[1].unwrap() - 22.583_070_106_821_192).abs() < 1e-9,
+            "{h:?}"
+        );
+        // One repeat, or a zero mean: no interval.
+        assert_eq!((h[2], h[3]), (None, None));
+    }
+
+    #[test]
+    fn extra_rounds_repeat_the_open_strategies_while_the_time_lasts() {
+        // Strategy 0 is at ±22.6%, strategy 1 at ±0.25%.
+        let run = run_with(&[&[10.0, 11.0, 12.0], &[10.0, 10.01, 10.02]]);
+        let mut cfg = run.config.clone();
+        cfg.repeats = 3;
+        cfg.target_ci_pct = None;
+        let all = Some(vec![0, 1]);
+        let next = |cfg: &RunConfig, round, repeat_s, left_s| {
+            next_round(round, cfg, &run.strategies, repeat_s, left_s)
+        };
+        // The first `repeats` rounds run everything, whatever the time.
+        assert_eq!(next(&cfg, 0, 5.0, -1.0), all);
+        assert_eq!(next(&cfg, 2, 5.0, -1.0), all);
+        // Without --target-ci, that is all.
+        assert_eq!(next(&cfg, 3, 0.0, 100.0), None);
+        // With one, the strategies above the target, if a repeat of each
+        // fits in the time left.
+        cfg.target_ci_pct = Some(5.0);
+        assert_eq!(next(&cfg, 3, 2.0, 2.0), Some(vec![0]));
+        assert_eq!(next(&cfg, 3, 2.0, 1.9), None);
+        cfg.target_ci_pct = Some(0.1);
+        assert_eq!(next(&cfg, 4, 1.0, 2.0), all);
+        assert_eq!(next(&cfg, 4, 1.0, 1.9), None);
+        cfg.target_ci_pct = Some(25.0);
+        assert_eq!(next(&cfg, 3, 0.0, 100.0), None);
+    }
+
+    #[test]
+    fn a_plan_gives_its_warmup_and_duration_as_durations() {
+        let run = run_with(&[&[10.0]]);
+        let mut cfg = run.config.clone();
+        cfg.warmup_s = 0.25;
+        cfg.repeat_duration_s = 1.5;
+        let plan = RunPlan {
+            topo: run.topology.clone(),
+            config: cfg,
+            strategies: Vec::new(),
+            provenance: run.provenance.clone(),
+            overhead_ticks: 0,
+            notes: Vec::new(),
+        };
+        assert_eq!(plan.warmup(), Duration::from_millis(250));
+        assert_eq!(plan.repeat_duration(), Duration::from_millis(1500));
+    }
 }
