@@ -137,6 +137,25 @@ mod tests {
         assert_eq!(parse_steal_ticks("cpu0 1 2 3\n", &[0]), None);
     }
 
+    /// CPU 0's steal in ms, read here: the 8th number of its /proc/stat
+    /// line, in USER_HZ (100) ticks of 10 ms.
+    fn cpu0_steal_ms() -> f64 {
+        let stat = std::fs::read_to_string("/proc/stat").unwrap();
+        let line = stat.lines().find(|l| l.starts_with("cpu0 ")).unwrap();
+        let ticks: u64 = line.split_whitespace().nth(8).unwrap().parse().unwrap();
+        ticks as f64 * 10.0
+    }
+
+    #[test]
+    fn steal_is_read_from_proc_stat_in_ms() {
+        // Steal only grows: the figure lies between two readings of ours.
+        let before = cpu0_steal_ms();
+        let ms = steal_ms(&[0]).unwrap();
+        let after = cpu0_steal_ms();
+        assert!(before <= ms && ms <= after, "{before} <= {ms} <= {after}");
+        assert_eq!(steal_ms(&[u32::MAX]), None);
+    }
+
     #[test]
     fn canary_cpus_are_the_first_two_distinct() {
         assert_eq!(canary_cpus(&[3, 3, 5], &[]), Some((3, 5)));
