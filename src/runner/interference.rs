@@ -203,6 +203,40 @@ mod tests {
     }
 
     #[test]
+    fn two_canaries_are_enough_and_zero_ones_mark_nothing() {
+        // Median of 10 and 40 is 25: both are 2.5× away, 40/10 = 4.
+        let mut repeats: Vec<RepeatResult> = [10.0, 40.0].map(repeat_with_canary).into();
+        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
+        assert!(warning.contains("10 → 40 ns (median 25)"), "{warning}");
+        assert!(repeats.iter().all(|r| r.interference.disturbed));
+        // One canary has nothing to differ from; canaries of 0 ns (a
+        // broken clock) have no ratio.
+        for canaries in [vec![10.0], vec![0.0, 0.0]] {
+            let mut repeats: Vec<RepeatResult> =
+                canaries.into_iter().map(repeat_with_canary).collect();
+            assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
+            assert!(repeats.iter().all(|r| !r.interference.disturbed));
+        }
+    }
+
+    #[test]
+    fn the_canary_gives_its_one_way_ns_and_the_ms_it_took() {
+        let cpus: Vec<u32> = crate::topology::allowed_cpus().unwrap().iter().collect();
+        assert!(cpus.len() >= 2, "the canary needs 2 CPUs: {cpus:?}");
+        let started = Instant::now();
+        let (ns, ms) = canary(cpus[0], cpus[1]).unwrap();
+        let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+        // A cache line moves between cores in more than 2 ns.
+        assert!(ns > 2.0, "{ns}");
+        // Its own stopwatch runs inside ours (and is not off by 1000×).
+        assert!(
+            ms <= wall_ms && ms >= 0.01 * wall_ms,
+            "{ms} of {wall_ms} ms"
+        );
+        assert_eq!(canary(cpus[0], 4095), None);
+    }
+
+    #[test]
     fn a_record_takes_the_steal_difference() {
         let i = record(Some(100.0), Some(130.0), 4, Some((27.0, 1.2)));
         assert_eq!(i.steal_ms, Some(30.0));
