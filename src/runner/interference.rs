@@ -190,7 +190,7 @@ mod tests {
         let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
         assert!(warning.contains("26 → 110 ns"), "{warning}");
         assert!(warning.contains("median 27"), "{warning}");
-        assert!(warning.contains("1 repeats"), "{warning}");
+        assert!(warning.contains("; 1 repeats measured away"), "{warning}");
         let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
         assert_eq!(disturbed, [false, false, false, true, false]);
     }
@@ -208,15 +208,25 @@ mod tests {
         let mut repeats: Vec<RepeatResult> = [10.0, 40.0].map(repeat_with_canary).into();
         let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
         assert!(warning.contains("10 → 40 ns (median 25)"), "{warning}");
+        assert!(warning.contains("; 2 repeats measured away"), "{warning}");
         assert!(repeats.iter().all(|r| r.interference.disturbed));
         // One canary has nothing to differ from; canaries of 0 ns (a
         // broken clock) have no ratio.
-        for canaries in [vec![10.0], vec![0.0, 0.0]] {
+        // A spread of exactly CANARY_SHIFT is not a change.
+        for canaries in [vec![10.0], vec![0.0, 0.0], vec![10.0, 15.0]] {
             let mut repeats: Vec<RepeatResult> =
                 canaries.into_iter().map(repeat_with_canary).collect();
             assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
             assert!(repeats.iter().all(|r| !r.interference.disturbed));
         }
+    }
+
+    #[test]
+    fn warnings_round_to_whole_ns_from_ten_up() {
+        assert_eq!(round(7.25), "7.2");
+        assert_eq!(round(9.94), "9.9");
+        assert_eq!(round(10.0), "10");
+        assert_eq!(round(27.6), "28");
     }
 
     #[test]
