@@ -499,6 +499,30 @@ mod tests {
         assert_eq!(next(&cfg, 4, 1.0, 1.9), None);
         cfg.target_ci_pct = Some(25.0);
         assert_eq!(next(&cfg, 3, 0.0, 100.0), None);
+        // A strategy exactly at the target has converged, as the results
+        // say (half-width <= target).
+        cfg.target_ci_pct = ci_half_width_pct(&run.strategies[0]);
+        assert_eq!(next(&cfg, 3, 1.0, 100.0), None);
+    }
+
+    #[test]
+    fn the_slow_update_threshold_is_the_floors_in_timer_ticks() {
+        let floor = |slow_update_ns| HarnessFloor {
+            cpu: 0,
+            loop_ns: Summary::of(&[1.0]).unwrap(),
+            local_update_ns: None,
+            slow_update_ns,
+        };
+        // 2 GHz: 0.5 ns a tick; 100.2 ns is 200.4 ticks, rounded.
+        let tsc = Timer::Tsc { hz: 2e9 };
+        assert_eq!(slow_update_ticks(Some(&floor(Some(100.2))), tsc), Some(200));
+        assert_eq!(slow_update_ticks(Some(&floor(Some(100.4))), tsc), Some(201));
+        assert_eq!(
+            slow_update_ticks(Some(&floor(Some(37.0))), Timer::Monotonic),
+            Some(37)
+        );
+        assert_eq!(slow_update_ticks(Some(&floor(None)), tsc), None);
+        assert_eq!(slow_update_ticks(None, tsc), None);
     }
 
     #[test]
