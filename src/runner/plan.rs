@@ -468,7 +468,7 @@ mod tests {
         assert_eq!(parse_rate("1.5M"), Ok(1_500_000.0));
         assert_eq!(parse_rate("250"), Ok(250.0));
         assert_eq!(parse_rate("1G"), Ok(1e9));
-        for bad in ["0", "-5k", "k", "fast", "inf"] {
+        for bad in ["0", "-5k", "k", "fast", "inf", "1e300G"] {
             assert!(parse_rate(bad).is_err(), "{bad}");
         }
     }
@@ -489,5 +489,165 @@ mod tests {
             take_cpus(&order, 5, &[0], true, ("--readers", "--reader-cpus")).unwrap(),
             [1, 2, 3, 1, 2]
         );
+    }
+
+    fn fixture(name: &str) -> Topology {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/topology")
+            .join(name);
+        Topology::read(&root).unwrap()
+    }
+
+    /// A 20 ms, 4-repeat request for global/always on every CPU.
+    fn request() -> RunRequest {
+        RunRequest {
+            writers: None,
+            readers: None,
+            writer_cpus: None,
+            reader_cpus: None,
+            read_every: 0,
+            strategies: StrategyChoice {
+                levels: vec![ShardLevel::Global],
+                policies: vec![PublishPolicy::ALWAYS],
+                pads: vec![Pad::Line128],
+                clocks: vec![ClockKind::Tsc],
+            },
+            counter_node: None,
+            node_iter: NodeIter::Compact,
+            duration: Duration::from_millis(20),
+            warmup: Duration::ZERO,
+            repeats: 4,
+            target_ci_pct: None,
+            max_time: Duration::from_secs(1),
+            rate: None,
+            seed: 1,
+            sample_every: None,
+            placement: Placement::Strict,
+            oversubscribe: false,
+        }
+    }
+
+    /// vm-4node-norov: 16 CPUs, nodes {0-3}, {4,5}, {6,7}, {8-15}.
+    fn planned(r: &RunRequest) -> Result<RunPlan, PlanError> {
+        plan(r, fixture("vm-4node-norov"))
+    }
+
+    #[test]
+    fn every_strategy_axis_needs_a_choice() {
+        let empty: [fn(&mut StrategyChoice); 4] = [
+            |c| c.levels.clear(),
+            |c| c.policies.clear(),
+            |c| c.pads.clear(),
+            |c| c.clocks.clear(),
+        ];
+        for clear in empty {
+            let mut r = request();
+            clear(&mut r.strategies);
+            assert!(matches!(planned(&r), Err(PlanError::NoStrategy)));
+        }
+        let p = planned(&request()).unwrap();
+        let names: Vec<String> = p.strategies.iter().map(|s| s.name()).collect();
+        assert_eq!(
+            names,
+            request()
+                .strategies
+                .strategies()
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn readers_take_cpus_from_the_writers_unless_oversubscribed() {
+        let mut r = request();
+        let p = planned(&r).unwrap();
+        assert_eq!(p.config.writer_cpus.len(), 16);
+        assert!(p.config.reader_cpus.is_empty());
+        r.readers = Some(PoolSize::Count(4));
+        let p = planned(&r).unwrap();
+        assert_eq!(
+            (p.config.writer_cpus.len(), p.config.reader_cpus.len()),
+            (12, 4)
+        );
+        assert!(
+            p.notes.iter().all(|n| !n.starts_with("oversubscribed")),
+            "{:?}",
+            p.notes
+        );
+        // Oversubscribed: 16 writers and 4 readers on 16 CPUs, said so.
+        r.oversubscribe = true;
+        let p = planned(&r).unwrap();
+        assert_eq!(
+            (p.config.writer_cpus.len(), p.config.reader_cpus.len()),
+            (16, 4)
+        );
+        assert!(
+            p.notes.contains(
+                &"oversubscribed: 20 threads share 16 CPUs; numbers include time-slicing"
+                    .to_string()
+            ),
+            "{:?}",
+            p.notes
+        );
+        // Allowed to oversubscribe but not doing it: no note.
+        r.readers = None;
+        let p = planned(&r).unwrap();
+        assert!(
+            p.notes.iter().all(|n| !n.starts_with("oversubscribed")),
+            "{:?}",
+            p.notes
+        );
+    }
+
+    #[test]
+    fn changes_are_shown_against_the_first_level_when_global_is_not_first() {
+        let note = "changes are shown against node, the first --level";
+        let mut r = request();
+        for (levels, noted) in [
+            (vec![ShardLevel::Node, ShardLevel::Global], true),
+            (vec![ShardLevel::Global, ShardLevel::Node], false),
+            (vec![ShardLevel::Node], false),
+        ] {
+            r.strategies.levels = levels;
+            let p = planned(&r).unwrap();
+            assert_eq!(p.notes.iter().any(|n| n == note), noted, "{:?}", p.notes);
+        }
+    }
+
+    #[test]
+    fn repeats_split_the_duration_down_to_a_millisecond() {
+        let mut r = request();
+        r.duration = Duration::from_millis(10);
+        r.repeats = 10;
+        let p = planned(&r).unwrap();
+        assert_eq!(p.config.repeat_duration_s, 0.001);
+        assert_eq!(p.repeat_duration(), Duration::from_millis(1));
+        r.repeats = 11;
+        assert!(matches!(
+            planned(&r),
+            Err(PlanError::RepeatTooShort { repeats: 11, .. })
+        ));
+    }
+
+    #[test]
+    fn sampling_sets_the_timer_overhead_and_the_probes() {
+        let mut r = request();
+        let p = planned(&r).unwrap();
+        assert_eq!(
+            p.notes.iter().any(|n| n == TSC_FALLBACK_NOTE),
+            !p.provenance.tsc_invariant
+        );
+        assert_eq!(p.config.sample_every, 1024);
+        assert!(p.config.staleness_probes);
+        assert!(p.overhead_ticks > 0);
+        // The overhead in ns is its ticks at the timer's rate.
+        let ns = p.overhead_ticks as f64 * p.timer().ns_per_tick();
+        assert!((p.config.timer_overhead_ns - ns).abs() <= 1e-9 * ns);
+        r.sample_every = Some(0);
+        let p = planned(&r).unwrap();
+        assert_eq!((p.overhead_ticks, p.config.timer_overhead_ns), (0, 0.0));
+        assert!(!p.config.staleness_probes);
     }
 }
