@@ -506,6 +506,47 @@ mod tests {
     }
 
     #[test]
+    fn execute_runs_every_repeat_in_turn_and_prices_each_clock_once() {
+        // One writer, global/always and global/ratelimit:1ms on both
+        // clocks: 3 strategies × 2 repeats of 10 ms on this host.
+        let mut request = plan::example_request();
+        request.writers = Some(PoolSize::Count(1));
+        request.repeats = 2;
+        request.strategies.policies = vec![PublishPolicy::ALWAYS, "ratelimit:1ms".parse().unwrap()];
+        request.strategies.clocks = vec![ClockKind::Tsc, ClockKind::Monotonic];
+        let topo = Topology::read(Path::new("/")).unwrap();
+        let plan = plan::plan(&request, topo).unwrap();
+        let mut seen = Vec::new();
+        let run = execute(&plan, &AtomicBool::new(false), |done, total, name| {
+            seen.push((done, total, name.to_string()))
+        })
+        .unwrap();
+        let names: Vec<&str> = run.strategies.iter().map(|s| s.name.as_str()).collect();
+        let rounds = [names.clone(), names.clone()].concat();
+        let expected: Vec<(usize, usize, String)> = rounds
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (i + 1, 6, n.to_string()))
+            .collect();
+        assert_eq!(seen, expected);
+        assert!(!run.partial);
+        assert!(run.floor.is_some());
+        for s in &run.strategies {
+            assert_eq!(s.repeats.len(), 2, "{}", s.name);
+            assert!(s.exact && s.repeats.iter().all(|r| r.exact), "{}", s.name);
+            // Only a ratelimit reads a clock, and each clock has its cost.
+            assert_eq!(
+                s.clock_read_ns.is_some(),
+                s.strategy.clock.is_some(),
+                "{}",
+                s.name
+            );
+            assert!(s.clock_read_ns.is_none_or(|ns| ns > 0.0), "{}", s.name);
+            assert_eq!(s.converged, None);
+        }
+    }
+
+    #[test]
     fn the_slow_update_threshold_is_the_floors_in_timer_ticks() {
         let floor = |slow_update_ns| HarnessFloor {
             cpu: 0,

@@ -429,9 +429,44 @@ fn take_cpus(
     Ok(pool.iter().copied().cycle().take(n).collect())
 }
 
+/// A 20 ms, 4-repeat request for global/always on every CPU, strict
+/// placement, default sampling: what tests start from.
+#[cfg(test)]
+pub(crate) fn example_request() -> RunRequest {
+    RunRequest {
+        writers: None,
+        readers: None,
+        writer_cpus: None,
+        reader_cpus: None,
+        read_every: 0,
+        strategies: StrategyChoice {
+            levels: vec![ShardLevel::Global],
+            policies: vec![PublishPolicy::ALWAYS],
+            pads: vec![Pad::Line128],
+            clocks: vec![ClockKind::Tsc],
+        },
+        counter_node: None,
+        node_iter: NodeIter::Compact,
+        duration: Duration::from_millis(20),
+        warmup: Duration::ZERO,
+        repeats: 4,
+        target_ci_pct: None,
+        max_time: Duration::from_secs(1),
+        rate: None,
+        seed: 1,
+        sample_every: None,
+        placement: Placement::Strict,
+        oversubscribe: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn request() -> RunRequest {
+        example_request()
+    }
 
     #[test]
     fn pool_sizes_parse_and_resolve() {
@@ -496,35 +531,6 @@ mod tests {
             .join("tests/fixtures/topology")
             .join(name);
         Topology::read(&root).unwrap()
-    }
-
-    /// A 20 ms, 4-repeat request for global/always on every CPU.
-    fn request() -> RunRequest {
-        RunRequest {
-            writers: None,
-            readers: None,
-            writer_cpus: None,
-            reader_cpus: None,
-            read_every: 0,
-            strategies: StrategyChoice {
-                levels: vec![ShardLevel::Global],
-                policies: vec![PublishPolicy::ALWAYS],
-                pads: vec![Pad::Line128],
-                clocks: vec![ClockKind::Tsc],
-            },
-            counter_node: None,
-            node_iter: NodeIter::Compact,
-            duration: Duration::from_millis(20),
-            warmup: Duration::ZERO,
-            repeats: 4,
-            target_ci_pct: None,
-            max_time: Duration::from_secs(1),
-            rate: None,
-            seed: 1,
-            sample_every: None,
-            placement: Placement::Strict,
-            oversubscribe: false,
-        }
     }
 
     /// vm-4node-norov: 16 CPUs, nodes {0-3}, {4,5}, {6,7}, {8-15}.
