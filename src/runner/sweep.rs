@@ -393,6 +393,39 @@ mod tests {
     }
 
     #[test]
+    fn a_sweep_counts_its_repeats_and_reports_each_in_order() {
+        // 1 and 2 writers at every affinity set of this host, 1 strategy ×
+        // 2 repeats of 5 ms each.
+        let topo = Topology::read(std::path::Path::new("/")).unwrap();
+        let mut r = request(None);
+        r.threads = vec![PoolSize::Count(1), PoolSize::Count(2)];
+        r.repeats = 2;
+        let mut plan = plan_sweep(&r, &topo).unwrap();
+        let points = plan.points.len();
+        assert!(points >= 2, "{points}");
+        assert_eq!(plan.total_repeats(), 2 * points);
+        let mut seen = Vec::new();
+        let mut finished = Vec::new();
+        let outcome = execute_sweep(
+            &mut plan,
+            &AtomicBool::new(false),
+            |done, _, _| seen.push(done),
+            |i, so_far, _| {
+                finished.push((i, so_far.points.len()));
+                Ok::<(), ()>(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, (1..=2 * points).collect::<Vec<_>>());
+        assert_eq!(
+            finished,
+            (0..points).map(|i| (i, i + 1)).collect::<Vec<_>>()
+        );
+        assert!(outcome.stopped.is_none() && !outcome.results.partial);
+        assert_eq!(outcome.results.points.len(), points);
+    }
+
+    #[test]
     fn affinity_round_trips() {
         for s in ["unbound", "node0", "node12"] {
             assert_eq!(s.parse::<Affinity>().unwrap().to_string(), s);
