@@ -547,6 +547,31 @@ mod tests {
     }
 
     #[test]
+    fn extra_rounds_grow_the_total_while_max_time_lasts() {
+        // A CI target nothing reaches: after the 2 planned rounds the one
+        // strategy repeats until --max-time (0.3 s) would run out.
+        let mut request = plan::example_request();
+        request.writers = Some(PoolSize::Count(1));
+        request.repeats = 2;
+        request.target_ci_pct = Some(1e-9);
+        request.max_time = Duration::from_millis(300);
+        let topo = Topology::read(Path::new("/")).unwrap();
+        let plan = plan::plan(&request, topo).unwrap();
+        let mut seen = Vec::new();
+        let run = execute(&plan, &AtomicBool::new(false), |done, total, _| {
+            seen.push((done, total))
+        })
+        .unwrap();
+        let repeats = run.strategies[0].repeats.len();
+        assert!(repeats > 2, "{repeats} repeats");
+        // Each progress call counts what is planned so far: 2, then one
+        // more per extra round.
+        let expected: Vec<(usize, usize)> = (1..=repeats).map(|d| (d, d.max(2))).collect();
+        assert_eq!(seen, expected);
+        assert_eq!(run.strategies[0].converged, Some(false));
+    }
+
+    #[test]
     fn the_slow_update_threshold_is_the_floors_in_timer_ticks() {
         let floor = |slow_update_ns| HarnessFloor {
             cpu: 0,
