@@ -549,12 +549,12 @@ mod tests {
     #[test]
     fn extra_rounds_grow_the_total_while_max_time_lasts() {
         // A CI target nothing reaches: after the 2 planned rounds the one
-        // strategy repeats until --max-time (0.3 s) would run out.
+        // strategy repeats until --max-time (1 s) would run out.
         let mut request = plan::example_request();
         request.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
         request.target_ci_pct = Some(1e-9);
-        request.max_time = Duration::from_millis(300);
+        request.max_time = Duration::from_secs(1);
         let topo = Topology::read(Path::new("/")).unwrap();
         let plan = plan::plan(&request, topo).unwrap();
         let mut seen = Vec::new();
