@@ -426,6 +426,33 @@ mod tests {
     }
 
     #[test]
+    fn a_note_every_point_shares_is_kept_once() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/topology/vm-4node-norov");
+        let topo = Topology::read(&root).unwrap();
+        let mut r = request(None);
+        r.threads = vec![PoolSize::Count(1), PoolSize::Count(2)];
+        r.strategies.levels = vec![
+            crate::counter::ShardLevel::Node,
+            crate::counter::ShardLevel::Global,
+        ];
+        let plan = plan_sweep(&r, &topo).unwrap();
+        let note = "changes are shown against node, the first --level";
+        assert!(plan.points.len() > 1);
+        assert!(
+            plan.points
+                .iter()
+                .all(|p| p.plan.notes.iter().any(|n| n == note))
+        );
+        assert_eq!(
+            plan.notes.iter().filter(|n| *n == note).count(),
+            1,
+            "{:?}",
+            plan.notes
+        );
+    }
+
+    #[test]
     fn affinity_round_trips() {
         for s in ["unbound", "node0", "node12"] {
             assert_eq!(s.parse::<Affinity>().unwrap().to_string(), s);
