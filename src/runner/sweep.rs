@@ -426,6 +426,29 @@ mod tests {
     }
 
     #[test]
+    fn a_stop_during_a_point_keeps_only_the_finished_points() {
+        let topo = Topology::read(std::path::Path::new("/")).unwrap();
+        let mut r = request(None);
+        r.repeats = 3;
+        let mut plan = plan_sweep(&r, &topo).unwrap();
+        let stop = AtomicBool::new(false);
+        let outcome = execute_sweep(
+            &mut plan,
+            &stop,
+            |done, _, _| {
+                if done == 1 {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            },
+            |_, _, _| Ok::<(), ()>(()),
+        )
+        .unwrap();
+        assert!(matches!(outcome.stopped, Some(SweepStop::Interrupted)));
+        assert!(outcome.results.partial);
+        assert!(outcome.results.points.is_empty());
+    }
+
+    #[test]
     fn a_note_every_point_shares_is_kept_once() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/topology/vm-4node-norov");
