@@ -511,6 +511,7 @@ mod tests {
         // clocks: 3 strategies × 2 repeats of 10 ms on this host.
         let mut request = plan::example_request();
         request.writers = Some(PoolSize::Count(1));
+        request.readers = Some(PoolSize::Count(1));
         request.repeats = 2;
         request.strategies.policies = vec![PublishPolicy::ALWAYS, "ratelimit:1ms".parse().unwrap()];
         request.strategies.clocks = vec![ClockKind::Tsc, ClockKind::Monotonic];
@@ -543,7 +544,31 @@ mod tests {
             );
             assert!(s.clock_read_ns.is_none_or(|ns| ns > 0.0), "{}", s.name);
             assert_eq!(s.converged, None);
+            // Where each thread ran; only a writer has a slot.
+            let roles: Vec<(Role, bool)> = s
+                .threads
+                .iter()
+                .map(|t| (t.role, t.slot_node.is_some()))
+                .collect();
+            assert_eq!(
+                roles,
+                [(Role::Writer, true), (Role::Reader, false)],
+                "{}",
+                s.name
+            );
         }
+        // A note for each repeat with a thread outside its interval (a
+        // busy machine starts one late), and none for the others.
+        let late = run.strategies.iter().flat_map(|s| &s.repeats);
+        assert_eq!(
+            run.notes
+                .iter()
+                .filter(|n| n.contains("never saw the measured interval"))
+                .count(),
+            late.filter(|r| !r.outside_window.is_empty()).count(),
+            "{:?}",
+            run.notes
+        );
     }
 
     #[test]
