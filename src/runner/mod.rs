@@ -531,7 +531,16 @@ mod tests {
             .collect();
         assert_eq!(seen, expected);
         assert!(!run.partial);
-        assert!(run.floor.is_some());
+        // The floor: ns per update of the loop alone (a few to a few tens
+        // of ns, debug build included), and with sampling on, the local
+        // hit's p50 and the slow-update line, max(2 × p50, p99).
+        let floor = run.floor.as_ref().unwrap();
+        assert!((0.5..1000.0).contains(&floor.loop_ns.mean), "{floor:?}");
+        let (local, slow) = (
+            floor.local_update_ns.unwrap(),
+            floor.slow_update_ns.unwrap(),
+        );
+        assert!(local > 0.0 && slow >= 2.0 * local, "{floor:?}");
         for s in &run.strategies {
             assert_eq!(s.repeats.len(), 2, "{}", s.name);
             assert!(s.exact && s.repeats.iter().all(|r| r.exact), "{}", s.name);
