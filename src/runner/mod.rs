@@ -566,6 +566,14 @@ mod tests {
                 s.name
             );
         }
+        // A single repeat records its slots and threads too.
+        request.repeats = 1;
+        request.readers = None;
+        request.strategies.policies = vec![PublishPolicy::ALWAYS];
+        let plan = plan::plan(&request, Topology::read(Path::new("/")).unwrap()).unwrap();
+        let one = execute(&plan, &AtomicBool::new(false), |_, _, _| {}).unwrap();
+        assert_eq!(one.strategies[0].threads.len(), 1);
+        assert_eq!(one.strategies[0].slots.len(), 1);
         // A note for each repeat with a thread outside its interval (a
         // busy machine starts one late), and none for the others.
         let late = run.strategies.iter().flat_map(|s| &s.repeats);
