@@ -587,9 +587,7 @@ mod tests {
     fn a_slot_goes_to_the_nearest_node_with_usable_memory() {
         // The fixture: node 1 has CPUs and no memory; distances 1→0 21,
         // 1→2 24, 0→2 14.
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/topology/cpuless-memless");
-        let mut topo = Topology::read(&root).unwrap();
+        let mut topo = crate::topology::fixture("cpuless-memless");
         let list = |s: &str| crate::topology::CpuList::parse(s).unwrap();
         topo.allowed_mems = list("0,2");
         assert_eq!(nearest_memory_node(&topo, 0), 0);

@@ -9,12 +9,7 @@ use crate::topology::Topology;
 use crate::workload::LoadWalk;
 use std::path::Path;
 
-fn fixture(name: &str) -> Topology {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/topology")
-        .join(name);
-    Topology::read(&root).unwrap()
-}
+use crate::topology::fixture;
 
 fn layout(level: ShardLevel, pad: Pad, home: SlotHome, node_iter: NodeIter) -> CounterLayout {
     CounterLayout {

@@ -223,9 +223,7 @@ mod tests {
     fn a_sibling_listed_on_either_side_makes_the_pair_smt() {
         // The Sapphire Rapids fixture: 0 and 112 are SMT siblings. A sysfs
         // that lists the sibling on one CPU only still makes them SMT.
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/topology/spr-2s-224");
-        let mut topo = Topology::read(&root).unwrap();
+        let mut topo = crate::topology::fixture("spr-2s-224");
         assert_eq!(classify(&topo, 0, 112), Ok(PairClass::Smt));
         let i = topo.cpus.iter().position(|c| c.id == 0).unwrap();
         topo.cpus[i].siblings = CpuList::parse("0").unwrap();

@@ -627,9 +627,7 @@ mod tests {
     #[test]
     fn home_picks_the_node_of_either_cpu_or_a_fixed_node() {
         // The 8-node NPS4 fixture: CPU 0 on node 0, CPU 8 on node 1.
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/topology/amd-2s-nps4-8node");
-        let topo = Topology::read(&root).unwrap();
+        let topo = crate::topology::fixture("amd-2s-nps4-8node");
         assert_eq!(Home::First.node_for(&topo, 0, 8), Some(0));
         assert_eq!(Home::Second.node_for(&topo, 0, 8), Some(1));
         assert_eq!(Home::Node(5).node_for(&topo, 0, 8), Some(5));

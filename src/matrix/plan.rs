@@ -236,14 +236,8 @@ pub fn measure_matrix(
 mod tests {
     use super::*;
     use crate::topology::CpuSpec;
-    use std::path::Path;
 
-    fn fixture(name: &str) -> Topology {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/topology")
-            .join(name);
-        Topology::read(&root).unwrap()
-    }
+    use crate::topology::fixture;
 
     fn request(cpus: &str, home: Home) -> MatrixRequest {
         MatrixRequest {

@@ -180,13 +180,7 @@ fn pin(cpu: u32) -> Result<(), ReferenceError> {
 mod tests {
     use super::*;
 
-    /// The first two CPUs this process may use (the tests need two).
-    fn two_cpus() -> (u32, u32) {
-        let allowed = crate::topology::allowed_cpus().unwrap();
-        let cpus: Vec<u32> = allowed.iter().collect();
-        assert!(cpus.len() >= 2, "the matrix tests need 2 CPUs: {cpus:?}");
-        (cpus[0], cpus[1])
-    }
+    use crate::topology::two_allowed_cpus as two_cpus;
 
     #[test]
     fn chunks_split_the_round_trips_over_256_chunks_of_16_lines() {

@@ -470,22 +470,23 @@ pub struct SweepResults {
     pub points: Vec<SweepPoint>,
 }
 
+/// tests/fixtures/results/run.json: a real two-writer run of
+/// global/always and cpu/always, 2 repeats each, its four canaries set by
+/// hand to 10, 40 (global) and 20, 30 ns (cpu). What unit tests start from.
+#[cfg(test)]
+pub(crate) fn fixture_run() -> RunResults {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json");
+    match files::read(&path).unwrap().1 {
+        files::ResultFile::Run(run) => *run,
+        other => panic!("not a run: {other:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::clock::ClockKind;
-    use std::path::Path;
-
-    /// tests/fixtures/results/run.json: a real two-writer run of
-    /// global/always and cpu/always, 2 repeats each, its four canaries
-    /// set by hand to 10, 40 (global) and 20, 30 ns (cpu).
-    fn fixture_run() -> RunResults {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json");
-        match files::read(&path).unwrap().1 {
-            files::ResultFile::Run(run) => *run,
-            other => panic!("not a run: {other:?}"),
-        }
-    }
 
     #[test]
     fn a_measure_of_a_strategy_is_its_summary_figure() {

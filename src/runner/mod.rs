@@ -430,16 +430,12 @@ fn measure_floor(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{ResultFile, read};
     use std::path::Path;
 
     /// tests/fixtures/results/run.json with as many strategies as
     /// `loop_ns`, strategy `i`'s repeats measuring `loop_ns[i]` ns/update.
     fn run_with(loop_ns: &[&[f64]]) -> RunResults {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json");
-        let ResultFile::Run(mut run) = read(&path).unwrap().1 else {
-            panic!("not a run");
-        };
+        let mut run = crate::results::fixture_run();
         let first = run.strategies[0].clone();
         run.strategies.resize(loop_ns.len(), first);
         for (s, values) in run.strategies.iter_mut().zip(loop_ns) {
@@ -452,7 +448,7 @@ mod tests {
                 })
                 .collect();
         }
-        *run
+        run
     }
 
     #[test]

@@ -526,12 +526,7 @@ mod tests {
         );
     }
 
-    fn fixture(name: &str) -> Topology {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/topology")
-            .join(name);
-        Topology::read(&root).unwrap()
-    }
+    use crate::topology::fixture;
 
     /// vm-4node-norov: 16 CPUs, nodes {0-3}, {4,5}, {6,7}, {8-15}.
     fn planned(r: &RunRequest) -> Result<RunPlan, PlanError> {

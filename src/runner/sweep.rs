@@ -450,9 +450,7 @@ mod tests {
 
     #[test]
     fn a_note_every_point_shares_is_kept_once() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/topology/vm-4node-norov");
-        let topo = Topology::read(&root).unwrap();
+        let topo = crate::topology::fixture("vm-4node-norov");
         let mut r = request(None);
         r.threads = vec![PoolSize::Count(1), PoolSize::Count(2)];
         r.strategies.levels = vec![
@@ -489,11 +487,7 @@ mod tests {
     fn the_rate_axis_runs_at_every_thread_count_of_every_set() {
         // The 2-socket Sapphire Rapids fixture: unbound, node0, node1, each
         // at 50% and 100% of its CPUs, each at 22k/s and max.
-        let root = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/topology/spr-2s-224"
-        );
-        let topo = Topology::read(std::path::Path::new(root)).unwrap();
+        let topo = crate::topology::fixture("spr-2s-224");
         let mut req = request(None);
         req.threads = vec![PoolSize::Percent(50.0), PoolSize::Percent(100.0)];
         req.rates = vec![Some(SEED_RATE), None];

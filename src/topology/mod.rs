@@ -179,3 +179,21 @@ pub enum MemoryNodeError {
         allowed: CpuList,
     },
 }
+
+/// `tests/fixtures/topology/NAME` read as a host (the layouts are listed in
+/// that folder's README): what unit tests build layouts from.
+#[cfg(test)]
+pub(crate) fn fixture(name: &str) -> Topology {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/topology")
+        .join(name);
+    Topology::read(&root).unwrap_or_else(|e| panic!("reading fixture {name}: {e}"))
+}
+
+/// The first two CPUs this process may use, for tests that pin a pair.
+#[cfg(test)]
+pub(crate) fn two_allowed_cpus() -> (u32, u32) {
+    let cpus = allowed_cpus().unwrap().to_vec();
+    assert!(cpus.len() >= 2, "this test pins two CPUs: {cpus:?}");
+    (cpus[0], cpus[1])
+}

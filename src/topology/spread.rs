@@ -301,13 +301,10 @@ mod tests {
     use crate::topology::Node;
     use std::path::Path;
 
+    use crate::topology::fixture;
+
     fn fixtures_dir() -> std::path::PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/topology")
-    }
-
-    fn fixture(name: &str) -> Topology {
-        let root = fixtures_dir().join(name);
-        Topology::read(&root).unwrap_or_else(|e| panic!("reading fixture {name}: {e}"))
     }
 
     fn ids(s: &str) -> Vec<u32> {

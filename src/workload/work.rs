@@ -574,9 +574,7 @@ mod tests {
             crate::clock::calibrate_tsc(std::time::Duration::from_millis(20)),
         );
         let sampling = Sampling::new(1, timer.overhead_ticks());
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/topology/spr-2s-224");
-        let spr = Topology::read(&root).unwrap();
+        let spr = crate::topology::fixture("spr-2s-224");
         let layout = CounterLayout {
             level: ShardLevel::Cpu,
             pad: Pad::Line64,
