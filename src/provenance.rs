@@ -1,6 +1,7 @@
 //! Where a result came from: the host, kernel and settings that change what
 //! a contention number means, read at the start of a run.
 
+use crate::clock::TSC_FALLBACK_NOTE;
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::Path;
@@ -74,7 +75,25 @@ fn uname() -> (String, String) {
     (field(&u.nodename), field(&u.release))
 }
 
+/// The note kept when automatic NUMA balancing is on.
+pub const NUMA_BALANCING_NOTE: &str = "automatic NUMA balancing is on: pages may migrate while they are measured (each was verified once, at allocation)";
+
 impl Provenance {
+    /// What the host's state means for any measurement, as notes: the
+    /// timer falls back to `CLOCK_MONOTONIC` without an invariant TSC, and
+    /// automatic NUMA balancing (any value but "0") may move a page after
+    /// its one check.
+    pub fn host_notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.tsc_invariant {
+            notes.push(TSC_FALLBACK_NOTE.to_string());
+        }
+        if self.numa_balancing.as_deref().is_some_and(|v| v != "0") {
+            notes.push(NUMA_BALANCING_NOTE.to_string());
+        }
+        notes
+    }
+
     /// Reads this host's facts. `tsc_hz` is the calibrated TSC frequency.
     pub fn collect(tsc_hz: f64) -> Self {
         let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
@@ -120,6 +139,23 @@ impl Provenance {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_notes_name_the_timer_fallback_and_numa_balancing() {
+        let mut p = Provenance::collect(1e9);
+        p.tsc_invariant = true;
+        p.numa_balancing = None;
+        assert!(p.host_notes().is_empty());
+        p.numa_balancing = Some("0".into());
+        assert!(p.host_notes().is_empty());
+        p.numa_balancing = Some("1".into());
+        assert_eq!(p.host_notes(), [NUMA_BALANCING_NOTE]);
+        p.numa_balancing = Some("2".into());
+        assert_eq!(p.host_notes(), [NUMA_BALANCING_NOTE]);
+        p.tsc_invariant = false;
+        p.numa_balancing = None;
+        assert_eq!(p.host_notes(), [TSC_FALLBACK_NOTE]);
+    }
 
     #[test]
     fn reads_this_host() {

@@ -8,7 +8,7 @@ use super::{
     ReferenceError, SCHEMA_VERSION, WARMUP_SAMPLES, advise, class_stats, empty_classes,
     measure_all, reference_pingpong, select_pairs,
 };
-use crate::clock::{TSC_FALLBACK_NOTE, Timer, calibrate_tsc};
+use crate::clock::{Timer, calibrate_tsc};
 use crate::placement::PlacementError;
 use crate::provenance::Provenance;
 use crate::topology::{CpuSpec, MemoryNodeError, SpecError, Topology};
@@ -138,7 +138,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         .collect::<Result<Vec<_>, MatrixError>>()?;
 
     let provenance = Provenance::collect(calibrate_tsc(Duration::from_millis(50)));
-    let notes = host_notes(&provenance);
+    let notes = provenance.host_notes();
     let procedure = Procedure {
         mode: request.mode,
         samples: request.samples,
@@ -158,27 +158,6 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         notes,
     })
 }
-
-/// What the host's state means for a matrix, as notes: the timer falls
-/// back to `CLOCK_MONOTONIC` without an invariant TSC, and automatic NUMA
-/// balancing (any value but "0") may move a page after its one check.
-fn host_notes(provenance: &Provenance) -> Vec<String> {
-    let mut notes = Vec::new();
-    if !provenance.tsc_invariant {
-        notes.push(TSC_FALLBACK_NOTE.to_string());
-    }
-    if provenance
-        .numa_balancing
-        .as_deref()
-        .is_some_and(|v| v != "0")
-    {
-        notes.push(NUMA_BALANCING_NOTE.to_string());
-    }
-    notes
-}
-
-/// The note kept when automatic NUMA balancing is on.
-const NUMA_BALANCING_NOTE: &str = "automatic NUMA balancing is on: a pair's page may migrate while it is measured (each page was verified once, at allocation)";
 
 /// Runs the reference ping-pong on the first pair, measures every pair in
 /// order (`progress(done, total)` after each), classifies and advises.
@@ -284,22 +263,5 @@ mod tests {
         let plan = plan_matrix(&request("0-2", Home::First), topo).unwrap();
         assert_eq!(plan.cpus, [0, 1, 2]);
         assert_eq!(plan.pairs.len(), 3);
-    }
-
-    #[test]
-    fn host_notes_name_the_timer_fallback_and_numa_balancing() {
-        let mut p = Provenance::collect(1e9);
-        p.tsc_invariant = true;
-        p.numa_balancing = None;
-        assert!(host_notes(&p).is_empty());
-        p.numa_balancing = Some("0".into());
-        assert!(host_notes(&p).is_empty());
-        p.numa_balancing = Some("1".into());
-        assert_eq!(host_notes(&p), [NUMA_BALANCING_NOTE]);
-        p.numa_balancing = Some("2".into());
-        assert_eq!(host_notes(&p), [NUMA_BALANCING_NOTE]);
-        p.tsc_invariant = false;
-        p.numa_balancing = None;
-        assert_eq!(host_notes(&p), [TSC_FALLBACK_NOTE]);
     }
 }

@@ -4,7 +4,7 @@
 //! naming the option involved, found before anything runs.
 
 use super::RunPlan;
-use crate::clock::{ClockKind, TSC_FALLBACK_NOTE, Timer, calibrate_tsc};
+use crate::clock::{ClockKind, Timer, calibrate_tsc};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
 use crate::placement::Placement;
 use crate::provenance::Provenance;
@@ -359,9 +359,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
 
     let provenance = Provenance::collect(calibrate_tsc(Duration::from_millis(50)));
     let timer = Timer::for_host(provenance.tsc_invariant, provenance.tsc_hz);
-    if !provenance.tsc_invariant {
-        notes.push(TSC_FALLBACK_NOTE.to_string());
-    }
+    notes.extend(provenance.host_notes());
     let every = sample_every(request.sample_every, request.rate);
     let overhead_ticks = if every > 0 { timer.overhead_ticks() } else { 0 };
     let config = RunConfig {
@@ -463,6 +461,7 @@ pub(crate) fn example_request() -> RunRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::TSC_FALLBACK_NOTE;
 
     fn request() -> RunRequest {
         example_request()
