@@ -463,9 +463,7 @@ mod tests {
     use super::*;
     use crate::clock::TSC_FALLBACK_NOTE;
 
-    fn request() -> RunRequest {
-        example_request()
-    }
+    use super::example_request as request;
 
     #[test]
     fn pool_sizes_parse_and_resolve() {
