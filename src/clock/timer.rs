@@ -95,16 +95,6 @@ impl Timer {
         }
     }
 
-    /// Ticks now, unfenced: for pacing and intervals, where a few
-    /// instructions of reordering do not matter.
-    #[inline(always)]
-    pub fn now_unfenced(self) -> u64 {
-        match self {
-            Timer::Tsc { .. } => rdtsc(),
-            Timer::Monotonic => MonotonicClock.now(),
-        }
-    }
-
     /// Ticks per second.
     pub fn ticks_per_sec(self) -> f64 {
         match self {
@@ -218,7 +208,7 @@ mod tests {
         let timers = [Timer::Monotonic, Timer::Tsc { hz: 1e9 }];
         for timer in timers {
             let (a, b) = (timer.start(), timer.end());
-            let c = timer.now_unfenced();
+            let c = timer.end();
             assert!(a <= b && b <= c, "{timer:?}: {a} {b} {c}");
             // A sleep of 2 ms moves every reading by at least 2 ms worth
             // of ticks (the TSC ticks at least 100 MHz).
@@ -229,7 +219,6 @@ mod tests {
             };
             assert!(timer.start() - c >= min_ticks, "{timer:?} start");
             assert!(timer.end() - c >= min_ticks, "{timer:?} end");
-            assert!(timer.now_unfenced() - c >= min_ticks, "{timer:?} now");
             // The cheapest empty measurement: far under 100k ticks (a
             // fenced TSC read pair, or a vDSO call pair), and for the TSC
             // at least 5 ticks: rdtsc, two lfences and rdtscp take dozens

@@ -5,7 +5,7 @@ use crate::counter::{
     DurationError, Pad, PublishPolicy, ShardLevel, parse_duration, parse_duration_or_zero,
 };
 use crate::placement::Placement;
-use crate::runner::{RateError, StrategyChoice, parse_rate};
+use crate::runner::StrategyChoice;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -31,11 +31,6 @@ pub(super) fn percent_arg(s: &str) -> Result<f64, PercentError> {
         Ok(p) if p >= 0.0 && p.is_finite() => Ok(p),
         _ => Err(PercentError(s.to_string())),
     }
-}
-
-/// `--rate`: operations per second per thread, above zero (22000, 22k).
-pub(super) fn rate_arg(s: &str) -> Result<f64, RateError> {
-    parse_rate(s)
 }
 
 /// The strategies to compare: every shard level × publish policy × pad,

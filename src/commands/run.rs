@@ -1,13 +1,12 @@
 //! `contend run` (and `contend` with no subcommand): plan from the options,
 //! execute, save, print.
 
-use super::args::{
-    PlacementArg, ResultsArgs, StrategyArgs, duration_arg, percent_arg, rate_arg, warmup_arg,
-};
+use super::args::{PlacementArg, ResultsArgs, StrategyArgs, duration_arg, percent_arg, warmup_arg};
 use super::{Session, load_topology, print_notes, require_live_root, results_folder};
 use crate::CliError;
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
+use crate::runner::sweep::{OfferedRate, SEED_RATE};
 use crate::runner::{self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, PoolSize, RunRequest, signal};
 use crate::topology::CpuSpec;
 use clap::Args;
@@ -53,10 +52,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "HOW", default_value = "compact")]
     pub node_iter: NodeIter,
 
-    /// Measured time per strategy, split evenly over the repeats
-    /// (1s with 5 repeats = 5 intervals of 200ms). Units: ns, us, ms, s.
-    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = duration_arg)]
-    pub duration: Duration,
+    /// Measured time per strategy and regime, split evenly over the
+    /// repeats (1s with 5 repeats = 5 intervals of 200ms). Units: ns, us,
+    /// ms, s [default: 1s; 500ms with two or more regimes, so the default
+    /// run of both ends within 20 s].
+    #[arg(long, value_name = "TIME", value_parser = duration_arg)]
+    pub duration: Option<Duration>,
 
     /// Warm-up before each repeat's interval (0 = none).
     #[arg(long, value_name = "TIME", default_value = "50ms", value_parser = warmup_arg)]
@@ -83,13 +84,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "TIME", default_value = "18s", value_parser = duration_arg)]
     pub max_time: Duration,
 
-    /// Pace each thread at R operations per second (22000, 22k, 1M) with
-    /// absolute deadlines; tables then lead with busy ns per update and
-    /// CPU share (default: unlimited, i.e. hammer). Postgres on the 224-CPU
-    /// Sapphire Rapids behind the 1 ms ratelimit commit made 14M wakeups +
-    /// 11M migrations in 5 s: about 22000 updates/s per CPU.
-    #[arg(long, value_name = "R", value_parser = rate_arg)]
-    pub rate: Option<f64>,
+    /// The regimes, comma-separated, measured interleaved in one run:
+    /// `max` hammers (every writer flat out: saturation throughput and
+    /// updates per ownership of the line); a rate R (22000, 22k, 1M) paces
+    /// each thread at R operations per second with absolute deadlines
+    /// (net ns per update and net CPU share: what the counter costs
+    /// beyond the same paced loop with no shared write). Postgres on the
+    /// 224-CPU Sapphire Rapids behind the 1 ms ratelimit commit made 14M
+    /// wakeups + 11M migrations in 5 s: about 22000 updates/s per CPU
+    /// [default: max,22k].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub rate: Option<Vec<OfferedRate>>,
 
     /// Seed of the writers' load tables.
     #[arg(long, default_value_t = 1)]
@@ -118,8 +123,22 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// The regimes: `--rate`, else hammer and the seed's rate.
+    pub fn rates(&self) -> Vec<Option<f64>> {
+        match &self.rate {
+            Some(list) => list.iter().map(|r| r.0).collect(),
+            None => vec![None, Some(SEED_RATE)],
+        }
+    }
+
     /// The engine's request: everything but the output options.
     pub fn request(&self) -> RunRequest {
+        let rates = self.rates();
+        let duration = self.duration.unwrap_or(if rates.len() > 1 {
+            Duration::from_millis(500)
+        } else {
+            Duration::from_secs(1)
+        });
         RunRequest {
             writers: self.writers,
             readers: self.readers,
@@ -129,7 +148,7 @@ impl RunArgs {
             strategies: self.strategies.choice(),
             counter_node: self.counter_node,
             node_iter: self.node_iter,
-            duration: self.duration,
+            duration,
             warmup: self.warmup,
             repeats: self.repeats.unwrap_or(DEFAULT_REPEATS),
             target_ci_pct: match (self.target_ci, self.repeats) {
@@ -138,7 +157,7 @@ impl RunArgs {
                 (None, None) => Some(DEFAULT_TARGET_CI_PCT),
             },
             max_time: self.max_time,
-            rate: self.rate,
+            rates,
             seed: self.seed,
             sample_every: self.sample_every,
             placement: self.placement.into(),
@@ -158,7 +177,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     session.notes(&plan.notes);
 
     let stop = signal::stop_flag();
-    let bar = session.progress_bar(plan.strategies.len() * plan.config.repeats, "repeats");
+    let bar = session.progress_bar(plan.entries() * plan.config.repeats, "repeats");
     let results = runner::execute(&plan, stop, |done, total, name| {
         if let Some(b) = &bar {
             b.set_length(total as u64);

@@ -19,8 +19,8 @@ pub use policy::{
     parse_duration_or_zero,
 };
 pub use shards::{
-    CounterError, CounterLayout, DEFAULT_SHARES, MAX_NUMNODES, NodeIter, Pad, ShardLevel,
-    ShardedCounter, SlotHome, SlotInfo,
+    CounterError, CounterLayout, DEFAULT_SHARES, MAX_NUMNODES, NodeIter, PUBLISH_TAG, Pad,
+    ShardLevel, ShardedCounter, SlotHome, SlotInfo, slot_sum,
 };
 pub use writer::{ExactnessError, PublishStats, Writer, check_exact};
 

@@ -254,7 +254,9 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                         .map(|t| replayed_final_load(t, updates))
                         .sum();
                     assert_eq!(
-                        counter.slot(i).load(std::sync::atomic::Ordering::Relaxed),
+                        crate::counter::slot_sum(
+                            counter.slot(i).load(std::sync::atomic::Ordering::Relaxed)
+                        ),
                         want,
                         "{what}: slot {i}"
                     );
@@ -521,21 +523,105 @@ fn merge_adds_every_count() {
         updates: 3,
         publishes: 2,
         flushed: 5,
+        handovers: 1,
     };
     a.merge(&PublishStats {
         updates: 4,
         publishes: 7,
         flushed: 6,
+        handovers: 3,
     });
-    // 3 + 4, 2 + 7, 5 + 6 (a product would give 12, 14, 30).
+    // 3 + 4, 2 + 7, 5 + 6, 1 + 3 (a product would give 12, 14, 30, 3).
     assert_eq!(
         a,
         PublishStats {
             updates: 7,
             publishes: 9,
             flushed: 11,
+            handovers: 4,
         }
     );
+}
+
+#[test]
+fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
+    let counter = one_slot_counter();
+    let always = PublishPolicy::ALWAYS;
+    let mut a = Writer::new(&counter, 0, always, FakeClock::default());
+    let mut b = Writer::new(&counter, 0, always, FakeClock::default());
+    // A A B A B B A: B's first add follows A's two, A's third follows B,
+    // B's second follows A, B's third follows itself, A's fourth B.
+    let script = [
+        (true, 10),
+        (true, 20),
+        (false, 5),
+        (true, 30),
+        (false, 6),
+        (false, 7),
+        (true, 40),
+    ];
+    for (is_a, load) in script {
+        if is_a { a.update(load) } else { b.update(load) }
+    }
+    assert_eq!((a.stats().handovers, b.stats().handovers), (2, 2));
+    assert_eq!((a.stats().publishes, b.stats().publishes), (4, 3));
+    assert_eq!(counter.read(), 47);
+    // Adds that cancel out still hand the line over: B goes +16 then back
+    // -16, leaving the sum as A left it; A's next add sees B's adds.
+    b.update(23);
+    b.update(7);
+    assert_eq!(counter.read(), 47);
+    a.update(41);
+    assert_eq!(a.stats().handovers, 3);
+    // An update that does not publish moves no line and counts nothing;
+    // the reset forgets the count but not what the slot held.
+    let mut held = Writer::new(&counter, 0, PublishPolicy::NEVER, FakeClock::default());
+    held.update(100);
+    assert_eq!((held.stats().publishes, held.stats().handovers), (0, 0));
+    a.reset_stats();
+    a.update(42);
+    assert_eq!(a.stats().handovers, 0);
+    // The slot's tags never leak into the sum: read and exactness agree.
+    a.flush();
+    b.flush();
+    assert_eq!(counter.read(), 42 + 7);
+    assert!(check_exact(&counter, 49, "global/always").is_ok());
+}
+
+#[test]
+fn a_writer_that_stops_halfway_bounds_the_others_hand_overs() {
+    // Two real writers on one slot: A makes 200,000 updates, B 100,000
+    // and stops. A hand-over into one writer needs a distinct add of the
+    // other in between, so each writer's hand-overs are at most the
+    // other's publishes, and once B stops A takes none.
+    // Both writers exist before either adds, so whichever goes second
+    // sees the other's adds: at least one hand-over, however the threads
+    // are scheduled.
+    let counter = one_slot_counter();
+    let writer = || Writer::new(&counter, 0, PublishPolicy::ALWAYS, FakeClock::default());
+    let (wa, wb) = (writer(), writer());
+    fn run(mut w: Writer<'_, FakeClock>, updates: u64) -> (PublishStats, i64) {
+        let mut walk = LoadWalk::new(3, updates);
+        for _ in 0..updates {
+            w.update(walk.next_load());
+        }
+        let stats = w.stats();
+        w.flush();
+        (stats, w.load())
+    }
+    let (a_stats, b_stats) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| run(wa, 200_000));
+        let b = scope.spawn(|| run(wb, 100_000));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    let ((a, a_load), (b, b_load)) = (a_stats, b_stats);
+    assert_eq!((a.publishes, b.publishes), (200_000, 100_000));
+    assert!(a.handovers <= b.publishes, "{a:?} {b:?}");
+    assert!(b.handovers <= a.publishes, "{a:?} {b:?}");
+    assert!(a.handovers + b.handovers >= 1, "{a:?} {b:?}");
+    // Hand-overs alternate: the two counts differ by at most one.
+    assert!(a.handovers.abs_diff(b.handovers) <= 1, "{a:?} {b:?}");
+    assert_eq!(counter.read(), a_load + b_load);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! `update_tg_load_avg()`.
 
 use super::policy::{Filter, PublishPolicy};
-use super::shards::ShardedCounter;
+use super::shards::{PUBLISH_TAG, ShardedCounter};
 use crate::clock::Clock;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -18,6 +18,13 @@ pub struct PublishStats {
     pub publishes: u64,
     /// |delta| left for the final flush (load units).
     pub flushed: u64,
+    /// Publishes that found another writer's add on the slot since this
+    /// writer's last one (the value the atomic returned was not the one
+    /// this writer left): the line came from another writer's cache.
+    /// Exact, from the adds themselves; a read side on another CPU moves
+    /// the line too and is not counted here.
+    #[serde(default)]
+    pub handovers: u64,
 }
 
 impl PublishStats {
@@ -26,6 +33,7 @@ impl PublishStats {
         self.updates += other.updates;
         self.publishes += other.publishes;
         self.flushed += other.flushed;
+        self.handovers += other.handovers;
     }
 }
 
@@ -57,6 +65,12 @@ pub struct Writer<'c, C: Clock> {
     /// Updates that did not publish; publishes = updates - held, so an
     /// update that publishes (every one, under `always`) counts nothing.
     held: u64,
+    /// The slot's raw value right after this writer's last add: a publish
+    /// whose add returns anything else follows another writer's add.
+    left: i64,
+    /// Publishes that followed another writer's add (see
+    /// [`PublishStats::handovers`]).
+    handovers: u64,
     /// Counts; `publishes` is filled in by [`Writer::stats`].
     stats: PublishStats,
 }
@@ -68,8 +82,11 @@ impl<'c, C: Clock> Writer<'c, C> {
     pub fn new(counter: &'c ShardedCounter, slot: usize, policy: PublishPolicy, clock: C) -> Self {
         let period = policy.ratelimit.map(|p| clock.ticks(p).max(1));
         let last_publish = period.map_or(0, |p| clock.now().wrapping_sub(p));
+        let slot = counter.slot(slot);
         Self {
-            slot: counter.slot(slot),
+            left: slot.load(Ordering::Relaxed),
+            handovers: 0,
+            slot,
             filter: policy.filter,
             period,
             clock,
@@ -119,7 +136,13 @@ impl<'c, C: Clock> Writer<'c, C> {
         }
         let delta = load - self.contrib;
         if self.filter.passes(delta, self.contrib) {
-            self.slot.fetch_add(delta, Ordering::Relaxed);
+            // Every publish also adds one tag above the sum's bits, so the
+            // value the add returns tells whether any other writer added
+            // in between, even adds that cancel out (+16 then -16).
+            let add = delta.wrapping_add(PUBLISH_TAG);
+            let before = self.slot.fetch_add(add, Ordering::Relaxed);
+            self.handovers += u64::from(before != self.left);
+            self.left = before.wrapping_add(add);
             self.contrib = load;
             if RATELIMITED {
                 self.last_publish = now;
@@ -180,6 +203,7 @@ impl<'c, C: Clock> Writer<'c, C> {
     pub fn reset_stats(&mut self) {
         self.stats = PublishStats::default();
         self.held = 0;
+        self.handovers = 0;
         // Update numbers restart at 0; a delta already pending counts from
         // there.
         self.pending_since = if self.load != self.contrib {
@@ -193,6 +217,7 @@ impl<'c, C: Clock> Writer<'c, C> {
     pub fn stats(&self) -> PublishStats {
         PublishStats {
             publishes: self.stats.updates - self.held,
+            handovers: self.handovers,
             ..self.stats
         }
     }

@@ -233,6 +233,7 @@ pub fn human(value: f64, unit: Unit) -> String {
             )
         }
         Unit::Percent => format!("{}%", three_digits(value)),
+        Unit::Count => three_digits(value),
     }
 }
 
@@ -339,8 +340,9 @@ pub const BURST_LIMIT: f64 = 2.0;
 
 /// What hammer mode (no `--rate`) measured with two or more writers: how
 /// many updates a writer makes per ownership of the line under `always`
-/// (100 ÷ % of sampled updates slower than a local hit), a warning when
-/// that exceeds [`BURST_LIMIT`], and fairness (slowest ÷ fastest writer).
+/// (publishes ÷ hand-overs between writers, counted exactly from the
+/// adds), a warning when that exceeds [`BURST_LIMIT`], and fairness
+/// (slowest ÷ fastest writer).
 fn hammer_findings(run: &RunResults) -> Vec<String> {
     let mut lines = Vec::new();
     if run.config.writer_cpus.len() < 2 {
@@ -351,22 +353,29 @@ fn hammer_findings(run: &RunResults) -> Vec<String> {
             .iter()
             .filter(|s| s.strategy.publish == PublishPolicy::ALWAYS)
     };
-    let bursts: Vec<(String, f64)> = always()
+    let bursts: Vec<(String, f64, f64)> = always()
         .filter_map(|s| {
-            let slow = s.summary.as_ref()?.slow_update_pct?.mean;
-            (slow > 0.0).then(|| (s.name.clone(), 100.0 / slow))
+            let summary = s.summary.as_ref()?;
+            let per_ownership = summary.updates_per_ownership?.mean;
+            let per_s = summary.handovers_per_s?.mean;
+            Some((s.name.clone(), per_ownership, per_s))
         })
         .collect();
     if !bursts.is_empty() {
         let list: Vec<String> = bursts
             .iter()
-            .map(|(name, b)| format!("{name} {b:.2}"))
+            .map(|(name, b, per_s)| {
+                format!(
+                    "{name} {b:.2} ({} hand-overs/s)",
+                    human(*per_s, Unit::PerSecond)
+                )
+            })
             .collect();
         lines.push(format!(
-            "bursts: updates per ownership of the line (100 / % of sampled updates slower than a local hit): {}",
+            "bursts: updates per ownership of the line (publishes / hand-overs between writers, counted exactly from each add's returned value): {}",
             list.join(", ")
         ));
-        if bursts.iter().any(|(_, b)| *b > BURST_LIMIT) {
+        if bursts.iter().any(|(_, b, _)| *b > BURST_LIMIT) {
             lines.push(format!(
                 "WARNING hammer mode is measuring bursts: a writer keeps the line for more than {BURST_LIMIT} updates before another takes it, so ops/s is not the cost of one update; for the cost a spaced workload pays per update, run with --rate (e.g. --rate 22000) or contend sweep --rates"
             ));

@@ -132,9 +132,15 @@ fn read_file(file: &Path) -> Result<ResultFile, ReadError> {
             source,
         })?;
     if value.get("points").is_some() {
-        Ok(ResultFile::Sweep(parse(file, value, SCHEMA_VERSION)?))
+        let mut sweep: Box<SweepResults> = parse(file, value, SCHEMA_VERSION)?;
+        for point in &mut sweep.points {
+            point.results.fill_rates();
+        }
+        Ok(ResultFile::Sweep(sweep))
     } else if value.get("strategies").is_some() {
-        Ok(ResultFile::Run(parse(file, value, SCHEMA_VERSION)?))
+        let mut run: Box<RunResults> = parse(file, value, SCHEMA_VERSION)?;
+        run.fill_rates();
+        Ok(ResultFile::Run(run))
     } else if value.get("pairs").is_some() {
         Ok(ResultFile::Matrix(parse(
             file,
@@ -338,7 +344,7 @@ mod tests {
         let file = dir.path().join("x.json");
         for (text, needle) in [
             ("{\"strategies\": []}", "schema missing"),
-            ("{\"schema\": 3, \"points\": []}", "schema 3"),
+            ("{\"schema\": 4, \"points\": []}", "schema 4"),
             ("{\"schema\": 9, \"pairs\": []}", "schema 9"),
             ("[1", "not a JSON result file"),
             ("{\"schema\": 1}", "not run.json, sweep.json or matrix.json"),

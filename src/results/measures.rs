@@ -43,14 +43,35 @@ pub enum Unit {
     Nanoseconds,
     /// Percent.
     Percent,
+    /// A plain count or ratio (updates per ownership).
+    Count,
 }
 
 /// Under `--rate`, ops/s is the pacing rate and says nothing about cost:
-/// tables then lead with these, the busy time per update and the share of
-/// each CPU it takes.
-pub const PACED: [Measure; 2] = [
+/// tables then lead with these. First what the counter costs beyond the
+/// same paced loop with no shared write (the paced floor), then the gross
+/// figures it comes from.
+pub const PACED: [Measure; 4] = [
     Measure {
-        title: "writer ns/op, busy: (interval - time waiting in the pacer) / updates, an update and its read side (lower is better)",
+        title: "net ns per update, paced: busy ns/op less the paced floor's (the same paced loop, no shared write) (lower is better)",
+        short: "net ns/update",
+        decimals: 1,
+        get: |s| s.net_ns,
+        sampled: false,
+        higher_is_better: false,
+        unit: Unit::Nanoseconds,
+    },
+    Measure {
+        title: "net CPU share: CPU share less the paced floor's, % of each CPU the counter takes at this rate (lower is better)",
+        short: "net CPU %",
+        decimals: 3,
+        get: |s| s.net_cpu_share_pct,
+        sampled: false,
+        higher_is_better: false,
+        unit: Unit::Percent,
+    },
+    Measure {
+        title: "writer ns/op, busy: (interval - time waiting in the pacer) / updates, an update and its read side, harness included (lower is better)",
         short: "busy ns/op",
         decimals: 1,
         get: |s| s.write_busy_ns,
@@ -59,7 +80,7 @@ pub const PACED: [Measure; 2] = [
         unit: Unit::Nanoseconds,
     },
     Measure {
-        title: "CPU share: busy time / interval of each measured CPU, % (lower is better)",
+        title: "CPU share: busy time / interval of each measured CPU, %, harness included (lower is better)",
         short: "CPU share %",
         decimals: 2,
         get: |s| s.cpu_share_pct,
@@ -69,14 +90,24 @@ pub const PACED: [Measure; 2] = [
     },
 ];
 
-/// ns/op from throughput, which tables lead with: exact, unlike sampled
-/// latencies, because it counts every operation over a known interval.
-pub const THROUGHPUT_NS: [Measure; 2] = [
+/// ns/op from throughput, which hammer tables lead with: exact, unlike
+/// sampled latencies, because it counts every operation over a known
+/// interval; then the same less the harness floor, and the reader side.
+pub const THROUGHPUT_NS: [Measure; 3] = [
     Measure {
         title: "writer ns/op from throughput: writers x interval / updates, an update and its read side (lower is better)",
         short: "loop ns/op",
         decimals: 1,
         get: |s| s.write_loop_ns,
+        sampled: false,
+        higher_is_better: false,
+        unit: Unit::Nanoseconds,
+    },
+    Measure {
+        title: "net ns per update, flat out: loop ns/op less the harness floor's (the same loop alone, no shared write) (lower is better)",
+        short: "net ns/update",
+        decimals: 1,
+        get: |s| s.net_ns,
         sampled: false,
         higher_is_better: false,
         unit: Unit::Nanoseconds,
@@ -92,10 +123,21 @@ pub const THROUGHPUT_NS: [Measure; 2] = [
     },
 ];
 
+/// The one figure for the cost of an update in a regime, which compare,
+/// charts, report.html and verdicts use: ns/op from throughput flat out
+/// (`rate` `None`), net busy ns per update when paced. Sampled latencies
+/// are never it: a fenced sample perturbs a hammering writer.
+pub fn cost_measure(rate: Option<f64>) -> &'static Measure {
+    match rate {
+        None => &THROUGHPUT_NS[0],
+        Some(_) => &PACED[0],
+    }
+}
+
 /// The measures, in the order the text table prints them; the first four
 /// are the throughput and latency of each side, which `contend compare`
 /// sets side by side.
-pub const MEASURES: [Measure; 6] = [
+pub const MEASURES: [Measure; 8] = [
     Measure {
         title: "write side: updates/s, all writers (higher is better)",
         short: "updates/s",
@@ -149,5 +191,23 @@ pub const MEASURES: [Measure; 6] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::Percent,
+    },
+    Measure {
+        title: "updates per ownership: publishes / hand-overs of a slot's line between writers, counted exactly from each add's returned value",
+        short: "updates/ownership",
+        decimals: 2,
+        get: |s| s.updates_per_ownership,
+        sampled: false,
+        higher_is_better: true,
+        unit: Unit::Count,
+    },
+    Measure {
+        title: "hand-overs/s: publishes that found another writer's add on their slot (the line moved between writers)",
+        short: "hand-overs/s",
+        decimals: 0,
+        get: |s| s.handovers_per_s,
+        sampled: false,
+        higher_is_better: false,
+        unit: Unit::PerSecond,
     },
 ];

@@ -10,7 +10,7 @@ pub use files::{
     RESULT_FILES, ReadError, ResultFile, WriteError, create_dir, new_results_dir, read, read_all,
     write_atomic,
 };
-pub use measures::{MEASURES, Measure, PACED, THROUGHPUT_NS, Unit};
+pub use measures::{MEASURES, Measure, PACED, THROUGHPUT_NS, Unit, cost_measure};
 
 use crate::clock::{ClockKind, TimerKind};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel, SlotInfo};
@@ -23,8 +23,10 @@ use serde::{Deserialize, Serialize};
 
 /// Version of the run.json layout; bumped on incompatible changes. 2:
 /// staleness as readers see it, a bounded load table, the harness floor
-/// and throughput-derived ns/op (schema 1 files still read).
-pub const SCHEMA_VERSION: u32 = 2;
+/// and throughput-derived ns/op. 3: several regimes (rates) in one run,
+/// the paced floor, net cost and exact hand-over counts (schema 1 and 2
+/// files still read).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// One counter strategy: shard level × publish policy × padding (× clock,
 /// for ratelimited policies).
@@ -62,8 +64,15 @@ pub struct RunConfig {
     pub reader_cpus: Vec<u32>,
     /// Writers run the read side every this many updates (0 = never).
     pub read_every: u32,
-    /// Operations per second per thread, if capped.
+    /// Operations per second per thread of the paced regime (`None`: the
+    /// run has none). In a view of one regime ([`RunResults::regimes`]),
+    /// that regime's rate.
     pub rate: Option<f64>,
+    /// Every regime the run measured, interleaved, in order: `None` =
+    /// hammer (no cap), `Some(r)` = paced at r ops/s per thread. Filled
+    /// from `rate` for files written before it was recorded.
+    #[serde(default)]
+    pub rates: Vec<Option<f64>>,
     /// Measured time of each repeat, seconds.
     pub repeat_duration_s: f64,
     /// Warm-up before each repeat, seconds.
@@ -72,8 +81,14 @@ pub struct RunConfig {
     pub repeats: usize,
     /// Seed of the load walks.
     pub seed: u64,
-    /// One operation in this many is timed (0 = sampling off).
+    /// One operation in this many is timed (0 = sampling off), in the
+    /// first regime (in a view of one regime, in that regime).
     pub sample_every: u64,
+    /// `sample_every` of each regime of `rates`, in order (a paced thread
+    /// is sampled more often: see `runner::plan::sample_every`). Empty in
+    /// files written before it was recorded.
+    #[serde(default)]
+    pub sample_every_by_rate: Vec<u64>,
     /// The per-operation stopwatch: "tsc" or "monotonic" (when the TSC is
     /// not invariant).
     pub timer: TimerKind,
@@ -249,10 +264,20 @@ pub struct RepeatResult {
     /// over threads.
     #[serde(default)]
     pub missed_slots: u64,
-    /// % of sampled updates slower than an uncontended update (the line
-    /// came from another CPU): transfers per 100 updates.
+    /// Publishes that found another writer's add on their slot since
+    /// their writer's last one: the line handed from writer to writer,
+    /// counted exactly from the adds' returned values
+    /// (`PublishStats::handovers`).
     #[serde(default)]
-    pub slow_update_pct: Option<f64>,
+    pub handovers: u64,
+    /// `handovers` per second.
+    #[serde(default)]
+    pub handovers_per_s: f64,
+    /// Publishes per hand-over: how many updates a writer makes while it
+    /// owns the line (`None` when no publish followed another writer's,
+    /// e.g. one writer per slot).
+    #[serde(default)]
+    pub updates_per_ownership: Option<f64>,
     /// How far the sampled figures of a writer loop (sampled update mean +
     /// sampled read mean × reads per update) are from `write_loop_ns`, as %
     /// of it; `None` without samples.
@@ -314,9 +339,22 @@ pub struct StrategySummary {
     /// Share of each measured CPU busy with the counter's work, %.
     #[serde(default)]
     pub cpu_share_pct: Option<Summary>,
-    /// % of sampled updates that took the line from another CPU.
+    /// Hand-overs of a slot's line between writers per second.
     #[serde(default)]
-    pub slow_update_pct: Option<Summary>,
+    pub handovers_per_s: Option<Summary>,
+    /// Publishes per hand-over (see `RepeatResult::updates_per_ownership`).
+    #[serde(default)]
+    pub updates_per_ownership: Option<Summary>,
+    /// What one update costs beyond the harness, ns: loop ns/op less the
+    /// harness floor's (hammer), or busy ns/op less the paced floor's at
+    /// the same rate (paced). Its ± combines both sides' spread; its CI
+    /// is Welch's interval of the difference.
+    #[serde(default)]
+    pub net_ns: Option<Summary>,
+    /// Paced only: CPU share less the paced floor's, percentage points:
+    /// the share of each CPU the counter itself takes at this rate.
+    #[serde(default)]
+    pub net_cpu_share_pct: Option<Summary>,
     /// Slowest ÷ fastest writer's update rate (1 = fair), with 2+ writers.
     #[serde(default)]
     pub fairness: Option<Summary>,
@@ -329,6 +367,9 @@ pub struct StrategyResult {
     pub strategy: Strategy,
     /// `strategy.name()`, for readers of the JSON.
     pub name: String,
+    /// The regime: ops/s per thread it was paced at, `None` = hammer.
+    #[serde(default)]
+    pub rate: Option<f64>,
     /// Every slot's owner and verified node.
     pub slots: Vec<SlotInfo>,
     /// Positions one read of the counter examines, as counted by walking
@@ -373,10 +414,17 @@ pub struct RunResults {
     pub provenance: Provenance,
     /// The host layout used.
     pub topology: Topology,
-    /// What the harness loop costs with no shared write (`None` in schema
-    /// 1 files, and for a run with no writer).
+    /// What the harness loop costs with no shared write, flat out (`None`
+    /// in schema 1 files, for a run with no writer, and for a run with no
+    /// hammer regime).
     #[serde(default)]
     pub floor: Option<HarnessFloor>,
+    /// Per paced regime, the paced floor: the same paced loop on the same
+    /// CPUs with no shared write (`global/never`), its repeats
+    /// interleaved with the strategies'. Net busy ns and CPU share are a
+    /// strategy's less these.
+    #[serde(default)]
+    pub paced_floors: Vec<StrategyResult>,
     /// Per strategy, in the order run.
     pub strategies: Vec<StrategyResult>,
     /// Fallbacks and warnings printed during the run.
@@ -385,23 +433,15 @@ pub struct RunResults {
 
 /// The harness floor: the same writer loop (load table, read side every
 /// K updates, sampling and staleness mirroring as configured) on one
-/// thread, with no shared write (policy `never`) and the read side on a
-/// slot nobody else touches. What a strategy costs beyond the harness is
-/// its ns/op less this.
+/// thread, flat out, with no shared write (policy `never`) and the read
+/// side on a slot nobody else touches. What a strategy costs beyond the
+/// harness in hammer mode is its loop ns/op less this.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HarnessFloor {
     /// The CPU it ran on (the first writer's).
     pub cpu: u32,
     /// ns per loop iteration from throughput, over the floor's runs.
     pub loop_ns: Summary,
-    /// Median sampled update of one writer alone on a private line with
-    /// `always` (a local hit), ns; `None` with sampling off.
-    #[serde(default)]
-    pub local_update_ns: Option<f64>,
-    /// A sampled update slower than this took the line from another CPU:
-    /// the larger of twice `local_update_ns` and that run's p99, ns.
-    #[serde(default)]
-    pub slow_update_ns: Option<f64>,
 }
 
 /// A strategy whose final sum was not the exact total of the writers'
@@ -420,6 +460,77 @@ pub struct InexactSum {
 }
 
 impl RunResults {
+    /// Every regime of the run, in order (`None` = hammer).
+    pub fn rates(&self) -> Vec<Option<f64>> {
+        if self.config.rates.is_empty() {
+            vec![self.config.rate]
+        } else {
+            self.config.rates.clone()
+        }
+    }
+
+    /// Fills what files written before several regimes were recorded
+    /// lack: the run's one regime, and each strategy's rate.
+    pub fn fill_rates(&mut self) {
+        if self.config.rates.is_empty() {
+            self.config.rates = vec![self.config.rate];
+            self.config.sample_every_by_rate = vec![self.config.sample_every];
+            for s in &mut self.strategies {
+                s.rate = self.config.rate;
+            }
+        }
+    }
+
+    /// The run as one view per regime, in order: each holds that regime's
+    /// strategies and floor, with `config.rate` its rate and
+    /// `config.rates` that rate alone. A run of one regime is one view,
+    /// equal to itself. Every table, chart and verdict of one regime is
+    /// drawn from such a view.
+    pub fn regimes(&self) -> Vec<RunResults> {
+        self.rates()
+            .into_iter()
+            .map(|rate| {
+                let mut view = RunResults {
+                    strategies: self
+                        .strategies
+                        .iter()
+                        .filter(|s| s.rate == rate)
+                        .cloned()
+                        .collect(),
+                    paced_floors: self
+                        .paced_floors
+                        .iter()
+                        .filter(|s| s.rate == rate)
+                        .cloned()
+                        .collect(),
+                    floor: if rate.is_none() {
+                        self.floor.clone()
+                    } else {
+                        None
+                    },
+                    ..self.clone()
+                };
+                let cfg = &mut view.config;
+                if let Some(i) = cfg.rates.iter().position(|r| *r == rate) {
+                    cfg.sample_every = cfg
+                        .sample_every_by_rate
+                        .get(i)
+                        .copied()
+                        .unwrap_or(cfg.sample_every);
+                }
+                cfg.rate = rate;
+                cfg.rates = vec![rate];
+                cfg.sample_every_by_rate = vec![cfg.sample_every];
+                view
+            })
+            .collect()
+    }
+
+    /// The paced floor of `rate`, if the run measured one.
+    pub fn paced_floor(&self, rate: f64) -> Option<&StrategyResult> {
+        self.paced_floors.iter().find(|f| f.rate == Some(rate))
+    }
+
     /// The range of every canary of the run; `None` without any.
     pub fn canary_range(&self) -> Option<CanaryRange> {
         CanaryRange::of(

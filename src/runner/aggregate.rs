@@ -20,9 +20,6 @@ pub struct RepeatContext {
     pub ns_per_tick: f64,
     /// Operations per second per thread asked for (`--rate`).
     pub rate: Option<f64>,
-    /// Sampled updates slower than this many ticks took the line from
-    /// another CPU (see `HarnessFloor::slow_update_ns`).
-    pub slow_update_ticks: Option<u64>,
 }
 
 /// Turns one repeat's thread reports into its numbers.
@@ -97,12 +94,6 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
             })
             .reduce(f64::min)
     });
-    let slow_update_pct = ctx
-        .slow_update_ticks
-        .filter(|_| !write_hist.is_empty())
-        .map(|t| {
-            100.0 * write_hist.count_between(t + 1, u64::MAX) as f64 / write_hist.len() as f64
-        });
     let write_latency = LatencySummary::of(&write_hist, ns_per_tick);
     let writer_reads: u64 = in_window.iter().map(|r| r.reads).sum();
     let sampled_vs_throughput_pct = write_latency.filter(|_| write_loop_ns > 0.0).map(|w| {
@@ -115,6 +106,13 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
     let probes = staleness.probes as f64;
     let per_probe = |sum: f64| if probes > 0.0 { sum / probes } else { 0.0 };
     let publishes = stats.publishes;
+    let per_s = |n: u64| {
+        if interval_s > 0.0 {
+            n as f64 / interval_s
+        } else {
+            0.0
+        }
+    };
     let counted = |r: &&ThreadReport, n: u64| if r.interval_s.is_some() { n } else { 0 };
     RepeatResult {
         repeat,
@@ -129,11 +127,11 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
         write_latency,
         read_latency: LatencySummary::of(&read_hist, ns_per_tick),
         publishes,
-        publishes_per_s: if interval_s > 0.0 {
-            publishes as f64 / interval_s
-        } else {
-            0.0
-        },
+        publishes_per_s: per_s(publishes),
+        handovers: stats.handovers,
+        handovers_per_s: per_s(stats.handovers),
+        updates_per_ownership: (stats.handovers > 0)
+            .then(|| publishes as f64 / stats.handovers as f64),
         cross_node_publishes,
         staleness: Staleness {
             probes: staleness.probes,
@@ -155,7 +153,6 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
             .filter(measured)
             .map(|r| r.missed_slots)
             .sum(),
-        slow_update_pct,
         sampled_vs_throughput_pct,
         interference: Default::default(),
         outside_window: reports
@@ -239,7 +236,10 @@ pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
         write_busy_ns: of_some(&|r| (r.write_busy_ns > 0.0).then_some(r.write_busy_ns)),
         reader_busy_ns: of_some(&|r| r.reader_busy_ns),
         cpu_share_pct: of(&|r| r.cpu_share_pct),
-        slow_update_pct: of_some(&|r| r.slow_update_pct),
+        handovers_per_s: of_some(&|r| (r.publishes > 0).then_some(r.handovers_per_s)),
+        updates_per_ownership: of_some(&|r| r.updates_per_ownership),
+        net_ns: None,
+        net_cpu_share_pct: None,
         fairness: of_some(&|r| {
             (r.writer_updates.len() > 1 && r.write_ops_per_s_thread_max > 0.0)
                 .then(|| r.write_ops_per_s_thread_min / r.write_ops_per_s_thread_max)
@@ -282,6 +282,7 @@ mod tests {
                 updates,
                 publishes,
                 flushed: 0,
+                handovers: publishes / 4,
             },
             final_load,
             write_hist,
@@ -302,7 +303,6 @@ mod tests {
             final_sum,
             ns_per_tick,
             rate: None,
-            slow_update_ticks: None,
         }
     }
 
@@ -414,25 +414,29 @@ mod tests {
     }
 
     #[test]
-    fn slow_updates_are_counted_against_the_local_hit_threshold() {
-        let mut a = report(Role::Writer, 0, 1000, 0, 1000, 5);
-        let mut b = report(Role::Writer, 1, 1000, 0, 1000, 5);
-        // Writer a: samples of 100 (from `report`), 10, 10, 10 ticks;
-        // writer b: 100, 200, 10, 10. Threshold 50: 3 of 8 are slow.
-        for t in [10, 10, 10] {
-            a.write_hist.record(t).unwrap();
-        }
-        for t in [200, 10, 10] {
-            b.write_hist.record(t).unwrap();
-        }
-        let mut c = ctx(10, 1.0);
-        c.slow_update_ticks = Some(50);
-        let r = repeat_result(0, &[a, b], &c);
-        assert_eq!(r.slow_update_pct, Some(37.5));
+    fn hand_overs_are_summed_over_writers_and_give_updates_per_ownership() {
+        // Writer a: 1000 publishes, 250 hand-overs (`report` sets a
+        // quarter); b: 600 and 150. Over 0.5 s: 800 hand-overs/s, and
+        // 1600 publishes / 400 hand-overs = 4 updates per ownership.
+        let a = report(Role::Writer, 0, 1000, 0, 1000, 5);
+        let b = report(Role::Writer, 1, 1000, 0, 600, 5);
+        let r = repeat_result(0, &[a, b], &ctx(10, 1.0));
+        assert_eq!((r.handovers, r.handovers_per_s), (400, 800.0));
+        assert_eq!(r.updates_per_ownership, Some(4.0));
         let s = strategy_summary(&[r]).unwrap();
-        assert_eq!(s.slow_update_pct.unwrap().mean, 37.5);
+        assert_eq!(s.updates_per_ownership.unwrap().mean, 4.0);
+        assert_eq!(s.handovers_per_s.unwrap().mean, 800.0);
         // Equal rates: perfectly fair.
         assert_eq!(s.fairness.unwrap().mean, 1.0);
+    }
+
+    #[test]
+    fn without_a_hand_over_there_is_no_ownership_figure_not_a_division_by_zero() {
+        // 3 publishes, 0 hand-overs (3 / 4 rounds down): one writer alone.
+        let a = report(Role::Writer, 0, 1000, 0, 3, 5);
+        let r = repeat_result(0, &[a], &ctx(5, 1.0));
+        assert_eq!((r.handovers, r.updates_per_ownership), (0, None));
+        assert_eq!(strategy_summary(&[r]).unwrap().updates_per_ownership, None);
     }
 
     #[test]
@@ -446,24 +450,6 @@ mod tests {
         let pct = r.sampled_vs_throughput_pct.unwrap();
         let expected = 100.0 * (420.0 - 500_000.0) / 500_000.0;
         assert!((pct - expected).abs() < 1e-9, "{pct} != {expected}");
-    }
-
-    #[test]
-    fn a_sample_at_the_threshold_is_not_slow_one_above_is() {
-        // Samples 100 (from `report`), 50 and 51 ticks against 50: 100 and
-        // 51 are slow, 2 of 3.
-        let mut a = report(Role::Writer, 0, 1000, 0, 1000, 5);
-        for t in [50, 51] {
-            a.write_hist.record(t).unwrap();
-        }
-        let mut c = ctx(5, 1.0);
-        c.slow_update_ticks = Some(50);
-        let r = repeat_result(0, &[a], &c);
-        assert_eq!(r.slow_update_pct, Some(200.0 / 3.0));
-        // No sampled update at all: no percentage (not 0/0).
-        let reader = report(Role::Reader, 2, 0, 100, 0, 0);
-        let r = repeat_result(0, &[reader], &c);
-        assert_eq!(r.slow_update_pct, None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! the one place a stop request is caught.
 
 mod aggregate;
+mod floor;
 pub mod interference;
 pub mod plan;
 pub mod signal;
@@ -16,18 +17,15 @@ pub use plan::{
 };
 
 use crate::clock::{ClockKind, Timer, clock_read_cost};
-use crate::counter::{
-    CounterError, CounterLayout, NodeIter, Pad, PublishPolicy, ShardLevel, ShardedCounter, SlotHome,
-};
+use crate::counter::{CounterError, CounterLayout, PublishPolicy, ShardedCounter, SlotHome};
 use crate::placement::PlacementError;
 use crate::provenance::Provenance;
 use crate::results::{
-    HarnessFloor, RepeatResult, RunConfig, RunResults, SCHEMA_VERSION, Strategy, StrategyResult,
-    ThreadPlacement,
+    RepeatResult, RunConfig, RunResults, SCHEMA_VERSION, Strategy, StrategyResult, ThreadPlacement,
 };
-use crate::stats::{LatencySummary, Summary};
+use crate::stats::Summary;
 use crate::topology::{CpuList, Topology};
-use crate::workload::{RepeatOutcome, RepeatSpec, Role, Sampling, ThreadReport, run_repeat};
+use crate::workload::{RepeatOutcome, RepeatSpec, Role, Sampling, run_repeat};
 use aggregate::{RepeatContext, repeat_result, strategy_summary};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -52,9 +50,15 @@ pub struct RunPlan {
 
 impl RunPlan {
     /// One repeat of a strategy with publish policy `policy` reading
-    /// `clock`: every other setting from the plan. Every repeat replays the
-    /// same load tables (the seed does not change between repeats).
-    pub fn repeat_spec(&self, policy: PublishPolicy, clock: ClockKind) -> RepeatSpec {
+    /// `clock` in the regime `rate` (`None` = hammer): every other setting
+    /// from the plan. Every repeat replays the same load tables (the seed
+    /// does not change between repeats).
+    pub fn repeat_spec(
+        &self,
+        policy: PublishPolicy,
+        clock: ClockKind,
+        rate: Option<f64>,
+    ) -> RepeatSpec {
         let cfg = &self.config;
         RepeatSpec {
             policy,
@@ -62,8 +66,8 @@ impl RunPlan {
             tsc_hz: self.provenance.tsc_hz,
             read_every: cfg.read_every,
             timer: self.timer(),
-            sampling: self.sampling(),
-            rate: cfg.rate,
+            sampling: self.sampling(rate),
+            rate,
             seed: cfg.seed,
             warmup: self.warmup(),
             duration: self.repeat_duration(),
@@ -76,9 +80,18 @@ impl RunPlan {
         Timer::of_kind(self.config.timer, self.provenance.tsc_hz)
     }
 
-    /// Which operations are timed, with the timer overhead to subtract.
-    pub fn sampling(&self) -> Sampling {
-        Sampling::new(self.config.sample_every, self.overhead_ticks)
+    /// Which operations are timed in the regime `rate`, with the timer
+    /// overhead to subtract.
+    pub fn sampling(&self, rate: Option<f64>) -> Sampling {
+        let cfg = &self.config;
+        let every = cfg
+            .rates
+            .iter()
+            .position(|r| *r == rate)
+            .and_then(|i| cfg.sample_every_by_rate.get(i))
+            .copied()
+            .unwrap_or(cfg.sample_every);
+        Sampling::new(every, self.overhead_ticks)
     }
 
     /// Warm-up before each repeat.
@@ -89,6 +102,13 @@ impl RunPlan {
     /// Measured interval of each repeat.
     pub fn repeat_duration(&self) -> Duration {
         Duration::from_secs_f64(self.config.repeat_duration_s)
+    }
+
+    /// What takes turns in each round: every strategy in every regime,
+    /// and each paced regime's floor.
+    pub fn entries(&self) -> usize {
+        let rates = &self.config.rates;
+        self.strategies.len() * rates.len() + rates.iter().flatten().count()
     }
 }
 
@@ -133,29 +153,44 @@ pub fn execute(
             clock_costs.push((c, clock_read_cost(c, plan.provenance.tsc_hz)));
         }
     }
-    let mut results: Vec<StrategyResult> = plan
-        .strategies
-        .iter()
-        .map(|s| StrategyResult {
-            strategy: *s,
-            name: s.name(),
-            slots: Vec::new(),
-            read_steps: None,
-            slot_stride_bytes: None,
-            threads: Vec::new(),
-            clock_read_ns: s
-                .clock
-                .and_then(|c| clock_costs.iter().find(|(k, _)| *k == c).map(|(_, ns)| *ns)),
-            repeats: Vec::new(),
-            summary: None,
-            exact: true,
-            converged: None,
-        })
-        .collect();
+    let entry = |s: &Strategy, rate: Option<f64>| StrategyResult {
+        strategy: *s,
+        name: s.name(),
+        rate,
+        slots: Vec::new(),
+        read_steps: None,
+        slot_stride_bytes: None,
+        threads: Vec::new(),
+        clock_read_ns: s
+            .clock
+            .and_then(|c| clock_costs.iter().find(|(k, _)| *k == c).map(|(_, ns)| *ns)),
+        repeats: Vec::new(),
+        summary: None,
+        exact: true,
+        converged: None,
+    };
+    // Every regime's strategies take turns in one round, a paced regime's
+    // floor first among them.
+    let mut results: Vec<StrategyResult> = Vec::new();
+    let mut is_floor: Vec<bool> = Vec::new();
+    for &rate in &cfg.rates {
+        if rate.is_some() {
+            results.push(entry(&floor::PACED_FLOOR, rate));
+            is_floor.push(true);
+        }
+        for s in &plan.strategies {
+            results.push(entry(s, rate));
+            is_floor.push(false);
+        }
+    }
     let mut notes = plan.notes.clone();
-    let floor = measure_floor(plan, interrupted)?;
+    let floor = if cfg.rates.contains(&None) {
+        floor::measure_floor(plan, interrupted)?
+    } else {
+        None
+    };
     let canary_pair = interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus);
-    let mut total = plan.strategies.len() * cfg.repeats;
+    let mut total = results.len() * cfg.repeats;
     let mut done = 0;
     let mut partial = false;
     let mut round = 0;
@@ -171,15 +206,7 @@ pub fn execute(
         let round_started = Instant::now();
         for &i in &active {
             let result = &mut results[i];
-            let Some(r) = one_repeat(
-                plan,
-                result,
-                round,
-                floor.as_ref(),
-                canary_pair,
-                interrupted,
-                &mut notes,
-            )?
+            let Some(r) = one_repeat(plan, result, round, canary_pair, interrupted, &mut notes)?
             else {
                 partial = true;
                 break 'rounds;
@@ -203,6 +230,14 @@ pub fn execute(
             result.converged = Some(ci_half_width_pct(result).is_some_and(|h| h <= target));
         }
     }
+    let (paced_floors, mut strategies): (Vec<_>, Vec<_>) = results
+        .into_iter()
+        .zip(is_floor)
+        .partition(|(_, floor)| *floor);
+    let paced_floors: Vec<StrategyResult> = paced_floors.into_iter().map(|(r, _)| r).collect();
+    for (s, _) in &mut strategies {
+        floor::fill_net(s, floor.as_ref(), &paced_floors);
+    }
     Ok(RunResults {
         schema: SCHEMA_VERSION,
         partial,
@@ -210,15 +245,24 @@ pub fn execute(
         provenance: plan.provenance.clone(),
         topology: plan.topo.clone(),
         floor,
-        strategies: results,
+        paced_floors,
+        strategies: strategies.into_iter().map(|(s, _)| s).collect(),
         notes,
     })
 }
 
-/// Half-width of the 95% CI of a strategy's loop ns/op (from throughput),
-/// as % of its mean; `None` before two repeats.
+/// Half-width of the 95% CI of a strategy's cost per update, as % of its
+/// mean: loop ns/op (from throughput) flat out, busy ns/op when paced
+/// (where loop ns/op is the pacing period); `None` before two repeats.
 pub fn ci_half_width_pct(result: &StrategyResult) -> Option<f64> {
-    let values: Vec<f64> = result.repeats.iter().map(|r| r.write_loop_ns).collect();
+    let values: Vec<f64> = result
+        .repeats
+        .iter()
+        .map(|r| match result.rate {
+            Some(_) => r.write_busy_ns,
+            None => r.write_loop_ns,
+        })
+        .collect();
     let s = Summary::of(&values).filter(|s| s.n > 1 && s.mean > 0.0)?;
     Some(100.0 * (s.ci95_high - s.mean) / s.mean)
 }
@@ -261,7 +305,6 @@ fn one_repeat(
     plan: &RunPlan,
     result: &mut StrategyResult,
     repeat: usize,
-    floor: Option<&HarnessFloor>,
     canary_pair: Option<(u32, u32)>,
     interrupted: &AtomicBool,
     notes: &mut Vec<String>,
@@ -288,7 +331,7 @@ fn one_repeat(
         .copied()
         .collect();
     let steal_before = interference::steal_ms(&measured);
-    let spec = plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc));
+    let spec = plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), result.rate);
     let reports = match run_repeat(
         &counter,
         &cfg.writer_cpus,
@@ -312,8 +355,7 @@ fn one_repeat(
         slot_nodes: cfg.writer_cpus.iter().map(|&c| slot_node(c)).collect(),
         final_sum: counter.read(),
         ns_per_tick: plan.timer().ns_per_tick(),
-        rate: cfg.rate,
-        slow_update_ticks: slow_update_ticks(floor, plan.timer()),
+        rate: result.rate,
     };
     if repeat == 0 {
         result.slots = counter.slots().to_vec();
@@ -346,85 +388,6 @@ fn one_repeat(
         ));
     }
     Ok(Some(r))
-}
-
-/// Runs of the harness floor.
-const FLOOR_RUNS: usize = 3;
-/// Longest measured interval of one floor run.
-const FLOOR_INTERVAL: Duration = Duration::from_millis(100);
-/// Warm-up of one floor run.
-const FLOOR_WARMUP: Duration = Duration::from_millis(10);
-
-/// The floor's slow-update threshold in `timer` ticks.
-fn slow_update_ticks(floor: Option<&HarnessFloor>, timer: Timer) -> Option<u64> {
-    floor?
-        .slow_update_ns
-        .map(|ns| (ns / timer.ns_per_tick()).round() as u64)
-}
-
-/// Measures the harness floor ([`HarnessFloor`]): the run's writer loop,
-/// unpaced, on the first writer's CPU alone, publishing `never`, its read
-/// side on a global slot nobody else touches; then, with sampling on, one
-/// more run publishing `always` to that private slot, whose sampled
-/// updates are local hits and set the slow-update threshold. `None`
-/// without writers or when interrupted.
-fn measure_floor(
-    plan: &RunPlan,
-    interrupted: &AtomicBool,
-) -> Result<Option<HarnessFloor>, RunError> {
-    let Some(&cpu) = plan.config.writer_cpus.first() else {
-        return Ok(None);
-    };
-    let layout = CounterLayout {
-        level: ShardLevel::Global,
-        pad: Pad::Line128,
-        home: SlotHome::Local,
-        node_iter: NodeIter::Compact,
-    };
-    let mut spec = plan.repeat_spec(PublishPolicy::NEVER, ClockKind::Tsc);
-    spec.rate = None;
-    spec.warmup = FLOOR_WARMUP;
-    spec.duration = plan.repeat_duration().min(FLOOR_INTERVAL);
-    let alone = |spec: &RepeatSpec| -> Result<Option<ThreadReport>, RunError> {
-        let counter = ShardedCounter::new(layout, &plan.topo, &[cpu], plan.config.placement)?;
-        let allowed = &plan.topo.allowed_cpus;
-        Ok(
-            match run_repeat(&counter, &[cpu], &[], allowed, spec, interrupted)? {
-                RepeatOutcome::Done(mut reports) => reports.pop(),
-                RepeatOutcome::Interrupted => None,
-            },
-        )
-    };
-    let mut loop_ns = Vec::with_capacity(FLOOR_RUNS);
-    for _ in 0..FLOOR_RUNS {
-        let Some(w) = alone(&spec)? else {
-            return Ok(None);
-        };
-        if let Some(seconds) = w.interval_s.filter(|_| w.updates > 0) {
-            loop_ns.push(seconds * 1e9 / w.updates as f64);
-        }
-    }
-    let Some(loop_ns) = Summary::of(&loop_ns) else {
-        return Ok(None);
-    };
-    let mut local_update_ns = None;
-    let mut slow_update_ns = None;
-    if spec.sampling.every() != 0 {
-        spec.policy = PublishPolicy::ALWAYS;
-        let Some(w) = alone(&spec)? else {
-            return Ok(None);
-        };
-        if let Some(l) = LatencySummary::of(&w.write_hist, plan.timer().ns_per_tick()) {
-            local_update_ns = Some(l.p50_ns);
-            slow_update_ns = Some((2.0 * l.p50_ns).max(l.p99_ns));
-        }
-    }
-    Ok(Some(HarnessFloor {
-        cpu,
-        loop_ns,
-        local_update_ns,
-        slow_update_ns,
-    }))
 }
 
 #[cfg(test)]
@@ -528,15 +491,10 @@ mod tests {
         assert_eq!(seen, expected);
         assert!(!run.partial);
         // The floor: ns per update of the loop alone (a few to a few tens
-        // of ns, debug build included), and with sampling on, the local
-        // hit's p50 and the slow-update line, max(2 × p50, p99).
+        // of ns, debug build included); no paced floor without a rate.
         let floor = run.floor.as_ref().unwrap();
         assert!((0.5..1000.0).contains(&floor.loop_ns.mean), "{floor:?}");
-        let (local, slow) = (
-            floor.local_update_ns.unwrap(),
-            floor.slow_update_ns.unwrap(),
-        );
-        assert!(local > 0.0 && slow >= 2.0 * local, "{floor:?}");
+        assert!(run.paced_floors.is_empty());
         for s in &run.strategies {
             assert_eq!(s.repeats.len(), 2, "{}", s.name);
             assert!(s.exact && s.repeats.iter().all(|r| r.exact), "{}", s.name);
@@ -607,26 +565,6 @@ mod tests {
         let expected: Vec<(usize, usize)> = (1..=repeats).map(|d| (d, d.max(2))).collect();
         assert_eq!(seen, expected);
         assert_eq!(run.strategies[0].converged, Some(false));
-    }
-
-    #[test]
-    fn the_slow_update_threshold_is_the_floors_in_timer_ticks() {
-        let floor = |slow_update_ns| HarnessFloor {
-            cpu: 0,
-            loop_ns: Summary::of(&[1.0]).unwrap(),
-            local_update_ns: None,
-            slow_update_ns,
-        };
-        // 2 GHz: 0.5 ns a tick; 100.2 ns is 200.4 ticks, rounded.
-        let tsc = Timer::Tsc { hz: 2e9 };
-        assert_eq!(slow_update_ticks(Some(&floor(Some(100.2))), tsc), Some(200));
-        assert_eq!(slow_update_ticks(Some(&floor(Some(100.4))), tsc), Some(201));
-        assert_eq!(
-            slow_update_ticks(Some(&floor(Some(37.0))), Timer::Monotonic),
-            Some(37)
-        );
-        assert_eq!(slow_update_ticks(Some(&floor(None)), tsc), None);
-        assert_eq!(slow_update_ticks(None, tsc), None);
     }
 
     #[test]

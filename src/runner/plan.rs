@@ -199,8 +199,9 @@ pub struct RunRequest {
     pub target_ci_pct: Option<f64>,
     /// Time budget of the run for extra repeats.
     pub max_time: Duration,
-    /// Operations per second per thread, if capped.
-    pub rate: Option<f64>,
+    /// The regimes to measure, interleaved in one run: `None` = hammer
+    /// (no cap), `Some(r)` = each thread paced at r ops/s. At least one.
+    pub rates: Vec<Option<f64>>,
     /// Seed of the writers' load walks.
     pub seed: u64,
     /// One operation in this many is timed (0 = none); `None` chooses
@@ -267,7 +268,7 @@ pub enum PlanError {
     /// A sweep's `--threads` is empty.
     #[error("--threads needs at least one value")]
     NoThreadCounts,
-    /// A sweep's `--rates` is empty.
+    /// A sweep's `--rates` (or run's `--rate`) is empty.
     #[error("--rates needs at least one value (a rate such as 22k, or max)")]
     NoRates,
     /// A sweep's `--threads` holds 0.
@@ -287,6 +288,15 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     let allowed = topo.allowed_cpus.len();
     let mut notes = Vec::new();
     let chosen = &request.strategies;
+    if request.rates.is_empty() {
+        return Err(PlanError::NoRates);
+    }
+    let mut rates: Vec<Option<f64>> = Vec::new();
+    for &r in &request.rates {
+        if !rates.contains(&r) {
+            rates.push(r);
+        }
+    }
     if chosen.levels.is_empty()
         || chosen.policies.is_empty()
         || chosen.pads.is_empty()
@@ -360,13 +370,23 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     let provenance = Provenance::collect(calibrate_tsc(Duration::from_millis(50)));
     let timer = Timer::for_host(provenance.tsc_invariant, provenance.tsc_hz);
     notes.extend(provenance.host_notes());
-    let every = sample_every(request.sample_every, request.rate);
-    let overhead_ticks = if every > 0 { timer.overhead_ticks() } else { 0 };
+    let every_by_rate: Vec<u64> = rates
+        .iter()
+        .map(|&r| sample_every(request.sample_every, r))
+        .collect();
+    let every = every_by_rate[0];
+    let overhead_ticks = if every_by_rate.iter().any(|&e| e > 0) {
+        timer.overhead_ticks()
+    } else {
+        0
+    };
     let config = RunConfig {
         writer_cpus,
         reader_cpus,
         read_every: request.read_every,
-        rate: request.rate,
+        rate: rates.iter().copied().flatten().next(),
+        rates,
+        sample_every_by_rate: every_by_rate,
         repeat_duration_s: repeat_duration.as_secs_f64(),
         warmup_s: request.warmup.as_secs_f64(),
         repeats: request.repeats as usize,
@@ -450,7 +470,7 @@ pub(crate) fn example_request() -> RunRequest {
         repeats: 4,
         target_ci_pct: None,
         max_time: Duration::from_secs(1),
-        rate: None,
+        rates: vec![None],
         seed: 1,
         sample_every: None,
         placement: Placement::Strict,

@@ -153,7 +153,7 @@ impl SweepRequest {
             repeats: self.repeats,
             target_ci_pct: None,
             max_time: Duration::ZERO,
-            rate,
+            rates: vec![rate],
             seed: self.seed,
             sample_every: None,
             placement: self.placement,
@@ -202,7 +202,7 @@ impl SweepPlan {
     pub fn total_repeats(&self) -> usize {
         self.points
             .iter()
-            .map(|p| p.plan.strategies.len() * p.plan.config.repeats)
+            .map(|p| p.plan.entries() * p.plan.config.repeats)
             .sum()
     }
 }
@@ -328,7 +328,7 @@ pub fn execute_sweep<E>(
         let outcome = execute(&point.plan, stop, |done, _, name| {
             progress(before + done, &label, name)
         });
-        before += point.plan.strategies.len() * point.plan.config.repeats;
+        before += point.plan.entries() * point.plan.config.repeats;
         match outcome {
             Ok(r) if r.partial => {
                 stopped = Some(SweepStop::Interrupted);

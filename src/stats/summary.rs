@@ -62,6 +62,39 @@ impl Summary {
             max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         })
     }
+
+    /// This quantity less an independent one (a cost less the harness
+    /// floor), in the same unit: mean of the difference; stddev
+    /// `sqrt(sd_self² + sd_other²)` (the spread of one draw of each);
+    /// 95% CI from Welch's interval of the difference of the means (with
+    /// a single repeat on either side, the two half-widths in
+    /// quadrature); n the smaller count; min and max the extremes a draw
+    /// of each could give.
+    pub fn less(&self, other: &Summary) -> Summary {
+        let mean = self.mean - other.mean;
+        let stddev = self.stddev.hypot(other.stddev);
+        let (ci95_low, ci95_high) = match super::welch_t_test(other, self) {
+            Some(w) => w.interval(super::CONFIDENCE_LEVEL),
+            None => {
+                let half = (self.ci95_high - self.mean).hypot(other.ci95_high - other.mean);
+                (mean - half, mean + half)
+            }
+        };
+        Summary {
+            n: self.n.min(other.n),
+            mean,
+            stddev,
+            stddev_pct: if mean != 0.0 {
+                100.0 * stddev / mean.abs()
+            } else {
+                0.0
+            },
+            ci95_low,
+            ci95_high,
+            min: self.min - other.max,
+            max: self.max - other.min,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -81,6 +114,28 @@ mod tests {
         assert!((s.ci95_low - (5.0 - half)).abs() < 1e-12);
         assert!((s.stddev_pct - 100.0 * s.stddev / 5.0).abs() < 1e-12);
         assert_eq!((s.min, s.max), (2.0, 9.0));
+    }
+
+    #[test]
+    fn a_difference_has_both_spreads_and_welchs_interval() {
+        // 10, 12, 14 less 4, 6: mean 12 - 5 = 7; sd 2 and √2 give √6.
+        let a = Summary::of(&[10.0, 12.0, 14.0]).unwrap();
+        let b = Summary::of(&[4.0, 6.0]).unwrap();
+        let d = a.less(&b);
+        assert_eq!((d.n, d.mean, d.min, d.max), (2, 7.0, 4.0, 10.0));
+        assert!((d.stddev - 6f64.sqrt()).abs() < 1e-12);
+        // Welch: se² = 4/3 + 2/2 = 7/3; df = (7/3)² / ((4/3)²/2 + 1²/1)
+        // = 49/9 / (17/9) = 49/17; t(0.975, 49/17 df) = 3.257208 (the t
+        // density integrated by Simpson's rule and bisected, by hand).
+        let half = (d.ci95_high - d.ci95_low) / 2.0;
+        let expected = 3.257_208 * (7.0f64 / 3.0).sqrt();
+        assert!((half - expected).abs() < 1e-5 * expected, "{d:?}");
+        assert!(((d.ci95_high + d.ci95_low) / 2.0 - 7.0).abs() < 1e-12);
+        // One repeat on a side: the half-widths in quadrature (0 for the
+        // single repeat), so the interval is the other side's.
+        let one = Summary::of(&[5.0]).unwrap();
+        let d = a.less(&one);
+        assert!((d.ci95_high - d.mean - (a.ci95_high - a.mean)).abs() < 1e-12);
     }
 
     #[test]
