@@ -7,13 +7,19 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 mod common;
-use common::{contend, results_dir, stderr};
+use common::{contend, results_dir, stderr, stdout};
 
 const QUICK: [&str; 6] = ["--duration", "60ms", "--repeats", "2", "--warmup", "0"];
+
+/// One regime, flat out (a default run has two).
+const FLAT_OUT: [&str; 2] = ["--rate", "max"];
 
 fn quick_run(out: &Path, extra: &[&str]) -> Value {
     let mut args = vec!["run", "--json", "--out", out.to_str().unwrap()];
     args.extend(QUICK);
+    if !extra.contains(&"--rate") {
+        args.extend(FLAT_OUT);
+    }
     args.extend(extra);
     common::contend_json(&args)
 }
@@ -25,7 +31,7 @@ fn quick_run_writes_exact_verified_results_with_provenance() {
         dir.path(),
         &["--level", "global,cpu", "--publish", "always,ratelimit:1ms"],
     );
-    assert_eq!(v["schema"], 2);
+    assert_eq!(v["schema"], 3);
     assert_eq!(v["partial"], false);
     let strategies = v["strategies"].as_array().unwrap();
     let names: Vec<&str> = strategies
@@ -211,7 +217,7 @@ fn quick_run_writes_exact_verified_results_with_provenance() {
         csv.lines()
             .next()
             .unwrap()
-            .starts_with("strategy,level,publish,pad,clock,repeat,")
+            .starts_with("strategy,rate,floor,level,publish,pad,clock,repeat,")
     );
 }
 
@@ -224,18 +230,28 @@ fn table_is_printed_in_the_seeds_style() {
         dir.path().to_str().unwrap(),
         "--level",
         "global,node",
+        "--verbose",
     ];
     args.extend(QUICK);
+    args.extend(FLAT_OUT);
     let o = contend(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8(o.stdout.clone()).unwrap();
     assert!(text.contains("write side: updates/s"), "{text}");
-    assert!(text.contains("read side:"), "{text}");
+    // Without reader threads the read side runs once per update: its
+    // table would repeat updates/s row for row, so it is not printed.
+    assert!(!text.contains("read side: sum"), "{text}");
+    // --verbose: after the first screen, the tables of the one regime.
     // The first section, "writer ns/op from throughput", then "write side";
     // rows such as `always   37.4±6.95%   34.9±3.15%  -6.7%`: the change
     // printed is the node mean against the global one, in percent.
-    let first_title = text
+    let tables = text
+        .split_once("=== flat out ===")
+        .expect("--verbose tables")
+        .1;
+    let first_title = tables
         .lines()
+        .skip(1)
         .skip_while(|l| !l.is_empty())
         .find(|l| !l.is_empty())
         .unwrap();
@@ -275,7 +291,7 @@ fn table_is_printed_in_the_seeds_style() {
     };
     let mut checked = 0;
     for section in ["writer ns/op from throughput", "write side: updates/s"] {
-        let mut lines = text.lines().skip_while(|l| !l.starts_with(section));
+        let mut lines = tables.lines().skip_while(|l| !l.starts_with(section));
         assert!(lines.next().is_some(), "no {section} section: {text}");
         let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
         assert_eq!(header, ["global", "node"], "{text}");
@@ -467,21 +483,27 @@ fn ctrl_c_keeps_finished_repeats_and_marks_the_file_partial() {
     assert_eq!(json["partial"], true);
     // 2 s over 10 repeats is 200 ms a repeat, with no warm-up; SIGINT
     // comes 1.5 s after the start, so at most 7 repeats (1.4 s) can have
-    // finished, of the 8 strategies x 10 = 80 asked for, and the one
-    // running at the signal is dropped.
+    // finished, of the 8 strategies x 2 regimes x 10 = 160 asked for (and
+    // the paced floor's 10), and the one running at the signal is
+    // dropped.
     let per_strategy: Vec<usize> = json["strategies"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| s["repeats"].as_array().unwrap().len())
         .collect();
-    assert_eq!(per_strategy.len(), 8, "{per_strategy:?}");
+    assert_eq!(per_strategy.len(), 16, "{per_strategy:?}");
     assert_eq!(json["config"]["repeat_duration_s"], 0.2);
     let finished: usize = per_strategy.iter().sum();
     assert!((1..=7).contains(&finished), "{finished} repeats kept");
-    // Strategies take turns, so the kept repeats are one round-robin
-    // prefix: the first `finished` strategies have one repeat each.
-    let expected: Vec<usize> = (0..8).map(|i| usize::from(i < finished)).collect();
+    // Strategies take turns, flat out first, so the kept repeats are one
+    // round-robin prefix: the first `finished` strategies have one repeat
+    // each, and the paced floor (after the 8 flat-out ones) none.
+    let expected: Vec<usize> = (0..16).map(|i| usize::from(i < finished)).collect();
+    assert_eq!(
+        json["paced_floors"][0]["repeats"].as_array().unwrap().len(),
+        0
+    );
     assert_eq!(per_strategy, expected);
 }
 
@@ -578,24 +600,45 @@ fn floor_throughput_ns_and_staleness_are_recorded_and_printed() {
             assert!(r["staleness"]["probes"].as_u64().unwrap() > 0, "{r}");
         }
     }
-    // The table leads with the throughput figure and names the floor.
+    // The first screen: the verdict first, then one compact table whose
+    // first figure is ns/op from throughput, and the floor it rests on;
+    // the sampled tables only with --verbose.
     let mut args = vec!["run", "--out", dir.path().to_str().unwrap()];
     args.extend(QUICK);
+    args.extend(FLAT_OUT);
     args.extend(["--level", "global"]);
     let o = contend(&args);
     let text = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(o.status.success(), "{}", stderr(&o));
-    let first_title = text
+    let after_header = text
         .lines()
         .skip_while(|l| !l.is_empty())
         .find(|l| !l.is_empty())
         .unwrap();
-    assert!(
-        first_title.starts_with("writer ns/op from throughput"),
+    assert!(after_header.starts_with("verdict: "), "{text}");
+    let heads = text
+        .lines()
+        .find(|l| l.starts_with("strategy "))
+        .unwrap_or_else(|| panic!("no compact table: {text}"));
+    let columns: Vec<&str> = heads
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        columns,
+        ["strategy", "ns/op", "net", "updates/s", "per ownership"],
         "{text}"
     );
     assert!(text.contains("harness floor: "), "{text}");
-    assert!(text.contains("write ns/op, sampled"), "{text}");
+    assert!(!text.contains("write ns/op, sampled"), "{text}");
+    args.push("--verbose");
+    let o = contend(&args);
+    assert!(
+        stdout(&o).contains("write ns/op, sampled"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -622,4 +665,97 @@ fn warmup_zero_means_none_with_or_without_a_unit() {
         let v: Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(v["config"]["warmup_s"], 0.0, "--warmup {zero}");
     }
+}
+
+#[test]
+fn a_default_run_answers_both_regimes_verdict_first_in_one_compact_table() {
+    // The default regimes (flat out and the seed's 22k/s), shortened.
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--out", dir.path().to_str().unwrap()];
+    args.extend(QUICK);
+    args.extend(["--level", "global,cpu", "--publish", "always,never"]);
+    let o = contend(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("regimes, interleaved: flat out, at 22.0k/s per writer"),
+        "{text}"
+    );
+    // Verdict lines come before the table; the table has one group of
+    // columns per regime, a row per strategy and one for the floors.
+    let lines: Vec<&str> = text.lines().collect();
+    let first_verdict = lines
+        .iter()
+        .position(|l| l.starts_with("verdict: "))
+        .unwrap();
+    let heads = lines
+        .iter()
+        .position(|l| l.starts_with("strategy "))
+        .unwrap();
+    assert!(first_verdict < heads, "{text}");
+    assert!(
+        lines[heads - 1].contains("flat out") && lines[heads - 1].contains("at 22.0k/s per writer")
+    );
+    for column in [
+        "ns/op",
+        "per ownership",
+        "net ns/update",
+        "net CPU",
+        "busy ns/op",
+    ] {
+        assert!(lines[heads].contains(column), "{column}: {text}");
+    }
+    let rows: Vec<&str> = lines[heads + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with("± = "))
+        .copied()
+        .collect();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r.split("  ").next().unwrap().trim())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "global/always",
+            "cpu/always",
+            "global/never",
+            "cpu/never",
+            "floor (no shared write)"
+        ],
+        "{text}"
+    );
+    assert!(text.contains("paced floor at 22.0k/s: busy "), "{text}");
+    // No table repeats another: the full tables are behind --verbose.
+    assert!(!text.contains("write side: updates/s"), "{text}");
+    // The file keeps both regimes, the paced floor, gross, floor and net.
+    let folder = results_dir(dir.path()).expect("a results folder");
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("run.json")).unwrap()).unwrap();
+    assert_eq!(v["config"]["rates"], serde_json::json!([null, 22000.0]));
+    assert_eq!(v["paced_floors"][0]["name"], "global/never/pad128");
+    for s in v["strategies"].as_array().unwrap() {
+        let summary = &s["summary"];
+        assert!(summary["net_ns"]["mean"].is_f64(), "{}", s["name"]);
+        if s["rate"].is_null() {
+            assert!(summary["write_loop_ns"]["mean"].is_f64());
+        } else {
+            assert!(summary["write_busy_ns"]["mean"].is_f64());
+            assert!(summary["net_cpu_share_pct"]["mean"].is_f64());
+        }
+    }
+    let csv = std::fs::read_to_string(folder.join("run.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    for column in [
+        "rate",
+        "floor",
+        "write_busy_ns",
+        "floor_ns",
+        "net_ns",
+        "handovers",
+    ] {
+        assert!(header.split(',').any(|c| c == column), "{column}: {header}");
+    }
+    // 4 strategies x 2 regimes x 2 repeats, and the paced floor's 2.
+    assert_eq!(csv.lines().count(), 1 + 4 * 2 * 2 + 2, "{csv}");
 }

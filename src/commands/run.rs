@@ -117,6 +117,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub oversubscribe: bool,
 
+    /// After the first screen, print every table, regime by regime, with
+    /// every line on what the numbers rest on (report.html has them too).
+    #[arg(long, short)]
+    pub verbose: bool,
+
     /// Where results go and what is printed.
     #[command(flatten)]
     pub output: ResultsArgs,
@@ -197,6 +202,9 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
         print!("{}", report::render(&doc, Format::Json)?);
     } else if !args.output.quiet {
         print!("{}", report::render(&doc, Format::Text)?);
+        if args.verbose {
+            print!("{}", report::text::run_tables(&results));
+        }
     }
     let dir = results_folder(
         &args.output.out,

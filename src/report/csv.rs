@@ -32,10 +32,17 @@ impl Export for CsvExport {
     }
 }
 
-/// One CSV row. Latencies are ns; rates are per second.
+/// One CSV row. Latencies are ns; rates are per second. `floor_ns` is
+/// the mean of the floor of the row's regime (the harness floor's loop
+/// ns/op flat out, the paced floor's busy ns/op paced) and `net_ns` the
+/// row's gross figure (`write_loop_ns` flat out, `write_busy_ns` paced)
+/// less it; a paced floor's own repeats are rows with `floor` true.
 #[derive(Serialize)]
 struct RunRow<'a> {
     strategy: &'a str,
+    /// Offered ops/s per writer; empty = flat out.
+    rate: Option<f64>,
+    floor: bool,
     level: &'a str,
     publish: String,
     pad: &'a str,
@@ -55,17 +62,37 @@ struct RunRow<'a> {
     staleness_error_mean_pct: f64,
     staleness_age_mean_ns: f64,
     write_loop_ns: f64,
+    write_busy_ns: f64,
+    cpu_share_pct: f64,
+    floor_ns: Option<f64>,
+    net_ns: Option<f64>,
+    handovers: u64,
+    updates_per_ownership: Option<f64>,
     sampled_vs_throughput_pct: Option<f64>,
     exact: bool,
 }
 
-/// run.csv: a header, then one row per strategy and repeat.
+/// run.csv: a header, then one row per strategy (and paced floor) and
+/// repeat.
 fn run_csv(run: &RunResults) -> Result<Vec<u8>, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    for s in &run.strategies {
+    let floors = run.paced_floors.iter().map(|s| (s, true));
+    for (s, is_floor) in run.strategies.iter().map(|s| (s, false)).chain(floors) {
+        let floor_ns = match s.rate {
+            None => run.floor.as_ref().map(|f| f.loop_ns.mean),
+            Some(rate) => run
+                .paced_floor(rate)
+                .and_then(|f| Some(f.summary.as_ref()?.write_busy_ns?.mean)),
+        };
         for r in &s.repeats {
+            let gross = match s.rate {
+                None => r.write_loop_ns,
+                Some(_) => r.write_busy_ns,
+            };
             w.serialize(RunRow {
                 strategy: &s.name,
+                rate: s.rate,
+                floor: is_floor,
                 level: s.strategy.level.name(),
                 publish: s.strategy.publish.to_string(),
                 pad: s.strategy.pad.name(),
@@ -85,6 +112,12 @@ fn run_csv(run: &RunResults) -> Result<Vec<u8>, csv::Error> {
                 staleness_error_mean_pct: r.staleness.error_mean_pct,
                 staleness_age_mean_ns: r.staleness.age_mean_ns,
                 write_loop_ns: r.write_loop_ns,
+                write_busy_ns: r.write_busy_ns,
+                cpu_share_pct: r.cpu_share_pct,
+                floor_ns,
+                net_ns: floor_ns.map(|f| gross - f),
+                handovers: r.handovers,
+                updates_per_ownership: r.updates_per_ownership,
                 sampled_vs_throughput_pct: r.sampled_vs_throughput_pct,
                 exact: r.exact,
             })?;
@@ -123,6 +156,13 @@ struct SweepRow<'a> {
     write_loop_ns_mean: Option<f64>,
     write_busy_ns_mean: Option<f64>,
     cpu_share_pct_mean: Option<f64>,
+    /// Net ns per update: loop ns/op less the harness floor (flat out),
+    /// busy ns/op less the paced floor (paced).
+    net_ns_mean: Option<f64>,
+    net_ns_ci95_low: Option<f64>,
+    net_ns_ci95_high: Option<f64>,
+    net_cpu_share_pct_mean: Option<f64>,
+    updates_per_ownership_mean: Option<f64>,
     exact: bool,
 }
 
@@ -157,6 +197,12 @@ fn sweep_csv(sweep: &SweepResults) -> Result<Vec<u8>, csv::Error> {
                 write_loop_ns_mean: sum.and_then(|x| x.write_loop_ns.map(|v| v.mean)),
                 write_busy_ns_mean: sum.and_then(|x| x.write_busy_ns.map(|v| v.mean)),
                 cpu_share_pct_mean: sum.and_then(|x| x.cpu_share_pct.map(|v| v.mean)),
+                net_ns_mean: sum.and_then(|x| x.net_ns.map(|v| v.mean)),
+                net_ns_ci95_low: sum.and_then(|x| x.net_ns.map(|v| v.ci95_low)),
+                net_ns_ci95_high: sum.and_then(|x| x.net_ns.map(|v| v.ci95_high)),
+                net_cpu_share_pct_mean: sum.and_then(|x| x.net_cpu_share_pct.map(|v| v.mean)),
+                updates_per_ownership_mean: sum
+                    .and_then(|x| x.updates_per_ownership.map(|v| v.mean)),
                 exact: s.exact,
             })?;
         }

@@ -67,17 +67,19 @@ pub fn shown(value: Option<Summary>, decimals: usize) -> String {
 }
 
 /// The measures tables show for these strategies, in order: under
-/// `--rate` (`paced`) the busy ns/op and CPU share first, then ns/op from
-/// throughput, then [`MEASURES`]; a measure no strategy recorded (reader
-/// ns/op without readers, sampled ns with sampling off) is left out.
+/// `--rate` (`paced`) [`PACED`] (net, then gross busy ns/op and CPU
+/// share), flat out loop ns/op from throughput and its net; then reader
+/// ns/op and [`MEASURES`]; a measure no strategy recorded (reader ns/op
+/// without readers, sampled ns with sampling off) is left out.
 pub fn shown_measures<'a>(
     strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
     paced: bool,
 ) -> Vec<&'static Measure> {
-    let paced: &[Measure] = if paced { &PACED } else { &[] };
-    paced
-        .iter()
-        .chain(THROUGHPUT_NS.iter())
+    // Paced, loop ns/op is the pacing period and the net figure is
+    // PACED's; flat out, PACED's are not measured.
+    let lead: &[Measure] = if paced { &PACED } else { &THROUGHPUT_NS[..2] };
+    lead.iter()
+        .chain(THROUGHPUT_NS[2..].iter())
         .chain(MEASURES.iter())
         .filter(|m| {
             strategies
@@ -274,17 +276,28 @@ pub fn cv_text(pct: f64) -> String {
 /// the strategy too noisy to call.
 pub const NOISY_CV_PCT: f64 = 10.0;
 
+/// The coefficient of variation (%) of a strategy's cost per update
+/// (loop ns/op flat out, busy ns/op paced) when it exceeds
+/// [`NOISY_CV_PCT`]: too noisy to call; `None` otherwise.
+pub fn noisy_cv(s: &StrategyResult) -> Option<f64> {
+    let summary = s.summary.as_ref()?;
+    let gross = if s.rate.is_some() {
+        summary.write_busy_ns
+    } else {
+        summary.write_loop_ns
+    };
+    Some(gross?.stddev_pct).filter(|&cv| cv > NOISY_CV_PCT)
+}
+
 /// The closing line of a run's tables: what `n.s.` means, and the
-/// strategies whose loop ns/op varies too much between repeats to call;
-/// `None` when nothing is marked.
+/// strategies whose cost per update (loop ns/op flat out, busy ns/op
+/// paced) varies too much between repeats to call; `None` when nothing is
+/// marked.
 pub fn noise_line(run: &RunResults) -> Option<String> {
     let noisy: Vec<String> = run
         .strategies
         .iter()
-        .filter_map(|s| {
-            let cv = s.summary.as_ref()?.write_loop_ns?.stddev_pct;
-            (cv > NOISY_CV_PCT).then(|| format!("{} (±{})", s.name, cv_text(cv)))
-        })
+        .filter_map(|s| noisy_cv(s).map(|cv| format!("{} (±{})", s.name, cv_text(cv))))
         .collect();
     let marks = format!(
         "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and a {DEFAULT_NOISE_THRESHOLD_PCT}% noise threshold, as contend compare decides)"
@@ -303,7 +316,7 @@ pub fn noise_line(run: &RunResults) -> Option<String> {
 /// involuntary context switches, the canary's range and what it cost, and
 /// how many repeats it marked disturbed; `None` for a file without
 /// interference records.
-fn interference_line(run: &RunResults) -> Option<String> {
+pub fn interference_line(run: &RunResults) -> Option<String> {
     let repeats: Vec<&crate::results::RepeatResult> =
         run.strategies.iter().flat_map(|s| &s.repeats).collect();
     let records = || repeats.iter().map(|r| &r.interference);
@@ -411,6 +424,21 @@ pub fn run_findings(run: &RunResults) -> Vec<String> {
             f.loop_ns.mean, f.loop_ns.stddev_pct, f.cpu
         ));
     }
+    for f in &run.paced_floors {
+        let (Some(rate), Some(summary)) = (f.rate, f.summary.as_ref()) else {
+            continue;
+        };
+        if let (Some(busy), Some(share)) = (summary.write_busy_ns, summary.cpu_share_pct) {
+            lines.push(format!(
+                "paced floor at {}/s: busy {:.1} ns/op ±{:.1}%, CPU share {:.3}% (the same paced loop on the same CPUs with no shared write, its {} repeats interleaved with the strategies'; a strategy's busy ns/op and CPU share less these are its net figures)",
+                human(rate, Unit::PerSecond),
+                busy.mean,
+                busy.stddev_pct,
+                share.mean,
+                busy.n
+            ));
+        }
+    }
     // Samples below the timer's resolution say nothing either way.
     let resolution_ns = 2.0 * run.config.timer_overhead_ns;
     let disagree: Vec<String> = run
@@ -478,7 +506,7 @@ pub fn run_findings(run: &RunResults) -> Vec<String> {
         let budget = run.config.max_time_s.unwrap_or(0.0);
         if open.is_empty() {
             lines.push(format!(
-                "target CI: every strategy's loop ns/op within ±{target}% (95% CI) after {lo}-{hi} repeats"
+                "target CI: every strategy's cost per update (loop ns/op flat out, busy ns/op paced) within ±{target}% (95% CI) after {lo}-{hi} repeats"
             ));
         } else {
             lines.push(format!(

@@ -664,6 +664,43 @@ mod tests {
     }
 
     #[test]
+    fn a_run_splits_into_one_view_per_regime_and_old_files_get_theirs() {
+        // The fixture is a schema-2 hammer run: after reading, one regime.
+        let mut run = fixture_run();
+        assert_eq!(run.config.rates, [None]);
+        assert!(run.strategies.iter().all(|s| s.rate.is_none()));
+        let views = run.regimes();
+        assert_eq!(views.len(), 1);
+        assert_eq!(views[0], run);
+        // Add a paced regime at 22k/s: its copy of the strategies, its
+        // paced floor and its sampling.
+        let mut paced = run.strategies.clone();
+        for s in &mut paced {
+            s.rate = Some(22e3);
+        }
+        let mut floor = paced[0].clone();
+        floor.name = "global/never/pad128".into();
+        run.strategies.extend(paced);
+        run.paced_floors.push(floor);
+        run.config.rates = vec![None, Some(22e3)];
+        run.config.sample_every_by_rate = vec![1024, 4];
+        let views = run.regimes();
+        assert_eq!(views.len(), 2);
+        let (flat, at) = (&views[0], &views[1]);
+        assert_eq!((flat.config.rate, at.config.rate), (None, Some(22e3)));
+        assert_eq!(
+            (flat.config.sample_every, at.config.sample_every),
+            (1024, 4)
+        );
+        assert_eq!((flat.strategies.len(), at.strategies.len()), (2, 2));
+        assert!(at.strategies.iter().all(|s| s.rate == Some(22e3)));
+        assert!(flat.floor.is_some() && at.floor.is_none());
+        assert_eq!((flat.paced_floors.len(), at.paced_floors.len()), (0, 1));
+        assert_eq!(run.paced_floor(22e3).unwrap().name, "global/never/pad128");
+        assert!(run.paced_floor(1e6).is_none());
+    }
+
+    #[test]
     fn a_strategy_is_named_level_policy_pad_and_clock() {
         let mut s = Strategy {
             level: ShardLevel::Node,

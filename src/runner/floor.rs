@@ -109,6 +109,8 @@ pub fn fill_net(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::{PoolSize, execute, plan};
+    use crate::topology::Topology;
 
     /// The fixture's first strategy at `rate`, its busy ns and CPU share
     /// per repeat as given.
@@ -166,5 +168,51 @@ mod tests {
         let mut s = paced(None, &[1.0], &[100.0]);
         fill_net(&mut s, None, &floors);
         assert_eq!(s.summary.unwrap().net_ns, None);
+    }
+
+    #[test]
+    fn a_paced_regime_runs_its_floor_in_every_round_beside_the_strategies() {
+        // Flat out and 20k/s, global/always: per round the flat-out
+        // strategy, the paced floor, then the paced strategy.
+        let mut request = plan::example_request();
+        request.writers = Some(PoolSize::Count(1));
+        request.repeats = 2;
+        request.rates = vec![None, Some(20e3)];
+        let plan =
+            plan::plan(&request, Topology::read(std::path::Path::new("/")).unwrap()).unwrap();
+        assert_eq!(plan.entries(), 3);
+        let mut seen = Vec::new();
+        let run = execute(&plan, &AtomicBool::new(false), |done, total, name| {
+            seen.push((done, total, name.to_string()))
+        })
+        .unwrap();
+        let names: Vec<String> = seen.iter().map(|(_, _, n)| n.clone()).collect();
+        let round = [
+            "global/always/pad128",
+            "global/never/pad128",
+            "global/always/pad128",
+        ];
+        assert_eq!(names, [round, round].concat());
+        assert_eq!(seen.last().unwrap().1, 6);
+        // The paced floor is kept apart from the strategies, with its rate.
+        assert_eq!(run.paced_floors.len(), 1);
+        let floor = &run.paced_floors[0];
+        assert_eq!((floor.rate, floor.repeats.len()), (Some(20e3), 2));
+        assert!(floor.repeats.iter().all(|r| r.publishes == 0 && r.exact));
+        let rates: Vec<Option<f64>> = run.strategies.iter().map(|s| s.rate).collect();
+        assert_eq!(rates, [None, Some(20e3)]);
+        // Each regime's net figure is against its own floor.
+        let (flat, paced) = (&run.strategies[0], &run.strategies[1]);
+        let net = |s: &StrategyResult| s.summary.as_ref().unwrap().net_ns.unwrap().mean;
+        let gross = flat.summary.as_ref().unwrap().write_loop_ns.unwrap().mean;
+        let hammer_floor = run.floor.as_ref().unwrap().loop_ns.mean;
+        assert!((net(flat) - (gross - hammer_floor)).abs() < 1e-9);
+        let busy = paced.summary.as_ref().unwrap().write_busy_ns.unwrap().mean;
+        let paced_floor = floor.summary.as_ref().unwrap().write_busy_ns.unwrap().mean;
+        assert!((net(paced) - (busy - paced_floor)).abs() < 1e-9);
+        assert!(paced.summary.as_ref().unwrap().net_cpu_share_pct.is_some());
+        // Sampling follows the regime: 1 in 1024 flat out, 1 in 2 at 20k/s.
+        assert_eq!(run.config.sample_every_by_rate, [1024, 2]);
+        assert_eq!(plan.sampling(Some(20e3)).every(), 2);
     }
 }

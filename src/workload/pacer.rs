@@ -265,6 +265,25 @@ mod tests {
     }
 
     #[test]
+    fn an_operations_time_between_waits_is_busy_not_waiting() {
+        // 1M/s: a slot every 1,000 ticks; each clock read costs 1 tick and
+        // each operation 300 (a transfer's stall, which the fenced read
+        // after it sees). Over 100 slots the pacer waits the other 700 a
+        // slot less its own reads: busy = interval - waited = 300 + reads.
+        let mut p = pacer(1e6, 1);
+        p.wait();
+        let start = p.ticks.now;
+        for _ in 0..100 {
+            p.ticks.now += 300;
+            p.wait();
+        }
+        let (interval, waited) = (p.ticks.now - start, p.waited_ticks());
+        let busy_per_op = (interval - waited) as f64 / 100.0;
+        assert!((301.0..=303.0).contains(&busy_per_op), "{busy_per_op}");
+        assert_eq!(p.missed(), 0);
+    }
+
+    #[test]
     fn waits_are_counted_and_reset() {
         let mut p = pacer(1e6, 10);
         for _ in 0..1_001 {

@@ -1,14 +1,216 @@
-//! The run as a text table in the seeds' style, one section per measure:
-//! `90569±1.15%` per level, and the change against the first level.
+//! A run for the terminal: the first screen `contend run` prints (header,
+//! verdict, one compact table of every strategy in every regime, what the
+//! numbers rest on) and, behind `--verbose`, the full tables in the seeds'
+//! style, one section per measure: `90569±1.15%` per level, and the change
+//! against the first level.
 
 use crate::counter::ShardLevel;
-use crate::report::measures::{RowLabels, measure_table, run_findings, shown_measures, unique};
-use crate::results::{RunResults, StrategyResult, SweepResults};
+use crate::report::measures::{
+    NOISY_CV_PCT, RowLabels, cv_text, human, interference_line, measure_table, noisy_cv,
+    run_findings, shown_measures, unique,
+};
+use crate::results::{RunResults, StrategyResult, SweepResults, Unit};
 use crate::topology::CpuList;
 use std::fmt::Write;
 
-/// Renders the results as the table `contend run` prints.
+/// The first screen of a run: who and where, the verdict, one compact
+/// table (per strategy: flat out, ns/op from throughput, net of the
+/// harness floor, updates/s and updates per ownership; per paced regime,
+/// net ns per update, net CPU share and busy ns/op), and the lines that
+/// say what the numbers rest on. `--verbose` adds [`tables`].
 pub fn render(run: &RunResults) -> String {
+    let mut out = header(run);
+    let regimes = run.regimes();
+    let _ = writeln!(
+        out,
+        "regimes, interleaved: {}",
+        regimes
+            .iter()
+            .map(|v| regime_name(v.config.rate))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    out.push('\n');
+    out.push_str(&crate::report::verdict::text(&crate::verdict::run_lines(
+        run,
+    )));
+    out.push('\n');
+    out.push_str(&align(&compact_table(&regimes)));
+    let _ = writeln!(
+        out,
+        "± = stddev over repeats; ns/op = writers x interval / updates; net = less the floor of its regime (flat out: the same loop alone; paced: the same paced loop, no shared write); per ownership = publishes / hand-overs between writers"
+    );
+    // Per regime, its floor and its warnings; for the run, what could
+    // have disturbed it and which strategies were too noisy to call.
+    for view in &regimes {
+        for line in run_findings(view) {
+            let keep = ["WARNING", "harness floor", "paced floor"]
+                .iter()
+                .any(|p| line.starts_with(p));
+            if keep {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+    }
+    out.extend(interference_line(run).map(|l| l + "\n"));
+    let noisy: Vec<&str> = run
+        .strategies
+        .iter()
+        .filter(|s| noisy_cv(s).is_some())
+        .map(|s| s.name.as_str())
+        .collect();
+    if !noisy.is_empty() {
+        let _ = writeln!(
+            out,
+            "noise: {} of {} strategies vary by more than {NOISY_CV_PCT}% between repeats, so the verdict calls few differences; --verbose lists them (rerun, or raise --max-time)",
+            noisy.len(),
+            run.strategies.len()
+        );
+    }
+    let open: Vec<&str> = run
+        .strategies
+        .iter()
+        .filter(|s| s.converged == Some(false))
+        .map(|s| s.name.as_str())
+        .collect();
+    if let (Some(target), false) = (run.config.target_ci_pct, open.is_empty()) {
+        let _ = writeln!(
+            out,
+            "target CI: ±{target}% not reached within {:.0} s by {} of {} strategies: take their figures as inconclusive, or raise --max-time (--verbose names them)",
+            run.config.max_time_s.unwrap_or(0.0),
+            open.len(),
+            run.strategies.len()
+        );
+    }
+    let _ = writeln!(out, "{}", exact_line(run));
+    let _ = writeln!(out, "{}", placement_line(run));
+    for note in &run.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    let _ = writeln!(
+        out,
+        "every table: --verbose, or report.html in the results folder"
+    );
+    out
+}
+
+/// The regime as tables name it: `flat out` or `at 22.0k/s per writer`.
+fn regime_name(rate: Option<f64>) -> String {
+    match rate {
+        None => "flat out".to_string(),
+        Some(r) => format!("at {}/s per writer", human(r, Unit::PerSecond)),
+    }
+}
+
+/// The compact table: one row per strategy (and one for the floors), the
+/// columns of each regime side by side.
+fn compact_table(regimes: &[RunResults]) -> Vec<Vec<String>> {
+    let all: Vec<&StrategyResult> = regimes.iter().flat_map(|v| &v.strategies).collect();
+    let labels = RowLabels::new(all.iter().copied());
+    let row_of = |s: &StrategyResult| format!("{}/{}", s.strategy.level, labels.label(s));
+    let rows = unique(all.iter().map(|s| row_of(s)));
+    let mut groups = vec![String::new()];
+    let mut heads = vec!["strategy".to_string()];
+    for view in regimes {
+        let columns: &[&str] = match view.config.rate {
+            None => &["ns/op", "net", "updates/s", "per ownership"],
+            Some(_) => &["net ns/update", "net CPU", "busy ns/op"],
+        };
+        groups.push(regime_name(view.config.rate));
+        groups.extend((1..columns.len()).map(|_| String::new()));
+        heads.extend(columns.iter().map(|c| c.to_string()));
+    }
+    let mut table = vec![groups, heads];
+    let ns = |v: f64| human(v, Unit::Nanoseconds);
+    let with_cv = |s: crate::stats::Summary| format!("{} ±{}", ns(s.mean), cv_text(s.stddev_pct));
+    for row in &rows {
+        let mut line = vec![row.clone()];
+        for view in regimes {
+            let found = view.strategies.iter().find(|s| &row_of(s) == row);
+            let summary = found.and_then(|s| s.summary.as_ref());
+            let cells: Vec<String> = match (view.config.rate, summary) {
+                (None, Some(m)) => vec![
+                    m.write_loop_ns.map_or("-".into(), with_cv),
+                    m.net_ns.map_or("-".into(), |n| ns(n.mean)),
+                    human(m.write_ops_per_s.mean, Unit::PerSecond),
+                    m.updates_per_ownership
+                        .map_or("-".into(), |u| human(u.mean, Unit::Count)),
+                ],
+                (Some(_), Some(m)) => vec![
+                    m.net_ns.map_or("-".into(), with_cv),
+                    m.net_cpu_share_pct
+                        .map_or("-".into(), |p| human(p.mean, Unit::Percent)),
+                    m.write_busy_ns.map_or("-".into(), |b| ns(b.mean)),
+                ],
+                (None, None) => vec!["-".into(); 4],
+                (Some(_), None) => vec!["-".into(); 3],
+            };
+            line.extend(cells);
+        }
+        table.push(line);
+    }
+    let mut floor = vec!["floor (no shared write)".to_string()];
+    for view in regimes {
+        match view.config.rate {
+            None => {
+                floor.push(
+                    view.floor
+                        .as_ref()
+                        .map_or("-".into(), |f| with_cv(f.loop_ns)),
+                );
+                floor.extend(["", "", ""].map(String::from));
+            }
+            Some(_) => {
+                let busy = view
+                    .paced_floors
+                    .first()
+                    .and_then(|f| f.summary.as_ref()?.write_busy_ns);
+                floor.extend(["", ""].map(String::from));
+                floor.push(busy.map_or("-".into(), |b| ns(b.mean)));
+            }
+        }
+    }
+    table.push(floor);
+    table
+}
+
+/// Whether every repeat's final sum was exact.
+fn exact_line(run: &RunResults) -> String {
+    let repeats: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
+    let inexact: Vec<&str> = run
+        .strategies
+        .iter()
+        .filter(|s| !s.exact)
+        .map(|s| s.name.as_str())
+        .collect();
+    if inexact.is_empty() {
+        format!("exact sums: all {repeats} repeats exact")
+    } else {
+        format!("exact sums: WRONG for {}", inexact.join(", "))
+    }
+}
+
+/// Where threads and slots were, and whether that was verified.
+fn placement_line(run: &RunResults) -> String {
+    let unverified = run
+        .strategies
+        .iter()
+        .flat_map(|s| &s.threads)
+        .filter(|t| !t.verified)
+        .count();
+    format!(
+        "placement: threads {}, slots {}",
+        if unverified == 0 {
+            "pinned and verified (sched_getcpu)".to_string()
+        } else {
+            format!("{unverified} UNVERIFIED")
+        },
+        slot_nodes_line(run)
+    )
+}
+
+/// Who ran what where: contend, host, kernel, time; the threads.
+fn header(run: &RunResults) -> String {
     let mut out = String::new();
     let cfg = &run.config;
     let p = &run.provenance;
@@ -44,20 +246,55 @@ pub fn render(run: &RunResults) -> String {
             nodes(&cfg.reader_cpus)
         );
     }
+    let repeats: Vec<usize> = run.strategies.iter().map(|s| s.repeats.len()).collect();
+    let (lo, hi) = (
+        repeats.iter().min().copied().unwrap_or(0),
+        repeats.iter().max().copied().unwrap_or(0),
+    );
     let _ = writeln!(
         out,
-        "{} repeats x {:.0} ms per strategy (+{:.0} ms warm-up), mean±stddev; change vs {}{}",
-        cfg.repeats,
+        "{} repeats x {:.0} ms per strategy (+{:.0} ms warm-up){}",
+        if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo}-{hi}")
+        },
         cfg.repeat_duration_s * 1e3,
         cfg.warmup_s * 1e3,
-        run.strategies
-            .first()
-            .map_or("-", |s| s.strategy.level.name()),
         if run.partial {
             "; PARTIAL (interrupted)"
         } else {
             ""
         }
+    );
+    out
+}
+
+/// Every table of a run, regime by regime, in the seeds' style, with
+/// every line on what the numbers rest on (`--verbose`, and the tables
+/// under each sweep point).
+pub fn tables(run: &RunResults) -> String {
+    let mut out = String::new();
+    for view in run.regimes() {
+        let _ = writeln!(out, "\n=== {} ===", regime_name(view.config.rate));
+        out.push_str(&regime_tables(&view));
+    }
+    for note in &run.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    out
+}
+
+/// The tables of one regime's view.
+fn regime_tables(run: &RunResults) -> String {
+    let mut out = String::new();
+    let cfg = &run.config;
+    let _ = writeln!(
+        out,
+        "mean±stddev; change vs {}",
+        run.strategies
+            .first()
+            .map_or("-", |s| s.strategy.level.name())
     );
 
     if cfg.sample_every > 0 {
@@ -81,7 +318,13 @@ pub fn render(run: &RunResults) -> String {
             .find(|s| row_label(s) == row && s.strategy.level.name() == level)
     };
     let resolution_ns = 2.0 * cfg.timer_overhead_ns;
-    for m in shown_measures(run.strategies.iter(), run.config.rate.is_some()) {
+    // Without reader threads, a read side after every update runs exactly
+    // as often as updates: its ops/s table would repeat updates/s.
+    let reads_repeat_updates = cfg.reader_cpus.is_empty() && cfg.read_every == 1;
+    for m in shown_measures(run.strategies.iter(), run.config.rate.is_some())
+        .into_iter()
+        .filter(|m| !(reads_repeat_updates && m.short == "read ops/s"))
+    {
         let mut table: Vec<Vec<String>> = Vec::new();
         let mut header = vec![String::new()];
         header.extend(levels.iter().map(|l| l.to_string()));
@@ -107,18 +350,7 @@ pub fn render(run: &RunResults) -> String {
         out.push_str(&align(&table));
     }
 
-    let repeats: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
-    let inexact: Vec<&str> = run
-        .strategies
-        .iter()
-        .filter(|s| !s.exact)
-        .map(|s| s.name.as_str())
-        .collect();
-    if inexact.is_empty() {
-        let _ = writeln!(out, "\nexact sums: all {repeats} repeats exact");
-    } else {
-        let _ = writeln!(out, "\nexact sums: WRONG for {}", inexact.join(", "));
-    }
+    let _ = writeln!(out, "\n{}", exact_line(run));
     let clocks = unique(run.strategies.iter().filter_map(|s| {
         Some(format!(
             "{} {:.1} ns",
@@ -144,28 +376,7 @@ pub fn render(run: &RunResults) -> String {
     for line in run_findings(run) {
         let _ = writeln!(out, "{line}");
     }
-    let unverified = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.threads)
-        .filter(|t| !t.verified)
-        .count();
-    let _ = writeln!(
-        out,
-        "placement: threads {}, slots {}",
-        if unverified == 0 {
-            "pinned and verified (sched_getcpu)".to_string()
-        } else {
-            format!("{unverified} UNVERIFIED")
-        },
-        slot_nodes_line(run)
-    );
-    for note in &run.notes {
-        let _ = writeln!(out, "note: {note}");
-    }
-    out.push_str(&crate::report::verdict::text(&crate::verdict::run_lines(
-        run,
-    )));
+    let _ = writeln!(out, "{}", placement_line(run));
     out
 }
 
@@ -192,7 +403,8 @@ pub fn sweep_text(sweep: &SweepResults) -> String {
             "\n=== {} threads, affinity {}{rate} ===",
             p.threads, p.affinity
         );
-        out.push_str(&render(&p.results));
+        out.push_str(&header(&p.results));
+        out.push_str(&tables(&p.results));
     }
     out.push_str(&crate::report::verdict::text(&crate::verdict::sweep_lines(
         sweep,
