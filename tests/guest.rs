@@ -393,6 +393,8 @@ const TWO_NODE_CMDS: &[&[&str]] = &[
     &[
         "run",
         "--json",
+        "--rate",
+        "max",
         "--level",
         "node,cpu,global",
         "--publish",
@@ -410,6 +412,8 @@ const TWO_NODE_CMDS: &[&[&str]] = &[
     &[
         "run",
         "--json",
+        "--rate",
+        "max",
         "--level",
         "global",
         "--publish",
@@ -566,6 +570,8 @@ const FOUR_NODE_CMDS: &[&[&str]] = &[
     &[
         "run",
         "--json",
+        "--rate",
+        "max",
         "--level",
         "node",
         "--publish",
