@@ -3,7 +3,9 @@
 //! per measure (levels as columns, policies as rows, `mean±stddev%` and the
 //! change against the first level), the exactness line and the notes.
 
-use super::measures::{RowLabels, measure_table, run_findings, shown, shown_measures, unique};
+use super::measures::{
+    RowLabels, measure_table, run_findings, shown, shown_measures, table_measures, unique,
+};
 use super::{Document, Export, ExportError, Rendered};
 use crate::compare::Comparison;
 use crate::provenance::Provenance;
@@ -43,11 +45,24 @@ pub fn run_markdown(run: &RunResults) -> String {
     provenance_list(&mut out, &run.provenance);
     let _ = writeln!(out, "- **workload:** {}", workload(run));
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(&run.config));
+    out.push_str(&super::verdict::markdown(&crate::verdict::run_lines(run)));
+    for view in run.regimes() {
+        let _ = writeln!(out, "\n### {}", super::text::regime_name(view.config.rate));
+        regime_markdown(&mut out, &view);
+    }
+    out.push('\n');
+    exactness(&mut out, run.strategies.iter());
+    notes(&mut out, run.notes.iter().map(String::as_str));
+    out
+}
+
+/// One regime's view: a table per measure, then what its numbers rest on.
+fn regime_markdown(out: &mut String, run: &RunResults) {
     let labels = RowLabels::new(run.strategies.iter());
     let levels = unique(run.strategies.iter().map(level_of));
     let resolution_ns = 2.0 * run.config.timer_overhead_ns;
-    for m in shown_measures(run.strategies.iter(), run.config.rate.is_some()) {
-        let _ = writeln!(out, "\n### {}\n", m.title);
+    for m in table_measures(run) {
+        let _ = writeln!(out, "\n#### {}\n", m.title);
         let mut header = vec!["policy".to_string()];
         header.extend(levels.iter().cloned());
         let rows: Vec<Row> = unique(run.strategies.iter().map(|s| labels.label(s)))
@@ -59,14 +74,9 @@ pub fn run_markdown(run: &RunResults) -> String {
             .collect();
         out.push_str(&table(&header, &with_cells(m, rows, resolution_ns)));
     }
-    out.push('\n');
-    exactness(&mut out, run.strategies.iter());
     for line in run_findings(run) {
         let _ = writeln!(out, "\n{}", escape(&line));
     }
-    notes(&mut out, run.notes.iter().map(String::as_str));
-    out.push_str(&super::verdict::markdown(&crate::verdict::run_lines(run)));
-    out
 }
 
 /// A sweep (sweep.json) as Markdown: the first point's provenance, then

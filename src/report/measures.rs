@@ -90,6 +90,19 @@ pub fn shown_measures<'a>(
         .collect()
 }
 
+/// The measures a view of one regime gets a table for: [`shown_measures`]
+/// less a table that would repeat another (without reader threads, a
+/// read side after every update runs exactly as often as updates, so its
+/// ops/s would repeat updates/s row for row).
+pub fn table_measures(run: &RunResults) -> Vec<&'static Measure> {
+    let cfg = &run.config;
+    let reads_repeat_updates = cfg.reader_cpus.is_empty() && cfg.read_every == 1;
+    shown_measures(run.strategies.iter(), cfg.rate.is_some())
+        .into_iter()
+        .filter(|m| !(reads_repeat_updates && m.short == "read ops/s"))
+        .collect()
+}
+
 /// One table cell: the value (3 significant digits, SI prefix or unit,
 /// ± the coefficient of variation) or why there is none, and its change
 /// against the row's first level with whether the statistics support it.

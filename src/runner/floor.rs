@@ -178,6 +178,11 @@ mod tests {
         request.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
         request.rates = vec![None, Some(20e3)];
+        // 50 ms repeats after 10 ms of warm-up: a thousand paced updates,
+        // and a thread that starts late on a busy machine still sees the
+        // interval.
+        request.duration = std::time::Duration::from_millis(100);
+        request.warmup = std::time::Duration::from_millis(10);
         let plan =
             plan::plan(&request, Topology::read(std::path::Path::new("/")).unwrap()).unwrap();
         assert_eq!(plan.entries(), 3);

@@ -7,7 +7,7 @@
 use crate::counter::ShardLevel;
 use crate::report::measures::{
     NOISY_CV_PCT, RowLabels, cv_text, human, interference_line, measure_table, noisy_cv,
-    run_findings, shown_measures, unique,
+    run_findings, table_measures, unique,
 };
 use crate::results::{RunResults, StrategyResult, SweepResults, Unit};
 use crate::topology::CpuList;
@@ -95,7 +95,7 @@ pub fn render(run: &RunResults) -> String {
 }
 
 /// The regime as tables name it: `flat out` or `at 22.0k/s per writer`.
-fn regime_name(rate: Option<f64>) -> String {
+pub fn regime_name(rate: Option<f64>) -> String {
     match rate {
         None => "flat out".to_string(),
         Some(r) => format!("at {}/s per writer", human(r, Unit::PerSecond)),
@@ -318,13 +318,7 @@ fn regime_tables(run: &RunResults) -> String {
             .find(|s| row_label(s) == row && s.strategy.level.name() == level)
     };
     let resolution_ns = 2.0 * cfg.timer_overhead_ns;
-    // Without reader threads, a read side after every update runs exactly
-    // as often as updates: its ops/s table would repeat updates/s.
-    let reads_repeat_updates = cfg.reader_cpus.is_empty() && cfg.read_every == 1;
-    for m in shown_measures(run.strategies.iter(), run.config.rate.is_some())
-        .into_iter()
-        .filter(|m| !(reads_repeat_updates && m.short == "read ops/s"))
-    {
+    for m in table_measures(run) {
         let mut table: Vec<Vec<String>> = Vec::new();
         let mut header = vec![String::new()];
         header.extend(levels.iter().map(|l| l.to_string()));
