@@ -1,4 +1,4 @@
-//! Verdict lines: the answer a result gives, in words and numbers, and
+//! Decision lines: the answer a result gives, in words and numbers, and
 //! only as far as the statistics support it.
 //!
 //! A run ends with 3 to 6 `verdict:` lines: which level × policy gives the
@@ -11,7 +11,7 @@
 //! keeps its advice line.
 //!
 //! Every claim rests on the rule of `contend compare`
-//! ([`crate::stats::Verdict::decide`]): Welch's t-test on the repeats, the
+//! ([`crate::stats::Decision::decide`]): Welch's t-test on the repeats, the
 //! p-values Holm-adjusted over every test one verdict makes, and the
 //! default ±2% noise threshold. A winner is named only when it beats the
 //! runner-up by that rule; otherwise the line says "no measurable
@@ -23,7 +23,7 @@ use crate::counter::ShardLevel;
 use crate::matrix::MatrixResults;
 use crate::results::{RunResults, StrategyResult, SweepPoint, SweepResults};
 use crate::runner::sweep::SEED_RATE;
-use crate::stats::{Difference, Summary, Verdict, holm_adjusted};
+use crate::stats::{Decision, Difference, Summary, holm_adjusted};
 use std::fmt;
 
 /// The noise threshold verdicts use, % of the base mean (`contend
@@ -172,7 +172,7 @@ pub struct Test {
     /// two repeats on a side, no test).
     pub p_adjusted: Option<f64>,
     /// The rule's outcome.
-    pub verdict: Verdict,
+    pub verdict: Decision,
 }
 
 impl Test {
@@ -196,7 +196,7 @@ impl Test {
     /// inconclusive.
     fn why_not(&self) -> String {
         match self.verdict {
-            Verdict::NoChange => format!("within the ±{NOISE_THRESHOLD_PCT}% noise threshold"),
+            Decision::NoChange => format!("within the ±{NOISE_THRESHOLD_PCT}% noise threshold"),
             _ => "inconclusive".to_string(),
         }
     }
@@ -379,7 +379,7 @@ impl Family {
                 Test {
                     difference: *d,
                     p_adjusted: p,
-                    verdict: Verdict::decide(d, NOISE_THRESHOLD_PCT, p.unwrap_or(1.0)),
+                    verdict: Decision::decide(d, NOISE_THRESHOLD_PCT, p.unwrap_or(1.0)),
                 }
             })
             .collect()
@@ -404,7 +404,7 @@ impl PendingRanking {
                 let t = tests[i];
                 if is_better(t.verdict, self.measure.higher_is_better) {
                     Call::Wins(t)
-                } else if t.verdict == Verdict::NoChange {
+                } else if t.verdict == Decision::NoChange {
                     Call::NoDifference(t)
                 } else {
                     Call::Undecided(t)
@@ -422,10 +422,10 @@ impl PendingRanking {
 }
 
 /// True when `verdict` on (test − base) means the test side is better.
-fn is_better(verdict: Verdict, higher_is_better: bool) -> bool {
+fn is_better(verdict: Decision, higher_is_better: bool) -> bool {
     matches!(
         (verdict, higher_is_better),
-        (Verdict::Increase, true) | (Verdict::Decrease, false)
+        (Decision::Increase, true) | (Decision::Decrease, false)
     )
 }
 
@@ -693,8 +693,8 @@ fn split_line(input: &RunInput, split: Option<&[SplitCheck]>) -> Line {
     let side = |t: Option<Test>, m: Option<Measure>| -> Option<String> {
         let (t, m) = (t?, m?);
         let word = match t.verdict {
-            Verdict::NoChange => "no measurable difference".to_string(),
-            Verdict::Inconclusive => "inconclusive".to_string(),
+            Decision::NoChange => "no measurable difference".to_string(),
+            Decision::Inconclusive => "inconclusive".to_string(),
             v if is_better(v, m.higher_is_better) => "better".to_string(),
             _ => "worse".to_string(),
         };
@@ -830,7 +830,7 @@ pub fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
             let last = pts.last()?;
             let stop = ids
                 .iter()
-                .position(|&i| tests[i].verdict != Verdict::Increase);
+                .position(|&i| tests[i].verdict != Decision::Increase);
             Some(match stop {
                 Some(k) => Scaling {
                     name: name.clone(),
@@ -912,8 +912,8 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Line> {
                     format!(
                         ", {t} threads: {} {}",
                         match test.verdict {
-                            Verdict::Decrease => "lower",
-                            Verdict::NoChange => "no gain",
+                            Decision::Decrease => "lower",
+                            Decision::NoChange => "no gain",
                             _ => "no measurable gain",
                         },
                         test.text()
@@ -1159,8 +1159,8 @@ mod tests {
         // Splitting at node is better on the write side.
         let split = v.split.as_ref().unwrap();
         assert_eq!(split.len(), 1);
-        assert_eq!(split[0].write.unwrap().verdict, Verdict::Increase);
-        assert_eq!(split[0].read.unwrap().verdict, Verdict::Increase);
+        assert_eq!(split[0].write.unwrap().verdict, Decision::Increase);
+        assert_eq!(split[0].read.unwrap().verdict, Decision::Increase);
         assert!(
             v.lines[3]
                 .text
@@ -1319,7 +1319,7 @@ mod tests {
         let s = scaling(&series);
         assert_eq!(s[0].peak_threads, 2);
         assert_eq!(s[0].next.unwrap().0, 4);
-        assert_eq!(s[0].next.unwrap().1.verdict, Verdict::NoChange);
+        assert_eq!(s[0].next.unwrap().1.verdict, Decision::NoChange);
         assert_eq!(s[1].peak_threads, 4);
         assert!(s[1].next.is_none());
     }
