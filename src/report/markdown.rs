@@ -65,7 +65,7 @@ pub fn run_markdown(run: &RunResults) -> String {
         let _ = writeln!(out, "\n{}", escape(&line));
     }
     notes(&mut out, run.notes.iter().map(String::as_str));
-    out.push_str(&super::verdict::markdown(&crate::verdict::run_lines(run)));
+    out.push_str(&super::answer::markdown(&crate::answer::run_lines(run)));
     out
 }
 
@@ -138,9 +138,7 @@ pub fn sweep_markdown(sweep: &SweepResults) -> String {
             .flat_map(|p| p.results.notes.iter().cloned()),
     );
     notes(&mut out, point_notes.iter().map(String::as_str));
-    out.push_str(&super::verdict::markdown(&crate::verdict::sweep_lines(
-        sweep,
-    )));
+    out.push_str(&super::answer::markdown(&crate::answer::sweep_lines(sweep)));
     out
 }
 

@@ -6,6 +6,7 @@ use super::{
     Mark, article_head, inline_svg, marks_legend, provenance_table, section, verdict_section,
     warnings_list,
 };
+use crate::answer;
 use crate::placement::{NodeCheck, Placement};
 use crate::report::ExportError;
 use crate::report::charts;
@@ -13,7 +14,6 @@ use crate::report::measures::{self, RowLabels, run_findings, shown_measures, uni
 use crate::results::{Measure, RunResults, StrategyResult};
 use crate::stats::{Decision, Summary};
 use crate::topology::CpuList;
-use crate::verdict;
 use crate::workload::Role;
 use maud::{Markup, html};
 
@@ -24,7 +24,7 @@ pub(super) fn article(
     run: &RunResults,
 ) -> Result<Markup, ExportError> {
     let charts = charts::run_charts(run, "")?;
-    let lines = verdict::run_lines(run);
+    let lines = answer::run_lines(run);
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="run" {
             (article_head(id, "run", label, &run.provenance, run.partial))

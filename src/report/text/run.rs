@@ -163,9 +163,7 @@ pub fn render(run: &RunResults) -> String {
     for note in &run.notes {
         let _ = writeln!(out, "note: {note}");
     }
-    out.push_str(&crate::report::verdict::text(&crate::verdict::run_lines(
-        run,
-    )));
+    out.push_str(&crate::report::answer::text(&crate::answer::run_lines(run)));
     out
 }
 
@@ -194,7 +192,7 @@ pub fn sweep_text(sweep: &SweepResults) -> String {
         );
         out.push_str(&render(&p.results));
     }
-    out.push_str(&crate::report::verdict::text(&crate::verdict::sweep_lines(
+    out.push_str(&crate::report::answer::text(&crate::answer::sweep_lines(
         sweep,
     )));
     out
