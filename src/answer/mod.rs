@@ -1,33 +1,38 @@
 //! Verdict lines: the answer a result gives, in words and numbers, and
 //! only as far as the statistics support it.
 //!
-//! A run ends with 3 to 6 `verdict:` lines: which level × policy gives the
-//! most updates/s (under `--rate`: the cheapest update) and which the
-//! cheapest read side, at what staleness, whether splitting (node, llc,
-//! cpu) adds anything beyond `ratelimit:1ms`, and whether the write and
-//! the read side agree. A sweep says where throughput stops scaling per
-//! affinity set, and with a rate axis what each strategy costs at the rate
-//! closest to the seed's 22k/s per thread and in hammer mode. A matrix
-//! keeps its advice line.
+//! A run's lines come one regime at a time ([`RunResults::regimes`]): flat
+//! out, the saturation throughput and how many updates a writer makes per
+//! ownership of the line; at a paced rate (the seed's 22k/s per writer by
+//! default), the net cost per update and CPU share, and what the ratelimit
+//! and splitting save against `global/always`. Every ranking uses the one
+//! per-update figure, [`crate::results::cost_measure`] (ns/op from
+//! throughput flat out, net busy ns per update paced), never a sampled
+//! latency. Then what the host cannot answer: node or LLC splits the
+//! writers' CPUs cannot tell from global. A sweep says where throughput
+//! stops scaling per affinity set, and with a rate axis what each strategy
+//! costs at the rate closest to the seed's and flat out. A matrix keeps
+//! its advice line.
 //!
 //! Every claim rests on the rule of `contend compare`
 //! ([`crate::stats::Decision::decide`]): Welch's t-test on the repeats, the
-//! p-values Holm-adjusted over every test one verdict makes, and the
-//! default ±2% noise threshold. A winner is named only when it beats the
-//! runner-up by that rule; otherwise the line says "no measurable
-//! difference between A and B" and why (within the noise threshold, or
-//! inconclusive).
+//! p-values Holm-adjusted over every test one regime's lines make, and the
+//! default ±2% noise threshold. A winner is named, or a saving claimed,
+//! only when the rule supports it; otherwise the line says "no measurable
+//! difference" and why (within the noise threshold, or inconclusive).
+//!
+//! [`RunResults::regimes`]: crate::results::RunResults::regimes
 
+mod host;
 mod matrix;
 mod run;
 mod sweep;
+#[cfg(test)]
+mod tests;
 
 pub use matrix::matrix_lines;
-pub use run::{
-    BUSY, Call, Candidate, Measure, READER_NS, Ranking, RunInput, RunVerdict, SAMPLED_READ_NS,
-    SplitCheck, UPDATES, decide_run, run_input, run_lines,
-};
-pub use sweep::{Scaling, scaling, sweep_lines};
+pub use run::run_lines;
+pub use sweep::sweep_lines;
 
 use crate::compare::DEFAULT_NOISE_THRESHOLD_PCT;
 use crate::stats::{Decision, Difference, Summary, holm_adjusted};
@@ -44,20 +49,25 @@ pub const RATELIMIT: &str = "ratelimit:1ms";
 /// What a verdict line answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Topic {
-    /// The write side's winner (most updates/s, or the cheapest update
-    /// under `--rate`).
-    Write,
-    /// The read side's winner.
+    /// Flat out: the strategy with the most updates/s (the least loop
+    /// ns/op), and that throughput.
+    Saturation,
+    /// Flat out: updates per ownership of the line under `global/always`.
+    Ownership,
+    /// Paced: the net cost per update and CPU share of `global/always`
+    /// and of the cheapest strategy.
+    Cost,
+    /// What the ratelimit and each split save against `global/always`.
+    Savings,
+    /// What splitting saves beyond `global/ratelimit:1ms`.
+    BeyondRatelimit,
+    /// The cheapest read, from reader threads' throughput (`--readers`).
     Read,
-    /// The staleness readers saw under the winners.
-    Staleness,
-    /// Whether splitting adds anything beyond `ratelimit:1ms`.
-    Split,
-    /// Whether the write and the read side agree.
-    Sides,
+    /// What this host cannot answer: levels that equal global here.
+    Host,
     /// Where a sweep's throughput stops scaling.
     Scaling,
-    /// A sweep's cost and CPU share at a rate, and in hammer mode.
+    /// A sweep's cost and CPU share at a rate, and flat out.
     Rate,
     /// The matrix's split advice.
     Advice,
@@ -87,7 +97,7 @@ impl Line {
     }
 }
 
-/// One difference the verdict tested, decided.
+/// One difference a verdict tested, decided.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Test {
     /// Test against base: change, interval, Welch.
@@ -96,30 +106,43 @@ pub struct Test {
     /// two repeats on a side, no test).
     pub p_adjusted: Option<f64>,
     /// The rule's outcome.
-    pub verdict: Decision,
+    pub decision: Decision,
+    /// The unit of the measure, for a change shown in it rather than in %
+    /// (a base mean of 0 or below, as a net cost near 0 can have).
+    pub unit: &'static str,
 }
 
 impl Test {
-    /// `+12.0% [+10.1%, +13.9%], p<0.001`; `+3.0% (n<2: no test)` without
-    /// a test.
+    /// `+12.0% [+10.1%, +13.9%], p<0.001`; `+3.0% (fewer than 2 repeats:
+    /// no test)` without a test; `-0.30 ns [-0.52, -0.08], p=0.010` when
+    /// the base mean is 0 or below (no percentage of it makes sense).
     pub fn text(&self) -> String {
         let d = &self.difference;
-        let Some(change) = d.change_pct else {
-            return "base mean is 0".to_string();
-        };
-        match (d.ci95_pct, self.p_adjusted) {
-            (Some((lo, hi)), Some(p)) => {
+        let p = self
+            .p_adjusted
+            .map_or(String::new(), |p| format!(", {}", p_text(p)));
+        match (d.change_pct, d.ci95_pct, d.welch) {
+            (Some(change), Some((lo, hi)), Some(_)) => {
                 let n = percent_decimals(hi - lo);
-                format!("{change:+.n$}% [{lo:+.n$}%, {hi:+.n$}%], {}", p_text(p))
+                format!("{change:+.n$}% [{lo:+.n$}%, {hi:+.n$}%]{p}")
             }
-            _ => format!("{change:+.1}% (fewer than 2 repeats: no test)"),
+            (Some(change), _, _) => format!("{change:+.1}% (fewer than 2 repeats: no test)"),
+            (None, _, Some(w)) => {
+                let (lo, hi) = w.interval(crate::stats::CONFIDENCE_LEVEL);
+                format!(
+                    "{:+.2} {u} [{lo:+.2}, {hi:+.2}]{p}",
+                    w.difference,
+                    u = self.unit
+                )
+            }
+            (None, _, None) => "fewer than 2 repeats: no test".to_string(),
         }
     }
 
     /// Why a difference is not a claim: within the noise threshold or
     /// inconclusive.
     fn why_not(&self) -> String {
-        match self.verdict {
+        match self.decision {
             Decision::NoChange => format!("within the ±{NOISE_THRESHOLD_PCT}% noise threshold"),
             _ => "inconclusive".to_string(),
         }
@@ -129,43 +152,46 @@ impl Test {
 /// Holm–Bonferroni over every difference one verdict tests.
 #[derive(Default)]
 struct Family {
-    diffs: Vec<Difference>,
+    diffs: Vec<(Difference, &'static str)>,
 }
 
 impl Family {
-    fn add(&mut self, base: &Summary, test: &Summary) -> usize {
-        self.diffs.push(Difference::of(base, test));
+    /// Adds the test of `test` against `base`, both in `unit`; returns its
+    /// index in [`Family::decide`]'s answer. With a base mean of 0 or
+    /// below the change has no percentage: the rule runs on the absolute
+    /// difference with a threshold of 0.
+    fn add(&mut self, base: &Summary, test: &Summary, unit: &'static str) -> usize {
+        let mut d = Difference::of(base, test);
+        if base.mean <= 0.0 {
+            d.change_pct = None;
+            d.ci95_pct = None;
+        }
+        self.diffs.push((d, unit));
         self.diffs.len() - 1
     }
 
+    /// Every test added, decided with the p-values Holm-adjusted together.
     fn decide(&self) -> Vec<Test> {
         let raw: Vec<f64> = self
             .diffs
             .iter()
-            .filter_map(|d| d.welch)
+            .filter_map(|(d, _)| d.welch)
             .map(|w| w.p)
             .collect();
         let mut adjusted = holm_adjusted(&raw).into_iter();
         self.diffs
             .iter()
-            .map(|d| {
+            .map(|&(d, unit)| {
                 let p = d.welch.map(|_| adjusted.next().expect("one per test"));
                 Test {
-                    difference: *d,
+                    difference: d,
                     p_adjusted: p,
-                    verdict: Decision::decide(d, NOISE_THRESHOLD_PCT, p.unwrap_or(1.0)),
+                    decision: Decision::decide(&d, NOISE_THRESHOLD_PCT, p.unwrap_or(1.0)),
+                    unit,
                 }
             })
             .collect()
     }
-}
-
-/// True when `verdict` on (test − base) means the test side is better.
-fn is_better(verdict: Decision, higher_is_better: bool) -> bool {
-    matches!(
-        (verdict, higher_is_better),
-        (Decision::Increase, true) | (Decision::Decrease, false)
-    )
 }
 
 /// `58.2M`, `22.0k`, `123`, `34.5`, `0.128`.
@@ -214,20 +240,4 @@ fn percent_decimals(width: f64) -> usize {
         return 1;
     }
     (1.0 - half.log10().floor()).clamp(1.0, 3.0) as usize
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_read_well() {
-        assert_eq!(num(58_170_964.0), "58.17M");
-        assert_eq!(num(22_000.0), "22.0k");
-        assert_eq!(num(975.0), "975");
-        assert_eq!(num(34.54), "34.5");
-        assert_eq!(num(0.1275), "0.128");
-        assert_eq!(pct(0.1275), "0.1275%");
-        assert_eq!(pct(6.5569), "6.56%");
-    }
 }

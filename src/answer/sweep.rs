@@ -1,26 +1,28 @@
 //! A sweep's `verdict:` lines.
 
-use super::{Family, Line, Test, Topic, num};
-use crate::results::{SweepPoint, SweepResults};
+use super::{Family, Line, Test, Topic, num, pct};
+use crate::results::{SweepPoint, SweepResults, cost_measure};
 use crate::runner::sweep::SEED_RATE;
 use crate::stats::{Decision, Summary};
 
 /// How a strategy scales over an affinity set's hammer points.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Scaling {
+struct Scaling {
     /// The strategy.
-    pub name: String,
+    name: String,
     /// The thread count after which throughput stops rising (the largest
     /// measured when it never stops).
-    pub peak_threads: usize,
+    peak_threads: usize,
     /// The step past the peak, when there is one: its thread count and
     /// test.
-    pub next: Option<(usize, Test)>,
+    next: Option<(usize, Test)>,
 }
 
-/// The `verdict:` lines of a sweep: where throughput stops scaling per
-/// affinity set (hammer points), and, with a rate axis, the cost and CPU
-/// share at the rate closest to 22k/s per thread and in hammer mode.
+/// The `verdict:` lines of a sweep: where throughput (updates/s) stops
+/// scaling per affinity set (hammer points), and, with a rate axis, each
+/// strategy's net ns per update and net CPU share at the rate closest to
+/// the seed's 22k/s per thread, and its loop ns/op flat out, at the set's
+/// largest thread count.
 pub fn sweep_lines(sweep: &SweepResults) -> Vec<Line> {
     let mut affinities: Vec<&str> = Vec::new();
     for p in &sweep.points {
@@ -48,13 +50,13 @@ pub fn sweep_lines(sweep: &SweepResults) -> Vec<Line> {
 
 /// Each strategy's scaling over `series` (thread count, updates/s), thread
 /// counts ascending, tested step by step in one Holm family.
-pub fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
+fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
     let mut family = Family::default();
     let ids: Vec<Vec<usize>> = series
         .iter()
         .map(|(_, pts)| {
             pts.windows(2)
-                .map(|w| family.add(&w[0].1, &w[1].1))
+                .map(|w| family.add(&w[0].1, &w[1].1, "updates/s"))
                 .collect()
         })
         .collect();
@@ -66,7 +68,7 @@ pub fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
             let last = pts.last()?;
             let stop = ids
                 .iter()
-                .position(|&i| tests[i].verdict != Decision::Increase);
+                .position(|&i| tests[i].decision != Decision::Increase);
             Some(match stop {
                 Some(k) => Scaling {
                     name: name.clone(),
@@ -147,7 +149,7 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Line> {
                 let step = next.map_or(String::new(), |(t, test)| {
                     format!(
                         ", {t} threads: {} {}",
-                        match test.verdict {
+                        match test.decision {
                             Decision::Decrease => "lower",
                             Decision::NoChange => "no gain",
                             _ => "no measurable gain",
@@ -187,6 +189,8 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
         .filter_map(|p| Some((p, p.rate?)))
         .min_by(|a, b| (a.1 - SEED_RATE).abs().total_cmp(&(b.1 - SEED_RATE).abs()));
     let hammer = at().find(|p| p.rate.is_none());
+    // Each strategy's cost in its point's one figure (net busy ns per
+    // update paced, loop ns/op flat out) and, paced, its net CPU share.
     let costs = |p: &SweepPoint| -> String {
         let list: Vec<String> = p
             .results
@@ -194,11 +198,12 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
             .iter()
             .filter_map(|s| {
                 let sum = s.summary.as_ref()?;
-                let busy = sum.write_busy_ns.or(sum.write_loop_ns)?;
+                let cost = (cost_measure(p.rate).get)(sum)?;
                 let share = sum
-                    .cpu_share_pct
-                    .map_or(String::new(), |c| format!(" {:.2}% CPU", c.mean));
-                Some(format!("{} {} ns{share}", s.name, num(busy.mean)))
+                    .net_cpu_share_pct
+                    .filter(|_| p.rate.is_some())
+                    .map_or(String::new(), |c| format!(" {} CPU", pct(c.mean)));
+                Some(format!("{} {} ns{share}", s.name, num(cost.mean)))
             })
             .collect();
         list.join(", ")
@@ -208,7 +213,7 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
         lines.push(Line::new(
             Topic::Rate,
             format!(
-                "affinity {affinity}, {threads} threads at {} ops/s per thread (closest to the seed's 22k), busy ns per update and CPU share: {}",
+                "affinity {affinity}, {threads} threads at {}/s per thread (closest to the seed's 22k), net ns per update and net CPU share: {}",
                 num(rate),
                 costs(p)
             ),
@@ -218,7 +223,7 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
         lines.push(Line::new(
             Topic::Rate,
             format!(
-                "affinity {affinity}, {threads} threads in hammer mode, ns per update and CPU share: {}",
+                "affinity {affinity}, {threads} threads flat out, loop ns/op from throughput: {}",
                 costs(p)
             ),
         ));
@@ -263,8 +268,53 @@ mod tests {
         let s = scaling(&series);
         assert_eq!(s[0].peak_threads, 2);
         assert_eq!(s[0].next.unwrap().0, 4);
-        assert_eq!(s[0].next.unwrap().1.verdict, Decision::NoChange);
+        assert_eq!(s[0].next.unwrap().1.decision, Decision::NoChange);
         assert_eq!(s[1].peak_threads, 4);
         assert!(s[1].next.is_none());
+    }
+    #[test]
+    fn the_rate_lines_give_net_cost_paced_and_loop_ns_flat_out() {
+        use crate::results::{SCHEMA_VERSION, SweepPoint, fixture_run};
+        // Both fixture strategies: busy 105 and 125 ns, net 5 and 25 ns
+        // (the paced floor 100), net CPU share 0.011% and 0.055%; flat
+        // out, loop ns/op 40 and 10.
+        let point = |rate: Option<f64>| {
+            let mut results = fixture_run();
+            for (s, (net, loop_ns)) in results
+                .strategies
+                .iter_mut()
+                .zip([(5.0, 40.0), (25.0, 10.0)])
+            {
+                s.rate = rate;
+                let sum = s.summary.as_mut().unwrap();
+                sum.write_busy_ns = Some(summary(4, 100.0 + net, 1.0));
+                sum.net_ns = Some(summary(4, net, 1.0));
+                sum.cpu_share_pct = Some(summary(4, 50.0, 1.0));
+                sum.net_cpu_share_pct = Some(summary(4, net * 22e3 / 1e7, 0.001));
+                sum.write_loop_ns = Some(summary(4, loop_ns, 1.0));
+            }
+            SweepPoint {
+                threads: 2,
+                affinity: "unbound".to_string(),
+                rate,
+                results,
+            }
+        };
+        let sweep = SweepResults {
+            schema: SCHEMA_VERSION,
+            partial: false,
+            points: vec![point(Some(SEED_RATE)), point(None)],
+        };
+        let lines: Vec<String> = rate_lines(&sweep, "unbound")
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "verdict: affinity unbound, 2 threads at 22.0k/s per thread (closest to the seed's 22k), net ns per update and net CPU share: global/always/pad128 5.0 ns 0.0110% CPU, cpu/always/pad128 25.0 ns 0.0550% CPU",
+                "verdict: affinity unbound, 2 threads flat out, loop ns/op from throughput: global/always/pad128 40.0 ns, cpu/always/pad128 10.0 ns",
+            ]
+        );
     }
 }
