@@ -14,6 +14,9 @@ use crate::topology::CpuList;
 pub(super) struct Reach {
     /// Writer threads.
     writers: usize,
+    /// True when the topology holds every writer's CPU (a file's recorded
+    /// topology may not): without that nothing is said.
+    located: bool,
     /// Nodes the writers' CPUs are on.
     nodes: CpuList,
     /// Nodes of the host with CPUs.
@@ -40,6 +43,7 @@ impl Reach {
         cores.dedup();
         Reach {
             writers: run.config.writer_cpus.len(),
+            located: cpus.len() == run.config.writer_cpus.len(),
             nodes: cpus.iter().map(|c| c.node).collect(),
             host_nodes: run
                 .topology
@@ -58,6 +62,9 @@ impl Reach {
     /// every writer in one LLC. A comparison with global then measures
     /// nothing about that level.
     pub(super) fn same_as_global(&self, level: ShardLevel) -> bool {
+        if !self.located {
+            return false;
+        }
         match level {
             ShardLevel::Node => self.nodes.len() <= 1,
             ShardLevel::Llc => self.llcs.len() <= 1,
@@ -66,8 +73,11 @@ impl Reach {
     }
 
     /// The line saying what these CPUs cannot answer, `None` when they
-    /// span nodes, LLCs and cores alike.
+    /// span nodes, LLCs and cores alike, or are not all in the topology.
     pub(super) fn line(&self) -> Option<Line> {
+        if !self.located {
+            return None;
+        }
         if self.writers < 2 {
             return Some(Line::new(
                 Topic::Host,

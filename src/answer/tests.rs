@@ -218,6 +218,12 @@ fn one_node_gets_no_numa_claim_and_two_nodes_get_the_test() {
     );
     assert!(!host.text.contains("SMT"), "{host}");
 
+    // Writers the recorded topology does not hold: nothing is said.
+    let lines = run_lines(&default_run(Some((fixture("spr-2s-224"), vec![0, 999]))));
+    let all = texts(&lines);
+    assert!(lines.iter().all(|l| l.topic != Topic::Host), "{all}");
+    assert!(!all.contains("= global here"), "{all}");
+
     // SMT siblings of one core (n and n+112).
     let lines = run_lines(&default_run(Some((fixture("spr-2s-224"), vec![0, 112]))));
     let host = lines.last().unwrap().to_string();
