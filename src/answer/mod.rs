@@ -139,6 +139,22 @@ impl Test {
         }
     }
 
+    /// A claim's size and significance, short: `-93.5%, p<0.001`, or
+    /// `-0.40 ns, p<0.001` against a base at or below 0. The interval,
+    /// which [`Test::text`] adds, lies beyond the noise threshold by the
+    /// rule, so a claim leaves it out.
+    pub fn claim(&self) -> String {
+        let d = &self.difference;
+        let p = self
+            .p_adjusted
+            .map_or(String::new(), |p| format!(", {}", p_text(p)));
+        match (d.change_pct, d.welch) {
+            (Some(change), _) => format!("{change:+.1}%{p}"),
+            (None, Some(w)) => format!("{:+.2} {}{p}", w.difference, self.unit),
+            (None, None) => "fewer than 2 repeats: no test".to_string(),
+        }
+    }
+
     /// Why a difference is not a claim: within the noise threshold or
     /// inconclusive.
     fn why_not(&self) -> String {

@@ -265,8 +265,9 @@ impl<'a> Regime<'a> {
         lines
     }
 
-    /// `X, its value (test against Y)`, or `no measurable difference
-    /// between X (value) and Y (value): test, why`.
+    /// `X, its value (change, p against Y)`, or `no measurable
+    /// difference between X (value) and Y (value): change [interval], p,
+    /// why`.
     fn ranking_text(&self, r: &Ranked, tests: &[Test], shown: &dyn Fn(usize) -> String) -> String {
         let c = &self.candidates;
         let best = &c[r.best].name;
@@ -275,7 +276,7 @@ impl<'a> Regime<'a> {
             Some((u, t)) if tests[t].decision == Decision::Decrease => format!(
                 "{best}, {} ({} against {})",
                 shown(r.best),
-                tests[t].text(),
+                tests[t].claim(),
                 c[u].name
             ),
             Some((u, t)) => format!(
@@ -389,13 +390,13 @@ impl<'a> Regime<'a> {
                         "{} saves {} ns ({}){stale}",
                         c[i].name,
                         num(-diff),
-                        test.text()
+                        test.claim()
                     ),
                     Decision::Increase => format!(
                         "{} costs {} ns more ({}){stale}",
                         c[i].name,
                         num(diff),
-                        test.text()
+                        test.claim()
                     ),
                     _ => format!(
                         "{}: no measurable difference ({}, {}){stale}",

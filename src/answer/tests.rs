@@ -159,18 +159,18 @@ fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
     // The ratelimit and the cpu split save; node is global on one node.
     let savings = &lines[3].text;
     assert!(
-        savings.starts_with("at 22.0k/s per writer, against global/always (31.0 ns): global/ratelimit:1ms saves 29.0 ns (-93.5% ["),
+        savings.starts_with("at 22.0k/s per writer, against global/always (31.0 ns): global/ratelimit:1ms saves 29.0 ns (-93.5%, p<0.001), staleness 6.40%; "),
         "{all}"
     );
     assert!(savings.contains("p<0.001), staleness 6.40%"), "{all}");
     assert!(
-        savings.contains("; cpu/always saves 29.5 ns (-95.2% ["),
+        savings.contains("; cpu/always saves 29.5 ns (-95.2%, p<0.001);"),
         "{all}"
     );
     assert!(savings.ends_with("; node/always: = global here"), "{all}");
     assert!(
         lines[4].text.starts_with(
-            "at 22.0k/s per writer, splitting beyond global/ratelimit:1ms (2.0 ns): cpu/ratelimit:1ms saves 0.600 ns (-30.0% ["
+            "at 22.0k/s per writer, splitting beyond global/ratelimit:1ms (2.0 ns): cpu/ratelimit:1ms saves 0.600 ns (-30.0%, p=0.006)"
         ),
         "{all}"
     );
@@ -196,7 +196,7 @@ fn one_node_gets_no_numa_claim_and_two_nodes_get_the_test() {
     let lines = run_lines(&two);
     let all = texts(&lines);
     assert!(
-        all.contains("; node/always saves 29.5 ns (-95.2% ["),
+        all.contains("; node/always saves 29.5 ns (-95.2%, p<0.001);"),
         "{all}"
     );
     assert!(!all.contains("= global here"), "{all}");
@@ -255,7 +255,7 @@ fn flat_out_names_the_least_loop_ns_even_when_sampled_ns_favour_another() {
     let all = texts(&lines);
     assert!(
         lines[0].text.starts_with(
-            "flat out, saturation: cpu/always, 200.00M updates/s, 10.0 ±0.10 loop ns/op (-75.0% ["
+            "flat out, saturation: cpu/always, 200.00M updates/s, 10.0 ±0.10 loop ns/op (-75.0%, p<0.001 against global/always)"
         ),
         "{all}"
     );
@@ -342,7 +342,20 @@ fn a_net_cost_near_zero_is_compared_in_ns() {
         "{cost}"
     );
     assert!(
-        cost.contains("(-0.40 ns [-0.41, -0.39], p<0.001 against cpu/ratelimit:1ms)"),
+        cost.contains("(-0.40 ns, p<0.001 against cpu/ratelimit:1ms)"),
+        "{cost}"
+    );
+    // 0.1 ns apart in 0.5 ns of noise: no claim, the interval in ns.
+    let r = run(
+        vec![
+            strategy(Cpu, "always", rate, -0.5, 0.5, |_| {}),
+            strategy(Cpu, RATELIMIT, rate, -0.4, 0.5, |_| {}),
+        ],
+        None,
+    );
+    let cost = &run_lines(&r)[0].text;
+    assert!(
+        cost.ends_with("): -0.10 ns [-0.74, +0.54], p=0.736, inconclusive"),
         "{cost}"
     );
 }
@@ -397,7 +410,7 @@ fn reader_threads_rank_the_read_side_by_throughput() {
     let read = lines.iter().find(|l| l.topic == Topic::Read).unwrap();
     assert!(
         read.text.starts_with(
-            "flat out, the cheapest read (1 reader thread): cpu/always, 8.0 ±0.10 ns/read (-73.3% ["
+            "flat out, the cheapest read (1 reader thread): cpu/always, 8.0 ±0.10 ns/read (-73.3%, p<0.001 against global/always)"
         ),
         "{read}"
     );
