@@ -1,13 +1,13 @@
 //! `contend compare`'s model: two result files (or two sets of strategies
 //! in one) paired strategy by strategy, with Welch's t-test on the repeats
 //! of every compared measure, its p-values Holm-adjusted over the whole
-//! comparison, and a verdict per row ([`crate::stats::Verdict::decide`]:
+//! comparison, and a verdict per row ([`crate::stats::Decision::decide`]:
 //! change, no change or inconclusive, against a noise threshold).
 //! Rendering lives in [`crate::report`].
 
 use crate::provenance::Provenance;
 use crate::results::{MEASURES, Measure, RunConfig, RunResults, StrategyResult};
-use crate::stats::{Difference, SIGNIFICANCE_LEVEL, Summary, Verdict, holm_adjusted};
+use crate::stats::{Decision, Difference, SIGNIFICANCE_LEVEL, Summary, holm_adjusted};
 use std::path::PathBuf;
 
 /// The measures set side by side: updates/s, read ops/s and each side's
@@ -138,7 +138,7 @@ pub struct Row {
     /// `None` when there was no test (`n<2`, not recorded).
     pub p_adjusted: Option<f64>,
     /// `None` when a side did not record the measure.
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<Decision>,
     /// Set when the statistics alone would call a change but the machine
     /// changed between the two files: why the verdict is inconclusive.
     pub machine_changed: Option<String>,
@@ -152,15 +152,15 @@ impl Row {
         let up = self.measure.higher_is_better;
         match self.verdict {
             None => "not recorded",
-            Some(Verdict::NoChange) => "no change",
-            Some(Verdict::Inconclusive) => match &self.machine_changed {
+            Some(Decision::NoChange) => "no change",
+            Some(Decision::Inconclusive) => match &self.machine_changed {
                 Some(why) => return format!("inconclusive: {why}"),
                 None => "inconclusive",
             },
-            Some(Verdict::Increase) if up => "faster",
-            Some(Verdict::Decrease) if up => "slower",
-            Some(Verdict::Increase) => "higher",
-            Some(Verdict::Decrease) => "lower",
+            Some(Decision::Increase) if up => "faster",
+            Some(Decision::Decrease) if up => "slower",
+            Some(Decision::Increase) => "higher",
+            Some(Decision::Decrease) => "lower",
         }
         .to_string()
     }
@@ -350,8 +350,8 @@ impl<'a> Comparison<'a> {
         if base.path != test.path {
             if let Some(why) = machine_changed(base.run, test.run) {
                 for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
-                    if matches!(row.verdict, Some(Verdict::Increase | Verdict::Decrease)) {
-                        row.verdict = Some(Verdict::Inconclusive);
+                    if matches!(row.verdict, Some(Decision::Increase | Decision::Decrease)) {
+                        row.verdict = Some(Decision::Inconclusive);
                         row.machine_changed = Some(why.clone());
                     }
                 }
@@ -383,7 +383,7 @@ impl<'a> Comparison<'a> {
         self.pairs.iter().flat_map(|p| &p.rows)
     }
 
-    /// The verdict rule of [`Verdict::decide`] with this comparison's
+    /// The verdict rule of [`Decision::decide`] with this comparison's
     /// noise threshold, in one line (without a `verdict: ` label).
     pub fn rule(&self) -> String {
         let t = self.noise_threshold_pct;
@@ -420,7 +420,7 @@ fn decide(pairs: &mut [Pair], noise_threshold_pct: f64) -> usize {
             continue;
         };
         row.p_adjusted = d.welch.map(|_| adjusted.next().expect("one per test"));
-        row.verdict = Some(Verdict::decide(
+        row.verdict = Some(Decision::decide(
             &d,
             noise_threshold_pct,
             row.p_adjusted.unwrap_or(1.0),

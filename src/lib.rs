@@ -5,7 +5,7 @@
 //! (pinned threads, node-bound memory, each verified) → [`counter`] →
 //! [`workload`] → [`runner`] (with [`stats`]) → [`results`] → [`report`].
 //! [`clock`] holds every timer; [`matrix`] and [`compare`] are the other
-//! two engines; [`verdict`] turns any result into `verdict:` lines.
+//! two engines; [`answer`] turns any result into its `verdict:` lines.
 //! [`commands`] parses the command line and chains plan → execute →
 //! export for each subcommand. docs/design.md has the rules of
 //! what may import what.
@@ -19,6 +19,7 @@
 //! is postgres on the 224-CPU Sapphire Rapids behind the merged 1 ms
 //! ratelimit (14M wakeups + 11M migrations in 5 s).
 
+pub mod answer;
 pub mod clock;
 pub mod commands;
 pub mod compare;
@@ -32,7 +33,6 @@ pub mod results;
 pub mod runner;
 pub mod stats;
 pub mod topology;
-pub mod verdict;
 pub mod workload;
 
 pub use error::CliError;

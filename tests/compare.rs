@@ -2,7 +2,7 @@
 //! by a real short run (and edited copies of it, some with summaries of
 //! known numbers put in, so the verdicts are known in advance).
 
-use contend::stats::{Difference, Summary, Verdict, holm_adjusted};
+use contend::stats::{Decision, Difference, Summary, holm_adjusted};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -445,13 +445,13 @@ fn levels_inside_one_file() {
     let adjusted = holm_adjusted(&raw);
     assert_eq!(all.len(), 4, "{text}");
     for (i, row) in all.iter().enumerate() {
-        let word = match (Verdict::decide(&differences[i], 2.0, adjusted[i]), i < 2) {
-            (Verdict::NoChange, _) => "no change",
-            (Verdict::Inconclusive, _) => "inconclusive",
-            (Verdict::Increase, true) => "faster",
-            (Verdict::Decrease, true) => "slower",
-            (Verdict::Increase, false) => "higher",
-            (Verdict::Decrease, false) => "lower",
+        let word = match (Decision::decide(&differences[i], 2.0, adjusted[i]), i < 2) {
+            (Decision::NoChange, _) => "no change",
+            (Decision::Inconclusive, _) => "inconclusive",
+            (Decision::Increase, true) => "faster",
+            (Decision::Decrease, true) => "slower",
+            (Decision::Increase, false) => "higher",
+            (Decision::Decrease, false) => "lower",
         };
         assert_eq!(row.verdict, word, "{row:?} {:?}", differences[i]);
         let p = adjusted[i];
@@ -751,7 +751,7 @@ fn report_prints_run_and_sweep_files() {
     // change per table, so Holm leaves its p as it is).
     use contend::report::measures::{cv_text, human};
     use contend::results::Unit;
-    use contend::stats::{Difference, Summary, Verdict};
+    use contend::stats::{Decision, Difference, Summary};
     let file = load(&r.json);
     let summary_of = |name: &str, field: &str| -> Summary {
         let st = file["strategies"]
@@ -779,8 +779,8 @@ fn report_prints_run_and_sweep_files() {
         let d = Difference::of(&g, &n);
         let p = d.welch.map_or(1.0, |w| w.p);
         let supported = matches!(
-            Verdict::decide(&d, 2.0, p),
-            Verdict::Increase | Verdict::Decrease
+            Decision::decide(&d, 2.0, p),
+            Decision::Increase | Decision::Decrease
         );
         let row = format!(
             "| always | {} ±{} | {} ±{} ({:+.1}%{}) |",

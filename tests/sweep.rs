@@ -169,7 +169,7 @@ fn short_sweep_writes_exact_points_and_every_file() {
     assert_eq!(table.len(), points.len(), "{md}");
     use contend::report::measures::{cv_text, human};
     use contend::results::Unit;
-    use contend::stats::{Difference, Summary, Verdict};
+    use contend::stats::{Decision, Difference, Summary};
     // Every point's rows share one table, so Holm adjusts over all of them.
     let summaries: Vec<(Summary, Summary)> = points
         .iter()
@@ -196,8 +196,8 @@ fn short_sweep_writes_exact_points_and_every_file() {
     for (i, (p, line)) in points.iter().zip(&table).enumerate() {
         let (g, c) = summaries[i];
         let supported = matches!(
-            Verdict::decide(&diffs[i], 2.0, adjusted[i]),
-            Verdict::Increase | Verdict::Decrease
+            Decision::decide(&diffs[i], 2.0, adjusted[i]),
+            Decision::Increase | Decision::Decrease
         );
         let want = format!(
             "| {} | {} | always | {} ±{} | {} ±{} ({:+.1}%{}) |",

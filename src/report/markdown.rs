@@ -45,7 +45,7 @@ pub fn run_markdown(run: &RunResults) -> String {
     provenance_list(&mut out, &run.provenance);
     let _ = writeln!(out, "- **workload:** {}", workload(run));
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(&run.config));
-    out.push_str(&super::verdict::markdown(&crate::verdict::run_lines(run)));
+    out.push_str(&super::answer::markdown(&crate::answer::run_lines(run)));
     for view in run.regimes() {
         let _ = writeln!(out, "\n### {}", super::text::regime_name(view.config.rate));
         regime_markdown(&mut out, &view);
@@ -148,9 +148,7 @@ pub fn sweep_markdown(sweep: &SweepResults) -> String {
             .flat_map(|p| p.results.notes.iter().cloned()),
     );
     notes(&mut out, point_notes.iter().map(String::as_str));
-    out.push_str(&super::verdict::markdown(&crate::verdict::sweep_lines(
-        sweep,
-    )));
+    out.push_str(&super::answer::markdown(&crate::answer::sweep_lines(sweep)));
     out
 }
 

@@ -7,7 +7,7 @@ use crate::compare::DEFAULT_NOISE_THRESHOLD_PCT;
 use crate::counter::PublishPolicy;
 use crate::results::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, Unit};
 use crate::stats::Summary;
-use crate::stats::{Difference, Verdict, holm_adjusted};
+use crate::stats::{Decision, Difference, holm_adjusted};
 use std::fmt::Write;
 
 /// Row labels: the publish policy, plus the pad and clock when the
@@ -116,18 +116,18 @@ pub struct Cell {
     /// % change of the mean against the base; `None` in the first column,
     /// with no base, or below resolution.
     pub change_pct: Option<f64>,
-    /// The compare rule's verdict on that change ([`Verdict::decide`] at
+    /// The compare rule's verdict on that change ([`Decision::decide`] at
     /// [`DEFAULT_NOISE_THRESHOLD_PCT`], Welch's p Holm-adjusted over the
     /// table's changes); `None` without a change, or when either side has
     /// fewer than 2 repeats (no test).
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<Decision>,
 }
 
 impl Cell {
     /// The change passes the compare rule: an increase or a decrease
     /// beyond noise and doubt. A change that does not prints `n.s.`.
     pub fn supported(&self) -> bool {
-        matches!(self.verdict, Some(Verdict::Increase | Verdict::Decrease))
+        matches!(self.verdict, Some(Decision::Increase | Decision::Decrease))
     }
 
     /// The change as a table prints it: `+15.0%`, or `+3.2% n.s.` when
@@ -183,7 +183,7 @@ pub fn measure_table(
         cell.change_pct = d.change_pct;
         cell.verdict = d
             .welch
-            .map(|_| Verdict::decide(d, DEFAULT_NOISE_THRESHOLD_PCT, p));
+            .map(|_| Decision::decide(d, DEFAULT_NOISE_THRESHOLD_PCT, p));
     }
     cells
 }

@@ -4,6 +4,7 @@
 //! [`render`] (for stdout) or [`save`] (files in a results folder); files
 //! are written through [`crate::results::write_atomic`].
 
+pub mod answer;
 pub mod charts;
 mod csv;
 pub mod heatmap;
@@ -13,7 +14,6 @@ pub mod markdown;
 pub mod measures;
 mod svg;
 pub mod text;
-pub mod verdict;
 
 use crate::compare::Comparison;
 use crate::matrix::MatrixResults;

@@ -87,7 +87,7 @@ pub fn welch_t_test(a: &Summary, b: &Summary) -> Option<Welch> {
 
 /// How `test` differs from `base`: the change of the means, its
 /// confidence interval and Welch's test. Whether that is a change worth
-/// the name is [`super::Verdict::decide`]'s question.
+/// the name is [`super::Decision::decide`]'s question.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Difference {
     /// `100 × (test - base) / base`; `None` when the base mean is 0.

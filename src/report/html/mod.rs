@@ -3,7 +3,7 @@
 //! travel between hosts).
 //!
 //! Per result, in order: a "partial" banner when the run was interrupted;
-//! the verdict ([`crate::verdict`]); the tables, `mean±stddev%` with the
+//! the verdict ([`crate::answer`]); the tables, `mean±stddev%` with the
 //! change against the first level and a significance mark (Welch,
 //! Holm-adjusted over the table's tests, ±2% noise threshold, as `contend
 //! compare`); the charts, inline SVG; the placement proof (every thread's
@@ -23,9 +23,9 @@ mod run;
 mod sweep;
 
 use super::{Document, Export, ExportError, Rendered};
+use crate::answer::Line;
 use crate::provenance::Provenance;
 use crate::topology::{CpuList, Topology};
-use crate::verdict::Line;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 /// The file name of the page in a results folder.
@@ -223,7 +223,7 @@ fn verdict_section(id: usize, lines: &[Line], statistical: bool) -> Markup {
             @if statistical {
                 p.note {
                     "A winner is named only when Welch's t-test on the repeats (Holm-adjusted over the verdict's tests) and the ±"
-                    (crate::verdict::NOISE_THRESHOLD_PCT) "% noise threshold support it, as in contend compare."
+                    (crate::answer::NOISE_THRESHOLD_PCT) "% noise threshold support it, as in contend compare."
                 }
             } @else {
                 p.note { "The advice follows the rule under the class table." }
@@ -406,7 +406,7 @@ fn marks_legend() -> Markup {
                 span class={ "mark " (m.class()) } { (m.symbol()) } " " (m.title()) "; "
             }
             "p-values Holm-adjusted over the tests of each table, as in the text tables, noise threshold ±"
-            (crate::verdict::NOISE_THRESHOLD_PCT) "%."
+            (crate::answer::NOISE_THRESHOLD_PCT) "%."
         }
     }
 }

@@ -6,14 +6,14 @@ use super::{
     Mark, article_head, inline_svg, marks_legend, provenance_table, section, verdict_section,
     warnings_list,
 };
+use crate::answer;
 use crate::placement::{NodeCheck, Placement};
 use crate::report::ExportError;
 use crate::report::charts;
 use crate::report::measures::{self, RowLabels, run_findings, shown_measures, unique};
 use crate::results::{Measure, RunResults, StrategyResult};
-use crate::stats::{Summary, Verdict};
+use crate::stats::{Decision, Summary};
 use crate::topology::CpuList;
-use crate::verdict;
 use crate::workload::Role;
 use maud::{Markup, html};
 
@@ -24,7 +24,7 @@ pub(super) fn article(
     run: &RunResults,
 ) -> Result<Markup, ExportError> {
     let charts = charts::run_charts(run, "")?;
-    let lines = verdict::run_lines(run);
+    let lines = answer::run_lines(run);
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="run" {
             (article_head(id, "run", label, &run.provenance, run.partial))
@@ -116,13 +116,13 @@ pub(super) fn measure_cells(
 }
 
 /// The page's mark for a change of `m` judged `verdict` (`None`: no test).
-fn mark(m: &Measure, verdict: Option<Verdict>) -> Mark {
+fn mark(m: &Measure, verdict: Option<Decision>) -> Mark {
     match verdict {
         None => Mark::Untested,
-        Some(Verdict::NoChange) => Mark::Same,
-        Some(Verdict::Inconclusive) => Mark::Unsure,
+        Some(Decision::NoChange) => Mark::Same,
+        Some(Decision::Inconclusive) => Mark::Unsure,
         // An increase is better only when more is.
-        Some(v) if (v == Verdict::Increase) == m.higher_is_better => Mark::Better,
+        Some(v) if (v == Decision::Increase) == m.higher_is_better => Mark::Better,
         Some(_) => Mark::Worse,
     }
 }
@@ -412,10 +412,10 @@ mod tests {
             (rate, Mark::Better, Mark::Worse),
             (ns, Mark::Worse, Mark::Better),
         ] {
-            assert_eq!(mark(m, Some(Verdict::Increase)), increase, "{}", m.short);
-            assert_eq!(mark(m, Some(Verdict::Decrease)), decrease, "{}", m.short);
-            assert_eq!(mark(m, Some(Verdict::NoChange)), Mark::Same);
-            assert_eq!(mark(m, Some(Verdict::Inconclusive)), Mark::Unsure);
+            assert_eq!(mark(m, Some(Decision::Increase)), increase, "{}", m.short);
+            assert_eq!(mark(m, Some(Decision::Decrease)), decrease, "{}", m.short);
+            assert_eq!(mark(m, Some(Decision::NoChange)), Mark::Same);
+            assert_eq!(mark(m, Some(Decision::Inconclusive)), Mark::Unsure);
             assert_eq!(mark(m, None), Mark::Untested);
         }
     }

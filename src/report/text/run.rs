@@ -31,9 +31,7 @@ pub fn render(run: &RunResults) -> String {
             .join(", ")
     );
     out.push('\n');
-    out.push_str(&crate::report::verdict::text(&crate::verdict::run_lines(
-        run,
-    )));
+    out.push_str(&crate::report::answer::text(&crate::answer::run_lines(run)));
     out.push('\n');
     out.push_str(&align(&compact_table(&regimes)));
     let _ = writeln!(
@@ -400,7 +398,7 @@ pub fn sweep_text(sweep: &SweepResults) -> String {
         out.push_str(&header(&p.results));
         out.push_str(&tables(&p.results));
     }
-    out.push_str(&crate::report::verdict::text(&crate::verdict::sweep_lines(
+    out.push_str(&crate::report::answer::text(&crate::answer::sweep_lines(
         sweep,
     )));
     out

@@ -1,7 +1,7 @@
-//! `verdict:` lines ([`crate::verdict`]) as text and as Markdown, for the
+//! `verdict:` lines ([`crate::answer`]) as text and as Markdown, for the
 //! end of the text table and of the Markdown export.
 
-use crate::verdict::Line;
+use crate::answer::Line;
 
 /// One `verdict: …` line each.
 pub fn text(lines: &[Line]) -> String {

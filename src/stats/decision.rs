@@ -4,10 +4,10 @@
 
 use super::significance::{Difference, SIGNIFICANCE_LEVEL};
 
-/// The verdict on one difference. Words are the caller's: for a
+/// The decision on one difference. Words are the caller's: for a
 /// throughput an increase is "faster", for a latency "higher".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Decision {
     /// The difference is within the noise threshold.
     NoChange,
     /// The test side is higher, beyond the threshold and beyond doubt.
@@ -19,33 +19,33 @@ pub enum Verdict {
     Inconclusive,
 }
 
-impl Verdict {
-    /// The verdict on `difference` at `noise_threshold_pct` (a change in
+impl Decision {
+    /// The decision on `difference` at `noise_threshold_pct` (a change in
     /// %, ≥ 0), given its Holm-adjusted p-value.
     ///
     /// With `change` the change of the means, `[lo, hi]` its 95%
     /// confidence interval and `T` the threshold, all in % of the base
     /// mean, and `p` the Holm-adjusted p-value:
     ///
-    /// 1. a change ([`Verdict::Increase`] or [`Verdict::Decrease`], by its
+    /// 1. a change ([`Decision::Increase`] or [`Decision::Decrease`], by its
     ///    sign) when `p < 0.05` and the interval lies wholly beyond the
     ///    threshold on one side (`lo > T` or `hi < -T`);
-    /// 2. [`Verdict::NoChange`] when the interval lies wholly within
+    /// 2. [`Decision::NoChange`] when the interval lies wholly within
     ///    `[-T, T]`, or when `|change| <= T` and `p >= 0.05`;
-    /// 3. [`Verdict::Inconclusive`] otherwise: the interval reaches across
+    /// 3. [`Decision::Inconclusive`] otherwise: the interval reaches across
     ///    `±T` while the test is significant or the change exceeds `T`.
     ///
     /// The first two cannot both hold. Without a test (fewer than two
-    /// repeats on a side) the verdict is inconclusive. With a base mean of
+    /// repeats on a side) the decision is inconclusive. With a base mean of
     /// 0 there is no percentage: the same rule runs on the absolute
     /// difference with a threshold of 0.
-    pub fn decide(difference: &Difference, noise_threshold_pct: f64, p_adjusted: f64) -> Verdict {
+    pub fn decide(difference: &Difference, noise_threshold_pct: f64, p_adjusted: f64) -> Decision {
         let Some(welch) = difference.welch else {
-            return Verdict::Inconclusive;
+            return Decision::Inconclusive;
         };
         match (difference.change_pct, difference.ci95_pct) {
-            (Some(change), Some(ci)) => Verdict::rule(change, ci, noise_threshold_pct, p_adjusted),
-            _ => Verdict::rule(
+            (Some(change), Some(ci)) => Decision::rule(change, ci, noise_threshold_pct, p_adjusted),
+            _ => Decision::rule(
                 welch.difference,
                 welch.interval(super::CONFIDENCE_LEVEL),
                 0.0,
@@ -54,21 +54,21 @@ impl Verdict {
         }
     }
 
-    /// The rule of [`Verdict::decide`] on bare numbers: `change` and its
+    /// The rule of [`Decision::decide`] on bare numbers: `change` and its
     /// interval `(lo, hi)` in the threshold's unit, the threshold `T ≥ 0`
     /// and the adjusted p-value.
-    pub fn rule(change: f64, (lo, hi): (f64, f64), threshold: f64, p_adjusted: f64) -> Verdict {
+    pub fn rule(change: f64, (lo, hi): (f64, f64), threshold: f64, p_adjusted: f64) -> Decision {
         let significant = p_adjusted < SIGNIFICANCE_LEVEL;
         if significant && lo > threshold {
-            Verdict::Increase
+            Decision::Increase
         } else if significant && hi < -threshold {
-            Verdict::Decrease
+            Decision::Decrease
         } else if (-threshold <= lo && hi <= threshold)
             || (change.abs() <= threshold && !significant)
         {
-            Verdict::NoChange
+            Decision::NoChange
         } else {
-            Verdict::Inconclusive
+            Decision::Inconclusive
         }
     }
 }
@@ -142,52 +142,52 @@ mod tests {
 
     #[test]
     fn the_rule_on_bare_numbers() {
-        use Verdict::*;
+        use Decision::*;
         let t = 2.0;
         // Beyond the threshold and significant: a change, by sign.
-        assert_eq!(Verdict::rule(15.0, (13.1, 16.9), t, 0.001), Increase);
-        assert_eq!(Verdict::rule(-15.0, (-16.9, -13.1), t, 0.001), Decrease);
+        assert_eq!(Decision::rule(15.0, (13.1, 16.9), t, 0.001), Increase);
+        assert_eq!(Decision::rule(-15.0, (-16.9, -13.1), t, 0.001), Decrease);
         // Significant but inside the band: no change, whatever p says.
-        assert_eq!(Verdict::rule(0.02, (0.011, 0.029), t, 1e-4), NoChange);
-        assert_eq!(Verdict::rule(-1.9, (-1.99, -1.8), t, 1e-9), NoChange);
+        assert_eq!(Decision::rule(0.02, (0.011, 0.029), t, 1e-4), NoChange);
+        assert_eq!(Decision::rule(-1.9, (-1.99, -1.8), t, 1e-9), NoChange);
         // Not significant and small: no change, however wide.
-        assert_eq!(Verdict::rule(0.5, (-9.0, 10.0), t, 0.8), NoChange);
+        assert_eq!(Decision::rule(0.5, (-9.0, 10.0), t, 0.8), NoChange);
         // Reaches across the threshold: inconclusive.
-        assert_eq!(Verdict::rule(3.0, (1.0, 5.0), t, 0.001), Inconclusive);
-        assert_eq!(Verdict::rule(1.5, (1.0, 2.5), t, 0.001), Inconclusive);
-        assert_eq!(Verdict::rule(5.0, (-3.0, 13.0), t, 0.3), Inconclusive);
+        assert_eq!(Decision::rule(3.0, (1.0, 5.0), t, 0.001), Inconclusive);
+        assert_eq!(Decision::rule(1.5, (1.0, 2.5), t, 0.001), Inconclusive);
+        assert_eq!(Decision::rule(5.0, (-3.0, 13.0), t, 0.3), Inconclusive);
         // Beyond the band but not significant after correction.
-        assert_eq!(Verdict::rule(5.0, (3.0, 7.0), t, 0.06), Inconclusive);
+        assert_eq!(Decision::rule(5.0, (3.0, 7.0), t, 0.06), Inconclusive);
         // A threshold of 0 is the plain test.
-        assert_eq!(Verdict::rule(0.1, (0.05, 0.15), 0.0, 0.01), Increase);
-        assert_eq!(Verdict::rule(0.0, (0.0, 0.0), 0.0, 1.0), NoChange);
-        assert_eq!(Verdict::rule(0.1, (-0.05, 0.25), 0.0, 0.2), Inconclusive);
+        assert_eq!(Decision::rule(0.1, (0.05, 0.15), 0.0, 0.01), Increase);
+        assert_eq!(Decision::rule(0.0, (0.0, 0.0), 0.0, 1.0), NoChange);
+        assert_eq!(Decision::rule(0.1, (-0.05, 0.25), 0.0, 0.2), Inconclusive);
     }
 
     #[test]
     fn the_rule_at_each_boundary() {
-        use Verdict::*;
+        use Decision::*;
         let t = 2.0;
         // p exactly 0.05 is not below the level: not significant.
-        assert_eq!(Verdict::rule(5.0, (3.0, 7.0), t, 0.05), Inconclusive);
-        assert_eq!(Verdict::rule(5.0, (3.0, 7.0), t, 0.049), Increase);
+        assert_eq!(Decision::rule(5.0, (3.0, 7.0), t, 0.05), Inconclusive);
+        assert_eq!(Decision::rule(5.0, (3.0, 7.0), t, 0.049), Increase);
         // An interval that starts exactly at +T (or ends at -T) does not lie
         // wholly beyond it.
-        assert_eq!(Verdict::rule(3.0, (2.0, 4.0), t, 0.001), Inconclusive);
-        assert_eq!(Verdict::rule(-3.0, (-4.0, -2.0), t, 0.001), Inconclusive);
-        assert_eq!(Verdict::rule(-3.0, (-4.0, -2.1), t, 0.001), Decrease);
+        assert_eq!(Decision::rule(3.0, (2.0, 4.0), t, 0.001), Inconclusive);
+        assert_eq!(Decision::rule(-3.0, (-4.0, -2.0), t, 0.001), Inconclusive);
+        assert_eq!(Decision::rule(-3.0, (-4.0, -2.1), t, 0.001), Decrease);
         // An interval reaching exactly ±T lies within [-T, T].
-        assert_eq!(Verdict::rule(0.0, (-2.0, 1.0), t, 0.001), NoChange);
-        assert_eq!(Verdict::rule(0.0, (-1.0, 2.0), t, 0.001), NoChange);
+        assert_eq!(Decision::rule(0.0, (-2.0, 1.0), t, 0.001), NoChange);
+        assert_eq!(Decision::rule(0.0, (-1.0, 2.0), t, 0.001), NoChange);
         // A change of exactly T, not significant: no change.
-        assert_eq!(Verdict::rule(2.0, (-1.0, 5.0), t, 0.5), NoChange);
-        assert_eq!(Verdict::rule(-2.0, (-5.0, 1.0), t, 0.5), NoChange);
-        assert_eq!(Verdict::rule(2.1, (-1.0, 5.2), t, 0.5), Inconclusive);
+        assert_eq!(Decision::rule(2.0, (-1.0, 5.0), t, 0.5), NoChange);
+        assert_eq!(Decision::rule(-2.0, (-5.0, 1.0), t, 0.5), NoChange);
+        assert_eq!(Decision::rule(2.1, (-1.0, 5.2), t, 0.5), Inconclusive);
         // Small, not significant, but the interval is inside the band only
         // on one side: no change by the second clause alone.
-        assert_eq!(Verdict::rule(-1.0, (-3.0, 1.0), t, 0.5), NoChange);
+        assert_eq!(Decision::rule(-1.0, (-3.0, 1.0), t, 0.5), NoChange);
         // Significant, small change, interval across -T: inconclusive.
-        assert_eq!(Verdict::rule(-1.0, (-3.0, 1.0), t, 0.001), Inconclusive);
+        assert_eq!(Decision::rule(-1.0, (-3.0, 1.0), t, 0.001), Inconclusive);
     }
 
     /// `n` repeats with mean `mean` and sample standard deviation `sd`.
@@ -210,36 +210,36 @@ mod tests {
         let tiny = Difference::of(&base, &summary(10, 1.0002e6, 100.0));
         let p = tiny.welch.unwrap().p;
         assert!(p < 0.001, "{p}");
-        assert_eq!(Verdict::decide(&tiny, 2.0, p), Verdict::NoChange);
+        assert_eq!(Decision::decide(&tiny, 2.0, p), Decision::NoChange);
         // With no threshold it is a (tiny) change.
-        assert_eq!(Verdict::decide(&tiny, 0.0, p), Verdict::Increase);
+        assert_eq!(Decision::decide(&tiny, 0.0, p), Decision::Increase);
         // +5% with small noise: a change, either way.
         let up = Difference::of(&base, &summary(10, 1.05e6, 100.0));
         assert_eq!(
-            Verdict::decide(&up, 2.0, up.welch.unwrap().p),
-            Verdict::Increase
+            Decision::decide(&up, 2.0, up.welch.unwrap().p),
+            Decision::Increase
         );
         let down = Difference::of(&base, &summary(10, 0.95e6, 100.0));
         assert_eq!(
-            Verdict::decide(&down, 2.0, down.welch.unwrap().p),
-            Verdict::Decrease
+            Decision::decide(&down, 2.0, down.welch.unwrap().p),
+            Decision::Decrease
         );
         // +5% with 4 repeats of 5% noise: cannot tell.
         let noisy = Difference::of(&summary(4, 1e6, 5e4), &summary(4, 1.05e6, 5e4));
         let p = noisy.welch.unwrap().p;
         assert!(p > 0.05, "{p}");
-        assert_eq!(Verdict::decide(&noisy, 2.0, p), Verdict::Inconclusive);
+        assert_eq!(Decision::decide(&noisy, 2.0, p), Decision::Inconclusive);
     }
 
     #[test]
     fn untested_and_zero_bases() {
         let one = Summary::of(&[100.0]).unwrap();
         let d = Difference::of(&one, &Summary::of(&[200.0]).unwrap());
-        assert_eq!(Verdict::decide(&d, 2.0, 0.0), Verdict::Inconclusive);
+        assert_eq!(Decision::decide(&d, 2.0, 0.0), Decision::Inconclusive);
         let zero = Summary::of(&[0.0, 0.0]).unwrap();
         let d = Difference::of(&zero, &Summary::of(&[6.0, 6.0]).unwrap());
-        assert_eq!(Verdict::decide(&d, 2.0, 0.0), Verdict::Increase);
+        assert_eq!(Decision::decide(&d, 2.0, 0.0), Decision::Increase);
         let d = Difference::of(&zero, &zero);
-        assert_eq!(Verdict::decide(&d, 2.0, 1.0), Verdict::NoChange);
+        assert_eq!(Decision::decide(&d, 2.0, 1.0), Decision::NoChange);
     }
 }

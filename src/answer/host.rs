@@ -1,0 +1,114 @@
+//! What a run's CPUs can and cannot answer: a node split on writers that
+//! share one node has one slot, as global has, so it says nothing about
+//! NUMA; likewise an LLC split inside one LLC, and any transfer between
+//! SMT siblings of one core.
+
+use super::{Line, Topic};
+use crate::counter::ShardLevel;
+use crate::results::RunResults;
+use crate::topology::CpuList;
+
+/// How far apart a run's writers are: the nodes, LLCs and cores they
+/// span, and how many the host has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Reach {
+    /// Writer threads.
+    writers: usize,
+    /// True when the topology holds every writer's CPU (a file's recorded
+    /// topology may not): without that nothing is said.
+    located: bool,
+    /// Nodes the writers' CPUs are on.
+    nodes: CpuList,
+    /// Nodes of the host with CPUs.
+    host_nodes: usize,
+    /// LLCs (indexes into the topology's LLC list) the writers' CPUs share.
+    llcs: CpuList,
+    /// LLCs of the host.
+    host_llcs: usize,
+    /// Distinct physical cores (package, core) of the writers' CPUs.
+    cores: usize,
+}
+
+impl Reach {
+    /// The reach of `run`'s writers on its recorded topology.
+    pub(super) fn of(run: &RunResults) -> Reach {
+        let cpus: Vec<_> = run
+            .config
+            .writer_cpus
+            .iter()
+            .filter_map(|&c| run.topology.cpu(c))
+            .collect();
+        let mut cores: Vec<(u32, u32)> = cpus.iter().map(|c| (c.package, c.core)).collect();
+        cores.sort_unstable();
+        cores.dedup();
+        Reach {
+            writers: run.config.writer_cpus.len(),
+            located: cpus.len() == run.config.writer_cpus.len(),
+            nodes: cpus.iter().map(|c| c.node).collect(),
+            host_nodes: run
+                .topology
+                .nodes
+                .iter()
+                .filter(|n| !n.cpus.is_empty())
+                .count(),
+            llcs: cpus.iter().map(|c| c.llc).collect(),
+            host_llcs: run.topology.llcs.len(),
+            cores: cores.len(),
+        }
+    }
+
+    /// True when splitting at `level` gives the writers one slot, the one
+    /// global gives them: node with every writer on one node, llc with
+    /// every writer in one LLC. A comparison with global then measures
+    /// nothing about that level.
+    pub(super) fn same_as_global(&self, level: ShardLevel) -> bool {
+        if !self.located {
+            return false;
+        }
+        match level {
+            ShardLevel::Node => self.nodes.len() <= 1,
+            ShardLevel::Llc => self.llcs.len() <= 1,
+            _ => false,
+        }
+    }
+
+    /// The line saying what these CPUs cannot answer, `None` when they
+    /// span nodes, LLCs and cores alike, or are not all in the topology.
+    pub(super) fn line(&self) -> Option<Line> {
+        if !self.located {
+            return None;
+        }
+        if self.writers < 2 {
+            return Some(Line::new(
+                Topic::Host,
+                "one writer: no line moves between CPUs here; contention needs 2 or more writers",
+            ));
+        }
+        let mut parts = Vec::new();
+        if self.nodes.len() <= 1 {
+            parts.push(if self.host_nodes <= 1 {
+                "node and global share one node here; cross-node cost needs a multi-node host (`contend matrix` there, or the guest check)".to_string()
+            } else {
+                format!(
+                    "node and global share node {} here (every writer is on it); cross-node cost needs writers on two nodes (--writer-cpus)",
+                    self.nodes
+                )
+            });
+        }
+        if self.llcs.len() <= 1 {
+            parts.push(if self.host_llcs <= 1 {
+                "llc and global share one LLC here; cross-LLC cost needs a host with several LLCs"
+                    .to_string()
+            } else {
+                "llc and global share one LLC here (every writer is in it); cross-LLC cost needs writers on two LLCs (--writer-cpus)".to_string()
+            });
+        }
+        if self.cores <= 1 {
+            parts.push(
+                "the writers are SMT siblings of one core, so the line never leaves it; cross-core cost needs writers on two cores"
+                    .to_string(),
+            );
+        }
+        (!parts.is_empty()).then(|| Line::new(Topic::Host, parts.join("; ")))
+    }
+}

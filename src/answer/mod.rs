@@ -1,0 +1,259 @@
+//! Verdict lines: the answer a result gives, in words and numbers, and
+//! only as far as the statistics support it.
+//!
+//! A run's lines come one regime at a time ([`RunResults::regimes`]): flat
+//! out, the saturation throughput and how many updates a writer makes per
+//! ownership of the line; at a paced rate (the seed's 22k/s per writer by
+//! default), the net cost per update and CPU share, and what the ratelimit
+//! and splitting save against `global/always`. Every ranking uses the one
+//! per-update figure, [`crate::results::cost_measure`] (ns/op from
+//! throughput flat out, net busy ns per update paced), never a sampled
+//! latency. Then what the host cannot answer: node or LLC splits the
+//! writers' CPUs cannot tell from global. A sweep says where throughput
+//! stops scaling per affinity set, and with a rate axis what each strategy
+//! costs at the rate closest to the seed's and flat out. A matrix keeps
+//! its advice line.
+//!
+//! Every claim rests on the rule of `contend compare`
+//! ([`crate::stats::Decision::decide`]): Welch's t-test on the repeats, the
+//! p-values Holm-adjusted over every test one regime's lines make, and the
+//! default ±2% noise threshold. A winner is named, or a saving claimed,
+//! only when the rule supports it; otherwise the line says "no measurable
+//! difference" and why (within the noise threshold, or inconclusive).
+//!
+//! [`RunResults::regimes`]: crate::results::RunResults::regimes
+
+mod host;
+mod matrix;
+mod run;
+mod sweep;
+#[cfg(test)]
+mod tests;
+
+pub use matrix::matrix_lines;
+pub use run::run_lines;
+pub use sweep::sweep_lines;
+
+use crate::compare::DEFAULT_NOISE_THRESHOLD_PCT;
+use crate::stats::{Decision, Difference, Summary, holm_adjusted};
+use std::fmt;
+
+/// The noise threshold verdicts use, % of the base mean (`contend
+/// compare`'s default).
+pub const NOISE_THRESHOLD_PCT: f64 = DEFAULT_NOISE_THRESHOLD_PCT;
+
+/// The policy splitting is weighed against: the merged kernel fix
+/// (commit 1528c661c24b).
+pub const RATELIMIT: &str = "ratelimit:1ms";
+
+/// What a verdict line answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    /// Flat out: the strategy with the most updates/s (the least loop
+    /// ns/op), and that throughput.
+    Saturation,
+    /// Flat out: updates per ownership of the line under `global/always`.
+    Ownership,
+    /// Paced: the net cost per update and CPU share of `global/always`
+    /// and of the cheapest strategy.
+    Cost,
+    /// What the ratelimit and each split save against `global/always`.
+    Savings,
+    /// What splitting saves beyond `global/ratelimit:1ms`.
+    BeyondRatelimit,
+    /// The cheapest read, from reader threads' throughput (`--readers`).
+    Read,
+    /// What this host cannot answer: levels that equal global here.
+    Host,
+    /// Where a sweep's throughput stops scaling.
+    Scaling,
+    /// A sweep's cost and CPU share at a rate, and flat out.
+    Rate,
+    /// The matrix's split advice.
+    Advice,
+}
+
+/// One `verdict:` line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// What it answers.
+    pub topic: Topic,
+    /// The answer, without the `verdict: ` label.
+    pub text: String,
+}
+
+impl fmt::Display for Line {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "verdict: {}", self.text)
+    }
+}
+
+impl Line {
+    fn new(topic: Topic, text: impl Into<String>) -> Self {
+        Line {
+            topic,
+            text: text.into(),
+        }
+    }
+}
+
+/// One difference a verdict tested, decided.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Test {
+    /// Test against base: change, interval, Welch.
+    pub difference: Difference,
+    /// Holm-adjusted p-value over the verdict's tests (`None`: fewer than
+    /// two repeats on a side, no test).
+    pub p_adjusted: Option<f64>,
+    /// The rule's outcome.
+    pub decision: Decision,
+    /// The unit of the measure, for a change shown in it rather than in %
+    /// (a base mean of 0 or below, as a net cost near 0 can have).
+    pub unit: &'static str,
+}
+
+impl Test {
+    /// `+12.0% [+10.1%, +13.9%], p<0.001`; `+3.0% (fewer than 2 repeats:
+    /// no test)` without a test; `-0.30 ns [-0.52, -0.08], p=0.010` when
+    /// the base mean is 0 or below (no percentage of it makes sense).
+    pub fn text(&self) -> String {
+        let d = &self.difference;
+        let p = self
+            .p_adjusted
+            .map_or(String::new(), |p| format!(", {}", p_text(p)));
+        match (d.change_pct, d.ci95_pct, d.welch) {
+            (Some(change), Some((lo, hi)), Some(_)) => {
+                let n = percent_decimals(hi - lo);
+                format!("{change:+.n$}% [{lo:+.n$}%, {hi:+.n$}%]{p}")
+            }
+            (Some(change), _, _) => format!("{change:+.1}% (fewer than 2 repeats: no test)"),
+            (None, _, Some(w)) => {
+                let (lo, hi) = w.interval(crate::stats::CONFIDENCE_LEVEL);
+                format!(
+                    "{:+.2} {u} [{lo:+.2}, {hi:+.2}]{p}",
+                    w.difference,
+                    u = self.unit
+                )
+            }
+            (None, _, None) => "fewer than 2 repeats: no test".to_string(),
+        }
+    }
+
+    /// A claim's size and significance, short: `-93.5%, p<0.001`, or
+    /// `-0.40 ns, p<0.001` against a base at or below 0. The interval,
+    /// which [`Test::text`] adds, lies beyond the noise threshold by the
+    /// rule, so a claim leaves it out.
+    pub fn claim(&self) -> String {
+        let d = &self.difference;
+        let p = self
+            .p_adjusted
+            .map_or(String::new(), |p| format!(", {}", p_text(p)));
+        match (d.change_pct, d.welch) {
+            (Some(change), _) => format!("{change:+.1}%{p}"),
+            (None, Some(w)) => format!("{:+.2} {}{p}", w.difference, self.unit),
+            (None, None) => "fewer than 2 repeats: no test".to_string(),
+        }
+    }
+
+    /// Why a difference is not a claim: within the noise threshold or
+    /// inconclusive.
+    fn why_not(&self) -> String {
+        match self.decision {
+            Decision::NoChange => format!("within the ±{NOISE_THRESHOLD_PCT}% noise threshold"),
+            _ => "inconclusive".to_string(),
+        }
+    }
+}
+
+/// Holm–Bonferroni over every difference one verdict tests.
+#[derive(Default)]
+struct Family {
+    diffs: Vec<(Difference, &'static str)>,
+}
+
+impl Family {
+    /// Adds the test of `test` against `base`, both in `unit`; returns its
+    /// index in [`Family::decide`]'s answer. With a base mean of 0 or
+    /// below the change has no percentage: the rule runs on the absolute
+    /// difference with a threshold of 0.
+    fn add(&mut self, base: &Summary, test: &Summary, unit: &'static str) -> usize {
+        let mut d = Difference::of(base, test);
+        if base.mean <= 0.0 {
+            d.change_pct = None;
+            d.ci95_pct = None;
+        }
+        self.diffs.push((d, unit));
+        self.diffs.len() - 1
+    }
+
+    /// Every test added, decided with the p-values Holm-adjusted together.
+    fn decide(&self) -> Vec<Test> {
+        let raw: Vec<f64> = self
+            .diffs
+            .iter()
+            .filter_map(|(d, _)| d.welch)
+            .map(|w| w.p)
+            .collect();
+        let mut adjusted = holm_adjusted(&raw).into_iter();
+        self.diffs
+            .iter()
+            .map(|&(d, unit)| {
+                let p = d.welch.map(|_| adjusted.next().expect("one per test"));
+                Test {
+                    difference: d,
+                    p_adjusted: p,
+                    decision: Decision::decide(&d, NOISE_THRESHOLD_PCT, p.unwrap_or(1.0)),
+                    unit,
+                }
+            })
+            .collect()
+    }
+}
+
+/// `58.2M`, `22.0k`, `123`, `34.5`, `0.128`.
+pub fn num(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.2}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.1}k", v / 1e3)
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A percentage with decimals enough for small values (`0.1275%`).
+fn pct(v: f64) -> String {
+    if v.abs() >= 10.0 {
+        format!("{v:.1}%")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.2}%")
+    } else {
+        format!("{v:.4}%")
+    }
+}
+
+/// `p<0.001` or `p=0.012`.
+fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "p<0.001".to_string()
+    } else {
+        format!("p={p:.3}")
+    }
+}
+
+/// Decimals for a percentage whose interval is `width` wide (1 to 3), as
+/// `contend compare` prints them.
+fn percent_decimals(width: f64) -> usize {
+    let half = width / 2.0;
+    if half.is_nan() || half <= 0.0 || half.is_infinite() {
+        return 1;
+    }
+    (1.0 - half.log10().floor()).clamp(1.0, 3.0) as usize
+}

@@ -1,0 +1,449 @@
+//! A run's `verdict:` lines, one regime at a time: flat out, the
+//! saturation throughput and updates per ownership; paced, the net cost
+//! per update and CPU share, and what the ratelimit and splitting save.
+//! Every ranking and saving is in [`cost_measure`] of the regime.
+
+use super::host::Reach;
+use super::{Family, Line, RATELIMIT, Test, Topic, num, pct};
+use crate::counter::ShardLevel;
+use crate::results::{RunResults, StrategySummary, cost_measure};
+use crate::runner::sweep::SEED_RATE;
+use crate::stats::{Decision, Summary};
+
+/// The `verdict:` lines of a run: each regime's in the run's order (flat
+/// out, then each paced rate), each saying which regime it speaks of,
+/// then what the host cannot answer. What the ratelimit and splitting
+/// save is answered at the paced rates when the run has one (flat out,
+/// a line handed over in bursts says little about the kernel's cost),
+/// flat out otherwise.
+pub fn run_lines(run: &RunResults) -> Vec<Line> {
+    let reach = Reach::of(run);
+    let views = run.regimes();
+    let any_paced = views.iter().any(|v| v.config.rate.is_some());
+    let mut lines: Vec<Line> = views
+        .iter()
+        .flat_map(|v| {
+            let savings = v.config.rate.is_some() || !any_paced;
+            Regime::of(v).lines(&reach, savings)
+        })
+        .collect();
+    lines.extend(reach.line());
+    lines
+}
+
+/// One strategy as a verdict sees it.
+struct Candidate<'a> {
+    /// Its name in a sentence (`llc/ratelimit:1ms`, with pad and clock
+    /// only when the run has several).
+    name: String,
+    level: ShardLevel,
+    policy: String,
+    pad: String,
+    /// Pad and clock, for matching levels.
+    rest: String,
+    summary: &'a StrategySummary,
+}
+
+/// One regime's strategies.
+struct Regime<'a> {
+    /// Ops/s per writer; `None` flat out.
+    rate: Option<f64>,
+    /// Reader threads ran (`--readers`).
+    readers: usize,
+    candidates: Vec<Candidate<'a>>,
+}
+
+/// A ranking before its family is decided: the cheapest and, with two or
+/// more, the runner-up and the index of their test.
+struct Ranked {
+    best: usize,
+    runner_up: Option<(usize, usize)>,
+}
+
+/// Alternatives against one base: each tested (its test's index) or the
+/// same as global here.
+struct Against {
+    base: usize,
+    tested: Vec<(usize, usize)>,
+    same_here: Vec<usize>,
+}
+
+impl<'a> Regime<'a> {
+    fn of(view: &'a RunResults) -> Regime<'a> {
+        let done: Vec<_> = view
+            .strategies
+            .iter()
+            .filter_map(|s| Some((s, s.summary.as_ref()?)))
+            .collect();
+        // Pad and clock are named only when they tell strategies apart.
+        let several = |f: &dyn Fn(&crate::results::Strategy) -> Option<String>| {
+            let mut seen: Vec<String> = done.iter().filter_map(|(s, _)| f(&s.strategy)).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            seen.len() > 1
+        };
+        let pads = several(&|s| Some(s.pad.to_string()));
+        let clocks = several(&|s| s.clock.map(|c| c.to_string()));
+        let candidates = done
+            .iter()
+            .map(|(s, summary)| {
+                let st = &s.strategy;
+                let mut name = format!("{}/{}", st.level, st.publish);
+                if pads {
+                    name.push_str(&format!("/pad{}", st.pad));
+                }
+                let mut rest = format!("pad{}", st.pad);
+                if let Some(c) = st.clock {
+                    if clocks {
+                        name.push_str(&format!("/{c}"));
+                    }
+                    rest.push_str(&format!("/{c}"));
+                }
+                Candidate {
+                    name,
+                    level: st.level,
+                    policy: st.publish.to_string(),
+                    pad: st.pad.to_string(),
+                    rest,
+                    summary,
+                }
+            })
+            .collect();
+        Regime {
+            rate: view.config.rate,
+            readers: view.config.reader_cpus.len(),
+            candidates,
+        }
+    }
+
+    /// `flat out`, or `at 22.0k/s per writer`.
+    fn label(&self) -> String {
+        match self.rate {
+            None => "flat out".to_string(),
+            Some(r) => format!("at {}/s per writer", num(r)),
+        }
+    }
+
+    /// The cost of one update: [`cost_measure`] of this regime.
+    fn cost(&self, i: usize) -> Option<Summary> {
+        (cost_measure(self.rate).get)(self.candidates[i].summary)
+    }
+
+    /// The cost of one read by a reader thread: ns/op from throughput
+    /// flat out, busy ns per read paced.
+    fn read(&self, i: usize) -> Option<Summary> {
+        let s = self.candidates[i].summary;
+        match self.rate {
+            None => s.reader_read_ns,
+            Some(_) => s.reader_busy_ns,
+        }
+    }
+
+    fn find(&self, level: ShardLevel, policy: &str) -> Option<usize> {
+        self.candidates
+            .iter()
+            .position(|c| c.level == level && c.policy == policy)
+    }
+
+    /// The cheapest by `value`, tested against the runner-up in `family`.
+    fn rank(
+        &self,
+        family: &mut Family,
+        value: &dyn Fn(usize) -> Option<Summary>,
+    ) -> Option<Ranked> {
+        let mut values: Vec<(usize, Summary)> = (0..self.candidates.len())
+            .filter_map(|i| Some((i, value(i)?)))
+            .collect();
+        values.sort_by(|a, b| a.1.mean.total_cmp(&b.1.mean));
+        let (best, b) = *values.first()?;
+        let runner_up = values.get(1).map(|&(i, r)| (i, family.add(&r, &b, "ns")));
+        Some(Ranked { best, runner_up })
+    }
+
+    /// Tests each of `alternatives` against `base` in `family`, in cost,
+    /// leaving out a split that is global here.
+    fn against(
+        &self,
+        family: &mut Family,
+        reach: &Reach,
+        base: usize,
+        alternatives: impl Iterator<Item = usize>,
+    ) -> Against {
+        let mut out = Against {
+            base,
+            tested: Vec::new(),
+            same_here: Vec::new(),
+        };
+        for i in alternatives {
+            if reach.same_as_global(self.candidates[i].level) {
+                out.same_here.push(i);
+            } else if let (Some(b), Some(t)) = (self.cost(base), self.cost(i)) {
+                out.tested.push((i, family.add(&b, &t, "ns")));
+            }
+        }
+        out
+    }
+
+    fn lines(&self, reach: &Reach, savings: bool) -> Vec<Line> {
+        let c = &self.candidates;
+        if c.is_empty() {
+            return vec![Line::new(
+                Topic::Cost,
+                format!(
+                    "{}: no strategy finished a repeat: nothing to rank",
+                    self.label()
+                ),
+            )];
+        }
+        let mut family = Family::default();
+        let cost = self.rank(&mut family, &|i| self.cost(i));
+        let read = (self.readers > 0)
+            .then(|| self.rank(&mut family, &|i| self.read(i)))
+            .flatten();
+        let global_always = self.find(ShardLevel::Global, "always");
+        let global_ratelimit = self.find(ShardLevel::Global, RATELIMIT);
+        let saves = global_always.filter(|_| savings).map(|g| {
+            let alternatives = (0..c.len()).filter(|&i| {
+                i != g
+                    && c[i].pad == c[g].pad
+                    && ((c[i].level == ShardLevel::Global) != (c[i].policy == "always"))
+            });
+            self.against(&mut family, reach, g, alternatives)
+        });
+        let beyond = global_ratelimit.filter(|_| savings).map(|g| {
+            let alternatives = (0..c.len()).filter(|&i| {
+                c[i].level != ShardLevel::Global
+                    && c[i].policy == RATELIMIT
+                    && c[i].rest == c[g].rest
+            });
+            self.against(&mut family, reach, g, alternatives)
+        });
+        let tests = family.decide();
+
+        let mut lines = Vec::new();
+        let base = global_always.unwrap_or(0);
+        match (self.rate, &cost) {
+            (None, Some(r)) => {
+                lines.push(self.saturation_line(r, &tests));
+                lines.push(self.ownership_line(base));
+            }
+            (Some(_), Some(r)) => lines.push(self.cost_line(r, global_always, &tests)),
+            (_, None) => lines.push(Line::new(
+                Topic::Cost,
+                format!(
+                    "{}: {} not recorded",
+                    self.label(),
+                    cost_measure(self.rate).short
+                ),
+            )),
+        }
+        if let Some(r) = &read {
+            let unit = if self.rate.is_some() {
+                "busy ns/read"
+            } else {
+                "ns/read"
+            };
+            lines.push(Line::new(
+                Topic::Read,
+                format!(
+                    "{}, the cheapest read ({} reader thread{}): {}",
+                    self.label(),
+                    self.readers,
+                    if self.readers == 1 { "" } else { "s" },
+                    self.ranking_text(r, &tests, &|i| {
+                        self.read(i).map_or("-".to_string(), |s| value(&s, unit))
+                    })
+                ),
+            ));
+        }
+        if let Some(a) = saves.filter(|a| !a.tested.is_empty() || !a.same_here.is_empty()) {
+            lines.push(self.against_line(Topic::Savings, "against", &a, &tests));
+        }
+        if let Some(a) = beyond.filter(|a| !a.tested.is_empty()) {
+            lines.push(self.against_line(Topic::BeyondRatelimit, "splitting beyond", &a, &tests));
+        }
+        lines
+    }
+
+    /// `X, its value (change, p against Y)`, or `no measurable
+    /// difference between X (value) and Y (value): change [interval], p,
+    /// why`.
+    fn ranking_text(&self, r: &Ranked, tests: &[Test], shown: &dyn Fn(usize) -> String) -> String {
+        let c = &self.candidates;
+        let best = &c[r.best].name;
+        match r.runner_up {
+            None => format!("only one strategy measured, {best} ({})", shown(r.best)),
+            Some((u, t)) if tests[t].decision == Decision::Decrease => format!(
+                "{best}, {} ({} against {})",
+                shown(r.best),
+                tests[t].claim(),
+                c[u].name
+            ),
+            Some((u, t)) => format!(
+                "no measurable difference between {best} ({}) and {} ({}): {}, {}",
+                shown(r.best),
+                c[u].name,
+                shown(u),
+                tests[t].text(),
+                tests[t].why_not()
+            ),
+        }
+    }
+
+    /// Flat out: the most updates/s, ranked by loop ns/op.
+    fn saturation_line(&self, r: &Ranked, tests: &[Test]) -> Line {
+        let shown = |i: usize| {
+            let s = self.candidates[i].summary;
+            format!(
+                "{} updates/s, {}",
+                num(s.write_ops_per_s.mean),
+                self.cost(i)
+                    .map_or("-".to_string(), |c| value(&c, "loop ns/op"))
+            )
+        };
+        Line::new(
+            Topic::Saturation,
+            format!(
+                "{}, saturation: {}",
+                self.label(),
+                self.ranking_text(r, tests, &shown)
+            ),
+        )
+    }
+
+    /// Flat out: how many updates a writer makes per ownership of the
+    /// line, under `base` (global/always when the run has it).
+    fn ownership_line(&self, base: usize) -> Line {
+        let c = &self.candidates[base];
+        let s = c.summary;
+        let owned = match (s.updates_per_ownership, s.handovers_per_s) {
+            (Some(u), Some(h)) => format!(
+                "{} updates per ownership of the line ({} hand-overs/s)",
+                count(u.mean),
+                num(h.mean)
+            ),
+            (Some(u), None) => format!("{} updates per ownership of the line", count(u.mean)),
+            (None, _) => "updates per ownership not recorded".to_string(),
+        };
+        Line::new(
+            Topic::Ownership,
+            format!(
+                "{}, {}: {} updates/s, {owned}",
+                self.label(),
+                c.name,
+                num(s.write_ops_per_s.mean)
+            ),
+        )
+    }
+
+    /// Paced: the net cost per update and CPU share of global/always and
+    /// of the cheapest.
+    fn cost_line(&self, r: &Ranked, global_always: Option<usize>, tests: &[Test]) -> Line {
+        let shown = |i: usize| {
+            let s = self.candidates[i].summary;
+            let share = s
+                .net_cpu_share_pct
+                .map_or(String::new(), |p| format!(", {} CPU", pct(p.mean)));
+            format!(
+                "{}{share}",
+                self.cost(i).map_or("-".to_string(), |c| value(&c, "ns"))
+            )
+        };
+        let seed = if self.rate == Some(SEED_RATE) {
+            " (the seed's rate)"
+        } else {
+            ""
+        };
+        let global = global_always
+            .filter(|&g| g != r.best)
+            .map_or(String::new(), |g| {
+                format!("{} {}; ", self.candidates[g].name, shown(g))
+            });
+        Line::new(
+            Topic::Cost,
+            format!(
+                "{}{seed}, net cost per update: {global}the cheapest: {}",
+                self.label(),
+                self.ranking_text(r, tests, &shown)
+            ),
+        )
+    }
+
+    /// Each alternative against `a.base`: what it saves, or that the
+    /// difference is not measurable, or what it costs more.
+    fn against_line(&self, topic: Topic, head: &str, a: &Against, tests: &[Test]) -> Line {
+        let c = &self.candidates;
+        let mut parts: Vec<String> = a
+            .tested
+            .iter()
+            .map(|&(i, t)| {
+                let test = &tests[t];
+                // A saving or a cost is claimed only with a test.
+                let diff = test.difference.welch.map_or(0.0, |w| w.difference);
+                let stale = c[i]
+                    .summary
+                    .error_mean_pct
+                    .filter(|_| c[i].policy != "always")
+                    .map_or(String::new(), |s| format!(", staleness {}", pct(s.mean)));
+                match test.decision {
+                    Decision::Decrease => format!(
+                        "{} saves {} ns ({}){stale}",
+                        c[i].name,
+                        num(-diff),
+                        test.claim()
+                    ),
+                    Decision::Increase => format!(
+                        "{} costs {} ns more ({}){stale}",
+                        c[i].name,
+                        num(diff),
+                        test.claim()
+                    ),
+                    _ => format!(
+                        "{}: no measurable difference ({}, {}){stale}",
+                        c[i].name,
+                        test.text(),
+                        test.why_not()
+                    ),
+                }
+            })
+            .collect();
+        if !a.same_here.is_empty() {
+            let names: Vec<&str> = a.same_here.iter().map(|&i| c[i].name.as_str()).collect();
+            parts.push(format!("{}: = global here", names.join(", ")));
+        }
+        let base = self
+            .cost(a.base)
+            .map_or(String::new(), |s| format!(" ({} ns)", num(s.mean)));
+        Line::new(
+            topic,
+            format!(
+                "{}, {head} {}{base}: {}",
+                self.label(),
+                c[a.base].name,
+                parts.join("; ")
+            ),
+        )
+    }
+}
+
+/// `31.2 ±1.3 ns`: the mean and the standard deviation over repeats, the
+/// latter to two significant digits.
+fn value(s: &Summary, unit: &str) -> String {
+    let sd = s.stddev;
+    let decimals = if sd > 0.0 && sd.is_finite() {
+        // (the nudge keeps 0.1 from reading as 0.0999…)
+        (1.0 - (sd.log10() + 1e-9).floor()).clamp(0.0, 3.0) as usize
+    } else {
+        1
+    };
+    format!("{} ±{sd:.decimals$} {unit}", num(s.mean))
+}
+
+/// `1.52`, `16.4`, `408`: a count with two decimals below 10.
+fn count(v: f64) -> String {
+    if v.abs() < 10.0 {
+        format!("{v:.2}")
+    } else {
+        num(v)
+    }
+}

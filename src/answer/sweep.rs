@@ -1,0 +1,320 @@
+//! A sweep's `verdict:` lines.
+
+use super::{Family, Line, Test, Topic, num, pct};
+use crate::results::{SweepPoint, SweepResults, cost_measure};
+use crate::runner::sweep::SEED_RATE;
+use crate::stats::{Decision, Summary};
+
+/// How a strategy scales over an affinity set's hammer points.
+#[derive(Debug, Clone, PartialEq)]
+struct Scaling {
+    /// The strategy.
+    name: String,
+    /// The thread count after which throughput stops rising (the largest
+    /// measured when it never stops).
+    peak_threads: usize,
+    /// The step past the peak, when there is one: its thread count and
+    /// test.
+    next: Option<(usize, Test)>,
+}
+
+/// The `verdict:` lines of a sweep: where throughput (updates/s) stops
+/// scaling per affinity set (hammer points), and, with a rate axis, each
+/// strategy's net ns per update and net CPU share at the rate closest to
+/// the seed's 22k/s per thread, and its loop ns/op flat out, at the set's
+/// largest thread count.
+pub fn sweep_lines(sweep: &SweepResults) -> Vec<Line> {
+    let mut affinities: Vec<&str> = Vec::new();
+    for p in &sweep.points {
+        if !affinities.contains(&p.affinity.as_str()) {
+            affinities.push(&p.affinity);
+        }
+    }
+    let mut lines = Vec::new();
+    for affinity in &affinities {
+        lines.extend(scaling_line(sweep, affinity));
+    }
+    if sweep.points.iter().any(|p| p.rate.is_some()) {
+        for affinity in &affinities {
+            lines.extend(rate_lines(sweep, affinity));
+        }
+    }
+    if lines.is_empty() {
+        lines.push(Line::new(
+            Topic::Scaling,
+            "no point finished: nothing to say",
+        ));
+    }
+    lines
+}
+
+/// Each strategy's scaling over `series` (thread count, updates/s), thread
+/// counts ascending, tested step by step in one Holm family.
+fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
+    let mut family = Family::default();
+    let ids: Vec<Vec<usize>> = series
+        .iter()
+        .map(|(_, pts)| {
+            pts.windows(2)
+                .map(|w| family.add(&w[0].1, &w[1].1, "updates/s"))
+                .collect()
+        })
+        .collect();
+    let tests = family.decide();
+    series
+        .iter()
+        .zip(ids)
+        .filter_map(|((name, pts), ids)| {
+            let last = pts.last()?;
+            let stop = ids
+                .iter()
+                .position(|&i| tests[i].decision != Decision::Increase);
+            Some(match stop {
+                Some(k) => Scaling {
+                    name: name.clone(),
+                    peak_threads: pts[k].0,
+                    next: Some((pts[k + 1].0, tests[ids[k]])),
+                },
+                None => Scaling {
+                    name: name.clone(),
+                    peak_threads: last.0,
+                    next: None,
+                },
+            })
+        })
+        .collect()
+}
+
+fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Line> {
+    let mut points: Vec<&SweepPoint> = sweep
+        .points
+        .iter()
+        .filter(|p| p.affinity == affinity && p.rate.is_none())
+        .collect();
+    if points.is_empty() {
+        return None;
+    }
+    points.sort_by_key(|p| p.threads);
+    let mut series: Vec<(String, Vec<(usize, Summary)>)> = Vec::new();
+    for p in &points {
+        for s in &p.results.strategies {
+            let Some(sum) = &s.summary else { continue };
+            let at = (p.threads, sum.write_ops_per_s);
+            match series.iter_mut().find(|l| l.0 == s.name) {
+                Some(line) => {
+                    if line.1.last().is_none_or(|l| l.0 != p.threads) {
+                        line.1.push(at);
+                    }
+                }
+                None => series.push((s.name.clone(), vec![at])),
+            }
+        }
+    }
+    let threads: Vec<usize> = {
+        let mut t: Vec<usize> = points.iter().map(|p| p.threads).collect();
+        t.dedup();
+        t
+    };
+    if threads.len() < 2 {
+        return Some(Line::new(
+            Topic::Scaling,
+            format!(
+                "affinity {affinity}: one thread count ({}) in hammer mode, no scaling curve",
+                threads[0]
+            ),
+        ));
+    }
+    let results = scaling(&series);
+    // Group strategies by where they stop.
+    let mut groups: Vec<(usize, bool, Vec<String>)> = Vec::new();
+    for s in &results {
+        let stopped = s.next.is_some();
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == s.peak_threads && g.1 == stopped)
+        {
+            Some(g) => g.2.push(s.name.clone()),
+            None => groups.push((s.peak_threads, stopped, vec![s.name.clone()])),
+        }
+    }
+    groups.sort_by_key(|g| (g.1, g.0));
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(peak, stopped, names)| {
+            if *stopped {
+                let next = results
+                    .iter()
+                    .find(|s| &s.name == names.first().expect("non-empty"))
+                    .and_then(|s| s.next);
+                let step = next.map_or(String::new(), |(t, test)| {
+                    format!(
+                        ", {t} threads: {} {}",
+                        match test.decision {
+                            Decision::Decrease => "lower",
+                            Decision::NoChange => "no gain",
+                            _ => "no measurable gain",
+                        },
+                        test.text()
+                    )
+                });
+                format!(
+                    "stops scaling at {peak} thread{} for {}{step}",
+                    if *peak == 1 { "" } else { "s" },
+                    names.join(", "),
+                )
+            } else {
+                format!(
+                    "still scaling at {peak} threads, the most measured, for {}",
+                    names.join(", ")
+                )
+            }
+        })
+        .collect();
+    Some(Line::new(
+        Topic::Scaling,
+        format!(
+            "affinity {affinity}, write throughput (hammer): {}",
+            parts.join("; ")
+        ),
+    ))
+}
+
+fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
+    let in_set = || sweep.points.iter().filter(|p| p.affinity == affinity);
+    let Some(threads) = in_set().map(|p| p.threads).max() else {
+        return Vec::new();
+    };
+    let at = || in_set().filter(|p| p.threads == threads);
+    let paced = at()
+        .filter_map(|p| Some((p, p.rate?)))
+        .min_by(|a, b| (a.1 - SEED_RATE).abs().total_cmp(&(b.1 - SEED_RATE).abs()));
+    let hammer = at().find(|p| p.rate.is_none());
+    // Each strategy's cost in its point's one figure (net busy ns per
+    // update paced, loop ns/op flat out) and, paced, its net CPU share.
+    let costs = |p: &SweepPoint| -> String {
+        let list: Vec<String> = p
+            .results
+            .strategies
+            .iter()
+            .filter_map(|s| {
+                let sum = s.summary.as_ref()?;
+                let cost = (cost_measure(p.rate).get)(sum)?;
+                let share = sum
+                    .net_cpu_share_pct
+                    .filter(|_| p.rate.is_some())
+                    .map_or(String::new(), |c| format!(" {} CPU", pct(c.mean)));
+                Some(format!("{} {} ns{share}", s.name, num(cost.mean)))
+            })
+            .collect();
+        list.join(", ")
+    };
+    let mut lines = Vec::new();
+    if let Some((p, rate)) = paced {
+        lines.push(Line::new(
+            Topic::Rate,
+            format!(
+                "affinity {affinity}, {threads} threads at {}/s per thread (closest to the seed's 22k), net ns per update and net CPU share: {}",
+                num(rate),
+                costs(p)
+            ),
+        ));
+    }
+    if let Some(p) = hammer {
+        lines.push(Line::new(
+            Topic::Rate,
+            format!(
+                "affinity {affinity}, {threads} threads flat out, loop ns/op from throughput: {}",
+                costs(p)
+            ),
+        ));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` repeats with mean `mean` and sample standard deviation `sd`.
+    fn summary(n: usize, mean: f64, sd: f64) -> Summary {
+        let a = sd * ((n - 1) as f64 / n as f64).sqrt();
+        let values: Vec<f64> = (0..n)
+            .map(|i| if i % 2 == 0 { mean - a } else { mean + a })
+            .collect();
+        Summary::of(&values).unwrap()
+    }
+
+    #[test]
+    fn scaling_stops_where_the_gain_does() {
+        // a: 1→2 +90%, 2→4 +1% (stops at 2); b: rises at every step.
+        let series = vec![
+            (
+                "a".to_string(),
+                vec![
+                    (1, summary(5, 1e6, 1e4)),
+                    (2, summary(5, 1.9e6, 1e4)),
+                    (4, summary(5, 1.92e6, 1e4)),
+                ],
+            ),
+            (
+                "b".to_string(),
+                vec![
+                    (1, summary(5, 1e6, 1e4)),
+                    (2, summary(5, 2e6, 1e4)),
+                    (4, summary(5, 4e6, 1e4)),
+                ],
+            ),
+        ];
+        let s = scaling(&series);
+        assert_eq!(s[0].peak_threads, 2);
+        assert_eq!(s[0].next.unwrap().0, 4);
+        assert_eq!(s[0].next.unwrap().1.decision, Decision::NoChange);
+        assert_eq!(s[1].peak_threads, 4);
+        assert!(s[1].next.is_none());
+    }
+    #[test]
+    fn the_rate_lines_give_net_cost_paced_and_loop_ns_flat_out() {
+        use crate::results::{SCHEMA_VERSION, SweepPoint, fixture_run};
+        // Both fixture strategies: busy 105 and 125 ns, net 5 and 25 ns
+        // (the paced floor 100), net CPU share 0.011% and 0.055%; flat
+        // out, loop ns/op 40 and 10.
+        let point = |rate: Option<f64>| {
+            let mut results = fixture_run();
+            for (s, (net, loop_ns)) in results
+                .strategies
+                .iter_mut()
+                .zip([(5.0, 40.0), (25.0, 10.0)])
+            {
+                s.rate = rate;
+                let sum = s.summary.as_mut().unwrap();
+                sum.write_busy_ns = Some(summary(4, 100.0 + net, 1.0));
+                sum.net_ns = Some(summary(4, net, 1.0));
+                sum.cpu_share_pct = Some(summary(4, 50.0, 1.0));
+                sum.net_cpu_share_pct = Some(summary(4, net * 22e3 / 1e7, 0.001));
+                sum.write_loop_ns = Some(summary(4, loop_ns, 1.0));
+            }
+            SweepPoint {
+                threads: 2,
+                affinity: "unbound".to_string(),
+                rate,
+                results,
+            }
+        };
+        let sweep = SweepResults {
+            schema: SCHEMA_VERSION,
+            partial: false,
+            points: vec![point(Some(SEED_RATE)), point(None)],
+        };
+        let lines: Vec<String> = rate_lines(&sweep, "unbound")
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "verdict: affinity unbound, 2 threads at 22.0k/s per thread (closest to the seed's 22k), net ns per update and net CPU share: global/always/pad128 5.0 ns 0.0110% CPU, cpu/always/pad128 25.0 ns 0.0550% CPU",
+                "verdict: affinity unbound, 2 threads flat out, loop ns/op from throughput: global/always/pad128 40.0 ns, cpu/always/pad128 10.0 ns",
+            ]
+        );
+    }
+}

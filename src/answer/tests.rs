@@ -1,0 +1,431 @@
+//! A run's verdict lines from runs whose answers are known: the fixture
+//! run (tests/fixtures/results/run.json) with its strategies' summaries
+//! set by hand, on its own one-node host or a fixture topology.
+
+use super::*;
+use crate::clock::ClockKind;
+use crate::counter::ShardLevel;
+use crate::results::{RunResults, StrategyResult, StrategySummary, fixture_run};
+use crate::runner::sweep::SEED_RATE;
+use crate::topology::{Topology, fixture};
+
+/// `n` repeats with mean `mean` and sample standard deviation `sd`.
+fn summary(n: usize, mean: f64, sd: f64) -> Summary {
+    let a = sd * ((n - 1) as f64 / n as f64).sqrt();
+    let values: Vec<f64> = (0..n)
+        .map(|i| if i % 2 == 0 { mean - a } else { mean + a })
+        .collect();
+    Summary::of(&values).unwrap()
+}
+
+/// The fixture's first strategy as `level/policy` in the regime `rate`,
+/// its cost `cost` ± `sd` ns over 6 repeats (loop ns/op flat out, net ns
+/// paced; busy ns 100 more), then `edit` applied.
+fn strategy(
+    level: ShardLevel,
+    policy: &str,
+    rate: Option<f64>,
+    cost: f64,
+    sd: f64,
+    edit: impl FnOnce(&mut StrategySummary),
+) -> StrategyResult {
+    let mut s = fixture_run().strategies[0].clone();
+    s.strategy.level = level;
+    s.strategy.publish = policy.parse().unwrap();
+    s.strategy.clock = (policy != "always").then_some(ClockKind::Tsc);
+    s.name = s.strategy.name();
+    s.rate = rate;
+    let sum = s.summary.as_mut().unwrap();
+    match rate {
+        None => {
+            sum.write_loop_ns = Some(summary(6, cost, sd));
+            // Two writers: updates/s = 2e9 / loop ns.
+            sum.write_ops_per_s = summary(6, 2e9 / cost, 2e9 / cost * sd / cost);
+        }
+        Some(_) => {
+            sum.write_busy_ns = Some(summary(6, 100.0 + cost, sd));
+            sum.net_ns = Some(summary(6, cost, sd));
+            sum.net_cpu_share_pct = Some(summary(6, cost * 22_000.0 / 1e7, 0.001));
+        }
+    }
+    sum.error_mean_pct = Some(summary(6, if policy == "always" { 0.01 } else { 6.4 }, 0.1));
+    edit(sum);
+    s
+}
+
+/// The fixture run with `strategies`, its regimes those they hold (hammer
+/// first), on `topology` (the fixture's own one-node host by default)
+/// with writers on `writers`.
+fn run(strategies: Vec<StrategyResult>, host: Option<(Topology, Vec<u32>)>) -> RunResults {
+    let mut r = fixture_run();
+    let mut rates: Vec<Option<f64>> = Vec::new();
+    for s in &strategies {
+        if !rates.contains(&s.rate) {
+            rates.push(s.rate);
+        }
+    }
+    r.config.rate = rates[0];
+    r.config.sample_every_by_rate = rates.iter().map(|_| r.config.sample_every).collect();
+    r.config.rates = rates;
+    r.strategies = strategies;
+    if let Some((topology, writers)) = host {
+        r.topology = topology;
+        r.config.writer_cpus = writers;
+    }
+    r
+}
+
+fn texts(lines: &[Line]) -> String {
+    lines
+        .iter()
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The default comparison's four corners in both regimes: global/always
+/// dear flat out (40 ns/op) and paced (31 ns net); cpu and the ratelimit
+/// cheap; 1% noise.
+fn default_run(host: Option<(Topology, Vec<u32>)>) -> RunResults {
+    use ShardLevel::*;
+    let mut all = Vec::new();
+    for rate in [None, Some(SEED_RATE)] {
+        let hammer = rate.is_none();
+        let ownership = |u: f64| {
+            move |s: &mut StrategySummary| {
+                s.updates_per_ownership = Some(summary(6, u, 0.1));
+                s.handovers_per_s = Some(summary(6, 2.5e7 / u, 1e4));
+            }
+        };
+        let (g, gr, c, cr) = if hammer {
+            (40.0, 10.0, 5.0, 4.9)
+        } else {
+            (31.0, 2.0, 1.5, 1.4)
+        };
+        all.push(strategy(
+            Global,
+            "always",
+            rate,
+            g,
+            g / 100.0,
+            ownership(1.52),
+        ));
+        all.push(strategy(Global, RATELIMIT, rate, gr, 0.2, |_| {}));
+        all.push(strategy(Node, "always", rate, c, 0.1, |_| {}));
+        all.push(strategy(Cpu, "always", rate, c, 0.1, |_| {}));
+        all.push(strategy(Cpu, RATELIMIT, rate, cr, 0.3, |_| {}));
+    }
+    run(all, host)
+}
+
+#[test]
+fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
+    let lines = run_lines(&default_run(None));
+    let all = texts(&lines);
+    assert!((3..=8).contains(&lines.len()), "{all}");
+    let topics: Vec<Topic> = lines.iter().map(|l| l.topic).collect();
+    use Topic::*;
+    assert_eq!(
+        topics,
+        [Saturation, Ownership, Cost, Savings, BeyondRatelimit, Host],
+        "{all}"
+    );
+    for l in &lines[..2] {
+        assert!(l.text.starts_with("flat out, "), "{all}");
+    }
+    for l in &lines[2..5] {
+        assert!(l.text.starts_with("at 22.0k/s per writer"), "{all}");
+    }
+    // Flat out: the least loop ns/op is cpu/ratelimit:1ms, but within 2%
+    // of cpu/always and node/always; global/always's ownership.
+    assert!(
+        lines[0].text.starts_with(
+            "flat out, saturation: no measurable difference between cpu/ratelimit:1ms (408.16M updates/s, 4.9 ±0.30 loop ns/op) and node/always (400.00M updates/s, 5.0 ±0.10 loop ns/op): -2.0% [-8.3%, +4.3%], p=0.468, within the ±2% noise threshold"
+        ),
+        "{all}"
+    );
+    assert_eq!(
+        lines[1].text,
+        "flat out, global/always: 50.00M updates/s, 1.52 updates per ownership of the line (16.45M hand-overs/s)"
+    );
+    // Paced: net figures, not busy ones (100 ns more).
+    assert!(
+        lines[2].text.starts_with(
+            "at 22.0k/s per writer (the seed's rate), net cost per update: global/always 31.0 ±0.31 ns, 0.0682% CPU; the cheapest: no measurable difference between cpu/ratelimit:1ms (1.4 ±0.30 ns, 0.0031% CPU) and node/always"
+        ),
+        "{all}"
+    );
+    assert!(!all.contains("131"), "busy ns leaked: {all}");
+    // The ratelimit and the cpu split save; node is global on one node.
+    let savings = &lines[3].text;
+    assert!(
+        savings.starts_with("at 22.0k/s per writer, against global/always (31.0 ns): global/ratelimit:1ms saves 29.0 ns (-93.5%, p<0.001), staleness 6.40%; "),
+        "{all}"
+    );
+    assert!(savings.contains("p<0.001), staleness 6.40%"), "{all}");
+    assert!(
+        savings.contains("; cpu/always saves 29.5 ns (-95.2%, p<0.001);"),
+        "{all}"
+    );
+    assert!(savings.ends_with("; node/always: = global here"), "{all}");
+    assert!(
+        lines[4].text.starts_with(
+            "at 22.0k/s per writer, splitting beyond global/ratelimit:1ms (2.0 ns): cpu/ratelimit:1ms saves 0.600 ns (-30.0%, p=0.006)"
+        ),
+        "{all}"
+    );
+    // The fixture's host: one node, one LLC, two cores.
+    assert_eq!(
+        lines[5].text,
+        "node and global share one node here; cross-node cost needs a multi-node host (`contend matrix` there, or the guest check); llc and global share one LLC here; cross-LLC cost needs a host with several LLCs"
+    );
+}
+
+#[test]
+fn one_node_gets_no_numa_claim_and_two_nodes_get_the_test() {
+    // On one node, a node split that costs a tenth of global is still
+    // global: no saving is claimed for it.
+    let one = texts(&run_lines(&default_run(None)));
+    assert!(!one.contains("node/always saves"), "{one}");
+    assert!(one.contains("node/always: = global here"), "{one}");
+    assert!(one.contains("node and global share one node here"), "{one}");
+
+    // Two writers on two sockets of the Sapphire Rapids: node and LLC
+    // differ from global, the node split is tested and saves.
+    let two = default_run(Some((fixture("spr-2s-224"), vec![0, 56])));
+    let lines = run_lines(&two);
+    let all = texts(&lines);
+    assert!(
+        all.contains("; node/always saves 29.5 ns (-95.2%, p<0.001);"),
+        "{all}"
+    );
+    assert!(!all.contains("= global here"), "{all}");
+    assert!(lines.iter().all(|l| l.topic != Topic::Host), "{all}");
+
+    // Both writers on node 0 of two: node is global for them.
+    let lines = run_lines(&default_run(Some((fixture("spr-2s-224"), vec![0, 1]))));
+    let host = lines.last().unwrap();
+    assert_eq!(host.topic, Topic::Host);
+    assert!(
+        host.text.starts_with(
+            "node and global share node 0 here (every writer is on it); cross-node cost needs writers on two nodes"
+        ),
+        "{host}"
+    );
+    assert!(
+        host.text
+            .contains("llc and global share one LLC here (every writer is in it)")
+    );
+    assert!(!host.text.contains("SMT"), "{host}");
+
+    // Writers the recorded topology does not hold: nothing is said.
+    let lines = run_lines(&default_run(Some((fixture("spr-2s-224"), vec![0, 999]))));
+    let all = texts(&lines);
+    assert!(lines.iter().all(|l| l.topic != Topic::Host), "{all}");
+    assert!(!all.contains("= global here"), "{all}");
+
+    // SMT siblings of one core (n and n+112).
+    let lines = run_lines(&default_run(Some((fixture("spr-2s-224"), vec![0, 112]))));
+    let host = lines.last().unwrap().to_string();
+    assert!(
+        host.ends_with(
+            "the writers are SMT siblings of one core, so the line never leaves it; cross-core cost needs writers on two cores"
+        ),
+        "{host}"
+    );
+}
+
+#[test]
+fn flat_out_names_the_least_loop_ns_even_when_sampled_ns_favour_another() {
+    use ShardLevel::*;
+    // Sampled write ns (perturbed flat out) favour global/always 10:60;
+    // loop ns/op from throughput favour cpu/always 10:40.
+    let r = run(
+        vec![
+            strategy(Global, "always", None, 40.0, 0.4, |s| {
+                s.write_ns = Some(summary(6, 10.0, 0.1));
+            }),
+            strategy(Cpu, "always", None, 10.0, 0.1, |s| {
+                s.write_ns = Some(summary(6, 60.0, 0.6));
+            }),
+        ],
+        None,
+    );
+    let lines = run_lines(&r);
+    let all = texts(&lines);
+    assert!(
+        lines[0].text.starts_with(
+            "flat out, saturation: cpu/always, 200.00M updates/s, 10.0 ±0.10 loop ns/op (-75.0%, p<0.001 against global/always)"
+        ),
+        "{all}"
+    );
+    assert!(
+        lines[0].text.ends_with("p<0.001 against global/always)"),
+        "{all}"
+    );
+    // A hammer-only run answers what the split saves flat out.
+    assert!(
+        lines[2]
+            .text
+            .starts_with("flat out, against global/always (40.0 ns): cpu/always saves 30.0 ns"),
+        "{all}"
+    );
+}
+
+#[test]
+fn an_unsupported_difference_claims_nothing() {
+    use ShardLevel::*;
+    // 6 repeats of 30% noise, 10% apart: nothing is measurable.
+    let rate = Some(SEED_RATE);
+    let r = run(
+        vec![
+            strategy(Global, "always", rate, 30.0, 9.0, |_| {}),
+            strategy(Global, RATELIMIT, rate, 27.0, 8.0, |_| {}),
+            strategy(Cpu, "always", rate, 33.0, 9.0, |_| {}),
+        ],
+        Some((fixture("spr-2s-224"), vec![0, 56])),
+    );
+    let lines = run_lines(&r);
+    let all = texts(&lines);
+    assert!(!all.contains("saves"), "{all}");
+    assert!(!all.contains("costs"), "{all}");
+    assert!(
+        lines[0].text.contains(
+            "the cheapest: no measurable difference between global/ratelimit:1ms (27.0 ±8.0 ns"
+        ),
+        "{all}"
+    );
+    assert!(lines[0].text.ends_with(", inconclusive"), "{all}");
+    assert!(
+        lines[1]
+            .text
+            .contains("global/ratelimit:1ms: no measurable difference (-10.0% ["),
+        "{all}"
+    );
+}
+
+#[test]
+fn within_the_noise_threshold_is_no_difference() {
+    use ShardLevel::*;
+    // +0.5% with 0.1% noise: significant, but inside ±2%.
+    let r = run(
+        vec![
+            strategy(Global, "always", None, 10.0, 0.01, |_| {}),
+            strategy(Cpu, "always", None, 10.05, 0.01, |_| {}),
+        ],
+        None,
+    );
+    let lines = run_lines(&r);
+    assert!(
+        lines[0].text.ends_with("within the ±2% noise threshold"),
+        "{}",
+        lines[0]
+    );
+}
+
+#[test]
+fn a_net_cost_near_zero_is_compared_in_ns() {
+    use ShardLevel::*;
+    // Net costs just below 0 (the floor's noise): a percentage of a
+    // negative base would turn "cheaper" into "dearer".
+    let rate = Some(SEED_RATE);
+    let r = run(
+        vec![
+            strategy(Cpu, "always", rate, -0.5, 0.01, |_| {}),
+            strategy(Cpu, RATELIMIT, rate, -0.1, 0.01, |_| {}),
+        ],
+        None,
+    );
+    let cost = &run_lines(&r)[0].text;
+    assert!(
+        cost.contains("the cheapest: cpu/always, -0.500 ±0.010 ns"),
+        "{cost}"
+    );
+    assert!(
+        cost.contains("(-0.40 ns, p<0.001 against cpu/ratelimit:1ms)"),
+        "{cost}"
+    );
+    // 0.1 ns apart in 0.5 ns of noise: no claim, the interval in ns.
+    let r = run(
+        vec![
+            strategy(Cpu, "always", rate, -0.5, 0.5, |_| {}),
+            strategy(Cpu, RATELIMIT, rate, -0.4, 0.5, |_| {}),
+        ],
+        None,
+    );
+    let cost = &run_lines(&r)[0].text;
+    assert!(
+        cost.ends_with("): -0.10 ns [-0.74, +0.54], p=0.736, inconclusive"),
+        "{cost}"
+    );
+}
+
+#[test]
+fn one_strategy_is_alone_and_one_writer_has_nothing_to_contend() {
+    let mut r = run(
+        vec![strategy(
+            ShardLevel::Global,
+            "always",
+            None,
+            40.0,
+            0.4,
+            |_| {},
+        )],
+        None,
+    );
+    r.config.writer_cpus = vec![0];
+    let lines = run_lines(&r);
+    assert!(
+        lines[0]
+            .text
+            .starts_with("flat out, saturation: only one strategy measured, global/always"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(
+        lines.last().unwrap().text,
+        "one writer: no line moves between CPUs here; contention needs 2 or more writers"
+    );
+}
+
+#[test]
+fn reader_threads_rank_the_read_side_by_throughput() {
+    use ShardLevel::*;
+    // Sampled read ns favour global; reader threads' throughput cpu.
+    let mut r = run(
+        vec![
+            strategy(Global, "always", None, 40.0, 0.4, |s| {
+                s.read_ns = Some(summary(6, 2.0, 0.1));
+                s.reader_read_ns = Some(summary(6, 30.0, 0.3));
+            }),
+            strategy(Cpu, "always", None, 10.0, 0.1, |s| {
+                s.read_ns = Some(summary(6, 9.0, 0.1));
+                s.reader_read_ns = Some(summary(6, 8.0, 0.1));
+            }),
+        ],
+        None,
+    );
+    r.config.reader_cpus = vec![1];
+    let lines = run_lines(&r);
+    let read = lines.iter().find(|l| l.topic == Topic::Read).unwrap();
+    assert!(
+        read.text.starts_with(
+            "flat out, the cheapest read (1 reader thread): cpu/always, 8.0 ±0.10 ns/read (-73.3%, p<0.001 against global/always)"
+        ),
+        "{read}"
+    );
+    // Without reader threads there is no read-side line.
+    r.config.reader_cpus.clear();
+    assert!(run_lines(&r).iter().all(|l| l.topic != Topic::Read));
+}
+
+#[test]
+fn numbers_read_well() {
+    assert_eq!(num(58_170_964.0), "58.17M");
+    assert_eq!(num(22_000.0), "22.0k");
+    assert_eq!(num(975.0), "975");
+    assert_eq!(num(34.54), "34.5");
+    assert_eq!(num(0.1275), "0.128");
+    assert_eq!(pct(0.1275), "0.1275%");
+    assert_eq!(pct(6.5569), "6.56%");
+}
