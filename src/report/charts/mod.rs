@@ -152,7 +152,11 @@ pub(super) fn regime_suffix(rate: Option<f64>) -> String {
 /// throughput and staleness; paced, ns/op, latency and CPU share (ops/s
 /// is the pacing rate there, so throughput and staleness against it say
 /// nothing).
-fn regime_charts(run: &RunResults, prefix: &str, suffix: &str) -> Result<Vec<Chart>, DrawError> {
+pub(super) fn regime_charts(
+    run: &RunResults,
+    prefix: &str,
+    suffix: &str,
+) -> Result<Vec<Chart>, DrawError> {
     let mut drawn = vec![
         ("ns-per-op", ns_per_op::render(run)),
         ("latency", latency::render(run)),
