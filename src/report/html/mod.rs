@@ -23,6 +23,7 @@
 
 mod hosts;
 mod matrix;
+mod placement;
 mod run;
 mod sweep;
 

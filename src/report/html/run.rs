@@ -1,14 +1,13 @@
 //! A run's article: verdict, tables with marks, charts, placement proof,
 //! warnings, provenance, each regime's drawn from its view of the run
-//! ([`RunResults::regimes`]); and the tables and placement proof a sweep's
-//! points reuse.
+//! ([`RunResults::regimes`]); and the tables a sweep's points reuse.
 
+use super::placement::placement;
 use super::{
     Mark, article_head, inline_svg, marks_legend, provenance_table, regime_heading, section,
     verdict_section, warnings_list,
 };
-use crate::compare::regime_label;
-use crate::placement::{NodeCheck, Placement};
+use crate::placement::Placement;
 use crate::report::ExportError;
 use crate::report::charts;
 use crate::report::measures::{self, RowLabels, run_findings, shown_measures, unique};
@@ -18,7 +17,6 @@ use crate::results::{
 use crate::stats::{Summary, Verdict};
 use crate::topology::CpuList;
 use crate::verdict;
-use crate::workload::Role;
 use maud::{Markup, html};
 
 /// One regime of a run: its heading (`None` when the run has only one)
@@ -340,113 +338,6 @@ pub(super) fn exactness<'a>(strategies: impl Iterator<Item = &'a StrategyResult>
     }
 }
 
-/// A strategy as the placement proof names it: its name, with its regime
-/// when paced (a run measures each strategy in every regime).
-fn named(s: &StrategyResult) -> String {
-    match s.rate {
-        None => s.name.clone(),
-        Some(_) => format!("{} ({})", s.name, regime_label(s.rate)),
-    }
-}
-
-fn role(r: Role) -> &'static str {
-    match r {
-        Role::Writer => "writer",
-        Role::Reader => "reader",
-    }
-}
-
-/// Every thread's requested and observed CPU (grouped: strategies whose
-/// threads landed alike share one table) and every slot's node, verified
-/// or not.
-pub(super) fn placement(run: &RunResults) -> Markup {
-    type Key = Vec<(Role, u32, Option<u32>, bool, u32)>;
-    let mut groups: Vec<(Key, Vec<String>)> = Vec::new();
-    for s in &run.strategies {
-        let key: Key = s
-            .threads
-            .iter()
-            .map(|t| (t.role, t.cpu, t.observed_cpu, t.verified, t.node))
-            .collect();
-        match groups.iter_mut().find(|g| g.0 == key) {
-            Some(g) => g.1.push(named(s)),
-            None => groups.push((key, vec![named(s)])),
-        }
-    }
-    let threads = run.strategies.iter().flat_map(|s| &s.threads);
-    let unverified_threads = threads.clone().filter(|t| !t.verified).count();
-    let slots = run.strategies.iter().flat_map(|s| &s.slots);
-    let unverified_slots = slots
-        .clone()
-        .filter(|s| !matches!(s.check, NodeCheck::Verified { .. }))
-        .count();
-    html! {
-        p {
-            "Threads: "
-            @if unverified_threads == 0 {
-                span.ok { "every thread pinned and verified" } " (sched_getcpu after pinning)"
-            } @else {
-                span.bad { (unverified_threads) " UNVERIFIED" } " (--placement best-effort)"
-            }
-            ". Slots: "
-            @if unverified_slots == 0 {
-                span.ok { "every slot's memory on its node, verified" } " (move_pages)"
-            } @else {
-                span.bad { (unverified_slots) " UNVERIFIED" }
-            }
-            "."
-        }
-        @for (key, names) in &groups {
-            h4 { "Threads of " (names.join(", ")) }
-            div.scroll {
-                table.sortable {
-                    thead { tr { th { "role" } th { "requested CPU" } th { "observed CPU" } th { "node" } th { "verified" } } }
-                    tbody {
-                        @for (r, cpu, observed, verified, node) in key {
-                            tr {
-                                td { (role(*r)) }
-                                td data-sort=(cpu) { (cpu) }
-                                td data-sort=[observed] { (observed.map_or("-".to_string(), |c| c.to_string())) }
-                                td data-sort=(node) { (node) }
-                                @if *verified { td.ok { "yes" } } @else { td.bad { "NO" } }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        h4 { "Slots" }
-        @for s in &run.strategies {
-            @let nodes: CpuList = s.slots.iter().map(|x| x.node).collect();
-            @let bad = s.slots.iter().filter(|x| !matches!(x.check, NodeCheck::Verified { .. })).count();
-            details {
-                summary {
-                    (named(s)) ": " (s.slots.len()) " slot" @if s.slots.len() != 1 { "s" }
-                    " on node" @if nodes.len() != 1 { "s" } " " (nodes) ", "
-                    @if bad == 0 { span.ok { "verified" } } @else { span.bad { (bad) " UNVERIFIED" } }
-                }
-                div.scroll {
-                    table.sortable {
-                        thead { tr { th { "slot" } th { "node" } th { "move_pages" } } }
-                        tbody {
-                            @for x in &s.slots {
-                                tr {
-                                    td { (x.owner) }
-                                    td data-sort=(x.node) { (x.node) }
-                                    @match &x.check {
-                                        NodeCheck::Verified { node } => td.ok { "verified on node " (node) },
-                                        NodeCheck::Unverified { reason } => td.bad { "UNVERIFIED: " (reason) },
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// How operations were sampled, per regime: `off`, or `1 op in N` (paced
 /// regimes are sampled more often), the timer and its overhead.
 fn sampling(run: &RunResults) -> String {
@@ -547,6 +438,43 @@ fn settings(run: &RunResults) -> Markup {
 mod tests {
     use super::*;
     use crate::results::{MEASURES, THROUGHPUT_NS};
+
+    #[test]
+    fn tables_lead_with_the_trusted_figures_of_their_regime() {
+        let mut run = crate::results::fixture_run();
+        for s in &mut run.strategies {
+            let sum = s.summary.as_mut().unwrap();
+            sum.net_ns = sum.write_loop_ns;
+            sum.updates_per_ownership = sum.fairness;
+            sum.net_cpu_share_pct = sum.cpu_share_pct;
+        }
+        let order = |run: &RunResults| -> Vec<&str> {
+            ordered_measures(run.strategies.iter(), run.config.rate)
+                .iter()
+                .map(|m| m.short)
+                .collect()
+        };
+        let flat = order(&run);
+        assert_eq!(
+            flat[..3],
+            ["loop ns/op", "net ns/update", "updates/ownership"]
+        );
+        let sampled = flat.iter().position(|m| *m == "write ns/op").unwrap();
+        assert!(sampled > 3, "{flat:?}");
+        // Paced: the net figures lead, and loop ns/op (the pacing
+        // interval) is not shown.
+        run.config.rate = Some(22_000.0);
+        for s in &mut run.strategies {
+            s.rate = run.config.rate;
+        }
+        let paced = order(&run);
+        assert_eq!(
+            paced[..3],
+            ["net ns/update", "net CPU %", "updates/ownership"]
+        );
+        assert!(!paced.contains(&"loop ns/op"), "{paced:?}");
+        assert_eq!(paced.iter().filter(|m| **m == "net ns/update").count(), 1);
+    }
 
     #[test]
     fn a_mark_says_better_only_in_the_measures_good_direction() {

@@ -3,7 +3,8 @@
 //! with a row per point and policy, the sweep's charts, every point's
 //! placement proof and warnings, provenance.
 
-use super::run::{Row, exactness, measure_cells, measure_table, placement, warnings};
+use super::placement::placement;
+use super::run::{Row, exactness, measure_cells, measure_table, warnings};
 use super::{
     article_head, inline_svg, marks_legend, provenance_table, section, verdict_section,
     warnings_list,
