@@ -1,19 +1,46 @@
 //! `contend compare`'s model: two result files (or two sets of strategies
-//! in one) paired strategy by strategy, with Welch's t-test on the repeats
-//! of every compared measure, its p-values Holm-adjusted over the whole
-//! comparison, and a verdict per row ([`crate::stats::Decision::decide`]:
-//! change, no change or inconclusive, against a noise threshold).
-//! Rendering lives in [`crate::report`].
+//! in one) paired strategy by strategy within each regime (flat out, or
+//! paced at one rate), with Welch's t-test on the repeats of every
+//! compared measure, its p-values Holm-adjusted over the whole comparison,
+//! and a verdict per row ([`crate::stats::Decision::decide`]: change, no
+//! change or inconclusive, against a noise threshold). Rendering lives in
+//! [`crate::report`].
 
 use crate::provenance::Provenance;
-use crate::results::{MEASURES, Measure, RunConfig, RunResults, StrategyResult};
+use crate::results::{
+    MEASURES, Measure, PACED, RunConfig, RunResults, SCHEMA_VERSION, StrategyResult, cost_measure,
+};
 use crate::stats::{Decision, Difference, SIGNIFICANCE_LEVEL, Summary, holm_adjusted};
 use std::path::PathBuf;
 
-/// The measures set side by side: updates/s, read ops/s and each side's
-/// ns/op (the first four of [`MEASURES`]).
-pub fn compared_measures() -> &'static [Measure] {
-    &MEASURES[..4]
+/// The measures set side by side for a pair measured in regime `rate`
+/// (`None` = flat out, `Some(r)` = paced at r ops/s per thread): first the
+/// cost of one update, [`cost_measure`] (ns/op from throughput flat out,
+/// net busy ns per update paced; never the sampled ns, which the fence
+/// perturbs); then, flat out, updates/s and read ops/s; paced, where
+/// ops/s is the pacing rate, the net CPU share (%).
+pub fn compared_measures(rate: Option<f64>) -> Vec<&'static Measure> {
+    match rate {
+        None => vec![cost_measure(None), &MEASURES[0], &MEASURES[1]],
+        Some(_) => vec![cost_measure(rate), &PACED[1]],
+    }
+}
+
+/// A regime in words: `flat out`, or `paced at 22000/s per thread`.
+pub fn regime_label(rate: Option<f64>) -> String {
+    match rate {
+        None => "flat out".to_string(),
+        Some(r) => format!("paced at {r}/s per thread"),
+    }
+}
+
+/// A strategy as the comparison lists it: its name, plus its regime when
+/// paced (`global/always/pad128 paced at 22000/s per thread`).
+fn label(s: &StrategyResult) -> String {
+    match s.rate {
+        None => s.name.clone(),
+        Some(_) => format!("{} {}", s.name, regime_label(s.rate)),
+    }
 }
 
 /// One side of the comparison: a file and which of its strategies.
@@ -27,7 +54,8 @@ pub struct Side<'a> {
 }
 
 impl<'a> Side<'a> {
-    /// The strategies the selector picks, each with its matching key.
+    /// The strategies the selector picks, each with its matching key
+    /// (its regime is matched too: see [`Comparison::new`]).
     fn picked(&self) -> Vec<(String, &'a StrategyResult)> {
         self.run
             .strategies
@@ -90,13 +118,19 @@ pub struct Pair<'a> {
 }
 
 impl Pair<'_> {
-    /// `name`, or `base vs test` when the names differ.
-    pub fn title(&self) -> String {
-        if self.base.name == self.test.name {
+    /// `name`, or `base vs test` when the names differ; with `, paced at
+    /// R/s per thread` for a paced pair, and `, flat out` for a flat-out
+    /// one when `regimes` (the comparison holds a paced pair too).
+    pub fn title(&self, regimes: bool) -> String {
+        let mut title = if self.base.name == self.test.name {
             self.base.name.clone()
         } else {
             format!("{} vs {}", self.base.name, self.test.name)
+        };
+        if regimes || self.base.rate.is_some() {
+            title = format!("{title}, {}", regime_label(self.base.rate));
         }
+        title
     }
 }
 
@@ -104,8 +138,8 @@ impl Pair<'_> {
 /// their difference; the p-value correction and the verdicts come later,
 /// over all rows of the comparison.
 fn rows_of(base: &StrategyResult, test: &StrategyResult) -> Vec<Row> {
-    compared_measures()
-        .iter()
+    compared_measures(base.rate)
+        .into_iter()
         .map(|m| {
             let (b, t) = (m.of(base), m.of(test));
             Row {
@@ -216,15 +250,21 @@ pub struct Comparison<'a> {
     pub base: Side<'a>,
     /// The test side.
     pub test: Side<'a>,
-    /// Matched strategies, in the base side's order.
+    /// Matched strategies (same key, same regime), in the base side's
+    /// order.
     pub pairs: Vec<Pair<'a>>,
-    /// Picked base strategies with no test counterpart.
-    pub only_base: Vec<&'a str>,
-    /// Picked test strategies with no base counterpart.
-    pub only_test: Vec<&'a str>,
+    /// Picked base strategies with no test counterpart in their regime,
+    /// as listed (name, plus the regime when paced).
+    pub only_base: Vec<String>,
+    /// Picked test strategies with no base counterpart, likewise.
+    pub only_test: Vec<String>,
     /// Differences in version, host or settings that make the comparison
     /// doubtful.
     pub warnings: Vec<String>,
+    /// One line per side and compared measure that a side did not
+    /// record, saying why (a file written before the measure was): the
+    /// figure is shown as missing, never replaced by another.
+    pub notes: Vec<String>,
     /// The noise threshold, in %: a smaller change is "no change".
     pub noise_threshold_pct: f64,
     /// How many Welch tests the comparison made (rows with two repeats or
@@ -286,7 +326,9 @@ pub enum CompareError {
 }
 
 impl<'a> Comparison<'a> {
-    /// Pairs the strategies of both sides by key, tests every compared
+    /// Pairs the strategies of both sides by key and regime (a run of two
+    /// regimes pairs each with the same regime of the other side; with
+    /// `--base`/`--test` in one file, within a regime), tests every compared
     /// measure of every pair, Holm-adjusts the p-values over all those
     /// tests and decides each row's verdict at `noise_threshold_pct` (a
     /// percentage, ≥ 0). A selector that picks nothing, or no pair at all,
@@ -318,7 +360,7 @@ impl<'a> Comparison<'a> {
             let found = test_picked
                 .iter()
                 .enumerate()
-                .find(|(i, (k, _))| !used[*i] && k == key);
+                .find(|(i, (k, t))| !used[*i] && k == key && t.rate == b.rate);
             match found {
                 Some((i, (_, t))) => {
                     used[i] = true;
@@ -328,14 +370,14 @@ impl<'a> Comparison<'a> {
                         rows: rows_of(b, t),
                     });
                 }
-                None => only_base.push(b.name.as_str()),
+                None => only_base.push(label(b)),
             }
         }
-        let only_test: Vec<&str> = test_picked
+        let only_test: Vec<String> = test_picked
             .iter()
             .zip(&used)
             .filter(|(_, used)| !**used)
-            .map(|((_, t), _)| t.name.as_str())
+            .map(|((_, t), _)| label(t))
             .collect();
         if pairs.is_empty() {
             return Err(CompareError::NoPair {
@@ -346,6 +388,7 @@ impl<'a> Comparison<'a> {
             });
         }
         let tests = decide(&mut pairs, noise_threshold_pct);
+        let notes = unrecorded(&pairs, &base, &test);
         let mut warnings = warnings(&base, &test);
         if base.path != test.path {
             if let Some(why) = machine_changed(base.run, test.run) {
@@ -367,9 +410,16 @@ impl<'a> Comparison<'a> {
             only_base,
             only_test,
             warnings,
+            notes,
             noise_threshold_pct,
             tests,
         })
+    }
+
+    /// True when some pair is paced: titles then name every pair's
+    /// regime.
+    pub fn has_regimes(&self) -> bool {
+        self.pairs.iter().any(|p| p.base.rate.is_some())
     }
 
     /// True when some difference could not be tested (`n<2`).
@@ -430,7 +480,44 @@ fn decide(pairs: &mut [Pair], noise_threshold_pct: f64) -> usize {
 }
 
 fn names(run: &RunResults) -> Vec<String> {
-    run.strategies.iter().map(|s| s.name.clone()).collect()
+    run.strategies.iter().map(label).collect()
+}
+
+/// One note per side and compared measure that some pair lacks on that
+/// side (the row shows `-` and "not recorded"), naming the file and why:
+/// net cost and ns/op from throughput came with schema 3 and 2.
+fn unrecorded(pairs: &[Pair], base: &Side, test: &Side) -> Vec<String> {
+    let base_value: fn(&Row) -> Option<Summary> = |r| r.base;
+    let test_value: fn(&Row) -> Option<Summary> = |r| r.test;
+    let mut notes = Vec::new();
+    for (side, value) in [(base, base_value), (test, test_value)] {
+        let mut missing: Vec<&'static Measure> = Vec::new();
+        for row in pairs.iter().flat_map(|p| &p.rows) {
+            if value(row).is_none() && !missing.iter().any(|m| m.title == row.measure.title) {
+                missing.push(row.measure);
+            }
+        }
+        for m in missing {
+            let why = if side.run.schema < SCHEMA_VERSION {
+                format!(
+                    "it was written by an older contend (schema {}), before {} was recorded",
+                    side.run.schema, m.short
+                )
+            } else {
+                "no repeat of the strategy recorded it".to_string()
+            };
+            let note = format!(
+                "note: {} has no {} for some strategies ({why}); shown as missing, not replaced by another figure",
+                side.path.display(),
+                m.short
+            );
+            // The same file on both sides says it once.
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    }
+    notes
 }
 
 /// What differs between the two sides beyond the strategies: contend
@@ -483,20 +570,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn compared_measures_know_which_way_is_better() {
-        let better: Vec<(&str, bool)> = compared_measures()
-            .iter()
-            .map(|m| (m.short, m.higher_is_better))
-            .collect();
+    fn compared_measures_lead_with_the_cost_of_its_regime_and_are_never_sampled() {
+        let better = |rate| -> Vec<(&str, bool)> {
+            compared_measures(rate)
+                .iter()
+                .map(|m| (m.short, m.higher_is_better))
+                .collect()
+        };
         assert_eq!(
-            better,
+            better(None),
             [
+                ("loop ns/op", false),
                 ("updates/s", true),
-                ("read ops/s", true),
-                ("write ns/op", false),
-                ("read ns/op", false)
+                ("read ops/s", true)
             ]
         );
+        assert_eq!(
+            better(Some(22_000.0)),
+            [("net ns/update", false), ("net CPU %", false)]
+        );
+        for rate in [None, Some(1e6)] {
+            assert_eq!(compared_measures(rate)[0].title, cost_measure(rate).title);
+            assert!(compared_measures(rate).iter().all(|m| !m.sampled));
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! strategy, one bar per strategy and side, legend and axis texts).
 
 use contend::results::{RunResults, SweepPoint, SweepResults};
+use contend::stats::Summary;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -134,14 +135,6 @@ impl Svg {
             .collect()
     }
 
-    /// The text element whose text is `t`.
-    fn text(&self, t: &str) -> &Element {
-        self.elements
-            .iter()
-            .find(|e| e.name == "text" && e.text.trim() == t)
-            .unwrap_or_else(|| panic!("{}: no text {t:?}", self.path.display()))
-    }
-
     /// The points of every polyline `f` picks, in document order.
     fn polylines(&self, f: impl Fn(&Element) -> bool) -> Vec<Vec<(f64, f64)>> {
         self.elements
@@ -241,36 +234,106 @@ fn short_run(root: &Path) -> (PathBuf, RunResults) {
 
 // --- The tests ------------------------------------------------------------
 
+/// The bars of colour `fill` that start at the value axis' 0 tick, in
+/// document order (the rows' order, top to bottom): as many as `figures`
+/// (mean, stddev), each as long as its mean on the axis' scale (read from
+/// the tick labels), to 2 px; and the error bars of series `series` (the
+/// `series`-th group of `figures.len()` dark grey polylines) spanning mean
+/// ± stddev, clipped at 0. Returns the largest tick value.
+fn assert_bars(svg: &Svg, fill: &str, series: usize, figures: &[(f64, f64)]) -> f64 {
+    let path = svg.path.display();
+    let ticks = svg.ticks("middle");
+    let (x0, scale) = axis_scale(&ticks, |t| t.0);
+    let bars: Vec<&Element> = svg
+        .elements
+        .iter()
+        .filter(|e| e.name == "rect" && e.attr("fill") == fill && (px(e, "x") - x0).abs() <= 1.0)
+        .collect();
+    assert_eq!(
+        bars.len(),
+        figures.len(),
+        "{path}: bars at the 0 tick ({x0})"
+    );
+    let whiskers = svg.polylines(|e| e.attr("stroke") == "#333333");
+    let whiskers = &whiskers[series * figures.len()..(series + 1) * figures.len()];
+    for (i, (&(mean, sd), bar)) in figures.iter().zip(&bars).enumerate() {
+        let want = scale * mean;
+        assert!(
+            (px(bar, "width") - want).abs() <= 2.0,
+            "{path}: bar {i} is {} px for mean {mean}, expected {want} px",
+            px(bar, "width")
+        );
+        let w = &whiskers[i];
+        let (lo, hi) = (x0 + scale * (mean - sd).max(0.0), x0 + scale * (mean + sd));
+        assert!(
+            w.len() == 6 && (w[2].0 - lo).abs() <= 2.0 && (w[3].0 - hi).abs() <= 2.0,
+            "{path}: error bar {i} {w:?} for {mean} ± {sd}, expected x {lo}..{hi}"
+        );
+    }
+    ticks.iter().map(|t| t.2).fold(0.0, f64::max)
+}
+
+/// The flat-out and the paced view of a run of the default regimes.
+fn views(run: &RunResults) -> (RunResults, RunResults) {
+    let mut views = run.regimes();
+    assert_eq!(views.len(), 2, "flat out and paced");
+    assert_eq!(views[0].config.rate, None);
+    assert_eq!(views[1].config.rate, Some(22_000.0));
+    let paced = views.pop().unwrap();
+    (views.pop().unwrap(), paced)
+}
+
 #[test]
 fn a_run_is_plotted_with_every_series() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, run) = short_run(tmp.path());
-    let names: Vec<&str> = run.strategies.iter().map(|s| s.name.as_str()).collect();
+    // The default regimes: each strategy flat out and paced at 22k/s.
+    let (flat, paced) = views(&run);
+    let names: Vec<&str> = flat.strategies.iter().map(|s| s.name.as_str()).collect();
     let n = names.len();
     assert_eq!(n, 6);
+    let paced_names: Vec<&str> = paced.strategies.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(paced_names, names);
     assert!(run.strategies.iter().all(|s| s.summary.is_some()));
 
-    // Default output: the results folder itself.
+    // Default output: the results folder itself; a paced regime's charts
+    // carry its rate.
     let out = contend(&["plot", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         svgs(&dir),
         [
+            "cpu-share-r22000.svg",
+            "latency-r22000.svg",
             "latency.svg",
+            "ns-per-op-r22000.svg",
             "ns-per-op.svg",
             "staleness.svg",
             "throughput.svg"
         ]
     );
-    assert_eq!(stderr(&out).lines().count(), 4, "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 7, "{}", stderr(&out));
     for name in svgs(&dir) {
         let svg = Svg::read(&dir.join(&name));
         svg.check_fonts();
         svg.check_header(&run);
+        let regime = if name.contains("-r22000") {
+            "paced at 22000/s per thread"
+        } else {
+            "flat out"
+        };
+        assert!(
+            svg.texts()[1].ends_with(regime),
+            "{name}: {:?}",
+            svg.texts()
+        );
     }
+    let summary = |s: &contend::results::StrategyResult| s.summary.clone().unwrap();
 
-    // ns/op: one write and one read bar per strategy (+ legend swatch),
-    // an error bar on each, strategy names on the axis.
+    // ns/op flat out: the loop ns/op from throughput and the same less the
+    // harness floor, a bar and an error bar each per strategy (+ legend
+    // swatch), strategy names on the axis; the loop bars as long as their
+    // means.
     let svg = Svg::read(&dir.join("ns-per-op.svg"));
     assert_eq!(svg.rects(FIRST), n + 1);
     assert_eq!(svg.rects(SECOND), n + 1);
@@ -278,26 +341,66 @@ fn a_run_is_plotted_with_every_series() {
     for name in &names {
         assert!(svg.has_text(name), "{name}: {:?}", svg.texts());
     }
-    assert!(svg.has_text("write (update)") && svg.has_text("read side"));
-    assert!(svg.has_text("ns per operation (mean of sampled operations)"));
-
-    // Latency: per side one line per strategy, each in its own colour,
-    // five points per line; one legend entry per strategy.
-    let svg = Svg::read(&dir.join("latency.svg"));
-    let lines = svg.lines();
-    assert_eq!(lines.len(), n, "{lines:?}");
-    assert!(lines.values().all(|&k| k == 2), "{lines:?}");
-    assert_eq!(svg.circles(), 2 * 5 * n + n);
-    for name in &names {
-        assert!(svg.has_text(name), "{name}");
+    assert!(svg.has_text("loop ns/op") && svg.has_text("net: less the harness floor"));
+    assert!(
+        svg.has_text(
+            "ns per update (the writer loop: an update and its read side), from throughput"
+        )
+    );
+    let nets = || flat.strategies.iter().map(|s| summary(s).net_ns.unwrap());
+    if nets().all(|net| net.mean - net.stddev >= 0.0) {
+        let loops: Vec<(f64, f64)> = flat
+            .strategies
+            .iter()
+            .map(|s| summary(s).write_loop_ns.unwrap())
+            .map(|l| (l.mean, l.stddev))
+            .collect();
+        assert_bars(&svg, FIRST, 0, &loops);
     }
-    for p in ["p50", "p90", "p99", "p99.9", "max"] {
-        assert!(svg.has_text(p), "{p}");
-    }
-    assert!(svg.has_text("write (update): ns per operation (log)"));
-    assert!(svg.has_text("read side: ns per operation (log)"));
 
-    // Throughput: one bar and one error bar per strategy.
+    // ns/op paced: net busy ns per update, and the gross busy ns.
+    let svg = Svg::read(&dir.join("ns-per-op-r22000.svg"));
+    assert_eq!(svg.rects(FIRST), n + 1);
+    assert_eq!(svg.rects(SECOND), n + 1);
+    assert_eq!(svg.whiskers(), 2 * n);
+    assert!(svg.has_text("net: less the paced floor"));
+    assert!(svg.has_text("busy ns/op, harness included"));
+    assert!(svg.texts()[0].starts_with("Net cost of one update per strategy"));
+    // CPU share paced: net and gross.
+    let svg = Svg::read(&dir.join("cpu-share-r22000.svg"));
+    assert_eq!(svg.rects(FIRST), n + 1);
+    assert_eq!(svg.rects(SECOND), n + 1);
+    assert!(svg.has_text("% of each measured CPU busy at 22000/s per thread"));
+
+    // Latency, each regime: per side one line per strategy, each in its
+    // own colour, five points per line; one legend entry per strategy;
+    // labelled as fenced samples.
+    for name in ["latency.svg", "latency-r22000.svg"] {
+        let svg = Svg::read(&dir.join(name));
+        let lines = svg.lines();
+        assert_eq!(lines.len(), n, "{name}: {lines:?}");
+        assert!(lines.values().all(|&k| k == 2), "{lines:?}");
+        assert_eq!(svg.circles(), 2 * 5 * n + n);
+        for name in &names {
+            assert!(svg.has_text(name), "{name}");
+        }
+        for p in ["p50", "p90", "p99", "p99.9", "max"] {
+            assert!(svg.has_text(p), "{p}");
+        }
+        assert!(svg.has_text("write (update): sampled ns per operation (log)"));
+        assert!(svg.has_text("read side: sampled ns per operation (log)"));
+        assert!(svg.texts()[0].starts_with("Fenced samples: "), "{name}");
+        let perturbed = svg.texts().iter().any(|t| t.contains("perturbs"));
+        assert_eq!(
+            perturbed,
+            name == "latency.svg",
+            "{name}: {:?}",
+            svg.texts()
+        );
+    }
+
+    // Throughput, flat out: one bar and one error bar per strategy, as
+    // long as its mean (clipped at 0).
     let svg = Svg::read(&dir.join("throughput.svg"));
     assert_eq!(svg.rects(FIRST), n + 1);
     assert_eq!(svg.whiskers(), n);
@@ -309,66 +412,13 @@ fn a_run_is_plotted_with_every_series() {
         "{:?}",
         svg.texts()
     );
-    // Each bar (the one level with its strategy's label) starts at the
-    // axis' 0 and is as long as its mean on the axis' scale: lengths in
-    // proportion to the means, to 2 px; its error bar spans mean ±
-    // stddev (clipped at 0).
-    let (x0, scale) = axis_scale(&svg.ticks("middle"), |t| t.0);
-    let whiskers = svg.polylines(|e| e.attr("stroke") == "#333333");
-    let bars: Vec<&Element> = svg
-        .elements
-        .iter()
-        .filter(|e| e.name == "rect" && e.attr("fill") == FIRST && (px(e, "x") - x0).abs() <= 1.0)
-        .collect();
-    assert_eq!(bars.len(), n, "bars starting at the 0 tick ({x0})");
-    let stats: Vec<(f64, f64, f64)> = run
+    let ops: Vec<(f64, f64)> = flat
         .strategies
         .iter()
-        .map(|s| {
-            let label_y = px(svg.text(&s.name), "y");
-            let w = s.summary.as_ref().unwrap().write_ops_per_s;
-            (label_y, w.mean, w.stddev)
-        })
+        .map(|s| summary(s).write_ops_per_s)
+        .map(|w| (w.mean, w.stddev))
         .collect();
-    let widths: Vec<f64> = stats
-        .iter()
-        .map(|&(label_y, _, _)| {
-            let bar = bars
-                .iter()
-                .find(|b| px(b, "y") <= label_y && label_y <= px(b, "y") + px(b, "height"))
-                .unwrap_or_else(|| panic!("no bar level with the label at y={label_y}"));
-            px(bar, "width")
-        })
-        .collect();
-    // px per update/s from the longest bar; the tick labels agree to 1%.
-    let longest = (0..n)
-        .max_by(|&a, &b| stats[a].1.total_cmp(&stats[b].1))
-        .unwrap();
-    let k = widths[longest] / stats[longest].1;
-    assert!(
-        (k / scale - 1.0).abs() < 0.01,
-        "bars {k} px/unit, ticks {scale}"
-    );
-    for (i, &(label_y, mean, sd)) in stats.iter().enumerate() {
-        assert!(
-            (widths[i] - k * mean).abs() <= 2.0,
-            "{}: bar {} px for mean {mean}, expected {} px",
-            names[i],
-            widths[i],
-            k * mean
-        );
-        let w = whiskers
-            .iter()
-            .find(|p| p.len() == 6 && (p[2].1 - label_y).abs() <= 1.0)
-            .unwrap_or_else(|| panic!("{}: no error bar at y={label_y}", names[i]));
-        let (lo, hi) = (x0 + scale * (mean - sd).max(0.0), x0 + scale * (mean + sd));
-        assert!(
-            (w[2].0 - lo).abs() <= 2.0 && (w[3].0 - hi).abs() <= 2.0,
-            "{}: error bar {:?} for {mean} ± {sd}, expected x {lo}..{hi}",
-            names[i],
-            w
-        );
-    }
+    assert_bars(&svg, FIRST, 0, &ops);
 
     // Staleness: the ratelimited strategies of each level form a line
     // (global, cpu) in each panel, every point labelled with its period.
@@ -407,6 +457,8 @@ fn a_run_is_plotted_with_every_series() {
 fn a_sweep_is_plotted_per_affinity_set() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, run) = short_run(tmp.path());
+    // A sweep point is one regime: flat out here.
+    let (run, _) = views(&run);
     let names: Vec<&str> = run.strategies.iter().map(|s| s.name.as_str()).collect();
     let n = names.len();
     // Two thread counts for "unbound", one for "node0": the same run,
@@ -558,7 +610,8 @@ fn bad_input_is_one_line_and_exit_2() {
 fn charts_without_data_are_left_out() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, mut run) = short_run(tmp.path());
-    // As with --sample-every 0: no latencies, so no ns/op or latency chart.
+    // As with --sample-every 0: no latencies, so no latency chart; ns/op
+    // is from throughput and stays.
     for s in &mut run.strategies {
         let sum = s.summary.as_mut().unwrap();
         (sum.write_ns, sum.read_ns) = (None, None);
@@ -569,18 +622,28 @@ fn charts_without_data_are_left_out() {
     let dir = tmp.path().join("unsampled");
     std::fs::create_dir(&dir).unwrap();
     let written = contend::report::charts::write_run_charts(&dir, &run).unwrap();
-    assert_eq!(
-        written,
-        [dir.join("throughput.svg"), dir.join("staleness.svg")]
-    );
+    let names = ["ns-per-op.svg", "throughput.svg", "staleness.svg"];
+    let paced = ["ns-per-op-r22000.svg", "cpu-share-r22000.svg"];
+    let want: Vec<PathBuf> = names.iter().chain(&paced).map(|n| dir.join(n)).collect();
+    assert_eq!(written, want);
 
-    // One ratelimit period: no staleness chart.
+    // One ratelimit period: no staleness chart. A paced regime without a
+    // net cost (a file written before it was recorded): no ns/op or CPU
+    // share chart, rather than the gross busy figures in their place.
     run.strategies
         .retain(|s| !s.name.contains("ratelimit:100us"));
+    for s in run.strategies.iter_mut().filter(|s| s.rate.is_some()) {
+        let sum = s.summary.as_mut().unwrap();
+        (sum.net_ns, sum.net_cpu_share_pct) = (None, None);
+        assert!(sum.write_busy_ns.is_some() && sum.cpu_share_pct.is_some());
+    }
     let one = tmp.path().join("one-period");
     std::fs::create_dir(&one).unwrap();
     let written = contend::report::charts::write_run_charts(&one, &run).unwrap();
-    assert_eq!(written, [one.join("throughput.svg")]);
+    assert_eq!(
+        written,
+        [one.join("ns-per-op.svg"), one.join("throughput.svg")]
+    );
 
     // No finished repeat: nothing to draw, and `contend plot` says so.
     for s in &mut run.strategies {
@@ -598,4 +661,163 @@ fn charts_without_data_are_left_out() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("nothing to plot"));
     assert!(svgs(&none).is_empty());
+}
+
+/// tests/fixtures/results/run.json (schema 2: global/always and
+/// cpu/always, flat out), as read.
+fn fixture() -> RunResults {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json");
+    match contend::results::read(&path).unwrap().1 {
+        contend::results::ResultFile::Run(run) => *run,
+        _ => panic!("the fixture is a run"),
+    }
+}
+
+/// `mean` ± 1% over 5 repeats.
+fn known(mean: f64) -> Summary {
+    let sd = mean / 100.0;
+    Summary {
+        n: 5,
+        mean,
+        stddev: sd,
+        stddev_pct: 1.0,
+        ci95_low: mean - 2.0 * sd,
+        ci95_high: mean + 2.0 * sd,
+        min: mean - sd,
+        max: mean + sd,
+    }
+}
+
+/// `run` as a run of one paced regime at `rate`.
+fn paced_at(mut run: RunResults, rate: f64) -> RunResults {
+    run.config.rate = Some(rate);
+    run.config.rates = vec![Some(rate)];
+    for s in &mut run.strategies {
+        s.rate = Some(rate);
+    }
+    run
+}
+
+#[test]
+fn the_ns_per_op_chart_shows_the_throughput_figure_not_the_sampled_one() {
+    // Sampled ns five times the trusted figure, as fenced samples of a
+    // hammering writer read: 20 and 30 ns/op from throughput, 100 and 150
+    // sampled.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut run = fixture();
+    for (s, ns) in run.strategies.iter_mut().zip([20.0, 30.0]) {
+        let sum = s.summary.as_mut().unwrap();
+        sum.write_loop_ns = Some(known(ns));
+        sum.net_ns = Some(known(ns / 2.0));
+        sum.write_ns = Some(known(5.0 * ns));
+        sum.read_ns = Some(known(5.0 * ns));
+    }
+    let written = contend::report::charts::write_run_charts(tmp.path(), &run).unwrap();
+    assert!(
+        written.contains(&tmp.path().join("ns-per-op.svg")),
+        "{written:?}"
+    );
+    let svg = Svg::read(&tmp.path().join("ns-per-op.svg"));
+    let top = assert_bars(&svg, FIRST, 0, &[(20.0, 0.2), (30.0, 0.3)]);
+    assert_bars(&svg, SECOND, 1, &[(10.0, 0.1), (15.0, 0.15)]);
+    // The axis spans the throughput figure, not the samples (150).
+    assert!((30.0..60.0).contains(&top), "top tick {top}");
+    assert!(
+        svg.texts().iter().all(|t| !t.contains("sampled")),
+        "{:?}",
+        svg.texts()
+    );
+
+    // Paced: net busy ns per update leads (40 and 60 ns), the gross busy
+    // figure beside it; the samples (5x) nowhere.
+    let mut paced = paced_at(run, 22_000.0);
+    for (s, ns) in paced.strategies.iter_mut().zip([40.0, 60.0]) {
+        let sum = s.summary.as_mut().unwrap();
+        sum.net_ns = Some(known(ns));
+        sum.write_busy_ns = Some(known(2.0 * ns));
+        sum.write_ns = Some(known(5.0 * ns));
+        sum.net_cpu_share_pct = Some(known(ns / 100.0));
+        sum.cpu_share_pct = Some(known(ns / 50.0));
+    }
+    let dir = tmp.path().join("paced");
+    std::fs::create_dir(&dir).unwrap();
+    let written = contend::report::charts::write_run_charts(&dir, &paced).unwrap();
+    assert!(
+        written.contains(&dir.join("ns-per-op-r22000.svg")),
+        "{written:?}"
+    );
+    let svg = Svg::read(&dir.join("ns-per-op-r22000.svg"));
+    let top = assert_bars(&svg, FIRST, 0, &[(40.0, 0.4), (60.0, 0.6)]);
+    assert_bars(&svg, SECOND, 1, &[(80.0, 0.8), (120.0, 1.2)]);
+    assert!((120.0..200.0).contains(&top), "top tick {top}");
+    let svg = Svg::read(&dir.join("cpu-share-r22000.svg"));
+    assert_bars(&svg, FIRST, 0, &[(0.4, 0.004), (0.6, 0.006)]);
+}
+
+#[test]
+fn the_rate_curve_draws_net_cost() {
+    // One set of points at 2 threads: flat out, 22k/s and 1M/s, each
+    // strategy's net cost known and its gross busy ns ten times that.
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fixture();
+    let nets = [[5.0, 8.0], [30.0, 45.0], [20.0, 35.0]];
+    let point = |rate: Option<f64>, net: [f64; 2]| {
+        let mut results = match rate {
+            Some(r) => paced_at(base.clone(), r),
+            None => base.clone(),
+        };
+        for (s, ns) in results.strategies.iter_mut().zip(net) {
+            let sum = s.summary.as_mut().unwrap();
+            sum.net_ns = Some(known(ns));
+            sum.write_busy_ns = Some(known(10.0 * ns));
+            sum.net_cpu_share_pct = rate.map(|_| known(ns / 10.0));
+        }
+        SweepPoint {
+            threads: 2,
+            affinity: "unbound".into(),
+            rate,
+            results,
+        }
+    };
+    let sweep = SweepResults {
+        schema: contend::results::SCHEMA_VERSION,
+        partial: false,
+        points: vec![
+            point(None, nets[0]),
+            point(Some(22_000.0), nets[1]),
+            point(Some(1e6), nets[2]),
+        ],
+    };
+    contend::report::charts::write_sweep_charts(tmp.path(), &sweep).unwrap();
+    let svg = Svg::read(&tmp.path().join("sweep-rates-unbound.svg"));
+    assert!(svg.texts()[0].starts_with("Net cost of one update vs offered rate"));
+    assert!(svg.has_text("net ns per update"));
+    assert!(svg.has_text("net CPU share, % (log)"));
+    // Per strategy a line on the left (3 points: net ns at every rate),
+    // then one on the right (2 points: net CPU share, paced only).
+    let lines = svg.polylines(|e| e.attr("stroke-width") == "2");
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    let (left_lines, right_lines) = lines.split_at(2);
+    // The left panel's value axis: its tick labels are the ones nearest
+    // the left edge.
+    let ticks = svg.ticks("end");
+    let left_x = ticks.iter().map(|t| t.0).fold(f64::INFINITY, f64::min);
+    let left: Vec<(f64, f64, f64)> = ticks
+        .into_iter()
+        .filter(|t| (t.0 - left_x).abs() < 1.0)
+        .collect();
+    let (y0, scale) = axis_scale(&left, |t| t.1);
+    for (i, line) in left_lines.iter().enumerate() {
+        // Sorted by rate: 22k, 1M, then flat out (achieved ~17.7M/s).
+        let want = [nets[1][i], nets[2][i], nets[0][i]];
+        assert_eq!(line.len(), 3, "{line:?}");
+        for (&(_, y), net) in line.iter().zip(want) {
+            assert!(
+                (y - (y0 + scale * net)).abs() <= 2.0,
+                "strategy {i}: point at y {y}, expected {} for net {net} ns",
+                y0 + scale * net
+            );
+        }
+    }
+    assert!(right_lines.iter().all(|l| l.len() == 2), "{right_lines:?}");
 }

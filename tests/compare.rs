@@ -1,6 +1,7 @@
 //! `contend compare` and `contend report` end to end, on result files made
 //! by a real short run (and edited copies of it, some with summaries of
-//! known numbers put in, so the verdicts are known in advance).
+//! known numbers put in, so the verdicts are known in advance), and on the
+//! schema-2 fixture written before net cost and regimes were recorded.
 
 use contend::stats::{Decision, Difference, Summary, holm_adjusted};
 use serde_json::Value;
@@ -11,8 +12,9 @@ use std::sync::OnceLock;
 mod common;
 use common::{contend, stderr, stdout};
 
-/// One real run (levels global and node, 3 repeats), made once for every
-/// test: its results folder and run.json.
+/// One real run (levels global and node, 3 repeats, flat out only: one
+/// regime, so rows and tests are counted per strategy), made once for
+/// every test: its results folder and run.json.
 struct Run {
     _dir: tempfile::TempDir,
     folder: PathBuf,
@@ -38,6 +40,8 @@ fn run() -> &'static Run {
             "global,node",
             "--publish",
             "always",
+            "--rate",
+            "max",
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
         let json = find_run_json(dir.path()).expect("run wrote run.json");
@@ -89,8 +93,12 @@ fn assert_one_line_error(out: &Output, needle: &str) {
 /// The strategies of the real run.
 const STRATEGIES: [&str; 2] = ["global/always/pad128", "node/always/pad128"];
 
-/// The summary fields `contend compare` compares, in its row order.
-const COMPARED: [&str; 4] = ["write_ops_per_s", "read_ops_per_s", "write_ns", "read_ns"];
+/// The summary fields `contend compare` compares flat out, in its row
+/// order: ns/op from throughput first (never the sampled `write_ns`).
+const COMPARED: [&str; 3] = ["write_loop_ns", "write_ops_per_s", "read_ops_per_s"];
+
+/// Their rows' names.
+const ROWS: [&str; 3] = ["loop ns/op", "updates/s", "read ops/s"];
 
 /// A summary as run.json holds it, of `n` repeats with this mean and
 /// sample standard deviation (compare reads only n, mean and stddev).
@@ -182,7 +190,7 @@ fn a_file_against_itself_is_no_change_and_one_changed_strategy_is_found() {
         assert!(text.lines().any(|l| l == name), "{text}");
     }
     let all = rows(&text);
-    assert_eq!(all.len(), 8, "{text}"); // 2 strategies x 4 measures
+    assert_eq!(all.len(), 6, "{text}"); // 2 strategies x 3 measures
     for row in &all {
         assert!(row.test.starts_with("test: "), "{row:?}");
         assert_eq!(row.base.replace("base: ", "test: "), row.test, "{row:?}");
@@ -201,10 +209,7 @@ fn a_file_against_itself_is_no_change_and_one_changed_strategy_is_found() {
         assert_eq!(row.p, "p=1.000", "{row:?}");
     }
     let measures: Vec<&str> = all.iter().map(|r| r.measure.as_str()).collect();
-    assert_eq!(
-        measures[..4],
-        ["updates/s", "read ops/s", "write ns/op", "read ns/op"]
-    );
+    assert_eq!(measures, ROWS.repeat(2));
 
     // Against a copy in which only node's updates/s is 20% higher, with
     // 1% noise over 5 repeats: exactly that row is a change.
@@ -224,7 +229,7 @@ fn a_file_against_itself_is_no_change_and_one_changed_strategy_is_found() {
         }),
     );
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
-    assert_eq!(all.len(), 8, "{text}");
+    assert_eq!(all.len(), 6, "{text}");
     for row in &all {
         if row.pair == STRATEGIES[1] && row.measure == "updates/s" {
             assert_eq!(row.verdict, "faster", "{row:?}");
@@ -257,8 +262,8 @@ fn a_tiny_significant_difference_is_no_change() {
     let test = save(dir.path(), "test.json", &side(1.0002));
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
     assert!(text.contains("lies beyond ±2%"), "{text}");
-    assert!(text.contains("Holm-adjusted over the 8 tests"), "{text}");
-    assert_eq!(all.len(), 8, "{text}");
+    assert!(text.contains("Holm-adjusted over the 6 tests"), "{text}");
+    assert_eq!(all.len(), 6, "{text}");
     for row in &all {
         assert_eq!(row.verdict, "no change", "{row:?}");
         assert_eq!(row.change, "+0.020% [+0.011%, +0.029%]", "{row:?}");
@@ -269,11 +274,7 @@ fn a_tiny_significant_difference_is_no_change() {
     // of each measure.
     let (all, text) = compare_ok(&[s(&base), s(&test), "--noise-threshold", "0"]);
     let words: Vec<&str> = all.iter().map(|r| r.verdict.as_str()).collect();
-    assert_eq!(
-        words,
-        ["faster", "faster", "higher", "higher"].repeat(2),
-        "{text}"
-    );
+    assert_eq!(words, ["higher", "faster", "faster"].repeat(2), "{text}");
 }
 
 #[test]
@@ -307,33 +308,31 @@ fn five_percent_is_a_change_with_the_right_word() {
     assert_eq!(
         got,
         [
+            ("loop ns/op", "higher", "p<0.001"),
             ("updates/s", "faster", "p<0.001"),
             ("read ops/s", "faster", "p<0.001"),
-            ("write ns/op", "higher", "p<0.001"),
-            ("read ns/op", "higher", "p<0.001"),
+            ("loop ns/op", "lower", "p<0.001"),
             ("updates/s", "slower", "p<0.001"),
             ("read ops/s", "slower", "p<0.001"),
-            ("write ns/op", "lower", "p<0.001"),
-            ("read ns/op", "lower", "p<0.001"),
         ],
         "{text}"
     );
     assert_eq!(all[0].change, "+5.000% [+4.991%, +5.009%]", "{text}");
-    assert_eq!(all[7].change, "-5.000% [-5.009%, -4.991%]", "{text}");
+    assert_eq!(all[5].change, "-5.000% [-5.009%, -4.991%]", "{text}");
 }
 
 #[test]
 fn holm_counts_every_test_of_the_invocation() {
-    // global's updates/s: +10% over 3 repeats of 2.5% noise. Alone its p
-    // is about 0.008 and its CI [+4%, +16%] lies beyond ±2%, but it is one
-    // of 8 tests (p × 8 > 0.05) when both strategies are compared, and
-    // one of 4 (p × 4 < 0.05) when global alone is.
+    // global's updates/s: +10% over 3 repeats of 2.8% noise. Alone its p
+    // is about 0.012 and its CI [+3.7%, +16.3%] lies beyond ±2%, but it is
+    // one of 6 tests (p × 6 > 0.05) when both strategies are compared, and
+    // one of 3 (p × 3 < 0.05) when global alone is.
     let dir = tempfile::tempdir().unwrap();
     let side = |bump: f64| {
         synthetic(move |name, field| {
             let m = base_mean(field);
             if name.starts_with("global/") && field == "write_ops_per_s" {
-                (3, m * bump, 25_000.0)
+                (3, m * bump, 28_000.0)
             } else {
                 (3, m, m / 100.0)
             }
@@ -344,8 +343,8 @@ fn holm_counts_every_test_of_the_invocation() {
     let p_of = |row: &Row| -> f64 { row.p.strip_prefix("p=").unwrap().parse().unwrap() };
 
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
-    assert!(text.contains("Holm-adjusted over the 8 tests"), "{text}");
-    let row = &all[0];
+    assert!(text.contains("Holm-adjusted over the 6 tests"), "{text}");
+    let row = &all[1];
     assert_eq!(
         (row.pair.as_str(), row.measure.as_str()),
         (STRATEGIES[0], "updates/s")
@@ -353,20 +352,25 @@ fn holm_counts_every_test_of_the_invocation() {
     assert_eq!(row.verdict, "inconclusive", "{text}");
     assert!((0.05..0.1).contains(&p_of(row)), "{row:?}");
     assert!(row.change.starts_with("+10.0% [+"), "{row:?}");
-    assert!(all[1..].iter().all(|r| r.verdict == "no change"), "{text}");
+    assert!(
+        all.iter()
+            .enumerate()
+            .all(|(i, r)| i == 1 || r.verdict == "no change"),
+        "{text}"
+    );
 
     let (all, text) = compare_ok(&[s(&base), s(&test), "--base", "global", "--test", "global"]);
-    assert!(text.contains("Holm-adjusted over the 4 tests"), "{text}");
-    assert_eq!(all.len(), 4, "{text}");
-    assert_eq!(all[0].verdict, "faster", "{text}");
-    assert!((0.01..0.05).contains(&p_of(&all[0])), "{:?}", all[0]);
+    assert!(text.contains("Holm-adjusted over the 3 tests"), "{text}");
+    assert_eq!(all.len(), 3, "{text}");
+    assert_eq!(all[1].verdict, "faster", "{text}");
+    assert!((0.01..0.05).contains(&p_of(&all[1])), "{:?}", all[1]);
 }
 
 #[test]
 fn noise_decides_between_no_change_and_inconclusive() {
     // Four repeats of 5% noise: +1% is no change (not significant and
     // within ±2%), +5% is inconclusive (its CI reaches from below -2% to
-    // beyond +2%); one repeat cannot be tested.
+    // beyond +2%); one repeat (of loop ns/op) cannot be tested.
     let dir = tempfile::tempdir().unwrap();
     let side = |test: bool| {
         synthetic(move |_, field| {
@@ -374,8 +378,8 @@ fn noise_decides_between_no_change_and_inconclusive() {
             match (field, test) {
                 ("write_ops_per_s", true) => (4, m * 1.01, m * 0.05),
                 ("read_ops_per_s", true) => (4, m * 1.05, m * 0.05),
-                ("write_ns", false) => (1, m, 0.0),
-                ("write_ns", true) => (1, m * 1.03, 0.0),
+                ("write_loop_ns", false) => (1, m, 0.0),
+                ("write_loop_ns", true) => (1, m * 1.03, 0.0),
                 _ => (4, m, m * 0.05),
             }
         })
@@ -383,22 +387,21 @@ fn noise_decides_between_no_change_and_inconclusive() {
     let base = save(dir.path(), "base.json", &side(false));
     let test = save(dir.path(), "test.json", &side(true));
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
-    let got: Vec<(&str, &str)> = all[..4]
+    let got: Vec<(&str, &str)> = all[..3]
         .iter()
         .map(|r| (r.verdict.as_str(), r.p.as_str()))
         .collect();
-    assert_eq!(got[0].0, "no change", "{text}");
-    assert_eq!(got[1].0, "inconclusive", "{text}");
-    assert_eq!(got[2], ("inconclusive", "n<2"), "{text}");
-    assert_eq!(got[3], ("no change", "p=1.000"), "{text}");
+    assert_eq!(got[0], ("inconclusive", "n<2"), "{text}");
+    assert_eq!(got[1].0, "no change", "{text}");
+    assert_eq!(got[2].0, "inconclusive", "{text}");
     // Welch: 5% ± 2.447 (6 df) × 3.54%.
-    assert_eq!(all[1].change, "+5.0% [-3.7%, +13.7%]", "{text}");
+    assert_eq!(all[2].change, "+5.0% [-3.7%, +13.7%]", "{text}");
     // One repeat a side: the change (20 → 20.6 ns/op, +3%) with no
     // interval, and no verdict.
-    assert_eq!(all[2].change, "+3.0%", "{text}");
-    assert_eq!(all[2].base, "base: 20.0±0.00%", "{text}");
-    assert_eq!(all[2].test, "test: 20.6±0.00%", "{text}");
-    assert!(text.contains("Holm-adjusted over the 6 tests"), "{text}");
+    assert_eq!(all[0].change, "+3.0%", "{text}");
+    assert_eq!(all[0].base, "base: 20.0±0.00%", "{text}");
+    assert_eq!(all[0].test, "test: 20.6±0.00%", "{text}");
+    assert!(text.contains("Holm-adjusted over the 4 tests"), "{text}");
     assert!(
         text.contains("\nn<2: a side has fewer than 2 repeats"),
         "{text}"
@@ -419,7 +422,7 @@ fn bad_noise_thresholds_are_one_line_errors() {
 #[test]
 fn levels_inside_one_file() {
     // The real run: each row's verdict must be the one the file's own
-    // summaries give (Welch, Holm over these 4 tests, ±2%).
+    // summaries give (Welch, Holm over these 3 tests, ±2%).
     let r = run();
     let (all, text) = compare_ok(&[s(&r.json), "--base", "global", "--test", "node"]);
     assert!(
@@ -443,9 +446,11 @@ fn levels_inside_one_file() {
         .collect();
     let raw: Vec<f64> = differences.iter().map(|d| d.welch.unwrap().p).collect();
     let adjusted = holm_adjusted(&raw);
-    assert_eq!(all.len(), 4, "{text}");
+    assert_eq!(all.len(), 3, "{text}");
     for (i, row) in all.iter().enumerate() {
-        let word = match (Decision::decide(&differences[i], 2.0, adjusted[i]), i < 2) {
+        assert_eq!(row.measure, ROWS[i], "{row:?}");
+        let rate = COMPARED[i].ends_with("_per_s");
+        let word = match (Decision::decide(&differences[i], 2.0, adjusted[i]), rate) {
             (Decision::NoChange, _) => "no change",
             (Decision::Inconclusive, _) => "inconclusive",
             (Decision::Increase, true) => "faster",
@@ -483,9 +488,9 @@ fn levels_inside_one_file() {
     );
     let (all, text) = compare_ok(&[s(&known), "--base", "global", "--test", "node"]);
     let words: Vec<&str> = all.iter().map(|r| r.verdict.as_str()).collect();
-    assert_eq!(words, ["faster", "faster", "lower", "lower"], "{text}");
-    assert!(all[0].change.starts_with("+15.0% [+1"), "{text}");
-    assert!(all[2].change.starts_with("-10.0% [-1"), "{text}");
+    assert_eq!(words, ["lower", "faster", "faster"], "{text}");
+    assert!(all[1].change.starts_with("+15.0% [+1"), "{text}");
+    assert!(all[0].change.starts_with("-10.0% [-1"), "{text}");
 
     let missing = contend(&["compare", s(&r.json), "--base", "global", "--test", "cpu"]);
     assert_one_line_error(&missing, "--test cpu matches no strategy");
@@ -518,7 +523,7 @@ fn markdown_has_a_table() {
         .take_while(|l| l.starts_with('|'))
         .copied()
         .collect();
-    assert_eq!(rows.len(), 4, "{text}");
+    assert_eq!(rows.len(), 3, "{text}");
     // The change cell: a verdict word, the change and its CI; then p.
     for row in rows {
         let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
@@ -546,7 +551,7 @@ fn markdown_has_a_table() {
     // global's test side 5% higher on every measure, node's the same.
     // By hand: se = sqrt(2 × 1e-8 / 10) = 4.472e-5 of the mean, 18 df,
     // t = 2.1009, so the 95% CI is ±0.0094%: +5% is [+4.991%, +5.009%]
-    // (p far below 0.001 even × 8), and 0 is [-0.009%, +0.009%] with
+    // (p far below 0.001 even × 6), and 0 is [-0.009%, +0.009%] with
     // t = 0, p = 1.
     let dir = tempfile::tempdir().unwrap();
     let side = |bump: f64| {
@@ -588,7 +593,7 @@ fn markdown_has_a_table() {
         ],
         [
             "global/always/pad128",
-            "write ns/op",
+            "loop ns/op",
             "20.0±0.01%",
             "21.0±0.01%",
             "higher +5.000% [+4.991%, +5.009%]",
@@ -604,9 +609,9 @@ fn markdown_has_a_table() {
         ],
         [
             "node/always/pad128",
-            "read ns/op",
-            "20.0±0.01%",
-            "20.0±0.01%",
+            "read ops/s",
+            "1000000±0.01%",
+            "1000000±0.01%",
             "no change +0.000% [-0.009%, +0.009%]",
             "p=1.000",
         ],
@@ -614,7 +619,7 @@ fn markdown_has_a_table() {
     for w in want {
         assert!(rows.iter().any(|r| r == &w), "no row {w:?} in:\n{text}");
     }
-    assert_eq!(rows.len(), 8, "{text}");
+    assert_eq!(rows.len(), 6, "{text}");
 }
 
 #[test]
@@ -734,6 +739,15 @@ fn report_prints_run_and_sweep_files() {
     let out = contend(&["report", s(&r.json)]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
+    // The first screen as `contend run` printed it; every table with
+    // --verbose.
+    assert!(
+        text.lines().any(|l| l.starts_with("global/always ")),
+        "{text}"
+    );
+    assert!(!text.contains("write side: updates/s"), "{text}");
+    let out = contend(&["report", s(&r.json), "--verbose"]);
+    let text = stdout(&out);
     assert!(
         text.contains("write side: updates/s, all writers (higher is better)"),
         "{text}"
@@ -791,8 +805,9 @@ fn report_prints_run_and_sweep_files() {
             100.0 * (n.mean - g.mean) / g.mean,
             if supported { "" } else { " n.s." }
         );
+        // Each regime's tables are `####` sections under its `###` name.
         let table = md
-            .split("\n### ")
+            .split("\n#### ")
             .find(|t| t.starts_with(section))
             .unwrap_or_else(|| panic!("no {section} table: {md}"));
         assert!(table.lines().any(|l| l == row), "{row} not in {table}");
@@ -825,4 +840,228 @@ fn report_prints_run_and_sweep_files() {
 
     let refused = contend(&["compare", s(&sweep), s(&r.json)]);
     assert_one_line_error(&refused, "is a sweep");
+}
+
+/// Sets `field` of every strategy's summary (that `pick` selects by name
+/// and regime) to `n` repeats of `mean` ± 1%.
+fn set_all(v: &mut Value, field: &str, n: usize, mean: f64, pick: impl Fn(&str, bool) -> bool) {
+    for st in v["strategies"].as_array_mut().unwrap() {
+        let paced = !st["rate"].is_null();
+        if pick(st["name"].as_str().unwrap(), paced) {
+            st["summary"][field] = summary(n, mean, mean / 100.0);
+        }
+    }
+}
+
+#[test]
+fn rows_show_the_throughput_figure_never_the_sampled_one() {
+    // Sampled write and read ns five times ns/op from throughput, as a
+    // fenced sample of a hammering writer reads: 20 ns/op against 100.
+    let dir = tempfile::tempdir().unwrap();
+    let file = |loop_ns: f64, sampled_ns: f64| {
+        let mut v = load(&run().json);
+        set_all(&mut v, "write_loop_ns", 5, loop_ns, |_, _| true);
+        set_all(&mut v, "write_ns", 5, sampled_ns, |_, _| true);
+        set_all(&mut v, "read_ns", 5, sampled_ns, |_, _| true);
+        v
+    };
+    let base = save(dir.path(), "base.json", &file(20.0, 100.0));
+    // Only the sampled figure moves (+50%): no change.
+    let sampled_moved = save(dir.path(), "fenced.json", &file(20.0, 150.0));
+    // Only the throughput figure moves (+50%): a change.
+    let loop_moved = save(dir.path(), "loop.json", &file(30.0, 100.0));
+
+    let (all, text) = compare_ok(&[s(&base), s(&sampled_moved)]);
+    assert_eq!(all.len(), 6, "{text}");
+    for row in all.iter().filter(|r| r.measure == "loop ns/op") {
+        assert_eq!(row.base, "base: 20.0±1.00%", "{row:?}");
+        assert_eq!(row.test, "test: 20.0±1.00%", "{row:?}");
+        assert_eq!(row.verdict, "no change", "{row:?}");
+    }
+    assert_eq!(all.iter().filter(|r| r.measure == "loop ns/op").count(), 2);
+    for sampled in ["100.0", "150.0", "sampled", "write ns/op", "read ns/op"] {
+        assert!(!text.contains(sampled), "{sampled} in:\n{text}");
+    }
+
+    let (all, text) = compare_ok(&[s(&base), s(&loop_moved)]);
+    let loops: Vec<&Row> = all.iter().filter(|r| r.measure == "loop ns/op").collect();
+    assert_eq!(loops.len(), 2, "{text}");
+    for row in loops {
+        assert_eq!(row.test, "test: 30.0±1.00%", "{row:?}");
+        assert_eq!(row.verdict, "higher", "{row:?}");
+        assert!(row.change.starts_with("+50.0% ["), "{row:?}");
+    }
+    // The Markdown table too.
+    let md = stdout(&contend(&[
+        "compare",
+        s(&base),
+        s(&loop_moved),
+        "--markdown",
+    ]));
+    assert!(
+        md.contains(
+            "| global/always/pad128 | loop ns/op | 20.0±1.00% | 30.0±1.00% | higher +50.0% ["
+        ),
+        "{md}"
+    );
+    assert!(!md.contains("100.0") && !md.contains("sampled"), "{md}");
+}
+
+/// tests/fixtures/results/run.json: a schema-2 file, written before
+/// regimes, the paced floor and net cost were recorded.
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json")
+}
+
+/// The lines of a text comparison under the pair titled `title`, each
+/// split into its cells.
+fn block(text: &str, title: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .skip_while(|l| *l != title)
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| {
+            l.split("   ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn files_written_before_net_cost_still_compare() {
+    // Flat out, a schema-2 file has ns/op from throughput: that is its row.
+    let old = fixture();
+    let (all, text) = compare_ok(&[s(&old), s(&old)]);
+    assert!(!text.contains("note: "), "{text}");
+    let measures: Vec<&str> = all.iter().map(|r| r.measure.as_str()).collect();
+    assert_eq!(measures, ROWS.repeat(2), "{text}");
+    let file = load(&old);
+    let loop_ns: Summary =
+        serde_json::from_value(file["strategies"][0]["summary"]["write_loop_ns"].clone()).unwrap();
+    assert_eq!(
+        all[0].base,
+        format!("base: {:.1}±{:.2}%", loop_ns.mean, loop_ns.stddev_pct),
+        "{text}"
+    );
+
+    // Paced, it has busy ns/op but no net cost: the row is missing, with
+    // one note saying why, and busy ns/op is not put in its place.
+    let dir = tempfile::tempdir().unwrap();
+    let mut paced = file.clone();
+    paced["config"]["rate"] = 22_000.0.into();
+    let busy: Summary =
+        serde_json::from_value(paced["strategies"][0]["summary"]["write_busy_ns"].clone()).unwrap();
+    let paced = save(dir.path(), "paced.json", &paced);
+    let out = contend(&["compare", s(&paced), s(&paced)]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = block(&text, "global/always/pad128, paced at 22000/s per thread");
+    assert_eq!(
+        rows,
+        [
+            ["net ns/update", "base: -", "test: -", "not recorded"],
+            ["net CPU %", "base: -", "test: -", "not recorded"],
+        ],
+        "{text}"
+    );
+    assert!(!text.contains(&format!("{:.1}", busy.mean)), "{text}");
+    let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert_eq!(notes.len(), 2, "{text}");
+    assert!(
+        notes[0].contains("paced.json has no net ns/update for some strategies (it was written by an older contend (schema 2)"),
+        "{text}"
+    );
+    assert!(notes[1].contains("has no net CPU %"), "{text}");
+    // The Markdown says the same.
+    let md = stdout(&contend(&["compare", s(&paced), s(&paced), "--markdown"]));
+    assert!(
+        md.contains("| global/always/pad128, paced at 22000/s per thread | net ns/update | - | - | not recorded |  |"),
+        "{md}"
+    );
+    assert!(md.contains("\n- note: "), "{md}");
+}
+
+#[test]
+fn two_regimes_pair_regime_by_regime() {
+    // A real run of the default regimes: flat out and paced at 22k/s.
+    let dir = tempfile::tempdir().unwrap();
+    let out = contend(&[
+        "run",
+        "--json",
+        "--out",
+        s(dir.path()),
+        "--duration",
+        "40ms",
+        "--repeats",
+        "2",
+        "--warmup",
+        "0",
+        "--level",
+        "global,node",
+        "--publish",
+        "always",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json = find_run_json(dir.path()).unwrap();
+    let flat = |name: &str| format!("{name}, flat out");
+    let paced = |name: &str| format!("{name}, paced at 22000/s per thread");
+
+    let (all, text) = compare_ok(&[s(&json), s(&json)]);
+    assert!(
+        !text.contains("not recorded") && !text.contains("note: "),
+        "{text}"
+    );
+    for name in STRATEGIES {
+        let rows = block(&text, &flat(name));
+        let measures: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(measures, ROWS, "{text}");
+        let rows = block(&text, &paced(name));
+        let measures: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(measures, ["net ns/update", "net CPU %"], "{text}");
+    }
+    assert_eq!(all.len(), 2 * 3 + 2 * 2, "{text}");
+    assert!(all.iter().all(|r| r.verdict == "no change"), "{text}");
+
+    // --base/--test inside the file: within each regime.
+    let (all, text) = compare_ok(&[s(&json), "--base", "global", "--test", "node"]);
+    let pair = "global/always/pad128 vs node/always/pad128";
+    assert_eq!(block(&text, &flat(pair)).len(), 3, "{text}");
+    assert_eq!(block(&text, &paced(pair)).len(), 2, "{text}");
+    assert_eq!(all.len(), 5, "{text}");
+
+    // Known numbers: only the paced regime's net cost moves (+50%); the
+    // flat-out strategies of the same names do not.
+    let known = |paced_net: f64| {
+        let mut v = load(&json);
+        for field in COMPARED {
+            set_all(&mut v, field, 5, base_mean(field), |_, _| true);
+        }
+        set_all(&mut v, "net_cpu_share_pct", 5, 1.0, |_, paced| paced);
+        set_all(&mut v, "net_ns", 5, 40.0, |_, paced| !paced);
+        set_all(&mut v, "net_ns", 5, paced_net, |_, paced| paced);
+        v
+    };
+    let base = save(dir.path(), "base.json", &known(40.0));
+    let test = save(dir.path(), "test.json", &known(60.0));
+    let (all, text) = compare_ok(&[s(&base), s(&test)]);
+    for row in &all {
+        let moved = row.pair.ends_with("per thread") && row.measure == "net ns/update";
+        let want = if moved { "higher" } else { "no change" };
+        assert_eq!(row.verdict, want, "{row:?}");
+    }
+    assert_eq!(
+        all.iter().filter(|r| r.verdict == "higher").count(),
+        2,
+        "{text}"
+    );
+
+    // Against a flat-out-only file: the paced strategies have no partner.
+    let (_, text) = compare_ok(&[s(&run().json), s(&json)]);
+    assert!(
+        text.contains("only in test (not compared): global/always/pad128 paced at 22000/s per thread, node/always/pad128 paced at 22000/s per thread"),
+        "{text}"
+    );
 }

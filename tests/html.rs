@@ -1,5 +1,7 @@
 //! report.html end to end: written beside run.json by a real short run
-//! with the default strategies, built by `contend report --html` from one
+//! with the default strategies and regimes (flat out and paced at 22k/s),
+//! each regime's verdict, tables and charts from its own view, the trusted
+//! figures first; built by `contend report --html` from one
 //! or more files (hosts side by side, a run beside a matrix, a sweep),
 //! escaped where a result file says something hostile, self-contained,
 //! and drawn by a real browser: headless Chromium's screenshot must not be
@@ -30,8 +32,8 @@ const SECTIONS: [&str; 6] = [
 ];
 
 /// One real run with the default strategies (levels global, node, llc,
-/// cpu × always, ratelimit:1ms), short: its folder, run.json and what it
-/// printed.
+/// cpu × always, ratelimit:1ms) and regimes (flat out, and paced at 22k/s
+/// per thread), short: its folder, run.json and what it printed.
 struct Run {
     _dir: tempfile::TempDir,
     folder: PathBuf,
@@ -99,6 +101,19 @@ fn assert_self_contained(html: &str) {
     assert!(html.starts_with("<!DOCTYPE html>"));
 }
 
+/// The text of result `id`'s section `name` (to the next section).
+fn section_of<'a>(html: &'a str, name: &str, id: usize) -> &'a str {
+    let tag = format!("data-section=\"{name}\" id=\"{name}-{id}\"");
+    let from = html
+        .find(&tag)
+        .unwrap_or_else(|| panic!("no {name} section"));
+    let rest = &html[from..];
+    let end = rest[tag.len()..]
+        .find("<section")
+        .map_or(rest.len(), |e| e + tag.len());
+    &rest[..end]
+}
+
 fn assert_sections(html: &str, id: usize) {
     for section in SECTIONS {
         let tag = format!("data-section=\"{section}\" id=\"{section}-{id}\"");
@@ -109,25 +124,35 @@ fn assert_sections(html: &str, id: usize) {
 #[test]
 fn a_run_ends_with_verdict_lines_and_writes_its_page() {
     let r = run();
-    // The text table ends with 3 to 6 verdict lines.
+    // The first screen opens with 3 to 8 verdict lines, before the table:
+    // flat out the saturation throughput, paced the cost at the seed's
+    // rate, and what this one-node host cannot answer.
     let lines: Vec<&str> = r.printed.lines().collect();
-    let verdicts = lines
+    let first = lines
         .iter()
-        .rev()
+        .position(|l| l.starts_with("verdict: "))
+        .unwrap();
+    let verdicts: Vec<&str> = lines[first..]
+        .iter()
         .take_while(|l| l.starts_with("verdict: "))
-        .count();
-    assert!((3..=6).contains(&verdicts), "{}", r.printed);
+        .copied()
+        .collect();
+    assert!((3..=8).contains(&verdicts.len()), "{}", r.printed);
+    let table = lines
+        .iter()
+        .position(|l| l.starts_with("strategy "))
+        .unwrap();
+    assert!(first < table, "{}", r.printed);
     assert!(
-        r.printed.contains("verdict: most updates/s: "),
+        r.printed.contains("verdict: flat out, saturation: "),
         "{}",
         r.printed
     );
     assert!(
-        r.printed.contains("verdict: cheapest read side: "),
+        r.printed.contains("beyond global/ratelimit:1ms"),
         "{}",
         r.printed
     );
-    assert!(r.printed.contains("beyond ratelimit:1ms"), "{}", r.printed);
 
     // report.html beside run.json, every section, self-contained, small.
     let path = r.folder.join("report.html");
@@ -138,13 +163,62 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
     let size = html.len();
     eprintln!("default run's report.html: {size} bytes");
     assert!(size <= 1_000_000, "report.html is {size} bytes");
-    // The same verdict on the page as in the terminal.
-    for l in lines.iter().filter(|l| l.starts_with("verdict: most")) {
-        let escaped = l
+    // The page's verdict is the terminal's, line for line.
+    let verdict = section_of(&html, "verdict", 1);
+    for line in &verdicts {
+        let escaped = line
             .replace('&', "&amp;")
             .replace('<', "&lt;")
             .replace('>', "&gt;");
-        assert!(html.contains(&escaped), "page lacks {l}");
+        assert!(verdict.contains(&escaped), "{line} not in {verdict}");
+    }
+    // Each regime's tables lead with its trusted figures, never the
+    // sampled ns: flat out loop ns/op from throughput, its net and
+    // updates per ownership; paced net ns per update and net CPU share.
+    let tables = section_of(&html, "tables", 1);
+    let titles = |regime: &str| -> Vec<String> {
+        let from = tables.find(regime).unwrap_or_else(|| panic!("{regime}"));
+        tables[from..]
+            .split("<h4>")
+            .skip(1)
+            .map(|t| t[..t.find("</h4>").unwrap()].to_string())
+            .collect()
+    };
+    let flat = titles("<h3 class=\"regime\">Flat out</h3>");
+    assert!(
+        flat[0].starts_with("writer ns/op from throughput"),
+        "{flat:?}"
+    );
+    assert!(
+        flat[1].starts_with("net ns per update, flat out"),
+        "{flat:?}"
+    );
+    assert!(flat[2].starts_with("updates per ownership"), "{flat:?}");
+    let paced = titles("<h3 class=\"regime\">Paced at 22000/s per thread</h3>");
+    assert!(
+        paced[0].starts_with("net ns per update, paced"),
+        "{paced:?}"
+    );
+    assert!(paced[1].starts_with("net CPU share"), "{paced:?}");
+    assert!(
+        !paced
+            .iter()
+            .any(|t| t.starts_with("writer ns/op from throughput")),
+        "loop ns/op is the pacing interval when paced: {paced:?}"
+    );
+    // The charts: each regime's, the flat-out ns/op chart first.
+    let captions: Vec<&str> = html
+        .split("<figcaption>")
+        .skip(1)
+        .map(|c| &c[..c.find("</figcaption>").unwrap()])
+        .collect();
+    assert_eq!(captions.first(), Some(&"ns-per-op.svg"), "{captions:?}");
+    for chart in [
+        "ns-per-op-r22000.svg",
+        "cpu-share-r22000.svg",
+        "latency.svg",
+    ] {
+        assert!(captions.contains(&chart), "{chart}: {captions:?}");
     }
     // Every thread's requested and observed CPU is in the proof.
     let v = load(&r.json);
@@ -157,10 +231,12 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
     // `contend report` of the run says the same verdicts, in text and in
     // Markdown.
     let text = stdout(&contend(&["report", s(&r.json)]));
-    assert!(text.contains("verdict: most updates/s: "), "{text}");
     let md = stdout(&contend(&["report", s(&r.json), "--markdown"]));
     assert!(md.contains("\n**Verdict**\n"), "{md}");
-    assert!(md.contains("\nverdict: most updates/s: "), "{md}");
+    for line in &verdicts {
+        assert!(text.contains(line), "{line} not in {text}");
+        assert!(md.contains(&format!("\n{line}")), "{line} not in {md}");
+    }
 }
 
 #[test]
@@ -509,7 +585,7 @@ fn the_page_renders_in_a_real_browser() {
             "the browser's DOM has no {section} section"
         );
     }
-    assert!(dom.contains("verdict: most updates/s: "));
+    assert!(dom.contains("verdict: flat out, saturation: "));
     // The sorter ran: it titles the sortable headers.
     assert!(
         dom.contains("title=\"click to sort\""),
@@ -540,4 +616,80 @@ fn the_page_renders_in_a_real_browser() {
     );
     assert_eq!(dom.matches("data-section=\"verdict\"").count(), 3);
     assert!(dom.contains("epyc-nps1"));
+}
+
+/// A summary as run.json holds it: 5 repeats of `mean` ± 1%.
+fn known(mean: f64) -> Value {
+    let sd = mean / 100.0;
+    serde_json::json!({
+        "n": 5, "mean": mean, "stddev": sd, "stddev_pct": 1.0,
+        "ci95_low": mean - 2.0 * sd, "ci95_high": mean + 2.0 * sd,
+        "min": mean - sd, "max": mean + sd
+    })
+}
+
+/// The largest x-axis tick value of the inline chart captioned `name`.
+fn top_tick(html: &str, name: &str) -> f64 {
+    let end = html
+        .find(&format!("<figcaption>{name}</figcaption>"))
+        .unwrap_or_else(|| panic!("no chart {name}"));
+    let start = html[..end].rfind("<svg ").unwrap();
+    let svg = &html[start..end];
+    let svg = &svg[..svg.rfind("</svg>").unwrap() + "</svg>".len()];
+    let elements = common::xml::parse_xml(svg).unwrap_or_else(|e| panic!("{name}: {e}"));
+    elements
+        .iter()
+        .filter(|e| e.name == "text" && e.attr("text-anchor") == "middle")
+        .filter_map(|e| e.text.trim().parse::<f64>().ok())
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
+#[test]
+fn the_page_shows_the_throughput_figure_not_the_sampled_one() {
+    // Sampled ns five times the trusted figure, as fenced samples of a
+    // hammering writer read: flat out 21.7 ns/op from throughput against
+    // 108.5 sampled; paced 43.2 net ns per update (129.6 busy) against
+    // 216 sampled.
+    let dir = tempfile::tempdir().unwrap();
+    let file = edited(dir.path(), "run.json", |v| {
+        for st in v["strategies"].as_array_mut().unwrap() {
+            let flat_out = st["rate"].is_null();
+            let sum = &mut st["summary"];
+            if flat_out {
+                sum["write_loop_ns"] = known(21.7);
+                sum["net_ns"] = known(11.3);
+                sum["write_ns"] = known(108.5);
+            } else {
+                sum["net_ns"] = known(43.2);
+                sum["write_busy_ns"] = known(129.6);
+                sum["write_ns"] = known(216.0);
+            }
+        }
+    });
+    let html = page(&[s(&file)]);
+    let tables = section_of(&html, "tables", 1);
+    let (flat, paced) = tables
+        .split_once("<h3 class=\"regime\">Paced at 22000/s per thread</h3>")
+        .unwrap();
+    // The trusted figure is the first table's, the sampled one later and
+    // marked as fenced samples.
+    let first = |part: &str, value: &str| part.find(value).unwrap_or_else(|| panic!("{value}"));
+    assert!(
+        first(flat, "21.7 ns ±1.0%") < first(flat, "108 ns ±1.0%"),
+        "{flat}"
+    );
+    let sampled = &flat[first(flat, "108 ns ±1.0%")..];
+    assert!(sampled.contains("Fenced samples: "), "{sampled}");
+    assert!(
+        first(paced, "43.2 ns ±1.0%") < first(paced, "216 ns ±1.0%"),
+        "{paced}"
+    );
+    // The ns/op charts' axes span the trusted figures, not the samples.
+    let top = top_tick(&html, "ns-per-op.svg");
+    assert!((20.0..50.0).contains(&top), "ns-per-op.svg axis to {top}");
+    let top = top_tick(&html, "ns-per-op-r22000.svg");
+    assert!(
+        (120.0..200.0).contains(&top),
+        "ns-per-op-r22000.svg axis to {top}"
+    );
 }

@@ -34,9 +34,23 @@ pub struct ReportArgs {
     #[arg(long, value_name = "PAGE", requires = "html")]
     pub output: Option<PathBuf>,
 
+    /// Text: after a run's first screen, every table, regime by regime
+    /// (as `contend run --verbose`).
+    #[arg(long, short, conflicts_with_all = ["markdown", "html"])]
+    pub verbose: bool,
+
     /// How and where to print text or Markdown.
     #[command(flatten)]
     pub print: PrintArgs,
+}
+
+/// A run's every table when `verbose` (empty otherwise, and for any other
+/// kind of result).
+fn tables(file: &ResultFile, verbose: bool) -> String {
+    match file {
+        ResultFile::Run(run) if verbose => report::text::run_tables(run),
+        _ => String::new(),
+    }
 }
 
 pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
@@ -48,7 +62,7 @@ pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
     for path in &args.files {
         files.push(results::read(path)?.1);
     }
-    if let [file] = files.as_slice() {
+    if let ([file], false) = (files.as_slice(), args.verbose) {
         return args.print.emit(&Document::from(file));
     }
     let format = if args.print.markdown {
@@ -58,7 +72,8 @@ pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
     };
     let mut texts = Vec::new();
     for file in &files {
-        texts.push(report::render(&Document::from(file), format)?);
+        let text = report::render(&Document::from(file), format)?;
+        texts.push(text + &tables(file, args.verbose));
     }
     let text = texts.join("\n");
     match &args.print.out {

@@ -329,7 +329,7 @@ pub fn compare_markdown(c: &Comparison) -> String {
         .pairs
         .iter()
         .flat_map(|p| {
-            let title = p.title();
+            let title = p.title(c.has_regimes());
             p.rows.iter().map(move |r| {
                 vec![
                     title.clone(),
@@ -361,9 +361,10 @@ pub fn compare_markdown(c: &Comparison) -> String {
     out
 }
 
-/// The strategies left unmatched and what `n<2` means, if any: one
-/// line each, `list` formatting the names.
-pub(super) fn compare_footer(c: &Comparison, list: impl Fn(&[&str]) -> String) -> Vec<String> {
+/// The strategies left unmatched, what `n<2` means and which figures a
+/// file did not record, if any: one line each, `list` formatting the
+/// names.
+pub(super) fn compare_footer(c: &Comparison, list: impl Fn(&[String]) -> String) -> Vec<String> {
     let mut lines = Vec::new();
     if !c.only_base.is_empty() {
         lines.push(format!(
@@ -383,5 +384,6 @@ pub(super) fn compare_footer(c: &Comparison, list: impl Fn(&[&str]) -> String) -
                 .to_string(),
         );
     }
+    lines.extend(c.notes.iter().cloned());
     lines
 }

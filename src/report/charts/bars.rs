@@ -5,9 +5,10 @@
 
 use super::{
     CHAR_PCT, DESC_PX, Entry, FONT, Header, Keyed, LABEL_PX, Swatch, canvas, colour, fail, num,
-    whisker, zero_based,
+    signed_span, whisker, zero_based,
 };
 use crate::report::DrawError;
+use crate::results::{Measure, RunResults, StrategyResult};
 use crate::stats::Summary;
 use plotters::prelude::*;
 
@@ -30,6 +31,11 @@ pub(super) struct Bars<'a> {
     pub x_desc: &'a str,
     /// Line under the legend (what the error bars are).
     pub note: &'a str,
+    /// True when the values are differences (a net cost) that noise can
+    /// take below 0: the axis then reaches below 0 as far as the bars and
+    /// their error bars do; else it starts at 0 and error bars are clipped
+    /// there.
+    pub signed: bool,
 }
 
 impl Bars<'_> {
@@ -47,13 +53,14 @@ impl Bars<'_> {
                 colour: colour(i),
             })
             .collect();
-        let hi = self
-            .values
-            .iter()
-            .flatten()
-            .flatten()
-            .map(|s| s.mean + s.stddev)
-            .fold(0.0, f64::max);
+        let all = || self.values.iter().flatten().flatten();
+        let hi = all().map(|s| s.mean + s.stddev).fold(0.0, f64::max);
+        let x = if self.signed {
+            let lo = all().map(|s| s.mean - s.stddev).fold(0.0, f64::min);
+            signed_span(lo, hi)
+        } else {
+            zero_based(hi)
+        };
         let label_chars = self.rows.iter().map(|r| r.chars().count()).max();
         let label_px = label_chars.unwrap_or(0) as u32 * LABEL_PX * CHAR_PCT / 100 + 24;
         canvas(
@@ -71,7 +78,7 @@ impl Bars<'_> {
                     .x_label_area_size(50)
                     .y_label_area_size(label_px)
                     .build_cartesian_2d(
-                        zero_based(hi),
+                        x.clone(),
                         Keyed {
                             range: -0.5..n as f64 - 0.5,
                             keys: centres,
@@ -118,15 +125,54 @@ impl Bars<'_> {
                         }))
                         .map_err(fail)?;
                     chart
-                        .draw_series(
-                            bars.iter().map(|(top, sum)| {
-                                whisker(sum, top - thick / 2.0, thick / 4.0, false)
-                            }),
-                        )
+                        .draw_series(bars.iter().map(|(top, sum)| {
+                            whisker(sum, top - thick / 2.0, thick / 4.0, false, x.start)
+                        }))
                         .map_err(fail)?;
                 }
                 Ok(())
             },
         )
+    }
+}
+
+impl<'a> Bars<'a> {
+    /// The chart of these measures of `run`'s strategies, each with its
+    /// legend label, among them a net figure (a difference, which noise
+    /// can take below 0, so [`Bars::signed`]): a row per strategy that
+    /// recorded the first (the chart's lead figure), a series per measure
+    /// some such strategy recorded (the lead always). `None` when no
+    /// strategy recorded the lead.
+    pub fn of_measures(
+        header: Header,
+        run: &RunResults,
+        measures: &[(&'a str, &Measure)],
+        x_desc: &'a str,
+    ) -> Option<Self> {
+        let (_, lead) = measures.first()?;
+        let strategies: Vec<&StrategyResult> = run
+            .strategies
+            .iter()
+            .filter(|s| lead.of(s).is_some())
+            .collect();
+        if strategies.is_empty() {
+            return None;
+        }
+        let shown: Vec<&(&str, &Measure)> = measures
+            .iter()
+            .filter(|(_, m)| strategies.iter().any(|s| m.of(s).is_some()))
+            .collect();
+        Some(Bars {
+            header,
+            rows: strategies.iter().map(|s| s.name.clone()).collect(),
+            series: shown.iter().map(|(label, _)| *label).collect(),
+            values: strategies
+                .iter()
+                .map(|s| shown.iter().map(|(_, m)| m.of(s)).collect())
+                .collect(),
+            x_desc,
+            note: "error bars: mean ± 1 stddev over repeats (net: both sides' spread)",
+            signed: true,
+        })
     }
 }

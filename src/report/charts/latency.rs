@@ -1,9 +1,14 @@
-//! `latency.svg`: the sampled latency distribution of every strategy, p50
-//! to max, write side on the left and read side on the right, on a log
-//! scale so a long tail and a 20 ns median fit one axis.
+//! `latency.svg` (`latency-r<rate>.svg` for a paced regime): the
+//! distribution of fenced samples (one timed operation in
+//! `--sample-every`) of every strategy, p50 to max, write side on the left
+//! and read side on the right, on a log scale so a long tail and a 20 ns
+//! median fit one axis. Labelled as what it is: flat out the fence stalls
+//! a hammering writer, so the samples read several times ns/op from
+//! throughput (`ns-per-op.svg`); a dashed line marks the timer's
+//! resolution (twice its overhead), below which a sample says nothing.
 
 use super::{
-    Entry, Header, Keyed, Swatch, canvas, colour, fail, house_mesh, log_span, log_ticks,
+    Entry, Header, INK, Keyed, Swatch, canvas, colour, fail, house_mesh, log_span, log_ticks,
     marker_style, num,
 };
 use crate::report::DrawError;
@@ -69,22 +74,41 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
         .filter(|v| *v > 0.0)
         .fold(f64::INFINITY, f64::min);
     let hi = all.fold(0.0, f64::max);
-    let header = Header::run("Sampled latency percentiles per strategy", run);
-    let note = "each point: mean over repeats";
-    Some(canvas(560, &header, &entries, Swatch::Line, note, |area| {
-        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
-        panel(&left, "write (update): ns per operation", &write, lo, hi)?;
-        panel(&right, "read side: ns per operation", &read, lo, hi)
-    }))
+    let header = Header::run("Fenced samples: latency percentiles per strategy", run);
+    let resolution = 2.0 * run.config.timer_overhead_ns;
+    let note = format!(
+        "each point: mean over repeats of the timed operations; dashed: the timer's resolution, {} ns{}",
+        num(resolution),
+        if run.config.rate.is_none() {
+            "; flat out the fence perturbs a hammering writer: for the cost of an update read ns-per-op.svg"
+        } else {
+            ""
+        }
+    );
+    Some(canvas(
+        560,
+        &header,
+        &entries,
+        Swatch::Line,
+        &note,
+        |area| {
+            let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
+            let y = "write (update): sampled ns per operation";
+            panel(&left, y, &write, (lo, hi), resolution)?;
+            let y = "read side: sampled ns per operation";
+            panel(&right, y, &read, (lo, hi), resolution)
+        },
+    ))
 }
 
-/// One side's panel: a line per strategy over the percentiles.
+/// One side's panel: a line per strategy over the percentiles, spanning
+/// `lo..hi` ns, and a dashed line at `resolution` ns when inside it.
 fn panel(
     area: &super::Area,
     desc: &str,
     lines: &[Line],
-    lo: f64,
-    hi: f64,
+    (lo, hi): (f64, f64),
+    resolution: f64,
 ) -> Result<(), DrawError> {
     let keys: Vec<f64> = (0..PERCENTILES.len()).map(|i| i as f64).collect();
     let last = (PERCENTILES.len() - 1) as f64;
@@ -120,6 +144,16 @@ fn panel(
     .y_label_formatter(&|v| num(*v))
     .draw()
     .map_err(fail)?;
+    if span.contains(&resolution) {
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(-0.3, resolution), (last + 0.3, resolution)],
+                6,
+                4,
+                INK.stroke_width(1),
+            ))
+            .map_err(fail)?;
+    }
     for (_, i, v) in lines {
         let points: Vec<(f64, f64)> = v
             .iter()

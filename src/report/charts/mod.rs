@@ -5,21 +5,32 @@
 //! Every chart has a two-line header (what it shows and the host, then the
 //! CPU model, start time and the run's shape), axes with units, and a
 //! legend in its own panel on the right so it never covers data. One file
-//! per chart:
+//! per chart, and one set per regime of a run: the flat-out regime's files
+//! are named as below, a paced regime's carry its rate
+//! (`ns-per-op-r22000.svg`):
 //!
-//! - `ns-per-op.svg` (module `ns_per_op`): write and read ns/op per strategy,
-//!   mean ± stddev over repeats;
-//! - `latency.svg` (module `latency`): p50, p90, p99, p99.9 and max per
-//!   strategy, write and read side, log scale;
-//! - `throughput.svg` (module `throughput`): write ops/s per strategy,
-//!   mean ± stddev;
-//! - `staleness.svg` (module `staleness`): staleness against throughput across
-//!   ratelimit periods (when a run has two or more);
+//! - `ns-per-op.svg` (module `ns_per_op`): the cost of one update per
+//!   strategy, [`crate::results::cost_measure`] (flat out: loop ns/op from
+//!   throughput, beside the same less the harness floor; paced: net busy ns
+//!   per update, beside the gross busy ns), mean ± stddev over repeats;
+//!   never the sampled ns, which a fence perturbs;
+//! - `latency.svg` (module `latency`): p50, p90, p99, p99.9 and max of the
+//!   fenced samples per strategy, write and read side, log scale, labelled
+//!   as perturbed flat out;
+//! - `throughput.svg` (module `throughput`), flat out: write ops/s per
+//!   strategy, mean ± stddev;
+//! - `cpu-share-r<rate>.svg` (module `cpu_share`), paced, where ops/s is the
+//!   pacing rate: net CPU share per strategy, beside the gross share;
+//! - `staleness.svg` (module `staleness`), flat out: staleness against
+//!   throughput across ratelimit periods (when a run has two or more);
 //! - `sweep-throughput-<affinity>.svg` and `sweep-staleness-<affinity>.svg`
 //!   (module `sweep`) for sweeps, `sweep-rates-<affinity>.svg` (module
-//!   `rates`) when a sweep has a rate axis, plus every point's run charts.
+//!   `rates`) when a sweep has a rate axis, plus every point's run charts
+//!   (a point is one regime: its rate is in its prefix).
 
+mod axes;
 mod bars;
+mod cpu_share;
 mod latency;
 mod ns_per_op;
 mod rates;
@@ -28,14 +39,16 @@ mod sweep;
 mod throughput;
 
 use super::{Document, DrawError, ExportError, Format};
+use crate::compare::regime_label;
 use crate::provenance::Provenance;
 use crate::results::{RunResults, SweepResults};
-use crate::stats::Summary;
+use axes::{
+    Keyed, duration_label, log_span, log_ticks, num, padded, signed_span, whisker, zero_based,
+};
 use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, ValueFormatter};
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// Width of every chart, px.
@@ -77,10 +90,12 @@ const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// Writes every chart of one run into `dir` (which must exist), replacing
-/// files of the same names: `ns-per-op.svg`, `latency.svg` (when operations
-/// were sampled), `throughput.svg`, and `staleness.svg` (when the run has
-/// two or more ratelimit periods). Returns the paths written; a run with no
-/// finished repeat gives none.
+/// files of the same names. Flat out: `ns-per-op.svg`, `latency.svg` (when
+/// operations were sampled), `throughput.svg`, and `staleness.svg` (when
+/// the run has two or more ratelimit periods); for each paced regime at R
+/// ops/s per thread, `ns-per-op-rR.svg`, `latency-rR.svg` and
+/// `cpu-share-rR.svg`. Returns the paths written; a run with no finished
+/// repeat gives none.
 pub fn write_run_charts(dir: &Path, run: &RunResults) -> Result<Vec<PathBuf>, ExportError> {
     super::save(dir, &Document::Run(run), &[Format::Svg])
 }
@@ -103,7 +118,8 @@ pub(super) fn sweep_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError
     for p in &sweep.points {
         let rate = p.rate.map_or(String::new(), |r| format!("-r{r}"));
         let prefix = format!("point-{}-t{}{rate}-", file_safe(&p.affinity), p.threads);
-        charts.extend(run_charts(&p.results, &prefix)?);
+        // A point is one regime, its rate already in the prefix.
+        charts.extend(regime_charts(&p.results, &prefix, "")?);
     }
     Ok(charts)
 }
@@ -112,21 +128,50 @@ pub(super) fn sweep_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError
 pub(super) type Chart = (String, String);
 
 /// Every chart of one run (see [`write_run_charts`]), file names prefixed
-/// with `prefix`.
+/// with `prefix`: each regime's, in the run's order.
 pub(super) fn run_charts(run: &RunResults, prefix: &str) -> Result<Vec<Chart>, DrawError> {
-    let drawn = [
-        ("ns-per-op.svg", ns_per_op::render(run)),
-        ("latency.svg", latency::render(run)),
-        ("throughput.svg", throughput::render(run)),
-        ("staleness.svg", staleness::render_run(run)),
+    let mut charts = Vec::new();
+    for view in run.regimes() {
+        charts.extend(regime_charts(
+            &view,
+            prefix,
+            &regime_suffix(view.config.rate),
+        )?);
+    }
+    Ok(charts)
+}
+
+/// What a paced regime's chart names end with (`-r22000`); nothing flat
+/// out.
+pub(super) fn regime_suffix(rate: Option<f64>) -> String {
+    rate.map_or(String::new(), |r| format!("-r{r}"))
+}
+
+/// The charts of one regime's view of a run ([`RunResults::regimes`]),
+/// named `<prefix><chart><suffix>.svg`: flat out, ns/op, latency,
+/// throughput and staleness; paced, ns/op, latency and CPU share (ops/s
+/// is the pacing rate there, so throughput and staleness against it say
+/// nothing).
+pub(super) fn regime_charts(
+    run: &RunResults,
+    prefix: &str,
+    suffix: &str,
+) -> Result<Vec<Chart>, DrawError> {
+    let mut drawn = vec![
+        ("ns-per-op", ns_per_op::render(run)),
+        ("latency", latency::render(run)),
     ];
+    if run.config.rate.is_some() {
+        drawn.push(("cpu-share", cpu_share::render(run)));
+    } else {
+        drawn.push(("throughput", throughput::render(run)));
+        drawn.push(("staleness", staleness::render_run(run)));
+    }
     let mut charts = Vec::new();
     for (name, svg) in drawn {
-        if let Some(svg) = svg
-            .transpose()
-            .map_err(|e| e.in_chart(&format!("{prefix}{name}")))?
-        {
-            charts.push((format!("{prefix}{name}"), svg));
+        let name = format!("{prefix}{name}{suffix}.svg");
+        if let Some(svg) = svg.transpose().map_err(|e| e.in_chart(&name))? {
+            charts.push((name, svg));
         }
     }
     Ok(charts)
@@ -209,7 +254,8 @@ impl Header {
         }
     }
 
-    /// The header for a run's charts: writers, readers and repeats.
+    /// The header for a run's charts: writers, readers, repeats, and the
+    /// regime (flat out, or paced at a rate) of `run`, a view of one.
     fn run(what: &str, run: &RunResults) -> Self {
         let c = &run.config;
         let readers = match c.reader_cpus.len() {
@@ -217,10 +263,11 @@ impl Header {
             n => format!(", {n} readers"),
         };
         let detail = format!(
-            "{} writers{readers}, {} repeats of {} ms{}",
+            "{} writers{readers}, {} repeats of {} ms, {}{}",
             c.writer_cpus.len(),
             c.repeats,
             num(c.repeat_duration_s * 1000.0),
+            regime_label(c.rate),
             if run.partial { " (partial)" } else { "" }
         );
         Header::new(what, &run.provenance, &detail)
@@ -356,208 +403,4 @@ fn draw_legend(
             .map_err(fail)?;
     }
     Ok(())
-}
-
-/// A value for a tick label: three significant digits at most, with a k,
-/// M or G suffix from ten thousand up (17.7M rather than 17700000).
-fn num(v: f64) -> String {
-    let a = v.abs();
-    let (scaled, suffix) = match a {
-        a if a >= 1e9 => (v / 1e9, "G"),
-        a if a >= 1e6 => (v / 1e6, "M"),
-        a if a >= 1e4 => (v / 1e3, "k"),
-        _ => (v, ""),
-    };
-    let magnitude = if scaled == 0.0 {
-        0
-    } else {
-        scaled.abs().log10().floor() as i32
-    };
-    let digits = (2 - magnitude).clamp(0, 3) as usize;
-    let mut s = format!("{scaled:.digits$}");
-    if s.contains('.') {
-        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    if s == "-0" {
-        s = "0".into();
-    }
-    s + suffix
-}
-
-/// A linear axis whose ticks sit exactly at `keys` (category centres,
-/// percentiles, thread counts), labelled by the chart's formatter.
-struct Keyed {
-    /// The values the axis spans.
-    range: Range<f64>,
-    /// Where its ticks and grid lines are.
-    keys: Vec<f64>,
-}
-
-impl Ranged for Keyed {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        let f = (value - self.range.start) / (self.range.end - self.range.start);
-        limit.0 + (f * f64::from(limit.1 - limit.0)).round() as i32
-    }
-
-    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        // Only bold ticks: no light grid lines between keys.
-        if hint.weight().allow_light_points() {
-            Vec::new()
-        } else {
-            self.keys.clone()
-        }
-    }
-
-    fn range(&self) -> Range<f64> {
-        self.range.clone()
-    }
-}
-
-/// A linear axis range from 0 (or below, for negative data) to a little
-/// past the largest value; never empty.
-fn zero_based(hi: f64) -> Range<f64> {
-    let hi = if hi.is_finite() && hi > 0.0 { hi } else { 1.0 };
-    0.0..hi * 1.08
-}
-
-/// Ticks of a log axis over `r`: 1, 2 and 5 times powers of ten inside
-/// it, or only the powers of ten when that would be more than 12 ticks.
-fn log_ticks(r: &Range<f64>) -> Vec<f64> {
-    let first = r.start.log10().floor() as i32;
-    let last = r.end.log10().ceil() as i32;
-    let ticks = |steps: &[f64]| -> Vec<f64> {
-        (first..=last)
-            .flat_map(|e| steps.iter().map(move |m| m * 10f64.powi(e)))
-            .filter(|v| r.contains(v))
-            .collect()
-    };
-    let fine = ticks(&[1.0, 2.0, 5.0]);
-    if fine.len() > 12 { ticks(&[1.0]) } else { fine }
-}
-
-/// A duration in ns for a tick label, in the unit that suits it:
-/// `500 ns`, `20 µs`, `1.5 ms`, `2 s`.
-fn duration_label(ns: f64) -> String {
-    match ns.abs() {
-        a if a >= 1e9 => format!("{} s", num(ns / 1e9)),
-        a if a >= 1e6 => format!("{} ms", num(ns / 1e6)),
-        a if a >= 1e3 => format!("{} µs", num(ns / 1e3)),
-        _ => format!("{} ns", num(ns)),
-    }
-}
-
-/// A range for a log axis covering `lo..=hi` (positive values), widened a
-/// little; never empty.
-fn log_span(lo: f64, hi: f64) -> Range<f64> {
-    let lo = if lo.is_finite() && lo > 0.0 { lo } else { 1.0 };
-    let hi = if hi.is_finite() && hi > lo {
-        hi
-    } else {
-        lo * 10.0
-    };
-    lo / 1.4..hi * 1.4
-}
-
-/// A linear range covering `lo..=hi` with a margin on both sides; never
-/// empty.
-fn padded(lo: f64, hi: f64) -> Range<f64> {
-    if !(lo.is_finite() && hi.is_finite()) {
-        return 0.0..1.0;
-    }
-    let margin = if hi > lo {
-        (hi - lo) * 0.12
-    } else {
-        (hi.abs() * 0.1).max(1.0)
-    };
-    (lo - margin)..(hi + margin)
-}
-
-/// An error bar over mean ± stddev of `s` (clipped at 0) as one path,
-/// with end caps of half-length `cap`: horizontal at height `at` when
-/// `vertical` is false, else vertical at `at`. Coordinates are data units
-/// of linear axes.
-fn whisker(s: &Summary, at: f64, cap: f64, vertical: bool) -> PathElement<(f64, f64)> {
-    let (lo, hi) = ((s.mean - s.stddev).max(0.0), s.mean + s.stddev);
-    let path = [
-        (lo, at - cap),
-        (lo, at + cap),
-        (lo, at),
-        (hi, at),
-        (hi, at + cap),
-        (hi, at - cap),
-    ];
-    let path = path.map(|(v, k)| if vertical { (k, v) } else { (v, k) });
-    PathElement::new(path, INK.stroke_width(1))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tick_labels_are_short() {
-        assert_eq!(num(0.0), "0");
-        assert_eq!(num(20.03), "20");
-        assert_eq!(num(2.5), "2.5");
-        assert_eq!(num(0.125), "0.125");
-        assert_eq!(num(950.0), "950");
-        assert_eq!(num(12_345.0), "12.3k");
-        assert_eq!(num(17_712_957.0), "17.7M");
-        assert_eq!(num(2.0e9), "2G");
-        assert_eq!(num(-3.0e6), "-3M");
-    }
-
-    #[test]
-    fn ranges_are_never_empty() {
-        assert_eq!(zero_based(0.0), 0.0..1.08);
-        let s = Summary::of(&[8.0, 12.0]).unwrap();
-        let w = whisker(&s, 1.0, 0.1, true);
-        let path = plotters::element::PointCollection::point_iter(&w);
-        // By hand: mean 10, sample stddev sqrt((4 + 4) / 1) = 2√2; caps
-        // at 1 ± 0.1.
-        let sd = 8f64.sqrt();
-        let want = [
-            (0.9, 10.0 - sd),
-            (1.1, 10.0 - sd),
-            (1.0, 10.0 - sd),
-            (1.0, 10.0 + sd),
-            (1.1, 10.0 + sd),
-            (0.9, 10.0 + sd),
-        ];
-        assert_eq!(path.len(), want.len());
-        for (got, want) in path.iter().zip(want) {
-            assert!(
-                (got.0 - want.0).abs() < 1e-12 && (got.1 - want.1).abs() < 1e-12,
-                "{path:?}"
-            );
-        }
-        // Clipped at 0: mean 5, stddev sqrt(32) = 5.66; horizontal at 2.
-        let s = Summary::of(&[1.0, 9.0]).unwrap();
-        let w = whisker(&s, 2.0, 0.5, false);
-        let path = plotters::element::PointCollection::point_iter(&w);
-        assert_eq!(path[0], (0.0, 1.5));
-        assert_eq!(path[2], (0.0, 2.0));
-        assert!((path[3].0 - (5.0 + 32f64.sqrt())).abs() < 1e-12, "{path:?}");
-        assert_eq!(path[3].1, 2.0);
-        assert!(padded(5.0, 5.0).start < 5.0 && padded(5.0, 5.0).end > 5.0);
-        let r = log_span(10.0, 10.0);
-        assert!(r.start < 10.0 && r.end > 100.0);
-        assert_eq!(file_safe("node 0/x"), "node_0_x");
-        assert_eq!(log_ticks(&(15.0..700.0)), [20.0, 50.0, 100.0, 200.0, 500.0]);
-        assert_eq!(log_ticks(&(1.0..1e9)).len(), 9);
-    }
-
-    #[test]
-    fn labels_fit() {
-        assert_eq!(duration_label(150_000.0), "150 µs");
-        assert_eq!(duration_label(2.0e6), "2 ms");
-        assert_eq!(duration_label(40.0), "40 ns");
-        assert_eq!(
-            wrap("error bars: mean ± 1 stddev", 12),
-            ["error bars:", "mean ± 1", "stddev"]
-        );
-    }
 }

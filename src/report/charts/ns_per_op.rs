@@ -1,34 +1,47 @@
-//! `ns-per-op.svg`: the mean sampled cost of one update and one read-side
-//! operation per strategy, mean ± stddev over repeats.
+//! `ns-per-op.svg` (`ns-per-op-r<rate>.svg` for a paced regime): the cost
+//! of one update per strategy, the figure `contend compare` and the
+//! verdicts use ([`cost_measure`]), mean ± stddev over repeats. Flat out,
+//! loop ns/op from throughput (writers × interval ÷ updates), beside it the
+//! same less the harness floor, and reader ns/op from throughput when
+//! there are reader threads. Paced, net busy ns per update (busy less the
+//! paced floor's at the same rate), beside it the gross busy ns. Never the
+//! sampled ns: a fenced sample perturbs a hammering writer.
 
 use super::Header;
 use super::bars::Bars;
 use crate::report::DrawError;
-use crate::results::RunResults;
+use crate::results::{PACED, RunResults, THROUGHPUT_NS, cost_measure};
 
-/// The chart, or `None` when no strategy has sampled latencies
-/// (`--sample-every 0`, or no repeat finished).
+/// The chart of `run`, a view of one regime ([`RunResults::regimes`]), or
+/// `None` when no strategy recorded the regime's cost (no finished
+/// repeat, or a file written before it was recorded).
 pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
-    let measured: Vec<_> = run
-        .strategies
-        .iter()
-        .filter_map(|s| {
-            let sum = s.summary.as_ref()?;
-            (sum.write_ns.is_some() || sum.read_ns.is_some())
-                .then(|| (s.name.clone(), vec![sum.write_ns, sum.read_ns]))
-        })
-        .collect();
-    if measured.is_empty() {
-        return None;
-    }
-    let (rows, values) = measured.into_iter().unzip();
-    let bars = Bars {
-        header: Header::run("Write and read ns/op per strategy", run),
-        rows,
-        series: vec!["write (update)", "read side"],
-        values,
-        x_desc: "ns per operation (mean of sampled operations)",
-        note: "error bars: mean ± 1 stddev over repeats",
+    let rate = run.config.rate;
+    let (title, x_desc) = match rate {
+        None => (
+            "Cost of one update per strategy, ns/op from throughput".to_string(),
+            "ns per update (the writer loop: an update and its read side), from throughput"
+                .to_string(),
+        ),
+        Some(r) => (
+            "Net cost of one update per strategy".to_string(),
+            format!(
+                "ns per update at {r}/s per thread (busy time, not waiting in the pacer, / updates)"
+            ),
+        ),
     };
+    let lead = cost_measure(rate);
+    let measures = match rate {
+        None => vec![
+            ("loop ns/op", lead),
+            ("net: less the harness floor", &THROUGHPUT_NS[1]),
+            ("reader ns/op", &THROUGHPUT_NS[2]),
+        ],
+        Some(_) => vec![
+            ("net: less the paced floor", lead),
+            ("busy ns/op, harness included", &PACED[2]),
+        ],
+    };
+    let bars = Bars::of_measures(Header::run(&title, run), run, &measures, &x_desc)?;
     Some(bars.render())
 }

@@ -3,16 +3,20 @@
 //! thread on a log axis, one line per strategy, the seed's ~22k/s per CPU
 //! marked:
 //!
-//! - left: busy ns per update (interval less pacer waits, ÷ updates), the
-//!   cost of one update (and its read side) at that rate;
-//! - right: CPU share, busy time ÷ interval, % (log), the harness's answer
-//!   to the seed's "24% of cycles".
+//! - left: net ns per update, what the counter costs beyond the harness
+//!   at that rate: busy ns per update less the paced floor's (paced), loop
+//!   ns/op less the harness floor's (a `max` point, flat out);
+//! - right: net CPU share, % (log): CPU share less the paced floor's, the
+//!   answer to the seed's "24% of cycles" (paced points only: flat out
+//!   every CPU is all busy).
 //!
-//! A `max` (hammer) point sits at the rate it achieved per thread.
+//! A `max` (hammer) point sits at the rate it achieved per thread. Points
+//! without a net cost (files written before it was recorded) are left
+//! out, and the note says so.
 
 use super::{
     Chart, Entry, Header, INK, Swatch, canvas, colour, draw_number_mesh, fail, file_safe, log_span,
-    log_ticks, marker_style, num, zero_based,
+    log_ticks, marker_style, num, signed_span,
 };
 use crate::report::DrawError;
 use crate::results::{SweepPoint, SweepResults};
@@ -23,10 +27,10 @@ use plotters::prelude::*;
 struct Point {
     /// Offered ops/s per thread (achieved, for a hammer point).
     rate: f64,
-    /// Busy ns per update.
-    busy_ns: f64,
-    /// CPU share, %.
-    share_pct: f64,
+    /// Net ns per update.
+    net_ns: f64,
+    /// Net CPU share, % (`None` flat out).
+    share_pct: Option<f64>,
 }
 
 /// The rate curve of every affinity set whose largest thread count ran at
@@ -49,19 +53,27 @@ pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
             continue;
         }
         let name = format!("sweep-rates-{}.svg", file_safe(affinity));
-        let svg = render(affinity, threads, &points).map_err(|e| e.in_chart(&name))?;
-        charts.push((name, svg));
+        if let Some(svg) = render(affinity, threads, &points) {
+            charts.push((name.clone(), svg.map_err(|e| e.in_chart(&name))?));
+        }
     }
     Ok(charts)
 }
 
-/// The two panels for the points of one affinity set at `threads`.
-fn render(affinity: &str, threads: usize, points: &[&SweepPoint]) -> Result<String, DrawError> {
+/// The two panels for the points of one affinity set at `threads`, or
+/// `None` when no point has a net cost.
+fn render(
+    affinity: &str,
+    threads: usize,
+    points: &[&SweepPoint],
+) -> Option<Result<String, DrawError>> {
     let mut lines: Vec<(String, Vec<Point>)> = Vec::new();
+    let mut left_out = 0;
     for p in points {
         for s in &p.results.strategies {
             let Some(sum) = &s.summary else { continue };
-            let (Some(busy), Some(share)) = (sum.write_busy_ns, sum.cpu_share_pct) else {
+            let Some(net) = sum.net_ns else {
+                left_out += 1;
                 continue;
             };
             let rate = p
@@ -69,14 +81,20 @@ fn render(affinity: &str, threads: usize, points: &[&SweepPoint]) -> Result<Stri
                 .unwrap_or(sum.write_ops_per_s.mean / p.threads.max(1) as f64);
             let at = Point {
                 rate,
-                busy_ns: busy.mean,
-                share_pct: share.mean,
+                net_ns: net.mean,
+                share_pct: sum
+                    .net_cpu_share_pct
+                    .filter(|_| p.rate.is_some())
+                    .map(|x| x.mean),
             };
             match lines.iter_mut().find(|l| l.0 == s.name) {
                 Some(line) => line.1.push(at),
                 None => lines.push((s.name.clone(), vec![at])),
             }
         }
+    }
+    if lines.is_empty() {
+        return None;
     }
     for (_, line) in &mut lines {
         line.sort_by(|a, b| a.rate.total_cmp(&b.rate));
@@ -100,85 +118,99 @@ fn render(affinity: &str, threads: usize, points: &[&SweepPoint]) -> Result<Stri
         first.config.repeats,
         num(first.config.repeat_duration_s * 1000.0)
     );
-    let what = format!("Cost of one update vs offered rate, affinity {affinity}");
+    let what = format!("Net cost of one update vs offered rate, affinity {affinity}");
     let header = Header::new(&what, &first.provenance, &detail);
-    let busy_hi = all().map(|p| p.busy_ns).fold(0.0, f64::max);
+    let net = signed_span(
+        all().map(|p| p.net_ns).fold(0.0, f64::min),
+        all().map(|p| p.net_ns).fold(0.0, f64::max),
+    );
     let shares = log_span(
         all()
-            .map(|p| p.share_pct)
+            .filter_map(|p| p.share_pct)
             .filter(|s| *s > 0.0)
             .fold(f64::INFINITY, f64::min),
-        all().map(|p| p.share_pct).fold(0.0, f64::max),
+        all().filter_map(|p| p.share_pct).fold(0.0, f64::max),
     );
-    let note = "dashed: the seed's ~22k updates/s per CPU (224-CPU SPR)";
-    canvas(560, &header, &entries, Swatch::Line, note, |area| {
-        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
-        let x = || rates.clone().log_scale().with_key_points(log_ticks(&rates));
-        let mut chart = ChartBuilder::on(&left)
-            .margin(12)
-            .x_label_area_size(50)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x(), zero_based(busy_hi))
-            .map_err(fail)?;
-        draw_number_mesh(
-            &mut chart,
-            "offered updates/s per thread (log)",
-            "busy ns per update",
-        )?;
-        let top = zero_based(busy_hi).end;
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(SEED_RATE, 0.0), (SEED_RATE, top)],
-                6,
-                4,
-                INK.stroke_width(1),
-            ))
-            .map_err(fail)?;
-        for (i, (_, line)) in lines.iter().enumerate() {
-            let coords: Vec<(f64, f64)> = line.iter().map(|p| (p.rate, p.busy_ns)).collect();
-            chart
-                .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+    let mut note = "net: less the harness at the same rate (the paced floor; flat out, the harness floor); dashed: the seed's ~22k updates/s per CPU (224-CPU SPR)".to_string();
+    if left_out > 0 {
+        note.push_str(&format!(
+            "; {left_out} strategy points without a net cost (older files) left out"
+        ));
+    }
+    Some(canvas(
+        560,
+        &header,
+        &entries,
+        Swatch::Line,
+        &note,
+        |area| {
+            let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
+            let x = || rates.clone().log_scale().with_key_points(log_ticks(&rates));
+            let mut chart = ChartBuilder::on(&left)
+                .margin(12)
+                .x_label_area_size(50)
+                .y_label_area_size(70)
+                .build_cartesian_2d(x(), net.clone())
                 .map_err(fail)?;
+            draw_number_mesh(
+                &mut chart,
+                "offered updates/s per thread (log)",
+                "net ns per update",
+            )?;
             chart
-                .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
+                .draw_series(DashedLineSeries::new(
+                    [(SEED_RATE, net.start), (SEED_RATE, net.end)],
+                    6,
+                    4,
+                    INK.stroke_width(1),
+                ))
                 .map_err(fail)?;
-        }
+            for (i, (_, line)) in lines.iter().enumerate() {
+                let coords: Vec<(f64, f64)> = line.iter().map(|p| (p.rate, p.net_ns)).collect();
+                chart
+                    .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+                    .map_err(fail)?;
+                chart
+                    .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
+                    .map_err(fail)?;
+            }
 
-        let y = shares
-            .clone()
-            .log_scale()
-            .with_key_points(log_ticks(&shares));
-        let mut chart = ChartBuilder::on(&right)
-            .margin(12)
-            .x_label_area_size(50)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x(), y)
-            .map_err(fail)?;
-        draw_number_mesh(
-            &mut chart,
-            "offered updates/s per thread (log)",
-            "CPU share, % (log)",
-        )?;
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(SEED_RATE, shares.start), (SEED_RATE, shares.end)],
-                6,
-                4,
-                INK.stroke_width(1),
-            ))
-            .map_err(fail)?;
-        for (i, (_, line)) in lines.iter().enumerate() {
-            let coords: Vec<(f64, f64)> = line
-                .iter()
-                .map(|p| (p.rate, p.share_pct.max(shares.start)))
-                .collect();
-            chart
-                .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+            let y = shares
+                .clone()
+                .log_scale()
+                .with_key_points(log_ticks(&shares));
+            let mut chart = ChartBuilder::on(&right)
+                .margin(12)
+                .x_label_area_size(50)
+                .y_label_area_size(70)
+                .build_cartesian_2d(x(), y)
                 .map_err(fail)?;
+            draw_number_mesh(
+                &mut chart,
+                "offered updates/s per thread (log)",
+                "net CPU share, % (log)",
+            )?;
             chart
-                .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
+                .draw_series(DashedLineSeries::new(
+                    [(SEED_RATE, shares.start), (SEED_RATE, shares.end)],
+                    6,
+                    4,
+                    INK.stroke_width(1),
+                ))
                 .map_err(fail)?;
-        }
-        Ok(())
-    })
+            for (i, (_, line)) in lines.iter().enumerate() {
+                let coords: Vec<(f64, f64)> = line
+                    .iter()
+                    .filter_map(|p| Some((p.rate, p.share_pct?.max(shares.start))))
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+                    .map_err(fail)?;
+                chart
+                    .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
+                    .map_err(fail)?;
+            }
+            Ok(())
+        },
+    ))
 }

@@ -133,7 +133,7 @@ fn throughput(
                 .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
                 .map_err(fail)?;
             chart
-                .draw_series(line.iter().map(|(t, s)| whisker(s, *t, cap, true)))
+                .draw_series(line.iter().map(|(t, s)| whisker(s, *t, cap, true, 0.0)))
                 .map_err(fail)?;
             chart
                 .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))

@@ -27,6 +27,7 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
         values,
         x_desc: "write ops/s (updates per second, all writers together)",
         note: "error bars: mean ± 1 stddev over repeats",
+        signed: false,
     };
     Some(bars.render())
 }

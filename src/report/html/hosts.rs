@@ -1,9 +1,11 @@
 //! Hosts side by side, as the seed threads set Intel beside AMD: a row per
-//! host (CPU model, kernel, nodes, LLCs, CPUs used), then one table per
-//! measure with a column per host × strategy (hosts as column groups,
-//! levels under them, policies as rows).
+//! host (CPU model, kernel, nodes, LLCs, CPUs used), then per regime (flat
+//! out, paced at a rate) one table per measure with a column per host ×
+//! strategy (hosts as column groups, levels under them, policies as rows),
+//! the trusted figures first, as in each run's tables.
 
-use crate::report::measures::{RowLabels, measure_cell, shown_measures, unique};
+use crate::compare::regime_label;
+use crate::report::measures::{RowLabels, measure_cell, unique};
 use crate::results::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use maud::{Markup, html};
@@ -66,24 +68,21 @@ fn find<'a>(
         .find(|s| labels.label(s) == row && s.strategy.level.name() == level)
 }
 
+/// Every regime of these runs, in order of first appearance.
+fn rates(runs: &[(Option<&str>, &RunResults)]) -> Vec<Option<f64>> {
+    let mut rates = Vec::new();
+    for rate in runs.iter().flat_map(|(_, r)| r.rates()) {
+        if !rates.contains(&rate) {
+            rates.push(rate);
+        }
+    }
+    rates
+}
+
 /// The hosts-side-by-side section for two or more runs.
 pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
     let names = labels(runs);
-    let all = || runs.iter().flat_map(|(_, r)| r.strategies.iter());
-    let row_labels = RowLabels::new(all());
-    let rows = unique(all().map(|s| row_labels.label(s)));
-    let levels: Vec<Vec<String>> = runs
-        .iter()
-        .map(|(_, r)| {
-            unique(
-                r.strategies
-                    .iter()
-                    .map(|s| s.strategy.level.name().to_string()),
-            )
-        })
-        .collect();
-    let paced = runs.iter().any(|(_, r)| r.config.rate.is_some());
-    let measures = shown_measures(all(), paced);
+    let rates = rates(runs);
     html! {
         section.hosts data-section="hosts" id="hosts" {
             h2 { "Hosts side by side" }
@@ -104,7 +103,7 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
                                 td { (t.llcs.len()) }
                                 td { (used(r, &r.config.writer_cpus)) }
                                 td { (used(r, &r.config.reader_cpus)) }
-                                td { (r.config.rate.map_or("hammer".to_string(), |x| format!("{x}/s per thread"))) }
+                                td { (r.rates().into_iter().map(regime_label).collect::<Vec<_>>().join(", ")) }
                                 td { (r.config.repeats) " × " (format!("{:.0}", r.config.repeat_duration_s * 1e3)) " ms" }
                                 td { code { (label.unwrap_or("-")) } }
                             }
@@ -116,31 +115,70 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
                 "Cells are mean ± stddev % over each host's repeats. Numbers from different hosts are not tested against each other here; "
                 "contend compare A B does that strategy by strategy."
             }
-            @for m in &measures {
-                h4 { (m.title) }
-                div.scroll {
-                    table.side {
-                        thead {
-                            tr {
-                                th rowspan="2" { "policy" }
-                                @for (name, lv) in names.iter().zip(&levels) {
-                                    th.host colspan=(lv.len()) { (name) }
-                                }
-                            }
-                            tr {
-                                @for lv in &levels { @for l in lv { th { (l) } } }
+            @for rate in &rates {
+                (regime_tables(runs, &names, *rate, rates.len() > 1))
+            }
+        }
+    }
+}
+
+/// One regime's tables: each run's view of `rate` that has strategies,
+/// one table per measure, the cost of one update first; headed by the
+/// regime when `headed`.
+fn regime_tables(
+    runs: &[(Option<&str>, &RunResults)],
+    names: &[String],
+    rate: Option<f64>,
+    headed: bool,
+) -> Markup {
+    let views: Vec<(&String, RunResults)> = runs
+        .iter()
+        .zip(names)
+        .filter_map(|((_, r), name)| {
+            let view = r.regimes().into_iter().find(|v| v.config.rate == rate)?;
+            (!view.strategies.is_empty()).then_some((name, view))
+        })
+        .collect();
+    let all = || views.iter().flat_map(|(_, r)| r.strategies.iter());
+    let row_labels = RowLabels::new(all());
+    let rows = unique(all().map(|s| row_labels.label(s)));
+    let levels: Vec<Vec<String>> = views
+        .iter()
+        .map(|(_, r)| {
+            unique(
+                r.strategies
+                    .iter()
+                    .map(|s| s.strategy.level.name().to_string()),
+            )
+        })
+        .collect();
+    let measures = super::run::ordered_measures(all(), rate);
+    html! {
+        @if headed { h3 { (super::regime_heading(rate)) } }
+        @for m in &measures {
+            h4 { (m.title) }
+            div.scroll {
+                table.side {
+                    thead {
+                        tr {
+                            th rowspan="2" { "policy" }
+                            @for ((name, _), lv) in views.iter().zip(&levels) {
+                                th.host colspan=(lv.len()) { (name) }
                             }
                         }
-                        tbody {
-                            @for row in &rows {
-                                tr {
-                                    td { (row) }
-                                    @for ((_, r), lv) in runs.iter().zip(&levels) {
-                                        @for l in lv {
-                                            @let v = find(r, &row_labels, row, l).and_then(|s| m.of(s));
-                                            td data-sort=[v.map(|v| v.mean)] {
-                                                (measure_cell(m, v, None, 2.0 * r.config.timer_overhead_ns).value)
-                                            }
+                        tr {
+                            @for lv in &levels { @for l in lv { th { (l) } } }
+                        }
+                    }
+                    tbody {
+                        @for row in &rows {
+                            tr {
+                                td { (row) }
+                                @for ((_, r), lv) in views.iter().zip(&levels) {
+                                    @for l in lv {
+                                        @let v = find(r, &row_labels, row, l).and_then(|s| m.of(s));
+                                        td data-sort=[v.map(|v| v.mean)] {
+                                            (measure_cell(m, v, None, 2.0 * r.config.timer_overhead_ns).value)
                                         }
                                     }
                                 }

@@ -6,12 +6,16 @@
 //! the verdict ([`crate::answer`]); the tables, `mean±stddev%` with the
 //! change against the first level and a significance mark (Welch,
 //! Holm-adjusted over the table's tests, ±2% noise threshold, as `contend
-//! compare`); the charts, inline SVG; the placement proof (every thread's
-//! requested and observed CPU, every slot's node, verified or not); the
-//! noise and interference warnings; the provenance. With two or more runs
-//! the page starts with the hosts side by side: a row per host (CPU model,
-//! kernel, nodes, LLCs, CPUs used) and one table per measure with a column
-//! per host × strategy.
+//! compare`), the trusted figures first (the cost of one update from
+//! throughput or net busy time, never the sampled ns); the charts, inline
+//! SVG; the placement proof (every thread's requested and observed CPU,
+//! every slot's node, verified or not); the noise and interference
+//! warnings; the provenance. A run of several regimes (flat out, paced at
+//! a rate) has its verdict, tables, charts and warnings per regime, each
+//! drawn from that regime's view ([`crate::results::RunResults::regimes`]).
+//! With two or more runs the page starts with the hosts side by side: a
+//! row per host (CPU model, kernel, nodes, LLCs, CPUs used) and, per
+//! regime, one table per measure with a column per host × strategy.
 //!
 //! Self-contained: inline CSS, inline SVG, no URL of any kind; a few lines
 //! of inline JavaScript sort a table on a header click, and the page is
@@ -19,6 +23,7 @@
 
 mod hosts;
 mod matrix;
+mod placement;
 mod run;
 mod sweep;
 
@@ -211,14 +216,21 @@ fn article_head(
     }
 }
 
+/// The verdict lines of a result, in groups: one per regime of a run with
+/// several (headed by the regime's name), else one without a heading.
+type Verdicts = [(Option<String>, Vec<Line>)];
+
 /// The verdict section; `statistical` adds how a claim is decided (runs
 /// and sweeps; a matrix's advice follows its own rule).
-fn verdict_section(id: usize, lines: &[Line], statistical: bool) -> Markup {
+fn verdict_section(id: usize, groups: &Verdicts, statistical: bool) -> Markup {
     html! {
         section.verdict data-section="verdict" id={ "verdict-" (id) } {
             h3 { "Verdict" }
-            ul {
-                @for l in lines { li { (l.to_string()) } }
+            @for (heading, lines) in groups {
+                @if let Some(h) = heading { h4 { (h) } }
+                ul {
+                    @for l in lines { li { (l.to_string()) } }
+                }
             }
             @if statistical {
                 p.note {
@@ -230,6 +242,15 @@ fn verdict_section(id: usize, lines: &[Line], statistical: bool) -> Markup {
             }
         }
     }
+}
+
+/// A regime as a heading: `Flat out`, `Paced at 22000/s per thread`.
+fn regime_heading(rate: Option<f64>) -> String {
+    let label = crate::compare::regime_label(rate);
+    let mut chars = label.chars();
+    chars
+        .next()
+        .map_or(String::new(), |c| c.to_uppercase().chain(chars).collect())
 }
 
 /// A section with a heading.
@@ -424,6 +445,7 @@ main { padding: 8px 28px 28px; max-width: 1500px; }
 article.result { border-top: 4px solid var(--accent); margin-top: 26px; padding-top: 6px; }
 h2 { margin: 10px 0 2px; font-size: 1.35rem; color: var(--accent); }
 h3 { margin: 22px 0 8px; font-size: 1.1rem; border-bottom: 1px solid var(--line); padding-bottom: 3px; }
+h3.regime { border-bottom: none; color: var(--accent); }
 h4 { margin: 16px 0 6px; font-size: 0.98rem; }
 p.sub { color: var(--muted); margin: 0 0 8px; }
 p.note { color: var(--muted); font-size: 0.86rem; }

@@ -1,21 +1,45 @@
 //! A run's article: verdict, tables with marks, charts, placement proof,
-//! warnings, provenance; and the tables and placement proof a sweep's
-//! points reuse.
+//! warnings, provenance, each regime's drawn from its view of the run
+//! ([`RunResults::regimes`]); and the tables a sweep's points reuse.
 
+use super::placement::placement;
 use super::{
-    Mark, article_head, inline_svg, marks_legend, provenance_table, section, verdict_section,
-    warnings_list,
+    Mark, article_head, inline_svg, marks_legend, provenance_table, regime_heading, section,
+    verdict_section, warnings_list,
 };
 use crate::answer;
-use crate::placement::{NodeCheck, Placement};
+use crate::placement::Placement;
 use crate::report::ExportError;
 use crate::report::charts;
 use crate::report::measures::{self, RowLabels, run_findings, shown_measures, unique};
-use crate::results::{Measure, RunResults, StrategyResult};
+use crate::results::{
+    MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, cost_measure,
+};
 use crate::stats::{Decision, Summary};
 use crate::topology::CpuList;
-use crate::workload::Role;
 use maud::{Markup, html};
+
+/// One regime of a run: its heading (`None` when the run has only one)
+/// and its view.
+struct Regime {
+    /// `Flat out`, `Paced at 22000/s per thread`.
+    heading: Option<String>,
+    /// The run restricted to this regime.
+    view: RunResults,
+}
+
+/// Every regime of `run`, in order.
+fn regimes(run: &RunResults) -> Vec<Regime> {
+    let views = run.regimes();
+    let several = views.len() > 1;
+    views
+        .into_iter()
+        .map(|view| Regime {
+            heading: several.then(|| regime_heading(view.config.rate)),
+            view,
+        })
+        .collect()
+}
 
 /// The article of one run.
 pub(super) fn article(
@@ -23,18 +47,34 @@ pub(super) fn article(
     label: Option<&str>,
     run: &RunResults,
 ) -> Result<Markup, ExportError> {
-    let charts = charts::run_charts(run, "")?;
-    let lines = answer::run_lines(run);
+    let regimes = regimes(run);
+    let mut drawn = Vec::new();
+    for r in &regimes {
+        let suffix = charts::regime_suffix(r.view.config.rate);
+        drawn.push(charts::regime_charts(&r.view, "", &suffix)?);
+    }
+    // The run's lines, as the terminal prints them: each names its regime,
+    // and what the host cannot answer is said once.
+    let verdicts = vec![(None, answer::run_lines(run))];
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="run" {
             (article_head(id, "run", label, &run.provenance, run.partial))
-            (verdict_section(id, &lines, true))
-            (section(id, "tables", "Tables", tables(run)))
+            (verdict_section(id, &verdicts, true))
+            (section(id, "tables", "Tables", html! {
+                (marks_legend())
+                @for r in &regimes {
+                    @if let Some(h) = &r.heading { h3.regime { (h) } }
+                    (tables(&r.view))
+                }
+            }))
             (section(id, "charts", "Charts", html! {
-                @if charts.is_empty() {
+                @if drawn.iter().all(Vec::is_empty) {
                     p { "No chart: no strategy finished a repeat." }
                 }
-                @for (name, svg) in &charts { (inline_svg(name, svg)) }
+                @for (r, charts) in regimes.iter().zip(&drawn) {
+                    @if let (Some(h), false) = (&r.heading, charts.is_empty()) { h4 { (h) } }
+                    @for (name, svg) in charts { (inline_svg(name, svg)) }
+                }
             }))
             (section(id, "placement", "Placement proof", placement(run)))
             (section(id, "warnings", "Noise and interference warnings", warnings_list(&warnings(run))))
@@ -49,10 +89,17 @@ pub(super) fn article(
 
 /// Every note and finding of a run: the topology reader's assumptions,
 /// the lines under the text tables (floor, bursts, rate shortfall,
-/// interference), and the notes recorded during the run.
+/// interference) of each regime (named when there are several), and the
+/// notes recorded during the run.
 pub(super) fn warnings(run: &RunResults) -> Vec<String> {
     let mut lines: Vec<String> = run.topology.notes.clone();
-    lines.extend(run_findings(run));
+    for r in regimes(run) {
+        let findings = run_findings(&r.view).into_iter();
+        match &r.heading {
+            Some(h) => lines.extend(findings.map(|f| format!("{h}: {f}"))),
+            None => lines.extend(findings),
+        }
+    }
     lines.extend(run.notes.iter().cloned());
     if let Some(bad) = run.first_inexact() {
         lines.insert(0, format!("WARNING exact sums: {bad}"));
@@ -169,8 +216,46 @@ pub(super) fn measure_table(
     }
 }
 
-/// The run's tables: one per measure, policies as rows, levels as
-/// columns; the exact-sums line and the harness floor.
+/// The measures the tables of these strategies of one regime (`rate`)
+/// show, the trusted ones first: the cost
+/// of one update ([`cost_measure`]: loop ns/op from throughput flat out,
+/// net busy ns per update paced), then flat out its net (less the harness
+/// floor), paced the net CPU share, then updates per ownership; then the
+/// rest of [`shown_measures`] in their order (the sampled ns among them,
+/// titled as sampled), less, paced, the figures from throughput (loop
+/// ns/op is the pacing interval there, and the flat-out net reads the
+/// paced net). A measure no strategy recorded is left out.
+pub(super) fn ordered_measures<'a>(
+    strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
+    rate: Option<f64>,
+) -> Vec<&'static Measure> {
+    let mut shown = shown_measures(strategies, rate.is_some());
+    if rate.is_some() {
+        shown.retain(|m| THROUGHPUT_NS.iter().all(|t| t.title != m.title));
+    }
+    let ownership = MEASURES.iter().find(|m| m.short == "updates/ownership");
+    let net = match rate {
+        None => &THROUGHPUT_NS[1],
+        Some(_) => &PACED[1],
+    };
+    let lead: Vec<&Measure> = [Some(cost_measure(rate)), Some(net), ownership]
+        .into_iter()
+        .flatten()
+        .collect();
+    let is_lead = |m: &Measure| lead.iter().any(|l| l.title == m.title);
+    let first = lead
+        .iter()
+        .copied()
+        .filter(|l| shown.iter().any(|m| m.title == l.title));
+    first
+        .chain(shown.iter().copied().filter(|m| !is_lead(m)))
+        .collect()
+}
+
+/// One regime's tables (a view of one regime): one per measure, the
+/// trusted ones first ([`ordered_measures`]), policies as rows, levels as
+/// columns; flat out, a note that sampled ns are perturbed; the exact-sums
+/// line and the harness floor, or the paced floor.
 fn tables(run: &RunResults) -> Markup {
     let labels = RowLabels::new(run.strategies.iter());
     let levels = unique(
@@ -192,13 +277,23 @@ fn tables(run: &RunResults) -> Markup {
             keys: vec![label],
         })
         .collect();
-    let measures = shown_measures(run.strategies.iter(), run.config.rate.is_some());
+    let measures = ordered_measures(run.strategies.iter(), run.config.rate);
     let resolution_ns = 2.0 * run.config.timer_overhead_ns;
     let cells = measure_cells(&measures, &rows, resolution_ns);
+    let hammer = run.config.rate.is_none();
+    let paced_floor = run
+        .config
+        .rate
+        .and_then(|r| run.paced_floor(r))
+        .and_then(|f| f.summary.as_ref());
     html! {
-        (marks_legend())
         @for (m, c) in measures.iter().zip(&cells) {
             (measure_table(m, &["policy"], &levels, &rows, c))
+            @if m.sampled && hammer {
+                p.note {
+                    "Fenced samples: timing an update stalls a hammering writer, so these read several times ns/op from throughput; for the cost of an update read loop ns/op."
+                }
+            }
         }
         (exactness(run.strategies.iter()))
         @if let Some(f) = &run.floor {
@@ -206,6 +301,18 @@ fn tables(run: &RunResults) -> Markup {
                 "Harness floor: " (format!("{:.1}", f.loop_ns.mean)) " ns/op ±"
                 (format!("{:.1}", f.loop_ns.stddev_pct)) "% (the same writer loop on CPU "
                 (f.cpu) " alone, no shared write)."
+            }
+        }
+        @if let Some(f) = paced_floor {
+            p {
+                "Paced floor: "
+                @if let Some(busy) = f.write_busy_ns {
+                    (format!("{:.1}", busy.mean)) " busy ns/op ±" (format!("{:.1}", busy.stddev_pct)) "%"
+                }
+                @if let Some(share) = f.cpu_share_pct {
+                    ", CPU share " (format!("{:.3}", share.mean)) "% ±" (format!("{:.1}", share.stddev_pct)) "%"
+                }
+                " (the same paced loop on the same CPUs, no shared write; net figures are a strategy's less these)."
             }
         }
     }
@@ -230,102 +337,34 @@ pub(super) fn exactness<'a>(strategies: impl Iterator<Item = &'a StrategyResult>
     }
 }
 
-fn role(r: Role) -> &'static str {
-    match r {
-        Role::Writer => "writer",
-        Role::Reader => "reader",
+/// How operations were sampled, per regime: `off`, or `1 op in N` (paced
+/// regimes are sampled more often), the timer and its overhead.
+fn sampling(run: &RunResults) -> String {
+    let c = &run.config;
+    let each: Vec<String> = regimes(run)
+        .iter()
+        .map(|r| {
+            let every = r.view.config.sample_every;
+            let mut text = if every == 0 {
+                "off".to_string()
+            } else {
+                format!("1 op in {every}")
+            };
+            if let Some(h) = &r.heading {
+                text = format!("{h}: {text}");
+            }
+            text
+        })
+        .collect();
+    if each.iter().all(|e| e.ends_with("off")) {
+        return "off".to_string();
     }
-}
-
-/// Every thread's requested and observed CPU (grouped: strategies whose
-/// threads landed alike share one table) and every slot's node, verified
-/// or not.
-pub(super) fn placement(run: &RunResults) -> Markup {
-    type Key = Vec<(Role, u32, Option<u32>, bool, u32)>;
-    let mut groups: Vec<(Key, Vec<&str>)> = Vec::new();
-    for s in &run.strategies {
-        let key: Key = s
-            .threads
-            .iter()
-            .map(|t| (t.role, t.cpu, t.observed_cpu, t.verified, t.node))
-            .collect();
-        match groups.iter_mut().find(|g| g.0 == key) {
-            Some(g) => g.1.push(&s.name),
-            None => groups.push((key, vec![&s.name])),
-        }
-    }
-    let threads = run.strategies.iter().flat_map(|s| &s.threads);
-    let unverified_threads = threads.clone().filter(|t| !t.verified).count();
-    let slots = run.strategies.iter().flat_map(|s| &s.slots);
-    let unverified_slots = slots
-        .clone()
-        .filter(|s| !matches!(s.check, NodeCheck::Verified { .. }))
-        .count();
-    html! {
-        p {
-            "Threads: "
-            @if unverified_threads == 0 {
-                span.ok { "every thread pinned and verified" } " (sched_getcpu after pinning)"
-            } @else {
-                span.bad { (unverified_threads) " UNVERIFIED" } " (--placement best-effort)"
-            }
-            ". Slots: "
-            @if unverified_slots == 0 {
-                span.ok { "every slot's memory on its node, verified" } " (move_pages)"
-            } @else {
-                span.bad { (unverified_slots) " UNVERIFIED" }
-            }
-            "."
-        }
-        @for (key, names) in &groups {
-            h4 { "Threads of " (names.join(", ")) }
-            div.scroll {
-                table.sortable {
-                    thead { tr { th { "role" } th { "requested CPU" } th { "observed CPU" } th { "node" } th { "verified" } } }
-                    tbody {
-                        @for (r, cpu, observed, verified, node) in key {
-                            tr {
-                                td { (role(*r)) }
-                                td data-sort=(cpu) { (cpu) }
-                                td data-sort=[observed] { (observed.map_or("-".to_string(), |c| c.to_string())) }
-                                td data-sort=(node) { (node) }
-                                @if *verified { td.ok { "yes" } } @else { td.bad { "NO" } }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        h4 { "Slots" }
-        @for s in &run.strategies {
-            @let nodes: CpuList = s.slots.iter().map(|x| x.node).collect();
-            @let bad = s.slots.iter().filter(|x| !matches!(x.check, NodeCheck::Verified { .. })).count();
-            details {
-                summary {
-                    (s.name) ": " (s.slots.len()) " slot" @if s.slots.len() != 1 { "s" }
-                    " on node" @if nodes.len() != 1 { "s" } " " (nodes) ", "
-                    @if bad == 0 { span.ok { "verified" } } @else { span.bad { (bad) " UNVERIFIED" } }
-                }
-                div.scroll {
-                    table.sortable {
-                        thead { tr { th { "slot" } th { "node" } th { "move_pages" } } }
-                        tbody {
-                            @for x in &s.slots {
-                                tr {
-                                    td { (x.owner) }
-                                    td data-sort=(x.node) { (x.node) }
-                                    @match &x.check {
-                                        NodeCheck::Verified { node } => td.ok { "verified on node " (node) },
-                                        NodeCheck::Unverified { reason } => td.bad { "UNVERIFIED: " (reason) },
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    format!(
+        "{}; timer {} ({:.1} ns overhead subtracted)",
+        each.join(", "),
+        c.timer,
+        c.timer_overhead_ns
+    )
 }
 
 /// The run's settings as a key/value table.
@@ -354,10 +393,15 @@ fn settings(run: &RunResults) -> Markup {
             },
         ),
         (
-            "rate",
-            c.rate.map_or("hammer (no cap)".to_string(), |r| {
-                format!("{r} ops/s per thread")
-            }),
+            "regimes",
+            run.rates()
+                .into_iter()
+                .map(|r| match r {
+                    None => "hammer (flat out, no cap)".to_string(),
+                    Some(r) => format!("paced at {r} ops/s per thread"),
+                })
+                .collect::<Vec<_>>()
+                .join(", then "),
         ),
         (
             "repeats",
@@ -369,17 +413,7 @@ fn settings(run: &RunResults) -> Markup {
             ),
         ),
         ("seed", c.seed.to_string()),
-        (
-            "sampling",
-            if c.sample_every == 0 {
-                "off".to_string()
-            } else {
-                format!(
-                    "1 op in {}, timer {} ({:.1} ns overhead subtracted)",
-                    c.sample_every, c.timer, c.timer_overhead_ns
-                )
-            },
-        ),
+        ("sampling", sampling(run)),
         (
             "placement",
             match c.placement {
@@ -403,6 +437,43 @@ fn settings(run: &RunResults) -> Markup {
 mod tests {
     use super::*;
     use crate::results::{MEASURES, THROUGHPUT_NS};
+
+    #[test]
+    fn tables_lead_with_the_trusted_figures_of_their_regime() {
+        let mut run = crate::results::fixture_run();
+        for s in &mut run.strategies {
+            let sum = s.summary.as_mut().unwrap();
+            sum.net_ns = sum.write_loop_ns;
+            sum.updates_per_ownership = sum.fairness;
+            sum.net_cpu_share_pct = sum.cpu_share_pct;
+        }
+        let order = |run: &RunResults| -> Vec<&str> {
+            ordered_measures(run.strategies.iter(), run.config.rate)
+                .iter()
+                .map(|m| m.short)
+                .collect()
+        };
+        let flat = order(&run);
+        assert_eq!(
+            flat[..3],
+            ["loop ns/op", "net ns/update", "updates/ownership"]
+        );
+        let sampled = flat.iter().position(|m| *m == "write ns/op").unwrap();
+        assert!(sampled > 3, "{flat:?}");
+        // Paced: the net figures lead, and loop ns/op (the pacing
+        // interval) is not shown.
+        run.config.rate = Some(22_000.0);
+        for s in &mut run.strategies {
+            s.rate = run.config.rate;
+        }
+        let paced = order(&run);
+        assert_eq!(
+            paced[..3],
+            ["net ns/update", "net CPU %", "updates/ownership"]
+        );
+        assert!(!paced.contains(&"loop ns/op"), "{paced:?}");
+        assert_eq!(paced.iter().filter(|m| **m == "net ns/update").count(), 1);
+    }
 
     #[test]
     fn a_mark_says_better_only_in_the_measures_good_direction() {

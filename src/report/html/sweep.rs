@@ -3,7 +3,8 @@
 //! with a row per point and policy, the sweep's charts, every point's
 //! placement proof and warnings, provenance.
 
-use super::run::{Row, exactness, measure_cells, measure_table, placement, warnings};
+use super::placement::placement;
+use super::run::{Row, exactness, measure_cells, measure_table, warnings};
 use super::{
     article_head, inline_svg, marks_legend, provenance_table, section, verdict_section,
     warnings_list,
@@ -50,7 +51,7 @@ pub(super) fn article(
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="sweep" {
             (article_head(id, "sweep", label, provenance, sweep.partial))
-            (verdict_section(id, &lines, true))
+            (verdict_section(id, &[(None, lines)], true))
             (section(id, "tables", "Tables", tables(sweep)))
             (section(id, "charts", "Charts", html! {
                 @if charts.is_empty() {

@@ -33,7 +33,7 @@ pub fn compare_text(c: &Comparison) -> String {
                     ]
                 })
                 .collect();
-            (p.title(), rows)
+            (p.title(c.has_regimes()), rows)
         })
         .collect();
     let mut widths = [0usize; 6];

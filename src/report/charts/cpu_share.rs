@@ -1,0 +1,24 @@
+//! `cpu-share-r<rate>.svg`, per paced regime: the share of each measured
+//! CPU the counter takes at that rate, per strategy (the seed's "24% of
+//! cycles" question), mean ± stddev over repeats: net (CPU share less the
+//! paced floor's, percentage points), beside it the gross share (busy time
+//! ÷ interval, harness included).
+
+use super::Header;
+use super::bars::Bars;
+use crate::report::DrawError;
+use crate::results::{PACED, RunResults};
+
+/// The chart of `run`, a view of one paced regime, or `None` when no
+/// strategy recorded a net CPU share.
+pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
+    let rate = run.config.rate?;
+    let measures = [
+        ("net: less the paced floor", &PACED[1]),
+        ("CPU share, harness included", &PACED[3]),
+    ];
+    let x_desc = format!("% of each measured CPU busy at {rate}/s per thread");
+    let header = Header::run("CPU share per strategy", run);
+    let bars = Bars::of_measures(header, run, &measures, &x_desc)?;
+    Some(bars.render())
+}
