@@ -3,9 +3,8 @@
 //! per measure (levels as columns, policies as rows, `mean±stddev%` and the
 //! change against the first level), the exactness line and the notes.
 
-use super::measures::{
-    RowLabels, measure_table, run_findings, shown, shown_measures, table_measures, unique,
-};
+use super::findings::run_findings;
+use super::measures::{RowLabels, measure_table, shown, shown_measures, table_measures, unique};
 use super::{Document, Export, ExportError, Rendered};
 use crate::compare::Comparison;
 use crate::provenance::Provenance;

@@ -7,6 +7,7 @@
 pub mod answer;
 pub mod charts;
 mod csv;
+pub mod findings;
 pub mod heatmap;
 pub mod html;
 mod json;

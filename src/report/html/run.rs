@@ -11,7 +11,8 @@ use crate::answer;
 use crate::placement::Placement;
 use crate::report::ExportError;
 use crate::report::charts;
-use crate::report::measures::{self, RowLabels, run_findings, shown_measures, unique};
+use crate::report::findings::run_findings;
+use crate::report::measures::{self, RowLabels, shown_measures, unique};
 use crate::results::{
     MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, cost_measure,
 };

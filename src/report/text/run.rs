@@ -5,10 +5,8 @@
 //! against the first level.
 
 use crate::counter::ShardLevel;
-use crate::report::measures::{
-    NOISY_CV_PCT, RowLabels, cv_text, human, interference_line, measure_table, noisy_cv,
-    run_findings, table_measures, unique,
-};
+use crate::report::findings::{NOISY_CV_PCT, interference_line, noisy_cv, run_findings};
+use crate::report::measures::{RowLabels, cv_text, human, measure_table, table_measures, unique};
 use crate::results::{RunResults, StrategyResult, SweepResults, Unit};
 use crate::topology::CpuList;
 use std::fmt::Write;

@@ -1,0 +1,259 @@
+//! The lines under a run's tables that say what its numbers rest on: the
+//! floors, hand-overs and fairness flat out, the achieved rate paced,
+//! interference, noise and the CI target.
+
+use super::measures::{cv_text, human};
+use crate::compare::DEFAULT_NOISE_THRESHOLD_PCT;
+use crate::counter::PublishPolicy;
+use crate::results::{RunResults, StrategyResult, Unit};
+
+/// A coefficient of variation above this % on a run's lead measure makes
+/// the strategy too noisy to call.
+pub const NOISY_CV_PCT: f64 = 10.0;
+
+/// The coefficient of variation (%) of a strategy's cost per update
+/// (loop ns/op flat out, busy ns/op paced) when it exceeds
+/// [`NOISY_CV_PCT`]: too noisy to call; `None` otherwise.
+pub fn noisy_cv(s: &StrategyResult) -> Option<f64> {
+    let summary = s.summary.as_ref()?;
+    let gross = if s.rate.is_some() {
+        summary.write_busy_ns
+    } else {
+        summary.write_loop_ns
+    };
+    Some(gross?.stddev_pct).filter(|&cv| cv > NOISY_CV_PCT)
+}
+
+/// The closing line of a run's tables: what `n.s.` means, and the
+/// strategies whose cost per update (loop ns/op flat out, busy ns/op
+/// paced) varies too much between repeats to call; `None` when nothing is
+/// marked.
+pub fn noise_line(run: &RunResults) -> Option<String> {
+    let noisy: Vec<String> = run
+        .strategies
+        .iter()
+        .filter_map(|s| noisy_cv(s).map(|cv| format!("{} (±{})", s.name, cv_text(cv))))
+        .collect();
+    let marks = format!(
+        "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and a {DEFAULT_NOISE_THRESHOLD_PCT}% noise threshold, as contend compare decides)"
+    );
+    Some(if noisy.is_empty() {
+        format!("noise: {marks}")
+    } else {
+        format!(
+            "noise: too noisy to call {}: their repeats vary by more than {NOISY_CV_PCT}%, so most changes against them are n.s.; the interference line says whether the machine moved (rerun, or raise --max-time); {marks}",
+            noisy.join(", ")
+        )
+    })
+}
+
+/// One line summing up what could have disturbed the run: steal time,
+/// involuntary context switches, the canary's range and what it cost, and
+/// how many repeats it marked disturbed; `None` for a file without
+/// interference records.
+pub fn interference_line(run: &RunResults) -> Option<String> {
+    let repeats: Vec<&crate::results::RepeatResult> =
+        run.strategies.iter().flat_map(|s| &s.repeats).collect();
+    let records = || repeats.iter().map(|r| &r.interference);
+    let canaries = run.canary_range();
+    let steal: Option<f64> = records().map(|i| i.steal_ms).sum();
+    let switches: u64 = records().map(|i| i.involuntary_switches).sum();
+    if canaries.is_none() && steal.is_none() && switches == 0 {
+        return None;
+    }
+    let mut parts = vec![format!(
+        "steal {}",
+        steal.map_or("unknown".to_string(), |s| format!("{s:.0} ms"))
+    )];
+    parts.push(format!("{switches} involuntary context switches"));
+    if let Some(c) = canaries {
+        let (lo, hi) = (c.lo, c.hi);
+        let cost: Vec<f64> = records().filter_map(|i| i.canary_ms).collect();
+        let cost = cost.iter().sum::<f64>() / cost.len().max(1) as f64;
+        let disturbed = records().filter(|i| i.disturbed).count();
+        parts.push(format!(
+            "canary (CAS ping-pong before each repeat) {lo:.1}-{hi:.1} ns one-way, {disturbed} of {} repeats disturbed; it costs {cost:.1} ms per repeat",
+            repeats.len()
+        ));
+    }
+    Some(format!("interference: {}", parts.join(", ")))
+}
+
+/// A paced thread below this % of its requested rate is a warning.
+pub const RATE_SHORTFALL_PCT: f64 = 98.0;
+
+/// Updates per ownership of the line above which hammer mode is said to
+/// measure bursts.
+pub const BURST_LIMIT: f64 = 2.0;
+
+/// What hammer mode (no `--rate`) measured with two or more writers: how
+/// many updates a writer makes per ownership of the line under `always`
+/// (publishes ÷ hand-overs between writers, counted exactly from the
+/// adds), a warning when that exceeds [`BURST_LIMIT`], and fairness
+/// (slowest ÷ fastest writer).
+fn hammer_findings(run: &RunResults) -> Vec<String> {
+    let mut lines = Vec::new();
+    if run.config.writer_cpus.len() < 2 {
+        return lines;
+    }
+    let always = || {
+        run.strategies
+            .iter()
+            .filter(|s| s.strategy.publish == PublishPolicy::ALWAYS)
+    };
+    let bursts: Vec<(String, f64, f64)> = always()
+        .filter_map(|s| {
+            let summary = s.summary.as_ref()?;
+            let per_ownership = summary.updates_per_ownership?.mean;
+            let per_s = summary.handovers_per_s?.mean;
+            Some((s.name.clone(), per_ownership, per_s))
+        })
+        .collect();
+    if !bursts.is_empty() {
+        let list: Vec<String> = bursts
+            .iter()
+            .map(|(name, b, per_s)| {
+                format!(
+                    "{name} {b:.2} ({} hand-overs/s)",
+                    human(*per_s, Unit::PerSecond)
+                )
+            })
+            .collect();
+        lines.push(format!(
+            "bursts: updates per ownership of the line (publishes / hand-overs between writers, counted exactly from each add's returned value): {}",
+            list.join(", ")
+        ));
+        if bursts.iter().any(|(_, b, _)| *b > BURST_LIMIT) {
+            lines.push(format!(
+                "WARNING hammer mode is measuring bursts: a writer keeps the line for more than {BURST_LIMIT} updates before another takes it, so ops/s is not the cost of one update; for the cost a spaced workload pays per update, run with --rate (e.g. --rate 22000) or contend sweep --rates"
+            ));
+        }
+    }
+    let fairness: Vec<String> = always()
+        .filter_map(|s| {
+            let f = s.summary.as_ref()?.fairness?.mean;
+            Some(format!("{} {f:.2}", s.name))
+        })
+        .collect();
+    if !fairness.is_empty() {
+        lines.push(format!(
+            "fairness (slowest / fastest writer's updates/s, 1 = fair): {}",
+            fairness.join(", ")
+        ));
+    }
+    lines
+}
+
+/// Largest gap, in %, between a writer loop's sampled figures and its
+/// throughput-derived time before the tables say they disagree.
+pub const DISAGREEMENT_PCT: f64 = 25.0;
+
+/// The lines under a run's tables that say what its numbers rest on: the
+/// harness floor, where sampled and throughput figures disagree, and how
+/// staleness was measured.
+pub fn run_findings(run: &RunResults) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(f) = &run.floor {
+        lines.push(format!(
+            "harness floor: {:.1} ns/op ±{:.1}% (the same writer loop on CPU {} alone, no shared write; a strategy's loop ns/op less this is what the counter costs)",
+            f.loop_ns.mean, f.loop_ns.stddev_pct, f.cpu
+        ));
+    }
+    for f in &run.paced_floors {
+        let (Some(rate), Some(summary)) = (f.rate, f.summary.as_ref()) else {
+            continue;
+        };
+        if let (Some(busy), Some(share)) = (summary.write_busy_ns, summary.cpu_share_pct) {
+            lines.push(format!(
+                "paced floor at {}/s: busy {:.1} ns/op ±{:.1}%, CPU share {:.3}% (the same paced loop on the same CPUs with no shared write, its {} repeats interleaved with the strategies'; a strategy's busy ns/op and CPU share less these are its net figures)",
+                human(rate, Unit::PerSecond),
+                busy.mean,
+                busy.stddev_pct,
+                share.mean,
+                busy.n
+            ));
+        }
+    }
+    // Samples below the timer's resolution say nothing either way.
+    let resolution_ns = 2.0 * run.config.timer_overhead_ns;
+    let disagree: Vec<String> = run
+        .strategies
+        .iter()
+        .filter_map(|s| {
+            let summary = s.summary.as_ref()?;
+            let pct = summary.sampled_vs_throughput_pct?.mean;
+            let resolved = summary.write_ns?.mean >= resolution_ns;
+            (resolved && pct.abs() > DISAGREEMENT_PCT).then(|| format!("{} {pct:+.0}%", s.name))
+        })
+        .collect();
+    if !disagree.is_empty() {
+        lines.push(format!(
+            "sampled vs throughput: the timed operations disagree with loop ns/op by more than {DISAGREEMENT_PCT}% for {} (timing a contended operation perturbs it; trust loop ns/op)",
+            disagree.join(", ")
+        ));
+    }
+    if let Some(rate) = run.config.rate {
+        let short: Vec<String> = run
+            .strategies
+            .iter()
+            .filter_map(|s| {
+                let worst = s
+                    .repeats
+                    .iter()
+                    .filter_map(|r| r.achieved_rate_min_pct)
+                    .reduce(f64::min)?;
+                (worst < RATE_SHORTFALL_PCT).then(|| format!("{} {worst:.1}%", s.name))
+            })
+            .collect();
+        let missed: u64 = run
+            .strategies
+            .iter()
+            .flat_map(|s| &s.repeats)
+            .map(|r| r.missed_slots)
+            .sum();
+        if short.is_empty() {
+            lines.push(format!(
+                "rate: every thread achieved at least {RATE_SHORTFALL_PCT}% of {rate} ops/s; {missed} pacer slots skipped after stalls"
+            ));
+        } else {
+            lines.push(format!(
+                "WARNING rate: asked {rate} ops/s per thread, but the slowest thread achieved only {} of it ({missed} pacer slots skipped after stalls): the CPU cannot keep up, or it was taken away",
+                short.join(", ")
+            ));
+        }
+    } else {
+        lines.extend(hammer_findings(run));
+    }
+    lines.extend(interference_line(run));
+    lines.extend(noise_line(run));
+    if let Some(target) = run.config.target_ci_pct {
+        let open: Vec<&str> = run
+            .strategies
+            .iter()
+            .filter(|s| s.converged == Some(false))
+            .map(|s| s.name.as_str())
+            .collect();
+        let repeats: Vec<usize> = run.strategies.iter().map(|s| s.repeats.len()).collect();
+        let (lo, hi) = (
+            repeats.iter().min().copied().unwrap_or(0),
+            repeats.iter().max().copied().unwrap_or(0),
+        );
+        let budget = run.config.max_time_s.unwrap_or(0.0);
+        if open.is_empty() {
+            lines.push(format!(
+                "target CI: every strategy's cost per update (loop ns/op flat out, busy ns/op paced) within ±{target}% (95% CI) after {lo}-{hi} repeats"
+            ));
+        } else {
+            lines.push(format!(
+                "target CI: ±{target}% not reached within {budget:.0} s ({lo}-{hi} repeats) by {}: the machine is noisier than that; take their figures as inconclusive, or raise --max-time",
+                open.join(", ")
+            ));
+        }
+    }
+    if run.config.staleness_probes {
+        lines.push(
+            "staleness: probed at sampled operations, |published sum - true sum| as a reader sees it; writers mirror their load into their own line after every update while probing (its cost is in loop ns/op and the floor; --sample-every 0 turns both off)".to_string(),
+        );
+    }
+    lines
+}
