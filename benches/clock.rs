@@ -5,12 +5,18 @@
 //! was later found to cost up to 17% of a CPU; `contend run` reports the
 //! same read cost (`clock_read_ns`) beside every ratelimit result.
 //!
+//! `tsc_fenced` is the read the pacer (`--rate`) makes before every wait:
+//! `rdtscp; lfence` (`Timer::end`), which waits for the update before it
+//! to complete so a transfer's stall counts as busy time. What it costs
+//! beyond `tsc` is in every paced figure and in the paced floor, so net
+//! figures carry none of it.
+//!
 //! One group, `clock`, on one thread pinned (best effort) to the CPU it
 //! starts on. `cargo bench --bench clock`.
 
 mod common;
 
-use contend::clock::{Clock, CoarseClock, MonotonicClock, TscClock};
+use contend::clock::{Clock, CoarseClock, MonotonicClock, Timer, TscClock};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -33,6 +39,8 @@ fn clock(c: &mut Criterion) {
         .nresamples(common::NRESAMPLES)
         .throughput(Throughput::Elements(1));
     bench_clock(&mut g, "tsc", tsc);
+    let fenced = Timer::Tsc { hz: tsc.hz };
+    g.bench_function("tsc_fenced", |b| b.iter(|| black_box(fenced).end()));
     bench_clock(&mut g, "monotonic", MonotonicClock);
     bench_clock(&mut g, "coarse", CoarseClock);
     g.finish();
