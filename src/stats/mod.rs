@@ -1,5 +1,5 @@
 //! Numbers over repeats: mean, spread and confidence intervals; Student's
-//! t distribution (p-values and exact quantiles); Welch's test and the
+//! t distribution (p-values and quantiles, from `statrs`); Welch's test and the
 //! interval of a difference; Holm–Bonferroni correction and the verdict
 //! rule of `contend compare`; latency percentiles from histograms;
 //! quantiles of samples.
@@ -7,18 +7,16 @@
 //! Pure statistics: this module imports nothing else of the crate, so it
 //! can be read, tested and trusted on its own.
 
-mod distribution;
 mod latency;
 mod quantile;
 mod significance;
+mod student;
 mod summary;
 mod verdict;
 
-pub use distribution::{
-    regularized_incomplete_beta, student_t_two_sided_p, t_quantile, t_quantile_975,
-};
 pub use latency::LatencySummary;
 pub use quantile::{quantile, quantile_of};
 pub use significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL, Welch, welch_t_test};
+pub use student::{NORMAL_ABOVE_DF, student_t_two_sided_p, t_quantile, t_quantile_975};
 pub use summary::Summary;
 pub use verdict::{Verdict, holm_adjusted};
