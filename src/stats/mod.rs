@@ -1,6 +1,6 @@
 //! Numbers over repeats: mean, spread and confidence intervals; Student's
-//! t distribution (p-values and exact quantiles); Welch's test and the
-//! interval of a difference; Holm–Bonferroni correction and the decision
+//! t distribution (p-values and quantiles, from `statrs`); Welch's test and
+//! the interval of a difference; Holm–Bonferroni correction and the decision
 //! rule of `contend compare`; latency percentiles from histograms;
 //! quantiles of samples.
 //!
@@ -8,17 +8,15 @@
 //! can be read, tested and trusted on its own.
 
 mod decision;
-mod distribution;
 mod latency;
 mod quantile;
 mod significance;
+mod student;
 mod summary;
 
 pub use decision::{Decision, holm_adjusted};
-pub use distribution::{
-    regularized_incomplete_beta, student_t_two_sided_p, t_quantile, t_quantile_975,
-};
 pub use latency::LatencySummary;
 pub use quantile::{quantile, quantile_of};
 pub use significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL, Welch, welch_t_test};
+pub use student::{NORMAL_ABOVE_DF, student_t_two_sided_p, t_quantile, t_quantile_975};
 pub use summary::Summary;

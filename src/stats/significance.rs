@@ -4,7 +4,7 @@
 //! means from the same distribution.
 
 use super::Summary;
-use super::distribution::{student_t_two_sided_p, t_quantile};
+use super::student::{student_t_two_sided_p, t_quantile};
 
 /// The family-wise significance level: a difference counts only when its
 /// Holm-adjusted p-value (see [`super::holm_adjusted`]) is below this.

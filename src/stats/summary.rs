@@ -1,6 +1,6 @@
 //! Mean ± standard deviation and a 95% confidence interval over repeats.
 
-use super::distribution::t_quantile_975;
+use super::student::t_quantile_975;
 use serde::{Deserialize, Serialize};
 
 /// A quantity measured once per repeat, summarised. Units are those of the

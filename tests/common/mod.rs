@@ -3,6 +3,7 @@
 // Each test binary uses its own subset of these.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod xml;
 
 use std::path::{Path, PathBuf};
