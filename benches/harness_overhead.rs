@@ -14,11 +14,15 @@
 //! - `minimal`: a hand-written loop over a `CachePadded<AtomicI64>`:
 //!   `delta = load - contrib; fetch_add(delta, Relaxed); contrib = load`,
 //!   nothing else.
+//! - `minimal_counted`: the same, adding `delta + PUBLISH_TAG` and
+//!   counting a hand-over when the add returns anything but what this loop
+//!   left, as every `Writer` publish does: `minimal` less this is what the
+//!   exact hand-over count costs.
 //! - `bare_fetch_add`: `fetch_add(1, Relaxed)` on a private 128-byte
 //!   padded line, nothing else: the cost of the atomic alone.
 //!
-//! Targets: `harness` within 3% ns/op of `minimal` (the harness adds almost
-//! nothing), `harness` at most 1.25 × `bare_fetch_add` (the load model and
+//! Targets: `harness` within 3% ns/op of `minimal_counted` (the harness
+//! adds almost nothing to the work it does), `harness` at most 1.25 × `bare_fetch_add` (the load model and
 //! loop cost little beside the atomic), and `harness_sampled` within 2% of
 //! `harness` (sampling on vs off changes throughput by less than 2%).
 //!
@@ -29,7 +33,7 @@
 use contend::clock::{MonotonicClock, calibrate_tsc};
 use contend::clock::{Timer, host_tsc_is_invariant};
 use contend::counter::{
-    CounterLayout, NodeIter, Pad, ShardLevel, ShardedCounter, SlotHome, Writer,
+    CounterLayout, NodeIter, PUBLISH_TAG, Pad, ShardLevel, ShardedCounter, SlotHome, Writer,
 };
 use contend::placement::{Placement, current_cpu, pin_current_thread};
 use contend::topology::Topology;
@@ -134,6 +138,28 @@ fn harness_overhead(c: &mut Criterion) {
             elapsed
         })
     });
+    let counted = Box::new(CachePadded::new(AtomicI64::new(0)));
+    let tagged: &AtomicI64 = black_box(&counted);
+    let mut walk = LoadWalk::new(1, 0);
+    let (mut contrib_counted, mut left, mut handovers) = (0i64, 0i64, 0u64);
+    g.bench_function("minimal_counted", |b| {
+        b.iter_custom(|iters| {
+            let (deltas, at) = walk.split();
+            let (mut cursor, mut c, mut l, mut h) = (*at, contrib_counted, left, handovers);
+            let t = Instant::now();
+            for _ in 0..iters {
+                let load = cursor.next_load(deltas);
+                let add = (load - c).wrapping_add(PUBLISH_TAG);
+                let before = tagged.fetch_add(add, Ordering::Relaxed);
+                h += u64::from(before != l);
+                l = before.wrapping_add(add);
+                c = load;
+            }
+            let elapsed = t.elapsed();
+            (*at, contrib_counted, left, handovers) = (cursor, c, l, h);
+            elapsed
+        })
+    });
     let bare = Box::new(CachePadded::new(AtomicI64::new(0)));
     let one: &AtomicI64 = black_box(&bare);
     g.bench_function("bare_fetch_add", |b| {
@@ -148,7 +174,8 @@ fn harness_overhead(c: &mut Criterion) {
     g.finish();
     eprintln!(
         "harness_overhead: timer {timer:?}, harness_sampled recorded {samples} samples; \
-         minimal's atomic ends at {} (its walk's load {contrib})",
+         minimal's atomic ends at {} (its walk's load {contrib}); minimal_counted \
+         counted {handovers} hand-overs (0: nobody else adds)",
         a.load(Ordering::Relaxed)
     );
 }
