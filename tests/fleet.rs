@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use yaml_rust2::{Yaml, YamlLoader};
 
 mod common;
-use common::browser::{chromium, headless, pixel_check};
+use common::browser::{assert_drawn, chromium, headless};
 use common::stderr;
 
 const INTEL: &str = r#"["self-hosted","linux","multi-socket","intel"]"#;
@@ -244,22 +244,7 @@ fn the_fleet_page_renders_in_a_real_browser() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let page = out_dir.join("fleet.html");
 
-    let shot = dir.path().join("fleet.png");
-    let (_, err) = headless(
-        &browser,
-        dir.path(),
-        &page,
-        &[&format!("--screenshot={}", shot.display())],
-    );
-    assert!(shot.exists(), "chromium made no screenshot: {err}");
-    let (share, colours, w, h) = pixel_check(&shot);
-    eprintln!(
-        "fleet screenshot {w}x{h}: {:.1}% non-white pixels, {colours} distinct colours",
-        100.0 * share
-    );
-    assert_eq!((w, h), (1280, 2400));
-    assert!(share >= 0.05, "only {:.2}% of pixels drawn", 100.0 * share);
-    assert!(colours >= 64, "only {colours} colours");
+    assert_drawn(&browser, dir.path(), &page, "fleet");
 
     // The DOM after the browser parsed it: both hosts in one header row of
     // every side-by-side table, every article (two runs, the matrix, the

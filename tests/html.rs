@@ -18,7 +18,7 @@ use std::process::Output;
 use std::sync::OnceLock;
 
 mod common;
-use common::browser::{chromium, headless, pixel_check};
+use common::browser::{assert_drawn, chromium, headless};
 use common::{contend, stderr, stdout};
 
 /// The sections every result's article has, by `data-section`.
@@ -471,22 +471,7 @@ fn the_page_renders_in_a_real_browser() {
     };
     let dir = tempfile::tempdir().unwrap();
     let page = run().folder.join("report.html");
-    let shot = dir.path().join("page.png");
-    let (_, err) = headless(
-        &browser,
-        dir.path(),
-        &page,
-        &[&format!("--screenshot={}", shot.display())],
-    );
-    assert!(shot.exists(), "chromium made no screenshot: {err}");
-    let (share, colours, w, h) = pixel_check(&shot);
-    eprintln!(
-        "screenshot {w}x{h}: {:.1}% non-white pixels, {colours} distinct colours",
-        100.0 * share
-    );
-    assert_eq!((w, h), (1280, 2400));
-    assert!(share >= 0.05, "only {:.2}% of pixels drawn", 100.0 * share);
-    assert!(colours >= 64, "only {colours} colours");
+    assert_drawn(&browser, dir.path(), &page, "report.html");
 
     // The DOM after the browser has parsed it (and run the sorter).
     let (dom, err) = headless(&browser, dir.path(), &page, &["--dump-dom"]);

@@ -86,15 +86,10 @@ fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
 }
 
 fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Line> {
-    let mut points: Vec<&SweepPoint> = sweep
-        .points
-        .iter()
-        .filter(|p| p.affinity == affinity && p.rate.is_none())
-        .collect();
+    let points = sweep.hammer_points(affinity);
     if points.is_empty() {
         return None;
     }
-    points.sort_by_key(|p| p.threads);
     let mut series: Vec<(String, Vec<(usize, Summary)>)> = Vec::new();
     for p in &points {
         for s in &p.results.strategies {

@@ -581,6 +581,21 @@ pub struct SweepResults {
     pub points: Vec<SweepPoint>,
 }
 
+impl SweepResults {
+    /// The flat-out points of affinity set `affinity`, by thread count: the
+    /// throughput-against-threads series (a paced point's ops/s is its
+    /// pacing rate, so it belongs to the rate curve instead).
+    pub fn hammer_points(&self, affinity: &str) -> Vec<&SweepPoint> {
+        let mut points: Vec<&SweepPoint> = self
+            .points
+            .iter()
+            .filter(|p| p.affinity == affinity && p.rate.is_none())
+            .collect();
+        points.sort_by_key(|p| p.threads);
+        points
+    }
+}
+
 /// tests/fixtures/results/run.json: a real two-writer run of
 /// global/always and cpu/always, 2 repeats each, its four canaries set by
 /// hand to 10, 40 (global) and 20, 30 ns (cpu). What unit tests start from.

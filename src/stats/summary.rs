@@ -51,11 +51,7 @@ impl Summary {
             n,
             mean,
             stddev,
-            stddev_pct: if mean != 0.0 {
-                100.0 * stddev / mean.abs()
-            } else {
-                0.0
-            },
+            stddev_pct: percent_of(stddev, mean),
             ci95_low: mean - half,
             ci95_high: mean + half,
             min: values.iter().copied().fold(f64::INFINITY, f64::min),
@@ -84,16 +80,21 @@ impl Summary {
             n: self.n.min(other.n),
             mean,
             stddev,
-            stddev_pct: if mean != 0.0 {
-                100.0 * stddev / mean.abs()
-            } else {
-                0.0
-            },
+            stddev_pct: percent_of(stddev, mean),
             ci95_low,
             ci95_high,
             min: self.min - other.max,
             max: self.max - other.min,
         }
+    }
+}
+
+/// `stddev` as a percentage of |`mean`|; 0 for a zero mean.
+fn percent_of(stddev: f64, mean: f64) -> f64 {
+    if mean != 0.0 {
+        100.0 * stddev / mean.abs()
+    } else {
+        0.0
     }
 }
 

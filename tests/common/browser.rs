@@ -93,3 +93,28 @@ pub fn pixel_check(png_path: &Path) -> (f64, usize, u32, u32) {
         info.height,
     )
 }
+
+/// Screenshots `page` at 1280 x 2400 into `work` and checks that the
+/// browser drew it: at least 5% non-white pixels in 64 or more colours.
+/// `what` names the page in the printed figures.
+pub fn assert_drawn(browser: &str, work: &Path, page: &Path, what: &str) {
+    let shot = work.join("page.png");
+    let (_, err) = headless(
+        browser,
+        work,
+        page,
+        &[&format!("--screenshot={}", shot.display())],
+    );
+    assert!(
+        shot.exists(),
+        "chromium made no screenshot of {what}: {err}"
+    );
+    let (share, colours, w, h) = pixel_check(&shot);
+    eprintln!(
+        "{what} screenshot {w}x{h}: {:.1}% non-white pixels, {colours} distinct colours",
+        100.0 * share
+    );
+    assert_eq!((w, h), (1280, 2400));
+    assert!(share >= 0.05, "only {:.2}% of pixels drawn", 100.0 * share);
+    assert!(colours >= 64, "only {colours} colours");
+}

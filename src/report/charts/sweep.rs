@@ -24,17 +24,10 @@ pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     }
     let mut charts = Vec::new();
     for affinity in affinities {
-        // Throughput against threads is a hammer figure: paced points,
-        // whose ops/s is their pacing rate, are in the rate curve instead.
-        let mut points: Vec<&SweepPoint> = sweep
-            .points
-            .iter()
-            .filter(|p| p.affinity == affinity && p.rate.is_none())
-            .collect();
+        let points = sweep.hammer_points(affinity);
         if points.is_empty() {
             continue;
         }
-        points.sort_by_key(|p| p.threads);
         let name = |chart: &str| format!("sweep-{chart}-{}.svg", file_safe(affinity));
         if let Some(svg) = throughput(affinity, &points, sweep.partial) {
             let svg = svg.map_err(|e| e.in_chart(&name("throughput")))?;
