@@ -4,7 +4,9 @@
 //! change against the first level), the exactness line and the notes.
 
 use super::findings::run_findings;
-use super::measures::{RowLabels, measure_table, shown, shown_measures, table_measures, unique};
+use super::measures::{
+    RowLabels, measure_table, shown, shown_measures, table_measures, table_title, unique,
+};
 use super::{Document, Export, ExportError, Rendered};
 use crate::compare::Comparison;
 use crate::provenance::Provenance;
@@ -61,7 +63,11 @@ fn regime_markdown(out: &mut String, run: &RunResults) {
     let levels = unique(run.strategies.iter().map(level_of));
     let resolution_ns = 2.0 * run.config.timer_overhead_ns;
     for m in table_measures(run) {
-        let _ = writeln!(out, "\n#### {}\n", m.title);
+        let _ = writeln!(
+            out,
+            "\n#### {}\n",
+            table_title(m, run.config.rate.is_some())
+        );
         let mut header = vec!["policy".to_string()];
         header.extend(levels.iter().cloned());
         let rows: Vec<Row> = unique(run.strategies.iter().map(|s| labels.label(s)))

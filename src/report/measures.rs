@@ -102,6 +102,20 @@ pub fn table_measures(run: &RunResults) -> Vec<&'static Measure> {
         .collect()
 }
 
+/// A table's heading for `m` in a regime (`paced` or flat out): its
+/// title, and for sampled figures flat out, that a fenced sample perturbs
+/// the hammering it times.
+pub fn table_title(m: &Measure, paced: bool) -> String {
+    if m.sampled && !paced {
+        format!(
+            "{}; fenced samples perturb a hammering writer: the cost is loop ns/op",
+            m.title
+        )
+    } else {
+        m.title.to_string()
+    }
+}
+
 /// One table cell: the value (3 significant digits, SI prefix or unit,
 /// ± the coefficient of variation) or why there is none, and its change
 /// against the row's first level with whether the statistics support it.

@@ -6,7 +6,9 @@
 
 use crate::counter::ShardLevel;
 use crate::report::findings::{NOISY_CV_PCT, interference_line, noisy_cv, run_findings};
-use crate::report::measures::{RowLabels, cv_text, human, measure_table, table_measures, unique};
+use crate::report::measures::{
+    RowLabels, cv_text, human, measure_table, table_measures, table_title, unique,
+};
 use crate::results::{RunResults, StrategyResult, SweepResults, Unit};
 use crate::topology::CpuList;
 use std::fmt::Write;
@@ -336,7 +338,7 @@ fn regime_tables(run: &RunResults) -> String {
             }));
             table.push(line);
         }
-        let _ = writeln!(out, "\n{}", m.title);
+        let _ = writeln!(out, "\n{}", table_title(m, cfg.rate.is_some()));
         out.push_str(&align(&table));
     }
 
