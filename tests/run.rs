@@ -634,6 +634,17 @@ fn floor_throughput_ns_and_staleness_are_recorded_and_printed() {
     assert!(!text.contains("write ns/op, sampled"), "{text}");
     args.push("--verbose");
     let o = contend(&args);
+    let verbose = stdout(&o);
+    let sampled = verbose
+        .lines()
+        .find(|l| l.starts_with("write ns/op, sampled"))
+        .unwrap_or_else(|| panic!("{verbose}"));
+    // Flat out, a sampled table says what fenced samples do to a hammer.
+    assert!(
+        sampled.contains("fenced samples perturb a hammering writer"),
+        "{sampled}"
+    );
+    let o = contend(&args);
     assert!(
         stdout(&o).contains("write ns/op, sampled"),
         "{}",
