@@ -125,6 +125,7 @@ mod tests {
         let d = a.less(&b);
         assert_eq!((d.n, d.mean, d.min, d.max), (2, 7.0, 4.0, 10.0));
         assert!((d.stddev - 6f64.sqrt()).abs() < 1e-12);
+        assert!((d.stddev_pct - 100.0 * 6f64.sqrt() / 7.0).abs() < 1e-12);
         // Welch: se² = 4/3 + 2/2 = 7/3; df = (7/3)² / ((4/3)²/2 + 1²/1)
         // = 49/9 / (17/9) = 49/17; t(0.975, 49/17 df) = 3.257208 (the t
         // density integrated by Simpson's rule and bisected, by hand).
@@ -136,7 +137,14 @@ mod tests {
         // single repeat), so the interval is the other side's.
         let one = Summary::of(&[5.0]).unwrap();
         let d = a.less(&one);
-        assert!((d.ci95_high - d.mean - (a.ci95_high - a.mean)).abs() < 1e-12);
+        let half = a.ci95_high - a.mean;
+        assert_eq!(d.mean, 7.0);
+        assert!((d.ci95_high - (7.0 + half)).abs() < 1e-12, "{d:?}");
+        assert!((d.ci95_low - (7.0 - half)).abs() < 1e-12, "{d:?}");
+        // A difference of nothing: 0 ± the spread, and no percentage of 0.
+        let none = a.less(&a);
+        assert_eq!((none.mean, none.stddev_pct), (0.0, 0.0));
+        assert!((none.stddev - 2.0 * 2f64.sqrt()).abs() < 1e-12);
     }
 
     #[test]
