@@ -429,7 +429,7 @@ fn rate_caps_each_thread() {
 
 #[test]
 fn bad_run_requests_exit_2_with_one_line() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 11] = [
         (&["run", "--level", "socket"], "unknown level"),
         (&["run", "--publish", "sometimes"], "bad publish policy"),
         (&["run", "--duration", "5"], "no unit"),
@@ -439,6 +439,8 @@ fn bad_run_requests_exit_2_with_one_line() {
         (&["run", "--writers", "4096"], "--oversubscribe"),
         (&["run", "--clock", "hpet"], "unknown clock"),
         (&["run", "--pad", "32"], "unknown pad"),
+        (&["run", "--rate", "0"], "or max (flat out)"),
+        (&["run", "--rate", "max,fast"], "\"fast\" is not a rate"),
     ];
     for (args, needle) in cases {
         common::assert_usage_error(args, needle);

@@ -72,9 +72,9 @@ pub struct RunArgs {
     pub repeats: Option<u32>,
 
     /// Keep adding repeats, round-robin to the strategies not there yet,
-    /// until every strategy's 95% CI of loop ns/op is within P% of its
-    /// mean or --max-time is spent; 0 turns it off [default: 5, unless
-    /// --repeats is given].
+    /// until every strategy's 95% CI of its cost per update (loop ns/op
+    /// flat out, busy ns/op paced) is within P% of its mean or --max-time
+    /// is spent; 0 turns it off [default: 5, unless --repeats is given].
     #[arg(long, value_name = "P", value_parser = percent_arg)]
     pub target_ci: Option<f64>,
 

@@ -102,7 +102,9 @@ impl fmt::Display for PoolSize {
 
 /// A rate that does not parse or is not above zero.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("\"{0}\" is not a rate above 0 (operations per second per thread: 22000, 22k, 1.5M)")]
+#[error(
+    "\"{0}\" is not a rate above 0 (operations per second per thread: 22000, 22k, 1.5M) or max (flat out)"
+)]
 pub struct RateError(String);
 
 /// Operations per second: a number with an optional `k` (10³), `M` (10⁶)
