@@ -437,6 +437,10 @@ mod tests {
         let r = repeat_result(0, &[a], &ctx(5, 1.0));
         assert_eq!((r.handovers, r.updates_per_ownership), (0, None));
         assert_eq!(strategy_summary(&[r]).unwrap().updates_per_ownership, None);
+        // No publish at all (`never`): no hand-over rate either, not 0/s.
+        let quiet = report(Role::Writer, 0, 1000, 0, 0, 5);
+        let r = repeat_result(0, &[quiet], &ctx(5, 1.0));
+        assert_eq!(strategy_summary(&[r]).unwrap().handovers_per_s, None);
     }
 
     #[test]

@@ -430,6 +430,15 @@ mod tests {
         );
         // One repeat, or a zero mean: no interval.
         assert_eq!((h[2], h[3]), (None, None));
+        // Paced, the interval is of busy ns/op (loop ns/op is the pacing
+        // period): busy 10x the first strategy's figures, loop constant.
+        let mut paced = run.strategies[0].clone();
+        paced.rate = Some(22e3);
+        for r in &mut paced.repeats {
+            (r.write_busy_ns, r.write_loop_ns) = (10.0 * r.write_loop_ns, 45_454.5);
+        }
+        let busy = ci_half_width_pct(&paced).unwrap();
+        assert!((busy - h[0].unwrap()).abs() < 1e-9, "{busy}");
     }
 
     #[test]
