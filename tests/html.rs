@@ -176,6 +176,12 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
     // sampled ns: flat out loop ns/op from throughput, its net and
     // updates per ownership; paced net ns per update and net CPU share.
     let tables = section_of(&html, "tables", 1);
+    // No table repeats another: writers read after every update and there
+    // are no reader threads, so read-side ops/s would be updates/s again.
+    assert!(
+        !tables.contains("read side: sum + calc_group_shares"),
+        "{tables}"
+    );
     let titles = |regime: &str| -> Vec<String> {
         let from = tables.find(regime).unwrap_or_else(|| panic!("{regime}"));
         tables[from..]

@@ -94,12 +94,18 @@ pub fn shown_measures<'a>(
 /// read side after every update runs exactly as often as updates, so its
 /// ops/s would repeat updates/s row for row).
 pub fn table_measures(run: &RunResults) -> Vec<&'static Measure> {
-    let cfg = &run.config;
-    let reads_repeat_updates = cfg.reader_cpus.is_empty() && cfg.read_every == 1;
-    shown_measures(run.strategies.iter(), cfg.rate.is_some())
+    shown_measures(run.strategies.iter(), run.config.rate.is_some())
         .into_iter()
-        .filter(|m| !(reads_repeat_updates && m.short == "read ops/s"))
+        .filter(|m| !repeats_updates(run, m))
         .collect()
+}
+
+/// True when `m`'s table would repeat updates/s row for row: read-side
+/// ops/s of a run without reader threads whose writers read after every
+/// update.
+pub fn repeats_updates(run: &RunResults, m: &Measure) -> bool {
+    let cfg = &run.config;
+    cfg.reader_cpus.is_empty() && cfg.read_every == 1 && m.short == "read ops/s"
 }
 
 /// A table's heading for `m` in a regime (`paced` or flat out): its

@@ -223,17 +223,13 @@ pub(super) fn measure_table(
 /// net busy ns per update paced), then flat out its net (less the harness
 /// floor), paced the net CPU share, then updates per ownership; then the
 /// rest of [`shown_measures`] in their order (the sampled ns among them,
-/// titled as sampled), less, paced, the figures from throughput (loop
-/// ns/op is the pacing interval there, and the flat-out net reads the
-/// paced net). A measure no strategy recorded is left out.
+/// titled as sampled; paced, without loop ns/op, the pacing interval
+/// there). A measure no strategy recorded is left out.
 pub(super) fn ordered_measures<'a>(
     strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
     rate: Option<f64>,
 ) -> Vec<&'static Measure> {
-    let mut shown = shown_measures(strategies, rate.is_some());
-    if rate.is_some() {
-        shown.retain(|m| THROUGHPUT_NS.iter().all(|t| t.title != m.title));
-    }
+    let shown = shown_measures(strategies, rate.is_some());
     let ownership = MEASURES.iter().find(|m| m.short == "updates/ownership");
     let net = match rate {
         None => &THROUGHPUT_NS[1],
@@ -278,7 +274,8 @@ fn tables(run: &RunResults) -> Markup {
             keys: vec![label],
         })
         .collect();
-    let measures = ordered_measures(run.strategies.iter(), run.config.rate);
+    let mut measures = ordered_measures(run.strategies.iter(), run.config.rate);
+    measures.retain(|m| !measures::repeats_updates(run, m));
     let resolution_ns = 2.0 * run.config.timer_overhead_ns;
     let cells = measure_cells(&measures, &rows, resolution_ns);
     let hammer = run.config.rate.is_none();
