@@ -60,18 +60,7 @@ fn matrix_json() -> &'static str {
     static MATRIX: OnceLock<String> = OnceLock::new();
     MATRIX.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        let out = common::contend(&[
-            "matrix",
-            "--samples",
-            "20",
-            "--per-class",
-            "2",
-            "--quiet",
-            "--out",
-            s(dir.path()),
-        ]);
-        assert!(out.status.success(), "{}", stderr(&out));
-        read(&common::results_dir(dir.path()).unwrap().join("matrix.json"))
+        read(&common::quick_matrix(dir.path()).join("matrix.json"))
     })
 }
 

@@ -426,18 +426,7 @@ fn sweep_file(dir: &Path) -> PathBuf {
 #[test]
 fn a_run_a_matrix_and_a_sweep_are_separate_sections() {
     let dir = tempfile::tempdir().unwrap();
-    let out = contend(&[
-        "matrix",
-        "--samples",
-        "20",
-        "--per-class",
-        "2",
-        "--quiet",
-        "--out",
-        s(dir.path()),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let mfolder = common::results_dir(dir.path()).unwrap();
+    let mfolder = common::quick_matrix(dir.path());
     let mpage = std::fs::read_to_string(mfolder.join("report.html")).expect("matrix report.html");
     assert_self_contained(&mpage);
     assert_sections(&mpage, 1);

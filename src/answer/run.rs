@@ -118,10 +118,7 @@ impl<'a> Regime<'a> {
 
     /// `flat out`, or `at 22.0k/s per writer`.
     fn label(&self) -> String {
-        match self.rate {
-            None => "flat out".to_string(),
-            Some(r) => format!("at {}/s per writer", num(r)),
-        }
+        super::regime_name(self.rate)
     }
 
     /// The cost of one update: [`cost_measure`] of this regime.

@@ -229,15 +229,7 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `n` repeats with mean `mean` and sample standard deviation `sd`.
-    fn summary(n: usize, mean: f64, sd: f64) -> Summary {
-        let a = sd * ((n - 1) as f64 / n as f64).sqrt();
-        let values: Vec<f64> = (0..n)
-            .map(|i| if i % 2 == 0 { mean - a } else { mean + a })
-            .collect();
-        Summary::of(&values).unwrap()
-    }
+    use crate::answer::tests::summary;
 
     #[test]
     fn scaling_stops_where_the_gain_does() {

@@ -10,7 +10,7 @@ use crate::runner::sweep::SEED_RATE;
 use crate::topology::{Topology, fixture};
 
 /// `n` repeats with mean `mean` and sample standard deviation `sd`.
-fn summary(n: usize, mean: f64, sd: f64) -> Summary {
+pub(super) fn summary(n: usize, mean: f64, sd: f64) -> Summary {
     let a = sd * ((n - 1) as f64 / n as f64).sqrt();
     let values: Vec<f64> = (0..n)
         .map(|i| if i % 2 == 0 { mean - a } else { mean + a })

@@ -227,17 +227,8 @@ pub fn run_findings(run: &RunResults) -> Vec<String> {
     lines.extend(interference_line(run));
     lines.extend(noise_line(run));
     if let Some(target) = run.config.target_ci_pct {
-        let open: Vec<&str> = run
-            .strategies
-            .iter()
-            .filter(|s| s.converged == Some(false))
-            .map(|s| s.name.as_str())
-            .collect();
-        let repeats: Vec<usize> = run.strategies.iter().map(|s| s.repeats.len()).collect();
-        let (lo, hi) = (
-            repeats.iter().min().copied().unwrap_or(0),
-            repeats.iter().max().copied().unwrap_or(0),
-        );
+        let open = unconverged(run);
+        let (lo, hi) = repeat_range(run);
         let budget = run.config.max_time_s.unwrap_or(0.0);
         if open.is_empty() {
             lines.push(format!(
@@ -256,4 +247,22 @@ pub fn run_findings(run: &RunResults) -> Vec<String> {
         );
     }
     lines
+}
+
+/// The strategies `--target-ci` did not bring within its target.
+pub fn unconverged(run: &RunResults) -> Vec<&str> {
+    run.strategies
+        .iter()
+        .filter(|s| s.converged == Some(false))
+        .map(|s| s.name.as_str())
+        .collect()
+}
+
+/// The fewest and the most repeats any strategy of the run finished.
+pub fn repeat_range(run: &RunResults) -> (usize, usize) {
+    let repeats = run.strategies.iter().map(|s| s.repeats.len());
+    (
+        repeats.clone().min().unwrap_or(0),
+        repeats.max().unwrap_or(0),
+    )
 }

@@ -48,7 +48,11 @@ pub fn run_markdown(run: &RunResults) -> String {
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(&run.config));
     out.push_str(&super::answer::markdown(&crate::answer::run_lines(run)));
     for view in run.regimes() {
-        let _ = writeln!(out, "\n### {}", super::text::regime_name(view.config.rate));
+        let _ = writeln!(
+            out,
+            "\n### {}",
+            crate::answer::regime_name(view.config.rate)
+        );
         regime_markdown(&mut out, &view);
     }
     out.push('\n');

@@ -41,6 +41,23 @@ pub fn results_dir(root: &Path) -> Option<PathBuf> {
     Some(std::fs::read_dir(host).ok()?.next()?.ok()?.path())
 }
 
+/// Runs a quick `contend matrix` (20 samples, 2 pairs a class) into
+/// `out`, which must succeed; its results folder.
+pub fn quick_matrix(out: &Path) -> PathBuf {
+    let o = contend(&[
+        "matrix",
+        "--samples",
+        "20",
+        "--per-class",
+        "2",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    results_dir(out).expect("a matrix results folder")
+}
+
 /// The CPUs this test process may run on (and so the `contend` it starts),
 /// read from `/proc/self/status`'s `Cpus_allowed_list` (`0-3,8,10-11`)
 /// without contend's own code.

@@ -8,7 +8,7 @@ mod spread;
 mod topology;
 
 pub use compare::compare_text;
-pub use run::{regime_name, render as run_text, sweep_text, tables as run_tables};
+pub use run::{render as run_text, sweep_text, tables as run_tables};
 
 use super::{Document, Export, ExportError, Rendered};
 

@@ -4,8 +4,11 @@
 //! style, one section per measure: `90569±1.15%` per level, and the change
 //! against the first level.
 
+use crate::answer::regime_name;
 use crate::counter::ShardLevel;
-use crate::report::findings::{NOISY_CV_PCT, interference_line, noisy_cv, run_findings};
+use crate::report::findings::{
+    NOISY_CV_PCT, interference_line, noisy_cv, repeat_range, run_findings, unconverged,
+};
 use crate::report::measures::{
     RowLabels, cv_text, human, measure_table, table_measures, table_title, unique,
 };
@@ -65,12 +68,7 @@ pub fn render(run: &RunResults) -> String {
             run.strategies.len()
         );
     }
-    let open: Vec<&str> = run
-        .strategies
-        .iter()
-        .filter(|s| s.converged == Some(false))
-        .map(|s| s.name.as_str())
-        .collect();
+    let open = unconverged(run);
     if let (Some(target), false) = (run.config.target_ci_pct, open.is_empty()) {
         let _ = writeln!(
             out,
@@ -90,14 +88,6 @@ pub fn render(run: &RunResults) -> String {
         "every table: --verbose, or report.html in the results folder"
     );
     out
-}
-
-/// The regime as tables name it: `flat out` or `at 22.0k/s per writer`.
-pub fn regime_name(rate: Option<f64>) -> String {
-    match rate {
-        None => "flat out".to_string(),
-        Some(r) => format!("at {}/s per writer", human(r, Unit::PerSecond)),
-    }
 }
 
 /// The compact table: one row per strategy (and one for the floors), the
@@ -244,11 +234,7 @@ fn header(run: &RunResults) -> String {
             nodes(&cfg.reader_cpus)
         );
     }
-    let repeats: Vec<usize> = run.strategies.iter().map(|s| s.repeats.len()).collect();
-    let (lo, hi) = (
-        repeats.iter().min().copied().unwrap_or(0),
-        repeats.iter().max().copied().unwrap_or(0),
-    );
+    let (lo, hi) = repeat_range(run);
     let _ = writeln!(
         out,
         "{} repeats x {:.0} ms per strategy (+{:.0} ms warm-up){}",
