@@ -27,6 +27,7 @@ pub mod counter;
 pub mod error;
 pub mod matrix;
 pub mod placement;
+pub mod predict;
 pub mod provenance;
 pub mod report;
 pub mod results;

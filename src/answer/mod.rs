@@ -25,12 +25,14 @@
 
 mod host;
 mod matrix;
+mod predict;
 mod run;
 mod sweep;
 #[cfg(test)]
 mod tests;
 
 pub use matrix::matrix_lines;
+pub use predict::{predict_lines, range_text, rho_text, share_text};
 pub use run::run_lines;
 pub use sweep::sweep_lines;
 
@@ -71,6 +73,9 @@ pub enum Topic {
     Rate,
     /// The matrix's split advice.
     Advice,
+    /// A prediction: how busy the hot line is and what each strategy
+    /// does to that (`contend predict`).
+    Prediction,
 }
 
 /// One `verdict:` line.

@@ -7,6 +7,7 @@ mod args;
 mod compare;
 mod matrix;
 mod plot;
+mod predict;
 mod report;
 mod run;
 mod spread;
@@ -18,6 +19,7 @@ pub use args::{PlacementArg, PrintArgs, ResultsArgs, StrategyArgs};
 pub use compare::CompareArgs;
 pub use matrix::MatrixArgs;
 pub use plot::PlotArgs;
+pub use predict::PredictArgs;
 pub use report::ReportArgs;
 pub use run::RunArgs;
 pub use spread::SpreadArgs;
@@ -89,6 +91,13 @@ pub enum Command {
     /// split a hot counter at llc, at node, or not at all.
     #[command(long_about = crate::matrix::LONG_ABOUT)]
     Matrix(matrix::MatrixArgs),
+    /// Predict, for any host (live, or a --sysfs-root fixture) and class
+    /// latencies (--latencies matrix.json or --latency), how busy the hot
+    /// line is at each update rate, where it saturates, and what each
+    /// strategy costs per update; --check FILE sets the model against a
+    /// run measured under --rate.
+    #[command(long_about = crate::predict::LONG_ABOUT)]
+    Predict(Box<predict::PredictArgs>),
 }
 
 /// Runs `contend` with these arguments (the first is the program name).
@@ -119,6 +128,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
         Some(Command::Report(args)) => report::run(root, &args),
         Some(Command::Sweep(args)) => sweep::run(root, &args),
         Some(Command::Plot(args)) => plot::run(root, &args),
+        Some(Command::Predict(args)) => predict::run(root, &args),
         None => Err(CliError::usage("no subcommand given; see contend --help")),
     }
 }

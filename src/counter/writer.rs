@@ -80,9 +80,15 @@ impl<'c, C: Clock> Writer<'c, C> {
     /// `clock` for the ratelimit. Load and contribution start at 0, and the
     /// last publish is stamped "long ago" so the first update may publish.
     pub fn new(counter: &'c ShardedCounter, slot: usize, policy: PublishPolicy, clock: C) -> Self {
+        Self::on_slot(counter.slot(slot), policy, clock)
+    }
+
+    /// A writer adding to `slot` itself, any atomic (`contend predict`
+    /// steps a walk through the publish decision on a local one, with no
+    /// counter and no threads).
+    pub fn on_slot(slot: &'c AtomicI64, policy: PublishPolicy, clock: C) -> Self {
         let period = policy.ratelimit.map(|p| clock.ticks(p).max(1));
         let last_publish = period.map_or(0, |p| clock.now().wrapping_sub(p));
-        let slot = counter.slot(slot);
         Self {
             left: slot.load(Ordering::Relaxed),
             handovers: 0,

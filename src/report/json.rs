@@ -17,6 +17,8 @@ impl Export for JsonExport {
             Document::Verify(v) => pretty(v, "verify.json")?,
             Document::Topology(t) => pretty(t, "topology.json")?,
             Document::Spread(s) => pretty(s, "spread.json")?,
+            Document::Predict(p) => pretty(p, "predict.json")?,
+            Document::Check(c) => pretty(c, "check.json")?,
             // A comparison is derived from two result files; they are its
             // data.
             Document::Compare(_) => return Ok(Vec::new()),

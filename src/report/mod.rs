@@ -19,6 +19,7 @@ pub mod text;
 use crate::compare::Comparison;
 use crate::matrix::MatrixResults;
 use crate::placement::VerifyReport;
+use crate::predict::{CheckResults, PredictResults};
 use crate::results::{ResultFile, RunResults, SweepResults, WriteError, write_atomic};
 use crate::topology::{SpreadReport, Topology};
 use std::fmt;
@@ -41,6 +42,10 @@ pub enum Document<'a> {
     Topology(&'a Topology),
     /// A `contend spread`.
     Spread(&'a SpreadReport),
+    /// A `contend predict` (predict.json).
+    Predict(&'a PredictResults),
+    /// A `contend predict --check`: the model against a measured run.
+    Check(&'a CheckResults),
 }
 
 impl Document<'_> {
@@ -54,6 +59,8 @@ impl Document<'_> {
             Document::Verify(_) => "verify",
             Document::Topology(_) => "topology",
             Document::Spread(_) => "spread",
+            Document::Predict(_) => "predict",
+            Document::Check(_) => "check",
         }
     }
 }

@@ -11,6 +11,7 @@ impl Export for SvgExport {
         let drawn = match doc {
             Document::Run(r) => charts::run_charts(r, "")?,
             Document::Sweep(s) => charts::sweep_charts(s)?,
+            Document::Predict(p) => charts::predict_charts(p)?,
             Document::Matrix(m) => vec![("heatmap.svg".to_string(), heatmap::render(m)?)],
             _ => Vec::new(),
         };

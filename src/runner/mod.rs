@@ -13,7 +13,7 @@ pub mod sweep;
 
 pub use plan::{
     DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, PoolSize,
-    PoolSizeError, RateError, RunRequest, StrategyChoice, parse_rate, plan,
+    PoolSizeError, Pools, RateError, RunRequest, StrategyChoice, parse_rate, plan, pools,
 };
 
 use crate::clock::{ClockKind, Timer, clock_read_cost};

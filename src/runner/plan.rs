@@ -314,38 +314,15 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
                 source,
             })?;
     }
-    let resolve = |spec: &Option<CpuSpec>, option| {
-        spec.clone()
-            .unwrap_or(CpuSpec::All)
-            .resolve(&topo)
-            .map_err(|source| PlanError::Cpus { option, source })
-    };
-    let writer_order = resolve(&request.writer_cpus, "--writer-cpus")?;
-    let reader_order = resolve(&request.reader_cpus, "--reader-cpus")?;
-    let readers = request.readers.map_or(0, |r| r.resolve(allowed));
-    let writers = match request.writers {
-        Some(w) => w.resolve(allowed),
-        None if readers > 0 && !request.oversubscribe => {
-            writer_order.len().saturating_sub(readers).max(1)
-        }
-        None => writer_order.len(),
-    };
-    if writers == 0 {
-        return Err(PlanError::NoWriters);
-    }
-    let writer_cpus = take_cpus(
-        &writer_order,
-        writers,
-        &[],
-        request.oversubscribe,
-        ("--writers", "--writer-cpus"),
-    )?;
-    let reader_cpus = take_cpus(
-        &reader_order,
-        readers,
-        &writer_cpus,
-        request.oversubscribe,
-        ("--readers", "--reader-cpus"),
+    let (writer_cpus, reader_cpus) = pools(
+        &topo,
+        &Pools {
+            writers: request.writers,
+            readers: request.readers,
+            writer_cpus: request.writer_cpus.clone(),
+            reader_cpus: request.reader_cpus.clone(),
+            oversubscribe: request.oversubscribe,
+        },
     )?;
     let threads = writer_cpus.len() + reader_cpus.len();
     let distinct: BTreeSet<u32> = writer_cpus.iter().chain(&reader_cpus).copied().collect();
@@ -414,6 +391,63 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         provenance,
         notes,
     })
+}
+
+/// The pool options of `run`, `sweep` and `predict`: how many writer and
+/// reader threads, on which CPUs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pools {
+    /// Writer threads (default: every CPU of `writer_cpus`, less readers).
+    pub writers: Option<PoolSize>,
+    /// Reader threads (default: none).
+    pub readers: Option<PoolSize>,
+    /// CPUs writers take, in order (default: all allowed).
+    pub writer_cpus: Option<CpuSpec>,
+    /// CPUs readers take, in order, skipping writers' (default: all).
+    pub reader_cpus: Option<CpuSpec>,
+    /// Threads may share CPUs.
+    pub oversubscribe: bool,
+}
+
+/// The writer CPUs and reader CPUs `p` selects on `topo` (its allowed
+/// CPUs; a fixture's are its online ones), or the option that cannot be
+/// met.
+pub fn pools(topo: &Topology, p: &Pools) -> Result<(Vec<u32>, Vec<u32>), PlanError> {
+    let allowed = topo.allowed_cpus.len();
+    let resolve = |spec: &Option<CpuSpec>, option| {
+        spec.clone()
+            .unwrap_or(CpuSpec::All)
+            .resolve(topo)
+            .map_err(|source| PlanError::Cpus { option, source })
+    };
+    let writer_order = resolve(&p.writer_cpus, "--writer-cpus")?;
+    let reader_order = resolve(&p.reader_cpus, "--reader-cpus")?;
+    let readers = p.readers.map_or(0, |r| r.resolve(allowed));
+    let writers = match p.writers {
+        Some(w) => w.resolve(allowed),
+        None if readers > 0 && !p.oversubscribe => {
+            writer_order.len().saturating_sub(readers).max(1)
+        }
+        None => writer_order.len(),
+    };
+    if writers == 0 {
+        return Err(PlanError::NoWriters);
+    }
+    let writer_cpus = take_cpus(
+        &writer_order,
+        writers,
+        &[],
+        p.oversubscribe,
+        ("--writers", "--writer-cpus"),
+    )?;
+    let reader_cpus = take_cpus(
+        &reader_order,
+        readers,
+        &writer_cpus,
+        p.oversubscribe,
+        ("--readers", "--reader-cpus"),
+    )?;
+    Ok((writer_cpus, reader_cpus))
 }
 
 /// The first `n` CPUs of `order` not in `taken`; with `oversubscribe`,

@@ -33,6 +33,7 @@ mod bars;
 mod cpu_share;
 mod latency;
 mod ns_per_op;
+mod predict;
 mod rates;
 mod staleness;
 mod sweep;
@@ -109,6 +110,11 @@ pub fn write_run_charts(dir: &Path, run: &RunResults) -> Result<Vec<PathBuf>, Ex
 /// paths written.
 pub fn write_sweep_charts(dir: &Path, sweep: &SweepResults) -> Result<Vec<PathBuf>, ExportError> {
     super::save(dir, &Document::Sweep(sweep), &[Format::Svg])
+}
+
+/// The chart of a prediction (`predict.svg`).
+pub(super) fn predict_charts(p: &crate::predict::PredictResults) -> Result<Vec<Chart>, DrawError> {
+    predict::charts(p)
 }
 
 /// Every chart of a sweep (see [`write_sweep_charts`]).

@@ -3,6 +3,7 @@
 mod compare;
 mod matrix;
 mod placement;
+mod predict;
 mod run;
 mod spread;
 mod topology;
@@ -25,7 +26,36 @@ impl Export for TextExport {
             Document::Verify(v) => placement::render(v),
             Document::Topology(t) => topology::render(t),
             Document::Spread(s) => spread::render(s),
+            Document::Predict(p) => predict::render(p),
+            Document::Check(c) => predict::render_check(c),
         };
         Ok(vec![Rendered::new(format!("{}.txt", doc.kind()), text)])
     }
+}
+
+/// Left-aligned columns three spaces apart, trailing blanks trimmed.
+pub(super) fn align(table: &[Vec<String>]) -> String {
+    let cols = table.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            table
+                .iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in table {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            let pad = widths[c] - cell.chars().count();
+            line.push_str(cell);
+            line.push_str(&" ".repeat(pad + 3));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
 }

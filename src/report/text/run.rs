@@ -4,6 +4,7 @@
 //! style, one section per measure: `90569±1.15%` per level, and the change
 //! against the first level.
 
+use super::align;
 use crate::answer::regime_name;
 use crate::counter::ShardLevel;
 use crate::report::findings::{
@@ -407,30 +408,4 @@ fn slot_nodes_line(run: &RunResults) -> String {
     } else {
         format!("on nodes {nodes}, some UNVERIFIED")
     }
-}
-
-fn align(table: &[Vec<String>]) -> String {
-    let cols = table.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| {
-            table
-                .iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in table {
-        let mut line = String::new();
-        for (c, cell) in row.iter().enumerate() {
-            let pad = widths[c] - cell.chars().count();
-            line.push_str(cell);
-            line.push_str(&" ".repeat(pad + 3));
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
 }

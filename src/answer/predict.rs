@@ -1,0 +1,124 @@
+//! A prediction's `verdict:` lines: per asked-for rate, how busy the first
+//! strategy's hottest line is (global/always by default) and what it costs
+//! per update, then what every other strategy does to that. The figures
+//! are the model's ([`crate::predict`]), each a range from the class
+//! latencies' uncertainty.
+
+use super::{Line, Topic, num};
+use crate::predict::{LineState, PointPrediction, PredictResults, Range, StrategyPrediction};
+
+/// `lo–hi`, or one figure when they round alike.
+pub fn range_text(r: Range, f: impl Fn(f64) -> String) -> String {
+    let (lo, hi) = (f(r.lo), f(r.hi));
+    if lo == hi { lo } else { format!("{lo}–{hi}") }
+}
+
+/// ρ to two or three decimals, or in exponent form when tiny.
+pub fn rho_text(v: f64) -> String {
+    if v >= 10.0 {
+        format!("{v:.0}")
+    } else if v >= 0.1 {
+        format!("{v:.2}")
+    } else if v >= 0.001 {
+        format!("{v:.3}")
+    } else if v > 0.0 {
+        format!("{v:.0e}")
+    } else {
+        "0".into()
+    }
+}
+
+/// A CPU share, %, to three significant digits however small
+/// (`0.157`, `0.0000654`).
+pub fn share_text(v: f64) -> String {
+    if v <= 0.0 || !v.is_finite() {
+        return "0".into();
+    }
+    let decimals = (2 - v.log10().floor() as i32).clamp(0, 9) as usize;
+    format!("{v:.decimals$}")
+}
+
+/// What a point's hottest line does: its ρ, and the cost or why none.
+fn state(p: &PointPrediction) -> String {
+    match p.state {
+        LineState::Saturated => format!(
+            "the hottest line is {}× saturated (ρ): throughput caps at one transfer at a time and the cost per update is set by the queue (up to {} ns a transfer with every other CPU ahead), not predicted",
+            range_text(p.rho, rho_text),
+            p.queue_bound_ns.map_or("?".into(), num)
+        ),
+        LineState::Near => format!(
+            "the hottest line is near saturation (ρ {}): the cost and CPU share are not predictable there",
+            range_text(p.rho, rho_text)
+        ),
+        LineState::Below => {
+            let cost = p.cost_ns.map_or("?".into(), |c| range_text(c, num));
+            let share = p
+                .cpu_share_pct
+                .map_or("?".into(), |s| range_text(s, share_text));
+            format!(
+                "the hottest line is at ρ {}: {cost} ns net per update, {share}% of each CPU",
+                range_text(p.rho, rho_text)
+            )
+        }
+    }
+}
+
+/// Where a strategy saturates, per CPU.
+fn saturates(s: &StrategyPrediction) -> String {
+    let sat = s.saturation;
+    match (sat.lo, sat.hi) {
+        (Some(lo), Some(hi)) if num(lo) != num(hi) => {
+            format!("; it saturates from {}–{}/s per CPU", num(lo), num(hi))
+        }
+        (Some(lo), _) => format!("; it saturates from {}/s per CPU", num(lo)),
+        (None, _) => "; it never saturates (the policy caps each CPU's publishes)".into(),
+    }
+}
+
+/// The verdict lines of a prediction.
+pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
+    let Some(base) = p.strategies.first() else {
+        return Vec::new();
+    };
+    let writers = p.config.layout.writers.len();
+    let mut lines = Vec::new();
+    for (i, &rate) in p.config.rates.iter().enumerate() {
+        let b = &base.points[i];
+        lines.push(Line::new(
+            Topic::Prediction,
+            format!(
+                "at {}/s per CPU on {writers} CPUs, {}: {}{}",
+                num(rate),
+                base.name,
+                state(b),
+                saturates(base)
+            ),
+        ));
+        for s in &p.strategies[1..] {
+            let q = &s.points[i];
+            let mut text = format!("at {}/s per CPU, {}", num(rate), s.name);
+            if s.publish != base.publish {
+                text.push_str(&format!(
+                    " (publishes {}% of updates)",
+                    num(100.0 * q.publish_fraction)
+                ));
+            }
+            if s.level != base.level {
+                text.push_str(&format!(
+                    " ({} lines, {} writers on the hottest against {})",
+                    s.lines, q.hottest_writers, b.hottest_writers
+                ));
+            }
+            text.push_str(&format!(": {}", state(q)));
+            if q.read_transfers > b.read_transfers + 0.01 {
+                text.push_str(&format!(
+                    "; each update's read side fetches {} lines (against {})",
+                    num(q.read_transfers),
+                    num(b.read_transfers)
+                ));
+            }
+            lines.push(Line::new(Topic::Prediction, text));
+        }
+    }
+    lines
+}

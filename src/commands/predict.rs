@@ -1,0 +1,214 @@
+//! `contend predict`: parse → the model → print, or with `--check FILE`
+//! the model against a run measured under `--rate`.
+
+use super::args::StrategyArgs;
+use super::{emit, load_topology};
+use crate::CliError;
+use crate::matrix::MatrixResults;
+use crate::predict::{self, Arrivals, Latencies, LatencyArg, Layout, PredictRequest};
+use crate::report::{self, Document, Format};
+use crate::results::{self, ResultFile, RunResults};
+use crate::runner::{PoolSize, Pools, parse_rate, pools};
+use crate::topology::CpuSpec;
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+/// Options of `contend predict`.
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// Writer CPUs: a count or a percentage of the topology's CPUs
+    /// [default: every CPU of --writer-cpus].
+    #[arg(long, value_name = "N|P%")]
+    pub writers: Option<PoolSize>,
+
+    /// Reader CPUs that run only the read side, at the rate [default:
+    /// none; writers run the read side themselves].
+    #[arg(long, value_name = "N|P%")]
+    pub readers: Option<PoolSize>,
+
+    #[doc = "CPUs writers take, in order."]
+    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
+    pub writer_cpus: Option<CpuSpec>,
+
+    #[doc = "CPUs readers take, in order, skipping writers' CPUs."]
+    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
+    pub reader_cpus: Option<CpuSpec>,
+
+    /// Each writer runs the read side once every K updates (0 = never),
+    /// as `contend run`.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub read_every: u32,
+
+    /// The strategies, as `contend run` takes them (the model does not
+    /// tell pads or clocks apart).
+    #[command(flatten)]
+    pub strategies: StrategyArgs,
+
+    /// Updates per second per writer CPU, comma-separated (22000, 22k,
+    /// 1.5M). The seed's postgres on the 224-CPU Sapphire Rapids: 22k.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_rate,
+          default_value = "1k,22k,100k")]
+    pub rates: Vec<f64>,
+
+    /// Transfer time per distance class, comma-separated CLASS=TIME[±U]
+    /// with the class names `contend matrix` prints (smt, same-llc,
+    /// same-node, cross-node@D; `cross-node` covers every distance
+    /// without its own figure). U is ns or %; ±25% unless given. Overrides
+    /// the same classes of --latencies.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub latency: Vec<LatencyArg>,
+
+    /// Take the class latencies from a `contend matrix` result (matrix.json
+    /// or its folder): each class's median pair, its range the pairs'
+    /// spread widened to at least ±25%.
+    #[arg(long, value_name = "FILE")]
+    pub latencies: Option<PathBuf>,
+
+    /// How updates fall in time: poisson (irregular, as a kernel's) or
+    /// paced (evenly spaced, as `contend run --rate`).
+    #[arg(long, value_name = "HOW", default_value = "poisson")]
+    pub arrivals: Arrivals,
+
+    /// Seed of the load walks the publish fractions come from (as `run`).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Instead of predicting, set the model against a run.json or
+    /// sweep.json measured under --rate: that file's topology, CPUs,
+    /// rates and strategies, each repeat's canary as the transfer time
+    /// (or --latency/--latencies); prints predicted against measured net
+    /// cost per update, the ratio per point, the median error and the
+    /// knee.
+    #[arg(long, value_name = "FILE")]
+    pub check: Option<PathBuf>,
+
+    /// Print the result as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Also write predict.json (or check.json) and the charts into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
+    let latencies = latencies(args)?;
+    if let Some(file) = &args.check {
+        let (path, contents) = results::read(file)?;
+        let name = path.display().to_string();
+        let runs: Vec<(String, &RunResults)> = match &contents {
+            ResultFile::Run(r) => vec![(String::new(), r.as_ref())],
+            ResultFile::Sweep(s) => s
+                .points
+                .iter()
+                .map(|p| (format!(" {} threads {}", p.threads, p.affinity), &p.results))
+                .collect(),
+            ResultFile::Matrix(_) => {
+                return Err(CliError::usage(format!(
+                    "--check {name}: a matrix has no paced run; give it to --latencies, and --check a run.json measured under --rate"
+                )));
+            }
+        };
+        let checked = predict::check(&name, &runs, latencies.as_ref()).map_err(CliError::usage)?;
+        return output(args, &Document::Check(&checked));
+    }
+    let latencies = latencies.ok_or_else(|| {
+        CliError::usage(
+            "no class latencies: give --latencies matrix.json (from contend matrix) or --latency CLASS=TIME,… (e.g. smt=8ns,same-llc=51ns,cross-node=108ns)",
+        )
+    })?;
+    let topo = load_topology(root)?;
+    let (writers, readers) = pools(
+        &topo,
+        &Pools {
+            writers: args.writers,
+            readers: args.readers,
+            writer_cpus: args.writer_cpus.clone(),
+            reader_cpus: args.reader_cpus.clone(),
+            oversubscribe: false,
+        },
+    )?;
+    let request = PredictRequest {
+        layout: Layout {
+            writers,
+            readers,
+            read_every: args.read_every,
+        },
+        levels: args.strategies.level.clone(),
+        policies: args.strategies.publish.clone(),
+        rates: args.rates.clone(),
+        latencies,
+        arrivals: args.arrivals,
+        seed: args.seed,
+    };
+    let prediction =
+        predict::predict(&topo, &host_name(root), &request).map_err(CliError::usage)?;
+    output(args, &Document::Predict(&prediction))
+}
+
+/// `--latencies` and then `--latency` over it; `None` when neither.
+fn latencies(args: &PredictArgs) -> Result<Option<Latencies>, CliError> {
+    let mut lat = match &args.latencies {
+        Some(file) => {
+            let (path, contents) = results::read(file)?;
+            let ResultFile::Matrix(m) = contents else {
+                return Err(CliError::usage(format!(
+                    "--latencies {}: not a matrix.json (run contend matrix for class latencies)",
+                    path.display()
+                )));
+            };
+            let m: &MatrixResults = &m;
+            Some(Latencies::from_matrix(m, &path.display().to_string()))
+        }
+        None => None,
+    };
+    if !args.latency.is_empty() {
+        let given = Latencies::from_args(&args.latency);
+        lat = Some(match lat {
+            Some(mut l) => {
+                l.classes.extend(given.classes);
+                l.source = format!("{} and --latency", l.source);
+                l
+            }
+            None => given,
+        });
+    }
+    Ok(lat)
+}
+
+/// The host a topology describes: this host's name, or the fixture
+/// folder's.
+fn host_name(root: &Path) -> String {
+    let live = std::fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"));
+    if live {
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_else(|_| "this host".into())
+    } else {
+        root.file_name().map_or_else(
+            || root.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
+}
+
+/// Prints `doc` as text or JSON, and writes its files into `--out`.
+fn output(args: &PredictArgs, doc: &Document) -> Result<(), CliError> {
+    emit(
+        doc,
+        if args.json {
+            Format::Json
+        } else {
+            Format::Text
+        },
+        None,
+    )?;
+    if let Some(dir) = &args.out {
+        results::create_dir(dir)?;
+        let files = report::save(dir, doc, &[Format::Json, Format::Svg])?;
+        for f in files {
+            eprintln!("wrote {}", f.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,301 @@
+//! The transfer time of a cache line between two CPUs, per distance
+//! class, with its uncertainty: given on the command line
+//! (`--latency same-llc=51ns,cross-node@21=108ns±10%`), read from a
+//! `contend matrix` file, or one figure for every class (a run's canary).
+
+use crate::matrix::{MatrixResults, PairClass};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// A class latency's uncertainty when none is given: ±25%.
+pub const DEFAULT_UNCERTAINTY_PCT: f64 = 25.0;
+
+/// Which end of every class's range the model is evaluated at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// Every class at its lowest figure.
+    Low,
+    /// Every class at its central figure.
+    Mid,
+    /// Every class at its highest figure.
+    High,
+}
+
+/// One class's one-way transfer time, ns: a central figure and a range.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ClassLatency {
+    /// The central figure, ns.
+    pub ns: f64,
+    /// The lowest figure, ns.
+    pub lo_ns: f64,
+    /// The highest figure, ns.
+    pub hi_ns: f64,
+}
+
+impl ClassLatency {
+    /// `ns` ± `pct` percent.
+    pub fn with_pct(ns: f64, pct: f64) -> Self {
+        ClassLatency {
+            ns,
+            lo_ns: ns * (1.0 - pct / 100.0),
+            hi_ns: ns * (1.0 + pct / 100.0),
+        }
+    }
+
+    /// The figure at `bound`, ns.
+    pub fn at(&self, bound: Bound) -> f64 {
+        match bound {
+            Bound::Low => self.lo_ns,
+            Bound::Mid => self.ns,
+            Bound::High => self.hi_ns,
+        }
+    }
+}
+
+/// What a latency figure is given for: one class, or every cross-node
+/// distance not given on its own (`cross-node`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LatencyKey {
+    /// One class.
+    Class(PairClass),
+    /// Every cross-node distance without a figure of its own.
+    AnyCrossNode,
+}
+
+impl fmt::Display for LatencyKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LatencyKey::Class(c) => c.fmt(f),
+            LatencyKey::AnyCrossNode => f.write_str("cross-node"),
+        }
+    }
+}
+
+/// One `--latency` item: `CLASS=TIME` or `CLASS=TIME±U` (U in ns or %).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyArg {
+    /// The class it is for.
+    pub key: LatencyKey,
+    /// Its figure and range.
+    pub latency: ClassLatency,
+}
+
+/// A `--latency` item that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "bad --latency \"{item}\": {reason} (want CLASS=TIME[±U], e.g. same-llc=51ns or cross-node@21=108ns±10%; classes: smt, same-llc, same-node, cross-node@D, cross-node)"
+)]
+pub struct LatencyArgError {
+    /// The item as given.
+    pub item: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl FromStr for LatencyArg {
+    type Err = LatencyArgError;
+    fn from_str(s: &str) -> Result<Self, LatencyArgError> {
+        let err = |reason: &str| LatencyArgError {
+            item: s.to_string(),
+            reason: reason.to_string(),
+        };
+        let (name, value) = s.split_once('=').ok_or_else(|| err("no '='"))?;
+        let key = match name.trim() {
+            "cross-node" => LatencyKey::AnyCrossNode,
+            other => LatencyKey::Class(other.parse().map_err(|_| err("unknown class"))?),
+        };
+        let (time, unc) = match value.split_once('±').or_else(|| value.split_once("+-")) {
+            Some((t, u)) => (t, Some(u)),
+            None => (value, None),
+        };
+        let ns =
+            parse_ns(time).ok_or_else(|| err("the time is not a number above 0 with ns or us"))?;
+        let latency = match unc.map(str::trim) {
+            None => ClassLatency::with_pct(ns, DEFAULT_UNCERTAINTY_PCT),
+            Some(u) => match u.strip_suffix('%') {
+                Some(p) => match p.trim().parse::<f64>() {
+                    Ok(p) if (0.0..100.0).contains(&p) => ClassLatency::with_pct(ns, p),
+                    _ => return Err(err("the uncertainty must be 0% to below 100%")),
+                },
+                None => match parse_ns(u).or((u == "0").then_some(0.0)) {
+                    Some(d) if d < ns => ClassLatency {
+                        ns,
+                        lo_ns: ns - d,
+                        hi_ns: ns + d,
+                    },
+                    _ => return Err(err("the uncertainty must be below the time")),
+                },
+            },
+        };
+        Ok(LatencyArg { key, latency })
+    }
+}
+
+/// `51ns`, `51`, `0.1us`, `0.1µs`: nanoseconds above zero.
+fn parse_ns(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let (number, scale) = if let Some(n) = s.strip_suffix("ns") {
+        (n, 1.0)
+    } else if let Some(n) = s.strip_suffix("us").or_else(|| s.strip_suffix("µs")) {
+        (n, 1e3)
+    } else {
+        (s, 1.0)
+    };
+    number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .map(|v| v * scale)
+        .filter(|v| *v > 0.0 && v.is_finite())
+}
+
+/// The class latencies a prediction uses, and where they came from.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Latencies {
+    /// Figures by class name (`same-llc`, `cross-node@21`, `cross-node`
+    /// for every distance without its own).
+    pub classes: BTreeMap<String, ClassLatency>,
+    /// Where the figures came from (`--latency`, a matrix file, a canary).
+    pub source: String,
+}
+
+/// A class among the chosen CPUs that no figure covers.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "no latency for class {class} (the chosen CPUs have pairs of it); given: {given}; add --latency {class}=TIME"
+)]
+pub struct MissingClass {
+    /// The class without a figure.
+    pub class: String,
+    /// The classes that have one.
+    pub given: String,
+}
+
+impl Latencies {
+    /// From `--latency` items (a later item for the same class wins).
+    pub fn from_args(args: &[LatencyArg]) -> Self {
+        Latencies {
+            classes: args
+                .iter()
+                .map(|a| (a.key.to_string(), a.latency))
+                .collect(),
+            source: "--latency".into(),
+        }
+    }
+
+    /// From a `contend matrix` file: each class's median pair, its range
+    /// the pairs' spread widened to at least ±[`DEFAULT_UNCERTAINTY_PCT`]%.
+    pub fn from_matrix(m: &MatrixResults, name: &str) -> Self {
+        let f = 1.0 - DEFAULT_UNCERTAINTY_PCT / 100.0;
+        let g = 1.0 + DEFAULT_UNCERTAINTY_PCT / 100.0;
+        Latencies {
+            classes: m
+                .classes
+                .iter()
+                .map(|c| {
+                    let l = ClassLatency {
+                        ns: c.median_ns,
+                        lo_ns: c.min_ns.min(c.median_ns * f),
+                        hi_ns: c.max_ns.max(c.median_ns * g),
+                    };
+                    (c.class.to_string(), l)
+                })
+                .collect(),
+            source: name.to_string(),
+        }
+    }
+
+    /// One figure, exactly, for every class (a run's canary).
+    pub fn uniform(ns: f64, source: &str) -> Self {
+        let l = ClassLatency {
+            ns,
+            lo_ns: ns,
+            hi_ns: ns,
+        };
+        Latencies {
+            classes: [
+                ("smt", l),
+                ("same-llc", l),
+                ("same-node", l),
+                ("cross-node", l),
+            ]
+            .into_iter()
+            .map(|(k, l)| (k.to_string(), l))
+            .collect(),
+            source: source.to_string(),
+        }
+    }
+
+    /// The figure for `class`: its own, or `cross-node`'s for a cross-node
+    /// distance without one.
+    pub fn of(&self, class: PairClass) -> Result<ClassLatency, MissingClass> {
+        let own = self.classes.get(&class.to_string());
+        let any = || {
+            matches!(class, PairClass::CrossNode(_))
+                .then(|| self.classes.get("cross-node"))
+                .flatten()
+        };
+        own.or_else(any).copied().ok_or_else(|| MissingClass {
+            class: class.to_string(),
+            given: if self.classes.is_empty() {
+                "none".into()
+            } else {
+                self.classes.keys().cloned().collect::<Vec<_>>().join(", ")
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_parse_with_units_and_uncertainty() {
+        let a: LatencyArg = "same-llc=51ns".parse().unwrap();
+        assert_eq!(a.key, LatencyKey::Class(PairClass::SameLlc));
+        assert_eq!(a.latency, ClassLatency::with_pct(51.0, 25.0));
+        let b: LatencyArg = "cross-node@21=0.108us±10%".parse().unwrap();
+        assert_eq!(b.key, LatencyKey::Class(PairClass::CrossNode(21)));
+        assert!((b.latency.lo_ns - 97.2).abs() < 1e-9 && (b.latency.hi_ns - 118.8).abs() < 1e-9);
+        let c: LatencyArg = "cross-node=200+-20ns".parse().unwrap();
+        assert_eq!(c.key, LatencyKey::AnyCrossNode);
+        assert_eq!((c.latency.lo_ns, c.latency.hi_ns), (180.0, 220.0));
+        let d: LatencyArg = "smt=8±0".parse().unwrap();
+        assert_eq!((d.latency.lo_ns, d.latency.hi_ns), (8.0, 8.0));
+        for bad in [
+            "same-socket=51ns",
+            "same-llc",
+            "same-llc=-3ns",
+            "same-llc=51ms",
+            "same-llc=51ns±120%",
+            "same-llc=51ns±60ns",
+        ] {
+            let e = bad.parse::<LatencyArg>().unwrap_err().to_string();
+            assert!(e.starts_with(&format!("bad --latency \"{bad}\"")), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_cross_node_figure_covers_distances_without_their_own() {
+        let args: Vec<LatencyArg> = ["smt=8ns", "cross-node=100ns", "cross-node@32=150ns"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let l = Latencies::from_args(&args);
+        assert_eq!(l.of(PairClass::CrossNode(21)).unwrap().ns, 100.0);
+        assert_eq!(l.of(PairClass::CrossNode(32)).unwrap().ns, 150.0);
+        assert_eq!(l.of(PairClass::Smt).unwrap().ns, 8.0);
+        let e = l.of(PairClass::SameLlc).unwrap_err().to_string();
+        assert!(e.contains("no latency for class same-llc"), "{e}");
+        assert!(e.contains("given: cross-node, cross-node@32, smt"), "{e}");
+        assert_eq!(
+            Latencies::uniform(27.0, "canary")
+                .of(PairClass::CrossNode(40))
+                .unwrap()
+                .hi_ns,
+            27.0
+        );
+    }
+}

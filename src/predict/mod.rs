@@ -1,0 +1,445 @@
+//! `contend predict`: how busy the hot line is, when it saturates, and
+//! what each strategy costs per update, for any host, from its topology
+//! and class latencies (BACKGROUND.md, "Cost follows the update rate";
+//! Boyd-Wickizer et al. 2012). A model only: rendering is in `report/`,
+//! its verdict lines in `answer/predict.rs`. `check.rs` sets the model
+//! against a run measured under `--rate`.
+
+mod check;
+pub mod latency;
+mod model;
+mod publish;
+pub mod queue;
+
+pub use check::{CheckPoint, CheckResults, Knee, check};
+pub use latency::{Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, MissingClass};
+pub use model::{Arrivals, Evaluation, Layout, Lines};
+pub use publish::publish_fraction;
+
+use crate::counter::{PublishPolicy, ShardLevel};
+use crate::matrix::OfflineCpu;
+use crate::topology::Topology;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// `contend predict --help`: what the model is and how to feed it.
+pub const LONG_ABOUT: &str = "\
+Predict, for any host, how busy the hot counter's cache line is at each
+update rate, where it saturates, and what each strategy costs per update.
+
+The model: a hot line is a single server. Every publish that finds the
+line in another CPU's cache waits for one transfer; so does the first
+read after a write (later reads share it). A transfer takes the class
+latency between the two CPUs (smt, same-llc, same-node, cross-node@D:
+from `contend matrix`, or --latency), averaged over the CPUs that can
+have held the line. Utilisation ρ = transfers/s × mean transfer time;
+below saturation each transfer also waits in the finite-source
+(machine-repairman) queue, which tends to M/D/1 for many CPUs; at ρ ≥ 1
+the line is saturated and the cost is set by the queue, not predicted.
+A ratelimit caps each CPU's publishes at one per period and a threshold
+publishes the fraction its load walk passes (both stepped without
+threads, as `contend run`'s writers would); a split divides the writers
+among lines but makes every read fetch each line written since.
+
+Every figure is a range from the latencies' uncertainty (±25% unless
+given). Net cost is what the shared line adds per update; CPU share is
+rate × net cost.
+
+Examples:
+  contend matrix                          # this host's class latencies
+  contend predict --latencies results/<host>/<stamp>/matrix.json
+  contend predict --sysfs-root tests/fixtures/topology/spr-2s-224 \\
+      --latency smt=8ns,same-llc=51ns,cross-node=108ns --rates 22k
+  contend run --level global --publish always --rate 10k,100k,1M,3M
+  contend predict --check results/<host>/<stamp>/run.json";
+
+/// Version of predict.json's layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A line whose ρ at the high latencies reaches this is near saturation:
+/// the cost and CPU share are not predicted there (the queue, not the
+/// rate, sets them).
+pub const NEAR_SATURATION: f64 = 0.8;
+
+/// The chart's rates: from this many updates/s per CPU …
+pub const CURVE_FROM: f64 = 100.0;
+/// … to this many …
+pub const CURVE_TO: f64 = 1e8;
+/// … with this many points per decade.
+pub const CURVE_PER_DECADE: u32 = 4;
+
+/// A figure at the low, central and high class latencies.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Range {
+    /// At every class's lowest latency.
+    pub lo: f64,
+    /// At the central latencies.
+    pub mid: f64,
+    /// At every class's highest latency.
+    pub hi: f64,
+}
+
+/// How busy the hottest line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LineState {
+    /// ρ below [`NEAR_SATURATION`] even at the high latencies.
+    Below,
+    /// ρ at or past [`NEAR_SATURATION`] at the high latencies, below 1 at
+    /// the central ones.
+    Near,
+    /// ρ ≥ 1 at the central latencies: throughput caps at 1/S.
+    Saturated,
+}
+
+/// One strategy at one rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointPrediction {
+    /// Updates per second per writer CPU.
+    pub rate: f64,
+    /// Publishes per update under the policy at this rate (from the load
+    /// walk, stepped without threads).
+    pub publish_fraction: f64,
+    /// ρ of the hottest line (fraction of time it is being handed over).
+    pub rho: Range,
+    /// How busy the hottest line is.
+    pub state: LineState,
+    /// Net ns per update, mean over writers (transfers and waits); `None`
+    /// near or past saturation.
+    pub cost_ns: Option<Range>,
+    /// Net CPU share per writer CPU, % (rate × cost); `None` near or past
+    /// saturation.
+    pub cpu_share_pct: Option<Range>,
+    /// Past saturation at the central latencies, the most one transfer
+    /// can take, ns: every other source's transfer ahead of it.
+    pub queue_bound_ns: Option<f64>,
+    /// Transfers a publish causes, per update (central latencies).
+    pub write_transfers: f64,
+    /// Lines the read side fetches, per update.
+    pub read_transfers: f64,
+    /// Writers publishing to the hottest line.
+    pub hottest_writers: usize,
+}
+
+/// Updates per second per CPU at which the hottest line saturates (ρ = 1)
+/// at the high (`lo`), central and low (`hi`) latencies; `None` where it
+/// never does (a ratelimit caps the publishes).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SaturationRate {
+    /// At the high latencies: the lowest rate.
+    pub lo: Option<f64>,
+    /// At the central latencies.
+    pub mid: Option<f64>,
+    /// At the low latencies: the highest rate.
+    pub hi: Option<f64>,
+}
+
+/// One strategy's predictions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StrategyPrediction {
+    /// `level/policy`.
+    pub name: String,
+    /// The shard level.
+    pub level: ShardLevel,
+    /// The publish policy.
+    pub publish: PublishPolicy,
+    /// Lines (slots that get written).
+    pub lines: usize,
+    /// Where the hottest line saturates.
+    pub saturation: SaturationRate,
+    /// At each asked-for rate.
+    pub points: Vec<PointPrediction>,
+    /// At [`CURVE_PER_DECADE`] rates per decade from [`CURVE_FROM`] to
+    /// [`CURVE_TO`], for the chart.
+    pub curve: Vec<PointPrediction>,
+}
+
+/// What the prediction was asked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PredictConfig {
+    /// Who touches the counter.
+    pub layout: Layout,
+    /// Updates per second per writer CPU.
+    pub rates: Vec<f64>,
+    /// How updates fall in time.
+    pub arrivals: Arrivals,
+    /// Seed of the load walks (publish fractions).
+    pub seed: u64,
+}
+
+/// One class the chosen CPUs exchange the line over.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassUse {
+    /// The class (`same-llc`, `cross-node@21`).
+    pub class: String,
+    /// Its figure and range, ns.
+    pub latency: ClassLatency,
+}
+
+/// A whole `contend predict`: predict.json.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PredictResults {
+    /// [`SCHEMA_VERSION`].
+    pub schema: u32,
+    /// The host or fixture the topology came from.
+    pub host: String,
+    /// Online CPUs of the topology.
+    pub cpus: usize,
+    /// NUMA nodes with CPUs.
+    pub nodes: usize,
+    /// Last-level caches.
+    pub llcs: usize,
+    /// What was asked.
+    pub config: PredictConfig,
+    /// The latencies and where they came from.
+    pub latencies: Latencies,
+    /// The classes in use, nearest first, with the figures used.
+    pub classes: Vec<ClassUse>,
+    /// Per strategy.
+    pub strategies: Vec<StrategyPrediction>,
+    /// Assumptions worth saying.
+    pub notes: Vec<String>,
+}
+
+/// What to predict.
+#[derive(Debug, Clone)]
+pub struct PredictRequest {
+    /// Who touches the counter.
+    pub layout: Layout,
+    /// Shard levels.
+    pub levels: Vec<ShardLevel>,
+    /// Publish policies.
+    pub policies: Vec<PublishPolicy>,
+    /// Updates per second per writer CPU.
+    pub rates: Vec<f64>,
+    /// Class latencies.
+    pub latencies: Latencies,
+    /// How updates fall in time.
+    pub arrivals: Arrivals,
+    /// Seed of the load walks.
+    pub seed: u64,
+}
+
+/// Why a prediction cannot be made. Each names what is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum PredictError {
+    /// A CPU of the layout is not in the topology.
+    #[error(transparent)]
+    Offline(#[from] OfflineCpu),
+    /// A class of the layout has no latency.
+    #[error(transparent)]
+    Missing(#[from] MissingClass),
+    /// No rate to predict at.
+    #[error("--rates needs at least one rate (22k, 1M)")]
+    NoRates,
+    /// No writer.
+    #[error("no writer CPU: --writers must be at least 1")]
+    NoWriters,
+    /// An empty strategy list.
+    #[error("--level and --publish each need at least one value")]
+    NoStrategy,
+    /// A result file `--check` cannot use.
+    #[error("--check {file}: {reason}")]
+    Check {
+        /// The file.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Publish fractions already stepped, by policy and rate.
+#[derive(Default)]
+struct Fractions(HashMap<(String, u64), f64>);
+
+impl Fractions {
+    fn get(&mut self, policy: PublishPolicy, rate: f64, seed: u64) -> f64 {
+        *self
+            .0
+            .entry((policy.to_string(), rate.to_bits()))
+            .or_insert_with(|| publish_fraction(policy, rate, seed))
+    }
+}
+
+/// The strategy and rate model, with its publish fractions.
+struct Model<'a> {
+    lines: Lines,
+    policy: PublishPolicy,
+    lat: &'a Latencies,
+    arrivals: Arrivals,
+    seed: u64,
+    fractions: &'a mut Fractions,
+}
+
+impl Model<'_> {
+    fn at(&mut self, rate: f64, bound: Bound) -> Evaluation {
+        let f = self.fractions.get(self.policy, rate, self.seed);
+        self.lines.evaluate(rate, f, self.lat, bound, self.arrivals)
+    }
+
+    fn point(&mut self, rate: f64) -> PointPrediction {
+        let f = self.fractions.get(self.policy, rate, self.seed);
+        let [lo, mid, hi] = [Bound::Low, Bound::Mid, Bound::High].map(|b| self.at(rate, b));
+        let rho = Range {
+            lo: lo.rho,
+            mid: mid.rho,
+            hi: hi.rho,
+        };
+        let state = if rho.mid >= 1.0 {
+            LineState::Saturated
+        } else if rho.hi >= NEAR_SATURATION {
+            LineState::Near
+        } else {
+            LineState::Below
+        };
+        let cost = match (state, lo.cost_ns, mid.cost_ns, hi.cost_ns) {
+            (LineState::Below, Some(lo), Some(mid), Some(hi)) => Some(Range { lo, mid, hi }),
+            _ => None,
+        };
+        PointPrediction {
+            rate,
+            publish_fraction: f,
+            rho,
+            state,
+            cpu_share_pct: cost.map(|c| Range {
+                lo: c.lo * rate * 1e-7,
+                mid: c.mid * rate * 1e-7,
+                hi: c.hi * rate * 1e-7,
+            }),
+            cost_ns: cost,
+            queue_bound_ns: mid.bound_ns,
+            write_transfers: mid.write_transfers,
+            read_transfers: mid.read_transfers,
+            hottest_writers: mid.hottest_writers,
+        }
+    }
+
+    /// The rate per CPU at which the hottest line reaches ρ = 1 at
+    /// `bound`; `None` when it stays below up to 10¹¹/s.
+    fn saturation(&mut self, bound: Bound) -> Option<f64> {
+        saturation_rate(|r| {
+            let f = self.fractions.get(self.policy, r, self.seed);
+            self.lines.rho(r, f, self.lat, bound, self.arrivals)
+        })
+    }
+}
+
+/// The rate in [1, 10¹¹] per second at which `rho(rate)` (rising with
+/// the rate) reaches 1, to within 0.1%; `None` when it never does.
+pub fn saturation_rate(mut rho: impl FnMut(f64) -> f64) -> Option<f64> {
+    let (mut lo, mut hi) = (0.0f64, 11.0 * std::f64::consts::LN_10);
+    if rho(hi.exp()) < 1.0 {
+        return None;
+    }
+    if rho(1.0) >= 1.0 {
+        return Some(1.0);
+    }
+    while hi - lo > 1e-3 {
+        let mid = 0.5 * (lo + hi);
+        if rho(mid.exp()) >= 1.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some((0.5 * (lo + hi)).exp())
+}
+
+/// The chart's rates: [`CURVE_PER_DECADE`] per decade from [`CURVE_FROM`]
+/// to [`CURVE_TO`].
+pub fn curve_rates() -> Vec<f64> {
+    let decades = (CURVE_TO / CURVE_FROM).log10().round() as u32;
+    (0..=decades * CURVE_PER_DECADE)
+        .map(|i| CURVE_FROM * 10f64.powf(f64::from(i) / f64::from(CURVE_PER_DECADE)))
+        .collect()
+}
+
+/// Predicts every level × policy of `req` at every rate on `topo`.
+pub fn predict(
+    topo: &Topology,
+    host: &str,
+    req: &PredictRequest,
+) -> Result<PredictResults, PredictError> {
+    if req.rates.is_empty() {
+        return Err(PredictError::NoRates);
+    }
+    if req.layout.writers.is_empty() {
+        return Err(PredictError::NoWriters);
+    }
+    if req.levels.is_empty() || req.policies.is_empty() {
+        return Err(PredictError::NoStrategy);
+    }
+    let mut fractions = Fractions::default();
+    let mut strategies = Vec::new();
+    let mut classes = std::collections::BTreeSet::new();
+    for &publish in &req.policies {
+        for &level in &req.levels {
+            let lines = Lines::new(topo, &req.layout, level)?;
+            lines.check(&req.latencies)?;
+            classes.extend(lines.classes());
+            let count = lines.count();
+            let mut model = Model {
+                lines,
+                policy: publish,
+                lat: &req.latencies,
+                arrivals: req.arrivals,
+                seed: req.seed,
+                fractions: &mut fractions,
+            };
+            let saturation = SaturationRate {
+                lo: model.saturation(Bound::High),
+                mid: model.saturation(Bound::Mid),
+                hi: model.saturation(Bound::Low),
+            };
+            let points = req.rates.iter().map(|&r| model.point(r)).collect();
+            let curve = curve_rates().into_iter().map(|r| model.point(r)).collect();
+            strategies.push(StrategyPrediction {
+                name: format!("{level}/{publish}"),
+                level,
+                publish,
+                lines: count,
+                saturation,
+                points,
+                curve,
+            });
+        }
+    }
+    let classes = classes
+        .into_iter()
+        .map(|c| {
+            Ok(ClassUse {
+                class: c.to_string(),
+                latency: req.latencies.of(c)?,
+            })
+        })
+        .collect::<Result<Vec<_>, MissingClass>>()?;
+    let mut notes = vec![format!(
+        "arrivals {}: {}",
+        req.arrivals,
+        match req.arrivals {
+            Arrivals::Poisson =>
+                "updates fall irregularly, as a kernel's do (contend run --rate paces evenly: --arrivals paced to predict one)",
+            Arrivals::Paced => "updates evenly spaced, as contend run --rate paces them",
+        }
+    )];
+    if req.layout.read_every == 0 && req.layout.readers.is_empty() {
+        notes.push("no read side (--read-every 0, no readers): reads cost nothing here".into());
+    }
+    Ok(PredictResults {
+        schema: SCHEMA_VERSION,
+        host: host.to_string(),
+        cpus: topo.online_cpus.len(),
+        nodes: topo.nodes.iter().filter(|n| !n.cpus.is_empty()).count(),
+        llcs: topo.llcs.len(),
+        config: PredictConfig {
+            layout: req.layout.clone(),
+            rates: req.rates.clone(),
+            arrivals: req.arrivals,
+            seed: req.seed,
+        },
+        latencies: req.latencies.clone(),
+        classes,
+        strategies,
+        notes,
+    })
+}

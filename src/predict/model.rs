@@ -1,0 +1,409 @@
+//! One hot line per counter slot, each a single server (see
+//! [`super::queue`]): who touches which line how often, what each touch
+//! costs, and the resulting utilisation and cost per update.
+//!
+//! For a shard level, the writers are grouped into lines (one for
+//! `global`, one per node, LLC or CPU among the writers). At `rate`
+//! updates a second per writer and a publish fraction f:
+//! - a writer publishes to its own line at p = rate × f; a publish needs a
+//!   transfer when another CPU touched the line since this writer's last
+//!   publish (another writer's publish, or a read that fetched it), with
+//!   the probability [`Arrivals::touched`] gives;
+//! - every CPU that runs the read side (writers every K updates, reader
+//!   threads at the rate) reads every line; a read fetches a line written
+//!   by someone else since its last read. A writer's read of its own line
+//!   right after its own publish is free. Only the first read after a
+//!   write queues for the line; later reads share it in parallel but
+//!   still pay a transfer;
+//! - a transfer costs the class latency between the two CPUs, averaged
+//!   over the pairs that can be involved (for a publish: the line's other
+//!   writers, or its readers when they were the last to touch it; for a
+//!   read: the line's writers), plus the wait for the line (the
+//!   finite-source queue at the line's utilisation ρ).
+
+use super::latency::{Bound, Latencies, MissingClass};
+use super::queue;
+use crate::counter::ShardLevel;
+use crate::matrix::{PairClass, classify};
+use crate::topology::Topology;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// How a CPU's updates fall in time, which sets how often the line moved
+/// between two of its own touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Irregular, as a kernel's updates at wakeups and migrations: another
+    /// CPU touched the line between two of mine with probability
+    /// a / (a + b) (their rate a, mine b).
+    Poisson,
+    /// Evenly spaced, as `contend run --rate` paces each thread: with
+    /// every thread at one rate, the others touch it between any two of
+    /// mine (min(1, a / b)).
+    Paced,
+}
+
+impl Arrivals {
+    /// The probability that others, touching the line `others` times a
+    /// second in all, touched it between two touches of a CPU that
+    /// touches it `mine` times a second.
+    pub fn touched(self, others: f64, mine: f64) -> f64 {
+        if others <= 0.0 {
+            return 0.0;
+        }
+        if mine <= 0.0 {
+            return 1.0;
+        }
+        match self {
+            Arrivals::Poisson => others / (others + mine),
+            Arrivals::Paced => (others / mine).min(1.0),
+        }
+    }
+
+    /// `poisson` or `paced`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrivals::Poisson => "poisson",
+            Arrivals::Paced => "paced",
+        }
+    }
+}
+
+impl fmt::Display for Arrivals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Arrivals {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "poisson" => Ok(Arrivals::Poisson),
+            "paced" => Ok(Arrivals::Paced),
+            _ => Err(format!("\"{s}\" is not poisson or paced")),
+        }
+    }
+}
+
+/// Who touches the counter.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Layout {
+    /// Writer CPUs (each updates at the rate and runs the read side every
+    /// `read_every` updates).
+    pub writers: Vec<u32>,
+    /// Reader CPUs (each runs only the read side, at the rate).
+    pub readers: Vec<u32>,
+    /// Writers run the read side every this many updates (0 = never).
+    pub read_every: u32,
+}
+
+/// Pair classes counted over the pairs of one kind on one line.
+type ClassCounts = BTreeMap<PairClass, u64>;
+
+/// One line: how many writers it has and the classes of its pairs.
+#[derive(Debug, Clone)]
+struct Line {
+    /// Writers publishing to it.
+    writers: usize,
+    /// Ordered pairs of two of its writers.
+    writer_pairs: ClassCounts,
+    /// (CPU running the read side, writer of this line) pairs, the two
+    /// distinct.
+    read_pairs: ClassCounts,
+}
+
+/// A layout's lines at one shard level: what the model needs of the
+/// topology, computed once.
+#[derive(Debug, Clone)]
+pub struct Lines {
+    lines: Vec<Line>,
+    writers: usize,
+    reader_threads: usize,
+    read_every: u32,
+    classes: ClassCounts,
+}
+
+/// The model's figures for one strategy at one rate and one latency
+/// bound.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evaluation {
+    /// ρ of the hottest line: the fraction of time it is being handed
+    /// over.
+    pub rho: f64,
+    /// Writers publishing to the hottest line.
+    pub hottest_writers: usize,
+    /// Net ns per update, mean over writers (transfers and waits);
+    /// `None` when a line is saturated.
+    pub cost_ns: Option<f64>,
+    /// The most one transfer can wait on a saturated line, ns: every
+    /// other source ahead of it (`None` below saturation).
+    pub bound_ns: Option<f64>,
+    /// Transfers a publish causes, per update (mean over writers).
+    pub write_transfers: f64,
+    /// Lines the read side fetches, per update (mean over writers).
+    pub read_transfers: f64,
+}
+
+impl Lines {
+    /// Groups `layout`'s writers into lines at `level` on `topo` and
+    /// counts the classes of their pairs; an error names a CPU that is not
+    /// online.
+    pub fn new(
+        topo: &Topology,
+        layout: &Layout,
+        level: ShardLevel,
+    ) -> Result<Self, crate::matrix::OfflineCpu> {
+        let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for &w in &layout.writers {
+            let cpu = topo.cpu(w).ok_or_else(|| crate::matrix::OfflineCpu {
+                cpu: w,
+                online: topo.online_cpus.clone(),
+            })?;
+            let key = match level {
+                ShardLevel::Global => 0,
+                ShardLevel::Node => cpu.node,
+                ShardLevel::Llc => cpu.llc,
+                ShardLevel::Cpu => cpu.id,
+            };
+            groups.entry(key).or_default().push(w);
+        }
+        let readers: Vec<u32> = if layout.read_every > 0 {
+            layout
+                .writers
+                .iter()
+                .chain(&layout.readers)
+                .copied()
+                .collect()
+        } else {
+            layout.readers.clone()
+        };
+        let mut classes = ClassCounts::new();
+        let mut lines = Vec::with_capacity(groups.len());
+        for members in groups.values() {
+            let mut writer_pairs = ClassCounts::new();
+            let mut read_pairs = ClassCounts::new();
+            for &y in members {
+                for &x in members {
+                    if x != y {
+                        *writer_pairs.entry(classify(topo, x, y)?).or_default() += 1;
+                    }
+                }
+                for &x in &readers {
+                    if x != y {
+                        *read_pairs.entry(classify(topo, x, y)?).or_default() += 1;
+                    }
+                }
+            }
+            for (c, n) in writer_pairs.iter().chain(&read_pairs) {
+                *classes.entry(*c).or_default() += n;
+            }
+            lines.push(Line {
+                writers: members.len(),
+                writer_pairs,
+                read_pairs,
+            });
+        }
+        Ok(Lines {
+            lines,
+            writers: layout.writers.len(),
+            reader_threads: layout.readers.len(),
+            read_every: layout.read_every,
+            classes,
+        })
+    }
+
+    /// Every class among the pairs that can exchange the line.
+    pub fn classes(&self) -> impl Iterator<Item = PairClass> + '_ {
+        self.classes.keys().copied()
+    }
+
+    /// Checks that `lat` covers every class of these lines.
+    pub fn check(&self, lat: &Latencies) -> Result<(), MissingClass> {
+        self.classes().try_for_each(|c| lat.of(c).map(|_| ()))
+    }
+
+    /// Lines (counter slots that get written).
+    pub fn count(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// The model at `rate` updates/s per writer with publish fraction `f`,
+    /// every class latency at `bound` of `lat` (checked by
+    /// [`Lines::check`]; a class without a figure counts 0 ns).
+    pub fn evaluate(
+        &self,
+        rate: f64,
+        f: f64,
+        lat: &Latencies,
+        bound: Bound,
+        arrivals: Arrivals,
+    ) -> Evaluation {
+        let flows = self.flows(rate, f, lat, bound, arrivals);
+        let mut out = Evaluation {
+            rho: 0.0,
+            hottest_writers: 0,
+            cost_ns: Some(0.0),
+            bound_ns: None,
+            write_transfers: 0.0,
+            read_transfers: 0.0,
+        };
+        // Lines alike (every CPU's own line under `cpu`) queue alike.
+        let mut waits: BTreeMap<(usize, u64, u64), Option<f64>> = BTreeMap::new();
+        let mut cost = 0.0;
+        for (line, flow) in self.lines.iter().zip(&flows) {
+            if flow.rho > out.rho {
+                out.rho = flow.rho;
+                out.hottest_writers = line.writers;
+            }
+            out.write_transfers += flow.write_t;
+            out.read_transfers += flow.read_t;
+            let per_source = flow.queued / flow.sources.max(1) as f64;
+            let wait = *waits
+                .entry((flow.sources, per_source.to_bits(), flow.service.to_bits()))
+                .or_insert_with(|| queue::wait_ns(flow.sources, per_source, flow.service));
+            match wait {
+                Some(w) => {
+                    cost += flow.write_t * (flow.s_write + w)
+                        + flow.read_t * (flow.s_read + flow.share_queued * w);
+                }
+                None => {
+                    out.cost_ns = None;
+                    let b = flow.sources as f64 * flow.service;
+                    out.bound_ns = Some(out.bound_ns.map_or(b, |x: f64| x.max(b)));
+                }
+            }
+        }
+        if let Some(c) = &mut out.cost_ns {
+            *c = cost;
+        }
+        out
+    }
+
+    /// ρ of the hottest line alone (no queue solved): what a search for
+    /// the saturation rate needs.
+    pub fn rho(&self, rate: f64, f: f64, lat: &Latencies, bound: Bound, arrivals: Arrivals) -> f64 {
+        self.flows(rate, f, lat, bound, arrivals)
+            .iter()
+            .map(|l| l.rho)
+            .fold(0.0, f64::max)
+    }
+
+    /// Each line's traffic and transfer times.
+    fn flows(
+        &self,
+        rate: f64,
+        f: f64,
+        lat: &Latencies,
+        bound: Bound,
+        arrivals: Arrivals,
+    ) -> Vec<Flow> {
+        let mean = |counts: &ClassCounts| -> Option<f64> {
+            let n: u64 = counts.values().sum();
+            (n > 0).then(|| {
+                counts
+                    .iter()
+                    .map(|(c, k)| lat.of(*c).map_or(0.0, |l| l.at(bound)) * *k as f64)
+                    .sum::<f64>()
+                    / n as f64
+            })
+        };
+        let nw = self.writers.max(1) as f64;
+        let k = self.read_every;
+        let q_w = if k > 0 { rate / f64::from(k) } else { 0.0 };
+        let q_r = rate;
+        let p = rate * f;
+        let reads_per_update = if k > 0 { 1.0 / f64::from(k) } else { 0.0 };
+        self.lines
+            .iter()
+            .map(|line| {
+                let n = line.writers as f64;
+                let publishes = n * p;
+                // Reads that fetch this line: its own writers' (after an
+                // update that did not publish, when another writer wrote
+                // since), other writers', reader threads'.
+                let own = if k > 0 {
+                    (1.0 - f) * arrivals.touched((n - 1.0) * p, q_w)
+                } else {
+                    0.0
+                };
+                let foreign_writers = if k > 0 { nw - n } else { 0.0 };
+                let foreign = arrivals.touched(publishes, q_w);
+                let thread = arrivals.touched(publishes, q_r);
+                let own_fetches = n * q_w * own;
+                let foreign_fetches =
+                    foreign_writers * q_w * foreign + self.reader_threads as f64 * q_r * thread;
+                let fetches = own_fetches + foreign_fetches;
+                // A write is followed by a queued read when some other
+                // CPU reads before the next write.
+                let foreign_reads = foreign_writers * q_w + self.reader_threads as f64 * q_r;
+                let first_reads = publishes * arrivals.touched(foreign_reads, publishes);
+                let others = (n - 1.0) * p + first_reads;
+                let h = arrivals.touched(others, p);
+                let write_transfers = publishes * h;
+                let (s_ww, s_rw) = (mean(&line.writer_pairs), mean(&line.read_pairs));
+                let (s_ww, s_read) = (s_ww.or(s_rw).unwrap_or(0.0), s_rw.or(s_ww).unwrap_or(0.0));
+                let s_write = if others > 0.0 {
+                    ((n - 1.0) * p * s_ww + first_reads * s_read) / others
+                } else {
+                    0.0
+                };
+                let queued = write_transfers + first_reads;
+                let rho = (write_transfers * s_write + first_reads * s_read) * 1e-9;
+                // Readers from outside the line queue for it too when they
+                // fetch it at all.
+                let sources = line.writers
+                    + if foreign_fetches > 0.0 {
+                        foreign_writers as usize + self.reader_threads
+                    } else {
+                        0
+                    };
+                Flow {
+                    rho,
+                    queued,
+                    sources,
+                    service: if queued > 0.0 {
+                        rho / queued * 1e9
+                    } else {
+                        0.0
+                    },
+                    s_write,
+                    s_read,
+                    share_queued: if fetches > 0.0 {
+                        first_reads / fetches
+                    } else {
+                        0.0
+                    },
+                    write_t: n / nw * f * h,
+                    read_t: reads_per_update * (n / nw * own + (nw - n) / nw * foreign),
+                }
+            })
+            .collect()
+    }
+}
+
+/// One line's traffic at one rate and latency bound.
+#[derive(Debug, Clone, Copy)]
+struct Flow {
+    /// Utilisation.
+    rho: f64,
+    /// Transfers a second that queue for it (publishes that move it, first
+    /// reads after a write).
+    queued: f64,
+    /// CPUs that queue for it.
+    sources: usize,
+    /// Mean transfer time of the queued transfers, ns.
+    service: f64,
+    /// Transfer time of a publish, ns.
+    s_write: f64,
+    /// Transfer time of a read's fetch, ns.
+    s_read: f64,
+    /// Fraction of the fetches that queue (the first after a write).
+    share_queued: f64,
+    /// Publish transfers per update, mean over all writers.
+    write_t: f64,
+    /// Fetches of this line per update, mean over all writers.
+    read_t: f64,
+}

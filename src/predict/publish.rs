@@ -1,0 +1,105 @@
+//! What fraction of updates publish under a policy at a given update
+//! rate: the writers' own load walks stepped through the writer's own
+//! publish decision ([`Writer`]) on a local atomic and a clock that moves
+//! 1/rate per update, with no threads.
+
+use crate::clock::FakeClock;
+use crate::counter::{PublishPolicy, Writer};
+use crate::workload::{LoadWalk, TABLE_LEN};
+use std::sync::atomic::AtomicI64;
+
+/// Walks (writers) averaged over.
+const WALKS: u64 = 4;
+
+/// Ratelimit periods stepped per walk, at least.
+const PERIODS: f64 = 100.0;
+
+/// Updates stepped per walk, at most.
+const MAX_UPDATES: u64 = 1 << 16;
+
+/// Publishes per update, 0 to 1, of a writer under `policy` updating
+/// `rate` times a second (writers 0..4 of load-walk seed `seed`, after a
+/// warm-up of one walk period, as a run discards its warm-up). A rate so
+/// high that [`PERIODS`] ratelimit periods would take more than
+/// [`MAX_UPDATES`] is stepped at the rate that fits them and scaled down:
+/// there, hundreds of updates fall in each period and a writer publishes
+/// once per period whatever the rate.
+pub fn publish_fraction(policy: PublishPolicy, rate: f64, seed: u64) -> f64 {
+    let Some(period) = policy.ratelimit else {
+        return stepped(policy, rate, seed, 2 * TABLE_LEN as u64);
+    };
+    let fits = MAX_UPDATES as f64 / (PERIODS * period.as_secs_f64());
+    if rate > fits {
+        return stepped(policy, fits, seed, MAX_UPDATES) * fits / rate;
+    }
+    let updates = ((PERIODS * period.as_secs_f64() * rate) as u64).max(2 * TABLE_LEN as u64);
+    stepped(policy, rate, seed, updates)
+}
+
+/// Publishes per update over `updates` updates per walk at `rate`.
+fn stepped(policy: PublishPolicy, rate: f64, seed: u64, updates: u64) -> f64 {
+    let step_ns = 1e9 / rate;
+    let mut published = 0u64;
+    for w in 0..WALKS {
+        let slot = AtomicI64::new(0);
+        let clock = FakeClock::default();
+        let mut writer = Writer::on_slot(&slot, policy, clock.clone());
+        let mut walk = LoadWalk::new(seed, w);
+        let mut at_ns = 0.0f64;
+        let mut step = |writer: &mut Writer<'_, FakeClock>| {
+            let next = at_ns + step_ns;
+            clock.advance(next as u64 - at_ns as u64);
+            at_ns = next;
+            writer.update(walk.next_load());
+        };
+        for _ in 0..TABLE_LEN {
+            step(&mut writer);
+        }
+        writer.reset_stats();
+        for _ in 0..updates {
+            step(&mut writer);
+        }
+        published += writer.stats().publishes;
+    }
+    published as f64 / (WALKS * updates) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(s: &str) -> PublishPolicy {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn always_publishes_every_update_and_never_none() {
+        assert_eq!(publish_fraction(PublishPolicy::ALWAYS, 22e3, 1), 1.0);
+        assert_eq!(publish_fraction(PublishPolicy::NEVER, 22e3, 1), 0.0);
+    }
+
+    #[test]
+    fn a_ratelimit_caps_publishes_at_one_per_period() {
+        // Far past what fits in the steps: still one publish per period.
+        let fast = publish_fraction(policy("ratelimit:1ms"), 1e8, 1);
+        assert!((fast * 1e8 * 1e-3 - 1.0).abs() < 0.01, "{fast}");
+        // 22k updates/s under 1 ms: a publish every 23rd update (the first
+        // update at or past 1 ms after the last publish), so 1/23.
+        let f = publish_fraction(policy("ratelimit:1ms"), 22e3, 1);
+        assert!((f - 1.0 / 23.0).abs() < 0.002, "{f}");
+        // Slower than once per period, a ratelimit holds back only the
+        // updates that change nothing (a step of 0: 1 in 33).
+        let slow = publish_fraction(policy("ratelimit:1ms"), 500.0, 1);
+        assert!((slow - 32.0 / 33.0).abs() < 0.02, "{slow}");
+    }
+
+    #[test]
+    fn a_threshold_publishes_a_fraction_that_does_not_depend_on_rate() {
+        // |delta| > contrib/64 with contrib 512..4096 and steps of at most
+        // 16: some updates pass, not all.
+        let a = publish_fraction(policy("threshold:64"), 1e3, 1);
+        let b = publish_fraction(policy("threshold:64"), 1e6, 1);
+        assert!(a > 0.05 && a < 0.95, "{a}");
+        assert_eq!(a, b);
+    }
+}

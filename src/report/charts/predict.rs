@@ -1,0 +1,138 @@
+//! A prediction's chart (`predict.svg`): two panels against the update
+//! rate per CPU on a log axis, one line per strategy at the central class
+//! latencies, thin lines at the low and high ends:
+//!
+//! - left: ρ of the hottest line (log), with ρ = 1 (saturation) dashed;
+//! - right: net ns per update (log), drawn only where the line is below
+//!   saturation (near or past it the queue, not the rate, sets the cost).
+//!
+//! The seed's ~22k updates/s per CPU is marked on both.
+
+use super::{
+    Chart, Entry, Header, INK, Swatch, canvas, colour, draw_number_mesh, fail, log_span, log_ticks,
+};
+use crate::predict::{LineState, PointPrediction, PredictResults};
+use crate::report::DrawError;
+use crate::runner::sweep::SEED_RATE;
+use plotters::prelude::*;
+
+/// `predict.svg`, or nothing for a prediction without strategies.
+pub(super) fn charts(p: &PredictResults) -> Result<Vec<Chart>, DrawError> {
+    if p.strategies.is_empty() {
+        return Ok(Vec::new());
+    }
+    let name = "predict.svg".to_string();
+    let svg = render(p).map_err(|e| e.in_chart(&name))?;
+    Ok(vec![(name, svg)])
+}
+
+/// The band of one figure: (low, central, high) per point.
+type Band = Vec<(f64, [f64; 3])>;
+
+fn render(p: &PredictResults) -> Result<String, DrawError> {
+    let rho: Vec<Band> = p
+        .strategies
+        .iter()
+        .map(|s| {
+            s.curve
+                .iter()
+                .map(|q| (q.rate, [q.rho.lo, q.rho.mid, q.rho.hi]))
+                .collect()
+        })
+        .collect();
+    let cost: Vec<Band> = p
+        .strategies
+        .iter()
+        .map(|s| s.curve.iter().filter_map(cost_of).collect())
+        .collect();
+    let all = |b: &[Band]| -> Vec<f64> {
+        b.iter()
+            .flatten()
+            .flat_map(|(_, v)| *v)
+            .filter(|v| *v > 0.0)
+            .collect()
+    };
+    let (rhos, costs) = (all(&rho), all(&cost));
+    let span = |v: &[f64], lo: f64, hi: f64| {
+        log_span(
+            v.iter().copied().fold(lo, f64::min),
+            v.iter().copied().fold(hi, f64::max),
+        )
+    };
+    // ρ below 10⁻³ is drawn at the bottom edge: it is nothing.
+    let rho_axis = span(&rhos, 1e-3, 2.0);
+    let rho_axis = rho_axis.start.max(1e-3)..rho_axis.end;
+    let cost_axis = span(&costs, 1.0, 10.0);
+    let rates = log_span(crate::predict::CURVE_FROM, crate::predict::CURVE_TO);
+    let entries: Vec<Entry> = p
+        .strategies
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Entry {
+            label: s.name.clone(),
+            colour: colour(i),
+        })
+        .collect();
+    let header = Header {
+        title: format!(
+            "Predicted: the hot line's utilisation and the net cost per update on {}",
+            p.host
+        ),
+        subtitle: format!(
+            "{} CPUs, {} nodes, {} LLCs; {} writers; latencies from {}; arrivals {}",
+            p.cpus,
+            p.nodes,
+            p.llcs,
+            p.config.layout.writers.len(),
+            p.latencies.source,
+            p.config.arrivals
+        ),
+    };
+    let note = "thick: central latencies; thin: low and high ends; dashed: ρ = 1 and the seed's ~22k updates/s per CPU; cost drawn only below saturation";
+    canvas(560, &header, &entries, Swatch::Line, note, |area| {
+        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
+        let x = || rates.clone().log_scale().with_key_points(log_ticks(&rates));
+        for (panel, axis, bands, label, mark_one) in [
+            (&left, &rho_axis, &rho, "ρ of the hottest line (log)", true),
+            (&right, &cost_axis, &cost, "net ns per update (log)", false),
+        ] {
+            let y = axis.clone().log_scale().with_key_points(log_ticks(axis));
+            let mut chart = ChartBuilder::on(panel)
+                .margin(12)
+                .x_label_area_size(50)
+                .y_label_area_size(70)
+                .build_cartesian_2d(x(), y)
+                .map_err(fail)?;
+            draw_number_mesh(&mut chart, "updates/s per CPU (log)", label)?;
+            let dashed =
+                |pts: [(f64, f64); 2]| DashedLineSeries::new(pts, 6, 4, INK.stroke_width(1));
+            chart
+                .draw_series(dashed([(SEED_RATE, axis.start), (SEED_RATE, axis.end)]))
+                .map_err(fail)?;
+            if mark_one {
+                chart
+                    .draw_series(dashed([(rates.start, 1.0), (rates.end, 1.0)]))
+                    .map_err(fail)?;
+            }
+            for (i, band) in bands.iter().enumerate() {
+                for (k, width) in [(0, 1), (2, 1), (1, 3)] {
+                    let coords = band
+                        .iter()
+                        .map(|(r, v)| (*r, v[k].clamp(axis.start, axis.end)));
+                    chart
+                        .draw_series(LineSeries::new(coords, colour(i).stroke_width(width)))
+                        .map_err(fail)?;
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// A curve point's cost band, where the model predicts one.
+fn cost_of(q: &PointPrediction) -> Option<(f64, [f64; 3])> {
+    match (q.state, q.cost_ns) {
+        (LineState::Below, Some(c)) if c.lo > 0.0 => Some((q.rate, [c.lo, c.mid, c.hi])),
+        _ => None,
+    }
+}
