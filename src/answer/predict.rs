@@ -75,10 +75,28 @@ fn saturates(s: &StrategyPrediction) -> String {
     }
 }
 
-/// The verdict lines of a prediction.
+/// `n thing` or `n things`.
+fn count(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+/// The verdict lines of a prediction: per rate, the first strategy's
+/// hottest line and cost, then each other strategy's; a strategy whose
+/// lines and figures equal an earlier one's with the same policy (a node
+/// split on a one-node host) is named once, at the end, as equal to it.
 pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
     let Some(base) = p.strategies.first() else {
         return Vec::new();
+    };
+    let twin = |k: usize| -> Option<&StrategyPrediction> {
+        let s = &p.strategies[k];
+        p.strategies[..k]
+            .iter()
+            .find(|e| e.publish == s.publish && e.lines == s.lines && e.points == s.points)
     };
     let writers = p.config.layout.writers.len();
     let mut lines = Vec::new();
@@ -94,7 +112,10 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
                 saturates(base)
             ),
         ));
-        for s in &p.strategies[1..] {
+        for (k, s) in p.strategies.iter().enumerate().skip(1) {
+            if twin(k).is_some() {
+                continue;
+            }
             let q = &s.points[i];
             let mut text = format!("at {}/s per CPU, {}", num(rate), s.name);
             if s.publish != base.publish {
@@ -105,8 +126,10 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
             }
             if s.level != base.level {
                 text.push_str(&format!(
-                    " ({} lines, {} writers on the hottest against {})",
-                    s.lines, q.hottest_writers, b.hottest_writers
+                    " ({}, {} on the hottest against {})",
+                    count(s.lines, "line"),
+                    count(q.hottest_writers, "writer"),
+                    b.hottest_writers
                 ));
             }
             text.push_str(&format!(": {}", state(q)));
@@ -119,6 +142,20 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
             }
             lines.push(Line::new(Topic::Prediction, text));
         }
+    }
+    let same: Vec<String> = (1..p.strategies.len())
+        .filter_map(|k| twin(k).map(|e| format!("{} = {}", p.strategies[k].name, e.name)))
+        .collect();
+    if !same.is_empty() {
+        lines.push(Line::new(
+            Topic::Prediction,
+            format!(
+                "the same lines on this host ({}, {}), so the same figures: {}",
+                count(p.nodes, "node"),
+                count(p.llcs, "LLC"),
+                same.join(", ")
+            ),
+        ));
     }
     lines
 }

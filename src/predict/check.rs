@@ -50,7 +50,21 @@ impl CheckPoint {
     /// Whether this point counts toward the median error: predicted, ρ at
     /// most [`SCORED_RHO`], and a measured cost above zero.
     pub fn scored(&self) -> bool {
-        self.ratio.is_some() && self.rho <= SCORED_RHO && self.measured_ns > 0.0
+        self.unscored().is_none()
+    }
+
+    /// Why this point does not count toward the median error, if it
+    /// does not.
+    pub fn unscored(&self) -> Option<&'static str> {
+        if self.ratio.is_none() {
+            Some("saturated")
+        } else if self.rho > SCORED_RHO {
+            Some("ρ > 0.5: not scored")
+        } else if self.measured_ns <= 0.0 {
+            Some("measured ≤ 0: not scored")
+        } else {
+            None
+        }
     }
 }
 
@@ -224,8 +238,10 @@ pub fn check(
 }
 
 /// The lowest rate of `points` (one series) whose measured net cost is
-/// more than [`KNEE_DEPARTURE`] off the series' low-rate level: the
-/// median of the points predicted at ρ ≤ 0.1, or the lowest rate's.
+/// more than [`KNEE_DEPARTURE`] off the series' low-rate level (the
+/// median of the points predicted at ρ ≤ 0.1, or the lowest rate's), with
+/// a 95% confidence interval that excludes that level: noise alone does
+/// not make a knee.
 pub fn measured_knee(points: &[&CheckPoint]) -> Option<f64> {
     let mut sorted: Vec<&CheckPoint> = points.to_vec();
     sorted.sort_by(|a, b| a.rate.total_cmp(&b.rate));
@@ -241,7 +257,10 @@ pub fn measured_knee(points: &[&CheckPoint]) -> Option<f64> {
     sorted
         .iter()
         .filter(|p| p.rho > 0.1 || quiet.is_empty())
-        .find(|p| (p.measured_ns / level - 1.0).abs() > KNEE_DEPARTURE)
+        .find(|p| {
+            let [lo, hi] = p.measured_ci_ns;
+            (p.measured_ns / level - 1.0).abs() > KNEE_DEPARTURE && !(lo..=hi).contains(&level)
+        })
         .map(|p| p.rate)
 }
 

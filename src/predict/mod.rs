@@ -10,8 +10,10 @@ pub mod latency;
 mod model;
 mod publish;
 pub mod queue;
+#[cfg(test)]
+mod tests;
 
-pub use check::{CheckPoint, CheckResults, Knee, check};
+pub use check::{CheckPoint, CheckResults, Knee, check, measured_knee};
 pub use latency::{Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, MissingClass};
 pub use model::{Arrivals, Evaluation, Layout, Lines};
 pub use publish::publish_fraction;

@@ -20,7 +20,7 @@ pub fn render(p: &PredictResults) -> String {
     };
     let _ = writeln!(
         out,
-        "contend predict: {} ({} CPUs, {} nodes, {} LLCs): {} writers, {reads}{}; arrivals {}",
+        "contend predict: {} (CPUs {}, nodes {}, LLCs {}): {} writers, {reads}{}; arrivals {}",
         p.host,
         p.cpus,
         p.nodes,
@@ -143,10 +143,10 @@ pub fn render_check(c: &CheckResults) -> String {
                 num(p.measured_ci_ns[0]),
                 num(p.measured_ci_ns[1])
             ),
-            match p.ratio {
-                Some(r) if p.scored() => format!("{r:.2}"),
-                Some(r) => format!("{r:.2} (ρ > 0.5: not scored)"),
-                None => "-".into(),
+            match (p.ratio, p.unscored()) {
+                (Some(r), None) => format!("{r:.2}"),
+                (Some(r), Some(why)) => format!("{r:.2} ({why})"),
+                (None, _) => "-".into(),
             },
         ]);
     }
@@ -173,7 +173,7 @@ pub fn render_check(c: &CheckResults) -> String {
             .map_or(String::new(), |r| format!(" (measured/predicted {r:.2})"));
         let _ = writeln!(
             out,
-            "knee of {}: measured {m} (first rate whose net cost is >25% off its low-rate level); predicted saturation {p}{ratio}",
+            "knee of {}: measured {m} (first rate whose net cost is >25% off its low-rate level, beyond its 95% CI); predicted saturation {p}{ratio}",
             k.series
         );
     }

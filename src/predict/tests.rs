@@ -1,0 +1,277 @@
+//! The model against figures worked out by hand: ρ and the waits for 2
+//! and 4 sources, the read side of a split, node = LLC and node ≠ LLC
+//! fixtures, and the check against a run whose canaries are known.
+
+use super::*;
+use crate::topology::fixture;
+
+fn lat(items: &[&str]) -> Latencies {
+    let args: Vec<LatencyArg> = items.iter().map(|s| s.parse().unwrap()).collect();
+    Latencies::from_args(&args)
+}
+
+fn layout(writers: &[u32]) -> Layout {
+    Layout {
+        writers: writers.to_vec(),
+        readers: Vec::new(),
+        read_every: 1,
+    }
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * b.abs().max(1e-12)
+}
+
+/// The wait of 2 sources at per-source rate `lambda` through a server of
+/// `s` seconds, from the closed form: ρ = 2λS = 1 − p₀ with
+/// p₀ = 1/(1 + 2a + 2a²), a = S/Z, solved for a; R = 1/λ − Z; the
+/// deterministic wait is (R − S)/2. In ns.
+fn two_source_wait_ns(lambda: f64, s: f64) -> f64 {
+    let rho = 2.0 * lambda * s;
+    let a = (-2.0 + (4.0 + 8.0 * rho / (1.0 - rho)).sqrt()) / 4.0;
+    let r = 1.0 / lambda - s / a;
+    (r - s) * 0.5 * 1e9
+}
+
+#[test]
+fn two_paced_writers_hand_over_every_update() {
+    // CPUs 0 and 1 of the Sapphire Rapids fixture share an LLC; 100 ns
+    // exactly. Paced, each update of one finds the other's: ρ = 2rS and
+    // the cost is S plus the two-source wait.
+    let topo = fixture("spr-2s-224");
+    let lines = Lines::new(&topo, &layout(&[0, 1]), ShardLevel::Global).unwrap();
+    let l = lat(&["same-llc=100ns±0"]);
+    for rate in [1e3, 1e6, 3e6] {
+        let e = lines.evaluate(rate, 1.0, &l, Bound::Mid, Arrivals::Paced);
+        assert!(close(e.rho, 2.0 * rate * 100e-9, 1e-9), "{rate}: {}", e.rho);
+        let want = 100.0 + two_source_wait_ns(rate, 100e-9);
+        let got = e.cost_ns.unwrap();
+        assert!(close(got, want, 1e-6), "{rate}: {got} vs {want}");
+        assert_eq!((e.write_transfers, e.read_transfers), (1.0, 0.0));
+    }
+    // ρ = 0.2 at 1M/s: the wait is 5.05 ns (worked by hand: a = 0.11237,
+    // Z = 889.9 ns, R = 110.1 ns).
+    let e = lines.evaluate(1e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    assert!(
+        (e.cost_ns.unwrap() - 105.05).abs() < 0.01,
+        "{:?}",
+        e.cost_ns
+    );
+    // Irregular updates: another writer came between two of mine half the
+    // time, so half the transfers and half the utilisation.
+    let e = lines.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Poisson);
+    assert!(close(e.rho, 1e3 * 100e-9, 1e-9));
+    assert!(close(
+        e.cost_ns.unwrap(),
+        0.5 * (100.0 + two_source_wait_ns(500.0, 100e-9)),
+        1e-6
+    ));
+    // Past saturation there is no cost, only the queue's bound: 2 × S.
+    let e = lines.evaluate(6e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    assert_eq!(e.cost_ns, None);
+    assert!(close(e.bound_ns.unwrap(), 200.0, 1e-9));
+}
+
+#[test]
+fn four_paced_writers_wait_as_the_repairman_says() {
+    // Four cores of one LLC. Pick the think time Z = 500 ns with S = 50
+    // ns: X = (1 − 1/1.5464)/S transfers/s in all, R = 4/X − Z. Running
+    // each writer at X/4 gives back that response time.
+    let topo = fixture("spr-2s-224");
+    let lines = Lines::new(&topo, &layout(&[0, 1, 2, 3]), ShardLevel::Global).unwrap();
+    let l = lat(&["same-llc=50ns±0"]);
+    let (s, z) = (50e-9, 500e-9);
+    let x = (1.0 - 1.0 / 1.5464) / s;
+    let r = 4.0 / x - z;
+    let e = lines.evaluate(x / 4.0, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    assert!(close(e.rho, x * s, 1e-9), "{}", e.rho);
+    let want = 50.0 + (r - s) * 0.5 * 1e9;
+    assert!(
+        close(e.cost_ns.unwrap(), want, 1e-6),
+        "{:?} vs {want}",
+        e.cost_ns
+    );
+    // Poisson: 3 of 4 updates follow another writer's.
+    let e = lines.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Poisson);
+    assert!(close(e.write_transfers, 0.75, 1e-12));
+    assert!(close(e.rho, 4.0 * 1e3 * 0.75 * 50e-9, 1e-9));
+}
+
+#[test]
+fn a_node_split_halves_the_writers_but_each_read_fetches_the_other_line() {
+    // CPUs 0 (node 0) and 56 (node 1), 108 ns apart. Global: one transfer
+    // per update (the read after one's own publish is free). Per node:
+    // each line has one writer, but every read fetches the other node's
+    // line, written since, and that read moved this writer's line away,
+    // so the next publish fetches it back: two transfers per update.
+    let topo = fixture("spr-2s-224");
+    let two = layout(&[0, 56]);
+    let l = lat(&["cross-node=108ns±0"]);
+    let global = Lines::new(&topo, &two, ShardLevel::Global).unwrap();
+    let node = Lines::new(&topo, &two, ShardLevel::Node).unwrap();
+    assert_eq!((global.count(), node.count()), (1, 2));
+    let g = global.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    let n = node.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    assert_eq!((g.write_transfers, g.read_transfers), (1.0, 0.0));
+    assert_eq!((n.write_transfers, n.read_transfers), (1.0, 1.0));
+    assert!(close(g.cost_ns.unwrap(), 108.0, 1e-3));
+    assert!(close(n.cost_ns.unwrap(), 216.0, 1e-3));
+    assert_eq!(n.hottest_writers, 1);
+    // Without a read side, the split lines never move.
+    let quiet = Lines::new(
+        &topo,
+        &Layout {
+            read_every: 0,
+            ..two
+        },
+        ShardLevel::Node,
+    )
+    .unwrap();
+    let q = quiet.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    assert_eq!((q.rho, q.cost_ns), (0.0, Some(0.0)));
+}
+
+#[test]
+fn node_and_llc_agree_where_they_are_the_same_set_and_not_elsewhere() {
+    let l = lat(&[
+        "smt=9ns",
+        "same-llc=23ns",
+        "same-node=100ns",
+        "cross-node=197ns",
+    ]);
+    // Sapphire Rapids: one LLC per node.
+    let spr = fixture("spr-2s-224");
+    let all = layout(&spr.online_cpus.to_vec());
+    let node = Lines::new(&spr, &all, ShardLevel::Node).unwrap();
+    let llc = Lines::new(&spr, &all, ShardLevel::Llc).unwrap();
+    for rate in [1e3, 22e3] {
+        let a = node.evaluate(rate, 1.0, &l, Bound::Mid, Arrivals::Poisson);
+        let b = llc.evaluate(rate, 1.0, &l, Bound::Mid, Arrivals::Poisson);
+        assert_eq!(a, b);
+    }
+    // EPYC 7J13 NPS1: 8 LLCs per node, 16 CPUs each.
+    let epyc = fixture("epyc-7j13-2s-nps1-256");
+    let all = layout(&epyc.online_cpus.to_vec());
+    let node = Lines::new(&epyc, &all, ShardLevel::Node).unwrap();
+    let llc = Lines::new(&epyc, &all, ShardLevel::Llc).unwrap();
+    assert_eq!((node.count(), llc.count()), (2, 16));
+    let a = node.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Poisson);
+    let b = llc.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Poisson);
+    assert_eq!((a.hottest_writers, b.hottest_writers), (128, 16));
+    assert!(b.rho < a.rho / 4.0, "{} vs {}", b.rho, a.rho);
+    assert!(b.read_transfers > 10.0 * a.read_transfers, "{b:?} {a:?}");
+    let classes: Vec<String> = llc.classes().map(|c| c.to_string()).collect();
+    assert_eq!(classes, ["smt", "same-llc", "same-node", "cross-node@32"]);
+}
+
+#[test]
+fn ranges_follow_the_latencies_and_a_ratelimit_never_saturates() {
+    let topo = fixture("spr-2s-224");
+    let req = PredictRequest {
+        layout: layout(&topo.online_cpus.to_vec()),
+        levels: vec![ShardLevel::Global],
+        policies: vec![PublishPolicy::ALWAYS, "ratelimit:1ms".parse().unwrap()],
+        rates: vec![22e3],
+        latencies: lat(&["smt=8ns", "same-llc=51ns", "cross-node=108ns"]),
+        arrivals: Arrivals::Poisson,
+        seed: 1,
+    };
+    let p = predict(&topo, "spr", &req).unwrap();
+    let always = &p.strategies[0].points[0];
+    // ρ = 224 CPUs × 22k/s × 223/224 (another CPU's update came between)
+    // × the mean over the other 223 CPUs: 1 SMT sibling, 110 in the LLC,
+    // 112 on the other node.
+    let mean = (8.0 + 110.0 * 51.0 + 112.0 * 108.0) / 223.0;
+    let rho = 22e3 * 223.0 * mean * 1e-9;
+    assert!(
+        close(always.rho.mid, rho, 1e-9),
+        "{:?} vs {rho}",
+        always.rho
+    );
+    assert!(close(always.rho.lo, 0.75 * rho, 1e-9) && close(always.rho.hi, 1.25 * rho, 1e-9));
+    let sat = p.strategies[0].saturation;
+    assert!(close(sat.mid.unwrap(), 22e3 / rho, 2e-3), "{sat:?}");
+    assert!(sat.lo.unwrap() < sat.mid.unwrap() && sat.mid.unwrap() < sat.hi.unwrap());
+    let limited = &p.strategies[1];
+    assert_eq!(limited.saturation.mid, None);
+    assert!(
+        limited.points[0].rho.hi < 0.1,
+        "{:?}",
+        limited.points[0].rho
+    );
+    // A class without a figure is an error naming it.
+    let mut missing = req.clone();
+    missing.latencies = lat(&["same-llc=51ns", "cross-node=108ns"]);
+    let e = predict(&topo, "spr", &missing).unwrap_err().to_string();
+    assert!(e.contains("no latency for class smt"), "{e}");
+}
+
+#[test]
+fn the_check_predicts_each_repeat_at_its_canary() {
+    // The fixture run: global/always with canaries 10 and 40 ns, cpu/always
+    // with 20 and 30. Made paced at 1k/s (ρ ≈ 0: no wait) with a known
+    // net cost of 20 ns: global predicts the mean canary, 25 ns.
+    let mut run = crate::results::fixture_run();
+    for s in &mut run.strategies {
+        s.rate = Some(1e3);
+        let sum = s.summary.as_mut().unwrap();
+        sum.net_ns = crate::stats::Summary::of(&[18.0, 22.0]);
+    }
+    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let global = &c.points[0];
+    assert!(
+        global.series.starts_with("global/always"),
+        "{}",
+        global.series
+    );
+    assert!(
+        (global.predicted_ns.unwrap() - 25.0).abs() < 0.01,
+        "{global:?}"
+    );
+    assert!((global.ratio.unwrap() - 1.25).abs() < 1e-3);
+    assert_eq!(global.canary_ns, 25.0);
+    // cpu/always: each writer's line, fetched by the other's read after
+    // every update and fetched back by the next publish: 2 × 25 ns.
+    let cpu = &c.points[1];
+    assert!((cpu.predicted_ns.unwrap() - 50.0).abs() < 0.02, "{cpu:?}");
+    assert_eq!(c.scored, 2);
+    assert!(
+        (c.median_abs_error_pct.unwrap() - 87.5).abs() < 0.2,
+        "{c:?}"
+    );
+    // A flat-out run has nothing to check.
+    let flat = crate::results::fixture_run();
+    let e = check("run.json", &[(String::new(), &flat)], None).unwrap_err();
+    assert!(e.to_string().contains("no paced strategy"), "{e}");
+}
+
+#[test]
+fn the_measured_knee_is_the_first_departure_from_the_quiet_level() {
+    let p = |rate: f64, rho: f64, measured: f64| CheckPoint {
+        series: "s".into(),
+        rate,
+        writers: 2,
+        repeats: 5,
+        canary_ns: 100.0,
+        rho,
+        predicted_ns: Some(100.0),
+        measured_ns: measured,
+        measured_ci_ns: [measured - 1.0, measured + 1.0],
+        ratio: Some(100.0 / measured),
+    };
+    // Quiet level: the median of 100, 110, 90 (ρ ≤ 0.1) = 100. 120 is
+    // within 25%; 70 is not.
+    let pts = [
+        p(1e4, 0.002, 100.0),
+        p(3e4, 0.006, 110.0),
+        p(1e5, 0.02, 90.0),
+        p(1e6, 0.2, 120.0),
+        p(3e6, 0.6, 70.0),
+        p(1e7, 2.0, 60.0),
+    ];
+    let refs: Vec<&CheckPoint> = pts.iter().rev().collect();
+    assert_eq!(measured_knee(&refs), Some(3e6));
+    let flat: Vec<&CheckPoint> = pts[..4].iter().collect();
+    assert_eq!(measured_knee(&flat), None);
+    assert!(pts[3].scored() && !pts[4].scored());
+}
