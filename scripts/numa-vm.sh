@@ -2,9 +2,14 @@
 # Boot a throw-away multi-node NUMA guest under QEMU (TCG) and run one command in it.
 #
 #   scripts/numa-vm.sh [--nodes N] [--cpus-per-node C | --cpus-per-node 2,2,0]
+#                      [--dies-per-node D] [--cpu MODEL]
 #                      [--mem-per-node MiB] [--distances "10,21;21,10"]
 #                      [--timeout SECONDS] [--binary PATH] [--file HOST:GUEST]...
 #                      [--verbose] -- COMMAND [ARGS...]
+#
+# --dies-per-node D splits each node's socket into D dies of C/D cores; the guest shows
+# one L3 (LLC) per die only with an Intel vendor (--cpu max,vendor=GenuineIntel, default
+# --cpu max): AMD models under TCG lack topoext and get one L3 per socket.
 #
 # The guest is a Debian kernel plus a busybox initramfs holding the contend binary at
 # /bin/contend. COMMAND's stdout and stderr (merged, they share the serial console) are
@@ -15,13 +20,15 @@
 set -euo pipefail
 
 die() { echo "numa-vm.sh: $*" >&2; exit 2; }
-usage() { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '2,19s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${CONTEND_VM_CACHE:-$ROOT/.vm-cache}"
 
 nodes=2
 cpus_spec=1
+dies_per_node=1
+cpu_model=max
 mem_per_node=256
 distances=""
 timeout_s=300
@@ -33,6 +40,8 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --nodes) nodes="${2:?--nodes needs a value}"; shift 2 ;;
         --cpus-per-node) cpus_spec="${2:?--cpus-per-node needs a value}"; shift 2 ;;
+        --dies-per-node) dies_per_node="${2:?--dies-per-node needs a value}"; shift 2 ;;
+        --cpu) cpu_model="${2:?--cpu needs a value}"; shift 2 ;;
         --mem-per-node) mem_per_node="${2:?--mem-per-node needs a value}"; shift 2 ;;
         --distances) distances="${2:?--distances needs a value}"; shift 2 ;;
         --timeout) timeout_s="${2:?--timeout needs a value}"; shift 2 ;;
@@ -50,6 +59,8 @@ is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
 is_uint "$nodes" && (( nodes >= 1 && nodes <= 64 )) || die "--nodes must be 1..64"
 is_uint "$mem_per_node" && (( mem_per_node >= 32 )) || die "--mem-per-node must be an integer >= 32 (MiB)"
 is_uint "$timeout_s" && (( timeout_s >= 1 )) || die "--timeout must be a positive integer"
+is_uint "$dies_per_node" && (( dies_per_node >= 1 )) || die "--dies-per-node must be a positive integer"
+[[ "$cpu_model" =~ ^[A-Za-z0-9][A-Za-z0-9_.,=+-]*$ ]] || die "--cpu: bad CPU model '$cpu_model'"
 
 # ---- topology -------------------------------------------------------------------------
 IFS=',' read -r -a cpus <<< "$cpus_spec"
@@ -64,6 +75,20 @@ for c in "${cpus[@]}"; do
 done
 (( total_cpus >= 1 )) || die "at least one node needs CPUs"
 (( total_cpus <= 64 )) || die "at most 64 CPUs"
+
+# Layout of the sockets: one per node needs the same CPU count on every node with CPUs.
+uniform=1; cpu_nodes=0; first=""
+for c in "${cpus[@]}"; do
+    (( c > 0 )) || continue
+    cpu_nodes=$((cpu_nodes + 1))
+    [[ -z "$first" ]] && first="$c"
+    [[ "$c" == "$first" ]] || uniform=0
+done
+if (( dies_per_node > 1 )); then
+    (( uniform )) || die "--dies-per-node needs the same CPU count on every node with CPUs"
+    (( first % dies_per_node == 0 )) \
+        || die "--dies-per-node $dies_per_node does not divide $first CPUs per node"
+fi
 
 # Linux (x86/ACPI) numbers the nodes that have CPUs first, in CPU order, and the
 # memory-only nodes after them, whatever the QEMU node ids. Say so when that changes ids.
@@ -252,19 +277,15 @@ chmod 755 "$R/init"
 (cd "$R" && find . -print0 | cpio --null -o -H newc --quiet) > "$WORK/initrd.cpio"
 
 # ---- QEMU -------------------------------------------------------------------------------
-qemu=(qemu-system-x86_64 -accel "tcg,thread=multi" -cpu max
+qemu=(qemu-system-x86_64 -accel "tcg,thread=multi" -cpu "$cpu_model"
       -nographic -no-reboot -nic none
       -m "$((mem_per_node * nodes))M")
-# One socket per node when every CPU-bearing node has the same CPU count, otherwise one
-# socket per CPU, so no socket (and no shared LLC) ever straddles two nodes.
-uniform=1; cpu_nodes=0; first=""
-for c in "${cpus[@]}"; do
-    (( c > 0 )) || continue
-    cpu_nodes=$((cpu_nodes + 1))
-    [[ -z "$first" ]] && first="$c"
-    [[ "$c" == "$first" ]] || uniform=0
-done
-if (( uniform )); then
+# One socket per node (of --dies-per-node dies) when every CPU-bearing node has the same
+# CPU count, otherwise one socket per CPU, so no socket (and no shared LLC) ever
+# straddles two nodes.
+if (( dies_per_node > 1 )); then
+    qemu+=(-smp "$total_cpus,sockets=$cpu_nodes,dies=$dies_per_node,cores=$((first / dies_per_node)),threads=1")
+elif (( uniform )); then
     qemu+=(-smp "$total_cpus,sockets=$cpu_nodes,cores=$first,threads=1")
 else
     qemu+=(-smp "$total_cpus,sockets=$total_cpus,cores=1,threads=1")

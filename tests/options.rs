@@ -10,7 +10,7 @@
 //! Options tested elsewhere: `--warmup`, `--oversubscribe`, `--rate` and
 //! `--readers` (tests/run.rs); `--target-ci` and `--max-time`
 //! (tests/noise.rs); `--counter-node` on a multi-node guest
-//! (tests/guest.rs); `--sysfs-root` (tests/topology_fixtures.rs); the
+//! (tests/guest/); `--sysfs-root` (tests/topology_fixtures.rs); the
 //! matrix's `--per-class` and `--all-pairs` selection (tests/matrix.rs).
 
 use serde_json::Value;
