@@ -33,6 +33,7 @@ pub mod report;
 pub mod results;
 pub mod runner;
 pub mod stats;
+pub mod study;
 pub mod topology;
 pub mod workload;
 

@@ -27,6 +27,7 @@ mod host;
 mod matrix;
 mod predict;
 mod run;
+mod study;
 mod sweep;
 #[cfg(test)]
 mod tests;
@@ -34,6 +35,7 @@ mod tests;
 pub use matrix::matrix_lines;
 pub use predict::{predict_lines, range_text, rho_text, share_text};
 pub use run::run_lines;
+pub use study::study_lines;
 pub use sweep::sweep_lines;
 
 use crate::compare::DEFAULT_NOISE_THRESHOLD_PCT;

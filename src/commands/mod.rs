@@ -11,6 +11,7 @@ mod predict;
 mod report;
 mod run;
 mod spread;
+mod study;
 mod sweep;
 mod topology;
 mod verify;
@@ -23,6 +24,7 @@ pub use predict::PredictArgs;
 pub use report::ReportArgs;
 pub use run::RunArgs;
 pub use spread::SpreadArgs;
+pub use study::StudyArgs;
 pub use sweep::SweepArgs;
 pub use topology::{TopologyAction, TopologyArgs};
 pub use verify::VerifyArgs;
@@ -98,6 +100,11 @@ pub enum Command {
     /// run measured under --rate.
     #[command(long_about = crate::predict::LONG_ABOUT)]
     Predict(Box<predict::PredictArgs>),
+    /// The whole seed study in one command and one page: the pair matrix
+    /// (a per-class sample), the default run, a sweep over the thread
+    /// counts that reach each distance class, and predict at the seed's
+    /// rate for every CPU, within a time budget (--dry-run shows the plan).
+    Study(Box<study::StudyArgs>),
 }
 
 /// Runs `contend` with these arguments (the first is the program name).
@@ -129,6 +136,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
         Some(Command::Sweep(args)) => sweep::run(root, &args),
         Some(Command::Plot(args)) => plot::run(root, &args),
         Some(Command::Predict(args)) => predict::run(root, &args),
+        Some(Command::Study(args)) => study::run(root, &args),
         None => Err(CliError::usage("no subcommand given; see contend --help")),
     }
 }

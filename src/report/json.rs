@@ -19,6 +19,8 @@ impl Export for JsonExport {
             Document::Spread(s) => pretty(s, "spread.json")?,
             Document::Predict(p) => pretty(p, "predict.json")?,
             Document::Check(c) => pretty(c, "check.json")?,
+            Document::StudyPlan(p) => pretty(p, "study-plan.json")?,
+            Document::Study(s) => pretty(s, "study.json")?,
             // A comparison is derived from two result files; they are its
             // data.
             Document::Compare(_) => return Ok(Vec::new()),

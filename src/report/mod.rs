@@ -21,6 +21,7 @@ use crate::matrix::MatrixResults;
 use crate::placement::VerifyReport;
 use crate::predict::{CheckResults, PredictResults};
 use crate::results::{ResultFile, RunResults, SweepResults, WriteError, write_atomic};
+use crate::study::{StudyPlan, StudyResults};
 use crate::topology::{SpreadReport, Topology};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -46,6 +47,10 @@ pub enum Document<'a> {
     Predict(&'a PredictResults),
     /// A `contend predict --check`: the model against a measured run.
     Check(&'a CheckResults),
+    /// A `contend study --dry-run`: what it would run.
+    StudyPlan(&'a StudyPlan),
+    /// A `contend study` (study.json, its parts in their own files).
+    Study(&'a StudyResults),
 }
 
 impl Document<'_> {
@@ -61,6 +66,8 @@ impl Document<'_> {
             Document::Spread(_) => "spread",
             Document::Predict(_) => "predict",
             Document::Check(_) => "check",
+            Document::StudyPlan(_) => "study-plan",
+            Document::Study(_) => "study",
         }
     }
 }

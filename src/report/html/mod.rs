@@ -24,7 +24,9 @@
 mod hosts;
 mod matrix;
 mod placement;
+mod predict;
 mod run;
+mod study;
 mod sweep;
 
 use super::{Document, Export, ExportError, Rendered};
@@ -41,6 +43,9 @@ pub struct HtmlExport;
 
 impl Export for HtmlExport {
     fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
+        if let Document::Study(s) = doc {
+            return Ok(vec![Rendered::new(PAGE, study::page(s)?)]);
+        }
         if !matches!(
             doc,
             Document::Run(_) | Document::Sweep(_) | Document::Matrix(_)
@@ -67,8 +72,14 @@ pub struct Source<'a> {
 
 /// The page for these results, in order: the hosts side by side when
 /// there are two or more runs, then one section per result. Kinds other
-/// than run, sweep and matrix are not results and are refused.
+/// than run, sweep, matrix and predict are not results and are refused.
 pub fn page(sources: &[Source]) -> Result<String, ExportError> {
+    page_led(&title(sources), None, sources)
+}
+
+/// [`page`] titled `title`, with `lead` (a study's combined verdict)
+/// before everything else.
+fn page_led(title: &str, lead: Option<Markup>, sources: &[Source]) -> Result<String, ExportError> {
     let mut articles = Vec::new();
     for (i, s) in sources.iter().enumerate() {
         let id = i + 1;
@@ -76,6 +87,7 @@ pub fn page(sources: &[Source]) -> Result<String, ExportError> {
             Document::Run(r) => run::article(id, s.label, r)?,
             Document::Sweep(sw) => sweep::article(id, s.label, sw)?,
             Document::Matrix(m) => matrix::article(id, s.label, m)?,
+            Document::Predict(p) => predict::article(id, s.label, p)?,
             other => {
                 return Err(ExportError::Unsupported {
                     format: super::Format::Html,
@@ -92,7 +104,6 @@ pub fn page(sources: &[Source]) -> Result<String, ExportError> {
         })
         .collect();
     let hosts = (runs.len() >= 2).then(|| hosts::section(&runs));
-    let title = title(sources);
     let partial = sources.iter().any(|s| match s.doc {
         Document::Run(r) => r.partial,
         Document::Sweep(s) => s.partial,
@@ -127,6 +138,7 @@ pub fn page(sources: &[Source]) -> Result<String, ExportError> {
                     }
                 }
                 main {
+                    @if let Some(l) = &lead { (l) }
                     @if let Some(h) = &hosts { (h) }
                     @for a in &articles { (a) }
                 }
@@ -190,7 +202,10 @@ fn empty_provenance() -> &'static Provenance {
 
 /// `run on HOST`, as a result's heading names it.
 fn heading(s: &Source) -> String {
-    format!("{} on {}", s.doc.kind(), provenance(&s.doc).hostname)
+    match s.doc {
+        Document::Predict(p) => format!("predict for {}", p.host),
+        _ => format!("{} on {}", s.doc.kind(), provenance(&s.doc).hostname),
+    }
 }
 
 /// The heading of one result's article, its file, and the partial banner.

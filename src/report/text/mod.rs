@@ -6,6 +6,7 @@ mod placement;
 mod predict;
 mod run;
 mod spread;
+mod study;
 mod topology;
 
 pub use compare::compare_text;
@@ -28,6 +29,8 @@ impl Export for TextExport {
             Document::Spread(s) => spread::render(s),
             Document::Predict(p) => predict::render(p),
             Document::Check(c) => predict::render_check(c),
+            Document::StudyPlan(p) => study::render_plan(p),
+            Document::Study(s) => study::render(s),
         };
         Ok(vec![Rendered::new(format!("{}.txt", doc.kind()), text)])
     }

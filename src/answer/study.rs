@@ -1,0 +1,86 @@
+//! A study's combined verdict: the lines of its parts, in the order a
+//! reader asks — where the cost jumps (the matrix), what the counter costs
+//! at the seed's rate here and which split or policy to pick (the run),
+//! where throughput stops scaling (the sweep), what the model says for
+//! every CPU of this host (predict), what this host cannot answer — and a
+//! line for each stage that did not finish.
+
+use super::{Line, Topic, matrix_lines, num, predict_lines, run_lines, sweep_lines};
+use crate::matrix::MatrixResults;
+use crate::study::{StageStatus, StudyResults};
+
+/// The class medians nearest first, and the largest step between two.
+fn jumps(m: &MatrixResults) -> Option<Line> {
+    let classes = &m.classes;
+    let first = classes.first()?;
+    let chain: Vec<String> = classes
+        .iter()
+        .map(|c| format!("{} {} ns", c.class, num(c.median_ns)))
+        .collect();
+    let step = classes
+        .windows(2)
+        .filter(|w| w[0].median_ns > 0.0)
+        .map(|w| (w[1].median_ns / w[0].median_ns, &w[1].class))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let text = match step {
+        Some((ratio, class)) => format!(
+            "where the cost jumps: {} (the largest step: to {class}, {ratio:.1}×)",
+            chain.join(" → ")
+        ),
+        None => format!(
+            "where the cost jumps: one class here ({} {} ns); a host with several LLCs or nodes answers it",
+            first.class,
+            num(first.median_ns)
+        ),
+    };
+    Some(Line {
+        topic: Topic::Advice,
+        text,
+    })
+}
+
+/// The combined verdict of `study`.
+pub fn study_lines(study: &StudyResults) -> Vec<Line> {
+    let parts = &study.parts;
+    let mut lines = Vec::new();
+    if let Some(m) = &parts.matrix {
+        lines.extend(jumps(m));
+        lines.extend(matrix_lines(m));
+    }
+    let run = parts.run.as_ref().map(run_lines).unwrap_or_default();
+    let topics = [
+        Topic::Cost,
+        Topic::Savings,
+        Topic::BeyondRatelimit,
+        Topic::Saturation,
+    ];
+    for topic in topics {
+        lines.extend(run.iter().filter(|l| l.topic == topic).cloned());
+    }
+    if let Some(s) = &parts.sweep {
+        lines.extend(
+            sweep_lines(s)
+                .into_iter()
+                .filter(|l| l.topic == Topic::Scaling),
+        );
+    }
+    if let Some(p) = &parts.predict {
+        lines.extend(predict_lines(p).into_iter().take(1));
+    }
+    lines.extend(run.iter().filter(|l| l.topic == Topic::Host).cloned());
+    for s in &study.stages {
+        let why = match &s.status {
+            StageStatus::Done => continue,
+            StageStatus::Interrupted => {
+                "interrupted (Ctrl-C or SIGTERM); what it finished is kept".to_string()
+            }
+            StageStatus::Skipped(why) => format!("not run: {why}"),
+            StageStatus::Failed(why) => format!("failed: {why}"),
+        };
+        lines.push(Line {
+            topic: Topic::Host,
+            text: format!("the {} stage {why}", s.stage),
+        });
+    }
+    lines
+}

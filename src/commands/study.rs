@@ -1,0 +1,173 @@
+//! `contend study`: plan → (with `--dry-run`, print the plan) → run the
+//! stages, saving each stage's files as it finishes → the combined
+//! verdict and one report.html.
+
+use super::args::PlacementArg;
+use super::{Session, load_topology, require_live_root, results_folder};
+use crate::CliError;
+use crate::provenance::Provenance;
+use crate::report::{self, Document, Format};
+use crate::runner::signal;
+use crate::study::{self, Observer, StudyResults};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::args::{ResultsArgs, duration_arg};
+
+/// Options of `contend study`.
+#[derive(Debug, Args)]
+pub struct StudyArgs {
+    /// Time budget of the whole study [default: 60 s up to 16 CPUs, 2 s
+    /// more per CPU beyond, at most 9 minutes: 476 s on 224 CPUs]. The
+    /// plan shares it among the stages; `--dry-run` shows how.
+    #[arg(long, value_name = "TIME", value_parser = duration_arg)]
+    pub max_time: Option<Duration>,
+
+    /// Print what would run (pairs, points, repeats, seconds) and stop.
+    /// Works with --sysfs-root on any fixture or capture.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// strict: a thread or slot that cannot be placed and verified stops
+    /// the stage; best-effort: go on and record it unverified.
+    #[arg(long, value_enum, default_value_t = PlacementArg::Strict)]
+    pub placement: PlacementArg,
+
+    /// Where results go and what is printed.
+    #[command(flatten)]
+    pub output: ResultsArgs,
+}
+
+/// Progress bars and saving, stage by stage.
+struct Saver<'a> {
+    session: &'a Session,
+    dir: PathBuf,
+    bar: Option<indicatif::ProgressBar>,
+    written: Vec<PathBuf>,
+}
+
+impl Observer for Saver<'_> {
+    fn stage(&mut self, name: &str, total: usize, unit: &str) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+        self.bar = self.session.progress_bar(total, unit);
+        if let Some(b) = &self.bar {
+            b.set_prefix(name.to_string());
+            b.set_message(name.to_string());
+        } else if self.session.chatty() {
+            eprintln!("study: {name} ({total} {unit})");
+        }
+    }
+
+    fn progress(&mut self, done: usize, what: &str) {
+        if let Some(b) = &self.bar {
+            b.set_position(done as u64);
+            b.set_message(what.to_string());
+        }
+    }
+
+    fn finished(&mut self, stage: &str, study: &StudyResults) -> Result<(), String> {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+        let parts = &study.parts;
+        let doc = match stage {
+            "matrix" => parts.matrix.as_ref().map(Document::Matrix),
+            "run" => parts.run.as_ref().map(Document::Run),
+            "sweep" => parts.sweep.as_ref().map(Document::Sweep),
+            _ => parts.predict.as_ref().map(Document::Predict),
+        };
+        let mut files = match doc {
+            Some(d) => report::save(&self.dir, &d, &[Format::Json, Format::Svg])
+                .map_err(|e| e.to_string())?,
+            None => Vec::new(),
+        };
+        // The record and the page after every stage: an interrupted study
+        // keeps a page of what it finished.
+        let doc = Document::Study(study);
+        files.extend(
+            report::save(&self.dir, &doc, &[Format::Json, Format::Html])
+                .map_err(|e| e.to_string())?,
+        );
+        for f in files {
+            if !self.written.contains(&f) {
+                self.written.push(f);
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
+    let topo = load_topology(root)?;
+    let host = if args.dry_run {
+        root.file_name()
+            .filter(|_| root != Path::new("/"))
+            .map_or_else(
+                || "this host".to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+    } else {
+        String::new()
+    };
+    let max_time = args.max_time.map(|d| d.as_secs_f64());
+    if args.dry_run {
+        let plan = study::plan_study(&topo, &host, max_time).map_err(CliError::usage)?;
+        let format = if args.output.json {
+            Format::Json
+        } else {
+            Format::Text
+        };
+        print!("{}", report::render(&Document::StudyPlan(&plan), format)?);
+        return Ok(());
+    }
+    require_live_root(
+        root,
+        "study pins real threads (--dry-run reads any --sysfs-root)",
+    )?;
+    let session = Session::new(&args.output);
+    let provenance = Provenance::collect(crate::clock::calibrate_tsc(Duration::from_millis(50)));
+    let plan = study::plan_study(&topo, &provenance.hostname, max_time).map_err(CliError::usage)?;
+    if session.chatty() {
+        eprintln!(
+            "study: budget {:.0} s ({}), planned {:.0} s; --dry-run shows the plan",
+            plan.max_time_s, plan.max_time_rule, plan.est_s
+        );
+    }
+    let dir = results_folder(
+        &args.output.out,
+        &provenance.hostname,
+        &provenance.started_utc,
+    )?;
+    let stop = signal::stop_flag();
+    let mut saver = Saver {
+        session: &session,
+        dir,
+        bar: None,
+        written: Vec::new(),
+    };
+    let study = study::execute(
+        plan,
+        &topo,
+        provenance,
+        args.placement.into(),
+        stop,
+        &mut saver,
+    )
+    .map_err(CliError::failure)?;
+    let doc = Document::Study(&study);
+    if args.output.json {
+        print!("{}", report::render(&doc, Format::Json)?);
+    } else if !args.output.quiet {
+        print!("{}", report::render(&doc, Format::Text)?);
+    }
+    session.wrote(&saver.written);
+    if study.partial {
+        return Err(CliError::failure(
+            "the study did not finish every stage: what it finished is written",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! A prediction's article: its verdict lines, one row per strategy and
+//! rate, the chart, the class latencies it rests on, its notes.
+
+use super::{inline_svg, section, verdict_section, warnings_list};
+use crate::answer::{self, num, range_text, rho_text, share_text};
+use crate::predict::{LineState, PredictResults};
+use crate::report::{DrawError, ExportError, charts};
+use maud::{Markup, html};
+
+/// The article of one prediction.
+pub(super) fn article(
+    id: usize,
+    label: Option<&str>,
+    p: &PredictResults,
+) -> Result<Markup, ExportError> {
+    let svg: Vec<(String, String)> =
+        charts::predict_charts(p).map_err(|e: DrawError| ExportError::Draw(e))?;
+    let lines = answer::predict_lines(p);
+    Ok(html! {
+        article.result id={ "result-" (id) } data-kind="predict" {
+            h2 { "contend predict for " (p.host) }
+            p.sub {
+                (p.cpus) " CPUs, " (p.nodes) " nodes, " (p.llcs) " LLCs; "
+                (p.config.layout.writers.len()) " writers; arrivals " (p.config.arrivals.to_string())
+                "; latencies from " (p.latencies.source)
+                @if let Some(l) = label { br; "file: " code { (l) } }
+            }
+            (verdict_section(id, &[(None, lines)], false))
+            (section(id, "tables", "Model figures", html! {
+                div.scroll {
+                    table.sortable {
+                        thead { tr {
+                            th { "strategy" } th { "rate/CPU" } th { "publish" } th { "ρ hottest line" }
+                            th { "net ns/update" } th { "net CPU %" } th { "transfers/update" } th { "saturates at/CPU" }
+                        } }
+                        tbody {
+                            @for s in &p.strategies {
+                                @for q in &s.points {
+                                    tr {
+                                        td { (s.name) }
+                                        td data-sort=(q.rate) { (num(q.rate)) }
+                                        td { (num(100.0 * q.publish_fraction)) "%" }
+                                        td data-sort=(q.rho.mid) { (range_text(q.rho, rho_text)) }
+                                        @match (q.state, q.cost_ns, q.cpu_share_pct) {
+                                            (LineState::Below, Some(c), Some(sh)) => {
+                                                td data-sort=(c.mid) { (range_text(c, num)) }
+                                                td data-sort=(sh.mid) { (range_text(sh, share_text)) }
+                                            }
+                                            (LineState::Near, _, _) => { td { "near saturation" } td { "-" } }
+                                            _ => { td { "saturated" } td { "-" } }
+                                        }
+                                        td { (num(q.write_transfers)) " + " (num(q.read_transfers)) " read" }
+                                        td {
+                                            @match (s.saturation.lo, s.saturation.hi) {
+                                                (Some(lo), Some(hi)) => { (num(lo)) "–" (num(hi)) }
+                                                (Some(lo), None) => { (num(lo)) "–never" }
+                                                _ => { "never" }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                p.note {
+                    "ρ = the hottest line's utilisation (transfers/s × transfer time); ranges from the class latencies' uncertainty; net = transfers and waiting beyond the same loop with no shared write. The model: docs/predict.md."
+                }
+                h4 { "Class latencies used (one-way ns)" }
+                table {
+                    thead { tr { th { "class" } th { "ns" } th { "low" } th { "high" } } }
+                    tbody {
+                        @for c in &p.classes {
+                            tr { td { (c.class) } td { (num(c.latency.ns)) } td { (num(c.latency.lo_ns)) } td { (num(c.latency.hi_ns)) } }
+                        }
+                    }
+                }
+            }))
+            (section(id, "charts", "Chart", html! {
+                @for (name, s) in &svg { (inline_svg(name, s)) }
+            }))
+            (section(id, "warnings", "Notes", warnings_list(&p.notes)))
+        }
+    })
+}

@@ -1,0 +1,78 @@
+//! A study's page: the combined verdict and each stage's status first,
+//! then the matrix, the run, the sweep and the prediction, each as its own
+//! article (the same as their own pages).
+
+use super::{Source, page_led};
+use crate::answer::study_lines;
+use crate::report::{Document, ExportError};
+use crate::study::{StageStatus, StudyResults};
+use maud::html;
+
+/// The page of `study`.
+pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
+    let parts = &study.parts;
+    let mut sources = Vec::new();
+    if let Some(m) = &parts.matrix {
+        sources.push(Source {
+            label: Some("matrix.json"),
+            doc: Document::Matrix(m),
+        });
+    }
+    if let Some(r) = &parts.run {
+        sources.push(Source {
+            label: Some("run.json"),
+            doc: Document::Run(r),
+        });
+    }
+    if let Some(s) = &parts.sweep {
+        sources.push(Source {
+            label: Some("sweep.json"),
+            doc: Document::Sweep(s),
+        });
+    }
+    if let Some(p) = &parts.predict {
+        sources.push(Source {
+            label: Some("predict.json"),
+            doc: Document::Predict(p),
+        });
+    }
+    let p = &study.plan;
+    let lines = study_lines(study);
+    let lead = html! {
+        section.verdict.study data-section="study" id="study" {
+            h2 { "Study: the combined verdict" }
+            p.sub {
+                (p.host) ": " (p.cpus) " CPUs, " (p.nodes) " nodes, " (p.llcs) " LLCs; started "
+                (study.provenance.started_utc) "; " (format!("{:.0}", study.elapsed_s)) " s of a "
+                (format!("{:.0}", p.max_time_s)) " s budget (" (p.max_time_rule) ")"
+            }
+            @if study.partial {
+                div.banner.partial role="alert" data-section="partial" {
+                    "PARTIAL: not every stage finished; the table says which, and the page shows what did."
+                }
+            }
+            ul { @for l in &lines { li { (l.to_string()) } } }
+            h3 { "Stages" }
+            table {
+                thead { tr { th { "stage" } th { "status" } th { "seconds" } } }
+                tbody {
+                    @for s in &study.stages {
+                        tr {
+                            td { a href={ "#" (s.stage) } { (s.stage) } }
+                            td {
+                                @match &s.status {
+                                    StageStatus::Done => "done",
+                                    StageStatus::Interrupted => "interrupted",
+                                    StageStatus::Skipped(why) => { "skipped: " (why) }
+                                    StageStatus::Failed(why) => { "failed: " (why) }
+                                }
+                            }
+                            td { (format!("{:.1}", s.seconds)) }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    page_led(&format!("contend study: {}", p.host), Some(lead), &sources)
+}

@@ -1,0 +1,130 @@
+//! `contend study --dry-run` (the plan and its arithmetic) and the end of
+//! a study (the combined verdict, each stage's time against the plan).
+
+use super::align;
+use crate::answer::{num, study_lines};
+use crate::report::answer;
+use crate::study::{StageStatus, StudyPlan, StudyResults};
+use std::fmt::Write;
+
+/// `flat out` or `22.0k/s`.
+fn regime(rate: &Option<f64>) -> String {
+    rate.map_or("flat out".into(), |r| format!("{}/s per writer", num(r)))
+}
+
+/// The plan, stage by stage, with the numbers its time rests on.
+pub fn render_plan(p: &StudyPlan) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "contend study plan for {}: {} CPUs, {} nodes, {} LLCs; budget {:.0} s ({})\n",
+        p.host, p.cpus, p.nodes, p.llcs, p.max_time_s, p.max_time_rule
+    );
+    let m = &p.matrix;
+    let classes: Vec<String> = m
+        .classes
+        .iter()
+        .map(|c| format!("{} {} of {}", c.class, c.sampled, c.candidates))
+        .collect();
+    let _ = writeln!(
+        out,
+        "1. matrix: {} pairs ({} per class at most: {}), {} samples per direction × {} round trips, 3 passes; est. {:.1} s (at an assumed {} ns one-way)",
+        m.pairs,
+        m.per_class,
+        classes.join(", "),
+        m.samples,
+        crate::matrix::ROUND_TRIPS_PER_SAMPLE,
+        m.est_s,
+        crate::study::plan::ASSUMED_ONE_WAY_NS
+    );
+    let r = &p.run;
+    let regimes: Vec<String> = r.rates.iter().map(regime).collect();
+    let _ = writeln!(
+        out,
+        "2. run: {} writers, {} strategies × {} ({}) + the paced and harness floors = {} entries × {} repeats, {:.2} s measured per entry; est. {:.1} s",
+        r.writers,
+        r.strategies,
+        r.rates.len(),
+        regimes.join(", "),
+        r.entries,
+        r.repeats,
+        r.duration_s,
+        r.est_s
+    );
+    let s = &p.sweep;
+    let steps: Vec<String> = s
+        .threads
+        .iter()
+        .map(|t| format!("{} ({})", t.threads, t.reaches))
+        .collect();
+    let _ = writeln!(
+        out,
+        "3. sweep: unbound, threads {} × {} = {} points, global/always and global/ratelimit:1ms + a floor = {} entries × {} repeats, {:.2} s measured per entry; est. {:.1} s",
+        steps.join(", "),
+        s.rates.iter().map(regime).collect::<Vec<_>>().join(" and "),
+        s.points,
+        s.entries,
+        s.repeats,
+        s.duration_s,
+        s.est_s
+    );
+    let _ = writeln!(
+        out,
+        "4. predict: {} writers at {}/s per CPU, every level × always and ratelimit:1ms, with this study's class latencies; instant",
+        p.cpus,
+        num(p.predict_rate)
+    );
+    let _ = writeln!(
+        out,
+        "\ntotal: est. {:.0} s of the {:.0} s budget (start-up per repeat counted: 20 ms warm-up, 6 ms canary and counter, 0.3 ms per thread)",
+        p.est_s, p.max_time_s
+    );
+    out
+}
+
+/// The combined verdict, then each stage's status and time.
+pub fn render(study: &StudyResults) -> String {
+    let mut out = String::new();
+    let p = &study.plan;
+    let _ = writeln!(
+        out,
+        "contend study on {} ({} CPUs, {} nodes, {} LLCs), {}: {:.0} s of a {:.0} s budget{}\n",
+        p.host,
+        p.cpus,
+        p.nodes,
+        p.llcs,
+        study.provenance.started_utc,
+        study.elapsed_s,
+        p.max_time_s,
+        if study.partial { " (PARTIAL)" } else { "" }
+    );
+    out.push_str(&answer::text(&study_lines(study)));
+    let est = |stage: &str| match stage {
+        "matrix" => format!("{:.1}", p.matrix.est_s),
+        "run" => format!("{:.1}", p.run.est_s),
+        "sweep" => format!("{:.1}", p.sweep.est_s),
+        _ => "0".into(),
+    };
+    let mut rows = vec![
+        ["stage", "status", "seconds", "planned"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for s in &study.stages {
+        let status = match &s.status {
+            StageStatus::Done => "done".to_string(),
+            StageStatus::Interrupted => "interrupted".to_string(),
+            StageStatus::Skipped(why) => format!("skipped: {why}"),
+            StageStatus::Failed(why) => format!("FAILED: {why}"),
+        };
+        rows.push(vec![
+            s.stage.clone(),
+            status,
+            format!("{:.1}", s.seconds),
+            est(&s.stage),
+        ]);
+    }
+    out.push('\n');
+    out.push_str(&align(&rows));
+    out
+}

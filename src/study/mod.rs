@@ -1,0 +1,327 @@
+//! `contend study`: the whole seed study in one command. Stages, in order:
+//! the pair matrix (a per-class sample), the default run (every strategy
+//! flat out and at the seed's rate), a sweep over the thread counts that
+//! first reach each distance class, and `predict` for every allowed CPU at
+//! the seed's rate with this study's class latencies. The plan and its
+//! time budget are in `plan.rs`; the combined verdict is
+//! `answer/study.rs`'s; every file is written by the command through
+//! `report/` after each stage, so an interrupted study keeps what it
+//! finished.
+
+pub mod plan;
+
+pub use plan::{
+    ClassSample, MatrixStage, RunStage, StudyPlan, StudyPlanError, SweepStage, ThreadStep,
+    default_max_time_s, plan_study, run_strategies, sweep_strategies,
+};
+
+use crate::matrix::{
+    Home, MatrixError, MatrixRequest, MatrixResults, Mode, measure_matrix, plan_matrix,
+};
+use crate::placement::Placement;
+use crate::predict::{self, Arrivals, Latencies, Layout, PredictRequest, PredictResults};
+use crate::provenance::Provenance;
+use crate::results::{RunResults, SweepResults};
+use crate::runner::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
+use crate::runner::{self, PoolSize, RunRequest};
+use crate::topology::{CpuSpec, Topology};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Version of study.json's layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The stages, in the order run.
+pub const STAGES: [&str; 4] = ["matrix", "run", "sweep", "predict"];
+
+/// How a stage ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "status", content = "why")]
+pub enum StageStatus {
+    /// Finished; its file is in the folder.
+    Done,
+    /// Stopped by Ctrl-C or SIGTERM; what it finished is kept.
+    Interrupted,
+    /// Not run, and why (an earlier stage was interrupted or failed, or
+    /// the budget was spent).
+    Skipped(String),
+    /// Failed, and why.
+    Failed(String),
+}
+
+/// One stage's record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageRecord {
+    /// `matrix`, `run`, `sweep` or `predict`.
+    pub stage: String,
+    /// How it ended.
+    pub status: StageStatus,
+    /// Wall seconds it took.
+    pub seconds: f64,
+}
+
+/// What the stages produced (each `None` until its stage is done).
+#[derive(Debug, Clone, Default)]
+pub struct StudyParts {
+    /// The pair matrix.
+    pub matrix: Option<MatrixResults>,
+    /// The default run.
+    pub run: Option<RunResults>,
+    /// The sweep (partial when interrupted).
+    pub sweep: Option<SweepResults>,
+    /// The prediction.
+    pub predict: Option<PredictResults>,
+}
+
+/// A whole `contend study`: study.json (the plan, each stage's record) and
+/// the parts, each saved in its own file beside it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StudyResults {
+    /// [`SCHEMA_VERSION`].
+    pub schema: u32,
+    /// What was planned.
+    pub plan: StudyPlan,
+    /// Where and with what it ran.
+    pub provenance: Provenance,
+    /// Per stage, how it ended.
+    pub stages: Vec<StageRecord>,
+    /// Wall seconds in all.
+    pub elapsed_s: f64,
+    /// True unless every stage is done.
+    pub partial: bool,
+    /// The parts (not in study.json: each has its own file).
+    #[serde(skip)]
+    pub parts: StudyParts,
+}
+
+/// What the command hears while a study runs.
+pub trait Observer {
+    /// A stage starts with `total` units of progress (`unit` names them).
+    fn stage(&mut self, name: &str, total: usize, unit: &str);
+    /// `done` units of the current stage are finished; `what` is running.
+    fn progress(&mut self, done: usize, what: &str);
+    /// A stage ended; `study` holds every part finished so far. An error
+    /// (a file that cannot be written) stops the study.
+    fn finished(&mut self, stage: &str, study: &StudyResults) -> Result<(), String>;
+}
+
+/// Runs `plan` on `topo` (the live host), stage by stage, until done,
+/// stopped by `stop`, or out of budget.
+pub fn execute(
+    plan: StudyPlan,
+    topo: &Topology,
+    provenance: Provenance,
+    placement: Placement,
+    stop: &AtomicBool,
+    observer: &mut impl Observer,
+) -> Result<StudyResults, String> {
+    let started = Instant::now();
+    let mut study = StudyResults {
+        schema: SCHEMA_VERSION,
+        plan,
+        provenance,
+        stages: Vec::new(),
+        elapsed_s: 0.0,
+        partial: true,
+        parts: StudyParts::default(),
+    };
+    let mut halted: Option<String> = None;
+    for name in STAGES {
+        if let Some(why) = &halted {
+            study.stages.push(StageRecord {
+                stage: name.into(),
+                status: StageStatus::Skipped(why.clone()),
+                seconds: 0.0,
+            });
+            continue;
+        }
+        let t0 = Instant::now();
+        let status = match name {
+            "matrix" => matrix_stage(&mut study, topo, stop, observer),
+            "run" => run_stage(&mut study, topo, placement, stop, observer),
+            "sweep" => sweep_stage(&mut study, topo, placement, stop, observer),
+            _ => predict_stage(&mut study, topo),
+        };
+        match &status {
+            StageStatus::Done => {}
+            StageStatus::Interrupted => halted = Some(format!("the {name} stage was interrupted")),
+            StageStatus::Failed(_) => halted = Some(format!("the {name} stage failed")),
+            StageStatus::Skipped(_) => {}
+        }
+        if halted.is_none() && started.elapsed().as_secs_f64() > study.plan.max_time_s {
+            halted = Some(format!(
+                "the budget of {:.0} s was spent",
+                study.plan.max_time_s
+            ));
+        }
+        study.stages.push(StageRecord {
+            stage: name.into(),
+            status,
+            seconds: t0.elapsed().as_secs_f64(),
+        });
+        study.elapsed_s = started.elapsed().as_secs_f64();
+        observer.finished(name, &study)?;
+    }
+    study.partial = study.stages.iter().any(|s| s.status != StageStatus::Done);
+    study.elapsed_s = started.elapsed().as_secs_f64();
+    Ok(study)
+}
+
+fn matrix_stage(
+    study: &mut StudyResults,
+    topo: &Topology,
+    stop: &AtomicBool,
+    observer: &mut impl Observer,
+) -> StageStatus {
+    let request = MatrixRequest {
+        cpus: CpuSpec::All,
+        samples: study.plan.matrix.samples,
+        home: Home::First,
+        mode: Mode::Cas,
+        per_class: Some(study.plan.matrix.per_class),
+    };
+    let plan = match plan_matrix(&request, topo.clone()) {
+        Ok(p) => p,
+        Err(e) => return StageStatus::Failed(e.to_string()),
+    };
+    observer.stage(
+        "matrix",
+        plan.pairs.len() * crate::matrix::PASSES,
+        "pair passes",
+    );
+    match measure_matrix(plan, |done, _| observer.progress(done, "pairs")) {
+        Ok(m) => {
+            study.parts.matrix = Some(m);
+            if stop.load(Ordering::Relaxed) {
+                StageStatus::Interrupted
+            } else {
+                StageStatus::Done
+            }
+        }
+        Err(MatrixError::Placement(e)) => StageStatus::Failed(e.to_string()),
+        Err(e) => StageStatus::Failed(e.to_string()),
+    }
+}
+
+fn run_stage(
+    study: &mut StudyResults,
+    topo: &Topology,
+    placement: Placement,
+    stop: &AtomicBool,
+    observer: &mut impl Observer,
+) -> StageStatus {
+    let p = &study.plan.run;
+    let request = RunRequest {
+        writers: None,
+        readers: None,
+        writer_cpus: None,
+        reader_cpus: None,
+        read_every: 1,
+        strategies: run_strategies(),
+        counter_node: None,
+        node_iter: crate::counter::NodeIter::Compact,
+        duration: Duration::from_secs_f64(p.duration_s),
+        warmup: Duration::from_secs_f64(plan::WARMUP_S),
+        repeats: p.repeats,
+        target_ci_pct: None,
+        max_time: Duration::ZERO,
+        rates: p.rates.clone(),
+        seed: 1,
+        sample_every: None,
+        placement,
+        oversubscribe: false,
+    };
+    let plan = match runner::plan(&request, topo.clone()) {
+        Ok(plan) => plan,
+        Err(e) => return StageStatus::Failed(e.to_string()),
+    };
+    observer.stage("run", plan.entries() * plan.config.repeats, "repeats");
+    match runner::execute(&plan, stop, |done, _, name| observer.progress(done, name)) {
+        Ok(r) => {
+            let partial = r.partial;
+            study.parts.run = Some(r);
+            if partial {
+                StageStatus::Interrupted
+            } else {
+                StageStatus::Done
+            }
+        }
+        Err(e) => StageStatus::Failed(e.to_string()),
+    }
+}
+
+fn sweep_stage(
+    study: &mut StudyResults,
+    topo: &Topology,
+    placement: Placement,
+    stop: &AtomicBool,
+    observer: &mut impl Observer,
+) -> StageStatus {
+    let p = &study.plan.sweep;
+    let request = SweepRequest {
+        threads: p
+            .threads
+            .iter()
+            .map(|t| PoolSize::Count(t.threads))
+            .collect(),
+        affinity: Some(vec![Affinity::Unbound]),
+        rates: p.rates.clone(),
+        strategies: sweep_strategies(),
+        duration: Duration::from_secs_f64(p.duration_s),
+        repeats: p.repeats,
+        warmup: Duration::from_secs_f64(plan::WARMUP_S),
+        seed: 1,
+        placement,
+    };
+    let mut sweep_plan = match plan_sweep(&request, topo) {
+        Ok(plan) => plan,
+        Err(e) => return StageStatus::Failed(e.to_string()),
+    };
+    observer.stage("sweep", sweep_plan.total_repeats(), "repeats");
+    let outcome = execute_sweep(
+        &mut sweep_plan,
+        stop,
+        |done, label, name| observer.progress(done, &format!("{label}: {name}")),
+        |_, _, _| Ok::<(), String>(()),
+    );
+    match outcome {
+        Ok(o) => {
+            study.parts.sweep = Some(o.results);
+            match o.stopped {
+                None => StageStatus::Done,
+                Some(SweepStop::Interrupted) => StageStatus::Interrupted,
+                Some(SweepStop::Failed { point, error }) => {
+                    StageStatus::Failed(format!("{point}: {error}"))
+                }
+            }
+        }
+        Err(e) => StageStatus::Failed(e),
+    }
+}
+
+fn predict_stage(study: &mut StudyResults, topo: &Topology) -> StageStatus {
+    let Some(matrix) = &study.parts.matrix else {
+        return StageStatus::Skipped("no matrix: no class latencies".into());
+    };
+    let request = PredictRequest {
+        layout: Layout {
+            writers: topo.allowed_cpus.to_vec(),
+            readers: Vec::new(),
+            read_every: 1,
+        },
+        levels: crate::counter::ShardLevel::ALL.to_vec(),
+        policies: run_strategies().policies,
+        rates: vec![study.plan.predict_rate],
+        latencies: Latencies::from_matrix(matrix, "this study's matrix"),
+        arrivals: Arrivals::Poisson,
+        seed: 1,
+    };
+    match predict::predict(topo, &study.plan.host, &request) {
+        Ok(p) => {
+            study.parts.predict = Some(p);
+            StageStatus::Done
+        }
+        Err(e) => StageStatus::Failed(e.to_string()),
+    }
+}

@@ -1,0 +1,355 @@
+//! What `contend study` will run on a host, and the arithmetic of its time
+//! budget, before anything runs: the same plan prints with `--dry-run` on
+//! any fixture.
+//!
+//! The budget (`--max-time`, by default [`default_max_time_s`]) pays for
+//! four measuring stages: a per-class sample of the pair matrix (a fixed,
+//! small cost per pair), the default run (every strategy flat out and at
+//! the seed's rate) and a sweep over the thread counts at which the writers
+//! first reach each distance class, at both regimes. Start-up costs are
+//! counted per repeat (warm-up, canary, starting and pinning each thread);
+//! what is left is shared evenly as measured time per strategy, between
+//! [`MIN_DURATION_S`] and [`MAX_DURATION_S`]. A budget that cannot pay for
+//! the minimum is refused, naming the minimum.
+
+use crate::matrix::{self, PairClass, classify, select_pairs};
+use crate::runner::StrategyChoice;
+use crate::runner::sweep::SEED_RATE;
+use crate::topology::Topology;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// The default budget on a host of up to this many CPUs …
+pub const BASE_CPUS: usize = 16;
+/// … is this many seconds …
+pub const BASE_S: f64 = 60.0;
+/// … plus this many per CPU beyond: a bigger host has more classes and
+/// sweep points, and every repeat starts and pins more threads …
+pub const PER_CPU_S: f64 = 2.0;
+/// … and at most this many (9 minutes: a 224-CPU host stays under 10).
+pub const CAP_S: f64 = 540.0;
+
+/// Pairs sampled per distance class.
+pub const PER_CLASS: usize = 4;
+/// Timed samples per direction of each pair.
+pub const SAMPLES: usize = 30;
+/// One-way transfer time the matrix estimate assumes, ns (a cross-socket
+/// figure: pairs are estimated long rather than short).
+pub const ASSUMED_ONE_WAY_NS: f64 = 150.0;
+/// Starting two pinned threads and a node-bound line for one pass of one
+/// pair, s.
+pub const PAIR_SETUP_S: f64 = 0.003;
+/// Repeats per strategy in the run stage.
+pub const RUN_REPEATS: u32 = 5;
+/// Repeats per strategy at each sweep point.
+pub const SWEEP_REPEATS: u32 = 3;
+/// Warm-up before each repeat, s.
+pub const WARMUP_S: f64 = 0.02;
+/// Start-up of one repeat besides warm-up: the canary and a fresh counter,
+/// s …
+pub const REPEAT_SETUP_S: f64 = 0.006;
+/// … plus this for each thread started and pinned, s.
+pub const THREAD_SETUP_S: f64 = 0.0003;
+/// Least measured time per strategy and regime, s.
+pub const MIN_DURATION_S: f64 = 0.1;
+/// Most measured time per strategy and regime, s: past it the budget is
+/// left unspent.
+pub const MAX_DURATION_S: f64 = 1.0;
+
+/// The default `--max-time` for a host of `cpus` CPUs, s: [`BASE_S`] up
+/// to [`BASE_CPUS`] CPUs, [`PER_CPU_S`] more per CPU beyond, at most
+/// [`CAP_S`].
+pub fn default_max_time_s(cpus: usize) -> f64 {
+    (BASE_S + PER_CPU_S * cpus.saturating_sub(BASE_CPUS) as f64).min(CAP_S)
+}
+
+/// One distance class in the matrix sample.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassSample {
+    /// The class (`same-llc`, `cross-node@21`).
+    pub class: String,
+    /// Pairs of it among the CPUs.
+    pub candidates: usize,
+    /// Pairs measured.
+    pub sampled: usize,
+}
+
+/// The matrix stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatrixStage {
+    /// Pairs per class at most.
+    pub per_class: usize,
+    /// Timed samples per direction.
+    pub samples: usize,
+    /// Per class, its pairs and the sample.
+    pub classes: Vec<ClassSample>,
+    /// Pairs measured.
+    pub pairs: usize,
+    /// Estimated seconds.
+    pub est_s: f64,
+}
+
+/// The run stage: `contend run` with its default strategies and regimes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunStage {
+    /// Writer threads (every allowed CPU).
+    pub writers: usize,
+    /// Strategies.
+    pub strategies: usize,
+    /// Regimes: `None` flat out, else updates/s per writer.
+    pub rates: Vec<Option<f64>>,
+    /// Strategy × regime entries, with the paced floor and the harness
+    /// floor.
+    pub entries: usize,
+    /// Repeats per entry.
+    pub repeats: u32,
+    /// Measured time per entry, s.
+    pub duration_s: f64,
+    /// Estimated seconds.
+    pub est_s: f64,
+}
+
+/// One sweep thread count, and the class it first reaches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadStep {
+    /// Writer threads (the first CPUs in id order).
+    pub threads: usize,
+    /// The classes its CPUs first reach (`all CPUs` for the last).
+    pub reaches: String,
+}
+
+/// The sweep stage: thread counts that reach each class, at both regimes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepStage {
+    /// Thread counts.
+    pub threads: Vec<ThreadStep>,
+    /// Regimes at each count.
+    pub rates: Vec<Option<f64>>,
+    /// Points (counts × regimes).
+    pub points: usize,
+    /// Strategy entries over all points, floors included.
+    pub entries: usize,
+    /// Repeats per entry.
+    pub repeats: u32,
+    /// Measured time per entry, s.
+    pub duration_s: f64,
+    /// Estimated seconds.
+    pub est_s: f64,
+}
+
+/// The whole plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StudyPlan {
+    /// The host or fixture.
+    pub host: String,
+    /// Allowed CPUs.
+    pub cpus: usize,
+    /// NUMA nodes with CPUs.
+    pub nodes: usize,
+    /// Last-level caches.
+    pub llcs: usize,
+    /// The budget, s.
+    pub max_time_s: f64,
+    /// Where the budget came from.
+    pub max_time_rule: String,
+    /// Pair matrix.
+    pub matrix: MatrixStage,
+    /// The default run.
+    pub run: RunStage,
+    /// The sweep.
+    pub sweep: SweepStage,
+    /// `predict` at the seed's rate for every allowed CPU.
+    pub predict_rate: f64,
+    /// Estimated seconds in all.
+    pub est_s: f64,
+}
+
+/// A budget too small for the smallest plan.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StudyPlanError {
+    /// `--max-time` cannot pay for the minimum.
+    #[error(
+        "--max-time {given:.0}s is too short for this host: the smallest study here needs {needed:.0}s ({MIN_DURATION_S}s per strategy); give at least that, or run the stages alone"
+    )]
+    TooShort {
+        /// The budget given, s.
+        given: f64,
+        /// The least it needs, s.
+        needed: f64,
+    },
+    /// Fewer than two allowed CPUs: nothing contends.
+    #[error("a study needs at least 2 allowed CPUs, this host allows {0}")]
+    OneCpu(usize),
+    /// The topology lists a CPU it does not describe.
+    #[error(transparent)]
+    Offline(#[from] matrix::OfflineCpu),
+}
+
+/// The default strategies of `contend run`.
+pub fn run_strategies() -> StrategyChoice {
+    StrategyChoice {
+        levels: crate::counter::ShardLevel::ALL.to_vec(),
+        policies: vec![
+            crate::counter::PublishPolicy::ALWAYS,
+            "ratelimit:1ms".parse().expect("a valid policy"),
+        ],
+        pads: vec![crate::counter::Pad::Line128],
+        clocks: vec![crate::clock::ClockKind::Tsc],
+    }
+}
+
+/// The sweep's strategies: `global/always` and `global/ratelimit:1ms`.
+pub fn sweep_strategies() -> StrategyChoice {
+    StrategyChoice {
+        levels: vec![crate::counter::ShardLevel::Global],
+        ..run_strategies()
+    }
+}
+
+/// The thread counts at which the first CPUs of `cpus` (in order) first
+/// include a pair of each class, and all of them.
+pub fn thread_steps(topo: &Topology, cpus: &[u32]) -> Result<Vec<ThreadStep>, matrix::OfflineCpu> {
+    let mut seen = BTreeSet::new();
+    let mut steps: Vec<ThreadStep> = Vec::new();
+    let all: BTreeSet<PairClass> = select_pairs(topo, cpus, Some(1))?
+        .candidates
+        .into_keys()
+        .collect();
+    for k in 1..cpus.len() {
+        if seen.len() == all.len() {
+            break;
+        }
+        let mut new = BTreeSet::new();
+        for &c in &cpus[..k] {
+            let class = classify(topo, c, cpus[k])?;
+            if seen.insert(class) {
+                new.insert(class);
+            }
+        }
+        if !new.is_empty() {
+            let names: Vec<String> = new.iter().map(|c| c.to_string()).collect();
+            steps.push(ThreadStep {
+                threads: k + 1,
+                reaches: names.join(", "),
+            });
+        }
+    }
+    match steps.last_mut() {
+        Some(last) if last.threads == cpus.len() => last.reaches.push_str("; all CPUs"),
+        _ => steps.push(ThreadStep {
+            threads: cpus.len(),
+            reaches: "all CPUs".into(),
+        }),
+    }
+    Ok(steps)
+}
+
+/// Start-up of one repeat with `threads` threads, s.
+fn repeat_setup_s(threads: usize) -> f64 {
+    WARMUP_S + REPEAT_SETUP_S + THREAD_SETUP_S * threads as f64
+}
+
+/// Plans a study of `topo` (its allowed CPUs) within `max_time_s` (`None`:
+/// [`default_max_time_s`]).
+pub fn plan_study(
+    topo: &Topology,
+    host: &str,
+    max_time_s: Option<f64>,
+) -> Result<StudyPlan, StudyPlanError> {
+    let cpus = topo.allowed_cpus.to_vec();
+    if cpus.len() < 2 {
+        return Err(StudyPlanError::OneCpu(cpus.len()));
+    }
+    let (budget, rule) = match max_time_s {
+        Some(s) => (s, "--max-time".to_string()),
+        None => (
+            default_max_time_s(cpus.len()),
+            format!(
+                "default: {BASE_S:.0} s up to {BASE_CPUS} CPUs, {PER_CPU_S:.0} s more per CPU beyond, at most {CAP_S:.0} s"
+            ),
+        ),
+    };
+    let selection = select_pairs(topo, &cpus, Some(PER_CLASS))?;
+    let classes: Vec<ClassSample> = selection
+        .candidates
+        .iter()
+        .map(|(c, &n)| ClassSample {
+            class: c.to_string(),
+            candidates: n,
+            sampled: n.min(PER_CLASS),
+        })
+        .collect();
+    let pairs = selection.pairs.len();
+    let round_trip_s = 2.0 * ASSUMED_ONE_WAY_NS * 1e-9;
+    let per_pair = matrix::PASSES as f64 * PAIR_SETUP_S
+        + 2.0
+            * (SAMPLES + matrix::WARMUP_SAMPLES) as f64
+            * matrix::ROUND_TRIPS_PER_SAMPLE as f64
+            * round_trip_s;
+    let matrix_est = pairs as f64 * per_pair + matrix::REFERENCE_ROUND_TRIPS as f64 * round_trip_s;
+
+    let run_rates = vec![None, Some(SEED_RATE)];
+    let run_strategies = run_strategies().strategies().len();
+    // Every strategy at each regime, the paced floor, the harness floor.
+    let run_entries = run_strategies * run_rates.len() + 2;
+    let run_fixed = run_entries as f64 * f64::from(RUN_REPEATS) * repeat_setup_s(cpus.len());
+
+    let threads = thread_steps(topo, &cpus)?;
+    let sweep_strategies = sweep_strategies().strategies().len();
+    let mut sweep_entries = 0;
+    let mut sweep_fixed = 0.0;
+    for t in &threads {
+        // Flat out: the strategies and the harness floor; paced: the
+        // strategies and the paced floor.
+        let entries = 2 * (sweep_strategies + 1);
+        sweep_entries += entries;
+        sweep_fixed += entries as f64 * f64::from(SWEEP_REPEATS) * repeat_setup_s(t.threads);
+    }
+    let fixed = matrix_est + run_fixed + sweep_fixed;
+    let entries = (run_entries + sweep_entries) as f64;
+    let needed = fixed + entries * MIN_DURATION_S;
+    if budget < needed {
+        return Err(StudyPlanError::TooShort {
+            given: budget,
+            needed: needed.ceil(),
+        });
+    }
+    let duration = ((budget - fixed) / entries).min(MAX_DURATION_S);
+    let run_est = run_fixed + run_entries as f64 * duration;
+    let sweep_est = sweep_fixed + sweep_entries as f64 * duration;
+    Ok(StudyPlan {
+        host: host.to_string(),
+        cpus: cpus.len(),
+        nodes: topo.nodes.iter().filter(|n| !n.cpus.is_empty()).count(),
+        llcs: topo.llcs.len(),
+        max_time_s: budget,
+        max_time_rule: rule,
+        matrix: MatrixStage {
+            per_class: PER_CLASS,
+            samples: SAMPLES,
+            classes,
+            pairs,
+            est_s: matrix_est,
+        },
+        run: RunStage {
+            writers: cpus.len(),
+            strategies: run_strategies,
+            rates: run_rates.clone(),
+            entries: run_entries,
+            repeats: RUN_REPEATS,
+            duration_s: duration,
+            est_s: run_est,
+        },
+        sweep: SweepStage {
+            points: threads.len() * run_rates.len(),
+            threads,
+            rates: run_rates,
+            entries: sweep_entries,
+            repeats: SWEEP_REPEATS,
+            duration_s: duration,
+            est_s: sweep_est,
+        },
+        predict_rate: SEED_RATE,
+        est_s: matrix_est + run_est + sweep_est,
+    })
+}
