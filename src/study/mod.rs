@@ -134,6 +134,8 @@ pub fn execute(
                 status: StageStatus::Skipped(why.clone()),
                 seconds: 0.0,
             });
+            study.partial = true;
+            observer.finished(name, &study)?;
             continue;
         }
         let t0 = Instant::now();
@@ -149,7 +151,12 @@ pub fn execute(
             StageStatus::Failed(_) => halted = Some(format!("the {name} stage failed")),
             StageStatus::Skipped(_) => {}
         }
-        if halted.is_none() && started.elapsed().as_secs_f64() > study.plan.max_time_s {
+        // Past the budget the measuring stages left are skipped; after
+        // the sweep only predict is left, which measures nothing.
+        if halted.is_none()
+            && name != "sweep"
+            && started.elapsed().as_secs_f64() > study.plan.max_time_s
+        {
             halted = Some(format!(
                 "the budget of {:.0} s was spent",
                 study.plan.max_time_s
@@ -161,6 +168,8 @@ pub fn execute(
             seconds: t0.elapsed().as_secs_f64(),
         });
         study.elapsed_s = started.elapsed().as_secs_f64();
+        study.partial = study.stages.len() < STAGES.len()
+            || study.stages.iter().any(|s| s.status != StageStatus::Done);
         observer.finished(name, &study)?;
     }
     study.partial = study.stages.iter().any(|s| s.status != StageStatus::Done);

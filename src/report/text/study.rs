@@ -76,7 +76,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
     );
     let _ = writeln!(
         out,
-        "\ntotal: est. {:.0} s of the {:.0} s budget (start-up per repeat counted: 20 ms warm-up, 6 ms canary and counter, 0.3 ms per thread)",
+        "\ntotal: est. {:.0} s of the {:.0} s budget (start-up per repeat counted: 20 ms warm-up, 30 ms canary and counter, 0.3 ms per thread; 10% of the budget kept back)",
         p.est_s, p.max_time_s
     );
     out

@@ -1,0 +1,162 @@
+//! `contend study` end to end on this host: the plan, a short study's
+//! files and page, the budget refused when too small, and SIGTERM keeping
+//! the finished stages.
+
+mod common;
+use common::{assert_usage_error, contend, results_dir, stderr, stdout};
+use serde_json::Value;
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The studies here measure: one at a time, or each disturbs the other.
+static MEASURING: Mutex<()> = Mutex::new(());
+
+fn read_json(path: &std::path::Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn the_dry_run_shows_the_arithmetic_and_bad_budgets_are_refused() {
+    let out = contend(&["study", "--dry-run"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for needle in [
+        "1. matrix:",
+        "2. run:",
+        "3. sweep:",
+        "4. predict:",
+        "total: est.",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+    assert_usage_error(&["study", "--max-time", "1s"], "too short for this host");
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/topology/spr-2s-224"
+    );
+    assert_usage_error(&["--sysfs-root", fixture, "study"], "--dry-run");
+    let plan = common::contend_json(&["--sysfs-root", fixture, "study", "--dry-run", "--json"]);
+    assert_eq!(plan["cpus"], 224);
+    assert!(plan["est_s"].as_f64().unwrap() < 600.0, "{plan}");
+}
+
+#[test]
+fn a_short_study_writes_every_part_and_one_page_led_by_its_verdict() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let out = contend(&[
+        "study",
+        "--max-time",
+        "15s",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    let took = started.elapsed().as_secs_f64();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("verdict: where the cost jumps"), "{text}");
+    assert!(
+        text.contains("verdict: at 22.0k/s per CPU on 2 CPUs"),
+        "{text}"
+    );
+    let folder = results_dir(dir.path()).unwrap();
+    for f in [
+        "study.json",
+        "matrix.json",
+        "run.json",
+        "sweep.json",
+        "predict.json",
+        "predict.svg",
+        "report.html",
+    ] {
+        assert!(
+            folder.join(f).is_file(),
+            "{f} missing in {}",
+            folder.display()
+        );
+    }
+    let study = read_json(&folder.join("study.json"));
+    let stages: Vec<(&str, &str)> = study["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["stage"].as_str().unwrap(),
+                s["status"]["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        stages,
+        [
+            ("matrix", "done"),
+            ("run", "done"),
+            ("sweep", "done"),
+            ("predict", "done")
+        ]
+    );
+    assert_eq!(study["partial"], false);
+    // The budget holds (start-up and saving on top, a few seconds).
+    assert!(took < 15.0 + 8.0, "{took} s");
+    let page = std::fs::read_to_string(folder.join("report.html")).unwrap();
+    let at = |needle: &str| {
+        page.find(needle)
+            .unwrap_or_else(|| panic!("{needle} not on the page"))
+    };
+    let lead = at("data-section=\"study\"");
+    for kind in ["matrix", "run", "sweep", "predict"] {
+        assert!(
+            at(&format!("data-kind=\"{kind}\"")) > lead,
+            "{kind} before the verdict"
+        );
+    }
+    assert!(page.contains("where the cost jumps"));
+}
+
+#[test]
+fn sigterm_keeps_the_finished_stages() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_contend"))
+        .args(["study", "--max-time", "40s", "--quiet", "--out"])
+        .arg(dir.path())
+        .spawn()
+        .unwrap();
+    // study.json appears once the matrix stage is done; the run follows.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let study_json = loop {
+        if let Some(f) = results_dir(dir.path()).map(|d| d.join("study.json"))
+            && f.is_file()
+        {
+            break f;
+        }
+        assert!(Instant::now() < deadline, "no study.json after 60 s");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1));
+    let study = read_json(&study_json);
+    let status_of = |i: usize| {
+        study["stages"][i]["status"]["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(status_of(0), "done");
+    assert_eq!(status_of(1), "interrupted");
+    assert_eq!(
+        (status_of(2), status_of(3)),
+        ("skipped".into(), "skipped".into())
+    );
+    assert_eq!(study["partial"], true);
+    let folder = study_json.parent().unwrap();
+    assert!(folder.join("matrix.json").is_file() && folder.join("run.json").is_file());
+    let page = std::fs::read_to_string(folder.join("report.html")).unwrap();
+    assert!(page.contains("PARTIAL"), "no partial banner");
+}
