@@ -243,6 +243,66 @@ fn amd_2s_nps4_8node() {
 }
 
 #[test]
+fn big_8s_16node_1024() {
+    let t = topo("big-8s-16node-1024");
+    check_common(&t);
+    assert_eq!(t.online_cpus, list("0-1023"));
+    assert_eq!(t.nodes.len(), 16);
+    // SNC2: node k is 32 cores of package k / 2 (the lower or upper half of
+    // its 64 cores) and their siblings 512 above.
+    let expected_cpus: Vec<String> = (0..16u32)
+        .map(|k| {
+            let first = (k / 2) * 64 + (k % 2) * 32;
+            format!("{first}-{},{}-{}", first + 31, first + 512, first + 543)
+        })
+        .collect();
+    for (i, n) in t.nodes.iter().enumerate() {
+        assert_eq!(n.id, i as u32);
+        assert_eq!(n.cpus.to_string(), expected_cpus[i], "node {i}");
+        assert!(n.has_memory && n.has_cpu);
+        assert_eq!(n.cpus.len(), 64);
+    }
+    assert_eq!(t.possible_nodes, list("0-15"));
+    for i in 0..16usize {
+        for j in 0..16usize {
+            let want = if i == j {
+                10
+            } else if i / 2 == j / 2 {
+                12
+            } else if i / 8 == j / 8 {
+                21
+            } else {
+                31
+            };
+            assert_eq!(t.distances[i][j], want, "distance {i}->{j}");
+        }
+    }
+    assert_eq!(t.distance(0, 1), Some(12));
+    assert_eq!(t.distance(1, 2), Some(21));
+    assert_eq!(t.distance(7, 8), Some(31));
+    assert_eq!(t.distance(15, 14), Some(12));
+    // One LLC per node: the LLC is the node.
+    assert_eq!(t.llcs.len(), 16);
+    for (llc, want) in t.llcs.iter().zip(&expected_cpus) {
+        assert_eq!(&llc.cpus.to_string(), want, "LLC {}", llc.id);
+    }
+    assert_eq!(llc_of(&t, 31), "0-31,512-543");
+    assert_eq!(llc_of(&t, 32), "32-63,544-575");
+    assert_eq!(llc_of(&t, 1023), "480-511,992-1023");
+    // CPUs 31 and 32 share a package but neither a node nor an LLC.
+    assert_ne!(t.node_of_cpu(31), t.node_of_cpu(32));
+    assert_ne!(t.cpu(31).unwrap().llc, t.cpu(32).unwrap().llc);
+    assert_eq!(siblings(&t, 0), "0,512");
+    assert_eq!(siblings(&t, 700), "188,700");
+    let c = t.cpu(700).unwrap();
+    assert_eq!((c.package, c.core, c.node), (2, 60, 5));
+    let c = t.cpu(511).unwrap();
+    assert_eq!((c.package, c.core, c.node), (7, 63, 15));
+    assert_eq!(t.allowed_cpus, list("0-1023"));
+    assert_eq!(t.allowed_mems, list("0-15"));
+}
+
+#[test]
 fn vm_4node_norov() {
     let t = topo("vm-4node-norov");
     check_common(&t);
@@ -497,6 +557,9 @@ fn every_fixture_reads_and_captures_round_trip() {
         "xeon-8358-2s-128",
         "epyc-7j13-2s-nps1-256",
         "amd-2s-nps4-8node",
+        // Not big-8s-16node-1024: its 15 000 files take tens of seconds to
+        // capture on a slow filesystem, and they are written by the same
+        // generator code as these.
         "vm-4node-norov",
         "cpuless-memless",
         "asymmetric",

@@ -8,6 +8,7 @@ use crate::report::DrawError;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
+use std::collections::BTreeSet;
 
 /// Pixels of the square plot area per CPU, before clamping to
 /// [`MIN_PLOT`]..[`MAX_PLOT`].
@@ -21,11 +22,41 @@ const LEGEND_PX: u32 = 150;
 /// Steps of the drawn colour scale.
 const SCALE_STEPS: usize = 64;
 
+/// The CPUs that appear in a measured pair, ascending: the heatmap's rows
+/// and columns. For a full matrix that is every chosen CPU; for a
+/// per-class sample only the sampled ones (a sample of 20 pairs on 1024
+/// CPUs draws a 40 × 40 grid, not a blank 1024 × 1024 one).
+pub fn axis_cpus(r: &MatrixResults) -> Vec<u32> {
+    let cpus: BTreeSet<u32> = r
+        .pairs
+        .iter()
+        .flat_map(|p| [p.forward.from, p.forward.to, p.backward.from, p.backward.to])
+        .collect();
+    cpus.into_iter().collect()
+}
+
+/// `sampled: N of M CPUs, K pairs per class` when `r` is a per-class
+/// sample that leaves pairs out (`N` = the CPUs drawn, `M` = the CPUs
+/// chosen); `None` for a full matrix.
+pub fn sample_note(r: &MatrixResults, drawn: usize) -> Option<String> {
+    let per_class = r.config.per_class?;
+    let m = r.config.cpus.len();
+    if r.pairs.len() >= m * m.saturating_sub(1) / 2 {
+        return None;
+    }
+    Some(format!(
+        "sampled: {drawn} of {m} CPUs, {per_class} pair{} per class",
+        if per_class == 1 { "" } else { "s" }
+    ))
+}
+
 /// The SVG text of the heatmap: rows are the initiating CPU (top to
-/// bottom by id), columns the responding CPU; unmeasured cells stay blank.
-/// The title names the host, CPU model, mode and start time.
+/// bottom by id), columns the responding CPU, both only the CPUs of
+/// measured pairs ([`axis_cpus`]); unmeasured cells stay blank. The title
+/// names the host, CPU model, mode and start time; the responding axis
+/// says when the matrix is a per-class sample ([`sample_note`]).
 pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
-    let cpus = &r.config.cpus;
+    let cpus = &axis_cpus(r);
     let n = cpus.len() as i32;
     let index = |cpu: u32| cpus.binary_search(&cpu).ok().map(|i| i as i32);
     let mut cells = Vec::new();
@@ -69,6 +100,10 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
         }
         _ => String::new(),
     };
+    let x_desc = match sample_note(r, cpus.len()) {
+        Some(note) => format!("CPU (responding); {note}"),
+        None => "CPU (responding)".to_string(),
+    };
     let x_label = |v: &SegmentValue<i32>| label(v, false);
     let y_label = |v: &SegmentValue<i32>| label(v, true);
     // Enough decimals that the scale's labels differ.
@@ -99,7 +134,7 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
             .disable_mesh()
             .label_style(("sans-serif", label_px))
             .axis_desc_style(("sans-serif", label_px + 2))
-            .x_desc("CPU (responding)")
+            .x_desc(&x_desc)
             .y_desc("CPU (initiating)")
             .x_labels(cpus.len().min(32))
             .y_labels(cpus.len().min(32))
@@ -170,4 +205,144 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::TimerKind;
+    use crate::matrix::{
+        self, Home, MatrixConfig, Mode, PairClass, PairResult, PairSamples, Reference, advise,
+        class_stats, empty_classes, select_pairs,
+    };
+    use crate::placement::{NodeCheck, PinnedThread};
+    use crate::provenance::Provenance;
+    use crate::topology::Topology;
+    use std::path::Path;
+
+    fn fixture(name: &str) -> Topology {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/topology")
+            .join(name);
+        Topology::read(&root).unwrap_or_else(|e| panic!("fixture {name}: {e}"))
+    }
+
+    fn pinned(cpu: u32) -> PinnedThread {
+        PinnedThread {
+            requested_cpu: cpu,
+            observed_cpu: Some(cpu),
+            verified: true,
+            note: None,
+        }
+    }
+
+    /// A matrix over every CPU of `topo` (`per_class` pairs of each class,
+    /// `None`: all pairs) with made-up costs 10 to 21 ns, so the colour
+    /// scale's labels have one decimal and the axis labels are the only
+    /// whole numbers drawn.
+    fn synthetic(topo: Topology, per_class: Option<usize>) -> MatrixResults {
+        let cpus = topo.allowed_cpus.to_vec();
+        let sel = select_pairs(&topo, &cpus, per_class).unwrap();
+        let pairs: Vec<PairResult> = sel
+            .pairs
+            .iter()
+            .map(|&p| {
+                let c = match p.class {
+                    PairClass::Smt => 10.0,
+                    PairClass::SameLlc => 14.0,
+                    _ => 20.0,
+                };
+                let samples = PairSamples {
+                    threads: [pinned(p.a), pinned(p.b)],
+                    line: NodeCheck::Verified { node: 0 },
+                    forward: vec![c; 3],
+                    backward: vec![c + 1.0; 3],
+                };
+                PairResult::new(p, 0, samples)
+            })
+            .collect();
+        let classes = class_stats(
+            pairs.iter().map(|p| (p.class, p.median_ns)),
+            &sel.candidates,
+        );
+        MatrixResults {
+            schema: matrix::SCHEMA_VERSION,
+            config: MatrixConfig {
+                cpus,
+                mode: Mode::Cas,
+                home: Home::First,
+                samples: 3,
+                round_trips_per_sample: matrix::ROUND_TRIPS_PER_SAMPLE,
+                warmup_samples: matrix::WARMUP_SAMPLES,
+                per_class,
+                timer: TimerKind::Tsc,
+                asymmetry_limit_pct: matrix::ASYMMETRY_LIMIT_PCT,
+                reference_round_trips: 1,
+            },
+            provenance: Provenance::collect(1e9),
+            topology: topo,
+            reference: Reference::new(pairs[0].cpus, 1, 10.0, pairs[0].median_ns),
+            advice: advise(&classes),
+            empty_classes: empty_classes(&classes),
+            classes,
+            pairs,
+            notes: Vec::new(),
+            elapsed_s: 0.0,
+        }
+    }
+
+    /// Every `<text>` element's content.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                let body = &t[t.find('>')? + 1..];
+                Some(body[..body.find("</text>")?].trim().to_string())
+            })
+            .collect()
+    }
+
+    /// The whole numbers drawn: the axes' CPU labels (the scale's have a
+    /// decimal, the title none alone).
+    fn cpu_labels(svg: &str) -> BTreeSet<u32> {
+        texts(svg).iter().filter_map(|t| t.parse().ok()).collect()
+    }
+
+    #[test]
+    fn a_sampled_matrix_draws_only_its_sampled_cpus() {
+        // SPR: 3 classes (smt, same-llc, cross-node@21), 2 pairs each.
+        let r = synthetic(fixture("spr-2s-224"), Some(2));
+        assert_eq!(r.pairs.len(), 6);
+        let sampled: BTreeSet<u32> = r.pairs.iter().flat_map(|p| p.cpus).collect();
+        assert!(sampled.len() <= 12 && sampled.len() >= 4, "{sampled:?}");
+        assert_eq!(axis_cpus(&r), sampled.iter().copied().collect::<Vec<_>>());
+        let svg = render(&r).unwrap();
+        assert_eq!(cpu_labels(&svg), sampled);
+        // The background, one cell per direction of each pair, the 64
+        // steps of the colour scale: no blank 224 × 224 grid.
+        assert_eq!(svg.matches("<rect").count(), 1 + 2 * 6 + SCALE_STEPS);
+        let note = format!("sampled: {} of 224 CPUs, 2 pairs per class", sampled.len());
+        assert!(
+            texts(&svg).iter().any(|t| t.ends_with(&note)),
+            "{:?}",
+            texts(&svg)
+        );
+    }
+
+    #[test]
+    fn a_full_matrix_draws_every_cpu_and_says_nothing_of_sampling() {
+        // no-numa: 4 CPUs, all 6 pairs.
+        let r = synthetic(fixture("no-numa"), None);
+        assert_eq!(r.pairs.len(), 6);
+        assert_eq!(axis_cpus(&r), [0, 1, 2, 3]);
+        assert_eq!(sample_note(&r, 4), None);
+        let svg = render(&r).unwrap();
+        assert_eq!(cpu_labels(&svg), BTreeSet::from([0, 1, 2, 3]));
+        assert_eq!(svg.matches("<rect").count(), 1 + 2 * 6 + SCALE_STEPS);
+        assert!(!svg.contains("sampled"));
+        // A per-class sample that happens to keep every pair is whole too.
+        let all = synthetic(fixture("no-numa"), Some(16));
+        assert_eq!(all.pairs.len(), 6);
+        assert_eq!(sample_note(&all, 4), None);
+    }
 }
