@@ -106,8 +106,41 @@ pub trait Observer {
     fn finished(&mut self, stage: &str, study: &StudyResults) -> Result<(), String>;
 }
 
+/// Shrinks the measured time per entry of the `run` or `sweep` stage (and
+/// of the sweep after a run) to what `remaining_s` can pay for, or says
+/// why the stage cannot run.
+fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), String> {
+    let (entries, fixed, planned) = if stage == "run" {
+        (
+            plan.run.entries + plan.sweep.entries,
+            plan.run.fixed_s + plan.sweep.fixed_s,
+            plan.run.duration_s,
+        )
+    } else {
+        (
+            plan.sweep.entries,
+            plan.sweep.fixed_s,
+            plan.sweep.duration_s,
+        )
+    };
+    let d = plan::refit(remaining_s, entries, fixed, planned).ok_or_else(|| {
+        format!(
+            "{:.0} s of the {:.0} s budget left, too little for it",
+            remaining_s.max(0.0),
+            plan.max_time_s
+        )
+    })?;
+    if stage == "run" {
+        plan.run.duration_s = d;
+    }
+    plan.sweep.duration_s = plan.sweep.duration_s.min(d);
+    Ok(())
+}
+
 /// Runs `plan` on `topo` (the live host), stage by stage, until done,
-/// stopped by `stop`, or out of budget.
+/// stopped by `stop`, or out of budget: before the run and the sweep the
+/// measured time per strategy is shrunk to what the budget left can pay
+/// for ([`plan::refit`]), and a stage it cannot pay for is skipped.
 pub fn execute(
     plan: StudyPlan,
     topo: &Topology,
@@ -139,10 +172,14 @@ pub fn execute(
             continue;
         }
         let t0 = Instant::now();
+        let remaining = study.plan.max_time_s - started.elapsed().as_secs_f64();
         let status = match name {
             "matrix" => matrix_stage(&mut study, topo, stop, observer),
-            "run" => run_stage(&mut study, topo, placement, stop, observer),
-            "sweep" => sweep_stage(&mut study, topo, placement, stop, observer),
+            "run" | "sweep" => match fit(&mut study.plan, name, remaining) {
+                Err(why) => StageStatus::Skipped(why),
+                Ok(()) if name == "run" => run_stage(&mut study, topo, placement, stop, observer),
+                Ok(()) => sweep_stage(&mut study, topo, placement, stop, observer),
+            },
             _ => predict_stage(&mut study, topo),
         };
         match &status {
@@ -150,17 +187,6 @@ pub fn execute(
             StageStatus::Interrupted => halted = Some(format!("the {name} stage was interrupted")),
             StageStatus::Failed(_) => halted = Some(format!("the {name} stage failed")),
             StageStatus::Skipped(_) => {}
-        }
-        // Past the budget the measuring stages left are skipped; after
-        // the sweep only predict is left, which measures nothing.
-        if halted.is_none()
-            && name != "sweep"
-            && started.elapsed().as_secs_f64() > study.plan.max_time_s
-        {
-            halted = Some(format!(
-                "the budget of {:.0} s was spent",
-                study.plan.max_time_s
-            ));
         }
         study.stages.push(StageRecord {
             stage: name.into(),

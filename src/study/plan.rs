@@ -108,6 +108,8 @@ pub struct RunStage {
     pub repeats: u32,
     /// Measured time per entry, s.
     pub duration_s: f64,
+    /// Estimated start-up seconds (warm-up, canaries, threads).
+    pub fixed_s: f64,
     /// Estimated seconds.
     pub est_s: f64,
 }
@@ -136,6 +138,8 @@ pub struct SweepStage {
     pub repeats: u32,
     /// Measured time per entry, s.
     pub duration_s: f64,
+    /// Estimated start-up seconds (warm-up, canaries, threads).
+    pub fixed_s: f64,
     /// Estimated seconds.
     pub est_s: f64,
 }
@@ -252,6 +256,16 @@ fn repeat_setup_s(threads: usize) -> f64 {
     WARMUP_S + REPEAT_SETUP_S + THREAD_SETUP_S * threads as f64
 }
 
+/// The measured time per entry that fits the stages still to run, with
+/// `entries` entries and `fixed_s` start-up in all, into `remaining_s`
+/// (less the margin), at most `planned_s`; `None` when not even
+/// [`MIN_DURATION_S`] fits. A study that ran late shrinks what is left
+/// rather than overrunning its budget.
+pub fn refit(remaining_s: f64, entries: usize, fixed_s: f64, planned_s: f64) -> Option<f64> {
+    let d = (remaining_s * (1.0 - MARGIN) - fixed_s) / entries.max(1) as f64;
+    (d >= MIN_DURATION_S).then(|| d.min(planned_s))
+}
+
 /// Plans a study of `topo` (its allowed CPUs) within `max_time_s` (`None`:
 /// [`default_max_time_s`]).
 pub fn plan_study(
@@ -341,6 +355,7 @@ pub fn plan_study(
             entries: run_entries,
             repeats: RUN_REPEATS,
             duration_s: duration,
+            fixed_s: run_fixed,
             est_s: run_est,
         },
         sweep: SweepStage {
@@ -350,6 +365,7 @@ pub fn plan_study(
             entries: sweep_entries,
             repeats: SWEEP_REPEATS,
             duration_s: duration,
+            fixed_s: sweep_fixed,
             est_s: sweep_est,
         },
         predict_rate: SEED_RATE,
@@ -408,6 +424,16 @@ mod tests {
         // No SMT, one LLC: the last step is also the first pair.
         let no_numa = steps("no-numa");
         assert_eq!(no_numa.last().unwrap().0, 4);
+    }
+
+    #[test]
+    fn a_late_study_shrinks_what_is_left_or_skips_it() {
+        // 10 s left, 10% kept back, 2 s of start-up: 0.7 s for each of 10
+        // entries, under the 1 s planned; 3 s left pays 0.07 s: too little.
+        assert!((refit(10.0, 10, 2.0, 1.0).unwrap() - 0.7).abs() < 1e-12);
+        assert_eq!(refit(100.0, 10, 2.0, 1.0), Some(1.0));
+        assert_eq!(refit(3.0, 10, 2.0, 1.0), None);
+        assert_eq!(refit(-1.0, 10, 2.0, 1.0), None);
     }
 
     #[test]

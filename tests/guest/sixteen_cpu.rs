@@ -74,6 +74,8 @@ const SIXTEEN_CPU_CMDS: &[&[&str]] = &[
     // 5, 6
     &["spread", "--node", "0", "--json"],
     &["spread", "--node", "1", "--json"],
+    // 7: the whole study, within a budget TCG can meet (its timings mean nothing).
+    &["study", "--max-time", "150s", "--out", "/tmp/s"],
 ];
 
 fn sixteen_cpu() -> &'static [Run] {
@@ -261,6 +263,62 @@ fn sixteen_cpu_guest_spread_follows_numa_hops() {
                 (21, NODE_CPUS[other].to_vec())
             ],
             "spread --node {node}: hops"
+        );
+    }
+}
+
+#[test]
+#[ignore = "boots a QEMU guest: run with --ignored (see .ci/run)"]
+fn sixteen_cpu_guest_study_finishes_every_stage_with_its_page() {
+    let study = &sixteen_cpu()[7];
+    // The guest's study, for the CI log (TCG: its timings mean nothing).
+    eprintln!("{}", study.stdout);
+    assert_eq!(study.code, 0, "study: {}\n{}", study.stdout, study.stderr);
+    // The stage table: every stage done.
+    for stage in ["matrix", "run", "sweep", "predict"] {
+        let row = study
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(stage) && l.split_whitespace().count() >= 3)
+            .unwrap_or_else(|| panic!("no {stage} row: {}", study.stdout));
+        assert_eq!(row.split_whitespace().nth(1), Some("done"), "{row}");
+    }
+    // Where the cost jumps, from the three classes this layout has.
+    let jumps = study
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("verdict: where the cost jumps: "))
+        .unwrap_or_else(|| panic!("{}", study.stdout));
+    for class in ["same-llc", "same-node", "cross-node@21"] {
+        assert!(jumps.contains(class), "{jumps}");
+    }
+    // The sweep's thread counts reach each class: 2 in one LLC, 5 across
+    // LLCs of node 0, 9 across nodes, 16 all.
+    assert!(
+        study
+            .stdout
+            .contains("verdict: at 22.0k/s per CPU on 16 CPUs"),
+        "{}",
+        study.stdout
+    );
+    let wrote: Vec<&str> = study
+        .stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("wrote /tmp/s/"))
+        .collect();
+    for file in [
+        "study.json",
+        "report.html",
+        "matrix.json",
+        "run.json",
+        "sweep.json",
+        "predict.json",
+        "predict.svg",
+    ] {
+        assert!(
+            wrote.iter().any(|w| w.ends_with(&format!("/{file}"))),
+            "{file} not written: {}",
+            study.stderr
         );
     }
 }

@@ -12,9 +12,12 @@ use serde_json::Value;
 #[derive(Debug)]
 pub(crate) struct Run {
     args: Vec<String>,
-    stdout: String,
-    stderr: String,
-    code: i32,
+    /// What the command printed on stdout.
+    pub(crate) stdout: String,
+    /// What it printed on stderr.
+    pub(crate) stderr: String,
+    /// Its exit status.
+    pub(crate) code: i32,
 }
 
 impl Run {
@@ -116,7 +119,7 @@ pub(crate) fn boot(vm_args: &[&str], commands: &[&[&str]]) -> Vec<Run> {
         .args(vm_args)
         .args([
             "--timeout",
-            "150",
+            "300",
             "--binary",
             env!("CARGO_BIN_EXE_contend"),
         ])
