@@ -231,10 +231,15 @@ fn pinned(cpu: u32) -> PinnedThread {
     }
 }
 
-/// A matrix of synthetic results over a per-class sample of `topo`'s CPUs.
-fn synthetic(topo: Topology, cpus: Vec<u32>) -> MatrixResults {
-    let sel = select_pairs(&topo, &cpus, Some(16)).unwrap();
-    let cost = ns(8.0, 23.0, 100.0, &[(32, 197.0)]);
+/// A matrix of synthetic results over `per_class` pairs of each class of
+/// `cpus` (`None`: every pair).
+fn synthetic(
+    topo: Topology,
+    cpus: Vec<u32>,
+    per_class: Option<usize>,
+    cost: impl Fn(PairClass) -> f64,
+) -> MatrixResults {
+    let sel = select_pairs(&topo, &cpus, per_class).unwrap();
     let pairs: Vec<PairResult> = sel
         .pairs
         .iter()
@@ -262,7 +267,7 @@ fn synthetic(topo: Topology, cpus: Vec<u32>) -> MatrixResults {
             samples: 3,
             round_trips_per_sample: matrix::ROUND_TRIPS_PER_SAMPLE,
             warmup_samples: matrix::WARMUP_SAMPLES,
-            per_class: Some(16),
+            per_class,
             timer: contend::clock::TimerKind::Tsc,
             asymmetry_limit_pct: matrix::ASYMMETRY_LIMIT_PCT,
             reference_round_trips: 1,
@@ -286,7 +291,12 @@ fn synthetic(topo: Topology, cpus: Vec<u32>) -> MatrixResults {
 
 #[test]
 fn synthetic_matrix_renders_csv_and_svg() {
-    let r = synthetic(fixture("epyc-7j13-2s-nps1-256"), (0..256).collect());
+    let r = synthetic(
+        fixture("epyc-7j13-2s-nps1-256"),
+        (0..256).collect(),
+        Some(16),
+        ns(8.0, 23.0, 100.0, &[(32, 197.0)]),
+    );
     let p = &r.pairs[0];
     assert_eq!(p.cpus, [0, 1]);
     assert_eq!((p.forward.from, p.forward.to), (0, 1));
@@ -533,4 +543,62 @@ fn help_writes_the_rule_and_the_sample_size() {
         help.contains(&format!("{r} round trips, its time / {}", 2 * r)),
         "{help}"
     );
+}
+
+/// Every `<text>` element's content.
+fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = &t[t.find('>')? + 1..];
+            Some(body[..body.find("</text>")?].trim().to_string())
+        })
+        .collect()
+}
+
+/// The heatmap of `m`.
+fn heatmap(m: &MatrixResults) -> String {
+    let files = contend::report::exporter(contend::report::Format::Svg)
+        .render(&contend::report::Document::Matrix(m))
+        .unwrap();
+    String::from_utf8(files[0].bytes.clone()).unwrap()
+}
+
+/// Steps of the heatmap's colour scale.
+const SCALE_STEPS: usize = 64;
+
+#[test]
+fn a_sampled_matrix_heatmap_draws_only_its_sampled_cpus() {
+    // SPR: 3 classes (smt, same-llc, cross-node@21), 2 pairs each.
+    let spr = fixture("spr-2s-224");
+    // Costs 10-12 ns (medians 11-13, backward 15-18): the colour scale's
+    // labels carry a decimal, so the axes' CPU ids are the only whole
+    // numbers drawn.
+    let cost = |c| match c {
+        PairClass::Smt => 10.0,
+        PairClass::SameLlc => 11.0,
+        _ => 12.0,
+    };
+    let r = synthetic(spr.clone(), spr.allowed_cpus.to_vec(), Some(2), cost);
+    assert_eq!(r.pairs.len(), 6);
+    let sampled: std::collections::BTreeSet<u32> = r.pairs.iter().flat_map(|p| p.cpus).collect();
+    let svg = heatmap(&r);
+    let labels: std::collections::BTreeSet<u32> =
+        texts(&svg).iter().filter_map(|t| t.parse().ok()).collect();
+    assert_eq!(labels, sampled);
+    // The background, one cell per direction of each pair, the colour
+    // scale: no blank 224 × 224 grid.
+    assert_eq!(svg.matches("<rect").count(), 1 + 2 * 6 + SCALE_STEPS);
+    let note = format!("sampled: {} of 224 CPUs, 2 pairs per class", sampled.len());
+    assert!(
+        texts(&svg).iter().any(|t| t.ends_with(&note)),
+        "{:?}",
+        texts(&svg)
+    );
+    // A full matrix draws every CPU and says nothing of sampling.
+    let small = fixture("no-numa");
+    let full = synthetic(small.clone(), small.allowed_cpus.to_vec(), None, cost);
+    let svg = heatmap(&full);
+    assert_eq!(svg.matches("<rect").count(), 1 + 2 * 6 + SCALE_STEPS);
+    assert!(!svg.contains("sampled"));
 }

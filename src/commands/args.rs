@@ -5,7 +5,8 @@ use crate::counter::{
     DurationError, Pad, PublishPolicy, ShardLevel, parse_duration, parse_duration_or_zero,
 };
 use crate::placement::Placement;
-use crate::runner::StrategyChoice;
+use crate::runner::{PoolSize, StrategyChoice};
+use crate::topology::CpuSpec;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -31,6 +32,33 @@ pub(super) fn percent_arg(s: &str) -> Result<f64, PercentError> {
         Ok(p) if p >= 0.0 && p.is_finite() => Ok(p),
         _ => Err(PercentError(s.to_string())),
     }
+}
+
+/// Who runs: writer and reader threads and their CPUs. Shared by `run`
+/// and `predict`.
+#[derive(Debug, Clone, Args)]
+pub struct PoolArgs {
+    /// Writer threads: a count or a percentage of allowed CPUs (default:
+    /// every CPU of --writer-cpus, less those --readers take).
+    #[arg(long, value_name = "N|P%")]
+    pub writers: Option<PoolSize>,
+
+    /// Reader threads that run only the read side (default: none; writers
+    /// then run the read side themselves, as every CPU does in the kernel).
+    #[arg(long, value_name = "N|P%")]
+    pub readers: Option<PoolSize>,
+
+    #[doc = "CPUs writers take, in order."]
+    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
+    pub writer_cpus: Option<CpuSpec>,
+
+    #[doc = "CPUs readers take, in order, skipping writers' CPUs."]
+    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
+    pub reader_cpus: Option<CpuSpec>,
+
+    /// Each writer runs the read side once every K updates (0 = never).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub read_every: u32,
 }
 
 /// The strategies to compare: every shard level × publish policy × pad,

@@ -16,7 +16,7 @@ mod sweep;
 mod topology;
 mod verify;
 
-pub use args::{PlacementArg, PrintArgs, ResultsArgs, StrategyArgs};
+pub use args::{PlacementArg, PoolArgs, PrintArgs, ResultsArgs, StrategyArgs};
 pub use compare::CompareArgs;
 pub use matrix::MatrixArgs;
 pub use plot::PlotArgs;

@@ -1,43 +1,24 @@
 //! `contend predict`: parse → the model → print, or with `--check FILE`
 //! the model against a run measured under `--rate`.
 
-use super::args::StrategyArgs;
+use super::args::{PoolArgs, StrategyArgs};
 use super::{emit, load_topology};
 use crate::CliError;
 use crate::matrix::MatrixResults;
 use crate::predict::{self, Arrivals, Latencies, LatencyArg, Layout, PredictRequest};
 use crate::report::{self, Document, Format};
 use crate::results::{self, ResultFile, RunResults};
-use crate::runner::{PoolSize, Pools, parse_rate, pools};
-use crate::topology::CpuSpec;
+use crate::runner::{Pools, parse_rate, pools};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
 /// Options of `contend predict`.
 #[derive(Debug, Args)]
 pub struct PredictArgs {
-    /// Writer CPUs: a count or a percentage of the topology's CPUs
-    /// [default: every CPU of --writer-cpus].
-    #[arg(long, value_name = "N|P%")]
-    pub writers: Option<PoolSize>,
-
-    /// Reader CPUs that run only the read side, at the rate [default:
-    /// none; writers run the read side themselves].
-    #[arg(long, value_name = "N|P%")]
-    pub readers: Option<PoolSize>,
-
-    #[doc = "CPUs writers take, in order."]
-    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
-    pub writer_cpus: Option<CpuSpec>,
-
-    #[doc = "CPUs readers take, in order, skipping writers' CPUs."]
-    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
-    pub reader_cpus: Option<CpuSpec>,
-
-    /// Each writer runs the read side once every K updates (0 = never),
-    /// as `contend run`.
-    #[arg(long, value_name = "K", default_value_t = 1)]
-    pub read_every: u32,
+    /// Who touches the counter: writer and reader CPUs, as `contend run`
+    /// takes them (on a fixture, its CPUs are the allowed ones).
+    #[command(flatten)]
+    pub pools: PoolArgs,
 
     /// The strategies, as `contend run` takes them (the model does not
     /// tell pads or clocks apart).
@@ -121,10 +102,10 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
     let (writers, readers) = pools(
         &topo,
         &Pools {
-            writers: args.writers,
-            readers: args.readers,
-            writer_cpus: args.writer_cpus.clone(),
-            reader_cpus: args.reader_cpus.clone(),
+            writers: args.pools.writers,
+            readers: args.pools.readers,
+            writer_cpus: args.pools.writer_cpus.clone(),
+            reader_cpus: args.pools.reader_cpus.clone(),
             oversubscribe: false,
         },
     )?;
@@ -132,7 +113,7 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
         layout: Layout {
             writers,
             readers,
-            read_every: args.read_every,
+            read_every: args.pools.read_every,
         },
         levels: args.strategies.level.clone(),
         policies: args.strategies.publish.clone(),

@@ -1,14 +1,15 @@
 //! `contend run` (and `contend` with no subcommand): plan from the options,
 //! execute, save, print.
 
-use super::args::{PlacementArg, ResultsArgs, StrategyArgs, duration_arg, percent_arg, warmup_arg};
+use super::args::{
+    PlacementArg, PoolArgs, ResultsArgs, StrategyArgs, duration_arg, percent_arg, warmup_arg,
+};
 use super::{Session, load_topology, print_notes, require_live_root, results_folder};
 use crate::CliError;
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
 use crate::runner::sweep::{OfferedRate, SEED_RATE};
-use crate::runner::{self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, PoolSize, RunRequest, signal};
-use crate::topology::CpuSpec;
+use crate::runner::{self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, RunRequest, signal};
 use clap::Args;
 use std::path::Path;
 use std::time::Duration;
@@ -16,27 +17,9 @@ use std::time::Duration;
 /// Options of `contend run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Writer threads: a count or a percentage of allowed CPUs (default:
-    /// every CPU of --writer-cpus, less those --readers take).
-    #[arg(long, value_name = "N|P%")]
-    pub writers: Option<PoolSize>,
-
-    /// Reader threads that run only the read side (default: none; writers
-    /// then run the read side themselves, as every CPU does in the kernel).
-    #[arg(long, value_name = "N|P%")]
-    pub readers: Option<PoolSize>,
-
-    #[doc = "CPUs writers take, in order."]
-    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
-    pub writer_cpus: Option<CpuSpec>,
-
-    #[doc = "CPUs readers take, in order, skipping writers' CPUs."]
-    #[arg(long, value_name = "SPEC", long_help = CpuSpec::HELP)]
-    pub reader_cpus: Option<CpuSpec>,
-
-    /// Each writer runs the read side once every K updates (0 = never).
-    #[arg(long, value_name = "K", default_value_t = 1)]
-    pub read_every: u32,
+    /// Who runs: writer and reader threads, on which CPUs.
+    #[command(flatten)]
+    pub pools: PoolArgs,
 
     /// The strategies to compare.
     #[command(flatten)]
@@ -145,11 +128,11 @@ impl RunArgs {
             Duration::from_secs(1)
         });
         RunRequest {
-            writers: self.writers,
-            readers: self.readers,
-            writer_cpus: self.writer_cpus.clone(),
-            reader_cpus: self.reader_cpus.clone(),
-            read_every: self.read_every,
+            writers: self.pools.writers,
+            readers: self.pools.readers,
+            writer_cpus: self.pools.writer_cpus.clone(),
+            reader_cpus: self.pools.reader_cpus.clone(),
+            read_every: self.pools.read_every,
             strategies: self.strategies.choice(),
             counter_node: self.counter_node,
             node_iter: self.node_iter,
