@@ -245,6 +245,15 @@ pub fn num(v: f64) -> String {
     }
 }
 
+/// `1 node`, `2 nodes`: a count and its noun.
+pub fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
 /// A percentage with decimals enough for small values (`0.1275%`).
 fn pct(v: f64) -> String {
     if v.abs() >= 10.0 {

@@ -4,7 +4,7 @@
 //! are the model's ([`crate::predict`]), each a range from the class
 //! latencies' uncertainty.
 
-use super::{Line, Topic, num};
+use super::{Line, Topic, num, plural};
 use crate::predict::{LineState, PointPrediction, PredictResults, Range, StrategyPrediction};
 
 /// `lo–hi`, or one figure when they round alike.
@@ -75,14 +75,6 @@ fn saturates(s: &StrategyPrediction) -> String {
     }
 }
 
-/// `n thing` or `n things`.
-fn count(n: usize, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
-    }
-}
 
 /// The verdict lines of a prediction: per rate, the first strategy's
 /// hottest line and cost, then each other strategy's; a strategy whose
@@ -127,8 +119,8 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
             if s.level != base.level {
                 text.push_str(&format!(
                     " ({}, {} on the hottest against {})",
-                    count(s.lines, "line"),
-                    count(q.hottest_writers, "writer"),
+                    plural(s.lines, "line"),
+                    plural(q.hottest_writers, "writer"),
                     b.hottest_writers
                 ));
             }
@@ -151,8 +143,8 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
             Topic::Prediction,
             format!(
                 "the same lines on this host ({}, {}), so the same figures: {}",
-                count(p.nodes, "node"),
-                count(p.llcs, "LLC"),
+                plural(p.nodes, "node"),
+                plural(p.llcs, "LLC"),
                 same.join(", ")
             ),
         ));

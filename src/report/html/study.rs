@@ -38,6 +38,9 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
     }
     let p = &study.plan;
     let lines = study_lines(study);
+    // Each stage's article, by its place on the page.
+    let kinds: Vec<&str> = sources.iter().map(|s| s.doc.kind()).collect();
+    let anchor = |stage: &str| kinds.iter().position(|k| *k == stage).map(|i| i + 1);
     let lead = html! {
         section.verdict.study data-section="study" id="study" {
             h2 { "Study: the combined verdict" }
@@ -58,7 +61,12 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
                 tbody {
                     @for s in &study.stages {
                         tr {
-                            td { a href={ "#" (s.stage) } { (s.stage) } }
+                            td {
+                                @match anchor(&s.stage) {
+                                    Some(i) => { a href={ "#result-" (i) } { (s.stage) } }
+                                    None => { (s.stage) }
+                                }
+                            }
                             td {
                                 @match &s.status {
                                     StageStatus::Done => "done",

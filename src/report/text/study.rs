@@ -2,10 +2,11 @@
 //! a study (the combined verdict, each stage's time against the plan).
 
 use super::align;
-use crate::answer::{num, study_lines};
+use crate::answer::{num, plural, study_lines};
 use crate::report::answer;
 use crate::study::{StageStatus, StudyPlan, StudyResults};
 use std::fmt::Write;
+
 
 /// `flat out` or `22.0k/s`.
 fn regime(rate: &Option<f64>) -> String {
@@ -17,8 +18,13 @@ pub fn render_plan(p: &StudyPlan) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "contend study plan for {}: {} CPUs, {} nodes, {} LLCs; budget {:.0} s ({})\n",
-        p.host, p.cpus, p.nodes, p.llcs, p.max_time_s, p.max_time_rule
+        "contend study plan for {}: {}, {}, {}; budget {:.0} s ({})\n",
+        p.host,
+        plural(p.cpus, "CPU"),
+        plural(p.nodes, "node"),
+        plural(p.llcs, "LLC"),
+        p.max_time_s,
+        p.max_time_rule
     );
     let m = &p.matrix;
     let classes: Vec<String> = m
@@ -28,8 +34,8 @@ pub fn render_plan(p: &StudyPlan) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "1. matrix: {} pairs ({} per class at most: {}), {} samples per direction × {} round trips, 3 passes; est. {:.1} s (at an assumed {} ns one-way)",
-        m.pairs,
+        "1. matrix: {} ({} per class at most: {}), {} samples per direction × {} round trips, 3 passes; est. {:.1} s (at an assumed {} ns one-way)",
+        plural(m.pairs, "pair"),
         m.per_class,
         classes.join(", "),
         m.samples,
@@ -88,11 +94,11 @@ pub fn render(study: &StudyResults) -> String {
     let p = &study.plan;
     let _ = writeln!(
         out,
-        "contend study on {} ({} CPUs, {} nodes, {} LLCs), {}: {:.0} s of a {:.0} s budget{}\n",
+        "contend study on {} ({}, {}, {}), {}: {:.0} s of a {:.0} s budget{}\n",
         p.host,
-        p.cpus,
-        p.nodes,
-        p.llcs,
+        plural(p.cpus, "CPU"),
+        plural(p.nodes, "node"),
+        plural(p.llcs, "LLC"),
         study.provenance.started_utc,
         study.elapsed_s,
         p.max_time_s,
