@@ -75,7 +75,6 @@ fn saturates(s: &StrategyPrediction) -> String {
     }
 }
 
-
 /// The verdict lines of a prediction: per rate, the first strategy's
 /// hottest line and cost, then each other strategy's; a strategy whose
 /// lines and figures equal an earlier one's with the same policy (a node

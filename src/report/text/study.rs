@@ -7,7 +7,6 @@ use crate::report::answer;
 use crate::study::{StageStatus, StudyPlan, StudyResults};
 use std::fmt::Write;
 
-
 /// `flat out` or `22.0k/s`.
 fn regime(rate: &Option<f64>) -> String {
     rate.map_or("flat out".into(), |r| format!("{}/s per writer", num(r)))
