@@ -218,4 +218,42 @@ fn check_sets_the_model_against_a_paced_run_here() {
         text.contains("transfer time = each repeat's canary"),
         "{text}"
     );
+
+    // A sweep's paced points, each named by its series (strategy, threads,
+    // affinity); with three rates the series has a knee line.
+    let sweep_dir = tempfile::tempdir().unwrap();
+    let o = contend(&[
+        "sweep",
+        "--threads",
+        "2",
+        "--affinity",
+        "unbound",
+        "--rates",
+        "100k,300k,1M",
+        "--level",
+        "global",
+        "--publish",
+        "always",
+        "--duration",
+        "60ms",
+        "--repeats",
+        "2",
+        "--warmup",
+        "10ms",
+        "--quiet",
+        "--out",
+        sweep_dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sweep = results_dir(sweep_dir.path()).unwrap().join("sweep.json");
+    let c = contend_json(&["predict", "--check", sweep.to_str().unwrap(), "--json"]);
+    let points = c["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3, "{c}");
+    assert!(
+        points
+            .iter()
+            .all(|p| p["series"] == "global/always/pad128 2 threads unbound"),
+        "{c}"
+    );
+    assert_eq!(c["knees"].as_array().unwrap().len(), 1, "{c}");
 }
