@@ -271,10 +271,67 @@ mod tests {
             "same-llc=51ms",
             "same-llc=51ns±120%",
             "same-llc=51ns±60ns",
+            // A time of 0, or an uncertainty as large as the time (a low
+            // end of 0 ns), is refused too.
+            "same-llc=0ns",
+            "same-llc=51ns±51ns",
         ] {
             let e = bad.parse::<LatencyArg>().unwrap_err().to_string();
             assert!(e.starts_with(&format!("bad --latency \"{bad}\"")), "{e}");
         }
+    }
+
+    #[test]
+    fn a_matrix_gives_each_class_its_median_and_at_least_25_percent_either_side() {
+        use crate::matrix::{ClassStats, Home, MatrixConfig, Mode, Reference, advise};
+        let stats = |class, median_ns: f64, min_ns: f64, max_ns: f64| ClassStats {
+            class,
+            pairs: 3,
+            candidates: 3,
+            median_ns,
+            p90_ns: max_ns,
+            min_ns,
+            max_ns,
+        };
+        // same-llc: pairs 30..70 around 50, wider than ±25% (37.5..62.5):
+        // the pairs' range. cross-node@21: pairs 90..110 around 100,
+        // narrower than ±25%: 75..125.
+        let classes = vec![
+            stats(PairClass::SameLlc, 50.0, 30.0, 70.0),
+            stats(PairClass::CrossNode(21), 100.0, 90.0, 110.0),
+        ];
+        let run = crate::results::fixture_run();
+        let m = MatrixResults {
+            schema: crate::matrix::SCHEMA_VERSION,
+            config: MatrixConfig {
+                cpus: vec![0, 1],
+                mode: Mode::Cas,
+                home: Home::First,
+                samples: 3,
+                round_trips_per_sample: 1,
+                warmup_samples: 0,
+                per_class: None,
+                timer: crate::clock::TimerKind::Tsc,
+                asymmetry_limit_pct: 10.0,
+                reference_round_trips: 1,
+            },
+            provenance: run.provenance,
+            topology: run.topology,
+            pairs: Vec::new(),
+            advice: advise(&classes),
+            empty_classes: Vec::new(),
+            classes,
+            reference: Reference::new([0, 1], 1, 50.0, 50.0),
+            notes: Vec::new(),
+            elapsed_s: 0.0,
+        };
+        let l = Latencies::from_matrix(&m, "m.json");
+        assert_eq!(l.source, "m.json");
+        let llc = l.of(PairClass::SameLlc).unwrap();
+        assert_eq!((llc.lo_ns, llc.ns, llc.hi_ns), (30.0, 50.0, 70.0));
+        let far = l.of(PairClass::CrossNode(21)).unwrap();
+        assert_eq!((far.lo_ns, far.ns, far.hi_ns), (75.0, 100.0, 125.0));
+        assert_eq!(l.classes.len(), 2);
     }
 
     #[test]

@@ -407,3 +407,7 @@ struct Flow {
     /// Fetches of this line per update, mean over all writers.
     read_t: f64,
 }
+
+#[cfg(test)]
+#[path = "model_tests.rs"]
+mod tests;

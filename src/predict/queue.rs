@@ -131,6 +131,36 @@ mod tests {
     }
 
     #[test]
+    fn no_source_or_an_instant_transfer_never_waits() {
+        // No CPU asks for the line: no traffic, no wait (a solve would
+        // find no think time that gives 0 transfers and report ~450 ns).
+        assert_eq!(wait_ns(0, 1e6, 100.0), Some(0.0));
+        // Transfers that take no time leave nothing to queue behind.
+        assert_eq!(wait_ns(2, 1e6, 0.0), Some(0.0));
+        assert_eq!(wait_ns(64, 1e6, 0.0), Some(0.0));
+    }
+
+    #[test]
+    fn a_busy_pair_thinks_for_less_than_one_transfer() {
+        // N = 2, Z = S/2 (S/Z = 2): p0 = 1 / (1 + 4 + 8) = 1/13, X =
+        // (12/13)/S, so each source runs at λ = 6/(13 S) and R = 1/λ − Z
+        // = 13S/6 − S/2 = 5S/3: the deterministic wait is S/3. (Terms above
+        // 1: the sum in logarithms is scaled by the largest, ln 8.)
+        let x = repairman_throughput(2, 50e-9, 100e-9);
+        assert!(close(x, 12.0 / 13.0 / 100e-9, 1e-12), "{x}");
+        let w = wait_ns(2, 6.0 / (13.0 * 100e-9), 100.0).unwrap();
+        assert!(close(w, 100.0 / 3.0, 1e-6), "{w}");
+    }
+
+    #[test]
+    fn a_rate_below_once_a_second_waits_next_to_nothing() {
+        // ρ = 2 × 0.5/s × 100 ns = 1e-7: M/D/1 gives S·ρ/2 = 5e-6 ns and
+        // two sources wait less.
+        let w = wait_ns(2, 0.5, 100.0).unwrap();
+        assert!((0.0..1e-5).contains(&w), "{w}");
+    }
+
+    #[test]
     fn saturation_is_not_a_number() {
         assert_eq!(wait_ns(2, 5e6, 100.0), None); // ρ = 1
         assert_eq!(wait_ns(224, 22e3, 300.0), None); // ρ = 1.48

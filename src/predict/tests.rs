@@ -5,12 +5,12 @@
 use super::*;
 use crate::topology::fixture;
 
-fn lat(items: &[&str]) -> Latencies {
+pub(super) fn lat(items: &[&str]) -> Latencies {
     let args: Vec<LatencyArg> = items.iter().map(|s| s.parse().unwrap()).collect();
     Latencies::from_args(&args)
 }
 
-fn layout(writers: &[u32]) -> Layout {
+pub(super) fn layout(writers: &[u32]) -> Layout {
     Layout {
         writers: writers.to_vec(),
         readers: Vec::new(),
@@ -18,7 +18,7 @@ fn layout(writers: &[u32]) -> Layout {
     }
 }
 
-fn close(a: f64, b: f64, tol: f64) -> bool {
+pub(super) fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(1e-12)
 }
 
@@ -26,7 +26,7 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 /// `s` seconds, from the closed form: ρ = 2λS = 1 − p₀ with
 /// p₀ = 1/(1 + 2a + 2a²), a = S/Z, solved for a; R = 1/λ − Z; the
 /// deterministic wait is (R − S)/2. In ns.
-fn two_source_wait_ns(lambda: f64, s: f64) -> f64 {
+pub(super) fn two_source_wait_ns(lambda: f64, s: f64) -> f64 {
     let rho = 2.0 * lambda * s;
     let a = (-2.0 + (4.0 + 8.0 * rho / (1.0 - rho)).sqrt()) / 4.0;
     let r = 1.0 / lambda - s / a;
@@ -129,6 +129,8 @@ fn a_node_split_halves_the_writers_but_each_read_fetches_the_other_line() {
     .unwrap();
     let q = quiet.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Paced);
     assert_eq!((q.rho, q.cost_ns), (0.0, Some(0.0)));
+    // No line moves, so none is the hottest: no writers on it.
+    assert_eq!(q.hottest_writers, 0);
 }
 
 #[test]
@@ -274,4 +276,177 @@ fn the_measured_knee_is_the_first_departure_from_the_quiet_level() {
     let flat: Vec<&CheckPoint> = pts[..4].iter().collect();
     assert_eq!(measured_knee(&flat), None);
     assert!(pts[3].scored() && !pts[4].scored());
+}
+
+#[test]
+fn a_sweep_of_one_series_has_one_knee_against_the_hand_worked_saturation() {
+    // The fixture's global/always (writers 0 and 1, read every update,
+    // canaries 10 and 40 ns: median 25) measured at four paced rates.
+    // Two paced writers that always publish: each update moves the line,
+    // ρ = 2r × 25 ns (mean over the two canaries, linear in S), so ρ = 1
+    // at r = 2e7/s. Measured 20, 20, 22, 40 ns: the quiet level (ρ ≤ 0.1:
+    // 1e4 and 1e6) is 20; 22 is 10% off, 40 is 100% off: the knee is 5e6.
+    let base = crate::results::fixture_run();
+    let runs: Vec<crate::results::RunResults> =
+        [(1e4, 20.0), (1e6, 20.0), (3e6, 22.0), (5e6, 40.0)]
+            .into_iter()
+            .map(|(rate, net)| {
+                let mut run = base.clone();
+                run.strategies.truncate(1);
+                let s = &mut run.strategies[0];
+                s.rate = Some(rate);
+                s.summary.as_mut().unwrap().net_ns = crate::stats::Summary::of(&[net]);
+                run
+            })
+            .collect();
+    let refs: Vec<(String, &crate::results::RunResults)> =
+        runs.iter().map(|r| (String::new(), r)).collect();
+    let c = check("sweep.json", &refs, None).unwrap();
+    assert_eq!(c.points.len(), 4);
+    for p in &c.points {
+        assert!(close(p.rho, 2.0 * p.rate * 25e-9, 1e-9), "{p:?}");
+        assert_eq!((p.repeats, p.canary_ns), (2, 25.0));
+    }
+    assert_eq!(c.knees.len(), 1, "{:?}", c.knees);
+    let k = &c.knees[0];
+    assert!(k.series.starts_with("global/always"), "{k:?}");
+    assert_eq!(k.measured_rate, Some(5e6));
+    // saturation_rate bisects ln(rate) to 1e-3: 0.1%.
+    assert!(close(k.predicted_rate.unwrap(), 2e7, 1e-3), "{k:?}");
+    assert!(close(k.ratio.unwrap(), 0.25, 1e-3), "{k:?}");
+    assert_eq!(c.latency_source, "each repeat's canary");
+    // Two points of the series: no knee (it takes three rates).
+    let c = check("run.json", &refs[..2], None).unwrap();
+    assert!(c.knees.is_empty(), "{:?}", c.knees);
+}
+
+#[test]
+fn scoring_and_the_knee_hold_at_their_exact_boundaries() {
+    let p = |rate: f64, rho: f64, measured: f64| CheckPoint {
+        series: "s".into(),
+        rate,
+        writers: 2,
+        repeats: 1,
+        canary_ns: 100.0,
+        rho,
+        predicted_ns: Some(100.0),
+        measured_ns: measured,
+        measured_ci_ns: [measured, measured],
+        ratio: Some(100.0 / measured),
+    };
+    // ρ at most 0.5 is scored, exactly 0.5 included.
+    assert!(p(1e6, 0.5, 100.0).scored());
+    assert_eq!(p(1e6, 0.51, 100.0).unscored(), Some("ρ > 0.5: not scored"));
+    assert_eq!(
+        p(1e6, 0.1, 0.0).unscored(),
+        Some("measured ≤ 0: not scored")
+    );
+    // Exactly 25% off (125 against a level of 100: 1.25 − 1 is exact) is
+    // not more than 25% off: no knee; 126 is.
+    let quiet = [p(1e4, 0.01, 100.0), p(1e5, 0.05, 100.0)];
+    let at = |busy: CheckPoint| {
+        let pts: Vec<&CheckPoint> = quiet.iter().chain([&busy]).collect();
+        measured_knee(&pts)
+    };
+    assert_eq!(at(p(1e6, 0.3, 125.0)), None);
+    assert_eq!(at(p(1e6, 0.3, 126.0)), Some(1e6));
+    // A point at ρ = 0.1 is part of the quiet level (median of 100, 100,
+    // 200 = 100), not a departure from it.
+    assert_eq!(at(p(1e6, 0.1, 200.0)), None);
+}
+
+#[test]
+fn each_point_is_below_near_or_saturated_with_its_cost_and_share() {
+    // Two paced writers of one LLC, same-llc = 100 ns ± 25%: ρ = 2rS
+    // (every update moves the line), so ρ = 1 at r = 1/(2S): 5M/s at
+    // 100 ns, 4M/s at 125 ns, 6.67M/s at 75 ns.
+    let topo = fixture("spr-2s-224");
+    let req = PredictRequest {
+        layout: layout(&[0, 1]),
+        levels: vec![ShardLevel::Global],
+        policies: vec![PublishPolicy::ALWAYS],
+        rates: vec![1e6, 3.5e6, 6e6],
+        latencies: lat(&["same-llc=100ns"]),
+        arrivals: Arrivals::Paced,
+        seed: 1,
+    };
+    let p = predict(&topo, "spr", &req).unwrap();
+    assert_eq!((p.cpus, p.nodes, p.llcs), (224, 2, 2));
+    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    assert!(p.notes[0].starts_with("arrivals paced"), "{:?}", p.notes);
+    let s = &p.strategies[0];
+    assert_eq!((s.name.as_str(), s.lines), ("global/always", 1));
+    let sat = s.saturation;
+    assert!(close(sat.mid.unwrap(), 5e6, 1e-3), "{sat:?}");
+    assert!(close(sat.lo.unwrap(), 4e6, 1e-3), "{sat:?}");
+    assert!(close(sat.hi.unwrap(), 2e7 / 3.0, 1e-3), "{sat:?}");
+    // 1M/s: ρ 0.2 (0.25 at 125 ns): below; cost S + the two-source wait
+    // at each end, CPU share = rate × cost (1e6/s × 105 ns = 10.5%).
+    let below = &s.points[0];
+    assert_eq!(below.state, LineState::Below);
+    assert_eq!(below.publish_fraction, 1.0);
+    assert_eq!((below.write_transfers, below.read_transfers), (1.0, 0.0));
+    assert_eq!((below.hottest_writers, below.queue_bound_ns), (2, None));
+    let cost = below.cost_ns.unwrap();
+    let want = |s_ns: f64| s_ns + two_source_wait_ns(1e6, s_ns * 1e-9);
+    assert!(close(cost.lo, want(75.0), 1e-6), "{cost:?}");
+    assert!(close(cost.mid, want(100.0), 1e-6), "{cost:?}");
+    assert!(close(cost.hi, want(125.0), 1e-6), "{cost:?}");
+    let share = below.cpu_share_pct.unwrap();
+    assert!(close(share.lo, want(75.0) * 0.1, 1e-6), "{share:?}");
+    assert!(close(share.mid, want(100.0) * 0.1, 1e-6), "{share:?}");
+    assert!(close(share.hi, want(125.0) * 0.1, 1e-6), "{share:?}");
+    // 3.5M/s: ρ 0.7, 0.875 at 125 ns: near; no cost is given.
+    let near = &s.points[1];
+    assert_eq!(near.state, LineState::Near);
+    assert!(close(near.rho.hi, 0.875, 1e-9), "{:?}", near.rho);
+    assert_eq!(
+        (near.cost_ns, near.cpu_share_pct, near.queue_bound_ns),
+        (None, None, None)
+    );
+    // 6M/s: ρ 1.2: saturated, each transfer behind at most the other
+    // source's: 2 × 100 ns.
+    let saturated = &s.points[2];
+    assert_eq!(saturated.state, LineState::Saturated);
+    assert_eq!((saturated.cost_ns, saturated.cpu_share_pct), (None, None));
+    assert!(close(saturated.queue_bound_ns.unwrap(), 200.0, 1e-9));
+    // The chart: 4 points a decade from 100 to 1e8/s, 25 in all.
+    assert_eq!(s.curve.len(), 25);
+    assert!(close(s.curve[1].rate, 100.0 * 10f64.powf(0.25), 1e-12));
+    assert!(close(s.curve[24].rate, 1e8, 1e-12));
+    // No read side: a note says so.
+    let mut quiet = req.clone();
+    quiet.layout.read_every = 0;
+    let q = predict(&topo, "spr", &quiet).unwrap();
+    assert_eq!(q.notes.len(), 2, "{:?}", q.notes);
+    assert!(q.notes[1].starts_with("no read side"), "{:?}", q.notes);
+}
+
+#[test]
+fn predict_refuses_an_empty_request_and_saturation_rate_solves_a_line() {
+    let topo = fixture("spr-2s-224");
+    let req = PredictRequest {
+        layout: layout(&[0, 1]),
+        levels: vec![ShardLevel::Global],
+        policies: vec![PublishPolicy::ALWAYS],
+        rates: vec![1e6],
+        latencies: lat(&["same-llc=100ns"]),
+        arrivals: Arrivals::Paced,
+        seed: 1,
+    };
+    let err = |f: &dyn Fn(&mut PredictRequest)| {
+        let mut r = req.clone();
+        f(&mut r);
+        predict(&topo, "spr", &r).unwrap_err().to_string()
+    };
+    assert!(err(&|r| r.rates.clear()).starts_with("--rates needs"));
+    assert!(err(&|r| r.layout.writers.clear()).starts_with("no writer CPU"));
+    assert!(err(&|r| r.levels.clear()).starts_with("--level and --publish"));
+    assert!(err(&|r| r.policies.clear()).starts_with("--level and --publish"));
+    // ρ = rate/1e6 reaches 1 at 1e6; one already saturated at 1/s is 1/s;
+    // one that stays below 1 up to 1e11/s never saturates.
+    assert!(close(saturation_rate(|r| r / 1e6).unwrap(), 1e6, 1e-3));
+    assert!(close(saturation_rate(|r| r / 5e10).unwrap(), 5e10, 1e-3));
+    assert_eq!(saturation_rate(|_| 2.0), Some(1.0));
+    assert_eq!(saturation_rate(|r| r / 1e12), None);
 }

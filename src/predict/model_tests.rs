@@ -1,0 +1,222 @@
+//! The model's pieces worked by hand: arrivals, lines and their flows (the
+//! tests `scripts/mutants.sh` showed were owed).
+
+use super::*;
+use crate::predict::tests::{close, lat, layout, two_source_wait_ns};
+use crate::topology::fixture;
+
+#[test]
+fn arrivals_touched_names_and_parses() {
+    use Arrivals::{Paced, Poisson};
+    // Others at 1/s, me at 3/s: Poisson 1/(1 + 3); me at 4/s, paced
+    // 1/4. Others at 3/s, me at 1/s: Poisson 3/4, paced capped at 1.
+    assert_eq!(Poisson.touched(1.0, 3.0), 0.25);
+    assert_eq!(Paced.touched(1.0, 4.0), 0.25);
+    assert_eq!(Poisson.touched(3.0, 1.0), 0.75);
+    assert_eq!(Paced.touched(3.0, 1.0), 1.0);
+    // Nobody else: never touched; I never touch it: always.
+    assert_eq!(
+        (Poisson.touched(0.0, 1.0), Paced.touched(0.0, 1.0)),
+        (0.0, 0.0)
+    );
+    assert_eq!(
+        (Poisson.touched(1.0, 0.0), Paced.touched(1.0, 0.0)),
+        (1.0, 1.0)
+    );
+    assert_eq!(
+        (Poisson.to_string(), Paced.to_string()),
+        ("poisson".into(), "paced".into())
+    );
+    assert_eq!("poisson".parse::<Arrivals>(), Ok(Poisson));
+    assert_eq!("paced".parse::<Arrivals>(), Ok(Paced));
+    assert_eq!(
+        "even".parse::<Arrivals>(),
+        Err("\"even\" is not poisson or paced".to_string())
+    );
+}
+
+#[test]
+fn a_global_line_with_a_reader_and_half_publishes_matches_a_hand_worked_flow() {
+    // Writers 0 and 56 (nodes 0 and 1), reader thread 1 (node 0, CPU 0's
+    // LLC), read side every 2nd update, half the updates publish, Poisson.
+    // Classes: writer pairs 0↔56 twice (cross, 200 ns); read pairs (x, y)
+    // with y a writer: (56,0) cross, (1,0) llc, (0,56) cross, (1,56)
+    // cross, so a read fetch is (3·200 + 40)/4 = 160 ns.
+    // Per writer at rate r: publishes p = r/2, own reads q_w = r/2, the
+    // thread's reads r. Line: publishes 2p = r.
+    //   own fetch: (1 − f)·touched(p, q_w) = 0.5 · 1/2 = 1/4;
+    //   thread fetch: touched(r, r) = 1/2;
+    //   first reads: r · touched(r, r) = r/2;
+    //   others between two publishes: p + r/2 = r, h = r/(r + r/2) = 2/3;
+    //   publish transfer time: (r/2·200 + r/2·160)/r = 180 ns;
+    //   ρ = (2r/3·180 + r/2·160)·1e-9 = 200·r·1e-9;
+    //   queued 2r/3 + r/2 = 7r/6 over 3 sources at 200·6/7 = 1200/7 ns;
+    //   share of fetches that queue: (r/2)/(2·r/2·1/4 + r/2) = 2/3;
+    //   per update: write 1·0.5·2/3 = 1/3, read 1/2·1/4 = 1/8;
+    //   cost = 1/3·(180 + w) + 1/8·(160 + 2/3·w) = 80 + 5/12·w.
+    // The wait w: 3 sources with S/Z = 1/2 give p₀ = 1/(1 + 3/2 + 6/4 +
+    // 6/8) = 4/19, so each source runs at λ = (15/19)/(3S) and
+    // R = 1/λ − Z = 19S/5 − 2S = 1.8 S: w = (R − S)/2 = 0.4 S. λ = 7r/18
+    // gives r = (5/19)·(18/7)/S.
+    let topo = fixture("spr-2s-224");
+    let lay = Layout {
+        writers: vec![0, 56],
+        readers: vec![1],
+        read_every: 2,
+    };
+    let lines = Lines::new(&topo, &lay, ShardLevel::Global).unwrap();
+    let l = lat(&["cross-node=200ns±0", "same-llc=40ns±0"]);
+    let s = 1200.0 / 7.0 * 1e-9;
+    for (r, w) in [
+        (1e3, None),
+        ((5.0 / 19.0) * (18.0 / 7.0) / s, Some(0.4 * 1200.0 / 7.0)),
+    ] {
+        let e = lines.evaluate(r, 0.5, &l, Bound::Mid, Arrivals::Poisson);
+        assert!(close(e.rho, 200.0 * r * 1e-9, 1e-9), "{r}: {e:?}");
+        assert_eq!(e.hottest_writers, 2);
+        assert!(close(e.write_transfers, 1.0 / 3.0, 1e-12), "{e:?}");
+        assert!(close(e.read_transfers, 0.125, 1e-12), "{e:?}");
+        assert_eq!(e.bound_ns, None);
+        let got = e.cost_ns.unwrap();
+        match w {
+            // At 1k/s ρ = 2e-4: the wait is below 0.1 ns.
+            None => assert!(got > 80.0 && got < 80.05, "{got}"),
+            Some(w) => assert!(close(got, 80.0 + 5.0 / 12.0 * w, 1e-6), "{got}"),
+        }
+    }
+    // Past ρ = 1 (r = 5M/s: ρ = 1): no cost, the bound is 3 sources × S.
+    let e = lines.evaluate(6e6, 0.5, &l, Bound::Mid, Arrivals::Poisson);
+    assert_eq!(e.cost_ns, None);
+    assert!(
+        close(e.bound_ns.unwrap(), 3.0 * 1200.0 / 7.0, 1e-9),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_node_split_with_a_reader_matches_a_hand_worked_flow() {
+    // The same CPUs split per node, every class 100 ns: two lines of one
+    // writer each (0 and 56). Per line at rate r, f = 1/2, Poisson:
+    // publishes p = r/2; no other writer, so no own fetch; the other
+    // writer's reads (r/2) fetch it with touched(r/2, r/2) = 1/2, the
+    // thread's (r) with touched(r/2, r) = 1/3: 7r/12 fetches.
+    //   first reads: p · touched(r/2 + r, r/2) = r/2 · 3/4 = 3r/8;
+    //   h = touched(3r/8, r/2) = 3/7, publish transfers 3r/14;
+    //   queued 3r/14 + 3r/8 = 33r/56, ρ = 33r/56 · 100 ns;
+    //   sources: its writer, the other writer and the thread = 3;
+    //   share queued (3r/8)/(7r/12) = 9/14;
+    //   per update (mean over the 2 writers): write 1/2·1/2·3/7 = 3/28,
+    //   read 1/2·(1/2·1/2) = 1/8; both lines: 3/14 and 1/4;
+    //   cost per line 3/28·(100 + w) + 1/8·(100 + 9/14·w)
+    //   = 1300/56 + 3w/16.
+    // λ = 11r/56 per source; the 3-source closed form at S/Z = 1/2
+    // (see above) has λS = 5/19 and w = 0.4 S = 40 ns.
+    let topo = fixture("spr-2s-224");
+    let lay = Layout {
+        writers: vec![0, 56],
+        readers: vec![1],
+        read_every: 2,
+    };
+    let lines = Lines::new(&topo, &lay, ShardLevel::Node).unwrap();
+    assert_eq!(lines.count(), 2);
+    let l = lat(&["cross-node=100ns±0", "same-llc=100ns±0"]);
+    let r = 5.0 / 19.0 * 56.0 / 11.0 / 100e-9;
+    let e = lines.evaluate(r, 0.5, &l, Bound::Mid, Arrivals::Poisson);
+    assert!(close(e.rho, 15.0 / 19.0, 1e-9), "{e:?}");
+    assert_eq!(e.hottest_writers, 1);
+    assert!(close(e.write_transfers, 3.0 / 14.0, 1e-12), "{e:?}");
+    assert!(close(e.read_transfers, 0.25, 1e-12), "{e:?}");
+    let want = 2.0 * (1300.0 / 56.0 + 3.0 * 40.0 / 16.0);
+    assert!(close(e.cost_ns.unwrap(), want, 1e-6), "{e:?} vs {want}");
+    // ρ alone, as the saturation search sees it.
+    assert!(close(
+        lines.rho(r, 0.5, &l, Bound::Mid, Arrivals::Poisson),
+        15.0 / 19.0,
+        1e-9
+    ));
+}
+
+#[test]
+fn lines_check_names_a_class_without_a_figure() {
+    // 0 and 1 share an LLC: one class, same-llc.
+    let topo = fixture("spr-2s-224");
+    let lines = Lines::new(&topo, &layout(&[0, 1]), ShardLevel::Global).unwrap();
+    assert_eq!(
+        lines.classes().map(|c| c.to_string()).collect::<Vec<_>>(),
+        ["same-llc"]
+    );
+    assert!(lines.check(&lat(&["same-llc=51ns"])).is_ok());
+    let e = lines.check(&lat(&["smt=8ns"])).unwrap_err();
+    assert_eq!(e.class, "same-llc");
+    // An offline CPU is an error naming it.
+    let e = Lines::new(&topo, &layout(&[0, 999]), ShardLevel::Global).unwrap_err();
+    assert_eq!(e.cpu, 999);
+}
+
+#[test]
+fn reader_threads_alone_queue_for_the_line() {
+    // Writers 0 and 56 never read (read every 0); reader thread 1 reads
+    // at the rate r. Every class 100 ns; paced, every update publishes.
+    let topo = fixture("spr-2s-224");
+    let lay = Layout {
+        writers: vec![0, 56],
+        readers: vec![1],
+        read_every: 0,
+    };
+    let l = lat(&["cross-node=100ns±0", "same-llc=100ns±0"]);
+    // One line: publishes 2r; the thread fetches it after each
+    // (touched(2r, r) = 1): r fetches, each the first read after a write
+    // of half the publishes (2r · touched(r, 2r) = r). Between two of a
+    // writer's publishes the other's (r) and those reads (r) came: h = 1,
+    // 2r transfers. ρ = (2r + r) · 100 ns; 3 sources at r each; cost per
+    // update 100 ns + the wait. At S/Z = 1/2 (rS = 5/19) the 3-source
+    // wait is 0.4 S = 40 ns (see the hand-worked global flow above).
+    let global = Lines::new(&topo, &lay, ShardLevel::Global).unwrap();
+    let r = 5.0 / 19.0 / 100e-9;
+    let e = global.evaluate(r, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    assert!(close(e.rho, 15.0 / 19.0, 1e-9), "{e:?}");
+    assert_eq!((e.write_transfers, e.read_transfers), (1.0, 0.0));
+    assert!(close(e.cost_ns.unwrap(), 140.0, 1e-6), "{e:?}");
+    // Per node: each line has one writer (r publishes) and the thread's r
+    // fetches, each the first after a write: ρ = 2r · 100 ns, 2 sources
+    // (the writer and the thread; the other writer never reads), so the
+    // two-source wait at r. Half the writers per line: cost 100 + w.
+    let node = Lines::new(&topo, &lay, ShardLevel::Node).unwrap();
+    let e = node.evaluate(1e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    assert!(close(e.rho, 0.2, 1e-9), "{e:?}");
+    assert_eq!((e.write_transfers, e.read_transfers), (1.0, 0.0));
+    let want = 100.0 + two_source_wait_ns(1e6, 100e-9);
+    assert!(close(e.cost_ns.unwrap(), want, 1e-6), "{e:?} vs {want}");
+}
+
+#[test]
+fn two_reader_threads_share_a_fetch_after_each_write() {
+    // Writers 0 and 56 per node, reading every update, reader threads 1
+    // and 2; paced, every update publishes, every class 100 ns. Per line
+    // (one writer, r publishes): the other writer's reads (r) and the
+    // threads' (2r) each fetch it once per write: 3r fetches, r of them
+    // the first after a write (queued, share 1/3). h = 1: r publish
+    // transfers. ρ = 2r · 100 ns over 4 sources at r/2 each. Per update
+    // (mean over the 2 writers) each line costs 1/2 · (100 + w) for the
+    // publish and 1/2 · (100 + w/3) for the other writer's read: both
+    // lines 200 + 4w/3.
+    // The wait: 4 sources at S/Z = 1/10 (terms 1, 0.4, 0.12, 0.024,
+    // 0.0024: 1.5464), X = (1 − 1/1.5464)/S in all, r = X/2, R = 4/X − Z,
+    // w = (R − S)/2.
+    let topo = fixture("spr-2s-224");
+    let lay = Layout {
+        writers: vec![0, 56],
+        readers: vec![1, 2],
+        read_every: 1,
+    };
+    let l = lat(&["cross-node=100ns±0", "same-llc=100ns±0"]);
+    let lines = Lines::new(&topo, &lay, ShardLevel::Node).unwrap();
+    let (s, z) = (100e-9, 1e-6);
+    let x = (1.0 - 1.0 / 1.5464) / s;
+    let w = (4.0 / x - z - s) * 0.5 * 1e9;
+    let e = lines.evaluate(x / 2.0, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    assert!(close(e.rho, x * s, 1e-9), "{e:?}");
+    assert_eq!((e.write_transfers, e.read_transfers), (1.0, 1.0));
+    let want = 200.0 + 4.0 / 3.0 * w;
+    assert!(close(e.cost_ns.unwrap(), want, 1e-6), "{e:?} vs {want}");
+}
