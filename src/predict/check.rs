@@ -237,11 +237,13 @@ pub fn check(
     })
 }
 
-/// The lowest rate of `points` (one series) whose measured net cost is
-/// more than [`KNEE_DEPARTURE`] off the series' low-rate level (the
-/// median of the points predicted at ρ ≤ 0.1, or the lowest rate's), with
-/// a 95% confidence interval that excludes that level: noise alone does
-/// not make a knee.
+/// The lowest rate of `points` (one series), among those busier than the
+/// series' quiet points, whose measured net cost is more than
+/// [`KNEE_DEPARTURE`] off the series' low-rate level, with a 95%
+/// confidence interval that excludes that level: noise alone does not make
+/// a knee. The quiet points are those predicted at ρ ≤ 0.1 and their median
+/// is the level; without any, the lowest rate's cost is, and every point
+/// may be the knee.
 pub fn measured_knee(points: &[&CheckPoint]) -> Option<f64> {
     let mut sorted: Vec<&CheckPoint> = points.to_vec();
     sorted.sort_by(|a, b| a.rate.total_cmp(&b.rate));
