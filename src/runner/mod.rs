@@ -8,13 +8,15 @@ mod aggregate;
 mod floor;
 pub mod interference;
 pub mod plan;
+mod pools;
 pub mod signal;
 pub mod sweep;
 
 pub use plan::{
     DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, PoolSize,
-    PoolSizeError, Pools, RateError, RunRequest, StrategyChoice, parse_rate, plan, pools,
+    PoolSizeError, RateError, RunRequest, StrategyChoice, parse_rate, plan,
 };
+pub use pools::{Pools, pools};
 
 use crate::clock::{ClockKind, Timer, clock_read_cost};
 use crate::counter::{CounterError, CounterLayout, PublishPolicy, ShardedCounter, SlotHome};
