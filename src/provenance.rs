@@ -57,6 +57,11 @@ fn cpuinfo_field<'a>(cpuinfo: &'a str, key: &str) -> Option<&'a str> {
     })
 }
 
+/// This host's name (`uname -n`), as provenance records it.
+pub fn hostname() -> String {
+    uname().0
+}
+
 fn uname() -> (String, String) {
     // SAFETY: utsname is plain old data; uname fills it.
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };

@@ -5,7 +5,9 @@
 //! latencies' uncertainty.
 
 use super::{Line, Topic, num, plural};
-use crate::predict::{LineState, PointPrediction, PredictResults, Range, StrategyPrediction};
+use crate::predict::{
+    LineState, PointPrediction, PredictResults, Range, SaturationRate, StrategyPrediction,
+};
 
 /// `lo–hi`, or one figure when they round alike.
 pub fn range_text(r: Range, f: impl Fn(f64) -> String) -> String {
@@ -60,6 +62,29 @@ fn state(p: &PointPrediction) -> String {
                 range_text(p.rho, rho_text)
             )
         }
+    }
+}
+
+/// A point's net ns per update and net CPU share % for a table cell: the
+/// ranges below saturation, else why there are none.
+pub fn cost_cells(q: &PointPrediction) -> (String, String) {
+    match (q.state, q.cost_ns, q.cpu_share_pct) {
+        (LineState::Below, Some(c), Some(sh)) => (
+            range_text(c, num),
+            format!("{}%", range_text(sh, share_text)),
+        ),
+        (LineState::Near, ..) => ("near saturation".into(), "-".into()),
+        _ => ("saturated".into(), "-".into()),
+    }
+}
+
+/// The saturation rate per CPU for a table cell: `45.2k–75.3k`,
+/// `45.2k–never` (at the low latencies it never saturates), `never`.
+pub fn saturation_text(sat: SaturationRate) -> String {
+    match (sat.lo, sat.hi) {
+        (Some(lo), Some(hi)) => format!("{}–{}", num(lo), num(hi)),
+        (Some(lo), None) => format!("{}–never", num(lo)),
+        _ => "never".into(),
     }
 }
 

@@ -157,14 +157,31 @@ fn print_notes(topo: &Topology) {
 /// Refuses a `--sysfs-root` other than this host's `/` for a command that
 /// places real threads or memory (`what` says which).
 fn require_live_root(root: &Path, what: &str) -> Result<(), CliError> {
-    let live = std::fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"));
-    if live {
+    if is_live(root) {
         Ok(())
     } else {
         Err(CliError::usage(format!(
             "{what}, so it reads the live host; drop --sysfs-root {}",
             root.display()
         )))
+    }
+}
+
+/// True when `root` is this host's `/`.
+fn is_live(root: &Path) -> bool {
+    std::fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"))
+}
+
+/// The host a topology under `root` describes: this host's name, or the
+/// fixture or capture folder's.
+fn host_name(root: &Path) -> String {
+    if is_live(root) {
+        crate::provenance::hostname()
+    } else {
+        root.file_name().map_or_else(
+            || root.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
     }
 }
 

@@ -2,9 +2,8 @@
 //! the model against a run measured under `--rate`.
 
 use super::args::{PoolArgs, StrategyArgs};
-use super::{emit, load_topology};
+use super::{emit, host_name, load_topology};
 use crate::CliError;
-use crate::matrix::MatrixResults;
 use crate::predict::{self, Arrivals, Latencies, LatencyArg, Layout, PredictRequest};
 use crate::report::{self, Document, Format};
 use crate::results::{self, ResultFile, RunResults};
@@ -138,8 +137,7 @@ fn latencies(args: &PredictArgs) -> Result<Option<Latencies>, CliError> {
                     path.display()
                 )));
             };
-            let m: &MatrixResults = &m;
-            Some(Latencies::from_matrix(m, &path.display().to_string()))
+            Some(Latencies::from_matrix(&m, &path.display().to_string()))
         }
         None => None,
     };
@@ -155,22 +153,6 @@ fn latencies(args: &PredictArgs) -> Result<Option<Latencies>, CliError> {
         });
     }
     Ok(lat)
-}
-
-/// The host a topology describes: this host's name, or the fixture
-/// folder's.
-fn host_name(root: &Path) -> String {
-    let live = std::fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"));
-    if live {
-        std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .map(|h| h.trim().to_string())
-            .unwrap_or_else(|_| "this host".into())
-    } else {
-        root.file_name().map_or_else(
-            || root.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
-    }
 }
 
 /// Prints `doc` as text or JSON, and writes its files into `--out`.

@@ -3,7 +3,7 @@
 //! verdict and one report.html.
 
 use super::args::PlacementArg;
-use super::{Session, load_topology, require_live_root, results_folder};
+use super::{Session, host_name, load_topology, require_live_root, results_folder};
 use crate::CliError;
 use crate::provenance::Provenance;
 use crate::report::{self, Document, Format};
@@ -102,19 +102,9 @@ impl Observer for Saver<'_> {
 
 pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let topo = load_topology(root)?;
-    let host = if args.dry_run {
-        root.file_name()
-            .filter(|_| root != Path::new("/"))
-            .map_or_else(
-                || "this host".to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            )
-    } else {
-        String::new()
-    };
     let max_time = args.max_time.map(|d| d.as_secs_f64());
     if args.dry_run {
-        let plan = study::plan_study(&topo, &host, max_time).map_err(CliError::usage)?;
+        let plan = study::plan_study(&topo, &host_name(root), max_time).map_err(CliError::usage)?;
         let format = if args.output.json {
             Format::Json
         } else {

@@ -104,6 +104,16 @@ pub struct CheckResults {
     pub notes: Vec<String>,
 }
 
+/// One series of points (a strategy, and a sweep point's threads and
+/// affinity): its model and every canary of its repeats.
+struct Series {
+    name: String,
+    lines: Lines,
+    policy: crate::counter::PublishPolicy,
+    seed: u64,
+    canaries: Vec<f64>,
+}
+
 /// Checks the model against `runs` (a run.json's one run, or a sweep's
 /// points, each with its series suffix) from `file`. With `latencies` the
 /// class figures replace the canary.
@@ -118,8 +128,7 @@ pub fn check(
     };
     let mut points = Vec::new();
     let mut notes = Vec::new();
-    let mut series_canary: Vec<(String, Vec<f64>)> = Vec::new();
-    let mut models = Vec::new();
+    let mut series: Vec<Series> = Vec::new();
     for (suffix, run) in runs {
         let layout = Layout {
             writers: run.config.writer_cpus.clone(),
@@ -128,10 +137,10 @@ pub fn check(
         };
         for s in &run.strategies {
             let Some(rate) = s.rate else { continue };
-            let series = format!("{}{suffix}", s.name);
+            let name = format!("{}{suffix}", s.name);
             let Some(net) = s.summary.as_ref().and_then(|m| m.net_ns) else {
                 notes.push(format!(
-                    "{series} at {rate}/s: no net cost (no paced floor), skipped"
+                    "{name} at {rate}/s: no net cost (no paced floor), skipped"
                 ));
                 continue;
             };
@@ -144,20 +153,22 @@ pub fn check(
             let mut rhos = Vec::new();
             let mut canaries = Vec::new();
             for r in &s.repeats {
+                let canary;
                 let lat = match (latencies, r.interference.canary_ns) {
-                    (Some(l), _) => l.clone(),
+                    (Some(l), _) => l,
                     (None, Some(c)) => {
                         canaries.push(c);
-                        Latencies::uniform(c, "canary")
+                        canary = Latencies::uniform(c, "canary");
+                        &canary
                     }
                     (None, None) => {
                         return Err(bad(format!(
-                            "{series}: repeat {} has no canary; give --latencies or --latency",
+                            "{name}: repeat {} has no canary; give --latencies or --latency",
                             r.repeat
                         )));
                     }
                 };
-                let e = lines.evaluate(rate, f, &lat, Bound::Mid, Arrivals::Paced);
+                let e = lines.evaluate(rate, f, lat, Bound::Mid, Arrivals::Paced);
                 costs.push(e.cost_ns);
                 rhos.push(e.rho);
             }
@@ -171,15 +182,18 @@ pub fn check(
                 .collect::<Option<Vec<f64>>>()
                 .map(|c| c.iter().sum::<f64>() / n);
             let canary = median(&canaries).unwrap_or(f64::NAN);
-            match series_canary.iter_mut().find(|(n, _)| *n == series) {
-                Some((_, c)) => c.extend(&canaries),
-                None => {
-                    series_canary.push((series.clone(), canaries));
-                    models.push((series.clone(), lines, s.strategy.publish, run.config.seed));
-                }
+            match series.iter_mut().find(|x| x.name == name) {
+                Some(x) => x.canaries.extend(&canaries),
+                None => series.push(Series {
+                    name: name.clone(),
+                    lines,
+                    policy: s.strategy.publish,
+                    seed: run.config.seed,
+                    canaries,
+                }),
             }
             points.push(CheckPoint {
-                series,
+                series: name,
                 rate,
                 writers: layout.writers.len(),
                 repeats: rhos.len(),
@@ -203,22 +217,21 @@ pub fn check(
         .filter_map(|p| p.ratio.map(|r| 100.0 * (r - 1.0).abs()))
         .collect();
     let scored = errors.len();
-    let knees = models
+    let knees = series
         .into_iter()
-        .zip(series_canary)
-        .filter_map(|((series, lines, policy, seed), (_, canaries))| {
-            let mine: Vec<&CheckPoint> = points.iter().filter(|p| p.series == series).collect();
+        .filter_map(|x| {
+            let mine: Vec<&CheckPoint> = points.iter().filter(|p| p.series == x.name).collect();
             (mine.len() >= 3).then(|| {
                 let lat = latencies.cloned().unwrap_or_else(|| {
-                    Latencies::uniform(median(&canaries).unwrap_or(0.0), "canary")
+                    Latencies::uniform(median(&x.canaries).unwrap_or(0.0), "canary")
                 });
                 let predicted = saturation_rate(|r| {
-                    let f = publish_fraction(policy, r, seed);
-                    lines.rho(r, f, &lat, Bound::Mid, Arrivals::Paced)
+                    let f = publish_fraction(x.policy, r, x.seed);
+                    x.lines.rho(r, f, &lat, Bound::Mid, Arrivals::Paced)
                 });
                 let measured = measured_knee(&mine);
                 Knee {
-                    series,
+                    series: x.name,
                     ratio: measured.zip(predicted).map(|(m, p)| m / p),
                     measured_rate: measured,
                     predicted_rate: predicted,

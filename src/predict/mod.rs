@@ -252,13 +252,13 @@ pub enum PredictError {
 
 /// Publish fractions already stepped, by policy and rate.
 #[derive(Default)]
-struct Fractions(HashMap<(String, u64), f64>);
+struct Fractions(HashMap<(PublishPolicy, u64), f64>);
 
 impl Fractions {
     fn get(&mut self, policy: PublishPolicy, rate: f64, seed: u64) -> f64 {
         *self
             .0
-            .entry((policy.to_string(), rate.to_bits()))
+            .entry((policy, rate.to_bits()))
             .or_insert_with(|| publish_fraction(policy, rate, seed))
     }
 }

@@ -15,9 +15,7 @@ pub use plan::{
     default_max_time_s, plan_study, run_strategies, sweep_strategies,
 };
 
-use crate::matrix::{
-    Home, MatrixError, MatrixRequest, MatrixResults, Mode, measure_matrix, plan_matrix,
-};
+use crate::matrix::{Home, MatrixRequest, MatrixResults, Mode, measure_matrix, plan_matrix};
 use crate::placement::Placement;
 use crate::predict::{self, Arrivals, Latencies, Layout, PredictRequest, PredictResults};
 use crate::provenance::Provenance;
@@ -161,32 +159,28 @@ pub fn execute(
     };
     let mut halted: Option<String> = None;
     for name in STAGES {
-        if let Some(why) = &halted {
-            study.stages.push(StageRecord {
-                stage: name.into(),
-                status: StageStatus::Skipped(why.clone()),
-                seconds: 0.0,
-            });
-            study.partial = true;
-            observer.finished(name, &study)?;
-            continue;
-        }
         let t0 = Instant::now();
-        let remaining = study.plan.max_time_s - started.elapsed().as_secs_f64();
-        let status = match name {
-            "matrix" => matrix_stage(&mut study, topo, stop, observer),
-            "run" | "sweep" => match fit(&mut study.plan, name, remaining) {
-                Err(why) => StageStatus::Skipped(why),
-                Ok(()) if name == "run" => run_stage(&mut study, topo, placement, stop, observer),
-                Ok(()) => sweep_stage(&mut study, topo, placement, stop, observer),
-            },
-            _ => predict_stage(&mut study, topo),
+        let status = match &halted {
+            Some(why) => StageStatus::Skipped(why.clone()),
+            None => {
+                let remaining = study.plan.max_time_s - started.elapsed().as_secs_f64();
+                match name {
+                    "matrix" => matrix_stage(&mut study, topo, stop, observer),
+                    "run" | "sweep" => match fit(&mut study.plan, name, remaining) {
+                        Err(why) => StageStatus::Skipped(why),
+                        Ok(()) if name == "run" => {
+                            run_stage(&mut study, topo, placement, stop, observer)
+                        }
+                        Ok(()) => sweep_stage(&mut study, topo, placement, stop, observer),
+                    },
+                    _ => predict_stage(&mut study, topo),
+                }
+            }
         };
         match &status {
-            StageStatus::Done => {}
             StageStatus::Interrupted => halted = Some(format!("the {name} stage was interrupted")),
             StageStatus::Failed(_) => halted = Some(format!("the {name} stage failed")),
-            StageStatus::Skipped(_) => {}
+            StageStatus::Done | StageStatus::Skipped(_) => {}
         }
         study.stages.push(StageRecord {
             stage: name.into(),
@@ -198,8 +192,6 @@ pub fn execute(
             || study.stages.iter().any(|s| s.status != StageStatus::Done);
         observer.finished(name, &study)?;
     }
-    study.partial = study.stages.iter().any(|s| s.status != StageStatus::Done);
-    study.elapsed_s = started.elapsed().as_secs_f64();
     Ok(study)
 }
 
@@ -234,7 +226,6 @@ fn matrix_stage(
                 StageStatus::Done
             }
         }
-        Err(MatrixError::Placement(e)) => StageStatus::Failed(e.to_string()),
         Err(e) => StageStatus::Failed(e.to_string()),
     }
 }

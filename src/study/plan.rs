@@ -12,7 +12,7 @@
 //! [`MIN_DURATION_S`] and [`MAX_DURATION_S`]. A budget that cannot pay for
 //! the minimum is refused, naming the minimum.
 
-use crate::matrix::{self, PairClass, classify, select_pairs};
+use crate::matrix::{self, classify, select_pairs};
 use crate::runner::StrategyChoice;
 use crate::runner::sweep::SEED_RATE;
 use crate::topology::Topology;
@@ -214,16 +214,17 @@ pub fn sweep_strategies() -> StrategyChoice {
 }
 
 /// The thread counts at which the first CPUs of `cpus` (in order) first
-/// include a pair of each class, and all of them.
-pub fn thread_steps(topo: &Topology, cpus: &[u32]) -> Result<Vec<ThreadStep>, matrix::OfflineCpu> {
+/// include a pair of each of `classes` (every class among `cpus`), and
+/// all of them.
+pub fn thread_steps(
+    topo: &Topology,
+    cpus: &[u32],
+    classes: usize,
+) -> Result<Vec<ThreadStep>, matrix::OfflineCpu> {
     let mut seen = BTreeSet::new();
     let mut steps: Vec<ThreadStep> = Vec::new();
-    let all: BTreeSet<PairClass> = select_pairs(topo, cpus, Some(1))?
-        .candidates
-        .into_keys()
-        .collect();
     for k in 1..cpus.len() {
-        if seen.len() == all.len() {
+        if seen.len() == classes {
             break;
         }
         let mut new = BTreeSet::new();
@@ -311,7 +312,7 @@ pub fn plan_study(
     let run_entries = run_strategies * run_rates.len() + 2;
     let run_fixed = run_entries as f64 * f64::from(RUN_REPEATS) * repeat_setup_s(cpus.len());
 
-    let threads = thread_steps(topo, &cpus)?;
+    let threads = thread_steps(topo, &cpus, selection.candidates.len())?;
     let sweep_strategies = sweep_strategies().strategies().len();
     let mut sweep_entries = 0;
     let mut sweep_fixed = 0.0;
@@ -380,7 +381,12 @@ mod tests {
 
     fn steps(name: &str) -> Vec<(usize, String)> {
         let topo = fixture(name);
-        thread_steps(&topo, &topo.allowed_cpus.to_vec())
+        let cpus = topo.allowed_cpus.to_vec();
+        let classes = select_pairs(&topo, &cpus, Some(1))
+            .unwrap()
+            .candidates
+            .len();
+        thread_steps(&topo, &cpus, classes)
             .unwrap()
             .into_iter()
             .map(|s| (s.threads, s.reaches))

@@ -2,8 +2,8 @@
 //! rate, the chart, the class latencies it rests on, its notes.
 
 use super::{inline_svg, section, verdict_section, warnings_list};
-use crate::answer::{self, num, range_text, rho_text, share_text};
-use crate::predict::{LineState, PredictResults};
+use crate::answer::{self, cost_cells, num, range_text, rho_text, saturation_text};
+use crate::predict::PredictResults;
 use crate::report::{DrawError, ExportError, charts};
 use maud::{Markup, html};
 
@@ -41,22 +41,11 @@ pub(super) fn article(
                                         td data-sort=(q.rate) { (num(q.rate)) }
                                         td { (num(100.0 * q.publish_fraction)) "%" }
                                         td data-sort=(q.rho.mid) { (range_text(q.rho, rho_text)) }
-                                        @match (q.state, q.cost_ns, q.cpu_share_pct) {
-                                            (LineState::Below, Some(c), Some(sh)) => {
-                                                td data-sort=(c.mid) { (range_text(c, num)) }
-                                                td data-sort=(sh.mid) { (range_text(sh, share_text)) }
-                                            }
-                                            (LineState::Near, _, _) => { td { "near saturation" } td { "-" } }
-                                            _ => { td { "saturated" } td { "-" } }
-                                        }
+                                        @let (cost, share) = cost_cells(q);
+                                        td data-sort=[q.cost_ns.map(|c| c.mid)] { (cost) }
+                                        td data-sort=[q.cpu_share_pct.map(|c| c.mid)] { (share) }
                                         td { (num(q.write_transfers)) " + " (num(q.read_transfers)) " read" }
-                                        td {
-                                            @match (s.saturation.lo, s.saturation.hi) {
-                                                (Some(lo), Some(hi)) => { (num(lo)) "–" (num(hi)) }
-                                                (Some(lo), None) => { (num(lo)) "–never" }
-                                                _ => { "never" }
-                                            }
-                                        }
+                                        td { (saturation_text(s.saturation)) }
                                     }
                                 }
                             }

@@ -4,8 +4,8 @@
 //! knees.
 
 use super::align;
-use crate::answer::{num, predict_lines, range_text, rho_text, share_text};
-use crate::predict::{CheckResults, LineState, PredictResults};
+use crate::answer::{cost_cells, num, predict_lines, range_text, rho_text, saturation_text};
+use crate::predict::{CheckResults, PredictResults};
 use crate::report::answer;
 use std::fmt::Write;
 
@@ -67,21 +67,9 @@ pub fn render(p: &PredictResults) -> String {
     ];
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
     for s in &p.strategies {
-        let sat = s.saturation;
-        let saturates = match (sat.lo, sat.hi) {
-            (Some(lo), Some(hi)) => format!("{}–{}", num(lo), num(hi)),
-            (Some(lo), None) => format!("{}–never", num(lo)),
-            _ => "never".into(),
-        };
+        let saturates = saturation_text(s.saturation);
         for q in &s.points {
-            let (cost, share) = match (q.state, q.cost_ns, q.cpu_share_pct) {
-                (LineState::Below, Some(c), Some(sh)) => (
-                    range_text(c, num),
-                    format!("{}%", range_text(sh, share_text)),
-                ),
-                (LineState::Near, ..) => ("near saturation".into(), "-".into()),
-                _ => ("saturated".into(), "-".into()),
-            };
+            let (cost, share) = cost_cells(q);
             rows.push(vec![
                 s.name.clone(),
                 num(q.rate),

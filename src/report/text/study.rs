@@ -2,14 +2,21 @@
 //! a study (the combined verdict, each stage's time against the plan).
 
 use super::align;
-use crate::answer::{num, plural, study_lines};
+use crate::answer::{num, plural, regime_name, study_lines};
 use crate::report::answer;
+use crate::study::plan::{ASSUMED_ONE_WAY_NS, MARGIN, REPEAT_SETUP_S, THREAD_SETUP_S, WARMUP_S};
 use crate::study::{StageStatus, StudyPlan, StudyResults};
 use std::fmt::Write;
 
-/// `flat out` or `22.0k/s`.
-fn regime(rate: &Option<f64>) -> String {
-    rate.map_or("flat out".into(), |r| format!("{}/s per writer", num(r)))
+/// `spr-2s-224: 224 CPUs, 2 nodes, 2 LLCs`.
+fn host(p: &StudyPlan) -> String {
+    format!(
+        "{}: {}, {}, {}",
+        p.host,
+        plural(p.cpus, "CPU"),
+        plural(p.nodes, "node"),
+        plural(p.llcs, "LLC")
+    )
 }
 
 /// The plan, stage by stage, with the numbers its time rests on.
@@ -17,11 +24,8 @@ pub fn render_plan(p: &StudyPlan) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "contend study plan for {}: {}, {}, {}; budget {:.0} s ({})\n",
-        p.host,
-        plural(p.cpus, "CPU"),
-        plural(p.nodes, "node"),
-        plural(p.llcs, "LLC"),
+        "contend study plan for {}; budget {:.0} s ({})\n",
+        host(p),
         p.max_time_s,
         p.max_time_rule
     );
@@ -33,17 +37,17 @@ pub fn render_plan(p: &StudyPlan) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "1. matrix: {} ({} per class at most: {}), {} samples per direction × {} round trips, 3 passes; est. {:.1} s (at an assumed {} ns one-way)",
+        "1. matrix: {} ({} per class at most: {}), {} samples per direction × {} round trips, {} passes; est. {:.1} s (at an assumed {ASSUMED_ONE_WAY_NS} ns one-way)",
         plural(m.pairs, "pair"),
         m.per_class,
         classes.join(", "),
         m.samples,
         crate::matrix::ROUND_TRIPS_PER_SAMPLE,
+        crate::matrix::PASSES,
         m.est_s,
-        crate::study::plan::ASSUMED_ONE_WAY_NS
     );
     let r = &p.run;
-    let regimes: Vec<String> = r.rates.iter().map(regime).collect();
+    let regimes: Vec<String> = r.rates.iter().map(|r| regime_name(*r)).collect();
     let _ = writeln!(
         out,
         "2. run: {} writers, {} strategies × {} ({}) + the paced and harness floors = {} entries × {} repeats, {:.2} s measured per entry; est. {:.1} s",
@@ -66,7 +70,11 @@ pub fn render_plan(p: &StudyPlan) -> String {
         out,
         "3. sweep: unbound, threads {} × {} = {} points, global/always and global/ratelimit:1ms + a floor = {} entries × {} repeats, {:.2} s measured per entry; est. {:.1} s",
         steps.join(", "),
-        s.rates.iter().map(regime).collect::<Vec<_>>().join(" and "),
+        s.rates
+            .iter()
+            .map(|r| regime_name(*r))
+            .collect::<Vec<_>>()
+            .join(" and "),
         s.points,
         s.entries,
         s.repeats,
@@ -81,8 +89,13 @@ pub fn render_plan(p: &StudyPlan) -> String {
     );
     let _ = writeln!(
         out,
-        "\ntotal: est. {:.0} s of the {:.0} s budget (start-up per repeat counted: 20 ms warm-up, 30 ms canary and counter, 0.3 ms per thread; 10% of the budget kept back)",
-        p.est_s, p.max_time_s
+        "\ntotal: est. {:.0} s of the {:.0} s budget (start-up per repeat counted: {:.0} ms warm-up, {:.0} ms canary and counter, {} ms per thread; {:.0}% of the budget kept back)",
+        p.est_s,
+        p.max_time_s,
+        WARMUP_S * 1e3,
+        REPEAT_SETUP_S * 1e3,
+        THREAD_SETUP_S * 1e3,
+        MARGIN * 100.0
     );
     out
 }
@@ -93,11 +106,8 @@ pub fn render(study: &StudyResults) -> String {
     let p = &study.plan;
     let _ = writeln!(
         out,
-        "contend study on {} ({}, {}, {}), {}: {:.0} s of a {:.0} s budget{}\n",
-        p.host,
-        plural(p.cpus, "CPU"),
-        plural(p.nodes, "node"),
-        plural(p.llcs, "LLC"),
+        "contend study on {}; {}: {:.0} s of a {:.0} s budget{}\n",
+        host(p),
         study.provenance.started_utc,
         study.elapsed_s,
         p.max_time_s,
