@@ -1,16 +1,15 @@
 //! `contend compare`'s model: two result files (or two sets of strategies
 //! in one) paired strategy by strategy within each regime (flat out, or
-//! paced at one rate), with Welch's t-test on the repeats of every
-//! compared measure, its p-values Holm-adjusted over the whole comparison,
-//! and a verdict per row ([`crate::stats::Decision::decide`]: change, no
-//! change or inconclusive, against a noise threshold). Rendering lives in
-//! [`crate::report`].
+//! paced at one rate), every compared measure decided by
+//! [`crate::stats::decide`] over the whole comparison (Welch's t-test on
+//! the repeats, Holm-adjusted, a noise threshold): change, no change or
+//! inconclusive. Rendering lives in [`crate::report`].
 
 use crate::provenance::Provenance;
 use crate::results::{
     MEASURES, Measure, PACED, RunConfig, RunResults, SCHEMA_VERSION, StrategyResult, cost_measure,
 };
-use crate::stats::{Decision, Difference, SIGNIFICANCE_LEVEL, Summary, holm_adjusted};
+use crate::stats::{Decision, Outcome, SIGNIFICANCE_LEVEL, Summary};
 use std::path::PathBuf;
 
 /// The measures set side by side for a pair measured in regime `rate`
@@ -140,20 +139,12 @@ impl Pair<'_> {
 fn rows_of(base: &StrategyResult, test: &StrategyResult) -> Vec<Row> {
     compared_measures(base.rate)
         .into_iter()
-        .map(|m| {
-            let (b, t) = (m.of(base), m.of(test));
-            Row {
-                measure: m,
-                base: b,
-                test: t,
-                difference: match (b, t) {
-                    (Some(b), Some(t)) => Some(Difference::of(&b, &t)),
-                    _ => None,
-                },
-                p_adjusted: None,
-                verdict: None,
-                machine_changed: None,
-            }
+        .map(|m| Row {
+            measure: m,
+            base: m.of(base),
+            test: m.of(test),
+            outcome: None,
+            machine_changed: None,
         })
         .collect()
 }
@@ -166,13 +157,9 @@ pub struct Row {
     pub base: Option<Summary>,
     /// The test side's.
     pub test: Option<Summary>,
-    /// `None` when a side did not record the measure.
-    pub difference: Option<Difference>,
-    /// Welch's p-value, Holm-adjusted over every test of the comparison;
-    /// `None` when there was no test (`n<2`, not recorded).
-    pub p_adjusted: Option<f64>,
-    /// `None` when a side did not record the measure.
-    pub verdict: Option<Decision>,
+    /// The difference decided over every test of the comparison; `None`
+    /// when a side did not record the measure.
+    pub outcome: Option<Outcome>,
     /// Set when the statistics alone would call a change but the machine
     /// changed between the two files: why the verdict is inconclusive.
     pub machine_changed: Option<String>,
@@ -184,7 +171,7 @@ impl Row {
     /// recorded`.
     pub fn verdict(&self) -> String {
         let up = self.measure.higher_is_better;
-        match self.verdict {
+        match self.outcome.map(|o| o.decision) {
             None => "not recorded",
             Some(Decision::NoChange) => "no change",
             Some(Decision::Inconclusive) => match &self.machine_changed {
@@ -199,49 +186,18 @@ impl Row {
         .to_string()
     }
 
-    /// The signed change of the means and its 95% confidence interval,
-    /// `+15.0% [+13.1%, +16.9%]`, with decimals enough to show the
-    /// interval's width (1 to 3); just the change without a test (`n<2`);
-    /// `base mean is 0` when there is no percentage; empty when not
-    /// recorded.
+    /// The change and its 95% interval ([`Outcome::change_text`]), or
+    /// empty when not recorded.
     pub fn change_text(&self) -> String {
-        let Some(d) = self.difference else {
-            return String::new();
-        };
-        let Some(change) = d.change_pct else {
-            return "base mean is 0".to_string();
-        };
-        match d.ci95_pct {
-            Some((lo, hi)) => {
-                let decimals = percent_decimals(hi - lo);
-                format!("{change:+.decimals$}% [{lo:+.decimals$}%, {hi:+.decimals$}%]")
-            }
-            None => format!("{change:+.1}%"),
-        }
+        self.outcome
+            .map_or(String::new(), |o| o.change_text(self.measure.unit.symbol()))
     }
 
-    /// The Holm-adjusted p-value as printed (`p=0.003`, `p<0.001`), `n<2`
-    /// when there were too few repeats to test, or empty when not
-    /// recorded.
+    /// The Holm-adjusted p-value as printed ([`Outcome::p_text`]), or
+    /// empty when not recorded.
     pub fn p_text(&self) -> String {
-        match (self.difference, self.p_adjusted) {
-            (None, _) => String::new(),
-            (Some(_), None) => "n<2".to_string(),
-            (Some(_), Some(p)) if p < 0.001 => "p<0.001".to_string(),
-            (Some(_), Some(p)) => format!("p={p:.3}"),
-        }
+        self.outcome.map_or(String::new(), |o| o.p_text())
     }
-}
-
-/// Decimals for a percentage whose interval is `width` wide: one past the
-/// first significant digit of half the width, between 1 and 3 (a ±1.9%
-/// interval prints one decimal, a ±0.009% one three).
-fn percent_decimals(width: f64) -> usize {
-    let half = width / 2.0;
-    if half.is_nan() || half <= 0.0 || half.is_infinite() {
-        return 1;
-    }
-    (1.0 - half.log10().floor()).clamp(1.0, 3.0) as usize
 }
 
 /// Everything `contend compare` prints.
@@ -292,9 +248,6 @@ pub fn machine_changed(base: &RunResults, test: &RunResults) -> Option<String> {
         )
     })
 }
-
-/// The default `--noise-threshold`, in %.
-pub const DEFAULT_NOISE_THRESHOLD_PCT: f64 = 2.0;
 
 /// Why two results cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -393,8 +346,12 @@ impl<'a> Comparison<'a> {
         if base.path != test.path {
             if let Some(why) = machine_changed(base.run, test.run) {
                 for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
-                    if matches!(row.verdict, Some(Decision::Increase | Decision::Decrease)) {
-                        row.verdict = Some(Decision::Inconclusive);
+                    if let Some(o) = row
+                        .outcome
+                        .as_mut()
+                        .filter(|o| matches!(o.decision, Decision::Increase | Decision::Decrease))
+                    {
+                        o.decision = Decision::Inconclusive;
                         row.machine_changed = Some(why.clone());
                     }
                 }
@@ -425,7 +382,7 @@ impl<'a> Comparison<'a> {
     /// True when some difference could not be tested (`n<2`).
     pub fn any_untested(&self) -> bool {
         self.rows()
-            .any(|r| r.difference.is_some_and(|d| d.welch.is_none()))
+            .any(|r| r.outcome.is_some_and(|o| o.p_adjusted.is_none()))
     }
 
     /// Every row of every pair.
@@ -433,7 +390,7 @@ impl<'a> Comparison<'a> {
         self.pairs.iter().flat_map(|p| &p.rows)
     }
 
-    /// The verdict rule of [`Decision::decide`] with this comparison's
+    /// The rule of [`Decision::of`] with this comparison's
     /// noise threshold, in one line (without a `verdict: ` label).
     pub fn rule(&self) -> String {
         let t = self.noise_threshold_pct;
@@ -456,27 +413,23 @@ impl<'a> Comparison<'a> {
     }
 }
 
-/// Holm-adjusts the p-values of every tested row of `pairs` together and
-/// decides every recorded row's verdict; returns the number of tests.
+/// Decides every recorded row of `pairs` in one family
+/// ([`crate::stats::decide`]); returns the number of tests.
 fn decide(pairs: &mut [Pair], noise_threshold_pct: f64) -> usize {
-    let rows = || pairs.iter().flat_map(|p| &p.rows);
-    let raw: Vec<f64> = rows()
-        .filter_map(|r| r.difference.and_then(|d| d.welch))
-        .map(|w| w.p)
+    let family: Vec<(Summary, Summary)> = pairs
+        .iter()
+        .flat_map(|p| &p.rows)
+        .filter_map(|r| Some((r.base?, r.test?)))
         .collect();
-    let mut adjusted = holm_adjusted(&raw).into_iter();
+    let mut outcomes = crate::stats::decide(&family, noise_threshold_pct).into_iter();
+    let mut tests = 0;
     for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
-        let Some(d) = row.difference else {
-            continue;
-        };
-        row.p_adjusted = d.welch.map(|_| adjusted.next().expect("one per test"));
-        row.verdict = Some(Decision::decide(
-            &d,
-            noise_threshold_pct,
-            row.p_adjusted.unwrap_or(1.0),
-        ));
+        if row.base.is_some() && row.test.is_some() {
+            row.outcome = outcomes.next();
+            tests += usize::from(row.outcome.is_some_and(|o| o.p_adjusted.is_some()));
+        }
     }
-    raw.len()
+    tests
 }
 
 fn names(run: &RunResults) -> Vec<String> {
@@ -593,17 +546,6 @@ mod tests {
             assert_eq!(compared_measures(rate)[0].title, cost_measure(rate).title);
             assert!(compared_measures(rate).iter().all(|m| !m.sampled));
         }
-    }
-
-    #[test]
-    fn percentages_show_the_interval_width() {
-        assert_eq!(percent_decimals(3.8), 1); // ±1.9%
-        assert_eq!(percent_decimals(0.6), 2); // ±0.3%
-        assert_eq!(percent_decimals(0.0188), 3); // ±0.0094%
-        assert_eq!(percent_decimals(1e-9), 3);
-        assert_eq!(percent_decimals(80.0), 1);
-        assert_eq!(percent_decimals(0.0), 1);
-        assert_eq!(percent_decimals(f64::NAN), 1);
     }
 
     #[test]

@@ -450,7 +450,7 @@ fn levels_inside_one_file() {
     for (i, row) in all.iter().enumerate() {
         assert_eq!(row.measure, ROWS[i], "{row:?}");
         let rate = COMPARED[i].ends_with("_per_s");
-        let word = match (Decision::decide(&differences[i], 2.0, adjusted[i]), rate) {
+        let word = match (Decision::of(&differences[i], 2.0, adjusted[i]), rate) {
             (Decision::NoChange, _) => "no change",
             (Decision::Inconclusive, _) => "inconclusive",
             (Decision::Increase, true) => "faster",
@@ -793,7 +793,7 @@ fn report_prints_run_and_sweep_files() {
         let d = Difference::of(&g, &n);
         let p = d.welch.map_or(1.0, |w| w.p);
         let supported = matches!(
-            Decision::decide(&d, 2.0, p),
+            Decision::of(&d, 2.0, p),
             Decision::Increase | Decision::Decrease
         );
         let row = format!(

@@ -196,7 +196,7 @@ fn short_sweep_writes_exact_points_and_every_file() {
     for (i, (p, line)) in points.iter().zip(&table).enumerate() {
         let (g, c) = summaries[i];
         let supported = matches!(
-            Decision::decide(&diffs[i], 2.0, adjusted[i]),
+            Decision::of(&diffs[i], 2.0, adjusted[i]),
             Decision::Increase | Decision::Decrease
         );
         let want = format!(

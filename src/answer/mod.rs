@@ -14,8 +14,8 @@
 //! costs at the rate closest to the seed's and flat out. A matrix keeps
 //! its advice line.
 //!
-//! Every claim rests on the rule of `contend compare`
-//! ([`crate::stats::Decision::decide`]): Welch's t-test on the repeats, the
+//! Every claim rests on the engine of `contend compare`
+//! ([`crate::stats::decide`]): Welch's t-test on the repeats, the
 //! p-values Holm-adjusted over every test one regime's lines make, and the
 //! default ±2% noise threshold. A winner is named, or a saving claimed,
 //! only when the rule supports it; otherwise the line says "no measurable
@@ -38,13 +38,8 @@ pub use run::run_lines;
 pub use study::study_lines;
 pub use sweep::sweep_lines;
 
-use crate::compare::DEFAULT_NOISE_THRESHOLD_PCT;
-use crate::stats::{Decision, Difference, Summary, holm_adjusted};
+use crate::stats::{Decision, NOISE_THRESHOLD_PCT, Outcome, Summary};
 use std::fmt;
-
-/// The noise threshold verdicts use, % of the base mean (`contend
-/// compare`'s default).
-pub const NOISE_THRESHOLD_PCT: f64 = DEFAULT_NOISE_THRESHOLD_PCT;
 
 /// The policy splitting is weighed against: the merged kernel fix
 /// (commit 1528c661c24b).
@@ -107,13 +102,8 @@ impl Line {
 /// One difference a verdict tested, decided.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Test {
-    /// Test against base: change, interval, Welch.
-    pub difference: Difference,
-    /// Holm-adjusted p-value over the verdict's tests (`None`: fewer than
-    /// two repeats on a side, no test).
-    pub p_adjusted: Option<f64>,
-    /// The rule's outcome.
-    pub decision: Decision,
+    /// Test against base, decided over the verdict's family.
+    pub outcome: Outcome,
     /// The unit of the measure, for a change shown in it rather than in %
     /// (a base mean of 0 or below, as a net cost near 0 can have).
     pub unit: &'static str,
@@ -124,25 +114,14 @@ impl Test {
     /// no test)` without a test; `-0.30 ns [-0.52, -0.08], p=0.010` when
     /// the base mean is 0 or below (no percentage of it makes sense).
     pub fn text(&self) -> String {
-        let d = &self.difference;
-        let p = self
-            .p_adjusted
-            .map_or(String::new(), |p| format!(", {}", p_text(p)));
-        match (d.change_pct, d.ci95_pct, d.welch) {
-            (Some(change), Some((lo, hi)), Some(_)) => {
-                let n = percent_decimals(hi - lo);
-                format!("{change:+.n$}% [{lo:+.n$}%, {hi:+.n$}%]{p}")
-            }
-            (Some(change), _, _) => format!("{change:+.1}% (fewer than 2 repeats: no test)"),
-            (None, _, Some(w)) => {
-                let (lo, hi) = w.interval(crate::stats::CONFIDENCE_LEVEL);
-                format!(
-                    "{:+.2} {u} [{lo:+.2}, {hi:+.2}]{p}",
-                    w.difference,
-                    u = self.unit
-                )
-            }
-            (None, _, None) => "fewer than 2 repeats: no test".to_string(),
+        let o = &self.outcome;
+        match (o.p_adjusted, o.difference.change_pct) {
+            (Some(_), _) => format!("{}, {}", o.change_text(self.unit), o.p_text()),
+            (None, Some(_)) => format!(
+                "{} (fewer than 2 repeats: no test)",
+                o.change_text(self.unit)
+            ),
+            (None, None) => "fewer than 2 repeats: no test".to_string(),
         }
     }
 
@@ -151,11 +130,11 @@ impl Test {
     /// which [`Test::text`] adds, lies beyond the noise threshold by the
     /// rule, so a claim leaves it out.
     pub fn claim(&self) -> String {
-        let d = &self.difference;
-        let p = self
+        let o = &self.outcome;
+        let p = o
             .p_adjusted
-            .map_or(String::new(), |p| format!(", {}", p_text(p)));
-        match (d.change_pct, d.welch) {
+            .map_or(String::new(), |_| format!(", {}", o.p_text()));
+        match (o.difference.change_pct, o.difference.welch) {
             (Some(change), _) => format!("{change:+.1}%{p}"),
             (None, Some(w)) => format!("{:+.2} {}{p}", w.difference, self.unit),
             (None, None) => "fewer than 2 repeats: no test".to_string(),
@@ -165,54 +144,36 @@ impl Test {
     /// Why a difference is not a claim: within the noise threshold or
     /// inconclusive.
     fn why_not(&self) -> String {
-        match self.decision {
+        match self.outcome.decision {
             Decision::NoChange => format!("within the ±{NOISE_THRESHOLD_PCT}% noise threshold"),
             _ => "inconclusive".to_string(),
         }
     }
 }
 
-/// Holm–Bonferroni over every difference one verdict tests.
+/// The differences one verdict tests, decided together
+/// ([`crate::stats::decide`]).
 #[derive(Default)]
 struct Family {
-    diffs: Vec<(Difference, &'static str)>,
+    pairs: Vec<(Summary, Summary)>,
+    units: Vec<&'static str>,
 }
 
 impl Family {
     /// Adds the test of `test` against `base`, both in `unit`; returns its
-    /// index in [`Family::decide`]'s answer. With a base mean of 0 or
-    /// below the change has no percentage: the rule runs on the absolute
-    /// difference with a threshold of 0.
+    /// index in [`Family::decide`]'s answer.
     fn add(&mut self, base: &Summary, test: &Summary, unit: &'static str) -> usize {
-        let mut d = Difference::of(base, test);
-        if base.mean <= 0.0 {
-            d.change_pct = None;
-            d.ci95_pct = None;
-        }
-        self.diffs.push((d, unit));
-        self.diffs.len() - 1
+        self.pairs.push((*base, *test));
+        self.units.push(unit);
+        self.pairs.len() - 1
     }
 
     /// Every test added, decided with the p-values Holm-adjusted together.
     fn decide(&self) -> Vec<Test> {
-        let raw: Vec<f64> = self
-            .diffs
-            .iter()
-            .filter_map(|(d, _)| d.welch)
-            .map(|w| w.p)
-            .collect();
-        let mut adjusted = holm_adjusted(&raw).into_iter();
-        self.diffs
-            .iter()
-            .map(|&(d, unit)| {
-                let p = d.welch.map(|_| adjusted.next().expect("one per test"));
-                Test {
-                    difference: d,
-                    p_adjusted: p,
-                    decision: Decision::decide(&d, NOISE_THRESHOLD_PCT, p.unwrap_or(1.0)),
-                    unit,
-                }
-            })
+        crate::stats::decide(&self.pairs, NOISE_THRESHOLD_PCT)
+            .into_iter()
+            .zip(&self.units)
+            .map(|(outcome, &unit)| Test { outcome, unit })
             .collect()
     }
 }
@@ -263,23 +224,4 @@ fn pct(v: f64) -> String {
     } else {
         format!("{v:.4}%")
     }
-}
-
-/// `p<0.001` or `p=0.012`.
-fn p_text(p: f64) -> String {
-    if p < 0.001 {
-        "p<0.001".to_string()
-    } else {
-        format!("p={p:.3}")
-    }
-}
-
-/// Decimals for a percentage whose interval is `width` wide (1 to 3), as
-/// `contend compare` prints them.
-fn percent_decimals(width: f64) -> usize {
-    let half = width / 2.0;
-    if half.is_nan() || half <= 0.0 || half.is_infinite() {
-        return 1;
-    }
-    (1.0 - half.log10().floor()).clamp(1.0, 3.0) as usize
 }

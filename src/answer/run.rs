@@ -270,7 +270,7 @@ impl<'a> Regime<'a> {
         let best = &c[r.best].name;
         match r.runner_up {
             None => format!("only one strategy measured, {best} ({})", shown(r.best)),
-            Some((u, t)) if tests[t].decision == Decision::Decrease => format!(
+            Some((u, t)) if tests[t].outcome.decision == Decision::Decrease => format!(
                 "{best}, {} ({} against {})",
                 shown(r.best),
                 tests[t].claim(),
@@ -376,13 +376,13 @@ impl<'a> Regime<'a> {
             .map(|&(i, t)| {
                 let test = &tests[t];
                 // A saving or a cost is claimed only with a test.
-                let diff = test.difference.welch.map_or(0.0, |w| w.difference);
+                let diff = test.outcome.difference.welch.map_or(0.0, |w| w.difference);
                 let stale = c[i]
                     .summary
                     .error_mean_pct
                     .filter(|_| c[i].policy != "always")
                     .map_or(String::new(), |s| format!(", staleness {}", pct(s.mean)));
-                match test.decision {
+                match test.outcome.decision {
                     Decision::Decrease => format!(
                         "{} saves {} ns ({}){stale}",
                         c[i].name,

@@ -68,7 +68,7 @@ fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
             let last = pts.last()?;
             let stop = ids
                 .iter()
-                .position(|&i| tests[i].decision != Decision::Increase);
+                .position(|&i| tests[i].outcome.decision != Decision::Increase);
             Some(match stop {
                 Some(k) => Scaling {
                     name: name.clone(),
@@ -144,7 +144,7 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Line> {
                 let step = next.map_or(String::new(), |(t, test)| {
                     format!(
                         ", {t} threads: {} {}",
-                        match test.decision {
+                        match test.outcome.decision {
                             Decision::Decrease => "lower",
                             Decision::NoChange => "no gain",
                             _ => "no measurable gain",
@@ -255,7 +255,7 @@ mod tests {
         let s = scaling(&series);
         assert_eq!(s[0].peak_threads, 2);
         assert_eq!(s[0].next.unwrap().0, 4);
-        assert_eq!(s[0].next.unwrap().1.decision, Decision::NoChange);
+        assert_eq!(s[0].next.unwrap().1.outcome.decision, Decision::NoChange);
         assert_eq!(s[1].peak_threads, 4);
         assert!(s[1].next.is_none());
     }

@@ -6,9 +6,10 @@
 
 use super::args::PrintArgs;
 use crate::CliError;
-use crate::compare::{Comparison, DEFAULT_NOISE_THRESHOLD_PCT, Side};
+use crate::compare::{Comparison, Side};
 use crate::report::Document;
 use crate::results::{self, ResultFile, RunResults};
+use crate::stats::NOISE_THRESHOLD_PCT;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -50,7 +51,7 @@ pub struct CompareArgs {
 /// `--noise-threshold P`: a finite percentage ≥ 0 (`2`, `0.5`, `1%`).
 fn noise_threshold(arg: Option<&str>) -> Result<f64, CliError> {
     let Some(text) = arg else {
-        return Ok(DEFAULT_NOISE_THRESHOLD_PCT);
+        return Ok(NOISE_THRESHOLD_PCT);
     };
     let number = text.trim().strip_suffix('%').unwrap_or(text.trim());
     match number.parse::<f64>() {

@@ -3,9 +3,9 @@
 //! interference, noise and the CI target.
 
 use super::measures::{cv_text, human};
-use crate::compare::DEFAULT_NOISE_THRESHOLD_PCT;
 use crate::counter::PublishPolicy;
 use crate::results::{RunResults, StrategyResult, Unit};
+use crate::stats::NOISE_THRESHOLD_PCT;
 
 /// A coefficient of variation above this % on a run's lead measure makes
 /// the strategy too noisy to call.
@@ -35,7 +35,7 @@ pub fn noise_line(run: &RunResults) -> Option<String> {
         .filter_map(|s| noisy_cv(s).map(|cv| format!("{} (±{})", s.name, cv_text(cv))))
         .collect();
     let marks = format!(
-        "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and a {DEFAULT_NOISE_THRESHOLD_PCT}% noise threshold, as contend compare decides)"
+        "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and a {NOISE_THRESHOLD_PCT}% noise threshold, as contend compare decides)"
     );
     Some(if noisy.is_empty() {
         format!("noise: {marks}")

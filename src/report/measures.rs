@@ -3,10 +3,8 @@
 //! `mean±stddev%` cell. The measures themselves are
 //! [`crate::results::MEASURES`].
 
-use crate::compare::DEFAULT_NOISE_THRESHOLD_PCT;
 use crate::results::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, Unit};
-use crate::stats::Summary;
-use crate::stats::{Decision, Difference, holm_adjusted};
+use crate::stats::{Decision, NOISE_THRESHOLD_PCT, Summary, decide};
 use std::fmt::Write;
 
 /// Row labels: the publish policy, plus the pad and clock when the
@@ -135,10 +133,9 @@ pub struct Cell {
     /// % change of the mean against the base; `None` in the first column,
     /// with no base, or below resolution.
     pub change_pct: Option<f64>,
-    /// The compare rule's verdict on that change ([`Decision::decide`] at
-    /// [`DEFAULT_NOISE_THRESHOLD_PCT`], Welch's p Holm-adjusted over the
-    /// table's changes); `None` without a change, or when either side has
-    /// fewer than 2 repeats (no test).
+    /// The compare engine's decision on that change ([`decide`] at
+    /// [`NOISE_THRESHOLD_PCT`] over the table's changes); `None` without a
+    /// change, or when either side has fewer than 2 repeats (no test).
     pub verdict: Option<Decision>,
 }
 
@@ -161,9 +158,9 @@ impl Cell {
 }
 
 /// Every cell of one measure's table: `rows[r][0]` is a row's first level
-/// (its base), `rows[r][k]` level k. Changes are tested with Welch's test
-/// and Holm-adjusted over the whole table, then judged by the compare rule
-/// at [`DEFAULT_NOISE_THRESHOLD_PCT`]. A sampled value under
+/// (its base), `rows[r][k]` level k. Changes are decided by the compare
+/// engine ([`decide`]) over the whole table at [`NOISE_THRESHOLD_PCT`]. A
+/// sampled value under
 /// `resolution_ns` (twice the timer's overhead) prints as below timer
 /// resolution, without a change.
 pub fn measure_table(
@@ -172,23 +169,20 @@ pub fn measure_table(
     resolution_ns: f64,
 ) -> Vec<Vec<Cell>> {
     let resolved = |v: &Option<Summary>| resolved(m, *v, resolution_ns);
-    // Every change to test: (row, level, difference).
-    let mut tests = Vec::new();
+    // Every change to decide: (row, level) and (base, value).
+    let mut at = Vec::new();
+    let mut family = Vec::new();
     for (r, row) in rows.iter().enumerate() {
         let Some(base) = row.first().and_then(resolved) else {
             continue;
         };
         for (k, v) in row.iter().enumerate().skip(1) {
             if let Some(v) = resolved(v) {
-                tests.push((r, k, Difference::of(&base, &v)));
+                at.push((r, k));
+                family.push((base, v));
             }
         }
     }
-    let p: Vec<f64> = tests
-        .iter()
-        .map(|(_, _, d)| d.welch.map_or(1.0, |w| w.p))
-        .collect();
-    let adjusted = holm_adjusted(&p);
     let mut cells: Vec<Vec<Cell>> = rows
         .iter()
         .map(|row| {
@@ -197,12 +191,10 @@ pub fn measure_table(
                 .collect()
         })
         .collect();
-    for ((r, k, d), p) in tests.iter().zip(adjusted) {
-        let cell = &mut cells[*r][*k];
-        cell.change_pct = d.change_pct;
-        cell.verdict = d
-            .welch
-            .map(|_| Decision::decide(d, DEFAULT_NOISE_THRESHOLD_PCT, p));
+    for ((r, k), o) in at.into_iter().zip(decide(&family, NOISE_THRESHOLD_PCT)) {
+        let cell = &mut cells[r][k];
+        cell.change_pct = o.difference.change_pct;
+        cell.verdict = o.p_adjusted.map(|_| o.decision);
     }
     cells
 }

@@ -47,6 +47,18 @@ pub enum Unit {
     Count,
 }
 
+impl Unit {
+    /// The unit after a number: `/s`, `ns`, `%`, or empty for a count.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::PerSecond => "/s",
+            Unit::Nanoseconds => "ns",
+            Unit::Percent => "%",
+            Unit::Count => "",
+        }
+    }
+}
+
 /// Under `--rate`, ops/s is the pacing rate and says nothing about cost:
 /// tables then lead with these. First what the counter costs beyond the
 /// same paced loop with no shared write (the paced floor), then the gross

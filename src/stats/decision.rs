@@ -1,8 +1,100 @@
 //! What a difference amounts to: a change, no change, or too little data
 //! to tell, given a noise threshold and a p-value corrected for the
-//! number of tests made (Holm–Bonferroni).
+//! number of tests made (Holm–Bonferroni). [`decide`] is the one
+//! comparison engine: `contend compare`, the verdict lines and the
+//! report's marks all call it.
 
-use super::significance::{Difference, SIGNIFICANCE_LEVEL};
+use super::Summary;
+use super::significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL};
+
+/// The default noise threshold, in % of the base mean: a change whose
+/// interval lies within ±this is "no change" (`--noise-threshold`).
+pub const NOISE_THRESHOLD_PCT: f64 = 2.0;
+
+/// One difference tested and decided, as [`decide`] returns it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outcome {
+    /// Test against base: the change, its 95% interval and Welch's test.
+    pub difference: Difference,
+    /// Welch's p-value, Holm-adjusted over the family it was decided in
+    /// (`None`: fewer than two repeats on a side, no test).
+    pub p_adjusted: Option<f64>,
+    /// The rule's decision ([`Decision::of`]).
+    pub decision: Decision,
+}
+
+/// The comparison engine. Each `(base, test)` of `family` (two sets of
+/// repeats, summarised) is tested with Welch's t-test; the p-values of
+/// every pair that has a test are Holm-adjusted together, so the family is
+/// whatever the caller passes (a whole comparison, one verdict's tests,
+/// one table); each pair is then decided at `noise_threshold_pct` (% of
+/// its base mean, ≥ 0). One outcome per pair, in order.
+pub fn decide(family: &[(Summary, Summary)], noise_threshold_pct: f64) -> Vec<Outcome> {
+    let differences: Vec<Difference> = family.iter().map(|(b, t)| Difference::of(b, t)).collect();
+    let raw: Vec<f64> = differences
+        .iter()
+        .filter_map(|d| d.welch)
+        .map(|w| w.p)
+        .collect();
+    let mut adjusted = holm_adjusted(&raw).into_iter();
+    differences
+        .into_iter()
+        .map(|difference| {
+            let p_adjusted = difference
+                .welch
+                .map(|_| adjusted.next().expect("one per test"));
+            Outcome {
+                difference,
+                p_adjusted,
+                decision: Decision::of(&difference, noise_threshold_pct, p_adjusted.unwrap_or(1.0)),
+            }
+        })
+        .collect()
+}
+
+impl Outcome {
+    /// The change of the means and its 95% interval: `+15.0% [+13.1%,
+    /// +16.9%]`, with decimals enough to show the interval's width (1 to
+    /// 3); `+3.0%` without a test; in `unit` when the base mean is 0 or
+    /// below and no percentage of it makes sense (`-0.30 ns [-0.52,
+    /// -0.08]`, or `-0.30 ns` without a test).
+    pub fn change_text(&self, unit: &str) -> String {
+        let d = &self.difference;
+        match (d.change_pct, d.ci95_pct, d.welch) {
+            (Some(change), Some((lo, hi)), _) => {
+                let n = percent_decimals(hi - lo);
+                format!("{change:+.n$}% [{lo:+.n$}%, {hi:+.n$}%]")
+            }
+            (Some(change), None, _) => format!("{change:+.1}%"),
+            (None, _, Some(w)) => {
+                let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
+                format!("{:+.2} {unit} [{lo:+.2}, {hi:+.2}]", w.difference)
+            }
+            (None, _, None) => "no test".to_string(),
+        }
+    }
+
+    /// The adjusted p-value as printed: `p<0.001`, `p=0.012`, or `n<2`
+    /// when there was no test.
+    pub fn p_text(&self) -> String {
+        match self.p_adjusted {
+            None => "n<2".to_string(),
+            Some(p) if p < 0.001 => "p<0.001".to_string(),
+            Some(p) => format!("p={p:.3}"),
+        }
+    }
+}
+
+/// Decimals for a percentage whose interval is `width` wide: one past the
+/// first significant digit of half the width, between 1 and 3 (a ±1.9%
+/// interval prints one decimal, a ±0.009% one three).
+fn percent_decimals(width: f64) -> usize {
+    let half = width / 2.0;
+    if half.is_nan() || half <= 0.0 || half.is_infinite() {
+        return 1;
+    }
+    (1.0 - half.log10().floor()).clamp(1.0, 3.0) as usize
+}
 
 /// The decision on one difference. Words are the caller's: for a
 /// throughput an increase is "faster", for a latency "higher".
@@ -37,9 +129,9 @@ impl Decision {
     ///
     /// The first two cannot both hold. Without a test (fewer than two
     /// repeats on a side) the decision is inconclusive. With a base mean of
-    /// 0 there is no percentage: the same rule runs on the absolute
-    /// difference with a threshold of 0.
-    pub fn decide(difference: &Difference, noise_threshold_pct: f64, p_adjusted: f64) -> Decision {
+    /// 0 or below there is no percentage: the same rule runs on the
+    /// absolute difference with a threshold of 0.
+    pub fn of(difference: &Difference, noise_threshold_pct: f64, p_adjusted: f64) -> Decision {
         let Some(welch) = difference.welch else {
             return Decision::Inconclusive;
         };
@@ -47,14 +139,14 @@ impl Decision {
             (Some(change), Some(ci)) => Decision::rule(change, ci, noise_threshold_pct, p_adjusted),
             _ => Decision::rule(
                 welch.difference,
-                welch.interval(super::CONFIDENCE_LEVEL),
+                welch.interval(CONFIDENCE_LEVEL),
                 0.0,
                 p_adjusted,
             ),
         }
     }
 
-    /// The rule of [`Decision::decide`] on bare numbers: `change` and its
+    /// The rule of [`Decision::of`] on bare numbers: `change` and its
     /// interval `(lo, hi)` in the threshold's unit, the threshold `T ≥ 0`
     /// and the adjusted p-value.
     pub fn rule(change: f64, (lo, hi): (f64, f64), threshold: f64, p_adjusted: f64) -> Decision {
@@ -210,36 +302,111 @@ mod tests {
         let tiny = Difference::of(&base, &summary(10, 1.0002e6, 100.0));
         let p = tiny.welch.unwrap().p;
         assert!(p < 0.001, "{p}");
-        assert_eq!(Decision::decide(&tiny, 2.0, p), Decision::NoChange);
+        assert_eq!(Decision::of(&tiny, 2.0, p), Decision::NoChange);
         // With no threshold it is a (tiny) change.
-        assert_eq!(Decision::decide(&tiny, 0.0, p), Decision::Increase);
+        assert_eq!(Decision::of(&tiny, 0.0, p), Decision::Increase);
         // +5% with small noise: a change, either way.
         let up = Difference::of(&base, &summary(10, 1.05e6, 100.0));
         assert_eq!(
-            Decision::decide(&up, 2.0, up.welch.unwrap().p),
+            Decision::of(&up, 2.0, up.welch.unwrap().p),
             Decision::Increase
         );
         let down = Difference::of(&base, &summary(10, 0.95e6, 100.0));
         assert_eq!(
-            Decision::decide(&down, 2.0, down.welch.unwrap().p),
+            Decision::of(&down, 2.0, down.welch.unwrap().p),
             Decision::Decrease
         );
         // +5% with 4 repeats of 5% noise: cannot tell.
         let noisy = Difference::of(&summary(4, 1e6, 5e4), &summary(4, 1.05e6, 5e4));
         let p = noisy.welch.unwrap().p;
         assert!(p > 0.05, "{p}");
-        assert_eq!(Decision::decide(&noisy, 2.0, p), Decision::Inconclusive);
+        assert_eq!(Decision::of(&noisy, 2.0, p), Decision::Inconclusive);
+    }
+
+    #[test]
+    fn the_engine_adjusts_over_the_family_it_is_given() {
+        let base = summary(10, 1e6, 100.0);
+        let up = summary(10, 1.05e6, 100.0);
+        let near = summary(10, 1.00012e6, 100.0);
+        let one = Summary::of(&[1.2e6]).unwrap();
+        let family = [(base, up), (base, one), (base, near)];
+        let out = decide(&family, 2.0);
+        assert_eq!(out.len(), 3);
+        // Two tests (the single repeat has none): Holm multiplies the
+        // smaller raw p by 2 and the larger by 1, kept at least the first.
+        let raw = |t: &Summary| super::super::welch_t_test(&base, t).unwrap().p;
+        let (p_up, p_near) = (raw(&up), raw(&near));
+        assert!(p_up < p_near, "{p_up} {p_near}");
+        assert_eq!(out[0].p_adjusted, Some((2.0 * p_up).min(1.0)));
+        assert_eq!(out[2].p_adjusted, Some(p_near.max(2.0 * p_up)));
+        assert_eq!(out[1].p_adjusted, None);
+        assert_eq!(
+            [out[0].decision, out[1].decision, out[2].decision],
+            [
+                Decision::Increase,
+                Decision::Inconclusive,
+                Decision::NoChange
+            ]
+        );
+        // Alone, the near pair is judged on its raw p.
+        assert_eq!(decide(&family[2..], 2.0)[0].p_adjusted, Some(p_near));
+        // The threshold is the caller's: at 0 the +0.012% is a change.
+        assert_eq!(decide(&family[2..], 0.0)[0].decision, Decision::Increase);
+        assert!(decide(&[], 2.0).is_empty());
+    }
+
+    #[test]
+    fn an_outcome_prints_its_change_interval_and_p() {
+        let base = Summary::of(&[99.0, 100.0, 101.0, 100.0]).unwrap();
+        let test = Summary::of(&[114.0, 115.0, 116.0, 115.0]).unwrap();
+        let o = decide(&[(base, test)], 2.0)[0];
+        // ±1.3 around +15: one decimal.
+        let (lo, hi) = o.difference.ci95_pct.unwrap();
+        assert_eq!(
+            o.change_text("ns"),
+            format!("+15.0% [{lo:+.1}%, {hi:+.1}%]")
+        );
+        assert_eq!(o.p_text(), "p<0.001");
+        // No test: the change alone, and n<2.
+        let o = decide(&[(Summary::of(&[100.0]).unwrap(), test)], 2.0)[0];
+        assert_eq!(
+            (o.change_text("ns"), o.p_text()),
+            ("+15.0%".into(), "n<2".into())
+        );
+        // A base at or below 0: the difference in the unit.
+        let below = Summary::of(&[-1.0, -1.0]).unwrap();
+        let o = decide(&[(below, Summary::of(&[2.0, 2.0]).unwrap())], 2.0)[0];
+        assert_eq!(o.change_text("ns"), "+3.00 ns [+3.00, +3.00]");
+        let o = decide(&[(Summary::of(&[-1.0]).unwrap(), test)], 2.0)[0];
+        assert_eq!(o.change_text("ns"), "no test");
+        // p as printed at its boundaries.
+        let mut o = o;
+        o.p_adjusted = Some(0.001);
+        assert_eq!(o.p_text(), "p=0.001");
+        o.p_adjusted = Some(0.000_999);
+        assert_eq!(o.p_text(), "p<0.001");
+    }
+
+    #[test]
+    fn percentages_show_the_interval_width() {
+        assert_eq!(percent_decimals(3.8), 1); // ±1.9%
+        assert_eq!(percent_decimals(0.6), 2); // ±0.3%
+        assert_eq!(percent_decimals(0.0188), 3); // ±0.0094%
+        assert_eq!(percent_decimals(1e-9), 3);
+        assert_eq!(percent_decimals(80.0), 1);
+        assert_eq!(percent_decimals(0.0), 1);
+        assert_eq!(percent_decimals(f64::NAN), 1);
     }
 
     #[test]
     fn untested_and_zero_bases() {
         let one = Summary::of(&[100.0]).unwrap();
         let d = Difference::of(&one, &Summary::of(&[200.0]).unwrap());
-        assert_eq!(Decision::decide(&d, 2.0, 0.0), Decision::Inconclusive);
+        assert_eq!(Decision::of(&d, 2.0, 0.0), Decision::Inconclusive);
         let zero = Summary::of(&[0.0, 0.0]).unwrap();
         let d = Difference::of(&zero, &Summary::of(&[6.0, 6.0]).unwrap());
-        assert_eq!(Decision::decide(&d, 2.0, 0.0), Decision::Increase);
+        assert_eq!(Decision::of(&d, 2.0, 0.0), Decision::Increase);
         let d = Difference::of(&zero, &zero);
-        assert_eq!(Decision::decide(&d, 2.0, 1.0), Decision::NoChange);
+        assert_eq!(Decision::of(&d, 2.0, 1.0), Decision::NoChange);
     }
 }

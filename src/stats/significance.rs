@@ -87,15 +87,17 @@ pub fn welch_t_test(a: &Summary, b: &Summary) -> Option<Welch> {
 
 /// How `test` differs from `base`: the change of the means, its
 /// confidence interval and Welch's test. Whether that is a change worth
-/// the name is [`super::Decision::decide`]'s question.
+/// the name is [`super::Decision::of`]'s question.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Difference {
-    /// `100 × (test - base) / base`; `None` when the base mean is 0.
+    /// `100 × (test - base) / base`; `None` when the base mean is 0 or
+    /// below (a net cost near 0 can be), where no percentage of it makes
+    /// sense.
     pub change_pct: Option<f64>,
     /// The 95% confidence interval of the change, in % of the base mean
     /// (Welch's interval of `test - base` divided by the base mean, which
-    /// is taken as exact); `None` when the base mean is 0 or there is no
-    /// test.
+    /// is taken as exact); `None` when the base mean is 0 or below or
+    /// there is no test.
     pub ci95_pct: Option<(f64, f64)>,
     /// Welch's t-test; `None` with fewer than two repeats on a side.
     pub welch: Option<Welch>,
@@ -106,13 +108,13 @@ impl Difference {
     pub fn of(base: &Summary, test: &Summary) -> Self {
         let welch = welch_t_test(base, test);
         let relative = |x: f64| 100.0 * x / base.mean;
-        let ci95_pct = welch.filter(|_| base.mean != 0.0).map(|w| {
+        let percent = base.mean > 0.0;
+        let ci95_pct = welch.filter(|_| percent).map(|w| {
             let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
-            let (a, b) = (relative(lo), relative(hi));
-            (a.min(b), a.max(b))
+            (relative(lo), relative(hi))
         });
         Difference {
-            change_pct: (base.mean != 0.0).then(|| relative(test.mean - base.mean)),
+            change_pct: percent.then(|| relative(test.mean - base.mean)),
             ci95_pct,
             welch,
         }
@@ -250,6 +252,11 @@ mod tests {
         let d = Difference::of(&zero, &six);
         assert_eq!((d.change_pct, d.ci95_pct), (None, None));
         assert_eq!(d.welch.unwrap().p, 0.0);
+        // A base below 0 (a net cost) has no percentage either.
+        let below = Summary::of(&[-2.0, -1.0]).unwrap();
+        let d = Difference::of(&below, &six);
+        assert_eq!((d.change_pct, d.ci95_pct), (None, None));
+        assert!((d.welch.unwrap().difference - 7.5).abs() < 1e-12);
     }
 
     #[test]

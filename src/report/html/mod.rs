@@ -250,7 +250,7 @@ fn verdict_section(id: usize, groups: &Verdicts, statistical: bool) -> Markup {
             @if statistical {
                 p.note {
                     "A winner is named only when Welch's t-test on the repeats (Holm-adjusted over the verdict's tests) and the ±"
-                    (crate::answer::NOISE_THRESHOLD_PCT) "% noise threshold support it, as in contend compare."
+                    (crate::stats::NOISE_THRESHOLD_PCT) "% noise threshold support it, as in contend compare."
                 }
             } @else {
                 p.note { "The advice follows the rule under the class table." }
@@ -442,7 +442,7 @@ fn marks_legend() -> Markup {
                 span class={ "mark " (m.class()) } { (m.symbol()) } " " (m.title()) "; "
             }
             "p-values Holm-adjusted over the tests of each table, as in the text tables, noise threshold ±"
-            (crate::answer::NOISE_THRESHOLD_PCT) "%."
+            (crate::stats::NOISE_THRESHOLD_PCT) "%."
         }
     }
 }
