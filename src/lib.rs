@@ -35,6 +35,7 @@ pub mod runner;
 pub mod stats;
 pub mod study;
 pub mod topology;
+pub mod units;
 pub mod workload;
 
 pub use error::CliError;

@@ -763,9 +763,8 @@ fn report_prints_run_and_sweep_files() {
     // (3 significant digits), node's change against global in brackets,
     // marked n.s. unless Welch's test and the 2% threshold support it (one
     // change per table, so Holm leaves its p as it is).
-    use contend::report::measures::{cv_text, human};
-    use contend::results::Unit;
     use contend::stats::{Decision, Difference, Summary};
+    use contend::units::{Unit, cv_text, human};
     let file = load(&r.json);
     let summary_of = |name: &str, field: &str| -> Summary {
         let st = file["strategies"]

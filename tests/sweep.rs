@@ -167,9 +167,8 @@ fn short_sweep_writes_exact_points_and_every_file() {
     assert_eq!(table.next(), Some("|---|---|---|---|---|"), "{md}");
     let table: Vec<&str> = table.take_while(|l| l.starts_with('|')).collect();
     assert_eq!(table.len(), points.len(), "{md}");
-    use contend::report::measures::{cv_text, human};
-    use contend::results::Unit;
     use contend::stats::{Decision, Difference, Summary};
+    use contend::units::{Unit, cv_text, human};
     // Every point's rows share one table, so Holm adjusts over all of them.
     let summaries: Vec<(Summary, Summary)> = points
         .iter()

@@ -39,6 +39,7 @@ pub use study::study_lines;
 pub use sweep::sweep_lines;
 
 use crate::stats::{Decision, NOISE_THRESHOLD_PCT, Outcome, Summary};
+use crate::units::si;
 use std::fmt;
 
 /// The policy splitting is weighed against: the merged kernel fix
@@ -183,26 +184,7 @@ impl Family {
 pub fn regime_name(rate: Option<f64>) -> String {
     match rate {
         None => "flat out".to_string(),
-        Some(r) => format!("at {}/s per writer", num(r)),
-    }
-}
-
-/// A number for a verdict line: `58.2M`, `22.0k`, `123`, `34.5`,
-/// `0.128`.
-pub fn num(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e9 {
-        format!("{:.2}G", v / 1e9)
-    } else if a >= 1e6 {
-        format!("{:.2}M", v / 1e6)
-    } else if a >= 1e4 {
-        format!("{:.1}k", v / 1e3)
-    } else if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 1.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.3}")
+        Some(r) => format!("at {}/s per writer", si(r)),
     }
 }
 
@@ -212,16 +194,5 @@ pub fn plural(n: usize, thing: &str) -> String {
         format!("1 {thing}")
     } else {
         format!("{n} {thing}s")
-    }
-}
-
-/// A percentage with decimals enough for small values (`0.1275%`).
-fn pct(v: f64) -> String {
-    if v.abs() >= 10.0 {
-        format!("{v:.1}%")
-    } else if v.abs() >= 1.0 {
-        format!("{v:.2}%")
-    } else {
-        format!("{v:.4}%")
     }
 }

@@ -4,10 +4,11 @@
 //! are the model's ([`crate::predict`]), each a range from the class
 //! latencies' uncertainty.
 
-use super::{Line, Topic, num, plural};
+use super::{Line, Topic, plural};
 use crate::predict::{
     LineState, PointPrediction, PredictResults, Range, SaturationRate, StrategyPrediction,
 };
+use crate::units::si;
 
 /// `lo–hi`, or one figure when they round alike.
 pub fn range_text(r: Range, f: impl Fn(f64) -> String) -> String {
@@ -46,14 +47,14 @@ fn state(p: &PointPrediction) -> String {
         LineState::Saturated => format!(
             "the hottest line is {}× saturated (ρ): throughput caps at one transfer at a time and the cost per update is set by the queue (up to {} ns a transfer with every other CPU ahead), not predicted",
             range_text(p.rho, rho_text),
-            p.queue_bound_ns.map_or("?".into(), num)
+            p.queue_bound_ns.map_or("?".into(), si)
         ),
         LineState::Near => format!(
             "the hottest line is near saturation (ρ {}): the cost and CPU share are not predictable there",
             range_text(p.rho, rho_text)
         ),
         LineState::Below => {
-            let cost = p.cost_ns.map_or("?".into(), |c| range_text(c, num));
+            let cost = p.cost_ns.map_or("?".into(), |c| range_text(c, si));
             let share = p
                 .cpu_share_pct
                 .map_or("?".into(), |s| range_text(s, share_text));
@@ -70,7 +71,7 @@ fn state(p: &PointPrediction) -> String {
 pub fn cost_cells(q: &PointPrediction) -> (String, String) {
     match (q.state, q.cost_ns, q.cpu_share_pct) {
         (LineState::Below, Some(c), Some(sh)) => (
-            range_text(c, num),
+            range_text(c, si),
             format!("{}%", range_text(sh, share_text)),
         ),
         (LineState::Near, ..) => ("near saturation".into(), "-".into()),
@@ -82,8 +83,8 @@ pub fn cost_cells(q: &PointPrediction) -> (String, String) {
 /// `45.2k–never` (at the low latencies it never saturates), `never`.
 pub fn saturation_text(sat: SaturationRate) -> String {
     match (sat.lo, sat.hi) {
-        (Some(lo), Some(hi)) => format!("{}–{}", num(lo), num(hi)),
-        (Some(lo), None) => format!("{}–never", num(lo)),
+        (Some(lo), Some(hi)) => format!("{}–{}", si(lo), si(hi)),
+        (Some(lo), None) => format!("{}–never", si(lo)),
         _ => "never".into(),
     }
 }
@@ -92,10 +93,10 @@ pub fn saturation_text(sat: SaturationRate) -> String {
 fn saturates(s: &StrategyPrediction) -> String {
     let sat = s.saturation;
     match (sat.lo, sat.hi) {
-        (Some(lo), Some(hi)) if num(lo) != num(hi) => {
-            format!("; it saturates from {}–{}/s per CPU", num(lo), num(hi))
+        (Some(lo), Some(hi)) if si(lo) != si(hi) => {
+            format!("; it saturates from {}–{}/s per CPU", si(lo), si(hi))
         }
-        (Some(lo), _) => format!("; it saturates from {}/s per CPU", num(lo)),
+        (Some(lo), _) => format!("; it saturates from {}/s per CPU", si(lo)),
         (None, _) => "; it never saturates (the policy caps each CPU's publishes)".into(),
     }
 }
@@ -122,7 +123,7 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
             Topic::Prediction,
             format!(
                 "at {}/s per CPU on {writers} CPUs, {}: {}{}",
-                num(rate),
+                si(rate),
                 base.name,
                 state(b),
                 saturates(base)
@@ -133,11 +134,11 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
                 continue;
             }
             let q = &s.points[i];
-            let mut text = format!("at {}/s per CPU, {}", num(rate), s.name);
+            let mut text = format!("at {}/s per CPU, {}", si(rate), s.name);
             if s.publish != base.publish {
                 text.push_str(&format!(
                     " (publishes {}% of updates)",
-                    num(100.0 * q.publish_fraction)
+                    si(100.0 * q.publish_fraction)
                 ));
             }
             if s.level != base.level {
@@ -152,8 +153,8 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
             if q.read_transfers > b.read_transfers + 0.01 {
                 text.push_str(&format!(
                     "; each update's read side fetches {} lines (against {})",
-                    num(q.read_transfers),
-                    num(b.read_transfers)
+                    si(q.read_transfers),
+                    si(b.read_transfers)
                 ));
             }
             lines.push(Line::new(Topic::Prediction, text));

@@ -4,11 +4,12 @@
 //! Every ranking and saving is in [`cost_measure`] of the regime.
 
 use super::host::Reach;
-use super::{Family, Line, RATELIMIT, Test, Topic, num, pct};
+use super::{Family, Line, RATELIMIT, Test, Topic};
 use crate::counter::ShardLevel;
 use crate::results::{RunResults, StrategySummary, cost_measure};
 use crate::runner::sweep::SEED_RATE;
 use crate::stats::{Decision, Summary};
+use crate::units::{Unit, human, si};
 
 /// The `verdict:` lines of a run: each regime's in the run's order (flat
 /// out, then each paced rate), each saying which regime it speaks of,
@@ -293,7 +294,7 @@ impl<'a> Regime<'a> {
             let s = self.candidates[i].summary;
             format!(
                 "{} updates/s, {}",
-                num(s.write_ops_per_s.mean),
+                si(s.write_ops_per_s.mean),
                 self.cost(i)
                     .map_or("-".to_string(), |c| value(&c, "loop ns/op"))
             )
@@ -317,7 +318,7 @@ impl<'a> Regime<'a> {
             (Some(u), Some(h)) => format!(
                 "{} updates per ownership of the line ({} hand-overs/s)",
                 count(u.mean),
-                num(h.mean)
+                si(h.mean)
             ),
             (Some(u), None) => format!("{} updates per ownership of the line", count(u.mean)),
             (None, _) => "updates per ownership not recorded".to_string(),
@@ -328,7 +329,7 @@ impl<'a> Regime<'a> {
                 "{}, {}: {} updates/s, {owned}",
                 self.label(),
                 c.name,
-                num(s.write_ops_per_s.mean)
+                si(s.write_ops_per_s.mean)
             ),
         )
     }
@@ -338,9 +339,9 @@ impl<'a> Regime<'a> {
     fn cost_line(&self, r: &Ranked, global_always: Option<usize>, tests: &[Test]) -> Line {
         let shown = |i: usize| {
             let s = self.candidates[i].summary;
-            let share = s
-                .net_cpu_share_pct
-                .map_or(String::new(), |p| format!(", {} CPU", pct(p.mean)));
+            let share = s.net_cpu_share_pct.map_or(String::new(), |p| {
+                format!(", {} CPU", human(p.mean, Unit::Percent))
+            });
             format!(
                 "{}{share}",
                 self.cost(i).map_or("-".to_string(), |c| value(&c, "ns"))
@@ -381,18 +382,20 @@ impl<'a> Regime<'a> {
                     .summary
                     .error_mean_pct
                     .filter(|_| c[i].policy != "always")
-                    .map_or(String::new(), |s| format!(", staleness {}", pct(s.mean)));
+                    .map_or(String::new(), |s| {
+                        format!(", staleness {}", human(s.mean, Unit::Percent))
+                    });
                 match test.outcome.decision {
                     Decision::Decrease => format!(
                         "{} saves {} ns ({}){stale}",
                         c[i].name,
-                        num(-diff),
+                        si(-diff),
                         test.claim()
                     ),
                     Decision::Increase => format!(
                         "{} costs {} ns more ({}){stale}",
                         c[i].name,
-                        num(diff),
+                        si(diff),
                         test.claim()
                     ),
                     _ => format!(
@@ -410,7 +413,7 @@ impl<'a> Regime<'a> {
         }
         let base = self
             .cost(a.base)
-            .map_or(String::new(), |s| format!(" ({} ns)", num(s.mean)));
+            .map_or(String::new(), |s| format!(" ({} ns)", si(s.mean)));
         Line::new(
             topic,
             format!(
@@ -433,7 +436,7 @@ fn value(s: &Summary, unit: &str) -> String {
     } else {
         1
     };
-    format!("{} ±{sd:.decimals$} {unit}", num(s.mean))
+    format!("{} ±{sd:.decimals$} {unit}", si(s.mean))
 }
 
 /// `1.52`, `16.4`, `408`: a count with two decimals below 10.
@@ -441,6 +444,6 @@ fn count(v: f64) -> String {
     if v.abs() < 10.0 {
         format!("{v:.2}")
     } else {
-        num(v)
+        si(v)
     }
 }

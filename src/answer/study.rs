@@ -5,9 +5,10 @@
 //! every CPU of this host (predict), what this host cannot answer — and a
 //! line for each stage that did not finish.
 
-use super::{Line, Topic, matrix_lines, num, predict_lines, run_lines, sweep_lines};
+use super::{Line, Topic, matrix_lines, predict_lines, run_lines, sweep_lines};
 use crate::matrix::MatrixResults;
 use crate::study::{StageStatus, StudyResults};
+use crate::units::si;
 
 /// The class medians nearest first, and the largest step between two.
 fn jumps(m: &MatrixResults) -> Option<Line> {
@@ -15,7 +16,7 @@ fn jumps(m: &MatrixResults) -> Option<Line> {
     let first = classes.first()?;
     let chain: Vec<String> = classes
         .iter()
-        .map(|c| format!("{} {} ns", c.class, num(c.median_ns)))
+        .map(|c| format!("{} {} ns", c.class, si(c.median_ns)))
         .collect();
     let step = classes
         .windows(2)
@@ -30,7 +31,7 @@ fn jumps(m: &MatrixResults) -> Option<Line> {
         None => format!(
             "where the cost jumps: one class here ({} {} ns); a host with several LLCs or nodes answers it",
             first.class,
-            num(first.median_ns)
+            si(first.median_ns)
         ),
     };
     Some(Line {

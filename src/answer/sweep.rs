@@ -1,9 +1,10 @@
 //! A sweep's `verdict:` lines.
 
-use super::{Family, Line, Test, Topic, num, pct};
+use super::{Family, Line, Test, Topic};
 use crate::results::{SweepPoint, SweepResults, cost_measure};
 use crate::runner::sweep::SEED_RATE;
 use crate::stats::{Decision, Summary};
+use crate::units::{Unit, human, si};
 
 /// How a strategy scales over an affinity set's hammer points.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,8 +198,10 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
                 let share = sum
                     .net_cpu_share_pct
                     .filter(|_| p.rate.is_some())
-                    .map_or(String::new(), |c| format!(" {} CPU", pct(c.mean)));
-                Some(format!("{} {} ns{share}", s.name, num(cost.mean)))
+                    .map_or(String::new(), |c| {
+                        format!(" {} CPU", human(c.mean, Unit::Percent))
+                    });
+                Some(format!("{} {} ns{share}", s.name, si(cost.mean)))
             })
             .collect();
         list.join(", ")
@@ -209,7 +212,7 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
             Topic::Rate,
             format!(
                 "affinity {affinity}, {threads} threads at {}/s per thread (closest to the seed's 22k), net ns per update and net CPU share: {}",
-                num(rate),
+                si(rate),
                 costs(p)
             ),
         ));
@@ -299,7 +302,7 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "verdict: affinity unbound, 2 threads at 22.0k/s per thread (closest to the seed's 22k), net ns per update and net CPU share: global/always/pad128 5.0 ns 0.0110% CPU, cpu/always/pad128 25.0 ns 0.0550% CPU",
+                "verdict: affinity unbound, 2 threads at 22.0k/s per thread (closest to the seed's 22k), net ns per update and net CPU share: global/always/pad128 5.00 ns 0.0110% CPU, cpu/always/pad128 25.0 ns 0.0550% CPU",
                 "verdict: affinity unbound, 2 threads flat out, loop ns/op from throughput: global/always/pad128 40.0 ns, cpu/always/pad128 10.0 ns",
             ]
         );

@@ -2,10 +2,11 @@
 //! floors, hand-overs and fairness flat out, the achieved rate paced,
 //! interference, noise and the CI target.
 
-use super::measures::{cv_text, human};
 use crate::counter::PublishPolicy;
-use crate::results::{RunResults, StrategyResult, Unit};
+use crate::results::{RunResults, StrategyResult};
 use crate::stats::NOISE_THRESHOLD_PCT;
+use crate::units::Unit;
+use crate::units::{cv_text, human};
 
 /// A coefficient of variation above this % on a run's lead measure makes
 /// the strategy too noisy to call.

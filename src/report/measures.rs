@@ -3,8 +3,9 @@
 //! `mean±stddev%` cell. The measures themselves are
 //! [`crate::results::MEASURES`].
 
-use crate::results::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, Unit};
+use crate::results::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS};
 use crate::stats::{Decision, NOISE_THRESHOLD_PCT, Summary, decide};
+use crate::units::{Unit, cv_text, human};
 use std::fmt::Write;
 
 /// Row labels: the publish policy, plus the pad and clock when the
@@ -241,83 +242,12 @@ fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Cell {
     }
 }
 
-/// `value` in `unit` to 3 significant digits: a rate with an SI prefix
-/// (`54.9M`, `1.99k`, `112`), a time in ns, µs, ms or s (`71.6 ns`,
-/// `1.20 µs`), a percentage (`6.53%`, `0.131%`).
-pub fn human(value: f64, unit: Unit) -> String {
-    match unit {
-        Unit::PerSecond => {
-            let (scaled, prefix) = si(value, &[(1e9, "G"), (1e6, "M"), (1e3, "k")]);
-            format!("{}{prefix}", three_digits(scaled))
-        }
-        Unit::Nanoseconds => {
-            let (scaled, u) = si(value, &[(1e9, "s"), (1e6, "ms"), (1e3, "µs")]);
-            format!(
-                "{} {}",
-                three_digits(scaled),
-                if u.is_empty() { "ns" } else { u }
-            )
-        }
-        Unit::Percent => format!("{}%", three_digits(value)),
-        Unit::Count => three_digits(value),
-    }
-}
-
-/// `value` divided by the largest `scale` it reaches, and that scale's
-/// name; itself and "" below all of them.
-fn si(value: f64, scales: &[(f64, &'static str)]) -> (f64, &'static str) {
-    scales
-        .iter()
-        .find(|(s, _)| value.abs() >= *s)
-        .map_or((value, ""), |&(s, name)| (value / s, name))
-}
-
-/// 3 significant digits, never in exponent form (`54.9`, `1.99`, `0.131`,
-/// `112`, `0`).
-fn three_digits(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return format!("{v}");
-    }
-    let magnitude = v.abs().log10().floor() as i32;
-    let decimals = (2 - magnitude).clamp(0, 9) as usize;
-    format!("{v:.decimals$}")
-}
-
-/// A coefficient of variation (stddev as % of the mean) for a table: two
-/// significant digits (`31%`, `3.3%`, `0.45%`).
-pub fn cv_text(pct: f64) -> String {
-    let decimals = if pct >= 10.0 {
-        0
-    } else if pct >= 1.0 {
-        1
-    } else {
-        2
-    };
-    format!("{pct:.decimals$}%")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn summary(values: &[f64]) -> Summary {
         Summary::of(values).unwrap()
-    }
-
-    #[test]
-    fn numbers_are_three_significant_digits_with_prefixes() {
-        assert_eq!(human(54_946_573.0, Unit::PerSecond), "54.9M");
-        assert_eq!(human(1_991.0, Unit::PerSecond), "1.99k");
-        assert_eq!(human(112.0, Unit::PerSecond), "112");
-        assert_eq!(human(71.6, Unit::Nanoseconds), "71.6 ns");
-        assert_eq!(human(1_204.0, Unit::Nanoseconds), "1.20 µs");
-        assert_eq!(human(2_500_000.0, Unit::Nanoseconds), "2.50 ms");
-        assert_eq!(human(0.1306, Unit::Percent), "0.131%");
-        assert_eq!(human(6.5448, Unit::Percent), "6.54%");
-        assert_eq!(human(0.0, Unit::Percent), "0%");
-        assert_eq!(cv_text(31.37), "31%");
-        assert_eq!(cv_text(3.3), "3.3%");
-        assert_eq!(cv_text(0.452), "0.45%");
     }
 
     #[test]

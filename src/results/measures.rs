@@ -3,6 +3,7 @@
 
 use super::{StrategyResult, StrategySummary};
 use crate::stats::Summary;
+use crate::units::Unit;
 
 /// One measure of a strategy's summary, as the text table, the Markdown
 /// tables and `contend compare` show it.
@@ -31,31 +32,6 @@ impl Measure {
     /// did not record the measure.
     pub fn of(&self, strategy: &StrategyResult) -> Option<Summary> {
         strategy.summary.as_ref().and_then(|s| (self.get)(s))
-    }
-}
-
-/// The unit of a measure, for printing it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    /// Per second (ops/s, publishes/s).
-    PerSecond,
-    /// Nanoseconds.
-    Nanoseconds,
-    /// Percent.
-    Percent,
-    /// A plain count or ratio (updates per ownership).
-    Count,
-}
-
-impl Unit {
-    /// The unit after a number: `/s`, `ns`, `%`, or empty for a count.
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Unit::PerSecond => "/s",
-            Unit::Nanoseconds => "ns",
-            Unit::Percent => "%",
-            Unit::Count => "",
-        }
     }
 }
 

@@ -11,7 +11,7 @@ pub use files::{
     RESULT_FILES, ReadError, ResultFile, WriteError, create_dir, new_results_dir, read, read_all,
     write_atomic,
 };
-pub use measures::{MEASURES, Measure, PACED, THROUGHPUT_NS, Unit, cost_measure};
+pub use measures::{MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 
 use crate::clock::{ClockKind, TimerKind};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel, SlotInfo};

@@ -2,9 +2,10 @@
 //! rate, the chart, the class latencies it rests on, its notes.
 
 use super::{inline_svg, section, verdict_section, warnings_list};
-use crate::answer::{self, cost_cells, num, range_text, rho_text, saturation_text};
+use crate::answer::{self, cost_cells, range_text, rho_text, saturation_text};
 use crate::predict::PredictResults;
 use crate::report::{DrawError, ExportError, charts};
+use crate::units::si;
 use maud::{Markup, html};
 
 /// The article of one prediction.
@@ -38,13 +39,13 @@ pub(super) fn article(
                                 @for q in &s.points {
                                     tr {
                                         td { (s.name) }
-                                        td data-sort=(q.rate) { (num(q.rate)) }
-                                        td { (num(100.0 * q.publish_fraction)) "%" }
+                                        td data-sort=(q.rate) { (si(q.rate)) }
+                                        td { (si(100.0 * q.publish_fraction)) "%" }
                                         td data-sort=(q.rho.mid) { (range_text(q.rho, rho_text)) }
                                         @let (cost, share) = cost_cells(q);
                                         td data-sort=[q.cost_ns.map(|c| c.mid)] { (cost) }
                                         td data-sort=[q.cpu_share_pct.map(|c| c.mid)] { (share) }
-                                        td { (num(q.write_transfers)) " + " (num(q.read_transfers)) " read" }
+                                        td { (si(q.write_transfers)) " + " (si(q.read_transfers)) " read" }
                                         td { (saturation_text(s.saturation)) }
                                     }
                                 }
@@ -60,7 +61,7 @@ pub(super) fn article(
                     thead { tr { th { "class" } th { "ns" } th { "low" } th { "high" } } }
                     tbody {
                         @for c in &p.classes {
-                            tr { td { (c.class) } td { (num(c.latency.ns)) } td { (num(c.latency.lo_ns)) } td { (num(c.latency.hi_ns)) } }
+                            tr { td { (c.class) } td { (si(c.latency.ns)) } td { (si(c.latency.lo_ns)) } td { (si(c.latency.hi_ns)) } }
                         }
                     }
                 }

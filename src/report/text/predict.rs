@@ -4,9 +4,10 @@
 //! knees.
 
 use super::align;
-use crate::answer::{cost_cells, num, predict_lines, range_text, rho_text, saturation_text};
+use crate::answer::{cost_cells, predict_lines, range_text, rho_text, saturation_text};
 use crate::predict::{CheckResults, PredictResults};
 use crate::report::answer;
+use crate::units::si;
 use std::fmt::Write;
 
 /// Header, latencies, verdict, table, notes.
@@ -41,9 +42,9 @@ pub fn render(p: &PredictResults) -> String {
             format!(
                 "{} {} ns ({}–{})",
                 c.class,
-                num(l.ns),
-                num(l.lo_ns),
-                num(l.hi_ns)
+                si(l.ns),
+                si(l.lo_ns),
+                si(l.hi_ns)
             )
         })
         .collect();
@@ -72,16 +73,12 @@ pub fn render(p: &PredictResults) -> String {
             let (cost, share) = cost_cells(q);
             rows.push(vec![
                 s.name.clone(),
-                num(q.rate),
-                format!("{}%", num(100.0 * q.publish_fraction)),
+                si(q.rate),
+                format!("{}%", si(100.0 * q.publish_fraction)),
                 range_text(q.rho, rho_text),
                 cost,
                 share,
-                format!(
-                    "{} + {} read",
-                    num(q.write_transfers),
-                    num(q.read_transfers)
-                ),
+                format!("{} + {} read", si(q.write_transfers), si(q.read_transfers)),
                 saturates.clone(),
             ]);
         }
@@ -121,15 +118,15 @@ pub fn render_check(c: &CheckResults) -> String {
     for p in &c.points {
         rows.push(vec![
             p.series.clone(),
-            num(p.rate),
-            num(p.canary_ns),
+            si(p.rate),
+            si(p.canary_ns),
             rho_text(p.rho),
-            p.predicted_ns.map_or("saturated".into(), num),
+            p.predicted_ns.map_or("saturated".into(), si),
             format!(
                 "{} [{}, {}]",
-                num(p.measured_ns),
-                num(p.measured_ci_ns[0]),
-                num(p.measured_ci_ns[1])
+                si(p.measured_ns),
+                si(p.measured_ci_ns[0]),
+                si(p.measured_ci_ns[1])
             ),
             match (p.ratio, p.unscored()) {
                 (Some(r), None) => format!("{r:.2}"),
@@ -152,10 +149,10 @@ pub fn render_check(c: &CheckResults) -> String {
     for k in &c.knees {
         let m = k
             .measured_rate
-            .map_or("not reached".into(), |r| format!("{}/s", num(r)));
+            .map_or("not reached".into(), |r| format!("{}/s", si(r)));
         let p = k
             .predicted_rate
-            .map_or("never".into(), |r| format!("{}/s", num(r)));
+            .map_or("never".into(), |r| format!("{}/s", si(r)));
         let ratio = k
             .ratio
             .map_or(String::new(), |r| format!(" (measured/predicted {r:.2})"));

@@ -10,11 +10,10 @@ use crate::counter::ShardLevel;
 use crate::report::findings::{
     NOISY_CV_PCT, interference_line, noisy_cv, repeat_range, run_findings, unconverged,
 };
-use crate::report::measures::{
-    RowLabels, cv_text, human, measure_table, table_measures, table_title, unique,
-};
-use crate::results::{RunResults, StrategyResult, SweepResults, Unit};
+use crate::report::measures::{RowLabels, measure_table, table_measures, table_title, unique};
+use crate::results::{RunResults, StrategyResult, SweepResults};
 use crate::topology::CpuList;
+use crate::units::{Unit, cv_text, human};
 use std::fmt::Write;
 
 /// The first screen of a run: who and where, the verdict, one compact

@@ -2,10 +2,11 @@
 //! a study (the combined verdict, each stage's time against the plan).
 
 use super::align;
-use crate::answer::{num, plural, regime_name, study_lines};
+use crate::answer::{plural, regime_name, study_lines};
 use crate::report::answer;
 use crate::study::plan::{ASSUMED_ONE_WAY_NS, MARGIN, REPEAT_SETUP_S, THREAD_SETUP_S, WARMUP_S};
 use crate::study::{StageStatus, StudyPlan, StudyResults};
+use crate::units::si;
 use std::fmt::Write;
 
 /// `spr-2s-224: 224 CPUs, 2 nodes, 2 LLCs`.
@@ -85,7 +86,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
         out,
         "4. predict: {} writers at {}/s per CPU, every level × always and ratelimit:1ms, with this study's class latencies; instant",
         p.cpus,
-        num(p.predict_rate)
+        si(p.predict_rate)
     );
     let _ = writeln!(
         out,

@@ -1,0 +1,132 @@
+//! How numbers are written for people, in one place for the terminal,
+//! Markdown, HTML and a regime's name: three significant digits, a k, M or
+//! G prefix on rates and counts, ns, µs, ms or s on times, and the ± of a
+//! coefficient of variation.
+
+/// The unit of a figure, for printing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Per second (ops/s, publishes/s).
+    PerSecond,
+    /// Nanoseconds.
+    Nanoseconds,
+    /// Percent.
+    Percent,
+    /// A plain count or ratio (updates per ownership).
+    Count,
+}
+
+impl Unit {
+    /// The unit after a number: `/s`, `ns`, `%`, or empty for a count.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::PerSecond => "/s",
+            Unit::Nanoseconds => "ns",
+            Unit::Percent => "%",
+            Unit::Count => "",
+        }
+    }
+}
+
+/// `value` in `unit` to 3 significant digits: a rate with an SI prefix
+/// (`54.9M`, `1.99k`, `112`), a time in ns, µs, ms or s (`71.6 ns`,
+/// `1.20 µs`), a percentage (`6.53%`, `0.131%`), a count (`1.52`).
+pub fn human(value: f64, unit: Unit) -> String {
+    match unit {
+        Unit::PerSecond => si(value),
+        Unit::Nanoseconds => {
+            let (scaled, u) = scaled(value, &[(1e9, "s"), (1e6, "ms"), (1e3, "µs")]);
+            format!(
+                "{} {}",
+                three_digits(scaled),
+                if u.is_empty() { "ns" } else { u }
+            )
+        }
+        Unit::Percent => format!("{}%", three_digits(value)),
+        Unit::Count => three_digits(value),
+    }
+}
+
+/// 3 significant digits with a k (10³), M (10⁶) or G (10⁹) prefix:
+/// `58.2M`, `22.0k`, `975`, `34.5`, `0.128`.
+pub fn si(value: f64) -> String {
+    let (scaled, prefix) = scaled(value, &[(1e9, "G"), (1e6, "M"), (1e3, "k")]);
+    format!("{}{prefix}", three_digits(scaled))
+}
+
+/// `value` divided by the largest `scale` it reaches, and that scale's
+/// name; itself and "" below all of them.
+fn scaled(value: f64, scales: &[(f64, &'static str)]) -> (f64, &'static str) {
+    scales
+        .iter()
+        .find(|(s, _)| value.abs() >= *s)
+        .map_or((value, ""), |&(s, name)| (value / s, name))
+}
+
+/// 3 significant digits, never in exponent form (`54.9`, `1.99`, `0.131`,
+/// `112`, `0`).
+fn three_digits(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let magnitude = v.abs().log10().floor() as i32;
+    let decimals = (2 - magnitude).clamp(0, 9) as usize;
+    format!("{v:.decimals$}")
+}
+
+/// A coefficient of variation (stddev as % of the mean) for a table: two
+/// significant digits (`31%`, `3.3%`, `0.45%`).
+pub fn cv_text(pct: f64) -> String {
+    let decimals = if pct >= 10.0 {
+        0
+    } else if pct >= 1.0 {
+        1
+    } else {
+        2
+    };
+    format!("{pct:.decimals$}%")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_three_significant_digits_with_prefixes() {
+        assert_eq!(human(54_946_573.0, Unit::PerSecond), "54.9M");
+        assert_eq!(human(1_991.0, Unit::PerSecond), "1.99k");
+        assert_eq!(human(112.0, Unit::PerSecond), "112");
+        assert_eq!(human(71.6, Unit::Nanoseconds), "71.6 ns");
+        assert_eq!(human(1_204.0, Unit::Nanoseconds), "1.20 µs");
+        assert_eq!(human(2_500_000.0, Unit::Nanoseconds), "2.50 ms");
+        assert_eq!(human(0.1306, Unit::Percent), "0.131%");
+        assert_eq!(human(6.5448, Unit::Percent), "6.54%");
+        assert_eq!(human(0.0, Unit::Percent), "0%");
+        assert_eq!(cv_text(31.37), "31%");
+        assert_eq!(cv_text(3.3), "3.3%");
+        assert_eq!(cv_text(0.452), "0.45%");
+    }
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(si(58_170_964.0), "58.2M");
+        assert_eq!(si(22_000.0), "22.0k");
+        assert_eq!(si(975.0), "975");
+        assert_eq!(si(34.54), "34.5");
+        assert_eq!(si(0.1275), "0.128");
+        assert_eq!(si(-3.5e9), "-3.50G");
+        assert_eq!(human(0.1275, Unit::Percent), "0.128%");
+        assert_eq!(human(6.5569, Unit::Percent), "6.56%");
+        assert_eq!(human(1.5234, Unit::Count), "1.52");
+        assert_eq!(
+            [
+                Unit::PerSecond,
+                Unit::Nanoseconds,
+                Unit::Percent,
+                Unit::Count
+            ]
+            .map(Unit::symbol),
+            ["/s", "ns", "%", ""]
+        );
+    }
+}
