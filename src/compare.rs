@@ -10,35 +10,18 @@ use crate::results::{
     MEASURES, Measure, PACED, RunConfig, RunResults, SCHEMA_VERSION, StrategyResult, cost_measure,
 };
 use crate::stats::{Decision, Outcome, SIGNIFICANCE_LEVEL, Summary};
+use crate::workload::Regime;
 use std::path::PathBuf;
 
-/// The measures set side by side for a pair measured in regime `rate`
-/// (`None` = flat out, `Some(r)` = paced at r ops/s per thread): first the
-/// cost of one update, [`cost_measure`] (ns/op from throughput flat out,
-/// net busy ns per update paced; never the sampled ns, which the fence
-/// perturbs); then, flat out, updates/s and read ops/s; paced, where
+/// The measures set side by side for a pair measured in `regime`: first
+/// the cost of one update, [`cost_measure`] (ns/op from throughput flat
+/// out, net busy ns per update paced; never the sampled ns, which the
+/// fence perturbs); then, flat out, updates/s and read ops/s; paced, where
 /// ops/s is the pacing rate, the net CPU share (%).
-pub fn compared_measures(rate: Option<f64>) -> Vec<&'static Measure> {
-    match rate {
-        None => vec![cost_measure(None), &MEASURES[0], &MEASURES[1]],
-        Some(_) => vec![cost_measure(rate), &PACED[1]],
-    }
-}
-
-/// A regime in words: `flat out`, or `paced at 22000/s per thread`.
-pub fn regime_label(rate: Option<f64>) -> String {
-    match rate {
-        None => "flat out".to_string(),
-        Some(r) => format!("paced at {r}/s per thread"),
-    }
-}
-
-/// A strategy as the comparison lists it: its name, plus its regime when
-/// paced (`global/always/pad128 paced at 22000/s per thread`).
-fn label(s: &StrategyResult) -> String {
-    match s.rate {
-        None => s.name.clone(),
-        Some(_) => format!("{} {}", s.name, regime_label(s.rate)),
+pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
+    match regime {
+        Regime::FlatOut => vec![cost_measure(regime), &MEASURES[0], &MEASURES[1]],
+        Regime::Paced { .. } => vec![cost_measure(regime), &PACED[1]],
     }
 }
 
@@ -126,8 +109,8 @@ impl Pair<'_> {
         } else {
             format!("{} vs {}", self.base.name, self.test.name)
         };
-        if regimes || self.base.rate.is_some() {
-            title = format!("{title}, {}", regime_label(self.base.rate));
+        if regimes || self.base.regime.is_paced() {
+            title = format!("{title}, {}", self.base.regime);
         }
         title
     }
@@ -137,7 +120,7 @@ impl Pair<'_> {
 /// their difference; the p-value correction and the verdicts come later,
 /// over all rows of the comparison.
 fn rows_of(base: &StrategyResult, test: &StrategyResult) -> Vec<Row> {
-    compared_measures(base.rate)
+    compared_measures(base.regime)
         .into_iter()
         .map(|m| Row {
             measure: m,
@@ -313,7 +296,7 @@ impl<'a> Comparison<'a> {
             let found = test_picked
                 .iter()
                 .enumerate()
-                .find(|(i, (k, t))| !used[*i] && k == key && t.rate == b.rate);
+                .find(|(i, (k, t))| !used[*i] && k == key && t.regime == b.regime);
             match found {
                 Some((i, (_, t))) => {
                     used[i] = true;
@@ -323,14 +306,14 @@ impl<'a> Comparison<'a> {
                         rows: rows_of(b, t),
                     });
                 }
-                None => only_base.push(label(b)),
+                None => only_base.push(b.label()),
             }
         }
         let only_test: Vec<String> = test_picked
             .iter()
             .zip(&used)
             .filter(|(_, used)| !**used)
-            .map(|((_, t), _)| label(t))
+            .map(|((_, t), _)| t.label())
             .collect();
         if pairs.is_empty() {
             return Err(CompareError::NoPair {
@@ -376,7 +359,7 @@ impl<'a> Comparison<'a> {
     /// True when some pair is paced: titles then name every pair's
     /// regime.
     pub fn has_regimes(&self) -> bool {
-        self.pairs.iter().any(|p| p.base.rate.is_some())
+        self.pairs.iter().any(|p| p.base.regime.is_paced())
     }
 
     /// True when some difference could not be tested (`n<2`).
@@ -433,7 +416,7 @@ fn decide(pairs: &mut [Pair], noise_threshold_pct: f64) -> usize {
 }
 
 fn names(run: &RunResults) -> Vec<String> {
-    run.strategies.iter().map(label).collect()
+    run.strategies.iter().map(StrategyResult::label).collect()
 }
 
 /// One note per side and compared measure that some pair lacks on that
@@ -531,7 +514,7 @@ mod tests {
                 .collect()
         };
         assert_eq!(
-            better(None),
+            better(Regime::FlatOut),
             [
                 ("loop ns/op", false),
                 ("updates/s", true),
@@ -539,12 +522,15 @@ mod tests {
             ]
         );
         assert_eq!(
-            better(Some(22_000.0)),
+            better(Regime::SEED),
             [("net ns/update", false), ("net CPU %", false)]
         );
-        for rate in [None, Some(1e6)] {
-            assert_eq!(compared_measures(rate)[0].title, cost_measure(rate).title);
-            assert!(compared_measures(rate).iter().all(|m| !m.sampled));
+        for regime in [Regime::FlatOut, Regime::paced(1e6)] {
+            assert_eq!(
+                compared_measures(regime)[0].title,
+                cost_measure(regime).title
+            );
+            assert!(compared_measures(regime).iter().all(|m| !m.sampled));
         }
     }
 

@@ -5,6 +5,7 @@
 
 use contend::results::{RunResults, SweepPoint, SweepResults};
 use contend::stats::Summary;
+use contend::workload::Regime;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -277,8 +278,8 @@ fn assert_bars(svg: &Svg, fill: &str, series: usize, figures: &[(f64, f64)]) -> 
 fn views(run: &RunResults) -> (RunResults, RunResults) {
     let mut views = run.regimes();
     assert_eq!(views.len(), 2, "flat out and paced");
-    assert_eq!(views[0].config.rate, None);
-    assert_eq!(views[1].config.rate, Some(22_000.0));
+    assert_eq!(views[0].regime(), Regime::FlatOut);
+    assert_eq!(views[1].regime(), Regime::SEED);
     let paced = views.pop().unwrap();
     (views.pop().unwrap(), paced)
 }
@@ -318,7 +319,7 @@ fn a_run_is_plotted_with_every_series() {
         svg.check_fonts();
         svg.check_header(&run);
         let regime = if name.contains("-r22000") {
-            "paced at 22000/s per thread"
+            "paced at 22.0k/s per thread"
         } else {
             "flat out"
         };
@@ -370,7 +371,7 @@ fn a_run_is_plotted_with_every_series() {
     let svg = Svg::read(&dir.join("cpu-share-r22000.svg"));
     assert_eq!(svg.rects(FIRST), n + 1);
     assert_eq!(svg.rects(SECOND), n + 1);
-    assert!(svg.has_text("% of each measured CPU busy at 22000/s per thread"));
+    assert!(svg.has_text("% of each measured CPU busy, paced at 22.0k/s per thread"));
 
     // Latency, each regime: per side one line per strategy, each in its
     // own colour, five points per line; one legend entry per strategy;
@@ -473,7 +474,7 @@ fn a_sweep_is_plotted_per_affinity_set() {
         SweepPoint {
             threads,
             affinity: affinity.to_string(),
-            rate: None,
+            regime: Regime::FlatOut,
             results,
         }
     };
@@ -632,7 +633,7 @@ fn charts_without_data_are_left_out() {
     // share chart, rather than the gross busy figures in their place.
     run.strategies
         .retain(|s| !s.name.contains("ratelimit:100us"));
-    for s in run.strategies.iter_mut().filter(|s| s.rate.is_some()) {
+    for s in run.strategies.iter_mut().filter(|s| s.regime.is_paced()) {
         let sum = s.summary.as_mut().unwrap();
         (sum.net_ns, sum.net_cpu_share_pct) = (None, None);
         assert!(sum.write_busy_ns.is_some() && sum.cpu_share_pct.is_some());
@@ -691,9 +692,9 @@ fn known(mean: f64) -> Summary {
 /// `run` as a run of one paced regime at `rate`.
 fn paced_at(mut run: RunResults, rate: f64) -> RunResults {
     run.config.rate = Some(rate);
-    run.config.rates = vec![Some(rate)];
+    run.config.rates = vec![Regime::paced(rate)];
     for s in &mut run.strategies {
-        s.rate = Some(rate);
+        s.regime = Regime::paced(rate);
     }
     run
 }
@@ -761,8 +762,8 @@ fn the_rate_curve_draws_net_cost() {
     let tmp = tempfile::tempdir().unwrap();
     let base = fixture();
     let nets = [[5.0, 8.0], [30.0, 45.0], [20.0, 35.0]];
-    let point = |rate: Option<f64>, net: [f64; 2]| {
-        let mut results = match rate {
+    let point = |regime: Regime, net: [f64; 2]| {
+        let mut results = match regime.rate() {
             Some(r) => paced_at(base.clone(), r),
             None => base.clone(),
         };
@@ -770,12 +771,12 @@ fn the_rate_curve_draws_net_cost() {
             let sum = s.summary.as_mut().unwrap();
             sum.net_ns = Some(known(ns));
             sum.write_busy_ns = Some(known(10.0 * ns));
-            sum.net_cpu_share_pct = rate.map(|_| known(ns / 10.0));
+            sum.net_cpu_share_pct = regime.rate().map(|_| known(ns / 10.0));
         }
         SweepPoint {
             threads: 2,
             affinity: "unbound".into(),
-            rate,
+            regime,
             results,
         }
     };
@@ -783,9 +784,9 @@ fn the_rate_curve_draws_net_cost() {
         schema: contend::results::SCHEMA_VERSION,
         partial: false,
         points: vec![
-            point(None, nets[0]),
-            point(Some(22_000.0), nets[1]),
-            point(Some(1e6), nets[2]),
+            point(Regime::FlatOut, nets[0]),
+            point(Regime::SEED, nets[1]),
+            point(Regime::paced(1e6), nets[2]),
         ],
     };
     contend::report::charts::write_sweep_charts(tmp.path(), &sweep).unwrap();

@@ -957,7 +957,7 @@ fn files_written_before_net_cost_still_compare() {
     let out = contend(&["compare", s(&paced), s(&paced)]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
-    let rows = block(&text, "global/always/pad128, paced at 22000/s per thread");
+    let rows = block(&text, "global/always/pad128, paced at 22.0k/s per thread");
     assert_eq!(
         rows,
         [
@@ -977,7 +977,7 @@ fn files_written_before_net_cost_still_compare() {
     // The Markdown says the same.
     let md = stdout(&contend(&["compare", s(&paced), s(&paced), "--markdown"]));
     assert!(
-        md.contains("| global/always/pad128, paced at 22000/s per thread | net ns/update | - | - | not recorded |  |"),
+        md.contains("| global/always/pad128, paced at 22.0k/s per thread | net ns/update | - | - | not recorded |  |"),
         "{md}"
     );
     assert!(md.contains("\n- note: "), "{md}");
@@ -1006,7 +1006,7 @@ fn two_regimes_pair_regime_by_regime() {
     assert!(out.status.success(), "{}", stderr(&out));
     let json = find_run_json(dir.path()).unwrap();
     let flat = |name: &str| format!("{name}, flat out");
-    let paced = |name: &str| format!("{name}, paced at 22000/s per thread");
+    let paced = |name: &str| format!("{name}, paced at 22.0k/s per thread");
 
     let (all, text) = compare_ok(&[s(&json), s(&json)]);
     assert!(
@@ -1060,7 +1060,7 @@ fn two_regimes_pair_regime_by_regime() {
     // Against a flat-out-only file: the paced strategies have no partner.
     let (_, text) = compare_ok(&[s(&run().json), s(&json)]);
     assert!(
-        text.contains("only in test (not compared): global/always/pad128 paced at 22000/s per thread, node/always/pad128 paced at 22000/s per thread"),
+        text.contains("only in test (not compared): global/always/pad128 paced at 22.0k/s per thread, node/always/pad128 paced at 22.0k/s per thread"),
         "{text}"
     );
 }

@@ -200,7 +200,7 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
         "{flat:?}"
     );
     assert!(flat[2].starts_with("updates per ownership"), "{flat:?}");
-    let paced = titles("<h3 class=\"regime\">Paced at 22000/s per thread</h3>");
+    let paced = titles("<h3 class=\"regime\">Paced at 22.0k/s per thread</h3>");
     assert!(
         paced[0].starts_with("net ns per update, paced"),
         "{paced:?}"
@@ -561,7 +561,7 @@ fn the_page_shows_the_throughput_figure_not_the_sampled_one() {
     let html = page(&[s(&file)]);
     let tables = section_of(&html, "tables", 1);
     let (flat, paced) = tables
-        .split_once("<h3 class=\"regime\">Paced at 22000/s per thread</h3>")
+        .split_once("<h3 class=\"regime\">Paced at 22.0k/s per thread</h3>")
         .unwrap();
     // The trusted figure is the first table's, the sampled one later and
     // marked as fenced samples.

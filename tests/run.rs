@@ -691,7 +691,7 @@ fn a_default_run_answers_both_regimes_verdict_first_in_one_compact_table() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(
-        text.contains("regimes, interleaved: flat out, at 22.0k/s per writer"),
+        text.contains("regimes, interleaved: flat out, paced at 22.0k/s per thread"),
         "{text}"
     );
     // Verdict lines come before the table; the table has one group of
@@ -707,7 +707,8 @@ fn a_default_run_answers_both_regimes_verdict_first_in_one_compact_table() {
         .unwrap();
     assert!(first_verdict < heads, "{text}");
     assert!(
-        lines[heads - 1].contains("flat out") && lines[heads - 1].contains("at 22.0k/s per writer")
+        lines[heads - 1].contains("flat out")
+            && lines[heads - 1].contains("paced at 22.0k/s per thread")
     );
     for column in [
         "ns/op",
@@ -738,7 +739,10 @@ fn a_default_run_answers_both_regimes_verdict_first_in_one_compact_table() {
         ],
         "{text}"
     );
-    assert!(text.contains("paced floor at 22.0k/s: busy "), "{text}");
+    assert!(
+        text.contains("paced floor (paced at 22.0k/s per thread): busy "),
+        "{text}"
+    );
     // No table repeats another: the full tables are behind --verbose.
     assert!(!text.contains("write side: updates/s"), "{text}");
     // The file keeps both regimes, the paced floor, gross, floor and net.

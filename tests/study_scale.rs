@@ -10,7 +10,7 @@ use contend::matrix::{
     MatrixResults, PairClass, PairResult, advise, class_stats, empty_classes, select_pairs,
 };
 use contend::placement::{NodeCheck, PinnedThread};
-use contend::predict::{Arrivals, Latencies, Layout, PredictRequest, predict};
+use contend::predict::{Latencies, Layout, PredictRequest, predict};
 use contend::report::{Document, Format, render};
 use contend::results::{
     RunResults, Strategy, StrategyResult, SweepPoint, SweepResults, ThreadPlacement,
@@ -20,6 +20,7 @@ use contend::study::{
     sweep_strategies,
 };
 use contend::topology::{CpuSpec, Topology};
+use contend::workload::{Arrivals, Regime};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -269,14 +270,14 @@ fn scaled_run(
     topo: &Topology,
     cpus: &[u32],
     strategies: &[Strategy],
-    rates: &[Option<f64>],
+    rates: &[Regime],
 ) -> RunResults {
-    let entry = |s: Strategy, rate: Option<f64>| -> StrategyResult {
+    let entry = |s: Strategy, regime: Regime| -> StrategyResult {
         let from = usize::from(s.level != ShardLevel::Global);
         let mut r = template.strategies[from].clone();
         r.strategy = s;
         r.name = s.name();
-        r.rate = rate;
+        r.regime = regime;
         r.slots = slots(topo, cpus, s.level);
         r.threads = cpus
             .iter()
@@ -305,7 +306,7 @@ fn scaled_run(
     run.topology = topo.clone();
     run.config.writer_cpus = cpus.to_vec();
     run.config.rates = rates.to_vec();
-    run.config.rate = rates.iter().flatten().next().copied();
+    run.config.rate = rates.iter().find_map(|r| r.rate());
     run.strategies = rates
         .iter()
         .flat_map(|&rate| strategies.iter().map(move |&s| (s, rate)))
@@ -318,8 +319,8 @@ fn scaled_run(
     };
     run.paced_floors = rates
         .iter()
-        .filter(|r| r.is_some())
-        .map(|&rate| entry(never, rate))
+        .filter(|r| r.is_paced())
+        .map(|&regime| entry(never, regime))
         .collect();
     run
 }
@@ -346,17 +347,17 @@ fn big_study() -> StudyResults {
     let sweep_strategies = sweep_strategies().strategies();
     let mut points = Vec::new();
     for t in &plan.sweep.threads {
-        for &rate in &plan.sweep.rates {
+        for &regime in &plan.sweep.rates {
             points.push(SweepPoint {
                 threads: t.threads,
                 affinity: "unbound".into(),
-                rate,
+                regime,
                 results: scaled_run(
                     &template,
                     &topo,
                     &spread[..t.threads],
                     &sweep_strategies,
-                    &[rate],
+                    &[regime],
                 ),
             });
         }

@@ -39,7 +39,6 @@ pub use study::study_lines;
 pub use sweep::sweep_lines;
 
 use crate::stats::{Decision, NOISE_THRESHOLD_PCT, Outcome, Summary};
-use crate::units::si;
 use std::fmt;
 
 /// The policy splitting is weighed against: the merged kernel fix
@@ -176,15 +175,6 @@ impl Family {
             .zip(&self.units)
             .map(|(outcome, &unit)| Test { outcome, unit })
             .collect()
-    }
-}
-
-/// A regime as the verdict and the terminal name it: `flat out`, or
-/// `at 22.0k/s per writer` for a run paced at 22,000 updates/s per writer.
-pub fn regime_name(rate: Option<f64>) -> String {
-    match rate {
-        None => "flat out".to_string(),
-        Some(r) => format!("at {}/s per writer", si(r)),
     }
 }
 

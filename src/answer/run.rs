@@ -7,9 +7,9 @@ use super::host::Reach;
 use super::{Family, Line, RATELIMIT, Test, Topic};
 use crate::counter::ShardLevel;
 use crate::results::{RunResults, StrategySummary, cost_measure};
-use crate::runner::sweep::SEED_RATE;
 use crate::stats::{Decision, Summary};
 use crate::units::{Unit, human, si};
+use crate::workload::Regime;
 
 /// The `verdict:` lines of a run: each regime's in the run's order (flat
 /// out, then each paced rate), each saying which regime it speaks of,
@@ -20,12 +20,12 @@ use crate::units::{Unit, human, si};
 pub fn run_lines(run: &RunResults) -> Vec<Line> {
     let reach = Reach::of(run);
     let views = run.regimes();
-    let any_paced = views.iter().any(|v| v.config.rate.is_some());
+    let any_paced = views.iter().any(|v| v.regime().is_paced());
     let mut lines: Vec<Line> = views
         .iter()
         .flat_map(|v| {
-            let savings = v.config.rate.is_some() || !any_paced;
-            Regime::of(v).lines(&reach, savings)
+            let savings = v.regime().is_paced() || !any_paced;
+            Contest::of(v).lines(&reach, savings)
         })
         .collect();
     lines.extend(reach.line());
@@ -45,10 +45,10 @@ struct Candidate<'a> {
     summary: &'a StrategySummary,
 }
 
-/// One regime's strategies.
-struct Regime<'a> {
-    /// Ops/s per writer; `None` flat out.
-    rate: Option<f64>,
+/// One regime's strategies, as its verdict weighs them.
+struct Contest<'a> {
+    /// The regime.
+    regime: Regime,
     /// Reader threads ran (`--readers`).
     readers: usize,
     candidates: Vec<Candidate<'a>>,
@@ -69,8 +69,8 @@ struct Against {
     same_here: Vec<usize>,
 }
 
-impl<'a> Regime<'a> {
-    fn of(view: &'a RunResults) -> Regime<'a> {
+impl<'a> Contest<'a> {
+    fn of(view: &'a RunResults) -> Contest<'a> {
         let done: Vec<_> = view
             .strategies
             .iter()
@@ -110,30 +110,30 @@ impl<'a> Regime<'a> {
                 }
             })
             .collect();
-        Regime {
-            rate: view.config.rate,
+        Contest {
+            regime: view.regime(),
             readers: view.config.reader_cpus.len(),
             candidates,
         }
     }
 
-    /// `flat out`, or `at 22.0k/s per writer`.
+    /// `flat out`, or `paced at 22.0k/s per thread`.
     fn label(&self) -> String {
-        super::regime_name(self.rate)
+        self.regime.to_string()
     }
 
     /// The cost of one update: [`cost_measure`] of this regime.
     fn cost(&self, i: usize) -> Option<Summary> {
-        (cost_measure(self.rate).get)(self.candidates[i].summary)
+        (cost_measure(self.regime).get)(self.candidates[i].summary)
     }
 
     /// The cost of one read by a reader thread: ns/op from throughput
     /// flat out, busy ns per read paced.
     fn read(&self, i: usize) -> Option<Summary> {
         let s = self.candidates[i].summary;
-        match self.rate {
-            None => s.reader_read_ns,
-            Some(_) => s.reader_busy_ns,
+        match self.regime {
+            Regime::FlatOut => s.reader_read_ns,
+            Regime::Paced { .. } => s.reader_busy_ns,
         }
     }
 
@@ -220,23 +220,23 @@ impl<'a> Regime<'a> {
 
         let mut lines = Vec::new();
         let base = global_always.unwrap_or(0);
-        match (self.rate, &cost) {
-            (None, Some(r)) => {
+        match (self.regime, &cost) {
+            (Regime::FlatOut, Some(r)) => {
                 lines.push(self.saturation_line(r, &tests));
                 lines.push(self.ownership_line(base));
             }
-            (Some(_), Some(r)) => lines.push(self.cost_line(r, global_always, &tests)),
+            (Regime::Paced { .. }, Some(r)) => lines.push(self.cost_line(r, global_always, &tests)),
             (_, None) => lines.push(Line::new(
                 Topic::Cost,
                 format!(
                     "{}: {} not recorded",
                     self.label(),
-                    cost_measure(self.rate).short
+                    cost_measure(self.regime).short
                 ),
             )),
         }
         if let Some(r) = &read {
-            let unit = if self.rate.is_some() {
+            let unit = if self.regime.is_paced() {
                 "busy ns/read"
             } else {
                 "ns/read"
@@ -347,7 +347,7 @@ impl<'a> Regime<'a> {
                 self.cost(i).map_or("-".to_string(), |c| value(&c, "ns"))
             )
         };
-        let seed = if self.rate == Some(SEED_RATE) {
+        let seed = if self.regime == Regime::SEED {
             " (the seed's rate)"
         } else {
             ""

@@ -2,9 +2,9 @@
 
 use super::{Family, Line, Test, Topic};
 use crate::results::{SweepPoint, SweepResults, cost_measure};
-use crate::runner::sweep::SEED_RATE;
 use crate::stats::{Decision, Summary};
 use crate::units::{Unit, human, si};
+use crate::workload::SEED_RATE;
 
 /// How a strategy scales over an affinity set's hammer points.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +35,7 @@ pub fn sweep_lines(sweep: &SweepResults) -> Vec<Line> {
     for affinity in &affinities {
         lines.extend(scaling_line(sweep, affinity));
     }
-    if sweep.points.iter().any(|p| p.rate.is_some()) {
+    if sweep.points.iter().any(|p| p.regime.is_paced()) {
         for affinity in &affinities {
             lines.extend(rate_lines(sweep, affinity));
         }
@@ -182,9 +182,9 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
     };
     let at = || in_set().filter(|p| p.threads == threads);
     let paced = at()
-        .filter_map(|p| Some((p, p.rate?)))
+        .filter_map(|p| Some((p, p.regime.rate()?)))
         .min_by(|a, b| (a.1 - SEED_RATE).abs().total_cmp(&(b.1 - SEED_RATE).abs()));
-    let hammer = at().find(|p| p.rate.is_none());
+    let hammer = at().find(|p| !p.regime.is_paced());
     // Each strategy's cost in its point's one figure (net busy ns per
     // update paced, loop ns/op flat out) and, paced, its net CPU share.
     let costs = |p: &SweepPoint| -> String {
@@ -194,10 +194,10 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
             .iter()
             .filter_map(|s| {
                 let sum = s.summary.as_ref()?;
-                let cost = (cost_measure(p.rate).get)(sum)?;
+                let cost = (cost_measure(p.regime).get)(sum)?;
                 let share = sum
                     .net_cpu_share_pct
-                    .filter(|_| p.rate.is_some())
+                    .filter(|_| p.regime.is_paced())
                     .map_or(String::new(), |c| {
                         format!(" {} CPU", human(c.mean, Unit::Percent))
                     });
@@ -207,12 +207,12 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
         list.join(", ")
     };
     let mut lines = Vec::new();
-    if let Some((p, rate)) = paced {
+    if let Some((p, _)) = paced {
         lines.push(Line::new(
             Topic::Rate,
             format!(
-                "affinity {affinity}, {threads} threads at {}/s per thread (closest to the seed's 22k), net ns per update and net CPU share: {}",
-                si(rate),
+                "affinity {affinity}, {threads} threads {} (closest to the seed's 22k), net ns per update and net CPU share: {}",
+                p.regime,
                 costs(p)
             ),
         ));
@@ -221,7 +221,8 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
         lines.push(Line::new(
             Topic::Rate,
             format!(
-                "affinity {affinity}, {threads} threads flat out, loop ns/op from throughput: {}",
+                "affinity {affinity}, {threads} threads {}, loop ns/op from throughput: {}",
+                p.regime,
                 costs(p)
             ),
         ));
@@ -233,6 +234,7 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
 mod tests {
     use super::*;
     use crate::answer::tests::summary;
+    use crate::workload::Regime;
 
     #[test]
     fn scaling_stops_where_the_gain_does() {
@@ -268,14 +270,14 @@ mod tests {
         // Both fixture strategies: busy 105 and 125 ns, net 5 and 25 ns
         // (the paced floor 100), net CPU share 0.011% and 0.055%; flat
         // out, loop ns/op 40 and 10.
-        let point = |rate: Option<f64>| {
+        let point = |regime: Regime| {
             let mut results = fixture_run();
             for (s, (net, loop_ns)) in results
                 .strategies
                 .iter_mut()
                 .zip([(5.0, 40.0), (25.0, 10.0)])
             {
-                s.rate = rate;
+                s.regime = regime;
                 let sum = s.summary.as_mut().unwrap();
                 sum.write_busy_ns = Some(summary(4, 100.0 + net, 1.0));
                 sum.net_ns = Some(summary(4, net, 1.0));
@@ -286,14 +288,14 @@ mod tests {
             SweepPoint {
                 threads: 2,
                 affinity: "unbound".to_string(),
-                rate,
+                regime,
                 results,
             }
         };
         let sweep = SweepResults {
             schema: SCHEMA_VERSION,
             partial: false,
-            points: vec![point(Some(SEED_RATE)), point(None)],
+            points: vec![point(Regime::SEED), point(Regime::FlatOut)],
         };
         let lines: Vec<String> = rate_lines(&sweep, "unbound")
             .iter()
@@ -302,7 +304,7 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "verdict: affinity unbound, 2 threads at 22.0k/s per thread (closest to the seed's 22k), net ns per update and net CPU share: global/always/pad128 5.00 ns 0.0110% CPU, cpu/always/pad128 25.0 ns 0.0550% CPU",
+                "verdict: affinity unbound, 2 threads paced at 22.0k/s per thread (closest to the seed's 22k), net ns per update and net CPU share: global/always/pad128 5.00 ns 0.0110% CPU, cpu/always/pad128 25.0 ns 0.0550% CPU",
                 "verdict: affinity unbound, 2 threads flat out, loop ns/op from throughput: global/always/pad128 40.0 ns, cpu/always/pad128 10.0 ns",
             ]
         );

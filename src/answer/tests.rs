@@ -6,8 +6,8 @@ use super::*;
 use crate::clock::ClockKind;
 use crate::counter::ShardLevel;
 use crate::results::{RunResults, StrategyResult, StrategySummary, fixture_run};
-use crate::runner::sweep::SEED_RATE;
 use crate::topology::{Topology, fixture};
+use crate::workload::Regime;
 
 /// `n` repeats with mean `mean` and sample standard deviation `sd`.
 pub(super) fn summary(n: usize, mean: f64, sd: f64) -> Summary {
@@ -18,13 +18,13 @@ pub(super) fn summary(n: usize, mean: f64, sd: f64) -> Summary {
     Summary::of(&values).unwrap()
 }
 
-/// The fixture's first strategy as `level/policy` in the regime `rate`,
+/// The fixture's first strategy as `level/policy` in `regime`,
 /// its cost `cost` ± `sd` ns over 6 repeats (loop ns/op flat out, net ns
 /// paced; busy ns 100 more), then `edit` applied.
 fn strategy(
     level: ShardLevel,
     policy: &str,
-    rate: Option<f64>,
+    regime: Regime,
     cost: f64,
     sd: f64,
     edit: impl FnOnce(&mut StrategySummary),
@@ -34,15 +34,15 @@ fn strategy(
     s.strategy.publish = policy.parse().unwrap();
     s.strategy.clock = (policy != "always").then_some(ClockKind::Tsc);
     s.name = s.strategy.name();
-    s.rate = rate;
+    s.regime = regime;
     let sum = s.summary.as_mut().unwrap();
-    match rate {
-        None => {
+    match regime {
+        Regime::FlatOut => {
             sum.write_loop_ns = Some(summary(6, cost, sd));
             // Two writers: updates/s = 2e9 / loop ns.
             sum.write_ops_per_s = summary(6, 2e9 / cost, 2e9 / cost * sd / cost);
         }
-        Some(_) => {
+        Regime::Paced { .. } => {
             sum.write_busy_ns = Some(summary(6, 100.0 + cost, sd));
             sum.net_ns = Some(summary(6, cost, sd));
             sum.net_cpu_share_pct = Some(summary(6, cost * 22_000.0 / 1e7, 0.001));
@@ -58,13 +58,12 @@ fn strategy(
 /// with writers on `writers`.
 fn run(strategies: Vec<StrategyResult>, host: Option<(Topology, Vec<u32>)>) -> RunResults {
     let mut r = fixture_run();
-    let mut rates: Vec<Option<f64>> = Vec::new();
+    let mut rates: Vec<Regime> = Vec::new();
     for s in &strategies {
-        if !rates.contains(&s.rate) {
-            rates.push(s.rate);
+        if !rates.contains(&s.regime) {
+            rates.push(s.regime);
         }
     }
-    r.config.rate = rates[0];
     r.config.sample_every_by_rate = rates.iter().map(|_| r.config.sample_every).collect();
     r.config.rates = rates;
     r.strategies = strategies;
@@ -89,8 +88,8 @@ fn texts(lines: &[Line]) -> String {
 fn default_run(host: Option<(Topology, Vec<u32>)>) -> RunResults {
     use ShardLevel::*;
     let mut all = Vec::new();
-    for rate in [None, Some(SEED_RATE)] {
-        let hammer = rate.is_none();
+    for regime in [Regime::FlatOut, Regime::SEED] {
+        let hammer = regime == Regime::FlatOut;
         let ownership = |u: f64| {
             move |s: &mut StrategySummary| {
                 s.updates_per_ownership = Some(summary(6, u, 0.1));
@@ -105,15 +104,15 @@ fn default_run(host: Option<(Topology, Vec<u32>)>) -> RunResults {
         all.push(strategy(
             Global,
             "always",
-            rate,
+            regime,
             g,
             g / 100.0,
             ownership(1.52),
         ));
-        all.push(strategy(Global, RATELIMIT, rate, gr, 0.2, |_| {}));
-        all.push(strategy(Node, "always", rate, c, 0.1, |_| {}));
-        all.push(strategy(Cpu, "always", rate, c, 0.1, |_| {}));
-        all.push(strategy(Cpu, RATELIMIT, rate, cr, 0.3, |_| {}));
+        all.push(strategy(Global, RATELIMIT, regime, gr, 0.2, |_| {}));
+        all.push(strategy(Node, "always", regime, c, 0.1, |_| {}));
+        all.push(strategy(Cpu, "always", regime, c, 0.1, |_| {}));
+        all.push(strategy(Cpu, RATELIMIT, regime, cr, 0.3, |_| {}));
     }
     run(all, host)
 }
@@ -134,7 +133,7 @@ fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
         assert!(l.text.starts_with("flat out, "), "{all}");
     }
     for l in &lines[2..5] {
-        assert!(l.text.starts_with("at 22.0k/s per writer"), "{all}");
+        assert!(l.text.starts_with("paced at 22.0k/s per thread"), "{all}");
     }
     // Flat out: the least loop ns/op is cpu/ratelimit:1ms, but within 2%
     // of cpu/always and node/always; global/always's ownership.
@@ -151,7 +150,7 @@ fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
     // Paced: net figures, not busy ones (100 ns more).
     assert!(
         lines[2].text.starts_with(
-            "at 22.0k/s per writer (the seed's rate), net cost per update: global/always 31.0 ±0.31 ns, 0.0682% CPU; the cheapest: no measurable difference between cpu/ratelimit:1ms (1.40 ±0.30 ns, 0.00308% CPU) and node/always"
+            "paced at 22.0k/s per thread (the seed's rate), net cost per update: global/always 31.0 ±0.31 ns, 0.0682% CPU; the cheapest: no measurable difference between cpu/ratelimit:1ms (1.40 ±0.30 ns, 0.00308% CPU) and node/always"
         ),
         "{all}"
     );
@@ -159,7 +158,7 @@ fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
     // The ratelimit and the cpu split save; node is global on one node.
     let savings = &lines[3].text;
     assert!(
-        savings.starts_with("at 22.0k/s per writer, against global/always (31.0 ns): global/ratelimit:1ms saves 29.0 ns (-93.5%, p<0.001), staleness 6.40%; "),
+        savings.starts_with("paced at 22.0k/s per thread, against global/always (31.0 ns): global/ratelimit:1ms saves 29.0 ns (-93.5%, p<0.001), staleness 6.40%; "),
         "{all}"
     );
     assert!(savings.contains("p<0.001), staleness 6.40%"), "{all}");
@@ -170,7 +169,7 @@ fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
     assert!(savings.ends_with("; node/always: = global here"), "{all}");
     assert!(
         lines[4].text.starts_with(
-            "at 22.0k/s per writer, splitting beyond global/ratelimit:1ms (2.00 ns): cpu/ratelimit:1ms saves 0.600 ns (-30.0%, p=0.006)"
+            "paced at 22.0k/s per thread, splitting beyond global/ratelimit:1ms (2.00 ns): cpu/ratelimit:1ms saves 0.600 ns (-30.0%, p=0.006)"
         ),
         "{all}"
     );
@@ -242,10 +241,10 @@ fn flat_out_names_the_least_loop_ns_even_when_sampled_ns_favour_another() {
     // loop ns/op from throughput favour cpu/always 10:40.
     let r = run(
         vec![
-            strategy(Global, "always", None, 40.0, 0.4, |s| {
+            strategy(Global, "always", Regime::FlatOut, 40.0, 0.4, |s| {
                 s.write_ns = Some(summary(6, 10.0, 0.1));
             }),
-            strategy(Cpu, "always", None, 10.0, 0.1, |s| {
+            strategy(Cpu, "always", Regime::FlatOut, 10.0, 0.1, |s| {
                 s.write_ns = Some(summary(6, 60.0, 0.6));
             }),
         ],
@@ -276,12 +275,12 @@ fn flat_out_names_the_least_loop_ns_even_when_sampled_ns_favour_another() {
 fn an_unsupported_difference_claims_nothing() {
     use ShardLevel::*;
     // 6 repeats of 30% noise, 10% apart: nothing is measurable.
-    let rate = Some(SEED_RATE);
+    let regime = Regime::SEED;
     let r = run(
         vec![
-            strategy(Global, "always", rate, 30.0, 9.0, |_| {}),
-            strategy(Global, RATELIMIT, rate, 27.0, 8.0, |_| {}),
-            strategy(Cpu, "always", rate, 33.0, 9.0, |_| {}),
+            strategy(Global, "always", regime, 30.0, 9.0, |_| {}),
+            strategy(Global, RATELIMIT, regime, 27.0, 8.0, |_| {}),
+            strategy(Cpu, "always", regime, 33.0, 9.0, |_| {}),
         ],
         Some((fixture("spr-2s-224"), vec![0, 56])),
     );
@@ -310,8 +309,8 @@ fn within_the_noise_threshold_is_no_difference() {
     // +0.5% with 0.1% noise: significant, but inside ±2%.
     let r = run(
         vec![
-            strategy(Global, "always", None, 10.0, 0.01, |_| {}),
-            strategy(Cpu, "always", None, 10.05, 0.01, |_| {}),
+            strategy(Global, "always", Regime::FlatOut, 10.0, 0.01, |_| {}),
+            strategy(Cpu, "always", Regime::FlatOut, 10.05, 0.01, |_| {}),
         ],
         None,
     );
@@ -328,11 +327,11 @@ fn a_net_cost_near_zero_is_compared_in_ns() {
     use ShardLevel::*;
     // Net costs just below 0 (the floor's noise): a percentage of a
     // negative base would turn "cheaper" into "dearer".
-    let rate = Some(SEED_RATE);
+    let regime = Regime::SEED;
     let r = run(
         vec![
-            strategy(Cpu, "always", rate, -0.5, 0.01, |_| {}),
-            strategy(Cpu, RATELIMIT, rate, -0.1, 0.01, |_| {}),
+            strategy(Cpu, "always", regime, -0.5, 0.01, |_| {}),
+            strategy(Cpu, RATELIMIT, regime, -0.1, 0.01, |_| {}),
         ],
         None,
     );
@@ -348,8 +347,8 @@ fn a_net_cost_near_zero_is_compared_in_ns() {
     // 0.1 ns apart in 0.5 ns of noise: no claim, the interval in ns.
     let r = run(
         vec![
-            strategy(Cpu, "always", rate, -0.5, 0.5, |_| {}),
-            strategy(Cpu, RATELIMIT, rate, -0.4, 0.5, |_| {}),
+            strategy(Cpu, "always", regime, -0.5, 0.5, |_| {}),
+            strategy(Cpu, RATELIMIT, regime, -0.4, 0.5, |_| {}),
         ],
         None,
     );
@@ -366,7 +365,7 @@ fn one_strategy_is_alone_and_one_writer_has_nothing_to_contend() {
         vec![strategy(
             ShardLevel::Global,
             "always",
-            None,
+            Regime::FlatOut,
             40.0,
             0.4,
             |_| {},
@@ -394,11 +393,11 @@ fn reader_threads_rank_the_read_side_by_throughput() {
     // Sampled read ns favour global; reader threads' throughput cpu.
     let mut r = run(
         vec![
-            strategy(Global, "always", None, 40.0, 0.4, |s| {
+            strategy(Global, "always", Regime::FlatOut, 40.0, 0.4, |s| {
                 s.read_ns = Some(summary(6, 2.0, 0.1));
                 s.reader_read_ns = Some(summary(6, 30.0, 0.3));
             }),
-            strategy(Cpu, "always", None, 10.0, 0.1, |s| {
+            strategy(Cpu, "always", Regime::FlatOut, 10.0, 0.1, |s| {
                 s.read_ns = Some(summary(6, 9.0, 0.1));
                 s.reader_read_ns = Some(summary(6, 8.0, 0.1));
             }),

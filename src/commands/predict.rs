@@ -4,10 +4,11 @@
 use super::args::{PoolArgs, StrategyArgs};
 use super::{emit, host_name, load_topology};
 use crate::CliError;
-use crate::predict::{self, Arrivals, Latencies, LatencyArg, Layout, PredictRequest};
+use crate::predict::{self, Latencies, LatencyArg, Layout, PredictRequest};
 use crate::report::{self, Document, Format};
 use crate::results::{self, ResultFile, RunResults};
-use crate::runner::{Pools, parse_rate, pools};
+use crate::runner::{Pools, pools};
+use crate::workload::{Arrivals, parse_rate};
 use clap::Args;
 use std::path::{Path, PathBuf};
 

@@ -8,8 +8,8 @@ use super::{Session, load_topology, print_notes, require_live_root, results_fold
 use crate::CliError;
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
-use crate::runner::sweep::{OfferedRate, SEED_RATE};
 use crate::runner::{self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, RunRequest, signal};
+use crate::workload::Regime;
 use clap::Args;
 use std::path::Path;
 use std::time::Duration;
@@ -77,7 +77,7 @@ pub struct RunArgs {
     /// wakeups + 11M migrations in 5 s: about 22000 updates/s per CPU
     /// [default: max,22k].
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub rate: Option<Vec<OfferedRate>>,
+    pub rate: Option<Vec<Regime>>,
 
     /// Seed of the writers' load tables.
     #[arg(long, default_value_t = 1)]
@@ -111,12 +111,11 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// The regimes: `--rate`, else hammer and the seed's rate.
-    pub fn rates(&self) -> Vec<Option<f64>> {
-        match &self.rate {
-            Some(list) => list.iter().map(|r| r.0).collect(),
-            None => vec![None, Some(SEED_RATE)],
-        }
+    /// The regimes: `--rate`, else flat out and the seed's rate.
+    pub fn rates(&self) -> Vec<Regime> {
+        self.rate
+            .clone()
+            .unwrap_or(vec![Regime::FlatOut, Regime::SEED])
     }
 
     /// The engine's request: everything but the output options.

@@ -8,10 +8,9 @@ use super::{Session, load_topology, print_notes, require_live_root, results_fold
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
 use crate::results::SweepResults;
-use crate::runner::sweep::{
-    Affinity, OfferedRate, SEED_RATE, SweepRequest, SweepStop, execute_sweep, plan_sweep,
-};
+use crate::runner::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
 use crate::runner::{PoolSize, signal};
+use crate::workload::Regime;
 use clap::Args;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
@@ -44,7 +43,7 @@ pub struct SweepArgs {
     /// and the CPU share it takes against the offered rate, with the
     /// seed's ~22k/s per CPU marked [default: max; 22k,max with --quick].
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
-    pub rates: Option<Vec<OfferedRate>>,
+    pub rates: Option<Vec<Regime>>,
 
     /// The strategies to compare at every point (as `contend run`).
     #[command(flatten)]
@@ -90,7 +89,7 @@ impl SweepArgs {
         SweepRequest {
             threads: self.threads.clone(),
             affinity: self.affinity.clone(),
-            rates: self.rates().into_iter().map(|r| r.0).collect(),
+            rates: self.rates(),
             strategies: self.strategies.choice(),
             duration: self.duration(),
             repeats: self.repeats(),
@@ -110,12 +109,12 @@ impl SweepArgs {
     }
 
     /// Offered rates: `--rates`, else the (quick) default.
-    pub fn rates(&self) -> Vec<OfferedRate> {
+    pub fn rates(&self) -> Vec<Regime> {
         self.rates.clone().unwrap_or_else(|| {
             if self.quick {
-                vec![OfferedRate(Some(SEED_RATE)), OfferedRate(None)]
+                vec![Regime::SEED, Regime::FlatOut]
             } else {
-                vec![OfferedRate(None)]
+                vec![Regime::FlatOut]
             }
         })
     }
@@ -264,19 +263,12 @@ mod tests {
             [25.0, 50.0, 75.0, 100.0].map(PoolSize::Percent)
         );
         // The default sweep has no rate axis; --quick a short one.
-        assert_eq!(full.rates(), [OfferedRate(None)]);
-        assert_eq!(
-            quick.rates(),
-            [OfferedRate(Some(SEED_RATE)), OfferedRate(None)]
-        );
+        assert_eq!(full.rates(), [Regime::FlatOut]);
+        assert_eq!(quick.rates(), [Regime::SEED, Regime::FlatOut]);
         let given = parse(&["--quick", "--rates", "10k,1M,max"]);
         assert_eq!(
             given.rates(),
-            [
-                OfferedRate(Some(1e4)),
-                OfferedRate(Some(1e6)),
-                OfferedRate(None)
-            ]
+            [Regime::paced(1e4), Regime::paced(1e6), Regime::FlatOut]
         );
     }
 }

@@ -5,10 +5,11 @@
 //! that follows the hypervisor's phases.
 
 use super::latency::{Bound, Latencies};
-use super::model::{Arrivals, Layout, Lines};
+use super::model::{Layout, Lines};
 use super::{PredictError, publish_fraction, saturation_rate};
 use crate::results::RunResults;
 use crate::stats::quantile_of;
+use crate::workload::{Arrivals, Regime};
 use serde::{Deserialize, Serialize};
 
 /// Points whose predicted ρ is at most this are where the model is held
@@ -111,6 +112,7 @@ struct Series {
     lines: Lines,
     policy: crate::counter::PublishPolicy,
     seed: u64,
+    arrivals: Arrivals,
     canaries: Vec<f64>,
 }
 
@@ -136,7 +138,9 @@ pub fn check(
             read_every: run.config.read_every,
         };
         for s in &run.strategies {
-            let Some(rate) = s.rate else { continue };
+            let Regime::Paced { rate, arrivals } = s.regime else {
+                continue;
+            };
             let name = format!("{}{suffix}", s.name);
             let Some(net) = s.summary.as_ref().and_then(|m| m.net_ns) else {
                 notes.push(format!(
@@ -168,7 +172,7 @@ pub fn check(
                         )));
                     }
                 };
-                let e = lines.evaluate(rate, f, lat, Bound::Mid, Arrivals::Paced);
+                let e = lines.evaluate(rate, f, lat, Bound::Mid, arrivals);
                 costs.push(e.cost_ns);
                 rhos.push(e.rho);
             }
@@ -189,6 +193,7 @@ pub fn check(
                     lines,
                     policy: s.strategy.publish,
                     seed: run.config.seed,
+                    arrivals,
                     canaries,
                 }),
             }
@@ -227,7 +232,7 @@ pub fn check(
                 });
                 let predicted = saturation_rate(|r| {
                     let f = publish_fraction(x.policy, r, x.seed);
-                    x.lines.rho(r, f, &lat, Bound::Mid, Arrivals::Paced)
+                    x.lines.rho(r, f, &lat, Bound::Mid, x.arrivals)
                 });
                 let measured = measured_knee(&mine);
                 Knee {

@@ -15,12 +15,13 @@ mod tests;
 
 pub use check::{CheckPoint, CheckResults, Knee, check, measured_knee};
 pub use latency::{Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, MissingClass};
-pub use model::{Arrivals, Evaluation, Layout, Lines};
+pub use model::{Evaluation, Layout, Lines};
 pub use publish::publish_fraction;
 
 use crate::counter::{PublishPolicy, ShardLevel};
 use crate::matrix::OfflineCpu;
 use crate::topology::Topology;
+use crate::workload::Arrivals;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 

@@ -8,7 +8,7 @@
 //! - a writer publishes to its own line at p = rate × f; a publish needs a
 //!   transfer when another CPU touched the line since this writer's last
 //!   publish (another writer's publish, or a read that fetched it), with
-//!   the probability [`Arrivals::touched`] gives;
+//!   the probability [`touched`] gives;
 //! - every CPU that runs the read side (writers every K updates, reader
 //!   threads at the rate) reads every line; a read fetches a line written
 //!   by someone else since its last read. A writer's read of its own line
@@ -26,65 +26,24 @@ use super::queue;
 use crate::counter::ShardLevel;
 use crate::matrix::{PairClass, classify};
 use crate::topology::Topology;
+use crate::workload::Arrivals;
 use std::collections::BTreeMap;
-use std::fmt;
-use std::str::FromStr;
 
-/// How a CPU's updates fall in time, which sets how often the line moved
-/// between two of its own touches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Arrivals {
-    /// Irregular, as a kernel's updates at wakeups and migrations: another
-    /// CPU touched the line between two of mine with probability
-    /// a / (a + b) (their rate a, mine b).
-    Poisson,
-    /// Evenly spaced, as `contend run --rate` paces each thread: with
-    /// every thread at one rate, the others touch it between any two of
-    /// mine (min(1, a / b)).
-    Paced,
-}
-
-impl Arrivals {
-    /// The probability that others, touching the line `others` times a
-    /// second in all, touched it between two touches of a CPU that
-    /// touches it `mine` times a second.
-    pub fn touched(self, others: f64, mine: f64) -> f64 {
-        if others <= 0.0 {
-            return 0.0;
-        }
-        if mine <= 0.0 {
-            return 1.0;
-        }
-        match self {
-            Arrivals::Poisson => others / (others + mine),
-            Arrivals::Paced => (others / mine).min(1.0),
-        }
+/// The probability that others, touching the line `others` times a second
+/// in all, touched it between two touches of a CPU that touches it `mine`
+/// times a second, given how the touches fall in time: `a / (a + b)` for
+/// poisson arrivals (their rate a, mine b); `min(1, a / b)` evenly paced,
+/// as `contend run --rate` paces every thread at one rate.
+pub fn touched(arrivals: Arrivals, others: f64, mine: f64) -> f64 {
+    if others <= 0.0 {
+        return 0.0;
     }
-
-    /// `poisson` or `paced`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arrivals::Poisson => "poisson",
-            Arrivals::Paced => "paced",
-        }
+    if mine <= 0.0 {
+        return 1.0;
     }
-}
-
-impl fmt::Display for Arrivals {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Arrivals {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "poisson" => Ok(Arrivals::Poisson),
-            "paced" => Ok(Arrivals::Paced),
-            _ => Err(format!("\"{s}\" is not poisson or paced")),
-        }
+    match arrivals {
+        Arrivals::Poisson => others / (others + mine),
+        Arrivals::Paced => (others / mine).min(1.0),
     }
 }
 
@@ -325,13 +284,13 @@ impl Lines {
                 // update that did not publish, when another writer wrote
                 // since), other writers', reader threads'.
                 let own = if k > 0 {
-                    (1.0 - f) * arrivals.touched((n - 1.0) * p, q_w)
+                    (1.0 - f) * touched(arrivals, (n - 1.0) * p, q_w)
                 } else {
                     0.0
                 };
                 let foreign_writers = if k > 0 { nw - n } else { 0.0 };
-                let foreign = arrivals.touched(publishes, q_w);
-                let thread = arrivals.touched(publishes, q_r);
+                let foreign = touched(arrivals, publishes, q_w);
+                let thread = touched(arrivals, publishes, q_r);
                 let own_fetches = n * q_w * own;
                 let foreign_fetches =
                     foreign_writers * q_w * foreign + self.reader_threads as f64 * q_r * thread;
@@ -339,9 +298,9 @@ impl Lines {
                 // A write is followed by a queued read when some other
                 // CPU reads before the next write.
                 let foreign_reads = foreign_writers * q_w + self.reader_threads as f64 * q_r;
-                let first_reads = publishes * arrivals.touched(foreign_reads, publishes);
+                let first_reads = publishes * touched(arrivals, foreign_reads, publishes);
                 let others = (n - 1.0) * p + first_reads;
-                let h = arrivals.touched(others, p);
+                let h = touched(arrivals, others, p);
                 let write_transfers = publishes * h;
                 let (s_ww, s_rw) = (mean(&line.writer_pairs), mean(&line.read_pairs));
                 let (s_ww, s_read) = (s_ww.or(s_rw).unwrap_or(0.0), s_rw.or(s_ww).unwrap_or(0.0));

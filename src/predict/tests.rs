@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::topology::fixture;
+use crate::workload::{Arrivals, Regime};
 
 pub(super) fn lat(items: &[&str]) -> Latencies {
     let args: Vec<LatencyArg> = items.iter().map(|s| s.parse().unwrap()).collect();
@@ -215,7 +216,7 @@ fn the_check_predicts_each_repeat_at_its_canary() {
     // net cost of 20 ns: global predicts the mean canary, 25 ns.
     let mut run = crate::results::fixture_run();
     for s in &mut run.strategies {
-        s.rate = Some(1e3);
+        s.regime = Regime::paced(1e3);
         let sum = s.summary.as_mut().unwrap();
         sum.net_ns = crate::stats::Summary::of(&[18.0, 22.0]);
     }
@@ -294,7 +295,7 @@ fn a_sweep_of_one_series_has_one_knee_against_the_hand_worked_saturation() {
                 let mut run = base.clone();
                 run.strategies.truncate(1);
                 let s = &mut run.strategies[0];
-                s.rate = Some(rate);
+                s.regime = Regime::paced(rate);
                 s.summary.as_mut().unwrap().net_ns = crate::stats::Summary::of(&[net]);
                 run
             })

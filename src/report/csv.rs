@@ -6,6 +6,7 @@
 use super::{Document, Export, ExportError, Rendered};
 use crate::matrix::MatrixResults;
 use crate::results::{RunResults, SweepResults};
+use crate::workload::Regime;
 use serde::Serialize;
 
 /// matrix.csv's first header cell: rows are initiating CPUs, columns
@@ -78,20 +79,20 @@ fn run_csv(run: &RunResults) -> Result<Vec<u8>, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let floors = run.paced_floors.iter().map(|s| (s, true));
     for (s, is_floor) in run.strategies.iter().map(|s| (s, false)).chain(floors) {
-        let floor_ns = match s.rate {
-            None => run.floor.as_ref().map(|f| f.loop_ns.mean),
-            Some(rate) => run
-                .paced_floor(rate)
+        let floor_ns = match s.regime {
+            Regime::FlatOut => run.floor.as_ref().map(|f| f.loop_ns.mean),
+            paced => run
+                .paced_floor(paced)
                 .and_then(|f| Some(f.summary.as_ref()?.write_busy_ns?.mean)),
         };
         for r in &s.repeats {
-            let gross = match s.rate {
-                None => r.write_loop_ns,
-                Some(_) => r.write_busy_ns,
+            let gross = match s.regime {
+                Regime::FlatOut => r.write_loop_ns,
+                Regime::Paced { .. } => r.write_busy_ns,
             };
             w.serialize(RunRow {
                 strategy: &s.name,
-                rate: s.rate,
+                rate: s.regime.rate(),
                 floor: is_floor,
                 level: s.strategy.level.name(),
                 publish: s.strategy.publish.to_string(),
@@ -175,7 +176,7 @@ fn sweep_csv(sweep: &SweepResults) -> Result<Vec<u8>, csv::Error> {
             w.serialize(SweepRow {
                 threads: p.threads,
                 affinity: &p.affinity,
-                rate: p.rate,
+                rate: p.regime.rate(),
                 strategy: &s.name,
                 level: s.strategy.level.name(),
                 publish: s.strategy.publish.to_string(),

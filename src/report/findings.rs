@@ -5,8 +5,7 @@
 use crate::counter::PublishPolicy;
 use crate::results::{RunResults, StrategyResult};
 use crate::stats::NOISE_THRESHOLD_PCT;
-use crate::units::Unit;
-use crate::units::{cv_text, human};
+use crate::units::{Unit, cv_text, human, si};
 
 /// A coefficient of variation above this % on a run's lead measure makes
 /// the strategy too noisy to call.
@@ -17,7 +16,7 @@ pub const NOISY_CV_PCT: f64 = 10.0;
 /// [`NOISY_CV_PCT`]: too noisy to call; `None` otherwise.
 pub fn noisy_cv(s: &StrategyResult) -> Option<f64> {
     let summary = s.summary.as_ref()?;
-    let gross = if s.rate.is_some() {
+    let gross = if s.regime.is_paced() {
         summary.write_busy_ns
     } else {
         summary.write_loop_ns
@@ -161,13 +160,13 @@ pub fn run_findings(run: &RunResults) -> Vec<String> {
         ));
     }
     for f in &run.paced_floors {
-        let (Some(rate), Some(summary)) = (f.rate, f.summary.as_ref()) else {
+        let Some(summary) = f.summary.as_ref() else {
             continue;
         };
         if let (Some(busy), Some(share)) = (summary.write_busy_ns, summary.cpu_share_pct) {
             lines.push(format!(
-                "paced floor at {}/s: busy {:.1} ns/op ±{:.1}%, CPU share {:.3}% (the same paced loop on the same CPUs with no shared write, its {} repeats interleaved with the strategies'; a strategy's busy ns/op and CPU share less these are its net figures)",
-                human(rate, Unit::PerSecond),
+                "paced floor ({}): busy {:.1} ns/op ±{:.1}%, CPU share {:.3}% (the same paced loop on the same CPUs with no shared write, its {} repeats interleaved with the strategies'; a strategy's busy ns/op and CPU share less these are its net figures)",
+                f.regime,
                 busy.mean,
                 busy.stddev_pct,
                 share.mean,
@@ -193,7 +192,8 @@ pub fn run_findings(run: &RunResults) -> Vec<String> {
             disagree.join(", ")
         ));
     }
-    if let Some(rate) = run.config.rate {
+    if let Some(rate) = run.regime().rate() {
+        let rate = si(rate);
         let short: Vec<String> = run
             .strategies
             .iter()

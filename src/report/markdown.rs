@@ -48,11 +48,7 @@ pub fn run_markdown(run: &RunResults) -> String {
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(&run.config));
     out.push_str(&super::answer::markdown(&crate::answer::run_lines(run)));
     for view in run.regimes() {
-        let _ = writeln!(
-            out,
-            "\n### {}",
-            crate::answer::regime_name(view.config.rate)
-        );
+        let _ = writeln!(out, "\n### {}", view.regime());
         regime_markdown(&mut out, &view);
     }
     out.push('\n');
@@ -67,11 +63,7 @@ fn regime_markdown(out: &mut String, run: &RunResults) {
     let levels = unique(run.strategies.iter().map(level_of));
     let resolution_ns = 2.0 * run.config.timer_overhead_ns;
     for m in table_measures(run) {
-        let _ = writeln!(
-            out,
-            "\n#### {}\n",
-            table_title(m, run.config.rate.is_some())
-        );
+        let _ = writeln!(out, "\n#### {}\n", table_title(m, run.regime().is_paced()));
         let mut header = vec!["policy".to_string()];
         header.extend(levels.iter().cloned());
         let rows: Vec<Row> = unique(run.strategies.iter().map(|s| labels.label(s)))
@@ -124,7 +116,7 @@ pub fn sweep_markdown(sweep: &SweepResults) -> String {
     let labels = RowLabels::new(all());
     let levels = unique(all().map(level_of));
     let resolution_ns = 2.0 * first.results.config.timer_overhead_ns;
-    let rated = sweep.points.iter().any(|p| p.rate.is_some());
+    let rated = sweep.points.iter().any(|p| p.regime.is_paced());
     for m in shown_measures(all(), rated) {
         let _ = writeln!(out, "\n### {}\n", m.title);
         let mut header = vec!["threads".to_string(), "affinity".to_string()];
@@ -139,7 +131,7 @@ pub fn sweep_markdown(sweep: &SweepResults) -> String {
             for row in unique(strategies.iter().map(|s| labels.label(s))) {
                 let mut line = vec![p.threads.to_string(), p.affinity.clone()];
                 if rated {
-                    line.push(p.rate.map_or("max".to_string(), |r| r.to_string()));
+                    line.push(p.regime.rate().map_or("max".to_string(), |r| r.to_string()));
                 }
                 line.push(row.clone());
                 let values = level_values(strategies, &levels, m, |s| labels.label(s) == row);

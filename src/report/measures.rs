@@ -93,7 +93,7 @@ pub fn shown_measures<'a>(
 /// read side after every update runs exactly as often as updates, so its
 /// ops/s would repeat updates/s row for row).
 pub fn table_measures(run: &RunResults) -> Vec<&'static Measure> {
-    shown_measures(run.strategies.iter(), run.config.rate.is_some())
+    shown_measures(run.strategies.iter(), run.regime().is_paced())
         .into_iter()
         .filter(|m| !repeats_updates(run, m))
         .collect()

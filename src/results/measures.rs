@@ -4,6 +4,7 @@
 use super::{StrategyResult, StrategySummary};
 use crate::stats::Summary;
 use crate::units::Unit;
+use crate::workload::Regime;
 
 /// One measure of a strategy's summary, as the text table, the Markdown
 /// tables and `contend compare` show it.
@@ -112,13 +113,13 @@ pub const THROUGHPUT_NS: [Measure; 3] = [
 ];
 
 /// The one figure for the cost of an update in a regime, which compare,
-/// charts, report.html and verdicts use: ns/op from throughput flat out
-/// (`rate` `None`), net busy ns per update when paced. Sampled latencies
-/// are never it: a fenced sample perturbs a hammering writer.
-pub fn cost_measure(rate: Option<f64>) -> &'static Measure {
-    match rate {
-        None => &THROUGHPUT_NS[0],
-        Some(_) => &PACED[0],
+/// charts, report.html and verdicts use: ns/op from throughput flat out,
+/// net busy ns per update when paced. Sampled latencies are never it: a
+/// fenced sample perturbs a hammering writer.
+pub fn cost_measure(regime: Regime) -> &'static Measure {
+    match regime {
+        Regime::FlatOut => &THROUGHPUT_NS[0],
+        Regime::Paced { .. } => &PACED[0],
     }
 }
 

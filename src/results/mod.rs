@@ -19,7 +19,7 @@ use crate::placement::Placement;
 use crate::provenance::Provenance;
 use crate::stats::{LatencySummary, Summary};
 use crate::topology::Topology;
-use crate::workload::Role;
+use crate::workload::{Regime, Role};
 use serde::{Deserialize, Serialize};
 
 /// Version of the run.json layout; bumped on incompatible changes. 2:
@@ -65,15 +65,17 @@ pub struct RunConfig {
     pub reader_cpus: Vec<u32>,
     /// Writers run the read side every this many updates (0 = never).
     pub read_every: u32,
-    /// Operations per second per thread of the paced regime (`None`: the
-    /// run has none). In a view of one regime ([`RunResults::regimes`]),
-    /// that regime's rate.
+    /// The first paced regime's rate, ops/s per thread (`None`: the run
+    /// has none): what files of schemas 1 and 2, which measured one
+    /// regime, hold instead of `rates`. Written for readers of the JSON;
+    /// read only to fill `rates` of such files.
     pub rate: Option<f64>,
-    /// Every regime the run measured, interleaved, in order: `None` =
-    /// hammer (no cap), `Some(r)` = paced at r ops/s per thread. Filled
-    /// from `rate` for files written before it was recorded.
+    /// Every regime the run measured, interleaved, in order (`null` = flat
+    /// out, a number = paced at that rate). Filled from `rate` for files
+    /// written before it was recorded; a view of one regime
+    /// ([`RunResults::regimes`]) holds that regime alone.
     #[serde(default)]
-    pub rates: Vec<Option<f64>>,
+    pub rates: Vec<Regime>,
     /// Measured time of each repeat, seconds.
     pub repeat_duration_s: f64,
     /// Warm-up before each repeat, seconds.
@@ -368,9 +370,10 @@ pub struct StrategyResult {
     pub strategy: Strategy,
     /// `strategy.name()`, for readers of the JSON.
     pub name: String,
-    /// The regime: ops/s per thread it was paced at, `None` = hammer.
-    #[serde(default)]
-    pub rate: Option<f64>,
+    /// The regime it was measured in (the file's `rate`: ops/s per
+    /// thread, or `null` flat out).
+    #[serde(default, rename = "rate")]
+    pub regime: Regime,
     /// Every slot's owner and verified node.
     pub slots: Vec<SlotInfo>,
     /// Positions one read of the counter examines, as counted by walking
@@ -400,6 +403,18 @@ pub struct StrategyResult {
     /// without a target).
     #[serde(default)]
     pub converged: Option<bool>,
+}
+
+impl StrategyResult {
+    /// Its name, with its regime when paced (`global/always/pad128 paced
+    /// at 22.0k/s per thread`): how a list of several regimes' strategies
+    /// names one.
+    pub fn label(&self) -> String {
+        match self.regime {
+            Regime::FlatOut => self.name.clone(),
+            paced => format!("{} {paced}", self.name),
+        }
+    }
 }
 
 /// A whole `contend run`: run.json.
@@ -493,9 +508,10 @@ pub struct SweepPoint {
     /// thread on node N), as in the table of Daniel Jordan's profiles on
     /// LKML (seed 002, docs/seeds.md).
     pub affinity: String,
-    /// Offered ops/s per thread (`--rates`); `None` = hammer, no cap.
-    #[serde(default)]
-    pub rate: Option<f64>,
+    /// The regime (`--rates`; the file's `rate`: ops/s per thread, or
+    /// `null` flat out).
+    #[serde(default, rename = "rate")]
+    pub regime: Regime,
     /// The run at this point.
     pub results: RunResults,
 }
@@ -519,7 +535,7 @@ impl SweepResults {
         let mut points: Vec<&SweepPoint> = self
             .points
             .iter()
-            .filter(|p| p.affinity == affinity && p.rate.is_none())
+            .filter(|p| p.affinity == affinity && !p.regime.is_paced())
             .collect();
         points.sort_by_key(|p| p.threads);
         points

@@ -3,90 +3,102 @@
 //! chart and verdict is drawn from.
 
 use super::{RunResults, StrategyResult};
+use crate::workload::Regime;
 
 impl RunResults {
-    /// Every regime of the run, in order (`None` = hammer).
-    pub fn rates(&self) -> Vec<Option<f64>> {
+    /// Every regime of the run, in order.
+    pub fn rates(&self) -> Vec<Regime> {
         if self.config.rates.is_empty() {
-            vec![self.config.rate]
+            vec![legacy_regime(self.config.rate)]
         } else {
             self.config.rates.clone()
         }
     }
 
+    /// The regime of a view of one regime ([`RunResults::regimes`]): the
+    /// first of the run's.
+    pub fn regime(&self) -> Regime {
+        self.rates()[0]
+    }
+
     /// Fills what files written before several regimes were recorded
-    /// lack: the run's one regime, and each strategy's rate.
+    /// lack: the run's one regime, and each strategy's.
     pub fn fill_rates(&mut self) {
         if self.config.rates.is_empty() {
-            self.config.rates = vec![self.config.rate];
+            let regime = legacy_regime(self.config.rate);
+            self.config.rates = vec![regime];
             self.config.sample_every_by_rate = vec![self.config.sample_every];
             for s in &mut self.strategies {
-                s.rate = self.config.rate;
+                s.regime = regime;
             }
         }
     }
 
     /// The run as one view per regime, in order: each holds that regime's
-    /// strategies and floor, with `config.rate` its rate and
-    /// `config.rates` that rate alone. A run of one regime is one view,
-    /// equal to itself. Every table, chart and verdict of one regime is
-    /// drawn from such a view.
+    /// strategies and floor, with `config.rates` that regime alone. A run
+    /// of one regime is one view, equal to itself. Every table, chart and
+    /// verdict of one regime is drawn from such a view.
     pub fn regimes(&self) -> Vec<RunResults> {
         self.rates()
             .into_iter()
-            .map(|rate| {
+            .map(|regime| {
                 let mut view = RunResults {
                     strategies: self
                         .strategies
                         .iter()
-                        .filter(|s| s.rate == rate)
+                        .filter(|s| s.regime == regime)
                         .cloned()
                         .collect(),
                     paced_floors: self
                         .paced_floors
                         .iter()
-                        .filter(|s| s.rate == rate)
+                        .filter(|s| s.regime == regime)
                         .cloned()
                         .collect(),
-                    floor: if rate.is_none() {
-                        self.floor.clone()
-                    } else {
+                    floor: if regime.is_paced() {
                         None
+                    } else {
+                        self.floor.clone()
                     },
                     ..self.clone()
                 };
                 let cfg = &mut view.config;
-                if let Some(i) = cfg.rates.iter().position(|r| *r == rate) {
+                if let Some(i) = cfg.rates.iter().position(|r| *r == regime) {
                     cfg.sample_every = cfg
                         .sample_every_by_rate
                         .get(i)
                         .copied()
                         .unwrap_or(cfg.sample_every);
                 }
-                cfg.rate = rate;
-                cfg.rates = vec![rate];
+                cfg.rates = vec![regime];
                 cfg.sample_every_by_rate = vec![cfg.sample_every];
                 view
             })
             .collect()
     }
 
-    /// The paced floor of `rate`, if the run measured one.
-    pub fn paced_floor(&self, rate: f64) -> Option<&StrategyResult> {
-        self.paced_floors.iter().find(|f| f.rate == Some(rate))
+    /// The paced floor of `regime`, if the run measured one.
+    pub fn paced_floor(&self, regime: Regime) -> Option<&StrategyResult> {
+        self.paced_floors.iter().find(|f| f.regime == regime)
     }
+}
+
+/// The one regime of a file of schema 1 or 2: its `rate`, evenly paced.
+fn legacy_regime(rate: Option<f64>) -> Regime {
+    rate.map_or(Regime::FlatOut, Regime::paced)
 }
 
 #[cfg(test)]
 mod tests {
     use crate::results::fixture_run;
+    use crate::workload::Regime;
 
     #[test]
     fn a_run_splits_into_one_view_per_regime_and_old_files_get_theirs() {
         // The fixture is a schema-2 hammer run: after reading, one regime.
         let mut run = fixture_run();
-        assert_eq!(run.config.rates, [None]);
-        assert!(run.strategies.iter().all(|s| s.rate.is_none()));
+        assert_eq!(run.config.rates, [Regime::FlatOut]);
+        assert!(run.strategies.iter().all(|s| s.regime == Regime::FlatOut));
         let views = run.regimes();
         assert_eq!(views.len(), 1);
         assert_eq!(views[0], run);
@@ -94,27 +106,33 @@ mod tests {
         // paced floor and its sampling.
         let mut paced = run.strategies.clone();
         for s in &mut paced {
-            s.rate = Some(22e3);
+            s.regime = Regime::SEED;
         }
         let mut floor = paced[0].clone();
         floor.name = "global/never/pad128".into();
         run.strategies.extend(paced);
         run.paced_floors.push(floor);
-        run.config.rates = vec![None, Some(22e3)];
+        run.config.rates = vec![Regime::FlatOut, Regime::SEED];
         run.config.sample_every_by_rate = vec![1024, 4];
         let views = run.regimes();
         assert_eq!(views.len(), 2);
         let (flat, at) = (&views[0], &views[1]);
-        assert_eq!((flat.config.rate, at.config.rate), (None, Some(22e3)));
+        assert_eq!(
+            (flat.regime(), at.regime()),
+            (Regime::FlatOut, Regime::SEED)
+        );
         assert_eq!(
             (flat.config.sample_every, at.config.sample_every),
             (1024, 4)
         );
         assert_eq!((flat.strategies.len(), at.strategies.len()), (2, 2));
-        assert!(at.strategies.iter().all(|s| s.rate == Some(22e3)));
+        assert!(at.strategies.iter().all(|s| s.regime == Regime::SEED));
         assert!(flat.floor.is_some() && at.floor.is_none());
         assert_eq!((flat.paced_floors.len(), at.paced_floors.len()), (0, 1));
-        assert_eq!(run.paced_floor(22e3).unwrap().name, "global/never/pad128");
-        assert!(run.paced_floor(1e6).is_none());
+        assert_eq!(
+            run.paced_floor(Regime::SEED).unwrap().name,
+            "global/never/pad128"
+        );
+        assert!(run.paced_floor(Regime::paced(1e6)).is_none());
     }
 }

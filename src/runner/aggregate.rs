@@ -4,7 +4,7 @@
 use crate::counter::PublishStats;
 use crate::results::{RepeatResult, Staleness, StrategySummary};
 use crate::stats::{LatencySummary, Summary};
-use crate::workload::{Role, StalenessSamples, ThreadReport, new_histogram};
+use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
 
 /// What [`repeat_result`] needs besides the thread reports.
 #[derive(Debug, Clone, Default)]
@@ -18,8 +18,8 @@ pub struct RepeatContext {
     pub final_sum: i64,
     /// Nanoseconds per timer tick.
     pub ns_per_tick: f64,
-    /// Operations per second per thread asked for (`--rate`).
-    pub rate: Option<f64>,
+    /// The regime the repeat ran in (its rate per thread, paced).
+    pub regime: Regime,
 }
 
 /// Turns one repeat's thread reports into its numbers.
@@ -80,7 +80,7 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
             Some(100.0 * busy_s(r)? / s)
         })
         .collect();
-    let achieved_rate_min_pct = ctx.rate.and_then(|rate| {
+    let achieved_rate_min_pct = ctx.regime.rate().and_then(|rate| {
         reports
             .iter()
             .filter(measured)
@@ -302,7 +302,7 @@ mod tests {
             slot_nodes: vec![0, 0],
             final_sum,
             ns_per_tick,
-            rate: None,
+            regime: Regime::FlatOut,
         }
     }
 
@@ -400,7 +400,7 @@ mod tests {
         b.waited_s = 0.45; // busy 0.05 s for 950 updates
         b.missed_slots = 50;
         let mut c = ctx(10, 1.0);
-        c.rate = Some(2000.0);
+        c.regime = Regime::paced(2000.0);
         let r = repeat_result(0, &[a, b], &c);
         // (0.1 + 0.05) s busy over 1950 updates.
         assert!((r.write_busy_ns - 0.15e9 / 1950.0).abs() < 1e-6);

@@ -10,7 +10,7 @@ use crate::counter::{
 };
 use crate::results::{HarnessFloor, Strategy, StrategyResult};
 use crate::stats::Summary;
-use crate::workload::{RepeatOutcome, run_repeat};
+use crate::workload::{Regime, RepeatOutcome, run_repeat};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -48,7 +48,7 @@ pub fn measure_floor(
         home: SlotHome::Local,
         node_iter: NodeIter::Compact,
     };
-    let mut spec = plan.repeat_spec(PublishPolicy::NEVER, ClockKind::Tsc, None);
+    let mut spec = plan.repeat_spec(PublishPolicy::NEVER, ClockKind::Tsc, Regime::FlatOut);
     spec.warmup = FLOOR_WARMUP;
     spec.duration = plan.repeat_duration().min(FLOOR_INTERVAL);
     let mut loop_ns = Vec::with_capacity(FLOOR_RUNS);
@@ -78,21 +78,21 @@ pub fn fill_net(
     floor: Option<&HarnessFloor>,
     paced_floors: &[StrategyResult],
 ) {
-    let rate = result.rate;
+    let regime = result.regime;
     let Some(summary) = result.summary.as_mut() else {
         return;
     };
-    match rate {
-        None => {
+    match regime {
+        Regime::FlatOut => {
             summary.net_ns = summary
                 .write_loop_ns
                 .zip(floor)
                 .map(|(ns, f)| ns.less(&f.loop_ns));
         }
-        Some(r) => {
+        Regime::Paced { .. } => {
             let base = paced_floors
                 .iter()
-                .find(|f| f.rate == Some(r))
+                .find(|f| f.regime == regime)
                 .and_then(|f| f.summary.as_ref());
             summary.net_ns = summary
                 .write_busy_ns
@@ -114,9 +114,9 @@ mod tests {
 
     /// The fixture's first strategy at `rate`, its busy ns and CPU share
     /// per repeat as given.
-    fn paced(rate: Option<f64>, busy: &[f64], share: &[f64]) -> StrategyResult {
+    fn paced(regime: Regime, busy: &[f64], share: &[f64]) -> StrategyResult {
         let mut s = crate::results::fixture_run().strategies[0].clone();
-        s.rate = rate;
+        s.regime = regime;
         let mut summary = s.summary.clone().unwrap();
         summary.write_busy_ns = Summary::of(busy);
         summary.cpu_share_pct = Summary::of(share);
@@ -131,10 +131,10 @@ mod tests {
     fn a_paced_strategy_pays_its_busy_time_less_the_paced_floor_at_its_rate() {
         // At 22k/s: busy 130 and 134 ns against the floor's 100 and 102;
         // CPU share 0.29 and 0.30% against 0.22 and 0.22%.
-        let mut s = paced(Some(22e3), &[130.0, 134.0], &[0.29, 0.30]);
+        let mut s = paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]);
         let floors = [
-            paced(Some(1e6), &[10.0, 10.0], &[1.0, 1.0]),
-            paced(Some(22e3), &[100.0, 102.0], &[0.22, 0.22]),
+            paced(Regime::paced(1e6), &[10.0, 10.0], &[1.0, 1.0]),
+            paced(Regime::SEED, &[100.0, 102.0], &[0.22, 0.22]),
         ];
         fill_net(&mut s, None, &floors);
         let summary = s.summary.unwrap();
@@ -145,27 +145,27 @@ mod tests {
         let share = summary.net_cpu_share_pct.unwrap();
         assert!((share.mean - 0.075).abs() < 1e-9, "{share:?}");
         // No paced floor at that rate: no net figure, not the gross one.
-        let mut s = paced(Some(5e3), &[130.0, 134.0], &[0.29, 0.30]);
+        let mut s = paced(Regime::paced(5e3), &[130.0, 134.0], &[0.29, 0.30]);
         fill_net(&mut s, None, &floors);
         assert_eq!(s.summary.unwrap().net_ns, None);
     }
 
     #[test]
     fn a_hammer_strategy_pays_its_loop_time_less_the_hammer_floor() {
-        let mut s = paced(None, &[1.0, 1.0], &[100.0, 100.0]);
+        let mut s = paced(Regime::FlatOut, &[1.0, 1.0], &[100.0, 100.0]);
         s.summary.as_mut().unwrap().write_loop_ns = Summary::of(&[20.0, 24.0]);
         let floor = HarnessFloor {
             cpu: 0,
             loop_ns: Summary::of(&[6.0, 6.0, 6.0]).unwrap(),
         };
         // The paced floors do not apply to a hammer strategy.
-        let floors = [paced(Some(22e3), &[100.0, 102.0], &[0.2, 0.2])];
+        let floors = [paced(Regime::SEED, &[100.0, 102.0], &[0.2, 0.2])];
         fill_net(&mut s, Some(&floor), &floors);
         let summary = s.summary.unwrap();
         assert_eq!(summary.net_ns.unwrap().mean, 16.0);
         assert_eq!(summary.net_cpu_share_pct, None);
         // No floor measured: no net figure.
-        let mut s = paced(None, &[1.0], &[100.0]);
+        let mut s = paced(Regime::FlatOut, &[1.0], &[100.0]);
         fill_net(&mut s, None, &floors);
         assert_eq!(s.summary.unwrap().net_ns, None);
     }
@@ -177,7 +177,7 @@ mod tests {
         let mut request = plan::example_request();
         request.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
-        request.rates = vec![None, Some(20e3)];
+        request.rates = vec![Regime::FlatOut, Regime::paced(20e3)];
         // 50 ms repeats after 10 ms of warm-up: a thousand paced updates,
         // and a thread that starts late on a busy machine still sees the
         // interval.
@@ -202,10 +202,13 @@ mod tests {
         // The paced floor is kept apart from the strategies, with its rate.
         assert_eq!(run.paced_floors.len(), 1);
         let floor = &run.paced_floors[0];
-        assert_eq!((floor.rate, floor.repeats.len()), (Some(20e3), 2));
+        assert_eq!(
+            (floor.regime, floor.repeats.len()),
+            (Regime::paced(20e3), 2)
+        );
         assert!(floor.repeats.iter().all(|r| r.publishes == 0 && r.exact));
-        let rates: Vec<Option<f64>> = run.strategies.iter().map(|s| s.rate).collect();
-        assert_eq!(rates, [None, Some(20e3)]);
+        let rates: Vec<Regime> = run.strategies.iter().map(|s| s.regime).collect();
+        assert_eq!(rates, [Regime::FlatOut, Regime::paced(20e3)]);
         // Each regime's net figure is against its own floor.
         let (flat, paced) = (&run.strategies[0], &run.strategies[1]);
         let net = |s: &StrategyResult| s.summary.as_ref().unwrap().net_ns.unwrap().mean;
@@ -218,6 +221,6 @@ mod tests {
         assert!(paced.summary.as_ref().unwrap().net_cpu_share_pct.is_some());
         // Sampling follows the regime: 1 in 1024 flat out, 1 in 2 at 20k/s.
         assert_eq!(run.config.sample_every_by_rate, [1024, 2]);
-        assert_eq!(plan.sampling(Some(20e3)).every(), 2);
+        assert_eq!(plan.sampling(Regime::paced(20e3)).every(), 2);
     }
 }

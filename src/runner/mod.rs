@@ -14,7 +14,7 @@ pub mod sweep;
 
 pub use plan::{
     DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, PoolSize,
-    PoolSizeError, RateError, RunRequest, StrategyChoice, parse_rate, plan,
+    PoolSizeError, RunRequest, StrategyChoice, plan,
 };
 pub use pools::{Pools, pools};
 
@@ -27,7 +27,7 @@ use crate::results::{
 };
 use crate::stats::Summary;
 use crate::topology::{CpuList, Topology};
-use crate::workload::{RepeatOutcome, RepeatSpec, Role, Sampling, run_repeat};
+use crate::workload::{Regime, RepeatOutcome, RepeatSpec, Role, Sampling, run_repeat};
 use aggregate::{RepeatContext, repeat_result, strategy_summary};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -52,14 +52,14 @@ pub struct RunPlan {
 
 impl RunPlan {
     /// One repeat of a strategy with publish policy `policy` reading
-    /// `clock` in the regime `rate` (`None` = hammer): every other setting
+    /// `clock` in `regime`: every other setting
     /// from the plan. Every repeat replays the same load tables (the seed
     /// does not change between repeats).
     pub fn repeat_spec(
         &self,
         policy: PublishPolicy,
         clock: ClockKind,
-        rate: Option<f64>,
+        regime: Regime,
     ) -> RepeatSpec {
         let cfg = &self.config;
         RepeatSpec {
@@ -68,8 +68,8 @@ impl RunPlan {
             tsc_hz: self.provenance.tsc_hz,
             read_every: cfg.read_every,
             timer: self.timer(),
-            sampling: self.sampling(rate),
-            rate,
+            sampling: self.sampling(regime),
+            regime,
             seed: cfg.seed,
             warmup: self.warmup(),
             duration: self.repeat_duration(),
@@ -82,14 +82,14 @@ impl RunPlan {
         Timer::of_kind(self.config.timer, self.provenance.tsc_hz)
     }
 
-    /// Which operations are timed in the regime `rate`, with the timer
-    /// overhead to subtract.
-    pub fn sampling(&self, rate: Option<f64>) -> Sampling {
+    /// Which operations are timed in `regime`, with the timer overhead to
+    /// subtract.
+    pub fn sampling(&self, regime: Regime) -> Sampling {
         let cfg = &self.config;
         let every = cfg
             .rates
             .iter()
-            .position(|r| *r == rate)
+            .position(|r| *r == regime)
             .and_then(|i| cfg.sample_every_by_rate.get(i))
             .copied()
             .unwrap_or(cfg.sample_every);
@@ -110,7 +110,7 @@ impl RunPlan {
     /// and each paced regime's floor.
     pub fn entries(&self) -> usize {
         let rates = &self.config.rates;
-        self.strategies.len() * rates.len() + rates.iter().flatten().count()
+        self.strategies.len() * rates.len() + rates.iter().filter(|r| r.is_paced()).count()
     }
 }
 
@@ -155,10 +155,10 @@ pub fn execute(
             clock_costs.push((c, clock_read_cost(c, plan.provenance.tsc_hz)));
         }
     }
-    let entry = |s: &Strategy, rate: Option<f64>| StrategyResult {
+    let entry = |s: &Strategy, regime: Regime| StrategyResult {
         strategy: *s,
         name: s.name(),
-        rate,
+        regime,
         slots: Vec::new(),
         read_steps: None,
         slot_stride_bytes: None,
@@ -175,18 +175,18 @@ pub fn execute(
     // floor first among them.
     let mut results: Vec<StrategyResult> = Vec::new();
     let mut is_floor: Vec<bool> = Vec::new();
-    for &rate in &cfg.rates {
-        if rate.is_some() {
-            results.push(entry(&floor::PACED_FLOOR, rate));
+    for &regime in &cfg.rates {
+        if regime.is_paced() {
+            results.push(entry(&floor::PACED_FLOOR, regime));
             is_floor.push(true);
         }
         for s in &plan.strategies {
-            results.push(entry(s, rate));
+            results.push(entry(s, regime));
             is_floor.push(false);
         }
     }
     let mut notes = plan.notes.clone();
-    let floor = if cfg.rates.contains(&None) {
+    let floor = if cfg.rates.contains(&Regime::FlatOut) {
         floor::measure_floor(plan, interrupted)?
     } else {
         None
@@ -260,9 +260,9 @@ pub fn ci_half_width_pct(result: &StrategyResult) -> Option<f64> {
     let values: Vec<f64> = result
         .repeats
         .iter()
-        .map(|r| match result.rate {
-            Some(_) => r.write_busy_ns,
-            None => r.write_loop_ns,
+        .map(|r| match result.regime {
+            Regime::Paced { .. } => r.write_busy_ns,
+            Regime::FlatOut => r.write_loop_ns,
         })
         .collect();
     let s = Summary::of(&values).filter(|s| s.n > 1 && s.mean > 0.0)?;
@@ -333,7 +333,7 @@ fn one_repeat(
         .copied()
         .collect();
     let steal_before = interference::steal_ms(&measured);
-    let spec = plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), result.rate);
+    let spec = plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), result.regime);
     let reports = match run_repeat(
         &counter,
         &cfg.writer_cpus,
@@ -357,7 +357,7 @@ fn one_repeat(
         slot_nodes: cfg.writer_cpus.iter().map(|&c| slot_node(c)).collect(),
         final_sum: counter.read(),
         ns_per_tick: plan.timer().ns_per_tick(),
-        rate: result.rate,
+        regime: result.regime,
     };
     if repeat == 0 {
         result.slots = counter.slots().to_vec();
@@ -435,7 +435,7 @@ mod tests {
         // Paced, the interval is of busy ns/op (loop ns/op is the pacing
         // period): busy 10x the first strategy's figures, loop constant.
         let mut paced = run.strategies[0].clone();
-        paced.rate = Some(22e3);
+        paced.regime = Regime::SEED;
         for r in &mut paced.repeats {
             (r.write_busy_ns, r.write_loop_ns) = (10.0 * r.write_loop_ns, 45_454.5);
         }

@@ -11,6 +11,7 @@ use crate::placement::Placement;
 use crate::provenance::Provenance;
 use crate::results::{RunConfig, Strategy};
 use crate::topology::{CpuSpec, MemoryNodeError, SpecError, Topology};
+use crate::workload::Regime;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
@@ -31,11 +32,11 @@ pub const PACED_SAMPLES_PER_S: f64 = 10_000.0;
 
 /// One operation in how many is timed, a power of two (0 = none):
 /// `explicit` rounded up, else [`DEFAULT_SAMPLE_EVERY`] when hammering, or
-/// under a `rate` one in rate ÷ [`PACED_SAMPLES_PER_S`] (at least 1, at
+/// paced at a rate one in rate ÷ [`PACED_SAMPLES_PER_S`] (at least 1, at
 /// most the default), so a paced thread, idle most of the time, still
 /// gets enough samples for percentiles and staleness probes.
-pub fn sample_every(explicit: Option<u64>, rate: Option<f64>) -> u64 {
-    match (explicit, rate) {
+pub fn sample_every(explicit: Option<u64>, regime: Regime) -> u64 {
+    match (explicit, regime.rate()) {
         (Some(0), _) => 0,
         (Some(k), _) => k.next_power_of_two(),
         (None, None) => DEFAULT_SAMPLE_EVERY,
@@ -98,29 +99,6 @@ impl fmt::Display for PoolSize {
             PoolSize::Count(n) => write!(f, "{n}"),
             PoolSize::Percent(p) => write!(f, "{p}%"),
         }
-    }
-}
-
-/// A rate that does not parse or is not above zero.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "\"{0}\" is not a rate above 0 (operations per second per thread: 22000, 22k, 1.5M) or max (flat out)"
-)]
-pub struct RateError(String);
-
-/// Operations per second: a number with an optional `k` (10³), `M` (10⁶)
-/// or `G` (10⁹) suffix, above zero and finite.
-pub fn parse_rate(s: &str) -> Result<f64, RateError> {
-    let t = s.trim();
-    let (number, scale) = match t.chars().last() {
-        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
-        Some('M') => (&t[..t.len() - 1], 1e6),
-        Some('G') => (&t[..t.len() - 1], 1e9),
-        _ => (t, 1.0),
-    };
-    match number.parse::<f64>() {
-        Ok(v) if v > 0.0 && (v * scale).is_finite() => Ok(v * scale),
-        _ => Err(RateError(s.to_string())),
     }
 }
 
@@ -202,9 +180,8 @@ pub struct RunRequest {
     pub target_ci_pct: Option<f64>,
     /// Time budget of the run for extra repeats.
     pub max_time: Duration,
-    /// The regimes to measure, interleaved in one run: `None` = hammer
-    /// (no cap), `Some(r)` = each thread paced at r ops/s. At least one.
-    pub rates: Vec<Option<f64>>,
+    /// The regimes to measure, interleaved in one run. At least one.
+    pub rates: Vec<Regime>,
     /// Seed of the writers' load walks.
     pub seed: u64,
     /// One operation in this many is timed (0 = none); `None` chooses
@@ -294,7 +271,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     if request.rates.is_empty() {
         return Err(PlanError::NoRates);
     }
-    let mut rates: Vec<Option<f64>> = Vec::new();
+    let mut rates: Vec<Regime> = Vec::new();
     for &r in &request.rates {
         if !rates.contains(&r) {
             rates.push(r);
@@ -364,7 +341,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         writer_cpus,
         reader_cpus,
         read_every: request.read_every,
-        rate: rates.iter().copied().flatten().next(),
+        rate: rates.iter().find_map(|r| r.rate()),
         rates,
         sample_every_by_rate: every_by_rate,
         repeat_duration_s: repeat_duration.as_secs_f64(),
@@ -417,7 +394,7 @@ pub(crate) fn example_request() -> RunRequest {
         repeats: 4,
         target_ci_pct: None,
         max_time: Duration::from_secs(1),
-        rates: vec![None],
+        rates: vec![Regime::FlatOut],
         seed: 1,
         sample_every: None,
         placement: Placement::Strict,
@@ -452,24 +429,13 @@ mod tests {
 
     #[test]
     fn paced_runs_sample_more_often() {
-        assert_eq!(sample_every(None, None), 1024);
-        assert_eq!(sample_every(Some(1000), Some(22_000.0)), 1024);
-        assert_eq!(sample_every(Some(0), Some(22_000.0)), 0);
-        assert_eq!(sample_every(None, Some(22_000.0)), 4); // 2.2 -> 3 -> 4
-        assert_eq!(sample_every(None, Some(1e6)), 128); // 100 -> 128
-        assert_eq!(sample_every(None, Some(5_000.0)), 1);
-        assert_eq!(sample_every(None, Some(1e9)), 1024);
-    }
-
-    #[test]
-    fn rates_take_suffixes() {
-        assert_eq!(parse_rate("22k"), Ok(22_000.0));
-        assert_eq!(parse_rate("1.5M"), Ok(1_500_000.0));
-        assert_eq!(parse_rate("250"), Ok(250.0));
-        assert_eq!(parse_rate("1G"), Ok(1e9));
-        for bad in ["0", "-5k", "k", "fast", "inf", "1e300G"] {
-            assert!(parse_rate(bad).is_err(), "{bad}");
-        }
+        assert_eq!(sample_every(None, Regime::FlatOut), 1024);
+        assert_eq!(sample_every(Some(1000), Regime::paced(22_000.0)), 1024);
+        assert_eq!(sample_every(Some(0), Regime::paced(22_000.0)), 0);
+        assert_eq!(sample_every(None, Regime::paced(22_000.0)), 4); // 2.2 -> 3 -> 4
+        assert_eq!(sample_every(None, Regime::paced(1e6)), 128); // 100 -> 128
+        assert_eq!(sample_every(None, Regime::paced(5_000.0)), 1);
+        assert_eq!(sample_every(None, Regime::paced(1e9)), 1024);
     }
 
     use crate::topology::fixture;

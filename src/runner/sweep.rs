@@ -9,6 +9,7 @@ use crate::counter::NodeIter;
 use crate::placement::Placement;
 use crate::results::{SCHEMA_VERSION, SweepPoint, SweepResults};
 use crate::topology::{CpuSpec, Topology};
+use crate::workload::Regime;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -66,28 +67,6 @@ impl fmt::Display for Affinity {
     }
 }
 
-/// One point of a sweep's rate axis: an offered rate per thread, or `max`
-/// (hammer: no cap).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OfferedRate(pub Option<f64>);
-
-impl FromStr for OfferedRate {
-    type Err = super::RateError;
-
-    fn from_str(s: &str) -> Result<Self, super::RateError> {
-        if s.trim() == "max" {
-            Ok(OfferedRate(None))
-        } else {
-            super::parse_rate(s).map(|r| OfferedRate(Some(r)))
-        }
-    }
-}
-
-/// The seed's realistic rate: on the 224-CPU Sapphire Rapids, 14M wakeups
-/// and 11M migrations in 5 s came to about 22,000 updates per second per
-/// CPU (see BACKGROUND.md).
-pub const SEED_RATE: f64 = 22_000.0;
-
 /// What `contend sweep` is asked to measure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepRequest {
@@ -96,9 +75,9 @@ pub struct SweepRequest {
     /// Affinity sets (`None`: unbound, plus every node with allowed CPUs
     /// when there are two or more).
     pub affinity: Option<Vec<Affinity>>,
-    /// Offered rates per thread (ops/s) at every thread count, in order;
-    /// `None` is hammer (no cap). `[None]` is a sweep without a rate axis.
-    pub rates: Vec<Option<f64>>,
+    /// The regimes at every thread count, in order; `[FlatOut]` is a
+    /// sweep without a rate axis.
+    pub rates: Vec<Regime>,
     /// The strategies at every point.
     pub strategies: StrategyChoice,
     /// Measured time per strategy at each point.
@@ -138,7 +117,7 @@ impl SweepRequest {
     /// The run of one point: `threads` writers from `writer_cpus`, each
     /// running the read side, with the sweep's strategies and timing;
     /// everything else at `contend run`'s defaults.
-    fn point_request(&self, threads: usize, writer_cpus: CpuSpec, rate: Option<f64>) -> RunRequest {
+    fn point_request(&self, threads: usize, writer_cpus: CpuSpec, regime: Regime) -> RunRequest {
         RunRequest {
             writers: Some(PoolSize::Count(threads)),
             readers: None,
@@ -153,7 +132,7 @@ impl SweepRequest {
             repeats: self.repeats,
             target_ci_pct: None,
             max_time: Duration::ZERO,
-            rates: vec![rate],
+            rates: vec![regime],
             seed: self.seed,
             sample_every: None,
             placement: self.placement,
@@ -163,26 +142,27 @@ impl SweepRequest {
 }
 
 /// One planned point: a whole run at one thread count, affinity set and
-/// offered rate.
+/// regime.
 #[derive(Debug, Clone)]
 pub struct PointPlan {
     /// Writer threads.
     pub threads: usize,
     /// `unbound` or `nodeN`.
     pub affinity: String,
-    /// Offered ops/s per thread; `None` = hammer.
-    pub rate: Option<f64>,
+    /// Flat out, or the rate per thread.
+    pub regime: Regime,
     /// The run.
     pub plan: RunPlan,
 }
 
 impl PointPlan {
-    /// `affinity × N threads` (and `@ R/s`), as progress lines and errors
-    /// name a point.
+    /// `affinity × N threads` (and `, paced at R/s per thread`), as
+    /// progress lines and errors name a point.
     pub fn label(&self) -> String {
-        match self.rate {
-            None => format!("{} × {} threads", self.affinity, self.threads),
-            Some(r) => format!("{} × {} threads @ {r}/s", self.affinity, self.threads),
+        let threads = format!("{} × {} threads", self.affinity, self.threads);
+        match self.regime {
+            Regime::FlatOut => threads,
+            paced => format!("{threads}, {paced}"),
         }
     }
 }
@@ -247,9 +227,9 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
         }
         counts.sort_unstable();
         for threads in counts {
-            for &rate in &request.rates {
+            for &regime in &request.rates {
                 let run = plan(
-                    &request.point_request(threads, spec.clone(), rate),
+                    &request.point_request(threads, spec.clone(), regime),
                     topo.clone(),
                 )?;
                 for note in &run.notes {
@@ -260,7 +240,7 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
                 points.push(PointPlan {
                     threads,
                     affinity: affinity.to_string(),
-                    rate,
+                    regime,
                     plan: run,
                 });
             }
@@ -337,7 +317,7 @@ pub fn execute_sweep<E>(
             Ok(results) => sweep.points.push(SweepPoint {
                 threads: point.threads,
                 affinity: point.affinity.clone(),
-                rate: point.rate,
+                regime: point.regime,
                 results,
             }),
             Err(error) => {
@@ -365,7 +345,7 @@ mod tests {
         SweepRequest {
             threads: vec![PoolSize::Percent(100.0)],
             affinity,
-            rates: vec![None],
+            rates: vec![Regime::FlatOut],
             strategies: StrategyChoice {
                 levels: vec![crate::counter::ShardLevel::Global],
                 policies: vec!["always".parse().unwrap()],
@@ -490,43 +470,36 @@ mod tests {
         let topo = crate::topology::fixture("spr-2s-224");
         let mut req = request(None);
         req.threads = vec![PoolSize::Percent(50.0), PoolSize::Percent(100.0)];
-        req.rates = vec![Some(SEED_RATE), None];
+        req.rates = vec![Regime::SEED, Regime::FlatOut];
         let plan = plan_sweep(&req, &topo).unwrap();
-        let shape: Vec<(String, usize, Option<f64>)> = plan
+        let shape: Vec<(String, usize, Regime)> = plan
             .points
             .iter()
-            .map(|p| (p.affinity.clone(), p.threads, p.rate))
+            .map(|p| (p.affinity.clone(), p.threads, p.regime))
             .collect();
         let mut expect = Vec::new();
         for (set, cpus) in [("unbound", 224), ("node0", 112), ("node1", 112)] {
             for threads in [cpus / 2, cpus] {
-                for rate in [Some(22_000.0), None] {
-                    expect.push((set.to_string(), threads, rate));
+                for regime in [Regime::paced(22_000.0), Regime::FlatOut] {
+                    expect.push((set.to_string(), threads, regime));
                 }
             }
         }
         assert_eq!(shape, expect);
         // Each point's run is paced at its rate, and says so.
         for p in &plan.points {
-            assert_eq!(p.plan.config.rate, p.rate);
+            assert_eq!(p.plan.config.rates, [p.regime]);
             assert_eq!(p.plan.config.writer_cpus.len(), p.threads);
         }
-        assert_eq!(plan.points[0].label(), "unbound × 112 threads @ 22000/s");
+        assert_eq!(
+            plan.points[0].label(),
+            "unbound × 112 threads, paced at 22.0k/s per thread"
+        );
         assert_eq!(plan.points[1].label(), "unbound × 112 threads");
         // A paced point samples more often than a hammering one.
         assert_eq!(plan.points[0].plan.config.sample_every, 4);
         assert_eq!(plan.points[1].plan.config.sample_every, 1024);
         req.rates.clear();
         assert!(matches!(plan_sweep(&req, &topo), Err(PlanError::NoRates)));
-    }
-
-    #[test]
-    fn offered_rates_parse() {
-        assert_eq!("max".parse::<OfferedRate>(), Ok(OfferedRate(None)));
-        assert_eq!(
-            "22k".parse::<OfferedRate>(),
-            Ok(OfferedRate(Some(22_000.0)))
-        );
-        assert!("fast".parse::<OfferedRate>().is_err());
     }
 }

@@ -17,12 +17,13 @@ pub use plan::{
 
 use crate::matrix::{Home, MatrixRequest, MatrixResults, Mode, measure_matrix, plan_matrix};
 use crate::placement::Placement;
-use crate::predict::{self, Arrivals, Latencies, Layout, PredictRequest, PredictResults};
+use crate::predict::{self, Latencies, Layout, PredictRequest, PredictResults};
 use crate::provenance::Provenance;
 use crate::results::{RunResults, SweepResults};
 use crate::runner::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
 use crate::runner::{self, PoolSize, RunRequest};
 use crate::topology::{CpuSpec, Topology};
+use crate::workload::Arrivals;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -14,8 +14,8 @@
 
 use crate::matrix::{self, classify, select_pairs};
 use crate::runner::StrategyChoice;
-use crate::runner::sweep::SEED_RATE;
 use crate::topology::Topology;
+use crate::workload::{Regime, SEED_RATE};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -99,8 +99,8 @@ pub struct RunStage {
     pub writers: usize,
     /// Strategies.
     pub strategies: usize,
-    /// Regimes: `None` flat out, else updates/s per writer.
-    pub rates: Vec<Option<f64>>,
+    /// Regimes, interleaved.
+    pub rates: Vec<Regime>,
     /// Strategy × regime entries, with the paced floor and the harness
     /// floor.
     pub entries: usize,
@@ -129,7 +129,7 @@ pub struct SweepStage {
     /// Thread counts.
     pub threads: Vec<ThreadStep>,
     /// Regimes at each count.
-    pub rates: Vec<Option<f64>>,
+    pub rates: Vec<Regime>,
     /// Points (counts × regimes).
     pub points: usize,
     /// Strategy entries over all points, floors included.
@@ -306,7 +306,7 @@ pub fn plan_study(
             * round_trip_s;
     let matrix_est = pairs as f64 * per_pair + matrix::REFERENCE_ROUND_TRIPS as f64 * round_trip_s;
 
-    let run_rates = vec![None, Some(SEED_RATE)];
+    let run_rates = vec![Regime::FlatOut, Regime::SEED];
     let run_strategies = run_strategies().strategies().len();
     // Every strategy at each regime, the paced floor, the harness floor.
     let run_entries = run_strategies * run_rates.len() + 2;

@@ -1,14 +1,17 @@
 //! The work each thread does: load walks, the per-operation loops shared
-//! with `cargo bench`, timing and pacing, and one repeat's pinned pools.
+//! with `cargo bench`, timing, the regime (flat out or paced) and its
+//! pacing, and one repeat's pinned pools.
 
 mod load;
 mod mirror;
 mod pacer;
 mod pool;
+mod regime;
 mod work;
 
 pub use load::{LoadCursor, LoadWalk, MAX_LOAD, MAX_STEP, MIN_LOAD, START_LOAD, TABLE_LEN};
 pub use mirror::{Mirror, Probe, StalenessSamples};
 pub use pacer::Pacer;
 pub use pool::{RepeatOutcome, RepeatSpec, Role, ThreadReport, run_repeat};
+pub use regime::{Arrivals, ArrivalsError, RateError, Regime, SEED_RATE, parse_rate};
 pub use work::{Probing, ReaderWork, Sampling, Work, WriterWork, new_histogram};

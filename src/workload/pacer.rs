@@ -18,6 +18,7 @@
 //! stall as a wait (a transfer of 30 ns then read as 2-4 ns more busy
 //! time than no shared write at all).
 
+use super::Regime;
 use crate::clock::Timer;
 use std::time::Duration;
 
@@ -66,9 +67,11 @@ pub struct Pacer<T: Ticks = Timer> {
 }
 
 impl Pacer<Timer> {
-    /// A pacer for `rate` operations per second on `timer`.
-    pub fn new(timer: Timer, rate: f64) -> Self {
-        Pacer::with_ticks(timer, rate)
+    /// The pacer of `regime` on `timer`: `None` flat out; paced, one slot
+    /// per period at its rate (evenly spaced: the arrivals `contend run
+    /// --rate` measures).
+    pub fn of(timer: Timer, regime: Regime) -> Option<Self> {
+        regime.rate().map(|rate| Pacer::with_ticks(timer, rate))
     }
 }
 
@@ -315,7 +318,7 @@ mod tests {
 
     #[test]
     fn the_real_timer_paces_at_the_rate() {
-        let mut p = Pacer::new(Timer::Monotonic, 10_000.0); // every 100 us
+        let mut p = Pacer::of(Timer::Monotonic, Regime::paced(10_000.0)).unwrap(); // every 100 us
         let t0 = std::time::Instant::now();
         for _ in 0..101 {
             p.wait();

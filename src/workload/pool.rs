@@ -2,7 +2,7 @@
 //! barrier, warm up, count over the same measured interval, and stop.
 
 use super::work::{Probing, ReaderWork, Sampling, Work, WriterWork};
-use super::{LoadWalk, Mirror, StalenessSamples};
+use super::{LoadWalk, Mirror, Regime, StalenessSamples};
 use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, Timer, TscClock};
 use crate::counter::{PublishPolicy, PublishStats, ShardedCounter, Writer};
 use crate::placement::{PinnedThread, Placement, PlacementError, pin_current_thread};
@@ -44,8 +44,8 @@ pub struct RepeatSpec {
     pub timer: Timer,
     /// Which operations are timed.
     pub sampling: Sampling,
-    /// Operations per second per thread, if capped.
-    pub rate: Option<f64>,
+    /// Flat out, or paced at a rate per thread.
+    pub regime: Regime,
     /// Seed of the writers' load tables.
     pub seed: u64,
     /// Time run before counting starts.
@@ -284,10 +284,10 @@ impl WriterJob<'_> {
             spec.read_every,
             spec.timer,
             spec.sampling,
-            spec.rate,
+            spec.regime,
             self.probing,
         );
-        let (interval_s, involuntary_switches) = drive(self.ctl, spec.rate.is_some(), &mut work);
+        let (interval_s, involuntary_switches) = drive(self.ctl, spec.regime.is_paced(), &mut work);
         let (waited_s, missed_slots) = pacing(&work);
         let (updates, reads) = (work.updates(), work.reads());
         let w = work.writer_mut();
@@ -323,8 +323,8 @@ fn reader(
     ctl: &Control,
     pin: PinnedThread,
 ) -> ThreadReport {
-    let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, spec.rate, probing);
-    let (interval_s, involuntary_switches) = drive(ctl, spec.rate.is_some(), &mut work);
+    let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, spec.regime, probing);
+    let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut work);
     let (waited_s, missed_slots) = pacing(&work);
     ThreadReport {
         role: Role::Reader,
@@ -365,7 +365,7 @@ mod tests {
         ShardedCounter::new(layout, topo, writers, Placement::Strict).unwrap()
     }
 
-    fn spec(policy: &str, rate: Option<f64>) -> RepeatSpec {
+    fn spec(policy: &str, regime: Regime) -> RepeatSpec {
         RepeatSpec {
             policy: policy.parse().unwrap(),
             clock: ClockKind::Monotonic,
@@ -373,7 +373,7 @@ mod tests {
             read_every: 2,
             timer: Timer::Monotonic,
             sampling: Sampling::new(16, 0),
-            rate,
+            regime,
             seed: 3,
             warmup: Duration::from_millis(10),
             duration: Duration::from_millis(60),
@@ -394,7 +394,7 @@ mod tests {
         let (writers, readers) = (&cpus[..1], &cpus[cpus.len() - 1..]);
         let c = counter(&topo, writers);
         let stop = AtomicBool::new(false);
-        let s = spec("ratelimit:1ms", None);
+        let s = spec("ratelimit:1ms", Regime::FlatOut);
         let reports =
             done(run_repeat(&c, writers, readers, &topo.allowed_cpus, &s, &stop).unwrap());
         let roles: Vec<Role> = reports.iter().map(|r| r.role).collect();
@@ -443,7 +443,7 @@ mod tests {
         // 20k/s for 60 ms: at most about 1,200 updates (the lateness made
         // up at the start of the interval is under 1 ms, 20 slots); fewer
         // when the machine stalls the thread, as counted in missed slots.
-        let s = spec("always", Some(20_000.0));
+        let s = spec("always", Regime::paced(20_000.0));
         let reports = done(run_repeat(&c, writers, &[], &topo.allowed_cpus, &s, &stop).unwrap());
         let w = &reports[0];
         let secs = w.interval_s.unwrap();
@@ -467,7 +467,7 @@ mod tests {
         let writers = &cpus[..1];
         let c = counter(&topo, writers);
         let stop = AtomicBool::new(true);
-        let mut s = spec("always", None);
+        let mut s = spec("always", Regime::FlatOut);
         s.duration = Duration::from_secs(30);
         let t0 = Instant::now();
         let outcome = run_repeat(&c, writers, &[], &topo.allowed_cpus, &s, &stop).unwrap();
@@ -489,7 +489,7 @@ mod tests {
         // writer or a reader.
         let c = counter(&topo, &cpus[..1]);
         let stop = AtomicBool::new(false);
-        let mut s = spec("always", None);
+        let mut s = spec("always", Regime::FlatOut);
         s.duration = Duration::from_secs(12);
         for (writers, readers) in [(vec![cpus[0], 4000], vec![]), (vec![cpus[0]], vec![4000])] {
             let t0 = Instant::now();

@@ -4,7 +4,7 @@
 //! (`calc_group_shares`); a reader runs only the read side.
 
 use super::mirror::{Mirror, StalenessSamples};
-use super::{LoadWalk, Pacer};
+use super::{LoadWalk, Pacer, Regime};
 use crate::clock::{Clock, Timer};
 use crate::counter::{ShardedCounter, Writer, group_shares};
 use crate::workload::START_LOAD;
@@ -176,8 +176,8 @@ pub struct WriterWork<'c, C: Clock> {
 
 impl<'c, C: Clock> WriterWork<'c, C> {
     /// A writer loop around `writer`, its load walk, a read side every
-    /// `read_every` updates (0 = none), a timer, sampling, an optional
-    /// rate cap in operations per second, and optional staleness probing
+    /// `read_every` updates (0 = none), a timer, sampling, the regime
+    /// (paced: a pacer at its rate), and optional staleness probing
     /// (used only while sampling is on: it mirrors the writer's state
     /// after every update).
     #[allow(clippy::too_many_arguments)]
@@ -188,7 +188,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
         read_every: u32,
         timer: Timer,
         sampling: Sampling,
-        rate: Option<f64>,
+        regime: Regime,
         probing: Option<Probing<'c>>,
     ) -> Self {
         Self {
@@ -199,7 +199,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
             read_countdown: read_every,
             timer,
             sampling,
-            pacer: rate.map(|r| Pacer::new(timer, r)),
+            pacer: Pacer::of(timer, regime),
             probing: probing.filter(|_| sampling.every() != 0),
             since_probe: 0,
             reads: 0,
@@ -362,14 +362,14 @@ impl<'c> ReaderWork<'c> {
         counter: &'c ShardedCounter,
         timer: Timer,
         sampling: Sampling,
-        rate: Option<f64>,
+        regime: Regime,
         probing: Option<Probing<'c>>,
     ) -> Self {
         Self {
             counter,
             timer,
             sampling,
-            pacer: rate.map(|r| Pacer::new(timer, r)),
+            pacer: Pacer::of(timer, regime),
             probing: probing.filter(|_| sampling.every() != 0),
             since_probe: 0,
             reads: 0,
@@ -454,22 +454,28 @@ mod tests {
         every: u64,
         probing: Option<Probing<'c>>,
     ) -> WriterWork<'c, FakeClock> {
-        writer_loop(counter, read_every, Sampling::new(every, 0), None, probing)
+        writer_loop(
+            counter,
+            read_every,
+            Sampling::new(every, 0),
+            Regime::FlatOut,
+            probing,
+        )
     }
 
-    /// The same with any sampling and an optional rate.
+    /// The same with any sampling and regime.
     fn writer_loop<'c>(
         counter: &'c ShardedCounter,
         read_every: u32,
         sampling: Sampling,
-        rate: Option<f64>,
+        regime: Regime,
         probing: Option<Probing<'c>>,
     ) -> WriterWork<'c, FakeClock> {
         let writer = Writer::new(counter, 0, PublishPolicy::ALWAYS, FakeClock::default());
         let walk = LoadWalk::new(5, 0);
         let timer = Timer::Monotonic;
         WriterWork::new(
-            writer, counter, walk, read_every, timer, sampling, rate, probing,
+            writer, counter, walk, read_every, timer, sampling, regime, probing,
         )
     }
 
@@ -528,7 +534,7 @@ mod tests {
     fn the_timers_overhead_is_taken_off_every_sample() {
         let c = counter();
         // An overhead beyond any sample: every sample becomes 0 ticks.
-        let mut w = writer_loop(&c, 1, Sampling::new(1, u64::MAX / 2), None, None);
+        let mut w = writer_loop(&c, 1, Sampling::new(1, u64::MAX / 2), Regime::FlatOut, None);
         w.run_ops(100);
         assert_eq!((w.write_hist.len(), w.write_hist.max()), (100, 0));
         assert_eq!((w.read_hist.len(), w.read_hist.max()), (100, 0));
@@ -585,7 +591,7 @@ mod tests {
         let wide = ShardedCounter::new(layout, &spr, &cpus, Placement::Strict).unwrap();
         assert_eq!(wide.slots().len(), 224);
         let median_ns = |c: &ShardedCounter| {
-            let mut r = ReaderWork::new(c, timer, sampling, None, None);
+            let mut r = ReaderWork::new(c, timer, sampling, Regime::FlatOut, None);
             r.run_ops(20_000);
             r.read_hist.value_at_quantile(0.5) as f64 * timer.ns_per_tick()
         };
@@ -618,7 +624,7 @@ mod tests {
             &c,
             Timer::Monotonic,
             Sampling::new(4, 0),
-            None,
+            Regime::FlatOut,
             Some(probing),
         );
         r.run_ops(400);
@@ -638,9 +644,15 @@ mod tests {
     #[test]
     fn a_rate_gives_the_loop_a_pacer_that_holds_it_back() {
         let c = counter();
-        let mut r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), Some(1e4), None);
+        let mut r = ReaderWork::new(
+            &c,
+            Timer::Monotonic,
+            Sampling::off(),
+            Regime::paced(1e4),
+            None,
+        );
         assert!(r.pacer().is_some());
-        let mut w = writer_loop(&c, 0, Sampling::off(), Some(1e4), None);
+        let mut w = writer_loop(&c, 0, Sampling::off(), Regime::paced(1e4), None);
         // 21 operations at 10k/s: at least 20 periods of 100 µs waited.
         let t0 = std::time::Instant::now();
         w.run_ops(21);

@@ -12,12 +12,15 @@ use crate::results::{PACED, RunResults};
 /// The chart of `run`, a view of one paced regime, or `None` when no
 /// strategy recorded a net CPU share.
 pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
-    let rate = run.config.rate?;
+    let regime = run.regime();
+    if !regime.is_paced() {
+        return None;
+    }
     let measures = [
         ("net: less the paced floor", &PACED[1]),
         ("CPU share, harness included", &PACED[3]),
     ];
-    let x_desc = format!("% of each measured CPU busy at {rate}/s per thread");
+    let x_desc = format!("% of each measured CPU busy, {regime}");
     let header = Header::run("CPU share per strategy", run);
     let bars = Bars::of_measures(header, run, &measures, &x_desc)?;
     Some(bars.render())

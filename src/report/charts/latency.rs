@@ -79,7 +79,7 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let note = format!(
         "each point: mean over repeats of the timed operations; dashed: the timer's resolution, {} ns{}",
         num(resolution),
-        if run.config.rate.is_none() {
+        if !run.regime().is_paced() {
             "; flat out the fence perturbs a hammering writer: for the cost of an update read ns-per-op.svg"
         } else {
             ""

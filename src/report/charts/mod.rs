@@ -40,9 +40,9 @@ mod sweep;
 mod throughput;
 
 use super::{Document, DrawError, ExportError, Format};
-use crate::compare::regime_label;
 use crate::provenance::Provenance;
 use crate::results::{RunResults, SweepResults};
+use crate::workload::Regime;
 use axes::{
     Keyed, duration_label, log_span, log_ticks, num, padded, signed_span, whisker, zero_based,
 };
@@ -122,8 +122,12 @@ pub(super) fn sweep_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError
     let mut charts = sweep::charts(sweep)?;
     charts.extend(rates::charts(sweep)?);
     for p in &sweep.points {
-        let rate = p.rate.map_or(String::new(), |r| format!("-r{r}"));
-        let prefix = format!("point-{}-t{}{rate}-", file_safe(&p.affinity), p.threads);
+        let prefix = format!(
+            "point-{}-t{}{}-",
+            file_safe(&p.affinity),
+            p.threads,
+            regime_suffix(p.regime)
+        );
         // A point is one regime, its rate already in the prefix.
         charts.extend(regime_charts(&p.results, &prefix, "")?);
     }
@@ -138,19 +142,15 @@ pub(super) type Chart = (String, String);
 pub(super) fn run_charts(run: &RunResults, prefix: &str) -> Result<Vec<Chart>, DrawError> {
     let mut charts = Vec::new();
     for view in run.regimes() {
-        charts.extend(regime_charts(
-            &view,
-            prefix,
-            &regime_suffix(view.config.rate),
-        )?);
+        charts.extend(regime_charts(&view, prefix, &regime_suffix(view.regime()))?);
     }
     Ok(charts)
 }
 
 /// What a paced regime's chart names end with (`-r22000`); nothing flat
 /// out.
-pub(super) fn regime_suffix(rate: Option<f64>) -> String {
-    rate.map_or(String::new(), |r| format!("-r{r}"))
+pub(super) fn regime_suffix(regime: Regime) -> String {
+    regime.rate().map_or(String::new(), |r| format!("-r{r}"))
 }
 
 /// The charts of one regime's view of a run ([`RunResults::regimes`]),
@@ -167,7 +167,7 @@ pub(super) fn regime_charts(
         ("ns-per-op", ns_per_op::render(run)),
         ("latency", latency::render(run)),
     ];
-    if run.config.rate.is_some() {
+    if run.regime().is_paced() {
         drawn.push(("cpu-share", cpu_share::render(run)));
     } else {
         drawn.push(("throughput", throughput::render(run)));
@@ -273,7 +273,7 @@ impl Header {
             c.writer_cpus.len(),
             c.repeats,
             num(c.repeat_duration_s * 1000.0),
-            regime_label(c.rate),
+            run.regime(),
             if run.partial { " (partial)" } else { "" }
         );
         Header::new(what, &run.provenance, &detail)

@@ -11,33 +11,32 @@ use super::Header;
 use super::bars::Bars;
 use crate::report::DrawError;
 use crate::results::{PACED, RunResults, THROUGHPUT_NS, cost_measure};
+use crate::workload::Regime;
 
 /// The chart of `run`, a view of one regime ([`RunResults::regimes`]), or
 /// `None` when no strategy recorded the regime's cost (no finished
 /// repeat, or a file written before it was recorded).
 pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
-    let rate = run.config.rate;
-    let (title, x_desc) = match rate {
-        None => (
+    let regime = run.regime();
+    let (title, x_desc) = match regime {
+        Regime::FlatOut => (
             "Cost of one update per strategy, ns/op from throughput".to_string(),
             "ns per update (the writer loop: an update and its read side), from throughput"
                 .to_string(),
         ),
-        Some(r) => (
+        Regime::Paced { .. } => (
             "Net cost of one update per strategy".to_string(),
-            format!(
-                "ns per update at {r}/s per thread (busy time, not waiting in the pacer, / updates)"
-            ),
+            format!("ns per update, {regime} (busy time, not waiting in the pacer, / updates)"),
         ),
     };
-    let lead = cost_measure(rate);
-    let measures = match rate {
-        None => vec![
+    let lead = cost_measure(regime);
+    let measures = match regime {
+        Regime::FlatOut => vec![
             ("loop ns/op", lead),
             ("net: less the harness floor", &THROUGHPUT_NS[1]),
             ("reader ns/op", &THROUGHPUT_NS[2]),
         ],
-        Some(_) => vec![
+        Regime::Paced { .. } => vec![
             ("net: less the paced floor", lead),
             ("busy ns/op, harness included", &PACED[2]),
         ],

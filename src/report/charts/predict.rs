@@ -13,7 +13,7 @@ use super::{
 };
 use crate::predict::{LineState, PointPrediction, PredictResults};
 use crate::report::DrawError;
-use crate::runner::sweep::SEED_RATE;
+use crate::workload::SEED_RATE;
 use plotters::prelude::*;
 
 /// `predict.svg`, or nothing for a prediction without strategies.

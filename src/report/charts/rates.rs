@@ -20,7 +20,7 @@ use super::{
 };
 use crate::report::DrawError;
 use crate::results::{SweepPoint, SweepResults};
-use crate::runner::sweep::SEED_RATE;
+use crate::workload::SEED_RATE;
 use plotters::prelude::*;
 
 /// One point of a strategy's curve.
@@ -77,14 +77,15 @@ fn render(
                 continue;
             };
             let rate = p
-                .rate
+                .regime
+                .rate()
                 .unwrap_or(sum.write_ops_per_s.mean / p.threads.max(1) as f64);
             let at = Point {
                 rate,
                 net_ns: net.mean,
                 share_pct: sum
                     .net_cpu_share_pct
-                    .filter(|_| p.rate.is_some())
+                    .filter(|_| p.regime.is_paced())
                     .map(|x| x.mean),
             };
             match lines.iter_mut().find(|l| l.0 == s.name) {

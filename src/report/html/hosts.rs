@@ -4,10 +4,10 @@
 //! strategy (hosts as column groups, levels under them, policies as rows),
 //! the trusted figures first, as in each run's tables.
 
-use crate::compare::regime_label;
 use crate::report::measures::{RowLabels, measure_cell, unique};
 use crate::results::{RunResults, StrategyResult};
 use crate::topology::CpuList;
+use crate::workload::Regime;
 use maud::{Markup, html};
 
 /// Each run's column label: its host, numbered when a host repeats.
@@ -69,7 +69,7 @@ fn find<'a>(
 }
 
 /// Every regime of these runs, in order of first appearance.
-fn rates(runs: &[(Option<&str>, &RunResults)]) -> Vec<Option<f64>> {
+fn rates(runs: &[(Option<&str>, &RunResults)]) -> Vec<Regime> {
     let mut rates = Vec::new();
     for rate in runs.iter().flat_map(|(_, r)| r.rates()) {
         if !rates.contains(&rate) {
@@ -103,7 +103,7 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
                                 td { (t.llcs.len()) }
                                 td { (used(r, &r.config.writer_cpus)) }
                                 td { (used(r, &r.config.reader_cpus)) }
-                                td { (r.rates().into_iter().map(regime_label).collect::<Vec<_>>().join(", ")) }
+                                td { (r.rates().iter().map(Regime::to_string).collect::<Vec<_>>().join(", ")) }
                                 td { (r.config.repeats) " × " (format!("{:.0}", r.config.repeat_duration_s * 1e3)) " ms" }
                                 td { code { (label.unwrap_or("-")) } }
                             }
@@ -115,8 +115,8 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
                 "Cells are mean ± stddev % over each host's repeats. Numbers from different hosts are not tested against each other here; "
                 "contend compare A B does that strategy by strategy."
             }
-            @for rate in &rates {
-                (regime_tables(runs, &names, *rate, rates.len() > 1))
+            @for regime in &rates {
+                (regime_tables(runs, &names, *regime, rates.len() > 1))
             }
         }
     }
@@ -128,14 +128,14 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
 fn regime_tables(
     runs: &[(Option<&str>, &RunResults)],
     names: &[String],
-    rate: Option<f64>,
+    regime: Regime,
     headed: bool,
 ) -> Markup {
     let views: Vec<(&String, RunResults)> = runs
         .iter()
         .zip(names)
         .filter_map(|((_, r), name)| {
-            let view = r.regimes().into_iter().find(|v| v.config.rate == rate)?;
+            let view = r.regimes().into_iter().find(|v| v.regime() == regime)?;
             (!view.strategies.is_empty()).then_some((name, view))
         })
         .collect();
@@ -152,9 +152,9 @@ fn regime_tables(
             )
         })
         .collect();
-    let measures = super::run::ordered_measures(all(), rate);
+    let measures = super::run::ordered_measures(all(), regime);
     html! {
-        @if headed { h3 { (super::regime_heading(rate)) } }
+        @if headed { h3 { (super::regime_heading(regime)) } }
         @for m in &measures {
             h4 { (m.title) }
             div.scroll {

@@ -33,6 +33,7 @@ use super::{Document, Export, ExportError, Rendered};
 use crate::answer::Line;
 use crate::provenance::Provenance;
 use crate::topology::{CpuList, Topology};
+use crate::workload::Regime;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 /// The file name of the page in a results folder.
@@ -259,9 +260,9 @@ fn verdict_section(id: usize, groups: &Verdicts, statistical: bool) -> Markup {
     }
 }
 
-/// A regime as a heading: `Flat out`, `Paced at 22000/s per thread`.
-fn regime_heading(rate: Option<f64>) -> String {
-    let label = crate::compare::regime_label(rate);
+/// A regime as a heading: `Flat out`, `Paced at 22.0k/s per thread`.
+fn regime_heading(regime: Regime) -> String {
+    let label = regime.to_string();
     let mut chars = label.chars();
     chars
         .next()

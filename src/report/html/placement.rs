@@ -2,21 +2,11 @@
 //! thread's requested and observed CPU, every slot's node, verified or
 //! not.
 
-use crate::compare::regime_label;
 use crate::placement::NodeCheck;
-use crate::results::{RunResults, StrategyResult};
+use crate::results::RunResults;
 use crate::topology::CpuList;
 use crate::workload::Role;
 use maud::{Markup, html};
-
-/// A strategy as the placement proof names it: its name, with its regime
-/// when paced (a run measures each strategy in every regime).
-fn named(s: &StrategyResult) -> String {
-    match s.rate {
-        None => s.name.clone(),
-        Some(_) => format!("{} ({})", s.name, regime_label(s.rate)),
-    }
-}
 
 fn role(r: Role) -> &'static str {
     match r {
@@ -38,8 +28,8 @@ pub(super) fn placement(run: &RunResults) -> Markup {
             .map(|t| (t.role, t.cpu, t.observed_cpu, t.verified, t.node))
             .collect();
         match groups.iter_mut().find(|g| g.0 == key) {
-            Some(g) => g.1.push(named(s)),
-            None => groups.push((key, vec![named(s)])),
+            Some(g) => g.1.push(s.label()),
+            None => groups.push((key, vec![s.label()])),
         }
     }
     let threads = run.strategies.iter().flat_map(|s| &s.threads);
@@ -90,7 +80,7 @@ pub(super) fn placement(run: &RunResults) -> Markup {
             @let bad = s.slots.iter().filter(|x| !matches!(x.check, NodeCheck::Verified { .. })).count();
             details {
                 summary {
-                    (named(s)) ": " (s.slots.len()) " slot" @if s.slots.len() != 1 { "s" }
+                    (s.label()) ": " (s.slots.len()) " slot" @if s.slots.len() != 1 { "s" }
                     " on node" @if nodes.len() != 1 { "s" } " " (nodes) ", "
                     @if bad == 0 { span.ok { "verified" } } @else { span.bad { (bad) " UNVERIFIED" } }
                 }

@@ -18,25 +18,26 @@ use crate::results::{
 };
 use crate::stats::{Decision, Summary};
 use crate::topology::CpuList;
+use crate::workload::Regime;
 use maud::{Markup, html};
 
 /// One regime of a run: its heading (`None` when the run has only one)
 /// and its view.
-struct Regime {
-    /// `Flat out`, `Paced at 22000/s per thread`.
+struct HeadedView {
+    /// `Flat out`, `Paced at 22.0k/s per thread`.
     heading: Option<String>,
     /// The run restricted to this regime.
     view: RunResults,
 }
 
 /// Every regime of `run`, in order.
-fn regimes(run: &RunResults) -> Vec<Regime> {
+fn regimes(run: &RunResults) -> Vec<HeadedView> {
     let views = run.regimes();
     let several = views.len() > 1;
     views
         .into_iter()
-        .map(|view| Regime {
-            heading: several.then(|| regime_heading(view.config.rate)),
+        .map(|view| HeadedView {
+            heading: several.then(|| regime_heading(view.regime())),
             view,
         })
         .collect()
@@ -51,7 +52,7 @@ pub(super) fn article(
     let regimes = regimes(run);
     let mut drawn = Vec::new();
     for r in &regimes {
-        let suffix = charts::regime_suffix(r.view.config.rate);
+        let suffix = charts::regime_suffix(r.view.regime());
         drawn.push(charts::regime_charts(&r.view, "", &suffix)?);
     }
     // The run's lines, as the terminal prints them: each names its regime,
@@ -227,15 +228,15 @@ pub(super) fn measure_table(
 /// there). A measure no strategy recorded is left out.
 pub(super) fn ordered_measures<'a>(
     strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
-    rate: Option<f64>,
+    regime: Regime,
 ) -> Vec<&'static Measure> {
-    let shown = shown_measures(strategies, rate.is_some());
+    let shown = shown_measures(strategies, regime.is_paced());
     let ownership = MEASURES.iter().find(|m| m.short == "updates/ownership");
-    let net = match rate {
-        None => &THROUGHPUT_NS[1],
-        Some(_) => &PACED[1],
+    let net = match regime {
+        Regime::FlatOut => &THROUGHPUT_NS[1],
+        Regime::Paced { .. } => &PACED[1],
     };
-    let lead: Vec<&Measure> = [Some(cost_measure(rate)), Some(net), ownership]
+    let lead: Vec<&Measure> = [Some(cost_measure(regime)), Some(net), ownership]
         .into_iter()
         .flatten()
         .collect();
@@ -274,15 +275,13 @@ fn tables(run: &RunResults) -> Markup {
             keys: vec![label],
         })
         .collect();
-    let mut measures = ordered_measures(run.strategies.iter(), run.config.rate);
+    let mut measures = ordered_measures(run.strategies.iter(), run.regime());
     measures.retain(|m| !measures::repeats_updates(run, m));
     let resolution_ns = 2.0 * run.config.timer_overhead_ns;
     let cells = measure_cells(&measures, &rows, resolution_ns);
-    let hammer = run.config.rate.is_none();
+    let hammer = !run.regime().is_paced();
     let paced_floor = run
-        .config
-        .rate
-        .and_then(|r| run.paced_floor(r))
+        .paced_floor(run.regime())
         .and_then(|f| f.summary.as_ref());
     html! {
         @for (m, c) in measures.iter().zip(&cells) {
@@ -393,11 +392,8 @@ fn settings(run: &RunResults) -> Markup {
         (
             "regimes",
             run.rates()
-                .into_iter()
-                .map(|r| match r {
-                    None => "hammer (flat out, no cap)".to_string(),
-                    Some(r) => format!("paced at {r} ops/s per thread"),
-                })
+                .iter()
+                .map(Regime::to_string)
                 .collect::<Vec<_>>()
                 .join(", then "),
         ),
@@ -446,7 +442,7 @@ mod tests {
             sum.net_cpu_share_pct = sum.cpu_share_pct;
         }
         let order = |run: &RunResults| -> Vec<&str> {
-            ordered_measures(run.strategies.iter(), run.config.rate)
+            ordered_measures(run.strategies.iter(), run.regime())
                 .iter()
                 .map(|m| m.short)
                 .collect()
@@ -460,9 +456,9 @@ mod tests {
         assert!(sampled > 3, "{flat:?}");
         // Paced: the net figures lead, and loop ns/op (the pacing
         // interval) is not shown.
-        run.config.rate = Some(22_000.0);
+        run.config.rates = vec![Regime::SEED];
         for s in &mut run.strategies {
-            s.rate = run.config.rate;
+            s.regime = Regime::SEED;
         }
         let paced = order(&run);
         assert_eq!(

@@ -16,12 +16,12 @@ use crate::report::measures::{RowLabels, shown_measures, unique};
 use crate::results::{SweepPoint, SweepResults};
 use maud::{Markup, html};
 
-/// `8 threads, unbound, 22000/s`.
+/// `8 threads, affinity unbound, paced at 22.0k/s per thread`.
 fn point_label(p: &SweepPoint) -> String {
-    let rate = p
-        .rate
-        .map_or("hammer".to_string(), |r| format!("{r} ops/s per thread"));
-    format!("{} threads, affinity {}, {rate}", p.threads, p.affinity)
+    format!(
+        "{} threads, affinity {}, {}",
+        p.threads, p.affinity, p.regime
+    )
 }
 
 /// The article of one sweep.
@@ -81,14 +81,14 @@ fn tables(sweep: &SweepResults) -> Markup {
     let all = || sweep.points.iter().flat_map(|p| &p.results.strategies);
     let labels = RowLabels::new(all());
     let levels = unique(all().map(|s| s.strategy.level.name().to_string()));
-    let rated = sweep.points.iter().any(|p| p.rate.is_some());
+    let rated = sweep.points.iter().any(|p| p.regime.is_paced());
     let mut rows: Vec<Row> = Vec::new();
     for p in &sweep.points {
         let strategies = &p.results.strategies;
         for label in unique(strategies.iter().map(|s| labels.label(s))) {
             let mut keys = vec![p.threads.to_string(), p.affinity.clone()];
             if rated {
-                keys.push(p.rate.map_or("max".to_string(), |r| r.to_string()));
+                keys.push(p.regime.rate().map_or("max".to_string(), |r| r.to_string()));
             }
             keys.push(label.clone());
             rows.push(Row {

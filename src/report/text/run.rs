@@ -5,7 +5,6 @@
 //! against the first level.
 
 use super::align;
-use crate::answer::regime_name;
 use crate::counter::ShardLevel;
 use crate::report::findings::{
     NOISY_CV_PCT, interference_line, noisy_cv, repeat_range, run_findings, unconverged,
@@ -14,6 +13,7 @@ use crate::report::measures::{RowLabels, measure_table, table_measures, table_ti
 use crate::results::{RunResults, StrategyResult, SweepResults};
 use crate::topology::CpuList;
 use crate::units::{Unit, cv_text, human};
+use crate::workload::Regime;
 use std::fmt::Write;
 
 /// The first screen of a run: who and where, the verdict, one compact
@@ -29,7 +29,7 @@ pub fn render(run: &RunResults) -> String {
         "regimes, interleaved: {}",
         regimes
             .iter()
-            .map(|v| regime_name(v.config.rate))
+            .map(|v| v.regime().to_string())
             .collect::<Vec<_>>()
             .join(", ")
     );
@@ -100,11 +100,11 @@ fn compact_table(regimes: &[RunResults]) -> Vec<Vec<String>> {
     let mut groups = vec![String::new()];
     let mut heads = vec!["strategy".to_string()];
     for view in regimes {
-        let columns: &[&str] = match view.config.rate {
-            None => &["ns/op", "net", "updates/s", "per ownership"],
-            Some(_) => &["net ns/update", "net CPU", "busy ns/op"],
+        let columns: &[&str] = match view.regime() {
+            Regime::FlatOut => &["ns/op", "net", "updates/s", "per ownership"],
+            Regime::Paced { .. } => &["net ns/update", "net CPU", "busy ns/op"],
         };
-        groups.push(regime_name(view.config.rate));
+        groups.push(view.regime().to_string());
         groups.extend((1..columns.len()).map(|_| String::new()));
         heads.extend(columns.iter().map(|c| c.to_string()));
     }
@@ -116,22 +116,22 @@ fn compact_table(regimes: &[RunResults]) -> Vec<Vec<String>> {
         for view in regimes {
             let found = view.strategies.iter().find(|s| &row_of(s) == row);
             let summary = found.and_then(|s| s.summary.as_ref());
-            let cells: Vec<String> = match (view.config.rate, summary) {
-                (None, Some(m)) => vec![
+            let cells: Vec<String> = match (view.regime().is_paced(), summary) {
+                (false, Some(m)) => vec![
                     m.write_loop_ns.map_or("-".into(), with_cv),
                     m.net_ns.map_or("-".into(), |n| ns(n.mean)),
                     human(m.write_ops_per_s.mean, Unit::PerSecond),
                     m.updates_per_ownership
                         .map_or("-".into(), |u| human(u.mean, Unit::Count)),
                 ],
-                (Some(_), Some(m)) => vec![
+                (true, Some(m)) => vec![
                     m.net_ns.map_or("-".into(), with_cv),
                     m.net_cpu_share_pct
                         .map_or("-".into(), |p| human(p.mean, Unit::Percent)),
                     m.write_busy_ns.map_or("-".into(), |b| ns(b.mean)),
                 ],
-                (None, None) => vec!["-".into(); 4],
-                (Some(_), None) => vec!["-".into(); 3],
+                (false, None) => vec!["-".into(); 4],
+                (true, None) => vec!["-".into(); 3],
             };
             line.extend(cells);
         }
@@ -139,8 +139,8 @@ fn compact_table(regimes: &[RunResults]) -> Vec<Vec<String>> {
     }
     let mut floor = vec!["floor (no shared write)".to_string()];
     for view in regimes {
-        match view.config.rate {
-            None => {
+        match view.regime() {
+            Regime::FlatOut => {
                 floor.push(
                     view.floor
                         .as_ref()
@@ -148,7 +148,7 @@ fn compact_table(regimes: &[RunResults]) -> Vec<Vec<String>> {
                 );
                 floor.extend(["", "", ""].map(String::from));
             }
-            Some(_) => {
+            Regime::Paced { .. } => {
                 let busy = view
                     .paced_floors
                     .first()
@@ -260,7 +260,7 @@ fn header(run: &RunResults) -> String {
 pub fn tables(run: &RunResults) -> String {
     let mut out = String::new();
     for view in run.regimes() {
-        let _ = writeln!(out, "\n=== {} ===", regime_name(view.config.rate));
+        let _ = writeln!(out, "\n=== {} ===", view.regime());
         out.push_str(&regime_tables(&view));
     }
     for note in &run.notes {
@@ -324,7 +324,7 @@ fn regime_tables(run: &RunResults) -> String {
             }));
             table.push(line);
         }
-        let _ = writeln!(out, "\n{}", table_title(m, cfg.rate.is_some()));
+        let _ = writeln!(out, "\n{}", table_title(m, run.regime().is_paced()));
         out.push_str(&align(&table));
     }
 
@@ -373,12 +373,13 @@ pub fn sweep_text(sweep: &SweepResults) -> String {
         }
     );
     for p in &sweep.points {
-        let rate = p
-            .rate
-            .map_or(String::new(), |r| format!(", {r} ops/s per thread"));
+        let regime = match p.regime {
+            Regime::FlatOut => String::new(),
+            paced => format!(", {paced}"),
+        };
         let _ = writeln!(
             out,
-            "\n=== {} threads, affinity {}{rate} ===",
+            "\n=== {} threads, affinity {}{regime} ===",
             p.threads, p.affinity
         );
         out.push_str(&header(&p.results));

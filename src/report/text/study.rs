@@ -2,7 +2,7 @@
 //! a study (the combined verdict, each stage's time against the plan).
 
 use super::align;
-use crate::answer::{plural, regime_name, study_lines};
+use crate::answer::{plural, study_lines};
 use crate::report::answer;
 use crate::study::plan::{ASSUMED_ONE_WAY_NS, MARGIN, REPEAT_SETUP_S, THREAD_SETUP_S, WARMUP_S};
 use crate::study::{StageStatus, StudyPlan, StudyResults};
@@ -48,7 +48,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
         m.est_s,
     );
     let r = &p.run;
-    let regimes: Vec<String> = r.rates.iter().map(|r| regime_name(*r)).collect();
+    let regimes: Vec<String> = r.rates.iter().map(|r| r.to_string()).collect();
     let _ = writeln!(
         out,
         "2. run: {} writers, {} strategies × {} ({}) + the paced and harness floors = {} entries × {} repeats, {:.2} s measured per entry; est. {:.1} s",
@@ -73,7 +73,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
         steps.join(", "),
         s.rates
             .iter()
-            .map(|r| regime_name(*r))
+            .map(|r| r.to_string())
             .collect::<Vec<_>>()
             .join(" and "),
         s.points,

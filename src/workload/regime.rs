@@ -1,0 +1,251 @@
+//! The regime a thread's updates are offered in: flat out (every thread as
+//! fast as it can), or paced at a rate per thread with evenly spaced or
+//! irregular arrivals. One type and one name for every format: the
+//! terminal, Markdown, HTML, the charts and `contend compare` all print a
+//! regime with its `Display` (`flat out`, `paced at 22.0k/s per thread`).
+
+use crate::units::si;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The seed's rate, updates per second per CPU: postgres on the 224-CPU
+/// Sapphire Rapids behind the 1 ms ratelimit commit made 14M wakeups +
+/// 11M migrations in 5 s, about 22,000 a second on each CPU.
+pub const SEED_RATE: f64 = 22_000.0;
+
+/// How a paced thread's updates fall in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Irregular, as a kernel's updates at wakeups and migrations:
+    /// exponential gaps at the mean rate.
+    Poisson,
+    /// Evenly spaced, one per period, as `contend run --rate` paces each
+    /// thread (absolute deadlines).
+    Paced,
+}
+
+impl Arrivals {
+    /// `poisson` or `paced`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrivals::Poisson => "poisson",
+            Arrivals::Paced => "paced",
+        }
+    }
+}
+
+impl fmt::Display for Arrivals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An arrivals name that is not `poisson` or `paced`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not poisson or paced")]
+pub struct ArrivalsError(String);
+
+impl FromStr for Arrivals {
+    type Err = ArrivalsError;
+    fn from_str(s: &str) -> Result<Self, ArrivalsError> {
+        match s {
+            "poisson" => Ok(Arrivals::Poisson),
+            "paced" => Ok(Arrivals::Paced),
+            _ => Err(ArrivalsError(s.to_string())),
+        }
+    }
+}
+
+/// Flat out, or paced at a rate per thread. In result files a regime is
+/// `null` (flat out) or its rate (evenly paced), as files of every schema
+/// wrote it, or `{ "rate", "arrivals" }` for other arrivals.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(from = "RegimeRepr", into = "RegimeRepr")]
+pub enum Regime {
+    /// Every thread as fast as it can: saturation throughput, updates per
+    /// ownership of the line.
+    #[default]
+    FlatOut,
+    /// Each thread offered `rate` operations per second: net cost per
+    /// update and CPU share at that rate.
+    Paced {
+        /// Operations per second per thread, above 0.
+        rate: f64,
+        /// How they fall in time.
+        arrivals: Arrivals,
+    },
+}
+
+impl Regime {
+    /// The seed's regime: evenly paced at [`SEED_RATE`].
+    pub const SEED: Regime = Regime::paced(SEED_RATE);
+
+    /// Evenly paced at `rate` operations per second per thread.
+    pub const fn paced(rate: f64) -> Regime {
+        Regime::Paced {
+            rate,
+            arrivals: Arrivals::Paced,
+        }
+    }
+
+    /// The offered rate per thread; `None` flat out.
+    pub fn rate(self) -> Option<f64> {
+        match self {
+            Regime::FlatOut => None,
+            Regime::Paced { rate, .. } => Some(rate),
+        }
+    }
+
+    /// True when paced at a rate.
+    pub fn is_paced(self) -> bool {
+        matches!(self, Regime::Paced { .. })
+    }
+}
+
+impl fmt::Display for Regime {
+    /// `flat out`, `paced at 22.0k/s per thread`, or with irregular
+    /// arrivals `paced at 22.0k/s per thread, poisson arrivals`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Regime::FlatOut => f.write_str("flat out"),
+            Regime::Paced { rate, arrivals } => {
+                write!(f, "paced at {}/s per thread", si(*rate))?;
+                match arrivals {
+                    Arrivals::Paced => Ok(()),
+                    other => write!(f, ", {other} arrivals"),
+                }
+            }
+        }
+    }
+}
+
+/// A regime or rate that does not parse, or a rate not above zero.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "\"{0}\" is not a rate above 0 (operations per second per thread: 22000, 22k, 1.5M) or max (flat out)"
+)]
+pub struct RateError(String);
+
+/// Operations per second: a number with an optional `k` (10³), `M` (10⁶)
+/// or `G` (10⁹) suffix, above zero and finite.
+pub fn parse_rate(s: &str) -> Result<f64, RateError> {
+    let t = s.trim();
+    let (number, scale) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('M') => (&t[..t.len() - 1], 1e6),
+        Some('G') => (&t[..t.len() - 1], 1e9),
+        _ => (t, 1.0),
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v > 0.0 && (v * scale).is_finite() => Ok(v * scale),
+        _ => Err(RateError(s.to_string())),
+    }
+}
+
+impl FromStr for Regime {
+    type Err = RateError;
+    /// `max` is flat out; a rate ([`parse_rate`]) is evenly paced at it.
+    fn from_str(s: &str) -> Result<Self, RateError> {
+        if s.trim() == "max" {
+            Ok(Regime::FlatOut)
+        } else {
+            parse_rate(s).map(Regime::paced)
+        }
+    }
+}
+
+/// A regime as result files hold it.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum RegimeRepr {
+    /// `null` or an evenly paced rate: every schema's form.
+    Rate(Option<f64>),
+    /// A rate with other arrivals.
+    Arrivals { rate: f64, arrivals: Arrivals },
+}
+
+impl From<RegimeRepr> for Regime {
+    fn from(r: RegimeRepr) -> Self {
+        match r {
+            RegimeRepr::Rate(None) => Regime::FlatOut,
+            RegimeRepr::Rate(Some(rate)) => Regime::paced(rate),
+            RegimeRepr::Arrivals { rate, arrivals } => Regime::Paced { rate, arrivals },
+        }
+    }
+}
+
+impl From<Regime> for RegimeRepr {
+    fn from(r: Regime) -> Self {
+        match r {
+            Regime::FlatOut => RegimeRepr::Rate(None),
+            Regime::Paced {
+                rate,
+                arrivals: Arrivals::Paced,
+            } => RegimeRepr::Rate(Some(rate)),
+            Regime::Paced { rate, arrivals } => RegimeRepr::Arrivals { rate, arrivals },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_take_suffixes() {
+        assert_eq!(parse_rate("22k"), Ok(22_000.0));
+        assert_eq!(parse_rate("1.5M"), Ok(1_500_000.0));
+        assert_eq!(parse_rate("250"), Ok(250.0));
+        assert_eq!(parse_rate("1G"), Ok(1e9));
+        for bad in ["0", "-5k", "k", "fast", "inf", "1e300G"] {
+            assert!(parse_rate(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn regimes_parse_and_print_one_way() {
+        assert_eq!("max".parse::<Regime>(), Ok(Regime::FlatOut));
+        assert_eq!("22k".parse::<Regime>(), Ok(Regime::SEED));
+        assert!("fast".parse::<Regime>().is_err());
+        assert_eq!(Regime::FlatOut.to_string(), "flat out");
+        assert_eq!(Regime::SEED.to_string(), "paced at 22.0k/s per thread");
+        let irregular = Regime::Paced {
+            rate: 1e6,
+            arrivals: Arrivals::Poisson,
+        };
+        assert_eq!(
+            irregular.to_string(),
+            "paced at 1.00M/s per thread, poisson arrivals"
+        );
+        assert_eq!(
+            (Regime::FlatOut.rate(), irregular.rate()),
+            (None, Some(1e6))
+        );
+        assert!(irregular.is_paced() && !Regime::FlatOut.is_paced());
+        assert_eq!("poisson".parse::<Arrivals>(), Ok(Arrivals::Poisson));
+        assert_eq!("paced".parse::<Arrivals>(), Ok(Arrivals::Paced));
+        assert_eq!(
+            "even".parse::<Arrivals>().unwrap_err().to_string(),
+            "\"even\" is not poisson or paced"
+        );
+    }
+
+    #[test]
+    fn files_hold_a_regime_as_every_schema_wrote_it() {
+        let json = |r: Regime| serde_json::to_string(&r).unwrap();
+        let back = |s: &str| serde_json::from_str::<Regime>(s).unwrap();
+        assert_eq!(json(Regime::FlatOut), "null");
+        assert_eq!(json(Regime::SEED), "22000.0");
+        assert_eq!(back("null"), Regime::FlatOut);
+        assert_eq!(back("22000"), Regime::SEED);
+        let irregular = Regime::Paced {
+            rate: 1e5,
+            arrivals: Arrivals::Poisson,
+        };
+        assert_eq!(json(irregular), r#"{"rate":100000.0,"arrivals":"poisson"}"#);
+        assert_eq!(back(&json(irregular)), irregular);
+        assert!(serde_json::from_str::<Regime>(r#""fast""#).is_err());
+    }
+}
