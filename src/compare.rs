@@ -6,7 +6,7 @@
 //! inconclusive. Rendering lives in [`crate::report`].
 
 use crate::provenance::Provenance;
-use crate::results::{
+use crate::runner::{
     MEASURES, Measure, PACED, RunConfig, RunResults, SCHEMA_VERSION, StrategyResult, cost_measure,
 };
 use crate::stats::{Decision, Outcome, SIGNIFICANCE_LEVEL, Summary};

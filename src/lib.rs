@@ -34,6 +34,7 @@ pub mod results;
 pub mod runner;
 pub mod stats;
 pub mod study;
+pub mod sweep;
 pub mod topology;
 pub mod units;
 pub mod workload;

@@ -3,8 +3,9 @@
 //! as XML, and its series are counted against the results (one line per
 //! strategy, one bar per strategy and side, legend and axis texts).
 
-use contend::results::{RunResults, SweepPoint, SweepResults};
+use contend::runner::RunResults;
 use contend::stats::Summary;
+use contend::sweep::{SweepPoint, SweepResults};
 use contend::workload::Regime;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -329,7 +330,7 @@ fn a_run_is_plotted_with_every_series() {
             svg.texts()
         );
     }
-    let summary = |s: &contend::results::StrategyResult| s.summary.clone().unwrap();
+    let summary = |s: &contend::runner::StrategyResult| s.summary.clone().unwrap();
 
     // ns/op flat out: the loop ns/op from throughput and the same less the
     // harness floor, a bar and an error bar each per strategy (+ legend
@@ -479,7 +480,7 @@ fn a_sweep_is_plotted_per_affinity_set() {
         }
     };
     let sweep = SweepResults {
-        schema: contend::results::SCHEMA_VERSION,
+        schema: contend::runner::SCHEMA_VERSION,
         partial: false,
         points: vec![
             point(1, "unbound", 0.6),
@@ -781,7 +782,7 @@ fn the_rate_curve_draws_net_cost() {
         }
     };
     let sweep = SweepResults {
-        schema: contend::results::SCHEMA_VERSION,
+        schema: contend::runner::SCHEMA_VERSION,
         partial: false,
         points: vec![
             point(Regime::FlatOut, nets[0]),

@@ -12,13 +12,12 @@ use contend::matrix::{
 use contend::placement::{NodeCheck, PinnedThread};
 use contend::predict::{Latencies, Layout, PredictRequest, predict};
 use contend::report::{Document, Format, render};
-use contend::results::{
-    RunResults, Strategy, StrategyResult, SweepPoint, SweepResults, ThreadPlacement,
-};
+use contend::runner::{RunResults, Strategy, StrategyResult, ThreadPlacement};
 use contend::study::{
     StageRecord, StageStatus, StudyParts, StudyPlan, StudyResults, plan_study, run_strategies,
     sweep_strategies,
 };
+use contend::sweep::{SweepPoint, SweepResults};
 use contend::topology::{CpuSpec, Topology};
 use contend::workload::{Arrivals, Regime};
 use serde_json::Value;

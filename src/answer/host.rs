@@ -5,7 +5,7 @@
 
 use super::{Line, Topic};
 use crate::counter::ShardLevel;
-use crate::results::RunResults;
+use crate::runner::RunResults;
 use crate::topology::CpuList;
 
 /// How far apart a run's writers are: the nodes, LLCs and cores they

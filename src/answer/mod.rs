@@ -6,7 +6,7 @@
 //! ownership of the line; at a paced rate (the seed's 22k/s per writer by
 //! default), the net cost per update and CPU share, and what the ratelimit
 //! and splitting save against `global/always`. Every ranking uses the one
-//! per-update figure, [`crate::results::cost_measure`] (ns/op from
+//! per-update figure, [`crate::runner::cost_measure`] (ns/op from
 //! throughput flat out, net busy ns per update paced), never a sampled
 //! latency. Then what the host cannot answer: node or LLC splits the
 //! writers' CPUs cannot tell from global. A sweep says where throughput
@@ -21,7 +21,7 @@
 //! only when the rule supports it; otherwise the line says "no measurable
 //! difference" and why (within the noise threshold, or inconclusive).
 //!
-//! [`RunResults::regimes`]: crate::results::RunResults::regimes
+//! [`RunResults::regimes`]: crate::runner::RunResults::regimes
 
 mod host;
 mod matrix;

@@ -6,7 +6,7 @@
 use super::host::Reach;
 use super::{Family, Line, RATELIMIT, Test, Topic};
 use crate::counter::ShardLevel;
-use crate::results::{RunResults, StrategySummary, cost_measure};
+use crate::runner::{RunResults, StrategySummary, cost_measure};
 use crate::stats::{Decision, Summary};
 use crate::units::{Unit, human, si};
 use crate::workload::Regime;
@@ -77,7 +77,7 @@ impl<'a> Contest<'a> {
             .filter_map(|s| Some((s, s.summary.as_ref()?)))
             .collect();
         // Pad and clock are named only when they tell strategies apart.
-        let several = |f: &dyn Fn(&crate::results::Strategy) -> Option<String>| {
+        let several = |f: &dyn Fn(&crate::runner::Strategy) -> Option<String>| {
             let mut seen: Vec<String> = done.iter().filter_map(|(s, _)| f(&s.strategy)).collect();
             seen.sort_unstable();
             seen.dedup();

@@ -1,8 +1,9 @@
 //! A sweep's `verdict:` lines.
 
 use super::{Family, Line, Test, Topic};
-use crate::results::{SweepPoint, SweepResults, cost_measure};
+use crate::runner::cost_measure;
 use crate::stats::{Decision, Summary};
+use crate::sweep::{SweepPoint, SweepResults};
 use crate::units::{Unit, human, si};
 use crate::workload::SEED_RATE;
 
@@ -266,7 +267,8 @@ mod tests {
     }
     #[test]
     fn the_rate_lines_give_net_cost_paced_and_loop_ns_flat_out() {
-        use crate::results::{SCHEMA_VERSION, SweepPoint, fixture_run};
+        use crate::runner::{SCHEMA_VERSION, fixture_run};
+        use crate::sweep::SweepPoint;
         // Both fixture strategies: busy 105 and 125 ns, net 5 and 25 ns
         // (the paced floor 100), net CPU share 0.011% and 0.055%; flat
         // out, loop ns/op 40 and 10.

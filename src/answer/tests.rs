@@ -5,7 +5,7 @@
 use super::*;
 use crate::clock::ClockKind;
 use crate::counter::ShardLevel;
-use crate::results::{RunResults, StrategyResult, StrategySummary, fixture_run};
+use crate::runner::{RunResults, StrategyResult, StrategySummary, fixture_run};
 use crate::topology::{Topology, fixture};
 use crate::workload::Regime;
 

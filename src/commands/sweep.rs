@@ -7,9 +7,9 @@ use super::args::{PlacementArg, ResultsArgs, StrategyArgs, duration_arg, warmup_
 use super::{Session, load_topology, print_notes, require_live_root, results_folder};
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
-use crate::results::SweepResults;
-use crate::runner::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
 use crate::runner::{PoolSize, signal};
+use crate::sweep::SweepResults;
+use crate::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
 use crate::workload::Regime;
 use clap::Args;
 use std::path::Path;

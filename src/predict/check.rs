@@ -7,7 +7,7 @@
 use super::latency::{Bound, Latencies};
 use super::model::{Layout, Lines};
 use super::{PredictError, publish_fraction, saturation_rate};
-use crate::results::RunResults;
+use crate::runner::RunResults;
 use crate::stats::quantile_of;
 use crate::workload::{Arrivals, Regime};
 use serde::{Deserialize, Serialize};

@@ -300,7 +300,7 @@ mod tests {
             stats(PairClass::SameLlc, 50.0, 30.0, 70.0),
             stats(PairClass::CrossNode(21), 100.0, 90.0, 110.0),
         ];
-        let run = crate::results::fixture_run();
+        let run = crate::runner::fixture_run();
         let m = MatrixResults {
             schema: crate::matrix::SCHEMA_VERSION,
             config: MatrixConfig {

@@ -214,7 +214,7 @@ fn the_check_predicts_each_repeat_at_its_canary() {
     // The fixture run: global/always with canaries 10 and 40 ns, cpu/always
     // with 20 and 30. Made paced at 1k/s (ρ ≈ 0: no wait) with a known
     // net cost of 20 ns: global predicts the mean canary, 25 ns.
-    let mut run = crate::results::fixture_run();
+    let mut run = crate::runner::fixture_run();
     for s in &mut run.strategies {
         s.regime = Regime::paced(1e3);
         let sum = s.summary.as_mut().unwrap();
@@ -243,7 +243,7 @@ fn the_check_predicts_each_repeat_at_its_canary() {
         "{c:?}"
     );
     // A flat-out run has nothing to check.
-    let flat = crate::results::fixture_run();
+    let flat = crate::runner::fixture_run();
     let e = check("run.json", &[(String::new(), &flat)], None).unwrap_err();
     assert!(e.to_string().contains("no paced strategy"), "{e}");
 }
@@ -287,20 +287,19 @@ fn a_sweep_of_one_series_has_one_knee_against_the_hand_worked_saturation() {
     // ρ = 2r × 25 ns (mean over the two canaries, linear in S), so ρ = 1
     // at r = 2e7/s. Measured 20, 20, 22, 40 ns: the quiet level (ρ ≤ 0.1:
     // 1e4 and 1e6) is 20; 22 is 10% off, 40 is 100% off: the knee is 5e6.
-    let base = crate::results::fixture_run();
-    let runs: Vec<crate::results::RunResults> =
-        [(1e4, 20.0), (1e6, 20.0), (3e6, 22.0), (5e6, 40.0)]
-            .into_iter()
-            .map(|(rate, net)| {
-                let mut run = base.clone();
-                run.strategies.truncate(1);
-                let s = &mut run.strategies[0];
-                s.regime = Regime::paced(rate);
-                s.summary.as_mut().unwrap().net_ns = crate::stats::Summary::of(&[net]);
-                run
-            })
-            .collect();
-    let refs: Vec<(String, &crate::results::RunResults)> =
+    let base = crate::runner::fixture_run();
+    let runs: Vec<crate::runner::RunResults> = [(1e4, 20.0), (1e6, 20.0), (3e6, 22.0), (5e6, 40.0)]
+        .into_iter()
+        .map(|(rate, net)| {
+            let mut run = base.clone();
+            run.strategies.truncate(1);
+            let s = &mut run.strategies[0];
+            s.regime = Regime::paced(rate);
+            s.summary.as_mut().unwrap().net_ns = crate::stats::Summary::of(&[net]);
+            run
+        })
+        .collect();
+    let refs: Vec<(String, &crate::runner::RunResults)> =
         runs.iter().map(|r| (String::new(), r)).collect();
     let c = check("sweep.json", &refs, None).unwrap();
     assert_eq!(c.points.len(), 4);

@@ -5,7 +5,8 @@
 
 use super::{Document, Export, ExportError, Rendered};
 use crate::matrix::MatrixResults;
-use crate::results::{RunResults, SweepResults};
+use crate::runner::RunResults;
+use crate::sweep::SweepResults;
 use crate::workload::Regime;
 use serde::Serialize;
 

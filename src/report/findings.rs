@@ -3,7 +3,7 @@
 //! interference, noise and the CI target.
 
 use crate::counter::PublishPolicy;
-use crate::results::{RunResults, StrategyResult};
+use crate::runner::{RunResults, StrategyResult};
 use crate::stats::NOISE_THRESHOLD_PCT;
 use crate::units::{Unit, cv_text, human, si};
 
@@ -52,7 +52,7 @@ pub fn noise_line(run: &RunResults) -> Option<String> {
 /// how many repeats it marked disturbed; `None` for a file without
 /// interference records.
 pub fn interference_line(run: &RunResults) -> Option<String> {
-    let repeats: Vec<&crate::results::RepeatResult> =
+    let repeats: Vec<&crate::runner::RepeatResult> =
         run.strategies.iter().flat_map(|s| &s.repeats).collect();
     let records = || repeats.iter().map(|r| &r.interference);
     let canaries = run.canary_range();

@@ -10,8 +10,9 @@ use super::measures::{
 use super::{Document, Export, ExportError, Rendered};
 use crate::compare::Comparison;
 use crate::provenance::Provenance;
-use crate::results::{Measure, RunConfig, RunResults, StrategyResult, SweepResults};
+use crate::runner::{Measure, RunConfig, RunResults, StrategyResult};
 use crate::stats::Summary;
+use crate::sweep::SweepResults;
 use crate::topology::CpuList;
 use std::fmt::Write;
 

@@ -1,9 +1,9 @@
 //! How the run tables lay out the measures, shared by the text table, the
 //! Markdown export and `contend compare`: the row labels and the
 //! `mean±stddev%` cell. The measures themselves are
-//! [`crate::results::MEASURES`].
+//! [`crate::runner::MEASURES`].
 
-use crate::results::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS};
+use crate::runner::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS};
 use crate::stats::{Decision, NOISE_THRESHOLD_PCT, Summary, decide};
 use crate::units::{Unit, cv_text, human};
 use std::fmt::Write;

@@ -1,8 +1,8 @@
 //! From the threads' raw counts to one repeat's numbers, and from repeats
 //! to a strategy's summary.
 
+use super::result::{RepeatResult, Staleness, StrategySummary};
 use crate::counter::PublishStats;
-use crate::results::{RepeatResult, Staleness, StrategySummary};
 use crate::stats::{LatencySummary, Summary};
 use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
 

@@ -3,12 +3,12 @@
 //! strategies), the paced floor (the same paced loop on the same CPUs with
 //! no shared write, a strategy among the others), and the net figures.
 
+use super::result::{HarnessFloor, Strategy, StrategyResult};
 use super::{RunError, RunPlan};
 use crate::clock::ClockKind;
 use crate::counter::{
     CounterLayout, NodeIter, Pad, PublishPolicy, ShardLevel, ShardedCounter, SlotHome,
 };
-use crate::results::{HarnessFloor, Strategy, StrategyResult};
 use crate::stats::Summary;
 use crate::workload::{Regime, RepeatOutcome, run_repeat};
 use std::sync::atomic::AtomicBool;
@@ -115,7 +115,7 @@ mod tests {
     /// The fixture's first strategy at `rate`, its busy ns and CPU share
     /// per repeat as given.
     fn paced(regime: Regime, busy: &[f64], share: &[f64]) -> StrategyResult {
-        let mut s = crate::results::fixture_run().strategies[0].clone();
+        let mut s = crate::runner::fixture_run().strategies[0].clone();
         s.regime = regime;
         let mut summary = s.summary.clone().unwrap();
         summary.write_busy_ns = Summary::of(busy);

@@ -9,8 +9,8 @@
 //! A run whose canary moves by more than [`CANARY_SHIFT`]× says so, names
 //! the values and marks the repeats measured in the odd phase.
 
+use super::result::{CanaryRange, Interference, RepeatResult};
 use crate::matrix::reference_pingpong;
-use crate::results::{CanaryRange, Interference, RepeatResult};
 use std::time::Instant;
 
 /// Round trips of one canary: about 1 ms at 27 ns one-way, 4 ms at 110.

@@ -1,30 +1,36 @@
-//! The engine: plans an experiment from a request ([`plan()`]), runs every
-//! strategy repeat by repeat, each repeat on a fresh node-bound counter
-//! with pinned threads ([`execute`]), and gathers the results with their
-//! exactness checks. Sweeps ([`sweep`]) are many such runs; [`signal`] is
-//! the one place a stop request is caught.
+//! `contend run`'s engine and its result: plans an experiment from a
+//! request ([`plan()`]), runs every strategy repeat by repeat, each repeat
+//! on a fresh node-bound counter with pinned threads ([`execute`]), and
+//! gathers the results with their exactness checks into run.json's model
+//! ([`RunResults`]). [`signal`] is the one place a stop request is caught.
 
 mod aggregate;
 mod floor;
 pub mod interference;
+mod measures;
 pub mod plan;
 mod pools;
+mod regimes;
+mod result;
 pub mod signal;
-pub mod sweep;
 
+pub use measures::{MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
     DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, PoolSize,
     PoolSizeError, RunRequest, StrategyChoice, plan,
 };
 pub use pools::{Pools, pools};
+#[cfg(test)]
+pub(crate) use result::fixture_run;
+pub use result::{
+    CanaryRange, HarnessFloor, InexactSum, Interference, RepeatResult, RunConfig, RunResults,
+    SCHEMA_VERSION, Staleness, Strategy, StrategyResult, StrategySummary, ThreadPlacement,
+};
 
 use crate::clock::{ClockKind, Timer, clock_read_cost};
 use crate::counter::{CounterError, CounterLayout, PublishPolicy, ShardedCounter, SlotHome};
 use crate::placement::PlacementError;
 use crate::provenance::Provenance;
-use crate::results::{
-    RepeatResult, RunConfig, RunResults, SCHEMA_VERSION, Strategy, StrategyResult, ThreadPlacement,
-};
 use crate::stats::Summary;
 use crate::topology::{CpuList, Topology};
 use crate::workload::{Regime, RepeatOutcome, RepeatSpec, Role, Sampling, run_repeat};
@@ -400,7 +406,7 @@ mod tests {
     /// tests/fixtures/results/run.json with as many strategies as
     /// `loop_ns`, strategy `i`'s repeats measuring `loop_ns[i]` ns/update.
     fn run_with(loop_ns: &[&[f64]]) -> RunResults {
-        let mut run = crate::results::fixture_run();
+        let mut run = crate::runner::fixture_run();
         let first = run.strategies[0].clone();
         run.strategies.resize(loop_ns.len(), first);
         for (s, values) in run.strategies.iter_mut().zip(loop_ns) {

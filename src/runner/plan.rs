@@ -5,11 +5,11 @@
 
 use super::RunPlan;
 use super::pools::{Pools, pools};
+use super::result::{RunConfig, Strategy};
 use crate::clock::{ClockKind, Timer, calibrate_tsc};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
 use crate::placement::Placement;
 use crate::provenance::Provenance;
-use crate::results::{RunConfig, Strategy};
 use crate::topology::{CpuSpec, MemoryNodeError, SpecError, Topology};
 use crate::workload::Regime;
 use std::collections::BTreeSet;

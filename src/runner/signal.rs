@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Installs the handler (once per process) and returns the flag it sets.
-/// Pass the flag to [`super::execute`] or [`super::sweep::execute_sweep`].
+/// Pass the flag to [`super::execute`] or [`crate::sweep::execute_sweep`].
 pub fn stop_flag() -> &'static AtomicBool {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {

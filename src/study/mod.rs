@@ -19,9 +19,10 @@ use crate::matrix::{Home, MatrixRequest, MatrixResults, Mode, measure_matrix, pl
 use crate::placement::Placement;
 use crate::predict::{self, Latencies, Layout, PredictRequest, PredictResults};
 use crate::provenance::Provenance;
-use crate::results::{RunResults, SweepResults};
-use crate::runner::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
+use crate::runner::RunResults;
 use crate::runner::{self, PoolSize, RunRequest};
+use crate::sweep::SweepResults;
+use crate::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
 use crate::topology::{CpuSpec, Topology};
 use crate::workload::Arrivals;
 use serde::{Deserialize, Serialize};

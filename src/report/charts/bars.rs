@@ -8,7 +8,7 @@ use super::{
     signed_span, whisker, zero_based,
 };
 use crate::report::DrawError;
-use crate::results::{Measure, RunResults, StrategyResult};
+use crate::runner::{Measure, RunResults, StrategyResult};
 use crate::stats::Summary;
 use plotters::prelude::*;
 

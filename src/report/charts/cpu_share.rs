@@ -7,7 +7,7 @@
 use super::Header;
 use super::bars::Bars;
 use crate::report::DrawError;
-use crate::results::{PACED, RunResults};
+use crate::runner::{PACED, RunResults};
 
 /// The chart of `run`, a view of one paced regime, or `None` when no
 /// strategy recorded a net CPU share.

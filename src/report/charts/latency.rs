@@ -12,7 +12,7 @@ use super::{
     marker_style, num,
 };
 use crate::report::DrawError;
-use crate::results::{RepeatResult, RunResults};
+use crate::runner::{RepeatResult, RunResults};
 use crate::stats::LatencySummary;
 use plotters::prelude::*;
 

@@ -10,7 +10,7 @@
 //! (`ns-per-op-r22000.svg`):
 //!
 //! - `ns-per-op.svg` (module `ns_per_op`): the cost of one update per
-//!   strategy, [`crate::results::cost_measure`] (flat out: loop ns/op from
+//!   strategy, [`crate::runner::cost_measure`] (flat out: loop ns/op from
 //!   throughput, beside the same less the harness floor; paced: net busy ns
 //!   per update, beside the gross busy ns), mean ± stddev over repeats;
 //!   never the sampled ns, which a fence perturbs;
@@ -41,7 +41,8 @@ mod throughput;
 
 use super::{Document, DrawError, ExportError, Format};
 use crate::provenance::Provenance;
-use crate::results::{RunResults, SweepResults};
+use crate::runner::RunResults;
+use crate::sweep::SweepResults;
 use crate::workload::Regime;
 use axes::{
     Keyed, duration_label, log_span, log_ticks, num, padded, signed_span, whisker, zero_based,

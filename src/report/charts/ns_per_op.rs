@@ -10,7 +10,7 @@
 use super::Header;
 use super::bars::Bars;
 use crate::report::DrawError;
-use crate::results::{PACED, RunResults, THROUGHPUT_NS, cost_measure};
+use crate::runner::{PACED, RunResults, THROUGHPUT_NS, cost_measure};
 use crate::workload::Regime;
 
 /// The chart of `run`, a view of one regime ([`RunResults::regimes`]), or

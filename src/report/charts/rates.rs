@@ -19,7 +19,7 @@ use super::{
     log_ticks, marker_style, num, signed_span,
 };
 use crate::report::DrawError;
-use crate::results::{SweepPoint, SweepResults};
+use crate::sweep::{SweepPoint, SweepResults};
 use crate::workload::SEED_RATE;
 use plotters::prelude::*;
 

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::counter::{PublishPolicy, format_duration};
 use crate::report::DrawError;
-use crate::results::{RunResults, Strategy};
+use crate::runner::{RunResults, Strategy};
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;

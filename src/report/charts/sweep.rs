@@ -10,8 +10,8 @@ use super::{
     marker_style, num, padded, whisker, zero_based,
 };
 use crate::report::DrawError;
-use crate::results::{SweepPoint, SweepResults};
 use crate::stats::Summary;
+use crate::sweep::{SweepPoint, SweepResults};
 use plotters::prelude::*;
 
 /// Every affinity set's charts, in the order the sets were first run.

@@ -4,7 +4,7 @@
 use super::Header;
 use super::bars::Bars;
 use crate::report::DrawError;
-use crate::results::RunResults;
+use crate::runner::RunResults;
 
 /// The chart, or `None` when no strategy finished a repeat.
 pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {

@@ -5,7 +5,7 @@
 //! the trusted figures first, as in each run's tables.
 
 use crate::report::measures::{RowLabels, measure_cell, unique};
-use crate::results::{RunResults, StrategyResult};
+use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use crate::workload::Regime;
 use maud::{Markup, html};

@@ -12,7 +12,7 @@
 //! every slot's node, verified or not); the noise and interference
 //! warnings; the provenance. A run of several regimes (flat out, paced at
 //! a rate) has its verdict, tables, charts and warnings per regime, each
-//! drawn from that regime's view ([`crate::results::RunResults::regimes`]).
+//! drawn from that regime's view ([`crate::runner::RunResults::regimes`]).
 //! With two or more runs the page starts with the hosts side by side: a
 //! row per host (CPU model, kernel, nodes, LLCs, CPUs used) and, per
 //! regime, one table per measure with a column per host × strategy.
@@ -97,7 +97,7 @@ fn page_led(title: &str, lead: Option<Markup>, sources: &[Source]) -> Result<Str
             }
         });
     }
-    let runs: Vec<(Option<&str>, &crate::results::RunResults)> = sources
+    let runs: Vec<(Option<&str>, &crate::runner::RunResults)> = sources
         .iter()
         .filter_map(|s| match s.doc {
             Document::Run(r) => Some((s.label, r)),

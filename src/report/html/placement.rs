@@ -3,7 +3,7 @@
 //! not.
 
 use crate::placement::NodeCheck;
-use crate::results::RunResults;
+use crate::runner::RunResults;
 use crate::topology::CpuList;
 use crate::workload::Role;
 use maud::{Markup, html};

@@ -13,7 +13,7 @@ use crate::report::ExportError;
 use crate::report::charts;
 use crate::report::findings::run_findings;
 use crate::report::measures::{self, RowLabels, shown_measures, unique};
-use crate::results::{
+use crate::runner::{
     MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, cost_measure,
 };
 use crate::stats::{Decision, Summary};
@@ -430,11 +430,11 @@ fn settings(run: &RunResults) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{MEASURES, THROUGHPUT_NS};
+    use crate::runner::{MEASURES, THROUGHPUT_NS};
 
     #[test]
     fn tables_lead_with_the_trusted_figures_of_their_regime() {
-        let mut run = crate::results::fixture_run();
+        let mut run = crate::runner::fixture_run();
         for s in &mut run.strategies {
             let sum = s.summary.as_mut().unwrap();
             sum.net_ns = sum.write_loop_ns;

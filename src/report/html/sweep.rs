@@ -13,7 +13,7 @@ use crate::answer;
 use crate::report::ExportError;
 use crate::report::charts;
 use crate::report::measures::{RowLabels, shown_measures, unique};
-use crate::results::{SweepPoint, SweepResults};
+use crate::sweep::{SweepPoint, SweepResults};
 use maud::{Markup, html};
 
 /// `8 threads, affinity unbound, paced at 22.0k/s per thread`.

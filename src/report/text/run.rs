@@ -10,7 +10,8 @@ use crate::report::findings::{
     NOISY_CV_PCT, interference_line, noisy_cv, repeat_range, run_findings, unconverged,
 };
 use crate::report::measures::{RowLabels, measure_table, table_measures, table_title, unique};
-use crate::results::{RunResults, StrategyResult, SweepResults};
+use crate::runner::{RunResults, StrategyResult};
+use crate::sweep::SweepResults;
 use crate::topology::CpuList;
 use crate::units::{Unit, cv_text, human};
 use crate::workload::Regime;

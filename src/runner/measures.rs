@@ -1,7 +1,7 @@
 //! The figures a run summary holds, as tables and `contend compare` show
 //! them: what each one measures, in what unit, and which way is better.
 
-use super::{StrategyResult, StrategySummary};
+use super::result::{StrategyResult, StrategySummary};
 use crate::stats::Summary;
 use crate::units::Unit;
 use crate::workload::Regime;
@@ -200,3 +200,22 @@ pub const MEASURES: [Measure; 8] = [
         unit: Unit::PerSecond,
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::super::result::fixture_run;
+    use super::*;
+
+    #[test]
+    fn a_measure_of_a_strategy_is_its_summary_figure() {
+        let mut run = fixture_run();
+        let updates = &MEASURES[0];
+        let strategy = &run.strategies[0];
+        let figure = strategy.summary.as_ref().unwrap().write_ops_per_s;
+        assert!(figure.mean > 0.0);
+        assert_eq!(updates.of(strategy), Some(figure));
+        // A strategy that finished no repeat has no figure.
+        run.strategies[0].summary = None;
+        assert_eq!(updates.of(&run.strategies[0]), None);
+    }
+}

@@ -2,7 +2,7 @@
 //! interleaved in one run.json, and the views of one regime every table,
 //! chart and verdict is drawn from.
 
-use super::{RunResults, StrategyResult};
+use super::result::{RunResults, StrategyResult};
 use crate::workload::Regime;
 
 impl RunResults {
@@ -90,7 +90,7 @@ fn legacy_regime(rate: Option<f64>) -> Regime {
 
 #[cfg(test)]
 mod tests {
-    use crate::results::fixture_run;
+    use super::super::result::fixture_run;
     use crate::workload::Regime;
 
     #[test]

@@ -1,13 +1,20 @@
-//! A sweep: a whole run at every thread count × affinity set, as in seed
-//! 002 (Daniel Jordan's table of the per-node split at each thread count,
-//! unbound and bound to each node; see docs/seeds.md). Every point is
-//! planned by [`super::plan()`] before anything runs, so bad input is
-//! refused up front.
+//! `contend sweep`'s engine and its result: a whole run at every thread
+//! count × affinity set (× regime), as in seed 002 (Daniel Jordan's table
+//! of the per-node split at each thread count, unbound and bound to each
+//! node; see docs/seeds.md). Every point is planned by
+//! [`crate::runner::plan()`] before anything runs, so bad input is refused
+//! up front; sweep.json's model is [`SweepResults`].
 
-use super::{PlanError, PoolSize, RunError, RunPlan, RunRequest, StrategyChoice, execute, plan};
+mod result;
+
+pub use result::{SweepPoint, SweepResults};
+
 use crate::counter::NodeIter;
 use crate::placement::Placement;
-use crate::results::{SCHEMA_VERSION, SweepPoint, SweepResults};
+use crate::runner::{
+    PlanError, PoolSize, RunError, RunPlan, RunRequest, SCHEMA_VERSION, StrategyChoice, execute,
+    plan,
+};
 use crate::topology::{CpuSpec, Topology};
 use crate::workload::Regime;
 use std::fmt;

@@ -3,8 +3,9 @@
 //! policy, and every error names the file. Writes are atomic (a temporary
 //! file, then a rename) and a failed write leaves nothing behind.
 
-use super::{RunResults, SCHEMA_VERSION, SweepResults};
 use crate::matrix::MatrixResults;
+use crate::runner::{RunResults, SCHEMA_VERSION};
+use crate::sweep::SweepResults;
 use serde::de::DeserializeOwned;
 use std::fs;
 use std::io;

@@ -1,17 +1,7 @@
-//! The result files' model: what `contend run` measured, per strategy and
+//! The run's result model: what `contend run` measured, per strategy and
 //! per repeat, with the summaries and provenance, serialised as run.json
-//! (and sweep.json for a sweep; schemas in docs/results-schema.md); and
-//! `files`, the one place result files are read and written.
-
-mod files;
-mod measures;
-mod regimes;
-
-pub use files::{
-    RESULT_FILES, ReadError, ResultFile, WriteError, create_dir, new_results_dir, read, read_all,
-    write_atomic,
-};
-pub use measures::{MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
+//! (schema in docs/results-schema.md). The measures a summary holds are
+//! in `measures.rs`, a run's views of one regime in `regimes.rs`.
 
 use crate::clock::{ClockKind, TimerKind};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel, SlotInfo};
@@ -499,49 +489,6 @@ impl RunResults {
     }
 }
 
-/// One point of a sweep: a whole run at one thread count and affinity set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SweepPoint {
-    /// Writer threads at this point.
-    pub threads: usize,
-    /// The affinity set: `unbound` (every allowed CPU) or `nodeN` (every
-    /// thread on node N), as in the table of Daniel Jordan's profiles on
-    /// LKML (seed 002, docs/seeds.md).
-    pub affinity: String,
-    /// The regime (`--rates`; the file's `rate`: ops/s per thread, or
-    /// `null` flat out).
-    #[serde(default, rename = "rate")]
-    pub regime: Regime,
-    /// The run at this point.
-    pub results: RunResults,
-}
-
-/// A whole `contend sweep`: sweep.json.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SweepResults {
-    /// [`SCHEMA_VERSION`].
-    pub schema: u32,
-    /// True when Ctrl-C stopped the sweep: only finished points are kept.
-    pub partial: bool,
-    /// Every point, in the order run.
-    pub points: Vec<SweepPoint>,
-}
-
-impl SweepResults {
-    /// The flat-out points of affinity set `affinity`, by thread count: the
-    /// throughput-against-threads series (a paced point's ops/s is its
-    /// pacing rate, so it belongs to the rate curve instead).
-    pub fn hammer_points(&self, affinity: &str) -> Vec<&SweepPoint> {
-        let mut points: Vec<&SweepPoint> = self
-            .points
-            .iter()
-            .filter(|p| p.affinity == affinity && !p.regime.is_paced())
-            .collect();
-        points.sort_by_key(|p| p.threads);
-        points
-    }
-}
-
 /// tests/fixtures/results/run.json: a real two-writer run of
 /// global/always and cpu/always, 2 repeats each, its four canaries set by
 /// hand to 10, 40 (global) and 20, 30 ns (cpu). What unit tests start from.
@@ -549,8 +496,8 @@ impl SweepResults {
 pub(crate) fn fixture_run() -> RunResults {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json");
-    match files::read(&path).unwrap().1 {
-        files::ResultFile::Run(run) => *run,
+    match crate::results::read(&path).unwrap().1 {
+        crate::results::ResultFile::Run(run) => *run,
         other => panic!("not a run: {other:?}"),
     }
 }
@@ -559,19 +506,6 @@ pub(crate) fn fixture_run() -> RunResults {
 mod tests {
     use super::*;
     use crate::clock::ClockKind;
-
-    #[test]
-    fn a_measure_of_a_strategy_is_its_summary_figure() {
-        let mut run = fixture_run();
-        let updates = &MEASURES[0];
-        let strategy = &run.strategies[0];
-        let figure = strategy.summary.as_ref().unwrap().write_ops_per_s;
-        assert!(figure.mean > 0.0);
-        assert_eq!(updates.of(strategy), Some(figure));
-        // A strategy that finished no repeat has no figure.
-        run.strategies[0].summary = None;
-        assert_eq!(updates.of(&run.strategies[0]), None);
-    }
 
     #[test]
     fn the_canary_range_spans_every_repeat_of_every_strategy() {

@@ -1,0 +1,50 @@
+//! The sweep's result model: a whole run at every thread count, affinity
+//! set and regime, serialised as sweep.json (schema in
+//! docs/results-schema.md).
+
+use crate::runner::RunResults;
+use crate::workload::Regime;
+use serde::{Deserialize, Serialize};
+
+/// One point of a sweep: a whole run at one thread count and affinity set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// Writer threads at this point.
+    pub threads: usize,
+    /// The affinity set: `unbound` (every allowed CPU) or `nodeN` (every
+    /// thread on node N), as in the table of Daniel Jordan's profiles on
+    /// LKML (seed 002, docs/seeds.md).
+    pub affinity: String,
+    /// The regime (`--rates`; the file's `rate`: ops/s per thread, or
+    /// `null` flat out).
+    #[serde(default, rename = "rate")]
+    pub regime: Regime,
+    /// The run at this point.
+    pub results: RunResults,
+}
+
+/// A whole `contend sweep`: sweep.json.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepResults {
+    /// [`crate::runner::SCHEMA_VERSION`]: sweep.json shares run.json's.
+    pub schema: u32,
+    /// True when Ctrl-C stopped the sweep: only finished points are kept.
+    pub partial: bool,
+    /// Every point, in the order run.
+    pub points: Vec<SweepPoint>,
+}
+
+impl SweepResults {
+    /// The flat-out points of affinity set `affinity`, by thread count: the
+    /// throughput-against-threads series (a paced point's ops/s is its
+    /// pacing rate, so it belongs to the rate curve instead).
+    pub fn hammer_points(&self, affinity: &str) -> Vec<&SweepPoint> {
+        let mut points: Vec<&SweepPoint> = self
+            .points
+            .iter()
+            .filter(|p| p.affinity == affinity && !p.regime.is_paced())
+            .collect();
+        points.sort_by_key(|p| p.threads);
+        points
+    }
+}
