@@ -15,6 +15,7 @@ mod classes;
 mod measure;
 mod plan;
 mod reference;
+mod result;
 
 pub use advice::{
     Advice, ClassStats, EmptyClass, LLC_CLOSE, RULE, SAME, Split, advise, class_stats,
@@ -24,12 +25,12 @@ pub use classes::{OfflineCpu, PairClass, PairSelection, PlannedPair, classify, s
 pub use measure::{LINES, Mode, PairSamples, Procedure, measure_pair};
 pub use plan::{MatrixError, MatrixPlan, MatrixRequest, measure_matrix, plan_matrix};
 pub use reference::{ReferenceError, reference_pingpong};
+pub use result::{
+    DirectionStats, MatrixConfig, MatrixResults, PairResult, Reference, SCHEMA_VERSION,
+};
 
-use crate::clock::TimerKind;
 use crate::error::UnknownName;
-use crate::placement::{NodeCheck, PinnedThread, PlacementError};
-use crate::provenance::Provenance;
-use crate::stats::quantile_of;
+use crate::placement::PlacementError;
 use crate::topology::{CpuList, Topology};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -82,9 +83,6 @@ CPU, column = responding CPU, median one-way ns, empty where unmeasured), \
 matrix.json (per pair, per class, advice, reference, provenance, topology) \
 and heatmap.svg."
 );
-
-/// Version of the matrix.json layout; bumped on incompatible changes.
-pub const SCHEMA_VERSION: u32 = 1;
 
 /// A pair is flagged asymmetric when its two phases' medians (lower CPU
 /// initiating, then higher) differ by more than this percentage of the
@@ -171,234 +169,6 @@ where
     String::deserialize(d)?
         .parse()
         .map_err(serde::de::Error::custom)
-}
-
-/// The settings of one matrix run, as resolved.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MatrixConfig {
-    /// The chosen CPUs, ascending (the matrix's rows and columns).
-    pub cpus: Vec<u32>,
-    /// Hand-off measured.
-    pub mode: Mode,
-    /// Where each pair's line lives.
-    pub home: Home,
-    /// Timed samples per direction of a pair.
-    pub samples: usize,
-    /// Round trips per sample.
-    pub round_trips_per_sample: u64,
-    /// Samples run and discarded first, per direction.
-    pub warmup_samples: usize,
-    /// Pairs kept per class (`None`: every pair, `--all-pairs`).
-    pub per_class: Option<usize>,
-    /// "tsc" (calibrated) or "monotonic" (TSC not invariant).
-    pub timer: TimerKind,
-    /// [`ASYMMETRY_LIMIT_PCT`].
-    pub asymmetry_limit_pct: f64,
-    /// Round trips of the reference ping-pong.
-    pub reference_round_trips: u64,
-}
-
-/// One direction of a pair: `from` initiates each round trip.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DirectionStats {
-    /// The initiating CPU.
-    pub from: u32,
-    /// The responding CPU.
-    pub to: u32,
-    /// Median one-way latency over the samples, ns.
-    pub median_ns: f64,
-    /// 90th percentile one-way latency over the samples, ns.
-    pub p90_ns: f64,
-    /// Timed samples.
-    pub samples: usize,
-}
-
-impl DirectionStats {
-    fn of(from: u32, to: u32, samples: &[f64]) -> Self {
-        DirectionStats {
-            from,
-            to,
-            median_ns: quantile_of(samples, 0.5),
-            p90_ns: quantile_of(samples, 0.9),
-            samples: samples.len(),
-        }
-    }
-}
-
-/// Everything measured for one pair.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PairResult {
-    /// The two CPUs, lower first.
-    pub cpus: [u32; 2],
-    /// Their distance class.
-    pub class: PairClass,
-    /// The node the pair's lines were bound to.
-    pub home_node: u32,
-    /// `move_pages` on the page holding the pair's lines.
-    pub line: NodeCheck,
-    /// The two pinned threads, lower CPU first.
-    pub threads: [PinnedThread; 2],
-    /// Lower CPU initiating.
-    pub forward: DirectionStats,
-    /// Higher CPU initiating.
-    pub backward: DirectionStats,
-    /// Median one-way latency over both directions' samples, ns.
-    pub median_ns: f64,
-    /// 90th percentile over both directions' samples, ns.
-    pub p90_ns: f64,
-    /// |forward − backward| medians as % of the smaller.
-    pub asymmetry_pct: f64,
-    /// `asymmetry_pct` > [`ASYMMETRY_LIMIT_PCT`].
-    pub asymmetric: bool,
-    /// Median one-way ns of each pass over the pairs (both phases'
-    /// samples), in the order measured.
-    #[serde(default)]
-    pub passes: Vec<f64>,
-    /// (largest − smallest pass median) as % of the smallest: how far the
-    /// pair's cost moved between passes spread over the run.
-    #[serde(default)]
-    pub pass_spread_pct: f64,
-    /// `pass_spread_pct` > [`UNSTABLE_LIMIT_PCT`]: the machine moved under
-    /// this pair (a hypervisor moving vCPUs), so its median is a mix of
-    /// phases, not one cost.
-    #[serde(default)]
-    pub unstable: bool,
-}
-
-impl PairResult {
-    /// Summarises one pair's samples (one pass).
-    pub fn new(pair: PlannedPair, home_node: u32, s: PairSamples) -> Self {
-        PairResult::from_passes(pair, home_node, vec![s])
-    }
-
-    /// Summarises one pair's samples from every pass (at least one): the
-    /// phases' statistics over all samples, each pass's median, and their
-    /// spread. Threads and line are the first pass's, unless a later
-    /// pass's could not be verified.
-    pub fn from_passes(pair: PlannedPair, home_node: u32, passes: Vec<PairSamples>) -> Self {
-        let medians: Vec<f64> = passes
-            .iter()
-            .map(|s| {
-                let both: Vec<f64> = s.forward.iter().chain(&s.backward).copied().collect();
-                quantile_of(&both, 0.5)
-            })
-            .collect();
-        let (lo_pass, hi_pass) = medians
-            .iter()
-            .fold((f64::INFINITY, 0.0f64), |(lo, hi), &m| {
-                (lo.min(m), hi.max(m))
-            });
-        let pass_spread_pct = if lo_pass > 0.0 && lo_pass.is_finite() {
-            100.0 * (hi_pass - lo_pass) / lo_pass
-        } else {
-            0.0
-        };
-        let mut passes = passes.into_iter();
-        let mut s = passes.next().expect("at least one pass");
-        for later in passes {
-            s.forward.extend(later.forward);
-            s.backward.extend(later.backward);
-            if !matches!(later.line, NodeCheck::Verified { .. }) {
-                s.line = later.line;
-            }
-            for (t, l) in s.threads.iter_mut().zip(later.threads) {
-                if !l.verified {
-                    *t = l;
-                }
-            }
-        }
-        let forward = DirectionStats::of(pair.a, pair.b, &s.forward);
-        let backward = DirectionStats::of(pair.b, pair.a, &s.backward);
-        let both: Vec<f64> = s.forward.iter().chain(&s.backward).copied().collect();
-        let (lo, hi) = if forward.median_ns <= backward.median_ns {
-            (forward.median_ns, backward.median_ns)
-        } else {
-            (backward.median_ns, forward.median_ns)
-        };
-        let asymmetry_pct = if lo > 0.0 {
-            100.0 * (hi - lo) / lo
-        } else {
-            0.0
-        };
-        PairResult {
-            cpus: [pair.a, pair.b],
-            class: pair.class,
-            home_node,
-            line: s.line,
-            threads: s.threads,
-            forward,
-            backward,
-            median_ns: quantile_of(&both, 0.5),
-            p90_ns: quantile_of(&both, 0.9),
-            asymmetry_pct,
-            asymmetric: asymmetry_pct > ASYMMETRY_LIMIT_PCT,
-            passes: medians,
-            pass_spread_pct,
-            unstable: pass_spread_pct > UNSTABLE_LIMIT_PCT,
-        }
-    }
-
-    /// True when both threads and the line were verified.
-    pub fn verified(&self) -> bool {
-        self.threads.iter().all(|t| t.verified) && matches!(self.line, NodeCheck::Verified { .. })
-    }
-}
-
-/// The independent ping-pong's answer beside the matrix's for one pair.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Reference {
-    /// The pair.
-    pub cpus: [u32; 2],
-    /// Round trips it ran.
-    pub round_trips: u64,
-    /// Its one-way latency, ns.
-    pub one_way_ns: f64,
-    /// The matrix's median one-way latency for the same pair, ns.
-    pub matrix_one_way_ns: f64,
-    /// (matrix − reference) as % of the reference.
-    pub difference_pct: f64,
-}
-
-impl Reference {
-    /// Pairs the reference's figure with the matrix's.
-    pub fn new(cpus: [u32; 2], round_trips: u64, one_way_ns: f64, matrix_one_way_ns: f64) -> Self {
-        Reference {
-            cpus,
-            round_trips,
-            one_way_ns,
-            matrix_one_way_ns,
-            difference_pct: 100.0 * (matrix_one_way_ns - one_way_ns) / one_way_ns,
-        }
-    }
-}
-
-/// A whole `contend matrix`: matrix.json.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MatrixResults {
-    /// [`SCHEMA_VERSION`].
-    pub schema: u32,
-    /// The settings.
-    pub config: MatrixConfig,
-    /// Where and with what it ran.
-    pub provenance: Provenance,
-    /// The host layout used.
-    pub topology: Topology,
-    /// Every measured pair, by CPU ids.
-    pub pairs: Vec<PairResult>,
-    /// Cost per distance class, nearest first.
-    pub classes: Vec<ClassStats>,
-    /// Kinds of class with no pairs here, and why.
-    pub empty_classes: Vec<EmptyClass>,
-    /// Where to split, and the numbers behind it.
-    pub advice: Advice,
-    /// The independent ping-pong on the first pair.
-    pub reference: Reference,
-    /// Warnings printed during the run.
-    pub notes: Vec<String>,
-    /// Wall time the pairs took to measure, seconds (0 in files written
-    /// before it was recorded).
-    #[serde(default)]
-    pub elapsed_s: f64,
 }
 
 /// Measures every `(pair, home node)` in [`PASSES`] passes spread over the
@@ -507,121 +277,6 @@ mod tests {
                 .to_string()
                 .contains("node:x")
         );
-    }
-
-    fn samples(ns: f64, verified: bool) -> PairSamples {
-        let thread = |cpu| PinnedThread {
-            requested_cpu: cpu,
-            observed_cpu: Some(cpu),
-            verified,
-            note: None,
-        };
-        PairSamples {
-            threads: [thread(0), thread(1)],
-            line: NodeCheck::Verified { node: 0 },
-            forward: vec![ns, ns, ns + 1.0],
-            backward: vec![ns, ns + 1.0, ns + 1.0],
-        }
-    }
-
-    fn pair() -> PlannedPair {
-        PlannedPair {
-            a: 0,
-            b: 1,
-            class: PairClass::SameLlc,
-        }
-    }
-
-    #[test]
-    fn passes_that_disagree_make_a_pair_unstable() {
-        // The development VM: two passes at 27 ns, one after the
-        // hypervisor moved a vCPU, at 110 ns.
-        let r = PairResult::from_passes(
-            pair(),
-            0,
-            vec![
-                samples(27.0, true),
-                samples(110.0, true),
-                samples(27.0, true),
-            ],
-        );
-        // Each pass's median over both phases: 27.5, 110.5, 27.5.
-        assert_eq!(r.passes, [27.5, 110.5, 27.5]);
-        assert!((r.pass_spread_pct - 100.0 * 83.0 / 27.5).abs() < 1e-9);
-        assert!(r.unstable);
-        // Every sample counts towards the phases and the pair.
-        assert_eq!((r.forward.samples, r.backward.samples), (9, 9));
-        assert_eq!(r.median_ns, 28.0);
-        // Within 15% the passes agree.
-        let steady = PairResult::from_passes(
-            pair(),
-            0,
-            vec![
-                samples(27.0, true),
-                samples(30.0, true),
-                samples(28.0, true),
-            ],
-        );
-        assert!(!steady.unstable, "{}", steady.pass_spread_pct);
-        assert!((steady.pass_spread_pct - 100.0 * 3.0 / 27.5).abs() < 1e-9);
-        // One pass: no spread.
-        let one = PairResult::new(pair(), 0, samples(27.0, true));
-        assert_eq!(
-            (one.passes.len(), one.pass_spread_pct, one.unstable),
-            (1, 0.0, false)
-        );
-    }
-
-    #[test]
-    fn an_unverified_later_pass_is_not_hidden_by_a_verified_first() {
-        let r = PairResult::from_passes(pair(), 0, vec![samples(27.0, true), samples(27.0, false)]);
-        assert!(!r.verified());
-        // The same for the line: a later pass's failed check wins over a
-        // verified first, and a verified later pass does not hide a first
-        // that failed.
-        let failed = NodeCheck::Unverified {
-            reason: "move_pages: EPERM".into(),
-        };
-        let bad = || PairSamples {
-            line: failed.clone(),
-            ..samples(27.0, true)
-        };
-        let r = PairResult::from_passes(pair(), 0, vec![samples(27.0, true), bad()]);
-        assert_eq!(r.line, failed);
-        let r = PairResult::from_passes(pair(), 0, vec![bad(), samples(27.0, true)]);
-        assert_eq!(r.line, failed);
-        assert!(!r.verified());
-        let good =
-            PairResult::from_passes(pair(), 0, vec![samples(27.0, true), samples(27.0, true)]);
-        assert!(good.verified());
-    }
-
-    #[test]
-    fn limits_are_strict_and_zero_medians_give_no_percentages() {
-        // Forward median 100, backward exactly 15% more: not asymmetric
-        // (the limit is "more than 15%"); a hair more is.
-        let at = |fwd: f64, back: f64| PairSamples {
-            forward: vec![fwd; 3],
-            backward: vec![back; 3],
-            ..samples(0.0, true)
-        };
-        let r = PairResult::new(pair(), 0, at(100.0, 115.0));
-        assert!((r.asymmetry_pct - 15.0).abs() < 1e-9 && !r.asymmetric);
-        assert!(PairResult::new(pair(), 0, at(100.0, 115.1)).asymmetric);
-        // The slower side may be either: the percentage is of the faster.
-        let r = PairResult::new(pair(), 0, at(115.0, 100.0));
-        assert!((r.asymmetry_pct - 15.0).abs() < 1e-9);
-        // Passes at exactly 15% apart: stable; a hair more: unstable.
-        let r = PairResult::from_passes(pair(), 0, vec![at(100.0, 100.0), at(115.0, 115.0)]);
-        assert!((r.pass_spread_pct - 15.0).abs() < 1e-9 && !r.unstable);
-        let r = PairResult::from_passes(pair(), 0, vec![at(100.0, 100.0), at(115.1, 115.1)]);
-        assert!(r.unstable);
-        // A pass or a side at 0 ns (a timer that did not move) gives no
-        // percentage, not infinity.
-        let r = PairResult::from_passes(pair(), 0, vec![at(0.0, 0.0), at(30.0, 30.0)]);
-        assert_eq!((r.pass_spread_pct, r.unstable), (0.0, false));
-        let r = PairResult::new(pair(), 0, at(0.0, 30.0));
-        assert_eq!((r.asymmetry_pct, r.asymmetric), (0.0, false));
     }
 
     #[test]

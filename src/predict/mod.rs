@@ -10,6 +10,7 @@ pub mod latency;
 mod model;
 mod publish;
 pub mod queue;
+mod result;
 #[cfg(test)]
 mod tests;
 
@@ -17,12 +18,15 @@ pub use check::{CheckPoint, CheckResults, Knee, check, measured_knee};
 pub use latency::{Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, MissingClass};
 pub use model::{Evaluation, Layout, Lines};
 pub use publish::publish_fraction;
+pub use result::{
+    ClassUse, LineState, PointPrediction, PredictConfig, PredictResults, Range, SCHEMA_VERSION,
+    SaturationRate, StrategyPrediction,
+};
 
 use crate::counter::{PublishPolicy, ShardLevel};
 use crate::matrix::OfflineCpu;
 use crate::topology::Topology;
 use crate::workload::Arrivals;
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// `contend predict --help`: what the model is and how to feed it.
@@ -56,9 +60,6 @@ Examples:
   contend run --level global --publish always --rate 10k,100k,1M,3M
   contend predict --check results/<host>/<stamp>/run.json";
 
-/// Version of predict.json's layout.
-pub const SCHEMA_VERSION: u32 = 1;
-
 /// A line whose ρ at the high latencies reaches this is near saturation:
 /// the cost and CPU share are not predicted there (the queue, not the
 /// rate, sets them).
@@ -70,139 +71,6 @@ pub const CURVE_FROM: f64 = 100.0;
 pub const CURVE_TO: f64 = 1e8;
 /// … with this many points per decade.
 pub const CURVE_PER_DECADE: u32 = 4;
-
-/// A figure at the low, central and high class latencies.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Range {
-    /// At every class's lowest latency.
-    pub lo: f64,
-    /// At the central latencies.
-    pub mid: f64,
-    /// At every class's highest latency.
-    pub hi: f64,
-}
-
-/// How busy the hottest line is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LineState {
-    /// ρ below [`NEAR_SATURATION`] even at the high latencies.
-    Below,
-    /// ρ at or past [`NEAR_SATURATION`] at the high latencies, below 1 at
-    /// the central ones.
-    Near,
-    /// ρ ≥ 1 at the central latencies: throughput caps at 1/S.
-    Saturated,
-}
-
-/// One strategy at one rate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PointPrediction {
-    /// Updates per second per writer CPU.
-    pub rate: f64,
-    /// Publishes per update under the policy at this rate (from the load
-    /// walk, stepped without threads).
-    pub publish_fraction: f64,
-    /// ρ of the hottest line (fraction of time it is being handed over).
-    pub rho: Range,
-    /// How busy the hottest line is.
-    pub state: LineState,
-    /// Net ns per update, mean over writers (transfers and waits); `None`
-    /// near or past saturation.
-    pub cost_ns: Option<Range>,
-    /// Net CPU share per writer CPU, % (rate × cost); `None` near or past
-    /// saturation.
-    pub cpu_share_pct: Option<Range>,
-    /// Past saturation at the central latencies, the most one transfer
-    /// can take, ns: every other source's transfer ahead of it.
-    pub queue_bound_ns: Option<f64>,
-    /// Transfers a publish causes, per update (central latencies).
-    pub write_transfers: f64,
-    /// Lines the read side fetches, per update.
-    pub read_transfers: f64,
-    /// Writers publishing to the hottest line.
-    pub hottest_writers: usize,
-}
-
-/// Updates per second per CPU at which the hottest line saturates (ρ = 1)
-/// at the high (`lo`), central and low (`hi`) latencies; `None` where it
-/// never does (a ratelimit caps the publishes).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct SaturationRate {
-    /// At the high latencies: the lowest rate.
-    pub lo: Option<f64>,
-    /// At the central latencies.
-    pub mid: Option<f64>,
-    /// At the low latencies: the highest rate.
-    pub hi: Option<f64>,
-}
-
-/// One strategy's predictions.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StrategyPrediction {
-    /// `level/policy`.
-    pub name: String,
-    /// The shard level.
-    pub level: ShardLevel,
-    /// The publish policy.
-    pub publish: PublishPolicy,
-    /// Lines (slots that get written).
-    pub lines: usize,
-    /// Where the hottest line saturates.
-    pub saturation: SaturationRate,
-    /// At each asked-for rate.
-    pub points: Vec<PointPrediction>,
-    /// At [`CURVE_PER_DECADE`] rates per decade from [`CURVE_FROM`] to
-    /// [`CURVE_TO`], for the chart.
-    pub curve: Vec<PointPrediction>,
-}
-
-/// What the prediction was asked.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PredictConfig {
-    /// Who touches the counter.
-    pub layout: Layout,
-    /// Updates per second per writer CPU.
-    pub rates: Vec<f64>,
-    /// How updates fall in time.
-    pub arrivals: Arrivals,
-    /// Seed of the load walks (publish fractions).
-    pub seed: u64,
-}
-
-/// One class the chosen CPUs exchange the line over.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClassUse {
-    /// The class (`same-llc`, `cross-node@21`).
-    pub class: String,
-    /// Its figure and range, ns.
-    pub latency: ClassLatency,
-}
-
-/// A whole `contend predict`: predict.json.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PredictResults {
-    /// [`SCHEMA_VERSION`].
-    pub schema: u32,
-    /// The host or fixture the topology came from.
-    pub host: String,
-    /// Online CPUs of the topology.
-    pub cpus: usize,
-    /// NUMA nodes with CPUs.
-    pub nodes: usize,
-    /// Last-level caches.
-    pub llcs: usize,
-    /// What was asked.
-    pub config: PredictConfig,
-    /// The latencies and where they came from.
-    pub latencies: Latencies,
-    /// The classes in use, nearest first, with the figures used.
-    pub classes: Vec<ClassUse>,
-    /// Per strategy.
-    pub strategies: Vec<StrategyPrediction>,
-    /// Assumptions worth saying.
-    pub notes: Vec<String>,
-}
 
 /// What to predict.
 #[derive(Debug, Clone)]

@@ -9,91 +9,27 @@
 //! finished.
 
 pub mod plan;
+mod result;
 
 pub use plan::{
     ClassSample, MatrixStage, RunStage, StudyPlan, StudyPlanError, SweepStage, ThreadStep,
     default_max_time_s, plan_study, run_strategies, sweep_strategies,
 };
+pub use result::{SCHEMA_VERSION, StageRecord, StageStatus, StudyParts, StudyResults};
 
-use crate::matrix::{Home, MatrixRequest, MatrixResults, Mode, measure_matrix, plan_matrix};
+use crate::matrix::{Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
 use crate::placement::Placement;
-use crate::predict::{self, Latencies, Layout, PredictRequest, PredictResults};
+use crate::predict::{self, Latencies, Layout, PredictRequest};
 use crate::provenance::Provenance;
-use crate::runner::RunResults;
 use crate::runner::{self, PoolSize, RunRequest};
-use crate::sweep::SweepResults;
 use crate::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
 use crate::topology::{CpuSpec, Topology};
 use crate::workload::Arrivals;
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Version of study.json's layout.
-pub const SCHEMA_VERSION: u32 = 1;
-
 /// The stages, in the order run.
 pub const STAGES: [&str; 4] = ["matrix", "run", "sweep", "predict"];
-
-/// How a stage ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", tag = "status", content = "why")]
-pub enum StageStatus {
-    /// Finished; its file is in the folder.
-    Done,
-    /// Stopped by Ctrl-C or SIGTERM; what it finished is kept.
-    Interrupted,
-    /// Not run, and why (an earlier stage was interrupted or failed, or
-    /// the budget was spent).
-    Skipped(String),
-    /// Failed, and why.
-    Failed(String),
-}
-
-/// One stage's record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StageRecord {
-    /// `matrix`, `run`, `sweep` or `predict`.
-    pub stage: String,
-    /// How it ended.
-    pub status: StageStatus,
-    /// Wall seconds it took.
-    pub seconds: f64,
-}
-
-/// What the stages produced (each `None` until its stage is done).
-#[derive(Debug, Clone, Default)]
-pub struct StudyParts {
-    /// The pair matrix.
-    pub matrix: Option<MatrixResults>,
-    /// The default run.
-    pub run: Option<RunResults>,
-    /// The sweep (partial when interrupted).
-    pub sweep: Option<SweepResults>,
-    /// The prediction.
-    pub predict: Option<PredictResults>,
-}
-
-/// A whole `contend study`: study.json (the plan, each stage's record) and
-/// the parts, each saved in its own file beside it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StudyResults {
-    /// [`SCHEMA_VERSION`].
-    pub schema: u32,
-    /// What was planned.
-    pub plan: StudyPlan,
-    /// Where and with what it ran.
-    pub provenance: Provenance,
-    /// Per stage, how it ended.
-    pub stages: Vec<StageRecord>,
-    /// Wall seconds in all.
-    pub elapsed_s: f64,
-    /// True unless every stage is done.
-    pub partial: bool,
-    /// The parts (not in study.json: each has its own file).
-    #[serde(skip)]
-    pub parts: StudyParts,
-}
 
 /// What the command hears while a study runs.
 pub trait Observer {

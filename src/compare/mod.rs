@@ -1,0 +1,227 @@
+//! `contend compare`'s model: two result files (or two sets of strategies
+//! in one) paired strategy by strategy within each regime (flat out, or
+//! paced at one rate), every compared measure decided by
+//! [`crate::stats::decide`] over the whole comparison (Welch's t-test on
+//! the repeats, Holm-adjusted, a noise threshold): change, no change or
+//! inconclusive. Rendering lives in [`crate::report`].
+
+mod caveats;
+mod result;
+mod side;
+
+pub use caveats::machine_changed;
+pub use result::{Comparison, MeasureRow, Pair};
+pub use side::Side;
+
+use crate::runner::{MEASURES, Measure, PACED, StrategyResult, cost_measure};
+use crate::stats::{Decision, Summary};
+use crate::workload::Regime;
+use caveats::{unrecorded, warnings};
+use side::names;
+use std::path::PathBuf;
+
+/// The measures set side by side for a pair measured in `regime`: first
+/// the cost of one update, [`cost_measure`] (ns/op from throughput flat
+/// out, net busy ns per update paced; never the sampled ns, which the
+/// fence perturbs); then, flat out, updates/s and read ops/s; paced, where
+/// ops/s is the pacing rate, the net CPU share (%).
+pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
+    match regime {
+        Regime::FlatOut => vec![cost_measure(regime), &MEASURES[0], &MEASURES[1]],
+        Regime::Paced { .. } => vec![cost_measure(regime), &PACED[1]],
+    }
+}
+
+/// One row per compared measure of a pair: both sides' summaries and
+/// their difference; the p-value correction and the verdicts come later,
+/// over all rows of the comparison.
+fn rows_of(base: &StrategyResult, test: &StrategyResult) -> Vec<MeasureRow> {
+    compared_measures(base.regime)
+        .into_iter()
+        .map(|m| MeasureRow {
+            measure: m,
+            base: m.of(base),
+            test: m.of(test),
+            outcome: None,
+            machine_changed: None,
+        })
+        .collect()
+}
+
+/// Why two results cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// A selector picks no strategy of its file.
+    #[error("{option} {selector} matches no strategy in {} (it has {})", path.display(), names.join(", "))]
+    NoMatch {
+        /// `--base` or `--test`.
+        option: &'static str,
+        /// The selector.
+        selector: String,
+        /// The file.
+        path: PathBuf,
+        /// Its strategies.
+        names: Vec<String>,
+    },
+    /// No strategy of one side has a partner on the other.
+    #[error("nothing to compare: no strategy of {} matches one of {} (base has {}; test has {})", base.display(), test.display(), base_names.join(", "), test_names.join(", "))]
+    NoPair {
+        /// The base file.
+        base: PathBuf,
+        /// The test file.
+        test: PathBuf,
+        /// The base side's strategies.
+        base_names: Vec<String>,
+        /// The test side's strategies.
+        test_names: Vec<String>,
+    },
+}
+
+impl<'a> Comparison<'a> {
+    /// Pairs the strategies of both sides by key and regime (a run of two
+    /// regimes pairs each with the same regime of the other side; with
+    /// `--base`/`--test` in one file, within a regime), tests every compared
+    /// measure of every pair, Holm-adjusts the p-values over all those
+    /// tests and decides each row's verdict at `noise_threshold_pct` (a
+    /// percentage, ≥ 0). A selector that picks nothing, or no pair at all,
+    /// is bad input.
+    pub fn new(
+        base: Side<'a>,
+        test: Side<'a>,
+        noise_threshold_pct: f64,
+    ) -> Result<Self, CompareError> {
+        let base_picked = base.picked();
+        let test_picked = test.picked();
+        for (side, flag, picked) in [
+            (&base, "--base", &base_picked),
+            (&test, "--test", &test_picked),
+        ] {
+            if let (Some(sel), true) = (side.selector, picked.is_empty()) {
+                return Err(CompareError::NoMatch {
+                    option: flag,
+                    selector: sel.to_string(),
+                    path: side.path.clone(),
+                    names: names(side.run),
+                });
+            }
+        }
+        let mut used = vec![false; test_picked.len()];
+        let mut pairs = Vec::new();
+        let mut only_base = Vec::new();
+        for (key, b) in &base_picked {
+            let found = test_picked
+                .iter()
+                .enumerate()
+                .find(|(i, (k, t))| !used[*i] && k == key && t.regime == b.regime);
+            match found {
+                Some((i, (_, t))) => {
+                    used[i] = true;
+                    pairs.push(Pair {
+                        base: b,
+                        test: t,
+                        rows: rows_of(b, t),
+                    });
+                }
+                None => only_base.push(b.label()),
+            }
+        }
+        let only_test: Vec<String> = test_picked
+            .iter()
+            .zip(&used)
+            .filter(|(_, used)| !**used)
+            .map(|((_, t), _)| t.label())
+            .collect();
+        if pairs.is_empty() {
+            return Err(CompareError::NoPair {
+                base: base.path.clone(),
+                test: test.path.clone(),
+                base_names: names(base.run),
+                test_names: names(test.run),
+            });
+        }
+        let tests = decide(&mut pairs, noise_threshold_pct);
+        let notes = unrecorded(&pairs, &base, &test);
+        let mut warnings = warnings(&base, &test);
+        if base.path != test.path {
+            if let Some(why) = machine_changed(base.run, test.run) {
+                for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
+                    if let Some(o) = row
+                        .outcome
+                        .as_mut()
+                        .filter(|o| matches!(o.decision, Decision::Increase | Decision::Decrease))
+                    {
+                        o.decision = Decision::Inconclusive;
+                        row.machine_changed = Some(why.clone());
+                    }
+                }
+                warnings.push(format!(
+                    "{why}: changes between these files cannot be told from the machine's; compare strategies inside one run (contend compare FILE --base A --test B), where drift hits both sides alike"
+                ));
+            }
+        }
+        Ok(Comparison {
+            base,
+            test,
+            pairs,
+            only_base,
+            only_test,
+            warnings,
+            notes,
+            noise_threshold_pct,
+            tests,
+        })
+    }
+}
+
+/// Decides every recorded row of `pairs` in one family
+/// ([`crate::stats::decide`]); returns the number of tests.
+fn decide(pairs: &mut [Pair], noise_threshold_pct: f64) -> usize {
+    let family: Vec<(Summary, Summary)> = pairs
+        .iter()
+        .flat_map(|p| &p.rows)
+        .filter_map(|r| Some((r.base?, r.test?)))
+        .collect();
+    let mut outcomes = crate::stats::decide(&family, noise_threshold_pct).into_iter();
+    let mut tests = 0;
+    for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
+        if row.base.is_some() && row.test.is_some() {
+            row.outcome = outcomes.next();
+            tests += usize::from(row.outcome.is_some_and(|o| o.p_adjusted.is_some()));
+        }
+    }
+    tests
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compared_measures_lead_with_the_cost_of_its_regime_and_are_never_sampled() {
+        let better = |rate| -> Vec<(&str, bool)> {
+            compared_measures(rate)
+                .iter()
+                .map(|m| (m.short, m.higher_is_better))
+                .collect()
+        };
+        assert_eq!(
+            better(Regime::FlatOut),
+            [
+                ("loop ns/op", false),
+                ("updates/s", true),
+                ("read ops/s", true)
+            ]
+        );
+        assert_eq!(
+            better(Regime::SEED),
+            [("net ns/update", false), ("net CPU %", false)]
+        );
+        for regime in [Regime::FlatOut, Regime::paced(1e6)] {
+            assert_eq!(
+                compared_measures(regime)[0].title,
+                cost_measure(regime).title
+            );
+            assert!(compared_measures(regime).iter().all(|m| !m.sampled));
+        }
+    }
+}

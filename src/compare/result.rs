@@ -1,0 +1,154 @@
+//! What `contend compare` found: the pairs of strategies matched across
+//! the two sides, each compared measure's outcome, and the warnings and
+//! notes that qualify them.
+
+use super::Side;
+use crate::runner::{Measure, StrategyResult};
+use crate::stats::{Decision, Outcome, SIGNIFICANCE_LEVEL, Summary};
+
+/// Everything `contend compare` prints.
+pub struct Comparison<'a> {
+    /// The base side.
+    pub base: Side<'a>,
+    /// The test side.
+    pub test: Side<'a>,
+    /// Matched strategies (same key, same regime), in the base side's
+    /// order.
+    pub pairs: Vec<Pair<'a>>,
+    /// Picked base strategies with no test counterpart in their regime,
+    /// as listed (name, plus the regime when paced).
+    pub only_base: Vec<String>,
+    /// Picked test strategies with no base counterpart, likewise.
+    pub only_test: Vec<String>,
+    /// Differences in version, host or settings that make the comparison
+    /// doubtful.
+    pub warnings: Vec<String>,
+    /// One line per side and compared measure that a side did not
+    /// record, saying why (a file written before the measure was): the
+    /// figure is shown as missing, never replaced by another.
+    pub notes: Vec<String>,
+    /// The noise threshold, in %: a smaller change is "no change".
+    pub noise_threshold_pct: f64,
+    /// How many Welch tests the comparison made (rows with two repeats or
+    /// more on both sides): the m of the Holm–Bonferroni correction.
+    pub tests: usize,
+}
+
+/// A base strategy and the test strategy it is compared with.
+pub struct Pair<'a> {
+    /// The base side's strategy.
+    pub base: &'a StrategyResult,
+    /// The test side's strategy.
+    pub test: &'a StrategyResult,
+    /// One row per compared measure, with its verdict.
+    pub rows: Vec<MeasureRow>,
+}
+
+impl Pair<'_> {
+    /// `name`, or `base vs test` when the names differ; with `, paced at
+    /// R/s per thread` for a paced pair, and `, flat out` for a flat-out
+    /// one when `regimes` (the comparison holds a paced pair too).
+    pub fn title(&self, regimes: bool) -> String {
+        let mut title = if self.base.name == self.test.name {
+            self.base.name.clone()
+        } else {
+            format!("{} vs {}", self.base.name, self.test.name)
+        };
+        if regimes || self.base.regime.is_paced() {
+            title = format!("{title}, {}", self.base.regime);
+        }
+        title
+    }
+}
+
+/// One measure of one pair.
+pub struct MeasureRow {
+    /// What is compared.
+    pub measure: &'static Measure,
+    /// The base side's summary over its repeats (`None`: not recorded).
+    pub base: Option<Summary>,
+    /// The test side's.
+    pub test: Option<Summary>,
+    /// The difference decided over every test of the comparison; `None`
+    /// when a side did not record the measure.
+    pub outcome: Option<Outcome>,
+    /// Set when the statistics alone would call a change but the machine
+    /// changed between the two files: why the verdict is inconclusive.
+    pub machine_changed: Option<String>,
+}
+
+impl MeasureRow {
+    /// The verdict in words: `faster`/`slower` for a throughput,
+    /// `lower`/`higher` for ns/op, `no change`, `inconclusive`, or `not
+    /// recorded`.
+    pub fn verdict(&self) -> String {
+        let up = self.measure.higher_is_better;
+        match self.outcome.map(|o| o.decision) {
+            None => "not recorded",
+            Some(Decision::NoChange) => "no change",
+            Some(Decision::Inconclusive) => match &self.machine_changed {
+                Some(why) => return format!("inconclusive: {why}"),
+                None => "inconclusive",
+            },
+            Some(Decision::Increase) if up => "faster",
+            Some(Decision::Decrease) if up => "slower",
+            Some(Decision::Increase) => "higher",
+            Some(Decision::Decrease) => "lower",
+        }
+        .to_string()
+    }
+
+    /// The change and its 95% interval ([`Outcome::change_text`]), or
+    /// empty when not recorded.
+    pub fn change_text(&self) -> String {
+        self.outcome
+            .map_or(String::new(), |o| o.change_text(self.measure.unit.symbol()))
+    }
+
+    /// The Holm-adjusted p-value as printed ([`Outcome::p_text`]), or
+    /// empty when not recorded.
+    pub fn p_text(&self) -> String {
+        self.outcome.map_or(String::new(), |o| o.p_text())
+    }
+}
+
+impl Comparison<'_> {
+    /// True when some pair is paced: titles then name every pair's
+    /// regime.
+    pub fn has_regimes(&self) -> bool {
+        self.pairs.iter().any(|p| p.base.regime.is_paced())
+    }
+
+    /// True when some difference could not be tested (`n<2`).
+    pub fn any_untested(&self) -> bool {
+        self.rows()
+            .any(|r| r.outcome.is_some_and(|o| o.p_adjusted.is_none()))
+    }
+
+    /// Every row of every pair.
+    pub fn rows(&self) -> impl Iterator<Item = &MeasureRow> {
+        self.pairs.iter().flat_map(|p| &p.rows)
+    }
+
+    /// The rule of [`Decision::of`] with this comparison's
+    /// noise threshold, in one line (without a `verdict: ` label).
+    pub fn rule(&self) -> String {
+        let t = self.noise_threshold_pct;
+        let alpha = SIGNIFICANCE_LEVEL;
+        format!(
+            "faster/slower (ns/op: lower/higher) when p < {alpha} and the 95% CI of the change \
+             lies beyond ±{t}%; no change when the CI lies within ±{t}%, or the change is \
+             within ±{t}% and p ≥ {alpha}; otherwise inconclusive"
+        )
+    }
+
+    /// What the printed p is, in one line (without a `p: ` label): Welch's
+    /// two-sided p, Holm-adjusted over this comparison's tests.
+    pub fn p_note(&self) -> String {
+        format!(
+            "Welch's t-test on the repeats (two-sided), Holm-adjusted over the {} test{} of this comparison",
+            self.tests,
+            if self.tests == 1 { "" } else { "s" }
+        )
+    }
+}
