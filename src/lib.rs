@@ -19,7 +19,6 @@
 //! is postgres on the 224-CPU Sapphire Rapids behind the merged 1 ms
 //! ratelimit (14M wakeups + 11M migrations in 5 s).
 
-pub mod answer;
 pub mod clock;
 pub mod commands;
 pub mod compare;
@@ -37,6 +36,7 @@ pub mod study;
 pub mod sweep;
 pub mod topology;
 pub mod units;
+pub mod verdict;
 pub mod workload;
 
 pub use error::CliError;

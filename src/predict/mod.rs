@@ -2,7 +2,7 @@
 //! what each strategy costs per update, for any host, from its topology
 //! and class latencies (BACKGROUND.md, "Cost follows the update rate";
 //! Boyd-Wickizer et al. 2012). A model only: rendering is in `report/`,
-//! its verdict lines in `answer/predict.rs`. `check.rs` sets the model
+//! its verdict lines in `verdict/predict.rs`. `check.rs` sets the model
 //! against a run measured under `--rate`.
 
 mod check;

@@ -3,7 +3,6 @@
 //! per measure (levels as columns, policies as rows, `mean±stddev%` and the
 //! change against the first level), the exactness line and the notes.
 
-use super::findings::run_findings;
 use super::measures::{
     RowLabels, measure_table, shown, shown_measures, table_measures, table_title, unique,
 };
@@ -14,6 +13,8 @@ use crate::runner::{Measure, RunConfig, RunResults, StrategyResult};
 use crate::stats::Summary;
 use crate::sweep::SweepResults;
 use crate::topology::CpuList;
+use crate::verdict::Verdict;
+use crate::verdict::basis::basis_lines;
 use std::fmt::Write;
 
 /// Writes `<kind>.md` for runs, sweeps and comparisons.
@@ -47,7 +48,7 @@ pub fn run_markdown(run: &RunResults) -> String {
     provenance_list(&mut out, &run.provenance);
     let _ = writeln!(out, "- **workload:** {}", workload(run));
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(&run.config));
-    out.push_str(&super::answer::markdown(&crate::answer::run_lines(run)));
+    out.push_str(&verdicts(&crate::verdict::run_lines(run)));
     for view in run.regimes() {
         let _ = writeln!(out, "\n### {}", view.regime());
         regime_markdown(&mut out, &view);
@@ -76,7 +77,7 @@ fn regime_markdown(out: &mut String, run: &RunResults) {
             .collect();
         out.push_str(&table(&header, &with_cells(m, rows, resolution_ns)));
     }
-    for line in run_findings(run) {
+    for line in basis_lines(run) {
         let _ = writeln!(out, "\n{}", escape(&line));
     }
 }
@@ -150,7 +151,7 @@ pub fn sweep_markdown(sweep: &SweepResults) -> String {
             .flat_map(|p| p.results.notes.iter().cloned()),
     );
     notes(&mut out, point_notes.iter().map(String::as_str));
-    out.push_str(&super::answer::markdown(&crate::answer::sweep_lines(sweep)));
+    out.push_str(&verdicts(&crate::verdict::sweep_lines(sweep)));
     out
 }
 
@@ -388,4 +389,19 @@ pub(super) fn compare_footer(c: &Comparison, list: impl Fn(&[String]) -> String)
     }
     lines.extend(c.notes.iter().cloned());
     lines
+}
+
+/// A **Verdict** heading, then each `verdict: …` line as its own
+/// paragraph (so each stays on its own line when rendered).
+fn verdicts(lines: &[Verdict]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\n**Verdict**\n");
+    for l in lines {
+        out.push('\n');
+        out.push_str(&l.to_string().replace(['\n', '\r'], " "));
+        out.push('\n');
+    }
+    out
 }

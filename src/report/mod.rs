@@ -4,10 +4,8 @@
 //! [`render`] (for stdout) or [`save`] (files in a results folder); files
 //! are written through [`crate::results::write_atomic`].
 
-pub mod answer;
 pub mod charts;
 mod csv;
-pub mod findings;
 pub mod heatmap;
 pub mod html;
 mod json;

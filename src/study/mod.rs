@@ -4,7 +4,7 @@
 //! first reach each distance class, and `predict` for every allowed CPU at
 //! the seed's rate with this study's class latencies. The plan and its
 //! time budget are in `plan.rs`; the combined verdict is
-//! `answer/study.rs`'s; every file is written by the command through
+//! `verdict/study.rs`'s; every file is written by the command through
 //! `report/` after each stage, so an interrupted study keeps what it
 //! finished.
 

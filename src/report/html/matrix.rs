@@ -5,11 +5,11 @@
 use super::{
     article_head, inline_svg, kv_table, provenance_table, section, verdict_section, warnings_list,
 };
-use crate::answer;
 use crate::matrix::MatrixResults;
 use crate::placement::NodeCheck;
 use crate::report::{ExportError, heatmap};
 use crate::topology::CpuList;
+use crate::verdict;
 use maud::{Markup, html};
 
 /// The article of one matrix.
@@ -20,7 +20,7 @@ pub(super) fn article(
 ) -> Result<Markup, ExportError> {
     // A matrix with no measured pair has no heatmap; the rest still shows.
     let heatmap = heatmap::render(m).ok();
-    let lines = answer::matrix_lines(m);
+    let lines = verdict::matrix_lines(m);
     let mut notes: Vec<String> = m.topology.notes.clone();
     notes.extend(m.notes.iter().cloned());
     let asymmetric: Vec<_> = m.pairs.iter().filter(|p| p.asymmetric).collect();

@@ -3,7 +3,7 @@
 //! travel between hosts).
 //!
 //! Per result, in order: a "partial" banner when the run was interrupted;
-//! the verdict ([`crate::answer`]); the tables, `mean±stddev%` with the
+//! the verdict ([`crate::verdict`]); the tables, `mean±stddev%` with the
 //! change against the first level and a significance mark (Welch,
 //! Holm-adjusted over the table's tests, ±2% noise threshold, as `contend
 //! compare`), the trusted figures first (the cost of one update from
@@ -30,9 +30,9 @@ mod study;
 mod sweep;
 
 use super::{Document, Export, ExportError, Rendered};
-use crate::answer::Line;
 use crate::provenance::Provenance;
 use crate::topology::{CpuList, Topology};
+use crate::verdict::Verdict;
 use crate::workload::Regime;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
@@ -234,7 +234,7 @@ fn article_head(
 
 /// The verdict lines of a result, in groups: one per regime of a run with
 /// several (headed by the regime's name), else one without a heading.
-type Verdicts = [(Option<String>, Vec<Line>)];
+type Verdicts = [(Option<String>, Vec<Verdict>)];
 
 /// The verdict section; `statistical` adds how a claim is decided (runs
 /// and sweeps; a matrix's advice follows its own rule).

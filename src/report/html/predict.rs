@@ -2,10 +2,10 @@
 //! rate, the chart, the class latencies it rests on, its notes.
 
 use super::{inline_svg, section, verdict_section, warnings_list};
-use crate::answer::{self, cost_cells, range_text, rho_text, saturation_text};
 use crate::predict::PredictResults;
 use crate::report::{DrawError, ExportError, charts};
 use crate::units::si;
+use crate::verdict::{self, cost_cells, range_text, rho_text, saturation_text};
 use maud::{Markup, html};
 
 /// The article of one prediction.
@@ -16,7 +16,7 @@ pub(super) fn article(
 ) -> Result<Markup, ExportError> {
     let svg: Vec<(String, String)> =
         charts::predict_charts(p).map_err(|e: DrawError| ExportError::Draw(e))?;
-    let lines = answer::predict_lines(p);
+    let lines = verdict::predict_lines(p);
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="predict" {
             h2 { "contend predict for " (p.host) }

@@ -7,17 +7,17 @@ use super::{
     Mark, article_head, inline_svg, marks_legend, provenance_table, regime_heading, section,
     verdict_section, warnings_list,
 };
-use crate::answer;
 use crate::placement::Placement;
 use crate::report::ExportError;
 use crate::report::charts;
-use crate::report::findings::run_findings;
 use crate::report::measures::{self, RowLabels, shown_measures, unique};
 use crate::runner::{
     MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, cost_measure,
 };
 use crate::stats::{Decision, Summary};
 use crate::topology::CpuList;
+use crate::verdict;
+use crate::verdict::basis::basis_lines;
 use crate::workload::Regime;
 use maud::{Markup, html};
 
@@ -57,7 +57,7 @@ pub(super) fn article(
     }
     // The run's lines, as the terminal prints them: each names its regime,
     // and what the host cannot answer is said once.
-    let verdicts = vec![(None, answer::run_lines(run))];
+    let verdicts = vec![(None, verdict::run_lines(run))];
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="run" {
             (article_head(id, "run", label, &run.provenance, run.partial))
@@ -96,10 +96,10 @@ pub(super) fn article(
 pub(super) fn warnings(run: &RunResults) -> Vec<String> {
     let mut lines: Vec<String> = run.topology.notes.clone();
     for r in regimes(run) {
-        let findings = run_findings(&r.view).into_iter();
+        let basis = basis_lines(&r.view).into_iter();
         match &r.heading {
-            Some(h) => lines.extend(findings.map(|f| format!("{h}: {f}"))),
-            None => lines.extend(findings),
+            Some(h) => lines.extend(basis.map(|f| format!("{h}: {f}"))),
+            None => lines.extend(basis),
         }
     }
     lines.extend(run.notes.iter().cloned());

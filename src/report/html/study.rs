@@ -3,9 +3,9 @@
 //! article (the same as their own pages).
 
 use super::{Source, page_led};
-use crate::answer::study_lines;
 use crate::report::{Document, ExportError};
 use crate::study::{StageStatus, StudyResults};
+use crate::verdict::study_lines;
 use maud::html;
 
 /// The page of `study`.

@@ -9,11 +9,11 @@ use super::{
     article_head, inline_svg, marks_legend, provenance_table, section, verdict_section,
     warnings_list,
 };
-use crate::answer;
 use crate::report::ExportError;
 use crate::report::charts;
 use crate::report::measures::{RowLabels, shown_measures, unique};
 use crate::sweep::{SweepPoint, SweepResults};
+use crate::verdict;
 use maud::{Markup, html};
 
 /// `8 threads, affinity unbound, paced at 22.0k/s per thread`.
@@ -36,7 +36,7 @@ pub(super) fn article(
         .into_iter()
         .filter(|(name, _)| name.starts_with("sweep-"))
         .collect();
-    let lines = answer::sweep_lines(sweep);
+    let lines = verdict::sweep_lines(sweep);
     let first = sweep.points.first().map(|p| &p.results);
     let provenance = match first {
         Some(r) => &r.provenance,

@@ -13,6 +13,7 @@ pub use compare::compare_text;
 pub use run::{render as run_text, sweep_text, tables as run_tables};
 
 use super::{Document, Export, ExportError, Rendered};
+use crate::verdict::Verdict;
 
 /// Writes `<kind>.txt`: what each command prints.
 pub struct TextExport;
@@ -34,6 +35,11 @@ impl Export for TextExport {
         };
         Ok(vec![Rendered::new(format!("{}.txt", doc.kind()), text)])
     }
+}
+
+/// One `verdict: …` line each, for the end of a result's text.
+pub(super) fn verdicts(lines: &[Verdict]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
 /// Left-aligned columns three spaces apart, trailing blanks trimmed.

@@ -4,10 +4,9 @@
 //! knees.
 
 use super::align;
-use crate::answer::{cost_cells, predict_lines, range_text, rho_text, saturation_text};
 use crate::predict::{CheckResults, PredictResults};
-use crate::report::answer;
 use crate::units::si;
+use crate::verdict::{cost_cells, predict_lines, range_text, rho_text, saturation_text};
 use std::fmt::Write;
 
 /// Header, latencies, verdict, table, notes.
@@ -54,7 +53,7 @@ pub fn render(p: &PredictResults) -> String {
         p.latencies.source,
         classes.join(", ")
     );
-    out.push_str(&answer::text(&predict_lines(p)));
+    out.push_str(&super::verdicts(&predict_lines(p)));
     out.push('\n');
     let header = [
         "strategy",

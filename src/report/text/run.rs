@@ -6,14 +6,14 @@
 
 use super::align;
 use crate::counter::ShardLevel;
-use crate::report::findings::{
-    NOISY_CV_PCT, interference_line, noisy_cv, repeat_range, run_findings, unconverged,
-};
 use crate::report::measures::{RowLabels, measure_table, table_measures, table_title, unique};
 use crate::runner::{RunResults, StrategyResult};
 use crate::sweep::SweepResults;
 use crate::topology::CpuList;
 use crate::units::{Unit, cv_text, human};
+use crate::verdict::basis::{
+    NOISY_CV_PCT, basis_lines, interference_line, noisy_cv, repeat_range, unconverged,
+};
 use crate::workload::Regime;
 use std::fmt::Write;
 
@@ -35,7 +35,7 @@ pub fn render(run: &RunResults) -> String {
             .join(", ")
     );
     out.push('\n');
-    out.push_str(&crate::report::answer::text(&crate::answer::run_lines(run)));
+    out.push_str(&super::verdicts(&crate::verdict::run_lines(run)));
     out.push('\n');
     out.push_str(&align(&compact_table(&regimes)));
     let _ = writeln!(
@@ -45,7 +45,7 @@ pub fn render(run: &RunResults) -> String {
     // Per regime, its floor and its warnings; for the run, what could
     // have disturbed it and which strategies were too noisy to call.
     for view in &regimes {
-        for line in run_findings(view) {
+        for line in basis_lines(view) {
             let keep = ["WARNING", "harness floor", "paced floor"]
                 .iter()
                 .any(|p| line.starts_with(p));
@@ -352,7 +352,7 @@ fn regime_tables(run: &RunResults) -> String {
             run.config.node_iter.name()
         );
     }
-    for line in run_findings(run) {
+    for line in basis_lines(run) {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "{}", placement_line(run));
@@ -386,9 +386,7 @@ pub fn sweep_text(sweep: &SweepResults) -> String {
         out.push_str(&header(&p.results));
         out.push_str(&tables(&p.results));
     }
-    out.push_str(&crate::report::answer::text(&crate::answer::sweep_lines(
-        sweep,
-    )));
+    out.push_str(&super::verdicts(&crate::verdict::sweep_lines(sweep)));
     out
 }
 

@@ -2,11 +2,10 @@
 //! a study (the combined verdict, each stage's time against the plan).
 
 use super::align;
-use crate::answer::{plural, study_lines};
-use crate::report::answer;
 use crate::study::plan::{ASSUMED_ONE_WAY_NS, MARGIN, REPEAT_SETUP_S, THREAD_SETUP_S, WARMUP_S};
 use crate::study::{StageStatus, StudyPlan, StudyResults};
 use crate::units::si;
+use crate::verdict::{plural, study_lines};
 use std::fmt::Write;
 
 /// `spr-2s-224: 224 CPUs, 2 nodes, 2 LLCs`.
@@ -114,7 +113,7 @@ pub fn render(study: &StudyResults) -> String {
         p.max_time_s,
         if study.partial { " (PARTIAL)" } else { "" }
     );
-    out.push_str(&answer::text(&study_lines(study)));
+    out.push_str(&super::verdicts(&study_lines(study)));
     let est = |stage: &str| match stage {
         "matrix" => format!("{:.1}", p.matrix.est_s),
         "run" => format!("{:.1}", p.run.est_s),

@@ -74,7 +74,7 @@ fn run(strategies: Vec<StrategyResult>, host: Option<(Topology, Vec<u32>)>) -> R
     r
 }
 
-fn texts(lines: &[Line]) -> String {
+fn texts(lines: &[Verdict]) -> String {
     lines
         .iter()
         .map(|l| l.to_string())

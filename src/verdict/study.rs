@@ -5,13 +5,13 @@
 //! every CPU of this host (predict), what this host cannot answer — and a
 //! line for each stage that did not finish.
 
-use super::{Line, Topic, matrix_lines, predict_lines, run_lines, sweep_lines};
+use super::{Topic, Verdict, matrix_lines, predict_lines, run_lines, sweep_lines};
 use crate::matrix::MatrixResults;
 use crate::study::{StageStatus, StudyResults};
 use crate::units::si;
 
 /// The class medians nearest first, and the largest step between two.
-fn jumps(m: &MatrixResults) -> Option<Line> {
+fn jumps(m: &MatrixResults) -> Option<Verdict> {
     let classes = &m.classes;
     let first = classes.first()?;
     let chain: Vec<String> = classes
@@ -34,14 +34,14 @@ fn jumps(m: &MatrixResults) -> Option<Line> {
             si(first.median_ns)
         ),
     };
-    Some(Line {
+    Some(Verdict {
         topic: Topic::Advice,
         text,
     })
 }
 
 /// The combined verdict of `study`.
-pub fn study_lines(study: &StudyResults) -> Vec<Line> {
+pub fn study_lines(study: &StudyResults) -> Vec<Verdict> {
     let parts = &study.parts;
     let mut lines = Vec::new();
     if let Some(m) = &parts.matrix {
@@ -78,7 +78,7 @@ pub fn study_lines(study: &StudyResults) -> Vec<Line> {
             StageStatus::Skipped(why) => format!("not run: {why}"),
             StageStatus::Failed(why) => format!("failed: {why}"),
         };
-        lines.push(Line {
+        lines.push(Verdict {
             topic: Topic::Host,
             text: format!("the {} stage {why}", s.stage),
         });

@@ -1,5 +1,5 @@
-//! The lines under a run's tables that say what its numbers rest on: the
-//! floors, hand-overs and fairness flat out, the achieved rate paced,
+//! What a run's verdict rests on, the lines under its tables: the floors,
+//! hand-overs and fairness flat out, the achieved rate paced,
 //! interference, noise and the CI target.
 
 use crate::counter::PublishPolicy;
@@ -91,7 +91,7 @@ pub const BURST_LIMIT: f64 = 2.0;
 /// (publishes ÷ hand-overs between writers, counted exactly from the
 /// adds), a warning when that exceeds [`BURST_LIMIT`], and fairness
 /// (slowest ÷ fastest writer).
-fn hammer_findings(run: &RunResults) -> Vec<String> {
+fn hammer_basis(run: &RunResults) -> Vec<String> {
     let mut lines = Vec::new();
     if run.config.writer_cpus.len() < 2 {
         return lines;
@@ -151,7 +151,7 @@ pub const DISAGREEMENT_PCT: f64 = 25.0;
 /// The lines under a run's tables that say what its numbers rest on: the
 /// harness floor, where sampled and throughput figures disagree, and how
 /// staleness was measured.
-pub fn run_findings(run: &RunResults) -> Vec<String> {
+pub fn basis_lines(run: &RunResults) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(f) = &run.floor {
         lines.push(format!(
@@ -223,7 +223,7 @@ pub fn run_findings(run: &RunResults) -> Vec<String> {
             ));
         }
     } else {
-        lines.extend(hammer_findings(run));
+        lines.extend(hammer_basis(run));
     }
     lines.extend(interference_line(run));
     lines.extend(noise_line(run));

@@ -1,5 +1,6 @@
-//! Verdict lines: the answer a result gives, in words and numbers, and
-//! only as far as the statistics support it.
+//! Verdicts: what a result concludes, in words and numbers, and only as
+//! far as the statistics support it; for a run, also what the verdict
+//! rests on ([`basis`]: floors, interference, noise).
 //!
 //! A run's lines come one regime at a time ([`RunResults::regimes`]): flat
 //! out, the saturation throughput and how many updates a writer makes per
@@ -23,6 +24,7 @@
 //!
 //! [`RunResults::regimes`]: crate::runner::RunResults::regimes
 
+pub mod basis;
 mod host;
 mod matrix;
 mod predict;
@@ -77,22 +79,22 @@ pub enum Topic {
 
 /// One `verdict:` line.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Line {
+pub struct Verdict {
     /// What it answers.
     pub topic: Topic,
     /// The answer, without the `verdict: ` label.
     pub text: String,
 }
 
-impl fmt::Display for Line {
+impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "verdict: {}", self.text)
     }
 }
 
-impl Line {
+impl Verdict {
     fn new(topic: Topic, text: impl Into<String>) -> Self {
-        Line {
+        Verdict {
             topic,
             text: text.into(),
         }

@@ -4,7 +4,7 @@
 //! are the model's ([`crate::predict`]), each a range from the class
 //! latencies' uncertainty.
 
-use super::{Line, Topic, plural};
+use super::{Topic, Verdict, plural};
 use crate::predict::{
     LineState, PointPrediction, PredictResults, Range, SaturationRate, StrategyPrediction,
 };
@@ -105,7 +105,7 @@ fn saturates(s: &StrategyPrediction) -> String {
 /// hottest line and cost, then each other strategy's; a strategy whose
 /// lines and figures equal an earlier one's with the same policy (a node
 /// split on a one-node host) is named once, at the end, as equal to it.
-pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
+pub fn predict_lines(p: &PredictResults) -> Vec<Verdict> {
     let Some(base) = p.strategies.first() else {
         return Vec::new();
     };
@@ -119,7 +119,7 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
     let mut lines = Vec::new();
     for (i, &rate) in p.config.rates.iter().enumerate() {
         let b = &base.points[i];
-        lines.push(Line::new(
+        lines.push(Verdict::new(
             Topic::Prediction,
             format!(
                 "at {}/s per CPU on {writers} CPUs, {}: {}{}",
@@ -157,14 +157,14 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Line> {
                     si(b.read_transfers)
                 ));
             }
-            lines.push(Line::new(Topic::Prediction, text));
+            lines.push(Verdict::new(Topic::Prediction, text));
         }
     }
     let same: Vec<String> = (1..p.strategies.len())
         .filter_map(|k| twin(k).map(|e| format!("{} = {}", p.strategies[k].name, e.name)))
         .collect();
     if !same.is_empty() {
-        lines.push(Line::new(
+        lines.push(Verdict::new(
             Topic::Prediction,
             format!(
                 "the same lines on this host ({}, {}), so the same figures: {}",

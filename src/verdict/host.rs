@@ -3,7 +3,7 @@
 //! NUMA; likewise an LLC split inside one LLC, and any transfer between
 //! SMT siblings of one core.
 
-use super::{Line, Topic};
+use super::{Topic, Verdict};
 use crate::counter::ShardLevel;
 use crate::runner::RunResults;
 use crate::topology::CpuList;
@@ -74,12 +74,12 @@ impl Reach {
 
     /// The line saying what these CPUs cannot answer, `None` when they
     /// span nodes, LLCs and cores alike, or are not all in the topology.
-    pub(super) fn line(&self) -> Option<Line> {
+    pub(super) fn line(&self) -> Option<Verdict> {
         if !self.located {
             return None;
         }
         if self.writers < 2 {
-            return Some(Line::new(
+            return Some(Verdict::new(
                 Topic::Host,
                 "one writer: no line moves between CPUs here; contention needs 2 or more writers",
             ));
@@ -109,6 +109,6 @@ impl Reach {
                     .to_string(),
             );
         }
-        (!parts.is_empty()).then(|| Line::new(Topic::Host, parts.join("; ")))
+        (!parts.is_empty()).then(|| Verdict::new(Topic::Host, parts.join("; ")))
     }
 }

@@ -4,7 +4,7 @@
 //! Every ranking and saving is in [`cost_measure`] of the regime.
 
 use super::host::Reach;
-use super::{Family, Line, RATELIMIT, Test, Topic};
+use super::{Family, RATELIMIT, Test, Topic, Verdict};
 use crate::counter::ShardLevel;
 use crate::runner::{RunResults, StrategySummary, cost_measure};
 use crate::stats::{Decision, Summary};
@@ -17,11 +17,11 @@ use crate::workload::Regime;
 /// save is answered at the paced rates when the run has one (flat out,
 /// a line handed over in bursts says little about the kernel's cost),
 /// flat out otherwise.
-pub fn run_lines(run: &RunResults) -> Vec<Line> {
+pub fn run_lines(run: &RunResults) -> Vec<Verdict> {
     let reach = Reach::of(run);
     let views = run.regimes();
     let any_paced = views.iter().any(|v| v.regime().is_paced());
-    let mut lines: Vec<Line> = views
+    let mut lines: Vec<Verdict> = views
         .iter()
         .flat_map(|v| {
             let savings = v.regime().is_paced() || !any_paced;
@@ -182,10 +182,10 @@ impl<'a> Contest<'a> {
         out
     }
 
-    fn lines(&self, reach: &Reach, savings: bool) -> Vec<Line> {
+    fn lines(&self, reach: &Reach, savings: bool) -> Vec<Verdict> {
         let c = &self.candidates;
         if c.is_empty() {
-            return vec![Line::new(
+            return vec![Verdict::new(
                 Topic::Cost,
                 format!(
                     "{}: no strategy finished a repeat: nothing to rank",
@@ -226,7 +226,7 @@ impl<'a> Contest<'a> {
                 lines.push(self.ownership_line(base));
             }
             (Regime::Paced { .. }, Some(r)) => lines.push(self.cost_line(r, global_always, &tests)),
-            (_, None) => lines.push(Line::new(
+            (_, None) => lines.push(Verdict::new(
                 Topic::Cost,
                 format!(
                     "{}: {} not recorded",
@@ -241,7 +241,7 @@ impl<'a> Contest<'a> {
             } else {
                 "ns/read"
             };
-            lines.push(Line::new(
+            lines.push(Verdict::new(
                 Topic::Read,
                 format!(
                     "{}, the cheapest read ({} reader thread{}): {}",
@@ -289,7 +289,7 @@ impl<'a> Contest<'a> {
     }
 
     /// Flat out: the most updates/s, ranked by loop ns/op.
-    fn saturation_line(&self, r: &Ranked, tests: &[Test]) -> Line {
+    fn saturation_line(&self, r: &Ranked, tests: &[Test]) -> Verdict {
         let shown = |i: usize| {
             let s = self.candidates[i].summary;
             format!(
@@ -299,7 +299,7 @@ impl<'a> Contest<'a> {
                     .map_or("-".to_string(), |c| value(&c, "loop ns/op"))
             )
         };
-        Line::new(
+        Verdict::new(
             Topic::Saturation,
             format!(
                 "{}, saturation: {}",
@@ -311,7 +311,7 @@ impl<'a> Contest<'a> {
 
     /// Flat out: how many updates a writer makes per ownership of the
     /// line, under `base` (global/always when the run has it).
-    fn ownership_line(&self, base: usize) -> Line {
+    fn ownership_line(&self, base: usize) -> Verdict {
         let c = &self.candidates[base];
         let s = c.summary;
         let owned = match (s.updates_per_ownership, s.handovers_per_s) {
@@ -323,7 +323,7 @@ impl<'a> Contest<'a> {
             (Some(u), None) => format!("{} updates per ownership of the line", count(u.mean)),
             (None, _) => "updates per ownership not recorded".to_string(),
         };
-        Line::new(
+        Verdict::new(
             Topic::Ownership,
             format!(
                 "{}, {}: {} updates/s, {owned}",
@@ -336,7 +336,7 @@ impl<'a> Contest<'a> {
 
     /// Paced: the net cost per update and CPU share of global/always and
     /// of the cheapest.
-    fn cost_line(&self, r: &Ranked, global_always: Option<usize>, tests: &[Test]) -> Line {
+    fn cost_line(&self, r: &Ranked, global_always: Option<usize>, tests: &[Test]) -> Verdict {
         let shown = |i: usize| {
             let s = self.candidates[i].summary;
             let share = s.net_cpu_share_pct.map_or(String::new(), |p| {
@@ -357,7 +357,7 @@ impl<'a> Contest<'a> {
             .map_or(String::new(), |g| {
                 format!("{} {}; ", self.candidates[g].name, shown(g))
             });
-        Line::new(
+        Verdict::new(
             Topic::Cost,
             format!(
                 "{}{seed}, net cost per update: {global}the cheapest: {}",
@@ -369,7 +369,7 @@ impl<'a> Contest<'a> {
 
     /// Each alternative against `a.base`: what it saves, or that the
     /// difference is not measurable, or what it costs more.
-    fn against_line(&self, topic: Topic, head: &str, a: &Against, tests: &[Test]) -> Line {
+    fn against_line(&self, topic: Topic, head: &str, a: &Against, tests: &[Test]) -> Verdict {
         let c = &self.candidates;
         let mut parts: Vec<String> = a
             .tested
@@ -414,7 +414,7 @@ impl<'a> Contest<'a> {
         let base = self
             .cost(a.base)
             .map_or(String::new(), |s| format!(" ({} ns)", si(s.mean)));
-        Line::new(
+        Verdict::new(
             topic,
             format!(
                 "{}, {head} {}{base}: {}",

@@ -1,6 +1,6 @@
 //! A sweep's `verdict:` lines.
 
-use super::{Family, Line, Test, Topic};
+use super::{Family, Test, Topic, Verdict};
 use crate::runner::cost_measure;
 use crate::stats::{Decision, Summary};
 use crate::sweep::{SweepPoint, SweepResults};
@@ -25,7 +25,7 @@ struct Scaling {
 /// strategy's net ns per update and net CPU share at the rate closest to
 /// the seed's 22k/s per thread, and its loop ns/op flat out, at the set's
 /// largest thread count.
-pub fn sweep_lines(sweep: &SweepResults) -> Vec<Line> {
+pub fn sweep_lines(sweep: &SweepResults) -> Vec<Verdict> {
     let mut affinities: Vec<&str> = Vec::new();
     for p in &sweep.points {
         if !affinities.contains(&p.affinity.as_str()) {
@@ -42,7 +42,7 @@ pub fn sweep_lines(sweep: &SweepResults) -> Vec<Line> {
         }
     }
     if lines.is_empty() {
-        lines.push(Line::new(
+        lines.push(Verdict::new(
             Topic::Scaling,
             "no point finished: nothing to say",
         ));
@@ -87,7 +87,7 @@ fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
         .collect()
 }
 
-fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Line> {
+fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Verdict> {
     let points = sweep.hammer_points(affinity);
     if points.is_empty() {
         return None;
@@ -113,7 +113,7 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Line> {
         t
     };
     if threads.len() < 2 {
-        return Some(Line::new(
+        return Some(Verdict::new(
             Topic::Scaling,
             format!(
                 "affinity {affinity}: one thread count ({}) in hammer mode, no scaling curve",
@@ -167,7 +167,7 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Line> {
             }
         })
         .collect();
-    Some(Line::new(
+    Some(Verdict::new(
         Topic::Scaling,
         format!(
             "affinity {affinity}, write throughput (hammer): {}",
@@ -176,7 +176,7 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Line> {
     ))
 }
 
-fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
+fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Verdict> {
     let in_set = || sweep.points.iter().filter(|p| p.affinity == affinity);
     let Some(threads) = in_set().map(|p| p.threads).max() else {
         return Vec::new();
@@ -209,7 +209,7 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
     };
     let mut lines = Vec::new();
     if let Some((p, _)) = paced {
-        lines.push(Line::new(
+        lines.push(Verdict::new(
             Topic::Rate,
             format!(
                 "affinity {affinity}, {threads} threads {} (closest to the seed's 22k), net ns per update and net CPU share: {}",
@@ -219,7 +219,7 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
         ));
     }
     if let Some(p) = hammer {
-        lines.push(Line::new(
+        lines.push(Verdict::new(
             Topic::Rate,
             format!(
                 "affinity {affinity}, {threads} threads {}, loop ns/op from throughput: {}",
@@ -234,7 +234,7 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Line> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::answer::tests::summary;
+    use crate::verdict::tests::summary;
     use crate::workload::Regime;
 
     #[test]
