@@ -331,7 +331,7 @@ fn synthetic_matrix_renders_csv_and_svg() {
         .count();
     assert_eq!(filled, 2 * r.pairs.len());
 
-    let svg = contend::report::heatmap::render(&r).unwrap();
+    let svg = contend::report::charts::heatmap::render(&r).unwrap();
     let elements = well_formed_xml(&svg).unwrap_or_else(|e| panic!("heatmap.svg: {e}"));
     assert_eq!(elements[0], "svg");
     // One cell per direction, plus the colour scale's steps.

@@ -151,4 +151,31 @@ impl Comparison<'_> {
             if self.tests == 1 { "" } else { "s" }
         )
     }
+
+    /// The strategies left unmatched, what `n<2` means and which figures a
+    /// file did not record, if any: one line each, `list` formatting the
+    /// names (every format prints these lines under its table).
+    pub fn footer(&self, list: impl Fn(&[String]) -> String) -> Vec<String> {
+        let mut lines = Vec::new();
+        if !self.only_base.is_empty() {
+            lines.push(format!(
+                "only in base (not compared): {}",
+                list(&self.only_base)
+            ));
+        }
+        if !self.only_test.is_empty() {
+            lines.push(format!(
+                "only in test (not compared): {}",
+                list(&self.only_test)
+            ));
+        }
+        if self.any_untested() {
+            lines.push(
+                "n<2: a side has fewer than 2 repeats, so there is no spread to test a difference against"
+                    .to_string(),
+            );
+        }
+        lines.extend(self.notes.iter().cloned());
+        lines
+    }
 }

@@ -1,17 +1,19 @@
 //! Every renderer and exporter, for every kind of result: one [`Export`]
-//! trait, one module per format ([`text`], [`markdown`], `csv`, `json`,
-//! `svg`, [`html`]), as hyperfine's `src/export/`. Commands hand a [`Document`] to
-//! [`render`] (for stdout) or [`save`] (files in a results folder); files
-//! are written through [`crate::results::write_atomic`].
+//! trait and one folder per format, each with one file per kind of result
+//! it renders (`run.rs`, `sweep.rs`, `matrix.rs`, …), as hyperfine's
+//! `src/export/`: [`text`], [`markdown`], `csv`, [`html`] and [`charts`]
+//! (SVG: every chart and the heatmap; per-chart files beside the per-kind
+//! ones), and `json` (one serialiser for every model). [`measures`] is the
+//! table layout text, Markdown and HTML share. Commands hand a
+//! [`Document`] to [`render`] (for stdout) or [`save`] (files in a results
+//! folder); files are written through [`crate::results::write_atomic`].
 
 pub mod charts;
 mod csv;
-pub mod heatmap;
 pub mod html;
 mod json;
-pub mod markdown;
+mod markdown;
 pub mod measures;
-mod svg;
 pub mod text;
 
 use crate::compare::Comparison;
@@ -194,7 +196,7 @@ pub fn exporter(format: Format) -> &'static dyn Export {
         Format::Markdown => &markdown::MarkdownExport,
         Format::Csv => &csv::CsvExport,
         Format::Json => &json::JsonExport,
-        Format::Svg => &svg::SvgExport,
+        Format::Svg => &charts::SvgExport,
         Format::Html => &html::HtmlExport,
     }
 }

@@ -31,19 +31,20 @@
 mod axes;
 mod bars;
 mod cpu_share;
+pub mod heatmap;
 mod latency;
 mod ns_per_op;
-mod predict;
+pub(super) mod predict;
 mod rates;
+pub(super) mod run;
 mod staleness;
-mod sweep;
+pub(super) mod sweep;
 mod throughput;
 
-use super::{Document, DrawError, ExportError, Format};
+use super::{Document, DrawError, Export, ExportError, Format, Rendered};
 use crate::provenance::Provenance;
 use crate::runner::RunResults;
 use crate::sweep::SweepResults;
-use crate::workload::Regime;
 use axes::{
     Keyed, duration_label, log_span, log_ticks, num, padded, signed_span, whisker, zero_based,
 };
@@ -113,76 +114,28 @@ pub fn write_sweep_charts(dir: &Path, sweep: &SweepResults) -> Result<Vec<PathBu
     super::save(dir, &Document::Sweep(sweep), &[Format::Svg])
 }
 
-/// The chart of a prediction (`predict.svg`).
-pub(super) fn predict_charts(p: &crate::predict::PredictResults) -> Result<Vec<Chart>, DrawError> {
-    predict::charts(p)
-}
+/// Writes every chart of a result: a run's and a sweep's ([`run`],
+/// [`sweep`]), a prediction's and a matrix's heatmap.
+pub struct SvgExport;
 
-/// Every chart of a sweep (see [`write_sweep_charts`]).
-pub(super) fn sweep_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
-    let mut charts = sweep::charts(sweep)?;
-    charts.extend(rates::charts(sweep)?);
-    for p in &sweep.points {
-        let prefix = format!(
-            "point-{}-t{}{}-",
-            file_safe(&p.affinity),
-            p.threads,
-            regime_suffix(p.regime)
-        );
-        // A point is one regime, its rate already in the prefix.
-        charts.extend(regime_charts(&p.results, &prefix, "")?);
+impl Export for SvgExport {
+    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
+        let drawn = match doc {
+            Document::Run(r) => run::charts(r, "")?,
+            Document::Sweep(s) => sweep::charts(s)?,
+            Document::Predict(p) => predict::charts(p)?,
+            Document::Matrix(m) => vec![("heatmap.svg".to_string(), heatmap::render(m)?)],
+            _ => Vec::new(),
+        };
+        Ok(drawn
+            .into_iter()
+            .map(|(name, svg)| Rendered::new(name, svg))
+            .collect())
     }
-    Ok(charts)
 }
 
 /// A rendered chart: its file name and SVG text.
 pub(super) type Chart = (String, String);
-
-/// Every chart of one run (see [`write_run_charts`]), file names prefixed
-/// with `prefix`: each regime's, in the run's order.
-pub(super) fn run_charts(run: &RunResults, prefix: &str) -> Result<Vec<Chart>, DrawError> {
-    let mut charts = Vec::new();
-    for view in run.regimes() {
-        charts.extend(regime_charts(&view, prefix, &regime_suffix(view.regime()))?);
-    }
-    Ok(charts)
-}
-
-/// What a paced regime's chart names end with (`-r22000`); nothing flat
-/// out.
-pub(super) fn regime_suffix(regime: Regime) -> String {
-    regime.rate().map_or(String::new(), |r| format!("-r{r}"))
-}
-
-/// The charts of one regime's view of a run ([`RunResults::regimes`]),
-/// named `<prefix><chart><suffix>.svg`: flat out, ns/op, latency,
-/// throughput and staleness; paced, ns/op, latency and CPU share (ops/s
-/// is the pacing rate there, so throughput and staleness against it say
-/// nothing).
-pub(super) fn regime_charts(
-    run: &RunResults,
-    prefix: &str,
-    suffix: &str,
-) -> Result<Vec<Chart>, DrawError> {
-    let mut drawn = vec![
-        ("ns-per-op", ns_per_op::render(run)),
-        ("latency", latency::render(run)),
-    ];
-    if run.regime().is_paced() {
-        drawn.push(("cpu-share", cpu_share::render(run)));
-    } else {
-        drawn.push(("throughput", throughput::render(run)));
-        drawn.push(("staleness", staleness::render_run(run)));
-    }
-    let mut charts = Vec::new();
-    for (name, svg) in drawn {
-        let name = format!("{prefix}{name}{suffix}.svg");
-        if let Some(svg) = svg.transpose().map_err(|e| e.in_chart(&name))? {
-            charts.push((name, svg));
-        }
-    }
-    Ok(charts)
-}
 
 /// `name` with anything but ASCII letters, digits, `-` and `.` replaced by
 /// `_`, for file names.

@@ -17,7 +17,7 @@ use crate::workload::SEED_RATE;
 use plotters::prelude::*;
 
 /// `predict.svg`, or nothing for a prediction without strategies.
-pub(super) fn charts(p: &PredictResults) -> Result<Vec<Chart>, DrawError> {
+pub(in crate::report) fn charts(p: &PredictResults) -> Result<Vec<Chart>, DrawError> {
     if p.strategies.is_empty() {
         return Ok(Vec::new());
     }

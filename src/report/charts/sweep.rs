@@ -14,8 +14,25 @@ use crate::stats::Summary;
 use crate::sweep::{SweepPoint, SweepResults};
 use plotters::prelude::*;
 
+/// Every chart of a sweep (see [`super::write_sweep_charts`]).
+pub(in crate::report) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
+    let mut charts = own_charts(sweep)?;
+    charts.extend(super::rates::charts(sweep)?);
+    for p in &sweep.points {
+        let prefix = format!(
+            "point-{}-t{}{}-",
+            file_safe(&p.affinity),
+            p.threads,
+            super::run::regime_suffix(p.regime)
+        );
+        // A point is one regime, its rate already in the prefix.
+        charts.extend(super::run::regime_charts(&p.results, &prefix, "")?);
+    }
+    Ok(charts)
+}
+
 /// Every affinity set's charts, in the order the sets were first run.
-pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
+fn own_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     let mut affinities: Vec<&str> = Vec::new();
     for p in &sweep.points {
         if !affinities.contains(&p.affinity.as_str()) {

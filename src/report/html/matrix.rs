@@ -7,7 +7,8 @@ use super::{
 };
 use crate::matrix::MatrixResults;
 use crate::placement::NodeCheck;
-use crate::report::{ExportError, heatmap};
+use crate::report::ExportError;
+use crate::report::charts::heatmap;
 use crate::topology::CpuList;
 use crate::verdict;
 use maud::{Markup, html};

@@ -15,7 +15,7 @@ pub(super) fn article(
     p: &PredictResults,
 ) -> Result<Markup, ExportError> {
     let svg: Vec<(String, String)> =
-        charts::predict_charts(p).map_err(|e: DrawError| ExportError::Draw(e))?;
+        charts::predict::charts(p).map_err(|e: DrawError| ExportError::Draw(e))?;
     let lines = verdict::predict_lines(p);
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="predict" {

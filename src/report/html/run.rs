@@ -52,8 +52,8 @@ pub(super) fn article(
     let regimes = regimes(run);
     let mut drawn = Vec::new();
     for r in &regimes {
-        let suffix = charts::regime_suffix(r.view.regime());
-        drawn.push(charts::regime_charts(&r.view, "", &suffix)?);
+        let suffix = charts::run::regime_suffix(r.view.regime());
+        drawn.push(charts::run::regime_charts(&r.view, "", &suffix)?);
     }
     // The run's lines, as the terminal prints them: each names its regime,
     // and what the host cannot answer is said once.

@@ -32,7 +32,7 @@ pub(super) fn article(
 ) -> Result<Markup, ExportError> {
     // The sweep's own charts; every point's run charts would make the page
     // as heavy as the folder, and its tables below hold their numbers.
-    let charts: Vec<(String, String)> = charts::sweep_charts(sweep)?
+    let charts: Vec<(String, String)> = charts::sweep::charts(sweep)?
         .into_iter()
         .filter(|(name, _)| name.starts_with("sweep-"))
         .collect();

@@ -4,7 +4,6 @@
 //! (`faster   +15.0% [+13.1%, +16.9%]   p<0.001`).
 
 use crate::compare::Comparison;
-use crate::report::markdown::compare_footer;
 use crate::report::measures::shown;
 use std::fmt::Write;
 
@@ -54,7 +53,7 @@ pub fn compare_text(c: &Comparison) -> String {
         }
     }
     out.push('\n');
-    for line in compare_footer(c, |names| names.join(", ")) {
+    for line in c.footer(|names| names.join(", ")) {
         let _ = writeln!(out, "{line}");
     }
     out

@@ -1,16 +1,19 @@
 //! Text for a terminal, one module per kind of result.
 
+mod check;
 mod compare;
 mod matrix;
-mod placement;
+
 mod predict;
 mod run;
 mod spread;
 mod study;
+mod sweep;
 mod topology;
+mod verify;
 
 pub use compare::compare_text;
-pub use run::{render as run_text, sweep_text, tables as run_tables};
+pub use run::{render as run_text, tables as run_tables};
 
 use super::{Document, Export, ExportError, Rendered};
 use crate::verdict::Verdict;
@@ -22,14 +25,14 @@ impl Export for TextExport {
     fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
         let text = match doc {
             Document::Run(r) => run::render(r),
-            Document::Sweep(s) => run::sweep_text(s),
+            Document::Sweep(s) => sweep::render(s),
             Document::Matrix(m) => matrix::render(m),
             Document::Compare(c) => compare::compare_text(c),
-            Document::Verify(v) => placement::render(v),
+            Document::Verify(v) => verify::render(v),
             Document::Topology(t) => topology::render(t),
             Document::Spread(s) => spread::render(s),
             Document::Predict(p) => predict::render(p),
-            Document::Check(c) => predict::render_check(c),
+            Document::Check(c) => check::render(c),
             Document::StudyPlan(p) => study::render_plan(p),
             Document::Study(s) => study::render(s),
         };

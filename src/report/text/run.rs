@@ -8,7 +8,6 @@ use super::align;
 use crate::counter::ShardLevel;
 use crate::report::measures::{RowLabels, measure_table, table_measures, table_title, unique};
 use crate::runner::{RunResults, StrategyResult};
-use crate::sweep::SweepResults;
 use crate::topology::CpuList;
 use crate::units::{Unit, cv_text, human};
 use crate::verdict::basis::{
@@ -199,7 +198,7 @@ fn placement_line(run: &RunResults) -> String {
 }
 
 /// Who ran what where: contend, host, kernel, time; the threads.
-fn header(run: &RunResults) -> String {
+pub(super) fn header(run: &RunResults) -> String {
     let mut out = String::new();
     let cfg = &run.config;
     let p = &run.provenance;
@@ -356,37 +355,6 @@ fn regime_tables(run: &RunResults) -> String {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "{}", placement_line(run));
-    out
-}
-
-/// A sweep as text: the run table of every point, under a heading naming
-/// its thread count and affinity set.
-pub fn sweep_text(sweep: &SweepResults) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "contend sweep: {} points{}",
-        sweep.points.len(),
-        if sweep.partial {
-            "; PARTIAL (interrupted)"
-        } else {
-            ""
-        }
-    );
-    for p in &sweep.points {
-        let regime = match p.regime {
-            Regime::FlatOut => String::new(),
-            paced => format!(", {paced}"),
-        };
-        let _ = writeln!(
-            out,
-            "\n=== {} threads, affinity {}{regime} ===",
-            p.threads, p.affinity
-        );
-        out.push_str(&header(&p.results));
-        out.push_str(&tables(&p.results));
-    }
-    out.push_str(&super::verdicts(&crate::verdict::sweep_lines(sweep)));
     out
 }
 

@@ -1,0 +1,54 @@
+//! A run's charts: for each regime, the cost per update, the fenced
+//! samples' latency and, flat out, throughput and staleness, paced, the
+//! CPU share; each file named for its regime.
+
+use super::{Chart, cpu_share, latency, ns_per_op, staleness, throughput};
+use crate::report::DrawError;
+use crate::runner::RunResults;
+use crate::workload::Regime;
+
+/// Every chart of one run (see [`super::write_run_charts`]), file names prefixed
+/// with `prefix`: each regime's, in the run's order.
+pub(in crate::report) fn charts(run: &RunResults, prefix: &str) -> Result<Vec<Chart>, DrawError> {
+    let mut charts = Vec::new();
+    for view in run.regimes() {
+        charts.extend(regime_charts(&view, prefix, &regime_suffix(view.regime()))?);
+    }
+    Ok(charts)
+}
+
+/// What a paced regime's chart names end with (`-r22000`); nothing flat
+/// out.
+pub(in crate::report) fn regime_suffix(regime: Regime) -> String {
+    regime.rate().map_or(String::new(), |r| format!("-r{r}"))
+}
+
+/// The charts of one regime's view of a run ([`RunResults::regimes`]),
+/// named `<prefix><chart><suffix>.svg`: flat out, ns/op, latency,
+/// throughput and staleness; paced, ns/op, latency and CPU share (ops/s
+/// is the pacing rate there, so throughput and staleness against it say
+/// nothing).
+pub(in crate::report) fn regime_charts(
+    run: &RunResults,
+    prefix: &str,
+    suffix: &str,
+) -> Result<Vec<Chart>, DrawError> {
+    let mut drawn = vec![
+        ("ns-per-op", ns_per_op::render(run)),
+        ("latency", latency::render(run)),
+    ];
+    if run.regime().is_paced() {
+        drawn.push(("cpu-share", cpu_share::render(run)));
+    } else {
+        drawn.push(("throughput", throughput::render(run)));
+        drawn.push(("staleness", staleness::render_run(run)));
+    }
+    let mut charts = Vec::new();
+    for (name, svg) in drawn {
+        let name = format!("{prefix}{name}{suffix}.svg");
+        if let Some(svg) = svg.transpose().map_err(|e| e.in_chart(&name))? {
+            charts.push((name, svg));
+        }
+    }
+    Ok(charts)
+}

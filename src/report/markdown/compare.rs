@@ -1,0 +1,60 @@
+//! `contend compare` as Markdown: the two sources and the rule, then one
+//! table with a row per pair and measure.
+
+use super::table;
+use crate::compare::Comparison;
+use crate::report::measures::shown;
+use std::fmt::Write;
+
+/// The comparison as Markdown: the two sources and the verdict rule, then
+/// one table with a row per pair and measure (its change cell holds the
+/// verdict, the change and its 95% CI; its p the Holm-adjusted p).
+pub(super) fn render(c: &Comparison) -> String {
+    let mut out = String::from("## contend compare\n\n");
+    let _ = writeln!(out, "- **base:** {}", c.base.describe(true));
+    let _ = writeln!(out, "- **test:** {}", c.test.describe(true));
+    let _ = writeln!(out, "- **verdict:** {}", c.rule());
+    let _ = writeln!(out, "- **p:** {}", c.p_note());
+    for w in &c.warnings {
+        let _ = writeln!(out, "\n> **warning:** {w}");
+    }
+    out.push('\n');
+    let header: Vec<String> = ["configuration", "measure", "base", "test", "change", "p"]
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
+    let rows: Vec<Vec<String>> = c
+        .pairs
+        .iter()
+        .flat_map(|p| {
+            let title = p.title(c.has_regimes());
+            p.rows.iter().map(move |r| {
+                vec![
+                    title.clone(),
+                    r.measure.short.to_string(),
+                    shown(r.base, r.measure.decimals),
+                    shown(r.test, r.measure.decimals),
+                    format!("{} {}", r.verdict(), r.change_text())
+                        .trim_end()
+                        .to_string(),
+                    r.p_text(),
+                ]
+            })
+        })
+        .collect();
+    out.push_str(&table(&header, &rows));
+    let footer = c.footer(|names| {
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
+    if !footer.is_empty() {
+        out.push('\n');
+    }
+    for line in footer {
+        let _ = writeln!(out, "- {line}");
+    }
+    out
+}

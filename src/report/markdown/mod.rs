@@ -1,0 +1,174 @@
+//! Results as Markdown, to paste into a patch description or a pull
+//! request, or to publish beside CI charts: a provenance header, one table
+//! per measure (levels as columns, policies as rows, `mean±stddev%` and the
+//! change against the first level), the exactness line and the notes.
+
+use super::measures::measure_table;
+mod compare;
+mod run;
+mod sweep;
+
+use super::{Document, Export, ExportError, Rendered};
+use crate::provenance::Provenance;
+use crate::runner::{Measure, RunConfig, StrategyResult};
+use crate::stats::Summary;
+use crate::verdict::Verdict;
+use std::fmt::Write;
+
+/// Writes `<kind>.md` for runs, sweeps and comparisons.
+pub struct MarkdownExport;
+
+impl Export for MarkdownExport {
+    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
+        let text = match doc {
+            Document::Run(r) => run::render(r),
+            Document::Sweep(s) => sweep::render(s),
+            Document::Compare(c) => compare::render(c),
+            _ => return Ok(Vec::new()),
+        };
+        Ok(vec![Rendered::new(format!("{}.md", doc.kind()), text)])
+    }
+}
+
+/// A Markdown table: a header row, the separator and one row per entry,
+/// cells escaped.
+pub fn table(header: &[String], rows: &[Vec<String>]) -> String {
+    let line = |cells: &[String]| {
+        let cells: Vec<String> = cells.iter().map(|c| escape(c)).collect();
+        format!("| {} |\n", cells.join(" | "))
+    };
+    let mut out = line(header);
+    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
+    for row in rows {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+/// `text` safe inside a table cell: pipes escaped, line breaks as spaces.
+pub(super) fn escape(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// The header's provenance bullets: host, CPU, kernel, date, commit.
+pub(super) fn provenance_list(out: &mut String, p: &Provenance) {
+    let _ = writeln!(out, "- **host:** {}", escape(&p.hostname));
+    let _ = writeln!(
+        out,
+        "- **CPU:** {}{}",
+        escape(&p.cpu_model),
+        p.microcode
+            .as_deref()
+            .map_or(String::new(), |m| format!(" (microcode {})", escape(m)))
+    );
+    let _ = writeln!(out, "- **kernel:** Linux {}", escape(&p.kernel_release));
+    let _ = writeln!(out, "- **date:** {}", escape(&p.started_utc));
+    let _ = writeln!(
+        out,
+        "- **contend:** {}, commit `{}`",
+        escape(&p.contend_version),
+        escape(&p.git_commit)
+    );
+}
+
+pub(super) fn repeats_line(cfg: &RunConfig) -> String {
+    format!(
+        "{} × {:.0} ms per strategy (+{:.0} ms warm-up); cells are mean±stddev% over repeats, \
+         with the change against the first level",
+        cfg.repeats,
+        cfg.repeat_duration_s * 1e3,
+        cfg.warmup_s * 1e3
+    )
+}
+
+pub(super) fn level_of(s: &StrategyResult) -> String {
+    s.strategy.level.name().to_string()
+}
+
+/// A table row before its cells are formatted: its leading cells, and the
+/// measure's value at each level.
+pub(super) type LevelRow = (Vec<String>, Vec<Option<Summary>>);
+
+/// The measure's value at each level for the strategy `in_row` picks.
+pub(super) fn level_values(
+    strategies: &[StrategyResult],
+    levels: &[String],
+    m: &Measure,
+    in_row: impl Fn(&StrategyResult) -> bool,
+) -> Vec<Option<Summary>> {
+    levels
+        .iter()
+        .map(|level| {
+            strategies
+                .iter()
+                .find(|s| in_row(s) && level_of(s) == *level)
+                .and_then(|s| m.of(s))
+        })
+        .collect()
+}
+
+/// The rows with their level cells formatted: the value, and the change
+/// against the row's first level in parentheses (`n.s.` when the table's
+/// statistics do not support it).
+pub(super) fn with_cells(m: &Measure, rows: Vec<LevelRow>, resolution_ns: f64) -> Vec<Vec<String>> {
+    let values: Vec<Vec<Option<Summary>>> = rows.iter().map(|(_, v)| v.clone()).collect();
+    rows.into_iter()
+        .zip(measure_table(m, &values, resolution_ns))
+        .map(|((mut line, _), cells)| {
+            line.extend(cells.into_iter().map(|c| match c.change_pct {
+                Some(_) => format!("{} ({})", c.value, c.change_text()),
+                None => c.value,
+            }));
+            line
+        })
+        .collect()
+}
+
+pub(super) fn exactness<'a>(
+    out: &mut String,
+    strategies: impl Iterator<Item = &'a StrategyResult>,
+) {
+    let mut repeats = 0;
+    let mut wrong = Vec::new();
+    for s in strategies {
+        repeats += s.repeats.len();
+        if !s.exact && !wrong.contains(&s.name) {
+            wrong.push(s.name.clone());
+        }
+    }
+    if wrong.is_empty() {
+        let _ = writeln!(out, "**Exact sums:** all {repeats} repeats exact.");
+    } else {
+        let _ = writeln!(
+            out,
+            "**Exact sums: WRONG** for {}.",
+            escape(&wrong.join(", "))
+        );
+    }
+}
+
+pub(super) fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) {
+    let mut first = true;
+    for note in notes {
+        if first {
+            out.push_str("\nNotes:\n\n");
+            first = false;
+        }
+        let _ = writeln!(out, "- {}", escape(note));
+    }
+}
+
+/// A **Verdict** heading, then each `verdict: …` line as its own
+/// paragraph (so each stays on its own line when rendered).
+pub(super) fn verdicts(lines: &[Verdict]) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\n**Verdict**\n");
+    for l in lines {
+        out.push('\n');
+        out.push_str(&l.to_string().replace(['\n', '\r'], " "));
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,39 @@
+//! A sweep for the terminal: every point's header and tables, under a
+//! heading naming its thread count, affinity set and regime, then the
+//! sweep's verdict.
+
+use super::run::{header, tables};
+use crate::sweep::SweepResults;
+use crate::workload::Regime;
+use std::fmt::Write;
+
+/// A sweep as text: the run table of every point, under a heading naming
+/// its thread count and affinity set.
+pub(super) fn render(sweep: &SweepResults) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "contend sweep: {} points{}",
+        sweep.points.len(),
+        if sweep.partial {
+            "; PARTIAL (interrupted)"
+        } else {
+            ""
+        }
+    );
+    for p in &sweep.points {
+        let regime = match p.regime {
+            Regime::FlatOut => String::new(),
+            paced => format!(", {paced}"),
+        };
+        let _ = writeln!(
+            out,
+            "\n=== {} threads, affinity {}{regime} ===",
+            p.threads, p.affinity
+        );
+        out.push_str(&header(&p.results));
+        out.push_str(&tables(&p.results));
+    }
+    out.push_str(&super::verdicts(&crate::verdict::sweep_lines(sweep)));
+    out
+}
