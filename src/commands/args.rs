@@ -5,7 +5,7 @@ use crate::counter::{
     DurationError, Pad, PublishPolicy, ShardLevel, parse_duration, parse_duration_or_zero,
 };
 use crate::placement::Placement;
-use crate::runner::{PoolSize, StrategyChoice};
+use crate::runner::{PoolSize, Pools, StrategyChoice};
 use crate::topology::CpuSpec;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -99,6 +99,20 @@ pub struct StrategyArgs {
         default_value = "tsc"
     )]
     pub clock: Vec<ClockKind>,
+}
+
+impl PoolArgs {
+    /// The engine's pools: these options, and whether threads may share
+    /// CPUs.
+    pub fn pools(&self, oversubscribe: bool) -> Pools {
+        Pools {
+            writers: self.writers,
+            readers: self.readers,
+            writer_cpus: self.writer_cpus.clone(),
+            reader_cpus: self.reader_cpus.clone(),
+            oversubscribe,
+        }
+    }
 }
 
 impl StrategyArgs {

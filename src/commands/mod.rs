@@ -34,7 +34,7 @@ use crate::compare::CompareError;
 use crate::matrix::MatrixError;
 use crate::report::{Document, ExportError, Format};
 use crate::results::{ReadError, WriteError};
-use crate::runner::{PlanError, RunError};
+use crate::runner::{PlanError, PoolError, RunError};
 use crate::topology::Topology;
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -284,6 +284,12 @@ fn emit(doc: &Document, format: Format, out: Option<&Path>) -> Result<(), CliErr
 
 impl From<PlanError> for CliError {
     fn from(e: PlanError) -> Self {
+        CliError::usage(e)
+    }
+}
+
+impl From<PoolError> for CliError {
+    fn from(e: PoolError) -> Self {
         CliError::usage(e)
     }
 }

@@ -8,7 +8,7 @@ use crate::predict::{self, Latencies, LatencyArg, Layout, PredictRequest};
 use crate::report::{self, Document, Format};
 use crate::results::{self, ResultFile};
 use crate::runner::RunResults;
-use crate::runner::{Pools, pools};
+use crate::runner::pools;
 use crate::workload::{Arrivals, parse_rate};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -100,16 +100,7 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
         )
     })?;
     let topo = load_topology(root)?;
-    let (writers, readers) = pools(
-        &topo,
-        &Pools {
-            writers: args.pools.writers,
-            readers: args.pools.readers,
-            writer_cpus: args.pools.writer_cpus.clone(),
-            reader_cpus: args.pools.reader_cpus.clone(),
-            oversubscribe: false,
-        },
-    )?;
+    let (writers, readers) = pools(&topo, &args.pools.pools(false))?;
     let request = PredictRequest {
         layout: Layout {
             writers,

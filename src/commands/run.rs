@@ -127,10 +127,7 @@ impl RunArgs {
             Duration::from_secs(1)
         });
         RunRequest {
-            writers: self.pools.writers,
-            readers: self.pools.readers,
-            writer_cpus: self.pools.writer_cpus.clone(),
-            reader_cpus: self.pools.reader_cpus.clone(),
+            pools: self.pools.pools(self.oversubscribe),
             read_every: self.pools.read_every,
             strategies: self.strategies.choice(),
             counter_node: self.counter_node,
@@ -148,7 +145,6 @@ impl RunArgs {
             seed: self.seed,
             sample_every: self.sample_every,
             placement: self.placement.into(),
-            oversubscribe: self.oversubscribe,
         }
     }
 }

@@ -175,7 +175,7 @@ mod tests {
         // Flat out and 20k/s, global/always: per round the flat-out
         // strategy, the paced floor, then the paced strategy.
         let mut request = plan::example_request();
-        request.writers = Some(PoolSize::Count(1));
+        request.pools.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
         request.rates = vec![Regime::FlatOut, Regime::paced(20e3)];
         // 50 ms repeats after 10 ms of warm-up: a thousand paced updates,

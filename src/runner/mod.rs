@@ -16,10 +16,10 @@ pub mod signal;
 
 pub use measures::{MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
-    DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, PoolSize,
-    PoolSizeError, RunRequest, StrategyChoice, plan,
+    DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, RunRequest,
+    StrategyChoice, plan,
 };
-pub use pools::{Pools, pools};
+pub use pools::{PoolError, PoolSize, PoolSizeError, Pools, pools};
 #[cfg(test)]
 pub(crate) use result::fixture_run;
 pub use result::{
@@ -486,8 +486,8 @@ mod tests {
         // One writer, global/always and global/ratelimit:1ms on both
         // clocks: 3 strategies × 2 repeats of 10 ms on this host.
         let mut request = plan::example_request();
-        request.writers = Some(PoolSize::Count(1));
-        request.readers = Some(PoolSize::Count(1));
+        request.pools.writers = Some(PoolSize::Count(1));
+        request.pools.readers = Some(PoolSize::Count(1));
         request.repeats = 2;
         request.strategies.policies = vec![PublishPolicy::ALWAYS, "ratelimit:1ms".parse().unwrap()];
         request.strategies.clocks = vec![ClockKind::Tsc, ClockKind::Monotonic];
@@ -539,7 +539,7 @@ mod tests {
         }
         // A single repeat records its slots and threads too.
         request.repeats = 1;
-        request.readers = None;
+        request.pools.readers = None;
         request.strategies.policies = vec![PublishPolicy::ALWAYS];
         let plan = plan::plan(&request, Topology::read(Path::new("/")).unwrap()).unwrap();
         let one = execute(&plan, &AtomicBool::new(false), |_, _, _| {}).unwrap();
@@ -564,7 +564,7 @@ mod tests {
         // A CI target nothing reaches: after the 2 planned rounds the one
         // strategy repeats until --max-time (1 s) would run out.
         let mut request = plan::example_request();
-        request.writers = Some(PoolSize::Count(1));
+        request.pools.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
         request.target_ci_pct = Some(1e-9);
         request.max_time = Duration::from_secs(1);

@@ -4,17 +4,15 @@
 //! naming the option involved, found before anything runs.
 
 use super::RunPlan;
-use super::pools::{Pools, pools};
+use super::pools::{PoolError, Pools, pools};
 use super::result::{RunConfig, Strategy};
 use crate::clock::{ClockKind, Timer, calibrate_tsc};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
 use crate::placement::Placement;
 use crate::provenance::Provenance;
-use crate::topology::{CpuSpec, MemoryNodeError, SpecError, Topology};
+use crate::topology::{MemoryNodeError, Topology};
 use crate::workload::Regime;
 use std::collections::BTreeSet;
-use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 /// Repeats per strategy by default.
@@ -43,62 +41,6 @@ pub fn sample_every(explicit: Option<u64>, regime: Regime) -> u64 {
         (None, Some(r)) => ((r / PACED_SAMPLES_PER_S).ceil().max(1.0) as u64)
             .next_power_of_two()
             .min(DEFAULT_SAMPLE_EVERY),
-    }
-}
-
-/// How many threads a pool gets: a count, or a percentage of the CPUs this
-/// process may use (`50%`, as the seeds' nr_thread=50%).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum PoolSize {
-    /// This many threads.
-    Count(usize),
-    /// This percentage of the allowed CPUs (rounded, at least 1).
-    Percent(f64),
-}
-
-impl PoolSize {
-    /// The thread count for a host with `allowed` usable CPUs.
-    pub fn resolve(self, allowed: usize) -> usize {
-        match self {
-            PoolSize::Count(n) => n,
-            PoolSize::Percent(p) => ((p / 100.0 * allowed as f64).round() as usize).max(1),
-        }
-    }
-}
-
-/// A thread count that does not parse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PoolSizeError {
-    /// Neither a count nor a percentage.
-    #[error("\"{0}\" is not a thread count (4) or a percentage of allowed CPUs (50%)")]
-    Syntax(String),
-    /// A percentage outside (0, 100].
-    #[error("\"{0}\": a percentage must be above 0 and at most 100")]
-    Percent(String),
-}
-
-impl FromStr for PoolSize {
-    type Err = PoolSizeError;
-    fn from_str(s: &str) -> Result<Self, PoolSizeError> {
-        match s.strip_suffix('%') {
-            Some(p) => match p.parse::<f64>() {
-                Ok(v) if v > 0.0 && v <= 100.0 => Ok(PoolSize::Percent(v)),
-                _ => Err(PoolSizeError::Percent(s.to_string())),
-            },
-            None => s
-                .parse::<usize>()
-                .map(PoolSize::Count)
-                .map_err(|_| PoolSizeError::Syntax(s.to_string())),
-        }
-    }
-}
-
-impl fmt::Display for PoolSize {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PoolSize::Count(n) => write!(f, "{n}"),
-            PoolSize::Percent(p) => write!(f, "{p}%"),
-        }
     }
 }
 
@@ -153,14 +95,8 @@ impl StrategyChoice {
 /// the host: no output options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRequest {
-    /// Writer threads (default: every CPU of `writer_cpus`, less readers).
-    pub writers: Option<PoolSize>,
-    /// Reader threads (default: none).
-    pub readers: Option<PoolSize>,
-    /// CPUs writers take, in order (default: all).
-    pub writer_cpus: Option<CpuSpec>,
-    /// CPUs readers take, in order, skipping writers' (default: all).
-    pub reader_cpus: Option<CpuSpec>,
+    /// Writer and reader threads, on which CPUs.
+    pub pools: Pools,
     /// Writers run the read side every this many updates (0 = never).
     pub read_every: u32,
     /// The strategies to compare.
@@ -189,21 +125,14 @@ pub struct RunRequest {
     pub sample_every: Option<u64>,
     /// Strict or best-effort placement.
     pub placement: Placement,
-    /// Threads may share CPUs.
-    pub oversubscribe: bool,
 }
 
 /// Why a request cannot run on this host. Each names the option involved.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
-    /// A CPU spec names nothing usable here.
-    #[error("{option}: {source}")]
-    Cpus {
-        /// The option holding the spec.
-        option: &'static str,
-        /// What is wrong with it.
-        source: SpecError,
-    },
+    /// The pools cannot be filled: a CPU spec, a count, too few CPUs.
+    #[error(transparent)]
+    Pools(#[from] PoolError),
     /// `--counter-node` (or `--home node:N`) names a node without usable
     /// memory.
     #[error("{option} {node}: {source}")]
@@ -218,25 +147,6 @@ pub enum PlanError {
     /// A strategy list is empty.
     #[error("--level, --publish, --pad and --clock each need at least one value")]
     NoStrategy,
-    /// `--writers 0`.
-    #[error("--writers must be at least 1")]
-    NoWriters,
-    /// A pool needs more CPUs than its spec leaves.
-    #[error(
-        "{count_option} {wanted} needs {wanted} CPUs but {cpus_option} leaves {} free ({}); add --oversubscribe to share CPUs",
-        free.len(),
-        free.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
-    )]
-    TooFewCpus {
-        /// `--writers` or `--readers`.
-        count_option: &'static str,
-        /// Threads asked for.
-        wanted: usize,
-        /// `--writer-cpus` or `--reader-cpus`.
-        cpus_option: &'static str,
-        /// The CPUs left.
-        free: Vec<u32>,
-    },
     /// `--duration` / `--repeats` leaves under a millisecond per repeat.
     #[error("--duration {duration:?} over {repeats} repeats leaves under 1 ms per repeat")]
     RepeatTooShort {
@@ -292,19 +202,10 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
                 source,
             })?;
     }
-    let (writer_cpus, reader_cpus) = pools(
-        &topo,
-        &Pools {
-            writers: request.writers,
-            readers: request.readers,
-            writer_cpus: request.writer_cpus.clone(),
-            reader_cpus: request.reader_cpus.clone(),
-            oversubscribe: request.oversubscribe,
-        },
-    )?;
+    let (writer_cpus, reader_cpus) = pools(&topo, &request.pools)?;
     let threads = writer_cpus.len() + reader_cpus.len();
     let distinct: BTreeSet<u32> = writer_cpus.iter().chain(&reader_cpus).copied().collect();
-    if request.oversubscribe && threads > allowed.min(distinct.len()) {
+    if request.pools.oversubscribe && threads > allowed.min(distinct.len()) {
         notes.push(format!(
             "oversubscribed: {threads} threads share {} CPUs; numbers include time-slicing",
             distinct.len()
@@ -357,7 +258,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
             .target_ci_pct
             .map(|_| request.max_time.as_secs_f64()),
         placement: request.placement,
-        oversubscribe: request.oversubscribe,
+        oversubscribe: request.pools.oversubscribe,
         counter_node: request.counter_node,
         node_iter: request.node_iter,
     };
@@ -376,10 +277,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
 #[cfg(test)]
 pub(crate) fn example_request() -> RunRequest {
     RunRequest {
-        writers: None,
-        readers: None,
-        writer_cpus: None,
-        reader_cpus: None,
+        pools: Pools::default(),
         read_every: 0,
         strategies: StrategyChoice {
             levels: vec![ShardLevel::Global],
@@ -398,7 +296,6 @@ pub(crate) fn example_request() -> RunRequest {
         seed: 1,
         sample_every: None,
         placement: Placement::Strict,
-        oversubscribe: false,
     }
 }
 
@@ -408,24 +305,7 @@ mod tests {
     use crate::clock::TSC_FALLBACK_NOTE;
 
     use super::example_request as request;
-
-    #[test]
-    fn pool_sizes_parse_and_resolve() {
-        assert_eq!("4".parse::<PoolSize>(), Ok(PoolSize::Count(4)));
-        assert_eq!(PoolSize::Percent(50.0).resolve(7), 4);
-        assert_eq!(PoolSize::Percent(1.0).resolve(7), 1);
-        assert!(matches!(
-            "0%".parse::<PoolSize>(),
-            Err(PoolSizeError::Percent(_))
-        ));
-        assert!(matches!(
-            "four".parse::<PoolSize>(),
-            Err(PoolSizeError::Syntax(_))
-        ));
-        for s in ["4", "50%"] {
-            assert_eq!(s.parse::<PoolSize>().unwrap().to_string(), s);
-        }
-    }
+    use crate::runner::PoolSize;
 
     #[test]
     fn paced_runs_sample_more_often() {
@@ -478,7 +358,7 @@ mod tests {
         let p = planned(&r).unwrap();
         assert_eq!(p.config.writer_cpus.len(), 16);
         assert!(p.config.reader_cpus.is_empty());
-        r.readers = Some(PoolSize::Count(4));
+        r.pools.readers = Some(PoolSize::Count(4));
         let p = planned(&r).unwrap();
         assert_eq!(
             (p.config.writer_cpus.len(), p.config.reader_cpus.len()),
@@ -490,7 +370,7 @@ mod tests {
             p.notes
         );
         // Oversubscribed: 16 writers and 4 readers on 16 CPUs, said so.
-        r.oversubscribe = true;
+        r.pools.oversubscribe = true;
         let p = planned(&r).unwrap();
         assert_eq!(
             (p.config.writer_cpus.len(), p.config.reader_cpus.len()),
@@ -505,7 +385,7 @@ mod tests {
             p.notes
         );
         // Allowed to oversubscribe but not doing it: no note.
-        r.readers = None;
+        r.pools.readers = None;
         let p = planned(&r).unwrap();
         assert!(
             p.notes.iter().all(|n| !n.starts_with("oversubscribed")),

@@ -1,12 +1,103 @@
-//! Which CPUs each pool of threads takes: the writers first, then the
-//! readers from what is left, on a live host or a fixture.
+//! Which CPUs each pool of threads takes: how many threads a pool gets
+//! ([`PoolSize`]), then the writers' CPUs first and the readers' from what
+//! is left, on a live host or a fixture; or which option cannot be met
+//! ([`PoolError`]).
 
-use super::plan::{PlanError, PoolSize};
-use crate::topology::{CpuSpec, Topology};
+use crate::topology::{CpuSpec, SpecError, Topology};
+use std::fmt;
+use std::str::FromStr;
+
+/// How many threads a pool gets: a count, or a percentage of the CPUs this
+/// process may use (`50%`, as the seeds' nr_thread=50%).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PoolSize {
+    /// This many threads.
+    Count(usize),
+    /// This percentage of the allowed CPUs (rounded, at least 1).
+    Percent(f64),
+}
+
+impl PoolSize {
+    /// The thread count for a host with `allowed` usable CPUs.
+    pub fn resolve(self, allowed: usize) -> usize {
+        match self {
+            PoolSize::Count(n) => n,
+            PoolSize::Percent(p) => ((p / 100.0 * allowed as f64).round() as usize).max(1),
+        }
+    }
+}
+
+/// A thread count that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PoolSizeError {
+    /// Neither a count nor a percentage.
+    #[error("\"{0}\" is not a thread count (4) or a percentage of allowed CPUs (50%)")]
+    Syntax(String),
+    /// A percentage outside (0, 100].
+    #[error("\"{0}\": a percentage must be above 0 and at most 100")]
+    Percent(String),
+}
+
+impl FromStr for PoolSize {
+    type Err = PoolSizeError;
+    fn from_str(s: &str) -> Result<Self, PoolSizeError> {
+        match s.strip_suffix('%') {
+            Some(p) => match p.parse::<f64>() {
+                Ok(v) if v > 0.0 && v <= 100.0 => Ok(PoolSize::Percent(v)),
+                _ => Err(PoolSizeError::Percent(s.to_string())),
+            },
+            None => s
+                .parse::<usize>()
+                .map(PoolSize::Count)
+                .map_err(|_| PoolSizeError::Syntax(s.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for PoolSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoolSize::Count(n) => write!(f, "{n}"),
+            PoolSize::Percent(p) => write!(f, "{p}%"),
+        }
+    }
+}
+
+/// Why the pools cannot be filled. Each names the option involved.
+#[derive(Debug, thiserror::Error)]
+pub enum PoolError {
+    /// A CPU spec names nothing usable here.
+    #[error("{option}: {source}")]
+    Cpus {
+        /// The option holding the spec.
+        option: &'static str,
+        /// What is wrong with it.
+        source: SpecError,
+    },
+    /// `--writers 0`.
+    #[error("--writers must be at least 1")]
+    NoWriters,
+    /// A pool needs more CPUs than its spec leaves.
+    #[error(
+        "{count_option} {wanted} needs {wanted} CPUs but {cpus_option} leaves {} free ({}); add --oversubscribe to share CPUs",
+        free.len(),
+        free.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+    )]
+    TooFewCpus {
+        /// `--writers` or `--readers`.
+        count_option: &'static str,
+        /// Threads asked for.
+        wanted: usize,
+        /// `--writer-cpus` or `--reader-cpus`.
+        cpus_option: &'static str,
+        /// The CPUs left.
+        free: Vec<u32>,
+    },
+}
 
 /// The pool options of `run`, `sweep` and `predict`: how many writer and
 /// reader threads, on which CPUs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Pools {
     /// Writer threads (default: every CPU of `writer_cpus`, less readers).
     pub writers: Option<PoolSize>,
@@ -23,13 +114,13 @@ pub struct Pools {
 /// The writer CPUs and reader CPUs `p` selects on `topo` (its allowed
 /// CPUs; a fixture's are its online ones), or the option that cannot be
 /// met.
-pub fn pools(topo: &Topology, p: &Pools) -> Result<(Vec<u32>, Vec<u32>), PlanError> {
+pub fn pools(topo: &Topology, p: &Pools) -> Result<(Vec<u32>, Vec<u32>), PoolError> {
     let allowed = topo.allowed_cpus.len();
     let resolve = |spec: &Option<CpuSpec>, option| {
         spec.clone()
             .unwrap_or(CpuSpec::All)
             .resolve(topo)
-            .map_err(|source| PlanError::Cpus { option, source })
+            .map_err(|source| PoolError::Cpus { option, source })
     };
     let writer_order = resolve(&p.writer_cpus, "--writer-cpus")?;
     let reader_order = resolve(&p.reader_cpus, "--reader-cpus")?;
@@ -42,7 +133,7 @@ pub fn pools(topo: &Topology, p: &Pools) -> Result<(Vec<u32>, Vec<u32>), PlanErr
         None => writer_order.len(),
     };
     if writers == 0 {
-        return Err(PlanError::NoWriters);
+        return Err(PoolError::NoWriters);
     }
     let writer_cpus = take_cpus(
         &writer_order,
@@ -70,7 +161,7 @@ fn take_cpus(
     taken: &[u32],
     oversubscribe: bool,
     (count_option, cpus_option): (&'static str, &'static str),
-) -> Result<Vec<u32>, PlanError> {
+) -> Result<Vec<u32>, PoolError> {
     if n == 0 {
         return Ok(Vec::new());
     }
@@ -83,7 +174,7 @@ fn take_cpus(
         return Ok(free[..n].to_vec());
     }
     if !oversubscribe {
-        return Err(PlanError::TooFewCpus {
+        return Err(PoolError::TooFewCpus {
             count_option,
             wanted: n,
             cpus_option,
@@ -97,6 +188,24 @@ fn take_cpus(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pool_sizes_parse_and_resolve() {
+        assert_eq!("4".parse::<PoolSize>(), Ok(PoolSize::Count(4)));
+        assert_eq!(PoolSize::Percent(50.0).resolve(7), 4);
+        assert_eq!(PoolSize::Percent(1.0).resolve(7), 1);
+        assert!(matches!(
+            "0%".parse::<PoolSize>(),
+            Err(PoolSizeError::Percent(_))
+        ));
+        assert!(matches!(
+            "four".parse::<PoolSize>(),
+            Err(PoolSizeError::Syntax(_))
+        ));
+        for s in ["4", "50%"] {
+            assert_eq!(s.parse::<PoolSize>().unwrap().to_string(), s);
+        }
+    }
 
     #[test]
     fn take_cpus_skips_taken_and_names_the_options() {

@@ -21,7 +21,7 @@ use crate::matrix::{Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
 use crate::placement::Placement;
 use crate::predict::{self, Latencies, Layout, PredictRequest};
 use crate::provenance::Provenance;
-use crate::runner::{self, PoolSize, RunRequest};
+use crate::runner::{self, PoolSize, Pools, RunRequest};
 use crate::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
 use crate::topology::{CpuSpec, Topology};
 use crate::workload::Arrivals;
@@ -177,10 +177,7 @@ fn run_stage(
 ) -> StageStatus {
     let p = &study.plan.run;
     let request = RunRequest {
-        writers: None,
-        readers: None,
-        writer_cpus: None,
-        reader_cpus: None,
+        pools: Pools::default(),
         read_every: 1,
         strategies: run_strategies(),
         counter_node: None,
@@ -194,7 +191,6 @@ fn run_stage(
         seed: 1,
         sample_every: None,
         placement,
-        oversubscribe: false,
     };
     let plan = match runner::plan(&request, topo.clone()) {
         Ok(plan) => plan,

@@ -12,8 +12,8 @@ pub use result::{SweepPoint, SweepResults};
 use crate::counter::NodeIter;
 use crate::placement::Placement;
 use crate::runner::{
-    PlanError, PoolSize, RunError, RunPlan, RunRequest, SCHEMA_VERSION, StrategyChoice, execute,
-    plan,
+    PlanError, PoolError, PoolSize, Pools, RunError, RunPlan, RunRequest, SCHEMA_VERSION,
+    StrategyChoice, execute, plan,
 };
 use crate::topology::{CpuSpec, Topology};
 use crate::workload::Regime;
@@ -126,10 +126,11 @@ impl SweepRequest {
     /// everything else at `contend run`'s defaults.
     fn point_request(&self, threads: usize, writer_cpus: CpuSpec, regime: Regime) -> RunRequest {
         RunRequest {
-            writers: Some(PoolSize::Count(threads)),
-            readers: None,
-            writer_cpus: Some(writer_cpus),
-            reader_cpus: None,
+            pools: Pools {
+                writers: Some(PoolSize::Count(threads)),
+                writer_cpus: Some(writer_cpus),
+                ..Pools::default()
+            },
             read_every: 1,
             strategies: self.strategies.clone(),
             counter_node: None,
@@ -143,7 +144,6 @@ impl SweepRequest {
             seed: self.seed,
             sample_every: None,
             placement: self.placement,
-            oversubscribe: false,
         }
     }
 }
@@ -216,7 +216,7 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
     let mut points = Vec::new();
     for affinity in request.affinity_sets(&nodes_with_cpus) {
         let spec = affinity.cpu_spec();
-        let cpus = spec.resolve(topo).map_err(|source| PlanError::Cpus {
+        let cpus = spec.resolve(topo).map_err(|source| PoolError::Cpus {
             option: "--affinity",
             source,
         })?;
