@@ -8,7 +8,7 @@ use crate::CliError;
 use crate::provenance::Provenance;
 use crate::report::{self, Document, Format};
 use crate::runner::signal;
-use crate::study::{self, Observer, StudyResults};
+use crate::study::{self, StageProgress, Study, StudyResults};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -44,31 +44,35 @@ struct Saver<'a> {
     session: &'a Session,
     dir: PathBuf,
     bar: Option<indicatif::ProgressBar>,
+    /// The stage the bar counts.
+    stage: &'static str,
     written: Vec<PathBuf>,
 }
 
-impl Observer for Saver<'_> {
-    fn stage(&mut self, name: &str, total: usize, unit: &str) {
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
+impl Saver<'_> {
+    /// Shows where the stage is: a new bar (or a line without a terminal)
+    /// when a stage starts, then its position.
+    fn show(&mut self, p: StageProgress) {
+        if p.stage != self.stage {
+            self.stage = p.stage;
+            if let Some(b) = self.bar.take() {
+                b.finish_and_clear();
+            }
+            self.bar = self.session.progress_bar(p.total, p.unit);
+            if self.bar.is_none() && self.session.chatty() {
+                eprintln!("study: {} ({} {})", p.stage, p.total, p.unit);
+            }
         }
-        self.bar = self.session.progress_bar(total, unit);
         if let Some(b) = &self.bar {
-            b.set_prefix(name.to_string());
-            b.set_message(name.to_string());
-        } else if self.session.chatty() {
-            eprintln!("study: {name} ({total} {unit})");
+            b.set_position(p.done as u64);
+            b.set_message(p.what);
         }
     }
 
-    fn progress(&mut self, done: usize, what: &str) {
-        if let Some(b) = &self.bar {
-            b.set_position(done as u64);
-            b.set_message(what.to_string());
-        }
-    }
-
-    fn finished(&mut self, stage: &str, study: &StudyResults) -> Result<(), String> {
+    /// Writes what `stage` produced (JSON and SVG), then the record and
+    /// the page as they stand: an interrupted study keeps a page of what
+    /// it finished.
+    fn save(&mut self, stage: &str, study: &StudyResults) -> Result<(), CliError> {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
         }
@@ -80,17 +84,15 @@ impl Observer for Saver<'_> {
             _ => parts.predict.as_ref().map(Document::Predict),
         };
         let mut files = match doc {
-            Some(d) => report::save(&self.dir, &d, &[Format::Json, Format::Svg])
-                .map_err(|e| e.to_string())?,
+            Some(d) => report::save(&self.dir, &d, &[Format::Json, Format::Svg])?,
             None => Vec::new(),
         };
-        // The record and the page after every stage: an interrupted study
-        // keeps a page of what it finished.
         let doc = Document::Study(study);
-        files.extend(
-            report::save(&self.dir, &doc, &[Format::Json, Format::Html])
-                .map_err(|e| e.to_string())?,
-        );
+        files.extend(report::save(
+            &self.dir,
+            &doc,
+            &[Format::Json, Format::Html],
+        )?);
         for f in files {
             if !self.written.contains(&f) {
                 self.written.push(f);
@@ -136,17 +138,15 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
         session: &session,
         dir,
         bar: None,
+        stage: "",
         written: Vec::new(),
     };
-    let study = study::execute(
-        plan,
-        &topo,
-        provenance,
-        args.placement.into(),
-        stop,
-        &mut saver,
-    )
-    .map_err(CliError::failure)?;
+    let mut study = Study::new(plan, provenance);
+    let placement = args.placement.into();
+    while let Some(stage) = study.step(&topo, placement, stop, |p| saver.show(p)) {
+        saver.save(stage, study.results())?;
+    }
+    let study = study.into_results();
     let doc = Document::Study(&study);
     if args.output.json {
         print!("{}", report::render(&doc, Format::Json)?);

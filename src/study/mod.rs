@@ -31,21 +31,37 @@ use std::time::{Duration, Instant};
 /// The stages, in the order run.
 pub const STAGES: [&str; 4] = ["matrix", "run", "sweep", "predict"];
 
-/// What the command hears while a study runs.
-pub trait Observer {
-    /// A stage starts with `total` units of progress (`unit` names them).
-    fn stage(&mut self, name: &str, total: usize, unit: &str);
-    /// `done` units of the current stage are finished; `what` is running.
-    fn progress(&mut self, done: usize, what: &str);
-    /// A stage ended; `study` holds every part finished so far. An error
-    /// (a file that cannot be written) stops the study.
-    fn finished(&mut self, stage: &str, study: &StudyResults) -> Result<(), String>;
+/// Where a stage is: its name, units done of `total` (`unit` names
+/// them), and what is running now. What [`Study::step`] reports as it
+/// goes, for a progress bar.
+#[derive(Debug, Clone)]
+pub struct StageProgress {
+    /// `matrix`, `run` or `sweep`.
+    pub stage: &'static str,
+    /// Units finished.
+    pub done: usize,
+    /// Units in the stage.
+    pub total: usize,
+    /// What the units are (`pair passes`, `repeats`).
+    pub unit: &'static str,
+    /// What is running.
+    pub what: String,
+}
+
+/// A stage the budget left cannot pay for: why it is skipped.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("{:.0} s of the {budget_s:.0} s budget left, too little for it", .left_s.max(0.0))]
+pub struct BudgetSpent {
+    /// Seconds of the budget left.
+    pub left_s: f64,
+    /// The whole budget, seconds.
+    pub budget_s: f64,
 }
 
 /// Shrinks the measured time per entry of the `run` or `sweep` stage (and
 /// of the sweep after a run) to what `remaining_s` can pay for, or says
 /// why the stage cannot run.
-fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), String> {
+fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), BudgetSpent> {
     let (entries, fixed, planned) = if stage == "run" {
         (
             plan.run.entries + plan.sweep.entries,
@@ -59,12 +75,9 @@ fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), String
             plan.sweep.duration_s,
         )
     };
-    let d = plan::refit(remaining_s, entries, fixed, planned).ok_or_else(|| {
-        format!(
-            "{:.0} s of the {:.0} s budget left, too little for it",
-            remaining_s.max(0.0),
-            plan.max_time_s
-        )
+    let d = plan::refit(remaining_s, entries, fixed, planned).ok_or(BudgetSpent {
+        left_s: remaining_s,
+        budget_s: plan.max_time_s,
     })?;
     if stage == "run" {
         plan.run.duration_s = d;
@@ -73,51 +86,73 @@ fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), String
     Ok(())
 }
 
-/// Runs `plan` on `topo` (the live host), stage by stage, until done,
-/// stopped by `stop`, or out of budget: before the run and the sweep the
-/// measured time per strategy is shrunk to what the budget left can pay
-/// for ([`plan::refit`]), and a stage it cannot pay for is skipped.
-pub fn execute(
-    plan: StudyPlan,
-    topo: &Topology,
-    provenance: Provenance,
-    placement: Placement,
-    stop: &AtomicBool,
-    observer: &mut impl Observer,
-) -> Result<StudyResults, String> {
-    let started = Instant::now();
-    let mut study = StudyResults {
-        schema: SCHEMA_VERSION,
-        plan,
-        provenance,
-        stages: Vec::new(),
-        elapsed_s: 0.0,
-        partial: true,
-        parts: StudyParts::default(),
-    };
-    let mut halted: Option<String> = None;
-    for name in STAGES {
+/// A study under way on the live host, one stage at a time
+/// ([`Study::step`]), so that whoever runs it can save what each stage
+/// finished before the next starts: an interrupted study keeps it.
+pub struct Study {
+    results: StudyResults,
+    started: Instant,
+    /// Why the stages left are skipped (an earlier one was interrupted or
+    /// failed).
+    halted: Option<String>,
+}
+
+impl Study {
+    /// The study `plan` asks for, started now.
+    pub fn new(plan: StudyPlan, provenance: Provenance) -> Self {
+        Study {
+            results: StudyResults {
+                schema: SCHEMA_VERSION,
+                plan,
+                provenance,
+                stages: Vec::new(),
+                elapsed_s: 0.0,
+                partial: true,
+                parts: StudyParts::default(),
+            },
+            started: Instant::now(),
+            halted: None,
+        }
+    }
+
+    /// Runs the next stage on `topo` and records how it ended; returns its
+    /// name, or `None` once every stage has its record. Before the run
+    /// and the sweep the measured time per strategy is shrunk to what the
+    /// budget left can pay for ([`plan::refit`]), and a stage it cannot
+    /// pay for is skipped; after an interrupted or failed stage the rest
+    /// are skipped. `progress` hears where the stage is.
+    pub fn step(
+        &mut self,
+        topo: &Topology,
+        placement: Placement,
+        stop: &AtomicBool,
+        mut progress: impl FnMut(StageProgress),
+    ) -> Option<&'static str> {
+        let name = *STAGES.get(self.results.stages.len())?;
         let t0 = Instant::now();
-        let status = match &halted {
+        let study = &mut self.results;
+        let status = match &self.halted {
             Some(why) => StageStatus::Skipped(why.clone()),
             None => {
-                let remaining = study.plan.max_time_s - started.elapsed().as_secs_f64();
+                let remaining = study.plan.max_time_s - self.started.elapsed().as_secs_f64();
                 match name {
-                    "matrix" => matrix_stage(&mut study, topo, stop, observer),
+                    "matrix" => matrix_stage(study, topo, stop, &mut progress),
                     "run" | "sweep" => match fit(&mut study.plan, name, remaining) {
-                        Err(why) => StageStatus::Skipped(why),
+                        Err(why) => StageStatus::Skipped(why.to_string()),
                         Ok(()) if name == "run" => {
-                            run_stage(&mut study, topo, placement, stop, observer)
+                            run_stage(study, topo, placement, stop, &mut progress)
                         }
-                        Ok(()) => sweep_stage(&mut study, topo, placement, stop, observer),
+                        Ok(()) => sweep_stage(study, topo, placement, stop, &mut progress),
                     },
-                    _ => predict_stage(&mut study, topo),
+                    _ => predict_stage(study, topo),
                 }
             }
         };
         match &status {
-            StageStatus::Interrupted => halted = Some(format!("the {name} stage was interrupted")),
-            StageStatus::Failed(_) => halted = Some(format!("the {name} stage failed")),
+            StageStatus::Interrupted => {
+                self.halted = Some(format!("the {name} stage was interrupted"));
+            }
+            StageStatus::Failed(_) => self.halted = Some(format!("the {name} stage failed")),
             StageStatus::Done | StageStatus::Skipped(_) => {}
         }
         study.stages.push(StageRecord {
@@ -125,19 +160,28 @@ pub fn execute(
             status,
             seconds: t0.elapsed().as_secs_f64(),
         });
-        study.elapsed_s = started.elapsed().as_secs_f64();
+        study.elapsed_s = self.started.elapsed().as_secs_f64();
         study.partial = study.stages.len() < STAGES.len()
             || study.stages.iter().any(|s| s.status != StageStatus::Done);
-        observer.finished(name, &study)?;
+        Some(name)
     }
-    Ok(study)
+
+    /// What the stages run so far produced.
+    pub fn results(&self) -> &StudyResults {
+        &self.results
+    }
+
+    /// The whole study, once [`Study::step`] has returned `None`.
+    pub fn into_results(self) -> StudyResults {
+        self.results
+    }
 }
 
 fn matrix_stage(
     study: &mut StudyResults,
     topo: &Topology,
     stop: &AtomicBool,
-    observer: &mut impl Observer,
+    progress: &mut impl FnMut(StageProgress),
 ) -> StageStatus {
     let request = MatrixRequest {
         cpus: CpuSpec::All,
@@ -150,12 +194,16 @@ fn matrix_stage(
         Ok(p) => p,
         Err(e) => return StageStatus::Failed(e.to_string()),
     };
-    observer.stage(
-        "matrix",
-        plan.pairs.len() * crate::matrix::PASSES,
-        "pair passes",
-    );
-    match measure_matrix(plan, |done, _| observer.progress(done, "pairs")) {
+    let total = plan.pairs.len() * crate::matrix::PASSES;
+    let tick = |done, what: &str| StageProgress {
+        stage: "matrix",
+        done,
+        total,
+        unit: "pair passes",
+        what: what.to_string(),
+    };
+    progress(tick(0, "pairs"));
+    match measure_matrix(plan, |done, _| progress(tick(done, "pairs"))) {
         Ok(m) => {
             study.parts.matrix = Some(m);
             if stop.load(Ordering::Relaxed) {
@@ -173,7 +221,7 @@ fn run_stage(
     topo: &Topology,
     placement: Placement,
     stop: &AtomicBool,
-    observer: &mut impl Observer,
+    progress: &mut impl FnMut(StageProgress),
 ) -> StageStatus {
     let p = &study.plan.run;
     let request = RunRequest {
@@ -196,8 +244,16 @@ fn run_stage(
         Ok(plan) => plan,
         Err(e) => return StageStatus::Failed(e.to_string()),
     };
-    observer.stage("run", plan.entries() * plan.config.repeats, "repeats");
-    match runner::execute(&plan, stop, |done, _, name| observer.progress(done, name)) {
+    let total = plan.entries() * plan.config.repeats;
+    let tick = |done, what: &str| StageProgress {
+        stage: "run",
+        done,
+        total,
+        unit: "repeats",
+        what: what.to_string(),
+    };
+    progress(tick(0, "run"));
+    match runner::execute(&plan, stop, |done, _, name| progress(tick(done, name))) {
         Ok(r) => {
             let partial = r.partial;
             study.parts.run = Some(r);
@@ -216,7 +272,7 @@ fn sweep_stage(
     topo: &Topology,
     placement: Placement,
     stop: &AtomicBool,
-    observer: &mut impl Observer,
+    progress: &mut impl FnMut(StageProgress),
 ) -> StageStatus {
     let p = &study.plan.sweep;
     let request = SweepRequest {
@@ -238,12 +294,27 @@ fn sweep_stage(
         Ok(plan) => plan,
         Err(e) => return StageStatus::Failed(e.to_string()),
     };
-    observer.stage("sweep", sweep_plan.total_repeats(), "repeats");
+    let total = sweep_plan.total_repeats();
+    progress(StageProgress {
+        stage: "sweep",
+        done: 0,
+        total,
+        unit: "repeats",
+        what: "sweep".to_string(),
+    });
     let outcome = execute_sweep(
         &mut sweep_plan,
         stop,
-        |done, label, name| observer.progress(done, &format!("{label}: {name}")),
-        |_, _, _| Ok::<(), String>(()),
+        |done, label, name| {
+            progress(StageProgress {
+                stage: "sweep",
+                done,
+                total,
+                unit: "repeats",
+                what: format!("{label}: {name}"),
+            })
+        },
+        |_, _, _| Ok::<(), std::convert::Infallible>(()),
     );
     match outcome {
         Ok(o) => {
@@ -256,7 +327,7 @@ fn sweep_stage(
                 }
             }
         }
-        Err(e) => StageStatus::Failed(e),
+        Err(never) => match never {},
     }
 }
 

@@ -181,17 +181,32 @@ impl<'de> serde::Deserialize<'de> for CpuList {
     }
 }
 
-fn parse_id(s: &str) -> Result<u32, String> {
+/// Why one id of a list does not parse (a [`CpuListError`] names where).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum IdError {
+    /// Nothing between the separators.
+    #[error("missing number")]
+    Missing,
+    /// Not only digits.
+    #[error("not a number")]
+    NotANumber,
+    /// Above [`MAX_ID`].
+    #[error("above the largest id {MAX_ID}")]
+    TooLarge,
+}
+
+/// One id of a list: digits only, at most [`MAX_ID`].
+fn parse_id(s: &str) -> Result<u32, IdError> {
     let s = s.trim();
     if s.is_empty() {
-        return Err("missing number".into());
+        return Err(IdError::Missing);
     }
     if !s.bytes().all(|b| b.is_ascii_digit()) {
-        return Err("not a number".into());
+        return Err(IdError::NotANumber);
     }
     match s.parse::<u32>() {
         Ok(v) if v <= MAX_ID => Ok(v),
-        _ => Err(format!("above the largest id {MAX_ID}")),
+        _ => Err(IdError::TooLarge),
     }
 }
 
