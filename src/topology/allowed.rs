@@ -1,7 +1,8 @@
-//! The CPUs this process may run on, as the kernel's `sched_getaffinity`
-//! says before any thread is pinned.
+//! What this process may use: the CPUs it may run on, as the kernel's
+//! `sched_getaffinity` says before any thread is pinned, and the nodes it
+//! may bind memory to.
 
-use super::CpuList;
+use super::{CpuList, Topology};
 use std::io;
 
 /// Largest mask tried when asking the kernel for this thread's affinity:
@@ -49,4 +50,55 @@ mod tests {
         let list = mask_to_list(&[0b1011, 1 << 3]);
         assert_eq!(list.to_vec(), vec![0, 1, 3, 67]);
     }
+}
+
+impl Topology {
+    /// Checks that memory may be bound to `node` here: it must be online,
+    /// have memory, and be in this process's allowed memory nodes. The
+    /// error is one sentence naming what exists.
+    pub fn check_memory_node(&self, node: u32) -> Result<(), MemoryNodeError> {
+        let Some(n) = self.node(node) else {
+            return Err(MemoryNodeError::Missing {
+                node,
+                online: self.node_ids(),
+            });
+        };
+        if !n.has_memory {
+            return Err(MemoryNodeError::NoMemory { node });
+        }
+        if !self.allowed_mems.contains(node) {
+            return Err(MemoryNodeError::NotAllowed {
+                node,
+                allowed: self.allowed_mems.clone(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Why memory cannot be bound to a node.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryNodeError {
+    /// No such node is online.
+    #[error("node {node} does not exist (online nodes: {online})")]
+    Missing {
+        /// The node asked for.
+        node: u32,
+        /// The online nodes.
+        online: CpuList,
+    },
+    /// The node has no memory (a CPU-only node).
+    #[error("node {node} has no memory to bind to")]
+    NoMemory {
+        /// The node asked for.
+        node: u32,
+    },
+    /// The process's cpuset does not allow the node's memory.
+    #[error("node {node} is outside this process's allowed memory nodes ({allowed})")]
+    NotAllowed {
+        /// The node asked for.
+        node: u32,
+        /// The nodes this process may allocate on.
+        allowed: CpuList,
+    },
 }

@@ -12,7 +12,7 @@ mod spec;
 mod spread;
 mod sysfs;
 
-pub use allowed::allowed_cpus;
+pub use allowed::{MemoryNodeError, allowed_cpus};
 pub use cpulist::{CpuList, CpuListError};
 pub use spec::{CpuSpec, SpecError};
 pub use spread::{Hop, HopOrder, HopView, SpreadReport, UnknownNode, old_order};
@@ -129,55 +129,6 @@ impl Topology {
     pub fn node_of_cpu(&self, cpu: u32) -> Option<u32> {
         self.cpu(cpu).map(|c| c.node)
     }
-
-    /// Checks that memory may be bound to `node` here: it must be online,
-    /// have memory, and be in this process's allowed memory nodes. The
-    /// error is one sentence naming what exists.
-    pub fn check_memory_node(&self, node: u32) -> Result<(), MemoryNodeError> {
-        let Some(n) = self.node(node) else {
-            return Err(MemoryNodeError::Missing {
-                node,
-                online: self.node_ids(),
-            });
-        };
-        if !n.has_memory {
-            return Err(MemoryNodeError::NoMemory { node });
-        }
-        if !self.allowed_mems.contains(node) {
-            return Err(MemoryNodeError::NotAllowed {
-                node,
-                allowed: self.allowed_mems.clone(),
-            });
-        }
-        Ok(())
-    }
-}
-
-/// Why memory cannot be bound to a node.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MemoryNodeError {
-    /// No such node is online.
-    #[error("node {node} does not exist (online nodes: {online})")]
-    Missing {
-        /// The node asked for.
-        node: u32,
-        /// The online nodes.
-        online: CpuList,
-    },
-    /// The node has no memory (a CPU-only node).
-    #[error("node {node} has no memory to bind to")]
-    NoMemory {
-        /// The node asked for.
-        node: u32,
-    },
-    /// The process's cpuset does not allow the node's memory.
-    #[error("node {node} is outside this process's allowed memory nodes ({allowed})")]
-    NotAllowed {
-        /// The node asked for.
-        node: u32,
-        /// The nodes this process may allocate on.
-        allowed: CpuList,
-    },
 }
 
 /// `tests/fixtures/topology/NAME` read as a host (the layouts are listed in
