@@ -100,7 +100,7 @@ impl Provenance {
     }
 
     /// Reads this host's facts. `tsc_hz` is the calibrated TSC frequency.
-    pub fn collect(tsc_hz: f64) -> Self {
+    pub fn of_this_host(tsc_hz: f64) -> Self {
         let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let (hostname, kernel_release) = uname();
         let flags = cpuinfo_field(&cpuinfo, "flags").unwrap_or("");
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn host_notes_name_the_timer_fallback_and_numa_balancing() {
-        let mut p = Provenance::collect(1e9);
+        let mut p = Provenance::of_this_host(1e9);
         p.tsc_invariant = true;
         p.numa_balancing = None;
         assert!(p.host_notes().is_empty());
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn reads_this_host() {
-        let p = Provenance::collect(1e9);
+        let p = Provenance::of_this_host(1e9);
         assert!(!p.hostname.is_empty());
         assert!(
             p.kernel_release

@@ -272,7 +272,7 @@ fn synthetic(
             asymmetry_limit_pct: matrix::ASYMMETRY_LIMIT_PCT,
             reference_round_trips: 1,
         },
-        provenance: Provenance::collect(1e9),
+        provenance: Provenance::of_this_host(1e9),
         topology: topo,
         reference: Reference::new(
             [pairs[0].cpus[0], pairs[0].cpus[1]],

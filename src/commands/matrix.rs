@@ -1,7 +1,7 @@
 //! `contend matrix`: plan the pairs, measure them, save, print.
 
 use super::args::ResultsArgs;
-use super::{Session, load_topology, print_notes, require_live_root, results_folder};
+use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::matrix::{Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
 use crate::report::{self, Document, Format};
@@ -79,7 +79,7 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
         b.finish_and_clear();
     }
     let results = results?;
-    let dir = results_folder(
+    let dir = crate::results::new_results_dir(
         &args.output.out,
         &results.provenance.hostname,
         &results.provenance.started_utc,

@@ -239,11 +239,6 @@ impl Session {
     }
 }
 
-/// A fresh results folder `out/<host>/<stamp>`, or a one-line failure.
-fn results_folder(out: &Path, host: &str, started_utc: &str) -> Result<PathBuf, CliError> {
-    Ok(crate::results::new_results_dir(out, host, started_utc)?)
-}
-
 impl PrintArgs {
     /// Refuses an existing `--out` file unless `--force`: nothing is
     /// overwritten by accident. Checked before any work.

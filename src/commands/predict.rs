@@ -2,9 +2,9 @@
 //! the model against a run measured under `--rate`.
 
 use super::args::{PoolArgs, StrategyArgs};
-use super::{emit, host_name, load_topology};
+use super::{host_name, load_topology};
 use crate::CliError;
-use crate::predict::{self, Latencies, LatencyArg, Layout, PredictRequest};
+use crate::predict::{self, CheckResults, Latencies, LatencyArg, Layout, PredictRequest};
 use crate::report::{self, Document, Format};
 use crate::results::{self, ResultFile};
 use crate::runner::RunResults;
@@ -74,49 +74,73 @@ pub struct PredictArgs {
 }
 
 pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
+    let host = host_name(root);
     let latencies = latencies(args)?;
-    if let Some(file) = &args.check {
-        let (path, contents) = results::read(file)?;
-        let name = path.display().to_string();
-        let runs: Vec<(String, &RunResults)> = match &contents {
-            ResultFile::Run(r) => vec![(String::new(), r.as_ref())],
-            ResultFile::Sweep(s) => s
-                .points
-                .iter()
-                .map(|p| (format!(" {} threads {}", p.threads, p.affinity), &p.results))
-                .collect(),
-            ResultFile::Matrix(_) => {
-                return Err(CliError::usage(format!(
-                    "--check {name}: a matrix has no paced run; give it to --latencies, and --check a run.json measured under --rate"
-                )));
-            }
-        };
-        let checked = predict::check(&name, &runs, latencies.as_ref()).map_err(CliError::usage)?;
-        return output(args, &Document::Check(&checked));
-    }
-    let latencies = latencies.ok_or_else(|| {
-        CliError::usage(
-            "no class latencies: give --latencies matrix.json (from contend matrix) or --latency CLASS=TIME,… (e.g. smt=8ns,same-llc=51ns,cross-node=108ns)",
-        )
-    })?;
-    let topo = load_topology(root)?;
-    let (writers, readers) = pools(&topo, &args.pools.pools(false))?;
-    let request = PredictRequest {
-        layout: Layout {
-            writers,
-            readers,
-            read_every: args.pools.read_every,
-        },
-        levels: args.strategies.level.clone(),
-        policies: args.strategies.publish.clone(),
-        rates: args.rates.clone(),
-        latencies,
-        arrivals: args.arrivals,
-        seed: args.seed,
+    let (checked, prediction);
+    let doc = match &args.check {
+        Some(file) => {
+            checked = check(file, latencies.as_ref())?;
+            Document::Check(&checked)
+        }
+        None => {
+            let latencies = latencies.ok_or_else(|| {
+                CliError::usage(
+                    "no class latencies: give --latencies matrix.json (from contend matrix) or --latency CLASS=TIME,… (e.g. smt=8ns,same-llc=51ns,cross-node=108ns)",
+                )
+            })?;
+            let topo = load_topology(root)?;
+            let (writers, readers) = pools(&topo, &args.pools.pools(false))?;
+            let request = PredictRequest {
+                layout: Layout {
+                    writers,
+                    readers,
+                    read_every: args.pools.read_every,
+                },
+                levels: args.strategies.level.clone(),
+                policies: args.strategies.publish.clone(),
+                rates: args.rates.clone(),
+                latencies,
+                arrivals: args.arrivals,
+                seed: args.seed,
+            };
+            prediction = predict::predict(&topo, &host, &request).map_err(CliError::usage)?;
+            Document::Predict(&prediction)
+        }
     };
-    let prediction =
-        predict::predict(&topo, &host_name(root), &request).map_err(CliError::usage)?;
-    output(args, &Document::Predict(&prediction))
+    let format = if args.json {
+        Format::Json
+    } else {
+        Format::Text
+    };
+    print!("{}", report::render(&doc, format)?);
+    if let Some(dir) = &args.out {
+        results::create_dir(dir)?;
+        for f in report::save(dir, &doc, &[Format::Json, Format::Svg])? {
+            eprintln!("wrote {}", f.display());
+        }
+    }
+    Ok(())
+}
+
+/// `--check FILE`: the model against a run.json or a sweep.json's points,
+/// with `latencies` for the classes (else each repeat's canary).
+fn check(file: &Path, latencies: Option<&Latencies>) -> Result<CheckResults, CliError> {
+    let (path, contents) = results::read(file)?;
+    let name = path.display().to_string();
+    let runs: Vec<(String, &RunResults)> = match &contents {
+        ResultFile::Run(r) => vec![(String::new(), r.as_ref())],
+        ResultFile::Sweep(s) => s
+            .points
+            .iter()
+            .map(|p| (format!(" {} threads {}", p.threads, p.affinity), &p.results))
+            .collect(),
+        ResultFile::Matrix(_) => {
+            return Err(CliError::usage(format!(
+                "--check {name}: a matrix has no paced run; give it to --latencies, and --check a run.json measured under --rate"
+            )));
+        }
+    };
+    predict::check(&name, &runs, latencies).map_err(CliError::usage)
 }
 
 /// `--latencies` and then `--latency` over it; `None` when neither.
@@ -146,25 +170,4 @@ fn latencies(args: &PredictArgs) -> Result<Option<Latencies>, CliError> {
         });
     }
     Ok(lat)
-}
-
-/// Prints `doc` as text or JSON, and writes its files into `--out`.
-fn output(args: &PredictArgs, doc: &Document) -> Result<(), CliError> {
-    emit(
-        doc,
-        if args.json {
-            Format::Json
-        } else {
-            Format::Text
-        },
-        None,
-    )?;
-    if let Some(dir) = &args.out {
-        results::create_dir(dir)?;
-        let files = report::save(dir, doc, &[Format::Json, Format::Svg])?;
-        for f in files {
-            eprintln!("wrote {}", f.display());
-        }
-    }
-    Ok(())
 }

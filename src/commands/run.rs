@@ -4,7 +4,7 @@
 use super::args::{
     PlacementArg, PoolArgs, ResultsArgs, StrategyArgs, duration_arg, percent_arg, warmup_arg,
 };
-use super::{Session, load_topology, print_notes, require_live_root, results_folder};
+use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
@@ -156,7 +156,8 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     if session.chatty() {
         print_notes(&topo);
     }
-    let plan = runner::plan(&args.request(), topo)?;
+    let request = args.request();
+    let plan = runner::plan(&request, topo)?;
     session.notes(&plan.notes);
 
     let stop = signal::stop_flag();
@@ -184,7 +185,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
             print!("{}", report::text::run_tables(&results));
         }
     }
-    let dir = results_folder(
+    let dir = crate::results::new_results_dir(
         &args.output.out,
         &results.provenance.hostname,
         &results.provenance.started_utc,

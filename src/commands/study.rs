@@ -3,7 +3,7 @@
 //! verdict and one report.html.
 
 use super::args::PlacementArg;
-use super::{Session, host_name, load_topology, require_live_root, results_folder};
+use super::{Session, host_name, load_topology, require_live_root};
 use crate::CliError;
 use crate::provenance::Provenance;
 use crate::report::{self, Document, Format};
@@ -103,10 +103,17 @@ impl Saver<'_> {
 }
 
 pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
+    let host = host_name(root);
+    if !args.dry_run {
+        require_live_root(
+            root,
+            "study pins real threads (--dry-run reads any --sysfs-root)",
+        )?;
+    }
     let topo = load_topology(root)?;
     let max_time = args.max_time.map(|d| d.as_secs_f64());
     if args.dry_run {
-        let plan = study::plan_study(&topo, &host_name(root), max_time).map_err(CliError::usage)?;
+        let plan = study::plan_study(&topo, &host, max_time).map_err(CliError::usage)?;
         let format = if args.output.json {
             Format::Json
         } else {
@@ -115,12 +122,9 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
         print!("{}", report::render(&Document::StudyPlan(&plan), format)?);
         return Ok(());
     }
-    require_live_root(
-        root,
-        "study pins real threads (--dry-run reads any --sysfs-root)",
-    )?;
     let session = Session::new(&args.output);
-    let provenance = Provenance::collect(crate::clock::calibrate_tsc(Duration::from_millis(50)));
+    let provenance =
+        Provenance::of_this_host(crate::clock::calibrate_tsc(Duration::from_millis(50)));
     let plan = study::plan_study(&topo, &provenance.hostname, max_time).map_err(CliError::usage)?;
     if session.chatty() {
         eprintln!(
@@ -128,7 +132,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
             plan.max_time_s, plan.max_time_rule, plan.est_s
         );
     }
-    let dir = results_folder(
+    let dir = crate::results::new_results_dir(
         &args.output.out,
         &provenance.hostname,
         &provenance.started_utc,

@@ -4,7 +4,7 @@
 //! folder with sweep.json, sweep.csv, sweep.md and the charts.
 
 use super::args::{PlacementArg, ResultsArgs, StrategyArgs, duration_arg, warmup_arg};
-use super::{Session, load_topology, print_notes, require_live_root, results_folder};
+use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
 use crate::runner::{PoolSize, signal};
@@ -145,7 +145,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let host = plan.points[0].plan.provenance.hostname.clone();
-    let dir = results_folder(&args.output.out, &host, &stamp)?;
+    let dir = crate::results::new_results_dir(&args.output.out, &host, &stamp)?;
 
     let bar = session.progress_bar(plan.total_repeats(), "repeats");
     let labels: Vec<String> = plan.points.iter().map(|p| p.label()).collect();

@@ -137,7 +137,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         })
         .collect::<Result<Vec<_>, MatrixError>>()?;
 
-    let provenance = Provenance::collect(calibrate_tsc(Duration::from_millis(50)));
+    let provenance = Provenance::of_this_host(calibrate_tsc(Duration::from_millis(50)));
     let notes = provenance.host_notes();
     let procedure = Procedure {
         mode: request.mode,

@@ -225,7 +225,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         });
     }
 
-    let provenance = Provenance::collect(calibrate_tsc(Duration::from_millis(50)));
+    let provenance = Provenance::of_this_host(calibrate_tsc(Duration::from_millis(50)));
     let timer = Timer::for_host(provenance.tsc_invariant, provenance.tsc_hz);
     notes.extend(provenance.host_notes());
     let every_by_rate: Vec<u64> = rates
