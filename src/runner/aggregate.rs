@@ -1,7 +1,13 @@
 //! From the threads' raw counts to one repeat's numbers, and from repeats
-//! to a strategy's summary.
+//! to a strategy's summary: the repeats whose canary moved marked, each
+//! strategy's net figures against the floor of its regime, the CI of its
+//! cost and whether `--target-ci` was met.
 
-use super::result::{RepeatResult, Staleness, StrategySummary};
+use super::interference::CANARY_SHIFT;
+use super::result::{
+    CanaryRange, HarnessFloor, RepeatResult, Staleness, StrategyResult, StrategySummary,
+};
+use super::rounds::Entry;
 use crate::counter::PublishStats;
 use crate::stats::{LatencySummary, Summary};
 use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
@@ -199,6 +205,138 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
+/// The run's entries, repeats done, folded into its paced floors and its
+/// strategies (in their order): repeats whose canary moved marked (the
+/// warning, if any, to `notes`), each summarised, judged against
+/// `target_ci_pct` (`--target-ci`), and the strategies' net figures
+/// filled from `floor` (flat out) or their regime's paced floor.
+pub(super) fn finish(
+    entries: Vec<Entry>,
+    floor: Option<&HarnessFloor>,
+    target_ci_pct: Option<f64>,
+    notes: &mut Vec<String>,
+) -> (Vec<StrategyResult>, Vec<StrategyResult>) {
+    let mut entries = entries;
+    let repeats = entries.iter_mut().flat_map(|e| &mut e.result.repeats);
+    if let Some(warning) = mark_canary_shifts(repeats.collect()) {
+        notes.push(warning);
+    }
+    for e in &mut entries {
+        let result = &mut e.result;
+        result.summary = strategy_summary(&result.repeats);
+        if let Some(target) = target_ci_pct {
+            result.converged = Some(ci_half_width_pct(result).is_some_and(|h| h <= target));
+        }
+    }
+    let (floors, strategies): (Vec<Entry>, Vec<Entry>) =
+        entries.into_iter().partition(|e| e.is_floor);
+    let paced_floors: Vec<StrategyResult> = floors.into_iter().map(|e| e.result).collect();
+    let strategies = strategies
+        .into_iter()
+        .map(|e| {
+            let mut s = e.result;
+            fill_net(&mut s, floor, &paced_floors);
+            s
+        })
+        .collect();
+    (paced_floors, strategies)
+}
+
+/// Half-width of the 95% CI of a strategy's cost per update, as % of its
+/// mean: loop ns/op (from throughput) flat out, busy ns/op when paced
+/// (where loop ns/op is the pacing period); `None` before two repeats.
+pub fn ci_half_width_pct(result: &StrategyResult) -> Option<f64> {
+    let values: Vec<f64> = result
+        .repeats
+        .iter()
+        .map(|r| match result.regime {
+            Regime::Paced { .. } => r.write_busy_ns,
+            Regime::FlatOut => r.write_loop_ns,
+        })
+        .collect();
+    let s = Summary::of(&values).filter(|s| s.n > 1 && s.mean > 0.0)?;
+    Some(100.0 * (s.ci95_high - s.mean) / s.mean)
+}
+
+/// Marks every repeat whose canary is more than [`CANARY_SHIFT`]× away
+/// from the median of all of them as disturbed; returns the warning to
+/// print, naming the values, when any was.
+pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String> {
+    let CanaryRange {
+        median,
+        lo,
+        hi,
+        count,
+    } = CanaryRange::of(repeats.iter().map(|r| &r.interference))?;
+    if count < 2 || median <= 0.0 {
+        return None;
+    }
+    let mut marked = 0;
+    for r in repeats.iter_mut() {
+        if let Some(c) = r.interference.canary_ns {
+            let ratio = c / median;
+            if !(1.0 / CANARY_SHIFT..=CANARY_SHIFT).contains(&ratio) {
+                r.interference.disturbed = true;
+                marked += 1;
+            }
+        }
+    }
+    (hi / lo > CANARY_SHIFT).then(|| {
+        format!(
+            "core-to-core latency changed during the run: {} → {} ns (median {}); a hypervisor probably moved vCPUs; {marked} repeats measured away from the median are marked disturbed",
+            round(lo),
+            round(hi),
+            round(median)
+        )
+    })
+}
+
+/// A latency for a warning: whole ns, or one decimal under 10.
+fn round(ns: f64) -> String {
+    if ns < 10.0 {
+        format!("{ns:.1}")
+    } else {
+        format!("{ns:.0}")
+    }
+}
+
+/// Fills a strategy's net figures from the floor of its regime: net ns
+/// per update = loop ns/op − the hammer floor's (no rate), or busy ns/op
+/// − the paced floor's at the same rate, and then net CPU share too. A
+/// figure whose floor was not measured stays `None`.
+fn fill_net(
+    result: &mut StrategyResult,
+    floor: Option<&HarnessFloor>,
+    paced_floors: &[StrategyResult],
+) {
+    let regime = result.regime;
+    let Some(summary) = result.summary.as_mut() else {
+        return;
+    };
+    match regime {
+        Regime::FlatOut => {
+            summary.net_ns = summary
+                .write_loop_ns
+                .zip(floor)
+                .map(|(ns, f)| ns.less(&f.loop_ns));
+        }
+        Regime::Paced { .. } => {
+            let base = paced_floors
+                .iter()
+                .find(|f| f.regime == regime)
+                .and_then(|f| f.summary.as_ref());
+            summary.net_ns = summary
+                .write_busy_ns
+                .zip(base.and_then(|b| b.write_busy_ns))
+                .map(|(ns, f)| ns.less(&f));
+            summary.net_cpu_share_pct = summary
+                .cpu_share_pct
+                .zip(base.and_then(|b| b.cpu_share_pct))
+                .map(|(pct, f)| pct.less(&f));
+        }
+    }
+}
+
 /// Summarises a strategy's repeats; `None` when there are none.
 pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
     let of =
@@ -248,7 +386,177 @@ pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
+    use crate::runner::RunResults;
+    /// tests/fixtures/results/run.json with as many strategies as
+    /// `loop_ns`, strategy `i`'s repeats measuring `loop_ns[i]` ns/update.
+    pub(crate) fn run_with(loop_ns: &[&[f64]]) -> RunResults {
+        let mut run = crate::runner::fixture_run();
+        let first = run.strategies[0].clone();
+        run.strategies.resize(loop_ns.len(), first);
+        for (s, values) in run.strategies.iter_mut().zip(loop_ns) {
+            let template = s.repeats[0].clone();
+            s.repeats = values
+                .iter()
+                .map(|&ns| RepeatResult {
+                    write_loop_ns: ns,
+                    ..template.clone()
+                })
+                .collect();
+        }
+        run
+    }
+
+    #[test]
+    fn the_ci_half_width_is_students_t_by_hand() {
+        // mean 11, sd √2, t(0.975, 1) = 12.7062: 12.7062 / 11.
+        let run = run_with(&[&[10.0, 12.0], &[10.0, 11.0, 12.0], &[10.0], &[0.0, 0.0]]);
+        let h: Vec<Option<f64>> = run.strategies.iter().map(ci_half_width_pct).collect();
+        assert!(
+            (h[0].unwrap() - 115.510_952_147_042_77).abs() < 1e-9,
+            "{h:?}"
+        );
+        // mean 11, sd 1, t(0.975, 2) = 4.30265: 4.30265 / √3 / 11.
+        assert!(
+            (h[1].unwrap() - 22.583_070_106_821_192).abs() < 1e-9,
+            "{h:?}"
+        );
+        // One repeat, or a zero mean: no interval.
+        assert_eq!((h[2], h[3]), (None, None));
+        // Paced, the interval is of busy ns/op (loop ns/op is the pacing
+        // period): busy 10x the first strategy's figures, loop constant.
+        let mut paced = run.strategies[0].clone();
+        paced.regime = Regime::SEED;
+        for r in &mut paced.repeats {
+            (r.write_busy_ns, r.write_loop_ns) = (10.0 * r.write_loop_ns, 45_454.5);
+        }
+        let busy = ci_half_width_pct(&paced).unwrap();
+        assert!((busy - h[0].unwrap()).abs() < 1e-9, "{busy}");
+    }
+
+    fn repeat_with_canary(ns: f64) -> RepeatResult {
+        let mut r: RepeatResult = serde_json::from_value(serde_json::json!({
+            "repeat": 0, "interval_s": 0.1, "writer_updates": [], "writer_reads": [],
+            "reader_reads": [], "write_ops_per_s": 1.0, "read_ops_per_s": 1.0,
+            "write_ops_per_s_thread_min": 1.0, "write_ops_per_s_thread_max": 1.0,
+            "write_latency": null, "read_latency": null, "publishes": 0,
+            "publishes_per_s": 0.0, "cross_node_publishes": 0,
+            "staleness": { "error_mean": 0.0, "error_max": 0.0, "error_mean_pct": 0.0,
+                           "error_max_pct": 0.0, "age_mean_ns": 0.0, "age_max_ns": 0.0 },
+            "final_sum": 0, "expected_sum": 0, "exact": true
+        }))
+        .unwrap();
+        r.interference.canary_ns = Some(ns);
+        r
+    }
+
+    #[test]
+    fn a_canary_that_moves_marks_the_odd_repeats_and_warns() {
+        // The development VM's phases: 27 ns, then the hypervisor moves a
+        // vCPU and the same pair reads 110 ns.
+        let mut repeats: Vec<RepeatResult> = [27.0, 26.0, 27.4, 110.0, 28.0]
+            .map(repeat_with_canary)
+            .into();
+        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
+        assert!(warning.contains("26 → 110 ns"), "{warning}");
+        assert!(warning.contains("median 27"), "{warning}");
+        assert!(warning.contains("; 1 repeats measured away"), "{warning}");
+        let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
+        assert_eq!(disturbed, [false, false, false, true, false]);
+    }
+
+    #[test]
+    fn a_steady_canary_marks_nothing() {
+        let mut repeats: Vec<RepeatResult> = [27.0, 30.0, 25.0].map(repeat_with_canary).into();
+        assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
+        assert!(repeats.iter().all(|r| !r.interference.disturbed));
+    }
+
+    #[test]
+    fn two_canaries_are_enough_and_zero_ones_mark_nothing() {
+        // Median of 10 and 40 is 25: both are 2.5× away, 40/10 = 4.
+        let mut repeats: Vec<RepeatResult> = [10.0, 40.0].map(repeat_with_canary).into();
+        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
+        assert!(warning.contains("10 → 40 ns (median 25)"), "{warning}");
+        assert!(warning.contains("; 2 repeats measured away"), "{warning}");
+        assert!(repeats.iter().all(|r| r.interference.disturbed));
+        // One canary has nothing to differ from; canaries of 0 ns (a
+        // broken clock) have no ratio.
+        // A spread of exactly CANARY_SHIFT is not a change.
+        for canaries in [vec![10.0], vec![0.0, 0.0], vec![10.0, 15.0]] {
+            let mut repeats: Vec<RepeatResult> =
+                canaries.into_iter().map(repeat_with_canary).collect();
+            assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
+            assert!(repeats.iter().all(|r| !r.interference.disturbed));
+        }
+    }
+
+    #[test]
+    fn warnings_round_to_whole_ns_from_ten_up() {
+        assert_eq!(round(7.25), "7.2");
+        assert_eq!(round(9.94), "9.9");
+        assert_eq!(round(10.0), "10");
+        assert_eq!(round(27.6), "28");
+    }
+
+    /// The fixture's first strategy at `rate`, its busy ns and CPU share
+    /// per repeat as given.
+    fn paced(regime: Regime, busy: &[f64], share: &[f64]) -> StrategyResult {
+        let mut s = crate::runner::fixture_run().strategies[0].clone();
+        s.regime = regime;
+        let mut summary = s.summary.clone().unwrap();
+        summary.write_busy_ns = Summary::of(busy);
+        summary.cpu_share_pct = Summary::of(share);
+        summary.write_loop_ns = Summary::of(&[45_454.5, 45_454.5]);
+        summary.net_ns = None;
+        summary.net_cpu_share_pct = None;
+        s.summary = Some(summary);
+        s
+    }
+
+    #[test]
+    fn a_paced_strategy_pays_its_busy_time_less_the_paced_floor_at_its_rate() {
+        // At 22k/s: busy 130 and 134 ns against the floor's 100 and 102;
+        // CPU share 0.29 and 0.30% against 0.22 and 0.22%.
+        let mut s = paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]);
+        let floors = [
+            paced(Regime::paced(1e6), &[10.0, 10.0], &[1.0, 1.0]),
+            paced(Regime::SEED, &[100.0, 102.0], &[0.22, 0.22]),
+        ];
+        fill_net(&mut s, None, &floors);
+        let summary = s.summary.unwrap();
+        let net = summary.net_ns.unwrap();
+        assert!((net.mean - 31.0).abs() < 1e-9, "{net:?}");
+        // The spread of both sides: sqrt(2.83² + 1.41²) = sqrt(10).
+        assert!((net.stddev - 10f64.sqrt()).abs() < 1e-9, "{net:?}");
+        let share = summary.net_cpu_share_pct.unwrap();
+        assert!((share.mean - 0.075).abs() < 1e-9, "{share:?}");
+        // No paced floor at that rate: no net figure, not the gross one.
+        let mut s = paced(Regime::paced(5e3), &[130.0, 134.0], &[0.29, 0.30]);
+        fill_net(&mut s, None, &floors);
+        assert_eq!(s.summary.unwrap().net_ns, None);
+    }
+
+    #[test]
+    fn a_hammer_strategy_pays_its_loop_time_less_the_hammer_floor() {
+        let mut s = paced(Regime::FlatOut, &[1.0, 1.0], &[100.0, 100.0]);
+        s.summary.as_mut().unwrap().write_loop_ns = Summary::of(&[20.0, 24.0]);
+        let floor = HarnessFloor {
+            cpu: 0,
+            loop_ns: Summary::of(&[6.0, 6.0, 6.0]).unwrap(),
+        };
+        // The paced floors do not apply to a hammer strategy.
+        let floors = [paced(Regime::SEED, &[100.0, 102.0], &[0.2, 0.2])];
+        fill_net(&mut s, Some(&floor), &floors);
+        let summary = s.summary.unwrap();
+        assert_eq!(summary.net_ns.unwrap().mean, 16.0);
+        assert_eq!(summary.net_cpu_share_pct, None);
+        // No floor measured: no net figure.
+        let mut s = paced(Regime::FlatOut, &[1.0], &[100.0]);
+        fill_net(&mut s, None, &floors);
+        assert_eq!(s.summary.unwrap().net_ns, None);
+    }
+
     use super::*;
     use crate::placement::PinnedThread;
     use crate::workload::Probe;

@@ -1,16 +1,18 @@
-//! What the harness costs without the counter, and what a strategy costs
-//! net of it: the hammer floor (the writer loop alone, flat out, before the
-//! strategies), the paced floor (the same paced loop on the same CPUs with
-//! no shared write, a strategy among the others), and the net figures.
+//! What the harness costs without the counter: the hammer floor (the
+//! writer loop alone, flat out, before the strategies) and the paced
+//! floor's strategy (the same paced loop on the same CPUs with no shared
+//! write, taking its turn among the others). A strategy's net figures
+//! against them are `aggregate.rs`'s.
 
-use super::result::{HarnessFloor, Strategy, StrategyResult};
-use super::{RunError, RunPlan};
-use crate::clock::ClockKind;
+use super::RunError;
+use super::result::{HarnessFloor, Strategy};
 use crate::counter::{
     CounterLayout, NodeIter, Pad, PublishPolicy, ShardLevel, ShardedCounter, SlotHome,
 };
+use crate::placement::Placement;
 use crate::stats::Summary;
-use crate::workload::{Regime, RepeatOutcome, run_repeat};
+use crate::topology::Topology;
+use crate::workload::{RepeatOutcome, RepeatSpec, run_repeat};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -31,30 +33,29 @@ pub const PACED_FLOOR: Strategy = Strategy {
     clock: None,
 };
 
-/// Measures the harness floor ([`HarnessFloor`]): the run's writer loop,
-/// unpaced, on the first writer's CPU alone, publishing `never`, its read
-/// side on a global slot nobody else touches. `None` without writers or
-/// when interrupted.
+/// Measures the harness floor ([`HarnessFloor`]): the run's writer loop
+/// (`spec`, publishing `never`, unpaced) on `cpu` alone, its read side on
+/// a global slot nobody else touches, a short warm-up and at most
+/// `FLOOR_INTERVAL` a run. `None` when interrupted.
 pub fn measure_floor(
-    plan: &RunPlan,
+    mut spec: RepeatSpec,
+    cpu: u32,
+    topo: &Topology,
+    placement: Placement,
     interrupted: &AtomicBool,
 ) -> Result<Option<HarnessFloor>, RunError> {
-    let Some(&cpu) = plan.config.writer_cpus.first() else {
-        return Ok(None);
-    };
     let layout = CounterLayout {
         level: ShardLevel::Global,
         pad: Pad::Line128,
         home: SlotHome::Local,
         node_iter: NodeIter::Compact,
     };
-    let mut spec = plan.repeat_spec(PublishPolicy::NEVER, ClockKind::Tsc, Regime::FlatOut);
     spec.warmup = FLOOR_WARMUP;
-    spec.duration = plan.repeat_duration().min(FLOOR_INTERVAL);
+    spec.duration = spec.duration.min(FLOOR_INTERVAL);
     let mut loop_ns = Vec::with_capacity(FLOOR_RUNS);
     for _ in 0..FLOOR_RUNS {
-        let counter = ShardedCounter::new(layout, &plan.topo, &[cpu], plan.config.placement)?;
-        let allowed = &plan.topo.allowed_cpus;
+        let counter = ShardedCounter::new(layout, topo, &[cpu], placement)?;
+        let allowed = &topo.allowed_cpus;
         let w = match run_repeat(&counter, &[cpu], &[], allowed, &spec, interrupted)? {
             RepeatOutcome::Done(mut reports) => reports.pop(),
             RepeatOutcome::Interrupted => None,
@@ -69,106 +70,13 @@ pub fn measure_floor(
     Ok(Summary::of(&loop_ns).map(|loop_ns| HarnessFloor { cpu, loop_ns }))
 }
 
-/// Fills a strategy's net figures from the floor of its regime: net ns
-/// per update = loop ns/op − the hammer floor's (no rate), or busy ns/op
-/// − the paced floor's at the same rate, and then net CPU share too. A
-/// figure whose floor was not measured stays `None`.
-pub fn fill_net(
-    result: &mut StrategyResult,
-    floor: Option<&HarnessFloor>,
-    paced_floors: &[StrategyResult],
-) {
-    let regime = result.regime;
-    let Some(summary) = result.summary.as_mut() else {
-        return;
-    };
-    match regime {
-        Regime::FlatOut => {
-            summary.net_ns = summary
-                .write_loop_ns
-                .zip(floor)
-                .map(|(ns, f)| ns.less(&f.loop_ns));
-        }
-        Regime::Paced { .. } => {
-            let base = paced_floors
-                .iter()
-                .find(|f| f.regime == regime)
-                .and_then(|f| f.summary.as_ref());
-            summary.net_ns = summary
-                .write_busy_ns
-                .zip(base.and_then(|b| b.write_busy_ns))
-                .map(|(ns, f)| ns.less(&f));
-            summary.net_cpu_share_pct = summary
-                .cpu_share_pct
-                .zip(base.and_then(|b| b.cpu_share_pct))
-                .map(|(pct, f)| pct.less(&f));
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::StrategyResult;
     use crate::runner::{PoolSize, execute, plan};
     use crate::topology::Topology;
-
-    /// The fixture's first strategy at `rate`, its busy ns and CPU share
-    /// per repeat as given.
-    fn paced(regime: Regime, busy: &[f64], share: &[f64]) -> StrategyResult {
-        let mut s = crate::runner::fixture_run().strategies[0].clone();
-        s.regime = regime;
-        let mut summary = s.summary.clone().unwrap();
-        summary.write_busy_ns = Summary::of(busy);
-        summary.cpu_share_pct = Summary::of(share);
-        summary.write_loop_ns = Summary::of(&[45_454.5, 45_454.5]);
-        summary.net_ns = None;
-        summary.net_cpu_share_pct = None;
-        s.summary = Some(summary);
-        s
-    }
-
-    #[test]
-    fn a_paced_strategy_pays_its_busy_time_less_the_paced_floor_at_its_rate() {
-        // At 22k/s: busy 130 and 134 ns against the floor's 100 and 102;
-        // CPU share 0.29 and 0.30% against 0.22 and 0.22%.
-        let mut s = paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]);
-        let floors = [
-            paced(Regime::paced(1e6), &[10.0, 10.0], &[1.0, 1.0]),
-            paced(Regime::SEED, &[100.0, 102.0], &[0.22, 0.22]),
-        ];
-        fill_net(&mut s, None, &floors);
-        let summary = s.summary.unwrap();
-        let net = summary.net_ns.unwrap();
-        assert!((net.mean - 31.0).abs() < 1e-9, "{net:?}");
-        // The spread of both sides: sqrt(2.83² + 1.41²) = sqrt(10).
-        assert!((net.stddev - 10f64.sqrt()).abs() < 1e-9, "{net:?}");
-        let share = summary.net_cpu_share_pct.unwrap();
-        assert!((share.mean - 0.075).abs() < 1e-9, "{share:?}");
-        // No paced floor at that rate: no net figure, not the gross one.
-        let mut s = paced(Regime::paced(5e3), &[130.0, 134.0], &[0.29, 0.30]);
-        fill_net(&mut s, None, &floors);
-        assert_eq!(s.summary.unwrap().net_ns, None);
-    }
-
-    #[test]
-    fn a_hammer_strategy_pays_its_loop_time_less_the_hammer_floor() {
-        let mut s = paced(Regime::FlatOut, &[1.0, 1.0], &[100.0, 100.0]);
-        s.summary.as_mut().unwrap().write_loop_ns = Summary::of(&[20.0, 24.0]);
-        let floor = HarnessFloor {
-            cpu: 0,
-            loop_ns: Summary::of(&[6.0, 6.0, 6.0]).unwrap(),
-        };
-        // The paced floors do not apply to a hammer strategy.
-        let floors = [paced(Regime::SEED, &[100.0, 102.0], &[0.2, 0.2])];
-        fill_net(&mut s, Some(&floor), &floors);
-        let summary = s.summary.unwrap();
-        assert_eq!(summary.net_ns.unwrap().mean, 16.0);
-        assert_eq!(summary.net_cpu_share_pct, None);
-        // No floor measured: no net figure.
-        let mut s = paced(Regime::FlatOut, &[1.0], &[100.0]);
-        fill_net(&mut s, None, &floors);
-        assert_eq!(s.summary.unwrap().net_ns, None);
-    }
+    use crate::workload::Regime;
 
     #[test]
     fn a_paced_regime_runs_its_floor_in_every_round_beside_the_strategies() {

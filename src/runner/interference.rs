@@ -9,7 +9,7 @@
 //! A run whose canary moves by more than [`CANARY_SHIFT`]× says so, names
 //! the values and marks the repeats measured in the odd phase.
 
-use super::result::{CanaryRange, Interference, RepeatResult};
+use super::result::Interference;
 use crate::matrix::reference_pingpong;
 use std::time::Instant;
 
@@ -60,48 +60,6 @@ pub fn canary_cpus(writers: &[u32], readers: &[u32]) -> Option<(u32, u32)> {
     let a = *cpus.next()?;
     let b = *cpus.find(|&&c| c != a)?;
     Some((a, b))
-}
-
-/// Marks every repeat whose canary is more than [`CANARY_SHIFT`]× away
-/// from the median of all of them as disturbed; returns the warning to
-/// print, naming the values, when any was.
-pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String> {
-    let CanaryRange {
-        median,
-        lo,
-        hi,
-        count,
-    } = CanaryRange::of(repeats.iter().map(|r| &r.interference))?;
-    if count < 2 || median <= 0.0 {
-        return None;
-    }
-    let mut marked = 0;
-    for r in repeats.iter_mut() {
-        if let Some(c) = r.interference.canary_ns {
-            let ratio = c / median;
-            if !(1.0 / CANARY_SHIFT..=CANARY_SHIFT).contains(&ratio) {
-                r.interference.disturbed = true;
-                marked += 1;
-            }
-        }
-    }
-    (hi / lo > CANARY_SHIFT).then(|| {
-        format!(
-            "core-to-core latency changed during the run: {} → {} ns (median {}); a hypervisor probably moved vCPUs; {marked} repeats measured away from the median are marked disturbed",
-            round(lo),
-            round(hi),
-            round(median)
-        )
-    })
-}
-
-/// A latency for a warning: whole ns, or one decimal under 10.
-fn round(ns: f64) -> String {
-    if ns < 10.0 {
-        format!("{ns:.1}")
-    } else {
-        format!("{ns:.0}")
-    }
 }
 
 /// The interference record of one repeat, before the run marks shifts.
@@ -162,71 +120,6 @@ mod tests {
         assert_eq!(canary_cpus(&[2], &[2, 7]), Some((2, 7)));
         assert_eq!(canary_cpus(&[1, 1], &[]), None);
         assert_eq!(canary_cpus(&[], &[]), None);
-    }
-
-    fn repeat_with_canary(ns: f64) -> RepeatResult {
-        let mut r: RepeatResult = serde_json::from_value(serde_json::json!({
-            "repeat": 0, "interval_s": 0.1, "writer_updates": [], "writer_reads": [],
-            "reader_reads": [], "write_ops_per_s": 1.0, "read_ops_per_s": 1.0,
-            "write_ops_per_s_thread_min": 1.0, "write_ops_per_s_thread_max": 1.0,
-            "write_latency": null, "read_latency": null, "publishes": 0,
-            "publishes_per_s": 0.0, "cross_node_publishes": 0,
-            "staleness": { "error_mean": 0.0, "error_max": 0.0, "error_mean_pct": 0.0,
-                           "error_max_pct": 0.0, "age_mean_ns": 0.0, "age_max_ns": 0.0 },
-            "final_sum": 0, "expected_sum": 0, "exact": true
-        }))
-        .unwrap();
-        r.interference.canary_ns = Some(ns);
-        r
-    }
-
-    #[test]
-    fn a_canary_that_moves_marks_the_odd_repeats_and_warns() {
-        // The development VM's phases: 27 ns, then the hypervisor moves a
-        // vCPU and the same pair reads 110 ns.
-        let mut repeats: Vec<RepeatResult> = [27.0, 26.0, 27.4, 110.0, 28.0]
-            .map(repeat_with_canary)
-            .into();
-        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
-        assert!(warning.contains("26 → 110 ns"), "{warning}");
-        assert!(warning.contains("median 27"), "{warning}");
-        assert!(warning.contains("; 1 repeats measured away"), "{warning}");
-        let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
-        assert_eq!(disturbed, [false, false, false, true, false]);
-    }
-
-    #[test]
-    fn a_steady_canary_marks_nothing() {
-        let mut repeats: Vec<RepeatResult> = [27.0, 30.0, 25.0].map(repeat_with_canary).into();
-        assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
-        assert!(repeats.iter().all(|r| !r.interference.disturbed));
-    }
-
-    #[test]
-    fn two_canaries_are_enough_and_zero_ones_mark_nothing() {
-        // Median of 10 and 40 is 25: both are 2.5× away, 40/10 = 4.
-        let mut repeats: Vec<RepeatResult> = [10.0, 40.0].map(repeat_with_canary).into();
-        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
-        assert!(warning.contains("10 → 40 ns (median 25)"), "{warning}");
-        assert!(warning.contains("; 2 repeats measured away"), "{warning}");
-        assert!(repeats.iter().all(|r| r.interference.disturbed));
-        // One canary has nothing to differ from; canaries of 0 ns (a
-        // broken clock) have no ratio.
-        // A spread of exactly CANARY_SHIFT is not a change.
-        for canaries in [vec![10.0], vec![0.0, 0.0], vec![10.0, 15.0]] {
-            let mut repeats: Vec<RepeatResult> =
-                canaries.into_iter().map(repeat_with_canary).collect();
-            assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
-            assert!(repeats.iter().all(|r| !r.interference.disturbed));
-        }
-    }
-
-    #[test]
-    fn warnings_round_to_whole_ns_from_ten_up() {
-        assert_eq!(round(7.25), "7.2");
-        assert_eq!(round(9.94), "9.9");
-        assert_eq!(round(10.0), "10");
-        assert_eq!(round(27.6), "28");
     }
 
     #[test]

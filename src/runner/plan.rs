@@ -194,6 +194,11 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     {
         return Err(PlanError::NoStrategy);
     }
+    let every_by_rate: Vec<u64> = rates
+        .iter()
+        .map(|&r| sample_every(request.sample_every, r))
+        .collect();
+    let strategies = chosen.strategies();
     if let Some(node) = request.counter_node {
         topo.check_memory_node(node)
             .map_err(|source| PlanError::MemoryNode {
@@ -228,10 +233,6 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     let provenance = Provenance::of_this_host(calibrate_tsc(Duration::from_millis(50)));
     let timer = Timer::for_host(provenance.tsc_invariant, provenance.tsc_hz);
     notes.extend(provenance.host_notes());
-    let every_by_rate: Vec<u64> = rates
-        .iter()
-        .map(|&r| sample_every(request.sample_every, r))
-        .collect();
     let every = every_by_rate[0];
     let overhead_ticks = if every_by_rate.iter().any(|&e| e > 0) {
         timer.overhead_ticks()
@@ -265,7 +266,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     Ok(RunPlan {
         topo,
         config,
-        strategies: chosen.strategies(),
+        strategies,
         overhead_ticks,
         provenance,
         notes,

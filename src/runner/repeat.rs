@@ -1,0 +1,107 @@
+//! One repeat of one strategy: the canary, a fresh node-bound counter,
+//! the pinned pools, and the repeat's numbers with their interference
+//! record.
+
+use super::aggregate::{RepeatContext, repeat_result};
+use super::interference;
+use super::result::{RepeatResult, ThreadPlacement};
+use super::rounds::Entry;
+use super::{RunError, RunPlan};
+use crate::counter::{CounterLayout, ShardedCounter, SlotHome};
+use crate::topology::CpuList;
+use crate::workload::{RepeatOutcome, Role, run_repeat};
+use std::sync::atomic::AtomicBool;
+
+/// One repeat of one strategy: the canary, a fresh node-bound counter, the
+/// pinned pools, and the repeat's numbers with their interference record;
+/// `None` when interrupted. The first repeat also records where the slots
+/// and threads were.
+pub(super) fn one_repeat(
+    plan: &RunPlan,
+    entry: &mut Entry,
+    repeat: usize,
+    interrupted: &AtomicBool,
+    notes: &mut Vec<String>,
+) -> Result<Option<RepeatResult>, RunError> {
+    let cfg = &plan.config;
+    let (result, spec) = (&mut entry.result, &entry.spec);
+    let s = result.strategy;
+    let layout = CounterLayout {
+        level: s.level,
+        pad: s.pad,
+        home: cfg.counter_node.map_or(SlotHome::Local, SlotHome::OnNode),
+        node_iter: cfg.node_iter,
+    };
+    let counter = ShardedCounter::new(layout, &plan.topo, &cfg.writer_cpus, cfg.placement)?;
+    for note in counter.notes() {
+        if !notes.contains(note) {
+            notes.push(note.clone());
+        }
+    }
+    let canary = interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus)
+        .and_then(|(a, b)| interference::canary(a, b));
+    let measured: Vec<u32> = cfg
+        .writer_cpus
+        .iter()
+        .chain(&cfg.reader_cpus)
+        .copied()
+        .collect();
+    let steal_before = interference::steal_ms(&measured);
+    let reports = match run_repeat(
+        &counter,
+        &cfg.writer_cpus,
+        &cfg.reader_cpus,
+        &plan.topo.allowed_cpus,
+        spec,
+        interrupted,
+    )? {
+        RepeatOutcome::Done(r) => r,
+        RepeatOutcome::Interrupted => return Ok(None),
+    };
+    let steal_after = interference::steal_ms(&measured);
+    let node_of = |cpu: u32| plan.topo.node_of_cpu(cpu).unwrap_or(0);
+    let slot_node = |cpu: u32| {
+        counter
+            .slot_of_cpu(cpu)
+            .map_or(0, |i| counter.slots()[i].node)
+    };
+    let ctx = RepeatContext {
+        cpu_nodes: cfg.writer_cpus.iter().map(|&c| node_of(c)).collect(),
+        slot_nodes: cfg.writer_cpus.iter().map(|&c| slot_node(c)).collect(),
+        final_sum: counter.read(),
+        ns_per_tick: spec.timer.ns_per_tick(),
+        regime: result.regime,
+    };
+    if repeat == 0 {
+        result.slots = counter.slots().to_vec();
+        result.read_steps = Some(counter.read_steps());
+        result.slot_stride_bytes = counter.slot_stride();
+        result.threads = reports
+            .iter()
+            .map(|r| ThreadPlacement {
+                role: r.role,
+                cpu: r.pin.requested_cpu,
+                observed_cpu: r.pin.observed_cpu,
+                verified: r.pin.verified,
+                node: node_of(r.pin.requested_cpu),
+                slot_node: (r.role == Role::Writer).then(|| slot_node(r.pin.requested_cpu)),
+            })
+            .collect();
+    }
+    let interference = interference::record(
+        steal_before,
+        steal_after,
+        reports.iter().map(|t| t.involuntary_switches).sum(),
+        canary,
+    );
+    let mut r = repeat_result(repeat, &reports, &ctx);
+    r.interference = interference;
+    if !r.outside_window.is_empty() {
+        notes.push(format!(
+            "{} repeat {repeat}: threads on CPUs {} never saw the measured interval start (an oversubscribed CPU, or --rate too low for warm-up + interval), so they are left out of its rates and samples",
+            result.name,
+            r.outside_window.iter().copied().collect::<CpuList>()
+        ));
+    }
+    Ok(Some(r))
+}
