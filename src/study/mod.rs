@@ -8,8 +8,12 @@
 //! `report/` after each stage, so an interrupted study keeps what it
 //! finished.
 
+mod matrix_stage;
 pub mod plan;
+mod predict_stage;
 mod result;
+mod run_stage;
+mod sweep_stage;
 
 pub use plan::{
     ClassSample, MatrixStage, RunStage, StudyPlan, StudyPlanError, SweepStage, ThreadStep,
@@ -17,16 +21,15 @@ pub use plan::{
 };
 pub use result::{SCHEMA_VERSION, StageRecord, StageStatus, StudyParts, StudyResults};
 
-use crate::matrix::{Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
 use crate::placement::Placement;
-use crate::predict::{self, Latencies, Layout, PredictRequest};
 use crate::provenance::Provenance;
-use crate::runner::{self, PoolSize, Pools, RunRequest};
-use crate::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
-use crate::topology::{CpuSpec, Topology};
-use crate::workload::Arrivals;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use crate::topology::Topology;
+use matrix_stage::study_matrix;
+use predict_stage::study_predict;
+use run_stage::study_run;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+use sweep_stage::study_sweep;
 
 /// The stages, in the order run.
 pub const STAGES: [&str; 4] = ["matrix", "run", "sweep", "predict"];
@@ -136,15 +139,15 @@ impl Study {
             None => {
                 let remaining = study.plan.max_time_s - self.started.elapsed().as_secs_f64();
                 match name {
-                    "matrix" => matrix_stage(study, topo, stop, &mut progress),
+                    "matrix" => study_matrix(study, topo, stop, &mut progress),
                     "run" | "sweep" => match fit(&mut study.plan, name, remaining) {
                         Err(why) => StageStatus::Skipped(why.to_string()),
                         Ok(()) if name == "run" => {
-                            run_stage(study, topo, placement, stop, &mut progress)
+                            study_run(study, topo, placement, stop, &mut progress)
                         }
-                        Ok(()) => sweep_stage(study, topo, placement, stop, &mut progress),
+                        Ok(()) => study_sweep(study, topo, placement, stop, &mut progress),
                     },
-                    _ => predict_stage(study, topo),
+                    _ => study_predict(study, topo),
                 }
             }
         };
@@ -174,185 +177,5 @@ impl Study {
     /// The whole study, once [`Study::step`] has returned `None`.
     pub fn into_results(self) -> StudyResults {
         self.results
-    }
-}
-
-fn matrix_stage(
-    study: &mut StudyResults,
-    topo: &Topology,
-    stop: &AtomicBool,
-    progress: &mut impl FnMut(StageProgress),
-) -> StageStatus {
-    let request = MatrixRequest {
-        cpus: CpuSpec::All,
-        samples: study.plan.matrix.samples,
-        home: Home::First,
-        mode: Mode::Cas,
-        per_class: Some(study.plan.matrix.per_class),
-    };
-    let plan = match plan_matrix(&request, topo.clone()) {
-        Ok(p) => p,
-        Err(e) => return StageStatus::Failed(e.to_string()),
-    };
-    let total = plan.pairs.len() * crate::matrix::PASSES;
-    let tick = |done, what: &str| StageProgress {
-        stage: "matrix",
-        done,
-        total,
-        unit: "pair passes",
-        what: what.to_string(),
-    };
-    progress(tick(0, "pairs"));
-    match measure_matrix(plan, |done, _| progress(tick(done, "pairs"))) {
-        Ok(m) => {
-            study.parts.matrix = Some(m);
-            if stop.load(Ordering::Relaxed) {
-                StageStatus::Interrupted
-            } else {
-                StageStatus::Done
-            }
-        }
-        Err(e) => StageStatus::Failed(e.to_string()),
-    }
-}
-
-fn run_stage(
-    study: &mut StudyResults,
-    topo: &Topology,
-    placement: Placement,
-    stop: &AtomicBool,
-    progress: &mut impl FnMut(StageProgress),
-) -> StageStatus {
-    let p = &study.plan.run;
-    let request = RunRequest {
-        pools: Pools::default(),
-        read_every: 1,
-        strategies: run_strategies(),
-        counter_node: None,
-        node_iter: crate::counter::NodeIter::Compact,
-        duration: Duration::from_secs_f64(p.duration_s),
-        warmup: Duration::from_secs_f64(plan::WARMUP_S),
-        repeats: p.repeats,
-        target_ci_pct: None,
-        max_time: Duration::ZERO,
-        rates: p.rates.clone(),
-        seed: 1,
-        sample_every: None,
-        placement,
-    };
-    let plan = match runner::plan(&request, topo.clone()) {
-        Ok(plan) => plan,
-        Err(e) => return StageStatus::Failed(e.to_string()),
-    };
-    let total = plan.entries() * plan.config.repeats;
-    let tick = |done, what: &str| StageProgress {
-        stage: "run",
-        done,
-        total,
-        unit: "repeats",
-        what: what.to_string(),
-    };
-    progress(tick(0, "run"));
-    match runner::execute(&plan, stop, |done, _, name| progress(tick(done, name))) {
-        Ok(r) => {
-            let partial = r.partial;
-            study.parts.run = Some(r);
-            if partial {
-                StageStatus::Interrupted
-            } else {
-                StageStatus::Done
-            }
-        }
-        Err(e) => StageStatus::Failed(e.to_string()),
-    }
-}
-
-fn sweep_stage(
-    study: &mut StudyResults,
-    topo: &Topology,
-    placement: Placement,
-    stop: &AtomicBool,
-    progress: &mut impl FnMut(StageProgress),
-) -> StageStatus {
-    let p = &study.plan.sweep;
-    let request = SweepRequest {
-        threads: p
-            .threads
-            .iter()
-            .map(|t| PoolSize::Count(t.threads))
-            .collect(),
-        affinity: Some(vec![Affinity::Unbound]),
-        rates: p.rates.clone(),
-        strategies: sweep_strategies(),
-        duration: Duration::from_secs_f64(p.duration_s),
-        repeats: p.repeats,
-        warmup: Duration::from_secs_f64(plan::WARMUP_S),
-        seed: 1,
-        placement,
-    };
-    let mut sweep_plan = match plan_sweep(&request, topo) {
-        Ok(plan) => plan,
-        Err(e) => return StageStatus::Failed(e.to_string()),
-    };
-    let total = sweep_plan.total_repeats();
-    progress(StageProgress {
-        stage: "sweep",
-        done: 0,
-        total,
-        unit: "repeats",
-        what: "sweep".to_string(),
-    });
-    let outcome = execute_sweep(
-        &mut sweep_plan,
-        stop,
-        |done, label, name| {
-            progress(StageProgress {
-                stage: "sweep",
-                done,
-                total,
-                unit: "repeats",
-                what: format!("{label}: {name}"),
-            })
-        },
-        |_, _, _| Ok::<(), std::convert::Infallible>(()),
-    );
-    match outcome {
-        Ok(o) => {
-            study.parts.sweep = Some(o.results);
-            match o.stopped {
-                None => StageStatus::Done,
-                Some(SweepStop::Interrupted) => StageStatus::Interrupted,
-                Some(SweepStop::Failed { point, error }) => {
-                    StageStatus::Failed(format!("{point}: {error}"))
-                }
-            }
-        }
-        Err(never) => match never {},
-    }
-}
-
-fn predict_stage(study: &mut StudyResults, topo: &Topology) -> StageStatus {
-    let Some(matrix) = &study.parts.matrix else {
-        return StageStatus::Skipped("no matrix: no class latencies".into());
-    };
-    let request = PredictRequest {
-        layout: Layout {
-            writers: topo.allowed_cpus.to_vec(),
-            readers: Vec::new(),
-            read_every: 1,
-        },
-        levels: crate::counter::ShardLevel::ALL.to_vec(),
-        policies: run_strategies().policies,
-        rates: vec![study.plan.predict_rate],
-        latencies: Latencies::from_matrix(matrix, "this study's matrix"),
-        arrivals: Arrivals::Poisson,
-        seed: 1,
-    };
-    match predict::predict(topo, &study.plan.host, &request) {
-        Ok(p) => {
-            study.parts.predict = Some(p);
-            StageStatus::Done
-        }
-        Err(e) => StageStatus::Failed(e.to_string()),
     }
 }

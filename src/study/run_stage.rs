@@ -1,0 +1,61 @@
+//! The study's run stage: `contend run`'s default strategies on every
+//! allowed CPU, flat out and at the seed's rate, in the time the budget
+//! left can pay for.
+
+use super::{StageProgress, StageStatus, StudyResults, plan, run_strategies};
+use crate::placement::Placement;
+use crate::runner::{self, Pools, RunRequest};
+use crate::topology::Topology;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+pub(super) fn study_run(
+    study: &mut StudyResults,
+    topo: &Topology,
+    placement: Placement,
+    stop: &AtomicBool,
+    progress: &mut impl FnMut(StageProgress),
+) -> StageStatus {
+    let p = &study.plan.run;
+    let request = RunRequest {
+        pools: Pools::default(),
+        read_every: 1,
+        strategies: run_strategies(),
+        counter_node: None,
+        node_iter: crate::counter::NodeIter::Compact,
+        duration: Duration::from_secs_f64(p.duration_s),
+        warmup: Duration::from_secs_f64(plan::WARMUP_S),
+        repeats: p.repeats,
+        target_ci_pct: None,
+        max_time: Duration::ZERO,
+        rates: p.rates.clone(),
+        seed: 1,
+        sample_every: None,
+        placement,
+    };
+    let plan = match runner::plan(&request, topo.clone()) {
+        Ok(plan) => plan,
+        Err(e) => return StageStatus::Failed(e.to_string()),
+    };
+    let total = plan.entries() * plan.config.repeats;
+    let tick = |done, what: &str| StageProgress {
+        stage: "run",
+        done,
+        total,
+        unit: "repeats",
+        what: what.to_string(),
+    };
+    progress(tick(0, "run"));
+    match runner::execute(&plan, stop, |done, _, name| progress(tick(done, name))) {
+        Ok(r) => {
+            let partial = r.partial;
+            study.parts.run = Some(r);
+            if partial {
+                StageStatus::Interrupted
+            } else {
+                StageStatus::Done
+            }
+        }
+        Err(e) => StageStatus::Failed(e.to_string()),
+    }
+}

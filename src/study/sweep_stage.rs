@@ -1,0 +1,74 @@
+//! The study's sweep stage: the thread counts that first reach each
+//! distance class, unbound, in every regime of the plan.
+
+use super::{StageProgress, StageStatus, StudyResults, plan, sweep_strategies};
+use crate::placement::Placement;
+use crate::runner::PoolSize;
+use crate::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
+use crate::topology::Topology;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+pub(super) fn study_sweep(
+    study: &mut StudyResults,
+    topo: &Topology,
+    placement: Placement,
+    stop: &AtomicBool,
+    progress: &mut impl FnMut(StageProgress),
+) -> StageStatus {
+    let p = &study.plan.sweep;
+    let request = SweepRequest {
+        threads: p
+            .threads
+            .iter()
+            .map(|t| PoolSize::Count(t.threads))
+            .collect(),
+        affinity: Some(vec![Affinity::Unbound]),
+        rates: p.rates.clone(),
+        strategies: sweep_strategies(),
+        duration: Duration::from_secs_f64(p.duration_s),
+        repeats: p.repeats,
+        warmup: Duration::from_secs_f64(plan::WARMUP_S),
+        seed: 1,
+        placement,
+    };
+    let mut sweep_plan = match plan_sweep(&request, topo) {
+        Ok(plan) => plan,
+        Err(e) => return StageStatus::Failed(e.to_string()),
+    };
+    let total = sweep_plan.total_repeats();
+    progress(StageProgress {
+        stage: "sweep",
+        done: 0,
+        total,
+        unit: "repeats",
+        what: "sweep".to_string(),
+    });
+    let outcome = execute_sweep(
+        &mut sweep_plan,
+        stop,
+        |done, label, name| {
+            progress(StageProgress {
+                stage: "sweep",
+                done,
+                total,
+                unit: "repeats",
+                what: format!("{label}: {name}"),
+            })
+        },
+        |_, _, _| Ok::<(), std::convert::Infallible>(()),
+    );
+    match outcome {
+        Ok(o) => {
+            study.parts.sweep = Some(o.results);
+            match o.stopped {
+                None => StageStatus::Done,
+                Some(SweepStop::Interrupted) => StageStatus::Interrupted,
+                Some(SweepStop::Failed { point, error }) => {
+                    StageStatus::Failed(format!("{point}: {error}"))
+                }
+            }
+        }
+        Err(never) => match never {},
+    }
+}
