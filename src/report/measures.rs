@@ -1,10 +1,12 @@
-//! How the run tables lay out the measures, shared by the text table, the
-//! Markdown export and `contend compare`: the row labels and the
-//! `mean±stddev%` cell. The measures themselves are
-//! [`crate::runner::MEASURES`].
+//! How the run tables lay out the measures, shared by text, Markdown and
+//! HTML and by `contend compare`: the grid of strategies (a column per
+//! shard level, a row per policy and, in a sweep, per point), the row
+//! labels and the `mean±stddev%` cell with its change. The measures
+//! themselves are [`crate::runner::MEASURES`].
 
 use crate::runner::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS};
 use crate::stats::{Decision, NOISE_THRESHOLD_PCT, Summary, decide};
+use crate::sweep::SweepResults;
 use crate::units::{Unit, cv_text, human};
 use std::fmt::Write;
 
@@ -40,6 +42,114 @@ impl RowLabels {
             let _ = write!(label, " {c}");
         }
         label
+    }
+}
+
+/// The layout of every measure table of a run or a sweep: a column per
+/// shard level, a row per policy label (and, in a sweep, per point), each
+/// cell the strategy measured there.
+pub struct StrategyGrid<'a> {
+    /// Headers of each row's leading key cells (`policy`; a sweep's also
+    /// `threads`, `affinity` and, with a rate axis, `rate/s`).
+    pub key_headers: Vec<&'static str>,
+    /// The level columns, in first-seen order.
+    pub levels: Vec<String>,
+    /// The rows, in first-seen order.
+    pub rows: Vec<GridRow<'a>>,
+    /// Twice the timer's overhead, ns: a sampled value below it is not
+    /// shown.
+    pub resolution_ns: f64,
+}
+
+/// One row of a [`StrategyGrid`].
+pub struct GridRow<'a> {
+    /// Its leading key cells.
+    pub keys: Vec<String>,
+    /// The strategy under each level, in the order of the levels.
+    pub cells: Vec<Option<&'a StrategyResult>>,
+}
+
+impl<'a> StrategyGrid<'a> {
+    /// A run's (a view of one regime): a row per policy label.
+    pub fn of_run(run: &'a RunResults) -> Self {
+        let labels = RowLabels::new(run.strategies.iter());
+        let resolution_ns = 2.0 * run.config.timer_overhead_ns;
+        let mut grid = Self::new(vec!["policy"], run.strategies.iter(), resolution_ns);
+        grid.add_rows(&run.strategies, &labels, &[]);
+        grid
+    }
+
+    /// A sweep's: a row per point (threads, affinity and, when the sweep
+    /// has a rate axis, its rate) and policy label.
+    pub fn of_sweep(sweep: &'a SweepResults) -> Self {
+        let all = || sweep.points.iter().flat_map(|p| &p.results.strategies);
+        let labels = RowLabels::new(all());
+        let rated = sweep.points.iter().any(|p| p.regime.is_paced());
+        let mut headers = vec!["threads", "affinity"];
+        if rated {
+            headers.push("rate/s");
+        }
+        headers.push("policy");
+        let resolution_ns = sweep
+            .points
+            .first()
+            .map_or(0.0, |p| 2.0 * p.results.config.timer_overhead_ns);
+        let mut grid = Self::new(headers, all(), resolution_ns);
+        for p in &sweep.points {
+            let mut keys = vec![p.threads.to_string(), p.affinity.clone()];
+            if rated {
+                keys.push(p.regime.rate().map_or("max".to_string(), |r| r.to_string()));
+            }
+            grid.add_rows(&p.results.strategies, &labels, &keys);
+        }
+        grid
+    }
+
+    fn new(
+        key_headers: Vec<&'static str>,
+        all: impl Iterator<Item = &'a StrategyResult>,
+        resolution_ns: f64,
+    ) -> Self {
+        StrategyGrid {
+            key_headers,
+            levels: unique(all.map(|s| s.strategy.level.name().to_string())),
+            rows: Vec::new(),
+            resolution_ns,
+        }
+    }
+
+    /// A row per label of `strategies`, its keys `prefix` and the label.
+    fn add_rows(
+        &mut self,
+        strategies: &'a [StrategyResult],
+        labels: &RowLabels,
+        prefix: &[String],
+    ) {
+        for label in unique(strategies.iter().map(|s| labels.label(s))) {
+            let cells = self
+                .levels
+                .iter()
+                .map(|l| {
+                    strategies
+                        .iter()
+                        .find(|s| labels.label(s) == label && s.strategy.level.name() == l)
+                })
+                .collect();
+            let mut keys = prefix.to_vec();
+            keys.push(label);
+            self.rows.push(GridRow { keys, cells });
+        }
+    }
+
+    /// `m`'s cells, row by row ([`measure_table`]: each change against the
+    /// row's first level, decided over the whole table).
+    pub fn cells(&self, m: &Measure) -> Vec<Vec<TableCell>> {
+        let values: Vec<Vec<Option<Summary>>> = self
+            .rows
+            .iter()
+            .map(|r| r.cells.iter().map(|s| s.and_then(|s| m.of(s))).collect())
+            .collect();
+        measure_table(m, &values, self.resolution_ns)
     }
 }
 
@@ -124,7 +234,7 @@ pub fn table_title(m: &Measure, paced: bool) -> String {
 /// One table cell: the value (3 significant digits, SI prefix or unit,
 /// ± the coefficient of variation) or why there is none, and its change
 /// against the row's first level with whether the statistics support it.
-pub struct Cell {
+pub struct TableCell {
     /// `54.9M ±31%`, `71.6 ns ±3.3%`, `-` when not recorded, or below
     /// timer resolution.
     pub value: String,
@@ -140,7 +250,7 @@ pub struct Cell {
     pub verdict: Option<Decision>,
 }
 
-impl Cell {
+impl TableCell {
     /// The change passes the compare rule: an increase or a decrease
     /// beyond noise and doubt. A change that does not prints `n.s.`.
     pub fn supported(&self) -> bool {
@@ -168,7 +278,7 @@ pub fn measure_table(
     m: &Measure,
     rows: &[Vec<Option<Summary>>],
     resolution_ns: f64,
-) -> Vec<Vec<Cell>> {
+) -> Vec<Vec<TableCell>> {
     let resolved = |v: &Option<Summary>| resolved(m, *v, resolution_ns);
     // Every change to decide: (row, level) and (base, value).
     let mut at = Vec::new();
@@ -184,7 +294,7 @@ pub fn measure_table(
             }
         }
     }
-    let mut cells: Vec<Vec<Cell>> = rows
+    let mut cells: Vec<Vec<TableCell>> = rows
         .iter()
         .map(|row| {
             row.iter()
@@ -208,7 +318,7 @@ pub fn measure_cell(
     value: Option<Summary>,
     base: Option<Summary>,
     resolution_ns: f64,
-) -> Cell {
+) -> TableCell {
     match base {
         None => value_cell(m, value, resolution_ns),
         Some(b) => measure_table(m, &[vec![Some(b), value]], resolution_ns)
@@ -224,7 +334,7 @@ fn resolved(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Option<S
 }
 
 /// A cell's value alone, without a change.
-fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Cell {
+fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> TableCell {
     let shown = resolved(m, value, resolution_ns);
     let text = match (value, shown) {
         (None, _) => "-".to_string(),
@@ -234,7 +344,7 @@ fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Cell {
         ),
         (_, Some(v)) => format!("{} ±{}", human(v.mean, m.unit), cv_text(v.stddev_pct)),
     };
-    Cell {
+    TableCell {
         value: text,
         mean: shown.map(|v| v.mean),
         change_pct: None,

@@ -10,11 +10,11 @@ use super::{
 use crate::placement::Placement;
 use crate::report::ExportError;
 use crate::report::charts;
-use crate::report::measures::{self, RowLabels, shown_measures, unique};
+use crate::report::measures::{self, StrategyGrid, shown_measures, unique};
 use crate::runner::{
     MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, cost_measure,
 };
-use crate::stats::{Decision, Summary};
+use crate::stats::Decision;
 use crate::topology::CpuList;
 use crate::verdict;
 use crate::verdict::basis::basis_lines;
@@ -109,61 +109,6 @@ pub(super) fn warnings(run: &RunResults) -> Vec<String> {
     unique(lines.into_iter())
 }
 
-/// One row of a measure table: its leading key cells, and the strategy in
-/// each level's column.
-pub(super) struct Row<'a> {
-    /// Leading cells (policy; a sweep adds threads, affinity, rate).
-    pub keys: Vec<String>,
-    /// The strategy under each level, in the order of the levels.
-    pub cells: Vec<Option<&'a StrategyResult>>,
-}
-
-/// One rendered cell.
-pub(super) struct Cell {
-    /// `mean±stddev%`, `-`, or below timer resolution.
-    text: String,
-    /// The mean, for sorting.
-    sort: Option<f64>,
-    /// Change against the row's first level, %.
-    change: Option<f64>,
-    /// Significance of that change.
-    mark: Option<Mark>,
-}
-
-/// Every measure's table cells (measure × row × level): the text
-/// tables' cells ([`measures::measure_table`]: each change tested against
-/// the row's first level with Welch's t-test, Holm-adjusted over the
-/// measure's table, judged by the compare rule), marked for the page.
-pub(super) fn measure_cells(
-    measures: &[&'static Measure],
-    rows: &[Row],
-    resolution_ns: f64,
-) -> Vec<Vec<Vec<Cell>>> {
-    measures
-        .iter()
-        .map(|m| {
-            let values: Vec<Vec<Option<Summary>>> = rows
-                .iter()
-                .map(|row| row.cells.iter().map(|s| s.and_then(|s| m.of(s))).collect())
-                .collect();
-            measures::measure_table(m, &values, resolution_ns)
-                .into_iter()
-                .map(|cells| {
-                    cells
-                        .into_iter()
-                        .map(|c| Cell {
-                            sort: c.mean,
-                            mark: c.change_pct.map(|_| mark(m, c.verdict)),
-                            change: c.change_pct,
-                            text: c.value,
-                        })
-                        .collect()
-                })
-                .collect()
-        })
-        .collect()
-}
-
 /// The page's mark for a change of `m` judged `verdict` (`None`: no test).
 fn mark(m: &Measure, verdict: Option<Decision>) -> Mark {
     match verdict {
@@ -176,36 +121,34 @@ fn mark(m: &Measure, verdict: Option<Decision>) -> Mark {
     }
 }
 
-/// One measure's table: key columns, then a column per level.
-pub(super) fn measure_table(
-    m: &Measure,
-    key_headers: &[&str],
-    levels: &[String],
-    rows: &[Row],
-    cells: &[Vec<Cell>],
-) -> Markup {
+/// One measure's table over `grid`: key columns, then a column per
+/// level, each cell with its change against the row's first level and the
+/// page's mark ([`StrategyGrid::cells`]: decided over the table).
+pub(super) fn measure_table(m: &Measure, grid: &StrategyGrid) -> Markup {
+    let cells = grid.cells(m);
     html! {
         h4 { (m.title) }
         div.scroll {
             table.sortable {
                 thead {
                     tr {
-                        @for k in key_headers { th { (k) } }
-                        @for l in levels { th { (l) } }
+                        @for k in &grid.key_headers { th { (k) } }
+                        @for l in &grid.levels { th { (l) } }
                     }
                 }
                 tbody {
-                    @for (row, cells) in rows.iter().zip(cells) {
+                    @for (row, cells) in grid.rows.iter().zip(&cells) {
                         tr {
                             @for k in &row.keys { td { (k) } }
                             @for c in cells {
-                                @let class = c.mark.filter(|m| matches!(m, Mark::Better | Mark::Worse)).map(Mark::class);
-                                td class=[class] data-sort=[c.sort] {
-                                    (c.text)
-                                    @if let Some(ch) = c.change {
+                                @let mark = c.change_pct.map(|_| mark(m, c.verdict));
+                                @let class = mark.filter(|m| matches!(m, Mark::Better | Mark::Worse)).map(Mark::class);
+                                td class=[class] data-sort=[c.mean] {
+                                    (c.value)
+                                    @if let Some(ch) = c.change_pct {
                                         " " span.change { (format!("{ch:+.1}%")) }
                                     }
-                                    @if let Some(mark) = c.mark {
+                                    @if let Some(mark) = mark {
                                         " " span class={ "mark " (mark.class()) } title=(mark.title()) { (mark.symbol()) }
                                     }
                                 }
@@ -255,37 +198,16 @@ pub(super) fn ordered_measures<'a>(
 /// columns; flat out, a note that sampled ns are perturbed; the exact-sums
 /// line and the harness floor, or the paced floor.
 fn tables(run: &RunResults) -> Markup {
-    let labels = RowLabels::new(run.strategies.iter());
-    let levels = unique(
-        run.strategies
-            .iter()
-            .map(|s| s.strategy.level.name().to_string()),
-    );
-    let rows: Vec<Row> = unique(run.strategies.iter().map(|s| labels.label(s)))
-        .into_iter()
-        .map(|label| Row {
-            cells: levels
-                .iter()
-                .map(|l| {
-                    run.strategies
-                        .iter()
-                        .find(|s| labels.label(s) == label && s.strategy.level.name() == l)
-                })
-                .collect(),
-            keys: vec![label],
-        })
-        .collect();
+    let grid = StrategyGrid::of_run(run);
     let mut measures = ordered_measures(run.strategies.iter(), run.regime());
     measures.retain(|m| !measures::repeats_updates(run, m));
-    let resolution_ns = 2.0 * run.config.timer_overhead_ns;
-    let cells = measure_cells(&measures, &rows, resolution_ns);
     let hammer = !run.regime().is_paced();
     let paced_floor = run
         .paced_floor(run.regime())
         .and_then(|f| f.summary.as_ref());
     html! {
-        @for (m, c) in measures.iter().zip(&cells) {
-            (measure_table(m, &["policy"], &levels, &rows, c))
+        @for m in &measures {
+            (measure_table(m, &grid))
             @if m.sampled && hammer {
                 p.note {
                     "Fenced samples: timing an update stalls a hammering writer, so these read several times ns/op from throughput; for the cost of an update read loop ns/op."

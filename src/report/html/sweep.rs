@@ -4,14 +4,14 @@
 //! placement proof and warnings, provenance.
 
 use super::placement::placement;
-use super::run::{Row, exactness, measure_cells, measure_table, warnings};
+use super::run::{exactness, measure_table, warnings};
 use super::{
     article_head, inline_svg, marks_legend, provenance_table, section, verdict_section,
     warnings_list,
 };
 use crate::report::ExportError;
 use crate::report::charts;
-use crate::report::measures::{RowLabels, shown_measures, unique};
+use crate::report::measures::{StrategyGrid, shown_measures, unique};
 use crate::sweep::{SweepPoint, SweepResults};
 use crate::verdict;
 use maud::{Markup, html};
@@ -79,46 +79,12 @@ pub(super) fn article(
 /// One table per measure: a row per point and policy, a column per level.
 fn tables(sweep: &SweepResults) -> Markup {
     let all = || sweep.points.iter().flat_map(|p| &p.results.strategies);
-    let labels = RowLabels::new(all());
-    let levels = unique(all().map(|s| s.strategy.level.name().to_string()));
+    let grid = StrategyGrid::of_sweep(sweep);
     let rated = sweep.points.iter().any(|p| p.regime.is_paced());
-    let mut rows: Vec<Row> = Vec::new();
-    for p in &sweep.points {
-        let strategies = &p.results.strategies;
-        for label in unique(strategies.iter().map(|s| labels.label(s))) {
-            let mut keys = vec![p.threads.to_string(), p.affinity.clone()];
-            if rated {
-                keys.push(p.regime.rate().map_or("max".to_string(), |r| r.to_string()));
-            }
-            keys.push(label.clone());
-            rows.push(Row {
-                keys,
-                cells: levels
-                    .iter()
-                    .map(|l| {
-                        strategies
-                            .iter()
-                            .find(|s| labels.label(s) == label && s.strategy.level.name() == l)
-                    })
-                    .collect(),
-            });
-        }
-    }
-    let mut headers = vec!["threads", "affinity"];
-    if rated {
-        headers.push("rate/s");
-    }
-    headers.push("policy");
-    let measures = shown_measures(all(), rated);
-    let resolution_ns = sweep
-        .points
-        .first()
-        .map_or(0.0, |p| 2.0 * p.results.config.timer_overhead_ns);
-    let cells = measure_cells(&measures, &rows, resolution_ns);
     html! {
         (marks_legend())
-        @for (m, c) in measures.iter().zip(&cells) {
-            (measure_table(m, &headers, &levels, &rows, c))
+        @for m in shown_measures(all(), rated) {
+            (measure_table(m, &grid))
         }
         (exactness(all()))
     }

@@ -3,7 +3,7 @@
 //! per measure (levels as columns, policies as rows, `mean±stddev%` and the
 //! change against the first level), the exactness line and the notes.
 
-use super::measures::measure_table;
+use super::measures::StrategyGrid;
 mod compare;
 mod run;
 mod sweep;
@@ -11,7 +11,6 @@ mod sweep;
 use super::{Document, Export, ExportError, Rendered};
 use crate::provenance::Provenance;
 use crate::runner::{Measure, RunConfig, StrategyResult};
-use crate::stats::Summary;
 use crate::verdict::Verdict;
 use std::fmt::Write;
 
@@ -81,47 +80,26 @@ pub(super) fn repeats_line(cfg: &RunConfig) -> String {
     )
 }
 
-pub(super) fn level_of(s: &StrategyResult) -> String {
-    s.strategy.level.name().to_string()
-}
-
-/// A table row before its cells are formatted: its leading cells, and the
-/// measure's value at each level.
-pub(super) type LevelRow = (Vec<String>, Vec<Option<Summary>>);
-
-/// The measure's value at each level for the strategy `in_row` picks.
-pub(super) fn level_values(
-    strategies: &[StrategyResult],
-    levels: &[String],
-    m: &Measure,
-    in_row: impl Fn(&StrategyResult) -> bool,
-) -> Vec<Option<Summary>> {
-    levels
+/// Every table of `m` over `grid`: the header, then each row's keys and
+/// level cells, the value and the change against the row's first level
+/// in parentheses (`n.s.` when the table's statistics do not support it).
+pub(super) fn grid_table(m: &Measure, grid: &StrategyGrid) -> String {
+    let mut header: Vec<String> = grid.key_headers.iter().map(|h| h.to_string()).collect();
+    header.extend(grid.levels.iter().cloned());
+    let rows: Vec<Vec<String>> = grid
+        .rows
         .iter()
-        .map(|level| {
-            strategies
-                .iter()
-                .find(|s| in_row(s) && level_of(s) == *level)
-                .and_then(|s| m.of(s))
-        })
-        .collect()
-}
-
-/// The rows with their level cells formatted: the value, and the change
-/// against the row's first level in parentheses (`n.s.` when the table's
-/// statistics do not support it).
-pub(super) fn with_cells(m: &Measure, rows: Vec<LevelRow>, resolution_ns: f64) -> Vec<Vec<String>> {
-    let values: Vec<Vec<Option<Summary>>> = rows.iter().map(|(_, v)| v.clone()).collect();
-    rows.into_iter()
-        .zip(measure_table(m, &values, resolution_ns))
-        .map(|((mut line, _), cells)| {
+        .zip(grid.cells(m))
+        .map(|(row, cells)| {
+            let mut line = row.keys.clone();
             line.extend(cells.into_iter().map(|c| match c.change_pct {
                 Some(_) => format!("{} ({})", c.value, c.change_text()),
                 None => c.value,
             }));
             line
         })
-        .collect()
+        .collect();
+    table(&header, &rows)
 }
 
 pub(super) fn exactness<'a>(

@@ -2,11 +2,8 @@
 //! table per measure and regime, what the numbers rest on, exactness and
 //! notes.
 
-use super::{
-    LevelRow, escape, exactness, level_of, level_values, notes, provenance_list, repeats_line,
-    table, verdicts, with_cells,
-};
-use crate::report::measures::{RowLabels, table_measures, table_title, unique};
+use super::{escape, exactness, grid_table, notes, provenance_list, repeats_line, verdicts};
+use crate::report::measures::{StrategyGrid, table_measures, table_title};
 use crate::runner::RunResults;
 use crate::topology::CpuList;
 use crate::verdict::basis::basis_lines;
@@ -41,21 +38,10 @@ pub(super) fn render(run: &RunResults) -> String {
 
 /// One regime's view: a table per measure, then what its numbers rest on.
 fn regime_markdown(out: &mut String, run: &RunResults) {
-    let labels = RowLabels::new(run.strategies.iter());
-    let levels = unique(run.strategies.iter().map(level_of));
-    let resolution_ns = 2.0 * run.config.timer_overhead_ns;
+    let grid = StrategyGrid::of_run(run);
     for m in table_measures(run) {
         let _ = writeln!(out, "\n#### {}\n", table_title(m, run.regime().is_paced()));
-        let mut header = vec!["policy".to_string()];
-        header.extend(levels.iter().cloned());
-        let rows: Vec<LevelRow> = unique(run.strategies.iter().map(|s| labels.label(s)))
-            .into_iter()
-            .map(|row| {
-                let values = level_values(&run.strategies, &levels, m, |s| labels.label(s) == row);
-                (vec![row], values)
-            })
-            .collect();
-        out.push_str(&table(&header, &with_cells(m, rows, resolution_ns)));
+        out.push_str(&grid_table(m, &grid));
     }
     for line in basis_lines(run) {
         let _ = writeln!(out, "\n{}", escape(&line));

@@ -2,11 +2,8 @@
 //! verdict, then one table per measure with a row per thread count,
 //! affinity set (and regime) and policy.
 
-use super::{
-    escape, exactness, level_of, level_values, notes, provenance_list, repeats_line, table,
-    verdicts, with_cells,
-};
-use crate::report::measures::{RowLabels, shown_measures, unique};
+use super::{escape, exactness, grid_table, notes, provenance_list, repeats_line, verdicts};
+use crate::report::measures::{StrategyGrid, shown_measures, unique};
 use crate::sweep::SweepResults;
 use std::fmt::Write;
 
@@ -43,32 +40,11 @@ pub(super) fn render(sweep: &SweepResults) -> String {
         repeats_line(&first.results.config)
     );
     let all = || sweep.points.iter().flat_map(|p| &p.results.strategies);
-    let labels = RowLabels::new(all());
-    let levels = unique(all().map(level_of));
-    let resolution_ns = 2.0 * first.results.config.timer_overhead_ns;
+    let grid = StrategyGrid::of_sweep(sweep);
     let rated = sweep.points.iter().any(|p| p.regime.is_paced());
     for m in shown_measures(all(), rated) {
         let _ = writeln!(out, "\n### {}\n", m.title);
-        let mut header = vec!["threads".to_string(), "affinity".to_string()];
-        if rated {
-            header.push("rate/s".to_string());
-        }
-        header.push("policy".to_string());
-        header.extend(levels.iter().cloned());
-        let mut rows = Vec::new();
-        for p in &sweep.points {
-            let strategies = &p.results.strategies;
-            for row in unique(strategies.iter().map(|s| labels.label(s))) {
-                let mut line = vec![p.threads.to_string(), p.affinity.clone()];
-                if rated {
-                    line.push(p.regime.rate().map_or("max".to_string(), |r| r.to_string()));
-                }
-                line.push(row.clone());
-                let values = level_values(strategies, &levels, m, |s| labels.label(s) == row);
-                rows.push((line, values));
-            }
-        }
-        out.push_str(&table(&header, &with_cells(m, rows, resolution_ns)));
+        out.push_str(&grid_table(m, &grid));
     }
     out.push('\n');
     exactness(&mut out, all());

@@ -6,7 +6,7 @@
 
 use super::align;
 use crate::counter::ShardLevel;
-use crate::report::measures::{RowLabels, measure_table, table_measures, table_title, unique};
+use crate::report::measures::{RowLabels, StrategyGrid, table_measures, table_title, unique};
 use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use crate::units::{Unit, cv_text, human};
@@ -288,36 +288,13 @@ fn regime_tables(run: &RunResults) -> String {
             cfg.sample_every, cfg.timer, cfg.timer_overhead_ns
         );
     }
-    let levels = unique(
-        run.strategies
-            .iter()
-            .map(|s| s.strategy.level.name().to_string()),
-    );
-    let labels = RowLabels::new(run.strategies.iter());
-    let row_label = |s: &StrategyResult| labels.label(s);
-    let rows = unique(run.strategies.iter().map(row_label));
-    let cell = |row: &str, level: &str| -> Option<&StrategyResult> {
-        run.strategies
-            .iter()
-            .find(|s| row_label(s) == row && s.strategy.level.name() == level)
-    };
-    let resolution_ns = 2.0 * cfg.timer_overhead_ns;
+    let grid = StrategyGrid::of_run(run);
     for m in table_measures(run) {
-        let mut table: Vec<Vec<String>> = Vec::new();
         let mut header = vec![String::new()];
-        header.extend(levels.iter().map(|l| l.to_string()));
-        table.push(header);
-        let values: Vec<Vec<_>> = rows
-            .iter()
-            .map(|row| {
-                levels
-                    .iter()
-                    .map(|level| cell(row, level).and_then(|s| m.of(s)))
-                    .collect()
-            })
-            .collect();
-        for (row, cells) in rows.iter().zip(measure_table(m, &values, resolution_ns)) {
-            let mut line = vec![row.clone()];
+        header.extend(grid.levels.iter().cloned());
+        let mut table = vec![header];
+        for (row, cells) in grid.rows.iter().zip(grid.cells(m)) {
+            let mut line = row.keys.clone();
             line.extend(cells.iter().map(|c| match c.change_pct {
                 Some(_) => format!("{}  {}", c.value, c.change_text()),
                 None => c.value.clone(),
