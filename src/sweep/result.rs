@@ -35,6 +35,25 @@ pub struct SweepResults {
 }
 
 impl SweepResults {
+    /// The affinity sets, in the order they were first run.
+    pub fn affinities(&self) -> Vec<&str> {
+        let mut sets: Vec<&str> = Vec::new();
+        for p in &self.points {
+            if !sets.contains(&p.affinity.as_str()) {
+                sets.push(&p.affinity);
+            }
+        }
+        sets
+    }
+
+    /// The largest thread count of affinity set `affinity` and its points
+    /// there (one per regime); `None` when the set has none.
+    pub fn widest(&self, affinity: &str) -> Option<(usize, Vec<&SweepPoint>)> {
+        let in_set = || self.points.iter().filter(|p| p.affinity == affinity);
+        let threads = in_set().map(|p| p.threads).max()?;
+        Some((threads, in_set().filter(|p| p.threads == threads).collect()))
+    }
+
     /// The flat-out points of affinity set `affinity`, by thread count: the
     /// throughput-against-threads series (a paced point's ops/s is its
     /// pacing rate, so it belongs to the rate curve instead).

@@ -26,18 +26,13 @@ struct Scaling {
 /// the seed's 22k/s per thread, and its loop ns/op flat out, at the set's
 /// largest thread count.
 pub fn sweep_lines(sweep: &SweepResults) -> Vec<Verdict> {
-    let mut affinities: Vec<&str> = Vec::new();
-    for p in &sweep.points {
-        if !affinities.contains(&p.affinity.as_str()) {
-            affinities.push(&p.affinity);
-        }
-    }
+    let affinities = sweep.affinities();
     let mut lines = Vec::new();
-    for affinity in &affinities {
+    for &affinity in &affinities {
         lines.extend(scaling_line(sweep, affinity));
     }
     if sweep.points.iter().any(|p| p.regime.is_paced()) {
-        for affinity in &affinities {
+        for &affinity in &affinities {
             lines.extend(rate_lines(sweep, affinity));
         }
     }
@@ -177,11 +172,10 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Verdict> {
 }
 
 fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Verdict> {
-    let in_set = || sweep.points.iter().filter(|p| p.affinity == affinity);
-    let Some(threads) = in_set().map(|p| p.threads).max() else {
+    let Some((threads, points)) = sweep.widest(affinity) else {
         return Vec::new();
     };
-    let at = || in_set().filter(|p| p.threads == threads);
+    let at = || points.iter().copied();
     let paced = at()
         .filter_map(|p| Some((p, p.regime.rate()?)))
         .min_by(|a, b| (a.1 - SEED_RATE).abs().total_cmp(&(b.1 - SEED_RATE).abs()));

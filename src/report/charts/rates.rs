@@ -36,19 +36,12 @@ struct Point {
 /// The rate curve of every affinity set whose largest thread count ran at
 /// two or more rates.
 pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
-    let mut affinities: Vec<&str> = Vec::new();
-    for p in &sweep.points {
-        if !affinities.contains(&p.affinity.as_str()) {
-            affinities.push(&p.affinity);
-        }
-    }
+    let affinities = sweep.affinities();
     let mut charts = Vec::new();
     for affinity in affinities {
-        let in_set = || sweep.points.iter().filter(|p| p.affinity == affinity);
-        let Some(threads) = in_set().map(|p| p.threads).max() else {
+        let Some((threads, points)) = sweep.widest(affinity) else {
             continue;
         };
-        let points: Vec<&SweepPoint> = in_set().filter(|p| p.threads == threads).collect();
         if points.len() < 2 {
             continue;
         }

@@ -33,12 +33,7 @@ pub(in crate::report) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, Draw
 
 /// Every affinity set's charts, in the order the sets were first run.
 fn own_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
-    let mut affinities: Vec<&str> = Vec::new();
-    for p in &sweep.points {
-        if !affinities.contains(&p.affinity.as_str()) {
-            affinities.push(&p.affinity);
-        }
-    }
+    let affinities = sweep.affinities();
     let mut charts = Vec::new();
     for affinity in affinities {
         let points = sweep.hammer_points(affinity);
