@@ -90,11 +90,7 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
         &doc,
         &[Format::Csv, Format::Json, Format::Svg, Format::Html],
     )?;
-    if args.output.json {
-        print!("{}", report::render(&doc, Format::Json)?);
-    } else if !args.output.quiet {
-        print!("{}", report::render(&doc, Format::Text)?);
-    }
+    session.print(&doc, Format::Text)?;
     session.wrote(&files);
     Ok(())
 }

@@ -229,6 +229,18 @@ impl Session {
         })
     }
 
+    /// Prints `doc` on stdout: as JSON with `--json`, not at all with
+    /// `--quiet`, else in `text` (text or Markdown). True when it printed
+    /// for a person (what `--verbose` may add to).
+    fn print(&self, doc: &Document, text: Format) -> Result<bool, CliError> {
+        if self.json {
+            print!("{}", crate::report::render(doc, Format::Json)?);
+        } else if !self.quiet {
+            print!("{}", crate::report::render(doc, text)?);
+        }
+        Ok(self.chatty())
+    }
+
     /// Names every file written, unless quiet.
     fn wrote(&self, files: &[PathBuf]) {
         if !self.quiet {
@@ -262,6 +274,16 @@ impl PrintArgs {
         };
         emit(doc, format, self.out.as_deref())
     }
+}
+
+/// Prints `doc` as JSON with `json`, else as text after the notes the
+/// topology reader took of `topo`.
+fn print_of_host(doc: &Document, json: bool, topo: &Topology) -> Result<(), CliError> {
+    if !json {
+        print_notes(topo);
+    }
+    let format = if json { Format::Json } else { Format::Text };
+    emit(doc, format, None)
 }
 
 /// Prints `doc` in `format`, or writes it to `out` and says so on stderr.

@@ -177,13 +177,8 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     // What was measured is printed before anything is saved, so a full
     // disk or a bad --out loses the files, not the numbers.
     let doc = Document::Run(&results);
-    if args.output.json {
-        print!("{}", report::render(&doc, Format::Json)?);
-    } else if !args.output.quiet {
-        print!("{}", report::render(&doc, Format::Text)?);
-        if args.verbose {
-            print!("{}", report::text::run_tables(&results));
-        }
+    if session.print(&doc, Format::Text)? && args.verbose {
+        print!("{}", report::text::run_tables(&results));
     }
     let dir = crate::results::new_results_dir(
         &args.output.out,

@@ -1,8 +1,8 @@
 //! `contend spread`: the kernel's `cpumask_local_spread` order from a node.
 
-use super::{emit, load_topology, print_notes};
+use super::{load_topology, print_of_host};
 use crate::CliError;
-use crate::report::{Document, Format};
+use crate::report::Document;
 use crate::topology::SpreadReport;
 use clap::Args;
 use std::path::Path;
@@ -28,11 +28,5 @@ pub(super) fn run(root: &Path, args: &SpreadArgs) -> Result<(), CliError> {
     let topo = load_topology(root)?;
     let view = SpreadReport::new(&topo, args.node, args.old)
         .map_err(|e| CliError::usage(format!("--node: {e}")))?;
-    let format = if args.json {
-        Format::Json
-    } else {
-        print_notes(&topo);
-        Format::Text
-    };
-    emit(&Document::Spread(&view), format, None)
+    print_of_host(&Document::Spread(&view), args.json, &topo)
 }

@@ -152,11 +152,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     }
     let study = study.into_results();
     let doc = Document::Study(&study);
-    if args.output.json {
-        print!("{}", report::render(&doc, Format::Json)?);
-    } else if !args.output.quiet {
-        print!("{}", report::render(&doc, Format::Text)?);
-    }
+    session.print(&doc, Format::Text)?;
     session.wrote(&saver.written);
     if study.partial {
         return Err(CliError::failure(

@@ -187,11 +187,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
         formats.push(Format::Svg);
     }
     let files = report::save(&dir, &doc, &formats)?;
-    if args.output.json {
-        print!("{}", report::render(&doc, Format::Json)?);
-    } else if !args.output.quiet {
-        print!("{}", report::render(&doc, Format::Markdown)?);
-    }
+    session.print(&doc, Format::Markdown)?;
     session.wrote(&files);
     if !args.output.quiet {
         eprintln!(

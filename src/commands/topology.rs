@@ -1,8 +1,8 @@
 //! `contend topology` and `contend topology capture DIR`.
 
-use super::{emit, load_topology, print_notes};
+use super::{load_topology, print_of_host};
 use crate::CliError;
-use crate::report::{Document, Format};
+use crate::report::Document;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
@@ -38,13 +38,7 @@ pub(super) fn run(root: &Path, args: &TopologyArgs) -> Result<(), CliError> {
         Some(TopologyAction::Capture { dir, force }) => capture(root, dir, *force),
         None => {
             let topo = load_topology(root)?;
-            let format = if args.json {
-                Format::Json
-            } else {
-                print_notes(&topo);
-                Format::Text
-            };
-            emit(&Document::Topology(&topo), format, None)
+            print_of_host(&Document::Topology(&topo), args.json, &topo)
         }
     }
 }

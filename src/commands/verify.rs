@@ -2,10 +2,10 @@
 //! chosen node, and show what the kernel reports back.
 
 use super::args::PlacementArg;
-use super::{emit, load_topology, print_notes, require_live_root};
+use super::{load_topology, print_of_host, require_live_root};
 use crate::CliError;
 use crate::placement::{Placement, verify_placement};
-use crate::report::{Document, Format};
+use crate::report::Document;
 use crate::topology::{CpuList, CpuSpec};
 use clap::Args;
 use std::path::Path;
@@ -57,11 +57,5 @@ pub(super) fn run(root: &Path, args: &VerifyArgs) -> Result<(), CliError> {
     }
     let report = verify_placement(&topo, &cpus, &nodes, args.pages as usize, placement)
         .map_err(CliError::failure)?;
-    let format = if args.json {
-        Format::Json
-    } else {
-        print_notes(&topo);
-        Format::Text
-    };
-    emit(&Document::Verify(&report), format, None)
+    print_of_host(&Document::Verify(&report), args.json, &topo)
 }
