@@ -4,7 +4,7 @@
 
 use super::args::PrintArgs;
 use crate::CliError;
-use crate::report::html::{PAGE, Source};
+use crate::report::html::{PAGE, PageSource};
 use crate::report::{self, Document, Format};
 use crate::results::{self, ResultFile};
 use clap::Args;
@@ -96,10 +96,10 @@ fn html(args: &ReportArgs) -> Result<(), CliError> {
         .iter()
         .map(|(p, _)| p.display().to_string())
         .collect();
-    let sources: Vec<Source> = loaded
+    let sources: Vec<PageSource> = loaded
         .iter()
         .zip(&labels)
-        .map(|((_, file), label)| Source {
+        .map(|((_, file), label)| PageSource {
             label: Some(label),
             doc: Document::from(file),
         })

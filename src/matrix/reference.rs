@@ -55,7 +55,7 @@ pub enum ReferenceError {
 
 /// One atomic alone on its 64-byte line.
 #[repr(align(64))]
-struct Line(AtomicU64);
+struct PaddedWord(AtomicU64);
 
 /// One-way latency in ns between `cpu_a` and `cpu_b`: the median over 256
 /// chunks of `round_trips / 256` CAS round trips, each chunk on the next of
@@ -83,7 +83,8 @@ fn timed_chunks(
 ) -> Result<(u64, Vec<f64>), ReferenceError> {
     let chunk = (round_trips / CHUNKS).max(1);
     let warmup = round_trips / 10;
-    let lines: Box<[Line; LINES]> = Box::new(std::array::from_fn(|_| Line(AtomicU64::new(PING))));
+    let lines: Box<[PaddedWord; LINES]> =
+        Box::new(std::array::from_fn(|_| PaddedWord(AtomicU64::new(PING))));
     let start = Barrier::new(2);
     let failed = AtomicBool::new(false);
     let pin_then_wait = |cpu: u32| {

@@ -64,7 +64,7 @@ type ClassCounts = BTreeMap<PairClass, u64>;
 
 /// One line: how many writers it has and the classes of its pairs.
 #[derive(Debug, Clone)]
-struct Line {
+struct SharedLine {
     /// Writers publishing to it.
     writers: usize,
     /// Ordered pairs of two of its writers.
@@ -78,7 +78,7 @@ struct Line {
 /// topology, computed once.
 #[derive(Debug, Clone)]
 pub struct Lines {
-    lines: Vec<Line>,
+    lines: Vec<SharedLine>,
     writers: usize,
     reader_threads: usize,
     read_every: u32,
@@ -159,7 +159,7 @@ impl Lines {
             for (c, n) in writer_pairs.iter().chain(&read_pairs) {
                 *classes.entry(*c).or_default() += n;
             }
-            lines.push(Line {
+            lines.push(SharedLine {
                 writers: members.len(),
                 writer_pairs,
                 read_pairs,

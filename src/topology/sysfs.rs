@@ -42,13 +42,13 @@ pub enum TopologyError {
 
 /// Reads files relative to a root and remembers which ones it read, so that
 /// a capture copies exactly those.
-struct Source {
+struct SysfsTree {
     root: PathBuf,
     live: bool,
     read: RefCell<Vec<PathBuf>>,
 }
 
-impl Source {
+impl SysfsTree {
     fn new(root: &Path) -> Self {
         let live = fs::canonicalize(root)
             .map(|p| p == Path::new("/"))
@@ -151,10 +151,10 @@ impl Source {
 }
 
 pub(super) fn read(root: &Path) -> Result<Topology, TopologyError> {
-    read_from(&Source::new(root))
+    read_from(&SysfsTree::new(root))
 }
 
-fn read_from(src: &Source) -> Result<Topology, TopologyError> {
+fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
     let mut notes = Vec::new();
     let online_rel = format!("{CPU_DIR}/online");
     let online_text = src.required(&online_rel)?;
@@ -323,7 +323,7 @@ fn read_from(src: &Source) -> Result<Topology, TopologyError> {
 type NodeLayout = (Vec<Node>, Vec<Vec<u32>>, CpuList);
 
 fn read_nodes(
-    src: &Source,
+    src: &SysfsTree,
     online_cpus: &CpuList,
     notes: &mut Vec<String>,
 ) -> Result<NodeLayout, TopologyError> {
@@ -413,7 +413,7 @@ fn read_nodes(
 
 /// The highest-level data or unified cache of one CPU: its sharing set and
 /// level, or `None` when the CPU has no `cache/` directory.
-fn read_llc(src: &Source, cpu_dir: &str) -> Result<Option<(CpuList, u32)>, TopologyError> {
+fn read_llc(src: &SysfsTree, cpu_dir: &str) -> Result<Option<(CpuList, u32)>, TopologyError> {
     let cache = format!("{cpu_dir}/cache");
     let mut best: Option<(CpuList, u32)> = None;
     for index in src.entries(&cache, "index") {
@@ -444,7 +444,7 @@ fn read_llc(src: &Source, cpu_dir: &str) -> Result<Option<(CpuList, u32)>, Topol
 /// found (from `sched_getaffinity` on the live host). Returns the number of
 /// files written.
 pub fn capture(root: &Path, dest: &Path) -> Result<usize, TopologyError> {
-    let src = Source::new(root);
+    let src = SysfsTree::new(root);
     let topo = read_from(&src)?;
     let mut files: Vec<(PathBuf, String)> = Vec::new();
     for rel in src.read.into_inner() {

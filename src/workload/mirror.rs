@@ -24,7 +24,7 @@ const NOTHING_PENDING: u64 = u64::MAX;
 
 /// One writer's true state.
 #[derive(Default)]
-struct Line {
+struct WriterLine {
     load: AtomicI64,
     pending_since: AtomicU64,
     updates: AtomicU64,
@@ -32,7 +32,7 @@ struct Line {
 
 /// Every writer's true state, one padded line each.
 pub struct Mirror {
-    lines: Box<[CachePadded<Line>]>,
+    lines: Box<[CachePadded<WriterLine>]>,
 }
 
 impl Mirror {
@@ -41,7 +41,7 @@ impl Mirror {
         Mirror {
             lines: (0..writers)
                 .map(|_| {
-                    let line = CachePadded::new(Line::default());
+                    let line = CachePadded::new(WriterLine::default());
                     line.pending_since.store(NOTHING_PENDING, Ordering::Relaxed);
                     line
                 })

@@ -20,7 +20,7 @@ use plotters::prelude::*;
 const PERCENTILES: [&str; 5] = ["p50", "p90", "p99", "p99.9", "max"];
 
 /// One strategy's line: its name, its colour index and the five values.
-type Line = (String, usize, [f64; 5]);
+type PercentileSeries = (String, usize, [f64; 5]);
 
 /// The five values of one summary, in [`PERCENTILES`] order.
 fn values(l: &LatencySummary) -> [f64; 5] {
@@ -47,7 +47,7 @@ fn mean_over(
 
 /// The chart, or `None` when nothing was sampled.
 pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
-    let side = |f: fn(&RepeatResult) -> Option<&LatencySummary>| -> Vec<Line> {
+    let side = |f: fn(&RepeatResult) -> Option<&LatencySummary>| -> Vec<PercentileSeries> {
         let lines = run.strategies.iter().enumerate();
         lines
             .filter_map(|(i, s)| Some((s.name.clone(), i, mean_over(&s.repeats, f)?)))
@@ -106,7 +106,7 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
 fn panel(
     area: &super::Area,
     desc: &str,
-    lines: &[Line],
+    lines: &[PercentileSeries],
     (lo, hi): (f64, f64),
     resolution: f64,
 ) -> Result<(), DrawError> {

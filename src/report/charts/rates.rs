@@ -24,7 +24,7 @@ use crate::workload::SEED_RATE;
 use plotters::prelude::*;
 
 /// One point of a strategy's curve.
-struct Point {
+struct RatePoint {
     /// Offered ops/s per thread (achieved, for a hammer point).
     rate: f64,
     /// Net ns per update.
@@ -60,7 +60,7 @@ fn render(
     threads: usize,
     points: &[&SweepPoint],
 ) -> Option<Result<String, DrawError>> {
-    let mut lines: Vec<(String, Vec<Point>)> = Vec::new();
+    let mut lines: Vec<(String, Vec<RatePoint>)> = Vec::new();
     let mut left_out = 0;
     for p in points {
         for s in &p.results.strategies {
@@ -73,7 +73,7 @@ fn render(
                 .regime
                 .rate()
                 .unwrap_or(sum.write_ops_per_s.mean / p.threads.max(1) as f64);
-            let at = Point {
+            let at = RatePoint {
                 rate,
                 net_ns: net.mean,
                 share_pct: sum

@@ -18,7 +18,7 @@ use plotters::prelude::*;
 use std::time::Duration;
 
 /// One ratelimited strategy's point.
-pub(super) struct Point {
+pub(super) struct StalenessPoint {
     /// The strategy without its period: the line it belongs to.
     pub family: String,
     /// Its ratelimit period.
@@ -52,12 +52,12 @@ fn family(s: &Strategy) -> String {
 
 /// The points of every ratelimited strategy of `run` that finished a
 /// repeat.
-pub(super) fn points(run: &RunResults) -> Vec<Point> {
+pub(super) fn points(run: &RunResults) -> Vec<StalenessPoint> {
     run.strategies
         .iter()
         .filter_map(|s| {
             let sum = s.summary.as_ref()?;
-            Some(Point {
+            Some(StalenessPoint {
                 family: family(&s.strategy),
                 period: s.strategy.publish.ratelimit?,
                 ops: sum.write_ops_per_s.mean,
@@ -69,7 +69,7 @@ pub(super) fn points(run: &RunResults) -> Vec<Point> {
 }
 
 /// True when `points` span two or more periods: a trade-off to show.
-pub(super) fn worth_drawing(points: &[Point]) -> bool {
+pub(super) fn worth_drawing(points: &[StalenessPoint]) -> bool {
     points.iter().any(|p| p.period != points[0].period)
 }
 
@@ -83,7 +83,7 @@ pub(super) fn render_run(run: &RunResults) -> Option<Result<String, DrawError>> 
 }
 
 /// The chart of `points`, whatever their source.
-pub(super) fn render(header: &Header, points: &[Point]) -> Result<String, DrawError> {
+pub(super) fn render(header: &Header, points: &[StalenessPoint]) -> Result<String, DrawError> {
     let mut families: Vec<&str> = Vec::new();
     for p in points {
         if !families.contains(&p.family.as_str()) {
@@ -98,10 +98,10 @@ pub(super) fn render(header: &Header, points: &[Point]) -> Result<String, DrawEr
             colour: colour(i),
         })
         .collect();
-    let lines: Vec<Vec<&Point>> = families
+    let lines: Vec<Vec<&StalenessPoint>> = families
         .iter()
         .map(|f| {
-            let mut line: Vec<&Point> = points.iter().filter(|p| p.family == *f).collect();
+            let mut line: Vec<&StalenessPoint> = points.iter().filter(|p| p.family == *f).collect();
             line.sort_by_key(|p| p.period);
             line
         })
@@ -180,7 +180,7 @@ where
 fn draw_line<'a, 'b, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, Y>>,
     i: usize,
-    points: Vec<(&&Point, (f64, f64))>,
+    points: Vec<(&&StalenessPoint, (f64, f64))>,
 ) -> Result<(), DrawError>
 where
     Y: Ranged<ValueType = f64>,

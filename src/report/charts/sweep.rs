@@ -62,7 +62,7 @@ fn own_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
 }
 
 /// One strategy's line: its name and (threads, write ops/s) per point.
-type Line = (String, Vec<(f64, Summary)>);
+type ThroughputSeries = (String, Vec<(f64, Summary)>);
 
 /// Write throughput against threads for the points of one affinity set
 /// (sorted by threads), or `None` when no strategy there finished a
@@ -72,7 +72,7 @@ fn throughput(
     points: &[&SweepPoint],
     partial: bool,
 ) -> Option<Result<String, DrawError>> {
-    let mut lines: Vec<Line> = Vec::new();
+    let mut lines: Vec<ThroughputSeries> = Vec::new();
     for p in points {
         for s in &p.results.strategies {
             let Some(sum) = &s.summary else { continue };

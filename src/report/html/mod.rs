@@ -53,7 +53,7 @@ impl Export for HtmlExport {
         ) {
             return Ok(Vec::new());
         }
-        let page = page(&[Source {
+        let page = page(&[PageSource {
             label: None,
             doc: *doc,
         }])?;
@@ -63,7 +63,7 @@ impl Export for HtmlExport {
 
 /// One result on the page: where it was read from, and what it holds.
 #[derive(Clone, Copy)]
-pub struct Source<'a> {
+pub struct PageSource<'a> {
     /// The file it came from, as the page names it (`None`: the page is
     /// written beside it).
     pub label: Option<&'a str>,
@@ -74,13 +74,17 @@ pub struct Source<'a> {
 /// The page for these results, in order: the hosts side by side when
 /// there are two or more runs, then one section per result. Kinds other
 /// than run, sweep, matrix and predict are not results and are refused.
-pub fn page(sources: &[Source]) -> Result<String, ExportError> {
+pub fn page(sources: &[PageSource]) -> Result<String, ExportError> {
     page_led(&title(sources), None, sources)
 }
 
 /// [`page`] titled `title`, with `lead` (a study's combined verdict)
 /// before everything else.
-fn page_led(title: &str, lead: Option<Markup>, sources: &[Source]) -> Result<String, ExportError> {
+fn page_led(
+    title: &str,
+    lead: Option<Markup>,
+    sources: &[PageSource],
+) -> Result<String, ExportError> {
     let mut articles = Vec::new();
     for (i, s) in sources.iter().enumerate() {
         let id = i + 1;
@@ -156,7 +160,7 @@ fn page_led(title: &str, lead: Option<Markup>, sources: &[Source]) -> Result<Str
 }
 
 /// The page title: the hosts and kinds on it.
-fn title(sources: &[Source]) -> String {
+fn title(sources: &[PageSource]) -> String {
     let mut hosts: Vec<String> = Vec::new();
     for s in sources {
         let h = provenance(&s.doc).hostname.clone();
@@ -202,7 +206,7 @@ fn empty_provenance() -> &'static Provenance {
 }
 
 /// `run on HOST`, as a result's heading names it.
-fn heading(s: &Source) -> String {
+fn heading(s: &PageSource) -> String {
     match s.doc {
         Document::Predict(p) => format!("predict for {}", p.host),
         _ => format!("{} on {}", s.doc.kind(), provenance(&s.doc).hostname),

@@ -2,7 +2,7 @@
 //! then the matrix, the run, the sweep and the prediction, each as its own
 //! article (the same as their own pages).
 
-use super::{Source, page_led};
+use super::{PageSource, page_led};
 use crate::report::{Document, ExportError};
 use crate::study::{StageStatus, StudyResults};
 use crate::verdict::study_lines;
@@ -13,25 +13,25 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
     let parts = &study.parts;
     let mut sources = Vec::new();
     if let Some(m) = &parts.matrix {
-        sources.push(Source {
+        sources.push(PageSource {
             label: Some("matrix.json"),
             doc: Document::Matrix(m),
         });
     }
     if let Some(r) = &parts.run {
-        sources.push(Source {
+        sources.push(PageSource {
             label: Some("run.json"),
             doc: Document::Run(r),
         });
     }
     if let Some(s) = &parts.sweep {
-        sources.push(Source {
+        sources.push(PageSource {
             label: Some("sweep.json"),
             doc: Document::Sweep(s),
         });
     }
     if let Some(p) = &parts.predict {
-        sources.push(Source {
+        sources.push(PageSource {
             label: Some("predict.json"),
             doc: Document::Predict(p),
         });
