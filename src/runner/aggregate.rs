@@ -7,7 +7,7 @@ use super::interference::CANARY_SHIFT;
 use super::result::{
     CanaryRange, HarnessFloor, RepeatResult, Staleness, StrategyResult, StrategySummary,
 };
-use super::rounds::Entry;
+use super::rounds::RoundEntry;
 use crate::counter::PublishStats;
 use crate::stats::{LatencySummary, Summary};
 use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
@@ -211,7 +211,7 @@ fn mean(values: &[f64]) -> f64 {
 /// `target_ci_pct` (`--target-ci`), and the strategies' net figures
 /// filled from `floor` (flat out) or their regime's paced floor.
 pub(super) fn finish(
-    entries: Vec<Entry>,
+    entries: Vec<RoundEntry>,
     floor: Option<&HarnessFloor>,
     target_ci_pct: Option<f64>,
     notes: &mut Vec<String>,
@@ -228,7 +228,7 @@ pub(super) fn finish(
             result.converged = Some(ci_half_width_pct(result).is_some_and(|h| h <= target));
         }
     }
-    let (floors, strategies): (Vec<Entry>, Vec<Entry>) =
+    let (floors, strategies): (Vec<RoundEntry>, Vec<RoundEntry>) =
         entries.into_iter().partition(|e| e.is_floor);
     let paced_floors: Vec<StrategyResult> = floors.into_iter().map(|e| e.result).collect();
     let strategies = strategies

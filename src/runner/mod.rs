@@ -35,7 +35,7 @@ use crate::placement::PlacementError;
 use crate::provenance::Provenance;
 use crate::topology::Topology;
 use crate::workload::{Regime, RepeatSpec, Sampling};
-use rounds::Entry;
+use rounds::RoundEntry;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -207,7 +207,7 @@ pub fn execute(
 /// What takes turns in each round, in order: for each regime, its paced
 /// floor (paced regimes) and then every strategy, each with the repeat it
 /// runs.
-fn entries(plan: &RunPlan) -> Vec<Entry> {
+fn entries(plan: &RunPlan) -> Vec<RoundEntry> {
     let mut entries = Vec::new();
     for &regime in &plan.config.rates {
         let floor = regime.is_paced().then_some(&floor::PACED_FLOOR);
@@ -216,7 +216,7 @@ fn entries(plan: &RunPlan) -> Vec<Entry> {
             .map(|f| (f, true))
             .chain(plan.strategies.iter().map(|s| (s, false)));
         for (s, is_floor) in all {
-            entries.push(Entry {
+            entries.push(RoundEntry {
                 result: StrategyResult {
                     strategy: *s,
                     name: s.name(),

@@ -5,7 +5,7 @@
 use super::aggregate::{RepeatContext, repeat_result};
 use super::interference;
 use super::result::{RepeatResult, ThreadPlacement};
-use super::rounds::Entry;
+use super::rounds::RoundEntry;
 use super::{RunError, RunPlan};
 use crate::counter::{CounterLayout, ShardedCounter, SlotHome};
 use crate::topology::CpuList;
@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 /// and threads were.
 pub(super) fn one_repeat(
     plan: &RunPlan,
-    entry: &mut Entry,
+    entry: &mut RoundEntry,
     repeat: usize,
     interrupted: &AtomicBool,
     notes: &mut Vec<String>,

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 /// One entry of the rounds: its result so far, the repeat it runs, and
 /// whether it is a paced regime's floor rather than a strategy.
-pub(super) struct Entry {
+pub(super) struct RoundEntry {
     /// Its result, repeats appended as they finish.
     pub result: StrategyResult,
     /// What one repeat of it runs.
@@ -29,7 +29,7 @@ pub(super) struct Entry {
 /// `progress(done, total, entry)` hears each repeat.
 pub(super) fn run(
     plan: &RunPlan,
-    entries: &mut [Entry],
+    entries: &mut [RoundEntry],
     started: Instant,
     interrupted: &AtomicBool,
     notes: &mut Vec<String>,

@@ -4,8 +4,8 @@
 //! have room.
 
 use super::{
-    CHAR_PCT, DESC_PX, Entry, FONT, Header, Keyed, LABEL_PX, Swatch, canvas, colour, fail, num,
-    signed_span, whisker, zero_based,
+    CHAR_PCT, DESC_PX, FONT, Header, Keyed, LABEL_PX, LegendEntry, Swatch, canvas, colour, fail,
+    num, signed_span, whisker, zero_based,
 };
 use crate::report::DrawError;
 use crate::runner::{Measure, RunResults, StrategyResult};
@@ -44,11 +44,11 @@ impl Bars<'_> {
         let n = self.rows.len();
         let per_row = BAR_ROW_PX * self.series.len() as u32 + ROW_GAP_PX;
         let height = super::HEADER_PX + 110 + per_row * n as u32;
-        let entries: Vec<Entry> = self
+        let entries: Vec<LegendEntry> = self
             .series
             .iter()
             .enumerate()
-            .map(|(i, s)| Entry {
+            .map(|(i, s)| LegendEntry {
                 label: s.to_string(),
                 colour: colour(i),
             })

@@ -8,7 +8,7 @@
 //! resolution (twice its overhead), below which a sample says nothing.
 
 use super::{
-    Entry, Header, INK, Keyed, Swatch, canvas, colour, fail, house_mesh, log_span, log_ticks,
+    Header, INK, Keyed, LegendEntry, Swatch, canvas, colour, fail, house_mesh, log_span, log_ticks,
     marker_style, num,
 };
 use crate::report::DrawError;
@@ -58,12 +58,12 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     if write.is_empty() && read.is_empty() {
         return None;
     }
-    let entries: Vec<Entry> = run
+    let entries: Vec<LegendEntry> = run
         .strategies
         .iter()
         .enumerate()
         .filter(|(i, _)| write.iter().chain(&read).any(|l| l.1 == *i))
-        .map(|(i, s)| Entry {
+        .map(|(i, s)| LegendEntry {
             label: s.name.clone(),
             colour: colour(i),
         })

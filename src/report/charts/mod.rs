@@ -236,7 +236,7 @@ impl Header {
 
 /// A series in a legend: its label and colour, drawn as a bar swatch or as
 /// the line charts' marker.
-struct Entry {
+struct LegendEntry {
     /// The series' name.
     label: String,
     /// Its colour.
@@ -268,7 +268,7 @@ fn marker_style(i: usize) -> ShapeStyle {
 }
 
 /// Width of the legend panel for these labels, px.
-fn legend_width(entries: &[Entry]) -> u32 {
+fn legend_width(entries: &[LegendEntry]) -> u32 {
     let chars = entries.iter().map(|e| e.label.chars().count()).max();
     (chars.unwrap_or(0) as u32 * LABEL_PX * CHAR_PCT / 100 + 48).max(190)
 }
@@ -295,7 +295,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 fn canvas(
     height: u32,
     header: &Header,
-    entries: &[Entry],
+    entries: &[LegendEntry],
     swatch: Swatch,
     note: &str,
     body: impl FnOnce(&Area) -> Result<(), DrawError>,
@@ -322,7 +322,7 @@ fn canvas(
 /// One row per entry: swatch, then label; `note` below in smaller text.
 fn draw_legend(
     area: &Area,
-    entries: &[Entry],
+    entries: &[LegendEntry],
     swatch: Swatch,
     note: &str,
 ) -> Result<(), DrawError> {

@@ -9,7 +9,8 @@
 //! The seed's ~22k updates/s per CPU is marked on both.
 
 use super::{
-    Chart, Entry, Header, INK, Swatch, canvas, colour, draw_number_mesh, fail, log_span, log_ticks,
+    Chart, Header, INK, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail, log_span,
+    log_ticks,
 };
 use crate::predict::{LineState, PointPrediction, PredictResults};
 use crate::report::DrawError;
@@ -64,11 +65,11 @@ fn render(p: &PredictResults) -> Result<String, DrawError> {
     let rho_axis = rho_axis.start.max(1e-3)..rho_axis.end;
     let cost_axis = span(&costs, 1.0, 10.0);
     let rates = log_span(crate::predict::CURVE_FROM, crate::predict::CURVE_TO);
-    let entries: Vec<Entry> = p
+    let entries: Vec<LegendEntry> = p
         .strategies
         .iter()
         .enumerate()
-        .map(|(i, s)| Entry {
+        .map(|(i, s)| LegendEntry {
             label: s.name.clone(),
             colour: colour(i),
         })

@@ -15,8 +15,8 @@
 //! out, and the note says so.
 
 use super::{
-    Chart, Entry, Header, INK, Swatch, canvas, colour, draw_number_mesh, fail, file_safe, log_span,
-    log_ticks, marker_style, num, signed_span,
+    Chart, Header, INK, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail, file_safe,
+    log_span, log_ticks, marker_style, num, signed_span,
 };
 use crate::report::DrawError;
 use crate::sweep::{SweepPoint, SweepResults};
@@ -93,10 +93,10 @@ fn render(
     for (_, line) in &mut lines {
         line.sort_by(|a, b| a.rate.total_cmp(&b.rate));
     }
-    let entries: Vec<Entry> = lines
+    let entries: Vec<LegendEntry> = lines
         .iter()
         .enumerate()
-        .map(|(i, l)| Entry {
+        .map(|(i, l)| LegendEntry {
             label: l.0.clone(),
             colour: colour(i),
         })

@@ -6,8 +6,8 @@
 //! period and labelled with it.
 
 use super::{
-    Entry, FONT, Header, INK, LABEL_PX, Swatch, canvas, colour, duration_label, fail, house_mesh,
-    log_span, log_ticks, marker_style, num, padded, zero_based,
+    FONT, Header, INK, LABEL_PX, LegendEntry, Swatch, canvas, colour, duration_label, fail,
+    house_mesh, log_span, log_ticks, marker_style, num, padded, zero_based,
 };
 use crate::counter::{PublishPolicy, format_duration};
 use crate::report::DrawError;
@@ -90,10 +90,10 @@ pub(super) fn render(header: &Header, points: &[StalenessPoint]) -> Result<Strin
             families.push(&p.family);
         }
     }
-    let entries: Vec<Entry> = families
+    let entries: Vec<LegendEntry> = families
         .iter()
         .enumerate()
-        .map(|(i, f)| Entry {
+        .map(|(i, f)| LegendEntry {
             label: f.to_string(),
             colour: colour(i),
         })

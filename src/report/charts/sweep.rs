@@ -6,7 +6,7 @@
 
 use super::staleness::{self, worth_drawing};
 use super::{
-    Chart, Entry, Header, Keyed, Swatch, canvas, colour, draw_number_mesh, fail, file_safe,
+    Chart, Header, Keyed, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail, file_safe,
     marker_style, num, padded, whisker, zero_based,
 };
 use crate::report::DrawError;
@@ -86,10 +86,10 @@ fn throughput(
     if lines.is_empty() {
         return None;
     }
-    let entries: Vec<Entry> = lines
+    let entries: Vec<LegendEntry> = lines
         .iter()
         .enumerate()
-        .map(|(i, l)| Entry {
+        .map(|(i, l)| LegendEntry {
             label: l.0.clone(),
             colour: colour(i),
         })
