@@ -568,13 +568,7 @@ fn a_sweep_is_plotted_per_affinity_set() {
 fn bad_input_is_one_line_and_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
-    let check = |args: &[&str], needle: &str| {
-        let out = contend(args);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.contains(needle), "{args:?}: {err}");
-    };
+    let check = common::assert_usage_error;
     let missing = t.join("missing.json");
     check(&["plot", missing.to_str().unwrap()], "missing.json");
 

@@ -6,11 +6,10 @@
 use contend::stats::{Decision, Difference, Summary, holm_adjusted};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::sync::OnceLock;
 
 mod common;
-use common::{contend, stderr, stdout};
+use common::{assert_one_line_error, contend, load, s, save, stderr, stdout};
 
 /// One real run (levels global and node, 3 repeats, flat out only: one
 /// regime, so rows and tests are counted per strategy), made once for
@@ -65,29 +64,6 @@ fn find_run_json(dir: &Path) -> Option<PathBuf> {
         }
     }
     None
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn load(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn save(dir: &Path, name: &str, value: &Value) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, serde_json::to_string(value).unwrap()).unwrap();
-    path
-}
-
-/// Exit 2 and a single `contend: error:` line containing `needle`.
-fn assert_one_line_error(out: &Output, needle: &str) {
-    let err = stderr(out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("contend: error:"), "{err}");
-    assert!(err.contains(needle), "{err}");
 }
 
 /// The strategies of the real run.

@@ -17,7 +17,7 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 mod common;
 use common::browser::{assert_drawn, chromium, headless};
-use common::stderr;
+use common::{s, stderr};
 
 const INTEL: &str = r#"["self-hosted","linux","multi-socket","intel"]"#;
 const AMD: &str = r#"["self-hosted","linux","multi-socket","amd"]"#;
@@ -25,10 +25,6 @@ const ARM: &str = r#"["self-hosted","linux","multi-socket","arm"]"#;
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// One real short run's run.json (default strategies, 3 × 90 ms).

@@ -14,12 +14,11 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::sync::OnceLock;
 
 mod common;
 use common::browser::{assert_drawn, chromium, headless};
-use common::{contend, stderr, stdout};
+use common::{assert_one_line_error, contend, load, s, save, stderr, stdout};
 
 /// The sections every result's article has, by `data-section`.
 const SECTIONS: [&str; 6] = [
@@ -65,20 +64,6 @@ fn run() -> &'static Run {
             _dir: dir,
         }
     })
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn load(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-fn save(dir: &Path, name: &str, v: &Value) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, serde_json::to_string_pretty(v).unwrap()).unwrap();
-    path
 }
 
 /// The page `contend report ARGS --html --output -` prints.
@@ -276,16 +261,6 @@ fn report_html_goes_beside_the_first_file_or_where_asked() {
     assert_eq!(out.status.code(), Some(2));
     let out = contend(&["report", s(&copy), "--output", "x.html"]);
     assert_eq!(out.status.code(), Some(2));
-}
-
-/// Exit 2 and a single `contend: error:` line containing `needle`.
-fn assert_one_line_error(out: &Output, needle: &str) {
-    let err = stderr(out);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("contend: error:"), "{err}");
-    assert!(err.contains(needle), "{err}");
-    assert!(out.stdout.is_empty());
 }
 
 #[test]

@@ -280,12 +280,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     ] {
         let mut all = vec!["sweep", "--out", out, "--duration", "10ms"];
         all.extend(args);
-        let o = contend(&all);
-        let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("contend: error: "), "{args:?}: {err}");
-        assert!(err.contains(says), "{args:?}: {err}");
+        common::assert_usage_error(&all, says);
     }
     assert!(results_dir(dir.path()).is_none(), "bad input made a folder");
     // A fixture is no place to pin threads: refused, saying why.

@@ -82,29 +82,53 @@ pub fn allowed_cpus() -> Vec<u32> {
 const CLAP_HINT: &str = "For more information, try '--help'.";
 
 /// `contend ARGS` exits 2, prints nothing on stdout, and says why in one
-/// stderr line naming `needle`: either contend's own
-/// `contend: error: ...` and nothing else, or clap's
-/// `error: invalid value ...` followed only by its `--help` hint.
+/// stderr line naming `needle` ([`assert_one_line_error`]).
 pub fn assert_usage_error(args: &[&str], needle: &str) {
-    let out = contend(args);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(out.stdout.is_empty(), "{args:?}: stdout {}", stdout(&out));
+    // Shown with the failure, should there be one.
+    println!("contend {}", args.join(" "));
+    assert_one_line_error(&contend(args), needle);
+}
+
+/// `out` exited 2, printed nothing on stdout, and said why in one stderr
+/// line naming `needle`: either contend's own `contend: error: ...` and
+/// nothing else, or clap's `error: invalid value ...` followed only by
+/// its `--help` hint.
+pub fn assert_one_line_error(out: &Output, needle: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty(), "stdout {}", stdout(out));
     let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
     let first = lines.first().copied().unwrap_or("");
     if first.starts_with("contend: error: ") {
-        assert_eq!(lines.len(), 1, "{args:?}: expected one line, got {err}");
+        assert_eq!(lines.len(), 1, "expected one line, got {err}");
     } else if first.starts_with("error: invalid value ") {
         assert_eq!(
             &lines[1..],
             [CLAP_HINT],
-            "{args:?}: expected clap's error and its hint, got {err}"
+            "expected clap's error and its hint, got {err}"
         );
     } else {
-        panic!("{args:?}: expected `contend: error:` or `error: invalid value`, got {err}");
+        panic!("expected `contend: error:` or `error: invalid value`, got {err}");
     }
     assert!(
         first.contains(needle),
-        "{args:?}: the error line does not name {needle:?}: {err}"
+        "the error line does not name {needle:?}: {err}"
     );
+}
+
+/// A path as a command-line argument.
+pub fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// A JSON file's contents.
+pub fn load(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Writes `value` as `dir/name`; its path.
+pub fn save(dir: &Path, name: &str, value: &serde_json::Value) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+    path
 }
