@@ -8,7 +8,7 @@ use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel, SlotInfo};
 use crate::placement::Placement;
 use crate::provenance::Provenance;
 use crate::stats::{LatencySummary, Summary};
-use crate::topology::Topology;
+use crate::topology::{CpuList, Topology};
 use crate::workload::{Regime, Role};
 use serde::{Deserialize, Serialize};
 
@@ -466,6 +466,28 @@ pub struct InexactSum {
 }
 
 impl RunResults {
+    /// Who ran where, in words: `2 writers on CPUs 0-1 (nodes 0), each
+    /// running the read side after every update` (or the readers' CPUs
+    /// and nodes, or no read side).
+    pub fn pools_text(&self) -> String {
+        let cfg = &self.config;
+        let pool = |n: &str, cpus: &[u32]| {
+            let nodes: CpuList = cpus
+                .iter()
+                .filter_map(|&c| self.topology.node_of_cpu(c))
+                .collect();
+            let list: CpuList = cpus.iter().copied().collect();
+            format!("{} {n} on CPUs {list} (nodes {nodes})", cpus.len())
+        };
+        let readers = match (cfg.reader_cpus.is_empty(), cfg.read_every) {
+            (false, _) => format!(", {}", pool("readers", &cfg.reader_cpus)),
+            (true, 0) => ", no read side".to_string(),
+            (true, 1) => ", each running the read side after every update".to_string(),
+            (true, k) => format!(", each running the read side every {k} updates"),
+        };
+        pool("writers", &cfg.writer_cpus) + &readers
+    }
+
     /// The range of every canary of the run; `None` without any.
     pub fn canary_range(&self) -> Option<CanaryRange> {
         CanaryRange::of(

@@ -5,7 +5,6 @@
 use super::{escape, exactness, grid_table, notes, provenance_list, repeats_line, verdicts};
 use crate::report::measures::{StrategyGrid, table_measures, table_title};
 use crate::runner::RunResults;
-use crate::topology::CpuList;
 use crate::verdict::basis::basis_lines;
 use std::fmt::Write;
 
@@ -23,7 +22,7 @@ pub(super) fn render(run: &RunResults) -> String {
         }
     );
     provenance_list(&mut out, &run.provenance);
-    let _ = writeln!(out, "- **workload:** {}", workload(run));
+    let _ = writeln!(out, "- **workload:** {}", run.pools_text());
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(&run.config));
     out.push_str(&verdicts(&crate::verdict::run_lines(run)));
     for view in run.regimes() {
@@ -46,35 +45,4 @@ fn regime_markdown(out: &mut String, run: &RunResults) {
     for line in basis_lines(run) {
         let _ = writeln!(out, "\n{}", escape(&line));
     }
-}
-
-/// Who ran: writers, readers and where, as the text table says it.
-fn workload(run: &RunResults) -> String {
-    let cfg = &run.config;
-    let nodes = |cpus: &[u32]| -> CpuList {
-        cpus.iter()
-            .filter_map(|&c| run.topology.node_of_cpu(c))
-            .collect()
-    };
-    let writers = format!(
-        "{} writers on CPUs {} (nodes {})",
-        cfg.writer_cpus.len(),
-        cfg.writer_cpus.iter().copied().collect::<CpuList>(),
-        nodes(&cfg.writer_cpus)
-    );
-    let readers = if !cfg.reader_cpus.is_empty() {
-        format!(
-            ", {} readers on CPUs {} (nodes {})",
-            cfg.reader_cpus.len(),
-            cfg.reader_cpus.iter().copied().collect::<CpuList>(),
-            nodes(&cfg.reader_cpus)
-        )
-    } else {
-        match cfg.read_every {
-            0 => ", no read side".to_string(),
-            1 => ", each running the read side after every update".to_string(),
-            k => format!(", each running the read side every {k} updates"),
-        }
-    };
-    writers + &readers
 }

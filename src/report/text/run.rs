@@ -202,38 +202,12 @@ pub(super) fn header(run: &RunResults) -> String {
     let mut out = String::new();
     let cfg = &run.config;
     let p = &run.provenance;
-    let nodes = |cpus: &[u32]| -> CpuList {
-        cpus.iter()
-            .filter_map(|&c| run.topology.node_of_cpu(c))
-            .collect()
-    };
     let _ = writeln!(
         out,
         "contend {} on {} ({}), Linux {}, {}",
         p.contend_version, p.hostname, p.cpu_model, p.kernel_release, p.started_utc
     );
-    let _ = write!(
-        out,
-        "{} writers on CPUs {} (nodes {})",
-        cfg.writer_cpus.len(),
-        cfg.writer_cpus.iter().copied().collect::<CpuList>(),
-        nodes(&cfg.writer_cpus)
-    );
-    if cfg.reader_cpus.is_empty() {
-        let _ = match cfg.read_every {
-            0 => writeln!(out, ", no read side"),
-            1 => writeln!(out, ", each running the read side after every update"),
-            k => writeln!(out, ", each running the read side every {k} updates"),
-        };
-    } else {
-        let _ = writeln!(
-            out,
-            ", {} readers on CPUs {} (nodes {})",
-            cfg.reader_cpus.len(),
-            cfg.reader_cpus.iter().copied().collect::<CpuList>(),
-            nodes(&cfg.reader_cpus)
-        );
-    }
+    let _ = writeln!(out, "{}", run.pools_text());
     let (lo, hi) = repeat_range(run);
     let _ = writeln!(
         out,
