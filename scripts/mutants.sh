@@ -49,6 +49,7 @@ if [ ${#files[@]} -eq 0 ]; then
 fi
 
 out=target/mutants-run
+mkdir -p "$(dirname "$out")"
 args=()
 for f in "${files[@]}"; do args+=(--file "$f"); done
 echo "mutants.sh: ${#files[@]} files: ${files[*]}"
