@@ -7,7 +7,6 @@ use super::interference::CANARY_SHIFT;
 use super::result::{
     CanaryRange, HarnessFloor, RepeatResult, Staleness, StrategyResult, StrategySummary,
 };
-use super::rounds::RoundEntry;
 use crate::counter::PublishStats;
 use crate::stats::{LatencySummary, Summary};
 use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
@@ -205,36 +204,35 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
-/// The run's entries, repeats done, folded into its paced floors and its
-/// strategies (in their order): repeats whose canary moved marked (the
-/// warning, if any, to `notes`), each summarised, judged against
-/// `target_ci_pct` (`--target-ci`), and the strategies' net figures
-/// filled from `floor` (flat out) or their regime's paced floor.
+/// The run's results, repeats done, folded into its paced floors (those
+/// `is_floor` marks) and its strategies (in their order): repeats whose
+/// canary moved marked (the warning, if any, to `notes`), each
+/// summarised, judged against `target_ci_pct` (`--target-ci`), and the
+/// strategies' net figures filled from `floor` (flat out) or their
+/// regime's paced floor.
 pub(super) fn finish(
-    entries: Vec<RoundEntry>,
+    mut results: Vec<StrategyResult>,
+    is_floor: &[bool],
     floor: Option<&HarnessFloor>,
     target_ci_pct: Option<f64>,
     notes: &mut Vec<String>,
 ) -> (Vec<StrategyResult>, Vec<StrategyResult>) {
-    let mut entries = entries;
-    let repeats = entries.iter_mut().flat_map(|e| &mut e.result.repeats);
+    let repeats = results.iter_mut().flat_map(|r| &mut r.repeats);
     if let Some(warning) = mark_canary_shifts(repeats.collect()) {
         notes.push(warning);
     }
-    for e in &mut entries {
-        let result = &mut e.result;
+    for result in &mut results {
         result.summary = strategy_summary(&result.repeats);
         if let Some(target) = target_ci_pct {
             result.converged = Some(ci_half_width_pct(result).is_some_and(|h| h <= target));
         }
     }
-    let (floors, strategies): (Vec<RoundEntry>, Vec<RoundEntry>) =
-        entries.into_iter().partition(|e| e.is_floor);
-    let paced_floors: Vec<StrategyResult> = floors.into_iter().map(|e| e.result).collect();
+    let (floors, strategies): (Vec<_>, Vec<_>) =
+        results.into_iter().zip(is_floor).partition(|(_, f)| **f);
+    let paced_floors: Vec<StrategyResult> = floors.into_iter().map(|(r, _)| r).collect();
     let strategies = strategies
         .into_iter()
-        .map(|e| {
-            let mut s = e.result;
+        .map(|(mut s, _)| {
             fill_net(&mut s, floor, &paced_floors);
             s
         })

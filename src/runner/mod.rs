@@ -189,8 +189,15 @@ pub fn execute(
         &mut notes,
         progress,
     )?;
-    let (paced_floors, strategies) =
-        aggregate::finish(entries, floor.as_ref(), cfg.target_ci_pct, &mut notes);
+    let (results, is_floor): (Vec<_>, Vec<_>) =
+        entries.into_iter().map(|e| (e.result, e.is_floor)).unzip();
+    let (paced_floors, strategies) = aggregate::finish(
+        results,
+        &is_floor,
+        floor.as_ref(),
+        cfg.target_ci_pct,
+        &mut notes,
+    );
     Ok(RunResults {
         schema: SCHEMA_VERSION,
         partial,

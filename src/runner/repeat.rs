@@ -4,27 +4,27 @@
 
 use super::aggregate::{RepeatContext, repeat_result};
 use super::interference;
-use super::result::{RepeatResult, ThreadPlacement};
-use super::rounds::RoundEntry;
+use super::result::{RepeatResult, StrategyResult, ThreadPlacement};
 use super::{RunError, RunPlan};
 use crate::counter::{CounterLayout, ShardedCounter, SlotHome};
 use crate::topology::CpuList;
-use crate::workload::{RepeatOutcome, Role, run_repeat};
+use crate::workload::{RepeatOutcome, RepeatSpec, Role, run_repeat};
 use std::sync::atomic::AtomicBool;
 
 /// One repeat of one strategy: the canary, a fresh node-bound counter, the
-/// pinned pools, and the repeat's numbers with their interference record;
+/// pinned pools running `spec`, and the repeat's numbers with their
+/// interference record, for `result`'s strategy;
 /// `None` when interrupted. The first repeat also records where the slots
 /// and threads were.
 pub(super) fn one_repeat(
     plan: &RunPlan,
-    entry: &mut RoundEntry,
+    result: &mut StrategyResult,
+    spec: &RepeatSpec,
     repeat: usize,
     interrupted: &AtomicBool,
     notes: &mut Vec<String>,
 ) -> Result<Option<RepeatResult>, RunError> {
     let cfg = &plan.config;
-    let (result, spec) = (&mut entry.result, &entry.spec);
     let s = result.strategy;
     let layout = CounterLayout {
         level: s.level,

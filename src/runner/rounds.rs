@@ -52,7 +52,15 @@ pub(super) fn run(
         let round_started = Instant::now();
         for &i in &active {
             let entry = &mut entries[i];
-            let Some(r) = one_repeat(plan, entry, round, interrupted, notes)? else {
+            let Some(r) = one_repeat(
+                plan,
+                &mut entry.result,
+                &entry.spec,
+                round,
+                interrupted,
+                notes,
+            )?
+            else {
                 return Ok(true);
             };
             entry.result.exact &= r.exact;
