@@ -3,7 +3,7 @@
 //! known numbers put in, so the verdicts are known in advance), and on the
 //! schema-2 fixture written before net cost and regimes were recorded.
 
-use contend::stats::{Decision, Difference, Summary, holm_adjusted};
+use contend::stats::{Decision, Difference, Summary, Threshold, holm_adjusted};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -219,7 +219,7 @@ fn a_file_against_itself_is_no_change_and_one_changed_strategy_is_found() {
     // A threshold of 25% takes the change in.
     let (all, text) = compare_ok(&[s(&base), s(&test), "--noise-threshold", "25"]);
     assert!(all.iter().all(|r| r.verdict == "no change"), "{text}");
-    assert!(text.contains("within ±25%"), "{text}");
+    assert!(text.contains("the noise threshold, ±25%"), "{text}");
 }
 
 #[test]
@@ -237,7 +237,10 @@ fn a_tiny_significant_difference_is_no_change() {
     let base = save(dir.path(), "base.json", &side(1.0));
     let test = save(dir.path(), "test.json", &side(1.0002));
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
-    assert!(text.contains("lies beyond ±2%"), "{text}");
+    assert!(
+        text.contains("lies beyond the noise threshold, ±2%"),
+        "{text}"
+    );
     assert!(text.contains("Holm-adjusted over the 6 tests"), "{text}");
     assert_eq!(all.len(), 6, "{text}");
     for row in &all {
@@ -392,7 +395,15 @@ fn bad_noise_thresholds_are_one_line_errors() {
         assert_one_line_error(&out, "--noise-threshold");
     }
     let out = contend(&["compare", s(&r.json), s(&r.json), "--noise-threshold=-0.5"]);
-    assert_one_line_error(&out, "a percentage of 0 or more");
+    assert_one_line_error(&out, "a percentage and/or ns per update of 0 or more");
+    let out = contend(&[
+        "compare",
+        s(&r.json),
+        s(&r.json),
+        "--noise-threshold",
+        "2%,3%",
+    ]);
+    assert_one_line_error(&out, "\"2%,3%\" is not a noise threshold");
 }
 
 #[test]
@@ -426,7 +437,10 @@ fn levels_inside_one_file() {
     for (i, row) in all.iter().enumerate() {
         assert_eq!(row.measure, ROWS[i], "{row:?}");
         let rate = COMPARED[i].ends_with("_per_s");
-        let word = match (Decision::of(&differences[i], 2.0, adjusted[i]), rate) {
+        let word = match (
+            Decision::of(&differences[i], Threshold::relative(2.0), adjusted[i]),
+            rate,
+        ) {
             (Decision::NoChange, _) => "no change",
             (Decision::Inconclusive, _) => "inconclusive",
             (Decision::Increase, true) => "faster",
@@ -520,7 +534,10 @@ fn markdown_has_a_table() {
         assert!(cells[5].starts_with("p=") || cells[5] == "p<0.001", "{row}");
     }
     assert!(text.contains("- **verdict:** faster/slower"), "{text}");
-    assert!(text.contains("lies beyond ±2%"), "{text}");
+    assert!(
+        text.contains("lies beyond the noise threshold, ±2%"),
+        "{text}"
+    );
     assert!(text.contains("- **p:** Welch's t-test"), "{text}");
 
     // Known inputs: ten repeats a side with sd 1e-4 of the base mean;
@@ -768,7 +785,7 @@ fn report_prints_run_and_sweep_files() {
         let d = Difference::of(&g, &n);
         let p = d.welch.map_or(1.0, |w| w.p);
         let supported = matches!(
-            Decision::of(&d, 2.0, p),
+            Decision::of(&d, Threshold::relative(2.0), p),
             Decision::Increase | Decision::Decrease
         );
         let row = format!(
@@ -998,7 +1015,29 @@ fn two_regimes_pair_regime_by_regime() {
         assert_eq!(measures, ["net ns/update", "net CPU %"], "{text}");
     }
     assert_eq!(all.len(), 2 * 3 + 2 * 2, "{text}");
-    assert!(all.iter().all(|r| r.verdict == "no change"), "{text}");
+    // The 1 ns floor bounds a paced net cost under 50 ns (1 ns is 2% of
+    // it) and a CPU share under 0.11% (1 ns at 22k/s is 0.0022% of a CPU).
+    for r in &all {
+        let base: f64 = r
+            .base
+            .trim_start_matches("base: ")
+            .split('±')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let practical = match r.measure.as_str() {
+            "net ns/update" => base < 50.0,
+            "net CPU %" => base < 0.11,
+            _ => false,
+        };
+        let word = if practical {
+            "no practical difference"
+        } else {
+            "no change"
+        };
+        assert_eq!(r.verdict, word, "{r:?} {text}");
+    }
 
     // --base/--test inside the file: within each regime.
     let (all, text) = compare_ok(&[s(&json), "--base", "global", "--test", "node"]);

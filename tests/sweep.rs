@@ -167,7 +167,7 @@ fn short_sweep_writes_exact_points_and_every_file() {
     assert_eq!(table.next(), Some("|---|---|---|---|---|"), "{md}");
     let table: Vec<&str> = table.take_while(|l| l.starts_with('|')).collect();
     assert_eq!(table.len(), points.len(), "{md}");
-    use contend::stats::{Decision, Difference, Summary};
+    use contend::stats::{Decision, Difference, Summary, Threshold};
     use contend::units::{Unit, cv_text, human};
     // Every point's rows share one table, so Holm adjusts over all of them.
     let summaries: Vec<(Summary, Summary)> = points
@@ -195,7 +195,7 @@ fn short_sweep_writes_exact_points_and_every_file() {
     for (i, (p, line)) in points.iter().zip(&table).enumerate() {
         let (g, c) = summaries[i];
         let supported = matches!(
-            Decision::of(&diffs[i], 2.0, adjusted[i]),
+            Decision::of(&diffs[i], Threshold::relative(2.0), adjusted[i]),
             Decision::Increase | Decision::Decrease
         );
         let want = format!(

@@ -10,7 +10,7 @@ use crate::compare::{Comparison, Side};
 use crate::report::Document;
 use crate::results::{self, ResultFile};
 use crate::runner::RunResults;
-use crate::stats::NOISE_THRESHOLD_PCT;
+use crate::stats::{NOISE_THRESHOLD, NoiseThreshold};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -37,35 +37,25 @@ pub struct CompareArgs {
     #[arg(long, value_name = "SELECTOR", requires = "base")]
     pub test: Option<String>,
 
-    /// Noise threshold, in percent of the base mean (default 2): a
-    /// change whose 95% confidence interval lies within ±P% is "no
-    /// change", however small its p-value; a change must lie wholly beyond
-    /// it (and be significant after Holm's correction).
-    #[arg(long, value_name = "P", allow_hyphen_values = true)]
-    pub noise_threshold: Option<String>,
+    /// Noise threshold: a percentage of the base mean and, for a paced
+    /// cost per update, ns (default 2%,1ns). A change whose 95% confidence
+    /// interval lies within it is "no change" ("no practical difference"
+    /// when the ns bound it), however small its p-value; a change must lie
+    /// wholly beyond it (and be significant after Holm's correction). A
+    /// net CPU share's ns bound is what those ns take of a CPU at its rate;
+    /// throughput figures keep the percentage alone. `0.5` or `3%` sets
+    /// the percentage, `2ns` the ns.
+    #[arg(long, value_name = "P%,Nns", allow_hyphen_values = true)]
+    pub noise_threshold: Option<NoiseThreshold>,
 
     /// How and where to print.
     #[command(flatten)]
     pub print: PrintArgs,
 }
 
-/// `--noise-threshold P`: a finite percentage ≥ 0 (`2`, `0.5`, `1%`).
-fn noise_threshold(arg: Option<&str>) -> Result<f64, CliError> {
-    let Some(text) = arg else {
-        return Ok(NOISE_THRESHOLD_PCT);
-    };
-    let number = text.trim().strip_suffix('%').unwrap_or(text.trim());
-    match number.parse::<f64>() {
-        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
-        _ => Err(CliError::usage(format!(
-            "--noise-threshold {text}: expected a percentage of 0 or more, such as 2 or 0.5"
-        ))),
-    }
-}
-
 pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     args.print.check()?;
-    let threshold = noise_threshold(args.noise_threshold.as_deref())?;
+    let threshold = args.noise_threshold.unwrap_or(NOISE_THRESHOLD);
     let (base_path, base_run) = load_run(&args.base_file)?;
     let (test_path, test_run) = match &args.test_file {
         Some(path) => load_run(path)?,
@@ -101,23 +91,5 @@ fn load_run(path: &Path) -> Result<(PathBuf, RunResults), CliError> {
             "{} is a sweep or matrix; compare takes run.json files (contend report prints the others)",
             file.display()
         ))),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn noise_thresholds() {
-        assert_eq!(noise_threshold(None), Ok(2.0));
-        assert_eq!(noise_threshold(Some("0")), Ok(0.0));
-        assert_eq!(noise_threshold(Some("0.5")), Ok(0.5));
-        assert_eq!(noise_threshold(Some("1%")), Ok(1.0));
-        for bad in ["-1", "abc", "", "inf", "NaN", "%"] {
-            let e = noise_threshold(Some(bad)).unwrap_err();
-            assert_eq!(e.exit_code, 2, "{bad}");
-            assert!(e.message.starts_with("--noise-threshold "), "{e}");
-        }
     }
 }

@@ -14,7 +14,7 @@ pub use result::{Comparison, MeasureRow, Pair};
 pub use side::Side;
 
 use crate::runner::{MEASURES, Measure, PACED, StrategyResult, cost_measure};
-use crate::stats::{Decision, Summary};
+use crate::stats::{Decision, NoiseThreshold, Summary, Threshold};
 use crate::workload::Regime;
 use caveats::{unrecorded, warnings};
 use side::names;
@@ -82,13 +82,14 @@ impl<'a> Comparison<'a> {
     /// regimes pairs each with the same regime of the other side; with
     /// `--base`/`--test` in one file, within a regime), tests every compared
     /// measure of every pair, Holm-adjusts the p-values over all those
-    /// tests and decides each row's verdict at `noise_threshold_pct` (a
-    /// percentage, ≥ 0). A selector that picks nothing, or no pair at all,
-    /// is bad input.
+    /// tests and decides each row's verdict at `noise` (its percentage;
+    /// its ns per update for a paced cost, or what they take of a CPU for
+    /// a CPU share: [`crate::runner::Measure::threshold`]). A selector
+    /// that picks nothing, or no pair at all, is bad input.
     pub fn new(
         base: Side<'a>,
         test: Side<'a>,
-        noise_threshold_pct: f64,
+        noise: NoiseThreshold,
     ) -> Result<Self, CompareError> {
         let base_picked = base.picked();
         let test_picked = test.picked();
@@ -139,7 +140,7 @@ impl<'a> Comparison<'a> {
                 test_names: names(test.run),
             });
         }
-        let tests = decide(&mut pairs, noise_threshold_pct);
+        let tests = decide(&mut pairs, noise);
         let notes = unrecorded(&pairs, &base, &test);
         let mut warnings = warnings(&base, &test);
         if base.path != test.path {
@@ -167,7 +168,7 @@ impl<'a> Comparison<'a> {
             only_test,
             warnings,
             notes,
-            noise_threshold_pct,
+            noise,
             tests,
         })
     }
@@ -175,13 +176,13 @@ impl<'a> Comparison<'a> {
 
 /// Decides every recorded row of `pairs` in one family
 /// ([`crate::stats::decide`]); returns the number of tests.
-fn decide(pairs: &mut [Pair], noise_threshold_pct: f64) -> usize {
-    let family: Vec<(Summary, Summary)> = pairs
+fn decide(pairs: &mut [Pair], noise: NoiseThreshold) -> usize {
+    let family: Vec<(Summary, Summary, Threshold)> = pairs
         .iter()
-        .flat_map(|p| &p.rows)
-        .filter_map(|r| Some((r.base?, r.test?)))
+        .flat_map(|p| p.rows.iter().map(move |r| (r, p.base.regime)))
+        .filter_map(|(r, regime)| Some((r.base?, r.test?, r.measure.threshold(noise, regime))))
         .collect();
-    let mut outcomes = crate::stats::decide(&family, noise_threshold_pct).into_iter();
+    let mut outcomes = crate::stats::decide(&family).into_iter();
     let mut tests = 0;
     for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
         if row.base.is_some() && row.test.is_some() {

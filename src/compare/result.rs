@@ -4,7 +4,7 @@
 
 use super::Side;
 use crate::runner::{Measure, StrategyResult};
-use crate::stats::{Decision, Outcome, SIGNIFICANCE_LEVEL, Summary};
+use crate::stats::{Decision, NoiseThreshold, Outcome, SIGNIFICANCE_LEVEL, Summary};
 
 /// Everything `contend compare` prints.
 pub struct Comparison<'a> {
@@ -28,7 +28,7 @@ pub struct Comparison<'a> {
     /// figure is shown as missing, never replaced by another.
     pub notes: Vec<String>,
     /// The noise threshold, in %: a smaller change is "no change".
-    pub noise_threshold_pct: f64,
+    pub noise: NoiseThreshold,
     /// How many Welch tests the comparison made (rows with two repeats or
     /// more on both sides): the m of the Holm–Bonferroni correction.
     pub tests: usize,
@@ -85,6 +85,7 @@ impl MeasureRow {
         let up = self.measure.higher_is_better;
         match self.outcome.map(|o| o.decision) {
             None => "not recorded",
+            Some(Decision::NoChange) if self.practical() => "no practical difference",
             Some(Decision::NoChange) => "no change",
             Some(Decision::Inconclusive) => match &self.machine_changed {
                 Some(why) => return format!("inconclusive: {why}"),
@@ -96,6 +97,13 @@ impl MeasureRow {
             Some(Decision::Decrease) => "lower",
         }
         .to_string()
+    }
+
+    /// True when the practical floor bounded this row's threshold (a paced
+    /// cost of a few ns, whose ±2% is far below 1 ns).
+    fn practical(&self) -> bool {
+        self.outcome
+            .is_some_and(|o| o.threshold.absolute_at(o.difference.base_mean))
     }
 
     /// The change and its 95% interval ([`Outcome::change_text`]), or
@@ -130,15 +138,17 @@ impl Comparison<'_> {
         self.pairs.iter().flat_map(|p| &p.rows)
     }
 
-    /// The rule of [`Decision::of`] with this comparison's
-    /// noise threshold, in one line (without a `verdict: ` label).
+    /// The rule of [`Decision::of`] with this comparison's noise
+    /// threshold, in one line (without a `verdict: ` label).
     pub fn rule(&self) -> String {
-        let t = self.noise_threshold_pct;
+        let (t, ns) = (self.noise.pct, self.noise.ns);
         let alpha = SIGNIFICANCE_LEVEL;
         format!(
             "faster/slower (ns/op: lower/higher) when p < {alpha} and the 95% CI of the change \
-             lies beyond ±{t}%; no change when the CI lies within ±{t}%, or the change is \
-             within ±{t}% and p ≥ {alpha}; otherwise inconclusive"
+             lies beyond the noise threshold, ±{t}% (a paced cost per update: at least ±{ns} ns; \
+             a CPU share: what {ns} ns per update takes at its rate); no change when the CI lies \
+             within it, or the change is within it and p ≥ {alpha} (no practical difference when \
+             the ns bound it); otherwise inconclusive"
         )
     }
 

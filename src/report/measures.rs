@@ -5,9 +5,10 @@
 //! themselves are [`crate::runner::MEASURES`].
 
 use crate::runner::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS};
-use crate::stats::{Decision, NOISE_THRESHOLD_PCT, Summary, decide};
+use crate::stats::{Decision, NOISE_THRESHOLD, Summary, Threshold, decide};
 use crate::sweep::SweepResults;
 use crate::units::{Unit, cv_text, human};
+use crate::workload::Regime;
 use std::fmt::Write;
 
 /// Row labels: the publish policy, plus the pad and clock when the
@@ -65,6 +66,8 @@ pub struct StrategyGrid<'a> {
 pub struct GridRow<'a> {
     /// Its leading key cells.
     pub keys: Vec<String>,
+    /// The regime its strategies ran in (a sweep's rows may differ).
+    pub regime: Regime,
     /// The strategy under each level, in the order of the levels.
     pub cells: Vec<Option<&'a StrategyResult>>,
 }
@@ -75,7 +78,7 @@ impl<'a> StrategyGrid<'a> {
         let labels = RowLabels::new(run.strategies.iter());
         let resolution_ns = 2.0 * run.config.timer_overhead_ns;
         let mut grid = Self::new(vec!["policy"], run.strategies.iter(), resolution_ns);
-        grid.add_rows(&run.strategies, &labels, &[]);
+        grid.add_rows(&run.strategies, &labels, &[], run.regime());
         grid
     }
 
@@ -100,7 +103,7 @@ impl<'a> StrategyGrid<'a> {
             if rated {
                 keys.push(p.regime.rate().map_or("max".to_string(), |r| r.to_string()));
             }
-            grid.add_rows(&p.results.strategies, &labels, &keys);
+            grid.add_rows(&p.results.strategies, &labels, &keys, p.regime);
         }
         grid
     }
@@ -118,12 +121,14 @@ impl<'a> StrategyGrid<'a> {
         }
     }
 
-    /// A row per label of `strategies`, its keys `prefix` and the label.
+    /// A row per label of `strategies` (measured in `regime`), its keys
+    /// `prefix` and the label.
     fn add_rows(
         &mut self,
         strategies: &'a [StrategyResult],
         labels: &RowLabels,
         prefix: &[String],
+        regime: Regime,
     ) {
         for label in unique(strategies.iter().map(|s| labels.label(s))) {
             let cells = self
@@ -137,19 +142,29 @@ impl<'a> StrategyGrid<'a> {
                 .collect();
             let mut keys = prefix.to_vec();
             keys.push(label);
-            self.rows.push(GridRow { keys, cells });
+            self.rows.push(GridRow {
+                keys,
+                regime,
+                cells,
+            });
         }
     }
 
     /// `m`'s cells, row by row ([`measure_table`]: each change against the
-    /// row's first level, decided over the whole table).
+    /// row's first level, decided over the whole table at the default
+    /// noise threshold for the row's regime, [`Measure::threshold`]).
     pub fn cells(&self, m: &Measure) -> Vec<Vec<TableCell>> {
         let values: Vec<Vec<Option<Summary>>> = self
             .rows
             .iter()
             .map(|r| r.cells.iter().map(|s| s.and_then(|s| m.of(s))).collect())
             .collect();
-        measure_table(m, &values, self.resolution_ns)
+        let thresholds: Vec<Threshold> = self
+            .rows
+            .iter()
+            .map(|r| m.threshold(NOISE_THRESHOLD, r.regime))
+            .collect();
+        measure_table(m, &values, &thresholds, self.resolution_ns)
     }
 }
 
@@ -244,8 +259,8 @@ pub struct TableCell {
     /// % change of the mean against the base; `None` in the first column,
     /// with no base, or below resolution.
     pub change_pct: Option<f64>,
-    /// The compare engine's decision on that change ([`decide`] at
-    /// [`NOISE_THRESHOLD_PCT`] over the table's changes); `None` without a
+    /// The compare engine's decision on that change ([`decide`] over the
+    /// table's changes, each at its row's threshold); `None` without a
     /// change, or when either side has fewer than 2 repeats (no test).
     pub verdict: Option<Decision>,
 }
@@ -270,13 +285,13 @@ impl TableCell {
 
 /// Every cell of one measure's table: `rows[r][0]` is a row's first level
 /// (its base), `rows[r][k]` level k. Changes are decided by the compare
-/// engine ([`decide`]) over the whole table at [`NOISE_THRESHOLD_PCT`]. A
-/// sampled value under
-/// `resolution_ns` (twice the timer's overhead) prints as below timer
-/// resolution, without a change.
+/// engine ([`decide`]) over the whole table, row `r`'s at
+/// `thresholds[r]`. A sampled value under `resolution_ns` (twice the
+/// timer's overhead) prints as below timer resolution, without a change.
 pub fn measure_table(
     m: &Measure,
     rows: &[Vec<Option<Summary>>],
+    thresholds: &[Threshold],
     resolution_ns: f64,
 ) -> Vec<Vec<TableCell>> {
     let resolved = |v: &Option<Summary>| resolved(m, *v, resolution_ns);
@@ -290,7 +305,7 @@ pub fn measure_table(
         for (k, v) in row.iter().enumerate().skip(1) {
             if let Some(v) = resolved(v) {
                 at.push((r, k));
-                family.push((base, v));
+                family.push((base, v, thresholds[r]));
             }
         }
     }
@@ -302,29 +317,12 @@ pub fn measure_table(
                 .collect()
         })
         .collect();
-    for ((r, k), o) in at.into_iter().zip(decide(&family, NOISE_THRESHOLD_PCT)) {
+    for ((r, k), o) in at.into_iter().zip(decide(&family)) {
         let cell = &mut cells[r][k];
         cell.change_pct = o.difference.change_pct;
         cell.verdict = o.p_adjusted.map(|_| o.decision);
     }
     cells
-}
-
-/// One cell of `m` against `base` (`None` for a first column), judged
-/// alone: the change's p-value is not adjusted for other cells. Tables use
-/// [`measure_table`].
-pub fn measure_cell(
-    m: &Measure,
-    value: Option<Summary>,
-    base: Option<Summary>,
-    resolution_ns: f64,
-) -> TableCell {
-    match base {
-        None => value_cell(m, value, resolution_ns),
-        Some(b) => measure_table(m, &[vec![Some(b), value]], resolution_ns)
-            .remove(0)
-            .remove(1),
-    }
 }
 
 /// `value`, unless it is a sampled time under `resolution_ns` (twice the
@@ -334,7 +332,7 @@ fn resolved(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Option<S
 }
 
 /// A cell's value alone, without a change.
-fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> TableCell {
+pub fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> TableCell {
     let shown = resolved(m, value, resolution_ns);
     let text = match (value, shown) {
         (None, _) => "-".to_string(),
@@ -355,6 +353,8 @@ fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> TableC
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const R2: Threshold = Threshold::relative(2.0);
 
     fn summary(values: &[f64]) -> Summary {
         Summary::of(values).unwrap()
@@ -377,7 +377,7 @@ mod tests {
             vec![Some(clear[0]), Some(clear[1])],
             vec![Some(noisy[0]), Some(noisy[1])],
         ];
-        let t = measure_table(updates, &rows, 0.0);
+        let t = measure_table(updates, &rows, &[R2; 2], 0.0);
         assert_eq!(t[0][0].value, "100 ±1.0%");
         assert_eq!(t[0][0].change_text(), "");
         assert_eq!(t[0][1].value, "115 ±0.87%");
@@ -389,7 +389,7 @@ mod tests {
             Some(summary(&[1005.0, 1005.1, 1004.9])),
         ]];
         assert_eq!(
-            measure_table(updates, &tiny, 0.0)[0][1].change_text(),
+            measure_table(updates, &tiny, &[R2; 2], 0.0)[0][1].change_text(),
             "+0.5% n.s."
         );
     }
@@ -400,11 +400,11 @@ mod tests {
         let loop_ns = &THROUGHPUT_NS[0];
         // 0.4 ns sampled with a 19.6 ns overhead: below resolution (39.2).
         let rows = vec![vec![Some(summary(&[0.5, 0.5])), Some(summary(&[0.4, 0.4]))]];
-        let t = measure_table(write_sampled, &rows, 39.2);
+        let t = measure_table(write_sampled, &rows, &[R2; 2], 39.2);
         assert_eq!(t[0][1].value, "<39.2 ns (below timer resolution)");
         assert_eq!(t[0][1].change_pct, None);
         // The same value from throughput is a number, with its change.
-        let t = measure_table(loop_ns, &rows, 39.2);
+        let t = measure_table(loop_ns, &rows, &[R2; 2], 39.2);
         assert_eq!(t[0][1].value, "0.400 ns ±0.00%");
         assert!((t[0][1].change_pct.unwrap() + 20.0).abs() < 1e-9);
         // At or above the resolution a sampled value is shown.
@@ -412,9 +412,12 @@ mod tests {
             Some(summary(&[40.0, 40.0])),
             Some(summary(&[60.0, 60.0])),
         ]];
-        let t = measure_table(write_sampled, &rows, 39.2);
+        let t = measure_table(write_sampled, &rows, &[R2; 2], 39.2);
         assert_eq!(t[0][1].value, "60.0 ns ±0.00%");
         assert_eq!(t[0][1].change_pct, Some(50.0));
-        assert_eq!(measure_table(loop_ns, &[vec![None]], 1.0)[0][0].value, "-");
+        assert_eq!(
+            measure_table(loop_ns, &[vec![None]], &[R2], 1.0)[0][0].value,
+            "-"
+        );
     }
 }

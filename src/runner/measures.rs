@@ -3,6 +3,7 @@
 
 use super::result::{StrategyResult, StrategySummary};
 use crate::stats::Summary;
+use crate::stats::{NoiseThreshold, Threshold};
 use crate::units::Unit;
 use crate::workload::Regime;
 
@@ -26,9 +27,50 @@ pub struct Measure {
     pub higher_is_better: bool,
     /// What the numbers are.
     pub unit: Unit,
+    /// Whether its differences have the practical floor of the noise
+    /// threshold (costs per update and CPU shares at a paced rate), or the
+    /// relative threshold alone (throughput figures).
+    pub floor: Floor,
+}
+
+/// The absolute floor a measure's differences are decided at, beside the
+/// relative noise threshold (`noise.pct`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Floor {
+    /// None: the relative threshold alone (throughput figures flat out).
+    Relative,
+    /// A cost per update in ns, at least the threshold's ns.
+    PerUpdateNs,
+    /// A % of a CPU at a paced rate: the threshold's ns per update at that
+    /// rate.
+    CpuShare,
+}
+
+impl Floor {
+    /// The threshold of a difference with this floor in `regime`:
+    /// `noise`'s percentage, and its ns per update as an absolute floor
+    /// for a cost per update, or the share of a CPU those ns take at the
+    /// regime's rate for a CPU share (none flat out).
+    pub fn threshold(self, noise: NoiseThreshold, regime: Regime) -> Threshold {
+        let abs = match self {
+            Floor::Relative => 0.0,
+            Floor::PerUpdateNs => noise.ns,
+            Floor::CpuShare => regime.rate().map_or(0.0, |r| noise.ns * r * 1e-7),
+        };
+        Threshold {
+            pct: noise.pct,
+            abs,
+        }
+    }
 }
 
 impl Measure {
+    /// The threshold a difference of this measure is decided at in
+    /// `regime` ([`Floor::threshold`]).
+    pub fn threshold(&self, noise: NoiseThreshold, regime: Regime) -> Threshold {
+        self.floor.threshold(noise, regime)
+    }
+
     /// This measure of `strategy`: `None` when it finished no repeat or
     /// did not record the measure.
     pub fn of(&self, strategy: &StrategyResult) -> Option<Summary> {
@@ -49,6 +91,7 @@ pub const PACED: [Measure; 4] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::Nanoseconds,
+        floor: Floor::PerUpdateNs,
     },
     Measure {
         title: "net CPU share: CPU share less the paced floor's, % of each CPU the counter takes at this rate (lower is better)",
@@ -58,6 +101,7 @@ pub const PACED: [Measure; 4] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::Percent,
+        floor: Floor::CpuShare,
     },
     Measure {
         title: "writer ns/op, busy: (interval - time waiting in the pacer) / updates, an update and its read side, harness included (lower is better)",
@@ -67,6 +111,7 @@ pub const PACED: [Measure; 4] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::Nanoseconds,
+        floor: Floor::PerUpdateNs,
     },
     Measure {
         title: "CPU share: busy time / interval of each measured CPU, %, harness included (lower is better)",
@@ -76,6 +121,7 @@ pub const PACED: [Measure; 4] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::Percent,
+        floor: Floor::CpuShare,
     },
 ];
 
@@ -91,6 +137,7 @@ pub const THROUGHPUT_NS: [Measure; 3] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::Nanoseconds,
+        floor: Floor::Relative,
     },
     Measure {
         title: "net ns per update, flat out: loop ns/op less the harness floor's (the same loop alone, no shared write) (lower is better)",
@@ -100,6 +147,7 @@ pub const THROUGHPUT_NS: [Measure; 3] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::Nanoseconds,
+        floor: Floor::Relative,
     },
     Measure {
         title: "reader ns/op from throughput: readers x interval / reads (lower is better)",
@@ -109,6 +157,7 @@ pub const THROUGHPUT_NS: [Measure; 3] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::Nanoseconds,
+        floor: Floor::Relative,
     },
 ];
 
@@ -135,6 +184,7 @@ pub const MEASURES: [Measure; 8] = [
         sampled: false,
         higher_is_better: true,
         unit: Unit::PerSecond,
+        floor: Floor::Relative,
     },
     Measure {
         title: "read side: sum + calc_group_shares per second, all threads (higher is better)",
@@ -144,6 +194,7 @@ pub const MEASURES: [Measure; 8] = [
         sampled: false,
         higher_is_better: true,
         unit: Unit::PerSecond,
+        floor: Floor::Relative,
     },
     Measure {
         title: "write ns/op, sampled: mean of timed updates (lower is better)",
@@ -153,6 +204,7 @@ pub const MEASURES: [Measure; 8] = [
         sampled: true,
         higher_is_better: false,
         unit: Unit::Nanoseconds,
+        floor: Floor::Relative,
     },
     Measure {
         title: "read ns/op, sampled: mean of timed read sides (lower is better)",
@@ -162,6 +214,7 @@ pub const MEASURES: [Measure; 8] = [
         sampled: true,
         higher_is_better: false,
         unit: Unit::Nanoseconds,
+        floor: Floor::Relative,
     },
     Measure {
         title: "publishes/s: atomic adds to shared slots (the line really written)",
@@ -171,6 +224,7 @@ pub const MEASURES: [Measure; 8] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::PerSecond,
+        floor: Floor::Relative,
     },
     Measure {
         title: "staleness: mean |published sum - true sum| a reader saw, % of the true total (sampled probes)",
@@ -180,6 +234,7 @@ pub const MEASURES: [Measure; 8] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::Percent,
+        floor: Floor::Relative,
     },
     Measure {
         title: "updates per ownership: publishes / hand-overs of a slot's line between writers, counted exactly from each add's returned value",
@@ -189,6 +244,7 @@ pub const MEASURES: [Measure; 8] = [
         sampled: false,
         higher_is_better: true,
         unit: Unit::Count,
+        floor: Floor::Relative,
     },
     Measure {
         title: "hand-overs/s: publishes that found another writer's add on their slot (the line moved between writers)",
@@ -198,6 +254,7 @@ pub const MEASURES: [Measure; 8] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::PerSecond,
+        floor: Floor::Relative,
     },
 ];
 

@@ -16,7 +16,7 @@ mod result;
 mod rounds;
 pub mod signal;
 
-pub use measures::{MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
+pub use measures::{Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
     DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, RunRequest,
     StrategyChoice, plan,

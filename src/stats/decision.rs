@@ -7,9 +7,96 @@
 use super::Summary;
 use super::significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL};
 
-/// The default noise threshold, in % of the base mean: a change whose
-/// interval lies within ±this is "no change" (`--noise-threshold`).
-pub const NOISE_THRESHOLD_PCT: f64 = 2.0;
+/// The noise threshold: a difference within it is "no change". Relative,
+/// in % of the base mean; and for a cost per update, an absolute floor in
+/// ns, below which a difference is no practical difference whatever its
+/// percentage (1 ns per update at 22k/s is 0.002% of a CPU). Written as
+/// `2%,1ns` (`--noise-threshold`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NoiseThreshold {
+    /// % of the base mean, ≥ 0.
+    pub pct: f64,
+    /// ns per update, ≥ 0: the practical threshold of a cost per update.
+    pub ns: f64,
+}
+
+/// The default noise threshold: ±2%, and 1 ns per update.
+pub const NOISE_THRESHOLD: NoiseThreshold = NoiseThreshold { pct: 2.0, ns: 1.0 };
+
+/// A `--noise-threshold` that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "\"{0}\" is not a noise threshold: a percentage and/or ns per update of 0 or more, such as 2%,1ns, 0.5% or 2ns"
+)]
+pub struct NoiseThresholdError(String);
+
+impl std::str::FromStr for NoiseThreshold {
+    type Err = NoiseThresholdError;
+    /// `2%,1ns`, `0.5%` (the ns left at its default), `2ns`, or a bare
+    /// number, a percentage (`2`).
+    fn from_str(s: &str) -> Result<Self, NoiseThresholdError> {
+        let bad = || NoiseThresholdError(s.to_string());
+        let mut t = NOISE_THRESHOLD;
+        let (mut pct_seen, mut ns_seen) = (false, false);
+        for part in s.split(',') {
+            let part = part.trim();
+            let (number, ns) = match part.strip_suffix("ns") {
+                Some(n) => (n, true),
+                None => (part.strip_suffix('%').unwrap_or(part), false),
+            };
+            let v = number.trim().parse::<f64>().map_err(|_| bad())?;
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(bad());
+            }
+            let seen = if ns { &mut ns_seen } else { &mut pct_seen };
+            if std::mem::replace(seen, true) {
+                return Err(bad());
+            }
+            if ns { t.ns = v } else { t.pct = v }
+        }
+        Ok(t)
+    }
+}
+
+impl std::fmt::Display for NoiseThreshold {
+    /// `±2% (costs per update: ±1 ns)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "±{}% (costs per update: ±{} ns)", self.pct, self.ns)
+    }
+}
+
+/// The threshold one difference is decided at: `pct` of its base mean,
+/// and at least `abs` in its measure's unit (0: none).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Threshold {
+    /// % of the base mean.
+    pub pct: f64,
+    /// In the measure's unit (ns, % of a CPU); 0 for none.
+    pub abs: f64,
+}
+
+impl Threshold {
+    /// `pct` of the base mean, with no absolute floor.
+    pub const fn relative(pct: f64) -> Self {
+        Threshold { pct, abs: 0.0 }
+    }
+
+    /// The threshold in % of `base`: the larger of `pct` and `abs` as a
+    /// percentage of it (`pct` alone when `base` is 0 or below).
+    pub fn pct_of(self, base: f64) -> f64 {
+        if base > 0.0 {
+            self.pct.max(100.0 * self.abs / base)
+        } else {
+            self.pct
+        }
+    }
+
+    /// True when the absolute floor is what bounds a difference from
+    /// `base`: it lies above `pct` of it (or there is no percentage).
+    pub fn absolute_at(self, base: f64) -> bool {
+        self.abs > 0.0 && (base <= 0.0 || 100.0 * self.abs / base > self.pct)
+    }
+}
 
 /// One difference tested and decided, as [`decide`] returns it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,16 +108,22 @@ pub struct Outcome {
     pub p_adjusted: Option<f64>,
     /// The rule's decision ([`Decision::of`]).
     pub decision: Decision,
+    /// The threshold it was decided at.
+    pub threshold: Threshold,
 }
 
-/// The comparison engine. Each `(base, test)` of `family` (two sets of
-/// repeats, summarised) is tested with Welch's t-test; the p-values of
-/// every pair that has a test are Holm-adjusted together, so the family is
-/// whatever the caller passes (a whole comparison, one verdict's tests,
-/// one table); each pair is then decided at `noise_threshold_pct` (% of
-/// its base mean, ≥ 0). One outcome per pair, in order.
-pub fn decide(family: &[(Summary, Summary)], noise_threshold_pct: f64) -> Vec<Outcome> {
-    let differences: Vec<Difference> = family.iter().map(|(b, t)| Difference::of(b, t)).collect();
+/// The comparison engine. Each `(base, test, threshold)` of `family` (two
+/// sets of repeats, summarised, and the threshold their difference is
+/// decided at) is tested with Welch's t-test; the p-values of every pair
+/// that has a test are Holm-adjusted together, so the family is whatever
+/// the caller passes (a whole comparison, one verdict's tests, one
+/// table); each pair is then decided at its threshold. One outcome per
+/// pair, in order.
+pub fn decide(family: &[(Summary, Summary, Threshold)]) -> Vec<Outcome> {
+    let differences: Vec<Difference> = family
+        .iter()
+        .map(|(b, t, _)| Difference::of(b, t))
+        .collect();
     let raw: Vec<f64> = differences
         .iter()
         .filter_map(|d| d.welch)
@@ -39,14 +132,16 @@ pub fn decide(family: &[(Summary, Summary)], noise_threshold_pct: f64) -> Vec<Ou
     let mut adjusted = holm_adjusted(&raw).into_iter();
     differences
         .into_iter()
-        .map(|difference| {
+        .zip(family)
+        .map(|(difference, &(_, _, threshold))| {
             let p_adjusted = difference
                 .welch
                 .map(|_| adjusted.next().expect("one per test"));
             Outcome {
                 difference,
                 p_adjusted,
-                decision: Decision::of(&difference, noise_threshold_pct, p_adjusted.unwrap_or(1.0)),
+                decision: Decision::of(&difference, threshold, p_adjusted.unwrap_or(1.0)),
+                threshold,
             }
         })
         .collect()
@@ -112,12 +207,13 @@ pub enum Decision {
 }
 
 impl Decision {
-    /// The decision on `difference` at `noise_threshold_pct` (a change in
-    /// %, ≥ 0), given its Holm-adjusted p-value.
+    /// The decision on `difference` at `threshold`, given its
+    /// Holm-adjusted p-value.
     ///
     /// With `change` the change of the means, `[lo, hi]` its 95%
-    /// confidence interval and `T` the threshold, all in % of the base
-    /// mean, and `p` the Holm-adjusted p-value:
+    /// confidence interval and `T` the threshold ([`Threshold::pct_of`]
+    /// the base mean: the larger of its percentage and its absolute floor),
+    /// all in % of the base mean, and `p` the Holm-adjusted p-value:
     ///
     /// 1. a change ([`Decision::Increase`] or [`Decision::Decrease`], by its
     ///    sign) when `p < 0.05` and the interval lies wholly beyond the
@@ -130,17 +226,22 @@ impl Decision {
     /// The first two cannot both hold. Without a test (fewer than two
     /// repeats on a side) the decision is inconclusive. With a base mean of
     /// 0 or below there is no percentage: the same rule runs on the
-    /// absolute difference with a threshold of 0.
-    pub fn of(difference: &Difference, noise_threshold_pct: f64, p_adjusted: f64) -> Decision {
+    /// absolute difference with the absolute floor as `T`.
+    pub fn of(difference: &Difference, threshold: Threshold, p_adjusted: f64) -> Decision {
         let Some(welch) = difference.welch else {
             return Decision::Inconclusive;
         };
         match (difference.change_pct, difference.ci95_pct) {
-            (Some(change), Some(ci)) => Decision::rule(change, ci, noise_threshold_pct, p_adjusted),
+            (Some(change), Some(ci)) => Decision::rule(
+                change,
+                ci,
+                threshold.pct_of(difference.base_mean),
+                p_adjusted,
+            ),
             _ => Decision::rule(
                 welch.difference,
                 welch.interval(CONFIDENCE_LEVEL),
-                0.0,
+                threshold.abs,
                 p_adjusted,
             ),
         }
@@ -302,25 +403,34 @@ mod tests {
         let tiny = Difference::of(&base, &summary(10, 1.0002e6, 100.0));
         let p = tiny.welch.unwrap().p;
         assert!(p < 0.001, "{p}");
-        assert_eq!(Decision::of(&tiny, 2.0, p), Decision::NoChange);
+        assert_eq!(
+            Decision::of(&tiny, Threshold::relative(2.0), p),
+            Decision::NoChange
+        );
         // With no threshold it is a (tiny) change.
-        assert_eq!(Decision::of(&tiny, 0.0, p), Decision::Increase);
+        assert_eq!(
+            Decision::of(&tiny, Threshold::relative(0.0), p),
+            Decision::Increase
+        );
         // +5% with small noise: a change, either way.
         let up = Difference::of(&base, &summary(10, 1.05e6, 100.0));
         assert_eq!(
-            Decision::of(&up, 2.0, up.welch.unwrap().p),
+            Decision::of(&up, Threshold::relative(2.0), up.welch.unwrap().p),
             Decision::Increase
         );
         let down = Difference::of(&base, &summary(10, 0.95e6, 100.0));
         assert_eq!(
-            Decision::of(&down, 2.0, down.welch.unwrap().p),
+            Decision::of(&down, Threshold::relative(2.0), down.welch.unwrap().p),
             Decision::Decrease
         );
         // +5% with 4 repeats of 5% noise: cannot tell.
         let noisy = Difference::of(&summary(4, 1e6, 5e4), &summary(4, 1.05e6, 5e4));
         let p = noisy.welch.unwrap().p;
         assert!(p > 0.05, "{p}");
-        assert_eq!(Decision::of(&noisy, 2.0, p), Decision::Inconclusive);
+        assert_eq!(
+            Decision::of(&noisy, Threshold::relative(2.0), p),
+            Decision::Inconclusive
+        );
     }
 
     #[test]
@@ -329,8 +439,9 @@ mod tests {
         let up = summary(10, 1.05e6, 100.0);
         let near = summary(10, 1.00012e6, 100.0);
         let one = Summary::of(&[1.2e6]).unwrap();
-        let family = [(base, up), (base, one), (base, near)];
-        let out = decide(&family, 2.0);
+        let r2 = Threshold::relative(2.0);
+        let family = [(base, up, r2), (base, one, r2), (base, near, r2)];
+        let out = decide(&family);
         assert_eq!(out.len(), 3);
         // Two tests (the single repeat has none): Holm multiplies the
         // smaller raw p by 2 and the larger by 1, kept at least the first.
@@ -349,17 +460,18 @@ mod tests {
             ]
         );
         // Alone, the near pair is judged on its raw p.
-        assert_eq!(decide(&family[2..], 2.0)[0].p_adjusted, Some(p_near));
+        assert_eq!(decide(&family[2..])[0].p_adjusted, Some(p_near));
         // The threshold is the caller's: at 0 the +0.012% is a change.
-        assert_eq!(decide(&family[2..], 0.0)[0].decision, Decision::Increase);
-        assert!(decide(&[], 2.0).is_empty());
+        let at_zero = [(base, near, Threshold::relative(0.0))];
+        assert_eq!(decide(&at_zero)[0].decision, Decision::Increase);
+        assert!(decide(&[]).is_empty());
     }
 
     #[test]
     fn an_outcome_prints_its_change_interval_and_p() {
         let base = Summary::of(&[99.0, 100.0, 101.0, 100.0]).unwrap();
         let test = Summary::of(&[114.0, 115.0, 116.0, 115.0]).unwrap();
-        let o = decide(&[(base, test)], 2.0)[0];
+        let o = decide(&[(base, test, Threshold::relative(2.0))])[0];
         // ±1.3 around +15: one decimal.
         let (lo, hi) = o.difference.ci95_pct.unwrap();
         assert_eq!(
@@ -368,16 +480,28 @@ mod tests {
         );
         assert_eq!(o.p_text(), "p<0.001");
         // No test: the change alone, and n<2.
-        let o = decide(&[(Summary::of(&[100.0]).unwrap(), test)], 2.0)[0];
+        let o = decide(&[(
+            Summary::of(&[100.0]).unwrap(),
+            test,
+            Threshold::relative(2.0),
+        )])[0];
         assert_eq!(
             (o.change_text("ns"), o.p_text()),
             ("+15.0%".into(), "n<2".into())
         );
         // A base at or below 0: the difference in the unit.
         let below = Summary::of(&[-1.0, -1.0]).unwrap();
-        let o = decide(&[(below, Summary::of(&[2.0, 2.0]).unwrap())], 2.0)[0];
+        let o = decide(&[(
+            below,
+            Summary::of(&[2.0, 2.0]).unwrap(),
+            Threshold::relative(2.0),
+        )])[0];
         assert_eq!(o.change_text("ns"), "+3.00 ns [+3.00, +3.00]");
-        let o = decide(&[(Summary::of(&[-1.0]).unwrap(), test)], 2.0)[0];
+        let o = decide(&[(
+            Summary::of(&[-1.0]).unwrap(),
+            test,
+            Threshold::relative(2.0),
+        )])[0];
         assert_eq!(o.change_text("ns"), "no test");
         // p as printed at its boundaries.
         let mut o = o;
@@ -399,14 +523,69 @@ mod tests {
     }
 
     #[test]
+    fn the_practical_threshold_is_a_floor_in_the_measures_unit() {
+        // A 6 ns net cost against 6.5 ns, both ±0.2 ns over 10 repeats: a
+        // significant +8.3%, beyond ±2%, but inside ±1 ns.
+        let (a, b) = (summary(10, 6.0, 0.2), summary(10, 6.5, 0.2));
+        let relative = decide(&[(a, b, Threshold::relative(2.0))])[0];
+        assert_eq!(relative.decision, Decision::Increase);
+        let practical = Threshold { pct: 2.0, abs: 1.0 };
+        let o = decide(&[(a, b, practical)])[0];
+        assert_eq!(o.decision, Decision::NoChange);
+        assert!(o.threshold.absolute_at(6.0));
+        // 1 ns of 6 is 16.7%: the floor as a percentage of the base.
+        assert!((practical.pct_of(6.0) - 100.0 / 6.0).abs() < 1e-12);
+        // On a large base the percentage bounds instead: 2% of 100 ns.
+        assert_eq!(practical.pct_of(100.0), 2.0);
+        assert!(!practical.absolute_at(100.0));
+        // 6 ns against 9 ns: beyond 1 ns, a change.
+        let far = decide(&[(a, summary(10, 9.0, 0.2), practical)])[0];
+        assert_eq!(far.decision, Decision::Increase);
+        // A base at or below 0 has no percentage: the floor is the
+        // threshold of the absolute difference (-0.5 against +0.2 ns).
+        let below = summary(10, -0.5, 0.1);
+        let o = decide(&[(below, summary(10, 0.2, 0.1), practical)])[0];
+        assert_eq!(o.decision, Decision::NoChange);
+        assert!(o.threshold.absolute_at(-0.5));
+        let o = decide(&[(below, summary(10, 0.2, 0.1), Threshold::relative(2.0))])[0];
+        assert_eq!(o.decision, Decision::Increase);
+    }
+
+    #[test]
+    fn noise_thresholds_parse_and_print() {
+        let t = |s: &str| s.parse::<NoiseThreshold>();
+        assert_eq!(t("2%,1ns"), Ok(NOISE_THRESHOLD));
+        assert_eq!(t("0.5"), Ok(NoiseThreshold { pct: 0.5, ns: 1.0 }));
+        assert_eq!(t("3%"), Ok(NoiseThreshold { pct: 3.0, ns: 1.0 }));
+        assert_eq!(t("2ns"), Ok(NoiseThreshold { pct: 2.0, ns: 2.0 }));
+        assert_eq!(t(" 1% , 0ns "), Ok(NoiseThreshold { pct: 1.0, ns: 0.0 }));
+        for bad in [
+            "-1", "abc", "", "inf", "NaN", "%", "1%,", "-2ns", "2%,3%", "1ns,2ns",
+        ] {
+            let e = t(bad).unwrap_err();
+            assert!(e.to_string().contains(bad), "{e}");
+        }
+        assert_eq!(NOISE_THRESHOLD.to_string(), "±2% (costs per update: ±1 ns)");
+    }
+
+    #[test]
     fn untested_and_zero_bases() {
         let one = Summary::of(&[100.0]).unwrap();
         let d = Difference::of(&one, &Summary::of(&[200.0]).unwrap());
-        assert_eq!(Decision::of(&d, 2.0, 0.0), Decision::Inconclusive);
+        assert_eq!(
+            Decision::of(&d, Threshold::relative(2.0), 0.0),
+            Decision::Inconclusive
+        );
         let zero = Summary::of(&[0.0, 0.0]).unwrap();
         let d = Difference::of(&zero, &Summary::of(&[6.0, 6.0]).unwrap());
-        assert_eq!(Decision::of(&d, 2.0, 0.0), Decision::Increase);
+        assert_eq!(
+            Decision::of(&d, Threshold::relative(2.0), 0.0),
+            Decision::Increase
+        );
         let d = Difference::of(&zero, &zero);
-        assert_eq!(Decision::of(&d, 2.0, 1.0), Decision::NoChange);
+        assert_eq!(
+            Decision::of(&d, Threshold::relative(2.0), 1.0),
+            Decision::NoChange
+        );
     }
 }

@@ -14,7 +14,10 @@ mod significance;
 mod student;
 mod summary;
 
-pub use decision::{Decision, NOISE_THRESHOLD_PCT, Outcome, decide, holm_adjusted};
+pub use decision::{
+    Decision, NOISE_THRESHOLD, NoiseThreshold, NoiseThresholdError, Outcome, Threshold, decide,
+    holm_adjusted,
+};
 pub use latency::LatencySummary;
 pub use quantile::{quantile, quantile_of};
 pub use significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL, Welch, welch_t_test};

@@ -101,6 +101,8 @@ pub struct Difference {
     pub ci95_pct: Option<(f64, f64)>,
     /// Welch's t-test; `None` with fewer than two repeats on a side.
     pub welch: Option<Welch>,
+    /// The base mean the percentages are of.
+    pub base_mean: f64,
 }
 
 impl Difference {
@@ -117,6 +119,7 @@ impl Difference {
             change_pct: percent.then(|| relative(test.mean - base.mean)),
             ci95_pct,
             welch,
+            base_mean: base.mean,
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::counter::PublishPolicy;
 use crate::runner::{RunResults, StrategyResult};
-use crate::stats::NOISE_THRESHOLD_PCT;
+use crate::stats::NOISE_THRESHOLD;
 use crate::units::{Unit, cv_text, human, si};
 
 /// A coefficient of variation above this % on a run's lead measure makes
@@ -35,7 +35,7 @@ pub fn noise_line(run: &RunResults) -> Option<String> {
         .filter_map(|s| noisy_cv(s).map(|cv| format!("{} (±{})", s.name, cv_text(cv))))
         .collect();
     let marks = format!(
-        "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and a {NOISE_THRESHOLD_PCT}% noise threshold, as contend compare decides)"
+        "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and the {NOISE_THRESHOLD} noise threshold, as contend compare decides)"
     );
     Some(if noisy.is_empty() {
         format!("noise: {marks}")

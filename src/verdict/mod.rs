@@ -40,7 +40,10 @@ pub use run::run_lines;
 pub use study::study_lines;
 pub use sweep::sweep_lines;
 
-use crate::stats::{Decision, NOISE_THRESHOLD_PCT, Outcome, Summary};
+use crate::runner::Floor;
+use crate::stats::{Decision, NOISE_THRESHOLD, Outcome, Summary, Threshold};
+use crate::units::{Unit, human};
+use crate::workload::Regime;
 use std::fmt;
 
 /// The policy splitting is weighed against: the merged kernel fix
@@ -109,6 +112,8 @@ pub struct Test {
     /// The unit of the measure, for a change shown in it rather than in %
     /// (a base mean of 0 or below, as a net cost near 0 can have).
     pub unit: &'static str,
+    /// The regime it was measured in.
+    pub regime: Regime,
 }
 
 impl Test {
@@ -143,39 +148,81 @@ impl Test {
         }
     }
 
-    /// Why a difference is not a claim: within the noise threshold or
+    /// What a difference that is not a claim is called: `no practical
+    /// difference` where the ns floor bounded it (a real difference too
+    /// small to matter per update), else `no measurable difference`.
+    fn no_claim(&self) -> &'static str {
+        if self.below_the_ns_floor() {
+            "no practical difference"
+        } else {
+            "no measurable difference"
+        }
+    }
+
+    /// Why a difference is not a claim: below the ns floor (`< 1 ns per
+    /// update, < 0.0022% CPU`), within the noise threshold, or
     /// inconclusive.
     fn why_not(&self) -> String {
-        match self.outcome.decision {
-            Decision::NoChange => format!("within the ±{NOISE_THRESHOLD_PCT}% noise threshold"),
+        let o = &self.outcome;
+        match o.decision {
+            Decision::NoChange if self.below_the_ns_floor() => {
+                let ns = NOISE_THRESHOLD.ns;
+                let cpu = self.regime.rate().map_or(String::new(), |r| {
+                    format!(", < {} CPU", human(ns * r * 1e-7, Unit::Percent))
+                });
+                format!("< {ns} ns per update{cpu}")
+            }
+            Decision::NoChange => format!("within the ±{}% noise threshold", o.threshold.pct),
             _ => "inconclusive".to_string(),
         }
     }
+
+    /// Whether the rule said no change because of the absolute floor in
+    /// ns per update, not the relative one.
+    fn below_the_ns_floor(&self) -> bool {
+        let o = &self.outcome;
+        o.decision == Decision::NoChange && o.threshold.absolute_at(o.difference.base_mean)
+    }
 }
 
-/// The differences one verdict tests, decided together
-/// ([`crate::stats::decide`]).
-#[derive(Default)]
+/// The differences one verdict tests, in one regime, decided together
+/// ([`crate::stats::decide`]) at the default noise threshold.
 struct Family {
-    pairs: Vec<(Summary, Summary)>,
+    regime: Regime,
+    pairs: Vec<(Summary, Summary, Threshold)>,
     units: Vec<&'static str>,
 }
 
 impl Family {
-    /// Adds the test of `test` against `base`, both in `unit`; returns its
-    /// index in [`Family::decide`]'s answer.
-    fn add(&mut self, base: &Summary, test: &Summary, unit: &'static str) -> usize {
-        self.pairs.push((*base, *test));
+    /// An empty family of `regime`'s tests.
+    fn new(regime: Regime) -> Self {
+        Family {
+            regime,
+            pairs: Vec::new(),
+            units: Vec::new(),
+        }
+    }
+
+    /// Adds the test of `test` against `base`, both in `unit`, decided
+    /// with `floor`'s threshold; returns its index in
+    /// [`Family::decide`]'s answer.
+    fn add(&mut self, base: &Summary, test: &Summary, unit: &'static str, floor: Floor) -> usize {
+        let threshold = floor.threshold(NOISE_THRESHOLD, self.regime);
+        self.pairs.push((*base, *test, threshold));
         self.units.push(unit);
         self.pairs.len() - 1
     }
 
     /// Every test added, decided with the p-values Holm-adjusted together.
     fn decide(&self) -> Vec<Test> {
-        crate::stats::decide(&self.pairs, NOISE_THRESHOLD_PCT)
+        crate::stats::decide(&self.pairs)
             .into_iter()
             .zip(&self.units)
-            .map(|(outcome, &unit)| Test { outcome, unit })
+            .map(|(outcome, &unit)| Test {
+                outcome,
+                unit,
+                regime: self.regime,
+            })
             .collect()
     }
 }

@@ -6,7 +6,7 @@
 use super::host::Reach;
 use super::{Family, RATELIMIT, Test, Topic, Verdict};
 use crate::counter::ShardLevel;
-use crate::runner::{RunResults, StrategySummary, cost_measure};
+use crate::runner::{Floor, RunResults, StrategySummary, cost_measure};
 use crate::stats::{Decision, Summary};
 use crate::units::{Unit, human, si};
 use crate::workload::Regime;
@@ -122,6 +122,15 @@ impl<'a> Contest<'a> {
         self.regime.to_string()
     }
 
+    /// The floor of this regime's costs per update: the ns paced, none
+    /// flat out (where every figure comes from throughput).
+    fn floor(&self) -> Floor {
+        match self.regime {
+            Regime::FlatOut => Floor::Relative,
+            Regime::Paced { .. } => Floor::PerUpdateNs,
+        }
+    }
+
     /// The cost of one update: [`cost_measure`] of this regime.
     fn cost(&self, i: usize) -> Option<Summary> {
         (cost_measure(self.regime).get)(self.candidates[i].summary)
@@ -154,7 +163,9 @@ impl<'a> Contest<'a> {
             .collect();
         values.sort_by(|a, b| a.1.mean.total_cmp(&b.1.mean));
         let (best, b) = *values.first()?;
-        let runner_up = values.get(1).map(|&(i, r)| (i, family.add(&r, &b, "ns")));
+        let runner_up = values
+            .get(1)
+            .map(|&(i, r)| (i, family.add(&r, &b, "ns", self.floor())));
         Some(Ranked { best, runner_up })
     }
 
@@ -176,7 +187,7 @@ impl<'a> Contest<'a> {
             if reach.same_as_global(self.candidates[i].level) {
                 out.same_here.push(i);
             } else if let (Some(b), Some(t)) = (self.cost(base), self.cost(i)) {
-                out.tested.push((i, family.add(&b, &t, "ns")));
+                out.tested.push((i, family.add(&b, &t, "ns", self.floor())));
             }
         }
         out
@@ -193,7 +204,7 @@ impl<'a> Contest<'a> {
                 ),
             )];
         }
-        let mut family = Family::default();
+        let mut family = Family::new(self.regime);
         let cost = self.rank(&mut family, &|i| self.cost(i));
         let read = (self.readers > 0)
             .then(|| self.rank(&mut family, &|i| self.read(i)))
@@ -278,7 +289,8 @@ impl<'a> Contest<'a> {
                 c[u].name
             ),
             Some((u, t)) => format!(
-                "no measurable difference between {best} ({}) and {} ({}): {}, {}",
+                "{} between {best} ({}) and {} ({}): {}, {}",
+                tests[t].no_claim(),
                 shown(r.best),
                 c[u].name,
                 shown(u),
@@ -399,8 +411,9 @@ impl<'a> Contest<'a> {
                         test.claim()
                     ),
                     _ => format!(
-                        "{}: no measurable difference ({}, {}){stale}",
+                        "{}: {} ({}, {}){stale}",
                         c[i].name,
+                        test.no_claim(),
                         test.text(),
                         test.why_not()
                     ),

@@ -1,11 +1,12 @@
 //! A sweep's `verdict:` lines.
 
 use super::{Family, Test, Topic, Verdict};
+use crate::runner::Floor;
 use crate::runner::cost_measure;
 use crate::stats::{Decision, Summary};
 use crate::sweep::{SweepPoint, SweepResults};
 use crate::units::{Unit, human, si};
-use crate::workload::SEED_RATE;
+use crate::workload::{Regime, SEED_RATE};
 
 /// How a strategy scales over an affinity set's hammer points.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,12 +49,12 @@ pub fn sweep_lines(sweep: &SweepResults) -> Vec<Verdict> {
 /// Each strategy's scaling over `series` (thread count, updates/s), thread
 /// counts ascending, tested step by step in one Holm family.
 fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
-    let mut family = Family::default();
+    let mut family = Family::new(Regime::FlatOut);
     let ids: Vec<Vec<usize>> = series
         .iter()
         .map(|(_, pts)| {
             pts.windows(2)
-                .map(|w| family.add(&w[0].1, &w[1].1, "updates/s"))
+                .map(|w| family.add(&w[0].1, &w[1].1, "updates/s", Floor::Relative))
                 .collect()
         })
         .collect();
@@ -229,7 +230,6 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Verdict> {
 mod tests {
     use super::*;
     use crate::verdict::tests::summary;
-    use crate::workload::Regime;
 
     #[test]
     fn scaling_stops_where_the_gain_does() {

@@ -150,7 +150,7 @@ fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
     // Paced: net figures, not busy ones (100 ns more).
     assert!(
         lines[2].text.starts_with(
-            "paced at 22.0k/s per thread (the seed's rate), net cost per update: global/always 31.0 ±0.31 ns, 0.0682% CPU; the cheapest: no measurable difference between cpu/ratelimit:1ms (1.40 ±0.30 ns, 0.00308% CPU) and node/always"
+            "paced at 22.0k/s per thread (the seed's rate), net cost per update: global/always 31.0 ±0.31 ns, 0.0682% CPU; the cheapest: no practical difference between cpu/ratelimit:1ms (1.40 ±0.30 ns, 0.00308% CPU) and node/always"
         ),
         "{all}"
     );
@@ -169,7 +169,7 @@ fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
     assert!(savings.ends_with("; node/always: = global here"), "{all}");
     assert!(
         lines[4].text.starts_with(
-            "paced at 22.0k/s per thread, splitting beyond global/ratelimit:1ms (2.00 ns): cpu/ratelimit:1ms saves 0.600 ns (-30.0%, p=0.006)"
+            "paced at 22.0k/s per thread, splitting beyond global/ratelimit:1ms (2.00 ns): cpu/ratelimit:1ms: no practical difference (-30.0% [-46.7%, -13.3%], p=0.006, < 1 ns per update, < 0.00220% CPU)"
         ),
         "{all}"
     );
@@ -330,6 +330,23 @@ fn a_net_cost_near_zero_is_compared_in_ns() {
     let regime = Regime::SEED;
     let r = run(
         vec![
+            strategy(Cpu, "always", regime, -1.5, 0.01, |_| {}),
+            strategy(Cpu, RATELIMIT, regime, -0.1, 0.01, |_| {}),
+        ],
+        None,
+    );
+    let cost = &run_lines(&r)[0].text;
+    assert!(
+        cost.contains("the cheapest: cpu/always, -1.50 ±0.010 ns"),
+        "{cost}"
+    );
+    assert!(
+        cost.contains("(-1.40 ns, p<0.001 against cpu/ratelimit:1ms)"),
+        "{cost}"
+    );
+    // 0.4 ns apart in 0.01 ns of noise: real, but below the 1 ns floor.
+    let r = run(
+        vec![
             strategy(Cpu, "always", regime, -0.5, 0.01, |_| {}),
             strategy(Cpu, RATELIMIT, regime, -0.1, 0.01, |_| {}),
         ],
@@ -337,14 +354,15 @@ fn a_net_cost_near_zero_is_compared_in_ns() {
     );
     let cost = &run_lines(&r)[0].text;
     assert!(
-        cost.contains("the cheapest: cpu/always, -0.500 ±0.010 ns"),
+        cost.contains("the cheapest: no practical difference between cpu/always"),
         "{cost}"
     );
     assert!(
-        cost.contains("(-0.40 ns, p<0.001 against cpu/ratelimit:1ms)"),
+        cost.ends_with("): -0.40 ns [-0.41, -0.39], p<0.001, < 1 ns per update, < 0.00220% CPU"),
         "{cost}"
     );
-    // 0.1 ns apart in 0.5 ns of noise: no claim, the interval in ns.
+    // 0.1 ns apart in 0.5 ns of noise: the interval fits inside ±1 ns,
+    // so no practical difference, in ns.
     let r = run(
         vec![
             strategy(Cpu, "always", regime, -0.5, 0.5, |_| {}),
@@ -354,9 +372,24 @@ fn a_net_cost_near_zero_is_compared_in_ns() {
     );
     let cost = &run_lines(&r)[0].text;
     assert!(
-        cost.ends_with("): -0.10 ns [-0.74, +0.54], p=0.736, inconclusive"),
+        cost.ends_with("): -0.10 ns [-0.74, +0.54], p=0.736, < 1 ns per update, < 0.00220% CPU"),
         "{cost}"
     );
+    // 1.5 ns apart in 3 ns of noise: past the floor, but not
+    // significant: inconclusive.
+    let r = run(
+        vec![
+            strategy(Cpu, "always", regime, -2.0, 3.0, |_| {}),
+            strategy(Cpu, RATELIMIT, regime, -0.5, 3.0, |_| {}),
+        ],
+        None,
+    );
+    let cost = &run_lines(&r)[0].text;
+    assert!(
+        cost.contains("the cheapest: no measurable difference between cpu/always"),
+        "{cost}"
+    );
+    assert!(cost.ends_with(", inconclusive"), "{cost}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! strategy (hosts as column groups, levels under them, policies as rows),
 //! the trusted figures first, as in each run's tables.
 
-use crate::report::measures::{RowLabels, measure_cell, unique};
+use crate::report::measures::{RowLabels, unique, value_cell};
 use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use crate::workload::Regime;
@@ -178,7 +178,7 @@ fn regime_tables(
                                     @for l in lv {
                                         @let v = find(r, &row_labels, row, l).and_then(|s| m.of(s));
                                         td data-sort=[v.map(|v| v.mean)] {
-                                            (measure_cell(m, v, None, 2.0 * r.config.timer_overhead_ns).value)
+                                            (value_cell(m, v, 2.0 * r.config.timer_overhead_ns).value)
                                         }
                                     }
                                 }

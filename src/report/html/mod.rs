@@ -254,8 +254,8 @@ fn verdict_section(id: usize, groups: &Verdicts, statistical: bool) -> Markup {
             }
             @if statistical {
                 p.note {
-                    "A winner is named only when Welch's t-test on the repeats (Holm-adjusted over the verdict's tests) and the ±"
-                    (crate::stats::NOISE_THRESHOLD_PCT) "% noise threshold support it, as in contend compare."
+                    "A winner is named only when Welch's t-test on the repeats (Holm-adjusted over the verdict's tests) and the "
+                    (crate::stats::NOISE_THRESHOLD) " noise threshold support it, as in contend compare."
                 }
             } @else {
                 p.note { "The advice follows the rule under the class table." }
@@ -446,8 +446,8 @@ fn marks_legend() -> Markup {
             @for m in [Mark::Better, Mark::Worse, Mark::Same, Mark::Unsure, Mark::Untested] {
                 span class={ "mark " (m.class()) } { (m.symbol()) } " " (m.title()) "; "
             }
-            "p-values Holm-adjusted over the tests of each table, as in the text tables, noise threshold ±"
-            (crate::stats::NOISE_THRESHOLD_PCT) "%."
+            "p-values Holm-adjusted over the tests of each table, as in the text tables, noise threshold "
+            (crate::stats::NOISE_THRESHOLD) "."
         }
     }
 }
