@@ -85,8 +85,10 @@ pub struct RunArgs {
 
     /// Time one operation in K (rounded up to a power of two) for latency
     /// percentiles and staleness probes; 0 turns both off [default: 1024;
-    /// under --rate R, R/10000 rounded up to a power of two, so a paced
-    /// thread is sampled about 10,000 times a second].
+    /// under --rate R, R/10000 rounded up to a power of two, at least 2,
+    /// so a paced thread is sampled about 10,000 times a second and at
+    /// least half its operations stay untimed for busy ns/update; 1 is
+    /// refused with a rate].
     #[arg(long, value_name = "K")]
     pub sample_every: Option<u64>,
 

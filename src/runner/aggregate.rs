@@ -73,16 +73,34 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
     let reader_read_ns = (!readers.is_empty())
         .then(|| per_op_ns(&readers, |r| r.interval_s, |r| r.reads))
         .flatten();
-    let busy_s = |r: &ThreadReport| r.interval_s.map(|s| (s - r.waited_s).max(0.0));
-    let write_busy_ns = per_op_ns(&writers, busy_s, |r| r.updates).unwrap_or(0.0);
+    // Busy time: paced, the operations' timed windows (stalls and sampled
+    // operations left out); flat out, the whole interval.
+    let busy_s = |r: &ThreadReport| {
+        let interval = r.interval_s?;
+        Some(
+            r.busy
+                .map_or(interval, |b| b.ticks as f64 * ns_per_tick * 1e-9),
+        )
+    };
+    let busy_ops = |r: &ThreadReport, ops: u64| r.busy.map_or(ops, |b| b.ops);
+    let write_busy_ns = per_op_ns(&writers, busy_s, |r| busy_ops(r, r.updates)).unwrap_or(0.0);
     let reader_busy_ns = (!readers.is_empty())
-        .then(|| per_op_ns(&readers, busy_s, |r| r.reads))
+        .then(|| per_op_ns(&readers, busy_s, |r| busy_ops(r, r.reads)))
         .flatten();
+    // Each thread's share of its CPU: its busy ns per operation times the
+    // operations it ran, over its interval.
     let shares: Vec<f64> = reports
         .iter()
         .filter_map(|r| {
             let s = r.interval_s.filter(|&s| s > 0.0)?;
-            Some(100.0 * busy_s(r)? / s)
+            let ops = if r.role == Role::Writer {
+                r.updates
+            } else {
+                r.reads
+            };
+            let timed = busy_ops(r, ops);
+            let per_op_s = busy_s(r)? / (timed > 0).then_some(timed as f64)?;
+            Some(100.0 * per_op_s * ops as f64 / s)
         })
         .collect();
     let achieved_rate_min_pct = ctx.regime.rate().and_then(|rate| {
@@ -557,7 +575,8 @@ pub(super) mod tests {
 
     use super::*;
     use crate::placement::PinnedThread;
-    use crate::workload::Probe;
+    use crate::runner::ThreadStalls;
+    use crate::workload::{BusyTime, Probe};
 
     fn report(
         role: Role,
@@ -594,7 +613,7 @@ pub(super) mod tests {
             write_hist,
             read_hist,
             staleness: StalenessSamples::default(),
-            waited_s: 0.0,
+            busy: None,
             missed_slots: 0,
             involuntary_switches: 0,
         }
@@ -702,18 +721,45 @@ pub(super) mod tests {
         // Rate 2000/s over 0.5 s: 1000 updates asked of each thread.
         let mut a = report(Role::Writer, 0, 1000, 0, 10, 5);
         let mut b = report(Role::Writer, 1, 950, 0, 10, 5);
-        a.waited_s = 0.4; // busy 0.1 s for 1000 updates: 100 us each
-        b.waited_s = 0.45; // busy 0.05 s for 950 updates
+        // Ticks of 1 ns. a timed 900 windows of 100 us (the other 100
+        // updates were sampled or stalls), b 900 of 50 us.
+        let busy = |per_op: u64| BusyTime {
+            ticks: 900 * per_op,
+            ops: 900,
+            stalls: 2,
+            stall_ticks: 3_000_000,
+        };
+        a.busy = Some(busy(100_000));
+        b.busy = Some(busy(50_000));
         b.missed_slots = 50;
         let mut c = ctx(10, 1.0);
         c.regime = Regime::paced(2000.0);
-        let r = repeat_result(0, &[a, b], &c);
-        // (0.1 + 0.05) s busy over 1950 updates.
-        assert!((r.write_busy_ns - 0.15e9 / 1950.0).abs() < 1e-6);
+        let reports = [a, b];
+        let r = repeat_result(0, &reports, &c);
+        // The stalls are recorded per thread, in ms.
+        let stalls = crate::runner::interference::stalls(&reports, c.ns_per_tick);
+        let each = ThreadStalls {
+            cpu: 0,
+            count: 2,
+            ms: 3.0,
+        };
+        assert_eq!(stalls, [each, ThreadStalls { cpu: 1, ..each }]);
+        // Busy ns per update: the timed windows' mean, 75 us; stalls
+        // and untimed updates are not in it.
+        assert!(
+            (r.write_busy_ns - 75_000.0).abs() < 1e-6,
+            "{}",
+            r.write_busy_ns
+        );
         // Loop time from throughput still counts the waits: 1 s / 1950.
         assert!((r.write_loop_ns - 1e9 / 1950.0).abs() < 1e-6);
-        // CPU share: 20% and 10%, mean 15%.
-        assert!((r.cpu_share_pct - 15.0).abs() < 1e-9);
+        // CPU share: 100 us × 1000 and 50 us × 950 updates in 0.5 s, 20%
+        // and 9.5%, mean 14.75%.
+        assert!(
+            (r.cpu_share_pct - 14.75).abs() < 1e-9,
+            "{}",
+            r.cpu_share_pct
+        );
         // The slower thread made 1900/s of 2000/s asked: 95%.
         assert!((r.achieved_rate_min_pct.unwrap() - 95.0).abs() < 1e-9);
         assert_eq!(r.missed_slots, 50);

@@ -9,8 +9,9 @@
 //! A run whose canary moves by more than [`CANARY_SHIFT`]× says so, names
 //! the values and marks the repeats measured in the odd phase.
 
-use super::result::Interference;
+use super::result::{Interference, ThreadStalls};
 use crate::matrix::reference_pingpong;
+use crate::workload::ThreadReport;
 use std::time::Instant;
 
 /// Round trips of one canary: about 1 ms at 27 ns one-way, 4 ms at 110.
@@ -75,7 +76,25 @@ pub fn record(
         canary_ns: canary.map(|c| c.0),
         canary_ms: canary.map(|c| c.1),
         disturbed: false,
+        stalls: Vec::new(),
     }
+}
+
+/// The stalls of each paced thread that saw the interval, with timer
+/// ticks of `ns_per_tick` ns; empty flat out.
+pub fn stalls(reports: &[ThreadReport], ns_per_tick: f64) -> Vec<ThreadStalls> {
+    reports
+        .iter()
+        .filter(|r| r.interval_s.is_some())
+        .filter_map(|r| {
+            let busy = r.busy?;
+            Some(ThreadStalls {
+                cpu: r.pin.requested_cpu,
+                count: busy.stalls,
+                ms: busy.stall_ticks as f64 * ns_per_tick * 1e-6,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

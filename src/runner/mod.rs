@@ -19,7 +19,7 @@ pub mod signal;
 pub use measures::{Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
     DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, RunRequest,
-    StrategyChoice, plan,
+    StrategyChoice, plan, sample_every,
 };
 pub use pools::{PoolError, PoolSize, PoolSizeError, Pools, pools};
 #[cfg(test)]
@@ -27,6 +27,7 @@ pub(crate) use result::fixture_run;
 pub use result::{
     CanaryRange, HarnessFloor, InexactSum, Interference, RepeatResult, RunConfig, RunResults,
     SCHEMA_VERSION, Staleness, Strategy, StrategyResult, StrategySummary, ThreadPlacement,
+    ThreadStalls,
 };
 
 use crate::clock::{ClockKind, Timer, clock_read_cost};

@@ -30,15 +30,17 @@ pub const PACED_SAMPLES_PER_S: f64 = 10_000.0;
 
 /// One operation in how many is timed, a power of two (0 = none):
 /// `explicit` rounded up, else [`DEFAULT_SAMPLE_EVERY`] when hammering, or
-/// paced at a rate one in rate ÷ [`PACED_SAMPLES_PER_S`] (at least 1, at
+/// paced at a rate one in rate ÷ [`PACED_SAMPLES_PER_S`] (at least 2, at
 /// most the default), so a paced thread, idle most of the time, still
-/// gets enough samples for percentiles and staleness probes.
+/// gets enough samples for percentiles and staleness probes, and at least
+/// half its operations are left untimed for busy time (a sampled
+/// operation's clock reads are inside its busy window).
 pub fn sample_every(explicit: Option<u64>, regime: Regime) -> u64 {
     match (explicit, regime.rate()) {
         (Some(0), _) => 0,
         (Some(k), _) => k.next_power_of_two(),
         (None, None) => DEFAULT_SAMPLE_EVERY,
-        (None, Some(r)) => ((r / PACED_SAMPLES_PER_S).ceil().max(1.0) as u64)
+        (None, Some(r)) => ((r / PACED_SAMPLES_PER_S).ceil().max(2.0) as u64)
             .next_power_of_two()
             .min(DEFAULT_SAMPLE_EVERY),
     }
@@ -155,6 +157,12 @@ pub enum PlanError {
         /// `--repeats`.
         repeats: u32,
     },
+    /// `--sample-every 1` with a rate: every operation timed, none left
+    /// to measure busy time on.
+    #[error(
+        "--sample-every 1 with a rate times every operation, and a timed operation's clock reads are inside its busy window, so none is left to measure busy time on: use 2 or more (or 0 for none)"
+    )]
+    EverySampled,
     /// A sweep's `--threads` is empty.
     #[error("--threads needs at least one value")]
     NoThreadCounts,
@@ -193,6 +201,9 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         || chosen.clocks.is_empty()
     {
         return Err(PlanError::NoStrategy);
+    }
+    if request.sample_every == Some(1) && rates.iter().any(|r| r.is_paced()) {
+        return Err(PlanError::EverySampled);
     }
     let every_by_rate: Vec<u64> = rates
         .iter()
@@ -315,8 +326,17 @@ mod tests {
         assert_eq!(sample_every(Some(0), Regime::paced(22_000.0)), 0);
         assert_eq!(sample_every(None, Regime::paced(22_000.0)), 4); // 2.2 -> 3 -> 4
         assert_eq!(sample_every(None, Regime::paced(1e6)), 128); // 100 -> 128
-        assert_eq!(sample_every(None, Regime::paced(5_000.0)), 1);
+        assert_eq!(sample_every(None, Regime::paced(5_000.0)), 2);
         assert_eq!(sample_every(None, Regime::paced(1e9)), 1024);
+        // Every operation timed leaves none for busy time: refused with a
+        // rate, allowed flat out.
+        let mut r = request();
+        r.sample_every = Some(1);
+        assert!(planned(&r).is_ok());
+        r.rates = vec![Regime::FlatOut, Regime::SEED];
+        assert!(matches!(planned(&r), Err(PlanError::EverySampled)));
+        r.sample_every = Some(2);
+        assert!(planned(&r).is_ok());
     }
 
     use crate::topology::fixture;

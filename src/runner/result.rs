@@ -151,7 +151,7 @@ pub struct Staleness {
 }
 
 /// What could have disturbed one repeat (see `runner::interference`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Interference {
     /// Steal time of the run's CPUs during the repeat, ms (`None`: not
     /// readable).
@@ -167,6 +167,23 @@ pub struct Interference {
     /// The canary read more than 1.5× away from the run's median: the
     /// machine moved under this repeat.
     pub disturbed: bool,
+    /// Paced: the stalls each thread's pacer set aside (busy windows or
+    /// late wake-ups beyond `workload::STALL`), in pool order; empty flat
+    /// out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stalls: Vec<ThreadStalls>,
+}
+
+/// The stalls one paced thread set aside during one repeat's interval:
+/// time it lost its CPU, kept out of its busy time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadStalls {
+    /// The thread's CPU.
+    pub cpu: u32,
+    /// Stalls.
+    pub count: u64,
+    /// Time lost to them, ms.
+    pub ms: f64,
 }
 
 /// The canaries of some repeats: median, smallest and largest, ns.
@@ -237,16 +254,19 @@ pub struct RepeatResult {
     /// ÷ reads (`None` without reader threads).
     #[serde(default)]
     pub reader_read_ns: Option<f64>,
-    /// Busy ns per writer loop iteration: (interval − time waiting in the
-    /// pacer) ÷ updates, over writers. What one update (and its read side)
-    /// costs at the offered rate; equal to `write_loop_ns` unpaced.
+    /// Busy ns per writer loop iteration. Paced: the mean over writers of
+    /// each update's fenced window, from the tick that released it to the
+    /// one after its read side (sampled updates and stalls left out; see
+    /// `workload::Pacer`): what one update costs at the offered rate.
+    /// Equal to `write_loop_ns` flat out.
     #[serde(default)]
     pub write_busy_ns: f64,
     /// Busy ns per reader-thread read (`None` without readers).
     #[serde(default)]
     pub reader_busy_ns: Option<f64>,
-    /// Mean over measured threads of busy time ÷ interval, %: the share of
-    /// each CPU the counter's work takes at the offered rate (100 unpaced).
+    /// Mean over measured threads of busy ns per operation × operations ÷
+    /// interval, %: the share of each CPU the counter's work takes at the
+    /// offered rate (100 unpaced).
     #[serde(default)]
     pub cpu_share_pct: f64,
     /// With `--rate`: the slowest thread's achieved rate as % of the rate

@@ -6,6 +6,7 @@ use crate::counter::PublishPolicy;
 use crate::runner::{RunResults, StrategyResult};
 use crate::stats::NOISE_THRESHOLD;
 use crate::units::{Unit, cv_text, human, si};
+use crate::workload::STALL;
 
 /// A coefficient of variation above this % on a run's lead measure makes
 /// the strategy too noisy to call.
@@ -58,7 +59,8 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
     let canaries = run.canary_range();
     let steal: Option<f64> = records().map(|i| i.steal_ms).sum();
     let switches: u64 = records().map(|i| i.involuntary_switches).sum();
-    if canaries.is_none() && steal.is_none() && switches == 0 {
+    let paced = records().any(|i| !i.stalls.is_empty());
+    if canaries.is_none() && steal.is_none() && switches == 0 && !paced {
         return None;
     }
     let mut parts = vec![format!(
@@ -66,6 +68,14 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
         steal.map_or("unknown".to_string(), |s| format!("{s:.0} ms"))
     )];
     parts.push(format!("{switches} involuntary context switches"));
+    if paced {
+        let stalls = records().flat_map(|i| &i.stalls);
+        let (count, ms) = stalls.fold((0, 0.0), |(n, t), s| (n + s.count, t + s.ms));
+        parts.push(format!(
+            "{count} stalls set aside from busy time ({ms:.1} ms: busy windows or late wake-ups over {} µs)",
+            STALL.as_micros()
+        ));
+    }
     if let Some(c) = canaries {
         let (lo, hi) = (c.lo, c.hi);
         let cost: Vec<f64> = records().filter_map(|i| i.canary_ms).collect();

@@ -450,3 +450,36 @@ fn reader_threads_rank_the_read_side_by_throughput() {
     r.config.reader_cpus.clear();
     assert!(run_lines(&r).iter().all(|l| l.topic != Topic::Read));
 }
+
+#[test]
+fn the_interference_line_says_how_much_stall_time_was_set_aside() {
+    use crate::runner::ThreadStalls;
+    use ShardLevel::*;
+    let flat = run(
+        vec![strategy(
+            Global,
+            "always",
+            Regime::FlatOut,
+            10.0,
+            0.1,
+            |_| {},
+        )],
+        None,
+    );
+    let line = basis::interference_line(&flat).unwrap_or_default();
+    assert!(!line.contains("stalls"), "{line}");
+    // Two repeats of two paced threads: 1 + 0 and 3 + 1 stalls, 0.5 +
+    // 0 and 2.25 + 0.25 ms.
+    let mut paced = strategy(Global, "always", Regime::SEED, 10.0, 0.1, |_| {});
+    let stalls = |count: u64, ms: f64| ThreadStalls { cpu: 0, count, ms };
+    paced.repeats.truncate(2);
+    paced.repeats[0].interference.stalls = vec![stalls(1, 0.5), stalls(0, 0.0)];
+    paced.repeats[1].interference.stalls = vec![stalls(3, 2.25), stalls(1, 0.25)];
+    let line = basis::interference_line(&run(vec![paced], None)).unwrap();
+    assert!(
+        line.contains(
+            ", 5 stalls set aside from busy time (3.0 ms: busy windows or late wake-ups over 20 µs)"
+        ),
+        "{line}"
+    );
+}

@@ -1,4 +1,5 @@
-//! Pacing a thread to a requested operation rate (`--rate`), exactly.
+//! Pacing a thread to a requested operation rate (`--rate`), exactly, and
+//! timing what the thread does between its waits.
 //!
 //! Deadlines are absolute: operation k is due at `start + k × period`, so a
 //! late wake-up does not push every later deadline back (the old pacer set
@@ -7,16 +8,25 @@
 //! operations that are due back to back; a longer stall (a preemption, a
 //! hypervisor descheduling the vCPU) is skipped, not burst through: its
 //! slots are counted as missed and the next deadline is the next period
-//! boundary after now. Time spent waiting is counted, so the time a thread
-//! was busy is its interval less its waits.
+//! boundary after now.
 //!
-//! The pacer reads the run's timer fenced (`rdtscp; lfence`, as
-//! [`Timer::end`]): the read that starts a wait is ordered after the
-//! operation before it has completed, so the stall of a locked add that
-//! had to fetch its line is busy time, as it is for the kernel, not
-//! waiting. An unfenced `rdtsc` would run ahead of that add and book its
-//! stall as a wait (a transfer of 30 ns then read as 2-4 ns more busy
-//! time than no shared write at all).
+//! **Busy time** is measured, not inferred: [`Pacer::wait`] returns the
+//! fenced tick that released an operation, and [`Pacer::done`] reads the
+//! fenced tick after it (its update and read side). Only that window is
+//! busy time, so the loop's own bookkeeping (the staleness mirror, probes,
+//! histograms, the phase check) stays outside it. A window longer than
+//! [`STALL`] is no update's cost but the thread losing its CPU; it is set
+//! aside as a stall, as is a late wake-up more than [`STALL`] after both
+//! its deadline and the last window's end (time the thread was due to run
+//! and did not). Windows of sampled operations (with clock reads of their
+//! own inside) are left out of busy time.
+//!
+//! Every read is fenced (`rdtscp; lfence`, as [`Timer::end`]): a read is
+//! ordered after the operation before it has completed, so the stall of a
+//! locked add that had to fetch its line is busy time, as it is for the
+//! kernel. An unfenced `rdtsc` would run ahead of that add and book its
+//! stall after the window (a transfer of 30 ns then read as 2-4 ns more
+//! busy time than no shared write at all).
 
 use super::Regime;
 use crate::clock::Timer;
@@ -26,6 +36,12 @@ use std::time::Duration;
 /// slots further behind are skipped and counted as missed. One millisecond
 /// covers a timer tick or an interrupt, not a preemption.
 pub const CATCH_UP: Duration = Duration::from_millis(1);
+
+/// A busy window, or a late wake-up, longer than this is a stall: far
+/// beyond any cache-line transfer or read side (a cross-socket transfer is
+/// well under 1 µs, a 224-slot read side a few µs), so the thread lost its
+/// CPU. Its time is recorded as a stall, not busy time.
+pub const STALL: Duration = Duration::from_micros(20);
 
 /// A source of ticks for the pacer: the run's timer, or a fake in tests.
 pub trait Ticks {
@@ -47,7 +63,31 @@ impl Ticks for Timer {
     }
 }
 
-/// Holds a thread to a requested number of operations per second.
+/// What a paced thread's operations took between its waits, in ticks of
+/// its timer, since the last [`Pacer::reset_counts`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BusyTime {
+    /// Ticks inside the windows of unsampled operations that were not
+    /// stalls.
+    pub ticks: u64,
+    /// Operations those windows timed.
+    pub ops: u64,
+    /// Stalls set aside: windows longer than [`STALL`], and wake-ups more
+    /// than [`STALL`] late.
+    pub stalls: u64,
+    /// Ticks lost to those stalls.
+    pub stall_ticks: u64,
+}
+
+impl BusyTime {
+    fn stall(&mut self, ticks: u64) {
+        self.stalls += 1;
+        self.stall_ticks += ticks;
+    }
+}
+
+/// Holds a thread to a requested number of operations per second, and
+/// times its operations between waits ([`BusyTime`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Pacer<T: Ticks = Timer> {
     ticks: T,
@@ -56,14 +96,17 @@ pub struct Pacer<T: Ticks = Timer> {
     period: f64,
     /// Lateness made up, in ticks.
     catch_up: u64,
+    /// [`STALL`] in ticks.
+    stall: u64,
     /// Tick of slot 0; `None` before the first operation.
     start: Option<u64>,
     /// The next slot to run.
     slot: u64,
     /// Slots skipped after stalls.
     missed: u64,
-    /// Ticks spent waiting for a deadline.
-    waited: u64,
+    /// The end of the last busy window.
+    last_end: u64,
+    busy: BusyTime,
 }
 
 impl Pacer<Timer> {
@@ -82,45 +125,81 @@ impl<T: Ticks> Pacer<T> {
         Pacer {
             period: (hz / rate).max(1.0),
             catch_up: (CATCH_UP.as_secs_f64() * hz) as u64,
+            stall: (STALL.as_secs_f64() * hz) as u64,
             ticks,
             start: None,
             slot: 0,
             missed: 0,
-            waited: 0,
+            last_end: 0,
+            busy: BusyTime::default(),
         }
     }
 
     /// Waits until the next operation is due (at once if it is already,
-    /// or if the pacer is making up lateness).
+    /// or if the pacer is making up lateness) and returns the fenced tick
+    /// that released it: the start of its busy window.
     #[inline(always)]
-    pub fn wait(&mut self) {
+    pub fn wait(&mut self) -> u64 {
         let now = self.ticks.now();
         let Some(start) = self.start else {
             self.start = Some(now);
             self.slot = 1;
-            return;
+            self.last_end = now;
+            return now;
         };
         let due = start + (self.slot as f64 * self.period) as u64;
+        self.slot += 1;
         if now < due {
-            self.spin_until(now, due);
-        } else if now - due > self.catch_up {
-            // A stall: skip the slots that fell due meanwhile, so the next
-            // operation is the first slot after now, not a burst.
+            return self.spin_until(due);
+        }
+        self.late(now, due);
+        now
+    }
+
+    /// A wake-up at `now` for a slot due at `due`: a stall when the thread
+    /// was due to run, and free to (its last window had ended), for more
+    /// than [`STALL`]; slots further behind than [`CATCH_UP`] are skipped,
+    /// so the next operation is the first slot after now, not a burst.
+    #[inline(never)]
+    fn late(&mut self, now: u64, due: u64) {
+        let lost = now.saturating_sub(due.max(self.last_end));
+        if lost > self.stall {
+            self.busy.stall(lost);
+        }
+        if now - due > self.catch_up {
             let behind = ((now - due) as f64 / self.period) as u64;
             self.missed += behind;
             self.slot += behind;
         }
-        self.slot += 1;
     }
 
     #[inline(never)]
-    fn spin_until(&mut self, mut now: u64, due: u64) {
-        let began = now;
-        while now < due {
+    fn spin_until(&mut self, due: u64) -> u64 {
+        loop {
             std::hint::spin_loop();
-            now = self.ticks.now();
+            let now = self.ticks.now();
+            if now >= due {
+                return now;
+            }
         }
-        self.waited += now - began;
+    }
+
+    /// Ends the busy window of the operation released at `released`
+    /// ([`Pacer::wait`]'s tick) with a fenced read. A window longer than
+    /// [`STALL`] is recorded as a stall; otherwise it is busy time when
+    /// `unsampled` (a sampled operation's own clock reads are inside its
+    /// window).
+    #[inline(always)]
+    pub fn done(&mut self, released: u64, unsampled: bool) {
+        let end = self.ticks.now();
+        let window = end.saturating_sub(released);
+        if window > self.stall {
+            self.busy.stall(window);
+        } else if unsampled {
+            self.busy.ticks += window;
+            self.busy.ops += 1;
+        }
+        self.last_end = end;
     }
 
     /// Slots skipped after stalls since the last [`Pacer::reset_counts`].
@@ -128,20 +207,16 @@ impl<T: Ticks> Pacer<T> {
         self.missed
     }
 
-    /// Ticks spent waiting since the last [`Pacer::reset_counts`].
-    pub fn waited_ticks(&self) -> u64 {
-        self.waited
+    /// Busy time and stalls since the last [`Pacer::reset_counts`].
+    pub fn busy(&self) -> BusyTime {
+        self.busy
     }
 
-    /// Seconds spent waiting since the last [`Pacer::reset_counts`].
-    pub fn waited_s(&self) -> f64 {
-        self.waited as f64 / self.ticks.ticks_per_sec()
-    }
-
-    /// Forgets missed slots and waits (end of warm-up); deadlines stay.
+    /// Forgets missed slots, busy time and stalls (end of warm-up);
+    /// deadlines stay.
     pub fn reset_counts(&mut self) {
         self.missed = 0;
-        self.waited = 0;
+        self.busy = BusyTime::default();
     }
 }
 
@@ -205,20 +280,16 @@ mod tests {
     }
 
     #[test]
-    fn a_wait_spins_until_its_deadline_and_counts_exactly_that() {
+    fn a_wait_spins_until_its_deadline_and_returns_the_releasing_tick() {
         // Slot 1 due at 1,000: read at 500, spin, read 1,000 (due: stop).
         let mut p = scripted(1e6, &[0, 500, 1_000, 1_010]);
-        p.wait();
-        p.wait();
-        assert_eq!(p.waited_ticks(), 500);
-        // Slot 2 due at 2,000, read exactly then: no wait at all.
+        assert_eq!(p.wait(), 0);
+        assert_eq!(p.wait(), 1_000);
+        // Slot 2 due at 2,000, read exactly then: released at once.
         let mut p = scripted(1e6, &[0, 1_000, 2_000]);
-        p.wait();
-        p.wait();
-        p.wait();
-        assert_eq!((p.waited_ticks(), p.missed()), (0, 0));
+        assert_eq!([p.wait(), p.wait(), p.wait()], [0, 1_000, 2_000]);
+        assert_eq!((p.busy(), p.missed()), (BusyTime::default(), 0));
     }
-
     #[test]
     fn deadlines_are_absolute_and_late_work_is_made_up() {
         // 1M/s: one operation per 1000 ns. Each clock read costs 10 ns.
@@ -260,47 +331,78 @@ mod tests {
         p.wait();
         let missed = p.missed();
         assert!((4_990..=5_000).contains(&missed), "missed {missed}");
+        // Its time is one stall, not busy time.
+        let b = p.busy();
+        assert_eq!((b.stalls, b.ops, b.ticks), (1, 0, 0));
+        assert!((4_990_000..=5_000_010).contains(&b.stall_ticks), "{b:?}");
         // No burst: the next operation waits for its own deadline.
         let before = p.ticks.now;
         p.wait();
         assert!(p.ticks.now - before >= 500, "burst after a stall");
-        assert!(p.waited_ticks() > 0);
     }
-
     #[test]
-    fn an_operations_time_between_waits_is_busy_not_waiting() {
+    fn busy_time_is_the_windows_between_release_and_done() {
         // 1M/s: a slot every 1,000 ticks; each clock read costs 1 tick and
         // each operation 300 (a transfer's stall, which the fenced read
-        // after it sees). Over 100 slots the pacer waits the other 700 a
-        // slot less its own reads: busy = interval - waited = 300 + reads.
+        // after it sees). Busy time is exactly the windows: 300 + the
+        // end read, whatever the loop does outside them.
         let mut p = pacer(1e6, 1);
-        p.wait();
-        let start = p.ticks.now;
         for _ in 0..100 {
+            let released = p.wait();
             p.ticks.now += 300;
-            p.wait();
+            p.done(released, true);
+            p.ticks.now += 200; // bookkeeping after the window
         }
-        let (interval, waited) = (p.ticks.now - start, p.waited_ticks());
-        let busy_per_op = (interval - waited) as f64 / 100.0;
-        assert!((301.0..=303.0).contains(&busy_per_op), "{busy_per_op}");
+        let b = p.busy();
+        assert_eq!((b.ops, b.ticks, b.stalls), (100, 100 * 301, 0));
         assert_eq!(p.missed(), 0);
+        // A sampled operation's window is left out of busy time.
+        let released = p.wait();
+        p.done(released, false);
+        assert_eq!((p.busy().ops, p.busy().ticks), (100, 100 * 301));
     }
 
     #[test]
-    fn waits_are_counted_and_reset() {
-        let mut p = pacer(1e6, 10);
-        for _ in 0..1_001 {
-            p.wait();
-        }
-        // 1000 periods of 1000 ns, each read costing 10 ns of work: nearly
-        // all of it was waiting.
-        let waited = p.waited_ticks();
-        assert!((980_000..=1_000_000).contains(&waited), "waited {waited}");
-        assert!((p.waited_s() - waited as f64 * 1e-9).abs() < 1e-12);
-        p.reset_counts();
-        assert_eq!((p.waited_ticks(), p.missed()), (0, 0));
+    fn a_window_beyond_the_stall_bound_is_a_stall_and_not_counted_twice() {
+        // 10k/s at 1 tick/ns: a slot every 100,000 ticks; STALL is 20,000.
+        let mut p = scripted(1e4, &[0, 100_000, 119_000]);
+        p.wait();
+        let released = p.wait();
+        p.done(released, true); // 19,000: long, but busy
+        assert_eq!((p.busy().ops, p.busy().ticks), (1, 19_000));
+        // Released at 200,000 and preempted 2 ms inside the window: one
+        // stall of the window's length. The late wake-up after it lost
+        // only the 5,000 ticks since the window ended, under the bound.
+        let mut p = scripted(1e4, &[0, 100_000, 200_000, 2_200_000, 2_205_000]);
+        p.wait();
+        p.wait();
+        let released = p.wait();
+        p.done(released, true);
+        p.wait();
+        let b = p.busy();
+        assert_eq!((b.stalls, b.stall_ticks, b.ops), (1, 2_000_000, 0), "{b:?}");
+        assert!(p.missed() > 0);
+        // Woken 30,000 after its deadline with the last window long over:
+        // a stall of those 30,000, under the catch-up (nothing missed).
+        let mut p = scripted(1e4, &[0, 130_000]);
+        p.wait();
+        p.wait();
+        assert_eq!((p.busy().stalls, p.busy().stall_ticks), (1, 30_000));
+        assert_eq!(p.missed(), 0);
     }
-
+    #[test]
+    fn counts_are_reset_but_deadlines_stay() {
+        let mut p = scripted(1e6, &[0, 1_000, 1_300, 2_000_000, 2_000_100]);
+        p.wait();
+        let released = p.wait();
+        p.done(released, true);
+        p.wait(); // 2 ms late: a stall, slots skipped
+        assert_ne!((p.busy(), p.missed()), (BusyTime::default(), 0));
+        p.reset_counts();
+        assert_eq!((p.busy(), p.missed()), (BusyTime::default(), 0));
+        // Slot numbering went on: the next slot is due after 2,000,000.
+        assert!(p.start == Some(0) && p.slot > 2_000);
+    }
     #[test]
     fn a_fractional_period_does_not_drift() {
         // 3 operations per microsecond at 1 tick/ns: 333.33 ticks apart.

@@ -2,7 +2,7 @@
 //! barrier, warm up, count over the same measured interval, and stop.
 
 use super::work::{Probing, ReaderWork, Sampling, Work, WriterWork};
-use super::{LoadWalk, Mirror, Regime, StalenessSamples};
+use super::{BusyTime, LoadWalk, Mirror, Regime, StalenessSamples};
 use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, Timer, TscClock};
 use crate::counter::{PublishPolicy, PublishStats, ShardedCounter, Writer};
 use crate::placement::{PinnedThread, Placement, PlacementError, pin_current_thread};
@@ -82,8 +82,9 @@ pub struct ThreadReport {
     pub read_hist: Histogram<u64>,
     /// What its staleness probes saw.
     pub staleness: StalenessSamples,
-    /// Seconds of the interval spent waiting in the pacer (0 unpaced).
-    pub waited_s: f64,
+    /// Paced: what its operations took inside their busy windows, and
+    /// the stalls set aside (`None` flat out: busy all the interval).
+    pub busy: Option<BusyTime>,
     /// Pacer slots skipped after stalls during the interval.
     pub missed_slots: u64,
     /// Involuntary context switches during the interval: times the
@@ -288,7 +289,7 @@ impl WriterJob<'_> {
             self.probing,
         );
         let (interval_s, involuntary_switches) = drive(self.ctl, spec.regime.is_paced(), &mut work);
-        let (waited_s, missed_slots) = pacing(&work);
+        let (busy, missed_slots) = pacing(&work);
         let (updates, reads) = (work.updates(), work.reads());
         let w = work.writer_mut();
         w.flush();
@@ -303,17 +304,17 @@ impl WriterJob<'_> {
             write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
             read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
             staleness: work.staleness,
-            waited_s,
+            busy,
             missed_slots,
             involuntary_switches,
         }
     }
 }
 
-/// Seconds waited and slots missed in the pacer of `work` (0, 0 unpaced).
-fn pacing(work: &impl Work) -> (f64, u64) {
+/// Busy time and slots missed in the pacer of `work` (`None`, 0 unpaced).
+fn pacing(work: &impl Work) -> (Option<BusyTime>, u64) {
     work.pacer()
-        .map_or((0.0, 0), |p| (p.waited_s(), p.missed()))
+        .map_or((None, 0), |p| (Some(p.busy()), p.missed()))
 }
 
 fn reader(
@@ -325,7 +326,7 @@ fn reader(
 ) -> ThreadReport {
     let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, spec.regime, probing);
     let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut work);
-    let (waited_s, missed_slots) = pacing(&work);
+    let (busy, missed_slots) = pacing(&work);
     ThreadReport {
         role: Role::Reader,
         pin,
@@ -337,7 +338,7 @@ fn reader(
         write_hist: super::new_histogram(),
         read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
         staleness: work.staleness,
-        waited_s,
+        busy,
         missed_slots,
         involuntary_switches,
     }
@@ -429,13 +430,13 @@ mod tests {
         // Flushed: the counter holds the writer's final load exactly.
         assert_eq!(c.read(), w.final_load);
         assert!((512..=4096).contains(&w.final_load));
-        // Probes ran (sampling is on) and unpaced threads waited for nothing.
+        // Probes ran (sampling is on); unpaced threads have no pacer.
         assert!(w.staleness.probes > 0 && r.staleness.probes > 0);
-        assert_eq!((w.waited_s, w.missed_slots), (0.0, 0));
+        assert_eq!((w.busy, w.missed_slots), (None, 0));
     }
 
     #[test]
-    fn a_rate_paces_every_thread_and_its_waits_are_counted() {
+    fn a_rate_paces_every_thread_and_its_busy_time_is_timed() {
         let (topo, cpus) = host();
         let writers = &cpus[..1];
         let c = counter(&topo, writers);
@@ -453,10 +454,17 @@ mod tests {
             "{} updates in {secs} s",
             w.updates
         );
+        // The unsampled updates' windows were timed (15 in 16), and busy
+        // time is a small part of the interval.
+        let busy = w.busy.unwrap();
         assert!(
-            w.waited_s > 0.0 && w.waited_s <= secs,
-            "waited {} of {secs} s",
-            w.waited_s
+            busy.ops > w.updates / 2 && busy.ops <= w.updates,
+            "{busy:?}"
+        );
+        let busy_s = busy.ticks as f64 * s.timer.ns_per_tick() * 1e-9;
+        assert!(
+            busy_s > 0.0 && busy_s < secs / 2.0,
+            "busy {busy_s} of {secs} s"
         );
         assert_eq!(c.read(), w.final_load);
     }

@@ -250,11 +250,16 @@ impl<C: Clock> WriterWork<'_, C> {
             self.probing,
         );
         for _ in 0..ops {
-            if PACED && let Some(p) = &mut self.pacer {
-                p.wait();
-            }
             let load = walk.next_load(deltas);
+            // Paced, the busy window opens at the fenced tick that
+            // released the update and closes after its read side: only
+            // what the kernel's update does is inside.
+            let released = match &mut self.pacer {
+                Some(p) if PACED => p.wait(),
+                _ => 0,
+            };
             let sampled = SAMPLED && sampling.hit(writer.updates() + 1);
+            let mut unsampled = !sampled;
             let t0 = if sampled { timer.start() } else { 0 };
             writer.update_as::<RATE>(load);
             if sampled {
@@ -264,26 +269,27 @@ impl<C: Clock> WriterWork<'_, C> {
                     t1.wrapping_sub(t0).saturating_sub(sampling.ticks_overhead),
                 );
             }
-            if SAMPLED && let Some(p) = &probing {
-                p.mirror
-                    .store(p.writer, load, writer.pending_since(), writer.updates());
-                if sampled {
-                    maybe_probe(p, &mut self.since_probe, counter, &mut self.staleness);
-                }
-            }
             if READS {
                 countdown -= 1;
                 if countdown == 0 {
                     countdown = read_every;
                     reads += 1;
+                    let read_sampled = SAMPLED && sampling.hit(reads);
+                    unsampled &= !read_sampled;
                     let (contrib, load) = (writer.contrib(), writer.load());
-                    timed(
-                        SAMPLED && sampling.hit(reads),
-                        timer,
-                        sampling,
-                        &mut self.read_hist,
-                        || read_side(counter, contrib, load),
-                    );
+                    timed(read_sampled, timer, sampling, &mut self.read_hist, || {
+                        read_side(counter, contrib, load)
+                    });
+                }
+            }
+            if PACED && let Some(p) = &mut self.pacer {
+                p.done(released, unsampled);
+            }
+            if SAMPLED && let Some(p) = &probing {
+                p.mirror
+                    .store(p.writer, load, writer.pending_since(), writer.updates());
+                if sampled {
+                    maybe_probe(p, &mut self.since_probe, counter, &mut self.staleness);
                 }
             }
         }
@@ -391,9 +397,7 @@ impl Work for ReaderWork<'_> {
     fn run_ops(&mut self, ops: u64) {
         let counter = self.counter;
         for _ in 0..ops {
-            if let Some(p) = &mut self.pacer {
-                p.wait();
-            }
+            let released = self.pacer.as_mut().map_or(0, |p| p.wait());
             self.reads += 1;
             let sampled = self.sampling.hit(self.reads);
             timed(
@@ -403,6 +407,9 @@ impl Work for ReaderWork<'_> {
                 &mut self.read_hist,
                 || read_side(counter, 0, START_LOAD),
             );
+            if let Some(p) = &mut self.pacer {
+                p.done(released, !sampled);
+            }
             if sampled && let Some(p) = &self.probing {
                 maybe_probe(p, &mut self.since_probe, counter, &mut self.staleness);
             }
@@ -659,12 +666,37 @@ mod tests {
         r.run_ops(21);
         assert!(t0.elapsed() >= std::time::Duration::from_millis(4));
         assert_eq!((w.updates(), r.reads()), (21, 21));
-        assert!(w.pacer().unwrap().waited_s() > 0.0);
-        assert!(r.pacer().unwrap().waited_s() > 0.0);
+        // Busy time is the windows: much less than the 2 ms paced.
+        for busy in [w.pacer().unwrap().busy(), r.pacer().unwrap().busy()] {
+            assert!(busy.ops > 0 && busy.ticks < 1_000_000, "{busy:?}");
+        }
         w.reset_counts();
         r.reset_counts();
-        assert_eq!(w.pacer().unwrap().waited_ticks(), 0);
-        assert_eq!(r.pacer().unwrap().waited_ticks(), 0);
+        assert_eq!(w.pacer().unwrap().busy(), Default::default());
+        assert_eq!(r.pacer().unwrap().busy(), Default::default());
+    }
+
+    #[test]
+    fn sampled_operations_are_left_out_of_busy_time() {
+        // One update in 2 timed (n even) and a read every 3rd update, one
+        // read in 2 timed. The read countdown outlives the end of warm-up,
+        // so after one update and a reset, reads 1-8 run at updates 2, 5,
+        // 8, ..., 23 and the timed ones (reads 2, 4, 6, 8) at the odd
+        // updates 5, 11, 17 and 23. Clean: the other 8 odd updates.
+        let c = counter();
+        let sampling = Sampling::new(2, 0);
+        let mut w = writer_loop(&c, 3, sampling, Regime::paced(1e4), None);
+        w.run_ops(1);
+        w.reset_counts();
+        w.run_ops(24);
+        assert_eq!((w.write_hist.len(), w.read_hist.len()), (12, 4));
+        let busy = w.pacer().unwrap().busy();
+        assert!(busy.ops <= 8 && busy.ops + busy.stalls >= 8, "{busy:?}");
+        // A reader's sampled reads likewise: 24 reads, 12 timed.
+        let mut r = ReaderWork::new(&c, Timer::Monotonic, sampling, Regime::paced(1e4), None);
+        r.run_ops(24);
+        let busy = r.pacer().unwrap().busy();
+        assert!(busy.ops <= 12 && busy.ops + busy.stalls >= 12, "{busy:?}");
     }
 
     #[test]
