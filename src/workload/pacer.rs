@@ -11,8 +11,11 @@
 //! boundary after now.
 //!
 //! **Busy time** is measured, not inferred: [`Pacer::wait`] returns the
-//! fenced tick that released an operation, and [`Pacer::done`] reads the
-//! fenced tick after it (its update and read side). Only that window is
+//! tick that released an operation, read fenced (`lfence; rdtsc; lfence`,
+//! as [`Timer::start`]) after the wait's last branch has resolved, so the
+//! mispredicted exit from the spin is not busy time; and [`Pacer::done`]
+//! reads the fenced tick after the operation (its update and read side),
+//! as a minimal fenced add is timed. Only that window is
 //! busy time, so the loop's own bookkeeping (the staleness mirror, probes,
 //! histograms, the phase check) stays outside it. A window longer than
 //! [`STALL`] is no update's cost but the thread losing its CPU; it is set
@@ -45,8 +48,11 @@ pub const STALL: Duration = Duration::from_micros(20);
 
 /// A source of ticks for the pacer: the run's timer, or a fake in tests.
 pub trait Ticks {
-    /// The current time in ticks.
+    /// The current time in ticks, after every earlier instruction.
     fn now(&mut self) -> u64;
+    /// The current time in ticks, before every later instruction: the
+    /// start of a busy window.
+    fn start(&mut self) -> u64;
     /// Ticks per second.
     fn ticks_per_sec(&self) -> f64;
 }
@@ -57,6 +63,11 @@ impl Ticks for Timer {
     #[inline(always)]
     fn now(&mut self) -> u64 {
         self.end()
+    }
+    /// Fenced on both sides, as [`Timer::start`].
+    #[inline(always)]
+    fn start(&mut self) -> u64 {
+        Timer::start(*self)
     }
     fn ticks_per_sec(&self) -> f64 {
         Timer::ticks_per_sec(*self)
@@ -140,20 +151,28 @@ impl<T: Ticks> Pacer<T> {
     /// that released it: the start of its busy window.
     #[inline(always)]
     pub fn wait(&mut self) -> u64 {
+        self.pace();
+        self.ticks.start()
+    }
+
+    /// The pacing of [`Pacer::wait`]: spins to the next deadline, or
+    /// records how late it is.
+    #[inline(always)]
+    fn pace(&mut self) {
         let now = self.ticks.now();
         let Some(start) = self.start else {
             self.start = Some(now);
             self.slot = 1;
             self.last_end = now;
-            return now;
+            return;
         };
         let due = start + (self.slot as f64 * self.period) as u64;
         self.slot += 1;
         if now < due {
-            return self.spin_until(due);
+            self.spin_until(due);
+        } else {
+            self.late(now, due);
         }
-        self.late(now, due);
-        now
     }
 
     /// A wake-up at `now` for a slot due at `due`: a stall when the thread
@@ -174,13 +193,9 @@ impl<T: Ticks> Pacer<T> {
     }
 
     #[inline(never)]
-    fn spin_until(&mut self, due: u64) -> u64 {
-        loop {
+    fn spin_until(&mut self, due: u64) {
+        while self.ticks.now() < due {
             std::hint::spin_loop();
-            let now = self.ticks.now();
-            if now >= due {
-                return now;
-            }
         }
     }
 
@@ -224,8 +239,9 @@ impl<T: Ticks> Pacer<T> {
 mod tests {
     use super::*;
 
-    /// A clock that advances by `step` ticks on every read, and jumps when
-    /// told: a deterministic stand-in for the TSC (1 tick = 1 ns).
+    /// A clock that advances by `step` ticks on every fenced-after read (a
+    /// window start is free), and jumps when told: a deterministic stand-in
+    /// for the TSC (1 tick = 1 ns).
     struct FakeTicks {
         now: u64,
         step: u64,
@@ -234,6 +250,10 @@ mod tests {
     impl Ticks for FakeTicks {
         fn now(&mut self) -> u64 {
             self.now += self.step;
+            self.now
+        }
+        /// Free: the window starts at the last reading.
+        fn start(&mut self) -> u64 {
             self.now
         }
         fn ticks_per_sec(&self) -> f64 {
@@ -252,6 +272,10 @@ mod tests {
     impl Ticks for ScriptedTicks {
         fn now(&mut self) -> u64 {
             self.1 = self.0.pop_front().unwrap_or(self.1 + 1);
+            self.1
+        }
+        /// Free: the window starts at the last reading.
+        fn start(&mut self) -> u64 {
             self.1
         }
         fn ticks_per_sec(&self) -> f64 {
