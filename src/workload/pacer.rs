@@ -168,17 +168,18 @@ impl<T: Ticks> Pacer<T> {
         };
         let due = start + (self.slot as f64 * self.period) as u64;
         self.slot += 1;
-        if now < due {
-            self.spin_until(due);
-        } else {
+        let now = if now < due { self.spin_until(due) } else { now };
+        if now - due > self.stall {
             self.late(now, due);
         }
     }
 
-    /// A wake-up at `now` for a slot due at `due`: a stall when the thread
-    /// was due to run, and free to (its last window had ended), for more
-    /// than [`STALL`]; slots further behind than [`CATCH_UP`] are skipped,
-    /// so the next operation is the first slot after now, not a burst.
+    /// A release at `now`, more than [`STALL`] after the slot's deadline
+    /// `due` (woken late, or preempted while spinning): a stall when the
+    /// thread was due to run, and free to (its last window had ended), for
+    /// more than [`STALL`]; slots further behind than [`CATCH_UP`] are
+    /// skipped, so the next operation is the first slot after now, not a
+    /// burst.
     #[inline(never)]
     fn late(&mut self, now: u64, due: u64) {
         let lost = now.saturating_sub(due.max(self.last_end));
@@ -192,10 +193,15 @@ impl<T: Ticks> Pacer<T> {
         }
     }
 
+    /// Spins until `due`; returns the tick it saw then.
     #[inline(never)]
-    fn spin_until(&mut self, due: u64) {
-        while self.ticks.now() < due {
+    fn spin_until(&mut self, due: u64) -> u64 {
+        loop {
             std::hint::spin_loop();
+            let now = self.ticks.now();
+            if now >= due {
+                return now;
+            }
         }
     }
 
@@ -414,6 +420,23 @@ mod tests {
         assert_eq!((p.busy().stalls, p.busy().stall_ticks), (1, 30_000));
         assert_eq!(p.missed(), 0);
     }
+    #[test]
+    fn a_preemption_while_spinning_is_a_stall_and_its_slots_are_skipped() {
+        // 1M/s: slot 1 due at 1,000. Spinning at 500, the thread is
+        // preempted and next reads 3,001,000: 3 ms late, one stall of
+        // 3,000,000 ticks, the slots due meanwhile skipped.
+        let mut p = scripted(1e6, &[0, 500, 3_001_000]);
+        p.wait();
+        assert_eq!(p.wait(), 3_001_000);
+        assert_eq!((p.busy().stalls, p.busy().stall_ticks), (1, 3_000_000));
+        assert_eq!(p.missed(), 3_000);
+        // Spinning past the deadline by 20 µs or less is not a stall.
+        let mut p = scripted(1e6, &[0, 500, 21_000]);
+        p.wait();
+        p.wait();
+        assert_eq!((p.busy().stalls, p.missed()), (0, 0));
+    }
+
     #[test]
     fn counts_are_reset_but_deadlines_stay() {
         let mut p = scripted(1e6, &[0, 1_000, 1_300, 2_000_000, 2_000_100]);
