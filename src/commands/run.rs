@@ -54,10 +54,13 @@ pub struct RunArgs {
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeats: Option<u32>,
 
-    /// Keep adding repeats, round-robin to the strategies not there yet,
-    /// until every strategy's 95% CI of its cost per update (loop ns/op
-    /// flat out, busy ns/op paced) is within P% of its mean or --max-time
-    /// is spent; 0 turns it off [default: 5, unless --repeats is given].
+    /// Keep adding rounds, widest CI first, for the strategies not there
+    /// yet, until every strategy's 95% CI of its cost per update is
+    /// within P% of its mean (flat out: loop ns/op; paced: net ns/update,
+    /// paired with the floor round by round, within P% or 1 ns) or
+    /// --max-time is spent; a paced round disturbed by a canary shift or
+    /// stalls is measured again first. 0 turns it off [default: 5, unless
+    /// --repeats is given].
     #[arg(long, value_name = "P", value_parser = percent_arg)]
     pub target_ci: Option<f64>,
 

@@ -3,12 +3,12 @@
 //! strategy's net figures against the floor of its regime, the CI of its
 //! cost and whether `--target-ci` was met.
 
-use super::interference::CANARY_SHIFT;
+use super::interference::{self, CANARY_SHIFT};
 use super::result::{
     CanaryRange, HarnessFloor, RepeatResult, Staleness, StrategyResult, StrategySummary,
 };
 use crate::counter::PublishStats;
-use crate::stats::{LatencySummary, Summary};
+use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary};
 use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
 
 /// What [`repeat_result`] needs besides the thread reports.
@@ -225,9 +225,9 @@ fn mean(values: &[f64]) -> f64 {
 /// The run's results, repeats done, folded into its paced floors (those
 /// `is_floor` marks) and its strategies (in their order): repeats whose
 /// canary moved marked (the warning, if any, to `notes`), each
-/// summarised, judged against `target_ci_pct` (`--target-ci`), and the
-/// strategies' net figures filled from `floor` (flat out) or their
-/// regime's paced floor.
+/// summarised, the strategies' net figures filled from `floor` (flat out)
+/// or their regime's paced floor, and judged against `target_ci_pct`
+/// (`--target-ci`).
 pub(super) fn finish(
     mut results: Vec<StrategyResult>,
     is_floor: &[bool],
@@ -241,9 +241,6 @@ pub(super) fn finish(
     }
     for result in &mut results {
         result.summary = strategy_summary(&result.repeats);
-        if let Some(target) = target_ci_pct {
-            result.converged = Some(ci_half_width_pct(result).is_some_and(|h| h <= target));
-        }
     }
     let (floors, strategies): (Vec<_>, Vec<_>) =
         results.into_iter().zip(is_floor).partition(|(_, f)| **f);
@@ -251,32 +248,101 @@ pub(super) fn finish(
     let strategies = strategies
         .into_iter()
         .map(|(mut s, _)| {
-            fill_net(&mut s, floor, &paced_floors);
+            let paced_floor = paced_floors.iter().find(|f| f.regime == s.regime);
+            notes.extend(fill_net(&mut s, floor, paced_floor));
+            if let Some(target) = target_ci_pct {
+                s.converged = Some(target_ratio(&s, paced_floor, target).is_some_and(|r| r <= 1.0));
+            }
             s
         })
         .collect();
     (paced_floors, strategies)
 }
 
-/// Half-width of the 95% CI of a strategy's cost per update, as % of its
-/// mean: loop ns/op (from throughput) flat out, busy ns/op when paced
-/// (where loop ns/op is the pacing period); `None` before two repeats.
-pub fn ci_half_width_pct(result: &StrategyResult) -> Option<f64> {
-    let values: Vec<f64> = result
+/// How far the 95% CI of a strategy's cost per update is from
+/// `--target-ci` `target` %: its half-width over what the target allows
+/// (at most 1: met); `None` before two repeats (or two undisturbed rounds
+/// paired with `paced_floor`). Flat out the cost is loop ns/op and the
+/// target is `target` % of it. Paced it is the net ns/update paired
+/// round by round with the floor ([`paired_net`]), and the target allows
+/// `target` % of it or the practical threshold's ns
+/// ([`crate::stats::NOISE_THRESHOLD`]), whichever is larger: a net cost
+/// of a few ns is known well enough within 1 ns.
+pub fn target_ratio(
+    result: &StrategyResult,
+    paced_floor: Option<&StrategyResult>,
+    target: f64,
+) -> Option<f64> {
+    match result.regime {
+        Regime::FlatOut => {
+            let values: Vec<f64> = result.repeats.iter().map(|r| r.write_loop_ns).collect();
+            let s = Summary::of(&values).filter(|s| s.n > 1 && s.mean > 0.0)?;
+            Some(100.0 * (s.ci95_high - s.mean) / s.mean / target)
+        }
+        Regime::Paced { .. } => {
+            let s = paired_net(result, paced_floor?, |r| r.write_busy_ns)?.summary;
+            let allowed = (target / 100.0 * s.mean.abs()).max(NOISE_THRESHOLD.ns);
+            (s.n > 1 && allowed > 0.0).then(|| (s.ci95_high - s.mean) / allowed)
+        }
+    }
+}
+
+/// A paced strategy's net figure round by round: `value` of each repeat
+/// less its floor's in the same round, so what moved both in that round
+/// (the machine's phase) cancels, and the CI comes from the paired
+/// differences.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairedNet {
+    /// Over the rounds used.
+    pub summary: Summary,
+    /// Rounds both ran.
+    pub rounds: usize,
+    /// Of those, rounds where the strategy's or the floor's repeat was
+    /// disturbed ([`interference::disturbed`]): left out of `summary`
+    /// unless `all_rounds`.
+    pub disturbed: usize,
+    /// Under two undisturbed rounds, every round was used, disturbed or
+    /// not.
+    pub all_rounds: bool,
+}
+
+/// The paired net figure of `strategy` against `floor` ([`PairedNet`]):
+/// rounds where either repeat was disturbed are left out while two or
+/// more others remain; `None` without a round both ran.
+pub fn paired_net(
+    strategy: &StrategyResult,
+    floor: &StrategyResult,
+    value: impl Fn(&RepeatResult) -> f64,
+) -> Option<PairedNet> {
+    let pairs: Vec<(f64, bool)> = strategy
         .repeats
         .iter()
-        .map(|r| match result.regime {
-            Regime::Paced { .. } => r.write_busy_ns,
-            Regime::FlatOut => r.write_loop_ns,
+        .filter_map(|r| {
+            let f = floor.repeats.iter().find(|f| f.repeat == r.repeat)?;
+            let disturbed = interference::disturbed(r) || interference::disturbed(f);
+            Some((value(r) - value(f), disturbed))
         })
         .collect();
-    let s = Summary::of(&values).filter(|s| s.n > 1 && s.mean > 0.0)?;
-    Some(100.0 * (s.ci95_high - s.mean) / s.mean)
+    let clean: Vec<f64> = pairs.iter().filter(|p| !p.1).map(|p| p.0).collect();
+    let (rounds, disturbed) = (pairs.len(), pairs.len() - clean.len());
+    let all_rounds = clean.len() < 2 && disturbed > 0;
+    let used: Vec<f64> = if all_rounds {
+        pairs.iter().map(|p| p.0).collect()
+    } else {
+        clean
+    };
+    Some(PairedNet {
+        summary: Summary::of(&used)?,
+        rounds,
+        disturbed,
+        all_rounds,
+    })
 }
 
 /// Marks every repeat whose canary is more than [`CANARY_SHIFT`]× away
-/// from the median of all of them as disturbed; returns the warning to
-/// print, naming the values, when any was.
+/// from the median of all of them as disturbed, and the others as not
+/// (so a run can mark as it goes, and the final median decides); returns
+/// the warning to print, naming the values, when any was.
 pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String> {
     let CanaryRange {
         median,
@@ -291,10 +357,9 @@ pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String>
     for r in repeats.iter_mut() {
         if let Some(c) = r.interference.canary_ns {
             let ratio = c / median;
-            if !(1.0 / CANARY_SHIFT..=CANARY_SHIFT).contains(&ratio) {
-                r.interference.disturbed = true;
-                marked += 1;
-            }
+            let away = !(1.0 / CANARY_SHIFT..=CANARY_SHIFT).contains(&ratio);
+            r.interference.disturbed = away;
+            marked += usize::from(away);
         }
     }
     (hi / lo > CANARY_SHIFT).then(|| {
@@ -316,39 +381,38 @@ fn round(ns: f64) -> String {
     }
 }
 
-/// Fills a strategy's net figures from the floor of its regime: net ns
-/// per update = loop ns/op − the hammer floor's (no rate), or busy ns/op
-/// − the paced floor's at the same rate, and then net CPU share too. A
-/// figure whose floor was not measured stays `None`.
+/// Fills a strategy's net figures from the floor of its regime: flat out,
+/// net ns per update = loop ns/op − the hammer floor's; paced, busy ns/op
+/// and the CPU share less the paced floor's, paired round by round
+/// ([`paired_net`]). A figure whose floor was not measured stays `None`.
+/// Returns a note when a paced strategy had too few undisturbed rounds to
+/// leave the disturbed ones out.
 fn fill_net(
     result: &mut StrategyResult,
     floor: Option<&HarnessFloor>,
-    paced_floors: &[StrategyResult],
-) {
+    paced_floor: Option<&StrategyResult>,
+) -> Option<String> {
     let regime = result.regime;
-    let Some(summary) = result.summary.as_mut() else {
-        return;
-    };
+    let paired = |value: fn(&RepeatResult) -> f64| paired_net(result, paced_floor?, value);
+    let (busy, share) = (paired(|r| r.write_busy_ns), paired(|r| r.cpu_share_pct));
+    let summary = result.summary.as_mut()?;
     match regime {
         Regime::FlatOut => {
             summary.net_ns = summary
                 .write_loop_ns
                 .zip(floor)
                 .map(|(ns, f)| ns.less(&f.loop_ns));
+            None
         }
         Regime::Paced { .. } => {
-            let base = paced_floors
-                .iter()
-                .find(|f| f.regime == regime)
-                .and_then(|f| f.summary.as_ref());
-            summary.net_ns = summary
-                .write_busy_ns
-                .zip(base.and_then(|b| b.write_busy_ns))
-                .map(|(ns, f)| ns.less(&f));
-            summary.net_cpu_share_pct = summary
-                .cpu_share_pct
-                .zip(base.and_then(|b| b.cpu_share_pct))
-                .map(|(pct, f)| pct.less(&f));
+            summary.net_ns = busy.map(|p| p.summary);
+            summary.net_cpu_share_pct = share.map(|p| p.summary);
+            busy.filter(|p| p.all_rounds).map(|_| {
+                format!(
+                    "{}: fewer than 2 rounds undisturbed, so its net figures use every round, disturbed ones included",
+                    result.name
+                )
+            })
         }
     }
 }
@@ -424,30 +488,65 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn the_ci_half_width_is_students_t_by_hand() {
-        // mean 11, sd √2, t(0.975, 1) = 12.7062: 12.7062 / 11.
+    fn the_target_ratio_is_students_t_half_width_by_hand() {
+        // mean 11, sd √2, t(0.975, 1) = 12.7062: ±115.51% of the mean,
+        // 23.10× a 5% target.
         let run = run_with(&[&[10.0, 12.0], &[10.0, 11.0, 12.0], &[10.0], &[0.0, 0.0]]);
-        let h: Vec<Option<f64>> = run.strategies.iter().map(ci_half_width_pct).collect();
+        let r: Vec<Option<f64>> = run
+            .strategies
+            .iter()
+            .map(|s| target_ratio(s, None, 5.0))
+            .collect();
         assert!(
-            (h[0].unwrap() - 115.510_952_147_042_77).abs() < 1e-9,
-            "{h:?}"
+            (r[0].unwrap() - 115.510_952_147_042_77 / 5.0).abs() < 1e-9,
+            "{r:?}"
         );
         // mean 11, sd 1, t(0.975, 2) = 4.30265: 4.30265 / √3 / 11.
         assert!(
-            (h[1].unwrap() - 22.583_070_106_821_192).abs() < 1e-9,
-            "{h:?}"
+            (r[1].unwrap() - 22.583_070_106_821_192 / 5.0).abs() < 1e-9,
+            "{r:?}"
         );
         // One repeat, or a zero mean: no interval.
-        assert_eq!((h[2], h[3]), (None, None));
-        // Paced, the interval is of busy ns/op (loop ns/op is the pacing
-        // period): busy 10x the first strategy's figures, loop constant.
-        let mut paced = run.strategies[0].clone();
-        paced.regime = Regime::SEED;
-        for r in &mut paced.repeats {
-            (r.write_busy_ns, r.write_loop_ns) = (10.0 * r.write_loop_ns, 45_454.5);
-        }
-        let busy = ci_half_width_pct(&paced).unwrap();
-        assert!((busy - h[0].unwrap()).abs() < 1e-9, "{busy}");
+        assert_eq!((r[2], r[3]), (None, None));
+    }
+
+    #[test]
+    fn a_paced_target_is_the_paired_net_within_the_target_or_1_ns() {
+        // Busy 40, 43, 41 ns against the floor's 30, 32, 31 in the same
+        // rounds: nets 10, 11, 10, mean 10.33, sd 0.577, half-width
+        // 4.30265 × 0.577 / √3 = 1.434 ns. Unpaired, the two sides' own
+        // spreads (1.53 and 1.0 ns) would give ±4.5 ns.
+        let s = paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]);
+        let mut floor = paced(Regime::SEED, &[30.0, 32.0, 31.0], &[0.1, 0.1, 0.1]);
+        let half = 4.302_652_729_911_275 * (1.0f64 / 3.0).sqrt() / 3f64.sqrt();
+        // A 5% target allows 0.52 ns, less than 1 ns: 1 ns it is.
+        let r = target_ratio(&s, Some(&floor), 5.0).unwrap();
+        assert!((r - half).abs() < 1e-9, "{r} {half}");
+        // 20% allows 2.07 ns: met.
+        let r = target_ratio(&s, Some(&floor), 20.0).unwrap();
+        assert!((r - half / (0.2 * 31.0 / 3.0)).abs() < 1e-9, "{r}");
+        // No floor: no paired net, no ratio.
+        assert_eq!(target_ratio(&s, None, 5.0), None);
+        // The floor's second round disturbed: that round is left out,
+        // nets 10 and 10, no spread.
+        floor.repeats[1].interference.disturbed = true;
+        let p = paired_net(&s, &floor, |r| r.write_busy_ns).unwrap();
+        assert_eq!((p.rounds, p.disturbed, p.all_rounds), (3, 1, false));
+        assert_eq!(
+            (p.summary.n, p.summary.mean, p.summary.stddev),
+            (2, 10.0, 0.0)
+        );
+        // Two of three disturbed: too few left, every round is used.
+        floor.repeats[2].interference.disturbed = true;
+        let p = paired_net(&s, &floor, |r| r.write_busy_ns).unwrap();
+        assert_eq!(
+            (p.rounds, p.disturbed, p.all_rounds, p.summary.n),
+            (3, 2, true, 3)
+        );
+        // A round only one side ran is not a pair.
+        floor.repeats.truncate(1);
+        let p = paired_net(&s, &floor, |r| r.write_busy_ns).unwrap();
+        assert_eq!((p.rounds, p.summary.n), (1, 1));
     }
 
     fn repeat_with_canary(ns: f64) -> RepeatResult {
@@ -467,6 +566,27 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_repeat_whose_threads_stalled_over_1_pct_is_disturbed() {
+        // 0.1 s intervals, two threads: 200 ms of thread time, 1% of it
+        // is 2 ms.
+        let mut r = repeat_with_canary(27.0);
+        let stalls = |ms: f64| ThreadStalls {
+            cpu: 0,
+            count: 1,
+            ms,
+        };
+        r.interference.stalls = vec![stalls(1.5), stalls(0.5)];
+        assert!(!interference::disturbed(&r));
+        r.interference.stalls = vec![stalls(1.5), stalls(0.51)];
+        assert!(interference::disturbed(&r));
+        // A canary away from the median disturbs it too.
+        r.interference.stalls.clear();
+        assert!(!interference::disturbed(&r));
+        r.interference.disturbed = true;
+        assert!(interference::disturbed(&r));
+    }
+
+    #[test]
     fn a_canary_that_moves_marks_the_odd_repeats_and_warns() {
         // The development VM's phases: 27 ns, then the hypervisor moves a
         // vCPU and the same pair reads 110 ns.
@@ -479,6 +599,15 @@ pub(super) mod tests {
         assert!(warning.contains("; 1 repeats measured away"), "{warning}");
         let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
         assert_eq!(disturbed, [false, false, false, true, false]);
+        // Marked as the run goes: once the 110 ns phase is the median,
+        // the 27 ns repeats are the odd ones and the 110 ns one is not.
+        repeats.extend([110.0, 111.0, 109.0, 112.0].map(repeat_with_canary));
+        mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
+        let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
+        assert_eq!(
+            disturbed,
+            [true, true, true, false, true, false, false, false, false]
+        );
     }
 
     #[test]
@@ -515,42 +644,54 @@ pub(super) mod tests {
         assert_eq!(round(27.6), "28");
     }
 
-    /// The fixture's first strategy at `rate`, its busy ns and CPU share
-    /// per repeat as given.
-    fn paced(regime: Regime, busy: &[f64], share: &[f64]) -> StrategyResult {
+    /// The fixture's first strategy in `regime`, one repeat (rounds 0,
+    /// 1, ...) per busy ns and CPU share given, summarised.
+    pub(crate) fn paced(regime: Regime, busy: &[f64], share: &[f64]) -> StrategyResult {
         let mut s = crate::runner::fixture_run().strategies[0].clone();
         s.regime = regime;
-        let mut summary = s.summary.clone().unwrap();
-        summary.write_busy_ns = Summary::of(busy);
-        summary.cpu_share_pct = Summary::of(share);
-        summary.write_loop_ns = Summary::of(&[45_454.5, 45_454.5]);
-        summary.net_ns = None;
-        summary.net_cpu_share_pct = None;
-        s.summary = Some(summary);
+        let template = s.repeats[0].clone();
+        s.repeats = busy
+            .iter()
+            .zip(share)
+            .enumerate()
+            .map(|(repeat, (&write_busy_ns, &cpu_share_pct))| RepeatResult {
+                repeat,
+                write_busy_ns,
+                cpu_share_pct,
+                write_loop_ns: 45_454.5,
+                interference: Default::default(),
+                ..template.clone()
+            })
+            .collect();
+        s.summary = strategy_summary(&s.repeats);
         s
     }
 
     #[test]
-    fn a_paced_strategy_pays_its_busy_time_less_the_paced_floor_at_its_rate() {
-        // At 22k/s: busy 130 and 134 ns against the floor's 100 and 102;
-        // CPU share 0.29 and 0.30% against 0.22 and 0.22%.
+    fn a_paced_strategy_pays_its_busy_time_less_the_paced_floor_round_by_round() {
+        // At 22k/s: busy 130 and 134 ns against the floor's 100 and 102
+        // in the same rounds; CPU share 0.29 and 0.30% against 0.22 and
+        // 0.22%.
         let mut s = paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]);
-        let floors = [
-            paced(Regime::paced(1e6), &[10.0, 10.0], &[1.0, 1.0]),
-            paced(Regime::SEED, &[100.0, 102.0], &[0.22, 0.22]),
-        ];
-        fill_net(&mut s, None, &floors);
+        let floor = paced(Regime::SEED, &[100.0, 102.0], &[0.22, 0.22]);
+        assert_eq!(fill_net(&mut s, None, Some(&floor)), None);
         let summary = s.summary.unwrap();
         let net = summary.net_ns.unwrap();
         assert!((net.mean - 31.0).abs() < 1e-9, "{net:?}");
-        // The spread of both sides: sqrt(2.83² + 1.41²) = sqrt(10).
-        assert!((net.stddev - 10f64.sqrt()).abs() < 1e-9, "{net:?}");
+        // Nets 30 and 32: the paired spread, √2 (unpaired: √10).
+        assert!((net.stddev - 2f64.sqrt()).abs() < 1e-9, "{net:?}");
         let share = summary.net_cpu_share_pct.unwrap();
         assert!((share.mean - 0.075).abs() < 1e-9, "{share:?}");
         // No paced floor at that rate: no net figure, not the gross one.
         let mut s = paced(Regime::paced(5e3), &[130.0, 134.0], &[0.29, 0.30]);
-        fill_net(&mut s, None, &floors);
+        assert_eq!(fill_net(&mut s, None, None), None);
         assert_eq!(s.summary.unwrap().net_ns, None);
+        // Both rounds disturbed: every round is used, and a note says so.
+        let mut s = paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]);
+        s.repeats[0].interference.disturbed = true;
+        let note = fill_net(&mut s, None, Some(&floor)).unwrap();
+        assert!(note.contains("fewer than 2 rounds undisturbed"), "{note}");
+        assert_eq!(s.summary.unwrap().net_ns.unwrap().n, 2);
     }
 
     #[test]
@@ -561,15 +702,13 @@ pub(super) mod tests {
             cpu: 0,
             loop_ns: Summary::of(&[6.0, 6.0, 6.0]).unwrap(),
         };
-        // The paced floors do not apply to a hammer strategy.
-        let floors = [paced(Regime::SEED, &[100.0, 102.0], &[0.2, 0.2])];
-        fill_net(&mut s, Some(&floor), &floors);
+        fill_net(&mut s, Some(&floor), None);
         let summary = s.summary.unwrap();
         assert_eq!(summary.net_ns.unwrap().mean, 16.0);
         assert_eq!(summary.net_cpu_share_pct, None);
         // No floor measured: no net figure.
         let mut s = paced(Regime::FlatOut, &[1.0], &[100.0]);
-        fill_net(&mut s, None, &floors);
+        fill_net(&mut s, None, None);
         assert_eq!(s.summary.unwrap().net_ns, None);
     }
 

@@ -9,10 +9,15 @@
 //! A run whose canary moves by more than [`CANARY_SHIFT`]× says so, names
 //! the values and marks the repeats measured in the odd phase.
 
-use super::result::{Interference, ThreadStalls};
+use super::result::{Interference, RepeatResult, ThreadStalls};
 use crate::matrix::reference_pingpong;
 use crate::workload::ThreadReport;
 use std::time::Instant;
+
+/// A repeat whose threads lost more than this % of their intervals to
+/// stalls is disturbed: a thread that lost its CPU changed the contention
+/// the others saw, beyond the busy time it set aside.
+pub const STALLED_PCT: f64 = 1.0;
 
 /// Round trips of one canary: about 1 ms at 27 ns one-way, 4 ms at 110.
 pub const CANARY_ROUND_TRIPS: u64 = 16_000;
@@ -78,6 +83,18 @@ pub fn record(
         disturbed: false,
         stalls: Vec::new(),
     }
+}
+
+/// Whether `repeat` was disturbed: its canary moved (marked by
+/// `aggregate::mark_canary_shifts`), or its threads lost more than
+/// [`STALLED_PCT`] of their intervals to stalls. A paced strategy's
+/// paired net figures leave such rounds out, and the run measures them
+/// again while its time budget lasts.
+pub fn disturbed(repeat: &RepeatResult) -> bool {
+    let i = &repeat.interference;
+    let stalled_ms: f64 = i.stalls.iter().map(|s| s.ms).sum();
+    let threads_ms = 1e3 * repeat.interval_s * i.stalls.len() as f64;
+    i.disturbed || stalled_ms > STALLED_PCT / 100.0 * threads_ms
 }
 
 /// The stalls of each paced thread that saw the interval, with timer

@@ -16,6 +16,7 @@ mod result;
 mod rounds;
 pub mod signal;
 
+pub use aggregate::{PairedNet, paired_net};
 pub use measures::{Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
     DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, RunRequest,
@@ -238,6 +239,7 @@ fn entries(plan: &RunPlan) -> Vec<RoundEntry> {
                     summary: None,
                     exact: true,
                     converged: None,
+                    retries: 0,
                 },
                 spec: plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), regime),
                 is_floor,

@@ -413,6 +413,11 @@ pub struct StrategyResult {
     /// without a target).
     #[serde(default)]
     pub converged: Option<bool>,
+    /// Paced: rounds measured again because a round was disturbed (its
+    /// canary moved, or its threads stalled; see
+    /// `runner::interference::disturbed`), within the time budget.
+    #[serde(default)]
+    pub retries: usize,
 }
 
 impl StrategyResult {

@@ -1,10 +1,12 @@
 //! The rounds of a run: every entry (each strategy in each regime, and
 //! each paced regime's floor) takes one repeat per round, in turn, so
-//! drift hits all alike; with `--target-ci`, further rounds for the
-//! entries whose CI is still wider than the target, while the time budget
-//! lasts.
+//! drift hits all alike and each paced strategy pairs with its floor round
+//! by round; with `--target-ci`, further rounds, widest CI first, for the
+//! strategies whose CI is still wider than the target or which lost a
+//! round to a disturbance (each with its regime's floor), while the time
+//! budget lasts.
 
-use super::aggregate::ci_half_width_pct;
+use super::aggregate::{mark_canary_shifts, paired_net, target_ratio};
 use super::repeat::one_repeat;
 use super::result::{RunConfig, StrategyResult};
 use super::{RunError, RunPlan};
@@ -42,15 +44,19 @@ pub(super) fn run(
     let mut repeat_s = 0.0;
     loop {
         let left_s = cfg.max_time_s.unwrap_or(0.0) - started.elapsed().as_secs_f64();
-        let results: Vec<&StrategyResult> = entries.iter().map(|e| &e.result).collect();
-        let Some(active) = next_round(round, cfg, &results, repeat_s, left_s) else {
+        let view: Vec<(&StrategyResult, bool)> =
+            entries.iter().map(|e| (&e.result, e.is_floor)).collect();
+        let Some(next) = next_round(round, cfg, &view, repeat_s, left_s) else {
             return Ok(false);
         };
         if round >= cfg.repeats {
-            total += active.len();
+            total += next.entries.len();
+        }
+        for &i in &next.retries {
+            entries[i].result.retries += 1;
         }
         let round_started = Instant::now();
-        for &i in &active {
+        for &i in &next.entries {
             let entry = &mut entries[i];
             let Some(r) = one_repeat(
                 plan,
@@ -68,81 +74,147 @@ pub(super) fn run(
             done += 1;
             progress(done, total, &entry.result.name);
         }
-        repeat_s = round_started.elapsed().as_secs_f64() / active.len().max(1) as f64;
+        repeat_s = round_started.elapsed().as_secs_f64() / next.entries.len().max(1) as f64;
+        // Canary shifts so far, for the next round's retries (the final
+        // marks use the whole run's median).
+        let repeats = entries.iter_mut().flat_map(|e| &mut e.result.repeats);
+        mark_canary_shifts(repeats.collect());
         round += 1;
     }
 }
 
-/// The strategies round `round` (0-based) repeats, as indexes into
-/// `results`, or `None` when the run is done: every strategy in the first
-/// `cfg.repeats` rounds; then, under `--target-ci`, those whose CI is still
-/// wider than the target, when a repeat of each, at `repeat_s` seconds a
-/// repeat (the last round's), fits in the `left_s` seconds of `--max-time`
-/// left.
+/// What one round runs: indexes into the entries, in their order, and
+/// which of them run because a round of theirs was disturbed.
+#[derive(Debug, PartialEq)]
+struct Round {
+    entries: Vec<usize>,
+    retries: Vec<usize>,
+}
+
+/// What round `round` (0-based) repeats of `entries` (each result so far,
+/// and whether it is a paced floor), or `None` when the run is done:
+/// every entry in the first `cfg.repeats` rounds; then, under
+/// `--target-ci`, the strategies still open, each paced one with its
+/// regime's floor, as many as fit at `repeat_s` seconds a repeat (the
+/// last round's) in the `left_s` seconds of `--max-time` left. Open:
+/// a paced strategy with fewer undisturbed rounds paired with its floor
+/// than `cfg.repeats` (a retry, first), then the widest CIs against the
+/// target first ([`target_ratio`] above 1).
 fn next_round(
     round: usize,
     cfg: &RunConfig,
-    results: &[&StrategyResult],
+    entries: &[(&StrategyResult, bool)],
     repeat_s: f64,
     left_s: f64,
-) -> Option<Vec<usize>> {
+) -> Option<Round> {
     if round < cfg.repeats {
-        return Some((0..results.len()).collect());
+        return Some(Round {
+            entries: (0..entries.len()).collect(),
+            retries: Vec::new(),
+        });
     }
-    let open = unconverged(results, cfg.target_ci_pct);
-    (!open.is_empty() && repeat_s * open.len() as f64 <= left_s).then_some(open)
-}
-
-/// Indexes of the strategies whose CI is still wider than `target` %.
-fn unconverged(results: &[&StrategyResult], target: Option<f64>) -> Vec<usize> {
-    let Some(target) = target else {
-        return Vec::new();
+    let target = cfg.target_ci_pct?;
+    let floor_of = |s: &StrategyResult| {
+        entries
+            .iter()
+            .position(|&(e, is_floor)| is_floor && e.regime == s.regime)
     };
-    (0..results.len())
-        .filter(|&i| ci_half_width_pct(results[i]).is_none_or(|h| h > target))
-        .collect()
+    // (retry, how far from the target, entry)
+    let mut open: Vec<(bool, f64, usize)> = Vec::new();
+    for (i, &(e, _)) in entries.iter().enumerate().filter(|(_, e)| !e.1) {
+        let floor = floor_of(e).map(|f| entries[f].0);
+        let retry = floor.is_some_and(|f| {
+            paired_net(e, f, |r| r.write_busy_ns)
+                .is_some_and(|p| p.rounds - p.disturbed < cfg.repeats)
+        });
+        let ratio = target_ratio(e, floor, target).unwrap_or(f64::INFINITY);
+        if retry || ratio > 1.0 {
+            open.push((retry, ratio, i));
+        }
+    }
+    open.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)));
+    let (mut chosen, mut retries) = (Vec::new(), Vec::new());
+    for (retry, _, i) in open {
+        let floor = floor_of(entries[i].0).filter(|f| !chosen.contains(f));
+        let cost = (chosen.len() + 1 + usize::from(floor.is_some())) as f64 * repeat_s;
+        if cost > left_s {
+            continue;
+        }
+        chosen.extend(floor);
+        chosen.push(i);
+        if retry {
+            retries.push(i);
+        }
+    }
+    chosen.sort_unstable();
+    (!chosen.is_empty()).then_some(Round {
+        entries: chosen,
+        retries,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::aggregate::tests::run_with;
+    use crate::runner::aggregate::tests::{paced, run_with};
+    use crate::workload::Regime;
 
     #[test]
-    fn extra_rounds_repeat_the_open_strategies_while_the_time_lasts() {
-        // Strategy 0 is at ±22.6%, strategy 1 at ±0.25%.
-        let run = run_with(&[&[10.0, 11.0, 12.0], &[10.0, 10.01, 10.02]]);
+    fn extra_rounds_repeat_the_widest_open_strategies_while_the_time_lasts() {
+        // Flat out: strategy 0 at ±22.6% of its mean, 1 at ±0.25%, 2 at
+        // ±115.5%.
+        let run = run_with(&[&[10.0, 11.0, 12.0], &[10.0, 10.01, 10.02], &[10.0, 12.0]]);
         let mut cfg = run.config.clone();
-        cfg.repeats = 3;
+        cfg.repeats = 2;
         cfg.target_ci_pct = None;
-        let all = Some(vec![0, 1]);
+        let entries: Vec<(&StrategyResult, bool)> =
+            run.strategies.iter().map(|s| (s, false)).collect();
         let next = |cfg: &RunConfig, round, repeat_s, left_s| {
-            next_round(
-                round,
-                cfg,
-                &run.strategies.iter().collect::<Vec<_>>(),
-                repeat_s,
-                left_s,
-            )
+            next_round(round, cfg, &entries, repeat_s, left_s).map(|r| r.entries)
         };
         // The first `repeats` rounds run everything, whatever the time.
-        assert_eq!(next(&cfg, 0, 5.0, -1.0), all);
-        assert_eq!(next(&cfg, 2, 5.0, -1.0), all);
+        assert_eq!(next(&cfg, 0, 5.0, -1.0), Some(vec![0, 1, 2]));
+        assert_eq!(next(&cfg, 1, 5.0, -1.0), Some(vec![0, 1, 2]));
         // Without --target-ci, that is all.
-        assert_eq!(next(&cfg, 3, 0.0, 100.0), None);
-        // With one, the strategies above the target, if a repeat of each
-        // fits in the time left.
+        assert_eq!(next(&cfg, 2, 0.0, 100.0), None);
+        // With one, the strategies above the target that fit in the time
+        // left, the widest first: time for one picks strategy 2.
         cfg.target_ci_pct = Some(5.0);
-        assert_eq!(next(&cfg, 3, 2.0, 2.0), Some(vec![0]));
-        assert_eq!(next(&cfg, 3, 2.0, 1.9), None);
+        assert_eq!(next(&cfg, 2, 2.0, 4.0), Some(vec![0, 2]));
+        assert_eq!(next(&cfg, 2, 2.0, 3.9), Some(vec![2]));
+        assert_eq!(next(&cfg, 2, 2.0, 1.9), None);
         cfg.target_ci_pct = Some(0.1);
-        assert_eq!(next(&cfg, 4, 1.0, 2.0), all);
-        assert_eq!(next(&cfg, 4, 1.0, 1.9), None);
-        cfg.target_ci_pct = Some(25.0);
-        assert_eq!(next(&cfg, 3, 0.0, 100.0), None);
+        assert_eq!(next(&cfg, 3, 1.0, 3.0), Some(vec![0, 1, 2]));
+        cfg.target_ci_pct = Some(200.0);
+        assert_eq!(next(&cfg, 2, 0.0, 100.0), None);
         // A strategy exactly at the target has converged, as the results
-        // say (half-width <= target).
-        cfg.target_ci_pct = ci_half_width_pct(&run.strategies[0]);
-        assert_eq!(next(&cfg, 3, 1.0, 100.0), None);
+        // say (ratio <= 1).
+        cfg.target_ci_pct = target_ratio(&run.strategies[0], None, 1.0);
+        assert_eq!(next(&cfg, 2, 1.0, 100.0), Some(vec![2]));
+    }
+
+    #[test]
+    fn a_paced_strategy_brings_its_floor_and_a_disturbed_round_is_retried_first() {
+        // Paced: nets 10, 11, 10 (±1.43 ns), over a 1 ns target; flat
+        // out: strategy at ±115.5%, wider in ratio (23×).
+        let flat = run_with(&[&[10.0, 12.0]]).strategies.remove(0);
+        let strategy = paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]);
+        let mut floor = paced(Regime::SEED, &[30.0, 32.0, 31.0], &[0.1, 0.1, 0.1]);
+        let mut cfg = run_with(&[&[1.0]]).config;
+        (cfg.repeats, cfg.target_ci_pct) = (3, Some(5.0));
+        let round = |floor: &StrategyResult, left_s| {
+            let entries = [(&flat, false), (floor, true), (&strategy, false)];
+            next_round(3, &cfg, &entries, 1.0, left_s)
+        };
+        let open = |entries: Vec<usize>, retries: Vec<usize>| Some(Round { entries, retries });
+        // Time for all three: the flat strategy, the paced one and its
+        // floor; for two, the widest (flat) and not a paced one without
+        // its floor.
+        assert_eq!(round(&floor, 3.0), open(vec![0, 1, 2], vec![]));
+        assert_eq!(round(&floor, 2.0), open(vec![0], vec![]));
+        // The floor's round 1 disturbed: the paced strategy has 2
+        // undisturbed rounds of 3, so it goes first, as a retry.
+        floor.repeats[1].interference.disturbed = true;
+        assert_eq!(round(&floor, 2.0), open(vec![1, 2], vec![2]));
     }
 }

@@ -3,7 +3,8 @@
 //! interference, noise and the CI target.
 
 use crate::counter::PublishPolicy;
-use crate::runner::{RunResults, StrategyResult};
+use crate::runner::interference::STALLED_PCT;
+use crate::runner::{RunResults, StrategyResult, paired_net};
 use crate::stats::NOISE_THRESHOLD;
 use crate::units::{Unit, cv_text, human, si};
 use crate::workload::STALL;
@@ -174,8 +175,16 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
             continue;
         };
         if let (Some(busy), Some(share)) = (summary.write_busy_ns, summary.cpu_share_pct) {
+            let paced = run.strategies.iter().filter(|s| s.regime == f.regime);
+            let (mut rounds, mut disturbed, mut retries) = (0, 0, 0);
+            for s in paced {
+                if let Some(p) = paired_net(s, f, |r| r.write_busy_ns) {
+                    (rounds, disturbed) = (rounds + p.rounds, disturbed + p.disturbed);
+                }
+                retries += s.retries;
+            }
             lines.push(format!(
-                "paced floor ({}): busy {:.1} ns/op ±{:.1}%, CPU share {:.3}% (the same paced loop on the same CPUs with no shared write, its {} repeats interleaved with the strategies'; a strategy's busy ns/op and CPU share less these are its net figures)",
+                "paced floor ({}): busy {:.1} ns/op ±{:.1}%, CPU share {:.3}% (the same paced loop on the same CPUs with no shared write, its {} repeats taking turns with the strategies'; a strategy's net figures are its busy ns/op and CPU share less the floor's in the same round, their CI from those paired differences; {disturbed} of {rounds} rounds set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again)",
                 f.regime,
                 busy.mean,
                 busy.stddev_pct,
@@ -243,7 +252,8 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
         let budget = run.config.max_time_s.unwrap_or(0.0);
         if open.is_empty() {
             lines.push(format!(
-                "target CI: every strategy's cost per update (loop ns/op flat out, busy ns/op paced) within ±{target}% (95% CI) after {lo}-{hi} repeats"
+                "target CI: every strategy's cost per update (loop ns/op flat out; net ns/update paced, paired with the floor round by round) within ±{target}% or, paced, ±{} ns (95% CI) after {lo}-{hi} repeats",
+                NOISE_THRESHOLD.ns
             ));
         } else {
             lines.push(format!(
