@@ -482,6 +482,7 @@ fn a_sweep_is_plotted_per_affinity_set() {
     let sweep = SweepResults {
         schema: contend::runner::SCHEMA_VERSION,
         partial: false,
+        out_of_time: false,
         points: vec![
             point(1, "unbound", 0.6),
             point(2, "unbound", 1.0),
@@ -778,6 +779,7 @@ fn the_rate_curve_draws_net_cost() {
     let sweep = SweepResults {
         schema: contend::runner::SCHEMA_VERSION,
         partial: false,
+        out_of_time: false,
         points: vec![
             point(Regime::FlatOut, nets[0]),
             point(Regime::SEED, nets[1]),

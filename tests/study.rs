@@ -99,8 +99,8 @@ fn a_short_study_writes_every_part_and_one_page_led_by_its_verdict() {
         ]
     );
     assert_eq!(study["partial"], false);
-    // The budget holds (start-up and saving on top, a few seconds).
-    assert!(took < 15.0 + 8.0, "{took} s");
+    // The budget holds within 10%, start-up and saving included.
+    assert!(took < 15.0 * 1.1, "{took} s");
     let page = std::fs::read_to_string(folder.join("report.html")).unwrap();
     let at = |needle: &str| {
         page.find(needle)

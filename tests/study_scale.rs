@@ -364,6 +364,7 @@ fn big_study() -> StudyResults {
     let sweep = SweepResults {
         schema: template.schema,
         partial: false,
+        out_of_time: false,
         points,
     };
     let request = PredictRequest {

@@ -8,7 +8,7 @@ use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
-use crate::runner::{self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, RunRequest, signal};
+use crate::runner::{self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, RunRequest, Stopped, signal};
 use crate::workload::Regime;
 use clap::Args;
 use std::path::Path;
@@ -64,9 +64,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "P", value_parser = percent_arg)]
     pub target_ci: Option<f64>,
 
-    /// Time budget of the whole run, warm-up and floor included, within
-    /// which --target-ci may add repeats [default: 18s, so a default run
-    /// ends within 20 s].
+    /// Time budget of the whole run, warm-up and floor included: no repeat
+    /// starts that would end past it (the run then stops, marked partial,
+    /// and says so), and --target-ci adds repeats only within it [default:
+    /// 18s, so a default run ends within 20 s].
     #[arg(long, value_name = "TIME", default_value = "18s", value_parser = duration_arg)]
     pub max_time: Duration,
 
@@ -145,7 +146,7 @@ impl RunArgs {
                 (Some(_), _) | (None, Some(_)) => None,
                 (None, None) => Some(DEFAULT_TARGET_CI_PCT),
             },
-            max_time: self.max_time,
+            max_time: Some(self.max_time),
             rates,
             seed: self.seed,
             sample_every: self.sample_every,
@@ -199,8 +200,19 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     if let Some(bad) = results.first_inexact() {
         return Err(CliError::failure(bad));
     }
-    if results.partial {
-        return Err(CliError::failure("interrupted: partial results written"));
+    match results.stopped() {
+        Some(Stopped::Interrupted) => {
+            Err(CliError::failure("interrupted: partial results written"))
+        }
+        Some(Stopped::OutOfTime) => {
+            if !args.output.quiet {
+                eprintln!(
+                    "out of time: --max-time {} s ran out before every planned repeat; partial results written (raise --max-time, or lower --repeats or --duration)",
+                    results.config.max_time_s.unwrap_or(0.0)
+                );
+            }
+            Ok(())
+        }
+        None => Ok(()),
     }
-    Ok(())
 }

@@ -68,6 +68,12 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
+    /// Time budget of the whole sweep: each point's run gets the time
+    /// left, no repeat starts that would end past it, and the point it
+    /// stops is kept, partial, and ends the sweep (no budget by default).
+    #[arg(long, value_name = "TIME", value_parser = duration_arg)]
+    pub max_time: Option<Duration>,
+
     /// A short sweep for CI: --duration 200ms --repeats 3 --warmup 20ms
     /// --rates 22k,max unless given.
     #[arg(long)]
@@ -96,6 +102,7 @@ impl SweepArgs {
             warmup: self.warmup(),
             seed: self.seed,
             placement: self.placement.into(),
+            max_time: self.max_time,
         }
     }
 
@@ -199,6 +206,15 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     match outcome.stopped {
         Some(SweepStop::Interrupted) => {
             Err(CliError::failure("interrupted: partial results written"))
+        }
+        Some(SweepStop::OutOfTime) => {
+            if !args.output.quiet {
+                eprintln!(
+                    "out of time: --max-time ran out after {} of {count} points (the last partial); partial results written",
+                    sweep.points.len()
+                );
+            }
+            check_exact(sweep)
         }
         Some(SweepStop::Failed { point, error }) => {
             let e = CliError::from(error);

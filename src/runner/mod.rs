@@ -27,7 +27,7 @@ pub use pools::{PoolError, PoolSize, PoolSizeError, Pools, pools};
 pub(crate) use result::fixture_run;
 pub use result::{
     CanaryRange, HarnessFloor, InexactSum, Interference, RepeatResult, RunConfig, RunResults,
-    SCHEMA_VERSION, Staleness, Strategy, StrategyResult, StrategySummary, ThreadPlacement,
+    SCHEMA_VERSION, Staleness, Stopped, Strategy, StrategyResult, StrategySummary, ThreadPlacement,
     ThreadStalls,
 };
 
@@ -183,7 +183,7 @@ pub fn execute(
         _ => None,
     };
     let mut notes = plan.notes.clone();
-    let partial = rounds::run(
+    let end = rounds::run(
         plan,
         &mut entries,
         started,
@@ -202,7 +202,8 @@ pub fn execute(
     );
     Ok(RunResults {
         schema: SCHEMA_VERSION,
-        partial,
+        partial: end != rounds::RoundsEnd::Done,
+        out_of_time: end == rounds::RoundsEnd::OutOfTime,
         config: cfg.clone(),
         provenance: plan.provenance.clone(),
         topology: plan.topo.clone(),
@@ -342,7 +343,7 @@ mod tests {
         request.pools.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
         request.target_ci_pct = Some(1e-9);
-        request.max_time = Duration::from_secs(1);
+        request.max_time = Some(Duration::from_secs(1));
         let topo = Topology::read(Path::new("/")).unwrap();
         let plan = plan::plan(&request, topo).unwrap();
         let mut seen = Vec::new();
@@ -357,6 +358,49 @@ mod tests {
         let expected: Vec<(usize, usize)> = (1..=repeats).map(|d| (d, d.max(2))).collect();
         assert_eq!(seen, expected);
         assert_eq!(run.strategies[0].converged, Some(false));
+    }
+
+    #[test]
+    fn a_run_stops_between_repeats_when_its_budget_runs_out() {
+        // Two strategies, 5 repeats of 100 ms (+10 ms warm-up): 1.1 s
+        // planned, and the hammer floor's 0.33 s, against a 0.7 s budget.
+        // The plan says so; the run keeps the repeats that fit and ends
+        // within the budget.
+        let mut request = plan::example_request();
+        request.pools.writers = Some(PoolSize::Count(1));
+        request.strategies.policies = vec![PublishPolicy::ALWAYS, PublishPolicy::NEVER];
+        (request.repeats, request.duration) = (5, Duration::from_millis(500));
+        request.warmup = Duration::from_millis(10);
+        request.max_time = Some(Duration::from_millis(700));
+        let topo = Topology::read(Path::new("/")).unwrap();
+        let plan = plan::plan(&request, topo).unwrap();
+        assert!(
+            plan.notes
+                .iter()
+                .any(|n| n.contains("the run will stop at the budget")),
+            "{:?}",
+            plan.notes
+        );
+        let started = Instant::now();
+        let run = execute(&plan, &AtomicBool::new(false), |_, _, _| {}).unwrap();
+        let took = started.elapsed().as_secs_f64();
+        assert!(run.partial && run.out_of_time, "{}", run.partial);
+        assert_eq!(run.stopped(), Some(Stopped::OutOfTime));
+        let kept: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
+        assert!((1..10).contains(&kept), "{kept} repeats kept");
+        // A repeat starts only if the mean repeat so far fits: at worst one
+        // slow repeat (110 ms) past the budget.
+        assert!(took <= 0.7 + 0.11, "{took} s for a 0.7 s budget");
+        // Without a budget nothing stops it early.
+        request.max_time = None;
+        request.repeats = 1;
+        request.duration = Duration::from_millis(20);
+        let plan = plan::plan(&request, Topology::read(Path::new("/")).unwrap()).unwrap();
+        let run = execute(&plan, &AtomicBool::new(false), |_, _, _| {}).unwrap();
+        assert_eq!(
+            (run.partial, run.out_of_time, run.stopped()),
+            (false, false, None)
+        );
     }
 
     #[test]

@@ -116,8 +116,9 @@ pub struct RunRequest {
     /// Add repeats until every strategy's 95% CI of loop ns/op is within
     /// this % of its mean (`None`: exactly `repeats`).
     pub target_ci_pct: Option<f64>,
-    /// Time budget of the run for extra repeats.
-    pub max_time: Duration,
+    /// Time budget of the whole run (`None`: none): no repeat starts
+    /// that would end past it, and `--target-ci`'s extra rounds fit in it.
+    pub max_time: Option<Duration>,
     /// The regimes to measure, interleaved in one run. At least one.
     pub rates: Vec<Regime>,
     /// Seed of the writers' load walks.
@@ -266,22 +267,31 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         timer_overhead_ns: overhead_ticks as f64 * timer.ns_per_tick(),
         staleness_probes: every > 0,
         target_ci_pct: request.target_ci_pct,
-        max_time_s: request
-            .target_ci_pct
-            .map(|_| request.max_time.as_secs_f64()),
+        max_time_s: request.max_time.map(|d| d.as_secs_f64()),
         placement: request.placement,
         oversubscribe: request.pools.oversubscribe,
         counter_node: request.counter_node,
         node_iter: request.node_iter,
     };
-    Ok(RunPlan {
+    let mut plan = RunPlan {
         topo,
         config,
         strategies,
         overhead_ticks,
         provenance,
         notes,
-    })
+    };
+    if let Some(budget) = plan.config.max_time_s {
+        let need = plan.entries() as f64
+            * plan.config.repeats as f64
+            * (plan.config.warmup_s + plan.config.repeat_duration_s);
+        if need > budget {
+            plan.notes.push(format!(
+                "the planned repeats take at least {need:.1} s, more than --max-time {budget:.1} s: the run will stop at the budget, partial (raise --max-time, or lower --repeats or --duration)"
+            ));
+        }
+    }
+    Ok(plan)
 }
 
 /// A 20 ms, 4-repeat request for global/always on every CPU, strict
@@ -303,7 +313,7 @@ pub(crate) fn example_request() -> RunRequest {
         warmup: Duration::ZERO,
         repeats: 4,
         target_ci_pct: None,
-        max_time: Duration::from_secs(1),
+        max_time: None,
         rates: vec![Regime::FlatOut],
         seed: 1,
         sample_every: None,

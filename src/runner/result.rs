@@ -92,7 +92,8 @@ pub struct RunConfig {
     /// repeats).
     #[serde(default)]
     pub target_ci_pct: Option<f64>,
-    /// `--max-time`: the run's time budget for extra repeats, seconds.
+    /// `--max-time`: the run's time budget, seconds (`None`: none): no
+    /// repeat starts that would end past it.
     #[serde(default)]
     pub max_time_s: Option<f64>,
     /// True when staleness was probed (it is whenever operations are
@@ -420,6 +421,37 @@ pub struct StrategyResult {
     pub retries: usize,
 }
 
+/// Why a result is partial: what stopped it before its last repeat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// Ctrl-C or SIGTERM.
+    Interrupted,
+    /// Its time budget (`--max-time`): no repeat starts that would end
+    /// past it.
+    OutOfTime,
+}
+
+impl Stopped {
+    /// `partial` and `out_of_time` as a result file records them.
+    pub fn of(partial: bool, out_of_time: bool) -> Option<Stopped> {
+        match (partial, out_of_time) {
+            (false, _) => None,
+            (true, false) => Some(Stopped::Interrupted),
+            (true, true) => Some(Stopped::OutOfTime),
+        }
+    }
+}
+
+impl std::fmt::Display for Stopped {
+    /// `interrupted`, or `out of time (--max-time)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stopped::Interrupted => "interrupted",
+            Stopped::OutOfTime => "out of time (--max-time)",
+        })
+    }
+}
+
 impl StrategyResult {
     /// Its name, with its regime when paced (`global/always/pad128 paced
     /// at 22.0k/s per thread`): how a list of several regimes' strategies
@@ -437,8 +469,13 @@ impl StrategyResult {
 pub struct RunResults {
     /// [`SCHEMA_VERSION`].
     pub schema: u32,
-    /// True when Ctrl-C stopped the run: only finished repeats are kept.
+    /// True when Ctrl-C or the time budget stopped the run: only finished
+    /// repeats are kept.
     pub partial: bool,
+    /// True when the time budget (`config.max_time_s`) stopped it before
+    /// every planned repeat ran.
+    #[serde(default)]
+    pub out_of_time: bool,
     /// The settings.
     pub config: RunConfig,
     /// Where and with what it ran.
@@ -491,6 +528,11 @@ pub struct InexactSum {
 }
 
 impl RunResults {
+    /// Why it is partial, if it is.
+    pub fn stopped(&self) -> Option<Stopped> {
+        Stopped::of(self.partial, self.out_of_time)
+    }
+
     /// Who ran where, in words: `2 writers on CPUs 0-1 (nodes 0), each
     /// running the read side after every update` (or the readers' CPUs
     /// and nodes, or no read side).

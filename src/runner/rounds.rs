@@ -25,10 +25,23 @@ pub(super) struct RoundEntry {
     pub is_floor: bool,
 }
 
+/// How the rounds ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RoundsEnd {
+    /// Every planned round, and every extra round the target asked for.
+    Done,
+    /// A stop was requested; finished repeats are kept.
+    Interrupted,
+    /// The next repeat would have ended past the time budget; finished
+    /// repeats are kept.
+    OutOfTime,
+}
+
 /// Runs the rounds of `plan` over `entries`, the run's time budget
-/// counted from `started`; returns true when `interrupted` stopped it
-/// (finished repeats are kept). Notes the counter raises go to `notes`;
-/// `progress(done, total, entry)` hears each repeat.
+/// counted from `started`: no repeat starts that would end past it (at
+/// the mean time of the repeats so far, warm-up plus interval before the
+/// first). Notes the counter raises go to `notes`; `progress(done, total,
+/// entry)` hears each repeat.
 pub(super) fn run(
     plan: &RunPlan,
     entries: &mut [RoundEntry],
@@ -36,18 +49,19 @@ pub(super) fn run(
     interrupted: &AtomicBool,
     notes: &mut Vec<String>,
     mut progress: impl FnMut(usize, usize, &str),
-) -> Result<bool, RunError> {
+) -> Result<RoundsEnd, RunError> {
     let cfg = &plan.config;
     let mut total = entries.len() * cfg.repeats;
     let mut done = 0;
     let mut round = 0;
     let mut repeat_s = 0.0;
+    let mut repeats_s = 0.0;
     loop {
         let left_s = cfg.max_time_s.unwrap_or(0.0) - started.elapsed().as_secs_f64();
         let view: Vec<(&StrategyResult, bool)> =
             entries.iter().map(|e| (&e.result, e.is_floor)).collect();
         let Some(next) = next_round(round, cfg, &view, repeat_s, left_s) else {
-            return Ok(false);
+            return Ok(RoundsEnd::Done);
         };
         if round >= cfg.repeats {
             total += next.entries.len();
@@ -55,9 +69,20 @@ pub(super) fn run(
         for &i in &next.retries {
             entries[i].result.retries += 1;
         }
-        let round_started = Instant::now();
         for &i in &next.entries {
+            let one_s = if done == 0 {
+                cfg.warmup_s + cfg.repeat_duration_s
+            } else {
+                repeats_s / done as f64
+            };
+            if cfg
+                .max_time_s
+                .is_some_and(|budget| started.elapsed().as_secs_f64() + one_s > budget)
+            {
+                return Ok(RoundsEnd::OutOfTime);
+            }
             let entry = &mut entries[i];
+            let repeat_started = Instant::now();
             let Some(r) = one_repeat(
                 plan,
                 &mut entry.result,
@@ -67,14 +92,15 @@ pub(super) fn run(
                 notes,
             )?
             else {
-                return Ok(true);
+                return Ok(RoundsEnd::Interrupted);
             };
+            repeats_s += repeat_started.elapsed().as_secs_f64();
             entry.result.exact &= r.exact;
             entry.result.repeats.push(r);
             done += 1;
             progress(done, total, &entry.result.name);
         }
-        repeat_s = round_started.elapsed().as_secs_f64() / next.entries.len().max(1) as f64;
+        repeat_s = repeats_s / done.max(1) as f64;
         // Canary shifts so far, for the next round's retries (the final
         // marks use the whole run's median).
         let repeats = entries.iter_mut().flat_map(|e| &mut e.result.repeats);

@@ -89,6 +89,24 @@ fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), Budget
     Ok(())
 }
 
+/// The run stage's share of the time left for the run and the sweep: its
+/// planned seconds over both stages' (after [`fit`]), so the run stops
+/// in time to leave the sweep what it planned.
+fn run_share(plan: &StudyPlan) -> f64 {
+    let need = |fixed: f64, entries: usize, duration: f64| fixed + entries as f64 * duration;
+    let run = need(plan.run.fixed_s, plan.run.entries, plan.run.duration_s);
+    let sweep = need(
+        plan.sweep.fixed_s,
+        plan.sweep.entries,
+        plan.sweep.duration_s,
+    );
+    if run + sweep > 0.0 {
+        run / (run + sweep)
+    } else {
+        1.0
+    }
+}
+
 /// A study under way on the live host, one stage at a time
 /// ([`Study::step`]), so that whoever runs it can save what each stage
 /// finished before the next starts: an interrupted study keeps it.
@@ -138,14 +156,24 @@ impl Study {
             Some(why) => StageStatus::Skipped(why.clone()),
             None => {
                 let remaining = study.plan.max_time_s - self.started.elapsed().as_secs_f64();
+                let spent = BudgetSpent {
+                    left_s: remaining,
+                    budget_s: study.plan.max_time_s,
+                };
                 match name {
+                    "matrix" if study.plan.matrix.est_s > remaining => {
+                        StageStatus::Skipped(spent.to_string())
+                    }
                     "matrix" => study_matrix(study, topo, stop, &mut progress),
                     "run" | "sweep" => match fit(&mut study.plan, name, remaining) {
                         Err(why) => StageStatus::Skipped(why.to_string()),
                         Ok(()) if name == "run" => {
-                            study_run(study, topo, placement, stop, &mut progress)
+                            let budget_s = remaining * run_share(&study.plan);
+                            study_run(study, topo, placement, stop, budget_s, &mut progress)
                         }
-                        Ok(()) => study_sweep(study, topo, placement, stop, &mut progress),
+                        Ok(()) => {
+                            study_sweep(study, topo, placement, stop, remaining, &mut progress)
+                        }
                     },
                     _ => study_predict(study, topo),
                 }
@@ -156,7 +184,7 @@ impl Study {
                 self.halted = Some(format!("the {name} stage was interrupted"));
             }
             StageStatus::Failed(_) => self.halted = Some(format!("the {name} stage failed")),
-            StageStatus::Done | StageStatus::Skipped(_) => {}
+            StageStatus::Done | StageStatus::Partial(_) | StageStatus::Skipped(_) => {}
         }
         study.stages.push(StageRecord {
             stage: name.into(),
@@ -177,5 +205,71 @@ impl Study {
     /// The whole study, once [`Study::step`] has returned `None`.
     pub fn into_results(self) -> StudyResults {
         self.results
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::calibrate_tsc;
+    use std::time::Duration;
+
+    /// This host's study plan and provenance.
+    fn live() -> (Topology, StudyPlan, Provenance) {
+        let topo = Topology::read(std::path::Path::new("/")).unwrap();
+        let plan = plan_study(&topo, "here", None).unwrap();
+        let provenance = Provenance::of_this_host(calibrate_tsc(Duration::from_millis(20)));
+        (topo, plan, provenance)
+    }
+
+    #[test]
+    fn a_budget_too_small_for_every_stage_skips_them_all() {
+        // The budget is spent before the first stage (as a study that
+        // started late would find it): each stage checks and is skipped,
+        // matrix included, and nothing is measured.
+        let (topo, mut plan, provenance) = live();
+        plan.max_time_s = 0.01;
+        let mut study = Study::new(plan, provenance);
+        let stop = AtomicBool::new(false);
+        let mut heard = 0;
+        while study
+            .step(&topo, Placement::Strict, &stop, |_| heard += 1)
+            .is_some()
+        {}
+        let r = study.into_results();
+        let status: Vec<&StageStatus> = r.stages.iter().map(|s| &s.status).collect();
+        for (i, s) in status.iter().enumerate() {
+            assert!(matches!(s, StageStatus::Skipped(_)), "{i}: {s:?}");
+        }
+        assert_eq!(status.len(), STAGES.len());
+        assert!(r.partial && r.parts.matrix.is_none() && r.parts.run.is_none());
+        assert_eq!(heard, 0);
+    }
+
+    #[test]
+    fn a_stage_whose_share_runs_out_stops_at_a_repeat_boundary() {
+        // The run stage with 0.6 s of the budget: the hammer floor and a
+        // few repeats fit, the rest does not; what finished is kept.
+        let (topo, plan, provenance) = live();
+        let mut study = Study::new(plan, provenance).results;
+        let stop = AtomicBool::new(false);
+        let started = Instant::now();
+        let status = run_stage::study_run(
+            &mut study,
+            &topo,
+            Placement::Strict,
+            &stop,
+            0.6,
+            &mut |_| {},
+        );
+        let took = started.elapsed().as_secs_f64();
+        assert!(
+            matches!(&status, StageStatus::Partial(why) if why.contains("0.6 s")),
+            "{status:?}"
+        );
+        let run = study.parts.run.as_ref().unwrap();
+        assert!(run.out_of_time && run.partial);
+        // Planning the run (TSC calibration) comes on top of its budget.
+        assert!(took < 0.6 + 0.3, "{took} s");
     }
 }

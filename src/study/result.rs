@@ -21,6 +21,9 @@ pub enum StageStatus {
     Done,
     /// Stopped by Ctrl-C or SIGTERM; what it finished is kept.
     Interrupted,
+    /// Stopped at a repeat boundary when its share of the budget ran out;
+    /// what it finished is kept, and why.
+    Partial(String),
     /// Not run, and why (an earlier stage was interrupted or failed, or
     /// the budget was spent).
     Skipped(String),

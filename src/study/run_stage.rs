@@ -4,7 +4,7 @@
 
 use super::{StageProgress, StageStatus, StudyResults, plan, run_strategies};
 use crate::placement::Placement;
-use crate::runner::{self, Pools, RunRequest};
+use crate::runner::{self, Pools, RunRequest, Stopped};
 use crate::topology::Topology;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -14,6 +14,7 @@ pub(super) fn study_run(
     topo: &Topology,
     placement: Placement,
     stop: &AtomicBool,
+    budget_s: f64,
     progress: &mut impl FnMut(StageProgress),
 ) -> StageStatus {
     let p = &study.plan.run;
@@ -27,7 +28,7 @@ pub(super) fn study_run(
         warmup: Duration::from_secs_f64(plan::WARMUP_S),
         repeats: p.repeats,
         target_ci_pct: None,
-        max_time: Duration::ZERO,
+        max_time: Some(Duration::from_secs_f64(budget_s.max(0.0))),
         rates: p.rates.clone(),
         seed: 1,
         sample_every: None,
@@ -48,12 +49,14 @@ pub(super) fn study_run(
     progress(tick(0, "run"));
     match runner::execute(&plan, stop, |done, _, name| progress(tick(done, name))) {
         Ok(r) => {
-            let partial = r.partial;
+            let stopped = r.stopped();
             study.parts.run = Some(r);
-            if partial {
-                StageStatus::Interrupted
-            } else {
-                StageStatus::Done
+            match stopped {
+                None => StageStatus::Done,
+                Some(Stopped::Interrupted) => StageStatus::Interrupted,
+                Some(Stopped::OutOfTime) => StageStatus::Partial(format!(
+                    "its {budget_s:.1} s of the budget ran out before every repeat"
+                )),
             }
         }
         Err(e) => StageStatus::Failed(e.to_string()),

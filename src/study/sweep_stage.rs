@@ -14,6 +14,7 @@ pub(super) fn study_sweep(
     topo: &Topology,
     placement: Placement,
     stop: &AtomicBool,
+    budget_s: f64,
     progress: &mut impl FnMut(StageProgress),
 ) -> StageStatus {
     let p = &study.plan.sweep;
@@ -31,6 +32,7 @@ pub(super) fn study_sweep(
         warmup: Duration::from_secs_f64(plan::WARMUP_S),
         seed: 1,
         placement,
+        max_time: Some(Duration::from_secs_f64(budget_s.max(0.0))),
     };
     let mut sweep_plan = match plan_sweep(&request, topo) {
         Ok(plan) => plan,
@@ -64,6 +66,9 @@ pub(super) fn study_sweep(
             match o.stopped {
                 None => StageStatus::Done,
                 Some(SweepStop::Interrupted) => StageStatus::Interrupted,
+                Some(SweepStop::OutOfTime) => StageStatus::Partial(format!(
+                    "its {budget_s:.1} s of the budget ran out before every point"
+                )),
                 Some(SweepStop::Failed { point, error }) => {
                     StageStatus::Failed(format!("{point}: {error}"))
                 }

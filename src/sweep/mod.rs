@@ -97,6 +97,10 @@ pub struct SweepRequest {
     pub seed: u64,
     /// Strict or best-effort placement.
     pub placement: Placement,
+    /// Time budget of the whole sweep (`None`: none): each point's run
+    /// gets the time left, and a point the budget stops is kept, partial,
+    /// and ends the sweep.
+    pub max_time: Option<Duration>,
 }
 
 impl SweepRequest {
@@ -139,7 +143,7 @@ impl SweepRequest {
             warmup: self.warmup,
             repeats: self.repeats,
             target_ci_pct: None,
-            max_time: Duration::ZERO,
+            max_time: None,
             rates: vec![regime],
             seed: self.seed,
             sample_every: None,
@@ -182,6 +186,8 @@ pub struct SweepPlan {
     pub points: Vec<PointPlan>,
     /// Notes, each once.
     pub notes: Vec<String>,
+    /// The sweep's time budget, seconds (`None`: none).
+    pub max_time_s: Option<f64>,
 }
 
 impl SweepPlan {
@@ -256,7 +262,11 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
     if points.is_empty() {
         return Err(PlanError::NothingToRun { notes });
     }
-    Ok(SweepPlan { points, notes })
+    Ok(SweepPlan {
+        points,
+        notes,
+        max_time_s: request.max_time.map(|d| d.as_secs_f64()),
+    })
 }
 
 /// Why a sweep stopped before its last point.
@@ -264,6 +274,8 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
 pub enum SweepStop {
     /// A stop was requested; the unfinished point was dropped.
     Interrupted,
+    /// The time budget ran out; the point it stopped was kept, partial.
+    OutOfTime,
     /// A point failed (placement refused, or a request the host cannot
     /// run).
     Failed {
@@ -299,14 +311,24 @@ pub fn execute_sweep<E>(
     let mut sweep = SweepResults {
         schema: SCHEMA_VERSION,
         partial: true,
+        out_of_time: false,
         points: Vec::new(),
     };
     let mut stopped = None;
     let mut before = 0;
+    let started = Instant::now();
     for (i, point) in plan.points.iter_mut().enumerate() {
         if stop.load(Ordering::Relaxed) {
             stopped = Some(SweepStop::Interrupted);
             break;
+        }
+        if let Some(budget) = plan.max_time_s {
+            let left = budget - started.elapsed().as_secs_f64();
+            if left <= 0.0 {
+                stopped = Some(SweepStop::OutOfTime);
+                break;
+            }
+            point.plan.config.max_time_s = Some(left);
         }
         let label = point.label();
         point.plan.provenance.started_utc =
@@ -316,17 +338,23 @@ pub fn execute_sweep<E>(
             progress(before + done, &label, name)
         });
         before += point.plan.entries() * point.plan.config.repeats;
+        let point_of = |results| SweepPoint {
+            threads: point.threads,
+            affinity: point.affinity.clone(),
+            regime: point.regime,
+            results,
+        };
         match outcome {
+            Ok(r) if r.out_of_time => {
+                sweep.points.push(point_of(r));
+                stopped = Some(SweepStop::OutOfTime);
+                break;
+            }
             Ok(r) if r.partial => {
                 stopped = Some(SweepStop::Interrupted);
                 break;
             }
-            Ok(results) => sweep.points.push(SweepPoint {
-                threads: point.threads,
-                affinity: point.affinity.clone(),
-                regime: point.regime,
-                results,
-            }),
+            Ok(results) => sweep.points.push(point_of(results)),
             Err(error) => {
                 stopped = Some(SweepStop::Failed {
                     point: label,
@@ -338,6 +366,7 @@ pub fn execute_sweep<E>(
         finished(i, &sweep, t0.elapsed().as_secs_f64())?;
     }
     sweep.partial = stopped.is_some();
+    sweep.out_of_time = matches!(stopped, Some(SweepStop::OutOfTime));
     Ok(SweepOutcome {
         results: sweep,
         stopped,
@@ -364,6 +393,7 @@ mod tests {
             warmup: Duration::ZERO,
             seed: 1,
             placement: Placement::Strict,
+            max_time: None,
         }
     }
 
@@ -410,6 +440,37 @@ mod tests {
         );
         assert!(outcome.stopped.is_none() && !outcome.results.partial);
         assert_eq!(outcome.results.points.len(), points);
+    }
+
+    #[test]
+    fn a_budget_that_runs_out_keeps_the_stopped_point_and_ends_the_sweep() {
+        // 1 then 2 writers, 4 repeats of 100 ms each, against 0.7 s: the
+        // first point's hammer floor and some repeats fit, not the rest.
+        let topo = Topology::read(std::path::Path::new("/")).unwrap();
+        let mut r = request(None);
+        r.threads = vec![PoolSize::Count(1), PoolSize::Count(2)];
+        (r.repeats, r.duration) = (4, Duration::from_millis(400));
+        r.max_time = Some(Duration::from_millis(700));
+        let mut plan = plan_sweep(&r, &topo).unwrap();
+        assert_eq!(plan.max_time_s, Some(0.7));
+        let started = Instant::now();
+        let outcome = execute_sweep(
+            &mut plan,
+            &AtomicBool::new(false),
+            |_, _, _| {},
+            |_, _, _| Ok::<(), ()>(()),
+        )
+        .unwrap();
+        let took = started.elapsed().as_secs_f64();
+        assert!(matches!(outcome.stopped, Some(SweepStop::OutOfTime)));
+        let sweep = &outcome.results;
+        assert!(sweep.partial && sweep.out_of_time);
+        assert_eq!(sweep.stopped(), Some(crate::runner::Stopped::OutOfTime));
+        // The point the budget stopped is kept, itself partial.
+        let last = sweep.points.last().unwrap();
+        assert!(last.results.out_of_time, "{:?}", last.threads);
+        // At worst one slow repeat (100 ms) past the budget.
+        assert!(took <= 0.7 + 0.1, "{took} s for a 0.7 s budget");
     }
 
     #[test]

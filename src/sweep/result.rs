@@ -28,13 +28,23 @@ pub struct SweepPoint {
 pub struct SweepResults {
     /// [`crate::runner::SCHEMA_VERSION`]: sweep.json shares run.json's.
     pub schema: u32,
-    /// True when Ctrl-C stopped the sweep: only finished points are kept.
+    /// True when Ctrl-C or the time budget stopped the sweep: only
+    /// finished points are kept (and, out of time, the point it stopped,
+    /// itself partial).
     pub partial: bool,
+    /// True when the time budget (`--max-time`) stopped it.
+    #[serde(default)]
+    pub out_of_time: bool,
     /// Every point, in the order run.
     pub points: Vec<SweepPoint>,
 }
 
 impl SweepResults {
+    /// Why it is partial, if it is.
+    pub fn stopped(&self) -> Option<crate::runner::Stopped> {
+        crate::runner::Stopped::of(self.partial, self.out_of_time)
+    }
+
     /// The affinity sets, in the order they were first run.
     pub fn affinities(&self) -> Vec<&str> {
         let mut sets: Vec<&str> = Vec::new();

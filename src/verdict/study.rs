@@ -75,6 +75,7 @@ pub fn study_lines(study: &StudyResults) -> Vec<Verdict> {
             StageStatus::Interrupted => {
                 "interrupted (Ctrl-C or SIGTERM); what it finished is kept".to_string()
             }
+            StageStatus::Partial(why) => format!("stopped early: {why}; what it finished is kept"),
             StageStatus::Skipped(why) => format!("not run: {why}"),
             StageStatus::Failed(why) => format!("failed: {why}"),
         };

@@ -291,6 +291,7 @@ mod tests {
         let sweep = SweepResults {
             schema: SCHEMA_VERSION,
             partial: false,
+            out_of_time: false,
             points: vec![point(Regime::SEED), point(Regime::FlatOut)],
         };
         let lines: Vec<String> = rate_lines(&sweep, "unbound")

@@ -29,7 +29,7 @@ pub(super) fn article(
     let f = &m.reference;
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="matrix" {
-            (article_head(id, "matrix", label, &m.provenance, false))
+            (article_head(id, "matrix", label, &m.provenance, None))
             (verdict_section(id, &[(None, lines)], false))
             (section(id, "tables", "Tables", html! {
                 h4 { "Cost of a cache line's hand-off by distance class (one-way ns, pairs' medians)" }

@@ -31,6 +31,7 @@ mod sweep;
 
 use super::{Document, Export, ExportError, Rendered};
 use crate::provenance::Provenance;
+use crate::runner::Stopped;
 use crate::topology::{CpuList, Topology};
 use crate::verdict::Verdict;
 use crate::workload::Regime;
@@ -139,7 +140,7 @@ fn page_led(
                 }
                 @if partial {
                     div.banner.partial role="alert" data-section="partial" {
-                        "PARTIAL: a result on this page was interrupted (Ctrl-C); only finished repeats or points are shown."
+                        "PARTIAL: a result on this page was interrupted (Ctrl-C) or stopped by its time budget (--max-time); only finished repeats or points are shown."
                     }
                 }
                 main {
@@ -219,7 +220,7 @@ fn article_head(
     kind: &str,
     label: Option<&str>,
     p: &Provenance,
-    partial: bool,
+    stopped: Option<Stopped>,
 ) -> Markup {
     html! {
         h2 { "contend " (kind) " on " (p.hostname) }
@@ -227,9 +228,14 @@ fn article_head(
             (p.cpu_model) ", Linux " (p.kernel_release) ", started " (p.started_utc)
             @if let Some(l) = label { br; "file: " code { (l) } }
         }
-        @if partial {
+        @if let Some(why) = stopped {
             div.banner.partial role="alert" data-section="partial" id={ "partial-" (id) } {
-                "PARTIAL: this " (kind) " was interrupted (Ctrl-C); only finished "
+                "PARTIAL: this " (kind) " was "
+                @match why {
+                    Stopped::Interrupted => "interrupted (Ctrl-C)",
+                    Stopped::OutOfTime => "stopped by its time budget (--max-time)",
+                }
+                "; only finished "
                 @if kind == "sweep" { "points" } @else { "repeats" } " are shown."
             }
         }

@@ -60,7 +60,7 @@ pub(super) fn article(
     let verdicts = vec![(None, verdict::run_lines(run))];
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="run" {
-            (article_head(id, "run", label, &run.provenance, run.partial))
+            (article_head(id, "run", label, &run.provenance, run.stopped()))
             (verdict_section(id, &verdicts, true))
             (section(id, "tables", "Tables", html! {
                 (marks_legend())

@@ -71,6 +71,7 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
                                 @match &s.status {
                                     StageStatus::Done => "done",
                                     StageStatus::Interrupted => "interrupted",
+                                    StageStatus::Partial(why) => { "partial: " (why) }
                                     StageStatus::Skipped(why) => { "skipped: " (why) }
                                     StageStatus::Failed(why) => { "failed: " (why) }
                                 }

@@ -15,11 +15,8 @@ pub(super) fn render(run: &RunResults) -> String {
         out,
         "## contend run on {}{}\n",
         escape(&run.provenance.hostname),
-        if run.partial {
-            " (PARTIAL: interrupted)"
-        } else {
-            ""
-        }
+        run.stopped()
+            .map_or(String::new(), |why| format!(" (PARTIAL: {why})"))
     );
     provenance_list(&mut out, &run.provenance);
     let _ = writeln!(out, "- **workload:** {}", run.pools_text());

@@ -20,11 +20,9 @@ pub(super) fn render(sweep: &SweepResults) -> String {
         out,
         "## contend sweep on {}{}\n",
         escape(&first.results.provenance.hostname),
-        if sweep.partial {
-            " (PARTIAL: interrupted)"
-        } else {
-            ""
-        }
+        sweep
+            .stopped()
+            .map_or(String::new(), |why| format!(" (PARTIAL: {why})"))
     );
     provenance_list(&mut out, &first.results.provenance);
     let _ = writeln!(

@@ -219,11 +219,8 @@ pub(super) fn header(run: &RunResults) -> String {
         },
         cfg.repeat_duration_s * 1e3,
         cfg.warmup_s * 1e3,
-        if run.partial {
-            "; PARTIAL (interrupted)"
-        } else {
-            ""
-        }
+        run.stopped()
+            .map_or(String::new(), |why| format!("; PARTIAL ({why})"))
     );
     out
 }

@@ -129,6 +129,7 @@ pub fn render(study: &StudyResults) -> String {
         let status = match &s.status {
             StageStatus::Done => "done".to_string(),
             StageStatus::Interrupted => "interrupted".to_string(),
+            StageStatus::Partial(why) => format!("PARTIAL: {why}"),
             StageStatus::Skipped(why) => format!("skipped: {why}"),
             StageStatus::Failed(why) => format!("FAILED: {why}"),
         };

@@ -15,11 +15,9 @@ pub(super) fn render(sweep: &SweepResults) -> String {
         out,
         "contend sweep: {} points{}",
         sweep.points.len(),
-        if sweep.partial {
-            "; PARTIAL (interrupted)"
-        } else {
-            ""
-        }
+        sweep
+            .stopped()
+            .map_or(String::new(), |why| format!("; PARTIAL ({why})"))
     );
     for p in &sweep.points {
         let regime = match p.regime {
