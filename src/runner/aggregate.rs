@@ -566,18 +566,18 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn a_repeat_whose_threads_stalled_over_1_pct_is_disturbed() {
-        // 0.1 s intervals, two threads: 200 ms of thread time, 1% of it
-        // is 2 ms.
+    fn a_repeat_whose_threads_stalled_over_5_pct_is_disturbed() {
+        // 0.1 s intervals, two threads: 200 ms of thread time, 5% of it
+        // is 10 ms.
         let mut r = repeat_with_canary(27.0);
         let stalls = |ms: f64| ThreadStalls {
             cpu: 0,
             count: 1,
             ms,
         };
-        r.interference.stalls = vec![stalls(1.5), stalls(0.5)];
+        r.interference.stalls = vec![stalls(7.5), stalls(2.5)];
         assert!(!interference::disturbed(&r));
-        r.interference.stalls = vec![stalls(1.5), stalls(0.51)];
+        r.interference.stalls = vec![stalls(7.5), stalls(2.51)];
         assert!(interference::disturbed(&r));
         // A canary away from the median disturbs it too.
         r.interference.stalls.clear();

@@ -16,8 +16,11 @@ use std::time::Instant;
 
 /// A repeat whose threads lost more than this % of their intervals to
 /// stalls is disturbed: a thread that lost its CPU changed the contention
-/// the others saw, beyond the busy time it set aside.
-pub const STALLED_PCT: f64 = 1.0;
+/// the others saw, beyond the busy time it set aside. On the development
+/// VM threads lose 0.25–1.5% of a 100 ms repeat routinely (timer and
+/// housekeeping preemptions), a few times that when the host takes the
+/// vCPU away.
+pub const STALLED_PCT: f64 = 5.0;
 
 /// Round trips of one canary: about 1 ms at 27 ns one-way, 4 ms at 110.
 pub const CANARY_ROUND_TRIPS: u64 = 16_000;
