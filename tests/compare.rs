@@ -1015,8 +1015,10 @@ fn two_regimes_pair_regime_by_regime() {
         assert_eq!(measures, ["net ns/update", "net CPU %"], "{text}");
     }
     assert_eq!(all.len(), 2 * 3 + 2 * 2, "{text}");
-    // The 1 ns floor bounds a paced net cost under 50 ns (1 ns is 2% of
-    // it) and a CPU share under 0.11% (1 ns at 22k/s is 0.0022% of a CPU).
+    // A paced net cost's floor is 1 ns per update (a CPU share's: 1 ns
+    // at 22k/s, 0.0022% of a CPU). It bounds the threshold when it is
+    // above 2% of the base (or the base is 0 or below), and the row is a
+    // practical no difference when the interval lies within it.
     for r in &all {
         let base: f64 = r
             .base
@@ -1026,11 +1028,25 @@ fn two_regimes_pair_regime_by_regime() {
             .unwrap()
             .parse()
             .unwrap();
-        let practical = match r.measure.as_str() {
-            "net ns/update" => base < 50.0,
-            "net CPU %" => base < 0.11,
-            _ => false,
+        let floor = match r.measure.as_str() {
+            "net ns/update" => 1.0,
+            "net CPU %" => 0.0022,
+            _ => 0.0,
         };
+        let lo: f64 = r.change[r.change.find('[').unwrap() + 1..]
+            .split(',')
+            .next()
+            .unwrap()
+            .trim_end_matches('%')
+            .parse()
+            .unwrap();
+        let practical = floor > 0.0
+            && if base > 0.0 {
+                let limit = 100.0 * floor / base;
+                limit > 2.0 && lo.abs() <= limit
+            } else {
+                lo.abs() <= floor
+            };
         let word = if practical {
             "no practical difference"
         } else {

@@ -85,7 +85,9 @@ impl MeasureRow {
         let up = self.measure.higher_is_better;
         match self.outcome.map(|o| o.decision) {
             None => "not recorded",
-            Some(Decision::NoChange) if self.practical() => "no practical difference",
+            Some(_) if self.outcome.is_some_and(|o| o.practically_none()) => {
+                "no practical difference"
+            }
             Some(Decision::NoChange) => "no change",
             Some(Decision::Inconclusive) => match &self.machine_changed {
                 Some(why) => return format!("inconclusive: {why}"),
@@ -97,13 +99,6 @@ impl MeasureRow {
             Some(Decision::Decrease) => "lower",
         }
         .to_string()
-    }
-
-    /// True when the practical floor bounded this row's threshold (a paced
-    /// cost of a few ns, whose ±2% is far below 1 ns).
-    fn practical(&self) -> bool {
-        self.outcome
-            .is_some_and(|o| o.threshold.absolute_at(o.difference.base_mean))
     }
 
     /// The change and its 95% interval ([`Outcome::change_text`]), or
@@ -147,8 +142,8 @@ impl Comparison<'_> {
             "faster/slower (ns/op: lower/higher) when p < {alpha} and the 95% CI of the change \
              lies beyond the noise threshold, ±{t}% (a paced cost per update: at least ±{ns} ns; \
              a CPU share: what {ns} ns per update takes at its rate); no change when the CI lies \
-             within it, or the change is within it and p ≥ {alpha} (no practical difference when \
-             the ns bound it); otherwise inconclusive"
+             within it (no practical difference when the ns bound it), or the change is within it \
+             and p ≥ {alpha}; otherwise inconclusive"
         )
     }
 

@@ -148,6 +148,28 @@ pub fn decide(family: &[(Summary, Summary, Threshold)]) -> Vec<Outcome> {
 }
 
 impl Outcome {
+    /// True for "no practical difference": the rule said no change, the
+    /// absolute floor (ns per update) is what bounds the threshold, and
+    /// the whole 95% interval lies within it. A no change the interval
+    /// does not pin down (the change within the threshold but not
+    /// significant) is not one.
+    pub fn practically_none(&self) -> bool {
+        let d = &self.difference;
+        let t = self.threshold;
+        let within = match (d.ci95_pct, d.welch) {
+            (Some((lo, hi)), _) => {
+                let limit = t.pct_of(d.base_mean);
+                -limit <= lo && hi <= limit
+            }
+            (None, Some(w)) => {
+                let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
+                -t.abs <= lo && hi <= t.abs
+            }
+            (None, None) => false,
+        };
+        self.decision == Decision::NoChange && t.absolute_at(d.base_mean) && within
+    }
+
     /// The change of the means and its 95% interval: `+15.0% [+13.1%,
     /// +16.9%]`, with decimals enough to show the interval's width (1 to
     /// 3); `+3.0%` without a test; in `unit` when the base mean is 0 or
@@ -549,6 +571,33 @@ mod tests {
         assert!(o.threshold.absolute_at(-0.5));
         let o = decide(&[(below, summary(10, 0.2, 0.1), Threshold::relative(2.0))])[0];
         assert_eq!(o.decision, Decision::Increase);
+    }
+
+    #[test]
+    fn no_practical_difference_needs_the_interval_inside_the_floor() {
+        let practical = Threshold { pct: 2.0, abs: 1.0 };
+        // 6 against 6.5 ns ±0.2: the interval, about +8.3% ± 3.2%, lies
+        // inside ±16.7% (1 ns): pinned down, too small to matter.
+        let (a, b) = (summary(10, 6.0, 0.2), summary(10, 6.5, 0.2));
+        let o = decide(&[(a, b, practical)])[0];
+        assert!(o.practically_none(), "{o:?}");
+        // 6 against 6.5 ns ±3: no change by the rule (the change is
+        // within 1 ns and p is large), but the interval reaches ±3 ns.
+        let (a, b) = (summary(10, 6.0, 3.0), summary(10, 6.5, 3.0));
+        let o = decide(&[(a, b, practical)])[0];
+        assert_eq!(o.decision, Decision::NoChange);
+        assert!(!o.practically_none(), "{o:?}");
+        // On a base of 100 ns the percentage bounds: no change there is
+        // not a practical one.
+        let (a, b) = (summary(10, 100.0, 0.1), summary(10, 100.5, 0.1));
+        let o = decide(&[(a, b, practical)])[0];
+        assert_eq!(o.decision, Decision::NoChange);
+        assert!(!o.practically_none());
+        // At or below 0: the absolute interval against ±1 ns.
+        let o = decide(&[(summary(10, -0.5, 0.1), summary(10, 0.2, 0.1), practical)])[0];
+        assert!(o.practically_none(), "{o:?}");
+        let o = decide(&[(summary(10, -0.5, 2.0), summary(10, 0.2, 2.0), practical)])[0];
+        assert!(!o.practically_none(), "{o:?}");
     }
 
     #[test]

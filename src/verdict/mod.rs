@@ -149,39 +149,38 @@ impl Test {
     }
 
     /// What a difference that is not a claim is called: `no practical
-    /// difference` where the ns floor bounded it (a real difference too
-    /// small to matter per update), else `no measurable difference`.
+    /// difference` where the ns floor bounded it and its interval lies
+    /// within it ([`crate::stats::Outcome::practically_none`]: a real
+    /// difference too small to matter per update), else `no measurable
+    /// difference`.
     fn no_claim(&self) -> &'static str {
-        if self.below_the_ns_floor() {
+        if self.outcome.practically_none() {
             "no practical difference"
         } else {
             "no measurable difference"
         }
     }
 
-    /// Why a difference is not a claim: below the ns floor (`< 1 ns per
-    /// update, < 0.0022% CPU`), within the noise threshold, or
+    /// Why a difference is not a claim: its interval within the ns floor
+    /// (`< 1 ns per update, < 0.0022% CPU`), within the noise threshold,
+    /// the change within the ns floor but not pinned down, or
     /// inconclusive.
     fn why_not(&self) -> String {
         let o = &self.outcome;
+        let ns = NOISE_THRESHOLD.ns;
         match o.decision {
-            Decision::NoChange if self.below_the_ns_floor() => {
-                let ns = NOISE_THRESHOLD.ns;
+            Decision::NoChange if o.practically_none() => {
                 let cpu = self.regime.rate().map_or(String::new(), |r| {
                     format!(", < {} CPU", human(ns * r * 1e-7, Unit::Percent))
                 });
                 format!("< {ns} ns per update{cpu}")
             }
+            Decision::NoChange if o.threshold.absolute_at(o.difference.base_mean) => {
+                format!("the change within ±{ns} ns per update, but not significant")
+            }
             Decision::NoChange => format!("within the ±{}% noise threshold", o.threshold.pct),
             _ => "inconclusive".to_string(),
         }
-    }
-
-    /// Whether the rule said no change because of the absolute floor in
-    /// ns per update, not the relative one.
-    fn below_the_ns_floor(&self) -> bool {
-        let o = &self.outcome;
-        o.decision == Decision::NoChange && o.threshold.absolute_at(o.difference.base_mean)
     }
 }
 

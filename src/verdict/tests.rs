@@ -483,3 +483,27 @@ fn the_interference_line_says_how_much_stall_time_was_set_aside() {
         "{line}"
     );
 }
+
+#[test]
+fn a_change_under_1_ns_that_the_interval_does_not_pin_is_not_practical() {
+    use ShardLevel::*;
+    // 11.5 against 12.1 ns, ±4.5 ns over 6 repeats: the rule says no
+    // change (0.6 ns, p large), but the interval reaches ±5 ns.
+    let regime = Regime::SEED;
+    let r = run(
+        vec![
+            strategy(Llc, RATELIMIT, regime, 11.5, 4.5, |_| {}),
+            strategy(Global, RATELIMIT, regime, 12.1, 4.5, |_| {}),
+        ],
+        None,
+    );
+    let cost = &run_lines(&r)[0].text;
+    assert!(
+        cost.contains("the cheapest: no measurable difference between llc/ratelimit:1ms"),
+        "{cost}"
+    );
+    assert!(
+        cost.ends_with(", the change within ±1 ns per update, but not significant"),
+        "{cost}"
+    );
+}
