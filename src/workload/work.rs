@@ -254,9 +254,10 @@ impl<C: Clock> WriterWork<'_, C> {
             // Paced, the busy window opens at the fenced tick that
             // released the update and closes after its read side: only
             // what the kernel's update does is inside.
-            let released = match &mut self.pacer {
-                Some(p) if PACED => p.wait(),
-                _ => 0,
+            let released = if PACED && let Some(p) = &mut self.pacer {
+                p.wait()
+            } else {
+                0
             };
             let sampled = SAMPLED && sampling.hit(writer.updates() + 1);
             let mut unsampled = !sampled;
