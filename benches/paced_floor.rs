@@ -50,6 +50,25 @@ fn as_duration(ticks: u64, ops: u64, iters: u64, timer: Timer) -> Duration {
     Duration::from_secs_f64(per_op_ns * iters as f64 * 1e-9)
 }
 
+/// `iters` operations `op(k)` paced at the seed's rate by hand: spin to
+/// slot k's deadline, then time `op` between `lfence; rdtsc; lfence` and
+/// `rdtscp; lfence`. Returns the ticks inside the windows.
+fn fenced_windows(timer: Timer, iters: u64, mut op: impl FnMut(u64)) -> u64 {
+    let period = timer.ticks_per_sec() / SEED_RATE;
+    let start = timer.end();
+    let mut busy = 0;
+    for k in 1..=iters {
+        let due = start + (k as f64 * period) as u64;
+        while timer.end() < due {
+            std::hint::spin_loop();
+        }
+        let t0 = timer.start();
+        op(k);
+        busy += timer.end() - t0;
+    }
+    busy
+}
+
 fn paced_floor(c: &mut Criterion) {
     let cpu = common::pin_here("paced_floor");
     let topo = common::host_topology();
@@ -87,38 +106,21 @@ fn paced_floor(c: &mut Criterion) {
 
     let private = Box::new(CachePadded::new(AtomicI64::new(0)));
     let line: &AtomicI64 = black_box(&private);
-    let period = timer.ticks_per_sec() / SEED_RATE;
     g.bench_function("minimal_fenced_add", |b| {
         b.iter_custom(|iters| {
-            let start = timer.end();
-            let mut busy = 0;
-            for k in 1..=iters {
-                let due = start + (k as f64 * period) as u64;
-                while timer.end() < due {
-                    std::hint::spin_loop();
-                }
-                let t0 = timer.start();
+            let busy = fenced_windows(timer, iters, |_| {
                 line.fetch_add(1, Ordering::Relaxed);
-                busy += timer.end() - t0;
-            }
+            });
             as_duration(busy, iters, iters, timer)
         })
     });
     g.bench_function("minimal_fenced_add_and_read_side", |b| {
         b.iter_custom(|iters| {
-            let start = timer.end();
-            let mut busy = 0;
-            for k in 1..=iters {
-                let due = start + (k as f64 * period) as u64;
-                while timer.end() < due {
-                    std::hint::spin_loop();
-                }
+            let busy = fenced_windows(timer, iters, |k| {
                 let load = black_box(1024 + (k % 2048) as i64);
-                let t0 = timer.start();
                 line.fetch_add(1, Ordering::Relaxed);
                 black_box(group_shares(counter.shares(), counter.read(), 0, load));
-                busy += timer.end() - t0;
-            }
+            });
             as_duration(busy, iters, iters, timer)
         })
     });
