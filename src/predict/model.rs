@@ -12,14 +12,19 @@
 //! - every CPU that runs the read side (writers every K updates, reader
 //!   threads at the rate) reads every line; a read fetches a line written
 //!   by someone else since its last read. A writer's read of its own line
-//!   right after its own publish is free. Only the first read after a
-//!   write queues for the line; later reads share it in parallel but
-//!   still pay a transfer;
+//!   right after its own publish is free; after an update that did not
+//!   publish it fetches the line when a co-writer published since. The
+//!   first read after a write queues for the line, whoever makes it (a
+//!   co-writer's included); later reads share it in parallel but still
+//!   pay a transfer;
 //! - a transfer costs the class latency between the two CPUs, averaged
-//!   over the pairs that can be involved (for a publish: the line's other
-//!   writers, or its readers when they were the last to touch it; for a
-//!   read: the line's writers), plus the wait for the line (the
-//!   finite-source queue at the line's utilisation ρ).
+//!   over the pairs that can be involved, plus the wait for the line (the
+//!   finite-source queue at the line's utilisation ρ). A publish: the
+//!   line's other writers, or the CPU whose read was the last touch. A
+//!   co-writer's fetch: the line's writer pairs. Any other read's fetch:
+//!   pairs of a CPU off the line and one of its writers (under `always`
+//!   a co-writer never pays one, so its pairs, often the nearest, do not
+//!   lower the mean).
 
 use super::latency::{Bound, Latencies, MissingClass};
 use super::queue;
@@ -67,10 +72,11 @@ type ClassCounts = BTreeMap<PairClass, u64>;
 struct SharedLine {
     /// Writers publishing to it.
     writers: usize,
-    /// Ordered pairs of two of its writers.
+    /// Ordered pairs of two of its writers (a publish moving the line
+    /// between them, or a co-writer's read fetching it).
     writer_pairs: ClassCounts,
-    /// (CPU running the read side, writer of this line) pairs, the two
-    /// distinct.
+    /// (CPU off this line running the read side, writer of this line)
+    /// pairs: a foreign read's fetch.
     read_pairs: ClassCounts,
 }
 
@@ -150,10 +156,8 @@ impl Lines {
                         *writer_pairs.entry(classify(topo, x, y)?).or_default() += 1;
                     }
                 }
-                for &x in &readers {
-                    if x != y {
-                        *read_pairs.entry(classify(topo, x, y)?).or_default() += 1;
-                    }
+                for &x in readers.iter().filter(|x| !members.contains(x)) {
+                    *read_pairs.entry(classify(topo, x, y)?).or_default() += 1;
                 }
             }
             for (c, n) in writer_pairs.iter().chain(&read_pairs) {
@@ -218,15 +222,17 @@ impl Lines {
                 out.hottest_writers = line.writers;
             }
             out.write_transfers += flow.write_t;
-            out.read_transfers += flow.read_t;
+            out.read_transfers += flow.own_read_t + flow.foreign_read_t;
             let per_source = flow.queued / flow.sources.max(1) as f64;
             let wait = *waits
                 .entry((flow.sources, per_source.to_bits(), flow.service.to_bits()))
                 .or_insert_with(|| queue::wait_ns(flow.sources, per_source, flow.service));
             match wait {
                 Some(w) => {
+                    let queued_part = flow.share_queued * w;
                     cost += flow.write_t * (flow.s_write + w)
-                        + flow.read_t * (flow.s_read + flow.share_queued * w);
+                        + flow.own_read_t * (flow.s_own + queued_part)
+                        + flow.foreign_read_t * (flow.s_read + queued_part);
                 }
                 None => {
                     out.cost_ns = None;
@@ -296,21 +302,31 @@ impl Lines {
                     foreign_writers * q_w * foreign + self.reader_threads as f64 * q_r * thread;
                 let fetches = own_fetches + foreign_fetches;
                 // A write is followed by a queued read when some other
-                // CPU reads before the next write.
+                // CPU reads before the next write: another line's writer,
+                // a reader thread, or a co-writer reading after an update
+                // that did not publish.
                 let foreign_reads = foreign_writers * q_w + self.reader_threads as f64 * q_r;
-                let first_reads = publishes * touched(arrivals, foreign_reads, publishes);
+                let co_reads = (n - 1.0) * q_w * (1.0 - f);
+                let other_reads = foreign_reads + co_reads;
+                let first_reads = publishes * touched(arrivals, other_reads, publishes);
                 let others = (n - 1.0) * p + first_reads;
                 let h = touched(arrivals, others, p);
                 let write_transfers = publishes * h;
                 let (s_ww, s_rw) = (mean(&line.writer_pairs), mean(&line.read_pairs));
-                let (s_ww, s_read) = (s_ww.or(s_rw).unwrap_or(0.0), s_rw.or(s_ww).unwrap_or(0.0));
+                let (s_own, s_read) = (s_ww.or(s_rw).unwrap_or(0.0), s_rw.or(s_ww).unwrap_or(0.0));
+                // The first reads, by who makes them.
+                let s_first = if other_reads > 0.0 {
+                    (foreign_reads * s_read + co_reads * s_own) / other_reads
+                } else {
+                    0.0
+                };
                 let s_write = if others > 0.0 {
-                    ((n - 1.0) * p * s_ww + first_reads * s_read) / others
+                    ((n - 1.0) * p * s_own + first_reads * s_first) / others
                 } else {
                     0.0
                 };
                 let queued = write_transfers + first_reads;
-                let rho = (write_transfers * s_write + first_reads * s_read) * 1e-9;
+                let rho = (write_transfers * s_write + first_reads * s_first) * 1e-9;
                 // Readers from outside the line queue for it too when they
                 // fetch it at all.
                 let sources = line.writers
@@ -329,6 +345,7 @@ impl Lines {
                         0.0
                     },
                     s_write,
+                    s_own,
                     s_read,
                     share_queued: if fetches > 0.0 {
                         first_reads / fetches
@@ -336,7 +353,8 @@ impl Lines {
                         0.0
                     },
                     write_t: n / nw * f * h,
-                    read_t: reads_per_update * (n / nw * own + (nw - n) / nw * foreign),
+                    own_read_t: reads_per_update * n / nw * own,
+                    foreign_read_t: reads_per_update * (nw - n) / nw * foreign,
                 }
             })
             .collect()
@@ -357,14 +375,20 @@ struct Flow {
     service: f64,
     /// Transfer time of a publish, ns.
     s_write: f64,
-    /// Transfer time of a read's fetch, ns.
+    /// Transfer time of a co-writer's fetch, ns.
+    s_own: f64,
+    /// Transfer time of any other read's fetch, ns.
     s_read: f64,
     /// Fraction of the fetches that queue (the first after a write).
     share_queued: f64,
     /// Publish transfers per update, mean over all writers.
     write_t: f64,
-    /// Fetches of this line per update, mean over all writers.
-    read_t: f64,
+    /// Fetches of this line by its own writers, per update, mean over all
+    /// writers.
+    own_read_t: f64,
+    /// Fetches of this line by other lines' writers, per update, mean over
+    /// all writers.
+    foreign_read_t: f64,
 }
 
 #[cfg(test)]

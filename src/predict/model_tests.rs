@@ -29,25 +29,30 @@ fn arrivals_touched() {
 fn a_global_line_with_a_reader_and_half_publishes_matches_a_hand_worked_flow() {
     // Writers 0 and 56 (nodes 0 and 1), reader thread 1 (node 0, CPU 0's
     // LLC), read side every 2nd update, half the updates publish, Poisson.
-    // Classes: writer pairs 0↔56 twice (cross, 200 ns); read pairs (x, y)
-    // with y a writer: (56,0) cross, (1,0) llc, (0,56) cross, (1,56)
-    // cross, so a read fetch is (3·200 + 40)/4 = 160 ns.
+    // Classes: writer pairs 0↔56 twice (cross, 200 ns); a foreign read's
+    // pairs (the thread with each writer): (1,0) llc 40, (1,56) cross
+    // 200, so the thread's fetch is 120 ns; a co-writer's fetch, 200.
     // Per writer at rate r: publishes p = r/2, own reads q_w = r/2, the
     // thread's reads r. Line: publishes 2p = r.
-    //   own fetch: (1 − f)·touched(p, q_w) = 0.5 · 1/2 = 1/4;
-    //   thread fetch: touched(r, r) = 1/2;
-    //   first reads: r · touched(r, r) = r/2;
-    //   others between two publishes: p + r/2 = r, h = r/(r + r/2) = 2/3;
-    //   publish transfer time: (r/2·200 + r/2·160)/r = 180 ns;
-    //   ρ = (2r/3·180 + r/2·160)·1e-9 = 200·r·1e-9;
-    //   queued 2r/3 + r/2 = 7r/6 over 3 sources at 200·6/7 = 1200/7 ns;
-    //   share of fetches that queue: (r/2)/(2·r/2·1/4 + r/2) = 2/3;
-    //   per update: write 1·0.5·2/3 = 1/3, read 1/2·1/4 = 1/8;
-    //   cost = 1/3·(180 + w) + 1/8·(160 + 2/3·w) = 80 + 5/12·w.
+    //   own fetch: (1 − f)·touched(p, q_w) = 0.5 · 1/2 = 1/4, r/4 in all;
+    //   thread fetch: touched(r, r) = 1/2, r/2;
+    //   reads that can follow a write: the thread's r and the co-writer's
+    //   after an update that did not publish, r/2 · 1/2 = r/4: 5r/4;
+    //   first reads: r · touched(5r/4, r) = 5r/9, at (r·120 +
+    //   r/4·200)/(5r/4) = 136 ns;
+    //   others between two publishes: p + 5r/9 = 19r/18, h = 19/28;
+    //   publish transfer time: (r/2·200 + 5r/9·136)/(19r/18) = 3160/19 ns;
+    //   ρ = (19r/28 · 3160/19 + 5r/9 · 136)·1e-9 = 11870/63 · r · 1e-9;
+    //   queued 19r/28 + 5r/9 = 311r/252 over 3 sources at
+    //   S = (11870/63)/(311/252) = 47480/311 ns;
+    //   share of fetches that queue: (5r/9)/(r/4 + r/2) = 20/27;
+    //   per update: write 1·0.5·19/28 = 19/56, read (own) 1/2·1/4 = 1/8;
+    //   cost = 19/56·(3160/19 + w) + 1/8·(200 + 20/27·w)
+    //   = 3160/56 + 25 + (19/56 + 5/54)·w.
     // The wait w: 3 sources with S/Z = 1/2 give p₀ = 1/(1 + 3/2 + 6/4 +
     // 6/8) = 4/19, so each source runs at λ = (15/19)/(3S) and
-    // R = 1/λ − Z = 19S/5 − 2S = 1.8 S: w = (R − S)/2 = 0.4 S. λ = 7r/18
-    // gives r = (5/19)·(18/7)/S.
+    // R = 1/λ − Z = 19S/5 − 2S = 1.8 S: w = (R − S)/2 = 0.4 S. λ =
+    // 311r/756 gives r = (5/19)·(756/311)/S.
     let topo = fixture("spr-2s-224");
     let lay = Layout {
         writers: vec![0, 56],
@@ -56,31 +61,104 @@ fn a_global_line_with_a_reader_and_half_publishes_matches_a_hand_worked_flow() {
     };
     let lines = Lines::new(&topo, &lay, ShardLevel::Global).unwrap();
     let l = lat(&["cross-node=200ns±0", "same-llc=40ns±0"]);
-    let s = 1200.0 / 7.0 * 1e-9;
+    let s_ns = 47480.0 / 311.0;
+    let base = 3160.0 / 56.0 + 25.0;
     for (r, w) in [
         (1e3, None),
-        ((5.0 / 19.0) * (18.0 / 7.0) / s, Some(0.4 * 1200.0 / 7.0)),
+        (
+            (5.0 / 19.0) * (756.0 / 311.0) / (s_ns * 1e-9),
+            Some(0.4 * s_ns),
+        ),
     ] {
         let e = lines.evaluate(r, 0.5, &l, Bound::Mid, Arrivals::Poisson);
-        assert!(close(e.rho, 200.0 * r * 1e-9, 1e-9), "{r}: {e:?}");
+        assert!(close(e.rho, 11870.0 / 63.0 * r * 1e-9, 1e-9), "{r}: {e:?}");
         assert_eq!(e.hottest_writers, 2);
-        assert!(close(e.write_transfers, 1.0 / 3.0, 1e-12), "{e:?}");
+        assert!(close(e.write_transfers, 19.0 / 56.0, 1e-12), "{e:?}");
         assert!(close(e.read_transfers, 0.125, 1e-12), "{e:?}");
         assert_eq!(e.bound_ns, None);
         let got = e.cost_ns.unwrap();
         match w {
-            // At 1k/s ρ = 2e-4: the wait is below 0.1 ns.
-            None => assert!(got > 80.0 && got < 80.05, "{got}"),
-            Some(w) => assert!(close(got, 80.0 + 5.0 / 12.0 * w, 1e-6), "{got}"),
+            // At 1k/s ρ = 1.9e-4: the wait is below 0.1 ns.
+            None => assert!(got > base && got < base + 0.05, "{got}"),
+            Some(w) => assert!(
+                close(got, base + (19.0 / 56.0 + 5.0 / 54.0) * w, 1e-6),
+                "{got}"
+            ),
         }
     }
-    // Past ρ = 1 (r = 5M/s: ρ = 1): no cost, the bound is 3 sources × S.
+    // Past ρ = 1 (r = 5.3M/s): no cost, the bound is 3 sources × S.
     let e = lines.evaluate(6e6, 0.5, &l, Bound::Mid, Arrivals::Poisson);
     assert_eq!(e.cost_ns, None);
+    assert!(close(e.bound_ns.unwrap(), 3.0 * s_ns, 1e-9), "{e:?}");
+}
+
+#[test]
+fn a_node_split_fetches_across_nodes_only() {
+    // Issue 30's fix (a), on two nodes of two CPUs: writers 0 and 1 (node
+    // 0, one LLC) and 56 and 57 (node 1), node/always, read side every
+    // update, paced, same-llc 40 ns, cross-node 200. Per line (2 writers)
+    // at rate r: publishes 2r; its writers' reads never fetch it (each
+    // publishes just before); the other node's 2 writers each fetch it
+    // after every write (touched(2r, r) = 1): 2r fetches, all cross-node,
+    // 200 ns, each the first after a write. Between two of a writer's
+    // publishes the co-writer's (r) and those reads (2r) came: h = 1,
+    // publishes at (r·40 + 2r·200)/3r = 440/3 ns. Per update a writer
+    // pays one publish and one fetch of the other line: 440/3 + 200 ns.
+    // Averaging the fetch over every reader pair, the co-writer's 40 ns
+    // pairs included, gave 146.7 ns fetches and 257.8 ns updates.
+    let topo = fixture("spr-2s-224");
+    let lay = Layout {
+        writers: vec![0, 1, 56, 57],
+        readers: vec![],
+        read_every: 1,
+    };
+    let lines = Lines::new(&topo, &lay, ShardLevel::Node).unwrap();
+    assert_eq!(lines.count(), 2);
+    let l = lat(&["cross-node=200ns±0", "same-llc=40ns±0"]);
+    let r = 1e3;
+    let e = lines.evaluate(r, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    // ρ per line: (2r · 440/3 + 2r · 200) ns.
     assert!(
-        close(e.bound_ns.unwrap(), 3.0 * 1200.0 / 7.0, 1e-9),
+        close(e.rho, 2.0 * r * (440.0 / 3.0 + 200.0) * 1e-9, 1e-9),
         "{e:?}"
     );
+    assert_eq!((e.write_transfers, e.read_transfers), (1.0, 1.0));
+    let want = 440.0 / 3.0 + 200.0;
+    let got = e.cost_ns.unwrap();
+    assert!(got > want && got < want + 0.1, "{got} vs {want}");
+}
+
+#[test]
+fn a_co_writers_first_read_after_a_publish_queues() {
+    // Issue 30's fix (b), on the same two nodes: one global line, 4
+    // writers reading every update, a quarter of the updates publishing
+    // (as a ratelimit does), paced. Per writer at rate r: p = r/4, q_w =
+    // r. Line: publishes r. A co-writer's read after an update that did
+    // not publish (3/4 of them) fetches the line when another writer
+    // published since: own = 3/4 · touched(3r/4, r) = 9/16, 9r/4 fetches.
+    // Those reads (3 · r · 3/4 = 9r/4 a second) follow the publishes:
+    // every publish is followed by a first read, r a second, which
+    // queues: ρ doubles against a model where only other lines' readers
+    // queue. Every transfer is a writer pair: (4·40 + 8·200)/12 = 440/3
+    // ns. h = touched(3r/4 + r, r/4) = 1: r publish transfers.
+    //   ρ = (r + r) · 440/3 ns;
+    //   per update: write 1/4 · 1, read 9/16: cost (1/4 + 9/16)·440/3.
+    let topo = fixture("spr-2s-224");
+    let lay = Layout {
+        writers: vec![0, 1, 56, 57],
+        readers: vec![],
+        read_every: 1,
+    };
+    let lines = Lines::new(&topo, &lay, ShardLevel::Global).unwrap();
+    let l = lat(&["cross-node=200ns±0", "same-llc=40ns±0"]);
+    let r = 1e3;
+    let e = lines.evaluate(r, 0.25, &l, Bound::Mid, Arrivals::Paced);
+    assert!(close(e.rho, 2.0 * r * 440.0 / 3.0 * 1e-9, 1e-9), "{e:?}");
+    assert!(close(e.write_transfers, 0.25, 1e-12), "{e:?}");
+    assert!(close(e.read_transfers, 9.0 / 16.0, 1e-12), "{e:?}");
+    let want = (0.25 + 9.0 / 16.0) * 440.0 / 3.0;
+    let got = e.cost_ns.unwrap();
+    assert!(got > want && got < want + 0.1, "{got} vs {want}");
 }
 
 #[test]
