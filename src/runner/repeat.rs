@@ -88,14 +88,15 @@ pub(super) fn one_repeat(
             })
             .collect();
     }
-    let mut r = repeat_result(repeat, &reports, &ctx);
-    r.interference = interference::record(
+    let mut record = interference::record(
         steal_before,
         steal_after,
         reports.iter().map(|t| t.involuntary_switches).sum(),
         canary,
     );
-    r.interference.stalls = interference::stalls(&reports, ctx.ns_per_tick);
+    record.stalls = interference::stalls(&reports, ctx.ns_per_tick);
+    let mut r = repeat_result(repeat, &reports, &ctx);
+    r.interference = record;
     if !r.outside_window.is_empty() {
         notes.push(format!(
             "{} repeat {repeat}: threads on CPUs {} never saw the measured interval start (an oversubscribed CPU, or --rate too low for warm-up + interval), so they are left out of its rates and samples",
