@@ -54,13 +54,22 @@ pub(super) fn run(
     let mut total = entries.len() * cfg.repeats;
     let mut done = 0;
     let mut round = 0;
-    let mut repeat_s = 0.0;
+    // Seconds the finished repeats took, in all.
     let mut repeats_s = 0.0;
+    // What one repeat takes: the mean so far, warm-up and interval before
+    // the first.
+    let one_s = |done: usize, repeats_s: f64| {
+        if done == 0 {
+            cfg.warmup_s + cfg.repeat_duration_s
+        } else {
+            repeats_s / done as f64
+        }
+    };
     loop {
         let left_s = cfg.max_time_s.unwrap_or(0.0) - started.elapsed().as_secs_f64();
         let view: Vec<(&StrategyResult, bool)> =
             entries.iter().map(|e| (&e.result, e.is_floor)).collect();
-        let Some(next) = next_round(round, cfg, &view, repeat_s, left_s) else {
+        let Some(next) = next_round(round, cfg, &view, one_s(done, repeats_s), left_s) else {
             return Ok(RoundsEnd::Done);
         };
         if round >= cfg.repeats {
@@ -70,15 +79,8 @@ pub(super) fn run(
             entries[i].result.retries += 1;
         }
         for &i in &next.entries {
-            let one_s = if done == 0 {
-                cfg.warmup_s + cfg.repeat_duration_s
-            } else {
-                repeats_s / done as f64
-            };
-            if cfg
-                .max_time_s
-                .is_some_and(|budget| started.elapsed().as_secs_f64() + one_s > budget)
-            {
+            let ends_s = started.elapsed().as_secs_f64() + one_s(done, repeats_s);
+            if cfg.max_time_s.is_some_and(|budget| ends_s > budget) {
                 return Ok(RoundsEnd::OutOfTime);
             }
             let entry = &mut entries[i];
@@ -100,7 +102,6 @@ pub(super) fn run(
             done += 1;
             progress(done, total, &entry.result.name);
         }
-        repeat_s = repeats_s / done.max(1) as f64;
         // Canary shifts so far, for the next round's retries (the final
         // marks use the whole run's median).
         let repeats = entries.iter_mut().flat_map(|e| &mut e.result.repeats);
@@ -122,7 +123,7 @@ struct Round {
 /// every entry in the first `cfg.repeats` rounds; then, under
 /// `--target-ci`, the strategies still open, each paced one with its
 /// regime's floor, as many as fit at `repeat_s` seconds a repeat (the
-/// last round's) in the `left_s` seconds of `--max-time` left. Open:
+/// mean so far) in the `left_s` seconds of `--max-time` left. Open:
 /// a paced strategy with fewer undisturbed rounds paired with its floor
 /// than `cfg.repeats` (a retry, first), then the widest CIs against the
 /// target first ([`target_ratio`] above 1).
