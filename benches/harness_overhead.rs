@@ -20,6 +20,14 @@
 //!   exact hand-over count costs.
 //! - `bare_fetch_add`: `fetch_add(1, Relaxed)` on a private 128-byte
 //!   padded line, nothing else: the cost of the atomic alone.
+//! - `harness_read`: `harness` with the read side after every update
+//!   (`--read-every 1`), its reads counting the lines they fetch
+//!   (`ReadView`), as `contend run` does.
+//! - `minimal_read`: `minimal_counted` followed by the same read side
+//!   written out by hand (`ShardedCounter::read` of the same counter, then
+//!   `group_shares`), no fetch count: `harness_read` less this is what the
+//!   exact read-fetch count costs (with the harness's own cost, which
+//!   `harness` against `minimal_counted` shows is next to none).
 //!
 //! Targets: `harness` within 3% ns/op of `minimal_counted` (the harness
 //! adds almost nothing to the work it does), `harness` at most 1.25 × `bare_fetch_add` (the load model and
@@ -34,6 +42,7 @@ use contend::clock::{MonotonicClock, calibrate_tsc};
 use contend::clock::{Timer, host_tsc_is_invariant};
 use contend::counter::{
     CounterLayout, NodeIter, PUBLISH_TAG, Pad, ShardLevel, ShardedCounter, SlotHome, Writer,
+    group_shares,
 };
 use contend::placement::{Placement, current_cpu, pin_current_thread};
 use contend::topology::Topology;
@@ -84,6 +93,25 @@ fn harness_overhead(c: &mut Criterion) {
             0,
             timer,
             sampling,
+            Regime::FlatOut,
+            None,
+        )
+    };
+
+    let writer_reading = || {
+        let writer = Writer::new(
+            &counter,
+            slot,
+            "always".parse().expect("policy"),
+            MonotonicClock,
+        );
+        WriterWork::new(
+            writer,
+            &counter,
+            LoadWalk::new(1, 0),
+            1,
+            timer,
+            Sampling::off(),
             Regime::FlatOut,
             None,
         )
@@ -171,7 +199,44 @@ fn harness_overhead(c: &mut Criterion) {
             t.elapsed()
         })
     });
+    let mut work = writer_reading();
+    g.bench_function("harness_read", |b| {
+        b.iter_custom(|iters| {
+            let t = Instant::now();
+            work.run_ops(iters);
+            t.elapsed()
+        })
+    });
+    let fetched = work.read_fetches();
+    drop(work);
+
+    let own = counter.slot(slot);
+    let mut walk = LoadWalk::new(1, 0);
+    let (mut contrib_read, mut handovers_read) = (0i64, 0u64);
+    let mut left_read = own.load(Ordering::Relaxed);
+    g.bench_function("minimal_read", |b| {
+        b.iter_custom(|iters| {
+            let (deltas, at) = walk.split();
+            let (mut cursor, mut c, mut l, mut h) = (*at, contrib_read, left_read, handovers_read);
+            let t = Instant::now();
+            for _ in 0..iters {
+                let load = cursor.next_load(deltas);
+                let add = (load - c).wrapping_add(PUBLISH_TAG);
+                let before = own.fetch_add(add, Ordering::Relaxed);
+                h += u64::from(before != l);
+                l = before.wrapping_add(add);
+                c = load;
+                black_box(group_shares(counter.shares(), counter.read(), c, load));
+            }
+            let elapsed = t.elapsed();
+            (*at, contrib_read, left_read, handovers_read) = (cursor, c, l, h);
+            elapsed
+        })
+    });
     g.finish();
+    eprintln!(
+        "harness_overhead: harness_read's reads fetched {fetched} lines (0: nobody else adds)"
+    );
     eprintln!(
         "harness_overhead: timer {timer:?}, harness_sampled recorded {samples} samples; \
          minimal's atomic ends at {} (its walk's load {contrib}); minimal_counted \

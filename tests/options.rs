@@ -247,7 +247,19 @@ fn writer_and_reader_cpus_pin_threads_where_asked() {
     assert_eq!(observed("writer"), [u64::from(w)]);
     assert_eq!(observed("reader"), [u64::from(r)]);
     let rep = &strategy(&v, "global/always/pad128")["repeats"][0];
-    assert!(u64s(&rep["reader_reads"])[0] > 0);
+    let reads = u64s(&rep["reader_reads"])[0];
+    assert!(reads > 0);
+    // Read fetches, per thread: a reader writes nothing, so the lone
+    // writer's reads always find what its adds left; the reader's find
+    // the writer's adds, at most one fetch per read and per publish (one
+    // more: a publish late in warm-up, found by the interval's first read).
+    assert_eq!(u64s(&rep["writer_read_fetches"]), [0]);
+    let fetched = u64s(&rep["reader_read_fetches"])[0];
+    let publishes = rep["publishes"].as_u64().unwrap();
+    assert!(
+        fetched > 0 && fetched <= reads.min(publishes + 1),
+        "{fetched} fetches, {reads} reads, {publishes} publishes"
+    );
 }
 
 #[test]

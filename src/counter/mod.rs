@@ -7,11 +7,13 @@
 //! `Writer` per thread; no type exists per combination.
 //!
 //! API used by both `contend run` and `cargo bench`:
-//! [`Writer::update`] (write side), [`ShardedCounter::read`] (read side),
+//! [`Writer::update`] (write side), [`ShardedCounter::read`] (read side; [`ShardedCounter::read_viewed`]
+//! also counts the lines it fetched),
 //! [`Writer::flush`] then [`check_exact`] (the final sum must be exact).
 
 mod policy;
 mod shards;
+mod view;
 mod writer;
 
 pub use policy::{
@@ -22,6 +24,7 @@ pub use shards::{
     CounterError, CounterLayout, DEFAULT_SHARES, MAX_NUMNODES, NodeIter, PUBLISH_TAG, Pad,
     ShardLevel, ShardedCounter, SlotHome, SlotInfo, slot_sum,
 };
+pub use view::{LINE_BYTES, ReadView};
 pub use writer::{ExactnessError, PublishStats, Writer, check_exact};
 
 /// `calc_group_shares()`: the share of `shares` a CPU whose own load is

@@ -1,6 +1,7 @@
 //! Shard levels: where a writer on CPU c adds, where each slot's memory
 //! lives, and how a reader sums the slots.
 
+use super::view::ReadView;
 use crate::error::UnknownName;
 use crate::placement::{NodeCheck, NodeMemory, Placement, PlacementError};
 use crate::topology::Topology;
@@ -425,8 +426,43 @@ impl ShardedCounter {
     #[inline]
     pub fn read(&self) -> i64 {
         let mut sum = 0;
-        self.walk(|slot| sum += slot_sum(slot.load(Ordering::Relaxed)));
+        self.walk(|i| sum += slot_sum(self.raw(i)));
         sum
+    }
+
+    /// [`read`](Self::read) by a thread whose view is `view`: the same
+    /// loads and sum, and every line whose slots changed since the thread
+    /// last saw them counted as fetched (see [`ReadView`]). On a line
+    /// nobody else writes it adds a compare per slot.
+    #[inline]
+    pub fn read_viewed(&self, view: &mut ReadView) -> i64 {
+        let (mut sum, mut lines, mut last) = (0, 0u64, usize::MAX);
+        self.walk(|i| {
+            let raw = self.raw(i);
+            sum += slot_sum(raw);
+            if let Some(line) = view.saw(i, raw)
+                && line != last
+            {
+                lines += 1;
+                last = line;
+            }
+        });
+        if lines > 0 {
+            view.count(lines);
+        }
+        sum
+    }
+
+    /// Slot `index`'s raw value: its sum and its publish tags (relaxed
+    /// load).
+    #[inline(always)]
+    pub fn raw(&self, index: usize) -> i64 {
+        self.slot(index).load(Ordering::Relaxed)
+    }
+
+    /// Slot `index`'s address, bytes: which cache line it is on.
+    pub fn slot_address(&self, index: usize) -> usize {
+        self.slots[index] as usize
     }
 
     /// The positions one [`read`](Self::read) examines, counted by walking
@@ -445,15 +481,12 @@ impl ShardedCounter {
     /// examined (see [`read_steps`](Self::read_steps)). Inlined into
     /// `read`, where the count is dead and compiled away.
     #[inline(always)]
-    fn walk(&self, mut visit: impl FnMut(&AtomicI64)) -> usize {
+    fn walk(&self, mut visit: impl FnMut(usize)) -> usize {
         match (self.layout.level, self.layout.node_iter) {
             (ShardLevel::Node, NodeIter::Compact) => {
                 // Internal iteration (`for_each`): a `for` loop over a
                 // `Flatten` costs 1 ns more per read on 4 nodes.
-                self.node_to_slot
-                    .iter()
-                    .flatten()
-                    .for_each(|&i| visit(self.slot(i)));
+                self.node_to_slot.iter().flatten().for_each(|&i| visit(i));
                 self.node_to_slot.len()
             }
             (ShardLevel::Node, NodeIter::Bitmap) => {
@@ -461,7 +494,7 @@ impl ShardedCounter {
                 let mut node = next_node(&self.node_mask, 0, &mut words);
                 while node < MAX_NUMNODES {
                     if let Some(Some(i)) = self.node_to_slot.get(node) {
-                        visit(self.slot(*i));
+                        visit(*i);
                     }
                     node = next_node(&self.node_mask, node + 1, &mut words);
                 }
@@ -469,7 +502,7 @@ impl ShardedCounter {
             }
             _ => {
                 for i in 0..self.slots.len() {
-                    visit(self.slot(i));
+                    visit(i);
                 }
                 self.slots.len()
             }

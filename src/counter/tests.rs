@@ -8,6 +8,7 @@ use crate::placement::{NodeCheck, Placement};
 use crate::topology::Topology;
 use crate::workload::LoadWalk;
 use std::path::Path;
+use std::sync::atomic::AtomicI64;
 
 use crate::topology::fixture;
 
@@ -586,6 +587,80 @@ fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
     b.flush();
     assert_eq!(counter.read(), 42 + 7);
     assert!(check_exact(&counter, 49, "global/always").is_ok());
+}
+
+#[test]
+fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
+    let counter = one_slot_counter();
+    let always = PublishPolicy::ALWAYS;
+    let mut a = Writer::new(&counter, 0, always, FakeClock::default());
+    let mut b = Writer::new(&counter, 0, always, FakeClock::default());
+    let mut held = Writer::new(&counter, 0, PublishPolicy::NEVER, FakeClock::default());
+    let mut va = ReadView::new(&counter, Some(a.slot()));
+    let mut reader = ReadView::new(&counter, None);
+    let read_a = |va: &mut ReadView, a: &Writer<'_, FakeClock>| {
+        va.own_add(a.left());
+        counter.read_viewed(va)
+    };
+    // A's read of what its own add left fetches nothing.
+    a.update(10);
+    assert_eq!((read_a(&mut va, &a), va.fetched()), (10, 0));
+    // B adds: A's next read fetches the line, the one after does not.
+    b.update(5);
+    assert_eq!((read_a(&mut va, &a), va.fetched()), (15, 1));
+    assert_eq!((read_a(&mut va, &a), va.fetched()), (15, 1));
+    // B's two adds, then A's own add (a hand-over), then A's read: the
+    // add brought the line, so the read fetches nothing.
+    b.update(6);
+    b.update(7);
+    a.update(20);
+    assert_eq!((read_a(&mut va, &a), va.fetched()), (27, 1));
+    // Adds that cancel out still change the line: one fetch.
+    b.update(23);
+    b.update(7);
+    assert_eq!((read_a(&mut va, &a), va.fetched()), (27, 2));
+    // An update that does not publish changes nothing.
+    held.update(100);
+    assert_eq!((read_a(&mut va, &a), va.fetched()), (27, 2));
+    // A reader without a slot of its own: every change since its view
+    // was made (at the start) is one fetch, then none.
+    assert_eq!(counter.read_viewed(&mut reader), 27);
+    assert_eq!(counter.read_viewed(&mut reader), 27);
+    assert_eq!(reader.fetched(), 1);
+    // The reset forgets the count, not what was seen.
+    va.reset();
+    assert_eq!((read_a(&mut va, &a), va.fetched()), (27, 0));
+    // A slot that is not the counter's is not this view's own.
+    let elsewhere = AtomicI64::new(0);
+    let mut other = ReadView::new(&counter, Some(&elsewhere));
+    other.own_add(12345);
+    assert_eq!((counter.read_viewed(&mut other), other.fetched()), (27, 0));
+}
+
+#[test]
+fn a_read_counts_a_line_once_however_many_of_its_slots_changed() {
+    // Per-CPU slots of the 4-node VM, homed on node 0: packed, slots 0
+    // and 1 share the first line (with `shares`); padded to 128 bytes,
+    // each has its own.
+    let topo = fixture("vm-4node-norov");
+    let cpus = topo.online_cpus.to_vec();
+    for (pad, lines) in [(Pad::Packed, 1), (Pad::Line64, 2), (Pad::Line128, 2)] {
+        let counter = ShardedCounter::new(
+            layout(ShardLevel::Cpu, pad, SlotHome::OnNode(0), NodeIter::Compact),
+            &topo,
+            &cpus,
+            Placement::Strict,
+        )
+        .unwrap();
+        let mut view = ReadView::new(&counter, None);
+        let always = PublishPolicy::ALWAYS;
+        Writer::new(&counter, 0, always, FakeClock::default()).update(1);
+        Writer::new(&counter, 1, always, FakeClock::default()).update(2);
+        assert_eq!(counter.read_viewed(&mut view), 3, "{pad}");
+        assert_eq!(view.fetched(), lines, "{pad}");
+        assert_eq!(counter.read_viewed(&mut view), 3, "{pad}");
+        assert_eq!(view.fetched(), lines, "{pad}");
+    }
 }
 
 #[test]

@@ -186,6 +186,19 @@ impl<'c, C: Clock> Writer<'c, C> {
         self.load
     }
 
+    /// The slot this writer adds to.
+    pub fn slot(&self) -> &'c AtomicI64 {
+        self.slot
+    }
+
+    /// The raw value (sum and publish tags) this writer's last add left in
+    /// its slot: what its own read finds there unless another writer added
+    /// since (see [`ReadView::own_add`](super::ReadView::own_add)).
+    #[inline(always)]
+    pub fn left(&self) -> i64 {
+        self.left
+    }
+
     /// The writer's last published contribution.
     #[inline(always)]
     pub fn contrib(&self) -> i64 {

@@ -137,12 +137,18 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
         }
     };
     let counted = |r: &&ThreadReport, n: u64| if r.interval_s.is_some() { n } else { 0 };
+    let measured_sum =
+        |n: fn(&ThreadReport) -> u64| -> u64 { reports.iter().filter(measured).map(n).sum() };
+    let (all_reads, read_fetches) = (measured_sum(|r| r.reads), measured_sum(|r| r.read_fetches));
     RepeatResult {
         repeat,
         interval_s,
         writer_updates: writers.iter().map(|r| counted(r, r.updates)).collect(),
         writer_reads: writers.iter().map(|r| counted(r, r.reads)).collect(),
         reader_reads: readers.iter().map(|r| counted(r, r.reads)).collect(),
+        writer_read_fetches: writers.iter().map(|r| counted(r, r.read_fetches)).collect(),
+        reader_read_fetches: readers.iter().map(|r| counted(r, r.read_fetches)).collect(),
+        fetches_per_read: (all_reads > 0).then(|| read_fetches as f64 / all_reads as f64),
         write_ops_per_s,
         read_ops_per_s,
         write_ops_per_s_thread_min: writer_rates.iter().copied().reduce(f64::min).unwrap_or(0.0),
@@ -456,6 +462,7 @@ pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
         cpu_share_pct: of(&|r| r.cpu_share_pct),
         handovers_per_s: of_some(&|r| (r.publishes > 0).then_some(r.handovers_per_s)),
         updates_per_ownership: of_some(&|r| r.updates_per_ownership),
+        fetches_per_read: of_some(&|r| r.fetches_per_read),
         net_ns: None,
         net_cpu_share_pct: None,
         fairness: of_some(&|r| {
@@ -742,6 +749,7 @@ pub(super) mod tests {
             interval_s: Some(0.5),
             updates,
             reads,
+            read_fetches: reads / 2,
             stats: PublishStats {
                 updates,
                 publishes,
@@ -919,6 +927,34 @@ pub(super) mod tests {
         assert_eq!(s.handovers_per_s.unwrap().mean, 800.0);
         // Equal rates: perfectly fair.
         assert_eq!(s.fairness.unwrap().mean, 1.0);
+    }
+
+    #[test]
+    fn read_fetches_are_kept_per_thread_and_divided_by_every_read_side() {
+        // `report` sets fetches to half the reads: writer a 400 reads, 200
+        // fetches; writer b 100, 50; reader c 300, 150; reader d never saw
+        // the interval (left out). 400 fetches / 800 reads = 0.5.
+        let a = report(Role::Writer, 0, 1000, 400, 1000, 5);
+        let b = report(Role::Writer, 1, 1000, 100, 600, 5);
+        let c = report(Role::Reader, 2, 0, 300, 0, 0);
+        let mut d = report(Role::Reader, 3, 0, 1000, 0, 0);
+        d.interval_s = None;
+        let r = repeat_result(0, &[a, b, c, d], &ctx(10, 1.0));
+        assert_eq!(r.writer_read_fetches, [200, 50]);
+        assert_eq!(r.reader_read_fetches, [150, 0]);
+        assert_eq!(r.fetches_per_read, Some(0.5));
+        assert_eq!(
+            strategy_summary(&[r])
+                .unwrap()
+                .fetches_per_read
+                .unwrap()
+                .mean,
+            0.5
+        );
+        // No read side at all: no figure, not 0/0.
+        let r = repeat_result(0, &[report(Role::Writer, 0, 1000, 0, 10, 5)], &ctx(5, 1.0));
+        assert_eq!(r.fetches_per_read, None);
+        assert_eq!(strategy_summary(&[r]).unwrap().fetches_per_read, None);
     }
 
     #[test]

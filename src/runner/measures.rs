@@ -175,7 +175,7 @@ pub fn cost_measure(regime: Regime) -> &'static Measure {
 /// The measures, in the order the text table prints them; the first four
 /// are the throughput and latency of each side, which `contend compare`
 /// sets side by side.
-pub const MEASURES: [Measure; 8] = [
+pub const MEASURES: [Measure; 9] = [
     Measure {
         title: "write side: updates/s, all writers (higher is better)",
         short: "updates/s",
@@ -254,6 +254,16 @@ pub const MEASURES: [Measure; 8] = [
         sampled: false,
         higher_is_better: false,
         unit: Unit::PerSecond,
+        floor: Floor::Relative,
+    },
+    Measure {
+        title: "lines fetched per read: read sides' lines that found a slot changed since their thread last saw it (the line came from a writer's cache), counted exactly",
+        short: "fetches/read",
+        decimals: 3,
+        get: |s| s.fetches_per_read,
+        sampled: false,
+        higher_is_better: false,
+        unit: Unit::Count,
         floor: Floor::Relative,
     },
 ];

@@ -226,6 +226,18 @@ pub struct RepeatResult {
     pub writer_reads: Vec<u64>,
     /// Reads per reader thread.
     pub reader_reads: Vec<u64>,
+    /// Lines fetched by each writer thread's read sides (exact: reads that
+    /// found a slot changed since the thread last saw it, see
+    /// `counter::ReadView`), in pool order.
+    #[serde(default)]
+    pub writer_read_fetches: Vec<u64>,
+    /// Lines fetched by each reader thread's reads.
+    #[serde(default)]
+    pub reader_read_fetches: Vec<u64>,
+    /// Lines fetched per read side, all threads (`None` without reads):
+    /// beside hand-overs, the other way the counter's lines move.
+    #[serde(default)]
+    pub fetches_per_read: Option<f64>,
     /// Updates per second, all writers.
     pub write_ops_per_s: f64,
     /// Read-side operations per second, all threads.
@@ -359,6 +371,9 @@ pub struct StrategySummary {
     /// Publishes per hand-over (see `RepeatResult::updates_per_ownership`).
     #[serde(default)]
     pub updates_per_ownership: Option<Summary>,
+    /// Lines fetched per read side (see `RepeatResult::fetches_per_read`).
+    #[serde(default)]
+    pub fetches_per_read: Option<Summary>,
     /// What one update costs beyond the harness, ns: loop ns/op less the
     /// harness floor's (hammer), or busy ns/op less the paced floor's at
     /// the same rate (paced). Its ± combines both sides' spread; its CI

@@ -335,10 +335,16 @@ impl<'a> Contest<'a> {
             (Some(u), None) => format!("{} updates per ownership of the line", count(u.mean)),
             (None, _) => "updates per ownership not recorded".to_string(),
         };
+        let fetched = s.fetches_per_read.map_or(String::new(), |f| {
+            format!(
+                ", {} lines fetched per read side",
+                human(f.mean, Unit::Count)
+            )
+        });
         Verdict::new(
             Topic::Ownership,
             format!(
-                "{}, {}: {} updates/s, {owned}",
+                "{}, {}: {} updates/s, {owned}{fetched}",
                 self.label(),
                 c.name,
                 si(s.write_ops_per_s.mean)

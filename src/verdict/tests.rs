@@ -94,6 +94,7 @@ fn default_run(host: Option<(Topology, Vec<u32>)>) -> RunResults {
             move |s: &mut StrategySummary| {
                 s.updates_per_ownership = Some(summary(6, u, 0.1));
                 s.handovers_per_s = Some(summary(6, 2.5e7 / u, 1e4));
+                s.fetches_per_read = Some(summary(6, 0.000125, 1e-5));
             }
         };
         let (g, gr, c, cr) = if hammer {
@@ -145,7 +146,7 @@ fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
     );
     assert_eq!(
         lines[1].text,
-        "flat out, global/always: 50.0M updates/s, 1.52 updates per ownership of the line (16.4M hand-overs/s)"
+        "flat out, global/always: 50.0M updates/s, 1.52 updates per ownership of the line (16.4M hand-overs/s), 0.000125 lines fetched per read side"
     );
     // Paced: net figures, not busy ones (100 ns more).
     assert!(

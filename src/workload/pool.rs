@@ -72,6 +72,9 @@ pub struct ThreadReport {
     pub updates: u64,
     /// Read-side operations.
     pub reads: u64,
+    /// Lines its read sides had to fetch: reads that found a slot changed
+    /// since this thread last saw it (`counter::ReadView`), exact.
+    pub read_fetches: u64,
     /// Publish counts (writers).
     pub stats: PublishStats,
     /// Load after the final flush (writers; 0 for readers).
@@ -290,7 +293,7 @@ impl WriterJob<'_> {
         );
         let (interval_s, involuntary_switches) = drive(self.ctl, spec.regime.is_paced(), &mut work);
         let (busy, missed_slots) = pacing(&work);
-        let (updates, reads) = (work.updates(), work.reads());
+        let (updates, reads, read_fetches) = (work.updates(), work.reads(), work.read_fetches());
         let w = work.writer_mut();
         w.flush();
         ThreadReport {
@@ -299,6 +302,7 @@ impl WriterJob<'_> {
             interval_s,
             updates,
             reads,
+            read_fetches,
             stats: w.stats(),
             final_load: w.load(),
             write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
@@ -333,6 +337,7 @@ fn reader(
         interval_s,
         updates: 0,
         reads: work.reads(),
+        read_fetches: work.read_fetches(),
         stats: PublishStats::default(),
         final_load: 0,
         write_hist: super::new_histogram(),

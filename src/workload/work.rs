@@ -6,7 +6,7 @@
 use super::mirror::{Mirror, StalenessSamples};
 use super::{LoadWalk, Pacer, Regime};
 use crate::clock::{Clock, Timer};
-use crate::counter::{ShardedCounter, Writer, group_shares};
+use crate::counter::{ReadView, ShardedCounter, Writer, group_shares};
 use crate::workload::START_LOAD;
 use hdrhistogram::Histogram;
 
@@ -88,14 +88,15 @@ fn record(hist: &mut Histogram<u64>, ticks: u64) {
     hist.saturating_record(ticks);
 }
 
-/// The read side: sum the slots and compute the group share
-/// (`calc_group_shares`) for a CPU with this contribution and load. The
-/// result is kept from the optimiser.
+/// The read side: sum the slots, counting the lines that had to be
+/// fetched into `view`, and compute the group share (`calc_group_shares`)
+/// for a CPU with this contribution and load. The result is kept from the
+/// optimiser.
 #[inline(always)]
-fn read_side(counter: &ShardedCounter, contrib: i64, load: i64) {
+fn read_side(counter: &ShardedCounter, view: &mut ReadView, contrib: i64, load: i64) {
     std::hint::black_box(group_shares(
         counter.shares(),
-        counter.read(),
+        counter.read_viewed(view),
         contrib,
         load,
     ));
@@ -166,6 +167,7 @@ pub struct WriterWork<'c, C: Clock> {
     probing: Option<Probing<'c>>,
     since_probe: u64,
     reads: u64,
+    view: ReadView,
     /// What probes saw of staleness (with probing on).
     pub staleness: StalenessSamples,
     /// Sampled update latencies, timer ticks.
@@ -192,6 +194,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
         probing: Option<Probing<'c>>,
     ) -> Self {
         Self {
+            view: ReadView::new(counter, Some(writer.slot())),
             writer,
             counter,
             walk,
@@ -217,6 +220,12 @@ impl<'c, C: Clock> WriterWork<'c, C> {
     /// Read-side operations since the last reset.
     pub fn reads(&self) -> u64 {
         self.reads
+    }
+
+    /// Lines its read sides fetched since the last reset (see
+    /// [`ReadView`]).
+    pub fn read_fetches(&self) -> u64 {
+        self.view.fetched()
     }
 
     /// The writer, for its stats, load and final flush.
@@ -272,8 +281,9 @@ impl<C: Clock> WriterWork<'_, C> {
                     let read_sampled = SAMPLED && sampling.hit(reads);
                     unsampled &= !read_sampled;
                     let (contrib, load) = (writer.contrib(), writer.load());
+                    self.view.own_add(writer.left());
                     let t0 = sample_start(read_sampled, timer);
-                    read_side(counter, contrib, load);
+                    read_side(counter, &mut self.view, contrib, load);
                     sample_end(read_sampled, t0, timer, sampling, &mut self.read_hist);
                 }
             }
@@ -326,6 +336,7 @@ impl<C: Clock> Work for WriterWork<'_, C> {
     /// load and contribution stay.
     fn reset_counts(&mut self) {
         self.reads = 0;
+        self.view.reset();
         self.writer.reset_stats();
         self.write_hist.reset();
         self.read_hist.reset();
@@ -350,6 +361,7 @@ pub struct ReaderWork<'c> {
     probing: Option<Probing<'c>>,
     since_probe: u64,
     reads: u64,
+    view: ReadView,
     /// What probes saw of staleness (with probing on).
     pub staleness: StalenessSamples,
     /// Sampled read-side latencies, timer ticks.
@@ -374,6 +386,7 @@ impl<'c> ReaderWork<'c> {
             probing: probing.filter(|_| sampling.every() != 0),
             since_probe: 0,
             reads: 0,
+            view: ReadView::new(counter, None),
             staleness: StalenessSamples::default(),
             read_hist: new_histogram(),
         }
@@ -382,6 +395,11 @@ impl<'c> ReaderWork<'c> {
     /// Reads since the last reset.
     pub fn reads(&self) -> u64 {
         self.reads
+    }
+
+    /// Lines its reads fetched since the last reset (see [`ReadView`]).
+    pub fn read_fetches(&self) -> u64 {
+        self.view.fetched()
     }
 }
 
@@ -396,7 +414,7 @@ impl Work for ReaderWork<'_> {
             self.reads += 1;
             let sampled = self.sampling.hit(self.reads);
             let t0 = sample_start(sampled, self.timer);
-            read_side(counter, 0, START_LOAD);
+            read_side(counter, &mut self.view, 0, START_LOAD);
             sample_end(sampled, t0, self.timer, self.sampling, &mut self.read_hist);
             if let Some(p) = &mut self.pacer {
                 p.done(released, !sampled);
@@ -410,6 +428,7 @@ impl Work for ReaderWork<'_> {
     /// Forgets counts and samples so far.
     fn reset_counts(&mut self) {
         self.reads = 0;
+        self.view.reset();
         self.read_hist.reset();
         self.staleness = StalenessSamples::default();
         if let Some(p) = &mut self.pacer {
@@ -498,6 +517,9 @@ mod tests {
         assert_eq!(w.writer_mut().load(), load_after(2_000));
         assert_eq!(c.read(), load_after(2_000));
         assert!(w.pacer().is_none());
+        // Alone on its line, a writer's reads find what its adds left:
+        // no line was fetched.
+        assert_eq!(w.read_fetches(), 0);
 
         // Update n (from 1) is timed when n is a multiple of 8: not the
         // first, the eighth.
@@ -598,6 +620,34 @@ mod tests {
             many >= 20.0 && many > 2.0 * one,
             "224 slots {many} ns, 1 slot {one} ns"
         );
+    }
+
+    #[test]
+    fn reads_count_the_lines_other_threads_changed() {
+        // A reader made before a writer's 50 updates (each a publish),
+        // reading once after each: 50 fetches in 50 reads. The writer's
+        // own read after each of its adds fetches nothing; one made after
+        // the reader's, none.
+        let c = counter();
+        let mut r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), Regime::FlatOut, None);
+        let mut w = writer_work(&c, 1, 0, None);
+        for _ in 0..50 {
+            w.run_ops(1);
+            r.run_ops(1);
+        }
+        assert_eq!((r.reads(), r.read_fetches()), (50, 50));
+        assert_eq!((w.reads(), w.read_fetches()), (50, 0));
+        // Two reads per update: the second finds nothing new.
+        w.run_ops(1);
+        r.run_ops(2);
+        assert_eq!(r.read_fetches(), 51);
+        // The reader's own reads move no line: the writer's next read
+        // still finds what it left.
+        w.run_ops(1);
+        assert_eq!(w.read_fetches(), 0);
+        r.reset_counts();
+        w.reset_counts();
+        assert_eq!((r.read_fetches(), w.read_fetches()), (0, 0));
     }
 
     #[test]

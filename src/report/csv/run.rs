@@ -41,6 +41,8 @@ struct RunRow<'a> {
     net_ns: Option<f64>,
     handovers: u64,
     updates_per_ownership: Option<f64>,
+    read_fetches: u64,
+    fetches_per_read: Option<f64>,
     sampled_vs_throughput_pct: Option<f64>,
     exact: bool,
 }
@@ -91,6 +93,12 @@ pub(super) fn render(run: &RunResults) -> Result<Vec<u8>, csv::Error> {
                 net_ns: floor_ns.map(|f| gross - f),
                 handovers: r.handovers,
                 updates_per_ownership: r.updates_per_ownership,
+                read_fetches: r
+                    .writer_read_fetches
+                    .iter()
+                    .chain(&r.reader_read_fetches)
+                    .sum(),
+                fetches_per_read: r.fetches_per_read,
                 sampled_vs_throughput_pct: r.sampled_vs_throughput_pct,
                 exact: r.exact,
             })?;
