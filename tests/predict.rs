@@ -211,13 +211,38 @@ fn check_sets_the_model_against_a_paced_run_here() {
         assert!(p["canary_ns"].as_f64().unwrap() > 0.0, "{p}");
         assert_eq!(p["writers"], 2);
         assert_eq!(p["repeats"], 2);
+        // Exact transfers: at most one hand-over per update and one fetch
+        // per read (a read after every update); predicted: one hand-over.
+        let exact = p["measured_transfers"].as_f64().unwrap();
+        assert!((0.0..=2.0).contains(&exact), "{p}");
+        assert_eq!(p["predicted_transfers"], 1.0, "{p}");
     }
     let text = stdout(&contend(&["predict", "--check", run.to_str().unwrap()]));
-    assert!(text.contains("predicted/measured"), "{text}");
     assert!(
-        text.contains("transfer time = each repeat's canary"),
+        text.contains("points agree (prediction inside the measured 95% CI"),
         "{text}"
     );
+    assert!(text.contains("\nworst: global/always"), "{text}");
+    assert!(
+        text.contains("structure: median error of transfers per update"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "transfer time = each repeat's canary, standing in for the run's one pair class"
+        ),
+        "{text}"
+    );
+    // --max-error: a failure when the median error is over it, none when
+    // not; only with --check.
+    let path = run.to_str().unwrap();
+    let loose = contend(&["predict", "--check", path, "--max-error", "1e9"]);
+    assert!(loose.status.success(), "{}", stderr(&loose));
+    let strict = contend(&["predict", "--check", path, "--max-error", "0"]);
+    assert_eq!(strict.status.code(), Some(1), "{}", stdout(&strict));
+    assert!(stderr(&strict).contains("--max-error 0%: the model's median error is"));
+    let alone = contend(&["predict", "--max-error", "5"]);
+    assert_eq!(alone.status.code(), Some(2));
 
     // A sweep's paced points, each named by its series (strategy, threads,
     // affinity); with three rates the series has a knee line.

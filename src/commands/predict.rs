@@ -1,7 +1,7 @@
 //! `contend predict`: parse → the model → print, or with `--check FILE`
 //! the model against a run measured under `--rate`.
 
-use super::args::{PoolArgs, StrategyArgs};
+use super::args::{PoolArgs, StrategyArgs, percent_arg};
 use super::{host_name, load_topology};
 use crate::CliError;
 use crate::predict::{self, CheckResults, Latencies, LatencyArg, Layout, PredictRequest};
@@ -57,12 +57,20 @@ pub struct PredictArgs {
 
     /// Instead of predicting, set the model against a run.json or
     /// sweep.json measured under --rate: that file's topology, CPUs,
-    /// rates and strategies, each repeat's canary as the transfer time
-    /// (or --latency/--latencies); prints predicted against measured net
-    /// cost per update, the ratio per point, the median error and the
-    /// knee.
+    /// rates and strategies, with --latencies (a matrix of the same host)
+    /// for the classes; only a run whose CPUs make one pair class may use
+    /// each repeat's canary instead. Prints, per point, transfers per
+    /// update predicted against the run's exact counts and net cost
+    /// against the measured 95% CI; then how many agree (inside the CI and
+    /// within ±25%), the median error, the worst point and the knee.
     #[arg(long, value_name = "FILE")]
     pub check: Option<PathBuf>,
+
+    /// With --check: exit 1 when the median error of the net cost is over
+    /// PCT (a median that is not finite, e.g. most points saturated or
+    /// measured at or below 0, is over any).
+    #[arg(long, value_name = "PCT", requires = "check", value_parser = percent_arg)]
+    pub max_error: Option<f64>,
 
     /// Print the result as JSON instead of text.
     #[arg(long)]
@@ -119,7 +127,24 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
             eprintln!("wrote {}", f.display());
         }
     }
+    if let (Document::Check(c), Some(max)) = (&doc, args.max_error) {
+        over_max_error(c, max)?;
+    }
     Ok(())
+}
+
+/// `--max-error`: a failure (exit 1) when the check's median error is
+/// over `max` %, or not finite.
+fn over_max_error(c: &CheckResults, max: f64) -> Result<(), CliError> {
+    match c.median_abs_error_pct {
+        Some(e) if e <= max => Ok(()),
+        Some(e) => Err(CliError::failure(format!(
+            "--max-error {max}%: the model's median error is {e:.1}%"
+        ))),
+        None => Err(CliError::failure(format!(
+            "--max-error {max}%: the model's median error is not finite (most points saturated or measured at or below 0)"
+        ))),
+    }
 }
 
 /// `--check FILE`: the model against a run.json or a sweep.json's points,

@@ -1,23 +1,35 @@
 //! `contend predict --check FILE`: the model set against a run (or sweep)
 //! measured under `--rate`, on that run's own topology, CPUs, rates and
-//! strategies, with each repeat's canary (the CAS ping-pong before it) as
-//! the transfer time of every pair: on a VM the canary is the only latency
-//! that follows the hypervisor's phases.
+//! strategies, per strategy and rate:
+//!
+//! - **structure**: hand-overs and read fetches per update, predicted
+//!   against the run's exact counts;
+//! - **cost**: net ns per update, predicted with per-class latencies
+//!   (`--latencies`, a matrix of the same host) against the measured net
+//!   cost and its 95% CI. Only a run whose CPUs make one pair class may
+//!   have each repeat's canary (the CAS ping-pong before it) stand in for
+//!   that class, and the output says so.
+//!
+//! A point agrees when its prediction lies inside the measured CI and
+//! within ±[`AGREEMENT_PCT`] of the measured figure. No point is dropped:
+//! one the model cannot predict (saturated), or measured at or below 0,
+//! has no finite error and counts as the worst.
 
 use super::latency::{Bound, Latencies};
 use super::model::{Layout, Lines};
 use super::{PredictError, publish_fraction, saturation_rate};
-use crate::runner::RunResults;
+use crate::matrix::PairClass;
+use crate::runner::{RunResults, StrategyResult};
 use crate::stats::quantile_of;
 use crate::workload::{Arrivals, Regime};
 use serde::{Deserialize, Serialize};
 
-/// Points whose predicted ρ is at most this are where the model is held
-/// to its target (±25%); busier points are shown, not scored.
-pub const SCORED_RHO: f64 = 0.5;
+/// How far from the measured figure, %, a prediction may be and agree
+/// (besides lying inside the measured 95% CI).
+pub const AGREEMENT_PCT: f64 = 25.0;
 
-/// A measured net cost this far from its series' low-rate level marks the
-/// measured knee.
+/// A measured net cost this far above its series' lowest-rate level, with
+/// a CI above that level, marks the measured knee.
 pub const KNEE_DEPARTURE: f64 = 0.25;
 
 /// One measured point and its prediction.
@@ -32,12 +44,12 @@ pub struct CheckPoint {
     pub writers: usize,
     /// Repeats predicted and measured.
     pub repeats: usize,
-    /// Median canary of those repeats, ns one-way.
+    /// Median canary of those repeats, ns one-way (NaN with `--latencies`).
     pub canary_ns: f64,
     /// Predicted ρ of the hottest line, mean over repeats.
     pub rho: f64,
     /// Predicted net ns per update, mean over repeats; `None` when a
-    /// repeat's canary puts the line past saturation.
+    /// repeat's latencies put the line past saturation.
     pub predicted_ns: Option<f64>,
     /// Measured net ns per update (busy less the paced floor), mean.
     pub measured_ns: f64,
@@ -45,39 +57,68 @@ pub struct CheckPoint {
     pub measured_ci_ns: [f64; 2],
     /// predicted / measured.
     pub ratio: Option<f64>,
+    /// Predicted hand-overs + read fetches per update, mean over writers.
+    #[serde(default)]
+    pub predicted_transfers: f64,
+    /// The run's exact count of the same, per update: (hand-overs + lines
+    /// the writers' reads fetched) / updates over every repeat; `None`
+    /// for a file measured before reads were counted.
+    #[serde(default)]
+    pub measured_transfers: Option<f64>,
 }
 
 impl CheckPoint {
-    /// Whether this point counts toward the median error: predicted, ρ at
-    /// most [`SCORED_RHO`], and a measured cost above zero.
-    pub fn scored(&self) -> bool {
-        self.unscored().is_none()
+    /// |predicted − measured| net cost, % of measured; `None` when there
+    /// is no finite error (see [`CheckPoint::no_error`]).
+    pub fn error_pct(&self) -> Option<f64> {
+        let p = self.predicted_ns?;
+        (self.measured_ns > 0.0).then(|| 100.0 * (p - self.measured_ns).abs() / self.measured_ns)
     }
 
-    /// Why this point does not count toward the median error, if it
-    /// does not.
-    pub fn unscored(&self) -> Option<&'static str> {
-        if self.ratio.is_none() {
-            Some("saturated")
-        } else if self.rho > SCORED_RHO {
-            Some("ρ > 0.5: not scored")
+    /// Why this point has no finite error: not predicted, or measured at
+    /// or below 0.
+    pub fn no_error(&self) -> Option<&'static str> {
+        if self.predicted_ns.is_none() {
+            Some("not predicted: saturated")
         } else if self.measured_ns <= 0.0 {
-            Some("measured ≤ 0: not scored")
+            Some("measured ≤ 0")
         } else {
             None
         }
     }
+
+    /// The prediction lies inside the measured 95% CI and within
+    /// ±[`AGREEMENT_PCT`] of the measured cost.
+    pub fn agrees(&self) -> bool {
+        let [lo, hi] = self.measured_ci_ns;
+        match (self.predicted_ns, self.error_pct()) {
+            (Some(p), Some(e)) => (lo..=hi).contains(&p) && e <= AGREEMENT_PCT,
+            _ => false,
+        }
+    }
+
+    /// |predicted − exact| transfers per update, % of exact (0 when both
+    /// are 0); `None` when not counted, or counted 0 and predicted more.
+    pub fn transfer_error_pct(&self) -> Option<f64> {
+        let m = self.measured_transfers?;
+        let d = (self.predicted_transfers - m).abs();
+        if m > 0.0 {
+            Some(100.0 * d / m)
+        } else {
+            (d == 0.0).then_some(0.0)
+        }
+    }
 }
 
-/// Where one series' measured cost bends, against the predicted
+/// Where one series' measured cost rises, against the predicted
 /// saturation rate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Knee {
     /// The series.
     pub series: String,
-    /// The lowest rate whose measured net cost is more than
-    /// [`KNEE_DEPARTURE`] off the series' low-rate level; `None` when no
-    /// point is.
+    /// The lowest rate whose measured net cost rose more than
+    /// [`KNEE_DEPARTURE`] above the series' lowest-rate cost, its CI above
+    /// that cost; `None` when none did.
     pub measured_rate: Option<f64>,
     /// The rate at which the model puts ρ = 1, at the series' median
     /// canary; `None` when it never saturates.
@@ -95,10 +136,22 @@ pub struct CheckResults {
     pub latency_source: String,
     /// Every paced point, in file order.
     pub points: Vec<CheckPoint>,
-    /// Median |predicted / measured − 1| over the scored points, %.
+    /// Median over every point of |predicted − measured| net cost, % of
+    /// measured, a point without a finite error counting as the worst;
+    /// `None` when that puts the median among them.
     pub median_abs_error_pct: Option<f64>,
-    /// Points scored.
-    pub scored: usize,
+    /// Points that agree ([`CheckPoint::agrees`]).
+    #[serde(default)]
+    pub agreeing: usize,
+    /// Index in `points` of the worst point (largest error, one without a
+    /// finite error first).
+    #[serde(default)]
+    pub worst: Option<usize>,
+    /// Median over the counted points of |predicted − exact| transfers
+    /// per update, % of exact (`None`: none counted, or the median among
+    /// those without a finite error).
+    #[serde(default)]
+    pub transfers_median_error_pct: Option<f64>,
     /// Per series with three or more rates.
     pub knees: Vec<Knee>,
     /// What was skipped and why.
@@ -117,8 +170,9 @@ struct Series {
 }
 
 /// Checks the model against `runs` (a run.json's one run, or a sweep's
-/// points, each with its series suffix) from `file`. With `latencies` the
-/// class figures replace the canary.
+/// points, each with its series suffix) from `file`, with `latencies` for
+/// the classes. Without them each repeat's canary stands in, and only
+/// for a run whose CPUs make one pair class (an error otherwise).
 pub fn check(
     file: &str,
     runs: &[(String, &RunResults)],
@@ -131,6 +185,7 @@ pub fn check(
     let mut points = Vec::new();
     let mut notes = Vec::new();
     let mut series: Vec<Series> = Vec::new();
+    let mut stand_in = None;
     for (suffix, run) in runs {
         let layout = Layout {
             writers: run.config.writer_cpus.clone(),
@@ -149,12 +204,14 @@ pub fn check(
                 continue;
             };
             let lines = Lines::new(&run.topology, &layout, s.strategy.level)?;
-            if let Some(l) = latencies {
-                lines.check(l)?;
+            match latencies {
+                Some(l) => lines.check(l)?,
+                None => one_class(&lines, &mut stand_in).map_err(bad)?,
             }
             let f = publish_fraction(s.strategy.publish, rate, run.config.seed);
             let mut costs = Vec::new();
             let mut rhos = Vec::new();
+            let mut transfers = Vec::new();
             let mut canaries = Vec::new();
             for r in &s.repeats {
                 let canary;
@@ -175,6 +232,7 @@ pub fn check(
                 let e = lines.evaluate(rate, f, lat, Bound::Mid, arrivals);
                 costs.push(e.cost_ns);
                 rhos.push(e.rho);
+                transfers.push(e.handovers + e.read_transfers);
             }
             if rhos.is_empty() {
                 continue;
@@ -208,6 +266,8 @@ pub fn check(
                 predicted_ns: predicted,
                 measured_ns: net.mean,
                 measured_ci_ns: [net.ci95_low, net.ci95_high],
+                predicted_transfers: transfers.iter().sum::<f64>() / n,
+                measured_transfers: exact_transfers(s),
             });
         }
     }
@@ -216,12 +276,13 @@ pub fn check(
             "no paced strategy with a net cost (measure with --rate R, e.g. contend run --rate 10k,100k,1M)".into(),
         ));
     }
-    let errors: Vec<f64> = points
+    let errors: Vec<Option<f64>> = points.iter().map(CheckPoint::error_pct).collect();
+    let worst = (0..points.len()).max_by(|&a, &b| worst_first(errors[a], errors[b]));
+    let counted: Vec<Option<f64>> = points
         .iter()
-        .filter(|p| p.scored())
-        .filter_map(|p| p.ratio.map(|r| 100.0 * (r - 1.0).abs()))
+        .filter(|p| p.measured_transfers.is_some())
+        .map(CheckPoint::transfer_error_pct)
         .collect();
-    let scored = errors.len();
     let knees = series
         .into_iter()
         .filter_map(|x| {
@@ -244,47 +305,188 @@ pub fn check(
             })
         })
         .collect();
+    if !points.iter().any(|p| p.measured_transfers.is_some()) {
+        notes.push(
+            "the file predates exact read-fetch counts: transfers per update are predicted only"
+                .into(),
+        );
+    }
+    let latency_source = match (latencies, stand_in) {
+        (Some(l), _) => l.source.clone(),
+        (None, Some(class)) => format!(
+            "each repeat's canary, standing in for the run's one pair class ({class}); give --latencies for per-class figures"
+        ),
+        (None, None) => "each repeat's canary".into(),
+    };
     Ok(CheckResults {
         file: file.to_string(),
-        latency_source: latencies.map_or("each repeat's canary".into(), |l| l.source.clone()),
-        median_abs_error_pct: median(&errors),
-        scored,
+        latency_source,
+        median_abs_error_pct: median_with_worst(&errors),
+        agreeing: points.iter().filter(|p| p.agrees()).count(),
+        worst,
+        transfers_median_error_pct: median_with_worst(&counted),
         points,
         knees,
         notes,
     })
 }
 
-/// The lowest rate of `points` (one series), among those busier than the
-/// series' quiet points, whose measured net cost is more than
-/// [`KNEE_DEPARTURE`] off the series' low-rate level, with a 95%
-/// confidence interval that excludes that level: noise alone does not make
-/// a knee. The quiet points are those predicted at ρ ≤ 0.1 and their median
-/// is the level; without any, the lowest rate's cost is, and every point
-/// may be the knee.
+/// The lowest rate of `points` (one series) whose measured net cost rose
+/// more than [`KNEE_DEPARTURE`] above the series' lowest-rate cost (by
+/// that much of its magnitude when it is at or below 0), with a 95% CI
+/// wholly above it: a rise, judged from the measurement alone. A fall is
+/// never a knee.
 pub fn measured_knee(points: &[&CheckPoint]) -> Option<f64> {
     let mut sorted: Vec<&CheckPoint> = points.to_vec();
     sorted.sort_by(|a, b| a.rate.total_cmp(&b.rate));
-    let quiet: Vec<f64> = sorted
-        .iter()
-        .filter(|p| p.rho <= 0.1)
-        .map(|p| p.measured_ns)
-        .collect();
-    let level = median(&quiet).or_else(|| sorted.first().map(|p| p.measured_ns))?;
-    if level <= 0.0 {
-        return None;
-    }
-    sorted
-        .iter()
-        .filter(|p| p.rho > 0.1 || quiet.is_empty())
+    let (first, rest) = sorted.split_first()?;
+    let level = first.measured_ns;
+    rest.iter()
         .find(|p| {
-            let [lo, hi] = p.measured_ci_ns;
-            (p.measured_ns / level - 1.0).abs() > KNEE_DEPARTURE && !(lo..=hi).contains(&level)
+            p.measured_ns > level + KNEE_DEPARTURE * level.abs() && p.measured_ci_ns[0] > level
         })
         .map(|p| p.rate)
+}
+
+/// Orders errors so the worst is greatest: no finite error above any.
+fn worst_first(a: Option<f64>, b: Option<f64>) -> std::cmp::Ordering {
+    let key = |e: Option<f64>| e.unwrap_or(f64::INFINITY);
+    key(a).total_cmp(&key(b))
+}
+
+/// The median of `errors`, each `None` counted as larger than any figure;
+/// `None` when empty or when the median falls on one of those.
+fn median_with_worst(errors: &[Option<f64>]) -> Option<f64> {
+    let mut v: Vec<f64> = errors.iter().map(|e| e.unwrap_or(f64::INFINITY)).collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let m = match n {
+        0 => return None,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    };
+    m.is_finite().then_some(m)
+}
+
+/// With no `--latencies`, the canary may stand in only for a run whose
+/// lines make one pair class; notes it in `stand_in`.
+fn one_class(lines: &Lines, stand_in: &mut Option<PairClass>) -> Result<(), String> {
+    let classes: Vec<PairClass> = lines.classes().chain(*stand_in).collect();
+    let mut distinct = classes.clone();
+    distinct.sort();
+    distinct.dedup();
+    match distinct.as_slice() {
+        [] => Ok(()),
+        [one] => {
+            *stand_in = Some(*one);
+            Ok(())
+        }
+        many => Err(format!(
+            "the run's CPUs make {} pair classes ({}), and its canary measures one pair: give --latencies matrix.json (contend matrix on the same host) for per-class figures",
+            many.len(),
+            many.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// The run's exact transfers per update of strategy `s`: hand-overs plus
+/// the lines its writers' reads fetched, over their updates, every repeat;
+/// `None` for a file without read-fetch counts (or with no update).
+fn exact_transfers(s: &StrategyResult) -> Option<f64> {
+    let counted = s
+        .repeats
+        .iter()
+        .all(|r| r.writer_read_fetches.len() == r.writer_updates.len());
+    let updates: u64 = s.repeats.iter().flat_map(|r| &r.writer_updates).sum();
+    let moved: u64 = s
+        .repeats
+        .iter()
+        .map(|r| r.handovers + r.writer_read_fetches.iter().sum::<u64>())
+        .sum();
+    (counted && updates > 0).then(|| moved as f64 / updates as f64)
 }
 
 /// The median of `v`; `None` when empty.
 fn median(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| quantile_of(v, 0.5))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counter::ShardLevel;
+    use crate::topology::fixture;
+
+    #[test]
+    fn a_point_without_a_finite_error_counts_as_the_worst() {
+        let inf = None;
+        // Odd: the middle one. Even: the mean of the middle two.
+        assert_eq!(
+            median_with_worst(&[Some(30.0), Some(10.0), Some(20.0)]),
+            Some(20.0)
+        );
+        assert_eq!(
+            median_with_worst(&[Some(10.0), inf, Some(20.0)]),
+            Some(20.0)
+        );
+        assert_eq!(
+            median_with_worst(&[Some(10.0), inf, Some(20.0), Some(40.0)]),
+            Some(30.0)
+        );
+        // Half or more without a finite error: the median is not finite.
+        assert_eq!(median_with_worst(&[Some(10.0), inf]), None);
+        assert_eq!(median_with_worst(&[]), None);
+        let errors = [Some(500.0), inf, Some(5.0)];
+        let worst = (0..3).max_by(|&a, &b| worst_first(errors[a], errors[b]));
+        assert_eq!(worst, Some(1));
+    }
+
+    #[test]
+    fn exact_transfers_are_hand_overs_and_writer_fetches_per_update() {
+        // Two repeats of 2 writers: 1000 + 1000 and 500 + 500 updates;
+        // 300 and 100 hand-overs; fetches 50 + 150 and 0 + 0: 600 / 3000.
+        let mut s = crate::runner::fixture_run().strategies[0].clone();
+        assert_eq!(exact_transfers(&s), None, "the fixture predates the count");
+        s.repeats.truncate(2);
+        for (r, (updates, handovers, fetches)) in s
+            .repeats
+            .iter_mut()
+            .zip([(1000, 300, [50, 150]), (500, 100, [0, 0])])
+        {
+            r.writer_updates = vec![updates, updates];
+            r.handovers = handovers;
+            r.writer_read_fetches = fetches.to_vec();
+        }
+        assert_eq!(exact_transfers(&s), Some(0.2));
+        // One repeat without counts: the strategy has none.
+        s.repeats[1].writer_read_fetches.clear();
+        assert_eq!(exact_transfers(&s), None);
+    }
+
+    #[test]
+    fn the_canary_stands_in_only_for_one_class() {
+        let topo = fixture("spr-2s-224");
+        let lines = |writers: &[u32]| {
+            let layout = Layout {
+                writers: writers.to_vec(),
+                readers: vec![],
+                read_every: 1,
+            };
+            Lines::new(&topo, &layout, ShardLevel::Global).unwrap()
+        };
+        // CPUs 0 and 1 share an LLC: one class.
+        let mut stand_in = None;
+        one_class(&lines(&[0, 1]), &mut stand_in).unwrap();
+        assert_eq!(stand_in.map(|c| c.to_string()).as_deref(), Some("same-llc"));
+        // 0, 1 and 112 (the other socket): two classes, an error naming
+        // them; and a second series of another class is refused too.
+        let e = one_class(&lines(&[0, 1, 112]), &mut None).unwrap_err();
+        assert!(e.starts_with("the run's CPUs make 2 pair classes"), "{e}");
+        assert!(e.contains("--latencies"), "{e}");
+        let e = one_class(&lines(&[0, 112]), &mut stand_in).unwrap_err();
+        assert!(e.contains("2 pair classes"), "{e}");
+    }
 }

@@ -14,7 +14,7 @@ mod result;
 #[cfg(test)]
 mod tests;
 
-pub use check::{CheckPoint, CheckResults, Knee, check, measured_knee};
+pub use check::{AGREEMENT_PCT, CheckPoint, CheckResults, Knee, check, measured_knee};
 pub use latency::{Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, MissingClass};
 pub use model::{Evaluation, Layout, Lines};
 pub use publish::publish_fraction;

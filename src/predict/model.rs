@@ -108,6 +108,10 @@ pub struct Evaluation {
     pub bound_ns: Option<f64>,
     /// Transfers a publish causes, per update (mean over writers).
     pub write_transfers: f64,
+    /// Of those, publishes that follow another writer's publish to the
+    /// line (a hand-over, as `contend run` counts them exactly), per update
+    /// (mean over writers); the rest follow a read.
+    pub handovers: f64,
     /// Lines the read side fetches, per update (mean over writers).
     pub read_transfers: f64,
 }
@@ -211,6 +215,7 @@ impl Lines {
             cost_ns: Some(0.0),
             bound_ns: None,
             write_transfers: 0.0,
+            handovers: 0.0,
             read_transfers: 0.0,
         };
         // Lines alike (every CPU's own line under `cpu`) queue alike.
@@ -222,6 +227,7 @@ impl Lines {
                 out.hottest_writers = line.writers;
             }
             out.write_transfers += flow.write_t;
+            out.handovers += flow.handover_t;
             out.read_transfers += flow.own_read_t + flow.foreign_read_t;
             let per_source = flow.queued / flow.sources.max(1) as f64;
             let wait = *waits
@@ -353,6 +359,7 @@ impl Lines {
                         0.0
                     },
                     write_t: n / nw * f * h,
+                    handover_t: n / nw * f * touched(arrivals, (n - 1.0) * p, p),
                     own_read_t: reads_per_update * n / nw * own,
                     foreign_read_t: reads_per_update * (nw - n) / nw * foreign,
                 }
@@ -383,6 +390,8 @@ struct Flow {
     share_queued: f64,
     /// Publish transfers per update, mean over all writers.
     write_t: f64,
+    /// Of those, publishes after another writer's publish, per update.
+    handover_t: f64,
     /// Fetches of this line by its own writers, per update, mean over all
     /// writers.
     own_read_t: f64,

@@ -237,10 +237,38 @@ fn the_check_predicts_each_repeat_at_its_canary() {
     // every update and fetched back by the next publish: 2 × 25 ns.
     let cpu = &c.points[1];
     assert!((cpu.predicted_ns.unwrap() - 50.0).abs() < 0.02, "{cpu:?}");
-    assert_eq!(c.scored, 2);
+    // Errors 25% and 150%: every point counts, the median is 87.5%, and
+    // cpu/always (150%, far outside its CI) is the worst.
     assert!(
         (c.median_abs_error_pct.unwrap() - 87.5).abs() < 0.2,
         "{c:?}"
+    );
+    assert_eq!(c.worst, Some(1));
+    assert!(!cpu.agrees());
+    // Structure: global/always hands the line over on every update and
+    // reads nothing new; cpu/always's read fetches the other line after
+    // each of its updates (half the reads of each of two lines).
+    assert!(close(global.predicted_transfers, 1.0, 1e-9), "{global:?}");
+    assert!(close(cpu.predicted_transfers, 1.0, 1e-9), "{cpu:?}");
+    // The fixture predates read-fetch counts: predicted only, and said.
+    assert_eq!(
+        (global.measured_transfers, c.transfers_median_error_pct),
+        (None, None)
+    );
+    assert!(
+        c.notes
+            .iter()
+            .any(|n| n.contains("predates exact read-fetch counts")),
+        "{:?}",
+        c.notes
+    );
+    // CPUs 0 and 1 of the fixture's host make one class: the canary
+    // stands in for it, and the source says so.
+    assert!(
+        c.latency_source
+            .contains("standing in for the run's one pair class"),
+        "{}",
+        c.latency_source
     );
     // A flat-out run has nothing to check.
     let flat = crate::runner::fixture_run();
@@ -248,35 +276,47 @@ fn the_check_predicts_each_repeat_at_its_canary() {
     assert!(e.to_string().contains("no paced strategy"), "{e}");
 }
 
-#[test]
-fn the_measured_knee_is_the_first_departure_from_the_quiet_level() {
-    let p = |rate: f64, rho: f64, measured: f64| CheckPoint {
+/// A point of series "s" at `rate`, predicted 100 ns, measured
+/// `measured` with the 95% CI `ci`.
+fn point(rate: f64, measured: f64, ci: [f64; 2]) -> CheckPoint {
+    CheckPoint {
         series: "s".into(),
         rate,
         writers: 2,
         repeats: 5,
         canary_ns: 100.0,
-        rho,
+        rho: 0.2,
         predicted_ns: Some(100.0),
         measured_ns: measured,
-        measured_ci_ns: [measured - 1.0, measured + 1.0],
+        measured_ci_ns: ci,
         ratio: Some(100.0 / measured),
-    };
-    // Quiet level: the median of 100, 110, 90 (ρ ≤ 0.1) = 100. 120 is
-    // within 25%; 70 is not.
+        predicted_transfers: 1.0,
+        measured_transfers: None,
+    }
+}
+
+#[test]
+fn the_measured_knee_is_the_first_rise_above_the_lowest_rate() {
+    let p = |rate: f64, measured: f64| point(rate, measured, [measured - 1.0, measured + 1.0]);
+    // Level: the lowest rate's 100 ns. 110 and 120 are within 25%; the
+    // fall to 70 is no knee; 140 is.
     let pts = [
-        p(1e4, 0.002, 100.0),
-        p(3e4, 0.006, 110.0),
-        p(1e5, 0.02, 90.0),
-        p(1e6, 0.2, 120.0),
-        p(3e6, 0.6, 70.0),
-        p(1e7, 2.0, 60.0),
+        p(1e4, 100.0),
+        p(3e4, 110.0),
+        p(1e5, 90.0),
+        p(1e6, 120.0),
+        p(3e6, 70.0),
+        p(1e7, 140.0),
     ];
     let refs: Vec<&CheckPoint> = pts.iter().rev().collect();
-    assert_eq!(measured_knee(&refs), Some(3e6));
-    let flat: Vec<&CheckPoint> = pts[..4].iter().collect();
-    assert_eq!(measured_knee(&flat), None);
-    assert!(pts[3].scored() && !pts[4].scored());
+    assert_eq!(measured_knee(&refs), Some(1e7));
+    let falling: Vec<&CheckPoint> = pts[..5].iter().collect();
+    assert_eq!(measured_knee(&falling), None);
+    // A level at or below 0: a rise of more than a quarter of its
+    // magnitude, its CI above it (-10 to -5; -8 is not enough).
+    let below = [p(1e4, -10.0), p(1e5, -8.0), p(1e6, -5.0)];
+    let refs: Vec<&CheckPoint> = below.iter().collect();
+    assert_eq!(measured_knee(&refs), Some(1e6));
 }
 
 #[test]
@@ -314,45 +354,55 @@ fn a_sweep_of_one_series_has_one_knee_against_the_hand_worked_saturation() {
     // saturation_rate bisects ln(rate) to 1e-3: 0.1%.
     assert!(close(k.predicted_rate.unwrap(), 2e7, 1e-3), "{k:?}");
     assert!(close(k.ratio.unwrap(), 0.25, 1e-3), "{k:?}");
-    assert_eq!(c.latency_source, "each repeat's canary");
+    assert!(
+        c.latency_source.starts_with("each repeat's canary"),
+        "{}",
+        c.latency_source
+    );
     // Two points of the series: no knee (it takes three rates).
     let c = check("run.json", &refs[..2], None).unwrap();
     assert!(c.knees.is_empty(), "{:?}", c.knees);
 }
 
 #[test]
-fn scoring_and_the_knee_hold_at_their_exact_boundaries() {
-    let p = |rate: f64, rho: f64, measured: f64| CheckPoint {
-        series: "s".into(),
-        rate,
-        writers: 2,
-        repeats: 1,
-        canary_ns: 100.0,
-        rho,
-        predicted_ns: Some(100.0),
-        measured_ns: measured,
-        measured_ci_ns: [measured, measured],
-        ratio: Some(100.0 / measured),
-    };
-    // ρ at most 0.5 is scored, exactly 0.5 included.
-    assert!(p(1e6, 0.5, 100.0).scored());
-    assert_eq!(p(1e6, 0.51, 100.0).unscored(), Some("ρ > 0.5: not scored"));
+fn agreement_and_the_knee_hold_at_their_exact_boundaries() {
+    // Predicted 100: against 80 it is exactly 25% off (20 / 80), inside
+    // [70, 110]: it agrees; against 79.5, 25.8% off: it does not; against
+    // 90 but a CI of [85, 95], 11% off but outside the CI: it does not.
+    let agrees = |m: f64, ci: [f64; 2]| point(1e6, m, ci).agrees();
+    assert_eq!(point(1e6, 80.0, [70.0, 110.0]).error_pct(), Some(25.0));
+    assert!(agrees(80.0, [70.0, 110.0]));
+    assert!(!agrees(79.5, [70.0, 110.0]));
+    assert!(!agrees(90.0, [85.0, 95.0]));
+    // Measured at or below 0 is no finite error and never agrees, even
+    // with a CI around the prediction; neither does a saturated point.
+    let zero = point(1e6, 0.0, [-150.0, 150.0]);
     assert_eq!(
-        p(1e6, 0.1, 0.0).unscored(),
-        Some("measured ≤ 0: not scored")
+        (zero.error_pct(), zero.no_error()),
+        (None, Some("measured ≤ 0"))
     );
-    // Exactly 25% off (125 against a level of 100: 1.25 − 1 is exact) is
-    // not more than 25% off: no knee; 126 is.
-    let quiet = [p(1e4, 0.01, 100.0), p(1e5, 0.05, 100.0)];
-    let at = |busy: CheckPoint| {
-        let pts: Vec<&CheckPoint> = quiet.iter().chain([&busy]).collect();
-        measured_knee(&pts)
-    };
-    assert_eq!(at(p(1e6, 0.3, 125.0)), None);
-    assert_eq!(at(p(1e6, 0.3, 126.0)), Some(1e6));
-    // A point at ρ = 0.1 is part of the quiet level (median of 100, 100,
-    // 200 = 100), not a departure from it.
-    assert_eq!(at(p(1e6, 0.1, 200.0)), None);
+    assert!(!zero.agrees());
+    let mut saturated = point(1e6, 100.0, [90.0, 110.0]);
+    saturated.predicted_ns = None;
+    assert_eq!(saturated.no_error(), Some("not predicted: saturated"));
+    assert!(!saturated.agrees());
+    // Structure: 1.25 predicted against 1 exact is 25% off; against 0
+    // exact, no finite error; both 0, none.
+    let mut s = point(1e6, 100.0, [90.0, 110.0]);
+    (s.predicted_transfers, s.measured_transfers) = (1.25, Some(1.0));
+    assert_eq!(s.transfer_error_pct(), Some(25.0));
+    s.measured_transfers = Some(0.0);
+    assert_eq!(s.transfer_error_pct(), None);
+    s.predicted_transfers = 0.0;
+    assert_eq!(s.transfer_error_pct(), Some(0.0));
+    // Knee: exactly 25% above the level (125 against 100) is not more
+    // than 25%; 126 with its CI above 100 is; 130 with a CI reaching
+    // down to 95 is not.
+    let level = point(1e4, 100.0, [99.0, 101.0]);
+    let at = |busy: CheckPoint| measured_knee(&[&level, &busy]);
+    assert_eq!(at(point(1e6, 125.0, [124.0, 126.0])), None);
+    assert_eq!(at(point(1e6, 126.0, [125.0, 127.0])), Some(1e6));
+    assert_eq!(at(point(1e6, 130.0, [95.0, 165.0])), None);
 }
 
 #[test]

@@ -1,9 +1,10 @@
 //! `contend predict --check` for a terminal: the model's prediction
-//! against the measured net cost, point by point, the median error and
-//! the knees.
+//! against the measurement, point by point (transfers per update against
+//! the exact counts, net cost against its CI), how many agree, the median
+//! error, the worst point and the knees.
 
 use super::align;
-use crate::predict::CheckResults;
+use crate::predict::{AGREEMENT_PCT, CheckResults};
 use crate::units::si;
 use crate::verdict::rho_text;
 use std::fmt::Write;
@@ -23,9 +24,12 @@ pub(super) fn render(c: &CheckResults) -> String {
             "rate/writer",
             "canary ns",
             "ρ",
+            "transfers/update predicted",
+            "exact",
             "predicted ns",
             "measured net ns [95% CI]",
-            "predicted/measured",
+            "error",
+            "agrees",
         ]
         .map(String::from)
         .to_vec(),
@@ -36,6 +40,9 @@ pub(super) fn render(c: &CheckResults) -> String {
             si(p.rate),
             si(p.canary_ns),
             rho_text(p.rho),
+            format!("{:.3}", p.predicted_transfers),
+            p.measured_transfers
+                .map_or("-".into(), |m| format!("{m:.3}")),
             p.predicted_ns.map_or("saturated".into(), si),
             format!(
                 "{} [{}, {}]",
@@ -43,23 +50,49 @@ pub(super) fn render(c: &CheckResults) -> String {
                 si(p.measured_ci_ns[0]),
                 si(p.measured_ci_ns[1])
             ),
-            match (p.ratio, p.unscored()) {
-                (Some(r), None) => format!("{r:.2}"),
-                (Some(r), Some(why)) => format!("{r:.2} ({why})"),
-                (None, _) => "-".into(),
+            match (p.error_pct(), p.no_error()) {
+                (Some(e), _) => format!("{e:.0}%"),
+                (None, why) => why.unwrap_or("-").to_string(),
             },
+            if p.agrees() { "yes" } else { "no" }.into(),
         ]);
     }
     out.push_str(&align(&rows));
-    match c.median_abs_error_pct {
+    let n = c.points.len();
+    let _ = writeln!(
+        out,
+        "cost: {} of {n} points agree (prediction inside the measured 95% CI and within ±{AGREEMENT_PCT:.0}%); median error {} over all {n}, a point without a finite error counting as the worst",
+        c.agreeing,
+        c.median_abs_error_pct
+            .map_or("not finite".into(), |e| format!("{e:.1}%")),
+    );
+    if let Some(w) = c.worst.and_then(|i| c.points.get(i)) {
+        let error = match (w.error_pct(), w.no_error()) {
+            (Some(e), _) => format!("{e:.0}% off"),
+            (None, why) => why.unwrap_or("-").to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "worst: {} at {}/s: predicted {} against measured {} [{}, {}] ({error})",
+            w.series,
+            si(w.rate),
+            w.predicted_ns
+                .map_or("nothing".into(), |p| format!("{} ns", si(p))),
+            si(w.measured_ns),
+            si(w.measured_ci_ns[0]),
+            si(w.measured_ci_ns[1]),
+        );
+    }
+    match c.transfers_median_error_pct {
         Some(e) => {
             let _ = writeln!(
                 out,
-                "median |predicted/measured - 1| over the {} points at ρ ≤ 0.5: {e:.1}%",
-                c.scored
+                "structure: median error of transfers per update (hand-overs + read fetches, against the run's exact counts) {e:.1}%"
             );
         }
-        None => out.push_str("no point at ρ ≤ 0.5 with a measured cost above 0: nothing scored\n"),
+        None => out.push_str(
+            "structure: transfers per update not scored (no exact counts, or most counted 0 where the model predicts some)\n",
+        ),
     }
     for k in &c.knees {
         let m = k
@@ -73,7 +106,7 @@ pub(super) fn render(c: &CheckResults) -> String {
             .map_or(String::new(), |r| format!(" (measured/predicted {r:.2})"));
         let _ = writeln!(
             out,
-            "knee of {}: measured {m} (first rate whose net cost is >25% off its low-rate level, beyond its 95% CI); predicted saturation {p}{ratio}",
+            "knee of {}: measured {m} (first rate whose net cost rose >25% above its lowest rate's, its 95% CI above it); predicted saturation {p}{ratio}",
             k.series
         );
     }
