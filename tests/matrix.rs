@@ -4,7 +4,8 @@
 
 use contend::matrix::{
     self, Advice, Home, MatrixConfig, MatrixResults, Mode, PairClass, PairResult, PairSamples,
-    PairSelection, Reference, Split, advise, class_stats, classify, empty_classes, select_pairs,
+    PairSelection, Reference, Split, Transaction, TransactionCost, advise, class_stats, classify,
+    empty_classes, select_pairs,
 };
 use contend::placement::{NodeCheck, PinnedThread};
 use contend::provenance::Provenance;
@@ -250,6 +251,7 @@ fn synthetic(
                 line: NodeCheck::Verified { node: 0 },
                 forward: vec![c, c + 1.0, c + 2.0],
                 backward: vec![c * 1.5; 3],
+                transactions: Vec::new(),
             };
             PairResult::new(p, 0, samples)
         })
@@ -287,6 +289,53 @@ fn synthetic(
         notes: Vec::new(),
         elapsed_s: 0.0,
     }
+}
+
+#[test]
+fn the_summary_has_each_class_transactions_beside_its_ping_pong() {
+    // Two classes of the EPYC fixture, transactions set by hand: per
+    // class the median of its pairs' figures and of their ratios.
+    let mut r = synthetic(
+        fixture("epyc-7j13-2s-nps1-256"),
+        vec![0, 1, 64],
+        None,
+        ns(8.0, 23.0, 100.0, &[(32, 197.0)]),
+    );
+    for p in &mut r.pairs {
+        let base = p.median_ns;
+        p.transactions = Transaction::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, &transaction)| TransactionCost {
+                transaction,
+                net_ns: base * (1.0 + i as f64 / 10.0),
+                to_pingpong: 1.0 + i as f64 / 10.0,
+                samples: 10,
+            })
+            .collect();
+    }
+    let text = contend::report::render(
+        &contend::report::Document::Matrix(&r),
+        contend::report::Format::Text,
+    )
+    .unwrap();
+    let row = |class: &str| {
+        text.lines()
+            .filter(|l| l.starts_with(class) && l.contains('('))
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        text.contains("coherence transactions: one CPU times the operation fenced"),
+        "{text}"
+    );
+    let llc = row("same-llc");
+    assert_eq!(llc.len(), 1, "{text}");
+    let median = r.pairs[0].median_ns;
+    for (i, want) in ["1.00", "1.10", "1.20", "1.30", "1.40"].iter().enumerate() {
+        let ns = median * (1.0 + i as f64 / 10.0);
+        assert!(llc[0].contains(&format!("{ns:.1} ({want})")), "{}", llc[0]);
+    }
+    assert_eq!(row("cross-node@32").len(), 1, "{text}");
 }
 
 #[test]
@@ -407,6 +456,32 @@ fn matrix_on_this_host_agrees_with_the_reference() {
         assert_eq!(d["samples"], 40);
         assert!(d["median_ns"].as_f64().unwrap() > 0.0);
         assert!(d["p90_ns"].as_f64().unwrap() >= d["median_ns"].as_f64().unwrap());
+    }
+    // The five coherence transactions, each from both CPUs' samples of
+    // every pass, with its ratio to the pair's ping-pong.
+    let tx = first["transactions"].as_array().unwrap();
+    let names: Vec<&str> = tx
+        .iter()
+        .map(|t| t["transaction"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "add_moved",
+            "read_fetched",
+            "add_upgraded",
+            "add_then_read_other",
+            "add_then_read_same"
+        ]
+    );
+    let pingpong = first["median_ns"].as_f64().unwrap();
+    for t in tx {
+        assert_eq!(t["samples"], 2 * 3 * 300, "{t}");
+        let (ns, x) = (
+            t["net_ns"].as_f64().unwrap(),
+            t["to_pingpong"].as_f64().unwrap(),
+        );
+        assert!((x - ns / pingpong).abs() < 1e-9, "{t}");
     }
     for p in pairs {
         assert_eq!(p["line"]["status"], "verified", "{p}");

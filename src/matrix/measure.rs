@@ -90,6 +90,9 @@ pub struct PairSamples {
     pub forward: Vec<f64>,
     /// One-way ns per sample with the higher CPU initiating.
     pub backward: Vec<f64>,
+    /// Net ns samples of each coherence transaction, both CPUs timing
+    /// (see [`super::measure_transactions`]); empty when not measured.
+    pub transactions: super::TransactionSamples,
 }
 
 /// CAS turn: spins on the CAS until the line goes from `expect` to
@@ -254,6 +257,7 @@ pub fn measure_pair(
         line: memory.check().clone(),
         forward,
         backward,
+        transactions: Vec::new(),
     })
 }
 

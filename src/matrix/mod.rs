@@ -16,6 +16,7 @@ mod measure;
 mod plan;
 mod reference;
 mod result;
+mod transactions;
 
 pub use advice::{
     Advice, ClassStats, EmptyClass, LLC_CLOSE, RULE, SAME, Split, advise, class_stats,
@@ -27,6 +28,10 @@ pub use plan::{MatrixError, MatrixPlan, MatrixRequest, measure_matrix, plan_matr
 pub use reference::{ReferenceError, reference_pingpong};
 pub use result::{
     DirectionStats, MatrixConfig, MatrixResults, PairResult, Reference, SCHEMA_VERSION,
+};
+pub use transactions::{
+    TRANSACTION_SAMPLES, Transaction, TransactionCost, TransactionSamples, measure_transactions,
+    transaction_costs, transaction_transfers,
 };
 
 use crate::error::UnknownName;
@@ -198,7 +203,11 @@ pub fn measure_all(
         };
         for i in pass_order(n, passes, pass) {
             let (pair, node) = pairs[i];
-            samples[i].push(measure_pair(pair.a, pair.b, node, &per_pass, allowed)?);
+            let mut s = measure_pair(pair.a, pair.b, node, &per_pass, allowed)?;
+            let per_pass_tx = pass_samples(TRANSACTION_SAMPLES * passes, passes, pass);
+            s.transactions =
+                measure_transactions(pair.a, pair.b, node, per_pass_tx, p.timer, allowed)?;
+            samples[i].push(s);
             done += 1;
             progress(done, n * passes);
         }

@@ -7,7 +7,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 use super::{
     ASYMMETRY_LIMIT_PCT, Advice, ClassStats, EmptyClass, Home, Mode, PairClass, PairSamples,
-    PlannedPair, UNSTABLE_LIMIT_PCT,
+    PlannedPair, TransactionCost, UNSTABLE_LIMIT_PCT, transaction_costs,
 };
 use crate::clock::TimerKind;
 use crate::placement::{NodeCheck, PinnedThread};
@@ -106,6 +106,10 @@ pub struct PairResult {
     /// phases, not one cost.
     #[serde(default)]
     pub unstable: bool,
+    /// Each coherence transaction's net cost on this pair, beside the
+    /// ping-pong (empty in files from before they were measured).
+    #[serde(default)]
+    pub transactions: Vec<TransactionCost>,
 }
 
 impl PairResult {
@@ -141,6 +145,12 @@ impl PairResult {
         for later in passes {
             s.forward.extend(later.forward);
             s.backward.extend(later.backward);
+            if s.transactions.len() < later.transactions.len() {
+                s.transactions.resize(later.transactions.len(), Vec::new());
+            }
+            for (all, more) in s.transactions.iter_mut().zip(later.transactions) {
+                all.extend(more);
+            }
             if !matches!(later.line, NodeCheck::Verified { .. }) {
                 s.line = later.line;
             }
@@ -163,7 +173,9 @@ impl PairResult {
         } else {
             0.0
         };
+        let median_ns = quantile_of(&both, 0.5);
         PairResult {
+            transactions: transaction_costs(&s.transactions, median_ns),
             cpus: [pair.a, pair.b],
             class: pair.class,
             home_node,
@@ -171,7 +183,7 @@ impl PairResult {
             threads: s.threads,
             forward,
             backward,
-            median_ns: quantile_of(&both, 0.5),
+            median_ns,
             p90_ns: quantile_of(&both, 0.9),
             asymmetry_pct,
             asymmetric: asymmetry_pct > ASYMMETRY_LIMIT_PCT,
@@ -247,6 +259,7 @@ pub struct MatrixResults {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matrix::Transaction;
 
     fn samples(ns: f64, verified: bool) -> PairSamples {
         let thread = |cpu| PinnedThread {
@@ -260,7 +273,38 @@ mod tests {
             line: NodeCheck::Verified { node: 0 },
             forward: vec![ns, ns, ns + 1.0],
             backward: vec![ns, ns + 1.0, ns + 1.0],
+            // Transaction i (from 0) costs (i + 1) × ns / 10 in this pass.
+            transactions: (1..=5).map(|i| vec![ns * f64::from(i) / 10.0]).collect(),
         }
+    }
+
+    #[test]
+    fn transactions_merge_their_passes_and_compare_with_the_ping_pong() {
+        let r = PairResult::from_passes(
+            pair(),
+            0,
+            vec![
+                samples(20.0, true),
+                samples(100.0, true),
+                samples(30.0, true),
+            ],
+        );
+        // The pair's ping-pong: the median of the three passes' six
+        // samples each (20, 20, 21, 20, 21, 21; 100, …; 30, …): the mean
+        // of the 9th and 10th of the 18, 30 and 31.
+        assert_eq!(r.median_ns, 30.5);
+        let names: Vec<Transaction> = r.transactions.iter().map(|t| t.transaction).collect();
+        assert_eq!(names, Transaction::ALL);
+        for (i, t) in r.transactions.iter().enumerate() {
+            // Median of the passes' (i + 1) × 2, 10 and 3 ns: the 30 ns pass.
+            let k = (i + 1) as f64;
+            assert_eq!((t.net_ns, t.samples), (3.0 * k, 3), "{t:?}");
+            assert!((t.to_pingpong - 3.0 * k / 30.5).abs() < 1e-12, "{t:?}");
+        }
+        // A file's pairs from before: no transactions, none made up.
+        let mut old = samples(20.0, true);
+        old.transactions.clear();
+        assert!(PairResult::new(pair(), 0, old).transactions.is_empty());
     }
 
     fn pair() -> PlannedPair {

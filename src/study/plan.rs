@@ -299,11 +299,14 @@ pub fn plan_study(
         .collect();
     let pairs = selection.pairs.len();
     let round_trip_s = 2.0 * ASSUMED_ONE_WAY_NS * 1e-9;
-    let per_pair = matrix::PASSES as f64 * PAIR_SETUP_S
+    // Each pass starts threads twice: for the ping-pong and for the
+    // coherence transactions.
+    let per_pair = 2.0 * matrix::PASSES as f64 * PAIR_SETUP_S
         + 2.0
             * (SAMPLES + matrix::WARMUP_SAMPLES) as f64
             * matrix::ROUND_TRIPS_PER_SAMPLE as f64
-            * round_trip_s;
+            * round_trip_s
+        + matrix::transaction_transfers(matrix::PASSES) * ASSUMED_ONE_WAY_NS * 1e-9;
     let matrix_est = pairs as f64 * per_pair + matrix::REFERENCE_ROUND_TRIPS as f64 * round_trip_s;
 
     let run_rates = vec![Regime::FlatOut, Regime::SEED];

@@ -1,7 +1,9 @@
 //! `contend matrix` as text: the classes, empty classes, advice,
 //! asymmetric pairs and the reference check.
 
-use crate::matrix::MatrixResults;
+use super::align;
+use crate::matrix::{MatrixResults, PairClass, Transaction};
+use crate::stats::quantile_of;
 use std::fmt::Write;
 
 /// The text printed without --json: classes, empty classes, advice,
@@ -47,6 +49,7 @@ pub fn render(r: &MatrixResults) -> String {
             k.max_ns
         );
     }
+    transactions(&mut s, r);
     for e in &r.empty_classes {
         let _ = writeln!(s, "{:<16} no pairs: {}", e.class, e.reason);
     }
@@ -118,4 +121,60 @@ pub fn render(r: &MatrixResults) -> String {
         f.cpus[0], f.cpus[1], f.one_way_ns, c.mode, f.matrix_one_way_ns, f.difference_pct
     );
     s
+}
+
+/// Per class, each coherence transaction's net ns (the median over the
+/// class's pairs) and its ratio to the class's ping-pong; nothing for a
+/// file from before they were measured.
+fn transactions(s: &mut String, r: &MatrixResults) {
+    let mut classes: Vec<PairClass> = r
+        .pairs
+        .iter()
+        .filter(|p| !p.transactions.is_empty())
+        .map(|p| p.class)
+        .collect();
+    classes.sort();
+    classes.dedup();
+    if classes.is_empty() {
+        return;
+    }
+    let mut rows = vec![
+        ["class", "ping-pong ns"]
+            .into_iter()
+            .map(String::from)
+            .chain(
+                Transaction::ALL
+                    .iter()
+                    .map(|t| format!("{} ns (x)", t.name())),
+            )
+            .collect::<Vec<_>>(),
+    ];
+    for class in classes {
+        let pairs: Vec<_> = r.pairs.iter().filter(|p| p.class == class).collect();
+        let median = |f: &dyn Fn(&crate::matrix::PairResult) -> Option<f64>| {
+            let v: Vec<f64> = pairs.iter().filter_map(|p| f(p)).collect();
+            (!v.is_empty()).then(|| quantile_of(&v, 0.5))
+        };
+        let mut row = vec![
+            class.to_string(),
+            median(&|p| Some(p.median_ns)).map_or("-".into(), |m| format!("{m:.1}")),
+        ];
+        for t in Transaction::ALL {
+            let of = |p: &crate::matrix::PairResult| {
+                p.transactions.iter().find(|c| c.transaction == t).cloned()
+            };
+            let ns = median(&|p| of(p).map(|c| c.net_ns));
+            let ratio = median(&|p| of(p).map(|c| c.to_pingpong));
+            row.push(match (ns, ratio) {
+                (Some(ns), Some(x)) => format!("{ns:.1} ({x:.2})"),
+                _ => "-".into(),
+            });
+        }
+        rows.push(row);
+    }
+    let _ = writeln!(
+        s,
+        "coherence transactions: one CPU times the operation fenced right after the other left the line so, less the same on a private line; median of the class's pairs, (x) = ÷ its ping-pong"
+    );
+    s.push_str(&align(&rows));
 }

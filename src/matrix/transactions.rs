@@ -1,0 +1,319 @@
+//! The coherence transactions an update makes, each priced on its own:
+//! one CPU times one operation, fenced, right after the other CPU left the
+//! line in the state the transaction names, less the same operation on a
+//! line of its own.
+//!
+//! The ping-pong prices one hand-over of a line both CPUs write; a counter's
+//! update makes others. An add that pulls a modified line, a read that
+//! fetches one to share it, and an add that upgrades a line another CPU
+//! only read are different transactions, and on one core a read's miss can
+//! overlap an add's: so the two patterns the strategies make (an add then a
+//! read of another line, as a per-CPU split's update does; an add then a
+//! read of the same line, as a global one's) are timed whole too.
+
+use crate::clock::Timer;
+use crate::placement::{NodeMemory, Placement, PlacementError, pin_current_thread};
+use crate::stats::quantile_of;
+use crate::topology::CpuList;
+use crossbeam_utils::CachePadded;
+use serde::{Deserialize, Serialize};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// One transaction (or pattern of two) timed on one CPU right after the
+/// other CPU of its pair prepared the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transaction {
+    /// An add on a line the other CPU has just written: a modified line
+    /// moves (a hand-over between writers).
+    AddMoved,
+    /// A read of a line the other CPU has just written: a modified line is
+    /// fetched to be shared (a read side after another writer's publish).
+    ReadFetched,
+    /// An add on a line this CPU wrote and the other CPU has since only
+    /// read: a shared line is upgraded (a publish after a foreign read).
+    AddUpgraded,
+    /// An add on a line the other CPU has only read, then a read of a line
+    /// the other CPU has just written: a per-CPU split's update and read
+    /// side, where the read's miss may overlap the add's.
+    AddThenReadOther,
+    /// An add on a line the other CPU has just written, then a read of
+    /// it: a global counter's update and read side.
+    AddThenReadSame,
+}
+
+impl Transaction {
+    /// Every transaction, the three single ones first.
+    pub const ALL: [Transaction; 5] = [
+        Transaction::AddMoved,
+        Transaction::ReadFetched,
+        Transaction::AddUpgraded,
+        Transaction::AddThenReadOther,
+        Transaction::AddThenReadSame,
+    ];
+
+    /// Short name for tables and matrix.json.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transaction::AddMoved => "add moved",
+            Transaction::ReadFetched => "read fetched",
+            Transaction::AddUpgraded => "add upgraded",
+            Transaction::AddThenReadOther => "add+read other",
+            Transaction::AddThenReadSame => "add+read same",
+        }
+    }
+}
+
+/// One transaction's net cost on one pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TransactionCost {
+    /// Which.
+    pub transaction: Transaction,
+    /// Median over both CPUs' samples of the fenced operation's ns less
+    /// the same operation's on a private line, timed right after it.
+    pub net_ns: f64,
+    /// `net_ns` ÷ the pair's median one-way ping-pong: how this
+    /// transaction compares with the figure other tools report.
+    pub to_pingpong: f64,
+    /// Samples, both CPUs timing.
+    pub samples: usize,
+}
+
+/// Samples per CPU and transaction in each pass, and those dropped first.
+pub const TRANSACTION_SAMPLES: usize = 300;
+/// Samples run and dropped before the timed ones, per CPU and transaction.
+const TRANSACTION_WARMUP: usize = 30;
+
+/// Line transfers one pair's transactions make over `passes` passes,
+/// about: each sample hands the turn over and back and moves the line once
+/// or twice (for a time estimate).
+pub fn transaction_transfers(passes: usize) -> f64 {
+    (Transaction::ALL.len() * 2 * passes * (TRANSACTION_SAMPLES + TRANSACTION_WARMUP) * 4) as f64
+}
+
+/// Lines the samples rotate through (each on its own 128 bytes, so the
+/// adjacent-line prefetcher never pulls a neighbour with it), and how far
+/// apart the second line of a two-line pattern is.
+const LINES: usize = 16;
+const STRIDE: usize = 128;
+
+/// Net ns samples of each of [`Transaction::ALL`], in that order, both
+/// CPUs of the pair taking turns at timing.
+pub type TransactionSamples = Vec<Vec<f64>>;
+
+/// A thread's state: the shared lines, the hand-shake, and which CPU
+/// times.
+struct Shared<'a> {
+    lines: [&'a AtomicU64; LINES],
+    /// The timing CPU's "prepare sample k" (k + 1 stored).
+    go: CachePadded<AtomicU64>,
+    /// The preparing CPU's "sample k prepared".
+    ready: CachePadded<AtomicU64>,
+    failed: AtomicBool,
+}
+
+/// What the timing CPU does before the other prepares: own the line (the
+/// upgrade and the split's add start from a line this CPU wrote).
+#[inline(always)]
+fn before(t: Transaction, line: &AtomicU64) {
+    if matches!(t, Transaction::AddUpgraded | Transaction::AddThenReadOther) {
+        line.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// What the preparing CPU does: write the line, or read it (the upgrade),
+/// or read the timer's line and write its own (the split).
+#[inline(always)]
+fn prepare(t: Transaction, line: &AtomicU64, other: &AtomicU64) {
+    match t {
+        Transaction::AddUpgraded => {
+            black_box(line.load(Ordering::Relaxed));
+        }
+        Transaction::AddThenReadOther => {
+            black_box(line.load(Ordering::Relaxed));
+            other.fetch_add(1, Ordering::Relaxed);
+        }
+        _ => {
+            line.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The timed operation of `t` on `line` (and `other` for the split's
+/// read).
+#[inline(always)]
+fn operate(t: Transaction, line: &AtomicU64, other: &AtomicU64) {
+    match t {
+        Transaction::AddMoved | Transaction::AddUpgraded => {
+            line.fetch_add(1, Ordering::Relaxed);
+        }
+        Transaction::ReadFetched => {
+            black_box(line.load(Ordering::Relaxed));
+        }
+        Transaction::AddThenReadOther => {
+            line.fetch_add(1, Ordering::Relaxed);
+            black_box(other.load(Ordering::Relaxed));
+        }
+        Transaction::AddThenReadSame => {
+            line.fetch_add(1, Ordering::Relaxed);
+            black_box(line.load(Ordering::Relaxed));
+        }
+    }
+}
+
+/// Ticks `operate` takes on `line`/`other`, fenced.
+#[inline(always)]
+fn timed(timer: Timer, t: Transaction, line: &AtomicU64, other: &AtomicU64) -> u64 {
+    let t0 = timer.start();
+    operate(t, line, other);
+    timer.end().wrapping_sub(t0)
+}
+
+/// Waits until `flag` holds `value`.
+#[inline(always)]
+fn wait_for(flag: &AtomicU64, value: u64) {
+    while flag.load(Ordering::Acquire) != value {
+        std::hint::spin_loop();
+    }
+}
+
+/// One side's part of every sample: `me` is 0 for the pair's lower CPU.
+/// Returns the samples this side timed (net ns, per transaction).
+fn side(sh: &Shared, me: usize, samples: usize, timer: Timer) -> TransactionSamples {
+    // The private lines, allocated on this (pinned) thread.
+    let private = Box::new([
+        CachePadded::new(AtomicU64::new(0)),
+        CachePadded::new(AtomicU64::new(0)),
+    ]);
+    let ns = timer.ns_per_tick();
+    let per = TRANSACTION_WARMUP + samples;
+    let mut out = vec![Vec::with_capacity(samples); Transaction::ALL.len()];
+    let mut k = 0u64;
+    for (i, &t) in Transaction::ALL.iter().enumerate() {
+        for timer_side in 0..2 {
+            for s in 0..per {
+                k += 1;
+                let line = sh.lines[s % LINES];
+                let other = sh.lines[(s + LINES / 2) % LINES];
+                if me == timer_side {
+                    before(t, line);
+                    sh.go.store(k, Ordering::Release);
+                    wait_for(&sh.ready, k);
+                    let shared = timed(timer, t, line, other);
+                    let alone = timed(timer, t, &private[0], &private[1]);
+                    if s >= TRANSACTION_WARMUP {
+                        out[i].push((shared as f64 - alone as f64) * ns);
+                    }
+                } else {
+                    wait_for(&sh.go, k);
+                    prepare(t, line, other);
+                    sh.ready.store(k, Ordering::Release);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Times every [`Transaction`] on the pair `(a, b)`, each CPU in turn
+/// timing `samples` of each after the other prepared the line, on lines of
+/// a fresh page bound to `home`. Returns the net ns samples of both CPUs,
+/// per transaction in [`Transaction::ALL`] order.
+pub fn measure_transactions(
+    a: u32,
+    b: u32,
+    home: u32,
+    samples: usize,
+    timer: Timer,
+    allowed: &CpuList,
+) -> Result<TransactionSamples, PlacementError> {
+    let memory = NodeMemory::alloc(LINES * STRIDE, home, Placement::Strict)?;
+    // SAFETY: every offset is 128-byte aligned and inside the mapping,
+    // which outlives the borrows; fresh pages hold zeros, valid AtomicU64s.
+    let lines: [&AtomicU64; LINES] =
+        std::array::from_fn(|l| unsafe { &*memory.as_ptr().add(l * STRIDE).cast::<AtomicU64>() });
+    let sh = Shared {
+        lines,
+        go: CachePadded::new(AtomicU64::new(0)),
+        ready: CachePadded::new(AtomicU64::new(0)),
+        failed: AtomicBool::new(false),
+    };
+    let ready = std::sync::Barrier::new(2);
+    let run = |cpu: u32, me: usize| {
+        let pin = pin_current_thread(cpu, allowed, Placement::Strict);
+        if pin.is_err() {
+            sh.failed.store(true, Ordering::Relaxed);
+        }
+        ready.wait();
+        if sh.failed.load(Ordering::Relaxed) {
+            return pin.map(|_| Vec::new());
+        }
+        pin.map(|_| side(&sh, me, samples, timer))
+    };
+    let (mine, theirs) = std::thread::scope(|s| {
+        let ta = s.spawn(|| run(a, 0));
+        let tb = s.spawn(|| run(b, 1));
+        (join(ta), join(tb))
+    });
+    let (mut mine, theirs) = (mine?, theirs?);
+    for (m, t) in mine.iter_mut().zip(theirs) {
+        m.extend(t);
+    }
+    Ok(mine)
+}
+
+/// Joins a measuring thread, passing a panic on.
+fn join<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
+/// Each transaction's cost from its samples (every pass's, merged), with
+/// its ratio to the pair's ping-pong `pingpong_ns`; empty without samples
+/// (a file from before transactions were measured).
+pub fn transaction_costs(samples: &[Vec<f64>], pingpong_ns: f64) -> Vec<TransactionCost> {
+    Transaction::ALL
+        .iter()
+        .zip(samples)
+        .filter(|(_, s)| !s.is_empty())
+        .map(|(&transaction, s)| {
+            let net_ns = quantile_of(s, 0.5);
+            TransactionCost {
+                transaction,
+                net_ns,
+                to_pingpong: if pingpong_ns > 0.0 {
+                    net_ns / pingpong_ns
+                } else {
+                    0.0
+                },
+                samples: s.len(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::Topology;
+    use std::path::Path;
+
+    #[test]
+    fn every_transaction_is_timed_by_both_cpus() {
+        let topo = Topology::read(Path::new("/")).unwrap();
+        let (a, b) = crate::topology::two_allowed_cpus();
+        let home = topo.node_of_cpu(a).unwrap();
+        let s = measure_transactions(a, b, home, 40, Timer::Monotonic, &topo.allowed_cpus).unwrap();
+        assert_eq!(s.len(), Transaction::ALL.len());
+        for samples in &s {
+            assert_eq!(samples.len(), 80);
+            assert!(samples.iter().all(|ns| ns.is_finite()), "{samples:?}");
+        }
+        let costs = transaction_costs(&s, 20.0);
+        assert_eq!(costs.len(), 5);
+        assert!(costs.iter().all(|c| c.to_pingpong == c.net_ns / 20.0));
+        // A CPU this process may not use is refused, not measured.
+        let e = measure_transactions(a, 4095, home, 4, Timer::Monotonic, &topo.allowed_cpus);
+        assert!(e.is_err());
+    }
+}
