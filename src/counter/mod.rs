@@ -7,8 +7,8 @@
 //! `Writer` per thread; no type exists per combination.
 //!
 //! API used by both `contend run` and `cargo bench`:
-//! [`Writer::update`] (write side), [`ShardedCounter::read`] (read side; [`ShardedCounter::read_viewed`]
-//! also counts the lines it fetched),
+//! [`Writer::update`] (write side), [`ShardedCounter::read`] (read side; [`ReadView::read`] also counts
+//! the lines it fetched),
 //! [`Writer::flush`] then [`check_exact`] (the final sum must be exact).
 
 mod policy;

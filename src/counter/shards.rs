@@ -1,7 +1,6 @@
 //! Shard levels: where a writer on CPU c adds, where each slot's memory
 //! lives, and how a reader sums the slots.
 
-use super::view::ReadView;
 use crate::error::UnknownName;
 use crate::placement::{NodeCheck, NodeMemory, Placement, PlacementError};
 use crate::topology::Topology;
@@ -430,29 +429,6 @@ impl ShardedCounter {
         sum
     }
 
-    /// [`read`](Self::read) by a thread whose view is `view`: the same
-    /// loads and sum, and every line whose slots changed since the thread
-    /// last saw them counted as fetched (see [`ReadView`]). On a line
-    /// nobody else writes it adds a compare per slot.
-    #[inline]
-    pub fn read_viewed(&self, view: &mut ReadView) -> i64 {
-        let (mut sum, mut lines, mut last) = (0, 0u64, usize::MAX);
-        self.walk(|i| {
-            let raw = self.raw(i);
-            sum += slot_sum(raw);
-            if let Some(line) = view.saw(i, raw)
-                && line != last
-            {
-                lines += 1;
-                last = line;
-            }
-        });
-        if lines > 0 {
-            view.count(lines);
-        }
-        sum
-    }
-
     /// Slot `index`'s raw value: its sum and its publish tags (relaxed
     /// load).
     #[inline(always)]
@@ -481,7 +457,7 @@ impl ShardedCounter {
     /// examined (see [`read_steps`](Self::read_steps)). Inlined into
     /// `read`, where the count is dead and compiled away.
     #[inline(always)]
-    fn walk(&self, mut visit: impl FnMut(usize)) -> usize {
+    pub(super) fn walk(&self, mut visit: impl FnMut(usize)) -> usize {
         match (self.layout.level, self.layout.node_iter) {
             (ShardLevel::Node, NodeIter::Compact) => {
                 // Internal iteration (`for_each`): a `for` loop over a

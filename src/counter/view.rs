@@ -2,7 +2,7 @@
 //! reads had to fetch: the read side's counterpart of a publish's
 //! hand-over count.
 
-use super::shards::ShardedCounter;
+use super::shards::{ShardedCounter, slot_sum};
 use std::sync::atomic::AtomicI64;
 
 /// Bytes in a cache line: slots closer than this share a line.
@@ -70,21 +70,31 @@ impl ReadView {
         }
     }
 
-    /// Notes that a read found `raw` in slot `slot`; returns the slot's
-    /// line when that is news (the read had to fetch it).
-    #[inline(always)]
-    pub(super) fn saw(&mut self, slot: usize, raw: i64) -> Option<usize> {
-        if raw == self.seen[slot] {
-            return None;
+    /// [`ShardedCounter::read`] by this thread: the same loads, in the
+    /// same order, and the same sum; every line whose slots changed since
+    /// this thread last saw them counted as fetched, once however many of
+    /// its slots changed. On a line nobody else writes it adds a compare
+    /// per slot.
+    #[inline]
+    pub fn read(&mut self, counter: &ShardedCounter) -> i64 {
+        let (mut sum, mut lines, mut last) = (0, 0u64, usize::MAX);
+        counter.walk(|i| {
+            let raw = counter.raw(i);
+            sum += slot_sum(raw);
+            if raw != self.seen[i] {
+                self.seen[i] = raw;
+                if self.line[i] != last {
+                    lines += 1;
+                    last = self.line[i];
+                }
+            }
+        });
+        // No store when nothing was fetched: a locked add that follows
+        // would wait for it to drain.
+        if lines > 0 {
+            self.fetched += lines;
         }
-        self.seen[slot] = raw;
-        Some(self.line[slot])
-    }
-
-    /// Adds the lines one read fetched.
-    #[inline(always)]
-    pub(super) fn count(&mut self, lines: u64) {
-        self.fetched += lines;
+        sum
     }
 
     /// Lines this thread's reads fetched since creation or the last

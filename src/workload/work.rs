@@ -96,7 +96,7 @@ fn record(hist: &mut Histogram<u64>, ticks: u64) {
 fn read_side(counter: &ShardedCounter, view: &mut ReadView, contrib: i64, load: i64) {
     std::hint::black_box(group_shares(
         counter.shares(),
-        counter.read_viewed(view),
+        view.read(counter),
         contrib,
         load,
     ));
