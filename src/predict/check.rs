@@ -312,7 +312,7 @@ pub fn check(
         );
     }
     let latency_source = match (latencies, stand_in) {
-        (Some(l), _) => l.source.clone(),
+        (Some(l), _) => format!("{}; {}", l.source, l.pricing()),
         (None, Some(class)) => format!(
             "each repeat's canary, standing in for the run's one pair class ({class}); give --latencies for per-class figures"
         ),

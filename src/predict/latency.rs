@@ -3,7 +3,8 @@
 //! (`--latency same-llc=51ns,cross-node@21=108ns±10%`), read from a
 //! `contend matrix` file, or one figure for every class (a run's canary).
 
-use crate::matrix::{MatrixResults, PairClass};
+use crate::matrix::{MatrixResults, PairClass, Transaction};
+use crate::stats::quantile_of;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
@@ -150,6 +151,56 @@ fn parse_ns(s: &str) -> Option<f64> {
         .filter(|v| *v > 0.0 && v.is_finite())
 }
 
+/// What each coherence transaction an update makes costs, as a multiple
+/// of its class's ping-pong (the class latency): how the model prices an
+/// add that moves a line, a read that fetches one, an add that upgrades
+/// one, and an add and a read of another line made together.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TransactionRatios {
+    /// An add on a line another CPU has just written.
+    pub add_moved: f64,
+    /// A read of a line another CPU has just written.
+    pub read_fetched: f64,
+    /// An add on a line another CPU has only read.
+    pub add_upgraded: f64,
+    /// An add on a line another CPU has read, then a read of a line it
+    /// has written, timed whole (less than the two apart where the read's
+    /// miss overlaps the add's).
+    pub add_then_read_other: f64,
+}
+
+impl TransactionRatios {
+    /// Every transfer at the ping-pong and nothing overlapping: what the
+    /// model assumes without a matrix's transactions.
+    pub const PINGPONG: TransactionRatios = TransactionRatios {
+        add_moved: 1.0,
+        read_fetched: 1.0,
+        add_upgraded: 1.0,
+        add_then_read_other: 2.0,
+    };
+
+    /// The ratio of `t` (`add+read same` is priced as its add).
+    pub fn of(&self, t: Transaction) -> f64 {
+        match t {
+            Transaction::AddMoved | Transaction::AddThenReadSame => self.add_moved,
+            Transaction::ReadFetched => self.read_fetched,
+            Transaction::AddUpgraded => self.add_upgraded,
+            Transaction::AddThenReadOther => self.add_then_read_other,
+        }
+    }
+
+    /// How much of an upgrade and a fetch made together is paid:
+    /// `add_then_read_other` over the two apart (1 = no overlap).
+    pub fn overlap(&self) -> f64 {
+        let apart = self.add_upgraded + self.read_fetched;
+        if apart > 0.0 {
+            self.add_then_read_other / apart
+        } else {
+            1.0
+        }
+    }
+}
+
 /// The class latencies a prediction uses, and where they came from.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Latencies {
@@ -158,6 +209,11 @@ pub struct Latencies {
     pub classes: BTreeMap<String, ClassLatency>,
     /// Where the figures came from (`--latency`, a matrix file, a canary).
     pub source: String,
+    /// Each class's transaction ratios, from a matrix that measured them
+    /// (the median of its pairs'); a class without them is priced at
+    /// [`TransactionRatios::PINGPONG`].
+    #[serde(default)]
+    pub transactions: BTreeMap<String, TransactionRatios>,
 }
 
 /// A class among the chosen CPUs that no figure covers.
@@ -181,6 +237,7 @@ impl Latencies {
                 .map(|a| (a.key.to_string(), a.latency))
                 .collect(),
             source: "--latency".into(),
+            transactions: BTreeMap::new(),
         }
     }
 
@@ -203,6 +260,11 @@ impl Latencies {
                 })
                 .collect(),
             source: name.to_string(),
+            transactions: m
+                .classes
+                .iter()
+                .filter_map(|c| Some((c.class.to_string(), class_ratios(m, c.class)?)))
+                .collect(),
         }
     }
 
@@ -224,7 +286,50 @@ impl Latencies {
             .map(|(k, l)| (k.to_string(), l))
             .collect(),
             source: source.to_string(),
+            transactions: BTreeMap::new(),
         }
+    }
+
+    /// True when transactions are priced from a matrix's measurements,
+    /// not all at the ping-pong.
+    pub fn priced(&self) -> bool {
+        !self.transactions.is_empty()
+    }
+
+    /// How transactions are priced, one clause: from the matrix, or all
+    /// at the ping-pong.
+    pub fn pricing(&self) -> String {
+        if self.priced() {
+            format!(
+                "each transaction priced as measured ({}: {})",
+                self.source,
+                self.transactions
+                    .iter()
+                    .map(|(class, r)| format!(
+                        "{class} add moved {:.2}×, read fetched {:.2}×, add upgraded {:.2}×, both of a split {:.2}× its ping-pong",
+                        r.add_moved, r.read_fetched, r.add_upgraded, r.add_then_read_other
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        } else {
+            "every transfer priced at its class's ping-pong, nothing overlapping (no measured transactions: give --latencies from a contend matrix that measured them)".into()
+        }
+    }
+
+    /// The transaction ratios of `class`: its own, `cross-node`'s for a
+    /// cross-node distance without its own, or
+    /// [`TransactionRatios::PINGPONG`].
+    pub fn ratios(&self, class: PairClass) -> TransactionRatios {
+        let own = self.transactions.get(&class.to_string());
+        let any = || {
+            matches!(class, PairClass::CrossNode(_))
+                .then(|| self.transactions.get("cross-node"))
+                .flatten()
+        };
+        own.or_else(any)
+            .copied()
+            .unwrap_or(TransactionRatios::PINGPONG)
     }
 
     /// The figure for `class`: its own, or `cross-node`'s for a cross-node
@@ -245,6 +350,27 @@ impl Latencies {
             },
         })
     }
+}
+
+/// The median ratio to the ping-pong of each transaction over `class`'s
+/// pairs of `m` that measured them; `None` when none did.
+fn class_ratios(m: &MatrixResults, class: PairClass) -> Option<TransactionRatios> {
+    let median = |t: Transaction| {
+        let v: Vec<f64> = m
+            .pairs
+            .iter()
+            .filter(|p| p.class == class)
+            .filter_map(|p| p.transactions.iter().find(|c| c.transaction == t))
+            .map(|c| c.to_pingpong)
+            .collect();
+        (!v.is_empty()).then(|| quantile_of(&v, 0.5))
+    };
+    Some(TransactionRatios {
+        add_moved: median(Transaction::AddMoved)?,
+        read_fetched: median(Transaction::ReadFetched)?,
+        add_upgraded: median(Transaction::AddUpgraded)?,
+        add_then_read_other: median(Transaction::AddThenReadOther)?,
+    })
 }
 
 #[cfg(test)]
@@ -332,6 +458,60 @@ mod tests {
         let far = l.of(PairClass::CrossNode(21)).unwrap();
         assert_eq!((far.lo_ns, far.ns, far.hi_ns), (75.0, 100.0, 125.0));
         assert_eq!(l.classes.len(), 2);
+        // Pairs without transactions: none priced, every class at the
+        // ping-pong.
+        assert!(!l.priced());
+        assert_eq!(l.ratios(PairClass::SameLlc), TransactionRatios::PINGPONG);
+
+        // Three same-llc pairs at a 50 ns ping-pong whose transactions
+        // cost 1, 2 and 3 × (60, 55, 45, 65, 60) ns: per transaction the
+        // median pair's ratio, (60, 55, 45, 65) × 2 / 50.
+        let mut m = m;
+        m.pairs = (1..=3)
+            .map(|k| {
+                let pair = crate::matrix::PlannedPair {
+                    a: 0,
+                    b: k,
+                    class: PairClass::SameLlc,
+                };
+                let k = f64::from(k);
+                let samples = crate::matrix::PairSamples {
+                    threads: [0, k as u32].map(|cpu| crate::placement::PinnedThread {
+                        requested_cpu: cpu,
+                        observed_cpu: Some(cpu),
+                        verified: true,
+                        note: None,
+                    }),
+                    line: crate::placement::NodeCheck::Verified { node: 0 },
+                    forward: vec![50.0],
+                    backward: vec![50.0],
+                    transactions: [60.0, 55.0, 45.0, 65.0, 60.0]
+                        .iter()
+                        .map(|ns| vec![ns * k])
+                        .collect(),
+                };
+                crate::matrix::PairResult::new(pair, 0, samples)
+            })
+            .collect();
+        let l = Latencies::from_matrix(&m, "m.json");
+        assert!(l.priced());
+        let r = l.ratios(PairClass::SameLlc);
+        assert_eq!(
+            (
+                r.add_moved,
+                r.read_fetched,
+                r.add_upgraded,
+                r.add_then_read_other
+            ),
+            (2.4, 2.2, 1.8, 2.6)
+        );
+        assert!((r.overlap() - 2.6 / 4.0).abs() < 1e-12);
+        // A class the matrix priced nothing for: the ping-pong.
+        assert_eq!(
+            l.ratios(PairClass::CrossNode(21)),
+            TransactionRatios::PINGPONG
+        );
+        assert_eq!(TransactionRatios::PINGPONG.overlap(), 1.0);
     }
 
     #[test]

@@ -15,7 +15,9 @@ mod result;
 mod tests;
 
 pub use check::{AGREEMENT_PCT, CheckPoint, CheckResults, Knee, check, measured_knee};
-pub use latency::{Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, MissingClass};
+pub use latency::{
+    Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, MissingClass, TransactionRatios,
+};
 pub use model::{Evaluation, Layout, Lines};
 pub use publish::publish_fraction;
 pub use result::{
@@ -293,6 +295,7 @@ pub fn predict(
             Arrivals::Paced => "updates evenly spaced, as contend run --rate paces them",
         }
     )];
+    notes.push(req.latencies.pricing());
     if req.layout.read_every == 0 && req.layout.readers.is_empty() {
         notes.push("no read side (--read-every 0, no readers): reads cost nothing here".into());
     }

@@ -29,7 +29,7 @@
 use super::latency::{Bound, Latencies, MissingClass};
 use super::queue;
 use crate::counter::ShardLevel;
-use crate::matrix::{PairClass, classify};
+use crate::matrix::{PairClass, Transaction, classify};
 use crate::topology::Topology;
 use crate::workload::Arrivals;
 use std::collections::BTreeMap;
@@ -247,6 +247,28 @@ impl Lines {
                 }
             }
         }
+        // An update that upgrades its own line and fetches another pays
+        // the two together at the measured overlap, not added: as many
+        // such pairs as the rarer of the two.
+        let upgrades: f64 = flows.iter().map(|f| f.upgrade_t).sum();
+        let fetches: f64 = flows.iter().map(|f| f.own_read_t + f.foreign_read_t).sum();
+        if upgrades > 0.0 && fetches > 0.0 {
+            let mean_of = |w: &dyn Fn(&Flow) -> f64, x: &dyn Fn(&Flow) -> f64| {
+                let total: f64 = flows.iter().map(w).sum();
+                flows.iter().map(|f| w(f) * x(f)).sum::<f64>() / total
+            };
+            let up = mean_of(&|f| f.upgrade_t, &|f| f.s_upgrade);
+            let fetch = mean_of(&|f| f.own_read_t + f.foreign_read_t, &|f| {
+                let t = f.own_read_t + f.foreign_read_t;
+                if t > 0.0 {
+                    (f.own_read_t * f.s_own + f.foreign_read_t * f.s_read) / t
+                } else {
+                    0.0
+                }
+            });
+            let overlap = mean_of(&|f| f.upgrade_t, &|f| f.overlap);
+            cost -= upgrades.min(fetches) * (up + fetch) * (1.0 - overlap);
+        }
         if let Some(c) = &mut out.cost_ns {
             *c = cost;
         }
@@ -271,12 +293,16 @@ impl Lines {
         bound: Bound,
         arrivals: Arrivals,
     ) -> Vec<Flow> {
-        let mean = |counts: &ClassCounts| -> Option<f64> {
+        // The mean time of transaction `t` over the pairs `counts`: each
+        // class's latency times its ratio for `t`.
+        let mean = |counts: &ClassCounts, t: Transaction| -> Option<f64> {
             let n: u64 = counts.values().sum();
             (n > 0).then(|| {
                 counts
                     .iter()
-                    .map(|(c, k)| lat.of(*c).map_or(0.0, |l| l.at(bound)) * *k as f64)
+                    .map(|(c, k)| {
+                        lat.of(*c).map_or(0.0, |l| l.at(bound)) * lat.ratios(*c).of(t) * *k as f64
+                    })
                     .sum::<f64>()
                     / n as f64
             })
@@ -318,16 +344,27 @@ impl Lines {
                 let others = (n - 1.0) * p + first_reads;
                 let h = touched(arrivals, others, p);
                 let write_transfers = publishes * h;
-                let (s_ww, s_rw) = (mean(&line.writer_pairs), mean(&line.read_pairs));
-                let (s_own, s_read) = (s_ww.or(s_rw).unwrap_or(0.0), s_rw.or(s_ww).unwrap_or(0.0));
-                // The first reads, by who makes them.
-                let s_first = if other_reads > 0.0 {
-                    (foreign_reads * s_read + co_reads * s_own) / other_reads
-                } else {
-                    0.0
+                // Each transaction's time over the pairs that make it: a
+                // co-writer's (writer pairs) or anyone else's (read pairs).
+                let pairs_of = |t: Transaction| {
+                    let (ww, rw) = (mean(&line.writer_pairs, t), mean(&line.read_pairs, t));
+                    (ww.or(rw).unwrap_or(0.0), rw.or(ww).unwrap_or(0.0))
                 };
+                let (s_moved, _) = pairs_of(Transaction::AddMoved);
+                let (s_own, s_read) = pairs_of(Transaction::ReadFetched);
+                let (up_own, up_read) = pairs_of(Transaction::AddUpgraded);
+                // The first reads, by who makes them: their fetch, and
+                // the upgrade the next publish then makes.
+                let by_reader = |co: f64, foreign: f64| {
+                    if other_reads > 0.0 {
+                        (foreign_reads * foreign + co_reads * co) / other_reads
+                    } else {
+                        0.0
+                    }
+                };
+                let (s_first, s_upgrade) = (by_reader(s_own, s_read), by_reader(up_own, up_read));
                 let s_write = if others > 0.0 {
-                    ((n - 1.0) * p * s_own + first_reads * s_first) / others
+                    ((n - 1.0) * p * s_moved + first_reads * s_upgrade) / others
                 } else {
                     0.0
                 };
@@ -360,6 +397,13 @@ impl Lines {
                     },
                     write_t: n / nw * f * h,
                     handover_t: n / nw * f * touched(arrivals, (n - 1.0) * p, p),
+                    upgrade_t: if others > 0.0 {
+                        n / nw * f * h * first_reads / others
+                    } else {
+                        0.0
+                    },
+                    s_upgrade,
+                    overlap: overlap(&line.read_pairs, lat),
                     own_read_t: reads_per_update * n / nw * own,
                     foreign_read_t: reads_per_update * (nw - n) / nw * foreign,
                 }
@@ -392,12 +436,32 @@ struct Flow {
     write_t: f64,
     /// Of those, publishes after another writer's publish, per update.
     handover_t: f64,
+    /// Of those, publishes after a read (an upgrade), per update.
+    upgrade_t: f64,
+    /// Time of such an upgrade, ns.
+    s_upgrade: f64,
+    /// How much of an upgrade and a fetch made in one update is paid
+    /// (the read pairs' [`super::latency::TransactionRatios::overlap`], 1 = none).
+    overlap: f64,
     /// Fetches of this line by its own writers, per update, mean over all
     /// writers.
     own_read_t: f64,
     /// Fetches of this line by other lines' writers, per update, mean over
     /// all writers.
     foreign_read_t: f64,
+}
+
+/// The mean [`super::latency::TransactionRatios::overlap`] over `pairs` (1 without any).
+fn overlap(pairs: &ClassCounts, lat: &Latencies) -> f64 {
+    let n: u64 = pairs.values().sum();
+    if n == 0 {
+        return 1.0;
+    }
+    pairs
+        .iter()
+        .map(|(c, k)| lat.ratios(*c).overlap() * *k as f64)
+        .sum::<f64>()
+        / n as f64
 }
 
 #[cfg(test)]

@@ -288,3 +288,51 @@ fn two_reader_threads_share_a_fetch_after_each_write() {
     let want = 200.0 + 4.0 / 3.0 * w;
     assert!(close(e.cost_ns.unwrap(), want, 1e-6), "{e:?} vs {want}");
 }
+
+#[test]
+fn each_update_pays_the_transactions_it_makes_as_measured() {
+    // Writers 0 and 1 (one LLC of the SPR fixture), same-llc 100 ns, and
+    // a matrix's ratios: an add that moves the line 1.2×, a fetch 1.1×,
+    // an upgrade 0.9×, an upgrade and a fetch together 1.3×. Paced at
+    // 1k/s (ρ ≈ 0, a wait of under 0.1 ns).
+    let topo = fixture("spr-2s-224");
+    let mut l = lat(&["same-llc=100ns±0"]);
+    l.transactions.insert(
+        "same-llc".into(),
+        crate::predict::TransactionRatios {
+            add_moved: 1.2,
+            read_fetched: 1.1,
+            add_upgraded: 0.9,
+            add_then_read_other: 1.3,
+        },
+    );
+    let eval = |level, lat: &Latencies| {
+        let lines = Lines::new(&topo, &layout(&[0, 1]), level).unwrap();
+        lines.evaluate(1e3, 1.0, lat, Bound::Mid, Arrivals::Paced)
+    };
+    // global/always: every update's add moves the line: 1.2 × 100.
+    let g = eval(ShardLevel::Global, &l);
+    assert!(close(g.cost_ns.unwrap(), 120.0, 1e-3), "{g:?}");
+    // cpu/always: each update upgrades its own line (the other read it)
+    // and fetches the other's: 0.9 × 100 + 1.1 × 100 apart, paid together
+    // at 1.3 × 100.
+    let c = eval(ShardLevel::Cpu, &l);
+    assert_eq!((c.write_transfers, c.read_transfers), (1.0, 1.0));
+    assert!(close(c.cost_ns.unwrap(), 130.0, 1e-3), "{c:?}");
+    // Without the ratios every transfer is one ping-pong and nothing
+    // overlaps: 100 and 2 × 100.
+    let plain = lat(&["same-llc=100ns±0"]);
+    assert!(close(
+        eval(ShardLevel::Global, &plain).cost_ns.unwrap(),
+        100.0,
+        1e-3
+    ));
+    assert!(close(
+        eval(ShardLevel::Cpu, &plain).cost_ns.unwrap(),
+        200.0,
+        1e-3
+    ));
+    // ρ follows the transactions' times too: global's line is busy
+    // 2 × 1k/s × 120 ns.
+    assert!(close(g.rho, 2e3 * 120e-9, 1e-9), "{g:?}");
+}

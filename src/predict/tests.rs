@@ -422,8 +422,15 @@ fn each_point_is_below_near_or_saturated_with_its_cost_and_share() {
     };
     let p = predict(&topo, "spr", &req).unwrap();
     assert_eq!((p.cpus, p.nodes, p.llcs), (224, 2, 2));
-    assert_eq!(p.notes.len(), 1, "{:?}", p.notes);
+    assert_eq!(p.notes.len(), 2, "{:?}", p.notes);
     assert!(p.notes[0].starts_with("arrivals paced"), "{:?}", p.notes);
+    // --latency carries no transactions: every transfer at the ping-pong,
+    // and the note says so.
+    assert!(
+        p.notes[1].starts_with("every transfer priced at its class's ping-pong"),
+        "{:?}",
+        p.notes
+    );
     let s = &p.strategies[0];
     assert_eq!((s.name.as_str(), s.lines), ("global/always", 1));
     let sat = s.saturation;
@@ -468,8 +475,8 @@ fn each_point_is_below_near_or_saturated_with_its_cost_and_share() {
     let mut quiet = req.clone();
     quiet.layout.read_every = 0;
     let q = predict(&topo, "spr", &quiet).unwrap();
-    assert_eq!(q.notes.len(), 2, "{:?}", q.notes);
-    assert!(q.notes[1].starts_with("no read side"), "{:?}", q.notes);
+    assert_eq!(q.notes.len(), 3, "{:?}", q.notes);
+    assert!(q.notes[2].starts_with("no read side"), "{:?}", q.notes);
 }
 
 #[test]

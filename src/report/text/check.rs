@@ -38,7 +38,11 @@ pub(super) fn render(c: &CheckResults) -> String {
         rows.push(vec![
             p.series.clone(),
             si(p.rate),
-            si(p.canary_ns),
+            if p.canary_ns.is_finite() {
+                si(p.canary_ns)
+            } else {
+                "-".into()
+            },
             rho_text(p.rho),
             format!("{:.3}", p.predicted_transfers),
             p.measured_transfers
