@@ -336,6 +336,22 @@ fn the_summary_has_each_class_transactions_beside_its_ping_pong() {
         assert!(llc[0].contains(&format!("{ns:.1} ({want})")), "{}", llc[0]);
     }
     assert_eq!(row("cross-node@32").len(), 1, "{text}");
+    // The reference ping-pong: within 5% of the matrix's, nothing said;
+    // 5.5% off, the summary says they disagree.
+    let mut summary = |one_way: f64| {
+        r.reference = Reference::new([0, 1], 1000, one_way, 100.0);
+        contend::report::render(
+            &contend::report::Document::Matrix(&r),
+            contend::report::Format::Text,
+        )
+        .unwrap()
+    };
+    assert!(!summary(95.5).contains("DISAGREE"));
+    assert!(
+        summary(94.7).contains(
+            "DISAGREE: the matrix's ping-pong and the minimal one differ by more than 5%"
+        )
+    );
 }
 
 #[test]

@@ -27,7 +27,8 @@ pub use measure::{LINES, Mode, PairSamples, Procedure, measure_pair};
 pub use plan::{MatrixError, MatrixPlan, MatrixRequest, measure_matrix, plan_matrix};
 pub use reference::{ReferenceError, reference_pingpong};
 pub use result::{
-    DirectionStats, MatrixConfig, MatrixResults, PairResult, Reference, SCHEMA_VERSION,
+    DirectionStats, MatrixConfig, MatrixResults, PairResult, REFERENCE_LIMIT_PCT, Reference,
+    SCHEMA_VERSION,
 };
 pub use transactions::{
     TRANSACTION_SAMPLES, Transaction, TransactionCost, TransactionSamples, measure_transactions,

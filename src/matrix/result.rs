@@ -225,7 +225,18 @@ impl Reference {
             difference_pct: 100.0 * (matrix_one_way_ns - one_way_ns) / one_way_ns,
         }
     }
+
+    /// True when the two ping-pongs agree within
+    /// ±[`REFERENCE_LIMIT_PCT`]: the matrix's figure is the one a minimal
+    /// program gets.
+    pub fn agrees(&self) -> bool {
+        self.difference_pct.abs() <= REFERENCE_LIMIT_PCT
+    }
 }
+
+/// How far, %, the matrix's ping-pong on the first pair may be from the
+/// independent minimal one before the summary says they disagree.
+pub const REFERENCE_LIMIT_PCT: f64 = 5.0;
 
 /// A whole `contend matrix`: matrix.json.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -120,6 +120,13 @@ pub fn render(r: &MatrixResults) -> String {
         "reference CAS ping-pong on {}-{}: {:.1} ns one-way (round trip / 2); matrix ({}) {:.1} ns ({:+.1}%)",
         f.cpus[0], f.cpus[1], f.one_way_ns, c.mode, f.matrix_one_way_ns, f.difference_pct
     );
+    if !f.agrees() {
+        let _ = writeln!(
+            s,
+            "DISAGREE: the matrix's ping-pong and the minimal one differ by more than {}%: the host moved the CPUs between them (see passes above), or the matrix's figure is off; measure again",
+            crate::matrix::REFERENCE_LIMIT_PCT
+        );
+    }
     s
 }
 
