@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
+/// Pair classes and how many pairs of each (of one kind, on one line).
+pub type ClassCounts = BTreeMap<PairClass, u64>;
+
 /// A class latency's uncertainty when none is given: ±25%.
 pub const DEFAULT_UNCERTAINTY_PCT: f64 = 25.0;
 
@@ -315,6 +318,37 @@ impl Latencies {
         } else {
             "every transfer priced at its class's ping-pong, nothing overlapping (no measured transactions: give --latencies from a contend matrix that measured them)".into()
         }
+    }
+
+    /// The mean time, ns at `bound`, of transaction `t` over `pairs`
+    /// (pair classes and how many of each): each class's latency times its
+    /// ratio for `t` (a class without a figure counts 0); `None` without
+    /// pairs.
+    pub fn mean_time(&self, pairs: &ClassCounts, t: Transaction, bound: Bound) -> Option<f64> {
+        let n: u64 = pairs.values().sum();
+        (n > 0).then(|| {
+            pairs
+                .iter()
+                .map(|(c, k)| {
+                    self.of(*c).map_or(0.0, |l| l.at(bound)) * self.ratios(*c).of(t) * *k as f64
+                })
+                .sum::<f64>()
+                / n as f64
+        })
+    }
+
+    /// The mean [`TransactionRatios::overlap`] over `pairs` (1 without
+    /// any): how much of an upgrade and a fetch made together is paid.
+    pub fn overlap(&self, pairs: &ClassCounts) -> f64 {
+        let n: u64 = pairs.values().sum();
+        if n == 0 {
+            return 1.0;
+        }
+        pairs
+            .iter()
+            .map(|(c, k)| self.ratios(*c).overlap() * *k as f64)
+            .sum::<f64>()
+            / n as f64
     }
 
     /// The transaction ratios of `class`: its own, `cross-node`'s for a

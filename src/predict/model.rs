@@ -26,7 +26,7 @@
 //!   a co-writer never pays one, so its pairs, often the nearest, do not
 //!   lower the mean).
 
-use super::latency::{Bound, Latencies, MissingClass};
+use super::latency::{Bound, ClassCounts, Latencies, MissingClass};
 use super::queue;
 use crate::counter::ShardLevel;
 use crate::matrix::{PairClass, Transaction, classify};
@@ -63,9 +63,6 @@ pub struct Layout {
     /// Writers run the read side every this many updates (0 = never).
     pub read_every: u32,
 }
-
-/// Pair classes counted over the pairs of one kind on one line.
-type ClassCounts = BTreeMap<PairClass, u64>;
 
 /// One line: how many writers it has and the classes of its pairs.
 #[derive(Debug, Clone)]
@@ -293,20 +290,6 @@ impl Lines {
         bound: Bound,
         arrivals: Arrivals,
     ) -> Vec<Flow> {
-        // The mean time of transaction `t` over the pairs `counts`: each
-        // class's latency times its ratio for `t`.
-        let mean = |counts: &ClassCounts, t: Transaction| -> Option<f64> {
-            let n: u64 = counts.values().sum();
-            (n > 0).then(|| {
-                counts
-                    .iter()
-                    .map(|(c, k)| {
-                        lat.of(*c).map_or(0.0, |l| l.at(bound)) * lat.ratios(*c).of(t) * *k as f64
-                    })
-                    .sum::<f64>()
-                    / n as f64
-            })
-        };
         let nw = self.writers.max(1) as f64;
         let k = self.read_every;
         let q_w = if k > 0 { rate / f64::from(k) } else { 0.0 };
@@ -344,10 +327,14 @@ impl Lines {
                 let others = (n - 1.0) * p + first_reads;
                 let h = touched(arrivals, others, p);
                 let write_transfers = publishes * h;
+                let handovers = touched(arrivals, (n - 1.0) * p, p);
                 // Each transaction's time over the pairs that make it: a
                 // co-writer's (writer pairs) or anyone else's (read pairs).
                 let pairs_of = |t: Transaction| {
-                    let (ww, rw) = (mean(&line.writer_pairs, t), mean(&line.read_pairs, t));
+                    let (ww, rw) = (
+                        lat.mean_time(&line.writer_pairs, t, bound),
+                        lat.mean_time(&line.read_pairs, t, bound),
+                    );
                     (ww.or(rw).unwrap_or(0.0), rw.or(ww).unwrap_or(0.0))
                 };
                 let (s_moved, _) = pairs_of(Transaction::AddMoved);
@@ -396,14 +383,14 @@ impl Lines {
                         0.0
                     },
                     write_t: n / nw * f * h,
-                    handover_t: n / nw * f * touched(arrivals, (n - 1.0) * p, p),
+                    handover_t: n / nw * f * handovers,
                     upgrade_t: if others > 0.0 {
                         n / nw * f * h * first_reads / others
                     } else {
                         0.0
                     },
                     s_upgrade,
-                    overlap: overlap(&line.read_pairs, lat),
+                    overlap: lat.overlap(&line.read_pairs),
                     own_read_t: reads_per_update * n / nw * own,
                     foreign_read_t: reads_per_update * (nw - n) / nw * foreign,
                 }
@@ -449,19 +436,6 @@ struct Flow {
     /// Fetches of this line by other lines' writers, per update, mean over
     /// all writers.
     foreign_read_t: f64,
-}
-
-/// The mean [`super::latency::TransactionRatios::overlap`] over `pairs` (1 without any).
-fn overlap(pairs: &ClassCounts, lat: &Latencies) -> f64 {
-    let n: u64 = pairs.values().sum();
-    if n == 0 {
-        return 1.0;
-    }
-    pairs
-        .iter()
-        .map(|(c, k)| lat.ratios(*c).overlap() * *k as f64)
-        .sum::<f64>()
-        / n as f64
 }
 
 #[cfg(test)]
