@@ -186,6 +186,7 @@ pub fn check(
     let mut notes = Vec::new();
     let mut series: Vec<Series> = Vec::new();
     let mut stand_in = None;
+    let mut priced_by_canary = false;
     for (suffix, run) in runs {
         let layout = Layout {
             writers: run.config.writer_cpus.clone(),
@@ -219,7 +220,9 @@ pub fn check(
                     (Some(l), _) => l,
                     (None, Some(c)) => {
                         canaries.push(c);
-                        canary = Latencies::uniform(c, "canary");
+                        canary = Latencies::uniform(c, "canary")
+                            .priced_by(&r.interference.canary_transactions);
+                        priced_by_canary |= canary.priced();
                         &canary
                     }
                     (None, None) => {
@@ -314,7 +317,12 @@ pub fn check(
     let latency_source = match (latencies, stand_in) {
         (Some(l), _) => format!("{}; {}", l.source, l.pricing()),
         (None, Some(class)) => format!(
-            "each repeat's canary, standing in for the run's one pair class ({class}); give --latencies for per-class figures"
+            "each repeat's canary, standing in for the run's one pair class ({class}), {}; give --latencies for per-class figures",
+            if priced_by_canary {
+                "each transaction priced as the canary measured it"
+            } else {
+                "every transfer at its ping-pong (the file has no canary transactions)"
+            }
         ),
         (None, None) => "each repeat's canary".into(),
     };

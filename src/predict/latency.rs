@@ -3,7 +3,7 @@
 //! (`--latency same-llc=51ns,cross-node@21=108ns±10%`), read from a
 //! `contend matrix` file, or one figure for every class (a run's canary).
 
-use crate::matrix::{MatrixResults, PairClass, Transaction};
+use crate::matrix::{MatrixResults, PairClass, Transaction, TransactionCost};
 use crate::stats::quantile_of;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -293,8 +293,32 @@ impl Latencies {
         }
     }
 
-    /// True when transactions are priced from a matrix's measurements,
-    /// not all at the ping-pong.
+    /// The same figures with every class's transactions priced by
+    /// `costs` (a run's canary: one pair, so one set of ratios for all);
+    /// unchanged when `costs` lacks one of them.
+    pub fn priced_by(mut self, costs: &[TransactionCost]) -> Self {
+        let ratio = |t: Transaction| {
+            costs
+                .iter()
+                .find(|c| c.transaction == t)
+                .map(|c| c.to_pingpong)
+        };
+        let ratios = (|| {
+            Some(TransactionRatios {
+                add_moved: ratio(Transaction::AddMoved)?,
+                read_fetched: ratio(Transaction::ReadFetched)?,
+                add_upgraded: ratio(Transaction::AddUpgraded)?,
+                add_then_read_other: ratio(Transaction::AddThenReadOther)?,
+            })
+        })();
+        if let Some(r) = ratios {
+            self.transactions = self.classes.keys().map(|k| (k.clone(), r)).collect();
+        }
+        self
+    }
+
+    /// True when transactions are priced from measurements (a matrix's or
+    /// a canary's), not all at the ping-pong.
     pub fn priced(&self) -> bool {
         !self.transactions.is_empty()
     }

@@ -210,6 +210,64 @@ fn ranges_follow_the_latencies_and_a_ratelimit_never_saturates() {
 }
 
 #[test]
+fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
+    // The fixture's canaries (global 10 and 40 ns, cpu 20 and 30), each
+    // with its transactions at 1.2× (add moved), 1.1× (fetched), 0.9×
+    // (upgraded) and 1.3× (an upgrade and a fetch together): at 1k/s
+    // global/always pays 1.2 × 25 ns, cpu/always 1.3 × 25.
+    use crate::matrix::{Transaction, TransactionCost};
+    let mut run = crate::runner::fixture_run();
+    for s in &mut run.strategies {
+        s.regime = Regime::paced(1e3);
+        s.summary.as_mut().unwrap().net_ns = crate::stats::Summary::of(&[28.0, 32.0]);
+        for r in &mut s.repeats {
+            let ns = r.interference.canary_ns.unwrap();
+            r.interference.canary_transactions = Transaction::ALL
+                .iter()
+                .zip([1.2, 1.1, 0.9, 1.3, 1.2])
+                .map(|(&transaction, x)| TransactionCost {
+                    transaction,
+                    net_ns: x * ns,
+                    to_pingpong: x,
+                    samples: 120,
+                })
+                .collect();
+        }
+    }
+    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let (global, cpu) = (&c.points[0], &c.points[1]);
+    assert!(
+        close(global.predicted_ns.unwrap(), 30.0, 1e-3),
+        "{global:?}"
+    );
+    assert!(close(cpu.predicted_ns.unwrap(), 32.5, 1e-3), "{cpu:?}");
+    assert!(global.agrees() && cpu.agrees(), "{c:?}");
+    assert!(
+        c.latency_source
+            .contains("each transaction priced as the canary measured it"),
+        "{}",
+        c.latency_source
+    );
+    // One transaction missing: nothing priced, every transfer at the
+    // ping-pong (50 ns for cpu/always, as before).
+    for s in &mut run.strategies {
+        for r in &mut s.repeats {
+            r.interference.canary_transactions.remove(2);
+        }
+    }
+    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    assert!(
+        close(c.points[1].predicted_ns.unwrap(), 50.0, 1e-3),
+        "{c:?}"
+    );
+    assert!(
+        c.latency_source.contains("every transfer at its ping-pong"),
+        "{}",
+        c.latency_source
+    );
+}
+
+#[test]
 fn the_check_predicts_each_repeat_at_its_canary() {
     // The fixture run: global/always with canaries 10 and 40 ns, cpu/always
     // with 20 and 30. Made paced at 1k/s (ρ ≈ 0: no wait) with a known

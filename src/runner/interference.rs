@@ -1,7 +1,9 @@
 //! What could have disturbed a repeat, recorded with it: steal time of the
 //! run's CPUs (`/proc/stat`), the measured threads' involuntary context
 //! switches (from the workload), and a canary: a short CAS ping-pong
-//! between two of the run's CPUs before every repeat.
+//! between two of the run's CPUs before every repeat, with the coherence
+//! transactions (`matrix::measure_transactions`) priced on the same pair
+//! in the same phase of the host.
 //!
 //! On a VM the hypervisor moves vCPUs between physical cores; a CAS
 //! ping-pong between the same two vCPUs then reads 10, 27 or 110 ns in
@@ -10,7 +12,9 @@
 //! the values and marks the repeats measured in the odd phase.
 
 use super::result::{Interference, RepeatResult, ThreadStalls};
-use crate::matrix::reference_pingpong;
+use crate::clock::Timer;
+use crate::matrix::{TransactionCost, measure_transactions, reference_pingpong, transaction_costs};
+use crate::topology::Topology;
 use crate::workload::ThreadReport;
 use std::time::Instant;
 
@@ -53,13 +57,44 @@ pub fn steal_ms(cpus: &[u32]) -> Option<f64> {
     Some(parse_steal_ticks(&stat, cpus)? as f64 * 1000.0 / hz)
 }
 
-/// The canary between `a` and `b`: median one-way ns of
-/// [`CANARY_ROUND_TRIPS`] CAS round trips, and the ms it took; `None` when
-/// it could not pin.
-pub fn canary(a: u32, b: u32) -> Option<(f64, f64)> {
+/// Samples per CPU of each coherence transaction a canary times.
+pub const CANARY_TRANSACTION_SAMPLES: usize = 60;
+
+/// One canary's figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Canary {
+    /// Median one-way CAS ping-pong, ns.
+    pub ns: f64,
+    /// What the canary took, ms.
+    pub ms: f64,
+    /// Each coherence transaction's net ns on the same pair, with its
+    /// ratio to `ns` (empty when they could not be timed).
+    pub transactions: Vec<TransactionCost>,
+}
+
+/// The canary between `a` and `b` on `topo`: median one-way ns of
+/// [`CANARY_ROUND_TRIPS`] CAS round trips, then
+/// [`CANARY_TRANSACTION_SAMPLES`] of each coherence transaction per CPU
+/// timed with `timer` on a line of `a`'s node, and the ms it all took;
+/// `None` when it could not pin.
+pub fn canary(a: u32, b: u32, topo: &Topology, timer: Timer) -> Option<Canary> {
     let t = Instant::now();
     let ns = reference_pingpong(a, b, CANARY_ROUND_TRIPS).ok()?;
-    Some((ns, t.elapsed().as_secs_f64() * 1e3))
+    let home = topo.node_of_cpu(a)?;
+    let transactions = measure_transactions(
+        a,
+        b,
+        home,
+        CANARY_TRANSACTION_SAMPLES,
+        timer,
+        &topo.allowed_cpus,
+    )
+    .map_or(Vec::new(), |samples| transaction_costs(&samples, ns));
+    Some(Canary {
+        ns,
+        ms: t.elapsed().as_secs_f64() * 1e3,
+        transactions,
+    })
 }
 
 /// The two CPUs a run's canary bounces between: the first two distinct
@@ -76,13 +111,14 @@ pub fn record(
     steal_before: Option<f64>,
     steal_after: Option<f64>,
     involuntary_switches: u64,
-    canary: Option<(f64, f64)>,
+    canary: Option<Canary>,
 ) -> Interference {
     Interference {
         steal_ms: steal_before.zip(steal_after).map(|(b, a)| (a - b).max(0.0)),
         involuntary_switches,
-        canary_ns: canary.map(|c| c.0),
-        canary_ms: canary.map(|c| c.1),
+        canary_ns: canary.as_ref().map(|c| c.ns),
+        canary_ms: canary.as_ref().map(|c| c.ms),
+        canary_transactions: canary.map_or(Vec::new(), |c| c.transactions),
         disturbed: false,
         stalls: Vec::new(),
     }
@@ -162,10 +198,18 @@ mod tests {
     }
 
     #[test]
-    fn the_canary_gives_its_one_way_ns_and_the_ms_it_took() {
+    fn the_canary_gives_its_one_way_ns_transactions_and_the_ms_it_took() {
         let (a, b) = crate::topology::two_allowed_cpus();
+        let topo = Topology::read(std::path::Path::new("/")).unwrap();
         let started = Instant::now();
-        let (ns, ms) = canary(a, b).unwrap();
+        let c = canary(a, b, &topo, Timer::Monotonic).unwrap();
+        let (ns, ms) = (c.ns, c.ms);
+        // Every transaction, from both CPUs' samples, against this ns.
+        assert_eq!(c.transactions.len(), 5);
+        for t in &c.transactions {
+            assert_eq!(t.samples, 2 * CANARY_TRANSACTION_SAMPLES);
+            assert!((t.to_pingpong - t.net_ns / ns).abs() < 1e-12, "{t:?}");
+        }
         let wall_ms = started.elapsed().as_secs_f64() * 1e3;
         // A cache line moves between cores in more than 2 ns.
         assert!(ns > 2.0, "{ns}");
@@ -174,12 +218,17 @@ mod tests {
             ms <= wall_ms && ms >= 0.01 * wall_ms,
             "{ms} of {wall_ms} ms"
         );
-        assert_eq!(canary(a, 4095), None);
+        assert_eq!(canary(a, 4095, &topo, Timer::Monotonic), None);
     }
 
     #[test]
     fn a_record_takes_the_steal_difference() {
-        let i = record(Some(100.0), Some(130.0), 4, Some((27.0, 1.2)));
+        let c = Canary {
+            ns: 27.0,
+            ms: 1.2,
+            transactions: Vec::new(),
+        };
+        let i = record(Some(100.0), Some(130.0), 4, Some(c));
         assert_eq!(i.steal_ms, Some(30.0));
         assert_eq!(i.involuntary_switches, 4);
         assert_eq!((i.canary_ns, i.canary_ms), (Some(27.0), Some(1.2)));

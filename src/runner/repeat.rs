@@ -39,7 +39,7 @@ pub(super) fn one_repeat(
         }
     }
     let canary = interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus)
-        .and_then(|(a, b)| interference::canary(a, b));
+        .and_then(|(a, b)| interference::canary(a, b, &plan.topo, spec.timer));
     let measured: Vec<u32> = cfg
         .writer_cpus
         .iter()

@@ -165,6 +165,10 @@ pub struct Interference {
     pub canary_ns: Option<f64>,
     /// What the canary took, ms.
     pub canary_ms: Option<f64>,
+    /// Each coherence transaction timed on the canary's pair right after
+    /// its ping-pong, with its ratio to it (empty in older files).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub canary_transactions: Vec<crate::matrix::TransactionCost>,
     /// The canary read more than 1.5× away from the run's median: the
     /// machine moved under this repeat.
     pub disturbed: bool,
