@@ -542,6 +542,16 @@ mod tests {
         assert_eq!(percent_decimals(80.0), 1);
         assert_eq!(percent_decimals(0.0), 1);
         assert_eq!(percent_decimals(f64::NAN), 1);
+        // change_text takes the width of the interval, not its position:
+        // +10% known to ±0.004% prints three decimals (its ends summed,
+        // 20%, would print one).
+        let o = decide(&[(
+            summary(10, 100.0, 0.005),
+            summary(10, 110.0, 0.005),
+            Threshold::relative(2.0),
+        )])[0];
+        let text = o.change_text("ns");
+        assert!(text.starts_with("+10.000% [+9.99"), "{text}");
     }
 
     #[test]
