@@ -65,6 +65,11 @@ pub struct CheckPoint {
     /// for a file measured before reads were counted.
     #[serde(default)]
     pub measured_transfers: Option<f64>,
+    /// A ratelimit's clock read per update, ns, as the run's clock floor
+    /// measured it in place: part of `predicted_ns` (`None`: no ratelimit,
+    /// or a run without a clock floor).
+    #[serde(default)]
+    pub local_ns: Option<f64>,
 }
 
 impl CheckPoint {
@@ -210,6 +215,20 @@ pub fn check(
                 None => one_class(&lines, &mut stand_in).map_err(bad)?,
             }
             let f = publish_fraction(s.strategy.publish, rate, run.config.seed);
+            // A ratelimit's own clock read on every update, measured in
+            // place by the run's clock floor.
+            let clock = s
+                .strategy
+                .clock
+                .filter(|_| s.strategy.publish.ratelimit.is_some());
+            let local_ns = clock
+                .and_then(|c| run.clock_cost(s.regime, c))
+                .map(|c| c.mean);
+            if clock.is_some() && local_ns.is_none() {
+                notes.push(format!(
+                    "{name} at {rate}/s: the run has no clock floor, so its clock read is not charged"
+                ));
+            }
             let mut costs = Vec::new();
             let mut rhos = Vec::new();
             let mut transfers = Vec::new();
@@ -233,7 +252,7 @@ pub fn check(
                     }
                 };
                 let e = lines.evaluate(rate, f, lat, Bound::Mid, arrivals);
-                costs.push(e.cost_ns);
+                costs.push(e.cost_ns.map(|c| c + local_ns.unwrap_or(0.0)));
                 rhos.push(e.rho);
                 transfers.push(e.handovers + e.read_transfers);
             }
@@ -270,6 +289,7 @@ pub fn check(
                 measured_ns: net.mean,
                 measured_ci_ns: [net.ci95_low, net.ci95_high],
                 predicted_transfers: transfers.iter().sum::<f64>() / n,
+                local_ns,
                 measured_transfers: exact_transfers(s),
             });
         }

@@ -268,6 +268,60 @@ fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
 }
 
 #[test]
+fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
+    // The fixture's global strategy made global/ratelimit:1ms at 1k/s
+    // (TSC), with its paced floor at 30 ns busy per update and a clock
+    // floor at 40, 42 (rounds 0, 1): the clock read costs 11 ns in place,
+    // added to what the model predicts without it.
+    use crate::clock::ClockKind;
+    let mut run = crate::runner::fixture_run();
+    run.strategies.truncate(1);
+    let regime = Regime::paced(1e3);
+    let s = &mut run.strategies[0];
+    s.regime = regime;
+    s.strategy.publish = "ratelimit:1ms".parse().unwrap();
+    s.strategy.clock = Some(ClockKind::Tsc);
+    s.summary.as_mut().unwrap().net_ns = crate::stats::Summary::of(&[30.0, 34.0]);
+    let floor_with = |strategy: crate::runner::Strategy, busy: [f64; 2]| {
+        let mut f = run.strategies[0].clone();
+        f.strategy = strategy;
+        f.name = strategy.name();
+        for (r, b) in f.repeats.iter_mut().zip(busy) {
+            r.write_busy_ns = b;
+        }
+        f
+    };
+    let unpriced = check("run.json", &[(String::new(), &run)], None).unwrap();
+    assert!(
+        unpriced.notes.iter().any(|n| n.contains("no clock floor")),
+        "{:?}",
+        unpriced.notes
+    );
+    assert_eq!(unpriced.points[0].local_ns, None);
+    let paced_floor = crate::runner::Strategy {
+        level: ShardLevel::Global,
+        publish: PublishPolicy::NEVER,
+        pad: crate::counter::Pad::Line128,
+        clock: None,
+    };
+    let mut clock_floor = paced_floor;
+    clock_floor.publish = "ratelimit:100000s".parse().unwrap();
+    clock_floor.clock = Some(ClockKind::Tsc);
+    run.paced_floors = vec![
+        floor_with(paced_floor, [30.0, 30.0]),
+        floor_with(clock_floor, [40.0, 42.0]),
+    ];
+    let priced = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let p = &priced.points[0];
+    assert_eq!(p.local_ns, Some(11.0));
+    let before = unpriced.points[0].predicted_ns.unwrap();
+    assert!(
+        close(p.predicted_ns.unwrap(), before + 11.0, 1e-12),
+        "{p:?}"
+    );
+}
+
+#[test]
 fn the_check_predicts_each_repeat_at_its_canary() {
     // The fixture run: global/always with canaries 10 and 40 ns, cpu/always
     // with 20 and 30. Made paced at 1k/s (ρ ≈ 0: no wait) with a known
@@ -350,6 +404,7 @@ fn point(rate: f64, measured: f64, ci: [f64; 2]) -> CheckPoint {
         ratio: Some(100.0 / measured),
         predicted_transfers: 1.0,
         measured_transfers: None,
+        local_ns: None,
     }
 }
 

@@ -3,6 +3,7 @@
 //! strategy's net figures against the floor of its regime, the CI of its
 //! cost and whether `--target-ci` was met.
 
+use super::floor::is_clock_floor;
 use super::interference::{self, CANARY_SHIFT};
 use super::result::{
     CanaryRange, HarnessFloor, RepeatResult, Staleness, StrategyResult, StrategySummary,
@@ -254,7 +255,9 @@ pub(super) fn finish(
     let strategies = strategies
         .into_iter()
         .map(|(mut s, _)| {
-            let paced_floor = paced_floors.iter().find(|f| f.regime == s.regime);
+            let paced_floor = paced_floors
+                .iter()
+                .find(|f| f.regime == s.regime && !is_clock_floor(&f.strategy));
             notes.extend(fill_net(&mut s, floor, paced_floor));
             if let Some(target) = target_ci_pct {
                 s.converged = Some(target_ratio(&s, paced_floor, target).is_some_and(|r| r <= 1.0));

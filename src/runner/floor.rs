@@ -6,8 +6,9 @@
 
 use super::RunError;
 use super::result::{HarnessFloor, Strategy};
+use crate::clock::ClockKind;
 use crate::counter::{
-    CounterLayout, NodeIter, Pad, PublishPolicy, ShardLevel, ShardedCounter, SlotHome,
+    CounterLayout, Filter, NodeIter, Pad, PublishPolicy, ShardLevel, ShardedCounter, SlotHome,
 };
 use crate::placement::Placement;
 use crate::stats::Summary;
@@ -32,6 +33,34 @@ pub const PACED_FLOOR: Strategy = Strategy {
     pad: Pad::Line128,
     clock: None,
 };
+
+/// The period of a clock floor's ratelimit: longer than any run, so its
+/// writers read the clock on every update and publish once (the first
+/// update), in warm-up.
+pub const CLOCK_FLOOR_PERIOD: Duration = Duration::from_secs(100_000);
+
+/// A paced regime's clock floor for `clock`: the paced floor's loop with a
+/// ratelimit that reads `clock` on every update and never publishes after
+/// its first: its busy time less the paced floor's, round by round, is
+/// what a ratelimit's clock read costs in place (which the paced floor
+/// does not contain and `contend predict` charges).
+pub fn clock_floor(clock: ClockKind) -> Strategy {
+    Strategy {
+        level: ShardLevel::Global,
+        publish: PublishPolicy {
+            ratelimit: Some(CLOCK_FLOOR_PERIOD),
+            filter: Filter::Changed,
+        },
+        pad: Pad::Line128,
+        clock: Some(clock),
+    }
+}
+
+/// Whether a floor `s` is a clock floor ([`clock_floor`]) rather than the
+/// paced floor.
+pub fn is_clock_floor(s: &Strategy) -> bool {
+    s.publish.ratelimit.is_some()
+}
 
 /// Measures the harness floor ([`HarnessFloor`]): the run's writer loop
 /// (`spec`, publishing `never`, unpaced) on `cpu` alone, its read side on
@@ -127,8 +156,64 @@ mod tests {
         let paced_floor = floor.summary.as_ref().unwrap().write_busy_ns.unwrap().mean;
         assert!((net(paced) - (busy - paced_floor)).abs() < 1e-9);
         assert!(paced.summary.as_ref().unwrap().net_cpu_share_pct.is_some());
+        // No ratelimit: no clock floor.
+        assert!(
+            run.clock_floor(Regime::paced(20e3), ClockKind::Tsc)
+                .is_none()
+        );
         // Sampling follows the regime: 1 in 1024 flat out, 1 in 2 at 20k/s.
         assert_eq!(run.config.sample_every_by_rate, [1024, 2]);
         assert_eq!(plan.sampling(Regime::paced(20e3)).every(), 2);
+    }
+
+    #[test]
+    fn a_ratelimit_brings_a_clock_floor_that_prices_its_clock_read() {
+        // 20k/s, global/ratelimit:1ms reading the TSC: per round the paced
+        // floor, the clock floor (the same loop reading the TSC on every
+        // update, never publishing after its first), then the strategy.
+        let mut request = plan::example_request();
+        request.pools.writers = Some(PoolSize::Count(1));
+        request.repeats = 2;
+        request.rates = vec![Regime::paced(20e3)];
+        request.strategies.policies = vec!["ratelimit:1ms".parse().unwrap()];
+        request.strategies.clocks = vec![ClockKind::Tsc];
+        request.duration = std::time::Duration::from_millis(100);
+        request.warmup = std::time::Duration::from_millis(10);
+        let plan =
+            plan::plan(&request, Topology::read(std::path::Path::new("/")).unwrap()).unwrap();
+        let mut names = Vec::new();
+        let run = execute(&plan, &AtomicBool::new(false), |_, _, name| {
+            names.push(name.to_string())
+        })
+        .unwrap();
+        // Its policy is one a result file can be read back with.
+        let policy = clock_floor(ClockKind::Tsc).publish;
+        assert_eq!(policy.to_string().parse::<PublishPolicy>(), Ok(policy));
+        let clock_floor = clock_floor(ClockKind::Tsc).name();
+        let round = [
+            "global/never/pad128",
+            clock_floor.as_str(),
+            "global/ratelimit:1ms/pad128/tsc",
+        ];
+        assert_eq!(names, [round, round].concat());
+        let regime = Regime::paced(20e3);
+        assert_eq!(run.paced_floors.len(), 2);
+        assert_eq!(run.paced_floor(regime).unwrap().name, "global/never/pad128");
+        let clock = run.clock_floor(regime, ClockKind::Tsc).unwrap();
+        assert_eq!(clock.name, clock_floor);
+        // Its first update publishes (in warm-up), no other does.
+        assert!(clock.repeats.iter().all(|r| r.publishes == 0 && r.exact));
+        assert!(run.clock_floor(regime, ClockKind::Monotonic).is_none());
+        // The clock's cost: the clock floor's busy less the paced floor's
+        // round by round; the strategy's net stays against the paced
+        // floor alone.
+        let busy = |s: &StrategyResult| s.summary.as_ref().unwrap().write_busy_ns.unwrap().mean;
+        let cost = run.clock_cost(regime, ClockKind::Tsc).unwrap();
+        assert_eq!(cost.n, 2);
+        let floor = run.paced_floor(regime).unwrap();
+        assert!((cost.mean - (busy(clock) - busy(floor))).abs() < 1e-9);
+        let s = &run.strategies[0];
+        let net = s.summary.as_ref().unwrap().net_ns.unwrap().mean;
+        assert!((net - (busy(s) - busy(floor))).abs() < 1e-9);
     }
 }

@@ -17,6 +17,7 @@ mod rounds;
 pub mod signal;
 
 pub use aggregate::{PairedNet, paired_net};
+pub use floor::is_clock_floor;
 pub use measures::{Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
     DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, RunRequest,
@@ -215,14 +216,30 @@ pub fn execute(
 }
 
 /// What takes turns in each round, in order: for each regime, its paced
-/// floor (paced regimes) and then every strategy, each with the repeat it
-/// runs.
+/// floor and a clock floor per clock its ratelimits read (paced regimes),
+/// then every strategy, each with the repeat it runs.
 fn entries(plan: &RunPlan) -> Vec<RoundEntry> {
     let mut entries = Vec::new();
+    let mut clocks: Vec<ClockKind> = Vec::new();
+    for s in plan
+        .strategies
+        .iter()
+        .filter(|s| s.publish.ratelimit.is_some())
+    {
+        if let Some(c) = s.clock.filter(|c| !clocks.contains(c)) {
+            clocks.push(c);
+        }
+    }
     for &regime in &plan.config.rates {
-        let floor = regime.is_paced().then_some(&floor::PACED_FLOOR);
-        let all = floor
-            .into_iter()
+        let floors: Vec<Strategy> = if regime.is_paced() {
+            std::iter::once(floor::PACED_FLOOR)
+                .chain(clocks.iter().map(|&c| floor::clock_floor(c)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let all = floors
+            .iter()
             .map(|f| (f, true))
             .chain(plan.strategies.iter().map(|s| (s, false)));
         for (s, is_floor) in all {

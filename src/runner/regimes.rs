@@ -2,7 +2,11 @@
 //! interleaved in one run.json, and the views of one regime every table,
 //! chart and verdict is drawn from.
 
+use super::aggregate::paired_net;
+use super::floor::is_clock_floor;
 use super::result::{RunResults, StrategyResult};
+use crate::clock::ClockKind;
+use crate::stats::Summary;
 use crate::workload::Regime;
 
 impl RunResults {
@@ -79,7 +83,30 @@ impl RunResults {
 
     /// The paced floor of `regime`, if the run measured one.
     pub fn paced_floor(&self, regime: Regime) -> Option<&StrategyResult> {
-        self.paced_floors.iter().find(|f| f.regime == regime)
+        self.paced_floors
+            .iter()
+            .find(|f| f.regime == regime && !is_clock_floor(&f.strategy))
+    }
+
+    /// The clock floor of `regime` for `clock` ([`super::floor::clock_floor`]),
+    /// if the run measured one (a paced run with a ratelimit reading it).
+    pub fn clock_floor(&self, regime: Regime, clock: ClockKind) -> Option<&StrategyResult> {
+        self.paced_floors.iter().find(|f| {
+            f.regime == regime && is_clock_floor(&f.strategy) && f.strategy.clock == Some(clock)
+        })
+    }
+
+    /// What a ratelimit's read of `clock` costs per update in place at
+    /// `regime`, ns: the clock floor's busy ns/op less the paced floor's,
+    /// round by round ([`super::aggregate::paired_net`]); `None` without
+    /// both floors (a file from before clock floors, or flat out).
+    pub fn clock_cost(&self, regime: Regime, clock: ClockKind) -> Option<Summary> {
+        let net = paired_net(
+            self.clock_floor(regime, clock)?,
+            self.paced_floor(regime)?,
+            |r| r.write_busy_ns,
+        )?;
+        Some(net.summary)
     }
 }
 

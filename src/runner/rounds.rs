@@ -7,6 +7,7 @@
 //! budget lasts.
 
 use super::aggregate::{mark_canary_shifts, paired_net, target_ratio};
+use super::floor::is_clock_floor;
 use super::repeat::one_repeat;
 use super::result::{RunConfig, StrategyResult};
 use super::{RunError, RunPlan};
@@ -142,9 +143,9 @@ fn next_round(
     }
     let target = cfg.target_ci_pct?;
     let floor_of = |s: &StrategyResult| {
-        entries
-            .iter()
-            .position(|&(e, is_floor)| is_floor && e.regime == s.regime)
+        entries.iter().position(|&(e, is_floor)| {
+            is_floor && e.regime == s.regime && !is_clock_floor(&e.strategy)
+        })
     };
     // (retry, how far from the target, entry)
     let mut open: Vec<(bool, f64, usize)> = Vec::new();

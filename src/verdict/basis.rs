@@ -4,7 +4,7 @@
 
 use crate::counter::PublishPolicy;
 use crate::runner::interference::STALLED_PCT;
-use crate::runner::{RunResults, StrategyResult, paired_net};
+use crate::runner::{RunResults, StrategyResult, is_clock_floor, paired_net};
 use crate::stats::NOISE_THRESHOLD;
 use crate::units::{Unit, cv_text, human, si};
 use crate::workload::STALL;
@@ -174,6 +174,17 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
         let Some(summary) = f.summary.as_ref() else {
             continue;
         };
+        if let Some(clock) = f.strategy.clock.filter(|_| is_clock_floor(&f.strategy)) {
+            if let Some(cost) = run.clock_cost(f.regime, clock) {
+                lines.push(format!(
+                    "clock floor ({}, {clock}): a ratelimit's clock read costs {:.1} ns ±{:.1} per update in place (the paced floor's loop reading the clock on every update and never publishing, less the paced floor, round by round; contend predict charges it)",
+                    f.regime,
+                    cost.mean,
+                    cost.ci95_high - cost.mean
+                ));
+            }
+            continue;
+        }
         if let (Some(busy), Some(share)) = (summary.write_busy_ns, summary.cpu_share_pct) {
             let paced = run.strategies.iter().filter(|s| s.regime == f.regime);
             let (mut rounds, mut disturbed, mut retries) = (0, 0, 0);

@@ -27,6 +27,7 @@ pub(super) fn render(c: &CheckResults) -> String {
             "transfers/update predicted",
             "exact",
             "predicted ns",
+            "of it clock ns",
             "measured net ns [95% CI]",
             "error",
             "agrees",
@@ -48,6 +49,7 @@ pub(super) fn render(c: &CheckResults) -> String {
             p.measured_transfers
                 .map_or("-".into(), |m| format!("{m:.3}")),
             p.predicted_ns.map_or("saturated".into(), si),
+            p.local_ns.map_or("-".into(), si),
             format!(
                 "{} [{}, {}]",
                 si(p.measured_ns),
