@@ -296,6 +296,12 @@ pub fn predict(
         }
     )];
     notes.push(req.latencies.pricing());
+    if req.policies.iter().any(|p| p.ratelimit.is_some()) {
+        notes.push(
+            "a ratelimit's own clock read on every update is not in these figures (no run to measure it in place; predict --check on a paced run charges what its clock floor measured, about 10 ns per update on the development host)"
+                .into(),
+        );
+    }
     if req.layout.read_every == 0 && req.layout.readers.is_empty() {
         notes.push("no read side (--read-every 0, no readers): reads cost nothing here".into());
     }

@@ -180,6 +180,15 @@ fn ranges_follow_the_latencies_and_a_ratelimit_never_saturates() {
         seed: 1,
     };
     let p = predict(&topo, "spr", &req).unwrap();
+    // A ratelimit among the policies: the output says its clock read is
+    // left out (no run to measure it in place).
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.starts_with("a ratelimit's own clock read")),
+        "{:?}",
+        p.notes
+    );
     let always = &p.strategies[0].points[0];
     // ρ = 224 CPUs × 22k/s × 223/224 (another CPU's update came between)
     // × the mean over the other 223 CPUs: 1 SMT sibling, 110 in the LLC,
