@@ -299,6 +299,108 @@ mod tests {
     use std::path::Path;
 
     #[test]
+    fn each_transaction_prepares_and_operates_on_the_lines_it_names() {
+        // (line, other) after `before` (timing CPU), `prepare` (the other
+        // CPU) and `operate` (timed), each on fresh atomics: adds change
+        // a line by 1, reads change nothing.
+        let step = |f: fn(Transaction, &AtomicU64, &AtomicU64), t| {
+            let (line, other) = (AtomicU64::new(0), AtomicU64::new(0));
+            f(t, &line, &other);
+            (line.into_inner(), other.into_inner())
+        };
+        let before_ = |t, l: &AtomicU64, _: &AtomicU64| before(t, l);
+        use Transaction::*;
+        for (t, b, p, o) in [
+            // the other CPU writes the line; the timed add moves it
+            (AddMoved, (0, 0), (1, 0), (1, 0)),
+            // the other CPU writes it; the timed read fetches it
+            (ReadFetched, (0, 0), (1, 0), (0, 0)),
+            // this CPU writes it, the other reads it; the add upgrades it
+            (AddUpgraded, (1, 0), (0, 0), (1, 0)),
+            // this CPU writes its line, the other reads it and writes its
+            // own; the timed add and read
+            (AddThenReadOther, (1, 0), (0, 1), (1, 0)),
+            // the other CPU writes it; the timed add and read of it
+            (AddThenReadSame, (0, 0), (1, 0), (1, 0)),
+        ] {
+            assert_eq!(step(before_, t), b, "before {t:?}");
+            assert_eq!(step(prepare, t), p, "prepare {t:?}");
+            assert_eq!(step(operate, t), o, "operate {t:?}");
+        }
+    }
+
+    #[test]
+    fn a_timed_operation_takes_its_clock_ticks_and_a_wait_waits() {
+        // CLOCK_MONOTONIC in ns: two reads around an atomic add are more
+        // than 1 ns apart at least once in a hundred tries.
+        let (a, b) = (AtomicU64::new(0), AtomicU64::new(0));
+        let most = (0..100)
+            .map(|_| timed(Timer::Monotonic, Transaction::AddMoved, &a, &b))
+            .max()
+            .unwrap();
+        assert!(most > 1, "{most}");
+        assert_eq!(a.into_inner(), 100);
+        // wait_for returns only once the flag holds the value: 5 ms after
+        // another thread starts sleeping before it stores it.
+        let flag = AtomicU64::new(0);
+        let started = std::time::Instant::now();
+        let waited = std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                flag.store(7, Ordering::Release);
+            });
+            wait_for(&flag, 7);
+            started.elapsed()
+        });
+        assert!(waited >= std::time::Duration::from_millis(5), "{waited:?}");
+    }
+
+    #[test]
+    fn both_sides_take_every_turn_on_the_shared_lines() {
+        // Two (unpinned) threads run both sides over lines of their own:
+        // per sample, all 5 transactions add 2 + 1 + 2 + 3 + 2 = 10 to the
+        // lines, for each CPU timing and every warm-up or timed sample.
+        let atomics: [AtomicU64; LINES] = Default::default();
+        let sh = Shared {
+            lines: std::array::from_fn(|l| &atomics[l]),
+            go: CachePadded::new(AtomicU64::new(0)),
+            ready: CachePadded::new(AtomicU64::new(0)),
+            failed: AtomicBool::new(false),
+        };
+        let (mine, theirs) = std::thread::scope(|s| {
+            let a = s.spawn(|| side(&sh, 0, 7, Timer::Monotonic));
+            let b = s.spawn(|| side(&sh, 1, 7, Timer::Monotonic));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        let total: u64 = atomics.iter().map(|a| a.load(Ordering::Relaxed)).sum();
+        assert_eq!(total, 10 * 2 * (TRANSACTION_WARMUP as u64 + 7));
+        // Each side keeps the timed samples it took, warm-up dropped.
+        for s in [&mine, &theirs] {
+            assert!(s.iter().all(|t| t.len() == 7), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn names_and_the_time_estimate_are_the_documented_ones() {
+        // The names the tables, docs/matrix.md and the class table use.
+        assert_eq!(
+            Transaction::ALL.map(|t| t.name()),
+            [
+                "add moved",
+                "read fetched",
+                "add upgraded",
+                "add+read other",
+                "add+read same"
+            ]
+        );
+        // Five transactions x two CPUs timing x 3 passes x (300 + 30)
+        // samples x 4 transfers (the turn there and back, the line once
+        // or twice): the study's estimate of a pair's transactions.
+        assert_eq!(transaction_transfers(3), 39_600.0);
+        assert_eq!(transaction_transfers(1), 13_200.0);
+    }
+
+    #[test]
     fn every_transaction_is_timed_by_both_cpus() {
         let topo = Topology::read(Path::new("/")).unwrap();
         let (a, b) = crate::topology::two_allowed_cpus();
