@@ -598,10 +598,7 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     let mut held = Writer::new(&counter, 0, PublishPolicy::NEVER, FakeClock::default());
     let mut va = ReadView::new(&counter, Some(a.slot()));
     let mut reader = ReadView::new(&counter, None);
-    let read_a = |va: &mut ReadView, a: &Writer<'_, FakeClock>| {
-        va.own_add(a.left());
-        va.read(&counter)
-    };
+    let read_a = |va: &mut ReadView, a: &Writer<'_, FakeClock>| va.read(&counter, a.left());
     // A's read of what its own add left fetches nothing.
     a.update(10);
     assert_eq!((read_a(&mut va, &a), va.fetched()), (10, 0));
@@ -624,8 +621,8 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     assert_eq!((read_a(&mut va, &a), va.fetched()), (27, 2));
     // A reader without a slot of its own: every change since its view
     // was made (at the start) is one fetch, then none.
-    assert_eq!(reader.read(&counter), 27);
-    assert_eq!(reader.read(&counter), 27);
+    assert_eq!(reader.read(&counter, 0), 27);
+    assert_eq!(reader.read(&counter, 0), 27);
     assert_eq!(reader.fetched(), 1);
     // The reset forgets the count, not what was seen.
     va.reset();
@@ -633,8 +630,7 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     // A slot that is not the counter's is not this view's own.
     let elsewhere = AtomicI64::new(0);
     let mut other = ReadView::new(&counter, Some(&elsewhere));
-    other.own_add(12345);
-    assert_eq!((other.read(&counter), other.fetched()), (27, 0));
+    assert_eq!((other.read(&counter, 12345), other.fetched()), (27, 0));
 }
 
 #[test]
@@ -656,9 +652,9 @@ fn a_read_counts_a_line_once_however_many_of_its_slots_changed() {
         let always = PublishPolicy::ALWAYS;
         Writer::new(&counter, 0, always, FakeClock::default()).update(1);
         Writer::new(&counter, 1, always, FakeClock::default()).update(2);
-        assert_eq!(view.read(&counter), 3, "{pad}");
+        assert_eq!(view.read(&counter, 0), 3, "{pad}");
         assert_eq!(view.fetched(), lines, "{pad}");
-        assert_eq!(view.read(&counter), 3, "{pad}");
+        assert_eq!(view.read(&counter, 0), 3, "{pad}");
         assert_eq!(view.fetched(), lines, "{pad}");
     }
 }

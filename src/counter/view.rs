@@ -29,8 +29,6 @@ pub struct ReadView {
     line: Vec<usize>,
     /// The slot this thread adds to, if it writes.
     own: Option<usize>,
-    /// The raw value this thread's last add left in its own slot.
-    own_left: i64,
     /// Lines fetched by reads since creation or the last reset.
     fetched: u64,
 }
@@ -44,44 +42,31 @@ impl ReadView {
         let n = counter.slots().len();
         let seen: Vec<i64> = (0..n).map(|i| counter.raw(i)).collect();
         let own = own.and_then(|a| (0..n).find(|&i| std::ptr::eq(counter.slot(i), a)));
-        let own_left = own.map_or(0, |i| seen[i]);
         Self {
             seen,
             line: (0..n)
                 .map(|i| counter.slot_address(i) / LINE_BYTES)
                 .collect(),
             own,
-            own_left,
             fetched: 0,
-        }
-    }
-
-    /// Notes what this thread's last add left in its own slot (a writer's
-    /// `Writer::left`): a read of it that finds just that fetches nothing.
-    /// Call before each read; an unchanged value (no publish since) is
-    /// ignored, so what a read saw after it stays seen.
-    #[inline(always)]
-    pub fn own_add(&mut self, left: i64) {
-        if let Some(own) = self.own
-            && left != self.own_left
-        {
-            self.own_left = left;
-            self.seen[own] = left;
         }
     }
 
     /// [`ShardedCounter::read`] by this thread: the same loads, in the
     /// same order, and the same sum; every line whose slots changed since
     /// this thread last saw them counted as fetched, once however many of
-    /// its slots changed. On a line nobody else writes it adds a compare
-    /// per slot.
+    /// its slots changed. `left` is what this thread's last add left in its
+    /// own slot (a writer's `Writer::left`; ignored without one): finding
+    /// just that there fetches nothing, whatever an earlier read saw. On a
+    /// line nobody else writes it adds a compare per slot, and it stores
+    /// only what a fetch brought.
     #[inline]
-    pub fn read(&mut self, counter: &ShardedCounter) -> i64 {
+    pub fn read(&mut self, counter: &ShardedCounter, left: i64) -> i64 {
         let (mut sum, mut lines, mut last) = (0, 0u64, usize::MAX);
         counter.walk(|i| {
             let raw = counter.raw(i);
             sum += slot_sum(raw);
-            if raw != self.seen[i] {
+            if raw != self.seen[i] && (raw != left || self.own != Some(i)) {
                 self.seen[i] = raw;
                 if self.line[i] != last {
                     lines += 1;

@@ -193,7 +193,7 @@ impl<'c, C: Clock> Writer<'c, C> {
 
     /// The raw value (sum and publish tags) this writer's last add left in
     /// its slot: what its own read finds there unless another writer added
-    /// since (see [`ReadView::own_add`](super::ReadView::own_add)).
+    /// since (see [`ReadView::read`](super::ReadView::read)).
     #[inline(always)]
     pub fn left(&self) -> i64 {
         self.left

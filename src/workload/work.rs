@@ -88,15 +88,15 @@ fn record(hist: &mut Histogram<u64>, ticks: u64) {
     hist.saturating_record(ticks);
 }
 
-/// The read side: sum the slots, counting the lines that had to be
-/// fetched into `view`, and compute the group share (`calc_group_shares`)
-/// for a CPU with this contribution and load. The result is kept from the
-/// optimiser.
+/// The read side: sum the slots, counting into `view` the lines that had
+/// to be fetched (`left`: what this thread's last add left in its slot),
+/// and compute the group share (`calc_group_shares`) for a CPU with this
+/// contribution and load. The result is kept from the optimiser.
 #[inline(always)]
-fn read_side(counter: &ShardedCounter, view: &mut ReadView, contrib: i64, load: i64) {
+fn read_side(counter: &ShardedCounter, view: &mut ReadView, left: i64, contrib: i64, load: i64) {
     std::hint::black_box(group_shares(
         counter.shares(),
-        view.read(counter),
+        view.read(counter, left),
         contrib,
         load,
     ));
@@ -280,10 +280,9 @@ impl<C: Clock> WriterWork<'_, C> {
                     reads += 1;
                     let read_sampled = SAMPLED && sampling.hit(reads);
                     unsampled &= !read_sampled;
-                    let (contrib, load) = (writer.contrib(), writer.load());
-                    self.view.own_add(writer.left());
+                    let (left, contrib, load) = (writer.left(), writer.contrib(), writer.load());
                     let t0 = sample_start(read_sampled, timer);
-                    read_side(counter, &mut self.view, contrib, load);
+                    read_side(counter, &mut self.view, left, contrib, load);
                     sample_end(read_sampled, t0, timer, sampling, &mut self.read_hist);
                 }
             }
@@ -414,7 +413,7 @@ impl Work for ReaderWork<'_> {
             self.reads += 1;
             let sampled = self.sampling.hit(self.reads);
             let t0 = sample_start(sampled, self.timer);
-            read_side(counter, &mut self.view, 0, START_LOAD);
+            read_side(counter, &mut self.view, 0, 0, START_LOAD);
             sample_end(sampled, t0, self.timer, self.sampling, &mut self.read_hist);
             if let Some(p) = &mut self.pacer {
                 p.done(released, !sampled);
