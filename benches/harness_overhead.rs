@@ -79,7 +79,9 @@ fn harness_overhead(c: &mut Criterion) {
         host_tsc_is_invariant(),
         calibrate_tsc(Duration::from_millis(50)),
     );
-    let writer_work = |sampling: Sampling| {
+    // The writer loop, `always`, with a read side every `read_every`
+    // updates (0: none) and `sampling`.
+    let writer_work = |read_every: u32, sampling: Sampling| {
         let writer = Writer::new(
             &counter,
             slot,
@@ -90,28 +92,9 @@ fn harness_overhead(c: &mut Criterion) {
             writer,
             &counter,
             LoadWalk::new(1, 0),
-            0,
+            read_every,
             timer,
             sampling,
-            Regime::FlatOut,
-            None,
-        )
-    };
-
-    let writer_reading = || {
-        let writer = Writer::new(
-            &counter,
-            slot,
-            "always".parse().expect("policy"),
-            MonotonicClock,
-        );
-        WriterWork::new(
-            writer,
-            &counter,
-            LoadWalk::new(1, 0),
-            1,
-            timer,
-            Sampling::off(),
             Regime::FlatOut,
             None,
         )
@@ -123,7 +106,7 @@ fn harness_overhead(c: &mut Criterion) {
         .sample_size(30)
         .throughput(Throughput::Elements(1));
 
-    let mut work = writer_work(Sampling::off());
+    let mut work = writer_work(0, Sampling::off());
     g.bench_function("harness", |b| {
         b.iter_custom(|iters| {
             let t = Instant::now();
@@ -133,7 +116,7 @@ fn harness_overhead(c: &mut Criterion) {
     });
     drop(work);
 
-    let mut work = writer_work(Sampling::new(1024, timer.overhead_ticks()));
+    let mut work = writer_work(0, Sampling::new(1024, timer.overhead_ticks()));
     g.bench_function("harness_sampled", |b| {
         b.iter_custom(|iters| {
             let t = Instant::now();
@@ -199,7 +182,7 @@ fn harness_overhead(c: &mut Criterion) {
             t.elapsed()
         })
     });
-    let mut work = writer_reading();
+    let mut work = writer_work(1, Sampling::off());
     g.bench_function("harness_read", |b| {
         b.iter_custom(|iters| {
             let t = Instant::now();
