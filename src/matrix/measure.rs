@@ -226,39 +226,60 @@ pub fn measure_pair(
 ) -> Result<PairSamples, PlacementError> {
     let memory = NodeMemory::alloc(ROTATION_BYTES, home, Placement::Strict)?;
     let lines = rotation_lines(&memory);
-    let ready = Barrier::new(2);
-    let failed = AtomicBool::new(false);
-    let side = |cpu: u32, first: bool| {
-        let pin = pin_current_thread(cpu, allowed, Placement::Strict);
-        if pin.is_err() {
-            failed.store(true, Ordering::Relaxed);
-        }
-        ready.wait();
-        if failed.load(Ordering::Relaxed) {
-            return (pin, Vec::new());
-        }
+    let [(pin_a, forward), (pin_b, backward)] = on_pair(a, b, allowed, |me| {
         let mut rot = Rotation {
             lines,
             rounds: [0; LINES],
         };
-        let samples = match p.mode {
-            Mode::Cas => one_side(&mut rot, first, p, cas_turn),
-            Mode::Rw => one_side(&mut rot, first, p, rw_turn),
-        };
-        (pin, samples)
-    };
-    let ((pin_a, forward), (pin_b, backward)) = std::thread::scope(|s| {
-        let ta = s.spawn(|| side(a, true));
-        let tb = s.spawn(|| side(b, false));
-        (join(ta), join(tb))
-    });
+        match p.mode {
+            Mode::Cas => one_side(&mut rot, me == 0, p, cas_turn),
+            Mode::Rw => one_side(&mut rot, me == 0, p, rw_turn),
+        }
+    })?;
     Ok(PairSamples {
-        threads: [pin_a?, pin_b?],
+        threads: [pin_a, pin_b],
         line: memory.check().clone(),
         forward,
         backward,
         transactions: Vec::new(),
     })
+}
+
+/// Runs `work(0)` on a thread pinned to `a` and `work(1)` on one pinned to
+/// `b`, each pin verified, both starting together once both are pinned; a
+/// pin that fails stops both before any work and is the error. Returns
+/// each thread's pin and result, `a`'s first.
+pub(super) fn on_pair<T: Send>(
+    a: u32,
+    b: u32,
+    allowed: &CpuList,
+    work: impl Fn(usize) -> T + Sync,
+) -> Result<[(PinnedThread, T); 2], PlacementError> {
+    let ready = Barrier::new(2);
+    let failed = AtomicBool::new(false);
+    let side = |cpu: u32, me: usize| {
+        let pin = pin_current_thread(cpu, allowed, Placement::Strict);
+        if pin.is_err() {
+            failed.store(true, Ordering::Relaxed);
+        }
+        ready.wait();
+        let pin = pin?;
+        // The other thread's pin failed: no work.
+        if failed.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        Ok(Some((pin, work(me))))
+    };
+    let (ra, rb) = std::thread::scope(|s| {
+        let ta = s.spawn(|| side(a, 0));
+        let tb = s.spawn(|| side(b, 1));
+        (join(ta), join(tb))
+    });
+    match (ra?, rb?) {
+        (Some(x), Some(y)) => Ok([x, y]),
+        // Unreachable: a failed pin is an error above.
+        _ => unreachable!("both pins succeeded but a side did no work"),
+    }
 }
 
 /// Joins a measuring thread, passing a panic on.

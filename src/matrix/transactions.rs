@@ -11,14 +11,15 @@
 //! read of another line, as a per-CPU split's update does; an add then a
 //! read of the same line, as a global one's) are timed whole too.
 
+use super::measure::on_pair;
 use crate::clock::Timer;
-use crate::placement::{NodeMemory, Placement, PlacementError, pin_current_thread};
+use crate::placement::{NodeMemory, Placement, PlacementError};
 use crate::stats::quantile_of;
 use crate::topology::CpuList;
 use crossbeam_utils::CachePadded;
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One transaction (or pattern of two) timed on one CPU right after the
 /// other CPU of its pair prepared the line.
@@ -110,7 +111,6 @@ struct Shared<'a> {
     go: CachePadded<AtomicU64>,
     /// The preparing CPU's "sample k prepared".
     ready: CachePadded<AtomicU64>,
-    failed: AtomicBool,
 }
 
 /// What the timing CPU does before the other prepares: own the line (the
@@ -237,35 +237,12 @@ pub fn measure_transactions(
         lines,
         go: CachePadded::new(AtomicU64::new(0)),
         ready: CachePadded::new(AtomicU64::new(0)),
-        failed: AtomicBool::new(false),
     };
-    let ready = std::sync::Barrier::new(2);
-    let run = |cpu: u32, me: usize| {
-        let pin = pin_current_thread(cpu, allowed, Placement::Strict);
-        if pin.is_err() {
-            sh.failed.store(true, Ordering::Relaxed);
-        }
-        ready.wait();
-        if sh.failed.load(Ordering::Relaxed) {
-            return pin.map(|_| Vec::new());
-        }
-        pin.map(|_| side(&sh, me, samples, timer))
-    };
-    let (mine, theirs) = std::thread::scope(|s| {
-        let ta = s.spawn(|| run(a, 0));
-        let tb = s.spawn(|| run(b, 1));
-        (join(ta), join(tb))
-    });
-    let (mut mine, theirs) = (mine?, theirs?);
+    let [(_, mut mine), (_, theirs)] = on_pair(a, b, allowed, |me| side(&sh, me, samples, timer))?;
     for (m, t) in mine.iter_mut().zip(theirs) {
         m.extend(t);
     }
     Ok(mine)
-}
-
-/// Joins a measuring thread, passing a panic on.
-fn join<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
-    h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
 /// Each transaction's cost from its samples (every pass's, merged), with
@@ -365,7 +342,6 @@ mod tests {
             lines: std::array::from_fn(|l| &atomics[l]),
             go: CachePadded::new(AtomicU64::new(0)),
             ready: CachePadded::new(AtomicU64::new(0)),
-            failed: AtomicBool::new(false),
         };
         let (mine, theirs) = std::thread::scope(|s| {
             let a = s.spawn(|| side(&sh, 0, 7, Timer::Monotonic));
