@@ -225,7 +225,7 @@ impl Lines {
             }
             out.write_transfers += flow.write_t;
             out.handovers += flow.handover_t;
-            out.read_transfers += flow.own_read_t + flow.foreign_read_t;
+            out.read_transfers += flow.read_t();
             let per_source = flow.queued / flow.sources.max(1) as f64;
             let wait = *waits
                 .entry((flow.sources, per_source.to_bits(), flow.service.to_bits()))
@@ -248,22 +248,13 @@ impl Lines {
         // the two together at the measured overlap, not added: as many
         // such pairs as the rarer of the two.
         let upgrades: f64 = flows.iter().map(|f| f.upgrade_t).sum();
-        let fetches: f64 = flows.iter().map(|f| f.own_read_t + f.foreign_read_t).sum();
+        let fetches: f64 = flows.iter().map(Flow::read_t).sum();
         if upgrades > 0.0 && fetches > 0.0 {
-            let mean_of = |w: &dyn Fn(&Flow) -> f64, x: &dyn Fn(&Flow) -> f64| {
-                let total: f64 = flows.iter().map(w).sum();
-                flows.iter().map(|f| w(f) * x(f)).sum::<f64>() / total
+            let per_upgrade = |x: fn(&Flow) -> f64| {
+                flows.iter().map(|f| f.upgrade_t * x(f)).sum::<f64>() / upgrades
             };
-            let up = mean_of(&|f| f.upgrade_t, &|f| f.s_upgrade);
-            let fetch = mean_of(&|f| f.own_read_t + f.foreign_read_t, &|f| {
-                let t = f.own_read_t + f.foreign_read_t;
-                if t > 0.0 {
-                    (f.own_read_t * f.s_own + f.foreign_read_t * f.s_read) / t
-                } else {
-                    0.0
-                }
-            });
-            let overlap = mean_of(&|f| f.upgrade_t, &|f| f.overlap);
+            let (up, overlap) = (per_upgrade(|f| f.s_upgrade), per_upgrade(|f| f.overlap));
+            let fetch = flows.iter().map(Flow::read_ns).sum::<f64>() / fetches;
             cost -= upgrades.min(fetches) * (up + fetch) * (1.0 - overlap);
         }
         if let Some(c) = &mut out.cost_ns {
@@ -436,6 +427,18 @@ struct Flow {
     /// Fetches of this line by other lines' writers, per update, mean over
     /// all writers.
     foreign_read_t: f64,
+}
+
+impl Flow {
+    /// Fetches of this line per update, mean over all writers.
+    fn read_t(&self) -> f64 {
+        self.own_read_t + self.foreign_read_t
+    }
+
+    /// Their transfer time per update, ns (waits left out).
+    fn read_ns(&self) -> f64 {
+        self.own_read_t * self.s_own + self.foreign_read_t * self.s_read
+    }
 }
 
 #[cfg(test)]
