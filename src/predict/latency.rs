@@ -192,6 +192,17 @@ impl TransactionRatios {
         }
     }
 
+    /// The ratios `ratio` gives each transaction the model prices;
+    /// `None` when it lacks one.
+    fn from_fn(ratio: impl Fn(Transaction) -> Option<f64>) -> Option<Self> {
+        Some(TransactionRatios {
+            add_moved: ratio(Transaction::AddMoved)?,
+            read_fetched: ratio(Transaction::ReadFetched)?,
+            add_upgraded: ratio(Transaction::AddUpgraded)?,
+            add_then_read_other: ratio(Transaction::AddThenReadOther)?,
+        })
+    }
+
     /// How much of an upgrade and a fetch made together is paid:
     /// `add_then_read_other` over the two apart (1 = no overlap).
     pub fn overlap(&self) -> f64 {
@@ -297,20 +308,12 @@ impl Latencies {
     /// `costs` (a run's canary: one pair, so one set of ratios for all);
     /// unchanged when `costs` lacks one of them.
     pub fn priced_by(mut self, costs: &[TransactionCost]) -> Self {
-        let ratio = |t: Transaction| {
+        let ratios = TransactionRatios::from_fn(|t| {
             costs
                 .iter()
                 .find(|c| c.transaction == t)
                 .map(|c| c.to_pingpong)
-        };
-        let ratios = (|| {
-            Some(TransactionRatios {
-                add_moved: ratio(Transaction::AddMoved)?,
-                read_fetched: ratio(Transaction::ReadFetched)?,
-                add_upgraded: ratio(Transaction::AddUpgraded)?,
-                add_then_read_other: ratio(Transaction::AddThenReadOther)?,
-            })
-        })();
+        });
         if let Some(r) = ratios {
             self.transactions = self.classes.keys().map(|k| (k.clone(), r)).collect();
         }
@@ -413,7 +416,7 @@ impl Latencies {
 /// The median ratio to the ping-pong of each transaction over `class`'s
 /// pairs of `m` that measured them; `None` when none did.
 fn class_ratios(m: &MatrixResults, class: PairClass) -> Option<TransactionRatios> {
-    let median = |t: Transaction| {
+    TransactionRatios::from_fn(|t| {
         let v: Vec<f64> = m
             .pairs
             .iter()
@@ -422,12 +425,6 @@ fn class_ratios(m: &MatrixResults, class: PairClass) -> Option<TransactionRatios
             .map(|c| c.to_pingpong)
             .collect();
         (!v.is_empty()).then(|| quantile_of(&v, 0.5))
-    };
-    Some(TransactionRatios {
-        add_moved: median(Transaction::AddMoved)?,
-        read_fetched: median(Transaction::ReadFetched)?,
-        add_upgraded: median(Transaction::AddUpgraded)?,
-        add_then_read_other: median(Transaction::AddThenReadOther)?,
     })
 }
 
