@@ -9,7 +9,7 @@ use crate::CliError;
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
 use crate::runner::{self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, RunRequest, Stopped, signal};
-use crate::workload::Regime;
+use crate::workload::{Arrivals, Regime};
 use clap::Args;
 use std::path::Path;
 use std::time::Duration;
@@ -83,7 +83,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub rate: Option<Vec<Regime>>,
 
-    /// Seed of the writers' load tables.
+    /// How a paced thread's operations fall in time: paced (evenly, one
+    /// per period) or poisson (exponential gaps at the mean rate, as a
+    /// kernel's updates fall at wakeups and migrations; drawn from --seed,
+    /// one stream per thread, the same for every strategy and repeat).
+    /// Applies to every rate of --rate; flat out has none.
+    #[arg(long, value_name = "HOW", default_value = "paced")]
+    pub arrivals: Arrivals,
+
+    /// Seed of the writers' load tables and of poisson arrivals.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
@@ -117,11 +125,23 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// The regimes: `--rate`, else flat out and the seed's rate.
+    /// The regimes: `--rate`, else flat out and the seed's rate; paced
+    /// ones with `--arrivals`.
     pub fn rates(&self) -> Vec<Regime> {
-        self.rate
+        let rates = self
+            .rate
             .clone()
-            .unwrap_or(vec![Regime::FlatOut, Regime::SEED])
+            .unwrap_or(vec![Regime::FlatOut, Regime::SEED]);
+        rates
+            .into_iter()
+            .map(|r| match r {
+                Regime::Paced { rate, .. } => Regime::Paced {
+                    rate,
+                    arrivals: self.arrivals,
+                },
+                flat => flat,
+            })
+            .collect()
     }
 
     /// The engine's request: everything but the output options.

@@ -290,6 +290,13 @@ pub struct RepeatResult {
     /// asked for.
     #[serde(default)]
     pub achieved_rate_min_pct: Option<f64>,
+    /// With `--rate`: the slowest thread's operations as % of the arrivals
+    /// that fell due in its interval (run, or skipped after stalls): the
+    /// pacer's accuracy whatever the arrivals. Poisson arrivals offer a
+    /// random count (±1/√(rate × interval)), so this, not the achieved
+    /// rate, says whether a poisson thread kept up.
+    #[serde(default)]
+    pub arrivals_run_min_pct: Option<f64>,
     /// Pacer slots skipped after stalls longer than the catch-up bound,
     /// over threads.
     #[serde(default)]

@@ -4,10 +4,10 @@
 
 use crate::counter::PublishPolicy;
 use crate::runner::interference::STALLED_PCT;
-use crate::runner::{RunResults, StrategyResult, is_clock_floor, paired_net};
+use crate::runner::{RepeatResult, RunResults, StrategyResult, is_clock_floor, paired_net};
 use crate::stats::NOISE_THRESHOLD;
 use crate::units::{Unit, cv_text, human, si};
-use crate::workload::STALL;
+use crate::workload::{Arrivals, Regime, STALL};
 
 /// A coefficient of variation above this % on a run's lead measure makes
 /// the strategy too noisy to call.
@@ -54,8 +54,7 @@ pub fn noise_line(run: &RunResults) -> Option<String> {
 /// how many repeats it marked disturbed; `None` for a file without
 /// interference records.
 pub fn interference_line(run: &RunResults) -> Option<String> {
-    let repeats: Vec<&crate::runner::RepeatResult> =
-        run.strategies.iter().flat_map(|s| &s.repeats).collect();
+    let repeats: Vec<&RepeatResult> = run.strategies.iter().flat_map(|s| &s.repeats).collect();
     let records = || repeats.iter().map(|r| &r.interference);
     let canaries = run.canary_range();
     let steal: Option<f64> = records().map(|i| i.steal_ms).sum();
@@ -222,27 +221,62 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
             disagree.join(", ")
         ));
     }
-    if let Some(rate) = run.regime().rate() {
-        let rate = si(rate);
+    if let Regime::Paced { rate, arrivals } = run.regime() {
+        let poisson = arrivals == Arrivals::Poisson;
+        // Poisson arrivals offer a random count: whether a thread kept up
+        // is judged against the arrivals that fell due, not the mean rate.
+        let kept_up = |r: &RepeatResult| {
+            if poisson {
+                r.arrivals_run_min_pct
+            } else {
+                r.achieved_rate_min_pct
+            }
+        };
+        let worst_of = |s: &StrategyResult, pick: &dyn Fn(&RepeatResult) -> Option<f64>| {
+            s.repeats.iter().filter_map(pick).reduce(f64::min)
+        };
         let short: Vec<String> = run
             .strategies
             .iter()
             .filter_map(|s| {
-                let worst = s
-                    .repeats
-                    .iter()
-                    .filter_map(|r| r.achieved_rate_min_pct)
-                    .reduce(f64::min)?;
+                let worst = worst_of(s, &kept_up)?;
                 (worst < RATE_SHORTFALL_PCT).then(|| format!("{} {worst:.1}%", s.name))
             })
             .collect();
+        let rate_text = si(rate);
         let missed: u64 = run
             .strategies
             .iter()
             .flat_map(|s| &s.repeats)
             .map(|r| r.missed_slots)
             .sum();
-        if short.is_empty() {
+        let rate = rate_text;
+        if poisson {
+            let achieved = run
+                .strategies
+                .iter()
+                .filter_map(|s| worst_of(s, &|r| r.achieved_rate_min_pct))
+                .reduce(f64::min)
+                .map_or("-".into(), |a| format!("{a:.1}%"));
+            let (what, verb) = if short.is_empty() {
+                (
+                    format!("every thread ran at least {RATE_SHORTFALL_PCT}% of its arrivals"),
+                    "rate",
+                )
+            } else {
+                (
+                    format!(
+                        "the slowest thread ran only {} of its arrivals: the CPU cannot keep up, or it was taken away",
+                        short.join(", ")
+                    ),
+                    "WARNING rate",
+                )
+            };
+            lines.push(format!(
+                "{verb}: poisson arrivals at a mean {rate} ops/s per thread (seed {}, one stream per thread): {what}; the slowest thread's count was {achieved} of the mean rate (a poisson count varies by chance); {missed} arrivals skipped after stalls",
+                run.config.seed
+            ));
+        } else if short.is_empty() {
             lines.push(format!(
                 "rate: every thread achieved at least {RATE_SHORTFALL_PCT}% of {rate} ops/s; {missed} pacer slots skipped after stalls"
             ));
@@ -297,4 +331,63 @@ pub fn repeat_range(run: &RunResults) -> (usize, usize) {
         repeats.clone().min().unwrap_or(0),
         repeats.max().unwrap_or(0),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::fixture_run;
+
+    /// The fixture run, paced at 100k/s with `arrivals`, every repeat's
+    /// slowest thread at `achieved` % of the rate and `ran` % of its
+    /// arrivals.
+    fn paced(arrivals: Arrivals, achieved: f64, ran: f64) -> RunResults {
+        let mut run = fixture_run();
+        let regime = Regime::Paced {
+            rate: 1e5,
+            arrivals,
+        };
+        run.config.rates = vec![regime];
+        for s in &mut run.strategies {
+            s.regime = regime;
+            for r in &mut s.repeats {
+                (r.achieved_rate_min_pct, r.arrivals_run_min_pct) = (Some(achieved), Some(ran));
+            }
+        }
+        run
+    }
+
+    fn rate_line(run: &RunResults) -> String {
+        basis_lines(run)
+            .into_iter()
+            .find(|l| l.contains("rate:"))
+            .expect("a rate line")
+    }
+
+    #[test]
+    fn a_poisson_thread_is_judged_on_its_arrivals_not_the_mean_rate() {
+        // A poisson count 3% under the mean, every arrival run: kept up.
+        let line = rate_line(&paced(Arrivals::Poisson, 97.0, 100.0));
+        assert!(
+            line.starts_with("rate: poisson arrivals at a mean 100k"),
+            "{line}"
+        );
+        assert!(
+            line.contains("every thread ran at least 98% of its arrivals"),
+            "{line}"
+        );
+        assert!(line.contains("97.0% of the mean rate"), "{line}");
+        // Arrivals skipped: a warning whatever the count.
+        let line = rate_line(&paced(Arrivals::Poisson, 99.0, 90.0));
+        assert!(line.starts_with("WARNING rate:"), "{line}");
+        assert!(line.contains("90.0% of its arrivals"), "{line}");
+        // Evenly paced, the same 97% of the rate is a shortfall.
+        let line = rate_line(&paced(Arrivals::Paced, 97.0, 100.0));
+        assert!(line.starts_with("WARNING rate: asked 100k"), "{line}");
+        let line = rate_line(&paced(Arrivals::Paced, 99.0, 90.0));
+        assert!(
+            line.starts_with("rate: every thread achieved at least 98%"),
+            "{line}"
+        );
+    }
 }

@@ -11,7 +11,7 @@ mod work;
 
 pub use load::{LoadCursor, LoadWalk, MAX_LOAD, MAX_STEP, MIN_LOAD, START_LOAD, TABLE_LEN};
 pub use mirror::{Mirror, Probe, StalenessSamples};
-pub use pacer::{BusyTime, Pacer, STALL};
+pub use pacer::{BusyTime, Pacer, STALL, arrivals_stream};
 pub use pool::{RepeatOutcome, RepeatSpec, Role, ThreadReport, run_repeat};
 pub use regime::{Arrivals, ArrivalsError, RateError, Regime, SEED_RATE, parse_rate};
 pub use work::{Probing, ReaderWork, Sampling, Work, WriterWork, new_histogram};

@@ -1,7 +1,12 @@
 //! Pacing a thread to a requested operation rate (`--rate`), exactly, and
 //! timing what the thread does between its waits.
 //!
-//! Deadlines are absolute: operation k is due at `start + k × period`, so a
+//! Arrivals are evenly spaced (`--arrivals paced`: operation k is due at
+//! `start + k × period`) or irregular (`--arrivals poisson`: exponential
+//! gaps of mean `period`, drawn from a seeded generator, one stream per
+//! thread: see [`Pacer::seed_arrivals`]).
+//!
+//! Deadlines are absolute, so a
 //! late wake-up does not push every later deadline back (the old pacer set
 //! `next = max(now, next) + period` and lost 1–10% of the requested rate on
 //! a busy VM). Lateness up to [`CATCH_UP`] is made up by running the
@@ -31,8 +36,10 @@
 //! stall after the window (a transfer of 30 ns then read as 2-4 ns more
 //! busy time than no shared write at all).
 
-use super::Regime;
+use super::{Arrivals, Regime};
 use crate::clock::Timer;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::time::Duration;
 
 /// Lateness the pacer makes up by running due operations back to back;
@@ -97,14 +104,29 @@ impl BusyTime {
     }
 }
 
+/// When the slots fall due, from the start, in ticks.
+#[derive(Debug, Clone)]
+enum Gaps {
+    /// Slot k at k × period (computed from the slot number, so rounding
+    /// never accumulates).
+    Even,
+    /// Exponential gaps of mean period: `next` is the offset of the slot
+    /// after the one being waited for.
+    Exponential {
+        rng: Box<Xoshiro256PlusPlus>,
+        next: f64,
+    },
+}
+
 /// Holds a thread to a requested number of operations per second, and
 /// times its operations between waits ([`BusyTime`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Pacer<T: Ticks = Timer> {
     ticks: T,
-    /// Ticks between two operations (fractional: deadlines are computed
-    /// from the slot number, so rounding never accumulates).
+    /// Ticks between two operations, mean (fractional).
     period: f64,
+    /// How the slots fall.
+    gaps: Gaps,
     /// Lateness made up, in ticks.
     catch_up: u64,
     /// [`STALL`] in ticks.
@@ -121,19 +143,39 @@ pub struct Pacer<T: Ticks = Timer> {
 }
 
 impl Pacer<Timer> {
-    /// The pacer of `regime` on `timer`: `None` flat out; paced, one slot
-    /// per period at its rate (evenly spaced: the arrivals `contend run
-    /// --rate` measures).
+    /// The pacer of `regime` on `timer`: `None` flat out; paced, slots at
+    /// its rate, evenly spaced or with exponential gaps (stream 0 until
+    /// [`Pacer::seed_arrivals`]).
     pub fn of(timer: Timer, regime: Regime) -> Option<Self> {
-        regime.rate().map(|rate| Pacer::with_ticks(timer, rate))
+        match regime {
+            Regime::FlatOut => None,
+            Regime::Paced { rate, arrivals } => Some(Pacer::with_ticks(timer, rate, arrivals)),
+        }
     }
 }
 
+/// The generator stream of one thread's arrivals: the run's `seed`, the
+/// thread's role (0 writers, 1 readers) and its index in the pool. Every
+/// strategy and repeat replays the same arrivals, as it replays the same
+/// load tables, so strategies are compared on the same sequence.
+pub fn arrivals_stream(seed: u64, role: u64, index: u64) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (role << 32) ^ index
+}
+
+/// One exponential gap of mean 1 from `rng`: −ln U with U uniform in
+/// (0, 1] (53 bits), so never infinite.
+fn exponential(rng: &mut Xoshiro256PlusPlus) -> f64 {
+    let u = ((rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
+    -u.ln()
+}
+
 impl<T: Ticks> Pacer<T> {
-    /// A pacer for `rate` operations per second reading `ticks`.
-    pub fn with_ticks(ticks: T, rate: f64) -> Self {
+    /// A pacer for `rate` operations per second reading `ticks`, its slots
+    /// falling as `arrivals` says.
+    pub fn with_ticks(ticks: T, rate: f64, arrivals: Arrivals) -> Self {
         let hz = ticks.ticks_per_sec();
-        Pacer {
+        let mut pacer = Pacer {
+            gaps: Gaps::Even,
             period: (hz / rate).max(1.0),
             catch_up: (CATCH_UP.as_secs_f64() * hz) as u64,
             stall: (STALL.as_secs_f64() * hz) as u64,
@@ -143,6 +185,43 @@ impl<T: Ticks> Pacer<T> {
             missed: 0,
             last_end: 0,
             busy: BusyTime::default(),
+        };
+        if arrivals == Arrivals::Poisson {
+            pacer.gaps = Gaps::Exponential {
+                rng: Box::new(Xoshiro256PlusPlus::seed_from_u64(0)),
+                next: 0.0,
+            };
+            pacer.seed_arrivals(0);
+        }
+        pacer
+    }
+
+    /// Draws a poisson pacer's gaps from generator `stream` (see
+    /// [`arrivals_stream`]), from its first gap when it has not started;
+    /// an evenly spaced pacer is left as it is.
+    pub fn seed_arrivals(&mut self, stream: u64) {
+        let started = self.start.is_some();
+        if let Gaps::Exponential { rng, next } = &mut self.gaps {
+            **rng = Xoshiro256PlusPlus::seed_from_u64(stream);
+            if !started {
+                *next = self.period * exponential(rng);
+            }
+        }
+    }
+
+    /// The offset from the start of the slot being waited for, ticks; and
+    /// moves on to the next.
+    #[inline(always)]
+    fn next_due(&mut self) -> f64 {
+        let slot = self.slot;
+        self.slot += 1;
+        match &mut self.gaps {
+            Gaps::Even => slot as f64 * self.period,
+            Gaps::Exponential { rng, next } => {
+                let due = *next;
+                *next += self.period * exponential(rng);
+                due
+            }
         }
     }
 
@@ -166,8 +245,7 @@ impl<T: Ticks> Pacer<T> {
             self.last_end = now;
             return;
         };
-        let due = start + (self.slot as f64 * self.period) as u64;
-        self.slot += 1;
+        let due = start + self.next_due() as u64;
         let now = if now < due { self.spin_until(due) } else { now };
         if now - due > self.stall {
             self.late(now, due);
@@ -187,9 +265,23 @@ impl<T: Ticks> Pacer<T> {
             self.busy.stall(lost);
         }
         if now - due > self.catch_up {
-            let behind = ((now - due) as f64 / self.period) as u64;
+            let behind = match &mut self.gaps {
+                Gaps::Even => {
+                    let behind = ((now - due) as f64 / self.period) as u64;
+                    self.slot += behind;
+                    behind
+                }
+                Gaps::Exponential { rng, next } => {
+                    let (start, mut behind) = (self.start.unwrap_or(0) as f64, 0);
+                    while start + *next < now as f64 {
+                        *next += self.period * exponential(rng);
+                        behind += 1;
+                    }
+                    self.slot += behind;
+                    behind
+                }
+            };
             self.missed += behind;
-            self.slot += behind;
         }
     }
 
@@ -268,7 +360,7 @@ mod tests {
     }
 
     fn pacer(rate: f64, step: u64) -> Pacer<FakeTicks> {
-        Pacer::with_ticks(FakeTicks { now: 0, step }, rate)
+        Pacer::with_ticks(FakeTicks { now: 0, step }, rate, Arrivals::Paced)
     }
 
     /// A clock that returns the readings it is given, in order (1 tick =
@@ -290,7 +382,11 @@ mod tests {
     }
 
     fn scripted(rate: f64, readings: &[u64]) -> Pacer<ScriptedTicks> {
-        Pacer::with_ticks(ScriptedTicks(readings.iter().copied().collect(), 0), rate)
+        Pacer::with_ticks(
+            ScriptedTicks(readings.iter().copied().collect(), 0),
+            rate,
+            Arrivals::Paced,
+        )
     }
 
     #[test]
@@ -463,6 +559,69 @@ mod tests {
         // would have ended 10 us early, 334 20 us late.
         let late = p.ticks.now - (t0 + 10_000_000);
         assert!(late <= 7, "late by {late} ticks");
+    }
+
+    /// The release ticks of `n` slots of a poisson pacer at 1M/s (mean
+    /// gap 1,000 ticks) on generator `stream`, each clock read 1 tick.
+    fn poisson_releases(stream: u64, n: usize) -> Vec<u64> {
+        let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson);
+        p.seed_arrivals(stream);
+        (0..n).map(|_| p.wait()).collect()
+    }
+
+    #[test]
+    fn poisson_gaps_are_exponential_at_the_mean_rate() {
+        // 100,000 gaps of an exponential of mean 1,000: the mean within
+        // 1% (its standard error is 0.3%), the standard deviation equal to
+        // the mean (CV 1, where an even pacer's is 0), and a fraction
+        // 1 − e⁻¹ = 0.632 of the gaps below the mean.
+        let t = poisson_releases(7, 100_001);
+        let gaps: Vec<f64> = t.windows(2).map(|w| (w[1] - w[0]) as f64).collect();
+        let n = gaps.len() as f64;
+        let mean = gaps.iter().sum::<f64>() / n;
+        let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / n).sqrt();
+        let below = gaps.iter().filter(|&&g| g < 1000.0).count() as f64 / n;
+        assert!((mean - 1000.0).abs() < 10.0, "mean gap {mean}");
+        assert!((sd / mean - 1.0).abs() < 0.02, "CV {}", sd / mean);
+        assert!((below - (1.0 - (-1f64).exp())).abs() < 0.01, "{below}");
+        // Gaps shorter than a clock read are run back to back, not lost:
+        // every slot is released and none is missed.
+        assert_eq!(t.len(), 100_001);
+    }
+
+    #[test]
+    fn a_stream_replays_its_arrivals_and_streams_differ() {
+        assert_eq!(poisson_releases(3, 1000), poisson_releases(3, 1000));
+        assert_ne!(poisson_releases(3, 1000), poisson_releases(4, 1000));
+        assert_ne!(arrivals_stream(1, 0, 0), arrivals_stream(1, 1, 0));
+        assert_ne!(arrivals_stream(1, 0, 0), arrivals_stream(1, 0, 1));
+        assert_ne!(arrivals_stream(1, 0, 0), arrivals_stream(2, 0, 0));
+        // An even pacer has no stream: seeding leaves its slots as they are.
+        let mut even = pacer(1e6, 1);
+        even.seed_arrivals(9);
+        let t: Vec<u64> = (0..4).map(|_| even.wait()).collect();
+        assert_eq!(t, [1, 1_001, 2_001, 3_001]);
+    }
+
+    #[test]
+    fn a_poisson_pacer_skips_and_counts_the_arrivals_a_stall_missed() {
+        // 1M/s poisson: a 5 ms preemption lets about 5,000 arrivals fall
+        // due (a Poisson count: within ±5σ = ±354); each is counted missed,
+        // none is run, and the next release is after the stall.
+        let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson);
+        p.seed_arrivals(5);
+        for _ in 0..10 {
+            p.wait();
+        }
+        p.reset_counts();
+        p.ticks.now += 5_000_000;
+        let resumed = p.ticks.now;
+        p.wait();
+        let missed = p.missed();
+        assert!((4_646..=5_354).contains(&missed), "missed {missed}");
+        assert_eq!(p.busy().stalls, 1);
+        let next = p.wait();
+        assert!(next > resumed, "{next} after {resumed}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! barrier, warm up, count over the same measured interval, and stop.
 
 use super::work::{Probing, ReaderWork, Sampling, Work, WriterWork};
-use super::{BusyTime, LoadWalk, Mirror, Regime, StalenessSamples};
+use super::{BusyTime, LoadWalk, Mirror, Regime, StalenessSamples, arrivals_stream};
 use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, Timer, TscClock};
 use crate::counter::{PublishPolicy, PublishStats, ShardedCounter, Writer};
 use crate::placement::{PinnedThread, Placement, PlacementError, pin_current_thread};
@@ -46,7 +46,8 @@ pub struct RepeatSpec {
     pub sampling: Sampling,
     /// Flat out, or paced at a rate per thread.
     pub regime: Regime,
-    /// Seed of the writers' load tables.
+    /// Seed of the writers' load tables and of the paced threads'
+    /// arrivals ([`arrivals_stream`]).
     pub seed: u64,
     /// Time run before counting starts.
     pub warmup: Duration,
@@ -145,6 +146,7 @@ pub fn run_repeat(
                 let job = WriterJob {
                     counter,
                     slot,
+                    stream: arrivals_stream(spec.seed, 0, i as u64),
                     walk,
                     probing: mirror.map(|m| Probing::new(m, i)),
                     spec,
@@ -158,11 +160,12 @@ pub fn run_repeat(
                 })
             }));
         }
-        for &cpu in readers {
+        for (j, &cpu) in readers.iter().enumerate() {
             handles.push(s.spawn(move || {
                 let (pin, ()) = start(cpu, allowed, spec.placement, ctl, || ())?;
                 let probing = mirror.map(|m| Probing::new(m, 0));
-                Ok(reader(counter, probing, spec, ctl, pin))
+                let stream = arrivals_stream(spec.seed, 1, j as u64);
+                Ok(reader(counter, probing, spec, ctl, pin, stream))
             }));
         }
         ctl.barrier.wait();
@@ -268,6 +271,8 @@ fn involuntary_switches() -> u64 {
 struct WriterJob<'a> {
     counter: &'a ShardedCounter,
     slot: usize,
+    /// Its pacer's arrivals stream ([`arrivals_stream`]).
+    stream: u64,
     walk: LoadWalk,
     probing: Option<Probing<'a>>,
     spec: &'a RepeatSpec,
@@ -291,6 +296,9 @@ impl WriterJob<'_> {
             spec.regime,
             self.probing,
         );
+        if let Some(p) = work.pacer_mut() {
+            p.seed_arrivals(self.stream);
+        }
         let (interval_s, involuntary_switches) = drive(self.ctl, spec.regime.is_paced(), &mut work);
         let (busy, missed_slots) = pacing(&work);
         let (updates, reads, read_fetches) = (work.updates(), work.reads(), work.read_fetches());
@@ -327,8 +335,12 @@ fn reader(
     spec: &RepeatSpec,
     ctl: &Control,
     pin: PinnedThread,
+    stream: u64,
 ) -> ThreadReport {
     let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, spec.regime, probing);
+    if let Some(p) = work.pacer_mut() {
+        p.seed_arrivals(stream);
+    }
     let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut work);
     let (busy, missed_slots) = pacing(&work);
     ThreadReport {

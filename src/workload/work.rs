@@ -110,6 +110,8 @@ pub trait Work {
     fn reset_counts(&mut self);
     /// The pacer, if the loop is rate-limited.
     fn pacer(&self) -> Option<&Pacer>;
+    /// The same, to seed its arrivals ([`Pacer::seed_arrivals`]).
+    fn pacer_mut(&mut self) -> Option<&mut Pacer>;
 }
 
 /// Where a thread mirrors its state and how often it probes staleness
@@ -348,6 +350,10 @@ impl<C: Clock> Work for WriterWork<'_, C> {
     fn pacer(&self) -> Option<&Pacer> {
         self.pacer.as_ref()
     }
+
+    fn pacer_mut(&mut self) -> Option<&mut Pacer> {
+        self.pacer.as_mut()
+    }
 }
 
 /// The loop state of a reader thread: the read side only, as seed 002's
@@ -437,6 +443,10 @@ impl Work for ReaderWork<'_> {
 
     fn pacer(&self) -> Option<&Pacer> {
         self.pacer.as_ref()
+    }
+
+    fn pacer_mut(&mut self) -> Option<&mut Pacer> {
+        self.pacer.as_mut()
     }
 }
 
