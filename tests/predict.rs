@@ -117,9 +117,20 @@ fn the_text_leads_with_the_verdict_and_teaches_its_terms() {
         .unwrap();
     assert!(first_verdict < table, "{text}");
     assert!(
-        text.contains("verdict: at 22.0k/s per CPU on 224 CPUs, global/always: the hottest line is at ρ 0.29–0.49"),
+        text.contains("verdict: at 22.0k/s per CPU on 224 CPUs, global/always: the hottest line is predicted at ρ 0.29–0.49"),
         "{text}"
     );
+    // Flat out, one transfer at a time on the one line; nothing handed
+    // over when every CPU has its own.
+    assert!(
+        text.contains("verdict: flat out, global/always (predicted): 1 saturated line hands over one transfer at a time"),
+        "{text}"
+    );
+    assert!(
+        text.contains("verdict: flat out, cpu/always (predicted): no line has two writers"),
+        "{text}"
+    );
+    assert!(text.contains("net ns/update (predicted)"), "{text}");
     assert!(text.contains("cross-node@21 108 ns (81.0–135)"), "{text}");
     assert!(
         text.contains("ρ = the hottest line's utilisation"),

@@ -56,18 +56,20 @@ pub struct PredictArgs {
     pub seed: u64,
 
     /// Instead of predicting, set the model against a run.json or
-    /// sweep.json measured under --rate: that file's topology, CPUs,
-    /// rates and strategies, with --latencies (a matrix of the same host)
-    /// for the classes; only a run whose CPUs make one pair class may use
-    /// each repeat's canary instead. Prints, per point, transfers per
-    /// update predicted against the run's exact counts and net cost
-    /// against the measured 95% CI; then how many agree (inside the CI and
-    /// within ±25%), the median error, the worst point and the knee.
+    /// sweep.json: that file's topology, CPUs, regimes (paced or poisson
+    /// arrivals, flat out) and strategies, with --latencies (a matrix of
+    /// the same host) for the classes; only a run whose CPUs make one pair
+    /// class may use each repeat's canary instead. Prints, flat out,
+    /// hand-overs/s predicted against the run's exact count; per paced
+    /// point, transfers per update predicted against the exact counts and
+    /// net cost against the measured 95% CI; then how many agree (inside
+    /// the CI and within ±25%), the median error, the worst point and the
+    /// knee.
     #[arg(long, value_name = "FILE")]
     pub check: Option<PathBuf>,
 
-    /// With --check: exit 1 when the median error of the net cost is over
-    /// PCT (a median that is not finite, e.g. most points saturated or
+    /// With --check: exit 1 when the median error of the net cost (of the
+    /// hand-overs/s, for a run measured only flat out) is over PCT (a median that is not finite, e.g. most points saturated or
     /// measured at or below 0, is over any).
     #[arg(long, value_name = "PCT", requires = "check", value_parser = percent_arg)]
     pub max_error: Option<f64>,
@@ -134,9 +136,15 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
 }
 
 /// `--max-error`: a failure (exit 1) when the check's median error is
-/// over `max` %, or not finite.
+/// over `max` %, or not finite: the paced points' net cost, or for a run
+/// with only flat-out strategies their hand-overs/s.
 fn over_max_error(c: &CheckResults, max: f64) -> Result<(), CliError> {
-    match c.median_abs_error_pct {
+    let median = if c.points.is_empty() {
+        c.flat_out_median_error_pct
+    } else {
+        c.median_abs_error_pct
+    };
+    match median {
         Some(e) if e <= max => Ok(()),
         Some(e) => Err(CliError::failure(format!(
             "--max-error {max}%: the model's median error is {e:.1}%"

@@ -4,6 +4,9 @@
 //!
 //! - **structure**: hand-overs and read fetches per update, predicted
 //!   against the run's exact counts;
+//! - **flat out**: hand-overs a second, predicted one transfer at a time
+//!   on a saturated line, against the run's exact count
+//!   (`flat_out_check.rs`);
 //! - **cost**: net ns per update, predicted with per-class latencies
 //!   (`--latencies`, a matrix of the same host) against the measured net
 //!   cost and its 95% CI. Only a run whose CPUs make one pair class may
@@ -15,11 +18,12 @@
 //! one the model cannot predict (saturated), or measured at or below 0,
 //! has no finite error and counts as the worst.
 
+use super::flat_out_check::{HandoverPoint, flat_out_point};
 use super::latency::{Bound, Latencies};
 use super::model::{Layout, Lines};
 use super::{PredictError, publish_fraction, saturation_rate};
 use crate::matrix::PairClass;
-use crate::runner::{RunResults, StrategyResult};
+use crate::runner::{RepeatResult, RunResults, StrategyResult};
 use crate::stats::quantile_of;
 use crate::workload::{Arrivals, Regime};
 use serde::{Deserialize, Serialize};
@@ -44,6 +48,10 @@ pub struct CheckPoint {
     pub writers: usize,
     /// Repeats predicted and measured.
     pub repeats: usize,
+    /// How the run's arrivals fell, as the model was told (`None` in
+    /// files written before runs had poisson arrivals: paced).
+    #[serde(default)]
+    pub arrivals: Option<Arrivals>,
     /// Median canary of those repeats, ns one-way (NaN with `--latencies`).
     pub canary_ns: f64,
     /// Predicted ρ of the hottest line, mean over repeats.
@@ -159,6 +167,18 @@ pub struct CheckResults {
     pub transfers_median_error_pct: Option<f64>,
     /// Per series with three or more rates.
     pub knees: Vec<Knee>,
+    /// Every flat-out strategy: hand-overs a second predicted against the
+    /// run's exact count.
+    #[serde(default)]
+    pub flat_out: Vec<HandoverPoint>,
+    /// Flat-out points that agree ([`HandoverPoint::agrees`]).
+    #[serde(default)]
+    pub flat_out_agreeing: usize,
+    /// Median over the flat-out points of |predicted − counted|
+    /// hand-overs a second, % of counted (`None`: no point, or the median
+    /// among those without a finite error).
+    #[serde(default)]
+    pub flat_out_median_error_pct: Option<f64>,
     /// What was skipped and why.
     pub notes: Vec<String>,
 }
@@ -188,6 +208,7 @@ pub fn check(
         reason,
     };
     let mut points = Vec::new();
+    let mut flat_out = Vec::new();
     let mut notes = Vec::new();
     let mut series: Vec<Series> = Vec::new();
     let mut stand_in = None;
@@ -199,10 +220,31 @@ pub fn check(
             read_every: run.config.read_every,
         };
         for s in &run.strategies {
+            let name = format!("{}{suffix}", s.name);
             let Regime::Paced { rate, arrivals } = s.regime else {
+                let lines = Lines::new(&run.topology, &layout, s.strategy.level)?;
+                match latencies {
+                    Some(l) => lines.check(l)?,
+                    None => one_class(&lines, &mut stand_in).map_err(bad)?,
+                }
+                let latency = |r: &RepeatResult| match latencies {
+                    Some(l) => Some(l.clone()),
+                    None => r.interference.canary_ns.map(|c| {
+                        let lat = Latencies::uniform(c, "canary")
+                            .priced_by(&r.interference.canary_transactions);
+                        priced_by_canary |= lat.priced();
+                        lat
+                    }),
+                };
+                let writers = layout.writers.len();
+                match flat_out_point(name.clone(), s, &lines, writers, run.config.seed, latency) {
+                    Some(p) => flat_out.push(p),
+                    None => notes.push(format!(
+                        "{name} flat out: no hand-over count, or a repeat without a canary (give --latencies), skipped"
+                    )),
+                }
                 continue;
             };
-            let name = format!("{}{suffix}", s.name);
             let Some(net) = s.summary.as_ref().and_then(|m| m.net_ns) else {
                 notes.push(format!(
                     "{name} at {rate}/s: no net cost (no paced floor), skipped"
@@ -280,6 +322,7 @@ pub fn check(
             points.push(CheckPoint {
                 series: name,
                 rate,
+                arrivals: Some(arrivals),
                 writers: layout.writers.len(),
                 repeats: rhos.len(),
                 canary_ns: canary,
@@ -294,11 +337,12 @@ pub fn check(
             });
         }
     }
-    if points.is_empty() {
+    if points.is_empty() && flat_out.is_empty() {
         return Err(bad(
-            "no paced strategy with a net cost (measure with --rate R, e.g. contend run --rate 10k,100k,1M)".into(),
+            "no paced strategy with a net cost and no flat-out strategy with hand-over counts (measure with contend run --rate max,10k,100k,1M)".into(),
         ));
     }
+    let flat_out_errors: Vec<Option<f64>> = flat_out.iter().map(HandoverPoint::error_pct).collect();
     let errors: Vec<Option<f64>> = points.iter().map(CheckPoint::error_pct).collect();
     let worst = (0..points.len()).max_by(|&a, &b| worst_first(errors[a], errors[b]));
     let counted: Vec<Option<f64>> = points
@@ -353,6 +397,9 @@ pub fn check(
         agreeing: points.iter().filter(|p| p.agrees()).count(),
         worst,
         transfers_median_error_pct: median_with_worst(&counted),
+        flat_out_agreeing: flat_out.iter().filter(|p| p.agrees()).count(),
+        flat_out_median_error_pct: median_with_worst(&flat_out_errors),
+        flat_out,
         points,
         knees,
         notes,

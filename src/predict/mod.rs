@@ -6,6 +6,7 @@
 //! against a run measured under `--rate`.
 
 mod check;
+mod flat_out_check;
 pub mod latency;
 mod model;
 mod publish;
@@ -15,14 +16,15 @@ mod result;
 mod tests;
 
 pub use check::{AGREEMENT_PCT, CheckPoint, CheckResults, Knee, check, measured_knee};
+pub use flat_out_check::HandoverPoint;
 pub use latency::{
     Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, MissingClass, TransactionRatios,
 };
-pub use model::{Evaluation, Layout, Lines};
+pub use model::{Capacity, Evaluation, Layout, Lines};
 pub use publish::publish_fraction;
 pub use result::{
-    ClassUse, LineState, PointPrediction, PredictConfig, PredictResults, Range, SCHEMA_VERSION,
-    SaturationRate, StrategyPrediction,
+    ClassUse, FlatOutPrediction, LineState, PointPrediction, PredictConfig, PredictResults, Range,
+    SCHEMA_VERSION, SaturationRate, StrategyPrediction,
 };
 
 use crate::counter::{PublishPolicy, ShardLevel};
@@ -66,6 +68,11 @@ Examples:
 /// the cost and CPU share are not predicted there (the queue, not the
 /// rate, sets them).
 pub const NEAR_SATURATION: f64 = 0.8;
+
+/// The rate a flat-out writer is modelled at, updates/s: far past any
+/// line's capacity (0.1 ns an update), where only a ratelimit keeps a
+/// line below saturation.
+pub const FLAT_OUT_RATE: f64 = 1e10;
 
 /// The chart's rates: from this many updates/s per CPU …
 pub const CURVE_FROM: f64 = 100.0;
@@ -144,7 +151,33 @@ struct Model<'a> {
     fractions: &'a mut Fractions,
 }
 
+/// `f` at the low, central and high latencies.
+fn ranged<T>(mut f: impl FnMut(Bound) -> T) -> [T; 3] {
+    [Bound::Low, Bound::Mid, Bound::High].map(&mut f)
+}
+
 impl Model<'_> {
+    /// Hand-overs at `rate` with `arrivals`, at the three latency bounds.
+    fn capacity(&mut self, rate: f64, arrivals: Arrivals) -> [Capacity; 3] {
+        let f = self.fractions.get(self.policy, rate, self.seed);
+        ranged(|b| self.lines.capacity(rate, f, self.lat, b, arrivals))
+    }
+
+    /// Flat out: writers' publishes fall as a ratelimit's period or the
+    /// loop makes them, evenly.
+    fn flat_out(&mut self) -> FlatOutPrediction {
+        let [lo, mid, hi] = self.capacity(FLAT_OUT_RATE, Arrivals::Paced);
+        FlatOutPrediction {
+            handovers_per_s: Range {
+                lo: lo.handovers_per_s,
+                mid: mid.handovers_per_s,
+                hi: hi.handovers_per_s,
+            },
+            saturated_lines: mid.saturated_lines,
+            round_ns: rounds(&[lo, mid, hi]),
+        }
+    }
+
     fn at(&mut self, rate: f64, bound: Bound) -> Evaluation {
         let f = self.fractions.get(self.policy, rate, self.seed);
         self.lines.evaluate(rate, f, self.lat, bound, self.arrivals)
@@ -169,7 +202,14 @@ impl Model<'_> {
             (LineState::Below, Some(lo), Some(mid), Some(hi)) => Some(Range { lo, mid, hi }),
             _ => None,
         };
+        let capacity = self.capacity(rate, self.arrivals);
         PointPrediction {
+            handovers_per_s: Some(Range {
+                lo: capacity[0].handovers_per_s,
+                mid: capacity[1].handovers_per_s,
+                hi: capacity[2].handovers_per_s,
+            }),
+            round_ns: rounds(&capacity).filter(|_| state == LineState::Saturated),
             rate,
             publish_fraction: f,
             rho,
@@ -195,6 +235,16 @@ impl Model<'_> {
             self.lines.rho(r, f, self.lat, bound, self.arrivals)
         })
     }
+}
+
+/// The round of a saturated line at the three bounds; `None` unless it
+/// saturates at all three.
+fn rounds(c: &[Capacity; 3]) -> Option<Range> {
+    Some(Range {
+        lo: c[0].round_ns?,
+        mid: c[1].round_ns?,
+        hi: c[2].round_ns?,
+    })
 }
 
 /// The rate in [1, 10¹¹] per second at which `rho(rate)` (rising with
@@ -265,6 +315,7 @@ pub fn predict(
                 hi: model.saturation(Bound::Low),
             };
             let points = req.rates.iter().map(|&r| model.point(r)).collect();
+            let flat_out = Some(model.flat_out());
             let curve = curve_rates().into_iter().map(|r| model.point(r)).collect();
             strategies.push(StrategyPrediction {
                 name: format!("{level}/{publish}"),
@@ -272,6 +323,7 @@ pub fn predict(
                 publish,
                 lines: count,
                 saturation,
+                flat_out,
                 points,
                 curve,
             });

@@ -113,6 +113,25 @@ pub struct Evaluation {
     pub read_transfers: f64,
 }
 
+/// Hand-overs between writers when the lines run at `rate`, past
+/// saturation included: a line at ρ < 1 hands over as often as its
+/// writers' publishes ask; a saturated one moves one transfer at a time,
+/// 1/S a second over its transfer mix, of which hand-overs take their
+/// share.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Capacity {
+    /// Hand-overs a second, over every line.
+    pub handovers_per_s: f64,
+    /// Lines at ρ ≥ 1.
+    pub saturated_lines: usize,
+    /// On the saturated line where it is longest, the time from one of a
+    /// writer's ownerships to its next, ns: every writer of the line takes
+    /// its hand-over in turn (with the reads queued between). A writer
+    /// waits this long per ownership, so its cost per update is this over
+    /// its updates per ownership. `None` with no saturated line.
+    pub round_ns: Option<f64>,
+}
+
 impl Lines {
     /// Groups `layout`'s writers into lines at `level` on `topo` and
     /// counts the classes of their pairs; an error names a CPU that is not
@@ -259,6 +278,43 @@ impl Lines {
         }
         if let Some(c) = &mut out.cost_ns {
             *c = cost;
+        }
+        out
+    }
+
+    /// Hand-overs a second at `rate` updates/s per writer with publish
+    /// fraction `f` ([`Capacity`]), every class latency at `bound`.
+    pub fn capacity(
+        &self,
+        rate: f64,
+        f: f64,
+        lat: &Latencies,
+        bound: Bound,
+        arrivals: Arrivals,
+    ) -> Capacity {
+        let nw = self.writers.max(1) as f64;
+        let mut out = Capacity {
+            handovers_per_s: 0.0,
+            saturated_lines: 0,
+            round_ns: None,
+        };
+        for (line, flow) in self
+            .lines
+            .iter()
+            .zip(self.flows(rate, f, lat, bound, arrivals))
+        {
+            let asked = flow.handover_t * nw * rate;
+            if flow.rho < 1.0 || flow.queued <= 0.0 || asked <= 0.0 {
+                out.handovers_per_s += asked;
+                continue;
+            }
+            // One transfer at a time: 1e9 / service a second, hand-overs
+            // their share of what queues.
+            let served = 1e9 / flow.service * (asked / flow.queued);
+            out.handovers_per_s += served;
+            out.saturated_lines += 1;
+            let round = line.writers as f64 * 1e9 / served;
+            out.round_ns = Some(out.round_ns.map_or(round, |r: f64| r.max(round)));
         }
         out
     }

@@ -336,3 +336,43 @@ fn each_update_pays_the_transactions_it_makes_as_measured() {
     // 2 × 1k/s × 120 ns.
     assert!(close(g.rho, 2e3 * 120e-9, 1e-9), "{g:?}");
 }
+
+#[test]
+fn capacity_is_the_asked_hand_overs_below_saturation_and_one_transfer_at_a_time_past_it() {
+    // CPUs 0 and 1 share an LLC (same-llc 50 ns), no read side.
+    let topo = fixture("spr-2s-224");
+    let l = lat(&["same-llc=50ns"]);
+    let quiet = |writers: &[u32], level| {
+        let mut lay = layout(writers);
+        lay.read_every = 0;
+        Lines::new(&topo, &lay, level).unwrap()
+    };
+    let two = quiet(&[0, 1], ShardLevel::Global);
+    // Below saturation, evenly paced: every publish finds the other
+    // writer's, 2 × 100k hand-overs/s; poisson, half of them.
+    let at = |lines: &Lines, rate, f, arrivals| lines.capacity(rate, f, &l, Bound::Mid, arrivals);
+    let c = at(&two, 1e5, 1.0, Arrivals::Paced);
+    assert!(close(c.handovers_per_s, 2e5, 1e-12), "{c:?}");
+    assert_eq!((c.saturated_lines, c.round_ns), (0, None));
+    let c = at(&two, 1e5, 1.0, Arrivals::Poisson);
+    assert!(close(c.handovers_per_s, 1e5, 1e-12), "{c:?}");
+    // Flat out (10¹⁰/s asked): one 50 ns transfer at a time, 20M/s; each
+    // writer gets the line every 2 × 50 ns.
+    let c = at(&two, 1e10, 1.0, Arrivals::Paced);
+    assert!(close(c.handovers_per_s, 2e7, 1e-9), "{c:?}");
+    assert_eq!(c.saturated_lines, 1);
+    assert!(close(c.round_ns.unwrap(), 100.0, 1e-9), "{c:?}");
+    // Four writers of one LLC: the same 20M/s, a round of 4 transfers.
+    let four = quiet(&[0, 1, 2, 3], ShardLevel::Global);
+    let c = at(&four, 1e10, 1.0, Arrivals::Paced);
+    assert!(close(c.handovers_per_s, 2e7, 1e-9), "{c:?}");
+    assert!(close(c.round_ns.unwrap(), 200.0, 1e-9), "{c:?}");
+    // Split per CPU: no line has two writers, nothing is handed over.
+    let c = at(&quiet(&[0, 1], ShardLevel::Cpu), 1e10, 1.0, Arrivals::Paced);
+    assert_eq!((c.handovers_per_s, c.saturated_lines), (0.0, 0));
+    // A ratelimit's 1,000 publishes/s per writer stay far below it: each
+    // finds the other's, 2,000 hand-overs/s.
+    let c = at(&two, 1e10, 1e-7, Arrivals::Paced);
+    assert!(close(c.handovers_per_s, 2e3, 1e-9), "{c:?}");
+    assert_eq!(c.saturated_lines, 0);
+}

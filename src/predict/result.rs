@@ -62,6 +62,32 @@ pub struct PointPrediction {
     pub read_transfers: f64,
     /// Writers publishing to the hottest line.
     pub hottest_writers: usize,
+    /// Hand-overs between writers a second, over every line: as many as
+    /// the publishes ask below saturation, one transfer at a time past it
+    /// (`Capacity`).
+    #[serde(default)]
+    pub handovers_per_s: Option<Range>,
+    /// Past saturation, the time from one of a writer's ownerships of the
+    /// hottest line to its next, ns: its cost per update is this over its
+    /// updates per ownership (which the model does not predict).
+    #[serde(default)]
+    pub round_ns: Option<Range>,
+}
+
+/// Flat out: every writer as fast as it can.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlatOutPrediction {
+    /// Hand-overs between writers a second, over every line: one
+    /// transfer at a time on a line with two or more writers that publish
+    /// on every update (or a share of them); as often as a ratelimit's
+    /// publishes ask on one that caps them.
+    pub handovers_per_s: Range,
+    /// Lines that saturate.
+    pub saturated_lines: usize,
+    /// The round of the saturated line where it is longest, ns: a writer
+    /// waits this per ownership; its cost per update is this over its
+    /// updates per ownership (measured by `contend run`, not predicted).
+    pub round_ns: Option<Range>,
 }
 
 /// Updates per second per CPU at which the hottest line saturates (ρ = 1)
@@ -90,6 +116,9 @@ pub struct StrategyPrediction {
     pub lines: usize,
     /// Where the hottest line saturates.
     pub saturation: SaturationRate,
+    /// Flat out (`None` in files written before it was predicted).
+    #[serde(default)]
+    pub flat_out: Option<FlatOutPrediction>,
     /// At each asked-for rate.
     pub points: Vec<PointPrediction>,
     /// At [`super::CURVE_PER_DECADE`] rates per decade from [`super::CURVE_FROM`] to

@@ -403,6 +403,7 @@ fn point(rate: f64, measured: f64, ci: [f64; 2]) -> CheckPoint {
     CheckPoint {
         series: "s".into(),
         rate,
+        arrivals: None,
         writers: 2,
         repeats: 5,
         canary_ns: 100.0,
@@ -628,4 +629,42 @@ fn predict_refuses_an_empty_request_and_saturation_rate_solves_a_line() {
     assert!(close(saturation_rate(|r| r / 5e10).unwrap(), 5e10, 1e-3));
     assert_eq!(saturation_rate(|_| 2.0), Some(1.0));
     assert_eq!(saturation_rate(|r| r / 1e12), None);
+}
+
+#[test]
+fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
+    // The fixture run is flat out: global/always with canaries 10 and
+    // 40 ns (its one class, each add moved at the ping-pong), so its line
+    // moves 100M and 25M times a second, 62.5M on average, and each of
+    // its 2 writers gets it every 20 and 80 ns (50 on average). cpu/always
+    // hands nothing over.
+    let mut run = crate::runner::fixture_run();
+    for (s, counted) in run.strategies.iter_mut().zip([[60e6, 65e6], [0.0, 0.0]]) {
+        s.summary.as_mut().unwrap().handovers_per_s = crate::stats::Summary::of(&counted);
+        s.summary.as_mut().unwrap().updates_per_ownership = crate::stats::Summary::of(&[5.0]);
+    }
+    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    assert!(c.points.is_empty(), "{c:?}");
+    let (global, cpu) = (&c.flat_out[0], &c.flat_out[1]);
+    assert!(close(global.predicted_per_s, 62.5e6, 1e-9), "{global:?}");
+    assert!(
+        close(global.predicted_round_ns.unwrap(), 50.0, 1e-9),
+        "{global:?}"
+    );
+    assert_eq!((global.saturated_lines, global.repeats), (1, 2));
+    assert!(global.agrees(), "{global:?}");
+    // The round over 5 updates per ownership: 10 ns an update.
+    assert!(close(global.predicted_ns_per_update().unwrap(), 10.0, 1e-9));
+    assert_eq!((cpu.predicted_per_s, cpu.saturated_lines), (0.0, 0));
+    assert!(cpu.agrees(), "{cpu:?}");
+    assert_eq!(
+        (c.flat_out_agreeing, c.flat_out_median_error_pct),
+        (2, Some(0.0))
+    );
+    // Counted at a quarter of the prediction: 300% off, no agreement.
+    run.strategies[0].summary.as_mut().unwrap().handovers_per_s =
+        crate::stats::Summary::of(&[15e6, 16.25e6]);
+    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    assert!(close(c.flat_out[0].error_pct().unwrap(), 300.0, 1e-9));
+    assert_eq!(c.flat_out_agreeing, 1);
 }

@@ -2,7 +2,8 @@
 //! strategy's hottest line is (global/always by default) and what it costs
 //! per update, then what every other strategy does to that. The figures
 //! are the model's ([`crate::predict`]), each a range from the class
-//! latencies' uncertainty.
+//! latencies' uncertainty, and each says *predicted*. Flat out, one line
+//! per strategy: its hand-overs a second and each writer's round.
 
 use super::{Topic, Verdict, plural};
 use crate::predict::{
@@ -10,9 +11,10 @@ use crate::predict::{
 };
 use crate::units::si;
 
-/// `lo–hi`, or one figure when they round alike.
+/// `low–high` (the smaller figure first, whichever latency bound gave
+/// it), or one figure when they round alike.
 pub fn range_text(r: Range, f: impl Fn(f64) -> String) -> String {
-    let (lo, hi) = (f(r.lo), f(r.hi));
+    let (lo, hi) = (f(r.lo.min(r.hi)), f(r.lo.max(r.hi)));
     if lo == hi { lo } else { format!("{lo}–{hi}") }
 }
 
@@ -41,16 +43,28 @@ pub fn share_text(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// What a point's hottest line does: its ρ, and the cost or why none.
+/// What a point's hottest line does: its ρ, and the cost or why none;
+/// every figure the model's.
 fn state(p: &PointPrediction) -> String {
+    let handovers = p.handovers_per_s.map_or(String::new(), |h| {
+        format!(", {} hand-overs/s", range_text(h, si))
+    });
     match p.state {
-        LineState::Saturated => format!(
-            "the hottest line is {}× saturated (ρ): throughput caps at one transfer at a time and the cost per update is set by the queue (up to {} ns a transfer with every other CPU ahead), not predicted",
-            range_text(p.rho, rho_text),
-            p.queue_bound_ns.map_or("?".into(), si)
-        ),
+        LineState::Saturated => {
+            let round = p.round_ns.map_or(String::new(), |r| {
+                format!(
+                    "; each writer waits a round of {} ns per ownership against {} ns between its updates, so its updates batch and it waits for the line all the time: its cost per update nears the whole gap and its CPU share 100%",
+                    range_text(r, si),
+                    si(1e9 / p.rate)
+                )
+            });
+            format!(
+                "the hottest line is predicted {}× saturated (ρ): its transfers go one at a time{handovers}{round}",
+                range_text(p.rho, rho_text),
+            )
+        }
         LineState::Near => format!(
-            "the hottest line is near saturation (ρ {}): the cost and CPU share are not predictable there",
+            "the hottest line is predicted near saturation (ρ {}{handovers}): at the high latencies it saturates and the wait grows as 1/(1 − ρ), so the cost and CPU share are not predicted there",
             range_text(p.rho, rho_text)
         ),
         LineState::Below => {
@@ -59,11 +73,36 @@ fn state(p: &PointPrediction) -> String {
                 .cpu_share_pct
                 .map_or("?".into(), |s| range_text(s, share_text));
             format!(
-                "the hottest line is at ρ {}: {cost} ns net per update, {share}% of each CPU",
+                "the hottest line is predicted at ρ {}: {cost} ns net per update, {share}% of each CPU{handovers}",
                 range_text(p.rho, rho_text)
             )
         }
     }
+}
+
+/// What a strategy does flat out, as the model puts it.
+fn flat_out_text(s: &StrategyPrediction) -> Option<String> {
+    let f = s.flat_out.as_ref()?;
+    let h = range_text(f.handovers_per_s, si);
+    Some(match (f.saturated_lines, f.round_ns) {
+        (0, _) if f.handovers_per_s.mid <= 0.0 => format!(
+            "flat out, {} (predicted): no line has two writers, so nothing is handed over",
+            s.name
+        ),
+        (0, _) => format!(
+            "flat out, {} (predicted): the policy caps each CPU's publishes, so the line never saturates: {h} hand-overs/s",
+            s.name
+        ),
+        (_, round) => format!(
+            "flat out, {} (predicted): {} hands over one transfer at a time, {h} hand-overs/s{}",
+            s.name,
+            plural(f.saturated_lines, "saturated line"),
+            round.map_or(String::new(), |r| format!(
+                "; each writer waits a round of {} ns per ownership, so its cost per update is that over the updates it makes per ownership (contend run counts them; the model does not predict how long a writer holds the line)",
+                range_text(r, si)
+            ))
+        ),
+    })
 }
 
 /// A point's net ns per update and net CPU share % for a table cell: the
@@ -160,6 +199,14 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Verdict> {
             lines.push(Verdict::new(Topic::Prediction, text));
         }
     }
+    lines.extend(
+        p.strategies
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k == 0 || twin(k).is_none())
+            .filter_map(|(_, s)| flat_out_text(s))
+            .map(|t| Verdict::new(Topic::Prediction, t)),
+    );
     let same: Vec<String> = (1..p.strategies.len())
         .filter_map(|k| twin(k).map(|e| format!("{} = {}", p.strategies[k].name, e.name)))
         .collect();

@@ -27,12 +27,13 @@ pub(super) fn article(
                 @if let Some(l) = label { br; "file: " code { (l) } }
             }
             (verdict_section(id, &[(None, lines)], false))
-            (section(id, "tables", "Model figures", html! {
+            (section(id, "tables", "Predicted figures (the model's, not measured)", html! {
                 div.scroll {
                     table.sortable {
                         thead { tr {
-                            th { "strategy" } th { "rate/CPU" } th { "publish" } th { "ρ hottest line" }
-                            th { "net ns/update" } th { "net CPU %" } th { "transfers/update" } th { "saturates at/CPU" }
+                            th { "strategy" } th { "rate/CPU" } th { "predicted publish" } th { "predicted ρ hottest line" }
+                            th { "predicted net ns/update" } th { "predicted net CPU %" } th { "predicted hand-overs/s" }
+                            th { "predicted transfers/update" } th { "predicted saturation at/CPU" }
                         } }
                         tbody {
                             @for s in &p.strategies {
@@ -45,6 +46,9 @@ pub(super) fn article(
                                         @let (cost, share) = cost_cells(q);
                                         td data-sort=[q.cost_ns.map(|c| c.mid)] { (cost) }
                                         td data-sort=[q.cpu_share_pct.map(|c| c.mid)] { (share) }
+                                        td data-sort=[q.handovers_per_s.map(|h| h.mid)] {
+                                            (q.handovers_per_s.map_or("-".into(), |h| range_text(h, si)))
+                                        }
                                         td { (si(q.write_transfers)) " + " (si(q.read_transfers)) " read" }
                                         td { (saturation_text(s.saturation)) }
                                     }

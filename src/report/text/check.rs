@@ -7,6 +7,7 @@ use super::align;
 use crate::predict::{AGREEMENT_PCT, CheckResults};
 use crate::units::si;
 use crate::verdict::rho_text;
+use crate::workload::Arrivals;
 use std::fmt::Write;
 
 /// Predicted against measured, point by point, then the median error and
@@ -15,9 +16,16 @@ pub(super) fn render(c: &CheckResults) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "contend predict --check {}: transfer time = {}, arrivals paced (as contend run --rate)\n",
+        "contend predict --check {}: transfer time = {}\n",
         c.file, c.latency_source
     );
+    if !c.flat_out.is_empty() {
+        flat_out(&mut out, c);
+    }
+    if c.points.is_empty() {
+        notes(&mut out, c);
+        return out;
+    }
     let mut rows = vec![
         [
             "series",
@@ -38,7 +46,10 @@ pub(super) fn render(c: &CheckResults) -> String {
     for p in &c.points {
         rows.push(vec![
             p.series.clone(),
-            si(p.rate),
+            match p.arrivals {
+                Some(Arrivals::Poisson) => format!("{} poisson", si(p.rate)),
+                _ => si(p.rate),
+            },
             if p.canary_ns.is_finite() {
                 si(p.canary_ns)
             } else {
@@ -116,8 +127,66 @@ pub(super) fn render(c: &CheckResults) -> String {
             k.series
         );
     }
+    notes(&mut out, c);
+    out
+}
+
+fn notes(out: &mut String, c: &CheckResults) {
     for n in &c.notes {
         let _ = writeln!(out, "note: {n}");
     }
-    out
+}
+
+/// Flat out: hand-overs a second predicted against the exact count, and
+/// what that makes each update wait.
+fn flat_out(out: &mut String, c: &CheckResults) {
+    let mut rows = vec![
+        [
+            "flat out",
+            "writers",
+            "lines saturated",
+            "hand-overs/s predicted",
+            "counted [95% CI]",
+            "error",
+            "agrees",
+            "round ns predicted",
+            "updates/ownership",
+            "hold ns/ownership implied",
+            "ns/update predicted",
+            "loop ns/update",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for p in &c.flat_out {
+        rows.push(vec![
+            p.series.clone(),
+            p.writers.to_string(),
+            p.saturated_lines.to_string(),
+            si(p.predicted_per_s),
+            format!(
+                "{} [{}, {}]",
+                si(p.measured_per_s),
+                si(p.measured_ci[0]),
+                si(p.measured_ci[1])
+            ),
+            p.error_pct()
+                .map_or("none counted".into(), |e| format!("{e:.0}%")),
+            if p.agrees() { "yes" } else { "no" }.into(),
+            p.predicted_round_ns.map_or("-".into(), si),
+            p.updates_per_ownership.map_or("-".into(), si),
+            p.implied_hold_ns().map_or("-".into(), si),
+            p.predicted_ns_per_update().map_or("-".into(), si),
+            p.measured_ns_per_update.map_or("-".into(), si),
+        ]);
+    }
+    out.push_str(&align(&rows));
+    let n = c.flat_out.len();
+    let _ = writeln!(
+        out,
+        "flat out: {} of {n} strategies' hand-overs/s agree (inside the counted 95% CI and within ±{AGREEMENT_PCT:.0}%); median error {}. Predicted: a line with two or more writers moves one transfer at a time over its hand-over class mix; the round is each writer's wait per ownership, and over the run's updates per ownership (counted, not predicted) the wait per update. A writer that keeps the line for several updates holds it longer than a transfer, which the model does not predict: the implied hold is how much longer each hand-over took than predicted\n",
+        c.flat_out_agreeing,
+        c.flat_out_median_error_pct
+            .map_or("not finite".into(), |e| format!("{e:.1}%")),
+    );
 }

@@ -56,12 +56,13 @@ pub fn render(p: &PredictResults) -> String {
     let header = [
         "strategy",
         "rate/CPU",
-        "publish",
-        "ρ hottest",
-        "net ns/update",
-        "net CPU",
-        "transfers/update",
-        "saturates at/CPU",
+        "publish (predicted)",
+        "ρ hottest (predicted)",
+        "net ns/update (predicted)",
+        "net CPU (predicted)",
+        "hand-overs/s (predicted)",
+        "transfers/update (predicted)",
+        "saturates at/CPU (predicted)",
     ];
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
     for s in &p.strategies {
@@ -75,6 +76,7 @@ pub fn render(p: &PredictResults) -> String {
                 range_text(q.rho, rho_text),
                 cost,
                 share,
+                q.handovers_per_s.map_or("-".into(), |h| range_text(h, si)),
                 format!("{} + {} read", si(q.write_transfers), si(q.read_transfers)),
                 saturates.clone(),
             ]);
@@ -82,7 +84,7 @@ pub fn render(p: &PredictResults) -> String {
     }
     out.push_str(&align(&rows));
     out.push_str(
-        "ρ = the hottest line's utilisation (transfers/s × transfer time); ranges from the class latencies' uncertainty; net = transfers and waiting, beyond the same loop with no shared write\n",
+        "every figure is the model's prediction; ρ = the hottest line's utilisation (transfers/s × transfer time); ranges from the class latencies' uncertainty; net = transfers and waiting, beyond the same loop with no shared write\n",
     );
     for n in &p.notes {
         let _ = writeln!(out, "note: {n}");

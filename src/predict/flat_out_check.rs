@@ -1,0 +1,180 @@
+//! The saturated regime set against flat-out runs: each strategy's
+//! hand-overs a second, predicted one transfer at a time over the
+//! hand-over class mix ([`super::Capacity`]), against the run's exact
+//! count (`handovers_per_s`, from the adds' returned values), with the
+//! same agreement rule as the paced points' cost.
+
+use super::check::AGREEMENT_PCT;
+use super::latency::{Bound, Latencies};
+use super::model::Lines;
+use super::{FLAT_OUT_RATE, publish_fraction};
+use crate::runner::{RepeatResult, StrategyResult};
+use crate::stats::Summary;
+use crate::workload::Arrivals;
+use serde::{Deserialize, Serialize};
+
+/// One flat-out strategy: hand-overs a second predicted and counted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HandoverPoint {
+    /// The series: the strategy, plus a sweep point's suffix.
+    pub series: String,
+    /// Writer threads.
+    pub writers: usize,
+    /// Repeats predicted and measured.
+    pub repeats: usize,
+    /// Predicted hand-overs a second over every line, mean over repeats
+    /// (each at its own latencies and measured update rate).
+    pub predicted_per_s: f64,
+    /// Lines the model saturates (one transfer at a time).
+    pub saturated_lines: usize,
+    /// Predicted round of the saturated line, ns: a writer's wait per
+    /// ownership (`None` when none saturates).
+    pub predicted_round_ns: Option<f64>,
+    /// Counted hand-overs a second (exact counts), mean over repeats.
+    pub measured_per_s: f64,
+    /// Its 95% confidence interval.
+    pub measured_ci: [f64; 2],
+    /// Publishes per hand-over, as the run counted them (`None` with no
+    /// hand-over).
+    pub updates_per_ownership: Option<f64>,
+    /// The writers' loop ns per update, measured (flat out: writers ×
+    /// interval ÷ updates).
+    pub measured_ns_per_update: Option<f64>,
+}
+
+impl HandoverPoint {
+    /// |predicted − measured| hand-overs a second, % of measured; 0 when
+    /// both are 0; `None` when none were counted and some predicted.
+    pub fn error_pct(&self) -> Option<f64> {
+        let d = (self.predicted_per_s - self.measured_per_s).abs();
+        if self.measured_per_s > 0.0 {
+            Some(100.0 * d / self.measured_per_s)
+        } else {
+            (d == 0.0).then_some(0.0)
+        }
+    }
+
+    /// The prediction lies inside the measured 95% CI and within
+    /// ±[`AGREEMENT_PCT`] of it (both 0 agree).
+    pub fn agrees(&self) -> bool {
+        let [lo, hi] = self.measured_ci;
+        self.error_pct().is_some_and(|e| e <= AGREEMENT_PCT)
+            && (lo..=hi).contains(&self.predicted_per_s)
+    }
+
+    /// The hold the count implies, ns per ownership: how much longer than
+    /// the predicted transfers each saturated line took per hand-over,
+    /// (1/counted − 1/predicted) × saturated lines. A writer that keeps
+    /// the line for several updates holds it this long beyond the
+    /// transfer; the model does not predict it. `None` without a
+    /// saturated line or a count.
+    pub fn implied_hold_ns(&self) -> Option<f64> {
+        (self.saturated_lines > 0 && self.measured_per_s > 0.0 && self.predicted_per_s > 0.0).then(
+            || {
+                self.saturated_lines as f64
+                    * 1e9
+                    * (1.0 / self.measured_per_s - 1.0 / self.predicted_per_s)
+            },
+        )
+    }
+
+    /// A saturated line's predicted round over the measured updates per
+    /// ownership, ns: what each update waits for the line, as the model
+    /// puts it given how many updates a writer makes per ownership.
+    pub fn predicted_ns_per_update(&self) -> Option<f64> {
+        Some(self.predicted_round_ns? / self.updates_per_ownership?)
+    }
+}
+
+/// The flat-out point of strategy `s` (named `series`) with `writers`
+/// writers on `lines`; `latency` gives each repeat's latencies (`None`:
+/// the repeat has none, and the point is skipped). `None` when no repeat
+/// counted hand-overs.
+pub fn flat_out_point(
+    series: String,
+    s: &StrategyResult,
+    lines: &Lines,
+    writers: usize,
+    seed: u64,
+    mut latency: impl FnMut(&RepeatResult) -> Option<Latencies>,
+) -> Option<HandoverPoint> {
+    let summary = s.summary.as_ref()?;
+    let measured = summary.handovers_per_s.as_ref()?;
+    let mut predicted = Vec::new();
+    let mut rounds = Vec::new();
+    let mut saturated_lines = 0;
+    for r in &s.repeats {
+        let lat = latency(r)?;
+        // Flat out as `contend predict` models it: the measured update
+        // rate already holds the batching the model does not predict (a
+        // writer's updates per ownership), so it is not the rate asked.
+        let f = publish_fraction(s.strategy.publish, FLAT_OUT_RATE, seed);
+        let c = lines.capacity(FLAT_OUT_RATE, f, &lat, Bound::Mid, Arrivals::Paced);
+        predicted.push(c.handovers_per_s);
+        rounds.extend(c.round_ns);
+        saturated_lines = saturated_lines.max(c.saturated_lines);
+    }
+    let mean = |v: &[f64]| Summary::of(v).map(|s| s.mean);
+    Some(HandoverPoint {
+        series,
+        writers,
+        repeats: predicted.len(),
+        predicted_per_s: mean(&predicted)?,
+        saturated_lines,
+        predicted_round_ns: (rounds.len() == predicted.len())
+            .then(|| mean(&rounds))
+            .flatten(),
+        measured_per_s: measured.mean,
+        measured_ci: [measured.ci95_low, measured.ci95_high],
+        updates_per_ownership: summary.updates_per_ownership.as_ref().map(|u| u.mean),
+        measured_ns_per_update: summary.write_loop_ns.as_ref().map(|l| l.mean),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(predicted: f64, measured: f64, ci: [f64; 2]) -> HandoverPoint {
+        HandoverPoint {
+            series: "global/always".into(),
+            writers: 2,
+            repeats: 3,
+            predicted_per_s: predicted,
+            saturated_lines: 1,
+            predicted_round_ns: Some(100.0),
+            measured_per_s: measured,
+            measured_ci: ci,
+            updates_per_ownership: Some(4.0),
+            measured_ns_per_update: Some(30.0),
+        }
+    }
+
+    #[test]
+    fn a_flat_out_point_agrees_inside_the_ci_and_the_margin() {
+        // 20M predicted against 18M [17M, 21M]: 11% off, inside.
+        let p = point(20e6, 18e6, [17e6, 21e6]);
+        assert!((p.error_pct().unwrap() - 100.0 / 9.0).abs() < 1e-9);
+        assert!(p.agrees());
+        // Inside the CI but 30% off: no.
+        assert!(!point(13e6, 18.57e6, [10e6, 30e6]).agrees());
+        // Within 25% but outside a tight CI: no.
+        assert!(!point(20e6, 18e6, [17.9e6, 18.1e6]).agrees());
+        // None counted and none predicted (a per-CPU split): agrees.
+        let none = point(0.0, 0.0, [0.0, 0.0]);
+        assert_eq!(none.error_pct(), Some(0.0));
+        assert!(none.agrees());
+        // Some predicted where none were counted: no finite error.
+        assert_eq!(point(5.0, 0.0, [0.0, 0.0]).error_pct(), None);
+        // The round over 4 updates per ownership: 25 ns each.
+        assert_eq!(p.predicted_ns_per_update(), Some(25.0));
+        // 20M/s predicted (50 ns a hand-over), 4M/s counted (250 ns): the
+        // line was held 200 ns per ownership beyond the transfer.
+        let held = point(20e6, 4e6, [3e6, 5e6]);
+        assert!((held.implied_hold_ns().unwrap() - 200.0).abs() < 1e-6);
+        // Nothing saturated: no hold to imply.
+        let mut capped = held;
+        capped.saturated_lines = 0;
+        assert_eq!(capped.implied_hold_ns(), None);
+    }
+}
