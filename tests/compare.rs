@@ -500,7 +500,8 @@ fn markdown_has_a_table() {
         "node",
         "--markdown",
     ]);
-    let text = stdout(&out);
+    // The Markdown as it reads (`p\\<0.001` is `p<0.001`).
+    let text = common::unescape_markdown(&stdout(&out));
     assert!(out.status.success(), "{}", stderr(&out));
     let lines: Vec<&str> = text.lines().collect();
     let header = lines
@@ -563,7 +564,8 @@ fn markdown_has_a_table() {
     let out = contend(&["compare", s(&base), s(&test), "--markdown"]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
-    let rows: Vec<Vec<String>> = text
+    // The cells as the Markdown reads (`\\[` is `[`).
+    let rows: Vec<Vec<String>> = common::unescape_markdown(&text)
         .lines()
         .skip_while(|l| !l.starts_with("|---|"))
         .skip(1)
@@ -892,7 +894,7 @@ fn rows_show_the_throughput_figure_never_the_sampled_one() {
     ]));
     assert!(
         md.contains(
-            "| global/always/pad128 | loop ns/op | 20.0±1.00% | 30.0±1.00% | higher +50.0% ["
+            "| global/always/pad128 | loop ns/op | 20.0±1.00% | 30.0±1.00% | higher +50.0% \\["
         ),
         "{md}"
     );

@@ -171,7 +171,10 @@ fn two_hosts_side_by_side_and_a_missing_one_listed() {
         rows[3]
     );
     assert!(md.contains("**Missing hosts (1)**"));
-    assert!(md.contains("- `self-hosted, linux, multi-socket, arm`"));
+    assert!(
+        md.contains("\n- self-hosted, linux, multi-socket, arm\n"),
+        "{md}"
+    );
     // Each result's own report follows, as contend prints it: Markdown,
     // or the text table where a kind has none (a matrix).
     // Two runs and the sweep have verdicts in Markdown.
@@ -321,7 +324,7 @@ fn duplicate_names_partial_runs_and_other_schemas_are_listed_not_dropped() {
     ] {
         let line = md
             .lines()
-            .find(|l| l.starts_with("- `") && l.contains(file) && l.contains("`: "))
+            .find(|l| l.starts_with("- contend-host-") && l.contains(&format!("{file}: ")))
             .unwrap_or_else(|| panic!("{file} not listed: {md}"));
         assert!(line.contains(reason), "{line}");
     }

@@ -78,7 +78,7 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     };
     let comparison = Comparison::new(base, test, threshold)?;
     for w in &comparison.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", crate::report::plain(w));
     }
     args.print.emit(&Document::Compare(&comparison))
 }

@@ -158,20 +158,20 @@ impl Comparison<'_> {
     }
 
     /// The strategies left unmatched, what `n<2` means and which figures a
-    /// file did not record, if any: one line each, `list` formatting the
-    /// names (every format prints these lines under its table).
-    pub fn footer(&self, list: impl Fn(&[String]) -> String) -> Vec<String> {
+    /// file did not record, if any: one line each, in plain words (every
+    /// format prints these lines under its table, escaped as its own).
+    pub fn footer(&self) -> Vec<String> {
         let mut lines = Vec::new();
         if !self.only_base.is_empty() {
             lines.push(format!(
                 "only in base (not compared): {}",
-                list(&self.only_base)
+                self.only_base.join(", ")
             ));
         }
         if !self.only_test.is_empty() {
             lines.push(format!(
                 "only in test (not compared): {}",
-                list(&self.only_test)
+                self.only_test.join(", ")
             ));
         }
         if self.any_untested() {

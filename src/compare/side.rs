@@ -25,16 +25,14 @@ impl<'a> Side<'a> {
             .collect()
     }
 
-    /// `path` (or `selector in path`) and where it ran; with `code`, the
-    /// path and selector as Markdown code.
-    pub fn describe(&self, code: bool) -> String {
+    /// `path` (or `selector in path`) and where it ran, in plain words
+    /// (each format escapes them as its own).
+    pub fn describe(&self) -> String {
         let p = &self.run.provenance;
-        let quote = |s: String| if code { format!("`{s}`") } else { s };
         format!(
             "{}{}: contend {} ({}) on {} ({}), Linux {}, {}, {} repeat{}",
-            self.selector
-                .map_or(String::new(), |s| format!("{} in ", quote(s.to_string()))),
-            quote(self.path.display().to_string()),
+            self.selector.map_or(String::new(), |s| format!("{s} in ")),
+            self.path.display(),
             p.contend_version,
             p.git_commit,
             p.hostname,

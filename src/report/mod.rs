@@ -228,6 +228,22 @@ pub fn save(dir: &Path, doc: &Document, formats: &[Format]) -> Result<Vec<PathBu
     Ok(written)
 }
 
+/// An untrusted string (a host name, CPU model, kernel release, note,
+/// strategy or file name read from a result file) as plain text on one
+/// line: line breaks and tabs become spaces, every other control character
+/// (ESC, BEL, CR, the C1 controls) is dropped, so it can neither drive a
+/// terminal nor start a line of its own. Text prints such strings through
+/// it; Markdown's escape starts with it.
+pub fn plain(text: &str) -> String {
+    text.chars()
+        .filter_map(|c| match c {
+            '\n' | '\t' => Some(' '),
+            c if c.is_control() => None,
+            c => Some(c),
+        })
+        .collect()
+}
+
 /// Writes `text` to `path` atomically (an `--out` file).
 pub fn save_text(path: &Path, text: &str) -> Result<(), ExportError> {
     Ok(write_atomic(path, text.as_bytes())?)

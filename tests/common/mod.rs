@@ -132,3 +132,20 @@ pub fn save(dir: &Path, name: &str, value: &serde_json::Value) -> PathBuf {
     std::fs::write(&path, serde_json::to_string_pretty(value).unwrap()).unwrap();
     path
 }
+
+/// Markdown as a reader sees it: each backslash escape of a punctuation
+/// character (`\\[`, `\\|`, `\\<`) read as the character.
+pub fn unescape_markdown(md: &str) -> String {
+    let mut out = String::with_capacity(md.len());
+    let mut chars = md.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('\\', Some(next)) if next.is_ascii_punctuation() => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}

@@ -89,10 +89,10 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
     let (title_px, label_px) = (18 + plot / 100, 12 + plot / 200);
     let size = (plot + LEGEND_PX + 120, plot + 140);
     let p = &r.provenance;
-    let title = format!(
+    let title = crate::report::plain(&format!(
         "contend matrix ({}): {}, {}, {}",
         r.config.mode, p.hostname, p.cpu_model, p.started_utc
-    );
+    ));
     let label = |v: &SegmentValue<i32>, reverse: bool| match v {
         SegmentValue::CenterOf(k) if (0..n).contains(k) => {
             let i = if reverse { n - 1 - k } else { *k };

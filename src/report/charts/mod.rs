@@ -41,7 +41,7 @@ mod staleness;
 pub(super) mod sweep;
 mod throughput;
 
-use super::{Document, DrawError, Export, ExportError, Format, Rendered};
+use super::{Document, DrawError, Export, ExportError, Format, Rendered, plain};
 use crate::provenance::Provenance;
 use crate::runner::RunResults;
 use crate::sweep::SweepResults;
@@ -209,8 +209,11 @@ impl Header {
     /// "`what` on `host`", then "`cpu`, started `date`, `detail`".
     fn new(what: &str, p: &Provenance, detail: &str) -> Self {
         Header {
-            title: format!("{what} on {}", p.hostname),
-            subtitle: format!("{}, started {}, {detail}", p.cpu_model, p.started_utc),
+            title: format!("{what} on {}", plain(&p.hostname)),
+            subtitle: plain(&format!(
+                "{}, started {}, {detail}",
+                p.cpu_model, p.started_utc
+            )),
         }
     }
 

@@ -5,6 +5,7 @@
 //! the trusted figures first, as in each run's tables.
 
 use crate::report::measures::{RowLabels, unique, value_cell};
+use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use crate::workload::Regime;
@@ -14,10 +15,10 @@ use maud::{Markup, html};
 fn labels(runs: &[(Option<&str>, &RunResults)]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for (_, r) in runs {
-        let host = &r.provenance.hostname;
+        let host = plain(&r.provenance.hostname);
         let seen = runs
             .iter()
-            .filter(|(_, x)| &x.provenance.hostname == host)
+            .filter(|(_, x)| x.provenance.hostname == r.provenance.hostname)
             .count();
         if seen > 1 {
             let k = out
@@ -26,7 +27,7 @@ fn labels(runs: &[(Option<&str>, &RunResults)]) -> Vec<String> {
                 .count();
             out.push(format!("{host} #{}", k + 1));
         } else {
-            out.push(host.clone());
+            out.push(host);
         }
     }
     out
@@ -97,15 +98,15 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
                             @let t = &r.topology;
                             tr {
                                 th scope="row" { (name) @if r.partial { " (PARTIAL)" } }
-                                td { (r.provenance.cpu_model) }
-                                td { "Linux " (r.provenance.kernel_release) }
+                                td { (plain(&r.provenance.cpu_model)) }
+                                td { "Linux " (plain(&r.provenance.kernel_release)) }
                                 td { (t.nodes.len()) " (" (t.nodes.iter().map(|n| n.id).collect::<CpuList>()) ")" }
                                 td { (t.llcs.len()) }
                                 td { (used(r, &r.config.writer_cpus)) }
                                 td { (used(r, &r.config.reader_cpus)) }
                                 td { (r.rates().iter().map(Regime::to_string).collect::<Vec<_>>().join(", ")) }
                                 td { (r.config.repeats) " × " (format!("{:.0}", r.config.repeat_duration_s * 1e3)) " ms" }
-                                td { code { (label.unwrap_or("-")) } }
+                                td { code { (plain(label.unwrap_or("-"))) } }
                             }
                         }
                     }

@@ -29,7 +29,7 @@ mod run;
 mod study;
 mod sweep;
 
-use super::{Document, Export, ExportError, Rendered};
+use super::{Document, Export, ExportError, Rendered, plain};
 use crate::provenance::Provenance;
 use crate::runner::Stopped;
 use crate::topology::{CpuList, Topology};
@@ -164,7 +164,7 @@ fn page_led(
 fn title(sources: &[PageSource]) -> String {
     let mut hosts: Vec<String> = Vec::new();
     for s in sources {
-        let h = provenance(&s.doc).hostname.clone();
+        let h = plain(&provenance(&s.doc).hostname);
         if !hosts.contains(&h) {
             hosts.push(h);
         }
@@ -209,8 +209,12 @@ fn empty_provenance() -> &'static Provenance {
 /// `run on HOST`, as a result's heading names it.
 fn heading(s: &PageSource) -> String {
     match s.doc {
-        Document::Predict(p) => format!("predict for {}", p.host),
-        _ => format!("{} on {}", s.doc.kind(), provenance(&s.doc).hostname),
+        Document::Predict(p) => format!("predict for {}", plain(&p.host)),
+        _ => format!(
+            "{} on {}",
+            s.doc.kind(),
+            plain(&provenance(&s.doc).hostname)
+        ),
     }
 }
 
@@ -223,10 +227,10 @@ fn article_head(
     stopped: Option<Stopped>,
 ) -> Markup {
     html! {
-        h2 { "contend " (kind) " on " (p.hostname) }
+        h2 { "contend " (kind) " on " (plain(&p.hostname)) }
         p.sub {
-            (p.cpu_model) ", Linux " (p.kernel_release) ", started " (p.started_utc)
-            @if let Some(l) = label { br; "file: " code { (l) } }
+            (plain(&p.cpu_model)) ", Linux " (plain(&p.kernel_release)) ", started " (plain(&p.started_utc))
+            @if let Some(l) = label { br; "file: " code { (plain(l)) } }
         }
         @if let Some(why) = stopped {
             div.banner.partial role="alert" data-section="partial" id={ "partial-" (id) } {
@@ -299,9 +303,9 @@ fn warnings_list(lines: &[String]) -> Markup {
             ul.warnings {
                 @for l in lines {
                     @if l.contains("WARNING") {
-                        li.warn { (l) }
+                        li.warn { (plain(l)) }
                     } @else {
-                        li { (l) }
+                        li { (plain(l)) }
                     }
                 }
             }
@@ -358,7 +362,7 @@ fn kv_table(rows: &[(&str, String)]) -> Markup {
     html! {
         table.kv {
             tbody {
-                @for (k, v) in rows { tr { th scope="row" { (k) } td { (v) } } }
+                @for (k, v) in rows { tr { th scope="row" { (k) } td { (plain(v)) } } }
             }
         }
     }

@@ -1,7 +1,7 @@
 //! `contend compare` as Markdown: the two sources and the rule, then one
 //! table with a row per pair and measure.
 
-use super::table;
+use super::{escape, table};
 use crate::compare::Comparison;
 use crate::report::measures::shown;
 use std::fmt::Write;
@@ -11,12 +11,12 @@ use std::fmt::Write;
 /// verdict, the change and its 95% CI; its p the Holm-adjusted p).
 pub(super) fn render(c: &Comparison) -> String {
     let mut out = String::from("## contend compare\n\n");
-    let _ = writeln!(out, "- **base:** {}", c.base.describe(true));
-    let _ = writeln!(out, "- **test:** {}", c.test.describe(true));
+    let _ = writeln!(out, "- **base:** {}", escape(&c.base.describe()));
+    let _ = writeln!(out, "- **test:** {}", escape(&c.test.describe()));
     let _ = writeln!(out, "- **verdict:** {}", c.rule());
     let _ = writeln!(out, "- **p:** {}", c.p_note());
     for w in &c.warnings {
-        let _ = writeln!(out, "\n> **warning:** {w}");
+        let _ = writeln!(out, "\n> **warning:** {}", escape(w));
     }
     out.push('\n');
     let header: Vec<String> = ["configuration", "measure", "base", "test", "change", "p"]
@@ -43,18 +43,12 @@ pub(super) fn render(c: &Comparison) -> String {
         })
         .collect();
     out.push_str(&table(&header, &rows));
-    let footer = c.footer(|names| {
-        names
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    });
+    let footer = c.footer();
     if !footer.is_empty() {
         out.push('\n');
     }
     for line in footer {
-        let _ = writeln!(out, "- {line}");
+        let _ = writeln!(out, "- {}", escape(&line));
     }
     out
 }

@@ -44,9 +44,39 @@ pub fn table(header: &[String], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// `text` safe inside a table cell: pipes escaped, line breaks as spaces.
+/// The characters that start Markdown markup inside a line (code spans,
+/// emphasis, links and images, HTML tags and autolinks, table cells,
+/// strikethrough, entities) and the backslash that escapes them:
+/// [`escape`] puts a backslash before each. scripts/fleet-merge escapes
+/// the same set.
+const MARKUP: &[char] = &['\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '&'];
+
+/// An untrusted string (a host name, CPU model, kernel release, note,
+/// strategy or file name from a result file) as Markdown text that reads
+/// as itself wherever it lands (a heading, a bullet, a table cell): on one
+/// line without control characters ([`crate::report::plain`]), every
+/// [`MARKUP`] character backslash-escaped, and what would open a block at
+/// the start of a line (`# `, `- `, `+ `, `---`, `1. `) escaped too. The
+/// one Markdown escape: every Markdown writer passes such strings through
+/// it.
 pub(super) fn escape(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+    let line = crate::report::plain(text);
+    let chars: Vec<char> = line.trim().chars().collect();
+    let digits = chars.iter().take_while(|c| c.is_ascii_digit()).count();
+    let block = |i: usize| match (chars[i], chars.get(i + 1)) {
+        ('#', _) => i == 0,
+        ('-' | '+', Some(&next)) => i == 0 && (next == ' ' || next == chars[0]),
+        ('.' | ')', next) => digits > 0 && i == digits && next.is_none_or(|n| *n == ' '),
+        _ => false,
+    };
+    let mut out = String::with_capacity(chars.len() + 8);
+    for (i, &c) in chars.iter().enumerate() {
+        if MARKUP.contains(&c) || block(i) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The header's provenance bullets: host, CPU, kernel, date, commit.
@@ -64,7 +94,7 @@ pub(super) fn provenance_list(out: &mut String, p: &Provenance) {
     let _ = writeln!(out, "- **date:** {}", escape(&p.started_utc));
     let _ = writeln!(
         out,
-        "- **contend:** {}, commit `{}`",
+        "- **contend:** {}, commit {}",
         escape(&p.contend_version),
         escape(&p.git_commit)
     );
@@ -137,7 +167,8 @@ pub(super) fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) 
 }
 
 /// A **Verdict** heading, then each `verdict: …` line as its own
-/// paragraph (so each stays on its own line when rendered).
+/// paragraph (so each stays on its own line when rendered), escaped: the
+/// strategy names and affinity sets in them come from the file.
 pub(super) fn verdicts(lines: &[Verdict]) -> String {
     if lines.is_empty() {
         return String::new();
@@ -145,8 +176,48 @@ pub(super) fn verdicts(lines: &[Verdict]) -> String {
     let mut out = String::from("\n**Verdict**\n");
     for l in lines {
         out.push('\n');
-        out.push_str(&l.to_string().replace(['\n', '\r'], " "));
+        out.push_str(&escape(&l.to_string()));
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn escape_neutralises_every_markup_character_and_block_start() {
+        assert_eq!(
+            escape("evil<img src=x onerror=alert(1)>"),
+            "evil\\<img src=x onerror=alert(1)\\>"
+        );
+        assert_eq!(
+            escape("[link](http://x) `c` *b* _i_ ~s~ a|b &lt; \\"),
+            "\\[link\\](http://x) \\`c\\` \\*b\\* \\_i\\_ \\~s\\~ a\\|b \\&lt; \\\\"
+        );
+        // Control characters dropped, line breaks as spaces.
+        assert_eq!(escape("red\u{1b}[31m\u{7}\r\nnext\u{9b}"), "red\\[31m next");
+        // What would open a block at a line's start, and only there.
+        for (raw, escaped) in [
+            ("# h", "\\# h"),
+            ("- item", "\\- item"),
+            ("+ item", "\\+ item"),
+            ("---", "\\---"),
+            ("12. item", "12\\. item"),
+            ("3)", "3\\)"),
+        ] {
+            assert_eq!(escape(raw), escaped, "{raw}");
+        }
+        for same in [
+            "-",
+            "-43.9%",
+            "+5.0% n.s.",
+            "20.0±0.01%",
+            "6.1.0-13-amd64",
+            "a # b",
+        ] {
+            assert_eq!(escape(same), same);
+        }
+    }
 }

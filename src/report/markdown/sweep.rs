@@ -30,7 +30,7 @@ pub(super) fn render(sweep: &SweepResults) -> String {
         "- **points:** {} (threads {}; affinity {})",
         sweep.points.len(),
         unique(sweep.points.iter().map(|p| p.threads.to_string())).join(", "),
-        unique(sweep.points.iter().map(|p| p.affinity.clone())).join(", ")
+        unique(sweep.points.iter().map(|p| escape(&p.affinity))).join(", ")
     );
     let _ = writeln!(
         out,

@@ -133,7 +133,7 @@ pub(super) fn render(c: &CheckResults) -> String {
 
 fn notes(out: &mut String, c: &CheckResults) {
     for n in &c.notes {
-        let _ = writeln!(out, "note: {n}");
+        let _ = writeln!(out, "note: {}", crate::report::plain(n));
     }
 }
 

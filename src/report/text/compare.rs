@@ -5,13 +5,14 @@
 
 use crate::compare::Comparison;
 use crate::report::measures::shown;
+use crate::report::plain;
 use std::fmt::Write;
 
 /// The comparison as aligned text, one block per pair.
 pub fn compare_text(c: &Comparison) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "base: {}", c.base.describe(false));
-    let _ = writeln!(out, "test: {}", c.test.describe(false));
+    let _ = writeln!(out, "base: {}", plain(&c.base.describe()));
+    let _ = writeln!(out, "test: {}", plain(&c.test.describe()));
     let _ = writeln!(out, "verdict: {}", c.rule());
     let _ = writeln!(out, "p: {}", c.p_note());
     let blocks: Vec<(String, Vec<[String; 6]>)> = c
@@ -53,8 +54,8 @@ pub fn compare_text(c: &Comparison) -> String {
         }
     }
     out.push('\n');
-    for line in c.footer(|names| names.join(", ")) {
-        let _ = writeln!(out, "{line}");
+    for line in c.footer() {
+        let _ = writeln!(out, "{}", plain(&line));
     }
     out
 }

@@ -15,7 +15,7 @@ mod verify;
 pub use compare::compare_text;
 pub use run::{render as run_text, tables as run_tables};
 
-use super::{Document, Export, ExportError, Rendered};
+use super::{Document, Export, ExportError, Rendered, plain};
 use crate::verdict::Verdict;
 
 /// Writes `<kind>.txt`: what each command prints.
@@ -40,9 +40,10 @@ impl Export for TextExport {
     }
 }
 
-/// One `verdict: …` line each, for the end of a result's text.
+/// One `verdict: …` line each, for the end of a result's text (the
+/// strategy names in them read from the file, so made [`plain`]).
 pub(super) fn verdicts(lines: &[Verdict]) -> String {
-    lines.iter().map(|l| format!("{l}\n")).collect()
+    lines.iter().map(|l| plain(&l.to_string()) + "\n").collect()
 }
 
 /// Left-aligned columns three spaces apart, trailing blanks trimmed.

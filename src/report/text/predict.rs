@@ -87,7 +87,7 @@ pub fn render(p: &PredictResults) -> String {
         "every figure is the model's prediction; ρ = the hottest line's utilisation (transfers/s × transfer time); ranges from the class latencies' uncertainty; net = transfers and waiting, beyond the same loop with no shared write\n",
     );
     for n in &p.notes {
-        let _ = writeln!(out, "note: {n}");
+        let _ = writeln!(out, "note: {}", crate::report::plain(n));
     }
     out
 }

@@ -7,6 +7,7 @@
 use super::align;
 use crate::counter::ShardLevel;
 use crate::report::measures::{RowLabels, StrategyGrid, table_measures, table_title, unique};
+use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use crate::units::{Unit, cv_text, human};
@@ -49,7 +50,7 @@ pub fn render(run: &RunResults) -> String {
                 .iter()
                 .any(|p| line.starts_with(p));
             if keep {
-                let _ = writeln!(out, "{line}");
+                let _ = writeln!(out, "{}", plain(&line));
             }
         }
     }
@@ -81,7 +82,7 @@ pub fn render(run: &RunResults) -> String {
     let _ = writeln!(out, "{}", exact_line(run));
     let _ = writeln!(out, "{}", placement_line(run));
     for note in &run.notes {
-        let _ = writeln!(out, "note: {note}");
+        let _ = writeln!(out, "note: {}", plain(note));
     }
     let _ = writeln!(
         out,
@@ -174,7 +175,7 @@ fn exact_line(run: &RunResults) -> String {
     if inexact.is_empty() {
         format!("exact sums: all {repeats} repeats exact")
     } else {
-        format!("exact sums: WRONG for {}", inexact.join(", "))
+        format!("exact sums: WRONG for {}", plain(&inexact.join(", ")))
     }
 }
 
@@ -202,11 +203,11 @@ pub(super) fn header(run: &RunResults) -> String {
     let mut out = String::new();
     let cfg = &run.config;
     let p = &run.provenance;
-    let _ = writeln!(
-        out,
+    let who = format!(
         "contend {} on {} ({}), Linux {}, {}",
         p.contend_version, p.hostname, p.cpu_model, p.kernel_release, p.started_utc
     );
+    let _ = writeln!(out, "{}", plain(&who));
     let _ = writeln!(out, "{}", run.pools_text());
     let (lo, hi) = repeat_range(run);
     let _ = writeln!(
@@ -235,7 +236,7 @@ pub fn tables(run: &RunResults) -> String {
         out.push_str(&regime_tables(&view));
     }
     for note in &run.notes {
-        let _ = writeln!(out, "note: {note}");
+        let _ = writeln!(out, "note: {}", plain(note));
     }
     out
 }
@@ -300,7 +301,7 @@ fn regime_tables(run: &RunResults) -> String {
         );
     }
     for line in basis_lines(run) {
-        let _ = writeln!(out, "{line}");
+        let _ = writeln!(out, "{}", plain(&line));
     }
     let _ = writeln!(out, "{}", placement_line(run));
     out

@@ -3,6 +3,7 @@
 //! sweep's verdict.
 
 use super::run::{header, tables};
+use crate::report::plain;
 use crate::sweep::SweepResults;
 use crate::workload::Regime;
 use std::fmt::Write;
@@ -27,7 +28,8 @@ pub(super) fn render(sweep: &SweepResults) -> String {
         let _ = writeln!(
             out,
             "\n=== {} threads, affinity {}{regime} ===",
-            p.threads, p.affinity
+            p.threads,
+            plain(&p.affinity)
         );
         out.push_str(&header(&p.results));
         out.push_str(&tables(&p.results));
