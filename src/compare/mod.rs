@@ -196,26 +196,30 @@ fn decide(pairs: &mut [Pair], noise: NoiseThreshold) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::Direction;
 
     #[test]
     fn compared_measures_lead_with_the_cost_of_its_regime_and_are_never_sampled() {
-        let better = |rate| -> Vec<(&str, bool)> {
+        let better = |rate| -> Vec<(&str, Direction)> {
             compared_measures(rate)
                 .iter()
-                .map(|m| (m.short, m.higher_is_better))
+                .map(|m| (m.short, m.direction))
                 .collect()
         };
         assert_eq!(
             better(Regime::FlatOut),
             [
-                ("loop ns/op", false),
-                ("updates/s", true),
-                ("read ops/s", true)
+                ("loop ns/op", Direction::LowerIsBetter),
+                ("updates/s", Direction::HigherIsBetter),
+                ("read ops/s", Direction::HigherIsBetter)
             ]
         );
         assert_eq!(
             better(Regime::SEED),
-            [("net ns/update", false), ("net CPU %", false)]
+            [
+                ("net ns/update", Direction::LowerIsBetter),
+                ("net CPU %", Direction::LowerIsBetter)
+            ]
         );
         for regime in [Regime::FlatOut, Regime::paced(1e6)] {
             assert_eq!(

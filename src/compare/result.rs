@@ -3,7 +3,7 @@
 //! notes that qualify them.
 
 use super::Side;
-use crate::runner::{Measure, StrategyResult};
+use crate::runner::{Direction, Measure, StrategyResult};
 use crate::stats::{Decision, NoiseThreshold, Outcome, SIGNIFICANCE_LEVEL, Summary};
 
 /// Everything `contend compare` prints.
@@ -82,7 +82,7 @@ impl MeasureRow {
     /// `lower`/`higher` for ns/op, `no change`, `inconclusive`, or `not
     /// recorded`.
     pub fn verdict(&self) -> String {
-        let up = self.measure.higher_is_better;
+        let up = self.measure.direction == Direction::HigherIsBetter;
         match self.outcome.map(|o| o.decision) {
             None => "not recorded",
             Some(_) if self.outcome.is_some_and(|o| o.practically_none()) => {

@@ -233,16 +233,16 @@ pub fn repeats_updates(run: &RunResults, m: &Measure) -> bool {
 }
 
 /// A table's heading for `m` in a regime (`paced` or flat out): its
-/// title, and for sampled figures flat out, that a fenced sample perturbs
+/// [`Measure::heading`], and for sampled figures flat out, that a fenced sample perturbs
 /// the hammering it times.
 pub fn table_title(m: &Measure, paced: bool) -> String {
     if m.sampled && !paced {
         format!(
             "{}; fenced samples perturb a hammering writer: the cost is loop ns/op",
-            m.title
+            m.heading()
         )
     } else {
-        m.title.to_string()
+        m.heading()
     }
 }
 

@@ -1,16 +1,18 @@
 //! The figures a run summary holds, as tables and `contend compare` show
-//! them: what each one measures, in what unit, and which way is better.
+//! them: what each one measures, in what unit, and which way, if either,
+//! is better ([`Direction`], declared once per measure, here).
 
 use super::result::{StrategyResult, StrategySummary};
 use crate::stats::Summary;
-use crate::stats::{NoiseThreshold, Threshold};
+use crate::stats::{Decision, NoiseThreshold, Threshold};
 use crate::units::Unit;
 use crate::workload::Regime;
 
 /// One measure of a strategy's summary, as the text table, the Markdown
 /// tables and `contend compare` show it.
 pub struct Measure {
-    /// Heading: what is measured, in which unit, and which way is better.
+    /// What is measured and in which unit; [`Measure::heading`] adds
+    /// which way is better, in the words of its [`Direction`].
     pub title: &'static str,
     /// Short name for a table cell (`updates/s`, `write ns/op`).
     pub short: &'static str,
@@ -20,17 +22,62 @@ pub struct Measure {
     /// latency with sampling off).
     pub get: fn(&StrategySummary) -> Option<Summary>,
     /// True for ns from sampled (timed) operations: a value under twice
-    /// the timer's overhead is below its resolution.
+    /// the timer's overhead is below its resolution. Such a measure has
+    /// no [`Direction`]: timing an operation perturbs it.
     pub sampled: bool,
-    /// True when more is better (a rate); false when less is (a time, a
-    /// staleness). The title says the same in words.
-    pub higher_is_better: bool,
+    /// Which way is better, if either: the one place a measure says so
+    /// (its heading's words, report.html's ▲/▼, compare's
+    /// faster/slower).
+    pub direction: Direction,
     /// What the numbers are.
     pub unit: Unit,
     /// Whether its differences have the practical floor of the noise
     /// threshold (costs per update and CPU shares at a paced rate), or the
     /// relative threshold alone (throughput figures).
     pub floor: Floor,
+}
+
+/// Which way a change of a measure is an improvement, if either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Less is better: a cost (ns per update or per read, a CPU share)
+    /// or an error (staleness).
+    LowerIsBetter,
+    /// More is better: a throughput (updates/s, read ops/s).
+    HigherIsBetter,
+    /// Neither: a figure that moves with throughput or with how the
+    /// strategy is built (publishes/s, hand-overs/s, updates per
+    /// ownership, lines fetched per read), or one that timing perturbs
+    /// (every sampled ns: flat out, several times ns/op from throughput).
+    /// Its change is shown, never judged.
+    Neither,
+}
+
+impl Direction {
+    /// Whether a change decided `decision` is an improvement: `Some(true)`
+    /// better, `Some(false)` worse; `None` when there is no change beyond
+    /// noise and doubt, or when the measure has no direction.
+    pub fn better(self, decision: Decision) -> Option<bool> {
+        let up = match decision {
+            Decision::Increase => true,
+            Decision::Decrease => false,
+            Decision::NoChange | Decision::Inconclusive => return None,
+        };
+        match self {
+            Direction::LowerIsBetter => Some(!up),
+            Direction::HigherIsBetter => Some(up),
+            Direction::Neither => None,
+        }
+    }
+
+    /// The direction in words, as a heading ends: `lower is better`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Direction::LowerIsBetter => "lower is better",
+            Direction::HigherIsBetter => "higher is better",
+            Direction::Neither => "neither way is better",
+        }
+    }
 }
 
 /// The absolute floor a measure's differences are decided at, beside the
@@ -65,6 +112,12 @@ impl Floor {
 }
 
 impl Measure {
+    /// The measure's heading: its title, then which way is better in
+    /// words (`... (lower is better)`).
+    pub fn heading(&self) -> String {
+        format!("{} ({})", self.title, self.direction.words())
+    }
+
     /// The threshold a difference of this measure is decided at in
     /// `regime` ([`Floor::threshold`]).
     pub fn threshold(&self, noise: NoiseThreshold, regime: Regime) -> Threshold {
@@ -84,42 +137,46 @@ impl Measure {
 /// figures it comes from.
 pub const PACED: [Measure; 4] = [
     Measure {
-        title: "net ns per update, paced: busy ns/op less the paced floor's (the same paced loop, no shared write) (lower is better)",
+        title: "net ns per update, paced: busy ns/op less the paced floor's (the same paced loop, no shared write)",
         short: "net ns/update",
         decimals: 1,
         get: |s| s.net_ns,
         sampled: false,
-        higher_is_better: false,
+        // A cost per update, net of the floor: less is cheaper.
+        direction: Direction::LowerIsBetter,
         unit: Unit::Nanoseconds,
         floor: Floor::PerUpdateNs,
     },
     Measure {
-        title: "net CPU share: CPU share less the paced floor's, % of each CPU the counter takes at this rate (lower is better)",
+        title: "net CPU share: CPU share less the paced floor's, % of each CPU the counter takes at this rate",
         short: "net CPU %",
         decimals: 3,
         get: |s| s.net_cpu_share_pct,
         sampled: false,
-        higher_is_better: false,
+        // The CPU the counter takes at a fixed rate: less leaves more.
+        direction: Direction::LowerIsBetter,
         unit: Unit::Percent,
         floor: Floor::CpuShare,
     },
     Measure {
-        title: "writer ns/op, busy: (interval - time waiting in the pacer) / updates, an update and its read side, harness included (lower is better)",
+        title: "writer ns/op, busy: (interval - time waiting in the pacer) / updates, an update and its read side, harness included",
         short: "busy ns/op",
         decimals: 1,
         get: |s| s.write_busy_ns,
         sampled: false,
-        higher_is_better: false,
+        // A cost per update, gross: less is cheaper.
+        direction: Direction::LowerIsBetter,
         unit: Unit::Nanoseconds,
         floor: Floor::PerUpdateNs,
     },
     Measure {
-        title: "CPU share: busy time / interval of each measured CPU, %, harness included (lower is better)",
+        title: "CPU share: busy time / interval of each measured CPU, %, harness included",
         short: "CPU share %",
         decimals: 2,
         get: |s| s.cpu_share_pct,
         sampled: false,
-        higher_is_better: false,
+        // The CPU taken at a fixed rate, gross: less leaves more.
+        direction: Direction::LowerIsBetter,
         unit: Unit::Percent,
         floor: Floor::CpuShare,
     },
@@ -130,32 +187,35 @@ pub const PACED: [Measure; 4] = [
 /// interval; then the same less the harness floor, and the reader side.
 pub const THROUGHPUT_NS: [Measure; 3] = [
     Measure {
-        title: "writer ns/op from throughput: writers x interval / updates, an update and its read side (lower is better)",
+        title: "writer ns/op from throughput: writers x interval / updates, an update and its read side",
         short: "loop ns/op",
         decimals: 1,
         get: |s| s.write_loop_ns,
         sampled: false,
-        higher_is_better: false,
+        // The cost of an update, counted over every one: less is cheaper.
+        direction: Direction::LowerIsBetter,
         unit: Unit::Nanoseconds,
         floor: Floor::Relative,
     },
     Measure {
-        title: "net ns per update, flat out: loop ns/op less the harness floor's (the same loop alone, no shared write) (lower is better)",
+        title: "net ns per update, flat out: loop ns/op less the harness floor's (the same loop alone, no shared write)",
         short: "net ns/update",
         decimals: 1,
         get: |s| s.net_ns,
         sampled: false,
-        higher_is_better: false,
+        // The same less the harness floor: less is cheaper.
+        direction: Direction::LowerIsBetter,
         unit: Unit::Nanoseconds,
         floor: Floor::Relative,
     },
     Measure {
-        title: "reader ns/op from throughput: readers x interval / reads (lower is better)",
+        title: "reader ns/op from throughput: readers x interval / reads",
         short: "reader ns/op",
         decimals: 1,
         get: |s| s.reader_read_ns,
         sampled: false,
-        higher_is_better: false,
+        // The cost of a read side, counted over every one: less is cheaper.
+        direction: Direction::LowerIsBetter,
         unit: Unit::Nanoseconds,
         floor: Floor::Relative,
     },
@@ -177,42 +237,48 @@ pub fn cost_measure(regime: Regime) -> &'static Measure {
 /// sets side by side.
 pub const MEASURES: [Measure; 9] = [
     Measure {
-        title: "write side: updates/s, all writers (higher is better)",
+        title: "write side: updates/s, all writers",
         short: "updates/s",
         decimals: 0,
         get: |s| Some(s.write_ops_per_s),
         sampled: false,
-        higher_is_better: true,
+        // Throughput: more updates in the same time is better.
+        direction: Direction::HigherIsBetter,
         unit: Unit::PerSecond,
         floor: Floor::Relative,
     },
     Measure {
-        title: "read side: sum + calc_group_shares per second, all threads (higher is better)",
+        title: "read side: sum + calc_group_shares per second, all threads",
         short: "read ops/s",
         decimals: 0,
         get: |s| Some(s.read_ops_per_s),
         sampled: false,
-        higher_is_better: true,
+        // Throughput of the read side: more reads in the same time.
+        direction: Direction::HigherIsBetter,
         unit: Unit::PerSecond,
         floor: Floor::Relative,
     },
     Measure {
-        title: "write ns/op, sampled: mean of timed updates (lower is better)",
+        title: "write ns/op, sampled: mean of timed updates",
         short: "write ns/op",
         decimals: 1,
         get: |s| s.write_ns,
         sampled: true,
-        higher_is_better: false,
+        // Timing perturbs what it times: flat out, several times loop
+        // ns/op, by a factor that varies with the strategy. Never judged;
+        // loop ns/op (or paced, net ns/update) is the cost.
+        direction: Direction::Neither,
         unit: Unit::Nanoseconds,
         floor: Floor::Relative,
     },
     Measure {
-        title: "read ns/op, sampled: mean of timed read sides (lower is better)",
+        title: "read ns/op, sampled: mean of timed read sides",
         short: "read ns/op",
         decimals: 1,
         get: |s| s.read_ns,
         sampled: true,
-        higher_is_better: false,
+        // Timed like write ns/op, perturbed likewise.
+        direction: Direction::Neither,
         unit: Unit::Nanoseconds,
         floor: Floor::Relative,
     },
@@ -222,17 +288,24 @@ pub const MEASURES: [Measure; 9] = [
         decimals: 0,
         get: |s| Some(s.publishes_per_s),
         sampled: false,
-        higher_is_better: false,
+        // Moves with throughput (a faster strategy publishes more per
+        // second) and with the policy (a ratelimit publishes less by
+        // design): fewer publishes/s is cheaper only at the same updates/s,
+        // which this figure alone cannot tell.
+        direction: Direction::Neither,
         unit: Unit::PerSecond,
         floor: Floor::Relative,
     },
     Measure {
-        title: "staleness: mean |published sum - true sum| a reader saw, % of the true total (sampled probes)",
+        title: "staleness: mean |published sum - true sum| a reader saw, % of the true total, from sampled probes",
         short: "staleness %",
         decimals: 4,
         get: |s| s.error_mean_pct,
         sampled: false,
-        higher_is_better: false,
+        // What a reader gets wrong, % of the true total: a strategy that
+        // publishes less is staler by design, but at the same cost a
+        // smaller error is plainly better, so less is.
+        direction: Direction::LowerIsBetter,
         unit: Unit::Percent,
         floor: Floor::Relative,
     },
@@ -242,7 +315,10 @@ pub const MEASURES: [Measure; 9] = [
         decimals: 2,
         get: |s| s.updates_per_ownership,
         sampled: false,
-        higher_is_better: true,
+        // How long a writer keeps the line: high is a burst (the hammer
+        // warning), not a saving; with one writer per slot there is no
+        // hand-over, so it moves with how the strategy is built.
+        direction: Direction::Neither,
         unit: Unit::Count,
         floor: Floor::Relative,
     },
@@ -252,7 +328,9 @@ pub const MEASURES: [Measure; 9] = [
         decimals: 0,
         get: |s| s.handovers_per_s,
         sampled: false,
-        higher_is_better: false,
+        // Moves with throughput (more publishes, more hand-overs) and is 0
+        // by construction where no two writers share a slot.
+        direction: Direction::Neither,
         unit: Unit::PerSecond,
         floor: Floor::Relative,
     },
@@ -262,7 +340,10 @@ pub const MEASURES: [Measure; 9] = [
         decimals: 3,
         get: |s| s.fetches_per_read,
         sampled: false,
-        higher_is_better: false,
+        // Moves with how often writers change the slots a read side sums
+        // (their throughput) and with how many slots there are (the shard
+        // level): a count of what happened, not a cost.
+        direction: Direction::Neither,
         unit: Unit::Count,
         floor: Floor::Relative,
     },
@@ -284,5 +365,65 @@ mod tests {
         // A strategy that finished no repeat has no figure.
         run.strategies[0].summary = None;
         assert_eq!(updates.of(&run.strategies[0]), None);
+    }
+
+    #[test]
+    fn every_measure_declares_its_direction() {
+        use Direction::{HigherIsBetter, LowerIsBetter, Neither};
+        let declared: Vec<(&str, Direction)> = PACED
+            .iter()
+            .chain(&THROUGHPUT_NS)
+            .chain(&MEASURES)
+            .map(|m| (m.short, m.direction))
+            .collect();
+        // A new measure fails this until its direction is decided here.
+        let expected = [
+            ("net ns/update", LowerIsBetter),
+            ("net CPU %", LowerIsBetter),
+            ("busy ns/op", LowerIsBetter),
+            ("CPU share %", LowerIsBetter),
+            ("loop ns/op", LowerIsBetter),
+            ("net ns/update", LowerIsBetter),
+            ("reader ns/op", LowerIsBetter),
+            ("updates/s", HigherIsBetter),
+            ("read ops/s", HigherIsBetter),
+            ("write ns/op", Neither),
+            ("read ns/op", Neither),
+            ("publishes/s", Neither),
+            ("staleness %", LowerIsBetter),
+            ("updates/ownership", Neither),
+            ("hand-overs/s", Neither),
+            ("fetches/read", Neither),
+        ];
+        assert_eq!(declared, expected);
+        // Timing perturbs a sampled figure: none is judged.
+        for m in PACED.iter().chain(&THROUGHPUT_NS).chain(&MEASURES) {
+            if m.sampled {
+                assert_eq!(m.direction, Neither, "{}", m.short);
+            }
+        }
+    }
+
+    #[test]
+    fn only_a_measure_with_a_direction_calls_a_change_better_or_worse() {
+        use Direction::{HigherIsBetter, LowerIsBetter, Neither};
+        let up = Decision::Increase;
+        let down = Decision::Decrease;
+        assert_eq!(HigherIsBetter.better(up), Some(true));
+        assert_eq!(HigherIsBetter.better(down), Some(false));
+        assert_eq!(LowerIsBetter.better(up), Some(false));
+        assert_eq!(LowerIsBetter.better(down), Some(true));
+        for d in [HigherIsBetter, LowerIsBetter, Neither] {
+            assert_eq!(d.better(Decision::NoChange), None);
+            assert_eq!(d.better(Decision::Inconclusive), None);
+        }
+        assert_eq!((Neither.better(up), Neither.better(down)), (None, None));
+        // The heading says the same in words.
+        assert_eq!(
+            MEASURES[0].heading(),
+            "write side: updates/s, all writers (higher is better)"
+        );
+        assert!(THROUGHPUT_NS[0].heading().ends_with(" (lower is better)"));
+        assert!(MEASURES[4].heading().ends_with(" (neither way is better)"));
     }
 }

@@ -18,7 +18,7 @@ pub mod signal;
 
 pub use aggregate::{PairedNet, paired_net};
 pub use floor::is_clock_floor;
-pub use measures::{Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
+pub use measures::{Direction, Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
     DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, RunRequest,
     StrategyChoice, plan, sample_every,

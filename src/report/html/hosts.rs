@@ -157,7 +157,7 @@ fn regime_tables(
     html! {
         @if headed { h3 { (super::regime_heading(regime)) } }
         @for m in &measures {
-            h4 { (m.title) }
+            h4 { (m.heading()) }
             div.scroll {
                 table.side {
                     thead {

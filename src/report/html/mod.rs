@@ -396,11 +396,14 @@ fn inline_svg(name: &str, svg: &str) -> Markup {
     }
 }
 
-/// A sampled or throughput cell's significance mark, against the row's
-/// first level.
+/// A cell's significance mark, against the row's first level. A change
+/// beyond noise and doubt is better or worse only in a measure with a
+/// direction ([`crate::runner::Direction`]); in one without, it has no
+/// mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mark {
-    /// Better beyond the noise threshold and beyond doubt.
+    /// Better beyond the noise threshold and beyond doubt, in a measure
+    /// whose direction says which way is better.
     Better,
     /// Worse, likewise.
     Worse,
@@ -456,6 +459,7 @@ fn marks_legend() -> Markup {
             @for m in [Mark::Better, Mark::Worse, Mark::Same, Mark::Unsure, Mark::Untested] {
                 span class={ "mark " (m.class()) } { (m.symbol()) } " " (m.title()) "; "
             }
+            "no mark: a change beyond the noise threshold and beyond doubt in a measure whose heading says neither way is better (a figure that moves with throughput or with how the strategy is built, or a sampled time that its timing perturbs), shown but not judged; "
             "p-values Holm-adjusted over the tests of each table, as in the text tables, noise threshold "
             (crate::stats::NOISE_THRESHOLD) "."
         }

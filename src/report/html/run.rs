@@ -109,15 +109,19 @@ pub(super) fn warnings(run: &RunResults) -> Vec<String> {
     unique(lines.into_iter())
 }
 
-/// The page's mark for a change of `m` judged `verdict` (`None`: no test).
-fn mark(m: &Measure, verdict: Option<Decision>) -> Mark {
+/// The page's mark for a change of `m` judged `verdict` (`None`: no
+/// test): better or worse only as `m`'s
+/// [`Direction`](crate::runner::Direction) says; `None`, no mark, for a
+/// change beyond noise and doubt of a measure with no direction.
+fn mark(m: &Measure, verdict: Option<Decision>) -> Option<Mark> {
     match verdict {
-        None => Mark::Untested,
-        Some(Decision::NoChange) => Mark::Same,
-        Some(Decision::Inconclusive) => Mark::Unsure,
-        // An increase is better only when more is.
-        Some(v) if (v == Decision::Increase) == m.higher_is_better => Mark::Better,
-        Some(_) => Mark::Worse,
+        None => Some(Mark::Untested),
+        Some(Decision::NoChange) => Some(Mark::Same),
+        Some(Decision::Inconclusive) => Some(Mark::Unsure),
+        Some(v) => m
+            .direction
+            .better(v)
+            .map(|better| if better { Mark::Better } else { Mark::Worse }),
     }
 }
 
@@ -127,7 +131,7 @@ fn mark(m: &Measure, verdict: Option<Decision>) -> Mark {
 pub(super) fn measure_table(m: &Measure, grid: &StrategyGrid) -> Markup {
     let cells = grid.cells(m);
     html! {
-        h4 { (m.title) }
+        h4 { (m.heading()) }
         div.scroll {
             table.sortable {
                 thead {
@@ -141,7 +145,7 @@ pub(super) fn measure_table(m: &Measure, grid: &StrategyGrid) -> Markup {
                         tr {
                             @for k in &row.keys { td { (k) } }
                             @for c in cells {
-                                @let mark = c.change_pct.map(|_| mark(m, c.verdict));
+                                @let mark = c.change_pct.and_then(|_| mark(m, c.verdict));
                                 @let class = mark.filter(|m| matches!(m, Mark::Better | Mark::Worse)).map(Mark::class);
                                 td class=[class] data-sort=[c.mean] {
                                     (c.value)
@@ -352,7 +356,7 @@ fn settings(run: &RunResults) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::{MEASURES, THROUGHPUT_NS};
+    use crate::runner::{Direction, MEASURES, THROUGHPUT_NS};
 
     #[test]
     fn tables_lead_with_the_trusted_figures_of_their_regime() {
@@ -394,16 +398,88 @@ mod tests {
     #[test]
     fn a_mark_says_better_only_in_the_measures_good_direction() {
         let (rate, ns) = (&MEASURES[0], &THROUGHPUT_NS[0]);
-        assert!(rate.higher_is_better && !ns.higher_is_better);
+        let publishes = MEASURES.iter().find(|m| m.short == "publishes/s").unwrap();
+        assert_eq!(rate.direction, Direction::HigherIsBetter);
+        assert_eq!(ns.direction, Direction::LowerIsBetter);
+        assert_eq!(publishes.direction, Direction::Neither);
         for (m, increase, decrease) in [
-            (rate, Mark::Better, Mark::Worse),
-            (ns, Mark::Worse, Mark::Better),
+            (rate, Some(Mark::Better), Some(Mark::Worse)),
+            (ns, Some(Mark::Worse), Some(Mark::Better)),
+            // No direction: a change beyond noise and doubt, unjudged.
+            (publishes, None, None),
         ] {
             assert_eq!(mark(m, Some(Decision::Increase)), increase, "{}", m.short);
             assert_eq!(mark(m, Some(Decision::Decrease)), decrease, "{}", m.short);
-            assert_eq!(mark(m, Some(Decision::NoChange)), Mark::Same);
-            assert_eq!(mark(m, Some(Decision::Inconclusive)), Mark::Unsure);
-            assert_eq!(mark(m, None), Mark::Untested);
+            assert_eq!(mark(m, Some(Decision::NoChange)), Some(Mark::Same));
+            assert_eq!(mark(m, Some(Decision::Inconclusive)), Some(Mark::Unsure));
+            assert_eq!(mark(m, None), Some(Mark::Untested));
+        }
+    }
+
+    #[test]
+    fn only_measures_with_a_direction_are_marked_better_or_worse() {
+        use crate::stats::Summary;
+        // cpu/always against global/always: it ran 14% slower, so its
+        // cost rose and it published less; no hand-overs at all (one
+        // writer per slot); its sampled write ns fell 15%; its readers
+        // saw half the staleness.
+        let tight = |mean: f64| {
+            let s = mean / 200.0;
+            Summary::of(&[mean - s, mean, mean + s, mean - s, mean + s]).unwrap()
+        };
+        let mut run = crate::runner::fixture_run();
+        assert_eq!(run.strategies.len(), 2);
+        for (s, slower) in run.strategies.iter_mut().zip([1.0, 0.86]) {
+            let sum = s.summary.as_mut().unwrap();
+            sum.write_ops_per_s = tight(10e6 * slower);
+            sum.write_loop_ns = Some(tight(100.0 / slower));
+            sum.publishes_per_s = tight(10e6 * slower);
+            sum.handovers_per_s = Some(tight(if slower < 1.0 { 0.0 } else { 4e6 }));
+            sum.write_ns = Some(tight(if slower < 1.0 { 170.0 } else { 200.0 }));
+            sum.error_mean_pct = Some(tight(if slower < 1.0 { 0.05 } else { 0.1 }));
+        }
+        let grid = StrategyGrid::of_run(&run);
+        let table = |short: &str| {
+            let m = MEASURES
+                .iter()
+                .chain(&THROUGHPUT_NS)
+                .find(|m| m.short == short)
+                .unwrap();
+            // The change is real: the mark, not the statistics, differs.
+            let cells = grid.cells(m);
+            assert!(cells[0][1].supported(), "{short}");
+            measure_table(m, &grid).into_string()
+        };
+        let (better, worse) = ("class=\"mark better\"", "class=\"mark worse\"");
+        // A cost and a throughput with a direction are judged.
+        for (short, mark, symbol, cell) in [
+            ("loop ns/op", worse, "▼", "<td class=\"worse\""),
+            ("updates/s", worse, "▼", "<td class=\"worse\""),
+            ("staleness %", better, "▲", "<td class=\"better\""),
+        ] {
+            let html = table(short);
+            for judged in [mark, symbol, cell] {
+                assert!(html.contains(judged), "{short} lacks {judged}: {html}");
+            }
+        }
+        // Those without show the change, unjudged and neutral.
+        for (short, change) in [
+            ("publishes/s", "-14.0%"),
+            ("hand-overs/s", "-100.0%"),
+            ("write ns/op", "-15.0%"),
+        ] {
+            let html = table(short);
+            assert!(html.contains(change), "{short}: {html}");
+            for judged in [
+                "▲",
+                "▼",
+                "class=\"better\"",
+                "class=\"worse\"",
+                better,
+                worse,
+            ] {
+                assert!(!html.contains(judged), "{short} says {judged}: {html}");
+            }
         }
     }
 }

@@ -41,7 +41,7 @@ pub(super) fn render(sweep: &SweepResults) -> String {
     let grid = StrategyGrid::of_sweep(sweep);
     let rated = sweep.points.iter().any(|p| p.regime.is_paced());
     for m in shown_measures(all(), rated) {
-        let _ = writeln!(out, "\n### {}\n", m.title);
+        let _ = writeln!(out, "\n### {}\n", m.heading());
         out.push_str(&grid_table(m, &grid));
     }
     out.push('\n');
