@@ -1,7 +1,7 @@
 //! report.html end to end: written beside run.json by a real short run
 //! with the default strategies and regimes (flat out and paced at 22k/s),
 //! each regime's verdict, tables and charts from its own view, the trusted
-//! figures first; built by `contend report --html` from one
+//! figures first, ▲/▼ only on measures with a direction; built by `contend report --html` from one
 //! or more files (hosts side by side, a run beside a matrix, a sweep),
 //! escaped where a result file says something hostile, self-contained,
 //! and drawn by a real browser: headless Chromium's screenshot must not be
@@ -561,4 +561,67 @@ fn the_page_shows_the_throughput_figure_not_the_sampled_one() {
         (120.0..200.0).contains(&top),
         "ns-per-op-r22000.svg axis to {top}"
     );
+}
+
+#[test]
+fn only_measures_with_a_direction_get_a_better_or_worse_mark() {
+    // Flat out, every level beyond global ran 14% slower than global:
+    // its cost rose and updates/s fell (judged), and so did publishes/s,
+    // its hand-overs fell to 0 and its sampled write ns by 15% (changes
+    // of measures with no direction: shown, never judged).
+    let dir = tempfile::tempdir().unwrap();
+    let file = edited(dir.path(), "run.json", |v| {
+        for st in v["strategies"].as_array_mut().unwrap() {
+            if !st["rate"].is_null() {
+                continue;
+            }
+            let base = st["strategy"]["level"] == "global";
+            let (rate, ns) = if base { (1.0, 1.0) } else { (0.86, 0.85) };
+            let sum = &mut st["summary"];
+            sum["write_ops_per_s"] = known(10e6 * rate);
+            sum["write_loop_ns"] = known(100.0 / rate);
+            sum["publishes_per_s"] = known(10e6 * rate);
+            sum["handovers_per_s"] = known(if base { 4e6 } else { 0.0 });
+            sum["write_ns"] = known(200.0 * ns);
+        }
+    });
+    let html = page(&[s(&file)]);
+    let tables = section_of(&html, "tables", 1);
+    let (flat, _) = tables
+        .split_once("<h3 class=\"regime\">Paced at 22.0k/s per thread</h3>")
+        .unwrap();
+    let table = |title: &str| -> &str {
+        let part = flat
+            .split("<h4>")
+            .find(|t| t.starts_with(title))
+            .unwrap_or_else(|| panic!("no table {title}: {flat}"));
+        &part[..part.find("</table>").unwrap()]
+    };
+    for title in ["writer ns/op from throughput", "write side: updates/s"] {
+        let t = table(title);
+        assert!(t.contains("▼") && t.contains("<td class=\"worse\""), "{t}");
+        assert!(!t.contains("▲"), "{t}");
+    }
+    for (title, change) in [
+        ("publishes/s", "-14.0%"),
+        ("hand-overs/s", "-100.0%"),
+        ("write ns/op, sampled", "-15.0%"),
+    ] {
+        let t = table(title);
+        assert!(
+            t.contains(title) && t.contains("(neither way is better)"),
+            "{t}"
+        );
+        assert!(t.contains(change), "{t}");
+        for judged in [
+            "▲",
+            "▼",
+            "class=\"better\"",
+            "class=\"worse\"",
+            "mark better",
+            "mark worse",
+        ] {
+            assert!(!t.contains(judged), "{title}: {judged} in {t}");
+        }
+    }
 }
