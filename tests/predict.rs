@@ -230,10 +230,14 @@ fn check_sets_the_model_against_a_paced_run_here() {
     }
     let text = stdout(&contend(&["predict", "--check", run.to_str().unwrap()]));
     assert!(
+        text.contains("verdict: model against measured, net cost per update: median error "),
+        "{text}"
+    );
+    assert!(
         text.contains("points agree (prediction inside the measured 95% CI"),
         "{text}"
     );
-    assert!(text.contains("\nworst: global/always"), "{text}");
+    assert!(text.contains("; worst: global/always"), "{text}");
     assert!(
         text.contains("structure: median error of transfers per update"),
         "{text}"

@@ -61,6 +61,19 @@ fn a_short_study_writes_every_part_and_one_page_led_by_its_verdict() {
         text.contains("verdict: at 22.0k/s per CPU on 2 CPUs"),
         "{text}"
     );
+    // The study checks its own prediction against its own run, and says
+    // every model figure is predicted.
+    assert!(
+        text.contains("verdict: model against measured, net cost per update: median error "),
+        "{text}"
+    );
+    assert!(
+        text.contains("verdict: model against measured, flat out: hand-overs/s median error "),
+        "{text}"
+    );
+    for line in text.lines().filter(|l| l.contains("the hottest line is")) {
+        assert!(line.contains("predicted"), "{line}");
+    }
     let folder = results_dir(dir.path()).unwrap();
     for f in [
         "study.json",
@@ -69,6 +82,7 @@ fn a_short_study_writes_every_part_and_one_page_led_by_its_verdict() {
         "sweep.json",
         "predict.json",
         "predict.svg",
+        "check.json",
         "report.html",
     ] {
         assert!(
@@ -107,12 +121,25 @@ fn a_short_study_writes_every_part_and_one_page_led_by_its_verdict() {
             .unwrap_or_else(|| panic!("{needle} not on the page"))
     };
     let lead = at("data-section=\"study\"");
-    for kind in ["matrix", "run", "sweep", "predict"] {
+    for kind in ["matrix", "run", "sweep", "predict", "check"] {
         assert!(
             at(&format!("data-kind=\"{kind}\"")) > lead,
             "{kind} before the verdict"
         );
     }
+    // The check's article: predicted against measured, each predicted
+    // column saying so; the prediction's table likewise.
+    let check = &page[at("data-kind=\"check\"")..];
+    for header in [
+        "predicted hand-overs/s",
+        "predicted net ns",
+        "measured net ns",
+    ] {
+        assert!(check.contains(header), "{header} not in the check");
+    }
+    let predict = &page[at("data-kind=\"predict\"")..at("data-kind=\"check\"")];
+    assert!(predict.contains("predicted net ns/update"), "{predict}");
+    assert!(!predict.contains("<th>net ns/update</th>"), "{predict}");
     assert!(page.contains("where the cost jumps"));
 }
 

@@ -401,6 +401,8 @@ fn big_study() -> StudyResults {
             run: Some(run),
             sweep: Some(sweep),
             predict: Some(predicted),
+            check: None,
+            canary_check: None,
         },
     }
 }

@@ -87,6 +87,13 @@ impl Saver<'_> {
             Some(d) => report::save(&self.dir, &d, &[Format::Json, Format::Svg])?,
             None => Vec::new(),
         };
+        if let (true, Some(Ok(check))) = (stage == "predict", &parts.check) {
+            files.extend(report::save(
+                &self.dir,
+                &Document::Check(check),
+                &[Format::Json],
+            )?);
+        }
         let doc = Document::Study(study);
         files.extend(report::save(
             &self.dir,

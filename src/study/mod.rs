@@ -1,8 +1,8 @@
 //! `contend study`: the whole seed study in one command. Stages, in order:
 //! the pair matrix (a per-class sample), the default run (every strategy
 //! flat out and at the seed's rate), a sweep over the thread counts that
-//! first reach each distance class, and `predict` for every allowed CPU at
-//! the seed's rate with this study's class latencies. The plan and its
+//! first reach each distance class, and `predict` with this study's class
+//! latencies for what its run measured, checked against that run. The plan and its
 //! time budget are in `plan.rs`; the combined verdict is
 //! `verdict/study.rs`'s; every file is written by the command through
 //! `report/` after each stage, so an interrupted study keeps what it
@@ -19,7 +19,7 @@ pub use plan::{
     ClassSample, MatrixStage, RunStage, StudyPlan, StudyPlanError, SweepStage, ThreadStep,
     default_max_time_s, plan_study, run_strategies, sweep_strategies,
 };
-pub use result::{SCHEMA_VERSION, StageRecord, StageStatus, StudyParts, StudyResults};
+pub use result::{CanaryCheck, SCHEMA_VERSION, StageRecord, StageStatus, StudyParts, StudyResults};
 
 use crate::placement::Placement;
 use crate::provenance::Provenance;

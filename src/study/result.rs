@@ -4,7 +4,7 @@
 
 use super::StudyPlan;
 use crate::matrix::MatrixResults;
-use crate::predict::PredictResults;
+use crate::predict::{CheckResults, PredictResults};
 use crate::provenance::Provenance;
 use crate::runner::RunResults;
 use crate::sweep::SweepResults;
@@ -53,6 +53,24 @@ pub struct StudyParts {
     pub sweep: Option<SweepResults>,
     /// The prediction.
     pub predict: Option<PredictResults>,
+    /// The prediction checked against the run (`predict --check`), or why
+    /// it could not be; `None` without a run.
+    pub check: Option<Result<CheckResults, String>>,
+    /// The check again at each repeat's canary, when the run's canary
+    /// moved away from the matrix's figure.
+    pub canary_check: Option<CanaryCheck>,
+}
+
+/// The check priced at the run's own canaries, for a study whose host's
+/// core-to-core latency moved between the matrix and the run.
+#[derive(Debug, Clone)]
+pub struct CanaryCheck {
+    /// The run's median canary, ns one-way.
+    pub canary_ns: f64,
+    /// The matrix's figure for the run's class, ns one-way.
+    pub matrix_ns: f64,
+    /// The check with each repeat priced at its canary.
+    pub check: CheckResults,
 }
 
 /// A whole `contend study`: study.json (the plan, each stage's record) and

@@ -35,7 +35,9 @@ mod sweep;
 mod tests;
 
 pub use matrix::matrix_lines;
-pub use predict::{cost_cells, predict_lines, range_text, rho_text, saturation_text, share_text};
+pub use predict::{
+    check_lines, cost_cells, predict_lines, range_text, rho_text, saturation_text, share_text,
+};
 pub use run::run_lines;
 pub use study::study_lines;
 pub use sweep::sweep_lines;

@@ -7,7 +7,8 @@
 
 use super::{Topic, Verdict, plural};
 use crate::predict::{
-    LineState, PointPrediction, PredictResults, Range, SaturationRate, StrategyPrediction,
+    AGREEMENT_PCT, CheckResults, LineState, PointPrediction, PredictResults, Range, SaturationRate,
+    StrategyPrediction,
 };
 use crate::units::si;
 
@@ -222,4 +223,59 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Verdict> {
         ));
     }
     lines
+}
+
+/// A median error for a sentence: `12.3%`, or why it is not finite.
+fn median_text(e: Option<f64>) -> String {
+    e.map_or(
+        "not finite (most points without a finite error)".into(),
+        |e| format!("{e:.1}%"),
+    )
+}
+
+/// The verdict of a check (`predict --check`, and the study's own): the
+/// model against measured, paced points' net cost and flat-out
+/// strategies' hand-overs/s, each with its median error over every point,
+/// how many agree and the worst.
+pub fn check_lines(c: &CheckResults) -> Vec<Verdict> {
+    let mut lines = Vec::new();
+    let n = c.points.len();
+    if n > 0 {
+        let worst = c
+            .worst
+            .and_then(|i| c.points.get(i))
+            .map_or(String::new(), |w| {
+                let error = match (w.error_pct(), w.no_error()) {
+                    (Some(e), _) => format!("{e:.0}% off"),
+                    (None, why) => why.unwrap_or("-").to_string(),
+                };
+                format!(
+                    "; worst: {} at {}/s, predicted {} against measured {} ns [{}, {}] ({error})",
+                    w.series,
+                    si(w.rate),
+                    w.predicted_ns
+                        .map_or("nothing".into(), |p| format!("{} ns", si(p))),
+                    si(w.measured_ns),
+                    si(w.measured_ci_ns[0]),
+                    si(w.measured_ci_ns[1]),
+                )
+            });
+        lines.push(format!(
+            "model against measured, net cost per update: median error {} over {n} points; {} of {n} points agree (prediction inside the measured 95% CI and within ±{AGREEMENT_PCT:.0}%){worst}",
+            median_text(c.median_abs_error_pct),
+            c.agreeing,
+        ));
+    }
+    let m = c.flat_out.len();
+    if m > 0 {
+        lines.push(format!(
+            "model against measured, flat out: hand-overs/s median error {} over {m} strategies; {} of {m} agree with the exact count (inside its 95% CI and within ±{AGREEMENT_PCT:.0}%)",
+            median_text(c.flat_out_median_error_pct),
+            c.flat_out_agreeing,
+        ));
+    }
+    lines
+        .into_iter()
+        .map(|t| Verdict::new(Topic::Prediction, t))
+        .collect()
 }

@@ -1,11 +1,12 @@
 //! A study's combined verdict: the lines of its parts, in the order a
 //! reader asks — where the cost jumps (the matrix), what the counter costs
 //! at the seed's rate here and which split or policy to pick (the run),
-//! where throughput stops scaling (the sweep), what the model says for
-//! every CPU of this host (predict), what this host cannot answer — and a
-//! line for each stage that did not finish.
+//! where throughput stops scaling (the sweep), what the model predicts
+//! and how far that is from what the run measured (predict and its
+//! check), what this host cannot answer — and a line for each stage that
+//! did not finish.
 
-use super::{Topic, Verdict, matrix_lines, predict_lines, run_lines, sweep_lines};
+use super::{Topic, Verdict, check_lines, matrix_lines, predict_lines, run_lines, sweep_lines};
 use crate::matrix::MatrixResults;
 use crate::study::{StageStatus, StudyResults};
 use crate::units::si;
@@ -67,6 +68,29 @@ pub fn study_lines(study: &StudyResults) -> Vec<Verdict> {
     }
     if let Some(p) = &parts.predict {
         lines.extend(predict_lines(p).into_iter().take(1));
+    }
+    match &parts.check {
+        Some(Ok(c)) => lines.extend(check_lines(c)),
+        Some(Err(why)) => lines.push(Verdict::new(
+            Topic::Prediction,
+            format!("model against measured: not checked ({why})"),
+        )),
+        None => {}
+    }
+    if let Some(cc) = &parts.canary_check {
+        let summary: Vec<String> = check_lines(&cc.check)
+            .into_iter()
+            .map(|l| l.text.replacen("model against measured, ", "", 1))
+            .collect();
+        lines.push(Verdict::new(
+            Topic::Prediction,
+            format!(
+                "the run's canary (CAS ping-pong before each repeat) read {} ns one-way, median, against the matrix's {} ns: the host's core-to-core latency moved between the two stages (a hypervisor moving vCPUs); priced at each repeat's own canary instead: {}",
+                si(cc.canary_ns),
+                si(cc.matrix_ns),
+                summary.join("; ")
+            ),
+        ));
     }
     lines.extend(run.iter().filter(|l| l.topic == Topic::Host).cloned());
     for s in &study.stages {

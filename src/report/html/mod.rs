@@ -21,6 +21,7 @@
 //! of inline JavaScript sort a table on a header click, and the page is
 //! complete without them.
 
+mod check;
 mod hosts;
 mod matrix;
 mod placement;
@@ -94,6 +95,7 @@ fn page_led(
             Document::Sweep(sw) => sweep::article(id, s.label, sw)?,
             Document::Matrix(m) => matrix::article(id, s.label, m)?,
             Document::Predict(p) => predict::article(id, s.label, p)?,
+            Document::Check(c) => check::article(id, s.label, c),
             other => {
                 return Err(ExportError::Unsupported {
                     format: super::Format::Html,
@@ -210,6 +212,7 @@ fn empty_provenance() -> &'static Provenance {
 fn heading(s: &PageSource) -> String {
     match s.doc {
         Document::Predict(p) => format!("predict for {}", plain(&p.host)),
+        Document::Check(c) => format!("predict --check of {}", plain(&c.file)),
         _ => format!(
             "{} on {}",
             s.doc.kind(),

@@ -36,6 +36,12 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
             doc: Document::Predict(p),
         });
     }
+    if let Some(Ok(c)) = &parts.check {
+        sources.push(PageSource {
+            label: Some("check.json"),
+            doc: Document::Check(c),
+        });
+    }
     let p = &study.plan;
     let lines = study_lines(study);
     // Each stage's article, by its place on the page.

@@ -4,8 +4,9 @@
 //! error, the worst point and the knees.
 
 use super::align;
-use crate::predict::{AGREEMENT_PCT, CheckResults};
+use crate::predict::CheckResults;
 use crate::units::si;
+use crate::verdict::check_lines;
 use crate::verdict::rho_text;
 use crate::workload::Arrivals;
 use std::fmt::Write;
@@ -19,6 +20,8 @@ pub(super) fn render(c: &CheckResults) -> String {
         "contend predict --check {}: transfer time = {}\n",
         c.file, c.latency_source
     );
+    out.push_str(&super::verdicts(&check_lines(c)));
+    out.push('\n');
     if !c.flat_out.is_empty() {
         flat_out(&mut out, c);
     }
@@ -75,31 +78,6 @@ pub(super) fn render(c: &CheckResults) -> String {
         ]);
     }
     out.push_str(&align(&rows));
-    let n = c.points.len();
-    let _ = writeln!(
-        out,
-        "cost: {} of {n} points agree (prediction inside the measured 95% CI and within ±{AGREEMENT_PCT:.0}%); median error {} over all {n}, a point without a finite error counting as the worst",
-        c.agreeing,
-        c.median_abs_error_pct
-            .map_or("not finite".into(), |e| format!("{e:.1}%")),
-    );
-    if let Some(w) = c.worst.and_then(|i| c.points.get(i)) {
-        let error = match (w.error_pct(), w.no_error()) {
-            (Some(e), _) => format!("{e:.0}% off"),
-            (None, why) => why.unwrap_or("-").to_string(),
-        };
-        let _ = writeln!(
-            out,
-            "worst: {} at {}/s: predicted {} against measured {} [{}, {}] ({error})",
-            w.series,
-            si(w.rate),
-            w.predicted_ns
-                .map_or("nothing".into(), |p| format!("{} ns", si(p))),
-            si(w.measured_ns),
-            si(w.measured_ci_ns[0]),
-            si(w.measured_ci_ns[1]),
-        );
-    }
     match c.transfers_median_error_pct {
         Some(e) => {
             let _ = writeln!(
@@ -181,12 +159,7 @@ fn flat_out(out: &mut String, c: &CheckResults) {
         ]);
     }
     out.push_str(&align(&rows));
-    let n = c.flat_out.len();
-    let _ = writeln!(
-        out,
-        "flat out: {} of {n} strategies' hand-overs/s agree (inside the counted 95% CI and within ±{AGREEMENT_PCT:.0}%); median error {}. Predicted: a line with two or more writers moves one transfer at a time over its hand-over class mix; the round is each writer's wait per ownership, and over the run's updates per ownership (counted, not predicted) the wait per update. A writer that keeps the line for several updates holds it longer than a transfer, which the model does not predict: the implied hold is how much longer each hand-over took than predicted\n",
-        c.flat_out_agreeing,
-        c.flat_out_median_error_pct
-            .map_or("not finite".into(), |e| format!("{e:.1}%")),
+    out.push_str(
+        "flat out, predicted: a line with two or more writers moves one transfer at a time over its hand-over class mix; the round is each writer's wait per ownership, and over the run's updates per ownership (counted, not predicted) the wait per update. A writer that keeps the line for several updates holds it longer than a transfer, which the model does not predict: the implied hold is how much longer each hand-over took than predicted\n\n",
     );
 }

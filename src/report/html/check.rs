@@ -1,0 +1,86 @@
+//! A check's article (`predict --check`, and the study's own): the model
+//! against what a run measured: its verdict lines, then flat out the
+//! hand-overs/s predicted against the exact count, and per paced point the
+//! net cost predicted against the measured 95% CI.
+
+use super::{section, verdict_section, warnings_list};
+use crate::predict::CheckResults;
+use crate::report::plain;
+use crate::units::si;
+use crate::verdict::{check_lines, rho_text};
+use maud::{Markup, html};
+
+/// An error for a cell: `12%`, or why none.
+fn error_cell(e: Option<f64>, why: Option<&str>) -> String {
+    match (e, why) {
+        (Some(e), _) => format!("{e:.0}%"),
+        (None, why) => why.unwrap_or("-").to_string(),
+    }
+}
+
+/// The article of one check.
+pub(super) fn article(id: usize, label: Option<&str>, c: &CheckResults) -> Markup {
+    html! {
+        article.result id={ "result-" (id) } data-kind="check" {
+            h2 { "The model against what was measured" }
+            p.sub {
+                "checked: " code { (plain(&c.file)) } "; transfer time: " (plain(&c.latency_source))
+                @if let Some(l) = label { br; "file: " code { (l) } }
+            }
+            (verdict_section(id, &[(None, check_lines(c))], false))
+            (section(id, "tables", "Predicted against measured", html! {
+                @if !c.flat_out.is_empty() {
+                    h4 { "Flat out: hand-overs/s" }
+                    div.scroll { table.sortable {
+                        thead { tr {
+                            th { "strategy" } th { "predicted hand-overs/s" } th { "counted [95% CI]" }
+                            th { "error" } th { "agrees" } th { "predicted round ns" }
+                            th { "updates/ownership (counted)" } th { "hold ns/ownership (implied)" }
+                        } }
+                        tbody { @for p in &c.flat_out { tr {
+                            td { (plain(&p.series)) }
+                            td data-sort=(p.predicted_per_s) { (si(p.predicted_per_s)) }
+                            td data-sort=(p.measured_per_s) {
+                                (si(p.measured_per_s)) " [" (si(p.measured_ci[0])) ", " (si(p.measured_ci[1])) "]"
+                            }
+                            td { (error_cell(p.error_pct(), Some("none counted"))) }
+                            td { @if p.agrees() { "yes" } @else { "no" } }
+                            td { (p.predicted_round_ns.map_or("-".into(), si)) }
+                            td { (p.updates_per_ownership.map_or("-".into(), si)) }
+                            td { (p.implied_hold_ns().map_or("-".into(), si)) }
+                        } } }
+                    } }
+                    p.note {
+                        "Predicted: a line with two or more writers moves one transfer at a time over its hand-over class mix. The model does not predict how long a writer keeps the line: the implied hold is how much longer each hand-over took than predicted."
+                    }
+                }
+                @if !c.points.is_empty() {
+                    h4 { "Paced: net ns per update" }
+                    div.scroll { table.sortable {
+                        thead { tr {
+                            th { "strategy" } th { "rate/writer" } th { "predicted ρ" }
+                            th { "predicted transfers/update" } th { "exact" }
+                            th { "predicted net ns" } th { "measured net ns [95% CI]" } th { "error" } th { "agrees" }
+                        } }
+                        tbody { @for p in &c.points { tr {
+                            td { (plain(&p.series)) }
+                            td data-sort=(p.rate) {
+                                (si(p.rate)) @if let Some(a) = p.arrivals { " " (a.to_string()) }
+                            }
+                            td { (rho_text(p.rho)) }
+                            td { (format!("{:.3}", p.predicted_transfers)) }
+                            td { (p.measured_transfers.map_or("-".into(), |m| format!("{m:.3}"))) }
+                            td data-sort=[p.predicted_ns] { (p.predicted_ns.map_or("saturated".into(), si)) }
+                            td data-sort=(p.measured_ns) {
+                                (si(p.measured_ns)) " [" (si(p.measured_ci_ns[0])) ", " (si(p.measured_ci_ns[1])) "]"
+                            }
+                            td { (error_cell(p.error_pct(), p.no_error())) }
+                            td { @if p.agrees() { "yes" } @else { "no" } }
+                        } } }
+                    } }
+                }
+            }))
+            (section(id, "warnings", "Notes", warnings_list(&c.notes)))
+        }
+    }
+}
