@@ -171,12 +171,14 @@ pub struct CheckResults {
     /// run's exact count.
     #[serde(default)]
     pub flat_out: Vec<HandoverPoint>,
-    /// Flat-out points that agree ([`HandoverPoint::agrees`]).
+    /// Flat-out points that hand the line over and agree
+    /// ([`HandoverPoint::agrees`]).
     #[serde(default)]
     pub flat_out_agreeing: usize,
-    /// Median over the flat-out points of |predicted − counted|
-    /// hand-overs a second, % of counted (`None`: no point, or the median
-    /// among those without a finite error).
+    /// Median over the flat-out points that hand the line over (predicted
+    /// or counted) of |predicted − counted| hand-overs a second, % of
+    /// counted (`None`: no such point, or the median among those without
+    /// a finite error).
     #[serde(default)]
     pub flat_out_median_error_pct: Option<f64>,
     /// What was skipped and why.
@@ -342,7 +344,9 @@ pub fn check(
             "no paced strategy with a net cost and no flat-out strategy with hand-over counts (measure with contend run --rate max,10k,100k,1M)".into(),
         ));
     }
-    let flat_out_errors: Vec<Option<f64>> = flat_out.iter().map(HandoverPoint::error_pct).collect();
+    let handing_over = || flat_out.iter().filter(|p| !p.nothing_handed_over());
+    let flat_out_errors: Vec<Option<f64>> = handing_over().map(HandoverPoint::error_pct).collect();
+    let flat_out_agreeing = handing_over().filter(|p| p.agrees()).count();
     let errors: Vec<Option<f64>> = points.iter().map(CheckPoint::error_pct).collect();
     let worst = (0..points.len()).max_by(|&a, &b| worst_first(errors[a], errors[b]));
     let counted: Vec<Option<f64>> = points
@@ -397,7 +401,7 @@ pub fn check(
         agreeing: points.iter().filter(|p| p.agrees()).count(),
         worst,
         transfers_median_error_pct: median_with_worst(&counted),
-        flat_out_agreeing: flat_out.iter().filter(|p| p.agrees()).count(),
+        flat_out_agreeing,
         flat_out_median_error_pct: median_with_worst(&flat_out_errors),
         flat_out,
         points,

@@ -9,7 +9,7 @@ use super::latency::{Bound, Latencies};
 use super::model::Lines;
 use super::{FLAT_OUT_RATE, publish_fraction};
 use crate::runner::{RepeatResult, StrategyResult};
-use crate::stats::Summary;
+use crate::stats::quantile_of;
 use crate::workload::Arrivals;
 use serde::{Deserialize, Serialize};
 
@@ -22,13 +22,16 @@ pub struct HandoverPoint {
     pub writers: usize,
     /// Repeats predicted and measured.
     pub repeats: usize,
-    /// Predicted hand-overs a second over every line, mean over repeats
-    /// (each at its own latencies and measured update rate).
+    /// Predicted hand-overs a second over every line, the median over
+    /// repeats, each at its own latencies: a canary taken in another
+    /// phase (a vCPU moved onto an SMT sibling for a moment) does not
+    /// swing it.
     pub predicted_per_s: f64,
     /// Lines the model saturates (one transfer at a time).
     pub saturated_lines: usize,
-    /// Predicted round of the saturated line, ns: a writer's wait per
-    /// ownership (`None` when none saturates).
+    /// Predicted round of the saturated line, ns, the median over the
+    /// repeats where it saturates: a writer's wait per ownership (`None`
+    /// when it saturates in none).
     pub predicted_round_ns: Option<f64>,
     /// Counted hand-overs a second (exact counts), mean over repeats.
     pub measured_per_s: f64,
@@ -52,6 +55,13 @@ impl HandoverPoint {
         } else {
             (d == 0.0).then_some(0.0)
         }
+    }
+
+    /// Nothing handed over, predicted or counted (one writer per line):
+    /// right by construction, so left out of the median and the count
+    /// that agree.
+    pub fn nothing_handed_over(&self) -> bool {
+        self.predicted_per_s == 0.0 && self.measured_per_s == 0.0
     }
 
     /// The prediction lies inside the measured 95% CI and within
@@ -105,25 +115,23 @@ pub fn flat_out_point(
     let mut saturated_lines = 0;
     for r in &s.repeats {
         let lat = latency(r)?;
-        // Flat out as `contend predict` models it: the measured update
-        // rate already holds the batching the model does not predict (a
-        // writer's updates per ownership), so it is not the rate asked.
+        // Flat out as `contend predict` models it (not at the measured
+        // update rate, which already holds the batching the model does
+        // not predict: a writer's updates per ownership).
         let f = publish_fraction(s.strategy.publish, FLAT_OUT_RATE, seed);
         let c = lines.capacity(FLAT_OUT_RATE, f, &lat, Bound::Mid, Arrivals::Paced);
         predicted.push(c.handovers_per_s);
         rounds.extend(c.round_ns);
         saturated_lines = saturated_lines.max(c.saturated_lines);
     }
-    let mean = |v: &[f64]| Summary::of(v).map(|s| s.mean);
+    let median = |v: &[f64]| (!v.is_empty()).then(|| quantile_of(v, 0.5));
     Some(HandoverPoint {
         series,
         writers,
         repeats: predicted.len(),
-        predicted_per_s: mean(&predicted)?,
+        predicted_per_s: median(&predicted)?,
         saturated_lines,
-        predicted_round_ns: (rounds.len() == predicted.len())
-            .then(|| mean(&rounds))
-            .flatten(),
+        predicted_round_ns: median(&rounds),
         measured_per_s: measured.mean,
         measured_ci: [measured.ci95_low, measured.ci95_high],
         updates_per_ownership: summary.updates_per_ownership.as_ref().map(|u| u.mean),

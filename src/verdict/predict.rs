@@ -266,12 +266,26 @@ pub fn check_lines(c: &CheckResults) -> Vec<Verdict> {
             c.agreeing,
         ));
     }
-    let m = c.flat_out.len();
+    let none = c
+        .flat_out
+        .iter()
+        .filter(|p| p.nothing_handed_over())
+        .count();
+    let m = c.flat_out.len() - none;
+    let nothing = match none {
+        0 => String::new(),
+        1 => "; 1 more strategy hands nothing over (one writer per line), as predicted".into(),
+        n => format!("; {n} more strategies hand nothing over (one writer per line), as predicted"),
+    };
     if m > 0 {
         lines.push(format!(
-            "model against measured, flat out: hand-overs/s median error {} over {m} strategies; {} of {m} agree with the exact count (inside its 95% CI and within ±{AGREEMENT_PCT:.0}%)",
+            "model against measured, flat out: hand-overs/s median error {} over {m} strategies that hand the line over; {} of {m} agree with the exact count (inside its 95% CI and within ±{AGREEMENT_PCT:.0}%){nothing}",
             median_text(c.flat_out_median_error_pct),
             c.flat_out_agreeing,
+        ));
+    } else if none > 0 {
+        lines.push(format!(
+            "model against measured, flat out: no strategy hands the line over (one writer per line), as predicted ({none} of them)"
         ));
     }
     lines
