@@ -1,12 +1,16 @@
 // An independent check of `contend run`'s paced net cost, sharing no code
-// with it: two threads pinned to CPUs 0 and 1, each at 22k updates/s; every
-// period one fenced fetch_add (lfence; rdtsc; lfence ... rdtscp; lfence) on
-// a line both threads add to and, half a period later, one on a private
-// line. net = shared - private, per repeat of 100 ms, 20 repeats; windows
-// over 20 us are left out, as contend sets stalls aside.
+// with it: two threads pinned to CPUs 0 and 1, each at RATE updates/s
+// (default 22k); every period one fenced fetch_add (lfence; rdtsc; lfence
+// ... rdtscp; lfence) on a line both threads add to and, half a period
+// later, one on a private line. net = shared - private, per repeat of
+// 100 ms, 20 repeats; windows over 20 us are left out, as contend sets
+// stalls aside. With `poisson`, the shared adds fall at exponential gaps
+// of mean 1/RATE (an xorshift64* stream per thread, -ln U), each private
+// add half the next gap (at most 1 us) after its shared one.
 //
 //   rustc -O --edition 2021 scripts/paced-net-check.rs -o /tmp/paced-net-check
 //   /tmp/paced-net-check       # beside: contend run --rate 22k --level global --publish always
+//   /tmp/paced-net-check 1000000 poisson   # beside: ... --rate 1M --arrivals poisson
 use std::arch::x86_64::{__rdtscp, _mm_lfence, _rdtsc};
 use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
@@ -37,7 +41,11 @@ fn main() {
         std::thread::sleep(std::time::Duration::from_millis(100));
         (t1() - a) as f64 / s.elapsed().as_secs_f64()
     };
-    let (period, stall) = (hz / 22_000.0, (20e-6 * hz) as u64);
+    let args: Vec<String> = std::env::args().collect();
+    let rate: f64 = args.get(1).map_or(22_000.0, |a| a.parse().expect("RATE"));
+    let poisson = args.get(2).is_some_and(|a| a == "poisson");
+    let (period, stall) = (hz / rate, (20e-6 * hz) as u64);
+    let ops = (0.1 * rate) as u64;
     let shared = Arc::new(Line(AtomicI64::new(0)));
     let mut nets = Vec::new();
     for _ in 0..20 {
@@ -51,9 +59,26 @@ fn main() {
                     barrier.wait();
                     let start = t1() + (0.01 * hz) as u64;
                     let (mut s, mut p) = ((0u64, 0u64), (0u64, 0u64));
-                    for k in 0..2200u64 {
-                        for (half, line, sum) in [(0.0, &shared.0, &mut s), (0.5, &private.0, &mut p)] {
-                            let due = start + ((k as f64 + half) * period) as u64;
+                    let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ (cpu as u64 + 1);
+                    let mut gap = || {
+                        x ^= x >> 12;
+                        x ^= x << 25;
+                        x ^= x >> 27;
+                        let u = ((x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) + 1) as f64 / (1u64 << 53) as f64;
+                        -u.ln() * period
+                    };
+                    let mut at = 0.0f64;
+                    for k in 0..ops {
+                        let (shared_at, private_at) = if poisson {
+                            let next = gap();
+                            let this = at;
+                            at += next;
+                            (this, this + (next / 2.0).min(1e-6 * hz))
+                        } else {
+                            (k as f64 * period, (k as f64 + 0.5) * period)
+                        };
+                        for (offset, line, sum) in [(shared_at, &shared.0, &mut s), (private_at, &private.0, &mut p)] {
+                            let due = start + offset as u64;
                             while t1() < due {
                                 std::hint::spin_loop();
                             }
@@ -77,7 +102,8 @@ fn main() {
     let sd = (nets.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
     // t(0.975, 19) = 2.093
     println!(
-        "net shared - private fetch_add at 22k/s on CPUs 0,1: {mean:.1} ns, sd {sd:.1}, 95% CI ±{:.1} ns ({n} repeats of 100 ms)",
+        "net shared - private fetch_add at {rate}/s{} on CPUs 0,1: {mean:.1} ns, sd {sd:.1}, 95% CI ±{:.1} ns ({n} repeats of 100 ms)",
+        if poisson { " poisson" } else { "" },
         2.093 * sd / n.sqrt()
     );
 }
