@@ -429,7 +429,7 @@ fn rate_caps_each_thread() {
 
 #[test]
 fn bad_run_requests_exit_2_with_one_line() {
-    let cases: [(&[&str], &str); 11] = [
+    let cases: [(&[&str], &str); 13] = [
         (&["run", "--level", "socket"], "unknown level"),
         (&["run", "--publish", "sometimes"], "bad publish policy"),
         (&["run", "--duration", "5"], "no unit"),
@@ -441,6 +441,14 @@ fn bad_run_requests_exit_2_with_one_line() {
         (&["run", "--pad", "32"], "unknown pad"),
         (&["run", "--rate", "0"], "or max (flat out)"),
         (&["run", "--rate", "max,fast"], "\"fast\" is not a rate"),
+        (
+            &["run", "--arrivals", "even"],
+            "\"even\" is not poisson or paced",
+        ),
+        (
+            &["run", "--rate", "max", "--arrivals", "poisson"],
+            "--arrivals poisson needs a paced rate",
+        ),
     ];
     for (args, needle) in cases {
         common::assert_usage_error(args, needle);

@@ -182,6 +182,12 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     if session.chatty() {
         print_notes(&topo);
     }
+    if args.arrivals != Arrivals::Paced && !args.rates().iter().any(|r| r.is_paced()) {
+        return Err(CliError::usage(format!(
+            "--arrivals {} needs a paced rate: give --rate R (e.g. --rate 100k,1M); flat out (max) has no arrivals",
+            args.arrivals
+        )));
+    }
     let request = args.request();
     let plan = runner::plan(&request, topo)?;
     session.notes(&plan.notes);
