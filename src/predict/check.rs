@@ -14,10 +14,11 @@
 //!   that class, and the output says so.
 //!
 //! A point agrees when its prediction lies inside the measured CI and
-//! within ±[`AGREEMENT_PCT`] of the measured figure. No point is dropped:
+//! within ±[`super::AGREEMENT_PCT`] of the measured figure. No point is dropped:
 //! one the model cannot predict (saturated), or measured at or below 0,
 //! has no finite error and counts as the worst.
 
+use super::agreement::agrees;
 use super::flat_out_check::{HandoverPoint, flat_out_point};
 use super::latency::{Bound, Latencies};
 use super::model::{Layout, Lines};
@@ -27,10 +28,6 @@ use crate::runner::{RepeatResult, RunResults, StrategyResult};
 use crate::stats::quantile_of;
 use crate::workload::{Arrivals, Regime};
 use serde::{Deserialize, Serialize};
-
-/// How far from the measured figure, %, a prediction may be and agree
-/// (besides lying inside the measured 95% CI).
-pub const AGREEMENT_PCT: f64 = 25.0;
 
 /// A measured net cost this far above its series' lowest-rate level, with
 /// a CI above that level, marks the measured knee.
@@ -101,13 +98,10 @@ impl CheckPoint {
     }
 
     /// The prediction lies inside the measured 95% CI and within
-    /// ±[`AGREEMENT_PCT`] of the measured cost.
+    /// ±[`super::AGREEMENT_PCT`] of the measured cost.
     pub fn agrees(&self) -> bool {
-        let [lo, hi] = self.measured_ci_ns;
-        match (self.predicted_ns, self.error_pct()) {
-            (Some(p), Some(e)) => (lo..=hi).contains(&p) && e <= AGREEMENT_PCT,
-            _ => false,
-        }
+        self.predicted_ns
+            .is_some_and(|p| agrees(p, self.measured_ci_ns, self.error_pct()))
     }
 
     /// |predicted − exact| transfers per update, % of exact (0 when both

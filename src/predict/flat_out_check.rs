@@ -4,7 +4,7 @@
 //! count (`handovers_per_s`, from the adds' returned values), with the
 //! same agreement rule as the paced points' cost.
 
-use super::check::AGREEMENT_PCT;
+use super::agreement::agrees;
 use super::latency::{Bound, Latencies};
 use super::model::Lines;
 use super::{FLAT_OUT_RATE, publish_fraction};
@@ -65,11 +65,9 @@ impl HandoverPoint {
     }
 
     /// The prediction lies inside the measured 95% CI and within
-    /// ±[`AGREEMENT_PCT`] of it (both 0 agree).
+    /// ±[`super::AGREEMENT_PCT`] of it (both 0 agree).
     pub fn agrees(&self) -> bool {
-        let [lo, hi] = self.measured_ci;
-        self.error_pct().is_some_and(|e| e <= AGREEMENT_PCT)
-            && (lo..=hi).contains(&self.predicted_per_s)
+        agrees(self.predicted_per_s, self.measured_ci, self.error_pct())
     }
 
     /// The hold the count implies, ns per ownership: how much longer than

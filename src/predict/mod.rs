@@ -5,6 +5,7 @@
 //! its verdict lines in `verdict/predict.rs`. `check.rs` sets the model
 //! against a run measured under `--rate`.
 
+mod agreement;
 mod check;
 mod flat_out_check;
 pub mod latency;
@@ -15,7 +16,8 @@ mod result;
 #[cfg(test)]
 mod tests;
 
-pub use check::{AGREEMENT_PCT, CheckPoint, CheckResults, Knee, check, measured_knee};
+pub use agreement::AGREEMENT_PCT;
+pub use check::{CheckPoint, CheckResults, Knee, check, measured_knee};
 pub use flat_out_check::HandoverPoint;
 pub use latency::{
     Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, MissingClass, TransactionRatios,
