@@ -172,6 +172,10 @@ mod tests {
         assert!(none.agrees());
         // Some predicted where none were counted: no finite error.
         assert_eq!(point(5.0, 0.0, [0.0, 0.0]).error_pct(), None);
+        // Only nothing on both sides is right by construction.
+        assert!(none.nothing_handed_over());
+        assert!(!point(5.0, 0.0, [0.0, 0.0]).nothing_handed_over());
+        assert!(!point(0.0, 5.0, [4.0, 6.0]).nothing_handed_over());
         // The round over 4 updates per ownership: 25 ns each.
         assert_eq!(p.predicted_ns_per_update(), Some(25.0));
         // 20M/s predicted (50 ns a hand-over), 4M/s counted (250 ns): the
