@@ -111,4 +111,38 @@ impl Reach {
         }
         (!parts.is_empty()).then(|| Verdict::new(Topic::Host, parts.join("; ")))
     }
+
+    /// What the headline says this host cannot answer about splitting,
+    /// `None` when its writers span nodes and LLCs (or are not all in the
+    /// topology): `its writers share one node and one LLC`, or that one
+    /// writer moves no line.
+    pub(super) fn split_caveat(&self) -> Option<String> {
+        if !self.located {
+            return None;
+        }
+        if self.writers < 2 {
+            return Some("one writer moves no line between CPUs".to_string());
+        }
+        let shared: Vec<&str> = [
+            (self.nodes.len() <= 1).then_some("one node"),
+            (self.llcs.len() <= 1).then_some("one LLC"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let across: Vec<&str> = [
+            (self.nodes.len() <= 1).then_some("nodes"),
+            (self.llcs.len() <= 1).then_some("LLCs"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!shared.is_empty()).then(|| {
+            format!(
+                "this host cannot say what splitting across {} saves: its writers share {}",
+                across.join(" or "),
+                shared.join(" and ")
+            )
+        })
+    }
 }

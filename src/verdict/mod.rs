@@ -2,11 +2,15 @@
 //! far as the statistics support it; for a run, also what the verdict
 //! rests on ([`basis`]: floors, interference, noise).
 //!
-//! A run's lines come one regime at a time ([`RunResults::regimes`]): flat
-//! out, the saturation throughput and how many updates a writer makes per
-//! ownership of the line; at a paced rate (the seed's 22k/s per writer by
-//! default), the net cost per update and CPU share, and what the ratelimit
-//! and splitting save against `global/always`. Every ranking uses the one
+//! A run opens with its [`headline`]: the seeds' question answered in one
+//! sentence (the plain shared counter's cost at the seed's rate, the
+//! cheapest strategy, whether splitting matters here), then flat out in
+//! one more. Its lines come one regime at a time
+//! ([`RunResults::regimes`]), in the order a reviewer asks: at a paced
+//! rate (the seed's 22k/s per writer first, the default), the net cost
+//! per update and CPU share, and what the ratelimit and splitting save
+//! against `global/always`; then flat out, the saturation throughput and
+//! how many updates a writer makes per ownership of the line. Every ranking uses the one
 //! per-update figure, [`crate::runner::cost_measure`] (ns/op from
 //! throughput flat out, net busy ns per update paced), never a sampled
 //! latency. Then what the host cannot answer: node or LLC splits the
@@ -25,6 +29,7 @@
 //! [`RunResults::regimes`]: crate::runner::RunResults::regimes
 
 pub mod basis;
+mod headline;
 mod host;
 mod matrix;
 mod predict;
@@ -34,6 +39,7 @@ mod sweep;
 #[cfg(test)]
 mod tests;
 
+pub use headline::{Headline, headline};
 pub use matrix::matrix_lines;
 pub use predict::{
     check_lines, cost_cells, predict_lines, range_text, rho_text, saturation_text, share_text,

@@ -11,62 +11,107 @@ use crate::stats::{Decision, Summary};
 use crate::units::{Unit, human, si};
 use crate::workload::Regime;
 
-/// The `verdict:` lines of a run: each regime's in the run's order (flat
-/// out, then each paced rate), each saying which regime it speaks of,
-/// then what the host cannot answer. What the ratelimit and splitting
-/// save is answered at the paced rates when the run has one (flat out,
-/// a line handed over in bursts says little about the kernel's cost),
-/// flat out otherwise.
+/// The `verdict:` lines of a run, in the order a reviewer asks: the
+/// paced regimes first, the seed's rate ([`Regime::SEED`]) before any
+/// other, then flat out, each saying which regime it speaks of, then what
+/// the host cannot answer. What the ratelimit and splitting save is
+/// answered at the paced rates when the run has one (flat out, a line
+/// handed over in bursts says little about the kernel's cost), flat out
+/// otherwise.
 pub fn run_lines(run: &RunResults) -> Vec<Verdict> {
     let reach = Reach::of(run);
     let views = run.regimes();
-    let any_paced = views.iter().any(|v| v.regime().is_paced());
-    let mut lines: Vec<Verdict> = views
+    let mut lines: Vec<Verdict> = decided(&views, &reach)
         .iter()
-        .flat_map(|v| {
-            let savings = v.regime().is_paced() || !any_paced;
-            Contest::of(v).lines(&reach, savings)
-        })
+        .flat_map(Decided::lines)
         .collect();
     lines.extend(reach.line());
     lines
 }
 
+/// Where a regime's lines go: the seed's rate, other paced rates (in the
+/// run's order), flat out.
+fn asked(regime: Regime) -> u8 {
+    match regime {
+        r if r == Regime::SEED => 0,
+        Regime::Paced { .. } => 1,
+        Regime::FlatOut => 2,
+    }
+}
+
+/// Every regime of `run` weighed and its family decided, in the order
+/// [`run_lines`] speaks of them.
+pub(super) fn decided<'a>(views: &'a [RunResults], reach: &Reach) -> Vec<Decided<'a>> {
+    let any_paced = views.iter().any(|v| v.regime().is_paced());
+    let mut all: Vec<Decided> = views
+        .iter()
+        .map(|v| {
+            let savings = v.regime().is_paced() || !any_paced;
+            Contest::of(v).decide(reach, savings)
+        })
+        .collect();
+    all.sort_by_key(|d| asked(d.contest.regime));
+    all
+}
+
 /// One strategy as a verdict sees it.
-struct Candidate<'a> {
+pub(super) struct Candidate<'a> {
     /// Its name in a sentence (`llc/ratelimit:1ms`, with pad and clock
     /// only when the run has several).
-    name: String,
+    pub(super) name: String,
+    /// Its full name, as the run names it (`StrategyResult::name`).
+    pub(super) full: String,
     level: ShardLevel,
     policy: String,
     pad: String,
     /// Pad and clock, for matching levels.
     rest: String,
-    summary: &'a StrategySummary,
+    pub(super) summary: &'a StrategySummary,
 }
 
 /// One regime's strategies, as its verdict weighs them.
-struct Contest<'a> {
+pub(super) struct Contest<'a> {
     /// The regime.
-    regime: Regime,
+    pub(super) regime: Regime,
     /// Reader threads ran (`--readers`).
     readers: usize,
-    candidates: Vec<Candidate<'a>>,
+    pub(super) candidates: Vec<Candidate<'a>>,
 }
 
 /// A ranking before its family is decided: the cheapest and, with two or
 /// more, the runner-up and the index of their test.
-struct Ranked {
-    best: usize,
-    runner_up: Option<(usize, usize)>,
+pub(super) struct Ranked {
+    /// The cheapest candidate.
+    pub(super) best: usize,
+    /// The runner-up and the index of its test against the cheapest.
+    pub(super) runner_up: Option<(usize, usize)>,
 }
 
 /// Alternatives against one base: each tested (its test's index) or the
 /// same as global here.
-struct Against {
-    base: usize,
-    tested: Vec<(usize, usize)>,
+pub(super) struct Against {
+    /// The base every alternative is tested against.
+    pub(super) base: usize,
+    /// Each alternative tested and the index of its test.
+    pub(super) tested: Vec<(usize, usize)>,
     same_here: Vec<usize>,
+}
+
+/// One regime's contest with its family decided: every test its lines
+/// (and the headline, [`super::headline`]) rest on.
+pub(super) struct Decided<'a> {
+    /// The strategies weighed.
+    pub(super) contest: Contest<'a>,
+    /// The cheapest update, against the runner-up.
+    pub(super) cost: Option<Ranked>,
+    read: Option<Ranked>,
+    /// `global/always`, the plain shared counter, when the run has it.
+    pub(super) global_always: Option<usize>,
+    saves: Option<Against>,
+    /// Each split with the ratelimit against `global/ratelimit:1ms`.
+    pub(super) beyond: Option<Against>,
+    /// The family's tests, decided together.
+    pub(super) tests: Vec<Test>,
 }
 
 impl<'a> Contest<'a> {
@@ -102,6 +147,7 @@ impl<'a> Contest<'a> {
                 }
                 Candidate {
                     name,
+                    full: s.name.clone(),
                     level: st.level,
                     policy: st.publish.to_string(),
                     pad: st.pad.to_string(),
@@ -132,7 +178,7 @@ impl<'a> Contest<'a> {
     }
 
     /// The cost of one update: [`cost_measure`] of this regime.
-    fn cost(&self, i: usize) -> Option<Summary> {
+    pub(super) fn cost(&self, i: usize) -> Option<Summary> {
         (cost_measure(self.regime).get)(self.candidates[i].summary)
     }
 
@@ -146,7 +192,7 @@ impl<'a> Contest<'a> {
         }
     }
 
-    fn find(&self, level: ShardLevel, policy: &str) -> Option<usize> {
+    pub(super) fn find(&self, level: ShardLevel, policy: &str) -> Option<usize> {
         self.candidates
             .iter()
             .position(|c| c.level == level && c.policy == policy)
@@ -193,17 +239,12 @@ impl<'a> Contest<'a> {
         out
     }
 
-    fn lines(&self, reach: &Reach, savings: bool) -> Vec<Verdict> {
+    /// Weighs this regime: the cheapest update (and read) against the
+    /// runner-up and, with `savings`, what the ratelimit and each split
+    /// save against `global/always` and beyond `global/ratelimit:1ms`,
+    /// all decided as one family.
+    fn decide(self, reach: &Reach, savings: bool) -> Decided<'a> {
         let c = &self.candidates;
-        if c.is_empty() {
-            return vec![Verdict::new(
-                Topic::Cost,
-                format!(
-                    "{}: no strategy finished a repeat: nothing to rank",
-                    self.label()
-                ),
-            )];
-        }
         let mut family = Family::new(self.regime);
         let cost = self.rank(&mut family, &|i| self.cost(i));
         let read = (self.readers > 0)
@@ -228,26 +269,53 @@ impl<'a> Contest<'a> {
             self.against(&mut family, reach, g, alternatives)
         });
         let tests = family.decide();
+        Decided {
+            contest: self,
+            cost,
+            read,
+            global_always,
+            saves,
+            beyond,
+            tests,
+        }
+    }
+}
 
+impl Decided<'_> {
+    /// The regime's `verdict:` lines.
+    fn lines(&self) -> Vec<Verdict> {
+        let this = &self.contest;
+        if this.candidates.is_empty() {
+            return vec![Verdict::new(
+                Topic::Cost,
+                format!(
+                    "{}: no strategy finished a repeat: nothing to rank",
+                    this.label()
+                ),
+            )];
+        }
+        let tests = &self.tests;
         let mut lines = Vec::new();
-        let base = global_always.unwrap_or(0);
-        match (self.regime, &cost) {
+        let base = self.global_always.unwrap_or(0);
+        match (this.regime, &self.cost) {
             (Regime::FlatOut, Some(r)) => {
-                lines.push(self.saturation_line(r, &tests));
-                lines.push(self.ownership_line(base));
+                lines.push(this.saturation_line(r, tests));
+                lines.push(this.ownership_line(base));
             }
-            (Regime::Paced { .. }, Some(r)) => lines.push(self.cost_line(r, global_always, &tests)),
+            (Regime::Paced { .. }, Some(r)) => {
+                lines.push(this.cost_line(r, self.global_always, tests))
+            }
             (_, None) => lines.push(Verdict::new(
                 Topic::Cost,
                 format!(
                     "{}: {} not recorded",
-                    self.label(),
-                    cost_measure(self.regime).short
+                    this.label(),
+                    cost_measure(this.regime).short
                 ),
             )),
         }
-        if let Some(r) = &read {
-            let unit = if self.regime.is_paced() {
+        if let Some(r) = &self.read {
+            let unit = if this.regime.is_paced() {
                 "busy ns/read"
             } else {
                 "ns/read"
@@ -256,24 +324,30 @@ impl<'a> Contest<'a> {
                 Topic::Read,
                 format!(
                     "{}, the cheapest read ({} reader thread{}): {}",
-                    self.label(),
-                    self.readers,
-                    if self.readers == 1 { "" } else { "s" },
-                    self.ranking_text(r, &tests, &|i| {
-                        self.read(i).map_or("-".to_string(), |s| value(&s, unit))
+                    this.label(),
+                    this.readers,
+                    if this.readers == 1 { "" } else { "s" },
+                    this.ranking_text(r, tests, &|i| {
+                        this.read(i).map_or("-".to_string(), |s| value(&s, unit))
                     })
                 ),
             ));
         }
-        if let Some(a) = saves.filter(|a| !a.tested.is_empty() || !a.same_here.is_empty()) {
-            lines.push(self.against_line(Topic::Savings, "against", &a, &tests));
+        if let Some(a) = self
+            .saves
+            .as_ref()
+            .filter(|a| !a.tested.is_empty() || !a.same_here.is_empty())
+        {
+            lines.push(this.against_line(Topic::Savings, "against", a, tests));
         }
-        if let Some(a) = beyond.filter(|a| !a.tested.is_empty()) {
-            lines.push(self.against_line(Topic::BeyondRatelimit, "splitting beyond", &a, &tests));
+        if let Some(a) = self.beyond.as_ref().filter(|a| !a.tested.is_empty()) {
+            lines.push(this.against_line(Topic::BeyondRatelimit, "splitting beyond", a, tests));
         }
         lines
     }
+}
 
+impl Contest<'_> {
     /// `X, its value (change, p against Y)`, or `no measurable
     /// difference between X (value) and Y (value): change [interval], p,
     /// why`.
@@ -447,7 +521,7 @@ impl<'a> Contest<'a> {
 
 /// `31.2 ±1.3 ns`: the mean and the standard deviation over repeats, the
 /// latter to two significant digits.
-fn value(s: &Summary, unit: &str) -> String {
+pub(super) fn value(s: &Summary, unit: &str) -> String {
     let sd = s.stddev;
     let decimals = if sd > 0.0 && sd.is_finite() {
         // (the nudge keeps 0.1 from reading as 0.0999…)
@@ -459,7 +533,7 @@ fn value(s: &Summary, unit: &str) -> String {
 }
 
 /// `1.52`, `16.4`, `408`: a count with two decimals below 10.
-fn count(v: f64) -> String {
+pub(super) fn count(v: f64) -> String {
     if v.abs() < 10.0 {
         format!("{v:.2}")
     } else {

@@ -119,7 +119,7 @@ fn default_run(host: Option<(Topology, Vec<u32>)>) -> RunResults {
 }
 
 #[test]
-fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
+fn a_default_run_answers_at_the_seeds_rate_then_flat_out_then_the_host() {
     let lines = run_lines(&default_run(None));
     let all = texts(&lines);
     assert!((3..=8).contains(&lines.len()), "{all}");
@@ -127,37 +127,37 @@ fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
     use Topic::*;
     assert_eq!(
         topics,
-        [Saturation, Ownership, Cost, Savings, BeyondRatelimit, Host],
+        [Cost, Savings, BeyondRatelimit, Saturation, Ownership, Host],
         "{all}"
     );
-    for l in &lines[..2] {
+    for l in &lines[3..5] {
         assert!(l.text.starts_with("flat out, "), "{all}");
     }
-    for l in &lines[2..5] {
+    for l in &lines[..3] {
         assert!(l.text.starts_with("paced at 22.0k/s per thread"), "{all}");
     }
     // Flat out: the least loop ns/op is cpu/ratelimit:1ms, but within 2%
     // of cpu/always and node/always; global/always's ownership.
     assert!(
-        lines[0].text.starts_with(
+        lines[3].text.starts_with(
             "flat out, saturation: no measurable difference between cpu/ratelimit:1ms (408M updates/s, 4.90 ±0.30 loop ns/op) and node/always (400M updates/s, 5.00 ±0.10 loop ns/op): -2.0% [-8.3%, +4.3%], p=0.468, within the ±2% noise threshold"
         ),
         "{all}"
     );
     assert_eq!(
-        lines[1].text,
+        lines[4].text,
         "flat out, global/always: 50.0M updates/s, 1.52 updates per ownership of the line (16.4M hand-overs/s), 0.000125 lines fetched per read side"
     );
     // Paced: net figures, not busy ones (100 ns more).
     assert!(
-        lines[2].text.starts_with(
+        lines[0].text.starts_with(
             "paced at 22.0k/s per thread (the seed's rate), net cost per update: global/always 31.0 ±0.31 ns, 0.0682% CPU; the cheapest: no practical difference between cpu/ratelimit:1ms (1.40 ±0.30 ns, 0.00308% CPU) and node/always"
         ),
         "{all}"
     );
     assert!(!all.contains("131"), "busy ns leaked: {all}");
     // The ratelimit and the cpu split save; node is global on one node.
-    let savings = &lines[3].text;
+    let savings = &lines[1].text;
     assert!(
         savings.starts_with("paced at 22.0k/s per thread, against global/always (31.0 ns): global/ratelimit:1ms saves 29.0 ns (-93.5%, p<0.001), staleness 6.40%; "),
         "{all}"
@@ -169,7 +169,7 @@ fn a_default_run_answers_flat_out_then_at_the_seeds_rate_then_the_host() {
     );
     assert!(savings.ends_with("; node/always: = global here"), "{all}");
     assert!(
-        lines[4].text.starts_with(
+        lines[2].text.starts_with(
             "paced at 22.0k/s per thread, splitting beyond global/ratelimit:1ms (2.00 ns): cpu/ratelimit:1ms: no practical difference (-30.0% [-46.7%, -13.3%], p=0.006, < 1 ns per update, < 0.00220% CPU)"
         ),
         "{all}"
@@ -506,5 +506,121 @@ fn a_change_under_1_ns_that_the_interval_does_not_pin_is_not_practical() {
     assert!(
         cost.ends_with(", the change within ±1 ns per update, but not significant"),
         "{cost}"
+    );
+}
+
+#[test]
+fn the_headline_answers_at_the_seeds_rate_without_the_statistics() {
+    let h = headline(&default_run(None));
+    assert_eq!(h.regime, Regime::SEED);
+    // The plain shared counter's net cost and CPU share, then the two
+    // cheapest, which the verdict's own test cannot tell apart.
+    assert!(
+        h.answer.starts_with(
+            "At the seed's rate (paced at 22.0k/s per thread), the plain shared counter, global/always, costs 31.0 ±0.31 ns per update (0.0682% of a CPU); the cheapest, cpu/ratelimit:1ms (1.40 ±0.30 ns) and node/always (1.50 ±0.10 ns), cannot be told apart (< 1 ns per update"
+        ),
+        "{h:?}"
+    );
+    assert_eq!(
+        h.cheapest,
+        ["cpu/ratelimit:1ms/pad128/tsc", "node/always/pad128"]
+    );
+    // One node, one LLC: the host cannot say what splitting saves there.
+    assert!(
+        h.answer.ends_with("; no split saves a measurable amount beyond global/ratelimit:1ms here; this host cannot say what splitting across nodes or LLCs saves: its writers share one node and one LLC."),
+        "{h:?}"
+    );
+    let flat = h.flat_out.as_deref().unwrap();
+    assert_eq!(
+        flat,
+        "Flat out, the fastest, cpu/ratelimit:1ms (408M updates/s, 4.90 ±0.30 ns per update) and node/always (400M updates/s, 5.00 ±0.10 ns per update), cannot be told apart (within the ±2% noise threshold); global/always: 50.0M updates/s, 40.0 ±0.40 ns per update, 1.52 updates per ownership of the line."
+    );
+    assert_eq!(h.sentences(), [h.answer.as_str(), flat]);
+    // The test and its interval stay in the verdict lines.
+    for s in h.sentences() {
+        for stat in ["p=", "p<", "[", "%]"] {
+            assert!(!s.contains(stat), "{stat} in {s}");
+        }
+    }
+    // On two nodes and two LLCs the host caveat goes.
+    let two = headline(&default_run(Some((fixture("spr-2s-224"), vec![0, 56]))));
+    assert!(
+        two.answer
+            .ends_with("; no split saves a measurable amount beyond global/ratelimit:1ms here."),
+        "{two:?}"
+    );
+}
+
+#[test]
+fn the_headline_names_a_winner_only_where_the_verdict_does() {
+    use ShardLevel::*;
+    let regime = Regime::SEED;
+    let r = run(
+        vec![
+            strategy(Global, "always", regime, 31.0, 0.31, |_| {}),
+            strategy(Global, RATELIMIT, regime, 10.0, 0.2, |_| {}),
+            strategy(Node, RATELIMIT, regime, 6.0, 0.1, |_| {}),
+            strategy(Cpu, RATELIMIT, regime, 2.0, 0.1, |_| {}),
+        ],
+        Some((fixture("spr-2s-224"), vec![0, 56])),
+    );
+    let h = headline(&r);
+    assert!(
+        h.answer.contains(
+            "; cpu/ratelimit:1ms is cheapest at 2.00 ±0.10 ns, 4.00 ns (67%) less than node/ratelimit:1ms; splitting pays here: cpu/ratelimit:1ms saves 8.00 ns per update beyond global/ratelimit:1ms."
+        ),
+        "{h:?}"
+    );
+    assert_eq!(h.cheapest, ["cpu/ratelimit:1ms/pad128/tsc"]);
+    // The verdict line says the same winner, with its test.
+    let lines = texts(&run_lines(&r));
+    assert!(
+        lines.contains("the cheapest: cpu/ratelimit:1ms, 2.00 ±0.10 ns"),
+        "{lines}"
+    );
+    // No flat-out regime: no flat-out sentence.
+    assert_eq!(h.flat_out, None);
+}
+
+#[test]
+fn without_a_paced_regime_the_headline_is_flat_out_and_says_so() {
+    use ShardLevel::*;
+    let r = run(
+        vec![
+            strategy(Global, "always", Regime::FlatOut, 40.0, 0.4, |_| {}),
+            strategy(Cpu, "always", Regime::FlatOut, 10.0, 0.1, |_| {}),
+        ],
+        None,
+    );
+    let h = headline(&r);
+    assert_eq!(h.regime, Regime::FlatOut);
+    assert!(
+        h.answer.starts_with(
+            "No paced regime in this run, so flat out: cpu/always is fastest at 200M updates/s, 10.0 ±0.10 ns per update, 30.0 ns (75%) less than global/always"
+        ),
+        "{h:?}"
+    );
+    assert_eq!(h.flat_out, None);
+}
+
+#[test]
+fn the_paced_rate_nearest_the_seeds_answers() {
+    use ShardLevel::*;
+    let slow = Regime::paced(1_000.0);
+    let near = Regime::paced(30_000.0);
+    let r = run(
+        vec![
+            strategy(Global, "always", slow, 31.0, 0.31, |_| {}),
+            strategy(Global, "always", near, 33.0, 0.33, |_| {}),
+        ],
+        None,
+    );
+    let h = headline(&r);
+    assert_eq!(h.regime, near);
+    assert!(
+        h.answer.starts_with(
+            "At the run's paced rate nearest the seed's (paced at 30.0k/s per thread), the plain shared counter, global/always, costs 33.0 ±0.33 ns per update"
+        ),
+        "{h:?}"
     );
 }

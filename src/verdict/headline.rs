@@ -1,0 +1,260 @@
+//! The headline of a run: the seeds' question answered for this host in
+//! one sentence, then flat out in one more, before any verdict line or
+//! table. What the plain shared counter (`global/always`) costs per update
+//! at the seed's rate ([`Regime::SEED`], or the run's paced rate nearest
+//! it), which strategy is cheapest and by how much, and whether splitting
+//! matters here; a figure with its ± over repeats, the test behind each
+//! claim left to the verdict lines and tables. A winner is named only
+//! where the verdict's own decision ([`crate::stats::decide`], the
+//! regime's family) says the difference is real and beyond the noise
+//! threshold; otherwise the cheapest cannot be told apart. Every format
+//! renders this one headline.
+
+use super::host::Reach;
+use super::run::{Decided, count, decided, value};
+use crate::runner::RunResults;
+use crate::stats::Decision;
+use crate::units::{Unit, human, si};
+use crate::workload::{Regime, SEED_RATE};
+
+/// The answer at a glance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Headline {
+    /// The regime the answer speaks of: the seed's rate, the run's paced
+    /// rate nearest it, or flat out when the run has no paced regime.
+    pub regime: Regime,
+    /// The answer in that regime: the plain shared counter's net cost per
+    /// update and CPU share, the cheapest strategy, whether splitting
+    /// matters here.
+    pub answer: String,
+    /// Flat out in one sentence, when the run has that regime and the
+    /// answer is not already flat out.
+    pub flat_out: Option<String>,
+    /// The strategies (full names) the answer calls cheapest: the winner,
+    /// or the two it cannot tell apart; empty when nothing was measured.
+    pub cheapest: Vec<String>,
+}
+
+impl Headline {
+    /// The answer, then the flat-out sentence if any.
+    pub fn sentences(&self) -> Vec<&str> {
+        std::iter::once(self.answer.as_str())
+            .chain(self.flat_out.as_deref())
+            .collect()
+    }
+}
+
+/// The headline of `run`, from the same decisions as its verdict lines.
+pub fn headline(run: &RunResults) -> Headline {
+    let reach = Reach::of(run);
+    let views = run.regimes();
+    let all = decided(&views, &reach);
+    let flat = all.iter().find(|d| !d.contest.regime.is_paced());
+    // The seed's rate, else the paced rate nearest it (by ratio).
+    let distance = |d: &&Decided| {
+        d.contest
+            .regime
+            .rate()
+            .map_or(f64::INFINITY, |r| (r / SEED_RATE).ln().abs())
+    };
+    let paced = all
+        .iter()
+        .filter(|d| d.contest.regime.is_paced())
+        .min_by(|a, b| distance(a).total_cmp(&distance(b)));
+    let split = |d: &Decided| split_clause(d, &reach);
+    match (paced, flat) {
+        (Some(p), flat) => Headline {
+            regime: p.contest.regime,
+            answer: paced_answer(p, &split(p)),
+            flat_out: flat.map(|f| format!("Flat out, {}.", flat_text(f))),
+            cheapest: cheapest(p),
+        },
+        (None, Some(f)) => {
+            let split = split(f);
+            let split = if split.is_empty() {
+                String::new()
+            } else {
+                format!("; {split}")
+            };
+            Headline {
+                regime: f.contest.regime,
+                answer: format!(
+                    "No paced regime in this run, so flat out: {}{split}.",
+                    flat_text(f)
+                ),
+                flat_out: None,
+                cheapest: cheapest(f),
+            }
+        }
+        (None, None) => Headline {
+            regime: Regime::FlatOut,
+            answer: "Nothing was measured: the run has no regime.".to_string(),
+            flat_out: None,
+            cheapest: Vec::new(),
+        },
+    }
+}
+
+/// The full names of the strategies `d` calls cheapest.
+fn cheapest(d: &Decided) -> Vec<String> {
+    let c = &d.contest.candidates;
+    match &d.cost {
+        None => Vec::new(),
+        Some(r) => match r.runner_up {
+            Some((u, t)) if d.tests[t].outcome.decision != Decision::Decrease => {
+                vec![c[r.best].full.clone(), c[u].full.clone()]
+            }
+            _ => vec![c[r.best].full.clone()],
+        },
+    }
+}
+
+/// `0.40 ns (25%) less than X`: what the cheapest saves against the
+/// runner-up, from their test.
+fn margin(d: &Decided, t: usize, runner_up: usize) -> String {
+    let o = &d.tests[t].outcome;
+    let diff = o.difference.welch.map_or(0.0, |w| w.difference);
+    let pct = o
+        .difference
+        .change_pct
+        .map_or(String::new(), |p| format!(" ({:.0}%)", -p));
+    format!(
+        "{} ns{pct} less than {}",
+        si(-diff),
+        d.contest.candidates[runner_up].name
+    )
+}
+
+/// The cheapest and by how much, or that the cheapest cannot be told
+/// apart (and why not), with `shown` giving a strategy's figure.
+fn cheapest_text(d: &Decided, what: &str, shown: &dyn Fn(usize) -> String) -> String {
+    let c = &d.contest.candidates;
+    let Some(r) = &d.cost else {
+        return "no strategy recorded its cost".to_string();
+    };
+    let best = &c[r.best].name;
+    match r.runner_up {
+        None => format!("{best}, {}, is the only strategy measured", shown(r.best)),
+        Some((u, t)) if d.tests[t].outcome.decision == Decision::Decrease => {
+            format!("{best} is {what} at {}, {}", shown(r.best), margin(d, t, u))
+        }
+        Some((u, t)) => format!(
+            "the {what}, {best} ({}) and {} ({}), cannot be told apart ({})",
+            shown(r.best),
+            c[u].name,
+            shown(u),
+            d.tests[t].why_not()
+        ),
+    }
+}
+
+/// The paced answer: `At the seed's rate (…), the plain shared counter,
+/// global/always, costs X per update (Y of a CPU); the cheapest …;
+/// splitting ….`
+fn paced_answer(d: &Decided, split: &str) -> String {
+    let this = &d.contest;
+    let intro = if this.regime == Regime::SEED {
+        format!("At the seed's rate ({})", this.regime)
+    } else {
+        format!(
+            "At the run's paced rate nearest the seed's ({})",
+            this.regime
+        )
+    };
+    if this.candidates.is_empty() {
+        return format!("{intro}, no strategy finished a repeat: nothing to answer.");
+    }
+    let ns = |i: usize| this.cost(i).map_or("-".to_string(), |s| value(&s, "ns"));
+    let global = match d.global_always {
+        Some(g) => {
+            let share = this.candidates[g]
+                .summary
+                .net_cpu_share_pct
+                .map_or(String::new(), |p| {
+                    format!(" ({} of a CPU)", human(p.mean, Unit::Percent))
+                });
+            format!(
+                "the plain shared counter, {}, costs {} per update{share}",
+                this.candidates[g].name,
+                ns(g)
+            )
+        }
+        None => "the plain shared counter, global/always, was not measured".to_string(),
+    };
+    let split = if split.is_empty() {
+        String::new()
+    } else {
+        format!("; {split}")
+    };
+    format!(
+        "{intro}, {global}; {}{split}.",
+        cheapest_text(d, "cheapest", &ns)
+    )
+}
+
+/// Flat out, without its label: the fastest (by loop ns/op from
+/// throughput) and by how much, then the plain shared counter's
+/// updates/s, cost and updates per ownership of the line.
+fn flat_text(d: &Decided) -> String {
+    let this = &d.contest;
+    if this.candidates.is_empty() {
+        return "no strategy finished a repeat".to_string();
+    }
+    let shown = |i: usize| {
+        format!(
+            "{} updates/s, {}",
+            si(this.candidates[i].summary.write_ops_per_s.mean),
+            this.cost(i)
+                .map_or("-".to_string(), |s| value(&s, "ns per update"))
+        )
+    };
+    let fastest = cheapest_text(d, "fastest", &shown);
+    let best = d.cost.as_ref().map(|r| r.best);
+    let global = d
+        .global_always
+        .filter(|&g| Some(g) != best)
+        .map_or(String::new(), |g| {
+            let ownership = this.candidates[g]
+                .summary
+                .updates_per_ownership
+                .map_or(String::new(), |u| {
+                    format!(", {} updates per ownership of the line", count(u.mean))
+                });
+            format!("; {}: {}{ownership}", this.candidates[g].name, shown(g))
+        });
+    format!("{fastest}{global}")
+}
+
+/// Whether splitting matters here: the largest saving of a split beyond
+/// `global/ratelimit:1ms` the verdict claims, or that none is measurable;
+/// then what this host cannot say ([`Reach::split_caveat`]). Empty when
+/// neither applies.
+fn split_clause(d: &Decided, reach: &Reach) -> String {
+    let c = &d.contest.candidates;
+    let mut parts = Vec::new();
+    if let Some(a) = d.beyond.as_ref().filter(|a| !a.tested.is_empty()) {
+        let base = &c[a.base].name;
+        let saving = |t: usize| {
+            -d.tests[t]
+                .outcome
+                .difference
+                .welch
+                .map_or(0.0, |w| w.difference)
+        };
+        let best = a
+            .tested
+            .iter()
+            .filter(|&&(_, t)| d.tests[t].outcome.decision == Decision::Decrease)
+            .max_by(|x, y| saving(x.1).total_cmp(&saving(y.1)));
+        parts.push(match best {
+            Some(&(i, t)) => format!(
+                "splitting pays here: {} saves {} ns per update beyond {base}",
+                c[i].name,
+                si(saving(t))
+            ),
+            None => format!("no split saves a measurable amount beyond {base} here"),
+        });
+    }
+    parts.extend(reach.split_caveat());
+    parts.join("; ")
+}
