@@ -305,6 +305,7 @@ fn a_run_is_plotted_with_every_series() {
     assert_eq!(
         svgs(&dir),
         [
+            "cost.svg",
             "cpu-share-r22000.svg",
             "latency-r22000.svg",
             "latency.svg",
@@ -314,12 +315,13 @@ fn a_run_is_plotted_with_every_series() {
             "throughput.svg"
         ]
     );
-    assert_eq!(stderr(&out).lines().count(), 7, "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 8, "{}", stderr(&out));
     for name in svgs(&dir) {
         let svg = Svg::read(&dir.join(&name));
         svg.check_fonts();
         svg.check_header(&run);
-        let regime = if name.contains("-r22000") {
+        // cost.svg shows both regimes, sorted by the seed's rate.
+        let regime = if name.contains("-r22000") || name == "cost.svg" {
             "paced at 22.0k/s per thread"
         } else {
             "flat out"
@@ -359,6 +361,49 @@ fn a_run_is_plotted_with_every_series() {
             .collect();
         assert_bars(&svg, FIRST, 0, &loops);
     }
+
+    // The page's first chart: every strategy's net cost in both regimes,
+    // a bar and a 95% CI bar each (+ legend swatch), the seed's rate
+    // first, its rows cheapest first at the seed's rate, the cheapest
+    // marked.
+    let svg = Svg::read(&dir.join("cost.svg"));
+    assert_eq!(svg.rects(FIRST), n + 1);
+    assert_eq!(svg.rects(SECOND), n + 1);
+    assert_eq!(svg.whiskers(), 2 * n);
+    assert!(svg.has_text("paced at 22.0k/s per thread") && svg.has_text("flat out"));
+    assert!(svg.has_text("error bars: the 95% confidence"));
+    // Row labels, top to bottom.
+    let mut labelled: Vec<(f64, &str)> = svg
+        .elements
+        .iter()
+        .filter(|e| e.name == "text")
+        .map(|e| (e.attr("y").parse::<f64>().unwrap(), e.text.trim()))
+        .filter(|(_, t)| {
+            names
+                .iter()
+                .any(|n| t.starts_with(n.split("/pad").next().unwrap()))
+        })
+        .collect();
+    labelled.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let rows: Vec<&str> = labelled.iter().map(|(_, t)| *t).collect();
+    assert_eq!(rows.len(), n, "{rows:?}");
+    assert!(
+        rows.iter().any(|t| t.contains("(cheapest")),
+        "no row marked cheapest: {rows:?}"
+    );
+    let net_at_seed = |row: &str| {
+        paced
+            .strategies
+            .iter()
+            .find(|s| row.starts_with(&format!("{}/{}", s.strategy.level, s.strategy.publish)))
+            .map(|s| summary(s).net_ns.unwrap().mean)
+            .unwrap()
+    };
+    let costs: Vec<f64> = rows.iter().map(|r| net_at_seed(r)).collect();
+    assert!(
+        costs.windows(2).all(|w| w[0] <= w[1]),
+        "rows not sorted by the cost at the seed's rate: {rows:?} {costs:?}"
+    );
 
     // ns/op paced: net busy ns per update, and the gross busy ns.
     let svg = Svg::read(&dir.join("ns-per-op-r22000.svg"));
@@ -619,14 +664,20 @@ fn charts_without_data_are_left_out() {
     let dir = tmp.path().join("unsampled");
     std::fs::create_dir(&dir).unwrap();
     let written = contend::report::charts::write_run_charts(&dir, &run).unwrap();
-    let names = ["ns-per-op.svg", "throughput.svg", "staleness.svg"];
+    let names = [
+        "cost.svg",
+        "ns-per-op.svg",
+        "throughput.svg",
+        "staleness.svg",
+    ];
     let paced = ["ns-per-op-r22000.svg", "cpu-share-r22000.svg"];
     let want: Vec<PathBuf> = names.iter().chain(&paced).map(|n| dir.join(n)).collect();
     assert_eq!(written, want);
 
     // One ratelimit period: no staleness chart. A paced regime without a
     // net cost (a file written before it was recorded): no ns/op or CPU
-    // share chart, rather than the gross busy figures in their place.
+    // share chart, rather than the gross busy figures in their place;
+    // cost.svg keeps the flat-out net costs.
     run.strategies
         .retain(|s| !s.name.contains("ratelimit:100us"));
     for s in run.strategies.iter_mut().filter(|s| s.regime.is_paced()) {
@@ -639,7 +690,11 @@ fn charts_without_data_are_left_out() {
     let written = contend::report::charts::write_run_charts(&one, &run).unwrap();
     assert_eq!(
         written,
-        [one.join("ns-per-op.svg"), one.join("throughput.svg")]
+        [
+            one.join("cost.svg"),
+            one.join("ns-per-op.svg"),
+            one.join("throughput.svg")
+        ]
     );
 
     // No finished repeat: nothing to draw, and `contend plot` says so.

@@ -148,7 +148,21 @@ pub(super) fn whisker(
     vertical: bool,
     floor: f64,
 ) -> PathElement<(f64, f64)> {
-    let (lo, hi) = ((s.mean - s.stddev).max(floor), s.mean + s.stddev);
+    span_whisker(
+        ((s.mean - s.stddev).max(floor), s.mean + s.stddev),
+        at,
+        cap,
+        vertical,
+    )
+}
+
+/// An error bar over `(lo, hi)`, drawn as [`whisker`] draws one.
+pub(super) fn span_whisker(
+    (lo, hi): (f64, f64),
+    at: f64,
+    cap: f64,
+    vertical: bool,
+) -> PathElement<(f64, f64)> {
     let path = [
         (lo, at - cap),
         (lo, at + cap),

@@ -3,9 +3,10 @@
 //! Strategy names are long, so they go on the vertical axis, where they
 //! have room.
 
+use super::axes::span_whisker;
 use super::{
     CHAR_PCT, DESC_PX, FONT, Header, Keyed, LABEL_PX, LegendEntry, Swatch, canvas, colour, fail,
-    num, signed_span, whisker, zero_based,
+    num, signed_span, zero_based,
 };
 use crate::report::DrawError;
 use crate::runner::{Measure, RunResults, StrategyResult};
@@ -13,7 +14,7 @@ use crate::stats::Summary;
 use plotters::prelude::*;
 
 /// Height of a row per bar in it, px.
-const BAR_ROW_PX: u32 = 22;
+pub(super) const BAR_ROW_PX: u32 = 22;
 /// Extra height of each row, px (the gap between strategies).
 const ROW_GAP_PX: u32 = 14;
 
@@ -36,13 +37,37 @@ pub(super) struct Bars<'a> {
     /// their error bars do; else it starts at 0 and error bars are clipped
     /// there.
     pub signed: bool,
+    /// What the error bars span.
+    pub spread: Spread,
+    /// Height of each bar, px ([`BAR_ROW_PX`] but where a chart must be
+    /// short).
+    pub bar_px: u32,
+}
+
+/// What a bar's error bar spans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Spread {
+    /// Mean ± 1 stddev over repeats.
+    Stddev,
+    /// The 95% confidence interval of the mean.
+    Ci95,
+}
+
+impl Spread {
+    /// The ends of `s`'s error bar.
+    fn span(self, s: &Summary) -> (f64, f64) {
+        match self {
+            Spread::Stddev => (s.mean - s.stddev, s.mean + s.stddev),
+            Spread::Ci95 => (s.ci95_low, s.ci95_high),
+        }
+    }
 }
 
 impl Bars<'_> {
     /// The SVG text.
     pub fn render(&self) -> Result<String, DrawError> {
         let n = self.rows.len();
-        let per_row = BAR_ROW_PX * self.series.len() as u32 + ROW_GAP_PX;
+        let per_row = self.bar_px * self.series.len() as u32 + ROW_GAP_PX;
         let height = super::HEADER_PX + 110 + per_row * n as u32;
         let entries: Vec<LegendEntry> = self
             .series
@@ -54,9 +79,9 @@ impl Bars<'_> {
             })
             .collect();
         let all = || self.values.iter().flatten().flatten();
-        let hi = all().map(|s| s.mean + s.stddev).fold(0.0, f64::max);
+        let hi = all().map(|s| self.spread.span(s).1).fold(0.0, f64::max);
         let x = if self.signed {
-            let lo = all().map(|s| s.mean - s.stddev).fold(0.0, f64::min);
+            let lo = all().map(|s| self.spread.span(s).0).fold(0.0, f64::min);
             signed_span(lo, hi)
         } else {
             zero_based(hi)
@@ -126,7 +151,13 @@ impl Bars<'_> {
                         .map_err(fail)?;
                     chart
                         .draw_series(bars.iter().map(|(top, sum)| {
-                            whisker(sum, top - thick / 2.0, thick / 4.0, false, x.start)
+                            let (lo, hi) = self.spread.span(sum);
+                            span_whisker(
+                                (lo.max(x.start), hi),
+                                top - thick / 2.0,
+                                thick / 4.0,
+                                false,
+                            )
                         }))
                         .map_err(fail)?;
                 }
@@ -173,6 +204,8 @@ impl<'a> Bars<'a> {
             x_desc,
             note: "error bars: mean ± 1 stddev over repeats (net: both sides' spread)",
             signed: true,
+            spread: Spread::Stddev,
+            bar_px: BAR_ROW_PX,
         })
     }
 }

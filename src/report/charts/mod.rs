@@ -9,6 +9,10 @@
 //! are named as below, a paced regime's carry its rate
 //! (`ns-per-op-r22000.svg`):
 //!
+//! - `cost.svg` (module `cost`), one per run, the chart a page opens
+//!   with: the net cost of one update of every strategy in every regime,
+//!   95% confidence intervals, sorted by the cost in the headline's regime,
+//!   the cheapest marked;
 //! - `ns-per-op.svg` (module `ns_per_op`): the cost of one update per
 //!   strategy, [`crate::runner::cost_measure`] (flat out: loop ns/op from
 //!   throughput, beside the same less the harness floor; paced: net busy ns
@@ -30,6 +34,7 @@
 
 mod axes;
 mod bars;
+pub(super) mod cost;
 mod cpu_share;
 pub mod heatmap;
 mod latency;
@@ -93,7 +98,7 @@ const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// Writes every chart of one run into `dir` (which must exist), replacing
-/// files of the same names. Flat out: `ns-per-op.svg`, `latency.svg` (when
+/// files of the same names. `cost.svg` (every regime); flat out: `ns-per-op.svg`, `latency.svg` (when
 /// operations were sampled), `throughput.svg`, and `staleness.svg` (when
 /// the run has two or more ratelimit periods); for each paced regime at R
 /// ops/s per thread, `ns-per-op-rR.svg`, `latency-rR.svg` and

@@ -1,16 +1,22 @@
-//! A run's charts: for each regime, the cost per update, the fenced
+//! A run's charts: the net cost of every strategy in every regime
+//! (`cost.svg`), then for each regime, the cost per update, the fenced
 //! samples' latency and, flat out, throughput and staleness, paced, the
 //! CPU share; each file named for its regime.
 
-use super::{Chart, cpu_share, latency, ns_per_op, staleness, throughput};
+use super::{Chart, cost, cpu_share, latency, ns_per_op, staleness, throughput};
 use crate::report::DrawError;
 use crate::runner::RunResults;
 use crate::workload::Regime;
 
 /// Every chart of one run (see [`super::write_run_charts`]), file names prefixed
-/// with `prefix`: each regime's, in the run's order.
+/// with `prefix`: `cost.svg`, then each regime's, in the run's order.
 pub(in crate::report) fn charts(run: &RunResults, prefix: &str) -> Result<Vec<Chart>, DrawError> {
     let mut charts = Vec::new();
+    if let Some(drawn) = cost::render(run) {
+        let name = format!("{prefix}{}", cost::NAME);
+        let (_, svg) = drawn.map_err(|e| e.in_chart(&name))?;
+        charts.push((name, svg));
+    }
     for view in run.regimes() {
         charts.extend(regime_charts(&view, prefix, &regime_suffix(view.regime()))?);
     }

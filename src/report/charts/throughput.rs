@@ -2,7 +2,7 @@
 //! strategy, mean ± stddev over repeats.
 
 use super::Header;
-use super::bars::Bars;
+use super::bars::{BAR_ROW_PX, Bars, Spread};
 use crate::report::DrawError;
 use crate::runner::RunResults;
 
@@ -28,6 +28,8 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
         x_desc: "write ops/s (updates per second, all writers together)",
         note: "error bars: mean ± 1 stddev over repeats",
         signed: false,
+        spread: Spread::Stddev,
+        bar_px: BAR_ROW_PX,
     };
     Some(bars.render())
 }

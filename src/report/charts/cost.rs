@@ -1,0 +1,112 @@
+//! `cost.svg`: the one chart a page opens with, under the headline
+//! ([`crate::verdict::headline`]). The net cost of one update
+//! (`StrategySummary::net_ns`: flat out, loop ns/op less the harness
+//! floor's; paced, busy ns/op less the paced floor's) of every strategy
+//! in every regime of the run, a bar per regime, with the 95% confidence
+//! interval of each; rows sorted by the cost in the headline's regime
+//! (the seed's rate, when the run has it), the cheapest, as the headline
+//! calls them, marked.
+
+use super::bars::{BAR_ROW_PX, Bars, Spread};
+use super::{Chart, Header, num};
+use crate::report::DrawError;
+use crate::report::measures::RowLabels;
+use crate::runner::RunResults;
+use crate::stats::Summary;
+use crate::verdict::headline;
+use crate::workload::Regime;
+
+/// The chart's file name.
+pub(in crate::report) const NAME: &str = "cost.svg";
+
+/// What a row's label gets when the headline calls it cheapest (with
+/// another it cannot tell apart: `tied`).
+fn mark(tied: bool) -> &'static str {
+    if tied {
+        "  (cheapest, tied)"
+    } else {
+        "  (cheapest)"
+    }
+}
+
+/// The chart of `run` (every regime), or `None` when no strategy recorded
+/// a net cost.
+pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawError>> {
+    let h = headline(run);
+    let views = run.regimes();
+    // The headline's regime first: its bars on top of each row, and the
+    // order of the rows.
+    let mut regimes: Vec<Regime> = views.iter().map(RunResults::regime).collect();
+    regimes.sort_by_key(|&r| r != h.regime);
+    let net = |name: &str, regime: Regime| -> Option<Summary> {
+        run.strategies
+            .iter()
+            .find(|s| s.name == name && s.regime == regime)
+            .and_then(|s| s.summary.as_ref()?.net_ns)
+    };
+    let mut names: Vec<&str> = Vec::new();
+    for s in &run.strategies {
+        if !names.contains(&s.name.as_str()) && regimes.iter().any(|&r| net(&s.name, r).is_some()) {
+            names.push(&s.name);
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let key = |name: &str| {
+        regimes
+            .iter()
+            .find_map(|&r| net(name, r))
+            .map_or(f64::INFINITY, |s| s.mean)
+    };
+    names.sort_by(|a, b| key(a).total_cmp(&key(b)));
+    // Rows named as the compact table names them: pad and clock only
+    // where they tell strategies apart.
+    let labels = RowLabels::new(run.strategies.iter());
+    let short = |name: &str| {
+        run.strategies
+            .iter()
+            .find(|s| s.name == name)
+            .map_or(name.to_string(), |s| {
+                format!("{}/{}", s.strategy.level, labels.label(s))
+            })
+    };
+    let tied = h.cheapest.len() > 1;
+    let rows = names
+        .iter()
+        .map(|n| {
+            let marked = h.cheapest.iter().any(|c| c == n);
+            format!("{}{}", short(n), if marked { mark(tied) } else { "" })
+        })
+        .collect();
+    let series: Vec<String> = regimes.iter().map(Regime::to_string).collect();
+    let values = names
+        .iter()
+        .map(|n| regimes.iter().map(|&r| net(n, r)).collect())
+        .collect();
+    let c = &run.config;
+    let detail = format!(
+        "{} writers, {} repeats of {} ms, sorted by the cost {}",
+        c.writer_cpus.len(),
+        c.repeats,
+        num(c.repeat_duration_s * 1000.0),
+        h.regime
+    );
+    let header = Header::new(
+        "Net cost of one update, every strategy and regime",
+        &run.provenance,
+        &detail,
+    );
+    let bars = Bars {
+        header,
+        rows,
+        series: series.iter().map(String::as_str).collect(),
+        values,
+        x_desc: "net ns per update (flat out: less the harness floor; paced: busy time less the paced floor)",
+        note: "error bars: the 95% confidence interval of the mean over repeats",
+        signed: true,
+        spread: Spread::Ci95,
+        bar_px: BAR_ROW_PX / 2,
+    };
+    Some(bars.render().map(|svg| (NAME.to_string(), svg)))
+}
