@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 mod common;
-use common::browser::{assert_drawn, chromium, headless};
+use common::browser::{
+    FIRST_SCREEN, assert_drawn, chromium, first_screen, headless, pixels_in, rects,
+};
 use common::{assert_one_line_error, contend, load, s, save, stderr, stdout};
 
 /// The sections every result's article has, by `data-section`.
@@ -133,6 +135,23 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
         "{}",
         r.printed
     );
+    // The headline comes first, the answer at the seed's rate, then flat
+    // out; then the lines, the seed's rate first.
+    let answer = lines
+        .iter()
+        .position(|l| {
+            l.starts_with(
+                "At the seed's rate (paced at 22.0k/s per thread), the plain shared counter, global/always, costs ",
+            )
+        })
+        .unwrap_or_else(|| panic!("no headline: {}", r.printed));
+    assert!(lines[answer + 1].starts_with("Flat out, "), "{}", r.printed);
+    assert!(answer + 1 < first, "{}", r.printed);
+    assert!(
+        verdicts[0].starts_with("verdict: paced at 22.0k/s per thread (the seed's rate)"),
+        "{}",
+        r.printed
+    );
     assert!(
         r.printed.contains("beyond global/ratelimit:1ms"),
         "{}",
@@ -184,7 +203,30 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
         flat[1].starts_with("net ns per update, flat out"),
         "{flat:?}"
     );
-    assert!(flat[2].starts_with("updates per ownership"), "{flat:?}");
+    // The diagnostic figures follow, folded under a heading the reader
+    // opens, updates per ownership first.
+    let diagnostic = tables
+        .find("<details class=\"diagnostic\">")
+        .expect("the diagnostic tables are folded");
+    let ownership = tables
+        .find("<h4>updates per ownership")
+        .expect("an updates-per-ownership table");
+    assert!(diagnostic < ownership, "{tables}");
+    let folded = flat
+        .iter()
+        .position(|t| t.starts_with("updates per ownership"))
+        .unwrap();
+    assert!(folded >= 2, "{flat:?}");
+    let paced_from = "net ns per update, paced";
+    for t in flat[folded..]
+        .iter()
+        .take_while(|t| !t.starts_with(paced_from))
+    {
+        assert!(
+            !t.starts_with("writer ns/op from throughput") && !t.starts_with("net ns"),
+            "a trusted figure among the diagnostic ones: {flat:?}"
+        );
+    }
     let paced = titles("<h3 class=\"regime\">Paced at 22.0k/s per thread</h3>");
     assert!(
         paced[0].starts_with("net ns per update, paced"),
@@ -197,13 +239,21 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
             .any(|t| t.starts_with("writer ns/op from throughput")),
         "loop ns/op is the pacing interval when paced: {paced:?}"
     );
-    // The charts: each regime's, the flat-out ns/op chart first.
+    // The charts: the net cost of every strategy in both regimes under
+    // the headline, then each regime's, the flat-out ns/op chart first.
     let captions: Vec<&str> = html
         .split("<figcaption>")
         .skip(1)
         .map(|c| &c[..c.find("</figcaption>").unwrap()])
         .collect();
-    assert_eq!(captions.first(), Some(&"ns-per-op.svg"), "{captions:?}");
+    assert_eq!(captions[..2], ["cost.svg", "ns-per-op.svg"], "{captions:?}");
+    let headline = section_of(&html, "headline", 1);
+    assert!(headline.contains("<figcaption>cost.svg</figcaption>"));
+    let head = html.find("data-section=\"headline\"").unwrap();
+    assert!(
+        Some(head) < html.find("data-section=\"verdict\""),
+        "the headline comes before the verdict"
+    );
     for chart in [
         "ns-per-op-r22000.svg",
         "cpu-share-r22000.svg",
@@ -224,8 +274,15 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
     let text = stdout(&contend(&["report", s(&r.json)]));
     let md = stdout(&contend(&["report", s(&r.json), "--markdown"]));
     assert!(md.contains("\n**Verdict**\n"), "{md}");
-    // The verdict lines as the Markdown reads (escapes and all).
+    // The headline, as the terminal's, before the verdict.
     let read = common::unescape_markdown(&md);
+    for l in &lines[answer..answer + 2] {
+        assert!(text.contains(l), "{l} not in {text}");
+        assert!(read.contains(l), "{l} not in {md}");
+    }
+    let bold = md.find("**At the seed's rate").expect("the answer in bold");
+    assert!(Some(bold) < md.find("**Verdict**"), "{md}");
+    // The verdict lines as the Markdown reads (escapes and all).
     for line in &verdicts {
         assert!(text.contains(line), "{line} not in {text}");
         assert!(read.contains(&format!("\n{line}")), "{line} not in {md}");
@@ -485,6 +542,66 @@ fn the_page_renders_in_a_real_browser() {
     );
     assert_eq!(dom.matches("data-section=\"verdict\"").count(), 3);
     assert!(dom.contains("epyc-nps1"));
+}
+
+#[test]
+fn the_headline_and_the_cost_chart_are_on_the_first_screen() {
+    // Needs a browser: headless Chromium (`apt-get install chromium`).
+    let Some(browser) = chromium() else {
+        println!(
+            "SKIPPED: chromium not found (apt-get install chromium); the browser check did not run"
+        );
+        eprintln!(
+            "SKIPPED: chromium not found (apt-get install chromium); the browser check did not run"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = run().folder.join("report.html");
+    // Where Chromium lays out the headline's two sentences and its chart
+    // in a 1280 x 800 window.
+    let found = rects(
+        &browser,
+        dir.path(),
+        &page,
+        &[
+            "section.headline p.answer",
+            "section.headline p.flat",
+            "section.headline figure.chart svg",
+        ],
+    );
+    let [answer, flat, chart] = [found[0], found[1], found[2]]
+        .map(|r| r.expect("the headline's answer, flat-out line and chart are on the page"));
+    eprintln!("first screen: answer {answer:?}, flat out {flat:?}, chart {chart:?}");
+    let (w, h) = FIRST_SCREEN;
+    for (what, r) in [("answer", answer), ("flat out", flat), ("chart", chart)] {
+        assert!(
+            r.top >= 0.0 && r.left >= 0.0,
+            "{what} starts off screen: {r:?}"
+        );
+        assert!(
+            r.bottom <= h as f64 && r.right <= w as f64,
+            "{what} ends beyond the first {w}x{h} screen: {r:?}"
+        );
+        assert!(r.bottom - r.top >= 20.0, "{what} has no height: {r:?}");
+    }
+    // In reading order: the answer, flat out, then the chart.
+    assert!(answer.bottom <= flat.top && flat.bottom <= chart.top);
+    // Tall enough to read: at least 250 px of chart.
+    assert!(chart.bottom - chart.top >= 250.0, "{chart:?}");
+
+    // The screenshot shows them: text in the answer's box, the chart's
+    // two regimes' bars (the first two series colours) in its box.
+    let shot = first_screen(&browser, dir.path(), &page);
+    let ink = pixels_in(&shot, answer, |p| p.iter().all(|&c| c < 100));
+    assert!(ink >= 500, "the answer's box has {ink} dark pixels");
+    for colour in [[0x4e, 0x79, 0xa7], [0xf2, 0x8e, 0x2b]] {
+        let bars = pixels_in(&shot, chart, |p| p == colour);
+        assert!(
+            bars >= 200,
+            "{colour:02x?}: {bars} pixels of its bars on the first screen"
+        );
+    }
 }
 
 /// A summary as run.json holds it: 5 repeats of `mean` ± 1%.

@@ -610,9 +610,10 @@ fn floor_throughput_ns_and_staleness_are_recorded_and_printed() {
             assert!(r["staleness"]["probes"].as_u64().unwrap() > 0, "{r}");
         }
     }
-    // The first screen: the verdict first, then one compact table whose
-    // first figure is ns/op from throughput, and the floor it rests on;
-    // the sampled tables only with --verbose.
+    // The first screen: the headline first (flat out only: it says so),
+    // then the verdict, then one compact table whose first figure is
+    // ns/op from throughput, and the floor it rests on; the sampled
+    // tables only with --verbose.
     let mut args = vec!["run", "--out", dir.path().to_str().unwrap()];
     args.extend(QUICK);
     args.extend(FLAT_OUT);
@@ -625,7 +626,18 @@ fn floor_throughput_ns_and_staleness_are_recorded_and_printed() {
         .skip_while(|l| !l.is_empty())
         .find(|l| !l.is_empty())
         .unwrap();
-    assert!(after_header.starts_with("verdict: "), "{text}");
+    assert!(
+        after_header.starts_with("No paced regime in this run, so flat out: "),
+        "{text}"
+    );
+    let after_headline = text
+        .lines()
+        .skip_while(|l| !l.is_empty())
+        .skip(1)
+        .skip_while(|l| !l.is_empty())
+        .find(|l| !l.is_empty())
+        .unwrap();
+    assert!(after_headline.starts_with("verdict: "), "{text}");
     let heads = text
         .lines()
         .find(|l| l.starts_with("strategy "))

@@ -224,6 +224,23 @@ pub fn table_measures(run: &RunResults) -> Vec<&'static Measure> {
         .collect()
 }
 
+/// The measures pages fold under the trusted figures: what a strategy
+/// did rather than what it cost (publishes/s, hand-overs/s, updates per
+/// ownership, lines fetched per read, staleness) and the sampled
+/// latencies, which timing perturbs.
+pub const DIAGNOSTIC: [&str; 5] = [
+    "publishes/s",
+    "staleness %",
+    "updates/ownership",
+    "hand-overs/s",
+    "fetches/read",
+];
+
+/// True when `m` is a diagnostic figure ([`DIAGNOSTIC`], or sampled).
+pub fn diagnostic(m: &Measure) -> bool {
+    m.sampled || DIAGNOSTIC.contains(&m.short)
+}
+
 /// True when `m`'s table would repeat updates/s row for row: read-side
 /// ops/s of a run without reader threads whose writers read after every
 /// update.

@@ -118,3 +118,110 @@ pub fn assert_drawn(browser: &str, work: &Path, page: &Path, what: &str) {
     assert!(share >= 0.05, "only {:.2}% of pixels drawn", 100.0 * share);
     assert!(colours >= 64, "only {colours} colours");
 }
+
+/// The first screen a reader sees: the window's size.
+pub const FIRST_SCREEN: (u32, u32) = (1280, 800);
+
+/// A box on the page, px from the page's top left (layout coordinates,
+/// before any scrolling).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rect {
+    /// Left edge.
+    pub left: f64,
+    /// Top edge.
+    pub top: f64,
+    /// Right edge.
+    pub right: f64,
+    /// Bottom edge.
+    pub bottom: f64,
+}
+
+/// Where the first element matching each of `selectors` lies on `page`
+/// in a [`FIRST_SCREEN`] window (`None`: nothing matches), as Chromium
+/// lays it out: a copy of the page with a script that writes each
+/// `getBoundingClientRect()` into the DOM, read back with `--dump-dom`.
+pub fn rects(browser: &str, work: &Path, page: &Path, selectors: &[&str]) -> Vec<Option<Rect>> {
+    let html = std::fs::read_to_string(page).unwrap();
+    let list = selectors
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let script = format!(
+        "<script>(function(){{var o=document.createElement('pre');o.id='measured-rects';\
+         o.textContent=[{list}].map(function(s){{var e=document.querySelector(s);\
+         if(!e){{return 'none';}}var b=e.getBoundingClientRect();\
+         return [b.left,b.top,b.right,b.bottom].join(',');}}).join(';');\
+         document.body.appendChild(o);}})();</script></body>"
+    );
+    let probe = work.join("measured.html");
+    std::fs::write(&probe, html.replacen("</body>", &script, 1)).unwrap();
+    let (w, h) = FIRST_SCREEN;
+    let (dom, err) = headless(
+        browser,
+        work,
+        &probe,
+        &[&format!("--window-size={w},{h}"), "--dump-dom"],
+    );
+    let from = dom
+        .find("id=\"measured-rects\">")
+        .unwrap_or_else(|| panic!("the measuring script did not run: {err}"));
+    let text = &dom[from + "id=\"measured-rects\">".len()..];
+    let text = &text[..text.find('<').unwrap()];
+    text.split(';')
+        .map(|r| {
+            let v: Vec<f64> = r.split(',').filter_map(|x| x.parse().ok()).collect();
+            (v.len() == 4).then(|| Rect {
+                left: v[0],
+                top: v[1],
+                right: v[2],
+                bottom: v[3],
+            })
+        })
+        .collect()
+}
+
+/// Screenshots `page` in a [`FIRST_SCREEN`] window into `work`: the
+/// PNG's path.
+pub fn first_screen(browser: &str, work: &Path, page: &Path) -> std::path::PathBuf {
+    let shot = work.join("first-screen.png");
+    let (w, h) = FIRST_SCREEN;
+    let (_, err) = headless(
+        browser,
+        work,
+        page,
+        &[
+            &format!("--window-size={w},{h}"),
+            &format!("--screenshot={}", shot.display()),
+        ],
+    );
+    assert!(shot.exists(), "chromium made no screenshot: {err}");
+    shot
+}
+
+/// How many pixels of the PNG at `png_path` inside `r` satisfy `hit`.
+pub fn pixels_in(png_path: &Path, r: Rect, hit: impl Fn([u8; 3]) -> bool) -> usize {
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(png_path).unwrap(),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let (w, h) = (info.width as usize, info.height as usize);
+    let clamp = |v: f64, hi: usize| (v.max(0.0) as usize).min(hi);
+    let mut n = 0;
+    for y in clamp(r.top, h)..clamp(r.bottom, h) {
+        for x in clamp(r.left, w)..clamp(r.right, w) {
+            let px = &buf[(y * w + x) * channels..];
+            let rgb = match channels {
+                1 | 2 => [px[0], px[0], px[0]],
+                _ => [px[0], px[1], px[2]],
+            };
+            if hit(rgb) {
+                n += 1;
+            }
+        }
+    }
+    n
+}

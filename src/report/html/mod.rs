@@ -3,11 +3,16 @@
 //! travel between hosts).
 //!
 //! Per result, in order: a "partial" banner when the run was interrupted;
-//! the verdict ([`crate::verdict`]); the tables, `mean±stddev%` with the
+//! for a run, the headline ([`crate::verdict::headline`]: the answer at
+//! the seed's rate, then flat out) and under it one chart, the net cost of
+//! every strategy in every regime (`cost.svg`), so that both are on the
+//! first screen; the verdict ([`crate::verdict`]); the tables, `mean±stddev%` with the
 //! change against the first level and a significance mark (Welch,
 //! Holm-adjusted over the table's tests, ±2% noise threshold, as `contend
 //! compare`), the trusted figures first (the cost of one update from
-//! throughput or net busy time, never the sampled ns); the charts, inline
+//! throughput or net busy time, never the sampled ns), the diagnostic ones
+//! (sampled latency, publishes/s, hand-overs/s, staleness, updates per
+//! ownership, fetches per read) folded under a `<details>` heading; the charts, inline
 //! SVG; the placement proof (every thread's requested and observed CPU,
 //! every slot's node, verified or not); the noise and interference
 //! warnings; the provenance. A run of several regimes (flat out, paced at
@@ -140,7 +145,8 @@ fn page_led(
                         }
                     }
                 }
-                @if partial {
+                // One result says it is partial in its own article.
+                @if partial && sources.len() > 1 {
                     div.banner.partial role="alert" data-section="partial" {
                         "PARTIAL: a result on this page was interrupted (Ctrl-C) or stopped by its time budget (--max-time); only finished repeats or points are shown."
                     }
@@ -489,6 +495,12 @@ p.note { color: var(--muted); font-size: 0.86rem; }
 .banner { padding: 12px 18px; font-weight: 700; font-size: 1.05rem; margin: 12px 28px; border-radius: 6px; }
 .banner.partial { background: #fff1c2; border: 2px solid #d99a00; color: #6b4a00; }
 article .banner { margin: 10px 0; }
+section.headline p.answer { font-size: 1rem; font-weight: 600; margin: 8px 0 4px; max-width: 1240px; }
+section.headline p.flat { margin: 0 0 4px; max-width: 1240px; }
+section.headline figure.chart { margin: 2px 0 4px; }
+section.headline figure.chart svg { max-height: 300px; width: auto; }
+main > article.result:first-child { margin-top: 12px; }
+details.diagnostic > summary { font-weight: 600; margin: 12px 0 6px; color: var(--accent); }
 section.verdict ul { background: #eef7ee; border-left: 6px solid #3c8d40; padding: 10px 14px 10px 34px; margin: 0; }
 section.verdict li { margin: 4px 0; font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; font-size: 0.9rem; }
 table { border-collapse: collapse; margin: 6px 0 14px; font-size: 0.88rem; }

@@ -58,9 +58,11 @@ pub(super) fn article(
     // The run's lines, as the terminal prints them: each names its regime,
     // and what the host cannot answer is said once.
     let verdicts = vec![(None, verdict::run_lines(run))];
+    let glance = glance(&format!("headline-{id}"), run)?;
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="run" {
             (article_head(id, "run", label, &run.provenance, run.stopped()))
+            (glance)
             (verdict_section(id, &verdicts, true))
             (section(id, "tables", "Tables", html! {
                 (marks_legend())
@@ -85,6 +87,21 @@ pub(super) fn article(
                 h4 { "Settings" }
                 (settings(run))
             }))
+        }
+    })
+}
+
+/// The answer at a glance, the section `id`: the run's headline
+/// ([`verdict::headline`]) and under it the chart of every strategy's net
+/// cost in every regime (`cost.svg`), when one was measured.
+pub(super) fn glance(id: &str, run: &RunResults) -> Result<Markup, ExportError> {
+    let h = verdict::headline(run);
+    let chart = charts::cost::render(run).transpose()?;
+    Ok(html! {
+        section.headline data-section="headline" id=(id) {
+            p.answer { (h.answer) }
+            @if let Some(f) = &h.flat_out { p.flat { (f) } }
+            @if let Some((name, svg)) = &chart { (inline_svg(name, svg)) }
         }
     })
 }
@@ -199,23 +216,37 @@ pub(super) fn ordered_measures<'a>(
 
 /// One regime's tables (a view of one regime): one per measure, the
 /// trusted ones first ([`ordered_measures`]), policies as rows, levels as
-/// columns; flat out, a note that sampled ns are perturbed; the exact-sums
-/// line and the harness floor, or the paced floor.
+/// columns, the diagnostic ones ([`measures::diagnostic`]) folded under a
+/// heading the reader opens; flat out, a note that sampled ns are
+/// perturbed; the exact-sums line and the harness floor, or the paced
+/// floor.
 fn tables(run: &RunResults) -> Markup {
     let grid = StrategyGrid::of_run(run);
-    let mut measures = ordered_measures(run.strategies.iter(), run.regime());
-    measures.retain(|m| !measures::repeats_updates(run, m));
+    let mut ordered = ordered_measures(run.strategies.iter(), run.regime());
+    ordered.retain(|m| !measures::repeats_updates(run, m));
+    let (diagnostic, trusted): (Vec<&Measure>, Vec<&Measure>) =
+        ordered.into_iter().partition(|m| measures::diagnostic(m));
     let hammer = !run.regime().is_paced();
     let paced_floor = run
         .paced_floor(run.regime())
         .and_then(|f| f.summary.as_ref());
-    html! {
-        @for m in &measures {
+    let table = |m: &Measure| {
+        html! {
             (measure_table(m, &grid))
             @if m.sampled && hammer {
                 p.note {
                     "Fenced samples: timing an update stalls a hammering writer, so these read several times ns/op from throughput; for the cost of an update read loop ns/op."
                 }
+            }
+        }
+    };
+    let names: Vec<&str> = diagnostic.iter().map(|m| m.short).collect();
+    html! {
+        @for m in &trusted { (table(m)) }
+        @if !diagnostic.is_empty() {
+            details.diagnostic {
+                summary { "Diagnostic tables (" (diagnostic.len()) "): " (names.join(", ")) }
+                @for m in &diagnostic { (table(m)) }
             }
         }
         (exactness(run.strategies.iter()))

@@ -1,4 +1,5 @@
-//! A study's page: the combined verdict and each stage's status first,
+//! A study's page: its run's headline and the chart of every strategy's
+//! net cost first, then the combined verdict and each stage's status,
 //! then the matrix, the run, the sweep and the prediction, each as its own
 //! article (the same as their own pages).
 
@@ -47,6 +48,11 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
     // Each stage's article, by its place on the page.
     let kinds: Vec<&str> = sources.iter().map(|s| s.doc.kind()).collect();
     let anchor = |stage: &str| kinds.iter().position(|k| *k == stage).map(|i| i + 1);
+    let glance = parts
+        .run
+        .as_ref()
+        .map(|r| super::run::glance("headline-study", r))
+        .transpose()?;
     let lead = html! {
         section.verdict.study data-section="study" id="study" {
             h2 { "Study: the combined verdict" }
@@ -55,6 +61,7 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
                 (study.provenance.started_utc) "; " (format!("{:.0}", study.elapsed_s)) " s of a "
                 (format!("{:.0}", p.max_time_s)) " s budget (" (p.max_time_rule) ")"
             }
+            @if let Some(g) = &glance { (g) }
             @if study.partial {
                 div.banner.partial role="alert" data-section="partial" {
                     "PARTIAL: not every stage finished; the table says which, and the page shows what did."

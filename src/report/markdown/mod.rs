@@ -11,7 +11,7 @@ mod sweep;
 use super::{Document, Export, ExportError, Rendered};
 use crate::provenance::Provenance;
 use crate::runner::{Measure, RunConfig, StrategyResult};
-use crate::verdict::Verdict;
+use crate::verdict::{Headline, Verdict};
 use std::fmt::Write;
 
 /// Writes `<kind>.md` for runs, sweeps and comparisons.
@@ -164,6 +164,16 @@ pub(super) fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) 
         }
         let _ = writeln!(out, "- {}", escape(note));
     }
+}
+
+/// The headline: the answer in bold, then the flat-out sentence, each
+/// its own paragraph, escaped (the strategy names come from the file).
+pub(super) fn headline(h: &Headline) -> String {
+    let mut out = format!("\n**{}**\n", escape(&h.answer));
+    if let Some(s) = &h.flat_out {
+        out.push_str(&format!("\n{}\n", escape(s)));
+    }
+    out
 }
 
 /// A **Verdict** heading, then each `verdict: …` line as its own

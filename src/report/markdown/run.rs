@@ -1,8 +1,11 @@
-//! A run (run.json) as Markdown: the provenance header, the verdict, one
+//! A run (run.json) as Markdown: the provenance header, the headline, the
+//! verdict, one
 //! table per measure and regime, what the numbers rest on, exactness and
 //! notes.
 
-use super::{escape, exactness, grid_table, notes, provenance_list, repeats_line, verdicts};
+use super::{
+    escape, exactness, grid_table, headline, notes, provenance_list, repeats_line, verdicts,
+};
 use crate::report::measures::{StrategyGrid, table_measures, table_title};
 use crate::runner::RunResults;
 use crate::verdict::basis::basis_lines;
@@ -21,6 +24,7 @@ pub(super) fn render(run: &RunResults) -> String {
     provenance_list(&mut out, &run.provenance);
     let _ = writeln!(out, "- **workload:** {}", run.pools_text());
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(&run.config));
+    out.push_str(&headline(&crate::verdict::headline(run)));
     out.push_str(&verdicts(&crate::verdict::run_lines(run)));
     for view in run.regimes() {
         let _ = writeln!(out, "\n### {}", view.regime());

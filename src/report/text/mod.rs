@@ -16,7 +16,7 @@ pub use compare::compare_text;
 pub use run::{render as run_text, tables as run_tables};
 
 use super::{Document, Export, ExportError, Rendered, plain};
-use crate::verdict::Verdict;
+use crate::verdict::{Headline, Verdict};
 
 /// Writes `<kind>.txt`: what each command prints.
 pub struct TextExport;
@@ -44,6 +44,12 @@ impl Export for TextExport {
 /// strategy names in them read from the file, so made [`plain`]).
 pub(super) fn verdicts(lines: &[Verdict]) -> String {
     lines.iter().map(|l| plain(&l.to_string()) + "\n").collect()
+}
+
+/// The headline's sentences, one line each (the strategy names in them
+/// read from the file, so made [`plain`]).
+pub(super) fn headline(h: &Headline) -> String {
+    h.sentences().iter().map(|s| plain(s) + "\n").collect()
 }
 
 /// Left-aligned columns three spaces apart, trailing blanks trimmed.

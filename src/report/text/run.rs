@@ -1,5 +1,5 @@
 //! A run for the terminal: the first screen `contend run` prints (header,
-//! verdict, one compact table of every strategy in every regime, what the
+//! headline, verdict, one compact table of every strategy in every regime, what the
 //! numbers rest on) and, behind `--verbose`, the full tables in the seeds'
 //! style, one section per measure: `90569±1.15%` per level, and the change
 //! against the first level.
@@ -17,7 +17,8 @@ use crate::verdict::basis::{
 use crate::workload::Regime;
 use std::fmt::Write;
 
-/// The first screen of a run: who and where, the verdict, one compact
+/// The first screen of a run: who and where, the headline (the answer at
+/// the seed's rate, then flat out), the verdict, one compact
 /// table (per strategy: flat out, ns/op from throughput, net of the
 /// harness floor, updates/s and updates per ownership; per paced regime,
 /// net ns per update, net CPU share and busy ns/op), and the lines that
@@ -34,6 +35,8 @@ pub fn render(run: &RunResults) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    out.push('\n');
+    out.push_str(&super::headline(&crate::verdict::headline(run)));
     out.push('\n');
     out.push_str(&super::verdicts(&crate::verdict::run_lines(run)));
     out.push('\n');

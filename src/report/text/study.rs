@@ -100,7 +100,8 @@ pub fn render_plan(p: &StudyPlan) -> String {
     out
 }
 
-/// The combined verdict, then each stage's status and time.
+/// The run's headline (when the study has a run), the combined verdict,
+/// then each stage's status and time.
 pub fn render(study: &StudyResults) -> String {
     let mut out = String::new();
     let p = &study.plan;
@@ -113,6 +114,10 @@ pub fn render(study: &StudyResults) -> String {
         p.max_time_s,
         if study.partial { " (PARTIAL)" } else { "" }
     );
+    if let Some(run) = &study.parts.run {
+        out.push_str(&super::headline(&crate::verdict::headline(run)));
+        out.push('\n');
+    }
     out.push_str(&super::verdicts(&study_lines(study)));
     let est = |stage: &str| match stage {
         "matrix" => format!("{:.1}", p.matrix.est_s),
