@@ -370,6 +370,13 @@ fn capacity_is_the_asked_hand_overs_below_saturation_and_one_transfer_at_a_time_
     // Split per CPU: no line has two writers, nothing is handed over.
     let c = at(&quiet(&[0, 1], ShardLevel::Cpu), 1e10, 1.0, Arrivals::Paced);
     assert_eq!((c.handovers_per_s, c.saturated_lines), (0.0, 0));
+    // At exactly ρ = 1 (2 × 10M publishes/s × 50 ns) the line is
+    // saturated, as the queue says: 20M/s, one at a time, a round of
+    // 100 ns.
+    assert_eq!(two.rho(1e7, 1.0, &l, Bound::Mid, Arrivals::Paced), 1.0);
+    let c = at(&two, 1e7, 1.0, Arrivals::Paced);
+    assert_eq!((c.saturated_lines, c.round_ns), (1, Some(100.0)), "{c:?}");
+    assert!(close(c.handovers_per_s, 2e7, 1e-12), "{c:?}");
     // A ratelimit's 1,000 publishes/s per writer stay far below it: each
     // finds the other's, 2,000 hand-overs/s.
     let c = at(&two, 1e10, 1e-7, Arrivals::Paced);
