@@ -377,6 +377,16 @@ fn capacity_is_the_asked_hand_overs_below_saturation_and_one_transfer_at_a_time_
     let c = at(&two, 1e7, 1.0, Arrivals::Paced);
     assert_eq!((c.saturated_lines, c.round_ns), (1, Some(100.0)), "{c:?}");
     assert!(close(c.handovers_per_s, 2e7, 1e-12), "{c:?}");
+    // A reader thread (CPU 2, same LLC) reading as fast as the writers
+    // write: per writer's update r, the line queues 2r publishes (each a
+    // hand-over) and r first reads, so 1/3 of its 20M transfers a second
+    // are reads: 13.3M hand-overs/s, each writer's round 150 ns.
+    let mut lay = layout(&[0, 1]);
+    (lay.read_every, lay.readers) = (0, vec![2]);
+    let read = Lines::new(&topo, &lay, ShardLevel::Global).unwrap();
+    let c = at(&read, 1e10, 1.0, Arrivals::Paced);
+    assert!(close(c.handovers_per_s, 2e7 * 2.0 / 3.0, 1e-9), "{c:?}");
+    assert!(close(c.round_ns.unwrap(), 150.0, 1e-9), "{c:?}");
     // A ratelimit's 1,000 publishes/s per writer stay far below it: each
     // finds the other's, 2,000 hand-overs/s.
     let c = at(&two, 1e10, 1e-7, Arrivals::Paced);
