@@ -241,6 +241,21 @@ fn table_is_printed_in_the_seeds_style() {
     // Without reader threads the read side runs once per update: its
     // table would repeat updates/s row for row, so it is not printed.
     assert!(!text.contains("read side: sum"), "{text}");
+    // The first screen's verdict lines give each change alone; --verbose
+    // prints them again with each test's interval and p-value.
+    let (first, verbose) = text
+        .split_once("=== the verdict with its statistics")
+        .expect("--verbose prints the tests");
+    let interval = |l: &str| l.contains("%, +") || l.contains("p=") || l.contains("p<");
+    for l in first.lines().filter(|l| l.starts_with("verdict: ")) {
+        assert!(!interval(l), "{l}");
+    }
+    assert!(
+        verbose
+            .lines()
+            .any(|l| l.starts_with("verdict: ") && interval(l)),
+        "{text}"
+    );
     // --verbose: after the first screen, the tables of the one regime.
     // The first section, "writer ns/op from throughput", then "write side";
     // rows such as `always   37.4±6.95%   34.9±3.15%  -6.7%`: the change

@@ -93,8 +93,50 @@ pub enum Topic {
 pub struct Verdict {
     /// What it answers.
     pub topic: Topic,
-    /// The answer, without the `verdict: ` label.
+    /// The answer, without the `verdict: ` label, with every test's
+    /// interval and p-value.
     pub text: String,
+    /// The same answer with each test's change alone (no interval, no
+    /// p-value), where it has tests: what a first screen shows, the
+    /// statistics behind it (`--verbose`, the page's folded list).
+    pub brief: Option<String>,
+}
+
+/// How much of a test a verdict line shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// The change alone: `+18.7%`.
+    Brief,
+    /// The change, its 95% interval and the adjusted p-value.
+    Full,
+}
+
+/// A verdict's tests, shown as `detail` says.
+pub(crate) struct Tests<'a> {
+    /// The tests, by index.
+    pub tests: &'a [Test],
+    /// How much of each to show.
+    pub detail: Detail,
+}
+
+impl Tests<'_> {
+    /// Test `t` as [`Test::shown`] gives it.
+    pub fn shown(&self, t: usize) -> String {
+        self.tests[t].shown(self.detail)
+    }
+
+    /// Test `t` as a claim: [`Test::claim`] in full, the change alone
+    /// briefly.
+    pub fn claim(&self, t: usize) -> String {
+        self.tests[t].claimed(self.detail)
+    }
+}
+
+impl std::ops::Index<usize> for Tests<'_> {
+    type Output = Test;
+    fn index(&self, t: usize) -> &Test {
+        &self.tests[t]
+    }
 }
 
 impl fmt::Display for Verdict {
@@ -108,7 +150,20 @@ impl Verdict {
         Verdict {
             topic,
             text: text.into(),
+            brief: None,
         }
+    }
+
+    /// This verdict with `brief` as its brief form, kept only where it
+    /// differs from the full text.
+    fn with_brief(mut self, brief: String) -> Self {
+        self.brief = (brief != self.text).then_some(brief);
+        self
+    }
+
+    /// The brief form where there is one, else the full text.
+    pub fn brief_text(&self) -> &str {
+        self.brief.as_deref().unwrap_or(&self.text)
     }
 }
 
@@ -137,6 +192,27 @@ impl Test {
                 o.change_text(self.unit)
             ),
             (None, None) => "fewer than 2 repeats: no test".to_string(),
+        }
+    }
+
+    /// The test as `detail` asks: [`Test::text`] in full; briefly the
+    /// change alone, `+18.7%` (`-0.30 ns` against a base at or below 0).
+    pub fn shown(&self, detail: Detail) -> String {
+        let d = &self.outcome.difference;
+        match (detail, d.change_pct, d.welch) {
+            (Detail::Full, ..) => self.text(),
+            (Detail::Brief, Some(change), _) => format!("{change:+.1}%"),
+            (Detail::Brief, None, Some(w)) => format!("{:+.2} {}", w.difference, self.unit),
+            (Detail::Brief, None, None) => "fewer than 2 repeats: no test".to_string(),
+        }
+    }
+
+    /// A claim as `detail` asks: [`Test::claim`] in full; briefly the
+    /// change alone.
+    pub fn claimed(&self, detail: Detail) -> String {
+        match detail {
+            Detail::Full => self.claim(),
+            Detail::Brief => self.shown(Detail::Brief),
         }
     }
 

@@ -4,7 +4,7 @@
 //! Every ranking and saving is in [`cost_measure`] of the regime.
 
 use super::host::Reach;
-use super::{Family, RATELIMIT, Test, Topic, Verdict};
+use super::{Detail, Family, RATELIMIT, Test, Tests, Topic, Verdict};
 use crate::counter::ShardLevel;
 use crate::runner::{Floor, RunResults, StrategySummary, cost_measure};
 use crate::stats::{Decision, Summary};
@@ -23,7 +23,12 @@ pub fn run_lines(run: &RunResults) -> Vec<Verdict> {
     let views = run.regimes();
     let mut lines: Vec<Verdict> = decided(&views, &reach)
         .iter()
-        .flat_map(Decided::lines)
+        .flat_map(|d| {
+            let (full, brief) = (d.lines(Detail::Full), d.lines(Detail::Brief));
+            full.into_iter()
+                .zip(brief)
+                .map(|(full, brief)| full.with_brief(brief.text))
+        })
         .collect();
     lines.extend(reach.line());
     lines
@@ -282,8 +287,8 @@ impl<'a> Contest<'a> {
 }
 
 impl Decided<'_> {
-    /// The regime's `verdict:` lines.
-    fn lines(&self) -> Vec<Verdict> {
+    /// The regime's `verdict:` lines, each test shown as `detail` says.
+    fn lines(&self, detail: Detail) -> Vec<Verdict> {
         let this = &self.contest;
         if this.candidates.is_empty() {
             return vec![Verdict::new(
@@ -294,7 +299,10 @@ impl Decided<'_> {
                 ),
             )];
         }
-        let tests = &self.tests;
+        let tests = &Tests {
+            tests: &self.tests,
+            detail,
+        };
         let mut lines = Vec::new();
         let base = self.global_always.unwrap_or(0);
         match (this.regime, &self.cost) {
@@ -351,7 +359,7 @@ impl Contest<'_> {
     /// `X, its value (change, p against Y)`, or `no measurable
     /// difference between X (value) and Y (value): change [interval], p,
     /// why`.
-    fn ranking_text(&self, r: &Ranked, tests: &[Test], shown: &dyn Fn(usize) -> String) -> String {
+    fn ranking_text(&self, r: &Ranked, tests: &Tests, shown: &dyn Fn(usize) -> String) -> String {
         let c = &self.candidates;
         let best = &c[r.best].name;
         match r.runner_up {
@@ -359,7 +367,7 @@ impl Contest<'_> {
             Some((u, t)) if tests[t].outcome.decision == Decision::Decrease => format!(
                 "{best}, {} ({} against {})",
                 shown(r.best),
-                tests[t].claim(),
+                tests.claim(t),
                 c[u].name
             ),
             Some((u, t)) => format!(
@@ -368,14 +376,14 @@ impl Contest<'_> {
                 shown(r.best),
                 c[u].name,
                 shown(u),
-                tests[t].text(),
+                tests.shown(t),
                 tests[t].why_not()
             ),
         }
     }
 
     /// Flat out: the most updates/s, ranked by loop ns/op.
-    fn saturation_line(&self, r: &Ranked, tests: &[Test]) -> Verdict {
+    fn saturation_line(&self, r: &Ranked, tests: &Tests) -> Verdict {
         let shown = |i: usize| {
             let s = self.candidates[i].summary;
             format!(
@@ -428,7 +436,7 @@ impl Contest<'_> {
 
     /// Paced: the net cost per update and CPU share of global/always and
     /// of the cheapest.
-    fn cost_line(&self, r: &Ranked, global_always: Option<usize>, tests: &[Test]) -> Verdict {
+    fn cost_line(&self, r: &Ranked, global_always: Option<usize>, tests: &Tests) -> Verdict {
         let shown = |i: usize| {
             let s = self.candidates[i].summary;
             let share = s.net_cpu_share_pct.map_or(String::new(), |p| {
@@ -461,7 +469,7 @@ impl Contest<'_> {
 
     /// Each alternative against `a.base`: what it saves, or that the
     /// difference is not measurable, or what it costs more.
-    fn against_line(&self, topic: Topic, head: &str, a: &Against, tests: &[Test]) -> Verdict {
+    fn against_line(&self, topic: Topic, head: &str, a: &Against, tests: &Tests) -> Verdict {
         let c = &self.candidates;
         let mut parts: Vec<String> = a
             .tested
@@ -482,19 +490,19 @@ impl Contest<'_> {
                         "{} saves {} ns ({}){stale}",
                         c[i].name,
                         si(-diff),
-                        test.claim()
+                        test.claimed(tests.detail)
                     ),
                     Decision::Increase => format!(
                         "{} costs {} ns more ({}){stale}",
                         c[i].name,
                         si(diff),
-                        test.claim()
+                        test.claimed(tests.detail)
                     ),
                     _ => format!(
                         "{}: {} ({}, {}){stale}",
                         c[i].name,
                         test.no_claim(),
-                        test.text(),
+                        test.shown(tests.detail),
                         test.why_not()
                     ),
                 }

@@ -35,10 +35,7 @@ fn jumps(m: &MatrixResults) -> Option<Verdict> {
             si(first.median_ns)
         ),
     };
-    Some(Verdict {
-        topic: Topic::Advice,
-        text,
-    })
+    Some(Verdict::new(Topic::Advice, text))
 }
 
 /// The combined verdict of `study`.
@@ -103,10 +100,10 @@ pub fn study_lines(study: &StudyResults) -> Vec<Verdict> {
             StageStatus::Skipped(why) => format!("not run: {why}"),
             StageStatus::Failed(why) => format!("failed: {why}"),
         };
-        lines.push(Verdict {
-            topic: Topic::Host,
-            text: format!("the {} stage {why}", s.stage),
-        });
+        lines.push(Verdict::new(
+            Topic::Host,
+            format!("the {} stage {why}", s.stage),
+        ));
     }
     lines
 }

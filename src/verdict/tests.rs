@@ -624,3 +624,39 @@ fn the_paced_rate_nearest_the_seeds_answers() {
         "{h:?}"
     );
 }
+
+#[test]
+fn a_line_s_brief_form_keeps_each_change_and_drops_its_statistics() {
+    let lines = run_lines(&default_run(None));
+    let all = texts(&lines);
+    // The flat-out ranking: the full line has its interval and p-value,
+    // the brief one the change alone, and otherwise the same words.
+    let full = &lines[3].text;
+    let brief = lines[3]
+        .brief
+        .as_deref()
+        .expect("a tested line has a brief form");
+    assert!(
+        full.contains(": -2.0% [-8.3%, +4.3%], p=0.468, within"),
+        "{full}"
+    );
+    assert_eq!(brief, full.replace(" [-8.3%, +4.3%], p=0.468", ""), "{all}");
+    // A claim keeps its change and loses its p-value; a line without a
+    // test has no brief form.
+    let savings = lines[1].brief.as_deref().expect("claims are tests");
+    assert!(
+        savings.contains("global/ratelimit:1ms saves 29.0 ns (-93.5%), staleness 6.40%"),
+        "{savings}"
+    );
+    assert!(lines[1].text.contains("(-93.5%, p<0.001)"), "{all}");
+    assert_eq!(lines[4].brief, None, "{all}");
+    assert_eq!(lines[4].brief_text(), lines[4].text);
+    // Not one interval is left in a brief form.
+    for l in &lines {
+        let b = l.brief_text();
+        assert!(
+            !b.contains("%, +") && !b.contains("p=") && !b.contains("p<"),
+            "{b}"
+        );
+    }
+}

@@ -267,10 +267,9 @@ fn verdict_section(id: usize, groups: &Verdicts, statistical: bool) -> Markup {
             h3 { "Verdict" }
             @for (heading, lines) in groups {
                 @if let Some(h) = heading { h4 { (h) } }
-                ul {
-                    @for l in lines { li { (l.to_string()) } }
-                }
+                (verdict_list(lines))
             }
+            (verdict_statistics(groups.iter().flat_map(|g| &g.1)))
             @if statistical {
                 p.note {
                     "A winner is named only when Welch's t-test on the repeats (Holm-adjusted over the verdict's tests) and the "
@@ -278,6 +277,34 @@ fn verdict_section(id: usize, groups: &Verdicts, statistical: bool) -> Markup {
                 }
             } @else {
                 p.note { "The advice follows the rule under the class table." }
+            }
+        }
+    }
+}
+
+/// `verdict:` lines in their brief form (each test's change alone), the
+/// full line, statistics included, as each item's title.
+fn verdict_list(lines: &[Verdict]) -> Markup {
+    html! {
+        ul {
+            @for l in lines {
+                li title=[l.brief.as_ref().map(|_| l.to_string())] {
+                    "verdict: " (l.brief_text())
+                }
+            }
+        }
+    }
+}
+
+/// The full form of every line of `lines` that has a brief one, folded:
+/// the statistics behind the list.
+fn verdict_statistics<'a>(lines: impl Iterator<Item = &'a Verdict>) -> Markup {
+    let detailed: Vec<&Verdict> = lines.filter(|l| l.brief.is_some()).collect();
+    html! {
+        @if !detailed.is_empty() {
+            details.statistics data-section="verdict-statistics" {
+                summary { "The tests behind these lines: each change's 95% interval and Holm-adjusted p" }
+                ul { @for l in detailed { li { (l.to_string()) } } }
             }
         }
     }

@@ -3,7 +3,7 @@
 //! then the matrix, the run, the sweep and the prediction, each as its own
 //! article (the same as their own pages).
 
-use super::{PageSource, page_led};
+use super::{PageSource, page_led, verdict_list, verdict_statistics};
 use crate::report::{Document, ExportError};
 use crate::study::{StageStatus, StudyResults};
 use crate::verdict::study_lines;
@@ -67,7 +67,8 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
                     "PARTIAL: not every stage finished; the table says which, and the page shows what did."
                 }
             }
-            ul { @for l in &lines { li { (l.to_string()) } } }
+            (verdict_list(&lines))
+            (verdict_statistics(lines.iter()))
             h3 { "Stages" }
             table {
                 thead { tr { th { "stage" } th { "status" } th { "seconds" } } }

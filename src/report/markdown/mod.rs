@@ -176,9 +176,11 @@ pub(super) fn headline(h: &Headline) -> String {
     out
 }
 
-/// A **Verdict** heading, then each `verdict: …` line as its own
-/// paragraph (so each stays on its own line when rendered), escaped: the
-/// strategy names and affinity sets in them come from the file.
+/// A **Verdict** heading, then each `verdict: …` line in its brief form
+/// (each change without its interval and p) as its own paragraph (so each
+/// stays on its own line when rendered), then the full form of the lines
+/// that have tests; escaped: the strategy names and affinity sets in them
+/// come from the file.
 pub(super) fn verdicts(lines: &[Verdict]) -> String {
     if lines.is_empty() {
         return String::new();
@@ -186,8 +188,19 @@ pub(super) fn verdicts(lines: &[Verdict]) -> String {
     let mut out = String::from("\n**Verdict**\n");
     for l in lines {
         out.push('\n');
-        out.push_str(&escape(&l.to_string()));
+        out.push_str(&escape(&format!("verdict: {}", l.brief_text())));
         out.push('\n');
+    }
+    let detailed: Vec<&Verdict> = lines.iter().filter(|l| l.brief.is_some()).collect();
+    if !detailed.is_empty() {
+        out.push_str(
+            "\n**The tests behind these lines** (each change's 95% interval and Holm-adjusted p)\n",
+        );
+        for l in detailed {
+            out.push('\n');
+            out.push_str(&escape(&l.to_string()));
+            out.push('\n');
+        }
     }
     out
 }

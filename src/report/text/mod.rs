@@ -46,6 +46,15 @@ pub(super) fn verdicts(lines: &[Verdict]) -> String {
     lines.iter().map(|l| plain(&l.to_string()) + "\n").collect()
 }
 
+/// `verdict:` lines in their brief form ([`Verdict::brief_text`]): each
+/// test's change without its interval and p-value.
+pub(super) fn brief_verdicts(lines: &[Verdict]) -> String {
+    lines
+        .iter()
+        .map(|l| format!("verdict: {}\n", plain(l.brief_text())))
+        .collect()
+}
+
 /// The headline's sentences, one line each (the strategy names in them
 /// read from the file, so made [`plain`]).
 pub(super) fn headline(h: &Headline) -> String {

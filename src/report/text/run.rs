@@ -38,7 +38,7 @@ pub fn render(run: &RunResults) -> String {
     out.push('\n');
     out.push_str(&super::headline(&crate::verdict::headline(run)));
     out.push('\n');
-    out.push_str(&super::verdicts(&crate::verdict::run_lines(run)));
+    out.push_str(&super::brief_verdicts(&crate::verdict::run_lines(run)));
     out.push('\n');
     out.push_str(&align(&compact_table(&regimes)));
     let _ = writeln!(
@@ -89,7 +89,7 @@ pub fn render(run: &RunResults) -> String {
     }
     let _ = writeln!(
         out,
-        "every table: --verbose, or report.html in the results folder"
+        "every table and each verdict's interval and p-value: --verbose, or report.html in the results folder"
     );
     out
 }
@@ -234,6 +234,13 @@ pub(super) fn header(run: &RunResults) -> String {
 /// under each sweep point).
 pub fn tables(run: &RunResults) -> String {
     let mut out = String::new();
+    let lines = crate::verdict::run_lines(run);
+    if lines.iter().any(|l| l.brief.is_some()) {
+        out.push_str(
+            "\n=== the verdict with its statistics (change [95% interval], Holm-adjusted p of Welch's t-test) ===\n",
+        );
+        out.push_str(&super::verdicts(&lines));
+    }
     for view in run.regimes() {
         let _ = writeln!(out, "\n=== {} ===", view.regime());
         out.push_str(&regime_tables(&view));

@@ -118,7 +118,13 @@ pub fn render(study: &StudyResults) -> String {
         out.push_str(&super::headline(&crate::verdict::headline(run)));
         out.push('\n');
     }
-    out.push_str(&super::verdicts(&study_lines(study)));
+    let lines = study_lines(study);
+    out.push_str(&super::brief_verdicts(&lines));
+    if lines.iter().any(|l| l.brief.is_some()) {
+        out.push_str(
+            "(each verdict's 95% interval and p-value: report.html in the study folder)\n",
+        );
+    }
     let est = |stage: &str| match stage {
         "matrix" => format!("{:.1}", p.matrix.est_s),
         "run" => format!("{:.1}", p.run.est_s),
