@@ -163,10 +163,15 @@ pub fn arrivals_stream(seed: u64, role: u64, index: u64) -> u64 {
 }
 
 /// One exponential gap of mean 1 from `rng`: −ln U with U uniform in
-/// (0, 1] (53 bits), so never infinite.
+/// (0, 1] ([`unit_open`]), so never infinite.
 fn exponential(rng: &mut Xoshiro256PlusPlus) -> f64 {
-    let u = ((rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
-    -u.ln()
+    -unit_open(rng.next_u64()).ln()
+}
+
+/// The top 53 bits of `bits` as a number in (0, 1]: k + 1 over 2⁵³, so 0
+/// never comes out (its logarithm would be an infinite gap).
+fn unit_open(bits: u64) -> f64 {
+    ((bits >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 impl<T: Ticks> Pacer<T> {
@@ -587,6 +592,16 @@ mod tests {
         // Gaps shorter than a clock read are run back to back, not lost:
         // every slot is released and none is missed.
         assert_eq!(t.len(), 100_001);
+    }
+
+    #[test]
+    fn a_uniform_draw_is_never_zero_so_no_gap_is_infinite() {
+        // The smallest draw is 2⁻⁵³ (a gap of 36.7 periods), the largest
+        // exactly 1 (a gap of 0).
+        assert_eq!(unit_open(0), 1.0 / (1u64 << 53) as f64);
+        assert_eq!(unit_open(u64::MAX), 1.0);
+        assert_eq!(unit_open(1 << 11), 2.0 / (1u64 << 53) as f64);
+        assert!((-unit_open(0).ln() - 53.0 * std::f64::consts::LN_2).abs() < 1e-9);
     }
 
     #[test]
