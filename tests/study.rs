@@ -141,6 +141,21 @@ fn a_short_study_writes_every_part_and_one_page_led_by_its_verdict() {
     assert!(predict.contains("predicted net ns/update"), "{predict}");
     assert!(!predict.contains("<th>net ns/update</th>"), "{predict}");
     assert!(page.contains("where the cost jumps"));
+    // The study page opens as a run's does: its run's headline and cost
+    // chart on the first 1280 x 800 screen.
+    match common::browser::chromium() {
+        Some(browser) => {
+            let work = tempfile::tempdir().unwrap();
+            common::browser::assert_headline_on_first_screen(
+                &browser,
+                work.path(),
+                &folder.join("report.html"),
+            );
+        }
+        None => println!(
+            "SKIPPED: chromium not found (apt-get install chromium); the study page's first screen was not checked"
+        ),
+    }
 }
 
 #[test]

@@ -225,3 +225,55 @@ pub fn pixels_in(png_path: &Path, r: Rect, hit: impl Fn([u8; 3]) -> bool) -> usi
     }
     n
 }
+
+/// Asserts that `page`'s headline (its answer, its flat-out sentence) and
+/// its cost chart are all on the first [`FIRST_SCREEN`] of a window, in
+/// that order, the chart at least 250 px tall, and that the screenshot
+/// shows them: dark text in the answer's box, each regime's bar colour in
+/// the chart's. `work` holds the browser's files.
+pub fn assert_headline_on_first_screen(browser: &str, work: &Path, page: &Path) {
+    // Where Chromium lays out the headline's two sentences and its chart
+    // in a 1280 x 800 window.
+    let found = rects(
+        browser,
+        work,
+        page,
+        &[
+            "section.headline p.answer",
+            "section.headline p.flat",
+            "section.headline figure.chart svg",
+        ],
+    );
+    let [answer, flat, chart] = [found[0], found[1], found[2]]
+        .map(|r| r.expect("the headline's answer, flat-out line and chart are on the page"));
+    eprintln!("first screen: answer {answer:?}, flat out {flat:?}, chart {chart:?}");
+    let (w, h) = FIRST_SCREEN;
+    for (what, r) in [("answer", answer), ("flat out", flat), ("chart", chart)] {
+        assert!(
+            r.top >= 0.0 && r.left >= 0.0,
+            "{what} starts off screen: {r:?}"
+        );
+        assert!(
+            r.bottom <= h as f64 && r.right <= w as f64,
+            "{what} ends beyond the first {w}x{h} screen: {r:?}"
+        );
+        assert!(r.bottom - r.top >= 20.0, "{what} has no height: {r:?}");
+    }
+    // In reading order: the answer, flat out, then the chart.
+    assert!(answer.bottom <= flat.top && flat.bottom <= chart.top);
+    // Tall enough to read: at least 250 px of chart.
+    assert!(chart.bottom - chart.top >= 250.0, "{chart:?}");
+
+    // The screenshot shows them: text in the answer's box, the chart's
+    // two regimes' bars (the first two series colours) in its box.
+    let shot = first_screen(browser, work, page);
+    let ink = pixels_in(&shot, answer, |p| p.iter().all(|&c| c < 100));
+    assert!(ink >= 500, "the answer's box has {ink} dark pixels");
+    for colour in [[0x4e, 0x79, 0xa7], [0xf2, 0x8e, 0x2b]] {
+        let bars = pixels_in(&shot, chart, |p| p == colour);
+        assert!(
+            bars >= 200,
+            "{colour:02x?}: {bars} pixels of its bars on the first screen"
+        );
+    }
+}
