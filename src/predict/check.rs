@@ -217,27 +217,32 @@ pub fn check(
         };
         for s in &run.strategies {
             let name = format!("{}{suffix}", s.name);
-            let Regime::Paced { rate, arrivals } = s.regime else {
+            // The strategy's lines, each repeat priced at its latencies.
+            let mut priced = || -> Result<(Lines, Vec<Latencies>), PredictError> {
                 let lines = Lines::new(&run.topology, &layout, s.strategy.level)?;
                 match latencies {
                     Some(l) => lines.check(l)?,
                     None => one_class(&lines, &mut stand_in).map_err(bad)?,
                 }
-                let latency = |r: &RepeatResult| match latencies {
-                    Some(l) => Some(l.clone()),
-                    None => r.interference.canary_ns.map(|c| {
-                        let lat = Latencies::uniform(c, "canary")
-                            .priced_by(&r.interference.canary_transactions);
-                        priced_by_canary |= lat.priced();
-                        lat
-                    }),
-                };
+                let mut lats = Vec::with_capacity(s.repeats.len());
+                for r in &s.repeats {
+                    let lat = repeat_latencies(latencies, r).ok_or_else(|| {
+                        bad(format!(
+                            "{name}: repeat {} has no canary; give --latencies or --latency",
+                            r.repeat
+                        ))
+                    })?;
+                    priced_by_canary |= latencies.is_none() && lat.priced();
+                    lats.push(lat);
+                }
+                Ok((lines, lats))
+            };
+            let Regime::Paced { rate, arrivals } = s.regime else {
+                let (lines, lats) = priced()?;
                 let writers = layout.writers.len();
-                match flat_out_point(name.clone(), s, &lines, writers, run.config.seed, latency) {
+                match flat_out_point(name.clone(), s, &lines, writers, run.config.seed, &lats) {
                     Some(p) => flat_out.push(p),
-                    None => notes.push(format!(
-                        "{name} flat out: no hand-over count, or a repeat without a canary (give --latencies), skipped"
-                    )),
+                    None => notes.push(format!("{name} flat out: no hand-over count, skipped")),
                 }
                 continue;
             };
@@ -247,11 +252,7 @@ pub fn check(
                 ));
                 continue;
             };
-            let lines = Lines::new(&run.topology, &layout, s.strategy.level)?;
-            match latencies {
-                Some(l) => lines.check(l)?,
-                None => one_class(&lines, &mut stand_in).map_err(bad)?,
-            }
+            let (lines, lats) = priced()?;
             let f = publish_fraction(s.strategy.publish, rate, run.config.seed);
             // A ratelimit's own clock read on every update, measured in
             // place by the run's clock floor.
@@ -270,25 +271,15 @@ pub fn check(
             let mut costs = Vec::new();
             let mut rhos = Vec::new();
             let mut transfers = Vec::new();
-            let mut canaries = Vec::new();
-            for r in &s.repeats {
-                let canary;
-                let lat = match (latencies, r.interference.canary_ns) {
-                    (Some(l), _) => l,
-                    (None, Some(c)) => {
-                        canaries.push(c);
-                        canary = Latencies::uniform(c, "canary")
-                            .priced_by(&r.interference.canary_transactions);
-                        priced_by_canary |= canary.priced();
-                        &canary
-                    }
-                    (None, None) => {
-                        return Err(bad(format!(
-                            "{name}: repeat {} has no canary; give --latencies or --latency",
-                            r.repeat
-                        )));
-                    }
-                };
+            let canaries: Vec<f64> = match latencies {
+                Some(_) => Vec::new(),
+                None => s
+                    .repeats
+                    .iter()
+                    .filter_map(|r| r.interference.canary_ns)
+                    .collect(),
+            };
+            for lat in &lats {
                 let e = lines.evaluate(rate, f, lat, Bound::Mid, arrivals);
                 costs.push(e.cost_ns.map(|c| c + local_ns.unwrap_or(0.0)));
                 rhos.push(e.rho);
@@ -482,8 +473,20 @@ fn exact_transfers(s: &StrategyResult) -> Option<f64> {
     (counted && updates > 0).then(|| moved as f64 / updates as f64)
 }
 
+/// The class latencies that price repeat `r`: `latencies` when given,
+/// else its canary standing in for every class, each transaction priced
+/// as the canary measured it; `None` for a repeat without a canary.
+fn repeat_latencies(latencies: Option<&Latencies>, r: &RepeatResult) -> Option<Latencies> {
+    match latencies {
+        Some(l) => Some(l.clone()),
+        None => r.interference.canary_ns.map(|c| {
+            Latencies::uniform(c, "canary").priced_by(&r.interference.canary_transactions)
+        }),
+    }
+}
+
 /// The median of `v`; `None` when empty.
-fn median(v: &[f64]) -> Option<f64> {
+pub(super) fn median(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| quantile_of(v, 0.5))
 }
 

@@ -5,11 +5,11 @@
 //! same agreement rule as the paced points' cost.
 
 use super::agreement::agrees;
+use super::check::median;
 use super::latency::{Bound, Latencies};
 use super::model::Lines;
 use super::{FLAT_OUT_RATE, publish_fraction};
-use crate::runner::{RepeatResult, StrategyResult};
-use crate::stats::quantile_of;
+use crate::runner::StrategyResult;
 use crate::workload::Arrivals;
 use serde::{Deserialize, Serialize};
 
@@ -95,34 +95,31 @@ impl HandoverPoint {
 }
 
 /// The flat-out point of strategy `s` (named `series`) with `writers`
-/// writers on `lines`; `latency` gives each repeat's latencies (`None`:
-/// the repeat has none, and the point is skipped). `None` when no repeat
-/// counted hand-overs.
+/// writers on `lines`, each repeat priced at its own latencies (`lats`,
+/// one per repeat). `None` when the run counted no hand-overs.
 pub fn flat_out_point(
     series: String,
     s: &StrategyResult,
     lines: &Lines,
     writers: usize,
     seed: u64,
-    mut latency: impl FnMut(&RepeatResult) -> Option<Latencies>,
+    lats: &[Latencies],
 ) -> Option<HandoverPoint> {
     let summary = s.summary.as_ref()?;
     let measured = summary.handovers_per_s.as_ref()?;
+    // Flat out as `contend predict` models it (not at the measured update
+    // rate, which already holds the batching the model does not predict:
+    // a writer's updates per ownership).
+    let f = publish_fraction(s.strategy.publish, FLAT_OUT_RATE, seed);
     let mut predicted = Vec::new();
     let mut rounds = Vec::new();
     let mut saturated_lines = 0;
-    for r in &s.repeats {
-        let lat = latency(r)?;
-        // Flat out as `contend predict` models it (not at the measured
-        // update rate, which already holds the batching the model does
-        // not predict: a writer's updates per ownership).
-        let f = publish_fraction(s.strategy.publish, FLAT_OUT_RATE, seed);
-        let c = lines.capacity(FLAT_OUT_RATE, f, &lat, Bound::Mid, Arrivals::Paced);
+    for lat in lats {
+        let c = lines.capacity(FLAT_OUT_RATE, f, lat, Bound::Mid, Arrivals::Paced);
         predicted.push(c.handovers_per_s);
         rounds.extend(c.round_ns);
         saturated_lines = saturated_lines.max(c.saturated_lines);
     }
-    let median = |v: &[f64]| (!v.is_empty()).then(|| quantile_of(v, 0.5));
     Some(HandoverPoint {
         series,
         writers,
