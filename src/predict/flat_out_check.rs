@@ -115,7 +115,9 @@ pub fn flat_out_point(
     let mut rounds = Vec::new();
     let mut saturated_lines = 0;
     for lat in lats {
-        let c = lines.capacity(FLAT_OUT_RATE, f, lat, Bound::Mid, Arrivals::Paced);
+        let c = lines
+            .evaluate(FLAT_OUT_RATE, f, lat, Bound::Mid, Arrivals::Paced)
+            .capacity;
         predicted.push(c.handovers_per_s);
         rounds.extend(c.round_ns);
         saturated_lines = saturated_lines.max(c.saturated_lines);

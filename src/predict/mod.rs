@@ -159,16 +159,15 @@ fn ranged<T>(mut f: impl FnMut(Bound) -> T) -> [T; 3] {
 }
 
 impl Model<'_> {
-    /// Hand-overs at `rate` with `arrivals`, at the three latency bounds.
-    fn capacity(&mut self, rate: f64, arrivals: Arrivals) -> [Capacity; 3] {
-        let f = self.fractions.get(self.policy, rate, self.seed);
-        ranged(|b| self.lines.capacity(rate, f, self.lat, b, arrivals))
-    }
-
     /// Flat out: writers' publishes fall as a ratelimit's period or the
     /// loop makes them, evenly.
     fn flat_out(&mut self) -> FlatOutPrediction {
-        let [lo, mid, hi] = self.capacity(FLAT_OUT_RATE, Arrivals::Paced);
+        let f = self.fractions.get(self.policy, FLAT_OUT_RATE, self.seed);
+        let [lo, mid, hi] = ranged(|b| {
+            self.lines
+                .evaluate(FLAT_OUT_RATE, f, self.lat, b, Arrivals::Paced)
+                .capacity
+        });
         FlatOutPrediction {
             handovers_per_s: Range {
                 lo: lo.handovers_per_s,
@@ -187,7 +186,7 @@ impl Model<'_> {
 
     fn point(&mut self, rate: f64) -> PointPrediction {
         let f = self.fractions.get(self.policy, rate, self.seed);
-        let [lo, mid, hi] = [Bound::Low, Bound::Mid, Bound::High].map(|b| self.at(rate, b));
+        let [lo, mid, hi] = ranged(|b| self.at(rate, b));
         let rho = Range {
             lo: lo.rho,
             mid: mid.rho,
@@ -204,7 +203,7 @@ impl Model<'_> {
             (LineState::Below, Some(lo), Some(mid), Some(hi)) => Some(Range { lo, mid, hi }),
             _ => None,
         };
-        let capacity = self.capacity(rate, self.arrivals);
+        let capacity = [lo.capacity, mid.capacity, hi.capacity];
         PointPrediction {
             handovers_per_s: Some(Range {
                 lo: capacity[0].handovers_per_s,

@@ -111,6 +111,8 @@ pub struct Evaluation {
     pub handovers: f64,
     /// Lines the read side fetches, per update (mean over writers).
     pub read_transfers: f64,
+    /// Hand-overs a second, one transfer at a time past saturation.
+    pub capacity: Capacity,
 }
 
 /// Hand-overs between writers when the lines run at `rate`, past
@@ -130,6 +132,25 @@ pub struct Capacity {
     /// waits this long per ownership, so its cost per update is this over
     /// its updates per ownership. `None` with no saturated line.
     pub round_ns: Option<f64>,
+}
+
+impl Capacity {
+    /// Adds `line`'s hand-overs, its `flow` at `rate` updates/s per each
+    /// of `writers` writers.
+    fn add(&mut self, line: &SharedLine, flow: &Flow, writers: f64, rate: f64) {
+        let asked = flow.handover_t * writers * rate;
+        if flow.rho < 1.0 || flow.queued <= 0.0 || asked <= 0.0 {
+            self.handovers_per_s += asked;
+            return;
+        }
+        // One transfer at a time: 1e9 / service a second, hand-overs
+        // their share of what queues.
+        let served = 1e9 / flow.service * (asked / flow.queued);
+        self.handovers_per_s += served;
+        self.saturated_lines += 1;
+        let round = line.writers as f64 * 1e9 / served;
+        self.round_ns = Some(self.round_ns.map_or(round, |r: f64| r.max(round)));
+    }
 }
 
 impl Lines {
@@ -233,7 +254,13 @@ impl Lines {
             write_transfers: 0.0,
             handovers: 0.0,
             read_transfers: 0.0,
+            capacity: Capacity {
+                handovers_per_s: 0.0,
+                saturated_lines: 0,
+                round_ns: None,
+            },
         };
+        let writers = self.writers.max(1) as f64;
         // Lines alike (every CPU's own line under `cpu`) queue alike.
         let mut waits: BTreeMap<(usize, u64, u64), Option<f64>> = BTreeMap::new();
         let mut cost = 0.0;
@@ -245,6 +272,7 @@ impl Lines {
             out.write_transfers += flow.write_t;
             out.handovers += flow.handover_t;
             out.read_transfers += flow.read_t();
+            out.capacity.add(line, flow, writers, rate);
             let per_source = flow.queued / flow.sources.max(1) as f64;
             let wait = *waits
                 .entry((flow.sources, per_source.to_bits(), flow.service.to_bits()))
@@ -278,43 +306,6 @@ impl Lines {
         }
         if let Some(c) = &mut out.cost_ns {
             *c = cost;
-        }
-        out
-    }
-
-    /// Hand-overs a second at `rate` updates/s per writer with publish
-    /// fraction `f` ([`Capacity`]), every class latency at `bound`.
-    pub fn capacity(
-        &self,
-        rate: f64,
-        f: f64,
-        lat: &Latencies,
-        bound: Bound,
-        arrivals: Arrivals,
-    ) -> Capacity {
-        let nw = self.writers.max(1) as f64;
-        let mut out = Capacity {
-            handovers_per_s: 0.0,
-            saturated_lines: 0,
-            round_ns: None,
-        };
-        for (line, flow) in self
-            .lines
-            .iter()
-            .zip(self.flows(rate, f, lat, bound, arrivals))
-        {
-            let asked = flow.handover_t * nw * rate;
-            if flow.rho < 1.0 || flow.queued <= 0.0 || asked <= 0.0 {
-                out.handovers_per_s += asked;
-                continue;
-            }
-            // One transfer at a time: 1e9 / service a second, hand-overs
-            // their share of what queues.
-            let served = 1e9 / flow.service * (asked / flow.queued);
-            out.handovers_per_s += served;
-            out.saturated_lines += 1;
-            let round = line.writers as f64 * 1e9 / served;
-            out.round_ns = Some(out.round_ns.map_or(round, |r: f64| r.max(round)));
         }
         out
     }

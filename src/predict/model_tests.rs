@@ -350,7 +350,9 @@ fn capacity_is_the_asked_hand_overs_below_saturation_and_one_transfer_at_a_time_
     let two = quiet(&[0, 1], ShardLevel::Global);
     // Below saturation, evenly paced: every publish finds the other
     // writer's, 2 × 100k hand-overs/s; poisson, half of them.
-    let at = |lines: &Lines, rate, f, arrivals| lines.capacity(rate, f, &l, Bound::Mid, arrivals);
+    let at = |lines: &Lines, rate, f, arrivals| {
+        lines.evaluate(rate, f, &l, Bound::Mid, arrivals).capacity
+    };
     let c = at(&two, 1e5, 1.0, Arrivals::Paced);
     assert!(close(c.handovers_per_s, 2e5, 1e-12), "{c:?}");
     assert_eq!((c.saturated_lines, c.round_ns), (0, None));
