@@ -43,7 +43,7 @@ use contend::counter::{
 use contend::placement::{Placement, pin_current_thread};
 use contend::topology::allowed_cpus;
 use contend::topology::{CpuList, Topology};
-use contend::workload::{LoadWalk, Regime, Sampling, Work, WriterWork};
+use contend::workload::{LoadWalk, Sampling, Work, WriterWork};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -177,7 +177,7 @@ fn writer(setup: &Setup<'_>, index: usize, cpu: u32) -> (i64, PublishStats) {
         READ_EVERY,
         timer,
         Sampling::off(),
-        Regime::FlatOut,
+        None,
         None,
     );
     let mut seen = 0;

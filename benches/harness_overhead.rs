@@ -47,7 +47,7 @@ use contend::counter::{
 use contend::placement::{Placement, current_cpu, pin_current_thread};
 use contend::topology::Topology;
 use contend::topology::allowed_cpus;
-use contend::workload::{LoadWalk, Regime, Sampling, Work, WriterWork};
+use contend::workload::{LoadWalk, Sampling, Work, WriterWork};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use crossbeam_utils::CachePadded;
 use std::hint::black_box;
@@ -95,7 +95,7 @@ fn harness_overhead(c: &mut Criterion) {
             read_every,
             timer,
             sampling,
-            Regime::FlatOut,
+            None,
             None,
         )
     };

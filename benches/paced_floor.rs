@@ -36,7 +36,7 @@ use contend::counter::{
     group_shares,
 };
 use contend::placement::Placement;
-use contend::workload::{LoadWalk, Regime, SEED_RATE, Sampling, Work, WriterWork};
+use contend::workload::{LoadWalk, Pacer, Regime, SEED_RATE, Sampling, Work, WriterWork};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use crossbeam_utils::CachePadded;
 use std::hint::black_box;
@@ -92,7 +92,7 @@ fn paced_floor(c: &mut Criterion) {
             read_every,
             timer,
             Sampling::new(every, timer.overhead_ticks()),
-            Regime::SEED,
+            Pacer::of(timer, Regime::SEED, 0),
             None,
         )
     };

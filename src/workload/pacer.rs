@@ -4,7 +4,7 @@
 //! Arrivals are evenly spaced (`--arrivals paced`: operation k is due at
 //! `start + k × period`) or irregular (`--arrivals poisson`: exponential
 //! gaps of mean `period`, drawn from a seeded generator, one stream per
-//! thread: see [`Pacer::seed_arrivals`]).
+//! thread: see [`arrivals_stream`]).
 //!
 //! Deadlines are absolute, so a
 //! late wake-up does not push every later deadline back (the old pacer set
@@ -144,12 +144,14 @@ pub struct Pacer<T: Ticks = Timer> {
 
 impl Pacer<Timer> {
     /// The pacer of `regime` on `timer`: `None` flat out; paced, slots at
-    /// its rate, evenly spaced or with exponential gaps (stream 0 until
-    /// [`Pacer::seed_arrivals`]).
-    pub fn of(timer: Timer, regime: Regime) -> Option<Self> {
+    /// its rate, evenly spaced or with exponential gaps drawn from
+    /// generator `stream` ([`arrivals_stream`]; unused evenly).
+    pub fn of(timer: Timer, regime: Regime, stream: u64) -> Option<Self> {
         match regime {
             Regime::FlatOut => None,
-            Regime::Paced { rate, arrivals } => Some(Pacer::with_ticks(timer, rate, arrivals)),
+            Regime::Paced { rate, arrivals } => {
+                Some(Pacer::with_ticks(timer, rate, arrivals, stream))
+            }
         }
     }
 }
@@ -176,12 +178,21 @@ fn unit_open(bits: u64) -> f64 {
 
 impl<T: Ticks> Pacer<T> {
     /// A pacer for `rate` operations per second reading `ticks`, its slots
-    /// falling as `arrivals` says.
-    pub fn with_ticks(ticks: T, rate: f64, arrivals: Arrivals) -> Self {
+    /// falling as `arrivals` says (poisson: gaps from generator `stream`).
+    pub fn with_ticks(ticks: T, rate: f64, arrivals: Arrivals, stream: u64) -> Self {
         let hz = ticks.ticks_per_sec();
-        let mut pacer = Pacer {
-            gaps: Gaps::Even,
-            period: (hz / rate).max(1.0),
+        let period = (hz / rate).max(1.0);
+        let gaps = match arrivals {
+            Arrivals::Paced => Gaps::Even,
+            Arrivals::Poisson => {
+                let mut rng = Box::new(Xoshiro256PlusPlus::seed_from_u64(stream));
+                let next = period * exponential(&mut rng);
+                Gaps::Exponential { rng, next }
+            }
+        };
+        Pacer {
+            gaps,
+            period,
             catch_up: (CATCH_UP.as_secs_f64() * hz) as u64,
             stall: (STALL.as_secs_f64() * hz) as u64,
             ticks,
@@ -190,27 +201,6 @@ impl<T: Ticks> Pacer<T> {
             missed: 0,
             last_end: 0,
             busy: BusyTime::default(),
-        };
-        if arrivals == Arrivals::Poisson {
-            pacer.gaps = Gaps::Exponential {
-                rng: Box::new(Xoshiro256PlusPlus::seed_from_u64(0)),
-                next: 0.0,
-            };
-            pacer.seed_arrivals(0);
-        }
-        pacer
-    }
-
-    /// Draws a poisson pacer's gaps from generator `stream` (see
-    /// [`arrivals_stream`]), from its first gap when it has not started;
-    /// an evenly spaced pacer is left as it is.
-    pub fn seed_arrivals(&mut self, stream: u64) {
-        let started = self.start.is_some();
-        if let Gaps::Exponential { rng, next } = &mut self.gaps {
-            **rng = Xoshiro256PlusPlus::seed_from_u64(stream);
-            if !started {
-                *next = self.period * exponential(rng);
-            }
         }
     }
 
@@ -365,7 +355,7 @@ mod tests {
     }
 
     fn pacer(rate: f64, step: u64) -> Pacer<FakeTicks> {
-        Pacer::with_ticks(FakeTicks { now: 0, step }, rate, Arrivals::Paced)
+        Pacer::with_ticks(FakeTicks { now: 0, step }, rate, Arrivals::Paced, 0)
     }
 
     /// A clock that returns the readings it is given, in order (1 tick =
@@ -391,6 +381,7 @@ mod tests {
             ScriptedTicks(readings.iter().copied().collect(), 0),
             rate,
             Arrivals::Paced,
+            0,
         )
     }
 
@@ -569,8 +560,12 @@ mod tests {
     /// The release ticks of `n` slots of a poisson pacer at 1M/s (mean
     /// gap 1,000 ticks) on generator `stream`, each clock read 1 tick.
     fn poisson_releases(stream: u64, n: usize) -> Vec<u64> {
-        let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson);
-        p.seed_arrivals(stream);
+        let mut p = Pacer::with_ticks(
+            FakeTicks { now: 0, step: 1 },
+            1e6,
+            Arrivals::Poisson,
+            stream,
+        );
         (0..n).map(|_| p.wait()).collect()
     }
 
@@ -635,8 +630,7 @@ mod tests {
         assert_ne!(arrivals_stream(1, 0, 0), arrivals_stream(1, 0, 1));
         assert_ne!(arrivals_stream(1, 0, 0), arrivals_stream(2, 0, 0));
         // An even pacer has no stream: seeding leaves its slots as they are.
-        let mut even = pacer(1e6, 1);
-        even.seed_arrivals(9);
+        let mut even = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Paced, 9);
         let t: Vec<u64> = (0..4).map(|_| even.wait()).collect();
         assert_eq!(t, [1, 1_001, 2_001, 3_001]);
     }
@@ -646,8 +640,7 @@ mod tests {
         // 1M/s poisson: a 5 ms preemption lets about 5,000 arrivals fall
         // due (a Poisson count: within ±5σ = ±354); each is counted missed,
         // none is run, and the next release is after the stall.
-        let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson);
-        p.seed_arrivals(5);
+        let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson, 5);
         for _ in 0..10 {
             p.wait();
         }
@@ -664,7 +657,7 @@ mod tests {
 
     #[test]
     fn the_real_timer_paces_at_the_rate() {
-        let mut p = Pacer::of(Timer::Monotonic, Regime::paced(10_000.0)).unwrap(); // every 100 us
+        let mut p = Pacer::of(Timer::Monotonic, Regime::paced(10_000.0), 0).unwrap(); // every 100 us
         let t0 = std::time::Instant::now();
         for _ in 0..101 {
             p.wait();

@@ -2,7 +2,7 @@
 //! barrier, warm up, count over the same measured interval, and stop.
 
 use super::work::{Probing, ReaderWork, Sampling, Work, WriterWork};
-use super::{BusyTime, LoadWalk, Mirror, Regime, StalenessSamples, arrivals_stream};
+use super::{BusyTime, LoadWalk, Mirror, Pacer, Regime, StalenessSamples, arrivals_stream};
 use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, Timer, TscClock};
 use crate::counter::{PublishPolicy, PublishStats, ShardedCounter, Writer};
 use crate::placement::{PinnedThread, Placement, PlacementError, pin_current_thread};
@@ -293,12 +293,9 @@ impl WriterJob<'_> {
             spec.read_every,
             spec.timer,
             spec.sampling,
-            spec.regime,
+            Pacer::of(spec.timer, spec.regime, self.stream),
             self.probing,
         );
-        if let Some(p) = work.pacer_mut() {
-            p.seed_arrivals(self.stream);
-        }
         let (interval_s, involuntary_switches) = drive(self.ctl, spec.regime.is_paced(), &mut work);
         let (busy, missed_slots) = pacing(&work);
         let (updates, reads, read_fetches) = (work.updates(), work.reads(), work.read_fetches());
@@ -337,10 +334,8 @@ fn reader(
     pin: PinnedThread,
     stream: u64,
 ) -> ThreadReport {
-    let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, spec.regime, probing);
-    if let Some(p) = work.pacer_mut() {
-        p.seed_arrivals(stream);
-    }
+    let pacer = Pacer::of(spec.timer, spec.regime, stream);
+    let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, pacer, probing);
     let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut work);
     let (busy, missed_slots) = pacing(&work);
     ThreadReport {

@@ -4,7 +4,7 @@
 //! (`calc_group_shares`); a reader runs only the read side.
 
 use super::mirror::{Mirror, StalenessSamples};
-use super::{LoadWalk, Pacer, Regime};
+use super::{LoadWalk, Pacer};
 use crate::clock::{Clock, Timer};
 use crate::counter::{ReadView, ShardedCounter, Writer, group_shares};
 use crate::workload::START_LOAD;
@@ -110,8 +110,6 @@ pub trait Work {
     fn reset_counts(&mut self);
     /// The pacer, if the loop is rate-limited.
     fn pacer(&self) -> Option<&Pacer>;
-    /// The same, to seed its arrivals ([`Pacer::seed_arrivals`]).
-    fn pacer_mut(&mut self) -> Option<&mut Pacer>;
 }
 
 /// Where a thread mirrors its state and how often it probes staleness
@@ -180,8 +178,8 @@ pub struct WriterWork<'c, C: Clock> {
 
 impl<'c, C: Clock> WriterWork<'c, C> {
     /// A writer loop around `writer`, its load walk, a read side every
-    /// `read_every` updates (0 = none), a timer, sampling, the regime
-    /// (paced: a pacer at its rate), and optional staleness probing
+    /// `read_every` updates (0 = none), a timer, sampling, a pacer (`None`
+    /// flat out; [`Pacer::of`]), and optional staleness probing
     /// (used only while sampling is on: it mirrors the writer's state
     /// after every update).
     #[allow(clippy::too_many_arguments)]
@@ -192,7 +190,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
         read_every: u32,
         timer: Timer,
         sampling: Sampling,
-        regime: Regime,
+        pacer: Option<Pacer>,
         probing: Option<Probing<'c>>,
     ) -> Self {
         Self {
@@ -204,7 +202,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
             read_countdown: read_every,
             timer,
             sampling,
-            pacer: Pacer::of(timer, regime),
+            pacer,
             probing: probing.filter(|_| sampling.every() != 0),
             since_probe: 0,
             reads: 0,
@@ -350,10 +348,6 @@ impl<C: Clock> Work for WriterWork<'_, C> {
     fn pacer(&self) -> Option<&Pacer> {
         self.pacer.as_ref()
     }
-
-    fn pacer_mut(&mut self) -> Option<&mut Pacer> {
-        self.pacer.as_mut()
-    }
 }
 
 /// The loop state of a reader thread: the read side only, as seed 002's
@@ -374,20 +368,21 @@ pub struct ReaderWork<'c> {
 }
 
 impl<'c> ReaderWork<'c> {
-    /// A reader loop over `counter`, probing staleness on sampled reads
-    /// when `probing` is given and sampling is on.
+    /// A reader loop over `counter`, paced by `pacer` (`None` flat out;
+    /// [`Pacer::of`]), probing staleness on sampled reads when `probing`
+    /// is given and sampling is on.
     pub fn new(
         counter: &'c ShardedCounter,
         timer: Timer,
         sampling: Sampling,
-        regime: Regime,
+        pacer: Option<Pacer>,
         probing: Option<Probing<'c>>,
     ) -> Self {
         Self {
             counter,
             timer,
             sampling,
-            pacer: Pacer::of(timer, regime),
+            pacer,
             probing: probing.filter(|_| sampling.every() != 0),
             since_probe: 0,
             reads: 0,
@@ -444,10 +439,6 @@ impl Work for ReaderWork<'_> {
     fn pacer(&self) -> Option<&Pacer> {
         self.pacer.as_ref()
     }
-
-    fn pacer_mut(&mut self) -> Option<&mut Pacer> {
-        self.pacer.as_mut()
-    }
 }
 
 #[cfg(test)]
@@ -457,6 +448,7 @@ mod tests {
     use crate::counter::{CounterLayout, NodeIter, Pad, PublishPolicy, ShardLevel, SlotHome};
     use crate::placement::Placement;
     use crate::topology::Topology;
+    use crate::workload::Regime;
     use std::sync::atomic::Ordering;
 
     /// A one-slot (global) counter on this host's first allowed CPU's node.
@@ -500,8 +492,9 @@ mod tests {
         let writer = Writer::new(counter, 0, PublishPolicy::ALWAYS, FakeClock::default());
         let walk = LoadWalk::new(5, 0);
         let timer = Timer::Monotonic;
+        let pacer = Pacer::of(timer, regime, 0);
         WriterWork::new(
-            writer, counter, walk, read_every, timer, sampling, regime, probing,
+            writer, counter, walk, read_every, timer, sampling, pacer, probing,
         )
     }
 
@@ -620,7 +613,7 @@ mod tests {
         let wide = ShardedCounter::new(layout, &spr, &cpus, Placement::Strict).unwrap();
         assert_eq!(wide.slots().len(), 224);
         let median_ns = |c: &ShardedCounter| {
-            let mut r = ReaderWork::new(c, timer, sampling, Regime::FlatOut, None);
+            let mut r = ReaderWork::new(c, timer, sampling, None, None);
             r.run_ops(20_000);
             r.read_hist.value_at_quantile(0.5) as f64 * timer.ns_per_tick()
         };
@@ -638,7 +631,7 @@ mod tests {
         // own read after each of its adds fetches nothing; one made after
         // the reader's, none.
         let c = counter();
-        let mut r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), Regime::FlatOut, None);
+        let mut r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), None, None);
         let mut w = writer_work(&c, 1, 0, None);
         for _ in 0..50 {
             w.run_ops(1);
@@ -681,7 +674,7 @@ mod tests {
             &c,
             Timer::Monotonic,
             Sampling::new(4, 0),
-            Regime::FlatOut,
+            None,
             Some(probing),
         );
         r.run_ops(400);
@@ -705,7 +698,7 @@ mod tests {
             &c,
             Timer::Monotonic,
             Sampling::off(),
-            Regime::paced(1e4),
+            Pacer::of(Timer::Monotonic, Regime::paced(1e4), 0),
             None,
         );
         assert!(r.pacer().is_some());
@@ -743,7 +736,13 @@ mod tests {
         let busy = w.pacer().unwrap().busy();
         assert!(busy.ops <= 8 && busy.ops + busy.stalls >= 8, "{busy:?}");
         // A reader's sampled reads likewise: 24 reads, 12 timed.
-        let mut r = ReaderWork::new(&c, Timer::Monotonic, sampling, Regime::paced(1e4), None);
+        let mut r = ReaderWork::new(
+            &c,
+            Timer::Monotonic,
+            sampling,
+            Pacer::of(Timer::Monotonic, Regime::paced(1e4), 0),
+            None,
+        );
         r.run_ops(24);
         let busy = r.pacer().unwrap().busy();
         assert!(busy.ops <= 12 && busy.ops + busy.stalls >= 12, "{busy:?}");
