@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use yaml_rust2::{Yaml, YamlLoader};
 
 mod common;
-use common::browser::{assert_drawn, chromium, headless};
+use common::browser::{assert_drawn, chromium_or_skip, headless};
 use common::{s, stderr};
 
 const INTEL: &str = r#"["self-hosted","linux","multi-socket","intel"]"#;
@@ -219,10 +219,7 @@ fn two_hosts_side_by_side_and_a_missing_one_listed() {
 
 #[test]
 fn the_fleet_page_renders_in_a_real_browser() {
-    let Some(browser) = chromium() else {
-        let msg = "SKIPPED: chromium not found (apt-get install chromium); the fleet browser check did not run";
-        println!("{msg}");
-        eprintln!("{msg}");
+    let Some(browser) = chromium_or_skip("the fleet browser check") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

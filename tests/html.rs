@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 mod common;
-use common::browser::{assert_drawn, assert_headline_on_first_screen, chromium, headless};
+use common::browser::{assert_drawn, assert_headline_on_first_screen, chromium_or_skip, headless};
 use common::{assert_one_line_error, contend, load, s, save, stderr, stdout};
 
 /// The sections every result's article has, by `data-section`.
@@ -487,13 +487,7 @@ fn a_run_a_matrix_and_a_sweep_are_separate_sections() {
 #[test]
 fn the_page_renders_in_a_real_browser() {
     // Needs a browser: headless Chromium (`apt-get install chromium`).
-    let Some(browser) = chromium() else {
-        println!(
-            "SKIPPED: chromium not found (apt-get install chromium); the browser check did not run"
-        );
-        eprintln!(
-            "SKIPPED: chromium not found (apt-get install chromium); the browser check did not run"
-        );
+    let Some(browser) = chromium_or_skip("the browser check") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -545,13 +539,7 @@ fn the_page_renders_in_a_real_browser() {
 #[test]
 fn the_headline_and_the_cost_chart_are_on_the_first_screen() {
     // Needs a browser: headless Chromium (`apt-get install chromium`).
-    let Some(browser) = chromium() else {
-        println!(
-            "SKIPPED: chromium not found (apt-get install chromium); the browser check did not run"
-        );
-        eprintln!(
-            "SKIPPED: chromium not found (apt-get install chromium); the browser check did not run"
-        );
+    let Some(browser) = chromium_or_skip("the browser check") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

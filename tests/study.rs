@@ -143,18 +143,14 @@ fn a_short_study_writes_every_part_and_one_page_led_by_its_verdict() {
     assert!(page.contains("where the cost jumps"));
     // The study page opens as a run's does: its run's headline and cost
     // chart on the first 1280 x 800 screen.
-    match common::browser::chromium() {
-        Some(browser) => {
-            let work = tempfile::tempdir().unwrap();
-            common::browser::assert_headline_on_first_screen(
-                &browser,
-                work.path(),
-                &folder.join("report.html"),
-            );
-        }
-        None => println!(
-            "SKIPPED: chromium not found (apt-get install chromium); the study page's first screen was not checked"
-        ),
+    if let Some(browser) = common::browser::chromium_or_skip("the study page's first-screen check")
+    {
+        let work = tempfile::tempdir().unwrap();
+        common::browser::assert_headline_on_first_screen(
+            &browser,
+            work.path(),
+            &folder.join("report.html"),
+        );
     }
 }
 

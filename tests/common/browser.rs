@@ -6,6 +6,20 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// [`chromium`], or `None` after printing, on stdout and stderr, that
+/// the check named `what` did not run (`SKIPPED: chromium not found …`,
+/// which .ci/run looks for).
+pub fn chromium_or_skip(what: &str) -> Option<String> {
+    let found = chromium();
+    if found.is_none() {
+        let msg =
+            format!("SKIPPED: chromium not found (apt-get install chromium); {what} did not run");
+        println!("{msg}");
+        eprintln!("{msg}");
+    }
+    found
+}
+
 /// A Chromium that runs here, if any.
 pub fn chromium() -> Option<String> {
     for name in ["chromium", "chromium-browser", "google-chrome"] {
@@ -64,6 +78,23 @@ pub fn headless(browser: &str, work: &Path, page: &Path, args: &[&str]) -> (Stri
 /// Share of pixels that are not (near) white, and how many distinct
 /// colours the picture has.
 pub fn pixel_check(png_path: &Path) -> (f64, usize, u32, u32) {
+    let (pixels, width, height) = rgb_pixels(png_path);
+    let mut colours = std::collections::HashSet::new();
+    let mut drawn = 0usize;
+    let mut total = 0usize;
+    for &rgb in &pixels {
+        total += 1;
+        if rgb.iter().any(|&c| c < 245) {
+            drawn += 1;
+        }
+        colours.insert(rgb);
+    }
+    (drawn as f64 / total as f64, colours.len(), width, height)
+}
+
+/// The PNG at `png_path` as RGB pixels, row by row (grey as three equal
+/// channels, alpha dropped), with its width and height.
+fn rgb_pixels(png_path: &Path) -> (Vec<[u8; 3]>, u32, u32) {
     let decoder = png::Decoder::new(std::io::BufReader::new(
         std::fs::File::open(png_path).unwrap(),
     ));
@@ -71,27 +102,14 @@ pub fn pixel_check(png_path: &Path) -> (f64, usize, u32, u32) {
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut buf).unwrap();
     let channels = info.color_type.samples();
-    let bytes = &buf[..info.buffer_size()];
-    let mut colours = std::collections::HashSet::new();
-    let mut drawn = 0usize;
-    let mut total = 0usize;
-    for px in bytes.chunks(channels) {
-        let rgb = match channels {
+    let pixels = buf[..info.buffer_size()]
+        .chunks(channels)
+        .map(|px| match channels {
             1 | 2 => [px[0], px[0], px[0]],
             _ => [px[0], px[1], px[2]],
-        };
-        total += 1;
-        if rgb.iter().any(|&c| c < 245) {
-            drawn += 1;
-        }
-        colours.insert(rgb);
-    }
-    (
-        drawn as f64 / total as f64,
-        colours.len(),
-        info.width,
-        info.height,
-    )
+        })
+        .collect();
+    (pixels, info.width, info.height)
 }
 
 /// Screenshots `page` at 1280 x 2400 into `work` and checks that the
@@ -201,24 +219,13 @@ pub fn first_screen(browser: &str, work: &Path, page: &Path) -> std::path::PathB
 
 /// How many pixels of the PNG at `png_path` inside `r` satisfy `hit`.
 pub fn pixels_in(png_path: &Path, r: Rect, hit: impl Fn([u8; 3]) -> bool) -> usize {
-    let decoder = png::Decoder::new(std::io::BufReader::new(
-        std::fs::File::open(png_path).unwrap(),
-    ));
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let channels = info.color_type.samples();
-    let (w, h) = (info.width as usize, info.height as usize);
+    let (pixels, w, h) = rgb_pixels(png_path);
+    let (w, h) = (w as usize, h as usize);
     let clamp = |v: f64, hi: usize| (v.max(0.0) as usize).min(hi);
     let mut n = 0;
     for y in clamp(r.top, h)..clamp(r.bottom, h) {
         for x in clamp(r.left, w)..clamp(r.right, w) {
-            let px = &buf[(y * w + x) * channels..];
-            let rgb = match channels {
-                1 | 2 => [px[0], px[0], px[0]],
-                _ => [px[0], px[1], px[2]],
-            };
-            if hit(rgb) {
+            if hit(pixels[y * w + x]) {
                 n += 1;
             }
         }
