@@ -25,7 +25,7 @@ use super::model::{Layout, Lines};
 use super::{PredictError, publish_fraction, saturation_rate};
 use crate::matrix::PairClass;
 use crate::runner::{RepeatResult, RunResults, StrategyResult};
-use crate::stats::quantile_of;
+use crate::stats::median;
 use crate::workload::{Arrivals, Regime};
 use serde::{Deserialize, Serialize};
 
@@ -483,11 +483,6 @@ fn repeat_latencies(latencies: Option<&Latencies>, r: &RepeatResult) -> Option<L
             Latencies::uniform(c, "canary").priced_by(&r.interference.canary_transactions)
         }),
     }
-}
-
-/// The median of `v`; `None` when empty.
-pub(super) fn median(v: &[f64]) -> Option<f64> {
-    (!v.is_empty()).then(|| quantile_of(v, 0.5))
 }
 
 #[cfg(test)]

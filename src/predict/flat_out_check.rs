@@ -5,11 +5,11 @@
 //! same agreement rule as the paced points' cost.
 
 use super::agreement::agrees;
-use super::check::median;
 use super::latency::{Bound, Latencies};
 use super::model::Lines;
 use super::{FLAT_OUT_RATE, publish_fraction};
 use crate::runner::StrategyResult;
+use crate::stats::median;
 use crate::workload::Arrivals;
 use serde::{Deserialize, Serialize};
 

@@ -4,7 +4,7 @@
 //! `contend matrix` file, or one figure for every class (a run's canary).
 
 use crate::matrix::{MatrixResults, PairClass, Transaction, TransactionCost};
-use crate::stats::quantile_of;
+use crate::stats::median;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
@@ -424,7 +424,7 @@ fn class_ratios(m: &MatrixResults, class: PairClass) -> Option<TransactionRatios
             .filter_map(|p| p.transactions.iter().find(|c| c.transaction == t))
             .map(|c| c.to_pingpong)
             .collect();
-        (!v.is_empty()).then(|| quantile_of(&v, 0.5))
+        median(&v)
     })
 }
 

@@ -23,6 +23,12 @@ pub fn quantile_of(values: &[f64], q: f64) -> f64 {
     quantile(&v, q)
 }
 
+/// The median of `values` (the mean of the middle two when even);
+/// `None` when there are none.
+pub fn median(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| quantile_of(values, 0.5))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,5 +50,12 @@ mod tests {
         assert_eq!(quantile(&v, 7.0), 4.0);
         assert_eq!(quantile(&v, -1.0), 1.0);
         assert_eq!(quantile_of(&[40.0, 10.0, 30.0, 20.0], 0.25), 17.5);
+    }
+
+    #[test]
+    fn a_median_is_the_middle_or_none() {
+        assert_eq!(median(&[9.0, 1.0, 5.0]), Some(5.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
     }
 }

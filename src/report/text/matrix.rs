@@ -3,7 +3,6 @@
 
 use super::align;
 use crate::matrix::{MatrixResults, PairClass, Transaction};
-use crate::stats::quantile_of;
 use std::fmt::Write;
 
 /// The text printed without --json: classes, empty classes, advice,
@@ -160,7 +159,7 @@ fn transactions(s: &mut String, r: &MatrixResults) {
         let pairs: Vec<_> = r.pairs.iter().filter(|p| p.class == class).collect();
         let median = |f: &dyn Fn(&crate::matrix::PairResult) -> Option<f64>| {
             let v: Vec<f64> = pairs.iter().filter_map(|p| f(p)).collect();
-            (!v.is_empty()).then(|| quantile_of(&v, 0.5))
+            crate::stats::median(&v)
         };
         let mut row = vec![
             class.to_string(),
