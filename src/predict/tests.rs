@@ -323,6 +323,12 @@ fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
     let priced = check("run.json", &[(String::new(), &run)], None).unwrap();
     let p = &priced.points[0];
     assert_eq!(p.local_ns, Some(11.0));
+    // Charged, so nothing to say about a missing clock floor.
+    assert!(
+        !priced.notes.iter().any(|n| n.contains("no clock floor")),
+        "{:?}",
+        priced.notes
+    );
     let before = unpriced.points[0].predicted_ns.unwrap();
     assert!(
         close(p.predicted_ns.unwrap(), before + 11.0, 1e-12),
