@@ -179,6 +179,7 @@ fn writer(setup: &Setup<'_>, index: usize, cpu: u32) -> (i64, PublishStats) {
         Sampling::off(),
         None,
         None,
+        None,
     );
     let mut seen = 0;
     loop {

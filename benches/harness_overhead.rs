@@ -97,6 +97,7 @@ fn harness_overhead(c: &mut Criterion) {
             sampling,
             None,
             None,
+            None,
         )
     };
 

@@ -94,6 +94,7 @@ fn paced_floor(c: &mut Criterion) {
             Sampling::new(every, timer.overhead_ticks()),
             Pacer::of(timer, Regime::SEED, 0),
             None,
+            None,
         )
     };
 

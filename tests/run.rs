@@ -509,7 +509,7 @@ fn ctrl_c_keeps_finished_repeats_and_marks_the_file_partial() {
     // 2 s over 10 repeats is 200 ms a repeat, with no warm-up; SIGINT
     // comes 1.5 s after the start, so at most 7 repeats (1.4 s) can have
     // finished, of the 8 strategies x 2 regimes x 10 = 160 asked for (and
-    // the paced floor's 10), and the one running at the signal is
+    // the clock floor's 10), and the one running at the signal is
     // dropped.
     let per_strategy: Vec<usize> = json["strategies"]
         .as_array()
@@ -523,7 +523,8 @@ fn ctrl_c_keeps_finished_repeats_and_marks_the_file_partial() {
     assert!((1..=7).contains(&finished), "{finished} repeats kept");
     // Strategies take turns, flat out first, so the kept repeats are one
     // round-robin prefix: the first `finished` strategies have one repeat
-    // each, and the paced floor (after the 8 flat-out ones) none.
+    // each, and the paced regime's clock floor (after the 8 flat-out
+    // ones) none.
     let expected: Vec<usize> = (0..16).map(|i| usize::from(i < finished)).collect();
     assert_eq!(
         json["paced_floors"][0]["repeats"].as_array().unwrap().len(),
@@ -780,20 +781,26 @@ fn a_default_run_answers_both_regimes_verdict_first_in_one_compact_table() {
     );
     // No table repeats another: the full tables are behind --verbose.
     assert!(!text.contains("write side: updates/s"), "{text}");
-    // The file keeps both regimes, the paced floor, gross, floor and net.
+    // The file keeps both regimes, gross, floor and net; the paced floor
+    // ran in place in every paced repeat, no entry of its own.
     let folder = results_dir(dir.path()).expect("a results folder");
     let v: Value =
         serde_json::from_str(&std::fs::read_to_string(folder.join("run.json")).unwrap()).unwrap();
     assert_eq!(v["config"]["rates"], serde_json::json!([null, 22000.0]));
-    assert_eq!(v["paced_floors"][0]["name"], "global/never/pad128");
+    assert_eq!(v["paced_floors"], serde_json::json!([]));
     for s in v["strategies"].as_array().unwrap() {
         let summary = &s["summary"];
         assert!(summary["net_ns"]["mean"].is_f64(), "{}", s["name"]);
         if s["rate"].is_null() {
             assert!(summary["write_loop_ns"]["mean"].is_f64());
+            assert!(s["repeats"][0]["floor_busy_ns"].is_null());
         } else {
             assert!(summary["write_busy_ns"]["mean"].is_f64());
             assert!(summary["net_cpu_share_pct"]["mean"].is_f64());
+            for r in s["repeats"].as_array().unwrap() {
+                assert!(r["floor_busy_ns"].as_f64().unwrap() > 0.0, "{r}");
+                assert!(r["floor_cpu_share_pct"].as_f64().unwrap() > 0.0, "{r}");
+            }
         }
     }
     let csv = std::fs::read_to_string(folder.join("run.csv")).unwrap();
@@ -808,6 +815,16 @@ fn a_default_run_answers_both_regimes_verdict_first_in_one_compact_table() {
     ] {
         assert!(header.split(',').any(|c| c == column), "{column}: {header}");
     }
-    // 4 strategies x 2 regimes x 2 repeats, and the paced floor's 2.
-    assert_eq!(csv.lines().count(), 1 + 4 * 2 * 2 + 2, "{csv}");
+    // 4 strategies x 2 regimes x 2 repeats; a paced row's floor is its
+    // repeat's floor in place.
+    assert_eq!(csv.lines().count(), 1 + 4 * 2 * 2, "{csv}");
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    let at = |name: &str| header.split(',').position(|c| c == name).unwrap();
+    for row in rows.records().map(Result::unwrap) {
+        if !row[at("rate")].is_empty() {
+            let number = |name: &str| row[at(name)].parse::<f64>().unwrap();
+            let net = number("write_busy_ns") - number("floor_ns");
+            assert!((number("net_ns") - net).abs() < 1e-6, "{row:?}");
+        }
+    }
 }

@@ -5,7 +5,7 @@
 //! 2 MB and readable: the matrix drawn as its classes and the sampled
 //! CPUs, not a 1024 × 1024 grid.
 
-use contend::counter::{PublishPolicy, ShardLevel, SlotInfo};
+use contend::counter::{ShardLevel, SlotInfo};
 use contend::matrix::{
     MatrixResults, PairClass, PairResult, advise, class_stats, empty_classes, select_pairs,
 };
@@ -310,16 +310,6 @@ fn scaled_run(
         .iter()
         .flat_map(|&rate| strategies.iter().map(move |&s| (s, rate)))
         .map(|(s, rate)| entry(s, rate))
-        .collect();
-    let never = Strategy {
-        publish: "never".parse::<PublishPolicy>().unwrap(),
-        clock: None,
-        ..template.strategies[0].strategy
-    };
-    run.paced_floors = rates
-        .iter()
-        .filter(|r| r.is_paced())
-        .map(|&regime| entry(never, regime))
         .collect();
     run
 }

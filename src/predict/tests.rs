@@ -279,9 +279,9 @@ fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
 #[test]
 fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
     // The fixture's global strategy made global/ratelimit:1ms at 1k/s
-    // (TSC), with its paced floor at 30 ns busy per update and a clock
-    // floor at 40, 42 (rounds 0, 1): the clock read costs 11 ns in place,
-    // added to what the model predicts without it.
+    // (TSC), with a clock floor at 40, 42 ns busy per update against its
+    // floor in place at 30 (repeats 0, 1): the clock read costs 11 ns in
+    // place, added to what the model predicts without it.
     use crate::clock::ClockKind;
     let mut run = crate::runner::fixture_run();
     run.strategies.truncate(1);
@@ -296,8 +296,10 @@ fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
         f.strategy = strategy;
         f.name = strategy.name();
         for (r, b) in f.repeats.iter_mut().zip(busy) {
-            r.write_busy_ns = b;
+            (r.write_busy_ns, r.floor_busy_ns) = (b, Some(30.0));
         }
+        let net = crate::runner::paired_net(&f, crate::runner::net_busy_ns).unwrap();
+        f.summary.as_mut().unwrap().net_ns = Some(net.summary);
         f
     };
     let unpriced = check("run.json", &[(String::new(), &run)], None).unwrap();
@@ -307,19 +309,13 @@ fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
         unpriced.notes
     );
     assert_eq!(unpriced.points[0].local_ns, None);
-    let paced_floor = crate::runner::Strategy {
+    let clock_floor = crate::runner::Strategy {
         level: ShardLevel::Global,
-        publish: PublishPolicy::NEVER,
+        publish: "ratelimit:100000s".parse().unwrap(),
         pad: crate::counter::Pad::Line128,
-        clock: None,
+        clock: Some(ClockKind::Tsc),
     };
-    let mut clock_floor = paced_floor;
-    clock_floor.publish = "ratelimit:100000s".parse().unwrap();
-    clock_floor.clock = Some(ClockKind::Tsc);
-    run.paced_floors = vec![
-        floor_with(paced_floor, [30.0, 30.0]),
-        floor_with(clock_floor, [40.0, 42.0]),
-    ];
+    run.paced_floors = vec![floor_with(clock_floor, [40.0, 42.0])];
     let priced = check("run.json", &[(String::new(), &run)], None).unwrap();
     let p = &priced.points[0];
     assert_eq!(p.local_ns, Some(11.0));

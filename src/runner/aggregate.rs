@@ -1,9 +1,9 @@
 //! From the threads' raw counts to one repeat's numbers, and from repeats
 //! to a strategy's summary: the repeats whose canary moved marked, each
-//! strategy's net figures against the floor of its regime, the CI of its
-//! cost and whether `--target-ci` was met.
+//! strategy's net figures against its floor (the hammer floor flat out,
+//! the floor in place paced), the CI of its cost and whether
+//! `--target-ci` was met.
 
-use super::floor::is_clock_floor;
 use super::interference::{self, CANARY_SHIFT};
 use super::result::{
     CanaryRange, HarnessFloor, RepeatResult, Staleness, StrategyResult, StrategySummary,
@@ -88,22 +88,14 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
     let reader_busy_ns = (!readers.is_empty())
         .then(|| per_op_ns(&readers, busy_s, |r| busy_ops(r, r.reads)))
         .flatten();
-    // Each thread's share of its CPU: its busy ns per operation times the
-    // operations it ran, over its interval.
-    let shares: Vec<f64> = reports
-        .iter()
-        .filter_map(|r| {
-            let s = r.interval_s.filter(|&s| s > 0.0)?;
-            let ops = if r.role == Role::Writer {
-                r.updates
-            } else {
-                r.reads
-            };
-            let timed = busy_ops(r, ops);
-            let per_op_s = busy_s(r)? / (timed > 0).then_some(timed as f64)?;
-            Some(100.0 * per_op_s * ops as f64 / s)
-        })
-        .collect();
+    // The floor in place (paced): timed as busy time is, over the same
+    // iterations.
+    let floor_s = |r: &ThreadReport| {
+        r.interval_s?;
+        Some(r.floor_busy?.ticks as f64 * ns_per_tick * 1e-9)
+    };
+    let floor_ops = |r: &ThreadReport| r.floor_busy.map_or(0, |b| b.ops);
+    let floor_busy_ns = per_op_ns(&writers, floor_s, floor_ops);
     let ops_of = |r: &ThreadReport| {
         if r.role == Role::Writer {
             r.updates
@@ -111,6 +103,23 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
             r.reads
         }
     };
+    // Each thread's share of its CPU: its busy ns per operation times the
+    // operations it ran, over its interval; the floor's likewise, from its
+    // own ns per operation.
+    let share = |r: &ThreadReport, seconds: Option<f64>, timed: u64| {
+        let s = r.interval_s.filter(|&s| s > 0.0)?;
+        let per_op_s = seconds? / (timed > 0).then_some(timed as f64)?;
+        Some(100.0 * per_op_s * ops_of(r) as f64 / s)
+    };
+    let shares: Vec<f64> = reports
+        .iter()
+        .filter_map(|r| share(r, busy_s(r), busy_ops(r, ops_of(r))))
+        .collect();
+    let floor_shares: Option<Vec<f64>> = reports
+        .iter()
+        .filter(|r| r.interval_s.is_some_and(|s| s > 0.0) && busy_ops(r, ops_of(r)) > 0)
+        .map(|r| share(r, floor_s(r), floor_ops(r)))
+        .collect();
     let achieved_rate_min_pct = ctx.regime.rate().and_then(|rate| {
         reports
             .iter()
@@ -187,6 +196,10 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
         write_busy_ns,
         reader_busy_ns,
         cpu_share_pct: mean(&shares),
+        floor_busy_ns,
+        floor_cpu_share_pct: floor_shares
+            .filter(|f| !f.is_empty() && f.len() == shares.len())
+            .map(|f| mean(&f)),
         achieved_rate_min_pct,
         arrivals_run_min_pct,
         missed_slots: reports
@@ -240,12 +253,12 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
-/// The run's results, repeats done, folded into its paced floors (those
+/// The run's results, repeats done, folded into its clock floors (those
 /// `is_floor` marks) and its strategies (in their order): repeats whose
 /// canary moved marked (the warning, if any, to `notes`), each
-/// summarised, the strategies' net figures filled from `floor` (flat out)
-/// or their regime's paced floor, and judged against `target_ci_pct`
-/// (`--target-ci`).
+/// summarised with its net figures (against `floor` flat out, against the
+/// floor in place paced: [`fill_net`]), and the strategies judged against
+/// `target_ci_pct` (`--target-ci`).
 pub(super) fn finish(
     mut results: Vec<StrategyResult>,
     is_floor: &[bool],
@@ -259,40 +272,32 @@ pub(super) fn finish(
     }
     for result in &mut results {
         result.summary = strategy_summary(&result.repeats);
+        notes.extend(fill_net(result, floor));
     }
     let (floors, strategies): (Vec<_>, Vec<_>) =
         results.into_iter().zip(is_floor).partition(|(_, f)| **f);
-    let paced_floors: Vec<StrategyResult> = floors.into_iter().map(|(r, _)| r).collect();
     let strategies = strategies
         .into_iter()
         .map(|(mut s, _)| {
-            let paced_floor = paced_floors
-                .iter()
-                .find(|f| f.regime == s.regime && !is_clock_floor(&f.strategy));
-            notes.extend(fill_net(&mut s, floor, paced_floor));
             if let Some(target) = target_ci_pct {
-                s.converged = Some(target_ratio(&s, paced_floor, target).is_some_and(|r| r <= 1.0));
+                s.converged = Some(target_ratio(&s, target).is_some_and(|r| r <= 1.0));
             }
             s
         })
         .collect();
-    (paced_floors, strategies)
+    (floors.into_iter().map(|(r, _)| r).collect(), strategies)
 }
 
 /// How far the 95% CI of a strategy's cost per update is from
 /// `--target-ci` `target` %: its half-width over what the target allows
-/// (at most 1: met); `None` before two repeats (or two undisturbed rounds
-/// paired with `paced_floor`). Flat out the cost is loop ns/op and the
-/// target is `target` % of it. Paced it is the net ns/update paired
-/// round by round with the floor ([`paired_net`]), and the target allows
-/// `target` % of it or the practical threshold's ns
+/// (at most 1: met); `None` before two repeats (or two undisturbed
+/// repeats with a floor in place). Flat out the cost is loop ns/op and
+/// the target is `target` % of it. Paced it is the net ns/update, each
+/// repeat's busy ns/op less its floor's in place ([`paired_net`]), and
+/// the target allows `target` % of it or the practical threshold's ns
 /// ([`crate::stats::NOISE_THRESHOLD`]), whichever is larger: a net cost
 /// of a few ns is known well enough within 1 ns.
-pub fn target_ratio(
-    result: &StrategyResult,
-    paced_floor: Option<&StrategyResult>,
-    target: f64,
-) -> Option<f64> {
+pub fn target_ratio(result: &StrategyResult, target: f64) -> Option<f64> {
     match result.regime {
         Regime::FlatOut => {
             let values: Vec<f64> = result.repeats.iter().map(|r| r.write_loop_ns).collect();
@@ -300,62 +305,69 @@ pub fn target_ratio(
             Some(100.0 * (s.ci95_high - s.mean) / s.mean / target)
         }
         Regime::Paced { .. } => {
-            let s = paired_net(result, paced_floor?, |r| r.write_busy_ns)?.summary;
+            let s = paired_net(result, net_busy_ns)?.summary;
             let allowed = (target / 100.0 * s.mean.abs()).max(NOISE_THRESHOLD.ns);
             (s.n > 1 && allowed > 0.0).then(|| (s.ci95_high - s.mean) / allowed)
         }
     }
 }
 
-/// A paced strategy's net figure round by round: `value` of each repeat
-/// less its floor's in the same round, so what moved both in that round
-/// (the machine's phase) cancels, and the CI comes from the paired
-/// differences.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PairedNet {
-    /// Over the rounds used.
-    pub summary: Summary,
-    /// Rounds both ran.
-    pub rounds: usize,
-    /// Of those, rounds where the strategy's or the floor's repeat was
-    /// disturbed ([`interference::disturbed`]): left out of `summary`
-    /// unless `all_rounds`.
-    pub disturbed: usize,
-    /// Under two undisturbed rounds, every round was used, disturbed or
-    /// not.
-    pub all_rounds: bool,
+/// A paced repeat's net busy ns per update: its busy ns/op less its
+/// floor's in place (`None` without a floor in place).
+pub fn net_busy_ns(r: &RepeatResult) -> Option<f64> {
+    Some(r.write_busy_ns - r.floor_busy_ns?)
 }
 
-/// The paired net figure of `strategy` against `floor` ([`PairedNet`]):
-/// rounds where either repeat was disturbed are left out while two or
-/// more others remain; `None` without a round both ran.
+/// A paced repeat's net CPU share, percentage points: its CPU share less
+/// its floor's in place (`None` without a floor in place).
+pub fn net_cpu_share_pct(r: &RepeatResult) -> Option<f64> {
+    Some(r.cpu_share_pct - r.floor_cpu_share_pct?)
+}
+
+/// A paced strategy's net figure repeat by repeat: each repeat's value
+/// less its floor's, measured in place in the same milliseconds
+/// ([`crate::workload::InPlaceFloor`]), so what moved both (the machine's
+/// phase) cancels, and the CI comes from the per-repeat differences.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairedNet {
+    /// Over the repeats used.
+    pub summary: Summary,
+    /// Repeats with a net figure.
+    pub repeats: usize,
+    /// Of those, repeats disturbed ([`interference::disturbed`]): left
+    /// out of `summary` unless `all_repeats`.
+    pub disturbed: usize,
+    /// Under two undisturbed repeats, every repeat was used, disturbed or
+    /// not.
+    pub all_repeats: bool,
+}
+
+/// The paired net figure of `strategy` ([`PairedNet`]), `net` giving
+/// each repeat's ([`net_busy_ns`], [`net_cpu_share_pct`]): disturbed
+/// repeats are left out while two or more others remain; `None` without
+/// a repeat that has one.
 pub fn paired_net(
     strategy: &StrategyResult,
-    floor: &StrategyResult,
-    value: impl Fn(&RepeatResult) -> f64,
+    net: impl Fn(&RepeatResult) -> Option<f64>,
 ) -> Option<PairedNet> {
     let pairs: Vec<(f64, bool)> = strategy
         .repeats
         .iter()
-        .filter_map(|r| {
-            let f = floor.repeats.iter().find(|f| f.repeat == r.repeat)?;
-            let disturbed = interference::disturbed(r) || interference::disturbed(f);
-            Some((value(r) - value(f), disturbed))
-        })
+        .filter_map(|r| Some((net(r)?, interference::disturbed(r))))
         .collect();
     let clean: Vec<f64> = pairs.iter().filter(|p| !p.1).map(|p| p.0).collect();
-    let (rounds, disturbed) = (pairs.len(), pairs.len() - clean.len());
-    let all_rounds = clean.len() < 2 && disturbed > 0;
-    let used: Vec<f64> = if all_rounds {
+    let (repeats, disturbed) = (pairs.len(), pairs.len() - clean.len());
+    let all_repeats = clean.len() < 2 && disturbed > 0;
+    let used: Vec<f64> = if all_repeats {
         pairs.iter().map(|p| p.0).collect()
     } else {
         clean
     };
     Some(PairedNet {
         summary: Summary::of(&used)?,
-        rounds,
+        repeats,
         disturbed,
-        all_rounds,
+        all_repeats,
     })
 }
 
@@ -401,20 +413,18 @@ fn round(ns: f64) -> String {
     }
 }
 
-/// Fills a strategy's net figures from the floor of its regime: flat out,
-/// net ns per update = loop ns/op − the hammer floor's; paced, busy ns/op
-/// and the CPU share less the paced floor's, paired round by round
-/// ([`paired_net`]). A figure whose floor was not measured stays `None`.
-/// Returns a note when a paced strategy had too few undisturbed rounds to
-/// leave the disturbed ones out.
-fn fill_net(
-    result: &mut StrategyResult,
-    floor: Option<&HarnessFloor>,
-    paced_floor: Option<&StrategyResult>,
-) -> Option<String> {
+/// Fills a strategy's net figures: flat out, net ns per update = loop
+/// ns/op − the hammer `floor`'s; paced, busy ns/op and the CPU share less
+/// the floor's in place, repeat by repeat ([`paired_net`]). A figure whose
+/// floor was not measured stays `None`. Returns a note when a paced
+/// strategy had too few undisturbed repeats to leave the disturbed ones
+/// out.
+fn fill_net(result: &mut StrategyResult, floor: Option<&HarnessFloor>) -> Option<String> {
+    let (busy, share) = (
+        paired_net(result, net_busy_ns),
+        paired_net(result, net_cpu_share_pct),
+    );
     let regime = result.regime;
-    let paired = |value: fn(&RepeatResult) -> f64| paired_net(result, paced_floor?, value);
-    let (busy, share) = (paired(|r| r.write_busy_ns), paired(|r| r.cpu_share_pct));
     let summary = result.summary.as_mut()?;
     match regime {
         Regime::FlatOut => {
@@ -427,9 +437,9 @@ fn fill_net(
         Regime::Paced { .. } => {
             summary.net_ns = busy.map(|p| p.summary);
             summary.net_cpu_share_pct = share.map(|p| p.summary);
-            busy.filter(|p| p.all_rounds).map(|_| {
+            busy.filter(|p| p.all_repeats).map(|_| {
                 format!(
-                    "{}: fewer than 2 rounds undisturbed, so its net figures use every round, disturbed ones included",
+                    "{}: fewer than 2 repeats undisturbed, so its net figures use every repeat, disturbed ones included",
                     result.name
                 )
             })
@@ -474,6 +484,8 @@ pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
         write_busy_ns: of_some(&|r| (r.write_busy_ns > 0.0).then_some(r.write_busy_ns)),
         reader_busy_ns: of_some(&|r| r.reader_busy_ns),
         cpu_share_pct: of(&|r| r.cpu_share_pct),
+        floor_busy_ns: of_some(&|r| r.floor_busy_ns),
+        floor_cpu_share_pct: of_some(&|r| r.floor_cpu_share_pct),
         handovers_per_s: of_some(&|r| (r.publishes > 0).then_some(r.handovers_per_s)),
         updates_per_ownership: of_some(&|r| r.updates_per_ownership),
         fetches_per_read: of_some(&|r| r.fetches_per_read),
@@ -516,7 +528,7 @@ pub(super) mod tests {
         let r: Vec<Option<f64>> = run
             .strategies
             .iter()
-            .map(|s| target_ratio(s, None, 5.0))
+            .map(|s| target_ratio(s, 5.0))
             .collect();
         assert!(
             (r[0].unwrap() - 115.510_952_147_042_77 / 5.0).abs() < 1e-9,
@@ -533,41 +545,45 @@ pub(super) mod tests {
 
     #[test]
     fn a_paced_target_is_the_paired_net_within_the_target_or_1_ns() {
-        // Busy 40, 43, 41 ns against the floor's 30, 32, 31 in the same
-        // rounds: nets 10, 11, 10, mean 10.33, sd 0.577, half-width
-        // 4.30265 × 0.577 / √3 = 1.434 ns. Unpaired, the two sides' own
-        // spreads (1.53 and 1.0 ns) would give ±4.5 ns.
-        let s = paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]);
-        let mut floor = paced(Regime::SEED, &[30.0, 32.0, 31.0], &[0.1, 0.1, 0.1]);
+        // Busy 40, 43, 41 ns against the floor's 30, 32, 31 in place in
+        // the same repeats: nets 10, 11, 10, mean 10.33, sd 0.577,
+        // half-width 4.30265 × 0.577 / √3 = 1.434 ns. Unpaired, the two
+        // sides' own spreads (1.53 and 1.0 ns) would give ±4.5 ns.
+        let mut s = in_place(
+            paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]),
+            &[30.0, 32.0, 31.0],
+            &[0.05, 0.05, 0.05],
+        );
         let half = 4.302_652_729_911_275 * (1.0f64 / 3.0).sqrt() / 3f64.sqrt();
         // A 5% target allows 0.52 ns, less than 1 ns: 1 ns it is.
-        let r = target_ratio(&s, Some(&floor), 5.0).unwrap();
+        let r = target_ratio(&s, 5.0).unwrap();
         assert!((r - half).abs() < 1e-9, "{r} {half}");
         // 20% allows 2.07 ns: met.
-        let r = target_ratio(&s, Some(&floor), 20.0).unwrap();
+        let r = target_ratio(&s, 20.0).unwrap();
         assert!((r - half / (0.2 * 31.0 / 3.0)).abs() < 1e-9, "{r}");
-        // No floor: no paired net, no ratio.
-        assert_eq!(target_ratio(&s, None, 5.0), None);
-        // The floor's second round disturbed: that round is left out,
-        // nets 10 and 10, no spread.
-        floor.repeats[1].interference.disturbed = true;
-        let p = paired_net(&s, &floor, |r| r.write_busy_ns).unwrap();
-        assert_eq!((p.rounds, p.disturbed, p.all_rounds), (3, 1, false));
+        // No floor in place: no paired net, no ratio.
+        let bare = paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]);
+        assert_eq!(target_ratio(&bare, 5.0), None);
+        // The second repeat disturbed: it is left out, nets 10 and 10,
+        // no spread.
+        s.repeats[1].interference.disturbed = true;
+        let p = paired_net(&s, net_busy_ns).unwrap();
+        assert_eq!((p.repeats, p.disturbed, p.all_repeats), (3, 1, false));
         assert_eq!(
             (p.summary.n, p.summary.mean, p.summary.stddev),
             (2, 10.0, 0.0)
         );
-        // Two of three disturbed: too few left, every round is used.
-        floor.repeats[2].interference.disturbed = true;
-        let p = paired_net(&s, &floor, |r| r.write_busy_ns).unwrap();
+        // Two of three disturbed: too few left, every repeat is used.
+        s.repeats[2].interference.disturbed = true;
+        let p = paired_net(&s, net_busy_ns).unwrap();
         assert_eq!(
-            (p.rounds, p.disturbed, p.all_rounds, p.summary.n),
+            (p.repeats, p.disturbed, p.all_repeats, p.summary.n),
             (3, 2, true, 3)
         );
-        // A round only one side ran is not a pair.
-        floor.repeats.truncate(1);
-        let p = paired_net(&s, &floor, |r| r.write_busy_ns).unwrap();
-        assert_eq!((p.rounds, p.summary.n), (1, 1));
+        // A repeat without a floor in place has no net figure.
+        s.repeats[0].floor_busy_ns = None;
+        let p = paired_net(&s, net_busy_ns).unwrap();
+        assert_eq!((p.repeats, p.summary.n), (2, 2));
     }
 
     fn repeat_with_canary(ns: f64) -> RepeatResult {
@@ -688,14 +704,23 @@ pub(super) mod tests {
         s
     }
 
+    /// `s` with each repeat's floor in place: busy ns and CPU share.
+    pub(crate) fn in_place(mut s: StrategyResult, busy: &[f64], share: &[f64]) -> StrategyResult {
+        for (r, (&b, &c)) in s.repeats.iter_mut().zip(busy.iter().zip(share)) {
+            (r.floor_busy_ns, r.floor_cpu_share_pct) = (Some(b), Some(c));
+        }
+        s.summary = strategy_summary(&s.repeats);
+        s
+    }
+
     #[test]
-    fn a_paced_strategy_pays_its_busy_time_less_the_paced_floor_round_by_round() {
+    fn a_paced_strategy_pays_its_busy_time_less_its_floor_in_place() {
         // At 22k/s: busy 130 and 134 ns against the floor's 100 and 102
-        // in the same rounds; CPU share 0.29 and 0.30% against 0.22 and
-        // 0.22%.
-        let mut s = paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]);
-        let floor = paced(Regime::SEED, &[100.0, 102.0], &[0.22, 0.22]);
-        assert_eq!(fill_net(&mut s, None, Some(&floor)), None);
+        // in place in the same repeats; CPU share 0.29 and 0.30% against
+        // 0.22 and 0.22%.
+        let with_floor = |s| in_place(s, &[100.0, 102.0], &[0.22, 0.22]);
+        let mut s = with_floor(paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]));
+        assert_eq!(fill_net(&mut s, None), None);
         let summary = s.summary.unwrap();
         let net = summary.net_ns.unwrap();
         assert!((net.mean - 31.0).abs() < 1e-9, "{net:?}");
@@ -703,15 +728,16 @@ pub(super) mod tests {
         assert!((net.stddev - 2f64.sqrt()).abs() < 1e-9, "{net:?}");
         let share = summary.net_cpu_share_pct.unwrap();
         assert!((share.mean - 0.075).abs() < 1e-9, "{share:?}");
-        // No paced floor at that rate: no net figure, not the gross one.
+        // No floor in place: no net figure, not the gross one.
         let mut s = paced(Regime::paced(5e3), &[130.0, 134.0], &[0.29, 0.30]);
-        assert_eq!(fill_net(&mut s, None, None), None);
+        assert_eq!(fill_net(&mut s, None), None);
         assert_eq!(s.summary.unwrap().net_ns, None);
-        // Both rounds disturbed: every round is used, and a note says so.
-        let mut s = paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]);
+        // One of two repeats disturbed: every repeat is used, and a note
+        // says so.
+        let mut s = with_floor(paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]));
         s.repeats[0].interference.disturbed = true;
-        let note = fill_net(&mut s, None, Some(&floor)).unwrap();
-        assert!(note.contains("fewer than 2 rounds undisturbed"), "{note}");
+        let note = fill_net(&mut s, None).unwrap();
+        assert!(note.contains("fewer than 2 repeats undisturbed"), "{note}");
         assert_eq!(s.summary.unwrap().net_ns.unwrap().n, 2);
     }
 
@@ -723,13 +749,13 @@ pub(super) mod tests {
             cpu: 0,
             loop_ns: Summary::of(&[6.0, 6.0, 6.0]).unwrap(),
         };
-        fill_net(&mut s, Some(&floor), None);
+        fill_net(&mut s, Some(&floor));
         let summary = s.summary.unwrap();
         assert_eq!(summary.net_ns.unwrap().mean, 16.0);
         assert_eq!(summary.net_cpu_share_pct, None);
         // No floor measured: no net figure.
         let mut s = paced(Regime::FlatOut, &[1.0], &[100.0]);
-        fill_net(&mut s, None, None);
+        fill_net(&mut s, None);
         assert_eq!(s.summary.unwrap().net_ns, None);
     }
 
@@ -775,6 +801,7 @@ pub(super) mod tests {
             read_hist,
             staleness: StalenessSamples::default(),
             busy: None,
+            floor_busy: None,
             missed_slots: 0,
             involuntary_switches: 0,
         }
@@ -937,6 +964,50 @@ pub(super) mod tests {
         // Flat out there are no arrivals.
         let r = repeat_result(0, &reports, &ctx(10, 1.0));
         assert_eq!(r.arrivals_run_min_pct, None);
+    }
+
+    #[test]
+    fn a_paced_repeat_records_its_floor_in_place_and_the_floors_stalls() {
+        // Rate 2000/s over 0.5 s, ticks of 1 ns. a: 1000 updates, 900
+        // windows of 100 us, its floor 900 windows of 40 us; b: 950
+        // updates, 900 of 50 us, floor 900 of 30 us and one stall of
+        // 25 us.
+        let mut a = report(Role::Writer, 0, 1000, 0, 10, 5);
+        let mut b = report(Role::Writer, 1, 950, 0, 10, 5);
+        let timed = |per_op: u64, stalls: u64, stall_ticks: u64| BusyTime {
+            ticks: 900 * per_op,
+            ops: 900,
+            stalls,
+            stall_ticks,
+        };
+        (a.busy, a.floor_busy) = (Some(timed(100_000, 0, 0)), Some(timed(40_000, 0, 0)));
+        (b.busy, b.floor_busy) = (Some(timed(50_000, 0, 0)), Some(timed(30_000, 1, 25_000)));
+        let mut c = ctx(10, 1.0);
+        c.regime = Regime::paced(2000.0);
+        let reports = [a, b];
+        let r = repeat_result(0, &reports, &c);
+        // Floor busy ns per update over writers: (36 + 27 ms) / 1800.
+        assert!((r.floor_busy_ns.unwrap() - 35_000.0).abs() < 1e-6, "{r:?}");
+        // Its CPU share, each thread at its own operations: 40 us × 1000
+        // and 30 us × 950 in 0.5 s, 8% and 5.7%, mean 6.85%.
+        assert!(
+            (r.floor_cpu_share_pct.unwrap() - 6.85).abs() < 1e-9,
+            "{r:?}"
+        );
+        // So the net figures: 75 - 35 us, and 14.75 - 6.85 points.
+        assert!((net_busy_ns(&r).unwrap() - 40_000.0).abs() < 1e-6);
+        assert!((net_cpu_share_pct(&r).unwrap() - 7.9).abs() < 1e-9);
+        // The floor's stall is the thread's.
+        let stalls = crate::runner::interference::stalls(&reports, c.ns_per_tick);
+        assert_eq!(stalls[1].count, 1);
+        assert!((stalls[1].ms - 0.025).abs() < 1e-12, "{stalls:?}");
+        // A thread without a floor in place: no floor share for the
+        // repeat (one thread's floor would not be every thread's).
+        let mut reports = reports;
+        reports[1].floor_busy = None;
+        let r = repeat_result(0, &reports, &c);
+        assert_eq!(r.floor_cpu_share_pct, None);
+        assert!((r.floor_busy_ns.unwrap() - 40_000.0).abs() < 1e-6);
     }
 
     #[test]

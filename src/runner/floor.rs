@@ -1,8 +1,10 @@
 //! What the harness costs without the counter: the hammer floor (the
-//! writer loop alone, flat out, before the strategies) and the paced
-//! floor's strategy (the same paced loop on the same CPUs with no shared
-//! write, taking its turn among the others). A strategy's net figures
-//! against them are `aggregate.rs`'s.
+//! writer loop alone, flat out, before the strategies) and a paced
+//! regime's clock floors (the paced loop reading a ratelimit's clock on
+//! every update, taking its turn among the strategies). The paced floor
+//! itself runs in place inside every paced repeat
+//! ([`crate::workload::InPlaceFloor`]). A strategy's net figures against
+//! them are `aggregate.rs`'s.
 
 use super::RunError;
 use super::result::{HarnessFloor, Strategy};
@@ -24,26 +26,17 @@ const FLOOR_INTERVAL: Duration = Duration::from_millis(100);
 /// Warm-up of one floor run.
 const FLOOR_WARMUP: Duration = Duration::from_millis(10);
 
-/// The paced floor's strategy: one global slot that nobody writes
-/// (`never`), so the read side finds it in every cache and no update
-/// moves a line; everything else is the paced loop the strategies run.
-pub const PACED_FLOOR: Strategy = Strategy {
-    level: ShardLevel::Global,
-    publish: PublishPolicy::NEVER,
-    pad: Pad::Line128,
-    clock: None,
-};
-
 /// The period of a clock floor's ratelimit: longer than any run, so its
 /// writers read the clock on every update and publish once (the first
 /// update), in warm-up.
 pub const CLOCK_FLOOR_PERIOD: Duration = Duration::from_secs(100_000);
 
-/// A paced regime's clock floor for `clock`: the paced floor's loop with a
-/// ratelimit that reads `clock` on every update and never publishes after
-/// its first: its busy time less the paced floor's, round by round, is
-/// what a ratelimit's clock read costs in place (which the paced floor
-/// does not contain and `contend predict` charges).
+/// A paced regime's clock floor for `clock`: the paced floor's loop (one
+/// global slot) with a ratelimit that reads `clock` on every update and
+/// never publishes after its first: its net busy time (less its floor in
+/// place, repeat by repeat) is what a ratelimit's clock read costs in
+/// place (which the paced floor does not contain and `contend predict`
+/// charges).
 pub fn clock_floor(clock: ClockKind) -> Strategy {
     Strategy {
         level: ShardLevel::Global,
@@ -57,7 +50,8 @@ pub fn clock_floor(clock: ClockKind) -> Strategy {
 }
 
 /// Whether a floor `s` is a clock floor ([`clock_floor`]) rather than the
-/// paced floor.
+/// paced floor's own entry, which files from before the floor ran in place
+/// recorded beside the clock floors.
 pub fn is_clock_floor(s: &Strategy) -> bool {
     s.publish.ratelimit.is_some()
 }
@@ -85,7 +79,7 @@ pub fn measure_floor(
     for _ in 0..FLOOR_RUNS {
         let counter = ShardedCounter::new(layout, topo, &[cpu], placement)?;
         let allowed = &topo.allowed_cpus;
-        let w = match run_repeat(&counter, &[cpu], &[], allowed, &spec, interrupted)? {
+        let w = match run_repeat(&counter, None, &[cpu], &[], allowed, &spec, interrupted)? {
             RepeatOutcome::Done(mut reports) => reports.pop(),
             RepeatOutcome::Interrupted => None,
         };
@@ -108,9 +102,10 @@ mod tests {
     use crate::workload::Regime;
 
     #[test]
-    fn a_paced_regime_runs_its_floor_in_every_round_beside_the_strategies() {
+    fn a_paced_regime_runs_its_floor_in_place_in_every_repeat() {
         // Flat out and 20k/s, global/always: per round the flat-out
-        // strategy, the paced floor, then the paced strategy.
+        // strategy, then the paced one, each paced repeat timing its floor
+        // in place.
         let mut request = plan::example_request();
         request.pools.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
@@ -122,40 +117,49 @@ mod tests {
         request.warmup = std::time::Duration::from_millis(10);
         let plan =
             plan::plan(&request, Topology::read(std::path::Path::new("/")).unwrap()).unwrap();
-        assert_eq!(plan.entries(), 3);
+        assert_eq!(plan.entries(), 2);
         let mut seen = Vec::new();
         let run = execute(&plan, &AtomicBool::new(false), |done, total, name| {
             seen.push((done, total, name.to_string()))
         })
         .unwrap();
         let names: Vec<String> = seen.iter().map(|(_, _, n)| n.clone()).collect();
-        let round = [
-            "global/always/pad128",
-            "global/never/pad128",
-            "global/always/pad128",
-        ];
+        let round = ["global/always/pad128", "global/always/pad128"];
         assert_eq!(names, [round, round].concat());
-        assert_eq!(seen.last().unwrap().1, 6);
-        // The paced floor is kept apart from the strategies, with its rate.
-        assert_eq!(run.paced_floors.len(), 1);
-        let floor = &run.paced_floors[0];
-        assert_eq!(
-            (floor.regime, floor.repeats.len()),
-            (Regime::paced(20e3), 2)
-        );
-        assert!(floor.repeats.iter().all(|r| r.publishes == 0 && r.exact));
+        assert_eq!(seen.last().unwrap().1, 4);
+        // No floor of its own among the entries.
+        assert!(run.paced_floors.is_empty());
         let rates: Vec<Regime> = run.strategies.iter().map(|s| s.regime).collect();
         assert_eq!(rates, [Regime::FlatOut, Regime::paced(20e3)]);
-        // Each regime's net figure is against its own floor.
         let (flat, paced) = (&run.strategies[0], &run.strategies[1]);
+        // Flat out has no floor in place; every paced repeat has one,
+        // timed over as many updates as its own busy time.
+        assert!(flat.repeats.iter().all(|r| r.floor_busy_ns.is_none()));
+        for r in &paced.repeats {
+            let floor = r.floor_busy_ns.unwrap();
+            assert!(floor > 0.0 && floor < r.write_busy_ns * 10.0, "{r:?}");
+            let share = r.floor_cpu_share_pct.unwrap();
+            assert!(share > 0.0 && share < 100.0, "{r:?}");
+        }
+        // Each regime's net figure is against its own floor: flat out the
+        // hammer floor, paced each repeat's floor in place.
         let net = |s: &StrategyResult| s.summary.as_ref().unwrap().net_ns.unwrap().mean;
         let gross = flat.summary.as_ref().unwrap().write_loop_ns.unwrap().mean;
         let hammer_floor = run.floor.as_ref().unwrap().loop_ns.mean;
         assert!((net(flat) - (gross - hammer_floor)).abs() < 1e-9);
-        let busy = paced.summary.as_ref().unwrap().write_busy_ns.unwrap().mean;
-        let paced_floor = floor.summary.as_ref().unwrap().write_busy_ns.unwrap().mean;
-        assert!((net(paced) - (busy - paced_floor)).abs() < 1e-9);
+        let nets: Vec<f64> = paced
+            .repeats
+            .iter()
+            .map(|r| r.write_busy_ns - r.floor_busy_ns.unwrap())
+            .collect();
+        let used = crate::runner::paired_net(paced, crate::runner::net_busy_ns).unwrap();
+        if !used.all_repeats && used.disturbed == 0 {
+            assert!((net(paced) - (nets[0] + nets[1]) / 2.0).abs() < 1e-9);
+        }
         assert!(paced.summary.as_ref().unwrap().net_cpu_share_pct.is_some());
+        // The floor the tables show: the floors in place, over the repeats.
+        let shown = run.paced_floor(Regime::paced(20e3)).unwrap();
+        assert_eq!(shown.busy_ns.n, 2);
         // No ratelimit: no clock floor.
         assert!(
             run.clock_floor(Regime::paced(20e3), ClockKind::Tsc)
@@ -168,9 +172,9 @@ mod tests {
 
     #[test]
     fn a_ratelimit_brings_a_clock_floor_that_prices_its_clock_read() {
-        // 20k/s, global/ratelimit:1ms reading the TSC: per round the paced
-        // floor, the clock floor (the same loop reading the TSC on every
-        // update, never publishing after its first), then the strategy.
+        // 20k/s, global/ratelimit:1ms reading the TSC: per round the clock
+        // floor (the paced floor's loop reading the TSC on every update,
+        // never publishing after its first), then the strategy.
         let mut request = plan::example_request();
         request.pools.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
@@ -190,30 +194,33 @@ mod tests {
         let policy = clock_floor(ClockKind::Tsc).publish;
         assert_eq!(policy.to_string().parse::<PublishPolicy>(), Ok(policy));
         let clock_floor = clock_floor(ClockKind::Tsc).name();
-        let round = [
-            "global/never/pad128",
-            clock_floor.as_str(),
-            "global/ratelimit:1ms/pad128/tsc",
-        ];
+        let round = [clock_floor.as_str(), "global/ratelimit:1ms/pad128/tsc"];
         assert_eq!(names, [round, round].concat());
         let regime = Regime::paced(20e3);
-        assert_eq!(run.paced_floors.len(), 2);
-        assert_eq!(run.paced_floor(regime).unwrap().name, "global/never/pad128");
+        assert_eq!(run.paced_floors.len(), 1);
         let clock = run.clock_floor(regime, ClockKind::Tsc).unwrap();
         assert_eq!(clock.name, clock_floor);
         // Its first update publishes (in warm-up), no other does.
         assert!(clock.repeats.iter().all(|r| r.publishes == 0 && r.exact));
         assert!(run.clock_floor(regime, ClockKind::Monotonic).is_none());
-        // The clock's cost: the clock floor's busy less the paced floor's
-        // round by round; the strategy's net stays against the paced
-        // floor alone.
-        let busy = |s: &StrategyResult| s.summary.as_ref().unwrap().write_busy_ns.unwrap().mean;
+        // The clock's cost: the clock floor's net, its busy less its floor
+        // in place repeat by repeat, as the strategy's net is its own.
         let cost = run.clock_cost(regime, ClockKind::Tsc).unwrap();
-        assert_eq!(cost.n, 2);
-        let floor = run.paced_floor(regime).unwrap();
-        assert!((cost.mean - (busy(clock) - busy(floor))).abs() < 1e-9);
-        let s = &run.strategies[0];
-        let net = s.summary.as_ref().unwrap().net_ns.unwrap().mean;
-        assert!((net - (busy(s) - busy(floor))).abs() < 1e-9);
+        let net = |s: &StrategyResult| s.summary.as_ref().unwrap().net_ns.unwrap();
+        assert_eq!(cost, net(clock));
+        let by_hand = |s: &StrategyResult| {
+            let nets: Vec<f64> = s
+                .repeats
+                .iter()
+                .filter_map(crate::runner::net_busy_ns)
+                .collect();
+            nets.iter().sum::<f64>() / nets.len() as f64
+        };
+        for s in [clock, &run.strategies[0]] {
+            let p = crate::runner::paired_net(s, crate::runner::net_busy_ns).unwrap();
+            if p.disturbed == 0 {
+                assert!((net(s).mean - by_hand(s)).abs() < 1e-9, "{}", s.name);
+            }
+        }
     }
 }

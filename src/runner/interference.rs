@@ -136,18 +136,19 @@ pub fn disturbed(repeat: &RepeatResult) -> bool {
     i.disturbed || stalled_ms > STALLED_PCT / 100.0 * threads_ms
 }
 
-/// The stalls of each paced thread that saw the interval, with timer
-/// ticks of `ns_per_tick` ns; empty flat out.
+/// The stalls of each paced thread that saw the interval (its
+/// operations' and its floor's in place), with timer ticks of
+/// `ns_per_tick` ns; empty flat out.
 pub fn stalls(reports: &[ThreadReport], ns_per_tick: f64) -> Vec<ThreadStalls> {
     reports
         .iter()
         .filter(|r| r.interval_s.is_some())
         .filter_map(|r| {
-            let busy = r.busy?;
+            let (busy, floor) = (r.busy?, r.floor_busy.unwrap_or_default());
             Some(ThreadStalls {
                 cpu: r.pin.requested_cpu,
-                count: busy.stalls,
-                ms: busy.stall_ticks as f64 * ns_per_tick * 1e-6,
+                count: busy.stalls + floor.stalls,
+                ms: (busy.stall_ticks + floor.stall_ticks) as f64 * ns_per_tick * 1e-6,
             })
         })
         .collect()

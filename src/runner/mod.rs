@@ -16,7 +16,7 @@ mod result;
 mod rounds;
 pub mod signal;
 
-pub use aggregate::{PairedNet, paired_net};
+pub use aggregate::{PairedNet, net_busy_ns, net_cpu_share_pct, paired_net};
 pub use floor::is_clock_floor;
 pub use measures::{Direction, Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
@@ -24,6 +24,7 @@ pub use plan::{
     StrategyChoice, plan, sample_every,
 };
 pub use pools::{PoolError, PoolSize, PoolSizeError, Pools, pools};
+pub use regimes::PacedFloor;
 #[cfg(test)]
 pub(crate) use result::fixture_run;
 pub use result::{
@@ -117,10 +118,27 @@ impl RunPlan {
     }
 
     /// What takes turns in each round: every strategy in every regime,
-    /// and each paced regime's floor.
+    /// and each paced regime's clock floors.
     pub fn entries(&self) -> usize {
         let rates = &self.config.rates;
-        self.strategies.len() * rates.len() + rates.iter().filter(|r| r.is_paced()).count()
+        let paced = rates.iter().filter(|r| r.is_paced()).count();
+        self.strategies.len() * rates.len() + paced * self.ratelimit_clocks().len()
+    }
+
+    /// The clocks the plan's ratelimits read, in order of first use: each
+    /// paced regime runs a clock floor for each.
+    fn ratelimit_clocks(&self) -> Vec<ClockKind> {
+        let mut clocks = Vec::new();
+        for s in self
+            .strategies
+            .iter()
+            .filter(|s| s.publish.ratelimit.is_some())
+        {
+            if let Some(c) = s.clock.filter(|c| !clocks.contains(c)) {
+                clocks.push(c);
+            }
+        }
+        clocks
     }
 }
 
@@ -215,26 +233,16 @@ pub fn execute(
     })
 }
 
-/// What takes turns in each round, in order: for each regime, its paced
-/// floor and a clock floor per clock its ratelimits read (paced regimes),
-/// then every strategy, each with the repeat it runs.
+/// What takes turns in each round, in order: for each regime, a clock
+/// floor per clock its ratelimits read (paced regimes), then every
+/// strategy, each with the repeat it runs. The paced floor runs in place
+/// inside every paced repeat.
 fn entries(plan: &RunPlan) -> Vec<RoundEntry> {
     let mut entries = Vec::new();
-    let mut clocks: Vec<ClockKind> = Vec::new();
-    for s in plan
-        .strategies
-        .iter()
-        .filter(|s| s.publish.ratelimit.is_some())
-    {
-        if let Some(c) = s.clock.filter(|c| !clocks.contains(c)) {
-            clocks.push(c);
-        }
-    }
+    let clocks = plan.ratelimit_clocks();
     for &regime in &plan.config.rates {
         let floors: Vec<Strategy> = if regime.is_paced() {
-            std::iter::once(floor::PACED_FLOOR)
-                .chain(clocks.iter().map(|&c| floor::clock_floor(c)))
-                .collect()
+            clocks.iter().map(|&c| floor::clock_floor(c)).collect()
         } else {
             Vec::new()
         };

@@ -2,7 +2,6 @@
 //! interleaved in one run.json, and the views of one regime every table,
 //! chart and verdict is drawn from.
 
-use super::aggregate::paired_net;
 use super::floor::is_clock_floor;
 use super::result::{RunResults, StrategyResult};
 use crate::clock::ClockKind;
@@ -81,11 +80,36 @@ impl RunResults {
             .collect()
     }
 
-    /// The paced floor of `regime`, if the run measured one.
-    pub fn paced_floor(&self, regime: Regime) -> Option<&StrategyResult> {
-        self.paced_floors
+    /// The paced floor of `regime` as the tables show it: the floor
+    /// operations' busy ns per update and CPU share, measured in place in
+    /// every repeat of the regime's strategies, over those repeats; in a
+    /// file from before the floor ran in place, its own entry
+    /// (`global/never`) among `paced_floors`. `None` flat out, or when
+    /// neither was measured.
+    pub fn paced_floor(&self, regime: Regime) -> Option<PacedFloor> {
+        let repeats = || {
+            self.strategies
+                .iter()
+                .filter(|s| s.regime == regime)
+                .flat_map(|s| &s.repeats)
+        };
+        let busy: Vec<f64> = repeats().filter_map(|r| r.floor_busy_ns).collect();
+        if let Some(busy_ns) = Summary::of(&busy) {
+            let shares: Vec<f64> = repeats().filter_map(|r| r.floor_cpu_share_pct).collect();
+            return Some(PacedFloor {
+                busy_ns,
+                cpu_share_pct: Summary::of(&shares),
+            });
+        }
+        let own = self
+            .paced_floors
             .iter()
-            .find(|f| f.regime == regime && !is_clock_floor(&f.strategy))
+            .find(|f| f.regime == regime && !is_clock_floor(&f.strategy))?;
+        let summary = own.summary.as_ref()?;
+        Some(PacedFloor {
+            busy_ns: summary.write_busy_ns?,
+            cpu_share_pct: summary.cpu_share_pct,
+        })
     }
 
     /// The clock floor of `regime` for `clock` ([`super::floor::clock_floor`]),
@@ -97,17 +121,22 @@ impl RunResults {
     }
 
     /// What a ratelimit's read of `clock` costs per update in place at
-    /// `regime`, ns: the clock floor's busy ns/op less the paced floor's,
-    /// round by round ([`super::aggregate::paired_net`]); `None` without
-    /// both floors (a file from before clock floors, or flat out).
+    /// `regime`, ns: the clock floor's net busy ns/op (less its floor in
+    /// place, repeat by repeat); `None` without a clock floor with a net
+    /// figure (flat out, or a file from before the floor ran in place).
     pub fn clock_cost(&self, regime: Regime, clock: ClockKind) -> Option<Summary> {
-        let net = paired_net(
-            self.clock_floor(regime, clock)?,
-            self.paced_floor(regime)?,
-            |r| r.write_busy_ns,
-        )?;
-        Some(net.summary)
+        self.clock_floor(regime, clock)?.summary.as_ref()?.net_ns
     }
+}
+
+/// The paced floor of one regime ([`RunResults::paced_floor`]): what the
+/// same paced loop costs with no shared write.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PacedFloor {
+    /// Busy ns per update, over the repeats.
+    pub busy_ns: Summary,
+    /// Share of each CPU, %, over the repeats (`None` when not recorded).
+    pub cpu_share_pct: Option<Summary>,
 }
 
 /// The one regime of a file of schema 1 or 2: its `rate`, evenly paced.
@@ -118,6 +147,7 @@ fn legacy_regime(rate: Option<f64>) -> Regime {
 #[cfg(test)]
 mod tests {
     use super::super::result::fixture_run;
+    use super::PacedFloor;
     use crate::workload::Regime;
 
     #[test]
@@ -137,8 +167,9 @@ mod tests {
         }
         let mut floor = paced[0].clone();
         floor.name = "global/never/pad128".into();
+        floor.strategy.publish = crate::counter::PublishPolicy::NEVER;
         run.strategies.extend(paced);
-        run.paced_floors.push(floor);
+        run.paced_floors.push(floor.clone());
         run.config.rates = vec![Regime::FlatOut, Regime::SEED];
         run.config.sample_every_by_rate = vec![1024, 4];
         let views = run.regimes();
@@ -156,10 +187,26 @@ mod tests {
         assert!(at.strategies.iter().all(|s| s.regime == Regime::SEED));
         assert!(flat.floor.is_some() && at.floor.is_none());
         assert_eq!((flat.paced_floors.len(), at.paced_floors.len()), (0, 1));
+        // A file from before the floor ran in place: its floor's entry.
+        let own = floor.summary.as_ref().unwrap();
         assert_eq!(
-            run.paced_floor(Regime::SEED).unwrap().name,
-            "global/never/pad128"
+            run.paced_floor(Regime::SEED),
+            Some(PacedFloor {
+                busy_ns: own.write_busy_ns.unwrap(),
+                cpu_share_pct: own.cpu_share_pct
+            })
         );
         assert!(run.paced_floor(Regime::paced(1e6)).is_none());
+        // Floors in place win: busy 40 and 44 ns, shares 0.1 and 0.3%.
+        for (r, (busy, share)) in run.strategies[2]
+            .repeats
+            .iter_mut()
+            .zip([(40.0, 0.1), (44.0, 0.3)])
+        {
+            (r.floor_busy_ns, r.floor_cpu_share_pct) = (Some(busy), Some(share));
+        }
+        let shown = run.paced_floor(Regime::SEED).unwrap();
+        assert_eq!((shown.busy_ns.mean, shown.busy_ns.n), (42.0, 2));
+        assert!((shown.cpu_share_pct.unwrap().mean - 0.2).abs() < 1e-12);
     }
 }

@@ -1,12 +1,12 @@
-//! One repeat of one strategy: the canary, a fresh node-bound counter,
-//! the pinned pools, and the repeat's numbers with their interference
-//! record.
+//! One repeat of one strategy: the canary, a fresh node-bound counter
+//! (and, paced, the counter of its floor in place), the pinned pools, and
+//! the repeat's numbers with their interference record.
 
 use super::aggregate::{RepeatContext, repeat_result};
 use super::interference;
 use super::result::{RepeatResult, StrategyResult, ThreadPlacement};
 use super::{RunError, RunPlan};
-use crate::counter::{CounterLayout, ShardedCounter, SlotHome};
+use crate::counter::{CounterLayout, Pad, ShardLevel, ShardedCounter, SlotHome};
 use crate::topology::CpuList;
 use crate::workload::{RepeatOutcome, RepeatSpec, Role, run_repeat};
 use std::sync::atomic::AtomicBool;
@@ -33,6 +33,23 @@ pub(super) fn one_repeat(
         node_iter: cfg.node_iter,
     };
     let counter = ShardedCounter::new(layout, &plan.topo, &cfg.writer_cpus, cfg.placement)?;
+    // Paced, the floor runs in place: one global slot, never written by
+    // another thread, on the node of the first writer as `global`'s is.
+    let floor = if result.regime.is_paced() {
+        let layout = CounterLayout {
+            level: ShardLevel::Global,
+            pad: Pad::Line128,
+            ..layout
+        };
+        Some(ShardedCounter::new(
+            layout,
+            &plan.topo,
+            &cfg.writer_cpus,
+            cfg.placement,
+        )?)
+    } else {
+        None
+    };
     for note in counter.notes() {
         if !notes.contains(note) {
             notes.push(note.clone());
@@ -49,6 +66,7 @@ pub(super) fn one_repeat(
     let steal_before = interference::steal_ms(&measured);
     let reports = match run_repeat(
         &counter,
+        floor.as_ref(),
         &cfg.writer_cpus,
         &cfg.reader_cpus,
         &plan.topo.allowed_cpus,

@@ -286,6 +286,18 @@ pub struct RepeatResult {
     /// offered rate (100 unpaced).
     #[serde(default)]
     pub cpu_share_pct: f64,
+    /// Paced: the floor's busy ns per writer loop iteration, measured in
+    /// place (`workload::InPlaceFloor`: the same loop's update and read
+    /// side on a counter no other thread writes, half way between two of
+    /// this repeat's updates, over the same iterations), as
+    /// `write_busy_ns` is. `None` flat out, and in files from before the
+    /// floor was measured in place.
+    #[serde(default)]
+    pub floor_busy_ns: Option<f64>,
+    /// Paced: the floor's CPU share in place, %, as `cpu_share_pct` (its
+    /// busy ns per operation × the thread's operations ÷ interval).
+    #[serde(default)]
+    pub floor_cpu_share_pct: Option<f64>,
     /// With `--rate`: the slowest thread's achieved rate as % of the rate
     /// asked for.
     #[serde(default)]
@@ -376,6 +388,12 @@ pub struct StrategySummary {
     /// Share of each measured CPU busy with the counter's work, %.
     #[serde(default)]
     pub cpu_share_pct: Option<Summary>,
+    /// Paced: the floor's busy ns per writer loop iteration, in place.
+    #[serde(default)]
+    pub floor_busy_ns: Option<Summary>,
+    /// Paced: the floor's CPU share in place, %.
+    #[serde(default)]
+    pub floor_cpu_share_pct: Option<Summary>,
     /// Hand-overs of a slot's line between writers per second.
     #[serde(default)]
     pub handovers_per_s: Option<Summary>,
@@ -386,13 +404,15 @@ pub struct StrategySummary {
     #[serde(default)]
     pub fetches_per_read: Option<Summary>,
     /// What one update costs beyond the harness, ns: loop ns/op less the
-    /// harness floor's (hammer), or busy ns/op less the paced floor's at
-    /// the same rate (paced). Its ± combines both sides' spread; its CI
-    /// is Welch's interval of the difference.
+    /// harness floor's (hammer; its ± combines both sides' spread, its CI
+    /// Welch's interval of the difference), or busy ns/op less the floor's
+    /// measured in place in the same repeat (paced; its CI from those
+    /// per-repeat differences).
     #[serde(default)]
     pub net_ns: Option<Summary>,
-    /// Paced only: CPU share less the paced floor's, percentage points:
-    /// the share of each CPU the counter itself takes at this rate.
+    /// Paced only: CPU share less the floor's in place in the same
+    /// repeat, percentage points: the share of each CPU the counter itself
+    /// takes at this rate.
     #[serde(default)]
     pub net_cpu_share_pct: Option<Summary>,
     /// Slowest ÷ fastest writer's update rate (1 = fair), with 2+ writers.
@@ -513,10 +533,10 @@ pub struct RunResults {
     /// hammer regime).
     #[serde(default)]
     pub floor: Option<HarnessFloor>,
-    /// Per paced regime, the paced floor: the same paced loop on the same
-    /// CPUs with no shared write (`global/never`), its repeats
-    /// interleaved with the strategies'. Net busy ns and CPU share are a
-    /// strategy's less these.
+    /// Per paced regime, its clock floors (`super::floor::clock_floor`),
+    /// their repeats interleaved with the strategies'. Files from before
+    /// the paced floor ran in place also hold that floor here (the same
+    /// paced loop with no shared write, `global/never`).
     #[serde(default)]
     pub paced_floors: Vec<StrategyResult>,
     /// Per strategy, in the order run.

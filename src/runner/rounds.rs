@@ -1,13 +1,10 @@
 //! The rounds of a run: every entry (each strategy in each regime, and
-//! each paced regime's floor) takes one repeat per round, in turn, so
-//! drift hits all alike and each paced strategy pairs with its floor round
-//! by round; with `--target-ci`, further rounds, widest CI first, for the
-//! strategies whose CI is still wider than the target or which lost a
-//! round to a disturbance (each with its regime's floor), while the time
-//! budget lasts.
+//! each paced regime's clock floors) takes one repeat per round, in turn,
+//! so drift hits all alike; with `--target-ci`, further rounds, widest CI
+//! first, for the strategies whose CI is still wider than the target or
+//! which lost a repeat to a disturbance, while the time budget lasts.
 
-use super::aggregate::{mark_canary_shifts, paired_net, target_ratio};
-use super::floor::is_clock_floor;
+use super::aggregate::{mark_canary_shifts, net_busy_ns, paired_net, target_ratio};
 use super::repeat::one_repeat;
 use super::result::{RunConfig, StrategyResult};
 use super::{RunError, RunPlan};
@@ -16,13 +13,13 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// One entry of the rounds: its result so far, the repeat it runs, and
-/// whether it is a paced regime's floor rather than a strategy.
+/// whether it is a paced regime's clock floor rather than a strategy.
 pub(super) struct RoundEntry {
     /// Its result, repeats appended as they finish.
     pub result: StrategyResult,
     /// What one repeat of it runs.
     pub spec: RepeatSpec,
-    /// A paced regime's floor (kept apart from the strategies).
+    /// A paced regime's clock floor (kept apart from the strategies).
     pub is_floor: bool,
 }
 
@@ -120,14 +117,13 @@ struct Round {
 }
 
 /// What round `round` (0-based) repeats of `entries` (each result so far,
-/// and whether it is a paced floor), or `None` when the run is done:
+/// and whether it is a clock floor), or `None` when the run is done:
 /// every entry in the first `cfg.repeats` rounds; then, under
-/// `--target-ci`, the strategies still open, each paced one with its
-/// regime's floor, as many as fit at `repeat_s` seconds a repeat (the
-/// mean so far) in the `left_s` seconds of `--max-time` left. Open:
-/// a paced strategy with fewer undisturbed rounds paired with its floor
-/// than `cfg.repeats` (a retry, first), then the widest CIs against the
-/// target first ([`target_ratio`] above 1).
+/// `--target-ci`, the strategies still open, as many as fit at `repeat_s`
+/// seconds a repeat (the mean so far) in the `left_s` seconds of
+/// `--max-time` left. Open: a paced strategy with fewer undisturbed
+/// repeats than `cfg.repeats` (a retry, first), then the widest CIs
+/// against the target first ([`target_ratio`] above 1).
 fn next_round(
     round: usize,
     cfg: &RunConfig,
@@ -142,20 +138,12 @@ fn next_round(
         });
     }
     let target = cfg.target_ci_pct?;
-    let floor_of = |s: &StrategyResult| {
-        entries.iter().position(|&(e, is_floor)| {
-            is_floor && e.regime == s.regime && !is_clock_floor(&e.strategy)
-        })
-    };
     // (retry, how far from the target, entry)
     let mut open: Vec<(bool, f64, usize)> = Vec::new();
     for (i, &(e, _)) in entries.iter().enumerate().filter(|(_, e)| !e.1) {
-        let floor = floor_of(e).map(|f| entries[f].0);
-        let retry = floor.is_some_and(|f| {
-            paired_net(e, f, |r| r.write_busy_ns)
-                .is_some_and(|p| p.rounds - p.disturbed < cfg.repeats)
-        });
-        let ratio = target_ratio(e, floor, target).unwrap_or(f64::INFINITY);
+        let retry =
+            paired_net(e, net_busy_ns).is_some_and(|p| p.repeats - p.disturbed < cfg.repeats);
+        let ratio = target_ratio(e, target).unwrap_or(f64::INFINITY);
         if retry || ratio > 1.0 {
             open.push((retry, ratio, i));
         }
@@ -163,12 +151,9 @@ fn next_round(
     open.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)));
     let (mut chosen, mut retries) = (Vec::new(), Vec::new());
     for (retry, _, i) in open {
-        let floor = floor_of(entries[i].0).filter(|f| !chosen.contains(f));
-        let cost = (chosen.len() + 1 + usize::from(floor.is_some())) as f64 * repeat_s;
-        if cost > left_s {
+        if (chosen.len() + 1) as f64 * repeat_s > left_s {
             continue;
         }
-        chosen.extend(floor);
         chosen.push(i);
         if retry {
             retries.push(i);
@@ -184,7 +169,7 @@ fn next_round(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::aggregate::tests::{paced, run_with};
+    use crate::runner::aggregate::tests::{in_place, paced, run_with};
     use crate::workload::Regime;
 
     #[test]
@@ -217,32 +202,35 @@ mod tests {
         assert_eq!(next(&cfg, 2, 0.0, 100.0), None);
         // A strategy exactly at the target has converged, as the results
         // say (ratio <= 1).
-        cfg.target_ci_pct = target_ratio(&run.strategies[0], None, 1.0);
+        cfg.target_ci_pct = target_ratio(&run.strategies[0], 1.0);
         assert_eq!(next(&cfg, 2, 1.0, 100.0), Some(vec![2]));
     }
 
     #[test]
-    fn a_paced_strategy_brings_its_floor_and_a_disturbed_round_is_retried_first() {
-        // Paced: nets 10, 11, 10 (±1.43 ns), over a 1 ns target; flat
-        // out: strategy at ±115.5%, wider in ratio (23×).
+    fn a_paced_strategy_that_lost_a_repeat_to_a_disturbance_goes_first() {
+        // Paced: nets 10, 11, 10 against the floor in place (±1.43 ns),
+        // over a 1 ns target; flat out: strategy at ±115.5%, wider in
+        // ratio (23×). A clock floor is never an extra round's.
         let flat = run_with(&[&[10.0, 12.0]]).strategies.remove(0);
-        let strategy = paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]);
-        let mut floor = paced(Regime::SEED, &[30.0, 32.0, 31.0], &[0.1, 0.1, 0.1]);
+        let mut strategy = in_place(
+            paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]),
+            &[30.0, 32.0, 31.0],
+            &[0.05, 0.05, 0.05],
+        );
+        let clock_floor = strategy.clone();
         let mut cfg = run_with(&[&[1.0]]).config;
         (cfg.repeats, cfg.target_ci_pct) = (3, Some(5.0));
-        let round = |floor: &StrategyResult, left_s| {
-            let entries = [(&flat, false), (floor, true), (&strategy, false)];
+        let round = |strategy: &StrategyResult, left_s| {
+            let entries = [(&flat, false), (&clock_floor, true), (strategy, false)];
             next_round(3, &cfg, &entries, 1.0, left_s)
         };
         let open = |entries: Vec<usize>, retries: Vec<usize>| Some(Round { entries, retries });
-        // Time for all three: the flat strategy, the paced one and its
-        // floor; for two, the widest (flat) and not a paced one without
-        // its floor.
-        assert_eq!(round(&floor, 3.0), open(vec![0, 1, 2], vec![]));
-        assert_eq!(round(&floor, 2.0), open(vec![0], vec![]));
-        // The floor's round 1 disturbed: the paced strategy has 2
-        // undisturbed rounds of 3, so it goes first, as a retry.
-        floor.repeats[1].interference.disturbed = true;
-        assert_eq!(round(&floor, 2.0), open(vec![1, 2], vec![2]));
+        // Time for two: both strategies; for one, the widest (flat).
+        assert_eq!(round(&strategy, 2.0), open(vec![0, 2], vec![]));
+        assert_eq!(round(&strategy, 1.0), open(vec![0], vec![]));
+        // Its repeat 1 disturbed: 2 undisturbed repeats of 3, so it goes
+        // first, as a retry.
+        strategy.repeats[1].interference.disturbed = true;
+        assert_eq!(round(&strategy, 1.0), open(vec![2], vec![2]));
     }
 }

@@ -4,7 +4,9 @@
 
 use crate::counter::PublishPolicy;
 use crate::runner::interference::STALLED_PCT;
-use crate::runner::{RepeatResult, RunResults, StrategyResult, is_clock_floor, paired_net};
+use crate::runner::{
+    RepeatResult, RunResults, StrategyResult, is_clock_floor, net_busy_ns, paired_net,
+};
 use crate::stats::NOISE_THRESHOLD;
 use crate::units::{Unit, cv_text, human, si};
 use crate::workload::{Arrivals, Regime, STALL};
@@ -169,39 +171,43 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
             f.loop_ns.mean, f.loop_ns.stddev_pct, f.cpu
         ));
     }
-    for f in &run.paced_floors {
-        let Some(summary) = f.summary.as_ref() else {
+    for f in run
+        .paced_floors
+        .iter()
+        .filter(|f| is_clock_floor(&f.strategy))
+    {
+        let Some(cost) = f.strategy.clock.and_then(|c| run.clock_cost(f.regime, c)) else {
             continue;
         };
-        if let Some(clock) = f.strategy.clock.filter(|_| is_clock_floor(&f.strategy)) {
-            if let Some(cost) = run.clock_cost(f.regime, clock) {
-                lines.push(format!(
-                    "clock floor ({}, {clock}): a ratelimit's clock read costs {:.1} ns ±{:.1} per update in place (the paced floor's loop reading the clock on every update and never publishing, less the paced floor, round by round; contend predict charges it)",
-                    f.regime,
-                    cost.mean,
-                    cost.ci95_high - cost.mean
-                ));
-            }
+        lines.push(format!(
+            "clock floor ({}, {}): a ratelimit's clock read costs {:.1} ns ±{:.1} per update in place (the paced floor's loop reading the clock on every update and never publishing, less its floor in place, repeat by repeat; contend predict charges it)",
+            f.regime,
+            f.strategy.clock.map_or("", |c| c.name()),
+            cost.mean,
+            cost.ci95_high - cost.mean
+        ));
+    }
+    for regime in run.rates() {
+        let Some(floor) = run.paced_floor(regime) else {
             continue;
-        }
-        if let (Some(busy), Some(share)) = (summary.write_busy_ns, summary.cpu_share_pct) {
-            let paced = run.strategies.iter().filter(|s| s.regime == f.regime);
-            let (mut rounds, mut disturbed, mut retries) = (0, 0, 0);
-            for s in paced {
-                if let Some(p) = paired_net(s, f, |r| r.write_busy_ns) {
-                    (rounds, disturbed) = (rounds + p.rounds, disturbed + p.disturbed);
-                }
-                retries += s.retries;
+        };
+        let paced = run.strategies.iter().filter(|s| s.regime == regime);
+        let (mut repeats, mut disturbed, mut retries) = (0, 0, 0);
+        for s in paced {
+            if let Some(p) = paired_net(s, net_busy_ns) {
+                (repeats, disturbed) = (repeats + p.repeats, disturbed + p.disturbed);
             }
-            lines.push(format!(
-                "paced floor ({}): busy {:.1} ns/op ±{:.1}%, CPU share {:.3}% (the same paced loop on the same CPUs with no shared write, its {} repeats taking turns with the strategies'; a strategy's net figures are its busy ns/op and CPU share less the floor's in the same round, their CI from those paired differences; {disturbed} of {rounds} rounds set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again)",
-                f.regime,
-                busy.mean,
-                busy.stddev_pct,
-                share.mean,
-                busy.n
-            ));
+            retries += s.retries;
         }
+        let share = floor
+            .cpu_share_pct
+            .map_or(String::new(), |s| format!(", CPU share {:.3}%", s.mean));
+        lines.push(format!(
+            "paced floor ({regime}): busy {:.1} ns/op ±{:.1}%{share} (the same paced loop with no shared write, run in place half way between two updates of every repeat, over {} repeats; a strategy's net figures are its busy ns/op and CPU share less its floor's in the same repeat, their CI from those per-repeat differences; {disturbed} of {repeats} repeats set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again)",
+            floor.busy_ns.mean,
+            floor.busy_ns.stddev_pct,
+            floor.busy_ns.n
+        ));
     }
     // Samples below the timer's resolution say nothing either way.
     let resolution_ns = 2.0 * run.config.timer_overhead_ns;

@@ -14,4 +14,4 @@ pub use mirror::{Mirror, Probe, StalenessSamples};
 pub use pacer::{BusyTime, Pacer, STALL, arrivals_stream};
 pub use pool::{RepeatOutcome, RepeatSpec, Role, ThreadReport, run_repeat};
 pub use regime::{Arrivals, ArrivalsError, RateError, Regime, SEED_RATE, parse_rate};
-pub use work::{Probing, ReaderWork, Sampling, Work, WriterWork, new_histogram};
+pub use work::{InPlaceFloor, Probing, ReaderWork, Sampling, Work, WriterWork, new_histogram};

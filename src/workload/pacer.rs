@@ -29,6 +29,16 @@
 //! and did not). Windows of sampled operations (with clock reads of their
 //! own inside) are left out of busy time.
 //!
+//! **The floor, in place.** Half way to the next slot (half a period, or
+//! half the next exponential gap), [`Pacer::wait_floor`] releases the
+//! thread's floor operation: the same loop's operation on a counter no
+//! other thread writes ([`super::InPlaceFloor`]), timed the same way and
+//! kept apart ([`Pacer::floor_busy`]). What slows the thread for
+//! milliseconds (an SMT sibling's load, the vCPU's host core) then slows
+//! the operation and its floor alike, and their difference is the
+//! counter's cost: on this VM it cut the paired net's spread between
+//! repeats 2-3x against a floor measured in repeats of its own.
+//!
 //! Every read is fenced (`rdtscp; lfence`, as [`Timer::end`]): a read is
 //! ordered after the operation before it has completed, so the stall of a
 //! locked add that had to fetch its line is busy time, as it is for the
@@ -140,6 +150,10 @@ pub struct Pacer<T: Ticks = Timer> {
     /// The end of the last busy window.
     last_end: u64,
     busy: BusyTime,
+    /// The tick the last released slot fell due.
+    due: u64,
+    /// What the floor operations took ([`Pacer::wait_floor`]).
+    floor: BusyTime,
 }
 
 impl Pacer<Timer> {
@@ -201,6 +215,8 @@ impl<T: Ticks> Pacer<T> {
             missed: 0,
             last_end: 0,
             busy: BusyTime::default(),
+            due: 0,
+            floor: BusyTime::default(),
         }
     }
 
@@ -237,10 +253,11 @@ impl<T: Ticks> Pacer<T> {
         let Some(start) = self.start else {
             self.start = Some(now);
             self.slot = 1;
-            self.last_end = now;
+            (self.last_end, self.due) = (now, now);
             return;
         };
         let due = start + self.next_due() as u64;
+        self.due = due;
         let now = if now < due { self.spin_until(due) } else { now };
         if now - due > self.stall {
             self.late(now, due);
@@ -310,6 +327,51 @@ impl<T: Ticks> Pacer<T> {
         self.last_end = end;
     }
 
+    /// Waits until half way from the last released slot to the next (half
+    /// a period; or half the next exponential gap) and returns the fenced
+    /// tick that released the thread's floor operation: the start of its
+    /// window. At once when that time has passed (the operation before
+    /// ran late).
+    #[inline(always)]
+    pub fn wait_floor(&mut self) -> u64 {
+        let half = match &self.gaps {
+            Gaps::Even => self.period / 2.0,
+            Gaps::Exponential { next, .. } => {
+                let next_due = self.start.unwrap_or(0) as f64 + *next;
+                ((next_due - self.due as f64) / 2.0).max(0.0)
+            }
+        };
+        let due = self.due + half as u64;
+        if self.ticks.now() < due {
+            self.spin_until(due);
+        }
+        self.ticks.start()
+    }
+
+    /// Ends the floor operation's window released at `released`
+    /// ([`Pacer::wait_floor`]'s tick), as [`Pacer::done`] ends an
+    /// operation's: a stall when longer than [`STALL`], otherwise floor
+    /// busy time when `counted` (the operation it pairs with was
+    /// unsampled, so both count the same iterations).
+    #[inline(always)]
+    pub fn floor_done(&mut self, released: u64, counted: bool) {
+        let end = self.ticks.now();
+        let window = end.saturating_sub(released);
+        if window > self.stall {
+            self.floor.stall(window);
+        } else if counted {
+            self.floor.ticks += window;
+            self.floor.ops += 1;
+        }
+        self.last_end = end;
+    }
+
+    /// What the floor operations took since the last
+    /// [`Pacer::reset_counts`] (zero when none ran).
+    pub fn floor_busy(&self) -> BusyTime {
+        self.floor
+    }
+
     /// Slots skipped after stalls since the last [`Pacer::reset_counts`].
     pub fn missed(&self) -> u64 {
         self.missed
@@ -320,11 +382,12 @@ impl<T: Ticks> Pacer<T> {
         self.busy
     }
 
-    /// Forgets missed slots, busy time and stalls (end of warm-up);
-    /// deadlines stay.
+    /// Forgets missed slots, busy time, the floor's and stalls (end of
+    /// warm-up); deadlines stay.
     pub fn reset_counts(&mut self) {
         self.missed = 0;
         self.busy = BusyTime::default();
+        self.floor = BusyTime::default();
     }
 }
 
@@ -412,6 +475,89 @@ mod tests {
         assert_eq!([p.wait(), p.wait(), p.wait()], [0, 1_000, 2_000]);
         assert_eq!((p.busy(), p.missed()), (BusyTime::default(), 0));
     }
+    #[test]
+    fn the_floor_is_released_half_way_to_the_next_slot_and_timed_apart() {
+        // 1M/s: slot 1 due at 1,000, slot 2 at 2,000. The floor after
+        // slot 1 is due at 1,500: read 1,200 (spin), 1,500 (go); its
+        // window ends at 1,560 and is the floor's, not busy time.
+        let mut p = scripted(1e6, &[0, 1_000, 1_040, 1_200, 1_500, 1_560]);
+        p.wait();
+        let released = p.wait();
+        p.done(released, true);
+        assert_eq!(p.wait_floor(), 1_500);
+        p.floor_done(1_500, true);
+        assert_eq!(
+            p.busy(),
+            BusyTime {
+                ticks: 40,
+                ops: 1,
+                stalls: 0,
+                stall_ticks: 0
+            }
+        );
+        assert_eq!(
+            p.floor_busy(),
+            BusyTime {
+                ticks: 60,
+                ops: 1,
+                stalls: 0,
+                stall_ticks: 0
+            }
+        );
+        // Past its time (the update ran late): released at once; a window
+        // of a sampled update's floor is not counted; one over STALL is a
+        // stall of the floor's.
+        let mut p = scripted(1e6, &[0, 1_000, 1_700, 1_700, 1_750]);
+        p.wait();
+        let released = p.wait();
+        p.done(released, false);
+        assert_eq!(p.wait_floor(), 1_700);
+        p.floor_done(1_700, false);
+        assert_eq!(p.floor_busy(), BusyTime::default());
+        let mut p = scripted(1e6, &[0, 500, 30_000]);
+        p.wait();
+        let released = p.wait_floor();
+        p.floor_done(released, true);
+        assert_eq!(
+            p.floor_busy(),
+            BusyTime {
+                ticks: 0,
+                ops: 0,
+                stalls: 1,
+                stall_ticks: 29_500
+            }
+        );
+        p.reset_counts();
+        assert_eq!(p.floor_busy(), BusyTime::default());
+    }
+
+    #[test]
+    fn a_poisson_floor_falls_half_way_through_the_next_gap() {
+        // Exponential gaps: the floor after each slot is due half way to
+        // the next slot's deadline, whatever the gap.
+        let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson, 7);
+        p.wait();
+        for _ in 0..50 {
+            p.wait();
+            let (due, start) = (p.due, p.start.unwrap());
+            let Gaps::Exponential { next, .. } = &p.gaps else {
+                unreachable!()
+            };
+            let half = ((start as f64 + next - due as f64) / 2.0) as u64;
+            let released = p.wait_floor();
+            // Released within a clock read of its time (or at once, when
+            // the gap was shorter than the wait took).
+            assert!(
+                released >= due + half || released <= due + 3,
+                "{released} {due} {half}"
+            );
+            assert!(
+                released <= (due + half).max(due + 3) + 1,
+                "{released} {due} {half}"
+            );
+        }
+    }
+
     #[test]
     fn deadlines_are_absolute_and_late_work_is_made_up() {
         // 1M/s: one operation per 1000 ns. Each clock read costs 10 ns.

@@ -1,7 +1,7 @@
 //! One repeat: pinned writer and reader threads that start together at a
 //! barrier, warm up, count over the same measured interval, and stop.
 
-use super::work::{Probing, ReaderWork, Sampling, Work, WriterWork};
+use super::work::{InPlaceFloor, Probing, ReaderWork, Sampling, Work, WriterWork};
 use super::{BusyTime, LoadWalk, Mirror, Pacer, Regime, StalenessSamples, arrivals_stream};
 use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, Timer, TscClock};
 use crate::counter::{PublishPolicy, PublishStats, ShardedCounter, Writer};
@@ -89,6 +89,9 @@ pub struct ThreadReport {
     /// Paced: what its operations took inside their busy windows, and
     /// the stalls set aside (`None` flat out: busy all the interval).
     pub busy: Option<BusyTime>,
+    /// Paced with a floor in place: what its floor operations took
+    /// ([`InPlaceFloor`], timed as `busy` is, over the same iterations).
+    pub floor_busy: Option<BusyTime>,
     /// Pacer slots skipped after stalls during the interval.
     pub missed_slots: u64,
     /// Involuntary context switches during the interval: times the
@@ -114,9 +117,12 @@ struct Control {
 /// Runs one repeat: a thread per writer CPU and per reader CPU, each pinned
 /// and verified before the start barrier opens, then `warmup`, then
 /// `duration` counted. Writers flush at the end so the counter is exact.
-/// `interrupted` (set by Ctrl-C) ends the repeat early.
+/// Paced, each thread runs its floor in place on `floor` between
+/// operations ([`InPlaceFloor`]; `None`: no floor). `interrupted` (set by
+/// Ctrl-C) ends the repeat early.
 pub fn run_repeat(
     counter: &ShardedCounter,
+    floor: Option<&ShardedCounter>,
     writers: &[u32],
     readers: &[u32],
     allowed: &CpuList,
@@ -145,6 +151,7 @@ pub fn run_repeat(
                 let slot = counter.slot_of_cpu(cpu).unwrap_or(0);
                 let job = WriterJob {
                     counter,
+                    floor,
                     slot,
                     stream: arrivals_stream(spec.seed, 0, i as u64),
                     walk,
@@ -165,7 +172,7 @@ pub fn run_repeat(
                 let (pin, ()) = start(cpu, allowed, spec.placement, ctl, || ())?;
                 let probing = mirror.map(|m| Probing::new(m, 0));
                 let stream = arrivals_stream(spec.seed, 1, j as u64);
-                Ok(reader(counter, probing, spec, ctl, pin, stream))
+                Ok(reader(counter, floor, probing, spec, ctl, pin, stream))
             }));
         }
         ctl.barrier.wait();
@@ -270,6 +277,8 @@ fn involuntary_switches() -> u64 {
 /// One writer thread's work, before its clock type is chosen.
 struct WriterJob<'a> {
     counter: &'a ShardedCounter,
+    /// The counter of its floor in place, paced.
+    floor: Option<&'a ShardedCounter>,
     slot: usize,
     /// Its pacer's arrivals stream ([`arrivals_stream`]).
     stream: u64,
@@ -285,6 +294,9 @@ impl WriterJob<'_> {
     /// reports.
     fn run<C: Clock>(self, clock: C) -> ThreadReport {
         let spec = self.spec;
+        let floor = self
+            .floor
+            .map(|f| InPlaceFloor::of_writer(f, clock.clone()));
         let w = Writer::new(self.counter, self.slot, spec.policy, clock);
         let mut work = WriterWork::new(
             w,
@@ -294,10 +306,15 @@ impl WriterJob<'_> {
             spec.timer,
             spec.sampling,
             Pacer::of(spec.timer, spec.regime, self.stream),
+            floor,
             self.probing,
         );
         let (interval_s, involuntary_switches) = drive(self.ctl, spec.regime.is_paced(), &mut work);
-        let (busy, missed_slots) = pacing(&work);
+        let Pacing {
+            busy,
+            floor_busy,
+            missed_slots,
+        } = pacing(&work);
         let (updates, reads, read_fetches) = (work.updates(), work.reads(), work.read_fetches());
         let w = work.writer_mut();
         w.flush();
@@ -314,20 +331,36 @@ impl WriterJob<'_> {
             read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
             staleness: work.staleness,
             busy,
+            floor_busy,
             missed_slots,
             involuntary_switches,
         }
     }
 }
 
-/// Busy time and slots missed in the pacer of `work` (`None`, 0 unpaced).
-fn pacing(work: &impl Work) -> (Option<BusyTime>, u64) {
-    work.pacer()
-        .map_or((None, 0), |p| (Some(p.busy()), p.missed()))
+/// What the pacer of a thread's loop recorded.
+struct Pacing {
+    busy: Option<BusyTime>,
+    floor_busy: Option<BusyTime>,
+    missed_slots: u64,
+}
+
+/// Busy time, the floor's in place and slots missed in the pacer of
+/// `work` (`None`, `None`, 0 unpaced; the floor's `None` when it ran none).
+fn pacing(work: &impl Work) -> Pacing {
+    let p = work.pacer();
+    Pacing {
+        busy: p.map(Pacer::busy),
+        floor_busy: p
+            .map(Pacer::floor_busy)
+            .filter(|f| *f != BusyTime::default()),
+        missed_slots: p.map_or(0, Pacer::missed),
+    }
 }
 
 fn reader(
     counter: &ShardedCounter,
+    floor: Option<&ShardedCounter>,
     probing: Option<Probing>,
     spec: &RepeatSpec,
     ctl: &Control,
@@ -335,9 +368,14 @@ fn reader(
     stream: u64,
 ) -> ThreadReport {
     let pacer = Pacer::of(spec.timer, spec.regime, stream);
-    let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, pacer, probing);
+    let floor = floor.map(InPlaceFloor::of_reader);
+    let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, pacer, floor, probing);
     let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut work);
-    let (busy, missed_slots) = pacing(&work);
+    let Pacing {
+        busy,
+        floor_busy,
+        missed_slots,
+    } = pacing(&work);
     ThreadReport {
         role: Role::Reader,
         pin,
@@ -351,6 +389,7 @@ fn reader(
         read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
         staleness: work.staleness,
         busy,
+        floor_busy,
         missed_slots,
         involuntary_switches,
     }
@@ -409,7 +448,7 @@ mod tests {
         let stop = AtomicBool::new(false);
         let s = spec("ratelimit:1ms", Regime::FlatOut);
         let reports =
-            done(run_repeat(&c, writers, readers, &topo.allowed_cpus, &s, &stop).unwrap());
+            done(run_repeat(&c, None, writers, readers, &topo.allowed_cpus, &s, &stop).unwrap());
         let roles: Vec<Role> = reports.iter().map(|r| r.role).collect();
         assert_eq!(roles, [Role::Writer, Role::Reader]);
         let (w, r) = (&reports[0], &reports[1]);
@@ -457,7 +496,8 @@ mod tests {
         // up at the start of the interval is under 1 ms, 20 slots); fewer
         // when the machine stalls the thread, as counted in missed slots.
         let s = spec("always", Regime::paced(20_000.0));
-        let reports = done(run_repeat(&c, writers, &[], &topo.allowed_cpus, &s, &stop).unwrap());
+        let reports =
+            done(run_repeat(&c, None, writers, &[], &topo.allowed_cpus, &s, &stop).unwrap());
         let w = &reports[0];
         let secs = w.interval_s.unwrap();
         let most = 20_000.0 * secs + 30.0;
@@ -490,7 +530,7 @@ mod tests {
         let mut s = spec("always", Regime::FlatOut);
         s.duration = Duration::from_secs(30);
         let t0 = Instant::now();
-        let outcome = run_repeat(&c, writers, &[], &topo.allowed_cpus, &s, &stop).unwrap();
+        let outcome = run_repeat(&c, None, writers, &[], &topo.allowed_cpus, &s, &stop).unwrap();
         assert!(matches!(outcome, RepeatOutcome::Interrupted));
         assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
         // sleep_unless: true after the whole sleep, false when interrupted.
@@ -513,8 +553,8 @@ mod tests {
         s.duration = Duration::from_secs(12);
         for (writers, readers) in [(vec![cpus[0], 4000], vec![]), (vec![cpus[0]], vec![4000])] {
             let t0 = Instant::now();
-            let err =
-                run_repeat(&c, &writers, &readers, &topo.allowed_cpus, &s, &stop).unwrap_err();
+            let err = run_repeat(&c, None, &writers, &readers, &topo.allowed_cpus, &s, &stop)
+                .unwrap_err();
             assert!(t0.elapsed() < Duration::from_secs(8), "{:?}", t0.elapsed());
             assert!(
                 matches!(err, PlacementError::Pin { cpu: 4000, .. }),

@@ -6,7 +6,7 @@
 use super::mirror::{Mirror, StalenessSamples};
 use super::{LoadWalk, Pacer};
 use crate::clock::{Clock, Timer};
-use crate::counter::{ReadView, ShardedCounter, Writer, group_shares};
+use crate::counter::{PublishPolicy, ReadView, ShardedCounter, Writer, group_shares};
 use crate::workload::START_LOAD;
 use hdrhistogram::Histogram;
 
@@ -102,6 +102,66 @@ fn read_side(counter: &ShardedCounter, view: &mut ReadView, left: i64, contrib: 
     ));
 }
 
+/// The paced floor, measured in place: a counter no other thread writes
+/// (one global slot, publishing `never`, so the read side finds it in
+/// every cache and no update moves a line), this thread's view of it, and
+/// for a writer its own never-publishing writer (`W` = [`Writer`]; `()`
+/// for a reader). Between two paced operations the thread runs the same
+/// operation on it ([`super::Pacer::wait_floor`]), so the floor is timed
+/// in the same milliseconds as what it is taken from.
+pub struct InPlaceFloor<'c, W> {
+    counter: &'c ShardedCounter,
+    view: ReadView,
+    writer: W,
+}
+
+impl<'c, C: Clock> InPlaceFloor<'c, Writer<'c, C>> {
+    /// A writer's floor on `counter` (slot 0, never publishing), its
+    /// writer reading `clock` as the strategy's does.
+    pub fn of_writer(counter: &'c ShardedCounter, clock: C) -> Self {
+        let writer = Writer::new(counter, 0, PublishPolicy::NEVER, clock);
+        Self {
+            view: ReadView::new(counter, Some(writer.slot())),
+            counter,
+            writer,
+        }
+    }
+
+    /// The floor's update at `load`, and its read side when `read` (the
+    /// operation it pairs with ran one).
+    #[inline(always)]
+    fn update(&mut self, load: i64, read: bool) {
+        let w = &mut self.writer;
+        w.update_as::<false>(load);
+        if read {
+            read_side(
+                self.counter,
+                &mut self.view,
+                w.left(),
+                w.contrib(),
+                w.load(),
+            );
+        }
+    }
+}
+
+impl<'c> InPlaceFloor<'c, ()> {
+    /// A reader's floor on `counter`: the read side alone.
+    pub fn of_reader(counter: &'c ShardedCounter) -> Self {
+        Self {
+            view: ReadView::new(counter, None),
+            counter,
+            writer: (),
+        }
+    }
+
+    /// The floor's read side, as a reader's.
+    #[inline(always)]
+    fn read(&mut self) {
+        read_side(self.counter, &mut self.view, 0, 0, START_LOAD);
+    }
+}
+
 /// A thread's operation loop, driven in batches.
 pub trait Work {
     /// Runs `ops` operations.
@@ -164,6 +224,7 @@ pub struct WriterWork<'c, C: Clock> {
     timer: Timer,
     sampling: Sampling,
     pacer: Option<Pacer>,
+    floor: Option<InPlaceFloor<'c, Writer<'c, C>>>,
     probing: Option<Probing<'c>>,
     since_probe: u64,
     reads: u64,
@@ -179,7 +240,8 @@ pub struct WriterWork<'c, C: Clock> {
 impl<'c, C: Clock> WriterWork<'c, C> {
     /// A writer loop around `writer`, its load walk, a read side every
     /// `read_every` updates (0 = none), a timer, sampling, a pacer (`None`
-    /// flat out; [`Pacer::of`]), and optional staleness probing
+    /// flat out; [`Pacer::of`]) with the floor it runs in place between
+    /// updates (`None`: none), and optional staleness probing
     /// (used only while sampling is on: it mirrors the writer's state
     /// after every update).
     #[allow(clippy::too_many_arguments)]
@@ -191,6 +253,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
         timer: Timer,
         sampling: Sampling,
         pacer: Option<Pacer>,
+        floor: Option<InPlaceFloor<'c, Writer<'c, C>>>,
         probing: Option<Probing<'c>>,
     ) -> Self {
         Self {
@@ -202,6 +265,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
             read_countdown: read_every,
             timer,
             sampling,
+            floor: floor.filter(|_| pacer.is_some()),
             pacer,
             probing: probing.filter(|_| sampling.every() != 0),
             since_probe: 0,
@@ -273,10 +337,12 @@ impl<C: Clock> WriterWork<'_, C> {
             let t0 = sample_start(sampled, timer);
             writer.update_as::<RATE>(load);
             sample_end(sampled, t0, timer, sampling, &mut self.write_hist);
+            let mut read_now = false;
             if READS {
                 countdown -= 1;
                 if countdown == 0 {
                     countdown = read_every;
+                    read_now = true;
                     reads += 1;
                     let read_sampled = SAMPLED && sampling.hit(reads);
                     unsampled &= !read_sampled;
@@ -288,6 +354,11 @@ impl<C: Clock> WriterWork<'_, C> {
             }
             if PACED && let Some(p) = &mut self.pacer {
                 p.done(released, unsampled);
+                if let Some(floor) = &mut self.floor {
+                    let released = p.wait_floor();
+                    floor.update(load, read_now);
+                    p.floor_done(released, unsampled);
+                }
             }
             if SAMPLED && let Some(p) = &probing {
                 p.mirror
@@ -357,6 +428,7 @@ pub struct ReaderWork<'c> {
     timer: Timer,
     sampling: Sampling,
     pacer: Option<Pacer>,
+    floor: Option<InPlaceFloor<'c, ()>>,
     probing: Option<Probing<'c>>,
     since_probe: u64,
     reads: u64,
@@ -369,19 +441,22 @@ pub struct ReaderWork<'c> {
 
 impl<'c> ReaderWork<'c> {
     /// A reader loop over `counter`, paced by `pacer` (`None` flat out;
-    /// [`Pacer::of`]), probing staleness on sampled reads when `probing`
+    /// [`Pacer::of`]) with the floor it runs in place between reads
+    /// (`None`: none), probing staleness on sampled reads when `probing`
     /// is given and sampling is on.
     pub fn new(
         counter: &'c ShardedCounter,
         timer: Timer,
         sampling: Sampling,
         pacer: Option<Pacer>,
+        floor: Option<InPlaceFloor<'c, ()>>,
         probing: Option<Probing<'c>>,
     ) -> Self {
         Self {
             counter,
             timer,
             sampling,
+            floor: floor.filter(|_| pacer.is_some()),
             pacer,
             probing: probing.filter(|_| sampling.every() != 0),
             since_probe: 0,
@@ -418,6 +493,11 @@ impl Work for ReaderWork<'_> {
             sample_end(sampled, t0, self.timer, self.sampling, &mut self.read_hist);
             if let Some(p) = &mut self.pacer {
                 p.done(released, !sampled);
+                if let Some(floor) = &mut self.floor {
+                    let released = p.wait_floor();
+                    floor.read();
+                    p.floor_done(released, !sampled);
+                }
             }
             if sampled && let Some(p) = &self.probing {
                 maybe_probe(p, &mut self.since_probe, counter, &mut self.staleness);
@@ -494,7 +574,7 @@ mod tests {
         let timer = Timer::Monotonic;
         let pacer = Pacer::of(timer, regime, 0);
         WriterWork::new(
-            writer, counter, walk, read_every, timer, sampling, pacer, probing,
+            writer, counter, walk, read_every, timer, sampling, pacer, None, probing,
         )
     }
 
@@ -613,7 +693,7 @@ mod tests {
         let wide = ShardedCounter::new(layout, &spr, &cpus, Placement::Strict).unwrap();
         assert_eq!(wide.slots().len(), 224);
         let median_ns = |c: &ShardedCounter| {
-            let mut r = ReaderWork::new(c, timer, sampling, None, None);
+            let mut r = ReaderWork::new(c, timer, sampling, None, None, None);
             r.run_ops(20_000);
             r.read_hist.value_at_quantile(0.5) as f64 * timer.ns_per_tick()
         };
@@ -631,7 +711,7 @@ mod tests {
         // own read after each of its adds fetches nothing; one made after
         // the reader's, none.
         let c = counter();
-        let mut r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), None, None);
+        let mut r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), None, None, None);
         let mut w = writer_work(&c, 1, 0, None);
         for _ in 0..50 {
             w.run_ops(1);
@@ -675,6 +755,7 @@ mod tests {
             Timer::Monotonic,
             Sampling::new(4, 0),
             None,
+            None,
             Some(probing),
         );
         r.run_ops(400);
@@ -699,6 +780,7 @@ mod tests {
             Timer::Monotonic,
             Sampling::off(),
             Pacer::of(Timer::Monotonic, Regime::paced(1e4), 0),
+            None,
             None,
         );
         assert!(r.pacer().is_some());
@@ -742,10 +824,65 @@ mod tests {
             sampling,
             Pacer::of(Timer::Monotonic, Regime::paced(1e4), 0),
             None,
+            None,
         );
         r.run_ops(24);
         let busy = r.pacer().unwrap().busy();
         assert!(busy.ops <= 12 && busy.ops + busy.stalls >= 12, "{busy:?}");
+    }
+
+    #[test]
+    fn a_paced_loop_runs_its_floor_in_place_between_operations() {
+        // 20 updates at 10k/s with a read side each, every 2nd one
+        // sampled: the floor runs once per update on its own counter,
+        // never writing it, and is timed over the same 10 unsampled
+        // iterations as busy time (less any stalls).
+        let (c, floor) = (counter(), counter());
+        let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
+        let timer = Timer::Monotonic;
+        let mut w = WriterWork::new(
+            writer,
+            &c,
+            LoadWalk::new(5, 0),
+            1,
+            timer,
+            Sampling::new(2, 0),
+            Pacer::of(timer, Regime::paced(1e4), 0),
+            Some(InPlaceFloor::of_writer(&floor, FakeClock::default())),
+            None,
+        );
+        w.run_ops(20);
+        let p = w.pacer().unwrap();
+        let (busy, floor_busy) = (p.busy(), p.floor_busy());
+        // (A late wake-up on a loaded machine is a stall of busy time's
+        // besides its window.)
+        assert!(busy.ops <= 10 && busy.ops + busy.stalls >= 10, "{busy:?}");
+        assert!(
+            floor_busy.ops <= 10 && floor_busy.ops + floor_busy.stalls >= 10,
+            "{floor_busy:?}"
+        );
+        assert!(floor_busy.ops > 0 && floor_busy.ticks > 0, "{floor_busy:?}");
+        assert_eq!((floor.read(), c.read()), (0, load_after(20)));
+        // Its read side read the floor's slot 20 times, fetching nothing.
+        assert_eq!(w.floor.as_ref().unwrap().view.fetched(), 0);
+        // A reader's floor is a read side of its own.
+        let mut r = ReaderWork::new(
+            &c,
+            timer,
+            Sampling::off(),
+            Pacer::of(timer, Regime::paced(1e4), 0),
+            Some(InPlaceFloor::of_reader(&floor)),
+            None,
+        );
+        r.run_ops(8);
+        let floor_busy = r.pacer().unwrap().floor_busy();
+        assert!(
+            floor_busy.ops <= 8 && floor_busy.ops + floor_busy.stalls >= 8,
+            "{floor_busy:?}"
+        );
+        // Flat out there is no floor in place.
+        let w = writer_loop(&c, 1, Sampling::off(), Regime::FlatOut, None);
+        assert!(w.floor.is_none() && w.pacer().is_none());
     }
 
     #[test]

@@ -1,15 +1,17 @@
-//! run.csv: one row per strategy (and paced floor) and repeat, the
-//! headline numbers with each regime's floor and net figure.
+//! run.csv: one row per strategy (and clock floor) and repeat, the
+//! headline numbers with each row's floor and net figure.
 
 use crate::runner::RunResults;
 use crate::workload::Regime;
 use serde::Serialize;
 
 /// One CSV row. Latencies are ns; rates are per second. `floor_ns` is
-/// the mean of the floor of the row's regime (the harness floor's loop
-/// ns/op flat out, the paced floor's busy ns/op paced) and `net_ns` the
-/// row's gross figure (`write_loop_ns` flat out, `write_busy_ns` paced)
-/// less it; a paced floor's own repeats are rows with `floor` true.
+/// the row's floor: flat out the harness floor's mean loop ns/op, paced
+/// the busy ns/op of the floor the repeat ran in place (in a file from
+/// before, the paced floor's mean); `net_ns` is the row's gross figure
+/// (`write_loop_ns` flat out, `write_busy_ns` paced) less it. A clock
+/// floor's repeats (and an older file's paced floor's) are rows with
+/// `floor` true.
 #[derive(Serialize)]
 struct RunRow<'a> {
     strategy: &'a str,
@@ -47,22 +49,20 @@ struct RunRow<'a> {
     exact: bool,
 }
 
-/// run.csv: a header, then one row per strategy (and paced floor) and
+/// run.csv: a header, then one row per strategy (and clock floor) and
 /// repeat.
 pub(super) fn render(run: &RunResults) -> Result<Vec<u8>, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let floors = run.paced_floors.iter().map(|s| (s, true));
     for (s, is_floor) in run.strategies.iter().map(|s| (s, false)).chain(floors) {
-        let floor_ns = match s.regime {
+        let regime_floor_ns = match s.regime {
             Regime::FlatOut => run.floor.as_ref().map(|f| f.loop_ns.mean),
-            paced => run
-                .paced_floor(paced)
-                .and_then(|f| Some(f.summary.as_ref()?.write_busy_ns?.mean)),
+            paced => run.paced_floor(paced).map(|f| f.busy_ns.mean),
         };
         for r in &s.repeats {
-            let gross = match s.regime {
-                Regime::FlatOut => r.write_loop_ns,
-                Regime::Paced { .. } => r.write_busy_ns,
+            let (gross, floor_ns) = match s.regime {
+                Regime::FlatOut => (r.write_loop_ns, regime_floor_ns),
+                Regime::Paced { .. } => (r.write_busy_ns, r.floor_busy_ns.or(regime_floor_ns)),
             };
             w.serialize(RunRow {
                 strategy: &s.name,

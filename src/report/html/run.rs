@@ -227,9 +227,7 @@ fn tables(run: &RunResults) -> Markup {
     let (diagnostic, trusted): (Vec<&Measure>, Vec<&Measure>) =
         ordered.into_iter().partition(|m| measures::diagnostic(m));
     let hammer = !run.regime().is_paced();
-    let paced_floor = run
-        .paced_floor(run.regime())
-        .and_then(|f| f.summary.as_ref());
+    let paced_floor = run.paced_floor(run.regime());
     let table = |m: &Measure| {
         html! {
             (measure_table(m, &grid))
@@ -260,13 +258,11 @@ fn tables(run: &RunResults) -> Markup {
         @if let Some(f) = paced_floor {
             p {
                 "Paced floor: "
-                @if let Some(busy) = f.write_busy_ns {
-                    (format!("{:.1}", busy.mean)) " busy ns/op ±" (format!("{:.1}", busy.stddev_pct)) "%"
-                }
+                (format!("{:.1}", f.busy_ns.mean)) " busy ns/op ±" (format!("{:.1}", f.busy_ns.stddev_pct)) "%"
                 @if let Some(share) = f.cpu_share_pct {
                     ", CPU share " (format!("{:.3}", share.mean)) "% ±" (format!("{:.1}", share.stddev_pct)) "%"
                 }
-                " (the same paced loop on the same CPUs, no shared write; net figures are a strategy's less these)."
+                " (the same paced loop with no shared write, run in place half way between two updates of every repeat; net figures are a strategy's less its floor's in the same repeat)."
             }
         }
     }

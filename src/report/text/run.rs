@@ -153,10 +153,7 @@ fn compact_table(regimes: &[RunResults]) -> Vec<Vec<String>> {
                 floor.extend(["", "", ""].map(String::from));
             }
             Regime::Paced { .. } => {
-                let busy = view
-                    .paced_floors
-                    .first()
-                    .and_then(|f| f.summary.as_ref()?.write_busy_ns);
+                let busy = view.paced_floor(view.regime()).map(|f| f.busy_ns);
                 floor.extend(["", ""].map(String::from));
                 floor.push(busy.map_or("-".into(), |b| ns(b.mean)));
             }
