@@ -371,8 +371,9 @@ pub fn paired_net(
     })
 }
 
-/// Marks every repeat whose canary is more than [`CANARY_SHIFT`]× away
-/// from the median of all of them as disturbed, and the others as not
+/// Marks every repeat whose canary, before or after it, is more than
+/// [`CANARY_SHIFT`]× away from the median of all of them (before and
+/// after every repeat) as disturbed, and the others as not
 /// (so a run can mark as it goes, and the final median decides); returns
 /// the warning to print, naming the values, when any was.
 pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String> {
@@ -387,10 +388,14 @@ pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String>
     }
     let mut marked = 0;
     for r in repeats.iter_mut() {
-        if let Some(c) = r.interference.canary_ns {
-            let ratio = c / median;
-            let away = !(1.0 / CANARY_SHIFT..=CANARY_SHIFT).contains(&ratio);
-            r.interference.disturbed = away;
+        let i = &mut r.interference;
+        if i.canary_ns.is_some() || i.canary_after_ns.is_some() {
+            // Either canary away: the phase changed before, or during.
+            let away = [i.canary_ns, i.canary_after_ns]
+                .into_iter()
+                .flatten()
+                .any(|c| !(1.0 / CANARY_SHIFT..=CANARY_SHIFT).contains(&(c / median)));
+            i.disturbed = away;
             marked += usize::from(away);
         }
     }
@@ -645,6 +650,28 @@ pub(super) mod tests {
             disturbed,
             [true, true, true, false, true, false, false, false, false]
         );
+    }
+
+    #[test]
+    fn a_canary_after_the_repeat_sees_a_phase_that_began_during_it() {
+        // Before every repeat 60 ns; after the third, 7 ns (the host put
+        // the vCPUs on one core during it): the third is disturbed, and
+        // the warning's range spans both.
+        let mut repeats: Vec<RepeatResult> =
+            [60.0, 61.0, 59.0, 60.0].map(repeat_with_canary).into();
+        for (r, after) in repeats.iter_mut().zip([60.0, 62.0, 7.0, 59.0]) {
+            r.interference.canary_after_ns = Some(after);
+        }
+        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
+        assert!(warning.contains("7.0 → 62 ns (median 60)"), "{warning}");
+        let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
+        assert_eq!(disturbed, [false, false, true, false]);
+        // Without canaries after (an older file), before alone decides.
+        for r in &mut repeats {
+            r.interference.canary_after_ns = None;
+        }
+        assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
+        assert!(repeats.iter().all(|r| !r.interference.disturbed));
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! switches (from the workload), and a canary: a short CAS ping-pong
 //! between two of the run's CPUs before every repeat, with the coherence
 //! transactions (`matrix::measure_transactions`) priced on the same pair
-//! in the same phase of the host.
+//! in the same phase of the host, and a shorter ping-pong after it (a
+//! phase that began during the repeat).
 //!
 //! On a VM the hypervisor moves vCPUs between physical cores; a CAS
 //! ping-pong between the same two vCPUs then reads 10, 27 or 110 ns in
@@ -28,6 +29,10 @@ pub const STALLED_PCT: f64 = 5.0;
 
 /// Round trips of one canary: about 1 ms at 27 ns one-way, 4 ms at 110.
 pub const CANARY_ROUND_TRIPS: u64 = 16_000;
+
+/// Round trips of the canary after a repeat: a quarter of one before it,
+/// enough to tell the host's phases apart (they differ 2-10×).
+pub const CANARY_AFTER_ROUND_TRIPS: u64 = CANARY_ROUND_TRIPS / 4;
 
 /// A canary this many times above or below the run's median marks its
 /// repeat as disturbed, and the run warns.
@@ -106,18 +111,31 @@ pub fn canary_cpus(writers: &[u32], readers: &[u32]) -> Option<(u32, u32)> {
     Some((a, b))
 }
 
-/// The interference record of one repeat, before the run marks shifts.
+/// The canary after a repeat between `a` and `b`: median one-way ns of
+/// [`CANARY_AFTER_ROUND_TRIPS`] CAS round trips, and the ms it took;
+/// `None` when it could not pin.
+pub fn canary_after(a: u32, b: u32) -> Option<(f64, f64)> {
+    let t = Instant::now();
+    let ns = reference_pingpong(a, b, CANARY_AFTER_ROUND_TRIPS).ok()?;
+    Some((ns, t.elapsed().as_secs_f64() * 1e3))
+}
+
+/// The interference record of one repeat, before the run marks shifts:
+/// `after` is the canary after it ([`canary_after`]: ns, ms).
 pub fn record(
     steal_before: Option<f64>,
     steal_after: Option<f64>,
     involuntary_switches: u64,
     canary: Option<Canary>,
+    after: Option<(f64, f64)>,
 ) -> Interference {
+    let ms = canary.as_ref().map(|c| c.ms + after.map_or(0.0, |a| a.1));
     Interference {
         steal_ms: steal_before.zip(steal_after).map(|(b, a)| (a - b).max(0.0)),
         involuntary_switches,
         canary_ns: canary.as_ref().map(|c| c.ns),
-        canary_ms: canary.as_ref().map(|c| c.ms),
+        canary_after_ns: after.map(|a| a.0),
+        canary_ms: ms,
         canary_transactions: canary.map_or(Vec::new(), |c| c.transactions),
         disturbed: false,
         stalls: Vec::new(),
@@ -220,6 +238,16 @@ mod tests {
             "{ms} of {wall_ms} ms"
         );
         assert_eq!(canary(a, 4095, &topo, Timer::Monotonic), None);
+        // The canary after: the ping-pong alone, a quarter as long.
+        let started = Instant::now();
+        let (after_ns, after_ms) = canary_after(a, b).unwrap();
+        let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+        assert!(after_ns > 2.0, "{after_ns}");
+        assert!(
+            after_ms <= wall_ms && after_ms >= 0.01 * wall_ms,
+            "{after_ms} of {wall_ms}"
+        );
+        assert_eq!(canary_after(a, 4095), None);
     }
 
     #[test]
@@ -229,10 +257,14 @@ mod tests {
             ms: 1.2,
             transactions: Vec::new(),
         };
-        let i = record(Some(100.0), Some(130.0), 4, Some(c));
+        let i = record(Some(100.0), Some(130.0), 4, Some(c.clone()), None);
         assert_eq!(i.steal_ms, Some(30.0));
         assert_eq!(i.involuntary_switches, 4);
         assert_eq!((i.canary_ns, i.canary_ms), (Some(27.0), Some(1.2)));
-        assert_eq!(record(None, Some(1.0), 0, None).steal_ms, None);
+        assert_eq!(record(None, Some(1.0), 0, None, None).steal_ms, None);
+        // The canary after: its ns kept apart, its time added.
+        let i = record(None, None, 0, Some(c), Some((110.0, 0.3)));
+        assert_eq!(i.canary_after_ns, Some(110.0));
+        assert!((i.canary_ms.unwrap() - 1.5).abs() < 1e-12);
     }
 }

@@ -77,6 +77,8 @@ pub(super) fn one_repeat(
         RepeatOutcome::Interrupted => return Ok(None),
     };
     let steal_after = interference::steal_ms(&measured);
+    let after = interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus)
+        .and_then(|(a, b)| interference::canary_after(a, b));
     let node_of = |cpu: u32| plan.topo.node_of_cpu(cpu).unwrap_or(0);
     let slot_node = |cpu: u32| {
         counter
@@ -111,6 +113,7 @@ pub(super) fn one_repeat(
         steal_after,
         reports.iter().map(|t| t.involuntary_switches).sum(),
         canary,
+        after,
     );
     record.stalls = interference::stalls(&reports, ctx.ns_per_tick);
     let mut r = repeat_result(repeat, &reports, &ctx);

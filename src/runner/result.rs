@@ -163,14 +163,19 @@ pub struct Interference {
     /// The canary before the repeat: median one-way CAS ping-pong ns
     /// between two of the run's CPUs (`None` with one CPU).
     pub canary_ns: Option<f64>,
-    /// What the canary took, ms.
+    /// The canary after the repeat, on the same pair (shorter: see
+    /// `interference::CANARY_AFTER_ROUND_TRIPS`); `None` with one CPU and
+    /// in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canary_after_ns: Option<f64>,
+    /// What the canaries took, ms (before and after).
     pub canary_ms: Option<f64>,
     /// Each coherence transaction timed on the canary's pair right after
     /// its ping-pong, with its ratio to it (empty in older files).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub canary_transactions: Vec<crate::matrix::TransactionCost>,
-    /// The canary read more than 1.5× away from the run's median: the
-    /// machine moved under this repeat.
+    /// A canary (before or after) read more than 1.5× away from the run's
+    /// median: the machine moved under this repeat.
     pub disturbed: bool,
     /// Paced: the stalls each thread's pacer set aside (busy windows or
     /// late wake-ups beyond `workload::STALL`), in pool order; empty flat
@@ -205,9 +210,13 @@ pub struct CanaryRange {
 }
 
 impl CanaryRange {
-    /// The range of the canaries these records hold; `None` without any.
+    /// The range of the canaries these records hold, before and after
+    /// their repeats; `None` without any.
     pub fn of<'a>(records: impl Iterator<Item = &'a Interference>) -> Option<Self> {
-        let c: Vec<f64> = records.filter_map(|i| i.canary_ns).collect();
+        let c: Vec<f64> = records
+            .flat_map(|i| [i.canary_ns, i.canary_after_ns])
+            .flatten()
+            .collect();
         Some(CanaryRange {
             median: crate::stats::quantile_of(&c, 0.5),
             lo: c.iter().copied().reduce(f64::min)?,

@@ -84,7 +84,7 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
         let cost = cost.iter().sum::<f64>() / cost.len().max(1) as f64;
         let disturbed = records().filter(|i| i.disturbed).count();
         parts.push(format!(
-            "canary (CAS ping-pong before each repeat) {lo:.1}-{hi:.1} ns one-way, {disturbed} of {} repeats disturbed; it costs {cost:.1} ms per repeat",
+            "canary (CAS ping-pong before and after each repeat) {lo:.1}-{hi:.1} ns one-way, {disturbed} of {} repeats disturbed; it costs {cost:.1} ms per repeat",
             repeats.len()
         ));
     }
