@@ -112,6 +112,18 @@ impl BusyTime {
         self.stalls += 1;
         self.stall_ticks += ticks;
     }
+
+    /// Adds one window of `window` ticks: a stall when longer than
+    /// `stall`, otherwise busy time when `counted`.
+    #[inline(always)]
+    fn add(&mut self, window: u64, stall: u64, counted: bool) {
+        if window > stall {
+            self.stall(window);
+        } else if counted {
+            self.ticks += window;
+            self.ops += 1;
+        }
+    }
 }
 
 /// When the slots fall due, from the start, in ticks.
@@ -316,15 +328,17 @@ impl<T: Ticks> Pacer<T> {
     /// window).
     #[inline(always)]
     pub fn done(&mut self, released: u64, unsampled: bool) {
+        let window = self.end_window(released);
+        self.busy.add(window, self.stall, unsampled);
+    }
+
+    /// Reads the fenced tick that ends a window opened at `released`;
+    /// returns the window, ticks.
+    #[inline(always)]
+    fn end_window(&mut self, released: u64) -> u64 {
         let end = self.ticks.now();
-        let window = end.saturating_sub(released);
-        if window > self.stall {
-            self.busy.stall(window);
-        } else if unsampled {
-            self.busy.ticks += window;
-            self.busy.ops += 1;
-        }
         self.last_end = end;
+        end.saturating_sub(released)
     }
 
     /// Waits until half way from the last released slot to the next (half
@@ -355,15 +369,8 @@ impl<T: Ticks> Pacer<T> {
     /// unsampled, so both count the same iterations).
     #[inline(always)]
     pub fn floor_done(&mut self, released: u64, counted: bool) {
-        let end = self.ticks.now();
-        let window = end.saturating_sub(released);
-        if window > self.stall {
-            self.floor.stall(window);
-        } else if counted {
-            self.floor.ticks += window;
-            self.floor.ops += 1;
-        }
-        self.last_end = end;
+        let window = self.end_window(released);
+        self.floor.add(window, self.stall, counted);
     }
 
     /// What the floor operations took since the last
