@@ -589,6 +589,12 @@ pub(super) mod tests {
         s.repeats[0].floor_busy_ns = None;
         let p = paired_net(&s, net_busy_ns).unwrap();
         assert_eq!((p.repeats, p.summary.n), (2, 2));
+        // One undisturbed repeat alone is no fallback to every repeat.
+        s.repeats.truncate(1);
+        s.repeats[0].floor_busy_ns = Some(30.0);
+        s.repeats[0].interference.disturbed = false;
+        let p = paired_net(&s, net_busy_ns).unwrap();
+        assert_eq!((p.repeats, p.disturbed, p.all_repeats), (1, 0, false));
     }
 
     fn repeat_with_canary(ns: f64) -> RepeatResult {
@@ -1028,13 +1034,56 @@ pub(super) mod tests {
         let stalls = crate::runner::interference::stalls(&reports, c.ns_per_tick);
         assert_eq!(stalls[1].count, 1);
         assert!((stalls[1].ms - 0.025).abs() < 1e-12, "{stalls:?}");
-        // A thread without a floor in place: no floor share for the
-        // repeat (one thread's floor would not be every thread's).
+        // In ticks of 2 ns, twice the time.
+        let stalls = crate::runner::interference::stalls(&reports, 2.0);
+        assert!((stalls[1].ms - 0.05).abs() < 1e-12, "{stalls:?}");
+        // Ticks of 2 ns: every figure doubles, the floor's with them.
+        let r2 = repeat_result(
+            0,
+            &reports,
+            &RepeatContext {
+                ns_per_tick: 2.0,
+                ..c.clone()
+            },
+        );
+        assert!(
+            (r2.floor_busy_ns.unwrap() - 70_000.0).abs() < 1e-6,
+            "{r2:?}"
+        );
+        assert!(
+            (r2.floor_cpu_share_pct.unwrap() - 13.7).abs() < 1e-9,
+            "{r2:?}"
+        );
+        // A thread whose floor timed nothing has no floor share, so
+        // neither has the repeat (one thread's would not be every
+        // thread's); nor has one without a floor in place.
         let mut reports = reports;
+        reports[1].floor_busy = Some(BusyTime::default());
+        let r = repeat_result(0, &reports, &c);
+        assert_eq!(r.floor_cpu_share_pct, None);
         reports[1].floor_busy = None;
         let r = repeat_result(0, &reports, &c);
         assert_eq!(r.floor_cpu_share_pct, None);
         assert!((r.floor_busy_ns.unwrap() - 40_000.0).abs() < 1e-6);
+        // A thread that timed no update of its own (all sampled) has no
+        // share, and its floor is left out with it: the floor share is
+        // a's alone, 8%.
+        reports[1].busy = Some(BusyTime::default());
+        reports[1].floor_busy = Some(timed(30_000, 0, 0));
+        let r = repeat_result(0, &reports, &c);
+        assert!((r.cpu_share_pct - 20.0).abs() < 1e-9, "{r:?}");
+        assert!((r.floor_cpu_share_pct.unwrap() - 8.0).abs() < 1e-9, "{r:?}");
+        // Likewise a thread whose interval was empty.
+        reports[1].busy = Some(timed(50_000, 0, 0));
+        reports[1].interval_s = Some(0.0);
+        let r = repeat_result(0, &reports, &c);
+        assert!((r.floor_cpu_share_pct.unwrap() - 8.0).abs() < 1e-9, "{r:?}");
+        // No thread saw the interval: no share, no floor share.
+        for t in &mut reports {
+            t.interval_s = None;
+        }
+        let r = repeat_result(0, &reports, &c);
+        assert_eq!((r.cpu_share_pct, r.floor_cpu_share_pct), (0.0, None));
     }
 
     #[test]

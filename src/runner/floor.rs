@@ -49,6 +49,18 @@ pub fn clock_floor(clock: ClockKind) -> Strategy {
     }
 }
 
+/// The layout of a paced repeat's floor in place
+/// ([`crate::workload::InPlaceFloor`]) beside a strategy's `layout`: one
+/// global slot, 128-byte padded (nobody but the floor touches it, so no
+/// update moves a line), homed as the strategy's slots are.
+pub fn in_place_layout(layout: CounterLayout) -> CounterLayout {
+    CounterLayout {
+        level: ShardLevel::Global,
+        pad: Pad::Line128,
+        ..layout
+    }
+}
+
 /// Whether a floor `s` is a clock floor ([`clock_floor`]) rather than the
 /// paced floor's own entry, which files from before the floor ran in place
 /// recorded beside the clock floors.
@@ -100,6 +112,26 @@ mod tests {
     use crate::runner::{PoolSize, execute, plan};
     use crate::topology::Topology;
     use crate::workload::Regime;
+
+    #[test]
+    fn the_floor_in_place_is_one_padded_global_slot_homed_as_the_strategys() {
+        let strategy = CounterLayout {
+            level: ShardLevel::Cpu,
+            pad: Pad::Line64,
+            home: SlotHome::OnNode(1),
+            node_iter: NodeIter::Bitmap,
+        };
+        let floor = in_place_layout(strategy);
+        assert_eq!(
+            (floor.level, floor.pad, floor.home, floor.node_iter),
+            (
+                ShardLevel::Global,
+                Pad::Line128,
+                SlotHome::OnNode(1),
+                NodeIter::Bitmap
+            )
+        );
+    }
 
     #[test]
     fn a_paced_regime_runs_its_floor_in_place_in_every_repeat() {
@@ -185,6 +217,8 @@ mod tests {
         request.warmup = std::time::Duration::from_millis(10);
         let plan =
             plan::plan(&request, Topology::read(std::path::Path::new("/")).unwrap()).unwrap();
+        // The strategy and its clock floor take turns.
+        assert_eq!(plan.entries(), 2);
         let mut names = Vec::new();
         let run = execute(&plan, &AtomicBool::new(false), |_, _, name| {
             names.push(name.to_string())

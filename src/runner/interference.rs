@@ -238,7 +238,9 @@ mod tests {
             "{ms} of {wall_ms} ms"
         );
         assert_eq!(canary(a, 4095, &topo, Timer::Monotonic), None);
-        // The canary after: the ping-pong alone, a quarter as long.
+        // The canary after: the ping-pong alone, a quarter as long (the
+        // 4,000 round trips docs/run.md gives).
+        assert_eq!(CANARY_AFTER_ROUND_TRIPS, 4_000);
         let started = Instant::now();
         let (after_ns, after_ms) = canary_after(a, b).unwrap();
         let wall_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -3,10 +3,11 @@
 //! the repeat's numbers with their interference record.
 
 use super::aggregate::{RepeatContext, repeat_result};
+use super::floor::in_place_layout;
 use super::interference;
 use super::result::{RepeatResult, StrategyResult, ThreadPlacement};
 use super::{RunError, RunPlan};
-use crate::counter::{CounterLayout, Pad, ShardLevel, ShardedCounter, SlotHome};
+use crate::counter::{CounterLayout, ShardedCounter, SlotHome};
 use crate::topology::CpuList;
 use crate::workload::{RepeatOutcome, RepeatSpec, Role, run_repeat};
 use std::sync::atomic::AtomicBool;
@@ -33,14 +34,9 @@ pub(super) fn one_repeat(
         node_iter: cfg.node_iter,
     };
     let counter = ShardedCounter::new(layout, &plan.topo, &cfg.writer_cpus, cfg.placement)?;
-    // Paced, the floor runs in place: one global slot, never written by
-    // another thread, on the node of the first writer as `global`'s is.
+    // Paced, the floor runs in place, on a counter of its own.
     let floor = if result.regime.is_paced() {
-        let layout = CounterLayout {
-            level: ShardLevel::Global,
-            pad: Pad::Line128,
-            ..layout
-        };
+        let layout = in_place_layout(layout);
         Some(ShardedCounter::new(
             layout,
             &plan.topo,

@@ -534,6 +534,12 @@ mod tests {
                 stall_ticks: 29_500
             }
         );
+        // A window of exactly STALL (20 us) is still the floor's time.
+        let mut p = scripted(1e6, &[0, 500, 20_500]);
+        p.wait();
+        let released = p.wait_floor();
+        p.floor_done(released, true);
+        assert_eq!((p.floor_busy().ticks, p.floor_busy().stalls), (20_000, 0));
         p.reset_counts();
         assert_eq!(p.floor_busy(), BusyTime::default());
     }
@@ -544,25 +550,26 @@ mod tests {
         // the next slot's deadline, whatever the gap.
         let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson, 7);
         p.wait();
+        let mut waited = 0;
         for _ in 0..50 {
             p.wait();
-            let (due, start) = (p.due, p.start.unwrap());
+            let (due, start, now) = (p.due, p.start.unwrap(), p.ticks.now);
             let Gaps::Exponential { next, .. } = &p.gaps else {
                 unreachable!()
             };
-            let half = ((start as f64 + next - due as f64) / 2.0) as u64;
+            let at = due + ((start as f64 + next - due as f64) / 2.0) as u64;
             let released = p.wait_floor();
-            // Released within a clock read of its time (or at once, when
-            // the gap was shorter than the wait took).
-            assert!(
-                released >= due + half || released <= due + 3,
-                "{released} {due} {half}"
-            );
-            assert!(
-                released <= (due + half).max(due + 3) + 1,
-                "{released} {due} {half}"
-            );
+            // Released exactly then (each read is one tick), or at the
+            // next read when that time has passed.
+            if at > now + 1 {
+                assert_eq!(released, at, "due {due}, now {now}");
+                waited += 1;
+            } else {
+                assert_eq!(released, now + 1, "due {due}, at {at}");
+            }
         }
+        // Gaps of mean 1,000 ticks: nearly every floor waited.
+        assert!(waited > 40, "{waited}");
     }
 
     #[test]
