@@ -111,15 +111,16 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
         let per_op_s = seconds? / (timed > 0).then_some(timed as f64)?;
         Some(100.0 * per_op_s * ops_of(r) as f64 / s)
     };
-    let shares: Vec<f64> = reports
+    // (busy share, floor share) of each thread that has a busy share.
+    let shares: Vec<(f64, Option<f64>)> = reports
         .iter()
-        .filter_map(|r| share(r, busy_s(r), busy_ops(r, ops_of(r))))
+        .filter_map(|r| {
+            let busy = share(r, busy_s(r), busy_ops(r, ops_of(r)))?;
+            Some((busy, share(r, floor_s(r), floor_ops(r))))
+        })
         .collect();
-    let floor_shares: Option<Vec<f64>> = reports
-        .iter()
-        .filter(|r| r.interval_s.is_some_and(|s| s > 0.0) && busy_ops(r, ops_of(r)) > 0)
-        .map(|r| share(r, floor_s(r), floor_ops(r)))
-        .collect();
+    // The floor's share only when every one of those threads has one.
+    let floor_shares: Option<Vec<f64>> = shares.iter().map(|s| s.1).collect();
     let achieved_rate_min_pct = ctx.regime.rate().and_then(|rate| {
         reports
             .iter()
@@ -195,11 +196,9 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
         reader_read_ns,
         write_busy_ns,
         reader_busy_ns,
-        cpu_share_pct: mean(&shares),
+        cpu_share_pct: mean(&shares.iter().map(|s| s.0).collect::<Vec<_>>()),
         floor_busy_ns,
-        floor_cpu_share_pct: floor_shares
-            .filter(|f| !f.is_empty() && f.len() == shares.len())
-            .map(|f| mean(&f)),
+        floor_cpu_share_pct: floor_shares.filter(|f| !f.is_empty()).map(|f| mean(&f)),
         achieved_rate_min_pct,
         arrivals_run_min_pct,
         missed_slots: reports
