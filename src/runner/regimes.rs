@@ -99,6 +99,7 @@ impl RunResults {
             return Some(PacedFloor {
                 busy_ns,
                 cpu_share_pct: Summary::of(&shares),
+                in_place: true,
             });
         }
         let own = self
@@ -109,6 +110,7 @@ impl RunResults {
         Some(PacedFloor {
             busy_ns: summary.write_busy_ns?,
             cpu_share_pct: summary.cpu_share_pct,
+            in_place: false,
         })
     }
 
@@ -137,6 +139,21 @@ pub struct PacedFloor {
     pub busy_ns: Summary,
     /// Share of each CPU, %, over the repeats (`None` when not recorded).
     pub cpu_share_pct: Option<Summary>,
+    /// Measured in place in every repeat; `false` for a file from before,
+    /// whose floor ran in repeats of its own.
+    pub in_place: bool,
+}
+
+impl PacedFloor {
+    /// How this floor was measured and how net figures use it, for the
+    /// lines and pages that show it.
+    pub fn how(&self) -> &'static str {
+        if self.in_place {
+            "the same paced loop with no shared write, run in place half way between two updates of every repeat; a strategy's net figures are its busy ns/op and CPU share less its floor's in the same repeat, their CI from those per-repeat differences"
+        } else {
+            "the same paced loop on the same CPUs with no shared write, in repeats of its own taking turns with the strategies' (a file from before the floor ran in place); a strategy's net figures are its busy ns/op and CPU share less the floor's in the same round"
+        }
+    }
 }
 
 /// The one regime of a file of schema 1 or 2: its `rate`, evenly paced.
@@ -193,9 +210,12 @@ mod tests {
             run.paced_floor(Regime::SEED),
             Some(PacedFloor {
                 busy_ns: own.write_busy_ns.unwrap(),
-                cpu_share_pct: own.cpu_share_pct
+                cpu_share_pct: own.cpu_share_pct,
+                in_place: false,
             })
         );
+        let before = run.paced_floor(Regime::SEED).unwrap().how();
+        assert!(before.contains("repeats of its own") && !before.contains("run in place"));
         assert!(run.paced_floor(Regime::paced(1e6)).is_none());
         // Floors in place win: busy 40 and 44 ns, shares 0.1 and 0.3%.
         for (r, (busy, share)) in run.strategies[2]
@@ -207,6 +227,7 @@ mod tests {
         }
         let shown = run.paced_floor(Regime::SEED).unwrap();
         assert_eq!((shown.busy_ns.mean, shown.busy_ns.n), (42.0, 2));
+        assert!(shown.in_place && shown.how().contains("run in place"));
         assert!((shown.cpu_share_pct.unwrap().mean - 0.2).abs() < 1e-12);
     }
 }

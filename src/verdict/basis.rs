@@ -202,11 +202,19 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
         let share = floor
             .cpu_share_pct
             .map_or(String::new(), |s| format!(", CPU share {:.3}%", s.mean));
+        let counts = if floor.in_place {
+            format!(
+                "; over {} repeats, {disturbed} of {repeats} set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again",
+                floor.busy_ns.n
+            )
+        } else {
+            String::new()
+        };
         lines.push(format!(
-            "paced floor ({regime}): busy {:.1} ns/op ±{:.1}%{share} (the same paced loop with no shared write, run in place half way between two updates of every repeat, over {} repeats; a strategy's net figures are its busy ns/op and CPU share less its floor's in the same repeat, their CI from those per-repeat differences; {disturbed} of {repeats} repeats set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again)",
+            "paced floor ({regime}): busy {:.1} ns/op ±{:.1}%{share} ({}{counts})",
             floor.busy_ns.mean,
             floor.busy_ns.stddev_pct,
-            floor.busy_ns.n
+            floor.how()
         ));
     }
     // Samples below the timer's resolution say nothing either way.

@@ -262,7 +262,7 @@ fn tables(run: &RunResults) -> Markup {
                 @if let Some(share) = f.cpu_share_pct {
                     ", CPU share " (format!("{:.3}", share.mean)) "% ±" (format!("{:.1}", share.stddev_pct)) "%"
                 }
-                " (the same paced loop with no shared write, run in place half way between two updates of every repeat; net figures are a strategy's less its floor's in the same repeat)."
+                " (" (f.how()) ")."
             }
         }
     }
