@@ -324,6 +324,21 @@ impl<C: Clock> WriterWork<'_, C> {
         );
         for _ in 0..ops {
             let load = walk.next_load(deltas);
+            // What this iteration does (sampled? a read side?) is decided
+            // before the window, so the window holds only what its floor
+            // in place holds too: the update and its read side.
+            let sampled = SAMPLED && sampling.hit(writer.updates() + 1);
+            let mut read_now = false;
+            if READS {
+                countdown -= 1;
+                if countdown == 0 {
+                    countdown = read_every;
+                    read_now = true;
+                    reads += 1;
+                }
+            }
+            let read_sampled = read_now && SAMPLED && sampling.hit(reads);
+            let unsampled = !sampled && !read_sampled;
             // Paced, the busy window opens at the fenced tick that
             // released the update and closes after its read side: only
             // what the kernel's update does is inside.
@@ -332,25 +347,14 @@ impl<C: Clock> WriterWork<'_, C> {
             } else {
                 0
             };
-            let sampled = SAMPLED && sampling.hit(writer.updates() + 1);
-            let mut unsampled = !sampled;
             let t0 = sample_start(sampled, timer);
             writer.update_as::<RATE>(load);
             sample_end(sampled, t0, timer, sampling, &mut self.write_hist);
-            let mut read_now = false;
-            if READS {
-                countdown -= 1;
-                if countdown == 0 {
-                    countdown = read_every;
-                    read_now = true;
-                    reads += 1;
-                    let read_sampled = SAMPLED && sampling.hit(reads);
-                    unsampled &= !read_sampled;
-                    let (left, contrib, load) = (writer.left(), writer.contrib(), writer.load());
-                    let t0 = sample_start(read_sampled, timer);
-                    read_side(counter, &mut self.view, left, contrib, load);
-                    sample_end(read_sampled, t0, timer, sampling, &mut self.read_hist);
-                }
+            if READS && read_now {
+                let (left, contrib, load) = (writer.left(), writer.contrib(), writer.load());
+                let t0 = sample_start(read_sampled, timer);
+                read_side(counter, &mut self.view, left, contrib, load);
+                sample_end(read_sampled, t0, timer, sampling, &mut self.read_hist);
             }
             if PACED && let Some(p) = &mut self.pacer {
                 p.done(released, unsampled);
@@ -485,9 +489,9 @@ impl Work for ReaderWork<'_> {
     fn run_ops(&mut self, ops: u64) {
         let counter = self.counter;
         for _ in 0..ops {
-            let released = self.pacer.as_mut().map_or(0, |p| p.wait());
             self.reads += 1;
             let sampled = self.sampling.hit(self.reads);
+            let released = self.pacer.as_mut().map_or(0, |p| p.wait());
             let t0 = sample_start(sampled, self.timer);
             read_side(counter, &mut self.view, 0, 0, START_LOAD);
             sample_end(sampled, t0, self.timer, self.sampling, &mut self.read_hist);
