@@ -350,7 +350,7 @@ impl<C: Clock> WriterWork<'_, C> {
             let t0 = sample_start(sampled, timer);
             writer.update_as::<RATE>(load);
             sample_end(sampled, t0, timer, sampling, &mut self.write_hist);
-            if READS && read_now {
+            if read_now {
                 let (left, contrib, load) = (writer.left(), writer.contrib(), writer.load());
                 let t0 = sample_start(read_sampled, timer);
                 read_side(counter, &mut self.view, left, contrib, load);
@@ -734,6 +734,28 @@ mod tests {
         r.reset_counts();
         w.reset_counts();
         assert_eq!((r.read_fetches(), w.read_fetches()), (0, 0));
+    }
+
+    #[test]
+    fn the_read_side_runs_on_every_read_every_th_update_only() {
+        // A CPU-level counter of two slots (the SPR fixture's CPUs 0 and
+        // 1, both on this host's node 0); the writer adds to slot 0, and
+        // slot 1 changes before each of its 9 updates: with a read every
+        // 3rd update, 3 read sides run, each fetching slot 1's line once.
+        let spr = crate::topology::fixture("spr-2s-224");
+        let layout = CounterLayout {
+            level: ShardLevel::Cpu,
+            pad: Pad::Line128,
+            home: SlotHome::OnNode(0),
+            node_iter: NodeIter::Compact,
+        };
+        let c = ShardedCounter::new(layout, &spr, &[0, 1], Placement::Strict).unwrap();
+        let mut w = writer_work(&c, 3, 0, None);
+        for _ in 0..9 {
+            c.slot(1).fetch_add(1, Ordering::Relaxed);
+            w.run_ops(1);
+        }
+        assert_eq!((w.updates(), w.reads(), w.read_fetches()), (9, 3, 3));
     }
 
     #[test]
