@@ -167,6 +167,9 @@ fn every_repeat_records_its_interference() {
                 let ns = i["canary_ns"].as_f64().unwrap();
                 assert!((1.0..10_000.0).contains(&ns), "{i}");
                 assert!(i["canary_ms"].as_f64().unwrap() > 0.0, "{i}");
+                // And one after the repeat, on the same pair.
+                let after = i["canary_after_ns"].as_f64().unwrap();
+                assert!((1.0..10_000.0).contains(&after), "{i}");
             }
         }
     }
@@ -242,6 +245,11 @@ fn scale_canaries(run: &mut Value, factor: f64) {
         for r in s["repeats"].as_array_mut().unwrap() {
             let ns = r["interference"]["canary_ns"].as_f64().unwrap_or(27.0);
             r["interference"]["canary_ns"] = Value::from(ns * factor);
+            // The canary after each repeat, where the run took one, moved
+            // with the machine too.
+            if let Some(after) = r["interference"]["canary_after_ns"].as_f64() {
+                r["interference"]["canary_after_ns"] = Value::from(after * factor);
+            }
         }
     }
 }
