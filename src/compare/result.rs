@@ -3,7 +3,9 @@
 //! notes that qualify them.
 
 use super::Side;
-use crate::runner::{Direction, Measure, StrategyResult};
+#[cfg(doc)]
+use crate::runner::RunResults;
+use crate::runner::{Measure, StrategyResult};
 use crate::stats::{Decision, NoiseThreshold, Outcome, SIGNIFICANCE_LEVEL, Summary};
 
 /// Everything `contend compare` prints.
@@ -78,27 +80,19 @@ pub struct MeasureRow {
 }
 
 impl MeasureRow {
-    /// The verdict in words: `faster`/`slower` for a throughput,
-    /// `lower`/`higher` for ns/op, `no change`, `inconclusive`, or `not
-    /// recorded`.
+    /// The verdict in words ([`Outcome::word`]: `faster`/`slower` for a
+    /// throughput, `cheaper`/`dearer` for a cost, `no change` only when the
+    /// interval lies within the threshold, `inconclusive`), or `not
+    /// recorded`; an inconclusive row of files from changed machines says
+    /// why.
     pub fn verdict(&self) -> String {
-        let up = self.measure.direction == Direction::HigherIsBetter;
-        match self.outcome.map(|o| o.decision) {
-            None => "not recorded",
-            Some(_) if self.outcome.is_some_and(|o| o.practically_none()) => {
-                "no practical difference"
+        match (self.outcome, &self.machine_changed) {
+            (None, _) => "not recorded".to_string(),
+            (Some(o), Some(why)) if o.decision == Decision::Inconclusive => {
+                format!("inconclusive: {why}")
             }
-            Some(Decision::NoChange) => "no change",
-            Some(Decision::Inconclusive) => match &self.machine_changed {
-                Some(why) => return format!("inconclusive: {why}"),
-                None => "inconclusive",
-            },
-            Some(Decision::Increase) if up => "faster",
-            Some(Decision::Decrease) if up => "slower",
-            Some(Decision::Increase) => "higher",
-            Some(Decision::Decrease) => "lower",
+            (Some(o), _) => o.word(self.measure.direction).to_string(),
         }
-        .to_string()
     }
 
     /// The change and its 95% interval ([`Outcome::change_text`]), or

@@ -3,8 +3,9 @@
 //! is better ([`Direction`], declared once per measure, here).
 
 use super::result::{StrategyResult, StrategySummary};
+pub use crate::stats::Direction;
 use crate::stats::Summary;
-use crate::stats::{Decision, NoiseThreshold, Threshold};
+use crate::stats::{NoiseThreshold, Threshold};
 use crate::units::Unit;
 use crate::workload::Regime;
 
@@ -35,49 +36,6 @@ pub struct Measure {
     /// threshold (costs per update and CPU shares at a paced rate), or the
     /// relative threshold alone (throughput figures).
     pub floor: Floor,
-}
-
-/// Which way a change of a measure is an improvement, if either.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    /// Less is better: a cost (ns per update or per read, a CPU share)
-    /// or an error (staleness).
-    LowerIsBetter,
-    /// More is better: a throughput (updates/s, read ops/s).
-    HigherIsBetter,
-    /// Neither: a figure that moves with throughput or with how the
-    /// strategy is built (publishes/s, hand-overs/s, updates per
-    /// ownership, lines fetched per read), or one that timing perturbs
-    /// (every sampled ns: flat out, several times ns/op from throughput).
-    /// Its change is shown, never judged.
-    Neither,
-}
-
-impl Direction {
-    /// Whether a change decided `decision` is an improvement: `Some(true)`
-    /// better, `Some(false)` worse; `None` when there is no change beyond
-    /// noise and doubt, or when the measure has no direction.
-    pub fn better(self, decision: Decision) -> Option<bool> {
-        let up = match decision {
-            Decision::Increase => true,
-            Decision::Decrease => false,
-            Decision::NoChange | Decision::Inconclusive => return None,
-        };
-        match self {
-            Direction::LowerIsBetter => Some(!up),
-            Direction::HigherIsBetter => Some(up),
-            Direction::Neither => None,
-        }
-    }
-
-    /// The direction in words, as a heading ends: `lower is better`.
-    pub fn words(self) -> &'static str {
-        match self {
-            Direction::LowerIsBetter => "lower is better",
-            Direction::HigherIsBetter => "higher is better",
-            Direction::Neither => "neither way is better",
-        }
-    }
 }
 
 /// The absolute floor a measure's differences are decided at, beside the
@@ -405,19 +363,7 @@ mod tests {
     }
 
     #[test]
-    fn only_a_measure_with_a_direction_calls_a_change_better_or_worse() {
-        use Direction::{HigherIsBetter, LowerIsBetter, Neither};
-        let up = Decision::Increase;
-        let down = Decision::Decrease;
-        assert_eq!(HigherIsBetter.better(up), Some(true));
-        assert_eq!(HigherIsBetter.better(down), Some(false));
-        assert_eq!(LowerIsBetter.better(up), Some(false));
-        assert_eq!(LowerIsBetter.better(down), Some(true));
-        for d in [HigherIsBetter, LowerIsBetter, Neither] {
-            assert_eq!(d.better(Decision::NoChange), None);
-            assert_eq!(d.better(Decision::Inconclusive), None);
-        }
-        assert_eq!((Neither.better(up), Neither.better(down)), (None, None));
+    fn a_heading_ends_with_its_direction_in_words() {
         // The heading says the same in words.
         assert_eq!(
             MEASURES[0].heading(),

@@ -15,8 +15,8 @@ mod student;
 mod summary;
 
 pub use decision::{
-    Decision, NOISE_THRESHOLD, NoiseThreshold, NoiseThresholdError, Outcome, Threshold, decide,
-    holm_adjusted,
+    Decision, Direction, NOISE_THRESHOLD, NoiseThreshold, NoiseThresholdError, Outcome, Threshold,
+    decide, holm_adjusted,
 };
 pub use latency::LatencySummary;
 pub use quantile::{median, quantile, quantile_of};

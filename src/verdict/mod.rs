@@ -49,7 +49,7 @@ pub use study::study_lines;
 pub use sweep::sweep_lines;
 
 use crate::runner::Floor;
-use crate::stats::{Decision, NOISE_THRESHOLD, Outcome, Summary, Threshold};
+use crate::stats::{Decision, Direction, NOISE_THRESHOLD, Outcome, Summary, Threshold};
 use crate::units::{Unit, human};
 use crate::workload::Regime;
 use std::fmt;
@@ -232,26 +232,27 @@ impl Test {
         }
     }
 
-    /// What a difference that is not a claim is called: `no practical
-    /// difference` where the ns floor bounded it and its interval lies
-    /// within it ([`crate::stats::Outcome::practically_none`]: a real
-    /// difference too small to matter per update), else `no measurable
-    /// difference`.
+    /// What a difference that is not a claim is called, in the words of
+    /// [`crate::stats::Outcome::word`]: `no practical difference` or `no
+    /// change` only where the whole interval lies within the threshold,
+    /// else `inconclusive`.
     fn no_claim(&self) -> &'static str {
-        if self.outcome.practically_none() {
-            "no practical difference"
-        } else {
-            "no measurable difference"
-        }
+        self.outcome.word(Direction::LowerIsBetter)
     }
 
     /// Why a difference is not a claim: its interval within the ns floor
-    /// (`< 1 ns per update, < 0.0022% CPU`), within the noise threshold,
-    /// the change within the ns floor but not pinned down, or
-    /// inconclusive.
+    /// (`< 1 ns per update, < 0.0022% CPU`) or within the noise threshold;
+    /// or, inconclusive, its interval reaching across the threshold, or
+    /// lying beyond it without significance after Holm's correction.
     fn why_not(&self) -> String {
         let o = &self.outcome;
         let ns = NOISE_THRESHOLD.ns;
+        let base = o.difference.base_mean;
+        let threshold = if o.threshold.absolute_at(base) {
+            format!("±{} ns", o.threshold.abs)
+        } else {
+            format!("±{}%", o.threshold.pct)
+        };
         match o.decision {
             Decision::NoChange if o.practically_none() => {
                 let cpu = self.regime.rate().map_or(String::new(), |r| {
@@ -259,11 +260,12 @@ impl Test {
                 });
                 format!("< {ns} ns per update{cpu}")
             }
-            Decision::NoChange if o.threshold.absolute_at(o.difference.base_mean) => {
-                format!("the change within ±{ns} ns per update, but not significant")
+            Decision::NoChange => format!("within the {threshold} noise threshold"),
+            _ if o.p_adjusted.is_none() => "no test".to_string(),
+            _ if o.beyond_threshold() => {
+                format!("beyond the {threshold} noise threshold but not significant")
             }
-            Decision::NoChange => format!("within the ±{}% noise threshold", o.threshold.pct),
-            _ => "inconclusive".to_string(),
+            _ => format!("its interval reaches across the {threshold} noise threshold"),
         }
     }
 }

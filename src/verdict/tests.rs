@@ -140,7 +140,7 @@ fn a_default_run_answers_at_the_seeds_rate_then_flat_out_then_the_host() {
     // of cpu/always and node/always; global/always's ownership.
     assert!(
         lines[3].text.starts_with(
-            "flat out, saturation: no measurable difference between cpu/ratelimit:1ms (408M updates/s, 4.90 ±0.30 loop ns/op) and node/always (400M updates/s, 5.00 ±0.10 loop ns/op): -2.0% [-8.3%, +4.3%], p=0.468, within the ±2% noise threshold"
+            "flat out, saturation: inconclusive between cpu/ratelimit:1ms (408M updates/s, 4.90 ±0.30 loop ns/op) and node/always (400M updates/s, 5.00 ±0.10 loop ns/op): -2.0% [-8.3%, +4.3%], p=0.468, its interval reaches across the ±2% noise threshold"
         ),
         "{all}"
     );
@@ -290,16 +290,21 @@ fn an_unsupported_difference_claims_nothing() {
     assert!(!all.contains("saves"), "{all}");
     assert!(!all.contains("costs"), "{all}");
     assert!(
-        lines[0].text.contains(
-            "the cheapest: no measurable difference between global/ratelimit:1ms (27.0 ±8.0 ns"
-        ),
+        lines[0]
+            .text
+            .contains("the cheapest: inconclusive between global/ratelimit:1ms (27.0 ±8.0 ns"),
         "{all}"
     );
-    assert!(lines[0].text.ends_with(", inconclusive"), "{all}");
+    assert!(
+        lines[0]
+            .text
+            .ends_with(", its interval reaches across the ±1 ns noise threshold"),
+        "{all}"
+    );
     assert!(
         lines[1]
             .text
-            .contains("global/ratelimit:1ms: no measurable difference (-10.0% ["),
+            .contains("global/ratelimit:1ms: inconclusive (-10.0% ["),
         "{all}"
     );
 }
@@ -387,10 +392,13 @@ fn a_net_cost_near_zero_is_compared_in_ns() {
     );
     let cost = &run_lines(&r)[0].text;
     assert!(
-        cost.contains("the cheapest: no measurable difference between cpu/always"),
+        cost.contains("the cheapest: inconclusive between cpu/always"),
         "{cost}"
     );
-    assert!(cost.ends_with(", inconclusive"), "{cost}");
+    assert!(
+        cost.ends_with(", its interval reaches across the ±1 ns noise threshold"),
+        "{cost}"
+    );
 }
 
 #[test]
@@ -486,10 +494,10 @@ fn the_interference_line_says_how_much_stall_time_was_set_aside() {
 }
 
 #[test]
-fn a_change_under_1_ns_that_the_interval_does_not_pin_is_not_practical() {
+fn a_change_under_1_ns_that_the_interval_does_not_pin_is_inconclusive() {
     use ShardLevel::*;
-    // 11.5 against 12.1 ns, ±4.5 ns over 6 repeats: the rule says no
-    // change (0.6 ns, p large), but the interval reaches ±5 ns.
+    // 11.5 against 12.1 ns, ±4.5 ns over 6 repeats: the change is 0.6 ns,
+    // but the interval reaches ±5 ns, so it shows nothing either way.
     let regime = Regime::SEED;
     let r = run(
         vec![
@@ -500,11 +508,11 @@ fn a_change_under_1_ns_that_the_interval_does_not_pin_is_not_practical() {
     );
     let cost = &run_lines(&r)[0].text;
     assert!(
-        cost.contains("the cheapest: no measurable difference between llc/ratelimit:1ms"),
+        cost.contains("the cheapest: inconclusive between llc/ratelimit:1ms"),
         "{cost}"
     );
     assert!(
-        cost.ends_with(", the change within ±1 ns per update, but not significant"),
+        cost.ends_with(", its interval reaches across the ±1 ns noise threshold"),
         "{cost}"
     );
 }
@@ -533,7 +541,7 @@ fn the_headline_answers_at_the_seeds_rate_without_the_statistics() {
     let flat = h.flat_out.as_deref().unwrap();
     assert_eq!(
         flat,
-        "Flat out, the fastest, cpu/ratelimit:1ms (408M updates/s, 4.90 ±0.30 ns per update) and node/always (400M updates/s, 5.00 ±0.10 ns per update), cannot be told apart (within the ±2% noise threshold); global/always: 50.0M updates/s, 40.0 ±0.40 ns per update, 1.52 updates per ownership of the line."
+        "Flat out, the fastest, cpu/ratelimit:1ms (408M updates/s, 4.90 ±0.30 ns per update) and node/always (400M updates/s, 5.00 ±0.10 ns per update), cannot be told apart (its interval reaches across the ±2% noise threshold); global/always: 50.0M updates/s, 40.0 ±0.40 ns per update, 1.52 updates per ownership of the line."
     );
     assert_eq!(h.sentences(), [h.answer.as_str(), flat]);
     // The test and its interval stay in the verdict lines.
@@ -637,7 +645,7 @@ fn a_line_s_brief_form_keeps_each_change_and_drops_its_statistics() {
         .as_deref()
         .expect("a tested line has a brief form");
     assert!(
-        full.contains(": -2.0% [-8.3%, +4.3%], p=0.468, within"),
+        full.contains(": -2.0% [-8.3%, +4.3%], p=0.468, its interval reaches"),
         "{full}"
     );
     assert_eq!(brief, full.replace(" [-8.3%, +4.3%], p=0.468", ""), "{all}");
