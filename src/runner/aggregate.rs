@@ -271,7 +271,13 @@ pub(super) fn finish(
     }
     for result in &mut results {
         result.summary = strategy_summary(&result.repeats);
-        notes.extend(fill_net(result, floor));
+        fill_net(result, floor);
+        if UsedRepeats::of(&result.repeats).all_repeats {
+            notes.push(format!(
+                "{}: fewer than 2 repeats undisturbed, so its figures use every repeat, disturbed ones included",
+                result.label()
+            ));
+        }
     }
     let (floors, strategies): (Vec<_>, Vec<_>) =
         results.into_iter().zip(is_floor).partition(|(_, f)| **f);
@@ -299,7 +305,11 @@ pub(super) fn finish(
 pub fn target_ratio(result: &StrategyResult, target: f64) -> Option<f64> {
     match result.regime {
         Regime::FlatOut => {
-            let values: Vec<f64> = result.repeats.iter().map(|r| r.write_loop_ns).collect();
+            let values: Vec<f64> = UsedRepeats::of(&result.repeats)
+                .used
+                .iter()
+                .map(|r| r.write_loop_ns)
+                .collect();
             let s = Summary::of(&values).filter(|s| s.n > 1 && s.mean > 0.0)?;
             Some(100.0 * (s.ci95_high - s.mean) / s.mean / target)
         }
@@ -323,13 +333,58 @@ pub fn net_cpu_share_pct(r: &RepeatResult) -> Option<f64> {
     Some(r.cpu_share_pct - r.floor_cpu_share_pct?)
 }
 
+/// The repeats a strategy's figures are over, in both regimes, by one
+/// rule: every repeat but the disturbed ones ([`interference::disturbed`]:
+/// its canary moved, or its threads stalled) while two or more others
+/// remain; under two undisturbed repeats, every repeat. The disturbed
+/// repeats stay in run.json, marked; only the figures leave them out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsedRepeats<'a> {
+    /// The repeats the figures are over, in order.
+    pub used: Vec<&'a RepeatResult>,
+    /// Disturbed repeats left out of `used` (0 when `all_repeats`).
+    pub set_aside: usize,
+    /// Disturbed repeats among all of them, whether left out or not.
+    pub disturbed: usize,
+    /// Under two undisturbed repeats, every repeat was used, disturbed or
+    /// not.
+    pub all_repeats: bool,
+}
+
+impl<'a> UsedRepeats<'a> {
+    /// The rule applied to `repeats`.
+    pub fn of(repeats: &'a [RepeatResult]) -> Self {
+        let clean: Vec<&RepeatResult> = repeats
+            .iter()
+            .filter(|r| !interference::disturbed(r))
+            .collect();
+        let disturbed = repeats.len() - clean.len();
+        let all_repeats = clean.len() < 2 && disturbed > 0;
+        if all_repeats {
+            UsedRepeats {
+                used: repeats.iter().collect(),
+                set_aside: 0,
+                disturbed,
+                all_repeats,
+            }
+        } else {
+            UsedRepeats {
+                used: clean,
+                set_aside: disturbed,
+                disturbed,
+                all_repeats,
+            }
+        }
+    }
+}
+
 /// A paced strategy's net figure repeat by repeat: each repeat's value
 /// less its floor's, measured in place in the same milliseconds
 /// ([`crate::workload::InPlaceFloor`]), so what moved both (the machine's
 /// phase) cancels, and the CI comes from the per-repeat differences.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PairedNet {
-    /// Over the repeats used.
+    /// Over the repeats used ([`UsedRepeats`]).
     pub summary: Summary,
     /// Repeats with a net figure.
     pub repeats: usize,
@@ -342,31 +397,26 @@ pub struct PairedNet {
 }
 
 /// The paired net figure of `strategy` ([`PairedNet`]), `net` giving
-/// each repeat's ([`net_busy_ns`], [`net_cpu_share_pct`]): disturbed
-/// repeats are left out while two or more others remain; `None` without
-/// a repeat that has one.
+/// each repeat's ([`net_busy_ns`], [`net_cpu_share_pct`]), over the
+/// repeats [`UsedRepeats`] keeps among those that have one; `None`
+/// without a repeat that has one.
 pub fn paired_net(
     strategy: &StrategyResult,
     net: impl Fn(&RepeatResult) -> Option<f64>,
 ) -> Option<PairedNet> {
-    let pairs: Vec<(f64, bool)> = strategy
+    let with_net: Vec<RepeatResult> = strategy
         .repeats
         .iter()
-        .filter_map(|r| Some((net(r)?, interference::disturbed(r))))
+        .filter(|r| net(r).is_some())
+        .cloned()
         .collect();
-    let clean: Vec<f64> = pairs.iter().filter(|p| !p.1).map(|p| p.0).collect();
-    let (repeats, disturbed) = (pairs.len(), pairs.len() - clean.len());
-    let all_repeats = clean.len() < 2 && disturbed > 0;
-    let used: Vec<f64> = if all_repeats {
-        pairs.iter().map(|p| p.0).collect()
-    } else {
-        clean
-    };
+    let kept = UsedRepeats::of(&with_net);
+    let used: Vec<f64> = kept.used.iter().filter_map(|r| net(r)).collect();
     Some(PairedNet {
         summary: Summary::of(&used)?,
-        repeats,
-        disturbed,
-        all_repeats,
+        repeats: with_net.len(),
+        disturbed: kept.disturbed,
+        all_repeats: kept.all_repeats,
     })
 }
 
@@ -420,39 +470,37 @@ fn round(ns: f64) -> String {
 /// Fills a strategy's net figures: flat out, net ns per update = loop
 /// ns/op − the hammer `floor`'s; paced, busy ns/op and the CPU share less
 /// the floor's in place, repeat by repeat ([`paired_net`]). A figure whose
-/// floor was not measured stays `None`. Returns a note when a paced
-/// strategy had too few undisturbed repeats to leave the disturbed ones
-/// out.
-fn fill_net(result: &mut StrategyResult, floor: Option<&HarnessFloor>) -> Option<String> {
+/// floor was not measured stays `None`.
+fn fill_net(result: &mut StrategyResult, floor: Option<&HarnessFloor>) {
     let (busy, share) = (
         paired_net(result, net_busy_ns),
         paired_net(result, net_cpu_share_pct),
     );
     let regime = result.regime;
-    let summary = result.summary.as_mut()?;
+    let Some(summary) = result.summary.as_mut() else {
+        return;
+    };
     match regime {
         Regime::FlatOut => {
             summary.net_ns = summary
                 .write_loop_ns
                 .zip(floor)
                 .map(|(ns, f)| ns.less(&f.loop_ns));
-            None
         }
         Regime::Paced { .. } => {
             summary.net_ns = busy.map(|p| p.summary);
             summary.net_cpu_share_pct = share.map(|p| p.summary);
-            busy.filter(|p| p.all_repeats).map(|_| {
-                format!(
-                    "{}: fewer than 2 repeats undisturbed, so its net figures use every repeat, disturbed ones included",
-                    result.name
-                )
-            })
         }
     }
 }
 
-/// Summarises a strategy's repeats; `None` when there are none.
-pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
+/// Summarises a strategy's repeats over those [`UsedRepeats`] keeps (the
+/// disturbed ones set aside while two others remain, in either regime);
+/// `None` when there are none.
+pub fn strategy_summary(all: &[RepeatResult]) -> Option<StrategySummary> {
+    let kept = UsedRepeats::of(all);
+    let repeats: Vec<RepeatResult> = kept.used.iter().map(|&r| r.clone()).collect();
+    let repeats = repeats.as_slice();
     let of =
         |f: &dyn Fn(&RepeatResult) -> f64| Summary::of(&repeats.iter().map(f).collect::<Vec<_>>());
     let of_some = |f: &dyn Fn(&RepeatResult) -> Option<f64>| {
@@ -495,6 +543,7 @@ pub fn strategy_summary(repeats: &[RepeatResult]) -> Option<StrategySummary> {
         fetches_per_read: of_some(&|r| r.fetches_per_read),
         net_ns: None,
         net_cpu_share_pct: None,
+        set_aside: kept.set_aside,
         fairness: of_some(&|r| {
             (r.writer_updates.len() > 1 && r.write_ops_per_s_thread_max > 0.0)
                 .then(|| r.write_ops_per_s_thread_min / r.write_ops_per_s_thread_max)
@@ -752,7 +801,7 @@ pub(super) mod tests {
         // 0.22 and 0.22%.
         let with_floor = |s| in_place(s, &[100.0, 102.0], &[0.22, 0.22]);
         let mut s = with_floor(paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]));
-        assert_eq!(fill_net(&mut s, None), None);
+        fill_net(&mut s, None);
         let summary = s.summary.unwrap();
         let net = summary.net_ns.unwrap();
         assert!((net.mean - 31.0).abs() < 1e-9, "{net:?}");
@@ -762,15 +811,61 @@ pub(super) mod tests {
         assert!((share.mean - 0.075).abs() < 1e-9, "{share:?}");
         // No floor in place: no net figure, not the gross one.
         let mut s = paced(Regime::paced(5e3), &[130.0, 134.0], &[0.29, 0.30]);
-        assert_eq!(fill_net(&mut s, None), None);
+        fill_net(&mut s, None);
         assert_eq!(s.summary.unwrap().net_ns, None);
         // One of two repeats disturbed: every repeat is used, and a note
-        // says so.
-        let mut s = with_floor(paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]));
-        s.repeats[0].interference.disturbed = true;
-        let note = fill_net(&mut s, None).unwrap();
-        assert!(note.contains("fewer than 2 repeats undisturbed"), "{note}");
-        assert_eq!(s.summary.unwrap().net_ns.unwrap().n, 2);
+        // says so, in either regime.
+        for regime in [Regime::SEED, Regime::FlatOut] {
+            let mut s = with_floor(paced(regime, &[130.0, 134.0], &[0.29, 0.30]));
+            s.repeats[0].interference.disturbed = true;
+            let mut notes = Vec::new();
+            let (_, done) = finish(vec![s], &[false], None, None, &mut notes);
+            assert_eq!(notes.len(), 1, "{notes:?}");
+            assert!(
+                notes[0].contains("fewer than 2 repeats undisturbed"),
+                "{notes:?}"
+            );
+            let summary = done[0].summary.as_ref().unwrap();
+            assert_eq!(
+                (summary.write_busy_ns.unwrap().n, summary.set_aside),
+                (2, 0)
+            );
+        }
+    }
+
+    #[test]
+    fn one_rule_sets_disturbed_repeats_aside_in_both_regimes() {
+        // Loop ns/op 20, 22 and 100; the third repeat's canary moved.
+        let run = run_with(&[&[20.0, 22.0, 100.0]]);
+        for regime in [Regime::FlatOut, Regime::SEED] {
+            let mut s = run.strategies[0].clone();
+            s.regime = regime;
+            s.repeats[2].interference.disturbed = true;
+            let summary = strategy_summary(&s.repeats).unwrap();
+            let loop_ns = summary.write_loop_ns.unwrap();
+            assert_eq!((loop_ns.n, loop_ns.mean), (2, 21.0), "{regime}");
+            assert_eq!(summary.write_ops_per_s.n, 2, "{regime}");
+            assert_eq!(summary.set_aside, 1, "{regime}");
+            // The repeat stays in the result, marked.
+            assert_eq!(s.repeats.len(), 3);
+            // --target-ci judges the same repeats: 20 and 22, ±12.7 × 1.
+            let ratio = target_ratio(&s, 100.0);
+            if regime == Regime::FlatOut {
+                let half = 12.706_204_736_174_7 * 2f64.sqrt() / 2f64.sqrt();
+                assert!((ratio.unwrap() - half / 21.0).abs() < 1e-6, "{ratio:?}");
+            }
+        }
+        // Two of three disturbed: too few left, every repeat counts.
+        let mut s = run.strategies[0].clone();
+        s.repeats[1].interference.disturbed = true;
+        s.repeats[2].interference.disturbed = true;
+        let summary = strategy_summary(&s.repeats).unwrap();
+        assert_eq!(
+            (summary.write_loop_ns.unwrap().n, summary.set_aside),
+            (3, 0)
+        );
+        let kept = UsedRepeats::of(&s.repeats);
+        assert_eq!((kept.disturbed, kept.all_repeats), (2, true));
     }
 
     #[test]

@@ -403,6 +403,12 @@ pub struct StrategySummary {
     /// Paced: the floor's CPU share in place, %.
     #[serde(default)]
     pub floor_cpu_share_pct: Option<Summary>,
+    /// Disturbed repeats left out of every figure above
+    /// (`runner::aggregate::UsedRepeats`: the same rule in both regimes;
+    /// they stay in `repeats`, marked). 0 in files written before the
+    /// rule held flat out.
+    #[serde(default)]
+    pub set_aside: usize,
     /// Hand-overs of a slot's line between writers per second.
     #[serde(default)]
     pub handovers_per_s: Option<Summary>,

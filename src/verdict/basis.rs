@@ -83,8 +83,13 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
         let cost: Vec<f64> = records().filter_map(|i| i.canary_ms).collect();
         let cost = cost.iter().sum::<f64>() / cost.len().max(1) as f64;
         let disturbed = records().filter(|i| i.disturbed).count();
+        let set_aside: usize = run
+            .strategies
+            .iter()
+            .filter_map(|s| s.summary.as_ref().map(|m| m.set_aside))
+            .sum();
         parts.push(format!(
-            "canary (CAS ping-pong before and after each repeat) {lo:.1}-{hi:.1} ns one-way, {disturbed} of {} repeats disturbed; it costs {cost:.1} ms per repeat",
+            "canary (CAS ping-pong before and after each repeat) {lo:.1}-{hi:.1} ns one-way, {disturbed} of {} repeats disturbed, {set_aside} of them set aside from the figures in either regime (kept in the result file); it costs {cost:.1} ms per repeat",
             repeats.len()
         ));
     }
