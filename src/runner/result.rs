@@ -46,6 +46,33 @@ impl Strategy {
     }
 }
 
+impl Strategy {
+    /// Its name as people read it among `all` (the strategies of one
+    /// file): `level/policy`, with `/padN` only where a strategy of
+    /// `all` has the same level and policy and another pad, and `/clock`
+    /// likewise (`global/threshold:64`; `global/always/pad64` beside
+    /// `global/always/pad128`). [`Strategy::name`] stays the full name a
+    /// file matches on.
+    pub fn short_name(&self, all: &[Strategy]) -> String {
+        let twins = || {
+            all.iter()
+                .filter(|o| o.level == self.level && o.publish == self.publish)
+        };
+        let mut name = format!("{}/{}", self.level, self.publish);
+        if twins().any(|o| o.pad != self.pad) {
+            name.push_str(&format!("/pad{}", self.pad));
+        }
+        if let Some(c) = self
+            .clock
+            .filter(|_| twins().any(|o| o.clock != self.clock))
+        {
+            name.push('/');
+            name.push_str(c.name());
+        }
+        name
+    }
+}
+
 /// The run's settings, as resolved (CPU lists, not specs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
@@ -616,6 +643,57 @@ impl RunResults {
         pool("writers", &cfg.writer_cpus) + &readers
     }
 
+    /// The short name of `strategy`, one of this run's
+    /// ([`Strategy::short_name`] among them all): how every text, table,
+    /// verdict and page names a strategy.
+    pub fn short_name(&self, strategy: &StrategyResult) -> String {
+        let all: Vec<Strategy> = self.strategies.iter().map(|s| s.strategy).collect();
+        strategy.strategy.short_name(&all)
+    }
+
+    /// The short label of `strategy`: its short name, with its regime when
+    /// paced (`global/always paced at 22.0k/s per thread`), as a list of
+    /// several regimes' strategies names one.
+    pub fn short_label(&self, strategy: &StrategyResult) -> String {
+        match strategy.regime {
+            Regime::FlatOut => self.short_name(strategy),
+            paced => format!("{} {paced}", self.short_name(strategy)),
+        }
+    }
+
+    /// The repeats its strategies used for their cost figures (the n of
+    /// each [`super::cost_measure`]; every repeat of a strategy whose file
+    /// did not record it), after the disturbed ones were set aside, and
+    /// how many were set aside: `5 repeats`, `5-7 repeats (3 set aside as
+    /// disturbed)`.
+    pub fn repeats_text(&self) -> String {
+        let done = || self.strategies.iter().filter(|s| s.summary.is_some());
+        let used: Vec<usize> = done()
+            .map(|s| {
+                super::cost_measure(s.regime)
+                    .of(s)
+                    .map_or(s.repeats.len(), |m| m.n)
+            })
+            .collect();
+        let set_aside: usize = done()
+            .filter_map(|s| s.summary.as_ref().map(|m| m.set_aside))
+            .sum();
+        let (lo, hi) = (
+            used.iter().copied().min().unwrap_or(0),
+            used.iter().copied().max().unwrap_or(0),
+        );
+        let range = if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo}-{hi}")
+        };
+        let plural = if hi == 1 { "" } else { "s" };
+        match set_aside {
+            0 => format!("{range} repeat{plural}"),
+            k => format!("{range} repeat{plural} ({k} set aside as disturbed)"),
+        }
+    }
+
     /// The range of every canary of the run; `None` without any.
     pub fn canary_range(&self) -> Option<CanaryRange> {
         CanaryRange::of(
@@ -656,6 +734,65 @@ pub(crate) fn fixture_run() -> RunResults {
 mod tests {
     use super::*;
     use crate::clock::ClockKind;
+
+    #[test]
+    fn a_short_name_keeps_a_suffix_only_where_it_tells_two_apart() {
+        let st = |level: ShardLevel, policy: &str, pad: Pad, clock: Option<ClockKind>| Strategy {
+            level,
+            publish: policy.parse().unwrap(),
+            pad,
+            clock,
+        };
+        let all = [
+            st(ShardLevel::Global, "threshold:64", Pad::Line128, None),
+            st(ShardLevel::Global, "always", Pad::Line128, None),
+            st(ShardLevel::Global, "always", Pad::Line64, None),
+            st(
+                ShardLevel::Node,
+                "ratelimit:1ms",
+                Pad::Line128,
+                Some(ClockKind::Tsc),
+            ),
+            st(
+                ShardLevel::Global,
+                "ratelimit:1ms",
+                Pad::Line128,
+                Some(ClockKind::Tsc),
+            ),
+            st(
+                ShardLevel::Global,
+                "ratelimit:1ms",
+                Pad::Line128,
+                Some(ClockKind::Coarse),
+            ),
+        ];
+        let names: Vec<String> = all.iter().map(|s| s.short_name(&all)).collect();
+        assert_eq!(
+            names,
+            [
+                "global/threshold:64",
+                "global/always/pad128",
+                "global/always/pad64",
+                "node/ratelimit:1ms",
+                "global/ratelimit:1ms/tsc",
+                "global/ratelimit:1ms/coarse",
+            ]
+        );
+        // Alone, every strategy is its level and policy.
+        for s in &all {
+            assert_eq!(
+                s.short_name(std::slice::from_ref(s)).matches('/').count(),
+                1
+            );
+        }
+        // A run's names: the fixture's strategies differ by level alone.
+        let run = fixture_run();
+        for s in &run.strategies {
+            let short = run.short_name(s);
+            assert!(s.name.starts_with(&short), "{} {short}", s.name);
+            assert_eq!(short.matches('/').count(), 1, "{short}");
+        }
+    }
 
     #[test]
     fn the_canary_range_spans_every_repeat_of_every_strategy() {

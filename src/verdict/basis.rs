@@ -36,7 +36,7 @@ pub fn noise_line(run: &RunResults) -> Option<String> {
     let noisy: Vec<String> = run
         .strategies
         .iter()
-        .filter_map(|s| noisy_cv(s).map(|cv| format!("{} (±{})", s.name, cv_text(cv))))
+        .filter_map(|s| noisy_cv(s).map(|cv| format!("{} (±{})", run.short_name(s), cv_text(cv))))
         .collect();
     let marks = format!(
         "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and the {NOISE_THRESHOLD} noise threshold, as contend compare decides)"
@@ -123,7 +123,7 @@ fn hammer_basis(run: &RunResults) -> Vec<String> {
             let summary = s.summary.as_ref()?;
             let per_ownership = summary.updates_per_ownership?.mean;
             let per_s = summary.handovers_per_s?.mean;
-            Some((s.name.clone(), per_ownership, per_s))
+            Some((run.short_name(s), per_ownership, per_s))
         })
         .collect();
     if !bursts.is_empty() {
@@ -149,7 +149,7 @@ fn hammer_basis(run: &RunResults) -> Vec<String> {
     let fairness: Vec<String> = always()
         .filter_map(|s| {
             let f = s.summary.as_ref()?.fairness?.mean;
-            Some(format!("{} {f:.2}", s.name))
+            Some(format!("{} {f:.2}", run.short_name(s)))
         })
         .collect();
     if !fairness.is_empty() {
@@ -231,7 +231,8 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
             let summary = s.summary.as_ref()?;
             let pct = summary.sampled_vs_throughput_pct?.mean;
             let resolved = summary.write_ns?.mean >= resolution_ns;
-            (resolved && pct.abs() > DISAGREEMENT_PCT).then(|| format!("{} {pct:+.0}%", s.name))
+            (resolved && pct.abs() > DISAGREEMENT_PCT)
+                .then(|| format!("{} {pct:+.0}%", run.short_name(s)))
         })
         .collect();
     if !disagree.is_empty() {
@@ -259,7 +260,7 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
             .iter()
             .filter_map(|s| {
                 let worst = worst_of(s, &kept_up)?;
-                (worst < RATE_SHORTFALL_PCT).then(|| format!("{} {worst:.1}%", s.name))
+                (worst < RATE_SHORTFALL_PCT).then(|| format!("{} {worst:.1}%", run.short_name(s)))
             })
             .collect();
         let rate_text = si(rate);
@@ -335,11 +336,11 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
 }
 
 /// The strategies `--target-ci` did not bring within its target.
-pub fn unconverged(run: &RunResults) -> Vec<&str> {
+pub fn unconverged(run: &RunResults) -> Vec<String> {
     run.strategies
         .iter()
         .filter(|s| s.converged == Some(false))
-        .map(|s| s.name.as_str())
+        .map(|s| run.short_name(s))
         .collect()
 }
 

@@ -61,8 +61,8 @@ pub(super) fn decided<'a>(views: &'a [RunResults], reach: &Reach) -> Vec<Decided
 
 /// One strategy as a verdict sees it.
 pub(super) struct Candidate<'a> {
-    /// Its name in a sentence (`llc/ratelimit:1ms`, with pad and clock
-    /// only when the run has several).
+    /// Its name in a sentence, its short name (`llc/ratelimit:1ms`:
+    /// [`RunResults::short_name`]).
     pub(super) name: String,
     /// Its full name, as the run names it (`StrategyResult::name`).
     pub(super) full: String,
@@ -126,28 +126,13 @@ impl<'a> Contest<'a> {
             .iter()
             .filter_map(|s| Some((s, s.summary.as_ref()?)))
             .collect();
-        // Pad and clock are named only when they tell strategies apart.
-        let several = |f: &dyn Fn(&crate::runner::Strategy) -> Option<String>| {
-            let mut seen: Vec<String> = done.iter().filter_map(|(s, _)| f(&s.strategy)).collect();
-            seen.sort_unstable();
-            seen.dedup();
-            seen.len() > 1
-        };
-        let pads = several(&|s| Some(s.pad.to_string()));
-        let clocks = several(&|s| s.clock.map(|c| c.to_string()));
         let candidates = done
             .iter()
             .map(|(s, summary)| {
                 let st = &s.strategy;
-                let mut name = format!("{}/{}", st.level, st.publish);
-                if pads {
-                    name.push_str(&format!("/pad{}", st.pad));
-                }
+                let name = view.short_name(s);
                 let mut rest = format!("pad{}", st.pad);
                 if let Some(c) = st.clock {
-                    if clocks {
-                        name.push_str(&format!("/{c}"));
-                    }
                     rest.push_str(&format!("/{c}"));
                 }
                 Candidate {

@@ -93,13 +93,14 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Verdict> {
         for s in &p.results.strategies {
             let Some(sum) = &s.summary else { continue };
             let at = (p.threads, sum.write_ops_per_s);
-            match series.iter_mut().find(|l| l.0 == s.name) {
+            let name = p.results.short_name(s);
+            match series.iter_mut().find(|l| l.0 == name) {
                 Some(line) => {
                     if line.1.last().is_none_or(|l| l.0 != p.threads) {
                         line.1.push(at);
                     }
                 }
-                None => series.push((s.name.clone(), vec![at])),
+                None => series.push((name, vec![at])),
             }
         }
     }
@@ -197,7 +198,11 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Verdict> {
                     .map_or(String::new(), |c| {
                         format!(" {} CPU", human(c.mean, Unit::Percent))
                     });
-                Some(format!("{} {} ns{share}", s.name, si(cost.mean)))
+                Some(format!(
+                    "{} {} ns{share}",
+                    p.results.short_name(s),
+                    si(cost.mean)
+                ))
             })
             .collect();
         list.join(", ")
@@ -301,8 +306,8 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "verdict: affinity unbound, 2 threads paced at 22.0k/s per thread (closest to the seed's 22k), net ns per update and net CPU share: global/always/pad128 5.00 ns 0.0110% CPU, cpu/always/pad128 25.0 ns 0.0550% CPU",
-                "verdict: affinity unbound, 2 threads flat out, loop ns/op from throughput: global/always/pad128 40.0 ns, cpu/always/pad128 10.0 ns",
+                "verdict: affinity unbound, 2 threads paced at 22.0k/s per thread (closest to the seed's 22k), net ns per update and net CPU share: global/always 5.00 ns 0.0110% CPU, cpu/always 25.0 ns 0.0550% CPU",
+                "verdict: affinity unbound, 2 threads flat out, loop ns/op from throughput: global/always 40.0 ns, cpu/always 10.0 ns",
             ]
         );
     }

@@ -11,9 +11,7 @@ use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use crate::units::{Unit, cv_text, human};
-use crate::verdict::basis::{
-    NOISY_CV_PCT, basis_lines, interference_line, noisy_cv, repeat_range, unconverged,
-};
+use crate::verdict::basis::{NOISY_CV_PCT, basis_lines, interference_line, noisy_cv, unconverged};
 use crate::workload::Regime;
 use std::fmt::Write;
 
@@ -58,11 +56,11 @@ pub fn render(run: &RunResults) -> String {
         }
     }
     out.extend(interference_line(run).map(|l| l + "\n"));
-    let noisy: Vec<&str> = run
+    let noisy: Vec<String> = run
         .strategies
         .iter()
         .filter(|s| noisy_cv(s).is_some())
-        .map(|s| s.name.as_str())
+        .map(|s| run.short_name(s))
         .collect();
     if !noisy.is_empty() {
         let _ = writeln!(
@@ -166,11 +164,11 @@ fn compact_table(regimes: &[RunResults]) -> Vec<Vec<String>> {
 /// Whether every repeat's final sum was exact.
 fn exact_line(run: &RunResults) -> String {
     let repeats: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
-    let inexact: Vec<&str> = run
+    let inexact: Vec<String> = run
         .strategies
         .iter()
         .filter(|s| !s.exact)
-        .map(|s| s.name.as_str())
+        .map(|s| run.short_name(s))
         .collect();
     if inexact.is_empty() {
         format!("exact sums: all {repeats} repeats exact")
@@ -209,15 +207,10 @@ pub(super) fn header(run: &RunResults) -> String {
     );
     let _ = writeln!(out, "{}", plain(&who));
     let _ = writeln!(out, "{}", run.pools_text());
-    let (lo, hi) = repeat_range(run);
     let _ = writeln!(
         out,
-        "{} repeats x {:.0} ms per strategy (+{:.0} ms warm-up){}",
-        if lo == hi {
-            lo.to_string()
-        } else {
-            format!("{lo}-{hi}")
-        },
+        "{} x {:.0} ms per strategy (+{:.0} ms warm-up){}",
+        run.repeats_text(),
         cfg.repeat_duration_s * 1e3,
         cfg.warmup_s * 1e3,
         run.stopped()
