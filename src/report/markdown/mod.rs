@@ -10,7 +10,7 @@ mod sweep;
 
 use super::{Document, Export, ExportError, Rendered};
 use crate::provenance::Provenance;
-use crate::runner::{Measure, RunConfig, StrategyResult};
+use crate::runner::{Measure, RunResults, StrategyResult};
 use crate::verdict::{Headline, Verdict};
 use std::fmt::Write;
 
@@ -22,20 +22,19 @@ impl Export for MarkdownExport {
         let text = match doc {
             Document::Run(r) => run::render(r),
             Document::Sweep(s) => sweep::render(s),
-            Document::Compare(c) => compare::render(c),
+            Document::Compare(c, _) => compare::render(c),
             _ => return Ok(Vec::new()),
         };
         Ok(vec![Rendered::new(format!("{}.md", doc.kind()), text)])
     }
 }
 
-/// A Markdown table: a header row, the separator and one row per entry,
-/// cells escaped.
+/// A Markdown table: a header row, the separator and one row per entry.
+/// Cells are Markdown already: a caller escapes what came from a result
+/// file ([`escape`]) and leaves contend's own text (numbers, intervals,
+/// p-values, strategy names built from their typed parts) as it is.
 pub fn table(header: &[String], rows: &[Vec<String>]) -> String {
-    let line = |cells: &[String]| {
-        let cells: Vec<String> = cells.iter().map(|c| escape(c)).collect();
-        format!("| {} |\n", cells.join(" | "))
-    };
+    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
     let mut out = line(header);
     let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
     for row in rows {
@@ -100,11 +99,15 @@ pub(super) fn provenance_list(out: &mut String, p: &Provenance) {
     );
 }
 
-pub(super) fn repeats_line(cfg: &RunConfig) -> String {
+/// The repeats behind a run's tables: those each figure used
+/// ([`crate::runner::RunResults::repeats_text`]) of how long, and what a
+/// cell shows.
+pub(super) fn repeats_line(run: &RunResults) -> String {
+    let cfg = &run.config;
     format!(
-        "{} × {:.0} ms per strategy (+{:.0} ms warm-up); cells are mean±stddev% over repeats, \
+        "{} × {:.0} ms per strategy (+{:.0} ms warm-up); cells are mean±stddev% over them, \
          with the change against the first level",
-        cfg.repeats,
+        run.repeats_text(),
         cfg.repeat_duration_s * 1e3,
         cfg.warmup_s * 1e3
     )
@@ -121,7 +124,8 @@ pub(super) fn grid_table(m: &Measure, grid: &StrategyGrid) -> String {
         .iter()
         .zip(grid.cells(m))
         .map(|(row, cells)| {
-            let mut line = row.keys.clone();
+            // A sweep's keys hold its affinity sets' names, from the file.
+            let mut line: Vec<String> = row.keys.iter().map(|k| escape(k)).collect();
             line.extend(cells.into_iter().map(|c| match c.change_pct {
                 Some(_) => format!("{} ({})", c.value, c.change_text()),
                 None => c.value,
@@ -166,12 +170,25 @@ pub(super) fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) 
     }
 }
 
+/// How a verdict or headline reaches Markdown: [`escape`] where it holds
+/// text from the file (a sweep's affinity sets), [`own`] where every word
+/// is contend's (a run's: strategy names built from their typed parts,
+/// numbers, intervals and p-values), so `[-8.3%, +4.3%]` and `p<0.001`
+/// read as written.
+pub(super) type Text = fn(&str) -> String;
+
+/// contend's own text, on one line without control characters, not
+/// escaped: what [`Text`] passes for a run.
+pub(super) fn own(text: &str) -> String {
+    crate::report::plain(text)
+}
+
 /// The headline: the answer in bold, then the flat-out sentence, each
-/// its own paragraph, escaped (the strategy names come from the file).
-pub(super) fn headline(h: &Headline) -> String {
-    let mut out = format!("\n**{}**\n", escape(&h.answer));
+/// its own paragraph, through `text`.
+pub(super) fn headline(h: &Headline, text: Text) -> String {
+    let mut out = format!("\n**{}**\n", text(&h.answer));
     if let Some(s) = &h.flat_out {
-        out.push_str(&format!("\n{}\n", escape(s)));
+        out.push_str(&format!("\n{}\n", text(s)));
     }
     out
 }
@@ -179,16 +196,15 @@ pub(super) fn headline(h: &Headline) -> String {
 /// A **Verdict** heading, then each `verdict: …` line in its brief form
 /// (each change without its interval and p) as its own paragraph (so each
 /// stays on its own line when rendered), then the full form of the lines
-/// that have tests; escaped: the strategy names and affinity sets in them
-/// come from the file.
-pub(super) fn verdicts(lines: &[Verdict]) -> String {
+/// that have tests; each through `text`.
+pub(super) fn verdicts(lines: &[Verdict], text: Text) -> String {
     if lines.is_empty() {
         return String::new();
     }
     let mut out = String::from("\n**Verdict**\n");
     for l in lines {
         out.push('\n');
-        out.push_str(&escape(&format!("verdict: {}", l.brief_text())));
+        out.push_str(&text(&format!("verdict: {}", l.brief_text())));
         out.push('\n');
     }
     let detailed: Vec<&Verdict> = lines.iter().filter(|l| l.brief.is_some()).collect();
@@ -198,7 +214,7 @@ pub(super) fn verdicts(lines: &[Verdict]) -> String {
         );
         for l in detailed {
             out.push('\n');
-            out.push_str(&escape(&l.to_string()));
+            out.push_str(&text(&l.to_string()));
             out.push('\n');
         }
     }

@@ -4,7 +4,7 @@
 //! notes.
 
 use super::{
-    escape, exactness, grid_table, headline, notes, provenance_list, repeats_line, verdicts,
+    escape, exactness, grid_table, headline, notes, own, provenance_list, repeats_line, verdicts,
 };
 use crate::report::measures::{StrategyGrid, table_measures, table_title};
 use crate::runner::RunResults;
@@ -23,9 +23,11 @@ pub(super) fn render(run: &RunResults) -> String {
     );
     provenance_list(&mut out, &run.provenance);
     let _ = writeln!(out, "- **workload:** {}", run.pools_text());
-    let _ = writeln!(out, "- **repeats:** {}", repeats_line(&run.config));
-    out.push_str(&headline(&crate::verdict::headline(run)));
-    out.push_str(&verdicts(&crate::verdict::run_lines(run)));
+    let _ = writeln!(out, "- **repeats:** {}", repeats_line(run));
+    // A run's headline and verdicts are contend's own words: its strategy
+    // names are built from their typed parts, not read as text.
+    out.push_str(&headline(&crate::verdict::headline(run), own));
+    out.push_str(&verdicts(&crate::verdict::run_lines(run), own));
     for view in run.regimes() {
         let _ = writeln!(out, "\n### {}", view.regime());
         regime_markdown(&mut out, &view);

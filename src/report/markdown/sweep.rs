@@ -32,11 +32,7 @@ pub(super) fn render(sweep: &SweepResults) -> String {
         unique(sweep.points.iter().map(|p| p.threads.to_string())).join(", "),
         unique(sweep.points.iter().map(|p| escape(&p.affinity))).join(", ")
     );
-    let _ = writeln!(
-        out,
-        "- **repeats:** {}",
-        repeats_line(&first.results.config)
-    );
+    let _ = writeln!(out, "- **repeats:** {}", repeats_line(&first.results));
     let all = || sweep.points.iter().flat_map(|p| &p.results.strategies);
     let grid = StrategyGrid::of_sweep(sweep);
     let rated = sweep.points.iter().any(|p| p.regime.is_paced());
@@ -53,6 +49,6 @@ pub(super) fn render(sweep: &SweepResults) -> String {
             .flat_map(|p| p.results.notes.iter().cloned()),
     );
     notes(&mut out, point_notes.iter().map(String::as_str));
-    out.push_str(&verdicts(&crate::verdict::sweep_lines(sweep)));
+    out.push_str(&verdicts(&crate::verdict::sweep_lines(sweep), escape));
     out
 }
