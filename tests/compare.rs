@@ -67,7 +67,10 @@ fn find_run_json(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The strategies of the real run.
-const STRATEGIES: [&str; 2] = ["global/always/pad128", "node/always/pad128"];
+const STRATEGIES: [&str; 2] = ["global/always", "node/always"];
+
+/// Their full names, as run.json names them.
+const FULL: [&str; 2] = ["global/always/pad128", "node/always/pad128"];
 
 /// The summary fields `contend compare` compares flat out, in its row
 /// order: ns/op from throughput first (never the sampled `write_ns`).
@@ -96,6 +99,7 @@ fn synthetic(f: impl Fn(&str, &str) -> (usize, f64, f64)) -> Value {
             let (n, mean, sd) = f(&name, field);
             st["summary"][field] = summary(n, mean, sd);
         }
+        st["summary"]["set_aside"] = 0.into();
     }
     v
 }
@@ -148,7 +152,7 @@ fn rows(text: &str) -> Vec<Row> {
 
 /// `contend compare ARGS`, which must succeed: its rows and its text.
 fn compare_ok(args: &[&str]) -> (Vec<Row>, String) {
-    let out = contend(&[&["compare"], args].concat());
+    let out = contend(&[&["compare", "--verbose"], args].concat());
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
     (rows(&text), text)
@@ -156,9 +160,10 @@ fn compare_ok(args: &[&str]) -> (Vec<Row>, String) {
 
 #[test]
 fn a_file_against_itself_is_no_change_and_one_changed_strategy_is_found() {
-    // The real run against itself: t = 0, so p = 1 and no change.
+    // The real run against itself: t = 0, so p = 1 and never a change;
+    // no change only where the interval lies within ±2%.
     let r = run();
-    let out = contend(&["compare", s(&r.json), s(&r.folder)]);
+    let out = contend(&["compare", "--verbose", s(&r.json), s(&r.folder)]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
@@ -170,7 +175,10 @@ fn a_file_against_itself_is_no_change_and_one_changed_strategy_is_found() {
     for row in &all {
         assert!(row.test.starts_with("test: "), "{row:?}");
         assert_eq!(row.base.replace("base: ", "test: "), row.test, "{row:?}");
-        assert_eq!(row.verdict, "no change", "{row:?}");
+        assert!(
+            ["no change", "inconclusive"].contains(&row.verdict.as_str()),
+            "{row:?}"
+        );
         // +0.0% in an interval symmetric about it: [-x%, +x%].
         assert!(row.change.starts_with("+0.0"), "{row:?}");
         let (lo, hi) = row.change[row.change.find('[').unwrap() + 1..]
@@ -253,7 +261,7 @@ fn a_tiny_significant_difference_is_no_change() {
     // of each measure.
     let (all, text) = compare_ok(&[s(&base), s(&test), "--noise-threshold", "0"]);
     let words: Vec<&str> = all.iter().map(|r| r.verdict.as_str()).collect();
-    assert_eq!(words, ["higher", "faster", "faster"].repeat(2), "{text}");
+    assert_eq!(words, ["dearer", "faster", "faster"].repeat(2), "{text}");
 }
 
 #[test]
@@ -287,10 +295,10 @@ fn five_percent_is_a_change_with_the_right_word() {
     assert_eq!(
         got,
         [
-            ("loop ns/op", "higher", "p<0.001"),
+            ("loop ns/op", "dearer", "p<0.001"),
             ("updates/s", "faster", "p<0.001"),
             ("read ops/s", "faster", "p<0.001"),
-            ("loop ns/op", "lower", "p<0.001"),
+            ("loop ns/op", "cheaper", "p<0.001"),
             ("updates/s", "slower", "p<0.001"),
             ("read ops/s", "slower", "p<0.001"),
         ],
@@ -334,7 +342,7 @@ fn holm_counts_every_test_of_the_invocation() {
     assert!(
         all.iter()
             .enumerate()
-            .all(|(i, r)| i == 1 || r.verdict == "no change"),
+            .all(|(i, r)| i == 1 || r.verdict == "inconclusive"),
         "{text}"
     );
 
@@ -347,15 +355,18 @@ fn holm_counts_every_test_of_the_invocation() {
 
 #[test]
 fn noise_decides_between_no_change_and_inconclusive() {
-    // Four repeats of 5% noise: +1% is no change (not significant and
-    // within ±2%), +5% is inconclusive (its CI reaches from below -2% to
-    // beyond +2%); one repeat (of loop ns/op) cannot be tested.
+    // +1% over four repeats of 0.1% noise is no change (its CI, about
+    // ±0.17%, lies within ±2%); +5% over four repeats of 5% noise is
+    // inconclusive (its CI reaches from below -2% to beyond +2%), and so
+    // would +1% be with that noise; one repeat (of loop ns/op) cannot be
+    // tested.
     let dir = tempfile::tempdir().unwrap();
     let side = |test: bool| {
         synthetic(move |_, field| {
             let m = base_mean(field);
             match (field, test) {
-                ("write_ops_per_s", true) => (4, m * 1.01, m * 0.05),
+                ("write_ops_per_s", true) => (4, m * 1.01, m * 0.001),
+                ("write_ops_per_s", false) => (4, m, m * 0.001),
                 ("read_ops_per_s", true) => (4, m * 1.05, m * 0.05),
                 ("write_loop_ns", false) => (1, m, 0.0),
                 ("write_loop_ns", true) => (1, m * 1.03, 0.0),
@@ -412,10 +423,7 @@ fn levels_inside_one_file() {
     // summaries give (Welch, Holm over these 3 tests, ±2%).
     let r = run();
     let (all, text) = compare_ok(&[s(&r.json), "--base", "global", "--test", "node"]);
-    assert!(
-        text.contains("global/always/pad128 vs node/always/pad128"),
-        "{text}"
-    );
+    assert!(text.contains("global/always vs node/always"), "{text}");
     assert!(text.starts_with("base: global in "), "{text}");
     let file = load(&r.json);
     let summary_of = |name: &str, field: &str| -> Summary {
@@ -429,7 +437,7 @@ fn levels_inside_one_file() {
     };
     let differences: Vec<Difference> = COMPARED
         .iter()
-        .map(|f| Difference::of(&summary_of(STRATEGIES[0], f), &summary_of(STRATEGIES[1], f)))
+        .map(|f| Difference::of(&summary_of(FULL[0], f), &summary_of(FULL[1], f)))
         .collect();
     let raw: Vec<f64> = differences.iter().map(|d| d.welch.unwrap().p).collect();
     let adjusted = holm_adjusted(&raw);
@@ -445,8 +453,8 @@ fn levels_inside_one_file() {
             (Decision::Inconclusive, _) => "inconclusive",
             (Decision::Increase, true) => "faster",
             (Decision::Decrease, true) => "slower",
-            (Decision::Increase, false) => "higher",
-            (Decision::Decrease, false) => "lower",
+            (Decision::Increase, false) => "dearer",
+            (Decision::Decrease, false) => "cheaper",
         };
         assert_eq!(row.verdict, word, "{row:?} {:?}", differences[i]);
         let p = adjusted[i];
@@ -478,7 +486,7 @@ fn levels_inside_one_file() {
     );
     let (all, text) = compare_ok(&[s(&known), "--base", "global", "--test", "node"]);
     let words: Vec<&str> = all.iter().map(|r| r.verdict.as_str()).collect();
-    assert_eq!(words, ["lower", "faster", "faster"], "{text}");
+    assert_eq!(words, ["cheaper", "faster", "faster"], "{text}");
     assert!(all[1].change.starts_with("+15.0% [+1"), "{text}");
     assert!(all[0].change.starts_with("-10.0% [-1"), "{text}");
 
@@ -523,8 +531,8 @@ fn markdown_has_a_table() {
             [
                 "faster",
                 "slower",
-                "higher",
-                "lower",
+                "dearer",
+                "cheaper",
                 "no change",
                 "inconclusive"
             ]
@@ -579,7 +587,7 @@ fn markdown_has_a_table() {
         .collect();
     let want = [
         [
-            "global/always/pad128",
+            "global/always",
             "updates/s",
             "1000000±0.01%",
             "1050000±0.01%",
@@ -587,15 +595,15 @@ fn markdown_has_a_table() {
             "p<0.001",
         ],
         [
-            "global/always/pad128",
+            "global/always",
             "loop ns/op",
             "20.0±0.01%",
             "21.0±0.01%",
-            "higher +5.000% [+4.991%, +5.009%]",
+            "dearer +5.000% [+4.991%, +5.009%]",
             "p<0.001",
         ],
         [
-            "node/always/pad128",
+            "node/always",
             "updates/s",
             "1000000±0.01%",
             "1000000±0.01%",
@@ -603,7 +611,7 @@ fn markdown_has_a_table() {
             "p=1.000",
         ],
         [
-            "node/always/pad128",
+            "node/always",
             "read ops/s",
             "1000000±0.01%",
             "1000000±0.01%",
@@ -615,6 +623,10 @@ fn markdown_has_a_table() {
         assert!(rows.iter().any(|r| r == &w), "no row {w:?} in:\n{text}");
     }
     assert_eq!(rows.len(), 6, "{text}");
+    // contend's own intervals and p-values are not escaped: only what
+    // came from the files is.
+    assert!(text.contains("[+4.991%, +5.009%] | p<0.001 |"), "{text}");
+    assert!(!text.contains("\\["), "{text}");
 }
 
 #[test]
@@ -670,7 +682,7 @@ fn other_hosts_warn_and_unmatched_strategies_are_listed() {
     other["provenance"]["contend_version"] = "9.9.9".into();
     other["strategies"].as_array_mut().unwrap().remove(1);
     let other = save(dir.path(), "other.json", &other);
-    let out = contend(&["compare", s(&r.json), s(&other)]);
+    let out = contend(&["compare", "--verbose", s(&r.json), s(&other)]);
     let (text, err) = (stdout(&out), stderr(&out));
     assert!(out.status.success(), "{err}");
     assert!(
@@ -684,10 +696,10 @@ fn other_hosts_warn_and_unmatched_strategies_are_listed() {
         "{err}"
     );
     assert!(
-        text.contains("only in base (not compared): node/always/pad128"),
+        text.contains("only in base (not compared): node/always"),
         "{text}"
     );
-    assert!(text.lines().any(|l| l == "global/always/pad128"), "{text}");
+    assert!(text.lines().any(|l| l == "global/always"), "{text}");
 }
 
 #[test]
@@ -710,7 +722,7 @@ fn clearly_different_runs_report_the_change() {
     };
     let base = save(dir.path(), "base.json", &with_writes(90_569.0));
     let test = save(dir.path(), "test.json", &with_writes(104_152.0));
-    let out = contend(&["compare", s(&base), s(&test)]);
+    let out = contend(&["compare", "--verbose", s(&base), s(&test)]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
     let rows: Vec<&str> = text
@@ -780,10 +792,7 @@ fn report_prints_run_and_sweep_files() {
         ),
         ("write side: updates/s", "write_ops_per_s", Unit::PerSecond),
     ] {
-        let (g, n) = (
-            summary_of(STRATEGIES[0], field),
-            summary_of(STRATEGIES[1], field),
-        );
+        let (g, n) = (summary_of(FULL[0], field), summary_of(FULL[1], field));
         let d = Difference::of(&g, &n);
         let p = d.welch.map_or(1.0, |w| w.p);
         let supported = matches!(
@@ -882,7 +891,7 @@ fn rows_show_the_throughput_figure_never_the_sampled_one() {
     assert_eq!(loops.len(), 2, "{text}");
     for row in loops {
         assert_eq!(row.test, "test: 30.0±1.00%", "{row:?}");
-        assert_eq!(row.verdict, "higher", "{row:?}");
+        assert_eq!(row.verdict, "dearer", "{row:?}");
         assert!(row.change.starts_with("+50.0% ["), "{row:?}");
     }
     // The Markdown table too.
@@ -893,9 +902,7 @@ fn rows_show_the_throughput_figure_never_the_sampled_one() {
         "--markdown",
     ]));
     assert!(
-        md.contains(
-            "| global/always/pad128 | loop ns/op | 20.0±1.00% | 30.0±1.00% | higher +50.0% \\["
-        ),
+        md.contains("| global/always | loop ns/op | 20.0±1.00% | 30.0±1.00% | dearer +50.0% ["),
         "{md}"
     );
     assert!(!md.contains("100.0") && !md.contains("sampled"), "{md}");
@@ -949,10 +956,10 @@ fn files_written_before_net_cost_still_compare() {
     let busy: Summary =
         serde_json::from_value(paced["strategies"][0]["summary"]["write_busy_ns"].clone()).unwrap();
     let paced = save(dir.path(), "paced.json", &paced);
-    let out = contend(&["compare", s(&paced), s(&paced)]);
+    let out = contend(&["compare", "--verbose", s(&paced), s(&paced)]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
-    let rows = block(&text, "global/always/pad128, paced at 22.0k/s per thread");
+    let rows = block(&text, "global/always, paced at 22.0k/s per thread");
     assert_eq!(
         rows,
         [
@@ -972,7 +979,7 @@ fn files_written_before_net_cost_still_compare() {
     // The Markdown says the same.
     let md = stdout(&contend(&["compare", s(&paced), s(&paced), "--markdown"]));
     assert!(
-        md.contains("| global/always/pad128, paced at 22.0k/s per thread | net ns/update | - | - | not recorded |  |"),
+        md.contains("| global/always, paced at 22.0k/s per thread | net ns/update | - | - | not recorded |  |"),
         "{md}"
     );
     assert!(md.contains("\n- note: "), "{md}");
@@ -1019,8 +1026,10 @@ fn two_regimes_pair_regime_by_regime() {
     assert_eq!(all.len(), 2 * 3 + 2 * 2, "{text}");
     // A paced net cost's floor is 1 ns per update (a CPU share's: 1 ns
     // at 22k/s, 0.0022% of a CPU). It bounds the threshold when it is
-    // above 2% of the base (or the base is 0 or below), and the row is a
-    // practical no difference when the interval lies within it.
+    // above 2% of the base (or the base is 0 or below). A row is no change
+    // (a practical no difference where the floor bounds) only when its
+    // interval lies within the threshold; else inconclusive, never a
+    // change: the file against itself.
     for r in &all {
         let base: f64 = r
             .base
@@ -1042,24 +1051,23 @@ fn two_regimes_pair_regime_by_regime() {
             .trim_end_matches('%')
             .parse()
             .unwrap();
-        let practical = floor > 0.0
-            && if base > 0.0 {
-                let limit = 100.0 * floor / base;
-                limit > 2.0 && lo.abs() <= limit
-            } else {
-                lo.abs() <= floor
-            };
-        let word = if practical {
-            "no practical difference"
+        let by_floor = floor > 0.0 && (base <= 0.0 || 100.0 * floor / base > 2.0);
+        let limit = if base > 0.0 {
+            (100.0 * floor / base).max(2.0)
         } else {
-            "no change"
+            floor
+        };
+        let word = match (lo.abs() <= limit, by_floor) {
+            (true, true) => "no practical difference",
+            (true, false) => "no change",
+            (false, _) => "inconclusive",
         };
         assert_eq!(r.verdict, word, "{r:?} {text}");
     }
 
     // --base/--test inside the file: within each regime.
     let (all, text) = compare_ok(&[s(&json), "--base", "global", "--test", "node"]);
-    let pair = "global/always/pad128 vs node/always/pad128";
+    let pair = "global/always vs node/always";
     assert_eq!(block(&text, &flat(pair)).len(), 3, "{text}");
     assert_eq!(block(&text, &paced(pair)).len(), 2, "{text}");
     assert_eq!(all.len(), 5, "{text}");
@@ -1081,11 +1089,11 @@ fn two_regimes_pair_regime_by_regime() {
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
     for row in &all {
         let moved = row.pair.ends_with("per thread") && row.measure == "net ns/update";
-        let want = if moved { "higher" } else { "no change" };
+        let want = if moved { "dearer" } else { "no change" };
         assert_eq!(row.verdict, want, "{row:?}");
     }
     assert_eq!(
-        all.iter().filter(|r| r.verdict == "higher").count(),
+        all.iter().filter(|r| r.verdict == "dearer").count(),
         2,
         "{text}"
     );
@@ -1093,7 +1101,205 @@ fn two_regimes_pair_regime_by_regime() {
     // Against a flat-out-only file: the paced strategies have no partner.
     let (_, text) = compare_ok(&[s(&run().json), s(&json)]);
     assert!(
-        text.contains("only in test (not compared): global/always/pad128 paced at 22.0k/s per thread, node/always/pad128 paced at 22.0k/s per thread"),
+        text.contains("only in test (not compared): global/always paced at 22.0k/s per thread, node/always paced at 22.0k/s per thread"),
         "{text}"
     );
+}
+
+/// A real run of the kernel's counters: global with its /64 threshold,
+/// the 1 ms ratelimit on top, and the per-node split, in both regimes
+/// (flat out and paced at the seed's 22k/s).
+fn kernel_run() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = contend(&[
+            "run",
+            "--json",
+            "--out",
+            dir.path().to_str().unwrap(),
+            "--duration",
+            "50ms",
+            "--repeats",
+            "3",
+            "--warmup",
+            "0",
+            "--level",
+            "global,node",
+            "--publish",
+            "threshold:64,ratelimit:1ms+threshold:64",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let json = find_run_json(dir.path()).expect("run wrote run.json");
+        Run {
+            folder: json.parent().unwrap().to_path_buf(),
+            json,
+            _dir: dir,
+        }
+    })
+}
+
+/// The patch table's rows of one regime's section: (strategy, the rest
+/// of its line), from the line after the section's title and header; a
+/// name on a line of its own is joined with the numbers below it.
+fn patch_rows(text: &str, regime: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with(regime))
+        .unwrap_or_else(|| panic!("no {regime} section in:\n{text}"));
+    assert!(lines[at + 1].starts_with("strategy "), "{text}");
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for l in lines[at + 2..].iter().take_while(|l| !l.is_empty()) {
+        match l.split_once(' ') {
+            None => rows.push((l.to_string(), String::new())),
+            Some(("", rest)) => rows.last_mut().unwrap().1 = rest.trim().to_string(),
+            Some((name, rest)) => rows.push((name.to_string(), rest.trim().to_string())),
+        }
+    }
+    rows
+}
+
+#[test]
+fn the_patch_table_fits_a_commit_message_for_any_number_of_strategies() {
+    let r = kernel_run();
+    let (base, after, split) = (
+        "global/threshold:64",
+        "global/ratelimit:1ms+threshold:64",
+        "node/threshold:64",
+    );
+    let out = contend(&[
+        "compare",
+        s(&r.json),
+        "--base",
+        base,
+        "--test",
+        &format!("{after},{split}"),
+    ]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 72,
+            "{} columns: {line}\n{text}",
+            line.chars().count()
+        );
+    }
+    assert!(!text.contains("\\"), "no Markdown escapes in text: {text}");
+    for regime in [
+        "paced at 22.0k/s per thread: net ns/update",
+        "flat out: loop ns/op",
+    ] {
+        let rows = patch_rows(&text, regime);
+        let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(names, [base, after, split], "{text}");
+        // The base first, then each test with its change and a word.
+        assert!(rows[0].1.ends_with(" base"), "{text}");
+        for (_, rest) in &rows[1..] {
+            assert!(
+                [
+                    "cheaper",
+                    "dearer",
+                    "no change",
+                    "no practical difference",
+                    "inconclusive"
+                ]
+                .iter()
+                .any(|w| rest.ends_with(w)),
+                "{rest}"
+            );
+            assert!(rest.contains('%') || rest.contains(" ns "), "{rest}");
+        }
+        // Each figure ± its CI half-width, and its n: 3 repeats, less
+        // any set aside as disturbed (then shown +k).
+        for (_, rest) in &rows {
+            let cells: Vec<&str> = rest.split_whitespace().collect();
+            assert!(cells[1].starts_with('±'), "{rest}");
+            let n: usize = cells[2]
+                .split('+')
+                .map(|c| c.parse::<usize>().unwrap())
+                .sum();
+            assert_eq!(n, 3, "{rest}");
+        }
+    }
+    // The two-line provenance footer: host and kernel, date and commit.
+    let file = load(&r.json);
+    let host = file["provenance"]["hostname"].as_str().unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(&format!("host: {host}, ")) && l.contains("Linux ")),
+        "{text}"
+    );
+    let commit = file["provenance"]["git_commit"].as_str().unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("run: ") && l.contains(commit)),
+        "{text}"
+    );
+
+    // A unique start of a name selects the same table.
+    let prefixed = contend(&[
+        "compare",
+        s(&r.json),
+        "--base",
+        "global/thr",
+        "--test",
+        "global/rate",
+        "--test",
+        "node/thr",
+    ]);
+    assert!(prefixed.status.success(), "{}", stderr(&prefixed));
+    let body = |t: &str| -> String {
+        let lines: Vec<&str> = t.lines().skip_while(|l| !l.starts_with("in ")).collect();
+        lines.join("\n")
+    };
+    assert_eq!(body(&stdout(&prefixed)), body(&text));
+    // An ambiguous one lists its candidates on one line; a name the file
+    // lacks lists the file's strategies by short name.
+    let ambiguous = contend(&["compare", s(&r.json), "--base", "global/", "--test", split]);
+    assert_one_line_error(
+        &ambiguous,
+        &format!(
+            "--base global/ is ambiguous in {}: it starts {base}, {after}",
+            s(&r.json)
+        ),
+    );
+    let missing = contend(&[
+        "compare",
+        s(&r.json),
+        "--base",
+        base,
+        "--test",
+        "cpu/always",
+    ]);
+    assert_one_line_error(&missing, "--test cpu/always matches no strategy");
+    assert!(!stderr(&missing).contains("pad128"), "{}", stderr(&missing));
+}
+
+#[test]
+fn the_patch_table_says_what_a_known_difference_is() {
+    // node 50% dearer per update than global, 1% noise over 5 repeats
+    // (CI about ±1.5%): dearer, +50.0; global against itself, no change.
+    let dir = tempfile::tempdir().unwrap();
+    let known = save(
+        dir.path(),
+        "known.json",
+        &synthetic(|name, field| {
+            let m = base_mean(field);
+            let scale = if name.starts_with("node/") { 1.5 } else { 1.0 };
+            (5, m * scale, m / 100.0)
+        }),
+    );
+    let out = contend(&["compare", s(&known), "--base", "global", "--test", "node"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = patch_rows(&text, "flat out: loop ns/op");
+    assert_eq!(rows.len(), 2, "{text}");
+    assert_eq!(rows[0].0, "global/always", "{text}");
+    assert_eq!(rows[0].1, "20.0 ±0.2  5  base", "{text}");
+    assert_eq!(rows[1].0, "node/always", "{text}");
+    let cells: Vec<&str> = rows[1].1.split_whitespace().collect();
+    assert_eq!(&cells[..3], ["30.0", "±0.2", "5"], "{text}");
+    assert_eq!(cells[3], "+50.0", "{text}");
+    assert_eq!(cells.last(), Some(&"dearer"), "{text}");
 }

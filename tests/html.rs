@@ -422,7 +422,7 @@ fn hosts_side_by_side() {
     assert_sections(&html, 2);
 
     // contend compare across hosts names both in its header.
-    let out = contend(&["compare", s(&intel), s(&amd)]);
+    let out = contend(&["compare", "--verbose", s(&intel), s(&amd)]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     let head: Vec<&str> = text.lines().take(2).collect();

@@ -288,7 +288,12 @@ fn compare_calls_a_changed_machine_inconclusive_not_a_change() {
     let b = save("base.json", &base);
     // Same machine: +30% is a change.
     let same = save("same.json", &test);
-    let o = contend(&["compare", b.to_str().unwrap(), same.to_str().unwrap()]);
+    let o = contend(&[
+        "compare",
+        "--verbose",
+        b.to_str().unwrap(),
+        same.to_str().unwrap(),
+    ]);
     let text = stdout(&o);
     let rows: Vec<&str> = text
         .lines()
@@ -300,7 +305,12 @@ fn compare_calls_a_changed_machine_inconclusive_not_a_change() {
     // is not a change any more.
     scale_canaries(&mut test, 4.0);
     let moved = save("moved.json", &test);
-    let o = contend(&["compare", b.to_str().unwrap(), moved.to_str().unwrap()]);
+    let o = contend(&[
+        "compare",
+        "--verbose",
+        b.to_str().unwrap(),
+        moved.to_str().unwrap(),
+    ]);
     let (text, err) = (stdout(&o), stderr(&o));
     assert!(o.status.success(), "{err}");
     let rows: Vec<&str> = text

@@ -11,6 +11,7 @@ use crate::report::Document;
 use crate::results::{self, ResultFile};
 use crate::runner::RunResults;
 use crate::stats::{NOISE_THRESHOLD, NoiseThreshold};
+use crate::verdict::Detail;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -26,16 +27,30 @@ pub struct CompareArgs {
     #[arg(value_name = "TEST")]
     pub test_file: Option<PathBuf>,
 
-    /// Base strategies: a level (global), a strategy-name prefix
-    /// (global/always) or part (pad128), or a full name; matched with
-    /// --test's strategies on the rest of the name.
+    /// Base strategies: a strategy by its short name (global/threshold:64)
+    /// or any unique start of one (global/thr); or a level (global) or
+    /// other part of the name (always, pad128), matched with --test's
+    /// strategies on the rest of the name.
     #[arg(long, value_name = "SELECTOR", requires = "test")]
     pub base: Option<String>,
 
-    /// Test strategies, picked as --base picks the base ones (node for
-    /// global/always/pad128 vs node/always/pad128).
-    #[arg(long, value_name = "SELECTOR", requires = "base")]
-    pub test: Option<String>,
+    /// Test strategies, each picked as --base picks the base ones and
+    /// compared with it: `--test B,C` (or `--test B --test C`) sets B and
+    /// C against the base in one table (node for global/always vs
+    /// node/always).
+    #[arg(
+        long,
+        value_name = "SELECTOR",
+        requires = "base",
+        value_delimiter = ','
+    )]
+    pub test: Vec<String>,
+
+    /// Print every compared measure of every pair with its p-value (the
+    /// default text is the patch table: each strategy's cost per update,
+    /// within 72 columns).
+    #[arg(long)]
+    pub verbose: bool,
 
     /// Noise threshold: a percentage of the base mean and, for a paced
     /// cost per update, ns (default 2%,1ns). A change whose 95% confidence
@@ -69,18 +84,25 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     let base = Side {
         path: base_path,
         run: &base_run,
-        selector: args.base.as_deref(),
+        selectors: args.base.iter().cloned().collect(),
     };
     let test = Side {
         path: test_path,
         run: &test_run,
-        selector: args.test.as_deref(),
+        selectors: args.test.clone(),
     };
     let comparison = Comparison::new(base, test, threshold)?;
     for w in &comparison.warnings {
         eprintln!("warning: {}", crate::report::plain(w));
     }
-    args.print.emit(&Document::Compare(&comparison))
+    args.print.emit(&Document::Compare(
+        &comparison,
+        if args.verbose {
+            Detail::Full
+        } else {
+            Detail::Brief
+        },
+    ))
 }
 
 /// Loads a run.json; a sweep or matrix is refused.

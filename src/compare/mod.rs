@@ -17,7 +17,7 @@ use crate::runner::{MEASURES, Measure, PACED, StrategyResult, cost_measure};
 use crate::stats::{Decision, NoiseThreshold, Summary, Threshold};
 use crate::workload::Regime;
 use caveats::{unrecorded, warnings};
-use side::names;
+use side::short_names;
 use std::path::PathBuf;
 
 /// The measures set side by side for a pair measured in `regime`: first
@@ -51,28 +51,37 @@ fn rows_of(base: &StrategyResult, test: &StrategyResult) -> Vec<MeasureRow> {
 /// Why two results cannot be compared.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
-    /// A selector picks no strategy of its file.
-    #[error("{option} {selector} matches no strategy in {} (it has {})", path.display(), names.join(", "))]
-    NoMatch {
+    /// A selector picks no strategy of its file, or starts the short names
+    /// of several.
+    #[error(
+        "{option} {selector} {} in {}: {}",
+        if *ambiguous { "is ambiguous" } else { "matches no strategy" },
+        path.display(),
+        if *ambiguous { format!("it starts {}", names.join(", ")) } else { format!("it has {}", names.join(", ")) }
+    )]
+    Selector {
         /// `--base` or `--test`.
         option: &'static str,
         /// The selector.
         selector: String,
         /// The file.
         path: PathBuf,
-        /// Its strategies.
+        /// True when it starts several short names (`names`); else it
+        /// matches none, and `names` are every strategy of the file.
+        ambiguous: bool,
+        /// The candidates, by short name.
         names: Vec<String>,
     },
     /// No strategy of one side has a partner on the other.
-    #[error("nothing to compare: no strategy of {} matches one of {} (base has {}; test has {})", base.display(), test.display(), base_names.join(", "), test_names.join(", "))]
+    #[error("nothing to compare: no strategy of {} matches one of {} in the same regime (base has {}; test has {})", base.display(), test.display(), base_names.join(", "), test_names.join(", "))]
     NoPair {
         /// The base file.
         base: PathBuf,
         /// The test file.
         test: PathBuf,
-        /// The base side's strategies.
+        /// The base side's strategies, by short name.
         base_names: Vec<String>,
-        /// The test side's strategies.
+        /// The test side's strategies, by short name.
         test_names: Vec<String>,
     },
 }
@@ -80,66 +89,70 @@ pub enum CompareError {
 impl<'a> Comparison<'a> {
     /// Pairs the strategies of both sides by key and regime (a run of two
     /// regimes pairs each with the same regime of the other side; with
-    /// `--base`/`--test` in one file, within a regime), tests every compared
+    /// `--base`/`--test` in one file, within a regime), each test selector
+    /// (`--test B,C`) with the base on its own, tests every compared
     /// measure of every pair, Holm-adjusts the p-values over all those
     /// tests and decides each row's verdict at `noise` (its percentage;
     /// its ns per update for a paced cost, or what they take of a CPU for
     /// a CPU share: [`crate::runner::Measure::threshold`]). A selector
-    /// that picks nothing, or no pair at all, is bad input.
+    /// that picks nothing or is ambiguous, or no pair at all, is bad
+    /// input.
     pub fn new(
         base: Side<'a>,
         test: Side<'a>,
         noise: NoiseThreshold,
     ) -> Result<Self, CompareError> {
-        let base_picked = base.picked();
-        let test_picked = test.picked();
-        for (side, flag, picked) in [
-            (&base, "--base", &base_picked),
-            (&test, "--test", &test_picked),
-        ] {
-            if let (Some(sel), true) = (side.selector, picked.is_empty()) {
-                return Err(CompareError::NoMatch {
-                    option: flag,
-                    selector: sel.to_string(),
-                    path: side.path.clone(),
-                    names: names(side.run),
-                });
-            }
-        }
+        let base_picked = base.picked("--base")?;
+        let test_picked = test.picked("--test")?;
+        let groups = test.selectors.len().max(1);
         let mut used = vec![false; test_picked.len()];
+        let mut paired = vec![false; base_picked.len()];
         let mut pairs = Vec::new();
-        let mut only_base = Vec::new();
-        for (key, b) in &base_picked {
-            let found = test_picked
-                .iter()
-                .enumerate()
-                .find(|(i, (k, t))| !used[*i] && k == key && t.regime == b.regime);
-            match found {
-                Some((i, (_, t))) => {
+        for group in 0..groups {
+            for (bi, b) in base_picked.iter().enumerate() {
+                let found = test_picked.iter().enumerate().find(|(i, t)| {
+                    !used[*i]
+                        && t.group == group
+                        && t.key == b.key
+                        && t.strategy.regime == b.strategy.regime
+                });
+                if let Some((i, t)) = found {
                     used[i] = true;
+                    paired[bi] = true;
                     pairs.push(Pair {
-                        base: b,
-                        test: t,
-                        rows: rows_of(b, t),
+                        base: b.strategy,
+                        test: t.strategy,
+                        rows: rows_of(b.strategy, t.strategy),
                     });
                 }
-                None => only_base.push(b.label()),
             }
         }
+        let only_base: Vec<String> = base_picked
+            .iter()
+            .zip(&paired)
+            .filter(|(_, paired)| !**paired)
+            .map(|(b, _)| base.run.short_label(b.strategy))
+            .collect();
         let only_test: Vec<String> = test_picked
             .iter()
             .zip(&used)
             .filter(|(_, used)| !**used)
-            .map(|((_, t), _)| t.label())
+            .map(|(t, _)| test.run.short_label(t.strategy))
             .collect();
         if pairs.is_empty() {
             return Err(CompareError::NoPair {
                 base: base.path.clone(),
                 test: test.path.clone(),
-                base_names: names(base.run),
-                test_names: names(test.run),
+                base_names: short_names(base.run),
+                test_names: short_names(test.run),
             });
         }
+        // Each base strategy's pairs together, in the base side's order.
+        pairs.sort_by_key(|p| {
+            base_picked
+                .iter()
+                .position(|b| std::ptr::eq(b.strategy, p.base))
+        });
         let tests = decide(&mut pairs, noise);
         let notes = unrecorded(&pairs, &base, &test);
         let mut warnings = warnings(&base, &test);

@@ -46,23 +46,6 @@ pub struct Pair<'a> {
     pub rows: Vec<MeasureRow>,
 }
 
-impl Pair<'_> {
-    /// `name`, or `base vs test` when the names differ; with `, paced at
-    /// R/s per thread` for a paced pair, and `, flat out` for a flat-out
-    /// one when `regimes` (the comparison holds a paced pair too).
-    pub fn title(&self, regimes: bool) -> String {
-        let mut title = if self.base.name == self.test.name {
-            self.base.name.clone()
-        } else {
-            format!("{} vs {}", self.base.name, self.test.name)
-        };
-        if regimes || self.base.regime.is_paced() {
-            title = format!("{title}, {}", self.base.regime);
-        }
-        title
-    }
-}
-
 /// One measure of one pair.
 pub struct MeasureRow {
     /// What is compared.
@@ -133,12 +116,47 @@ impl Comparison<'_> {
         let (t, ns) = (self.noise.pct, self.noise.ns);
         let alpha = SIGNIFICANCE_LEVEL;
         format!(
-            "faster/slower (ns/op: lower/higher) when p < {alpha} and the 95% CI of the change \
+            "faster/slower (a cost: cheaper/dearer) when p < {alpha} and the 95% CI of the change \
              lies beyond the noise threshold, ±{t}% (a paced cost per update: at least ±{ns} ns; \
-             a CPU share: what {ns} ns per update takes at its rate); no change when the CI lies \
-             within it (no practical difference when the ns bound it), or the change is within it \
-             and p ≥ {alpha}; otherwise inconclusive"
+             a CPU share: what {ns} ns per update takes at its rate); no change only when the \
+             whole CI lies within it (no practical difference when the ns bound it); otherwise \
+             inconclusive"
         )
+    }
+
+    /// The rule in a few words, for the patch table's footer: `cheaper or
+    /// dearer (faster or slower) beyond ±2% and ±1 ns per update at p <
+    /// 0.05 after Holm over 6 tests; no change when the whole CI lies
+    /// within that; else inconclusive`.
+    pub fn rule_brief(&self) -> String {
+        format!(
+            "cheaper or dearer beyond ±{}% and ±{} ns per update, at p < {} after Holm over {} test{}; no change only when the whole CI lies within that; else inconclusive",
+            self.noise.pct,
+            self.noise.ns,
+            SIGNIFICANCE_LEVEL,
+            self.tests,
+            if self.tests == 1 { "" } else { "s" }
+        )
+    }
+
+    /// A pair's title: its short name, or `base vs test` when the names
+    /// differ ([`RunResults::short_name`] in each file); with `, paced at
+    /// R/s per thread` for a paced pair, and `, flat out` for a flat-out
+    /// one when some pair of the comparison is paced.
+    pub fn title(&self, pair: &Pair) -> String {
+        let (base, test) = (
+            self.base.run.short_name(pair.base),
+            self.test.run.short_name(pair.test),
+        );
+        let mut title = if base == test {
+            base
+        } else {
+            format!("{base} vs {test}")
+        };
+        if self.has_regimes() || pair.base.regime.is_paced() {
+            title = format!("{title}, {}", pair.base.regime);
+        }
+        title
     }
 
     /// What the printed p is, in one line (without a `p: ` label): Welch's

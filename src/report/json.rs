@@ -23,7 +23,7 @@ impl Export for JsonExport {
             Document::Study(s) => pretty(s, "study.json")?,
             // A comparison is derived from two result files; they are its
             // data.
-            Document::Compare(_) => return Ok(Vec::new()),
+            Document::Compare(..) => return Ok(Vec::new()),
         };
         Ok(vec![Rendered::new(format!("{}.json", doc.kind()), bytes)])
     }

@@ -37,8 +37,10 @@ pub enum Document<'a> {
     Sweep(&'a SweepResults),
     /// A `contend matrix` (matrix.json).
     Matrix(&'a MatrixResults),
-    /// A `contend compare`.
-    Compare(&'a Comparison<'a>),
+    /// A `contend compare`: as text, the patch table
+    /// ([`crate::verdict::Detail::Brief`]) or every measure of every pair
+    /// (`Full`, `--verbose`); Markdown always shows every measure.
+    Compare(&'a Comparison<'a>, crate::verdict::Detail),
     /// A `contend verify`.
     Verify(&'a VerifyReport),
     /// The host layout (`contend topology`).
@@ -62,7 +64,7 @@ impl Document<'_> {
             Document::Run(_) => "run",
             Document::Sweep(_) => "sweep",
             Document::Matrix(_) => "matrix",
-            Document::Compare(_) => "compare",
+            Document::Compare(..) => "compare",
             Document::Verify(_) => "verify",
             Document::Topology(_) => "topology",
             Document::Spread(_) => "spread",
@@ -242,6 +244,22 @@ pub fn plain(text: &str) -> String {
             c => Some(c),
         })
         .collect()
+}
+
+/// `text` broken at spaces into lines of at most `width` characters (a
+/// longer word stays whole).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// Writes `text` to `path` atomically (an `--out` file).

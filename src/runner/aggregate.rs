@@ -6,7 +6,7 @@
 
 use super::interference::{self, CANARY_SHIFT};
 use super::result::{
-    CanaryRange, HarnessFloor, RepeatResult, Staleness, StrategyResult, StrategySummary,
+    CanaryRange, HarnessFloor, RepeatResult, Staleness, Strategy, StrategyResult, StrategySummary,
 };
 use crate::counter::PublishStats;
 use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary};
@@ -269,13 +269,18 @@ pub(super) fn finish(
     if let Some(warning) = mark_canary_shifts(repeats.collect()) {
         notes.push(warning);
     }
+    let all: Vec<Strategy> = results.iter().map(|r| r.strategy).collect();
     for result in &mut results {
         result.summary = strategy_summary(&result.repeats);
         fill_net(result, floor);
         if UsedRepeats::of(&result.repeats).all_repeats {
+            let name = result.strategy.short_name(&all);
+            let regime = match result.regime {
+                Regime::FlatOut => String::new(),
+                paced => format!(" {paced}"),
+            };
             notes.push(format!(
-                "{}: fewer than 2 repeats undisturbed, so its figures use every repeat, disturbed ones included",
-                result.label()
+                "{name}{regime}: fewer than 2 repeats undisturbed, so its figures use every repeat, disturbed ones included"
             ));
         }
     }

@@ -27,7 +27,7 @@ pub(super) fn render(c: &Comparison) -> String {
         .pairs
         .iter()
         .flat_map(|p| {
-            let title = p.title(c.has_regimes());
+            let title = c.title(p);
             p.rows.iter().map(move |r| {
                 vec![
                     title.clone(),

@@ -1,15 +1,278 @@
-//! `contend compare` as aligned text, one block per pair of strategies, in
-//! the seeds' format (`base: 90569±1.15%   test: 104152±0.34%`) with the
-//! verdict, the change and its 95% CI, and the Holm-adjusted p-value
-//! (`faster   +15.0% [+13.1%, +16.9%]   p<0.001`).
+//! `contend compare` as text. By default the patch table: plain text
+//! within [`PATCH_WIDTH`] columns, to paste into a commit message as the
+//! seeds paste theirs: per regime, each strategy's cost per update with
+//! its 95% CI and the repeats it used, its change against the base and
+//! the verdict, then what the words mean and where it ran. With
+//! `--verbose`, every compared measure of every pair, one block per pair
+//! in the seeds' format (`base: 90569±1.15%   test: 104152±0.34%`), with
+//! the change, its 95% CI and the Holm-adjusted p-value.
 
-use crate::compare::Comparison;
+use crate::compare::{Comparison, MeasureRow, Pair};
 use crate::report::measures::shown;
-use crate::report::plain;
+use crate::report::{plain, wrap};
+use crate::runner::{RunResults, StrategyResult};
+use crate::stats::Summary;
+use crate::verdict::Detail;
+use crate::workload::Regime;
 use std::fmt::Write;
 
-/// The comparison as aligned text, one block per pair.
-pub fn compare_text(c: &Comparison) -> String {
+/// The widest line of the patch table: a commit message's width.
+pub const PATCH_WIDTH: usize = 72;
+
+/// The comparison as text: the patch table ([`Detail::Brief`]) or every
+/// measure of every pair ([`Detail::Full`]).
+pub fn compare_text(c: &Comparison, detail: Detail) -> String {
+    match detail {
+        Detail::Brief => patch_table(c),
+        Detail::Full => every_measure(c),
+    }
+}
+
+/// One row of the patch table: a strategy, its figure and, for a test
+/// strategy, its change and verdict.
+struct PatchRow {
+    name: String,
+    figure: String,
+    n: String,
+    change: String,
+    verdict: String,
+}
+
+impl PatchRow {
+    /// The row of `strategy` of `run`, whose cost is `summary` (`None`:
+    /// not recorded), its change `row` against the base (`None`: it is
+    /// the base).
+    fn of(
+        run: &RunResults,
+        strategy: &StrategyResult,
+        summary: Option<Summary>,
+        decimals: usize,
+        row: Option<&MeasureRow>,
+    ) -> Self {
+        let set_aside = strategy.summary.as_ref().map_or(0, |s| s.set_aside);
+        let (figure, n) = match summary {
+            Some(s) => (
+                format!("{:.decimals$} ±{:.decimals$}", s.mean, s.ci95_high - s.mean),
+                match set_aside {
+                    0 => s.n.to_string(),
+                    k => format!("{}+{k}", s.n),
+                },
+            ),
+            None => ("-".to_string(), "-".to_string()),
+        };
+        let (change, verdict) = match row {
+            None => ("base".to_string(), String::new()),
+            Some(r) => match r.outcome {
+                None => (String::new(), "not recorded".to_string()),
+                Some(o) => (change_text(&o), o.word(r.measure.direction).to_string()),
+            },
+        };
+        PatchRow {
+            name: plain(&run.short_name(strategy)),
+            figure,
+            n,
+            change,
+            verdict,
+        }
+    }
+
+    fn cells(&self) -> [&str; 5] {
+        [
+            &self.name,
+            &self.figure,
+            &self.n,
+            &self.change,
+            &self.verdict,
+        ]
+    }
+}
+
+/// A change and the half-width of its 95% CI: `-80.8 ±4.3%`, or in the
+/// unit when the base is at or below 0 (`-1.50 ±3.86 ns`), or the change
+/// alone without a test.
+fn change_text(o: &crate::stats::Outcome) -> String {
+    let d = &o.difference;
+    match (d.change_pct, d.ci95_pct, d.welch) {
+        (Some(c), Some((lo, hi)), _) => format!("{c:+.1} ±{:.1}%", (hi - lo) / 2.0),
+        (Some(c), None, _) => format!("{c:+.1}%"),
+        (None, _, Some(w)) => {
+            let (lo, hi) = w.interval(crate::stats::CONFIDENCE_LEVEL);
+            format!("{:+.2} ±{:.2} ns", w.difference, (hi - lo) / 2.0)
+        }
+        (None, _, None) => String::new(),
+    }
+}
+
+/// The cost measure's row of a pair (its first: [`crate::compare::compared_measures`]).
+fn cost_row<'p>(p: &'p Pair) -> &'p MeasureRow {
+    &p.rows[0]
+}
+
+/// The patch table: a section per regime, the base strategy then each
+/// test strategy compared with it, every line within [`PATCH_WIDTH`]
+/// (a name too long for one line takes a line of its own).
+fn patch_table(c: &Comparison) -> String {
+    let mut out = String::new();
+    let one_file = c.base.path == c.test.path;
+    if one_file {
+        let tests: Vec<String> = c.test.selectors.iter().map(|s| plain(s)).collect();
+        let what = match (c.base.selectors.first(), tests.is_empty()) {
+            (Some(b), false) => format!("{} against {}", plain(b), tests.join(", ")),
+            _ => "every strategy".to_string(),
+        };
+        push_wrapped(&mut out, &format!("contend compare: {what}"));
+        push_wrapped(
+            &mut out,
+            &format!("in {}", plain(&c.base.path.display().to_string())),
+        );
+    } else {
+        push_wrapped(
+            &mut out,
+            &format!("base: {}", plain(&c.base.path.display().to_string())),
+        );
+        push_wrapped(
+            &mut out,
+            &format!("test: {}", plain(&c.test.path.display().to_string())),
+        );
+    }
+    let mut regimes: Vec<Regime> = Vec::new();
+    for p in &c.pairs {
+        if !regimes.contains(&p.base.regime) {
+            regimes.push(p.base.regime);
+        }
+    }
+    for regime in regimes {
+        let pairs: Vec<&Pair> = c.pairs.iter().filter(|p| p.base.regime == regime).collect();
+        let m = cost_row(pairs[0]).measure;
+        out.push('\n');
+        push_wrapped(
+            &mut out,
+            &format!("{regime}: {} ±95% CI ({})", m.short, m.direction.words()),
+        );
+        let header = PatchRow {
+            name: "strategy".into(),
+            figure: m.unit.symbol().to_string(),
+            n: "n".into(),
+            change: "change".into(),
+            verdict: "verdict".into(),
+        };
+        let mut rows = vec![header];
+        let mut last_base: Option<&StrategyResult> = None;
+        for p in pairs {
+            let row = cost_row(p);
+            if last_base.is_none_or(|b| !std::ptr::eq(b, p.base)) {
+                rows.push(PatchRow::of(c.base.run, p.base, row.base, m.decimals, None));
+                last_base = Some(p.base);
+            }
+            rows.push(PatchRow::of(
+                c.test.run,
+                p.test,
+                row.test,
+                m.decimals,
+                Some(row),
+            ));
+        }
+        out.push_str(&layout(&rows));
+    }
+    out.push('\n');
+    let set_aside = c
+        .pairs
+        .iter()
+        .flat_map(|p| [p.base, p.test])
+        .any(|s| s.summary.as_ref().is_some_and(|m| m.set_aside > 0));
+    if set_aside {
+        push_wrapped(
+            &mut out,
+            "n: repeats used; +k: disturbed repeats set aside (the canary moved, or threads stalled), kept in the result file",
+        );
+    }
+    push_wrapped(
+        &mut out,
+        &format!(
+            "change: against the base, ±95% CI; verdict: {}",
+            c.rule_brief()
+        ),
+    );
+    for line in c.footer() {
+        push_wrapped(&mut out, &plain(&line));
+    }
+    let sides: &[(&str, &RunResults)] = if one_file {
+        &[("", c.base.run)]
+    } else {
+        &[("base ", c.base.run), ("test ", c.test.run)]
+    };
+    for (label, run) in sides {
+        let p = &run.provenance;
+        push_wrapped(
+            &mut out,
+            &plain(&format!(
+                "{label}host: {}, {}, Linux {}",
+                p.hostname, p.cpu_model, p.kernel_release
+            )),
+        );
+        push_wrapped(
+            &mut out,
+            &plain(&format!(
+                "{label}run: {}, contend {} ({})",
+                p.started_utc, p.contend_version, p.git_commit
+            )),
+        );
+    }
+    out
+}
+
+/// `rows` (the header first) as aligned columns, the name left and the
+/// numbers right, within [`PATCH_WIDTH`]: the name column is as wide as
+/// the numbers leave room for, and a longer name takes a line of its own
+/// above its numbers.
+fn layout(rows: &[PatchRow]) -> String {
+    let width = |i: usize| {
+        rows.iter()
+            .map(|r| r.cells()[i].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let w: Vec<usize> = (0..5).map(width).collect();
+    let numbers = |r: &PatchRow| {
+        let c = r.cells();
+        format!(
+            "{:>w1$}  {:>w2$}  {:<w3$}  {}",
+            c[1],
+            c[2],
+            c[3],
+            c[4],
+            w1 = w[1],
+            w2 = w[2],
+            w3 = w[3]
+        )
+    };
+    let rest = w[1] + 2 + w[2] + 2 + w[3] + 2 + w[4];
+    let name_width = w[0].min(PATCH_WIDTH.saturating_sub(rest + 2));
+    let mut out = String::new();
+    for r in rows {
+        let line = if r.name.chars().count() <= name_width {
+            format!("{:<name_width$}  {}", r.name, numbers(r))
+        } else {
+            format!("{}\n{:name_width$}  {}", r.name, "", numbers(r))
+        };
+        for l in line.lines() {
+            let _ = writeln!(out, "{}", l.trim_end());
+        }
+    }
+    out
+}
+
+/// `text` wrapped at spaces into lines of [`PATCH_WIDTH`], the lines
+/// after the first indented by two.
+fn push_wrapped(out: &mut String, text: &str) {
+    for (i, line) in wrap(text, PATCH_WIDTH - 2).iter().enumerate() {
+        let indent = if i == 0 { "" } else { "  " };
+        let _ = writeln!(out, "{indent}{line}");
+    }
+}
+
+/// Every compared measure of every pair, one block per pair.
+fn every_measure(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "base: {}", plain(&c.base.describe()));
     let _ = writeln!(out, "test: {}", plain(&c.test.describe()));
@@ -33,7 +296,7 @@ pub fn compare_text(c: &Comparison) -> String {
                     ]
                 })
                 .collect();
-            (p.title(c.has_regimes()), rows)
+            (c.title(p), rows)
         })
         .collect();
     let mut widths = [0usize; 6];
@@ -43,7 +306,7 @@ pub fn compare_text(c: &Comparison) -> String {
         }
     }
     for (title, rows) in &blocks {
-        let _ = writeln!(out, "\n{title}");
+        let _ = writeln!(out, "\n{}", plain(title));
         for row in rows {
             let mut line = String::from("  ");
             for (cell, w) in row.iter().zip(widths) {

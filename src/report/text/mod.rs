@@ -27,7 +27,7 @@ impl Export for TextExport {
             Document::Run(r) => run::render(r),
             Document::Sweep(s) => sweep::render(s),
             Document::Matrix(m) => matrix::render(m),
-            Document::Compare(c) => compare::compare_text(c),
+            Document::Compare(c, detail) => compare::compare_text(c, *detail),
             Document::Verify(v) => verify::render(v),
             Document::Topology(t) => topology::render(t),
             Document::Spread(s) => spread::render(s),
