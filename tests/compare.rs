@@ -23,33 +23,42 @@ struct Run {
 fn run() -> &'static Run {
     static RUN: OnceLock<Run> = OnceLock::new();
     RUN.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let out = contend(&[
-            "run",
-            "--json",
-            "--out",
-            dir.path().to_str().unwrap(),
+        real_run(&[
             "--duration",
             "60ms",
-            "--repeats",
-            "3",
-            "--warmup",
-            "0",
             "--level",
             "global,node",
             "--publish",
             "always",
             "--rate",
             "max",
-        ]);
-        assert!(out.status.success(), "{}", stderr(&out));
-        let json = find_run_json(dir.path()).expect("run wrote run.json");
-        Run {
-            folder: json.parent().unwrap().to_path_buf(),
-            json,
-            _dir: dir,
-        }
+        ])
     })
+}
+
+/// `contend run --json` of 3 repeats with no warm-up and `args`, into a
+/// folder of its own.
+fn real_run(args: &[&str]) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let common = [
+        "run",
+        "--json",
+        "--out",
+        folder,
+        "--repeats",
+        "3",
+        "--warmup",
+        "0",
+    ];
+    let out = contend(&[&common[..], args].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json = find_run_json(dir.path()).expect("run wrote run.json");
+    Run {
+        folder: json.parent().unwrap().to_path_buf(),
+        json,
+        _dir: dir,
+    }
 }
 
 fn find_run_json(dir: &Path) -> Option<PathBuf> {
@@ -1112,30 +1121,14 @@ fn two_regimes_pair_regime_by_regime() {
 fn kernel_run() -> &'static Run {
     static RUN: OnceLock<Run> = OnceLock::new();
     RUN.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let out = contend(&[
-            "run",
-            "--json",
-            "--out",
-            dir.path().to_str().unwrap(),
+        real_run(&[
             "--duration",
             "50ms",
-            "--repeats",
-            "3",
-            "--warmup",
-            "0",
             "--level",
             "global,node",
             "--publish",
             "threshold:64,ratelimit:1ms+threshold:64",
-        ]);
-        assert!(out.status.success(), "{}", stderr(&out));
-        let json = find_run_json(dir.path()).expect("run wrote run.json");
-        Run {
-            folder: json.parent().unwrap().to_path_buf(),
-            json,
-            _dir: dir,
-        }
+        ])
     })
 }
 
@@ -1186,6 +1179,7 @@ fn the_patch_table_fits_a_commit_message_for_any_number_of_strategies() {
         );
     }
     assert!(!text.contains("\\"), "no Markdown escapes in text: {text}");
+    let file = load(&r.json);
     for regime in [
         "paced at 22.0k/s per thread: net ns/update",
         "flat out: loop ns/op",
@@ -1210,20 +1204,44 @@ fn the_patch_table_fits_a_commit_message_for_any_number_of_strategies() {
             );
             assert!(rest.contains('%') || rest.contains(" ns "), "{rest}");
         }
-        // Each figure ± its CI half-width, and its n: 3 repeats, less
-        // any set aside as disturbed (then shown +k).
-        for (_, rest) in &rows {
+        // Each figure ± its CI half-width, and its n: the repeats the
+        // file's figure used, then +k for those set aside as disturbed.
+        let paced = regime.starts_with("paced");
+        let (field, decimals) = if paced {
+            ("net_ns", 1)
+        } else {
+            ("write_loop_ns", 1)
+        };
+        for (name, rest) in &rows {
+            let st = file["strategies"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|st| {
+                    st["name"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with(&format!("{name}/"))
+                        && st["rate"].is_null() != paced
+                })
+                .unwrap();
+            let figure = &st["summary"][field];
+            let (n, mean) = (
+                figure["n"].as_u64().unwrap(),
+                figure["mean"].as_f64().unwrap(),
+            );
+            let set_aside = st["summary"]["set_aside"].as_u64().unwrap();
             let cells: Vec<&str> = rest.split_whitespace().collect();
+            assert_eq!(cells[0], format!("{mean:.decimals$}"), "{rest}");
             assert!(cells[1].starts_with('±'), "{rest}");
-            let n: usize = cells[2]
-                .split('+')
-                .map(|c| c.parse::<usize>().unwrap())
-                .sum();
-            assert_eq!(n, 3, "{rest}");
+            let shown = match set_aside {
+                0 => n.to_string(),
+                k => format!("{n}+{k}"),
+            };
+            assert_eq!(cells[2], shown, "{rest}");
         }
     }
     // The two-line provenance footer: host and kernel, date and commit.
-    let file = load(&r.json);
     let host = file["provenance"]["hostname"].as_str().unwrap();
     assert!(
         text.lines()

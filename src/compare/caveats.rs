@@ -96,9 +96,9 @@ pub(super) fn warnings(base: &Side, test: &Side) -> Vec<String> {
         ));
     }
     for side in [base, test] {
-        if side.run.partial {
+        if let Some(why) = side.run.stopped() {
             out.push(format!(
-                "{} is partial (interrupted): only finished repeats are compared",
+                "{} is partial ({why}): only finished repeats are compared",
                 side.path.display()
             ));
         }
