@@ -131,6 +131,57 @@ pub fn calibrate_tsc(window: Duration) -> f64 {
     ticks as f64 / start_instant.elapsed().as_secs_f64()
 }
 
+/// Timings of spins of 0 to 63 iterations [`tsc_step`] takes, each
+/// between two [`rdtsc`] reads.
+const STEP_SAMPLES: usize = 64 * 256;
+
+/// The share of the timings a delta must make, in %, to count towards
+/// [`resolution_of`]'s divisor: rarer ones are a read that straddled
+/// something, not the counter's step.
+const STEP_COMMON_PCT: f64 = 2.0;
+
+/// The TSC's resolution on this host, in ticks: the step its value
+/// advances by. Times spins of varied length ([`STEP_SAMPLES`] of them,
+/// a few ms) and takes [`resolution_of`] their deltas: 1 on a counter
+/// that ticks every cycle; 26 on a host (seen under a hypervisor) whose
+/// counter steps 26 cycles (10 ns) at a time, where the median of single
+/// operations' timings is quantized to that step.
+pub fn tsc_step() -> u64 {
+    let mut deltas = Vec::with_capacity(STEP_SAMPLES);
+    for i in 0..STEP_SAMPLES {
+        let spins = i % 64;
+        let start = rdtsc();
+        let mut x = 0u64;
+        for k in 0..spins {
+            x = std::hint::black_box(x.wrapping_add(k as u64));
+        }
+        std::hint::black_box(x);
+        deltas.push(rdtsc().wrapping_sub(start));
+    }
+    resolution_of(&deltas)
+}
+
+/// The step `deltas` (ticks between two reads) are made of: the greatest
+/// common divisor of the delta values that each make at least
+/// [`STEP_COMMON_PCT`]% of them (1 when none does, or for no deltas).
+pub fn resolution_of(deltas: &[u64]) -> u64 {
+    let mut counts: std::collections::BTreeMap<u64, usize> = Default::default();
+    for &d in deltas {
+        *counts.entry(d).or_default() += 1;
+    }
+    let common = counts
+        .iter()
+        .filter(|&(&d, &n)| d > 0 && 100.0 * n as f64 >= STEP_COMMON_PCT * deltas.len() as f64)
+        .map(|(&d, _)| d);
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    common.reduce(gcd).unwrap_or(1)
+}
+
 /// The TSC, converted with a calibrated frequency.
 #[derive(Debug, Clone, Copy)]
 pub struct TscClock {
@@ -222,6 +273,27 @@ pub fn clock_read_cost(kind: ClockKind, tsc_hz: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::resolution_of;
+
+    #[test]
+    fn the_step_is_the_divisor_of_the_common_deltas() {
+        // A counter that ticks every cycle: spins of 0..64 iterations
+        // read 20..=83 ticks, each as often: the step is 1.
+        let dense: Vec<u64> = (0..6400).map(|i| 20 + i % 64).collect();
+        assert_eq!(resolution_of(&dense), 1);
+        // A counter stepping 26 at a time: multiples of 26, with a rare
+        // 1 and 25 (under 2% each) where a read straddled a step.
+        let mut coarse: Vec<u64> = (0..6400).map(|i| 26 * (1 + i % 4)).collect();
+        coarse.extend([1; 60]);
+        coarse.extend([25; 60]);
+        assert_eq!(resolution_of(&coarse), 26);
+        // The same 25s made common: a step of 1 after all.
+        coarse.extend([25; 400]);
+        assert_eq!(resolution_of(&coarse), 1);
+        assert_eq!(resolution_of(&[]), 1);
+        assert_eq!(resolution_of(&[0, 0, 0]), 1);
+    }
+
     use super::*;
 
     #[test]

@@ -207,6 +207,7 @@ fn empty_provenance() -> &'static Provenance {
         tsc_flags: Vec::new(),
         tsc_invariant: false,
         tsc_hz: 0.0,
+        tsc_step_ticks: None,
         contend_version: String::new(),
         git_commit: String::new(),
         command_line: Vec::new(),

@@ -207,6 +207,16 @@ pub(super) fn header(run: &RunResults) -> String {
     );
     let _ = writeln!(out, "{}", plain(&who));
     let _ = writeln!(out, "{}", run.pools_text());
+    let smallest = run
+        .strategies
+        .iter()
+        .filter_map(|s| crate::runner::cost_measure(s.regime).of(s))
+        .map(|c| c.mean)
+        .filter(|&ns| ns > 0.0)
+        .reduce(f64::min);
+    if let Some(line) = smallest.and_then(|ns| p.tsc_step_line(ns)) {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(
         out,
         "{} x {:.0} ms per strategy (+{:.0} ms warm-up){}",
