@@ -86,6 +86,24 @@ impl Svg {
         }
     }
 
+    /// One error-bar convention: a chart that draws error bars says, under
+    /// its legend (wrapped over lines), that they are the 95% confidence
+    /// interval; no chart speaks of a stddev bar.
+    fn check_error_bars(&self) {
+        let words = self.texts().join(" ");
+        let path = self.path.display();
+        // An error bar is one path of six points (two caps and the bar);
+        // dashed reference lines are the same grey, in two-point pieces.
+        let bars = self.polylines(|e| e.attr("stroke") == "#333333");
+        if bars.iter().any(|p| p.len() == 6) {
+            assert!(
+                words.contains("error bars: the 95% confidence interval of the mean"),
+                "{path}: {words}"
+            );
+        }
+        assert!(!words.contains("stddev"), "{path}: {words}");
+    }
+
     /// The header names the host and CPU model and the start time.
     fn check_header(&self, run: &RunResults) {
         let p = &run.provenance;
@@ -237,12 +255,13 @@ fn short_run(root: &Path) -> (PathBuf, RunResults) {
 // --- The tests ------------------------------------------------------------
 
 /// The bars of colour `fill` that start at the value axis' 0 tick, in
-/// document order (the rows' order, top to bottom): as many as `figures`
-/// (mean, stddev), each as long as its mean on the axis' scale (read from
-/// the tick labels), to 2 px; and the error bars of series `series` (the
-/// `series`-th group of `figures.len()` dark grey polylines) spanning mean
-/// ± stddev, clipped at 0. Returns the largest tick value.
-fn assert_bars(svg: &Svg, fill: &str, series: usize, figures: &[(f64, f64)]) -> f64 {
+/// document order (the rows' order, top to bottom): as many as `figures`,
+/// each as long as its mean on the axis' scale (read from the tick
+/// labels), to 2 px; and the error bars of series `series` (the
+/// `series`-th group of `figures.len()` dark grey polylines) spanning the
+/// 95% confidence interval of the mean, clipped at 0. Returns the largest
+/// tick value.
+fn assert_bars(svg: &Svg, fill: &str, series: usize, figures: &[Summary]) -> f64 {
     let path = svg.path.display();
     let ticks = svg.ticks("middle");
     let (x0, scale) = axis_scale(&ticks, |t| t.0);
@@ -258,7 +277,8 @@ fn assert_bars(svg: &Svg, fill: &str, series: usize, figures: &[(f64, f64)]) -> 
     );
     let whiskers = svg.polylines(|e| e.attr("stroke") == "#333333");
     let whiskers = &whiskers[series * figures.len()..(series + 1) * figures.len()];
-    for (i, (&(mean, sd), bar)) in figures.iter().zip(&bars).enumerate() {
+    for (i, (f, bar)) in figures.iter().zip(&bars).enumerate() {
+        let mean = f.mean;
         let want = scale * mean;
         assert!(
             (px(bar, "width") - want).abs() <= 2.0,
@@ -266,10 +286,12 @@ fn assert_bars(svg: &Svg, fill: &str, series: usize, figures: &[(f64, f64)]) -> 
             px(bar, "width")
         );
         let w = &whiskers[i];
-        let (lo, hi) = (x0 + scale * (mean - sd).max(0.0), x0 + scale * (mean + sd));
+        let (lo, hi) = (x0 + scale * f.ci95_low.max(0.0), x0 + scale * f.ci95_high);
         assert!(
             w.len() == 6 && (w[2].0 - lo).abs() <= 2.0 && (w[3].0 - hi).abs() <= 2.0,
-            "{path}: error bar {i} {w:?} for {mean} ± {sd}, expected x {lo}..{hi}"
+            "{path}: error bar {i} {w:?} for {mean} in [{}, {}], expected x {lo}..{hi}",
+            f.ci95_low,
+            f.ci95_high
         );
     }
     ticks.iter().map(|t| t.2).fold(0.0, f64::max)
@@ -319,6 +341,7 @@ fn a_run_is_plotted_with_every_series() {
     for name in svgs(&dir) {
         let svg = Svg::read(&dir.join(&name));
         svg.check_fonts();
+        svg.check_error_bars();
         svg.check_header(&run);
         // cost.svg shows both regimes, sorted by the seed's rate.
         let regime = if name.contains("-r22000") || name == "cost.svg" {
@@ -352,12 +375,11 @@ fn a_run_is_plotted_with_every_series() {
         )
     );
     let nets = || flat.strategies.iter().map(|s| summary(s).net_ns.unwrap());
-    if nets().all(|net| net.mean - net.stddev >= 0.0) {
-        let loops: Vec<(f64, f64)> = flat
+    if nets().all(|net| net.ci95_low >= 0.0) {
+        let loops: Vec<Summary> = flat
             .strategies
             .iter()
             .map(|s| summary(s).write_loop_ns.unwrap())
-            .map(|l| (l.mean, l.stddev))
             .collect();
         assert_bars(&svg, FIRST, 0, &loops);
     }
@@ -459,11 +481,10 @@ fn a_run_is_plotted_with_every_series() {
         "{:?}",
         svg.texts()
     );
-    let ops: Vec<(f64, f64)> = flat
+    let ops: Vec<Summary> = flat
         .strategies
         .iter()
         .map(|s| summary(s).write_ops_per_s)
-        .map(|w| (w.mean, w.stddev))
         .collect();
     assert_bars(&svg, FIRST, 0, &ops);
 
@@ -560,6 +581,7 @@ fn a_sweep_is_plotted_per_affinity_set() {
     for name in &files {
         let svg = Svg::read(&dir.join(name));
         svg.check_fonts();
+        svg.check_error_bars();
         svg.check_header(&run);
     }
 
@@ -770,8 +792,8 @@ fn the_ns_per_op_chart_shows_the_throughput_figure_not_the_sampled_one() {
         "{written:?}"
     );
     let svg = Svg::read(&tmp.path().join("ns-per-op.svg"));
-    let top = assert_bars(&svg, FIRST, 0, &[(20.0, 0.2), (30.0, 0.3)]);
-    assert_bars(&svg, SECOND, 1, &[(10.0, 0.1), (15.0, 0.15)]);
+    let top = assert_bars(&svg, FIRST, 0, &[known(20.0), known(30.0)]);
+    assert_bars(&svg, SECOND, 1, &[known(10.0), known(15.0)]);
     // The axis spans the throughput figure, not the samples (150).
     assert!((30.0..60.0).contains(&top), "top tick {top}");
     assert!(
@@ -799,11 +821,11 @@ fn the_ns_per_op_chart_shows_the_throughput_figure_not_the_sampled_one() {
         "{written:?}"
     );
     let svg = Svg::read(&dir.join("ns-per-op-r22000.svg"));
-    let top = assert_bars(&svg, FIRST, 0, &[(40.0, 0.4), (60.0, 0.6)]);
-    assert_bars(&svg, SECOND, 1, &[(80.0, 0.8), (120.0, 1.2)]);
+    let top = assert_bars(&svg, FIRST, 0, &[known(40.0), known(60.0)]);
+    assert_bars(&svg, SECOND, 1, &[known(80.0), known(120.0)]);
     assert!((120.0..200.0).contains(&top), "top tick {top}");
     let svg = Svg::read(&dir.join("cpu-share-r22000.svg"));
-    assert_bars(&svg, FIRST, 0, &[(0.4, 0.004), (0.6, 0.006)]);
+    assert_bars(&svg, FIRST, 0, &[known(0.4), known(0.6)]);
 }
 
 #[test]

@@ -3,10 +3,10 @@
 //! Strategy names are long, so they go on the vertical axis, where they
 //! have room.
 
-use super::axes::span_whisker;
+use super::axes::whisker;
 use super::{
-    CHAR_PCT, DESC_PX, FONT, Header, Keyed, LABEL_PX, LegendEntry, Swatch, canvas, colour, fail,
-    num, signed_span, zero_based,
+    CHAR_PCT, DESC_PX, ERROR_BARS, FONT, Header, Keyed, LABEL_PX, LegendEntry, Swatch, canvas,
+    colour, fail, num, signed_span, zero_based,
 };
 use crate::report::DrawError;
 use crate::runner::{Measure, RunResults, StrategyResult};
@@ -30,37 +30,14 @@ pub(super) struct Bars<'a> {
     pub values: Vec<Vec<Option<Summary>>>,
     /// Horizontal axis description, with its unit.
     pub x_desc: &'a str,
-    /// Line under the legend (what the error bars are).
-    pub note: &'a str,
     /// True when the values are differences (a net cost) that noise can
     /// take below 0: the axis then reaches below 0 as far as the bars and
     /// their error bars do; else it starts at 0 and error bars are clipped
     /// there.
     pub signed: bool,
-    /// What the error bars span.
-    pub spread: Spread,
     /// Height of each bar, px ([`BAR_ROW_PX`] but where a chart must be
     /// short).
     pub bar_px: u32,
-}
-
-/// What a bar's error bar spans.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Spread {
-    /// Mean ± 1 stddev over repeats.
-    Stddev,
-    /// The 95% confidence interval of the mean.
-    Ci95,
-}
-
-impl Spread {
-    /// The ends of `s`'s error bar.
-    fn span(self, s: &Summary) -> (f64, f64) {
-        match self {
-            Spread::Stddev => (s.mean - s.stddev, s.mean + s.stddev),
-            Spread::Ci95 => (s.ci95_low, s.ci95_high),
-        }
-    }
 }
 
 impl Bars<'_> {
@@ -79,9 +56,9 @@ impl Bars<'_> {
             })
             .collect();
         let all = || self.values.iter().flatten().flatten();
-        let hi = all().map(|s| self.spread.span(s).1).fold(0.0, f64::max);
+        let hi = all().map(|s| s.ci95_high).fold(0.0, f64::max);
         let x = if self.signed {
-            let lo = all().map(|s| self.spread.span(s).0).fold(0.0, f64::min);
+            let lo = all().map(|s| s.ci95_low).fold(0.0, f64::min);
             signed_span(lo, hi)
         } else {
             zero_based(hi)
@@ -93,7 +70,7 @@ impl Bars<'_> {
             &self.header,
             &entries,
             Swatch::Bar,
-            self.note,
+            ERROR_BARS,
             |area| {
                 // Row i is centred on y = n - 1 - i, so the first is on top.
                 let centres: Vec<f64> = (0..n).map(|i| i as f64).collect();
@@ -151,13 +128,7 @@ impl Bars<'_> {
                         .map_err(fail)?;
                     chart
                         .draw_series(bars.iter().map(|(top, sum)| {
-                            let (lo, hi) = self.spread.span(sum);
-                            span_whisker(
-                                (lo.max(x.start), hi),
-                                top - thick / 2.0,
-                                thick / 4.0,
-                                false,
-                            )
+                            whisker(sum, top - thick / 2.0, thick / 4.0, false, x.start)
                         }))
                         .map_err(fail)?;
                 }
@@ -202,9 +173,7 @@ impl<'a> Bars<'a> {
                 .map(|s| shown.iter().map(|(_, m)| m.of(s)).collect())
                 .collect(),
             x_desc,
-            note: "error bars: mean ± 1 stddev over repeats (net: both sides' spread)",
             signed: true,
-            spread: Spread::Stddev,
             bar_px: BAR_ROW_PX,
         })
     }

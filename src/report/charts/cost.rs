@@ -7,7 +7,7 @@
 //! (the seed's rate, when the run has it), the cheapest, as the headline
 //! calls them, marked.
 
-use super::bars::{BAR_ROW_PX, Bars, Spread};
+use super::bars::{BAR_ROW_PX, Bars};
 use super::{Chart, Header, num};
 use crate::report::DrawError;
 use crate::report::measures::RowLabels;
@@ -103,9 +103,7 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
         series: series.iter().map(String::as_str).collect(),
         values,
         x_desc: "net ns per update (flat out: less the harness floor; paced: busy time less the paced floor)",
-        note: "error bars: the 95% confidence interval of the mean over repeats",
         signed: true,
-        spread: Spread::Ci95,
         bar_px: BAR_ROW_PX / 2,
     };
     Some(bars.render().map(|svg| (NAME.to_string(), svg)))

@@ -16,13 +16,13 @@
 //! - `ns-per-op.svg` (module `ns_per_op`): the cost of one update per
 //!   strategy, [`crate::runner::cost_measure`] (flat out: loop ns/op from
 //!   throughput, beside the same less the harness floor; paced: net busy ns
-//!   per update, beside the gross busy ns), mean ± stddev over repeats;
+//!   per update, beside the gross busy ns), with 95% confidence intervals;
 //!   never the sampled ns, which a fence perturbs;
 //! - `latency.svg` (module `latency`): p50, p90, p99, p99.9 and max of the
 //!   fenced samples per strategy, write and read side, log scale, labelled
 //!   as perturbed flat out;
 //! - `throughput.svg` (module `throughput`), flat out: write ops/s per
-//!   strategy, mean ± stddev;
+//!   strategy, with 95% confidence intervals;
 //! - `cpu-share-r<rate>.svg` (module `cpu_share`), paced, where ops/s is the
 //!   pacing rate: net CPU share per strategy, beside the gross share;
 //! - `staleness.svg` (module `staleness`), flat out: staleness against
@@ -91,6 +91,9 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(0x9c, 0x75, 0x5f),
     RGBColor(0xba, 0xb0, 0xac),
 ];
+/// What every error bar spans, as each chart with error bars says under
+/// its legend: one convention on every chart.
+const ERROR_BARS: &str = "error bars: the 95% confidence interval of the mean over repeats";
 /// Colour of error bars, header detail and legend text.
 const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
 

@@ -1,6 +1,6 @@
 //! `ns-per-op.svg` (`ns-per-op-r<rate>.svg` for a paced regime): the cost
 //! of one update per strategy, the figure `contend compare` and the
-//! verdicts use ([`cost_measure`]), mean ± stddev over repeats. Flat out,
+//! verdicts use ([`cost_measure`]), with 95% confidence intervals. Flat out,
 //! loop ns/op from throughput (writers × interval ÷ updates), beside it the
 //! same less the harness floor, and reader ns/op from throughput when
 //! there are reader threads. Paced, net busy ns per update (busy less the

@@ -1,13 +1,14 @@
 //! A sweep's own charts, one pair per affinity set:
 //! `sweep-throughput-<affinity>.svg` (write ops/s against writer threads,
-//! one line per strategy, mean ± stddev over repeats) and
+//! one line per strategy, with the 95% confidence interval of each
+//! point's mean) and
 //! `sweep-staleness-<affinity>.svg` (the staleness chart at the largest
 //! thread count, when it has two or more ratelimit periods).
 
 use super::staleness::{self, worth_drawing};
 use super::{
-    Chart, Header, Keyed, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail, file_safe,
-    marker_style, num, padded, whisker, zero_based,
+    Chart, ERROR_BARS, Header, Keyed, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail,
+    file_safe, marker_style, num, padded, whisker, zero_based,
 };
 use crate::report::DrawError;
 use crate::stats::Summary;
@@ -108,42 +109,48 @@ fn throughput(
     let hi = lines
         .iter()
         .flat_map(|l| &l.1)
-        .map(|(_, s)| s.mean + s.stddev)
+        .map(|(_, s)| s.ci95_high)
         .fold(0.0, f64::max);
-    let note = "error bars: mean ± 1 stddev over repeats";
-    Some(canvas(600, &header, &entries, Swatch::Line, note, |area| {
-        let x = padded(threads[0], threads[threads.len() - 1]);
-        let cap = (x.end - x.start) / 150.0;
-        let mut chart = ChartBuilder::on(area)
-            .margin(12)
-            .margin_right(24)
-            .x_label_area_size(50)
-            .y_label_area_size(70)
-            .build_cartesian_2d(
-                Keyed {
-                    range: x,
-                    keys: threads.clone(),
-                },
-                zero_based(hi),
-            )
-            .map_err(fail)?;
-        draw_number_mesh(
-            &mut chart,
-            "writer threads",
-            "write ops/s (updates per second, all writers)",
-        )?;
-        for (i, (_, line)) in lines.iter().enumerate() {
-            let coords: Vec<(f64, f64)> = line.iter().map(|(t, s)| (*t, s.mean)).collect();
-            chart
-                .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+    Some(canvas(
+        600,
+        &header,
+        &entries,
+        Swatch::Line,
+        ERROR_BARS,
+        |area| {
+            let x = padded(threads[0], threads[threads.len() - 1]);
+            let cap = (x.end - x.start) / 150.0;
+            let mut chart = ChartBuilder::on(area)
+                .margin(12)
+                .margin_right(24)
+                .x_label_area_size(50)
+                .y_label_area_size(70)
+                .build_cartesian_2d(
+                    Keyed {
+                        range: x,
+                        keys: threads.clone(),
+                    },
+                    zero_based(hi),
+                )
                 .map_err(fail)?;
-            chart
-                .draw_series(line.iter().map(|(t, s)| whisker(s, *t, cap, true, 0.0)))
-                .map_err(fail)?;
-            chart
-                .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
-                .map_err(fail)?;
-        }
-        Ok(())
-    }))
+            draw_number_mesh(
+                &mut chart,
+                "writer threads",
+                "write ops/s (updates per second, all writers)",
+            )?;
+            for (i, (_, line)) in lines.iter().enumerate() {
+                let coords: Vec<(f64, f64)> = line.iter().map(|(t, s)| (*t, s.mean)).collect();
+                chart
+                    .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+                    .map_err(fail)?;
+                chart
+                    .draw_series(line.iter().map(|(t, s)| whisker(s, *t, cap, true, 0.0)))
+                    .map_err(fail)?;
+                chart
+                    .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
+                    .map_err(fail)?;
+            }
+            Ok(())
+        },
+    ))
 }

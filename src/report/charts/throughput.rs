@@ -1,8 +1,8 @@
 //! `throughput.svg`: updates per second of all writers together per
-//! strategy, mean ± stddev over repeats.
+//! strategy, with the 95% confidence interval of the mean.
 
 use super::Header;
-use super::bars::{BAR_ROW_PX, Bars, Spread};
+use super::bars::{BAR_ROW_PX, Bars};
 use crate::report::DrawError;
 use crate::runner::RunResults;
 
@@ -26,9 +26,7 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
         series: vec!["updates/s, all writers"],
         values,
         x_desc: "write ops/s (updates per second, all writers together)",
-        note: "error bars: mean ± 1 stddev over repeats",
         signed: false,
-        spread: Spread::Stddev,
         bar_px: BAR_ROW_PX,
     };
     Some(bars.render())
