@@ -14,6 +14,14 @@ mod common;
 use common::xml::{Element, parse_xml};
 use common::{contend, stderr};
 
+/// The width report.html gives a chart in a 1280 px window, px: 1280 less
+/// a scrollbar (15), the page's side padding (2 × 28) and the figure's
+/// padding and border (2 × 7). A chart no wider is shown at its own size.
+const PAGE_CHART_PX: f64 = 1280.0 - 15.0 - 2.0 * 28.0 - 2.0 * 7.0;
+
+/// The smallest text a chart may show at that size, px.
+const MIN_TEXT_PX: f64 = 11.0;
+
 /// Colours of the first series (write bars, strategy 0) and the second.
 const FIRST: &str = "#4E79A7";
 const SECOND: &str = "#F28E2B";
@@ -82,6 +90,26 @@ impl Svg {
                 "sans-serif",
                 "{}",
                 self.path.display()
+            );
+        }
+    }
+
+    /// Readable on the page at 1280 px wide: the chart is no wider than
+    /// the page gives it (so it is shown at its own size, not scaled
+    /// down), its viewBox is its size, and every text is at least
+    /// [`MIN_TEXT_PX`].
+    fn check_readable(&self) {
+        let path = self.path.display();
+        let root = &self.elements[0];
+        let (w, h) = (px(root, "width"), px(root, "height"));
+        assert!(w <= PAGE_CHART_PX, "{path}: {w} px wide");
+        assert_eq!(root.attr("viewBox"), format!("0 0 {w} {h}"), "{path}");
+        for e in self.elements.iter().filter(|e| e.name == "text") {
+            let size = px(e, "font-size");
+            assert!(
+                size >= MIN_TEXT_PX,
+                "{path}: {:?} at {size} px",
+                e.text.trim()
             );
         }
     }
@@ -341,6 +369,7 @@ fn a_run_is_plotted_with_every_series() {
     for name in svgs(&dir) {
         let svg = Svg::read(&dir.join(&name));
         svg.check_fonts();
+        svg.check_readable();
         svg.check_error_bars();
         svg.check_header(&run);
         // cost.svg shows both regimes, sorted by the seed's rate.
@@ -581,6 +610,7 @@ fn a_sweep_is_plotted_per_affinity_set() {
     for name in &files {
         let svg = Svg::read(&dir.join(name));
         svg.check_fonts();
+        svg.check_readable();
         svg.check_error_bars();
         svg.check_header(&run);
     }

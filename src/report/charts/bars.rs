@@ -16,7 +16,7 @@ use plotters::prelude::*;
 /// Height of a row per bar in it, px.
 pub(super) const BAR_ROW_PX: u32 = 22;
 /// Extra height of each row, px (the gap between strategies).
-const ROW_GAP_PX: u32 = 14;
+pub(super) const ROW_GAP_PX: u32 = 14;
 
 /// What a bar chart shows.
 pub(super) struct Bars<'a> {
@@ -38,13 +38,16 @@ pub(super) struct Bars<'a> {
     /// Height of each bar, px ([`BAR_ROW_PX`] but where a chart must be
     /// short).
     pub bar_px: u32,
+    /// The gap between rows, px ([`ROW_GAP_PX`] but where a chart must be
+    /// short).
+    pub gap_px: u32,
 }
 
 impl Bars<'_> {
     /// The SVG text.
     pub fn render(&self) -> Result<String, DrawError> {
         let n = self.rows.len();
-        let per_row = self.bar_px * self.series.len() as u32 + ROW_GAP_PX;
+        let per_row = self.bar_px * self.series.len() as u32 + self.gap_px;
         let height = super::HEADER_PX + 110 + per_row * n as u32;
         let entries: Vec<LegendEntry> = self
             .series
@@ -175,6 +178,7 @@ impl<'a> Bars<'a> {
             x_desc,
             signed: true,
             bar_px: BAR_ROW_PX,
+            gap_px: ROW_GAP_PX,
         })
     }
 }

@@ -7,7 +7,7 @@
 //! (the seed's rate, when the run has it), the cheapest, as the headline
 //! calls them, marked.
 
-use super::bars::{BAR_ROW_PX, Bars};
+use super::bars::Bars;
 use super::{Chart, Header, num};
 use crate::report::DrawError;
 use crate::report::measures::RowLabels;
@@ -15,6 +15,13 @@ use crate::runner::RunResults;
 use crate::stats::Summary;
 use crate::verdict::headline;
 use crate::workload::Regime;
+
+/// Height of each bar, px: the chart is drawn at the size the page shows
+/// it, short enough for the first screen with the default strategies,
+/// and never scaled down (its text stays as large as every chart's).
+const COMPACT_BAR_PX: u32 = 9;
+/// The gap between rows, px.
+const COMPACT_GAP_PX: u32 = 6;
 
 /// The chart's file name.
 pub(in crate::report) const NAME: &str = "cost.svg";
@@ -104,7 +111,8 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
         values,
         x_desc: "net ns per update (flat out: less the harness floor; paced: busy time less the paced floor)",
         signed: true,
-        bar_px: BAR_ROW_PX / 2,
+        bar_px: COMPACT_BAR_PX,
+        gap_px: COMPACT_GAP_PX,
     };
     Some(bars.render().map(|svg| (NAME.to_string(), svg)))
 }

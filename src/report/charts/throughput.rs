@@ -2,7 +2,7 @@
 //! strategy, with the 95% confidence interval of the mean.
 
 use super::Header;
-use super::bars::{BAR_ROW_PX, Bars};
+use super::bars::{BAR_ROW_PX, Bars, ROW_GAP_PX};
 use crate::report::DrawError;
 use crate::runner::RunResults;
 
@@ -28,6 +28,7 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
         x_desc: "write ops/s (updates per second, all writers together)",
         signed: false,
         bar_px: BAR_ROW_PX,
+        gap_px: ROW_GAP_PX,
     };
     Some(bars.render())
 }
