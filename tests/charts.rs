@@ -325,6 +325,39 @@ fn assert_bars(svg: &Svg, fill: &str, series: usize, figures: &[Summary]) -> f64
     ticks.iter().map(|t| t.2).fold(0.0, f64::max)
 }
 
+/// `n = LO–HI repeats of DURATION (K set aside)`: the fewest and the most
+/// repeats behind `strategies`' cost per update (`Summary::n` of loop
+/// ns/op flat out, of net ns per update paced), and how many of the
+/// repeats they finished those left out.
+fn used_repeats(strategies: &[&contend::runner::StrategyResult], duration: &str) -> String {
+    let used: Vec<(usize, usize)> = strategies
+        .iter()
+        .map(|s| {
+            let sum = s.summary.as_ref().unwrap();
+            let cost = if s.regime.is_paced() {
+                sum.net_ns
+            } else {
+                sum.write_loop_ns
+            };
+            (s.repeats.len(), cost.unwrap().n)
+        })
+        .collect();
+    let lo = used.iter().map(|u| u.1).min().unwrap();
+    let hi = used.iter().map(|u| u.1).max().unwrap();
+    let k: usize = used.iter().map(|u| u.0 - u.1).sum();
+    let n = if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo}–{hi}")
+    };
+    let aside = if k == 0 {
+        "none set aside".to_string()
+    } else {
+        format!("{k} set aside")
+    };
+    format!("n = {n} repeats of {duration} ({aside})")
+}
+
 /// The flat-out and the paced view of a run of the default regimes.
 fn views(run: &RunResults) -> (RunResults, RunResults) {
     let mut views = run.regimes();
@@ -383,6 +416,23 @@ fn a_run_is_plotted_with_every_series() {
             "{name}: {:?}",
             svg.texts()
         );
+        // The repeats each figure used, not the 2 configured: the cost
+        // per update's n per strategy (flat out loop ns/op, paced the net
+        // ns, which sets disturbed repeats aside), and the rest set aside.
+        let shown: Vec<&contend::runner::StrategyResult> = match name.as_str() {
+            "cost.svg" => run.strategies.iter().collect(),
+            n if n.contains("-r22000") => paced.strategies.iter().collect(),
+            _ => flat.strategies.iter().collect(),
+        };
+        if !name.starts_with("latency") {
+            let ms = format!("{} ms", (run.config.repeat_duration_s * 1e3).round());
+            let want = used_repeats(&shown, &ms);
+            assert!(
+                svg.texts()[1].contains(&want),
+                "{name}: {:?}, expected {want}",
+                svg.texts()[1]
+            );
+        }
     }
     let summary = |s: &contend::runner::StrategyResult| s.summary.clone().unwrap();
 

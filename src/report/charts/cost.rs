@@ -8,7 +8,7 @@
 //! calls them, marked.
 
 use super::bars::Bars;
-use super::{Chart, Header, num};
+use super::{Chart, Header, Repeats};
 use crate::report::DrawError;
 use crate::report::measures::RowLabels;
 use crate::runner::RunResults;
@@ -92,11 +92,11 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
         .map(|n| regimes.iter().map(|&r| net(n, r)).collect())
         .collect();
     let c = &run.config;
+    let repeats = Repeats::of_cost(run.strategies.iter());
     let detail = format!(
-        "{} writers, {} repeats of {} ms, sorted by the cost {}",
+        "{} writers, {}, sorted by the cost {}",
         c.writer_cpus.len(),
-        c.repeats,
-        num(c.repeat_duration_s * 1000.0),
+        repeats.text(c.repeat_duration_s),
         h.regime
     );
     let header = Header::new(

@@ -7,8 +7,8 @@
 
 use super::staleness::{self, worth_drawing};
 use super::{
-    Chart, ERROR_BARS, Header, Keyed, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail,
-    file_safe, marker_style, num, padded, whisker, zero_based,
+    Chart, ERROR_BARS, Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour,
+    draw_number_mesh, fail, file_safe, marker_style, padded, whisker, zero_based,
 };
 use crate::report::DrawError;
 use crate::stats::Summary;
@@ -53,7 +53,8 @@ fn own_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
                 "Staleness vs write throughput, {} threads, affinity {affinity}",
                 most.threads
             );
-            let header = Header::run(&what, &most.results);
+            let repeats = Repeats::of_cost(most.results.strategies.iter());
+            let header = Header::run(&what, &most.results, repeats);
             let svg =
                 staleness::render(&header, &stale).map_err(|e| e.in_chart(&name("staleness")))?;
             charts.push((name("staleness"), svg));
@@ -97,11 +98,11 @@ fn throughput(
         .collect();
     let threads: Vec<f64> = points.iter().map(|p| p.threads as f64).collect();
     let first = &points[0].results;
+    let repeats = Repeats::of_cost(points.iter().flat_map(|p| &p.results.strategies));
     let detail = format!(
-        "{} thread counts, {} repeats of {} ms per point{}",
+        "{} thread counts, {} per point{}",
         threads.len(),
-        first.config.repeats,
-        num(first.config.repeat_duration_s * 1000.0),
+        repeats.text(first.config.repeat_duration_s),
         if partial { " (partial)" } else { "" }
     );
     let what = format!("Write throughput vs threads, affinity {affinity}");

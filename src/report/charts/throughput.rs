@@ -1,8 +1,8 @@
 //! `throughput.svg`: updates per second of all writers together per
 //! strategy, with the 95% confidence interval of the mean.
 
-use super::Header;
 use super::bars::{BAR_ROW_PX, Bars, ROW_GAP_PX};
+use super::{Header, Repeats};
 use crate::report::DrawError;
 use crate::runner::RunResults;
 
@@ -21,7 +21,11 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     }
     let (rows, values) = measured.into_iter().unzip();
     let bars = Bars {
-        header: Header::run("Write throughput per strategy", run),
+        header: Header::run(
+            "Write throughput per strategy",
+            run,
+            Repeats::of_cost(run.strategies.iter()),
+        ),
         rows,
         series: vec!["updates/s, all writers"],
         values,
