@@ -3,6 +3,7 @@
 //! as XML, and its series are counted against the results (one line per
 //! strategy, one bar per strategy and side, legend and axis texts).
 
+use contend::report::charts::display_names;
 use contend::runner::RunResults;
 use contend::stats::Summary;
 use contend::sweep::{SweepPoint, SweepResults};
@@ -374,11 +375,11 @@ fn a_run_is_plotted_with_every_series() {
     let (dir, run) = short_run(tmp.path());
     // The default regimes: each strategy flat out and paced at 22k/s.
     let (flat, paced) = views(&run);
-    let names: Vec<&str> = flat.strategies.iter().map(|s| s.name.as_str()).collect();
+    // Every chart names a strategy as the page does (one function).
+    let names = display_names(&flat);
     let n = names.len();
     assert_eq!(n, 6);
-    let paced_names: Vec<&str> = paced.strategies.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(paced_names, names);
+    assert_eq!(display_names(&paced), names);
     assert!(run.strategies.iter().all(|s| s.summary.is_some()));
 
     // Default output: the results folder itself; a paced regime's charts
@@ -606,7 +607,7 @@ fn a_sweep_is_plotted_per_affinity_set() {
     let (_, run) = short_run(tmp.path());
     // A sweep point is one regime: flat out here.
     let (run, _) = views(&run);
-    let names: Vec<&str> = run.strategies.iter().map(|s| s.name.as_str()).collect();
+    let names = display_names(&run);
     let n = names.len();
     // Two thread counts for "unbound", one for "node0": the same run,
     // scaled so the lines differ.

@@ -6,7 +6,7 @@
 use super::axes::whisker;
 use super::{
     CHAR_PCT, DESC_PX, ERROR_BARS, FONT, Header, Keyed, LABEL_PX, LegendEntry, Swatch, canvas,
-    colour, fail, num, signed_span, zero_based,
+    colour, display_names, fail, num, signed_span, zero_based,
 };
 use crate::report::DrawError;
 use crate::runner::{Measure, RunResults, StrategyResult};
@@ -155,11 +155,12 @@ impl<'a> Bars<'a> {
         x_desc: &'a str,
     ) -> Option<Self> {
         let (_, lead) = measures.first()?;
-        let strategies: Vec<&StrategyResult> = run
+        let (strategies, names): (Vec<&StrategyResult>, Vec<String>) = run
             .strategies
             .iter()
-            .filter(|s| lead.of(s).is_some())
-            .collect();
+            .zip(display_names(run))
+            .filter(|(s, _)| lead.of(s).is_some())
+            .unzip();
         if strategies.is_empty() {
             return None;
         }
@@ -169,7 +170,7 @@ impl<'a> Bars<'a> {
             .collect();
         Some(Bars {
             header,
-            rows: strategies.iter().map(|s| s.name.clone()).collect(),
+            rows: names,
             series: shown.iter().map(|(label, _)| *label).collect(),
             values: strategies
                 .iter()

@@ -8,9 +8,8 @@
 //! calls them, marked.
 
 use super::bars::Bars;
-use super::{Chart, Header, Repeats};
+use super::{Chart, Header, Repeats, display_name};
 use crate::report::DrawError;
-use crate::report::measures::RowLabels;
 use crate::runner::RunResults;
 use crate::stats::Summary;
 use crate::verdict::headline;
@@ -67,17 +66,8 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
             .map_or(f64::INFINITY, |s| s.mean)
     };
     names.sort_by(|a, b| key(a).total_cmp(&key(b)));
-    // Rows named as the compact table names them: pad and clock only
-    // where they tell strategies apart.
-    let labels = RowLabels::new(run.strategies.iter());
-    let short = |name: &str| {
-        run.strategies
-            .iter()
-            .find(|s| s.name == name)
-            .map_or(name.to_string(), |s| {
-                format!("{}/{}", s.strategy.level, labels.label(s))
-            })
-    };
+    // Rows named as the whole page names strategies.
+    let short = |name: &str| display_name(run, name).unwrap_or_else(|| name.to_string());
     let tied = h.cheapest.len() > 1;
     let rows = names
         .iter()

@@ -8,8 +8,8 @@
 //! resolution (twice its overhead), below which a sample says nothing.
 
 use super::{
-    Header, INK, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, fail, house_mesh, log_span,
-    log_ticks, marker_style, num,
+    Header, INK, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, display_names, fail,
+    house_mesh, log_span, log_ticks, marker_style, num,
 };
 use crate::report::DrawError;
 use crate::runner::{RepeatResult, RunResults};
@@ -47,10 +47,11 @@ fn mean_over(
 
 /// The chart, or `None` when nothing was sampled.
 pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
+    let names = display_names(run);
     let side = |f: fn(&RepeatResult) -> Option<&LatencySummary>| -> Vec<PercentileSeries> {
-        let lines = run.strategies.iter().enumerate();
+        let lines = run.strategies.iter().zip(&names).enumerate();
         lines
-            .filter_map(|(i, s)| Some((s.name.clone(), i, mean_over(&s.repeats, f)?)))
+            .filter_map(|(i, (s, name))| Some((name.clone(), i, mean_over(&s.repeats, f)?)))
             .collect()
     };
     let write = side(|r| r.write_latency.as_ref());
@@ -58,13 +59,12 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     if write.is_empty() && read.is_empty() {
         return None;
     }
-    let entries: Vec<LegendEntry> = run
-        .strategies
+    let entries: Vec<LegendEntry> = names
         .iter()
         .enumerate()
         .filter(|(i, _)| write.iter().chain(&read).any(|l| l.1 == *i))
-        .map(|(i, s)| LegendEntry {
-            label: s.name.clone(),
+        .map(|(i, name)| LegendEntry {
+            label: name.clone(),
             colour: colour(i),
         })
         .collect();

@@ -307,6 +307,26 @@ impl Repeats {
     }
 }
 
+/// Each strategy of `run` as the page and its charts name it, in
+/// `run.strategies` order.
+// TODO(short-names): the body becomes `run.short_names()` (the short form,
+// `global/threshold:64`, wherever it is unique in the file; `/pad128` and
+// `/tsc` only where they tell two strategies apart) when it lands in
+// runner/result.rs. Every strategy label on the page and its charts comes
+// from here.
+pub fn display_names(run: &RunResults) -> Vec<String> {
+    run.strategies.iter().map(|s| s.name.clone()).collect()
+}
+
+/// The strategy of `run` named `name` as [`display_names`] names it;
+/// `None` when `run` has none so named.
+fn display_name(run: &RunResults, name: &str) -> Option<String> {
+    run.strategies
+        .iter()
+        .zip(display_names(run))
+        .find_map(|(s, shown)| (s.name == name).then_some(shown))
+}
+
 /// A series in a legend: its label and colour, drawn as a bar swatch or as
 /// the line charts' marker.
 struct LegendEntry {

@@ -97,7 +97,7 @@ fn render(
         .iter()
         .enumerate()
         .map(|(i, l)| LegendEntry {
-            label: l.0.clone(),
+            label: super::sweep::shown_name(points, &l.0),
             colour: colour(i),
         })
         .collect();

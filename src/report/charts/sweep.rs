@@ -7,7 +7,7 @@
 
 use super::staleness::{self, worth_drawing};
 use super::{
-    Chart, ERROR_BARS, Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour,
+    Chart, ERROR_BARS, Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, display_name,
     draw_number_mesh, fail, file_safe, marker_style, padded, whisker, zero_based,
 };
 use crate::report::DrawError;
@@ -63,6 +63,15 @@ fn own_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     Ok(charts)
 }
 
+/// The strategy named `name` as the first of `points` that ran it names
+/// it ([`super::display_names`]).
+pub(super) fn shown_name(points: &[&SweepPoint], name: &str) -> String {
+    points
+        .iter()
+        .find_map(|p| display_name(&p.results, name))
+        .unwrap_or_else(|| name.to_string())
+}
+
 /// One strategy's line: its name and (threads, write ops/s) per point.
 type ThroughputSeries = (String, Vec<(f64, Summary)>);
 
@@ -92,7 +101,7 @@ fn throughput(
         .iter()
         .enumerate()
         .map(|(i, l)| LegendEntry {
-            label: l.0.clone(),
+            label: shown_name(points, &l.0),
             colour: colour(i),
         })
         .collect();

@@ -2,7 +2,7 @@
 //! strategy, with the 95% confidence interval of the mean.
 
 use super::bars::{BAR_ROW_PX, Bars, ROW_GAP_PX};
-use super::{Header, Repeats};
+use super::{Header, Repeats, display_names};
 use crate::report::DrawError;
 use crate::runner::RunResults;
 
@@ -11,9 +11,10 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let measured: Vec<_> = run
         .strategies
         .iter()
-        .filter_map(|s| {
+        .zip(display_names(run))
+        .filter_map(|(s, name)| {
             let sum = s.summary.as_ref()?;
-            Some((s.name.clone(), vec![Some(sum.write_ops_per_s)]))
+            Some((name, vec![Some(sum.write_ops_per_s)]))
         })
         .collect();
     if measured.is_empty() {
