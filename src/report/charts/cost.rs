@@ -18,9 +18,9 @@ use crate::workload::Regime;
 /// Height of each bar, px: the chart is drawn at the size the page shows
 /// it, short enough for the first screen with the default strategies,
 /// and never scaled down (its text stays as large as every chart's).
-const COMPACT_BAR_PX: u32 = 9;
+const COMPACT_BAR_PX: u32 = 8;
 /// The gap between rows, px.
-const COMPACT_GAP_PX: u32 = 6;
+const COMPACT_GAP_PX: u32 = 4;
 
 /// The chart's file name.
 pub(in crate::report) const NAME: &str = "cost.svg";
