@@ -14,6 +14,14 @@ mod common;
 use common::xml::{Element, parse_xml};
 use common::{contend, stderr};
 
+/// The width report.html gives a chart in a 1280 px window, px: 1280 less
+/// a scrollbar (15), the page's side padding (2 × 28) and the figure's
+/// padding and border (2 × 7). A chart no wider is shown at its own size.
+const PAGE_CHART_PX: f64 = 1280.0 - 15.0 - 2.0 * 28.0 - 2.0 * 7.0;
+
+/// The smallest text a chart may show at that size, px.
+const MIN_TEXT_PX: f64 = 11.0;
+
 /// Colours of the first series (write bars, strategy 0) and the second.
 const FIRST: &str = "#4E79A7";
 const SECOND: &str = "#F28E2B";
@@ -84,6 +92,44 @@ impl Svg {
                 self.path.display()
             );
         }
+    }
+
+    /// Readable on the page at 1280 px wide: the chart is no wider than
+    /// the page gives it (so it is shown at its own size, not scaled
+    /// down), its viewBox is its size, and every text is at least
+    /// [`MIN_TEXT_PX`].
+    fn check_readable(&self) {
+        let path = self.path.display();
+        let root = &self.elements[0];
+        let (w, h) = (px(root, "width"), px(root, "height"));
+        assert!(w <= PAGE_CHART_PX, "{path}: {w} px wide");
+        assert_eq!(root.attr("viewBox"), format!("0 0 {w} {h}"), "{path}");
+        for e in self.elements.iter().filter(|e| e.name == "text") {
+            let size = px(e, "font-size");
+            assert!(
+                size >= MIN_TEXT_PX,
+                "{path}: {:?} at {size} px",
+                e.text.trim()
+            );
+        }
+    }
+
+    /// One error-bar convention: a chart that draws error bars says, under
+    /// its legend (wrapped over lines), that they are the 95% confidence
+    /// interval; no chart speaks of a stddev bar.
+    fn check_error_bars(&self) {
+        let words = self.texts().join(" ");
+        let path = self.path.display();
+        // An error bar is one path of six points (two caps and the bar);
+        // dashed reference lines are the same grey, in two-point pieces.
+        let bars = self.polylines(|e| e.attr("stroke") == "#333333");
+        if bars.iter().any(|p| p.len() == 6) {
+            assert!(
+                words.contains("error bars: the 95% confidence interval of the mean"),
+                "{path}: {words}"
+            );
+        }
+        assert!(!words.contains("stddev"), "{path}: {words}");
     }
 
     /// The header names the host and CPU model and the start time.
@@ -237,12 +283,13 @@ fn short_run(root: &Path) -> (PathBuf, RunResults) {
 // --- The tests ------------------------------------------------------------
 
 /// The bars of colour `fill` that start at the value axis' 0 tick, in
-/// document order (the rows' order, top to bottom): as many as `figures`
-/// (mean, stddev), each as long as its mean on the axis' scale (read from
-/// the tick labels), to 2 px; and the error bars of series `series` (the
-/// `series`-th group of `figures.len()` dark grey polylines) spanning mean
-/// ± stddev, clipped at 0. Returns the largest tick value.
-fn assert_bars(svg: &Svg, fill: &str, series: usize, figures: &[(f64, f64)]) -> f64 {
+/// document order (the rows' order, top to bottom): as many as `figures`,
+/// each as long as its mean on the axis' scale (read from the tick
+/// labels), to 2 px; and the error bars of series `series` (the
+/// `series`-th group of `figures.len()` dark grey polylines) spanning the
+/// 95% confidence interval of the mean, clipped at 0. Returns the largest
+/// tick value.
+fn assert_bars(svg: &Svg, fill: &str, series: usize, figures: &[Summary]) -> f64 {
     let path = svg.path.display();
     let ticks = svg.ticks("middle");
     let (x0, scale) = axis_scale(&ticks, |t| t.0);
@@ -258,7 +305,8 @@ fn assert_bars(svg: &Svg, fill: &str, series: usize, figures: &[(f64, f64)]) -> 
     );
     let whiskers = svg.polylines(|e| e.attr("stroke") == "#333333");
     let whiskers = &whiskers[series * figures.len()..(series + 1) * figures.len()];
-    for (i, (&(mean, sd), bar)) in figures.iter().zip(&bars).enumerate() {
+    for (i, (f, bar)) in figures.iter().zip(&bars).enumerate() {
+        let mean = f.mean;
         let want = scale * mean;
         assert!(
             (px(bar, "width") - want).abs() <= 2.0,
@@ -266,13 +314,48 @@ fn assert_bars(svg: &Svg, fill: &str, series: usize, figures: &[(f64, f64)]) -> 
             px(bar, "width")
         );
         let w = &whiskers[i];
-        let (lo, hi) = (x0 + scale * (mean - sd).max(0.0), x0 + scale * (mean + sd));
+        let (lo, hi) = (x0 + scale * f.ci95_low.max(0.0), x0 + scale * f.ci95_high);
         assert!(
             w.len() == 6 && (w[2].0 - lo).abs() <= 2.0 && (w[3].0 - hi).abs() <= 2.0,
-            "{path}: error bar {i} {w:?} for {mean} ± {sd}, expected x {lo}..{hi}"
+            "{path}: error bar {i} {w:?} for {mean} in [{}, {}], expected x {lo}..{hi}",
+            f.ci95_low,
+            f.ci95_high
         );
     }
     ticks.iter().map(|t| t.2).fold(0.0, f64::max)
+}
+
+/// `n = LO–HI repeats of DURATION (K set aside)`: the fewest and the most
+/// repeats behind `strategies`' cost per update (`Summary::n` of loop
+/// ns/op flat out, of net ns per update paced), and how many of the
+/// repeats they finished those left out.
+fn used_repeats(strategies: &[&contend::runner::StrategyResult], duration: &str) -> String {
+    let used: Vec<(usize, usize)> = strategies
+        .iter()
+        .map(|s| {
+            let sum = s.summary.as_ref().unwrap();
+            let cost = if s.regime.is_paced() {
+                sum.net_ns
+            } else {
+                sum.write_loop_ns
+            };
+            (s.repeats.len(), cost.unwrap().n)
+        })
+        .collect();
+    let lo = used.iter().map(|u| u.1).min().unwrap();
+    let hi = used.iter().map(|u| u.1).max().unwrap();
+    let k: usize = used.iter().map(|u| u.0 - u.1).sum();
+    let n = if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo}–{hi}")
+    };
+    let aside = if k == 0 {
+        "none set aside".to_string()
+    } else {
+        format!("{k} set aside")
+    };
+    format!("n = {n} repeats of {duration} ({aside})")
 }
 
 /// The flat-out and the paced view of a run of the default regimes.
@@ -291,11 +374,11 @@ fn a_run_is_plotted_with_every_series() {
     let (dir, run) = short_run(tmp.path());
     // The default regimes: each strategy flat out and paced at 22k/s.
     let (flat, paced) = views(&run);
-    let names: Vec<&str> = flat.strategies.iter().map(|s| s.name.as_str()).collect();
+    // Every chart names a strategy as the page does (one function).
+    let names = flat.short_names();
     let n = names.len();
     assert_eq!(n, 6);
-    let paced_names: Vec<&str> = paced.strategies.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(paced_names, names);
+    assert_eq!(paced.short_names(), names);
     assert!(run.strategies.iter().all(|s| s.summary.is_some()));
 
     // Default output: the results folder itself; a paced regime's charts
@@ -319,6 +402,8 @@ fn a_run_is_plotted_with_every_series() {
     for name in svgs(&dir) {
         let svg = Svg::read(&dir.join(&name));
         svg.check_fonts();
+        svg.check_readable();
+        svg.check_error_bars();
         svg.check_header(&run);
         // cost.svg shows both regimes, sorted by the seed's rate.
         let regime = if name.contains("-r22000") || name == "cost.svg" {
@@ -331,6 +416,23 @@ fn a_run_is_plotted_with_every_series() {
             "{name}: {:?}",
             svg.texts()
         );
+        // The repeats each figure used, not the 2 configured: the cost
+        // per update's n per strategy (flat out loop ns/op, paced the net
+        // ns, which sets disturbed repeats aside), and the rest set aside.
+        let shown: Vec<&contend::runner::StrategyResult> = match name.as_str() {
+            "cost.svg" => run.strategies.iter().collect(),
+            n if n.contains("-r22000") => paced.strategies.iter().collect(),
+            _ => flat.strategies.iter().collect(),
+        };
+        if !name.starts_with("latency") {
+            let ms = format!("{} ms", (run.config.repeat_duration_s * 1e3).round());
+            let want = used_repeats(&shown, &ms);
+            assert!(
+                svg.texts()[1].contains(&want),
+                "{name}: {:?}, expected {want}",
+                svg.texts()[1]
+            );
+        }
     }
     let summary = |s: &contend::runner::StrategyResult| s.summary.clone().unwrap();
 
@@ -352,12 +454,11 @@ fn a_run_is_plotted_with_every_series() {
         )
     );
     let nets = || flat.strategies.iter().map(|s| summary(s).net_ns.unwrap());
-    if nets().all(|net| net.mean - net.stddev >= 0.0) {
-        let loops: Vec<(f64, f64)> = flat
+    if nets().all(|net| net.ci95_low >= 0.0) {
+        let loops: Vec<Summary> = flat
             .strategies
             .iter()
             .map(|s| summary(s).write_loop_ns.unwrap())
-            .map(|l| (l.mean, l.stddev))
             .collect();
         assert_bars(&svg, FIRST, 0, &loops);
     }
@@ -459,11 +560,10 @@ fn a_run_is_plotted_with_every_series() {
         "{:?}",
         svg.texts()
     );
-    let ops: Vec<(f64, f64)> = flat
+    let ops: Vec<Summary> = flat
         .strategies
         .iter()
         .map(|s| summary(s).write_ops_per_s)
-        .map(|w| (w.mean, w.stddev))
         .collect();
     assert_bars(&svg, FIRST, 0, &ops);
 
@@ -506,7 +606,7 @@ fn a_sweep_is_plotted_per_affinity_set() {
     let (_, run) = short_run(tmp.path());
     // A sweep point is one regime: flat out here.
     let (run, _) = views(&run);
-    let names: Vec<&str> = run.strategies.iter().map(|s| s.name.as_str()).collect();
+    let names = run.short_names();
     let n = names.len();
     // Two thread counts for "unbound", one for "node0": the same run,
     // scaled so the lines differ.
@@ -560,6 +660,8 @@ fn a_sweep_is_plotted_per_affinity_set() {
     for name in &files {
         let svg = Svg::read(&dir.join(name));
         svg.check_fonts();
+        svg.check_readable();
+        svg.check_error_bars();
         svg.check_header(&run);
     }
 
@@ -770,8 +872,8 @@ fn the_ns_per_op_chart_shows_the_throughput_figure_not_the_sampled_one() {
         "{written:?}"
     );
     let svg = Svg::read(&tmp.path().join("ns-per-op.svg"));
-    let top = assert_bars(&svg, FIRST, 0, &[(20.0, 0.2), (30.0, 0.3)]);
-    assert_bars(&svg, SECOND, 1, &[(10.0, 0.1), (15.0, 0.15)]);
+    let top = assert_bars(&svg, FIRST, 0, &[known(20.0), known(30.0)]);
+    assert_bars(&svg, SECOND, 1, &[known(10.0), known(15.0)]);
     // The axis spans the throughput figure, not the samples (150).
     assert!((30.0..60.0).contains(&top), "top tick {top}");
     assert!(
@@ -799,11 +901,11 @@ fn the_ns_per_op_chart_shows_the_throughput_figure_not_the_sampled_one() {
         "{written:?}"
     );
     let svg = Svg::read(&dir.join("ns-per-op-r22000.svg"));
-    let top = assert_bars(&svg, FIRST, 0, &[(40.0, 0.4), (60.0, 0.6)]);
-    assert_bars(&svg, SECOND, 1, &[(80.0, 0.8), (120.0, 1.2)]);
+    let top = assert_bars(&svg, FIRST, 0, &[known(40.0), known(60.0)]);
+    assert_bars(&svg, SECOND, 1, &[known(80.0), known(120.0)]);
     assert!((120.0..200.0).contains(&top), "top tick {top}");
     let svg = Svg::read(&dir.join("cpu-share-r22000.svg"));
-    assert_bars(&svg, FIRST, 0, &[(0.4, 0.004), (0.6, 0.006)]);
+    assert_bars(&svg, FIRST, 0, &[known(0.4), known(0.6)]);
 }
 
 #[test]

@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 mod common;
-use common::browser::{assert_drawn, assert_headline_on_first_screen, chromium_or_skip, headless};
+use common::browser::{
+    assert_drawn, assert_headline_on_first_screen, chart_text_px, chromium_or_skip, headless,
+};
 use common::{assert_one_line_error, contend, load, s, save, stderr, stdout};
 
 /// The sections every result's article has, by `data-section`.
@@ -545,6 +547,24 @@ fn the_headline_and_the_cost_chart_are_on_the_first_screen() {
     let dir = tempfile::tempdir().unwrap();
     let page = run().folder.join("report.html");
     assert_headline_on_first_screen(&browser, dir.path(), &page);
+}
+
+#[test]
+fn chart_text_is_at_least_11_px_at_1280_wide() {
+    // Needs a browser: headless Chromium (`apt-get install chromium`).
+    let Some(browser) = chromium_or_skip("the chart text check") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = run().folder.join("report.html");
+    let charts = chart_text_px(&browser, dir.path(), &page);
+    eprintln!("smallest chart text at 1280 px wide: {charts:?}");
+    // cost.svg under the headline, then every regime's charts.
+    assert!(charts.len() >= 7, "{charts:?}");
+    assert_eq!(charts[0].0, "cost.svg");
+    for (name, px) in &charts {
+        assert!(*px >= 11.0, "{name}: its smallest text is {px:.1} px");
+    }
 }
 
 /// A summary as run.json holds it: 5 repeats of `mean` ± 1%.

@@ -71,6 +71,15 @@ fn a_short_study_writes_every_part_and_one_page_led_by_its_verdict() {
         text.contains("verdict: model against measured, flat out: hand-overs/s median error "),
         "{text}"
     );
+    // What the run's figures rest on, as `contend run` prints it: its
+    // floors, what could have disturbed it (the canary, switches) and,
+    // when it was noisy, which strategies were too noisy to call.
+    for line in ["harness floor: ", "paced floor (", "interference: steal "] {
+        assert!(
+            text.lines().any(|l| l.starts_with(line)),
+            "no {line:?} line: {text}"
+        );
+    }
     for line in text.lines().filter(|l| l.contains("the hottest line is")) {
         assert!(line.contains("predicted"), "{line}");
     }

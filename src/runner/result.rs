@@ -651,6 +651,12 @@ impl RunResults {
         strategy.strategy.short_name(&all)
     }
 
+    /// Every strategy's short name ([`RunResults::short_name`]), in
+    /// `strategies` order.
+    pub fn short_names(&self) -> Vec<String> {
+        self.strategies.iter().map(|s| self.short_name(s)).collect()
+    }
+
     /// The short label of `strategy`: its short name, with its regime when
     /// paced (`global/always paced at 22.0k/s per thread`), as a list of
     /// several regimes' strategies names one.

@@ -165,6 +165,42 @@ fn hammer_basis(run: &RunResults) -> Vec<String> {
 /// throughput-derived time before the tables say they disagree.
 pub const DISAGREEMENT_PCT: f64 = 25.0;
 
+/// Where the timed operations of `run` (a view of one regime) disagree
+/// with loop ns/op from throughput by more than [`DISAGREEMENT_PCT`]
+/// (samples below the timer's resolution say nothing either way); `None`
+/// when none does. Paced, loop ns/op is the pacing interval, not a cost:
+/// there is nothing to compare the samples with, and a regime that
+/// sampled says so (n/a) rather than calling every strategy −100%.
+fn sampled_vs_throughput(run: &RunResults) -> Option<String> {
+    if run.regime().is_paced() {
+        let sampled = run
+            .strategies
+            .iter()
+            .any(|s| s.summary.as_ref().is_some_and(|m| m.write_ns.is_some()));
+        return sampled.then(|| {
+            "sampled vs throughput: n/a paced (ops/s is the pacing rate, so there is no ns/op from throughput to compare the timed operations with; the cost is busy ns/op)".to_string()
+        });
+    }
+    let resolution_ns = 2.0 * run.config.timer_overhead_ns;
+    let disagree: Vec<String> = run
+        .strategies
+        .iter()
+        .filter_map(|s| {
+            let summary = s.summary.as_ref()?;
+            let pct = summary.sampled_vs_throughput_pct?.mean;
+            let resolved = summary.write_ns?.mean >= resolution_ns;
+            (resolved && pct.abs() > DISAGREEMENT_PCT)
+                .then(|| format!("{} {pct:+.0}%", run.short_name(s)))
+        })
+        .collect();
+    (!disagree.is_empty()).then(|| {
+        format!(
+            "sampled vs throughput: the timed operations disagree with loop ns/op by more than {DISAGREEMENT_PCT}% for {} (timing a contended operation perturbs it; trust loop ns/op)",
+            disagree.join(", ")
+        )
+    })
+}
+
 /// The lines under a run's tables that say what its numbers rest on: the
 /// harness floor, where sampled and throughput figures disagree, and how
 /// staleness was measured.
@@ -222,25 +258,7 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
             floor.how()
         ));
     }
-    // Samples below the timer's resolution say nothing either way.
-    let resolution_ns = 2.0 * run.config.timer_overhead_ns;
-    let disagree: Vec<String> = run
-        .strategies
-        .iter()
-        .filter_map(|s| {
-            let summary = s.summary.as_ref()?;
-            let pct = summary.sampled_vs_throughput_pct?.mean;
-            let resolved = summary.write_ns?.mean >= resolution_ns;
-            (resolved && pct.abs() > DISAGREEMENT_PCT)
-                .then(|| format!("{} {pct:+.0}%", run.short_name(s)))
-        })
-        .collect();
-    if !disagree.is_empty() {
-        lines.push(format!(
-            "sampled vs throughput: the timed operations disagree with loop ns/op by more than {DISAGREEMENT_PCT}% for {} (timing a contended operation perturbs it; trust loop ns/op)",
-            disagree.join(", ")
-        ));
-    }
+    lines.extend(sampled_vs_throughput(run));
     if let Regime::Paced { rate, arrivals } = run.regime() {
         let poisson = arrivals == Arrivals::Poisson;
         // Poisson arrivals offer a random count: whether a thread kept up
@@ -382,6 +400,32 @@ mod tests {
             .into_iter()
             .find(|l| l.contains("rate:"))
             .expect("a rate line")
+    }
+
+    #[test]
+    fn sampled_vs_throughput_is_n_a_where_the_rate_is_paced() {
+        // Samples of 40 ns against a loop of 10 ns: +300%, a disagreement
+        // flat out. Paced at 100k/s the loop is the 10 µs pacing
+        // interval, which the same samples "miss" by -99.6%: no figure.
+        let with = |mut run: RunResults, pct: f64| {
+            for s in &mut run.strategies {
+                let sum = s.summary.as_mut().unwrap();
+                sum.write_ns = crate::stats::Summary::of(&[40.0, 40.0]);
+                sum.sampled_vs_throughput_pct = crate::stats::Summary::of(&[pct, pct]);
+            }
+            run.config.timer_overhead_ns = 5.0;
+            basis_lines(&run)
+                .into_iter()
+                .filter(|l| l.starts_with("sampled vs throughput"))
+                .collect::<Vec<_>>()
+        };
+        let flat = with(fixture_run(), 300.0);
+        assert_eq!(flat.len(), 1, "{flat:?}");
+        assert!(flat[0].contains("global/always +300%"), "{flat:?}");
+        let paced = with(paced(Arrivals::Paced, 100.0, 100.0), -99.6);
+        assert_eq!(paced.len(), 1, "{paced:?}");
+        assert!(paced[0].starts_with("sampled vs throughput: n/a paced"));
+        assert!(!paced[0].contains('%'), "{paced:?}");
     }
 
     #[test]

@@ -154,25 +154,17 @@ pub struct Rect {
     pub bottom: f64,
 }
 
-/// Where the first element matching each of `selectors` lies on `page`
-/// in a [`FIRST_SCREEN`] window (`None`: nothing matches), as Chromium
-/// lays it out: a copy of the page with a script that writes each
-/// `getBoundingClientRect()` into the DOM, read back with `--dump-dom`.
-pub fn rects(browser: &str, work: &Path, page: &Path, selectors: &[&str]) -> Vec<Option<Rect>> {
+/// What the JavaScript expression `expr` (a string) evaluates to on
+/// `page` in a [`FIRST_SCREEN`] window, as Chromium lays it out: a copy
+/// of the page with a script that writes it into the DOM, read back with
+/// `--dump-dom`.
+fn probe(browser: &str, work: &Path, page: &Path, expr: &str) -> String {
     let html = std::fs::read_to_string(page).unwrap();
-    let list = selectors
-        .iter()
-        .map(|s| format!("{s:?}"))
-        .collect::<Vec<_>>()
-        .join(",");
     let script = format!(
-        "<script>(function(){{var o=document.createElement('pre');o.id='measured-rects';\
-         o.textContent=[{list}].map(function(s){{var e=document.querySelector(s);\
-         if(!e){{return 'none';}}var b=e.getBoundingClientRect();\
-         return [b.left,b.top,b.right,b.bottom].join(',');}}).join(';');\
-         document.body.appendChild(o);}})();</script></body>"
+        "<script>(function(){{var o=document.createElement('pre');o.id='probed';\
+         o.textContent={expr};document.body.appendChild(o);}})();</script></body>"
     );
-    let probe = work.join("measured.html");
+    let probe = work.join("probed.html");
     std::fs::write(&probe, html.replacen("</body>", &script, 1)).unwrap();
     let (w, h) = FIRST_SCREEN;
     let (dom, err) = headless(
@@ -182,11 +174,28 @@ pub fn rects(browser: &str, work: &Path, page: &Path, selectors: &[&str]) -> Vec
         &[&format!("--window-size={w},{h}"), "--dump-dom"],
     );
     let from = dom
-        .find("id=\"measured-rects\">")
-        .unwrap_or_else(|| panic!("the measuring script did not run: {err}"));
-    let text = &dom[from + "id=\"measured-rects\">".len()..];
-    let text = &text[..text.find('<').unwrap()];
-    text.split(';')
+        .find("id=\"probed\">")
+        .unwrap_or_else(|| panic!("the probing script did not run: {err}"));
+    let text = &dom[from + "id=\"probed\">".len()..];
+    text[..text.find('<').unwrap()].to_string()
+}
+
+/// Where the first element matching each of `selectors` lies on `page`
+/// in a [`FIRST_SCREEN`] window (`None`: nothing matches), as Chromium
+/// lays it out (each `getBoundingClientRect()`).
+pub fn rects(browser: &str, work: &Path, page: &Path, selectors: &[&str]) -> Vec<Option<Rect>> {
+    let list = selectors
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let expr = format!(
+        "[{list}].map(function(s){{var e=document.querySelector(s);\
+         if(!e){{return 'none';}}var b=e.getBoundingClientRect();\
+         return [b.left,b.top,b.right,b.bottom].join(',');}}).join(';')"
+    );
+    probe(browser, work, page, &expr)
+        .split(';')
         .map(|r| {
             let v: Vec<f64> = r.split(',').filter_map(|x| x.parse().ok()).collect();
             (v.len() == 4).then(|| Rect {
@@ -195,6 +204,26 @@ pub fn rects(browser: &str, work: &Path, page: &Path, selectors: &[&str]) -> Vec
                 right: v[2],
                 bottom: v[3],
             })
+        })
+        .collect()
+}
+
+/// Every chart on `page` (each `figure.chart`) in a [`FIRST_SCREEN`]
+/// window, as Chromium shows it: its caption and the size of its smallest
+/// text in screen px (each text's computed font size times the chart's
+/// scale, its shown width over its viewBox's).
+pub fn chart_text_px(browser: &str, work: &Path, page: &Path) -> Vec<(String, f64)> {
+    let expr = "Array.prototype.map.call(document.querySelectorAll('figure.chart'),\
+         function(f){var s=f.querySelector('svg');\
+         var k=s.getBoundingClientRect().width/s.viewBox.baseVal.width;var m=1e9;\
+         s.querySelectorAll('text').forEach(function(t){\
+         m=Math.min(m,parseFloat(getComputedStyle(t).fontSize)*k);});\
+         var c=f.querySelector('figcaption');return (c?c.textContent:'?')+'='+m;}).join(';')";
+    probe(browser, work, page, expr)
+        .split(';')
+        .filter_map(|c| {
+            let (name, px) = c.split_once('=')?;
+            Some((name.to_string(), px.parse().ok()?))
         })
         .collect()
 }

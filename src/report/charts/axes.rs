@@ -137,10 +137,10 @@ pub(super) fn padded(lo: f64, hi: f64) -> Range<f64> {
     (lo - margin)..(hi + margin)
 }
 
-/// An error bar over mean ± stddev of `s` (clipped at `floor`, the axis'
-/// start) as one path, with end caps of half-length `cap`: horizontal at
-/// height `at` when `vertical` is false, else vertical at `at`.
-/// Coordinates are data units of linear axes.
+/// An error bar over the 95% confidence interval of the mean of `s`
+/// (clipped at `floor`, the axis' start) as one path, with end caps of
+/// half-length `cap`: horizontal at height `at` when `vertical` is false,
+/// else vertical at `at`. Coordinates are data units of linear axes.
 pub(super) fn whisker(
     s: &Summary,
     at: f64,
@@ -148,21 +148,7 @@ pub(super) fn whisker(
     vertical: bool,
     floor: f64,
 ) -> PathElement<(f64, f64)> {
-    span_whisker(
-        ((s.mean - s.stddev).max(floor), s.mean + s.stddev),
-        at,
-        cap,
-        vertical,
-    )
-}
-
-/// An error bar over `(lo, hi)`, drawn as [`whisker`] draws one.
-pub(super) fn span_whisker(
-    (lo, hi): (f64, f64),
-    at: f64,
-    cap: f64,
-    vertical: bool,
-) -> PathElement<(f64, f64)> {
+    let (lo, hi) = (s.ci95_low.max(floor), s.ci95_high);
     let path = [
         (lo, at - cap),
         (lo, at + cap),
@@ -196,39 +182,42 @@ mod tests {
     #[test]
     fn ranges_are_never_empty() {
         assert_eq!(zero_based(0.0), 0.0..1.08);
-        let s = Summary::of(&[8.0, 12.0]).unwrap();
+        let s = Summary::of(&[8.0, 11.0, 14.0]).unwrap();
         let w = whisker(&s, 1.0, 0.1, true, 0.0);
         let path = plotters::element::PointCollection::point_iter(&w);
-        // By hand: mean 10, sample stddev sqrt((4 + 4) / 1) = 2√2; caps
-        // at 1 ± 0.1.
-        let sd = 8f64.sqrt();
+        // By hand: mean 11, sample stddev sqrt((9 + 0 + 9) / 2) = 3,
+        // t(0.975, 2 df) = 4.302653 from the table: the 95% CI is
+        // 11 ± 4.302653 × 3 / √3 = 11 ± 7.452416; caps at 1 ± 0.1.
+        let half = 4.302_652_729_9 * 3.0 / 3f64.sqrt();
         let want = [
-            (0.9, 10.0 - sd),
-            (1.1, 10.0 - sd),
-            (1.0, 10.0 - sd),
-            (1.0, 10.0 + sd),
-            (1.1, 10.0 + sd),
-            (0.9, 10.0 + sd),
+            (0.9, 11.0 - half),
+            (1.1, 11.0 - half),
+            (1.0, 11.0 - half),
+            (1.0, 11.0 + half),
+            (1.1, 11.0 + half),
+            (0.9, 11.0 + half),
         ];
         assert_eq!(path.len(), want.len());
         for (got, want) in path.iter().zip(want) {
             assert!(
-                (got.0 - want.0).abs() < 1e-12 && (got.1 - want.1).abs() < 1e-12,
+                (got.0 - want.0).abs() < 1e-6 && (got.1 - want.1).abs() < 1e-6,
                 "{path:?}"
             );
         }
-        // Clipped at 0: mean 5, stddev sqrt(32) = 5.66; horizontal at 2.
+        // Clipped at 0: mean 5, stddev 4√2, t(0.975, 1 df) = 12.706205:
+        // 5 ± 12.706205 × 4 = 5 ± 50.82482; horizontal at 2.
         let s = Summary::of(&[1.0, 9.0]).unwrap();
         let w = whisker(&s, 2.0, 0.5, false, 0.0);
         let path = plotters::element::PointCollection::point_iter(&w);
+        let half = 12.706_204_736 * 4.0;
         assert_eq!(path[0], (0.0, 1.5));
         assert_eq!(path[2], (0.0, 2.0));
-        assert!((path[3].0 - (5.0 + 32f64.sqrt())).abs() < 1e-12, "{path:?}");
+        assert!((path[3].0 - (5.0 + half)).abs() < 1e-6, "{path:?}");
         assert_eq!(path[3].1, 2.0);
         // A difference's bar is clipped only at its axis' start.
-        let w = whisker(&s, 2.0, 0.5, false, -10.0);
+        let w = whisker(&s, 2.0, 0.5, false, -100.0);
         let path = plotters::element::PointCollection::point_iter(&w);
-        assert!((path[0].0 - (5.0 - 32f64.sqrt())).abs() < 1e-12, "{path:?}");
+        assert!((path[0].0 - (5.0 - half)).abs() < 1e-6, "{path:?}");
         assert_eq!(signed_span(2.0, 10.0), zero_based(10.0));
         let r = signed_span(-2.0, 8.0);
         assert!(r.start < -2.0 && r.end > 8.0, "{r:?}");
@@ -248,8 +237,8 @@ mod tests {
         assert_eq!(duration_label(2.0e6), "2 ms");
         assert_eq!(duration_label(40.0), "40 ns");
         assert_eq!(
-            wrap("error bars: mean ± 1 stddev", 12),
-            ["error bars:", "mean ± 1", "stddev"]
+            wrap("error bars: the 95% CI", 12),
+            ["error bars:", "the 95% CI"]
         );
     }
 }

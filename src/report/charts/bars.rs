@@ -3,10 +3,10 @@
 //! Strategy names are long, so they go on the vertical axis, where they
 //! have room.
 
-use super::axes::span_whisker;
+use super::axes::whisker;
 use super::{
-    CHAR_PCT, DESC_PX, FONT, Header, Keyed, LABEL_PX, LegendEntry, Swatch, canvas, colour, fail,
-    num, signed_span, zero_based,
+    CHAR_PCT, DESC_PX, ERROR_BARS, FONT, Header, Keyed, LABEL_PX, LegendEntry, Swatch, canvas,
+    colour, fail, num, signed_span, zero_based,
 };
 use crate::report::DrawError;
 use crate::runner::{Measure, RunResults, StrategyResult};
@@ -16,7 +16,7 @@ use plotters::prelude::*;
 /// Height of a row per bar in it, px.
 pub(super) const BAR_ROW_PX: u32 = 22;
 /// Extra height of each row, px (the gap between strategies).
-const ROW_GAP_PX: u32 = 14;
+pub(super) const ROW_GAP_PX: u32 = 14;
 
 /// What a bar chart shows.
 pub(super) struct Bars<'a> {
@@ -30,44 +30,24 @@ pub(super) struct Bars<'a> {
     pub values: Vec<Vec<Option<Summary>>>,
     /// Horizontal axis description, with its unit.
     pub x_desc: &'a str,
-    /// Line under the legend (what the error bars are).
-    pub note: &'a str,
     /// True when the values are differences (a net cost) that noise can
     /// take below 0: the axis then reaches below 0 as far as the bars and
     /// their error bars do; else it starts at 0 and error bars are clipped
     /// there.
     pub signed: bool,
-    /// What the error bars span.
-    pub spread: Spread,
     /// Height of each bar, px ([`BAR_ROW_PX`] but where a chart must be
     /// short).
     pub bar_px: u32,
-}
-
-/// What a bar's error bar spans.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Spread {
-    /// Mean ± 1 stddev over repeats.
-    Stddev,
-    /// The 95% confidence interval of the mean.
-    Ci95,
-}
-
-impl Spread {
-    /// The ends of `s`'s error bar.
-    fn span(self, s: &Summary) -> (f64, f64) {
-        match self {
-            Spread::Stddev => (s.mean - s.stddev, s.mean + s.stddev),
-            Spread::Ci95 => (s.ci95_low, s.ci95_high),
-        }
-    }
+    /// The gap between rows, px ([`ROW_GAP_PX`] but where a chart must be
+    /// short).
+    pub gap_px: u32,
 }
 
 impl Bars<'_> {
     /// The SVG text.
     pub fn render(&self) -> Result<String, DrawError> {
         let n = self.rows.len();
-        let per_row = self.bar_px * self.series.len() as u32 + ROW_GAP_PX;
+        let per_row = self.bar_px * self.series.len() as u32 + self.gap_px;
         let height = super::HEADER_PX + 110 + per_row * n as u32;
         let entries: Vec<LegendEntry> = self
             .series
@@ -79,9 +59,9 @@ impl Bars<'_> {
             })
             .collect();
         let all = || self.values.iter().flatten().flatten();
-        let hi = all().map(|s| self.spread.span(s).1).fold(0.0, f64::max);
+        let hi = all().map(|s| s.ci95_high).fold(0.0, f64::max);
         let x = if self.signed {
-            let lo = all().map(|s| self.spread.span(s).0).fold(0.0, f64::min);
+            let lo = all().map(|s| s.ci95_low).fold(0.0, f64::min);
             signed_span(lo, hi)
         } else {
             zero_based(hi)
@@ -93,7 +73,7 @@ impl Bars<'_> {
             &self.header,
             &entries,
             Swatch::Bar,
-            self.note,
+            ERROR_BARS,
             |area| {
                 // Row i is centred on y = n - 1 - i, so the first is on top.
                 let centres: Vec<f64> = (0..n).map(|i| i as f64).collect();
@@ -151,13 +131,7 @@ impl Bars<'_> {
                         .map_err(fail)?;
                     chart
                         .draw_series(bars.iter().map(|(top, sum)| {
-                            let (lo, hi) = self.spread.span(sum);
-                            span_whisker(
-                                (lo.max(x.start), hi),
-                                top - thick / 2.0,
-                                thick / 4.0,
-                                false,
-                            )
+                            whisker(sum, top - thick / 2.0, thick / 4.0, false, x.start)
                         }))
                         .map_err(fail)?;
                 }
@@ -181,11 +155,12 @@ impl<'a> Bars<'a> {
         x_desc: &'a str,
     ) -> Option<Self> {
         let (_, lead) = measures.first()?;
-        let strategies: Vec<&StrategyResult> = run
+        let (strategies, names): (Vec<&StrategyResult>, Vec<String>) = run
             .strategies
             .iter()
-            .filter(|s| lead.of(s).is_some())
-            .collect();
+            .zip(run.short_names())
+            .filter(|(s, _)| lead.of(s).is_some())
+            .unzip();
         if strategies.is_empty() {
             return None;
         }
@@ -195,17 +170,16 @@ impl<'a> Bars<'a> {
             .collect();
         Some(Bars {
             header,
-            rows: strategies.iter().map(|s| s.name.clone()).collect(),
+            rows: names,
             series: shown.iter().map(|(label, _)| *label).collect(),
             values: strategies
                 .iter()
                 .map(|s| shown.iter().map(|(_, m)| m.of(s)).collect())
                 .collect(),
             x_desc,
-            note: "error bars: mean ± 1 stddev over repeats (net: both sides' spread)",
             signed: true,
-            spread: Spread::Stddev,
             bar_px: BAR_ROW_PX,
+            gap_px: ROW_GAP_PX,
         })
     }
 }

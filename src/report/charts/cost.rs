@@ -7,14 +7,20 @@
 //! (the seed's rate, when the run has it), the cheapest, as the headline
 //! calls them, marked.
 
-use super::bars::{BAR_ROW_PX, Bars, Spread};
-use super::{Chart, Header, num};
+use super::bars::Bars;
+use super::{Chart, Header, Repeats, display_name};
 use crate::report::DrawError;
-use crate::report::measures::RowLabels;
 use crate::runner::RunResults;
 use crate::stats::Summary;
 use crate::verdict::headline;
 use crate::workload::Regime;
+
+/// Height of each bar, px: the chart is drawn at the size the page shows
+/// it, short enough for the first screen with the default strategies,
+/// and never scaled down (its text stays as large as every chart's).
+const COMPACT_BAR_PX: u32 = 8;
+/// The gap between rows, px.
+const COMPACT_GAP_PX: u32 = 4;
 
 /// The chart's file name.
 pub(in crate::report) const NAME: &str = "cost.svg";
@@ -60,17 +66,8 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
             .map_or(f64::INFINITY, |s| s.mean)
     };
     names.sort_by(|a, b| key(a).total_cmp(&key(b)));
-    // Rows named as the compact table names them: pad and clock only
-    // where they tell strategies apart.
-    let labels = RowLabels::new(run.strategies.iter());
-    let short = |name: &str| {
-        run.strategies
-            .iter()
-            .find(|s| s.name == name)
-            .map_or(name.to_string(), |s| {
-                format!("{}/{}", s.strategy.level, labels.label(s))
-            })
-    };
+    // Rows named as the whole page names strategies.
+    let short = |name: &str| display_name(run, name).unwrap_or_else(|| name.to_string());
     let tied = h.cheapest.len() > 1;
     let rows = names
         .iter()
@@ -85,11 +82,11 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
         .map(|n| regimes.iter().map(|&r| net(n, r)).collect())
         .collect();
     let c = &run.config;
+    let repeats = Repeats::of_cost(run.strategies.iter());
     let detail = format!(
-        "{} writers, {} repeats of {} ms, sorted by the cost {}",
+        "{} writers, {}, sorted by the cost {}",
         c.writer_cpus.len(),
-        c.repeats,
-        num(c.repeat_duration_s * 1000.0),
+        repeats.text(c.repeat_duration_s),
         h.regime
     );
     let header = Header::new(
@@ -103,10 +100,9 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
         series: series.iter().map(String::as_str).collect(),
         values,
         x_desc: "net ns per update (flat out: less the harness floor; paced: busy time less the paced floor)",
-        note: "error bars: the 95% confidence interval of the mean over repeats",
         signed: true,
-        spread: Spread::Ci95,
-        bar_px: BAR_ROW_PX / 2,
+        bar_px: COMPACT_BAR_PX,
+        gap_px: COMPACT_GAP_PX,
     };
     Some(bars.render().map(|svg| (NAME.to_string(), svg)))
 }

@@ -1,11 +1,11 @@
 //! `cpu-share-r<rate>.svg`, per paced regime: the share of each measured
 //! CPU the counter takes at that rate, per strategy (the seed's "24% of
-//! cycles" question), mean ± stddev over repeats: net (CPU share less the
+//! cycles" question), with 95% confidence intervals: net (CPU share less the
 //! paced floor's, percentage points), beside it the gross share (busy time
 //! ÷ interval, harness included).
 
-use super::Header;
 use super::bars::Bars;
+use super::{Header, Repeats};
 use crate::report::DrawError;
 use crate::runner::{PACED, RunResults};
 
@@ -21,7 +21,8 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
         ("CPU share, harness included", &PACED[3]),
     ];
     let x_desc = format!("% of each measured CPU busy, {regime}");
-    let header = Header::run("CPU share per strategy", run);
+    let repeats = Repeats::of_cost(run.strategies.iter());
+    let header = Header::run("CPU share per strategy", run, repeats);
     let bars = Bars::of_measures(header, run, &measures, &x_desc)?;
     Some(bars.render())
 }

@@ -8,8 +8,8 @@
 //! resolution (twice its overhead), below which a sample says nothing.
 
 use super::{
-    Header, INK, Keyed, LegendEntry, Swatch, canvas, colour, fail, house_mesh, log_span, log_ticks,
-    marker_style, num,
+    Header, INK, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, fail, house_mesh, log_span,
+    log_ticks, marker_style, num,
 };
 use crate::report::DrawError;
 use crate::runner::{RepeatResult, RunResults};
@@ -47,10 +47,11 @@ fn mean_over(
 
 /// The chart, or `None` when nothing was sampled.
 pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
+    let names = run.short_names();
     let side = |f: fn(&RepeatResult) -> Option<&LatencySummary>| -> Vec<PercentileSeries> {
-        let lines = run.strategies.iter().enumerate();
+        let lines = run.strategies.iter().zip(&names).enumerate();
         lines
-            .filter_map(|(i, s)| Some((s.name.clone(), i, mean_over(&s.repeats, f)?)))
+            .filter_map(|(i, (s, name))| Some((name.clone(), i, mean_over(&s.repeats, f)?)))
             .collect()
     };
     let write = side(|r| r.write_latency.as_ref());
@@ -58,13 +59,12 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     if write.is_empty() && read.is_empty() {
         return None;
     }
-    let entries: Vec<LegendEntry> = run
-        .strategies
+    let entries: Vec<LegendEntry> = names
         .iter()
         .enumerate()
         .filter(|(i, _)| write.iter().chain(&read).any(|l| l.1 == *i))
-        .map(|(i, s)| LegendEntry {
-            label: s.name.clone(),
+        .map(|(i, name)| LegendEntry {
+            label: name.clone(),
             colour: colour(i),
         })
         .collect();
@@ -74,7 +74,20 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
         .filter(|v| *v > 0.0)
         .fold(f64::INFINITY, f64::min);
     let hi = all.fold(0.0, f64::max);
-    let header = Header::run("Fenced samples: latency percentiles per strategy", run);
+    // Every repeat that sampled is averaged: none is set aside here.
+    let sampled = run.strategies.iter().map(|s| {
+        let n = s
+            .repeats
+            .iter()
+            .filter(|r| r.write_latency.is_some() || r.read_latency.is_some());
+        n.count()
+    });
+    let repeats = Repeats::of(sampled.filter(|&n| n > 0).map(|n| (n, n)));
+    let header = Header::run(
+        "Fenced samples: latency percentiles per strategy",
+        run,
+        repeats,
+    );
     let resolution = 2.0 * run.config.timer_overhead_ns;
     let note = format!(
         "each point: mean over repeats of the timed operations; dashed: the timer's resolution, {} ns{}",

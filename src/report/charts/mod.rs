@@ -16,13 +16,13 @@
 //! - `ns-per-op.svg` (module `ns_per_op`): the cost of one update per
 //!   strategy, [`crate::runner::cost_measure`] (flat out: loop ns/op from
 //!   throughput, beside the same less the harness floor; paced: net busy ns
-//!   per update, beside the gross busy ns), mean ± stddev over repeats;
+//!   per update, beside the gross busy ns), with 95% confidence intervals;
 //!   never the sampled ns, which a fence perturbs;
 //! - `latency.svg` (module `latency`): p50, p90, p99, p99.9 and max of the
 //!   fenced samples per strategy, write and read side, log scale, labelled
 //!   as perturbed flat out;
 //! - `throughput.svg` (module `throughput`), flat out: write ops/s per
-//!   strategy, mean ± stddev;
+//!   strategy, with 95% confidence intervals;
 //! - `cpu-share-r<rate>.svg` (module `cpu_share`), paced, where ops/s is the
 //!   pacing rate: net CPU share per strategy, beside the gross share;
 //! - `staleness.svg` (module `staleness`), flat out: staleness against
@@ -48,7 +48,7 @@ mod throughput;
 
 use super::{Document, DrawError, Export, ExportError, Format, Rendered, plain};
 use crate::provenance::Provenance;
-use crate::runner::RunResults;
+use crate::runner::{RunResults, StrategyResult, cost_measure};
 use crate::sweep::SweepResults;
 use axes::{
     Keyed, duration_label, log_span, log_ticks, num, padded, signed_span, whisker, zero_based,
@@ -91,6 +91,9 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(0x9c, 0x75, 0x5f),
     RGBColor(0xba, 0xb0, 0xac),
 ];
+/// What every error bar spans, as each chart with error bars says under
+/// its legend: one convention on every chart.
+const ERROR_BARS: &str = "error bars: the 95% confidence interval of the mean over repeats";
 /// Colour of error bars, header detail and legend text.
 const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
 
@@ -222,24 +225,95 @@ impl Header {
         }
     }
 
-    /// The header for a run's charts: writers, readers, repeats, and the
-    /// regime (flat out, or paced at a rate) of `run`, a view of one.
-    fn run(what: &str, run: &RunResults) -> Self {
+    /// The header for a run's charts: writers, readers, the repeats its
+    /// figures rest on, and the regime (flat out, or paced at a rate) of
+    /// `run`, a view of one.
+    fn run(what: &str, run: &RunResults, repeats: Repeats) -> Self {
         let c = &run.config;
         let readers = match c.reader_cpus.len() {
             0 => String::new(),
             n => format!(", {n} readers"),
         };
         let detail = format!(
-            "{} writers{readers}, {} repeats of {} ms, {}{}",
+            "{} writers{readers}, {}, {}{}",
             c.writer_cpus.len(),
-            c.repeats,
-            num(c.repeat_duration_s * 1000.0),
+            repeats.text(c.repeat_duration_s),
             run.regime(),
             if run.partial { " (partial)" } else { "" }
         );
         Header::new(what, &run.provenance, &detail)
     }
+}
+
+/// The repeats a chart's figures rest on, strategy by strategy: the
+/// fewest and the most any strategy used, and how many finished repeats
+/// were set aside (disturbed repeats left out of a figure) in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Repeats {
+    /// The fewest repeats a strategy's figure used.
+    fewest: usize,
+    /// The most.
+    most: usize,
+    /// Finished repeats no figure used, over every strategy.
+    set_aside: usize,
+}
+
+impl Repeats {
+    /// From each strategy's (repeats finished, repeats used).
+    fn of(counts: impl Iterator<Item = (usize, usize)>) -> Self {
+        counts
+            .fold(None, |acc: Option<Repeats>, (finished, used)| {
+                let r = acc.unwrap_or(Repeats {
+                    fewest: used,
+                    most: used,
+                    set_aside: 0,
+                });
+                Some(Repeats {
+                    fewest: r.fewest.min(used),
+                    most: r.most.max(used),
+                    set_aside: r.set_aside + finished.saturating_sub(used),
+                })
+            })
+            .unwrap_or_default()
+    }
+
+    /// Behind each strategy's cost per update ([`cost_measure`] of its
+    /// regime: flat out loop ns/op, paced the net ns per update, from
+    /// which disturbed repeats are set aside), its `Summary::n`; the
+    /// figures a chart draws beside it come from the same repeats.
+    fn of_cost<'a>(strategies: impl Iterator<Item = &'a StrategyResult>) -> Self {
+        Repeats::of(strategies.filter_map(|s| {
+            let used = cost_measure(s.regime).of(s)?.n;
+            Some((s.repeats.len(), used))
+        }))
+    }
+
+    /// `n = 5–19 repeats of 100 ms (2 set aside)`, each repeat
+    /// `duration_s` long.
+    fn text(&self, duration_s: f64) -> String {
+        let n = if self.fewest == self.most {
+            self.most.to_string()
+        } else {
+            format!("{}–{}", self.fewest, self.most)
+        };
+        let set_aside = match self.set_aside {
+            0 => "none set aside".to_string(),
+            k => format!("{k} set aside"),
+        };
+        format!(
+            "n = {n} repeats of {} ms ({set_aside})",
+            num(duration_s * 1000.0)
+        )
+    }
+}
+
+/// The strategy of `run` whose full name is `name`, by its short name
+/// ([`RunResults::short_name`]); `None` when `run` has none so named.
+fn display_name(run: &RunResults, name: &str) -> Option<String> {
+    run.strategies
+        .iter()
+        .find(|s| s.name == name)
+        .map(|s| run.short_name(s))
 }
 
 /// A series in a legend: its label and colour, drawn as a bar swatch or as
@@ -371,4 +445,37 @@ fn draw_legend(
             .map_err(fail)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Summary;
+
+    #[test]
+    fn a_subtitle_states_the_repeats_each_figure_used() {
+        // By hand: 19 used of 19, 5 of 7 (2 set aside), 5 of 5.
+        let r = Repeats::of([(19, 19), (7, 5), (5, 5)].into_iter());
+        assert_eq!(r.text(0.1), "n = 5–19 repeats of 100 ms (2 set aside)");
+        let r = Repeats::of([(5, 5), (5, 5)].into_iter());
+        assert_eq!(r.text(0.1), "n = 5 repeats of 100 ms (none set aside)");
+
+        // A run: its first strategy's cost from 4 repeats it finished, the
+        // second's from 2 of its 4 (two set aside), not the 2 configured.
+        let mut run = crate::runner::fixture_run();
+        for (s, used) in run.strategies.iter_mut().zip([4, 2]) {
+            let template = s.repeats[0].clone();
+            s.repeats = vec![template; 4];
+            let sum = s.summary.as_mut().unwrap();
+            sum.write_loop_ns = Summary::of(&vec![20.0; used]);
+        }
+        assert_eq!(run.config.repeats, 2);
+        let h = Header::run("what", &run, Repeats::of_cost(run.strategies.iter()));
+        assert!(
+            h.subtitle
+                .contains(", n = 2–4 repeats of 20 ms (2 set aside), flat out"),
+            "{}",
+            h.subtitle
+        );
+    }
 }

@@ -1,14 +1,14 @@
 //! `ns-per-op.svg` (`ns-per-op-r<rate>.svg` for a paced regime): the cost
 //! of one update per strategy, the figure `contend compare` and the
-//! verdicts use ([`cost_measure`]), mean ± stddev over repeats. Flat out,
+//! verdicts use ([`cost_measure`]), with 95% confidence intervals. Flat out,
 //! loop ns/op from throughput (writers × interval ÷ updates), beside it the
 //! same less the harness floor, and reader ns/op from throughput when
 //! there are reader threads. Paced, net busy ns per update (busy less the
 //! paced floor's at the same rate), beside it the gross busy ns. Never the
 //! sampled ns: a fenced sample perturbs a hammering writer.
 
-use super::Header;
 use super::bars::Bars;
+use super::{Header, Repeats};
 use crate::report::DrawError;
 use crate::runner::{PACED, RunResults, THROUGHPUT_NS, cost_measure};
 use crate::workload::Regime;
@@ -41,6 +41,7 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
             ("busy ns/op, harness included", &PACED[2]),
         ],
     };
-    let bars = Bars::of_measures(Header::run(&title, run), run, &measures, &x_desc)?;
+    let header = Header::run(&title, run, Repeats::of_cost(run.strategies.iter()));
+    let bars = Bars::of_measures(header, run, &measures, &x_desc)?;
     Some(bars.render())
 }

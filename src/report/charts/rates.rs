@@ -15,8 +15,8 @@
 //! out, and the note says so.
 
 use super::{
-    Chart, Header, INK, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail, file_safe,
-    log_span, log_ticks, marker_style, num, signed_span,
+    Chart, Header, INK, LegendEntry, Repeats, Swatch, canvas, colour, draw_number_mesh, fail,
+    file_safe, log_span, log_ticks, marker_style, signed_span,
 };
 use crate::report::DrawError;
 use crate::sweep::{SweepPoint, SweepResults};
@@ -97,7 +97,7 @@ fn render(
         .iter()
         .enumerate()
         .map(|(i, l)| LegendEntry {
-            label: l.0.clone(),
+            label: super::sweep::shown_name(points, &l.0),
             colour: colour(i),
         })
         .collect();
@@ -107,10 +107,10 @@ fn render(
         all().map(|p| p.rate).fold(SEED_RATE, f64::max),
     );
     let first = &points[0].results;
+    let repeats = Repeats::of_cost(points.iter().flat_map(|p| &p.results.strategies));
     let detail = format!(
-        "{threads} writer threads, {} repeats of {} ms per point",
-        first.config.repeats,
-        num(first.config.repeat_duration_s * 1000.0)
+        "{threads} writer threads, {} per point",
+        repeats.text(first.config.repeat_duration_s)
     );
     let what = format!("Net cost of one update vs offered rate, affinity {affinity}");
     let header = Header::new(&what, &first.provenance, &detail);

@@ -6,8 +6,8 @@
 //! period and labelled with it.
 
 use super::{
-    FONT, Header, INK, LABEL_PX, LegendEntry, Swatch, canvas, colour, duration_label, fail,
-    house_mesh, log_span, log_ticks, marker_style, num, padded, zero_based,
+    FONT, Header, INK, LABEL_PX, LegendEntry, Repeats, Swatch, canvas, colour, duration_label,
+    fail, house_mesh, log_span, log_ticks, marker_style, num, padded, zero_based,
 };
 use crate::counter::{PublishPolicy, format_duration};
 use crate::report::DrawError;
@@ -78,7 +78,8 @@ pub(super) fn render_run(run: &RunResults) -> Option<Result<String, DrawError>> 
     let points = points(run);
     worth_drawing(&points).then(|| {
         let what = "Staleness vs write throughput across ratelimit periods";
-        render(&Header::run(what, run), &points)
+        let repeats = Repeats::of_cost(run.strategies.iter());
+        render(&Header::run(what, run, repeats), &points)
     })
 }
 

@@ -1,13 +1,14 @@
 //! A sweep's own charts, one pair per affinity set:
 //! `sweep-throughput-<affinity>.svg` (write ops/s against writer threads,
-//! one line per strategy, mean ± stddev over repeats) and
+//! one line per strategy, with the 95% confidence interval of each
+//! point's mean) and
 //! `sweep-staleness-<affinity>.svg` (the staleness chart at the largest
 //! thread count, when it has two or more ratelimit periods).
 
 use super::staleness::{self, worth_drawing};
 use super::{
-    Chart, Header, Keyed, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail, file_safe,
-    marker_style, num, padded, whisker, zero_based,
+    Chart, ERROR_BARS, Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, display_name,
+    draw_number_mesh, fail, file_safe, marker_style, padded, whisker, zero_based,
 };
 use crate::report::DrawError;
 use crate::stats::Summary;
@@ -52,13 +53,23 @@ fn own_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
                 "Staleness vs write throughput, {} threads, affinity {affinity}",
                 most.threads
             );
-            let header = Header::run(&what, &most.results);
+            let repeats = Repeats::of_cost(most.results.strategies.iter());
+            let header = Header::run(&what, &most.results, repeats);
             let svg =
                 staleness::render(&header, &stale).map_err(|e| e.in_chart(&name("staleness")))?;
             charts.push((name("staleness"), svg));
         }
     }
     Ok(charts)
+}
+
+/// The strategy named `name` as the first of `points` that ran it names
+/// it ([`crate::runner::RunResults::short_names`]).
+pub(super) fn shown_name(points: &[&SweepPoint], name: &str) -> String {
+    points
+        .iter()
+        .find_map(|p| display_name(&p.results, name))
+        .unwrap_or_else(|| name.to_string())
 }
 
 /// One strategy's line: its name and (threads, write ops/s) per point.
@@ -90,17 +101,17 @@ fn throughput(
         .iter()
         .enumerate()
         .map(|(i, l)| LegendEntry {
-            label: l.0.clone(),
+            label: shown_name(points, &l.0),
             colour: colour(i),
         })
         .collect();
     let threads: Vec<f64> = points.iter().map(|p| p.threads as f64).collect();
     let first = &points[0].results;
+    let repeats = Repeats::of_cost(points.iter().flat_map(|p| &p.results.strategies));
     let detail = format!(
-        "{} thread counts, {} repeats of {} ms per point{}",
+        "{} thread counts, {} per point{}",
         threads.len(),
-        first.config.repeats,
-        num(first.config.repeat_duration_s * 1000.0),
+        repeats.text(first.config.repeat_duration_s),
         if partial { " (partial)" } else { "" }
     );
     let what = format!("Write throughput vs threads, affinity {affinity}");
@@ -108,42 +119,48 @@ fn throughput(
     let hi = lines
         .iter()
         .flat_map(|l| &l.1)
-        .map(|(_, s)| s.mean + s.stddev)
+        .map(|(_, s)| s.ci95_high)
         .fold(0.0, f64::max);
-    let note = "error bars: mean ± 1 stddev over repeats";
-    Some(canvas(600, &header, &entries, Swatch::Line, note, |area| {
-        let x = padded(threads[0], threads[threads.len() - 1]);
-        let cap = (x.end - x.start) / 150.0;
-        let mut chart = ChartBuilder::on(area)
-            .margin(12)
-            .margin_right(24)
-            .x_label_area_size(50)
-            .y_label_area_size(70)
-            .build_cartesian_2d(
-                Keyed {
-                    range: x,
-                    keys: threads.clone(),
-                },
-                zero_based(hi),
-            )
-            .map_err(fail)?;
-        draw_number_mesh(
-            &mut chart,
-            "writer threads",
-            "write ops/s (updates per second, all writers)",
-        )?;
-        for (i, (_, line)) in lines.iter().enumerate() {
-            let coords: Vec<(f64, f64)> = line.iter().map(|(t, s)| (*t, s.mean)).collect();
-            chart
-                .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+    Some(canvas(
+        600,
+        &header,
+        &entries,
+        Swatch::Line,
+        ERROR_BARS,
+        |area| {
+            let x = padded(threads[0], threads[threads.len() - 1]);
+            let cap = (x.end - x.start) / 150.0;
+            let mut chart = ChartBuilder::on(area)
+                .margin(12)
+                .margin_right(24)
+                .x_label_area_size(50)
+                .y_label_area_size(70)
+                .build_cartesian_2d(
+                    Keyed {
+                        range: x,
+                        keys: threads.clone(),
+                    },
+                    zero_based(hi),
+                )
                 .map_err(fail)?;
-            chart
-                .draw_series(line.iter().map(|(t, s)| whisker(s, *t, cap, true, 0.0)))
-                .map_err(fail)?;
-            chart
-                .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
-                .map_err(fail)?;
-        }
-        Ok(())
-    }))
+            draw_number_mesh(
+                &mut chart,
+                "writer threads",
+                "write ops/s (updates per second, all writers)",
+            )?;
+            for (i, (_, line)) in lines.iter().enumerate() {
+                let coords: Vec<(f64, f64)> = line.iter().map(|(t, s)| (*t, s.mean)).collect();
+                chart
+                    .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
+                    .map_err(fail)?;
+                chart
+                    .draw_series(line.iter().map(|(t, s)| whisker(s, *t, cap, true, 0.0)))
+                    .map_err(fail)?;
+                chart
+                    .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
+                    .map_err(fail)?;
+            }
+            Ok(())
+        },
+    ))
 }

@@ -1,8 +1,8 @@
 //! `throughput.svg`: updates per second of all writers together per
-//! strategy, mean ± stddev over repeats.
+//! strategy, with the 95% confidence interval of the mean.
 
-use super::Header;
-use super::bars::{BAR_ROW_PX, Bars, Spread};
+use super::bars::{BAR_ROW_PX, Bars, ROW_GAP_PX};
+use super::{Header, Repeats};
 use crate::report::DrawError;
 use crate::runner::RunResults;
 
@@ -11,9 +11,10 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let measured: Vec<_> = run
         .strategies
         .iter()
-        .filter_map(|s| {
+        .zip(run.short_names())
+        .filter_map(|(s, name)| {
             let sum = s.summary.as_ref()?;
-            Some((s.name.clone(), vec![Some(sum.write_ops_per_s)]))
+            Some((name, vec![Some(sum.write_ops_per_s)]))
         })
         .collect();
     if measured.is_empty() {
@@ -21,15 +22,18 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     }
     let (rows, values) = measured.into_iter().unzip();
     let bars = Bars {
-        header: Header::run("Write throughput per strategy", run),
+        header: Header::run(
+            "Write throughput per strategy",
+            run,
+            Repeats::of_cost(run.strategies.iter()),
+        ),
         rows,
         series: vec!["updates/s, all writers"],
         values,
         x_desc: "write ops/s (updates per second, all writers together)",
-        note: "error bars: mean ± 1 stddev over repeats",
         signed: false,
-        spread: Spread::Stddev,
         bar_px: BAR_ROW_PX,
+        gap_px: ROW_GAP_PX,
     };
     Some(bars.render())
 }

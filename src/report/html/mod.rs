@@ -526,7 +526,6 @@ article .banner { margin: 10px 0; }
 section.headline p.answer { font-size: 1rem; font-weight: 600; margin: 8px 0 4px; max-width: 1240px; }
 section.headline p.flat { margin: 0 0 4px; max-width: 1240px; }
 section.headline figure.chart { margin: 2px 0 4px; }
-section.headline figure.chart svg { max-height: 300px; width: auto; }
 main > article.result:first-child { margin-top: 12px; }
 details.diagnostic > summary { font-weight: 600; margin: 12px 0 6px; color: var(--accent); }
 section.verdict ul { background: #eef7ee; border-left: 6px solid #3c8d40; padding: 10px 14px 10px 34px; margin: 0; }

@@ -247,7 +247,7 @@ fn tables(run: &RunResults) -> Markup {
                 @for m in &diagnostic { (table(m)) }
             }
         }
-        (exactness(run.strategies.iter()))
+        (exactness([run].into_iter()))
         @if let Some(f) = &run.floor {
             p {
                 "Harness floor: " (format!("{:.1}", f.loop_ns.mean)) " ns/op ±"
@@ -268,14 +268,17 @@ fn tables(run: &RunResults) -> Markup {
     }
 }
 
-/// Whether every repeat's final sum was exact.
-pub(super) fn exactness<'a>(strategies: impl Iterator<Item = &'a StrategyResult>) -> Markup {
+/// Whether every repeat's final sum was exact in these runs (a run, or a
+/// sweep's points), naming a strategy whose was not as the page does.
+pub(super) fn exactness<'a>(runs: impl Iterator<Item = &'a RunResults>) -> Markup {
     let mut repeats = 0;
-    let mut wrong: Vec<&str> = Vec::new();
-    for s in strategies {
-        repeats += s.repeats.len();
-        if !s.exact && !wrong.contains(&s.name.as_str()) {
-            wrong.push(&s.name);
+    let mut wrong: Vec<String> = Vec::new();
+    for run in runs {
+        for (s, name) in run.strategies.iter().zip(run.short_names()) {
+            repeats += s.repeats.len();
+            if !s.exact && !wrong.contains(&name) {
+                wrong.push(name);
+            }
         }
     }
     html! {
@@ -420,6 +423,24 @@ mod tests {
         );
         assert!(!paced.contains(&"loop ns/op"), "{paced:?}");
         assert_eq!(paced.iter().filter(|m| **m == "net ns/update").count(), 1);
+    }
+
+    #[test]
+    fn an_inexact_sum_names_its_strategy_as_the_page_does() {
+        let mut run = crate::runner::fixture_run();
+        let repeats: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
+        let ok = exactness([&run].into_iter()).into_string();
+        assert!(
+            ok.contains(&format!(" all {repeats} repeats exact.")),
+            "{ok}"
+        );
+        run.strategies[1].exact = false;
+        let shown = run.short_names();
+        let wrong = exactness([&run].into_iter()).into_string();
+        assert!(
+            wrong.contains(&format!("Exact sums WRONG</span> for {}.", shown[1])),
+            "{wrong}"
+        );
     }
 
     #[test]

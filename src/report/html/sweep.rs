@@ -86,6 +86,6 @@ fn tables(sweep: &SweepResults) -> Markup {
         @for m in shown_measures(all(), rated) {
             (measure_table(m, &grid))
         }
-        (exactness(all()))
+        (exactness(sweep.points.iter().map(|p| &p.results)))
     }
 }

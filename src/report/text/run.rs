@@ -43,8 +43,26 @@ pub fn render(run: &RunResults) -> String {
         out,
         "± = stddev over repeats; ns/op = writers x interval / updates; net = less the floor of its regime (flat out: the same loop alone; paced: the same paced loop, no shared write); per ownership = publishes / hand-overs between writers"
     );
-    // Per regime, its floor and its warnings; for the run, what could
-    // have disturbed it and which strategies were too noisy to call.
+    out.push_str(&rests_on(run));
+    let _ = writeln!(out, "{}", exact_line(run));
+    let _ = writeln!(out, "{}", placement_line(run));
+    for note in &run.notes {
+        let _ = writeln!(out, "note: {}", plain(note));
+    }
+    let _ = writeln!(
+        out,
+        "every table and each verdict's interval and p-value: --verbose, or report.html in the results folder"
+    );
+    out
+}
+
+/// The first screen's lines on what a run's numbers rest on, as `run`
+/// and `study` print them: per regime its floor and its warnings; for the
+/// run, what could have disturbed it (interference), which strategies
+/// were too noisy to call, and a `--target-ci` not reached.
+pub(super) fn rests_on(run: &RunResults) -> String {
+    let mut out = String::new();
+    let regimes = run.regimes();
     for view in &regimes {
         for line in basis_lines(view) {
             let keep = ["WARNING", "harness floor", "paced floor"]
@@ -80,15 +98,6 @@ pub fn render(run: &RunResults) -> String {
             run.strategies.len()
         );
     }
-    let _ = writeln!(out, "{}", exact_line(run));
-    let _ = writeln!(out, "{}", placement_line(run));
-    for note in &run.notes {
-        let _ = writeln!(out, "note: {}", plain(note));
-    }
-    let _ = writeln!(
-        out,
-        "every table and each verdict's interval and p-value: --verbose, or report.html in the results folder"
-    );
     out
 }
 

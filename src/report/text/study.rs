@@ -1,5 +1,6 @@
 //! `contend study --dry-run` (the plan and its arithmetic) and the end of
-//! a study (the combined verdict, each stage's time against the plan).
+//! a study (the combined verdict, what the run's figures rest on, each
+//! stage's time against the plan).
 
 use super::align;
 use crate::study::plan::{ASSUMED_ONE_WAY_NS, MARGIN, REPEAT_SETUP_S, THREAD_SETUP_S, WARMUP_S};
@@ -101,7 +102,9 @@ pub fn render_plan(p: &StudyPlan) -> String {
 }
 
 /// The run's headline (when the study has a run), the combined verdict,
-/// then each stage's status and time.
+/// the run's lines on what its figures rest on (floors, warnings,
+/// interference, noise: [`super::run::rests_on`]), then each stage's
+/// status and time.
 pub fn render(study: &StudyResults) -> String {
     let mut out = String::new();
     let p = &study.plan;
@@ -124,6 +127,11 @@ pub fn render(study: &StudyResults) -> String {
         out.push_str(
             "(each verdict's 95% interval and p-value: report.html in the study folder)\n",
         );
+    }
+    // What the run's figures rest on, as `contend run` prints it: its
+    // floors, warnings, interference and noise.
+    if let Some(run) = &study.parts.run {
+        out.push_str(&super::run::rests_on(run));
     }
     let est = |stage: &str| match stage {
         "matrix" => format!("{:.1}", p.matrix.est_s),
