@@ -140,12 +140,17 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
     });
     let write_latency = LatencySummary::of(&write_hist, ns_per_tick);
     let writer_reads: u64 = in_window.iter().map(|r| r.reads).sum();
-    let sampled_vs_throughput_pct = write_latency.filter(|_| write_loop_ns > 0.0).map(|w| {
-        let reads_per_update = writer_reads as f64 / stats.updates.max(1) as f64;
-        let read_ns = LatencySummary::of(&writer_read_hist, ns_per_tick).map_or(0.0, |l| l.mean_ns);
-        let sampled = w.mean_ns + read_ns * reads_per_update;
-        100.0 * (sampled - write_loop_ns) / write_loop_ns
-    });
+    // Paced, ns/op from throughput is the pacing interval: no figure to
+    // set the samples against.
+    let sampled_vs_throughput_pct = write_latency
+        .filter(|_| write_loop_ns > 0.0 && !ctx.regime.is_paced())
+        .map(|w| {
+            let reads_per_update = writer_reads as f64 / stats.updates.max(1) as f64;
+            let read_ns =
+                LatencySummary::of(&writer_read_hist, ns_per_tick).map_or(0.0, |l| l.mean_ns);
+            let sampled = w.mean_ns + read_ns * reads_per_update;
+            100.0 * (sampled - write_loop_ns) / write_loop_ns
+        });
     let expected_sum: i64 = writers.iter().map(|w| w.final_load).sum();
     let probes = staleness.probes as f64;
     let per_probe = |sum: f64| if probes > 0.0 { sum / probes } else { 0.0 };
@@ -1254,6 +1259,17 @@ pub(super) mod tests {
         let pct = r.sampled_vs_throughput_pct.unwrap();
         let expected = 100.0 * (420.0 - 500_000.0) / 500_000.0;
         assert!((pct - expected).abs() < 1e-9, "{pct} != {expected}");
+        // Paced, the loop from throughput is the pacing interval: no
+        // figure to set the samples against.
+        let w = report(Role::Writer, 0, 1000, 2000, 10, 5);
+        let paced = RepeatContext {
+            regime: Regime::SEED,
+            ..ctx(5, 3.0)
+        };
+        assert_eq!(
+            repeat_result(0, &[w], &paced).sampled_vs_throughput_pct,
+            None
+        );
     }
 
     #[test]

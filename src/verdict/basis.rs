@@ -236,7 +236,10 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
         let (mut repeats, mut disturbed, mut retries) = (0, 0, 0);
         for s in paced {
             if let Some(p) = paired_net(s, net_busy_ns) {
-                (repeats, disturbed) = (repeats + p.repeats, disturbed + p.disturbed);
+                // Disturbed repeats are set aside only while two others
+                // remain ([`crate::runner::UsedRepeats`]).
+                let set_aside = if p.all_repeats { 0 } else { p.disturbed };
+                (repeats, disturbed) = (repeats + p.repeats, disturbed + set_aside);
             }
             retries += s.retries;
         }
