@@ -273,6 +273,7 @@ fn synthetic(
             timer: contend::clock::TimerKind::Tsc,
             asymmetry_limit_pct: matrix::ASYMMETRY_LIMIT_PCT,
             reference_round_trips: 1,
+            clipped: Vec::new(),
         },
         provenance: Provenance::of_this_host(1e9),
         topology: topo,
@@ -612,7 +613,11 @@ fn matrix_on_this_host_agrees_with_the_reference() {
 #[test]
 fn bad_requests_exit_2_with_one_line() {
     assert_usage_error(&["matrix", "--cpus", "0"], "at least 2 CPUs");
-    assert_usage_error(&["matrix", "--cpus", "4000-4001"], "selects no allowed CPU");
+    assert_usage_error(&["matrix", "--cpus", "4000-4001"], "names CPUs 4000-4001,");
+    assert_usage_error(
+        &["matrix", "--cpus", "4000-4001", "--clip"],
+        "selects no allowed CPU",
+    );
     assert_usage_error(&["matrix", "--home", "node:9"], "node 9 does not exist");
     assert_usage_error(&["matrix", "--home", "sideways"], "first, second or node:N");
     assert_usage_error(&["matrix", "--mode", "xchg"], "expected cas or rw");

@@ -127,7 +127,7 @@ impl std::str::FromStr for Split {
                 UnknownName::new(
                     "advice",
                     s,
-                    "split at llc, split at node or no split needed",
+                    ["split at llc", "split at node", "no split needed"],
                 )
             })
     }
