@@ -698,3 +698,30 @@ fn a_sampled_matrix_heatmap_draws_only_its_sampled_cpus() {
     assert_eq!(svg.matches("<rect").count(), 1 + 2 * 6 + SCALE_STEPS);
     assert!(!svg.contains("sampled"));
 }
+
+#[test]
+fn a_heatmap_of_one_value_has_one_swatch_labelled_with_it() {
+    let small = fixture("no-numa");
+    let mut r = synthetic(small, vec![0, 1], None, |_| 28.0);
+    let pair = &mut r.pairs[0];
+    (pair.forward.median_ns, pair.backward.median_ns) = (28.0, 28.0);
+    let svg = heatmap(&r);
+    // Besides the CPU ids, the one value: no range around it.
+    let scale: Vec<String> = texts(&svg)
+        .into_iter()
+        .filter(|t| t.parse::<f64>().is_ok() && t.parse::<u32>().is_err())
+        .collect();
+    assert_eq!(scale, ["28.0"], "{:?}", texts(&svg));
+    assert!(
+        texts(&svg).iter().any(|t| t.ends_with(": every pair")),
+        "{:?}",
+        texts(&svg)
+    );
+    // The background, both cells, one swatch.
+    assert_eq!(svg.matches("<rect").count(), 1 + 2 + 1);
+    // Two values: the scale is a range again.
+    r.pairs[0].backward.median_ns = 40.0;
+    let svg = heatmap(&r);
+    assert_eq!(svg.matches("<rect").count(), 1 + 2 + SCALE_STEPS);
+    assert!(!svg.contains("every pair"));
+}
