@@ -203,9 +203,9 @@ fn advice_follows_the_written_rule() {
     assert_eq!(empty, ["same-node", "cross-node"]);
     // One class only (this 2-vCPU host): nothing to compare.
     let (a, empty) = advice_for(&spr, &[0, 1], ns(0.0, 50.0, 0.0, &[]));
-    assert_eq!((a.split, a.rule), (Split::None, 1), "{a}");
+    assert_eq!((a.split, a.rule), (Split::CannotAdvise, 1), "{a}");
     assert_eq!(empty, ["smt", "same-node", "cross-node"]);
-    assert!(a.to_string().starts_with("no split needed: only one class"));
+    assert!(a.to_string().starts_with("cannot advise: only one class"));
 }
 
 /// The element names of `text`, read as well-formed XML.
@@ -520,8 +520,13 @@ fn matrix_on_this_host_agrees_with_the_reference() {
     assert!(classes.contains(&expected.as_str()), "{classes:?}");
     let advice = &v["advice"];
     assert!(
-        ["split at llc", "split at node", "no split needed"]
-            .contains(&advice["split"].as_str().unwrap()),
+        [
+            "split at llc",
+            "split at node",
+            "no split needed",
+            "cannot advise"
+        ]
+        .contains(&advice["split"].as_str().unwrap()),
         "{advice}"
     );
     assert!(!advice["reason"].as_str().unwrap().is_empty());
@@ -529,7 +534,7 @@ fn matrix_on_this_host_agrees_with_the_reference() {
         assert!(!v["empty_classes"].as_array().unwrap().is_empty());
         // Rule 1 of src/matrix/advice.rs: nothing to compare.
         let only = &v["classes"][0];
-        assert_eq!(advice["split"], "no split needed", "{advice}");
+        assert_eq!(advice["split"], "cannot advise", "{advice}");
         assert_eq!(advice["rule"], 1, "{advice}");
         assert_eq!(
             advice["reason"].as_str().unwrap(),
