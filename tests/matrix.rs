@@ -292,6 +292,12 @@ fn synthetic(
     }
 }
 
+/// Text with its wrapped lines joined again (a continuation line starts
+/// with two spaces).
+fn unwrapped(text: &str) -> String {
+    text.replace("\n  ", " ")
+}
+
 #[test]
 fn the_summary_has_each_class_transactions_beside_its_ping_pong() {
     // Two classes of the EPYC fixture, transactions set by hand: per
@@ -320,23 +326,35 @@ fn the_summary_has_each_class_transactions_beside_its_ping_pong() {
         contend::report::Format::Text,
     )
     .unwrap();
-    let row = |class: &str| {
-        text.lines()
-            .filter(|l| l.starts_with(class) && l.contains('('))
-            .collect::<Vec<_>>()
-    };
     assert!(
-        text.contains("coherence transactions: one CPU times the operation fenced"),
+        unwrapped(&text).contains("coherence transactions: one CPU times the operation fenced"),
         "{text}"
     );
-    let llc = row("same-llc");
-    assert_eq!(llc.len(), 1, "{text}");
+    // A column per class, a row per transaction.
+    let header = text
+        .lines()
+        .find(|l| l.starts_with(' ') && l.trim_start().starts_with("same-llc"))
+        .unwrap_or_else(|| panic!("no class header: {text}"));
+    assert_eq!(
+        header.split_whitespace().collect::<Vec<_>>(),
+        ["same-llc", "cross-node@32"]
+    );
     let median = r.pairs[0].median_ns;
-    for (i, want) in ["1.00", "1.10", "1.20", "1.30", "1.40"].iter().enumerate() {
-        let ns = median * (1.0 + i as f64 / 10.0);
-        assert!(llc[0].contains(&format!("{ns:.1} ({want})")), "{}", llc[0]);
+    assert_eq!(r.pairs[0].class, PairClass::SameLlc);
+    for (i, t) in Transaction::ALL.iter().enumerate() {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(t.name()))
+            .unwrap_or_else(|| panic!("no {} row: {text}", t.name()));
+        let cells: Vec<&str> = row[t.name().len()..]
+            .split("   ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect();
+        let x = 1.0 + i as f64 / 10.0;
+        assert_eq!(cells.len(), 2, "{row}");
+        assert_eq!(cells[0], format!("{:.1} ({x:.2})", median * x), "{row}");
     }
-    assert_eq!(row("cross-node@32").len(), 1, "{text}");
     // The reference ping-pong: within 5% of the matrix's, nothing said;
     // 5.5% off, the summary says they disagree.
     let mut summary = |one_way: f64| {
@@ -349,7 +367,7 @@ fn the_summary_has_each_class_transactions_beside_its_ping_pong() {
     };
     assert!(!summary(95.5).contains("DISAGREE"));
     assert!(
-        summary(94.7).contains(
+        unwrapped(&summary(94.7)).contains(
             "DISAGREE: the matrix's ping-pong and the minimal one differ by more than 5%"
         )
     );
@@ -702,6 +720,124 @@ fn a_sampled_matrix_heatmap_draws_only_its_sampled_cpus() {
     let svg = heatmap(&full);
     assert_eq!(svg.matches("<rect").count(), 1 + 2 * 6 + SCALE_STEPS);
     assert!(!svg.contains("sampled"));
+}
+
+/// `r` as `contend matrix` prints it.
+fn text_of(r: &MatrixResults) -> String {
+    contend::report::render(
+        &contend::report::Document::Matrix(r),
+        contend::report::Format::Text,
+    )
+    .unwrap()
+}
+
+/// The grid's lines of `text`: the CPU header, then a row per CPU.
+fn grid_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("one-way ns (round trip / 2)"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().map(String::from).collect())
+        .collect()
+}
+
+#[test]
+fn the_text_shows_every_pair_in_a_grid_up_to_32_cpus() {
+    // CPUs 0 and 1 of the EPYC fixture share an LLC; 64 is on the other
+    // socket.
+    let epyc = || fixture("epyc-7j13-2s-nps1-256");
+    let r = synthetic(
+        epyc(),
+        vec![0, 1, 64],
+        None,
+        ns(8.0, 23.0, 100.0, &[(32, 197.0)]),
+    );
+    let text = text_of(&r);
+    let at = |a: u32, b: u32| {
+        let p = r.pairs.iter().find(|p| p.cpus == [a, b]).unwrap();
+        format!("{:.0}", p.median_ns)
+    };
+    assert_eq!(
+        grid_rows(&text),
+        [
+            vec!["0".to_string(), "1".into(), "64".into()],
+            vec!["0".into(), ".".into(), at(0, 1), at(0, 64)],
+            vec!["1".into(), at(0, 1), ".".into(), at(1, 64)],
+            vec!["64".into(), at(0, 64), at(1, 64), ".".into()],
+        ],
+        "{text}"
+    );
+    assert!(!text.contains("not sampled"), "{text}");
+    for line in text.lines() {
+        assert!(line.chars().count() <= 72, "{} columns: {line}", line.len());
+    }
+    // 16 CPUs, one pair per class: the rest are marked as not sampled,
+    // and the grid still fits 72 columns.
+    let r = synthetic(
+        epyc(),
+        (0..16).collect(),
+        Some(1),
+        ns(8.0, 23.0, 100.0, &[]),
+    );
+    let text = text_of(&r);
+    let rows = grid_rows(&text);
+    assert_eq!(rows.len(), 17, "{text}");
+    let measured = rows[1..]
+        .iter()
+        .flatten()
+        .filter(|c| c.parse::<f64>().is_ok());
+    // Row labels are numbers too: 16 of them, and each pair twice.
+    assert_eq!(measured.count(), 16 + 2 * r.pairs.len(), "{text}");
+    assert!(text.contains("; - = not sampled"), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 72), "{text}");
+    // Over 32 CPUs the class table stands for the pairs.
+    let r = synthetic(
+        epyc(),
+        (0..64).collect(),
+        Some(4),
+        ns(8.0, 23.0, 100.0, &[]),
+    );
+    let text = text_of(&r);
+    assert!(grid_rows(&text).is_empty(), "{text}");
+    assert!(
+        unwrapped(&text).contains("64 CPUs, more than 32 for a grid: each class's pairs"),
+        "{text}"
+    );
+}
+
+#[test]
+fn one_class_cannot_advise_in_the_words_a_run_uses() {
+    // CPUs 0 and 1 of the EPYC fixture: one LLC, one node, one class.
+    let mut r = synthetic(
+        fixture("epyc-7j13-2s-nps1-256"),
+        vec![0, 1],
+        None,
+        ns(8.0, 23.0, 100.0, &[]),
+    );
+    assert_eq!((r.advice.split, r.advice.rule), (Split::CannotAdvise, 1));
+    let words = "this host cannot say what splitting across nodes or LLCs saves: its";
+    let said = format!(
+        "advice: cannot advise: {words} CPUs share one node and one LLC; only one class measured"
+    );
+    let text = unwrapped(&text_of(&r));
+    assert!(text.contains(&said), "{text}");
+    assert!(!text.contains("no split needed"), "{text}");
+    // A file from before "cannot advise" said "no split needed" for rule
+    // 1: it reads the same now.
+    r.advice.split = Split::None;
+    assert!(unwrapped(&text_of(&r)).contains(&said));
+    // A run on a host of one node and one LLC says it of its writers.
+    let run = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/results/run.json"
+    );
+    let out = contend(&["report", run]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("{words} writers share one node and one LLC")),
+        "{text}"
+    );
 }
 
 #[test]

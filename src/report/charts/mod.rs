@@ -46,7 +46,7 @@ mod staleness;
 pub(super) mod sweep;
 mod throughput;
 
-use super::{Document, DrawError, Export, ExportError, Format, Rendered, plain};
+use super::{Document, DrawError, Export, ExportError, Format, Rendered, plain, wrap};
 use crate::provenance::Provenance;
 use crate::runner::RunResults;
 use crate::sweep::SweepResults;
@@ -279,22 +279,6 @@ fn marker_style(i: usize) -> ShapeStyle {
 fn legend_width(entries: &[LegendEntry]) -> u32 {
     let chars = entries.iter().map(|e| e.label.chars().count()).max();
     (chars.unwrap_or(0) as u32 * LABEL_PX * CHAR_PCT / 100 + 48).max(190)
-}
-
-/// `text` broken at spaces into lines of at most `width` characters (a
-/// longer word stays whole).
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    for word in text.split_whitespace() {
-        match lines.last_mut() {
-            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
-                line.push(' ');
-                line.push_str(word);
-            }
-            _ => lines.push(word.to_string()),
-        }
-    }
-    lines
 }
 
 /// Draws a fresh SVG of `height` px: white, the header, then the legend
