@@ -3,7 +3,7 @@
 //! is left, on a live host or a fixture; or which option cannot be met
 //! ([`PoolError`]).
 
-use crate::topology::{Clipped, CpuSpec, SpecError, Topology};
+use crate::topology::{Clipped, CpuList, CpuSpec, SpecError, Topology};
 use std::fmt;
 use std::str::FromStr;
 
@@ -81,7 +81,7 @@ pub enum PoolError {
     #[error(
         "{count_option} {wanted} needs {wanted} CPUs but {cpus_option} leaves {} free ({}); add --oversubscribe to share CPUs",
         free.len(),
-        free.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+        free.iter().copied().collect::<CpuList>()
     )]
     TooFewCpus {
         /// `--writers` or `--readers`.
@@ -238,7 +238,7 @@ mod tests {
         let err = take_cpus(&order, 4, &[0], false, ("--readers", "--reader-cpus")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "--readers 4 needs 4 CPUs but --reader-cpus leaves 3 free (1,2,3); add --oversubscribe to share CPUs"
+            "--readers 4 needs 4 CPUs but --reader-cpus leaves 3 free (1-3); add --oversubscribe to share CPUs"
         );
         assert_eq!(
             take_cpus(&order, 5, &[0], true, ("--readers", "--reader-cpus")).unwrap(),
