@@ -39,25 +39,130 @@ impl fmt::Display for CliError {
 impl std::error::Error for CliError {}
 
 /// A name that is not one of those a setting takes (`--level socket`, or
-/// `"mode": "x"` in a result file).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} \"{value}\" (expected {expected})")]
+/// `"mode": "x"` in a result file): one line naming the names it takes,
+/// and the nearest of them when the name looks misspelt.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownName {
     /// What kind of name (`level`, `clock`, `pair class`).
     pub what: &'static str,
     /// The name given.
     pub value: String,
-    /// The names accepted, in words.
-    pub expected: &'static str,
+    /// The names accepted (a placeholder for a number: `node:N`).
+    pub expected: Vec<&'static str>,
 }
 
 impl UnknownName {
-    /// `value` is not a `what`; `expected` lists what is.
-    pub fn new(what: &'static str, value: &str, expected: &'static str) -> Self {
+    /// `value` is not a `what`; `expected` are the names that are.
+    pub fn new(
+        what: &'static str,
+        value: &str,
+        expected: impl IntoIterator<Item = &'static str>,
+    ) -> Self {
         Self {
             what,
             value: value.to_string(),
-            expected,
+            expected: expected.into_iter().collect(),
         }
+    }
+}
+
+/// `unknown level "globl": did you mean "global"? (expected global, node,
+/// llc or cpu)`.
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown {} \"{}\"", self.what, self.value)?;
+        if let Some(near) = nearest(&self.value, self.expected.iter().copied()) {
+            write!(f, ": did you mean \"{near}\"?")?;
+        }
+        write!(f, " (expected {})", one_of(&self.expected))
+    }
+}
+
+impl std::error::Error for UnknownName {}
+
+/// `a`, `a or b`, `a, b or c`: a short list of names in words.
+pub fn one_of(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// The candidate nearest to `value` by edit distance (Levenshtein: one
+/// insertion, deletion or substitution each), when it is near enough to be
+/// a misspelling of it: at most a third of the candidate's length apart,
+/// and at least one edit. `None` when no candidate is, or `value` is one.
+/// Ties go to the first candidate.
+pub fn nearest<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in candidates {
+        let d = edit_distance(value, candidate);
+        if d == 0 {
+            return None;
+        }
+        if d <= (candidate.chars().count() / 3).max(1) && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Levenshtein distance between `a` and `b`, in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distances_match_hand_counts() {
+        // kitten -> sitten -> sittin -> sitting: the textbook 3.
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("globl", "global"), 1);
+        assert_eq!(edit_distance("", "cpu"), 3);
+        assert_eq!(edit_distance("llc", "llc"), 0);
+        assert_eq!(edit_distance("nodes", "node"), 1);
+    }
+
+    #[test]
+    fn near_names_are_suggested_and_far_ones_not() {
+        let levels = ["global", "node", "llc", "cpu"];
+        assert_eq!(nearest("globl", levels), Some("global"));
+        assert_eq!(nearest("nod", levels), Some("node"));
+        assert_eq!(nearest("cpus", levels), Some("cpu"));
+        // Three edits from every level: no guess.
+        assert_eq!(nearest("socket", levels), None);
+        // A name that is accepted is not misspelt.
+        assert_eq!(nearest("llc", levels), None);
+        let policies = ["always", "threshold", "ratelimit", "batch", "never"];
+        assert_eq!(nearest("ratelimt", policies), Some("ratelimit"));
+        assert_eq!(nearest("treshold", policies), Some("threshold"));
+    }
+
+    #[test]
+    fn an_unknown_name_is_one_line_with_its_guess() {
+        let e = UnknownName::new("level", "globl", ["global", "node", "llc", "cpu"]);
+        assert_eq!(
+            e.to_string(),
+            "unknown level \"globl\": did you mean \"global\"? (expected global, node, llc or cpu)"
+        );
+        let e = UnknownName::new("mode", "x", ["cas", "rw"]);
+        assert_eq!(e.to_string(), "unknown mode \"x\" (expected cas or rw)");
     }
 }

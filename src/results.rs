@@ -208,6 +208,24 @@ pub fn create_dir(dir: &Path) -> Result<(), WriteError> {
     })
 }
 
+/// Checks, before anything is measured, that results folders can be
+/// written under `root`: creates it (and its parents) if absent, writes a
+/// probe file there and removes it. The error names the first path that
+/// could not be written.
+pub fn check_writable(root: &Path) -> Result<(), WriteError> {
+    create_dir(root)?;
+    let probe = root.join(format!(".contend-probe-{}", std::process::id()));
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .and_then(|_| fs::remove_file(&probe))
+        .map_err(|source| WriteError {
+            path: root.to_path_buf(),
+            source,
+        })
+}
+
 /// A fresh folder `root/<host>/<UTC timestamp>` (a `-2`, `-3`, … suffix if
 /// that second is taken), created.
 pub fn new_results_dir(root: &Path, host: &str, started_utc: &str) -> Result<PathBuf, WriteError> {
@@ -266,6 +284,24 @@ mod tests {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json"),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn an_unwritable_root_is_found_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        // Absent folders are made, and the probe leaves nothing behind.
+        let root = dir.path().join("a/b");
+        check_writable(&root).unwrap();
+        assert!(root.is_dir());
+        assert_eq!(fs::read_dir(&root).unwrap().count(), 0);
+        // Under a file nothing can be made, whoever runs the test.
+        let blocker = dir.path().join("file");
+        fs::write(&blocker, "x").unwrap();
+        let err = check_writable(&blocker.join("results")).unwrap_err();
+        assert_eq!(err.path, blocker.join("results"));
+        // A file as the root itself: the probe cannot go in it.
+        let err = check_writable(&blocker).unwrap_err();
+        assert_eq!(err.path, blocker);
     }
 
     #[test]

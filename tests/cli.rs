@@ -3,13 +3,14 @@
 use std::path::Path;
 
 mod common;
-use common::{assert_usage_error, contend, stderr};
+use common::{allowed_cpus, assert_usage_error, contend, results_dir, stderr};
+use contend::topology::CpuList;
 
 #[test]
 fn bad_requests_exit_2_with_one_line() {
     assert_usage_error(&["verify", "--nodes", "7"], "node 7 does not exist");
     assert_usage_error(&["verify", "--cpus", "node:9"], "node 9 does not exist");
-    assert_usage_error(&["verify", "--cpus", "4000"], "selects no allowed CPU");
+    assert_usage_error(&["verify", "--cpus", "4000"], "names CPU 4000,");
     assert_usage_error(&["verify", "--cpus", "3-1"], "range end before start");
     assert_usage_error(&["verify", "--cpus", "sideways"], "bad CPU spec");
     assert_usage_error(
@@ -105,4 +106,184 @@ fn topology_text_reads_like_numactl() {
         "{}",
         stderr(&out)
     );
+}
+
+/// A cpulist of every allowed CPU and the next 6 ids past the last: CPUs
+/// this process may not use; and the allowed ones, as contend writes them.
+fn beyond_allowed() -> (String, String, Vec<u32>) {
+    let allowed = allowed_cpus();
+    let last = *allowed.last().unwrap();
+    let outside: Vec<u32> = (last + 1..=last + 6).collect();
+    let spec = format!("{}-{}", allowed[0], last + 6);
+    let list: CpuList = allowed.iter().copied().collect();
+    (spec, list.to_string(), outside)
+}
+
+#[test]
+fn cpus_this_process_may_not_use_are_refused_unless_clipped() {
+    let (spec, allowed, outside) = beyond_allowed();
+    let may_use = format!("it may use {allowed})");
+    for args in [
+        vec!["run", "--writer-cpus", &spec],
+        vec!["run", "--reader-cpus", &spec, "--readers", "1"],
+        vec![
+            "predict",
+            "--latency",
+            "same-llc=20ns",
+            "--writer-cpus",
+            &spec,
+        ],
+        vec!["matrix", "--cpus", &spec],
+        vec!["verify", "--cpus", &spec],
+    ] {
+        assert_usage_error(&args, &may_use);
+        assert_usage_error(&args, "add --clip");
+    }
+    // --clip runs on the allowed CPUs, says so in a note, and run.json
+    // records what it dropped.
+    let dir = tempfile::tempdir().unwrap();
+    let out = contend(&[
+        "run",
+        "--writer-cpus",
+        &spec,
+        "--clip",
+        "--level",
+        "global",
+        "--publish",
+        "always",
+        "--rate",
+        "max",
+        "--duration",
+        "20ms",
+        "--repeats",
+        "1",
+        "--json",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let note = format!(
+        "note: --writer-cpus {spec} clipped to CPUs {allowed} ({} are not allowed here)",
+        outside.iter().copied().collect::<CpuList>()
+    );
+    assert!(stderr(&out).lines().any(|l| l == note), "{}", stderr(&out));
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let clipped = &run["config"]["clipped"][0];
+    assert_eq!(clipped["option"], "--writer-cpus");
+    assert_eq!(clipped["spec"], spec.as_str());
+    assert_eq!(clipped["dropped"], serde_json::json!(outside));
+    assert_eq!(clipped["kept"], serde_json::json!(allowed_cpus()));
+    assert_eq!(
+        run["config"]["writer_cpus"],
+        serde_json::json!(allowed_cpus())
+    );
+}
+
+#[test]
+fn a_matrix_clipped_records_it() {
+    if allowed_cpus().len() < 2 {
+        eprintln!("skipped: a matrix needs two allowed CPUs");
+        return;
+    }
+    let (spec, _, outside) = beyond_allowed();
+    let dir = tempfile::tempdir().unwrap();
+    let out = contend(&[
+        "matrix",
+        "--cpus",
+        &spec,
+        "--clip",
+        "--samples",
+        "10",
+        "--per-class",
+        "1",
+        "--quiet",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m = common::load(&results_dir(dir.path()).unwrap().join("matrix.json"));
+    assert_eq!(m["config"]["cpus"], serde_json::json!(allowed_cpus()));
+    assert_eq!(m["config"]["clipped"][0]["option"], "--cpus");
+    assert_eq!(
+        m["config"]["clipped"][0]["dropped"],
+        serde_json::json!(outside)
+    );
+}
+
+#[test]
+fn misspelt_names_get_a_guess() {
+    for (args, guess) in [
+        (vec!["run", "--level", "globl"], "did you mean \"global\"?"),
+        (
+            vec!["run", "--publish", "ratelimt:1ms"],
+            "did you mean \"ratelimit:1ms\"?",
+        ),
+        (
+            vec!["sweep", "--publish", "always,ratelimit:1ms+treshold:64"],
+            "did you mean \"ratelimit:1ms+threshold:64\"?",
+        ),
+        (
+            vec!["run", "--clock", "monotonc"],
+            "did you mean \"monotonic\"?",
+        ),
+        (vec!["run", "--pad", "12"], "did you mean \"128\"?"),
+        (vec!["matrix", "--mode", "cass"], "did you mean \"cas\"?"),
+        (vec!["matrix", "--home", "frst"], "did you mean \"first\"?"),
+        (
+            vec!["matrix", "--cpus", "sprad"],
+            "did you mean \"spread\"?",
+        ),
+        (
+            vec!["sweep", "--affinity", "unbond"],
+            "did you mean \"unbound\"?",
+        ),
+        (
+            vec!["run", "--rate", "1k", "--arrivals", "poison"],
+            "did you mean \"poisson\"?",
+        ),
+    ] {
+        assert_usage_error(&args, guess);
+    }
+    // Nothing near: the names it takes, no guess.
+    let out = contend(&["run", "--level", "socket"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("(expected global, node, llc or cpu)") && !err.contains("did you mean"),
+        "{err}"
+    );
+}
+
+#[test]
+fn clap_usage_errors_are_one_contend_line() {
+    assert_usage_error(&["run", "--bogus"], "unexpected argument '--bogus'");
+    assert_usage_error(&["--bogus"], "unexpected argument '--bogus'");
+    assert_usage_error(&["compare"], "required arguments were not provided");
+    assert_usage_error(&["nonsense"], "unrecognized subcommand 'nonsense'");
+    assert_usage_error(&["run", "--repeats", "0"], "'--repeats <N>'");
+    assert_usage_error(
+        &["run", "--placement", "strct"],
+        "a similar value exists: 'strict'",
+    );
+}
+
+#[test]
+fn an_unwritable_out_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "x").unwrap();
+    let out = blocker.join("results");
+    let out = out.to_str().unwrap();
+    let named = format!("--out {out} cannot be written");
+    for args in [
+        vec!["run", "--out", out],
+        vec!["sweep", "--out", out],
+        vec!["matrix", "--out", out],
+        vec!["study", "--out", out],
+        vec!["predict", "--latency", "same-llc=20ns", "--out", out],
+    ] {
+        // Exit 2 and an empty stdout: a run prints what it measured before
+        // it saves, so nothing was measured.
+        assert_usage_error(&args, &named);
+    }
+    assert!(!blocker.join("results").exists());
 }

@@ -203,9 +203,9 @@ fn advice_follows_the_written_rule() {
     assert_eq!(empty, ["same-node", "cross-node"]);
     // One class only (this 2-vCPU host): nothing to compare.
     let (a, empty) = advice_for(&spr, &[0, 1], ns(0.0, 50.0, 0.0, &[]));
-    assert_eq!((a.split, a.rule), (Split::None, 1), "{a}");
+    assert_eq!((a.split, a.rule), (Split::CannotAdvise, 1), "{a}");
     assert_eq!(empty, ["smt", "same-node", "cross-node"]);
-    assert!(a.to_string().starts_with("no split needed: only one class"));
+    assert!(a.to_string().starts_with("cannot advise: only one class"));
 }
 
 /// The element names of `text`, read as well-formed XML.
@@ -273,6 +273,7 @@ fn synthetic(
             timer: contend::clock::TimerKind::Tsc,
             asymmetry_limit_pct: matrix::ASYMMETRY_LIMIT_PCT,
             reference_round_trips: 1,
+            clipped: Vec::new(),
         },
         provenance: Provenance::of_this_host(1e9),
         topology: topo,
@@ -289,6 +290,12 @@ fn synthetic(
         notes: Vec::new(),
         elapsed_s: 0.0,
     }
+}
+
+/// Text with its wrapped lines joined again (a continuation line starts
+/// with two spaces).
+fn unwrapped(text: &str) -> String {
+    text.replace("\n  ", " ")
 }
 
 #[test]
@@ -319,23 +326,35 @@ fn the_summary_has_each_class_transactions_beside_its_ping_pong() {
         contend::report::Format::Text,
     )
     .unwrap();
-    let row = |class: &str| {
-        text.lines()
-            .filter(|l| l.starts_with(class) && l.contains('('))
-            .collect::<Vec<_>>()
-    };
     assert!(
-        text.contains("coherence transactions: one CPU times the operation fenced"),
+        unwrapped(&text).contains("coherence transactions: one CPU times the operation fenced"),
         "{text}"
     );
-    let llc = row("same-llc");
-    assert_eq!(llc.len(), 1, "{text}");
+    // A column per class, a row per transaction.
+    let header = text
+        .lines()
+        .find(|l| l.starts_with(' ') && l.trim_start().starts_with("same-llc"))
+        .unwrap_or_else(|| panic!("no class header: {text}"));
+    assert_eq!(
+        header.split_whitespace().collect::<Vec<_>>(),
+        ["same-llc", "cross-node@32"]
+    );
     let median = r.pairs[0].median_ns;
-    for (i, want) in ["1.00", "1.10", "1.20", "1.30", "1.40"].iter().enumerate() {
-        let ns = median * (1.0 + i as f64 / 10.0);
-        assert!(llc[0].contains(&format!("{ns:.1} ({want})")), "{}", llc[0]);
+    assert_eq!(r.pairs[0].class, PairClass::SameLlc);
+    for (i, t) in Transaction::ALL.iter().enumerate() {
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(t.name()))
+            .unwrap_or_else(|| panic!("no {} row: {text}", t.name()));
+        let cells: Vec<&str> = row[t.name().len()..]
+            .split("   ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect();
+        let x = 1.0 + i as f64 / 10.0;
+        assert_eq!(cells.len(), 2, "{row}");
+        assert_eq!(cells[0], format!("{:.1} ({x:.2})", median * x), "{row}");
     }
-    assert_eq!(row("cross-node@32").len(), 1, "{text}");
     // The reference ping-pong: within 5% of the matrix's, nothing said;
     // 5.5% off, the summary says they disagree.
     let mut summary = |one_way: f64| {
@@ -348,7 +367,7 @@ fn the_summary_has_each_class_transactions_beside_its_ping_pong() {
     };
     assert!(!summary(95.5).contains("DISAGREE"));
     assert!(
-        summary(94.7).contains(
+        unwrapped(&summary(94.7)).contains(
             "DISAGREE: the matrix's ping-pong and the minimal one differ by more than 5%"
         )
     );
@@ -519,8 +538,13 @@ fn matrix_on_this_host_agrees_with_the_reference() {
     assert!(classes.contains(&expected.as_str()), "{classes:?}");
     let advice = &v["advice"];
     assert!(
-        ["split at llc", "split at node", "no split needed"]
-            .contains(&advice["split"].as_str().unwrap()),
+        [
+            "split at llc",
+            "split at node",
+            "no split needed",
+            "cannot advise"
+        ]
+        .contains(&advice["split"].as_str().unwrap()),
         "{advice}"
     );
     assert!(!advice["reason"].as_str().unwrap().is_empty());
@@ -528,7 +552,7 @@ fn matrix_on_this_host_agrees_with_the_reference() {
         assert!(!v["empty_classes"].as_array().unwrap().is_empty());
         // Rule 1 of src/matrix/advice.rs: nothing to compare.
         let only = &v["classes"][0];
-        assert_eq!(advice["split"], "no split needed", "{advice}");
+        assert_eq!(advice["split"], "cannot advise", "{advice}");
         assert_eq!(advice["rule"], 1, "{advice}");
         assert_eq!(
             advice["reason"].as_str().unwrap(),
@@ -612,7 +636,11 @@ fn matrix_on_this_host_agrees_with_the_reference() {
 #[test]
 fn bad_requests_exit_2_with_one_line() {
     assert_usage_error(&["matrix", "--cpus", "0"], "at least 2 CPUs");
-    assert_usage_error(&["matrix", "--cpus", "4000-4001"], "selects no allowed CPU");
+    assert_usage_error(&["matrix", "--cpus", "4000-4001"], "names CPUs 4000-4001,");
+    assert_usage_error(
+        &["matrix", "--cpus", "4000-4001", "--clip"],
+        "selects no allowed CPU",
+    );
     assert_usage_error(&["matrix", "--home", "node:9"], "node 9 does not exist");
     assert_usage_error(&["matrix", "--home", "sideways"], "first, second or node:N");
     assert_usage_error(&["matrix", "--mode", "xchg"], "expected cas or rw");
@@ -692,4 +720,149 @@ fn a_sampled_matrix_heatmap_draws_only_its_sampled_cpus() {
     let svg = heatmap(&full);
     assert_eq!(svg.matches("<rect").count(), 1 + 2 * 6 + SCALE_STEPS);
     assert!(!svg.contains("sampled"));
+}
+
+/// `r` as `contend matrix` prints it.
+fn text_of(r: &MatrixResults) -> String {
+    contend::report::render(
+        &contend::report::Document::Matrix(r),
+        contend::report::Format::Text,
+    )
+    .unwrap()
+}
+
+/// The grid's lines of `text`: the CPU header, then a row per CPU.
+fn grid_rows(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("one-way ns (round trip / 2)"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().map(String::from).collect())
+        .collect()
+}
+
+#[test]
+fn the_text_shows_every_pair_in_a_grid_up_to_32_cpus() {
+    // CPUs 0 and 1 of the EPYC fixture share an LLC; 64 is on the other
+    // socket.
+    let epyc = || fixture("epyc-7j13-2s-nps1-256");
+    let r = synthetic(
+        epyc(),
+        vec![0, 1, 64],
+        None,
+        ns(8.0, 23.0, 100.0, &[(32, 197.0)]),
+    );
+    let text = text_of(&r);
+    let at = |a: u32, b: u32| {
+        let p = r.pairs.iter().find(|p| p.cpus == [a, b]).unwrap();
+        format!("{:.0}", p.median_ns)
+    };
+    assert_eq!(
+        grid_rows(&text),
+        [
+            vec!["0".to_string(), "1".into(), "64".into()],
+            vec!["0".into(), ".".into(), at(0, 1), at(0, 64)],
+            vec!["1".into(), at(0, 1), ".".into(), at(1, 64)],
+            vec!["64".into(), at(0, 64), at(1, 64), ".".into()],
+        ],
+        "{text}"
+    );
+    assert!(!text.contains("not sampled"), "{text}");
+    for line in text.lines() {
+        assert!(line.chars().count() <= 72, "{} columns: {line}", line.len());
+    }
+    // 16 CPUs, one pair per class: the rest are marked as not sampled,
+    // and the grid still fits 72 columns.
+    let r = synthetic(
+        epyc(),
+        (0..16).collect(),
+        Some(1),
+        ns(8.0, 23.0, 100.0, &[]),
+    );
+    let text = text_of(&r);
+    let rows = grid_rows(&text);
+    assert_eq!(rows.len(), 17, "{text}");
+    let measured = rows[1..]
+        .iter()
+        .flatten()
+        .filter(|c| c.parse::<f64>().is_ok());
+    // Row labels are numbers too: 16 of them, and each pair twice.
+    assert_eq!(measured.count(), 16 + 2 * r.pairs.len(), "{text}");
+    assert!(text.contains("; - = not sampled"), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 72), "{text}");
+    // Over 32 CPUs the class table stands for the pairs.
+    let r = synthetic(
+        epyc(),
+        (0..64).collect(),
+        Some(4),
+        ns(8.0, 23.0, 100.0, &[]),
+    );
+    let text = text_of(&r);
+    assert!(grid_rows(&text).is_empty(), "{text}");
+    assert!(
+        unwrapped(&text).contains("64 CPUs, more than 32 for a grid: each class's pairs"),
+        "{text}"
+    );
+}
+
+#[test]
+fn one_class_cannot_advise_in_the_words_a_run_uses() {
+    // CPUs 0 and 1 of the EPYC fixture: one LLC, one node, one class.
+    let mut r = synthetic(
+        fixture("epyc-7j13-2s-nps1-256"),
+        vec![0, 1],
+        None,
+        ns(8.0, 23.0, 100.0, &[]),
+    );
+    assert_eq!((r.advice.split, r.advice.rule), (Split::CannotAdvise, 1));
+    let words = "this host cannot say what splitting across nodes or LLCs saves: its";
+    let said = format!(
+        "advice: cannot advise: {words} CPUs share one node and one LLC; only one class measured"
+    );
+    let text = unwrapped(&text_of(&r));
+    assert!(text.contains(&said), "{text}");
+    assert!(!text.contains("no split needed"), "{text}");
+    // A file from before "cannot advise" said "no split needed" for rule
+    // 1: it reads the same now.
+    r.advice.split = Split::None;
+    assert!(unwrapped(&text_of(&r)).contains(&said));
+    // A run on a host of one node and one LLC says it of its writers.
+    let run = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/results/run.json"
+    );
+    let out = contend(&["report", run]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("{words} writers share one node and one LLC")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_heatmap_of_one_value_has_one_swatch_labelled_with_it() {
+    let small = fixture("no-numa");
+    let mut r = synthetic(small, vec![0, 1], None, |_| 28.0);
+    let pair = &mut r.pairs[0];
+    (pair.forward.median_ns, pair.backward.median_ns) = (28.0, 28.0);
+    let svg = heatmap(&r);
+    // Besides the CPU ids, the one value: no range around it.
+    let scale: Vec<String> = texts(&svg)
+        .into_iter()
+        .filter(|t| t.parse::<f64>().is_ok() && t.parse::<u32>().is_err())
+        .collect();
+    assert_eq!(scale, ["28.0"], "{:?}", texts(&svg));
+    assert!(
+        texts(&svg).iter().any(|t| t.ends_with(": every pair")),
+        "{:?}",
+        texts(&svg)
+    );
+    // The background, both cells, one swatch.
+    assert_eq!(svg.matches("<rect").count(), 1 + 2 + 1);
+    // Two values: the scale is a range again.
+    r.pairs[0].backward.median_ns = 40.0;
+    let svg = heatmap(&r);
+    assert_eq!(svg.matches("<rect").count(), 1 + 2 + SCALE_STEPS);
+    assert!(!svg.contains("every pair"));
 }

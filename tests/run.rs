@@ -449,7 +449,7 @@ fn bad_run_requests_exit_2_with_one_line() {
         (&["run", "--publish", "sometimes"], "bad publish policy"),
         (&["run", "--duration", "5"], "no unit"),
         (&["run", "--duration", "0ms"], "above zero"),
-        (&["run", "--writer-cpus", "4000"], "selects no allowed CPU"),
+        (&["run", "--writer-cpus", "4000"], "names CPU 4000,"),
         (&["run", "--counter-node", "7"], "node 7 does not exist"),
         (&["run", "--writers", "4096"], "--oversubscribe"),
         (&["run", "--clock", "hpet"], "unknown clock"),
@@ -458,7 +458,7 @@ fn bad_run_requests_exit_2_with_one_line() {
         (&["run", "--rate", "max,fast"], "\"fast\" is not a rate"),
         (
             &["run", "--arrivals", "even"],
-            "\"even\" is not poisson or paced",
+            "unknown arrivals \"even\" (expected paced or poisson)",
         ),
         (
             &["run", "--rate", "max", "--arrivals", "poisson"],

@@ -332,7 +332,12 @@ fn big_study() -> StudyResults {
         &plan.run.rates,
     );
     // Unbound sweep points run on the first CPUs of `spread`.
-    let spread = "spread".parse::<CpuSpec>().unwrap().resolve(&topo).unwrap();
+    let spread = "spread"
+        .parse::<CpuSpec>()
+        .unwrap()
+        .resolve(&topo, false)
+        .unwrap()
+        .cpus;
     let sweep_strategies = sweep_strategies().strategies();
     let mut points = Vec::new();
     for t in &plan.sweep.threads {

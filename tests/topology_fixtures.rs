@@ -27,18 +27,33 @@ fn ids(s: &str) -> Vec<u32> {
     list(s).to_vec()
 }
 
-fn resolve(t: &Topology, spec: &str) -> Result<Vec<u32>, String> {
+/// The CPUs `spec` selects on `t` (with `clip`, only the allowed ones of a
+/// spec naming others), or the error's text.
+fn resolve_with(t: &Topology, spec: &str, clip: bool) -> Result<Vec<u32>, String> {
     let spec: CpuSpec = spec.parse().map_err(|e| format!("parse: {e}"))?;
-    spec.resolve(t).map_err(|e| e.to_string())
+    spec.resolve(t, clip)
+        .map(|r| r.cpus)
+        .map_err(|e| e.to_string())
 }
 
 fn resolve_ok(t: &Topology, spec: &str) -> Vec<u32> {
-    resolve(t, spec).unwrap_or_else(|e| panic!("spec {spec:?}: {e}"))
+    resolve_with(t, spec, false).unwrap_or_else(|e| panic!("spec {spec:?}: {e}"))
+}
+
+fn clipped_ok(t: &Topology, spec: &str) -> Vec<u32> {
+    resolve_with(t, spec, true).unwrap_or_else(|e| panic!("spec {spec:?} --clip: {e}"))
 }
 
 fn resolve_err(t: &Topology, spec: &str) -> String {
-    match resolve(t, spec) {
+    match resolve_with(t, spec, false) {
         Ok(v) => panic!("spec {spec:?} should fail, resolved to {v:?}"),
+        Err(e) => e,
+    }
+}
+
+fn clipped_err(t: &Topology, spec: &str) -> String {
+    match resolve_with(t, spec, true) {
+        Ok(v) => panic!("spec {spec:?} --clip should fail, resolved to {v:?}"),
         Err(e) => e,
     }
 }
@@ -392,9 +407,18 @@ fn offline_cpus() {
     assert_eq!(llc_of(&t, 7), "4,6-7");
     assert_eq!(t.allowed_cpus, list("0-1,3-4,6-7"));
     assert_eq!(resolve_ok(&t, "all"), ids("0-1,3-4,6-7"));
-    assert_eq!(resolve_ok(&t, "0-7"), ids("0-1,3-4,6-7"));
+    // 0-7 names the offline CPUs 2 and 5: refused, naming them and what
+    // may be used, unless clipped.
+    let err = resolve_err(&t, "0-7");
+    assert!(
+        err.contains("names CPUs 2,5,") && err.contains("may use 0-1,3-4,6-7"),
+        "{err}"
+    );
+    assert_eq!(clipped_ok(&t, "0-7"), ids("0-1,3-4,6-7"));
     assert_eq!(resolve_ok(&t, "spread"), vec![0, 4, 1, 6, 3, 7]);
     let err = resolve_err(&t, "2");
+    assert!(err.contains("names CPU 2,"), "{err}");
+    let err = clipped_err(&t, "2");
     assert!(err.contains("no allowed CPU"), "{err}");
 }
 
@@ -439,13 +463,25 @@ fn restricted_cpuset() {
             (1, "4-7".to_string(), true, true)
         ]
     );
+    // Specs over the allowed CPUs take them; a list, node or LLC naming
+    // others is refused unless clipped.
     assert_eq!(resolve_ok(&t, "all"), vec![2, 3, 4, 5]);
-    assert_eq!(resolve_ok(&t, "node:0"), vec![2, 3]);
-    assert_eq!(resolve_ok(&t, "node:1"), vec![4, 5]);
     assert_eq!(resolve_ok(&t, "spread"), vec![2, 4, 3, 5]);
-    assert_eq!(resolve_ok(&t, "llc:1"), vec![4, 5]);
-    assert_eq!(resolve_ok(&t, "0-3"), vec![2, 3]);
-    let err = resolve_err(&t, "0-1");
+    assert_eq!(resolve_ok(&t, "2-5"), vec![2, 3, 4, 5]);
+    for (spec, outside, kept) in [
+        ("node:0", "0-1", vec![2, 3]),
+        ("node:1", "6-7", vec![4, 5]),
+        ("llc:1", "6-7", vec![4, 5]),
+        ("0-3", "0-1", vec![2, 3]),
+    ] {
+        let err = resolve_err(&t, spec);
+        assert!(
+            err.contains(&format!("names CPUs {outside},")) && err.contains("--clip"),
+            "{spec}: {err}"
+        );
+        assert_eq!(clipped_ok(&t, spec), kept, "{spec}");
+    }
+    let err = clipped_err(&t, "0-1");
     assert!(err.contains("no allowed CPU"), "{err}");
     assert!(
         err.contains("2-5"),

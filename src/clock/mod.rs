@@ -69,7 +69,7 @@ impl std::str::FromStr for ClockKind {
         Self::ALL
             .into_iter()
             .find(|k| k.name() == s)
-            .ok_or_else(|| UnknownName::new("clock", s, "tsc, monotonic or coarse"))
+            .ok_or_else(|| UnknownName::new("clock", s, Self::ALL.map(Self::name)))
     }
 }
 

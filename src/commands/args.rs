@@ -59,6 +59,20 @@ pub struct PoolArgs {
     /// Each writer runs the read side once every K updates (0 = never).
     #[arg(long, value_name = "K", default_value_t = 1)]
     pub read_every: u32,
+
+    /// What to do with CPUs a spec names that this process may not use.
+    #[command(flatten)]
+    pub clip: ClipArg,
+}
+
+/// `--clip`, for every command that takes CPU specs.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct ClipArg {
+    /// Keep only the CPUs this process may use when a CPU list, node or
+    /// LLC names others (printed as a note and recorded in the result);
+    /// without it that is an error naming the CPUs it may use.
+    #[arg(long)]
+    pub clip: bool,
 }
 
 /// The strategies to compare: every shard level × publish policy × pad,
@@ -111,6 +125,7 @@ impl PoolArgs {
             writer_cpus: self.writer_cpus.clone(),
             reader_cpus: self.reader_cpus.clone(),
             oversubscribe,
+            clip: self.clip.clip,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `contend matrix`: plan the pairs, measure them, save, print.
 
-use super::args::ResultsArgs;
+use super::args::{ClipArg, ResultsArgs};
 use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::matrix::{Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
@@ -15,6 +15,10 @@ pub struct MatrixArgs {
     #[doc = "CPUs whose pairs are measured (the matrix's rows and columns, by id)."]
     #[arg(long, value_name = "SPEC", default_value = "all", long_help = CpuSpec::HELP)]
     pub cpus: CpuSpec,
+
+    /// What to do with CPUs --cpus names that this process may not use.
+    #[command(flatten)]
+    pub clip: ClipArg,
 
     /// Timed samples per direction of each pair; a sample is a batch of
     /// 100 round trips, its time / 200 one one-way latency.
@@ -52,6 +56,7 @@ impl MatrixArgs {
     pub fn request(&self) -> MatrixRequest {
         MatrixRequest {
             cpus: self.cpus.clone(),
+            clip: self.clip.clip,
             samples: self.samples as usize,
             home: self.home,
             mode: self.mode,
@@ -68,6 +73,7 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
         print_notes(&topo);
     }
     let plan = plan_matrix(&args.request(), topo)?;
+    args.output.check()?;
     session.notes(&plan.notes);
     let bar = session.progress_bar(plan.pairs.len(), "pairs");
     let results = measure_matrix(plan, |done, _| {

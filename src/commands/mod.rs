@@ -108,8 +108,8 @@ pub enum Command {
 }
 
 /// Runs `contend` with these arguments (the first is the program name).
-/// `--help`, `--version` and clap's own usage errors print and exit here,
-/// usage errors with status 2.
+/// `--help` and `--version` print and exit here; clap's own usage errors
+/// come back as one line, status 2.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
     let args: Vec<OsString> = args.into_iter().collect();
     // Without a subcommand, `contend [OPTIONS]` is `contend run [OPTIONS]`.
@@ -117,12 +117,13 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
     with_run.insert(1.min(with_run.len()), "run".into());
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) if cli.command.is_some() => cli,
-        Ok(_) => Cli::try_parse_from(&with_run).unwrap_or_else(|e| e.exit()),
+        Ok(_) => Cli::try_parse_from(&with_run).map_err(usage_error)?,
         // `contend --writers 4`: run's options without the word run.
+        // A subcommand's own unknown option is reported as it was.
         Err(e) if e.kind() == clap::error::ErrorKind::UnknownArgument => {
-            Cli::try_parse_from(&with_run).unwrap_or_else(|e| e.exit())
+            Cli::try_parse_from(&with_run).map_err(|_| usage_error(e))?
         }
-        Err(e) => e.exit(),
+        Err(e) => return Err(usage_error(e)),
     };
     let root = &cli.sysfs_root;
     match cli.command {
@@ -139,6 +140,40 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
         Some(Command::Study(args)) => study::run(root, &args),
         None => Err(CliError::usage("no subcommand given; see contend --help")),
     }
+}
+
+/// clap's usage error as the one line every error is (exit status 2): its
+/// message and tip joined, the usage block and "For more information"
+/// left out. `--help` and `--version` print and exit here as clap does.
+fn usage_error(e: clap::Error) -> CliError {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit()
+    }
+    CliError::usage(one_line(&e.to_string()))
+}
+
+/// clap's rendered error in one line: `error: ` dropped, the lines before
+/// the usage block joined (`; ` between sentences, a space after a colon).
+fn one_line(rendered: &str) -> String {
+    let mut line = String::new();
+    for part in rendered
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+    {
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    line.strip_prefix("error: ").unwrap_or(&line).to_string()
 }
 
 /// Reads the topology under `root`; an unreadable tree is bad input.
@@ -249,6 +284,31 @@ impl Session {
             }
         }
     }
+}
+
+impl ResultsArgs {
+    /// Refuses an `--out` folder that cannot be written (bad input, exit
+    /// 2), checked after the plan and before anything is measured.
+    fn check(&self) -> Result<(), CliError> {
+        check_out(&self.out)
+    }
+}
+
+/// Refuses a results root `out` that cannot be written, before anything
+/// is measured.
+fn check_out(out: &Path) -> Result<(), CliError> {
+    crate::results::check_writable(out).map_err(|e| {
+        let which = if e.path == out {
+            String::new()
+        } else {
+            format!(" ({})", e.path.display())
+        };
+        CliError::usage(format!(
+            "--out {} cannot be written{which}: {}; nothing was run",
+            out.display(),
+            e.source
+        ))
+    })
 }
 
 impl PrintArgs {

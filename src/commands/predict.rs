@@ -2,7 +2,7 @@
 //! the model against a run measured under `--rate`.
 
 use super::args::{PoolArgs, StrategyArgs, percent_arg};
-use super::{host_name, load_topology};
+use super::{check_out, host_name, load_topology};
 use crate::CliError;
 use crate::predict::{self, CheckResults, Latencies, LatencyArg, Layout, PredictRequest};
 use crate::report::{self, Document, Format};
@@ -99,11 +99,14 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
                 )
             })?;
             let topo = load_topology(root)?;
-            let (writers, readers) = pools(&topo, &args.pools.pools(false))?;
+            let cpus = pools(&topo, &args.pools.pools(false))?;
+            for clipped in &cpus.clipped {
+                eprintln!("note: {clipped}");
+            }
             let request = PredictRequest {
                 layout: Layout {
-                    writers,
-                    readers,
+                    writers: cpus.writers,
+                    readers: cpus.readers,
                     read_every: args.pools.read_every,
                 },
                 levels: args.strategies.level.clone(),
@@ -117,6 +120,9 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
             Document::Predict(&prediction)
         }
     };
+    if let Some(dir) = &args.out {
+        check_out(dir)?;
+    }
     let format = if args.json {
         Format::Json
     } else {

@@ -190,6 +190,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     }
     let request = args.request();
     let plan = runner::plan(&request, topo)?;
+    args.output.check()?;
     session.notes(&plan.notes);
 
     let stop = signal::stop_flag();

@@ -133,6 +133,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let provenance =
         Provenance::of_this_host(crate::clock::calibrate_tsc(Duration::from_millis(50)));
     let plan = study::plan_study(&topo, &provenance.hostname, max_time).map_err(CliError::usage)?;
+    args.output.check()?;
     if session.chatty() {
         eprintln!(
             "study: budget {:.0} s ({}), planned {:.0} s; --dry-run shows the plan",

@@ -3,7 +3,7 @@
 //! unbound and per node; docs/seeds.md), planned up front, into one results
 //! folder with sweep.json, sweep.csv, sweep.md and the charts.
 
-use super::args::{PlacementArg, ResultsArgs, StrategyArgs, duration_arg, warmup_arg};
+use super::args::{ClipArg, PlacementArg, ResultsArgs, StrategyArgs, duration_arg, warmup_arg};
 use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
@@ -36,6 +36,10 @@ pub struct SweepArgs {
     /// nodeN for every node with allowed CPUs when there are two or more.
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub affinity: Option<Vec<Affinity>>,
+
+    /// What to do with an affinity set's CPUs this process may not use.
+    #[command(flatten)]
+    pub clip: ClipArg,
 
     /// Offered rates per thread at every thread count, comma-separated:
     /// operations per second (22000, 22k, 1M) or max (hammer, no cap).
@@ -102,6 +106,7 @@ impl SweepArgs {
             warmup: self.warmup(),
             seed: self.seed,
             placement: self.placement.into(),
+            clip: self.clip.clip,
             max_time: self.max_time,
         }
     }
@@ -146,6 +151,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
         print_notes(&topo);
     }
     let mut plan = plan_sweep(&args.request(), &topo)?;
+    args.output.check()?;
     session.notes(&plan.notes);
 
     let stop = signal::stop_flag();

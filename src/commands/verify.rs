@@ -1,7 +1,7 @@
 //! `contend verify`: pin a thread to each chosen CPU and bind memory to each
 //! chosen node, and show what the kernel reports back.
 
-use super::args::PlacementArg;
+use super::args::{ClipArg, PlacementArg};
 use super::{load_topology, print_of_host, require_live_root};
 use crate::CliError;
 use crate::placement::{Placement, verify_placement};
@@ -16,6 +16,10 @@ pub struct VerifyArgs {
     #[doc = "CPUs to pin a thread to, one after another."]
     #[arg(long, value_name = "SPEC", default_value = "all", long_help = CpuSpec::HELP)]
     pub cpus: CpuSpec,
+
+    /// What to do with CPUs --cpus names that this process may not use.
+    #[command(flatten)]
+    pub clip: ClipArg,
 
     /// Nodes to bind memory to (a list such as 0-1; default: every node with
     /// memory this process may use).
@@ -40,10 +44,14 @@ pub(super) fn run(root: &Path, args: &VerifyArgs) -> Result<(), CliError> {
     require_live_root(root, "verify places real threads and memory")?;
     let topo = load_topology(root)?;
     let placement = Placement::from(args.placement);
-    let cpus = args
+    let resolved = args
         .cpus
-        .resolve(&topo)
+        .resolve(&topo, args.clip.clip)
         .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
+    if let Some(clipped) = resolved.clipped("--cpus", &args.cpus) {
+        eprintln!("note: {clipped}");
+    }
+    let cpus = resolved.cpus;
     let nodes = args
         .nodes
         .clone()

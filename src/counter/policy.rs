@@ -76,6 +76,9 @@ impl PublishPolicy {
     }
 }
 
+/// The names a policy's parts start with, for "did you mean".
+const PART_NAMES: [&str; 5] = ["always", "never", "threshold", "batch", "ratelimit"];
+
 /// A `--publish` value that is not understood.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("bad publish policy \"{policy}\": {reason}")]
@@ -124,9 +127,22 @@ impl FromStr for PublishPolicy {
                     continue;
                 }
                 _ => {
-                    return Err(err(format!(
-                        "unknown part \"{part}\" (expected always, threshold:D, ratelimit:P, ratelimit:P+threshold:D, batch:B or never)"
-                    )));
+                    // A misspelt name keeps its argument in the guess.
+                    let reason = match crate::error::nearest(name, PART_NAMES) {
+                        Some(near) => {
+                            let fixed = if arg.is_empty() {
+                                near.to_string()
+                            } else {
+                                format!("{near}:{arg}")
+                            };
+                            let meant = s.trim().replacen(part, &fixed, 1);
+                            format!("unknown part \"{part}\": did you mean \"{meant}\"?")
+                        }
+                        None => format!(
+                            "unknown part \"{part}\" (expected always, threshold:D, ratelimit:P, ratelimit:P+threshold:D, batch:B or never)"
+                        ),
+                    };
+                    return Err(err(reason));
                 }
             };
             if filter.replace(new_filter).is_some() {
@@ -311,6 +327,28 @@ mod tests {
             let e = text.parse::<PublishPolicy>().unwrap_err().to_string();
             assert!(e.contains(needle), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn a_misspelt_part_gets_the_policy_it_meant() {
+        for (text, meant) in [
+            ("ratelimt:1ms", "ratelimit:1ms"),
+            ("ratelimit:1ms+treshold:64", "ratelimit:1ms+threshold:64"),
+            ("alway", "always"),
+        ] {
+            let e = text.parse::<PublishPolicy>().unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("did you mean \"{meant}\"?")),
+                "{text}: {e}"
+            );
+            assert!(meant.parse::<PublishPolicy>().is_ok(), "{meant}");
+        }
+        // Nothing near: no guess.
+        let e = "sometimes"
+            .parse::<PublishPolicy>()
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("did you mean"), "{e}");
     }
 
     #[test]

@@ -48,7 +48,7 @@ impl FromStr for ShardLevel {
         Self::ALL
             .into_iter()
             .find(|l| l.name() == s)
-            .ok_or_else(|| UnknownName::new("level", s, "global, node, llc or cpu"))
+            .ok_or_else(|| UnknownName::new("level", s, Self::ALL.map(Self::name)))
     }
 }
 
@@ -104,7 +104,7 @@ impl FromStr for Pad {
         Self::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| UnknownName::new("pad", s, "128, 64 or 0"))
+            .ok_or_else(|| UnknownName::new("pad", s, Self::ALL.map(Self::name)))
     }
 }
 
@@ -147,7 +147,7 @@ impl FromStr for NodeIter {
         Self::ALL
             .into_iter()
             .find(|n| n.name() == s)
-            .ok_or_else(|| UnknownName::new("node iteration", s, "compact or bitmap"))
+            .ok_or_else(|| UnknownName::new("node iteration", s, Self::ALL.map(Self::name)))
     }
 }
 

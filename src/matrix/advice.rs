@@ -21,7 +21,7 @@ pub const SAME: f64 = 1.2;
 macro_rules! rule_text {
     () => {
         "Advice rule (on the medians of the per-pair one-way medians, per class):
-  1. fewer than two classes measured: no split needed (nothing to compare);
+  1. fewer than two classes measured: cannot advise (nothing to compare);
   2. every class median within 1.2 x the cheapest: no split needed;
   3. same-node (different LLC) >= 0.75 x the nearest cross-node class, and
      >= 1.2 x the dearest class inside one LLC (smt, same-llc) when one was
@@ -97,15 +97,19 @@ pub enum Split {
     Node,
     /// Keep one counter: no boundary among the measured CPUs costs more.
     None,
+    /// Fewer than two distance classes were measured: there is no
+    /// boundary to weigh, so no advice either way.
+    CannotAdvise,
 }
 
-/// `split at llc`, `split at node`, `no split needed`.
+/// `split at llc`, `split at node`, `no split needed`, `cannot advise`.
 impl fmt::Display for Split {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Split::Llc => "split at llc",
             Split::Node => "split at node",
             Split::None => "no split needed",
+            Split::CannotAdvise => "cannot advise",
         })
     }
 }
@@ -120,14 +124,19 @@ impl Serialize for Split {
 impl std::str::FromStr for Split {
     type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, UnknownName> {
-        [Split::Llc, Split::Node, Split::None]
+        [Split::Llc, Split::Node, Split::None, Split::CannotAdvise]
             .into_iter()
             .find(|v| v.to_string() == s)
             .ok_or_else(|| {
                 UnknownName::new(
                     "advice",
                     s,
-                    "split at llc, split at node or no split needed",
+                    [
+                        "split at llc",
+                        "split at node",
+                        "no split needed",
+                        "cannot advise",
+                    ],
                 )
             })
     }
@@ -169,11 +178,11 @@ pub fn advise(classes: &[ClassStats]) -> Advice {
         classes.iter().min_by(by_median),
         classes.iter().max_by(by_median),
     ) else {
-        return advice(Split::None, 1, "no pairs measured".into());
+        return advice(Split::CannotAdvise, 1, "no pairs measured".into());
     };
     if classes.len() < 2 {
         return advice(
-            Split::None,
+            Split::CannotAdvise,
             1,
             format!(
                 "only one class measured ({}), nothing to compare",
@@ -351,8 +360,8 @@ mod tests {
 
     #[test]
     fn rules_one_and_two_at_and_across_their_thresholds() {
-        assert_eq!(decide(&[]), (Split::None, 1));
-        assert_eq!(decide(&[(CROSS, 197.0)]), (Split::None, 1));
+        assert_eq!(decide(&[]), (Split::CannotAdvise, 1));
+        assert_eq!(decide(&[(CROSS, 197.0)]), (Split::CannotAdvise, 1));
         // Two classes, the dearer exactly 1.2 x the cheaper: the same cost.
         assert_eq!(decide(&[(SMT, 50.0), (LLC, SAME * 50.0)]), (Split::None, 2));
         // 10% within: still the same cost (a sum 50 + 1.2 or a quotient
@@ -438,6 +447,7 @@ mod tests {
             (Split::Llc, "split at llc"),
             (Split::Node, "split at node"),
             (Split::None, "no split needed"),
+            (Split::CannotAdvise, "cannot advise"),
         ] {
             assert_eq!(split.to_string(), name);
             assert_eq!(name.parse::<Split>(), Ok(split));

@@ -64,7 +64,11 @@ impl std::str::FromStr for PairClass {
                 .and_then(|d| d.parse().ok())
                 .map(PairClass::CrossNode)
                 .ok_or_else(|| {
-                    UnknownName::new("pair class", s, "smt, same-llc, same-node or cross-node@D")
+                    UnknownName::new(
+                        "pair class",
+                        s,
+                        ["smt", "same-llc", "same-node", "cross-node@D"],
+                    )
                 }),
         }
     }

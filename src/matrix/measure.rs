@@ -41,7 +41,7 @@ impl FromStr for Mode {
         match s {
             "cas" => Ok(Mode::Cas),
             "rw" => Ok(Mode::Rw),
-            _ => Err(UnknownName::new("mode", s, "cas or rw")),
+            _ => Err(UnknownName::new("mode", s, ["cas", "rw"])),
         }
     }
 }

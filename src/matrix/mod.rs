@@ -137,7 +137,7 @@ impl FromStr for Home {
                 .strip_prefix("node:")
                 .and_then(|n| n.parse().ok())
                 .map(Home::Node)
-                .ok_or_else(|| UnknownName::new("home", s, "first, second or node:N")),
+                .ok_or_else(|| UnknownName::new("home", s, ["first", "second", "node:N"])),
         }
     }
 }

@@ -11,7 +11,7 @@ use super::{
 use crate::clock::{Timer, calibrate_tsc};
 use crate::placement::PlacementError;
 use crate::provenance::Provenance;
-use crate::topology::{CpuSpec, MemoryNodeError, SpecError, Topology};
+use crate::topology::{Clipped, CpuSpec, MemoryNodeError, SpecError, Topology};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 pub struct MatrixRequest {
     /// CPUs whose pairs are measured.
     pub cpus: CpuSpec,
+    /// `--clip`: keep only the allowed CPUs of a spec that names others.
+    pub clip: bool,
     /// Timed samples per direction of each pair.
     pub samples: usize,
     /// Where each pair's lines live.
@@ -86,6 +88,8 @@ pub struct MatrixPlan {
     pub home: Home,
     /// Provenance, read before any pinning.
     pub provenance: Provenance,
+    /// What `--clip` dropped from `--cpus`, if anything.
+    pub clipped: Option<Clipped>,
     /// Notes to print and keep.
     pub notes: Vec<String>,
 }
@@ -93,7 +97,9 @@ pub struct MatrixPlan {
 /// Resolves `request` on `topo`: the CPUs, the pairs (a per-class sample
 /// unless every pair is asked for) and each one's home node, the timer.
 pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan, MatrixError> {
-    let mut cpus = request.cpus.resolve(&topo)?;
+    let resolved = request.cpus.resolve(&topo, request.clip)?;
+    let clipped = resolved.clipped("--cpus", &request.cpus);
+    let mut cpus = resolved.cpus;
     cpus.sort_unstable();
     cpus.dedup();
     if cpus.len() < 2 {
@@ -138,7 +144,8 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         .collect::<Result<Vec<_>, MatrixError>>()?;
 
     let provenance = Provenance::of_this_host(calibrate_tsc(Duration::from_millis(50)));
-    let notes = provenance.host_notes();
+    let mut notes: Vec<String> = clipped.iter().map(ToString::to_string).collect();
+    notes.extend(provenance.host_notes());
     let procedure = Procedure {
         mode: request.mode,
         samples: request.samples,
@@ -155,6 +162,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         per_class: request.per_class,
         home: request.home,
         provenance,
+        clipped,
         notes,
     })
 }
@@ -193,6 +201,7 @@ pub fn measure_matrix(
             timer: p.timer.kind(),
             asymmetry_limit_pct: ASYMMETRY_LIMIT_PCT,
             reference_round_trips: REFERENCE_ROUND_TRIPS,
+            clipped: plan.clipped.into_iter().collect(),
         },
         reference: Reference::new(
             [first.a, first.b],
@@ -225,6 +234,7 @@ mod tests {
             home,
             mode: Mode::Cas,
             per_class: None,
+            clip: false,
         }
     }
 

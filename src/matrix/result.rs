@@ -13,7 +13,7 @@ use crate::clock::TimerKind;
 use crate::placement::{NodeCheck, PinnedThread};
 use crate::provenance::Provenance;
 use crate::stats::quantile_of;
-use crate::topology::Topology;
+use crate::topology::{Clipped, Topology};
 use serde::{Deserialize, Serialize};
 
 /// The settings of one matrix run, as resolved.
@@ -39,6 +39,10 @@ pub struct MatrixConfig {
     pub asymmetry_limit_pct: f64,
     /// Round trips of the reference ping-pong.
     pub reference_round_trips: u64,
+    /// What `--clip` dropped from `--cpus` (empty when nothing was
+    /// dropped, and in files written before it was recorded).
+    #[serde(default)]
+    pub clipped: Vec<Clipped>,
 }
 
 /// One direction of a pair: `from` initiates each round trip.

@@ -495,6 +495,7 @@ mod tests {
                 timer: crate::clock::TimerKind::Tsc,
                 asymmetry_limit_pct: 10.0,
                 reference_round_trips: 1,
+                clipped: Vec::new(),
             },
             provenance: run.provenance,
             topology: run.topology,

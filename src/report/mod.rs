@@ -230,6 +230,22 @@ pub fn save(dir: &Path, doc: &Document, formats: &[Format]) -> Result<Vec<PathBu
     Ok(written)
 }
 
+/// `text` broken at spaces into lines of at most `width` characters (a
+/// longer word stays whole): a chart's note, a terminal's long line.
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
 /// An untrusted string (a host name, CPU model, kernel release, note,
 /// strategy or file name read from a result file) as plain text on one
 /// line: line breaks and tabs become spaces, every other control character

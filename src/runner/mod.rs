@@ -23,7 +23,7 @@ pub use plan::{
     DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, RunRequest,
     StrategyChoice, plan, sample_every,
 };
-pub use pools::{PoolError, PoolSize, PoolSizeError, Pools, pools};
+pub use pools::{PoolCpus, PoolError, PoolSize, PoolSizeError, Pools, pools};
 pub use regimes::PacedFloor;
 #[cfg(test)]
 pub(crate) use result::fixture_run;

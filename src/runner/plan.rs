@@ -4,7 +4,7 @@
 //! naming the option involved, found before anything runs.
 
 use super::RunPlan;
-use super::pools::{PoolError, Pools, pools};
+use super::pools::{PoolCpus, PoolError, Pools, pools};
 use super::result::{RunConfig, Strategy};
 use crate::clock::{ClockKind, Timer, calibrate_tsc};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
@@ -219,7 +219,12 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
                 source,
             })?;
     }
-    let (writer_cpus, reader_cpus) = pools(&topo, &request.pools)?;
+    let PoolCpus {
+        writers: writer_cpus,
+        readers: reader_cpus,
+        clipped,
+    } = pools(&topo, &request.pools)?;
+    notes.extend(clipped.iter().map(ToString::to_string));
     let threads = writer_cpus.len() + reader_cpus.len();
     let distinct: BTreeSet<u32> = writer_cpus.iter().chain(&reader_cpus).copied().collect();
     if request.pools.oversubscribe && threads > allowed.min(distinct.len()) {
@@ -254,6 +259,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     let config = RunConfig {
         writer_cpus,
         reader_cpus,
+        clipped,
         read_every: request.read_every,
         rate: rates.iter().find_map(|r| r.rate()),
         rates,

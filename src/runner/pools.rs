@@ -3,7 +3,7 @@
 //! is left, on a live host or a fixture; or which option cannot be met
 //! ([`PoolError`]).
 
-use crate::topology::{CpuSpec, SpecError, Topology};
+use crate::topology::{Clipped, CpuList, CpuSpec, SpecError, Topology};
 use std::fmt;
 use std::str::FromStr;
 
@@ -81,7 +81,7 @@ pub enum PoolError {
     #[error(
         "{count_option} {wanted} needs {wanted} CPUs but {cpus_option} leaves {} free ({}); add --oversubscribe to share CPUs",
         free.len(),
-        free.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+        free.iter().copied().collect::<CpuList>()
     )]
     TooFewCpus {
         /// `--writers` or `--readers`.
@@ -109,18 +109,35 @@ pub struct Pools {
     pub reader_cpus: Option<CpuSpec>,
     /// Threads may share CPUs.
     pub oversubscribe: bool,
+    /// `--clip`: a CPU spec naming CPUs this process may not use keeps the
+    /// allowed ones instead of being an error.
+    pub clip: bool,
+}
+
+/// The CPUs each pool takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolCpus {
+    /// Writer CPUs, in pool order.
+    pub writers: Vec<u32>,
+    /// Reader CPUs, in pool order (empty: no readers).
+    pub readers: Vec<u32>,
+    /// What `--clip` dropped from each CPU spec (empty when nothing).
+    pub clipped: Vec<Clipped>,
 }
 
 /// The writer CPUs and reader CPUs `p` selects on `topo` (its allowed
 /// CPUs; a fixture's are its online ones), or the option that cannot be
 /// met.
-pub fn pools(topo: &Topology, p: &Pools) -> Result<(Vec<u32>, Vec<u32>), PoolError> {
+pub fn pools(topo: &Topology, p: &Pools) -> Result<PoolCpus, PoolError> {
     let allowed = topo.allowed_cpus.len();
-    let resolve = |spec: &Option<CpuSpec>, option| {
-        spec.clone()
-            .unwrap_or(CpuSpec::All)
-            .resolve(topo)
-            .map_err(|source| PoolError::Cpus { option, source })
+    let mut clipped = Vec::new();
+    let mut resolve = |spec: &Option<CpuSpec>, option| {
+        let spec = spec.clone().unwrap_or(CpuSpec::All);
+        let resolved = spec
+            .resolve(topo, p.clip)
+            .map_err(|source| PoolError::Cpus { option, source })?;
+        clipped.extend(resolved.clipped(option, &spec));
+        Ok::<_, PoolError>(resolved.cpus)
     };
     let writer_order = resolve(&p.writer_cpus, "--writer-cpus")?;
     let reader_order = resolve(&p.reader_cpus, "--reader-cpus")?;
@@ -149,7 +166,11 @@ pub fn pools(topo: &Topology, p: &Pools) -> Result<(Vec<u32>, Vec<u32>), PoolErr
         p.oversubscribe,
         ("--readers", "--reader-cpus"),
     )?;
-    Ok((writer_cpus, reader_cpus))
+    Ok(PoolCpus {
+        writers: writer_cpus,
+        readers: reader_cpus,
+        clipped,
+    })
 }
 
 /// The first `n` CPUs of `order` not in `taken`; with `oversubscribe`,
@@ -217,7 +238,7 @@ mod tests {
         let err = take_cpus(&order, 4, &[0], false, ("--readers", "--reader-cpus")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "--readers 4 needs 4 CPUs but --reader-cpus leaves 3 free (1,2,3); add --oversubscribe to share CPUs"
+            "--readers 4 needs 4 CPUs but --reader-cpus leaves 3 free (1-3); add --oversubscribe to share CPUs"
         );
         assert_eq!(
             take_cpus(&order, 5, &[0], true, ("--readers", "--reader-cpus")).unwrap(),

@@ -8,7 +8,7 @@ use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel, SlotInfo};
 use crate::placement::Placement;
 use crate::provenance::Provenance;
 use crate::stats::{LatencySummary, Summary};
-use crate::topology::{CpuList, Topology};
+use crate::topology::{Clipped, CpuList, Topology};
 use crate::workload::{Regime, Role};
 use serde::{Deserialize, Serialize};
 
@@ -80,6 +80,10 @@ pub struct RunConfig {
     pub writer_cpus: Vec<u32>,
     /// Reader CPUs, in pool order (empty: writers run the read side).
     pub reader_cpus: Vec<u32>,
+    /// What `--clip` dropped from each CPU spec (empty when nothing was
+    /// dropped, and in files written before it was recorded).
+    #[serde(default)]
+    pub clipped: Vec<Clipped>,
     /// Writers run the read side every this many updates (0 = never).
     pub read_every: u32,
     /// The first paced regime's rate, ops/s per thread (`None`: the run

@@ -18,6 +18,7 @@ pub(super) fn study_matrix(
         home: Home::First,
         mode: Mode::Cas,
         per_class: Some(study.plan.matrix.per_class),
+        clip: false,
     };
     let plan = match plan_matrix(&request, topo.clone()) {
         Ok(p) => p,

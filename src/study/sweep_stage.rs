@@ -32,6 +32,7 @@ pub(super) fn study_sweep(
         warmup: Duration::from_secs_f64(plan::WARMUP_S),
         seed: 1,
         placement,
+        clip: false,
         max_time: Some(Duration::from_secs_f64(budget_s.max(0.0))),
     };
     let mut sweep_plan = match plan_sweep(&request, topo) {

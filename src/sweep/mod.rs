@@ -10,6 +10,7 @@ mod result;
 pub use result::{SweepPoint, SweepResults};
 
 use crate::counter::NodeIter;
+use crate::error::UnknownName;
 use crate::placement::Placement;
 use crate::runner::{
     PlanError, PoolError, PoolSize, Pools, RunError, RunPlan, RunRequest, SCHEMA_VERSION,
@@ -33,15 +34,10 @@ pub enum Affinity {
     Node(u32),
 }
 
-/// An affinity set that does not parse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("\"{0}\" is not an affinity set (unbound, node0, node1, ...)")]
-pub struct AffinityError(String);
-
 impl FromStr for Affinity {
-    type Err = AffinityError;
+    type Err = UnknownName;
 
-    fn from_str(s: &str) -> Result<Self, AffinityError> {
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         let s = s.trim();
         if s == "unbound" {
             return Ok(Affinity::Unbound);
@@ -50,7 +46,7 @@ impl FromStr for Affinity {
             .map(|n| n.strip_prefix(':').unwrap_or(n))
             .and_then(|n| n.parse::<u32>().ok())
             .map(Affinity::Node)
-            .ok_or_else(|| AffinityError(s.to_string()))
+            .ok_or_else(|| UnknownName::new("affinity set", s, ["unbound", "nodeN"]))
     }
 }
 
@@ -97,6 +93,10 @@ pub struct SweepRequest {
     pub seed: u64,
     /// Strict or best-effort placement.
     pub placement: Placement,
+    /// `--clip`: an affinity set with CPUs this process may not use keeps
+    /// the allowed ones instead of being an error (always so for the
+    /// default sets, which are drawn from the allowed CPUs).
+    pub clip: bool,
     /// Time budget of the whole sweep (`None`: none): each point's run
     /// gets the time left, and a point the budget stops is kept, partial,
     /// and ends the sweep.
@@ -220,12 +220,26 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
         .collect();
     let mut notes: Vec<String> = Vec::new();
     let mut points = Vec::new();
+    let clip = request.clip || request.affinity.is_none();
     for affinity in request.affinity_sets(&nodes_with_cpus) {
-        let spec = affinity.cpu_spec();
-        let cpus = spec.resolve(topo).map_err(|source| PoolError::Cpus {
-            option: "--affinity",
-            source,
-        })?;
+        let resolved =
+            affinity
+                .cpu_spec()
+                .resolve(topo, clip)
+                .map_err(|source| PoolError::Cpus {
+                    option: "--affinity",
+                    source,
+                })?;
+        let clipped = resolved.clipped("--affinity", affinity);
+        // A clipped set's points run on the CPUs kept, named as a list.
+        let spec = match &clipped {
+            Some(c) => {
+                notes.push(c.to_string());
+                CpuSpec::List(c.kept.iter().copied().collect())
+            }
+            None => affinity.cpu_spec(),
+        };
+        let cpus = resolved.cpus;
         let mut counts = Vec::new();
         for t in &request.threads {
             let n = t.resolve(cpus.len());
@@ -241,10 +255,11 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
         counts.sort_unstable();
         for threads in counts {
             for &regime in &request.rates {
-                let run = plan(
+                let mut run = plan(
                     &request.point_request(threads, spec.clone(), regime),
                     topo.clone(),
                 )?;
+                run.config.clipped.extend(clipped.clone());
                 for note in &run.notes {
                     if !notes.contains(note) {
                         notes.push(note.clone());
@@ -393,6 +408,7 @@ mod tests {
             warmup: Duration::ZERO,
             seed: 1,
             placement: Placement::Strict,
+            clip: false,
             max_time: None,
         }
     }
@@ -494,6 +510,31 @@ mod tests {
         assert!(matches!(outcome.stopped, Some(SweepStop::Interrupted)));
         assert!(outcome.results.partial);
         assert!(outcome.results.points.is_empty());
+    }
+
+    #[test]
+    fn a_set_with_cpus_not_allowed_is_refused_unless_clipped() {
+        // The fixture's cpuset allows CPUs 2-5: node 0 is 0-3, node 1 4-7.
+        let topo = crate::topology::fixture("restricted-cpuset");
+        let r = request(Some(vec![Affinity::Node(0)]));
+        let err = plan_sweep(&r, &topo).unwrap_err().to_string();
+        assert!(err.starts_with("--affinity: "), "{err}");
+        assert!(
+            err.contains("names CPUs 0-1") && err.contains("may use 2-5"),
+            "{err}"
+        );
+        let clipped = SweepRequest { clip: true, ..r };
+        let plan = plan_sweep(&clipped, &topo).unwrap();
+        let note = "--affinity node0 clipped to CPUs 2-3 (0-1 are not allowed here)";
+        assert!(plan.notes.iter().any(|n| n == note), "{:?}", plan.notes);
+        for p in &plan.points {
+            assert_eq!(p.plan.config.writer_cpus, [2, 3]);
+            assert_eq!(p.plan.config.clipped.len(), 1);
+            assert_eq!(p.plan.config.clipped[0].dropped, [0, 1]);
+        }
+        // The default sets come from the allowed CPUs: clipped, said once.
+        let plan = plan_sweep(&request(None), &topo).unwrap();
+        assert_eq!(plan.notes.iter().filter(|n| *n == note).count(), 1);
     }
 
     #[test]

@@ -14,7 +14,7 @@ mod sysfs;
 
 pub use allowed::{MemoryNodeError, allowed_cpus};
 pub use cpulist::{CpuList, CpuListError};
-pub use spec::{CpuSpec, SpecError};
+pub use spec::{Clipped, CpuSpec, Resolved, SpecError};
 pub use spread::{Hop, HopOrder, HopView, SpreadReport, UnknownNode, old_order};
 pub use sysfs::{TopologyError, capture};
 

@@ -57,6 +57,19 @@ pub enum SpecError {
         /// What does not exist, and what does.
         reason: String,
     },
+    /// The spec names CPUs this process may not use (without `--clip`).
+    #[error(
+        "CPU spec \"{spec}\" names CPU{} {outside}, which this process may not use (it may use {allowed}); add --clip to keep only those",
+        if outside.len() == 1 { "" } else { "s" }
+    )]
+    NotAllowed {
+        /// The spec as given.
+        spec: String,
+        /// The CPUs it names outside the allowed ones.
+        outside: CpuList,
+        /// The CPUs this process may use.
+        allowed: CpuList,
+    },
     /// Nothing is left after intersecting with the allowed CPUs.
     #[error("CPU spec \"{spec}\" selects no allowed CPU (allowed: {allowed})")]
     Empty {
@@ -74,11 +87,43 @@ impl CpuSpec {
         smt-off (first thread of each core), spread (round-robin across nodes), \
         local-spread:N (the kernel's cpumask_local_spread order from node N: nearest NUMA hop first) \
         or local-spread:N:old (pre-v6.3: node N's CPUs, then the rest by id). \
-        Always limited to the CPUs this process may use; pools take CPUs from the front.";
+        A cpulist, node:N or llc:K naming a CPU this process may not use is an error \
+        unless --clip keeps only the allowed ones; the other specs take allowed CPUs only. \
+        Pools take CPUs from the front.";
 
-    /// Resolves the spec to allowed CPUs, in the order pools fill them.
-    /// An empty result is an error.
-    pub fn resolve(&self, topo: &Topology) -> Result<Vec<u32>, SpecError> {
+    /// Resolves the spec to allowed CPUs, in the order pools fill them. A
+    /// cpulist, node or LLC naming CPUs this process may not use is an
+    /// error, unless `clip`: then only the allowed ones are kept and the
+    /// rest listed in [`Resolved::dropped`]. An empty result is an error.
+    pub fn resolve(&self, topo: &Topology, clip: bool) -> Result<Resolved, SpecError> {
+        let allowed = &topo.allowed_cpus;
+        let named = self.named(topo)?;
+        let dropped: CpuList = named
+            .iter()
+            .filter(|c| !allowed.contains(**c))
+            .copied()
+            .collect();
+        if !dropped.is_empty() && !clip {
+            return Err(SpecError::NotAllowed {
+                spec: self.to_string(),
+                outside: dropped,
+                allowed: allowed.clone(),
+            });
+        }
+        let cpus: Vec<u32> = named.into_iter().filter(|&c| allowed.contains(c)).collect();
+        if cpus.is_empty() {
+            return Err(SpecError::Empty {
+                spec: self.to_string(),
+                allowed: allowed.clone(),
+            });
+        }
+        Ok(Resolved { cpus, dropped })
+    }
+
+    /// The CPUs the spec names, in pool order: every CPU of a cpulist,
+    /// node or LLC, allowed or not; for the other specs (defined over the
+    /// allowed CPUs) the allowed ones only.
+    fn named(&self, topo: &Topology) -> Result<Vec<u32>, SpecError> {
         let allowed = &topo.allowed_cpus;
         let unknown = |reason: String| SpecError::Unknown {
             spec: self.to_string(),
@@ -86,7 +131,7 @@ impl CpuSpec {
         };
         let cpus: Vec<u32> = match self {
             CpuSpec::All => allowed.to_vec(),
-            CpuSpec::List(list) => list.intersection(allowed).to_vec(),
+            CpuSpec::List(list) => list.to_vec(),
             CpuSpec::Node(n) => {
                 let node = topo.node(*n).ok_or_else(|| {
                     unknown(format!(
@@ -94,7 +139,7 @@ impl CpuSpec {
                         topo.node_ids()
                     ))
                 })?;
-                node.cpus.intersection(allowed).to_vec()
+                node.cpus.to_vec()
             }
             CpuSpec::Llc(k) => {
                 let llc = topo.llcs.get(*k as usize).ok_or_else(|| {
@@ -103,7 +148,7 @@ impl CpuSpec {
                         topo.llcs.len() - 1
                     ))
                 })?;
-                llc.cpus.intersection(allowed).to_vec()
+                llc.cpus.to_vec()
             }
             CpuSpec::SmtOff => {
                 let mut taken = CpuList::new();
@@ -137,13 +182,61 @@ impl CpuSpec {
                 order.into_iter().filter(|&c| allowed.contains(c)).collect()
             }
         };
-        if cpus.is_empty() {
-            return Err(SpecError::Empty {
-                spec: self.to_string(),
-                allowed: allowed.clone(),
-            });
-        }
         Ok(cpus)
+    }
+}
+
+/// A spec resolved: the CPUs to use and, under `--clip`, those it named
+/// that this process may not use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// Allowed CPUs, in the order pools fill them.
+    pub cpus: Vec<u32>,
+    /// CPUs the spec named outside the allowed ones, dropped by `--clip`
+    /// (empty without it, or when it named none).
+    pub dropped: CpuList,
+}
+
+impl Resolved {
+    /// What `--clip` did to `spec` (as the user wrote it) given to
+    /// `option`, or `None` when it dropped nothing.
+    pub fn clipped(&self, option: &str, spec: impl fmt::Display) -> Option<Clipped> {
+        (!self.dropped.is_empty()).then(|| Clipped {
+            option: option.to_string(),
+            spec: spec.to_string(),
+            dropped: self.dropped.to_vec(),
+            kept: self.cpus.clone(),
+        })
+    }
+}
+
+/// A CPU spec `--clip` cut down to the CPUs this process may use, as
+/// printed (a `note:` line) and recorded in the result file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Clipped {
+    /// The option that took the spec (`--writer-cpus`).
+    pub option: String,
+    /// The spec as given (`0-7`).
+    pub spec: String,
+    /// CPU ids it named that this process may not use, dropped.
+    pub dropped: Vec<u32>,
+    /// CPU ids kept, in pool order.
+    pub kept: Vec<u32>,
+}
+
+/// `--writer-cpus 0-7 clipped to CPUs 0-1 (2-7 are not allowed here)`.
+impl fmt::Display for Clipped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |ids: &[u32]| ids.iter().copied().collect::<CpuList>();
+        write!(
+            f,
+            "{} {} clipped to CPUs {} ({} {} not allowed here)",
+            self.option,
+            self.spec,
+            list(&self.kept),
+            list(&self.dropped),
+            if self.dropped.len() == 1 { "is" } else { "are" }
+        )
     }
 }
 
@@ -182,9 +275,20 @@ impl FromStr for CpuSpec {
                 } else if s.starts_with(|c: char| c.is_ascii_digit()) {
                     Ok(CpuSpec::List(CpuList::parse(s)?))
                 } else {
-                    Err(syntax(
-                        "expected a cpulist (0-3,8), all, node:N, llc:K, smt-off, spread or local-spread:N[:old]",
-                    ))
+                    let names = [
+                        "all",
+                        "smt-off",
+                        "spread",
+                        "node:N",
+                        "llc:K",
+                        "local-spread:N",
+                    ];
+                    let guess = crate::error::nearest(s, names)
+                        .map(|near| format!("did you mean \"{near}\"? "))
+                        .unwrap_or_default();
+                    Err(syntax(&format!(
+                        "{guess}expected a cpulist (0-3,8), all, node:N, llc:K, smt-off, spread or local-spread:N[:old]"
+                    )))
                 }
             }
         }

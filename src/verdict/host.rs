@@ -6,7 +6,7 @@
 use super::{Topic, Verdict};
 use crate::counter::ShardLevel;
 use crate::runner::RunResults;
-use crate::topology::CpuList;
+use crate::topology::{CpuList, Topology};
 
 /// How far apart a run's writers are: the nodes, LLCs and cores they
 /// span, and how many the host has.
@@ -32,27 +32,22 @@ pub(super) struct Reach {
 impl Reach {
     /// The reach of `run`'s writers on its recorded topology.
     pub(super) fn of(run: &RunResults) -> Reach {
-        let cpus: Vec<_> = run
-            .config
-            .writer_cpus
-            .iter()
-            .filter_map(|&c| run.topology.cpu(c))
-            .collect();
+        Reach::of_cpus(&run.topology, &run.config.writer_cpus)
+    }
+
+    /// The reach of `cpus` (one thread on each) on `topo`.
+    pub(super) fn of_cpus(topo: &Topology, ids: &[u32]) -> Reach {
+        let cpus: Vec<_> = ids.iter().filter_map(|&c| topo.cpu(c)).collect();
         let mut cores: Vec<(u32, u32)> = cpus.iter().map(|c| (c.package, c.core)).collect();
         cores.sort_unstable();
         cores.dedup();
         Reach {
-            writers: run.config.writer_cpus.len(),
-            located: cpus.len() == run.config.writer_cpus.len(),
+            writers: ids.len(),
+            located: cpus.len() == ids.len(),
             nodes: cpus.iter().map(|c| c.node).collect(),
-            host_nodes: run
-                .topology
-                .nodes
-                .iter()
-                .filter(|n| !n.cpus.is_empty())
-                .count(),
+            host_nodes: topo.nodes.iter().filter(|n| !n.cpus.is_empty()).count(),
             llcs: cpus.iter().map(|c| c.llc).collect(),
-            host_llcs: run.topology.llcs.len(),
+            host_llcs: topo.llcs.len(),
             cores: cores.len(),
         }
     }
@@ -123,6 +118,18 @@ impl Reach {
         if self.writers < 2 {
             return Some("one writer moves no line between CPUs".to_string());
         }
+        self.cannot_say("writers")
+    }
+
+    /// `this host cannot say what splitting across nodes or LLCs saves:
+    /// its {who} share one node and one LLC`, naming what these CPUs do
+    /// not span; `None` when they span nodes and LLCs, or are not all in
+    /// the topology. The one wording for a run's writers and a matrix's
+    /// CPUs.
+    pub(super) fn cannot_say(&self, who: &str) -> Option<String> {
+        if !self.located {
+            return None;
+        }
         let shared: Vec<&str> = [
             (self.nodes.len() <= 1).then_some("one node"),
             (self.llcs.len() <= 1).then_some("one LLC"),
@@ -139,7 +146,7 @@ impl Reach {
         .collect();
         (!shared.is_empty()).then(|| {
             format!(
-                "this host cannot say what splitting across {} saves: its writers share {}",
+                "this host cannot say what splitting across {} saves: its {who} share {}",
                 across.join(" or "),
                 shared.join(" and ")
             )

@@ -13,5 +13,5 @@ pub use load::{LoadCursor, LoadWalk, MAX_LOAD, MAX_STEP, MIN_LOAD, START_LOAD, T
 pub use mirror::{Mirror, Probe, StalenessSamples};
 pub use pacer::{BusyTime, Pacer, STALL, arrivals_stream};
 pub use pool::{RepeatOutcome, RepeatSpec, Role, ThreadReport, run_repeat};
-pub use regime::{Arrivals, ArrivalsError, RateError, Regime, SEED_RATE, parse_rate};
+pub use regime::{Arrivals, RateError, Regime, SEED_RATE, parse_rate};
 pub use work::{InPlaceFloor, Probing, ReaderWork, Sampling, Work, WriterWork, new_histogram};

@@ -4,6 +4,7 @@
 //! terminal, Markdown, HTML, the charts and `contend compare` all print a
 //! regime with its `Display` (`flat out`, `paced at 22.0k/s per thread`).
 
+use crate::error::UnknownName;
 use crate::units::si;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -42,18 +43,13 @@ impl fmt::Display for Arrivals {
     }
 }
 
-/// An arrivals name that is not `poisson` or `paced`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("\"{0}\" is not poisson or paced")]
-pub struct ArrivalsError(String);
-
 impl FromStr for Arrivals {
-    type Err = ArrivalsError;
-    fn from_str(s: &str) -> Result<Self, ArrivalsError> {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
         match s {
             "poisson" => Ok(Arrivals::Poisson),
             "paced" => Ok(Arrivals::Paced),
-            _ => Err(ArrivalsError(s.to_string())),
+            _ => Err(UnknownName::new("arrivals", s, ["paced", "poisson"])),
         }
     }
 }
@@ -228,7 +224,7 @@ mod tests {
         assert_eq!("paced".parse::<Arrivals>(), Ok(Arrivals::Paced));
         assert_eq!(
             "even".parse::<Arrivals>().unwrap_err().to_string(),
-            "\"even\" is not poisson or paced"
+            "unknown arrivals \"even\" (expected paced or poisson)"
         );
     }
 

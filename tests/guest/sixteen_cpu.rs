@@ -76,6 +76,17 @@ const SIXTEEN_CPU_CMDS: &[&[&str]] = &[
     &["spread", "--node", "1", "--json"],
     // 7: the whole study, within a budget TCG can meet (its timings mean nothing).
     &["study", "--max-time", "150s", "--out", "/tmp/s"],
+    // 8: the matrix as a person reads it: every pair of one CPU per class from 0.
+    &[
+        "matrix",
+        "--cpus",
+        "0,1,4,8",
+        "--all-pairs",
+        "--samples",
+        "3",
+        "--out",
+        "/tmp/m2",
+    ],
 ];
 
 fn sixteen_cpu() -> &'static [Run] {
@@ -216,6 +227,61 @@ fn sixteen_cpu_guest_matrix_tells_llc_from_node() {
         .map(|c| &c["class"])
         .collect();
     assert_eq!(empty, ["smt"], "empty classes");
+
+    // The text a person reads (TCG's timings mean nothing): the grid of every pair of
+    // 0 (LLC 0), 1 (LLC 0), 4 (LLC 1, node 0) and 8 (node 1), each class's row, the
+    // advice, in lines that fit a commit message.
+    let run = &sixteen_cpu()[8];
+    assert_eq!(run.code, 0, "matrix: {}", run.stderr);
+    let text = &run.stdout;
+    println!("contend matrix --cpus 0,1,4,8 --all-pairs --samples 3 (16-CPU guest):\n{text}");
+    let grid: Vec<Vec<&str>> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("one-way ns (round trip / 2), each pair's median:"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(grid.len(), 5, "grid: {text}");
+    assert_eq!(grid[0], ["0", "1", "4", "8"], "grid header: {text}");
+    for (i, row) in grid[1..].iter().enumerate() {
+        assert_eq!(row.len(), 5, "grid row {i}: {text}");
+        assert_eq!(row[0], grid[0][i], "grid row {i}: {text}");
+        for (j, cell) in row[1..].iter().enumerate() {
+            if i == j {
+                assert_eq!(*cell, ".", "grid {i},{j}: {text}");
+            } else {
+                let ns: u64 = cell
+                    .parse()
+                    .unwrap_or_else(|_| panic!("grid {i},{j}: {text}"));
+                assert_eq!(
+                    *cell,
+                    grid[j + 1][i + 1],
+                    "grid {i},{j} is a pair's one figure"
+                );
+                assert!(ns > 0, "grid {i},{j}: {text}");
+            }
+        }
+    }
+    for (class, pairs) in [
+        ("same-llc", "1"),
+        ("same-node", "2"),
+        ("cross-node@21", "3"),
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.split_whitespace().take(2).eq([class, pairs])),
+            "{class} with {pairs} pairs: {text}"
+        );
+    }
+    assert!(text.contains("\nadvice: "), "{text}");
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 72,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
 }
 
 #[test]

@@ -76,11 +76,12 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
     if cells.is_empty() || !lo.is_finite() || !hi.is_finite() {
         return Err(DrawError("heatmap: no measured pairs to draw".into()));
     }
-    // A flat scale still needs a range to map onto.
-    let (lo, hi) = if hi - lo < 0.5 {
-        (lo - 0.5, hi + 0.5)
-    } else {
-        (lo, hi)
+    // Cells within half a nanosecond of each other are one value: the
+    // scale is one swatch labelled with it, not a made-up range.
+    let one_value = (hi - lo < 0.5).then_some((lo + hi) / 2.0);
+    let (lo, hi) = match one_value {
+        Some(v) => (v - 0.5, v + 0.5),
+        None => (lo, hi),
     };
     let colour = |ns: f64| ViridisRGB.get_color_normalized(ns as f32, lo as f32, hi as f32);
 
@@ -112,7 +113,16 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
         d if d >= 2.0 => 1,
         _ => 2,
     };
-    let scale_label = |v: &f64| format!("{v:.digits$}");
+    // One value: a 0..1 strip whose middle tick alone is labelled.
+    let scale_label = |v: &f64| match one_value {
+        Some(value) if (v - 0.5).abs() < 1e-9 => format!("{value:.1}"),
+        Some(_) => String::new(),
+        None => format!("{v:.digits$}"),
+    };
+    let (scale_lo, scale_hi, ticks) = match one_value {
+        Some(_) => (0.0, 1.0, 3),
+        None => (lo, hi, 8),
+    };
 
     let mut svg = String::new();
     {
@@ -179,7 +189,7 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
             .margin_bottom(60)
             .margin_right(10)
             .y_label_area_size(70)
-            .build_cartesian_2d(0.0..1.0, lo..hi)
+            .build_cartesian_2d(0.0..1.0, scale_lo..scale_hi)
             .map_err(err)?;
         scale
             .configure_mesh()
@@ -187,19 +197,22 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
             .disable_x_axis()
             .label_style(("sans-serif", label_px))
             .axis_desc_style(("sans-serif", label_px + 2))
-            .y_desc("one-way ns (median; round trip / 2)")
-            .y_labels(8)
+            .y_desc(if one_value.is_some() {
+                "one-way ns (median; round trip / 2): every pair"
+            } else {
+                "one-way ns (median; round trip / 2)"
+            })
+            .y_labels(ticks)
             .y_label_formatter(&scale_label)
             .draw()
             .map_err(err)?;
-        let step = (hi - lo) / SCALE_STEPS as f64;
+        let steps = if one_value.is_some() { 1 } else { SCALE_STEPS };
+        let step = (scale_hi - scale_lo) / steps as f64;
         scale
-            .draw_series((0..SCALE_STEPS).map(|i| {
-                let y0 = lo + step * i as f64;
-                Rectangle::new(
-                    [(0.0, y0), (1.0, y0 + step)],
-                    colour(y0 + step / 2.0).filled(),
-                )
+            .draw_series((0..steps).map(|i| {
+                let y0 = scale_lo + step * i as f64;
+                let ns = one_value.unwrap_or(y0 + step / 2.0);
+                Rectangle::new([(0.0, y0), (1.0, y0 + step)], colour(ns).filled())
             }))
             .map_err(err)?;
         root.present().map_err(err)?;

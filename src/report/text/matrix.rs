@@ -1,34 +1,122 @@
-//! `contend matrix` as text: the classes, empty classes, advice,
-//! asymmetric pairs and the reference check.
+//! `contend matrix` (and `contend report matrix.json`) as text, in lines
+//! of about 72 columns: the pairwise grid, the classes, empty classes,
+//! the coherence transactions, the advice, drift, stability and the
+//! reference check.
 
-use super::align;
-use crate::matrix::{MatrixResults, PairClass, Transaction};
+use super::{align, wrapped};
+use crate::matrix::{MatrixResults, PairClass, PairResult, Transaction};
+use crate::report::plain;
+use crate::verdict;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// The text printed without --json: classes, empty classes, advice,
-/// asymmetric pairs, the reference check.
+/// Most CPUs shown as a CPU × CPU grid (131 columns at 32 CPUs with
+/// 3-digit latencies); beyond it the class table stands for the pairs.
+const GRID_MAX_CPUS: usize = 32;
+
+/// The text printed without --json.
 pub fn render(r: &MatrixResults) -> String {
     let mut s = String::new();
     let c = &r.config;
     let _ = write!(
         s,
-        "{} pair{} of {} CPUs, mode {}, home {}, {} samples x {} round trips per direction",
+        "{} pair{} of {} CPUs, mode {}, home {}",
         r.pairs.len(),
         if r.pairs.len() == 1 { "" } else { "s" },
         c.cpus.len(),
         c.mode,
         c.home,
-        c.samples,
-        c.round_trips_per_sample,
     );
     // Files written before the time was recorded hold 0.
     if r.elapsed_s > 0.0 {
         let _ = write!(s, ", {:.2} s", r.elapsed_s);
     }
-    s.push('\n');
     let _ = writeln!(
         s,
-        "{:<16} {:>7} {:>10} {:>10} {:>10} {:>10}",
+        "\n{} samples x {} round trips per direction",
+        c.samples, c.round_trips_per_sample
+    );
+    s.push('\n');
+    grid(&mut s, r);
+    s.push('\n');
+    classes(&mut s, r);
+    transactions(&mut s, r);
+    s.push('\n');
+    for line in verdict::matrix_lines(r) {
+        s.push_str(&wrapped(&plain(&line.text)));
+    }
+    drift(&mut s, r);
+    let f = &r.reference;
+    s.push_str(&wrapped(&format!(
+        "reference ping-pong {}-{}: {:.1} ns one-way, matrix {:.1} ns ({:+.1}%)",
+        f.cpus[0], f.cpus[1], f.one_way_ns, f.matrix_one_way_ns, f.difference_pct
+    )));
+    if !f.agrees() {
+        s.push_str(&wrapped(&format!(
+            "DISAGREE: the matrix's ping-pong and the minimal one differ by more than {}%: the host moved the CPUs between them (see passes above), or the matrix's figure is off; measure again",
+            crate::matrix::REFERENCE_LIMIT_PCT
+        )));
+    }
+    s
+}
+
+/// Each pair's median one-way ns (both phases' samples), whole ns, in a
+/// CPU × CPU grid over the chosen CPUs: `.` on the diagonal, `-` for a
+/// pair a per-class sample left out. Over [`GRID_MAX_CPUS`] a line says
+/// the class table stands for them.
+fn grid(s: &mut String, r: &MatrixResults) {
+    let cpus = &r.config.cpus;
+    if cpus.len() > GRID_MAX_CPUS {
+        s.push_str(&wrapped(&format!(
+            "{} CPUs, more than {GRID_MAX_CPUS} for a grid: each class's pairs, median and range below; every pair in matrix.csv",
+            cpus.len()
+        )));
+        return;
+    }
+    let mut ns: BTreeMap<(u32, u32), String> = BTreeMap::new();
+    for p in &r.pairs {
+        let v = format!("{:.0}", p.median_ns);
+        ns.insert((p.cpus[0], p.cpus[1]), v.clone());
+        ns.insert((p.cpus[1], p.cpus[0]), v);
+    }
+    let label = cpus.iter().map(|c| c.to_string().len()).max().unwrap_or(1);
+    let width = ns
+        .values()
+        .map(String::len)
+        .chain([label])
+        .max()
+        .unwrap_or(1);
+    let missing = ns.len() < cpus.len() * (cpus.len() - 1);
+    let _ = writeln!(
+        s,
+        "one-way ns (round trip / 2), each pair's median{}:",
+        if missing { "; - = not sampled" } else { "" }
+    );
+    let _ = write!(s, "{:>label$}", "");
+    for c in cpus {
+        let _ = write!(s, " {c:>width$}");
+    }
+    s.push('\n');
+    for &a in cpus {
+        let _ = write!(s, "{a:>label$}");
+        for &b in cpus {
+            let cell = match ns.get(&(a, b)) {
+                _ if a == b => ".",
+                Some(v) => v,
+                None => "-",
+            };
+            let _ = write!(s, " {cell:>width$}");
+        }
+        s.push('\n');
+    }
+}
+
+/// The class table (pairs, median, p90, range), then the classes with no
+/// pair and why.
+fn classes(s: &mut String, r: &MatrixResults) {
+    let _ = writeln!(
+        s,
+        "{:<14} {:>7} {:>10} {:>8} {:>8} {:>8}",
         "class", "pairs", "median ns", "p90 ns", "min ns", "max ns"
     );
     for k in &r.classes {
@@ -39,7 +127,7 @@ pub fn render(r: &MatrixResults) -> String {
         };
         let _ = writeln!(
             s,
-            "{:<16} {:>7} {:>10.1} {:>10.1} {:>10.1} {:>10.1}",
+            "{:<14} {:>7} {:>10.1} {:>8.1} {:>8.1} {:>8.1}",
             k.class.to_string(),
             pairs,
             k.median_ns,
@@ -48,11 +136,73 @@ pub fn render(r: &MatrixResults) -> String {
             k.max_ns
         );
     }
-    transactions(&mut s, r);
     for e in &r.empty_classes {
-        let _ = writeln!(s, "{:<16} no pairs: {}", e.class, e.reason);
+        s.push_str(&wrapped(&plain(&format!(
+            "no {} pairs: {}",
+            e.class, e.reason
+        ))));
     }
-    let _ = writeln!(s, "advice: {}", r.advice);
+}
+
+/// Per class (a column each), each coherence transaction's net ns (the
+/// median over the class's pairs) and its ratio to the class's
+/// ping-pong; nothing for a file from before they were measured.
+fn transactions(s: &mut String, r: &MatrixResults) {
+    let mut classes: Vec<PairClass> = r
+        .pairs
+        .iter()
+        .filter(|p| !p.transactions.is_empty())
+        .map(|p| p.class)
+        .collect();
+    classes.sort();
+    classes.dedup();
+    if classes.is_empty() {
+        return;
+    }
+    let of_class = |class: PairClass| -> Vec<&PairResult> {
+        r.pairs.iter().filter(|p| p.class == class).collect()
+    };
+    let median = |pairs: &[&PairResult], f: &dyn Fn(&PairResult) -> Option<f64>| {
+        let v: Vec<f64> = pairs.iter().filter_map(|p| f(p)).collect();
+        crate::stats::median(&v)
+    };
+    let mut rows = vec![
+        std::iter::once(String::new())
+            .chain(classes.iter().map(ToString::to_string))
+            .collect::<Vec<_>>(),
+        std::iter::once("ping-pong".to_string())
+            .chain(classes.iter().map(|&k| {
+                median(&of_class(k), &|p| Some(p.median_ns))
+                    .map_or("-".into(), |m| format!("{m:.1}"))
+            }))
+            .collect(),
+    ];
+    for t in Transaction::ALL {
+        let of = |p: &PairResult| p.transactions.iter().find(|c| c.transaction == t).cloned();
+        let mut row = vec![t.name().to_string()];
+        for &k in &classes {
+            let pairs = of_class(k);
+            let ns = median(&pairs, &|p| of(p).map(|c| c.net_ns));
+            let ratio = median(&pairs, &|p| of(p).map(|c| c.to_pingpong));
+            row.push(match (ns, ratio) {
+                (Some(ns), Some(x)) => format!("{ns:.1} ({x:.2})"),
+                _ => "-".into(),
+            });
+        }
+        rows.push(row);
+    }
+    s.push('\n');
+    s.push_str(&wrapped(
+        "coherence transactions: one CPU times the operation fenced right after the other left the line so, less the same on a private line; net ns (x its ping-pong), median of the class's pairs",
+    ));
+    s.push_str(&align(&rows));
+}
+
+/// Whether the two phases (i initiating, then j) and the passes agree,
+/// pair by pair: a round trip is the same two hand-offs whoever starts
+/// it, so a difference is drift between them.
+fn drift(s: &mut String, r: &MatrixResults) {
+    let c = &r.config;
     let asym: Vec<String> = r
         .pairs
         .iter()
@@ -69,22 +219,18 @@ pub fn render(r: &MatrixResults) -> String {
             )
         })
         .collect();
-    // A round trip is the same two hand-offs whoever starts it: the two
-    // phases (i initiating, then j) differ only by drift between them.
-    if asym.is_empty() {
-        let _ = writeln!(
-            s,
-            "phases agree: every pair's i-initiating and j-initiating medians within {}% (no drift between the two phases)",
+    s.push_str(&wrapped(&if asym.is_empty() {
+        format!(
+            "phases agree: each pair's i- and j-initiating medians within {}%",
             c.asymmetry_limit_pct
-        );
+        )
     } else {
-        let _ = writeln!(
-            s,
-            "drift between phases (i-initiating vs j-initiating medians differ by more than {}%): {}",
+        format!(
+            "drift between phases (i- and j-initiating medians over {}% apart): {}",
             c.asymmetry_limit_pct,
             asym.join("; ")
-        );
-    }
+        )
+    }));
     let unstable: Vec<String> = r
         .pairs
         .iter()
@@ -96,91 +242,19 @@ pub fn render(r: &MatrixResults) -> String {
         .collect();
     let passes = r.pairs.iter().map(|p| p.passes.len()).max().unwrap_or(0);
     if passes > 1 {
-        if unstable.is_empty() {
-            let _ = writeln!(
-                s,
+        s.push_str(&wrapped(&if unstable.is_empty() {
+            format!(
                 "stable: every pair's {passes} passes within {}% of each other",
                 crate::matrix::UNSTABLE_LIMIT_PCT
-            );
+            )
         } else {
-            let _ = writeln!(
-                s,
+            format!(
                 "UNSTABLE ({} of {} pairs: passes differ by more than {}%; the machine moved under them, their medians mix phases, marked x on the heatmap): {}",
                 unstable.len(),
                 r.pairs.len(),
                 crate::matrix::UNSTABLE_LIMIT_PCT,
                 unstable.join("; ")
-            );
-        }
-    }
-    let f = &r.reference;
-    let _ = writeln!(
-        s,
-        "reference CAS ping-pong on {}-{}: {:.1} ns one-way (round trip / 2); matrix ({}) {:.1} ns ({:+.1}%)",
-        f.cpus[0], f.cpus[1], f.one_way_ns, c.mode, f.matrix_one_way_ns, f.difference_pct
-    );
-    if !f.agrees() {
-        let _ = writeln!(
-            s,
-            "DISAGREE: the matrix's ping-pong and the minimal one differ by more than {}%: the host moved the CPUs between them (see passes above), or the matrix's figure is off; measure again",
-            crate::matrix::REFERENCE_LIMIT_PCT
-        );
-    }
-    s
-}
-
-/// Per class, each coherence transaction's net ns (the median over the
-/// class's pairs) and its ratio to the class's ping-pong; nothing for a
-/// file from before they were measured.
-fn transactions(s: &mut String, r: &MatrixResults) {
-    let mut classes: Vec<PairClass> = r
-        .pairs
-        .iter()
-        .filter(|p| !p.transactions.is_empty())
-        .map(|p| p.class)
-        .collect();
-    classes.sort();
-    classes.dedup();
-    if classes.is_empty() {
-        return;
-    }
-    let mut rows = vec![
-        ["class", "ping-pong ns"]
-            .into_iter()
-            .map(String::from)
-            .chain(
-                Transaction::ALL
-                    .iter()
-                    .map(|t| format!("{} ns (x)", t.name())),
             )
-            .collect::<Vec<_>>(),
-    ];
-    for class in classes {
-        let pairs: Vec<_> = r.pairs.iter().filter(|p| p.class == class).collect();
-        let median = |f: &dyn Fn(&crate::matrix::PairResult) -> Option<f64>| {
-            let v: Vec<f64> = pairs.iter().filter_map(|p| f(p)).collect();
-            crate::stats::median(&v)
-        };
-        let mut row = vec![
-            class.to_string(),
-            median(&|p| Some(p.median_ns)).map_or("-".into(), |m| format!("{m:.1}")),
-        ];
-        for t in Transaction::ALL {
-            let of = |p: &crate::matrix::PairResult| {
-                p.transactions.iter().find(|c| c.transaction == t).cloned()
-            };
-            let ns = median(&|p| of(p).map(|c| c.net_ns));
-            let ratio = median(&|p| of(p).map(|c| c.to_pingpong));
-            row.push(match (ns, ratio) {
-                (Some(ns), Some(x)) => format!("{ns:.1} ({x:.2})"),
-                _ => "-".into(),
-            });
-        }
-        rows.push(row);
+        }));
     }
-    let _ = writeln!(
-        s,
-        "coherence transactions: one CPU times the operation fenced right after the other left the line so, less the same on a private line; median of the class's pairs, (x) = ÷ its ping-pong"
-    );
-    s.push_str(&align(&rows));
 }

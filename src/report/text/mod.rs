@@ -61,6 +61,17 @@ pub(super) fn headline(h: &Headline) -> String {
     h.sentences().iter().map(|s| plain(s) + "\n").collect()
 }
 
+/// Width a line of text is kept to where it can be: what fits a commit
+/// message.
+pub const WIDTH: usize = 72;
+
+/// `text` as lines of at most [`WIDTH`] columns, broken at spaces, each
+/// line after the first indented two spaces; ends with a newline.
+pub(super) fn wrapped(text: &str) -> String {
+    let lines = super::wrap(text, WIDTH - 2);
+    lines.join("\n  ") + "\n"
+}
+
 /// Left-aligned columns three spaces apart, trailing blanks trimmed.
 pub(super) fn align(table: &[Vec<String>]) -> String {
     let cols = table.iter().map(Vec::len).max().unwrap_or(0);
