@@ -231,7 +231,8 @@ pub fn save(dir: &Path, doc: &Document, formats: &[Format]) -> Result<Vec<PathBu
 }
 
 /// `text` broken at spaces into lines of at most `width` characters (a
-/// longer word stays whole): a chart's note, a terminal's long line.
+/// longer word stays whole): a chart's note, a terminal's long line, the
+/// patch table's footer.
 pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in text.split_whitespace() {
@@ -260,22 +261,6 @@ pub fn plain(text: &str) -> String {
             c => Some(c),
         })
         .collect()
-}
-
-/// `text` broken at spaces into lines of at most `width` characters (a
-/// longer word stays whole).
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    for word in text.split_whitespace() {
-        match lines.last_mut() {
-            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
-                line.push(' ');
-                line.push_str(word);
-            }
-            _ => lines.push(word.to_string()),
-        }
-    }
-    lines
 }
 
 /// Writes `text` to `path` atomically (an `--out` file).

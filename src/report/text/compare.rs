@@ -1,5 +1,5 @@
 //! `contend compare` as text. By default the patch table: plain text
-//! within [`PATCH_WIDTH`] columns, to paste into a commit message as the
+//! within [`WIDTH`] columns, to paste into a commit message as the
 //! seeds paste theirs: per regime, each strategy's cost per update with
 //! its 95% CI and the repeats it used, its change against the base and
 //! the verdict, then what the words mean and where it ran. With
@@ -7,17 +7,15 @@
 //! in the seeds' format (`base: 90569±1.15%   test: 104152±0.34%`), with
 //! the change, its 95% CI and the Holm-adjusted p-value.
 
+use super::{WIDTH, wrapped};
 use crate::compare::{Comparison, MeasureRow, Pair};
 use crate::report::measures::shown;
-use crate::report::{plain, wrap};
+use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult};
 use crate::stats::Summary;
 use crate::verdict::Detail;
 use crate::workload::Regime;
 use std::fmt::Write;
-
-/// The widest line of the patch table: a commit message's width.
-pub const PATCH_WIDTH: usize = 72;
 
 /// The comparison as text: the patch table ([`Detail::Brief`]) or every
 /// measure of every pair ([`Detail::Full`]).
@@ -109,7 +107,7 @@ fn cost_row<'p>(p: &'p Pair) -> &'p MeasureRow {
 }
 
 /// The patch table: a section per regime, the base strategy then each
-/// test strategy compared with it, every line within [`PATCH_WIDTH`]
+/// test strategy compared with it, every line within [`WIDTH`]
 /// (a name too long for one line takes a line of its own).
 fn patch_table(c: &Comparison) -> String {
     let mut out = String::new();
@@ -120,20 +118,20 @@ fn patch_table(c: &Comparison) -> String {
             (Some(b), false) => format!("{} against {}", plain(b), tests.join(", ")),
             _ => "every strategy".to_string(),
         };
-        push_wrapped(&mut out, &format!("contend compare: {what}"));
-        push_wrapped(
-            &mut out,
-            &format!("in {}", plain(&c.base.path.display().to_string())),
-        );
+        out.push_str(&wrapped(&format!("contend compare: {what}")));
+        out.push_str(&wrapped(&format!(
+            "in {}",
+            plain(&c.base.path.display().to_string())
+        )));
     } else {
-        push_wrapped(
-            &mut out,
-            &format!("base: {}", plain(&c.base.path.display().to_string())),
-        );
-        push_wrapped(
-            &mut out,
-            &format!("test: {}", plain(&c.test.path.display().to_string())),
-        );
+        out.push_str(&wrapped(&format!(
+            "base: {}",
+            plain(&c.base.path.display().to_string())
+        )));
+        out.push_str(&wrapped(&format!(
+            "test: {}",
+            plain(&c.test.path.display().to_string())
+        )));
     }
     let mut regimes: Vec<Regime> = Vec::new();
     for p in &c.pairs {
@@ -145,10 +143,11 @@ fn patch_table(c: &Comparison) -> String {
         let pairs: Vec<&Pair> = c.pairs.iter().filter(|p| p.base.regime == regime).collect();
         let m = cost_row(pairs[0]).measure;
         out.push('\n');
-        push_wrapped(
-            &mut out,
-            &format!("{regime}: {} ±95% CI ({})", m.short, m.direction.words()),
-        );
+        out.push_str(&wrapped(&format!(
+            "{regime}: {} ±95% CI ({})",
+            m.short,
+            m.direction.words()
+        )));
         let header = PatchRow {
             name: "strategy".into(),
             figure: m.unit.symbol().to_string(),
@@ -181,20 +180,14 @@ fn patch_table(c: &Comparison) -> String {
         .flat_map(|p| [p.base, p.test])
         .any(|s| s.summary.as_ref().is_some_and(|m| m.set_aside > 0));
     if set_aside {
-        push_wrapped(
-            &mut out,
-            "n: repeats used; +k: disturbed repeats set aside (the canary moved, or threads stalled), kept in the result file",
-        );
+        out.push_str(&wrapped("n: repeats used; +k: disturbed repeats set aside (the canary moved, or threads stalled), kept in the result file"));
     }
-    push_wrapped(
-        &mut out,
-        &format!(
-            "change: against the base, ±95% CI; verdict: {}",
-            c.rule_brief()
-        ),
-    );
+    out.push_str(&wrapped(&format!(
+        "change: against the base, ±95% CI; verdict: {}",
+        c.rule_brief()
+    )));
     for line in c.footer() {
-        push_wrapped(&mut out, &plain(&line));
+        out.push_str(&wrapped(&plain(&line)));
     }
     let sides: &[(&str, &RunResults)] = if one_file {
         &[("", c.base.run)]
@@ -203,26 +196,20 @@ fn patch_table(c: &Comparison) -> String {
     };
     for (label, run) in sides {
         let p = &run.provenance;
-        push_wrapped(
-            &mut out,
-            &plain(&format!(
-                "{label}host: {}, {}, Linux {}",
-                p.hostname, p.cpu_model, p.kernel_release
-            )),
-        );
-        push_wrapped(
-            &mut out,
-            &plain(&format!(
-                "{label}run: {}, contend {} ({})",
-                p.started_utc, p.contend_version, p.git_commit
-            )),
-        );
+        out.push_str(&wrapped(&plain(&format!(
+            "{label}host: {}, {}, Linux {}",
+            p.hostname, p.cpu_model, p.kernel_release
+        ))));
+        out.push_str(&wrapped(&plain(&format!(
+            "{label}run: {}, contend {} ({})",
+            p.started_utc, p.contend_version, p.git_commit
+        ))));
     }
     out
 }
 
 /// `rows` (the header first) as aligned columns, the name left and the
-/// numbers right, within [`PATCH_WIDTH`]: the name column is as wide as
+/// numbers right, within [`WIDTH`]: the name column is as wide as
 /// the numbers leave room for, and a longer name takes a line of its own
 /// above its numbers.
 fn layout(rows: &[PatchRow]) -> String {
@@ -247,7 +234,7 @@ fn layout(rows: &[PatchRow]) -> String {
         )
     };
     let rest = w[1] + 2 + w[2] + 2 + w[3] + 2 + w[4];
-    let name_width = w[0].min(PATCH_WIDTH.saturating_sub(rest + 2));
+    let name_width = w[0].min(WIDTH.saturating_sub(rest + 2));
     let mut out = String::new();
     for r in rows {
         let line = if r.name.chars().count() <= name_width {
@@ -260,15 +247,6 @@ fn layout(rows: &[PatchRow]) -> String {
         }
     }
     out
-}
-
-/// `text` wrapped at spaces into lines of [`PATCH_WIDTH`], the lines
-/// after the first indented by two.
-fn push_wrapped(out: &mut String, text: &str) {
-    for (i, line) in wrap(text, PATCH_WIDTH - 2).iter().enumerate() {
-        let indent = if i == 0 { "" } else { "  " };
-        let _ = writeln!(out, "{indent}{line}");
-    }
 }
 
 /// Every compared measure of every pair, one block per pair.
