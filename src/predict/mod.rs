@@ -6,8 +6,10 @@
 //! against a run measured under `--rate`.
 
 mod agreement;
+pub mod c2c;
 mod check;
 mod flat_out_check;
+pub mod inferred;
 pub mod latency;
 mod model;
 mod publish;
@@ -374,5 +376,6 @@ pub fn predict(
         classes,
         strategies,
         notes,
+        inferred: None,
     })
 }

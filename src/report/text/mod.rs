@@ -2,6 +2,7 @@
 
 mod check;
 mod compare;
+mod inferred;
 mod matrix;
 
 mod predict;
