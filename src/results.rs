@@ -1,7 +1,7 @@
 //! The one place result files are read and written: run.json, sweep.json
 //! and matrix.json are told apart by content, checked against one schema
 //! policy, and every error names the file; so does a core-to-core-latency
-//! CSV's (`predict --c2c`). Writes are atomic (a temporary
+//! CSV's (`predict --c2c`, `gallery`). Writes are atomic (a temporary
 //! file, then a rename) and a failed write leaves nothing behind.
 
 use crate::matrix::MatrixResults;
@@ -79,6 +79,12 @@ pub enum ReadError {
         /// What is wrong, naming the row and column.
         source: C2cError,
     },
+    /// A folder without a `.csv` file (`contend gallery`).
+    #[error("{}: no .csv file in this folder", path.display())]
+    NoCsv {
+        /// The folder.
+        path: PathBuf,
+    },
     /// The right kind and schema, but fields missing or of the wrong type.
     #[error("{} is not a contend result file: corrupt result file ({source})", path.display())]
     Corrupt {
@@ -99,6 +105,28 @@ pub fn read_c2c(path: &Path) -> Result<PairMatrix, ReadError> {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// The `.csv` files in `dir`, by name (`contend gallery`).
+pub fn c2c_files(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
+    let io = |source| ReadError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_file() && path.extension().is_some_and(|e| e == "csv") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(ReadError::NoCsv {
+            path: dir.to_path_buf(),
+        });
+    }
+    Ok(files)
 }
 
 /// Reads one result file, or the first of [`RESULT_FILES`] in a folder.

@@ -619,15 +619,18 @@ impl InferredHost {
         (smt, t.llcs.len(), t.nodes.len())
     }
 
-    /// The step between consecutive classes whose medians are furthest
-    /// apart (as a ratio): the nearer class, the farther one and the two
-    /// medians, ns; `None` with fewer than two classes.
+    /// Where the cost jumps most past the core: of the steps into
+    /// same-node and into cross-node, the one whose two medians are
+    /// furthest apart (as a ratio); on a host with neither, the step from
+    /// SMT siblings to other cores. The nearer class and the farther;
+    /// `None` with one class.
     pub fn biggest_jump(&self) -> Option<(&InferredClass, &InferredClass)> {
-        self.classes
-            .windows(2)
-            .max_by(|a, b| {
-                (a[1].median_ns / a[0].median_ns).total_cmp(&(b[1].median_ns / b[0].median_ns))
-            })
+        let ratio = |w: &[InferredClass]| w[1].median_ns / w[0].median_ns;
+        let steps = || self.classes.windows(2);
+        steps()
+            .filter(|w| !w[1].class.within_node() || w[1].class == PairClass::SameNode)
+            .max_by(|a, b| ratio(a).total_cmp(&ratio(b)))
+            .or_else(|| steps().next())
             .map(|w| (&w[0], &w[1]))
     }
 }
@@ -717,6 +720,14 @@ mod tests {
             assert!((got / ns - 1.0).abs() < 0.02, "{c}: {got}");
         }
         assert!((h.away_same_node.as_ref().unwrap().median_ns / 200.0 - 1.0).abs() < 0.02);
+        // Past the core the dearer step is leaving the CCX (25 → 110 ns,
+        // 4.4×), not the socket (110 → 200 ns, 1.8×); SMT → core (3.1×) is
+        // not weighed.
+        let (a, b) = h.biggest_jump().unwrap();
+        assert_eq!(
+            (a.class, b.class),
+            (PairClass::SameLlc, PairClass::SameNode)
+        );
         // Single linkage on the raw pairs would cut 9 "nodes" here: the
         // home socket and each of the other socket's 8 CCXs.
     }
@@ -807,6 +818,7 @@ mod tests {
         assert_eq!(h.counts(), (0, 1, 1));
         assert_eq!(h.classes.len(), 1);
         assert_eq!(h.latencies().classes.len(), 1);
+        assert!(h.biggest_jump().is_none());
         let l = h.latencies().classes["same-llc"];
         // ±10% noise: p5..p95 inside ±25%, so the range is ±25%.
         assert!((l.lo_ns / l.ns - 0.75).abs() < 1e-9 && (l.hi_ns / l.ns - 1.25).abs() < 1e-9);

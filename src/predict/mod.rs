@@ -9,6 +9,7 @@ mod agreement;
 pub mod c2c;
 mod check;
 mod flat_out_check;
+pub mod gallery;
 pub mod inferred;
 pub mod latency;
 mod model;
