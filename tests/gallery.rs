@@ -157,3 +157,27 @@ fn the_gallery_renders_in_a_real_browser() {
     );
 }
 
+#[test]
+fn results_published_is_what_the_fixtures_make_now() {
+    // Rebuilt from the same relative folder the script names, so the
+    // page's source line matches.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_contend"))
+        .current_dir(root)
+        .args(["gallery", "tests/fixtures/c2c", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    for name in ["gallery.html", "gallery.md", "gallery.json"] {
+        let committed = Path::new(root).join("results/published").join(name);
+        let now = std::fs::read(out.path().join(name)).unwrap();
+        let then = std::fs::read(&committed).unwrap_or_default();
+        assert!(
+            now == then,
+            "{} is stale: run scripts/published-gallery.sh and commit it",
+            committed.display()
+        );
+    }
+}
