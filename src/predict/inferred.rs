@@ -27,6 +27,10 @@ pub const OUTLIER_FACTOR: f64 = 2.0;
 /// 2 threads).
 pub const DIE_WIDE_LLC_CPUS: usize = 16;
 
+/// The most third CPUs a pair's outlier estimate asks: spread evenly
+/// over the host, they see every group of 8 CPUs or more up to 1,024 CPUs.
+pub const THIRD_CPUS: usize = 128;
+
 /// The SLIT distance given to two inferred nodes: Linux's
 /// `REMOTE_DISTANCE`, what it assumes without a SLIT table.
 pub const INFERRED_DISTANCE: u32 = 20;
@@ -230,8 +234,8 @@ fn repaired(m: &PairMatrix) -> (Vec<f64>, usize) {
             d[i * n + j] = m.ns(i, j);
         }
     }
-    // At most 256 third CPUs per pair, spread over the whole host.
-    let step = n.div_ceil(256).max(1);
+    // At most 128 third CPUs per pair, spread over the whole host.
+    let step = n.div_ceil(THIRD_CPUS).max(1);
     let mut far = Vec::new();
     let mut fixed = Vec::new();
     for i in 0..n {
@@ -248,8 +252,7 @@ fn repaired(m: &PairMatrix) -> (Vec<f64>, usize) {
             }
             let v = m.ns(i, j);
             if far.len() >= 2 && far.len() * 20 >= seen {
-                far.sort_by(f64::total_cmp);
-                let estimate = quantile(&far, 0.5);
+                let estimate = median_in_place(&mut far);
                 if v * OUTLIER_FACTOR < estimate || v > OUTLIER_FACTOR * estimate {
                     fixed.push((i, j, estimate));
                 }
@@ -263,6 +266,20 @@ fn repaired(m: &PairMatrix) -> (Vec<f64>, usize) {
         d[j * n + i] = e;
     }
     (d, fixed.len())
+}
+
+/// The median of `v` (the mean of the middle two when even), reordering
+/// it: a selection, not a sort (this runs once per pair of CPUs).
+fn median_in_place(v: &mut [f64]) -> f64 {
+    let (len, mid) = (v.len(), v.len() / 2);
+    let (left, upper, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
+    let upper = *upper;
+    if len % 2 == 1 {
+        upper
+    } else {
+        let lower = left.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        0.5 * (lower + upper)
+    }
 }
 
 /// The class figures of the pairs `classes` yields, nearest class first.
@@ -808,6 +825,13 @@ mod tests {
                 .iter()
                 .any(|n| n.contains("--sockets 3 disagrees"))
         );
+    }
+
+    #[test]
+    fn the_median_is_the_middle_value_or_the_mean_of_the_two() {
+        assert_eq!(median_in_place(&mut [5.0, 1.0, 3.0]), 3.0);
+        assert_eq!(median_in_place(&mut [4.0, 1.0, 3.0, 10.0]), 3.5);
+        assert_eq!(median_in_place(&mut [2.0, 2.0]), 2.0);
     }
 
     #[test]
