@@ -260,3 +260,44 @@ fn a_1024_cpu_file_is_read_inferred_and_predicted() {
     ]);
     assert_eq!(counts(&p), (512, 64, 8, None));
 }
+
+#[test]
+fn contend_matrix_writes_the_same_format() {
+    // Every pair of this host's allowed CPUs, as core-to-core-latency
+    // writes them: the pair's median one-way ns, lower triangle.
+    let out = tempfile::tempdir().unwrap();
+    let csv = out.path().join("here.csv");
+    let o = contend(&[
+        "matrix",
+        "--samples",
+        "20",
+        "--all-pairs",
+        "--quiet",
+        "--c2c-csv",
+        csv.to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let m = common::load(&common::results_dir(out.path()).unwrap().join("matrix.json"));
+    let cpus = common::allowed_cpus();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), cpus.len());
+    for pair in m["pairs"].as_array().unwrap() {
+        let (a, b) = (
+            pair["cpus"][0].as_u64().unwrap(),
+            pair["cpus"][1].as_u64().unwrap(),
+        );
+        let (i, j) = [b, a]
+            .map(|c| cpus.iter().position(|&x| u64::from(x) == c).unwrap())
+            .into();
+        let cell: f64 = rows[i][j].parse().unwrap();
+        assert_eq!(cell, pair["median_ns"].as_f64().unwrap());
+        assert_eq!(rows[j][i], "");
+    }
+    // Without every pair there is no such matrix: refused before measuring.
+    let o = contend(&["matrix", "--c2c-csv", csv.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--all-pairs"), "{}", stderr(&o));
+}

@@ -4,6 +4,7 @@
 //! symmetric [`PairMatrix`]; an upper-triangle or full file, a trailing
 //! comma and a filled diagonal are taken too, each said in a note.
 
+use crate::matrix::MatrixResults;
 use std::fmt::Write;
 
 /// The most CPUs a file may have: 4,096 (a 16 Mi-cell matrix).
@@ -35,6 +36,26 @@ impl PairMatrix {
             }
         }
         m
+    }
+
+    /// A `contend matrix` result in this format: row `i` the matrix's
+    /// `i`-th CPU (in id order), each pair its median one-way ns over both
+    /// directions. `None` when a pair was not measured (a per-class
+    /// sample: `contend matrix --all-pairs` measures every one).
+    pub fn of_matrix(m: &MatrixResults) -> Option<Self> {
+        let mut cpus = m.config.cpus.clone();
+        cpus.sort_unstable();
+        cpus.dedup();
+        let index = |c: u32| cpus.binary_search(&c).ok();
+        let n = cpus.len();
+        let mut ns = vec![None; n * n];
+        for p in &m.pairs {
+            let (a, b) = (index(p.cpus[0])?, index(p.cpus[1])?);
+            ns[a * n + b] = Some(p.median_ns);
+            ns[b * n + a] = Some(p.median_ns);
+        }
+        let missing = (0..n).any(|i| (0..i).any(|j| ns[i * n + j].is_none()));
+        (!missing).then(|| PairMatrix::from_fn(n, |i, j| ns[i * n + j].unwrap_or_default()))
     }
 
     /// How many CPUs.
@@ -256,6 +277,61 @@ mod tests {
         // Written back the same way, it reads the same.
         assert_eq!(m.to_csv(), ",,\n5,,\n20,6.5,\n");
         assert_eq!(parse(&m.to_csv()).unwrap(), m);
+    }
+
+    #[test]
+    fn a_matrix_of_every_pair_writes_in_cpu_order_and_a_sample_does_not() {
+        use crate::matrix::{
+            Home, MatrixConfig, Mode, PairClass, PairResult, PairSamples, PlannedPair, Reference,
+            advise,
+        };
+        // Every pair of CPUs 2, 5 and 9 at 10, 20 and 30 ns: rows in CPU
+        // order whatever the pairs' order.
+        let pair = |a: u32, b: u32, ns: f64| {
+            let samples = PairSamples {
+                threads: [a, b].map(|cpu| crate::placement::PinnedThread {
+                    requested_cpu: cpu,
+                    observed_cpu: Some(cpu),
+                    verified: true,
+                    note: None,
+                }),
+                line: crate::placement::NodeCheck::Verified { node: 0 },
+                forward: vec![ns],
+                backward: vec![ns],
+                transactions: Vec::new(),
+            };
+            let class = PairClass::SameLlc;
+            PairResult::new(PlannedPair { a, b, class }, 0, samples)
+        };
+        let run = crate::runner::fixture_run();
+        let mut m = MatrixResults {
+            schema: crate::matrix::SCHEMA_VERSION,
+            config: MatrixConfig {
+                cpus: vec![9, 2, 5],
+                mode: Mode::Cas,
+                home: Home::First,
+                samples: 1,
+                round_trips_per_sample: 1,
+                warmup_samples: 0,
+                per_class: None,
+                timer: crate::clock::TimerKind::Tsc,
+                asymmetry_limit_pct: 10.0,
+                reference_round_trips: 1,
+            },
+            provenance: run.provenance,
+            topology: run.topology,
+            pairs: vec![pair(5, 9, 30.0), pair(2, 5, 10.0), pair(2, 9, 20.0)],
+            advice: advise(&[]),
+            empty_classes: Vec::new(),
+            classes: Vec::new(),
+            reference: Reference::new([2, 5], 1, 10.0, 10.0),
+            notes: Vec::new(),
+            elapsed_s: 0.0,
+        };
+        let c = PairMatrix::of_matrix(&m).unwrap();
+        assert_eq!(c.to_csv(), ",,\n10,,\n20,30,\n");
+        m.pairs.pop();
+        assert_eq!(PairMatrix::of_matrix(&m), None);
     }
 
     #[test]
