@@ -1,9 +1,11 @@
 //! The one place result files are read and written: run.json, sweep.json
 //! and matrix.json are told apart by content, checked against one schema
-//! policy, and every error names the file. Writes are atomic (a temporary
+//! policy, and every error names the file; so does a core-to-core-latency
+//! CSV's (`predict --c2c`, `gallery`). Writes are atomic (a temporary
 //! file, then a rename) and a failed write leaves nothing behind.
 
 use crate::matrix::MatrixResults;
+use crate::predict::c2c::{self, C2cError, PairMatrix};
 use crate::runner::{RunResults, SCHEMA_VERSION};
 use crate::sweep::SweepResults;
 use serde::de::DeserializeOwned;
@@ -69,6 +71,20 @@ pub enum ReadError {
         /// The newest schema of its kind this contend reads.
         supported: u32,
     },
+    /// Not a core-to-core-latency matrix.
+    #[error("{}: {source}", path.display())]
+    C2c {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, naming the row and column.
+        source: C2cError,
+    },
+    /// A folder without a `.csv` file (`contend gallery`).
+    #[error("{}: no .csv file in this folder", path.display())]
+    NoCsv {
+        /// The folder.
+        path: PathBuf,
+    },
     /// The right kind and schema, but fields missing or of the wrong type.
     #[error("{} is not a contend result file: corrupt result file ({source})", path.display())]
     Corrupt {
@@ -77,6 +93,40 @@ pub enum ReadError {
         /// What is wrong.
         source: serde_json::Error,
     },
+}
+
+/// Reads a core-to-core-latency CSV (`predict --c2c`).
+pub fn read_c2c(path: &Path) -> Result<PairMatrix, ReadError> {
+    let text = fs::read_to_string(path).map_err(|source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    c2c::parse(&text).map_err(|source| ReadError::C2c {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The `.csv` files in `dir`, by name (`contend gallery`).
+pub fn c2c_files(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
+    let io = |source| ReadError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut files = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_file() && path.extension().is_some_and(|e| e == "csv") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(ReadError::NoCsv {
+            path: dir.to_path_buf(),
+        });
+    }
+    Ok(files)
 }
 
 /// Reads one result file, or the first of [`RESULT_FILES`] in a folder.

@@ -4,10 +4,11 @@ use super::args::{ClipArg, ResultsArgs};
 use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::matrix::{Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
+use crate::predict::c2c::PairMatrix;
 use crate::report::{self, Document, Format};
 use crate::topology::CpuSpec;
 use clap::Args;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Options of `contend matrix`.
 #[derive(Debug, Args)]
@@ -45,6 +46,12 @@ pub struct MatrixArgs {
     #[arg(long, value_name = "CAP", default_value_t = 64,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub per_class: u32,
+
+    /// Also write the pairs as core-to-core-latency's CSV (one-way ns,
+    /// lower triangle, a row per CPU in id order) to FILE, which
+    /// `predict --c2c` and `gallery` read; needs --all-pairs.
+    #[arg(long, value_name = "FILE", requires = "all_pairs")]
+    pub c2c_csv: Option<PathBuf>,
 
     /// Where results go and what is printed.
     #[command(flatten)]
@@ -96,6 +103,14 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
         &doc,
         &[Format::Csv, Format::Json, Format::Svg, Format::Html],
     )?;
+    let mut files = files;
+    if let Some(path) = &args.c2c_csv {
+        let csv = PairMatrix::of_matrix(&results).ok_or_else(|| {
+            CliError::usage("--c2c-csv needs every pair measured: add --all-pairs")
+        })?;
+        report::save_text(path, &csv.to_csv())?;
+        files.push(path.clone());
+    }
     session.print(&doc, Format::Text)?;
     session.wrote(&files);
     Ok(())

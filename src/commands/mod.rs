@@ -5,6 +5,7 @@
 
 mod args;
 mod compare;
+mod gallery;
 mod matrix;
 mod plot;
 mod predict;
@@ -18,6 +19,7 @@ mod verify;
 
 pub use args::{PlacementArg, PoolArgs, PrintArgs, ResultsArgs, StrategyArgs};
 pub use compare::CompareArgs;
+pub use gallery::GalleryArgs;
 pub use matrix::MatrixArgs;
 pub use plot::PlotArgs;
 pub use predict::PredictArgs;
@@ -105,6 +107,12 @@ pub enum Command {
     /// counts that reach each distance class, and predict at the seed's
     /// rate for every CPU, within a time budget (--dry-run shows the plan).
     Study(Box<study::StudyArgs>),
+    /// Many published hosts on one page: every core-to-core-latency CSV in
+    /// DIR read as `predict --c2c` reads one, each host's layout, where
+    /// its cost jumps and the default comparison predicted at the seed's
+    /// rate, with a headline across hosts (--out DIR writes gallery.html,
+    /// gallery.md and gallery.json).
+    Gallery(gallery::GalleryArgs),
 }
 
 /// Runs `contend` with these arguments (the first is the program name).
@@ -138,6 +146,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
         Some(Command::Plot(args)) => plot::run(root, &args),
         Some(Command::Predict(args)) => predict::run(root, &args),
         Some(Command::Study(args)) => study::run(root, &args),
+        Some(Command::Gallery(args)) => gallery::run(root, &args),
         None => Err(CliError::usage("no subcommand given; see contend --help")),
     }
 }

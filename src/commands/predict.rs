@@ -2,8 +2,9 @@
 //! the model against a run measured under `--rate`.
 
 use super::args::{PoolArgs, StrategyArgs, percent_arg};
-use super::{check_out, host_name, load_topology};
+use super::{check_out, host_name, is_live, load_topology};
 use crate::CliError;
+use crate::predict::inferred::{self, InferredHost};
 use crate::predict::{self, CheckResults, Latencies, LatencyArg, Layout, PredictRequest};
 use crate::report::{self, Document, Format};
 use crate::results::{self, ResultFile};
@@ -46,6 +47,21 @@ pub struct PredictArgs {
     #[arg(long, value_name = "FILE")]
     pub latencies: Option<PathBuf>,
 
+    /// Take the host from a core-to-core-latency CSV
+    /// (nviennot/core-to-core-latency's `--csv`: one-way ns, lower
+    /// triangle): SMT siblings, LLCs and nodes inferred from the matrix
+    /// alone and printed, each class's median pair its latency, the 5th
+    /// to 95th percentile widened to at least ±25% its range. With
+    /// --sysfs-root, that capture's layout wins and where the matrix
+    /// disagrees is said. --latency overrides the same classes.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["latencies", "check"])]
+    pub c2c: Option<PathBuf>,
+
+    /// With --c2c: the host's sockets, when the matrix cannot tell (two
+    /// sockets of one small LLC each look like one socket of two LLCs).
+    #[arg(long, value_name = "N", requires = "c2c", value_parser = clap::value_parser!(u32).range(1..))]
+    pub sockets: Option<u32>,
+
     /// How updates fall in time: poisson (irregular, as a kernel's) or
     /// paced (evenly spaced, as `contend run --rate`).
     #[arg(long, value_name = "HOW", default_value = "poisson")]
@@ -84,8 +100,15 @@ pub struct PredictArgs {
 }
 
 pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
-    let host = host_name(root);
-    let latencies = latencies(args)?;
+    let inferred = match &args.c2c {
+        Some(file) => Some(infer(root, file, args.sockets)?),
+        None => None,
+    };
+    let host = match &inferred {
+        Some(h) => h.source.clone(),
+        None => host_name(root),
+    };
+    let latencies = latencies(args, inferred.as_ref())?;
     let (checked, prediction);
     let doc = match &args.check {
         Some(file) => {
@@ -95,10 +118,13 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
         None => {
             let latencies = latencies.ok_or_else(|| {
                 CliError::usage(
-                    "no class latencies: give --latencies matrix.json (from contend matrix) or --latency CLASS=TIME,… (e.g. smt=8ns,same-llc=51ns,cross-node=108ns)",
+                    "no class latencies: give --latencies matrix.json (from contend matrix), --c2c FILE.csv (from core-to-core-latency) or --latency CLASS=TIME,… (e.g. smt=8ns,same-llc=51ns,cross-node=108ns)",
                 )
             })?;
-            let topo = load_topology(root)?;
+            let topo = match &inferred {
+                Some(h) => h.topology.clone(),
+                None => load_topology(root)?,
+            };
             let cpus = pools(&topo, &args.pools.pools(false))?;
             for clipped in &cpus.clipped {
                 eprintln!("note: {clipped}");
@@ -116,7 +142,9 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
                 arrivals: args.arrivals,
                 seed: args.seed,
             };
-            prediction = predict::predict(&topo, &host, &request).map_err(CliError::usage)?;
+            let mut p = predict::predict(&topo, &host, &request).map_err(CliError::usage)?;
+            p.inferred = inferred;
+            prediction = p;
             Document::Predict(&prediction)
         }
     };
@@ -182,8 +210,28 @@ fn check(file: &Path, latencies: Option<&Latencies>) -> Result<CheckResults, Cli
     predict::check(&name, &runs, latencies).map_err(CliError::usage)
 }
 
-/// `--latencies` and then `--latency` over it; `None` when neither.
-fn latencies(args: &PredictArgs) -> Result<Option<Latencies>, CliError> {
+/// `--c2c FILE`: the host its matrix shows, or the `--sysfs-root`
+/// capture's with the matrix's classes checked against it.
+fn infer(root: &Path, file: &Path, sockets: Option<u32>) -> Result<InferredHost, CliError> {
+    let m = results::read_c2c(file)?;
+    let name = file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let host = inferred::infer(&m, &name, sockets.map(|s| s as usize));
+    if is_live(root) {
+        return Ok(host);
+    }
+    let capture = load_topology(root)?;
+    Ok(host.with_capture(&m, capture, &root.display().to_string()))
+}
+
+/// `--latencies` (or the `--c2c` host's) and then `--latency` over it;
+/// `None` when neither.
+fn latencies(
+    args: &PredictArgs,
+    inferred: Option<&InferredHost>,
+) -> Result<Option<Latencies>, CliError> {
     let mut lat = match &args.latencies {
         Some(file) => {
             let (path, contents) = results::read(file)?;
@@ -195,7 +243,7 @@ fn latencies(args: &PredictArgs) -> Result<Option<Latencies>, CliError> {
             };
             Some(Latencies::from_matrix(&m, &path.display().to_string()))
         }
-        None => None,
+        None => inferred.map(InferredHost::latencies),
     };
     if !args.latency.is_empty() {
         let given = Latencies::from_args(&args.latency);

@@ -47,6 +47,16 @@ impl ClassLatency {
         }
     }
 
+    /// `ns` with the range `lo_ns`..`hi_ns` of its measurements, widened
+    /// to at least ±[`DEFAULT_UNCERTAINTY_PCT`]%.
+    pub fn from_spread(ns: f64, lo_ns: f64, hi_ns: f64) -> Self {
+        ClassLatency {
+            ns,
+            lo_ns: lo_ns.min(ns * (1.0 - DEFAULT_UNCERTAINTY_PCT / 100.0)),
+            hi_ns: hi_ns.max(ns * (1.0 + DEFAULT_UNCERTAINTY_PCT / 100.0)),
+        }
+    }
+
     /// The figure at `bound`, ns.
     pub fn at(&self, bound: Bound) -> f64 {
         match bound {
@@ -258,18 +268,12 @@ impl Latencies {
     /// From a `contend matrix` file: each class's median pair, its range
     /// the pairs' spread widened to at least ±[`DEFAULT_UNCERTAINTY_PCT`]%.
     pub fn from_matrix(m: &MatrixResults, name: &str) -> Self {
-        let f = 1.0 - DEFAULT_UNCERTAINTY_PCT / 100.0;
-        let g = 1.0 + DEFAULT_UNCERTAINTY_PCT / 100.0;
         Latencies {
             classes: m
                 .classes
                 .iter()
                 .map(|c| {
-                    let l = ClassLatency {
-                        ns: c.median_ns,
-                        lo_ns: c.min_ns.min(c.median_ns * f),
-                        hi_ns: c.max_ns.max(c.median_ns * g),
-                    };
+                    let l = ClassLatency::from_spread(c.median_ns, c.min_ns, c.max_ns);
                     (c.class.to_string(), l)
                 })
                 .collect(),

@@ -6,8 +6,11 @@
 //! against a run measured under `--rate`.
 
 mod agreement;
+pub mod c2c;
 mod check;
 mod flat_out_check;
+pub mod gallery;
+pub mod inferred;
 pub mod latency;
 mod model;
 mod publish;
@@ -374,5 +377,6 @@ pub fn predict(
         classes,
         strategies,
         notes,
+        inferred: None,
     })
 }

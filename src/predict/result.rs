@@ -3,6 +3,7 @@
 //! a range over the class latencies' uncertainty, serialised as
 //! predict.json (schema in docs/results-schema.md).
 
+use super::inferred::InferredHost;
 use super::{ClassLatency, Latencies, Layout};
 use crate::counter::{PublishPolicy, ShardLevel};
 use crate::workload::Arrivals;
@@ -171,4 +172,8 @@ pub struct PredictResults {
     pub strategies: Vec<StrategyPrediction>,
     /// Assumptions worth saying.
     pub notes: Vec<String>,
+    /// The host, when it was inferred from a pair matrix (`--c2c`); its
+    /// topology is the one predicted on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inferred: Option<InferredHost>,
 }

@@ -10,6 +10,7 @@
 
 pub mod charts;
 mod csv;
+pub mod gallery;
 pub mod html;
 mod json;
 mod markdown;
@@ -19,6 +20,7 @@ pub mod text;
 use crate::compare::Comparison;
 use crate::matrix::MatrixResults;
 use crate::placement::VerifyReport;
+use crate::predict::gallery::Gallery;
 use crate::predict::{CheckResults, PredictResults};
 use crate::results::{ResultFile, WriteError, write_atomic};
 use crate::runner::RunResults;
@@ -55,6 +57,8 @@ pub enum Document<'a> {
     StudyPlan(&'a StudyPlan),
     /// A `contend study` (study.json, its parts in their own files).
     Study(&'a StudyResults),
+    /// A `contend gallery` (gallery.json, gallery.md, gallery.html).
+    Gallery(&'a Gallery),
 }
 
 impl Document<'_> {
@@ -72,6 +76,7 @@ impl Document<'_> {
             Document::Check(_) => "check",
             Document::StudyPlan(_) => "study-plan",
             Document::Study(_) => "study",
+            Document::Gallery(_) => "gallery",
         }
     }
 }

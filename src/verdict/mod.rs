@@ -29,6 +29,7 @@
 //! [`RunResults::regimes`]: crate::runner::RunResults::regimes
 
 pub mod basis;
+mod gallery;
 mod headline;
 mod host;
 mod matrix;
@@ -39,6 +40,7 @@ mod sweep;
 #[cfg(test)]
 mod tests;
 
+pub use gallery::gallery_headline;
 pub use headline::{Headline, headline};
 pub use matrix::matrix_lines;
 pub use predict::{

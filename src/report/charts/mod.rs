@@ -36,6 +36,7 @@ mod axes;
 mod bars;
 pub(super) mod cost;
 mod cpu_share;
+pub(super) mod gallery;
 pub mod heatmap;
 mod latency;
 mod ns_per_op;

@@ -27,6 +27,7 @@
 //! complete without them.
 
 mod check;
+mod gallery;
 mod hosts;
 mod matrix;
 mod placement;
@@ -53,6 +54,12 @@ impl Export for HtmlExport {
     fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
         if let Document::Study(s) = doc {
             return Ok(vec![Rendered::new(PAGE, study::page(s)?)]);
+        }
+        if let Document::Gallery(g) = doc {
+            return Ok(vec![Rendered::new(
+                gallery::GALLERY_PAGE,
+                gallery::page(g)?,
+            )]);
         }
         if !matches!(
             doc,

@@ -5,6 +5,7 @@
 
 use super::measures::StrategyGrid;
 mod compare;
+mod gallery;
 mod run;
 mod sweep;
 
@@ -23,6 +24,7 @@ impl Export for MarkdownExport {
             Document::Run(r) => run::render(r),
             Document::Sweep(s) => sweep::render(s),
             Document::Compare(c, _) => compare::render(c),
+            Document::Gallery(g) => gallery::render(g),
             _ => return Ok(Vec::new()),
         };
         Ok(vec![Rendered::new(format!("{}.md", doc.kind()), text)])

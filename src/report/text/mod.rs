@@ -2,6 +2,8 @@
 
 mod check;
 mod compare;
+mod gallery;
+mod inferred;
 mod matrix;
 
 mod predict;
@@ -35,6 +37,7 @@ impl Export for TextExport {
             Document::Check(c) => check::render(c),
             Document::StudyPlan(p) => study::render_plan(p),
             Document::Study(s) => study::render(s),
+            Document::Gallery(g) => gallery::render(g),
         };
         Ok(vec![Rendered::new(format!("{}.txt", doc.kind()), text)])
     }

@@ -9,7 +9,10 @@ use std::fmt::Write;
 
 /// Header, latencies, verdict, table, notes.
 pub fn render(p: &PredictResults) -> String {
-    let mut out = String::new();
+    let mut out = p
+        .inferred
+        .as_ref()
+        .map_or_else(String::new, super::inferred::render);
     let layout = &p.config.layout;
     let reads = match layout.read_every {
         0 => "no read side".to_string(),

@@ -1,0 +1,71 @@
+//! `contend gallery DIR`: every core-to-core-latency CSV in DIR read,
+//! its host inferred and the default comparison predicted, then printed
+//! and (with --out) written as one page, Markdown and JSON.
+
+use crate::CliError;
+use crate::predict::gallery::{self, Gallery};
+use crate::report::{self, Document, Format};
+use crate::results::{self, ReadError};
+use crate::workload::{SEED_RATE, parse_rate};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+/// Options of `contend gallery`.
+#[derive(Debug, Args)]
+pub struct GalleryArgs {
+    /// A folder of core-to-core-latency CSVs (`--csv` output), one host
+    /// each; a file that is not one is listed as left out, with why.
+    pub dir: PathBuf,
+
+    /// Updates per second per CPU the strategies are predicted at (the
+    /// seed's postgres: 22k).
+    #[arg(long, value_name = "RATE", value_parser = parse_rate, default_value_t = SEED_RATE)]
+    pub rate: f64,
+
+    /// Print the gallery as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print the gallery as Markdown instead of text.
+    #[arg(long, conflicts_with = "json")]
+    pub markdown: bool,
+
+    /// Also write gallery.html, gallery.md and gallery.json into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+pub(super) fn run(_root: &Path, args: &GalleryArgs) -> Result<(), CliError> {
+    let files = results::c2c_files(&args.dir)?;
+    let matrices = files
+        .iter()
+        .map(|path| {
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            let m = results::read_c2c(path).map_err(|e| match e {
+                ReadError::C2c { source, .. } => source.to_string(),
+                other => other.to_string(),
+            });
+            (name, m)
+        })
+        .collect();
+    let g: Gallery = gallery::gallery(&args.dir.display().to_string(), matrices, args.rate);
+    let doc = Document::Gallery(&g);
+    let format = if args.json {
+        Format::Json
+    } else if args.markdown {
+        Format::Markdown
+    } else {
+        Format::Text
+    };
+    print!("{}", report::render(&doc, format)?);
+    if let Some(dir) = &args.out {
+        results::create_dir(dir)?;
+        for f in report::save(dir, &doc, &[Format::Html, Format::Markdown, Format::Json])? {
+            eprintln!("wrote {}", f.display());
+        }
+    }
+    Ok(())
+}

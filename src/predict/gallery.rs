@@ -1,0 +1,272 @@
+//! Many published hosts side by side (`contend gallery DIR`): each
+//! core-to-core-latency CSV's inferred host, where its cost jumps, and the
+//! default comparison predicted at one rate per CPU, every CPU writing and
+//! reading after each update; serialised as gallery.json.
+
+use super::c2c::PairMatrix;
+use super::inferred::{InferredClass, InferredHost, infer};
+use super::{LineState, PredictError, PredictRequest, Range, predict};
+use crate::counter::{PublishPolicy, ShardLevel};
+use crate::matrix::PairClass;
+use crate::topology::Topology;
+use crate::workload::Arrivals;
+use serde::{Deserialize, Serialize};
+
+/// Version of gallery.json's layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The strategy every other is weighed against: the kernel's counter
+/// before its ratelimit.
+pub const BASELINE: &str = "global/always";
+
+/// Where a host's cost jumps most past the core
+/// ([`InferredHost::biggest_jump`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Jump {
+    /// Leaving the core: SMT siblings against other cores of its LLC.
+    Core,
+    /// Leaving the LLC: its cores against other LLCs of the node.
+    Llc,
+    /// Leaving the node (socket).
+    Node,
+}
+
+impl Jump {
+    /// The jump into class `to` (from the class before it).
+    pub fn into(to: PairClass) -> Self {
+        match to {
+            PairClass::Smt | PairClass::SameLlc => Jump::Core,
+            PairClass::SameNode => Jump::Llc,
+            PairClass::CrossNode(_) => Jump::Node,
+        }
+    }
+
+    /// `core`, `LLC`, `node`: as the page says "the jump is at the …".
+    pub fn name(self) -> &'static str {
+        match self {
+            Jump::Core => "core",
+            Jump::Llc => "LLC",
+            Jump::Node => "node",
+        }
+    }
+}
+
+/// One strategy of a host at the gallery's rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GalleryStrategy {
+    /// `level/policy`.
+    pub name: String,
+    /// How busy its hottest line is.
+    pub state: LineState,
+    /// Net ns per update (below saturation only).
+    pub cost_ns: Option<Range>,
+    /// Net CPU share per writer CPU, % (below saturation only).
+    pub cpu_share_pct: Option<Range>,
+}
+
+/// One host of the gallery.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GalleryHost {
+    /// The CSV's file name (untrusted: escape it wherever it is shown).
+    pub file: String,
+    /// Its CPUs.
+    pub cpus: usize,
+    /// Cores with SMT siblings.
+    pub smt_cores: usize,
+    /// LLC groups.
+    pub llcs: usize,
+    /// Nodes (sockets).
+    pub nodes: usize,
+    /// The node the line lived on while measured, when the matrix shows it.
+    pub home_node: Option<u32>,
+    /// Sockets taken from the file's name ("Dual …": 2), where the matrix
+    /// alone found one node and the name said more.
+    pub sockets_from_name: Option<u32>,
+    /// The pair classes, nearest first.
+    pub classes: Vec<InferredClass>,
+    /// Where the cost jumps most past the core; `None` with one class.
+    pub jump: Option<Jump>,
+    /// The jump's two medians, ns (nearer class, farther class).
+    pub jump_ns: Option<(f64, f64)>,
+    /// The default comparison at the gallery's rate.
+    pub strategies: Vec<GalleryStrategy>,
+    /// The strategy of least central net cost among those below
+    /// saturation; `None` when none is.
+    pub winner: Option<String>,
+}
+
+/// A file that is not a matrix the gallery can use, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// The file's name (untrusted).
+    pub file: String,
+    /// Why, naming the row and column where it can.
+    pub reason: String,
+}
+
+/// The gallery: hosts sorted by nodes, then CPUs (most first), then name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gallery {
+    /// [`SCHEMA_VERSION`].
+    pub schema: u32,
+    /// The folder the CSVs were read from, as given.
+    pub source: String,
+    /// Updates per second per writer CPU the strategies are predicted at.
+    pub rate: f64,
+    /// The hosts.
+    pub hosts: Vec<GalleryHost>,
+    /// Files left out.
+    pub skipped: Vec<Skipped>,
+}
+
+/// The sockets a core-to-core-latency result's file name states: its
+/// `results/` names 2-socket hosts "Dual …".
+pub fn sockets_from_name(file: &str) -> Option<u32> {
+    file.starts_with("Dual ").then_some(2)
+}
+
+/// The default comparison's strategies, as `contend run` compares them.
+fn strategies() -> (Vec<ShardLevel>, Vec<PublishPolicy>) {
+    let levels = ["global", "node", "llc", "cpu"].map(|l| l.parse().expect("a level"));
+    let policies = ["always", "ratelimit:1ms"].map(|p| p.parse().expect("a policy"));
+    (levels.to_vec(), policies.to_vec())
+}
+
+/// One host: inferred, then predicted at `rate` with every CPU writing.
+fn host(file: &str, m: &PairMatrix, rate: f64) -> Result<GalleryHost, PredictError> {
+    // The name's sockets only where the matrix alone finds one node.
+    let mut h: InferredHost = infer(m, file, None);
+    let mut sockets = None;
+    if let Some(k) = sockets_from_name(file).filter(|_| h.topology.nodes.len() == 1) {
+        h = infer(m, file, Some(k as usize));
+        sockets = Some(k);
+    }
+    let topo: &Topology = &h.topology;
+    let (levels, policies) = strategies();
+    let req = PredictRequest {
+        layout: super::Layout {
+            writers: topo.online_cpus.to_vec(),
+            readers: Vec::new(),
+            read_every: 1,
+        },
+        levels,
+        policies,
+        rates: vec![rate],
+        latencies: h.latencies(),
+        arrivals: Arrivals::Poisson,
+        seed: 1,
+    };
+    let p = predict(topo, file, &req)?;
+    let strategies: Vec<GalleryStrategy> = p
+        .strategies
+        .iter()
+        .map(|s| {
+            let q = &s.points[0];
+            GalleryStrategy {
+                name: s.name.clone(),
+                state: q.state,
+                cost_ns: q.cost_ns,
+                cpu_share_pct: q.cpu_share_pct,
+            }
+        })
+        .collect();
+    let winner = strategies
+        .iter()
+        .filter_map(|s| Some((s, s.cost_ns?.mid)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(s, _)| s.name.clone());
+    let (smt_cores, llcs, nodes) = h.counts();
+    let jump = h.biggest_jump();
+    Ok(GalleryHost {
+        file: file.to_string(),
+        cpus: topo.cpus.len(),
+        smt_cores,
+        llcs,
+        nodes,
+        home_node: h.home_node,
+        sockets_from_name: sockets,
+        jump: jump.map(|(_, to)| Jump::into(to.class)),
+        jump_ns: jump.map(|(a, b)| (a.median_ns, b.median_ns)),
+        classes: h.classes,
+        strategies,
+        winner,
+    })
+}
+
+/// The gallery of `files` (each a file name and its matrix, or why it
+/// could not be read) read from `source`, predicted at `rate` per CPU.
+pub fn gallery(
+    source: &str,
+    files: Vec<(String, Result<PairMatrix, String>)>,
+    rate: f64,
+) -> Gallery {
+    let mut hosts = Vec::new();
+    let mut skipped = Vec::new();
+    for (file, m) in files {
+        match m.and_then(|m| host(&file, &m, rate).map_err(|e| e.to_string())) {
+            Ok(h) => hosts.push(h),
+            Err(reason) => skipped.push(Skipped { file, reason }),
+        }
+    }
+    hosts.sort_by(|a, b| {
+        (b.nodes, b.cpus)
+            .cmp(&(a.nodes, a.cpus))
+            .then_with(|| a.file.cmp(&b.file))
+    });
+    Gallery {
+        schema: SCHEMA_VERSION,
+        source: source.to_string(),
+        rate,
+        hosts,
+        skipped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` CPUs in sockets of `per` CPUs, one LLC each, no SMT: same-llc
+    /// 40 ns, cross-node 120 ns.
+    fn two_sockets(n: usize, per: usize) -> PairMatrix {
+        PairMatrix::from_fn(n, |i, j| if i / per == j / per { 40.0 } else { 120.0 })
+    }
+
+    #[test]
+    fn hosts_are_sorted_and_bad_files_said() {
+        let small = PairMatrix::from_fn(8, |i, j| if i / 2 == j / 2 { 7.0 } else { 20.0 });
+        let g = gallery(
+            "dir",
+            vec![
+                ("b-small.csv".into(), Ok(small)),
+                ("Dual x.csv".into(), Ok(two_sockets(16, 8))),
+                ("bad.csv".into(), Err("row 1, column 0: NaN".into())),
+            ],
+            22_000.0,
+        );
+        let names: Vec<&str> = g.hosts.iter().map(|h| h.file.as_str()).collect();
+        assert_eq!(names, ["Dual x.csv", "b-small.csv"]);
+        assert_eq!(g.skipped[0].file, "bad.csv");
+        let dual = &g.hosts[0];
+        // LLCs of 8 CPUs: one node from the matrix, two from the name.
+        assert_eq!(
+            (dual.nodes, dual.llcs, dual.sockets_from_name),
+            (2, 2, Some(2))
+        );
+        assert_eq!(dual.jump, Some(Jump::Node));
+        assert_eq!(dual.jump_ns, Some((40.0, 120.0)));
+        assert_eq!(dual.strategies.len(), 8);
+        assert_eq!(g.hosts[1].jump, Some(Jump::Core));
+        assert_eq!((g.hosts[1].smt_cores, g.hosts[1].nodes), (4, 1));
+        // The winner is the cheapest strategy below saturation.
+        let cheapest = dual
+            .strategies
+            .iter()
+            .filter_map(|s| s.cost_ns.map(|c| (c.mid, &s.name)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, n)| n.clone());
+        assert_eq!(dual.winner, cheapest);
+        assert!(dual.winner.is_some());
+    }
+}

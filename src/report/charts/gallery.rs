@@ -1,0 +1,92 @@
+//! A gallery host's small chart: its pair classes' medians as bars with
+//! their 5th–95th percentile, on one log ns axis shared by every host of
+//! the page so that hosts compare side by side. No name is drawn: the
+//! page says which host it is (and escapes it).
+
+use super::axes::{log_span, log_ticks, num};
+use super::{FONT, INK, colour, fail};
+use crate::predict::gallery::GalleryHost;
+use crate::report::DrawError;
+use plotters::prelude::*;
+use std::ops::Range;
+
+/// The chart's size, px.
+const SIZE: (u32, u32) = (380, 150);
+/// The rows, top to bottom: a class of these names, or none drawn.
+const ROWS: [&str; 4] = ["smt", "same-llc", "same-node", "cross-node"];
+
+/// The ns axis every host's chart of `hosts` shares: their classes'
+/// 5th to 95th percentiles, with a margin.
+pub fn shared_axis(hosts: &[GalleryHost]) -> Range<f64> {
+    let all = || hosts.iter().flat_map(|h| &h.classes);
+    let lo = all().map(|c| c.p5_ns).fold(f64::INFINITY, f64::min);
+    let hi = all().map(|c| c.p95_ns).fold(0.0, f64::max);
+    log_span(lo, hi)
+}
+
+/// The SVG of `host`'s classes on `axis` (ns).
+pub fn host_chart(host: &GalleryHost, axis: &Range<f64>) -> Result<String, DrawError> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(fail)?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(6)
+            .margin_right(14)
+            .x_label_area_size(30)
+            .y_label_area_size(78)
+            .build_cartesian_2d(axis.clone().log_scale(), -0.5..ROWS.len() as f64 - 0.5)
+            .map_err(fail)?;
+        let ticks = log_ticks(axis);
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .light_line_style(WHITE)
+            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
+            .label_style((FONT, 12))
+            .x_labels(ticks.len().max(2))
+            .x_label_formatter(&|v| {
+                if ticks.iter().any(|t| (t / v - 1.0).abs() < 1e-6) {
+                    num(*v)
+                } else {
+                    String::new()
+                }
+            })
+            .y_labels(ROWS.len())
+            .y_label_formatter(&|y| {
+                let i = ROWS.len() as i64 - 1 - y.round() as i64;
+                usize::try_from(i)
+                    .ok()
+                    .and_then(|i| ROWS.get(i))
+                    .map_or(String::new(), |r| r.to_string())
+            })
+            .x_desc("one-way ns (median, p5–p95)")
+            .axis_desc_style((FONT, 12))
+            .draw()
+            .map_err(fail)?;
+        for (row, name) in ROWS.iter().enumerate() {
+            let Some(c) = host
+                .classes
+                .iter()
+                .find(|c| c.class.to_string().starts_with(name))
+            else {
+                continue;
+            };
+            let y = (ROWS.len() - 1 - row) as f64;
+            chart
+                .draw_series([Rectangle::new(
+                    [(axis.start, y + 0.32), (c.median_ns, y - 0.32)],
+                    colour(row).filled(),
+                )])
+                .map_err(fail)?;
+            chart
+                .draw_series([PathElement::new(
+                    vec![(c.p5_ns, y), (c.p95_ns, y)],
+                    INK.stroke_width(2),
+                )])
+                .map_err(fail)?;
+        }
+        root.present().map_err(fail)?;
+    }
+    Ok(svg)
+}

@@ -1,0 +1,81 @@
+//! The gallery's table, which text, Markdown and HTML share: a row per
+//! host (its layout, where the cost jumps, the cheapest strategy, the
+//! default comparison's net cost per update at the gallery's rate, its
+//! classes' medians). Cells hold untrusted file names as read: each
+//! format escapes them.
+
+use crate::predict::LineState;
+use crate::predict::gallery::{Gallery, GalleryHost, GalleryStrategy};
+use crate::units::si;
+use crate::verdict::range_text;
+
+/// The strategies shown, in order: the kernel's counter, its ratelimit,
+/// then each split.
+pub const SHOWN: [&str; 5] = [
+    "global/always",
+    "global/ratelimit:1ms",
+    "node/always",
+    "llc/always",
+    "cpu/always",
+];
+
+/// The class columns, by the prefix of the class name.
+const CLASSES: [&str; 4] = ["smt", "same-llc", "same-node", "cross-node"];
+
+/// The header row.
+pub fn header(g: &Gallery) -> Vec<String> {
+    let mut h = vec![
+        "host (file)".to_string(),
+        "CPUs".into(),
+        "SMT cores / LLCs / nodes".into(),
+        "jump at".into(),
+        format!("cheapest at {}/s", si(g.rate)),
+    ];
+    h.extend(SHOWN.iter().map(|s| format!("{s} ns/update")));
+    h.extend(CLASSES.iter().map(|c| format!("{c} ns")));
+    h
+}
+
+/// A strategy's cell: its net ns per update, or why there is none.
+pub fn cost_cell(s: Option<&GalleryStrategy>) -> String {
+    match s {
+        None => "-".into(),
+        Some(s) => match (s.state, s.cost_ns) {
+            (LineState::Below, Some(c)) => range_text(c, si),
+            (LineState::Near, _) => "near saturation".into(),
+            _ => "saturated".into(),
+        },
+    }
+}
+
+/// A host's row.
+pub fn row(h: &GalleryHost) -> Vec<String> {
+    let mut layout = format!("{} / {} / {}", h.smt_cores, h.llcs, h.nodes);
+    if let Some(home) = h.home_node {
+        layout.push_str(&format!(" (home {home})"));
+    }
+    if h.sockets_from_name.is_some() {
+        layout.push_str(" (sockets: name)");
+    }
+    let jump = match (h.jump, h.jump_ns) {
+        (Some(j), Some((a, b))) => format!("{} ({}→{} ns)", j.name(), si(a), si(b)),
+        _ => "-".into(),
+    };
+    let winner = h
+        .winner
+        .clone()
+        .unwrap_or_else(|| "none below saturation".into());
+    let mut r = vec![h.file.clone(), h.cpus.to_string(), layout, jump, winner];
+    r.extend(
+        SHOWN
+            .iter()
+            .map(|name| cost_cell(h.strategies.iter().find(|s| s.name == *name))),
+    );
+    r.extend(CLASSES.iter().map(|c| {
+        h.classes
+            .iter()
+            .find(|x| x.class.to_string().starts_with(c))
+            .map_or("-".into(), |x| si(x.median_ns))
+    }));
+    r
+}

@@ -1,0 +1,33 @@
+//! gallery.md: the headline, a row per host, the files left out, every
+//! file name escaped.
+
+use super::{escape, table};
+use crate::predict::gallery::Gallery;
+use crate::report::gallery::{header, row};
+use crate::units::si;
+use crate::verdict::gallery_headline;
+use std::fmt::Write;
+
+/// The gallery as Markdown.
+pub fn render(g: &Gallery) -> String {
+    let mut out = format!(
+        "# Published hosts: where the cost jumps and which fix wins\n\n**{}**\n\n",
+        escape(&gallery_headline(g))
+    );
+    let _ = writeln!(
+        out,
+        "{} hosts from core-to-core-latency matrices in {}; layout inferred from each matrix alone (`contend predict --c2c`), the default comparison predicted at {}/s per CPU, every CPU writing and reading after each update; net ns per update, the range from the class latencies' spread.\n",
+        g.hosts.len(),
+        escape(&g.source),
+        si(g.rate)
+    );
+    let rows: Vec<Vec<String>> = g.hosts.iter().map(row).collect();
+    out.push_str(&table(&header(g), &rows));
+    if !g.skipped.is_empty() {
+        out.push_str("\nLeft out:\n\n");
+        for s in &g.skipped {
+            let _ = writeln!(out, "- {}: {}", escape(&s.file), escape(&s.reason));
+        }
+    }
+    out
+}
