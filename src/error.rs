@@ -81,7 +81,7 @@ impl fmt::Display for UnknownName {
 impl std::error::Error for UnknownName {}
 
 /// `a`, `a or b`, `a, b or c`: a short list of names in words.
-pub fn one_of(names: &[&str]) -> String {
+fn one_of(names: &[&str]) -> String {
     match names {
         [] => String::new(),
         [one] => (*one).to_string(),

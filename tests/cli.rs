@@ -285,5 +285,15 @@ fn an_unwritable_out_is_refused_before_anything_runs() {
         // it saves, so nothing was measured.
         assert_usage_error(&args, &named);
     }
-    assert!(!blocker.join("results").exists());
+    // Nothing left behind: no folder, no probe, no temporary file.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["file"]);
+    // A root that is there and writable is left as it was.
+    let root = dir.path().join("fresh");
+    let o = contend(&["run", "--writers", "4096", "--out", root.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(!root.exists(), "a refused plan made {}", root.display());
 }

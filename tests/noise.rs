@@ -71,66 +71,6 @@ fn sigterm_and_sighup_keep_finished_repeats_like_ctrl_c() {
     }
 }
 
-#[test]
-fn a_failed_write_keeps_the_table_and_says_nothing_was_saved() {
-    let dir = tempfile::tempdir().unwrap();
-    // --out under a plain file: the results folder cannot be made.
-    let blocker = dir.path().join("not-a-folder");
-    std::fs::write(&blocker, "x").unwrap();
-    let out = blocker.join("results");
-    let o = contend(&[
-        "run",
-        "--level",
-        "global",
-        "--publish",
-        "always",
-        "--duration",
-        "40ms",
-        "--repeats",
-        "2",
-        "--rate",
-        "max",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let (text, err) = (stdout(&o), stderr(&o));
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("nothing was saved"), "{err}");
-    assert!(err.contains("not-a-folder"), "{err}");
-    assert_eq!(
-        err.lines()
-            .filter(|l| l.starts_with("contend: error:"))
-            .count(),
-        1,
-        "{err}"
-    );
-    // The numbers measured are still on stdout.
-    assert!(
-        text.lines().any(|l| l.starts_with("global/always ")),
-        "{text}"
-    );
-    assert!(text.contains("exact sums: all 2 repeats exact"), "{text}");
-    // No temporary file left anywhere under the temp dir.
-    let leftovers: Vec<_> = walk(dir.path())
-        .into_iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "tmp"))
-        .collect();
-    assert!(leftovers.is_empty(), "{leftovers:?}");
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 /// A short run's JSON, writing under `out`.
 fn quick(out: &Path, extra: &[&str]) -> Value {
     let mut args = vec![
