@@ -21,7 +21,17 @@ pub fn render(g: &Gallery) -> String {
         escape(&g.source),
         si(g.rate)
     );
-    let rows: Vec<Vec<String>> = g.hosts.iter().map(row).collect();
+    // The file name comes from the folder: escaped; every other cell is
+    // contend's own numbers and names.
+    let rows: Vec<Vec<String>> = g
+        .hosts
+        .iter()
+        .map(|h| {
+            let mut r = row(h);
+            r[0] = escape(&r[0]);
+            r
+        })
+        .collect();
     out.push_str(&table(&header(g), &rows));
     if !g.skipped.is_empty() {
         out.push_str("\nLeft out:\n\n");
