@@ -50,7 +50,7 @@ mod throughput;
 use super::{Document, DrawError, Export, ExportError, Format, Rendered, plain, wrap};
 use crate::provenance::Provenance;
 use crate::runner::{RunResults, StrategyResult, cost_measure};
-use crate::sweep::SweepResults;
+use crate::sweep::{SweepPoint, SweepResults};
 use axes::{
     Keyed, duration_label, log_span, log_ticks, num, padded, signed_span, whisker, zero_based,
 };
@@ -315,6 +315,15 @@ fn display_name(run: &RunResults, name: &str) -> Option<String> {
         .iter()
         .find(|s| s.name == name)
         .map(|s| run.short_name(s))
+}
+
+/// The strategy named `name` as the first of `points` that ran it names
+/// it ([`crate::runner::RunResults::short_names`]).
+fn shown_name(points: &[&SweepPoint], name: &str) -> String {
+    points
+        .iter()
+        .find_map(|p| display_name(&p.results, name))
+        .unwrap_or_else(|| name.to_string())
 }
 
 /// A series in a legend: its label and colour, drawn as a bar swatch or as

@@ -97,7 +97,7 @@ fn render(
         .iter()
         .enumerate()
         .map(|(i, l)| LegendEntry {
-            label: super::sweep::shown_name(points, &l.0),
+            label: super::shown_name(points, &l.0),
             colour: colour(i),
         })
         .collect();

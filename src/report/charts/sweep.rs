@@ -7,7 +7,7 @@
 
 use super::staleness::{self, worth_drawing};
 use super::{
-    Chart, ERROR_BARS, Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, display_name,
+    Chart, ERROR_BARS, Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour,
     draw_number_mesh, fail, file_safe, marker_style, padded, whisker, zero_based,
 };
 use crate::report::DrawError;
@@ -63,15 +63,6 @@ fn own_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     Ok(charts)
 }
 
-/// The strategy named `name` as the first of `points` that ran it names
-/// it ([`crate::runner::RunResults::short_names`]).
-pub(super) fn shown_name(points: &[&SweepPoint], name: &str) -> String {
-    points
-        .iter()
-        .find_map(|p| display_name(&p.results, name))
-        .unwrap_or_else(|| name.to_string())
-}
-
 /// One strategy's line: its name and (threads, write ops/s) per point.
 type ThroughputSeries = (String, Vec<(f64, Summary)>);
 
@@ -101,7 +92,7 @@ fn throughput(
         .iter()
         .enumerate()
         .map(|(i, l)| LegendEntry {
-            label: shown_name(points, &l.0),
+            label: super::shown_name(points, &l.0),
             colour: colour(i),
         })
         .collect();
