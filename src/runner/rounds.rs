@@ -4,7 +4,7 @@
 //! first, for the strategies whose CI is still wider than the target or
 //! which lost a repeat to a disturbance, while the time budget lasts.
 
-use super::aggregate::{UsedRepeats, mark_canary_shifts, target_ratio};
+use super::aggregate::{mark_canary_shifts, net_busy_ns, paired_net, target_ratio};
 use super::repeat::one_repeat;
 use super::result::{RunConfig, StrategyResult};
 use super::{RunError, RunPlan};
@@ -141,8 +141,11 @@ fn next_round(
     // (retry, how far from the target, entry)
     let mut open: Vec<(bool, f64, usize)> = Vec::new();
     for (i, &(e, _)) in entries.iter().enumerate().filter(|(_, e)| !e.1) {
-        let kept = UsedRepeats::of(&e.repeats);
-        let retry = kept.disturbed > 0 && e.repeats.len() - kept.disturbed < cfg.repeats;
+        // A retry is for a paced strategy's paired net alone: flat out, a
+        // host whose every repeat is disturbed (a TCG guest) would retry
+        // to the end of the budget.
+        let retry =
+            paired_net(e, net_busy_ns).is_some_and(|p| p.repeats - p.disturbed < cfg.repeats);
         let ratio = target_ratio(e, target).unwrap_or(f64::INFINITY);
         if retry || ratio > 1.0 {
             open.push((retry, ratio, i));
