@@ -119,9 +119,11 @@ pub(crate) fn boot(vm_args: &[&str], commands: &[&[&str]]) -> Vec<Run> {
         .args(vm_args)
         .args([
             // A boot's batch, the 16-CPU guest's whole study included:
-            // TCG's speed varies by 2x from run to run on this VM.
+            // TCG's speed varies by 2x from run to run on this VM, and
+            // more between hosts (the 16-CPU batch took 159 s in one run
+            // and over 600 s in another, both on an AMD EPYC host).
             "--timeout",
-            "600",
+            "900",
             "--binary",
             env!("CARGO_BIN_EXE_contend"),
         ])
