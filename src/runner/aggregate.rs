@@ -279,13 +279,9 @@ pub(super) fn finish(
         result.summary = strategy_summary(&result.repeats);
         fill_net(result, floor);
         if UsedRepeats::of(&result.repeats).all_repeats {
-            let name = result.strategy.short_name(&all);
-            let regime = match result.regime {
-                Regime::FlatOut => String::new(),
-                paced => format!(" {paced}"),
-            };
+            let name = result.regime.label(&result.strategy.short_name(&all));
             notes.push(format!(
-                "{name}{regime}: fewer than 2 repeats undisturbed, so its figures use every repeat, disturbed ones included"
+                "{name}: fewer than 2 repeats undisturbed, so its figures use every repeat, disturbed ones included"
             ));
         }
     }

@@ -549,10 +549,7 @@ impl StrategyResult {
     /// at 22.0k/s per thread`): how a list of several regimes' strategies
     /// names one.
     pub fn label(&self) -> String {
-        match self.regime {
-            Regime::FlatOut => self.name.clone(),
-            paced => format!("{} {paced}", self.name),
-        }
+        self.regime.label(&self.name)
     }
 }
 
@@ -665,10 +662,7 @@ impl RunResults {
     /// paced (`global/always paced at 22.0k/s per thread`), as a list of
     /// several regimes' strategies names one.
     pub fn short_label(&self, strategy: &StrategyResult) -> String {
-        match strategy.regime {
-            Regime::FlatOut => self.short_name(strategy),
-            paced => format!("{} {paced}", self.short_name(strategy)),
-        }
+        strategy.regime.label(&self.short_name(strategy))
     }
 
     /// The repeats its strategies used for their cost figures (the n of

@@ -98,6 +98,16 @@ impl Regime {
     pub fn is_paced(self) -> bool {
         matches!(self, Regime::Paced { .. })
     }
+
+    /// A strategy's `name` as a list of several regimes' strategies names
+    /// it: the name alone flat out, with the regime when paced
+    /// (`global/always paced at 22.0k/s per thread`).
+    pub fn label(self, name: &str) -> String {
+        match self {
+            Regime::FlatOut => name.to_string(),
+            paced => format!("{name} {paced}"),
+        }
+    }
 }
 
 impl fmt::Display for Regime {
