@@ -359,16 +359,18 @@ pub struct UsedRepeats<'a> {
 
 impl<'a> UsedRepeats<'a> {
     /// The rule applied to `repeats`.
-    pub fn of(repeats: &'a [RepeatResult]) -> Self {
+    pub fn of(repeats: impl IntoIterator<Item = &'a RepeatResult>) -> Self {
+        let repeats: Vec<&RepeatResult> = repeats.into_iter().collect();
         let clean: Vec<&RepeatResult> = repeats
             .iter()
+            .copied()
             .filter(|r| !interference::disturbed(r))
             .collect();
         let disturbed = repeats.len() - clean.len();
         let all_repeats = clean.len() < 2 && disturbed > 0;
         if all_repeats {
             UsedRepeats {
-                used: repeats.iter().collect(),
+                used: repeats,
                 set_aside: 0,
                 disturbed,
                 all_repeats,
@@ -410,17 +412,11 @@ pub fn paired_net(
     strategy: &StrategyResult,
     net: impl Fn(&RepeatResult) -> Option<f64>,
 ) -> Option<PairedNet> {
-    let with_net: Vec<RepeatResult> = strategy
-        .repeats
-        .iter()
-        .filter(|r| net(r).is_some())
-        .cloned()
-        .collect();
-    let kept = UsedRepeats::of(&with_net);
+    let kept = UsedRepeats::of(strategy.repeats.iter().filter(|r| net(r).is_some()));
     let used: Vec<f64> = kept.used.iter().filter_map(|r| net(r)).collect();
     Some(PairedNet {
         summary: Summary::of(&used)?,
-        repeats: with_net.len(),
+        repeats: kept.used.len() + kept.set_aside,
         disturbed: kept.disturbed,
         all_repeats: kept.all_repeats,
     })
@@ -505,18 +501,15 @@ fn fill_net(result: &mut StrategyResult, floor: Option<&HarnessFloor>) {
 /// `None` when there are none.
 pub fn strategy_summary(all: &[RepeatResult]) -> Option<StrategySummary> {
     let kept = UsedRepeats::of(all);
-    let repeats: Vec<RepeatResult> = kept.used.iter().map(|&r| r.clone()).collect();
-    let repeats = repeats.as_slice();
-    let of =
-        |f: &dyn Fn(&RepeatResult) -> f64| Summary::of(&repeats.iter().map(f).collect::<Vec<_>>());
+    let repeats = || kept.used.iter().copied();
+    let of = |f: &dyn Fn(&RepeatResult) -> f64| Summary::of(&repeats().map(f).collect::<Vec<_>>());
     let of_some = |f: &dyn Fn(&RepeatResult) -> Option<f64>| {
-        let values: Option<Vec<f64>> = repeats.iter().map(f).collect();
+        let values: Option<Vec<f64>> = repeats().map(f).collect();
         values.and_then(|v| Summary::of(&v))
     };
     // Staleness over the repeats whose probes saw something.
     let of_probed = |f: &dyn Fn(&RepeatResult) -> f64| {
-        let values: Vec<f64> = repeats
-            .iter()
+        let values: Vec<f64> = repeats()
             .filter(|r| r.staleness.probes > 0)
             .map(f)
             .collect();
