@@ -208,6 +208,23 @@ impl Outcome {
         }
     }
 
+    /// The change and the half-width of its 95% interval, for a narrow
+    /// table: `-80.8 ±4.3%`; in `unit` when the base is at or below 0
+    /// (`-1.50 ±3.86 ns`); the change alone without a test (`+3.0%`).
+    /// [`Outcome::change_text`] gives the interval's ends instead.
+    pub fn change_pm_text(&self, unit: &str) -> String {
+        let d = &self.difference;
+        match (d.change_pct, d.ci95_pct, d.welch) {
+            (Some(c), Some((lo, hi)), _) => format!("{c:+.1} ±{:.1}%", (hi - lo) / 2.0),
+            (Some(c), None, _) => format!("{c:+.1}%"),
+            (None, _, Some(w)) => {
+                let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
+                format!("{:+.2} ±{:.2} {unit}", w.difference, (hi - lo) / 2.0)
+            }
+            (None, _, None) => "no test".to_string(),
+        }
+    }
+
     /// The adjusted p-value as printed: `p<0.001`, `p=0.012`, or `n<2`
     /// when there was no test.
     pub fn p_text(&self) -> String {
@@ -670,6 +687,38 @@ mod tests {
         assert_eq!(o.p_text(), "p=0.001");
         o.p_adjusted = Some(0.000_999);
         assert_eq!(o.p_text(), "p<0.001");
+    }
+
+    #[test]
+    fn a_narrow_table_shows_the_change_and_its_half_width() {
+        // The example of an_outcome_prints_its_change_interval_and_p: +15%
+        // with an interval symmetric about it.
+        let base = Summary::of(&[99.0, 100.0, 101.0, 100.0]).unwrap();
+        let test = Summary::of(&[114.0, 115.0, 116.0, 115.0]).unwrap();
+        let o = decide(&[(base, test, Threshold::relative(2.0))])[0];
+        let (lo, hi) = o.difference.ci95_pct.unwrap();
+        assert_eq!(
+            o.change_pm_text("ns"),
+            format!("+15.0 ±{:.1}%", (hi - lo) / 2.0)
+        );
+        // A base at or below 0: -1 against 2 ns, no spread: +3.00 ±0.00 ns.
+        let below = Summary::of(&[-1.0, -1.0]).unwrap();
+        let o = decide(&[(
+            below,
+            Summary::of(&[2.0, 2.0]).unwrap(),
+            Threshold::relative(2.0),
+        )])[0];
+        assert_eq!(o.change_pm_text("ns"), "+3.00 ±0.00 ns");
+        // One repeat a side: the change alone; none at all below 0.
+        let one = Summary::of(&[100.0]).unwrap();
+        let o = decide(&[(one, test, Threshold::relative(2.0))])[0];
+        assert_eq!(o.change_pm_text("ns"), "+15.0%");
+        let o = decide(&[(
+            Summary::of(&[-1.0]).unwrap(),
+            test,
+            Threshold::relative(2.0),
+        )])[0];
+        assert_eq!(o.change_pm_text("ns"), "no test");
     }
 
     #[test]

@@ -62,7 +62,10 @@ impl PatchRow {
             None => ("base".to_string(), String::new()),
             Some(r) => match r.outcome {
                 None => (String::new(), "not recorded".to_string()),
-                Some(o) => (change_text(&o), o.word(r.measure.direction).to_string()),
+                Some(o) => (
+                    o.change_pm_text(r.measure.unit.symbol()),
+                    o.word(r.measure.direction).to_string(),
+                ),
             },
         };
         PatchRow {
@@ -82,22 +85,6 @@ impl PatchRow {
             &self.change,
             &self.verdict,
         ]
-    }
-}
-
-/// A change and the half-width of its 95% CI: `-80.8 ±4.3%`, or in the
-/// unit when the base is at or below 0 (`-1.50 ±3.86 ns`), or the change
-/// alone without a test.
-fn change_text(o: &crate::stats::Outcome) -> String {
-    let d = &o.difference;
-    match (d.change_pct, d.ci95_pct, d.welch) {
-        (Some(c), Some((lo, hi)), _) => format!("{c:+.1} ±{:.1}%", (hi - lo) / 2.0),
-        (Some(c), None, _) => format!("{c:+.1}%"),
-        (None, _, Some(w)) => {
-            let (lo, hi) = w.interval(crate::stats::CONFIDENCE_LEVEL);
-            format!("{:+.2} ±{:.2} ns", w.difference, (hi - lo) / 2.0)
-        }
-        (None, _, None) => String::new(),
     }
 }
 
