@@ -3,7 +3,7 @@
 //! then one card per host with its small chart; every file name escaped
 //! by maud, as every value read from a file is.
 
-use super::{CSS, JS, inline_svg};
+use super::{JS, inline_svg, page_head};
 use crate::predict::gallery::Gallery;
 use crate::report::charts::gallery::{host_chart, shared_axis};
 use crate::report::gallery::{header, row};
@@ -37,12 +37,7 @@ pub(super) fn page(g: &Gallery) -> Result<String, ExportError> {
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) }
-                style { (PreEscaped(CSS)) (PreEscaped(GALLERY_CSS)) }
-            }
+            (page_head(title, GALLERY_CSS))
             body {
                 header.top {
                     h1 { (title) }

@@ -132,12 +132,7 @@ fn page_led(
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) }
-                style { (PreEscaped(CSS)) }
-            }
+            (page_head(title, ""))
             body {
                 header.top {
                     h1 { (title) }
@@ -188,6 +183,19 @@ fn title(sources: &[PageSource]) -> String {
 }
 
 /// A result's provenance.
+/// A page's `<head>`: its title and the house stylesheet, then `extra`
+/// CSS (empty for none); every page contend writes starts with it.
+pub(super) fn page_head(title: &str, extra: &str) -> Markup {
+    html! {
+        head {
+            meta charset="utf-8";
+            meta name="viewport" content="width=device-width, initial-scale=1";
+            title { (title) }
+            style { (PreEscaped(CSS)) (PreEscaped(extra)) }
+        }
+    }
+}
+
 fn provenance<'a>(doc: &Document<'a>) -> &'a Provenance {
     match *doc {
         Document::Run(r) => &r.provenance,
