@@ -690,6 +690,61 @@ mod tests {
     }
 
     #[test]
+    fn beyond_the_threshold_means_the_whole_interval_on_one_side() {
+        use crate::stats::Welch;
+        // An outcome whose interval, in % of a base of 100, is `ci`, at a
+        // threshold of 2%; or, without a percentage, a Welch difference of
+        // 3 ± 1.114 (t(0.975, 10) × 0.5) against an absolute floor.
+        let pct = |ci: (f64, f64)| Outcome {
+            difference: Difference {
+                change_pct: Some((ci.0 + ci.1) / 2.0),
+                ci95_pct: Some(ci),
+                welch: None,
+                base_mean: 100.0,
+            },
+            p_adjusted: Some(0.2),
+            decision: Decision::Inconclusive,
+            threshold: Threshold::relative(2.0),
+        };
+        assert!(pct((3.0, 7.0)).beyond_threshold());
+        assert!(pct((-7.0, -3.0)).beyond_threshold());
+        // An end exactly at ±T, or across it, is not beyond.
+        assert!(!pct((2.0, 4.0)).beyond_threshold());
+        assert!(!pct((-4.0, -2.0)).beyond_threshold());
+        assert!(!pct((1.0, 5.0)).beyond_threshold());
+        assert!(!pct((-5.0, -1.0)).beyond_threshold());
+        assert!(!pct((-1.0, 1.0)).beyond_threshold());
+        let abs = |floor: f64, difference: f64| Outcome {
+            difference: Difference {
+                change_pct: None,
+                ci95_pct: None,
+                welch: Some(Welch {
+                    difference,
+                    std_error: 0.5,
+                    t: difference / 0.5,
+                    df: 10.0,
+                    p: 0.2,
+                }),
+                base_mean: -1.0,
+            },
+            p_adjusted: Some(0.2),
+            decision: Decision::Inconclusive,
+            threshold: Threshold {
+                pct: 2.0,
+                abs: floor,
+            },
+        };
+        assert!(abs(1.0, 3.0).beyond_threshold());
+        assert!(abs(1.0, -3.0).beyond_threshold());
+        assert!(!abs(2.0, 3.0).beyond_threshold());
+        assert!(!abs(2.0, -3.0).beyond_threshold());
+        // No test: nothing is beyond.
+        let mut none = abs(1.0, 3.0);
+        none.difference.welch = None;
+        assert!(!none.beyond_threshold());
+    }
+
+    #[test]
     fn a_narrow_table_shows_the_change_and_its_half_width() {
         // The example of an_outcome_prints_its_change_interval_and_p: +15%
         // with an interval symmetric about it.
