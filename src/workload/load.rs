@@ -6,16 +6,30 @@
 //! the tasks on the queue; an unbounded random walk would not (it grows
 //! like √updates, so a `threshold:D` policy, which publishes past
 //! `contrib / D`, would publish less the longer a run lasts). Each writer
-//! gets a closed walk: [`TABLE_LEN`]`/2` uniform steps in
-//! [-[`MAX_STEP`], [`MAX_STEP`]] reflected inside
-//! [[`MIN_LOAD`], [`MAX_LOAD`]] from [`START_LOAD`], then the same steps
-//! backwards and negated, so the walk returns to its start and repeats
-//! with period [`TABLE_LEN`]. The statistics of every period are the same,
-//! every strategy and repeat replays the same sequence, and the hot path
-//! reads one delta from a 16 KiB table (no random number generator).
+//! gets a closed walk: [`TABLE_LEN`]`/2` uniform steps in [-S·L/1024,
+//! S·L/1024] at load L (at least ±1), reflected inside [[`MIN_LOAD`],
+//! [`MAX_LOAD`]] from [`START_LOAD`], then
+//! the same steps backwards and negated, so the walk returns to its start
+//! and repeats with period [`TABLE_LEN`]. The statistics of every period
+//! are the same, every strategy and repeat replays the same sequence, and
+//! the hot path reads one delta from a 16 KiB table (no random number
+//! generator).
+//!
+//! A step scales with the load, as the threshold `contrib / 64` does, so
+//! how often the kernel's filter before v6.7, `threshold:64`, publishes
+//! depends on S alone, not on where a walk wanders (with steps of a fixed
+//! size, writers of one seed published 13% to 23% of updates at S = 16).
+//! The default S, [`MAX_STEP`], makes it publish
+//! the seed's fraction of updates, [`SEED_THRESHOLD_PUBLISHES`] (about
+//! 10M adds in about 25M events per 5 s on the Sapphire Rapids, see
+//! BACKGROUND.md); [`step_for_threshold_publishes`] finds the step for
+//! another fraction by stepping the writer's own decision without threads.
 
+use crate::clock::FakeClock;
+use crate::counter::{Filter, PublishPolicy, Writer};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use std::sync::atomic::AtomicI64;
 
 /// Load a walk starts (and ends each period) at: one nice-0 task
 /// (`NICE_0_LOAD` scaled down).
@@ -27,11 +41,39 @@ pub const MIN_LOAD: i64 = 512;
 /// Largest load a walk reaches: four nice-0 tasks.
 pub const MAX_LOAD: i64 = 4096;
 
-/// Largest step of one update, in load units.
-pub const MAX_STEP: i64 = 16;
+/// Largest step of one update in the default walk, in load units at
+/// [`START_LOAD`] (S above): the step at which `threshold:64` publishes [`SEED_THRESHOLD_PUBLISHES`] of
+/// updates (checked by this file's tests).
+pub const MAX_STEP: i64 = 26;
+
+/// The largest step a walk takes, in load units at [`START_LOAD`]: at
+/// [`MAX_LOAD`] its steps reach 4 × 512, within the range
+/// ([`MAX_LOAD`] − [`MIN_LOAD`] = 3584), so one reflection keeps every
+/// walk inside.
+pub const LARGEST_STEP: i64 = 512;
+
+/// The seed's publish fraction under `threshold:64`, publishes per
+/// update: about 10M adds in about 25M events per 5 s (BACKGROUND.md).
+pub const SEED_THRESHOLD_PUBLISHES: f64 = 0.40;
 
 /// Updates per period of the walk (a power of two: the index is a mask).
 pub const TABLE_LEN: usize = 4096;
+
+/// A step that does not give a publish fraction: the fraction asked for
+/// is outside what any walk reaches.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error(
+    "threshold:64 publishes {lo:.0}% to {hi:.0}% of updates with any load walk: {asked:.0}% is out of reach",
+    lo = 100.0 * reach.0,
+    hi = 100.0 * reach.1,
+    asked = 100.0 * asked
+)]
+pub struct StepError {
+    /// The fraction asked for, publishes per update.
+    pub asked: f64,
+    /// The fractions the smallest and the largest step give.
+    pub reach: (f64, f64),
+}
 
 /// One writer's load sequence: its table of deltas and a cursor over it.
 pub struct LoadWalk {
@@ -59,18 +101,28 @@ impl LoadCursor {
 }
 
 impl LoadWalk {
-    /// The walk of writer `writer` under run seed `seed`: the same pair
-    /// always gives the same sequence. Builds the table (a few µs): call it
-    /// on the writer's own thread, after pinning, so the table is local.
+    /// The default walk (largest step [`MAX_STEP`]) of writer `writer`
+    /// under run seed `seed`: the same pair always gives the same
+    /// sequence. Builds the table (a few µs): call it on the writer's own
+    /// thread, after pinning, so the table is local.
     pub fn new(seed: u64, writer: u64) -> Self {
+        Self::with_step(seed, writer, MAX_STEP)
+    }
+
+    /// The walk of writer `writer` under run seed `seed` whose steps at
+    /// load L are uniform in ±`max_step`·L/[`START_LOAD`] load units
+    /// (`max_step` clamped to 1 ..= [`LARGEST_STEP`]).
+    pub fn with_step(seed: u64, writer: u64, max_step: i64) -> Self {
+        let max_step = max_step.clamp(1, LARGEST_STEP);
         let mixed = seed ^ writer.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(mixed);
         let mut deltas = Box::new([0i32; TABLE_LEN]);
         let half = TABLE_LEN / 2;
-        let span = (2 * MAX_STEP + 1) as u64;
         let mut load = START_LOAD;
         for d in deltas.iter_mut().take(half) {
-            let step = (rng.next_u64() % span) as i64 - MAX_STEP;
+            // The step scales with the load, as `contrib / 64` does.
+            let bound = (max_step * load / START_LOAD).max(1);
+            let step = (rng.next_u64() % (2 * bound + 1) as u64) as i64 - bound;
             let mut next = load + step;
             if next < MIN_LOAD {
                 next = 2 * MIN_LOAD - next;
@@ -108,9 +160,112 @@ impl LoadWalk {
     }
 }
 
+/// Walks (writers 0..4 of a seed) a stepped publish fraction averages
+/// over.
+pub const STEPPED_WALKS: u64 = 4;
+
+/// Publishes per update, 0 to 1, of writers 0..[`STEPPED_WALKS`] of
+/// seed `seed` walking with largest step `max_step`, each updating
+/// `updates` times under `policy` at `rate` updates a second, after a
+/// warm-up of one walk period (as a run discards its warm-up): the
+/// writer's own decision ([`Writer`]) on a local atomic and a clock that
+/// moves 1/rate per update, with no threads.
+pub fn stepped_publish_fraction(
+    policy: PublishPolicy,
+    rate: f64,
+    seed: u64,
+    max_step: i64,
+    updates: u64,
+) -> f64 {
+    let step_ns = 1e9 / rate;
+    let mut published = 0u64;
+    for w in 0..STEPPED_WALKS {
+        let slot = AtomicI64::new(0);
+        let clock = FakeClock::default();
+        let mut writer = Writer::on_slot(&slot, policy, clock.clone());
+        let mut walk = LoadWalk::with_step(seed, w, max_step);
+        let mut at_ns = 0.0f64;
+        let mut step = |writer: &mut Writer<'_, FakeClock>| {
+            let next = at_ns + step_ns;
+            clock.advance(next as u64 - at_ns as u64);
+            at_ns = next;
+            writer.update(walk.next_load());
+        };
+        for _ in 0..TABLE_LEN {
+            step(&mut writer);
+        }
+        writer.reset_stats();
+        for _ in 0..updates {
+            step(&mut writer);
+        }
+        published += writer.stats().publishes;
+    }
+    published as f64 / (STEPPED_WALKS * updates) as f64
+}
+
+/// The kernel's filter before v6.7 with no ratelimit: what
+/// [`SEED_THRESHOLD_PUBLISHES`] is a fraction of.
+fn kernel_threshold() -> PublishPolicy {
+    PublishPolicy {
+        ratelimit: None,
+        filter: Filter::Threshold(64),
+    }
+}
+
+/// Publishes per update of `threshold:64` on walks of seed `seed` with
+/// largest step `max_step`, over two walk periods per walk (a threshold
+/// reads no clock: the rate does not matter).
+pub fn threshold_publish_fraction(max_step: i64, seed: u64) -> f64 {
+    stepped_publish_fraction(
+        kernel_threshold(),
+        1e6,
+        seed,
+        max_step,
+        2 * TABLE_LEN as u64,
+    )
+}
+
+/// The largest step (1 ..= [`LARGEST_STEP`]) whose walks of seed `seed`
+/// make `threshold:64` publish closest to `fraction` of updates, with
+/// the fraction they give; a [`StepError`] when `fraction` is not
+/// between 0 and 1, or lies more than 0.03 beyond what the smallest or the largest step gives. The
+/// fraction grows with the step (a larger step crosses `contrib/64`
+/// sooner): a bisection, then the neighbours of where it ends.
+pub fn step_for_threshold_publishes(fraction: f64, seed: u64) -> Result<(i64, f64), StepError> {
+    let of = |step: i64| threshold_publish_fraction(step, seed);
+    let reach = (of(1), of(LARGEST_STEP));
+    let within = fraction > 0.0 && fraction < 1.0;
+    if !(within && fraction >= reach.0 - 0.03 && fraction <= reach.1 + 0.03) {
+        return Err(StepError {
+            asked: fraction,
+            reach,
+        });
+    }
+    let (mut lo, mut hi) = (1, LARGEST_STEP);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if of(mid) < fraction {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok((lo.saturating_sub(2).max(1)..=(hi + 2).min(LARGEST_STEP))
+        .map(|s| (s, of(s)))
+        .min_by(|a, b| (a.1 - fraction).abs().total_cmp(&(b.1 - fraction).abs()))
+        .unwrap_or((lo, of(lo))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The largest step between two successive loads of a walk of step
+    /// `s`: its bound at the load it was drawn at, the first of the pair
+    /// going out and the second coming back (the same steps negated).
+    fn bound(s: i64, pair: &[i64]) -> i64 {
+        (s * pair[0].max(pair[1]) / START_LOAD).max(1)
+    }
 
     fn loads(seed: u64, writer: u64, n: usize) -> Vec<i64> {
         let mut w = LoadWalk::new(seed, writer);
@@ -123,7 +278,10 @@ mod tests {
         assert_eq!(a, loads(7, 0, 3 * TABLE_LEN));
         assert_ne!(a, loads(7, 1, 3 * TABLE_LEN));
         assert!(a.iter().all(|&l| (MIN_LOAD..=MAX_LOAD).contains(&l)));
-        assert!(a.windows(2).all(|w| (w[1] - w[0]).abs() <= MAX_STEP));
+        assert!(
+            a.windows(2)
+                .all(|w| (w[1] - w[0]).abs() <= bound(MAX_STEP, w))
+        );
         assert!(a.windows(2).any(|w| w[1] != w[0]));
         // Every period ends where the walk started, and repeats.
         assert_eq!(a[TABLE_LEN - 1], START_LOAD);
@@ -144,5 +302,61 @@ mod tests {
         let all: Vec<i64> = (0..64).flat_map(|w| loads(3, w, TABLE_LEN)).collect();
         assert!(all.iter().all(|&l| (MIN_LOAD..=MAX_LOAD).contains(&l)));
         assert!(all.iter().any(|&l| l < MIN_LOAD + 2 * MAX_STEP));
+    }
+
+    #[test]
+    fn a_walk_of_step_s_moves_by_at_most_s_per_1024_of_load_and_the_default_is_max_step() {
+        let mut w = LoadWalk::with_step(7, 0, 40);
+        let a: Vec<i64> = (0..TABLE_LEN).map(|_| w.next_load()).collect();
+        assert!(a.windows(2).all(|p| (p[1] - p[0]).abs() <= bound(40, p)));
+        assert!(
+            a.windows(2)
+                .any(|p| (p[1] - p[0]).abs() > bound(MAX_STEP, p))
+        );
+        assert_eq!(loads(7, 0, TABLE_LEN), {
+            let mut d = LoadWalk::with_step(7, 0, MAX_STEP);
+            (0..TABLE_LEN).map(|_| d.next_load()).collect::<Vec<_>>()
+        });
+    }
+
+    #[test]
+    fn the_default_walk_makes_threshold_64_publish_the_seeds_fraction() {
+        // The seed: about 10M adds in about 25M events, 0.40 of events.
+        let f = threshold_publish_fraction(MAX_STEP, 1);
+        assert!((f - SEED_THRESHOLD_PUBLISHES).abs() <= 0.03, "{f}");
+        // Other seeds walk elsewhere and publish alike.
+        for seed in [2, 3] {
+            let g = threshold_publish_fraction(MAX_STEP, seed);
+            assert!(
+                (g - SEED_THRESHOLD_PUBLISHES).abs() <= 0.03,
+                "seed {seed}: {g}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_walk_of_unit_steps_publishes_once_per_first_passage() {
+        // Steps of -1, 0, +1 (variance 2/3 per update) near START_LOAD,
+        // where contrib/64 is 16 (±1 as the walk wanders ±40): a publish
+        // needs |delta| = 17, first reached after 17² / (2/3) ≈ 434
+        // updates on average, so about 1/434 = 0.0023 of updates publish.
+        let f = threshold_publish_fraction(1, 1);
+        assert!((0.0015..0.0035).contains(&f), "{f}");
+    }
+
+    #[test]
+    fn the_step_for_a_fraction_gives_that_fraction() {
+        let (step, f) = step_for_threshold_publishes(SEED_THRESHOLD_PUBLISHES, 1).unwrap();
+        assert!((f - 0.40).abs() <= 0.03, "step {step}: {f}");
+        assert_eq!(f, threshold_publish_fraction(step, 1));
+        // A larger fraction needs a larger step.
+        let (more, g) = step_for_threshold_publishes(0.6, 1).unwrap();
+        assert!(more > step && (g - 0.6).abs() <= 0.03, "step {more}: {g}");
+        // Beyond what any walk reaches: an error naming the reach.
+        let e = step_for_threshold_publishes(0.999, 1).unwrap_err();
+        assert_eq!(e.asked, 0.999);
+        assert!(e.reach.1 < 0.999 - 0.03, "{e:?}");
+        assert!(e.to_string().contains("out of reach"), "{e}");
+        assert!(step_for_threshold_publishes(0.0, 1).is_err());
     }
 }

@@ -9,7 +9,11 @@ mod pool;
 mod regime;
 mod work;
 
-pub use load::{LoadCursor, LoadWalk, MAX_LOAD, MAX_STEP, MIN_LOAD, START_LOAD, TABLE_LEN};
+pub use load::{
+    LARGEST_STEP, LoadCursor, LoadWalk, MAX_LOAD, MAX_STEP, MIN_LOAD, SEED_THRESHOLD_PUBLISHES,
+    START_LOAD, STEPPED_WALKS, StepError, TABLE_LEN, step_for_threshold_publishes,
+    stepped_publish_fraction, threshold_publish_fraction,
+};
 pub use mirror::{Mirror, Probe, StalenessSamples};
 pub use pacer::{BusyTime, Pacer, STALL, arrivals_stream};
 pub use pool::{RepeatOutcome, RepeatSpec, Role, ThreadReport, run_repeat};
