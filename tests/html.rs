@@ -32,9 +32,10 @@ const SECTIONS: [&str; 6] = [
     "provenance",
 ];
 
-/// One real run with the default strategies (levels global, node, llc,
-/// cpu × always, ratelimit:1ms) and regimes (flat out, and paced at 22k/s
-/// per thread), short: its folder, run.json and what it printed.
+/// One real run with the default strategies (levels global, node ×
+/// threshold:64, ratelimit:1ms+threshold:64, always) and regimes (flat
+/// out, and paced at 22k/s per thread), short: its folder, run.json and
+/// what it printed.
 struct Run {
     _dir: tempfile::TempDir,
     folder: PathBuf,
@@ -141,7 +142,7 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
         .iter()
         .position(|l| {
             l.starts_with(
-                "At the seed's rate (paced at 22.0k/s per thread), the plain shared counter, global/always, costs ",
+                "At the seed's rate (paced at 22.0k/s per thread), the kernel's counter before v6.7, global/threshold:64, costs ",
             )
         })
         .unwrap_or_else(|| panic!("no headline: {}", r.printed));
@@ -153,7 +154,8 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
         r.printed
     );
     assert!(
-        r.printed.contains("beyond global/ratelimit:1ms"),
+        r.printed
+            .contains("verdict: paced at 22.0k/s per thread, against global/threshold:64 ("),
         "{}",
         r.printed
     );
@@ -414,8 +416,8 @@ fn hosts_side_by_side() {
         "Intel(R) Xeon(R) Platinum 8480+",
         "AMD EPYC 7J13 64-Core Processor",
         "Linux 6.8.0-amd",
-        "<th class=\"host\" colspan=\"4\">spr-2s</th>",
-        "<th class=\"host\" colspan=\"4\">epyc-nps1</th>",
+        "<th class=\"host\" colspan=\"2\">spr-2s</th>",
+        "<th class=\"host\" colspan=\"2\">epyc-nps1</th>",
     ] {
         assert!(html.contains(needle), "no {needle}");
     }

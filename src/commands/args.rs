@@ -76,7 +76,12 @@ pub struct ClipArg {
 }
 
 /// The strategies to compare: every shard level × publish policy × pad,
-/// and for ratelimited policies × clock. Shared by `run` and `sweep`.
+/// and for ratelimited policies × clock. Shared by `run`, `sweep` and
+/// `predict`. The default comparison replays the kernel before and after
+/// its fix: `threshold:64` (the counter before v6.7),
+/// `ratelimit:1ms+threshold:64` (the merged fix) and `always` (the plain
+/// shared counter), each global and per node (Aaron Lu's split;
+/// docs/run.md says why these).
 #[derive(Debug, Clone, Args)]
 pub struct StrategyArgs {
     /// Shard levels to compare, comma-separated: global, node, llc, cpu.
@@ -84,12 +89,13 @@ pub struct StrategyArgs {
         long,
         value_delimiter = ',',
         value_name = "LIST",
-        default_value = "global,node,llc,cpu"
+        default_value = "global,node"
     )]
     pub level: Vec<ShardLevel>,
 
     #[doc = "Publish policies to compare, comma-separated."]
-    #[arg(long, value_delimiter = ',', value_name = "LIST", default_value = "always,ratelimit:1ms",
+    #[arg(long, value_delimiter = ',', value_name = "LIST",
+          default_value = "threshold:64,ratelimit:1ms+threshold:64,always",
           long_help = PublishPolicy::HELP)]
     pub publish: Vec<PublishPolicy>,
 

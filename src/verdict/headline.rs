@@ -1,10 +1,13 @@
 //! The headline of a run: the seeds' question answered for this host in
 //! one sentence, then flat out in one more, before any verdict line or
-//! table. What the plain shared counter (`global/always`) costs per update
-//! at the seed's rate ([`Regime::SEED`], or the run's paced rate nearest
-//! it), which strategy is cheapest and by how much, and whether splitting
-//! matters here; a figure with its ± over repeats, the test behind each
-//! claim left to the verdict lines and tables. A winner is named only
+//! table. What the kernel's counter before v6.7 (`global/threshold:64`;
+//! the plain shared counter, `global/always`, in a run without it) costs
+//! per update at the seed's rate ([`Regime::SEED`], or the run's paced
+//! rate nearest it), what the merged fix (`ratelimit:1ms+threshold:64`)
+//! saves, whether Aaron Lu's node split (`node/threshold:64`) helps,
+//! which strategy is cheapest and by how much, and whether splitting
+//! beyond the fix matters here; a figure with its ± over repeats, the
+//! test behind each claim left to the verdict lines and tables. A winner is named only
 //! where the verdict's own decision ([`crate::stats::decide`], the
 //! regime's family) says the difference is real and beyond the noise
 //! threshold; otherwise the cheapest cannot be told apart. Every format
@@ -12,6 +15,8 @@
 
 use super::host::Reach;
 use super::run::{Decided, count, decided, value};
+use super::{BEFORE_FIX, MERGED_FIX};
+use crate::counter::ShardLevel;
 use crate::runner::RunResults;
 use crate::stats::Decision;
 use crate::units::{Unit, human, si};
@@ -23,9 +28,10 @@ pub struct Headline {
     /// The regime the answer speaks of: the seed's rate, the run's paced
     /// rate nearest it, or flat out when the run has no paced regime.
     pub regime: Regime,
-    /// The answer in that regime: the plain shared counter's net cost per
-    /// update and CPU share, the cheapest strategy, whether splitting
-    /// matters here.
+    /// The answer in that regime: the kernel's counter before v6.7's net
+    /// cost per update and CPU share, what the merged fix saves, whether
+    /// the node split helps, the cheapest strategy, whether splitting
+    /// beyond the fix matters here.
     pub answer: String,
     /// Flat out in one sentence, when the run has that regime and the
     /// answer is not already flat out.
@@ -148,9 +154,53 @@ fn cheapest_text(d: &Decided, what: &str, shown: &dyn Fn(usize) -> String) -> St
     }
 }
 
-/// The paced answer: `At the seed's rate (…), the plain shared counter,
-/// global/always, costs X per update (Y of a CPU); the cheapest …;
-/// splitting ….`
+/// What the reference is, in words: the kernel's counter before v6.7, or
+/// the plain shared counter.
+fn reference_words(d: &Decided, g: usize) -> &'static str {
+    if d.contest.is(g, ShardLevel::Global, BEFORE_FIX) {
+        "the kernel's counter before v6.7"
+    } else {
+        "the plain shared counter"
+    }
+}
+
+/// `; the merged fix, global/ratelimit:1ms+threshold:64, saves 12.0 ns
+/// per update (93%); Aaron Lu's node split, node/threshold:64, …`: what
+/// the kernel's own strategies do against the reference, from the
+/// verdict's own tests; empty when the run has neither (a node split
+/// that is global on this host is left to the host's caveat).
+fn kernel_clause(d: &Decided) -> String {
+    let Some(a) = &d.saves else {
+        return String::new();
+    };
+    let c = &d.contest;
+    let mut parts = Vec::new();
+    for (who, level, policy) in [
+        ("the merged fix", ShardLevel::Global, MERGED_FIX),
+        ("Aaron Lu's node split", ShardLevel::Node, BEFORE_FIX),
+    ] {
+        let Some(&(i, t)) = a.tested.iter().find(|&&(i, _)| c.is(i, level, policy)) else {
+            continue;
+        };
+        let o = &d.tests[t].outcome;
+        let diff = o.difference.welch.map_or(0.0, |w| w.difference);
+        let pct = o
+            .difference
+            .change_pct
+            .map_or(String::new(), |p| format!(" ({:.0}%)", p.abs()));
+        let effect = match o.decision {
+            Decision::Decrease => format!("saves {} ns per update{pct}", si(-diff)),
+            Decision::Increase => format!("costs {} ns more per update{pct}", si(diff)),
+            _ => format!("saves no measurable amount ({})", d.tests[t].why_not()),
+        };
+        parts.push(format!("; {who}, {}, {effect}", c.candidates[i].name));
+    }
+    parts.concat()
+}
+
+/// The paced answer: `At the seed's rate (…), the kernel's counter
+/// before v6.7, global/threshold:64, costs X per update (Y of a CPU); the
+/// merged fix …; Aaron Lu's node split …; the cheapest …; splitting ….`
 fn paced_answer(d: &Decided, split: &str) -> String {
     let this = &d.contest;
     let intro = if this.regime == Regime::SEED {
@@ -165,7 +215,7 @@ fn paced_answer(d: &Decided, split: &str) -> String {
         return format!("{intro}, no strategy finished a repeat: nothing to answer.");
     }
     let ns = |i: usize| this.cost(i).map_or("-".to_string(), |s| value(&s, "ns"));
-    let global = match d.global_always {
+    let global = match d.reference {
         Some(g) => {
             let share = this.candidates[g]
                 .summary
@@ -174,27 +224,29 @@ fn paced_answer(d: &Decided, split: &str) -> String {
                     format!(" ({} of a CPU)", human(p.mean, Unit::Percent))
                 });
             format!(
-                "the plain shared counter, {}, costs {} per update{share}",
+                "{}, {}, costs {} per update{share}",
+                reference_words(d, g),
                 this.candidates[g].name,
                 ns(g)
             )
         }
-        None => "the plain shared counter, global/always, was not measured".to_string(),
+        None => "neither the kernel's counter before v6.7 (global/threshold:64) nor the plain shared counter (global/always) was measured".to_string(),
     };
+    let kernel = kernel_clause(d);
     let split = if split.is_empty() {
         String::new()
     } else {
         format!("; {split}")
     };
     format!(
-        "{intro}, {global}; {}{split}.",
+        "{intro}, {global}{kernel}; {}{split}.",
         cheapest_text(d, "cheapest", &ns)
     )
 }
 
 /// Flat out, without its label: the fastest (by loop ns/op from
-/// throughput) and by how much, then the plain shared counter's
-/// updates/s, cost and updates per ownership of the line.
+/// throughput) and by how much, then the reference's updates/s, cost and
+/// updates per ownership of the line.
 fn flat_text(d: &Decided) -> String {
     let this = &d.contest;
     if this.candidates.is_empty() {
@@ -211,7 +263,7 @@ fn flat_text(d: &Decided) -> String {
     let fastest = cheapest_text(d, "fastest", &shown);
     let best = d.cost.as_ref().map(|r| r.best);
     let global = d
-        .global_always
+        .reference
         .filter(|&g| Some(g) != best)
         .map_or(String::new(), |g| {
             let ownership = this.candidates[g]
@@ -226,7 +278,8 @@ fn flat_text(d: &Decided) -> String {
 }
 
 /// Whether splitting matters here: the largest saving of a split beyond
-/// `global/ratelimit:1ms` the verdict claims, or that none is measurable;
+/// the merged fix (or a bare ratelimit) the verdict claims, or that none
+/// is measurable;
 /// then what this host cannot say ([`Reach::split_caveat`]). Empty when
 /// neither applies.
 fn split_clause(d: &Decided, reach: &Reach) -> String {

@@ -3,13 +3,15 @@
 //! rests on ([`basis`]: floors, interference, noise).
 //!
 //! A run opens with its [`headline`]: the seeds' question answered in one
-//! sentence (the plain shared counter's cost at the seed's rate, the
-//! cheapest strategy, whether splitting matters here), then flat out in
-//! one more. Its lines come one regime at a time
-//! ([`RunResults::regimes`]), in the order a reviewer asks: at a paced
-//! rate (the seed's 22k/s per writer first, the default), the net cost
-//! per update and CPU share, and what the ratelimit and splitting save
-//! against `global/always`; then flat out, the saturation throughput and
+//! sentence (what the kernel's counter before v6.7 costs at the seed's
+//! rate, what the merged fix saves, whether Aaron Lu's node split helps,
+//! the cheapest strategy), then flat out in one more. Its lines come one
+//! regime at a time ([`RunResults::regimes`]), in the order a reviewer
+//! asks: at a paced rate (the seed's 22k/s per writer first, the
+//! default), the net cost per update and CPU share, and what the merged
+//! fix and splitting save against the kernel's counter before v6.7
+//! ([`BEFORE_FIX`]; `global/always` in runs without it); then flat out,
+//! the saturation throughput and
 //! how many updates a writer makes per ownership of the line. Every ranking uses the one
 //! per-update figure, [`crate::runner::cost_measure`] (ns/op from
 //! throughput flat out, net busy ns per update paced), never a sampled
@@ -56,8 +58,22 @@ use crate::units::{Unit, human};
 use crate::workload::Regime;
 use std::fmt;
 
-/// The policy splitting is weighed against: the merged kernel fix
-/// (commit 1528c661c24b).
+/// The plain shared counter's policy: an atomic add on every update.
+pub const PLAIN: &str = "always";
+
+/// The kernel's counter before v6.7: publish when |delta| > contrib/64.
+/// `global/threshold:64` is what every other strategy is weighed against
+/// when the run has it (else the plain counter, `global/always`).
+pub const BEFORE_FIX: &str = "threshold:64";
+
+/// The merged fix (commit 1528c661c24b, v6.7): the same threshold, at
+/// most once per millisecond per CPU. Splitting is weighed against
+/// `global/ratelimit:1ms+threshold:64` when the run has it (else against
+/// a bare ratelimit, [`RATELIMIT`]).
+pub const MERGED_FIX: &str = "ratelimit:1ms+threshold:64";
+
+/// A bare 1 ms ratelimit, what splitting is weighed against in a run
+/// without the merged fix.
 pub const RATELIMIT: &str = "ratelimit:1ms";
 
 /// What a verdict line answers.
@@ -68,13 +84,19 @@ pub enum Topic {
     Saturation,
     /// Flat out: updates per ownership of the line under `global/always`.
     Ownership,
-    /// Paced: the net cost per update and CPU share of `global/always`
-    /// and of the cheapest strategy.
+    /// Paced: the net cost per update and CPU share of the reference
+    /// (`global/threshold:64`, else `global/always`) and of the cheapest
+    /// strategy.
     Cost,
-    /// What the ratelimit and each split save against `global/always`.
+    /// What the merged fix, the other policies and each split save
+    /// against the reference (`global/threshold:64`, else
+    /// `global/always`).
     Savings,
-    /// What splitting saves beyond `global/ratelimit:1ms`.
+    /// What splitting saves beyond the merged fix (or a bare ratelimit).
     BeyondRatelimit,
+    /// Each node's cost, local against remote to the counter's memory
+    /// (runs whose writers span two or more nodes).
+    Nodes,
     /// The cheapest read, from reader threads' throughput (`--readers`).
     Read,
     /// What this host cannot answer: levels that equal global here.

@@ -1,10 +1,13 @@
 //! A run's `verdict:` lines, one regime at a time: flat out, the
 //! saturation throughput and updates per ownership; paced, the net cost
-//! per update and CPU share, and what the ratelimit and splitting save.
+//! per update and CPU share, and what the merged fix, the other policies
+//! and splitting save against the kernel's counter before v6.7.
 //! Every ranking and saving is in [`cost_measure`] of the regime.
 
 use super::host::Reach;
-use super::{Detail, Family, RATELIMIT, Test, Tests, Topic, Verdict};
+use super::{
+    BEFORE_FIX, Detail, Family, MERGED_FIX, PLAIN, RATELIMIT, Test, Tests, Topic, Verdict,
+};
 use crate::counter::ShardLevel;
 use crate::runner::{Floor, RunResults, StrategySummary, cost_measure};
 use crate::stats::{Decision, Summary};
@@ -99,7 +102,8 @@ pub(super) struct Against {
     pub(super) base: usize,
     /// Each alternative tested and the index of its test.
     pub(super) tested: Vec<(usize, usize)>,
-    same_here: Vec<usize>,
+    /// Alternatives that are the global level on this host.
+    pub(super) same_here: Vec<usize>,
 }
 
 /// One regime's contest with its family decided: every test its lines
@@ -110,10 +114,16 @@ pub(super) struct Decided<'a> {
     /// The cheapest update, against the runner-up.
     pub(super) cost: Option<Ranked>,
     read: Option<Ranked>,
-    /// `global/always`, the plain shared counter, when the run has it.
-    pub(super) global_always: Option<usize>,
-    saves: Option<Against>,
-    /// Each split with the ratelimit against `global/ratelimit:1ms`.
+    /// The reference every strategy is weighed against, when the run
+    /// has it: the kernel's counter before v6.7, `global/threshold:64`,
+    /// else the plain shared counter, `global/always`.
+    pub(super) reference: Option<usize>,
+    /// Every other policy at the global level and every split of the
+    /// reference's policy, against the reference.
+    pub(super) saves: Option<Against>,
+    /// Each split of the merged fix against
+    /// `global/ratelimit:1ms+threshold:64` (of a bare ratelimit against
+    /// `global/ratelimit:1ms` in a run without the fix).
     pub(super) beyond: Option<Against>,
     /// The family's tests, decided together.
     pub(super) tests: Vec<Test>,
@@ -188,6 +198,19 @@ impl<'a> Contest<'a> {
             .position(|c| c.level == level && c.policy == policy)
     }
 
+    /// The first of `policies` this regime measured at the global level.
+    fn find_global(&self, policies: &[&str]) -> Option<usize> {
+        policies
+            .iter()
+            .find_map(|p| self.find(ShardLevel::Global, p))
+    }
+
+    /// Whether candidate `i` is `level/policy`.
+    pub(super) fn is(&self, i: usize, level: ShardLevel, policy: &str) -> bool {
+        let c = &self.candidates[i];
+        c.level == level && c.policy == policy
+    }
+
     /// The cheapest by `value`, tested against the runner-up in `family`.
     fn rank(
         &self,
@@ -230,9 +253,12 @@ impl<'a> Contest<'a> {
     }
 
     /// Weighs this regime: the cheapest update (and read) against the
-    /// runner-up and, with `savings`, what the ratelimit and each split
-    /// save against `global/always` and beyond `global/ratelimit:1ms`,
-    /// all decided as one family.
+    /// runner-up and, with `savings`, what every other global policy and
+    /// each split of the reference's policy save against the reference
+    /// (`global/threshold:64`, else `global/always`), and each split of
+    /// the merged fix beyond `global/ratelimit:1ms+threshold:64` (else
+    /// of a bare ratelimit beyond `global/ratelimit:1ms`), all decided as
+    /// one family.
     fn decide(self, reach: &Reach, savings: bool) -> Decided<'a> {
         let c = &self.candidates;
         let mut family = Family::new(self.regime);
@@ -240,20 +266,20 @@ impl<'a> Contest<'a> {
         let read = (self.readers > 0)
             .then(|| self.rank(&mut family, &|i| self.read(i)))
             .flatten();
-        let global_always = self.find(ShardLevel::Global, "always");
-        let global_ratelimit = self.find(ShardLevel::Global, RATELIMIT);
-        let saves = global_always.filter(|_| savings).map(|g| {
+        let reference = self.find_global(&[BEFORE_FIX, PLAIN]);
+        let fix = self.find_global(&[MERGED_FIX, RATELIMIT]);
+        let saves = reference.filter(|_| savings).map(|g| {
             let alternatives = (0..c.len()).filter(|&i| {
                 i != g
                     && c[i].pad == c[g].pad
-                    && ((c[i].level == ShardLevel::Global) != (c[i].policy == "always"))
+                    && ((c[i].level == ShardLevel::Global) != (c[i].policy == c[g].policy))
             });
             self.against(&mut family, reach, g, alternatives)
         });
-        let beyond = global_ratelimit.filter(|_| savings).map(|g| {
+        let beyond = fix.filter(|_| savings).map(|g| {
             let alternatives = (0..c.len()).filter(|&i| {
                 c[i].level != ShardLevel::Global
-                    && c[i].policy == RATELIMIT
+                    && c[i].policy == c[g].policy
                     && c[i].rest == c[g].rest
             });
             self.against(&mut family, reach, g, alternatives)
@@ -263,7 +289,7 @@ impl<'a> Contest<'a> {
             contest: self,
             cost,
             read,
-            global_always,
+            reference,
             saves,
             beyond,
             tests,
@@ -289,15 +315,13 @@ impl Decided<'_> {
             detail,
         };
         let mut lines = Vec::new();
-        let base = self.global_always.unwrap_or(0);
+        let base = self.reference.unwrap_or(0);
         match (this.regime, &self.cost) {
             (Regime::FlatOut, Some(r)) => {
                 lines.push(this.saturation_line(r, tests));
                 lines.push(this.ownership_line(base));
             }
-            (Regime::Paced { .. }, Some(r)) => {
-                lines.push(this.cost_line(r, self.global_always, tests))
-            }
+            (Regime::Paced { .. }, Some(r)) => lines.push(this.cost_line(r, self.reference, tests)),
             (_, None) => lines.push(Verdict::new(
                 Topic::Cost,
                 format!(
@@ -389,7 +413,7 @@ impl Contest<'_> {
     }
 
     /// Flat out: how many updates a writer makes per ownership of the
-    /// line, under `base` (global/always when the run has it).
+    /// line, under `base` (the reference when the run has it).
     fn ownership_line(&self, base: usize) -> Verdict {
         let c = &self.candidates[base];
         let s = c.summary;
@@ -419,9 +443,9 @@ impl Contest<'_> {
         )
     }
 
-    /// Paced: the net cost per update and CPU share of global/always and
+    /// Paced: the net cost per update and CPU share of the reference and
     /// of the cheapest.
-    fn cost_line(&self, r: &Ranked, global_always: Option<usize>, tests: &Tests) -> Verdict {
+    fn cost_line(&self, r: &Ranked, reference: Option<usize>, tests: &Tests) -> Verdict {
         let shown = |i: usize| {
             let s = self.candidates[i].summary;
             let share = s.net_cpu_share_pct.map_or(String::new(), |p| {
@@ -437,7 +461,7 @@ impl Contest<'_> {
         } else {
             ""
         };
-        let global = global_always
+        let global = reference
             .filter(|&g| g != r.best)
             .map_or(String::new(), |g| {
                 format!("{} {}; ", self.candidates[g].name, shown(g))

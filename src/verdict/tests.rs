@@ -668,3 +668,108 @@ fn a_line_s_brief_form_keeps_each_change_and_drops_its_statistics() {
         );
     }
 }
+
+/// The default comparison, the kernel before and after its fix, in both
+/// regimes: paced, global/threshold:64 (the counter before v6.7) 31 ns
+/// net, the merged fix 2 ns, the plain counter 45 ns; node/threshold:64
+/// 12 ns, the node split of the fix 1.9 ns, node/always 20 ns; flat out
+/// ten times as much; 1% noise.
+fn kernel_run(host: Option<(Topology, Vec<u32>)>) -> RunResults {
+    use ShardLevel::*;
+    let mut all = Vec::new();
+    for regime in [Regime::FlatOut, Regime::SEED] {
+        let k = if regime == Regime::FlatOut { 10.0 } else { 1.0 };
+        for (level, policy, ns) in [
+            (Global, BEFORE_FIX, 31.0),
+            (Node, BEFORE_FIX, 12.0),
+            (Global, MERGED_FIX, 2.0),
+            (Node, MERGED_FIX, 1.9),
+            (Global, PLAIN, 45.0),
+            (Node, PLAIN, 20.0),
+        ] {
+            all.push(strategy(
+                level,
+                policy,
+                regime,
+                k * ns,
+                k * ns / 100.0,
+                |_| {},
+            ));
+        }
+    }
+    run(all, host)
+}
+
+#[test]
+fn the_headline_speaks_of_the_kernel_before_and_after_its_fix() {
+    // One node: the node split is global here, left to the host caveat.
+    // The fix saves (2 - 31) / 31 = -93.5%; the two cheapest (the fix and
+    // its node split, 0.1 ns apart) cannot be told apart.
+    let h = headline(&kernel_run(None));
+    assert!(
+        h.answer.starts_with(
+            "At the seed's rate (paced at 22.0k/s per thread), the kernel's counter before v6.7, global/threshold:64, costs 31.0 ±0.31 ns per update (0.0682% of a CPU); the merged fix, global/ratelimit:1ms+threshold:64, saves 29.0 ns per update (94%); the cheapest, node/ratelimit:1ms+threshold:64 (1.90 ±0.019 ns) and global/ratelimit:1ms+threshold:64 (2.00 ±0.020 ns), cannot be told apart"
+        ),
+        "{h:?}"
+    );
+    assert!(!h.answer.contains("Aaron Lu"), "{h:?}");
+    assert!(
+        h.answer.ends_with(
+            "(< 1 ns per update, < 0.00220% CPU); this host cannot say what splitting across nodes or LLCs saves: its writers share one node and one LLC."
+        ),
+        "{h:?}"
+    );
+    // Flat out: the reference's figures beside the fastest.
+    assert!(
+        h.flat_out
+            .as_deref()
+            .unwrap()
+            .contains("; global/threshold:64: 6.45M updates/s, 310 ±3.1 ns per update"),
+        "{h:?}"
+    );
+    // Two sockets: the node split is tested, (12 - 31) / 31 = -61.3%.
+    let two = headline(&kernel_run(Some((fixture("spr-2s-224"), vec![0, 56]))));
+    assert!(
+        two.answer.contains(
+            "; the merged fix, global/ratelimit:1ms+threshold:64, saves 29.0 ns per update (94%); Aaron Lu's node split, node/threshold:64, saves 19.0 ns per update (61%); "
+        ),
+        "{two:?}"
+    );
+}
+
+#[test]
+fn the_verdict_weighs_every_strategy_against_the_kernel_before_its_fix() {
+    let lines = run_lines(&kernel_run(Some((fixture("spr-2s-224"), vec![0, 56]))));
+    let all = texts(&lines);
+    assert!(
+        lines[0].text.starts_with(
+            "paced at 22.0k/s per thread (the seed's rate), net cost per update: global/threshold:64 31.0 ±0.31 ns, 0.0682% CPU; the cheapest: "
+        ),
+        "{all}"
+    );
+    // Against the counter before v6.7: the other global policies and its
+    // node split; the plain counter costs (45 - 31) / 31 = +45.2% more.
+    assert_eq!(lines[1].topic, Topic::Savings);
+    let savings = &lines[1].text;
+    assert!(
+        savings.starts_with(
+            "paced at 22.0k/s per thread, against global/threshold:64 (31.0 ns): node/threshold:64 saves 19.0 ns (-61.3%, p<0.001), staleness 6.40%; global/ratelimit:1ms+threshold:64 saves 29.0 ns (-93.5%, p<0.001), staleness 6.40%; global/always costs 14.0 ns more (+45.2%, p<0.001)"
+        ),
+        "{all}"
+    );
+    assert!(!savings.contains("node/always"), "{all}");
+    assert!(!savings.contains("node/ratelimit"), "{all}");
+    // Splitting beyond the merged fix: its node split, 0.1 ns apart.
+    assert_eq!(lines[2].topic, Topic::BeyondRatelimit);
+    assert!(
+        lines[2].text.starts_with(
+            "paced at 22.0k/s per thread, splitting beyond global/ratelimit:1ms+threshold:64 (2.00 ns): node/ratelimit:1ms+threshold:64: no practical difference"
+        ),
+        "{all}"
+    );
+    // Flat out, updates per ownership under the reference.
+    assert!(
+        all.contains("verdict: flat out, global/threshold:64: 6.45M updates/s"),
+        "{all}"
+    );
+}
