@@ -444,8 +444,24 @@ fn rate_caps_each_thread() {
 
 #[test]
 fn bad_run_requests_exit_2_with_one_line() {
-    let cases: [(&[&str], &str); 13] = [
+    let cases: [(&[&str], &str); 17] = [
         (&["run", "--level", "socket"], "unknown level"),
+        (
+            &["run", "--threshold-publishes", "1.5"],
+            "\"1.5\" is not a fraction above 0 and below 1 (0.4 or 40%)",
+        ),
+        (
+            &["run", "--threshold-publishes", "0%"],
+            "is not a fraction above 0 and below 1",
+        ),
+        (
+            &["run", "--threshold-publishes", "lots"],
+            "is not a fraction above 0 and below 1",
+        ),
+        (
+            &["run", "--threshold-publishes", "99.9%"],
+            "--threshold-publishes: threshold:64 publishes 0.2% to 96.0% of updates with any load walk: 99.9% is out of reach",
+        ),
         (&["run", "--publish", "sometimes"], "bad publish policy"),
         (&["run", "--duration", "5"], "no unit"),
         (&["run", "--duration", "0ms"], "above zero"),
@@ -477,6 +493,10 @@ fn ctrl_c_keeps_finished_repeats_and_marks_the_file_partial() {
         .args([
             "run",
             "--quiet",
+            "--level",
+            "global,node,llc,cpu",
+            "--publish",
+            "always,ratelimit:1ms",
             "--duration",
             "2s",
             "--repeats",
@@ -598,6 +618,28 @@ fn threshold_publishes_the_same_fraction_in_short_and_long_repeats() {
         (0.8..=1.2).contains(&ratio),
         "publish fraction {short:.5} with 200 ms, {long:.5} with 4 s"
     );
+}
+
+#[test]
+fn threshold_64_publishes_the_fraction_asked_for_and_run_json_says_so() {
+    // The default walk: the seed's 40%; asked for 60%, a larger step.
+    // Counted from the publishes and updates of a real run.
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--level", "global", "--publish", "threshold:64"];
+        args.extend(extra);
+        quick_run(dir.path(), &args)
+    };
+    let seed = run(&[]);
+    assert_eq!(seed["config"]["threshold_publishes"], 0.4);
+    assert_eq!(seed["config"]["load_step"], 26);
+    let f = publish_fraction(&seed);
+    assert!((f - 0.40).abs() <= 0.03, "threshold:64 published {f}");
+    let more = run(&["--threshold-publishes", "60%"]);
+    assert_eq!(more["config"]["threshold_publishes"], 0.6);
+    assert!(more["config"]["load_step"].as_i64().unwrap() > 26);
+    let g = publish_fraction(&more);
+    assert!((g - 0.60).abs() <= 0.03, "threshold:64 published {g}");
 }
 
 #[test]

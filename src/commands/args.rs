@@ -34,6 +34,25 @@ pub(super) fn percent_arg(s: &str) -> Result<f64, PercentError> {
     }
 }
 
+/// A fraction that does not parse or is not between 0 and 1.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not a fraction above 0 and below 1 (0.4 or 40%)")]
+pub(super) struct FractionError(String);
+
+/// A fraction strictly between 0 and 1, as a fraction or a percentage
+/// (`0.4`, `40%`).
+pub(super) fn fraction_arg(s: &str) -> Result<f64, FractionError> {
+    let t = s.trim();
+    let value = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
+        None => t.parse::<f64>(),
+    };
+    match value {
+        Ok(f) if f > 0.0 && f < 1.0 => Ok(f),
+        _ => Err(FractionError(s.to_string())),
+    }
+}
+
 /// Who runs: writer and reader threads and their CPUs. Shared by `run`
 /// and `predict`.
 #[derive(Debug, Clone, Args)]

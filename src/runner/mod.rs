@@ -38,7 +38,7 @@ use crate::counter::{CounterError, PublishPolicy};
 use crate::placement::PlacementError;
 use crate::provenance::Provenance;
 use crate::topology::Topology;
-use crate::workload::{Regime, RepeatSpec, Sampling};
+use crate::workload::{MAX_STEP, Regime, RepeatSpec, Sampling};
 use rounds::RoundEntry;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -82,6 +82,7 @@ impl RunPlan {
             sampling: self.sampling(regime),
             regime,
             seed: cfg.seed,
+            load_step: cfg.load_step.unwrap_or(MAX_STEP),
             warmup: self.warmup(),
             duration: self.repeat_duration(),
             placement: cfg.placement,

@@ -11,7 +11,7 @@ use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
 use crate::placement::Placement;
 use crate::provenance::Provenance;
 use crate::topology::{MemoryNodeError, Topology};
-use crate::workload::Regime;
+use crate::workload::{MAX_STEP, Regime, SEED_THRESHOLD_PUBLISHES, StepError};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -173,6 +173,9 @@ pub enum PlanError {
     /// A sweep's `--threads` holds 0.
     #[error("--threads 0: every point needs at least 1 writer thread")]
     ZeroThreads,
+    /// `--threshold-publishes` asks for a fraction no load walk gives.
+    #[error("--threshold-publishes: {0}")]
+    ThresholdPublishes(#[from] StepError),
     /// Every point of a sweep was skipped.
     #[error("no point to run: {}", notes.join("; "))]
     NothingToRun {
@@ -268,6 +271,8 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         warmup_s: request.warmup.as_secs_f64(),
         repeats: request.repeats as usize,
         seed: request.seed,
+        threshold_publishes: Some(SEED_THRESHOLD_PUBLISHES),
+        load_step: Some(MAX_STEP),
         sample_every: every,
         timer: timer.kind(),
         timer_overhead_ns: overhead_ticks as f64 * timer.ns_per_tick(),
@@ -298,6 +303,21 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         }
     }
     Ok(plan)
+}
+
+impl RunPlan {
+    /// This plan with the writers' load walks made for `threshold:64` to
+    /// publish `fraction` of updates (`--threshold-publishes`): the
+    /// walks' largest step chosen by stepping the writer's decision
+    /// without threads (`workload::step_for_threshold_publishes`), both
+    /// recorded in the config. A fraction no walk gives is a
+    /// [`PlanError::ThresholdPublishes`].
+    pub fn with_threshold_publishes(mut self, fraction: f64) -> Result<Self, PlanError> {
+        let (step, _) = crate::workload::step_for_threshold_publishes(fraction, self.config.seed)?;
+        self.config.threshold_publishes = Some(fraction);
+        self.config.load_step = Some(step);
+        Ok(self)
+    }
 }
 
 /// A 20 ms, 4-repeat request for global/always on every CPU, strict

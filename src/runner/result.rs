@@ -105,6 +105,18 @@ pub struct RunConfig {
     pub repeats: usize,
     /// Seed of the load walks.
     pub seed: u64,
+    /// The fraction of updates the kernel's filter before v6.7,
+    /// `threshold:64`, publishes that the writers' load walks were made
+    /// for, publishes per update (`--threshold-publishes`; the seed's
+    /// 0.40 by default). `None` in files written before it was recorded,
+    /// whose walks took fixed steps of at most 16.
+    #[serde(default)]
+    pub threshold_publishes: Option<f64>,
+    /// The largest step of the writers' load walks that gives it, load
+    /// units per 1024 of load (`workload::LoadWalk::with_step`). `None`
+    /// in files written before it was recorded.
+    #[serde(default)]
+    pub load_step: Option<i64>,
     /// One operation in this many is timed (0 = sampling off), in the
     /// first regime (in a view of one regime, in that regime).
     pub sample_every: u64,
@@ -642,6 +654,17 @@ impl RunResults {
             (true, k) => format!(", each running the read side every {k} updates"),
         };
         pool("writers", &cfg.writer_cpus) + &readers
+    }
+
+    /// The writers' load walks in words: `threshold:64 publishes 40% of
+    /// updates (steps up to ±26 per 1024 of load)`; `None` for files that
+    /// did not record them.
+    pub fn load_text(&self) -> Option<String> {
+        let (f, step) = (self.config.threshold_publishes?, self.config.load_step?);
+        Some(format!(
+            "threshold:64 publishes {} of updates (steps up to ±{step} per 1024 of load)",
+            crate::units::human(100.0 * f, crate::units::Unit::Percent)
+        ))
     }
 
     /// The short name of `strategy`, one of this run's

@@ -63,7 +63,7 @@ pub const TABLE_LEN: usize = 4096;
 /// is outside what any walk reaches.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 #[error(
-    "threshold:64 publishes {lo:.0}% to {hi:.0}% of updates with any load walk: {asked:.0}% is out of reach",
+    "threshold:64 publishes {lo:.1}% to {hi:.1}% of updates with any load walk: {asked:.1}% is out of reach",
     lo = 100.0 * reach.0,
     hi = 100.0 * reach.1,
     asked = 100.0 * asked

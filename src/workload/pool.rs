@@ -49,6 +49,9 @@ pub struct RepeatSpec {
     /// Seed of the writers' load tables and of the paced threads'
     /// arrivals ([`arrivals_stream`]).
     pub seed: u64,
+    /// The writers' load walks' largest step, load units per 1024 of load
+    /// ([`LoadWalk::with_step`]).
+    pub load_step: i64,
     /// Time run before counting starts.
     pub warmup: Duration,
     /// Time counted.
@@ -146,7 +149,7 @@ pub fn run_repeat(
                 // before the start barrier; every strategy and repeat
                 // replays the same one.
                 let (pin, walk) = start(cpu, allowed, spec.placement, ctl, || {
-                    LoadWalk::new(spec.seed, i as u64)
+                    LoadWalk::with_step(spec.seed, i as u64, spec.load_step)
                 })?;
                 let slot = counter.slot_of_cpu(cpu).unwrap_or(0);
                 let job = WriterJob {
@@ -427,6 +430,7 @@ mod tests {
             sampling: Sampling::new(16, 0),
             regime,
             seed: 3,
+            load_step: crate::workload::MAX_STEP,
             warmup: Duration::from_millis(10),
             duration: Duration::from_millis(60),
             placement: Placement::Strict,

@@ -23,6 +23,9 @@ pub(super) fn render(run: &RunResults) -> String {
     );
     provenance_list(&mut out, &run.provenance);
     let _ = writeln!(out, "- **workload:** {}", run.pools_text());
+    if let Some(load) = run.load_text() {
+        let _ = writeln!(out, "- **load walks:** {load}");
+    }
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(run));
     // A run's headline and verdicts are contend's own words: its strategy
     // names are built from their typed parts, not read as text.

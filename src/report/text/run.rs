@@ -216,6 +216,9 @@ pub(super) fn header(run: &RunResults) -> String {
     );
     let _ = writeln!(out, "{}", plain(&who));
     let _ = writeln!(out, "{}", run.pools_text());
+    if let Some(load) = run.load_text() {
+        let _ = writeln!(out, "load walks: {load}");
+    }
     let smallest = run
         .strategies
         .iter()
