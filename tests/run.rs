@@ -310,7 +310,7 @@ fn table_is_printed_in_the_seeds_style() {
         assert!(lines.next().is_some(), "no {section} section: {text}");
         let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
         assert_eq!(header, ["global", "node"], "{text}");
-        for publish in ["always", "ratelimit:1ms"] {
+        for publish in ["threshold:64", "ratelimit:1ms+threshold:64", "always"] {
             let row = lines.next().unwrap();
             // Columns are 3+ spaces apart, a change 2 after its value.
             let cells: Vec<&str> = row
@@ -339,8 +339,10 @@ fn table_is_printed_in_the_seeds_style() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 4);
-    assert!(text.contains("exact sums: all 8 repeats exact"), "{text}");
+    // Two sections × the default's three policies; 2 levels × 3
+    // policies × 2 repeats.
+    assert_eq!(checked, 6);
+    assert!(text.contains("exact sums: all 12 repeats exact"), "{text}");
     assert!(stderr(&o).contains("wrote "));
 }
 

@@ -6,7 +6,8 @@
 
 use super::interference::{self, CANARY_SHIFT};
 use super::result::{
-    CanaryRange, HarnessFloor, RepeatResult, Staleness, Strategy, StrategyResult, StrategySummary,
+    CanaryRange, HarnessFloor, NodeRepeat, NodeSummary, RepeatResult, Staleness, Strategy,
+    StrategyResult, StrategySummary,
 };
 use crate::counter::PublishStats;
 use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary};
@@ -96,6 +97,37 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
     };
     let floor_ops = |r: &ThreadReport| r.floor_busy.map_or(0, |b| b.ops);
     let floor_busy_ns = per_op_ns(&writers, floor_s, floor_ops);
+    // Each node's writers, when they span two or more nodes: their cost
+    // in the regime's measure, and whether their slot is on another node.
+    let mut writer_nodes: Vec<u32> = cpu_nodes.iter().take(writers.len()).copied().collect();
+    writer_nodes.sort_unstable();
+    writer_nodes.dedup();
+    let nodes: Vec<NodeRepeat> = if writer_nodes.len() < 2 {
+        Vec::new()
+    } else {
+        writer_nodes
+            .iter()
+            .map(|&node| {
+                let on: Vec<usize> = (0..writers.len())
+                    .filter(|&i| cpu_nodes.get(i) == Some(&node))
+                    .collect();
+                let group: Vec<&ThreadReport> = on.iter().map(|&i| writers[i]).collect();
+                let cost_ns = if ctx.regime.is_paced() {
+                    per_op_ns(&group, busy_s, |r| busy_ops(r, r.updates))
+                        .zip(per_op_ns(&group, floor_s, floor_ops))
+                        .map(|(busy, floor)| busy - floor)
+                } else {
+                    per_op_ns(&group, |r| r.interval_s, |r| r.updates)
+                };
+                NodeRepeat {
+                    node,
+                    writers: group.iter().filter(|r| r.interval_s.is_some()).count(),
+                    remote: on.iter().any(|&i| slot_nodes.get(i) != Some(&node)),
+                    cost_ns,
+                }
+            })
+            .collect()
+    };
     let ops_of = |r: &ThreadReport| {
         if r.role == Role::Writer {
             r.updates
@@ -213,6 +245,7 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
             .sum(),
         sampled_vs_throughput_pct,
         interference: Default::default(),
+        nodes,
         outside_window: reports
             .iter()
             .filter(|r| r.interval_s.is_none())
@@ -547,7 +580,31 @@ pub fn strategy_summary(all: &[RepeatResult]) -> Option<StrategySummary> {
             (r.writer_updates.len() > 1 && r.write_ops_per_s_thread_max > 0.0)
                 .then(|| r.write_ops_per_s_thread_min / r.write_ops_per_s_thread_max)
         }),
+        nodes: node_summaries(&kept.used),
     })
+}
+
+/// Each node's cost over `repeats`, for the nodes the first of them
+/// recorded and every one of them has a cost for (none with one node).
+fn node_summaries(repeats: &[&RepeatResult]) -> Vec<NodeSummary> {
+    let Some(first) = repeats.first() else {
+        return Vec::new();
+    };
+    first
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            let costs: Option<Vec<f64>> = repeats
+                .iter()
+                .map(|r| r.nodes.iter().find(|m| m.node == n.node)?.cost_ns)
+                .collect();
+            Some(NodeSummary {
+                node: n.node,
+                remote: n.remote,
+                cost_ns: Summary::of(&costs?)?,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -1028,6 +1085,71 @@ pub(super) mod tests {
         // Its load still counts: 600 + 300.
         assert_eq!(r.expected_sum, 900);
         assert!(r.exact);
+    }
+
+    #[test]
+    fn each_node_s_writers_are_priced_local_against_remote() {
+        // Four writers over 0.5 s each: two on node 0, where their slot
+        // is (local), two on node 1 publishing to node 0 (remote).
+        let mut reports = [
+            report(Role::Writer, 0, 1000, 1000, 100, 0),
+            report(Role::Writer, 1, 3000, 3000, 100, 0),
+            report(Role::Writer, 2, 500, 500, 100, 0),
+            report(Role::Writer, 3, 500, 500, 100, 0),
+            report(Role::Reader, 4, 0, 500, 0, 0),
+        ];
+        let mut c = ctx(0, 1.0);
+        (c.cpu_nodes, c.slot_nodes) = (vec![0, 0, 1, 1], vec![0; 4]);
+        let node = |node, remote, cost_ns| NodeRepeat {
+            node,
+            writers: 2,
+            remote,
+            cost_ns: Some(cost_ns),
+        };
+        // Flat out, loop ns/op: node 0, 2 × 0.5 s over 4000 updates =
+        // 250 us; node 1, 1 s over 1000 = 1 ms.
+        let r = repeat_result(0, &reports, &c);
+        assert_eq!(r.nodes, [node(0, false, 250e3), node(1, true, 1e6)]);
+        // Over two such repeats: those figures, no spread.
+        let s = strategy_summary(&[r.clone(), r]).unwrap();
+        let costs: Vec<(u32, bool, f64, f64)> = s
+            .nodes
+            .iter()
+            .map(|n| (n.node, n.remote, n.cost_ns.mean, n.cost_ns.stddev))
+            .collect();
+        assert_eq!(costs, [(0, false, 250e3, 0.0), (1, true, 1e6, 0.0)]);
+        // Paced, 1 ns ticks: busy less floor in place. Node 0: busy (900
+        // × 100 us + 900 × 50 us) / 1800 = 75 us, floor (900 × 40 us +
+        // 900 × 30 us) / 1800 = 35 us, net 40 us; node 1: 200 us less
+        // 40 us, 160 us.
+        let timed = |per_op: u64| BusyTime {
+            ticks: 900 * per_op,
+            ops: 900,
+            stalls: 0,
+            stall_ticks: 0,
+        };
+        for (w, (busy, floor)) in reports.iter_mut().zip([
+            (100_000, 40_000),
+            (50_000, 30_000),
+            (200_000, 40_000),
+            (200_000, 40_000),
+        ]) {
+            (w.busy, w.floor_busy) = (Some(timed(busy)), Some(timed(floor)));
+        }
+        c.regime = Regime::paced(2000.0);
+        let r = repeat_result(0, &reports, &c);
+        assert_eq!(r.nodes.len(), 2);
+        assert!((r.nodes[0].cost_ns.unwrap() - 40e3).abs() < 1e-6, "{r:?}");
+        assert!((r.nodes[1].cost_ns.unwrap() - 160e3).abs() < 1e-6, "{r:?}");
+        // Every writer on one node: no per-node figures.
+        c.cpu_nodes = vec![0; 4];
+        assert!(repeat_result(0, &reports, &c).nodes.is_empty());
+        assert!(
+            strategy_summary(&[repeat_result(0, &reports, &c)])
+                .unwrap()
+                .nodes
+                .is_empty()
+        );
     }
 
     #[test]

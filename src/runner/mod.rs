@@ -28,9 +28,9 @@ pub use regimes::PacedFloor;
 #[cfg(test)]
 pub(crate) use result::fixture_run;
 pub use result::{
-    CanaryRange, HarnessFloor, InexactSum, Interference, RepeatResult, RunConfig, RunResults,
-    SCHEMA_VERSION, Staleness, Stopped, Strategy, StrategyResult, StrategySummary, ThreadPlacement,
-    ThreadStalls,
+    CanaryRange, HarnessFloor, InexactSum, Interference, NodeRepeat, NodeSummary, RepeatResult,
+    RunConfig, RunResults, SCHEMA_VERSION, Staleness, Stopped, Strategy, StrategyResult,
+    StrategySummary, ThreadPlacement, ThreadStalls,
 };
 
 use crate::clock::{ClockKind, Timer, clock_read_cost};

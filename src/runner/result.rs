@@ -387,6 +387,11 @@ pub struct RepeatResult {
     /// What could have disturbed it.
     #[serde(default)]
     pub interference: Interference,
+    /// Each node's writers, when the writers span two or more nodes (in
+    /// node order; empty otherwise, and in files written before it was
+    /// recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeRepeat>,
     /// CPUs of threads that never saw the measured interval start (their
     /// first batch outlasted warm-up and interval), left out of every rate
     /// and sample here; their loads still count for exactness.
@@ -398,6 +403,37 @@ pub struct RepeatResult {
     pub expected_sum: i64,
     /// `final_sum == expected_sum`.
     pub exact: bool,
+}
+
+/// One node's writers in one repeat: what an update cost them, to set
+/// the writers local to the counter's memory against the remote ones.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct NodeRepeat {
+    /// The node of these writers' CPUs.
+    pub node: u32,
+    /// Writers on it that saw the measured interval.
+    pub writers: usize,
+    /// Some of them publish to a slot whose memory is on another node:
+    /// the counter's memory is remote to them.
+    pub remote: bool,
+    /// Their cost per update, ns, in the regime's measure: flat out, loop
+    /// ns/op from throughput (their intervals ÷ their updates); paced,
+    /// net busy ns per update (their busy ns per update less their floor's
+    /// in place). `None` when they have none (no updates, no floor).
+    pub cost_ns: Option<f64>,
+}
+
+/// One node's writers over a strategy's repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct NodeSummary {
+    /// The node of these writers' CPUs.
+    pub node: u32,
+    /// The counter's memory is remote to some of them
+    /// ([`NodeRepeat::remote`]).
+    pub remote: bool,
+    /// Their cost per update over the repeats used, ns
+    /// ([`NodeRepeat::cost_ns`]).
+    pub cost_ns: Summary,
 }
 
 /// Summaries of one strategy over its repeats.
@@ -476,6 +512,10 @@ pub struct StrategySummary {
     /// Slowest ÷ fastest writer's update rate (1 = fair), with 2+ writers.
     #[serde(default)]
     pub fairness: Option<Summary>,
+    /// Each node's writers' cost per update, when the writers span two or
+    /// more nodes and every repeat used recorded it (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeSummary>,
 }
 
 /// Everything measured for one strategy.

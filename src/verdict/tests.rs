@@ -773,3 +773,58 @@ fn the_verdict_weighs_every_strategy_against_the_kernel_before_its_fix() {
         "{all}"
     );
 }
+
+#[test]
+fn each_node_is_priced_local_against_remote_on_two_nodes() {
+    use crate::runner::NodeSummary;
+    // Writers on both sockets; global/threshold:64's slot on node 0: its
+    // writers there pay 20 ns, those on node 1 42 ns, +110%.
+    let mut r = kernel_run(Some((fixture("spr-2s-224"), vec![0, 56])));
+    for s in r
+        .strategies
+        .iter_mut()
+        .filter(|s| s.name.starts_with("global/threshold:64"))
+    {
+        let k = if s.regime == Regime::FlatOut {
+            10.0
+        } else {
+            1.0
+        };
+        s.summary.as_mut().unwrap().nodes = vec![
+            NodeSummary {
+                node: 0,
+                remote: false,
+                cost_ns: summary(6, k * 20.0, k * 0.2),
+            },
+            NodeSummary {
+                node: 1,
+                remote: true,
+                cost_ns: summary(6, k * 42.0, k * 0.42),
+            },
+        ];
+    }
+    let lines = run_lines(&r);
+    let all = texts(&lines);
+    let nodes: Vec<&Verdict> = lines.iter().filter(|l| l.topic == Topic::Nodes).collect();
+    assert_eq!(nodes.len(), 2, "{all}");
+    assert_eq!(
+        nodes[0].text,
+        "paced at 22.0k/s per thread, per node, global/threshold:64: node 0 (local to the counter's memory) 20.0 ±0.20 ns; node 1 (remote) 42.0 ±0.42 ns, 22.0 ns more (+110.0%, p<0.001)"
+    );
+    assert!(
+        nodes[1].text.starts_with(
+            "flat out, per node, global/threshold:64: node 0 (local to the counter's memory) 200 ±2.0 loop ns/op; node 1 (remote) 420 ±4.2 loop ns/op, 220 ns more"
+        ),
+        "{all}"
+    );
+    // Briefly, the change alone.
+    assert!(
+        nodes[0]
+            .brief_text()
+            .ends_with("42.0 ±0.42 ns, 22.0 ns more (+110.0%)"),
+        "{all}"
+    );
+    // One node: no per-node line.
+    let one = run_lines(&kernel_run(None));
+    assert!(one.iter().all(|l| l.topic != Topic::Nodes));
+}
