@@ -104,6 +104,10 @@ fn the_text_leads_with_the_verdict_and_teaches_its_terms() {
         INTEL,
         "--rates",
         "22k",
+        "--level",
+        "global,node,llc,cpu",
+        "--publish",
+        "always,ratelimit:1ms",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
