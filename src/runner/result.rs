@@ -862,6 +862,18 @@ mod tests {
     }
 
     #[test]
+    fn the_load_walks_are_said_where_the_file_recorded_them() {
+        // The fixture predates them: nothing is said.
+        let mut run = fixture_run();
+        assert_eq!(run.load_text(), None);
+        (run.config.threshold_publishes, run.config.load_step) = (Some(0.25), Some(14));
+        assert_eq!(
+            run.load_text().as_deref(),
+            Some("threshold:64 publishes 25.0% of updates (steps up to ±14 per 1024 of load)")
+        );
+    }
+
+    #[test]
     fn the_canary_range_spans_every_repeat_of_every_strategy() {
         let run = fixture_run();
         // Median of 10, 20, 30, 40: 25.

@@ -198,6 +198,30 @@ fn kernel_clause(d: &Decided) -> String {
     parts.concat()
 }
 
+/// `; per node, it costs 20.0 ±0.20 ns on node 0 (local to its memory)
+/// and 42.0 ±0.42 ns on node 1 (remote)`: the reference's figure node by
+/// node, with writers on two or more nodes (the test of remote against
+/// local is the verdict line's); empty otherwise.
+fn nodes_clause(d: &Decided) -> String {
+    let Some(p) = &d.nodes else {
+        return String::new();
+    };
+    let parts: Vec<String> = d.contest.candidates[p.strategy]
+        .summary
+        .nodes
+        .iter()
+        .map(|n| {
+            let place = if n.remote {
+                "remote"
+            } else {
+                "local to its memory"
+            };
+            format!("{} on node {} ({place})", value(&n.cost_ns, "ns"), n.node)
+        })
+        .collect();
+    format!("; per node, it costs {}", parts.join(" and "))
+}
+
 /// The paced answer: `At the seed's rate (…), the kernel's counter
 /// before v6.7, global/threshold:64, costs X per update (Y of a CPU); the
 /// merged fix …; Aaron Lu's node split …; the cheapest …; splitting ….`
@@ -232,7 +256,7 @@ fn paced_answer(d: &Decided, split: &str) -> String {
         }
         None => "neither the kernel's counter before v6.7 (global/threshold:64) nor the plain shared counter (global/always) was measured".to_string(),
     };
-    let kernel = kernel_clause(d);
+    let kernel = nodes_clause(d) + &kernel_clause(d);
     let split = if split.is_empty() {
         String::new()
     } else {

@@ -111,7 +111,7 @@ pub(super) struct Against {
 /// the first local one.
 pub(super) struct PerNode {
     /// The strategy (the reference).
-    strategy: usize,
+    pub(super) strategy: usize,
     /// The first node (index into its summary's `nodes`) local to the
     /// counter's memory, if any.
     local: Option<usize>,
@@ -139,7 +139,7 @@ pub(super) struct Decided<'a> {
     /// `global/ratelimit:1ms` in a run without the fix).
     pub(super) beyond: Option<Against>,
     /// The reference's cost node by node, local against remote.
-    nodes: Option<PerNode>,
+    pub(super) nodes: Option<PerNode>,
     /// The family's tests, decided together.
     pub(super) tests: Vec<Test>,
 }

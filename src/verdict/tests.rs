@@ -824,6 +824,14 @@ fn each_node_is_priced_local_against_remote_on_two_nodes() {
             .ends_with("42.0 ±0.42 ns, 22.0 ns more (+110.0%)"),
         "{all}"
     );
+    // The headline gives the figures, the verdict line the test.
+    let h = headline(&r);
+    assert!(
+        h.answer.contains(
+            "global/threshold:64, costs 31.0 ±0.31 ns per update (0.0682% of a CPU); per node, it costs 20.0 ±0.20 ns on node 0 (local to its memory) and 42.0 ±0.42 ns on node 1 (remote); the merged fix"
+        ),
+        "{h:?}"
+    );
     // One node: no per-node line.
     let one = run_lines(&kernel_run(None));
     assert!(one.iter().all(|l| l.topic != Topic::Nodes));
