@@ -189,11 +189,11 @@ fn two_hosts_side_by_side_and_a_missing_one_listed() {
     assert!(html.contains("contend report: spr-2s vs epyc-nps1"));
     // One table per measure with a column group per host, side by side.
     let side = html
-        .find("<th class=\"host\" colspan=\"4\">spr-2s</th>")
+        .find("<th class=\"host\" colspan=\"2\">spr-2s</th>")
         .expect("spr-2s column group");
     let next = html[side..].find("</tr>").unwrap() + side;
     assert!(
-        html[side..next].contains("<th class=\"host\" colspan=\"4\">epyc-nps1</th>"),
+        html[side..next].contains("<th class=\"host\" colspan=\"2\">epyc-nps1</th>"),
         "the hosts are not in one header row"
     );
     // The fleet table and the missing host are on the page too, before
@@ -242,12 +242,12 @@ fn the_fleet_page_renders_in_a_real_browser() {
     );
     assert!(dom.contains("data-section=\"fleet\""), "no fleet table");
     let groups = dom
-        .matches("<th class=\"host\" colspan=\"4\">spr-2s</th>")
+        .matches("<th class=\"host\" colspan=\"2\">spr-2s</th>")
         .count();
     assert!(groups >= 3, "{groups} side-by-side tables");
     assert_eq!(
         groups,
-        dom.matches("<th class=\"host\" colspan=\"4\">epyc-nps1</th>")
+        dom.matches("<th class=\"host\" colspan=\"2\">epyc-nps1</th>")
             .count()
     );
     assert_eq!(dom.matches("data-section=\"verdict\"").count(), 4);
