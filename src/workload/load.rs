@@ -8,22 +8,21 @@
 //! `contrib / D`, would publish less the longer a run lasts). Each writer
 //! gets a closed walk: [`TABLE_LEN`]`/2` uniform steps in [-S·L/1024,
 //! S·L/1024] at load L (at least ±1), reflected inside [[`MIN_LOAD`],
-//! [`MAX_LOAD`]] from [`START_LOAD`], then
-//! the same steps backwards and negated, so the walk returns to its start
-//! and repeats with period [`TABLE_LEN`]. The statistics of every period
-//! are the same, every strategy and repeat replays the same sequence, and
-//! the hot path reads one delta from a 16 KiB table (no random number
-//! generator).
+//! [`MAX_LOAD`]] from [`START_LOAD`], then the same steps backwards and
+//! negated, so the walk returns to its start and repeats with period
+//! [`TABLE_LEN`]. The statistics of every period are the same, every
+//! strategy and repeat replays the same sequence, and the hot path reads
+//! one delta from a 16 KiB table (no random number generator).
 //!
 //! A step scales with the load, as the threshold `contrib / 64` does, so
 //! how often the kernel's filter before v6.7, `threshold:64`, publishes
 //! depends on S alone, not on where a walk wanders (with steps of a fixed
 //! size, writers of one seed published 13% to 23% of updates at S = 16).
-//! The default S, [`MAX_STEP`], makes it publish
-//! the seed's fraction of updates, [`SEED_THRESHOLD_PUBLISHES`] (about
-//! 10M adds in about 25M events per 5 s on the Sapphire Rapids, see
-//! BACKGROUND.md); [`step_for_threshold_publishes`] finds the step for
-//! another fraction by stepping the writer's own decision without threads.
+//! The default S, [`MAX_STEP`], makes it publish the seed's fraction of
+//! updates, [`SEED_THRESHOLD_PUBLISHES`] (about 10M adds in about 25M
+//! events per 5 s on the Sapphire Rapids, see BACKGROUND.md);
+//! [`step_for_threshold_publishes`] finds the step for another fraction by
+//! stepping the writer's own decision without threads.
 
 use crate::clock::FakeClock;
 use crate::counter::{Filter, PublishPolicy, Writer};
@@ -42,8 +41,8 @@ pub const MIN_LOAD: i64 = 512;
 pub const MAX_LOAD: i64 = 4096;
 
 /// Largest step of one update in the default walk, in load units at
-/// [`START_LOAD`] (S above): the step at which `threshold:64` publishes [`SEED_THRESHOLD_PUBLISHES`] of
-/// updates (checked by this file's tests).
+/// [`START_LOAD`] (S above): the step at which `threshold:64` publishes
+/// [`SEED_THRESHOLD_PUBLISHES`] of updates (checked by this file's tests).
 pub const MAX_STEP: i64 = 26;
 
 /// The largest step a walk takes, in load units at [`START_LOAD`]: at
