@@ -12,8 +12,9 @@
 //!
 //! The probe reads the slots and the mirrors one after the other while
 //! writers run, so an update in flight can show as error: at most one
-//! step ([`super::MAX_STEP`]) per writer, which a probe cannot tell apart
-//! from a withheld delta.
+//! step per writer (the walk's step scales with the load: up to 4 ×
+//! [`super::MAX_STEP`] at the walk's largest load), which a probe cannot
+//! tell apart from a withheld delta.
 
 use crate::counter::ShardedCounter;
 use crossbeam_utils::CachePadded;
