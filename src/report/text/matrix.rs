@@ -199,7 +199,7 @@ fn transactions(s: &mut String, r: &MatrixResults) {
     }
     s.push('\n');
     s.push_str(&wrapped(
-        "coherence transactions: one CPU times the operation fenced right after the other left the line so, less the same on a private line; net ns (x its ping-pong), each pair's the trimmed mean of its timings, median of the class's pairs",
+        "coherence transactions: one CPU times the operation fenced right after the other left the line so, less the same on a private line; net ns (x its ping-pong), each pair's figure the trimmed mean of its timings, median of the class's pairs",
     ));
     s.push_str(&align(&rows));
     if let Some(line) = r.provenance.tsc_step_line(smallest) {
