@@ -422,6 +422,44 @@ mod tests {
     }
 
     #[test]
+    fn the_matrix_is_measured_again_only_when_the_canary_disagrees_and_time_allows() {
+        // The fixture run's canary (25 ns median) against a one-class
+        // matrix; nothing here measures: each case stops before.
+        let run = crate::runner::fixture_run();
+        let (class, _) = run_canary(&run).unwrap();
+        let topo = run.topology.clone();
+        let plan = plan_study(&topo, "fixture", Some(600.0)).unwrap();
+        let est = plan.matrix.est_s;
+        let after = |first: f64, left_s: f64, stopped: bool| {
+            let mut s = StudyResults {
+                schema: crate::study::SCHEMA_VERSION,
+                plan: plan.clone(),
+                provenance: run.provenance.clone(),
+                stages: Vec::new(),
+                elapsed_s: 0.0,
+                partial: true,
+                pricing: None,
+                parts: StudyParts {
+                    matrix: Some(matrix(&run, class, first)),
+                    run: Some(run.clone()),
+                    ..StudyParts::default()
+                },
+            };
+            let stop = AtomicBool::new(stopped);
+            measure_again_if_needed(&mut s, &topo, &stop, left_s, &mut |_| {});
+            s.parts.matrix_again.map(|a| a.map(|_| ()))
+        };
+        // Within 25% (20 ns: 25 is 1.25 × 20 exactly): not needed.
+        assert_eq!(after(20.0, 100.0, false), None);
+        // 10.5 ns: needed; a budget below the matrix's estimate, or a
+        // stopped study, says why it was not measured.
+        let why = after(10.5, est / 2.0, false).unwrap().unwrap_err();
+        assert!(why.contains("of the budget left, its estimate"), "{why}");
+        let why = after(10.5, 100.0, true).unwrap().unwrap_err();
+        assert_eq!(why, "the study was interrupted");
+    }
+
+    #[test]
     fn a_study_whose_stages_disagree_prices_with_what_agrees_and_says_so() {
         // The fixture run (writers 0 and 1, one pair class), paced at
         // 1k/s with a net cost measured; its canaries 10, 40, 20 and 30
