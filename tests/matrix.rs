@@ -355,6 +355,26 @@ fn the_summary_has_each_class_transactions_beside_its_ping_pong() {
         assert_eq!(cells.len(), 2, "{row}");
         assert_eq!(cells[0], format!("{:.1} ({x:.2})", median * x), "{row}");
     }
+    // A TSC stepping by 26 ticks at 2.6 GHz (10 ns), more than a tenth of
+    // the smallest transaction shown (same-llc's add moved, its ping-pong
+    // median): the summary says so; a TSC ticking every cycle says
+    // nothing.
+    r.provenance.tsc_hz = 2.6e9;
+    let render = |r: &MatrixResults| {
+        let text = contend::report::render(
+            &contend::report::Document::Matrix(r),
+            contend::report::Format::Text,
+        )
+        .unwrap();
+        unwrapped(&text)
+    };
+    r.provenance.tsc_step_ticks = Some(26);
+    let line = format!(
+        "clock: the TSC steps by 10.0 ns (26 ticks) here, more than a tenth of the smallest figure shown ({median:.1} ns)"
+    );
+    assert!(render(&r).contains(&line), "{}", render(&r));
+    r.provenance.tsc_step_ticks = Some(1);
+    assert!(!render(&r).contains("clock: the TSC steps"));
     // The reference ping-pong: within 5% of the matrix's, nothing said;
     // 5.5% off, the summary says they disagree.
     let mut summary = |one_way: f64| {

@@ -391,13 +391,14 @@ fn big_study() -> StudyResults {
         stages,
         elapsed_s: 4.0,
         partial: false,
+        pricing: None,
         parts: StudyParts {
             matrix: Some(matrix),
             run: Some(run),
             sweep: Some(sweep),
             predict: Some(predicted),
             check: None,
-            canary_check: None,
+            matrix_again: None,
         },
     }
 }

@@ -14,7 +14,7 @@
 use super::measure::on_pair;
 use crate::clock::Timer;
 use crate::placement::{NodeMemory, Placement, PlacementError};
-use crate::stats::quantile_of;
+use crate::stats::{TIMING_TRIM, trimmed_mean};
 use crate::topology::CpuList;
 use crossbeam_utils::CachePadded;
 use serde::{Deserialize, Serialize};
@@ -71,8 +71,11 @@ impl Transaction {
 pub struct TransactionCost {
     /// Which.
     pub transaction: Transaction,
-    /// Median over both CPUs' samples of the fenced operation's ns less
-    /// the same operation's on a private line, timed right after it.
+    /// The fenced operation's ns less the same operation's on a private
+    /// line, timed right after it: the 5% trimmed mean
+    /// ([`crate::stats::trimmed_mean`]) over both CPUs' samples, not
+    /// their median, which a stepping clock quantizes (files started
+    /// before 2026-12-02T14:00Z hold the median).
     pub net_ns: f64,
     /// `net_ns` ÷ the pair's median one-way ping-pong: how this
     /// transaction compares with the figure other tools report.
@@ -245,16 +248,17 @@ pub fn measure_transactions(
     Ok(mine)
 }
 
-/// Each transaction's cost from its samples (every pass's, merged), with
-/// its ratio to the pair's ping-pong `pingpong_ns`; empty without samples
-/// (a file from before transactions were measured).
+/// Each transaction's cost from its samples (every pass's, merged): their
+/// [`TIMING_TRIM`] trimmed mean, each sample being one operation's timing,
+/// with its ratio to the pair's ping-pong `pingpong_ns`; empty without
+/// samples (a file from before transactions were measured).
 pub fn transaction_costs(samples: &[Vec<f64>], pingpong_ns: f64) -> Vec<TransactionCost> {
     Transaction::ALL
         .iter()
         .zip(samples)
         .filter(|(_, s)| !s.is_empty())
         .map(|(&transaction, s)| {
-            let net_ns = quantile_of(s, 0.5);
+            let net_ns = trimmed_mean(s, TIMING_TRIM).unwrap_or(f64::NAN);
             TransactionCost {
                 transaction,
                 net_ns,
@@ -354,6 +358,26 @@ mod tests {
         for s in [&mine, &theirs] {
             assert!(s.iter().all(|t| t.len() == 7), "{s:?}");
         }
+    }
+
+    #[test]
+    fn a_cost_is_the_trimmed_mean_of_its_quantized_samples() {
+        // Add moved timed on a clock that steps by 10 ns: 44 samples of
+        // 20 ns, 56 of 30, and one of 5 µs an interrupt lengthened. The
+        // 5% trim of 101 drops 5 at each end, the interrupt among them,
+        // and keeps the tied 20s and 30s: (880 + 1680) / 100 = 25.6 ns
+        // (the median: 30), 0.8× a 32 ns ping-pong. Read fetched: 40 ns
+        // each. A transaction without samples is left out.
+        let moved = [vec![20.0; 44], vec![30.0; 56], vec![5000.0]].concat();
+        let costs = transaction_costs(&[moved, vec![40.0; 8], Vec::new()], 32.0);
+        assert_eq!(costs.len(), 2);
+        assert_eq!(costs[0].transaction, Transaction::AddMoved);
+        assert!((costs[0].net_ns - 25.6).abs() < 1e-12, "{:?}", costs[0]);
+        assert!((costs[0].to_pingpong - 0.8).abs() < 1e-12);
+        assert_eq!(costs[0].samples, 101);
+        assert_eq!((costs[1].net_ns, costs[1].to_pingpong), (40.0, 1.25));
+        // A ping-pong of 0 gives no ratio rather than infinity.
+        assert_eq!(transaction_costs(&[vec![1.0]], 0.0)[0].to_pingpong, 0.0);
     }
 
     #[test]

@@ -72,16 +72,18 @@ pub struct Canary {
     pub ns: f64,
     /// What the canary took, ms.
     pub ms: f64,
-    /// Each coherence transaction's net ns on the same pair, with its
+    /// Each coherence transaction's net ns on the same pair, the trimmed
+    /// mean of its single timings (`matrix::transaction_costs`), with its
     /// ratio to `ns` (empty when they could not be timed).
     pub transactions: Vec<TransactionCost>,
 }
 
 /// The canary between `a` and `b` on `topo`: median one-way ns of
-/// [`CANARY_ROUND_TRIPS`] CAS round trips, then
-/// [`CANARY_TRANSACTION_SAMPLES`] of each coherence transaction per CPU
-/// timed with `timer` on a line of `a`'s node, and the ms it all took;
-/// `None` when it could not pin.
+/// [`CANARY_ROUND_TRIPS`] CAS round trips (chunks of 62, each long beside
+/// a stepping clock's step), then [`CANARY_TRANSACTION_SAMPLES`] of each
+/// coherence transaction per CPU timed with `timer` on a line of `a`'s
+/// node (their trimmed mean: single timings, which a stepping clock
+/// quantizes), and the ms it all took; `None` when it could not pin.
 pub fn canary(a: u32, b: u32, topo: &Topology, timer: Timer) -> Option<Canary> {
     let t = Instant::now();
     let ns = reference_pingpong(a, b, CANARY_ROUND_TRIPS).ok()?;

@@ -2,7 +2,7 @@
 //! t distribution (p-values and quantiles, from `statrs`); Welch's test and
 //! the interval of a difference; Holm–Bonferroni correction and the decision
 //! rule of `contend compare`; latency percentiles from histograms;
-//! quantiles of samples.
+//! quantiles of samples; the trimmed mean of single-operation timings.
 //!
 //! Pure statistics: this module imports nothing else of the crate, so it
 //! can be read, tested and trusted on its own.
@@ -13,6 +13,7 @@ mod quantile;
 mod significance;
 mod student;
 mod summary;
+mod trimmed;
 
 pub use decision::{
     Decision, Direction, NOISE_THRESHOLD, NoiseThreshold, NoiseThresholdError, Outcome, Threshold,
@@ -23,3 +24,4 @@ pub use quantile::{median, quantile, quantile_of};
 pub use significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL, Welch, welch_t_test};
 pub use student::{NORMAL_ABOVE_DF, student_t_two_sided_p, t_quantile, t_quantile_975};
 pub use summary::Summary;
+pub use trimmed::{TIMING_TRIM, trimmed_mean};

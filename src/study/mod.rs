@@ -2,7 +2,9 @@
 //! the pair matrix (a per-class sample), the default run (every strategy
 //! flat out and at the seed's rate), a sweep over the thread counts that
 //! first reach each distance class, and `predict` with this study's class
-//! latencies for what its run measured, checked against that run. The plan and its
+//! latencies for what its run measured, checked against that run (the
+//! matrix is measured again right after the run when the run's canary
+//! disagrees with it: `pricing.rs`). The plan and its
 //! time budget are in `plan.rs`; the combined verdict is
 //! `verdict/study.rs`'s; every file is written by the command through
 //! `report/` after each stage, so an interrupted study keeps what it
@@ -11,6 +13,7 @@
 mod matrix_stage;
 pub mod plan;
 mod predict_stage;
+pub mod pricing;
 mod result;
 mod run_stage;
 mod sweep_stage;
@@ -19,7 +22,9 @@ pub use plan::{
     ClassSample, MatrixStage, RunStage, StudyPlan, StudyPlanError, SweepStage, ThreadStep,
     default_max_time_s, plan_study, run_strategies, sweep_strategies,
 };
-pub use result::{CanaryCheck, SCHEMA_VERSION, StageRecord, StageStatus, StudyParts, StudyResults};
+pub use result::{
+    PricedWith, Pricing, SCHEMA_VERSION, StageRecord, StageStatus, StudyParts, StudyResults,
+};
 
 use crate::placement::Placement;
 use crate::provenance::Provenance;
@@ -129,6 +134,7 @@ impl Study {
                 stages: Vec::new(),
                 elapsed_s: 0.0,
                 partial: true,
+                pricing: None,
                 parts: StudyParts::default(),
             },
             started: Instant::now(),
@@ -169,7 +175,17 @@ impl Study {
                         Err(why) => StageStatus::Skipped(why.to_string()),
                         Ok(()) if name == "run" => {
                             let budget_s = remaining * run_share(&study.plan);
-                            study_run(study, topo, placement, stop, budget_s, &mut progress)
+                            let status =
+                                study_run(study, topo, placement, stop, budget_s, &mut progress);
+                            let left = study.plan.max_time_s - self.started.elapsed().as_secs_f64();
+                            pricing::measure_again_if_needed(
+                                study,
+                                topo,
+                                stop,
+                                left,
+                                &mut progress,
+                            );
+                            status
                         }
                         Ok(()) => {
                             study_sweep(study, topo, placement, stop, remaining, &mut progress)

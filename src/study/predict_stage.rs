@@ -1,20 +1,22 @@
-//! The study's predict stage: the model fed with this study's own matrix
-//! and its run's own CPUs, strategies, rates and arrivals, then checked
-//! against that run (`predict --check`), so the study says how far its
-//! model is from what it measured. Without a run, every allowed CPU a
-//! writer at the plan's rate with poisson arrivals, unchecked.
+//! The study's predict stage: the model fed with this study's own class
+//! latencies (its matrix, the matrix measured again after the run, or the
+//! run's canaries: `pricing.rs` chooses) and its run's own CPUs,
+//! strategies, rates and arrivals, then checked against that run
+//! (`predict --check`), so the study says how far its model is from what
+//! it measured. Without a run, every allowed CPU a writer at the plan's
+//! rate with poisson arrivals, unchecked.
 
-use super::{CanaryCheck, StageStatus, StudyResults, run_strategies};
+use super::{PricedWith, StageStatus, StudyResults, pricing, run_strategies};
 use crate::predict::{self, Latencies, Layout, PredictRequest};
 use crate::runner::RunResults;
 use crate::topology::Topology;
 use crate::workload::{Arrivals, Regime};
 
 pub(super) fn study_predict(study: &mut StudyResults, topo: &Topology) -> StageStatus {
-    let Some(matrix) = &study.parts.matrix else {
+    let Some(pricing) = pricing::price(study) else {
         return StageStatus::Skipped("no matrix: no class latencies".into());
     };
-    let latencies = Latencies::from_matrix(matrix, "this study's matrix");
+    let latencies = pricing.latencies.clone();
     let request = match &study.parts.run {
         Some(run) => request_of(run, latencies.clone()),
         None => PredictRequest {
@@ -35,48 +37,15 @@ pub(super) fn study_predict(study: &mut StudyResults, topo: &Topology) -> StageS
         Ok(p) => study.parts.predict = Some(p),
         Err(e) => return StageStatus::Failed(e.to_string()),
     }
+    // Priced at the canaries, the check prices each repeat at its own
+    // (predict --check without --latencies).
+    let check_latencies = (pricing.used != PricedWith::Canary).then_some(&latencies);
     study.parts.check = study.parts.run.as_ref().map(|run| {
-        predict::check("run.json", &[(String::new(), run)], Some(&latencies))
+        predict::check("run.json", &[(String::new(), run)], check_latencies)
             .map_err(|e| e.to_string())
     });
-    study.parts.canary_check = study
-        .parts
-        .run
-        .as_ref()
-        .and_then(|run| canary_check(run, &latencies));
+    study.pricing = Some(pricing);
     StageStatus::Done
-}
-
-/// A matrix class figure and the run's canary this far apart (as a
-/// fraction of the matrix's) say the host's core-to-core latency moved
-/// between the two stages.
-pub const CANARY_MOVED: f64 = 0.25;
-
-/// When the matrix has one class and the run's median canary is more
-/// than [`CANARY_MOVED`] away from it, the check again with each repeat's
-/// canary pricing that repeat (as `predict --check` does without
-/// `--latencies`); `None` otherwise, or when that check cannot be made.
-fn canary_check(run: &RunResults, matrix: &Latencies) -> Option<CanaryCheck> {
-    let [(_, class)] = matrix.classes.iter().collect::<Vec<_>>()[..] else {
-        return None;
-    };
-    let canaries: Vec<f64> = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.repeats)
-        .filter_map(|r| r.interference.canary_ns)
-        .collect();
-    if canaries.is_empty() {
-        return None;
-    }
-    let median = crate::stats::quantile_of(&canaries, 0.5);
-    ((median / class.ns - 1.0).abs() > CANARY_MOVED).then_some(())?;
-    let check = predict::check("run.json", &[(String::new(), run)], None).ok()?;
-    Some(CanaryCheck {
-        canary_ns: median,
-        matrix_ns: class.ns,
-        check,
-    })
 }
 
 /// The prediction of what `run` measured: its CPUs and read side, its
@@ -151,34 +120,5 @@ mod tests {
             (&[1e5][..], Arrivals::Poisson)
         );
         assert_eq!(r.seed, 7);
-    }
-
-    #[test]
-    fn a_canary_far_from_the_matrix_checks_again_at_the_canary() {
-        // The fixture's canaries: 10, 40, 20, 30 ns, median 25. Paced at
-        // 1k/s with a net cost measured.
-        let mut run = crate::runner::fixture_run();
-        for s in &mut run.strategies {
-            s.regime = Regime::paced(1e3);
-            s.summary.as_mut().unwrap().net_ns = crate::stats::Summary::of(&[18.0, 22.0]);
-        }
-        let matrix = |ns: &str| {
-            let arg: crate::predict::LatencyArg = format!("same-llc={ns}").parse().unwrap();
-            Latencies::from_args(&[arg])
-        };
-        // 57.5 ns: the canary is 57% below it: checked again, at 25 ns
-        // for global/always (its prediction the mean canary).
-        let cc = canary_check(&run, &matrix("57.5ns")).unwrap();
-        assert_eq!((cc.canary_ns, cc.matrix_ns), (25.0, 57.5));
-        let global = &cc.check.points[0];
-        assert!(
-            (global.predicted_ns.unwrap() - 25.0).abs() < 0.01,
-            "{global:?}"
-        );
-        // 30 ns: within 25% of the canary, nothing more to say.
-        assert!(canary_check(&run, &matrix("30ns")).is_none());
-        // 20 ns: 25% above it exactly is still within.
-        assert!(canary_check(&run, &matrix("20ns")).is_none());
-        assert!(canary_check(&run, &matrix("19ns")).is_some());
     }
 }

@@ -4,7 +4,7 @@
 
 use super::StudyPlan;
 use crate::matrix::MatrixResults;
-use crate::predict::{CheckResults, PredictResults};
+use crate::predict::{CheckResults, Latencies, PredictResults};
 use crate::provenance::Provenance;
 use crate::runner::RunResults;
 use crate::sweep::SweepResults;
@@ -56,21 +56,58 @@ pub struct StudyParts {
     /// The prediction checked against the run (`predict --check`), or why
     /// it could not be; `None` without a run.
     pub check: Option<Result<CheckResults, String>>,
-    /// The check again at each repeat's canary, when the run's canary
-    /// moved away from the matrix's figure.
-    pub canary_check: Option<CanaryCheck>,
+    /// The matrix measured again right after the run, because the run's
+    /// canary disagreed with the matrix stage's (`None` when it agreed,
+    /// or without a run), or why it could not be.
+    pub matrix_again: Option<Result<MatrixResults, String>>,
 }
 
-/// The check priced at the run's own canaries, for a study whose host's
-/// core-to-core latency moved between the matrix and the run.
-#[derive(Debug, Clone)]
-pub struct CanaryCheck {
-    /// The run's median canary, ns one-way.
-    pub canary_ns: f64,
-    /// The matrix's figure for the run's class, ns one-way.
-    pub matrix_ns: f64,
-    /// The check with each repeat priced at its canary.
-    pub check: CheckResults,
+/// Which figures priced the prediction and its check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PricedWith {
+    /// The matrix stage's class latencies.
+    Matrix,
+    /// The matrix measured again right after the run.
+    MatrixAgain,
+    /// Each repeat's own canary (the run's one pair class).
+    Canary,
+}
+
+impl PricedWith {
+    /// The figures' name in a sentence.
+    pub fn name(self) -> &'static str {
+        match self {
+            PricedWith::Matrix => "this study's matrix",
+            PricedWith::MatrixAgain => "the matrix measured again after the run",
+            PricedWith::Canary => "each repeat's own canary",
+        }
+    }
+}
+
+/// What priced the prediction and its check, and why: the run's canary
+/// set against the matrix's figure for its pair's class
+/// (`study/pricing.rs` decides).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pricing {
+    /// The figures used.
+    pub used: PricedWith,
+    /// Why, one sentence with the figures it compared.
+    pub why: String,
+    /// The class of the run's canary pair (`same-llc`), with a run.
+    pub canary_class: Option<String>,
+    /// The run's canary: the median over its repeats of each repeat's
+    /// one-way CAS ping-pong, ns.
+    pub canary_ns: Option<f64>,
+    /// That class's cheapest and dearest pair (each pair's median
+    /// one-way ns) in the matrix stage.
+    pub matrix_range_ns: Option<[f64; 2]>,
+    /// The same in the matrix measured again after the run, when it was.
+    pub again_range_ns: Option<[f64; 2]>,
+    /// The class latencies the prediction used (with `canary`, the run's
+    /// median canary for every class; its check priced each repeat at
+    /// that repeat's canary).
+    pub latencies: Latencies,
 }
 
 /// A whole `contend study`: study.json (the plan, each stage's record) and
@@ -89,6 +126,11 @@ pub struct StudyResults {
     pub elapsed_s: f64,
     /// True unless every stage is done.
     pub partial: bool,
+    /// What priced the prediction and its check, and why (`None` before
+    /// the predict stage, or when it did not run; absent in files
+    /// written before it was recorded).
+    #[serde(default)]
+    pub pricing: Option<Pricing>,
     /// The parts (not in study.json: each has its own file).
     #[serde(skip)]
     pub parts: StudyParts,

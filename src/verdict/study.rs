@@ -3,8 +3,9 @@
 //! at the seed's rate here and which split or policy to pick (the run),
 //! where throughput stops scaling (the sweep), what the model predicts
 //! and how far that is from what the run measured (predict and its
-//! check), what this host cannot answer — and a line for each stage that
-//! did not finish.
+//! check, after what priced them: the study's matrix, the matrix
+//! measured again, or the run's canaries), what this host cannot answer
+//! — and a line for each stage that did not finish.
 
 use super::{Topic, Verdict, check_lines, matrix_lines, predict_lines, run_lines, sweep_lines};
 use crate::matrix::MatrixResults;
@@ -66,6 +67,12 @@ pub fn study_lines(study: &StudyResults) -> Vec<Verdict> {
     if let Some(p) = &parts.predict {
         lines.extend(predict_lines(p).into_iter().take(1));
     }
+    if let Some(p) = &study.pricing {
+        lines.push(Verdict::new(
+            Topic::Prediction,
+            format!("model priced with {}: {}", p.used.name(), p.why),
+        ));
+    }
     match &parts.check {
         Some(Ok(c)) => lines.extend(check_lines(c)),
         Some(Err(why)) => lines.push(Verdict::new(
@@ -73,21 +80,6 @@ pub fn study_lines(study: &StudyResults) -> Vec<Verdict> {
             format!("model against measured: not checked ({why})"),
         )),
         None => {}
-    }
-    if let Some(cc) = &parts.canary_check {
-        let summary: Vec<String> = check_lines(&cc.check)
-            .into_iter()
-            .map(|l| l.text.replacen("model against measured, ", "", 1))
-            .collect();
-        lines.push(Verdict::new(
-            Topic::Prediction,
-            format!(
-                "the run's canary (CAS ping-pong before each repeat) read {} ns one-way, median, against the matrix's {} ns: the host's core-to-core latency moved between the two stages (a hypervisor moving vCPUs); priced at each repeat's own canary instead: {}",
-                si(cc.canary_ns),
-                si(cc.matrix_ns),
-                summary.join("; ")
-            ),
-        ));
     }
     lines.extend(run.iter().filter(|l| l.topic == Topic::Host).cloned());
     for s in &study.stages {

@@ -145,8 +145,10 @@ fn classes(s: &mut String, r: &MatrixResults) {
 }
 
 /// Per class (a column each), each coherence transaction's net ns (the
-/// median over the class's pairs) and its ratio to the class's
-/// ping-pong; nothing for a file from before they were measured.
+/// median over the class's pairs of each pair's trimmed mean) and its
+/// ratio to the class's ping-pong, then the clock's step when it is
+/// coarser than a tenth of the smallest of them; nothing for a file from
+/// before they were measured.
 fn transactions(s: &mut String, r: &MatrixResults) {
     let mut classes: Vec<PairClass> = r
         .pairs
@@ -177,6 +179,7 @@ fn transactions(s: &mut String, r: &MatrixResults) {
             }))
             .collect(),
     ];
+    let mut smallest = f64::INFINITY;
     for t in Transaction::ALL {
         let of = |p: &PairResult| p.transactions.iter().find(|c| c.transaction == t).cloned();
         let mut row = vec![t.name().to_string()];
@@ -184,6 +187,9 @@ fn transactions(s: &mut String, r: &MatrixResults) {
             let pairs = of_class(k);
             let ns = median(&pairs, &|p| of(p).map(|c| c.net_ns));
             let ratio = median(&pairs, &|p| of(p).map(|c| c.to_pingpong));
+            smallest = ns
+                .filter(|&ns| ns > 0.0)
+                .map_or(smallest, |ns| smallest.min(ns));
             row.push(match (ns, ratio) {
                 (Some(ns), Some(x)) => format!("{ns:.1} ({x:.2})"),
                 _ => "-".into(),
@@ -193,9 +199,12 @@ fn transactions(s: &mut String, r: &MatrixResults) {
     }
     s.push('\n');
     s.push_str(&wrapped(
-        "coherence transactions: one CPU times the operation fenced right after the other left the line so, less the same on a private line; net ns (x its ping-pong), median of the class's pairs",
+        "coherence transactions: one CPU times the operation fenced right after the other left the line so, less the same on a private line; net ns (x its ping-pong), each pair's figure the trimmed mean of its timings, median of the class's pairs",
     ));
     s.push_str(&align(&rows));
+    if let Some(line) = r.provenance.tsc_step_line(smallest) {
+        s.push_str(&wrapped(&line));
+    }
 }
 
 /// Whether the two phases (i initiating, then j) and the passes agree,

@@ -84,7 +84,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
     );
     let _ = writeln!(
         out,
-        "4. predict: what the run measured (its CPUs, strategies, rates and arrivals; {} writers at {}/s per CPU if the run did not finish), with this study's class latencies, then the model checked against the run (predict --check); instant",
+        "4. predict: what the run measured (its CPUs, strategies, rates and arrivals; {} writers at {}/s per CPU if the run did not finish), with this study's class latencies (the matrix measured again right after the run if the run's canary disagrees with it), then the model checked against the run (predict --check); instant",
         p.cpus,
         si(p.predict_rate)
     );

@@ -1,0 +1,552 @@
+//! Which class latencies price the study's prediction and its check: the
+//! matrix stage's, the matrix measured again right after the run, or the
+//! run's own canaries, chosen by whether the run's canary agrees with
+//! them.
+//!
+//! On a VM the host moves vCPUs between cores in phases lasting seconds:
+//! a CAS ping-pong between the same two vCPUs reads 10, 27 or 110 ns. A
+//! matrix stage of a tenth of a second sees one phase, and the run, tens
+//! of seconds long, may mostly see another (2026-12-02 07:59Z: a 10.5 ns
+//! matrix against the run's 27.5 ns canary; the check priced with the
+//! matrix erred by 83.6%, median, where each repeat priced at its own
+//! canary erred by 31.7%). So the run's canary, measured before every
+//! repeat on the run's first two CPUs, is set against the matrix's pairs
+//! of the same class; when it [`disagrees`], the matrix is measured again
+//! right after the run, and the figures that agree with the run price
+//! the model ([`choose`]).
+
+use super::{PricedWith, Pricing, StageProgress, StudyResults, matrix_stage};
+use crate::matrix::{MatrixResults, PairClass, TransactionCost, classify};
+use crate::predict::Latencies;
+use crate::runner::RunResults;
+use crate::runner::interference::canary_cpus;
+use crate::stats::median;
+use crate::topology::Topology;
+use crate::units::si;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// How far outside a matrix's class range the run's canary may lie and
+/// still agree with it, as a fraction of the range's ends: the canary
+/// disagrees below (1 − this) × the class's cheapest pair or above
+/// (1 + this) × its dearest. The host's phases differ 2.5–10×; a
+/// matrix pair's passes are flagged unstable at 15%.
+pub const CANARY_MOVED: f64 = 0.25;
+
+/// True when `canary_ns` lies outside `range` (a class's cheapest and
+/// dearest pair, ns) by more than [`CANARY_MOVED`] of its nearer end.
+pub fn disagrees(canary_ns: f64, range: [f64; 2]) -> bool {
+    canary_ns < (1.0 - CANARY_MOVED) * range[0] || canary_ns > (1.0 + CANARY_MOVED) * range[1]
+}
+
+/// The cheapest and dearest pair of `class` in `m`, each pair's median
+/// one-way ns; `None` when the matrix has no pair of it.
+pub fn class_range(m: &MatrixResults, class: PairClass) -> Option<[f64; 2]> {
+    let c = m.classes.iter().find(|c| c.class == class)?;
+    Some([c.min_ns, c.max_ns])
+}
+
+/// The run's canary: the class of its pair (the run's first two CPUs)
+/// and the median over the repeats of each one's canary, ns; `None`
+/// without a canary.
+pub fn run_canary(run: &RunResults) -> Option<(PairClass, f64)> {
+    let (a, b) = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus)?;
+    let class = classify(&run.topology, a, b).ok()?;
+    let canaries: Vec<f64> = repeats(run)
+        .filter_map(|r| r.interference.canary_ns)
+        .collect();
+    Some((class, median(&canaries)?))
+}
+
+/// Every repeat of every strategy of `run`.
+fn repeats(run: &RunResults) -> impl Iterator<Item = &crate::runner::RepeatResult> {
+    run.strategies.iter().flat_map(|s| &s.repeats)
+}
+
+/// The matrix measured again after the run: the class's range in it, or
+/// why there is none.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Again {
+    /// The run's canary agreed with the first: not measured again.
+    NotNeeded,
+    /// Measured again: the class's cheapest and dearest pair, ns.
+    Measured([f64; 2]),
+    /// Needed, but not measured (why: no budget left, a failure).
+    Missing(String),
+}
+
+/// Which figures price the model, from the run's median canary
+/// (`None` without one), the class's range in the matrix stage (`None`
+/// when it has no pair of the canary's class), the matrix measured
+/// again, and whether the run's CPUs make one pair class (so that the
+/// canary can stand for every pair). The rule: the matrix stage's
+/// figures unless the canary [`disagrees`] with them; then the matrix
+/// measured again when the canary agrees with that; then, with one pair
+/// class, each repeat's own canary; else the latest matrix, nearest the
+/// run in time.
+pub fn choose(
+    canary_ns: Option<f64>,
+    first: Option<[f64; 2]>,
+    again: &Again,
+    one_class: bool,
+) -> PricedWith {
+    let (Some(canary), Some(first)) = (canary_ns, first) else {
+        return PricedWith::Matrix;
+    };
+    if !disagrees(canary, first) {
+        return PricedWith::Matrix;
+    }
+    match again {
+        Again::Measured(r) if !disagrees(canary, *r) => PricedWith::MatrixAgain,
+        _ if one_class => PricedWith::Canary,
+        Again::Measured(_) => PricedWith::MatrixAgain,
+        Again::NotNeeded | Again::Missing(_) => PricedWith::Matrix,
+    }
+}
+
+/// `10.5 ns` or `10.5-10.8 ns`: a class's range.
+fn range_text(r: [f64; 2]) -> String {
+    if si(r[0]) == si(r[1]) {
+        format!("{} ns", si(r[0]))
+    } else {
+        format!("{}-{} ns", si(r[0]), si(r[1]))
+    }
+}
+
+/// The sentence saying why `used` priced the model, from what
+/// [`choose`] was given (`class`: the canary pair's).
+pub fn reason(
+    used: PricedWith,
+    class: Option<PairClass>,
+    canary_ns: Option<f64>,
+    first: Option<[f64; 2]>,
+    again: &Again,
+) -> String {
+    let (Some(class), Some(c)) = (class, canary_ns) else {
+        return "the run recorded no canary to set against it".into();
+    };
+    let canary = format!(
+        "the run's canary ({} ns one-way, the median of its repeats', on a {class} pair)",
+        si(c)
+    );
+    let Some(first) = first else {
+        return format!("{canary} has no {class} pair of the matrix to be set against");
+    };
+    let pct = 100.0 * CANARY_MOVED;
+    if !disagrees(c, first) {
+        return format!(
+            "{canary} lies within {pct:.0}% of the matrix's {class} pairs ({})",
+            range_text(first)
+        );
+    }
+    let moved = format!(
+        "{canary} lay more than {pct:.0}% outside the matrix stage's {class} pairs ({}): the host's core-to-core latency moved between the two stages",
+        range_text(first)
+    );
+    let again_agrees = matches!(again, Again::Measured(r) if !disagrees(c, *r));
+    let measured = match again {
+        Again::Measured(r) => format!(
+            "measured again right after the run they read {}, {}",
+            range_text(*r),
+            if again_agrees {
+                "which agrees"
+            } else {
+                "still outside"
+            }
+        ),
+        Again::Missing(why) => format!("the matrix was not measured again ({why})"),
+        Again::NotNeeded => "the matrix was not measured again".into(),
+    };
+    let then = match used {
+        PricedWith::Canary => {
+            ", so each repeat is priced at its own canary (the run's CPUs make one pair class)"
+        }
+        PricedWith::MatrixAgain if again_agrees => "",
+        _ => ", and a canary prices only its own class here: the figures may be off by as much",
+    };
+    format!("{moved}; {measured}{then}")
+}
+
+/// After the run: when its canary disagrees with the matrix stage's
+/// figure for its class, measures the matrix again at once (if
+/// `remaining_s` still pays for the stage's estimate), and keeps it, or
+/// why it could not, in the study's parts.
+pub(super) fn measure_again_if_needed(
+    study: &mut StudyResults,
+    topo: &Topology,
+    stop: &AtomicBool,
+    remaining_s: f64,
+    progress: &mut impl FnMut(StageProgress),
+) {
+    let (Some(run), Some(first)) = (&study.parts.run, &study.parts.matrix) else {
+        return;
+    };
+    let Some((class, canary)) = run_canary(run) else {
+        return;
+    };
+    if !class_range(first, class).is_some_and(|r| disagrees(canary, r)) {
+        return;
+    }
+    study.parts.matrix_again = Some(if stop.load(Ordering::Relaxed) {
+        Err("the study was interrupted".into())
+    } else if study.plan.matrix.est_s > remaining_s {
+        Err(format!(
+            "{:.1} s of the budget left, its estimate {:.1} s",
+            remaining_s.max(0.0),
+            study.plan.matrix.est_s
+        ))
+    } else {
+        matrix_stage::measure(study, topo, "matrix again", progress)
+    });
+}
+
+/// The figures that price the model, and the record of why, from the
+/// study's matrix, its run and the matrix measured again; `None`
+/// without a matrix.
+pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
+    let first = study.parts.matrix.as_ref()?;
+    let canary = study.parts.run.as_ref().and_then(run_canary);
+    let class = canary.map(|c| c.0);
+    let canary_ns = canary.map(|c| c.1);
+    let first_range = class.and_then(|c| class_range(first, c));
+    let again_matrix = match &study.parts.matrix_again {
+        Some(Ok(m)) => Some(m),
+        _ => None,
+    };
+    let again = match (&study.parts.matrix_again, class) {
+        (None, _) => Again::NotNeeded,
+        (Some(Err(why)), _) => Again::Missing(why.clone()),
+        (Some(Ok(m)), Some(c)) => class_range(m, c).map_or_else(
+            || Again::Missing(format!("it has no {c} pair")),
+            Again::Measured,
+        ),
+        (Some(Ok(_)), None) => Again::Missing("no canary class".into()),
+    };
+    let one_class = first.classes.len() == 1;
+    let used = choose(canary_ns, first_range, &again, one_class);
+    let latencies = match (used, again_matrix, study.parts.run.as_ref(), canary_ns) {
+        (PricedWith::MatrixAgain, Some(m), _, _) => {
+            Latencies::from_matrix(m, "the matrix measured again after the run")
+        }
+        (PricedWith::Canary, _, Some(run), Some(ns)) => canary_latencies(run, ns),
+        _ => Latencies::from_matrix(first, "this study's matrix"),
+    };
+    Some(Pricing {
+        used,
+        why: reason(used, class, canary_ns, first_range, &again),
+        canary_class: class.map(|c| c.to_string()),
+        canary_ns,
+        matrix_range_ns: first_range,
+        again_range_ns: match again {
+            Again::Measured(r) => Some(r),
+            _ => None,
+        },
+        latencies,
+    })
+}
+
+/// The run's median canary `ns` for every class, each transaction priced
+/// at the median over the repeats of its ratio to that repeat's canary.
+fn canary_latencies(run: &RunResults, ns: f64) -> Latencies {
+    let costs: Vec<TransactionCost> = crate::matrix::Transaction::ALL
+        .iter()
+        .filter_map(|&t| {
+            let ratios: Vec<f64> = repeats(run)
+                .flat_map(|r| &r.interference.canary_transactions)
+                .filter(|c| c.transaction == t)
+                .map(|c| c.to_pingpong)
+                .collect();
+            let to_pingpong = median(&ratios)?;
+            Some(TransactionCost {
+                transaction: t,
+                net_ns: to_pingpong * ns,
+                to_pingpong,
+                samples: ratios.len(),
+            })
+        })
+        .collect();
+    Latencies::uniform(ns, "the run's median canary").priced_by(&costs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::{ClassStats, Home, MatrixConfig, Mode, Reference, advise};
+    use crate::study::{StudyParts, plan_study};
+
+    #[test]
+    fn a_canary_disagrees_beyond_a_quarter_outside_the_class_range() {
+        // Pairs from 20 to 30 ns: agreeing from 0.75 × 20 = 15 to
+        // 1.25 × 30 = 37.5 ns, both ends included.
+        for (canary, off) in [
+            (15.0, false),
+            (14.9, true),
+            (25.0, false),
+            (37.5, false),
+            (37.6, true),
+        ] {
+            assert_eq!(disagrees(canary, [20.0, 30.0]), off, "{canary}");
+        }
+        // 2026-12-02 07:59Z: a 10.5 ns matrix against a 27.5 ns canary.
+        assert!(disagrees(27.5, [10.5, 10.5]));
+    }
+
+    #[test]
+    fn the_figures_that_agree_with_the_run_price_the_model() {
+        use PricedWith::*;
+        let (slow, fast, again_slow) = ([10.5, 10.5], [26.0, 28.0], [26.9, 27.3]);
+        let missing = Again::Missing("no budget".into());
+        for (canary, first, again, one_class, want) in [
+            // Nothing to set the matrix against: the matrix.
+            (None, Some(slow), Again::NotNeeded, true, Matrix),
+            (Some(27.5), None, Again::NotNeeded, true, Matrix),
+            // The canary within the matrix's range: the matrix.
+            (Some(27.5), Some(fast), Again::NotNeeded, true, Matrix),
+            // Outside it, and the matrix again agrees: that, on any host.
+            (
+                Some(27.5),
+                Some(slow),
+                Again::Measured(again_slow),
+                true,
+                MatrixAgain,
+            ),
+            (
+                Some(27.5),
+                Some(slow),
+                Again::Measured(again_slow),
+                false,
+                MatrixAgain,
+            ),
+            // The matrix again still outside, or not measured: with one
+            // pair class the canaries; with several, the latest matrix.
+            (
+                Some(27.5),
+                Some(slow),
+                Again::Measured([10.4, 10.6]),
+                true,
+                Canary,
+            ),
+            (
+                Some(27.5),
+                Some(slow),
+                Again::Measured([10.4, 10.6]),
+                false,
+                MatrixAgain,
+            ),
+            (Some(27.5), Some(slow), missing.clone(), true, Canary),
+            (Some(27.5), Some(slow), missing.clone(), false, Matrix),
+        ] {
+            let got = choose(canary, first, &again, one_class);
+            assert_eq!(got, want, "{canary:?} {first:?} {again:?} {one_class}");
+        }
+    }
+
+    #[test]
+    fn the_reason_names_the_figures_it_compared() {
+        let class = Some(PairClass::SameLlc);
+        let r = reason(
+            PricedWith::Matrix,
+            class,
+            Some(27.5),
+            Some([26.0, 28.0]),
+            &Again::NotNeeded,
+        );
+        assert_eq!(
+            r,
+            "the run's canary (27.5 ns one-way, the median of its repeats', on a same-llc pair) lies within 25% of the matrix's same-llc pairs (26.0-28.0 ns)"
+        );
+        let r = reason(
+            PricedWith::MatrixAgain,
+            class,
+            Some(27.5),
+            Some([10.5, 10.5]),
+            &Again::Measured([26.9, 27.3]),
+        );
+        assert!(
+            r.contains("lay more than 25% outside the matrix stage's same-llc pairs (10.5 ns)")
+                && r.ends_with(
+                    "measured again right after the run they read 26.9-27.3 ns, which agrees"
+                ),
+            "{r}"
+        );
+        let r = reason(
+            PricedWith::Canary,
+            class,
+            Some(27.5),
+            Some([10.5, 10.5]),
+            &Again::Missing("2.0 s of the budget left, its estimate 3.0 s".into()),
+        );
+        assert!(
+            r.ends_with("the matrix was not measured again (2.0 s of the budget left, its estimate 3.0 s), so each repeat is priced at its own canary (the run's CPUs make one pair class)"),
+            "{r}"
+        );
+        let r = reason(PricedWith::Matrix, None, None, None, &Again::NotNeeded);
+        assert_eq!(r, "the run recorded no canary to set against it");
+    }
+
+    /// A matrix of the run's host whose one class, `class`, costs `ns`.
+    fn matrix(run: &RunResults, class: PairClass, ns: f64) -> MatrixResults {
+        let classes = vec![ClassStats {
+            class,
+            pairs: 1,
+            candidates: 1,
+            median_ns: ns,
+            p90_ns: ns,
+            min_ns: ns,
+            max_ns: ns,
+        }];
+        MatrixResults {
+            schema: crate::matrix::SCHEMA_VERSION,
+            config: MatrixConfig {
+                cpus: vec![0, 1],
+                mode: Mode::Cas,
+                home: Home::First,
+                samples: 3,
+                round_trips_per_sample: 1,
+                warmup_samples: 0,
+                per_class: None,
+                timer: crate::clock::TimerKind::Tsc,
+                asymmetry_limit_pct: 15.0,
+                reference_round_trips: 1,
+                clipped: Vec::new(),
+            },
+            provenance: run.provenance.clone(),
+            topology: run.topology.clone(),
+            pairs: Vec::new(),
+            advice: advise(&classes),
+            empty_classes: Vec::new(),
+            classes,
+            reference: Reference::new([0, 1], 1, ns, ns),
+            notes: Vec::new(),
+            elapsed_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_matrix_is_measured_again_only_when_the_canary_disagrees_and_time_allows() {
+        // The fixture run's canary (25 ns median) against a one-class
+        // matrix; nothing here measures: each case stops before.
+        let run = crate::runner::fixture_run();
+        let (class, _) = run_canary(&run).unwrap();
+        let topo = run.topology.clone();
+        let plan = plan_study(&topo, "fixture", Some(600.0)).unwrap();
+        let est = plan.matrix.est_s;
+        let after = |first: f64, left_s: f64, stopped: bool| {
+            let mut s = StudyResults {
+                schema: crate::study::SCHEMA_VERSION,
+                plan: plan.clone(),
+                provenance: run.provenance.clone(),
+                stages: Vec::new(),
+                elapsed_s: 0.0,
+                partial: true,
+                pricing: None,
+                parts: StudyParts {
+                    matrix: Some(matrix(&run, class, first)),
+                    run: Some(run.clone()),
+                    ..StudyParts::default()
+                },
+            };
+            let stop = AtomicBool::new(stopped);
+            measure_again_if_needed(&mut s, &topo, &stop, left_s, &mut |_| {});
+            s.parts.matrix_again.map(|a| a.map(|_| ()))
+        };
+        // Within 25% (20 ns: 25 is 1.25 × 20 exactly): not needed.
+        assert_eq!(after(20.0, 100.0, false), None);
+        // 10.5 ns: needed; a budget below the matrix's estimate, or a
+        // stopped study, says why it was not measured.
+        let why = after(10.5, est / 2.0, false).unwrap().unwrap_err();
+        assert!(why.contains("of the budget left, its estimate"), "{why}");
+        let why = after(10.5, 100.0, true).unwrap().unwrap_err();
+        assert_eq!(why, "the study was interrupted");
+    }
+
+    #[test]
+    fn a_study_whose_stages_disagree_prices_with_what_agrees_and_says_so() {
+        // The fixture run (writers 0 and 1, one pair class), paced at
+        // 1k/s with a net cost measured; its canaries 10, 40, 20 and 30
+        // ns: median 25.
+        let mut run = crate::runner::fixture_run();
+        for s in &mut run.strategies {
+            s.regime = crate::workload::Regime::paced(1e3);
+            s.summary.as_mut().unwrap().net_ns = crate::stats::Summary::of(&[18.0, 22.0]);
+        }
+        let (class, canary) = run_canary(&run).unwrap();
+        assert_eq!(canary, 25.0);
+        let topo = run.topology.clone();
+        let plan = plan_study(&topo, "fixture", Some(600.0)).unwrap();
+        let study = |first: f64, again: Option<Result<f64, &str>>| {
+            let mut s = StudyResults {
+                schema: crate::study::SCHEMA_VERSION,
+                plan: plan.clone(),
+                provenance: run.provenance.clone(),
+                stages: Vec::new(),
+                elapsed_s: 0.0,
+                partial: true,
+                pricing: None,
+                parts: StudyParts {
+                    matrix: Some(matrix(&run, class, first)),
+                    run: Some(run.clone()),
+                    matrix_again: again
+                        .map(|a| a.map(|ns| matrix(&run, class, ns)).map_err(str::to_string)),
+                    ..StudyParts::default()
+                },
+            };
+            assert_eq!(
+                super::super::predict_stage::study_predict(&mut s, &topo),
+                crate::study::StageStatus::Done
+            );
+            s
+        };
+        // The matrix at 24 ns: the canary agrees; the matrix prices it.
+        let s = study(24.0, None);
+        let p = s.pricing.as_ref().unwrap();
+        assert_eq!((p.used, p.canary_ns), (PricedWith::Matrix, Some(25.0)));
+        assert_eq!(p.latencies.source, "this study's matrix");
+        // A 10.5 ns matrix, measured again at 26 ns: the second prices
+        // the prediction and the check, and the record keeps both.
+        let s = study(10.5, Some(Ok(26.0)));
+        let p = s.pricing.as_ref().unwrap();
+        assert_eq!(p.used, PricedWith::MatrixAgain);
+        assert_eq!(
+            (p.matrix_range_ns, p.again_range_ns),
+            (Some([10.5, 10.5]), Some([26.0, 26.0]))
+        );
+        assert_eq!(p.latencies.of(class).unwrap().ns, 26.0);
+        let check = s.parts.check.as_ref().unwrap().as_ref().unwrap();
+        assert!(
+            check
+                .latency_source
+                .starts_with("the matrix measured again"),
+            "{}",
+            check.latency_source
+        );
+        // Measured again still at 10.4 ns, or not at all: one pair class,
+        // so each repeat is priced at its own canary (the check's
+        // predicted cost for global/always is its mean canary, 25 ns).
+        for again in [Some(Ok(10.4)), Some(Err("no budget"))] {
+            let s = study(10.5, again);
+            let p = s.pricing.as_ref().unwrap();
+            assert_eq!(p.used, PricedWith::Canary, "{}", p.why);
+            assert_eq!(p.latencies.of(class).unwrap().ns, 25.0);
+            let check = s.parts.check.as_ref().unwrap().as_ref().unwrap();
+            assert!(
+                check.latency_source.starts_with("each repeat's canary"),
+                "{}",
+                check.latency_source
+            );
+            let global = &check.points[0];
+            assert!(
+                (global.predicted_ns.unwrap() - 25.0).abs() < 0.01,
+                "{global:?}"
+            );
+        }
+        // The verdict says what priced the model, in one line.
+        let s = study(10.5, Some(Ok(26.0)));
+        let lines: Vec<String> = crate::verdict::study_lines(&s)
+            .into_iter()
+            .map(|l| l.text)
+            .filter(|t| t.starts_with("model priced with"))
+            .collect();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(lines[0].starts_with("model priced with the matrix measured again after the run: the run's canary (25.0 ns"), "{}", lines[0]);
+    }
+}
