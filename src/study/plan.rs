@@ -192,23 +192,31 @@ pub enum StudyPlanError {
     Offline(#[from] matrix::OfflineCpu),
 }
 
-/// The default strategies of `contend run`.
+/// The default strategies of `contend run` (its `--level` and `--publish`
+/// defaults): the kernel's counter before v6.7 (`threshold:64`), the
+/// merged fix (`ratelimit:1ms+threshold:64`) and the plain shared counter
+/// (`always`), each global and per node.
 pub fn run_strategies() -> StrategyChoice {
     StrategyChoice {
-        levels: crate::counter::ShardLevel::ALL.to_vec(),
-        policies: vec![
-            crate::counter::PublishPolicy::ALWAYS,
-            "ratelimit:1ms".parse().expect("a valid policy"),
+        levels: vec![
+            crate::counter::ShardLevel::Global,
+            crate::counter::ShardLevel::Node,
         ],
+        policies: ["threshold:64", "ratelimit:1ms+threshold:64", "always"]
+            .iter()
+            .map(|p| p.parse().expect("a valid policy"))
+            .collect(),
         pads: vec![crate::counter::Pad::Line128],
         clocks: vec![crate::clock::ClockKind::Tsc],
     }
 }
 
-/// The sweep's strategies: `global/always` and `global/ratelimit:1ms`.
+/// The sweep's strategies: the kernel before and after its fix, global
+/// (`global/threshold:64` and `global/ratelimit:1ms+threshold:64`).
 pub fn sweep_strategies() -> StrategyChoice {
     StrategyChoice {
         levels: vec![crate::counter::ShardLevel::Global],
+        policies: run_strategies().policies[..2].to_vec(),
         ..run_strategies()
     }
 }
@@ -453,7 +461,9 @@ mod tests {
         assert!(p.est_s <= p.max_time_s && p.est_s > 0.0, "{}", p.est_s);
         // The stages' estimates add up, and every entry gets the same time.
         assert!((p.matrix.est_s + p.run.est_s + p.sweep.est_s - p.est_s).abs() < 1e-9);
-        assert_eq!(p.run.entries, 8 * 2 + 2);
+        // Six strategies (global, node × the kernel before and after its
+        // fix and the plain counter) in two regimes, and the two floors.
+        assert_eq!(p.run.entries, 6 * 2 + 2);
         assert_eq!(p.sweep.points, 8);
         assert_eq!(p.sweep.entries, 4 * 2 * 3);
         assert_eq!(p.matrix.pairs, 12);

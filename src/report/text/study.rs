@@ -67,9 +67,11 @@ pub fn render_plan(p: &StudyPlan) -> String {
         .iter()
         .map(|t| format!("{} ({})", t.threads, t.reaches))
         .collect();
+    let all = crate::study::sweep_strategies().strategies();
+    let names: Vec<String> = all.iter().map(|st| st.short_name(&all)).collect();
     let _ = writeln!(
         out,
-        "3. sweep: unbound, threads {} × {} = {} points, global/always and global/ratelimit:1ms + a floor = {} entries × {} repeats, {:.2} s measured per entry; est. {:.1} s",
+        "3. sweep: unbound, threads {} × {} = {} points, {} + a floor = {} entries × {} repeats, {:.2} s measured per entry; est. {:.1} s",
         steps.join(", "),
         s.rates
             .iter()
@@ -77,6 +79,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
             .collect::<Vec<_>>()
             .join(" and "),
         s.points,
+        names.join(" and "),
         s.entries,
         s.repeats,
         s.duration_s,
