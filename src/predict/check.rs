@@ -232,6 +232,7 @@ pub fn check(
                             r.repeat
                         ))
                     })?;
+                    lat.positive()?;
                     priced_by_canary |= latencies.is_none() && lat.priced();
                     lats.push(lat);
                 }
@@ -281,7 +282,7 @@ pub fn check(
             };
             for lat in &lats {
                 let e = lines.evaluate(rate, f, lat, Bound::Mid, arrivals);
-                costs.push(e.cost_ns.map(|c| c + local_ns.unwrap_or(0.0)));
+                costs.push(Some(e.cost_ns + local_ns.unwrap_or(0.0)));
                 rhos.push(e.rho);
                 transfers.push(e.handovers + e.read_transfers);
             }

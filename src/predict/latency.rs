@@ -238,6 +238,11 @@ pub struct Latencies {
     /// [`TransactionRatios::PINGPONG`].
     #[serde(default)]
     pub transactions: BTreeMap<String, TransactionRatios>,
+    /// What a line costs beyond the idle class latencies: under load,
+    /// with sharers, by where its memory lives, and which fetches occupy
+    /// it.
+    #[serde(default)]
+    pub costs: LineCosts,
 }
 
 /// A class among the chosen CPUs that no figure covers.
@@ -252,6 +257,21 @@ pub struct MissingClass {
     pub given: String,
 }
 
+/// A transfer priced at or below 0 ns: no line moves in no time, so the
+/// model refuses it rather than predict from it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "the {class} transfer is priced at {ns} ns ({from}): a transfer takes time above 0; measure again or give --latency {class}=TIME"
+)]
+pub struct NonPositive {
+    /// The class.
+    pub class: String,
+    /// Its lowest figure, ns.
+    pub ns: f64,
+    /// Where the figures came from.
+    pub from: String,
+}
+
 impl Latencies {
     /// From `--latency` items (a later item for the same class wins).
     pub fn from_args(args: &[LatencyArg]) -> Self {
@@ -262,6 +282,7 @@ impl Latencies {
                 .collect(),
             source: "--latency".into(),
             transactions: BTreeMap::new(),
+            costs: LineCosts::default(),
         }
     }
 
@@ -283,6 +304,7 @@ impl Latencies {
                 .iter()
                 .filter_map(|c| Some((c.class.to_string(), class_ratios(m, c.class)?)))
                 .collect(),
+            costs: LineCosts::default(),
         }
     }
 
@@ -305,6 +327,7 @@ impl Latencies {
             .collect(),
             source: source.to_string(),
             transactions: BTreeMap::new(),
+            costs: LineCosts::default(),
         }
     }
 
@@ -322,6 +345,55 @@ impl Latencies {
             self.transactions = self.classes.keys().map(|k| (k.clone(), r)).collect();
         }
         self
+    }
+
+    /// Checks that every class's lowest figure, and every transaction
+    /// ratio, is above 0 (and finite).
+    pub fn positive(&self) -> Result<(), NonPositive> {
+        let bad = |class: &str, ns: f64| NonPositive {
+            class: class.to_string(),
+            ns,
+            from: self.source.clone(),
+        };
+        for (class, l) in &self.classes {
+            let low = l.lo_ns.min(l.ns);
+            if low.is_nan() || low <= 0.0 || !l.hi_ns.is_finite() {
+                return Err(bad(class, low));
+            }
+        }
+        for (class, r) in &self.transactions {
+            let least = [
+                r.add_moved,
+                r.read_fetched,
+                r.add_upgraded,
+                r.add_then_read_other,
+            ]
+            .into_iter()
+            .fold(f64::INFINITY, f64::min);
+            if least.is_nan() || least <= 0.0 {
+                let ns = self.classes.get(class).map_or(0.0, |l| l.ns) * least;
+                return Err(bad(class, ns));
+            }
+        }
+        Ok(())
+    }
+
+    /// The same figures with every transfer time (each class's range and
+    /// the sharers curve) × `factor`: how the model's figures move with
+    /// the latencies.
+    pub fn scaled(&self, factor: f64) -> Self {
+        let mut out = self.clone();
+        for l in out.classes.values_mut() {
+            *l = ClassLatency {
+                ns: l.ns * factor,
+                lo_ns: l.lo_ns * factor,
+                hi_ns: l.hi_ns * factor,
+            };
+        }
+        for p in &mut out.costs.sharers.points {
+            p.ns *= factor;
+        }
+        out
     }
 
     /// True when transactions are priced from measurements (a matrix's or
@@ -414,6 +486,311 @@ impl Latencies {
                 self.classes.keys().cloned().collect::<Vec<_>>().join(", ")
             },
         })
+    }
+}
+
+/// Which fetches of a line another CPU wrote since occupy the line (queue
+/// for it); the others pay a transfer but are served alongside.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadOccupancy {
+    /// Only the first read after a write, whoever makes it.
+    First,
+    /// The first read from each LLC after a write.
+    PerLlc,
+    /// The first read from each node after a write.
+    PerNode,
+    /// Every fetch (each reader's own transfer from the writer's cache).
+    #[default]
+    Every,
+}
+
+impl fmt::Display for ReadOccupancy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ReadOccupancy::First => "first",
+            ReadOccupancy::PerLlc => "per-llc",
+            ReadOccupancy::PerNode => "per-node",
+            ReadOccupancy::Every => "every",
+        })
+    }
+}
+
+/// One point of a published or measured curve: `at` (CPUs updating a
+/// line, or sharers) and the time there, ns.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CostPoint {
+    /// CPUs updating the line (contenders) or readers holding it
+    /// (sharers).
+    pub at: u32,
+    /// Time per hand-over (contenders) or the writer's upgrade (sharers),
+    /// ns.
+    pub ns: f64,
+}
+
+/// A curve of [`CostPoint`]s, `at` rising, read between points by
+/// straight lines and flat past either end.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CostCurve {
+    /// The points, `at` rising, each `ns` above 0.
+    pub points: Vec<CostPoint>,
+    /// Where the points came from (the flag as given, a matrix file).
+    pub source: String,
+}
+
+impl CostCurve {
+    /// The time at `x`, ns: interpolated, flat past the ends; `None`
+    /// without points.
+    pub fn at(&self, x: f64) -> Option<f64> {
+        let first = self.points.first()?;
+        let last = self.points.last()?;
+        if x <= f64::from(first.at) {
+            return Some(first.ns);
+        }
+        if x >= f64::from(last.at) {
+            return Some(last.ns);
+        }
+        self.points.windows(2).find_map(|w| {
+            let (a, b) = (f64::from(w[0].at), f64::from(w[1].at));
+            (x >= a && x <= b).then(|| w[0].ns + (w[1].ns - w[0].ns) * (x - a) / (b - a))
+        })
+    }
+
+    /// `--contenders 1:37ns,32:56ns` or `--sharers 1:60ns,16:140ns`:
+    /// `flag` names it in an error; `max` is the host's CPUs (a K or M
+    /// beyond them is refused).
+    pub fn parse(flag: &str, items: &[String], max: usize) -> Result<Self, CostArgError> {
+        let mut points = Vec::with_capacity(items.len());
+        for item in items {
+            let err = |reason: String| CostArgError {
+                flag: flag.to_string(),
+                item: item.clone(),
+                reason,
+            };
+            let (k, t) = item
+                .split_once(':')
+                .ok_or_else(|| err("no ':' (want COUNT:TIME, e.g. 32:56ns)".into()))?;
+            let at: u32 = k
+                .trim()
+                .parse()
+                .map_err(|_| err(format!("\"{k}\" is not a count of CPUs")))?;
+            if at == 0 || at as usize > max {
+                return Err(err(format!(
+                    "{at} is not between 1 and the host's {max} CPUs"
+                )));
+            }
+            let ns = parse_ns(t)
+                .ok_or_else(|| err(format!("\"{t}\" is not a time above 0 with ns or us")))?;
+            points.push(CostPoint { at, ns });
+        }
+        points.sort_by_key(|p| p.at);
+        if let Some(w) = points.windows(2).find(|w| w[0].at == w[1].at) {
+            return Err(CostArgError {
+                flag: flag.to_string(),
+                item: w[0].at.to_string(),
+                reason: "given twice".into(),
+            });
+        }
+        Ok(CostCurve {
+            points,
+            source: format!("{flag} {}", items.join(",")),
+        })
+    }
+}
+
+/// A `--contenders`, `--sharers` or `--home` item that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad {flag} \"{item}\": {reason}")]
+pub struct CostArgError {
+    /// The flag.
+    pub flag: String,
+    /// The item as given.
+    pub item: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// A transfer's time by where the line's memory lives: a requester on
+/// another node than the line's home pays `remote_ns / local_ns` times
+/// its class latency.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HomeCost {
+    /// A transfer to a CPU on the home node, ns (or 1 for a ratio).
+    pub local_ns: f64,
+    /// The same transfer to a CPU on another node, ns (or the ratio).
+    pub remote_ns: f64,
+    /// The flag as given.
+    pub source: String,
+}
+
+impl HomeCost {
+    /// How much longer a transfer to a CPU off the home node takes.
+    pub fn remote_factor(&self) -> f64 {
+        self.remote_ns / self.local_ns
+    }
+
+    /// `--home local=100ns,remote=210ns` (times) or `--home remote=2.1x`
+    /// (a ratio to the local figure).
+    pub fn parse(items: &[String]) -> Result<Self, CostArgError> {
+        let err = |item: &str, reason: &str| CostArgError {
+            flag: "--home".into(),
+            item: item.to_string(),
+            reason: format!(
+                "{reason} (want local=TIME,remote=TIME or remote=RATIOx, e.g. local=108ns,remote=200ns)"
+            ),
+        };
+        let (mut local, mut remote, mut ratio) = (None, None, None);
+        for item in items {
+            let (k, v) = item.split_once('=').ok_or_else(|| err(item, "no '='"))?;
+            match (k.trim(), v.trim().strip_suffix('x')) {
+                ("remote", Some(r)) => {
+                    ratio = Some(
+                        r.trim()
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|r| *r > 0.0 && r.is_finite())
+                            .ok_or_else(|| err(item, "the ratio is not a number above 0"))?,
+                    )
+                }
+                ("local", None) => {
+                    local = Some(parse_ns(v).ok_or_else(|| {
+                        err(item, "the time is not a number above 0 with ns or us")
+                    })?)
+                }
+                ("remote", None) => {
+                    remote = Some(parse_ns(v).ok_or_else(|| {
+                        err(item, "the time is not a number above 0 with ns or us")
+                    })?)
+                }
+                _ => return Err(err(item, "unknown key")),
+            }
+        }
+        let source = format!("--home {}", items.join(","));
+        let whole = items.join(",");
+        match (local, remote, ratio) {
+            (Some(local_ns), Some(remote_ns), None) => Ok(HomeCost {
+                local_ns,
+                remote_ns,
+                source,
+            }),
+            (None, None, Some(r)) => Ok(HomeCost {
+                local_ns: 1.0,
+                remote_ns: r,
+                source,
+            }),
+            (None, Some(_), None) => Err(err(&whole, "no local figure")),
+            (Some(_), None, None) => Err(err(&whole, "no remote figure")),
+            _ => Err(err(&whole, "times and a ratio together")),
+        }
+    }
+}
+
+/// What a line costs beyond the idle class latencies, from a
+/// measurement or a publication, each with its source: the transfer
+/// time's growth under load, the writer's upgrade with sharers, where
+/// the line's memory lives, and which fetches occupy the line. Empty,
+/// the model uses the idle class latencies and says so.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LineCosts {
+    /// Time per hand-over of one line with K CPUs updating it, ns by K:
+    /// every transfer of a line with K writers takes its class latency ×
+    /// t(K)/t(K₀), K₀ the curve's first K. Empty: no growth.
+    #[serde(default)]
+    pub contenders: CostCurve,
+    /// The writer's upgrade with M readers holding the line, ns by M:
+    /// an upgrade after m̄ sharers (on the mean) takes t(m̄). Empty: the
+    /// class rule (docs/predict.md).
+    #[serde(default)]
+    pub sharers: CostCurve,
+    /// Transfer time by where the line's memory lives; `None`: alike on
+    /// every node.
+    #[serde(default)]
+    pub home: Option<HomeCost>,
+    /// The node the counter's memory is on.
+    #[serde(default)]
+    pub home_node: u32,
+    /// Which fetches occupy the line.
+    #[serde(default)]
+    pub read_occupancy: ReadOccupancy,
+}
+
+impl LineCosts {
+    /// The factor every transfer of a line updated by `writers` CPUs is
+    /// priced at: t(writers)/t(K₀) of the contenders curve, 1 without.
+    pub fn growth(&self, writers: usize) -> f64 {
+        match (
+            self.contenders.at(writers as f64),
+            self.contenders.points.first(),
+        ) {
+            (Some(t), Some(first)) => t / first.ns,
+            _ => 1.0,
+        }
+    }
+
+    /// The factor a transfer to a CPU on `node` is priced at: the home
+    /// cost's remote factor off [`Self::home_node`], else 1.
+    pub fn home_factor(&self, node: u32) -> f64 {
+        match &self.home {
+            Some(h) if node != self.home_node => h.remote_factor(),
+            _ => 1.0,
+        }
+    }
+
+    /// Each input and its source, one clause each; says when only the
+    /// idle class latencies price the line.
+    pub fn inputs(&self) -> Vec<String> {
+        let mut out = vec![format!(
+            "fetches that occupy the line: {} (--read-occupancy)",
+            self.read_occupancy
+        )];
+        let curve = |c: &CostCurve| {
+            c.points
+                .iter()
+                .map(|p| format!("{}: {} ns", p.at, crate::units::si(p.ns)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if self.contenders.points.is_empty() {
+            out.push("transfer time under load: the idle class latencies (no --contenders or measured contenders)".into());
+        } else {
+            out.push(format!(
+                "transfer time under load by CPUs updating the line ({}): {}",
+                self.contenders.source,
+                curve(&self.contenders)
+            ));
+        }
+        if self.sharers.points.is_empty() {
+            out.push("a write's upgrade with sharers: the class latencies' one-sharer upgrade, the cross-node latency once when a sharer is on another node (no --sharers or measured sharers)".into());
+        } else {
+            out.push(format!(
+                "a write's upgrade by sharers ({}): {}",
+                self.sharers.source,
+                curve(&self.sharers)
+            ));
+        }
+        match &self.home {
+            None => out.push(format!(
+                "where the line's memory lives: not priced, every node alike (no --home); memory on node {}",
+                self.home_node
+            )),
+            Some(h) => out.push(format!(
+                "where the line's memory lives ({}): node {}, a transfer to another node's CPU {:.2}× its class latency",
+                h.source,
+                self.home_node,
+                h.remote_factor()
+            )),
+        }
+        out
     }
 }
 
