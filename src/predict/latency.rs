@@ -597,8 +597,8 @@ impl CostCurve {
         if let Some(w) = points.windows(2).find(|w| w[0].at == w[1].at) {
             return Err(CostArgError {
                 flag: flag.to_string(),
-                item: w[0].at.to_string(),
-                reason: "given twice".into(),
+                item: items.join(","),
+                reason: format!("{} is given twice", w[0].at),
             });
         }
         Ok(CostCurve {
