@@ -245,6 +245,51 @@ pub struct Latencies {
     pub costs: LineCosts,
 }
 
+/// Class figures at one bound with their transaction ratios, looked up
+/// once ([`Latencies::prices`]).
+#[derive(Debug, Clone)]
+pub struct Prices(BTreeMap<PairClass, (f64, TransactionRatios)>);
+
+impl Prices {
+    /// The mean time, ns, of transaction `t` over `pairs` (pair classes
+    /// and how many of each): each class's figure times its ratio for `t`
+    /// (a class not priced counts 0); `None` without pairs.
+    pub fn mean_time(&self, pairs: &ClassCounts, t: Transaction) -> Option<f64> {
+        let n: u64 = pairs.values().sum();
+        (n > 0).then(|| {
+            pairs
+                .iter()
+                .map(|(c, k)| {
+                    self.0
+                        .get(c)
+                        .map_or(0.0, |(ns, r)| ns * r.of(t) * *k as f64)
+                })
+                .sum::<f64>()
+                / n as f64
+        })
+    }
+
+    /// The mean [`TransactionRatios::overlap`] over `pairs` (1 without
+    /// any).
+    pub fn overlap(&self, pairs: &ClassCounts) -> f64 {
+        let n: u64 = pairs.values().sum();
+        if n == 0 {
+            return 1.0;
+        }
+        pairs
+            .iter()
+            .map(|(c, k)| {
+                self.0
+                    .get(c)
+                    .map_or(TransactionRatios::PINGPONG, |(_, r)| *r)
+                    .overlap()
+                    * *k as f64
+            })
+            .sum::<f64>()
+            / n as f64
+    }
+}
+
 /// A class among the chosen CPUs that no figure covers.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -423,35 +468,17 @@ impl Latencies {
         }
     }
 
-    /// The mean time, ns at `bound`, of transaction `t` over `pairs`
-    /// (pair classes and how many of each): each class's latency times its
-    /// ratio for `t` (a class without a figure counts 0); `None` without
-    /// pairs.
-    pub fn mean_time(&self, pairs: &ClassCounts, t: Transaction, bound: Bound) -> Option<f64> {
-        let n: u64 = pairs.values().sum();
-        (n > 0).then(|| {
-            pairs
-                .iter()
-                .map(|(c, k)| {
-                    self.of(*c).map_or(0.0, |l| l.at(bound)) * self.ratios(*c).of(t) * *k as f64
+    /// Each of `classes`' figure at `bound` and its transaction ratios,
+    /// looked up once: what [`Prices::mean_time`] reads for every line.
+    pub fn prices(&self, classes: impl Iterator<Item = PairClass>, bound: Bound) -> Prices {
+        Prices(
+            classes
+                .map(|c| {
+                    let ns = self.of(c).map_or(0.0, |l| l.at(bound));
+                    (c, (ns, self.ratios(c)))
                 })
-                .sum::<f64>()
-                / n as f64
-        })
-    }
-
-    /// The mean [`TransactionRatios::overlap`] over `pairs` (1 without
-    /// any): how much of an upgrade and a fetch made together is paid.
-    pub fn overlap(&self, pairs: &ClassCounts) -> f64 {
-        let n: u64 = pairs.values().sum();
-        if n == 0 {
-            return 1.0;
-        }
-        pairs
-            .iter()
-            .map(|(c, k)| self.ratios(*c).overlap() * *k as f64)
-            .sum::<f64>()
-            / n as f64
+                .collect(),
+        )
     }
 
     /// The transaction ratios of `class`: its own, `cross-node`'s for a

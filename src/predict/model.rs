@@ -36,7 +36,7 @@ use crate::counter::ShardLevel;
 use crate::matrix::{PairClass, Transaction, classify};
 use crate::topology::Topology;
 use crate::workload::Arrivals;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The probability that others, touching the line `others` times a second
 /// in all, touched it between two touches of a CPU that touches it `mine`
@@ -355,21 +355,18 @@ impl Lines {
         // stations.
         let mut stations: Vec<queue::Station> = Vec::new();
         let mut station_of = Vec::with_capacity(flows.len());
+        let mut index: HashMap<u64, usize> = HashMap::new();
         for flow in &flows {
             let demand_ns = flow.rho * per_event;
-            match stations.iter().position(|s| s.demand_ns == demand_ns) {
-                Some(i) => {
-                    stations[i].count += 1;
-                    station_of.push(i);
-                }
-                None => {
-                    station_of.push(stations.len());
-                    stations.push(queue::Station {
-                        demand_ns,
-                        count: 1,
-                    });
-                }
-            }
+            let i = *index.entry(demand_ns.to_bits()).or_insert_with(|| {
+                stations.push(queue::Station {
+                    demand_ns,
+                    count: 0,
+                });
+                stations.len() - 1
+            });
+            stations[i].count += 1;
+            station_of.push(i);
         }
         // Fetches that do not queue (served alongside) are a delay on
         // each CPU's cycle beside its own work: the writers' mean.
@@ -501,6 +498,7 @@ impl Lines {
         let reads_per_update = if k > 0 { 1.0 / f64::from(k) } else { 0.0 };
         // Each node's home factor, and the readers' mean of it.
         let hf: Vec<f64> = self.nodes.iter().map(|n| costs.home_factor(*n)).collect();
+        let prices = lat.prices(self.classes(), bound);
         self.lines
             .iter()
             .map(|line| {
@@ -560,7 +558,7 @@ impl Lines {
                 let handovers = touched(arrivals, (n - 1.0) * p, p);
                 // Each transaction's time over the pairs that make it: a
                 // co-writer's (writer pairs) or anyone else's (read pairs).
-                let mean = |pairs: &ClassCounts, t| lat.mean_time(pairs, t, bound);
+                let mean = |pairs: &ClassCounts, t| prices.mean_time(pairs, t);
                 let pairs_of = |t: Transaction| {
                     let (ww, rw) = (mean(&line.writer_pairs, t), mean(&line.read_pairs, t));
                     (
@@ -659,7 +657,7 @@ impl Lines {
                     handover_t: n / nw * f * handovers,
                     upgrade_t,
                     s_upgrade,
-                    overlap: lat.overlap(&line.read_pairs),
+                    overlap: prices.overlap(&line.read_pairs),
                     own_t: reads_per_update * own,
                     foreign_t: reads_per_update * foreign,
                 }

@@ -708,3 +708,49 @@ fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
     assert_eq!(c.flat_out_median_error_pct, Some(300.0));
     assert_eq!(c.flat_out_agreeing, 0);
 }
+
+#[test]
+fn verdicts_say_saturation_in_one_line_and_why_a_line_never_saturates() {
+    // 224 CPUs at 100k/s with idle Ice Lake figures: global/always's ρ is
+    // past 1 (0.29–0.49 at 22k/s), so its verdict says saturated, with its
+    // cost, sensitivity and every other strategy's ρ, in one line; each
+    // node's cost follows on the next.
+    let topo = fixture("spr-2s-224");
+    let req = PredictRequest {
+        layout: layout(&topo.online_cpus.to_vec()),
+        levels: vec![ShardLevel::Global, ShardLevel::Cpu],
+        policies: vec![PublishPolicy::ALWAYS],
+        rates: vec![100e3],
+        latencies: lat(&["smt=8ns", "same-llc=51ns", "cross-node=108ns"]),
+        arrivals: Arrivals::Poisson,
+        seed: 1,
+    };
+    let p = predict(&topo, "spr", &req).unwrap();
+    let lines: Vec<String> = crate::verdict::predict_lines(&p)
+        .into_iter()
+        .map(|v| v.text)
+        .collect();
+    let first = &lines[0];
+    assert!(first.contains("× saturated (offered ρ)"), "{first}");
+    assert!(first.contains("ns net per update"), "{first}");
+    assert!(first.contains("+1% transfer time → +"), "{first}");
+    assert!(
+        first.contains("the others bring ρ to cpu/always "),
+        "{first}"
+    );
+    assert!(
+        lines[1].starts_with("at 100k/s per CPU, global/always per node (memory on node 0): node 0 (the memory's, 112 writers)"),
+        "{lines:?}"
+    );
+    // No read side and a line per CPU: nothing ever moves, and the reason
+    // says so (not a policy that caps anything).
+    let mut quiet = req.clone();
+    quiet.levels = vec![ShardLevel::Cpu];
+    quiet.layout.read_every = 0;
+    let p = predict(&topo, "spr", &quiet).unwrap();
+    let text = crate::verdict::predict_lines(&p)[0].text.clone();
+    assert!(
+        text.ends_with("it never saturates (no CPU takes a line from another at any rate)"),
+        "{text}"
+    );
+}

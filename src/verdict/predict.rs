@@ -131,8 +131,12 @@ fn flat_out_text(s: &StrategyPrediction) -> Option<String> {
             "flat out, {} (predicted): no line has two writers, so nothing is handed over",
             s.name
         ),
+        (0, _) if s.publish.ratelimit.is_some() => format!(
+            "flat out, {} (predicted): the ratelimit caps each CPU's publishes, and its line stays below saturation: {h} hand-overs/s",
+            s.name
+        ),
         (0, _) => format!(
-            "flat out, {} (predicted): the policy caps each CPU's publishes, so the line never saturates: {h} hand-overs/s",
+            "flat out, {} (predicted): its lines stay below saturation (few enough transfers at their prices): {h} hand-overs/s",
             s.name
         ),
         (_, round) => format!(
