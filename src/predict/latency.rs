@@ -999,4 +999,103 @@ mod tests {
             27.0
         );
     }
+
+    #[test]
+    fn cost_curves_read_between_points_and_refuse_bad_items() {
+        let items = |s: &str| s.split(',').map(String::from).collect::<Vec<_>>();
+        let c = CostCurve::parse("--contenders", &items("32:56ns,1:37ns,64:0.056us"), 224).unwrap();
+        // Sorted by K; 37 at 1, 56 at 32: 16.5 is half way.
+        assert_eq!(
+            c.points.iter().map(|p| p.at).collect::<Vec<_>>(),
+            [1, 32, 64]
+        );
+        assert_eq!(c.at(16.5), Some(46.5));
+        assert_eq!((c.at(0.5), c.at(500.0)), (Some(37.0), Some(56.0)));
+        assert_eq!(c.source, "--contenders 32:56ns,1:37ns,64:0.056us");
+        assert_eq!(CostCurve::default().at(3.0), None);
+        let costs = LineCosts {
+            contenders: c,
+            ..LineCosts::default()
+        };
+        assert!((costs.growth(32) - 56.0 / 37.0).abs() < 1e-12);
+        assert_eq!(LineCosts::default().growth(32), 1.0);
+        for (bad, why) in [
+            ("225:56ns", "between 1 and the host's 224 CPUs"),
+            ("0:56ns", "between 1"),
+            ("1:-3ns", "not a time above 0"),
+            ("1:37ms", "not a time above 0"),
+            ("x:3ns", "not a count of CPUs"),
+            ("13ns", "no ':'"),
+            ("1:40ns,1:50ns", "1 is given twice"),
+        ] {
+            let e = CostCurve::parse("--sharers", &items(bad), 224).unwrap_err();
+            let text = e.to_string();
+            assert!(
+                text.starts_with("bad --sharers") && text.contains(why),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_home_cost_is_times_or_a_ratio_and_prices_only_remote_cpus() {
+        let items = |s: &str| s.split(',').map(String::from).collect::<Vec<_>>();
+        let h = HomeCost::parse(&items("local=100ns,remote=210ns")).unwrap();
+        assert!((h.remote_factor() - 2.1).abs() < 1e-12);
+        let r = HomeCost::parse(&items("remote=1.85x")).unwrap();
+        assert_eq!(r.remote_factor(), 1.85);
+        let costs = LineCosts {
+            home: Some(h),
+            home_node: 1,
+            ..LineCosts::default()
+        };
+        assert_eq!(costs.home_factor(1), 1.0);
+        assert!((costs.home_factor(0) - 2.1).abs() < 1e-12);
+        for (bad, why) in [
+            ("local=100ns", "no remote figure"),
+            ("remote=200ns", "no local figure"),
+            (
+                "remote=2x,local=1ns,remote=3ns",
+                "times and a ratio together",
+            ),
+            ("remote=0x", "not a number above 0"),
+            ("local=-1ns,remote=2ns", "not a number above 0"),
+            ("far=2x", "unknown key"),
+        ] {
+            let e = HomeCost::parse(&items(bad)).unwrap_err().to_string();
+            assert!(e.starts_with("bad --home") && e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_transfer_at_or_below_zero_is_refused() {
+        assert!(Latencies::uniform(27.0, "canary").positive().is_ok());
+        let e = Latencies::uniform(0.0, "canary").positive().unwrap_err();
+        assert_eq!(e.from, "canary");
+        assert!(e.to_string().contains("priced at 0 ns (canary)"), "{e}");
+        let e = Latencies::uniform(-4.0, "m.json").positive().unwrap_err();
+        assert!(e.to_string().contains("-4 ns"), "{e}");
+        // A measured transaction ratio of 0 prices that transfer at 0.
+        let zero = TransactionCost {
+            transaction: Transaction::ReadFetched,
+            net_ns: 0.0,
+            to_pingpong: 0.0,
+            samples: 1,
+        };
+        let others = [
+            Transaction::AddMoved,
+            Transaction::AddUpgraded,
+            Transaction::AddThenReadOther,
+        ]
+        .map(|t| TransactionCost {
+            transaction: t,
+            net_ns: 30.0,
+            to_pingpong: 1.0,
+            samples: 1,
+        });
+        let mut costs = vec![zero];
+        costs.extend(others);
+        let l = Latencies::uniform(30.0, "canary").priced_by(&costs);
+        assert!(l.positive().is_err());
+    }
 }

@@ -423,3 +423,71 @@ fn capacity_is_the_asked_hand_overs_below_saturation_and_one_transfer_at_a_time_
     assert!(close(c.handovers_per_s, 2e3, 1e-9), "{c:?}");
     assert_eq!(c.saturated_lines, 0);
 }
+
+#[test]
+fn read_occupancy_decides_which_fetches_queue() {
+    // Writers 0 (node 0) and 56 (node 1) that never read; reader threads
+    // 1 and 2 (node 0, its one LLC) and 57 (node 1); Poisson, every
+    // update publishes, every class 100 ns. At rate r: publishes 2r; each
+    // thread fetches r · touched(2r, r) = 2r/3, 2r in all; the first read
+    // after a write: 2r · touched(3r, 2r) = 6r/5. Per node (= per LLC
+    // here): node 0's threads read 2r, 2r · touched(2r, 2r) = r; node
+    // 1's r, 2r · touched(r, 2r) = 2r/3: 5r/3. A publish's transfer: h =
+    // touched(r + 6r/5, r) = 11/16, 11r/8 in all. ρ = (11/8 + queued/r) ·
+    // r · 100 ns.
+    let topo = fixture("spr-2s-224");
+    let lay = Layout {
+        writers: vec![0, 56],
+        readers: vec![1, 2, 57],
+        read_every: 0,
+    };
+    let lines = Lines::new(&topo, &lay, ShardLevel::Global).unwrap();
+    let mut l = lat(&["cross-node=100ns±0", "same-llc=100ns±0"]);
+    let r = 1e4;
+    for (occupancy, queued) in [
+        (ReadOccupancy::First, 6.0 / 5.0),
+        (ReadOccupancy::PerNode, 5.0 / 3.0),
+        (ReadOccupancy::PerLlc, 5.0 / 3.0),
+        (ReadOccupancy::Every, 2.0),
+    ] {
+        l.costs.read_occupancy = occupancy;
+        let e = lines.evaluate(r, 1.0, &l, Bound::Mid, Arrivals::Poisson);
+        let want = (11.0 / 8.0 + queued) * r * 100e-9;
+        assert!(close(e.rho, want, 1e-9), "{occupancy}: {e:?} vs {want}");
+    }
+}
+
+#[test]
+fn line_costs_scale_transfers_by_load_and_home() {
+    // Two paced writers of one LLC (CPUs 0 and 1, node 0), 100 ns: ρ =
+    // 2r · 100 ns. A contenders curve 1:40, 2:60 grows a 2-writer line's
+    // transfers by 60/40; the memory on node 1 with remote = 2× doubles
+    // them (both writers are off it), each alone and together.
+    let topo = fixture("spr-2s-224");
+    let lines = Lines::new(&topo, &layout(&[0, 1]), ShardLevel::Global).unwrap();
+    let mut l = lat(&["same-llc=100ns±0"]);
+    let r = 1e3;
+    let rho = |l: &Latencies| lines.evaluate(r, 1.0, l, Bound::Mid, Arrivals::Paced).rho;
+    let base = 2.0 * r * 100e-9;
+    assert!(close(rho(&l), base, 1e-12));
+    l.costs.contenders = CostCurve {
+        points: vec![CostPoint { at: 1, ns: 40.0 }, CostPoint { at: 2, ns: 60.0 }],
+        source: "test".into(),
+    };
+    assert!(close(rho(&l), base * 1.5, 1e-12));
+    l.costs.home = Some(crate::predict::HomeCost {
+        local_ns: 1.0,
+        remote_ns: 2.0,
+        source: "test".into(),
+    });
+    l.costs.home_node = 1;
+    assert!(close(rho(&l), base * 3.0, 1e-12));
+    // Each node's cost: node 0's writers are both remote; at 1k/s the
+    // wait is nothing, so each update pays 100 × 1.5 × 2 = 300 ns.
+    let e = lines.evaluate(r, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    assert_eq!(e.by_node.len(), 1);
+    assert!(
+        e.by_node[0].cost_ns > 300.0 && e.by_node[0].cost_ns < 300.1,
+        "{e:?}"
+    );
+}
