@@ -53,8 +53,9 @@ pub struct CheckPoint {
     pub canary_ns: f64,
     /// Predicted ρ of the hottest line, mean over repeats.
     pub rho: f64,
-    /// Predicted net ns per update, mean over repeats; `None` when a
-    /// repeat's latencies put the line past saturation.
+    /// Predicted net ns per update, mean over repeats (since the closed
+    /// population every point is priced, saturated ones too; `None` is
+    /// left for callers that still match on it).
     pub predicted_ns: Option<f64>,
     /// Measured net ns per update (busy less the paced floor), mean.
     pub measured_ns: f64,
