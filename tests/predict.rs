@@ -337,6 +337,32 @@ fn check_sets_the_model_against_a_paced_run_here() {
         assert!((0.0..=2.0).contains(&exact), "{p}");
         assert_eq!(p["predicted_transfers"], 1.0, "{p}");
     }
+    // The line-cost flags reach the check and are said: which fetches
+    // occupied the line.
+    assert!(
+        c["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "fetches that occupy the line: every (--read-occupancy)"),
+        "{c}"
+    );
+    let first = contend_json(&[
+        "predict",
+        "--check",
+        run.to_str().unwrap(),
+        "--read-occupancy",
+        "first",
+        "--json",
+    ]);
+    assert!(
+        first["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "fetches that occupy the line: first (--read-occupancy)"),
+        "{first}"
+    );
     let text = stdout(&contend(&["predict", "--check", run.to_str().unwrap()]));
     assert!(
         text.contains("verdict: model against measured, net cost per update: median error "),

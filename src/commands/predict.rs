@@ -152,7 +152,7 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
     let (checked, prediction);
     let doc = match &args.check {
         Some(file) => {
-            checked = check(file, latencies.as_ref())?;
+            checked = check(args, file, latencies.as_ref())?;
             Document::Check(&checked)
         }
         None => {
@@ -232,8 +232,13 @@ fn over_max_error(c: &CheckResults, max: f64) -> Result<(), CliError> {
 }
 
 /// `--check FILE`: the model against a run.json or a sweep.json's points,
-/// with `latencies` for the classes (else each repeat's canary).
-fn check(file: &Path, latencies: Option<&Latencies>) -> Result<CheckResults, CliError> {
+/// with `latencies` for the classes (else each repeat's canary) and the
+/// line costs of `args`, checked against the run's topology.
+fn check(
+    args: &PredictArgs,
+    file: &Path,
+    latencies: Option<&Latencies>,
+) -> Result<CheckResults, CliError> {
     let (path, contents) = results::read(file)?;
     let name = path.display().to_string();
     let runs: Vec<(String, &RunResults)> = match &contents {
@@ -249,7 +254,12 @@ fn check(file: &Path, latencies: Option<&Latencies>) -> Result<CheckResults, Cli
             )));
         }
     };
-    predict::check(&name, &runs, latencies).map_err(CliError::usage)
+    let topo = match runs.first() {
+        Some((_, r)) => &r.topology,
+        None => return Err(CliError::usage(format!("--check {name}: no run in it"))),
+    };
+    let costs = line_costs(args, topo)?;
+    predict::check_with(&name, &runs, latencies, &costs).map_err(CliError::usage)
 }
 
 /// `--c2c FILE`: the host its matrix shows, or the `--sysfs-root`

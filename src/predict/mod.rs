@@ -20,7 +20,7 @@ mod result;
 mod tests;
 
 pub use agreement::AGREEMENT_PCT;
-pub use check::{CheckPoint, CheckResults, Knee, check, measured_knee};
+pub use check::{CheckPoint, CheckResults, Knee, check, check_with, measured_knee};
 pub use flat_out_check::HandoverPoint;
 pub use latency::{
     Bound, ClassLatency, CostArgError, CostCurve, CostPoint, HomeCost, Latencies, LatencyArg,
