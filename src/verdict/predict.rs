@@ -81,9 +81,11 @@ fn state(p: &PointPrediction) -> String {
     });
     match p.state {
         LineState::Saturated => format!(
-            "the hottest line is predicted {}× saturated (offered ρ): it serves one transfer at a time and each CPU waits behind the others' ({} CPUs at the line on the mean): {}{handovers}",
+            "the hottest line is predicted {}× saturated (offered ρ): it serves one transfer at a time and each CPU waits behind the others' ({} CPUs at the line on the mean, each achieving {}/s of the asked {}/s): {}{handovers}",
             range_text(p.rho, rho_text),
             si(p.queue),
+            p.achieved_rate.map_or("?".into(), |a| range_text(a, si)),
+            si(p.rate),
             cost_text(p),
         ),
         LineState::Near => format!(
