@@ -267,6 +267,10 @@ fn bad_requests_exit_2_with_one_line() {
     );
     run(&["--latency", INTEL, "--home", "remote=lots"], "bad --home");
     run(&["--latency", INTEL, "--home-node", "7"], "--home-node 7");
+    run(
+        &["--latency", INTEL, "--home", "same-llc=1.2x,smt=1x"],
+        "no ratio for class cross-node@21",
+    );
     run(&["--latency", INTEL, "--writers", "300"], "--writers 300");
     run(&["--latency", INTEL, "--arrivals", "bursty"], "bursty");
     let flat = concat!(

@@ -91,9 +91,12 @@ pub struct PredictArgs {
     pub sharers: Vec<String>,
 
     /// A transfer's time by where the line's memory lives relative to
-    /// the requester: local=TIME,remote=TIME, or remote=RATIOx (e.g.
-    /// remote=2.1x). A CPU off --home-node pays remote/local × its
-    /// class latency. Without it, every node alike.
+    /// the requester: local=TIME,remote=TIME, remote=RATIOx (e.g.
+    /// remote=2.1x), or a ratio per class, CLASS=RATIOx,… (e.g.
+    /// same-node=1.85x,cross-node=1.5x; every class the chosen CPUs
+    /// exchange the line over needs one). A CPU off --home-node pays
+    /// remote/local (or its class's ratio) × its class latency. Without
+    /// it, every node alike.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub home: Vec<String>,
 

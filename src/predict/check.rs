@@ -248,6 +248,7 @@ pub fn check_with(
                     })?;
                     lat.costs = costs.clone();
                     lat.positive()?;
+                    costs.check_home(lines.classes())?;
                     priced_by_canary |= latencies.is_none() && lat.priced();
                     lats.push(lat);
                 }

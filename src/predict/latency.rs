@@ -469,12 +469,23 @@ impl Latencies {
     }
 
     /// Each of `classes`' figure at `bound` and its transaction ratios,
-    /// looked up once: what [`Prices::mean_time`] reads for every line.
-    pub fn prices(&self, classes: impl Iterator<Item = PairClass>, bound: Bound) -> Prices {
+    /// looked up once: what [`Prices::mean_time`] reads for every line;
+    /// `remote`, each figure × its home cost's remote factor (for a CPU
+    /// off the counter's memory's node).
+    pub fn prices(
+        &self,
+        classes: impl Iterator<Item = PairClass>,
+        bound: Bound,
+        remote: bool,
+    ) -> Prices {
         Prices(
             classes
                 .map(|c| {
-                    let ns = self.of(c).map_or(0.0, |l| l.at(bound));
+                    let factor = match (&self.costs.home, remote) {
+                        (Some(h), true) => h.remote_factor(c).unwrap_or(1.0),
+                        _ => 1.0,
+                    };
+                    let ns = self.of(c).map_or(0.0, |l| l.at(bound)) * factor;
                     (c, (ns, self.ratios(c)))
                 })
                 .collect(),
@@ -649,75 +660,125 @@ pub struct CostArgError {
 
 /// A transfer's time by where the line's memory lives: a requester on
 /// another node than the line's home pays `remote_ns / local_ns` times
-/// its class latency.
+/// its class latency, or its class's own ratio.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HomeCost {
-    /// A transfer to a CPU on the home node, ns (or 1 for a ratio).
+    /// A transfer to a CPU on the home node, ns (1 for ratios).
     pub local_ns: f64,
-    /// The same transfer to a CPU on another node, ns (or the ratio).
+    /// The same transfer to a CPU on another node, ns (1 for ratios per
+    /// class).
     pub remote_ns: f64,
+    /// Per class (`same-llc`, `cross-node@21`, `cross-node` for every
+    /// distance without its own), remote over local; empty: the one
+    /// factor `remote_ns / local_ns` for every class.
+    #[serde(default)]
+    pub by_class: BTreeMap<String, f64>,
     /// The flag as given.
     pub source: String,
 }
 
 impl HomeCost {
-    /// How much longer a transfer to a CPU off the home node takes.
-    pub fn remote_factor(&self) -> f64 {
-        self.remote_ns / self.local_ns
+    /// How much longer a transfer of `class` to a CPU off the home node
+    /// takes; `None` when ratios per class leave it out.
+    pub fn remote_factor(&self, class: PairClass) -> Option<f64> {
+        if self.by_class.is_empty() {
+            return Some(self.remote_ns / self.local_ns);
+        }
+        let any = || {
+            matches!(class, PairClass::CrossNode(_))
+                .then(|| self.by_class.get("cross-node"))
+                .flatten()
+        };
+        self.by_class.get(&class.to_string()).or_else(any).copied()
     }
 
-    /// `--home local=100ns,remote=210ns` (times) or `--home remote=2.1x`
-    /// (a ratio to the local figure).
+    /// In words: `2.10×` or `same-llc 1.20×, cross-node 1.85×`.
+    pub fn describe(&self) -> String {
+        if self.by_class.is_empty() {
+            format!("{:.2}×", self.remote_ns / self.local_ns)
+        } else {
+            self.by_class
+                .iter()
+                .map(|(c, r)| format!("{c} {r:.2}×"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    }
+
+    /// `--home local=100ns,remote=210ns` (times), `--home remote=2.1x`
+    /// (one ratio to the local figure) or `--home
+    /// same-node=1.85x,cross-node=1.5x` (a ratio per class).
     pub fn parse(items: &[String]) -> Result<Self, CostArgError> {
         let err = |item: &str, reason: &str| CostArgError {
             flag: "--home".into(),
             item: item.to_string(),
             reason: format!(
-                "{reason} (want local=TIME,remote=TIME or remote=RATIOx, e.g. local=108ns,remote=200ns)"
+                "{reason} (want local=TIME,remote=TIME, remote=RATIOx or CLASS=RATIOx,…, e.g. local=108ns,remote=200ns)"
             ),
         };
-        let (mut local, mut remote, mut ratio) = (None, None, None);
+        let ratio = |item: &str, r: &str| {
+            r.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|r| *r > 0.0 && r.is_finite())
+                .ok_or_else(|| err(item, "the ratio is not a number above 0"))
+        };
+        let time = |item: &str, v: &str| {
+            parse_ns(v).ok_or_else(|| err(item, "the time is not a number above 0 with ns or us"))
+        };
+        let (mut local, mut remote, mut one) = (None, None, None);
+        let mut by_class = BTreeMap::new();
         for item in items {
             let (k, v) = item.split_once('=').ok_or_else(|| err(item, "no '='"))?;
             match (k.trim(), v.trim().strip_suffix('x')) {
-                ("remote", Some(r)) => {
-                    ratio = Some(
-                        r.trim()
-                            .parse::<f64>()
-                            .ok()
-                            .filter(|r| *r > 0.0 && r.is_finite())
-                            .ok_or_else(|| err(item, "the ratio is not a number above 0"))?,
-                    )
+                ("remote", Some(r)) => one = Some(ratio(item, r)?),
+                ("local", None) => local = Some(time(item, v)?),
+                ("remote", None) => remote = Some(time(item, v)?),
+                (class, Some(r)) => {
+                    let key = match class {
+                        "cross-node" => "cross-node".to_string(),
+                        c => c
+                            .parse::<PairClass>()
+                            .map_err(|_| err(item, "unknown key or class"))?
+                            .to_string(),
+                    };
+                    by_class.insert(key, ratio(item, r)?);
                 }
-                ("local", None) => {
-                    local = Some(parse_ns(v).ok_or_else(|| {
-                        err(item, "the time is not a number above 0 with ns or us")
-                    })?)
+                _ => {
+                    return Err(err(
+                        item,
+                        "unknown key, or a class without its ratio (RATIOx)",
+                    ));
                 }
-                ("remote", None) => {
-                    remote = Some(parse_ns(v).ok_or_else(|| {
-                        err(item, "the time is not a number above 0 with ns or us")
-                    })?)
-                }
-                _ => return Err(err(item, "unknown key")),
             }
         }
         let source = format!("--home {}", items.join(","));
         let whole = items.join(",");
-        match (local, remote, ratio) {
-            (Some(local_ns), Some(remote_ns), None) => Ok(HomeCost {
+        match (local, remote, one, by_class.is_empty()) {
+            (Some(local_ns), Some(remote_ns), None, true) => Ok(HomeCost {
                 local_ns,
                 remote_ns,
+                by_class,
                 source,
             }),
-            (None, None, Some(r)) => Ok(HomeCost {
+            (None, None, Some(r), true) => Ok(HomeCost {
                 local_ns: 1.0,
                 remote_ns: r,
+                by_class,
                 source,
             }),
-            (None, Some(_), None) => Err(err(&whole, "no local figure")),
-            (Some(_), None, None) => Err(err(&whole, "no remote figure")),
-            _ => Err(err(&whole, "times and a ratio together")),
+            (None, None, None, false) => Ok(HomeCost {
+                local_ns: 1.0,
+                remote_ns: 1.0,
+                by_class,
+                source,
+            }),
+            (None, Some(_), None, true) => Err(err(&whole, "no local figure")),
+            (Some(_), None, None, true) => Err(err(&whole, "no remote figure")),
+            _ => Err(err(
+                &whole,
+                "times, a ratio and ratios per class are three ways: one at a time",
+            )),
         }
     }
 }
@@ -764,12 +825,30 @@ impl LineCosts {
         }
     }
 
-    /// The factor a transfer to a CPU on `node` is priced at: the home
-    /// cost's remote factor off [`Self::home_node`], else 1.
-    pub fn home_factor(&self, node: u32) -> f64 {
-        match &self.home {
-            Some(h) if node != self.home_node => h.remote_factor(),
-            _ => 1.0,
+    /// True when a transfer to a CPU on `node` is priced as remote to the
+    /// counter's memory (a home cost given, and `node` not its node).
+    pub fn remote(&self, node: u32) -> bool {
+        self.home.is_some() && node != self.home_node
+    }
+
+    /// Checks that a home cost given per class covers every class in
+    /// `classes`.
+    pub fn check_home(
+        &self,
+        mut classes: impl Iterator<Item = PairClass>,
+    ) -> Result<(), CostArgError> {
+        let Some(h) = &self.home else {
+            return Ok(());
+        };
+        match classes.find(|c| h.remote_factor(*c).is_none()) {
+            None => Ok(()),
+            Some(c) => Err(CostArgError {
+                flag: "--home".into(),
+                item: h.source.trim_start_matches("--home ").to_string(),
+                reason: format!(
+                    "no ratio for class {c} (the chosen CPUs have pairs of it); add {c}=RATIOx"
+                ),
+            }),
         }
     }
 
@@ -811,10 +890,10 @@ impl LineCosts {
                 self.home_node
             )),
             Some(h) => out.push(format!(
-                "where the line's memory lives ({}): node {}, a transfer to another node's CPU {:.2}× its class latency",
+                "where the line's memory lives ({}): node {}, a transfer to another node's CPU {} its class latency",
                 h.source,
                 self.home_node,
-                h.remote_factor()
+                h.describe()
             )),
         }
         out
@@ -1041,26 +1120,43 @@ mod tests {
     fn a_home_cost_is_times_or_a_ratio_and_prices_only_remote_cpus() {
         let items = |s: &str| s.split(',').map(String::from).collect::<Vec<_>>();
         let h = HomeCost::parse(&items("local=100ns,remote=210ns")).unwrap();
-        assert!((h.remote_factor() - 2.1).abs() < 1e-12);
+        let far = PairClass::CrossNode(21);
+        assert!((h.remote_factor(PairClass::Smt).unwrap() - 2.1).abs() < 1e-12);
         let r = HomeCost::parse(&items("remote=1.85x")).unwrap();
-        assert_eq!(r.remote_factor(), 1.85);
+        assert_eq!(r.remote_factor(far), Some(1.85));
+        // Per class: a cross-node figure covers every distance; a class
+        // left out has none, and a prediction using it is refused.
+        let c = HomeCost::parse(&items("same-llc=1.2x,cross-node=1.5x,smt=1x")).unwrap();
+        assert_eq!(c.remote_factor(far), Some(1.5));
+        assert_eq!(c.remote_factor(PairClass::SameLlc), Some(1.2));
+        assert_eq!(c.remote_factor(PairClass::SameNode), None);
+        assert_eq!(c.describe(), "cross-node 1.50×, same-llc 1.20×, smt 1.00×");
         let costs = LineCosts {
-            home: Some(h),
+            home: Some(c),
             home_node: 1,
             ..LineCosts::default()
         };
-        assert_eq!(costs.home_factor(1), 1.0);
-        assert!((costs.home_factor(0) - 2.1).abs() < 1e-12);
+        assert!(costs.remote(0) && !costs.remote(1));
+        assert!(
+            costs
+                .check_home([PairClass::SameLlc, far].into_iter())
+                .is_ok()
+        );
+        let e = costs
+            .check_home([PairClass::SameNode].into_iter())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no ratio for class same-node"), "{e}");
+        assert!(!LineCosts::default().remote(0));
         for (bad, why) in [
             ("local=100ns", "no remote figure"),
             ("remote=200ns", "no local figure"),
-            (
-                "remote=2x,local=1ns,remote=3ns",
-                "times and a ratio together",
-            ),
+            ("remote=2x,local=1ns,remote=3ns", "one at a time"),
+            ("remote=2x,same-llc=1.2x", "one at a time"),
+            ("same-llc=1.2", "a class without its ratio"),
             ("remote=0x", "not a number above 0"),
             ("local=-1ns,remote=2ns", "not a number above 0"),
-            ("far=2x", "unknown key"),
+            ("far=2x", "unknown key or class"),
         ] {
             let e = HomeCost::parse(&items(bad)).unwrap_err().to_string();
             assert!(e.starts_with("bad --home") && e.contains(why), "{bad}: {e}");

@@ -127,6 +127,10 @@ pub enum PredictError {
     /// A class of the layout has no latency.
     #[error(transparent)]
     Missing(#[from] MissingClass),
+    /// A line cost that does not cover the chosen CPUs (a `--home` ratio
+    /// per class without one of their classes).
+    #[error(transparent)]
+    Cost(#[from] CostArgError),
     /// A transfer priced at or below 0 ns.
     #[error(transparent)]
     NonPositive(#[from] NonPositive),
@@ -354,6 +358,7 @@ pub fn predict(
         for &level in &req.levels {
             let lines = Lines::new(topo, &req.layout, level)?;
             lines.check(&req.latencies)?;
+            req.latencies.costs.check_home(lines.classes())?;
             classes.extend(lines.classes());
             let count = lines.count();
             let mut model = Model {

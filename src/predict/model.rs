@@ -30,7 +30,7 @@
 //!   its own transfers before its next update, so the wait is
 //!   [`queue::mva`]'s at any load, saturation included.
 
-use super::latency::{Bound, ClassCounts, Latencies, MissingClass, ReadOccupancy};
+use super::latency::{Bound, ClassCounts, Latencies, MissingClass, Prices, ReadOccupancy};
 use super::queue;
 use crate::counter::ShardLevel;
 use crate::matrix::{PairClass, Transaction, classify};
@@ -370,13 +370,19 @@ impl Lines {
         }
         // Fetches that do not queue (served alongside) are a delay on
         // each CPU's cycle beside its own work: the writers' mean.
+        let far = self.far_writers(lat) / writers;
         let delay: f64 = self
             .lines
             .iter()
             .zip(&flows)
             .map(|(line, flow)| {
                 let share = line.writers as f64 / writers;
-                (share * flow.own_t * flow.s_own + (1.0 - share) * flow.foreign_t * flow.s_read)
+                let [near_t, far_t] = &flow.times;
+                let (own, read) = (
+                    mix(far, near_t.own, far_t.own),
+                    mix(far, near_t.read, far_t.read),
+                );
+                (share * flow.own_t * own + (1.0 - share) * flow.foreign_t * read)
                     * (1.0 - flow.share_queued)
             })
             .sum();
@@ -440,23 +446,20 @@ impl Lines {
             .enumerate()
             .filter(|(_, n)| **n > 0)
             .map(|(j, &nw)| {
-                let hf = lat.costs.home_factor(self.nodes[j]);
+                let t = &flows_times(flows, usize::from(lat.costs.remote(self.nodes[j])));
                 let (mut cost, mut upgrades, mut fetches) = (0.0, 0.0, 0.0);
                 let (mut up_ns, mut overlap, mut fetch_ns) = (0.0, 0.0, 0.0);
-                for ((line, flow), w) in self.lines.iter().zip(flows).zip(waits) {
+                for (((line, flow), w), t) in self.lines.iter().zip(flows).zip(waits).zip(t) {
                     let a = line.by_node[j] as f64 / nw as f64;
                     let b = 1.0 - a;
                     let queued_part = flow.share_queued * w;
-                    cost += a
-                        * (flow.pub_t * (flow.s_write * hf + w)
-                            + flow.own_t * (flow.s_own * hf + queued_part))
-                        + b * flow.foreign_t * (flow.s_read * hf + queued_part);
+                    cost += a * (flow.pub_t * (t.write + w) + flow.own_t * (t.own + queued_part))
+                        + b * flow.foreign_t * (t.read + queued_part);
                     upgrades += a * flow.upgrade_t;
-                    up_ns += a * flow.upgrade_t * flow.s_upgrade * hf;
+                    up_ns += a * flow.upgrade_t * t.upgrade;
                     overlap += a * flow.upgrade_t * flow.overlap;
                     fetches += a * flow.own_t + b * flow.foreign_t;
-                    fetch_ns +=
-                        (a * flow.own_t * flow.s_own + b * flow.foreign_t * flow.s_read) * hf;
+                    fetch_ns += a * flow.own_t * t.own + b * flow.foreign_t * t.read;
                 }
                 if upgrades > 0.0 && fetches > 0.0 {
                     let (up, fetch) = (up_ns / upgrades, fetch_ns / fetches);
@@ -469,6 +472,16 @@ impl Lines {
                 }
             })
             .collect()
+    }
+
+    /// Writers on nodes remote to the counter's memory (priced as such).
+    fn far_writers(&self, lat: &Latencies) -> f64 {
+        self.nodes
+            .iter()
+            .zip(&self.node_writers)
+            .filter(|(n, _)| lat.costs.remote(**n))
+            .map(|(_, c)| *c as f64)
+            .sum()
     }
 
     /// Offered ρ of the hottest line alone (no queue solved): what a
@@ -496,9 +509,16 @@ impl Lines {
         let q_r = rate;
         let p = rate * f;
         let reads_per_update = if k > 0 { 1.0 / f64::from(k) } else { 0.0 };
-        // Each node's home factor, and the readers' mean of it.
-        let hf: Vec<f64> = self.nodes.iter().map(|n| costs.home_factor(*n)).collect();
-        let prices = lat.prices(self.classes(), bound);
+        // Each node's remoteness to the counter's memory, and the prices
+        // near it and off it.
+        let far: Vec<bool> = self.nodes.iter().map(|n| costs.remote(*n)).collect();
+        let prices = [false, true].map(|remote| lat.prices(self.classes(), bound, remote));
+        // A sharers curve is a time of its own: off the home node, × the
+        // one remote factor when there is one.
+        let curve_far = match &costs.home {
+            Some(h) if h.by_class.is_empty() => h.remote_ns / h.local_ns,
+            _ => 1.0,
+        };
         self.lines
             .iter()
             .map(|line| {
@@ -556,18 +576,6 @@ impl Lines {
                 let h = touched(arrivals, others, p);
                 let write_transfers = publishes * h;
                 let handovers = touched(arrivals, (n - 1.0) * p, p);
-                // Each transaction's time over the pairs that make it: a
-                // co-writer's (writer pairs) or anyone else's (read pairs).
-                let mean = |pairs: &ClassCounts, t| prices.mean_time(pairs, t);
-                let pairs_of = |t: Transaction| {
-                    let (ww, rw) = (mean(&line.writer_pairs, t), mean(&line.read_pairs, t));
-                    (
-                        ww.or(rw).unwrap_or(0.0) * growth,
-                        rw.or(ww).unwrap_or(0.0) * growth,
-                    )
-                };
-                let (s_moved, _) = pairs_of(Transaction::AddMoved);
-                let (s_own, s_read) = pairs_of(Transaction::ReadFetched);
                 // The first reads, by who makes them.
                 let by_reader = |co: f64, foreign: f64| {
                     if other_reads > 0.0 {
@@ -576,62 +584,90 @@ impl Lines {
                         0.0
                     }
                 };
-                let s_first = by_reader(s_own, s_read);
-                // The upgrade a publish after reads makes: by the mean
-                // sharers it invalidates (every reader that fetched since
-                // the write), from the sharers curve, or the one-sharer
-                // upgrade within the node unless a sharer sits across a
-                // node, when the farthest acknowledgement is the
-                // cross-node one.
+                // A write after reads invalidates m̄ sharers on the mean
+                // (every reader that fetched since the write).
                 let sharers = if first_reads > 0.0 {
                     (fetches / first_reads).max(1.0)
                 } else {
                     1.0
                 };
-                let s_upgrade = match costs.sharers.at(sharers) {
-                    Some(t) => t * growth,
-                    None => {
-                        let rule = |(near, far): &(ClassCounts, ClassCounts)| {
-                            let (a, b) = (near.values().sum::<u64>(), far.values().sum::<u64>());
-                            if a + b == 0 {
-                                return None;
-                            }
-                            let x = b as f64 / (a + b) as f64;
-                            let remote = 1.0 - (1.0 - x).powf(sharers);
-                            let t = Transaction::AddUpgraded;
-                            let (u_near, u_far) =
-                                (mean(near, t).unwrap_or(0.0), mean(far, t).unwrap_or(0.0));
-                            Some((remote * u_far + (1.0 - remote) * u_near) * growth)
-                        };
-                        let (co, rd) = (rule(&line.writer_split), rule(&line.read_split));
-                        by_reader(co.or(rd).unwrap_or(0.0), rd.or(co).unwrap_or(0.0))
+                let times = |prices: &Prices, curve: f64| {
+                    // Each transaction's time over the pairs that make it:
+                    // a co-writer's (writer pairs) or anyone else's (read
+                    // pairs).
+                    let mean = |pairs: &ClassCounts, t| prices.mean_time(pairs, t);
+                    let pairs_of = |t: Transaction| {
+                        let (ww, rw) = (mean(&line.writer_pairs, t), mean(&line.read_pairs, t));
+                        (
+                            ww.or(rw).unwrap_or(0.0) * growth,
+                            rw.or(ww).unwrap_or(0.0) * growth,
+                        )
+                    };
+                    let (moved, _) = pairs_of(Transaction::AddMoved);
+                    let (own, read) = pairs_of(Transaction::ReadFetched);
+                    // The upgrade: from the sharers curve at m̄, or the
+                    // one-sharer upgrade within the node unless a sharer
+                    // sits across a node, when the farthest
+                    // acknowledgement is the cross-node one.
+                    let upgrade = match costs.sharers.at(sharers) {
+                        Some(t) => t * growth * curve,
+                        None => {
+                            let rule = |(near, far): &(ClassCounts, ClassCounts)| {
+                                let (a, b) =
+                                    (near.values().sum::<u64>(), far.values().sum::<u64>());
+                                if a + b == 0 {
+                                    return None;
+                                }
+                                let x = b as f64 / (a + b) as f64;
+                                let remote = 1.0 - (1.0 - x).powf(sharers);
+                                let t = Transaction::AddUpgraded;
+                                let (u_near, u_far) =
+                                    (mean(near, t).unwrap_or(0.0), mean(far, t).unwrap_or(0.0));
+                                Some((remote * u_far + (1.0 - remote) * u_near) * growth)
+                            };
+                            let (co, rd) = (rule(&line.writer_split), rule(&line.read_split));
+                            by_reader(co.or(rd).unwrap_or(0.0), rd.or(co).unwrap_or(0.0))
+                        }
+                    };
+                    Times {
+                        write: if others > 0.0 {
+                            ((n - 1.0) * p * moved + first_reads * upgrade) / others
+                        } else {
+                            0.0
+                        },
+                        own,
+                        read,
+                        upgrade,
+                        first: by_reader(own, read),
                     }
                 };
-                let s_write = if others > 0.0 {
-                    ((n - 1.0) * p * s_moved + first_reads * s_upgrade) / others
-                } else {
-                    0.0
-                };
+                let times = [times(&prices[0], 1.0), times(&prices[1], curve_far)];
                 // The line's time: each transfer to a CPU off the home
-                // node at its home factor.
-                let weigh = |counts: &mut dyn Iterator<Item = (usize, f64)>| {
-                    let (mut w, mut sum) = (0.0, 0.0);
-                    for (c, h) in counts {
-                        w += c as f64;
-                        sum += c as f64 * h;
+                // node at its remote price, weighed by who makes them.
+                let share_far = |counts: &mut dyn Iterator<Item = (usize, bool)>| {
+                    let (mut all, mut far) = (0usize, 0usize);
+                    for (c, f) in counts {
+                        all += c;
+                        far += if f { c } else { 0 };
                     }
-                    if w > 0.0 { sum / w } else { 1.0 }
+                    if all > 0 {
+                        far as f64 / all as f64
+                    } else {
+                        0.0
+                    }
                 };
-                let hf_w = weigh(&mut line.by_node.iter().zip(&hf).map(|(c, h)| (*c, *h)));
-                let hf_r = weigh(
+                let w_w = share_far(&mut line.by_node.iter().zip(&far).map(|(c, f)| (*c, *f)));
+                let w_r = share_far(
                     &mut line
                         .node_readers
                         .iter()
-                        .zip(&hf)
-                        .map(|(c, h)| (c.iter().sum::<usize>(), *h)),
+                        .zip(&far)
+                        .map(|(c, f)| (c.iter().sum::<usize>(), *f)),
                 );
                 let queued = write_transfers + queued_reads;
-                let rho = (write_transfers * s_write * hf_w + queued_reads * s_first * hf_r) * 1e-9;
+                let rho = (write_transfers * mix(w_w, times[0].write, times[1].write)
+                    + queued_reads * mix(w_r, times[0].first, times[1].first))
+                    * 1e-9;
                 let upgrade_t = if others > 0.0 {
                     f * h * first_reads / others
                 } else {
@@ -645,9 +681,7 @@ impl Lines {
                     } else {
                         0.0
                     },
-                    s_write,
-                    s_own,
-                    s_read,
+                    times,
                     share_queued: if fetches > 0.0 {
                         queued_reads / fetches
                     } else {
@@ -656,14 +690,39 @@ impl Lines {
                     pub_t: f * h,
                     handover_t: n / nw * f * handovers,
                     upgrade_t,
-                    s_upgrade,
-                    overlap: prices.overlap(&line.read_pairs),
+                    overlap: prices[0].overlap(&line.read_pairs),
                     own_t: reads_per_update * own,
                     foreign_t: reads_per_update * foreign,
                 }
             })
             .collect()
     }
+}
+
+/// One line's transfer times, ns, at one bound and one side of the home
+/// node.
+#[derive(Debug, Clone, Copy)]
+struct Times {
+    /// A publish (a hand-over or an upgrade, in their mix).
+    write: f64,
+    /// A co-writer's fetch.
+    own: f64,
+    /// Any other read's fetch.
+    read: f64,
+    /// An upgrade after reads.
+    upgrade: f64,
+    /// The first read after a write, by who makes it.
+    first: f64,
+}
+
+/// `far` of the way from `near` to `remote`.
+fn mix(far: f64, near: f64, remote: f64) -> f64 {
+    near + far * (remote - near)
+}
+
+/// Each flow's times on one side of the home node (0 near, 1 off it).
+fn flows_times(flows: &[Flow], side: usize) -> Vec<Times> {
+    flows.iter().map(|f| f.times[side]).collect()
 }
 
 /// The writers' mean over nodes of `costs`, ns.
@@ -685,12 +744,8 @@ struct Flow {
     queued: f64,
     /// Mean transfer time of the queued transfers, ns.
     service: f64,
-    /// Transfer time of a publish, ns.
-    s_write: f64,
-    /// Transfer time of a co-writer's fetch, ns.
-    s_own: f64,
-    /// Transfer time of any other read's fetch, ns.
-    s_read: f64,
+    /// Transfer times to a CPU near the counter's memory, and off it.
+    times: [Times; 2],
     /// Fraction of the fetches that queue.
     share_queued: f64,
     /// Publish transfers per update of one of its writers.
@@ -701,8 +756,6 @@ struct Flow {
     /// Publishes after a read (an upgrade), per update of one of its
     /// writers.
     upgrade_t: f64,
-    /// Time of such an upgrade, ns.
-    s_upgrade: f64,
     /// How much of an upgrade and a fetch made in one update is paid
     /// (the read pairs' [`super::latency::TransactionRatios::overlap`], 1 = none).
     overlap: f64,

@@ -478,6 +478,7 @@ fn line_costs_scale_transfers_by_load_and_home() {
     l.costs.home = Some(crate::predict::HomeCost {
         local_ns: 1.0,
         remote_ns: 2.0,
+        by_class: Default::default(),
         source: "test".into(),
     });
     l.costs.home_node = 1;
