@@ -351,8 +351,10 @@ impl Lines {
         let writers = self.writers.max(1) as f64;
         let population = self.writers + self.reader_threads;
         let per_event = 1e9 / (population.max(1) as f64 * rate.max(1e-300));
-        // Lines alike (every CPU's own line under `cpu`) are one group of
-        // stations.
+        // One class of customer: a line's demand per event is its offered
+        // busy time over every CPU's events (writers' and reader
+        // threads', the mean of the two). Lines alike (every CPU's own
+        // line under `cpu`) are one group of stations.
         let mut stations: Vec<queue::Station> = Vec::new();
         let mut station_of = Vec::with_capacity(flows.len());
         let mut index: HashMap<u64, usize> = HashMap::new();
