@@ -742,6 +742,21 @@ fn verdicts_say_saturation_in_one_line_and_why_a_line_never_saturates() {
         lines[1].starts_with("at 100k/s per CPU, global/always per node (memory on node 0): node 0 (the memory's, 112 writers)"),
         "{lines:?}"
     );
+    // The page and the text carry each node's figures.
+    use crate::report::html::{PageSource, page};
+    use crate::report::{Document, Format, render};
+    let html = page(&[PageSource {
+        label: None,
+        doc: Document::Predict(&p),
+    }])
+    .unwrap();
+    assert!(html.contains("Per node (memory on node 0)"), "{html}");
+    let text = render(&Document::Predict(&p), Format::Text).unwrap();
+    assert!(text.contains("memory"), "{text}");
+    assert!(
+        text.contains("+1% transfer → CPU points (predicted)"),
+        "{text}"
+    );
     // No read side and a line per CPU: nothing ever moves, and the reason
     // says so (not a policy that caps anything).
     let mut quiet = req.clone();
