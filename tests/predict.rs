@@ -67,21 +67,47 @@ fn the_seeds_hosts_put_the_gap_on_the_update_rate() {
         (0.28..0.30).contains(&lo) && (0.48..0.50).contains(&hi),
         "{lo} {hi}"
     );
+    // The ratelimit caps the publishes; with every fetch occupying the
+    // line (the default) the reads after them keep ρ near always's, with
+    // only the first read after a write queueing it is far below.
     let (_, hi) = rho(point(&spr, "global/ratelimit:1ms", 0));
+    let (_, always_hi) = rho(point(&spr, "global/always", 0));
+    assert!(hi < always_hi, "{hi} vs {always_hi}");
+    let first = contend_json(&[
+        "--sysfs-root",
+        &fixture("spr-2s-224"),
+        "predict",
+        "--latency",
+        INTEL,
+        "--rates",
+        "22k",
+        "--level",
+        "global",
+        "--publish",
+        "ratelimit:1ms",
+        "--read-occupancy",
+        "first",
+        "--json",
+    ]);
+    let (_, hi) = rho(point(&first, "global/ratelimit:1ms", 0));
     assert!(hi < 0.1, "{hi}");
     // One LLC per node: the two splits are the same lines.
     assert_eq!(point(&spr, "node/always", 0), point(&spr, "llc/always", 0));
-    // EPYC 7J13 at the same 22k/s: near saturation (its cross-CCX and
-    // cross-socket transfers are dearer), so no cost is predicted; at the
-    // rate its thread reported (7k migrations per 5 s on 256 CPUs, 5.5/s
-    // per CPU) the line is idle.
+    // EPYC 7J13 at the same 22k/s: near saturation or past it (its
+    // cross-CCX and cross-socket transfers are dearer), and still priced,
+    // dearer than SPR's, with its sensitivity; at the rate its thread
+    // reported (7k migrations per 5 s on 256 CPUs, 5.5/s per CPU) the
+    // line is idle.
     let epyc = seed_host("epyc-7j13-2s-nps1-256", EPYC, "22k,5.5");
     let busy = point(&epyc, "global/always", 0);
     assert!(rho(busy).1 >= 0.8, "{busy}");
+    assert!(busy["state"] != "below", "{busy}");
+    let share = |p: &Value| p["cpu_share_pct"]["mid"].as_f64().unwrap();
     assert!(
-        busy["cost_ns"].is_null() && busy["state"] != "below",
+        share(busy) > share(point(&spr, "global/always", 0)),
         "{busy}"
     );
+    assert!(busy["share_per_pct"].as_f64().unwrap() > 0.0, "{busy}");
     let (_, hi) = rho(point(&epyc, "global/always", 1));
     assert!(hi < 1e-3, "{hi}");
     assert_ne!(
@@ -137,8 +163,73 @@ fn the_text_leads_with_the_verdict_and_teaches_its_terms() {
     assert!(text.contains("net ns/update (predicted)"), "{text}");
     assert!(text.contains("cross-node@21 108 ns (81.0–135)"), "{text}");
     assert!(
-        text.contains("ρ = the hottest line's utilisation"),
+        text.contains("ρ = the hottest line's offered utilisation"),
         "{text}"
+    );
+    // Two nodes of writers: each node's cost on the first screen, and
+    // which inputs priced the line.
+    assert!(
+        text.contains(
+            "global/always per node (memory on node 0): node 0 (the memory's, 112 writers)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("transfer time under load: the idle class latencies"),
+        "{text}"
+    );
+}
+
+#[test]
+fn published_line_costs_price_the_remote_node_and_are_recorded() {
+    // The counter's memory on node 1 and a remote transfer 2.1× the
+    // local: node 0's writers pay more than node 1's; every input is kept
+    // in predict.json with its source.
+    let p = contend_json(&[
+        "--sysfs-root",
+        &fixture("spr-2s-224"),
+        "predict",
+        "--latency",
+        INTEL,
+        "--rates",
+        "22k",
+        "--level",
+        "global",
+        "--publish",
+        "always",
+        "--contenders",
+        "1:37ns,32:56ns,64:56ns",
+        "--sharers",
+        "1:60ns,16:140ns",
+        "--home",
+        "remote=2.1x",
+        "--home-node",
+        "1",
+        "--json",
+    ]);
+    let q = point(&p, "global/always", 0);
+    let nodes = q["by_node"].as_array().unwrap();
+    assert_eq!(nodes.len(), 2, "{q}");
+    let (n0, n1) = (&nodes[0], &nodes[1]);
+    assert_eq!(
+        (n0["home"].as_bool(), n1["home"].as_bool()),
+        (Some(false), Some(true))
+    );
+    let cost = |n: &Value| n["cost_ns"]["mid"].as_f64().unwrap();
+    assert!(cost(n0) > cost(n1), "{q}");
+    let costs = &p["latencies"]["costs"];
+    assert_eq!(
+        costs["contenders"]["source"],
+        "--contenders 1:37ns,32:56ns,64:56ns"
+    );
+    assert_eq!(costs["sharers"]["points"][1]["at"], 16);
+    assert_eq!(costs["home"]["source"], "--home remote=2.1x");
+    assert_eq!(
+        (
+            costs["home_node"].as_u64(),
+            costs["read_occupancy"].as_str()
+        ),
+        (Some(1), Some("every"))
     );
 }
 
@@ -162,6 +253,28 @@ fn bad_requests_exit_2_with_one_line() {
     run(&["--latency", INTEL, "--rates", "fast"], "fast");
     run(&["--latency", INTEL, "--rates", ""], "rate");
     run(&[], "no class latencies");
+    run(
+        &["--latency", INTEL, "--contenders", "300:56ns"],
+        "300 is not between 1 and the host's 224 CPUs",
+    );
+    run(
+        &["--latency", INTEL, "--sharers", "1:-3ns"],
+        "bad --sharers",
+    );
+    run(
+        &["--latency", INTEL, "--contenders", "1:37ms"],
+        "\"37ms\" is not a time",
+    );
+    run(
+        &["--latency", INTEL, "--home", "local=100ns"],
+        "no remote figure",
+    );
+    run(&["--latency", INTEL, "--home", "remote=lots"], "bad --home");
+    run(&["--latency", INTEL, "--home-node", "7"], "--home-node 7");
+    run(
+        &["--latency", INTEL, "--home", "same-llc=1.2x,smt=1x"],
+        "no ratio for class cross-node@21",
+    );
     run(&["--latency", INTEL, "--writers", "300"], "--writers 300");
     run(&["--latency", INTEL, "--arrivals", "bursty"], "bursty");
     let flat = concat!(
@@ -232,6 +345,32 @@ fn check_sets_the_model_against_a_paced_run_here() {
         assert!((0.0..=2.0).contains(&exact), "{p}");
         assert_eq!(p["predicted_transfers"], 1.0, "{p}");
     }
+    // The line-cost flags reach the check and are said: which fetches
+    // occupied the line.
+    assert!(
+        c["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "fetches that occupy the line: every (--read-occupancy)"),
+        "{c}"
+    );
+    let first = contend_json(&[
+        "predict",
+        "--check",
+        run.to_str().unwrap(),
+        "--read-occupancy",
+        "first",
+        "--json",
+    ]);
+    assert!(
+        first["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "fetches that occupy the line: first (--read-occupancy)"),
+        "{first}"
+    );
     let text = stdout(&contend(&["predict", "--check", run.to_str().unwrap()]));
     assert!(
         text.contains("verdict: model against measured, net cost per update: median error "),

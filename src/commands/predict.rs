@@ -5,11 +5,15 @@ use super::args::{PoolArgs, StrategyArgs, percent_arg};
 use super::{check_out, host_name, is_live, load_topology};
 use crate::CliError;
 use crate::predict::inferred::{self, InferredHost};
-use crate::predict::{self, CheckResults, Latencies, LatencyArg, Layout, PredictRequest};
+use crate::predict::{
+    self, CheckResults, CostCurve, HomeCost, Latencies, LatencyArg, Layout, LineCosts,
+    PredictRequest, ReadOccupancy,
+};
 use crate::report::{self, Document, Format};
 use crate::results::{self, ResultFile};
 use crate::runner::RunResults;
 use crate::runner::pools;
+use crate::topology::Topology;
 use crate::workload::{Arrivals, parse_rate};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -62,6 +66,45 @@ pub struct PredictArgs {
     #[arg(long, value_name = "N", requires = "c2c", value_parser = clap::value_parser!(u32).range(1..))]
     pub sockets: Option<u32>,
 
+    /// Which fetches of a line another CPU wrote since occupy the line
+    /// (queue for it): every one, the first per node or per LLC after a
+    /// write, or only the first after a write; the others pay a transfer
+    /// but are served alongside.
+    #[arg(long, value_name = "WHICH", default_value = "every")]
+    pub read_occupancy: ReadOccupancy,
+
+    /// Time per hand-over of one line with K CPUs updating it, from a
+    /// measurement or a publication: comma-separated K:TIME (e.g.
+    /// lockhammer's 1:37ns,32:56ns,64:56ns). Every transfer of a line
+    /// with K writers takes its class latency × t(K)/t(K₀), K₀ the
+    /// smallest K given, read between points by straight lines and flat
+    /// past either end. Without it, the idle class latencies.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub contenders: Vec<String>,
+
+    /// The writer's upgrade with M readers holding the line:
+    /// comma-separated M:TIME (e.g. 1:60ns,16:140ns). A write after
+    /// reads costs t(m̄), m̄ the mean sharers it invalidates. Without
+    /// it, the one-sharer upgrade of the class latencies, the cross-node
+    /// latency once when a sharer is on another node.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub sharers: Vec<String>,
+
+    /// A transfer's time by where the line's memory lives relative to
+    /// the requester: local=TIME,remote=TIME, remote=RATIOx (e.g.
+    /// remote=2.1x), or a ratio per class, CLASS=RATIOx,… (e.g.
+    /// same-node=1.85x,cross-node=1.5x; every class the chosen CPUs
+    /// exchange the line over needs one). A CPU off --home-node pays
+    /// remote/local (or its class's ratio) × its class latency. Without
+    /// it, every node alike.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub home: Vec<String>,
+
+    /// The node the counter's memory is on: each node's cost is said
+    /// local or remote to it.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub home_node: u32,
+
     /// How updates fall in time: poisson (irregular, as a kernel's) or
     /// paced (evenly spaced, as `contend run --rate`).
     #[arg(long, value_name = "HOW", default_value = "poisson")]
@@ -112,7 +155,7 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
     let (checked, prediction);
     let doc = match &args.check {
         Some(file) => {
-            checked = check(file, latencies.as_ref())?;
+            checked = check(args, file, latencies.as_ref())?;
             Document::Check(&checked)
         }
         None => {
@@ -125,6 +168,8 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
                 Some(h) => h.topology.clone(),
                 None => load_topology(root)?,
             };
+            let mut latencies = latencies;
+            latencies.costs = line_costs(args, &topo)?;
             let cpus = pools(&topo, &args.pools.pools(false))?;
             for clipped in &cpus.clipped {
                 eprintln!("note: {clipped}");
@@ -190,8 +235,13 @@ fn over_max_error(c: &CheckResults, max: f64) -> Result<(), CliError> {
 }
 
 /// `--check FILE`: the model against a run.json or a sweep.json's points,
-/// with `latencies` for the classes (else each repeat's canary).
-fn check(file: &Path, latencies: Option<&Latencies>) -> Result<CheckResults, CliError> {
+/// with `latencies` for the classes (else each repeat's canary) and the
+/// line costs of `args`, checked against the run's topology.
+fn check(
+    args: &PredictArgs,
+    file: &Path,
+    latencies: Option<&Latencies>,
+) -> Result<CheckResults, CliError> {
     let (path, contents) = results::read(file)?;
     let name = path.display().to_string();
     let runs: Vec<(String, &RunResults)> = match &contents {
@@ -207,7 +257,12 @@ fn check(file: &Path, latencies: Option<&Latencies>) -> Result<CheckResults, Cli
             )));
         }
     };
-    predict::check(&name, &runs, latencies).map_err(CliError::usage)
+    let topo = match runs.first() {
+        Some((_, r)) => &r.topology,
+        None => return Err(CliError::usage(format!("--check {name}: no run in it"))),
+    };
+    let costs = line_costs(args, topo)?;
+    predict::check_with(&name, &runs, latencies, &costs).map_err(CliError::usage)
 }
 
 /// `--c2c FILE`: the host its matrix shows, or the `--sysfs-root`
@@ -224,6 +279,44 @@ fn infer(root: &Path, file: &Path, sockets: Option<u32>) -> Result<InferredHost,
     }
     let capture = load_topology(root)?;
     Ok(host.with_capture(&m, capture, &root.display().to_string()))
+}
+
+/// `--contenders`, `--sharers`, `--home`, `--home-node` and
+/// `--read-occupancy`, checked against `topo`: a K or M beyond its CPUs,
+/// or a home node without CPUs, is an error.
+fn line_costs(args: &PredictArgs, topo: &Topology) -> Result<LineCosts, CliError> {
+    let cpus = topo.online_cpus.len();
+    let curve = |flag: &str, items: &[String]| -> Result<CostCurve, CliError> {
+        if items.is_empty() {
+            return Ok(CostCurve::default());
+        }
+        CostCurve::parse(flag, items, cpus).map_err(CliError::usage)
+    };
+    let home = if args.home.is_empty() {
+        None
+    } else {
+        Some(HomeCost::parse(&args.home).map_err(CliError::usage)?)
+    };
+    let with_cpus: Vec<String> = topo
+        .nodes
+        .iter()
+        .filter(|n| !n.cpus.is_empty())
+        .map(|n| n.id.to_string())
+        .collect();
+    if !with_cpus.contains(&args.home_node.to_string()) {
+        return Err(CliError::usage(format!(
+            "--home-node {}: no node of that id with CPUs (nodes: {})",
+            args.home_node,
+            with_cpus.join(", ")
+        )));
+    }
+    Ok(LineCosts {
+        contenders: curve("--contenders", &args.contenders)?,
+        sharers: curve("--sharers", &args.sharers)?,
+        home,
+        home_node: args.home_node,
+        read_occupancy: args.read_occupancy,
+    })
 }
 
 /// `--latencies` (or the `--c2c` host's) and then `--latency` over it;

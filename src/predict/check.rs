@@ -20,7 +20,7 @@
 
 use super::agreement::agrees;
 use super::flat_out_check::{HandoverPoint, flat_out_point};
-use super::latency::{Bound, Latencies};
+use super::latency::{Bound, Latencies, LineCosts};
 use super::model::{Layout, Lines};
 use super::{PredictError, publish_fraction, saturation_rate};
 use crate::matrix::PairClass;
@@ -53,8 +53,9 @@ pub struct CheckPoint {
     pub canary_ns: f64,
     /// Predicted ρ of the hottest line, mean over repeats.
     pub rho: f64,
-    /// Predicted net ns per update, mean over repeats; `None` when a
-    /// repeat's latencies put the line past saturation.
+    /// Predicted net ns per update, mean over repeats (since the closed
+    /// population every point is priced, saturated ones too; `None` is
+    /// left for callers that still match on it).
     pub predicted_ns: Option<f64>,
     /// Measured net ns per update (busy less the paced floor), mean.
     pub measured_ns: f64,
@@ -199,6 +200,19 @@ pub fn check(
     runs: &[(String, &RunResults)],
     latencies: Option<&Latencies>,
 ) -> Result<CheckResults, PredictError> {
+    check_with(file, runs, latencies, &LineCosts::default())
+}
+
+/// [`check`] with `costs` (`--read-occupancy`, `--contenders`,
+/// `--sharers`, `--home`) pricing every repeat's line, the canary's
+/// included: how `predict --check` sets the model's assumptions against
+/// a measurement.
+pub fn check_with(
+    file: &str,
+    runs: &[(String, &RunResults)],
+    latencies: Option<&Latencies>,
+    costs: &LineCosts,
+) -> Result<CheckResults, PredictError> {
     let bad = |reason: String| PredictError::Check {
         file: file.to_string(),
         reason,
@@ -226,12 +240,15 @@ pub fn check(
                 }
                 let mut lats = Vec::with_capacity(s.repeats.len());
                 for r in &s.repeats {
-                    let lat = repeat_latencies(latencies, r).ok_or_else(|| {
+                    let mut lat = repeat_latencies(latencies, r).ok_or_else(|| {
                         bad(format!(
                             "{name}: repeat {} has no canary; give --latencies or --latency",
                             r.repeat
                         ))
                     })?;
+                    lat.costs = costs.clone();
+                    lat.positive()?;
+                    costs.check_home(lines.classes())?;
                     priced_by_canary |= latencies.is_none() && lat.priced();
                     lats.push(lat);
                 }
@@ -281,7 +298,7 @@ pub fn check(
             };
             for lat in &lats {
                 let e = lines.evaluate(rate, f, lat, Bound::Mid, arrivals);
-                costs.push(e.cost_ns.map(|c| c + local_ns.unwrap_or(0.0)));
+                costs.push(Some(e.cost_ns + local_ns.unwrap_or(0.0)));
                 rhos.push(e.rho);
                 transfers.push(e.handovers + e.read_transfers);
             }
@@ -344,9 +361,10 @@ pub fn check(
         .filter_map(|x| {
             let mine: Vec<&CheckPoint> = points.iter().filter(|p| p.series == x.name).collect();
             (mine.len() >= 3).then(|| {
-                let lat = latencies.cloned().unwrap_or_else(|| {
+                let mut lat = latencies.cloned().unwrap_or_else(|| {
                     Latencies::uniform(median(&x.canaries).unwrap_or(0.0), "canary")
                 });
+                lat.costs = costs.clone();
                 let predicted = saturation_rate(|r| {
                     let f = publish_fraction(x.policy, r, x.seed);
                     x.lines.rho(r, f, &lat, Bound::Mid, x.arrivals)
@@ -361,6 +379,7 @@ pub fn check(
             })
         })
         .collect();
+    notes.extend(costs.inputs());
     if !points.iter().any(|p| p.measured_transfers.is_some()) {
         notes.push(
             "the file predates exact read-fetch counts: transfers per update are predicted only"

@@ -622,6 +622,7 @@ impl InferredHost {
                 .collect(),
             source: self.source.clone(),
             transactions: BTreeMap::new(),
+            costs: Default::default(),
         }
     }
 

@@ -20,16 +20,17 @@ mod result;
 mod tests;
 
 pub use agreement::AGREEMENT_PCT;
-pub use check::{CheckPoint, CheckResults, Knee, check, measured_knee};
+pub use check::{CheckPoint, CheckResults, Knee, check, check_with, measured_knee};
 pub use flat_out_check::HandoverPoint;
 pub use latency::{
-    Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, MissingClass, TransactionRatios,
+    Bound, ClassLatency, CostArgError, CostCurve, CostPoint, HomeCost, Latencies, LatencyArg,
+    LatencyArgError, LineCosts, MissingClass, NonPositive, ReadOccupancy, TransactionRatios,
 };
-pub use model::{Capacity, Evaluation, Layout, Lines};
+pub use model::{Capacity, Evaluation, Layout, Lines, NodeCost};
 pub use publish::publish_fraction;
 pub use result::{
-    ClassUse, FlatOutPrediction, LineState, PointPrediction, PredictConfig, PredictResults, Range,
-    SCHEMA_VERSION, SaturationRate, StrategyPrediction,
+    ClassUse, FlatOutPrediction, LineState, NodePrediction, PointPrediction, PredictConfig,
+    PredictResults, Range, SCHEMA_VERSION, SaturationRate, StrategyPrediction,
 };
 
 use crate::counter::{PublishPolicy, ShardLevel};
@@ -44,22 +45,30 @@ Predict, for any host, how busy the hot counter's cache line is at each
 update rate, where it saturates, and what each strategy costs per update.
 
 The model: a hot line is a single server. Every publish that finds the
-line in another CPU's cache waits for one transfer; so does the first
-read after a write (later reads share it). A transfer takes the class
-latency between the two CPUs (smt, same-llc, same-node, cross-node@D:
-from `contend matrix`, or --latency), averaged over the CPUs that can
-have held the line. Utilisation ρ = transfers/s × mean transfer time;
-below saturation each transfer also waits in the finite-source
-(machine-repairman) queue, which tends to M/D/1 for many CPUs; at ρ ≥ 1
-the line is saturated and the cost is set by the queue, not predicted.
-A ratelimit caps each CPU's publishes at one per period and a threshold
-publishes the fraction its load walk passes (both stepped without
-threads, as `contend run`'s writers would); a split divides the writers
-among lines but makes every read fetch each line written since.
+line in another CPU's cache waits for one transfer; so does every read
+of a line another CPU wrote since (a fetch), and --read-occupancy says
+which fetches occupy the line (every one, the first per node or LLC, or
+only the first after a write). A transfer takes the class latency
+between the two CPUs (smt, same-llc, same-node, cross-node@D: from
+`contend matrix`, or --latency), averaged over the CPUs that can have
+held the line; a write after reads invalidates every sharer. Published
+or measured costs refine it: --contenders (the transfer time's growth
+with the CPUs updating the line), --sharers (the writer's upgrade by
+readers), --home (a transfer to a CPU off the memory's node). Each CPU
+waits for its own update before its next (a closed population: exact
+mean value analysis), so a cost is predicted at any load, past
+saturation too: there the line serves one transfer at a time and each
+CPU's update waits for all the others'. ρ = offered transfers/s × mean
+transfer time. A ratelimit caps each CPU's publishes at one per period
+and a threshold publishes the fraction its load walk passes (both
+stepped without threads, as `contend run`'s writers would); a split
+divides the writers among lines but makes every read fetch each line
+written since.
 
 Every figure is a range from the latencies' uncertainty (±25% unless
-given). Net cost is what the shared line adds per update; CPU share is
-rate × net cost.
+given), with how much the CPU share moves per +1% on every transfer.
+Net cost is what the shared line adds per update; CPU share is net cost
+over (1/rate + net cost): the share of each CPU's time spent on the line.
 
 Examples:
   contend matrix                          # this host's class latencies
@@ -69,10 +78,14 @@ Examples:
   contend run --level global --publish always --rate 10k,100k,1M,3M
   contend predict --check results/<host>/<stamp>/run.json";
 
-/// A line whose ρ at the high latencies reaches this is near saturation:
-/// the cost and CPU share are not predicted there (the queue, not the
-/// rate, sets them).
-pub const NEAR_SATURATION: f64 = 0.8;
+/// A line whose offered ρ at the high latencies reaches this is near
+/// the knee: its figures are said with how much they move per +1% of
+/// transfer time (the queue, not the rate, sets them there).
+pub const KNEE: f64 = 0.8;
+
+/// The uniform scaling of every transfer time the sensitivity is taken
+/// over: +1%.
+pub const SENSITIVITY_STEP: f64 = 1.01;
 
 /// The rate a flat-out writer is modelled at, updates/s: far past any
 /// line's capacity (0.1 ns an update), where only a ratelimit keeps a
@@ -114,6 +127,13 @@ pub enum PredictError {
     /// A class of the layout has no latency.
     #[error(transparent)]
     Missing(#[from] MissingClass),
+    /// A line cost that does not cover the chosen CPUs (a `--home` ratio
+    /// per class without one of their classes).
+    #[error(transparent)]
+    Cost(#[from] CostArgError),
+    /// A transfer priced at or below 0 ns.
+    #[error(transparent)]
+    NonPositive(#[from] NonPositive),
     /// No rate to predict at.
     #[error("--rates needs at least one rate (22k, 1M)")]
     NoRates,
@@ -197,15 +217,44 @@ impl Model<'_> {
         };
         let state = if rho.mid >= 1.0 {
             LineState::Saturated
-        } else if rho.hi >= NEAR_SATURATION {
+        } else if rho.hi >= KNEE {
             LineState::Near
         } else {
             LineState::Below
         };
-        let cost = match (state, lo.cost_ns, mid.cost_ns, hi.cost_ns) {
-            (LineState::Below, Some(lo), Some(mid), Some(hi)) => Some(Range { lo, mid, hi }),
-            _ => None,
+        let e = [&lo, &mid, &hi];
+        let range = |g: &dyn Fn(&Evaluation) -> f64| Range {
+            lo: g(e[0]),
+            mid: g(e[1]),
+            hi: g(e[2]),
         };
+        let scaled = self.lines.evaluate(
+            rate,
+            f,
+            &self.lat.scaled(SENSITIVITY_STEP),
+            Bound::Mid,
+            self.arrivals,
+        );
+        let home = self.lat.costs.home_node;
+        let by_node = mid
+            .by_node
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let cost = range(&|x: &Evaluation| x.by_node[i].cost_ns);
+                NodePrediction {
+                    node: n.node,
+                    writers: n.writers,
+                    home: n.node == home,
+                    cpu_share_pct: Range {
+                        lo: share_pct(cost.lo, rate),
+                        mid: share_pct(cost.mid, rate),
+                        hi: share_pct(cost.hi, rate),
+                    },
+                    cost_ns: cost,
+                }
+            })
+            .collect();
         let capacity = [lo.capacity, mid.capacity, hi.capacity];
         PointPrediction {
             handovers_per_s: Some(Range {
@@ -218,13 +267,12 @@ impl Model<'_> {
             publish_fraction: f,
             rho,
             state,
-            cpu_share_pct: cost.map(|c| Range {
-                lo: c.lo * rate * 1e-7,
-                mid: c.mid * rate * 1e-7,
-                hi: c.hi * rate * 1e-7,
-            }),
-            cost_ns: cost,
-            queue_bound_ns: mid.bound_ns,
+            cost_ns: Some(range(&|x: &Evaluation| x.cost_ns)),
+            cpu_share_pct: Some(range(&|x: &Evaluation| x.cpu_share_pct(rate))),
+            achieved_rate: Some(range(&|x: &Evaluation| x.achieved_rate)),
+            queue: mid.queue,
+            share_per_pct: Some(scaled.cpu_share_pct(rate) - mid.cpu_share_pct(rate)),
+            by_node,
             write_transfers: mid.write_transfers,
             read_transfers: mid.read_transfers,
             hottest_writers: mid.hottest_writers,
@@ -239,6 +287,12 @@ impl Model<'_> {
             self.lines.rho(r, f, self.lat, bound, self.arrivals)
         })
     }
+}
+
+/// The share of a CPU, %, that `cost_ns` per update takes at `rate`
+/// updates a second of its own work: cost / (1/rate + cost).
+pub fn share_pct(cost_ns: f64, rate: f64) -> f64 {
+    100.0 * cost_ns / (1e9 / rate + cost_ns)
 }
 
 /// The round of a saturated line at the three bounds; `None` unless it
@@ -296,6 +350,7 @@ pub fn predict(
     if req.levels.is_empty() || req.policies.is_empty() {
         return Err(PredictError::NoStrategy);
     }
+    req.latencies.positive()?;
     let mut fractions = Fractions::default();
     let mut strategies = Vec::new();
     let mut classes = std::collections::BTreeSet::new();
@@ -303,6 +358,7 @@ pub fn predict(
         for &level in &req.levels {
             let lines = Lines::new(topo, &req.layout, level)?;
             lines.check(&req.latencies)?;
+            req.latencies.costs.check_home(lines.classes())?;
             classes.extend(lines.classes());
             let count = lines.count();
             let mut model = Model {
@@ -352,6 +408,7 @@ pub fn predict(
         }
     )];
     notes.push(req.latencies.pricing());
+    notes.extend(req.latencies.costs.inputs());
     if req.policies.iter().any(|p| p.ratelimit.is_some()) {
         notes.push(
             "a ratelimit's own clock read on every update is not in these figures (no run to measure it in place; predict --check on a paced run charges what its clock floor measured, about 10 ns per update on the development host)"

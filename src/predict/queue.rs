@@ -1,81 +1,85 @@
-//! Waiting for one cache line: a hot line is a single server that hands
-//! itself to one CPU at a time, each hand-over taking one transfer time.
+//! Waiting for hot lines: a closed population of CPUs, each doing its
+//! own work for a think time Z between events and then waiting for its
+//! own transfers on every line it needs before its next event (the
+//! finite-source, machine-repairman network: no CPU asks for the line
+//! again before its last request is served, so the queue can never grow
+//! past the population and a cost exists at any load).
 //!
-//! With N CPUs each asking for the line at rate λ, the finite-source queue
-//! (the machine-repairman model, M/M/1//N) gives the wait exactly for
-//! exponential service; transfers take a near-constant time, so its
-//! queueing part is halved (Pollaczek-Khinchine's (1 + Cs²)/2 with
-//! Cs = 0). With many CPUs this tends to M/D/1, whose wait is
-//! S·ρ/(2(1−ρ)) at utilisation ρ = N·λ·S; with one CPU nobody waits.
+//! Solved by exact mean value analysis (Reiser and Lavenberg 1980): with
+//! `n` CPUs, the time an event spends at station k is
+//! Rₖ(n) = Dₖ·(1 + Qₖ(n − 1)) (an arrival sees the queue of the other
+//! n − 1), the throughput X(n) = n / (Z + Σₖ Rₖ(n)) and Qₖ(n) = X(n)·Rₖ(n)
+//! (Little). Dₖ is the per-event demand on station k: visits × transfer
+//! time. Exact for exponential transfer times; past saturation
+//! R → N·D − Z (the line serves one transfer at a time, 1/D events a
+//! second in all).
 
-/// Bisection steps when solving for the think time (each halves a log
-/// interval of about e⁴⁰, to a part in 10¹⁴).
-const SOLVE_STEPS: usize = 80;
-
-/// Mean time a transfer waits for the line before its own transfer
-/// starts, ns, when `sources` CPUs each complete `rate_per_s` transfers a
-/// second through a line whose transfers take `service_ns` each; `None`
-/// when the line is saturated (ρ = sources × rate × service ≥ 1: it cannot
-/// serve that many, and the wait is set by how far the queue backs up, not
-/// by the rate). Zero with no traffic or a single source.
-pub fn wait_ns(sources: usize, rate_per_s: f64, service_ns: f64) -> Option<f64> {
-    let rho = utilisation(sources, rate_per_s, service_ns);
-    if rho >= 1.0 {
-        return None;
-    }
-    if sources <= 1 || rate_per_s <= 0.0 || service_ns <= 0.0 {
-        return Some(0.0);
-    }
-    // The think time Z at which N sources complete N·λ transfers a second:
-    // throughput falls as Z grows (from 1/S at Z = 0 to below N·λ at
-    // Z = 1/λ), so bisect on ln Z.
-    let s = service_ns * 1e-9;
-    let target = sources as f64 * rate_per_s;
-    let (mut lo, mut hi) = ((s * 1e-9).ln(), (1.0 / rate_per_s).ln());
-    for _ in 0..SOLVE_STEPS {
-        let mid = 0.5 * (lo + hi);
-        if repairman_throughput(sources, mid.exp(), s) > target {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let think = (0.5 * (lo + hi)).exp();
-    // Response time R = N / X − Z = 1/λ − Z; the wait is R − S.
-    let response = 1.0 / rate_per_s - think;
-    Some(((response - s) * 0.5 * 1e9).max(0.0))
+/// A group of alike stations (hot lines): each asked `demand_ns` of
+/// line time per event, mean over the population.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Station {
+    /// Line time per event of one CPU, ns (visits × transfer time).
+    pub demand_ns: f64,
+    /// Alike stations in the group (every CPU's own line under `cpu`).
+    pub count: usize,
 }
 
-/// ρ = `sources` × `rate_per_s` × `service_ns`: the fraction of time the
-/// line is being handed over.
+/// The closed network solved at the whole population.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// Per station group, the time one event spends at one of its
+    /// stations, ns: its demand and the wait behind the queue.
+    pub residence_ns: Vec<f64>,
+    /// Per station group, the mean number of CPUs at one of its
+    /// stations (waiting or being served).
+    pub queue: Vec<f64>,
+    /// Events a second of one CPU: 1 / (Z + Σ residences).
+    pub rate_per_cpu: f64,
+}
+
+impl Solution {
+    /// Σ residences over every station, ns: the time an event spends
+    /// waiting for and taking the lines.
+    pub fn response_ns(&self, stations: &[Station]) -> f64 {
+        self.residence_ns
+            .iter()
+            .zip(stations)
+            .map(|(r, s)| r * s.count as f64)
+            .sum()
+    }
+}
+
+/// Exact MVA of `population` CPUs that think `think_ns` between events
+/// and visit `stations`; every figure 0 for an empty population.
+pub fn mva(population: usize, think_ns: f64, stations: &[Station]) -> Solution {
+    let mut queue = vec![0.0f64; stations.len()];
+    let mut residence = vec![0.0f64; stations.len()];
+    let mut rate = 0.0;
+    for n in 1..=population {
+        let mut total = 0.0;
+        for ((r, q), s) in residence.iter_mut().zip(&queue).zip(stations) {
+            *r = s.demand_ns.max(0.0) * (1.0 + q);
+            total += *r * s.count as f64;
+        }
+        let cycle = think_ns.max(0.0) + total;
+        let x = if cycle > 0.0 { n as f64 / cycle } else { 0.0 };
+        for (q, r) in queue.iter_mut().zip(&residence) {
+            *q = x * r;
+        }
+        rate = x / n as f64;
+    }
+    Solution {
+        residence_ns: residence,
+        queue,
+        rate_per_cpu: rate * 1e9,
+    }
+}
+
+/// ρ = `sources` × `rate_per_s` × `service_ns`: the offered utilisation,
+/// the fraction of time the line would be busy if every CPU kept its
+/// asked rate (above 1 it cannot: the queue slows them).
 pub fn utilisation(sources: usize, rate_per_s: f64, service_ns: f64) -> f64 {
     sources as f64 * rate_per_s * service_ns * 1e-9
-}
-
-/// Transfers a second through the line in the machine-repairman model:
-/// `n` sources that each think (do other work) for a mean `think_s`
-/// between requests, one server of mean service `service_s` (both
-/// exponential). X = (1 − p₀)/S with p₀ = 1 / Σₖ N!/(N−k)! (S/Z)ᵏ, summed
-/// in logarithms so that a thousand sources do not overflow.
-pub fn repairman_throughput(n: usize, think_s: f64, service_s: f64) -> f64 {
-    let ratio = service_s / think_s;
-    let mut log_terms = Vec::with_capacity(n + 1);
-    let mut log_t = 0.0f64;
-    log_terms.push(log_t);
-    for k in 1..=n {
-        log_t += ((n - k + 1) as f64 * ratio).ln();
-        log_terms.push(log_t);
-    }
-    let top = log_terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let sum: f64 = log_terms.iter().map(|t| (t - top).exp()).sum();
-    let p0 = (-top).exp() / sum;
-    (1.0 - p0) / service_s
-}
-
-/// The M/D/1 wait at utilisation `rho` < 1, ns: S·ρ/(2(1−ρ)), the limit
-/// of [`wait_ns`] for many sources.
-pub fn md1_wait_ns(rho: f64, service_ns: f64) -> f64 {
-    service_ns * rho / (2.0 * (1.0 - rho))
 }
 
 #[cfg(test)]
@@ -86,84 +90,99 @@ mod tests {
         (a - b).abs() <= tol * b.abs().max(1e-12)
     }
 
-    #[test]
-    fn two_sources_match_the_closed_form() {
-        // N = 2, S = 100 ns, Z = 400 ns: S/Z = 1/4, p0 = 1 / (1 + 2/4 +
-        // 2/16) = 8/13, X = (5/13)/S, R = N/X − Z = 2·13/5·S − 4S = 1.2 S,
-        // so the exponential wait is 0.2 S and the deterministic one 10 ns.
-        let x = repairman_throughput(2, 400e-9, 100e-9);
-        assert!(close(x, 5.0 / 13.0 / 100e-9, 1e-12), "{x}");
-        let per_source = x / 2.0;
-        let w = wait_ns(2, per_source, 100.0).unwrap();
-        assert!(close(w, 10.0, 1e-6), "{w}");
+    fn one(demand_ns: f64) -> [Station; 1] {
+        [Station {
+            demand_ns,
+            count: 1,
+        }]
     }
 
     #[test]
-    fn four_sources_match_the_closed_form() {
-        // N = 4, S/Z = 1/10: terms 1, 0.4, 0.12, 0.024, 0.0024; sum
-        // 1.5464. X = (1 − 1/1.5464)/S; R = 4/X − Z.
-        let (s, z) = (50e-9, 500e-9);
-        let p0 = 1.0 / 1.5464;
-        let x = (1.0 - p0) / s;
-        assert!(close(repairman_throughput(4, z, s), x, 1e-9));
-        let r = 4.0 / x - z;
-        let want = (r - s) * 0.5 * 1e9;
-        let w = wait_ns(4, x / 4.0, 50.0).unwrap();
-        assert!(close(w, want, 1e-6), "{w} vs {want}");
-        // Utilisation is the arrivals times the service.
-        assert!(close(utilisation(4, x / 4.0, 50.0), 1.0 - p0, 1e-9));
+    fn one_cpu_never_waits() {
+        // N = 1: R = D, X = 1/(Z + D).
+        let s = mva(1, 900.0, &one(100.0));
+        assert!(close(s.residence_ns[0], 100.0, 1e-12), "{s:?}");
+        assert!(close(s.rate_per_cpu, 1e9 / 1000.0, 1e-12), "{s:?}");
+        assert!(close(s.queue[0], 0.1, 1e-12), "{s:?}");
     }
 
     #[test]
-    fn many_sources_tend_to_md1_and_one_source_never_waits() {
-        for rho in [0.1, 0.5, 0.8] {
-            let n = 20_000;
-            let rate = rho / (n as f64 * 100e-9);
-            let w = wait_ns(n, rate, 100.0).unwrap();
-            let md1 = md1_wait_ns(rho, 100.0);
-            assert!(close(w, md1, 0.01), "rho {rho}: {w} vs M/D/1 {md1}");
-        }
-        assert_eq!(wait_ns(1, 1e6, 100.0), Some(0.0));
-        assert_eq!(wait_ns(8, 0.0, 100.0), Some(0.0));
-        // Few sources wait less than M/D/1 at the same utilisation.
-        let few = wait_ns(2, 0.25 / 100e-9, 100.0).unwrap();
-        assert!(few < md1_wait_ns(0.5, 100.0) * 0.7, "{few}");
+    fn two_cpus_match_the_closed_form() {
+        // N = 2, D = 100, Z = 400: Q(1) = D/(Z + D) = 0.2, R(2) = D·1.2 =
+        // 120 ns, X(2) = 2/520 per ns, Q(2) = 240/520.
+        let s = mva(2, 400.0, &one(100.0));
+        assert!(close(s.residence_ns[0], 120.0, 1e-12), "{s:?}");
+        assert!(close(s.rate_per_cpu, 1e9 / 520.0, 1e-12), "{s:?}");
+        assert!(close(s.queue[0], 240.0 / 520.0, 1e-12), "{s:?}");
+        // The same against the machine-repairman's p₀: S/Z = 1/4, p₀ =
+        // 1/(1 + 2/4 + 2/16) = 8/13, X = (1 − p₀)/S = 5/13 per 100 ns, so
+        // R = N/X − Z = 520 − 400.
     }
 
     #[test]
-    fn no_source_or_an_instant_transfer_never_waits() {
-        // No CPU asks for the line: no traffic, no wait (a solve would
-        // find no think time that gives 0 transfers and report ~450 ns).
-        assert_eq!(wait_ns(0, 1e6, 100.0), Some(0.0));
-        // Transfers that take no time leave nothing to queue behind.
-        assert_eq!(wait_ns(2, 1e6, 0.0), Some(0.0));
-        assert_eq!(wait_ns(64, 1e6, 0.0), Some(0.0));
+    fn two_stations_share_the_cycle() {
+        // N = 2, Z = 0, stations of 100 and 300 ns: N = 1 gives R = 100,
+        // 300, X = 1/400, Q = 0.25, 0.75; N = 2 gives R = 125, 525,
+        // X = 2/650, so each CPU's events are 650 ns apart.
+        let st = [
+            Station {
+                demand_ns: 100.0,
+                count: 1,
+            },
+            Station {
+                demand_ns: 300.0,
+                count: 1,
+            },
+        ];
+        let s = mva(2, 0.0, &st);
+        assert!(close(s.residence_ns[0], 125.0, 1e-12), "{s:?}");
+        assert!(close(s.residence_ns[1], 525.0, 1e-12), "{s:?}");
+        assert!(close(s.response_ns(&st), 650.0, 1e-12), "{s:?}");
+        // Two alike stations of 100 ns count twice.
+        let twin = [Station {
+            demand_ns: 100.0,
+            count: 2,
+        }];
+        let s = mva(1, 0.0, &twin);
+        assert!(close(s.response_ns(&twin), 200.0, 1e-12), "{s:?}");
     }
 
     #[test]
-    fn a_busy_pair_thinks_for_less_than_one_transfer() {
-        // N = 2, Z = S/2 (S/Z = 2): p0 = 1 / (1 + 4 + 8) = 1/13, X =
-        // (12/13)/S, so each source runs at λ = 6/(13 S) and R = 1/λ − Z
-        // = 13S/6 − S/2 = 5S/3: the deterministic wait is S/3. (Terms above
-        // 1: the sum in logarithms is scaled by the largest, ln 8.)
-        let x = repairman_throughput(2, 50e-9, 100e-9);
-        assert!(close(x, 12.0 / 13.0 / 100e-9, 1e-12), "{x}");
-        let w = wait_ns(2, 6.0 / (13.0 * 100e-9), 100.0).unwrap();
-        assert!(close(w, 100.0 / 3.0, 1e-6), "{w}");
+    fn a_saturated_line_serves_one_transfer_at_a_time() {
+        // N·D = 1000 × 1 µs ≫ Z = 10 µs: R → N·D − Z = 990 µs and every
+        // CPU's events come N·D apart.
+        let s = mva(1000, 10_000.0, &one(1000.0));
+        assert!(close(s.residence_ns[0], 990_000.0, 1e-6), "{s:?}");
+        assert!(close(s.rate_per_cpu, 1e9 / 1e6, 1e-6), "{s:?}");
     }
 
     #[test]
-    fn a_rate_below_once_a_second_waits_next_to_nothing() {
-        // ρ = 2 × 0.5/s × 100 ns = 1e-7: M/D/1 gives S·ρ/2 = 5e-6 ns and
-        // two sources wait less.
-        let w = wait_ns(2, 0.5, 100.0).unwrap();
-        assert!((0.0..1e-5).contains(&w), "{w}");
+    fn the_seeds_host_figures() {
+        // N = 224 CPUs at Z = 1/22000 s (45.45 µs); worked independently
+        // (the same recursion in Python): D = 203 ns gives R ≈ 2.47 µs,
+        // R/(Z + R) ≈ 5.2%; D = 250 ns gives R ≈ 10.56 µs, 18.9%, and
+        // about 42 CPUs at the line.
+        let z = 1e9 / 22e3;
+        let s = mva(224, z, &one(203.0));
+        let r = s.residence_ns[0];
+        assert!(close(r, 2470.0, 0.01), "{r}");
+        assert!(close(r / (z + r), 0.052, 0.02), "{r}");
+        let s = mva(224, z, &one(250.0));
+        let r = s.residence_ns[0];
+        assert!(close(r, 10_560.0, 0.01), "{r}");
+        assert!(close(r / (z + r), 0.189, 0.01), "{r}");
+        assert!(close(s.queue[0], 42.0, 0.02), "{s:?}");
+        // The asymptote N·D − Z: 56 µs − 45.45 µs = 10.55 µs.
+        assert!(close(r, 224.0 * 250.0 - z, 0.01), "{r}");
     }
 
     #[test]
-    fn saturation_is_not_a_number() {
-        assert_eq!(wait_ns(2, 5e6, 100.0), None); // ρ = 1
-        assert_eq!(wait_ns(224, 22e3, 300.0), None); // ρ = 1.48
-        assert!(wait_ns(2, 4.9e6, 100.0).is_some());
+    fn nobody_or_nothing_waits_for_nothing() {
+        let s = mva(0, 100.0, &one(100.0));
+        assert_eq!((s.residence_ns[0], s.rate_per_cpu), (0.0, 0.0));
+        let s = mva(64, 1000.0, &one(0.0));
+        assert_eq!(s.residence_ns[0], 0.0);
+        assert!(close(s.rate_per_cpu, 1e6, 1e-12));
+        assert!(close(utilisation(224, 22e3, 203.0), 1.000_384, 1e-9));
     }
 }

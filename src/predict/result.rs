@@ -27,12 +27,13 @@ pub struct Range {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LineState {
-    /// ρ below [`super::NEAR_SATURATION`] even at the high latencies.
+    /// Offered ρ below [`super::KNEE`] even at the high latencies.
     Below,
-    /// ρ at or past [`super::NEAR_SATURATION`] at the high latencies, below 1 at
-    /// the central ones.
+    /// Offered ρ at or past [`super::KNEE`] at the high latencies, below 1
+    /// at the central ones: near the knee, where the cost turns up.
     Near,
-    /// ρ ≥ 1 at the central latencies: throughput caps at 1/S.
+    /// Offered ρ ≥ 1 at the central latencies: the line serves one
+    /// transfer at a time and every CPU waits for the others'.
     Saturated,
 }
 
@@ -48,15 +49,29 @@ pub struct PointPrediction {
     pub rho: Range,
     /// How busy the hottest line is.
     pub state: LineState,
-    /// Net ns per update, mean over writers (transfers and waits); `None`
-    /// near or past saturation.
+    /// Net ns per update, mean over writers (transfers and waits, the
+    /// closed population's at any load); `None` only in files written
+    /// before costs were predicted near and past saturation.
     pub cost_ns: Option<Range>,
-    /// Net CPU share per writer CPU, % (rate × cost); `None` near or past
-    /// saturation.
+    /// Net CPU share per writer CPU, %: cost / (1/rate + cost), the
+    /// share of its time spent on the line; `None` as `cost_ns`.
     pub cpu_share_pct: Option<Range>,
-    /// Past saturation at the central latencies, the most one transfer
-    /// can take, ns: every other source's transfer ahead of it.
-    pub queue_bound_ns: Option<f64>,
+    /// Updates a second each CPU achieves: 1/(1/rate + cost) (below the
+    /// asked rate by the time spent on the line).
+    #[serde(default)]
+    pub achieved_rate: Option<Range>,
+    /// CPUs at the hottest line on the mean (waiting or being served),
+    /// central latencies.
+    #[serde(default)]
+    pub queue: f64,
+    /// Points of CPU share (%) that +1% on every transfer time adds, at
+    /// the central latencies: how sensitive the share is.
+    #[serde(default)]
+    pub share_per_pct: Option<f64>,
+    /// Per node with writers, its writers' cost (local or remote to the
+    /// counter's memory).
+    #[serde(default)]
+    pub by_node: Vec<NodePrediction>,
     /// Transfers a publish causes, per update (central latencies).
     pub write_transfers: f64,
     /// Lines the read side fetches, per update.
@@ -73,6 +88,21 @@ pub struct PointPrediction {
     /// updates per ownership (which the model does not predict).
     #[serde(default)]
     pub round_ns: Option<Range>,
+}
+
+/// One node's writers at one rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodePrediction {
+    /// The node.
+    pub node: u32,
+    /// Its writer CPUs.
+    pub writers: usize,
+    /// True when the counter's memory is on it.
+    pub home: bool,
+    /// Net ns per update, mean over its writers.
+    pub cost_ns: Range,
+    /// Net CPU share of each of its writers, %.
+    pub cpu_share_pct: Range,
 }
 
 /// Flat out: every writer as fast as it can.

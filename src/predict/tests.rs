@@ -23,75 +23,64 @@ pub(super) fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(1e-12)
 }
 
-/// The wait of 2 sources at per-source rate `lambda` through a server of
-/// `s` seconds, from the closed form: ρ = 2λS = 1 − p₀ with
-/// p₀ = 1/(1 + 2a + 2a²), a = S/Z, solved for a; R = 1/λ − Z; the
-/// deterministic wait is (R − S)/2. In ns.
-pub(super) fn two_source_wait_ns(lambda: f64, s: f64) -> f64 {
-    let rho = 2.0 * lambda * s;
-    let a = (-2.0 + (4.0 + 8.0 * rho / (1.0 - rho)).sqrt()) / 4.0;
-    let r = 1.0 / lambda - s / a;
-    (r - s) * 0.5 * 1e9
+/// Exact MVA of `n` CPUs thinking `z` ns at one station of demand `d`
+/// ns: R(k) = d·(1 + Q(k − 1)), Q(k) = k·R(k)/(z + R(k)). The recursion
+/// is checked against hand-worked values in `queue.rs` (N = 1, 2, the
+/// saturated asymptote); N = 2 gives d·(1 + d/(z + d)).
+pub(super) fn mva_response_ns(n: usize, z: f64, d: f64) -> f64 {
+    let (mut q, mut r) = (0.0, 0.0);
+    for k in 1..=n {
+        r = d * (1.0 + q);
+        q = k as f64 * r / (z + r);
+    }
+    r
 }
 
 #[test]
 fn two_paced_writers_hand_over_every_update() {
     // CPUs 0 and 1 of the Sapphire Rapids fixture share an LLC; 100 ns
-    // exactly. Paced, each update of one finds the other's: ρ = 2rS and
-    // the cost is S plus the two-source wait.
+    // exactly. Paced, each update of one finds the other's: ρ = 2rS, one
+    // visit of S per update, and the cost is the two-CPU response
+    // S·(1 + S/(Z + S)) at Z = 1/r.
     let topo = fixture("spr-2s-224");
     let lines = Lines::new(&topo, &layout(&[0, 1]), ShardLevel::Global).unwrap();
     let l = lat(&["same-llc=100ns±0"]);
     for rate in [1e3, 1e6, 3e6] {
         let e = lines.evaluate(rate, 1.0, &l, Bound::Mid, Arrivals::Paced);
         assert!(close(e.rho, 2.0 * rate * 100e-9, 1e-9), "{rate}: {}", e.rho);
-        let want = 100.0 + two_source_wait_ns(rate, 100e-9);
-        let got = e.cost_ns.unwrap();
-        assert!(close(got, want, 1e-6), "{rate}: {got} vs {want}");
+        let want = mva_response_ns(2, 1e9 / rate, 100.0);
+        let got = e.cost_ns;
+        assert!(close(got, want, 1e-9), "{rate}: {got} vs {want}");
         assert_eq!((e.write_transfers, e.read_transfers), (1.0, 0.0));
     }
-    // ρ = 0.2 at 1M/s: the wait is 5.05 ns (worked by hand: a = 0.11237,
-    // Z = 889.9 ns, R = 110.1 ns).
+    // ρ = 0.2 at 1M/s: Z = 1000 ns, R = 100·(1 + 100/1100) = 109.09 ns,
+    // and each CPU achieves 1e9/1109.09 updates/s.
     let e = lines.evaluate(1e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
-    assert!(
-        (e.cost_ns.unwrap() - 105.05).abs() < 0.01,
-        "{:?}",
-        e.cost_ns
-    );
+    assert!((e.cost_ns - 109.0909).abs() < 1e-3, "{:?}", e.cost_ns);
+    assert!(close(e.achieved_rate, 1e9 / 1109.0909, 1e-6), "{e:?}");
     // Irregular updates: another writer came between two of mine half the
-    // time, so half the transfers and half the utilisation.
+    // time, so half the transfers: a demand of 50 ns per update.
     let e = lines.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Poisson);
     assert!(close(e.rho, 1e3 * 100e-9, 1e-9));
-    assert!(close(
-        e.cost_ns.unwrap(),
-        0.5 * (100.0 + two_source_wait_ns(500.0, 100e-9)),
-        1e-6
-    ));
-    // Past saturation there is no cost, only the queue's bound: 2 × S.
+    assert!(close(e.cost_ns, mva_response_ns(2, 1e6, 50.0), 1e-9));
+    // Past saturation (ρ = 1.2 at 6M/s) the cost is still the closed
+    // population's: Z = 166.7 ns, R = 100·(1 + 100/266.7) = 137.5 ns.
     let e = lines.evaluate(6e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
-    assert_eq!(e.cost_ns, None);
-    assert!(close(e.bound_ns.unwrap(), 200.0, 1e-9));
+    assert!(close(e.cost_ns, 137.5, 1e-9), "{e:?}");
 }
 
 #[test]
-fn four_paced_writers_wait_as_the_repairman_says() {
-    // Four cores of one LLC. Pick the think time Z = 500 ns with S = 50
-    // ns: X = (1 − 1/1.5464)/S transfers/s in all, R = 4/X − Z. Running
-    // each writer at X/4 gives back that response time.
+fn four_paced_writers_wait_as_mva_says() {
+    // Four cores of one LLC, S = 50 ns, Z = 500 ns: Q(1) = 50/550 =
+    // 1/11; R(2) = 50·12/11 = 54.545, Q(2) = 2·54.545/554.545 = 0.19672;
+    // R(3) = 59.836, Q(3) = 3·59.836/559.836 = 0.32064; R(4) = 66.032 ns.
     let topo = fixture("spr-2s-224");
     let lines = Lines::new(&topo, &layout(&[0, 1, 2, 3]), ShardLevel::Global).unwrap();
     let l = lat(&["same-llc=50ns±0"]);
-    let (s, z) = (50e-9, 500e-9);
-    let x = (1.0 - 1.0 / 1.5464) / s;
-    let r = 4.0 / x - z;
-    let e = lines.evaluate(x / 4.0, 1.0, &l, Bound::Mid, Arrivals::Paced);
-    assert!(close(e.rho, x * s, 1e-9), "{}", e.rho);
-    let want = 50.0 + (r - s) * 0.5 * 1e9;
-    assert!(
-        close(e.cost_ns.unwrap(), want, 1e-6),
-        "{:?} vs {want}",
-        e.cost_ns
-    );
+    let e = lines.evaluate(2e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
+    assert!(close(e.rho, 4.0 * 2e6 * 50e-9, 1e-9), "{}", e.rho);
+    assert!(close(e.cost_ns, 66.032, 1e-4), "{:?}", e.cost_ns);
+    assert!(close(e.cost_ns, mva_response_ns(4, 500.0, 50.0), 1e-12));
     // Poisson: 3 of 4 updates follow another writer's.
     let e = lines.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Poisson);
     assert!(close(e.write_transfers, 0.75, 1e-12));
@@ -115,8 +104,8 @@ fn a_node_split_halves_the_writers_but_each_read_fetches_the_other_line() {
     let n = node.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Paced);
     assert_eq!((g.write_transfers, g.read_transfers), (1.0, 0.0));
     assert_eq!((n.write_transfers, n.read_transfers), (1.0, 1.0));
-    assert!(close(g.cost_ns.unwrap(), 108.0, 1e-3));
-    assert!(close(n.cost_ns.unwrap(), 216.0, 1e-3));
+    assert!(close(g.cost_ns, 108.0, 1e-3));
+    assert!(close(n.cost_ns, 216.0, 1e-3));
     assert_eq!(n.hottest_writers, 1);
     // Without a read side, the split lines never move.
     let quiet = Lines::new(
@@ -129,7 +118,7 @@ fn a_node_split_halves_the_writers_but_each_read_fetches_the_other_line() {
     )
     .unwrap();
     let q = quiet.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Paced);
-    assert_eq!((q.rho, q.cost_ns), (0.0, Some(0.0)));
+    assert_eq!((q.rho, q.cost_ns), (0.0, 0.0));
     // No line moves, so none is the hottest: no writers on it.
     assert_eq!(q.hottest_writers, 0);
 }
@@ -161,7 +150,17 @@ fn node_and_llc_agree_where_they_are_the_same_set_and_not_elsewhere() {
     let a = node.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Poisson);
     let b = llc.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Poisson);
     assert_eq!((a.hottest_writers, b.hottest_writers), (128, 16));
-    assert!(b.rho < a.rho / 4.0, "{} vs {}", b.rho, a.rho);
+    // Every other CPU's fetch occupies each LLC's line: a lower ρ, but
+    // not by the writers' ratio; with only the first read after a write
+    // queueing, a quarter of it and less.
+    assert!(b.rho < a.rho, "{} vs {}", b.rho, a.rho);
+    let mut first = l.clone();
+    first.costs.read_occupancy = crate::predict::ReadOccupancy::First;
+    let (a1, b1) = (
+        node.evaluate(1e3, 1.0, &first, Bound::Mid, Arrivals::Poisson),
+        llc.evaluate(1e3, 1.0, &first, Bound::Mid, Arrivals::Poisson),
+    );
+    assert!(b1.rho < a1.rho / 4.0, "{} vs {}", b1.rho, a1.rho);
     assert!(b.read_transfers > 10.0 * a.read_transfers, "{b:?} {a:?}");
     let classes: Vec<String> = llc.classes().map(|c| c.to_string()).collect();
     assert_eq!(classes, ["smt", "same-llc", "same-node", "cross-node@32"]);
@@ -205,12 +204,26 @@ fn ranges_follow_the_latencies_and_a_ratelimit_never_saturates() {
     assert!(close(sat.mid.unwrap(), 22e3 / rho, 2e-3), "{sat:?}");
     assert!(sat.lo.unwrap() < sat.mid.unwrap() && sat.mid.unwrap() < sat.hi.unwrap());
     let limited = &p.strategies[1];
-    assert_eq!(limited.saturation.mid, None);
+    // At 22k/s its ρ is the reads': 224 CPUs × 22k/s × touched(224k,
+    // 22k) = 0.91 of them fetch, at the 80 ns mean: about 0.36.
     assert!(
-        limited.points[0].rho.hi < 0.1,
+        limited.points[0].rho.hi < 0.5,
         "{:?}",
         limited.points[0].rho
     );
+    // Its publishes are capped, but with every fetch occupying the line,
+    // 224 CPUs re-reading it after each of the others' 1000 publishes a
+    // second saturate it at a higher rate; with only the first read after
+    // a write queueing they never do.
+    assert!(
+        limited.saturation.mid.unwrap() > 22e3,
+        "{:?}",
+        limited.saturation
+    );
+    let mut first = req.clone();
+    first.latencies.costs.read_occupancy = crate::predict::ReadOccupancy::First;
+    let p1 = predict(&topo, "spr", &first).unwrap();
+    assert_eq!(p1.strategies[1].saturation.mid, None);
     // A class without a figure is an error naming it.
     let mut missing = req.clone();
     missing.latencies = lat(&["same-llc=51ns", "cross-node=108ns"]);
@@ -531,7 +544,7 @@ fn agreement_and_the_knee_hold_at_their_exact_boundaries() {
 }
 
 #[test]
-fn each_point_is_below_near_or_saturated_with_its_cost_and_share() {
+fn each_point_below_near_or_saturated_has_its_cost_share_and_sensitivity() {
     // Two paced writers of one LLC, same-llc = 100 ns ± 25%: ρ = 2rS
     // (every update moves the line), so ρ = 1 at r = 1/(2S): 5M/s at
     // 100 ns, 4M/s at 125 ns, 6.67M/s at 75 ns.
@@ -547,12 +560,19 @@ fn each_point_is_below_near_or_saturated_with_its_cost_and_share() {
     };
     let p = predict(&topo, "spr", &req).unwrap();
     assert_eq!((p.cpus, p.nodes, p.llcs), (224, 2, 2));
-    assert_eq!(p.notes.len(), 2, "{:?}", p.notes);
+    // The arrivals, the pricing, then each line-cost input and its source.
+    assert_eq!(p.notes.len(), 6, "{:?}", p.notes);
     assert!(p.notes[0].starts_with("arrivals paced"), "{:?}", p.notes);
     // --latency carries no transactions: every transfer at the ping-pong,
-    // and the note says so.
+    // and the note says so; nor any line costs: idle latencies, said so.
     assert!(
         p.notes[1].starts_with("every transfer priced at its class's ping-pong"),
+        "{:?}",
+        p.notes
+    );
+    assert!(p.notes[2].starts_with("fetches that occupy the line: every"));
+    assert!(
+        p.notes[3].contains("the idle class latencies"),
         "{:?}",
         p.notes
     );
@@ -562,36 +582,51 @@ fn each_point_is_below_near_or_saturated_with_its_cost_and_share() {
     assert!(close(sat.mid.unwrap(), 5e6, 1e-3), "{sat:?}");
     assert!(close(sat.lo.unwrap(), 4e6, 1e-3), "{sat:?}");
     assert!(close(sat.hi.unwrap(), 2e7 / 3.0, 1e-3), "{sat:?}");
-    // 1M/s: ρ 0.2 (0.25 at 125 ns): below; cost S + the two-source wait
-    // at each end, CPU share = rate × cost (1e6/s × 105 ns = 10.5%).
+    // 1M/s: ρ 0.2 (0.25 at 125 ns): below; cost the two-CPU response
+    // S·(1 + S/(Z + S)) at Z = 1000 ns at each end, CPU share = cost /
+    // (Z + cost).
     let below = &s.points[0];
     assert_eq!(below.state, LineState::Below);
     assert_eq!(below.publish_fraction, 1.0);
     assert_eq!((below.write_transfers, below.read_transfers), (1.0, 0.0));
-    assert_eq!((below.hottest_writers, below.queue_bound_ns), (2, None));
+    assert_eq!(below.hottest_writers, 2);
     let cost = below.cost_ns.unwrap();
-    let want = |s_ns: f64| s_ns + two_source_wait_ns(1e6, s_ns * 1e-9);
-    assert!(close(cost.lo, want(75.0), 1e-6), "{cost:?}");
-    assert!(close(cost.mid, want(100.0), 1e-6), "{cost:?}");
-    assert!(close(cost.hi, want(125.0), 1e-6), "{cost:?}");
-    let share = below.cpu_share_pct.unwrap();
-    assert!(close(share.lo, want(75.0) * 0.1, 1e-6), "{share:?}");
-    assert!(close(share.mid, want(100.0) * 0.1, 1e-6), "{share:?}");
-    assert!(close(share.hi, want(125.0) * 0.1, 1e-6), "{share:?}");
-    // 3.5M/s: ρ 0.7, 0.875 at 125 ns: near; no cost is given.
+    let want = |s_ns: f64| mva_response_ns(2, 1000.0, s_ns);
+    let share = |s_ns: f64| 100.0 * want(s_ns) / (1000.0 + want(s_ns));
+    assert!(close(cost.lo, want(75.0), 1e-9), "{cost:?}");
+    assert!(close(cost.mid, want(100.0), 1e-9), "{cost:?}");
+    assert!(close(cost.hi, want(125.0), 1e-9), "{cost:?}");
+    let sh = below.cpu_share_pct.unwrap();
+    assert!(close(sh.lo, share(75.0), 1e-9), "{sh:?}");
+    assert!(close(sh.mid, share(100.0), 1e-9), "{sh:?}");
+    assert!(close(sh.hi, share(125.0), 1e-9), "{sh:?}");
+    // +1% on every transfer: the share at 101 ns less the share at 100.
+    let per = below.share_per_pct.unwrap();
+    assert!(close(per, share(101.0) - share(100.0), 1e-6), "{per}");
+    // One node's writers, both on node 0 (the counter's memory's): the
+    // same figures.
+    assert_eq!(below.by_node.len(), 1);
+    assert_eq!((below.by_node[0].node, below.by_node[0].home), (0, true));
+    assert!(close(below.by_node[0].cost_ns.mid, want(100.0), 1e-9));
+    // 3.5M/s: ρ 0.7, 0.875 at 125 ns: near, and still priced: Z = 285.7.
     let near = &s.points[1];
     assert_eq!(near.state, LineState::Near);
     assert!(close(near.rho.hi, 0.875, 1e-9), "{:?}", near.rho);
-    assert_eq!(
-        (near.cost_ns, near.cpu_share_pct, near.queue_bound_ns),
-        (None, None, None)
-    );
-    // 6M/s: ρ 1.2: saturated, each transfer behind at most the other
-    // source's: 2 × 100 ns.
+    let z = 1e9 / 3.5e6;
+    assert!(close(
+        near.cost_ns.unwrap().mid,
+        mva_response_ns(2, z, 100.0),
+        1e-9
+    ));
+    // 6M/s: ρ 1.2: saturated, and priced: Z = 166.7 ns, R = 137.5 ns.
     let saturated = &s.points[2];
     assert_eq!(saturated.state, LineState::Saturated);
-    assert_eq!((saturated.cost_ns, saturated.cpu_share_pct), (None, None));
-    assert!(close(saturated.queue_bound_ns.unwrap(), 200.0, 1e-9));
+    assert!(close(saturated.cost_ns.unwrap().mid, 137.5, 1e-9));
+    let achieved = saturated.achieved_rate.unwrap().mid;
+    assert!(
+        close(achieved, 1e9 / (1e9 / 6e6 + 137.5), 1e-9),
+        "{achieved}"
+    );
     // The chart: 4 points a decade from 100 to 1e8/s, 25 in all.
     assert_eq!(s.curve.len(), 25);
     assert!(close(s.curve[1].rate, 100.0 * 10f64.powf(0.25), 1e-12));
@@ -600,8 +635,8 @@ fn each_point_is_below_near_or_saturated_with_its_cost_and_share() {
     let mut quiet = req.clone();
     quiet.layout.read_every = 0;
     let q = predict(&topo, "spr", &quiet).unwrap();
-    assert_eq!(q.notes.len(), 3, "{:?}", q.notes);
-    assert!(q.notes[2].starts_with("no read side"), "{:?}", q.notes);
+    assert_eq!(q.notes.len(), 7, "{:?}", q.notes);
+    assert!(q.notes[6].starts_with("no read side"), "{:?}", q.notes);
 }
 
 #[test]
@@ -672,4 +707,65 @@ fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
     assert!(close(c.flat_out[0].error_pct().unwrap(), 300.0, 1e-9));
     assert_eq!(c.flat_out_median_error_pct, Some(300.0));
     assert_eq!(c.flat_out_agreeing, 0);
+}
+
+#[test]
+fn verdicts_say_saturation_in_one_line_and_why_a_line_never_saturates() {
+    // 224 CPUs at 100k/s with idle Ice Lake figures: global/always's ρ is
+    // past 1 (0.29–0.49 at 22k/s), so its verdict says saturated, with its
+    // cost, sensitivity and every other strategy's ρ, in one line; each
+    // node's cost follows on the next.
+    let topo = fixture("spr-2s-224");
+    let req = PredictRequest {
+        layout: layout(&topo.online_cpus.to_vec()),
+        levels: vec![ShardLevel::Global, ShardLevel::Cpu],
+        policies: vec![PublishPolicy::ALWAYS],
+        rates: vec![100e3],
+        latencies: lat(&["smt=8ns", "same-llc=51ns", "cross-node=108ns"]),
+        arrivals: Arrivals::Poisson,
+        seed: 1,
+    };
+    let p = predict(&topo, "spr", &req).unwrap();
+    let lines: Vec<String> = crate::verdict::predict_lines(&p)
+        .into_iter()
+        .map(|v| v.text)
+        .collect();
+    let first = &lines[0];
+    assert!(first.contains("× saturated (offered ρ)"), "{first}");
+    assert!(first.contains("ns net per update"), "{first}");
+    assert!(first.contains("+1% transfer time → +"), "{first}");
+    assert!(
+        first.contains("the others bring ρ to cpu/always "),
+        "{first}"
+    );
+    assert!(
+        lines[1].starts_with("at 100k/s per CPU, global/always per node (memory on node 0): node 0 (the memory's, 112 writers)"),
+        "{lines:?}"
+    );
+    // The page and the text carry each node's figures.
+    use crate::report::html::{PageSource, page};
+    use crate::report::{Document, Format, render};
+    let html = page(&[PageSource {
+        label: None,
+        doc: Document::Predict(&p),
+    }])
+    .unwrap();
+    assert!(html.contains("Per node (memory on node 0)"), "{html}");
+    let text = render(&Document::Predict(&p), Format::Text).unwrap();
+    assert!(text.contains("memory"), "{text}");
+    assert!(
+        text.contains("+1% transfer → CPU points (predicted)"),
+        "{text}"
+    );
+    // No read side and a line per CPU: nothing ever moves, and the reason
+    // says so (not a policy that caps anything).
+    let mut quiet = req.clone();
+    quiet.levels = vec![ShardLevel::Cpu];
+    quiet.layout.read_every = 0;
+    let p = predict(&topo, "spr", &quiet).unwrap();
+    let text = crate::verdict::predict_lines(&p)[0].text.clone();
+    assert!(
+        text.ends_with("it never saturates (no CPU takes a line from another at any rate)"),
+        "{text}"
+    );
 }

@@ -41,9 +41,9 @@ pub fn cost_cell(s: Option<&GalleryStrategy>) -> String {
     match s {
         None => "-".into(),
         Some(s) => match (s.state, s.cost_ns) {
-            (LineState::Below, Some(c)) => range_text(c, si),
-            (LineState::Near, _) => "near saturation".into(),
-            _ => "saturated".into(),
+            (LineState::Saturated, Some(c)) => format!("{} (saturated)", range_text(c, si)),
+            (_, Some(c)) => range_text(c, si),
+            (_, None) => "-".into(),
         },
     }
 }

@@ -46,7 +46,8 @@ pub use gallery::gallery_headline;
 pub use headline::{Headline, headline};
 pub use matrix::matrix_lines;
 pub use predict::{
-    check_lines, cost_cells, predict_lines, range_text, rho_text, saturation_text, share_text,
+    check_lines, cost_cells, predict_lines, range_text, rho_text, saturation_text,
+    sensitivity_cell, share_text,
 };
 pub use run::run_lines;
 pub use study::study_lines;

@@ -44,41 +44,84 @@ pub fn share_text(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// What a point's hottest line does: its ρ, and the cost or why none;
+/// A point's net cost and CPU share: `83.5–190 ns net per update,
+/// 0.183–0.417% of each CPU`, the share's sensitivity added near the
+/// knee and past it.
+fn cost_text(p: &PointPrediction) -> String {
+    let (Some(c), Some(sh)) = (p.cost_ns, p.cpu_share_pct) else {
+        return "no cost in this file (written before costs were predicted past saturation)".into();
+    };
+    let sensitivity = match (p.state, p.share_per_pct) {
+        (LineState::Near | LineState::Saturated, Some(d)) => {
+            format!(" (+1% transfer time → {} points of CPU)", signed_share(d))
+        }
+        _ => String::new(),
+    };
+    format!(
+        "{} ns net per update, {}% of each CPU{sensitivity}",
+        range_text(c, si),
+        range_text(sh, share_text)
+    )
+}
+
+/// A change of share in points, signed: `+0.532`, `−0.01`.
+fn signed_share(d: f64) -> String {
+    if d < 0.0 {
+        format!("−{}", share_text(-d))
+    } else {
+        format!("+{}", share_text(d))
+    }
+}
+
+/// What a point's hottest line does: its ρ and what an update costs;
 /// every figure the model's.
 fn state(p: &PointPrediction) -> String {
     let handovers = p.handovers_per_s.map_or(String::new(), |h| {
         format!(", {} hand-overs/s", range_text(h, si))
     });
     match p.state {
-        LineState::Saturated => {
-            let round = p.round_ns.map_or(String::new(), |r| {
-                format!(
-                    "; each writer waits a round of {} ns per ownership against {} ns between its updates, so its updates batch and it waits for the line all the time: its cost per update nears the whole gap and its CPU share 100%",
-                    range_text(r, si),
-                    si(1e9 / p.rate)
-                )
-            });
-            format!(
-                "the hottest line is predicted {}× saturated (ρ): its transfers go one at a time{handovers}{round}",
-                range_text(p.rho, rho_text),
-            )
-        }
-        LineState::Near => format!(
-            "the hottest line is predicted near saturation (ρ {}{handovers}): at the high latencies it saturates and the wait grows as 1/(1 − ρ), so the cost and CPU share are not predicted there",
-            range_text(p.rho, rho_text)
+        LineState::Saturated => format!(
+            "the hottest line is predicted {}× saturated (offered ρ): it serves one transfer at a time and each CPU waits behind the others' ({} CPUs at the line on the mean, each achieving {}/s of the asked {}/s): {}{handovers}",
+            range_text(p.rho, rho_text),
+            si(p.queue),
+            p.achieved_rate.map_or("?".into(), |a| range_text(a, si)),
+            si(p.rate),
+            cost_text(p),
         ),
-        LineState::Below => {
-            let cost = p.cost_ns.map_or("?".into(), |c| range_text(c, si));
-            let share = p
-                .cpu_share_pct
-                .map_or("?".into(), |s| range_text(s, share_text));
-            format!(
-                "the hottest line is predicted at ρ {}: {cost} ns net per update, {share}% of each CPU{handovers}",
-                range_text(p.rho, rho_text)
-            )
-        }
+        LineState::Near => format!(
+            "the hottest line is predicted near the knee (ρ {}, {} CPUs at the line on the mean): {}{handovers}",
+            range_text(p.rho, rho_text),
+            si(p.queue),
+            cost_text(p),
+        ),
+        LineState::Below => format!(
+            "the hottest line is predicted at ρ {}: {}{handovers}",
+            range_text(p.rho, rho_text),
+            cost_text(p),
+        ),
     }
+}
+
+/// Each node's cost at point `i` of `s`, local or remote to the
+/// counter's memory: `node 0 (the memory's) 0.2–0.4%, node 1 (remote)
+/// 0.3–0.5%`; `None` with one node of writers.
+fn per_node(q: &PointPrediction) -> Option<String> {
+    (q.by_node.len() > 1).then(|| {
+        q.by_node
+            .iter()
+            .map(|n| {
+                format!(
+                    "node {} ({}, {}) {} ns, {}% of each CPU",
+                    n.node,
+                    if n.home { "the memory's" } else { "remote" },
+                    plural(n.writers, "writer"),
+                    range_text(n.cost_ns, si),
+                    range_text(n.cpu_share_pct, share_text)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }
 
 /// What a strategy does flat out, as the model puts it.
@@ -90,8 +133,12 @@ fn flat_out_text(s: &StrategyPrediction) -> Option<String> {
             "flat out, {} (predicted): no line has two writers, so nothing is handed over",
             s.name
         ),
+        (0, _) if s.publish.ratelimit.is_some() => format!(
+            "flat out, {} (predicted): the ratelimit caps each CPU's publishes, and its line stays below saturation: {h} hand-overs/s",
+            s.name
+        ),
         (0, _) => format!(
-            "flat out, {} (predicted): the policy caps each CPU's publishes, so the line never saturates: {h} hand-overs/s",
+            "flat out, {} (predicted): its lines stay below saturation (few enough transfers at their prices): {h} hand-overs/s",
             s.name
         ),
         (_, round) => format!(
@@ -106,17 +153,23 @@ fn flat_out_text(s: &StrategyPrediction) -> Option<String> {
     })
 }
 
-/// A point's net ns per update and net CPU share % for a table cell: the
-/// ranges below saturation, else why there are none.
+/// A point's net ns per update and net CPU share % for a table cell
+/// (`-` only in a file written before costs were predicted past
+/// saturation).
 pub fn cost_cells(q: &PointPrediction) -> (String, String) {
-    match (q.state, q.cost_ns, q.cpu_share_pct) {
-        (LineState::Below, Some(c), Some(sh)) => (
+    match (q.cost_ns, q.cpu_share_pct) {
+        (Some(c), Some(sh)) => (
             range_text(c, si),
             format!("{}%", range_text(sh, share_text)),
         ),
-        (LineState::Near, ..) => ("near saturation".into(), "-".into()),
-        _ => ("saturated".into(), "-".into()),
+        _ => ("-".into(), "-".into()),
     }
+}
+
+/// How much +1% on every transfer moves a point's CPU share, points, for
+/// a table cell.
+pub fn sensitivity_cell(q: &PointPrediction) -> String {
+    q.share_per_pct.map_or("-".into(), signed_share)
 }
 
 /// The saturation rate per CPU for a table cell: `45.2k–75.3k`,
@@ -129,7 +182,9 @@ pub fn saturation_text(sat: SaturationRate) -> String {
     }
 }
 
-/// Where a strategy saturates, per CPU.
+/// Where a strategy saturates, per CPU, or why it never does: read from
+/// its own figures (no transfer at any rate; a ratelimit's capped
+/// publishes and the reads after them; or a ρ below 1 at every rate).
 fn saturates(s: &StrategyPrediction) -> String {
     let sat = s.saturation;
     match (sat.lo, sat.hi) {
@@ -137,7 +192,45 @@ fn saturates(s: &StrategyPrediction) -> String {
             format!("; it saturates from {}–{}/s per CPU", si(lo), si(hi))
         }
         (Some(lo), _) => format!("; it saturates from {}/s per CPU", si(lo)),
-        (None, _) => "; it never saturates (the policy caps each CPU's publishes)".into(),
+        (None, _) => {
+            let top = s.curve.iter().map(|q| q.rho.hi).fold(0.0, f64::max);
+            if top <= 0.0 {
+                "; it never saturates (no CPU takes a line from another at any rate)".into()
+            } else if s.publish.ratelimit.is_some() {
+                format!(
+                    "; it never saturates (the ratelimit caps each CPU's publishes, and the line stays at ρ {} or less at the high latencies up to {}/s)",
+                    rho_text(top),
+                    si(crate::predict::CURVE_TO)
+                )
+            } else {
+                format!(
+                    "; it never saturates (ρ stays at {} or less at the high latencies up to {}/s)",
+                    rho_text(top),
+                    si(crate::predict::CURVE_TO)
+                )
+            }
+        }
+    }
+}
+
+/// For a saturated point of one strategy, what every other strategy
+/// brings the offered ρ to at the same rate: `; the others bring ρ to
+/// global/ratelimit:1ms 0.38–0.56, node/always 0.33–0.54`.
+fn others_rho(p: &PredictResults, k: usize, i: usize) -> String {
+    if p.strategies[k].points[i].state != LineState::Saturated {
+        return String::new();
+    }
+    let others: Vec<String> = p
+        .strategies
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != k)
+        .map(|(_, o)| format!("{} {}", o.name, range_text(o.points[i].rho, rho_text)))
+        .collect();
+    if others.is_empty() {
+        String::new()
+    } else {
+        format!("; the others bring ρ to {}", others.join(", "))
     }
 }
 
@@ -162,13 +255,25 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Verdict> {
         lines.push(Verdict::new(
             Topic::Prediction,
             format!(
-                "at {}/s per CPU on {writers} CPUs, {}: {}{}",
+                "at {}/s per CPU on {writers} CPUs, {}: {}{}{}",
                 si(rate),
                 base.name,
                 state(b),
-                saturates(base)
+                saturates(base),
+                others_rho(p, 0, i)
             ),
         ));
+        if let Some(nodes) = per_node(b) {
+            lines.push(Verdict::new(
+                Topic::Prediction,
+                format!(
+                    "at {}/s per CPU, {} per node (memory on node {}): {nodes}",
+                    si(rate),
+                    base.name,
+                    p.latencies.costs.home_node
+                ),
+            ));
+        }
         for (k, s) in p.strategies.iter().enumerate().skip(1) {
             if twin(k).is_some() {
                 continue;
@@ -190,6 +295,7 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Verdict> {
                 ));
             }
             text.push_str(&format!(": {}", state(q)));
+            text.push_str(&others_rho(p, k, i));
             if q.read_transfers > b.read_transfers + 0.01 {
                 text.push_str(&format!(
                     "; each update's read side fetches {} lines (against {})",

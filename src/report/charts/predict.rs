@@ -3,8 +3,8 @@
 //! latencies, thin lines at the low and high ends:
 //!
 //! - left: ρ of the hottest line (log), with ρ = 1 (saturation) dashed;
-//! - right: net ns per update (log), drawn only where the line is below
-//!   saturation (near or past it the queue, not the rate, sets the cost).
+//! - right: net ns per update (log) at every rate, past saturation too
+//!   (the closed population's: there each CPU waits behind the others).
 //!
 //! The seed's ~22k updates/s per CPU is marked on both.
 
@@ -12,7 +12,7 @@ use super::{
     Chart, Header, INK, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail, log_span,
     log_ticks,
 };
-use crate::predict::{LineState, PointPrediction, PredictResults};
+use crate::predict::{PointPrediction, PredictResults};
 use crate::report::DrawError;
 use crate::workload::SEED_RATE;
 use plotters::prelude::*;
@@ -130,10 +130,10 @@ fn render(p: &PredictResults) -> Result<String, DrawError> {
     })
 }
 
-/// A curve point's cost band, where the model predicts one.
+/// A curve point's cost band, where it is above 0 (a log axis) and the
+/// file has one.
 fn cost_of(q: &PointPrediction) -> Option<(f64, [f64; 3])> {
-    match (q.state, q.cost_ns) {
-        (LineState::Below, Some(c)) if c.lo > 0.0 => Some((q.rate, [c.lo, c.mid, c.hi])),
-        _ => None,
-    }
+    q.cost_ns
+        .filter(|c| c.lo > 0.0)
+        .map(|c| (q.rate, [c.lo, c.mid, c.hi]))
 }

@@ -5,7 +5,9 @@ use super::{inline_svg, section, verdict_section, warnings_list};
 use crate::predict::PredictResults;
 use crate::report::{DrawError, ExportError, charts};
 use crate::units::si;
-use crate::verdict::{self, cost_cells, range_text, rho_text, saturation_text};
+use crate::verdict::{
+    self, cost_cells, range_text, rho_text, saturation_text, sensitivity_cell, share_text,
+};
 use maud::{Markup, html};
 
 /// The article of one prediction.
@@ -32,7 +34,8 @@ pub(super) fn article(
                     table.sortable {
                         thead { tr {
                             th { "strategy" } th { "rate/CPU" } th { "predicted publish" } th { "predicted ρ hottest line" }
-                            th { "predicted net ns/update" } th { "predicted net CPU %" } th { "predicted hand-overs/s" }
+                            th { "predicted net ns/update" } th { "predicted net CPU %" }
+                            th { "predicted CPU points per +1% transfer time" } th { "predicted hand-overs/s" }
                             th { "predicted transfers/update" } th { "predicted saturation at/CPU" }
                         } }
                         tbody {
@@ -46,6 +49,7 @@ pub(super) fn article(
                                         @let (cost, share) = cost_cells(q);
                                         td data-sort=[q.cost_ns.map(|c| c.mid)] { (cost) }
                                         td data-sort=[q.cpu_share_pct.map(|c| c.mid)] { (share) }
+                                        td data-sort=[q.share_per_pct] { (sensitivity_cell(q)) }
                                         td data-sort=[q.handovers_per_s.map(|h| h.mid)] {
                                             (q.handovers_per_s.map_or("-".into(), |h| range_text(h, si)))
                                         }
@@ -58,7 +62,33 @@ pub(super) fn article(
                     }
                 }
                 p.note {
-                    "ρ = the hottest line's utilisation (transfers/s × transfer time); ranges from the class latencies' uncertainty; net = transfers and waiting beyond the same loop with no shared write. The model: docs/predict.md."
+                    "ρ = the hottest line's offered utilisation (asked transfers/s × transfer time; above 1 the CPUs slow to what it serves); ranges from the class latencies' uncertainty; net = transfers and waiting beyond the same loop with no shared write; net CPU = net / (1/rate + net). The model: docs/predict.md."
+                }
+                @if p.strategies.iter().any(|s| s.points.iter().any(|q| q.by_node.len() > 1)) {
+                    h4 { "Per node (memory on node " (p.latencies.costs.home_node) ")" }
+                    table.sortable {
+                        thead { tr {
+                            th { "strategy" } th { "rate/CPU" } th { "node" } th { "memory" } th { "writers" }
+                            th { "predicted net ns/update" } th { "predicted net CPU %" }
+                        } }
+                        tbody {
+                            @for s in &p.strategies {
+                                @for q in s.points.iter().filter(|q| q.by_node.len() > 1) {
+                                    @for n in &q.by_node {
+                                        tr {
+                                            td { (s.name) }
+                                            td data-sort=(q.rate) { (si(q.rate)) }
+                                            td { (n.node) }
+                                            td { (if n.home { "local" } else { "remote" }) }
+                                            td { (n.writers) }
+                                            td data-sort=(n.cost_ns.mid) { (range_text(n.cost_ns, si)) }
+                                            td data-sort=(n.cpu_share_pct.mid) { (range_text(n.cpu_share_pct, share_text)) "%" }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
                 h4 { "Class latencies used (one-way ns)" }
                 table {

@@ -4,7 +4,9 @@
 use super::align;
 use crate::predict::PredictResults;
 use crate::units::si;
-use crate::verdict::{cost_cells, predict_lines, range_text, rho_text, saturation_text};
+use crate::verdict::{
+    cost_cells, predict_lines, range_text, rho_text, saturation_text, sensitivity_cell, share_text,
+};
 use std::fmt::Write;
 
 /// Header, latencies, verdict, table, notes.
@@ -63,6 +65,7 @@ pub fn render(p: &PredictResults) -> String {
         "ρ hottest (predicted)",
         "net ns/update (predicted)",
         "net CPU (predicted)",
+        "+1% transfer → CPU points (predicted)",
         "hand-overs/s (predicted)",
         "transfers/update (predicted)",
         "saturates at/CPU (predicted)",
@@ -79,6 +82,7 @@ pub fn render(p: &PredictResults) -> String {
                 range_text(q.rho, rho_text),
                 cost,
                 share,
+                sensitivity_cell(q),
                 q.handovers_per_s.map_or("-".into(), |h| range_text(h, si)),
                 format!("{} + {} read", si(q.write_transfers), si(q.read_transfers)),
                 saturates.clone(),
@@ -87,8 +91,41 @@ pub fn render(p: &PredictResults) -> String {
     }
     out.push_str(&align(&rows));
     out.push_str(
-        "every figure is the model's prediction; ρ = the hottest line's utilisation (transfers/s × transfer time); ranges from the class latencies' uncertainty; net = transfers and waiting, beyond the same loop with no shared write\n",
+        "every figure is the model's prediction; ρ = the hottest line's offered utilisation (asked transfers/s × transfer time; above 1 the CPUs slow to what it serves); ranges from the class latencies' uncertainty; net = transfers and waiting, beyond the same loop with no shared write; net CPU = net / (1/rate + net)\n",
     );
+    let mut nodes: Vec<Vec<String>> = vec![
+        [
+            "strategy",
+            "rate/CPU",
+            "node",
+            "memory",
+            "writers",
+            "net ns/update (predicted)",
+            "net CPU (predicted)",
+        ]
+        .iter()
+        .map(|h| h.to_string())
+        .collect(),
+    ];
+    for s in &p.strategies {
+        for q in s.points.iter().filter(|q| q.by_node.len() > 1) {
+            for n in &q.by_node {
+                nodes.push(vec![
+                    s.name.clone(),
+                    si(q.rate),
+                    n.node.to_string(),
+                    if n.home { "local" } else { "remote" }.into(),
+                    n.writers.to_string(),
+                    range_text(n.cost_ns, si),
+                    format!("{}%", range_text(n.cpu_share_pct, share_text)),
+                ]);
+            }
+        }
+    }
+    if nodes.len() > 1 {
+        out.push('\n');
+        out.push_str(&align(&nodes));
+    }
     for n in &p.notes {
         let _ = writeln!(out, "note: {}", crate::report::plain(n));
     }
