@@ -373,7 +373,8 @@ fn big_study() -> StudyResults {
         rates: vec![plan.predict_rate],
         latencies: Latencies::from_matrix(&matrix, "this study's matrix"),
         arrivals: Arrivals::Poisson,
-        seed: 1,
+        walks: contend::predict::Walks::of_seed(1),
+        publishes: Vec::new(),
     };
     let predicted = predict(&topo, BIG, &request).unwrap();
     let stages = contend::study::STAGES

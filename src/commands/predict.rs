@@ -1,13 +1,14 @@
 //! `contend predict`: parse → the model → print, or with `--check FILE`
 //! the model against a run measured under `--rate`.
 
-use super::args::{PoolArgs, StrategyArgs, percent_arg};
+use super::args::{PoolArgs, StrategyArgs, fraction_arg, percent_arg};
 use super::{check_out, host_name, is_live, load_topology};
 use crate::CliError;
+use crate::counter::PublishPolicy;
 use crate::predict::inferred::{self, InferredHost};
 use crate::predict::{
     self, CheckResults, CostCurve, HomeCost, Latencies, LatencyArg, Layout, LineCosts,
-    PredictRequest, ReadOccupancy,
+    PredictRequest, ReadOccupancy, Walks,
 };
 use crate::report::{self, Document, Format};
 use crate::results::{self, ResultFile};
@@ -114,6 +115,21 @@ pub struct PredictArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 
+    /// The fraction of updates threshold:64 publishes on the load walks
+    /// (as `run --threshold-publishes`): the walks' step is chosen for it,
+    /// and every policy's fraction is stepped over those walks
+    /// [default: 40%, the seed's].
+    #[arg(long, value_name = "F|P%", value_parser = fraction_arg)]
+    pub threshold_publishes: Option<f64>,
+
+    /// Publish fractions measured or published for policies, used at
+    /// every rate in place of the walks' (POLICY=F|P%, comma-separated):
+    /// e.g. the merged fix on the seed's host made about 25k adds in 5 s
+    /// over 224 CPUs at 22k updates/s each, so
+    /// ratelimit:1ms+threshold:64=0.1%.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = given_publishes)]
+    pub publishes: Vec<(PublishPolicy, f64)>,
+
     /// Instead of predicting, set the model against a run.json or
     /// sweep.json: that file's topology, CPUs, regimes (paced or poisson
     /// arrivals, flat out) and strategies, with --latencies (a matrix of
@@ -170,6 +186,15 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
             };
             let mut latencies = latencies;
             latencies.costs = line_costs(args, &topo)?;
+            let walks = match args.threshold_publishes {
+                Some(f) => Walks {
+                    seed: args.seed,
+                    step: crate::workload::step_for_threshold_publishes(f, args.seed)
+                        .map_err(CliError::usage)?
+                        .0,
+                },
+                None => Walks::of_seed(args.seed),
+            };
             let cpus = pools(&topo, &args.pools.pools(false))?;
             for clipped in &cpus.clipped {
                 eprintln!("note: {clipped}");
@@ -185,7 +210,8 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
                 rates: args.rates.clone(),
                 latencies,
                 arrivals: args.arrivals,
-                seed: args.seed,
+                walks,
+                publishes: args.publishes.clone(),
             };
             let mut p = predict::predict(&topo, &host, &request).map_err(CliError::usage)?;
             p.inferred = inferred;
@@ -350,4 +376,15 @@ fn latencies(
         });
     }
     Ok(lat)
+}
+
+/// One `--publishes` item, POLICY=F|P%: a policy and the fraction of
+/// updates it publishes.
+fn given_publishes(s: &str) -> Result<(PublishPolicy, f64), String> {
+    let (policy, fraction) = s
+        .split_once('=')
+        .ok_or_else(|| format!("\"{s}\" is not POLICY=FRACTION (threshold:64=40%)"))?;
+    let policy: PublishPolicy = policy.trim().parse().map_err(|e| format!("{e}"))?;
+    let fraction = fraction_arg(fraction).map_err(|e| e.to_string())?;
+    Ok((policy, fraction))
 }

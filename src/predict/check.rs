@@ -22,7 +22,7 @@ use super::agreement::agrees;
 use super::flat_out_check::{HandoverPoint, flat_out_point};
 use super::latency::{Bound, Latencies, LineCosts};
 use super::model::{Layout, Lines};
-use super::{PredictError, publish_fraction, saturation_rate};
+use super::{PredictError, Walks, publish_fraction, saturation_rate};
 use crate::matrix::PairClass;
 use crate::runner::{RepeatResult, RunResults, StrategyResult};
 use crate::stats::median;
@@ -186,7 +186,7 @@ struct Series {
     name: String,
     lines: Lines,
     policy: crate::counter::PublishPolicy,
-    seed: u64,
+    walks: Walks,
     arrivals: Arrivals,
     canaries: Vec<f64>,
 }
@@ -257,7 +257,14 @@ pub fn check_with(
             let Regime::Paced { rate, arrivals } = s.regime else {
                 let (lines, lats) = priced()?;
                 let writers = layout.writers.len();
-                match flat_out_point(name.clone(), s, &lines, writers, run.config.seed, &lats) {
+                match flat_out_point(
+                    name.clone(),
+                    s,
+                    &lines,
+                    writers,
+                    Walks::of_run(&run.config),
+                    &lats,
+                ) {
                     Some(p) => flat_out.push(p),
                     None => notes.push(format!("{name} flat out: no hand-over count, skipped")),
                 }
@@ -270,7 +277,7 @@ pub fn check_with(
                 continue;
             };
             let (lines, lats) = priced()?;
-            let f = publish_fraction(s.strategy.publish, rate, run.config.seed);
+            let f = publish_fraction(s.strategy.publish, rate, Walks::of_run(&run.config));
             // A ratelimit's own clock read on every update, measured in
             // place by the run's clock floor.
             let clock = s
@@ -318,7 +325,7 @@ pub fn check_with(
                     name: name.clone(),
                     lines,
                     policy: s.strategy.publish,
-                    seed: run.config.seed,
+                    walks: Walks::of_run(&run.config),
                     arrivals,
                     canaries,
                 }),
@@ -366,7 +373,7 @@ pub fn check_with(
                 });
                 lat.costs = costs.clone();
                 let predicted = saturation_rate(|r| {
-                    let f = publish_fraction(x.policy, r, x.seed);
+                    let f = publish_fraction(x.policy, r, x.walks);
                     x.lines.rho(r, f, &lat, Bound::Mid, x.arrivals)
                 });
                 let measured = measured_knee(&mine);

@@ -7,7 +7,7 @@
 use super::agreement::agrees;
 use super::latency::{Bound, Latencies};
 use super::model::Lines;
-use super::{FLAT_OUT_RATE, publish_fraction};
+use super::{FLAT_OUT_RATE, Walks, publish_fraction};
 use crate::runner::StrategyResult;
 use crate::stats::median;
 use crate::workload::Arrivals;
@@ -102,7 +102,7 @@ pub fn flat_out_point(
     s: &StrategyResult,
     lines: &Lines,
     writers: usize,
-    seed: u64,
+    walks: Walks,
     lats: &[Latencies],
 ) -> Option<HandoverPoint> {
     let summary = s.summary.as_ref()?;
@@ -110,7 +110,7 @@ pub fn flat_out_point(
     // Flat out as `contend predict` models it (not at the measured update
     // rate, which already holds the batching the model does not predict:
     // a writer's updates per ownership).
-    let f = publish_fraction(s.strategy.publish, FLAT_OUT_RATE, seed);
+    let f = publish_fraction(s.strategy.publish, FLAT_OUT_RATE, walks);
     let mut predicted = Vec::new();
     let mut rounds = Vec::new();
     let mut saturated_lines = 0;

@@ -155,7 +155,8 @@ fn host(file: &str, m: &PairMatrix, rate: f64) -> Result<GalleryHost, PredictErr
         rates: vec![rate],
         latencies: h.latencies(),
         arrivals: Arrivals::Poisson,
-        seed: 1,
+        walks: super::Walks::of_seed(1),
+        publishes: Vec::new(),
     };
     let p = predict(topo, file, &req)?;
     let strategies: Vec<GalleryStrategy> = p

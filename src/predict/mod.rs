@@ -27,7 +27,7 @@ pub use latency::{
     LatencyArgError, LineCosts, MissingClass, NonPositive, ReadOccupancy, TransactionRatios,
 };
 pub use model::{Capacity, Evaluation, Layout, Lines, NodeCost};
-pub use publish::publish_fraction;
+pub use publish::{Walks, publish_fraction};
 pub use result::{
     ClassUse, FlatOutPrediction, LineState, NodePrediction, PointPrediction, PredictConfig,
     PredictResults, Range, SCHEMA_VERSION, SaturationRate, StrategyPrediction,
@@ -114,8 +114,11 @@ pub struct PredictRequest {
     pub latencies: Latencies,
     /// How updates fall in time.
     pub arrivals: Arrivals,
-    /// Seed of the load walks.
-    pub seed: u64,
+    /// The writers' load walks (publish fractions are stepped over them).
+    pub walks: Walks,
+    /// Publish fractions given for policies (a published or measured
+    /// figure, `--publishes`), used at every rate in place of the walks'.
+    pub publishes: Vec<(PublishPolicy, f64)>,
 }
 
 /// Why a prediction cannot be made. Each names what is wrong.
@@ -153,27 +156,34 @@ pub enum PredictError {
     },
 }
 
-/// Publish fractions already stepped, by policy and rate.
-#[derive(Default)]
-struct Fractions(HashMap<(PublishPolicy, u64), f64>);
+/// Publish fractions: given ones, and those already stepped over the
+/// walks, by policy and rate.
+struct Fractions<'a> {
+    walks: Walks,
+    given: &'a [(PublishPolicy, f64)],
+    stepped: HashMap<(PublishPolicy, u64), f64>,
+}
 
-impl Fractions {
-    fn get(&mut self, policy: PublishPolicy, rate: f64, seed: u64) -> f64 {
+impl Fractions<'_> {
+    fn get(&mut self, policy: PublishPolicy, rate: f64) -> f64 {
+        if let Some(&(_, f)) = self.given.iter().find(|(p, _)| *p == policy) {
+            return f;
+        }
+        let walks = self.walks;
         *self
-            .0
+            .stepped
             .entry((policy, rate.to_bits()))
-            .or_insert_with(|| publish_fraction(policy, rate, seed))
+            .or_insert_with(|| publish_fraction(policy, rate, walks))
     }
 }
 
 /// The strategy and rate model, with its publish fractions.
-struct Model<'a> {
+struct Model<'a, 'g> {
     lines: Lines,
     policy: PublishPolicy,
     lat: &'a Latencies,
     arrivals: Arrivals,
-    seed: u64,
-    fractions: &'a mut Fractions,
+    fractions: &'a mut Fractions<'g>,
 }
 
 /// `f` at the low, central and high latencies.
@@ -181,11 +191,11 @@ fn ranged<T>(mut f: impl FnMut(Bound) -> T) -> [T; 3] {
     [Bound::Low, Bound::Mid, Bound::High].map(&mut f)
 }
 
-impl Model<'_> {
+impl Model<'_, '_> {
     /// Flat out: writers' publishes fall as a ratelimit's period or the
     /// loop makes them, evenly.
     fn flat_out(&mut self) -> FlatOutPrediction {
-        let f = self.fractions.get(self.policy, FLAT_OUT_RATE, self.seed);
+        let f = self.fractions.get(self.policy, FLAT_OUT_RATE);
         let [lo, mid, hi] = ranged(|b| {
             self.lines
                 .evaluate(FLAT_OUT_RATE, f, self.lat, b, Arrivals::Paced)
@@ -203,12 +213,12 @@ impl Model<'_> {
     }
 
     fn at(&mut self, rate: f64, bound: Bound) -> Evaluation {
-        let f = self.fractions.get(self.policy, rate, self.seed);
+        let f = self.fractions.get(self.policy, rate);
         self.lines.evaluate(rate, f, self.lat, bound, self.arrivals)
     }
 
     fn point(&mut self, rate: f64) -> PointPrediction {
-        let f = self.fractions.get(self.policy, rate, self.seed);
+        let f = self.fractions.get(self.policy, rate);
         let [lo, mid, hi] = ranged(|b| self.at(rate, b));
         let rho = Range {
             lo: lo.rho,
@@ -283,7 +293,7 @@ impl Model<'_> {
     /// `bound`; `None` when it stays below up to 10¹¹/s.
     fn saturation(&mut self, bound: Bound) -> Option<f64> {
         saturation_rate(|r| {
-            let f = self.fractions.get(self.policy, r, self.seed);
+            let f = self.fractions.get(self.policy, r);
             self.lines.rho(r, f, self.lat, bound, self.arrivals)
         })
     }
@@ -351,7 +361,11 @@ pub fn predict(
         return Err(PredictError::NoStrategy);
     }
     req.latencies.positive()?;
-    let mut fractions = Fractions::default();
+    let mut fractions = Fractions {
+        walks: req.walks,
+        given: &req.publishes,
+        stepped: HashMap::new(),
+    };
     let mut strategies = Vec::new();
     let mut classes = std::collections::BTreeSet::new();
     for &publish in &req.policies {
@@ -366,7 +380,6 @@ pub fn predict(
                 policy: publish,
                 lat: &req.latencies,
                 arrivals: req.arrivals,
-                seed: req.seed,
                 fractions: &mut fractions,
             };
             let saturation = SaturationRate {
@@ -409,6 +422,19 @@ pub fn predict(
     )];
     notes.push(req.latencies.pricing());
     notes.extend(req.latencies.costs.inputs());
+    if req.walks.step != crate::workload::MAX_STEP {
+        notes.push(format!(
+            "load walks of step {} (--threshold-publishes): threshold:64 publishes {:.1}% of updates on them",
+            req.walks.step,
+            100.0 * crate::workload::threshold_publish_fraction(req.walks.step, req.walks.seed)
+        ));
+    }
+    for (policy, f) in &req.publishes {
+        notes.push(format!(
+            "{policy} publishes {}% of updates at every rate, as given (--publishes), not stepped over the load walks",
+            crate::units::si(100.0 * f)
+        ));
+    }
     if req.policies.iter().any(|p| p.ratelimit.is_some()) {
         notes.push(
             "a ratelimit's own clock read on every update is not in these figures (no run to measure it in place; predict --check on a paced run charges what its clock floor measured, about 10 ns per update on the development host)"
@@ -428,7 +454,9 @@ pub fn predict(
             layout: req.layout.clone(),
             rates: req.rates.clone(),
             arrivals: req.arrivals,
-            seed: req.seed,
+            seed: req.walks.seed,
+            load_step: Some(req.walks.step),
+            publishes: req.publishes.clone(),
         },
         latencies: req.latencies.clone(),
         classes,

@@ -1,5 +1,5 @@
 //! What fraction of updates publish under a policy at a given update
-//! rate: the writers' own (default) load walks stepped through the
+//! rate: the writers' own load walks ([`Walks`]) stepped through the
 //! writer's own publish decision on a local atomic and a clock that moves
 //! 1/rate per update, with no threads
 //! ([`crate::workload::stepped_publish_fraction`]), for as many updates
@@ -8,6 +8,36 @@
 use crate::counter::PublishPolicy;
 use crate::workload::{MAX_STEP, TABLE_LEN, stepped_publish_fraction};
 
+/// The load walks a run's writers replay: their seed and their step (in
+/// load units at the walk's start load; [`MAX_STEP`] by default, another
+/// under `--threshold-publishes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Walks {
+    /// Seed of the walks (`--seed`).
+    pub seed: u64,
+    /// Their largest step, load units at the start load.
+    pub step: i64,
+}
+
+impl Walks {
+    /// The default walks (step [`MAX_STEP`]) of seed `seed`.
+    pub fn of_seed(seed: u64) -> Self {
+        Walks {
+            seed,
+            step: MAX_STEP,
+        }
+    }
+
+    /// The walks a run replayed: its seed and the step run.json records
+    /// (the default in files from before the step was recorded).
+    pub fn of_run(config: &crate::runner::RunConfig) -> Self {
+        Walks {
+            seed: config.seed,
+            step: config.load_step.unwrap_or(MAX_STEP),
+        }
+    }
+}
+
 /// Ratelimit periods stepped per walk, at least.
 const PERIODS: f64 = 100.0;
 
@@ -15,28 +45,27 @@ const PERIODS: f64 = 100.0;
 const MAX_UPDATES: u64 = 1 << 16;
 
 /// Publishes per update, 0 to 1, of a writer under `policy` updating
-/// `rate` times a second (writers 0..4 of load-walk seed `seed`, default
-/// walk, after a warm-up of one walk period, as a run discards its
+/// `rate` times a second (writers 0..4 of `walks`, after a warm-up of one walk period, as a run discards its
 /// warm-up). A rate so
 /// high that [`PERIODS`] ratelimit periods would take more than
 /// [`MAX_UPDATES`] is stepped at the rate that fits them and scaled down:
 /// there, hundreds of updates fall in each period and a writer publishes
 /// once per period whatever the rate.
-pub fn publish_fraction(policy: PublishPolicy, rate: f64, seed: u64) -> f64 {
+pub fn publish_fraction(policy: PublishPolicy, rate: f64, walks: Walks) -> f64 {
     let Some(period) = policy.ratelimit else {
-        return stepped(policy, rate, seed, 2 * TABLE_LEN as u64);
+        return stepped(policy, rate, walks, 2 * TABLE_LEN as u64);
     };
     let fits = MAX_UPDATES as f64 / (PERIODS * period.as_secs_f64());
     if rate > fits {
-        return stepped(policy, fits, seed, MAX_UPDATES) * fits / rate;
+        return stepped(policy, fits, walks, MAX_UPDATES) * fits / rate;
     }
     let updates = ((PERIODS * period.as_secs_f64() * rate) as u64).max(2 * TABLE_LEN as u64);
-    stepped(policy, rate, seed, updates)
+    stepped(policy, rate, walks, updates)
 }
 
 /// Publishes per update over `updates` updates per walk at `rate`.
-fn stepped(policy: PublishPolicy, rate: f64, seed: u64, updates: u64) -> f64 {
-    stepped_publish_fraction(policy, rate, seed, MAX_STEP, updates)
+fn stepped(policy: PublishPolicy, rate: f64, walks: Walks, updates: u64) -> f64 {
+    stepped_publish_fraction(policy, rate, walks.seed, walks.step, updates)
 }
 
 #[cfg(test)]
@@ -49,14 +78,20 @@ mod tests {
 
     #[test]
     fn always_publishes_every_update_and_never_none() {
-        assert_eq!(publish_fraction(PublishPolicy::ALWAYS, 22e3, 1), 1.0);
-        assert_eq!(publish_fraction(PublishPolicy::NEVER, 22e3, 1), 0.0);
+        assert_eq!(
+            publish_fraction(PublishPolicy::ALWAYS, 22e3, Walks::of_seed(1)),
+            1.0
+        );
+        assert_eq!(
+            publish_fraction(PublishPolicy::NEVER, 22e3, Walks::of_seed(1)),
+            0.0
+        );
     }
 
     #[test]
     fn a_ratelimit_caps_publishes_at_one_per_period() {
         // Far past what fits in the steps: still one publish per period.
-        let fast = publish_fraction(policy("ratelimit:1ms"), 1e8, 1);
+        let fast = publish_fraction(policy("ratelimit:1ms"), 1e8, Walks::of_seed(1));
         assert!((fast * 1e8 * 1e-3 - 1.0).abs() < 0.01, "{fast}");
         // 22k updates/s under 1 ms: 22 updates take 22/22000 s = 1 ms
         // exactly, and the writer holds back only while less than the
@@ -65,16 +100,16 @@ mod tests {
         // at either end moves the fraction by at most 1/8192 = 1.2e-4 (and
         // a walk back at the published value when due, under 1% of
         // periods, by less).
-        let f = publish_fraction(policy("ratelimit:1ms"), 22e3, 1);
+        let f = publish_fraction(policy("ratelimit:1ms"), 22e3, Walks::of_seed(1));
         assert!((f - 1.0 / 22.0).abs() < 3e-4, "{f}");
         // At 22.5k/s, 22 updates are 0.978 ms and 23 are 1.022 ms: 1/23.
-        let f = publish_fraction(policy("ratelimit:1ms"), 22.5e3, 1);
+        let f = publish_fraction(policy("ratelimit:1ms"), 22.5e3, Walks::of_seed(1));
         assert!((f - 1.0 / 23.0).abs() < 3e-4, "{f}");
         // Slower than once per period, a ratelimit holds back only the
         // updates that change nothing: a step of 0, 1 in 2·b + 1 where
         // the walk's bound b is 26·load/1024, 13 at the smallest load and
         // 26 at the start, so at most 1 in 27 and about 1 in 53.
-        let slow = publish_fraction(policy("ratelimit:1ms"), 500.0, 1);
+        let slow = publish_fraction(policy("ratelimit:1ms"), 500.0, Walks::of_seed(1));
         assert!((26.0 / 27.0..1.0).contains(&slow), "{slow}");
     }
 
@@ -82,8 +117,8 @@ mod tests {
     fn a_threshold_publishes_a_fraction_that_does_not_depend_on_rate() {
         // |delta| > contrib/64 on the default walk: the seed's fraction,
         // 0.40 (about 10M adds in 25M events), at any rate.
-        let a = publish_fraction(policy("threshold:64"), 1e3, 1);
-        let b = publish_fraction(policy("threshold:64"), 1e6, 1);
+        let a = publish_fraction(policy("threshold:64"), 1e3, Walks::of_seed(1));
+        let b = publish_fraction(policy("threshold:64"), 1e6, Walks::of_seed(1));
         assert!((a - 0.40).abs() <= 0.03, "{a}");
         assert_eq!(a, b);
     }

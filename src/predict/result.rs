@@ -168,6 +168,14 @@ pub struct PredictConfig {
     pub arrivals: Arrivals,
     /// Seed of the load walks (publish fractions).
     pub seed: u64,
+    /// The walks' largest step, load units at their start load (`None`
+    /// in files from before it was recorded: the default).
+    #[serde(default)]
+    pub load_step: Option<i64>,
+    /// Publish fractions given for policies (`--publishes`), used at
+    /// every rate in place of the walks'.
+    #[serde(default)]
+    pub publishes: Vec<(crate::counter::PublishPolicy, f64)>,
 }
 
 /// One class the chosen CPUs exchange the line over.

@@ -176,7 +176,8 @@ fn ranges_follow_the_latencies_and_a_ratelimit_never_saturates() {
         rates: vec![22e3],
         latencies: lat(&["smt=8ns", "same-llc=51ns", "cross-node=108ns"]),
         arrivals: Arrivals::Poisson,
-        seed: 1,
+        walks: Walks::of_seed(1),
+        publishes: Vec::new(),
     };
     let p = predict(&topo, "spr", &req).unwrap();
     // A ratelimit among the policies: the output says its clock read is
@@ -556,7 +557,8 @@ fn each_point_below_near_or_saturated_has_its_cost_share_and_sensitivity() {
         rates: vec![1e6, 3.5e6, 6e6],
         latencies: lat(&["same-llc=100ns"]),
         arrivals: Arrivals::Paced,
-        seed: 1,
+        walks: Walks::of_seed(1),
+        publishes: Vec::new(),
     };
     let p = predict(&topo, "spr", &req).unwrap();
     assert_eq!((p.cpus, p.nodes, p.llcs), (224, 2, 2));
@@ -649,7 +651,8 @@ fn predict_refuses_an_empty_request_and_saturation_rate_solves_a_line() {
         rates: vec![1e6],
         latencies: lat(&["same-llc=100ns"]),
         arrivals: Arrivals::Paced,
-        seed: 1,
+        walks: Walks::of_seed(1),
+        publishes: Vec::new(),
     };
     let err = |f: &dyn Fn(&mut PredictRequest)| {
         let mut r = req.clone();
@@ -723,7 +726,8 @@ fn verdicts_say_saturation_in_one_line_and_why_a_line_never_saturates() {
         rates: vec![100e3],
         latencies: lat(&["smt=8ns", "same-llc=51ns", "cross-node=108ns"]),
         arrivals: Arrivals::Poisson,
-        seed: 1,
+        walks: Walks::of_seed(1),
+        publishes: Vec::new(),
     };
     let p = predict(&topo, "spr", &req).unwrap();
     let lines: Vec<String> = crate::verdict::predict_lines(&p)
@@ -767,5 +771,51 @@ fn verdicts_say_saturation_in_one_line_and_why_a_line_never_saturates() {
     assert!(
         text.ends_with("it never saturates (no CPU takes a line from another at any rate)"),
         "{text}"
+    );
+}
+
+#[test]
+fn a_given_publish_fraction_replaces_the_walks_and_a_step_moves_them() {
+    let topo = fixture("spr-2s-224");
+    let threshold: PublishPolicy = "threshold:64".parse().unwrap();
+    let fix: PublishPolicy = "ratelimit:1ms+threshold:64".parse().unwrap();
+    let req = |walks: Walks, publishes: Vec<(PublishPolicy, f64)>| PredictRequest {
+        layout: layout(&topo.online_cpus.to_vec()),
+        levels: vec![ShardLevel::Global],
+        policies: vec![threshold, fix],
+        rates: vec![22e3, 1e6],
+        latencies: lat(&["smt=8ns", "same-llc=51ns", "cross-node=108ns"]),
+        arrivals: Arrivals::Poisson,
+        walks,
+        publishes,
+    };
+    // The seed's 25k adds in 5 s over 224 CPUs at 22k/s: 0.1% of updates,
+    // at every rate, in place of the walks' (4.4% at 22k/s); threshold:64
+    // keeps its walks' 40%.
+    let given = predict(&topo, "spr", &req(Walks::of_seed(1), vec![(fix, 0.001)])).unwrap();
+    for p in &given.strategies[1].points {
+        assert_eq!(p.publish_fraction, 0.001, "{p:?}");
+    }
+    let walked = &given.strategies[0].points[0].publish_fraction;
+    assert!((walked - 0.40).abs() < 0.03, "{walked}");
+    assert_eq!(given.config.publishes, vec![(fix, 0.001)]);
+    assert!(
+        given
+            .notes
+            .iter()
+            .any(|n| n.contains("as given (--publishes)"))
+    );
+    // A walk of half the step publishes less under threshold:64, and the
+    // step is recorded.
+    let small = Walks {
+        seed: 1,
+        step: crate::workload::MAX_STEP / 2,
+    };
+    let stepped = predict(&topo, "spr", &req(small, Vec::new())).unwrap();
+    let f = stepped.strategies[0].points[0].publish_fraction;
+    assert!(f < walked - 0.1, "{f} against {walked}");
+    assert_eq!(
+        stepped.config.load_step,
+        Some(crate::workload::MAX_STEP / 2)
     );
 }

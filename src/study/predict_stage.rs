@@ -30,7 +30,8 @@ pub(super) fn study_predict(study: &mut StudyResults, topo: &Topology) -> StageS
             rates: vec![study.plan.predict_rate],
             latencies: latencies.clone(),
             arrivals: Arrivals::Poisson,
-            seed: 1,
+            walks: crate::predict::Walks::of_seed(1),
+            publishes: Vec::new(),
         },
     };
     match predict::predict(topo, &study.plan.host, &request) {
@@ -85,7 +86,8 @@ fn request_of(run: &RunResults, latencies: Latencies) -> PredictRequest {
         },
         latencies,
         arrivals: paced.first().map_or(Arrivals::Paced, |p| p.1),
-        seed: run.config.seed,
+        walks: crate::predict::Walks::of_run(&run.config),
+        publishes: Vec::new(),
     }
 }
 
@@ -119,6 +121,6 @@ mod tests {
             (r.rates.as_slice(), r.arrivals),
             (&[1e5][..], Arrivals::Poisson)
         );
-        assert_eq!(r.seed, 7);
+        assert_eq!(r.walks.seed, 7);
     }
 }
