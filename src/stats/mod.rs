@@ -19,7 +19,7 @@ pub use decision::{
     decide, holm_adjusted,
 };
 pub use latency::LatencySummary;
-pub use quantile::{median, quantile, quantile_of};
+pub use quantile::{median, quantile, quantile_of, trimmed_mean};
 pub use significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL, Welch, welch_t_test};
 pub use student::{NORMAL_ABOVE_DF, student_t_two_sided_p, t_quantile, t_quantile_975};
 pub use summary::Summary;
