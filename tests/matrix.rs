@@ -289,6 +289,9 @@ fn synthetic(
         pairs,
         notes: Vec::new(),
         elapsed_s: 0.0,
+        contenders: Vec::new(),
+        sharers: Vec::new(),
+        home_classes: Vec::new(),
     }
 }
 
@@ -475,7 +478,7 @@ fn matrix_on_this_host_agrees_with_the_reference() {
     let out = contend(&quick);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["schema"], 1);
+    assert_eq!(v["schema"], 2);
     let allowed = v["topology"]["allowed_cpus"].as_array().unwrap();
     let (a, b) = (allowed[0].as_u64().unwrap(), allowed[1].as_u64().unwrap());
 

@@ -12,10 +12,15 @@
 
 mod advice;
 mod classes;
+mod contenders;
+mod counts;
+mod home;
 mod measure;
 mod plan;
 mod reference;
 mod result;
+mod sharers;
+mod span;
 mod transactions;
 
 pub use advice::{
@@ -23,6 +28,9 @@ pub use advice::{
     empty_classes,
 };
 pub use classes::{OfflineCpu, PairClass, PairSelection, PlannedPair, classify, select_pairs};
+pub use contenders::ContendersPoint;
+pub use counts::Counts;
+pub use home::{HomeClass, HomeCost};
 pub use measure::{LINES, Mode, PairSamples, Procedure, measure_pair};
 pub use plan::{MatrixError, MatrixPlan, MatrixRequest, measure_matrix, plan_matrix};
 pub use reference::{ReferenceError, reference_pingpong};
@@ -30,6 +38,8 @@ pub use result::{
     DirectionStats, MatrixConfig, MatrixResults, PairResult, REFERENCE_LIMIT_PCT, Reference,
     SCHEMA_VERSION,
 };
+pub use sharers::SharersPoint;
+pub use span::span_order;
 pub use transactions::{
     TRANSACTION_SAMPLES, Transaction, TransactionCost, TransactionSamples, measure_transactions,
     transaction_costs, transaction_transfers,

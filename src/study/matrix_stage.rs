@@ -19,6 +19,9 @@ pub(super) fn study_matrix(
         mode: Mode::Cas,
         per_class: Some(study.plan.matrix.per_class),
         clip: false,
+        contenders: None,
+        sharers: None,
+        home_classes: false,
     };
     let plan = match plan_matrix(&request, topo.clone()) {
         Ok(p) => p,
