@@ -9,11 +9,13 @@
 //! from another CPU's cache. The first CPU opens each window (a fenced
 //! TSC read, then a go flag), makes its share of [`WINDOW_ADDS`], raises a
 //! stop flag and closes the window (a fenced read) once every other
-//! thread has stopped. The same loop on a private line, timed by each
-//! thread alone first, is what an add costs without the line moving: net
-//! of it, a window's time is the time the line spent between caches.
+//! thread has stopped. The window's time per hand-over is how long the
+//! line stays with a CPU and travels to the next: the same loop on a
+//! private line, timed by each thread alone first, is what the add that
+//! took it would cost had the line been local, and is taken off.
 
 use super::PairClass;
+use super::TRIM;
 use super::measure::{LINES, on_cpus, spaced_lines};
 use super::transactions::{STRIDE, wait_for};
 use crate::clock::Timer;
@@ -38,9 +40,6 @@ const WARMUP_WINDOWS: usize = 2;
 /// thread.
 const PRIVATE_ADDS: u64 = 4096;
 const PRIVATE_TIMINGS: usize = 8;
-/// Share of the windows (and private timings) dropped at each end before
-/// the mean: an interrupt or a preempted vCPU stretches a window tenfold.
-pub const TRIM: f64 = 0.1;
 
 /// k CPUs adding to one line: counts, and the line's time per hand-over.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,9 +67,14 @@ pub struct ContendersPoint {
     /// The same loop on a private line, ns per add (trimmed mean of each
     /// thread's timings, then the mean over threads).
     pub private_add_ns: f64,
-    /// The line's time per hand-over, ns: per window, (window ns − adds ×
-    /// `private_add_ns`) ÷ hand-overs, then the trimmed mean over windows;
-    /// `None` when no window had a hand-over.
+    /// The line's time per hand-over, net, ns: per window, window ns ÷
+    /// hand-overs − `private_add_ns` (the add that took the line, had it
+    /// been local), then the trimmed mean over windows; `None` when no
+    /// window had a hand-over. The adds a CPU makes while it holds the
+    /// line are not taken off: they run while the next CPU's request
+    /// travels (taking them off too would price a hand-over below a
+    /// one-way transfer). Plus `private_add_ns`, it is the time between
+    /// hand-overs, which at k = 2 is the ping-pong's one-way time.
     pub handover_ns: Option<f64>,
     /// What one add costs a CPU with k adding, ns: per window, k × window
     /// ns ÷ adds − `private_add_ns` (the mean time between one CPU's adds,
@@ -114,7 +118,7 @@ impl ContendersPoint {
                 handovers[i] += c.1;
             }
             if h > 0 {
-                per_handover.push((ns - a as f64 * private_add_ns) / h as f64);
+                per_handover.push(ns / h as f64 - private_add_ns);
             }
             if a > 0 {
                 per_add.push(k as f64 * ns / a as f64 - private_add_ns);
@@ -300,11 +304,11 @@ mod tests {
     fn a_window_prices_its_hand_overs_net_of_the_private_adds() {
         // Two windows of 2 CPUs, private adds 5 and 7 ns (mean 6).
         // Window 1: 1000 ns, adds 40 + 40, hand-overs 30 + 30:
-        //   (1000 - 80 x 6) / 60 = 520 / 60 = 8.667 ns per hand-over;
+        //   1000 / 60 - 6 = 10.667 ns per hand-over;
         //   2 x 1000 / 80 - 6 = 19 ns per add.
         // Window 2: 2000 ns, adds 50 + 30, hand-overs 40 + 10:
-        //   (2000 - 480) / 50 = 30.4; 2 x 2000 / 80 - 6 = 44.
-        // Two windows, trimmed by 10% of 2 = none: means 19.533, 31.5.
+        //   2000 / 50 - 6 = 34; 2 x 2000 / 80 - 6 = 44.
+        // Two windows, trimmed by 10% of 2 = none: means 22.333, 31.5.
         let run = ContendersRun {
             threads: vec![pinned(0), pinned(1)],
             line: NodeCheck::Verified { node: 0 },
@@ -319,7 +323,7 @@ mod tests {
             (vec![90, 70], vec![70, 40])
         );
         let h = p.handover_ns.unwrap();
-        assert!((h - (520.0 / 60.0 + 30.4) / 2.0).abs() < 1e-9, "{h}");
+        assert!((h - (1000.0 / 60.0 - 6.0 + 34.0) / 2.0).abs() < 1e-9, "{h}");
         assert!((p.add_ns - 31.5).abs() < 1e-9, "{}", p.add_ns);
         // No hand-over in any window: no price per hand-over.
         let idle = ContendersRun {

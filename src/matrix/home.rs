@@ -9,6 +9,7 @@
 //! node with memory. Each CPU's samples of `read fetched` and `add moved`
 //! count as local when the home is its own node and remote otherwise.
 
+use super::TRIM;
 use super::{PairClass, PlannedPair, Transaction, measure_transactions};
 use crate::clock::Timer;
 use crate::placement::PlacementError;
@@ -20,8 +21,6 @@ use serde::{Deserialize, Serialize};
 pub const PAIRS_PER_CLASS: usize = 2;
 /// Samples each CPU of a pair times per transaction and home.
 pub const SAMPLES: usize = 300;
-/// Share of the samples dropped at each end before the mean.
-pub const TRIM: f64 = 0.1;
 
 /// Where one side's samples were taken, seen from the requesting CPU.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

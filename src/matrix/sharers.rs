@@ -12,6 +12,7 @@
 //! add finds the line shared by exactly m readers, as they read it after
 //! its last write; at m = 1 it is `add upgraded`.
 
+use super::TRIM;
 use super::measure::{LINES, on_cpus, spaced_lines};
 use super::transactions::{STRIDE, timed, wait_for};
 use super::{PairClass, Transaction};
@@ -28,8 +29,6 @@ pub const ROUNDS: usize = 300;
 /// Rounds run and dropped first (every line read by every reader before
 /// the first timed round).
 const WARMUP_ROUNDS: usize = 30;
-/// Share of the rounds dropped at each end before the mean.
-pub const TRIM: f64 = 0.1;
 
 /// One writer, m readers: the writer's upgrade cost and the reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -225,7 +225,7 @@ fn contenders(s: &mut String, r: &MatrixResults) {
     };
     s.push('\n');
     s.push_str(&wrapped(&format!(
-        "contenders: k CPUs adding to one line at once, the first k of {}; ns/hand-over = (window - adds x the same add on a private line) / hand-overs, add ns/CPU = k x window / adds - private add, trimmed means over {} windows; a hand-over is an add whose previous value another CPU wrote",
+        "contenders: k CPUs adding to one line at once, the first k of {}; ns/hand-over = window / hand-overs - the same add on a private line, add ns/CPU = k x window / adds - private add, trimmed means over {} windows; a hand-over is an add whose previous value another CPU wrote",
         cpu_run(&widest.cpus),
         widest.windows
     )));
