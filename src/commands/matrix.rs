@@ -28,7 +28,8 @@ pub struct MatrixArgs {
     pub samples: u32,
 
     /// The node each pair's lines are bound to: first (node of the pair's
-    /// lower CPU), second (node of the higher CPU) or node:N.
+    /// lower CPU), second (node of the higher CPU) or node:N; the
+    /// contenders' and sharers' lines, as for the first two CPUs they use.
     #[arg(long, value_name = "WHERE", default_value = "first")]
     pub home: Home,
 
@@ -48,8 +49,9 @@ pub struct MatrixArgs {
     pub per_class: u32,
 
     /// Also time K CPUs adding to one line at once, for each K listed (2,4,8-16) or
-    /// every K from 2 (all): the line's ns per hand-over, net of the same adds on a
-    /// private line, with hand-overs counted exactly. The CPUs are the first K of
+    /// every K from 2 (all): the line's ns per hand-over (window / hand-overs, less
+    /// the add that took it timed on a private line), with hand-overs counted exactly
+    /// and the ns an add costs each CPU. The CPUs are the first K of
     /// the span order (the first CPU, one CPU of each farther class, then the rest
     /// spread over nodes and LLCs).
     #[arg(long, value_name = "K,..|all")]
