@@ -761,6 +761,16 @@ fn contenders_sharers_and_homes_are_stored_and_printed() {
             .any(|l| l.starts_with("1 ") && l.contains(&fresh)),
         "{text}"
     );
+    // And the page.
+    let page = std::fs::read_to_string(files.join("report.html")).unwrap();
+    for heading in [
+        "Contenders: k CPUs",
+        "Sharers: one writer",
+        "Homes: read fetched",
+    ] {
+        assert!(page.contains(heading), "{heading:?} not on the page");
+    }
+    assert!(page.contains(&fresh), "fresh reads not on the page");
 }
 
 #[test]
