@@ -1046,3 +1046,63 @@ fn a_heatmap_of_one_value_has_one_swatch_labelled_with_it() {
     assert_eq!(svg.matches("<rect").count(), 1 + 2 + SCALE_STEPS);
     assert!(!svg.contains("every pair"));
 }
+
+#[test]
+fn the_load_tables_print_what_each_point_holds() {
+    // Two contenders points (one with no hand-over, so no price) and a
+    // sharer whose reader missed one write: the rows say so as stored.
+    let topo = fixture("cpuless-memless");
+    let mut m = synthetic(topo, vec![0, 1, 2], None, |_| 20.0);
+    let point = |k: usize, handovers: u64, ns: Option<f64>| matrix::ContendersPoint {
+        k,
+        cpus: (0..k as u32).collect(),
+        widest_class: PairClass::SameLlc,
+        home_node: 0,
+        line: NodeCheck::Verified { node: 0 },
+        threads: (0..k as u32).map(pinned).collect(),
+        windows: 12,
+        adds: vec![400; k],
+        handovers: vec![handovers; k],
+        private_add_ns: 8.0,
+        handover_ns: ns,
+        add_ns: 31.3,
+    };
+    m.contenders = vec![point(2, 0, None), point(3, 100, Some(55.5))];
+    m.sharers = vec![matrix::SharersPoint {
+        m: 1,
+        writer: 0,
+        readers: vec![1],
+        widest_class: PairClass::SameLlc,
+        home_node: 0,
+        line: NodeCheck::Verified { node: 0 },
+        threads: vec![pinned(0), pinned(1)],
+        rounds: 300,
+        reads: 300,
+        fresh_reads: 299,
+        upgrade_ns: 70.4,
+    }];
+    let text = text_of(&m);
+    // The row starting `first` in the table under the header starting
+    // `header`.
+    let row = |header: &str, first: &str| -> Vec<String> {
+        text.lines()
+            .skip_while(|l| !l.starts_with(header))
+            .find(|l| l.starts_with(first))
+            .unwrap_or_else(|| panic!("no row {first:?}: {text}"))
+            .split("   ")
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty())
+            .collect()
+    };
+    // k = 2: 800 adds, no hand-over, no price; k = 3: 300 of 1200 (25%).
+    assert_eq!(
+        row("k ", "2 "),
+        ["2", "same-llc", "800", "0 (0%)", "-", "31.3"]
+    );
+    assert_eq!(
+        row("k ", "3 "),
+        ["3", "same-llc", "1200", "300 (25%)", "55.5", "31.3"]
+    );
+    assert_eq!(row("m ", "1 "), ["1", "same-llc", "299/300", "70.4"]);
+    assert!(text.contains("the first k of 0,1,2;"), "{text}");
+}
