@@ -289,6 +289,9 @@ fn synthetic(
         pairs,
         notes: Vec::new(),
         elapsed_s: 0.0,
+        contenders: Vec::new(),
+        sharers: Vec::new(),
+        home_classes: Vec::new(),
     }
 }
 
@@ -495,7 +498,7 @@ fn matrix_on_this_host_agrees_with_the_reference() {
     let out = contend(&quick);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["schema"], 1);
+    assert_eq!(v["schema"], 2);
     let allowed = v["topology"]["allowed_cpus"].as_array().unwrap();
     let (a, b) = (allowed[0].as_u64().unwrap(), allowed[1].as_u64().unwrap());
 
@@ -653,6 +656,165 @@ fn matrix_on_this_host_agrees_with_the_reference() {
     );
 }
 
+/// The topology's memory nodes this process may bind to.
+fn memory_nodes(topo: &Value) -> usize {
+    let allowed: Vec<u64> = topo["allowed_mems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    topo["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["has_memory"] == true && allowed.contains(&n["id"].as_u64().unwrap()))
+        .count()
+}
+
+#[test]
+fn contenders_sharers_and_homes_are_stored_and_printed() {
+    // Two contenders and one sharer on the first two CPUs, and each
+    // class's homes: end to end, the shapes and counts that do not depend
+    // on timing.
+    let dir = tempfile::tempdir().unwrap();
+    let out = contend(&[
+        "matrix",
+        "--json",
+        "--samples",
+        "6",
+        "--per-class",
+        "1",
+        "--contenders",
+        "2",
+        "--sharers",
+        "1",
+        "--home-classes",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], 2);
+    let allowed = v["topology"]["allowed_cpus"].as_array().unwrap();
+    let (a, b) = (allowed[0].as_u64().unwrap(), allowed[1].as_u64().unwrap());
+
+    let c = v["contenders"].as_array().unwrap();
+    assert_eq!(c.len(), 1, "{c:?}");
+    let c = &c[0];
+    assert_eq!(c["k"], 2);
+    // On two CPUs the span order is the two; the class is their pair's.
+    assert_eq!(c["cpus"], serde_json::json!([a, b]));
+    assert_eq!(c["widest_class"], v["pairs"][0]["class"]);
+    assert_eq!(c["windows"], matrix::WINDOWS);
+    assert_eq!(c["line"]["status"], "verified", "{c}");
+    assert_eq!(c["line"]["node"], c["home_node"]);
+    for t in c["threads"].as_array().unwrap() {
+        assert_eq!(t["verified"], true, "{t}");
+    }
+    let adds: Vec<u64> = c["adds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    let handovers: Vec<u64> = c["handovers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    // The first CPU makes its share of every window exactly: 8192 / 2.
+    assert_eq!(adds[0], matrix::WINDOWS as u64 * matrix::WINDOW_ADDS / 2);
+    assert!(adds.iter().zip(&handovers).all(|(a, h)| h <= a), "{c}");
+    // A price per hand-over exactly when there was a hand-over.
+    let any = handovers.iter().sum::<u64>() > 0;
+    assert_eq!(c["handover_ns"].is_f64(), any, "{c}");
+    assert!(c["private_add_ns"].as_f64().unwrap() > 0.0, "{c}");
+
+    let s = v["sharers"].as_array().unwrap();
+    assert_eq!(s.len(), 1, "{s:?}");
+    let s = &s[0];
+    assert_eq!((s["m"].as_u64(), s["writer"].as_u64()), (Some(1), Some(a)));
+    assert_eq!(s["readers"], serde_json::json!([b]));
+    // The reader read every one of the writer's 300 timed writes.
+    assert_eq!(s["rounds"], matrix::SHARER_ROUNDS);
+    assert_eq!(s["reads"], matrix::SHARER_ROUNDS);
+    assert_eq!(s["fresh_reads"], matrix::SHARER_ROUNDS);
+    assert!(s["upgrade_ns"].is_f64(), "{s}");
+
+    // One entry per class measured, local always; remote when there is
+    // another memory node.
+    let h = v["home_classes"].as_array().unwrap();
+    let classes: Vec<&Value> = v["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["class"])
+        .collect();
+    assert_eq!(h.iter().map(|c| &c["class"]).collect::<Vec<_>>(), classes);
+    for c in h {
+        assert_eq!(c["local"]["distance"], 10, "{c}");
+        assert!(c["local"]["samples"].as_u64().unwrap() >= 600, "{c}");
+        assert_eq!(
+            c["remote"].is_null(),
+            memory_nodes(&v["topology"]) == 1,
+            "{c}"
+        );
+    }
+
+    // The text, from the file, has the three tables.
+    let files = results_dir(dir.path()).expect("a results folder");
+    let out = contend(&["report", files.join("matrix.json").to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for header in [
+        "k   widest class   adds",
+        "m   widest class   fresh reads   upgrade ns",
+        "class      pairs",
+    ] {
+        assert!(text.contains(header), "{header:?} in {text}");
+    }
+    let fresh = format!("{0}/{0}", matrix::SHARER_ROUNDS);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("1 ") && l.contains(&fresh)),
+        "{text}"
+    );
+    // And the page.
+    let page = std::fs::read_to_string(files.join("report.html")).unwrap();
+    for heading in [
+        "Contenders: k CPUs",
+        "Sharers: one writer",
+        "Homes: read fetched",
+    ] {
+        assert!(page.contains(heading), "{heading:?} not on the page");
+    }
+    assert!(page.contains(&fresh), "fresh reads not on the page");
+}
+
+#[test]
+fn a_schema_1_matrix_still_reads_with_no_load_measurements() {
+    // A file from before schema 2: no contenders, sharers or homes.
+    let topo = fixture("cpuless-memless");
+    let mut m = synthetic(topo, vec![0, 1, 2], None, |_| 20.0);
+    m.schema = 1;
+    let mut json: Value = serde_json::to_value(&m).unwrap();
+    for key in ["contenders", "sharers", "home_classes"] {
+        json.as_object_mut().unwrap().remove(key);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("matrix.json");
+    std::fs::write(&path, json.to_string()).unwrap();
+    let out = contend(&["report", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !text.contains("contenders:") && !text.contains("sharers:"),
+        "{text}"
+    );
+}
+
 #[test]
 fn bad_requests_exit_2_with_one_line() {
     assert_usage_error(&["matrix", "--cpus", "0"], "at least 2 CPUs");
@@ -664,6 +826,24 @@ fn bad_requests_exit_2_with_one_line() {
     assert_usage_error(&["matrix", "--home", "node:9"], "node 9 does not exist");
     assert_usage_error(&["matrix", "--home", "sideways"], "first, second or node:N");
     assert_usage_error(&["matrix", "--mode", "xchg"], "expected cas or rw");
+    // Contenders and sharers beyond the chosen CPUs (or below the least).
+    assert_usage_error(
+        &["matrix", "--cpus", "0-1", "--contenders", "2,999"],
+        "--contenders 999: needs 999 CPUs; --cpus 0-1 selects 2",
+    );
+    assert_usage_error(
+        &["matrix", "--cpus", "0-1", "--sharers", "2"],
+        "--sharers 2: a writer and 2 readers need 3 CPUs; --cpus 0-1 selects 2",
+    );
+    assert_usage_error(
+        &["matrix", "--contenders", "1"],
+        "--contenders 1: at least 2 CPUs",
+    );
+    assert_usage_error(
+        &["matrix", "--sharers", "0"],
+        "--sharers 0: at least 1 reader",
+    );
+    assert_usage_error(&["matrix", "--sharers", "few"], "expected all or counts");
     let fixture = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/topology/vm-4node-norov"
@@ -885,4 +1065,64 @@ fn a_heatmap_of_one_value_has_one_swatch_labelled_with_it() {
     let svg = heatmap(&r);
     assert_eq!(svg.matches("<rect").count(), 1 + 2 + SCALE_STEPS);
     assert!(!svg.contains("every pair"));
+}
+
+#[test]
+fn the_load_tables_print_what_each_point_holds() {
+    // Two contenders points (one with no hand-over, so no price) and a
+    // sharer whose reader missed one write: the rows say so as stored.
+    let topo = fixture("cpuless-memless");
+    let mut m = synthetic(topo, vec![0, 1, 2], None, |_| 20.0);
+    let point = |k: usize, handovers: u64, ns: Option<f64>| matrix::ContendersPoint {
+        k,
+        cpus: (0..k as u32).collect(),
+        widest_class: PairClass::SameLlc,
+        home_node: 0,
+        line: NodeCheck::Verified { node: 0 },
+        threads: (0..k as u32).map(pinned).collect(),
+        windows: 12,
+        adds: vec![400; k],
+        handovers: vec![handovers; k],
+        private_add_ns: 8.0,
+        handover_ns: ns,
+        add_ns: 31.3,
+    };
+    m.contenders = vec![point(2, 0, None), point(3, 100, Some(55.5))];
+    m.sharers = vec![matrix::SharersPoint {
+        m: 1,
+        writer: 0,
+        readers: vec![1],
+        widest_class: PairClass::SameLlc,
+        home_node: 0,
+        line: NodeCheck::Verified { node: 0 },
+        threads: vec![pinned(0), pinned(1)],
+        rounds: 300,
+        reads: 300,
+        fresh_reads: 299,
+        upgrade_ns: 70.4,
+    }];
+    let text = text_of(&m);
+    // The row starting `first` in the table under the header starting
+    // `header`.
+    let row = |header: &str, first: &str| -> Vec<String> {
+        text.lines()
+            .skip_while(|l| !l.starts_with(header))
+            .find(|l| l.starts_with(first))
+            .unwrap_or_else(|| panic!("no row {first:?}: {text}"))
+            .split("   ")
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty())
+            .collect()
+    };
+    // k = 2: 800 adds, no hand-over, no price; k = 3: 300 of 1200 (25%).
+    assert_eq!(
+        row("k ", "2 "),
+        ["2", "same-llc", "800", "0 (0%)", "-", "31.3"]
+    );
+    assert_eq!(
+        row("k ", "3 "),
+        ["3", "same-llc", "1200", "300 (25%)", "55.5", "31.3"]
+    );
+    assert_eq!(row("m ", "1 "), ["1", "same-llc", "299/300", "70.4"]);
+    assert!(text.contains("the first k of 0,1,2;"), "{text}");
 }

@@ -3,7 +3,7 @@
 use super::args::{ClipArg, ResultsArgs};
 use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
-use crate::matrix::{Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
+use crate::matrix::{Counts, Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
 use crate::predict::c2c::PairMatrix;
 use crate::report::{self, Document, Format};
 use crate::topology::CpuSpec;
@@ -28,7 +28,8 @@ pub struct MatrixArgs {
     pub samples: u32,
 
     /// The node each pair's lines are bound to: first (node of the pair's
-    /// lower CPU), second (node of the higher CPU) or node:N.
+    /// lower CPU), second (node of the higher CPU) or node:N; the
+    /// contenders' and sharers' lines, as for the first two CPUs they use.
     #[arg(long, value_name = "WHERE", default_value = "first")]
     pub home: Home,
 
@@ -46,6 +47,28 @@ pub struct MatrixArgs {
     #[arg(long, value_name = "CAP", default_value_t = 64,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub per_class: u32,
+
+    /// Also time K CPUs adding to one line at once, for each K listed (2,4,8-16) or
+    /// every K from 2 (all): the line's ns per hand-over (window / hand-overs, less
+    /// the add that took it timed on a private line), with hand-overs counted exactly
+    /// and the ns an add costs each CPU. The CPUs are the first K of
+    /// the span order (the first CPU, one CPU of each farther class, then the rest
+    /// spread over nodes and LLCs).
+    #[arg(long, value_name = "K,..|all")]
+    pub contenders: Option<Counts>,
+
+    /// Also time one writer whose M readers read the line between its writes, for
+    /// each M listed (1,3,7-15) or every M from 1 (all): the writer's add, net of
+    /// a private add, against M, with every reader's reads counted. Writer and
+    /// readers are the first M + 1 CPUs of the span order.
+    #[arg(long, value_name = "M,..|all")]
+    pub sharers: Option<Counts>,
+
+    /// Also price read fetched and add moved for up to 2 pairs of each class with
+    /// the line on the requesting CPU's node and on another node (the other CPU's,
+    /// or the nearest other with memory).
+    #[arg(long)]
+    pub home_classes: bool,
 
     /// Also write the pairs as core-to-core-latency's CSV (one-way ns,
     /// lower triangle, a row per CPU in id order) to FILE, which
@@ -68,6 +91,9 @@ impl MatrixArgs {
             home: self.home,
             mode: self.mode,
             per_class: (!self.all_pairs).then_some(self.per_class as usize),
+            contenders: self.contenders.clone(),
+            sharers: self.sharers.clone(),
+            home_classes: self.home_classes,
         }
     }
 }

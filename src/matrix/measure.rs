@@ -205,11 +205,17 @@ fn one_side<F: Fn(&AtomicU64, u64) + Copy>(
 /// The [`LINES`] atomics samples rotate through: the first 8 bytes of each
 /// consecutive 64-byte line at the start of `memory`.
 fn rotation_lines(memory: &NodeMemory) -> [&AtomicU64; LINES] {
-    assert!(memory.len() >= ROTATION_BYTES);
+    spaced_lines(memory, LINE_BYTES)
+}
+
+/// [`LINES`] atomics `stride` bytes apart (a multiple of 64) from the start
+/// of `memory`, which must hold them all.
+pub(super) fn spaced_lines(memory: &NodeMemory, stride: usize) -> [&AtomicU64; LINES] {
+    assert!(stride % LINE_BYTES == 0 && memory.len() >= LINES * stride);
     // SAFETY: every offset is 64-byte aligned and inside the mapping (just
     // checked), which outlives the borrows; fresh pages hold zeros, which
     // are valid AtomicU64s.
-    std::array::from_fn(|l| unsafe { &*memory.as_ptr().add(l * LINE_BYTES).cast::<AtomicU64>() })
+    std::array::from_fn(|l| unsafe { &*memory.as_ptr().add(l * stride).cast::<AtomicU64>() })
 }
 
 /// Measures the pair `(a, b)`: allocates a fresh page bound to `home`
@@ -246,16 +252,32 @@ pub fn measure_pair(
 }
 
 /// Runs `work(0)` on a thread pinned to `a` and `work(1)` on one pinned to
-/// `b`, each pin verified, both starting together once both are pinned; a
-/// pin that fails stops both before any work and is the error. Returns
-/// each thread's pin and result, `a`'s first.
+/// `b` ([`on_cpus`] on the two). Returns each thread's pin and result,
+/// `a`'s first.
 pub(super) fn on_pair<T: Send>(
     a: u32,
     b: u32,
     allowed: &CpuList,
     work: impl Fn(usize) -> T + Sync,
 ) -> Result<[(PinnedThread, T); 2], PlacementError> {
-    let ready = Barrier::new(2);
+    let mut both = on_cpus(&[a, b], allowed, work)?.into_iter();
+    match (both.next(), both.next()) {
+        (Some(x), Some(y)) => Ok([x, y]),
+        // Unreachable: on_cpus returns one entry per CPU.
+        _ => unreachable!("two CPUs but not two threads"),
+    }
+}
+
+/// Runs `work(i)` on a thread pinned to `cpus[i]`, for every `i`, each pin
+/// verified, all starting together once all are pinned; a pin that fails
+/// stops them all before any work and is the error. Returns each thread's
+/// pin and result, in `cpus` order.
+pub(super) fn on_cpus<T: Send>(
+    cpus: &[u32],
+    allowed: &CpuList,
+    work: impl Fn(usize) -> T + Sync,
+) -> Result<Vec<(PinnedThread, T)>, PlacementError> {
+    let ready = Barrier::new(cpus.len());
     let failed = AtomicBool::new(false);
     let side = |cpu: u32, me: usize| {
         let pin = pin_current_thread(cpu, allowed, Placement::Strict);
@@ -264,22 +286,26 @@ pub(super) fn on_pair<T: Send>(
         }
         ready.wait();
         let pin = pin?;
-        // The other thread's pin failed: no work.
+        // Another thread's pin failed: no work.
         if failed.load(Ordering::Relaxed) {
             return Ok(None);
         }
         Ok(Some((pin, work(me))))
     };
-    let (ra, rb) = std::thread::scope(|s| {
-        let ta = s.spawn(|| side(a, 0));
-        let tb = s.spawn(|| side(b, 1));
-        (join(ta), join(tb))
+    let results: Vec<Result<Option<(PinnedThread, T)>, PlacementError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = cpus
+            .iter()
+            .enumerate()
+            .map(|(me, &cpu)| s.spawn(move || side(cpu, me)))
+            .collect();
+        handles.into_iter().map(join).collect()
     });
-    match (ra?, rb?) {
-        (Some(x), Some(y)) => Ok([x, y]),
-        // Unreachable: a failed pin is an error above.
-        _ => unreachable!("both pins succeeded but a side did no work"),
-    }
+    // A failed pin is the error; then every thread worked.
+    let done: Vec<Option<(PinnedThread, T)>> = results.into_iter().collect::<Result<_, _>>()?;
+    Ok(done
+        .into_iter()
+        .map(|d| d.expect("every pin succeeded, so every thread worked"))
+        .collect())
 }
 
 /// Joins a measuring thread, passing a panic on.

@@ -12,10 +12,15 @@
 
 mod advice;
 mod classes;
+mod contenders;
+mod counts;
+mod home;
 mod measure;
 mod plan;
 mod reference;
 mod result;
+mod sharers;
+mod span;
 mod transactions;
 
 pub use advice::{
@@ -23,6 +28,9 @@ pub use advice::{
     empty_classes,
 };
 pub use classes::{OfflineCpu, PairClass, PairSelection, PlannedPair, classify, select_pairs};
+pub use contenders::{ContendersPoint, WINDOW_ADDS, WINDOWS};
+pub use counts::Counts;
+pub use home::{HomeClass, HomeCost};
 pub use measure::{LINES, Mode, PairSamples, Procedure, measure_pair};
 pub use plan::{MatrixError, MatrixPlan, MatrixRequest, measure_matrix, plan_matrix};
 pub use reference::{ReferenceError, reference_pingpong};
@@ -30,6 +38,8 @@ pub use result::{
     DirectionStats, MatrixConfig, MatrixResults, PairResult, REFERENCE_LIMIT_PCT, Reference,
     SCHEMA_VERSION,
 };
+pub use sharers::{ROUNDS as SHARER_ROUNDS, SharersPoint};
+pub use span::span_order;
 pub use transactions::{
     TRANSACTION_SAMPLES, Transaction, TransactionCost, TransactionSamples, measure_transactions,
     transaction_costs, transaction_transfers,
@@ -84,6 +94,14 @@ of the pairs' medians.
     advice::rule_text!(),
     "
 
+Opt-in, each fenced, net of a private line, a trimmed mean (a tenth set \
+aside at each end): --contenders (k CPUs adding to one line: ns per \
+hand-over, hand-overs counted exactly), --sharers (one writer, m readers \
+reading between its writes: the writer's upgrade ns), --home-classes (read \
+fetched and add moved with the line local and remote to the requester). \
+Contenders and sharers take CPUs in span order: the first, one CPU of each \
+farther class, then the rest spread over nodes, LLCs and cores.
+
 Files under --out DIR/<host>/<UTC timestamp>/: matrix.csv (row = initiating \
 CPU, column = responding CPU, median one-way ns, empty where unmeasured), \
 matrix.json (per pair, per class, advice, reference, provenance, topology) \
@@ -95,6 +113,12 @@ and heatmap.svg."
 /// smaller. The two phases are the same hand-offs in a different order, so
 /// a difference is drift between the phases, not a direction's cost.
 pub const ASYMMETRY_LIMIT_PCT: f64 = 15.0;
+
+/// Share of the contenders' timed windows set aside at each end before
+/// their mean (a window is many hand-overs, not one operation, so
+/// [`crate::stats::TIMING_TRIM`]'s 5% of a dozen windows would set none
+/// aside): an interrupt or a preempted vCPU stretches a window tenfold.
+pub const WINDOW_TRIM: f64 = 0.1;
 
 /// Passes over the pairs: each pair is measured this many times, spread
 /// over the run.

@@ -2,11 +2,15 @@
 //! home nodes ([`plan_matrix`]), then measure them, check the first against
 //! the reference ping-pong, classify and advise ([`measure_matrix`]).
 
+use super::contenders::measure_contenders;
+use super::home::{PAIRS_PER_CLASS as HOME_PAIRS_PER_CLASS, measure_home_classes};
+use super::sharers::measure_sharers;
+use super::span::widest_classes;
 use super::{
-    ASYMMETRY_LIMIT_PCT, Home, MatrixConfig, MatrixResults, Mode, OfflineCpu, PairClass,
-    PlannedPair, Procedure, REFERENCE_ROUND_TRIPS, ROUND_TRIPS_PER_SAMPLE, Reference,
-    ReferenceError, SCHEMA_VERSION, WARMUP_SAMPLES, advise, class_stats, empty_classes,
-    measure_all, reference_pingpong, select_pairs,
+    ASYMMETRY_LIMIT_PCT, ContendersPoint, Counts, Home, MatrixConfig, MatrixResults, Mode,
+    OfflineCpu, PairClass, PlannedPair, Procedure, REFERENCE_ROUND_TRIPS, ROUND_TRIPS_PER_SAMPLE,
+    Reference, ReferenceError, SCHEMA_VERSION, SharersPoint, WARMUP_SAMPLES, advise, class_stats,
+    empty_classes, measure_all, reference_pingpong, select_pairs, span_order,
 };
 use crate::clock::{Timer, calibrate_tsc};
 use crate::placement::PlacementError;
@@ -30,6 +34,15 @@ pub struct MatrixRequest {
     pub mode: Mode,
     /// At most this many pairs per class (`None`: every pair).
     pub per_class: Option<usize>,
+    /// `--contenders`: how many CPUs add to one line at once (`None`: not
+    /// measured).
+    pub contenders: Option<Counts>,
+    /// `--sharers`: how many readers share the line one writer adds to
+    /// (`None`: not measured).
+    pub sharers: Option<Counts>,
+    /// `--home-classes`: price each class with the line local and remote
+    /// to the requester.
+    pub home_classes: bool,
 }
 
 /// Why a matrix cannot be planned or measured. Each names the option or
@@ -60,6 +73,17 @@ pub enum MatrixError {
         /// Which pair's CPU put it there, and what to do instead (empty
         /// for `node:N`).
         hint: String,
+    },
+    /// `--contenders` or `--sharers` asks for more (or fewer) CPUs than
+    /// the measurement and `--cpus` allow.
+    #[error("{option} {count}: {why}")]
+    Count {
+        /// The option.
+        option: &'static str,
+        /// The count asked for.
+        count: u32,
+        /// What the chosen CPUs allow.
+        why: String,
     },
     /// A pin or page placement failed.
     #[error(transparent)]
@@ -92,6 +116,48 @@ pub struct MatrixPlan {
     pub clipped: Option<Clipped>,
     /// Notes to print and keep.
     pub notes: Vec<String>,
+    /// The chosen CPUs in span order ([`span_order`]): `--contenders k`
+    /// takes the first k, `--sharers m` the first as writer and the next
+    /// m as readers.
+    pub order: Vec<u32>,
+    /// The widest class among the first k CPUs of `order`, for k = 2, 3, ….
+    pub widest: Vec<PairClass>,
+    /// The node the contenders' and sharers' lines are bound to (`--home`
+    /// for the first two CPUs of `order`).
+    pub load_home: u32,
+    /// Each k of `--contenders`, ascending (empty: not measured).
+    pub contenders: Vec<usize>,
+    /// Each m of `--sharers`, ascending (empty: not measured).
+    pub sharers: Vec<usize>,
+    /// The per-class pairs `--home-classes` measures (empty: not asked).
+    pub home_pairs: Vec<PlannedPair>,
+}
+
+/// The counts `counts` asks of `option`, each from `least` (which
+/// `fewest` names) to `most` (`--cpus` as `spec` selecting `n` CPUs);
+/// `need(count)` says what a count needs, for the error.
+fn resolve_counts(
+    counts: Option<&Counts>,
+    option: &'static str,
+    (least, most): (u32, u32),
+    fewest: &str,
+    (spec, n): (&CpuSpec, usize),
+    need: impl Fn(u32) -> String,
+) -> Result<Vec<usize>, MatrixError> {
+    let Some(counts) = counts else {
+        return Ok(Vec::new());
+    };
+    counts
+        .resolve(least, most)
+        .map_err(|count| MatrixError::Count {
+            option,
+            count,
+            why: if count < least {
+                format!("at least {fewest}")
+            } else {
+                format!("{}; --cpus {spec} selects {n}", need(count))
+            },
+        })
 }
 
 /// Resolves `request` on `topo`: the CPUs, the pairs (a per-class sample
@@ -116,6 +182,46 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
                 hint: String::new(),
             })?;
     }
+    let n = cpus.len();
+    let most = u32::try_from(n).unwrap_or(u32::MAX);
+    let contenders = resolve_counts(
+        request.contenders.as_ref(),
+        "--contenders",
+        (2, most),
+        "2 CPUs",
+        (&request.cpus, n),
+        |k| format!("needs {k} CPUs"),
+    )?;
+    let sharers = resolve_counts(
+        request.sharers.as_ref(),
+        "--sharers",
+        (1, most - 1),
+        "1 reader",
+        (&request.cpus, n),
+        |m| format!("a writer and {m} readers need {} CPUs", m + 1),
+    )?;
+    let order = span_order(&topo, &cpus)?;
+    let widest = widest_classes(&topo, &order)?;
+    let load_home = request
+        .home
+        .node_for(&topo, order[0], order[1])
+        .unwrap_or(topo.cpus[0].node);
+    if !(contenders.is_empty() && sharers.is_empty()) {
+        topo.check_memory_node(load_home)
+            .map_err(|source| MatrixError::Home {
+                home: request.home,
+                source,
+                hint: format!(
+                    " (the contenders' and sharers' line, CPU {}); choose --home node:N",
+                    order[0]
+                ),
+            })?;
+    }
+    let home_pairs = if request.home_classes {
+        select_pairs(&topo, &cpus, Some(HOME_PAIRS_PER_CLASS))?.pairs
+    } else {
+        Vec::new()
+    };
     let selection = select_pairs(&topo, &cpus, request.per_class)?;
     let pairs = selection
         .pairs
@@ -164,6 +270,12 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         provenance,
         clipped,
         notes,
+        order,
+        widest,
+        load_home,
+        contenders,
+        sharers,
+        home_pairs,
     })
 }
 
@@ -183,6 +295,37 @@ pub fn measure_matrix(
         progress,
     )?;
     let elapsed_s = started.elapsed().as_secs_f64();
+    let (timer, allowed) = (plan.procedure.timer, &plan.topo.allowed_cpus);
+    let contenders = plan
+        .contenders
+        .iter()
+        .map(|&k| {
+            let cpus = plan.order[..k].to_vec();
+            let run = measure_contenders(&cpus, plan.load_home, timer, allowed)?;
+            Ok(ContendersPoint::new(
+                cpus,
+                plan.widest[k - 2],
+                plan.load_home,
+                run,
+            ))
+        })
+        .collect::<Result<Vec<_>, MatrixError>>()?;
+    let sharers = plan
+        .sharers
+        .iter()
+        .map(|&m| {
+            let (writer, readers) = (plan.order[0], plan.order[1..=m].to_vec());
+            let run = measure_sharers(writer, &readers, plan.load_home, timer, allowed)?;
+            Ok(SharersPoint::new(
+                writer,
+                readers,
+                plan.widest[m - 1],
+                plan.load_home,
+                run,
+            ))
+        })
+        .collect::<Result<Vec<_>, MatrixError>>()?;
+    let home_classes = measure_home_classes(&plan.topo, &plan.home_pairs, timer)?;
     let classes = class_stats(
         measured.iter().map(|p| (p.class, p.median_ns)),
         &plan.candidates,
@@ -217,6 +360,9 @@ pub fn measure_matrix(
         topology: plan.topo,
         notes: plan.notes,
         elapsed_s,
+        contenders,
+        sharers,
+        home_classes,
     })
 }
 
@@ -235,6 +381,9 @@ mod tests {
             mode: Mode::Cas,
             per_class: None,
             clip: false,
+            contenders: None,
+            sharers: None,
+            home_classes: false,
         }
     }
 
@@ -263,6 +412,44 @@ mod tests {
             (plan.pairs[0].0.a, plan.pairs[0].0.b, plan.pairs[0].1),
             (0, 4, 0)
         );
+    }
+
+    #[test]
+    fn contenders_and_sharers_fit_the_chosen_cpus() {
+        // cpuless-memless: CPUs 0-7, node 0 (0-3) with memory.
+        let topo = fixture("cpuless-memless");
+        let with = |cpus: &str, k: &str, m: &str| {
+            let r = MatrixRequest {
+                contenders: Some(k.parse().unwrap()),
+                sharers: Some(m.parse().unwrap()),
+                ..request(cpus, Home::First)
+            };
+            plan_matrix(&r, topo.clone())
+        };
+        // Four CPUs: k = 2 ..= 4, m = 1 ..= 3.
+        let plan = with("0-3", "all", "all").unwrap();
+        assert_eq!(
+            (plan.contenders, plan.sharers),
+            (vec![2, 3, 4], vec![1, 2, 3])
+        );
+        assert_eq!(plan.order.len(), 4);
+        assert_eq!(plan.widest.len(), 3);
+        assert_eq!(plan.load_home, 0);
+        let msg = |cpus, k, m| with(cpus, k, m).unwrap_err().to_string();
+        assert_eq!(
+            msg("0-3", "5", "1"),
+            "--contenders 5: needs 5 CPUs; --cpus 0-3 selects 4"
+        );
+        assert_eq!(msg("0-3", "2", "0"), "--sharers 0: at least 1 reader");
+        assert_eq!(
+            msg("0-3", "2-4", "4"),
+            "--sharers 4: a writer and 4 readers need 5 CPUs; --cpus 0-3 selects 4"
+        );
+        assert_eq!(msg("0-3", "1", "1"), "--contenders 1: at least 2 CPUs");
+        // Not asked: nothing planned, whatever the CPUs.
+        let plan = plan_matrix(&request("0-1", Home::First), topo).unwrap();
+        assert!(plan.contenders.is_empty() && plan.sharers.is_empty());
+        assert!(plan.home_pairs.is_empty());
     }
 
     #[test]

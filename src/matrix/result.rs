@@ -2,12 +2,15 @@
 //! directions and over its passes, with the independent ping-pong beside
 //! it, serialised as matrix.json (schema in docs/results-schema.md).
 
-/// Version of the matrix.json layout; bumped on incompatible changes.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the matrix.json layout; bumped when fields are added (2:
+/// `contenders`, `sharers`, `home_classes`). Every older version is still
+/// read: a field it lacks reads as empty.
+pub const SCHEMA_VERSION: u32 = 2;
 
 use super::{
-    ASYMMETRY_LIMIT_PCT, Advice, ClassStats, EmptyClass, Home, Mode, PairClass, PairSamples,
-    PlannedPair, TransactionCost, UNSTABLE_LIMIT_PCT, transaction_costs,
+    ASYMMETRY_LIMIT_PCT, Advice, ClassStats, ContendersPoint, EmptyClass, Home, HomeClass, Mode,
+    PairClass, PairSamples, PlannedPair, SharersPoint, TransactionCost, UNSTABLE_LIMIT_PCT,
+    transaction_costs,
 };
 use crate::clock::TimerKind;
 use crate::placement::{NodeCheck, PinnedThread};
@@ -269,6 +272,19 @@ pub struct MatrixResults {
     /// before it was recorded).
     #[serde(default)]
     pub elapsed_s: f64,
+    /// `--contenders`: k CPUs adding to one line, one entry per k
+    /// ascending (empty when not asked for, and before schema 2).
+    #[serde(default)]
+    pub contenders: Vec<ContendersPoint>,
+    /// `--sharers`: one writer and m readers, one entry per m ascending
+    /// (empty when not asked for, and before schema 2).
+    #[serde(default)]
+    pub sharers: Vec<SharersPoint>,
+    /// `--home-classes`: each class's transfers with the line local and
+    /// remote to the requester (empty when not asked for, and before
+    /// schema 2).
+    #[serde(default)]
+    pub home_classes: Vec<HomeClass>,
 }
 
 #[cfg(test)]

@@ -100,7 +100,7 @@ pub fn transaction_transfers(passes: usize) -> f64 {
 /// adjacent-line prefetcher never pulls a neighbour with it), and how far
 /// apart the second line of a two-line pattern is.
 const LINES: usize = 16;
-const STRIDE: usize = 128;
+pub(super) const STRIDE: usize = 128;
 
 /// Net ns samples of each of [`Transaction::ALL`], in that order, both
 /// CPUs of the pair taking turns at timing.
@@ -167,7 +167,7 @@ fn operate(t: Transaction, line: &AtomicU64, other: &AtomicU64) {
 
 /// Ticks `operate` takes on `line`/`other`, fenced.
 #[inline(always)]
-fn timed(timer: Timer, t: Transaction, line: &AtomicU64, other: &AtomicU64) -> u64 {
+pub(super) fn timed(timer: Timer, t: Transaction, line: &AtomicU64, other: &AtomicU64) -> u64 {
     let t0 = timer.start();
     operate(t, line, other);
     timer.end().wrapping_sub(t0)
@@ -175,7 +175,7 @@ fn timed(timer: Timer, t: Transaction, line: &AtomicU64, other: &AtomicU64) -> u
 
 /// Waits until `flag` holds `value`.
 #[inline(always)]
-fn wait_for(flag: &AtomicU64, value: u64) {
+pub(super) fn wait_for(flag: &AtomicU64, value: u64) {
     while flag.load(Ordering::Acquire) != value {
         std::hint::spin_loop();
     }

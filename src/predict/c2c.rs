@@ -328,6 +328,9 @@ mod tests {
             reference: Reference::new([2, 5], 1, 10.0, 10.0),
             notes: Vec::new(),
             elapsed_s: 0.0,
+            contenders: Vec::new(),
+            sharers: Vec::new(),
+            home_classes: Vec::new(),
         };
         let c = PairMatrix::of_matrix(&m).unwrap();
         assert_eq!(c.to_csv(), ",,\n10,,\n20,30,\n");

@@ -993,6 +993,9 @@ mod tests {
             reference: Reference::new([0, 1], 1, 50.0, 50.0),
             notes: Vec::new(),
             elapsed_s: 0.0,
+            contenders: Vec::new(),
+            sharers: Vec::new(),
+            home_classes: Vec::new(),
         };
         let l = Latencies::from_matrix(&m, "m.json");
         assert_eq!(l.source, "m.json");

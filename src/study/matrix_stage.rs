@@ -44,6 +44,9 @@ pub(super) fn measure(
         mode: Mode::Cas,
         per_class: Some(study.plan.matrix.per_class),
         clip: false,
+        contenders: None,
+        sharers: None,
+        home_classes: false,
     };
     let plan = plan_matrix(&request, topo.clone()).map_err(|e| e.to_string())?;
     let total = plan.pairs.len() * crate::matrix::PASSES;

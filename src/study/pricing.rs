@@ -416,6 +416,9 @@ mod tests {
             empty_classes: Vec::new(),
             classes,
             reference: Reference::new([0, 1], 1, ns, ns),
+            contenders: Vec::new(),
+            sharers: Vec::new(),
+            home_classes: Vec::new(),
             notes: Vec::new(),
             elapsed_s: 0.0,
         }

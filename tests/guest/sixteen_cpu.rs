@@ -503,3 +503,156 @@ fn sixteen_cpu_guest_matrix_csv_reads_back_to_its_topology() {
         alone["inferred"]["classes"]
     );
 }
+
+/// Contenders k = 2 … 16 and sharers m = 1 … 15 on the 16-CPU guest, with the homes of
+/// every class, and the counts beyond its CPUs refused.
+const LOAD_CMDS: &[&[&str]] = &[
+    &[
+        "matrix",
+        "--json",
+        "--samples",
+        "3",
+        "--per-class",
+        "1",
+        "--contenders",
+        "all",
+        "--sharers",
+        "all",
+        "--home-classes",
+        "--out",
+        "/tmp/m",
+    ],
+    &["matrix", "--contenders", "2,17"],
+    &["matrix", "--sharers", "16"],
+];
+
+/// The span order on this layout, worked by hand: CPU 0, one CPU of each farther class
+/// from it (1 in its LLC, 4 in its node's other LLC, 8 on node 1), then node 0's and node
+/// 1's CPUs in turn, each node's two LLCs in turn (0 4 1 5 … and 8 12 9 13 …), those
+/// already taken left out.
+const SPAN_ORDER: [u32; 16] = [0, 1, 4, 8, 12, 9, 5, 13, 2, 10, 6, 14, 3, 11, 7, 15];
+
+/// The widest class among the pairs of `cpus`, by this layout's model.
+fn widest_of(cpus: &[u32]) -> String {
+    let rank = |c: &str| {
+        ["same-llc", "same-node"]
+            .iter()
+            .position(|x| *x == c)
+            .unwrap_or(2)
+    };
+    let mut widest = "same-llc".to_string();
+    for (i, &a) in cpus.iter().enumerate() {
+        for &b in &cpus[i + 1..] {
+            let c = class_of(a, b);
+            if rank(&c) > rank(&widest) {
+                widest = c;
+            }
+        }
+    }
+    widest
+}
+
+/// The pinned threads of a point: one per CPU of `cpus`, in order, each where asked.
+fn assert_threads(point: &Value, cpus: &[u32]) {
+    let threads = point["threads"].as_array().expect("threads");
+    let requested: Vec<u32> = threads
+        .iter()
+        .map(|t| t["requested_cpu"].as_u64().expect("requested_cpu") as u32)
+        .collect();
+    assert_eq!(requested, cpus, "threads of {point}");
+    for t in threads {
+        assert_eq!(t["verified"], true, "{t}");
+        assert_eq!(t["observed_cpu"], t["requested_cpu"], "{t}");
+    }
+    // --home first: the line on the first CPU's node, node 0.
+    assert_eq!(point["home_node"], 0, "{point}");
+    assert_eq!(point["line"]["status"], "verified", "{point}");
+    assert_eq!(point["line"]["node"], 0, "{point}");
+}
+
+#[test]
+#[ignore = "boots a QEMU guest: run with --ignored (see .ci/run)"]
+fn sixteen_cpu_guest_contenders_and_sharers_span_the_classes() {
+    static RUNS: OnceLock<Vec<Run>> = OnceLock::new();
+    let runs = RUNS.get_or_init(|| boot(SIXTEEN_CPU_VM, LOAD_CMDS));
+    assert_eq!(runs[0].code, 0, "matrix: {}", runs[0].stderr);
+    let m = runs[0].json();
+    assert_eq!(m["schema"], 2);
+
+    // k = 2 … 16: the first k of the span order, every thread where asked, the first
+    // CPU's share of every window exact (8192 / k adds, at least 64), hand-overs no more
+    // than adds. TCG's timings mean nothing: none is checked.
+    let contenders = m["contenders"].as_array().expect("contenders");
+    let ks: Vec<u64> = contenders
+        .iter()
+        .map(|c| c["k"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ks, (2..=16).collect::<Vec<u64>>());
+    for c in contenders {
+        let k = c["k"].as_u64().unwrap() as usize;
+        let cpus = &SPAN_ORDER[..k];
+        assert_eq!(u32s(&c["cpus"]), cpus, "k = {k}");
+        assert_eq!(c["widest_class"], widest_of(cpus).as_str(), "k = {k}");
+        assert_threads(c, cpus);
+        let windows = c["windows"].as_u64().unwrap();
+        assert_eq!(windows, 12, "k = {k}");
+        let adds: Vec<u64> = c["adds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        let handovers: Vec<u64> = c["handovers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        assert_eq!((adds.len(), handovers.len()), (k, k), "k = {k}");
+        assert_eq!(adds[0], windows * (8192 / k as u64).max(64), "k = {k}");
+        assert!(
+            adds.iter().zip(&handovers).all(|(a, h)| h <= a),
+            "k = {k}: {c}"
+        );
+    }
+    // The classes the sets reach: 0-1 one LLC, 4 the node's other LLC, 8 node 1.
+    let widest: Vec<&str> = contenders[..3]
+        .iter()
+        .map(|c| c["widest_class"].as_str().unwrap())
+        .collect();
+    assert_eq!(widest, ["same-llc", "same-node", "cross-node@21"]);
+
+    // m = 1 … 15: writer CPU 0, readers the next m of the span order, every reader
+    // reading every one of the 300 timed writes.
+    let sharers = m["sharers"].as_array().expect("sharers");
+    let ms: Vec<u64> = sharers.iter().map(|s| s["m"].as_u64().unwrap()).collect();
+    assert_eq!(ms, (1..=15).collect::<Vec<u64>>());
+    for s in sharers {
+        let n = s["m"].as_u64().unwrap() as usize;
+        assert_eq!(s["writer"], 0);
+        assert_eq!(u32s(&s["readers"]), &SPAN_ORDER[1..=n], "m = {n}");
+        assert_eq!(
+            s["widest_class"],
+            widest_of(&SPAN_ORDER[..=n]).as_str(),
+            "m = {n}"
+        );
+        assert_threads(s, &SPAN_ORDER[..=n]);
+        assert_eq!(s["rounds"], 300);
+        assert_eq!(s["reads"], 300 * n as u64, "m = {n}");
+        assert_eq!(s["fresh_reads"], s["reads"], "m = {n}");
+    }
+
+    // Every class priced local and remote: the other node is 21 away for every class.
+    let homes = m["home_classes"].as_array().expect("home_classes");
+    let classes: Vec<&str> = homes.iter().map(|h| h["class"].as_str().unwrap()).collect();
+    assert_eq!(classes, ["same-llc", "same-node", "cross-node@21"]);
+    for h in homes {
+        assert_eq!(h["local"]["distance"], 10, "{h}");
+        assert_eq!(h["remote"]["distance"], 21, "{h}");
+        assert!(h["pairs"].as_array().unwrap().len() <= 2, "{h}");
+    }
+
+    // Beyond the guest's 16 CPUs: one line each, exit 2.
+    runs[1].assert_usage_error(&["--contenders 17: needs 17 CPUs; --cpus all selects 16"]);
+    runs[2].assert_usage_error(&["--sharers 16: a writer and 16 readers need 17 CPUs"]);
+}

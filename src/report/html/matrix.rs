@@ -1,6 +1,7 @@
 //! A matrix's article: the advice, the class table, empty classes,
-//! asymmetric pairs and the reference check, the heatmap, every pair's
-//! placement proof, warnings, provenance.
+//! asymmetric pairs, contenders, sharers and homes when measured, and the
+//! reference check, the heatmap, every pair's placement proof, warnings,
+//! provenance.
 
 use super::{
     article_head, inline_svg, kv_table, provenance_table, section, verdict_section, warnings_list,
@@ -77,6 +78,7 @@ pub(super) fn article(
                         }
                     }
                 }
+                (load_tables(m))
                 p {
                     "Reference CAS ping-pong on " (f.cpus[0]) "-" (f.cpus[1]) ": "
                     (format!("{:.1}", f.one_way_ns)) " ns one-way; matrix (" (c.mode) ") "
@@ -91,6 +93,10 @@ pub(super) fn article(
             }))
             (section(id, "placement", "Placement proof", html! {
                 @let bad = m.pairs.iter().filter(|p| !p.verified()).count();
+                @let load_bad = load_unverified(m);
+                @if load_bad > 0 {
+                    p.bad { (load_bad) " contenders or sharers sets UNVERIFIED (a thread or their line)" }
+                }
                 p {
                     (m.pairs.len()) " pairs: "
                     @if bad == 0 { span.ok { "every thread pinned and every line on its home node, verified" } }
@@ -143,4 +149,94 @@ pub(super) fn article(
             }))
         }
     })
+}
+
+/// `ns` to one decimal, or `-` for none.
+fn ns_cell(ns: Option<f64>) -> String {
+    ns.map_or("-".into(), |ns| format!("{ns:.1}"))
+}
+
+/// Contenders and sharers sets whose threads or line were not verified.
+fn load_unverified(m: &MatrixResults) -> usize {
+    let ok = |threads: &[crate::placement::PinnedThread], line: &NodeCheck| {
+        threads.iter().all(|t| t.verified) && matches!(line, NodeCheck::Verified { .. })
+    };
+    m.contenders
+        .iter()
+        .filter(|p| !ok(&p.threads, &p.line))
+        .count()
+        + m.sharers
+            .iter()
+            .filter(|p| !ok(&p.threads, &p.line))
+            .count()
+}
+
+/// The contenders', sharers' and homes' tables, each only when measured.
+fn load_tables(m: &MatrixResults) -> Markup {
+    html! {
+        @if !m.contenders.is_empty() {
+            h4 { "Contenders: k CPUs adding to one line (ns per hand-over = window ÷ hand-overs − one add on a private line; add ns per CPU = k × window ÷ adds − that add; trimmed means over windows)" }
+            div.scroll {
+                table.sortable {
+                    thead { tr { th { "k" } th { "CPUs" } th { "widest class" } th { "adds" } th { "hand-overs" } th { "ns per hand-over" } th { "add ns per CPU" } } }
+                    tbody {
+                        @for p in &m.contenders {
+                            @let adds: u64 = p.adds.iter().sum();
+                            @let handovers: u64 = p.handovers.iter().sum();
+                            tr {
+                                td data-sort=(p.k) { (p.k) }
+                                td { (p.cpus.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")) }
+                                td { (p.widest_class.to_string()) }
+                                td data-sort=(adds) { (adds) }
+                                td data-sort=(handovers) { (handovers) }
+                                td data-sort=(p.handover_ns.unwrap_or(0.0)) { (ns_cell(p.handover_ns)) }
+                                td data-sort=(p.add_ns) { (format!("{:.1}", p.add_ns)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        @if !m.sharers.is_empty() {
+            h4 { "Sharers: one writer, m readers reading between its writes (the writer's fenced add less a private add, trimmed mean over rounds)" }
+            div.scroll {
+                table.sortable {
+                    thead { tr { th { "m" } th { "writer" } th { "readers" } th { "widest class" } th { "fresh reads" } th { "upgrade ns" } } }
+                    tbody {
+                        @for p in &m.sharers {
+                            tr {
+                                td data-sort=(p.m) { (p.m) }
+                                td { (p.writer) }
+                                td { (p.readers.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")) }
+                                td { (p.widest_class.to_string()) }
+                                td data-sort=(p.fresh_reads) { (p.fresh_reads) "/" (p.reads) }
+                                td data-sort=(p.upgrade_ns) { (format!("{:.1}", p.upgrade_ns)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        @if !m.home_classes.is_empty() {
+            h4 { "Homes: read fetched and add moved (net ns, trimmed means) with the line on the requesting CPU's node and on another" }
+            div.scroll {
+                table.sortable {
+                    thead { tr { th { "class" } th { "pairs" } th { "local fetched" } th { "local add" } th { "remote fetched" } th { "remote add" } th { "remote distance" } } }
+                    tbody {
+                        @for h in &m.home_classes {
+                            tr {
+                                td { (h.class.to_string()) }
+                                td { (h.pairs.len()) }
+                                td { (format!("{:.1}", h.local.read_fetched_ns)) }
+                                td { (format!("{:.1}", h.local.add_moved_ns)) }
+                                td { (ns_cell(h.remote.as_ref().map(|c| c.read_fetched_ns))) }
+                                td { (ns_cell(h.remote.as_ref().map(|c| c.add_moved_ns))) }
+                                td { (h.remote.as_ref().map_or("-".to_string(), |c| c.distance.to_string())) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

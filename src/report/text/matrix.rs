@@ -1,7 +1,7 @@
 //! `contend matrix` (and `contend report matrix.json`) as text, in lines
 //! of about 72 columns: the pairwise grid, the classes, empty classes,
-//! the coherence transactions, the advice, drift, stability and the
-//! reference check.
+//! the coherence transactions, contenders, sharers and homes when
+//! measured, the advice, drift, stability and the reference check.
 
 use super::{align, wrapped};
 use crate::matrix::{MatrixResults, PairClass, PairResult, Transaction};
@@ -41,6 +41,9 @@ pub fn render(r: &MatrixResults) -> String {
     s.push('\n');
     classes(&mut s, r);
     transactions(&mut s, r);
+    contenders(&mut s, r);
+    sharers(&mut s, r);
+    home_classes(&mut s, r);
     s.push('\n');
     for line in verdict::matrix_lines(r) {
         s.push_str(&wrapped(&plain(&line.text)));
@@ -205,6 +208,123 @@ fn transactions(s: &mut String, r: &MatrixResults) {
     if let Some(line) = r.provenance.tsc_step_line(smallest) {
         s.push_str(&wrapped(&line));
     }
+}
+
+/// `ns` to one decimal, or `-` for none.
+fn ns_or_dash(ns: Option<f64>) -> String {
+    ns.map_or("-".into(), |ns| format!("{ns:.1}"))
+}
+
+/// CPU ids joined by commas, the first 16 and then how many more.
+fn cpu_run(cpus: &[u32]) -> String {
+    let shown: Vec<String> = cpus.iter().take(16).map(ToString::to_string).collect();
+    let more = cpus.len().saturating_sub(16);
+    if more > 0 {
+        format!("{} and {more} more", shown.join(","))
+    } else {
+        shown.join(",")
+    }
+}
+
+/// `--contenders`: per k, the widest class, the counts and the line's
+/// net ns per hand-over; nothing when not measured.
+fn contenders(s: &mut String, r: &MatrixResults) {
+    let Some(widest) = r.contenders.iter().max_by_key(|p| p.k) else {
+        return;
+    };
+    s.push('\n');
+    s.push_str(&wrapped(&format!(
+        "contenders: k CPUs adding to one line at once, the first k of {}; ns/hand-over = window / hand-overs - the same add on a private line, add ns/CPU = k x window / adds - private add, trimmed means over {} windows; a hand-over is an add whose previous value another CPU wrote",
+        cpu_run(&widest.cpus),
+        widest.windows
+    )));
+    let mut rows = vec![
+        [
+            "k",
+            "widest class",
+            "adds",
+            "hand-overs",
+            "ns/hand-over",
+            "add ns/CPU",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for p in &r.contenders {
+        let adds: u64 = p.adds.iter().sum();
+        let handovers: u64 = p.handovers.iter().sum();
+        rows.push(vec![
+            p.k.to_string(),
+            p.widest_class.to_string(),
+            adds.to_string(),
+            format!(
+                "{handovers} ({:.0}%)",
+                100.0 * handovers as f64 / adds.max(1) as f64
+            ),
+            ns_or_dash(p.handover_ns),
+            format!("{:.1}", p.add_ns),
+        ]);
+    }
+    s.push_str(&align(&rows));
+}
+
+/// `--sharers`: per m, the widest class, the reads and the writer's net
+/// upgrade ns; nothing when not measured.
+fn sharers(s: &mut String, r: &MatrixResults) {
+    let Some(first) = r.sharers.first() else {
+        return;
+    };
+    s.push('\n');
+    s.push_str(&wrapped(&format!(
+        "sharers: CPU {} adds to a line that m readers (the next m of the span order) read between its writes; upgrade ns = its fenced add less the same add on a private line, trimmed mean over {} rounds; fresh reads = reads that saw its latest write",
+        first.writer, first.rounds
+    )));
+    let mut rows = vec![
+        ["m", "widest class", "fresh reads", "upgrade ns"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for p in &r.sharers {
+        rows.push(vec![
+            p.m.to_string(),
+            p.widest_class.to_string(),
+            format!("{}/{}", p.fresh_reads, p.reads),
+            format!("{:.1}", p.upgrade_ns),
+        ]);
+    }
+    s.push_str(&align(&rows));
+}
+
+/// `--home-classes`: per class, read fetched and add moved with the line
+/// local and remote to the requester; nothing when not measured.
+fn home_classes(s: &mut String, r: &MatrixResults) {
+    if r.home_classes.is_empty() {
+        return;
+    }
+    s.push('\n');
+    s.push_str(&wrapped(
+        "home: read fetched / add moved net ns (trimmed means) with the line on the requesting CPU's node (local) and on another node (remote, at SLIT distance d)",
+    ));
+    let mut rows = vec![
+        ["class", "pairs", "local", "remote", "d"]
+            .map(String::from)
+            .to_vec(),
+    ];
+    for h in &r.home_classes {
+        let pair = |f: f64, a: f64| format!("{f:.1} / {a:.1}");
+        rows.push(vec![
+            h.class.to_string(),
+            h.pairs.len().to_string(),
+            pair(h.local.read_fetched_ns, h.local.add_moved_ns),
+            h.remote
+                .as_ref()
+                .map_or("-".into(), |c| pair(c.read_fetched_ns, c.add_moved_ns)),
+            h.remote
+                .as_ref()
+                .map_or("-".into(), |c| c.distance.to_string()),
+        ]);
+    }
+    s.push_str(&align(&rows));
 }
 
 /// Whether the two phases (i initiating, then j) and the passes agree,

@@ -1,0 +1,361 @@
+//! `contend matrix --contenders`: k CPUs adding to one line at once, the
+//! line handed from cache to cache as fast as they can take it; what one
+//! hand-over of the line costs with k waiting for it.
+//!
+//! Each of k pinned threads runs the same loop: an add to the line, and a
+//! comparison of the value the add returned with the one this thread left
+//! there after its own last add (a counter's `Writer` counts hand-overs
+//! so): a different value means another CPU added since, so the line came
+//! from another CPU's cache. The first CPU opens each window (a fenced
+//! TSC read, then a go flag), makes its share of [`WINDOW_ADDS`], raises a
+//! stop flag and closes the window (a fenced read) once every other
+//! thread has stopped. The window's time per hand-over is how long the
+//! line stays with a CPU and travels to the next: the same loop on a
+//! private line, timed by each thread alone first, is what the add that
+//! took it would cost had the line been local, and is taken off.
+
+use super::PairClass;
+use super::WINDOW_TRIM;
+use super::measure::{LINES, on_cpus, spaced_lines};
+use super::transactions::{STRIDE, wait_for};
+use crate::clock::Timer;
+use crate::placement::{NodeCheck, NodeMemory, PinnedThread, Placement, PlacementError};
+use crate::stats::{TIMING_TRIM, trimmed_mean};
+use crate::topology::CpuList;
+use crossbeam_utils::CachePadded;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Adds in one window, about, whatever k: the first CPU makes
+/// `WINDOW_ADDS / k` of them (at least [`MIN_OPENER_ADDS`]) and the others
+/// add until it stops them.
+pub const WINDOW_ADDS: u64 = 8192;
+/// The fewest adds the first CPU makes in a window.
+const MIN_OPENER_ADDS: u64 = 64;
+/// Timed windows per k.
+pub const WINDOWS: usize = 12;
+/// Windows run and dropped before the timed ones.
+const WARMUP_WINDOWS: usize = 2;
+/// Adds of each timing of the loop on a private line, and timings per
+/// thread.
+const PRIVATE_ADDS: u64 = 4096;
+const PRIVATE_TIMINGS: usize = 8;
+
+/// k CPUs adding to one line: counts, and the line's time per hand-over.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContendersPoint {
+    /// CPUs adding to the line.
+    pub k: usize,
+    /// The k CPUs, the first k of the span order (the first opened and
+    /// closed the windows).
+    pub cpus: Vec<u32>,
+    /// The widest distance class among the pairs of `cpus`.
+    pub widest_class: PairClass,
+    /// The node the line's page was bound to.
+    pub home_node: u32,
+    /// `move_pages` on the line's page.
+    pub line: NodeCheck,
+    /// The k pinned threads, in `cpus` order.
+    pub threads: Vec<PinnedThread>,
+    /// Timed windows.
+    pub windows: usize,
+    /// Adds made in the timed windows, per CPU in `cpus` order.
+    pub adds: Vec<u64>,
+    /// Of those adds, the ones whose previous value was not the one this
+    /// CPU left: the line came from another CPU (exact counts, per CPU).
+    pub handovers: Vec<u64>,
+    /// The same loop on a private line, ns per add (trimmed mean of each
+    /// thread's timings, then the mean over threads).
+    pub private_add_ns: f64,
+    /// The line's time per hand-over, net, ns: per window, window ns ÷
+    /// hand-overs − `private_add_ns` (the add that took the line, had it
+    /// been local), then the trimmed mean over windows; `None` when no
+    /// window had a hand-over. The adds a CPU makes while it holds the
+    /// line are not taken off: they run while the next CPU's request
+    /// travels (taking them off too would price a hand-over below a
+    /// one-way transfer). Plus `private_add_ns`, it is the time between
+    /// hand-overs, which at k = 2 is the ping-pong's one-way time.
+    pub handover_ns: Option<f64>,
+    /// What one add costs a CPU with k adding, ns: per window, k × window
+    /// ns ÷ adds − `private_add_ns` (the mean time between one CPU's adds,
+    /// net), then the trimmed mean over windows.
+    pub add_ns: f64,
+}
+
+/// What the threads measured for one k, before it is summarised.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContendersRun {
+    /// The pinned threads.
+    pub threads: Vec<PinnedThread>,
+    /// Where the line's page was.
+    pub line: NodeCheck,
+    /// Each timed window's length, ns.
+    pub window_ns: Vec<f64>,
+    /// Per timed window, per thread: (adds, hand-overs).
+    pub counts: Vec<Vec<(u64, u64)>>,
+    /// Each thread's loop on a private line, ns per add.
+    pub private_add_ns: Vec<f64>,
+}
+
+impl ContendersPoint {
+    /// Summarises `run` of the CPUs `cpus` (see the fields).
+    pub fn new(
+        cpus: Vec<u32>,
+        widest_class: PairClass,
+        home_node: u32,
+        run: ContendersRun,
+    ) -> Self {
+        let k = cpus.len();
+        let private_add_ns = run.private_add_ns.iter().sum::<f64>() / k.max(1) as f64;
+        let mut adds = vec![0; k];
+        let mut handovers = vec![0; k];
+        let mut per_handover = Vec::new();
+        let mut per_add = Vec::new();
+        for (ns, counts) in run.window_ns.iter().zip(&run.counts) {
+            let (a, h) = counts.iter().fold((0, 0), |(a, h), c| (a + c.0, h + c.1));
+            for (i, c) in counts.iter().enumerate() {
+                adds[i] += c.0;
+                handovers[i] += c.1;
+            }
+            if h > 0 {
+                per_handover.push(ns / h as f64 - private_add_ns);
+            }
+            if a > 0 {
+                per_add.push(k as f64 * ns / a as f64 - private_add_ns);
+            }
+        }
+        ContendersPoint {
+            k,
+            cpus,
+            widest_class,
+            home_node,
+            line: run.line,
+            threads: run.threads,
+            windows: run.window_ns.len(),
+            adds,
+            handovers,
+            private_add_ns,
+            handover_ns: trimmed_mean(&per_handover, WINDOW_TRIM),
+            add_ns: trimmed_mean(&per_add, WINDOW_TRIM).unwrap_or(0.0),
+        }
+    }
+}
+
+/// Adds to `line` until `limit` adds or until `stop` holds `tag`, whichever
+/// first; `left` is the value this thread left on the line after its last
+/// add. Returns (adds, hand-overs: adds whose previous value was not
+/// `left`).
+#[inline(always)]
+fn add_until(
+    line: &AtomicU64,
+    left: &mut u64,
+    limit: u64,
+    stop: &AtomicU64,
+    tag: u64,
+) -> (u64, u64) {
+    let (mut adds, mut handovers) = (0, 0);
+    while adds < limit && stop.load(Ordering::Relaxed) != tag {
+        let prev = line.fetch_add(1, Ordering::Relaxed);
+        handovers += u64::from(prev != *left);
+        *left = prev.wrapping_add(1);
+        adds += 1;
+    }
+    (adds, handovers)
+}
+
+/// The flags the threads share, each on its own line.
+struct Shared<'a> {
+    lines: [&'a AtomicU64; LINES],
+    /// The first CPU's "window w started" (w + 1).
+    go: CachePadded<AtomicU64>,
+    /// The first CPU's "stop window w" (w + 1).
+    stop: CachePadded<AtomicU64>,
+    /// Each other thread's "stopped in window w" (w + 1).
+    done: Vec<CachePadded<AtomicU64>>,
+}
+
+/// One thread's part: its private loop's ns per add, then per timed
+/// window its (adds, hand-overs) and, for the first thread, the window's
+/// ns.
+fn contender(sh: &Shared, me: usize, k: usize, timer: Timer) -> (f64, Vec<(u64, u64)>, Vec<f64>) {
+    let ns = timer.ns_per_tick();
+    // The private line, allocated on this (pinned) thread.
+    let private = Box::new(CachePadded::new(AtomicU64::new(0)));
+    let never = AtomicU64::new(0);
+    let mut left = 0;
+    add_until(&private, &mut left, PRIVATE_ADDS, &never, 1);
+    let timings: Vec<f64> = (0..PRIVATE_TIMINGS)
+        .map(|_| {
+            let t0 = timer.start();
+            add_until(&private, &mut left, PRIVATE_ADDS, &never, 1);
+            timer.end().wrapping_sub(t0) as f64 * ns / PRIVATE_ADDS as f64
+        })
+        .collect();
+    let private_ns = trimmed_mean(&timings, TIMING_TRIM).unwrap_or(0.0);
+    let share = (WINDOW_ADDS / k as u64).max(MIN_OPENER_ADDS);
+    let mut left = [0u64; LINES];
+    let mut counts = Vec::with_capacity(WINDOWS);
+    let mut window_ns = Vec::with_capacity(WINDOWS);
+    for w in 0..WARMUP_WINDOWS + WINDOWS {
+        let tag = w as u64 + 1;
+        let l = w % LINES;
+        let c = if me == 0 {
+            let t0 = timer.start();
+            sh.go.store(tag, Ordering::Release);
+            let c = add_until(sh.lines[l], &mut left[l], share, &sh.stop, tag);
+            sh.stop.store(tag, Ordering::Release);
+            for d in &sh.done[1..] {
+                wait_for(d, tag);
+            }
+            if w >= WARMUP_WINDOWS {
+                window_ns.push(timer.end().wrapping_sub(t0) as f64 * ns);
+            }
+            c
+        } else {
+            wait_for(&sh.go, tag);
+            let c = add_until(sh.lines[l], &mut left[l], u64::MAX, &sh.stop, tag);
+            sh.done[me].store(tag, Ordering::Release);
+            c
+        };
+        if w >= WARMUP_WINDOWS {
+            counts.push(c);
+        }
+    }
+    (private_ns, counts, window_ns)
+}
+
+/// Times [`WINDOWS`] windows of `cpus` (at least 2) adding to one line of
+/// a fresh page bound to `home`, one thread pinned to each CPU; the first
+/// opens and closes every window. A CPU or node that cannot be placed is
+/// an error.
+pub fn measure_contenders(
+    cpus: &[u32],
+    home: u32,
+    timer: Timer,
+    allowed: &CpuList,
+) -> Result<ContendersRun, PlacementError> {
+    let memory = NodeMemory::alloc(LINES * STRIDE, home, Placement::Strict)?;
+    let sh = Shared {
+        lines: spaced_lines(&memory, STRIDE),
+        go: CachePadded::new(AtomicU64::new(0)),
+        stop: CachePadded::new(AtomicU64::new(0)),
+        done: (0..cpus.len())
+            .map(|_| CachePadded::new(AtomicU64::new(0)))
+            .collect(),
+    };
+    let k = cpus.len();
+    let results = on_cpus(cpus, allowed, |me| contender(&sh, me, k, timer))?;
+    let mut threads = Vec::with_capacity(k);
+    let mut private_add_ns = Vec::with_capacity(k);
+    let mut counts: Vec<Vec<(u64, u64)>> = (0..WINDOWS).map(|_| Vec::with_capacity(k)).collect();
+    let mut window_ns = Vec::new();
+    for (pin, (private, c, ns)) in results {
+        threads.push(pin);
+        private_add_ns.push(private);
+        for (w, c) in c.into_iter().enumerate() {
+            counts[w].push(c);
+        }
+        if !ns.is_empty() {
+            window_ns = ns;
+        }
+    }
+    Ok(ContendersRun {
+        threads,
+        line: memory.check().clone(),
+        window_ns,
+        counts,
+        private_add_ns,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::Topology;
+    use std::path::Path;
+
+    #[test]
+    fn an_add_after_another_cpus_add_is_a_hand_over() {
+        let (line, stop) = (AtomicU64::new(0), AtomicU64::new(0));
+        let mut left = 0;
+        // Alone: five adds, the line never left this CPU.
+        assert_eq!(add_until(&line, &mut left, 5, &stop, 1), (5, 0));
+        assert_eq!((line.load(Ordering::Relaxed), left), (5, 5));
+        // Another CPU adds 3 times: the next add finds 8, not 5 (one
+        // hand-over), the one after finds what it left.
+        line.fetch_add(3, Ordering::Relaxed);
+        assert_eq!(add_until(&line, &mut left, 2, &stop, 1), (2, 1));
+        assert_eq!(left, 10);
+        // A raised stop flag stops it before any add.
+        stop.store(7, Ordering::Relaxed);
+        assert_eq!(add_until(&line, &mut left, 100, &stop, 7), (0, 0));
+    }
+
+    fn pinned(cpu: u32) -> PinnedThread {
+        PinnedThread {
+            requested_cpu: cpu,
+            observed_cpu: Some(cpu),
+            verified: true,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn a_window_prices_its_hand_overs_net_of_the_private_adds() {
+        // Two windows of 2 CPUs, private adds 5 and 7 ns (mean 6).
+        // Window 1: 1000 ns, adds 40 + 40, hand-overs 30 + 30:
+        //   1000 / 60 - 6 = 10.667 ns per hand-over;
+        //   2 x 1000 / 80 - 6 = 19 ns per add.
+        // Window 2: 2000 ns, adds 50 + 30, hand-overs 40 + 10:
+        //   2000 / 50 - 6 = 34; 2 x 2000 / 80 - 6 = 44.
+        // Two windows, trimmed by 10% of 2 = none: means 22.333, 31.5.
+        let run = ContendersRun {
+            threads: vec![pinned(0), pinned(1)],
+            line: NodeCheck::Verified { node: 0 },
+            window_ns: vec![1000.0, 2000.0],
+            counts: vec![vec![(40, 30), (40, 30)], vec![(50, 40), (30, 10)]],
+            private_add_ns: vec![5.0, 7.0],
+        };
+        let p = ContendersPoint::new(vec![0, 1], PairClass::SameLlc, 0, run);
+        assert_eq!((p.k, p.windows, p.private_add_ns), (2, 2, 6.0));
+        assert_eq!(
+            (p.adds.clone(), p.handovers.clone()),
+            (vec![90, 70], vec![70, 40])
+        );
+        let h = p.handover_ns.unwrap();
+        assert!((h - (1000.0 / 60.0 - 6.0 + 34.0) / 2.0).abs() < 1e-9, "{h}");
+        assert!((p.add_ns - 31.5).abs() < 1e-9, "{}", p.add_ns);
+        // No hand-over in any window: no price per hand-over.
+        let idle = ContendersRun {
+            threads: vec![pinned(0), pinned(1)],
+            line: NodeCheck::Verified { node: 0 },
+            window_ns: vec![1000.0],
+            counts: vec![vec![(10, 0), (0, 0)]],
+            private_add_ns: vec![5.0, 5.0],
+        };
+        let p = ContendersPoint::new(vec![0, 1], PairClass::SameLlc, 0, idle);
+        assert_eq!(p.handover_ns, None);
+    }
+
+    #[test]
+    fn every_window_is_counted_on_both_cpus() {
+        let topo = Topology::read(Path::new("/")).unwrap();
+        let (a, b) = crate::topology::two_allowed_cpus();
+        let home = topo.node_of_cpu(a).unwrap();
+        let run = measure_contenders(&[a, b], home, Timer::Monotonic, &topo.allowed_cpus).unwrap();
+        assert_eq!(run.window_ns.len(), WINDOWS);
+        assert_eq!(run.counts.len(), WINDOWS);
+        for c in &run.counts {
+            assert_eq!(c.len(), 2);
+            // The first CPU makes its share exactly; hand-overs never
+            // outnumber adds.
+            assert_eq!(c[0].0, WINDOW_ADDS / 2);
+            assert!(c.iter().all(|&(a, h)| h <= a), "{c:?}");
+        }
+        assert!(run.threads.iter().all(|t| t.verified));
+        assert_eq!(run.private_add_ns.len(), 2);
+        // A CPU this process may not use is refused, not measured.
+        let e = measure_contenders(&[a, 4095], home, Timer::Monotonic, &topo.allowed_cpus);
+        assert!(e.is_err());
+    }
+}

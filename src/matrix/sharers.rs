@@ -1,0 +1,270 @@
+//! `contend matrix --sharers`: one writer and m readers that each read the
+//! line between its writes; what the writer's add costs when it must
+//! take the line back from m sharers.
+//!
+//! A round, on the next of 16 lines 128 bytes apart: the writer times its
+//! add on the line, fenced, and the same add on a line of its own right
+//! after (the coherence transactions' `add upgraded`, whose timing this
+//! reuses), then raises a go flag; each reader waits for it, reads the
+//! line, notes whether the value is one it had not seen there (the
+//! writer's add since its last read: a read between writes, counted) and
+//! raises its own flag; the writer waits for all of them. So every timed
+//! add finds the line shared by exactly m readers, as they read it after
+//! its last write; at m = 1 it is `add upgraded`.
+
+use super::measure::{LINES, on_cpus, spaced_lines};
+use super::transactions::{STRIDE, timed, wait_for};
+use super::{PairClass, Transaction};
+use crate::clock::Timer;
+use crate::placement::{NodeCheck, NodeMemory, PinnedThread, Placement, PlacementError};
+use crate::stats::{TIMING_TRIM, trimmed_mean};
+use crate::topology::CpuList;
+use crossbeam_utils::CachePadded;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Timed rounds per m.
+pub const ROUNDS: usize = 300;
+/// Rounds run and dropped first (every line read by every reader before
+/// the first timed round).
+const WARMUP_ROUNDS: usize = 30;
+
+/// One writer, m readers: the writer's upgrade cost and the reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SharersPoint {
+    /// Readers.
+    pub m: usize,
+    /// The writer: the first CPU of the span order.
+    pub writer: u32,
+    /// The readers: the next m CPUs of the span order.
+    pub readers: Vec<u32>,
+    /// The widest distance class among the pairs of the writer and
+    /// readers.
+    pub widest_class: PairClass,
+    /// The node the lines' page was bound to.
+    pub home_node: u32,
+    /// `move_pages` on the lines' page.
+    pub line: NodeCheck,
+    /// The pinned threads, writer first, then the readers in order.
+    pub threads: Vec<PinnedThread>,
+    /// Timed rounds.
+    pub rounds: usize,
+    /// Reads the readers made in the timed rounds (m × rounds).
+    pub reads: u64,
+    /// Of them, those that saw a value the reader had not seen on that
+    /// line: the writer's latest add, read between its writes. Equal to
+    /// `reads` when every reader really read every write.
+    pub fresh_reads: u64,
+    /// The writer's fenced add on the line m readers share, less the same
+    /// add on a private line, ns: the trimmed mean over the rounds.
+    pub upgrade_ns: f64,
+}
+
+/// What the threads measured for one m, before it is summarised.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharersRun {
+    /// The pinned threads, writer first.
+    pub threads: Vec<PinnedThread>,
+    /// Where the lines' page was.
+    pub line: NodeCheck,
+    /// The writer's net ns per timed round.
+    pub upgrade_ns: Vec<f64>,
+    /// Per reader: (reads, fresh reads) in the timed rounds.
+    pub reads: Vec<(u64, u64)>,
+}
+
+impl SharersPoint {
+    /// Summarises `run` of `writer` and `readers` (see the fields).
+    pub fn new(
+        writer: u32,
+        readers: Vec<u32>,
+        widest_class: PairClass,
+        home_node: u32,
+        run: SharersRun,
+    ) -> Self {
+        let (reads, fresh_reads) = run
+            .reads
+            .iter()
+            .fold((0, 0), |(r, f), &(a, b)| (r + a, f + b));
+        SharersPoint {
+            m: readers.len(),
+            writer,
+            readers,
+            widest_class,
+            home_node,
+            line: run.line,
+            threads: run.threads,
+            rounds: run.upgrade_ns.len(),
+            reads,
+            fresh_reads,
+            upgrade_ns: trimmed_mean(&run.upgrade_ns, TIMING_TRIM).unwrap_or(0.0),
+        }
+    }
+}
+
+/// The flags the threads share, each on its own line.
+struct Shared<'a> {
+    lines: [&'a AtomicU64; LINES],
+    /// The writer's "round r written" (r + 1).
+    go: CachePadded<AtomicU64>,
+    /// Each reader's "round r read" (r + 1); entry 0 unused.
+    read: Vec<CachePadded<AtomicU64>>,
+}
+
+/// What a thread brings back: the writer's net ns per timed round, or a
+/// reader's (reads, fresh reads).
+enum Side {
+    Writer(Vec<f64>),
+    Reader(u64, u64),
+}
+
+/// The writer's part (`me` = 0): a timed add and a private one per round,
+/// then the go flag, then every reader's flag.
+fn write(sh: &Shared, timer: Timer) -> Side {
+    let private = Box::new([
+        CachePadded::new(AtomicU64::new(0)),
+        CachePadded::new(AtomicU64::new(0)),
+    ]);
+    let ns = timer.ns_per_tick();
+    let mut out = Vec::with_capacity(ROUNDS);
+    for r in 0..WARMUP_ROUNDS + ROUNDS {
+        let line = sh.lines[r % LINES];
+        let shared = timed(timer, Transaction::AddUpgraded, line, line);
+        let alone = timed(timer, Transaction::AddUpgraded, &private[0], &private[1]);
+        if r >= WARMUP_ROUNDS {
+            out.push((shared as f64 - alone as f64) * ns);
+        }
+        let tag = r as u64 + 1;
+        sh.go.store(tag, Ordering::Release);
+        for flag in &sh.read[1..] {
+            wait_for(flag, tag);
+        }
+    }
+    Side::Writer(out)
+}
+
+/// Reader `me`'s part: per round, once the writer wrote, one read of the
+/// line, counted fresh when its value is not the last this reader saw
+/// there.
+fn read(sh: &Shared, me: usize) -> Side {
+    let mut seen = [0u64; LINES];
+    let (mut reads, mut fresh) = (0, 0);
+    for r in 0..WARMUP_ROUNDS + ROUNDS {
+        let tag = r as u64 + 1;
+        wait_for(&sh.go, tag);
+        let l = r % LINES;
+        let v = sh.lines[l].load(Ordering::Acquire);
+        if r >= WARMUP_ROUNDS {
+            reads += 1;
+            fresh += u64::from(v != seen[l]);
+        }
+        seen[l] = v;
+        sh.read[me].store(tag, Ordering::Release);
+    }
+    Side::Reader(reads, fresh)
+}
+
+/// Times [`ROUNDS`] rounds of `writer` adding to lines of a fresh page
+/// bound to `home` and `readers` (at least one) reading each write, one
+/// thread pinned to each CPU. A CPU or node that cannot be placed is an
+/// error.
+pub fn measure_sharers(
+    writer: u32,
+    readers: &[u32],
+    home: u32,
+    timer: Timer,
+    allowed: &CpuList,
+) -> Result<SharersRun, PlacementError> {
+    let memory = NodeMemory::alloc(LINES * STRIDE, home, Placement::Strict)?;
+    let sh = Shared {
+        lines: spaced_lines(&memory, STRIDE),
+        go: CachePadded::new(AtomicU64::new(0)),
+        read: (0..=readers.len())
+            .map(|_| CachePadded::new(AtomicU64::new(0)))
+            .collect(),
+    };
+    let cpus: Vec<u32> = std::iter::once(writer)
+        .chain(readers.iter().copied())
+        .collect();
+    let results = on_cpus(&cpus, allowed, |me| {
+        if me == 0 {
+            write(&sh, timer)
+        } else {
+            read(&sh, me)
+        }
+    })?;
+    let mut run = SharersRun {
+        threads: Vec::with_capacity(cpus.len()),
+        line: memory.check().clone(),
+        upgrade_ns: Vec::new(),
+        reads: Vec::with_capacity(readers.len()),
+    };
+    for (pin, side) in results {
+        run.threads.push(pin);
+        match side {
+            Side::Writer(ns) => run.upgrade_ns = ns,
+            Side::Reader(r, f) => run.reads.push((r, f)),
+        }
+    }
+    Ok(run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::Topology;
+    use std::path::Path;
+
+    #[test]
+    fn readers_read_every_write_and_the_writer_times_every_round() {
+        // Two unpinned threads over lines of their own: each of the 330
+        // rounds adds 1 to one of the 16 lines, and the reader sees every
+        // one of the 300 timed writes as new.
+        let atomics: [AtomicU64; LINES] = Default::default();
+        let sh = Shared {
+            lines: std::array::from_fn(|l| &atomics[l]),
+            go: CachePadded::new(AtomicU64::new(0)),
+            read: (0..2)
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
+        };
+        let (w, r) = std::thread::scope(|s| {
+            let w = s.spawn(|| write(&sh, Timer::Monotonic));
+            let r = s.spawn(|| read(&sh, 1));
+            (w.join().unwrap(), r.join().unwrap())
+        });
+        let total: u64 = atomics.iter().map(|a| a.load(Ordering::Relaxed)).sum();
+        assert_eq!(total, (WARMUP_ROUNDS + ROUNDS) as u64);
+        assert!(matches!(w, Side::Writer(ref ns) if ns.len() == ROUNDS));
+        assert!(matches!(r, Side::Reader(300, 300)));
+    }
+
+    #[test]
+    fn the_point_sums_the_readers_and_means_the_rounds() {
+        // Twenty rounds of 40 ns and one of 4000 (preempted): 5% of 21
+        // (stats::TIMING_TRIM) sets the 4000 aside, so the mean is 40
+        // (untrimmed it would be 228.6).
+        let mut ns = vec![40.0; 20];
+        ns.push(4000.0);
+        let run = SharersRun {
+            threads: Vec::new(),
+            line: NodeCheck::Verified { node: 0 },
+            upgrade_ns: ns,
+            reads: vec![(11, 11), (11, 10)],
+        };
+        let p = SharersPoint::new(0, vec![1, 2], PairClass::SameLlc, 0, run);
+        assert_eq!((p.m, p.rounds, p.reads, p.fresh_reads), (2, 21, 22, 21));
+        assert_eq!(p.upgrade_ns, 40.0);
+    }
+
+    #[test]
+    fn one_reader_on_this_host_reads_every_write() {
+        let topo = Topology::read(Path::new("/")).unwrap();
+        let (a, b) = crate::topology::two_allowed_cpus();
+        let home = topo.node_of_cpu(a).unwrap();
+        let run = measure_sharers(a, &[b], home, Timer::Monotonic, &topo.allowed_cpus).unwrap();
+        assert_eq!(run.upgrade_ns.len(), ROUNDS);
+        assert_eq!(run.reads, [(ROUNDS as u64, ROUNDS as u64)]);
+        assert_eq!(run.threads.len(), 2);
+    }
+}
