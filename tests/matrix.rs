@@ -15,7 +15,7 @@ use std::path::Path;
 
 mod common;
 use common::xml::parse_xml;
-use common::{assert_usage_error, contend, results_dir, stderr};
+use common::{assert_usage_error, contend, contend_json, results_dir, stderr};
 
 fn fixture(name: &str) -> Topology {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -791,6 +791,38 @@ fn contenders_sharers_and_homes_are_stored_and_printed() {
         assert!(page.contains(heading), "{heading:?} not on the page");
     }
     assert!(page.contains(&fresh), "fresh reads not on the page");
+
+    // predict --latencies prices with what the matrix measured: its
+    // contenders and sharers curves, named by the file, unless a flag
+    // replaces one.
+    let m = files.join("matrix.json");
+    let p = contend_json(&["predict", "--latencies", m.to_str().unwrap(), "--json"]);
+    let costs = &p["latencies"]["costs"];
+    let handover = c["handover_ns"].as_f64().unwrap() + c["private_add_ns"].as_f64().unwrap();
+    if handover > 0.0 {
+        assert_eq!(costs["contenders"]["points"][0]["at"], 2, "{costs}");
+        assert!((costs["contenders"]["points"][0]["ns"].as_f64().unwrap() - handover).abs() < 1e-9);
+        assert!(
+            costs["contenders"]["source"]
+                .as_str()
+                .unwrap()
+                .contains("matrix.json"),
+            "{costs}"
+        );
+    }
+    if s["upgrade_ns"].as_f64().unwrap() > 0.0 {
+        assert_eq!(costs["sharers"]["points"][0]["at"], 1, "{costs}");
+    }
+    let p = contend_json(&[
+        "predict",
+        "--latencies",
+        m.to_str().unwrap(),
+        "--contenders",
+        "1:40ns,2:50ns",
+        "--json",
+    ]);
+    let costs = &p["latencies"]["costs"];
+    assert_eq!(costs["contenders"]["source"], "--contenders 1:40ns,2:50ns");
 }
 
 #[test]

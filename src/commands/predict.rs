@@ -185,7 +185,7 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
                 None => load_topology(root)?,
             };
             let mut latencies = latencies;
-            latencies.costs = line_costs(args, &topo)?;
+            latencies.costs = line_costs(args, &topo, std::mem::take(&mut latencies.costs))?;
             let walks = match args.threshold_publishes {
                 Some(f) => Walks {
                     seed: args.seed,
@@ -287,7 +287,8 @@ fn check(
         Some((_, r)) => &r.topology,
         None => return Err(CliError::usage(format!("--check {name}: no run in it"))),
     };
-    let costs = line_costs(args, topo)?;
+    let base = latencies.map(|l| l.costs.clone()).unwrap_or_default();
+    let costs = line_costs(args, topo, base)?;
     predict::check_with(&name, &runs, latencies, &costs).map_err(CliError::usage)
 }
 
@@ -308,18 +309,21 @@ fn infer(root: &Path, file: &Path, sockets: Option<u32>) -> Result<InferredHost,
 }
 
 /// `--contenders`, `--sharers`, `--home`, `--home-node` and
-/// `--read-occupancy`, checked against `topo`: a K or M beyond its CPUs,
-/// or a home node without CPUs, is an error.
-fn line_costs(args: &PredictArgs, topo: &Topology) -> Result<LineCosts, CliError> {
+/// `--read-occupancy` over `base` (what a `--latencies` matrix measured:
+/// a flag given replaces the matrix's figure, one not given keeps it),
+/// checked against `topo`: a K or M beyond its CPUs, or a home node
+/// without CPUs, is an error.
+fn line_costs(args: &PredictArgs, topo: &Topology, base: LineCosts) -> Result<LineCosts, CliError> {
     let cpus = topo.online_cpus.len();
-    let curve = |flag: &str, items: &[String]| -> Result<CostCurve, CliError> {
-        if items.is_empty() {
-            return Ok(CostCurve::default());
-        }
-        CostCurve::parse(flag, items, cpus).map_err(CliError::usage)
-    };
+    let curve =
+        |flag: &str, items: &[String], measured: CostCurve| -> Result<CostCurve, CliError> {
+            if items.is_empty() {
+                return Ok(measured);
+            }
+            CostCurve::parse(flag, items, cpus).map_err(CliError::usage)
+        };
     let home = if args.home.is_empty() {
-        None
+        base.home
     } else {
         Some(HomeCost::parse(&args.home).map_err(CliError::usage)?)
     };
@@ -337,8 +341,8 @@ fn line_costs(args: &PredictArgs, topo: &Topology) -> Result<LineCosts, CliError
         )));
     }
     Ok(LineCosts {
-        contenders: curve("--contenders", &args.contenders)?,
-        sharers: curve("--sharers", &args.sharers)?,
+        contenders: curve("--contenders", &args.contenders, base.contenders)?,
+        sharers: curve("--sharers", &args.sharers, base.sharers)?,
         home,
         home_node: args.home_node,
         read_occupancy: args.read_occupancy,

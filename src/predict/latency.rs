@@ -349,7 +349,7 @@ impl Latencies {
                 .iter()
                 .filter_map(|c| Some((c.class.to_string(), class_ratios(m, c.class)?)))
                 .collect(),
-            costs: LineCosts::default(),
+            costs: LineCosts::from_matrix(m, name),
         }
     }
 
@@ -813,6 +813,65 @@ pub struct LineCosts {
 }
 
 impl LineCosts {
+    /// The line costs `contend matrix` measured in `m` (file `name`),
+    /// each empty where it measured none: the contenders' time between
+    /// hand-overs (net per hand-over plus the private add it is net of)
+    /// by k, the writer's upgrade by m readers, and each class's remote
+    /// over local transfer (read fetched plus add moved) where the host
+    /// has a second memory node. Points priced at or below 0 ns (noise
+    /// on a net figure) are left out.
+    pub fn from_matrix(m: &MatrixResults, name: &str) -> Self {
+        let curve = |what: &str, points: Vec<CostPoint>| CostCurve {
+            source: if points.is_empty() {
+                String::new()
+            } else {
+                format!("{name}: {what}")
+            },
+            points,
+        };
+        let contenders = m
+            .contenders
+            .iter()
+            .filter_map(|c| {
+                let ns = c.handover_ns? + c.private_add_ns;
+                (ns > 0.0).then_some(CostPoint { at: c.k as u32, ns })
+            })
+            .collect();
+        let sharers = m
+            .sharers
+            .iter()
+            .filter(|s| s.upgrade_ns > 0.0)
+            .map(|s| CostPoint {
+                at: s.m as u32,
+                ns: s.upgrade_ns,
+            })
+            .collect();
+        let by_class: BTreeMap<String, f64> = m
+            .home_classes
+            .iter()
+            .filter_map(|h| {
+                let remote = h.remote.as_ref()?;
+                let (l, r) = (
+                    h.local.read_fetched_ns + h.local.add_moved_ns,
+                    remote.read_fetched_ns + remote.add_moved_ns,
+                );
+                (l > 0.0 && r > 0.0).then(|| (h.class.to_string(), r / l))
+            })
+            .collect();
+        LineCosts {
+            contenders: curve("contenders (time between hand-overs by k)", contenders),
+            sharers: curve("sharers (the writer's upgrade by m readers)", sharers),
+            home: (!by_class.is_empty()).then(|| HomeCost {
+                local_ns: 1.0,
+                remote_ns: 1.0,
+                by_class,
+                source: format!("{name}: home classes (remote over local, per class)"),
+            }),
+            home_node: 0,
+            read_occupancy: ReadOccupancy::default(),
+        }
+    }
+
     /// The factor every transfer of a line updated by `writers` CPUs is
     /// priced at: t(writers)/t(K₀) of the contenders curve, 1 without.
     pub fn growth(&self, writers: usize) -> f64 {
