@@ -190,6 +190,15 @@ pub fn arrivals_stream(seed: u64, role: u64, index: u64) -> u64 {
     seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (role << 32) ^ index
 }
 
+/// A thread's relative phase in one repeat, a fraction of the period in
+/// [0, 1): drawn from the run's `seed`, the repeat and the thread's
+/// arrivals stream ([`arrivals_stream`]), so no two threads' updates of
+/// one counter line up by construction, and a run replays its phases.
+pub fn phase_of(seed: u64, repeat: u64, stream: u64) -> f64 {
+    let mixed = seed ^ repeat.wrapping_add(1).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ stream;
+    unit_open(Xoshiro256PlusPlus::seed_from_u64(mixed).next_u64()) % 1.0
+}
+
 /// One exponential gap of mean 1 from `rng`: −ln U with U uniform in
 /// (0, 1] ([`unit_open`]), so never infinite.
 fn exponential(rng: &mut Xoshiro256PlusPlus) -> f64 {
@@ -230,6 +239,19 @@ impl<T: Ticks> Pacer<T> {
             due: 0,
             floor: BusyTime::default(),
         }
+    }
+
+    /// Anchors slot 0 on a grid every thread shares: the first period
+    /// boundary (ticks counted from the timer's zero, which every CPU
+    /// shares) after now, plus `phase` periods (`phase` in [0, 1): the
+    /// thread's relative phase, [`phase_of`], plus the lane's offset
+    /// `k/S` when S strategies run in place). Without it, slot 0 falls at
+    /// the first wait.
+    pub fn anchor(&mut self, phase: f64) {
+        let now = self.ticks.now();
+        let grid = ((now as f64 / self.period).floor() + 1.0) * self.period;
+        self.start = Some((grid + phase * self.period) as u64);
+        (self.last_end, self.due) = (now, now);
     }
 
     /// The offset from the start of the slot being waited for, ticks; and
@@ -482,6 +504,23 @@ mod tests {
         assert_eq!([p.wait(), p.wait(), p.wait()], [0, 1_000, 2_000]);
         assert_eq!((p.busy(), p.missed()), (BusyTime::default(), 0));
     }
+
+    #[test]
+    fn an_anchored_pacer_starts_on_the_shared_grid_at_its_phase() {
+        // 1M/s (period 1,000): anchored at 2,500 with phase 0.25, slot 0
+        // falls on the next boundary (3,000) plus 250; slot 1 a period on.
+        let mut p = scripted(1e6, &[2_500, 2_600, 3_250, 3_300, 4_250]);
+        p.anchor(0.25);
+        assert_eq!([p.wait(), p.wait()], [3_250, 4_250]);
+        // A phase is a fraction of the period, replayed by its seed and
+        // differing between repeats and threads.
+        let phases: Vec<f64> = (0..4).map(|r| phase_of(7, r, 0)).collect();
+        assert!(phases.iter().all(|f| (0.0..1.0).contains(f)), "{phases:?}");
+        assert_eq!(phase_of(7, 1, 0), phases[1]);
+        assert_ne!(phases[0], phases[1]);
+        assert_ne!(phase_of(7, 0, 1), phases[0]);
+    }
+
     #[test]
     fn the_floor_is_released_half_way_to_the_next_slot_and_timed_apart() {
         // 1M/s: slot 1 due at 1,000, slot 2 at 2,000. The floor after

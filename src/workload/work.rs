@@ -172,6 +172,34 @@ pub trait Work {
     fn pacer(&self) -> Option<&Pacer>;
 }
 
+/// Strategies run in place on one thread, a [`Work`] a lane: each
+/// operation asked runs one operation of every lane, in turn (paced, each
+/// lane waits for its own slot). One lane runs as itself, so a flat-out
+/// loop is untouched.
+impl<W: Work> Work for Vec<W> {
+    fn run_ops(&mut self, ops: u64) {
+        if let [one] = self.as_mut_slice() {
+            return one.run_ops(ops);
+        }
+        for _ in 0..ops {
+            for w in self.iter_mut() {
+                w.run_ops(1);
+            }
+        }
+    }
+
+    fn reset_counts(&mut self) {
+        for w in self.iter_mut() {
+            w.reset_counts();
+        }
+    }
+
+    /// The first lane's pacer (every lane runs at the same rate).
+    fn pacer(&self) -> Option<&Pacer> {
+        self.first().and_then(Work::pacer)
+    }
+}
+
 /// Where a thread mirrors its state and how often it probes staleness
 /// (see [`Mirror`]): on every `stride`-th sampled operation, so that with
 /// N writers the probes, each reading N lines, cost the same per
