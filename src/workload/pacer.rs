@@ -166,6 +166,10 @@ pub struct Pacer<T: Ticks = Timer> {
     due: u64,
     /// What the floor operations took ([`Pacer::wait_floor`]).
     floor: BusyTime,
+    /// The share of the time to the next slot this pacer's slots own
+    /// (1; 1/S for one of S strategies in place, [`Pacer::anchor`]): the
+    /// floor falls half way through it.
+    spacing: f64,
 }
 
 impl Pacer<Timer> {
@@ -238,6 +242,7 @@ impl<T: Ticks> Pacer<T> {
             busy: BusyTime::default(),
             due: 0,
             floor: BusyTime::default(),
+            spacing: 1.0,
         }
     }
 
@@ -245,9 +250,12 @@ impl<T: Ticks> Pacer<T> {
     /// boundary (ticks counted from the timer's zero, which every CPU
     /// shares) after now, plus `phase` periods (`phase` in [0, 1): the
     /// thread's relative phase, [`phase_of`], plus the lane's offset
-    /// `k/S` when S strategies run in place). Without it, slot 0 falls at
-    /// the first wait.
-    pub fn anchor(&mut self, phase: f64) {
+    /// `k/S` when S strategies run in place), its slots owning `spacing`
+    /// of each period (1/S in place: the floor falls half way through that
+    /// share, before the next strategy's slot). Without it, slot 0 falls
+    /// at the first wait.
+    pub fn anchor(&mut self, phase: f64, spacing: f64) {
+        self.spacing = spacing.clamp(f64::MIN_POSITIVE, 1.0);
         let now = self.ticks.now();
         let grid = ((now as f64 / self.period).floor() + 1.0) * self.period;
         self.start = Some((grid + phase * self.period) as u64);
@@ -364,7 +372,8 @@ impl<T: Ticks> Pacer<T> {
     }
 
     /// Waits until half way from the last released slot to the next (half
-    /// a period; or half the next exponential gap) and returns the fenced
+    /// a period; or half the next exponential gap; in place, half its
+    /// share of either, [`Pacer::anchor`]) and returns the fenced
     /// tick that released the thread's floor operation: the start of its
     /// window. At once when that time has passed (the operation before
     /// ran late).
@@ -377,7 +386,7 @@ impl<T: Ticks> Pacer<T> {
                 ((next_due - self.due as f64) / 2.0).max(0.0)
             }
         };
-        let due = self.due + half as u64;
+        let due = self.due + (half * self.spacing) as u64;
         if self.ticks.now() < due {
             self.spin_until(due);
         }
@@ -510,8 +519,14 @@ mod tests {
         // 1M/s (period 1,000): anchored at 2,500 with phase 0.25, slot 0
         // falls on the next boundary (3,000) plus 250; slot 1 a period on.
         let mut p = scripted(1e6, &[2_500, 2_600, 3_250, 3_300, 4_250]);
-        p.anchor(0.25);
+        p.anchor(0.25, 1.0);
         assert_eq!([p.wait(), p.wait()], [3_250, 4_250]);
+        // One of 4 in place: its floor half way through its quarter of
+        // the period, 125 ticks after its slot.
+        let mut p = scripted(1e6, &[2_500, 2_600, 3_250, 3_260, 3_375]);
+        p.anchor(0.25, 0.25);
+        assert_eq!(p.wait(), 3_250);
+        assert_eq!(p.wait_floor(), 3_375);
         // A phase is a fraction of the period, replayed by its seed and
         // differing between repeats and threads.
         let phases: Vec<f64> = (0..4).map(|r| phase_of(7, r, 0)).collect();

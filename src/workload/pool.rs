@@ -9,6 +9,8 @@ use crate::counter::{PublishPolicy, PublishStats, ShardedCounter, Writer};
 use crate::placement::{PinnedThread, Placement, PlacementError, pin_current_thread};
 use crate::topology::CpuList;
 use hdrhistogram::Histogram;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
@@ -328,13 +330,37 @@ struct WriterJob<'a> {
 }
 
 /// The pacer of lane `k` of `lanes` on a thread of arrivals stream
-/// `stream` and relative phase `phase`: anchored at `phase + k/S` of the
-/// period, its poisson arrivals (if any) a stream of the lane's own.
-fn lane_pacer(spec: &RepeatSpec, stream: u64, phase: f64, k: usize, lanes: usize) -> Option<Pacer> {
+/// `stream` and relative phase `phase`, at `position` among the lanes:
+/// anchored at `phase + position/S` of the period, owning 1/S of it (its
+/// floor half way through), its poisson arrivals (if any) a stream of
+/// the lane's own.
+fn lane_pacer(
+    spec: &RepeatSpec,
+    stream: u64,
+    phase: f64,
+    (k, position): (usize, usize),
+    lanes: usize,
+) -> Option<Pacer> {
     let lane_stream = stream ^ ((k as u64) << 40);
     let mut pacer = Pacer::of(spec.timer, spec.regime, lane_stream)?;
-    pacer.anchor((phase + k as f64 / lanes as f64) % 1.0);
+    let share = 1.0 / lanes as f64;
+    pacer.anchor((phase + position as f64 * share) % 1.0, share);
     Some(pacer)
+}
+
+/// The order a thread runs `lanes` lanes in this repeat: a permutation
+/// drawn from the thread's phase (so from the seed, the repeat and the
+/// thread), `order[j]` the lane at position j. A lane's place in the
+/// period then changes from repeat to repeat and thread to thread, so
+/// what the lane before it leaves behind (its code in the predictors, its
+/// lines in the caches) is no lane's bias but noise the repeats average.
+fn lane_order(lanes: usize, phase: f64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..lanes).collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(phase.to_bits());
+    for i in (1..lanes).rev() {
+        order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    order
 }
 
 impl WriterJob<'_> {
@@ -343,12 +369,14 @@ impl WriterJob<'_> {
     /// lane.
     fn run<C: Clock>(self, clock: C) -> Vec<ThreadReport> {
         let n = self.lanes.len();
-        let mut works: Vec<WriterWork<C>> = self
-            .lanes
+        let order = lane_order(n, self.phase);
+        let mut walks: Vec<Option<LoadWalk>> = self.walks.into_iter().map(Some).collect();
+        let mut works: Vec<WriterWork<C>> = order
             .iter()
-            .zip(self.walks)
             .enumerate()
-            .map(|(k, (lane, walk))| {
+            .map(|(position, &k)| {
+                let lane = &self.lanes[k];
+                let walk = walks[k].take().expect("one walk a lane");
                 let spec = lane.spec;
                 let floor = lane
                     .floor
@@ -362,7 +390,7 @@ impl WriterJob<'_> {
                     spec.read_every,
                     spec.timer,
                     spec.sampling,
-                    lane_pacer(spec, self.stream, self.phase, k, n),
+                    lane_pacer(spec, self.stream, self.phase, (k, position), n),
                     floor,
                     self.mirrors.get(k).map(|m| Probing::new(m, self.writer)),
                 )
@@ -370,9 +398,10 @@ impl WriterJob<'_> {
             .collect();
         let paced = self.lanes[0].spec.regime.is_paced();
         let (interval_s, involuntary_switches) = drive(self.ctl, paced, &mut works);
-        works
+        let mut reports: Vec<(usize, ThreadReport)> = works
             .iter_mut()
-            .map(|work| {
+            .zip(&order)
+            .map(|(work, &k)| {
                 let Pacing {
                     busy,
                     floor_busy,
@@ -382,7 +411,7 @@ impl WriterJob<'_> {
                     (work.updates(), work.reads(), work.read_fetches());
                 let w = work.writer_mut();
                 w.flush();
-                ThreadReport {
+                let report = ThreadReport {
                     role: Role::Writer,
                     pin: self.pin.clone(),
                     interval_s,
@@ -398,9 +427,12 @@ impl WriterJob<'_> {
                     floor_busy,
                     missed_slots,
                     involuntary_switches,
-                }
+                };
+                (k, report)
             })
-            .collect()
+            .collect();
+        reports.sort_by_key(|&(k, _)| k);
+        reports.into_iter().map(|(_, r)| r).collect()
     }
 }
 
@@ -435,12 +467,14 @@ fn reader(
     phase: f64,
 ) -> Vec<ThreadReport> {
     let n = lanes.len();
-    let mut works: Vec<ReaderWork> = lanes
+    let order = lane_order(n, phase);
+    let mut works: Vec<ReaderWork> = order
         .iter()
         .enumerate()
-        .map(|(k, lane)| {
+        .map(|(position, &k)| {
+            let lane = &lanes[k];
             let spec = lane.spec;
-            let pacer = lane_pacer(spec, stream, phase, k, n);
+            let pacer = lane_pacer(spec, stream, phase, (k, position), n);
             let floor = lane.floor.map(InPlaceFloor::of_reader);
             let probing = mirrors.get(k).map(|m| Probing::new(m, 0));
             ReaderWork::new(
@@ -455,15 +489,16 @@ fn reader(
         .collect();
     let (interval_s, involuntary_switches) =
         drive(ctl, lanes[0].spec.regime.is_paced(), &mut works);
-    works
+    let mut reports: Vec<(usize, ThreadReport)> = works
         .iter_mut()
-        .map(|work| {
+        .zip(&order)
+        .map(|(work, &k)| {
             let Pacing {
                 busy,
                 floor_busy,
                 missed_slots,
             } = pacing(&*work);
-            ThreadReport {
+            let report = ThreadReport {
                 role: Role::Reader,
                 pin: pin.clone(),
                 interval_s,
@@ -479,9 +514,12 @@ fn reader(
                 floor_busy,
                 missed_slots,
                 involuntary_switches,
-            }
+            };
+            (k, report)
         })
-        .collect()
+        .collect();
+    reports.sort_by_key(|&(k, _)| k);
+    reports.into_iter().map(|(_, r)| r).collect()
 }
 
 #[cfg(test)]
@@ -671,6 +709,19 @@ mod tests {
         let (always, never) = (&reports[0][0].stats, &reports[1][0].stats);
         assert!(always.publishes >= always.updates, "{always:?}");
         assert!(never.publishes <= 1, "{never:?}");
+    }
+
+    #[test]
+    fn a_threads_lane_order_is_a_permutation_replayed_by_its_phase() {
+        let order = lane_order(7, 0.3);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..7).collect::<Vec<_>>());
+        assert_eq!(lane_order(7, 0.3), order);
+        // Other phases give other orders (7! of them: these differ).
+        let orders: Vec<Vec<usize>> = (0..8).map(|i| lane_order(7, i as f64 / 8.0)).collect();
+        assert!(orders.iter().any(|o| *o != orders[0]), "{orders:?}");
+        assert_eq!(lane_order(1, 0.5), [0]);
     }
 
     #[test]
