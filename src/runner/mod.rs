@@ -17,7 +17,9 @@ mod result;
 mod rounds;
 pub mod signal;
 
-pub use aggregate::{PairedNet, UsedRepeats, net_busy_ns, net_cpu_share_pct, paired_net};
+pub use aggregate::{
+    PairedNet, UsedRepeats, net_busy_ns, net_cpu_share_pct, paired_difference, paired_net,
+};
 pub use floor::is_clock_floor;
 pub use in_place::{InPlaceGroup, LANE_SPAN, PacedMode};
 pub use measures::{Direction, Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
