@@ -227,6 +227,25 @@ mod tests {
     }
 
     #[test]
+    fn strategies_in_place_share_the_cost_of_an_extra_round() {
+        // Strategies 0 and 2 open (±22.6% and ±115.5%, over a 5%
+        // target), 1 converged. Time for one repeat: alone, only the
+        // widest (2) fits; with 0 and 2 in one group in place, one repeat
+        // serves both.
+        let run = run_with(&[&[10.0, 11.0, 12.0], &[10.0, 10.01, 10.02], &[10.0, 12.0]]);
+        let mut cfg = run.config.clone();
+        (cfg.repeats, cfg.target_ci_pct) = (2, Some(5.0));
+        let s = &run.strategies;
+        let alone = [(&s[0], false, 0), (&s[1], false, 1), (&s[2], false, 2)];
+        let in_place = [(&s[0], false, 0), (&s[1], false, 1), (&s[2], false, 0)];
+        let next = |entries: &[(&StrategyResult, bool, usize)]| {
+            next_round(2, &cfg, entries, 1.0, 1.5).map(|r| r.entries)
+        };
+        assert_eq!(next(&alone), Some(vec![2]));
+        assert_eq!(next(&in_place), Some(vec![0, 2]));
+    }
+
+    #[test]
     fn a_paced_strategy_that_lost_a_repeat_to_a_disturbance_goes_first() {
         // Paced: nets 10, 11, 10 against the floor in place (±1.43 ns),
         // over a 1 ns target; flat out: strategy at ±115.5%, wider in
