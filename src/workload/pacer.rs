@@ -248,18 +248,28 @@ impl<T: Ticks> Pacer<T> {
 
     /// Anchors slot 0 on a grid every thread shares: the first period
     /// boundary (ticks counted from the timer's zero, which every CPU
-    /// shares) after now, plus `phase` periods (`phase` in [0, 1): the
+    /// shares) after tick `now` (one reading for all of a thread's lanes,
+    /// so they share one boundary), plus `phase` periods (`phase` in [0, 1): the
     /// thread's relative phase, [`phase_of`], plus the lane's offset
     /// `k/S` when S strategies run in place), its slots owning `spacing`
     /// of each period (1/S in place: the floor falls half way through that
     /// share, before the next strategy's slot). Without it, slot 0 falls
     /// at the first wait.
-    pub fn anchor(&mut self, phase: f64, spacing: f64) {
+    pub fn anchor(&mut self, now: u64, phase: f64, spacing: f64) {
         self.spacing = spacing.clamp(f64::MIN_POSITIVE, 1.0);
-        let now = self.ticks.now();
         let grid = ((now as f64 / self.period).floor() + 1.0) * self.period;
         self.start = Some((grid + phase * self.period) as u64);
         (self.last_end, self.due) = (now, now);
+    }
+
+    /// The tick the next slot falls due; `None` before the first wait of
+    /// a pacer not anchored.
+    pub fn next_at(&self) -> Option<u64> {
+        let offset = match &self.gaps {
+            Gaps::Even => self.slot as f64 * self.period,
+            Gaps::Exponential { next, .. } => *next,
+        };
+        Some(self.start? + offset as u64)
     }
 
     /// The offset from the start of the slot being waited for, ticks; and
@@ -518,13 +528,16 @@ mod tests {
     fn an_anchored_pacer_starts_on_the_shared_grid_at_its_phase() {
         // 1M/s (period 1,000): anchored at 2,500 with phase 0.25, slot 0
         // falls on the next boundary (3,000) plus 250; slot 1 a period on.
-        let mut p = scripted(1e6, &[2_500, 2_600, 3_250, 3_300, 4_250]);
-        p.anchor(0.25, 1.0);
+        let mut p = scripted(1e6, &[2_600, 3_250, 3_300, 4_250]);
+        assert_eq!(p.next_at(), None);
+        p.anchor(2_500, 0.25, 1.0);
+        assert_eq!(p.next_at(), Some(3_250));
         assert_eq!([p.wait(), p.wait()], [3_250, 4_250]);
+        assert_eq!(p.next_at(), Some(5_250));
         // One of 4 in place: its floor half way through its quarter of
         // the period, 125 ticks after its slot.
-        let mut p = scripted(1e6, &[2_500, 2_600, 3_250, 3_260, 3_375]);
-        p.anchor(0.25, 0.25);
+        let mut p = scripted(1e6, &[2_600, 3_250, 3_260, 3_375]);
+        p.anchor(2_500, 0.25, 0.25);
         assert_eq!(p.wait(), 3_250);
         assert_eq!(p.wait_floor(), 3_375);
         // A phase is a fraction of the period, replayed by its seed and

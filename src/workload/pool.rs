@@ -329,23 +329,26 @@ struct WriterJob<'a> {
     pin: PinnedThread,
 }
 
-/// The pacer of lane `k` of `lanes` on a thread of arrivals stream
-/// `stream` and relative phase `phase`, at `position` among the lanes:
-/// anchored at `phase + position/S` of the period, owning 1/S of it (its
-/// floor half way through), its poisson arrivals (if any) a stream of
-/// the lane's own.
-fn lane_pacer(
-    spec: &RepeatSpec,
-    stream: u64,
-    phase: f64,
-    (k, position): (usize, usize),
-    lanes: usize,
-) -> Option<Pacer> {
-    let lane_stream = stream ^ ((k as u64) << 40);
-    let mut pacer = Pacer::of(spec.timer, spec.regime, lane_stream)?;
-    let share = 1.0 / lanes as f64;
-    pacer.anchor((phase + position as f64 * share) % 1.0, share);
-    Some(pacer)
+/// The pacer of lane `k` on a thread of arrivals stream `stream`, its
+/// poisson arrivals (if any) a stream of the lane's own; [`anchor`]
+/// places it.
+fn lane_pacer(spec: &RepeatSpec, stream: u64, k: usize) -> Option<Pacer> {
+    Pacer::of(spec.timer, spec.regime, stream ^ ((k as u64) << 40))
+}
+
+/// Anchors a thread's lanes, `works` in the order they run, on one grid
+/// boundary after the timer's reading now (read once, after every lane
+/// is built, so none falls on the next boundary): the lane at position j
+/// of S at `phase + j/S` of the period, owning 1/S of it (its floor half
+/// way through).
+fn anchor<W: Work>(works: &mut [W], timer: Timer, phase: f64) {
+    let now = timer.end();
+    let share = 1.0 / works.len() as f64;
+    for (position, work) in works.iter_mut().enumerate() {
+        if let Some(p) = work.pacer_mut() {
+            p.anchor(now, (phase + position as f64 * share) % 1.0, share);
+        }
+    }
 }
 
 /// The order a thread runs `lanes` lanes in this repeat: a permutation
@@ -373,8 +376,7 @@ impl WriterJob<'_> {
         let mut walks: Vec<Option<LoadWalk>> = self.walks.into_iter().map(Some).collect();
         let mut works: Vec<WriterWork<C>> = order
             .iter()
-            .enumerate()
-            .map(|(position, &k)| {
+            .map(|&k| {
                 let lane = &self.lanes[k];
                 let walk = walks[k].take().expect("one walk a lane");
                 let spec = lane.spec;
@@ -390,14 +392,16 @@ impl WriterJob<'_> {
                     spec.read_every,
                     spec.timer,
                     spec.sampling,
-                    lane_pacer(spec, self.stream, self.phase, (k, position), n),
+                    lane_pacer(spec, self.stream, k),
                     floor,
                     self.mirrors.get(k).map(|m| Probing::new(m, self.writer)),
                 )
             })
             .collect();
-        let paced = self.lanes[0].spec.regime.is_paced();
-        let (interval_s, involuntary_switches) = drive(self.ctl, paced, &mut works);
+        let spec = self.lanes[0].spec;
+        anchor(&mut works, spec.timer, self.phase);
+        let (interval_s, involuntary_switches) =
+            drive(self.ctl, spec.regime.is_paced(), &mut works);
         let mut reports: Vec<(usize, ThreadReport)> = works
             .iter_mut()
             .zip(&order)
@@ -470,11 +474,10 @@ fn reader(
     let order = lane_order(n, phase);
     let mut works: Vec<ReaderWork> = order
         .iter()
-        .enumerate()
-        .map(|(position, &k)| {
+        .map(|&k| {
             let lane = &lanes[k];
             let spec = lane.spec;
-            let pacer = lane_pacer(spec, stream, phase, (k, position), n);
+            let pacer = lane_pacer(spec, stream, k);
             let floor = lane.floor.map(InPlaceFloor::of_reader);
             let probing = mirrors.get(k).map(|m| Probing::new(m, 0));
             ReaderWork::new(
@@ -487,8 +490,9 @@ fn reader(
             )
         })
         .collect();
-    let (interval_s, involuntary_switches) =
-        drive(ctl, lanes[0].spec.regime.is_paced(), &mut works);
+    let spec = lanes[0].spec;
+    anchor(&mut works, spec.timer, phase);
+    let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut works);
     let mut reports: Vec<(usize, ThreadReport)> = works
         .iter_mut()
         .zip(&order)
