@@ -143,6 +143,22 @@ fn run_json_records_whether_paced_strategies_ran_in_place_or_alone() {
         .map(|n| n.as_str().unwrap())
         .collect();
     assert_eq!(names, ["global/always/pad128", "global/never/pad128"]);
+    // compare in one file pairs the paced rows repeat by repeat, and says
+    // so; the flat-out row is Welch's.
+    let file = common::results_dir(dir.path()).unwrap().join("run.json");
+    let cmp = common::contend(&[
+        "compare",
+        file.to_str().unwrap(),
+        "--base",
+        "global/always",
+        "--test",
+        "global/never",
+    ]);
+    let text = common::stdout(&cmp);
+    assert!(
+        text.contains("paired: in 2 rows both strategies ran in place"),
+        "{text}"
+    );
     // Alone: no group.
     let v = run("alone");
     assert_eq!(v["config"]["paced"], "alone");

@@ -188,8 +188,9 @@ impl Comparison<'_> {
         )
     }
 
-    /// The strategies left unmatched, what `n<2` means and which figures a
-    /// file did not record, if any: one line each, in plain words (every
+    /// The strategies left unmatched, what `n<2` means, which rows were
+    /// paired repeat by repeat and which figures a file did not record, if
+    /// any: one line each, in plain words (every
     /// format prints these lines under its table, escaped as its own).
     pub fn footer(&self) -> Vec<String> {
         let mut lines = Vec::new();
@@ -210,6 +211,18 @@ impl Comparison<'_> {
                 "n<2: a side has fewer than 2 repeats, so there is no spread to test a difference against"
                     .to_string(),
             );
+        }
+        let paired = self
+            .pairs
+            .iter()
+            .flat_map(|p| &p.rows)
+            .filter(|r| r.outcome.is_some_and(|o| o.difference.paired))
+            .count();
+        if paired > 0 {
+            lines.push(format!(
+                "paired: in {paired} row{} both strategies ran in place in the same repeats, so the change and its ±95% CI are the mean of each repeat's difference and its Student-t CI (the paired t-test); the ± beside each strategy is its own",
+                if paired == 1 { "" } else { "s" }
+            ));
         }
         lines.extend(self.notes.iter().cloned());
         lines
