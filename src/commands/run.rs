@@ -9,7 +9,9 @@ use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
-use crate::runner::{self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, RunRequest, Stopped, signal};
+use crate::runner::{
+    self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, PacedMode, RunRequest, Stopped, signal,
+};
 use crate::workload::{Arrivals, Regime};
 use clap::Args;
 use std::path::Path;
@@ -91,6 +93,16 @@ pub struct RunArgs {
     /// Applies to every rate of --rate; flat out has none.
     #[arg(long, value_name = "HOW", default_value = "paced")]
     pub arrivals: Arrivals,
+
+    /// How paced strategies share repeats: in-place (every paced
+    /// strategy of a rate in every repeat, each thread updating each
+    /// strategy's own counter once a period at staggered offsets, so two
+    /// strategies are compared repeat by repeat under the same host phase;
+    /// grouped where a period cannot hold them all, as the output says) or
+    /// alone (each in repeats of its own, taking turns: the check that in
+    /// place biases no strategy). Flat out is always alone.
+    #[arg(long, value_name = "HOW", default_value = "in-place")]
+    pub paced: PacedMode,
 
     /// Seed of the writers' load tables and of poisson arrivals.
     #[arg(long, default_value_t = 1)]
@@ -198,7 +210,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
         )));
     }
     let request = args.request();
-    let mut plan = runner::plan(&request, topo)?;
+    let mut plan = runner::plan(&request, topo)?.with_paced(args.paced);
     if let Some(fraction) = args.threshold_publishes {
         plan = plan.with_threshold_publishes(fraction)?;
     }

@@ -1,8 +1,10 @@
 //! `contend compare`'s model: two result files (or two sets of strategies
 //! in one) paired strategy by strategy within each regime (flat out, or
 //! paced at one rate), every compared measure decided by
-//! [`crate::stats::decide`] over the whole comparison (Welch's t-test on
-//! the repeats, Holm-adjusted, a noise threshold): change, no change or
+//! [`crate::stats::decide_paired`] over the whole comparison (Welch's
+//! t-test on the repeats, or, for two strategies of one run measured in
+//! place in the same repeats, the paired t-test on their per-repeat
+//! differences; Holm-adjusted, a noise threshold): change, no change or
 //! inconclusive. Rendering lives in [`crate::report`].
 
 mod caveats;
@@ -13,8 +15,8 @@ pub use caveats::machine_changed;
 pub use result::{Comparison, MeasureRow, Pair};
 pub use side::Side;
 
-use crate::runner::{MEASURES, Measure, PACED, StrategyResult, cost_measure};
-use crate::stats::{Decision, NoiseThreshold, Summary, Threshold};
+use crate::runner::{MEASURES, Measure, PACED, RunConfig, StrategyResult, cost_measure};
+use crate::stats::{Compared, Decision, NoiseThreshold};
 use crate::workload::Regime;
 use caveats::{unrecorded, warnings};
 use side::short_names;
@@ -32,16 +34,24 @@ pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
     }
 }
 
-/// One row per compared measure of a pair: both sides' summaries and
-/// their difference; the p-value correction and the verdicts come later,
-/// over all rows of the comparison.
-fn rows_of(base: &StrategyResult, test: &StrategyResult) -> Vec<MeasureRow> {
+/// One row per compared measure of a pair: both sides' summaries, their
+/// per-repeat difference where both sides ran in place in the same
+/// repeats of one run (`one_run`: its configuration, when both sides are
+/// the same file; [`Measure::paired`]), and their difference; the p-value
+/// correction and the verdicts come later, over all rows of the
+/// comparison.
+fn rows_of(
+    base: &StrategyResult,
+    test: &StrategyResult,
+    one_run: Option<&RunConfig>,
+) -> Vec<MeasureRow> {
     compared_measures(base.regime)
         .into_iter()
         .map(|m| MeasureRow {
             measure: m,
             base: m.of(base),
             test: m.of(test),
+            paired: one_run.and_then(|config| m.paired(config, base, test)),
             outcome: None,
             machine_changed: None,
         })
@@ -108,6 +118,7 @@ impl<'a> Comparison<'a> {
         let mut used = vec![false; test_picked.len()];
         let mut paired = vec![false; base_picked.len()];
         let mut pairs = Vec::new();
+        let one_run = (base.path == test.path).then_some(&base.run.config);
         for group in 0..groups {
             for (bi, b) in base_picked.iter().enumerate() {
                 let found = test_picked.iter().enumerate().find(|(i, t)| {
@@ -122,7 +133,7 @@ impl<'a> Comparison<'a> {
                     pairs.push(Pair {
                         base: b.strategy,
                         test: t.strategy,
-                        rows: rows_of(b.strategy, t.strategy),
+                        rows: rows_of(b.strategy, t.strategy, one_run),
                     });
                 }
             }
@@ -188,14 +199,23 @@ impl<'a> Comparison<'a> {
 }
 
 /// Decides every recorded row of `pairs` in one family
-/// ([`crate::stats::decide`]); returns the number of tests.
+/// ([`crate::stats::decide_paired`]: a row of two strategies run in place
+/// in the same repeats on its per-repeat differences, any other by
+/// Welch's test); returns the number of tests.
 fn decide(pairs: &mut [Pair], noise: NoiseThreshold) -> usize {
-    let family: Vec<(Summary, Summary, Threshold)> = pairs
+    let family: Vec<Compared> = pairs
         .iter()
         .flat_map(|p| p.rows.iter().map(move |r| (r, p.base.regime)))
-        .filter_map(|(r, regime)| Some((r.base?, r.test?, r.measure.threshold(noise, regime))))
+        .filter_map(|(r, regime)| {
+            Some(Compared {
+                base: r.base?,
+                test: r.test?,
+                paired: r.paired,
+                threshold: r.measure.threshold(noise, regime),
+            })
+        })
         .collect();
-    let mut outcomes = crate::stats::decide(&family).into_iter();
+    let mut outcomes = crate::stats::decide_paired(&family).into_iter();
     let mut tests = 0;
     for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
         if row.base.is_some() && row.test.is_some() {

@@ -31,8 +31,9 @@ pub struct Comparison<'a> {
     pub notes: Vec<String>,
     /// The noise threshold, in %: a smaller change is "no change".
     pub noise: NoiseThreshold,
-    /// How many Welch tests the comparison made (rows with two repeats or
-    /// more on both sides): the m of the Holm–Bonferroni correction.
+    /// How many tests the comparison made (rows with two repeats or more
+    /// on both sides, or two paired differences): the m of the
+    /// Holm–Bonferroni correction.
     pub tests: usize,
 }
 
@@ -54,6 +55,10 @@ pub struct MeasureRow {
     pub base: Option<Summary>,
     /// The test side's.
     pub test: Option<Summary>,
+    /// `test − base` repeat by repeat, summarised, where both sides ran in
+    /// place in the same repeats of one run: the difference is decided on
+    /// it (the paired t-test). `None` otherwise (Welch's test).
+    pub paired: Option<Summary>,
     /// The difference decided over every test of the comparison; `None`
     /// when a side did not record the measure.
     pub outcome: Option<Outcome>,
@@ -160,17 +165,32 @@ impl Comparison<'_> {
     }
 
     /// What the printed p is, in one line (without a `p: ` label): Welch's
-    /// two-sided p, Holm-adjusted over this comparison's tests.
+    /// two-sided p, or the paired t-test's for rows of strategies run in
+    /// place in the same repeats, Holm-adjusted over this comparison's
+    /// tests.
     pub fn p_note(&self) -> String {
+        let rows = self.pairs.iter().flat_map(|p| &p.rows);
+        let paired = rows
+            .filter(|r| r.outcome.is_some_and(|o| o.difference.paired))
+            .count();
+        let test = if paired == 0 {
+            "Welch's t-test on the repeats".to_string()
+        } else {
+            format!(
+                "Welch's t-test on the repeats, or for the {paired} row{} of strategies run in place in the same repeats the paired t-test on their per-repeat differences",
+                if paired == 1 { "" } else { "s" }
+            )
+        };
         format!(
-            "Welch's t-test on the repeats (two-sided), Holm-adjusted over the {} test{} of this comparison",
+            "{test} (two-sided), Holm-adjusted over the {} test{} of this comparison",
             self.tests,
             if self.tests == 1 { "" } else { "s" }
         )
     }
 
-    /// The strategies left unmatched, what `n<2` means and which figures a
-    /// file did not record, if any: one line each, in plain words (every
+    /// The strategies left unmatched, what `n<2` means, which rows were
+    /// paired repeat by repeat and which figures a file did not record, if
+    /// any: one line each, in plain words (every
     /// format prints these lines under its table, escaped as its own).
     pub fn footer(&self) -> Vec<String> {
         let mut lines = Vec::new();
@@ -191,6 +211,18 @@ impl Comparison<'_> {
                 "n<2: a side has fewer than 2 repeats, so there is no spread to test a difference against"
                     .to_string(),
             );
+        }
+        let paired = self
+            .pairs
+            .iter()
+            .flat_map(|p| &p.rows)
+            .filter(|r| r.outcome.is_some_and(|o| o.difference.paired))
+            .count();
+        if paired > 0 {
+            lines.push(format!(
+                "paired: in {paired} row{} both strategies ran in place in the same repeats, so the change and its ±95% CI are the mean of each repeat's difference and its Student-t CI (the paired t-test); the ± beside each strategy is its own",
+                if paired == 1 { "" } else { "s" }
+            ));
         }
         lines.extend(self.notes.iter().cloned());
         lines

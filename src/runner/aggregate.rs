@@ -6,8 +6,8 @@
 
 use super::interference::{self, CANARY_SHIFT};
 use super::result::{
-    CanaryRange, HarnessFloor, NodeRepeat, NodeSummary, RepeatResult, Staleness, Strategy,
-    StrategyResult, StrategySummary,
+    CanaryRange, HarnessFloor, NodeRepeat, NodeSummary, RepeatResult, RunConfig, Staleness,
+    Strategy, StrategyResult, StrategySummary,
 };
 use crate::counter::PublishStats;
 use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary};
@@ -455,6 +455,40 @@ pub fn paired_net(
     })
 }
 
+/// Two strategies' per-repeat difference, `value(test) − value(base)`
+/// in each repeat index both have, summarised: what the two differ by,
+/// measured in the same milliseconds, so what moved both cancels. The
+/// repeats kept follow [`UsedRepeats`]'s rule on the pairs: those where
+/// neither side was disturbed, while two or more remain; else every
+/// pair. `None` unless `config` records both in one group run in place
+/// ([`super::in_place::together`]), or with no repeat in common.
+pub fn paired_difference(
+    config: &RunConfig,
+    base: &StrategyResult,
+    test: &StrategyResult,
+    value: impl Fn(&RepeatResult) -> Option<f64>,
+) -> Option<Summary> {
+    if !super::in_place::together(config, base, test) {
+        return None;
+    }
+    // (difference, either side disturbed), repeat by repeat.
+    let pairs: Vec<(f64, bool)> = test
+        .repeats
+        .iter()
+        .filter_map(|t| {
+            let b = base.repeats.iter().find(|b| b.repeat == t.repeat)?;
+            let disturbed = interference::disturbed(b) || interference::disturbed(t);
+            Some((value(t)? - value(b)?, disturbed))
+        })
+        .collect();
+    let clean: Vec<f64> = pairs.iter().filter(|p| !p.1).map(|p| p.0).collect();
+    if clean.len() >= 2 {
+        Summary::of(&clean)
+    } else {
+        Summary::of(&pairs.iter().map(|p| p.0).collect::<Vec<_>>())
+    }
+}
+
 /// Marks every repeat whose canary, before or after it, is more than
 /// [`CANARY_SHIFT`]× away from the median of all of them (before and
 /// after every repeat) as disturbed, and the others as not
@@ -816,6 +850,43 @@ pub(super) mod tests {
         assert_eq!(round(9.94), "9.9");
         assert_eq!(round(10.0), "10");
         assert_eq!(round(27.6), "28");
+    }
+
+    #[test]
+    fn two_strategies_in_place_pair_repeat_by_repeat() {
+        // Nets in place: a 10, 11, 10 (busy 40, 43, 41 less floors 30,
+        // 32, 31); b 15, 17, 13 (45, 49, 44 less the same floors): the
+        // differences 5, 6, 3, mean 14/3, sd √(7/3) = 1.5275 (squares
+        // 1/9 + 16/9 + 25/9 = 42/9 over 2).
+        let a = in_place(
+            paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1; 3]),
+            &[30.0, 32.0, 31.0],
+            &[0.05; 3],
+        );
+        let mut b = in_place(
+            paced(Regime::SEED, &[45.0, 49.0, 44.0], &[0.1; 3]),
+            &[30.0, 32.0, 31.0],
+            &[0.05; 3],
+        );
+        b.name = "node/always/pad128".into();
+        let mut config = crate::runner::fixture_run().config;
+        let paired =
+            |config: &RunConfig, b: &StrategyResult| paired_difference(config, &a, b, net_busy_ns);
+        // Not recorded in place together: no pairing.
+        assert_eq!(paired(&config, &b), None);
+        config.in_place = vec![crate::runner::InPlaceGroup {
+            regime: Regime::SEED,
+            strategies: vec![a.name.clone(), b.name.clone()],
+        }];
+        let d = paired(&config, &b).unwrap();
+        assert_eq!(d.n, 3);
+        assert!((d.mean - 14.0 / 3.0).abs() < 1e-12, "{d:?}");
+        assert!((d.stddev - (7.0f64 / 3.0).sqrt()).abs() < 1e-12, "{d:?}");
+        // b's repeat 2 disturbed: set aside (two remain), so only repeats
+        // 0 and 1 pair: 5 and 6.
+        b.repeats[2].interference.disturbed = true;
+        let d = paired(&config, &b).unwrap();
+        assert_eq!((d.n, d.mean), (2, 5.5));
     }
 
     /// The fixture's first strategy in `regime`, one repeat (rounds 0,

@@ -15,7 +15,7 @@ use crate::counter::{
 use crate::placement::Placement;
 use crate::stats::Summary;
 use crate::topology::Topology;
-use crate::workload::{RepeatOutcome, RepeatSpec, run_repeat};
+use crate::workload::{Lane, RepeatOutcome, RepeatSpec, run_repeat};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -91,8 +91,13 @@ pub fn measure_floor(
     for _ in 0..FLOOR_RUNS {
         let counter = ShardedCounter::new(layout, topo, &[cpu], placement)?;
         let allowed = &topo.allowed_cpus;
-        let w = match run_repeat(&counter, None, &[cpu], &[], allowed, &spec, interrupted)? {
-            RepeatOutcome::Done(mut reports) => reports.pop(),
+        let lane = Lane {
+            counter: &counter,
+            floor: None,
+            spec: &spec,
+        };
+        let w = match run_repeat(&[lane], &[cpu], &[], allowed, 0, interrupted)? {
+            RepeatOutcome::Done(mut reports) => reports.pop().and_then(|mut r| r.pop()),
             RepeatOutcome::Interrupted => None,
         };
         let Some(w) = w else {

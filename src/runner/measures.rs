@@ -2,7 +2,8 @@
 //! them: what each one measures, in what unit, and which way, if either,
 //! is better ([`Direction`], declared once per measure, here).
 
-use super::result::{StrategyResult, StrategySummary};
+use super::aggregate::{net_busy_ns, net_cpu_share_pct, paired_difference};
+use super::result::{RepeatResult, RunConfig, StrategyResult, StrategySummary};
 pub use crate::stats::Direction;
 use crate::stats::Summary;
 use crate::stats::{NoiseThreshold, Threshold};
@@ -22,6 +23,10 @@ pub struct Measure {
     /// The measure in a strategy's summary (`None` when not recorded, e.g.
     /// latency with sampling off).
     pub get: fn(&StrategySummary) -> Option<Summary>,
+    /// The measure in one repeat, where its repeats pair with another
+    /// strategy's run in place in the same repeats (the paced figures);
+    /// `None` for a measure only a summary holds.
+    pub repeat: Option<fn(&RepeatResult) -> Option<f64>>,
     /// True for ns from sampled (timed) operations: a value under twice
     /// the timer's overhead is below its resolution. Such a measure has
     /// no [`Direction`]: timing an operation perturbs it.
@@ -70,6 +75,20 @@ impl Floor {
 }
 
 impl Measure {
+    /// `test` less `base` in this measure repeat by repeat, where the two
+    /// ran in place in the same repeats of one run (`config`'s): the
+    /// summary of the per-repeat differences ([`paired_difference`]).
+    /// `None` for a measure only a summary holds, or strategies measured
+    /// in repeats of their own.
+    pub fn paired(
+        &self,
+        config: &RunConfig,
+        base: &StrategyResult,
+        test: &StrategyResult,
+    ) -> Option<Summary> {
+        paired_difference(config, base, test, self.repeat?)
+    }
+
     /// The measure's heading: its title, then which way is better in
     /// words (`... (lower is better)`).
     pub fn heading(&self) -> String {
@@ -99,6 +118,7 @@ pub const PACED: [Measure; 4] = [
         short: "net ns/update",
         decimals: 1,
         get: |s| s.net_ns,
+        repeat: Some(net_busy_ns),
         sampled: false,
         // A cost per update, net of the floor: less is cheaper.
         direction: Direction::LowerIsBetter,
@@ -110,6 +130,7 @@ pub const PACED: [Measure; 4] = [
         short: "net CPU %",
         decimals: 3,
         get: |s| s.net_cpu_share_pct,
+        repeat: Some(net_cpu_share_pct),
         sampled: false,
         // The CPU the counter takes at a fixed rate: less leaves more.
         direction: Direction::LowerIsBetter,
@@ -121,6 +142,7 @@ pub const PACED: [Measure; 4] = [
         short: "busy ns/op",
         decimals: 1,
         get: |s| s.write_busy_ns,
+        repeat: Some(|r| Some(r.write_busy_ns)),
         sampled: false,
         // A cost per update, gross: less is cheaper.
         direction: Direction::LowerIsBetter,
@@ -132,6 +154,7 @@ pub const PACED: [Measure; 4] = [
         short: "CPU share %",
         decimals: 2,
         get: |s| s.cpu_share_pct,
+        repeat: Some(|r| Some(r.cpu_share_pct)),
         sampled: false,
         // The CPU taken at a fixed rate, gross: less leaves more.
         direction: Direction::LowerIsBetter,
@@ -149,6 +172,7 @@ pub const THROUGHPUT_NS: [Measure; 3] = [
         short: "loop ns/op",
         decimals: 1,
         get: |s| s.write_loop_ns,
+        repeat: None,
         sampled: false,
         // The cost of an update, counted over every one: less is cheaper.
         direction: Direction::LowerIsBetter,
@@ -160,6 +184,7 @@ pub const THROUGHPUT_NS: [Measure; 3] = [
         short: "net ns/update",
         decimals: 1,
         get: |s| s.net_ns,
+        repeat: None,
         sampled: false,
         // The same less the harness floor: less is cheaper.
         direction: Direction::LowerIsBetter,
@@ -171,6 +196,7 @@ pub const THROUGHPUT_NS: [Measure; 3] = [
         short: "reader ns/op",
         decimals: 1,
         get: |s| s.reader_read_ns,
+        repeat: None,
         sampled: false,
         // The cost of a read side, counted over every one: less is cheaper.
         direction: Direction::LowerIsBetter,
@@ -199,6 +225,7 @@ pub const MEASURES: [Measure; 9] = [
         short: "updates/s",
         decimals: 0,
         get: |s| Some(s.write_ops_per_s),
+        repeat: None,
         sampled: false,
         // Throughput: more updates in the same time is better.
         direction: Direction::HigherIsBetter,
@@ -210,6 +237,7 @@ pub const MEASURES: [Measure; 9] = [
         short: "read ops/s",
         decimals: 0,
         get: |s| Some(s.read_ops_per_s),
+        repeat: None,
         sampled: false,
         // Throughput of the read side: more reads in the same time.
         direction: Direction::HigherIsBetter,
@@ -221,6 +249,7 @@ pub const MEASURES: [Measure; 9] = [
         short: "write ns/op",
         decimals: 1,
         get: |s| s.write_ns,
+        repeat: None,
         sampled: true,
         // Timing perturbs what it times: flat out, several times loop
         // ns/op, by a factor that varies with the strategy. Never judged;
@@ -234,6 +263,7 @@ pub const MEASURES: [Measure; 9] = [
         short: "read ns/op",
         decimals: 1,
         get: |s| s.read_ns,
+        repeat: None,
         sampled: true,
         // Timed like write ns/op, perturbed likewise.
         direction: Direction::Neither,
@@ -245,6 +275,7 @@ pub const MEASURES: [Measure; 9] = [
         short: "publishes/s",
         decimals: 0,
         get: |s| Some(s.publishes_per_s),
+        repeat: None,
         sampled: false,
         // Moves with throughput (a faster strategy publishes more per
         // second) and with the policy (a ratelimit publishes less by
@@ -259,6 +290,7 @@ pub const MEASURES: [Measure; 9] = [
         short: "staleness %",
         decimals: 4,
         get: |s| s.error_mean_pct,
+        repeat: None,
         sampled: false,
         // What a reader gets wrong, % of the true total: a strategy that
         // publishes less is staler by design, but at the same cost a
@@ -272,6 +304,7 @@ pub const MEASURES: [Measure; 9] = [
         short: "updates/ownership",
         decimals: 2,
         get: |s| s.updates_per_ownership,
+        repeat: None,
         sampled: false,
         // How long a writer keeps the line: high is a burst (the hammer
         // warning), not a saving; with one writer per slot there is no
@@ -285,6 +318,7 @@ pub const MEASURES: [Measure; 9] = [
         short: "hand-overs/s",
         decimals: 0,
         get: |s| s.handovers_per_s,
+        repeat: None,
         sampled: false,
         // Moves with throughput (more publishes, more hand-overs) and is 0
         // by construction where no two writers share a slot.
@@ -297,6 +331,7 @@ pub const MEASURES: [Measure; 9] = [
         short: "fetches/read",
         decimals: 3,
         get: |s| s.fetches_per_read,
+        repeat: None,
         sampled: false,
         // Moves with how often writers change the slots a read side sums
         // (their throughput) and with how many slots there are (the shard

@@ -6,6 +6,7 @@
 
 mod aggregate;
 mod floor;
+mod in_place;
 pub mod interference;
 mod measures;
 pub mod plan;
@@ -16,8 +17,11 @@ mod result;
 mod rounds;
 pub mod signal;
 
-pub use aggregate::{PairedNet, UsedRepeats, net_busy_ns, net_cpu_share_pct, paired_net};
+pub use aggregate::{
+    PairedNet, UsedRepeats, net_busy_ns, net_cpu_share_pct, paired_difference, paired_net,
+};
 pub use floor::is_clock_floor;
+pub use in_place::{InPlaceGroup, LANE_SPAN, PacedMode};
 pub use measures::{Direction, Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
     DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, RunRequest,
@@ -121,9 +125,51 @@ impl RunPlan {
     /// What takes turns in each round: every strategy in every regime,
     /// and each paced regime's clock floors.
     pub fn entries(&self) -> usize {
-        let rates = &self.config.rates;
-        let paced = rates.iter().filter(|r| r.is_paced()).count();
-        self.strategies.len() * rates.len() + paced * self.ratelimit_clocks().len()
+        self.round().len()
+    }
+
+    /// This plan with paced strategies run as `mode` asks (`--paced`;
+    /// [`plan`] plans in place), its notes saying where they are grouped.
+    pub fn with_paced(mut self, mode: PacedMode) -> Self {
+        self.config.paced = mode;
+        self.notes.extend(grouping_note(&entries(&self).1));
+        self
+    }
+
+    /// Repeats one round runs: a repeat per flat-out entry, one per group
+    /// of paced entries in place ([`in_place::groups`]).
+    pub fn runs_per_round(&self) -> usize {
+        let groups = self.groups();
+        groups.iter().map(|&g| g + 1).max().unwrap_or(0)
+    }
+
+    /// Each entry of a round, in order: its strategy, regime, and whether
+    /// it is a paced regime's clock floor.
+    fn round(&self) -> Vec<(Strategy, Regime, bool)> {
+        let clocks = self.ratelimit_clocks();
+        let mut entries = Vec::new();
+        for &regime in &self.config.rates {
+            if regime.is_paced() {
+                entries.extend(
+                    clocks
+                        .iter()
+                        .map(|&c| (floor::clock_floor(c), regime, true)),
+                );
+            }
+            entries.extend(self.strategies.iter().map(|&s| (s, regime, false)));
+        }
+        entries
+    }
+
+    /// The group of each entry of [`RunPlan::round`], as
+    /// `config.paced` asks ([`in_place::groups`]).
+    fn groups(&self) -> Vec<usize> {
+        let keys: Vec<(Regime, ClockKind)> = self
+            .round()
+            .iter()
+            .map(|(s, regime, _)| (*regime, s.clock.unwrap_or(ClockKind::Tsc)))
+            .collect();
+        in_place::groups(&keys, self.config.paced)
     }
 
     /// The clocks the plan's ratelimits read, in order of first use: each
@@ -177,8 +223,9 @@ pub fn execute(
     progress: impl FnMut(usize, usize, &str),
 ) -> Result<RunResults, RunError> {
     let started = Instant::now();
-    let cfg = &plan.config;
-    let mut entries = entries(plan);
+    let mut cfg = plan.config.clone();
+    let (mut entries, in_place) = entries(plan);
+    cfg.in_place = in_place;
     let floor_spec = plan.repeat_spec(PublishPolicy::NEVER, ClockKind::Tsc, Regime::FlatOut);
     // Each clock a ratelimit reads is priced once.
     let mut clock_costs: Vec<(ClockKind, f64)> = Vec::new();
@@ -203,6 +250,9 @@ pub fn execute(
         _ => None,
     };
     let mut notes = plan.notes.clone();
+    if let Some(n) = grouping_note(&cfg.in_place).filter(|n| !notes.contains(n)) {
+        notes.push(n);
+    }
     let end = rounds::run(
         plan,
         &mut entries,
@@ -224,7 +274,7 @@ pub fn execute(
         schema: SCHEMA_VERSION,
         partial: end != rounds::RoundsEnd::Done,
         out_of_time: end == rounds::RoundsEnd::OutOfTime,
-        config: cfg.clone(),
+        config: cfg,
         provenance: plan.provenance.clone(),
         topology: plan.topo.clone(),
         floor,
@@ -236,44 +286,83 @@ pub fn execute(
 
 /// What takes turns in each round, in order: for each regime, a clock
 /// floor per clock its ratelimits read (paced regimes), then every
-/// strategy, each with the repeat it runs. The paced floor runs in place
-/// inside every paced repeat.
-fn entries(plan: &RunPlan) -> Vec<RoundEntry> {
-    let mut entries = Vec::new();
-    let clocks = plan.ratelimit_clocks();
-    for &regime in &plan.config.rates {
-        let floors: Vec<Strategy> = if regime.is_paced() {
-            clocks.iter().map(|&c| floor::clock_floor(c)).collect()
-        } else {
-            Vec::new()
-        };
-        let all = floors
-            .iter()
-            .map(|f| (f, true))
-            .chain(plan.strategies.iter().map(|s| (s, false)));
-        for (s, is_floor) in all {
-            entries.push(RoundEntry {
-                result: StrategyResult {
-                    strategy: *s,
-                    name: s.name(),
-                    regime,
-                    slots: Vec::new(),
-                    read_steps: None,
-                    slot_stride_bytes: None,
-                    threads: Vec::new(),
-                    clock_read_ns: None,
-                    repeats: Vec::new(),
-                    summary: None,
-                    exact: true,
-                    converged: None,
-                    retries: 0,
-                },
-                spec: plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), regime),
-                is_floor,
+/// strategy, each with the repeat it runs and its group. The paced floor
+/// runs in place inside every paced repeat. Also the paced groups, as
+/// run.json records them.
+fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
+    let groups = plan.groups();
+    let entries: Vec<RoundEntry> = plan
+        .round()
+        .into_iter()
+        .zip(&groups)
+        .map(|((s, regime, is_floor), &group)| RoundEntry {
+            result: StrategyResult {
+                strategy: s,
+                name: s.name(),
+                regime,
+                slots: Vec::new(),
+                read_steps: None,
+                slot_stride_bytes: None,
+                threads: Vec::new(),
+                clock_read_ns: None,
+                repeats: Vec::new(),
+                summary: None,
+                exact: true,
+                converged: None,
+                retries: 0,
+            },
+            spec: plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), regime),
+            is_floor,
+            group,
+        })
+        .collect();
+    let mut in_place: Vec<InPlaceGroup> = Vec::new();
+    for g in 0..plan.runs_per_round() {
+        let members: Vec<&RoundEntry> = entries.iter().filter(|e| e.group == g).collect();
+        let regime = members[0].result.regime;
+        if regime.is_paced() && plan.config.paced == PacedMode::InPlace {
+            in_place.push(InPlaceGroup {
+                regime,
+                strategies: members.iter().map(|e| e.result.name.clone()).collect(),
             });
         }
     }
-    entries
+    (entries, in_place)
+}
+
+/// The printed line for paced strategies of one regime that did not all
+/// fit in place in one period ([`in_place::capacity`]), or `None` when
+/// every regime's fit.
+fn grouping_note(groups: &[InPlaceGroup]) -> Option<String> {
+    let mut split = Vec::new();
+    for g in groups {
+        if split.contains(&g.regime) || groups.iter().filter(|h| h.regime == g.regime).count() < 2 {
+            continue;
+        }
+        split.push(g.regime);
+    }
+    let lines: Vec<String> = split
+        .iter()
+        .map(|&regime| {
+            let parts: Vec<String> = groups
+                .iter()
+                .filter(|g| g.regime == regime)
+                .map(|g| g.strategies.join(", "))
+                .collect();
+            format!(
+                "{regime}: {} groups in place ({})",
+                parts.len(),
+                parts.join(" | ")
+            )
+        })
+        .collect();
+    (!lines.is_empty()).then(|| {
+        format!(
+            "paced strategies run in place in groups, where one period cannot hold them all ({} µs a strategy) or they read different clocks: {}",
+            LANE_SPAN.as_micros(),
+            lines.join("; ")
+        )
+    })
 }
 
 #[cfg(test)]

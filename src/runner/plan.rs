@@ -4,6 +4,7 @@
 //! naming the option involved, found before anything runs.
 
 use super::RunPlan;
+use super::in_place::PacedMode;
 use super::pools::{PoolCpus, PoolError, Pools, pools};
 use super::result::{RunConfig, Strategy};
 use crate::clock::{ClockKind, Timer, calibrate_tsc};
@@ -283,6 +284,8 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         oversubscribe: request.pools.oversubscribe,
         counter_node: request.counter_node,
         node_iter: request.node_iter,
+        paced: PacedMode::InPlace,
+        in_place: Vec::new(),
     };
     let mut plan = RunPlan {
         topo,
@@ -293,7 +296,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         notes,
     };
     if let Some(budget) = plan.config.max_time_s {
-        let need = plan.entries() as f64
+        let need = plan.runs_per_round() as f64
             * plan.config.repeats as f64
             * (plan.config.warmup_s + plan.config.repeat_duration_s);
         if need > budget {

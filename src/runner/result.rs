@@ -3,6 +3,7 @@
 //! (schema in docs/results-schema.md). The measures a summary holds are
 //! in `measures.rs`, a run's views of one regime in `regimes.rs`.
 
+use super::in_place::{InPlaceGroup, PacedMode};
 use crate::clock::{ClockKind, TimerKind};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel, SlotInfo};
 use crate::placement::Placement;
@@ -151,6 +152,15 @@ pub struct RunConfig {
     pub counter_node: Option<u32>,
     /// How node-level readers walk slots.
     pub node_iter: NodeIter,
+    /// `--paced`: paced strategies in place in every repeat, or each in
+    /// repeats of its own (files from before it: alone).
+    #[serde(default = "PacedMode::before_in_place")]
+    pub paced: PacedMode,
+    /// The groups of paced strategies that ran in place in the same
+    /// repeats, so their repeats of one index pair (empty flat out, alone,
+    /// or in files from before).
+    #[serde(default)]
+    pub in_place: Vec<InPlaceGroup>,
 }
 
 /// Where one thread ran.

@@ -1,6 +1,7 @@
 //! The rounds of a run: every entry (each strategy in each regime, and
-//! each paced regime's clock floors) takes one repeat per round, in turn,
-//! so drift hits all alike; with `--target-ci`, further rounds, widest CI
+//! each paced regime's clock floors) takes one repeat per round, flat out
+//! in turn, paced in place with the rest of its group in one repeat, so
+//! drift hits all alike; with `--target-ci`, further rounds, widest CI
 //! first, for the strategies whose CI is still wider than the target or
 //! which lost a repeat to a disturbance, while the time budget lasts.
 
@@ -21,6 +22,10 @@ pub(super) struct RoundEntry {
     pub spec: RepeatSpec,
     /// A paced regime's clock floor (kept apart from the strategies).
     pub is_floor: bool,
+    /// The repeat it runs in: entries of one group run in place in the
+    /// same repeats ([`super::regimes::in_place_groups`]); a flat-out
+    /// entry is a group of its own.
+    pub group: usize,
 }
 
 /// How the rounds ended.
@@ -52,53 +57,55 @@ pub(super) fn run(
     let mut total = entries.len() * cfg.repeats;
     let mut done = 0;
     let mut round = 0;
-    // Seconds the finished repeats took, in all.
-    let mut repeats_s = 0.0;
+    // Repeats run (a group's in place counts once) and the seconds they
+    // took, in all.
+    let (mut runs, mut repeats_s) = (0, 0.0);
     // What one repeat takes: the mean so far, warm-up and interval before
     // the first.
-    let one_s = |done: usize, repeats_s: f64| {
-        if done == 0 {
+    let one_s = |runs: usize, repeats_s: f64| {
+        if runs == 0 {
             cfg.warmup_s + cfg.repeat_duration_s
         } else {
-            repeats_s / done as f64
+            repeats_s / runs as f64
         }
     };
     loop {
         let left_s = cfg.max_time_s.unwrap_or(0.0) - started.elapsed().as_secs_f64();
-        let view: Vec<(&StrategyResult, bool)> =
-            entries.iter().map(|e| (&e.result, e.is_floor)).collect();
-        let Some(next) = next_round(round, cfg, &view, one_s(done, repeats_s), left_s) else {
+        let view: Vec<(&StrategyResult, bool, usize)> = entries
+            .iter()
+            .map(|e| (&e.result, e.is_floor, e.group))
+            .collect();
+        let Some(next) = next_round(round, cfg, &view, one_s(runs, repeats_s), left_s) else {
             return Ok(RoundsEnd::Done);
         };
-        if round >= cfg.repeats {
-            total += next.entries.len();
-        }
         for &i in &next.retries {
             entries[i].result.retries += 1;
         }
-        for &i in &next.entries {
-            let ends_s = started.elapsed().as_secs_f64() + one_s(done, repeats_s);
+        // Every open entry's group runs, each once, in order.
+        let mut groups: Vec<usize> = next.entries.iter().map(|&i| entries[i].group).collect();
+        groups.dedup();
+        if round >= cfg.repeats {
+            total += entries.iter().filter(|e| groups.contains(&e.group)).count();
+        }
+        for g in groups {
+            let ends_s = started.elapsed().as_secs_f64() + one_s(runs, repeats_s);
             if cfg.max_time_s.is_some_and(|budget| ends_s > budget) {
                 return Ok(RoundsEnd::OutOfTime);
             }
-            let entry = &mut entries[i];
+            let mut group: Vec<&mut RoundEntry> =
+                entries.iter_mut().filter(|e| e.group == g).collect();
             let repeat_started = Instant::now();
-            let Some(r) = one_repeat(
-                plan,
-                &mut entry.result,
-                &entry.spec,
-                round,
-                interrupted,
-                notes,
-            )?
-            else {
+            let Some(results) = one_repeat(plan, &mut group, round, interrupted, notes)? else {
                 return Ok(RoundsEnd::Interrupted);
             };
             repeats_s += repeat_started.elapsed().as_secs_f64();
-            entry.result.exact &= r.exact;
-            entry.result.repeats.push(r);
-            done += 1;
-            progress(done, total, &entry.result.name);
+            runs += 1;
+            for (entry, r) in group.into_iter().zip(results) {
+                entry.result.exact &= r.exact;
+                entry.result.repeats.push(r);
+                done += 1;
+                progress(done, total, &entry.result.name);
+            }
         }
         // Canary shifts so far, for the next round's retries (the final
         // marks use the whole run's median).
@@ -117,17 +124,19 @@ struct Round {
 }
 
 /// What round `round` (0-based) repeats of `entries` (each result so far,
-/// and whether it is a clock floor), or `None` when the run is done:
-/// every entry in the first `cfg.repeats` rounds; then, under
-/// `--target-ci`, the strategies still open, as many as fit at `repeat_s`
-/// seconds a repeat (the mean so far) in the `left_s` seconds of
-/// `--max-time` left. Open: a paced strategy with fewer undisturbed
-/// repeats than `cfg.repeats` (a retry, first), then the widest CIs
-/// against the target first ([`target_ratio`] above 1).
+/// whether it is a clock floor, and its group), or `None` when the run is
+/// done: every entry in the first `cfg.repeats` rounds; then, under
+/// `--target-ci`, the strategies still open, as many groups as fit at
+/// `repeat_s` seconds a repeat (the mean so far) in the `left_s` seconds
+/// of `--max-time` left (a group's strategies in place share one repeat,
+/// so a second open one of a chosen group costs nothing). Open: a paced
+/// strategy with fewer undisturbed repeats than `cfg.repeats` (a retry,
+/// first), then the widest CIs against the target first ([`target_ratio`]
+/// above 1).
 fn next_round(
     round: usize,
     cfg: &RunConfig,
-    entries: &[(&StrategyResult, bool)],
+    entries: &[(&StrategyResult, bool, usize)],
     repeat_s: f64,
     left_s: f64,
 ) -> Option<Round> {
@@ -140,7 +149,7 @@ fn next_round(
     let target = cfg.target_ci_pct?;
     // (retry, how far from the target, entry)
     let mut open: Vec<(bool, f64, usize)> = Vec::new();
-    for (i, &(e, _)) in entries.iter().enumerate().filter(|(_, e)| !e.1) {
+    for (i, &(e, _, _)) in entries.iter().enumerate().filter(|(_, e)| !e.1) {
         // A retry is for a paced strategy's paired net alone: flat out, a
         // host whose every repeat is disturbed (a TCG guest) would retry
         // to the end of the budget.
@@ -152,10 +161,14 @@ fn next_round(
         }
     }
     open.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)));
-    let (mut chosen, mut retries) = (Vec::new(), Vec::new());
+    let (mut chosen, mut retries, mut groups) = (Vec::new(), Vec::new(), Vec::new());
     for (retry, _, i) in open {
-        if (chosen.len() + 1) as f64 * repeat_s > left_s {
-            continue;
+        let group = entries[i].2;
+        if !groups.contains(&group) {
+            if (groups.len() + 1) as f64 * repeat_s > left_s {
+                continue;
+            }
+            groups.push(group);
         }
         chosen.push(i);
         if retry {
@@ -183,8 +196,12 @@ mod tests {
         let mut cfg = run.config.clone();
         cfg.repeats = 2;
         cfg.target_ci_pct = None;
-        let entries: Vec<(&StrategyResult, bool)> =
-            run.strategies.iter().map(|s| (s, false)).collect();
+        let entries: Vec<(&StrategyResult, bool, usize)> = run
+            .strategies
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s, false, i))
+            .collect();
         let next = |cfg: &RunConfig, round, repeat_s, left_s| {
             next_round(round, cfg, &entries, repeat_s, left_s).map(|r| r.entries)
         };
@@ -210,6 +227,25 @@ mod tests {
     }
 
     #[test]
+    fn strategies_in_place_share_the_cost_of_an_extra_round() {
+        // Strategies 0 and 2 open (±22.6% and ±115.5%, over a 5%
+        // target), 1 converged. Time for one repeat: alone, only the
+        // widest (2) fits; with 0 and 2 in one group in place, one repeat
+        // serves both.
+        let run = run_with(&[&[10.0, 11.0, 12.0], &[10.0, 10.01, 10.02], &[10.0, 12.0]]);
+        let mut cfg = run.config.clone();
+        (cfg.repeats, cfg.target_ci_pct) = (2, Some(5.0));
+        let s = &run.strategies;
+        let alone = [(&s[0], false, 0), (&s[1], false, 1), (&s[2], false, 2)];
+        let in_place = [(&s[0], false, 0), (&s[1], false, 1), (&s[2], false, 0)];
+        let next = |entries: &[(&StrategyResult, bool, usize)]| {
+            next_round(2, &cfg, entries, 1.0, 1.5).map(|r| r.entries)
+        };
+        assert_eq!(next(&alone), Some(vec![2]));
+        assert_eq!(next(&in_place), Some(vec![0, 2]));
+    }
+
+    #[test]
     fn a_paced_strategy_that_lost_a_repeat_to_a_disturbance_goes_first() {
         // Paced: nets 10, 11, 10 against the floor in place (±1.43 ns),
         // over a 1 ns target; flat out: strategy at ±115.5%, wider in
@@ -224,7 +260,11 @@ mod tests {
         let mut cfg = run_with(&[&[1.0]]).config;
         (cfg.repeats, cfg.target_ci_pct) = (3, Some(5.0));
         let round = |strategy: &StrategyResult, left_s| {
-            let entries = [(&flat, false), (&clock_floor, true), (strategy, false)];
+            let entries = [
+                (&flat, false, 0),
+                (&clock_floor, true, 1),
+                (strategy, false, 2),
+            ];
             next_round(3, &cfg, &entries, 1.0, left_s)
         };
         let open = |entries: Vec<usize>, retries: Vec<usize>| Some(Round { entries, retries });

@@ -120,9 +120,45 @@ pub struct Outcome {
 /// table); each pair is then decided at its threshold. One outcome per
 /// pair, in order.
 pub fn decide(family: &[(Summary, Summary, Threshold)]) -> Vec<Outcome> {
+    let family: Vec<Compared> = family
+        .iter()
+        .map(|&(base, test, threshold)| Compared {
+            base,
+            test,
+            paired: None,
+            threshold,
+        })
+        .collect();
+    decide_paired(&family)
+}
+
+/// One difference for [`decide_paired`]: two sets of repeats summarised,
+/// the threshold their difference is decided at, and, where the two were
+/// measured in the same repeats, the summary of their per-repeat
+/// differences (`test − base` in each).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Compared {
+    /// The base side's repeats.
+    pub base: Summary,
+    /// The test side's repeats.
+    pub test: Summary,
+    /// `test − base` repeat by repeat, where both ran in the same repeats.
+    pub paired: Option<Summary>,
+    /// The threshold the difference is decided at.
+    pub threshold: Threshold,
+}
+
+/// [`decide`] where some differences were measured in the same repeats:
+/// those are tested by their per-repeat differences (the paired t-test,
+/// [`Difference::paired`]), the others by Welch's test; every p-value is
+/// Holm-adjusted together, and each difference decided at its threshold.
+pub fn decide_paired(family: &[Compared]) -> Vec<Outcome> {
     let differences: Vec<Difference> = family
         .iter()
-        .map(|(b, t, _)| Difference::of(b, t))
+        .map(|c| match &c.paired {
+            Some(d) => Difference::paired(&c.base, d),
+            None => Difference::of(&c.base, &c.test),
+        })
         .collect();
     let raw: Vec<f64> = differences
         .iter()
@@ -133,7 +169,7 @@ pub fn decide(family: &[(Summary, Summary, Threshold)]) -> Vec<Outcome> {
     differences
         .into_iter()
         .zip(family)
-        .map(|(difference, &(_, _, threshold))| {
+        .map(|(difference, &Compared { threshold, .. })| {
             let p_adjusted = difference
                 .welch
                 .map(|_| adjusted.next().expect("one per test"));
@@ -690,6 +726,51 @@ mod tests {
     }
 
     #[test]
+    fn paired_differences_are_tested_paired_and_adjusted_with_the_family() {
+        // Pair 1: base 10, 20, 30, test 11, 22, 33, differences 1, 2, 3:
+        // paired t = 2√3, df 2, p = 1 − √(12/14) = 0.074180 (t(2)'s CDF is
+        // closed), change 2/20 = +10%, interval 2 ± 2.48414 in % of 20:
+        // [−2.42%, +22.42%], across ±2%: inconclusive. Pair 2: base 10,
+        // 20, differences 2, 2: no spread, p = 0, +13.3%: an increase.
+        // Holm over both: 0 × 2 = 0, then 0.074180 × 1.
+        let base = Summary::of(&[10.0, 20.0, 30.0]).unwrap();
+        let test = Summary::of(&[11.0, 22.0, 33.0]).unwrap();
+        let family = [
+            Compared {
+                base,
+                test,
+                paired: Summary::of(&[1.0, 2.0, 3.0]),
+                threshold: Threshold::relative(2.0),
+            },
+            Compared {
+                base: Summary::of(&[10.0, 20.0]).unwrap(),
+                test: Summary::of(&[12.0, 22.0]).unwrap(),
+                paired: Summary::of(&[2.0, 2.0]),
+                threshold: Threshold::relative(2.0),
+            },
+        ];
+        let out = decide_paired(&family);
+        assert!(out[0].difference.paired && out[1].difference.paired);
+        let p = 1.0 - (12.0f64 / 14.0).sqrt();
+        assert!((out[0].p_adjusted.unwrap() - p).abs() < 1e-6, "{out:?}");
+        assert_eq!(out[1].p_adjusted, Some(0.0));
+        let (lo, hi) = out[0].difference.ci95_pct.unwrap();
+        assert!((lo + 2.4207).abs() < 1e-3 && (hi - 22.4207).abs() < 1e-3);
+        assert_eq!(out[0].decision, Decision::Inconclusive);
+        assert_eq!(out[1].decision, Decision::Increase);
+        // Without the differences, the same pair is Welch's, as decide.
+        let welch = Compared {
+            paired: None,
+            ..family[0]
+        };
+        assert_eq!(
+            decide_paired(&[welch]),
+            decide(&[(base, test, Threshold::relative(2.0))])
+        );
+        assert!(!decide_paired(&[welch])[0].difference.paired);
+    }
+
+    #[test]
     fn beyond_the_threshold_means_the_whole_interval_on_one_side() {
         use crate::stats::Welch;
         // An outcome whose interval, in % of a base of 100, is `ci`, at a
@@ -701,6 +782,7 @@ mod tests {
                 ci95_pct: Some(ci),
                 welch: None,
                 base_mean: 100.0,
+                paired: false,
             },
             p_adjusted: Some(0.2),
             decision: Decision::Inconclusive,
@@ -726,6 +808,7 @@ mod tests {
                     p: 0.2,
                 }),
                 base_mean: -1.0,
+                paired: false,
             },
             p_adjusted: Some(0.2),
             decision: Decision::Inconclusive,

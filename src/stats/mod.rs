@@ -1,6 +1,7 @@
 //! Numbers over repeats: mean, spread and confidence intervals; Student's
-//! t distribution (p-values and quantiles, from `statrs`); Welch's test and
-//! the interval of a difference; Holm–Bonferroni correction and the decision
+//! t distribution (p-values and quantiles, from `statrs`); Welch's test,
+//! the paired test of differences measured in the same repeats, and the
+//! interval of a difference; Holm–Bonferroni correction and the decision
 //! rule of `contend compare`; latency percentiles from histograms;
 //! quantiles of samples; the trimmed mean of single-operation timings.
 //!
@@ -16,12 +17,14 @@ mod summary;
 mod trimmed;
 
 pub use decision::{
-    Decision, Direction, NOISE_THRESHOLD, NoiseThreshold, NoiseThresholdError, Outcome, Threshold,
-    decide, holm_adjusted,
+    Compared, Decision, Direction, NOISE_THRESHOLD, NoiseThreshold, NoiseThresholdError, Outcome,
+    Threshold, decide, decide_paired, holm_adjusted,
 };
 pub use latency::LatencySummary;
 pub use quantile::{median, quantile, quantile_of};
-pub use significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL, Welch, welch_t_test};
+pub use significance::{
+    CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL, Welch, paired_t_test, welch_t_test,
+};
 pub use student::{NORMAL_ABOVE_DF, student_t_two_sided_p, t_quantile, t_quantile_975};
 pub use summary::Summary;
 pub use trimmed::{TIMING_TRIM, trimmed_mean};

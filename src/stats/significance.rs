@@ -85,6 +85,35 @@ pub fn welch_t_test(a: &Summary, b: &Summary) -> Option<Welch> {
     })
 }
 
+/// The paired t-test of a difference measured in the same repeats, from
+/// the summary of its per-repeat differences (`test − base` in each):
+/// t = mean ÷ (sd/√n) with n − 1 degrees of freedom, in [`Welch`]'s shape
+/// (its `interval` is then the differences' own 95% CI). `None` under two
+/// differences.
+pub fn paired_t_test(differences: &Summary) -> Option<Welch> {
+    if differences.n < 2 {
+        return None;
+    }
+    let n = differences.n as f64;
+    let (difference, df) = (differences.mean, n - 1.0);
+    let std_error = differences.stddev / n.sqrt();
+    let (t, p) = if std_error > 0.0 {
+        let t = difference / std_error;
+        (t, student_t_two_sided_p(t, df))
+    } else if difference == 0.0 {
+        (0.0, 1.0)
+    } else {
+        (difference.signum() * f64::INFINITY, 0.0)
+    };
+    Some(Welch {
+        difference,
+        std_error,
+        t,
+        df,
+        p,
+    })
+}
+
 /// How `test` differs from `base`: the change of the means, its
 /// confidence interval and Welch's test. Whether that is a change worth
 /// the name is [`super::Decision::of`]'s question.
@@ -103,6 +132,10 @@ pub struct Difference {
     pub welch: Option<Welch>,
     /// The base mean the percentages are of.
     pub base_mean: f64,
+    /// True when the change, its interval and the test are the paired
+    /// t-test's on per-repeat differences ([`Difference::paired`]), not
+    /// Welch's on two sets of repeats.
+    pub paired: bool,
 }
 
 impl Difference {
@@ -120,6 +153,29 @@ impl Difference {
             ci95_pct,
             welch,
             base_mean: base.mean,
+            paired: false,
+        }
+    }
+
+    /// Compares two summaries of the same measure taken in the same
+    /// repeats by their per-repeat differences (`test − base` in each,
+    /// summarised in `differences`): the change is the differences' mean,
+    /// its interval and test the paired t-test's ([`paired_t_test`]), in
+    /// % of the base mean.
+    pub fn paired(base: &Summary, differences: &Summary) -> Self {
+        let welch = paired_t_test(differences);
+        let relative = |x: f64| 100.0 * x / base.mean;
+        let percent = base.mean > 0.0;
+        let ci95_pct = welch.filter(|_| percent).map(|w| {
+            let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
+            (relative(lo), relative(hi))
+        });
+        Difference {
+            change_pct: percent.then(|| relative(differences.mean)),
+            ci95_pct,
+            welch,
+            base_mean: base.mean,
+            paired: true,
         }
     }
 }
@@ -298,5 +354,42 @@ mod tests {
         assert!(close(w.df, 4.0, 1e-12), "{w:?}");
         assert!(close(w.std_error, 0.5f64.sqrt(), 1e-12), "{w:?}");
         assert!(close(w.t, 5.0 / 0.5f64.sqrt(), 1e-12), "{w:?}");
+    }
+
+    #[test]
+    fn a_paired_test_uses_the_per_repeat_differences() {
+        // Differences 1, 2, 3 (base 10, 20, 30; test 11, 22, 33): mean 2,
+        // sd 1, se 1/√3 = 0.57735, t = 2√3 = 3.4641, df 2; two-sided p of
+        // t(2) at 3.4641 = 1 − 3.4641/√(2 + 12) = 0.074180 (t(2)'s CDF is
+        // closed: P(|T| < t) = t/√(2 + t²)); the 95% interval 2 ± 4.302653
+        // × 0.57735 = [−0.48414, 4.48414], as Summary's CI of the
+        // differences. Welch on the two sets sees sd 10 and 11 and no
+        // change at all.
+        let d = Summary::of(&[1.0, 2.0, 3.0]).unwrap();
+        let w = paired_t_test(&d).unwrap();
+        assert!((w.t - 12f64.sqrt()).abs() < 1e-12, "{w:?}");
+        assert_eq!(w.df, 2.0);
+        assert!(
+            (w.p - (1.0 - 12f64.sqrt() / 14f64.sqrt())).abs() < 1e-6,
+            "{w:?}"
+        );
+        let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
+        assert!((lo - (-0.48414)).abs() < 1e-4 && (hi - 4.48414).abs() < 1e-4);
+        assert!((lo - d.ci95_low).abs() < 1e-9 && (hi - d.ci95_high).abs() < 1e-9);
+        let base = Summary::of(&[10.0, 20.0, 30.0]).unwrap();
+        let diff = Difference::paired(&base, &d);
+        assert!(diff.paired);
+        assert_eq!(diff.change_pct, Some(10.0));
+        let (plo, phi) = diff.ci95_pct.unwrap();
+        assert!((plo - 5.0 * lo).abs() < 1e-9 && (phi - 5.0 * hi).abs() < 1e-9);
+        let test = Summary::of(&[11.0, 22.0, 33.0]).unwrap();
+        assert!(welch_t_test(&base, &test).unwrap().p > 0.8);
+        // Equal differences: no spread, a certain change (or none); one
+        // difference: no test.
+        let same = Summary::of(&[2.0, 2.0]).unwrap();
+        assert_eq!(paired_t_test(&same).unwrap().p, 0.0);
+        let zero = Summary::of(&[0.0, 0.0]).unwrap();
+        assert_eq!(paired_t_test(&zero).unwrap().p, 1.0);
+        assert_eq!(paired_t_test(&Summary::of(&[1.0]).unwrap()), None);
     }
 }

@@ -54,7 +54,7 @@ pub use study::study_lines;
 pub use sweep::sweep_lines;
 
 use crate::runner::Floor;
-use crate::stats::{Decision, Direction, NOISE_THRESHOLD, Outcome, Summary, Threshold};
+use crate::stats::{Compared, Decision, Direction, NOISE_THRESHOLD, Outcome, Summary};
 use crate::units::{Unit, human};
 use crate::workload::Regime;
 use std::fmt;
@@ -299,7 +299,7 @@ impl Test {
 /// ([`crate::stats::decide`]) at the default noise threshold.
 struct Family {
     regime: Regime,
-    pairs: Vec<(Summary, Summary, Threshold)>,
+    pairs: Vec<Compared>,
     units: Vec<&'static str>,
 }
 
@@ -317,15 +317,32 @@ impl Family {
     /// with `floor`'s threshold; returns its index in
     /// [`Family::decide`]'s answer.
     fn add(&mut self, base: &Summary, test: &Summary, unit: &'static str, floor: Floor) -> usize {
-        let threshold = floor.threshold(NOISE_THRESHOLD, self.regime);
-        self.pairs.push((*base, *test, threshold));
+        self.add_paired(base, test, None, unit, floor)
+    }
+
+    /// [`Family::add`], the test paired on `paired` (`test − base` repeat
+    /// by repeat) where the two ran in place in the same repeats.
+    fn add_paired(
+        &mut self,
+        base: &Summary,
+        test: &Summary,
+        paired: Option<Summary>,
+        unit: &'static str,
+        floor: Floor,
+    ) -> usize {
+        self.pairs.push(Compared {
+            base: *base,
+            test: *test,
+            paired,
+            threshold: floor.threshold(NOISE_THRESHOLD, self.regime),
+        });
         self.units.push(unit);
         self.pairs.len() - 1
     }
 
     /// Every test added, decided with the p-values Holm-adjusted together.
     fn decide(&self) -> Vec<Test> {
-        crate::stats::decide(&self.pairs)
+        crate::stats::decide_paired(&self.pairs)
             .into_iter()
             .zip(&self.units)
             .map(|(outcome, &unit)| Test {

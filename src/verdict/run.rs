@@ -9,7 +9,7 @@ use super::{
     BEFORE_FIX, Detail, Family, MERGED_FIX, PLAIN, RATELIMIT, Test, Tests, Topic, Verdict,
 };
 use crate::counter::ShardLevel;
-use crate::runner::{Floor, RunResults, StrategySummary, cost_measure};
+use crate::runner::{Floor, RunConfig, RunResults, StrategyResult, StrategySummary, cost_measure};
 use crate::stats::{Decision, Summary};
 use crate::units::{Unit, human, si};
 use crate::workload::Regime;
@@ -75,6 +75,9 @@ pub(super) struct Candidate<'a> {
     /// Pad and clock, for matching levels.
     rest: String,
     pub(super) summary: &'a StrategySummary,
+    /// Its repeats, for pairing with another run in place in the same
+    /// repeats.
+    result: &'a StrategyResult,
 }
 
 /// One regime's strategies, as its verdict weighs them.
@@ -84,6 +87,8 @@ pub(super) struct Contest<'a> {
     /// Reader threads ran (`--readers`).
     readers: usize,
     pub(super) candidates: Vec<Candidate<'a>>,
+    /// The run's configuration: which strategies ran in place together.
+    config: &'a RunConfig,
 }
 
 /// A ranking before its family is decided: the cheapest and, with two or
@@ -168,6 +173,7 @@ impl<'a> Contest<'a> {
                     pad: st.pad.to_string(),
                     rest,
                     summary,
+                    result: s,
                 }
             })
             .collect();
@@ -175,6 +181,7 @@ impl<'a> Contest<'a> {
             regime: view.regime(),
             readers: view.config.reader_cpus.len(),
             candidates,
+            config: &view.config,
         }
     }
 
@@ -195,6 +202,14 @@ impl<'a> Contest<'a> {
     /// The cost of one update: [`cost_measure`] of this regime.
     pub(super) fn cost(&self, i: usize) -> Option<Summary> {
         (cost_measure(self.regime).get)(self.candidates[i].summary)
+    }
+
+    /// The cost of one update of `test` less `base`'s repeat by repeat,
+    /// where the two ran in place in the same repeats (paced): the
+    /// per-repeat differences the test pairs on ([`crate::runner::Measure::paired`]).
+    fn cost_paired(&self, base: usize, test: usize) -> Option<Summary> {
+        let c = &self.candidates;
+        cost_measure(self.regime).paired(self.config, c[base].result, c[test].result)
     }
 
     /// The cost of one read by a reader thread: ns/op from throughput
@@ -226,20 +241,23 @@ impl<'a> Contest<'a> {
         c.level == level && c.policy == policy
     }
 
-    /// The cheapest by `value`, tested against the runner-up in `family`.
+    /// The cheapest by `value`, tested against the runner-up in `family`,
+    /// paired by `paired(base, test)` where it pairs them.
     fn rank(
         &self,
         family: &mut Family,
         value: &dyn Fn(usize) -> Option<Summary>,
+        paired: &dyn Fn(usize, usize) -> Option<Summary>,
     ) -> Option<Ranked> {
         let mut values: Vec<(usize, Summary)> = (0..self.candidates.len())
             .filter_map(|i| Some((i, value(i)?)))
             .collect();
         values.sort_by(|a, b| a.1.mean.total_cmp(&b.1.mean));
         let (best, b) = *values.first()?;
-        let runner_up = values
-            .get(1)
-            .map(|&(i, r)| (i, family.add(&r, &b, "ns", self.floor())));
+        let runner_up = values.get(1).map(|&(i, r)| {
+            let pair = paired(i, best);
+            (i, family.add_paired(&r, &b, pair, "ns", self.floor()))
+        });
         Some(Ranked { best, runner_up })
     }
 
@@ -261,7 +279,9 @@ impl<'a> Contest<'a> {
             if reach.same_as_global(self.candidates[i].level) {
                 out.same_here.push(i);
             } else if let (Some(b), Some(t)) = (self.cost(base), self.cost(i)) {
-                out.tested.push((i, family.add(&b, &t, "ns", self.floor())));
+                let pair = self.cost_paired(base, i);
+                out.tested
+                    .push((i, family.add_paired(&b, &t, pair, "ns", self.floor())));
             }
         }
         out
@@ -277,9 +297,11 @@ impl<'a> Contest<'a> {
     fn decide(self, reach: &Reach, savings: bool) -> Decided<'a> {
         let c = &self.candidates;
         let mut family = Family::new(self.regime);
-        let cost = self.rank(&mut family, &|i| self.cost(i));
+        let cost = self.rank(&mut family, &|i| self.cost(i), &|b, t| {
+            self.cost_paired(b, t)
+        });
         let read = (self.readers > 0)
-            .then(|| self.rank(&mut family, &|i| self.read(i)))
+            .then(|| self.rank(&mut family, &|i| self.read(i), &|_, _| None))
             .flatten();
         let reference = self.find_global(&[BEFORE_FIX, PLAIN]);
         let fix = self.find_global(&[MERGED_FIX, RATELIMIT]);

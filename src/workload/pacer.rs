@@ -166,6 +166,10 @@ pub struct Pacer<T: Ticks = Timer> {
     due: u64,
     /// What the floor operations took ([`Pacer::wait_floor`]).
     floor: BusyTime,
+    /// The share of the time to the next slot this pacer's slots own
+    /// (1; 1/S for one of S strategies in place, [`Pacer::anchor`]): the
+    /// floor falls half way through it.
+    spacing: f64,
 }
 
 impl Pacer<Timer> {
@@ -188,6 +192,15 @@ impl Pacer<Timer> {
 /// load tables, so strategies are compared on the same sequence.
 pub fn arrivals_stream(seed: u64, role: u64, index: u64) -> u64 {
     seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (role << 32) ^ index
+}
+
+/// A thread's relative phase in one repeat, a fraction of the period in
+/// [0, 1): drawn from the run's `seed`, the repeat and the thread's
+/// arrivals stream ([`arrivals_stream`]), so no two threads' updates of
+/// one counter line up by construction, and a run replays its phases.
+pub fn phase_of(seed: u64, repeat: u64, stream: u64) -> f64 {
+    let mixed = seed ^ repeat.wrapping_add(1).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ stream;
+    unit_open(Xoshiro256PlusPlus::seed_from_u64(mixed).next_u64()) % 1.0
 }
 
 /// One exponential gap of mean 1 from `rng`: −ln U with U uniform in
@@ -229,7 +242,34 @@ impl<T: Ticks> Pacer<T> {
             busy: BusyTime::default(),
             due: 0,
             floor: BusyTime::default(),
+            spacing: 1.0,
         }
+    }
+
+    /// Anchors slot 0 on a grid every thread shares: the first period
+    /// boundary (ticks counted from the timer's zero, which every CPU
+    /// shares) after tick `now` (one reading for all of a thread's lanes,
+    /// so they share one boundary), plus `phase` periods (`phase` in [0, 1): the
+    /// thread's relative phase, [`phase_of`], plus the lane's offset
+    /// `k/S` when S strategies run in place), its slots owning `spacing`
+    /// of each period (1/S in place: the floor falls half way through that
+    /// share, before the next strategy's slot). Without it, slot 0 falls
+    /// at the first wait.
+    pub fn anchor(&mut self, now: u64, phase: f64, spacing: f64) {
+        self.spacing = spacing.clamp(f64::MIN_POSITIVE, 1.0);
+        let grid = ((now as f64 / self.period).floor() + 1.0) * self.period;
+        self.start = Some((grid + phase * self.period) as u64);
+        (self.last_end, self.due) = (now, now);
+    }
+
+    /// The tick the next slot falls due; `None` before the first wait of
+    /// a pacer not anchored.
+    pub fn next_at(&self) -> Option<u64> {
+        let offset = match &self.gaps {
+            Gaps::Even => self.slot as f64 * self.period,
+            Gaps::Exponential { next, .. } => *next,
+        };
+        Some(self.start? + offset as u64)
     }
 
     /// The offset from the start of the slot being waited for, ticks; and
@@ -342,7 +382,8 @@ impl<T: Ticks> Pacer<T> {
     }
 
     /// Waits until half way from the last released slot to the next (half
-    /// a period; or half the next exponential gap) and returns the fenced
+    /// a period; or half the next exponential gap; in place, half its
+    /// share of either, [`Pacer::anchor`]) and returns the fenced
     /// tick that released the thread's floor operation: the start of its
     /// window. At once when that time has passed (the operation before
     /// ran late).
@@ -355,7 +396,7 @@ impl<T: Ticks> Pacer<T> {
                 ((next_due - self.due as f64) / 2.0).max(0.0)
             }
         };
-        let due = self.due + half as u64;
+        let due = self.due + (half * self.spacing) as u64;
         if self.ticks.now() < due {
             self.spin_until(due);
         }
@@ -482,6 +523,32 @@ mod tests {
         assert_eq!([p.wait(), p.wait(), p.wait()], [0, 1_000, 2_000]);
         assert_eq!((p.busy(), p.missed()), (BusyTime::default(), 0));
     }
+
+    #[test]
+    fn an_anchored_pacer_starts_on_the_shared_grid_at_its_phase() {
+        // 1M/s (period 1,000): anchored at 2,500 with phase 0.25, slot 0
+        // falls on the next boundary (3,000) plus 250; slot 1 a period on.
+        let mut p = scripted(1e6, &[2_600, 3_250, 3_300, 4_250]);
+        assert_eq!(p.next_at(), None);
+        p.anchor(2_500, 0.25, 1.0);
+        assert_eq!(p.next_at(), Some(3_250));
+        assert_eq!([p.wait(), p.wait()], [3_250, 4_250]);
+        assert_eq!(p.next_at(), Some(5_250));
+        // One of 4 in place: its floor half way through its quarter of
+        // the period, 125 ticks after its slot.
+        let mut p = scripted(1e6, &[2_600, 3_250, 3_260, 3_375]);
+        p.anchor(2_500, 0.25, 0.25);
+        assert_eq!(p.wait(), 3_250);
+        assert_eq!(p.wait_floor(), 3_375);
+        // A phase is a fraction of the period, replayed by its seed and
+        // differing between repeats and threads.
+        let phases: Vec<f64> = (0..4).map(|r| phase_of(7, r, 0)).collect();
+        assert!(phases.iter().all(|f| (0.0..1.0).contains(f)), "{phases:?}");
+        assert_eq!(phase_of(7, 1, 0), phases[1]);
+        assert_ne!(phases[0], phases[1]);
+        assert_ne!(phase_of(7, 0, 1), phases[0]);
+    }
+
     #[test]
     fn the_floor_is_released_half_way_to_the_next_slot_and_timed_apart() {
         // 1M/s: slot 1 due at 1,000, slot 2 at 2,000. The floor after

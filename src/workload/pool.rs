@@ -1,6 +1,7 @@
 //! One repeat: pinned writer and reader threads that start together at a
 //! barrier, warm up, count over the same measured interval, and stop.
 
+use super::pacer::phase_of;
 use super::work::{InPlaceFloor, Probing, ReaderWork, Sampling, Work, WriterWork};
 use super::{BusyTime, LoadWalk, Mirror, Pacer, Regime, StalenessSamples, arrivals_stream};
 use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, Timer, TscClock};
@@ -8,6 +9,8 @@ use crate::counter::{PublishPolicy, PublishStats, ShardedCounter, Writer};
 use crate::placement::{PinnedThread, Placement, PlacementError, pin_current_thread};
 use crate::topology::CpuList;
 use hdrhistogram::Histogram;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
@@ -105,8 +108,9 @@ pub struct ThreadReport {
 /// How a repeat ended.
 #[derive(Debug)]
 pub enum RepeatOutcome {
-    /// Every thread ran the whole interval.
-    Done(Vec<ThreadReport>),
+    /// Every thread ran the whole interval: each lane's thread reports,
+    /// in lane order, its threads in pool order.
+    Done(Vec<Vec<ThreadReport>>),
     /// Ctrl-C arrived; the repeat is incomplete and discarded.
     Interrupted,
 }
@@ -117,49 +121,75 @@ struct Control {
     barrier: Barrier,
 }
 
+/// One strategy of a repeat: its counter, the counter of its floor in
+/// place (paced; `None`: no floor), and what its threads run (its
+/// policy and clock; the rest of every lane's spec is the first lane's).
+#[derive(Clone, Copy)]
+pub struct Lane<'a> {
+    /// The strategy's counter, fresh for the repeat.
+    pub counter: &'a ShardedCounter,
+    /// The counter its floor in place runs on.
+    pub floor: Option<&'a ShardedCounter>,
+    /// Its policy and clock; lanes of one repeat share everything else.
+    pub spec: &'a RepeatSpec,
+}
+
 /// Runs one repeat: a thread per writer CPU and per reader CPU, each pinned
 /// and verified before the start barrier opens, then `warmup`, then
-/// `duration` counted. Writers flush at the end so the counter is exact.
-/// Paced, each thread runs its floor in place on `floor` between
-/// operations ([`InPlaceFloor`]; `None`: no floor). `interrupted` (set by
-/// Ctrl-C) ends the repeat early.
+/// `duration` counted. Writers flush at the end so every counter is exact.
+///
+/// Every thread runs every lane in place: paced, each lane's operation
+/// once per period, lane k of S at `k/S` of the period after the thread's
+/// relative phase (drawn per repeat from the seed and `repeat`,
+/// [`super::pacer::phase_of`]), each lane with its own writer, clock
+/// state, pacer and floor in place ([`InPlaceFloor`]). Flat out there is
+/// one lane. The lanes share the first lane's regime, clock kind, timer,
+/// seed and durations. Returns the threads' reports per lane, in lane
+/// order. `interrupted` (set by Ctrl-C) ends the repeat early.
 pub fn run_repeat(
-    counter: &ShardedCounter,
-    floor: Option<&ShardedCounter>,
+    lanes: &[Lane],
     writers: &[u32],
     readers: &[u32],
     allowed: &CpuList,
-    spec: &RepeatSpec,
+    repeat: u64,
     interrupted: &AtomicBool,
 ) -> Result<RepeatOutcome, PlacementError> {
+    let spec = lanes[0].spec;
     let ctl = Control {
         phase: AtomicU8::new(WARMUP),
         failed: AtomicBool::new(false),
         barrier: Barrier::new(writers.len() + readers.len() + 1),
     };
-    // Staleness is probed while operations are sampled.
-    let mirror = (spec.sampling.every() != 0).then(|| Mirror::new(writers.len()));
+    // Staleness is probed while operations are sampled, a mirror a lane.
+    let mirrors: Vec<Mirror> = if spec.sampling.every() != 0 {
+        lanes.iter().map(|_| Mirror::new(writers.len())).collect()
+    } else {
+        Vec::new()
+    };
     std::thread::scope(|s| {
         let ctl = &ctl;
-        let mirror = mirror.as_ref();
+        let mirrors = &mirrors;
         let mut handles = Vec::new();
         for (i, &cpu) in writers.iter().enumerate() {
             handles.push(s.spawn(move || {
-                // The table is built on the pinned thread, so it is local,
-                // before the start barrier; every strategy and repeat
-                // replays the same one.
-                let (pin, walk) = start(cpu, allowed, spec.placement, ctl, || {
-                    LoadWalk::with_step(spec.seed, i as u64, spec.load_step)
+                // The tables are built on the pinned thread, so they are
+                // local, before the start barrier; every strategy and
+                // repeat replays the same one.
+                let (pin, walks) = start(cpu, allowed, spec.placement, ctl, || {
+                    lanes
+                        .iter()
+                        .map(|_| LoadWalk::with_step(spec.seed, i as u64, spec.load_step))
+                        .collect()
                 })?;
-                let slot = counter.slot_of_cpu(cpu).unwrap_or(0);
+                let stream = arrivals_stream(spec.seed, 0, i as u64);
                 let job = WriterJob {
-                    counter,
-                    floor,
-                    slot,
-                    stream: arrivals_stream(spec.seed, 0, i as u64),
-                    walk,
-                    probing: mirror.map(|m| Probing::new(m, i)),
-                    spec,
+                    lanes,
+                    cpu,
+                    stream,
+                    phase: phase_of(spec.seed, repeat, stream),
+                    walks,
+                    mirrors,
+                    writer: i,
                     ctl,
                     pin,
                 };
@@ -173,9 +203,9 @@ pub fn run_repeat(
         for (j, &cpu) in readers.iter().enumerate() {
             handles.push(s.spawn(move || {
                 let (pin, ()) = start(cpu, allowed, spec.placement, ctl, || ())?;
-                let probing = mirror.map(|m| Probing::new(m, 0));
                 let stream = arrivals_stream(spec.seed, 1, j as u64);
-                Ok(reader(counter, floor, probing, spec, ctl, pin, stream))
+                let phase = phase_of(spec.seed, repeat, stream);
+                Ok(reader(lanes, mirrors, ctl, pin, stream, phase))
             }));
         }
         ctl.barrier.wait();
@@ -186,11 +216,15 @@ pub fn run_repeat(
             was_interrupted = was_interrupted || !sleep_unless(spec.duration, interrupted);
         }
         ctl.phase.store(STOP, Ordering::Relaxed);
-        let mut reports = Vec::with_capacity(handles.len());
+        let mut reports: Vec<Vec<ThreadReport>> = lanes.iter().map(|_| Vec::new()).collect();
         let mut first_error = None;
         for h in handles {
             match h.join() {
-                Ok(Ok(r)) => reports.push(r),
+                Ok(Ok(r)) => {
+                    for (lane, report) in reports.iter_mut().zip(r) {
+                        lane.push(report);
+                    }
+                }
                 Ok(Err(e)) => {
                     first_error.get_or_insert(e);
                 }
@@ -279,65 +313,130 @@ fn involuntary_switches() -> u64 {
 
 /// One writer thread's work, before its clock type is chosen.
 struct WriterJob<'a> {
-    counter: &'a ShardedCounter,
-    /// The counter of its floor in place, paced.
-    floor: Option<&'a ShardedCounter>,
-    slot: usize,
-    /// Its pacer's arrivals stream ([`arrivals_stream`]).
+    lanes: &'a [Lane<'a>],
+    cpu: u32,
+    /// Its pacers' arrivals stream ([`arrivals_stream`]).
     stream: u64,
-    walk: LoadWalk,
-    probing: Option<Probing<'a>>,
-    spec: &'a RepeatSpec,
+    /// Its relative phase this repeat, a fraction of the period.
+    phase: f64,
+    /// A load walk a lane, each the same sequence.
+    walks: Vec<LoadWalk>,
+    /// The lanes' staleness mirrors (empty: no probing).
+    mirrors: &'a [Mirror],
+    /// Its index among the writers.
+    writer: usize,
     ctl: &'a Control,
     pin: PinnedThread,
 }
 
-impl WriterJob<'_> {
-    /// Runs the writer loop with `clock` for the ratelimit, flushes, and
-    /// reports.
-    fn run<C: Clock>(self, clock: C) -> ThreadReport {
-        let spec = self.spec;
-        let floor = self
-            .floor
-            .map(|f| InPlaceFloor::of_writer(f, clock.clone()));
-        let w = Writer::new(self.counter, self.slot, spec.policy, clock);
-        let mut work = WriterWork::new(
-            w,
-            self.counter,
-            self.walk,
-            spec.read_every,
-            spec.timer,
-            spec.sampling,
-            Pacer::of(spec.timer, spec.regime, self.stream),
-            floor,
-            self.probing,
-        );
-        let (interval_s, involuntary_switches) = drive(self.ctl, spec.regime.is_paced(), &mut work);
-        let Pacing {
-            busy,
-            floor_busy,
-            missed_slots,
-        } = pacing(&work);
-        let (updates, reads, read_fetches) = (work.updates(), work.reads(), work.read_fetches());
-        let w = work.writer_mut();
-        w.flush();
-        ThreadReport {
-            role: Role::Writer,
-            pin: self.pin,
-            interval_s,
-            updates,
-            reads,
-            read_fetches,
-            stats: w.stats(),
-            final_load: w.load(),
-            write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
-            read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
-            staleness: work.staleness,
-            busy,
-            floor_busy,
-            missed_slots,
-            involuntary_switches,
+/// The pacer of lane `k` on a thread of arrivals stream `stream`, its
+/// poisson arrivals (if any) a stream of the lane's own; [`anchor`]
+/// places it.
+fn lane_pacer(spec: &RepeatSpec, stream: u64, k: usize) -> Option<Pacer> {
+    Pacer::of(spec.timer, spec.regime, stream ^ ((k as u64) << 40))
+}
+
+/// Anchors a thread's lanes, `works` in the order they run, on one grid
+/// boundary after the timer's reading now (read once, after every lane
+/// is built, so none falls on the next boundary): the lane at position j
+/// of S at `phase + j/S` of the period, owning 1/S of it (its floor half
+/// way through).
+fn anchor<W: Work>(works: &mut [W], timer: Timer, phase: f64) {
+    let now = timer.end();
+    let share = 1.0 / works.len() as f64;
+    for (position, work) in works.iter_mut().enumerate() {
+        if let Some(p) = work.pacer_mut() {
+            p.anchor(now, (phase + position as f64 * share) % 1.0, share);
         }
+    }
+}
+
+/// The order a thread runs `lanes` lanes in this repeat: a permutation
+/// drawn from the thread's phase (so from the seed, the repeat and the
+/// thread), `order[j]` the lane at position j. A lane's place in the
+/// period then changes from repeat to repeat and thread to thread, so
+/// what the lane before it leaves behind (its code in the predictors, its
+/// lines in the caches) is no lane's bias but noise the repeats average.
+fn lane_order(lanes: usize, phase: f64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..lanes).collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(phase.to_bits());
+    for i in (1..lanes).rev() {
+        order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    order
+}
+
+impl WriterJob<'_> {
+    /// Runs every lane's writer loop in place with `clock` (a copy of its
+    /// own a lane) for the ratelimits, flushes, and reports, a report a
+    /// lane.
+    fn run<C: Clock>(self, clock: C) -> Vec<ThreadReport> {
+        let n = self.lanes.len();
+        let order = lane_order(n, self.phase);
+        let mut walks: Vec<Option<LoadWalk>> = self.walks.into_iter().map(Some).collect();
+        let mut works: Vec<WriterWork<C>> = order
+            .iter()
+            .map(|&k| {
+                let lane = &self.lanes[k];
+                let walk = walks[k].take().expect("one walk a lane");
+                let spec = lane.spec;
+                let floor = lane
+                    .floor
+                    .map(|f| InPlaceFloor::of_writer(f, clock.clone()));
+                let slot = lane.counter.slot_of_cpu(self.cpu).unwrap_or(0);
+                let w = Writer::new(lane.counter, slot, spec.policy, clock.clone());
+                WriterWork::new(
+                    w,
+                    lane.counter,
+                    walk,
+                    spec.read_every,
+                    spec.timer,
+                    spec.sampling,
+                    lane_pacer(spec, self.stream, k),
+                    floor,
+                    self.mirrors.get(k).map(|m| Probing::new(m, self.writer)),
+                )
+            })
+            .collect();
+        let spec = self.lanes[0].spec;
+        anchor(&mut works, spec.timer, self.phase);
+        let (interval_s, involuntary_switches) =
+            drive(self.ctl, spec.regime.is_paced(), &mut works);
+        let mut reports: Vec<(usize, ThreadReport)> = works
+            .iter_mut()
+            .zip(&order)
+            .map(|(work, &k)| {
+                let Pacing {
+                    busy,
+                    floor_busy,
+                    missed_slots,
+                } = pacing(&*work);
+                let (updates, reads, read_fetches) =
+                    (work.updates(), work.reads(), work.read_fetches());
+                let w = work.writer_mut();
+                w.flush();
+                let report = ThreadReport {
+                    role: Role::Writer,
+                    pin: self.pin.clone(),
+                    interval_s,
+                    updates,
+                    reads,
+                    read_fetches,
+                    stats: w.stats(),
+                    final_load: w.load(),
+                    write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
+                    read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+                    staleness: std::mem::take(&mut work.staleness),
+                    busy,
+                    floor_busy,
+                    missed_slots,
+                    involuntary_switches,
+                };
+                (k, report)
+            })
+            .collect();
+        reports.sort_by_key(|&(k, _)| k);
+        reports.into_iter().map(|(_, r)| r).collect()
     }
 }
 
@@ -361,41 +460,70 @@ fn pacing(work: &impl Work) -> Pacing {
     }
 }
 
+/// One reader thread: every lane's read side in place, as
+/// [`WriterJob::run`] runs writers; a report a lane.
 fn reader(
-    counter: &ShardedCounter,
-    floor: Option<&ShardedCounter>,
-    probing: Option<Probing>,
-    spec: &RepeatSpec,
+    lanes: &[Lane],
+    mirrors: &[Mirror],
     ctl: &Control,
     pin: PinnedThread,
     stream: u64,
-) -> ThreadReport {
-    let pacer = Pacer::of(spec.timer, spec.regime, stream);
-    let floor = floor.map(InPlaceFloor::of_reader);
-    let mut work = ReaderWork::new(counter, spec.timer, spec.sampling, pacer, floor, probing);
-    let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut work);
-    let Pacing {
-        busy,
-        floor_busy,
-        missed_slots,
-    } = pacing(&work);
-    ThreadReport {
-        role: Role::Reader,
-        pin,
-        interval_s,
-        updates: 0,
-        reads: work.reads(),
-        read_fetches: work.read_fetches(),
-        stats: PublishStats::default(),
-        final_load: 0,
-        write_hist: super::new_histogram(),
-        read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
-        staleness: work.staleness,
-        busy,
-        floor_busy,
-        missed_slots,
-        involuntary_switches,
-    }
+    phase: f64,
+) -> Vec<ThreadReport> {
+    let n = lanes.len();
+    let order = lane_order(n, phase);
+    let mut works: Vec<ReaderWork> = order
+        .iter()
+        .map(|&k| {
+            let lane = &lanes[k];
+            let spec = lane.spec;
+            let pacer = lane_pacer(spec, stream, k);
+            let floor = lane.floor.map(InPlaceFloor::of_reader);
+            let probing = mirrors.get(k).map(|m| Probing::new(m, 0));
+            ReaderWork::new(
+                lane.counter,
+                spec.timer,
+                spec.sampling,
+                pacer,
+                floor,
+                probing,
+            )
+        })
+        .collect();
+    let spec = lanes[0].spec;
+    anchor(&mut works, spec.timer, phase);
+    let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut works);
+    let mut reports: Vec<(usize, ThreadReport)> = works
+        .iter_mut()
+        .zip(&order)
+        .map(|(work, &k)| {
+            let Pacing {
+                busy,
+                floor_busy,
+                missed_slots,
+            } = pacing(&*work);
+            let report = ThreadReport {
+                role: Role::Reader,
+                pin: pin.clone(),
+                interval_s,
+                updates: 0,
+                reads: work.reads(),
+                read_fetches: work.read_fetches(),
+                stats: PublishStats::default(),
+                final_load: 0,
+                write_hist: super::new_histogram(),
+                read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+                staleness: std::mem::take(&mut work.staleness),
+                busy,
+                floor_busy,
+                missed_slots,
+                involuntary_switches,
+            };
+            (k, report)
+        })
+        .collect();
+    reports.sort_by_key(|&(k, _)| k);
+    reports.into_iter().map(|(_, r)| r).collect()
 }
 
 #[cfg(test)]
@@ -437,7 +565,7 @@ mod tests {
         }
     }
 
-    fn done(outcome: RepeatOutcome) -> Vec<ThreadReport> {
+    fn done(outcome: RepeatOutcome) -> Vec<Vec<ThreadReport>> {
         match outcome {
             RepeatOutcome::Done(r) => r,
             RepeatOutcome::Interrupted => panic!("interrupted"),
@@ -451,8 +579,14 @@ mod tests {
         let c = counter(&topo, writers);
         let stop = AtomicBool::new(false);
         let s = spec("ratelimit:1ms", Regime::FlatOut);
+        let lane = Lane {
+            counter: &c,
+            floor: None,
+            spec: &s,
+        };
         let reports =
-            done(run_repeat(&c, None, writers, readers, &topo.allowed_cpus, &s, &stop).unwrap());
+            done(run_repeat(&[lane], writers, readers, &topo.allowed_cpus, 0, &stop).unwrap())
+                .remove(0);
         let roles: Vec<Role> = reports.iter().map(|r| r.role).collect();
         assert_eq!(roles, [Role::Writer, Role::Reader]);
         let (w, r) = (&reports[0], &reports[1]);
@@ -500,8 +634,14 @@ mod tests {
         // up at the start of the interval is under 1 ms, 20 slots); fewer
         // when the machine stalls the thread, as counted in missed slots.
         let s = spec("always", Regime::paced(20_000.0));
+        let lane = Lane {
+            counter: &c,
+            floor: None,
+            spec: &s,
+        };
         let reports =
-            done(run_repeat(&c, None, writers, &[], &topo.allowed_cpus, &s, &stop).unwrap());
+            done(run_repeat(&[lane], writers, &[], &topo.allowed_cpus, 0, &stop).unwrap())
+                .remove(0);
         let w = &reports[0];
         let secs = w.interval_s.unwrap();
         let most = 20_000.0 * secs + 30.0;
@@ -526,6 +666,69 @@ mod tests {
     }
 
     #[test]
+    fn strategies_in_place_each_keep_their_rate_counter_and_floor() {
+        // Two strategies in place at 10k/s for 60 ms, one writer and one
+        // reader: each lane's updates at most its own rate (600 and a
+        // made-up lateness under 1 ms, 10 slots), each counter exact, each
+        // floor timed apart, and each lane's own policy: `never` never
+        // publishes before the flush (which may publish once), `always` on
+        // every update.
+        let (topo, cpus) = host();
+        let (writers, readers) = (&cpus[..1], &cpus[cpus.len() - 1..]);
+        let (a, b) = (counter(&topo, writers), counter(&topo, writers));
+        let (fa, fb) = (counter(&topo, writers), counter(&topo, writers));
+        let stop = AtomicBool::new(false);
+        let (sa, sb) = (
+            spec("always", Regime::paced(10_000.0)),
+            spec("never", Regime::paced(10_000.0)),
+        );
+        let lanes = [
+            Lane {
+                counter: &a,
+                floor: Some(&fa),
+                spec: &sa,
+            },
+            Lane {
+                counter: &b,
+                floor: Some(&fb),
+                spec: &sb,
+            },
+        ];
+        let reports =
+            done(run_repeat(&lanes, writers, readers, &topo.allowed_cpus, 3, &stop).unwrap());
+        assert_eq!(reports.len(), 2);
+        for (lane, c) in reports.iter().zip([&a, &b]) {
+            let (w, r) = (&lane[0], &lane[1]);
+            assert_eq!((w.role, r.role), (Role::Writer, Role::Reader));
+            let most = 10_000.0 * w.interval_s.unwrap() + 20.0;
+            assert!(
+                w.updates > 0 && w.updates as f64 <= most,
+                "{} updates",
+                w.updates
+            );
+            assert!(r.reads > 0 && r.reads as f64 <= most, "{} reads", r.reads);
+            assert!(w.busy.unwrap().ops > 0 && w.floor_busy.unwrap().ops > 0);
+            assert_eq!(c.read(), w.final_load);
+        }
+        let (always, never) = (&reports[0][0].stats, &reports[1][0].stats);
+        assert!(always.publishes >= always.updates, "{always:?}");
+        assert!(never.publishes <= 1, "{never:?}");
+    }
+
+    #[test]
+    fn a_threads_lane_order_is_a_permutation_replayed_by_its_phase() {
+        let order = lane_order(7, 0.3);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..7).collect::<Vec<_>>());
+        assert_eq!(lane_order(7, 0.3), order);
+        // Other phases give other orders (7! of them: these differ).
+        let orders: Vec<Vec<usize>> = (0..8).map(|i| lane_order(7, i as f64 / 8.0)).collect();
+        assert!(orders.iter().any(|o| *o != orders[0]), "{orders:?}");
+        assert_eq!(lane_order(1, 0.5), [0]);
+    }
+
+    #[test]
     fn an_interrupt_discards_the_repeat_and_sleeps_end_early() {
         let (topo, cpus) = host();
         let writers = &cpus[..1];
@@ -534,7 +737,12 @@ mod tests {
         let mut s = spec("always", Regime::FlatOut);
         s.duration = Duration::from_secs(30);
         let t0 = Instant::now();
-        let outcome = run_repeat(&c, None, writers, &[], &topo.allowed_cpus, &s, &stop).unwrap();
+        let lane = Lane {
+            counter: &c,
+            floor: None,
+            spec: &s,
+        };
+        let outcome = run_repeat(&[lane], writers, &[], &topo.allowed_cpus, 0, &stop).unwrap();
         assert!(matches!(outcome, RepeatOutcome::Interrupted));
         assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
         // sleep_unless: true after the whole sleep, false when interrupted.
@@ -557,8 +765,13 @@ mod tests {
         s.duration = Duration::from_secs(12);
         for (writers, readers) in [(vec![cpus[0], 4000], vec![]), (vec![cpus[0]], vec![4000])] {
             let t0 = Instant::now();
-            let err = run_repeat(&c, None, &writers, &readers, &topo.allowed_cpus, &s, &stop)
-                .unwrap_err();
+            let lane = Lane {
+                counter: &c,
+                floor: None,
+                spec: &s,
+            };
+            let err =
+                run_repeat(&[lane], &writers, &readers, &topo.allowed_cpus, 0, &stop).unwrap_err();
             assert!(t0.elapsed() < Duration::from_secs(8), "{:?}", t0.elapsed());
             assert!(
                 matches!(err, PlacementError::Pin { cpu: 4000, .. }),

@@ -170,6 +170,48 @@ pub trait Work {
     fn reset_counts(&mut self);
     /// The pacer, if the loop is rate-limited.
     fn pacer(&self) -> Option<&Pacer>;
+    /// The pacer, to anchor it ([`Pacer::anchor`]).
+    fn pacer_mut(&mut self) -> Option<&mut Pacer>;
+}
+
+/// Strategies run in place on one thread, a [`Work`] a lane: each
+/// operation asked runs as many lane operations as there are lanes,
+/// paced each time the lane whose slot falls due first (so a lane that
+/// fell behind, after a stall, catches up back to back instead of
+/// staying a slot late behind lanes that pace the turn), unpaced in
+/// turn. One lane runs as itself, so a flat-out loop is untouched.
+impl<W: Work> Work for Vec<W> {
+    fn run_ops(&mut self, ops: u64) {
+        if let [one] = self.as_mut_slice() {
+            return one.run_ops(ops);
+        }
+        for _ in 0..ops {
+            for k in 0..self.len() {
+                let due = |w: &W| w.pacer().and_then(Pacer::next_at);
+                let first = (0..self.len())
+                    .filter_map(|j| Some((due(&self[j])?, j)))
+                    .min()
+                    .map_or(k, |(_, j)| j);
+                self[first].run_ops(1);
+            }
+        }
+    }
+
+    fn reset_counts(&mut self) {
+        for w in self.iter_mut() {
+            w.reset_counts();
+        }
+    }
+
+    /// The first lane's pacer (every lane runs at the same rate).
+    fn pacer(&self) -> Option<&Pacer> {
+        self.first().and_then(Work::pacer)
+    }
+
+    /// The first lane's pacer.
+    fn pacer_mut(&mut self) -> Option<&mut Pacer> {
+        self.first_mut().and_then(Work::pacer_mut)
+    }
 }
 
 /// Where a thread mirrors its state and how often it probes staleness
@@ -423,6 +465,10 @@ impl<C: Clock> Work for WriterWork<'_, C> {
     fn pacer(&self) -> Option<&Pacer> {
         self.pacer.as_ref()
     }
+
+    fn pacer_mut(&mut self) -> Option<&mut Pacer> {
+        self.pacer.as_mut()
+    }
 }
 
 /// The loop state of a reader thread: the read side only, as seed 002's
@@ -522,6 +568,10 @@ impl Work for ReaderWork<'_> {
 
     fn pacer(&self) -> Option<&Pacer> {
         self.pacer.as_ref()
+    }
+
+    fn pacer_mut(&mut self) -> Option<&mut Pacer> {
+        self.pacer.as_mut()
     }
 }
 
