@@ -141,20 +141,7 @@ pub struct Difference {
 impl Difference {
     /// Compares two summaries of the same measure.
     pub fn of(base: &Summary, test: &Summary) -> Self {
-        let welch = welch_t_test(base, test);
-        let relative = |x: f64| 100.0 * x / base.mean;
-        let percent = base.mean > 0.0;
-        let ci95_pct = welch.filter(|_| percent).map(|w| {
-            let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
-            (relative(lo), relative(hi))
-        });
-        Difference {
-            change_pct: percent.then(|| relative(test.mean - base.mean)),
-            ci95_pct,
-            welch,
-            base_mean: base.mean,
-            paired: false,
-        }
+        Self::from_test(base, welch_t_test(base, test), test.mean - base.mean, false)
     }
 
     /// Compares two summaries of the same measure taken in the same
@@ -163,7 +150,13 @@ impl Difference {
     /// its interval and test the paired t-test's ([`paired_t_test`]), in
     /// % of the base mean.
     pub fn paired(base: &Summary, differences: &Summary) -> Self {
-        let welch = paired_t_test(differences);
+        Self::from_test(base, paired_t_test(differences), differences.mean, true)
+    }
+
+    /// The difference whose t-test is `welch` and whose mean change is
+    /// `change` (in the measure's unit), in % of `base`'s mean where it
+    /// is above 0.
+    fn from_test(base: &Summary, welch: Option<Welch>, change: f64, paired: bool) -> Self {
         let relative = |x: f64| 100.0 * x / base.mean;
         let percent = base.mean > 0.0;
         let ci95_pct = welch.filter(|_| percent).map(|w| {
@@ -171,11 +164,11 @@ impl Difference {
             (relative(lo), relative(hi))
         });
         Difference {
-            change_pct: percent.then(|| relative(differences.mean)),
+            change_pct: percent.then(|| relative(change)),
             ci95_pct,
             welch,
             base_mean: base.mean,
-            paired: true,
+            paired,
         }
     }
 }
