@@ -4,8 +4,10 @@
 //! labels and the `mean±stddev%` cell with its change. The measures
 //! themselves are [`crate::runner::MEASURES`].
 
-use crate::runner::{MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS};
-use crate::stats::{Decision, NOISE_THRESHOLD, Summary, Threshold, decide};
+use crate::runner::{
+    MEASURES, Measure, PACED, RunConfig, RunResults, StrategyResult, THROUGHPUT_NS,
+};
+use crate::stats::{Compared, Decision, NOISE_THRESHOLD, Summary, Threshold, decide_paired};
 use crate::sweep::SweepResults;
 use crate::units::{Unit, cv_text, human};
 use crate::workload::Regime;
@@ -70,6 +72,9 @@ pub struct GridRow<'a> {
     pub regime: Regime,
     /// The strategy under each level, in the order of the levels.
     pub cells: Vec<Option<&'a StrategyResult>>,
+    /// The configuration of the run its strategies come from (which of
+    /// them ran in place, in the same repeats).
+    pub config: &'a RunConfig,
 }
 
 impl<'a> StrategyGrid<'a> {
@@ -78,7 +83,7 @@ impl<'a> StrategyGrid<'a> {
         let labels = RowLabels::new(run.strategies.iter());
         let resolution_ns = 2.0 * run.config.timer_overhead_ns;
         let mut grid = Self::new(vec!["policy"], run.strategies.iter(), resolution_ns);
-        grid.add_rows(&run.strategies, &labels, &[], run.regime());
+        grid.add_rows(&run.strategies, &labels, &[], run.regime(), &run.config);
         grid
     }
 
@@ -103,7 +108,13 @@ impl<'a> StrategyGrid<'a> {
             if rated {
                 keys.push(p.regime.rate().map_or("max".to_string(), |r| r.to_string()));
             }
-            grid.add_rows(&p.results.strategies, &labels, &keys, p.regime);
+            grid.add_rows(
+                &p.results.strategies,
+                &labels,
+                &keys,
+                p.regime,
+                &p.results.config,
+            );
         }
         grid
     }
@@ -121,14 +132,15 @@ impl<'a> StrategyGrid<'a> {
         }
     }
 
-    /// A row per label of `strategies` (measured in `regime`), its keys
-    /// `prefix` and the label.
+    /// A row per label of `strategies` (measured in `regime` by a run of
+    /// `config`), its keys `prefix` and the label.
     fn add_rows(
         &mut self,
         strategies: &'a [StrategyResult],
         labels: &RowLabels,
         prefix: &[String],
         regime: Regime,
+        config: &'a RunConfig,
     ) {
         for label in unique(strategies.iter().map(|s| labels.label(s))) {
             let cells = self
@@ -146,25 +158,39 @@ impl<'a> StrategyGrid<'a> {
                 keys,
                 regime,
                 cells,
+                config,
             });
         }
     }
 
     /// `m`'s cells, row by row ([`measure_table`]: each change against the
     /// row's first level, decided over the whole table at the default
-    /// noise threshold for the row's regime, [`Measure::threshold`]).
+    /// noise threshold for the row's regime, [`Measure::threshold`]; on
+    /// the per-repeat differences where the two ran in place in the same
+    /// repeats, [`Measure::paired`], as the verdict decides them).
     pub fn cells(&self, m: &Measure) -> Vec<Vec<TableCell>> {
         let values: Vec<Vec<Option<Summary>>> = self
             .rows
             .iter()
             .map(|r| r.cells.iter().map(|s| s.and_then(|s| m.of(s))).collect())
             .collect();
+        let paired: Vec<Vec<Option<Summary>>> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let base = r.cells.first().copied().flatten();
+                r.cells
+                    .iter()
+                    .map(|test| m.paired(r.config, base?, (*test)?))
+                    .collect()
+            })
+            .collect();
         let thresholds: Vec<Threshold> = self
             .rows
             .iter()
             .map(|r| m.threshold(NOISE_THRESHOLD, r.regime))
             .collect();
-        measure_table(m, &values, &thresholds, self.resolution_ns)
+        measure_table(m, &values, &paired, &thresholds, self.resolution_ns)
     }
 }
 
@@ -302,12 +328,15 @@ impl TableCell {
 
 /// Every cell of one measure's table: `rows[r][0]` is a row's first level
 /// (its base), `rows[r][k]` level k. Changes are decided by the compare
-/// engine ([`decide`]) over the whole table, row `r`'s at
-/// `thresholds[r]`. A sampled value under `resolution_ns` (twice the
-/// timer's overhead) prints as below timer resolution, without a change.
+/// engine ([`decide_paired`]) over the whole table, row `r`'s at
+/// `thresholds[r]`; where `paired[r][k]` holds level k less the base
+/// repeat by repeat (the two ran in place), on those differences. A
+/// sampled value under `resolution_ns` (twice the timer's overhead)
+/// prints as below timer resolution, without a change.
 pub fn measure_table(
     m: &Measure,
     rows: &[Vec<Option<Summary>>],
+    paired: &[Vec<Option<Summary>>],
     thresholds: &[Threshold],
     resolution_ns: f64,
 ) -> Vec<Vec<TableCell>> {
@@ -322,7 +351,12 @@ pub fn measure_table(
         for (k, v) in row.iter().enumerate().skip(1) {
             if let Some(v) = resolved(v) {
                 at.push((r, k));
-                family.push((base, v, thresholds[r]));
+                family.push(Compared {
+                    base,
+                    test: v,
+                    paired: paired.get(r).and_then(|p| p.get(k).copied().flatten()),
+                    threshold: thresholds[r],
+                });
             }
         }
     }
@@ -334,7 +368,7 @@ pub fn measure_table(
                 .collect()
         })
         .collect();
-    for ((r, k), o) in at.into_iter().zip(decide(&family)) {
+    for ((r, k), o) in at.into_iter().zip(decide_paired(&family)) {
         let cell = &mut cells[r][k];
         cell.change_pct = o.difference.change_pct;
         cell.verdict = o.p_adjusted.map(|_| o.decision);
@@ -378,6 +412,26 @@ mod tests {
     }
 
     #[test]
+    fn strategies_measured_in_the_same_repeats_are_marked_on_their_differences() {
+        let updates = MEASURES.iter().find(|m| m.short == "updates/s").unwrap();
+        // Base 70, 100, 130 and test 73, 103, 133: +3% within a ±30%
+        // spread between repeats, n.s. by Welch's test; but each repeat's
+        // test is the base + 3 exactly (differences 3, 3, 3.01: a paired
+        // t of about 900 on 2 degrees of freedom), so taken in the same
+        // repeats it is a change.
+        let rows = vec![vec![
+            Some(summary(&[70.0, 100.0, 130.0])),
+            Some(summary(&[73.0, 103.0, 133.0])),
+        ]];
+        let alone = measure_table(updates, &rows, &[], &[R2; 2], 0.0);
+        assert_eq!(alone[0][1].change_text(), "+3.0% n.s.");
+        let paired = vec![vec![None, Some(summary(&[3.0, 3.0, 3.01]))]];
+        let in_place = measure_table(updates, &rows, &paired, &[R2; 2], 0.0);
+        assert_eq!(in_place[0][1].change_text(), "+3.0%");
+        assert_eq!(in_place[0][1].verdict, Some(Decision::Increase));
+    }
+
+    #[test]
     fn changes_the_repeats_do_not_support_are_marked() {
         let updates = MEASURES.iter().find(|m| m.short == "updates/s").unwrap();
         // Row 1: base 100 ± 1, test +15% ± 1: a change. Row 2: base 100,
@@ -394,7 +448,7 @@ mod tests {
             vec![Some(clear[0]), Some(clear[1])],
             vec![Some(noisy[0]), Some(noisy[1])],
         ];
-        let t = measure_table(updates, &rows, &[R2; 2], 0.0);
+        let t = measure_table(updates, &rows, &[], &[R2; 2], 0.0);
         assert_eq!(t[0][0].value, "100 ±1.0%");
         assert_eq!(t[0][0].change_text(), "");
         assert_eq!(t[0][1].value, "115 ±0.87%");
@@ -406,7 +460,7 @@ mod tests {
             Some(summary(&[1005.0, 1005.1, 1004.9])),
         ]];
         assert_eq!(
-            measure_table(updates, &tiny, &[R2; 2], 0.0)[0][1].change_text(),
+            measure_table(updates, &tiny, &[], &[R2; 2], 0.0)[0][1].change_text(),
             "+0.5% n.s."
         );
     }
@@ -417,11 +471,11 @@ mod tests {
         let loop_ns = &THROUGHPUT_NS[0];
         // 0.4 ns sampled with a 19.6 ns overhead: below resolution (39.2).
         let rows = vec![vec![Some(summary(&[0.5, 0.5])), Some(summary(&[0.4, 0.4]))]];
-        let t = measure_table(write_sampled, &rows, &[R2; 2], 39.2);
+        let t = measure_table(write_sampled, &rows, &[], &[R2; 2], 39.2);
         assert_eq!(t[0][1].value, "<39.2 ns (below timer resolution)");
         assert_eq!(t[0][1].change_pct, None);
         // The same value from throughput is a number, with its change.
-        let t = measure_table(loop_ns, &rows, &[R2; 2], 39.2);
+        let t = measure_table(loop_ns, &rows, &[], &[R2; 2], 39.2);
         assert_eq!(t[0][1].value, "0.400 ns ±0.00%");
         assert!((t[0][1].change_pct.unwrap() + 20.0).abs() < 1e-9);
         // At or above the resolution a sampled value is shown.
@@ -429,11 +483,11 @@ mod tests {
             Some(summary(&[40.0, 40.0])),
             Some(summary(&[60.0, 60.0])),
         ]];
-        let t = measure_table(write_sampled, &rows, &[R2; 2], 39.2);
+        let t = measure_table(write_sampled, &rows, &[], &[R2; 2], 39.2);
         assert_eq!(t[0][1].value, "60.0 ns ±0.00%");
         assert_eq!(t[0][1].change_pct, Some(50.0));
         assert_eq!(
-            measure_table(loop_ns, &[vec![None]], &[R2], 1.0)[0][0].value,
+            measure_table(loop_ns, &[vec![None]], &[], &[R2], 1.0)[0][0].value,
             "-"
         );
     }
