@@ -308,11 +308,21 @@ pub(super) fn finish(
         notes.push(warning);
     }
     let all: Vec<Strategy> = results.iter().map(|r| r.strategy).collect();
-    for result in &mut results {
+    for (result, &is_floor) in results.iter_mut().zip(is_floor) {
         result.summary = strategy_summary(&result.repeats);
         fill_net(result, floor);
         if UsedRepeats::of(&result.repeats).all_repeats {
-            let name = result.regime.label(&result.strategy.short_name(&all));
+            // A clock floor is a ratelimit that never publishes: named
+            // for what it is, not its period.
+            let what = if is_floor {
+                match result.strategy.clock {
+                    Some(c) => format!("the {} clock floor", c.name()),
+                    None => "the clock floor".to_string(),
+                }
+            } else {
+                result.strategy.short_name(&all)
+            };
+            let name = result.regime.label(&what);
             notes.push(format!(
                 "{name}: fewer than 2 repeats undisturbed, so its figures use every repeat, disturbed ones included"
             ));
@@ -958,6 +968,17 @@ pub(super) mod tests {
                 (2, 0)
             );
         }
+        // A clock floor is named for what it is, not as the ratelimit of
+        // a 100,000 s period it runs.
+        let mut f = with_floor(paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]));
+        f.strategy = crate::runner::floor::clock_floor(crate::clock::ClockKind::Tsc);
+        f.repeats[0].interference.disturbed = true;
+        let mut notes = Vec::new();
+        finish(vec![f], &[true], None, None, &mut notes);
+        assert!(
+            notes[0].starts_with("the tsc clock floor paced at") && !notes[0].contains("100000"),
+            "{notes:?}"
+        );
     }
 
     #[test]
