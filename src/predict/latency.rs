@@ -1117,6 +1117,57 @@ mod tests {
             TransactionRatios::PINGPONG
         );
         assert_eq!(TransactionRatios::PINGPONG.overlap(), 1.0);
+
+        // Without the load measurements the line costs are empty; with
+        // them, each becomes its curve or ratio, named by the file.
+        assert_eq!(l.costs, LineCosts::default());
+        use crate::matrix::{HomeClass, HomeCost as MatrixHome, SharersPoint};
+        let home = |read_fetched_ns, add_moved_ns| MatrixHome {
+            distance: 10,
+            read_fetched_ns,
+            add_moved_ns,
+            samples: 20,
+        };
+        // cross-node@21: local 100 + 100 ns, remote 150 + 170: 320 / 200
+        // = 1.6; same-llc has no remote side (one memory node), so no
+        // ratio.
+        m.home_classes = vec![
+            HomeClass {
+                class: PairClass::SameLlc,
+                pairs: vec![[0, 1]],
+                local: home(40.0, 60.0),
+                remote: None,
+            },
+            HomeClass {
+                class: PairClass::CrossNode(21),
+                pairs: vec![[0, 2]],
+                local: home(100.0, 100.0),
+                remote: Some(home(150.0, 170.0)),
+            },
+        ];
+        let sharers = |m: usize, upgrade_ns: f64| SharersPoint {
+            m,
+            writer: 0,
+            readers: (1..=m as u32).collect(),
+            widest_class: PairClass::SameLlc,
+            home_node: 0,
+            line: crate::placement::NodeCheck::Verified { node: 0 },
+            threads: Vec::new(),
+            rounds: 20,
+            reads: 20,
+            fresh_reads: 20,
+            upgrade_ns,
+        };
+        // m = 1 at 70 ns; m = 2 net at -5 ns (noise): left out.
+        m.sharers = vec![sharers(1, 70.0), sharers(2, -5.0)];
+        let costs = Latencies::from_matrix(&m, "m.json").costs;
+        assert_eq!(costs.sharers.points, vec![CostPoint { at: 1, ns: 70.0 }]);
+        assert!(costs.sharers.source.starts_with("m.json: sharers"));
+        assert!(costs.contenders.points.is_empty() && costs.contenders.source.is_empty());
+        let h = costs.home.expect("a remote side");
+        assert_eq!(h.by_class.len(), 1);
+        assert!((h.by_class["cross-node@21"] - 1.6).abs() < 1e-12, "{h:?}");
+        assert_eq!(h.remote_factor(PairClass::CrossNode(21)), Some(1.6));
     }
 
     #[test]
