@@ -107,6 +107,18 @@ mod tests {
     }
 
     #[test]
+    fn nothing_to_do_and_no_time_to_think_is_no_rate_not_infinity() {
+        // Z = 0 and D = 0: the cycle takes no time, so there is nothing
+        // to divide by; the solution is no traffic, not an infinite rate
+        // or a queue of NaN.
+        let s = mva(4, 0.0, &one(0.0));
+        assert_eq!(
+            (s.rate_per_cpu, s.queue[0], s.residence_ns[0]),
+            (0.0, 0.0, 0.0)
+        );
+    }
+
+    #[test]
     fn two_cpus_match_the_closed_form() {
         // N = 2, D = 100, Z = 400: Q(1) = D/(Z + D) = 0.2, R(2) = D·1.2 =
         // 120 ns, X(2) = 2/520 per ns, Q(2) = 240/520.
