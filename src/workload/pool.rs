@@ -402,42 +402,50 @@ impl WriterJob<'_> {
         anchor(&mut works, spec.timer, self.phase);
         let (interval_s, involuntary_switches) =
             drive(self.ctl, spec.regime.is_paced(), &mut works);
-        let mut reports: Vec<(usize, ThreadReport)> = works
-            .iter_mut()
-            .zip(&order)
-            .map(|(work, &k)| {
-                let Pacing {
-                    busy,
-                    floor_busy,
-                    missed_slots,
-                } = pacing(&*work);
-                let (updates, reads, read_fetches) =
-                    (work.updates(), work.reads(), work.read_fetches());
-                let w = work.writer_mut();
-                w.flush();
-                let report = ThreadReport {
-                    role: Role::Writer,
-                    pin: self.pin.clone(),
-                    interval_s,
-                    updates,
-                    reads,
-                    read_fetches,
-                    stats: w.stats(),
-                    final_load: w.load(),
-                    write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
-                    read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
-                    staleness: std::mem::take(&mut work.staleness),
-                    busy,
-                    floor_busy,
-                    missed_slots,
-                    involuntary_switches,
-                };
-                (k, report)
-            })
-            .collect();
-        reports.sort_by_key(|&(k, _)| k);
-        reports.into_iter().map(|(_, r)| r).collect()
+        in_lane_order(&mut works, &order, |work, pacing| {
+            let (updates, reads, read_fetches) =
+                (work.updates(), work.reads(), work.read_fetches());
+            let w = work.writer_mut();
+            w.flush();
+            ThreadReport {
+                role: Role::Writer,
+                pin: self.pin.clone(),
+                interval_s,
+                updates,
+                reads,
+                read_fetches,
+                stats: w.stats(),
+                final_load: w.load(),
+                write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
+                read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+                staleness: std::mem::take(&mut work.staleness),
+                busy: pacing.busy,
+                floor_busy: pacing.floor_busy,
+                missed_slots: pacing.missed_slots,
+                involuntary_switches,
+            }
+        })
     }
+}
+
+/// A report per lane from each of `works` (run in `order`: `works[i]` is
+/// lane `order[i]`), made by `report` from the work and its pacer's
+/// record, returned in lane order.
+fn in_lane_order<W: Work>(
+    works: &mut [W],
+    order: &[usize],
+    mut report: impl FnMut(&mut W, Pacing) -> ThreadReport,
+) -> Vec<ThreadReport> {
+    let mut reports: Vec<(usize, ThreadReport)> = works
+        .iter_mut()
+        .zip(order)
+        .map(|(work, &k)| {
+            let p = pacing(&*work);
+            (k, report(work, p))
+        })
+        .collect();
+    reports.sort_by_key(|&(k, _)| k);
+    reports.into_iter().map(|(_, r)| r).collect()
 }
 
 /// What the pacer of a thread's loop recorded.
@@ -493,37 +501,23 @@ fn reader(
     let spec = lanes[0].spec;
     anchor(&mut works, spec.timer, phase);
     let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut works);
-    let mut reports: Vec<(usize, ThreadReport)> = works
-        .iter_mut()
-        .zip(&order)
-        .map(|(work, &k)| {
-            let Pacing {
-                busy,
-                floor_busy,
-                missed_slots,
-            } = pacing(&*work);
-            let report = ThreadReport {
-                role: Role::Reader,
-                pin: pin.clone(),
-                interval_s,
-                updates: 0,
-                reads: work.reads(),
-                read_fetches: work.read_fetches(),
-                stats: PublishStats::default(),
-                final_load: 0,
-                write_hist: super::new_histogram(),
-                read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
-                staleness: std::mem::take(&mut work.staleness),
-                busy,
-                floor_busy,
-                missed_slots,
-                involuntary_switches,
-            };
-            (k, report)
-        })
-        .collect();
-    reports.sort_by_key(|&(k, _)| k);
-    reports.into_iter().map(|(_, r)| r).collect()
+    in_lane_order(&mut works, &order, |work, pacing| ThreadReport {
+        role: Role::Reader,
+        pin: pin.clone(),
+        interval_s,
+        updates: 0,
+        reads: work.reads(),
+        read_fetches: work.read_fetches(),
+        stats: PublishStats::default(),
+        final_load: 0,
+        write_hist: super::new_histogram(),
+        read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+        staleness: std::mem::take(&mut work.staleness),
+        busy: pacing.busy,
+        floor_busy: pacing.floor_busy,
+        missed_slots: pacing.missed_slots,
+        involuntary_switches,
+    })
 }
 
 #[cfg(test)]
