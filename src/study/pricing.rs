@@ -424,6 +424,25 @@ mod tests {
         }
     }
 
+    /// A study of `plan` stopped after its stages made `parts`, on `run`'s
+    /// host.
+    fn partial_study(
+        plan: &crate::study::StudyPlan,
+        run: &RunResults,
+        parts: StudyParts,
+    ) -> StudyResults {
+        StudyResults {
+            schema: crate::study::SCHEMA_VERSION,
+            plan: plan.clone(),
+            provenance: run.provenance.clone(),
+            stages: Vec::new(),
+            elapsed_s: 0.0,
+            partial: true,
+            pricing: None,
+            parts,
+        }
+    }
+
     #[test]
     fn the_matrix_is_measured_again_only_when_the_canary_disagrees_and_time_allows() {
         // The fixture run's canary (25 ns median) against a one-class
@@ -434,20 +453,15 @@ mod tests {
         let plan = plan_study(&topo, "fixture", Some(600.0)).unwrap();
         let est = plan.matrix.est_s;
         let after = |first: f64, left_s: f64, stopped: bool| {
-            let mut s = StudyResults {
-                schema: crate::study::SCHEMA_VERSION,
-                plan: plan.clone(),
-                provenance: run.provenance.clone(),
-                stages: Vec::new(),
-                elapsed_s: 0.0,
-                partial: true,
-                pricing: None,
-                parts: StudyParts {
+            let mut s = partial_study(
+                &plan,
+                &run,
+                StudyParts {
                     matrix: Some(matrix(&run, class, first)),
                     run: Some(run.clone()),
                     ..StudyParts::default()
                 },
-            };
+            );
             let stop = AtomicBool::new(stopped);
             measure_again_if_needed(&mut s, &topo, &stop, left_s, &mut |_| {});
             s.parts.matrix_again.map(|a| a.map(|_| ()))
@@ -477,22 +491,17 @@ mod tests {
         let topo = run.topology.clone();
         let plan = plan_study(&topo, "fixture", Some(600.0)).unwrap();
         let study = |first: f64, again: Option<Result<f64, &str>>| {
-            let mut s = StudyResults {
-                schema: crate::study::SCHEMA_VERSION,
-                plan: plan.clone(),
-                provenance: run.provenance.clone(),
-                stages: Vec::new(),
-                elapsed_s: 0.0,
-                partial: true,
-                pricing: None,
-                parts: StudyParts {
+            let mut s = partial_study(
+                &plan,
+                &run,
+                StudyParts {
                     matrix: Some(matrix(&run, class, first)),
                     run: Some(run.clone()),
                     matrix_again: again
                         .map(|a| a.map(|ns| matrix(&run, class, ns)).map_err(str::to_string)),
                     ..StudyParts::default()
                 },
-            };
+            );
             assert_eq!(
                 super::super::predict_stage::study_predict(&mut s, &topo),
                 crate::study::StageStatus::Done
