@@ -425,22 +425,15 @@ mod tests {
     }
 
     /// A study of `plan` stopped after its stages made `parts`, on `run`'s
-    /// host.
+    /// host: [`crate::study::Study::new`]'s results with those parts.
     fn partial_study(
         plan: &crate::study::StudyPlan,
         run: &RunResults,
         parts: StudyParts,
     ) -> StudyResults {
-        StudyResults {
-            schema: crate::study::SCHEMA_VERSION,
-            plan: plan.clone(),
-            provenance: run.provenance.clone(),
-            stages: Vec::new(),
-            elapsed_s: 0.0,
-            partial: true,
-            pricing: None,
-            parts,
-        }
+        let mut s = crate::study::Study::new(plan.clone(), run.provenance.clone()).into_results();
+        s.parts = parts;
+        s
     }
 
     #[test]
