@@ -82,8 +82,7 @@ pub(super) fn run(
             entries[i].result.retries += 1;
         }
         // Every open entry's group runs, each once, in order.
-        let mut groups: Vec<usize> = next.entries.iter().map(|&i| entries[i].group).collect();
-        groups.dedup();
+        let groups = first_seen(next.entries.iter().map(|&i| entries[i].group));
         if round >= cfg.repeats {
             total += entries.iter().filter(|e| groups.contains(&e.group)).count();
         }
@@ -182,11 +181,34 @@ fn next_round(
     })
 }
 
+/// Each of `groups` once, in the order first seen: a round lists a
+/// regime's floors before its strategies, so a group's entries need not
+/// stand together (`Vec::dedup` would keep a group twice and run it
+/// twice in one round).
+fn first_seen(groups: impl IntoIterator<Item = usize>) -> Vec<usize> {
+    let mut out = Vec::new();
+    for g in groups {
+        if !out.contains(&g) {
+            out.push(g);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::runner::aggregate::tests::{in_place, paced, run_with};
     use crate::workload::Regime;
+
+    #[test]
+    fn a_round_runs_each_group_once_however_its_entries_are_listed() {
+        // Two clocks' floors, then their strategies: groups 2 and 3 come
+        // round twice; each runs once, in the order first seen.
+        assert_eq!(first_seen([0, 1, 2, 3, 2, 3, 4]), [0, 1, 2, 3, 4]);
+        assert_eq!(first_seen([5, 5, 1]), [5, 1]);
+        assert!(first_seen([]).is_empty());
+    }
 
     #[test]
     fn extra_rounds_repeat_the_widest_open_strategies_while_the_time_lasts() {
