@@ -252,7 +252,7 @@ pub fn step_for_threshold_publishes(fraction: f64, seed: u64) -> Result<(i64, f6
     Ok((lo.saturating_sub(2).max(1)..=(hi + 2).min(LARGEST_STEP))
         .map(|s| (s, of(s)))
         .min_by(|a, b| (a.1 - fraction).abs().total_cmp(&(b.1 - fraction).abs()))
-        .unwrap_or((lo, of(lo))))
+        .expect("a range of at least one step"))
 }
 
 #[cfg(test)]
