@@ -75,8 +75,12 @@ pub struct StepError {
 }
 
 /// One writer's load sequence: its table of deltas and a cursor over it.
+/// A clone shares the table (16 KiB, read on every update) and gets a
+/// cursor of its own: a thread running several strategies in place keeps
+/// one table in its cache, not one a strategy.
+#[derive(Clone)]
 pub struct LoadWalk {
-    deltas: Box<[i32; TABLE_LEN]>,
+    deltas: std::sync::Arc<[i32; TABLE_LEN]>,
     cursor: LoadCursor,
 }
 
@@ -136,7 +140,7 @@ impl LoadWalk {
             deltas[half + i] = -deltas[half - 1 - i];
         }
         Self {
-            deltas,
+            deltas: deltas.into(),
             cursor: LoadCursor {
                 at: 0,
                 load: START_LOAD,
@@ -292,6 +296,19 @@ mod tests {
             .max()
             .unwrap();
         assert!(far > 4 * MAX_STEP, "the walk stayed within {far}");
+    }
+
+    #[test]
+    fn a_clone_shares_the_table_and_walks_on_its_own() {
+        let mut a = LoadWalk::new(7, 0);
+        let mut b = a.clone();
+        assert!(std::ptr::eq(a.split().0, b.split().0));
+        // Each replays the whole sequence from the start, whatever the
+        // other did.
+        let first: Vec<i64> = (0..100).map(|_| a.next_load()).collect();
+        let second: Vec<i64> = (0..100).map(|_| b.next_load()).collect();
+        assert_eq!(first, second);
+        assert_eq!(first, loads(7, 0, 100));
     }
 
     #[test]

@@ -172,14 +172,12 @@ pub fn run_repeat(
         let mut handles = Vec::new();
         for (i, &cpu) in writers.iter().enumerate() {
             handles.push(s.spawn(move || {
-                // The tables are built on the pinned thread, so they are
-                // local, before the start barrier; every strategy and
-                // repeat replays the same one.
+                // The table is built on the pinned thread, so it is local,
+                // before the start barrier; every strategy in place shares
+                // it (a cursor each), and every repeat replays it.
                 let (pin, walks) = start(cpu, allowed, spec.placement, ctl, || {
-                    lanes
-                        .iter()
-                        .map(|_| LoadWalk::with_step(spec.seed, i as u64, spec.load_step))
-                        .collect()
+                    let walk = LoadWalk::with_step(spec.seed, i as u64, spec.load_step);
+                    vec![walk; lanes.len()]
                 })?;
                 let stream = arrivals_stream(spec.seed, 0, i as u64);
                 let job = WriterJob {
