@@ -43,7 +43,7 @@ use crate::placement::PlacementError;
 use crate::provenance::Provenance;
 use crate::topology::Topology;
 use crate::workload::{MAX_STEP, Regime, RepeatSpec, Sampling};
-use rounds::RoundEntry;
+use repeat::RoundEntry;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 

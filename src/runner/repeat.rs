@@ -6,13 +6,27 @@
 use super::aggregate::{RepeatContext, repeat_result};
 use super::floor::in_place_layout;
 use super::interference;
-use super::result::{RepeatResult, ThreadPlacement};
-use super::rounds::RoundEntry;
+use super::result::{RepeatResult, StrategyResult, ThreadPlacement};
 use super::{RunError, RunPlan};
 use crate::counter::{CounterLayout, ShardedCounter, SlotHome};
 use crate::topology::CpuList;
-use crate::workload::{Lane, RepeatOutcome, Role, run_repeat};
+use crate::workload::{Lane, RepeatOutcome, RepeatSpec, Role, run_repeat};
 use std::sync::atomic::AtomicBool;
+
+/// One entry of the rounds: its result so far, the repeat it runs, and
+/// whether it is a paced regime's clock floor rather than a strategy.
+pub(super) struct RoundEntry {
+    /// Its result, repeats appended as they finish.
+    pub result: StrategyResult,
+    /// What one repeat of it runs.
+    pub spec: RepeatSpec,
+    /// A paced regime's clock floor (kept apart from the strategies).
+    pub is_floor: bool,
+    /// The repeat it runs in: entries of one group run in place in the
+    /// same repeats ([`super::regimes::in_place_groups`]); a flat-out
+    /// entry is a group of its own.
+    pub group: usize,
+}
 
 /// One repeat of a group of strategies in place (paced), or of one
 /// (flat out): the canary, a fresh node-bound counter for each (and,

@@ -6,27 +6,11 @@
 //! which lost a repeat to a disturbance, while the time budget lasts.
 
 use super::aggregate::{mark_canary_shifts, net_busy_ns, paired_net, target_ratio};
-use super::repeat::one_repeat;
+use super::repeat::{RoundEntry, one_repeat};
 use super::result::{RunConfig, StrategyResult};
 use super::{RunError, RunPlan};
-use crate::workload::RepeatSpec;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
-
-/// One entry of the rounds: its result so far, the repeat it runs, and
-/// whether it is a paced regime's clock floor rather than a strategy.
-pub(super) struct RoundEntry {
-    /// Its result, repeats appended as they finish.
-    pub result: StrategyResult,
-    /// What one repeat of it runs.
-    pub spec: RepeatSpec,
-    /// A paced regime's clock floor (kept apart from the strategies).
-    pub is_floor: bool,
-    /// The repeat it runs in: entries of one group run in place in the
-    /// same repeats ([`super::regimes::in_place_groups`]); a flat-out
-    /// entry is a group of its own.
-    pub group: usize,
-}
 
 /// How the rounds ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
