@@ -471,14 +471,14 @@ pub fn paired_net(
 /// repeats kept follow [`UsedRepeats`]'s rule on the pairs: those where
 /// neither side was disturbed, while two or more remain; else every
 /// pair. `None` unless `config` records both in one group run in place
-/// ([`super::in_place::together`]), or with no repeat in common.
+/// ([`RunConfig::ran_together`]), or with no repeat in common.
 pub fn paired_difference(
     config: &RunConfig,
     base: &StrategyResult,
     test: &StrategyResult,
     value: impl Fn(&RepeatResult) -> Option<f64>,
 ) -> Option<Summary> {
-    if !super::in_place::together(config, base, test) {
+    if !config.ran_together(base, test) {
         return None;
     }
     // (difference, either side disturbed), repeat by repeat.

@@ -6,7 +6,6 @@
 //! many as the period holds ([`capacity`]); flat out, each strategy is a
 //! repeat of its own.
 
-use super::result::{RunConfig, StrategyResult};
 use crate::clock::ClockKind;
 use crate::error::UnknownName;
 use crate::workload::Regime;
@@ -110,16 +109,6 @@ pub fn groups(entries: &[(Regime, ClockKind)], mode: PacedMode) -> Vec<usize> {
         next += parts;
     }
     group
-}
-
-/// Whether `a` and `b` ran in place in the same repeats of the run
-/// `config` describes: both in one of its groups ([`InPlaceGroup`]), in
-/// the same regime. Their repeats of one index then pair.
-pub fn together(config: &RunConfig, a: &StrategyResult, b: &StrategyResult) -> bool {
-    a.regime == b.regime
-        && config.in_place.iter().any(|g| {
-            g.regime == a.regime && g.strategies.contains(&a.name) && g.strategies.contains(&b.name)
-        })
 }
 
 #[cfg(test)]

@@ -163,6 +163,20 @@ pub struct RunConfig {
     pub in_place: Vec<InPlaceGroup>,
 }
 
+impl RunConfig {
+    /// Whether `a` and `b` ran in place in the same repeats of this run:
+    /// both in one of its groups ([`InPlaceGroup`]), in the same regime.
+    /// Their repeats of one index then pair.
+    pub fn ran_together(&self, a: &StrategyResult, b: &StrategyResult) -> bool {
+        a.regime == b.regime
+            && self.in_place.iter().any(|g| {
+                g.regime == a.regime
+                    && g.strategies.contains(&a.name)
+                    && g.strategies.contains(&b.name)
+            })
+    }
+}
+
 /// Where one thread ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadPlacement {
