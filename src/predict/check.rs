@@ -24,7 +24,7 @@ use super::latency::{Bound, Latencies, LineCosts};
 use super::model::{Layout, Lines};
 use super::{PredictError, Walks, publish_fraction, saturation_rate};
 use crate::matrix::PairClass;
-use crate::runner::{RepeatResult, RunResults, StrategyResult};
+use crate::runner::{RepeatResult, RunResults, StrategyResult, UsedRepeats};
 use crate::stats::median;
 use crate::workload::{Arrivals, Regime};
 use serde::{Deserialize, Serialize};
@@ -238,8 +238,11 @@ pub fn check_with(
                     Some(l) => lines.check(l)?,
                     None => one_class(&lines, &mut stand_in).map_err(bad)?,
                 }
-                let mut lats = Vec::with_capacity(s.repeats.len());
-                for r in &s.repeats {
+                // The repeats the measured figures are over, and no others.
+                let used = UsedRepeats::of(&s.repeats).used;
+                let mut lats = Vec::with_capacity(used.len());
+                let mut unpriced = Vec::new();
+                for r in &used {
                     let mut lat = repeat_latencies(latencies, r).ok_or_else(|| {
                         bad(format!(
                             "{name}: repeat {} has no canary; give --latencies or --latency",
@@ -247,10 +250,27 @@ pub fn check_with(
                         ))
                     })?;
                     lat.costs = costs.clone();
-                    lat.positive()?;
                     costs.check_home(lines.classes())?;
+                    match lat.positive() {
+                        Ok(()) => {}
+                        // A canary's transaction net of ≤ 0 beside its
+                        // ping-pong: that repeat's canary cannot price it.
+                        Err(e) if latencies.is_none() => {
+                            unpriced.push(format!("{} ({:.2} ns)", r.repeat, e.ns));
+                            continue;
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
                     priced_by_canary |= latencies.is_none() && lat.priced();
                     lats.push(lat);
+                }
+                if !unpriced.is_empty() {
+                    notes.push(format!(
+                        "{name}: {} of {} repeats left out, their canary's transactions found no transfer beside its ping-pong (the host moved the CPUs during the canary): repeat {}",
+                        unpriced.len(),
+                        used.len(),
+                        unpriced.join(", repeat ")
+                    ));
                 }
                 Ok((lines, lats))
             };

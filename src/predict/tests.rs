@@ -291,6 +291,70 @@ fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
 }
 
 #[test]
+fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_price() {
+    // As above: global/always at 1k/s pays 1.2 × each repeat's canary
+    // (10 and 40 ns): 30 ns on the mean.
+    use crate::matrix::{Transaction, TransactionCost};
+    let priced = |ns: f64, x: f64| {
+        Transaction::ALL
+            .iter()
+            .map(|&transaction| TransactionCost {
+                transaction,
+                net_ns: x * ns,
+                to_pingpong: x,
+                samples: 120,
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut run = crate::runner::fixture_run();
+    for s in &mut run.strategies {
+        s.regime = Regime::paced(1e3);
+        s.summary.as_mut().unwrap().net_ns = crate::stats::Summary::of(&[28.0, 32.0]);
+        for r in &mut s.repeats {
+            r.interference.canary_transactions = priced(r.interference.canary_ns.unwrap(), 1.2);
+        }
+    }
+    // A third repeat, disturbed (its canary 70 ns): the measured figure
+    // leaves it out, and so does the prediction. With it, the mean would
+    // be (12 + 48 + 84) / 3 = 48 ns.
+    let global = &mut run.strategies[0];
+    let mut third = global.repeats[0].clone();
+    third.repeat = 2;
+    third.interference.canary_ns = Some(70.0);
+    third.interference.canary_transactions = priced(70.0, 1.2);
+    third.interference.disturbed = true;
+    global.repeats.push(third);
+    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    assert_eq!(c.points[0].repeats, 2, "{c:?}");
+    assert!(
+        close(c.points[0].predicted_ns.unwrap(), 30.0, 1e-3),
+        "{c:?}"
+    );
+    // Repeat 1's canary found no transfer beside its 40 ns ping-pong (the
+    // host moved the CPUs during it): that repeat is left out, said in a
+    // note, and repeat 0 alone prices the point, 1.2 × 10 ns.
+    run.strategies[0].repeats[1]
+        .interference
+        .canary_transactions = priced(40.0, -0.01);
+    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    assert_eq!(c.points[0].repeats, 1, "{c:?}");
+    assert!(
+        close(c.points[0].predicted_ns.unwrap(), 12.0, 1e-3),
+        "{c:?}"
+    );
+    assert!(
+        c.notes
+            .iter()
+            .any(|n| n.contains("1 of 2 repeats left out") && n.contains("repeat 1 (-0.40 ns)")),
+        "{:?}",
+        c.notes
+    );
+    // Latencies given by hand are the user's: one at 0 ns is an error.
+    let zero = Latencies::uniform(0.0, "--latency");
+    assert!(check("run.json", &[(String::new(), &run)], Some(&zero)).is_err());
+}
+
+#[test]
 fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
     // The fixture's global strategy made global/ratelimit:1ms at 1k/s
     // (TSC), with a clock floor at 40, 42 ns busy per update against its
