@@ -305,7 +305,9 @@ mod tests {
             forward: vec![ns, ns, ns + 1.0],
             backward: vec![ns, ns + 1.0, ns + 1.0],
             // Transaction i (from 0) costs (i + 1) × ns / 10 in this pass.
-            transactions: (1..=5).map(|i| vec![ns * f64::from(i) / 10.0]).collect(),
+            transactions: (1..=Transaction::ALL.len() as u32)
+                .map(|i| vec![ns * f64::from(i) / 10.0])
+                .collect(),
         }
     }
 

@@ -35,6 +35,12 @@ pub enum Transaction {
     /// An add on a line this CPU wrote and the other CPU has since only
     /// read: a shared line is upgraded (a publish after a foreign read).
     AddUpgraded,
+    /// A read of a line this CPU wrote and the other CPU has since only
+    /// read: a writer's read side after an update that did not publish,
+    /// when another CPU read its last publish. Free where the writer
+    /// keeps a shared copy; a fetch where the other CPU's read took the
+    /// line away.
+    ReadBack,
     /// An add on a line the other CPU has only read, then a read of a line
     /// the other CPU has just written: a per-CPU split's update and read
     /// side, where the read's miss may overlap the add's.
@@ -45,11 +51,12 @@ pub enum Transaction {
 }
 
 impl Transaction {
-    /// Every transaction, the three single ones first.
-    pub const ALL: [Transaction; 5] = [
+    /// Every transaction, the four single ones first.
+    pub const ALL: [Transaction; 6] = [
         Transaction::AddMoved,
         Transaction::ReadFetched,
         Transaction::AddUpgraded,
+        Transaction::ReadBack,
         Transaction::AddThenReadOther,
         Transaction::AddThenReadSame,
     ];
@@ -60,6 +67,7 @@ impl Transaction {
             Transaction::AddMoved => "add moved",
             Transaction::ReadFetched => "read fetched",
             Transaction::AddUpgraded => "add upgraded",
+            Transaction::ReadBack => "read back",
             Transaction::AddThenReadOther => "add+read other",
             Transaction::AddThenReadSame => "add+read same",
         }
@@ -117,20 +125,25 @@ struct Shared<'a> {
 }
 
 /// What the timing CPU does before the other prepares: own the line (the
-/// upgrade and the split's add start from a line this CPU wrote).
+/// upgrade, the read back and the split's add start from a line this CPU
+/// wrote).
 #[inline(always)]
 fn before(t: Transaction, line: &AtomicU64) {
-    if matches!(t, Transaction::AddUpgraded | Transaction::AddThenReadOther) {
+    if matches!(
+        t,
+        Transaction::AddUpgraded | Transaction::ReadBack | Transaction::AddThenReadOther
+    ) {
         line.fetch_add(1, Ordering::Relaxed);
     }
 }
 
-/// What the preparing CPU does: write the line, or read it (the upgrade),
-/// or read the timer's line and write its own (the split).
+/// What the preparing CPU does: write the line, or read it (the upgrade
+/// and the read back), or read the timer's line and write its own (the
+/// split).
 #[inline(always)]
 fn prepare(t: Transaction, line: &AtomicU64, other: &AtomicU64) {
     match t {
-        Transaction::AddUpgraded => {
+        Transaction::AddUpgraded | Transaction::ReadBack => {
             black_box(line.load(Ordering::Relaxed));
         }
         Transaction::AddThenReadOther => {
@@ -151,7 +164,7 @@ fn operate(t: Transaction, line: &AtomicU64, other: &AtomicU64) {
         Transaction::AddMoved | Transaction::AddUpgraded => {
             line.fetch_add(1, Ordering::Relaxed);
         }
-        Transaction::ReadFetched => {
+        Transaction::ReadFetched | Transaction::ReadBack => {
             black_box(line.load(Ordering::Relaxed));
         }
         Transaction::AddThenReadOther => {
@@ -298,6 +311,8 @@ mod tests {
             (ReadFetched, (0, 0), (1, 0), (0, 0)),
             // this CPU writes it, the other reads it; the add upgrades it
             (AddUpgraded, (1, 0), (0, 0), (1, 0)),
+            // this CPU writes it, the other reads it; the timed read
+            (ReadBack, (1, 0), (0, 0), (0, 0)),
             // this CPU writes its line, the other reads it and writes its
             // own; the timed add and read
             (AddThenReadOther, (1, 0), (0, 1), (1, 0)),
@@ -339,8 +354,8 @@ mod tests {
     #[test]
     fn both_sides_take_every_turn_on_the_shared_lines() {
         // Two (unpinned) threads run both sides over lines of their own:
-        // per sample, all 5 transactions add 2 + 1 + 2 + 3 + 2 = 10 to the
-        // lines, for each CPU timing and every warm-up or timed sample.
+        // per sample, all 6 transactions add 2 + 1 + 2 + 1 + 3 + 2 = 11 to
+        // the lines, for each CPU timing and every warm-up or timed sample.
         let atomics: [AtomicU64; LINES] = Default::default();
         let sh = Shared {
             lines: std::array::from_fn(|l| &atomics[l]),
@@ -353,7 +368,7 @@ mod tests {
             (a.join().unwrap(), b.join().unwrap())
         });
         let total: u64 = atomics.iter().map(|a| a.load(Ordering::Relaxed)).sum();
-        assert_eq!(total, 10 * 2 * (TRANSACTION_WARMUP as u64 + 7));
+        assert_eq!(total, 11 * 2 * (TRANSACTION_WARMUP as u64 + 7));
         // Each side keeps the timed samples it took, warm-up dropped.
         for s in [&mine, &theirs] {
             assert!(s.iter().all(|t| t.len() == 7), "{s:?}");
@@ -389,15 +404,16 @@ mod tests {
                 "add moved",
                 "read fetched",
                 "add upgraded",
+                "read back",
                 "add+read other",
                 "add+read same"
             ]
         );
-        // Five transactions x two CPUs timing x 3 passes x (300 + 30)
+        // Six transactions x two CPUs timing x 3 passes x (300 + 30)
         // samples x 4 transfers (the turn there and back, the line once
         // or twice): the study's estimate of a pair's transactions.
-        assert_eq!(transaction_transfers(3), 39_600.0);
-        assert_eq!(transaction_transfers(1), 13_200.0);
+        assert_eq!(transaction_transfers(3), 47_520.0);
+        assert_eq!(transaction_transfers(1), 15_840.0);
     }
 
     #[test]
@@ -412,7 +428,7 @@ mod tests {
             assert!(samples.iter().all(|ns| ns.is_finite()), "{samples:?}");
         }
         let costs = transaction_costs(&s, 20.0);
-        assert_eq!(costs.len(), 5);
+        assert_eq!(costs.len(), Transaction::ALL.len());
         assert!(costs.iter().all(|c| c.to_pingpong == c.net_ns / 20.0));
         // A CPU this process may not use is refused, not measured.
         let e = measure_transactions(a, 4095, home, 4, Timer::Monotonic, &topo.allowed_cpus);

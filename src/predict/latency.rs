@@ -176,6 +176,12 @@ pub struct TransactionRatios {
     pub read_fetched: f64,
     /// An add on a line another CPU has only read.
     pub add_upgraded: f64,
+    /// A read of a line this CPU wrote and another CPU has since only
+    /// read; `None` where it was not measured (files from before
+    /// 2026-12-02T17:30Z, or no matrix), priced then as free: the writer
+    /// keeps a shared copy.
+    #[serde(default)]
+    pub read_back: Option<f64>,
     /// An add on a line another CPU has read, then a read of a line it
     /// has written, timed whole (less than the two apart where the read's
     /// miss overlaps the add's).
@@ -189,6 +195,7 @@ impl TransactionRatios {
         add_moved: 1.0,
         read_fetched: 1.0,
         add_upgraded: 1.0,
+        read_back: None,
         add_then_read_other: 2.0,
     };
 
@@ -198,6 +205,8 @@ impl TransactionRatios {
             Transaction::AddMoved | Transaction::AddThenReadSame => self.add_moved,
             Transaction::ReadFetched => self.read_fetched,
             Transaction::AddUpgraded => self.add_upgraded,
+            // A net just under 0 is a read that found its copy: free.
+            Transaction::ReadBack => self.read_back.unwrap_or(0.0).max(0.0),
             Transaction::AddThenReadOther => self.add_then_read_other,
         }
     }
@@ -209,6 +218,7 @@ impl TransactionRatios {
             add_moved: ratio(Transaction::AddMoved)?,
             read_fetched: ratio(Transaction::ReadFetched)?,
             add_upgraded: ratio(Transaction::AddUpgraded)?,
+            read_back: ratio(Transaction::ReadBack),
             add_then_read_other: ratio(Transaction::AddThenReadOther)?,
         })
     }
@@ -457,8 +467,12 @@ impl Latencies {
                 self.transactions
                     .iter()
                     .map(|(class, r)| format!(
-                        "{class} add moved {:.2}×, read fetched {:.2}×, add upgraded {:.2}×, both of a split {:.2}× its ping-pong",
-                        r.add_moved, r.read_fetched, r.add_upgraded, r.add_then_read_other
+                        "{class} add moved {:.2}×, read fetched {:.2}×, add upgraded {:.2}×, read back {}, both of a split {:.2}× its ping-pong",
+                        r.add_moved,
+                        r.read_fetched,
+                        r.add_upgraded,
+                        r.read_back.map_or("not measured, so free".into(), |x| format!("{x:.2}×")),
+                        r.add_then_read_other
                     ))
                     .collect::<Vec<_>>()
                     .join("; ")
@@ -1090,7 +1104,7 @@ mod tests {
                     line: crate::placement::NodeCheck::Verified { node: 0 },
                     forward: vec![50.0],
                     backward: vec![50.0],
-                    transactions: [60.0, 55.0, 45.0, 65.0, 60.0]
+                    transactions: [60.0, 55.0, 45.0, 30.0, 65.0, 60.0]
                         .iter()
                         .map(|ns| vec![ns * k])
                         .collect(),
@@ -1106,9 +1120,10 @@ mod tests {
                 r.add_moved,
                 r.read_fetched,
                 r.add_upgraded,
+                r.read_back,
                 r.add_then_read_other
             ),
-            (2.4, 2.2, 1.8, 2.6)
+            (2.4, 2.2, 1.8, Some(1.2), 2.6)
         );
         assert!((r.overlap() - 2.6 / 4.0).abs() < 1e-12);
         // A class the matrix priced nothing for: the ping-pong.

@@ -13,7 +13,11 @@
 //!   threads at the rate) reads every line; a read fetches a line written
 //!   by someone else since its last read. A writer's read of its own line
 //!   right after its own publish is free; after an update that did not
-//!   publish it fetches the line when a co-writer published since. The
+//!   publish it fetches the line when a co-writer published since, and
+//!   when only reads came since its own last publish it reads the line
+//!   back at the host's measured `read back` (free where a writer keeps
+//!   a copy when another CPU reads its line; a fetch where the reader
+//!   takes the line). The
 //!   fetches [`ReadOccupancy`] names (today's default: every one) queue
 //!   for the line; the others pay a transfer but are served alongside;
 //! - a transfer costs the class latency between the two CPUs, averaged
@@ -380,12 +384,14 @@ impl Lines {
             .map(|(line, flow)| {
                 let share = line.writers as f64 / writers;
                 let [near_t, far_t] = &flow.times;
-                let (own, read) = (
+                let (own, back, read) = (
                     mix(far, near_t.own, far_t.own),
+                    mix(far, near_t.back, far_t.back),
                     mix(far, near_t.read, far_t.read),
                 );
                 (share * flow.own_t * own + (1.0 - share) * flow.foreign_t * read)
                     * (1.0 - flow.share_queued)
+                    + share * flow.back_t * back
             })
             .sum();
         let think = 1e9 / rate + delay;
@@ -455,7 +461,10 @@ impl Lines {
                     let a = line.by_node[j] as f64 / nw as f64;
                     let b = 1.0 - a;
                     let queued_part = flow.share_queued * w;
-                    cost += a * (flow.pub_t * (t.write + w) + flow.own_t * (t.own + queued_part))
+                    cost += a
+                        * (flow.pub_t * (t.write + w)
+                            + flow.own_t * (t.own + queued_part)
+                            + flow.back_t * t.back)
                         + b * flow.foreign_t * (t.read + queued_part);
                     upgrades += a * flow.upgrade_t;
                     up_ns += a * flow.upgrade_t * t.upgrade;
@@ -538,10 +547,6 @@ impl Lines {
                 let foreign_writers = if k > 0 { nw - n } else { 0.0 };
                 let foreign = touched(arrivals, publishes, q_w);
                 let thread = touched(arrivals, publishes, q_r);
-                let own_fetches = n * q_w * own;
-                let foreign_fetches =
-                    foreign_writers * q_w * foreign + self.reader_threads as f64 * q_r * thread;
-                let fetches = own_fetches + foreign_fetches;
                 // A write is followed by a read when some other CPU reads
                 // before the next write: another line's writer, a reader
                 // thread, or a co-writer reading after an update that did
@@ -554,6 +559,23 @@ impl Lines {
                 };
                 let co_reads = n * co_rate;
                 let other_reads = foreign_reads + co_reads;
+                // A writer's read after an update that did not publish,
+                // when its last touch was its own publish and since then
+                // another CPU only read the line: priced as the host's
+                // read back (free where the writer keeps a copy). Not a
+                // fetch the run can count: no value changed.
+                let back = if k > 0 && p > 0.0 {
+                    let last_pub = p / (p + (1.0 - f) * q_w);
+                    let wrote = touched(arrivals, (n - 1.0) * p, q_w);
+                    let touched_at_all = touched(arrivals, (n - 1.0) * p + other_reads, q_w);
+                    (1.0 - f) * last_pub * (touched_at_all - wrote).max(0.0)
+                } else {
+                    0.0
+                };
+                let own_fetches = n * q_w * own;
+                let foreign_fetches =
+                    foreign_writers * q_w * foreign + self.reader_threads as f64 * q_r * thread;
+                let fetches = own_fetches + foreign_fetches;
                 let first_reads = publishes * touched(arrivals, other_reads, publishes);
                 // Which of the fetches queue for the line.
                 let grouped = |groups: &[ReaderCounts]| {
@@ -607,6 +629,7 @@ impl Lines {
                     };
                     let (moved, _) = pairs_of(Transaction::AddMoved);
                     let (own, read) = pairs_of(Transaction::ReadFetched);
+                    let (back_co, back_foreign) = pairs_of(Transaction::ReadBack);
                     // The upgrade: from the sharers curve at m̄, or the
                     // one-sharer upgrade within the node unless a sharer
                     // sits across a node, when the farthest
@@ -638,6 +661,7 @@ impl Lines {
                             0.0
                         },
                         own,
+                        back: by_reader(back_co, back_foreign),
                         read,
                         upgrade,
                         first: by_reader(own, read),
@@ -690,6 +714,7 @@ impl Lines {
                         0.0
                     },
                     pub_t: f * h,
+                    back_t: reads_per_update * back,
                     handover_t: n / nw * f * handovers,
                     upgrade_t,
                     overlap: prices[0].overlap(&line.read_pairs),
@@ -709,6 +734,9 @@ struct Times {
     write: f64,
     /// A co-writer's fetch.
     own: f64,
+    /// A writer's read back of its own publish, after another CPU's read
+    /// (a co-writer's or anyone else's, in their mix).
+    back: f64,
     /// Any other read's fetch.
     read: f64,
     /// An upgrade after reads.
@@ -763,6 +791,9 @@ struct Flow {
     overlap: f64,
     /// Fetches of this line per update of one of its own writers.
     own_t: f64,
+    /// Reads back of this line (its last publish read by another CPU
+    /// since) per update of one of its own writers.
+    back_t: f64,
     /// Fetches of this line per update of another line's writer.
     foreign_t: f64,
 }

@@ -339,6 +339,7 @@ fn each_update_pays_the_transactions_it_makes_as_measured() {
             add_moved: 1.2,
             read_fetched: 1.1,
             add_upgraded: 0.9,
+            read_back: None,
             add_then_read_other: 1.3,
         },
     );
@@ -363,6 +364,43 @@ fn each_update_pays_the_transactions_it_makes_as_measured() {
     // ρ follows the transactions' times too: global's line is busy
     // 2 × 1k/s × 120 ns.
     assert!(close(g.rho, 2e3 * 120e-9, 1e-9), "{g:?}");
+}
+
+#[test]
+fn a_read_after_a_publish_another_cpu_read_is_priced_as_the_host_reads_back() {
+    // Two writers (one LLC of the SPR fixture, same-llc 100 ns), every
+    // update reading, 40% publishing, paced at 1k/s (ρ ≈ 0). Evenly
+    // paced, the two alternate: before a writer's update the other made
+    // exactly one. A read back happens when this update does not publish
+    // (0.6), the writer's last update did (0.4) and the other's update
+    // in between did not (0.6), so the other only read: 0.144 per update.
+    // At 0.7 × 100 ns it adds 10.08 ns; unmeasured it is free.
+    let topo = fixture("spr-2s-224");
+    let ratios = |read_back| crate::predict::TransactionRatios {
+        add_moved: 1.0,
+        read_fetched: 1.0,
+        add_upgraded: 1.0,
+        read_back,
+        add_then_read_other: 2.0,
+    };
+    let eval = |read_back| {
+        let mut l = lat(&["same-llc=100ns±0"]);
+        l.transactions.insert("same-llc".into(), ratios(read_back));
+        Lines::new(&topo, &layout(&[0, 1]), ShardLevel::Global)
+            .unwrap()
+            .evaluate(1e3, 0.4, &l, Bound::Mid, Arrivals::Paced)
+    };
+    let (free, back) = (eval(None), eval(Some(0.7)));
+    assert!(
+        close(back.cost_ns - free.cost_ns, 10.08, 1e-2),
+        "{free:?} {back:?}"
+    );
+    // A net just under 0 (a read that found its copy, timed on a
+    // stepping clock) is free, not a refund.
+    assert!(close(eval(Some(-0.01)).cost_ns, free.cost_ns, 1e-12));
+    // The run cannot count a read back (no value changed): the fetches
+    // it predicts stay the co-writer's publishes it finds, 0.6 × 0.4.
+    assert!(close(back.read_transfers, 0.24, 1e-9), "{back:?}");
 }
 
 #[test]

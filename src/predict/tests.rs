@@ -236,7 +236,8 @@ fn ranges_follow_the_latencies_and_a_ratelimit_never_saturates() {
 fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
     // The fixture's canaries (global 10 and 40 ns, cpu 20 and 30), each
     // with its transactions at 1.2× (add moved), 1.1× (fetched), 0.9×
-    // (upgraded) and 1.3× (an upgrade and a fetch together): at 1k/s
+    // (upgraded), 0 (read back: the writer kept its copy) and 1.3× (an
+    // upgrade and a fetch together): at 1k/s
     // global/always pays 1.2 × 25 ns, cpu/always 1.3 × 25.
     use crate::matrix::{Transaction, TransactionCost};
     let mut run = crate::runner::fixture_run();
@@ -247,7 +248,7 @@ fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
             let ns = r.interference.canary_ns.unwrap();
             r.interference.canary_transactions = Transaction::ALL
                 .iter()
-                .zip([1.2, 1.1, 0.9, 1.3, 1.2])
+                .zip([1.2, 1.1, 0.9, 0.0, 1.3, 1.2])
                 .map(|(&transaction, x)| TransactionCost {
                     transaction,
                     net_ns: x * ns,

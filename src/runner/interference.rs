@@ -226,7 +226,7 @@ mod tests {
         let c = canary(a, b, &topo, Timer::Monotonic).unwrap();
         let (ns, ms) = (c.ns, c.ms);
         // Every transaction, from both CPUs' samples, against this ns.
-        assert_eq!(c.transactions.len(), 5);
+        assert_eq!(c.transactions.len(), crate::matrix::Transaction::ALL.len());
         for t in &c.transactions {
             assert_eq!(t.samples, 2 * CANARY_TRANSACTION_SAMPLES);
             assert!((t.to_pingpong - t.net_ns / ns).abs() < 1e-12, "{t:?}");
