@@ -196,6 +196,67 @@ impl NodeMemory {
     }
 }
 
+/// Address space reserved and never touched: inaccessible pages mapped
+/// between two allocations so that the next one does not sit at a fixed
+/// distance from the last. Counters run in place are touched in turn by
+/// one thread every period; at a constant stride a hardware prefetcher
+/// follows them and pulls a counter's line in before the update that
+/// owns it, outside its timed window (on this 2-vCPU host, 2026-12-02,
+/// `global/always` in place with other strategies read 4, 40 or 80 ns
+/// by repeat, one counter page apart; with gaps, 62-127 ns, as alone).
+/// Costs no memory: nothing is ever written. Unmapped on drop.
+pub struct AddressGap {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the gap owns its inaccessible mapping; nothing reads it.
+unsafe impl Send for AddressGap {}
+// SAFETY: as above.
+unsafe impl Sync for AddressGap {}
+
+impl AddressGap {
+    /// Reserves `pages` pages (at least one), inaccessible.
+    pub fn reserve(pages: usize) -> io::Result<Self> {
+        let len = pages.max(1) * page_size();
+        // SAFETY: an anonymous private mapping with no address hint,
+        // never accessed (PROT_NONE) and never backed.
+        let addr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if addr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let ptr = NonNull::new(addr.cast::<u8>())
+            .ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))?;
+        Ok(AddressGap { ptr, len })
+    }
+
+    /// Length of the gap in bytes (whole pages).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: a gap holds at least one page.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+impl Drop for AddressGap {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the mapping we created.
+        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}
+
 impl Drop for NodeMemory {
     fn drop(&mut self) {
         // SAFETY: unmapping exactly the mapping we created.

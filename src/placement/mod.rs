@@ -10,7 +10,7 @@ mod memory;
 mod verify;
 
 pub use affinity::{PinnedThread, current_cpu, pin_current_thread};
-pub use memory::{NodeCheck, NodeMemory, page_size};
+pub use memory::{AddressGap, NodeCheck, NodeMemory, page_size};
 pub use verify::{MemoryPlacement, VerifyReport, verify_placement};
 
 use crate::topology::CpuList;

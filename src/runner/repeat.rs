@@ -9,9 +9,34 @@ use super::interference;
 use super::result::{RepeatResult, StrategyResult, ThreadPlacement};
 use super::{RunError, RunPlan};
 use crate::counter::{CounterLayout, ShardedCounter, SlotHome};
+use crate::placement::{AddressGap, PlacementError, page_size};
 use crate::topology::CpuList;
 use crate::workload::{Lane, RepeatOutcome, RepeatSpec, Role, run_repeat};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::sync::atomic::AtomicBool;
+
+/// The most pages of address space left untouched before each counter
+/// of a repeat ([`AddressGap`]); each gap is 1 to this many, drawn anew
+/// every repeat, so counters run in place never sit at a stride a
+/// prefetcher can follow.
+pub(super) const GAP_PAGES: u64 = 64;
+
+/// The gaps of repeat `repeat` of a run seeded `seed`, in pages, one per
+/// draw: the same for the same seed and repeat.
+pub(super) fn gap_pages(seed: u64, repeat: usize) -> impl FnMut() -> usize {
+    let mut rng =
+        Xoshiro256PlusPlus::seed_from_u64(seed ^ (repeat as u64).rotate_left(29) ^ 0x6A09_E667);
+    move || (1 + rng.next_u64() % GAP_PAGES) as usize
+}
+
+/// Reserves a gap of `pages` before the next allocation.
+fn gap(pages: usize) -> Result<AddressGap, PlacementError> {
+    AddressGap::reserve(pages).map_err(|source| PlacementError::Map {
+        len: pages * page_size(),
+        source,
+    })
+}
 
 /// One entry of the rounds: its result so far, the repeat it runs, and
 /// whether it is a paced regime's clock floor rather than a strategy.
@@ -45,6 +70,9 @@ pub(super) fn one_repeat(
     let cfg = &plan.config;
     let mut counters = Vec::with_capacity(group.len());
     let mut floors = Vec::with_capacity(group.len());
+    // Held until the repeat ends, with the counters they keep apart.
+    let mut gaps = Vec::with_capacity(2 * group.len());
+    let mut pages = gap_pages(group[0].spec.seed, repeat);
     for entry in group.iter() {
         let s = entry.result.strategy;
         let layout = CounterLayout {
@@ -53,9 +81,11 @@ pub(super) fn one_repeat(
             home: cfg.counter_node.map_or(SlotHome::Local, SlotHome::OnNode),
             node_iter: cfg.node_iter,
         };
+        gaps.push(gap(pages())?);
         let counter = ShardedCounter::new(layout, &plan.topo, &cfg.writer_cpus, cfg.placement)?;
         // Paced, the floor runs in place, on a counter of its own.
         floors.push(if entry.result.regime.is_paced() {
+            gaps.push(gap(pages())?);
             Some(ShardedCounter::new(
                 in_place_layout(layout),
                 &plan.topo,
@@ -157,4 +187,40 @@ pub(super) fn one_repeat(
         results.push(r);
     }
     Ok(Some(results))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gaps_are_one_to_gap_pages_drawn_anew_each_repeat_and_replayed_by_seed() {
+        let draw = |seed, repeat| {
+            let mut g = gap_pages(seed, repeat);
+            (0..200).map(|_| g()).collect::<Vec<usize>>()
+        };
+        let a = draw(7, 0);
+        assert!(
+            a.iter().all(|&p| (1..=GAP_PAGES as usize).contains(&p)),
+            "{a:?}"
+        );
+        // Both ends come up in 200 draws of 64 values.
+        assert!(a.contains(&1) || a.contains(&2), "{a:?}");
+        assert!(a.iter().any(|&p| p >= 60), "{a:?}");
+        // Not a constant stride: consecutive gaps differ most of the time.
+        let same = a.windows(2).filter(|w| w[0] == w[1]).count();
+        assert!(same < 20, "{same} repeats in {a:?}");
+        assert_eq!(a, draw(7, 0));
+        assert_ne!(a, draw(7, 1));
+        assert_ne!(a, draw(8, 0));
+    }
+
+    #[test]
+    fn a_gap_reserves_whole_pages_and_lets_go_of_them() {
+        let g = gap(3).unwrap();
+        assert_eq!(g.len(), 3 * page_size());
+        assert!(!g.is_empty());
+        drop(g);
+        assert_eq!(gap(0).unwrap().len(), page_size());
+    }
 }
