@@ -384,14 +384,12 @@ impl Lines {
             .map(|(line, flow)| {
                 let share = line.writers as f64 / writers;
                 let [near_t, far_t] = &flow.times;
-                let (own, back, read) = (
+                let (own, read) = (
                     mix(far, near_t.own, far_t.own),
-                    mix(far, near_t.back, far_t.back),
                     mix(far, near_t.read, far_t.read),
                 );
                 (share * flow.own_t * own + (1.0 - share) * flow.foreign_t * read)
                     * (1.0 - flow.share_queued)
-                    + share * flow.back_t * back
             })
             .sum();
         let think = 1e9 / rate + delay;
@@ -464,7 +462,7 @@ impl Lines {
                     cost += a
                         * (flow.pub_t * (t.write + w)
                             + flow.own_t * (t.own + queued_part)
-                            + flow.back_t * t.back)
+                            + flow.back_t * (t.back + w))
                         + b * flow.foreign_t * (t.read + queued_part);
                     upgrades += a * flow.upgrade_t;
                     up_ns += a * flow.upgrade_t * t.upgrade;
@@ -563,7 +561,8 @@ impl Lines {
                 // when its last touch was its own publish and since then
                 // another CPU only read the line: priced as the host's
                 // read back (free where the writer keeps a copy). Not a
-                // fetch the run can count: no value changed.
+                // fetch the run can count (no value changed); where it
+                // costs a transfer it queues for the line as one.
                 let back = if k > 0 && p > 0.0 {
                     let last_pub = p / (p + (1.0 - f) * q_w);
                     let wrote = touched(arrivals, (n - 1.0) * p, q_w);
@@ -690,9 +689,16 @@ impl Lines {
                         .zip(&far)
                         .map(|(c, f)| (c.iter().sum::<usize>(), *f)),
                 );
-                let queued = write_transfers + queued_reads;
+                // A read back that costs a transfer moves the line's only
+                // copy back from its reader: it occupies the line. One the
+                // host serves from the writer's own copy is no transfer.
+                let back_time = mix(w_w, times[0].back, times[1].back);
+                let back = if back_time > 0.0 { back } else { 0.0 };
+                let queued_backs = n * q_w * back;
+                let queued = write_transfers + queued_reads + queued_backs;
                 let rho = (write_transfers * mix(w_w, times[0].write, times[1].write)
-                    + queued_reads * mix(w_r, times[0].first, times[1].first))
+                    + queued_reads * mix(w_r, times[0].first, times[1].first)
+                    + queued_backs * back_time)
                     * 1e-9;
                 let upgrade_t = if others > 0.0 {
                     f * h * first_reads / others
@@ -792,7 +798,8 @@ struct Flow {
     /// Fetches of this line per update of one of its own writers.
     own_t: f64,
     /// Reads back of this line (its last publish read by another CPU
-    /// since) per update of one of its own writers.
+    /// since) that cost a transfer, per update of one of its own writers
+    /// (0 where the host keeps the writer's copy).
     back_t: f64,
     /// Fetches of this line per update of another line's writer.
     foreign_t: f64,

@@ -395,6 +395,12 @@ fn a_read_after_a_publish_another_cpu_read_is_priced_as_the_host_reads_back() {
         close(back.cost_ns - free.cost_ns, 10.08, 1e-2),
         "{free:?} {back:?}"
     );
+    // It moves the line's only copy back, so it occupies the line: two
+    // writers × 1k/s × 0.144 × 70 ns more of its time.
+    assert!(
+        close(back.rho - free.rho, 2e3 * 0.144 * 70e-9, 1e-6),
+        "{free:?} {back:?}"
+    );
     // A net just under 0 (a read that found its copy, timed on a
     // stepping clock) is free, not a refund.
     assert!(close(eval(Some(-0.01)).cost_ns, free.cost_ns, 1e-12));
