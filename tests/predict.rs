@@ -278,11 +278,52 @@ fn bad_requests_exit_2_with_one_line() {
     );
     run(&["--latency", INTEL, "--writers", "300"], "--writers 300");
     run(&["--latency", INTEL, "--arrivals", "bursty"], "bursty");
+    run(
+        &["--latency", INTEL, "--read-back", "lots"],
+        "\"lots\" is not a ratio",
+    );
     let flat = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/results/run.json"
     );
     run(&["--check", flat], "no paced strategy");
+}
+
+#[test]
+fn a_read_back_given_as_published_is_paid_by_few_writers_not_by_many() {
+    // threshold:64 at 22k/s, paced: with two writers a writer's read
+    // after its own publish finds only the other's read since 0.6 × 0.4
+    // × 0.6 of the time, and at 1× a transfer that costs; with every
+    // CPU of the host writing, someone else nearly always wrote since.
+    let share = |writers: &str, extra: &[&str]| {
+        let spr = fixture("spr-2s-224");
+        let mut args = vec![
+            "--sysfs-root",
+            spr.as_str(),
+            "predict",
+            "--latency",
+            INTEL,
+            "--writers",
+            writers,
+            "--rates",
+            "22k",
+            "--level",
+            "global",
+            "--publish",
+            "threshold:64",
+            "--arrivals",
+            "paced",
+            "--json",
+        ];
+        args.extend(extra);
+        point(&contend_json(&args), "global/threshold:64", 0)["cpu_share_pct"]["mid"]
+            .as_f64()
+            .unwrap()
+    };
+    let (free, back) = (share("2", &[]), share("2", &["--read-back", "1x"]));
+    assert!(back > free * 1.1, "{free} {back}");
+    let (free, back) = (share("224", &[]), share("224", &["--read-back", "1x"]));
+    assert!(back >= free && back < free * 1.02, "{free} {back}");
 }
 
 #[test]

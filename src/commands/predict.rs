@@ -101,6 +101,14 @@ pub struct PredictArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub home: Vec<String>,
 
+    /// A writer's read of its own line after another CPU read it, as a
+    /// multiple of each class's ping-pong (RATIOx, e.g. 1.07x: the line
+    /// was taken by the reader; 0x: the writer kept a copy), for every
+    /// class; replaces a --latencies matrix's `read back`. Without it
+    /// and without a matrix that measured it, free.
+    #[arg(long, value_name = "RATIOx", value_parser = read_back_ratio, conflicts_with = "check")]
+    pub read_back: Option<f64>,
+
     /// The node the counter's memory is on: each node's cost is said
     /// local or remote to it.
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -379,7 +387,21 @@ fn latencies(
             None => given,
         });
     }
+    if let Some(r) = args.read_back {
+        lat = lat.map(|l| l.with_read_back(r));
+    }
     Ok(lat)
+}
+
+/// `--read-back` RATIOx (the x optional): a ratio of 0 or more.
+fn read_back_ratio(s: &str) -> Result<f64, String> {
+    let r = s.trim();
+    r.strip_suffix('x')
+        .unwrap_or(r)
+        .parse::<f64>()
+        .ok()
+        .filter(|r| *r >= 0.0 && r.is_finite())
+        .ok_or_else(|| format!("\"{s}\" is not a ratio of 0 or more (1.07x)"))
 }
 
 /// One `--publishes` item, POLICY=F|P%: a policy and the fraction of

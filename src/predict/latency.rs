@@ -402,6 +402,20 @@ impl Latencies {
         self
     }
 
+    /// The same figures with every class's read back at `ratio` × its
+    /// ping-pong (`--read-back`), its other transactions as they were (at
+    /// the ping-pong where none were measured).
+    pub fn with_read_back(mut self, ratio: f64) -> Self {
+        for class in self.classes.keys() {
+            self.transactions
+                .entry(class.clone())
+                .or_insert(TransactionRatios::PINGPONG)
+                .read_back = Some(ratio);
+        }
+        self.source = format!("{} and --read-back {ratio}x", self.source);
+        self
+    }
+
     /// Checks that every class's lowest figure, and every transaction
     /// ratio, is above 0 (and finite).
     pub fn positive(&self) -> Result<(), NonPositive> {
@@ -991,6 +1005,26 @@ fn class_ratios(m: &MatrixResults, class: PairClass) -> Option<TransactionRatios
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_read_back_given_for_every_class_keeps_what_was_measured() {
+        let mut l = Latencies::uniform(50.0, "canary");
+        let measured = TransactionRatios {
+            add_moved: 1.2,
+            ..TransactionRatios::PINGPONG
+        };
+        l.transactions.insert("smt".into(), measured);
+        let l = l.with_read_back(1.07);
+        // Every class has it; a measured class keeps its other ratios,
+        // the others are at the ping-pong.
+        assert_eq!(l.transactions.len(), 4);
+        let smt = l.transactions["smt"];
+        assert_eq!((smt.add_moved, smt.read_back), (1.2, Some(1.07)));
+        let llc = l.transactions["same-llc"];
+        assert_eq!((llc.add_moved, llc.read_back), (1.0, Some(1.07)));
+        assert_eq!(llc.of(crate::matrix::Transaction::ReadBack), 1.07);
+        assert!(l.source.ends_with("and --read-back 1.07x"), "{}", l.source);
+    }
 
     #[test]
     fn items_parse_with_units_and_uncertainty() {
