@@ -706,11 +706,19 @@ pub struct HomeCost {
 }
 
 impl HomeCost {
+    /// The one factor every transfer to a CPU off the home node takes
+    /// (remote ÷ local); `None` with ratios per class.
+    pub fn one_factor(&self) -> Option<f64> {
+        self.by_class
+            .is_empty()
+            .then(|| self.remote_ns / self.local_ns)
+    }
+
     /// How much longer a transfer of `class` to a CPU off the home node
     /// takes; `None` when ratios per class leave it out.
     pub fn remote_factor(&self, class: PairClass) -> Option<f64> {
-        if self.by_class.is_empty() {
-            return Some(self.remote_ns / self.local_ns);
+        if let Some(f) = self.one_factor() {
+            return Some(f);
         }
         let any = || {
             matches!(class, PairClass::CrossNode(_))

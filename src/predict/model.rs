@@ -34,7 +34,9 @@
 //!   its own transfers before its next update, so the wait is
 //!   [`queue::mva`]'s at any load, saturation included.
 
-use super::latency::{Bound, ClassCounts, Latencies, MissingClass, Prices, ReadOccupancy};
+use super::latency::{
+    Bound, ClassCounts, HomeCost, Latencies, MissingClass, Prices, ReadOccupancy,
+};
 use super::queue;
 use crate::counter::ShardLevel;
 use crate::matrix::{PairClass, Transaction, classify};
@@ -524,10 +526,11 @@ impl Lines {
         let prices = [false, true].map(|remote| lat.prices(self.classes(), bound, remote));
         // A sharers curve is a time of its own: off the home node, × the
         // one remote factor when there is one.
-        let curve_far = match &costs.home {
-            Some(h) if h.by_class.is_empty() => h.remote_ns / h.local_ns,
-            _ => 1.0,
-        };
+        let curve_far = costs
+            .home
+            .as_ref()
+            .and_then(HomeCost::one_factor)
+            .unwrap_or(1.0);
         self.lines
             .iter()
             .map(|line| {
