@@ -22,7 +22,8 @@ pub use policy::{
 };
 pub use shards::{
     CounterError, CounterLayout, DEFAULT_SHARES, MAX_NUMNODES, NodeIter, PUBLISH_TAG, Pad,
-    ShardLevel, ShardedCounter, SlotHome, SlotInfo, slot_sum,
+    ShardLevel, ShardedCounter, SlotHome, SlotInfo, WALK_NODE_IDS, WALK_NODE_MASK, WALK_SLOTS,
+    slot_sum,
 };
 pub use view::{LINE_BYTES, ReadView};
 pub use writer::{ExactnessError, PublishStats, Writer, check_exact};

@@ -163,6 +163,16 @@ pub enum SlotHome {
     OnNode(u32),
 }
 
+/// The walk of every slot in slot order: the global, LLC and CPU levels
+/// reads ([`ShardedCounter::walk_kind`]).
+pub const WALK_SLOTS: u8 = 0;
+/// The node level's walk of node ids below `nr_node_ids`
+/// ([`NodeIter::Compact`]).
+pub const WALK_NODE_IDS: u8 = 1;
+/// The node level's walk of the 1024-bit node mask
+/// ([`NodeIter::Bitmap`]).
+pub const WALK_NODE_MASK: u8 = 2;
+
 /// Bits in the node mask a bitmap reader scans (`MAX_NUMNODES` with
 /// `NODES_SHIFT=10`).
 pub const MAX_NUMNODES: usize = 1024;
@@ -453,19 +463,46 @@ impl ShardedCounter {
         self.walk(|_| ())
     }
 
+    /// Which of the walks a read of this counter takes
+    /// ([`WALK_SLOTS`], [`WALK_NODE_IDS`] or [`WALK_NODE_MASK`]), for a
+    /// loop to pick its compiled copy ([`walk_as`](Self::walk_as)) once,
+    /// outside its timed window.
+    pub fn walk_kind(&self) -> u8 {
+        match (self.layout.level, self.layout.node_iter) {
+            (ShardLevel::Node, NodeIter::Compact) => WALK_NODE_IDS,
+            (ShardLevel::Node, NodeIter::Bitmap) => WALK_NODE_MASK,
+            _ => WALK_SLOTS,
+        }
+    }
+
     /// Visits every slot in the order a read does; returns the positions
     /// examined (see [`read_steps`](Self::read_steps)). Inlined into
     /// `read`, where the count is dead and compiled away.
     #[inline(always)]
-    pub(super) fn walk(&self, mut visit: impl FnMut(usize)) -> usize {
-        match (self.layout.level, self.layout.node_iter) {
-            (ShardLevel::Node, NodeIter::Compact) => {
+    pub(super) fn walk(&self, visit: impl FnMut(usize)) -> usize {
+        match self.walk_kind() {
+            WALK_NODE_IDS => self.walk_as::<WALK_NODE_IDS>(visit),
+            WALK_NODE_MASK => self.walk_as::<WALK_NODE_MASK>(visit),
+            _ => self.walk_as::<WALK_SLOTS>(visit),
+        }
+    }
+
+    /// [`walk`](Self::walk) compiled for walk `W`, which must be this
+    /// counter's [`walk_kind`](Self::walk_kind): no branch on the level
+    /// is left in it, so code that reads counters of different levels in
+    /// turn (strategies in place) runs a copy of its own for each level
+    /// and no level's branches train another's predictions.
+    #[inline(always)]
+    pub(super) fn walk_as<const W: u8>(&self, mut visit: impl FnMut(usize)) -> usize {
+        debug_assert_eq!(W, self.walk_kind());
+        match W {
+            WALK_NODE_IDS => {
                 // Internal iteration (`for_each`): a `for` loop over a
                 // `Flatten` costs 1 ns more per read on 4 nodes.
                 self.node_to_slot.iter().flatten().for_each(|&i| visit(i));
                 self.node_to_slot.len()
             }
-            (ShardLevel::Node, NodeIter::Bitmap) => {
+            WALK_NODE_MASK => {
                 let mut words = 0;
                 let mut node = next_node(&self.node_mask, 0, &mut words);
                 while node < MAX_NUMNODES {

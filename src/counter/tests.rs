@@ -278,6 +278,17 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                         .fetch_add(mark(i), std::sync::atomic::Ordering::Relaxed);
                 }
                 assert_eq!(counter.read(), total + marks_sum, "{what}: marked read");
+                // The walk compiled apart for each level and node walk
+                // (what a loop picks outside its busy window) is this
+                // layout's, and a view reading through it sums the same.
+                let kind = match (level, node_iter) {
+                    (ShardLevel::Node, NodeIter::Compact) => WALK_NODE_IDS,
+                    (ShardLevel::Node, NodeIter::Bitmap) => WALK_NODE_MASK,
+                    _ => WALK_SLOTS,
+                };
+                assert_eq!(counter.walk_kind(), kind, "{what}");
+                let mut view = ReadView::new(&counter, None);
+                assert_eq!(view.read(&counter, 0), total + marks_sum, "{what}");
                 sums.push(counter.read());
             }
             assert_eq!(

@@ -2,7 +2,7 @@
 //! reads had to fetch: the read side's counterpart of a publish's
 //! hand-over count.
 
-use super::shards::{ShardedCounter, slot_sum};
+use super::shards::{ShardedCounter, WALK_NODE_IDS, WALK_NODE_MASK, WALK_SLOTS, slot_sum};
 use std::sync::atomic::AtomicI64;
 
 /// Bytes in a cache line: slots closer than this share a line.
@@ -62,8 +62,20 @@ impl ReadView {
     /// only what a fetch brought.
     #[inline]
     pub fn read(&mut self, counter: &ShardedCounter, left: i64) -> i64 {
+        match counter.walk_kind() {
+            WALK_NODE_IDS => self.read_as::<WALK_NODE_IDS>(counter, left),
+            WALK_NODE_MASK => self.read_as::<WALK_NODE_MASK>(counter, left),
+            _ => self.read_as::<WALK_SLOTS>(counter, left),
+        }
+    }
+
+    /// [`read`](Self::read) compiled for walk `W`, which must be
+    /// `counter`'s [`ShardedCounter::walk_kind`] (see
+    /// [`ShardedCounter::walk_as`]).
+    #[inline(always)]
+    pub fn read_as<const W: u8>(&mut self, counter: &ShardedCounter, left: i64) -> i64 {
         let (mut sum, mut lines, mut last) = (0, 0u64, usize::MAX);
-        counter.walk(|i| {
+        counter.walk_as::<W>(|i| {
             let raw = counter.raw(i);
             sum += slot_sum(raw);
             if raw != self.seen[i] && (raw != left || self.own != Some(i)) {

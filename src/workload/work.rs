@@ -6,7 +6,10 @@
 use super::mirror::{Mirror, StalenessSamples};
 use super::{LoadWalk, Pacer};
 use crate::clock::{Clock, Timer};
-use crate::counter::{PublishPolicy, ReadView, ShardedCounter, Writer, group_shares};
+use crate::counter::{
+    PublishPolicy, ReadView, ShardedCounter, WALK_NODE_IDS, WALK_NODE_MASK, WALK_SLOTS, Writer,
+    group_shares,
+};
 use crate::workload::START_LOAD;
 use hdrhistogram::Histogram;
 
@@ -93,10 +96,16 @@ fn record(hist: &mut Histogram<u64>, ticks: u64) {
 /// and compute the group share (`calc_group_shares`) for a CPU with this
 /// contribution and load. The result is kept from the optimiser.
 #[inline(always)]
-fn read_side(counter: &ShardedCounter, view: &mut ReadView, left: i64, contrib: i64, load: i64) {
+fn read_side<const W: u8>(
+    counter: &ShardedCounter,
+    view: &mut ReadView,
+    left: i64,
+    contrib: i64,
+    load: i64,
+) {
     std::hint::black_box(group_shares(
         counter.shares(),
-        view.read(counter, left),
+        view.read_as::<W>(counter, left),
         contrib,
         load,
     ));
@@ -134,7 +143,7 @@ impl<'c, C: Clock> InPlaceFloor<'c, Writer<'c, C>> {
         let w = &mut self.writer;
         w.update_as::<false>(load);
         if read {
-            read_side(
+            read_side::<WALK_SLOTS>(
                 self.counter,
                 &mut self.view,
                 w.left(),
@@ -158,7 +167,7 @@ impl<'c> InPlaceFloor<'c, ()> {
     /// The floor's read side, as a reader's.
     #[inline(always)]
     fn read(&mut self) {
-        read_side(self.counter, &mut self.view, 0, 0, START_LOAD);
+        read_side::<WALK_SLOTS>(self.counter, &mut self.view, 0, 0, START_LOAD);
     }
 }
 
@@ -349,7 +358,13 @@ impl<C: Clock> WriterWork<'_, C> {
     /// end: a field stored on every operation would cost a store, and a
     /// locked add waits until every earlier store has drained.
     #[inline(always)]
-    fn run_loop<const PACED: bool, const READS: bool, const SAMPLED: bool, const RATE: bool>(
+    fn run_loop<
+        const PACED: bool,
+        const READS: bool,
+        const SAMPLED: bool,
+        const RATE: bool,
+        const WALK: u8,
+    >(
         &mut self,
         ops: u64,
     ) {
@@ -395,7 +410,7 @@ impl<C: Clock> WriterWork<'_, C> {
             if read_now {
                 let (left, contrib, load) = (writer.left(), writer.contrib(), writer.load());
                 let t0 = sample_start(read_sampled, timer);
-                read_side(counter, &mut self.view, left, contrib, load);
+                read_side::<WALK>(counter, &mut self.view, left, contrib, load);
                 sample_end(read_sampled, t0, timer, sampling, &mut self.read_hist);
             }
             if PACED && let Some(p) = &mut self.pacer {
@@ -428,23 +443,36 @@ impl<C: Clock> Work for WriterWork<'_, C> {
         let sampled = self.sampling.every() != 0;
         let rate = self.writer.ratelimited();
         // One loop per combination, so a plain hammering loop carries no
-        // pacing, read-side, sampling or clock code.
+        // pacing, read-side, sampling or clock code; with a read side, one
+        // per walk ([`ShardedCounter::walk_as`]), chosen here, outside the
+        // busy window, so lanes of different levels in place do not share
+        // (and mispredict) a branch on the level inside it.
+        let walk = self.counter.walk_kind();
         macro_rules! dispatch {
-            ($($p:literal $r:literal $s:literal $l:literal),*) => {
-                match (paced, reads, sampled, rate) {
-                    $(($p, $r, $s, $l) => self.run_loop::<$p, $r, $s, $l>(ops),)*
+            ($($p:literal $s:literal $l:literal),*) => {
+                match (paced, reads, sampled, rate, walk) {
+                    $(
+                        ($p, false, $s, $l, _) => {
+                            self.run_loop::<$p, false, $s, $l, WALK_SLOTS>(ops)
+                        }
+                        ($p, true, $s, $l, WALK_NODE_IDS) => {
+                            self.run_loop::<$p, true, $s, $l, WALK_NODE_IDS>(ops)
+                        }
+                        ($p, true, $s, $l, WALK_NODE_MASK) => {
+                            self.run_loop::<$p, true, $s, $l, WALK_NODE_MASK>(ops)
+                        }
+                        ($p, true, $s, $l, _) => {
+                            self.run_loop::<$p, true, $s, $l, WALK_SLOTS>(ops)
+                        }
+                    )*
                 }
             };
         }
         dispatch!(
-            false false false false, false false false true,
-            false false true false, false false true true,
-            false true false false, false true false true,
-            false true true false, false true true true,
-            true false false false, true false false true,
-            true false true false, true false true true,
-            true true false false, true true false true,
-            true true true false, true true true true
+            false false false, false false true,
+            false true false, false true true,
+            true false false, true false true,
+            true true false, true true true
         )
     }
 
@@ -528,18 +556,19 @@ impl<'c> ReaderWork<'c> {
     }
 }
 
-impl Work for ReaderWork<'_> {
-    /// Runs `ops` reads. A reader has no published contribution of its own
-    /// and a constant load of one nice-0 task.
-    #[inline]
-    fn run_ops(&mut self, ops: u64) {
+impl ReaderWork<'_> {
+    /// The reader's loop, its read side compiled for walk `WALK` (see
+    /// [`WriterWork`]'s `run_ops`). A reader has no published
+    /// contribution of its own and a constant load of one nice-0 task.
+    #[inline(always)]
+    fn run_loop<const WALK: u8>(&mut self, ops: u64) {
         let counter = self.counter;
         for _ in 0..ops {
             self.reads += 1;
             let sampled = self.sampling.hit(self.reads);
             let released = self.pacer.as_mut().map_or(0, |p| p.wait());
             let t0 = sample_start(sampled, self.timer);
-            read_side(counter, &mut self.view, 0, 0, START_LOAD);
+            read_side::<WALK>(counter, &mut self.view, 0, 0, START_LOAD);
             sample_end(sampled, t0, self.timer, self.sampling, &mut self.read_hist);
             if let Some(p) = &mut self.pacer {
                 p.done(released, !sampled);
@@ -552,6 +581,17 @@ impl Work for ReaderWork<'_> {
             if sampled && let Some(p) = &self.probing {
                 maybe_probe(p, &mut self.since_probe, counter, &mut self.staleness);
             }
+        }
+    }
+}
+
+impl Work for ReaderWork<'_> {
+    /// Runs `ops` reads, the walk's loop chosen outside the busy window.
+    fn run_ops(&mut self, ops: u64) {
+        match self.counter.walk_kind() {
+            WALK_NODE_IDS => self.run_loop::<WALK_NODE_IDS>(ops),
+            WALK_NODE_MASK => self.run_loop::<WALK_NODE_MASK>(ops),
+            _ => self.run_loop::<WALK_SLOTS>(ops),
         }
     }
 
