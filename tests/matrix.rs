@@ -515,7 +515,7 @@ fn matrix_on_this_host_agrees_with_the_reference() {
         assert!(d["median_ns"].as_f64().unwrap() > 0.0);
         assert!(d["p90_ns"].as_f64().unwrap() >= d["median_ns"].as_f64().unwrap());
     }
-    // The five coherence transactions, each from both CPUs' samples of
+    // The six coherence transactions, each from both CPUs' samples of
     // every pass, with its ratio to the pair's ping-pong.
     let tx = first["transactions"].as_array().unwrap();
     let names: Vec<&str> = tx
@@ -528,6 +528,7 @@ fn matrix_on_this_host_agrees_with_the_reference() {
             "add_moved",
             "read_fetched",
             "add_upgraded",
+            "read_back",
             "add_then_read_other",
             "add_then_read_same"
         ]
