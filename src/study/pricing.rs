@@ -230,9 +230,14 @@ pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
         (PricedWith::Canary, _, Some(run), Some(ns)) => canary_latencies(run, ns),
         _ => Latencies::from_matrix(first, "this study's matrix"),
     };
+    let (latencies, unpriced) = priceable(latencies);
+    let mut why = reason(used, class, canary_ns, first_range, &again);
+    if let Some(u) = unpriced {
+        why = format!("{why}; {u}");
+    }
     Some(Pricing {
         used,
-        why: reason(used, class, canary_ns, first_range, &again),
+        why,
         canary_class: class.map(|c| c.to_string()),
         canary_ns,
         matrix_range_ns: first_range,
@@ -242,6 +247,28 @@ pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
         },
         latencies,
     })
+}
+
+/// `latencies`, unless its transactions price a transfer at or below 0
+/// ns (timed where no line moved: an emulated guest, or a phase change
+/// inside the timing) while its class latencies are above 0: then those
+/// class latencies with every transfer at its ping-pong, and why, in
+/// words. A class latency at or below 0 is left for the model to refuse.
+fn priceable(latencies: Latencies) -> (Latencies, Option<String>) {
+    let Err(e) = latencies.positive() else {
+        return (latencies, None);
+    };
+    let mut plain = latencies.clone();
+    plain.transactions.clear();
+    if !latencies.priced() || plain.positive().is_err() {
+        return (latencies, None);
+    }
+    (
+        plain,
+        Some(format!(
+            "its transactions were left out ({e}), so every transfer is priced at its class's ping-pong"
+        )),
+    )
 }
 
 /// The run's median canary `ns` for every class, each transaction priced
@@ -381,6 +408,34 @@ mod tests {
         );
         let r = reason(PricedWith::Matrix, None, None, None, &Again::NotNeeded);
         assert_eq!(r, "the run recorded no canary to set against it");
+    }
+
+    #[test]
+    fn transactions_at_or_below_zero_are_left_out_and_said() {
+        let priced = |add_moved: f64| {
+            let mut l = Latencies::uniform(80.0, "this study's matrix");
+            l.transactions.insert(
+                "same-llc".into(),
+                crate::predict::TransactionRatios {
+                    add_moved,
+                    ..crate::predict::TransactionRatios::PINGPONG
+                },
+            );
+            l
+        };
+        // Above 0: kept as measured, nothing said.
+        let (l, why) = priceable(priced(1.2));
+        assert_eq!((l.transactions.len(), why), (1, None));
+        // An add moved at -1.3 × 80 ns: left out, every transfer at the
+        // ping-pong, and the reason names the figure.
+        let (l, why) = priceable(priced(-1.3));
+        assert!(!l.priced(), "{l:?}");
+        let why = why.unwrap();
+        assert!(why.contains("-104") && why.contains("ping-pong"), "{why}");
+        // A class latency at or below 0 is not mended here: the model
+        // refuses it.
+        let (l, why) = priceable(Latencies::uniform(0.0, "m"));
+        assert!(l.positive().is_err() && why.is_none());
     }
 
     /// A matrix of the run's host whose one class, `class`, costs `ns`.
