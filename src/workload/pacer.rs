@@ -29,8 +29,9 @@
 //! and did not). Windows of sampled operations (with clock reads of their
 //! own inside) are left out of busy time.
 //!
-//! **The floor, in place.** Half way to the next slot (half a period, or
-//! half the next exponential gap), [`Pacer::wait_floor`] releases the
+//! **The floor, in place.** Half way between two slots (half a period,
+//! or half the exponential gap; in place, half a lane's share of either,
+//! just before its own slot), [`Pacer::wait_floor`] releases the
 //! thread's floor operation: the same loop's operation on a counter no
 //! other thread writes ([`super::InPlaceFloor`]), timed the same way and
 //! kept apart ([`Pacer::floor_busy`]). What slows the thread for
@@ -381,24 +382,26 @@ impl<T: Ticks> Pacer<T> {
         end.saturating_sub(released)
     }
 
-    /// Waits until half way from the last released slot to the next (half
-    /// a period; or half the next exponential gap; in place, half its
-    /// share of either, [`Pacer::anchor`]) and returns the fenced
-    /// tick that released the thread's floor operation: the start of its
-    /// window. At once when that time has passed (the operation before
-    /// ran late).
+    /// Waits until half a slot before the next slot (half a period, or
+    /// half the gap to it; in place, half its share of either,
+    /// [`Pacer::anchor`]) and returns the fenced tick that released the
+    /// thread's floor operation: the start of its window. Alone that is
+    /// half way between two slots; in place it falls after the slot of
+    /// the lane before, so the floor, like the operation it is taken
+    /// from, has every other lane's work behind it since this lane last
+    /// ran. At once when that time has passed, or before a first slot
+    /// not yet anchored.
     #[inline(always)]
     pub fn wait_floor(&mut self) -> u64 {
-        let half = match &self.gaps {
-            Gaps::Even => self.period / 2.0,
-            Gaps::Exponential { next, .. } => {
-                let next_due = self.start.unwrap_or(0) as f64 + *next;
-                ((next_due - self.due as f64) / 2.0).max(0.0)
+        if let Some(next) = self.next_at() {
+            let gap = match &self.gaps {
+                Gaps::Even => self.period,
+                Gaps::Exponential { .. } => next.saturating_sub(self.due) as f64,
+            };
+            let due = next.saturating_sub((gap / 2.0 * self.spacing) as u64);
+            if self.ticks.now() < due {
+                self.spin_until(due);
             }
-        };
-        let due = self.due + (half * self.spacing) as u64;
-        if self.ticks.now() < due {
-            self.spin_until(due);
         }
         self.ticks.start()
     }
@@ -534,12 +537,23 @@ mod tests {
         assert_eq!(p.next_at(), Some(3_250));
         assert_eq!([p.wait(), p.wait()], [3_250, 4_250]);
         assert_eq!(p.next_at(), Some(5_250));
-        // One of 4 in place: its floor half way through its quarter of
-        // the period, 125 ticks after its slot.
-        let mut p = scripted(1e6, &[2_600, 3_250, 3_260, 3_375]);
+        // One of 4 in place: its floor half a share (125 ticks) before
+        // each of its slots, after the slot of the lane before (3,000 +
+        // 0 and 4,000 + 0, a quarter of the period earlier).
+        let mut p = scripted(
+            1e6,
+            &[2_600, 3_125, 3_200, 3_250, 3_260, 4_125, 4_200, 4_250],
+        );
         p.anchor(2_500, 0.25, 0.25);
+        assert_eq!(p.wait_floor(), 3_125);
         assert_eq!(p.wait(), 3_250);
-        assert_eq!(p.wait_floor(), 3_375);
+        assert_eq!(p.wait_floor(), 4_125);
+        assert_eq!(p.wait(), 4_250);
+        // Not anchored, before its first slot: at once, without waiting
+        // (no reading taken), and the first slot starts the pacer.
+        let mut p = scripted(1e6, &[10, 11]);
+        p.wait_floor();
+        assert_eq!(p.wait(), 10);
         // A phase is a fraction of the period, replayed by its seed and
         // differing between repeats and threads.
         let phases: Vec<f64> = (0..4).map(|r| phase_of(7, r, 0)).collect();
@@ -613,8 +627,9 @@ mod tests {
 
     #[test]
     fn a_poisson_floor_falls_half_way_through_the_next_gap() {
-        // Exponential gaps: the floor after each slot is due half way to
-        // the next slot's deadline, whatever the gap.
+        // Exponential gaps: the floor before each slot is due half way
+        // from the last slot's deadline to its own, whatever the gap (the
+        // half rounded down, then taken from the next deadline).
         let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson, 7);
         p.wait();
         let mut waited = 0;
@@ -624,7 +639,8 @@ mod tests {
             let Gaps::Exponential { next, .. } = &p.gaps else {
                 unreachable!()
             };
-            let at = due + ((start as f64 + next - due as f64) / 2.0) as u64;
+            let next_due = (start as f64 + next) as u64;
+            let at = next_due - ((next_due - due) as f64 / 2.0) as u64;
             let released = p.wait_floor();
             // Released exactly then (each read is one tick), or at the
             // next read when that time has passed.

@@ -399,6 +399,17 @@ impl<C: Clock> WriterWork<'_, C> {
             // Paced, the busy window opens at the fenced tick that
             // released the update and closes after its read side: only
             // what the kernel's update does is inside.
+            // The floor first, half a slot before the update: in place it
+            // then has behind it what the update has, the other lanes'
+            // work since this lane last ran.
+            if PACED
+                && let Some(p) = &mut self.pacer
+                && let Some(floor) = &mut self.floor
+            {
+                let released = p.wait_floor();
+                floor.update(load, read_now);
+                p.floor_done(released, unsampled);
+            }
             let released = if PACED && let Some(p) = &mut self.pacer {
                 p.wait()
             } else {
@@ -415,11 +426,6 @@ impl<C: Clock> WriterWork<'_, C> {
             }
             if PACED && let Some(p) = &mut self.pacer {
                 p.done(released, unsampled);
-                if let Some(floor) = &mut self.floor {
-                    let released = p.wait_floor();
-                    floor.update(load, read_now);
-                    p.floor_done(released, unsampled);
-                }
             }
             if SAMPLED && let Some(p) = &probing {
                 p.mirror
@@ -566,17 +572,19 @@ impl ReaderWork<'_> {
         for _ in 0..ops {
             self.reads += 1;
             let sampled = self.sampling.hit(self.reads);
+            if let Some(p) = &mut self.pacer
+                && let Some(floor) = &mut self.floor
+            {
+                let released = p.wait_floor();
+                floor.read();
+                p.floor_done(released, !sampled);
+            }
             let released = self.pacer.as_mut().map_or(0, |p| p.wait());
             let t0 = sample_start(sampled, self.timer);
             read_side::<WALK>(counter, &mut self.view, 0, 0, START_LOAD);
             sample_end(sampled, t0, self.timer, self.sampling, &mut self.read_hist);
             if let Some(p) = &mut self.pacer {
                 p.done(released, !sampled);
-                if let Some(floor) = &mut self.floor {
-                    let released = p.wait_floor();
-                    floor.read();
-                    p.floor_done(released, !sampled);
-                }
             }
             if sampled && let Some(p) = &self.probing {
                 maybe_probe(p, &mut self.since_probe, counter, &mut self.staleness);
