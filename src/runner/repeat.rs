@@ -222,5 +222,11 @@ mod tests {
         assert!(!g.is_empty());
         drop(g);
         assert_eq!(gap(0).unwrap().len(), page_size());
+        // More address space than there is: refused, naming the size.
+        let pages = 1 << 50;
+        match gap(pages) {
+            Err(PlacementError::Map { len, .. }) => assert_eq!(len, pages * page_size()),
+            other => panic!("{:?}", other.map(|g| g.len())),
+        }
     }
 }

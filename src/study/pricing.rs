@@ -260,7 +260,7 @@ fn priceable(latencies: Latencies) -> (Latencies, Option<String>) {
     };
     let mut plain = latencies.clone();
     plain.transactions.clear();
-    if !latencies.priced() || plain.positive().is_err() {
+    if plain.positive().is_err() {
         return (latencies, None);
     }
     (
@@ -432,10 +432,14 @@ mod tests {
         assert!(!l.priced(), "{l:?}");
         let why = why.unwrap();
         assert!(why.contains("-104") && why.contains("ping-pong"), "{why}");
-        // A class latency at or below 0 is not mended here: the model
-        // refuses it.
+        // A class latency at or below 0 is not mended here, with
+        // transactions or without: the model refuses it.
         let (l, why) = priceable(Latencies::uniform(0.0, "m"));
         assert!(l.positive().is_err() && why.is_none());
+        let mut zero = priced(-1.3);
+        zero.classes.get_mut("smt").unwrap().ns = 0.0;
+        let (l, why) = priceable(zero);
+        assert!(l.priced() && why.is_none(), "{l:?}");
     }
 
     /// A matrix of the run's host whose one class, `class`, costs `ns`.
