@@ -19,7 +19,11 @@ mod common;
 fn the_same_strategies_twice_in_place_are_called_no_change() {
     // global/always and global/ratelimit:1ms+threshold:64, each twice, in
     // place at 22k/s on two writers (one if the host has one CPU), seed
-    // 7, 6 repeats of 80 ms. Each copy against its twin, in both paced
+    // 7, 24 repeats of 80 ms: at 6, one CI run in about twenty called a
+    // change (2026-12-02 18:56Z: -7.4 ns [-12.0, -2.7], 4 degrees of
+    // freedom), the interval too wide to tell noise from a bias beyond
+    // the ±2% threshold; at 24 a chance call needs a mean about three
+    // half-widths out. Each copy against its twin, in both paced
     // measures, decided as one family (paired on the per-repeat
     // differences, Holm-adjusted, ±2% and 1 ns): identical work at
     // staggered offsets must not differ beyond noise, so no row may be a
@@ -43,9 +47,9 @@ fn the_same_strategies_twice_in_place_are_called_no_change() {
         },
         counter_node: None,
         node_iter: NodeIter::Compact,
-        duration: Duration::from_millis(480),
+        duration: Duration::from_millis(1920),
         warmup: Duration::from_millis(20),
-        repeats: 6,
+        repeats: 24,
         target_ci_pct: None,
         max_time: None,
         rates: vec![Regime::SEED],
@@ -63,7 +67,7 @@ fn the_same_strategies_twice_in_place_are_called_no_change() {
     assert!(
         run.strategies
             .iter()
-            .all(|s| s.exact && s.repeats.len() == 6)
+            .all(|s| s.exact && s.repeats.len() == 24)
     );
     let mut family = Vec::new();
     let mut rows = Vec::new();
