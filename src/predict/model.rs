@@ -540,11 +540,9 @@ impl Lines {
                 // Reads that fetch this line: its own writers' (after an
                 // update that did not publish, when another writer wrote
                 // since), other writers', reader threads'.
-                let own = if k > 0 {
-                    (1.0 - f) * touched(arrivals, (n - 1.0) * p, q_w)
-                } else {
-                    0.0
-                };
+                // A co-writer published since this writer's last read.
+                let co_wrote = touched(arrivals, (n - 1.0) * p, q_w);
+                let own = if k > 0 { (1.0 - f) * co_wrote } else { 0.0 };
                 let foreign_writers = if k > 0 { nw - n } else { 0.0 };
                 let foreign = touched(arrivals, publishes, q_w);
                 let thread = touched(arrivals, publishes, q_r);
@@ -568,9 +566,8 @@ impl Lines {
                 // costs a transfer it queues for the line as one.
                 let back = if k > 0 && p > 0.0 {
                     let last_pub = p / (p + (1.0 - f) * q_w);
-                    let wrote = touched(arrivals, (n - 1.0) * p, q_w);
                     let touched_at_all = touched(arrivals, (n - 1.0) * p + other_reads, q_w);
-                    (1.0 - f) * last_pub * (touched_at_all - wrote).max(0.0)
+                    (1.0 - f) * last_pub * (touched_at_all - co_wrote).max(0.0)
                 } else {
                     0.0
                 };
