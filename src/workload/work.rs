@@ -396,9 +396,6 @@ impl<C: Clock> WriterWork<'_, C> {
             }
             let read_sampled = read_now && SAMPLED && sampling.hit(reads);
             let unsampled = !sampled && !read_sampled;
-            // Paced, the busy window opens at the fenced tick that
-            // released the update and closes after its read side: only
-            // what the kernel's update does is inside.
             // The floor first, half a slot before the update: in place it
             // then has behind it what the update has, the other lanes'
             // work since this lane last ran.
@@ -410,6 +407,9 @@ impl<C: Clock> WriterWork<'_, C> {
                 floor.update(load, read_now);
                 p.floor_done(released, unsampled);
             }
+            // Paced, the busy window opens at the fenced tick that
+            // released the update and closes after its read side: only
+            // what the kernel's update does is inside.
             let released = if PACED && let Some(p) = &mut self.pacer {
                 p.wait()
             } else {
