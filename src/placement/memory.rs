@@ -63,27 +63,13 @@ impl NodeMemory {
     pub fn alloc(len: usize, node: u32, placement: Placement) -> Result<Self, PlacementError> {
         let page = page_size();
         let len = len.max(1).div_ceil(page) * page;
-        // SAFETY: an anonymous private mapping with no address hint.
-        let addr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if addr == libc::MAP_FAILED {
-            return Err(PlacementError::Map {
-                len,
-                source: io::Error::last_os_error(),
-            });
-        }
-        let ptr = NonNull::new(addr.cast::<u8>()).ok_or(PlacementError::Map {
+        let ptr = map_anonymous(
             len,
-            source: io::Error::from(io::ErrorKind::OutOfMemory),
-        })?;
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+        )
+        .map_err(|source| PlacementError::Map { len, source })?;
+        let addr = ptr.as_ptr().cast::<libc::c_void>();
         let mut memory = NodeMemory {
             ptr,
             len,
@@ -219,23 +205,12 @@ impl AddressGap {
     /// Reserves `pages` pages (at least one), inaccessible.
     pub fn reserve(pages: usize) -> io::Result<Self> {
         let len = pages.max(1) * page_size();
-        // SAFETY: an anonymous private mapping with no address hint,
-        // never accessed (PROT_NONE) and never backed.
-        let addr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if addr == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let ptr = NonNull::new(addr.cast::<u8>())
-            .ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))?;
+        // Never accessed (PROT_NONE) and never backed.
+        let ptr = map_anonymous(
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+        )?;
         Ok(AddressGap { ptr, len })
     }
 
@@ -248,6 +223,18 @@ impl AddressGap {
     pub fn is_empty(&self) -> bool {
         false
     }
+}
+
+/// An anonymous mapping of `len` bytes with no address hint, `prot` and
+/// `flags` as `mmap` takes them: its start, or the errno.
+fn map_anonymous(len: usize, prot: libc::c_int, flags: libc::c_int) -> io::Result<NonNull<u8>> {
+    // SAFETY: an anonymous mapping with no address hint touches no
+    // existing memory.
+    let addr = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, flags, -1, 0) };
+    if addr == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    NonNull::new(addr.cast::<u8>()).ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))
 }
 
 impl Drop for AddressGap {
