@@ -33,7 +33,7 @@ pub use counts::Counts;
 pub use home::{HomeClass, HomeCost};
 pub use measure::{LINES, Mode, PairSamples, Procedure, measure_pair};
 pub use plan::{MatrixError, MatrixPlan, MatrixRequest, measure_matrix, plan_matrix};
-pub use reference::{ReferenceError, reference_pingpong};
+pub use reference::{LINE_CHUNKS, ReferenceError, line_pingpong, reference_pingpong};
 pub use result::{
     DirectionStats, MatrixConfig, MatrixResults, PairResult, REFERENCE_LIMIT_PCT, Reference,
     SCHEMA_VERSION,

@@ -63,28 +63,54 @@ struct PaddedWord(AtomicU64);
 /// a tenth as many round trips of warm-up. An error says which CPU could
 /// not be pinned.
 pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f64, ReferenceError> {
-    let (_, one_way) = timed_chunks(cpu_a, cpu_b, round_trips)?;
+    let lines: Box<[PaddedWord; LINES]> =
+        Box::new(std::array::from_fn(|_| PaddedWord(AtomicU64::new(PING))));
+    let lines: Vec<&AtomicU64> = lines.iter().map(|l| &l.0).collect();
+    let (_, one_way) = timed_chunks(cpu_a, cpu_b, round_trips, &lines, CHUNKS)?;
     Ok(quantile_of(&one_way, 0.5))
 }
 
-/// The line chunk `c` runs on: consecutive chunks on consecutive lines,
-/// wrapping after the last.
-fn line_of(c: u64) -> usize {
-    c as usize % LINES
+/// One-way latency in ns between `cpu_a` and `cpu_b` on `line` alone:
+/// the median over [`LINE_CHUNKS`] chunks of `round_trips /`
+/// [`LINE_CHUNKS`] CAS round trips, of the chunk's time / (2 × its round
+/// trips), after a tenth as many of warm-up. What a hand-over of that one
+/// line costs, which depends on the L3 slice its address maps to (on this
+/// project's Xeon host, lines of one buffer ping-pong in 55–65, 85–90 or
+/// 115 ns, the same line alike in every pass). `line` must hold 0, and
+/// holds 0 again when this returns; nothing else may touch it meanwhile.
+pub fn line_pingpong(
+    cpu_a: u32,
+    cpu_b: u32,
+    line: &AtomicU64,
+    round_trips: u64,
+) -> Result<f64, ReferenceError> {
+    let (_, one_way) = timed_chunks(cpu_a, cpu_b, round_trips, &[line], LINE_CHUNKS)?;
+    Ok(quantile_of(&one_way, 0.5))
 }
 
-/// Runs and times the [`CHUNKS`] chunks of [`reference_pingpong`]: the
-/// round trips in each chunk, and each chunk's one-way ns (its time / (2 ×
-/// its round trips)) in the order they ran.
+/// Chunks [`line_pingpong`] times its round trips in.
+pub const LINE_CHUNKS: u64 = 16;
+
+/// The line chunk `c` of `lines` runs on: consecutive chunks on
+/// consecutive lines, wrapping after the last.
+fn line_of(c: u64, lines: usize) -> usize {
+    c as usize % lines
+}
+
+/// Runs and times `chunks` chunks of `round_trips / chunks` CAS round
+/// trips (at least one each) over `lines`, each holding [`PING`]: the
+/// round trips in each chunk, and each chunk's one-way ns (its time / (2
+/// × its round trips)) in the order they ran. Every line holds [`PING`]
+/// again at the end.
 fn timed_chunks(
     cpu_a: u32,
     cpu_b: u32,
     round_trips: u64,
+    lines: &[&AtomicU64],
+    chunks: u64,
 ) -> Result<(u64, Vec<f64>), ReferenceError> {
-    let chunk = (round_trips / CHUNKS).max(1);
+    let chunk = (round_trips / chunks).max(1);
     let warmup = round_trips / 10;
-    let lines: Box<[PaddedWord; LINES]> =
-        Box::new(std::array::from_fn(|_| PaddedWord(AtomicU64::new(PING))));
     let start = Barrier::new(2);
     let failed = AtomicBool::new(false);
     let pin_then_wait = |cpu: u32| {
@@ -102,7 +128,7 @@ fn timed_chunks(
         })
     };
     let swap = |c: u64, from: u64, to: u64| {
-        let flag = &lines[line_of(c)].0;
+        let flag = lines[line_of(c, lines.len())];
         while flag
             .compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed)
             .is_err()
@@ -114,7 +140,7 @@ fn timed_chunks(
             for _ in 0..warmup {
                 swap(0, PONG, PING);
             }
-            for c in 0..CHUNKS {
+            for c in 0..chunks {
                 for _ in 0..chunk {
                     swap(c, PONG, PING);
                 }
@@ -127,7 +153,7 @@ fn timed_chunks(
                 swap(0, PING, PONG);
             }
             let mut one_way = Vec::new();
-            for c in 0..CHUNKS {
+            for c in 0..chunks {
                 let t = Instant::now();
                 for _ in 0..chunk {
                     swap(c, PING, PONG);
@@ -186,8 +212,10 @@ mod tests {
     #[test]
     fn chunks_split_the_round_trips_over_256_chunks_of_16_lines() {
         let (a, b) = two_cpus();
+        let words: [AtomicU64; LINES] = Default::default();
+        let lines: Vec<&AtomicU64> = words.iter().collect();
         let started = Instant::now();
-        let (round_trips, one_way) = timed_chunks(a, b, 256 * 1000).unwrap();
+        let (round_trips, one_way) = timed_chunks(a, b, 256 * 1000, &lines, CHUNKS).unwrap();
         let wall_ns = started.elapsed().as_nanos() as f64;
         assert_eq!((round_trips, one_way.len()), (1000, 256));
         assert!(one_way.iter().all(|&ns| ns > 0.0));
@@ -201,16 +229,32 @@ mod tests {
             "chunks took {chunks_ns} ns of the call's {wall_ns}"
         );
         // Fewer round trips than chunks: one round trip each.
-        let (round_trips, one_way) = timed_chunks(a, b, 100).unwrap();
+        let (round_trips, one_way) = timed_chunks(a, b, 100, &lines, CHUNKS).unwrap();
         assert_eq!((round_trips, one_way.len()), (1, 256));
+        // Every line is back at PING: a counter's slot measured in place
+        // keeps its value.
+        assert!(words.iter().all(|w| w.load(Ordering::Relaxed) == PING));
         assert!(reference_pingpong(a, b, 256 * 4).unwrap() > 0.0);
     }
 
     #[test]
     fn consecutive_chunks_take_consecutive_lines() {
-        let lines: Vec<usize> = (0..2 * LINES as u64).map(line_of).collect();
+        let lines: Vec<usize> = (0..2 * LINES as u64).map(|c| line_of(c, LINES)).collect();
         let once: Vec<usize> = (0..LINES).collect();
         assert_eq!(lines, [once.clone(), once].concat());
+        assert!((0..5).all(|c| line_of(c, 1) == 0));
+    }
+
+    #[test]
+    fn a_line_ping_pong_times_its_chunks_on_that_line_and_leaves_it_at_zero() {
+        let (a, b) = two_cpus();
+        let word = AtomicU64::new(0);
+        let (round_trips, one_way) = timed_chunks(a, b, 16 * 500, &[&word], LINE_CHUNKS).unwrap();
+        assert_eq!((round_trips, one_way.len()), (500, 16));
+        assert_eq!(word.load(Ordering::Relaxed), 0);
+        let ns = line_pingpong(a, b, &word, 16 * 100).unwrap();
+        assert!(ns > 0.0 && ns < 1e6, "{ns}");
+        assert_eq!(word.load(Ordering::Relaxed), 0);
     }
 
     #[test]
