@@ -244,6 +244,7 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
             .map(|r| r.missed_slots)
             .sum(),
         sampled_vs_throughput_pct,
+        line_ns: None,
         interference: Default::default(),
         nodes,
         outside_window: reports

@@ -9,12 +9,13 @@ use super::interference;
 use super::result::{RepeatResult, StrategyResult, ThreadPlacement};
 use super::{RunError, RunPlan};
 use crate::counter::{CounterLayout, ShardedCounter, SlotHome};
+use crate::matrix::{LINE_CHUNKS, line_pingpong};
 use crate::placement::{AddressGap, PlacementError, page_size};
 use crate::topology::CpuList;
 use crate::workload::{Lane, RepeatOutcome, RepeatSpec, Role, run_repeat};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 
 /// The most pages of address space left untouched before each counter
 /// of a repeat ([`AddressGap`]); each gap is 1 to this many, drawn anew
@@ -36,6 +37,30 @@ fn gap(pages: usize) -> Result<AddressGap, PlacementError> {
         len: pages * page_size(),
         source,
     })
+}
+
+/// CAS round trips [`line_cost`] times on each line: 64 per chunk, about
+/// 0.15 ms a line at 70 ns one way.
+const LINE_ROUND_TRIPS: u64 = 64 * LINE_CHUNKS;
+
+/// One-way ns of a CAS ping-pong between `a` and `b` on the slots of
+/// `counter` they update ([`line_pingpong`]; the mean of the two when they
+/// differ): what a hand-over of this counter's lines costs, before any
+/// writer touches them. `None` when either CPU has no slot or cannot be
+/// pinned.
+fn line_cost(counter: &ShardedCounter, a: u32, b: u32) -> Option<f64> {
+    let (sa, sb) = (counter.slot_of_cpu(a)?, counter.slot_of_cpu(b)?);
+    let slots: &[usize] = if sa == sb { &[sa] } else { &[sa, sb] };
+    let mut sum = 0.0;
+    for &s in slots {
+        // SAFETY: an AtomicI64 and an AtomicU64 have the same size and
+        // alignment; the counter's memory outlives the call, and no other
+        // thread touches the slot until the repeat starts. The ping-pong
+        // leaves it at 0, where a fresh counter's slots start.
+        let line = unsafe { AtomicU64::from_ptr(counter.slot(s).as_ptr().cast()) };
+        sum += line_pingpong(a, b, line, LINE_ROUND_TRIPS).ok()?;
+    }
+    Some(sum / slots.len() as f64)
 }
 
 /// One entry of the rounds: its result so far, the repeat it runs, and
@@ -120,6 +145,15 @@ pub(super) fn one_repeat(
         .chain(&cfg.reader_cpus)
         .copied()
         .collect();
+    // Each strategy's own lines, priced just before the repeat, on the
+    // canary's CPUs (the floors' lines are never handed over).
+    let line_ns: Vec<Option<f64>> = counters
+        .iter()
+        .map(|c| {
+            interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus)
+                .and_then(|(a, b)| line_cost(c, a, b))
+        })
+        .collect();
     let steal_before = interference::steal_ms(&measured);
     let lane_reports = match run_repeat(
         &lanes,
@@ -177,6 +211,7 @@ pub(super) fn one_repeat(
         record.stalls = interference::stalls(reports, ctx.ns_per_tick);
         let mut r = repeat_result(repeat, reports, &ctx);
         r.interference = record;
+        r.line_ns = line_ns[results.len()];
         if !r.outside_window.is_empty() {
             notes.push(format!(
                 "{} repeat {repeat}: threads on CPUs {} never saw the measured interval start (an oversubscribed CPU, or --rate too low for warm-up + interval), so they are left out of its rates and samples",

@@ -408,6 +408,15 @@ pub struct RepeatResult {
     /// of it; `None` without samples.
     #[serde(default)]
     pub sampled_vs_throughput_pct: Option<f64>,
+    /// One-way ns of a CAS ping-pong between the canary's two CPUs on this
+    /// repeat's own counter lines (the slots those CPUs update; their mean
+    /// when they differ), measured just before it: what a hand-over of the
+    /// lines this repeat drew costs. It depends on where each line's
+    /// address falls (its L3 slice), so it changes from repeat to repeat;
+    /// paired comparisons adjust for it ([`super::paired_difference`]).
+    /// `None` with one CPU, or in files written before it was recorded.
+    #[serde(default)]
+    pub line_ns: Option<f64>,
     /// What could have disturbed it.
     #[serde(default)]
     pub interference: Interference,
