@@ -3,11 +3,13 @@
 //! the paired test of differences measured in the same repeats, and the
 //! interval of a difference; Holm–Bonferroni correction and the decision
 //! rule of `contend compare`; latency percentiles from histograms;
-//! quantiles of samples; the trimmed mean of single-operation timings.
+//! quantiles of samples; the trimmed mean of single-operation timings;
+//! a mean adjusted for two covariates by least squares.
 //!
 //! Pure statistics: this module imports nothing else of the crate, so it
 //! can be read, tested and trusted on its own.
 
+mod adjusted;
 mod decision;
 mod latency;
 mod quantile;
@@ -16,6 +18,7 @@ mod student;
 mod summary;
 mod trimmed;
 
+pub use adjusted::adjusted_mean;
 pub use decision::{
     Compared, Decision, Direction, NOISE_THRESHOLD, NoiseThreshold, NoiseThresholdError, Outcome,
     Threshold, decide, decide_paired, holm_adjusted,
