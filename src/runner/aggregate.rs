@@ -10,7 +10,7 @@ use super::result::{
     Strategy, StrategyResult, StrategySummary,
 };
 use crate::counter::PublishStats;
-use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary};
+use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary, adjusted_mean};
 use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
 
 /// What [`repeat_result`] needs besides the thread reports.
@@ -471,8 +471,16 @@ pub fn paired_net(
 /// measured in the same milliseconds, so what moved both cancels. The
 /// repeats kept follow [`UsedRepeats`]'s rule on the pairs: those where
 /// neither side was disturbed, while two or more remain; else every
-/// pair. `None` unless `config` records both in one group run in place
-/// ([`RunConfig::ran_together`]), or with no repeat in common.
+/// pair. Where every kept repeat priced both sides' lines
+/// ([`RepeatResult::line_ns`]), the mean is adjusted for them
+/// ([`adjusted_mean`], both at their pooled mean): each repeat draws each
+/// counter's line afresh, and a hand-over of one line can cost twice
+/// another's, so what the two lines cost moves each side's figure more
+/// than the host does; both sides draw from the same memory, so the
+/// adjusted mean is their difference on lines of equal cost, its interval
+/// without the draw's spread. `None` unless `config` records both in one
+/// group run in place ([`RunConfig::ran_together`]), or with no repeat in
+/// common.
 pub fn paired_difference(
     config: &RunConfig,
     base: &StrategyResult,
@@ -482,22 +490,28 @@ pub fn paired_difference(
     if !config.ran_together(base, test) {
         return None;
     }
-    // (difference, either side disturbed), repeat by repeat.
-    let pairs: Vec<(f64, bool)> = test
+    // (difference, either side disturbed, both lines' cost), repeat by
+    // repeat.
+    let pairs: Vec<(f64, bool, Option<[f64; 2]>)> = test
         .repeats
         .iter()
         .filter_map(|t| {
             let b = base.repeats.iter().find(|b| b.repeat == t.repeat)?;
             let disturbed = interference::disturbed(b) || interference::disturbed(t);
-            Some((value(t)? - value(b)?, disturbed))
+            let lines = t.line_ns.zip(b.line_ns).map(|(t, b)| [t, b]);
+            Some((value(t)? - value(b)?, disturbed, lines))
         })
         .collect();
-    let clean: Vec<f64> = pairs.iter().filter(|p| !p.1).map(|p| p.0).collect();
-    if clean.len() >= 2 {
-        Summary::of(&clean)
-    } else {
-        Summary::of(&pairs.iter().map(|p| p.0).collect::<Vec<_>>())
-    }
+    let clean = pairs.iter().filter(|p| !p.1).count();
+    let kept: Vec<_> = pairs.iter().filter(|p| clean < 2 || !p.1).collect();
+    let differences: Vec<f64> = kept.iter().map(|p| p.0).collect();
+    let lines: Option<Vec<[f64; 2]>> = kept.iter().map(|p| p.2).collect();
+    lines
+        .and_then(|x| {
+            let pooled = x.iter().map(|l| l[0] + l[1]).sum::<f64>() / (2 * x.len()) as f64;
+            adjusted_mean(&differences, &x, [pooled, pooled])
+        })
+        .or_else(|| Summary::of(&differences))
 }
 
 /// Marks every repeat whose canary, before or after it, is more than
@@ -898,6 +912,56 @@ pub(super) mod tests {
         b.repeats[2].interference.disturbed = true;
         let d = paired(&config, &b).unwrap();
         assert_eq!((d.n, d.mean), (2, 5.5));
+    }
+
+    #[test]
+    fn paired_differences_are_adjusted_for_each_repeats_line_costs() {
+        // Each repeat's lines (one-way ns) for a and b, each set averaging
+        // 60: a's net is 20 + 0.5 (line − 60), b's 30 + 0.9 (line − 60),
+        // so b − a is 10 on lines of equal cost, and 10 + 0.9 (x_b − 60)
+        // − 0.5 (x_a − 60) as drawn: −7.2 to +46 ns.
+        let xa = [50.0, 70.0, 60.0, 55.0, 65.0, 90.0, 30.0, 60.0];
+        let xb = [62.0, 58.0, 100.0, 20.0, 61.0, 59.0, 60.0, 60.0];
+        let busy = |base: f64, slope: f64, x: &[f64]| -> Vec<f64> {
+            x.iter().map(|l| 30.0 + base + slope * (l - 60.0)).collect()
+        };
+        let with_lines = |mut s: StrategyResult, x: &[f64]| {
+            for (r, &l) in s.repeats.iter_mut().zip(x) {
+                r.line_ns = Some(l);
+            }
+            s
+        };
+        let a = with_lines(
+            in_place(
+                paced(Regime::SEED, &busy(20.0, 0.5, &xa), &[0.1; 8]),
+                &[30.0; 8],
+                &[0.05; 8],
+            ),
+            &xa,
+        );
+        let mut b = with_lines(
+            in_place(
+                paced(Regime::SEED, &busy(30.0, 0.9, &xb), &[0.1; 8]),
+                &[30.0; 8],
+                &[0.05; 8],
+            ),
+            &xb,
+        );
+        b.name = "node/always/pad128".into();
+        let mut config = crate::runner::fixture_run().config;
+        config.in_place = vec![crate::runner::InPlaceGroup {
+            regime: Regime::SEED,
+            strategies: vec![a.name.clone(), b.name.clone()],
+        }];
+        let d = paired_difference(&config, &a, &b, net_busy_ns).unwrap();
+        assert_eq!(d.n, 8);
+        assert!((d.mean - 10.0).abs() < 1e-9, "{d:?}");
+        assert!(d.ci95_high - d.mean < 1e-9, "{d:?}");
+        // One repeat without a price: the plain differences, the same
+        // mean (each set of lines averages 60) with the draw's spread.
+        b.repeats[3].line_ns = None;
+        let d = paired_difference(&config, &a, &b, net_busy_ns).unwrap();
+        assert!((d.mean - 10.0).abs() < 1e-9 && d.stddev > 15.0, "{d:?}");
     }
 
     /// The fixture's first strategy in `regime`, one repeat (rounds 0,

@@ -77,7 +77,8 @@ impl Floor {
 impl Measure {
     /// `test` less `base` in this measure repeat by repeat, where the two
     /// ran in place in the same repeats of one run (`config`'s): the
-    /// summary of the per-repeat differences ([`paired_difference`]).
+    /// summary of the per-repeat differences, adjusted for each repeat's
+    /// line costs where it priced them ([`paired_difference`]).
     /// `None` for a measure only a summary holds, or strategies measured
     /// in repeats of their own.
     pub fn paired(

@@ -249,7 +249,7 @@ pub fn tables(run: &RunResults) -> String {
     let lines = crate::verdict::run_lines(run);
     if lines.iter().any(|l| l.brief.is_some()) {
         out.push_str(
-            "\n=== the verdict with its statistics (change [95% interval], Holm-adjusted p of Welch's t-test, or of the paired t-test on per-repeat differences for strategies run in place in the same repeats) ===\n",
+            "\n=== the verdict with its statistics (change [95% interval], Holm-adjusted p of Welch's t-test, or of the paired t-test on per-repeat differences, adjusted for each repeat's line costs, for strategies run in place in the same repeats) ===\n",
         );
         out.push_str(&super::verdicts(&lines));
     }
