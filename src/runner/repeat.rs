@@ -15,7 +15,7 @@ use crate::topology::CpuList;
 use crate::workload::{Lane, RepeatOutcome, RepeatSpec, Role, run_repeat};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The most pages of address space left untouched before each counter
 /// of a repeat ([`AddressGap`]); each gap is 1 to this many, drawn anew
@@ -45,22 +45,37 @@ const LINE_ROUND_TRIPS: u64 = 64 * LINE_CHUNKS;
 
 /// One-way ns of a CAS ping-pong between `a` and `b` on the slots of
 /// `counter` they update ([`line_pingpong`]; the mean of the two when they
-/// differ): what a hand-over of this counter's lines costs, before any
-/// writer touches them. `None` when either CPU has no slot or cannot be
-/// pinned.
+/// differ): what a hand-over of this counter's lines costs. Each slot's
+/// value is set aside for the ping-pong and put back. No writer may run
+/// meanwhile. `None` when either CPU has no slot or cannot be pinned.
 fn line_cost(counter: &ShardedCounter, a: u32, b: u32) -> Option<f64> {
     let (sa, sb) = (counter.slot_of_cpu(a)?, counter.slot_of_cpu(b)?);
     let slots: &[usize] = if sa == sb { &[sa] } else { &[sa, sb] };
     let mut sum = 0.0;
     for &s in slots {
+        let slot = counter.slot(s);
+        let value = slot.swap(0, Ordering::AcqRel);
         // SAFETY: an AtomicI64 and an AtomicU64 have the same size and
         // alignment; the counter's memory outlives the call, and no other
-        // thread touches the slot until the repeat starts. The ping-pong
-        // leaves it at 0, where a fresh counter's slots start.
-        let line = unsafe { AtomicU64::from_ptr(counter.slot(s).as_ptr().cast()) };
-        sum += line_pingpong(a, b, line, LINE_ROUND_TRIPS).ok()?;
+        // thread touches the slot meanwhile. The ping-pong starts from 0
+        // and leaves 0.
+        let line = unsafe { AtomicU64::from_ptr(slot.as_ptr().cast()) };
+        let ns = line_pingpong(a, b, line, LINE_ROUND_TRIPS);
+        slot.store(value, Ordering::Release);
+        sum += ns.ok()?;
     }
     Some(sum / slots.len() as f64)
+}
+
+/// The price of a repeat's lines: the lower of [`line_cost`] before and
+/// after it (either alone when the other is missing). A disturbance only
+/// slows a ping-pong: at 20:38Z one line was priced 195 ns before a
+/// repeat with 992 involuntary context switches, its usual 52-66.
+fn lower(before: Option<f64>, after: Option<f64>) -> Option<f64> {
+    match (before, after) {
+        (Some(b), Some(a)) => Some(b.min(a)),
+        (b, a) => b.or(a),
+    }
 }
 
 /// One entry of the rounds: its result so far, the repeat it runs, and
@@ -145,15 +160,13 @@ pub(super) fn one_repeat(
         .chain(&cfg.reader_cpus)
         .copied()
         .collect();
-    // Each strategy's own lines, priced just before the repeat, on the
-    // canary's CPUs (the floors' lines are never handed over).
-    let line_ns: Vec<Option<f64>> = counters
-        .iter()
-        .map(|c| {
-            interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus)
-                .and_then(|(a, b)| line_cost(c, a, b))
-        })
-        .collect();
+    // Each strategy's own lines, priced on the canary's CPUs before the
+    // repeat and after it (the floors' lines are never handed over).
+    let price = |c: &ShardedCounter| {
+        interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus)
+            .and_then(|(a, b)| line_cost(c, a, b))
+    };
+    let before: Vec<Option<f64>> = counters.iter().map(price).collect();
     let steal_before = interference::steal_ms(&measured);
     let lane_reports = match run_repeat(
         &lanes,
@@ -167,6 +180,11 @@ pub(super) fn one_repeat(
         RepeatOutcome::Interrupted => return Ok(None),
     };
     let steal_after = interference::steal_ms(&measured);
+    let line_ns: Vec<Option<f64>> = counters
+        .iter()
+        .zip(before)
+        .map(|(c, before)| lower(before, price(c)))
+        .collect();
     let after = interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus)
         .and_then(|(a, b)| interference::canary_after(a, b));
     let node_of = |cpu: u32| plan.topo.node_of_cpu(cpu).unwrap_or(0);
@@ -227,6 +245,43 @@ pub(super) fn one_repeat(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lines_price_is_the_lower_of_before_and_after_and_keeps_its_values() {
+        assert_eq!(lower(Some(195.2), Some(58.1)), Some(58.1));
+        assert_eq!(lower(Some(61.0), Some(64.5)), Some(61.0));
+        assert_eq!(
+            (lower(None, Some(7.0)), lower(Some(8.0), None)),
+            (Some(7.0), Some(8.0))
+        );
+        assert_eq!(lower(None, None), None);
+        // Per CPU, the two writers' slots differ: both are priced, and
+        // the values they held are back after.
+        let (a, b) = crate::topology::two_allowed_cpus();
+        let topo = crate::topology::Topology::read(std::path::Path::new("/")).unwrap();
+        let layout = CounterLayout {
+            level: crate::counter::ShardLevel::Cpu,
+            pad: crate::counter::Pad::Line128,
+            home: SlotHome::Local,
+            node_iter: crate::counter::NodeIter::Compact,
+        };
+        let counter =
+            ShardedCounter::new(layout, &topo, &[a, b], crate::placement::Placement::Strict)
+                .unwrap();
+        let (sa, sb) = (
+            counter.slot_of_cpu(a).unwrap(),
+            counter.slot_of_cpu(b).unwrap(),
+        );
+        assert_ne!(sa, sb);
+        counter.slot(sa).store(-41, Ordering::Relaxed);
+        counter.slot(sb).store(1 << 40, Ordering::Relaxed);
+        let ns = line_cost(&counter, a, b).unwrap();
+        assert!(ns > 0.0 && ns < 1e6, "{ns}");
+        assert_eq!(counter.slot(sa).load(Ordering::Relaxed), -41);
+        assert_eq!(counter.slot(sb).load(Ordering::Relaxed), 1 << 40);
+        // A CPU without a slot has no price.
+        assert_eq!(line_cost(&counter, a, 4095), None);
+    }
 
     #[test]
     fn gaps_are_one_to_gap_pages_drawn_anew_each_repeat_and_replayed_by_seed() {

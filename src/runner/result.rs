@@ -410,8 +410,9 @@ pub struct RepeatResult {
     pub sampled_vs_throughput_pct: Option<f64>,
     /// One-way ns of a CAS ping-pong between the canary's two CPUs on this
     /// repeat's own counter lines (the slots those CPUs update; their mean
-    /// when they differ), measured just before it: what a hand-over of the
-    /// lines this repeat drew costs. It depends on where each line's
+    /// when they differ), measured before it and after it, the lower of
+    /// the two (a disturbance only slows a ping-pong): what a hand-over of
+    /// the lines this repeat drew costs. It depends on where each line's
     /// address falls (its L3 slice), so it changes from repeat to repeat;
     /// paired comparisons adjust for it ([`super::paired_difference`]).
     /// `None` with one CPU, or in files written before it was recorded.
