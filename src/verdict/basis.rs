@@ -3,11 +3,11 @@
 //! interference, noise and the CI target.
 
 use crate::counter::PublishPolicy;
-use crate::runner::interference::STALLED_PCT;
+use crate::runner::interference::{STALLED_PCT, canary_cpus};
 use crate::runner::{
     RepeatResult, RunResults, StrategyResult, is_clock_floor, net_busy_ns, paired_net,
 };
-use crate::stats::NOISE_THRESHOLD;
+use crate::stats::{NOISE_THRESHOLD, median};
 use crate::units::{Unit, cv_text, human, si};
 use crate::workload::{Arrivals, Regime, STALL};
 
@@ -94,6 +94,26 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
         ));
     }
     Some(format!("interference: {}", parts.join(", ")))
+}
+
+/// One line on what each repeat's own counter lines cost
+/// ([`RepeatResult::line_ns`]): their range and median over the run, and
+/// why it matters; `None` for a file without them.
+pub fn line_cost_line(run: &RunResults) -> Option<String> {
+    let mut ns: Vec<f64> = run
+        .strategies
+        .iter()
+        .flat_map(|s| &s.repeats)
+        .filter_map(|r| r.line_ns)
+        .collect();
+    ns.sort_by(f64::total_cmp);
+    let (lo, hi) = (*ns.first()?, *ns.last()?);
+    let cpus = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus)
+        .map_or(String::new(), |(a, b)| format!(" on CPUs {a} and {b}"));
+    Some(format!(
+        "lines: each counter's own line, priced by a CAS ping-pong{cpus} before every repeat, {lo:.1}-{hi:.1} ns one-way (median {:.1}): a hand-over's cost depends on where the line's address falls (its L3 slice), so every repeat draws the lines anew and paired comparisons adjust for what they cost",
+        median(&ns)?
+    ))
 }
 
 /// A paced thread below this % of its requested rate is a warning.

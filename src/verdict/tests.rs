@@ -5,7 +5,7 @@
 use super::*;
 use crate::clock::ClockKind;
 use crate::counter::ShardLevel;
-use crate::runner::{RunResults, StrategyResult, StrategySummary, fixture_run};
+use crate::runner::{RepeatResult, RunResults, StrategyResult, StrategySummary, fixture_run};
 use crate::topology::{Topology, fixture};
 use crate::workload::Regime;
 
@@ -488,6 +488,29 @@ fn the_interference_line_says_how_much_stall_time_was_set_aside() {
     assert!(
         line.contains(
             ", 5 stalls set aside from busy time (3.0 ms: busy windows or late wake-ups over 20 µs)"
+        ),
+        "{line}"
+    );
+}
+
+#[test]
+fn the_lines_line_gives_the_range_and_median_of_each_repeats_line_cost() {
+    use ShardLevel::*;
+    let mut s = strategy(Global, "always", Regime::SEED, 10.0, 0.1, |_| {});
+    assert_eq!(basis::line_cost_line(&run(vec![s.clone()], None)), None);
+    s.repeats = [61.0, 117.25, 58.5]
+        .iter()
+        .map(|&ns| RepeatResult {
+            line_ns: Some(ns),
+            ..s.repeats[0].clone()
+        })
+        .collect();
+    let mut r = run(vec![s], None);
+    r.config.writer_cpus = vec![0, 1];
+    let line = basis::line_cost_line(&r).unwrap();
+    assert!(
+        line.starts_with(
+            "lines: each counter's own line, priced by a CAS ping-pong on CPUs 0 and 1 before every repeat, 58.5-117.2 ns one-way (median 61.0)"
         ),
         "{line}"
     );
