@@ -220,7 +220,7 @@ impl Comparison<'_> {
             .count();
         if paired > 0 {
             lines.push(format!(
-                "paired: in {paired} row{} both strategies ran in place in the same repeats, so the change and its ±95% CI are the mean of each repeat's difference and its Student-t CI (the paired t-test); the ± beside each strategy is its own",
+                "paired: in {paired} row{} both strategies ran in place in the same repeats, so the change and its ±95% CI are the mean of each repeat's difference and its Student-t CI (the paired t-test), adjusted for what each repeat's lines cost where the file priced them (line_ns); the ± beside each strategy is its own",
                 if paired == 1 { "" } else { "s" }
             ));
         }

@@ -111,7 +111,7 @@ pub fn line_cost_line(run: &RunResults) -> Option<String> {
     let cpus = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus)
         .map_or(String::new(), |(a, b)| format!(" on CPUs {a} and {b}"));
     Some(format!(
-        "lines: each counter's own line, priced by a CAS ping-pong{cpus} before every repeat, {lo:.1}-{hi:.1} ns one-way (median {:.1}): a hand-over's cost depends on where the line's address falls (its L3 slice), so every repeat draws the lines anew and paired comparisons adjust for what they cost",
+        "lines: each counter's own line, priced by a CAS ping-pong{cpus} before and after every repeat (the lower), {lo:.1}-{hi:.1} ns one-way (median {:.1}): a hand-over's cost depends on where the line's address falls (its L3 slice), so every repeat draws the lines anew and paired comparisons adjust for what they cost",
         median(&ns)?
     ))
 }

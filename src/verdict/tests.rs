@@ -510,7 +510,7 @@ fn the_lines_line_gives_the_range_and_median_of_each_repeats_line_cost() {
     let line = basis::line_cost_line(&r).unwrap();
     assert!(
         line.starts_with(
-            "lines: each counter's own line, priced by a CAS ping-pong on CPUs 0 and 1 before every repeat, 58.5-117.2 ns one-way (median 61.0)"
+            "lines: each counter's own line, priced by a CAS ping-pong on CPUs 0 and 1 before and after every repeat (the lower), 58.5-117.2 ns one-way (median 61.0)"
         ),
         "{line}"
     );
