@@ -931,7 +931,7 @@ pub(super) mod tests {
             }
             s
         };
-        let a = with_lines(
+        let mut a = with_lines(
             in_place(
                 paced(Regime::SEED, &busy(20.0, 0.5, &xa), &[0.1; 8]),
                 &[30.0; 8],
@@ -962,6 +962,18 @@ pub(super) mod tests {
         b.repeats[3].line_ns = None;
         let d = paired_difference(&config, &a, &b, net_busy_ns).unwrap();
         assert!((d.mean - 10.0).abs() < 1e-9 && d.stddev > 15.0, "{d:?}");
+        // A disturbed repeat is left out while others remain: repeat 3,
+        // the one without a price, so the rest fit again. Their lines
+        // pool at 885/14 ns, where b − a is 10 + (0.9 − 0.5) (885/14 −
+        // 60) = 11.2857.
+        a.repeats[3].interference.disturbed = true;
+        let d = paired_difference(&config, &a, &b, net_busy_ns).unwrap();
+        assert_eq!(d.n, 7);
+        let at_pool = 10.0 + 0.4 * (885.0 / 14.0 - 60.0);
+        assert!(
+            (d.mean - at_pool).abs() < 1e-9 && d.ci95_high - d.mean < 1e-9,
+            "{d:?}"
+        );
     }
 
     /// The fixture's first strategy in `regime`, one repeat (rounds 0,

@@ -49,6 +49,20 @@ const LINE_ROUND_TRIPS: u64 = 64 * LINE_CHUNKS;
 /// value is set aside for the ping-pong and put back. No writer may run
 /// meanwhile. `None` when either CPU has no slot or cannot be pinned.
 fn line_cost(counter: &ShardedCounter, a: u32, b: u32) -> Option<f64> {
+    priced(counter, a, b, |line| {
+        line_pingpong(a, b, line, LINE_ROUND_TRIPS).ok()
+    })
+}
+
+/// [`line_cost`] with `price` timing each slot, which holds 0 meanwhile:
+/// the mean of the prices of the slots `a` and `b` update (one when they
+/// share it), each slot's value put back after.
+fn priced(
+    counter: &ShardedCounter,
+    a: u32,
+    b: u32,
+    mut price: impl FnMut(&AtomicU64) -> Option<f64>,
+) -> Option<f64> {
     let (sa, sb) = (counter.slot_of_cpu(a)?, counter.slot_of_cpu(b)?);
     let slots: &[usize] = if sa == sb { &[sa] } else { &[sa, sb] };
     let mut sum = 0.0;
@@ -59,10 +73,9 @@ fn line_cost(counter: &ShardedCounter, a: u32, b: u32) -> Option<f64> {
         // alignment; the counter's memory outlives the call, and no other
         // thread touches the slot meanwhile. The ping-pong starts from 0
         // and leaves 0.
-        let line = unsafe { AtomicU64::from_ptr(slot.as_ptr().cast()) };
-        let ns = line_pingpong(a, b, line, LINE_ROUND_TRIPS);
+        let ns = price(unsafe { AtomicU64::from_ptr(slot.as_ptr().cast()) });
         slot.store(value, Ordering::Release);
-        sum += ns.ok()?;
+        sum += ns?;
     }
     Some(sum / slots.len() as f64)
 }
@@ -281,6 +294,23 @@ mod tests {
         assert_eq!(counter.slot(sb).load(Ordering::Relaxed), 1 << 40);
         // A CPU without a slot has no price.
         assert_eq!(line_cost(&counter, a, 4095), None);
+        // Priced by hand, each slot at 0 while priced: the two slots'
+        // mean; on one CPU's own slot, that slot alone.
+        let mut prices = [50.0, 71.0].into_iter();
+        let mean = priced(&counter, a, b, |line| {
+            assert_eq!(line.load(Ordering::Relaxed), 0);
+            prices.next()
+        });
+        assert_eq!((mean, prices.next()), (Some(60.5), None));
+        let mut calls = 0;
+        let one = priced(&counter, a, a, |_| {
+            calls += 1;
+            Some(58.0)
+        });
+        assert_eq!((one, calls), (Some(58.0), 1));
+        // A slot that cannot be priced: no price, its value still back.
+        assert_eq!(priced(&counter, a, b, |_| None), None);
+        assert_eq!(counter.slot(sa).load(Ordering::Relaxed), -41);
     }
 
     #[test]
