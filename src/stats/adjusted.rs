@@ -33,9 +33,11 @@ pub fn adjusted_mean(y: &[f64], x: &[[f64; 2]], at: [f64; 2]) -> Option<Summary>
     let sum = |v: &dyn Fn(usize) -> f64| (0..n).map(v).sum::<f64>();
     let s11 = sum(&|i| (x[i][0] - m1).powi(2));
     let s22 = sum(&|i| (x[i][1] - m2).powi(2));
-    let s12 = sum(&|i| (x[i][0] - m1) * (x[i][1] - m2));
-    let s1y = sum(&|i| (x[i][0] - m1) * (y[i] - my));
-    let s2y = sum(&|i| (x[i][1] - m2) * (y[i] - my));
+    // A centred cross-product needs one side centred: the other's mean
+    // times a sum of deviations is 0.
+    let s12 = sum(&|i| (x[i][0] - m1) * x[i][1]);
+    let s1y = sum(&|i| (x[i][0] - m1) * y[i]);
+    let s2y = sum(&|i| (x[i][1] - m2) * y[i]);
     let det = s11 * s22 - s12 * s12;
     // Constant or collinear covariates (and NaN) leave no fit.
     if det.is_nan() || det <= 1e-12 * s11 * s22 {
@@ -119,6 +121,11 @@ mod tests {
         let twins: Vec<[f64; 2]> = X.iter().map(|x| [x[0], 2.0 * x[0]]).collect();
         assert_eq!(adjusted_mean(&y(), &twins, [60.0, 60.0]), None);
         assert_eq!(adjusted_mean(&y()[..4], &X[..4], [60.0, 60.0]), None);
+        // Five values are enough: two degrees of freedom left.
+        assert_eq!(
+            adjusted_mean(&y()[..5], &X[..5], [60.0, 60.0]).map(|s| s.n),
+            Some(5)
+        );
         assert_eq!(adjusted_mean(&y(), &X[..9], [60.0, 60.0]), None);
     }
 }
