@@ -922,31 +922,21 @@ pub(super) mod tests {
         // − 0.5 (x_a − 60) as drawn: −7.2 to +46 ns.
         let xa = [50.0, 70.0, 60.0, 55.0, 65.0, 90.0, 30.0, 60.0];
         let xb = [62.0, 58.0, 100.0, 20.0, 61.0, 59.0, 60.0, 60.0];
-        let busy = |base: f64, slope: f64, x: &[f64]| -> Vec<f64> {
-            x.iter().map(|l| 30.0 + base + slope * (l - 60.0)).collect()
-        };
-        let with_lines = |mut s: StrategyResult, x: &[f64]| {
+        // Busy 30 + net, floors 30, each repeat's line priced.
+        let strategy = |net: f64, slope: f64, x: &[f64]| {
+            let busy: Vec<f64> = x.iter().map(|l| 30.0 + net + slope * (l - 60.0)).collect();
+            let mut s = in_place(
+                paced(Regime::SEED, &busy, &[0.1; 8]),
+                &[30.0; 8],
+                &[0.05; 8],
+            );
             for (r, &l) in s.repeats.iter_mut().zip(x) {
                 r.line_ns = Some(l);
             }
             s
         };
-        let mut a = with_lines(
-            in_place(
-                paced(Regime::SEED, &busy(20.0, 0.5, &xa), &[0.1; 8]),
-                &[30.0; 8],
-                &[0.05; 8],
-            ),
-            &xa,
-        );
-        let mut b = with_lines(
-            in_place(
-                paced(Regime::SEED, &busy(30.0, 0.9, &xb), &[0.1; 8]),
-                &[30.0; 8],
-                &[0.05; 8],
-            ),
-            &xb,
-        );
+        let mut a = strategy(20.0, 0.5, &xa);
+        let mut b = strategy(30.0, 0.9, &xb);
         b.name = "node/always/pad128".into();
         let mut config = crate::runner::fixture_run().config;
         config.in_place = vec![crate::runner::InPlaceGroup {
