@@ -473,7 +473,8 @@ pub fn paired_net(
 /// neither side was disturbed, while two or more remain; else every
 /// pair. Where every kept repeat priced both sides' lines
 /// ([`RepeatResult::line_ns`]), the mean is adjusted for them
-/// ([`adjusted_mean`], both at their pooled mean): each repeat draws each
+/// ([`adjusted_mean`], both at their pooled mean, whose own doubt the
+/// interval counts): each repeat draws each
 /// counter's line afresh, and a hand-over of one line can cost twice
 /// another's, so what the two lines cost moves each side's figure more
 /// than the host does; both sides draw from the same memory, so the
@@ -507,10 +508,7 @@ pub fn paired_difference(
     let differences: Vec<f64> = kept.iter().map(|p| p.0).collect();
     let lines: Option<Vec<[f64; 2]>> = kept.iter().map(|p| p.2).collect();
     lines
-        .and_then(|x| {
-            let pooled = x.iter().map(|l| l[0] + l[1]).sum::<f64>() / (2 * x.len()) as f64;
-            adjusted_mean(&differences, &x, [pooled, pooled])
-        })
+        .and_then(|x| adjusted_mean(&differences, &x))
         .or_else(|| Summary::of(&differences))
 }
 
@@ -943,10 +941,15 @@ pub(super) mod tests {
             regime: Regime::SEED,
             strategies: vec![a.name.clone(), b.name.clone()],
         }];
+        // No noise: only the pooled mean's doubt is left, (0.9 − 0.5) √(v /
+        // n) with v = 197.5, the variance of each repeat's two lines'
+        // mean: 1.98746 ns.
+        let se =
+            |d: &Summary| (d.ci95_high - d.mean) / crate::stats::t_quantile_975(d.n as f64 - 3.0);
         let d = paired_difference(&config, &a, &b, net_busy_ns).unwrap();
         assert_eq!(d.n, 8);
         assert!((d.mean - 10.0).abs() < 1e-9, "{d:?}");
-        assert!(d.ci95_high - d.mean < 1e-9, "{d:?}");
+        assert!((se(&d) - 1.987_46).abs() < 1e-5, "{d:?}");
         // One repeat without a price: the plain differences, the same
         // mean (each set of lines averages 60) with the draw's spread.
         b.repeats[3].line_ns = None;
@@ -955,15 +958,13 @@ pub(super) mod tests {
         // A disturbed repeat is left out while others remain: repeat 3,
         // the one without a price, so the rest fit again. Their lines
         // pool at 885/14 ns, where b − a is 10 + (0.9 − 0.5) (885/14 −
-        // 60) = 11.2857.
+        // 60) = 11.2857; v = 133.988, so 0.4 √(v / 7) = 1.75002.
         a.repeats[3].interference.disturbed = true;
         let d = paired_difference(&config, &a, &b, net_busy_ns).unwrap();
         assert_eq!(d.n, 7);
         let at_pool = 10.0 + 0.4 * (885.0 / 14.0 - 60.0);
-        assert!(
-            (d.mean - at_pool).abs() < 1e-9 && d.ci95_high - d.mean < 1e-9,
-            "{d:?}"
-        );
+        assert!((d.mean - at_pool).abs() < 1e-9, "{d:?}");
+        assert!((se(&d) - 1.750_02).abs() < 1e-5, "{d:?}");
     }
 
     /// The fixture's first strategy in `regime`, one repeat (rounds 0,
