@@ -134,6 +134,20 @@ mod tests {
         let plain = Summary::of(&cancel).unwrap();
         let plain_se = (plain.ci95_high - plain.mean) / t_quantile_975(9.0);
         assert!((plain_se - 7.290_691).abs() < 1e-5, "{plain_se}");
+        // The second covariate 20 ns dearer throughout: the pooled mean,
+        // 78.45, lies 9.95 from each side's, so the fit's own doubt grows
+        // (d'S⁻¹d). Worked the same way: 3.029 779, standard error
+        // 0.332 189.
+        let shifted: Vec<[f64; 2]> = X.iter().map(|x| [x[0], x[1] + 20.0]).collect();
+        let y: Vec<f64> = shifted
+            .iter()
+            .zip(NOISE)
+            .map(|(x, e)| 3.0 + 0.8 * (x[0] - x[1]) + e)
+            .collect();
+        let s = adjusted_mean(&y, &shifted).unwrap();
+        assert!((s.mean - 3.029_779).abs() < 1e-5, "{s:?}");
+        let se = (s.ci95_high - s.mean) / t_quantile_975(7.0);
+        assert!((se - 0.332_189).abs() < 1e-5, "{se}");
     }
 
     #[test]
