@@ -67,9 +67,7 @@ pub fn adjusted_mean(y: &[f64], x: &[[f64; 2]]) -> Option<Summary> {
     let deviations: Vec<f64> = if sse > 0.0 {
         residuals
     } else {
-        (0..n)
-            .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
-            .collect()
+        (0..n).map(|i| (-1.0f64).powi(i as i32)).collect()
     };
     let centre = deviations.iter().sum::<f64>() / nf;
     let sd = (deviations.iter().map(|e| (e - centre).powi(2)).sum::<f64>() / (nf - 1.0)).sqrt();
@@ -163,6 +161,20 @@ mod tests {
         assert!((s.mean - 18.9).abs() < 1e-9, "{s:?}");
         let se = (s.ci95_high - s.mean) / t_quantile_975(7.0);
         assert!((se - 7.799_501).abs() < 1e-5, "{se}");
+        // Residuals exactly 0 (small integers, eight values, slopes 2 and
+        // 4): the values are the mean ± one spread alternately, the
+        // interval the pooled mean's doubt alone, 6 √(v / 8) = 5.102 520.
+        let (x1, x2) = (
+            [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0],
+            [0.0, 2.0, 1.0, 3.0, 5.0, 4.0, 7.0, 6.0],
+        );
+        let x: Vec<[f64; 2]> = x1.iter().zip(x2).map(|(&a, b)| [a, b]).collect();
+        let linear: Vec<f64> = x.iter().map(|x| 1.0 + 2.0 * x[0] + 4.0 * x[1]).collect();
+        let s = adjusted_mean(&linear, &x).unwrap();
+        assert_eq!(s.mean, 22.0);
+        let se = (s.ci95_high - s.mean) / t_quantile_975(5.0);
+        assert!((se - 5.102_520).abs() < 1e-5, "{se}");
+        assert!((s.max - s.mean - (s.mean - s.min)).abs() < 1e-9, "{s:?}");
         // A constant covariate, covariates moving together, too few values,
         // lengths that differ.
         let flat: Vec<[f64; 2]> = X.iter().map(|x| [x[0], 60.0]).collect();
