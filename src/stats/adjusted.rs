@@ -116,6 +116,10 @@ mod tests {
         assert!((s.mean - 11.759_850).abs() < 1e-5, "{s:?}");
         let se = (s.ci95_high - s.mean) / t_quantile_975(7.0);
         assert!((se - 3.070_604).abs() < 1e-5, "{se}");
+        // The values are the residuals scaled, sign kept: the largest
+        // (0.944 153) over the smallest's size (1.059 237), 0.891 352.
+        let ratio = (s.max - s.mean) / (s.mean - s.min);
+        assert!((ratio - 0.891_352).abs() < 1e-5, "{ratio}");
         // Slopes that cancel (each side's line moves its own figure
         // alike): the pooled mean no longer matters, and what the lines
         // explain leaves the spread. Worked the same way: 2.999 850,
