@@ -116,6 +116,12 @@ mod tests {
         assert!((s.mean - 11.759_850).abs() < 1e-5, "{s:?}");
         let se = (s.ci95_high - s.mean) / t_quantile_975(7.0);
         assert!((se - 3.070_604).abs() < 1e-5, "{se}");
+        // The covariates in µs rather than ns: the same fit, the same
+        // interval (no threshold hangs on their scale).
+        let micro: Vec<[f64; 2]> = X.iter().map(|x| [x[0] / 1e3, x[1] / 1e3]).collect();
+        let same = adjusted_mean(&y(), &micro).unwrap();
+        assert!((same.mean - s.mean).abs() < 1e-9, "{same:?}");
+        assert!((same.ci95_high - s.ci95_high).abs() < 1e-9, "{same:?}");
         // The values are the residuals scaled, sign kept: the largest
         // (0.944 153) over the smallest's size (1.059 237), 0.891 352.
         let ratio = (s.max - s.mean) / (s.mean - s.min);
@@ -185,6 +191,13 @@ mod tests {
         assert_eq!(adjusted_mean(&y(), &flat), None);
         let twins: Vec<[f64; 2]> = X.iter().map(|x| [x[0], 2.0 * x[0]]).collect();
         assert_eq!(adjusted_mean(&y(), &twins), None);
+        // Nearly twins (apart by 10 fs): no fit either.
+        let near: Vec<[f64; 2]> = X
+            .iter()
+            .enumerate()
+            .map(|(i, x)| [x[0], 2.0 * x[0] + 1e-5 * (i % 3) as f64])
+            .collect();
+        assert_eq!(adjusted_mean(&y(), &near), None);
         assert_eq!(adjusted_mean(&y()[..4], &X[..4]), None);
         assert_eq!(adjusted_mean(&y(), &X[..9]), None);
         // Five values are enough: two degrees of freedom left.
