@@ -2,6 +2,7 @@
 //! (regression adjustment): what the measure would average were both at
 //! their common mean, with its 95% interval, by least squares.
 
+use super::summary::percent_of;
 use super::{Summary, t_quantile_975};
 
 /// The mean of `y` with both covariates at their pooled mean `m`: the
@@ -21,9 +22,9 @@ use super::{Summary, t_quantile_975};
 /// fit alone would leave out: `m` is estimated too, and where the two
 /// sides' slopes differ, so does the difference at it (without that term
 /// a simulation with this host's line costs covered the true difference
-/// 86% of the time, with it 94-98%). The values are `μ` plus each
-/// residual scaled to that width (alternately ± the width's spread when
-/// every residual is 0), so a paired t-test of the summary tests `μ`.
+/// 86% of the time, with it 94-98%). Its stddev is the spread that gives
+/// that interval, so a paired t-test of the summary tests `μ`; its min and
+/// max are the repeats' values adjusted (`μ` plus each residual).
 /// `None` under five values, when `x` and `y` differ in length, or when a
 /// covariate is constant or the two move together exactly (the fit has
 /// no answer).
@@ -62,21 +63,20 @@ pub fn adjusted_mean(y: &[f64], x: &[[f64; 2]]) -> Option<Summary> {
     let v = sum(&|i| ((x[i][0] + x[i][1]) / 2.0 - m).powi(2)) / (nf - 1.0);
     let variance = sse / (nf - 3.0) * (1.0 / nf + q) + (b1 + b2).powi(2) * v / nf;
     let half = t_quantile_975(nf - 3.0) * variance.sqrt();
-    // Deviations scaled so that Summary's own interval, t(n − 1) · sd /
-    // √n, is `half`.
-    let deviations: Vec<f64> = if sse > 0.0 {
-        residuals
-    } else {
-        (0..n).map(|i| (-1.0f64).powi(i as i32)).collect()
-    };
-    let centre = deviations.iter().sum::<f64>() / nf;
-    let sd = (deviations.iter().map(|e| (e - centre).powi(2)).sum::<f64>() / (nf - 1.0)).sqrt();
-    let spread = t_quantile_975(nf - 1.0) * sd / nf.sqrt();
-    let values: Vec<f64> = deviations
-        .iter()
-        .map(|e| mu + half / spread * (e - centre))
-        .collect();
-    Summary::of(&values)
+    // The spread Summary's own interval, t(n − 1) · sd / √n, makes `half`;
+    // min and max are each repeat's value adjusted, μ plus its residual.
+    let stddev = half * nf.sqrt() / t_quantile_975(nf - 1.0);
+    let extreme = |pick: fn(f64, f64) -> f64| residuals.iter().fold(0.0, |a, &e| pick(a, e));
+    Some(Summary {
+        n,
+        mean: mu,
+        stddev,
+        stddev_pct: percent_of(stddev, mu),
+        ci95_low: mu - half,
+        ci95_high: mu + half,
+        min: mu + extreme(f64::min),
+        max: mu + extreme(f64::max),
+    })
 }
 
 #[cfg(test)]
@@ -130,14 +130,19 @@ mod tests {
         // alike): the pooled mean no longer matters, and what the lines
         // explain leaves the spread. Worked the same way: 2.999 850,
         // standard error 0.270 718, where the plain mean's is 7.29.
-        let cancel: Vec<f64> = X
-            .iter()
-            .zip(NOISE)
-            .map(|(x, e)| 3.0 + 0.8 * (x[0] - x[1]) + e)
-            .collect();
-        let s = adjusted_mean(&cancel, &X).unwrap();
-        assert!((s.mean - 2.999_850).abs() < 1e-5, "{s:?}");
-        let se = (s.ci95_high - s.mean) / t_quantile_975(7.0);
+        // Fitted on y = 3 + 0.8 (x₁ − x₂) + noise: the mean and its
+        // standard error.
+        let fit = |x: &[[f64; 2]]| {
+            let y: Vec<f64> = x
+                .iter()
+                .zip(NOISE)
+                .map(|(x, e)| 3.0 + 0.8 * (x[0] - x[1]) + e)
+                .collect();
+            let s = adjusted_mean(&y, x).unwrap();
+            (s.mean, (s.ci95_high - s.mean) / t_quantile_975(7.0), y)
+        };
+        let (mean, se, cancel) = fit(&X);
+        assert!((mean - 2.999_850).abs() < 1e-5, "{mean}");
         assert!((se - 0.270_718).abs() < 1e-5, "{se}");
         let plain = Summary::of(&cancel).unwrap();
         let plain_se = (plain.ci95_high - plain.mean) / t_quantile_975(9.0);
@@ -147,14 +152,8 @@ mod tests {
         // (d'S⁻¹d). Worked the same way: 3.029 779, standard error
         // 0.332 189.
         let shifted: Vec<[f64; 2]> = X.iter().map(|x| [x[0], x[1] + 20.0]).collect();
-        let y: Vec<f64> = shifted
-            .iter()
-            .zip(NOISE)
-            .map(|(x, e)| 3.0 + 0.8 * (x[0] - x[1]) + e)
-            .collect();
-        let s = adjusted_mean(&y, &shifted).unwrap();
-        assert!((s.mean - 3.029_779).abs() < 1e-5, "{s:?}");
-        let se = (s.ci95_high - s.mean) / t_quantile_975(7.0);
+        let (mean, se, _) = fit(&shifted);
+        assert!((mean - 3.029_779).abs() < 1e-5, "{mean}");
         assert!((se - 0.332_189).abs() < 1e-5, "{se}");
     }
 

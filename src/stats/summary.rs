@@ -90,7 +90,7 @@ impl Summary {
 }
 
 /// `stddev` as a percentage of |`mean`|; 0 for a zero mean.
-fn percent_of(stddev: f64, mean: f64) -> f64 {
+pub(super) fn percent_of(stddev: f64, mean: f64) -> f64 {
     if mean != 0.0 {
         100.0 * stddev / mean.abs()
     } else {
