@@ -165,8 +165,9 @@ pub(super) fn one_repeat(
         })
         .collect();
     let timer = group[0].spec.timer;
-    let canary = interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus)
-        .and_then(|(a, b)| interference::canary(a, b, &plan.topo, timer));
+    // The two CPUs the canary, and each line's price, bounce between.
+    let pair = interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus);
+    let canary = pair.and_then(|(a, b)| interference::canary(a, b, &plan.topo, timer));
     let measured: Vec<u32> = cfg
         .writer_cpus
         .iter()
@@ -175,10 +176,7 @@ pub(super) fn one_repeat(
         .collect();
     // Each strategy's own lines, priced on the canary's CPUs before the
     // repeat and after it (the floors' lines are never handed over).
-    let price = |c: &ShardedCounter| {
-        interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus)
-            .and_then(|(a, b)| line_cost(c, a, b))
-    };
+    let price = |c: &ShardedCounter| pair.and_then(|(a, b)| line_cost(c, a, b));
     let before: Vec<Option<f64>> = counters.iter().map(price).collect();
     let steal_before = interference::steal_ms(&measured);
     let lane_reports = match run_repeat(
@@ -198,8 +196,7 @@ pub(super) fn one_repeat(
         .zip(before)
         .map(|(c, before)| lower(before, price(c)))
         .collect();
-    let after = interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus)
-        .and_then(|(a, b)| interference::canary_after(a, b));
+    let after = pair.and_then(|(a, b)| interference::canary_after(a, b));
     let node_of = |cpu: u32| plan.topo.node_of_cpu(cpu).unwrap_or(0);
     let mut results = Vec::with_capacity(group.len());
     for ((entry, counter), reports) in group.iter_mut().zip(&counters).zip(&lane_reports) {
