@@ -4,8 +4,8 @@
 #   scripts/numa-vm.sh [--nodes N] [--cpus-per-node C | --cpus-per-node 2,2,0]
 #                      [--dies-per-node D] [--cpu MODEL]
 #                      [--mem-per-node MiB] [--distances "10,21;21,10"]
-#                      [--timeout SECONDS] [--binary PATH] [--file HOST:GUEST]...
-#                      [--verbose] -- COMMAND [ARGS...]
+#                      [--timeout SECONDS] [--boot-timeout SECONDS] [--binary PATH]
+#                      [--file HOST:GUEST]... [--verbose] -- COMMAND [ARGS...]
 #
 # --dies-per-node D splits each node's socket into D dies of C/D cores; the guest shows
 # one L3 (LLC) per die only with an Intel vendor (--cpu max,vendor=GenuineIntel, default
@@ -14,13 +14,16 @@
 # The guest is a Debian kernel plus a busybox initramfs holding the contend binary at
 # /bin/contend. COMMAND's stdout and stderr (merged, they share the serial console) are
 # streamed to this script's stdout, and the script exits with COMMAND's exit status.
+# A guest that has not reached its init within --boot-timeout (default 180 s; a boot
+# takes about 7 s here) is stopped and booted once more, said on stderr: a TCG boot
+# once hung with no output for 900 s. --timeout bounds each boot, the command included.
 # Exit 124: the timeout expired. Exit 125: the guest never reported an exit status
 # (boot failure, kernel panic, bad QEMU arguments); the console tail goes to stderr.
 # Exit 2: usage or host setup error. See scripts/README.md.
 set -euo pipefail
 
 die() { echo "numa-vm.sh: $*" >&2; exit 2; }
-usage() { sed -n '2,19s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '2,22s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${CONTEND_VM_CACHE:-$ROOT/.vm-cache}"
@@ -32,6 +35,7 @@ cpu_model=max
 mem_per_node=256
 distances=""
 timeout_s=300
+boot_timeout_s=180
 binary="$ROOT/target/release/contend"
 verbose=0
 files=()
@@ -45,6 +49,7 @@ while [[ $# -gt 0 ]]; do
         --mem-per-node) mem_per_node="${2:?--mem-per-node needs a value}"; shift 2 ;;
         --distances) distances="${2:?--distances needs a value}"; shift 2 ;;
         --timeout) timeout_s="${2:?--timeout needs a value}"; shift 2 ;;
+        --boot-timeout) boot_timeout_s="${2:?--boot-timeout needs a value}"; shift 2 ;;
         --binary) binary="${2:?--binary needs a value}"; shift 2 ;;
         --file) files+=("${2:?--file needs HOST:GUEST}"); shift 2 ;;
         --verbose|-v) verbose=1; shift ;;
@@ -59,6 +64,7 @@ is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
 is_uint "$nodes" && (( nodes >= 1 && nodes <= 64 )) || die "--nodes must be 1..64"
 is_uint "$mem_per_node" && (( mem_per_node >= 32 )) || die "--mem-per-node must be an integer >= 32 (MiB)"
 is_uint "$timeout_s" && (( timeout_s >= 1 )) || die "--timeout must be a positive integer"
+is_uint "$boot_timeout_s" && (( boot_timeout_s >= 1 )) || die "--boot-timeout must be a positive integer"
 is_uint "$dies_per_node" && (( dies_per_node >= 1 )) || die "--dies-per-node must be a positive integer"
 [[ "$cpu_model" =~ ^[A-Za-z0-9][A-Za-z0-9_.,=+-]*$ ]] || die "--cpu: bad CPU model '$cpu_model'"
 
@@ -313,6 +319,7 @@ qemu+=(-kernel "$KERNEL" -initrd "$WORK/initrd.cpio"
 
 LOG="$WORK/console.log"
 RCFILE="$WORK/rc"
+STARTED="$WORK/started"
 # Filter: nothing before the start marker (kernel/QEMU noise, kept in the log), the
 # command's output verbatim after it, stop at the exit marker and record the status.
 # init prints one newline before the exit marker (in case the output lacked a final
@@ -323,7 +330,7 @@ filter() {
         line="${line%$'\r'}"
         printf '%s\n' "$line" >> "$LOG"
         if (( started == 0 )); then
-            if [[ "$line" == *"$START_MARK"* ]]; then started=1
+            if [[ "$line" == *"$START_MARK"* ]]; then started=1; : > "$STARTED"
             elif (( verbose )); then printf '%s\n' "$line" >&2
             fi
         elif (( started == 1 )); then
@@ -353,16 +360,48 @@ filter() {
 }
 
 # QEMU and the filter run in the background so that a signal to this script is handled
-# at once (the EXIT trap stops QEMU) rather than after the guest finishes.
-mkfifo "$WORK/console"
-timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null >"$WORK/console" 2>&1 &
-QEMU_PID=$!
-filter <"$WORK/console" &
-FILTER_PID=$!
+# at once (the EXIT trap stops QEMU) rather than after the guest finishes. Returns
+# QEMU's exit status, or 3 when the guest did not reach init within --boot-timeout
+# (QEMU stopped).
+boot() {
+    rm -f "$WORK/console" "$STARTED" "$RCFILE"
+    : > "$LOG"
+    mkfifo "$WORK/console"
+    timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null >"$WORK/console" 2>&1 &
+    QEMU_PID=$!
+    filter <"$WORK/console" &
+    local filter_pid=$! waited=0 status=0
+    while [[ ! -e "$STARTED" ]] && kill -0 "$QEMU_PID" 2>/dev/null; do
+        if (( waited >= boot_timeout_s )); then
+            kill "$QEMU_PID" 2>/dev/null || true
+            wait "$QEMU_PID" 2>/dev/null || true
+            QEMU_PID=""
+            wait "$filter_pid" || true
+            return 3
+        fi
+        sleep 1
+        waited=$((waited + 1))
+    done
+    wait "$QEMU_PID" || status=$?
+    QEMU_PID=""
+    wait "$filter_pid" || true
+    return "$status"
+}
+
 qstatus=0
-wait "$QEMU_PID" || qstatus=$?
-QEMU_PID=""
-wait "$FILTER_PID" || true
+boot || qstatus=$?
+if (( qstatus == 3 )); then
+    echo "numa-vm.sh: the guest did not reach init within ${boot_timeout_s}s; last console lines:" >&2
+    tail -n 10 "$LOG" >&2 || true
+    echo "numa-vm.sh: booting it once more" >&2
+    qstatus=0
+    boot || qstatus=$?
+    if (( qstatus == 3 )); then
+        echo "numa-vm.sh: the guest did not reach init within ${boot_timeout_s}s, twice; last console lines:" >&2
+        tail -n 30 "$LOG" >&2 || true
+        exit 125
+    fi
+fi
 
 if [[ -s "$RCFILE" ]]; then
     exit "$(cat "$RCFILE")"

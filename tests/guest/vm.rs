@@ -121,7 +121,9 @@ pub(crate) fn boot(vm_args: &[&str], commands: &[&[&str]]) -> Vec<Run> {
             // A boot's batch, the 16-CPU guest's whole study included:
             // TCG's speed varies by 2x from run to run on this VM, and
             // more between hosts (the 16-CPU batch took 159 s in one run
-            // and over 600 s in another, both on an AMD EPYC host).
+            // and over 600 s in another, both on an AMD EPYC host). A boot
+            // that does not reach init in 180 s is retried once by the
+            // script (a boot hung silently for 900 s in CI, 2026-12-02).
             "--timeout",
             "900",
             "--binary",
@@ -132,8 +134,14 @@ pub(crate) fn boot(vm_args: &[&str], commands: &[&[&str]]) -> Vec<Run> {
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
     let stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "");
     let stderr = String::from_utf8_lossy(&out.stderr);
+    // numa-vm.sh boots again, once, a guest that did not reach its init: say so.
+    let again = if stderr.contains("booting it once more") {
+        " (booted twice: the first boot did not reach init)"
+    } else {
+        ""
+    };
     eprintln!(
-        "numa-vm.sh {}: {:.1} s",
+        "numa-vm.sh {}: {:.1} s{again}",
         vm_args.join(" "),
         start.elapsed().as_secs_f64()
     );
