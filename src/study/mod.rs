@@ -98,13 +98,7 @@ fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), Budget
 /// planned seconds over both stages' (after [`fit`]), so the run stops
 /// in time to leave the sweep what it planned.
 fn run_share(plan: &StudyPlan) -> f64 {
-    let need = |fixed: f64, entries: usize, duration: f64| fixed + entries as f64 * duration;
-    let run = need(plan.run.fixed_s, plan.run.entries, plan.run.duration_s);
-    let sweep = need(
-        plan.sweep.fixed_s,
-        plan.sweep.entries,
-        plan.sweep.duration_s,
-    );
+    let (run, sweep) = (plan.run.seconds(), plan.sweep.seconds());
     if run + sweep > 0.0 {
         run / (run + sweep)
     } else {

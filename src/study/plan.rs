@@ -39,7 +39,10 @@ pub const ASSUMED_ONE_WAY_NS: f64 = 150.0;
 /// Starting two pinned threads and a node-bound line for one pass of one
 /// pair, s.
 pub const PAIR_SETUP_S: f64 = 0.003;
-/// Repeats per strategy in the run stage.
+/// Repeats per strategy in the run stage before the run's stop rule adds
+/// rounds (as `contend run` does by default: widest CI first, until each
+/// 95% CI is within [`crate::runner::DEFAULT_TARGET_CI_PCT`] or the stage's
+/// planned seconds are spent).
 pub const RUN_REPEATS: u32 = 5;
 /// Repeats per strategy at each sweep point.
 pub const SWEEP_REPEATS: u32 = 3;
@@ -104,14 +107,24 @@ pub struct RunStage {
     /// Strategy × regime entries, with the paced floor and the harness
     /// floor.
     pub entries: usize,
-    /// Repeats per entry.
+    /// Repeats per entry before the stop rule adds rounds
+    /// ([`RUN_REPEATS`]).
     pub repeats: u32,
-    /// Measured time per entry, s.
+    /// Measured time per entry in those repeats, s.
     pub duration_s: f64,
     /// Estimated start-up seconds (warm-up, canaries, threads).
     pub fixed_s: f64,
-    /// Estimated seconds.
+    /// Estimated seconds: what the stage may spend, its stop rule's
+    /// rounds included.
     pub est_s: f64,
+}
+
+impl RunStage {
+    /// Seconds the stage needs at its current measured time per entry
+    /// (start-up and measured time), as [`plan_study`] estimates them.
+    pub fn seconds(&self) -> f64 {
+        self.fixed_s + self.entries as f64 * self.duration_s
+    }
 }
 
 /// One sweep thread count, and the class it first reaches.
@@ -142,6 +155,14 @@ pub struct SweepStage {
     pub fixed_s: f64,
     /// Estimated seconds.
     pub est_s: f64,
+}
+
+impl SweepStage {
+    /// Seconds the stage needs at its current measured time per entry
+    /// (start-up and measured time), as [`plan_study`] estimates them.
+    pub fn seconds(&self) -> f64 {
+        self.fixed_s + self.entries as f64 * self.duration_s
+    }
 }
 
 /// The whole plan.
@@ -344,8 +365,28 @@ pub fn plan_study(
         });
     }
     let duration = ((budget * (1.0 - MARGIN) - fixed) / entries).min(MAX_DURATION_S);
-    let run_est = run_fixed + run_entries as f64 * duration;
-    let sweep_est = sweep_fixed + sweep_entries as f64 * duration;
+    let mut run = RunStage {
+        writers: cpus.len(),
+        strategies: run_strategies,
+        rates: run_rates.clone(),
+        entries: run_entries,
+        repeats: RUN_REPEATS,
+        duration_s: duration,
+        fixed_s: run_fixed,
+        est_s: 0.0,
+    };
+    run.est_s = run.seconds();
+    let mut sweep = SweepStage {
+        points: threads.len() * run_rates.len(),
+        threads,
+        rates: run_rates,
+        entries: sweep_entries,
+        repeats: SWEEP_REPEATS,
+        duration_s: duration,
+        fixed_s: sweep_fixed,
+        est_s: 0.0,
+    };
+    sweep.est_s = sweep.seconds();
     Ok(StudyPlan {
         host: host.to_string(),
         cpus: cpus.len(),
@@ -360,28 +401,10 @@ pub fn plan_study(
             pairs,
             est_s: matrix_est,
         },
-        run: RunStage {
-            writers: cpus.len(),
-            strategies: run_strategies,
-            rates: run_rates.clone(),
-            entries: run_entries,
-            repeats: RUN_REPEATS,
-            duration_s: duration,
-            fixed_s: run_fixed,
-            est_s: run_est,
-        },
-        sweep: SweepStage {
-            points: threads.len() * run_rates.len(),
-            threads,
-            rates: run_rates,
-            entries: sweep_entries,
-            repeats: SWEEP_REPEATS,
-            duration_s: duration,
-            fixed_s: sweep_fixed,
-            est_s: sweep_est,
-        },
+        est_s: matrix_est + run.est_s + sweep.est_s,
+        run,
+        sweep,
         predict_rate: SEED_RATE,
-        est_s: matrix_est + run_est + sweep_est,
     })
 }
 

@@ -1,6 +1,8 @@
 //! The study's run stage: `contend run`'s default strategies on every
-//! allowed CPU, flat out and at the seed's rate, in the time the budget
-//! left can pay for.
+//! allowed CPU, flat out and at the seed's rate, with its stop rule: the
+//! plan's repeats, then rounds for the widest CIs until each is within
+//! the default target or the stage's seconds are spent (the least of its
+//! planned seconds and its share of the budget left).
 
 use super::{StageProgress, StageStatus, StudyResults, plan, run_strategies};
 use crate::placement::Placement;
@@ -27,8 +29,8 @@ pub(super) fn study_run(
         duration: Duration::from_secs_f64(p.duration_s),
         warmup: Duration::from_secs_f64(plan::WARMUP_S),
         repeats: p.repeats,
-        target_ci_pct: None,
-        max_time: Some(Duration::from_secs_f64(budget_s.max(0.0))),
+        target_ci_pct: Some(runner::DEFAULT_TARGET_CI_PCT),
+        max_time: Some(Duration::from_secs_f64(budget_s.min(p.seconds()).max(0.0))),
         rates: p.rates.clone(),
         seed: 1,
         sample_every: None,
@@ -38,16 +40,17 @@ pub(super) fn study_run(
         Ok(plan) => plan,
         Err(e) => return StageStatus::Failed(e.to_string()),
     };
-    let total = plan.entries() * plan.config.repeats;
-    let tick = |done, what: &str| StageProgress {
+    let tick = |done, total, what: &str| StageProgress {
         stage: "run",
         done,
         total,
         unit: "repeats",
         what: what.to_string(),
     };
-    progress(tick(0, "run"));
-    match runner::execute(&plan, stop, |done, _, name| progress(tick(done, name))) {
+    progress(tick(0, plan.entries() * plan.config.repeats, "run"));
+    match runner::execute(&plan, stop, |done, total, name| {
+        progress(tick(done, total, name))
+    }) {
         Ok(r) => {
             let stopped = r.stopped();
             study.parts.run = Some(r);

@@ -51,7 +51,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
     let regimes: Vec<String> = r.rates.iter().map(|r| r.to_string()).collect();
     let _ = writeln!(
         out,
-        "2. run: {} writers, {} strategies × {} ({}) + the paced and harness floors = {} entries × {} repeats, {:.2} s measured per entry; est. {:.1} s",
+        "2. run: {} writers, {} strategies × {} ({}) + the paced and harness floors = {} entries × {} repeats, {:.2} s measured per entry, then more rounds, widest CI first, while a 95% CI is wider than ±{}% (`contend run`'s stop rule); est. {:.1} s at most",
         r.writers,
         r.strategies,
         r.rates.len(),
@@ -59,6 +59,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
         r.entries,
         r.repeats,
         r.duration_s,
+        crate::runner::DEFAULT_TARGET_CI_PCT,
         r.est_s
     );
     let s = &p.sweep;
