@@ -795,14 +795,36 @@ impl RunResults {
         }
     }
 
-    /// The range of every canary of the run; `None` without any.
-    pub fn canary_range(&self) -> Option<CanaryRange> {
-        CanaryRange::of(
-            self.strategies
+    /// One record for each repeat the runner ran, of `regime` (`None`:
+    /// every regime), in the strategies' order. A strategy alone gives
+    /// each of its repeats; strategies in place ([`RunConfig::in_place`])
+    /// give each repeat index of their group once, since their records of
+    /// one index share that repeat's canary, steal and context switches.
+    pub fn repeats_run(&self, regime: Option<Regime>) -> Vec<&RepeatResult> {
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for s in &self.strategies {
+            if regime.is_some_and(|r| r != s.regime) {
+                continue;
+            }
+            let group = self
+                .config
+                .in_place
                 .iter()
-                .flat_map(|s| &s.repeats)
-                .map(|r| &r.interference),
-        )
+                .position(|g| g.regime == s.regime && g.strategies.contains(&s.name));
+            for r in &s.repeats {
+                if group.is_none_or(|g| seen.insert((g, r.repeat))) {
+                    out.push(r);
+                }
+            }
+        }
+        out
+    }
+
+    /// The range of the canaries of every repeat the run ran
+    /// ([`RunResults::repeats_run`]); `None` without any.
+    pub fn canary_range(&self) -> Option<CanaryRange> {
+        CanaryRange::of(self.repeats_run(None).into_iter().map(|r| &r.interference))
     }
 
     /// The first strategy (and its first repeat) whose final sum was not

@@ -51,15 +51,12 @@ pub fn class_range(m: &MatrixResults, class: PairClass) -> Option<[f64; 2]> {
 pub fn run_canary(run: &RunResults) -> Option<(PairClass, f64)> {
     let (a, b) = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus)?;
     let class = classify(&run.topology, a, b).ok()?;
-    let canaries: Vec<f64> = repeats(run)
+    let canaries: Vec<f64> = run
+        .repeats_run(None)
+        .into_iter()
         .filter_map(|r| r.interference.canary_ns)
         .collect();
     Some((class, median(&canaries)?))
-}
-
-/// Every repeat of every strategy of `run`.
-fn repeats(run: &RunResults) -> impl Iterator<Item = &crate::runner::RepeatResult> {
-    run.strategies.iter().flat_map(|s| &s.repeats)
 }
 
 /// The matrix measured again after the run: the class's range in it, or
@@ -277,7 +274,9 @@ fn canary_latencies(run: &RunResults, ns: f64) -> Latencies {
     let costs: Vec<TransactionCost> = crate::matrix::Transaction::ALL
         .iter()
         .filter_map(|&t| {
-            let ratios: Vec<f64> = repeats(run)
+            let ratios: Vec<f64> = run
+                .repeats_run(None)
+                .into_iter()
                 .flat_map(|r| &r.interference.canary_transactions)
                 .filter(|c| c.transaction == t)
                 .map(|c| c.to_pingpong)

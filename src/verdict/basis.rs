@@ -56,11 +56,16 @@ pub fn noise_line(run: &RunResults) -> Option<String> {
 /// how many repeats it marked disturbed; `None` for a file without
 /// interference records.
 pub fn interference_line(run: &RunResults) -> Option<String> {
-    let repeats: Vec<&RepeatResult> = run.strategies.iter().flat_map(|s| &s.repeats).collect();
-    let records = || repeats.iter().map(|r| &r.interference);
+    // Stalls are each strategy's own (its busy and floor windows); steal,
+    // context switches and the canary are each repeat's, however many
+    // strategies ran in it.
+    let results: Vec<&RepeatResult> = run.strategies.iter().flat_map(|s| &s.repeats).collect();
+    let records = || results.iter().map(|r| &r.interference);
+    let repeats = run.repeats_run(None);
+    let per_repeat = || repeats.iter().map(|r| &r.interference);
     let canaries = run.canary_range();
-    let steal: Option<f64> = records().map(|i| i.steal_ms).sum();
-    let switches: u64 = records().map(|i| i.involuntary_switches).sum();
+    let steal: Option<f64> = per_repeat().map(|i| i.steal_ms).sum();
+    let switches: u64 = per_repeat().map(|i| i.involuntary_switches).sum();
     let paced = records().any(|i| !i.stalls.is_empty());
     if canaries.is_none() && steal.is_none() && switches == 0 && !paced {
         return None;
@@ -80,17 +85,18 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
     }
     if let Some(c) = canaries {
         let (lo, hi) = (c.lo, c.hi);
-        let cost: Vec<f64> = records().filter_map(|i| i.canary_ms).collect();
+        let cost: Vec<f64> = per_repeat().filter_map(|i| i.canary_ms).collect();
         let cost = cost.iter().sum::<f64>() / cost.len().max(1) as f64;
-        let disturbed = records().filter(|i| i.disturbed).count();
+        let moved = per_repeat().filter(|i| i.disturbed).count();
         let set_aside: usize = run
             .strategies
             .iter()
             .filter_map(|s| s.summary.as_ref().map(|m| m.set_aside))
             .sum();
         parts.push(format!(
-            "canary (CAS ping-pong before and after each repeat) {lo:.1}-{hi:.1} ns one-way, {disturbed} of {} repeats disturbed, {set_aside} of them set aside from the figures in either regime (kept in the result file); it costs {cost:.1} ms per repeat",
-            repeats.len()
+            "canary (CAS ping-pong before and after each repeat) {lo:.1}-{hi:.1} ns one-way, moved under {moved} of {} repeats; {set_aside} of {} strategy results (a strategy in one repeat) set aside as disturbed, the canary moved or threads stalled over {STALLED_PCT}% of the interval, in either regime (kept in the result file); it costs {cost:.1} ms per repeat",
+            repeats.len(),
+            results.len()
         ));
     }
     Some(format!("interference: {}", parts.join(", ")))
@@ -268,8 +274,8 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
             .map_or(String::new(), |s| format!(", CPU share {:.3}%", s.mean));
         let counts = if floor.in_place {
             format!(
-                "; over {} repeats, {disturbed} of {repeats} set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again",
-                floor.busy_ns.n
+                "; over {} repeats, {disturbed} of their {repeats} strategy results set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again",
+                run.repeats_run(Some(regime)).len()
             )
         } else {
             String::new()

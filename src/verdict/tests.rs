@@ -859,3 +859,61 @@ fn each_node_is_priced_local_against_remote_on_two_nodes() {
     let one = run_lines(&kernel_run(None));
     assert!(one.iter().all(|l| l.topic != Topic::Nodes));
 }
+
+#[test]
+fn strategies_in_place_count_each_repeat_once() {
+    use ShardLevel::*;
+    // Two paced strategies, two repeats each; every record says 10 ms of
+    // steal, 4 switches and a 60 ns canary, repeat 0's canary moved.
+    let lane = |level| {
+        let mut s = strategy(level, "always", Regime::SEED, 10.0, 0.1, |_| {});
+        for r in &mut s.repeats {
+            let i = &mut r.interference;
+            (i.steal_ms, i.involuntary_switches) = (Some(10.0), 4);
+            (i.canary_ns, i.canary_ms, i.disturbed) = (Some(60.0), Some(1.0), r.repeat == 0);
+            r.floor_busy_ns = Some(30.0);
+        }
+        s
+    };
+    let mut r = run(vec![lane(Global), lane(Node)], None);
+    let line = |r: &RunResults| basis::interference_line(r).unwrap();
+    let floor = |r: &RunResults| {
+        basis::basis_lines(r)
+            .into_iter()
+            .find(|l| l.starts_with("paced floor ("))
+            .unwrap()
+    };
+    // Each in repeats of its own: four repeats.
+    assert_eq!(r.repeats_run(None).len(), 4);
+    assert!(
+        line(&r).starts_with("interference: steal 40 ms, 16 involuntary"),
+        "{}",
+        line(&r)
+    );
+    assert!(
+        line(&r).contains("moved under 2 of 4 repeats; 0 of 4 strategy results"),
+        "{}",
+        line(&r)
+    );
+    assert!(floor(&r).contains("; over 4 repeats, "), "{}", floor(&r));
+    // In place, their records of one index are one repeat: its steal,
+    // switches and canary count once; each strategy's result still counts.
+    r.config.in_place = vec![crate::runner::InPlaceGroup {
+        regime: Regime::SEED,
+        strategies: r.strategies.iter().map(|s| s.name.clone()).collect(),
+    }];
+    assert_eq!(r.repeats_run(None).len(), 2);
+    assert_eq!(r.repeats_run(Some(Regime::FlatOut)).len(), 0);
+    assert!(
+        line(&r).starts_with("interference: steal 20 ms, 8 involuntary"),
+        "{}",
+        line(&r)
+    );
+    assert!(
+        line(&r).contains("moved under 1 of 2 repeats; 0 of 4 strategy results"),
+        "{}",
+        line(&r)
+    );
+    assert!(floor(&r).contains("; over 2 repeats, "), "{}", floor(&r));
+    assert_eq!(r.canary_range().unwrap().count, 2);
+}
