@@ -904,6 +904,14 @@ fn strategies_in_place_count_each_repeat_once() {
     }];
     assert_eq!(r.repeats_run(None).len(), 2);
     assert_eq!(r.repeats_run(Some(Regime::FlatOut)).len(), 0);
+    // The same strategy flat out is alone, whatever its name shares.
+    let mut flat = r.strategies[0].clone();
+    flat.regime = Regime::FlatOut;
+    let mut with_flat = r.clone();
+    with_flat.strategies.push(flat);
+    assert_eq!(with_flat.repeats_run(None).len(), 4);
+    assert_eq!(with_flat.repeats_run(Some(Regime::FlatOut)).len(), 2);
+    assert_eq!(with_flat.repeats_run(Some(Regime::SEED)).len(), 2);
     assert!(
         line(&r).starts_with("interference: steal 20 ms, 8 involuntary"),
         "{}",
