@@ -116,6 +116,17 @@ mod tests {
         assert!((s.mean - 11.759_850).abs() < 1e-5, "{s:?}");
         let se = (s.ci95_high - s.mean) / t_quantile_975(7.0);
         assert!((se - 3.070_604).abs() < 1e-5, "{se}");
+        let low = s.mean - 3.070_604 * t_quantile_975(7.0);
+        assert!((s.ci95_low - low).abs() < 1e-4, "{s:?}");
+        // Its stddev is what a paired t-test of the summary reads the same
+        // interval from: t(9) · sd / √10 is that half-width, 7.260 825
+        // (t(7) = 2.364 624 times 3.070 604), and its percent of the mean.
+        let half = t_quantile_975(9.0) * s.stddev / 10f64.sqrt();
+        assert!((half - 7.260_825).abs() < 1e-4, "{half}");
+        assert!(
+            (s.stddev_pct - 100.0 * s.stddev / s.mean).abs() < 1e-9,
+            "{s:?}"
+        );
         // The covariates in µs rather than ns: the same fit, the same
         // interval (no threshold hangs on their scale).
         let micro: Vec<[f64; 2]> = X.iter().map(|x| [x[0] / 1e3, x[1] / 1e3]).collect();
