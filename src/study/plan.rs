@@ -484,6 +484,13 @@ mod tests {
         assert!(p.est_s <= p.max_time_s && p.est_s > 0.0, "{}", p.est_s);
         // The stages' estimates add up, and every entry gets the same time.
         assert!((p.matrix.est_s + p.run.est_s + p.sweep.est_s - p.est_s).abs() < 1e-9);
+        // Worked by hand: a repeat on 224 CPUs starts in 20 + 30 + 0.3 ×
+        // 224 = 117.2 ms, so the run's 14 entries × 5 repeats start in
+        // 8.204 s and measure 1 s each: 22.204 s. The sweep's 6 entries ×
+        // 3 repeats at 2, 57, 113 and 224 threads start in 18 × (50.6 +
+        // 67.1 + 83.9 + 117.2) ms = 5.7384 s, and measure 24 × 1 s.
+        assert!((p.run.est_s - 22.204).abs() < 1e-9, "{}", p.run.est_s);
+        assert!((p.sweep.est_s - 29.7384).abs() < 1e-9, "{}", p.sweep.est_s);
         // Six strategies (global, node × the kernel before and after its
         // fix and the plain counter) in two regimes, and the two floors.
         assert_eq!(p.run.entries, 6 * 2 + 2);
