@@ -264,14 +264,11 @@ mod tests {
         let mut study = Study::new(plan, provenance).results;
         let stop = AtomicBool::new(false);
         let started = Instant::now();
-        let status = run_stage::study_run(
-            &mut study,
-            &topo,
-            Placement::Strict,
-            &stop,
-            0.6,
-            &mut |_| {},
-        );
+        let mut ticks = Vec::new();
+        let status =
+            run_stage::study_run(&mut study, &topo, Placement::Strict, &stop, 0.6, &mut |p| {
+                ticks.push((p.done, p.total))
+            });
         let took = started.elapsed().as_secs_f64();
         assert!(
             matches!(&status, StageStatus::Partial(why) if why.contains("0.6 s")),
@@ -281,5 +278,24 @@ mod tests {
         assert!(run.out_of_time && run.partial);
         // Planning the run (TSC calibration) comes on top of its budget.
         assert!(took < 0.6 + 0.3, "{took} s");
+        // Progress starts from the runner's planned repeats: 13 entries
+        // (6 strategies × 2 regimes and the clock floor the ratelimits'
+        // TSC reads need; the paced floor runs in place, the harness
+        // floor before the rounds) × 5.
+        assert_eq!(ticks.first(), Some(&(0, 13 * 5)), "{ticks:?}");
+    }
+
+    #[test]
+    fn the_run_gets_its_planned_share_of_what_is_left() {
+        // The 224-CPU plan: the run 22.204 s, the sweep 29.7384 s
+        // (plan.rs's test works both by hand), so the run's share is
+        // 22.204 / 51.9424 = 0.427474.
+        let spr = crate::topology::fixture("spr-2s-224");
+        let plan = plan_study(&spr, "spr", None).unwrap();
+        assert!(
+            (run_share(&plan) - 0.427_474).abs() < 1e-6,
+            "{}",
+            run_share(&plan)
+        );
     }
 }

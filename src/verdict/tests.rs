@@ -923,5 +923,10 @@ fn strategies_in_place_count_each_repeat_once() {
         line(&r)
     );
     assert!(floor(&r).contains("; over 2 repeats, "), "{}", floor(&r));
+    assert!(
+        line(&r).ends_with("it costs 1.0 ms per repeat"),
+        "{}",
+        line(&r)
+    );
     assert_eq!(r.canary_range().unwrap().count, 2);
 }
