@@ -883,19 +883,23 @@ fn strategies_in_place_count_each_repeat_once() {
             .find(|l| l.starts_with("paced floor ("))
             .unwrap()
     };
+    // Repeats run, the steal and switches of them, the canaries moved,
+    // and the strategy results (always 4) the lines count.
+    let counted = |r: &RunResults, repeats: usize, steal: u32, switches: u32, moved: usize| {
+        let (line, floor) = (line(r), floor(r));
+        assert_eq!(r.repeats_run(None).len(), repeats);
+        let head = format!("interference: steal {steal} ms, {switches} involuntary");
+        assert!(line.starts_with(&head), "{line}");
+        let canary = format!("moved under {moved} of {repeats} repeats; 0 of 4 strategy results");
+        assert!(line.contains(&canary), "{line}");
+        assert!(line.ends_with("it costs 1.0 ms per repeat"), "{line}");
+        assert!(
+            floor.contains(&format!("; over {repeats} repeats, ")),
+            "{floor}"
+        );
+    };
     // Each in repeats of its own: four repeats.
-    assert_eq!(r.repeats_run(None).len(), 4);
-    assert!(
-        line(&r).starts_with("interference: steal 40 ms, 16 involuntary"),
-        "{}",
-        line(&r)
-    );
-    assert!(
-        line(&r).contains("moved under 2 of 4 repeats; 0 of 4 strategy results"),
-        "{}",
-        line(&r)
-    );
-    assert!(floor(&r).contains("; over 4 repeats, "), "{}", floor(&r));
+    counted(&r, 4, 40, 16, 2);
     // In place, their records of one index are one repeat: its steal,
     // switches and canary count once; each strategy's result still counts.
     r.config.in_place = vec![crate::runner::InPlaceGroup {
@@ -912,21 +916,6 @@ fn strategies_in_place_count_each_repeat_once() {
     assert_eq!(with_flat.repeats_run(None).len(), 4);
     assert_eq!(with_flat.repeats_run(Some(Regime::FlatOut)).len(), 2);
     assert_eq!(with_flat.repeats_run(Some(Regime::SEED)).len(), 2);
-    assert!(
-        line(&r).starts_with("interference: steal 20 ms, 8 involuntary"),
-        "{}",
-        line(&r)
-    );
-    assert!(
-        line(&r).contains("moved under 1 of 2 repeats; 0 of 4 strategy results"),
-        "{}",
-        line(&r)
-    );
-    assert!(floor(&r).contains("; over 2 repeats, "), "{}", floor(&r));
-    assert!(
-        line(&r).ends_with("it costs 1.0 ms per repeat"),
-        "{}",
-        line(&r)
-    );
+    counted(&r, 2, 20, 8, 1);
     assert_eq!(r.canary_range().unwrap().count, 2);
 }
