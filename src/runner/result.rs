@@ -169,11 +169,17 @@ impl RunConfig {
     /// Their repeats of one index then pair.
     pub fn ran_together(&self, a: &StrategyResult, b: &StrategyResult) -> bool {
         a.regime == b.regime
-            && self.in_place.iter().any(|g| {
-                g.regime == a.regime
-                    && g.strategies.contains(&a.name)
-                    && g.strategies.contains(&b.name)
-            })
+            && self
+                .group_of(a)
+                .is_some_and(|g| self.group_of(b) == Some(g))
+    }
+
+    /// The index of the group `s` ran in place in, among
+    /// [`RunConfig::in_place`]; `None` for a strategy that ran alone.
+    pub fn group_of(&self, s: &StrategyResult) -> Option<usize> {
+        self.in_place
+            .iter()
+            .position(|g| g.regime == s.regime && g.strategies.contains(&s.name))
     }
 }
 
@@ -807,11 +813,7 @@ impl RunResults {
             if regime.is_some_and(|r| r != s.regime) {
                 continue;
             }
-            let group = self
-                .config
-                .in_place
-                .iter()
-                .position(|g| g.regime == s.regime && g.strategies.contains(&s.name));
+            let group = self.config.group_of(s);
             for r in &s.repeats {
                 if group.is_none_or(|g| seen.insert((g, r.repeat))) {
                     out.push(r);
