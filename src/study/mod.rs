@@ -106,6 +106,13 @@ fn run_share(plan: &StudyPlan) -> f64 {
     }
 }
 
+/// The run stage's hard budget with `remaining_s` of the study's left:
+/// its [`run_share`] of it, and never more than it planned, which the
+/// stop rule's rounds spend up to.
+fn run_budget(plan: &StudyPlan, remaining_s: f64) -> f64 {
+    (remaining_s * run_share(plan)).min(plan.run.seconds())
+}
+
 /// A study under way on the live host, one stage at a time
 /// ([`Study::step`]), so that whoever runs it can save what each stage
 /// finished before the next starts: an interrupted study keeps it.
@@ -168,7 +175,7 @@ impl Study {
                     "run" | "sweep" => match fit(&mut study.plan, name, remaining) {
                         Err(why) => StageStatus::Skipped(why.to_string()),
                         Ok(()) if name == "run" => {
-                            let budget_s = remaining * run_share(&study.plan);
+                            let budget_s = run_budget(&study.plan, remaining);
                             let status =
                                 study_run(study, topo, placement, stop, budget_s, &mut progress);
                             let left = study.plan.max_time_s - self.started.elapsed().as_secs_f64();
@@ -286,7 +293,7 @@ mod tests {
     }
 
     #[test]
-    fn the_run_gets_its_planned_share_of_what_is_left() {
+    fn the_run_gets_its_planned_share_of_what_is_left_and_no_more() {
         // The 224-CPU plan: the run 22.204 s, the sweep 29.7384 s
         // (plan.rs's test works both by hand), so the run's share is
         // 22.204 / 51.9424 = 0.427474.
@@ -297,5 +304,9 @@ mod tests {
             "{}",
             run_share(&plan)
         );
+        // Its budget: that share of what is left, never more than its own
+        // 22.204 s, which the stop rule's rounds spend up to.
+        assert!((run_budget(&plan, 10.0) - 4.274_74).abs() < 1e-5);
+        assert!((run_budget(&plan, 1000.0) - 22.204).abs() < 1e-9);
     }
 }

@@ -120,10 +120,10 @@ pub struct RunStage {
 }
 
 impl RunStage {
-    /// Seconds the stage needs at its current measured time per entry
-    /// (start-up and measured time), as [`plan_study`] estimates them.
+    /// Seconds it needs at its measured time per entry now (after the
+    /// study refits it), start-up included.
     pub fn seconds(&self) -> f64 {
-        self.fixed_s + self.entries as f64 * self.duration_s
+        stage_seconds(self.fixed_s, self.entries, self.duration_s)
     }
 }
 
@@ -158,10 +158,10 @@ pub struct SweepStage {
 }
 
 impl SweepStage {
-    /// Seconds the stage needs at its current measured time per entry
-    /// (start-up and measured time), as [`plan_study`] estimates them.
+    /// Seconds it needs at its measured time per entry now (after the
+    /// study refits it), start-up included.
     pub fn seconds(&self) -> f64 {
-        self.fixed_s + self.entries as f64 * self.duration_s
+        stage_seconds(self.fixed_s, self.entries, self.duration_s)
     }
 }
 
@@ -281,6 +281,12 @@ pub fn thread_steps(
     Ok(steps)
 }
 
+/// Seconds a stage of `entries` entries needs: `fixed_s` of start-up and
+/// `duration_s` measured per entry.
+fn stage_seconds(fixed_s: f64, entries: usize, duration_s: f64) -> f64 {
+    fixed_s + entries as f64 * duration_s
+}
+
 /// Start-up of one repeat with `threads` threads, s.
 fn repeat_setup_s(threads: usize) -> f64 {
     WARMUP_S + REPEAT_SETUP_S + THREAD_SETUP_S * threads as f64
@@ -365,7 +371,7 @@ pub fn plan_study(
         });
     }
     let duration = ((budget * (1.0 - MARGIN) - fixed) / entries).min(MAX_DURATION_S);
-    let mut run = RunStage {
+    let run = RunStage {
         writers: cpus.len(),
         strategies: run_strategies,
         rates: run_rates.clone(),
@@ -373,10 +379,9 @@ pub fn plan_study(
         repeats: RUN_REPEATS,
         duration_s: duration,
         fixed_s: run_fixed,
-        est_s: 0.0,
+        est_s: stage_seconds(run_fixed, run_entries, duration),
     };
-    run.est_s = run.seconds();
-    let mut sweep = SweepStage {
+    let sweep = SweepStage {
         points: threads.len() * run_rates.len(),
         threads,
         rates: run_rates,
@@ -384,9 +389,8 @@ pub fn plan_study(
         repeats: SWEEP_REPEATS,
         duration_s: duration,
         fixed_s: sweep_fixed,
-        est_s: 0.0,
+        est_s: stage_seconds(sweep_fixed, sweep_entries, duration),
     };
-    sweep.est_s = sweep.seconds();
     Ok(StudyPlan {
         host: host.to_string(),
         cpus: cpus.len(),

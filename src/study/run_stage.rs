@@ -1,8 +1,8 @@
 //! The study's run stage: `contend run`'s default strategies on every
 //! allowed CPU, flat out and at the seed's rate, with its stop rule: the
 //! plan's repeats, then rounds for the widest CIs until each is within
-//! the default target or the stage's seconds are spent (the least of its
-//! planned seconds and its share of the budget left).
+//! the default target or its seconds (`budget_s`: the least of its
+//! planned seconds and its share of the budget left) are spent.
 
 use super::{StageProgress, StageStatus, StudyResults, plan, run_strategies};
 use crate::placement::Placement;
@@ -30,7 +30,7 @@ pub(super) fn study_run(
         warmup: Duration::from_secs_f64(plan::WARMUP_S),
         repeats: p.repeats,
         target_ci_pct: Some(runner::DEFAULT_TARGET_CI_PCT),
-        max_time: Some(Duration::from_secs_f64(budget_s.min(p.seconds()).max(0.0))),
+        max_time: Some(Duration::from_secs_f64(budget_s.max(0.0))),
         rates: p.rates.clone(),
         seed: 1,
         sample_every: None,
