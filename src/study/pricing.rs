@@ -271,12 +271,12 @@ fn priceable(latencies: Latencies) -> (Latencies, Option<String>) {
 /// The run's median canary `ns` for every class, each transaction priced
 /// at the median over the repeats of its ratio to that repeat's canary.
 fn canary_latencies(run: &RunResults, ns: f64) -> Latencies {
+    let repeats = run.repeats_run(None);
     let costs: Vec<TransactionCost> = crate::matrix::Transaction::ALL
         .iter()
         .filter_map(|&t| {
-            let ratios: Vec<f64> = run
-                .repeats_run(None)
-                .into_iter()
+            let ratios: Vec<f64> = repeats
+                .iter()
                 .flat_map(|r| &r.interference.canary_transactions)
                 .filter(|c| c.transaction == t)
                 .map(|c| c.to_pingpong)

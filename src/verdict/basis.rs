@@ -5,7 +5,7 @@
 use crate::counter::PublishPolicy;
 use crate::runner::interference::{STALLED_PCT, canary_cpus};
 use crate::runner::{
-    RepeatResult, RunResults, StrategyResult, is_clock_floor, net_busy_ns, paired_net,
+    CanaryRange, RepeatResult, RunResults, StrategyResult, is_clock_floor, net_busy_ns, paired_net,
 };
 use crate::stats::{NOISE_THRESHOLD, median};
 use crate::units::{Unit, cv_text, human, si};
@@ -63,7 +63,7 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
     let records = || results.iter().map(|r| &r.interference);
     let repeats = run.repeats_run(None);
     let per_repeat = || repeats.iter().map(|r| &r.interference);
-    let canaries = run.canary_range();
+    let canaries = CanaryRange::of(per_repeat());
     let steal: Option<f64> = per_repeat().map(|i| i.steal_ms).sum();
     let switches: u64 = per_repeat().map(|i| i.involuntary_switches).sum();
     let paced = records().any(|i| !i.stalls.is_empty());
