@@ -308,5 +308,12 @@ mod tests {
         // 22.204 s, which the stop rule's rounds spend up to.
         assert!((run_budget(&plan, 10.0) - 4.274_74).abs() < 1e-5);
         assert!((run_budget(&plan, 1000.0) - 22.204).abs() < 1e-9);
+        // A run with nothing left to pay for gets none of it; with neither
+        // stage needing anything, the run may have it all.
+        let mut idle = plan.clone();
+        (idle.run.fixed_s, idle.run.duration_s) = (0.0, 0.0);
+        assert_eq!(run_share(&idle), 0.0);
+        (idle.sweep.fixed_s, idle.sweep.duration_s) = (0.0, 0.0);
+        assert_eq!(run_share(&idle), 1.0);
     }
 }
