@@ -17,7 +17,8 @@ mod view;
 mod writer;
 
 pub use policy::{
-    DurationError, Filter, PolicyError, PublishPolicy, format_duration, parse_duration,
+    DurationError, FILTER_ALWAYS, FILTER_ANY, FILTER_BATCH, FILTER_CHANGED, FILTER_NEVER,
+    FILTER_THRESHOLD, Filter, PolicyError, PublishPolicy, format_duration, parse_duration,
     parse_duration_or_zero,
 };
 pub use shards::{

@@ -27,17 +27,51 @@ pub enum Filter {
     Never,
 }
 
+/// The filter a loop's update decides at run time ([`Filter::kind`]'s
+/// "any"): one copy of the publish decision for every filter.
+pub const FILTER_ANY: u8 = 0;
+/// [`Filter::Always`]'s kind.
+pub const FILTER_ALWAYS: u8 = 1;
+/// [`Filter::Changed`]'s kind.
+pub const FILTER_CHANGED: u8 = 2;
+/// [`Filter::Threshold`]'s kind.
+pub const FILTER_THRESHOLD: u8 = 3;
+/// [`Filter::Batch`]'s kind.
+pub const FILTER_BATCH: u8 = 4;
+/// [`Filter::Never`]'s kind.
+pub const FILTER_NEVER: u8 = 5;
+
 impl Filter {
-    /// Whether a writer whose last published value is `contrib` publishes
-    /// an unpublished `delta`.
-    #[inline(always)]
-    pub fn passes(self, delta: i64, contrib: i64) -> bool {
+    /// Which filter this is ([`FILTER_ALWAYS`] ... [`FILTER_NEVER`]), for
+    /// a loop to pick the copy of [`passes_as`](Self::passes_as) compiled
+    /// for it, once, outside its timed window.
+    pub fn kind(self) -> u8 {
         match self {
-            Filter::Always => true,
-            Filter::Changed => delta != 0,
-            Filter::Threshold(d) => delta.unsigned_abs() > (contrib / i64::from(d)).unsigned_abs(),
-            Filter::Batch(b) => delta.unsigned_abs() >= u64::from(b),
-            Filter::Never => false,
+            Filter::Always => FILTER_ALWAYS,
+            Filter::Changed => FILTER_CHANGED,
+            Filter::Threshold(_) => FILTER_THRESHOLD,
+            Filter::Batch(_) => FILTER_BATCH,
+            Filter::Never => FILTER_NEVER,
+        }
+    }
+
+    /// Whether a writer whose last published value is `contrib` publishes
+    /// an unpublished `delta`, compiled for filter kind `KIND`: this
+    /// filter's [`kind`](Self::kind), or [`FILTER_ANY`] for one copy that
+    /// decides every filter at run time. Each kind is its own code with
+    /// its own publish branch, as the kernel's one policy is, so lanes of
+    /// different filters in place do not train one branch.
+    #[inline(always)]
+    pub fn passes_as<const KIND: u8>(self, delta: i64, contrib: i64) -> bool {
+        debug_assert!(KIND == FILTER_ANY || KIND == self.kind());
+        match (KIND, self) {
+            (FILTER_ALWAYS, _) | (FILTER_ANY, Filter::Always) => true,
+            (FILTER_CHANGED, _) | (FILTER_ANY, Filter::Changed) => delta != 0,
+            (FILTER_THRESHOLD | FILTER_ANY, Filter::Threshold(d)) => {
+                delta.unsigned_abs() > (contrib / i64::from(d)).unsigned_abs()
+            }
+            (FILTER_BATCH | FILTER_ANY, Filter::Batch(b)) => delta.unsigned_abs() >= u64::from(b),
+            _ => false,
         }
     }
 }
@@ -370,16 +404,72 @@ mod tests {
     fn threshold_filter_is_the_kernel_formula() {
         // abs(delta) > contrib / 64
         let f = Filter::Threshold(64);
-        assert!(!f.passes(16, 1024)); // 16 > 16 is false
-        assert!(f.passes(17, 1024));
-        assert!(f.passes(-17, 1024));
-        assert!(!f.passes(-16, 1024));
-        assert!(f.passes(1, 63)); // 63 / 64 == 0
-        assert!(!f.passes(0, 63));
-        assert!(Filter::Batch(32).passes(-32, 0));
-        assert!(!Filter::Batch(32).passes(31, 0));
-        assert!(Filter::Always.passes(0, 5));
-        assert!(!Filter::Changed.passes(0, 5));
+        assert!(!f.passes_as::<FILTER_ANY>(16, 1024)); // 16 > 16 is false
+        assert!(f.passes_as::<FILTER_ANY>(17, 1024));
+        assert!(f.passes_as::<FILTER_ANY>(-17, 1024));
+        assert!(!f.passes_as::<FILTER_ANY>(-16, 1024));
+        assert!(f.passes_as::<FILTER_ANY>(1, 63)); // 63 / 64 == 0
+        assert!(!f.passes_as::<FILTER_ANY>(0, 63));
+        assert!(Filter::Batch(32).passes_as::<FILTER_ANY>(-32, 0));
+        assert!(!Filter::Batch(32).passes_as::<FILTER_ANY>(31, 0));
+        assert!(Filter::Always.passes_as::<FILTER_ANY>(0, 5));
+        assert!(!Filter::Changed.passes_as::<FILTER_ANY>(0, 5));
+    }
+
+    #[test]
+    fn each_filters_own_copy_decides_as_the_run_time_one() {
+        let filters = [
+            Filter::Always,
+            Filter::Changed,
+            Filter::Threshold(64),
+            Filter::Batch(32),
+            Filter::Never,
+        ];
+        let kinds: Vec<u8> = filters.iter().map(|f| f.kind()).collect();
+        assert_eq!(
+            kinds,
+            [
+                FILTER_ALWAYS,
+                FILTER_CHANGED,
+                FILTER_THRESHOLD,
+                FILTER_BATCH,
+                FILTER_NEVER
+            ]
+        );
+        assert!(!kinds.contains(&FILTER_ANY));
+        // Decisions known by hand: (delta, contrib) -> passes, per filter.
+        let cases = [
+            (0, 5),
+            (16, 1024),
+            (17, 1024),
+            (-17, 1024),
+            (31, 0),
+            (-32, 0),
+        ];
+        let truth = [
+            [true; 6],
+            [false, true, true, true, true, true],
+            [false, false, true, true, true, true],
+            [false, false, false, false, false, true],
+            [false; 6],
+        ];
+        for (f, want) in filters.iter().zip(truth) {
+            for (&(delta, contrib), want) in cases.iter().zip(want) {
+                let own = match f.kind() {
+                    FILTER_ALWAYS => f.passes_as::<FILTER_ALWAYS>(delta, contrib),
+                    FILTER_CHANGED => f.passes_as::<FILTER_CHANGED>(delta, contrib),
+                    FILTER_THRESHOLD => f.passes_as::<FILTER_THRESHOLD>(delta, contrib),
+                    FILTER_BATCH => f.passes_as::<FILTER_BATCH>(delta, contrib),
+                    _ => f.passes_as::<FILTER_NEVER>(delta, contrib),
+                };
+                assert_eq!(own, want, "{f:?} own copy, delta {delta} contrib {contrib}");
+                let any = f.passes_as::<FILTER_ANY>(delta, contrib);
+                assert_eq!(
+                    any, want,
+                    "{f:?} at run time, delta {delta} contrib {contrib}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! A writer's local state and its publish decision: the `cfs_rq` side of
 //! `update_tg_load_avg()`.
 
-use super::policy::{Filter, PublishPolicy};
+use super::policy::{FILTER_ANY, Filter, PublishPolicy};
 use super::shards::{PUBLISH_TAG, ShardedCounter};
 use crate::clock::Clock;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -110,9 +110,9 @@ impl<'c, C: Clock> Writer<'c, C> {
     #[inline(always)]
     pub fn update(&mut self, load: i64) {
         if self.period.is_some() {
-            self.update_as::<true>(load);
+            self.update_as::<true, FILTER_ANY>(load);
         } else {
-            self.update_as::<false>(load);
+            self.update_as::<false, FILTER_ANY>(load);
         }
     }
 
@@ -122,12 +122,20 @@ impl<'c, C: Clock> Writer<'c, C> {
         self.period.is_some()
     }
 
+    /// The kind of the policy's filter ([`Filter::kind`]): the
+    /// `FILTER` a loop passes to [`Writer::update_as`].
+    pub fn filter_kind(&self) -> u8 {
+        self.filter.kind()
+    }
+
     /// [`Writer::update`] compiled for a policy with (`RATELIMITED`) or
     /// without a ratelimit, so a loop that knows which carries no clock
-    /// code and no store of the publish time. `RATELIMITED` must be
-    /// [`Writer::ratelimited`].
+    /// code and no store of the publish time, and for filter kind
+    /// `FILTER` ([`Filter::passes_as`]). `RATELIMITED` must be
+    /// [`Writer::ratelimited`]; `FILTER` [`Writer::filter_kind`] or
+    /// [`FILTER_ANY`].
     #[inline(always)]
-    pub fn update_as<const RATELIMITED: bool>(&mut self, load: i64) {
+    pub fn update_as<const RATELIMITED: bool, const FILTER: u8>(&mut self, load: i64) {
         debug_assert_eq!(RATELIMITED, self.period.is_some());
         self.load = load;
         let n = self.stats.updates;
@@ -141,7 +149,7 @@ impl<'c, C: Clock> Writer<'c, C> {
             }
         }
         let delta = load - self.contrib;
-        if self.filter.passes(delta, self.contrib) {
+        if self.filter.passes_as::<FILTER>(delta, self.contrib) {
             // Every publish also adds one tag above the sum's bits, so the
             // value the add returns tells whether any other writer added
             // in between, even adds that cancel out (+16 then -16).

@@ -7,6 +7,7 @@ use super::mirror::{Mirror, StalenessSamples};
 use super::{LoadWalk, Pacer};
 use crate::clock::{Clock, Timer};
 use crate::counter::{
+    FILTER_ALWAYS, FILTER_ANY, FILTER_BATCH, FILTER_CHANGED, FILTER_NEVER, FILTER_THRESHOLD,
     PublishPolicy, ReadView, ShardedCounter, WALK_NODE_IDS, WALK_NODE_MASK, WALK_SLOTS, Writer,
     group_shares,
 };
@@ -141,7 +142,7 @@ impl<'c, C: Clock> InPlaceFloor<'c, Writer<'c, C>> {
     #[inline(always)]
     fn update(&mut self, load: i64, read: bool) {
         let w = &mut self.writer;
-        w.update_as::<false>(load);
+        w.update_as::<false, FILTER_NEVER>(load);
         if read {
             read_side::<WALK_SLOTS>(
                 self.counter,
@@ -363,6 +364,7 @@ impl<C: Clock> WriterWork<'_, C> {
         const READS: bool,
         const SAMPLED: bool,
         const RATE: bool,
+        const FILTER: u8,
         const WALK: u8,
     >(
         &mut self,
@@ -416,7 +418,7 @@ impl<C: Clock> WriterWork<'_, C> {
                 0
             };
             let t0 = sample_start(sampled, timer);
-            writer.update_as::<RATE>(load);
+            writer.update_as::<RATE, FILTER>(load);
             sample_end(sampled, t0, timer, sampling, &mut self.write_hist);
             if read_now {
                 let (left, contrib, load) = (writer.left(), writer.contrib(), writer.load());
@@ -450,35 +452,61 @@ impl<C: Clock> Work for WriterWork<'_, C> {
         let rate = self.writer.ratelimited();
         // One loop per combination, so a plain hammering loop carries no
         // pacing, read-side, sampling or clock code; with a read side, one
-        // per walk ([`ShardedCounter::walk_as`]), chosen here, outside the
-        // busy window, so lanes of different levels in place do not share
-        // (and mispredict) a branch on the level inside it.
+        // per walk ([`ShardedCounter::walk_as`]); paced, one per filter
+        // ([`crate::counter::Filter::passes_as`]). All chosen here,
+        // outside the busy window, so lanes of different levels or filters
+        // in place share no code inside it: their branches would train
+        // each other (one copy for threshold:64 and always lanes made the
+        // threshold lanes 19-23 ns dearer per CPU than alone). Flat out a
+        // strategy runs alone, so one copy decides the filter at run time.
         let walk = self.counter.walk_kind();
+        let filter = self.writer.filter_kind();
         macro_rules! dispatch {
-            ($($p:literal $s:literal $l:literal),*) => {
-                match (paced, reads, sampled, rate, walk) {
+            ($($p:literal $s:literal $l:literal $fp:pat => $f:ident),*) => {
+                match (paced, reads, sampled, rate, filter, walk) {
                     $(
-                        ($p, false, $s, $l, _) => {
-                            self.run_loop::<$p, false, $s, $l, WALK_SLOTS>(ops)
+                        ($p, false, $s, $l, $fp, _) => {
+                            self.run_loop::<$p, false, $s, $l, $f, WALK_SLOTS>(ops)
                         }
-                        ($p, true, $s, $l, WALK_NODE_IDS) => {
-                            self.run_loop::<$p, true, $s, $l, WALK_NODE_IDS>(ops)
+                        ($p, true, $s, $l, $fp, WALK_NODE_IDS) => {
+                            self.run_loop::<$p, true, $s, $l, $f, WALK_NODE_IDS>(ops)
                         }
-                        ($p, true, $s, $l, WALK_NODE_MASK) => {
-                            self.run_loop::<$p, true, $s, $l, WALK_NODE_MASK>(ops)
+                        ($p, true, $s, $l, $fp, WALK_NODE_MASK) => {
+                            self.run_loop::<$p, true, $s, $l, $f, WALK_NODE_MASK>(ops)
                         }
-                        ($p, true, $s, $l, _) => {
-                            self.run_loop::<$p, true, $s, $l, WALK_SLOTS>(ops)
+                        ($p, true, $s, $l, $fp, _) => {
+                            self.run_loop::<$p, true, $s, $l, $f, WALK_SLOTS>(ops)
                         }
                     )*
                 }
             };
         }
+        // Paced, each filter `--publish` makes has its copy; any other
+        // (always or never under a ratelimit, changed without one: no
+        // policy parses to them) decides at run time, as flat out does.
         dispatch!(
-            false false false, false false true,
-            false true false, false true true,
-            true false false, true false true,
-            true true false, true true true
+            true false false FILTER_ALWAYS => FILTER_ALWAYS,
+            true true false FILTER_ALWAYS => FILTER_ALWAYS,
+            true false false FILTER_NEVER => FILTER_NEVER,
+            true true false FILTER_NEVER => FILTER_NEVER,
+            true false true FILTER_CHANGED => FILTER_CHANGED,
+            true true true FILTER_CHANGED => FILTER_CHANGED,
+            true false false FILTER_THRESHOLD => FILTER_THRESHOLD,
+            true true false FILTER_THRESHOLD => FILTER_THRESHOLD,
+            true false true FILTER_THRESHOLD => FILTER_THRESHOLD,
+            true true true FILTER_THRESHOLD => FILTER_THRESHOLD,
+            true false false FILTER_BATCH => FILTER_BATCH,
+            true true false FILTER_BATCH => FILTER_BATCH,
+            true false true FILTER_BATCH => FILTER_BATCH,
+            true true true FILTER_BATCH => FILTER_BATCH,
+            true false false _ => FILTER_ANY,
+            true false true _ => FILTER_ANY,
+            true true false _ => FILTER_ANY,
+            true true true _ => FILTER_ANY,
+            false false false _ => FILTER_ANY,
+            false false true _ => FILTER_ANY,
+            false true false _ => FILTER_ANY,
+            false true true _ => FILTER_ANY
         )
     }
 
@@ -894,6 +922,73 @@ mod tests {
             (r.reads(), r.read_hist.len(), r.staleness.probes),
             (0, 0, 0)
         );
+    }
+
+    #[test]
+    fn a_paced_loop_publishes_as_its_policy_does_in_its_own_copy() {
+        // Paced, each filter runs its own compiled copy of the update; it
+        // must publish exactly when the policy's update (one copy for all)
+        // does, on the same walk and the same clock: 1 µs a period, the
+        // clock moved 300 µs an update, so 1ms ratelimits let every 4th
+        // update through. With a read side and without.
+        let c = counter();
+        let policies = [
+            "always",
+            "never",
+            "threshold:64",
+            "batch:32",
+            "ratelimit:1ms",
+            "ratelimit:1ms+threshold:64",
+            "ratelimit:1ms+batch:32",
+        ];
+        let mut published = Vec::new();
+        for policy in policies {
+            let policy: PublishPolicy = policy.parse().unwrap();
+            let reference_clock = FakeClock::default();
+            let mut reference = Writer::new(&c, 0, policy, reference_clock.clone());
+            let mut walk = LoadWalk::new(5, 0);
+            let want: Vec<u64> = (0..64)
+                .map(|_| {
+                    reference.update(walk.next_load());
+                    reference_clock.advance(300_000);
+                    reference.stats().publishes
+                })
+                .collect();
+            for read_every in [0, 1] {
+                let clock = FakeClock::default();
+                let writer = Writer::new(&c, 0, policy, clock.clone());
+                let timer = Timer::Monotonic;
+                let mut w = WriterWork::new(
+                    writer,
+                    &c,
+                    LoadWalk::new(5, 0),
+                    read_every,
+                    timer,
+                    Sampling::off(),
+                    Pacer::of(timer, Regime::paced(1e6), 0),
+                    None,
+                    None,
+                );
+                let got: Vec<u64> = (0..64)
+                    .map(|_| {
+                        w.run_ops(1);
+                        clock.advance(300_000);
+                        w.writer_mut().stats().publishes
+                    })
+                    .collect();
+                assert_eq!(got, want, "{policy}, a read every {read_every}");
+                w.writer_mut().flush();
+            }
+            reference.flush();
+            published.push(want[63]);
+        }
+        // The policies differ, so a copy run for the wrong one would show.
+        assert_eq!(published[..2], [64, 0]);
+        assert!(
+            published[2..].iter().all(|&n| n > 0 && n < 64),
+            "{published:?}"
+        );
+        assert!(published[4] > published[5], "{published:?}");
     }
 
     #[test]
