@@ -1,11 +1,11 @@
 //! Paced strategies in place, end to end on this host:
-//! `--paced alone|in-place` as run.json records it (the A/A check is
+//! `--paced alone|in-place|both` as run.json records it (the A/A check is
 //! tests/aa_in_place.rs).
 
 mod common;
 
 #[test]
-fn run_json_records_whether_paced_strategies_ran_in_place_or_alone() {
+fn run_json_records_whether_paced_strategies_ran_in_place_alone_or_both() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
     let run = |paced: &str| {
@@ -36,6 +36,11 @@ fn run_json_records_whether_paced_strategies_ran_in_place_or_alone() {
     // indexes; flat out never grouped.
     let v = run("in-place");
     assert_eq!(v["config"]["paced"], "in-place");
+    let groups_of = |w: &serde_json::Value, paced: &str| {
+        assert_eq!(w["config"]["paced"], paced);
+        w["config"]["in_place"].clone()
+    };
+    let in_place_groups = groups_of(&v, "in-place");
     let groups = v["config"]["in_place"].as_array().unwrap();
     assert_eq!(groups.len(), 1, "{groups:?}");
     assert_eq!(groups[0]["regime"], 22000.0);
@@ -66,6 +71,27 @@ fn run_json_records_whether_paced_strategies_ran_in_place_or_alone() {
     let v = run("alone");
     assert_eq!(v["config"]["paced"], "alone");
     assert_eq!(v["config"]["in_place"], serde_json::json!([]));
+    // Both: in place as in-place, and each paced strategy alone too, one
+    // repeat a round under the index of the round's repeat in place.
+    let v = run("both");
+    assert_eq!(v["config"]["paced"], "both");
+    assert_eq!(groups_of(&v, "both"), in_place_groups);
+    let mut alone = 0;
+    for s in v["strategies"].as_array().unwrap() {
+        let index = |key: &str| -> Vec<u64> {
+            s.get(key)
+                .and_then(|r| r.as_array())
+                .map_or(Vec::new(), |r| {
+                    r.iter().map(|r| r["repeat"].as_u64().unwrap()).collect()
+                })
+        };
+        let paced = s["rate"].as_f64().is_some();
+        let want: Vec<u64> = if paced { vec![0, 1] } else { Vec::new() };
+        assert_eq!(index("alone_repeats"), want, "{}", s["name"]);
+        assert_eq!(index("repeats"), [0, 1], "{}", s["name"]);
+        alone += usize::from(paced);
+    }
+    assert_eq!(alone, 2, "always and never, paced");
     // Anything else is bad input: exit 2, one line.
     let bad = common::contend(&["run", "--paced", "sideways"]);
     assert_eq!(bad.status.code(), Some(2));

@@ -98,9 +98,12 @@ pub struct RunArgs {
     /// strategy of a rate in every repeat, each thread updating each
     /// strategy's own counter once a period at staggered offsets, so two
     /// strategies are compared repeat by repeat under the same host phase;
-    /// grouped where a period cannot hold them all, as the output says) or
-    /// alone (each in repeats of its own, taking turns: the check that in
-    /// place biases no strategy). Flat out is always alone.
+    /// grouped where a period cannot hold them all, as the output says),
+    /// alone (each in repeats of its own, taking turns), or both (in place,
+    /// and each strategy also alone right after, in the same round: the
+    /// check that in place biases no strategy, paired round by round, one
+    /// line of the output; each round then takes one repeat per strategy
+    /// more, so give it --max-time). Flat out is always alone.
     #[arg(long, value_name = "HOW", default_value = "in-place")]
     pub paced: PacedMode,
 

@@ -304,7 +304,9 @@ pub(super) fn finish(
     target_ci_pct: Option<f64>,
     notes: &mut Vec<String>,
 ) -> (Vec<StrategyResult>, Vec<StrategyResult>) {
-    let repeats = results.iter_mut().flat_map(|r| &mut r.repeats);
+    let repeats = results
+        .iter_mut()
+        .flat_map(|r| r.repeats.iter_mut().chain(&mut r.alone_repeats));
     if let Some(warning) = mark_canary_shifts(repeats.collect()) {
         notes.push(warning);
     }
@@ -491,13 +493,34 @@ pub fn paired_difference(
     if !config.ran_together(base, test) {
         return None;
     }
+    repeat_by_repeat(&base.repeats, &test.repeats, value)
+}
+
+/// A strategy in place less itself alone, round by round, under `--paced
+/// both` ([`StrategyResult::alone_repeats`]): `value` of its repeat in
+/// place less that of its repeat alone in the same round, summarised and
+/// adjusted for line costs as [`paired_difference`]'s. `None` without a
+/// round that has both.
+pub fn alone_difference(
+    strategy: &StrategyResult,
+    value: impl Fn(&RepeatResult) -> Option<f64>,
+) -> Option<Summary> {
+    repeat_by_repeat(&strategy.alone_repeats, &strategy.repeats, value)
+}
+
+/// `value(test) − value(base)` in each repeat index both have, kept and
+/// adjusted as [`paired_difference`] says.
+fn repeat_by_repeat(
+    base: &[RepeatResult],
+    test: &[RepeatResult],
+    value: impl Fn(&RepeatResult) -> Option<f64>,
+) -> Option<Summary> {
     // (difference, either side disturbed, both lines' cost), repeat by
     // repeat.
     let pairs: Vec<(f64, bool, Option<[f64; 2]>)> = test
-        .repeats
         .iter()
         .filter_map(|t| {
-            let b = base.repeats.iter().find(|b| b.repeat == t.repeat)?;
+            let b = base.iter().find(|b| b.repeat == t.repeat)?;
             let disturbed = interference::disturbed(b) || interference::disturbed(t);
             let lines = t.line_ns.zip(b.line_ns).map(|(t, b)| [t, b]);
             Some((value(t)? - value(b)?, disturbed, lines))
@@ -997,6 +1020,60 @@ pub(super) mod tests {
         }
         s.summary = strategy_summary(&s.repeats);
         s
+    }
+
+    /// `s` in place (its own repeats), with repeats alone (`--paced
+    /// both`) of busy ns `alone` in rounds `rounds`, floors of 30 ns in
+    /// both.
+    pub(crate) fn with_alone(s: StrategyResult, alone: &[f64], rounds: &[usize]) -> StrategyResult {
+        let n = s.repeats.len();
+        let mut s = in_place(s, &vec![30.0; n], &vec![0.05; n]);
+        let by_round = in_place(
+            paced(s.regime, alone, &vec![0.1; alone.len()]),
+            &vec![30.0; alone.len()],
+            &vec![0.05; alone.len()],
+        );
+        s.alone_repeats = by_round.repeats;
+        for (r, &round) in s.alone_repeats.iter_mut().zip(rounds) {
+            r.repeat = round;
+        }
+        s
+    }
+
+    #[test]
+    fn in_place_pairs_with_alone_round_by_round() {
+        // In place, busy 70, 74, 90, 72 in rounds 0-3; alone 68, 71, 93
+        // in rounds 0, 1, 3 (round 2's alone repeat lost): the pairs are
+        // rounds 0, 1 and 3, differences +2, +3 and -21.
+        let s = with_alone(
+            paced(Regime::SEED, &[70.0, 74.0, 90.0, 72.0], &[0.1; 4]),
+            &[68.0, 71.0, 93.0],
+            &[0, 1, 3],
+        );
+        let d = alone_difference(&s, net_busy_ns).unwrap();
+        assert_eq!(d.n, 3);
+        assert!((d.mean - (2.0 + 3.0 - 21.0) / 3.0).abs() < 1e-9, "{d:?}");
+        // A disturbed round is left out while two others remain, on
+        // either side: round 3 alone, then round 0 in place.
+        let mut t = s.clone();
+        t.alone_repeats[2].interference.disturbed = true;
+        let d = alone_difference(&t, net_busy_ns).unwrap();
+        assert_eq!((d.n, d.mean), (2, 2.5));
+        t.repeats[0].interference.disturbed = true;
+        let d = alone_difference(&t, net_busy_ns).unwrap();
+        assert_eq!(d.n, 3, "under two clean pairs, every pair: {d:?}");
+        // Each side's line priced: adjusted as paired_difference is; with
+        // both at 60 ns in every round the plain differences stand.
+        let mut u = s.clone();
+        for r in u.repeats.iter_mut().chain(&mut u.alone_repeats) {
+            r.line_ns = Some(60.0);
+        }
+        let d = alone_difference(&u, net_busy_ns).unwrap();
+        assert!((d.mean + 16.0 / 3.0).abs() < 1e-9, "{d:?}");
+        // No repeat alone: nothing to pair.
+        let mut v = s;
+        v.alone_repeats.clear();
+        assert_eq!(alone_difference(&v, net_busy_ns), None);
     }
 
     #[test]

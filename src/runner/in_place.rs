@@ -27,15 +27,25 @@ pub enum PacedMode {
     /// only where the period cannot hold them all.
     #[default]
     InPlace,
-    /// Each strategy in repeats of its own, taking turns (as flat out):
-    /// the check that running in place does not bias a strategy.
+    /// Each strategy in repeats of its own, taking turns (as flat out).
     Alone,
+    /// In place, and each strategy of a group also alone right after the
+    /// group's repeat, in the same round: the check that running in place
+    /// biases no strategy, paired round by round
+    /// ([`crate::runner::StrategyResult::alone_repeats`]).
+    Both,
 }
 
 impl PacedMode {
     /// What runs written before `--paced` existed did: each strategy alone.
     pub fn before_in_place() -> Self {
         PacedMode::Alone
+    }
+
+    /// True when paced strategies share repeats in place (in-place and
+    /// both).
+    pub fn in_place(self) -> bool {
+        self != PacedMode::Alone
     }
 }
 
@@ -45,7 +55,8 @@ impl FromStr for PacedMode {
         match s {
             "in-place" => Ok(PacedMode::InPlace),
             "alone" => Ok(PacedMode::Alone),
-            _ => Err(UnknownName::new("paced", s, ["in-place", "alone"])),
+            "both" => Ok(PacedMode::Both),
+            _ => Err(UnknownName::new("paced", s, ["in-place", "alone", "both"])),
         }
     }
 }
@@ -55,6 +66,7 @@ impl fmt::Display for PacedMode {
         f.write_str(match self {
             PacedMode::InPlace => "in-place",
             PacedMode::Alone => "alone",
+            PacedMode::Both => "both",
         })
     }
 }
@@ -82,7 +94,7 @@ pub fn capacity(regime: Regime) -> usize {
 /// The group of each entry, given each entry's regime and the clock kind
 /// its writers read (ids from 0, in order of first appearance): flat out,
 /// and paced under [`PacedMode::Alone`], each entry its own; paced in
-/// place, the entries of one regime and clock kind together, split into
+/// place ([`PacedMode::in_place`]), the entries of one regime and clock kind together, split into
 /// the fewest groups of at most [`capacity`] entries, as even as can be,
 /// in order.
 pub fn groups(entries: &[(Regime, ClockKind)], mode: PacedMode) -> Vec<usize> {
@@ -93,7 +105,7 @@ pub fn groups(entries: &[(Regime, ClockKind)], mode: PacedMode) -> Vec<usize> {
             continue;
         }
         let (regime, clock) = entries[i];
-        if !regime.is_paced() || mode == PacedMode::Alone {
+        if !regime.is_paced() || !mode.in_place() {
             group[i] = next;
             next += 1;
             continue;
@@ -151,10 +163,30 @@ mod tests {
             groups(&entries, PacedMode::InPlace),
             [0, 1, 2, 3, 2, 4, 4, 5, 5, 6]
         );
+        // Both: grouped as in place (the runner adds each alone).
+        assert_eq!(
+            groups(&entries, PacedMode::Both),
+            groups(&entries, PacedMode::InPlace)
+        );
         // Alone: every entry its own group.
         assert_eq!(
             groups(&entries, PacedMode::Alone),
             (0..entries.len()).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn paced_modes_parse_print_and_say_whether_they_run_in_place() {
+        for (text, mode, in_place) in [
+            ("in-place", PacedMode::InPlace, true),
+            ("alone", PacedMode::Alone, false),
+            ("both", PacedMode::Both, true),
+        ] {
+            assert_eq!(text.parse::<PacedMode>().unwrap(), mode);
+            assert_eq!(mode.to_string(), text);
+            assert_eq!(mode.in_place(), in_place, "{mode}");
+        }
+        let bad = "sideways".parse::<PacedMode>().unwrap_err().to_string();
+        assert!(bad.ends_with("(expected in-place, alone or both)"), "{bad}");
     }
 }

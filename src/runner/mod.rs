@@ -18,7 +18,8 @@ mod rounds;
 pub mod signal;
 
 pub use aggregate::{
-    PairedNet, UsedRepeats, net_busy_ns, net_cpu_share_pct, paired_difference, paired_net,
+    PairedNet, UsedRepeats, alone_difference, net_busy_ns, net_cpu_share_pct, paired_difference,
+    paired_net,
 };
 pub use floor::is_clock_floor;
 pub use in_place::{InPlaceGroup, LANE_SPAN, PacedMode};
@@ -306,6 +307,7 @@ fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
                 threads: Vec::new(),
                 clock_read_ns: None,
                 repeats: Vec::new(),
+                alone_repeats: Vec::new(),
                 summary: None,
                 exact: true,
                 converged: None,
@@ -320,7 +322,7 @@ fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
     for g in 0..plan.runs_per_round() {
         let members: Vec<&RoundEntry> = entries.iter().filter(|e| e.group == g).collect();
         let regime = members[0].result.regime;
-        if regime.is_paced() && plan.config.paced == PacedMode::InPlace {
+        if regime.is_paced() && plan.config.paced.in_place() {
             in_place.push(InPlaceGroup {
                 regime,
                 strategies: members.iter().map(|e| e.result.name.clone()).collect(),

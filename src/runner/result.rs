@@ -590,6 +590,12 @@ pub struct StrategyResult {
     pub clock_read_ns: Option<f64>,
     /// Each repeat's raw numbers.
     pub repeats: Vec<RepeatResult>,
+    /// Under `--paced both`, paced in a group of two or more: the
+    /// strategy alone, one repeat a round, run right after its group's
+    /// repeat in place and under that repeat's index in `repeats`, so the
+    /// two pair round by round; empty otherwise. Not in `summary`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alone_repeats: Vec<RepeatResult>,
     /// Over the repeats; `None` if no repeat finished.
     pub summary: Option<StrategySummary>,
     /// Every repeat's final sum was exact.
@@ -805,7 +811,9 @@ impl RunResults {
     /// every regime), in the strategies' order. A strategy alone gives
     /// each of its repeats; strategies in place ([`RunConfig::in_place`])
     /// give each repeat index of their group once, since their records of
-    /// one index share that repeat's canary, steal and context switches.
+    /// one index share that repeat's canary, steal and context switches;
+    /// then each strategy's repeats alone under `--paced both`
+    /// ([`StrategyResult::alone_repeats`]).
     pub fn repeats_run(&self, regime: Option<Regime>) -> Vec<&RepeatResult> {
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();
@@ -819,6 +827,7 @@ impl RunResults {
                     out.push(r);
                 }
             }
+            out.extend(&s.alone_repeats);
         }
         out
     }

@@ -6,9 +6,11 @@
 //! which lost a repeat to a disturbance, while the time budget lasts.
 
 use super::aggregate::{mark_canary_shifts, net_busy_ns, paired_net, target_ratio};
+use super::in_place::PacedMode;
 use super::repeat::{RoundEntry, one_repeat};
 use super::result::{RunConfig, StrategyResult};
 use super::{RunError, RunPlan};
+use crate::workload::Regime;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -38,7 +40,21 @@ pub(super) fn run(
     mut progress: impl FnMut(usize, usize, &str),
 ) -> Result<RoundsEnd, RunError> {
     let cfg = &plan.config;
-    let mut total = entries.len() * cfg.repeats;
+    // Repeats in one round of `groups`, each strategy's alone included.
+    let per_round = |entries: &[RoundEntry], groups: &[usize]| -> usize {
+        let mut n = 0;
+        for &g in groups {
+            let members: Vec<&RoundEntry> = entries.iter().filter(|e| e.group == g).collect();
+            n += members.len();
+            n += members
+                .iter()
+                .filter(|e| alone_too(cfg, e.is_floor, e.result.regime, members.len()))
+                .count();
+        }
+        n
+    };
+    let all_groups = first_seen(entries.iter().map(|e| e.group));
+    let mut total = per_round(entries, &all_groups) * cfg.repeats;
     let mut done = 0;
     let mut round = 0;
     // Repeats run (a group's in place counts once) and the seconds they
@@ -68,7 +84,7 @@ pub(super) fn run(
         // Every open entry's group runs, each once, in order.
         let groups = first_seen(next.entries.iter().map(|&i| entries[i].group));
         if round >= cfg.repeats {
-            total += entries.iter().filter(|e| groups.contains(&e.group)).count();
+            total += per_round(entries, &groups);
         }
         for g in groups {
             let ends_s = started.elapsed().as_secs_f64() + one_s(runs, repeats_s);
@@ -83,19 +99,54 @@ pub(super) fn run(
             };
             repeats_s += repeat_started.elapsed().as_secs_f64();
             runs += 1;
-            for (entry, r) in group.into_iter().zip(results) {
+            for (entry, r) in group.iter_mut().zip(results) {
                 entry.result.exact &= r.exact;
                 entry.result.repeats.push(r);
+                done += 1;
+                progress(done, total, &entry.result.name);
+            }
+            // `--paced both`: each strategy of the group alone, now.
+            let members = group.len();
+            let alone = |e: &&mut RoundEntry| alone_too(cfg, e.is_floor, e.result.regime, members);
+            for entry in group.into_iter().filter(alone) {
+                let ends_s = started.elapsed().as_secs_f64() + one_s(runs, repeats_s);
+                if cfg.max_time_s.is_some_and(|budget| ends_s > budget) {
+                    return Ok(RoundsEnd::OutOfTime);
+                }
+                let repeat_started = Instant::now();
+                let mut one = [entry];
+                let Some(r) = one_repeat(plan, &mut one, round, interrupted, notes)? else {
+                    return Ok(RoundsEnd::Interrupted);
+                };
+                repeats_s += repeat_started.elapsed().as_secs_f64();
+                runs += 1;
+                let [entry] = one;
+                for r in r {
+                    entry.result.exact &= r.exact;
+                    entry.result.alone_repeats.push(r);
+                }
                 done += 1;
                 progress(done, total, &entry.result.name);
             }
         }
         // Canary shifts so far, for the next round's retries (the final
         // marks use the whole run's median).
-        let repeats = entries.iter_mut().flat_map(|e| &mut e.result.repeats);
+        let repeats = entries.iter_mut().flat_map(|e| {
+            e.result
+                .repeats
+                .iter_mut()
+                .chain(&mut e.result.alone_repeats)
+        });
         mark_canary_shifts(repeats.collect());
         round += 1;
     }
+}
+
+/// Whether an entry (a clock floor or not, of `regime`), in place in a
+/// group of `members`, also runs alone each round: under `--paced both`,
+/// a paced strategy (not a clock floor) of a group of two or more.
+fn alone_too(cfg: &RunConfig, is_floor: bool, regime: Regime, members: usize) -> bool {
+    cfg.paced == PacedMode::Both && members > 1 && !is_floor && regime.is_paced()
 }
 
 /// What one round runs: indexes into the entries, in their order, and
@@ -112,7 +163,8 @@ struct Round {
 /// `--target-ci`, the strategies still open, as many groups as fit at
 /// `repeat_s` seconds a repeat (the mean so far) in the `left_s` seconds
 /// of `--max-time` left (a group's strategies in place share one repeat,
-/// so a second open one of a chosen group costs nothing). Open: a paced
+/// so a second open one of a chosen group costs nothing; under `--paced
+/// both` each also takes a repeat alone). Open: a paced
 /// strategy with fewer undisturbed repeats than `cfg.repeats` (a retry,
 /// first), then the widest CIs against the target first ([`target_ratio`]
 /// above 1).
@@ -144,13 +196,22 @@ fn next_round(
         }
     }
     open.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)));
+    // Repeats one round of group `g` takes.
+    let runs_of = |g: usize| {
+        let members: Vec<_> = entries.iter().filter(|e| e.2 == g).collect();
+        let alone =
+            |e: &&&(&StrategyResult, bool, usize)| alone_too(cfg, e.1, e.0.regime, members.len());
+        1 + members.iter().filter(alone).count()
+    };
     let (mut chosen, mut retries, mut groups) = (Vec::new(), Vec::new(), Vec::new());
+    let mut runs = 0;
     for (retry, _, i) in open {
         let group = entries[i].2;
         if !groups.contains(&group) {
-            if (groups.len() + 1) as f64 * repeat_s > left_s {
+            if (runs + runs_of(group)) as f64 * repeat_s > left_s {
                 continue;
             }
+            runs += runs_of(group);
             groups.push(group);
         }
         chosen.push(i);
@@ -281,5 +342,22 @@ mod tests {
         // first, as a retry.
         strategy.repeats[1].interference.disturbed = true;
         assert_eq!(round(&strategy, 1.0), open(vec![2], vec![2]));
+        // In place with the clock floor under --paced both, its group also
+        // runs it alone: two repeats, so only from 2 s left.
+        let both = RunConfig {
+            paced: PacedMode::Both,
+            ..cfg.clone()
+        };
+        let round = |left_s| {
+            let entries = [
+                (&flat, false, 0),
+                (&clock_floor, true, 2),
+                (&strategy, false, 2),
+            ];
+            next_round(3, &both, &entries, 1.0, left_s)
+        };
+        assert_eq!(round(1.0), open(vec![0], vec![]));
+        assert_eq!(round(2.0), open(vec![2], vec![2]));
+        assert_eq!(round(3.0), open(vec![0, 2], vec![2]));
     }
 }

@@ -5,9 +5,13 @@
 use crate::counter::PublishPolicy;
 use crate::runner::interference::{STALLED_PCT, canary_cpus};
 use crate::runner::{
-    CanaryRange, RepeatResult, RunResults, StrategyResult, is_clock_floor, net_busy_ns, paired_net,
+    CanaryRange, Floor, RepeatResult, RunResults, StrategyResult, UsedRepeats, alone_difference,
+    is_clock_floor, net_busy_ns, paired_net,
 };
-use crate::stats::{NOISE_THRESHOLD, median};
+use crate::stats::{
+    CONFIDENCE_LEVEL, Compared, Decision, Direction, NOISE_THRESHOLD, Summary, decide_paired,
+    median,
+};
 use crate::units::{Unit, cv_text, human, si};
 use crate::workload::{Arrivals, Regime, STALL};
 
@@ -119,6 +123,83 @@ pub fn line_cost_line(run: &RunResults) -> Option<String> {
     Some(format!(
         "lines: each counter's own line, priced by a CAS ping-pong{cpus} before and after every repeat (the lower), {lo:.1}-{hi:.1} ns one-way (median {:.1}): a hand-over's cost depends on where the line's address falls (its L3 slice), so every repeat draws the lines anew and paired comparisons adjust for what they cost",
         median(&ns)?
+    ))
+}
+
+/// Under `--paced both`, one line on whether running in place biased
+/// any strategy: for each strategy with repeats alone
+/// ([`StrategyResult::alone_repeats`]), its net ns/update in place less
+/// alone, paired round by round ([`alone_difference`]), with its 95%
+/// interval and the decision [`decide_paired`] makes of it at the
+/// [`NOISE_THRESHOLD`] (every strategy of the run one family); `None`
+/// without repeats alone.
+pub fn alone_line(run: &RunResults) -> Option<String> {
+    let mut names = Vec::new();
+    let mut family = Vec::new();
+    for s in run
+        .strategies
+        .iter()
+        .filter(|s| !s.alone_repeats.is_empty())
+    {
+        let nets = |repeats: &[RepeatResult]| -> Option<Summary> {
+            let kept = UsedRepeats::of(repeats.iter().filter(|r| net_busy_ns(r).is_some()));
+            Summary::of(
+                &kept
+                    .used
+                    .iter()
+                    .filter_map(|r| net_busy_ns(r))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let (Some(base), Some(test), Some(paired)) = (
+            nets(&s.alone_repeats),
+            nets(&s.repeats),
+            alone_difference(s, net_busy_ns),
+        ) else {
+            continue;
+        };
+        names.push((run.short_name(s), paired.n));
+        family.push(Compared {
+            base,
+            test,
+            paired: Some(paired),
+            threshold: Floor::PerUpdateNs.threshold(NOISE_THRESHOLD, s.regime),
+        });
+    }
+    if family.is_empty() {
+        return None;
+    }
+    let outcomes = decide_paired(&family);
+    let biased = outcomes
+        .iter()
+        .filter(|o| o.decision != Decision::NoChange)
+        .count();
+    let items: Vec<String> = names
+        .iter()
+        .zip(&outcomes)
+        .map(|((name, rounds), o)| {
+            let d = &o.difference;
+            let mean = d.welch.map_or(0.0, |w| w.difference);
+            let interval = d.welch.map_or(String::new(), |w| {
+                let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
+                format!(" [{lo:+.1}, {hi:+.1}]")
+            });
+            format!(
+                "{name} {mean:+.1} ns{interval} over {rounds} rounds, {}",
+                o.word(Direction::LowerIsBetter)
+            )
+        })
+        .collect();
+    let sum_up = match biased {
+        0 => "in place biases none of them".to_string(),
+        n => format!(
+            "{n} of {} not shown unbiased: compare their verdicts with a --paced alone run",
+            outcomes.len()
+        ),
+    };
+    Some(format!(
+        "in place against alone (--paced both): net ns/update in place less alone, paired round by round, 95% CI: {}; {sum_up}",
+        items.join("; ")
     ))
 }
 

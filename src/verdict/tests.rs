@@ -517,6 +517,48 @@ fn the_lines_line_gives_the_range_and_median_of_each_repeats_line_cost() {
 }
 
 #[test]
+fn the_alone_line_decides_each_strategy_in_place_against_alone() {
+    use ShardLevel::*;
+    // Nets in place and alone (busy less a 30 ns floor) in rounds 0-4:
+    // global's differ by -0.25, 0, +0.25, -0.25, +0.25 (mean 0, sd 0.25,
+    // so ±2.776 x 0.25 / √5 = ±0.31, within 1 ns); node's by 10 in every
+    // round.
+    let with = |level, in_place: [f64; 5], alone: [f64; 5]| {
+        let mut s = strategy(level, "always", Regime::SEED, 10.0, 0.1, |_| {});
+        let repeats = |nets: [f64; 5]| -> Vec<RepeatResult> {
+            (0..5)
+                .map(|i| RepeatResult {
+                    repeat: i,
+                    write_busy_ns: 30.0 + nets[i],
+                    floor_busy_ns: Some(30.0),
+                    interference: Default::default(),
+                    ..s.repeats[0].clone()
+                })
+                .collect()
+        };
+        (s.repeats, s.alone_repeats) = (repeats(in_place), repeats(alone));
+        s
+    };
+    let nets = [10.0, 11.0, 12.0, 13.0, 14.0];
+    let global = with(Global, nets, [10.25, 11.0, 11.75, 13.25, 13.75]);
+    let node = with(Node, nets.map(|n| n + 10.0), nets);
+    let line = basis::alone_line(&run(vec![global.clone(), node], None)).unwrap();
+    assert_eq!(
+        line,
+        "in place against alone (--paced both): net ns/update in place less alone, paired round by round, 95% CI: global/always +0.0 ns [-0.3, +0.3] over 5 rounds, no practical difference; node/always +10.0 ns [+10.0, +10.0] over 5 rounds, dearer; 1 of 2 not shown unbiased: compare their verdicts with a --paced alone run"
+    );
+    let line = basis::alone_line(&run(vec![global.clone()], None)).unwrap();
+    assert!(
+        line.ends_with("no practical difference; in place biases none of them"),
+        "{line}"
+    );
+    // Without repeats alone, no line.
+    let mut plain = global;
+    plain.alone_repeats.clear();
+    assert_eq!(basis::alone_line(&run(vec![plain], None)), None);
+}
+
+#[test]
 fn a_change_under_1_ns_that_the_interval_does_not_pin_is_inconclusive() {
     use ShardLevel::*;
     // 11.5 against 12.1 ns, ±4.5 ns over 6 repeats: the change is 0.6 ns,

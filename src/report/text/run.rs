@@ -12,7 +12,7 @@ use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use crate::units::{Unit, cv_text, human};
 use crate::verdict::basis::{
-    NOISY_CV_PCT, basis_lines, interference_line, line_cost_line, noisy_cv, unconverged,
+    NOISY_CV_PCT, alone_line, basis_lines, interference_line, line_cost_line, noisy_cv, unconverged,
 };
 use crate::workload::Regime;
 use std::fmt::Write;
@@ -77,6 +77,7 @@ pub(super) fn rests_on(run: &RunResults) -> String {
     }
     out.extend(interference_line(run).map(|l| l + "\n"));
     out.extend(line_cost_line(run).map(|l| l + "\n"));
+    out.extend(alone_line(run).map(|l| l + "\n"));
     let noisy: Vec<String> = run
         .strategies
         .iter()
