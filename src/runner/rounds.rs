@@ -313,6 +313,20 @@ mod tests {
     }
 
     #[test]
+    fn under_paced_both_each_paced_strategy_of_a_shared_group_runs_alone_too() {
+        let mut cfg = run_with(&[&[1.0]]).config;
+        for mode in [PacedMode::InPlace, PacedMode::Alone] {
+            cfg.paced = mode;
+            assert!(!alone_too(&cfg, false, Regime::SEED, 3), "{mode}");
+        }
+        cfg.paced = PacedMode::Both;
+        assert!(alone_too(&cfg, false, Regime::SEED, 2));
+        assert!(!alone_too(&cfg, true, Regime::SEED, 2), "a clock floor");
+        assert!(!alone_too(&cfg, false, Regime::SEED, 1), "alone already");
+        assert!(!alone_too(&cfg, false, Regime::FlatOut, 2), "flat out");
+    }
+
+    #[test]
     fn a_paced_strategy_that_lost_a_repeat_to_a_disturbance_goes_first() {
         // Paced: nets 10, 11, 10 against the floor in place (±1.43 ns),
         // over a 1 ns target; flat out: strategy at ±115.5%, wider in
