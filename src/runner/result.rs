@@ -870,6 +870,58 @@ mod tests {
     use crate::clock::ClockKind;
 
     #[test]
+    fn the_texts_say_what_ran_where_and_over_how_many_repeats() {
+        assert_eq!(Stopped::Interrupted.to_string(), "interrupted");
+        assert_eq!(Stopped::OutOfTime.to_string(), "out of time (--max-time)");
+        // The fixture: two writers on CPUs 0 and 1 of node 0, the read
+        // side after every update; global/always and cpu/always flat out,
+        // 2 repeats each, none set aside.
+        let mut run = fixture_run();
+        assert_eq!(
+            run.pools_text(),
+            "2 writers on CPUs 0-1 (nodes 0), each running the read side after every update"
+        );
+        run.config.read_every = 3;
+        assert!(
+            run.pools_text()
+                .ends_with(", each running the read side every 3 updates")
+        );
+        run.config.read_every = 0;
+        assert!(run.pools_text().ends_with(", no read side"));
+        run.config.reader_cpus = vec![1];
+        assert!(
+            run.pools_text()
+                .ends_with(", 1 readers on CPUs 1 (nodes 0)")
+        );
+        // Flat out a label is the name; paced, the name and its regime.
+        let mut s = run.strategies[0].clone();
+        assert_eq!(s.label(), "global/always/pad128");
+        assert_eq!(run.short_label(&s), "global/always");
+        s.regime = Regime::SEED;
+        assert_eq!(
+            s.label(),
+            "global/always/pad128 paced at 22.0k/s per thread"
+        );
+        assert_eq!(
+            run.short_label(&s),
+            "global/always paced at 22.0k/s per thread"
+        );
+        // Repeats used: one count, a range, one repeat, and those set
+        // aside.
+        assert_eq!(run.repeats_text(), "2 repeats");
+        let used = |run: &mut RunResults, i: usize, n: usize, set_aside: usize| {
+            let summary = run.strategies[i].summary.as_mut().unwrap();
+            summary.write_loop_ns.as_mut().unwrap().n = n;
+            summary.set_aside = set_aside;
+        };
+        used(&mut run, 1, 5, 3);
+        assert_eq!(run.repeats_text(), "2-5 repeats (3 set aside as disturbed)");
+        used(&mut run, 0, 1, 0);
+        used(&mut run, 1, 1, 0);
+        assert_eq!(run.repeats_text(), "1 repeat");
+    }
+
+    #[test]
     fn a_short_name_keeps_a_suffix_only_where_it_tells_two_apart() {
         let st = |level: ShardLevel, policy: &str, pad: Pad, clock: Option<ClockKind>| Strategy {
             level,
