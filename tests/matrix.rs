@@ -799,7 +799,10 @@ fn contenders_sharers_and_homes_are_stored_and_printed() {
     let m = files.join("matrix.json");
     let p = contend_json(&["predict", "--latencies", m.to_str().unwrap(), "--json"]);
     let costs = &p["latencies"]["costs"];
-    let handover = c["handover_ns"].as_f64().unwrap() + c["private_add_ns"].as_f64().unwrap();
+    // No hand-over (one CPU made all its adds before the other began, as
+    // a loaded host can have it) leaves no price, and so no point.
+    let private_add = c["private_add_ns"].as_f64().unwrap();
+    let handover = c["handover_ns"].as_f64().map_or(0.0, |h| h + private_add);
     if handover > 0.0 {
         assert_eq!(costs["contenders"]["points"][0]["at"], 2, "{costs}");
         assert!((costs["contenders"]["points"][0]["ns"].as_f64().unwrap() - handover).abs() < 1e-9);
