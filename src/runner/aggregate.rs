@@ -458,14 +458,25 @@ pub fn paired_net(
     strategy: &StrategyResult,
     net: impl Fn(&RepeatResult) -> Option<f64>,
 ) -> Option<PairedNet> {
-    let kept = UsedRepeats::of(strategy.repeats.iter().filter(|r| net(r).is_some()));
-    let used: Vec<f64> = kept.used.iter().filter_map(|r| net(r)).collect();
-    Some(PairedNet {
-        summary: Summary::of(&used)?,
-        repeats: kept.used.len() + kept.set_aside,
-        disturbed: kept.disturbed,
-        all_repeats: kept.all_repeats,
-    })
+    PairedNet::of(&strategy.repeats, net)
+}
+
+impl PairedNet {
+    /// [`paired_net`] over `repeats`: a strategy's, or its repeats alone
+    /// (`StrategyResult::alone_repeats`).
+    pub fn of(
+        repeats: &[RepeatResult],
+        net: impl Fn(&RepeatResult) -> Option<f64>,
+    ) -> Option<PairedNet> {
+        let kept = UsedRepeats::of(repeats.iter().filter(|r| net(r).is_some()));
+        let used: Vec<f64> = kept.used.iter().filter_map(|r| net(r)).collect();
+        Some(PairedNet {
+            summary: Summary::of(&used)?,
+            repeats: kept.used.len() + kept.set_aside,
+            disturbed: kept.disturbed,
+            all_repeats: kept.all_repeats,
+        })
+    }
 }
 
 /// Two strategies' per-repeat difference, `value(test) − value(base)`

@@ -5,12 +5,11 @@
 use crate::counter::PublishPolicy;
 use crate::runner::interference::{STALLED_PCT, canary_cpus};
 use crate::runner::{
-    CanaryRange, Floor, RepeatResult, RunResults, StrategyResult, UsedRepeats, alone_difference,
+    CanaryRange, Floor, PairedNet, RepeatResult, RunResults, StrategyResult, alone_difference,
     is_clock_floor, net_busy_ns, paired_net,
 };
 use crate::stats::{
-    CONFIDENCE_LEVEL, Compared, Decision, Direction, NOISE_THRESHOLD, Summary, decide_paired,
-    median,
+    CONFIDENCE_LEVEL, Compared, Decision, Direction, NOISE_THRESHOLD, decide_paired, median,
 };
 use crate::units::{Unit, cv_text, human, si};
 use crate::workload::{Arrivals, Regime, STALL};
@@ -141,24 +140,15 @@ pub fn alone_line(run: &RunResults) -> Option<String> {
         .iter()
         .filter(|s| !s.alone_repeats.is_empty())
     {
-        let nets = |repeats: &[RepeatResult]| -> Option<Summary> {
-            let kept = UsedRepeats::of(repeats.iter().filter(|r| net_busy_ns(r).is_some()));
-            Summary::of(
-                &kept
-                    .used
-                    .iter()
-                    .filter_map(|r| net_busy_ns(r))
-                    .collect::<Vec<_>>(),
-            )
-        };
+        let net = |repeats: &[RepeatResult]| Some(PairedNet::of(repeats, net_busy_ns)?.summary);
         let (Some(base), Some(test), Some(paired)) = (
-            nets(&s.alone_repeats),
-            nets(&s.repeats),
+            net(&s.alone_repeats),
+            net(&s.repeats),
             alone_difference(s, net_busy_ns),
         ) else {
             continue;
         };
-        names.push((run.short_name(s), paired.n));
+        names.push((run.short_name(s), paired));
         family.push(Compared {
             base,
             test,
@@ -177,10 +167,9 @@ pub fn alone_line(run: &RunResults) -> Option<String> {
     let items: Vec<String> = names
         .iter()
         .zip(&outcomes)
-        .map(|((name, rounds), o)| {
-            let d = &o.difference;
-            let mean = d.welch.map_or(0.0, |w| w.difference);
-            let interval = d.welch.map_or(String::new(), |w| {
+        .map(|((name, paired), o)| {
+            let (mean, rounds) = (paired.mean, paired.n);
+            let interval = o.difference.welch.map_or(String::new(), |w| {
                 let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
                 format!(" [{lo:+.1}, {hi:+.1}]")
             });
