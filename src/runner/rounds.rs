@@ -42,40 +42,29 @@ pub(super) fn run(
     let cfg = &plan.config;
     // Repeats in one round of `groups`, each strategy's alone included.
     let per_round = |entries: &[RoundEntry], groups: &[usize]| -> usize {
-        let mut n = 0;
-        for &g in groups {
-            let members: Vec<&RoundEntry> = entries.iter().filter(|e| e.group == g).collect();
-            n += members.len();
-            n += members
-                .iter()
-                .filter(|e| alone_too(cfg, e.is_floor, e.result.regime, members.len()))
-                .count();
-        }
-        n
+        groups
+            .iter()
+            .map(|&g| {
+                let kinds: Vec<_> = entries
+                    .iter()
+                    .filter(|e| e.group == g)
+                    .map(|e| (e.is_floor, e.result.regime))
+                    .collect();
+                kinds.len() + alone_count(cfg, &kinds)
+            })
+            .sum()
     };
     let all_groups = first_seen(entries.iter().map(|e| e.group));
     let mut total = per_round(entries, &all_groups) * cfg.repeats;
     let mut done = 0;
     let mut round = 0;
-    // Repeats run (a group's in place counts once) and the seconds they
-    // took, in all.
-    let (mut runs, mut repeats_s) = (0, 0.0);
-    // What one repeat takes: the mean so far, warm-up and interval before
-    // the first.
-    let one_s = |runs: usize, repeats_s: f64| {
-        if runs == 0 {
-            cfg.warmup_s + cfg.repeat_duration_s
-        } else {
-            repeats_s / runs as f64
-        }
-    };
+    let mut budget = Budget::new(started, cfg);
     loop {
-        let left_s = cfg.max_time_s.unwrap_or(0.0) - started.elapsed().as_secs_f64();
         let view: Vec<(&StrategyResult, bool, usize)> = entries
             .iter()
             .map(|e| (&e.result, e.is_floor, e.group))
             .collect();
-        let Some(next) = next_round(round, cfg, &view, one_s(runs, repeats_s), left_s) else {
+        let Some(next) = next_round(round, cfg, &view, budget.one_s(), budget.left_s()) else {
             return Ok(RoundsEnd::Done);
         };
         for &i in &next.retries {
@@ -87,18 +76,16 @@ pub(super) fn run(
             total += per_round(entries, &groups);
         }
         for g in groups {
-            let ends_s = started.elapsed().as_secs_f64() + one_s(runs, repeats_s);
-            if cfg.max_time_s.is_some_and(|budget| ends_s > budget) {
-                return Ok(RoundsEnd::OutOfTime);
-            }
             let mut group: Vec<&mut RoundEntry> =
                 entries.iter_mut().filter(|e| e.group == g).collect();
-            let repeat_started = Instant::now();
-            let Some(results) = one_repeat(plan, &mut group, round, interrupted, notes)? else {
+            let Some(results) =
+                budget.run(|| one_repeat(plan, &mut group, round, interrupted, notes))
+            else {
+                return Ok(RoundsEnd::OutOfTime);
+            };
+            let Some(results) = results? else {
                 return Ok(RoundsEnd::Interrupted);
             };
-            repeats_s += repeat_started.elapsed().as_secs_f64();
-            runs += 1;
             for (entry, r) in group.iter_mut().zip(results) {
                 entry.result.exact &= r.exact;
                 entry.result.repeats.push(r);
@@ -109,19 +96,17 @@ pub(super) fn run(
             let members = group.len();
             let alone = |e: &&mut RoundEntry| alone_too(cfg, e.is_floor, e.result.regime, members);
             for entry in group.into_iter().filter(alone) {
-                let ends_s = started.elapsed().as_secs_f64() + one_s(runs, repeats_s);
-                if cfg.max_time_s.is_some_and(|budget| ends_s > budget) {
-                    return Ok(RoundsEnd::OutOfTime);
-                }
-                let repeat_started = Instant::now();
                 let mut one = [entry];
-                let Some(r) = one_repeat(plan, &mut one, round, interrupted, notes)? else {
+                let Some(results) =
+                    budget.run(|| one_repeat(plan, &mut one, round, interrupted, notes))
+                else {
+                    return Ok(RoundsEnd::OutOfTime);
+                };
+                let Some(results) = results? else {
                     return Ok(RoundsEnd::Interrupted);
                 };
-                repeats_s += repeat_started.elapsed().as_secs_f64();
-                runs += 1;
                 let [entry] = one;
-                for r in r {
+                for r in results {
                     entry.result.exact &= r.exact;
                     entry.result.alone_repeats.push(r);
                 }
@@ -140,6 +125,71 @@ pub(super) fn run(
         mark_canary_shifts(repeats.collect());
         round += 1;
     }
+}
+
+/// The run's time budget (`--max-time`) as the rounds spend it: the
+/// repeats run so far (a group's in place counts once) and the seconds
+/// they took, in all.
+struct Budget {
+    started: Instant,
+    /// `--max-time`, seconds; `None`: no budget.
+    max_time_s: Option<f64>,
+    /// What the first repeat is taken to last: warm-up plus interval.
+    first_s: f64,
+    runs: usize,
+    repeats_s: f64,
+}
+
+impl Budget {
+    /// Nothing spent yet of `cfg`'s budget, counted from `started`.
+    fn new(started: Instant, cfg: &RunConfig) -> Self {
+        Budget {
+            started,
+            max_time_s: cfg.max_time_s,
+            first_s: cfg.warmup_s + cfg.repeat_duration_s,
+            runs: 0,
+            repeats_s: 0.0,
+        }
+    }
+
+    /// Seconds one repeat takes: the mean so far, warm-up plus interval
+    /// before the first.
+    fn one_s(&self) -> f64 {
+        if self.runs == 0 {
+            self.first_s
+        } else {
+            self.repeats_s / self.runs as f64
+        }
+    }
+
+    /// Seconds of the budget left (negative once spent; without one,
+    /// none left for extra rounds).
+    fn left_s(&self) -> f64 {
+        self.max_time_s.unwrap_or(0.0) - self.started.elapsed().as_secs_f64()
+    }
+
+    /// Runs `repeat` and counts its time, unless it would end past the
+    /// budget at [`Budget::one_s`] a repeat: then `None`, nothing run.
+    fn run<T>(&mut self, repeat: impl FnOnce() -> T) -> Option<T> {
+        let ends_s = self.started.elapsed().as_secs_f64() + self.one_s();
+        if self.max_time_s.is_some_and(|budget| ends_s > budget) {
+            return None;
+        }
+        let repeat_started = Instant::now();
+        let out = repeat();
+        self.repeats_s += repeat_started.elapsed().as_secs_f64();
+        self.runs += 1;
+        Some(out)
+    }
+}
+
+/// How many of a group's members (each a clock floor or not, and its
+/// regime) also run alone each round ([`alone_too`]).
+fn alone_count(cfg: &RunConfig, members: &[(bool, Regime)]) -> usize {
+    members
+        .iter()
+        .filter(|&&(is_floor, regime)| alone_too(cfg, is_floor, regime, members.len()))
+        .count()
 }
 
 /// Whether an entry (a clock floor or not, of `regime`), in place in a
@@ -198,10 +248,12 @@ fn next_round(
     open.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)));
     // Repeats one round of group `g` takes.
     let runs_of = |g: usize| {
-        let members: Vec<_> = entries.iter().filter(|e| e.2 == g).collect();
-        let alone =
-            |e: &&&(&StrategyResult, bool, usize)| alone_too(cfg, e.1, e.0.regime, members.len());
-        1 + members.iter().filter(alone).count()
+        let kinds: Vec<_> = entries
+            .iter()
+            .filter(|e| e.2 == g)
+            .map(|e| (e.1, e.0.regime))
+            .collect();
+        1 + alone_count(cfg, &kinds)
     };
     let (mut chosen, mut retries, mut groups) = (Vec::new(), Vec::new(), Vec::new());
     let mut runs = 0;
@@ -253,6 +305,49 @@ mod tests {
         assert_eq!(first_seen([0, 1, 2, 3, 2, 3, 4]), [0, 1, 2, 3, 4]);
         assert_eq!(first_seen([5, 5, 1]), [5, 1]);
         assert!(first_seen([]).is_empty());
+    }
+
+    #[test]
+    fn a_repeat_runs_only_if_it_would_end_within_the_budget() {
+        let mut cfg = run_with(&[&[1.0]]).config;
+        (cfg.warmup_s, cfg.repeat_duration_s) = (50.0, 50.0);
+        // No budget: every repeat runs and is counted; one repeat then
+        // lasts what the ones so far did (far less than the 100 s
+        // assumed before the first); none is left for extra rounds.
+        cfg.max_time_s = None;
+        let mut budget = Budget::new(Instant::now(), &cfg);
+        assert_eq!(budget.one_s(), 100.0);
+        assert!(budget.left_s() <= 0.0);
+        assert_eq!(budget.run(|| 7), Some(7));
+        assert_eq!(budget.run(|| 8), Some(8));
+        assert_eq!(budget.runs, 2);
+        assert!(budget.one_s() < 1.0, "{}", budget.one_s());
+        // 99 s: a first repeat taken to last 100 s does not start.
+        cfg.max_time_s = Some(99.0);
+        let mut budget = Budget::new(Instant::now(), &cfg);
+        let mut ran = false;
+        assert_eq!(budget.run(|| ran = true), None);
+        assert!(!ran);
+        assert_eq!(budget.runs, 0);
+        assert!(budget.left_s() > 98.0 && budget.left_s() <= 99.0);
+        // 101 s: it does.
+        cfg.max_time_s = Some(101.0);
+        let mut budget = Budget::new(Instant::now(), &cfg);
+        assert_eq!(budget.run(|| 1), Some(1));
+    }
+
+    #[test]
+    fn a_round_counts_the_repeats_alone_of_each_group() {
+        let mut cfg = run_with(&[&[1.0]]).config;
+        let (paced, flat) = (Regime::SEED, Regime::FlatOut);
+        // A clock floor and two strategies in place; flat out alone.
+        let group = [(true, paced), (false, paced), (false, paced)];
+        cfg.paced = PacedMode::Both;
+        assert_eq!(alone_count(&cfg, &group), 2);
+        assert_eq!(alone_count(&cfg, &[(false, paced)]), 0);
+        assert_eq!(alone_count(&cfg, &[(false, flat)]), 0);
+        cfg.paced = PacedMode::InPlace;
+        assert_eq!(alone_count(&cfg, &group), 0);
     }
 
     #[test]
