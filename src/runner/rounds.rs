@@ -168,11 +168,17 @@ impl Budget {
         self.max_time_s.unwrap_or(0.0) - self.started.elapsed().as_secs_f64()
     }
 
+    /// Whether a repeat started `elapsed_s` into the run would end within
+    /// the budget, at [`Budget::one_s`] a repeat (always without one).
+    fn fits(&self, elapsed_s: f64) -> bool {
+        let ends_s = elapsed_s + self.one_s();
+        self.max_time_s.is_none_or(|budget| ends_s <= budget)
+    }
+
     /// Runs `repeat` and counts its time, unless it would end past the
-    /// budget at [`Budget::one_s`] a repeat: then `None`, nothing run.
+    /// budget ([`Budget::fits`] now): then `None`, nothing run.
     fn run<T>(&mut self, repeat: impl FnOnce() -> T) -> Option<T> {
-        let ends_s = self.started.elapsed().as_secs_f64() + self.one_s();
-        if self.max_time_s.is_some_and(|budget| ends_s > budget) {
+        if !self.fits(self.started.elapsed().as_secs_f64()) {
             return None;
         }
         let repeat_started = Instant::now();
@@ -334,6 +340,12 @@ mod tests {
         cfg.max_time_s = Some(101.0);
         let mut budget = Budget::new(Instant::now(), &cfg);
         assert_eq!(budget.run(|| 1), Some(1));
+        // 4 repeats in 10 s: 2.5 s a repeat, so one started at 7.5 s of
+        // a 10 s budget ends on it and fits; a moment later it does not.
+        (budget.runs, budget.repeats_s, budget.max_time_s) = (4, 10.0, Some(10.0));
+        assert_eq!(budget.one_s(), 2.5);
+        assert!(budget.fits(7.5));
+        assert!(!budget.fits(7.5001));
     }
 
     #[test]
