@@ -293,6 +293,42 @@ mod tests {
     }
 
     #[test]
+    fn a_late_stage_shrinks_its_time_per_entry_to_what_is_left() {
+        // The 224-CPU plan (plan.rs's test works it by hand): the run's 14
+        // entries start in 8.204 s, the sweep's 24 in 5.7384 s, each
+        // measuring 1 s.
+        let spr = crate::topology::fixture("spr-2s-224");
+        let plan = plan_study(&spr, "spr", None).unwrap();
+        assert_eq!((plan.run.entries, plan.sweep.entries), (14, 24));
+        assert_eq!((plan.run.duration_s, plan.sweep.duration_s), (1.0, 1.0));
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        // Before the run, 50 s left pays both stages: 90% of it less
+        // 13.9424 s of start-up over 38 entries, 0.817305 s each.
+        let mut p = plan.clone();
+        fit(&mut p, "run", 50.0).unwrap();
+        let d = (45.0 - 13.9424) / 38.0;
+        assert!(near(p.run.duration_s, d) && near(p.sweep.duration_s, d));
+        // Before the sweep, 20 s left pays the sweep alone: (18 -
+        // 5.7384) / 24 = 0.5109 s; the run's figure stays.
+        let mut p = plan.clone();
+        fit(&mut p, "sweep", 20.0).unwrap();
+        assert!(near(p.sweep.duration_s, (18.0 - 5.7384) / 24.0));
+        assert_eq!(p.run.duration_s, 1.0);
+        // Time to spare never lengthens what was planned.
+        let mut p = plan.clone();
+        fit(&mut p, "run", 1000.0).unwrap();
+        assert_eq!((p.run.duration_s, p.sweep.duration_s), (1.0, 1.0));
+        // 15 s cannot pay the start-up: skipped, saying what was left.
+        let err = fit(&mut p, "run", 15.0).unwrap_err();
+        assert_eq!((err.left_s, err.budget_s), (15.0, 476.0));
+        assert_eq!(
+            err.to_string(),
+            "15 s of the 476 s budget left, too little for it"
+        );
+        assert_eq!(p.run.duration_s, 1.0);
+    }
+
+    #[test]
     fn the_run_gets_its_planned_share_of_what_is_left_and_no_more() {
         // The 224-CPU plan: the run 22.204 s, the sweep 29.7384 s
         // (plan.rs's test works both by hand), so the run's share is
