@@ -100,7 +100,7 @@ pub struct RunArgs {
     /// strategies are compared repeat by repeat under the same host phase;
     /// grouped where a period cannot hold them all, as the output says),
     /// alone (each in repeats of its own, taking turns), or both (in place,
-    /// and each strategy also alone right after, in the same round: the
+    /// and each strategy also alone in the same round, before or after: the
     /// check that in place biases no strategy, paired round by round, one
     /// line of the output; each round then takes one repeat per strategy
     /// more, so give it --max-time). Flat out is always alone.

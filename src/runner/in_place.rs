@@ -29,9 +29,9 @@ pub enum PacedMode {
     InPlace,
     /// Each strategy in repeats of its own, taking turns (as flat out).
     Alone,
-    /// In place, and each strategy of a group also alone right after the
-    /// group's repeat, in the same round: the check that running in place
-    /// biases no strategy, paired round by round
+    /// In place, and each strategy of a group also alone in the same
+    /// round (before or after the group's repeat, in turns): the check
+    /// that running in place biases no strategy, paired round by round
     /// ([`crate::runner::StrategyResult::alone_repeats`]).
     Both,
 }

@@ -591,9 +591,10 @@ pub struct StrategyResult {
     /// Each repeat's raw numbers.
     pub repeats: Vec<RepeatResult>,
     /// Under `--paced both`, paced in a group of two or more: the
-    /// strategy alone, one repeat a round, run right after its group's
-    /// repeat in place and under that repeat's index in `repeats`, so the
-    /// two pair round by round; empty otherwise. Not in `summary`.
+    /// strategy alone, one repeat a round, run in the round of its
+    /// group's repeat in place (before it in odd rounds, after it in even
+    /// ones) and under that repeat's index in `repeats`, so the two pair
+    /// round by round; empty otherwise. Not in `summary`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alone_repeats: Vec<RepeatResult>,
     /// Over the repeats; `None` if no repeat finished.

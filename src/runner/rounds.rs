@@ -11,6 +11,8 @@ use super::repeat::{RoundEntry, one_repeat};
 use super::result::{RunConfig, StrategyResult};
 use super::{RunError, RunPlan};
 use crate::workload::Regime;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -78,40 +80,34 @@ pub(super) fn run(
         for g in groups {
             let mut group: Vec<&mut RoundEntry> =
                 entries.iter_mut().filter(|e| e.group == g).collect();
-            let Some(results) =
-                budget.run(|| one_repeat(plan, &mut group, round, interrupted, notes))
-            else {
-                return Ok(RoundsEnd::OutOfTime);
-            };
-            let Some(results) = results? else {
-                return Ok(RoundsEnd::Interrupted);
-            };
-            for (entry, r) in group.iter_mut().zip(results) {
-                entry.result.exact &= r.exact;
-                entry.result.repeats.push(r);
-                done += 1;
-                progress(done, total, &entry.result.name);
-            }
-            // `--paced both`: each strategy of the group alone, now.
+            // `--paced both`: each strategy of the group alone too, before
+            // or after the group in place (`both_order`).
             let members = group.len();
-            let alone = |e: &&mut RoundEntry| alone_too(cfg, e.is_floor, e.result.regime, members);
-            for entry in group.into_iter().filter(alone) {
-                let mut one = [entry];
+            let alone: Vec<usize> = (0..members)
+                .filter(|&i| alone_too(cfg, group[i].is_floor, group[i].result.regime, members))
+                .collect();
+            for step in both_order(cfg.seed, round, &alone) {
+                let mut run: Vec<&mut RoundEntry> = match step {
+                    None => group.iter_mut().map(|e| &mut **e).collect(),
+                    Some(i) => vec![&mut *group[i]],
+                };
                 let Some(results) =
-                    budget.run(|| one_repeat(plan, &mut one, round, interrupted, notes))
+                    budget.run(|| one_repeat(plan, &mut run, round, interrupted, notes))
                 else {
                     return Ok(RoundsEnd::OutOfTime);
                 };
                 let Some(results) = results? else {
                     return Ok(RoundsEnd::Interrupted);
                 };
-                let [entry] = one;
-                for r in results {
+                for (entry, r) in run.iter_mut().zip(results) {
                     entry.result.exact &= r.exact;
-                    entry.result.alone_repeats.push(r);
+                    match step {
+                        None => entry.result.repeats.push(r),
+                        Some(_) => entry.result.alone_repeats.push(r),
+                    }
+                    done += 1;
+                    progress(done, total, &entry.result.name);
                 }
-                done += 1;
-                progress(done, total, &entry.result.name);
             }
         }
         // Canary shifts so far, for the next round's retries (the final
@@ -187,6 +183,28 @@ impl Budget {
         self.runs += 1;
         Some(out)
     }
+}
+
+/// The repeats one round `round` of a group takes, in the order run:
+/// `None` the group in place, `Some(i)` its member `i` alone (each of
+/// `alone`, under `--paced both`). Counterbalanced, so that no drift
+/// within a round is taken for a bias of running in place: in place
+/// first in even rounds and last in odd ones, the members alone in an
+/// order drawn from the run's `seed` and the round, so no strategy's
+/// repeat alone keeps one distance from its repeat in place.
+fn both_order(seed: u64, round: usize, alone: &[usize]) -> Vec<Option<usize>> {
+    let mut order: Vec<Option<usize>> = alone.iter().copied().map(Some).collect();
+    let mut rng =
+        Xoshiro256PlusPlus::seed_from_u64(seed ^ (round as u64).rotate_left(17) ^ 0xB0_7E);
+    for i in (1..order.len()).rev() {
+        order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    if round % 2 == 0 {
+        order.insert(0, None);
+    } else {
+        order.push(None);
+    }
+    order
 }
 
 /// How many of a group's members (each a clock floor or not, and its
@@ -346,6 +364,46 @@ mod tests {
         assert_eq!(budget.one_s(), 2.5);
         assert!(budget.fits(7.5));
         assert!(!budget.fits(7.5001));
+    }
+
+    #[test]
+    fn under_paced_both_in_place_takes_turns_first_and_last_and_alone_is_shuffled() {
+        let alone = [1, 2, 3, 4, 5];
+        let mut orders = Vec::new();
+        for round in 0..8 {
+            let steps = both_order(1, round, &alone);
+            // Every member alone once, and the group in place once: first
+            // in even rounds, last in odd ones.
+            assert_eq!(steps.len(), 6);
+            let expected_in_place = if round % 2 == 0 { 0 } else { 5 };
+            assert_eq!(
+                steps.iter().position(Option::is_none),
+                Some(expected_in_place)
+            );
+            let mut members: Vec<usize> = steps.iter().flatten().copied().collect();
+            let order = members.clone();
+            members.sort_unstable();
+            assert_eq!(members, alone);
+            orders.push(order);
+        }
+        // The order alone changes from round to round, and replays from
+        // the seed.
+        orders.dedup();
+        assert!(orders.len() > 4, "{orders:?}");
+        assert_eq!(both_order(1, 3, &alone), both_order(1, 3, &alone));
+        // A uniform shuffle: over 500 rounds each member comes first
+        // about 100 times (binomial sd 8.9), the first member included,
+        // which a shuffle of cycles only (Sattolo's) never puts there.
+        let mut first = [0; 6];
+        for round in 0..500 {
+            let steps = both_order(1, round, &alone);
+            first[steps.iter().flatten().next().copied().unwrap()] += 1;
+        }
+        for &m in &alone {
+            assert!((60..=140).contains(&first[m]), "{first:?}");
+        }
+        // Nothing alone: the group in place only.
+        assert_eq!(both_order(1, 1, &[]), [None]);
     }
 
     #[test]
