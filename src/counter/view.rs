@@ -75,17 +75,23 @@ impl ReadView {
     #[inline(always)]
     pub fn read_as<const W: u8>(&mut self, counter: &ShardedCounter, left: i64) -> i64 {
         let (mut sum, mut lines, mut last) = (0, 0u64, usize::MAX);
-        counter.walk_as::<W>(|i| {
-            let raw = counter.raw(i);
-            sum += slot_sum(raw);
-            if raw != self.seen[i] && (raw != left || self.own != Some(i)) {
-                self.seen[i] = raw;
-                if self.line[i] != last {
-                    lines += 1;
-                    last = self.line[i];
+        // Inlined into every caller, as the walk is: out of line, one copy
+        // of this closure served every lane in place and their floors, so
+        // their branches trained each other's predictions.
+        counter.walk_as::<W>(
+            #[inline(always)]
+            |i| {
+                let raw = counter.raw(i);
+                sum += slot_sum(raw);
+                if raw != self.seen[i] && (raw != left || self.own != Some(i)) {
+                    self.seen[i] = raw;
+                    if self.line[i] != last {
+                        lines += 1;
+                        last = self.line[i];
+                    }
                 }
-            }
-        });
+            },
+        );
         // No store when nothing was fetched: a locked add that follows
         // would wait for it to drain.
         if lines > 0 {
