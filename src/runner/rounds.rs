@@ -10,9 +10,7 @@ use super::in_place::PacedMode;
 use super::repeat::{RoundEntry, one_repeat};
 use super::result::{RunConfig, StrategyResult};
 use super::{RunError, RunPlan};
-use crate::workload::Regime;
-use rand_xoshiro::Xoshiro256PlusPlus;
-use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use crate::workload::{Regime, permutation};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -193,12 +191,8 @@ impl Budget {
 /// order drawn from the run's `seed` and the round, so no strategy's
 /// repeat alone keeps one distance from its repeat in place.
 fn both_order(seed: u64, round: usize, alone: &[usize]) -> Vec<Option<usize>> {
-    let mut order: Vec<Option<usize>> = alone.iter().copied().map(Some).collect();
-    let mut rng =
-        Xoshiro256PlusPlus::seed_from_u64(seed ^ (round as u64).rotate_left(17) ^ 0xB0_7E);
-    for i in (1..order.len()).rev() {
-        order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
-    }
+    let drawn = permutation(alone.len(), seed ^ (round as u64).rotate_left(17) ^ 0xB0_7E);
+    let mut order: Vec<Option<usize>> = drawn.into_iter().map(|k| Some(alone[k])).collect();
     if round % 2 == 0 {
         order.insert(0, None);
     } else {

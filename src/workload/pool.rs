@@ -356,9 +356,16 @@ fn anchor<W: Work>(works: &mut [W], timer: Timer, phase: f64) {
 /// what the lane before it leaves behind (its code in the predictors, its
 /// lines in the caches) is no lane's bias but noise the repeats average.
 fn lane_order(lanes: usize, phase: f64) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..lanes).collect();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(phase.to_bits());
-    for i in (1..lanes).rev() {
+    permutation(lanes, phase.to_bits())
+}
+
+/// A permutation of `0..n` drawn from `seed` (Fisher-Yates on
+/// xoshiro256++), each of the n! equally likely: the same for the same
+/// seed.
+pub fn permutation(n: usize, seed: u64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    for i in (1..n).rev() {
         order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
     }
     order
