@@ -377,7 +377,7 @@ fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
         for (r, b) in f.repeats.iter_mut().zip(busy) {
             (r.write_busy_ns, r.floor_busy_ns) = (b, Some(30.0));
         }
-        let net = crate::runner::paired_net(&f, crate::runner::net_busy_ns).unwrap();
+        let net = crate::runner::PairedNet::of(&f.repeats, crate::runner::net_busy_ns).unwrap();
         f.summary.as_mut().unwrap().net_ns = Some(net.summary);
         f
     };

@@ -350,7 +350,7 @@ pub(super) fn finish(
 /// (at most 1: met); `None` before two repeats (or two undisturbed
 /// repeats with a floor in place). Flat out the cost is loop ns/op and
 /// the target is `target` % of it. Paced it is the net ns/update, each
-/// repeat's busy ns/op less its floor's in place ([`paired_net`]), and
+/// repeat's busy ns/op less its floor's in place ([`PairedNet::of`]), and
 /// the target allows `target` % of it or the practical threshold's ns
 /// ([`crate::stats::NOISE_THRESHOLD`]), whichever is larger: a net cost
 /// of a few ns is known well enough within 1 ns.
@@ -366,7 +366,7 @@ pub fn target_ratio(result: &StrategyResult, target: f64) -> Option<f64> {
             Some(100.0 * (s.ci95_high - s.mean) / s.mean / target)
         }
         Regime::Paced { .. } => {
-            let s = paired_net(result, net_busy_ns)?.summary;
+            let s = PairedNet::of(&result.repeats, net_busy_ns)?.summary;
             let allowed = (target / 100.0 * s.mean.abs()).max(NOISE_THRESHOLD.ns);
             (s.n > 1 && allowed > 0.0).then(|| (s.ci95_high - s.mean) / allowed)
         }
@@ -450,20 +450,12 @@ pub struct PairedNet {
     pub all_repeats: bool,
 }
 
-/// The paired net figure of `strategy` ([`PairedNet`]), `net` giving
-/// each repeat's ([`net_busy_ns`], [`net_cpu_share_pct`]), over the
-/// repeats [`UsedRepeats`] keeps among those that have one; `None`
-/// without a repeat that has one.
-pub fn paired_net(
-    strategy: &StrategyResult,
-    net: impl Fn(&RepeatResult) -> Option<f64>,
-) -> Option<PairedNet> {
-    PairedNet::of(&strategy.repeats, net)
-}
-
 impl PairedNet {
-    /// [`paired_net`] over `repeats`: a strategy's, or its repeats alone
-    /// (`StrategyResult::alone_repeats`).
+    /// The paired net figure of `repeats` (a strategy's, or its repeats
+    /// alone, `StrategyResult::alone_repeats`), `net` giving each
+    /// repeat's ([`net_busy_ns`], [`net_cpu_share_pct`]), over the repeats
+    /// [`UsedRepeats`] keeps among those that have one; `None` without a
+    /// repeat that has one.
     pub fn of(
         repeats: &[RepeatResult],
         net: impl Fn(&RepeatResult) -> Option<f64>,
@@ -595,12 +587,12 @@ fn round(ns: f64) -> String {
 
 /// Fills a strategy's net figures: flat out, net ns per update = loop
 /// ns/op − the hammer `floor`'s; paced, busy ns/op and the CPU share less
-/// the floor's in place, repeat by repeat ([`paired_net`]). A figure whose
+/// the floor's in place, repeat by repeat ([`PairedNet::of`]). A figure whose
 /// floor was not measured stays `None`.
 fn fill_net(result: &mut StrategyResult, floor: Option<&HarnessFloor>) {
     let (busy, share) = (
-        paired_net(result, net_busy_ns),
-        paired_net(result, net_cpu_share_pct),
+        PairedNet::of(&result.repeats, net_busy_ns),
+        PairedNet::of(&result.repeats, net_cpu_share_pct),
     );
     let regime = result.regime;
     let Some(summary) = result.summary.as_mut() else {
@@ -767,7 +759,7 @@ pub(super) mod tests {
         // The second repeat disturbed: it is left out, nets 10 and 10,
         // no spread.
         s.repeats[1].interference.disturbed = true;
-        let p = paired_net(&s, net_busy_ns).unwrap();
+        let p = PairedNet::of(&s.repeats, net_busy_ns).unwrap();
         assert_eq!((p.repeats, p.disturbed, p.all_repeats), (3, 1, false));
         assert_eq!(
             (p.summary.n, p.summary.mean, p.summary.stddev),
@@ -775,20 +767,20 @@ pub(super) mod tests {
         );
         // Two of three disturbed: too few left, every repeat is used.
         s.repeats[2].interference.disturbed = true;
-        let p = paired_net(&s, net_busy_ns).unwrap();
+        let p = PairedNet::of(&s.repeats, net_busy_ns).unwrap();
         assert_eq!(
             (p.repeats, p.disturbed, p.all_repeats, p.summary.n),
             (3, 2, true, 3)
         );
         // A repeat without a floor in place has no net figure.
         s.repeats[0].floor_busy_ns = None;
-        let p = paired_net(&s, net_busy_ns).unwrap();
+        let p = PairedNet::of(&s.repeats, net_busy_ns).unwrap();
         assert_eq!((p.repeats, p.summary.n), (2, 2));
         // One undisturbed repeat alone is no fallback to every repeat.
         s.repeats.truncate(1);
         s.repeats[0].floor_busy_ns = Some(30.0);
         s.repeats[0].interference.disturbed = false;
-        let p = paired_net(&s, net_busy_ns).unwrap();
+        let p = PairedNet::of(&s.repeats, net_busy_ns).unwrap();
         assert_eq!((p.repeats, p.disturbed, p.all_repeats), (1, 0, false));
     }
 

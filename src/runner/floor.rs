@@ -189,7 +189,8 @@ mod tests {
             .iter()
             .map(|r| r.write_busy_ns - r.floor_busy_ns.unwrap())
             .collect();
-        let used = crate::runner::paired_net(paced, crate::runner::net_busy_ns).unwrap();
+        let used =
+            crate::runner::PairedNet::of(&paced.repeats, crate::runner::net_busy_ns).unwrap();
         if !used.all_repeats && used.disturbed == 0 {
             assert!((net(paced) - (nets[0] + nets[1]) / 2.0).abs() < 1e-9);
         }
@@ -256,7 +257,7 @@ mod tests {
             nets.iter().sum::<f64>() / nets.len() as f64
         };
         for s in [clock, &run.strategies[0]] {
-            let p = crate::runner::paired_net(s, crate::runner::net_busy_ns).unwrap();
+            let p = crate::runner::PairedNet::of(&s.repeats, crate::runner::net_busy_ns).unwrap();
             if p.disturbed == 0 {
                 assert!((net(s).mean - by_hand(s)).abs() < 1e-9, "{}", s.name);
             }

@@ -19,7 +19,6 @@ pub mod signal;
 
 pub use aggregate::{
     PairedNet, UsedRepeats, alone_difference, net_busy_ns, net_cpu_share_pct, paired_difference,
-    paired_net,
 };
 pub use floor::is_clock_floor;
 pub use in_place::{InPlaceGroup, LANE_SPAN, PacedMode};

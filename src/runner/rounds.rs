@@ -5,7 +5,7 @@
 //! first, for the strategies whose CI is still wider than the target or
 //! which lost a repeat to a disturbance, while the time budget lasts.
 
-use super::aggregate::{mark_canary_shifts, net_busy_ns, paired_net, target_ratio};
+use super::aggregate::{PairedNet, mark_canary_shifts, net_busy_ns, target_ratio};
 use super::in_place::PacedMode;
 use super::repeat::{RoundEntry, one_repeat};
 use super::result::{RunConfig, StrategyResult};
@@ -256,8 +256,8 @@ fn next_round(
         // A retry is for a paced strategy's paired net alone: flat out, a
         // host whose every repeat is disturbed (a TCG guest) would retry
         // to the end of the budget.
-        let retry =
-            paired_net(e, net_busy_ns).is_some_and(|p| p.repeats - p.disturbed < cfg.repeats);
+        let retry = PairedNet::of(&e.repeats, net_busy_ns)
+            .is_some_and(|p| p.repeats - p.disturbed < cfg.repeats);
         let ratio = target_ratio(e, target).unwrap_or(f64::INFINITY);
         if retry || ratio > 1.0 {
             open.push((retry, ratio, i));

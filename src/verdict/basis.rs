@@ -6,7 +6,7 @@ use crate::counter::PublishPolicy;
 use crate::runner::interference::{STALLED_PCT, canary_cpus};
 use crate::runner::{
     CanaryRange, Floor, PairedNet, RepeatResult, RunResults, StrategyResult, alone_difference,
-    is_clock_floor, net_busy_ns, paired_net,
+    is_clock_floor, net_busy_ns,
 };
 use crate::stats::{
     CONFIDENCE_LEVEL, Compared, Decision, Direction, NOISE_THRESHOLD, decide_paired, median,
@@ -331,7 +331,7 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
         let paced = run.strategies.iter().filter(|s| s.regime == regime);
         let (mut repeats, mut disturbed, mut retries) = (0, 0, 0);
         for s in paced {
-            if let Some(p) = paired_net(s, net_busy_ns) {
+            if let Some(p) = PairedNet::of(&s.repeats, net_busy_ns) {
                 // Disturbed repeats are set aside only while two others
                 // remain ([`crate::runner::UsedRepeats`]).
                 let set_aside = if p.all_repeats { 0 } else { p.disturbed };
