@@ -389,14 +389,20 @@ impl Latencies {
     /// The same figures with every class's transactions priced by
     /// `costs` (a run's canary: one pair, so one set of ratios for all);
     /// unchanged when `costs` lacks one of them.
-    pub fn priced_by(mut self, costs: &[TransactionCost]) -> Self {
-        let ratios = TransactionRatios::from_fn(|t| {
+    pub fn priced_by(self, costs: &[TransactionCost]) -> Self {
+        self.priced_at(|t| {
             costs
                 .iter()
                 .find(|c| c.transaction == t)
                 .map(|c| c.to_pingpong)
-        });
-        if let Some(r) = ratios {
+        })
+    }
+
+    /// The same figures with every class's transactions at `ratio` of
+    /// its ping-pong (`None`: not measured; [`Latencies::priced_by`]);
+    /// unchanged when one of them has none.
+    pub fn priced_at(mut self, ratio: impl Fn(Transaction) -> Option<f64>) -> Self {
+        if let Some(r) = TransactionRatios::from_fn(ratio) {
             self.transactions = self.classes.keys().map(|k| (k.clone(), r)).collect();
         }
         self

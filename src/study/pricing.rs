@@ -16,7 +16,7 @@
 //! the model ([`choose`]).
 
 use super::{PricedWith, Pricing, StageProgress, StudyResults, matrix_stage};
-use crate::matrix::{MatrixResults, PairClass, TransactionCost, classify};
+use crate::matrix::{MatrixResults, PairClass, classify};
 use crate::predict::Latencies;
 use crate::runner::RunResults;
 use crate::runner::interference::canary_cpus;
@@ -272,25 +272,15 @@ fn priceable(latencies: Latencies) -> (Latencies, Option<String>) {
 /// at the median over the repeats of its ratio to that repeat's canary.
 fn canary_latencies(run: &RunResults, ns: f64) -> Latencies {
     let repeats = run.repeats_run(None);
-    let costs: Vec<TransactionCost> = crate::matrix::Transaction::ALL
-        .iter()
-        .filter_map(|&t| {
-            let ratios: Vec<f64> = repeats
-                .iter()
-                .flat_map(|r| &r.interference.canary_transactions)
-                .filter(|c| c.transaction == t)
-                .map(|c| c.to_pingpong)
-                .collect();
-            let to_pingpong = median(&ratios)?;
-            Some(TransactionCost {
-                transaction: t,
-                net_ns: to_pingpong * ns,
-                to_pingpong,
-                samples: ratios.len(),
-            })
-        })
-        .collect();
-    Latencies::uniform(ns, "the run's median canary").priced_by(&costs)
+    Latencies::uniform(ns, "the run's median canary").priced_at(|t| {
+        let ratios: Vec<f64> = repeats
+            .iter()
+            .flat_map(|r| &r.interference.canary_transactions)
+            .filter(|c| c.transaction == t)
+            .map(|c| c.to_pingpong)
+            .collect();
+        median(&ratios)
+    })
 }
 
 #[cfg(test)]
@@ -439,6 +429,71 @@ mod tests {
         zero.classes.get_mut("smt").unwrap().ns = 0.0;
         let (l, why) = priceable(zero);
         assert!(l.priced() && why.is_none(), "{l:?}");
+    }
+
+    #[test]
+    fn a_canary_prices_each_transaction_at_its_median_ratio_over_the_repeats() {
+        use crate::matrix::{Transaction::*, TransactionCost};
+        // The fixture run's four repeats, each priced by its canary: an
+        // add that moves a line at 1.0, 1.2, 1.4 and 3.0 × the ping-pong
+        // (median 1.3), an upgrade at 0.5, 0.7, 0.9 and 0.6 (0.65), a
+        // fetch at 0.8 and an upgrade with a fetch at 1.9 in every
+        // repeat, a read back in the first two only (0.2, 0.4: 0.3).
+        let mut run = crate::runner::fixture_run();
+        let mut i = 0;
+        for s in &mut run.strategies {
+            for r in &mut s.repeats {
+                let mut ratios = vec![
+                    (AddMoved, [1.0, 1.2, 1.4, 3.0][i]),
+                    (ReadFetched, 0.8),
+                    (AddUpgraded, [0.5, 0.7, 0.9, 0.6][i]),
+                    (AddThenReadOther, 1.9),
+                ];
+                if i < 2 {
+                    ratios.push((ReadBack, [0.2, 0.4][i]));
+                }
+                r.interference.canary_transactions = ratios
+                    .into_iter()
+                    .map(|(transaction, x)| TransactionCost {
+                        transaction,
+                        net_ns: x * r.interference.canary_ns.unwrap(),
+                        to_pingpong: x,
+                        samples: 120,
+                    })
+                    .collect();
+                i += 1;
+            }
+        }
+        assert_eq!(i, 4, "the fixture's repeats");
+        let l = canary_latencies(&run, 25.0);
+        assert_eq!(l.classes.len(), 4);
+        assert!(
+            l.classes
+                .values()
+                .all(|c| (c.ns, c.lo_ns, c.hi_ns) == (25.0, 25.0, 25.0))
+        );
+        assert_eq!(l.transactions.len(), 4, "{:?}", l.transactions);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        for (class, r) in &l.transactions {
+            assert!(
+                close(r.add_moved, 1.3)
+                    && close(r.read_fetched, 0.8)
+                    && close(r.add_upgraded, 0.65)
+                    && r.read_back.is_some_and(|x| close(x, 0.3))
+                    && close(r.add_then_read_other, 1.9),
+                "{class}: {r:?}"
+            );
+        }
+        // No repeat measured the upgrade: no transaction is priced, every
+        // transfer stays at the ping-pong.
+        for s in &mut run.strategies {
+            for r in &mut s.repeats {
+                r.interference
+                    .canary_transactions
+                    .retain(|c| c.transaction != AddUpgraded);
+            }
+        }
+        assert!(canary_latencies(&run, 25.0).transactions.is_empty());
     }
 
     /// A matrix of the run's host whose one class, `class`, costs `ns`.
