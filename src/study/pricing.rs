@@ -157,7 +157,7 @@ pub fn reason(
         PricedWith::Canary => {
             ", so each repeat is priced at its own canary (the run's CPUs make one pair class)"
         }
-        PricedWith::MatrixAgain if again_agrees => "",
+        PricedWith::MatrixAgain => "",
         _ => ", and a canary prices only its own class here: the figures may be off by as much",
     };
     format!("{moved}; {measured}{then}")
@@ -183,17 +183,30 @@ pub(super) fn measure_again_if_needed(
     if !class_range(first, class).is_some_and(|r| disagrees(canary, r)) {
         return;
     }
-    study.parts.matrix_again = Some(if stop.load(Ordering::Relaxed) {
-        Err("the study was interrupted".into())
-    } else if study.plan.matrix.est_s > remaining_s {
-        Err(format!(
-            "{:.1} s of the budget left, its estimate {:.1} s",
-            remaining_s.max(0.0),
-            study.plan.matrix.est_s
+    let stopped = stop.load(Ordering::Relaxed);
+    study.parts.matrix_again = Some(
+        match cannot_measure_again(stopped, study.plan.matrix.est_s, remaining_s) {
+            Some(why) => Err(why),
+            None => matrix_stage::measure(study, topo, "matrix again", progress),
+        },
+    );
+}
+
+/// Why the matrix cannot be measured again after the run, in words: the
+/// study was `stopped`, or the `remaining_s` seconds of its budget do not
+/// pay for the stage's estimate `est_s` (exactly that much does); `None`
+/// when it can.
+fn cannot_measure_again(stopped: bool, est_s: f64, remaining_s: f64) -> Option<String> {
+    if stopped {
+        Some("the study was interrupted".into())
+    } else if est_s > remaining_s {
+        Some(format!(
+            "{:.1} s of the budget left, its estimate {est_s:.1} s",
+            remaining_s.max(0.0)
         ))
     } else {
-        matrix_stage::measure(study, topo, "matrix again", progress)
-    });
+        None
+    }
 }
 
 /// The figures that price the model, and the record of why, from the
@@ -429,6 +442,27 @@ mod tests {
         zero.classes.get_mut("smt").unwrap().ns = 0.0;
         let (l, why) = priceable(zero);
         assert!(l.priced() && why.is_none(), "{l:?}");
+    }
+
+    #[test]
+    fn the_matrix_is_measured_again_when_the_budget_pays_its_estimate_exactly() {
+        // An estimate of 0.8 s: 0.8 s left pays for it, and more does; a
+        // nanosecond less does not, and says both figures; a stopped
+        // study says so whatever is left.
+        assert_eq!(cannot_measure_again(false, 0.8, 0.8), None);
+        assert_eq!(cannot_measure_again(false, 0.8, 5.0), None);
+        assert_eq!(
+            cannot_measure_again(false, 0.8, 0.8 - 1e-9).as_deref(),
+            Some("0.8 s of the budget left, its estimate 0.8 s")
+        );
+        assert_eq!(
+            cannot_measure_again(false, 0.8, -3.0).as_deref(),
+            Some("0.0 s of the budget left, its estimate 0.8 s")
+        );
+        assert_eq!(
+            cannot_measure_again(true, 0.8, 5.0).as_deref(),
+            Some("the study was interrupted")
+        );
     }
 
     #[test]
