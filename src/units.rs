@@ -3,6 +3,8 @@
 //! G prefix on rates and counts, ns, µs, ms or s on times, and the ± of a
 //! coefficient of variation.
 
+use crate::stats::Summary;
+
 /// The unit of a figure, for printing it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
@@ -87,6 +89,21 @@ pub fn cv_text(pct: f64) -> String {
     format!("{pct:.decimals$}%")
 }
 
+/// The ± after a summary's mean: its standard deviation over repeats as a
+/// percentage of the mean (`±3.3%`, [`cv_text`]), or `(1 repeat)` where a
+/// single repeat leaves it undefined: the 0 [`Summary`] stores for it is
+/// no spread, and printed as `±0.00%` it would claim one.
+pub fn spread_text(s: &Summary) -> String {
+    if s.n > 1 {
+        format!("±{}", cv_text(s.stddev_pct))
+    } else {
+        ONE_REPEAT.to_string()
+    }
+}
+
+/// What stands in for a ± or an interval that one repeat cannot give.
+pub const ONE_REPEAT: &str = "(1 repeat)";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +122,15 @@ mod tests {
         assert_eq!(cv_text(31.37), "31%");
         assert_eq!(cv_text(3.3), "3.3%");
         assert_eq!(cv_text(0.452), "0.45%");
+    }
+
+    #[test]
+    fn a_spread_needs_two_repeats() {
+        let two = Summary::of(&[9.0, 11.0]).unwrap();
+        assert_eq!(spread_text(&two), format!("±{}", cv_text(two.stddev_pct)));
+        assert_eq!(spread_text(&two), "±14%");
+        let one = Summary::of(&[10.0]).unwrap();
+        assert_eq!(spread_text(&one), "(1 repeat)");
     }
 
     #[test]

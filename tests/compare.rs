@@ -396,10 +396,10 @@ fn noise_decides_between_no_change_and_inconclusive() {
     // Welch: 5% ± 2.447 (6 df) × 3.54%.
     assert_eq!(all[2].change, "+5.0% [-3.7%, +13.7%]", "{text}");
     // One repeat a side: the change (20 → 20.6 ns/op, +3%) with no
-    // interval, and no verdict.
+    // interval, no spread and no verdict.
     assert_eq!(all[0].change, "+3.0%", "{text}");
-    assert_eq!(all[0].base, "base: 20.0±0.00%", "{text}");
-    assert_eq!(all[0].test, "test: 20.6±0.00%", "{text}");
+    assert_eq!(all[0].base, "base: 20.0 (1 repeat)", "{text}");
+    assert_eq!(all[0].test, "test: 20.6 (1 repeat)", "{text}");
     assert!(text.contains("Holm-adjusted over the 4 tests"), "{text}");
     assert!(
         text.contains("\nn<2: a side has fewer than 2 repeats"),

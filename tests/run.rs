@@ -761,6 +761,50 @@ fn warmup_zero_means_none_with_or_without_a_unit() {
 }
 
 #[test]
+fn one_repeat_prints_no_spread_and_says_why() {
+    // A standard deviation over one repeat is undefined: the tables, the
+    // verdict and compare must not print the 0 the file stores as "±0".
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = contend(&[
+        "run",
+        "--out",
+        out,
+        "--level",
+        "global",
+        "--publish",
+        "always,threshold:64",
+        "--rate",
+        "max",
+        "--duration",
+        "20ms",
+        "--repeats",
+        "1",
+        "--warmup",
+        "0",
+        "--verbose",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains(" ns (1 repeat)"), "{text}");
+    for zero in ["±0.0 ", "±0.00%", "±0%"] {
+        assert!(!text.contains(zero), "{zero} in:\n{text}");
+    }
+    let json = results_dir(dir.path()).unwrap().join("run.json");
+    let json = json.to_str().unwrap();
+    let o = contend(&["compare", json, json]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    // The heading names the interval; no strategy's row has one.
+    assert!(text.contains("±95% CI"), "{text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("global/")).collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    for row in rows {
+        assert!(!row.contains('±'), "{row} in:\n{text}");
+    }
+}
+
+#[test]
 fn a_default_run_answers_both_regimes_verdict_first_in_one_compact_table() {
     // The default regimes (flat out and the seed's 22k/s), shortened.
     let dir = tempfile::tempdir().unwrap();

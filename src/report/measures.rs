@@ -9,7 +9,7 @@ use crate::runner::{
 };
 use crate::stats::{Compared, Decision, NOISE_THRESHOLD, Summary, Threshold, decide_paired};
 use crate::sweep::SweepResults;
-use crate::units::{Unit, cv_text, human};
+use crate::units::{ONE_REPEAT, Unit, human, spread_text};
 use crate::workload::Regime;
 use std::fmt::Write;
 
@@ -205,9 +205,14 @@ pub fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
     seen
 }
 
-/// `mean±stddev%`, as the seeds print it.
+/// `mean±stddev%`, as the seeds print it; `mean (1 repeat)` where one
+/// repeat gives no spread ([`spread_text`]).
 pub fn fmt_summary(s: &Summary, decimals: usize) -> String {
-    format!("{:.*}±{:.2}%", decimals, s.mean, s.stddev_pct)
+    if s.n > 1 {
+        format!("{:.*}±{:.2}%", decimals, s.mean, s.stddev_pct)
+    } else {
+        format!("{:.*} {ONE_REPEAT}", decimals, s.mean)
+    }
 }
 
 /// A measure's `mean±stddev%` cell, or `-` when it was not recorded.
@@ -391,7 +396,7 @@ pub fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Ta
             "<{} (below timer resolution)",
             human(resolution_ns, Unit::Nanoseconds)
         ),
-        (_, Some(v)) => format!("{} ±{}", human(v.mean, m.unit), cv_text(v.stddev_pct)),
+        (_, Some(v)) => format!("{} {}", human(v.mean, m.unit), spread_text(&v)),
     };
     TableCell {
         value: text,
@@ -490,5 +495,15 @@ mod tests {
             measure_table(loop_ns, &[vec![None]], &[], &[R2], 1.0)[0][0].value,
             "-"
         );
+    }
+
+    #[test]
+    fn a_cell_has_a_spread_only_from_two_repeats() {
+        assert_eq!(fmt_summary(&summary(&[30.0, 32.0]), 1), "31.0±4.56%");
+        assert_eq!(fmt_summary(&summary(&[31.0]), 1), "31.0 (1 repeat)");
+        let updates = MEASURES.iter().find(|m| m.short == "updates/s").unwrap();
+        let cell = |v: &[f64]| value_cell(updates, Some(summary(v)), 1.0).value;
+        assert_eq!(cell(&[30.0e6, 32.0e6]), "31.0M ±4.6%");
+        assert_eq!(cell(&[31.0e6]), "31.0M (1 repeat)");
     }
 }

@@ -11,7 +11,7 @@ use crate::runner::{
 use crate::stats::{
     CONFIDENCE_LEVEL, Compared, Decision, Direction, NOISE_THRESHOLD, decide_paired, median,
 };
-use crate::units::{Unit, cv_text, human, si};
+use crate::units::{ONE_REPEAT, Unit, cv_text, human, si, spread_text};
 use crate::workload::{Arrivals, Regime, STALL};
 
 /// A coefficient of variation above this % on a run's lead measure makes
@@ -304,8 +304,10 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
     let mut lines = Vec::new();
     if let Some(f) = &run.floor {
         lines.push(format!(
-            "harness floor: {:.1} ns/op ±{:.1}% (the same writer loop on CPU {} alone, no shared write; a strategy's loop ns/op less this is what the counter costs)",
-            f.loop_ns.mean, f.loop_ns.stddev_pct, f.cpu
+            "harness floor: {:.1} ns/op {} (the same writer loop on CPU {} alone, no shared write; a strategy's loop ns/op less this is what the counter costs)",
+            f.loop_ns.mean,
+            spread_text(&f.loop_ns),
+            f.cpu
         ));
     }
     for f in run
@@ -317,11 +319,15 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
             continue;
         };
         lines.push(format!(
-            "clock floor ({}, {}): a ratelimit's clock read costs {:.1} ns ±{:.1} per update in place (the paced floor's loop reading the clock on every update and never publishing, less its floor in place, repeat by repeat; contend predict charges it)",
+            "clock floor ({}, {}): a ratelimit's clock read costs {:.1} ns {} per update in place (the paced floor's loop reading the clock on every update and never publishing, less its floor in place, repeat by repeat; contend predict charges it)",
             f.regime,
             f.strategy.clock.map_or("", |c| c.name()),
             cost.mean,
-            cost.ci95_high - cost.mean
+            if cost.n > 1 {
+                format!("±{:.1}", cost.ci95_high - cost.mean)
+            } else {
+                ONE_REPEAT.to_string()
+            }
         ));
     }
     for regime in run.rates() {
@@ -351,9 +357,9 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
             String::new()
         };
         lines.push(format!(
-            "paced floor ({regime}): busy {:.1} ns/op ±{:.1}%{share} ({}{counts})",
+            "paced floor ({regime}): busy {:.1} ns/op {}{share} ({}{counts})",
             floor.busy_ns.mean,
-            floor.busy_ns.stddev_pct,
+            spread_text(&floor.busy_ns),
             floor.how()
         ));
     }

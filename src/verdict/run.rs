@@ -11,7 +11,7 @@ use super::{
 use crate::counter::ShardLevel;
 use crate::runner::{Floor, RunConfig, RunResults, StrategyResult, StrategySummary, cost_measure};
 use crate::stats::{Decision, Summary};
-use crate::units::{Unit, human, si};
+use crate::units::{ONE_REPEAT, Unit, human, si};
 use crate::workload::Regime;
 
 /// The `verdict:` lines of a run, in the order a reviewer asks: the
@@ -661,8 +661,12 @@ impl Contest<'_> {
 }
 
 /// `31.2 ±1.3 ns`: the mean and the standard deviation over repeats, the
-/// latter to two significant digits.
+/// latter to two significant digits; `31.2 ns (1 repeat)` where one repeat
+/// gives no spread.
 pub(super) fn value(s: &Summary, unit: &str) -> String {
+    if s.n < 2 {
+        return format!("{} {unit} {ONE_REPEAT}", si(s.mean));
+    }
     let sd = s.stddev;
     let decimals = if sd > 0.0 && sd.is_finite() {
         // (the nudge keeps 0.1 from reading as 0.0999…)

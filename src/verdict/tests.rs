@@ -961,3 +961,12 @@ fn strategies_in_place_count_each_repeat_once() {
     counted(&r, 2, 20, 8, 1);
     assert_eq!(r.canary_range().unwrap().count, 2);
 }
+
+#[test]
+fn a_value_has_a_spread_only_from_two_repeats() {
+    // 30 and 32: mean 31, sample stddev √2, to two significant digits.
+    let two = Summary::of(&[30.0, 32.0]).unwrap();
+    assert_eq!(run::value(&two, "ns"), "31.0 ±1.4 ns");
+    let one = Summary::of(&[31.0]).unwrap();
+    assert_eq!(run::value(&one, "ns"), "31.0 ns (1 repeat)");
+}

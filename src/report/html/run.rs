@@ -16,6 +16,7 @@ use crate::runner::{
 };
 use crate::stats::Decision;
 use crate::topology::CpuList;
+use crate::units::spread_text;
 use crate::verdict;
 use crate::verdict::basis::basis_lines;
 use crate::workload::Regime;
@@ -250,17 +251,17 @@ fn tables(run: &RunResults) -> Markup {
         (exactness([run].into_iter()))
         @if let Some(f) = &run.floor {
             p {
-                "Harness floor: " (format!("{:.1}", f.loop_ns.mean)) " ns/op ±"
-                (format!("{:.1}", f.loop_ns.stddev_pct)) "% (the same writer loop on CPU "
+                "Harness floor: " (format!("{:.1}", f.loop_ns.mean)) " ns/op "
+                (spread_text(&f.loop_ns)) " (the same writer loop on CPU "
                 (f.cpu) " alone, no shared write)."
             }
         }
         @if let Some(f) = paced_floor {
             p {
                 "Paced floor: "
-                (format!("{:.1}", f.busy_ns.mean)) " busy ns/op ±" (format!("{:.1}", f.busy_ns.stddev_pct)) "%"
+                (format!("{:.1}", f.busy_ns.mean)) " busy ns/op " (spread_text(&f.busy_ns))
                 @if let Some(share) = f.cpu_share_pct {
-                    ", CPU share " (format!("{:.3}", share.mean)) "% ±" (format!("{:.1}", share.stddev_pct)) "%"
+                    ", CPU share " (format!("{:.3}", share.mean)) "% " (spread_text(&share))
                 }
                 " (" (f.how()) ")."
             }

@@ -50,7 +50,12 @@ impl PatchRow {
         let set_aside = strategy.summary.as_ref().map_or(0, |s| s.set_aside);
         let (figure, n) = match summary {
             Some(s) => (
-                format!("{:.decimals$} ±{:.decimals$}", s.mean, s.ci95_high - s.mean),
+                // One repeat gives no interval: the n column says why.
+                if s.n > 1 {
+                    format!("{:.decimals$} ±{:.decimals$}", s.mean, s.ci95_high - s.mean)
+                } else {
+                    format!("{:.decimals$}", s.mean)
+                },
                 match set_aside {
                     0 => s.n.to_string(),
                     k => format!("{}+{k}", s.n),

@@ -10,7 +10,7 @@ use crate::report::measures::{RowLabels, StrategyGrid, table_measures, table_tit
 use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
-use crate::units::{Unit, cv_text, human};
+use crate::units::{Unit, human, spread_text};
 use crate::verdict::basis::{
     NOISY_CV_PCT, alone_line, basis_lines, interference_line, line_cost_line, noisy_cv, unconverged,
 };
@@ -125,7 +125,7 @@ fn compact_table(regimes: &[RunResults]) -> Vec<Vec<String>> {
     }
     let mut table = vec![groups, heads];
     let ns = |v: f64| human(v, Unit::Nanoseconds);
-    let with_cv = |s: crate::stats::Summary| format!("{} ±{}", ns(s.mean), cv_text(s.stddev_pct));
+    let with_cv = |s: crate::stats::Summary| format!("{} {}", ns(s.mean), spread_text(&s));
     for row in &rows {
         let mut line = vec![row.clone()];
         for view in regimes {
