@@ -101,6 +101,22 @@ pub fn spread_text(s: &Summary) -> String {
     }
 }
 
+/// `178 ns [150, 206]`: a mean over `repeats` in `unit` (none: empty)
+/// and its 95% interval, three significant digits each ([`si`]);
+/// `178 ns (1 repeat)` where one repeat gives no interval (the zero-width
+/// one stored for it is none).
+pub fn with_interval(mean: f64, ci: [f64; 2], repeats: usize, unit: &str) -> String {
+    let mean = match unit {
+        "" => si(mean),
+        unit => format!("{} {unit}", si(mean)),
+    };
+    if repeats > 1 {
+        format!("{mean} [{}, {}]", si(ci[0]), si(ci[1]))
+    } else {
+        format!("{mean} {ONE_REPEAT}")
+    }
+}
+
 /// What stands in for a ± or an interval that one repeat cannot give.
 pub const ONE_REPEAT: &str = "(1 repeat)";
 
@@ -131,6 +147,18 @@ mod tests {
         assert_eq!(spread_text(&two), "±14%");
         let one = Summary::of(&[10.0]).unwrap();
         assert_eq!(spread_text(&one), "(1 repeat)");
+        assert_eq!(
+            with_interval(178.2, [150.0, 206.4], 2, ""),
+            "178 [150, 206]"
+        );
+        assert_eq!(
+            with_interval(178.2, [150.0, 206.4], 2, "ns"),
+            "178 ns [150, 206]"
+        );
+        assert_eq!(
+            with_interval(178.2, [178.2, 178.2], 1, "ns"),
+            "178 ns (1 repeat)"
+        );
     }
 
     #[test]

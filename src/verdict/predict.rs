@@ -10,7 +10,7 @@ use crate::predict::{
     AGREEMENT_PCT, CheckResults, LineState, PointPrediction, PredictResults, Range, SaturationRate,
     StrategyPrediction,
 };
-use crate::units::si;
+use crate::units::{si, with_interval};
 
 /// `low–high` (the smaller figure first, whichever latency bound gave
 /// it), or one figure when they round alike.
@@ -356,14 +356,12 @@ pub fn check_lines(c: &CheckResults) -> Vec<Verdict> {
                     (None, why) => why.unwrap_or("-").to_string(),
                 };
                 format!(
-                    "; worst: {} at {}/s, predicted {} against measured {} ns [{}, {}] ({error})",
+                    "; worst: {} at {}/s, predicted {} against measured {} ({error})",
                     w.series,
                     si(w.rate),
                     w.predicted_ns
                         .map_or("nothing".into(), |p| format!("{} ns", si(p))),
-                    si(w.measured_ns),
-                    si(w.measured_ci_ns[0]),
-                    si(w.measured_ci_ns[1]),
+                    with_interval(w.measured_ns, w.measured_ci_ns, w.repeats, "ns"),
                 )
             });
         lines.push(format!(

@@ -6,7 +6,7 @@
 use super::{section, verdict_section, warnings_list};
 use crate::predict::CheckResults;
 use crate::report::plain;
-use crate::units::si;
+use crate::units::{si, with_interval};
 use crate::verdict::{check_lines, rho_text};
 use maud::{Markup, html};
 
@@ -41,7 +41,7 @@ pub(super) fn article(id: usize, label: Option<&str>, c: &CheckResults) -> Marku
                             td { (plain(&p.series)) }
                             td data-sort=(p.predicted_per_s) { (si(p.predicted_per_s)) }
                             td data-sort=(p.measured_per_s) {
-                                (si(p.measured_per_s)) " [" (si(p.measured_ci[0])) ", " (si(p.measured_ci[1])) "]"
+                                (with_interval(p.measured_per_s, p.measured_ci, p.repeats, ""))
                             }
                             td { (error_cell(p.error_pct(), Some("none counted"))) }
                             td { @if p.agrees() { "yes" } @else { "no" } }
@@ -72,7 +72,7 @@ pub(super) fn article(id: usize, label: Option<&str>, c: &CheckResults) -> Marku
                             td { (p.measured_transfers.map_or("-".into(), |m| format!("{m:.3}"))) }
                             td data-sort=[p.predicted_ns] { (p.predicted_ns.map_or("saturated".into(), si)) }
                             td data-sort=(p.measured_ns) {
-                                (si(p.measured_ns)) " [" (si(p.measured_ci_ns[0])) ", " (si(p.measured_ci_ns[1])) "]"
+                                (with_interval(p.measured_ns, p.measured_ci_ns, p.repeats, ""))
                             }
                             td { (error_cell(p.error_pct(), p.no_error())) }
                             td { @if p.agrees() { "yes" } @else { "no" } }

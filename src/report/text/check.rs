@@ -5,7 +5,7 @@
 
 use super::align;
 use crate::predict::CheckResults;
-use crate::units::si;
+use crate::units::{si, with_interval};
 use crate::verdict::check_lines;
 use crate::verdict::rho_text;
 use crate::workload::Arrivals;
@@ -64,12 +64,7 @@ pub(super) fn render(c: &CheckResults) -> String {
                 .map_or("-".into(), |m| format!("{m:.3}")),
             p.predicted_ns.map_or("saturated".into(), si),
             p.local_ns.map_or("-".into(), si),
-            format!(
-                "{} [{}, {}]",
-                si(p.measured_ns),
-                si(p.measured_ci_ns[0]),
-                si(p.measured_ci_ns[1])
-            ),
+            with_interval(p.measured_ns, p.measured_ci_ns, p.repeats, ""),
             match (p.error_pct(), p.no_error()) {
                 (Some(e), _) => format!("{e:.0}%"),
                 (None, why) => why.unwrap_or("-").to_string(),
@@ -142,12 +137,7 @@ fn flat_out(out: &mut String, c: &CheckResults) {
             p.writers.to_string(),
             p.saturated_lines.to_string(),
             si(p.predicted_per_s),
-            format!(
-                "{} [{}, {}]",
-                si(p.measured_per_s),
-                si(p.measured_ci[0]),
-                si(p.measured_ci[1])
-            ),
+            with_interval(p.measured_per_s, p.measured_ci, p.repeats, ""),
             p.error_pct()
                 .map_or("none counted".into(), |e| format!("{e:.0}%")),
             if p.agrees() { "yes" } else { "no" }.into(),
