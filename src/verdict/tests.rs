@@ -970,3 +970,67 @@ fn a_value_has_a_spread_only_from_two_repeats() {
     let one = Summary::of(&[31.0]).unwrap();
     assert_eq!(run::value(&one, "ns"), "31.0 ns (1 repeat)");
 }
+
+/// A paced check point of `series`, predicted `predicted` ns against
+/// `measured` ns over `repeats` with the 95% CI `ci`.
+fn check_point(
+    series: &str,
+    predicted: f64,
+    measured: f64,
+    ci: [f64; 2],
+    repeats: usize,
+) -> crate::predict::CheckPoint {
+    crate::predict::CheckPoint {
+        series: series.into(),
+        rate: 22_000.0,
+        writers: 2,
+        repeats,
+        arrivals: None,
+        canary_ns: 60.0,
+        rho: 0.01,
+        predicted_ns: Some(predicted),
+        measured_ns: measured,
+        measured_ci_ns: ci,
+        ratio: Some(predicted / measured),
+        predicted_transfers: 1.0,
+        measured_transfers: None,
+        local_ns: None,
+    }
+}
+
+#[test]
+fn a_check_names_its_worst_point_and_its_interval_or_its_one_repeat() {
+    // 90 against 100 [80, 120] agrees (10% off, inside); 200 against 105
+    // is 90% off: the worst. Their errors' median is (10 + 90.5) / 2.
+    let agree = check_point("a", 90.0, 100.0, [80.0, 120.0], 5);
+    let worst = |repeats: usize, ci: [f64; 2]| check_point("b", 200.0, 105.0, ci, repeats);
+    let check = |b: crate::predict::CheckPoint| crate::predict::CheckResults {
+        file: "run.json".into(),
+        latency_source: "canary".into(),
+        median_abs_error_pct: Some(50.2),
+        agreeing: 1,
+        worst: Some(1),
+        transfers_median_error_pct: None,
+        knees: Vec::new(),
+        flat_out: Vec::new(),
+        flat_out_agreeing: 0,
+        flat_out_median_error_pct: None,
+        notes: Vec::new(),
+        points: vec![agree.clone(), b],
+    };
+    let five = texts(&check_lines(&check(worst(5, [95.0, 115.0]))));
+    assert_eq!(
+        five,
+        "verdict: model against measured, net cost per update: median error 50.2% over 2 points; 1 of 2 points agree (prediction inside the measured 95% CI and within ±25%); worst: b at 22.0k/s, predicted 200 ns against measured 105 ns [95.0, 115] (90% off)"
+    );
+    // One repeat: its stored zero-width interval is no interval.
+    let one = texts(&check_lines(&check(worst(1, [105.0, 105.0]))));
+    assert!(
+        one.ends_with("measured 105 ns (1 repeat) (90% off)"),
+        "{one}"
+    );
+    // Nothing measured flat out, nothing paced: no line.
+    let mut empty = check(worst(5, [95.0, 115.0]));
+    empty.points.clear();
+    assert!(check_lines(&empty).is_empty());
+}
