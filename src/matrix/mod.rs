@@ -94,8 +94,9 @@ of the pairs' medians.
     advice::rule_text!(),
     "
 
-Opt-in, each fenced, net of a private line, a trimmed mean (a tenth set \
-aside at each end): --contenders (k CPUs adding to one line: ns per \
+Opt-in, each fenced, net of a private line, a trimmed mean (of single \
+timings 5% set aside at each end, of the contenders' timed windows a \
+tenth): --contenders (k CPUs adding to one line: ns per \
 hand-over, hand-overs counted exactly), --sharers (one writer, m readers \
 reading between its writes: the writer's upgrade ns), --home-classes (read \
 fetched and add moved with the line local and remote to the requester). \
