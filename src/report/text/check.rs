@@ -153,3 +153,69 @@ fn flat_out(out: &mut String, c: &CheckResults) {
         "flat out, predicted: a line with two or more writers moves one transfer at a time over its hand-over class mix; the round is each writer's wait per ownership, and over the run's updates per ownership (counted, not predicted) the wait per update. A writer that keeps the line for several updates holds it longer than a transfer, which the model does not predict: the implied hold is how much longer each hand-over took than predicted\n\n",
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::predict::{CheckPoint, HandoverPoint};
+
+    #[test]
+    fn both_tables_give_the_measured_interval_or_say_one_repeat() {
+        let flat = |series: &str, repeats: usize, ci: [f64; 2]| HandoverPoint {
+            series: series.into(),
+            writers: 2,
+            repeats,
+            predicted_per_s: 20e6,
+            saturated_lines: 1,
+            predicted_round_ns: Some(100.0),
+            measured_per_s: 18e6,
+            measured_ci: ci,
+            updates_per_ownership: Some(4.0),
+            measured_ns_per_update: Some(30.0),
+        };
+        let paced = |series: &str, repeats: usize, ci: [f64; 2]| CheckPoint {
+            series: series.into(),
+            rate: 22_000.0,
+            writers: 2,
+            repeats,
+            arrivals: None,
+            canary_ns: 60.0,
+            rho: 0.01,
+            predicted_ns: Some(90.0),
+            measured_ns: 100.0,
+            measured_ci_ns: ci,
+            ratio: Some(0.9),
+            predicted_transfers: 1.0,
+            measured_transfers: Some(0.9),
+            local_ns: None,
+        };
+        let c = CheckResults {
+            file: "run.json".into(),
+            latency_source: "canary".into(),
+            points: vec![
+                paced("p5", 5, [80.0, 120.0]),
+                paced("p1", 1, [100.0, 100.0]),
+            ],
+            median_abs_error_pct: Some(10.0),
+            agreeing: 1,
+            worst: Some(0),
+            transfers_median_error_pct: Some(11.1),
+            knees: Vec::new(),
+            flat_out: vec![flat("f3", 3, [17e6, 21e6]), flat("f1", 1, [18e6, 18e6])],
+            flat_out_agreeing: 1,
+            flat_out_median_error_pct: Some(11.1),
+            notes: Vec::new(),
+        };
+        let text = render(&c);
+        let row = |name: &str| {
+            text.lines()
+                .find(|l| l.starts_with(name))
+                .unwrap_or_else(|| panic!("no row {name} in:\n{text}"))
+        };
+        assert!(row("f3 ").contains("18.0M [17.0M, 21.0M]"), "{text}");
+        assert!(row("f1 ").contains("18.0M (1 repeat)"), "{text}");
+        assert!(row("p5 ").contains("100 [80.0, 120]"), "{text}");
+        assert!(row("p1 ").contains("100 (1 repeat)"), "{text}");
+        assert!(!row("p1 ").contains("[100, 100]"), "{text}");
+    }
+}
