@@ -78,6 +78,37 @@ pub struct CheckPoint {
     pub local_ns: Option<f64>,
 }
 
+#[cfg(test)]
+impl CheckPoint {
+    /// A paced point for tests: `series` at 22k/s on 2 writers, predicted
+    /// `predicted` ns against `measured` ns over `repeats` with the 95% CI
+    /// `ci`, no exact transfer count.
+    pub fn example(
+        series: &str,
+        predicted: f64,
+        measured: f64,
+        ci: [f64; 2],
+        repeats: usize,
+    ) -> Self {
+        CheckPoint {
+            series: series.into(),
+            rate: 22_000.0,
+            writers: 2,
+            repeats,
+            arrivals: None,
+            canary_ns: 60.0,
+            rho: 0.01,
+            predicted_ns: Some(predicted),
+            measured_ns: measured,
+            measured_ci_ns: ci,
+            ratio: Some(predicted / measured),
+            predicted_transfers: 1.0,
+            measured_transfers: None,
+            local_ns: None,
+        }
+    }
+}
+
 impl CheckPoint {
     /// |predicted − measured| net cost, % of measured; `None` when there
     /// is no finite error (see [`CheckPoint::no_error`]).

@@ -971,40 +971,14 @@ fn a_value_has_a_spread_only_from_two_repeats() {
     assert_eq!(run::value(&one, "ns"), "31.0 ns (1 repeat)");
 }
 
-/// A paced check point of `series`, predicted `predicted` ns against
-/// `measured` ns over `repeats` with the 95% CI `ci`.
-fn check_point(
-    series: &str,
-    predicted: f64,
-    measured: f64,
-    ci: [f64; 2],
-    repeats: usize,
-) -> crate::predict::CheckPoint {
-    crate::predict::CheckPoint {
-        series: series.into(),
-        rate: 22_000.0,
-        writers: 2,
-        repeats,
-        arrivals: None,
-        canary_ns: 60.0,
-        rho: 0.01,
-        predicted_ns: Some(predicted),
-        measured_ns: measured,
-        measured_ci_ns: ci,
-        ratio: Some(predicted / measured),
-        predicted_transfers: 1.0,
-        measured_transfers: None,
-        local_ns: None,
-    }
-}
-
 #[test]
 fn a_check_names_its_worst_point_and_its_interval_or_its_one_repeat() {
     // 90 against 100 [80, 120] agrees (10% off, inside); 200 against 105
     // is 90% off: the worst. Their errors' median is (10 + 90.5) / 2.
-    let agree = check_point("a", 90.0, 100.0, [80.0, 120.0], 5);
-    let worst = |repeats: usize, ci: [f64; 2]| check_point("b", 200.0, 105.0, ci, repeats);
-    let check = |b: crate::predict::CheckPoint| crate::predict::CheckResults {
+    use crate::predict::CheckPoint;
+    let agree = CheckPoint::example("a", 90.0, 100.0, [80.0, 120.0], 5);
+    let worst = |repeats: usize, ci: [f64; 2]| CheckPoint::example("b", 200.0, 105.0, ci, repeats);
+    let check = |b: CheckPoint| crate::predict::CheckResults {
         file: "run.json".into(),
         latency_source: "canary".into(),
         median_abs_error_pct: Some(50.2),

@@ -173,21 +173,8 @@ mod tests {
             updates_per_ownership: Some(4.0),
             measured_ns_per_update: Some(30.0),
         };
-        let paced = |series: &str, repeats: usize, ci: [f64; 2]| CheckPoint {
-            series: series.into(),
-            rate: 22_000.0,
-            writers: 2,
-            repeats,
-            arrivals: None,
-            canary_ns: 60.0,
-            rho: 0.01,
-            predicted_ns: Some(90.0),
-            measured_ns: 100.0,
-            measured_ci_ns: ci,
-            ratio: Some(0.9),
-            predicted_transfers: 1.0,
-            measured_transfers: Some(0.9),
-            local_ns: None,
+        let paced = |series: &str, repeats: usize, ci: [f64; 2]| {
+            CheckPoint::example(series, 90.0, 100.0, ci, repeats)
         };
         let c = CheckResults {
             file: "run.json".into(),
