@@ -3,7 +3,7 @@
 //! G prefix on rates and counts, ns, µs, ms or s on times, and the ± of a
 //! coefficient of variation.
 
-use crate::stats::Summary;
+use crate::stats::{SPREAD_REPEATS, Summary};
 
 /// The unit of a figure, for printing it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,10 +91,9 @@ pub fn cv_text(pct: f64) -> String {
 
 /// The ± after a summary's mean: its standard deviation over repeats as a
 /// percentage of the mean (`±3.3%`, [`cv_text`]), or `(1 repeat)` where a
-/// single repeat leaves it undefined: the 0 [`Summary`] stores for it is
-/// no spread, and printed as `±0.00%` it would claim one.
+/// single repeat leaves it undefined ([`Summary::has_spread`]).
 pub fn spread_text(s: &Summary) -> String {
-    if s.n > 1 {
+    if s.has_spread() {
         format!("±{}", cv_text(s.stddev_pct))
     } else {
         ONE_REPEAT.to_string()
@@ -103,14 +102,14 @@ pub fn spread_text(s: &Summary) -> String {
 
 /// `178 ns [150, 206]`: a mean over `repeats` in `unit` (none: empty)
 /// and its 95% interval, three significant digits each ([`si`]);
-/// `178 ns (1 repeat)` where one repeat gives no interval (the zero-width
-/// one stored for it is none).
+/// `178 ns (1 repeat)` where one repeat gives no interval
+/// ([`SPREAD_REPEATS`]).
 pub fn with_interval(mean: f64, ci: [f64; 2], repeats: usize, unit: &str) -> String {
     let mean = match unit {
         "" => si(mean),
         unit => format!("{} {unit}", si(mean)),
     };
-    if repeats > 1 {
+    if repeats >= SPREAD_REPEATS {
         format!("{mean} [{}, {}]", si(ci[0]), si(ci[1]))
     } else {
         format!("{mean} {ONE_REPEAT}")

@@ -208,7 +208,7 @@ pub fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
 /// `mean±stddev%`, as the seeds print it; `mean (1 repeat)` where one
 /// repeat gives no spread ([`spread_text`]).
 pub fn fmt_summary(s: &Summary, decimals: usize) -> String {
-    if s.n > 1 {
+    if s.has_spread() {
         format!("{:.*}±{:.2}%", decimals, s.mean, s.stddev_pct)
     } else {
         format!("{:.*} {ONE_REPEAT}", decimals, s.mean)

@@ -50,7 +50,7 @@ impl Welch {
 /// sample standard deviation are all it needs). `None` when either side
 /// has fewer than two values: there is no spread to test against.
 pub fn welch_t_test(a: &Summary, b: &Summary) -> Option<Welch> {
-    if a.n < 2 || b.n < 2 {
+    if !a.has_spread() || !b.has_spread() {
         return None;
     }
     let (na, nb) = (a.n as f64, b.n as f64);
@@ -91,7 +91,7 @@ pub fn welch_t_test(a: &Summary, b: &Summary) -> Option<Welch> {
 /// (its `interval` is then the differences' own 95% CI). `None` under two
 /// differences.
 pub fn paired_t_test(differences: &Summary) -> Option<Welch> {
-    if differences.n < 2 {
+    if !differences.has_spread() {
         return None;
     }
     let n = differences.n as f64;

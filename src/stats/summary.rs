@@ -28,7 +28,18 @@ pub struct Summary {
     pub max: f64,
 }
 
+/// Repeats a spread or an interval needs: over fewer, the `stddev` and
+/// the zero-width interval a [`Summary`] stores are none, and are printed
+/// as `(1 repeat)`, never as `±0`.
+pub const SPREAD_REPEATS: usize = 2;
+
 impl Summary {
+    /// True when its repeats give a spread and an interval
+    /// ([`SPREAD_REPEATS`] or more).
+    pub fn has_spread(&self) -> bool {
+        self.n >= SPREAD_REPEATS
+    }
+
     /// Summarises `values`; `None` when there are none.
     pub fn of(values: &[f64]) -> Option<Summary> {
         let n = values.len();
@@ -174,5 +185,13 @@ mod tests {
                 "n {n}: {s:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_spread_takes_two_repeats() {
+        assert_eq!(SPREAD_REPEATS, 2);
+        assert!(!Summary::of(&[5.0]).unwrap().has_spread());
+        assert!(Summary::of(&[5.0, 5.0]).unwrap().has_spread());
+        assert!(Summary::of(&[4.0, 5.0, 6.0]).unwrap().has_spread());
     }
 }

@@ -323,7 +323,7 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
             f.regime,
             f.strategy.clock.map_or("", |c| c.name()),
             cost.mean,
-            if cost.n > 1 {
+            if cost.has_spread() {
                 format!("±{:.1}", cost.ci95_high - cost.mean)
             } else {
                 ONE_REPEAT.to_string()

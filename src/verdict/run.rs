@@ -664,7 +664,7 @@ impl Contest<'_> {
 /// latter to two significant digits; `31.2 ns (1 repeat)` where one repeat
 /// gives no spread.
 pub(super) fn value(s: &Summary, unit: &str) -> String {
-    if s.n < 2 {
+    if !s.has_spread() {
         return format!("{} {unit} {ONE_REPEAT}", si(s.mean));
     }
     let sd = s.stddev;

@@ -51,7 +51,7 @@ impl PatchRow {
         let (figure, n) = match summary {
             Some(s) => (
                 // One repeat gives no interval: the n column says why.
-                if s.n > 1 {
+                if s.has_spread() {
                     format!("{:.decimals$} ±{:.decimals$}", s.mean, s.ci95_high - s.mean)
                 } else {
                     format!("{:.decimals$}", s.mean)
