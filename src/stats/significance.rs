@@ -381,6 +381,10 @@ mod tests {
         // difference: no test.
         let same = Summary::of(&[2.0, 2.0]).unwrap();
         assert_eq!(paired_t_test(&same).unwrap().p, 0.0);
+        // Its t is infinite, with the difference's sign.
+        assert_eq!(paired_t_test(&same).unwrap().t, f64::INFINITY);
+        let below = Summary::of(&[-2.0, -2.0]).unwrap();
+        assert_eq!(paired_t_test(&below).unwrap().t, f64::NEG_INFINITY);
         let zero = Summary::of(&[0.0, 0.0]).unwrap();
         assert_eq!(paired_t_test(&zero).unwrap().p, 1.0);
         assert_eq!(paired_t_test(&Summary::of(&[1.0]).unwrap()), None);
