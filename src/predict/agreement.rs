@@ -3,15 +3,56 @@
 //! strategy's hand-overs/s): inside the measured 95% CI and within
 //! ±[`AGREEMENT_PCT`] of the measured figure.
 
+use crate::stats::SPREAD_REPEATS;
+
 /// How far from the measured figure, %, a prediction may be and agree
 /// (besides lying inside the measured 95% CI).
 pub const AGREEMENT_PCT: f64 = 25.0;
 
-/// `predicted` lies inside `ci` and its error (% of the measured figure;
-/// `None` when it has no finite one) is within ±[`AGREEMENT_PCT`].
-pub fn agrees(predicted: f64, ci: [f64; 2], error_pct: Option<f64>) -> bool {
+/// What a check can say of one prediction against its measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agreement {
+    /// Inside the measured 95% CI and within ±[`AGREEMENT_PCT`].
+    Agrees,
+    /// Outside either, or no finite error.
+    Disagrees,
+    /// Within ±[`AGREEMENT_PCT`], but measured in one repeat: no interval
+    /// to judge by, so neither.
+    OneRepeat,
+}
+
+impl Agreement {
+    /// What a check table prints: `yes`, `no`, or `1 repeat`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Agreement::Agrees => "yes",
+            Agreement::Disagrees => "no",
+            Agreement::OneRepeat => "1 repeat",
+        }
+    }
+}
+
+/// Whether `predicted` agrees with a figure measured over `repeats`
+/// whose 95% CI is `ci` and from which it is `error_pct` off (% of it;
+/// `None` when it has no finite error): outside ±[`AGREEMENT_PCT`] it
+/// disagrees; inside, it agrees when it lies inside `ci`, unless one
+/// repeat made `ci` (no spread: [`crate::stats::Summary::has_spread`]).
+pub fn agreement(
+    predicted: f64,
+    ci: [f64; 2],
+    error_pct: Option<f64>,
+    repeats: usize,
+) -> Agreement {
     let [lo, hi] = ci;
-    (lo..=hi).contains(&predicted) && error_pct.is_some_and(|e| e <= AGREEMENT_PCT)
+    if !error_pct.is_some_and(|e| e <= AGREEMENT_PCT) {
+        Agreement::Disagrees
+    } else if repeats < SPREAD_REPEATS {
+        Agreement::OneRepeat
+    } else if (lo..=hi).contains(&predicted) {
+        Agreement::Agrees
+    } else {
+        Agreement::Disagrees
+    }
 }
 
 #[cfg(test)]
@@ -20,6 +61,7 @@ mod tests {
 
     #[test]
     fn agreement_needs_the_ci_and_the_margin() {
+        let agrees = |p, ci, e| agreement(p, ci, e, 5) == Agreement::Agrees;
         assert!(agrees(110.0, [90.0, 120.0], Some(10.0)));
         // 25% is within; a hair more is not.
         assert!(agrees(125.0, [90.0, 130.0], Some(25.0)));
@@ -31,5 +73,27 @@ mod tests {
         assert!(agrees(90.0, [90.0, 110.0], Some(10.0)));
         // No finite error never agrees.
         assert!(!agrees(100.0, [90.0, 110.0], None));
+    }
+
+    #[test]
+    fn one_repeat_within_the_margin_cannot_tell() {
+        // 100 predicted against 105 measured once: its CI is [105, 105],
+        // which says nothing, so neither yes nor no; two repeats decide.
+        let ci = [105.0, 105.0];
+        assert_eq!(agreement(100.0, ci, Some(4.8), 1), Agreement::OneRepeat);
+        assert_eq!(agreement(100.0, ci, Some(4.8), 2), Agreement::Disagrees);
+        assert_eq!(agreement(105.0, ci, Some(0.0), 1), Agreement::OneRepeat);
+        // Beyond the margin one repeat is enough to say no.
+        assert_eq!(agreement(150.0, ci, Some(42.9), 1), Agreement::Disagrees);
+        assert_eq!(agreement(100.0, ci, None, 1), Agreement::Disagrees);
+        assert_eq!(
+            [
+                Agreement::Agrees,
+                Agreement::Disagrees,
+                Agreement::OneRepeat
+            ]
+            .map(Agreement::word),
+            ["yes", "no", "1 repeat"]
+        );
     }
 }

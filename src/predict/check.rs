@@ -18,7 +18,7 @@
 //! one the model cannot predict (saturated), or measured at or below 0,
 //! has no finite error and counts as the worst.
 
-use super::agreement::agrees;
+use super::agreement::{Agreement, agreement};
 use super::flat_out_check::{HandoverPoint, flat_out_point};
 use super::latency::{Bound, Latencies, LineCosts};
 use super::model::{Layout, Lines};
@@ -109,6 +109,49 @@ impl CheckPoint {
     }
 }
 
+#[cfg(test)]
+impl CheckResults {
+    /// A check for tests, each kind of point measured over several
+    /// repeats and over one: paced `p5` (5 repeats, [80, 120]) and `p1`
+    /// (1 repeat), each 90 ns predicted against 100 measured; flat out
+    /// `f3` (3 repeats, [17M, 21M]) and `f1` (1 repeat), each 20M
+    /// hand-overs/s predicted against 18M counted.
+    pub fn example() -> Self {
+        let flat = |series: &str, repeats: usize, ci: [f64; 2]| HandoverPoint {
+            series: series.into(),
+            writers: 2,
+            repeats,
+            predicted_per_s: 20e6,
+            saturated_lines: 1,
+            predicted_round_ns: Some(100.0),
+            measured_per_s: 18e6,
+            measured_ci: ci,
+            updates_per_ownership: Some(4.0),
+            measured_ns_per_update: Some(30.0),
+        };
+        let paced = |series: &str, repeats: usize, ci: [f64; 2]| {
+            CheckPoint::example(series, 90.0, 100.0, ci, repeats)
+        };
+        CheckResults {
+            file: "run.json".into(),
+            latency_source: "canary".into(),
+            points: vec![
+                paced("p5", 5, [80.0, 120.0]),
+                paced("p1", 1, [100.0, 100.0]),
+            ],
+            median_abs_error_pct: Some(10.0),
+            agreeing: 1,
+            worst: Some(0),
+            transfers_median_error_pct: Some(11.1),
+            knees: Vec::new(),
+            flat_out: vec![flat("f3", 3, [17e6, 21e6]), flat("f1", 1, [18e6, 18e6])],
+            flat_out_agreeing: 1,
+            flat_out_median_error_pct: Some(11.1),
+            notes: Vec::new(),
+        }
+    }
+}
+
 impl CheckPoint {
     /// |predicted − measured| net cost, % of measured; `None` when there
     /// is no finite error (see [`CheckPoint::no_error`]).
@@ -129,11 +172,19 @@ impl CheckPoint {
         }
     }
 
-    /// The prediction lies inside the measured 95% CI and within
-    /// ±[`super::AGREEMENT_PCT`] of the measured cost.
+    /// Whether the prediction agrees with the measured cost
+    /// ([`agreement`]: inside its 95% CI and within
+    /// ±[`super::AGREEMENT_PCT`], or one repeat cannot tell); a point not
+    /// predicted disagrees.
+    pub fn agreement(&self) -> Agreement {
+        self.predicted_ns.map_or(Agreement::Disagrees, |p| {
+            agreement(p, self.measured_ci_ns, self.error_pct(), self.repeats)
+        })
+    }
+
+    /// [`CheckPoint::agreement`] is [`Agreement::Agrees`].
     pub fn agrees(&self) -> bool {
-        self.predicted_ns
-            .is_some_and(|p| agrees(p, self.measured_ci_ns, self.error_pct()))
+        self.agreement() == Agreement::Agrees
     }
 
     /// |predicted − exact| transfers per update, % of exact (0 when both

@@ -4,7 +4,7 @@
 //! count (`handovers_per_s`, from the adds' returned values), with the
 //! same agreement rule as the paced points' cost.
 
-use super::agreement::agrees;
+use super::agreement::{Agreement, agreement};
 use super::latency::{Bound, Latencies};
 use super::model::Lines;
 use super::{FLAT_OUT_RATE, Walks, publish_fraction};
@@ -64,10 +64,21 @@ impl HandoverPoint {
         self.predicted_per_s == 0.0 && self.measured_per_s == 0.0
     }
 
-    /// The prediction lies inside the measured 95% CI and within
-    /// ±[`super::AGREEMENT_PCT`] of it (both 0 agree).
+    /// Whether the prediction agrees with the count ([`agreement`]:
+    /// inside its 95% CI and within ±[`super::AGREEMENT_PCT`], both 0
+    /// agreeing, or one repeat cannot tell).
+    pub fn agreement(&self) -> Agreement {
+        agreement(
+            self.predicted_per_s,
+            self.measured_ci,
+            self.error_pct(),
+            self.repeats,
+        )
+    }
+
+    /// [`HandoverPoint::agreement`] is [`Agreement::Agrees`].
     pub fn agrees(&self) -> bool {
-        agrees(self.predicted_per_s, self.measured_ci, self.error_pct())
+        self.agreement() == Agreement::Agrees
     }
 
     /// The hold the count implies, ns per ownership: how much longer than

@@ -19,7 +19,7 @@ mod result;
 #[cfg(test)]
 mod tests;
 
-pub use agreement::AGREEMENT_PCT;
+pub use agreement::{AGREEMENT_PCT, Agreement};
 pub use check::{CheckPoint, CheckResults, Knee, check, check_with, measured_knee};
 pub use flat_out_check::HandoverPoint;
 pub use latency::{

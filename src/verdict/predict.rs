@@ -7,8 +7,8 @@
 
 use super::{Topic, Verdict, plural};
 use crate::predict::{
-    AGREEMENT_PCT, CheckResults, LineState, PointPrediction, PredictResults, Range, SaturationRate,
-    StrategyPrediction,
+    AGREEMENT_PCT, Agreement, CheckPoint, CheckResults, HandoverPoint, LineState, PointPrediction,
+    PredictResults, Range, SaturationRate, StrategyPrediction,
 };
 use crate::units::{si, with_interval};
 
@@ -339,6 +339,17 @@ fn median_text(e: Option<f64>) -> String {
     )
 }
 
+/// The clause for the points of `agreements` that one repeat left
+/// undecided ([`Agreement::OneRepeat`]): empty when none did.
+fn untold(agreements: impl Iterator<Item = Agreement>) -> String {
+    match agreements.filter(|a| *a == Agreement::OneRepeat).count() {
+        0 => String::new(),
+        k => format!(
+            "; {k} more within ±{AGREEMENT_PCT:.0}% but measured in one repeat (no interval to judge by)"
+        ),
+    }
+}
+
 /// The verdict of a check (`predict --check`, and the study's own): the
 /// model against measured, paced points' net cost and flat-out
 /// strategies' hand-overs/s, each with its median error over every point,
@@ -364,8 +375,9 @@ pub fn check_lines(c: &CheckResults) -> Vec<Verdict> {
                     with_interval(w.measured_ns, w.measured_ci_ns, w.repeats, "ns"),
                 )
             });
+        let untold = untold(c.points.iter().map(CheckPoint::agreement));
         lines.push(format!(
-            "model against measured, net cost per update: median error {} over {n} points; {} of {n} points agree (prediction inside the measured 95% CI and within ±{AGREEMENT_PCT:.0}%){worst}",
+            "model against measured, net cost per update: median error {} over {n} points; {} of {n} points agree (prediction inside the measured 95% CI and within ±{AGREEMENT_PCT:.0}%){untold}{worst}",
             median_text(c.median_abs_error_pct),
             c.agreeing,
         ));
@@ -382,8 +394,14 @@ pub fn check_lines(c: &CheckResults) -> Vec<Verdict> {
         n => format!("; {n} more strategies hand nothing over (one writer per line), as predicted"),
     };
     if m > 0 {
+        let untold = untold(
+            c.flat_out
+                .iter()
+                .filter(|p| !p.nothing_handed_over())
+                .map(HandoverPoint::agreement),
+        );
         lines.push(format!(
-            "model against measured, flat out: hand-overs/s median error {} over {m} strategies that hand the line over; {} of {m} agree with the exact count (inside its 95% CI and within ±{AGREEMENT_PCT:.0}%){nothing}",
+            "model against measured, flat out: hand-overs/s median error {} over {m} strategies that hand the line over; {} of {m} agree with the exact count (inside its 95% CI and within ±{AGREEMENT_PCT:.0}%){untold}{nothing}",
             median_text(c.flat_out_median_error_pct),
             c.flat_out_agreeing,
         ));

@@ -1003,6 +1003,16 @@ fn a_check_names_its_worst_point_and_its_interval_or_its_one_repeat() {
         one.ends_with("measured 105 ns (1 repeat) (90% off)"),
         "{one}"
     );
+    // A third point 5% off, measured once: neither agrees nor not.
+    let mut three = check(worst(5, [95.0, 115.0]));
+    three
+        .points
+        .push(CheckPoint::example("c", 100.0, 105.0, [105.0, 105.0], 1));
+    let three = texts(&check_lines(&three));
+    assert!(
+        three.contains("over 3 points; 1 of 3 points agree (prediction inside the measured 95% CI and within ±25%); 1 more within ±25% but measured in one repeat (no interval to judge by); worst: b "),
+        "{three}"
+    );
     // Nothing measured flat out, nothing paced: no line.
     let mut empty = check(worst(5, [95.0, 115.0]));
     empty.points.clear();

@@ -44,7 +44,7 @@ pub(super) fn article(id: usize, label: Option<&str>, c: &CheckResults) -> Marku
                                 (with_interval(p.measured_per_s, p.measured_ci, p.repeats, ""))
                             }
                             td { (error_cell(p.error_pct(), Some("none counted"))) }
-                            td { @if p.agrees() { "yes" } @else { "no" } }
+                            td { (p.agreement().word()) }
                             td { (p.predicted_round_ns.map_or("-".into(), si)) }
                             td { (p.updates_per_ownership.map_or("-".into(), si)) }
                             td { (p.implied_hold_ns().map_or("-".into(), si)) }
@@ -75,12 +75,39 @@ pub(super) fn article(id: usize, label: Option<&str>, c: &CheckResults) -> Marku
                                 (with_interval(p.measured_ns, p.measured_ci_ns, p.repeats, ""))
                             }
                             td { (error_cell(p.error_pct(), p.no_error())) }
-                            td { @if p.agrees() { "yes" } @else { "no" } }
+                            td { (p.agreement().word()) }
                         } } }
                     } }
                 }
             }))
             (section(id, "warnings", "Notes", warnings_list(&c.notes)))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_article_gives_each_points_agreement_and_escapes_the_file() {
+        let mut c = CheckResults::example();
+        c.file = "<b>run</b>.json".into();
+        c.points[0].series = "p5<script>".into();
+        let page = article(3, Some("from host b"), &c).into_string();
+        assert!(page.contains(r#"id="result-3""#), "{page}");
+        // A file from another host is data: escaped, never markup.
+        assert!(page.contains("&lt;b&gt;run&lt;/b&gt;.json"), "{page}");
+        assert!(page.contains("p5&lt;script&gt;"), "{page}");
+        assert!(
+            !page.contains("<script>") && !page.contains("<b>run"),
+            "{page}"
+        );
+        // Each kind's agreement: yes over several repeats, and neither
+        // yes nor no over one.
+        assert_eq!(page.matches("<td>yes</td>").count(), 2, "{page}");
+        assert_eq!(page.matches("<td>1 repeat</td>").count(), 2, "{page}");
+        assert!(!page.contains("<td>no</td>"), "{page}");
+        assert!(page.contains("100 (1 repeat)"), "{page}");
     }
 }

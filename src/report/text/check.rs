@@ -69,7 +69,7 @@ pub(super) fn render(c: &CheckResults) -> String {
                 (Some(e), _) => format!("{e:.0}%"),
                 (None, why) => why.unwrap_or("-").to_string(),
             },
-            if p.agrees() { "yes" } else { "no" }.into(),
+            p.agreement().word().into(),
         ]);
     }
     out.push_str(&align(&rows));
@@ -140,7 +140,7 @@ fn flat_out(out: &mut String, c: &CheckResults) {
             with_interval(p.measured_per_s, p.measured_ci, p.repeats, ""),
             p.error_pct()
                 .map_or("none counted".into(), |e| format!("{e:.0}%")),
-            if p.agrees() { "yes" } else { "no" }.into(),
+            p.agreement().word().into(),
             p.predicted_round_ns.map_or("-".into(), si),
             p.updates_per_ownership.map_or("-".into(), si),
             p.implied_hold_ns().map_or("-".into(), si),
@@ -157,42 +157,10 @@ fn flat_out(out: &mut String, c: &CheckResults) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::predict::{CheckPoint, HandoverPoint};
 
     #[test]
     fn both_tables_give_the_measured_interval_or_say_one_repeat() {
-        let flat = |series: &str, repeats: usize, ci: [f64; 2]| HandoverPoint {
-            series: series.into(),
-            writers: 2,
-            repeats,
-            predicted_per_s: 20e6,
-            saturated_lines: 1,
-            predicted_round_ns: Some(100.0),
-            measured_per_s: 18e6,
-            measured_ci: ci,
-            updates_per_ownership: Some(4.0),
-            measured_ns_per_update: Some(30.0),
-        };
-        let paced = |series: &str, repeats: usize, ci: [f64; 2]| {
-            CheckPoint::example(series, 90.0, 100.0, ci, repeats)
-        };
-        let c = CheckResults {
-            file: "run.json".into(),
-            latency_source: "canary".into(),
-            points: vec![
-                paced("p5", 5, [80.0, 120.0]),
-                paced("p1", 1, [100.0, 100.0]),
-            ],
-            median_abs_error_pct: Some(10.0),
-            agreeing: 1,
-            worst: Some(0),
-            transfers_median_error_pct: Some(11.1),
-            knees: Vec::new(),
-            flat_out: vec![flat("f3", 3, [17e6, 21e6]), flat("f1", 1, [18e6, 18e6])],
-            flat_out_agreeing: 1,
-            flat_out_median_error_pct: Some(11.1),
-            notes: Vec::new(),
-        };
+        let c = CheckResults::example();
         let text = render(&c);
         let row = |name: &str| {
             text.lines()
@@ -204,5 +172,25 @@ mod tests {
         assert!(row("p5 ").contains("100 [80.0, 120]"), "{text}");
         assert!(row("p1 ").contains("100 (1 repeat)"), "{text}");
         assert!(!row("p1 ").contains("[100, 100]"), "{text}");
+        // Whether each agrees: one repeat cannot tell (10% and 11% off,
+        // within the margin).
+        let agrees = |name: &str, column: usize| {
+            let cells: Vec<&str> = row(name)
+                .split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect();
+            cells[column].to_string()
+        };
+        assert_eq!(
+            [
+                agrees("p5 ", 10),
+                agrees("p1 ", 10),
+                agrees("f3 ", 6),
+                agrees("f1 ", 6)
+            ],
+            ["yes", "1 repeat", "yes", "1 repeat"],
+            "{text}"
+        );
     }
 }
