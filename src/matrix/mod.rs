@@ -61,6 +61,22 @@ pub const WARMUP_SAMPLES: usize = 20;
 /// Round trips of the reference ping-pong on the first pair.
 pub const REFERENCE_ROUND_TRIPS: u64 = 256_000;
 
+/// One-way ns beyond which a line transfer is the scheduler's, not a
+/// cache's: the two threads took turns on one CPU (a hypervisor ran both
+/// vCPUs on one host CPU, each hand-over waiting for a host time slice,
+/// 1-4 ms here). The slowest transfers between sockets take about a µs.
+/// An instrument bounded by a count of transfers (a ping-pong, the
+/// transactions) stops once its time reaches that count at this pace
+/// ([`transfer_budget`]), so `--max-time` holds there too.
+pub const SCHEDULED_TRANSFER_NS: u64 = 10_000;
+
+/// How long an instrument of `transfers` line transfers may take before
+/// it stops: `transfers` × [`SCHEDULED_TRANSFER_NS`] (a time slice or two
+/// of the host's, lost to a preemption, stays far inside it).
+pub fn transfer_budget(transfers: u64) -> std::time::Duration {
+    std::time::Duration::from_nanos(transfers.saturating_mul(SCHEDULED_TRANSFER_NS))
+}
+
 /// `contend matrix --help`: what is measured, the outputs and the advice
 /// rule.
 pub const LONG_ABOUT: &str = concat!(

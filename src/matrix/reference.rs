@@ -11,6 +11,7 @@
 //! line's cost depends on the L3 slice its address maps to.
 
 use super::measure::LINES;
+use super::transfer_budget;
 use crate::stats::quantile_of;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -18,6 +19,10 @@ use std::time::Instant;
 
 const PING: u64 = 0;
 const PONG: u64 = 1;
+/// Left on every line by the ping side once its budget is spent: the
+/// pong side, waiting for a swap that will not come, sees it in its CAS's
+/// failure value, so the wait itself does no more work than before.
+const STOP: u64 = 2;
 
 /// Chunks the round trips are timed in (sixteen per line, in turn); the
 /// result is their median, so a thread preempted for a few milliseconds
@@ -60,8 +65,9 @@ struct PaddedWord(AtomicU64);
 /// One-way latency in ns between `cpu_a` and `cpu_b`: the median over 256
 /// chunks of `round_trips / 256` CAS round trips, each chunk on the next of
 /// 16 consecutive lines, of the chunk's time / (2 × its round trips), after
-/// a tenth as many round trips of warm-up. An error says which CPU could
-/// not be pinned.
+/// a tenth as many round trips of warm-up; fewer chunks once it has taken
+/// its transfers' [`super::transfer_budget`] (both threads taking turns
+/// on one CPU). An error says which CPU could not be pinned.
 pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f64, ReferenceError> {
     let lines: Box<[PaddedWord; LINES]> =
         Box::new(std::array::from_fn(|_| PaddedWord(AtomicU64::new(PING))));
@@ -73,7 +79,8 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
 /// One-way latency in ns between `cpu_a` and `cpu_b` on `line` alone:
 /// the median over [`LINE_CHUNKS`] chunks of `round_trips /`
 /// [`LINE_CHUNKS`] CAS round trips, of the chunk's time / (2 × its round
-/// trips), after a tenth as many of warm-up. What a hand-over of that one
+/// trips), after a tenth as many of warm-up (fewer chunks past its
+/// [`super::transfer_budget`], as [`reference_pingpong`]'s). What a hand-over of that one
 /// line costs, which depends on the L3 slice its address maps to (on this
 /// project's Xeon host, lines of one buffer ping-pong in 55–65, 85–90 or
 /// 115 ns, the same line alike in every pass). `line` must hold 0, and
@@ -106,14 +113,31 @@ fn warmup_of(round_trips: u64) -> u64 {
 /// Runs and times `chunks` chunks of `round_trips / chunks` CAS round
 /// trips (at least one each) over `lines`, each holding [`PING`]: the
 /// round trips in each chunk, and each chunk's one-way ns (its time / (2
-/// × its round trips)) in the order they ran. Every line holds [`PING`]
-/// again at the end.
+/// × its round trips)) in the order they ran. Once it has taken its
+/// transfers' [`transfer_budget`] (both threads taking turns on one CPU)
+/// it stops: the warm-up early, and the chunks after the first.
+/// Every line holds [`PING`] again at the end.
 fn timed_chunks(
     cpu_a: u32,
     cpu_b: u32,
     round_trips: u64,
     lines: &[&AtomicU64],
     chunks: u64,
+) -> Result<(u64, Vec<f64>), ReferenceError> {
+    let chunk = (round_trips / chunks).max(1);
+    let warmup = warmup_of(round_trips);
+    let budget = transfer_budget(2 * (warmup + chunk * chunks));
+    timed_chunks_within(cpu_a, cpu_b, round_trips, lines, chunks, budget)
+}
+
+/// [`timed_chunks`] stopping once it has taken `budget`.
+fn timed_chunks_within(
+    cpu_a: u32,
+    cpu_b: u32,
+    round_trips: u64,
+    lines: &[&AtomicU64],
+    chunks: u64,
+    budget: std::time::Duration,
 ) -> Result<(u64, Vec<f64>), ReferenceError> {
     let chunk = (round_trips / chunks).max(1);
     let warmup = warmup_of(round_trips);
@@ -133,38 +157,60 @@ fn timed_chunks(
             }
         })
     };
+    // Swaps `from` for `to` on chunk `c`'s line once the partner has left
+    // `from` there; false when it finds [`STOP`] there instead.
     let swap = |c: u64, from: u64, to: u64| {
         let flag = lines[line_of(c, lines.len())];
-        while flag
-            .compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed)
-            .is_err()
-        {}
+        loop {
+            match flag.compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => return true,
+                Err(STOP) => return false,
+                Err(_) => {}
+            }
+        }
     };
-    std::thread::scope(|s| {
+    let result = std::thread::scope(|s| {
         let pong = s.spawn(|| -> Result<(), ReferenceError> {
             pin_then_wait(cpu_b)?;
             for _ in 0..warmup {
-                swap(0, PONG, PING);
+                if !swap(0, PONG, PING) {
+                    return Ok(());
+                }
             }
             for c in 0..chunks {
                 for _ in 0..chunk {
-                    swap(c, PONG, PING);
+                    if !swap(c, PONG, PING) {
+                        return Ok(());
+                    }
                 }
             }
             Ok(())
         });
         let ping = s.spawn(|| -> Result<Vec<f64>, ReferenceError> {
             pin_then_wait(cpu_a)?;
-            for _ in 0..warmup {
+            let started = Instant::now();
+            let spent = || started.elapsed() > budget;
+            for i in 0..warmup {
                 swap(0, PING, PONG);
+                // Cut short, the pong side's warm-up swaps on chunk 0's
+                // line pair with this side's first chunk.
+                if i % 64 == 63 && spent() {
+                    break;
+                }
             }
             let mut one_way = Vec::new();
             for c in 0..chunks {
+                if c > 0 && spent() {
+                    break;
+                }
                 let t = Instant::now();
                 for _ in 0..chunk {
                     swap(c, PING, PONG);
                 }
                 one_way.push(t.elapsed().as_nanos() as f64 / (2 * chunk) as f64);
+            }
+            for line in lines {
+                line.store(STOP, Ordering::Release);
             }
             Ok(one_way)
         });
@@ -176,7 +222,13 @@ fn timed_chunks(
             (Ok(one_way_ns), Ok(())) => Ok((chunk, one_way_ns)),
             (Err(ReferenceError::OtherSide), Err(e)) | (Err(e), _) | (_, Err(e)) => Err(e),
         }
-    })
+    });
+    // No thread touches the lines now: back to PING, the value they
+    // came with.
+    for line in lines {
+        line.store(PING, Ordering::Relaxed);
+    }
+    result
 }
 
 /// Pins the calling thread to `cpu` and checks `sched_getcpu`.
@@ -241,6 +293,33 @@ mod tests {
         // keeps its value.
         assert!(words.iter().all(|w| w.load(Ordering::Relaxed) == PING));
         assert!(reference_pingpong(a, b, 256 * 4).unwrap() > 0.0);
+    }
+
+    #[test]
+    fn a_spent_budget_stops_after_the_first_chunk_and_restores_the_lines() {
+        let (a, b) = two_cpus();
+        let words: [AtomicU64; LINES] = Default::default();
+        let lines: Vec<&AtomicU64> = words.iter().collect();
+        let none = std::time::Duration::ZERO;
+        let (round_trips, one_way) =
+            timed_chunks_within(a, b, 256 * 100, &lines, CHUNKS, none).unwrap();
+        assert_eq!((round_trips, one_way.len()), (100, 1));
+        assert!(one_way[0] > 0.0);
+        assert!(words.iter().all(|w| w.load(Ordering::Relaxed) == PING));
+        // Both threads on one CPU take turns: every hand-over waits for
+        // the scheduler (a time slice, ms), as when a hypervisor runs both
+        // vCPUs on one host CPU. 2,048 round trips would take seconds;
+        // their budget (2 × 2,252 transfers at 10 µs, 45 ms) stops the
+        // warm-up and then the chunks after the first, and the median
+        // says what the hand-overs cost: the scheduler's, not a cache's.
+        let (_, stacked) = timed_chunks(a, a, 256 * 8, &lines, CHUNKS).unwrap();
+        assert!(stacked.len() < CHUNKS as usize / 2, "{}", stacked.len());
+        let median = quantile_of(&stacked, 0.5);
+        assert!(
+            median > crate::matrix::SCHEDULED_TRANSFER_NS as f64,
+            "{median}"
+        );
+        assert!(words.iter().all(|w| w.load(Ordering::Relaxed) == PING));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! read of the same line, as a global one's) are timed whole too.
 
 use super::measure::on_pair;
+use super::transfer_budget;
 use crate::clock::Timer;
 use crate::placement::{NodeMemory, Placement, PlacementError};
 use crate::stats::{TIMING_TRIM, trimmed_mean};
@@ -101,7 +102,14 @@ const TRANSACTION_WARMUP: usize = 30;
 /// about: each sample hands the turn over and back and moves the line once
 /// or twice (for a time estimate).
 pub fn transaction_transfers(passes: usize) -> f64 {
-    (Transaction::ALL.len() * 2 * passes * (TRANSACTION_SAMPLES + TRANSACTION_WARMUP) * 4) as f64
+    (passes as u64 * transfers_of(TRANSACTION_SAMPLES)) as f64
+}
+
+/// Line transfers one pass of `samples` samples per CPU and transaction
+/// makes, about: each sample hands the turn over and back and moves the
+/// line once or twice, four in all.
+fn transfers_of(samples: usize) -> u64 {
+    (Transaction::ALL.len() * 2 * (samples + TRANSACTION_WARMUP) * 4) as u64
 }
 
 /// Lines the samples rotate through (each on its own 128 bytes, so the
@@ -194,9 +202,35 @@ pub(super) fn wait_for(flag: &AtomicU64, value: u64) {
     }
 }
 
+/// `go` once the timing side has spent the budget: no more samples.
+const STOP: u64 = u64::MAX;
+
+/// Samples between two looks at the clock for the budget.
+const SAMPLES_PER_LOOK: usize = 16;
+
+/// Waits until `go` holds `k` (true), or [`STOP`] (false).
+#[inline(always)]
+fn wait_for_turn(go: &AtomicU64, k: u64) -> bool {
+    loop {
+        match go.load(Ordering::Acquire) {
+            v if v == k => return true,
+            STOP => return false,
+            _ => std::hint::spin_loop(),
+        }
+    }
+}
+
 /// One side's part of every sample: `me` is 0 for the pair's lower CPU.
-/// Returns the samples this side timed (net ns, per transaction).
-fn side(sh: &Shared, me: usize, samples: usize, timer: Timer) -> TransactionSamples {
+/// Returns the samples this side timed (net ns, per transaction). Once it
+/// has taken `budget`, the side whose turn it is to time stops both (the
+/// two threads taking turns on one CPU), and each returns what it has.
+fn side(
+    sh: &Shared,
+    me: usize,
+    samples: usize,
+    timer: Timer,
+    budget: std::time::Duration,
+) -> TransactionSamples {
     // The private lines, allocated on this (pinned) thread.
     let private = Box::new([
         CachePadded::new(AtomicU64::new(0)),
@@ -206,6 +240,7 @@ fn side(sh: &Shared, me: usize, samples: usize, timer: Timer) -> TransactionSamp
     let per = TRANSACTION_WARMUP + samples;
     let mut out = vec![Vec::with_capacity(samples); Transaction::ALL.len()];
     let mut k = 0u64;
+    let started = std::time::Instant::now();
     for (i, &t) in Transaction::ALL.iter().enumerate() {
         for timer_side in 0..2 {
             for s in 0..per {
@@ -213,6 +248,10 @@ fn side(sh: &Shared, me: usize, samples: usize, timer: Timer) -> TransactionSamp
                 let line = sh.lines[s % LINES];
                 let other = sh.lines[(s + LINES / 2) % LINES];
                 if me == timer_side {
+                    if s % SAMPLES_PER_LOOK == 0 && started.elapsed() > budget {
+                        sh.go.store(STOP, Ordering::Release);
+                        return out;
+                    }
                     before(t, line);
                     sh.go.store(k, Ordering::Release);
                     wait_for(&sh.ready, k);
@@ -222,7 +261,9 @@ fn side(sh: &Shared, me: usize, samples: usize, timer: Timer) -> TransactionSamp
                         out[i].push((shared as f64 - alone as f64) * ns);
                     }
                 } else {
-                    wait_for(&sh.go, k);
+                    if !wait_for_turn(&sh.go, k) {
+                        return out;
+                    }
                     prepare(t, line, other);
                     sh.ready.store(k, Ordering::Release);
                 }
@@ -235,7 +276,9 @@ fn side(sh: &Shared, me: usize, samples: usize, timer: Timer) -> TransactionSamp
 /// Times every [`Transaction`] on the pair `(a, b)`, each CPU in turn
 /// timing `samples` of each after the other prepared the line, on lines of
 /// a fresh page bound to `home`. Returns the net ns samples of both CPUs,
-/// per transaction in [`Transaction::ALL`] order.
+/// per transaction in [`Transaction::ALL`] order: fewer, or none for the
+/// last transactions, once it has taken its transfers'
+/// [`super::transfer_budget`] (both threads taking turns on one CPU).
 pub fn measure_transactions(
     a: u32,
     b: u32,
@@ -254,7 +297,9 @@ pub fn measure_transactions(
         go: CachePadded::new(AtomicU64::new(0)),
         ready: CachePadded::new(AtomicU64::new(0)),
     };
-    let [(_, mut mine), (_, theirs)] = on_pair(a, b, allowed, |me| side(&sh, me, samples, timer))?;
+    let budget = transfer_budget(transfers_of(samples));
+    let [(_, mut mine), (_, theirs)] =
+        on_pair(a, b, allowed, |me| side(&sh, me, samples, timer, budget))?;
     for (m, t) in mine.iter_mut().zip(theirs) {
         m.extend(t);
     }
@@ -362,17 +407,28 @@ mod tests {
             go: CachePadded::new(AtomicU64::new(0)),
             ready: CachePadded::new(AtomicU64::new(0)),
         };
-        let (mine, theirs) = std::thread::scope(|s| {
-            let a = s.spawn(|| side(&sh, 0, 7, Timer::Monotonic));
-            let b = s.spawn(|| side(&sh, 1, 7, Timer::Monotonic));
-            (a.join().unwrap(), b.join().unwrap())
-        });
+        let both = |budget| {
+            std::thread::scope(|s| {
+                let a = s.spawn(|| side(&sh, 0, 7, Timer::Monotonic, budget));
+                let b = s.spawn(|| side(&sh, 1, 7, Timer::Monotonic, budget));
+                (a.join().unwrap(), b.join().unwrap())
+            })
+        };
+        let (mine, theirs) = both(std::time::Duration::MAX);
         let total: u64 = atomics.iter().map(|a| a.load(Ordering::Relaxed)).sum();
         assert_eq!(total, 11 * 2 * (TRANSACTION_WARMUP as u64 + 7));
         // Each side keeps the timed samples it took, warm-up dropped.
         for s in [&mine, &theirs] {
             assert!(s.iter().all(|t| t.len() == 7), "{s:?}");
         }
+        // A budget already spent: the first timing side stops both before
+        // the first sample, and neither waits for the other.
+        sh.go.store(0, Ordering::Relaxed);
+        sh.ready.store(0, Ordering::Relaxed);
+        let (mine, theirs) = both(std::time::Duration::ZERO);
+        assert!(mine.iter().chain(&theirs).all(Vec::is_empty));
+        let after: u64 = atomics.iter().map(|a| a.load(Ordering::Relaxed)).sum();
+        assert_eq!(after, total);
     }
 
     #[test]
@@ -433,5 +489,22 @@ mod tests {
         // A CPU this process may not use is refused, not measured.
         let e = measure_transactions(a, 4095, home, 4, Timer::Monotonic, &topo.allowed_cpus);
         assert!(e.is_err());
+    }
+
+    #[test]
+    fn both_sides_on_one_cpu_stop_at_the_budget_with_what_they_timed() {
+        // Taking turns on one CPU, every hand-shake waits for a time
+        // slice (ms), as when a hypervisor runs both vCPUs on one host
+        // CPU: 40 samples of each would take many seconds; their budget
+        // (6 × 2 × 70 × 4 transfers at 10 µs, 34 ms) stops both sides
+        // with the first transaction's first samples.
+        let topo = Topology::read(Path::new("/")).unwrap();
+        let (a, _) = crate::topology::two_allowed_cpus();
+        let home = topo.node_of_cpu(a).unwrap();
+        let s = measure_transactions(a, a, home, 40, Timer::Monotonic, &topo.allowed_cpus).unwrap();
+        assert_eq!(s.len(), Transaction::ALL.len());
+        let timed: usize = s.iter().map(Vec::len).sum();
+        assert!(timed < 40, "{timed} samples timed");
+        assert!(s[1..].iter().all(Vec::is_empty), "{s:?}");
     }
 }
