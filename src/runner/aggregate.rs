@@ -566,9 +566,20 @@ pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String>
             marked += usize::from(away);
         }
     }
+    // A transfer slower than this is the scheduler's: the two CPUs' threads
+    // took turns on one host CPU.
+    let scheduled = crate::matrix::SCHEDULED_TRANSFER_NS as f64;
+    let cause = if hi > scheduled {
+        format!(
+            "a canary over {} µs one-way is no cache's: both vCPUs ran on one host CPU, taking turns",
+            scheduled / 1e3
+        )
+    } else {
+        "a hypervisor probably moved vCPUs".to_string()
+    };
     (hi / lo > CANARY_SHIFT).then(|| {
         format!(
-            "core-to-core latency changed during the run: {} → {} ns (median {}); a hypervisor probably moved vCPUs; {marked} repeats measured away from the median are marked disturbed",
+            "core-to-core latency changed during the run: {} → {} ns (median {}); {cause}; {marked} repeats measured away from the median are marked disturbed",
             round(lo),
             round(hi),
             round(median)
@@ -830,6 +841,10 @@ pub(super) mod tests {
             .into();
         let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
         assert!(warning.contains("26 → 110 ns"), "{warning}");
+        assert!(
+            warning.contains("; a hypervisor probably moved vCPUs;"),
+            "{warning}"
+        );
         assert!(warning.contains("median 27"), "{warning}");
         assert!(warning.contains("; 1 repeats measured away"), "{warning}");
         let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
@@ -865,6 +880,24 @@ pub(super) mod tests {
         }
         assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
         assert!(repeats.iter().all(|r| !r.interference.disturbed));
+    }
+
+    #[test]
+    fn a_canary_of_milliseconds_says_both_vcpus_took_turns_on_one_cpu() {
+        // As read in a guest whose vCPUs were put on one host CPU: 4 ms
+        // one-way, a host time slice, against 70 ns.
+        let mut repeats: Vec<RepeatResult> = [70.0, 71.0, 4_000_099.8, 72.0]
+            .map(repeat_with_canary)
+            .into();
+        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
+        assert!(
+            warning.contains("70 → 4000100 ns (median 72); a canary over 10 µs one-way is no cache's: both vCPUs ran on one host CPU, taking turns; 1 repeats"),
+            "{warning}"
+        );
+        // 10 µs itself could still be a (very slow) cache.
+        let mut repeats: Vec<RepeatResult> = [70.0, 71.0, 10_000.0].map(repeat_with_canary).into();
+        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
+        assert!(warning.contains("hypervisor probably moved"), "{warning}");
     }
 
     #[test]
