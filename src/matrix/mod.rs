@@ -70,6 +70,16 @@ pub const REFERENCE_ROUND_TRIPS: u64 = 256_000;
 /// ([`transfer_budget`]), so `--max-time` holds there too.
 pub const SCHEDULED_TRANSFER_NS: u64 = 10_000;
 
+/// Whether transfers timed in stretches (`ns_per_transfer`, one figure a
+/// stretch: a ping-pong's chunk, the transactions' samples between two
+/// looks at the clock) were the scheduler's: their median over
+/// [`SCHEDULED_TRANSFER_NS`]. A preemption or two lengthen a few
+/// stretches and move no median; two threads taking turns on one CPU
+/// lengthen them all. False with none.
+pub fn taking_turns(ns_per_transfer: &[f64]) -> bool {
+    crate::stats::median(ns_per_transfer).is_some_and(|m| m > SCHEDULED_TRANSFER_NS as f64)
+}
+
 /// How long an instrument of `transfers` line transfers may take before
 /// it stops: `transfers` × [`SCHEDULED_TRANSFER_NS`] (a time slice or two
 /// of the host's, lost to a preemption, stays far inside it).
@@ -373,5 +383,20 @@ mod tests {
             assert_eq!(r.passes.len(), 3);
             assert_eq!((r.forward.samples, r.backward.samples), (4, 4));
         }
+    }
+
+    #[test]
+    fn turns_are_taken_when_most_stretches_cost_a_time_slice() {
+        // A preemption of 4 ms in one chunk of three: a cache's median.
+        assert!(!taking_turns(&[62.0, 4_000_000.0, 65.0]));
+        // Two of three: the scheduler's.
+        assert!(taking_turns(&[4_000_000.0, 62.0, 4_500_000.0]));
+        // 10 µs itself could still be a (very slow) cache; nothing timed
+        // says nothing.
+        assert!(!taking_turns(&[10_000.0]));
+        assert!(taking_turns(&[10_000.5]));
+        assert!(!taking_turns(&[]));
+        // The budget: 10 µs a transfer.
+        assert_eq!(transfer_budget(4_500), std::time::Duration::from_millis(45));
     }
 }

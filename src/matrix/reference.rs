@@ -11,7 +11,7 @@
 //! line's cost depends on the L3 slice its address maps to.
 
 use super::measure::LINES;
-use super::transfer_budget;
+use super::{taking_turns, transfer_budget};
 use crate::stats::quantile_of;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -72,7 +72,14 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
     let lines: Box<[PaddedWord; LINES]> =
         Box::new(std::array::from_fn(|_| PaddedWord(AtomicU64::new(PING))));
     let lines: Vec<&AtomicU64> = lines.iter().map(|l| &l.0).collect();
-    let (_, one_way) = timed_chunks(cpu_a, cpu_b, round_trips, &lines, CHUNKS)?;
+    let (_, one_way) = timed_chunks(
+        cpu_a,
+        cpu_b,
+        round_trips,
+        &lines,
+        CHUNKS,
+        chunks_budget(round_trips, CHUNKS),
+    )?;
     Ok(quantile_of(&one_way, 0.5))
 }
 
@@ -91,7 +98,14 @@ pub fn line_pingpong(
     line: &AtomicU64,
     round_trips: u64,
 ) -> Result<f64, ReferenceError> {
-    let (_, one_way) = timed_chunks(cpu_a, cpu_b, round_trips, &[line], LINE_CHUNKS)?;
+    let (_, one_way) = timed_chunks(
+        cpu_a,
+        cpu_b,
+        round_trips,
+        &[line],
+        LINE_CHUNKS,
+        chunks_budget(round_trips, LINE_CHUNKS),
+    )?;
     Ok(quantile_of(&one_way, 0.5))
 }
 
@@ -110,28 +124,23 @@ fn warmup_of(round_trips: u64) -> u64 {
     round_trips / 10
 }
 
+/// The [`transfer_budget`] of `round_trips` CAS round trips timed in
+/// `chunks` chunks ([`timed_chunks`]), warm-up included.
+fn chunks_budget(round_trips: u64, chunks: u64) -> std::time::Duration {
+    let chunk = (round_trips / chunks).max(1);
+    transfer_budget(2 * (warmup_of(round_trips) + chunk * chunks))
+}
+
 /// Runs and times `chunks` chunks of `round_trips / chunks` CAS round
 /// trips (at least one each) over `lines`, each holding [`PING`]: the
 /// round trips in each chunk, and each chunk's one-way ns (its time / (2
-/// × its round trips)) in the order they ran. Once it has taken its
-/// transfers' [`transfer_budget`] (both threads taking turns on one CPU)
-/// it stops: the warm-up early, and the chunks after the first.
-/// Every line holds [`PING`] again at the end.
+/// × its round trips)) in the order they ran. Once it has taken `budget`
+/// ([`chunks_budget`] for the instruments) it stops the warm-up, and then
+/// the chunks after the first; past the warm-up, it stops the chunks only
+/// when their median one-way ns is over [`super::SCHEDULED_TRANSFER_NS`] (both
+/// threads taking turns on one CPU; a few preemptions on a busy host move
+/// no median). Every line holds [`PING`] again at the end.
 fn timed_chunks(
-    cpu_a: u32,
-    cpu_b: u32,
-    round_trips: u64,
-    lines: &[&AtomicU64],
-    chunks: u64,
-) -> Result<(u64, Vec<f64>), ReferenceError> {
-    let chunk = (round_trips / chunks).max(1);
-    let warmup = warmup_of(round_trips);
-    let budget = transfer_budget(2 * (warmup + chunk * chunks));
-    timed_chunks_within(cpu_a, cpu_b, round_trips, lines, chunks, budget)
-}
-
-/// [`timed_chunks`] stopping once it has taken `budget`.
-fn timed_chunks_within(
     cpu_a: u32,
     cpu_b: u32,
     round_trips: u64,
@@ -190,17 +199,24 @@ fn timed_chunks_within(
             pin_then_wait(cpu_a)?;
             let started = Instant::now();
             let spent = || started.elapsed() > budget;
+            // A warm-up that outlasts the whole budget (175 times its
+            // usual time for the canary) was spent taking turns. Cut
+            // short, it leaves the pong side's warm-up swaps on chunk 0's
+            // line to pair with this side's first chunk, and that chunk
+            // is the last: the pong side is out of step for the next.
+            let mut cut = false;
             for i in 0..warmup {
                 swap(0, PING, PONG);
-                // Cut short, the pong side's warm-up swaps on chunk 0's
-                // line pair with this side's first chunk.
                 if i % 64 == 63 && spent() {
+                    cut = true;
                     break;
                 }
             }
             let mut one_way = Vec::new();
             for c in 0..chunks {
-                if c > 0 && spent() {
+                // Past the budget, stop once the chunks' median says the
+                // time went to taking turns, not to a preemption or two.
+                if c > 0 && (cut || spent() && taking_turns(&one_way)) {
                     break;
                 }
                 let t = Instant::now();
@@ -273,7 +289,10 @@ mod tests {
         let words: [AtomicU64; LINES] = Default::default();
         let lines: Vec<&AtomicU64> = words.iter().collect();
         let started = Instant::now();
-        let (round_trips, one_way) = timed_chunks(a, b, 256 * 1000, &lines, CHUNKS).unwrap();
+        // Unbounded: a test beside it pinned to the same CPUs makes both
+        // take turns, which is the bound's business, not this test's.
+        let all = std::time::Duration::MAX;
+        let (round_trips, one_way) = timed_chunks(a, b, 256 * 1000, &lines, CHUNKS, all).unwrap();
         let wall_ns = started.elapsed().as_nanos() as f64;
         assert_eq!((round_trips, one_way.len()), (1000, 256));
         assert!(one_way.iter().all(|&ns| ns > 0.0));
@@ -287,7 +306,7 @@ mod tests {
             "chunks took {chunks_ns} ns of the call's {wall_ns}"
         );
         // Fewer round trips than chunks: one round trip each.
-        let (round_trips, one_way) = timed_chunks(a, b, 100, &lines, CHUNKS).unwrap();
+        let (round_trips, one_way) = timed_chunks(a, b, 100, &lines, CHUNKS, all).unwrap();
         assert_eq!((round_trips, one_way.len()), (1, 256));
         // Every line is back at PING: a counter's slot measured in place
         // keeps its value.
@@ -296,23 +315,32 @@ mod tests {
     }
 
     #[test]
-    fn a_spent_budget_stops_after_the_first_chunk_and_restores_the_lines() {
+    fn a_spent_budget_stops_only_chunks_that_took_turns_and_restores_the_lines() {
         let (a, b) = two_cpus();
         let words: [AtomicU64; LINES] = Default::default();
         let lines: Vec<&AtomicU64> = words.iter().collect();
+        // A budget spent from the start cuts the warm-up (2,560 round
+        // trips) after 64, and so ends after the first chunk: the pong
+        // side is out of step for the next.
         let none = std::time::Duration::ZERO;
-        let (round_trips, one_way) =
-            timed_chunks_within(a, b, 256 * 100, &lines, CHUNKS, none).unwrap();
+        let (round_trips, one_way) = timed_chunks(a, b, 256 * 100, &lines, CHUNKS, none).unwrap();
         assert_eq!((round_trips, one_way.len()), (100, 1));
         assert!(one_way[0] > 0.0);
+        assert!(words.iter().all(|w| w.load(Ordering::Relaxed) == PING));
+        // Without a warm-up (9 round trips: none), the same spent budget
+        // stops no chunk on two CPUs: their median is a cache's, ns, not a
+        // scheduler's.
+        let (round_trips, one_way) = timed_chunks(a, b, 9, &lines, CHUNKS, none).unwrap();
+        assert_eq!((round_trips, one_way.len()), (1, 256));
         assert!(words.iter().all(|w| w.load(Ordering::Relaxed) == PING));
         // Both threads on one CPU take turns: every hand-over waits for
         // the scheduler (a time slice, ms), as when a hypervisor runs both
         // vCPUs on one host CPU. 2,048 round trips would take seconds;
         // their budget (2 × 2,252 transfers at 10 µs, 45 ms) stops the
-        // warm-up and then the chunks after the first, and the median
-        // says what the hand-overs cost: the scheduler's, not a cache's.
-        let (_, stacked) = timed_chunks(a, a, 256 * 8, &lines, CHUNKS).unwrap();
+        // warm-up, then the chunks after the first (its one-way ns a
+        // scheduler's, ms), and the median says what the hand-overs cost.
+        let budget = chunks_budget(256 * 8, CHUNKS);
+        let (_, stacked) = timed_chunks(a, a, 256 * 8, &lines, CHUNKS, budget).unwrap();
         assert!(stacked.len() < CHUNKS as usize / 2, "{}", stacked.len());
         let median = quantile_of(&stacked, 0.5);
         assert!(
@@ -335,7 +363,9 @@ mod tests {
     fn a_line_ping_pong_times_its_chunks_on_that_line_and_leaves_it_at_zero() {
         let (a, b) = two_cpus();
         let word = AtomicU64::new(0);
-        let (round_trips, one_way) = timed_chunks(a, b, 16 * 500, &[&word], LINE_CHUNKS).unwrap();
+        let all = std::time::Duration::MAX;
+        let (round_trips, one_way) =
+            timed_chunks(a, b, 16 * 500, &[&word], LINE_CHUNKS, all).unwrap();
         assert_eq!((round_trips, one_way.len()), (500, 16));
         assert_eq!(word.load(Ordering::Relaxed), 0);
         // The same line on the same CPUs a moment later: within 2× of

@@ -12,7 +12,7 @@
 //! read of the same line, as a global one's) are timed whole too.
 
 use super::measure::on_pair;
-use super::transfer_budget;
+use super::{taking_turns, transfer_budget};
 use crate::clock::Timer;
 use crate::placement::{NodeMemory, Placement, PlacementError};
 use crate::stats::{TIMING_TRIM, trimmed_mean};
@@ -109,8 +109,12 @@ pub fn transaction_transfers(passes: usize) -> f64 {
 /// makes, about: each sample hands the turn over and back and moves the
 /// line once or twice, four in all.
 fn transfers_of(samples: usize) -> u64 {
-    (Transaction::ALL.len() * 2 * (samples + TRANSACTION_WARMUP) * 4) as u64
+    (Transaction::ALL.len() * 2 * (samples + TRANSACTION_WARMUP)) as u64 * TRANSFERS_PER_SAMPLE
 }
+
+/// Line transfers of one sample, about: the turn handed over and back,
+/// and the line moved once or twice.
+const TRANSFERS_PER_SAMPLE: u64 = 4;
 
 /// Lines the samples rotate through (each on its own 128 bytes, so the
 /// adjacent-line prefetcher never pulls a neighbour with it), and how far
@@ -221,9 +225,12 @@ fn wait_for_turn(go: &AtomicU64, k: u64) -> bool {
 }
 
 /// One side's part of every sample: `me` is 0 for the pair's lower CPU.
-/// Returns the samples this side timed (net ns, per transaction). Once it
-/// has taken `budget`, the side whose turn it is to time stops both (the
-/// two threads taking turns on one CPU), and each returns what it has.
+/// Returns the samples this side timed (net ns, per transaction). Past
+/// `budget`, the side whose turn it is to time stops both once the median
+/// ns per transfer between its looks at the clock is over
+/// [`super::SCHEDULED_TRANSFER_NS`] ([`taking_turns`]: the two threads taking turns on one CPU; a
+/// few preemptions on a busy host move no median), and each returns what
+/// it has.
 fn side(
     sh: &Shared,
     me: usize,
@@ -241,6 +248,10 @@ fn side(
     let mut out = vec![Vec::with_capacity(samples); Transaction::ALL.len()];
     let mut k = 0u64;
     let started = std::time::Instant::now();
+    // (when, k) at this side's last look, and the ns per transfer of each
+    // stretch between looks.
+    let mut look = (started, 0u64);
+    let mut stretches: Vec<f64> = Vec::new();
     for (i, &t) in Transaction::ALL.iter().enumerate() {
         for timer_side in 0..2 {
             for s in 0..per {
@@ -248,9 +259,20 @@ fn side(
                 let line = sh.lines[s % LINES];
                 let other = sh.lines[(s + LINES / 2) % LINES];
                 if me == timer_side {
-                    if s % SAMPLES_PER_LOOK == 0 && started.elapsed() > budget {
-                        sh.go.store(STOP, Ordering::Release);
-                        return out;
+                    if s % SAMPLES_PER_LOOK == 0 {
+                        let now = std::time::Instant::now();
+                        if k > look.1 + 1 {
+                            let transfers = (k - 1 - look.1) * TRANSFERS_PER_SAMPLE;
+                            stretches.push((now - look.0).as_nanos() as f64 / transfers as f64);
+                        }
+                        look = (now, k - 1);
+                        // Past the budget, stop once the stretches' median
+                        // says the time went to taking turns, not to a
+                        // preemption or two.
+                        if now - started > budget && taking_turns(&stretches) {
+                            sh.go.store(STOP, Ordering::Release);
+                            return out;
+                        }
                     }
                     before(t, line);
                     sh.go.store(k, Ordering::Release);
@@ -287,6 +309,21 @@ pub fn measure_transactions(
     timer: Timer,
     allowed: &CpuList,
 ) -> Result<TransactionSamples, PlacementError> {
+    let budget = transfer_budget(transfers_of(samples));
+    transactions_within(a, b, home, samples, timer, allowed, budget)
+}
+
+/// [`measure_transactions`] past whose `budget` the sides stop once they
+/// take turns ([`side`]).
+fn transactions_within(
+    a: u32,
+    b: u32,
+    home: u32,
+    samples: usize,
+    timer: Timer,
+    allowed: &CpuList,
+    budget: std::time::Duration,
+) -> Result<TransactionSamples, PlacementError> {
     let memory = NodeMemory::alloc(LINES * STRIDE, home, Placement::Strict)?;
     // SAFETY: every offset is 128-byte aligned and inside the mapping,
     // which outlives the borrows; fresh pages hold zeros, valid AtomicU64s.
@@ -297,7 +334,6 @@ pub fn measure_transactions(
         go: CachePadded::new(AtomicU64::new(0)),
         ready: CachePadded::new(AtomicU64::new(0)),
     };
-    let budget = transfer_budget(transfers_of(samples));
     let [(_, mut mine), (_, theirs)] =
         on_pair(a, b, allowed, |me| side(&sh, me, samples, timer, budget))?;
     for (m, t) in mine.iter_mut().zip(theirs) {
@@ -407,28 +443,18 @@ mod tests {
             go: CachePadded::new(AtomicU64::new(0)),
             ready: CachePadded::new(AtomicU64::new(0)),
         };
-        let both = |budget| {
-            std::thread::scope(|s| {
-                let a = s.spawn(|| side(&sh, 0, 7, Timer::Monotonic, budget));
-                let b = s.spawn(|| side(&sh, 1, 7, Timer::Monotonic, budget));
-                (a.join().unwrap(), b.join().unwrap())
-            })
-        };
-        let (mine, theirs) = both(std::time::Duration::MAX);
+        let all = std::time::Duration::MAX;
+        let (mine, theirs) = std::thread::scope(|s| {
+            let a = s.spawn(|| side(&sh, 0, 7, Timer::Monotonic, all));
+            let b = s.spawn(|| side(&sh, 1, 7, Timer::Monotonic, all));
+            (a.join().unwrap(), b.join().unwrap())
+        });
         let total: u64 = atomics.iter().map(|a| a.load(Ordering::Relaxed)).sum();
         assert_eq!(total, 11 * 2 * (TRANSACTION_WARMUP as u64 + 7));
         // Each side keeps the timed samples it took, warm-up dropped.
         for s in [&mine, &theirs] {
             assert!(s.iter().all(|t| t.len() == 7), "{s:?}");
         }
-        // A budget already spent: the first timing side stops both before
-        // the first sample, and neither waits for the other.
-        sh.go.store(0, Ordering::Relaxed);
-        sh.ready.store(0, Ordering::Relaxed);
-        let (mine, theirs) = both(std::time::Duration::ZERO);
-        assert!(mine.iter().chain(&theirs).all(Vec::is_empty));
-        let after: u64 = atomics.iter().map(|a| a.load(Ordering::Relaxed)).sum();
-        assert_eq!(after, total);
     }
 
     #[test]
@@ -477,7 +503,11 @@ mod tests {
         let topo = Topology::read(Path::new("/")).unwrap();
         let (a, b) = crate::topology::two_allowed_cpus();
         let home = topo.node_of_cpu(a).unwrap();
-        let s = measure_transactions(a, b, home, 40, Timer::Monotonic, &topo.allowed_cpus).unwrap();
+        // Unbounded: a test beside it pinned to the same CPUs makes both
+        // take turns, which is the budget's business, not this test's.
+        let all = std::time::Duration::MAX;
+        let allowed = &topo.allowed_cpus;
+        let s = transactions_within(a, b, home, 40, Timer::Monotonic, allowed, all).unwrap();
         assert_eq!(s.len(), Transaction::ALL.len());
         for samples in &s {
             assert_eq!(samples.len(), 80);
@@ -496,8 +526,9 @@ mod tests {
         // Taking turns on one CPU, every hand-shake waits for a time
         // slice (ms), as when a hypervisor runs both vCPUs on one host
         // CPU: 40 samples of each would take many seconds; their budget
-        // (6 × 2 × 70 × 4 transfers at 10 µs, 34 ms) stops both sides
-        // with the first transaction's first samples.
+        // (6 × 2 × 70 × 4 transfers at 10 µs, 34 ms) stops both sides at
+        // the first look past it (16 samples, each ms per transfer),
+        // within the first transaction's warm-up.
         let topo = Topology::read(Path::new("/")).unwrap();
         let (a, _) = crate::topology::two_allowed_cpus();
         let home = topo.node_of_cpu(a).unwrap();
