@@ -103,13 +103,17 @@ fn every_repeat_records_its_interference() {
             assert!(i["steal_ms"].as_f64().is_some_and(|s| s >= 0.0), "{i}");
             if two_cpus {
                 // A CAS ping-pong between two CPUs takes at least a few ns
-                // one-way and at most microseconds.
-                let ns = i["canary_ns"].as_f64().unwrap();
-                assert!((1.0..10_000.0).contains(&ns), "{i}");
+                // one-way; over 10 µs (a loaded machine: its threads took
+                // turns on one CPU) it is the scheduler's, and the repeat
+                // is disturbed.
+                let before = i["canary_ns"].as_f64().unwrap();
                 assert!(i["canary_ms"].as_f64().unwrap() > 0.0, "{i}");
                 // And one after the repeat, on the same pair.
                 let after = i["canary_after_ns"].as_f64().unwrap();
-                assert!((1.0..10_000.0).contains(&after), "{i}");
+                for ns in [before, after] {
+                    assert!(ns >= 1.0, "{i}");
+                    assert!(ns <= 10_000.0 || i["disturbed"] == true, "{i}");
+                }
             }
         }
     }

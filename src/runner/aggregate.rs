@@ -10,6 +10,7 @@ use super::result::{
     Strategy, StrategyResult, StrategySummary,
 };
 use crate::counter::PublishStats;
+use crate::matrix::SCHEDULED_TRANSFER_NS;
 use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary, adjusted_mean};
 use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
 
@@ -540,7 +541,9 @@ fn repeat_by_repeat(
 
 /// Marks every repeat whose canary, before or after it, is more than
 /// [`CANARY_SHIFT`]× away from the median of all of them (before and
-/// after every repeat) as disturbed, and the others as not
+/// after every repeat), or over [`SCHEDULED_TRANSFER_NS`] one-way (the
+/// scheduler's, not a cache's: the median of a run that took turns
+/// throughout is such a figure too), as disturbed, and the others as not
 /// (so a run can mark as it goes, and the final median decides); returns
 /// the warning to print, naming the values, when any was.
 pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String> {
@@ -550,9 +553,9 @@ pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String>
         hi,
         count,
     } = CanaryRange::of(repeats.iter().map(|r| &r.interference))?;
-    if count < 2 || median <= 0.0 {
-        return None;
-    }
+    // A median to differ from: two canaries or more, of a working clock.
+    let has_median = count >= 2 && median > 0.0;
+    let scheduled = SCHEDULED_TRANSFER_NS as f64;
     let mut marked = 0;
     for r in repeats.iter_mut() {
         let i = &mut r.interference;
@@ -561,28 +564,32 @@ pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String>
             let away = [i.canary_ns, i.canary_after_ns]
                 .into_iter()
                 .flatten()
-                .any(|c| !(1.0 / CANARY_SHIFT..=CANARY_SHIFT).contains(&(c / median)));
+                .any(|c| {
+                    c > scheduled
+                        || has_median
+                            && !(1.0 / CANARY_SHIFT..=CANARY_SHIFT).contains(&(c / median))
+                });
             i.disturbed = away;
             marked += usize::from(away);
         }
     }
-    // A transfer slower than this is the scheduler's: the two CPUs' threads
-    // took turns on one host CPU.
-    let scheduled = crate::matrix::SCHEDULED_TRANSFER_NS as f64;
-    let cause = if hi > scheduled {
+    let changed = has_median && hi / lo > CANARY_SHIFT;
+    (changed || hi > scheduled).then(|| {
+        let cause = if hi > scheduled {
+            format!(
+                "a canary over {} µs one-way is no cache's: both vCPUs ran on one host CPU, taking turns",
+                scheduled / 1e3
+            )
+        } else {
+            "a hypervisor probably moved vCPUs".to_string()
+        };
+        let what = if changed { "changed during" } else { "was the scheduler's throughout" };
         format!(
-            "a canary over {} µs one-way is no cache's: both vCPUs ran on one host CPU, taking turns",
-            scheduled / 1e3
-        )
-    } else {
-        "a hypervisor probably moved vCPUs".to_string()
-    };
-    (hi / lo > CANARY_SHIFT).then(|| {
-        format!(
-            "core-to-core latency changed during the run: {} → {} ns (median {}); {cause}; {marked} repeats measured away from the median are marked disturbed",
+            "core-to-core latency {what} the run: {} → {} ns (median {}); {cause}; {marked} repeats measured away from the median or over {} µs are marked disturbed",
             round(lo),
             round(hi),
-            round(median)
+            round(median),
+            scheduled / 1e3
         )
     })
 }
@@ -901,6 +908,37 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_run_that_took_turns_throughout_is_disturbed_throughout() {
+        // Every canary a time slice (within 1.5× of their median): no
+        // change, yet no repeat measured a cache.
+        let mut repeats: Vec<RepeatResult> = [3_000_000.0, 4_000_000.0, 3_500_000.0]
+            .map(repeat_with_canary)
+            .into();
+        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
+        assert!(
+            warning.starts_with("core-to-core latency was the scheduler's throughout the run: 3000000 → 4000000 ns (median 3500000); a canary over 10 µs"),
+            "{warning}"
+        );
+        assert!(
+            warning.ends_with(
+                "; 3 repeats measured away from the median or over 10 µs are marked disturbed"
+            ),
+            "{warning}"
+        );
+        assert!(repeats.iter().all(|r| r.interference.disturbed));
+        // One canary has no median, but a time slice is one still; 10 µs
+        // is not.
+        for (canary, disturbed) in [(20_000.0, true), (10_000.0, false)] {
+            let mut repeats = [repeat_with_canary(canary)];
+            let warning = mark_canary_shifts(repeats.iter_mut().collect());
+            assert_eq!(
+                (warning.is_some(), repeats[0].interference.disturbed),
+                (disturbed, disturbed)
+            );
+        }
+    }
+
+    #[test]
     fn a_steady_canary_marks_nothing() {
         let mut repeats: Vec<RepeatResult> = [27.0, 30.0, 25.0].map(repeat_with_canary).into();
         assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
@@ -914,6 +952,10 @@ pub(super) mod tests {
         let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
         assert!(warning.contains("10 → 40 ns (median 25)"), "{warning}");
         assert!(warning.contains("; 2 repeats measured away"), "{warning}");
+        assert!(
+            warning.starts_with("core-to-core latency changed during"),
+            "{warning}"
+        );
         assert!(repeats.iter().all(|r| r.interference.disturbed));
         // One canary has nothing to differ from; canaries of 0 ns (a
         // broken clock) have no ratio.
