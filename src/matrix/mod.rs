@@ -264,10 +264,15 @@ pub fn measure_all(
             progress(done, n * passes);
         }
     }
+    // Both CPUs time every pass's share.
+    let transactions_planned = 2 * TRANSACTION_SAMPLES * passes;
     Ok(pairs
         .iter()
         .zip(samples)
-        .map(|(&(pair, node), s)| PairResult::from_passes(pair, node, s))
+        .map(|(&(pair, node), s)| PairResult {
+            transactions_planned,
+            ..PairResult::from_passes(pair, node, s)
+        })
         .collect())
 }
 

@@ -117,6 +117,13 @@ pub struct PairResult {
     /// ping-pong (empty in files from before they were measured).
     #[serde(default)]
     pub transactions: Vec<TransactionCost>,
+    /// Samples each coherence transaction was to have, both CPUs' over
+    /// every pass; 0 where not known (a file from before it was
+    /// recorded). Fewer in `transactions` is an instrument stopped because
+    /// the pair's threads took turns on one CPU ([`super::taking_turns`]):
+    /// [`PairResult::transactions_cut`].
+    #[serde(default)]
+    pub transactions_planned: usize,
 }
 
 impl PairResult {
@@ -197,7 +204,20 @@ impl PairResult {
             passes: medians,
             pass_spread_pct,
             unstable: pass_spread_pct > UNSTABLE_LIMIT_PCT,
+            transactions_planned: 0,
         }
+    }
+
+    /// Whether the coherence transactions stopped short of
+    /// `transactions_planned`: a transaction with fewer samples, or none
+    /// (left out of `transactions`). False where the plan is not known.
+    pub fn transactions_cut(&self) -> bool {
+        self.transactions_planned > 0
+            && (self.transactions.len() < super::Transaction::ALL.len()
+                || self
+                    .transactions
+                    .iter()
+                    .any(|t| t.samples < self.transactions_planned))
     }
 
     /// True when both threads and the line were verified.

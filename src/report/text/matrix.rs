@@ -41,6 +41,9 @@ pub fn render(r: &MatrixResults) -> String {
     s.push('\n');
     classes(&mut s, r);
     transactions(&mut s, r);
+    if let Some(line) = transactions_cut_line(r) {
+        s.push_str(&wrapped(&line));
+    }
     contenders(&mut s, r);
     sharers(&mut s, r);
     home_classes(&mut s, r);
@@ -208,6 +211,32 @@ fn transactions(s: &mut String, r: &MatrixResults) {
     if let Some(line) = r.provenance.tsc_step_line(smallest) {
         s.push_str(&wrapped(&line));
     }
+}
+
+/// The pairs whose transactions stopped short of their plan
+/// ([`PairResult::transactions_cut`]), with the fewest samples any
+/// transaction of theirs got; `None` when none did.
+fn transactions_cut_line(r: &MatrixResults) -> Option<String> {
+    let cut: Vec<&PairResult> = r.pairs.iter().filter(|p| p.transactions_cut()).collect();
+    let fewest = cut
+        .iter()
+        .map(|p| {
+            let missing = p.transactions.len() < Transaction::ALL.len();
+            let least = p.transactions.iter().map(|t| t.samples).min();
+            (
+                if missing { 0 } else { least.unwrap_or(0) },
+                p.transactions_planned,
+            )
+        })
+        .min()?;
+    Some(format!(
+        "transactions cut short on {} of {} pairs (fewest {} of {} samples a transaction): their two threads took turns on one CPU, over {} µs a transfer (a loaded machine, or both vCPUs on one host CPU), so those pairs' figures rest on fewer samples, or none",
+        cut.len(),
+        r.pairs.len(),
+        fewest.0,
+        fewest.1,
+        crate::matrix::SCHEDULED_TRANSFER_NS / 1000
+    ))
 }
 
 /// `ns` to one decimal, or `-` for none.
