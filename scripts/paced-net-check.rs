@@ -11,18 +11,25 @@
 // read, an add to the thread's private pending line, and an add of the
 // pending count to the shared line only when 1 ms has passed since this
 // thread last published. `repeats=N` sets the count of 100 ms repeats: a
-// default `contend run` gives each 22k/s figure 6-7 of them.
+// default `contend run` gives each 22k/s figure 6-7 of them. With `fresh`,
+// each repeat adds to a shared line on a page of its own, newly touched
+// (as contend maps a counter afresh for every repeat), instead of one line
+// for the whole run: a line's price depends on its L3 slice.
 //
 //   rustc -O --edition 2021 scripts/paced-net-check.rs -o /tmp/paced-net-check
 //   /tmp/paced-net-check       # beside: contend run --rate 22k --level global --publish always
 //   /tmp/paced-net-check 1000000 poisson   # beside: ... --rate 1M --arrivals poisson
 //   /tmp/paced-net-check 22000 ratelimit repeats=7   # beside: ... --publish ratelimit:1ms
+//   /tmp/paced-net-check 22000 fresh   # one new line a repeat
 use std::arch::x86_64::{__rdtscp, _mm_lfence, _rdtsc};
 use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
 
 #[repr(align(128))]
 struct Line(AtomicI64);
+
+#[repr(align(4096))]
+struct Page(Line);
 
 extern "C" {
     fn sched_setaffinity(pid: i32, size: usize, mask: *const u64) -> i32;
@@ -51,15 +58,21 @@ fn main() {
     let rate: f64 = args.get(1).map_or(22_000.0, |a| a.parse().expect("RATE"));
     let poisson = args.iter().any(|a| a == "poisson");
     let ratelimit = args.iter().any(|a| a == "ratelimit");
+    let fresh = args.iter().any(|a| a == "fresh");
     let repeats: usize = args
         .iter()
         .find_map(|a| a.strip_prefix("repeats="))
         .map_or(20, |n| n.parse().expect("repeats=N"));
     let (period, stall, ms) = (hz / rate, (20e-6 * hz) as u64, (1e-3 * hz) as u64);
     let ops = (0.1 * rate) as u64;
-    let shared = Arc::new(Line(AtomicI64::new(0)));
+    // Every page stays mapped to the end, so no repeat reuses another's.
+    let mut pages = vec![Arc::new(Page(Line(AtomicI64::new(0))))];
     let mut nets = Vec::new();
     for _ in 0..repeats {
+        if fresh && nets.len() > 0 {
+            pages.push(Arc::new(Page(Line(AtomicI64::new(0)))));
+        }
+        let shared = pages.last().unwrap().clone();
         let barrier = Arc::new(Barrier::new(2));
         let threads: Vec<_> = (0..2)
             .map(|cpu| {
@@ -103,10 +116,10 @@ fn main() {
                                 if now.wrapping_sub(published) >= ms {
                                     published = now;
                                     pending.0.store(0, Relaxed);
-                                    shared.0.fetch_add(n, Relaxed);
+                                    shared.0.0.fetch_add(n, Relaxed);
                                 }
                             } else {
-                                shared.0.fetch_add(1, Relaxed);
+                                shared.0.0.fetch_add(1, Relaxed);
                             }
                             let w = t1() - a;
                             if w < stall {
@@ -130,9 +143,10 @@ fn main() {
         .copied()
         .unwrap_or(1.96 + 2.4 / n);
     println!(
-        "net {} - private fetch_add at {rate}/s{} on CPUs 0,1: {mean:.1} ns, sd {sd:.1}, 95% CI ±{:.1} ns ({n} repeats of 100 ms)",
+        "net {} - private fetch_add at {rate}/s{}{} on CPUs 0,1: {mean:.1} ns, sd {sd:.1}, 95% CI ±{:.1} ns ({n} repeats of 100 ms)",
         if ratelimit { "ratelimit:1ms" } else { "shared" },
         if poisson { " poisson" } else { "" },
+        if fresh { ", a fresh line each repeat" } else { "" },
         t * sd / n.sqrt()
     );
 }
