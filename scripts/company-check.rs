@@ -1,0 +1,129 @@
+// An independent check of `contend run --paced both`'s "in place against
+// alone", sharing no code with contend: does a shared add cost less when
+// the same two CPUs hand other lines over between its updates? Two
+// threads pinned to CPUs 0 and 1, each at RATE periods/s (default 22k).
+// The period is cut into 8 slots: slot 0 is a fenced fetch_add (lfence;
+// rdtsc; lfence ... rdtscp; lfence) on line M, which both threads add to,
+// slot 4 one on a private line (the floor); net = shared - private. In
+// company, slots 1-3 and 5-7 add (untimed) to six other lines both
+// threads add to, each on a page of its own: what contend's other lanes
+// in place do. Alone, those slots spin. Repeats of 100 ms take turns,
+// ABBA per pair of rounds, on the same line M (one page, one L3 slice, as
+// contend's round shares its lines now); windows over 20 us are left
+// out. It prints each mode's mean net and the paired difference company
+// - alone, mean and 95% CI over the rounds.
+//
+//   rustc -O --edition 2021 scripts/company-check.rs -o /tmp/company-check
+//   /tmp/company-check [RATE] [rounds=N]   # beside: contend run --paced both
+use std::arch::x86_64::{__rdtscp, _mm_lfence, _rdtsc};
+use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
+use std::sync::{Arc, Barrier};
+
+#[repr(align(4096))]
+struct Page(AtomicI64);
+
+extern "C" {
+    fn sched_setaffinity(pid: i32, size: usize, mask: *const u64) -> i32;
+}
+
+fn t0() -> u64 {
+    unsafe { _mm_lfence(); let t = _rdtsc(); _mm_lfence(); t }
+}
+
+fn t1() -> u64 {
+    unsafe { let mut a = 0; let t = __rdtscp(&mut a); _mm_lfence(); t }
+}
+
+fn pin(cpu: usize) {
+    let mask: [u64; 16] = std::array::from_fn(|i| if i == cpu / 64 { 1 << (cpu % 64) } else { 0 });
+    assert_eq!(unsafe { sched_setaffinity(0, 128, mask.as_ptr()) }, 0, "pin to CPU {cpu}");
+}
+
+/// Net ns (shared - private, both threads' mean) of one 100 ms repeat.
+fn repeat(hz: f64, rate: f64, lines: &Arc<Vec<Page>>, company: bool) -> f64 {
+    let (period, stall) = (hz / rate, (20e-6 * hz) as u64);
+    let ops = (0.1 * rate) as u64;
+    let barrier = Arc::new(Barrier::new(2));
+    let threads: Vec<_> = (0..2)
+        .map(|cpu| {
+            let (lines, barrier) = (lines.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                pin(cpu);
+                let private = Page(AtomicI64::new(0));
+                barrier.wait();
+                let start = t1() + (0.01 * hz) as u64;
+                let (mut s, mut p) = ((0u64, 0u64), (0u64, 0u64));
+                for k in 0..ops {
+                    for slot in 0..8usize {
+                        let other = slot != 0 && slot != 4;
+                        if other && !company {
+                            continue;
+                        }
+                        let due = start + ((k as f64 + slot as f64 / 8.0) * period) as u64;
+                        while t1() < due {
+                            std::hint::spin_loop();
+                        }
+                        if other {
+                            lines[slot].0.fetch_add(1, Relaxed);
+                            continue;
+                        }
+                        let a = t0();
+                        if slot == 0 {
+                            lines[0].0.fetch_add(1, Relaxed);
+                        } else {
+                            private.0.fetch_add(1, Relaxed);
+                        }
+                        let w = t1() - a;
+                        let sum = if slot == 0 { &mut s } else { &mut p };
+                        if w < stall {
+                            (sum.0, sum.1) = (sum.0 + w, sum.1 + 1);
+                        }
+                    }
+                }
+                (s.0 as f64 / s.1 as f64 - p.0 as f64 / p.1 as f64) * 1e9 / hz
+            })
+        })
+        .collect();
+    let nets: Vec<f64> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    nets.iter().sum::<f64>() / 2.0
+}
+
+fn mean_ci(x: &[f64]) -> (f64, f64) {
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    let sd = (x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    // Student's t(0.975, n - 1) for n of 20 or more, near enough.
+    (mean, (1.96 + 2.4 / n) * sd / n.sqrt())
+}
+
+fn main() {
+    let hz = {
+        let (a, s) = (t1(), std::time::Instant::now());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        (t1() - a) as f64 / s.elapsed().as_secs_f64()
+    };
+    let args: Vec<String> = std::env::args().collect();
+    let rate: f64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(22_000.0);
+    let rounds: usize = args
+        .iter()
+        .find_map(|a| a.strip_prefix("rounds="))
+        .map_or(30, |n| n.parse().expect("rounds=N"));
+    let lines: Arc<Vec<Page>> = Arc::new((0..8).map(|_| Page(AtomicI64::new(0))).collect());
+    let (mut alone, mut with, mut diff) = (Vec::new(), Vec::new(), Vec::new());
+    for r in 0..rounds {
+        // ABBA: company first in rounds 1, 2, 5, 6, ...
+        let company_first = (r + 1) % 4 >= 2;
+        let first = repeat(hz, rate, &lines, company_first);
+        let second = repeat(hz, rate, &lines, !company_first);
+        let (a, c) = if company_first { (second, first) } else { (first, second) };
+        alone.push(a);
+        with.push(c);
+        diff.push(c - a);
+    }
+    let ((a, ac), (c, cc), (d, dc)) = (mean_ci(&alone), mean_ci(&with), mean_ci(&diff));
+    println!(
+        "net shared - private fetch_add at {rate}/s on CPUs 0,1, {rounds} rounds of 100 ms each way: alone {a:.1} ±{ac:.1} ns, with six other shared lines in the period {c:.1} ±{cc:.1} ns; company - alone {d:+.1} ns [{:+.1}, {:+.1}]",
+        d - dc,
+        d + dc
+    );
+}
