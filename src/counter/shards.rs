@@ -439,6 +439,15 @@ impl ShardedCounter {
         sum
     }
 
+    /// Sets every slot (its sum and its publish tags) to 0, as a new
+    /// counter's are: a counter used again, on the same lines, starts
+    /// from nothing. No writer may run meanwhile; `shares` is kept.
+    pub fn clear(&self) {
+        for i in 0..self.slots.len() {
+            self.slot(i).store(0, Ordering::Relaxed);
+        }
+    }
+
     /// Slot `index`'s raw value: its sum and its publish tags (relaxed
     /// load).
     #[inline(always)]

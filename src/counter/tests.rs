@@ -8,7 +8,7 @@ use crate::placement::{NodeCheck, Placement};
 use crate::topology::Topology;
 use crate::workload::LoadWalk;
 use std::path::Path;
-use std::sync::atomic::AtomicI64;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use crate::topology::fixture;
 
@@ -348,6 +348,40 @@ fn slots_are_verified_on_their_node_here() {
             assert_eq!(counter.shares(), DEFAULT_SHARES);
         }
     }
+}
+
+#[test]
+fn a_cleared_counter_reads_zero_on_the_same_lines_and_keeps_shares() {
+    let topo = Topology::read(Path::new("/")).unwrap();
+    let cpus = topo.allowed_cpus.to_vec();
+    let counter = ShardedCounter::new(
+        layout(
+            ShardLevel::Cpu,
+            Pad::Line128,
+            SlotHome::Local,
+            NodeIter::Compact,
+        ),
+        &topo,
+        &cpus,
+        Placement::Strict,
+    )
+    .unwrap();
+    let addresses: Vec<usize> = (0..counter.slots().len())
+        .map(|i| counter.slot_address(i))
+        .collect();
+    for i in 0..counter.slots().len() {
+        counter
+            .slot(i)
+            .store(PUBLISH_TAG * 3 + 5 + i as i64, Ordering::Relaxed);
+    }
+    assert_ne!(counter.read(), 0);
+    counter.clear();
+    assert_eq!(counter.read(), 0);
+    for (i, &address) in addresses.iter().enumerate() {
+        // Tags too: every raw value is 0, at the address it had.
+        assert_eq!((counter.raw(i), counter.slot_address(i)), (0, address));
+    }
+    assert_eq!(counter.shares(), DEFAULT_SHARES);
 }
 
 #[test]

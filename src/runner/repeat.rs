@@ -1,7 +1,8 @@
 //! One repeat of strategies in place (paced) or of one strategy (flat
-//! out): the canary, a fresh node-bound counter for each (and, paced, the
-//! counter of its floor in place), the pinned pools, and each strategy's
-//! numbers with the repeat's interference record.
+//! out): the canary, the round's node-bound counters (each strategy's
+//! own and, paced, its floor's in place; under `--paced both` the same
+//! lines for the round's repeats in place and alone), the pinned pools,
+//! and each strategy's numbers with the repeat's interference record.
 
 use super::aggregate::{RepeatContext, repeat_result};
 use super::floor::in_place_layout;
@@ -106,9 +107,91 @@ pub(super) struct RoundEntry {
     pub group: usize,
 }
 
+/// The counters of one round of a group: each member's own, fresh and
+/// node-bound, and (paced) its floor's in place, a gap of untouched
+/// pages drawn before each. Under `--paced both` the group's repeat in
+/// place and each member's repeat alone use these same lines, cleared
+/// before each ([`ShardedCounter::clear`]): a line's place moves a 22k/s
+/// net by about ±10 ns on one host, so a round's difference between in
+/// place and alone carries no line drawn twice.
+pub(super) struct RoundCounters {
+    counters: Vec<ShardedCounter>,
+    floors: Vec<Option<ShardedCounter>>,
+    /// Held while the counters are, keeping them apart.
+    _gaps: Vec<AddressGap>,
+}
+
+impl RoundCounters {
+    /// The counters of round `round` of `group`, in its order. Notes the
+    /// counters raise (a fallback home) go to `notes`, once each.
+    pub(super) fn new(
+        plan: &RunPlan,
+        group: &[&mut RoundEntry],
+        round: usize,
+        notes: &mut Vec<String>,
+    ) -> Result<Self, RunError> {
+        let cfg = &plan.config;
+        let mut counters = Vec::with_capacity(group.len());
+        let mut floors = Vec::with_capacity(group.len());
+        let mut gaps = Vec::with_capacity(2 * group.len());
+        let mut pages = gap_pages(group[0].spec.seed, round);
+        for entry in group {
+            let s = entry.result.strategy;
+            let layout = CounterLayout {
+                level: s.level,
+                pad: s.pad,
+                home: cfg.counter_node.map_or(SlotHome::Local, SlotHome::OnNode),
+                node_iter: cfg.node_iter,
+            };
+            gaps.push(gap(pages())?);
+            let counter = ShardedCounter::new(layout, &plan.topo, &cfg.writer_cpus, cfg.placement)?;
+            // Paced, the floor runs in place, on a counter of its own.
+            floors.push(if entry.result.regime.is_paced() {
+                gaps.push(gap(pages())?);
+                Some(ShardedCounter::new(
+                    in_place_layout(layout),
+                    &plan.topo,
+                    &cfg.writer_cpus,
+                    cfg.placement,
+                )?)
+            } else {
+                None
+            });
+            for note in counter.notes() {
+                if !notes.contains(note) {
+                    notes.push(note.clone());
+                }
+            }
+            counters.push(counter);
+        }
+        Ok(RoundCounters {
+            counters,
+            floors,
+            _gaps: gaps,
+        })
+    }
+
+    /// The counters of `members` (indexes into the round's group), each
+    /// cleared for a repeat: its own and its floor's.
+    pub(super) fn cleared(
+        &self,
+        members: &[usize],
+    ) -> Vec<(&ShardedCounter, Option<&ShardedCounter>)> {
+        members
+            .iter()
+            .map(|&i| {
+                let (counter, floor) = (&self.counters[i], self.floors[i].as_ref());
+                counter.clear();
+                floor.inspect(|f| f.clear());
+                (counter, floor)
+            })
+            .collect()
+    }
+}
+
 /// One repeat of a group of strategies in place (paced), or of one
-/// (flat out): the canary, a fresh node-bound counter for each (and,
-/// paced, the counter of its floor in place), the pinned pools running
+/// (flat out), on `counters` (each one's own and its floor's, in the
+/// order of `group`, cleared): the canary, the pinned pools running
 /// every strategy in place ([`run_repeat`]), and each strategy's numbers
 /// with the repeat's interference record, all under index `repeat`, in
 /// the order of `group`; `None` when interrupted. The first repeat also
@@ -116,51 +199,18 @@ pub(super) struct RoundEntry {
 pub(super) fn one_repeat(
     plan: &RunPlan,
     group: &mut [&mut RoundEntry],
+    counters: &[(&ShardedCounter, Option<&ShardedCounter>)],
     repeat: usize,
     interrupted: &AtomicBool,
     notes: &mut Vec<String>,
 ) -> Result<Option<Vec<RepeatResult>>, RunError> {
     let cfg = &plan.config;
-    let mut counters = Vec::with_capacity(group.len());
-    let mut floors = Vec::with_capacity(group.len());
-    // Held until the repeat ends, with the counters they keep apart.
-    let mut gaps = Vec::with_capacity(2 * group.len());
-    let mut pages = gap_pages(group[0].spec.seed, repeat);
-    for entry in group.iter() {
-        let s = entry.result.strategy;
-        let layout = CounterLayout {
-            level: s.level,
-            pad: s.pad,
-            home: cfg.counter_node.map_or(SlotHome::Local, SlotHome::OnNode),
-            node_iter: cfg.node_iter,
-        };
-        gaps.push(gap(pages())?);
-        let counter = ShardedCounter::new(layout, &plan.topo, &cfg.writer_cpus, cfg.placement)?;
-        // Paced, the floor runs in place, on a counter of its own.
-        floors.push(if entry.result.regime.is_paced() {
-            gaps.push(gap(pages())?);
-            Some(ShardedCounter::new(
-                in_place_layout(layout),
-                &plan.topo,
-                &cfg.writer_cpus,
-                cfg.placement,
-            )?)
-        } else {
-            None
-        });
-        for note in counter.notes() {
-            if !notes.contains(note) {
-                notes.push(note.clone());
-            }
-        }
-        counters.push(counter);
-    }
     let lanes: Vec<Lane> = group
         .iter()
-        .zip(counters.iter().zip(&floors))
-        .map(|(e, (counter, floor))| Lane {
+        .zip(counters)
+        .map(|(e, &(counter, floor))| Lane {
             counter,
-            floor: floor.as_ref(),
+            floor,
             spec: &e.spec,
         })
         .collect();
@@ -177,7 +227,7 @@ pub(super) fn one_repeat(
     // Each strategy's own lines, priced on the canary's CPUs before the
     // repeat and after it (the floors' lines are never handed over).
     let price = |c: &ShardedCounter| pair.and_then(|(a, b)| line_cost(c, a, b));
-    let before: Vec<Option<f64>> = counters.iter().map(price).collect();
+    let before: Vec<Option<f64>> = counters.iter().map(|&(c, _)| price(c)).collect();
     let steal_before = interference::steal_ms(&measured);
     let lane_reports = match run_repeat(
         &lanes,
@@ -194,12 +244,12 @@ pub(super) fn one_repeat(
     let line_ns: Vec<Option<f64>> = counters
         .iter()
         .zip(before)
-        .map(|(c, before)| lower(before, price(c)))
+        .map(|(&(c, _), before)| lower(before, price(c)))
         .collect();
     let after = pair.and_then(|(a, b)| interference::canary_after(a, b));
     let node_of = |cpu: u32| plan.topo.node_of_cpu(cpu).unwrap_or(0);
     let mut results = Vec::with_capacity(group.len());
-    for ((entry, counter), reports) in group.iter_mut().zip(&counters).zip(&lane_reports) {
+    for ((entry, &(counter, _)), reports) in group.iter_mut().zip(counters).zip(&lane_reports) {
         let result = &mut entry.result;
         let slot_node = |cpu: u32| {
             counter
@@ -308,6 +358,50 @@ mod tests {
         // A slot that cannot be priced: no price, its value still back.
         assert_eq!(priced(&counter, a, b, |_| None), None);
         assert_eq!(counter.slot(sa).load(Ordering::Relaxed), -41);
+    }
+
+    #[test]
+    fn a_rounds_repeats_in_place_and_alone_share_its_lines_each_cleared() {
+        // Two paced strategies in one group, as `--paced both` runs them.
+        let mut request = crate::runner::plan::example_request();
+        request.strategies.policies = vec![
+            crate::counter::PublishPolicy::ALWAYS,
+            crate::counter::PublishPolicy::NEVER,
+        ];
+        request.rates = vec![crate::workload::Regime::SEED];
+        let topo = crate::topology::Topology::read(std::path::Path::new("/")).unwrap();
+        let plan = crate::runner::plan::plan(&request, topo).unwrap();
+        let (mut entries, _) = super::super::entries(&plan);
+        let group: Vec<&mut RoundEntry> = entries.iter_mut().filter(|e| !e.is_floor).collect();
+        assert_eq!(group.len(), 2);
+        let mut notes = Vec::new();
+        let round = RoundCounters::new(&plan, &group, 3, &mut notes).unwrap();
+        let in_place = round.cleared(&[0, 1]);
+        let address = |c: &ShardedCounter| c.slot_address(0);
+        for &(counter, floor) in &in_place {
+            counter.slot(0).fetch_add(5, Ordering::Relaxed);
+            floor.unwrap().slot(0).fetch_add(2, Ordering::Relaxed);
+        }
+        // Member 1 alone: its own counter and floor, on the lines it had
+        // in place, from nothing again.
+        let alone = round.cleared(&[1]);
+        assert_eq!(alone.len(), 1);
+        let (counter, floor) = alone[0];
+        assert_eq!(address(counter), address(in_place[1].0));
+        assert_eq!(address(floor.unwrap()), address(in_place[1].1.unwrap()));
+        assert_eq!((counter.read(), floor.unwrap().read()), (0, 0));
+        // Member 0 was not cleared by member 1's repeat.
+        assert_eq!(in_place[0].0.read(), 5);
+        // Every counter on lines of its own, at least a page apart.
+        let mut all: Vec<usize> = in_place
+            .iter()
+            .flat_map(|&(c, f)| [address(c), address(f.unwrap())])
+            .collect();
+        all.sort_unstable();
+        assert!(
+            all.windows(2).all(|w| w[1] - w[0] >= page_size()),
+            "{all:x?}"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use super::aggregate::{PairedNet, mark_canary_shifts, net_busy_ns, target_ratio};
 use super::in_place::PacedMode;
-use super::repeat::{RoundEntry, one_repeat};
+use super::repeat::{RoundCounters, RoundEntry, one_repeat};
 use super::result::{RunConfig, StrategyResult};
 use super::{RunError, RunPlan};
 use crate::workload::{Regime, permutation};
@@ -84,13 +84,18 @@ pub(super) fn run(
             let alone: Vec<usize> = (0..members)
                 .filter(|&i| alone_too(cfg, group[i].is_floor, group[i].result.regime, members))
                 .collect();
+            // One draw of lines for the round, in place and alone alike.
+            let counters = RoundCounters::new(plan, &group, round, notes)?;
             for step in both_order(cfg.seed, round, &alone) {
-                let mut run: Vec<&mut RoundEntry> = match step {
-                    None => group.iter_mut().map(|e| &mut **e).collect(),
-                    Some(i) => vec![&mut *group[i]],
+                let (mut run, lines): (Vec<&mut RoundEntry>, _) = match step {
+                    None => (
+                        group.iter_mut().map(|e| &mut **e).collect(),
+                        counters.cleared(&(0..members).collect::<Vec<_>>()),
+                    ),
+                    Some(i) => (vec![&mut *group[i]], counters.cleared(&[i])),
                 };
                 let Some(results) =
-                    budget.run(|| one_repeat(plan, &mut run, round, interrupted, notes))
+                    budget.run(|| one_repeat(plan, &mut run, &lines, round, interrupted, notes))
                 else {
                     return Ok(RoundsEnd::OutOfTime);
                 };
