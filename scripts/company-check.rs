@@ -10,8 +10,9 @@
 // in place do. Alone, those slots spin. Repeats of 100 ms take turns,
 // ABBA per pair of rounds, on the same line M (one page, one L3 slice, as
 // contend's round shares its lines now); windows over 20 us are left
-// out. It prints each mode's mean net and the paired difference company
-// - alone, mean and 95% CI over the rounds.
+// out. It prints each mode's mean net and the paired differences company
+// - alone of the net, the shared add and the private add, each with its
+// 95% CI over the rounds.
 //
 //   rustc -O --edition 2021 scripts/company-check.rs -o /tmp/company-check
 //   /tmp/company-check [RATE] [rounds=N]   # beside: contend run --paced both
@@ -39,8 +40,8 @@ fn pin(cpu: usize) {
     assert_eq!(unsafe { sched_setaffinity(0, 128, mask.as_ptr()) }, 0, "pin to CPU {cpu}");
 }
 
-/// Net ns (shared - private, both threads' mean) of one 100 ms repeat.
-fn repeat(hz: f64, rate: f64, lines: &Arc<Vec<Page>>, company: bool) -> f64 {
+/// Shared and private ns (both threads' means) of one 100 ms repeat.
+fn repeat(hz: f64, rate: f64, lines: &Arc<Vec<Page>>, company: bool) -> [f64; 2] {
     let (period, stall) = (hz / rate, (20e-6 * hz) as u64);
     let ops = (0.1 * rate) as u64;
     let barrier = Arc::new(Barrier::new(2));
@@ -80,12 +81,12 @@ fn repeat(hz: f64, rate: f64, lines: &Arc<Vec<Page>>, company: bool) -> f64 {
                         }
                     }
                 }
-                (s.0 as f64 / s.1 as f64 - p.0 as f64 / p.1 as f64) * 1e9 / hz
+                [s.0 as f64 / s.1 as f64 * 1e9 / hz, p.0 as f64 / p.1 as f64 * 1e9 / hz]
             })
         })
         .collect();
-    let nets: Vec<f64> = threads.into_iter().map(|t| t.join().unwrap()).collect();
-    nets.iter().sum::<f64>() / 2.0
+    let each: Vec<[f64; 2]> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    [(each[0][0] + each[1][0]) / 2.0, (each[0][1] + each[1][1]) / 2.0]
 }
 
 fn mean_ci(x: &[f64]) -> (f64, f64) {
@@ -109,21 +110,30 @@ fn main() {
         .find_map(|a| a.strip_prefix("rounds="))
         .map_or(30, |n| n.parse().expect("rounds=N"));
     let lines: Arc<Vec<Page>> = Arc::new((0..8).map(|_| Page(AtomicI64::new(0))).collect());
-    let (mut alone, mut with, mut diff) = (Vec::new(), Vec::new(), Vec::new());
+    // Per round: net alone, net in company, and company - alone of the
+    // net, the shared add and the private add.
+    let mut by: [Vec<f64>; 5] = Default::default();
     for r in 0..rounds {
         // ABBA: company first in rounds 1, 2, 5, 6, ...
         let company_first = (r + 1) % 4 >= 2;
         let first = repeat(hz, rate, &lines, company_first);
         let second = repeat(hz, rate, &lines, !company_first);
         let (a, c) = if company_first { (second, first) } else { (first, second) };
-        alone.push(a);
-        with.push(c);
-        diff.push(c - a);
+        let (na, nc) = (a[0] - a[1], c[0] - c[1]);
+        for (v, x) in by.iter_mut().zip([na, nc, nc - na, c[0] - a[0], c[1] - a[1]]) {
+            v.push(x);
+        }
     }
-    let ((a, ac), (c, cc), (d, dc)) = (mean_ci(&alone), mean_ci(&with), mean_ci(&diff));
+    let [a, c, d, ds, dp] = by.map(|v| mean_ci(&v));
+    let ci = |(m, h): (f64, f64)| format!("{m:+.1} ns [{:+.1}, {:+.1}]", m - h, m + h);
     println!(
-        "net shared - private fetch_add at {rate}/s on CPUs 0,1, {rounds} rounds of 100 ms each way: alone {a:.1} ±{ac:.1} ns, with six other shared lines in the period {c:.1} ±{cc:.1} ns; company - alone {d:+.1} ns [{:+.1}, {:+.1}]",
-        d - dc,
-        d + dc
+        "net shared - private fetch_add at {rate}/s on CPUs 0,1, {rounds} rounds of 100 ms each way: alone {:.1} ±{:.1} ns, with six other shared lines in the period {:.1} ±{:.1} ns; company - alone {} (the shared add {}, the private add {})",
+        a.0,
+        a.1,
+        c.0,
+        c.1,
+        ci(d),
+        ci(ds),
+        ci(dp)
     );
 }
