@@ -374,6 +374,17 @@ pub fn target_ratio(result: &StrategyResult, target: f64) -> Option<f64> {
     }
 }
 
+/// Under `--paced both`, how far a strategy's check of in place against
+/// alone is from a width that can decide at the practical threshold: the
+/// half-width of the 95% CI of its net ns/update in place less alone,
+/// round by round ([`alone_difference`]), over the threshold's ns
+/// ([`crate::stats::NOISE_THRESHOLD`], 1 ns); at most 1: narrow enough.
+/// `None` before two rounds with both.
+pub fn alone_ratio(result: &StrategyResult) -> Option<f64> {
+    let s = alone_difference(result, net_busy_ns).filter(|s| s.n > 1)?;
+    Some((s.ci95_high - s.mean) / NOISE_THRESHOLD.ns)
+}
+
 /// A paced repeat's net busy ns per update: its busy ns/op less its
 /// floor's in place (`None` without a floor in place).
 pub fn net_busy_ns(r: &RepeatResult) -> Option<f64> {
@@ -1116,6 +1127,36 @@ pub(super) mod tests {
             r.repeat = round;
         }
         s
+    }
+
+    #[test]
+    fn the_alone_ratio_is_the_half_width_of_in_place_less_alone_by_hand() {
+        // Nets in place 40, 44, 42 and alone 38, 41, 40 (floors 30):
+        // differences +2, +3, +2, sd 0.5774, t(0.975, 2) = 4.3027, so
+        // ±1.434 ns, 1.434× the 1 ns threshold.
+        let s = with_alone(
+            paced(Regime::SEED, &[70.0, 74.0, 72.0], &[0.1; 3]),
+            &[68.0, 71.0, 70.0],
+            &[0, 1, 2],
+        );
+        let r = alone_ratio(&s).unwrap();
+        assert!((r - 1.434).abs() < 1e-3, "{r}");
+        // +2, +2.1, +2.2: sd 0.1, ±0.248 ns: narrow enough, however far
+        // from 0 the mean.
+        let s = with_alone(
+            paced(Regime::SEED, &[70.0, 74.1, 72.2], &[0.1; 3]),
+            &[68.0, 72.0, 70.0],
+            &[0, 1, 2],
+        );
+        let r = alone_ratio(&s).unwrap();
+        assert!((r - 0.2484).abs() < 1e-3, "{r}");
+        // One round with both, or none alone: no ratio.
+        let one = with_alone(paced(Regime::SEED, &[70.0, 74.0], &[0.1; 2]), &[68.0], &[1]);
+        assert_eq!(alone_ratio(&one), None);
+        assert_eq!(
+            alone_ratio(&paced(Regime::SEED, &[70.0, 74.0], &[0.1; 2])),
+            None
+        );
     }
 
     #[test]

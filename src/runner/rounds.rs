@@ -5,7 +5,7 @@
 //! first, for the strategies whose CI is still wider than the target or
 //! which lost a repeat to a disturbance, while the time budget lasts.
 
-use super::aggregate::{PairedNet, mark_canary_shifts, net_busy_ns, target_ratio};
+use super::aggregate::{PairedNet, alone_ratio, mark_canary_shifts, net_busy_ns, target_ratio};
 use super::in_place::PacedMode;
 use super::repeat::{RoundCounters, RoundEntry, one_repeat};
 use super::result::{RunConfig, StrategyResult};
@@ -240,7 +240,8 @@ struct Round {
 /// both` each also takes a repeat alone). Open: a paced
 /// strategy with fewer undisturbed repeats than `cfg.repeats` (a retry,
 /// first), then the widest CIs against the target first ([`target_ratio`]
-/// above 1).
+/// above 1; under `--paced both`, or its in place less alone wider than
+/// the threshold, [`alone_ratio`] above 1).
 fn next_round(
     round: usize,
     cfg: &RunConfig,
@@ -264,6 +265,14 @@ fn next_round(
         let retry = PairedNet::of(&e.repeats, net_busy_ns)
             .is_some_and(|p| p.repeats - p.disturbed < cfg.repeats);
         let ratio = target_ratio(e, target).unwrap_or(f64::INFINITY);
+        // Under `--paced both`, also until its check of in place against
+        // alone can decide at the threshold.
+        let alone = if e.alone_repeats.is_empty() {
+            0.0
+        } else {
+            alone_ratio(e).unwrap_or(f64::INFINITY)
+        };
+        let ratio = ratio.max(alone);
         if retry || ratio > 1.0 {
             open.push((retry, ratio, i));
         }
@@ -318,7 +327,7 @@ fn first_seen(groups: impl IntoIterator<Item = usize>) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::aggregate::tests::{in_place, paced, run_with};
+    use crate::runner::aggregate::tests::{in_place, paced, run_with, with_alone};
     use crate::workload::Regime;
 
     #[test]
@@ -488,6 +497,33 @@ mod tests {
         assert!(!alone_too(&cfg, true, Regime::SEED, 2), "a clock floor");
         assert!(!alone_too(&cfg, false, Regime::SEED, 1), "alone already");
         assert!(!alone_too(&cfg, false, Regime::FlatOut, 2), "flat out");
+    }
+
+    #[test]
+    fn under_paced_both_a_strategy_stays_open_until_in_place_less_alone_can_decide() {
+        // Nets 40, 40.1, 40.2 in place: ±0.25 ns, within a 5% target.
+        let cfg = RunConfig {
+            repeats: 3,
+            target_ci_pct: Some(5.0),
+            paced: PacedMode::Both,
+            ..run_with(&[&[1.0]]).config
+        };
+        let next = |alone: &[f64]| {
+            let s = with_alone(
+                paced(Regime::SEED, &[70.0, 70.1, 70.2], &[0.1; 3]),
+                alone,
+                &[0, 1, 2],
+            );
+            assert!(target_ratio(&s, 5.0).unwrap() <= 1.0);
+            next_round(3, &cfg, &[(&s, false, 0)], 1.0, 10.0).map(|r| r.entries)
+        };
+        // Alone 38, 41.5, 40 net: in place less alone +2, -1.4, +0.2,
+        // ±4.2 ns: another round.
+        assert_eq!(next(&[68.0, 71.5, 70.0]), Some(vec![0]));
+        // Alone 2 ns under in place in every round: decided, done.
+        assert_eq!(next(&[68.0, 68.1, 68.2]), None);
+        // Nothing alone yet to pair: open too.
+        assert_eq!(next(&[68.0]), Some(vec![0]));
     }
 
     #[test]
