@@ -7,7 +7,10 @@
 // slot 4 one on a private line (the floor); net = shared - private. In
 // company, slots 1-3 and 5-7 add (untimed) to six other lines both
 // threads add to, each on a page of its own: what contend's other lanes
-// in place do. Alone, those slots spin. Repeats of 100 ms take turns,
+// in place do. Alone, those slots spin. With `foot=N`, each company slot
+// also reads N consecutive lines of a buffer of the thread's own (its
+// own N lines per slot: 6N lines a period), as contend's other lanes'
+// work in place takes room in the L1 cache. Repeats of 100 ms take turns,
 // ABBA per pair of rounds, on the same line M (one page, one L3 slice, as
 // contend's round shares its lines now); windows over 20 us are left
 // out. It prints each mode's mean net and the paired differences company
@@ -15,7 +18,7 @@
 // 95% CI over the rounds.
 //
 //   rustc -O --edition 2021 scripts/company-check.rs -o /tmp/company-check
-//   /tmp/company-check [RATE] [rounds=N]   # beside: contend run --paced both
+//   /tmp/company-check [RATE] [rounds=N] [foot=N]   # beside: contend run --paced both
 use std::arch::x86_64::{__rdtscp, _mm_lfence, _rdtsc};
 use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
@@ -41,7 +44,7 @@ fn pin(cpu: usize) {
 }
 
 /// Shared and private ns (both threads' means) of one 100 ms repeat.
-fn repeat(hz: f64, rate: f64, lines: &Arc<Vec<Page>>, company: bool) -> [f64; 2] {
+fn repeat(hz: f64, rate: f64, foot: usize, lines: &Arc<Vec<Page>>, company: bool) -> [f64; 2] {
     let (period, stall) = (hz / rate, (20e-6 * hz) as u64);
     let ops = (0.1 * rate) as u64;
     let barrier = Arc::new(Barrier::new(2));
@@ -51,6 +54,8 @@ fn repeat(hz: f64, rate: f64, lines: &Arc<Vec<Page>>, company: bool) -> [f64; 2]
             std::thread::spawn(move || {
                 pin(cpu);
                 let private = Page(AtomicI64::new(0));
+                let buffer = vec![1u64; 6 * 8 * foot + 8];
+                let mut read = 0u64;
                 barrier.wait();
                 let start = t1() + (0.01 * hz) as u64;
                 let (mut s, mut p) = ((0u64, 0u64), (0u64, 0u64));
@@ -66,6 +71,11 @@ fn repeat(hz: f64, rate: f64, lines: &Arc<Vec<Page>>, company: bool) -> [f64; 2]
                         }
                         if other {
                             lines[slot].0.fetch_add(1, Relaxed);
+                            let lane = if slot < 4 { slot - 1 } else { slot - 2 };
+                            for j in 0..foot {
+                                let at = &buffer[(lane * foot + j) * 8];
+                                read = read.wrapping_add(unsafe { std::ptr::read_volatile(at) });
+                            }
                             continue;
                         }
                         let a = t0();
@@ -81,6 +91,7 @@ fn repeat(hz: f64, rate: f64, lines: &Arc<Vec<Page>>, company: bool) -> [f64; 2]
                         }
                     }
                 }
+                std::hint::black_box(read);
                 [s.0 as f64 / s.1 as f64 * 1e9 / hz, p.0 as f64 / p.1 as f64 * 1e9 / hz]
             })
         })
@@ -109,6 +120,10 @@ fn main() {
         .iter()
         .find_map(|a| a.strip_prefix("rounds="))
         .map_or(30, |n| n.parse().expect("rounds=N"));
+    let foot: usize = args
+        .iter()
+        .find_map(|a| a.strip_prefix("foot="))
+        .map_or(0, |n| n.parse().expect("foot=N"));
     let lines: Arc<Vec<Page>> = Arc::new((0..8).map(|_| Page(AtomicI64::new(0))).collect());
     // Per round: net alone, net in company, and company - alone of the
     // net, the shared add and the private add.
@@ -116,8 +131,8 @@ fn main() {
     for r in 0..rounds {
         // ABBA: company first in rounds 1, 2, 5, 6, ...
         let company_first = (r + 1) % 4 >= 2;
-        let first = repeat(hz, rate, &lines, company_first);
-        let second = repeat(hz, rate, &lines, !company_first);
+        let first = repeat(hz, rate, foot, &lines, company_first);
+        let second = repeat(hz, rate, foot, &lines, !company_first);
         let (a, c) = if company_first { (second, first) } else { (first, second) };
         let (na, nc) = (a[0] - a[1], c[0] - c[1]);
         for (v, x) in by.iter_mut().zip([na, nc, nc - na, c[0] - a[0], c[1] - a[1]]) {
@@ -127,9 +142,10 @@ fn main() {
     let [a, c, d, ds, dp] = by.map(|v| mean_ci(&v));
     let ci = |(m, h): (f64, f64)| format!("{m:+.1} ns [{:+.1}, {:+.1}]", m - h, m + h);
     println!(
-        "net shared - private fetch_add at {rate}/s on CPUs 0,1, {rounds} rounds of 100 ms each way: alone {:.1} ±{:.1} ns, with six other shared lines in the period {:.1} ±{:.1} ns; company - alone {} (the shared add {}, the private add {})",
+        "net shared - private fetch_add at {rate}/s on CPUs 0,1, {rounds} rounds of 100 ms each way: alone {:.1} ±{:.1} ns, with six other shared lines in the period (and {} lines of reads) {:.1} ±{:.1} ns; company - alone {} (the shared add {}, the private add {})",
         a.0,
         a.1,
+        6 * foot,
         c.0,
         c.1,
         ci(d),
