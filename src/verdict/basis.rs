@@ -107,7 +107,8 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
 
 /// One line on what each repeat's own counter lines cost
 /// ([`RepeatResult::line_ns`]): their range and median over the run, and
-/// why it matters; `None` for a file without them.
+/// why it matters (and, under `--paced both`, that in place and alone
+/// share a round's lines); `None` for a file without them.
 pub fn line_cost_line(run: &RunResults) -> Option<String> {
     let mut ns: Vec<f64> = run
         .strategies
@@ -119,8 +120,15 @@ pub fn line_cost_line(run: &RunResults) -> Option<String> {
     let (lo, hi) = (*ns.first()?, *ns.last()?);
     let cpus = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus)
         .map_or(String::new(), |(a, b)| format!(" on CPUs {a} and {b}"));
+    // Under `--paced both` a round's repeats in place and alone share
+    // one draw of lines.
+    let shared = if run.strategies.iter().any(|s| !s.alone_repeats.is_empty()) {
+        " (a round's repeats in place and alone share theirs)"
+    } else {
+        ""
+    };
     Some(format!(
-        "lines: each counter's own line, priced by a CAS ping-pong{cpus} before and after every repeat (the lower), {lo:.1}-{hi:.1} ns one-way (median {:.1}): a hand-over's cost depends on where the line's address falls (its L3 slice), so every repeat draws the lines anew and paired comparisons adjust for what they cost",
+        "lines: each counter's own line, priced by a CAS ping-pong{cpus} before and after every repeat (the lower), {lo:.1}-{hi:.1} ns one-way (median {:.1}): a hand-over's cost depends on where the line's address falls (its L3 slice), so every repeat draws the lines anew{shared} and paired comparisons adjust for what they cost",
         median(&ns)?
     ))
 }

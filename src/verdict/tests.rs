@@ -514,6 +514,15 @@ fn the_lines_line_gives_the_range_and_median_of_each_repeats_line_cost() {
         ),
         "{line}"
     );
+    let (anew, shared) = (
+        "every repeat draws the lines anew and",
+        "every repeat draws the lines anew (a round's repeats in place and alone share theirs) and",
+    );
+    assert!(line.contains(anew), "{line}");
+    // Under --paced both, the round's repeats alone share its lines.
+    r.strategies[0].alone_repeats = r.strategies[0].repeats.clone();
+    let line = basis::line_cost_line(&r).unwrap();
+    assert!(line.contains(shared), "{line}");
 }
 
 #[test]
