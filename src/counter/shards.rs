@@ -2,7 +2,7 @@
 //! lives, and how a reader sums the slots.
 
 use crate::error::UnknownName;
-use crate::placement::{NodeCheck, NodeMemory, Placement, PlacementError};
+use crate::placement::{NodeCheck, NodeMemory, Placement, PlacementError, page_size};
 use crate::topology::Topology;
 use std::fmt;
 use std::str::FromStr;
@@ -233,6 +233,8 @@ pub struct ShardedCounter {
     /// Node level: which node ids have a slot, as a 1024-bit mask.
     node_mask: [u64; MAX_NUMNODES / 64],
     notes: Vec<String>,
+    /// Bytes into its page just past the first region's lines.
+    end_offset: usize,
 }
 
 // SAFETY: the raw pointers point into `_regions`, owned by the counter and
@@ -249,13 +251,34 @@ impl ShardedCounter {
     /// unit (every online node, LLC or CPU; one for `global`), each slot's
     /// memory bound to its home node and verified. A node without memory
     /// cannot be a local home: its slots go to the nearest node with
-    /// memory, and a note says so.
+    /// memory, and a note says so. Its lines start at the start of a page
+    /// ([`ShardedCounter::new_at`] 0).
     pub fn new(
         layout: CounterLayout,
         topo: &Topology,
         writer_cpus: &[u32],
         placement: Placement,
     ) -> Result<Self, CounterError> {
+        Self::new_at(layout, topo, writer_cpus, placement, 0)
+    }
+
+    /// [`ShardedCounter::new`] with its lines starting `offset` bytes into
+    /// their pages (`shares`, then the slots; taken modulo the page size,
+    /// rounded down to 8 bytes). Counters one thread uses in turn, each
+    /// at the [`end_offset`](Self::end_offset) of the one before, fall in
+    /// different sets of the L1 cache, which picks a set by the address
+    /// within the page. At offset 0 every counter's first lines share one
+    /// set, and more of them used in turn than the set has ways (12 on
+    /// the Xeon VM) evict each other: a private add then reads 1-2 ns
+    /// dearer (docs/run.md).
+    pub fn new_at(
+        layout: CounterLayout,
+        topo: &Topology,
+        writer_cpus: &[u32],
+        placement: Placement,
+        offset: usize,
+    ) -> Result<Self, CounterError> {
+        let offset = offset % page_size() / 8 * 8;
         let first_cpu = *writer_cpus.first().ok_or_else(|| {
             CounterError::Request("a counter needs at least one writer CPU".into())
         })?;
@@ -322,19 +345,24 @@ impl ShardedCounter {
         let mut slots = vec![std::ptr::null::<AtomicI64>(); units.len()];
         let mut info = Vec::with_capacity(units.len());
         let mut shares = std::ptr::null::<AtomicI64>();
+        let mut end_offset = 0;
         for (r, &node) in region_nodes.iter().enumerate() {
             let members: Vec<usize> = (0..units.len()).filter(|&i| homes[i] == node).collect();
             let lead = usize::from(r == 0); // room for `shares` in the first region
-            let memory = NodeMemory::alloc((members.len() + lead) * stride, node, placement)?;
-            let base = memory.as_ptr();
+            let memory =
+                NodeMemory::alloc(offset + (members.len() + lead) * stride, node, placement)?;
+            // SAFETY: offset < the page size <= the region's length.
+            let base = unsafe { memory.as_ptr().add(offset) };
             if r == 0 {
                 shares = base.cast::<AtomicI64>();
-                // SAFETY: offset 0 of a fresh, page-aligned mapping.
+                // SAFETY: an 8-aligned offset into a fresh, page-aligned
+                // mapping.
                 unsafe { (*shares).store(DEFAULT_SHARES, Ordering::Relaxed) };
+                end_offset = (offset + (members.len() + lead) * stride) % page_size();
             }
             for (k, &i) in members.iter().enumerate() {
-                // SAFETY: (k + lead) * stride + 8 <= region length, and the
-                // offset is 8-aligned, so this is a valid AtomicI64.
+                // SAFETY: offset + (k + lead) * stride + 8 <= region
+                // length, and 8-aligned, so this is a valid AtomicI64.
                 slots[i] = unsafe { base.add((k + lead) * stride) }.cast::<AtomicI64>();
             }
             regions.push(memory);
@@ -379,7 +407,15 @@ impl ShardedCounter {
             node_to_slot,
             node_mask,
             notes,
+            end_offset,
         })
+    }
+
+    /// Bytes into its page just past this counter's `shares` and the
+    /// slots stored with it (modulo the page size): where the next
+    /// counter used in turn with it starts ([`ShardedCounter::new_at`]).
+    pub fn end_offset(&self) -> usize {
+        self.end_offset
     }
 
     /// The layout the counter was built with.

@@ -351,6 +351,36 @@ fn slots_are_verified_on_their_node_here() {
 }
 
 #[test]
+fn a_counter_starts_its_lines_at_the_offset_asked_and_ends_where_told() {
+    let topo = Topology::read(Path::new("/")).unwrap();
+    let cpus = topo.allowed_cpus.to_vec();
+    let page = crate::placement::page_size();
+    let at = |pad, offset| {
+        let c = ShardedCounter::new_at(
+            layout(ShardLevel::Global, pad, SlotHome::Local, NodeIter::Compact),
+            &topo,
+            &cpus,
+            Placement::Strict,
+            offset,
+        )
+        .unwrap();
+        // `shares` one stride before the slot, both exact after writes.
+        c.slot(0).fetch_add(3, Ordering::Relaxed);
+        assert_eq!((c.read(), c.shares()), (3, DEFAULT_SHARES));
+        (c.slot_address(0) % page, c.end_offset())
+    };
+    // 128-byte pad: shares at 640, the slot at 768, the next from 896.
+    assert_eq!(at(Pad::Line128, 640), (768, 896));
+    assert_eq!(at(Pad::Line128, 0), (128, 256));
+    // Taken within the page, and down to 8 bytes.
+    assert_eq!(at(Pad::Line128, page + 645), (768, 896));
+    // Packed: 8 bytes apart; near the page's end the slot and the end
+    // run on past it, the end wrapping to the next page's start.
+    assert_eq!(at(Pad::Packed, 4000), (4008, 4016));
+    assert_eq!(at(Pad::Line128, page - 128), (0, 128));
+}
+
+#[test]
 fn a_cleared_counter_reads_zero_on_the_same_lines_and_keeps_shares() {
     let topo = Topology::read(Path::new("/")).unwrap();
     let cpus = topo.allowed_cpus.to_vec();
