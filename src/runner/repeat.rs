@@ -113,11 +113,13 @@ pub(super) struct RoundEntry {
 /// where the one before's ended ([`ShardedCounter::new_at`]): page
 /// aligned, the six default strategies and their clock floor put 14
 /// counters' lines, which a thread updates in turn, in one L1 set of 12
-/// ways, and their floors read 1-2 ns dearer in place than alone. Under `--paced both` the group's repeat in
-/// place and each member's repeat alone use these same lines, cleared
-/// before each ([`ShardedCounter::clear`]): a line's place moves a 22k/s
-/// net by about ±10 ns on one host, so a round's difference between in
-/// place and alone carries no line drawn twice.
+/// ways, and their floors read 1-2 ns dearer in place than alone.
+///
+/// Under `--paced both` the group's repeat in place and each member's
+/// repeat alone use these same lines, cleared before each
+/// ([`ShardedCounter::clear`]): a line's place moves a 22k/s net by
+/// about ±10 ns on one host, so a round's difference between in place
+/// and alone carries no line drawn twice.
 pub(super) struct RoundCounters {
     counters: Vec<ShardedCounter>,
     floors: Vec<Option<ShardedCounter>>,
@@ -187,11 +189,11 @@ impl RoundCounters {
     /// cleared for a repeat: its own and its floor's.
     pub(super) fn cleared(
         &self,
-        members: &[usize],
+        members: impl IntoIterator<Item = usize>,
     ) -> Vec<(&ShardedCounter, Option<&ShardedCounter>)> {
         members
-            .iter()
-            .map(|&i| {
+            .into_iter()
+            .map(|i| {
                 let (counter, floor) = (&self.counters[i], self.floors[i].as_ref());
                 counter.clear();
                 floor.inspect(|f| f.clear());
@@ -388,7 +390,7 @@ mod tests {
         assert_eq!(group.len(), 2);
         let mut notes = Vec::new();
         let round = RoundCounters::new(&plan, &group, 3, &mut notes).unwrap();
-        let in_place = round.cleared(&[0, 1]);
+        let in_place = round.cleared([0, 1]);
         let address = |c: &ShardedCounter| c.slot_address(0);
         for &(counter, floor) in &in_place {
             counter.slot(0).fetch_add(5, Ordering::Relaxed);
@@ -396,7 +398,7 @@ mod tests {
         }
         // Member 1 alone: its own counter and floor, on the lines it had
         // in place, from nothing again.
-        let alone = round.cleared(&[1]);
+        let alone = round.cleared([1]);
         assert_eq!(alone.len(), 1);
         let (counter, floor) = alone[0];
         assert_eq!(address(counter), address(in_place[1].0));

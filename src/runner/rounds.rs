@@ -90,9 +90,9 @@ pub(super) fn run(
                 let (mut run, lines): (Vec<&mut RoundEntry>, _) = match step {
                     None => (
                         group.iter_mut().map(|e| &mut **e).collect(),
-                        counters.cleared(&(0..members).collect::<Vec<_>>()),
+                        counters.cleared(0..members),
                     ),
-                    Some(i) => (vec![&mut *group[i]], counters.cleared(&[i])),
+                    Some(i) => (vec![&mut *group[i]], counters.cleared([i])),
                 };
                 let Some(results) =
                     budget.run(|| one_repeat(plan, &mut run, &lines, round, interrupted, notes))
