@@ -61,7 +61,8 @@ pub struct RunArgs {
     /// yet, until every strategy's 95% CI of its cost per update is
     /// within P% of its mean (flat out: loop ns/op; paced: net ns/update,
     /// paired with the floor round by round, within P% or 1 ns; under
-    /// --paced both, its net in place less alone within ±1 ns too) or
+    /// --paced both, the CI of its net in place less alone within ±1 ns
+    /// too) or
     /// --max-time is spent; a paced round disturbed by a canary shift or
     /// stalls is measured again first. 0 turns it off [default: 5, unless
     /// --repeats is given].
