@@ -13,7 +13,7 @@ use crate::counter::{CounterLayout, ShardedCounter, SlotHome};
 use crate::matrix::{LINE_CHUNKS, line_pingpong};
 use crate::placement::{AddressGap, PlacementError, page_size};
 use crate::topology::CpuList;
-use crate::workload::{Lane, RepeatOutcome, RepeatSpec, Role, run_repeat};
+use crate::workload::{Lane, RepeatOutcome, RepeatSpec, Role, permutation, run_repeat};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -38,6 +38,22 @@ fn gap(pages: usize) -> Result<AddressGap, PlacementError> {
         len: pages * page_size(),
         source,
     })
+}
+
+/// Where round `round` of a group of `members` (a run seeded `seed`)
+/// puts its counters in their pages: the first starting at a drawn
+/// multiple of 128 bytes, then each member's (and its floor's) where the
+/// one before ended, the members in a drawn order (`order[j]` the j-th).
+/// As with a lane's place in the period (drawn each repeat,
+/// [`permutation`]), a place in the page that costs more (an L1 set
+/// some other hot line of the thread shares) then falls on every member
+/// in turn, noise the rounds average, not one member's bias. The same
+/// for the same seed and round.
+fn page_places(seed: u64, round: usize, members: usize) -> (usize, Vec<usize>) {
+    let mut rng =
+        Xoshiro256PlusPlus::seed_from_u64(seed ^ (round as u64).rotate_left(43) ^ 0x3C6E_F372);
+    let start = (rng.next_u64() % (page_size() / 128) as u64) as usize * 128;
+    (start, permutation(members, rng.next_u64()))
 }
 
 /// CAS round trips [`line_cost`] times on each line: 64 per chunk, about
@@ -110,10 +126,14 @@ pub(super) struct RoundEntry {
 /// The counters of one round of a group: each member's own, fresh and
 /// node-bound, and (paced) its floor's in place, a gap of untouched
 /// pages drawn before each, and each one's lines starting in its page
-/// where the one before's ended ([`ShardedCounter::new_at`]): page
+/// where the one before's ended ([`ShardedCounter::new_at`]), from a
+/// place and in an order drawn each round ([`page_places`]). Page
 /// aligned, the six default strategies and their clock floor put 14
 /// counters' lines, which a thread updates in turn, in one L1 set of 12
-/// ways, and their floors read 1-2 ns dearer in place than alone.
+/// ways, and their floors read 1-2 ns dearer in place than alone; in
+/// places fixed from round to round, two identical `threshold:64` lanes
+/// once differed by +3.9 ns [+1.6, +6.3], an A/A check calling a change
+/// (docs/run.md).
 ///
 /// Under `--paced both` the group's repeat in place and each member's
 /// repeat alone use these same lines, cleared before each
@@ -137,14 +157,17 @@ impl RoundCounters {
         notes: &mut Vec<String>,
     ) -> Result<Self, RunError> {
         let cfg = &plan.config;
-        let mut counters = Vec::with_capacity(group.len());
-        let mut floors = Vec::with_capacity(group.len());
+        let seed = group[0].spec.seed;
+        let mut built: Vec<Option<(ShardedCounter, Option<ShardedCounter>)>> =
+            group.iter().map(|_| None).collect();
         let mut gaps = Vec::with_capacity(2 * group.len());
-        let mut pages = gap_pages(group[0].spec.seed, round);
+        let mut pages = gap_pages(seed, round);
         // Each counter's lines start where the one before ended in its
-        // page, so no two counters of the round share an L1 set.
-        let mut at = 0;
-        for entry in group {
+        // page, so no two counters of the round share an L1 set; from a
+        // drawn place, in a drawn order ([`page_places`]).
+        let (mut at, order) = page_places(seed, round, group.len());
+        for i in order {
+            let entry = &group[i];
             let s = entry.result.strategy;
             let layout = CounterLayout {
                 level: s.level,
@@ -157,7 +180,7 @@ impl RoundCounters {
                 ShardedCounter::new_at(layout, &plan.topo, &cfg.writer_cpus, cfg.placement, at)?;
             at = counter.end_offset();
             // Paced, the floor runs in place, on a counter of its own.
-            floors.push(if entry.result.regime.is_paced() {
+            let floor = if entry.result.regime.is_paced() {
                 gaps.push(gap(pages())?);
                 let floor = ShardedCounter::new_at(
                     in_place_layout(layout),
@@ -170,13 +193,19 @@ impl RoundCounters {
                 Some(floor)
             } else {
                 None
-            });
+            };
+            built[i] = Some((counter, floor));
+        }
+        let (counters, floors): (Vec<_>, Vec<_>) = built
+            .into_iter()
+            .map(|b| b.expect("every member built"))
+            .unzip();
+        for counter in &counters {
             for note in counter.notes() {
                 if !notes.contains(note) {
                     notes.push(note.clone());
                 }
             }
-            counters.push(counter);
         }
         Ok(RoundCounters {
             counters,
@@ -416,14 +445,47 @@ mod tests {
         pages.dedup();
         assert_eq!(pages.len(), 4, "{pages:x?}");
         // And each in a place of its own within its page, so in an L1
-        // set of its own: the counters one after another, 256 bytes each
-        // (shares and the slot, 128 apart).
-        let sets: Vec<usize> = in_place
+        // set of its own: from the round's drawn start, in its drawn
+        // order, the counters one after another, 256 bytes each (shares,
+        // then the slot 128 further), each member's floor after its own.
+        let (start, order) = page_places(plan.config.seed, 3, 2);
+        let places: Vec<usize> = order
             .iter()
-            .flat_map(|&(c, f)| [address(c), address(f.unwrap())])
+            .flat_map(|&i| [address(in_place[i].0), address(in_place[i].1.unwrap())])
             .map(|a| a % page_size())
             .collect();
-        assert_eq!(sets, [128, 384, 640, 896]);
+        let chained: Vec<usize> = [128, 384, 640, 896]
+            .iter()
+            .map(|o| (start + o) % page_size())
+            .collect();
+        assert_eq!(places, chained);
+    }
+
+    #[test]
+    fn a_rounds_page_places_are_drawn_per_round_and_replayed_by_seed() {
+        let draws: Vec<(usize, Vec<usize>)> = (0..64).map(|r| page_places(7, r, 5)).collect();
+        for (start, order) in &draws {
+            // A start on a 128-byte boundary within the page; an order
+            // holding each member once.
+            assert!(*start < page_size() && start % 128 == 0, "{start}");
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, [0, 1, 2, 3, 4]);
+        }
+        // Rounds draw anew: in 64 rounds of 32 starts and 120 orders,
+        // many differ, and member 0 comes first in some and not others.
+        let mut starts: Vec<usize> = draws.iter().map(|d| d.0).collect();
+        starts.sort_unstable();
+        starts.dedup();
+        assert!(starts.len() > 16, "{starts:?}");
+        let first = draws.iter().filter(|d| d.1[0] == 0).count();
+        assert!((1..32).contains(&first), "member 0 first in {first} of 64");
+        // The same seed and round, the same places; another seed, others.
+        assert_eq!(page_places(7, 9, 5), draws[9]);
+        assert_ne!(
+            (0..8).map(|r| page_places(8, r, 5)).collect::<Vec<_>>(),
+            draws[..8]
+        );
     }
 
     #[test]
