@@ -15,10 +15,14 @@
 // contend's round shares its lines now); windows over 20 us are left
 // out. It prints each mode's mean net and the paired differences company
 // - alone of the net, the shared add and the private add, each with its
-// 95% CI over the rounds.
+// 95% CI over the rounds. With `publish=P`, slot 0 adds to M only in P%
+// of periods, drawn per thread (a xorshift of its own, the same sequence
+// in both modes), as `threshold:64` publishes 40% of its updates: the
+// window is timed either way, so the shared add's figure is the mean
+// over every period, published or not.
 //
 //   rustc -O --edition 2021 scripts/company-check.rs -o /tmp/company-check
-//   /tmp/company-check [RATE] [rounds=N] [foot=N]   # beside: contend run --paced both
+//   /tmp/company-check [RATE] [rounds=N] [foot=N] [publish=P]   # beside: contend run --paced both
 use std::arch::x86_64::{__rdtscp, _mm_lfence, _rdtsc};
 use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 use std::sync::{Arc, Barrier};
@@ -44,7 +48,7 @@ fn pin(cpu: usize) {
 }
 
 /// Shared and private ns (both threads' means) of one 100 ms repeat.
-fn repeat(hz: f64, rate: f64, foot: usize, lines: &Arc<Vec<Page>>, company: bool) -> [f64; 2] {
+fn repeat(hz: f64, rate: f64, foot: usize, publish: u64, lines: &Arc<Vec<Page>>, company: bool) -> [f64; 2] {
     let (period, stall) = (hz / rate, (20e-6 * hz) as u64);
     let ops = (0.1 * rate) as u64;
     let barrier = Arc::new(Barrier::new(2));
@@ -56,6 +60,8 @@ fn repeat(hz: f64, rate: f64, foot: usize, lines: &Arc<Vec<Page>>, company: bool
                 let private = Page(AtomicI64::new(0));
                 let buffer = vec![1u64; 6 * 8 * foot + 8];
                 let mut read = 0u64;
+                // This thread's draws of which periods publish.
+                let mut draw = 0x9E37_79B9_7F4A_7C15u64 ^ (cpu as u64 + 1);
                 barrier.wait();
                 let start = t1() + (0.01 * hz) as u64;
                 let (mut s, mut p) = ((0u64, 0u64), (0u64, 0u64));
@@ -78,10 +84,16 @@ fn repeat(hz: f64, rate: f64, foot: usize, lines: &Arc<Vec<Page>>, company: bool
                             }
                             continue;
                         }
-                        let a = t0();
                         if slot == 0 {
+                            draw ^= draw << 13;
+                            draw ^= draw >> 7;
+                            draw ^= draw << 17;
+                        }
+                        let publishes = slot == 0 && draw % 100 < publish;
+                        let a = t0();
+                        if publishes {
                             lines[0].0.fetch_add(1, Relaxed);
-                        } else {
+                        } else if slot == 4 {
                             private.0.fetch_add(1, Relaxed);
                         }
                         let w = t1() - a;
@@ -124,6 +136,10 @@ fn main() {
         .iter()
         .find_map(|a| a.strip_prefix("foot="))
         .map_or(0, |n| n.parse().expect("foot=N"));
+    let publish: u64 = args
+        .iter()
+        .find_map(|a| a.strip_prefix("publish="))
+        .map_or(100, |n| n.parse().expect("publish=P (percent)"));
     let lines: Arc<Vec<Page>> = Arc::new((0..8).map(|_| Page(AtomicI64::new(0))).collect());
     // Per round: net alone, net in company, and company - alone of the
     // net, the shared add and the private add.
@@ -131,8 +147,8 @@ fn main() {
     for r in 0..rounds {
         // ABBA: company first in rounds 1, 2, 5, 6, ...
         let company_first = (r + 1) % 4 >= 2;
-        let first = repeat(hz, rate, foot, &lines, company_first);
-        let second = repeat(hz, rate, foot, &lines, !company_first);
+        let first = repeat(hz, rate, foot, publish, &lines, company_first);
+        let second = repeat(hz, rate, foot, publish, &lines, !company_first);
         let (a, c) = if company_first { (second, first) } else { (first, second) };
         let (na, nc) = (a[0] - a[1], c[0] - c[1]);
         for (v, x) in by.iter_mut().zip([na, nc, nc - na, c[0] - a[0], c[1] - a[1]]) {
