@@ -477,6 +477,37 @@ mod tests {
     }
 
     #[test]
+    fn under_paced_both_the_total_counts_each_strategys_repeat_alone() {
+        // Two paced strategies in place, each also alone every round: 4
+        // repeats a round, 2 rounds of 10 ms.
+        let mut request = plan::example_request();
+        request.pools.writers = Some(PoolSize::Count(1));
+        request.strategies.policies = vec![PublishPolicy::ALWAYS, PublishPolicy::NEVER];
+        request.rates = vec![Regime::SEED];
+        (request.repeats, request.duration) = (2, Duration::from_millis(10));
+        let topo = Topology::read(Path::new("/")).unwrap();
+        let plan = plan::plan(&request, topo)
+            .unwrap()
+            .with_paced(PacedMode::Both);
+        let mut seen = Vec::new();
+        let run = execute(&plan, &AtomicBool::new(false), |done, total, _| {
+            seen.push((done, total))
+        })
+        .unwrap();
+        let expected: Vec<(usize, usize)> = (1..=8).map(|d| (d, 8)).collect();
+        assert_eq!(seen, expected);
+        for s in &run.strategies {
+            assert_eq!(
+                (s.repeats.len(), s.alone_repeats.len()),
+                (2, 2),
+                "{}",
+                s.name
+            );
+            assert!(s.exact, "{}", s.name);
+        }
+    }
+
+    #[test]
     fn a_run_stops_between_repeats_when_its_budget_runs_out() {
         // Two strategies, 5 repeats of 100 ms (+10 ms warm-up): 1.1 s
         // planned, and the hammer floor's 0.33 s, against a 0.7 s budget.

@@ -644,6 +644,19 @@ impl std::fmt::Display for Stopped {
 }
 
 impl StrategyResult {
+    /// Keeps one finished repeat of it: among `repeats` (in place, or
+    /// flat out), or among `alone_repeats` when it ran `alone` (`--paced
+    /// both`). Its sum stays exact only while every repeat's was, alone
+    /// ones too.
+    pub fn keep(&mut self, repeat: RepeatResult, alone: bool) {
+        self.exact &= repeat.exact;
+        if alone {
+            self.alone_repeats.push(repeat);
+        } else {
+            self.repeats.push(repeat);
+        }
+    }
+
     /// Its name, with its regime when paced (`global/always/pad128 paced
     /// at 22.0k/s per thread`): how a list of several regimes' strategies
     /// names one.
@@ -1013,6 +1026,30 @@ mod tests {
             }
         }
         assert_eq!(none.canary_range(), None);
+    }
+
+    #[test]
+    fn a_kept_repeat_goes_where_it_ran_and_one_inexact_sum_marks_the_strategy() {
+        let mut s = fixture_run().strategies.remove(0);
+        assert!(s.exact && s.alone_repeats.is_empty());
+        let (in_place, alone) = (s.repeats.len(), 0);
+        let exact = s.repeats[0].clone();
+        let mut lost = exact.clone();
+        (lost.final_sum, lost.exact) = (lost.expected_sum - 3, false);
+        // Exact in place: one more repeat, still exact.
+        s.keep(exact.clone(), false);
+        assert_eq!(
+            (s.repeats.len(), s.alone_repeats.len()),
+            (in_place + 1, alone)
+        );
+        assert!(s.exact);
+        // An alone repeat that lost 3: among the alone ones, and the
+        // strategy is no longer exact; an exact one after does not undo it.
+        s.keep(lost, true);
+        assert_eq!((s.repeats.len(), s.alone_repeats.len()), (in_place + 1, 1));
+        assert!(!s.exact);
+        s.keep(exact, false);
+        assert!(!s.exact);
     }
 
     #[test]

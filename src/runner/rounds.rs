@@ -67,9 +67,7 @@ pub(super) fn run(
         let Some(next) = next_round(round, cfg, &view, budget.one_s(), budget.left_s()) else {
             return Ok(RoundsEnd::Done);
         };
-        for &i in &next.retries {
-            entries[i].result.retries += 1;
-        }
+        next.count_retries(entries);
         // Every open entry's group runs, each once, in order.
         let groups = first_seen(next.entries.iter().map(|&i| entries[i].group));
         if round >= cfg.repeats {
@@ -103,11 +101,7 @@ pub(super) fn run(
                     return Ok(RoundsEnd::Interrupted);
                 };
                 for (entry, r) in run.iter_mut().zip(results) {
-                    entry.result.exact &= r.exact;
-                    match step {
-                        None => entry.result.repeats.push(r),
-                        Some(_) => entry.result.alone_repeats.push(r),
-                    }
+                    entry.result.keep(r, step.is_some());
                     done += 1;
                     progress(done, total, &entry.result.name);
                 }
@@ -230,6 +224,16 @@ struct Round {
     retries: Vec<usize>,
 }
 
+impl Round {
+    /// Counts a retry on each entry this round measures again after a
+    /// disturbed repeat ([`StrategyResult::retries`]).
+    fn count_retries(&self, entries: &mut [RoundEntry]) {
+        for &i in &self.retries {
+            entries[i].result.retries += 1;
+        }
+    }
+}
+
 /// What round `round` (0-based) repeats of `entries` (each result so far,
 /// whether it is a clock floor, and its group), or `None` when the run is
 /// done: every entry in the first `cfg.repeats` rounds; then, under
@@ -327,6 +331,7 @@ fn first_seen(groups: impl IntoIterator<Item = usize>) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::counter::PublishPolicy;
     use crate::runner::aggregate::tests::{in_place, paced, run_with, with_alone};
     use crate::workload::Regime;
 
@@ -524,6 +529,23 @@ mod tests {
         assert_eq!(next(&[68.0, 68.1, 68.2]), None);
         // Nothing alone yet to pair: open too.
         assert_eq!(next(&[68.0]), Some(vec![0]));
+    }
+
+    #[test]
+    fn a_round_counts_a_retry_on_each_entry_it_measures_again() {
+        let mut request = crate::runner::plan::example_request();
+        request.strategies.policies = vec![PublishPolicy::ALWAYS, PublishPolicy::NEVER];
+        let topo = crate::topology::Topology::read(std::path::Path::new("/")).unwrap();
+        let plan = crate::runner::plan::plan(&request, topo).unwrap();
+        let (mut entries, _) = super::super::entries(&plan);
+        let round = Round {
+            entries: vec![0, 1],
+            retries: vec![1],
+        };
+        round.count_retries(&mut entries);
+        round.count_retries(&mut entries);
+        let retries: Vec<usize> = entries.iter().map(|e| e.result.retries).collect();
+        assert_eq!(retries, [0, 2]);
     }
 
     #[test]
