@@ -47,8 +47,9 @@ fn gap(pages: usize) -> Result<AddressGap, PlacementError> {
 /// As with a lane's place in the period (drawn each repeat,
 /// [`permutation`]), a place in the page that costs more (an L1 set
 /// some other hot line of the thread shares) then falls on every member
-/// in turn, noise the rounds average, not one member's bias. The same
-/// for the same seed and round.
+/// in turn, noise the rounds average, not one member's bias. A group of
+/// one (flat out, or `--paced alone`) starts at its drawn place too. The
+/// same for the same seed and round.
 fn page_places(seed: u64, round: usize, members: usize) -> (usize, Vec<usize>) {
     let mut rng =
         Xoshiro256PlusPlus::seed_from_u64(seed ^ (round as u64).rotate_left(43) ^ 0x3C6E_F372);
@@ -158,8 +159,7 @@ impl RoundCounters {
     ) -> Result<Self, RunError> {
         let cfg = &plan.config;
         let seed = group[0].spec.seed;
-        let mut built: Vec<Option<(ShardedCounter, Option<ShardedCounter>)>> =
-            group.iter().map(|_| None).collect();
+        let mut built = Vec::with_capacity(group.len());
         let mut gaps = Vec::with_capacity(2 * group.len());
         let mut pages = gap_pages(seed, round);
         // Each counter's lines start where the one before ended in its
@@ -194,12 +194,12 @@ impl RoundCounters {
             } else {
                 None
             };
-            built[i] = Some((counter, floor));
+            built.push((i, counter, floor));
         }
-        let (counters, floors): (Vec<_>, Vec<_>) = built
-            .into_iter()
-            .map(|b| b.expect("every member built"))
-            .unzip();
+        // Back in the group's order.
+        built.sort_unstable_by_key(|&(i, ..)| i);
+        let (counters, floors): (Vec<_>, Vec<_>) =
+            built.into_iter().map(|(_, c, f)| (c, f)).unzip();
         for counter in &counters {
             for note in counter.notes() {
                 if !notes.contains(note) {
