@@ -153,23 +153,34 @@ pub struct Compared {
 /// [`Difference::paired`]), the others by Welch's test; every p-value is
 /// Holm-adjusted together, and each difference decided at its threshold.
 pub fn decide_paired(family: &[Compared]) -> Vec<Outcome> {
-    let differences: Vec<Difference> = family
+    let differences: Vec<(Difference, Threshold)> = family
         .iter()
-        .map(|c| match &c.paired {
-            Some(d) => Difference::paired(&c.base, d),
-            None => Difference::of(&c.base, &c.test),
+        .map(|c| {
+            let d = match &c.paired {
+                Some(d) => Difference::paired(&c.base, d),
+                None => Difference::of(&c.base, &c.test),
+            };
+            (d, c.threshold)
         })
         .collect();
-    let raw: Vec<f64> = differences
+    decide_differences(&differences)
+}
+
+/// The end of every decision: the p-values of the differences of `family`
+/// that have a test, Holm-adjusted together, then each difference decided
+/// at its threshold ([`Decision::of`]). For differences tested some other
+/// way than [`decide_paired`]'s (two sides of runs,
+/// [`super::runs_difference`]).
+pub fn decide_differences(family: &[(Difference, Threshold)]) -> Vec<Outcome> {
+    let raw: Vec<f64> = family
         .iter()
-        .filter_map(|d| d.welch)
+        .filter_map(|(d, _)| d.welch)
         .map(|w| w.p)
         .collect();
     let mut adjusted = holm_adjusted(&raw).into_iter();
-    differences
-        .into_iter()
-        .zip(family)
-        .map(|(difference, &Compared { threshold, .. })| {
+    family
+        .iter()
+        .map(|&(difference, threshold)| {
             let p_adjusted = difference
                 .welch
                 .map(|_| adjusted.next().expect("one per test"));

@@ -141,7 +141,20 @@ pub struct Difference {
 impl Difference {
     /// Compares two summaries of the same measure.
     pub fn of(base: &Summary, test: &Summary) -> Self {
-        Self::from_test(base, welch_t_test(base, test), test.mean - base.mean, false)
+        Self::from_test(
+            base.mean,
+            welch_t_test(base, test),
+            test.mean - base.mean,
+            false,
+        )
+    }
+
+    /// A difference of `change` between two sides of runs whose base mean
+    /// is `base_mean`, tested at the run level (`welch`: see
+    /// [`super::runs_difference`]; `None` where the between-run noise is
+    /// unknown), in % of the base mean.
+    pub fn of_runs(base_mean: f64, welch: Option<Welch>, change: f64) -> Self {
+        Self::from_test(base_mean, welch, change, false)
     }
 
     /// Compares two summaries of the same measure taken in the same
@@ -150,15 +163,20 @@ impl Difference {
     /// its interval and test the paired t-test's ([`paired_t_test`]), in
     /// % of the base mean.
     pub fn paired(base: &Summary, differences: &Summary) -> Self {
-        Self::from_test(base, paired_t_test(differences), differences.mean, true)
+        Self::from_test(
+            base.mean,
+            paired_t_test(differences),
+            differences.mean,
+            true,
+        )
     }
 
     /// The difference whose t-test is `welch` and whose mean change is
-    /// `change` (in the measure's unit), in % of `base`'s mean where it
-    /// is above 0.
-    fn from_test(base: &Summary, welch: Option<Welch>, change: f64, paired: bool) -> Self {
-        let relative = |x: f64| 100.0 * x / base.mean;
-        let percent = base.mean > 0.0;
+    /// `change` (in the measure's unit), in % of `base_mean` where it is
+    /// above 0.
+    fn from_test(base_mean: f64, welch: Option<Welch>, change: f64, paired: bool) -> Self {
+        let relative = |x: f64| 100.0 * x / base_mean;
+        let percent = base_mean > 0.0;
         let ci95_pct = welch.filter(|_| percent).map(|w| {
             let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
             (relative(lo), relative(hi))
@@ -167,7 +185,7 @@ impl Difference {
             change_pct: percent.then(|| relative(change)),
             ci95_pct,
             welch,
-            base_mean: base.mean,
+            base_mean,
             paired,
         }
     }

@@ -1,0 +1,430 @@
+//! Runs as the unit of replication (Kalibera and Jones, "Rigorous
+//! Benchmarking in Reasonable Time", ISMM 2013). A side of a comparison is
+//! a set of runs, a run a set of repeats. The repeats of one run share its
+//! host phase, the lines its counters drew and its placement, so they are
+//! not replicates of the experiment: runs are. A side's mean is the mean
+//! of its runs' means, and the interval of a difference between sides
+//! comes from how run means spread (in the sides' own runs, and in a
+//! host's record of identical runs), never from how repeats do.
+//!
+//! Where every repeat priced a covariate beside its value (its line cost:
+//! what one hand-over of the lines it drew costs), run means are first
+//! adjusted to one covariate value by the slope the repeats show within
+//! their runs, so a host that got slower between the sides is not read as
+//! a change of the code; what the covariate explains is reported.
+
+use super::Welch;
+use super::student::student_t_two_sided_p;
+
+/// One run's repeats of one measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// Each repeat's value, in the measure's unit.
+    pub values: Vec<f64>,
+    /// The covariate measured beside each value (a repeat's line cost,
+    /// ns), as many as `values`; `None` where the run did not price it.
+    pub covariate: Option<Vec<f64>>,
+}
+
+/// How the mean of one run spreads between runs of the same experiment
+/// on one host, as a record of runs says (`contend run --runs K`): the
+/// standard deviation of their (adjusted) run means, in the measure's
+/// unit, and how many runs it comes from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunSpread {
+    /// The standard deviation of a run's mean between runs.
+    pub sd: f64,
+    /// The runs it was estimated from (its degrees of freedom: one less).
+    pub runs: usize,
+}
+
+/// One side's runs at the run level.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Level {
+    /// Runs.
+    pub runs: usize,
+    /// Repeats over all of them.
+    pub repeats: usize,
+    /// The mean of the runs' means, each adjusted to the common covariate
+    /// value where there is one.
+    pub mean: f64,
+    /// The mean of the runs' covariate means (`None`: no covariate).
+    pub covariate: Option<f64>,
+    /// The standard deviation of the (adjusted) run means; `None` under
+    /// two runs.
+    pub run_sd: Option<f64>,
+    /// The standard deviation of repeats about their run's mean (and the
+    /// covariate's slope), pooled over the runs; `None` with one repeat a
+    /// run.
+    pub within_sd: Option<f64>,
+}
+
+impl Level {
+    /// The share of the run means' variance that lies between runs
+    /// rather than in each run's own repeats (`run_sd² − within_sd² / n`
+    /// over `run_sd²`, n the repeats a run, at least 0); `None` under two
+    /// runs or without a within-run spread.
+    pub fn between_share(&self) -> Option<f64> {
+        let (run, within) = (self.run_sd?, self.within_sd?);
+        let per_run = self.repeats as f64 / self.runs as f64;
+        (run > 0.0).then(|| ((run * run - within * within / per_run) / (run * run)).max(0.0))
+    }
+}
+
+/// The covariate's slope within runs: how much a repeat's value moves per
+/// unit of its covariate, with its standard error.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Slope {
+    /// The measure's unit per covariate unit.
+    pub per_unit: f64,
+    /// Its standard error.
+    pub std_error: f64,
+}
+
+/// Where the run-level spread of a difference came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    /// The pooled standard deviation of a run mean, in the measure's unit.
+    pub sd: f64,
+    /// Degrees of freedom the sides' own runs gave (their runs less one
+    /// each).
+    pub from_runs: usize,
+    /// Degrees of freedom the host's record gave (its runs less one; 0
+    /// without a record).
+    pub from_record: usize,
+}
+
+impl Spread {
+    /// All its degrees of freedom.
+    pub fn df(&self) -> usize {
+        self.from_runs + self.from_record
+    }
+}
+
+/// A difference between two sides of runs, at the run level.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunsDifference {
+    /// The base side.
+    pub base: Level,
+    /// The test side.
+    pub test: Level,
+    /// The covariate's slope within runs (`None`: not every repeat priced
+    /// it, or it did not vary).
+    pub slope: Option<Slope>,
+    /// What the covariate alone explains of `test − base`: the slope times
+    /// the difference of the sides' covariate means, and its standard
+    /// error; taken out of the difference.
+    pub host: Option<(f64, f64)>,
+    /// The run-level spread (`None`: one run per side and no record, so
+    /// the between-run noise is unknown).
+    pub spread: Option<Spread>,
+    /// The test of `test − base` (adjusted) at the run level: its
+    /// standard error is the spread's for the runs of each side, with the
+    /// slope's doubt times the covariate difference; Student's t with the
+    /// spread's degrees of freedom. `None` where the spread is unknown.
+    pub welch: Option<Welch>,
+}
+
+/// The run-level difference of `test` against `base`, with `record` (a
+/// host's spread of run means for this measure, if any) pooled with the
+/// sides' own. `None` when a side has no run or a run no value.
+pub fn runs_difference(
+    base: &[Run],
+    test: &[Run],
+    record: Option<RunSpread>,
+) -> Option<RunsDifference> {
+    if base.is_empty() || test.is_empty() || base.iter().chain(test).any(|r| r.values.is_empty()) {
+        return None;
+    }
+    let all: Vec<&Run> = base.iter().chain(test).collect();
+    let slope = within_slope(&all);
+    let grand = slope.map(|_| mean(&all.iter().map(|r| covariate_mean(r)).collect::<Vec<_>>()));
+    let (b, b_means) = level(base, slope, grand);
+    let (t, t_means) = level(test, slope, grand);
+    let host = slope
+        .zip(b.covariate.zip(t.covariate))
+        .map(|(s, (xb, xt))| {
+            let dx = xt - xb;
+            (s.per_unit * dx, s.std_error * dx.abs())
+        });
+    let squares = |means: &[f64], m: f64| means.iter().map(|z| (z - m).powi(2)).sum::<f64>();
+    let record = record.filter(|r| r.runs >= 2 && r.sd.is_finite());
+    let from_runs = base.len() + test.len() - 2;
+    let from_record = record.map_or(0, |r| r.runs - 1);
+    let spread = (from_runs + from_record > 0).then(|| {
+        let ss = squares(&b_means, b.mean)
+            + squares(&t_means, t.mean)
+            + record.map_or(0.0, |r| from_record as f64 * r.sd * r.sd);
+        Spread {
+            sd: (ss / (from_runs + from_record) as f64).sqrt(),
+            from_runs,
+            from_record,
+        }
+    });
+    let welch = spread.map(|s| {
+        let difference = t.mean - b.mean;
+        let runs = 1.0 / b.runs as f64 + 1.0 / t.runs as f64;
+        let host_se = host.map_or(0.0, |h| h.1);
+        let std_error = (s.sd * s.sd * runs + host_se * host_se).sqrt();
+        let df = s.df() as f64;
+        let (t, p) = if std_error > 0.0 {
+            let t = difference / std_error;
+            (t, student_t_two_sided_p(t, df))
+        } else if difference == 0.0 {
+            (0.0, 1.0)
+        } else {
+            (difference.signum() * f64::INFINITY, 0.0)
+        };
+        Welch {
+            difference,
+            std_error,
+            t,
+            df,
+            p,
+        }
+    });
+    Some(RunsDifference {
+        base: b,
+        test: t,
+        slope,
+        host,
+        spread,
+        welch,
+    })
+}
+
+/// One side of identical runs on their own (a host's record): its level,
+/// the covariate's slope taken within these runs, and the spread of its
+/// run means. `None` without runs, or with a run without values.
+pub fn run_level(runs: &[Run]) -> Option<Level> {
+    if runs.is_empty() || runs.iter().any(|r| r.values.is_empty()) {
+        return None;
+    }
+    let all: Vec<&Run> = runs.iter().collect();
+    let slope = within_slope(&all);
+    let grand = slope.map(|_| mean(&all.iter().map(|r| covariate_mean(r)).collect::<Vec<_>>()));
+    Some(level(runs, slope, grand).0)
+}
+
+/// A side's level and its adjusted run means: each run's mean moved to
+/// the covariate value `grand` by `slope`.
+fn level(runs: &[Run], slope: Option<Slope>, grand: Option<f64>) -> (Level, Vec<f64>) {
+    let b = slope.map_or(0.0, |s| s.per_unit);
+    let means: Vec<f64> = runs
+        .iter()
+        .map(|r| {
+            let shift = grand.map_or(0.0, |g| b * (covariate_mean(r) - g));
+            mean(&r.values) - shift
+        })
+        .collect();
+    let m = mean(&means);
+    let run_sd = (runs.len() >= 2).then(|| {
+        (means.iter().map(|z| (z - m).powi(2)).sum::<f64>() / (runs.len() - 1) as f64).sqrt()
+    });
+    let (mut ss, mut df) = (0.0, 0usize);
+    for r in runs {
+        let (ym, xm) = (mean(&r.values), covariate_mean(r));
+        for (i, y) in r.values.iter().enumerate() {
+            let x = r.covariate.as_ref().map_or(0.0, |c| c[i] - xm);
+            ss += (y - ym - b * x).powi(2);
+        }
+        df += r.values.len() - 1;
+    }
+    let df = df.saturating_sub(usize::from(slope.is_some()));
+    let level = Level {
+        runs: runs.len(),
+        repeats: runs.iter().map(|r| r.values.len()).sum(),
+        mean: m,
+        covariate: grand.map(|_| mean(&runs.iter().map(covariate_mean).collect::<Vec<_>>())),
+        run_sd,
+        within_sd: (df > 0).then(|| (ss / df as f64).sqrt()),
+    };
+    (level, means)
+}
+
+/// The covariate's slope pooled within runs (each run about its own
+/// means, so what moves between runs does not enter it): `Sxy / Sxx`,
+/// its standard error from the residuals with one degree of freedom per
+/// run and one for the slope. `None` when a run lacks the covariate, it
+/// never varies within a run, or no degree of freedom is left.
+fn within_slope(runs: &[&Run]) -> Option<Slope> {
+    let (mut sxx, mut sxy, mut n) = (0.0, 0.0, 0usize);
+    for r in runs {
+        let c = r.covariate.as_ref().filter(|c| c.len() == r.values.len())?;
+        let (ym, xm) = (mean(&r.values), mean(c));
+        for (y, x) in r.values.iter().zip(c) {
+            sxx += (x - xm).powi(2);
+            sxy += (x - xm) * (y - ym);
+        }
+        n += r.values.len();
+    }
+    let df = n.checked_sub(runs.len() + 1).filter(|&d| d > 0)?;
+    if !(sxx > 0.0 && sxx.is_finite() && sxy.is_finite()) {
+        return None;
+    }
+    let per_unit = sxy / sxx;
+    let mut sse = 0.0;
+    for r in runs {
+        let c = r.covariate.as_ref()?;
+        let (ym, xm) = (mean(&r.values), mean(c));
+        for (y, x) in r.values.iter().zip(c) {
+            sse += (y - ym - per_unit * (x - xm)).powi(2);
+        }
+    }
+    Some(Slope {
+        per_unit,
+        std_error: (sse / df as f64 / sxx).sqrt(),
+    })
+}
+
+/// The mean of a run's covariate (0 without one).
+fn covariate_mean(r: &Run) -> f64 {
+    r.covariate.as_deref().map_or(0.0, mean)
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(values: &[f64]) -> Run {
+        Run {
+            values: values.to_vec(),
+            covariate: None,
+        }
+    }
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn the_run_is_the_replicate_and_repeats_only_make_its_mean() {
+        // Base runs of means 10, 12, 14 (each of three repeats ±1 about
+        // it), test runs of means 13, 15, 17: the difference is 3, the
+        // pooled sd of run means 2 (each side's run means spread by 2, 2
+        // and 2 df), its standard error 2·√(2/3), Student's t with 4 df.
+        let side =
+            |m: [f64; 3]| -> Vec<Run> { m.iter().map(|&m| run(&[m - 1.0, m, m + 1.0])).collect() };
+        let d =
+            runs_difference(&side([10.0, 12.0, 14.0]), &side([13.0, 15.0, 17.0]), None).unwrap();
+        let w = d.welch.unwrap();
+        assert!(close(w.difference, 3.0, 1e-12), "{w:?}");
+        let se = 2.0 * (2.0f64 / 3.0).sqrt();
+        assert!(close(w.std_error, se, 1e-12), "{w:?}");
+        assert_eq!(w.df, 4.0);
+        // t = 3 / 1.633 = 1.837 at 4 df: p = 0.140 (R: 2*pt(-1.837117, 4)).
+        assert!(close(w.p, 0.140_06, 1e-4), "{w:?}");
+        let s = d.spread.unwrap();
+        assert_eq!((s.from_runs, s.from_record), (4, 0));
+        assert!(close(s.sd, 2.0, 1e-12));
+        assert_eq!((d.base.runs, d.base.repeats), (3, 9));
+        assert!(close(d.base.within_sd.unwrap(), 1.0, 1e-12));
+        // Runs spread by 2, a run's own mean by 1/√3: most of it lies
+        // between runs (4 − 1/3 of 4).
+        assert!(close(
+            d.base.between_share().unwrap(),
+            (4.0 - 1.0 / 3.0) / 4.0,
+            1e-12
+        ));
+        // A hundred times the repeats per run change nothing at the run
+        // level: the interval is the runs'.
+        let wide = |m: [f64; 3]| -> Vec<Run> {
+            m.iter()
+                .map(|&m| {
+                    run(&(0..300)
+                        .map(|i| m + f64::from(i % 3) - 1.0)
+                        .collect::<Vec<_>>())
+                })
+                .collect()
+        };
+        let many = runs_difference(&wide([10.0, 12.0, 14.0]), &wide([13.0, 15.0, 17.0]), None);
+        assert!(close(many.unwrap().welch.unwrap().std_error, se, 1e-9));
+    }
+
+    #[test]
+    fn one_run_a_side_needs_a_record_and_pools_its_degrees_of_freedom() {
+        let (b, t) = ([run(&[10.0, 11.0, 12.0])], [run(&[14.0, 15.0, 16.0])]);
+        let unknown = runs_difference(&b, &t, None).unwrap();
+        assert_eq!((unknown.spread, unknown.welch), (None, None));
+        // A record of 8 runs whose means spread by 1.5: 7 df, the
+        // difference 4 ± t(7)·1.5·√2.
+        let record = RunSpread { sd: 1.5, runs: 8 };
+        let d = runs_difference(&b, &t, Some(record)).unwrap();
+        let w = d.welch.unwrap();
+        assert_eq!(w.df, 7.0);
+        assert!(close(w.std_error, 1.5 * 2f64.sqrt(), 1e-12), "{w:?}");
+        assert_eq!(d.spread.unwrap().from_record, 7);
+        // Two runs a side and the record: 2 + 7 df, the sum of squares
+        // pooled (sides' means 10, 12 and 14, 16: 2 + 2; record 7 · 2.25).
+        let two = |a: f64, b: f64| [run(&[a]), run(&[b])];
+        let d = runs_difference(&two(10.0, 12.0), &two(14.0, 16.0), Some(record)).unwrap();
+        let s = d.spread.unwrap();
+        assert_eq!((s.from_runs, s.from_record), (2, 7));
+        assert!(close(
+            s.sd,
+            ((2.0 + 2.0 + 7.0 * 2.25) / 9.0f64).sqrt(),
+            1e-12
+        ));
+        // A record of one run says nothing.
+        let one = RunSpread { sd: 1.5, runs: 1 };
+        assert_eq!(runs_difference(&b, &t, Some(one)).unwrap().welch, None);
+    }
+
+    #[test]
+    fn a_covariate_that_moved_between_sides_is_taken_out_and_reported() {
+        // Value = 50 + 2·line + run noise ±1, exactly: within each run the
+        // slope is 2. The test side's lines cost 5 ns more: the raw
+        // difference is 10, all of it the host's.
+        let mk = |offset: f64, noise: f64| Run {
+            values: [0.0, 1.0, 2.0, 3.0]
+                .iter()
+                .map(|i| 50.0 + 2.0 * (80.0 + offset + i) + noise)
+                .collect(),
+            covariate: Some(
+                [0.0, 1.0, 2.0, 3.0]
+                    .iter()
+                    .map(|i| 80.0 + offset + i)
+                    .collect(),
+            ),
+        };
+        let base = [mk(0.0, 1.0), mk(0.0, -1.0), mk(1.0, 0.0)];
+        let test = [mk(5.0, 1.0), mk(5.0, -1.0), mk(6.0, 0.0)];
+        let d = runs_difference(&base, &test, None).unwrap();
+        let s = d.slope.unwrap();
+        assert!(
+            close(s.per_unit, 2.0, 1e-9) && close(s.std_error, 0.0, 1e-9),
+            "{s:?}"
+        );
+        let (explained, _) = d.host.unwrap();
+        assert!(close(explained, 10.0, 1e-9), "{explained}");
+        let w = d.welch.unwrap();
+        assert!(close(w.difference, 0.0, 1e-9), "{w:?}");
+        // Adjusted run means: 1, −1, 0 about the same value on both sides.
+        assert!(close(d.base.run_sd.unwrap(), 1.0, 1e-9));
+        assert!(close(d.base.mean, d.test.mean, 1e-9));
+        // Without the covariate the same runs read +10, the host's.
+        let bare = |r: &[Run]| -> Vec<Run> { r.iter().map(|r| run(&r.values)).collect() };
+        let raw = runs_difference(&bare(&base), &bare(&test), None).unwrap();
+        assert!(close(raw.welch.unwrap().difference, 10.0, 1e-9));
+        assert_eq!((raw.slope, raw.host), (None, None));
+    }
+
+    #[test]
+    fn a_record_is_one_sides_level() {
+        let runs: Vec<Run> = [10.0, 12.0, 14.0]
+            .iter()
+            .map(|&m| run(&[m - 1.0, m + 1.0]))
+            .collect();
+        let l = run_level(&runs).unwrap();
+        assert_eq!((l.runs, l.repeats), (3, 6));
+        assert!(close(l.run_sd.unwrap(), 2.0, 1e-12) && close(l.mean, 12.0, 1e-12));
+        assert!(close(l.within_sd.unwrap(), 2f64.sqrt(), 1e-12));
+        assert_eq!(run_level(&[]), None);
+        assert_eq!(run_level(&[run(&[])]), None);
+        assert_eq!(run_level(&runs[..1]).unwrap().run_sd, None);
+    }
+}
