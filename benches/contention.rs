@@ -34,8 +34,8 @@
 
 mod common;
 
-use contend::clock::Timer;
 use contend::clock::TscClock;
+use contend::clock::{Spin, Timer};
 use contend::counter::{
     CounterLayout, NodeIter, Pad, PublishPolicy, PublishStats, ShardLevel, ShardedCounter,
     SlotHome, Writer, check_exact,
@@ -180,6 +180,7 @@ fn writer(setup: &Setup<'_>, index: usize, cpu: u32) -> (i64, PublishStats) {
         None,
         None,
         None,
+        Spin::default(),
     );
     let mut seen = 0;
     loop {

@@ -39,7 +39,7 @@
 //! the comparison are in the output and `target/criterion/harness_overhead`.
 
 use contend::clock::{MonotonicClock, calibrate_tsc};
-use contend::clock::{Timer, host_tsc_is_invariant};
+use contend::clock::{Spin, Timer, host_tsc_is_invariant};
 use contend::counter::{
     CounterLayout, NodeIter, PUBLISH_TAG, Pad, ShardLevel, ShardedCounter, SlotHome, Writer,
     group_shares,
@@ -98,6 +98,7 @@ fn harness_overhead(c: &mut Criterion) {
             None,
             None,
             None,
+            Spin::default(),
         )
     };
 

@@ -30,7 +30,7 @@
 
 mod common;
 
-use contend::clock::{Timer, TscClock};
+use contend::clock::{Spin, Timer, TscClock};
 use contend::counter::{
     CounterLayout, NodeIter, Pad, PublishPolicy, ShardLevel, ShardedCounter, SlotHome, Writer,
     group_shares,
@@ -95,6 +95,7 @@ fn paced_floor(c: &mut Criterion) {
             Pacer::of(timer, Regime::SEED, 0),
             None,
             None,
+            Spin::default(),
         )
     };
 

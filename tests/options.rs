@@ -415,3 +415,33 @@ fn matrix_samples_mode_and_home_are_the_ones_measured() {
     assert_eq!(v["config"]["mode"], "cas");
     assert_eq!(v["pairs"][0]["forward"]["samples"], 200);
 }
+
+#[test]
+fn inject_adds_its_cost_to_every_update_and_not_to_the_floors() {
+    // 2 µs a paced update (far above this host's noise): the net cost,
+    // busy time less the floor's in place, carries it; the floor's own
+    // busy time and the harness floor do not; the price on the harness
+    // floor is recorded beside the calibration.
+    let v = run_global(&["--rate", "max,22k", "--inject", "2us", "--duration", "200ms"]);
+    let inject = &v["config"]["inject"];
+    assert_eq!(inject["ns"], 2000.0);
+    let per = inject["ns_per_iteration"].as_f64().unwrap();
+    let iterations = inject["iterations"].as_u64().unwrap();
+    assert_eq!(iterations, (2000.0 / per).round() as u64, "{inject}");
+    // (A loaded machine or a debug build stretches it; it is there.)
+    let on_floor = inject["on_floor"]["mean"].as_f64().unwrap();
+    assert!(on_floor > 500.0, "{inject}");
+    let paced = v["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["rate"] == 22000.0)
+        .unwrap();
+    let net = paced["summary"]["net_ns"]["mean"].as_f64().unwrap();
+    let floor = paced["summary"]["floor_busy_ns"]["mean"].as_f64().unwrap();
+    assert!(net > 1000.0, "net {net} ns: the delay is not in the window");
+    assert!(floor < 1000.0, "floor {floor} ns: the floor carries the delay");
+    assert!(v["floor"]["loop_ns"]["mean"].as_f64().unwrap() < 1000.0);
+    // Without it, nothing is recorded.
+    assert!(run_global(&[]).get("config").unwrap().get("inject").is_none());
+}

@@ -182,6 +182,77 @@ pub fn resolution_of(deltas: &[u64]) -> u64 {
     common.reduce(gcd).unwrap_or(1)
 }
 
+/// A busy delay of a calibrated length, added to work under test as a
+/// regression whose size is known (`contend run --inject`): `lfence`,
+/// then a chain of dependent multiplies. The fence makes the chain start
+/// only once everything before it has completed (a locked add still
+/// waiting for its line would otherwise hide the chain behind its stall),
+/// and each multiply waits for the one before, so the delay is the chain's
+/// length times the multiply's latency, whatever else the core is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Spin {
+    /// Multiplies in the chain (0: no delay, not even the fence).
+    pub iterations: u64,
+}
+
+/// Multiplies a calibration times, per try.
+const SPIN_CALIBRATION: u64 = 200_000;
+
+impl Spin {
+    /// The chain nearest `ns` on this core, and what one multiply took
+    /// (ns): the fastest of five timed chains of [`SPIN_CALIBRATION`]
+    /// (a slower try was interrupted), so the delay is within half a
+    /// multiply of `ns` at the clock speed of the calibration.
+    pub fn calibrate(ns: f64) -> (Spin, f64) {
+        let per = (0..5)
+            .map(|_| {
+                let start = Instant::now();
+                Spin {
+                    iterations: SPIN_CALIBRATION,
+                }
+                .run();
+                start.elapsed().as_secs_f64() * 1e9 / SPIN_CALIBRATION as f64
+            })
+            .fold(f64::INFINITY, f64::min);
+        let iterations = (ns / per).round().max(1.0) as u64;
+        (Spin { iterations }, per)
+    }
+
+    /// Runs the delay.
+    #[inline(always)]
+    pub fn run(self) {
+        if self.iterations == 0 {
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: lfence has no preconditions on x86_64.
+        unsafe {
+            core::arch::x86_64::_mm_lfence()
+        };
+        let mut x = std::hint::black_box(1u64);
+        for _ in 0..self.iterations {
+            // One multiply the compiler cannot fold into its neighbours
+            // (plain `wrapping_mul`s by a constant reassociate into one
+            // multiply per unrolled block).
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: a register multiply; no memory, no stack.
+            unsafe {
+                core::arch::asm!(
+                    "imul {x}, {k}",
+                    x = inout(reg) x,
+                    k = in(reg) 0x9E37_79B9_7F4A_7C15u64,
+                    options(pure, nomem, nostack)
+                )
+            };
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                x = std::hint::black_box(x.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            }
+        }
+        std::hint::black_box(x);
+    }
+}
+
 /// The TSC, converted with a calibrated frequency.
 #[derive(Debug, Clone, Copy)]
 pub struct TscClock {
@@ -273,7 +344,21 @@ pub fn clock_read_cost(kind: ClockKind, tsc_hz: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::resolution_of;
+    use super::{Spin, resolution_of};
+
+    #[test]
+    fn a_spin_is_calibrated_to_the_multiplies_nearest_its_length() {
+        let (spin, per) = Spin::calibrate(40.0);
+        assert!(per > 0.0 && per.is_finite(), "{per}");
+        assert_eq!(spin.iterations, (40.0 / per).round().max(1.0) as u64);
+        // Ten times the length, ten times the chain (within rounding of
+        // its own calibration).
+        let (long, per_long) = Spin::calibrate(400.0);
+        assert_eq!(long.iterations, (400.0 / per_long).round() as u64);
+        // Under one multiply still runs one.
+        assert_eq!(Spin::calibrate(1e-6).0.iterations, 1);
+        Spin::default().run();
+    }
 
     #[test]
     fn the_step_is_the_divisor_of_the_common_deltas() {

@@ -21,6 +21,22 @@ pub(super) fn warmup_arg(s: &str) -> Result<Duration, DurationError> {
     parse_duration_or_zero(s)
 }
 
+/// The longest `--inject`: half of a paced window that is set aside as a
+/// stall ([`crate::workload::STALL`]).
+const INJECT_MAX: Duration = Duration::from_micros(10);
+
+/// `--inject`: a duration with a unit, above zero and at most
+/// [`INJECT_MAX`], in ns.
+pub(super) fn inject_arg(s: &str) -> Result<f64, String> {
+    match parse_duration(s) {
+        Ok(d) if d <= INJECT_MAX => Ok(d.as_secs_f64() * 1e9),
+        Ok(_) => Err(format!(
+            "\"{s}\" is longer than 10us: a paced update's window over 20 µs is set aside as a stall"
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// A percentage that does not parse or is negative.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("\"{0}\" is not a percentage of 0 or more (5, 2.5, 5%)")]

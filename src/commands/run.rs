@@ -2,8 +2,8 @@
 //! execute, save, print.
 
 use super::args::{
-    PlacementArg, PoolArgs, ResultsArgs, StrategyArgs, duration_arg, fraction_arg, percent_arg,
-    warmup_arg,
+    PlacementArg, PoolArgs, ResultsArgs, StrategyArgs, duration_arg, fraction_arg, inject_arg,
+    percent_arg, warmup_arg,
 };
 use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
@@ -140,6 +140,15 @@ pub struct RunArgs {
     #[arg(long)]
     pub oversubscribe: bool,
 
+    /// Add a known cost to every update of every strategy, inside its
+    /// measured window (20ns, 1us; at most 10us): a busy chain of
+    /// multiplies calibrated at the start, priced on the harness floor and
+    /// recorded in run.json and the header. Use it to ask whether a setup
+    /// can see a regression of that size (`contend compare` against runs
+    /// without it); the floors run without it.
+    #[arg(long, value_name = "TIME", value_parser = inject_arg)]
+    pub inject: Option<f64>,
+
     /// After the first screen, print every table, regime by regime, with
     /// every line on what the numbers rest on (report.html has them too).
     #[arg(long, short)]
@@ -218,6 +227,9 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     let mut plan = runner::plan(&request, topo)?.with_paced(args.paced);
     if let Some(fraction) = args.threshold_publishes {
         plan = plan.with_threshold_publishes(fraction)?;
+    }
+    if let Some(ns) = args.inject {
+        plan = plan.with_inject(ns);
     }
     args.output.check()?;
     session.notes(&plan.notes);

@@ -8,7 +8,7 @@
 
 use super::RunError;
 use super::result::{HarnessFloor, Strategy};
-use crate::clock::ClockKind;
+use crate::clock::{ClockKind, Spin};
 use crate::counter::{
     CounterLayout, Filter, NodeIter, Pad, PublishPolicy, ShardLevel, ShardedCounter, SlotHome,
 };
@@ -79,35 +79,100 @@ pub fn measure_floor(
     placement: Placement,
     interrupted: &AtomicBool,
 ) -> Result<Option<HarnessFloor>, RunError> {
+    spec.warmup = FLOOR_WARMUP;
+    spec.duration = spec.duration.min(FLOOR_INTERVAL);
+    let mut loop_ns = Vec::with_capacity(FLOOR_RUNS);
+    for _ in 0..FLOOR_RUNS {
+        match floor_loop_ns(&spec, cpu, topo, placement, interrupted)? {
+            Looped::Ns(ns) => loop_ns.push(ns),
+            Looped::Nothing => {}
+            Looped::Interrupted => return Ok(None),
+        }
+    }
+    Ok(Summary::of(&loop_ns).map(|loop_ns| HarnessFloor { cpu, loop_ns }))
+}
+
+/// Pairs of floor runs that price `--inject`'s delay.
+const INJECT_PAIRS: usize = 8;
+/// The measured interval of each of them.
+const INJECT_INTERVAL: Duration = Duration::from_millis(20);
+
+/// What `inject` adds to the harness floor's loop (`spec`, as
+/// [`measure_floor`] runs it) on `cpu`: [`INJECT_PAIRS`] pairs of short
+/// runs, with and without it, taking turns (which goes first alternates),
+/// summarised as each pair's difference, ns per update. `None` when
+/// interrupted or no pair finished.
+pub fn measure_inject(
+    mut spec: RepeatSpec,
+    inject: Spin,
+    cpu: u32,
+    topo: &Topology,
+    placement: Placement,
+    interrupted: &AtomicBool,
+) -> Result<Option<Summary>, RunError> {
+    spec.warmup = FLOOR_WARMUP;
+    spec.duration = INJECT_INTERVAL;
+    let with = RepeatSpec { inject, ..spec };
+    let mut differences = Vec::with_capacity(INJECT_PAIRS);
+    for pair in 0..INJECT_PAIRS {
+        let mut ns = [None; 2];
+        for k in [pair % 2, 1 - pair % 2] {
+            let spec = if k == 1 { &with } else { &spec };
+            ns[k] = match floor_loop_ns(spec, cpu, topo, placement, interrupted)? {
+                Looped::Ns(v) => Some(v),
+                Looped::Nothing => None,
+                Looped::Interrupted => return Ok(None),
+            };
+        }
+        if let [Some(without), Some(with)] = ns {
+            differences.push(with - without);
+        }
+    }
+    Ok(Summary::of(&differences))
+}
+
+/// One floor run's outcome.
+enum Looped {
+    /// ns per loop iteration from throughput.
+    Ns(f64),
+    /// It finished without an update in its interval.
+    Nothing,
+    /// A stop signal came.
+    Interrupted,
+}
+
+/// One run of the harness floor's loop (`spec`, publishing `never`, its
+/// read side on a global slot nobody else touches) on `cpu` alone.
+fn floor_loop_ns(
+    spec: &RepeatSpec,
+    cpu: u32,
+    topo: &Topology,
+    placement: Placement,
+    interrupted: &AtomicBool,
+) -> Result<Looped, RunError> {
     let layout = CounterLayout {
         level: ShardLevel::Global,
         pad: Pad::Line128,
         home: SlotHome::Local,
         node_iter: NodeIter::Compact,
     };
-    spec.warmup = FLOOR_WARMUP;
-    spec.duration = spec.duration.min(FLOOR_INTERVAL);
-    let mut loop_ns = Vec::with_capacity(FLOOR_RUNS);
-    for _ in 0..FLOOR_RUNS {
-        let counter = ShardedCounter::new(layout, topo, &[cpu], placement)?;
-        let allowed = &topo.allowed_cpus;
-        let lane = Lane {
-            counter: &counter,
-            floor: None,
-            spec: &spec,
-        };
-        let w = match run_repeat(&[lane], &[cpu], &[], allowed, 0, interrupted)? {
-            RepeatOutcome::Done(mut reports) => reports.pop().and_then(|mut r| r.pop()),
-            RepeatOutcome::Interrupted => None,
-        };
-        let Some(w) = w else {
-            return Ok(None);
-        };
-        if let Some(seconds) = w.interval_s.filter(|_| w.updates > 0) {
-            loop_ns.push(seconds * 1e9 / w.updates as f64);
-        }
-    }
-    Ok(Summary::of(&loop_ns).map(|loop_ns| HarnessFloor { cpu, loop_ns }))
+    let counter = ShardedCounter::new(layout, topo, &[cpu], placement)?;
+    let lane = Lane {
+        counter: &counter,
+        floor: None,
+        spec,
+    };
+    let w = match run_repeat(&[lane], &[cpu], &[], &topo.allowed_cpus, 0, interrupted)? {
+        RepeatOutcome::Done(mut reports) => reports.pop().and_then(|mut r| r.pop()),
+        RepeatOutcome::Interrupted => None,
+    };
+    Ok(match w {
+        None => Looped::Interrupted,
+        Some(w) => match w.interval_s.filter(|_| w.updates > 0) {
+            Some(seconds) => Looped::Ns(seconds * 1e9 / w.updates as f64),
+            None => Looped::Nothing,
+        },
+    })
 }
 
 #[cfg(test)]

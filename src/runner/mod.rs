@@ -32,12 +32,12 @@ pub use regimes::PacedFloor;
 #[cfg(test)]
 pub(crate) use result::fixture_run;
 pub use result::{
-    CanaryRange, HarnessFloor, InexactSum, Interference, NodeRepeat, NodeSummary, RepeatResult,
-    RunConfig, RunResults, SCHEMA_VERSION, Staleness, Stopped, Strategy, StrategyResult,
-    StrategySummary, ThreadPlacement, ThreadStalls,
+    CanaryRange, HarnessFloor, InexactSum, Injection, Interference, NodeRepeat, NodeSummary,
+    RepeatResult, RunConfig, RunResults, SCHEMA_VERSION, Staleness, Stopped, Strategy,
+    StrategyResult, StrategySummary, ThreadPlacement, ThreadStalls,
 };
 
-use crate::clock::{ClockKind, Timer, clock_read_cost};
+use crate::clock::{ClockKind, Spin, Timer, clock_read_cost};
 use crate::counter::{CounterError, PublishPolicy};
 use crate::placement::PlacementError;
 use crate::provenance::Provenance;
@@ -67,8 +67,8 @@ pub struct RunPlan {
 
 impl RunPlan {
     /// One repeat of a strategy with publish policy `policy` reading
-    /// `clock` in `regime`: every other setting
-    /// from the plan. Every repeat replays the same load tables (the seed
+    /// `clock` in `regime`, without `--inject`'s delay: every other
+    /// setting from the plan. Every repeat replays the same load tables (the seed
     /// does not change between repeats).
     pub fn repeat_spec(
         &self,
@@ -90,6 +90,7 @@ impl RunPlan {
             warmup: self.warmup(),
             duration: self.repeat_duration(),
             placement: cfg.placement,
+            inject: Spin::default(),
         }
     }
 
@@ -249,6 +250,16 @@ pub fn execute(
         }
         _ => None,
     };
+    if let (Some(inject), Some(&cpu)) = (&mut cfg.inject, cfg.writer_cpus.first()) {
+        inject.on_floor = floor::measure_inject(
+            floor_spec,
+            plan.inject(),
+            cpu,
+            &plan.topo,
+            cfg.placement,
+            interrupted,
+        )?;
+    }
     let mut notes = plan.notes.clone();
     if let Some(n) = grouping_note(&cfg.in_place).filter(|n| !notes.contains(n)) {
         notes.push(n);
@@ -312,7 +323,14 @@ fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
                 converged: None,
                 retries: 0,
             },
-            spec: plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), regime),
+            spec: RepeatSpec {
+                inject: if is_floor {
+                    Spin::default()
+                } else {
+                    plan.inject()
+                },
+                ..plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), regime)
+            },
             is_floor,
             group,
         })

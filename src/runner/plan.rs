@@ -6,8 +6,8 @@
 use super::RunPlan;
 use super::in_place::PacedMode;
 use super::pools::{PoolCpus, PoolError, Pools, pools};
-use super::result::{RunConfig, Strategy};
-use crate::clock::{ClockKind, Timer, calibrate_tsc};
+use super::result::{Injection, RunConfig, Strategy};
+use crate::clock::{ClockKind, Spin, Timer, calibrate_tsc};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
 use crate::placement::Placement;
 use crate::provenance::Provenance;
@@ -286,6 +286,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         node_iter: request.node_iter,
         paced: PacedMode::InPlace,
         in_place: Vec::new(),
+        inject: None,
     };
     let mut plan = RunPlan {
         topo,
@@ -320,6 +321,30 @@ impl RunPlan {
         self.config.threshold_publishes = Some(fraction);
         self.config.load_step = Some(step);
         Ok(self)
+    }
+}
+
+impl RunPlan {
+    /// This plan with a delay of about `ns` added to every update of every
+    /// strategy (`--inject`): a [`Spin`] calibrated now, recorded in the
+    /// config; `execute` measures what it adds to the harness floor.
+    pub fn with_inject(mut self, ns: f64) -> Self {
+        let (spin, per) = Spin::calibrate(ns);
+        self.config.inject = Some(Injection {
+            ns,
+            iterations: spin.iterations,
+            ns_per_iteration: per,
+            on_floor: None,
+        });
+        self
+    }
+
+    /// The delay every strategy's update carries (none without
+    /// `--inject`).
+    pub fn inject(&self) -> Spin {
+        Spin {
+            iterations: self.config.inject.map_or(0, |i| i.iterations),
+        }
     }
 }
 

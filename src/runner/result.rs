@@ -161,6 +161,30 @@ pub struct RunConfig {
     /// or in files from before).
     #[serde(default)]
     pub in_place: Vec<InPlaceGroup>,
+    /// `--inject`: a known cost added to every update of every strategy
+    /// (`None`: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inject: Option<Injection>,
+}
+
+/// A known cost added to every update of every strategy, inside its
+/// measured window (`--inject`, [`crate::clock::Spin`]): a regression of
+/// known size, to ask whether a setup can see it, and what tests of a
+/// comparison are checked against. Floors run without it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Injection {
+    /// The cost asked for, ns per update.
+    pub ns: f64,
+    /// Multiplies in the delay's chain: the count nearest `ns` at
+    /// calibration.
+    pub iterations: u64,
+    /// What one multiply took at calibration, ns.
+    pub ns_per_iteration: f64,
+    /// What the delay added to the harness floor's loop, ns per update:
+    /// the floor with it less without, in short runs taking turns on the
+    /// first writer's CPU, their mean and 95% CI (`None` when not
+    /// measured: interrupted).
+    pub on_floor: Option<Summary>,
 }
 
 impl RunConfig {
@@ -754,6 +778,26 @@ impl RunResults {
             (true, k) => format!(", each running the read side every {k} updates"),
         };
         pool("writers", &cfg.writer_cpus) + &readers
+    }
+
+    /// The injected cost in words: `+20 ns per update injected (24
+    /// multiplies of 0.83 ns; on the harness floor +19.8 ±0.3 ns, 95%
+    /// CI)`; `None` without one.
+    pub fn inject_text(&self) -> Option<String> {
+        let i = self.config.inject?;
+        let floor = i
+            .on_floor
+            .map_or("not measured on the floor".to_string(), |s| {
+                format!(
+                    "on the harness floor {:+.1} ±{:.1} ns, 95% CI",
+                    s.mean,
+                    (s.ci95_high - s.ci95_low) / 2.0
+                )
+            });
+        Some(format!(
+            "{:+} ns per update injected ({} multiplies of {:.2} ns; {floor})",
+            i.ns, i.iterations, i.ns_per_iteration
+        ))
     }
 
     /// The writers' load walks in words: `threshold:64 publishes 40% of

@@ -4,7 +4,7 @@
 use super::pacer::phase_of;
 use super::work::{InPlaceFloor, Probing, ReaderWork, Sampling, Work, WriterWork};
 use super::{BusyTime, LoadWalk, Mirror, Pacer, Regime, StalenessSamples, arrivals_stream};
-use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, Timer, TscClock};
+use crate::clock::{Clock, ClockKind, CoarseClock, MonotonicClock, Spin, Timer, TscClock};
 use crate::counter::{PublishPolicy, PublishStats, ShardedCounter, Writer};
 use crate::placement::{PinnedThread, Placement, PlacementError, pin_current_thread};
 use crate::topology::CpuList;
@@ -61,6 +61,9 @@ pub struct RepeatSpec {
     pub duration: Duration,
     /// What to do when a pin fails.
     pub placement: Placement,
+    /// A delay added to every update of a writer, inside its busy window
+    /// (`--inject`; none for floors).
+    pub inject: Spin,
 }
 
 /// What one thread did during the measured interval.
@@ -400,6 +403,7 @@ impl WriterJob<'_> {
                     lane_pacer(spec, self.stream, k),
                     floor,
                     self.mirrors.get(k).map(|m| Probing::new(m, self.writer)),
+                    spec.inject,
                 )
             })
             .collect();
@@ -561,6 +565,7 @@ mod tests {
             warmup: Duration::from_millis(10),
             duration: Duration::from_millis(60),
             placement: Placement::Strict,
+            inject: Spin::default(),
         }
     }
 

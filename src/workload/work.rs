@@ -5,7 +5,7 @@
 
 use super::mirror::{Mirror, StalenessSamples};
 use super::{LoadWalk, Pacer};
-use crate::clock::{Clock, Timer};
+use crate::clock::{Clock, Spin, Timer};
 use crate::counter::{
     FILTER_ALWAYS, FILTER_ANY, FILTER_BATCH, FILTER_CHANGED, FILTER_NEVER, FILTER_THRESHOLD,
     PublishPolicy, ReadView, ShardedCounter, WALK_NODE_IDS, WALK_NODE_MASK, WALK_SLOTS, Writer,
@@ -278,6 +278,7 @@ pub struct WriterWork<'c, C: Clock> {
     pacer: Option<Pacer>,
     floor: Option<InPlaceFloor<'c, Writer<'c, C>>>,
     probing: Option<Probing<'c>>,
+    inject: Spin,
     since_probe: u64,
     reads: u64,
     view: ReadView,
@@ -295,7 +296,8 @@ impl<'c, C: Clock> WriterWork<'c, C> {
     /// flat out; [`Pacer::of`]) with the floor it runs in place between
     /// updates (`None`: none), and optional staleness probing
     /// (used only while sampling is on: it mirrors the writer's state
-    /// after every update).
+    /// after every update), and a delay `inject` after every update and
+    /// its read side, inside the busy window (`--inject`).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         writer: Writer<'c, C>,
@@ -307,6 +309,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
         pacer: Option<Pacer>,
         floor: Option<InPlaceFloor<'c, Writer<'c, C>>>,
         probing: Option<Probing<'c>>,
+        inject: Spin,
     ) -> Self {
         Self {
             view: ReadView::new(counter, Some(writer.slot())),
@@ -320,6 +323,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
             floor: floor.filter(|_| pacer.is_some()),
             pacer,
             probing: probing.filter(|_| sampling.every() != 0),
+            inject,
             since_probe: 0,
             reads: 0,
             staleness: StalenessSamples::default(),
@@ -374,12 +378,13 @@ impl<C: Clock> WriterWork<'_, C> {
         let (deltas, walk_at) = self.walk.split();
         let mut walk = *walk_at;
         let (mut reads, mut countdown) = (self.reads, self.read_countdown);
-        let (timer, sampling, counter, read_every, probing) = (
+        let (timer, sampling, counter, read_every, probing, inject) = (
             self.timer,
             self.sampling,
             self.counter,
             self.read_every,
             self.probing,
+            self.inject,
         );
         for _ in 0..ops {
             let load = walk.next_load(deltas);
@@ -426,6 +431,7 @@ impl<C: Clock> WriterWork<'_, C> {
                 read_side::<WALK>(counter, &mut self.view, left, contrib, load);
                 sample_end(read_sampled, t0, timer, sampling, &mut self.read_hist);
             }
+            inject.run();
             if PACED && let Some(p) = &mut self.pacer {
                 p.done(released, unsampled);
             }
@@ -704,7 +710,16 @@ mod tests {
         let timer = Timer::Monotonic;
         let pacer = Pacer::of(timer, regime, 0);
         WriterWork::new(
-            writer, counter, walk, read_every, timer, sampling, pacer, None, probing,
+            writer,
+            counter,
+            walk,
+            read_every,
+            timer,
+            sampling,
+            pacer,
+            None,
+            probing,
+            Spin::default(),
         )
     }
 
@@ -968,6 +983,7 @@ mod tests {
                     Pacer::of(timer, Regime::paced(1e6), 0),
                     None,
                     None,
+                    Spin::default(),
                 );
                 let got: Vec<u64> = (0..64)
                     .map(|_| {
@@ -1069,6 +1085,7 @@ mod tests {
             Pacer::of(timer, Regime::paced(1e4), 0),
             Some(InPlaceFloor::of_writer(&floor, FakeClock::default())),
             None,
+            Spin::default(),
         );
         // Another thread's add to the floor's slot after the floor saw
         // it: its first read side must fetch that line, once.
@@ -1110,6 +1127,36 @@ mod tests {
         // Flat out there is no floor in place.
         let w = writer_loop(&c, 1, Sampling::off(), Regime::FlatOut, None);
         assert!(w.floor.is_none() && w.pacer().is_none());
+    }
+
+    #[test]
+    fn an_injected_delay_is_inside_the_busy_window_and_not_the_floors() {
+        // 10 µs a delay (under a stall), at 1k/s: every update's window
+        // holds it (the busy mean is at least half of it whatever the
+        // clock speed did since the calibration), its floor's none of it.
+        let (c, floor) = (counter(), counter());
+        let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
+        let timer = Timer::Monotonic;
+        let (spin, _) = Spin::calibrate(10_000.0);
+        let mut w = WriterWork::new(
+            writer,
+            &c,
+            LoadWalk::new(5, 0),
+            1,
+            timer,
+            Sampling::off(),
+            Pacer::of(timer, Regime::paced(1e3), 0),
+            Some(InPlaceFloor::of_writer(&floor, FakeClock::default())),
+            None,
+            spin,
+        );
+        w.run_ops(10);
+        let p = w.pacer().unwrap();
+        let ns = |b: super::super::BusyTime| timer.ns_per_tick() * b.ticks as f64 / b.ops as f64;
+        let (busy, floor_busy) = (ns(p.busy()), ns(p.floor_busy()));
+        assert!(busy > 5_000.0, "{busy} ns a window");
+        assert!(floor_busy < 2_500.0, "{floor_busy} ns a floor window");
+        assert_eq!(c.read(), load_after(10));
     }
 
     #[test]

@@ -365,6 +365,7 @@ fn settings(run: &RunResults) -> Markup {
         ),
         ("seed", c.seed.to_string()),
         ("load walks", run.load_text().unwrap_or("-".to_string())),
+        ("injected", run.inject_text().unwrap_or("-".to_string())),
         ("sampling", sampling(run)),
         (
             "placement",

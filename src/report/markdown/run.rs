@@ -26,6 +26,9 @@ pub(super) fn render(run: &RunResults) -> String {
     if let Some(load) = run.load_text() {
         let _ = writeln!(out, "- **load walks:** {load}");
     }
+    if let Some(inject) = run.inject_text() {
+        let _ = writeln!(out, "- **injected:** {inject}");
+    }
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(run));
     // A run's headline and verdicts are contend's own words: its strategy
     // names are built from their typed parts, not read as text.

@@ -223,6 +223,9 @@ pub(super) fn header(run: &RunResults) -> String {
     if let Some(load) = run.load_text() {
         let _ = writeln!(out, "load walks: {load}");
     }
+    if let Some(inject) = run.inject_text() {
+        let _ = writeln!(out, "{inject}");
+    }
     let smallest = run
         .strategies
         .iter()
