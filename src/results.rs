@@ -4,6 +4,7 @@
 //! CSV's (`predict --c2c`, `gallery`). Writes are atomic (a temporary
 //! file, then a rename) and a failed write leaves nothing behind.
 
+use crate::compare::{HostRecord, RECORD_SCHEMA};
 use crate::matrix::MatrixResults;
 use crate::predict::c2c::{self, C2cError, PairMatrix};
 use crate::runner::{RunResults, SCHEMA_VERSION};
@@ -85,6 +86,24 @@ pub enum ReadError {
         /// The folder.
         path: PathBuf,
     },
+    /// A folder with no run.json in it or under it.
+    #[error("{}: no run.json in this folder or its folders", path.display())]
+    NoRuns {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// A sweep or matrix where runs are wanted.
+    #[error("{} is a sweep or matrix; compare takes run.json files (contend report prints the others)", path.display())]
+    NotARun {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Not a host's record of runs.
+    #[error("{} is not a host's record of runs (noise.json, from contend run --runs K)", path.display())]
+    NotARecord {
+        /// The file.
+        path: PathBuf,
+    },
     /// The right kind and schema, but fields missing or of the wrong type.
     #[error("{} is not a contend result file: corrupt result file ({source})", path.display())]
     Corrupt {
@@ -139,6 +158,74 @@ pub fn read(path: &Path) -> Result<(PathBuf, ResultFile), ReadError> {
     };
     let result = read_file(&file)?;
     Ok((file, result))
+}
+
+/// How deep under a folder [`read_runs`] looks for run.json files
+/// (`DIR/<host>/<timestamp>/run.json`, as `contend run --out DIR` writes).
+const RUNS_DEPTH: usize = 3;
+
+/// The runs a path names: a run.json, a run's folder, or a folder holding
+/// runs' folders (every run.json up to [`RUNS_DEPTH`] levels down, in
+/// path order, as several `contend run --out DIR` write them). Each with
+/// its file. A file of another kind, or a folder without a run.json, is
+/// an error naming it.
+pub fn read_runs(path: &Path) -> Result<Vec<(PathBuf, RunResults)>, ReadError> {
+    let files = if path.is_dir() && !path.join("run.json").is_file() {
+        let mut found = Vec::new();
+        run_files(path, RUNS_DEPTH, &mut found)?;
+        found.sort();
+        if found.is_empty() {
+            return Err(ReadError::NoRuns {
+                path: path.to_path_buf(),
+            });
+        }
+        found
+    } else {
+        vec![path.to_path_buf()]
+    };
+    files
+        .into_iter()
+        .map(|f| match read(&f)? {
+            (file, ResultFile::Run(run)) => Ok((file, *run)),
+            (file, _) => Err(ReadError::NotARun { path: file }),
+        })
+        .collect()
+}
+
+/// Every run.json under `dir`, `depth` levels down at most, into `found`.
+fn run_files(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Result<(), ReadError> {
+    let io = |source| ReadError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    for entry in fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_dir() && depth > 0 {
+            run_files(&path, depth - 1, found)?;
+        } else if path.file_name().is_some_and(|n| n == "run.json") {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Reads a host's record of identical runs (noise.json).
+pub fn read_record(path: &Path) -> Result<HostRecord, ReadError> {
+    let text = fs::read_to_string(path).map_err(|source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|source| ReadError::NotJson {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if value.get("kind").and_then(serde_json::Value::as_str) != Some("noise") {
+        return Err(ReadError::NotARecord {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(*parse(path, value, RECORD_SCHEMA)?)
 }
 
 /// Reads a result file, or every one of [`RESULT_FILES`] in a folder.

@@ -113,6 +113,32 @@ fn synthetic(f: impl Fn(&str, &str) -> (usize, f64, f64)) -> Value {
     v
 }
 
+/// `k` copies of the real run, the i-th with every compared summary of
+/// every strategy set to `f(strategy, field, i)`, each in a folder of its
+/// own under `dir/name`: a side of `k` runs, replicates of one experiment.
+fn runs(
+    dir: &Path,
+    name: &str,
+    k: usize,
+    f: impl Fn(&str, &str, usize) -> (usize, f64, f64),
+) -> PathBuf {
+    let side = dir.join(name);
+    for i in 0..k {
+        let folder = side.join(format!("run{i}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        save(&folder, "run.json", &synthetic(|st, field| f(st, field, i)));
+    }
+    side
+}
+
+/// The i-th of `k` offsets whose mean is 0 and whose sample standard
+/// deviation is exactly 1: run i of a side whose run means spread by `s`
+/// lies at `mean + s × spread(k, i)`.
+fn spread(k: usize, i: usize) -> f64 {
+    let k = k as f64;
+    (i as f64 - (k - 1.0) / 2.0) / (k * (k + 1.0) / 12.0).sqrt()
+}
+
 /// A field's base value: throughputs near a million, ns/op near 20.
 fn base_mean(field: &str) -> f64 {
     if field.ends_with("_ns") { 20.0 } else { 1e6 }
@@ -136,6 +162,10 @@ fn rows(text: &str) -> Vec<Row> {
     let mut out = Vec::new();
     let mut pair = String::new();
     for line in text.lines() {
+        if line.starts_with("    ") {
+            // A judged row's run-level detail, under it.
+            continue;
+        }
         if !line.starts_with(' ') && !line.is_empty() && !line.contains(": ") {
             pair = line.to_string();
         } else if let Some(body) = line.strip_prefix("  ") {
@@ -169,8 +199,10 @@ fn compare_ok(args: &[&str]) -> (Vec<Row>, String) {
 
 #[test]
 fn a_file_against_itself_is_no_change_and_one_changed_strategy_is_found() {
-    // The real run against itself: t = 0, so p = 1 and never a change;
-    // no change only where the interval lies within ±2%.
+    // The real run against itself: one run, its repeats the replicates;
+    // t = 0, so p = 1 and never a change; no change only where the
+    // interval lies within ±2%. A pair is judged on its cost (loop
+    // ns/op); its other rows show their change, not judged.
     let r = run();
     let out = contend(&["compare", "--verbose", s(&r.json), s(&r.folder)]);
     let text = stdout(&out);
@@ -184,10 +216,15 @@ fn a_file_against_itself_is_no_change_and_one_changed_strategy_is_found() {
     for row in &all {
         assert!(row.test.starts_with("test: "), "{row:?}");
         assert_eq!(row.base.replace("base: ", "test: "), row.test, "{row:?}");
-        assert!(
-            ["no change", "inconclusive"].contains(&row.verdict.as_str()),
-            "{row:?}"
-        );
+        if row.measure == ROWS[0] {
+            assert!(
+                ["no change", "inconclusive"].contains(&row.verdict.as_str()),
+                "{row:?}"
+            );
+            assert_eq!(row.p, "p=1.000", "{row:?}");
+        } else {
+            assert_eq!((row.verdict.as_str(), row.p.as_str()), ("not judged", "-"));
+        }
         // +0.0% in an interval symmetric about it: [-x%, +x%].
         assert!(row.change.starts_with("+0.0"), "{row:?}");
         let (lo, hi) = row.change[row.change.find('[').unwrap() + 1..]
@@ -199,103 +236,118 @@ fn a_file_against_itself_is_no_change_and_one_changed_strategy_is_found() {
             hi.trim_start_matches('+'),
             "{row:?}"
         );
-        assert_eq!(row.p, "p=1.000", "{row:?}");
     }
     let measures: Vec<&str> = all.iter().map(|r| r.measure.as_str()).collect();
     assert_eq!(measures, ROWS.repeat(2));
 
-    // Against a copy in which only node's updates/s is 20% higher, with
-    // 1% noise over 5 repeats: exactly that row is a change.
+    // Three runs a side whose means spread by 0.5%; in the test runs only
+    // node's loop ns/op is 20% higher: exactly that pair is a change, at
+    // the run level (4 df: ±2.776 × 0.5% × √(2/3) = ±1.13%, within ±2%
+    // for global).
     let dir = tempfile::tempdir().unwrap();
-    let noise = |mean: f64| (5, mean, mean / 100.0);
-    let base = save(
-        dir.path(),
-        "base.json",
-        &synthetic(|_, field| noise(base_mean(field))),
-    );
-    let test = save(
-        dir.path(),
-        "test.json",
-        &synthetic(|name, field| {
-            let bump = name.starts_with("node/") && field == "write_ops_per_s";
-            noise(base_mean(field) * if bump { 1.2 } else { 1.0 })
-        }),
-    );
+    let side = |name: &str, bump: f64| {
+        runs(dir.path(), name, 3, move |st, field, i| {
+            let m = base_mean(field);
+            let scale = if st.starts_with("node/") && field == "write_loop_ns" {
+                bump
+            } else {
+                1.0
+            };
+            (5, m * scale + m * 0.005 * spread(3, i), m / 100.0)
+        })
+    };
+    let (base, test) = (side("base", 1.0), side("test", 1.2));
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
+    assert!(text.starts_with("base: "), "{text}");
+    assert!(
+        text.contains("base (3 runs)") || text.contains("(3 runs)"),
+        "{text}"
+    );
     assert_eq!(all.len(), 6, "{text}");
     for row in &all {
-        if row.pair == STRATEGIES[1] && row.measure == "updates/s" {
-            assert_eq!(row.verdict, "faster", "{row:?}");
-            assert!(row.change.starts_with("+20.0% [+1"), "{row:?}");
-            assert_eq!(row.p, "p<0.001", "{row:?}");
-        } else {
-            assert_eq!(row.verdict, "no change", "{row:?}");
-            assert_eq!(row.p, "p=1.000", "{row:?}");
+        match (row.pair.as_str(), row.measure.as_str()) {
+            (pair, "loop ns/op") if pair == STRATEGIES[1] => {
+                assert_eq!(row.verdict, "dearer", "{row:?}");
+                assert_eq!(row.change, "+20.0% [+18.9%, +21.1%]", "{row:?}");
+                assert_eq!(row.p, "p<0.001", "{row:?}");
+            }
+            (_, "loop ns/op") => {
+                assert_eq!(row.verdict, "no change", "{row:?}");
+                assert_eq!(row.change, "+0.0% [-1.1%, +1.1%]", "{row:?}");
+            }
+            _ => assert_eq!(row.verdict, "not judged", "{row:?}"),
         }
     }
+    assert!(
+        text.contains("runs are the replicates (3 base, 3 test"),
+        "{text}"
+    );
     // A threshold of 25% takes the change in.
     let (all, text) = compare_ok(&[s(&base), s(&test), "--noise-threshold", "25"]);
-    assert!(all.iter().all(|r| r.verdict == "no change"), "{text}");
+    assert!(
+        all.iter()
+            .all(|r| ["no change", "not judged"].contains(&r.verdict.as_str())),
+        "{text}"
+    );
     assert!(text.contains("the noise threshold, ±25%"), "{text}");
 }
 
 #[test]
 fn a_tiny_significant_difference_is_no_change() {
-    // The issue's example: ten repeats of 1,000,000±100 against
-    // 1,000,200±100 (+0.02%, p about 3e-4) once printed "+0.0% p=0.011"
-    // as a measurable difference.
+    // The issue's example at the run level: ten runs of 1,000,000±100
+    // against 1,000,200±100 (+0.02%, p about 3e-4) once printed "+0.0%
+    // p=0.011" as a measurable difference. By hand: se = 1e-4 × √(2/10)
+    // of the mean, 18 df, so the 95% CI is ±0.0094%.
     let dir = tempfile::tempdir().unwrap();
-    let side = |scale: f64| {
-        synthetic(move |_, field| {
+    let side = |name: &str, scale: f64| {
+        runs(dir.path(), name, 10, move |_, field, i| {
             let m = base_mean(field);
-            (10, m * scale, m * 1e-4)
+            (5, m * scale + m * 1e-4 * spread(10, i), m / 100.0)
         })
     };
-    let base = save(dir.path(), "base.json", &side(1.0));
-    let test = save(dir.path(), "test.json", &side(1.0002));
+    let (base, test) = (side("base", 1.0), side("test", 1.0002));
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
     assert!(
         text.contains("lies beyond the noise threshold, ±2%"),
         "{text}"
     );
-    assert!(text.contains("Holm-adjusted over the 6 tests"), "{text}");
-    assert_eq!(all.len(), 6, "{text}");
-    for row in &all {
+    assert!(text.contains("Holm-adjusted over the 2 tests"), "{text}");
+    let judged: Vec<&Row> = all.iter().filter(|r| r.measure == ROWS[0]).collect();
+    assert_eq!(judged.len(), 2, "{text}");
+    for row in judged {
         assert_eq!(row.verdict, "no change", "{row:?}");
         assert_eq!(row.change, "+0.020% [+0.011%, +0.029%]", "{row:?}");
-        // Significant even after Holm's correction, and still no change.
-        assert_eq!(row.p, "p=0.002", "{row:?}");
+        // Significant even after Holm's correction, and still no change:
+        // 2 × 2.95e-4.
+        assert_eq!(row.p, "p<0.001", "{row:?}");
     }
-    // Without a threshold the same difference is a change, in the words
-    // of each measure.
+    // Without a threshold the same difference is a change.
     let (all, text) = compare_ok(&[s(&base), s(&test), "--noise-threshold", "0"]);
     let words: Vec<&str> = all.iter().map(|r| r.verdict.as_str()).collect();
-    assert_eq!(words, ["dearer", "faster", "faster"].repeat(2), "{text}");
+    assert_eq!(
+        words,
+        ["dearer", "not judged", "not judged"].repeat(2),
+        "{text}"
+    );
 }
 
 #[test]
 fn five_percent_is_a_change_with_the_right_word() {
-    // global's test side is 5% higher on every measure, node's 5% lower;
-    // ten repeats with 0.01% noise.
+    // global's test runs cost 5% more per update, node's 5% less; ten runs
+    // a side whose means spread by 0.01%.
     let dir = tempfile::tempdir().unwrap();
-    let base = save(
-        dir.path(),
-        "base.json",
-        &synthetic(|_, field| (10, base_mean(field), base_mean(field) * 1e-4)),
-    );
-    let test = save(
-        dir.path(),
-        "test.json",
-        &synthetic(|name, field| {
+    let side = |name: &str, test: bool| {
+        runs(dir.path(), name, 10, move |st, field, i| {
             let m = base_mean(field);
-            let scale = if name.starts_with("global/") {
-                1.05
-            } else {
-                0.95
+            let scale = match (test, st.starts_with("global/")) {
+                (false, _) => 1.0,
+                (true, true) => 1.05,
+                (true, false) => 0.95,
             };
-            (10, m * scale, m * 1e-4)
-        }),
-    );
+            (5, m * scale + m * 1e-4 * spread(10, i), m / 100.0)
+        })
+    };
+    let (base, test) = (side("base", false), side("test", true));
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
     let got: Vec<(&str, &str, &str)> = all
         .iter()
@@ -305,106 +357,109 @@ fn five_percent_is_a_change_with_the_right_word() {
         got,
         [
             ("loop ns/op", "dearer", "p<0.001"),
-            ("updates/s", "faster", "p<0.001"),
-            ("read ops/s", "faster", "p<0.001"),
+            ("updates/s", "not judged", "-"),
+            ("read ops/s", "not judged", "-"),
             ("loop ns/op", "cheaper", "p<0.001"),
-            ("updates/s", "slower", "p<0.001"),
-            ("read ops/s", "slower", "p<0.001"),
+            ("updates/s", "not judged", "-"),
+            ("read ops/s", "not judged", "-"),
         ],
         "{text}"
     );
     assert_eq!(all[0].change, "+5.000% [+4.991%, +5.009%]", "{text}");
-    assert_eq!(all[5].change, "-5.000% [-5.009%, -4.991%]", "{text}");
+    assert_eq!(all[3].change, "-5.000% [-5.009%, -4.991%]", "{text}");
 }
 
 #[test]
 fn holm_counts_every_test_of_the_invocation() {
-    // global's updates/s: +10% over 3 repeats of 2.8% noise. Alone its p
-    // is about 0.012 and its CI [+3.7%, +16.3%] lies beyond ±2%, but it is
-    // one of 6 tests (p × 6 > 0.05) when both strategies are compared, and
-    // one of 3 (p × 3 < 0.05) when global alone is.
+    // global's loop ns/op: +25% over 3 runs a side whose means spread by
+    // 9.5% of the base. Alone its p is 0.0322 (t = 3.223, 4 df) and its
+    // CI [+3.5%, +46.5%] lies beyond ±2%, but it is one of 2 tests (p × 2
+    // > 0.05) when both strategies are compared, and one of 1 when global
+    // alone is.
     let dir = tempfile::tempdir().unwrap();
-    let side = |bump: f64| {
-        synthetic(move |name, field| {
+    let side = |name: &str, bump: f64| {
+        runs(dir.path(), name, 3, move |st, field, i| {
             let m = base_mean(field);
-            if name.starts_with("global/") && field == "write_ops_per_s" {
-                (3, m * bump, 28_000.0)
+            if st.starts_with("global/") && field == "write_loop_ns" {
+                (3, m * bump + m * 0.095 * spread(3, i), m / 100.0)
             } else {
                 (3, m, m / 100.0)
             }
         })
     };
-    let base = save(dir.path(), "base.json", &side(1.0));
-    let test = save(dir.path(), "test.json", &side(1.1));
+    let (base, test) = (side("base", 1.0), side("test", 1.25));
     let p_of = |row: &Row| -> f64 { row.p.strip_prefix("p=").unwrap().parse().unwrap() };
 
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
-    assert!(text.contains("Holm-adjusted over the 6 tests"), "{text}");
-    let row = &all[1];
+    assert!(text.contains("Holm-adjusted over the 2 tests"), "{text}");
+    let row = &all[0];
     assert_eq!(
         (row.pair.as_str(), row.measure.as_str()),
-        (STRATEGIES[0], "updates/s")
+        (STRATEGIES[0], "loop ns/op")
     );
     assert_eq!(row.verdict, "inconclusive", "{text}");
-    assert!((0.05..0.1).contains(&p_of(row)), "{row:?}");
-    assert!(row.change.starts_with("+10.0% [+"), "{row:?}");
-    assert!(
-        all.iter()
-            .enumerate()
-            .all(|(i, r)| i == 1 || r.verdict == "inconclusive"),
-        "{text}"
-    );
+    assert!((p_of(row) - 2.0 * 0.032_19).abs() < 1e-3, "{row:?}");
+    assert!(row.change.starts_with("+25.0% [+3"), "{row:?}");
 
     let (all, text) = compare_ok(&[s(&base), s(&test), "--base", "global", "--test", "global"]);
-    assert!(text.contains("Holm-adjusted over the 3 tests"), "{text}");
+    assert!(text.contains("Holm-adjusted over the 1 test "), "{text}");
     assert_eq!(all.len(), 3, "{text}");
-    assert_eq!(all[1].verdict, "faster", "{text}");
-    assert!((0.01..0.05).contains(&p_of(&all[1])), "{:?}", all[1]);
+    assert_eq!(all[0].verdict, "dearer", "{text}");
+    assert!((p_of(&all[0]) - 0.032_19).abs() < 1e-3, "{:?}", all[0]);
 }
 
 #[test]
 fn noise_decides_between_no_change_and_inconclusive() {
-    // +1% over four repeats of 0.1% noise is no change (its CI, about
-    // ±0.17%, lies within ±2%); +5% over four repeats of 5% noise is
-    // inconclusive (its CI reaches from below -2% to beyond +2%), and so
-    // would +1% be with that noise; one repeat (of loop ns/op) cannot be
-    // tested.
+    // Four runs a side. global: +1% with run means spread by 0.1% is no
+    // change (its CI, about ±0.17%, lies within ±2%); node: +5% with runs
+    // spread by 5% is inconclusive (its CI reaches from below -2% to
+    // beyond +2%: ±2.447 (6 df) × 3.54%).
     let dir = tempfile::tempdir().unwrap();
-    let side = |test: bool| {
-        synthetic(move |_, field| {
+    let side = |name: &str, test: bool| {
+        runs(dir.path(), name, 4, move |st, field, i| {
             let m = base_mean(field);
-            match (field, test) {
-                ("write_ops_per_s", true) => (4, m * 1.01, m * 0.001),
-                ("write_ops_per_s", false) => (4, m, m * 0.001),
-                ("read_ops_per_s", true) => (4, m * 1.05, m * 0.05),
-                ("write_loop_ns", false) => (1, m, 0.0),
-                ("write_loop_ns", true) => (1, m * 1.03, 0.0),
-                _ => (4, m, m * 0.05),
-            }
+            let (bump, sd) = match st.starts_with("global/") {
+                true => (1.01, 0.001),
+                false => (1.05, 0.05),
+            };
+            let scale = if test { bump } else { 1.0 };
+            (4, m * scale + m * sd * spread(4, i), m / 100.0)
         })
     };
-    let base = save(dir.path(), "base.json", &side(false));
-    let test = save(dir.path(), "test.json", &side(true));
+    let (base, test) = (side("base", false), side("test", true));
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
-    let got: Vec<(&str, &str)> = all[..3]
-        .iter()
-        .map(|r| (r.verdict.as_str(), r.p.as_str()))
-        .collect();
-    assert_eq!(got[0], ("inconclusive", "n<2"), "{text}");
-    assert_eq!(got[1].0, "no change", "{text}");
-    assert_eq!(got[2].0, "inconclusive", "{text}");
-    // Welch: 5% ± 2.447 (6 df) × 3.54%.
-    assert_eq!(all[2].change, "+5.0% [-3.7%, +13.7%]", "{text}");
-    // One repeat a side: the change (20 → 20.6 ns/op, +3%) with no
-    // interval, no spread and no verdict.
-    assert_eq!(all[0].change, "+3.0%", "{text}");
-    assert_eq!(all[0].base, "base: 20.0 (1 repeat)", "{text}");
-    assert_eq!(all[0].test, "test: 20.6 (1 repeat)", "{text}");
-    assert!(text.contains("Holm-adjusted over the 4 tests"), "{text}");
+    let judged: Vec<&Row> = all.iter().filter(|r| r.measure == ROWS[0]).collect();
+    assert_eq!(judged[0].verdict, "no change", "{text}");
+    assert_eq!(judged[1].verdict, "inconclusive", "{text}");
+    assert_eq!(judged[1].change, "+5.0% [-3.7%, +13.7%]", "{text}");
+    assert!(text.contains("Holm-adjusted over the 2 tests"), "{text}");
+
+    // One run a side, and no record of the host's spread: nothing can say
+    // how far a second run would land, so nothing is called, and the
+    // table says why.
+    let one = |name: &str| {
+        let folder = dir.path().join(name);
+        let from = if name == "one-base" { &base } else { &test };
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::copy(from.join("run0/run.json"), folder.join("run.json")).unwrap();
+        folder
+    };
+    let (b, t) = (one("one-base"), one("one-test"));
+    let (all, text) = compare_ok(&[s(&b), s(&t)]);
     assert!(
-        text.contains("\nn<2: a side has fewer than 2 repeats"),
+        all.iter()
+            .all(|r| ["inconclusive", "not judged"].contains(&r.verdict.as_str())),
         "{text}"
     );
+    assert!(
+        text.contains("one run per side: between-run noise unknown"),
+        "{text}"
+    );
+    // With the runs of a side as the host's record (3 df), the same pair
+    // is tested, the record named.
+    let (all, text) = compare_ok(&[s(&b), s(&t), "--noise", s(&base)]);
+    assert_eq!(all[0].verdict, "no change", "{text}");
+    assert!(text.contains("the host's record"), "{text}");
 }
 
 #[test]
@@ -428,8 +483,9 @@ fn bad_noise_thresholds_are_one_line_errors() {
 
 #[test]
 fn levels_inside_one_file() {
-    // The real run: each row's verdict must be the one the file's own
-    // summaries give (Welch, Holm over these 3 tests, ±2%).
+    // The real run: the judged row's verdict must be the one the file's
+    // own summaries give (Welch, Holm over this 1 test, ±2%); the other
+    // rows show their change, not judged.
     let r = run();
     let (all, text) = compare_ok(&[s(&r.json), "--base", "global", "--test", "node"]);
     assert!(text.contains("global/always vs node/always"), "{text}");
@@ -448,11 +504,17 @@ fn levels_inside_one_file() {
         .iter()
         .map(|f| Difference::of(&summary_of(FULL[0], f), &summary_of(FULL[1], f)))
         .collect();
-    let raw: Vec<f64> = differences.iter().map(|d| d.welch.unwrap().p).collect();
-    let adjusted = holm_adjusted(&raw);
+    let adjusted = holm_adjusted(&[differences[0].welch.unwrap().p]);
     assert_eq!(all.len(), 3, "{text}");
     for (i, row) in all.iter().enumerate() {
         assert_eq!(row.measure, ROWS[i], "{row:?}");
+        let change = differences[i].change_pct.unwrap();
+        let printed: f64 = row.change[..row.change.find('%').unwrap()].parse().unwrap();
+        assert!((printed - change).abs() <= 0.05, "{row:?} {change}");
+        if i > 0 {
+            assert_eq!((row.verdict.as_str(), row.p.as_str()), ("not judged", "-"));
+            continue;
+        }
         let rate = COMPARED[i].ends_with("_per_s");
         let word = match (
             Decision::of(&differences[i], Threshold::relative(2.0), adjusted[i]),
@@ -473,9 +535,6 @@ fn levels_inside_one_file() {
             format!("p={p:.3}")
         };
         assert_eq!(row.p, p_text, "{row:?}");
-        let change = differences[i].change_pct.unwrap();
-        let printed: f64 = row.change[..row.change.find('%').unwrap()].parse().unwrap();
-        assert!((printed - change).abs() <= 0.05, "{row:?} {change}");
     }
 
     // And built so the answer is known: node 15% faster, 10% lower ns/op.
@@ -495,7 +554,7 @@ fn levels_inside_one_file() {
     );
     let (all, text) = compare_ok(&[s(&known), "--base", "global", "--test", "node"]);
     let words: Vec<&str> = all.iter().map(|r| r.verdict.as_str()).collect();
-    assert_eq!(words, ["cheaper", "faster", "faster"], "{text}");
+    assert_eq!(words, ["cheaper", "not judged", "not judged"], "{text}");
     assert!(all[1].change.starts_with("+15.0% [+1"), "{text}");
     assert!(all[0].change.starts_with("-10.0% [-1"), "{text}");
 
@@ -543,13 +602,18 @@ fn markdown_has_a_table() {
                 "dearer",
                 "cheaper",
                 "no change",
-                "inconclusive"
+                "inconclusive",
+                "not judged"
             ]
             .iter()
             .any(|w| cells[4].starts_with(&format!("{w} ")) && cells[4].contains("%, ")),
             "{row}"
         );
-        assert!(cells[5].starts_with("p=") || cells[5] == "p<0.001", "{row}");
+        if cells[4].starts_with("not judged") {
+            assert_eq!(cells[5], "-", "{row}");
+        } else {
+            assert!(cells[5].starts_with("p=") || cells[5] == "p<0.001", "{row}");
+        }
     }
     assert!(text.contains("- **verdict:** faster/slower"), "{text}");
     assert!(
@@ -558,26 +622,20 @@ fn markdown_has_a_table() {
     );
     assert!(text.contains("- **p:** Welch's t-test"), "{text}");
 
-    // Known inputs: ten repeats a side with sd 1e-4 of the base mean;
-    // global's test side 5% higher on every measure, node's the same.
-    // By hand: se = sqrt(2 × 1e-8 / 10) = 4.472e-5 of the mean, 18 df,
-    // t = 2.1009, so the 95% CI is ±0.0094%: +5% is [+4.991%, +5.009%]
-    // (p far below 0.001 even × 6), and 0 is [-0.009%, +0.009%] with
-    // t = 0, p = 1.
+    // Known inputs: ten runs a side whose means spread by 1e-4 of the
+    // base mean; global's test runs 5% higher on every measure, node's the
+    // same. By hand: se = 1e-4 × √(2/10) of the mean, 18 df, t = 2.1009,
+    // so the 95% CI is ±0.0094%: +5% is [+4.991%, +5.009%] (p far below
+    // 0.001 even × 2), and 0 is [-0.009%, +0.009%] with t = 0, p = 1.
     let dir = tempfile::tempdir().unwrap();
-    let side = |bump: f64| {
-        synthetic(move |name, field| {
+    let side = |name: &str, bump: f64| {
+        runs(dir.path(), name, 10, move |st, field, i| {
             let m = base_mean(field);
-            let scale = if name.starts_with("global/") {
-                bump
-            } else {
-                1.0
-            };
-            (10, m * scale, m * 1e-4)
+            let scale = if st.starts_with("global/") { bump } else { 1.0 };
+            (5, m * scale + m * 1e-4 * spread(10, i), m / 100.0)
         })
     };
-    let base = save(dir.path(), "base.json", &side(1.0));
-    let test = save(dir.path(), "test.json", &side(1.05));
+    let (base, test) = (side("base", 1.0), side("test", 1.05));
     let out = contend(&["compare", s(&base), s(&test), "--markdown"]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -598,39 +656,40 @@ fn markdown_has_a_table() {
         [
             "global/always",
             "updates/s",
-            "1000000±0.01%",
-            "1050000±0.01%",
-            "faster +5.000% [+4.991%, +5.009%]",
-            "p<0.001",
+            "not judged +5.000% [+4.991%, +5.009%]",
+            "-",
         ],
         [
             "global/always",
             "loop ns/op",
-            "20.0±0.01%",
-            "21.0±0.01%",
             "dearer +5.000% [+4.991%, +5.009%]",
             "p<0.001",
         ],
         [
             "node/always",
-            "updates/s",
-            "1000000±0.01%",
-            "1000000±0.01%",
+            "loop ns/op",
             "no change +0.000% [-0.009%, +0.009%]",
             "p=1.000",
         ],
         [
             "node/always",
             "read ops/s",
-            "1000000±0.01%",
-            "1000000±0.01%",
-            "no change +0.000% [-0.009%, +0.009%]",
-            "p=1.000",
+            "not judged +0.000% [-0.009%, +0.009%]",
+            "-",
         ],
     ];
     for w in want {
-        assert!(rows.iter().any(|r| r == &w), "no row {w:?} in:\n{text}");
+        assert!(
+            rows.iter()
+                .any(|r| r[0] == w[0] && r[1] == w[1] && r[4] == w[2] && r[5] == w[3]),
+            "no row {w:?} in:\n{text}"
+        );
     }
+    // Figures are written as the text writes them: the mean and its 95%
+    // CI's half-width, with units.
+    let loop_ns = rows.iter().find(|r| r[1] == "loop ns/op").unwrap();
+    assert!(loop_ns[2].starts_with("20.0 ns ±"), "{loop_ns:?}");
+    assert!(loop_ns[3].starts_with("21.0 ns ±"), "{loop_ns:?}");
     assert_eq!(rows.len(), 6, "{text}");
     // contend's own intervals and p-values are not escaped: only what
     // came from the files is.
@@ -713,40 +772,38 @@ fn other_hosts_warn_and_unmatched_strategies_are_listed() {
 
 #[test]
 fn clearly_different_runs_report_the_change() {
-    let r = run();
+    // Three runs a side, their loop ns/op 20 and 23 ns (+15%), run means
+    // spread by 1%: pooled sd 0.2155 ns (4 df), se 0.176 ns, so the change
+    // is 3 ± 2.776 × 0.176 ns: +15.0% [+12.6%, +17.4%].
     let dir = tempfile::tempdir().unwrap();
-    let summary = |mean: f64| {
-        serde_json::json!({
-            "n": 3, "mean": mean, "stddev": mean / 100.0, "stddev_pct": 1.0,
-            "ci95_low": mean * 0.97, "ci95_high": mean * 1.03,
-            "min": mean * 0.99, "max": mean * 1.01
+    let side = |name: &str, mean: f64| {
+        runs(dir.path(), name, 3, move |_, field, i| {
+            let m = if field == "write_loop_ns" {
+                mean
+            } else {
+                base_mean(field)
+            };
+            (3, m + m * 0.01 * spread(3, i), m / 100.0)
         })
     };
-    let with_writes = |mean: f64| {
-        let mut v = load(&r.json);
-        for st in v["strategies"].as_array_mut().unwrap() {
-            st["summary"]["write_ops_per_s"] = summary(mean);
-        }
-        v
-    };
-    let base = save(dir.path(), "base.json", &with_writes(90_569.0));
-    let test = save(dir.path(), "test.json", &with_writes(104_152.0));
+    let (base, test) = (side("base", 20.0), side("test", 23.0));
     let out = contend(&["compare", "--verbose", s(&base), s(&test)]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
     let rows: Vec<&str> = text
         .lines()
-        .filter(|l| l.trim_start().starts_with("updates/s"))
+        .filter(|l| l.trim_start().starts_with("loop ns/op"))
         .collect();
     assert_eq!(rows.len(), 2, "{text}");
     for row in rows {
-        assert!(row.contains("base: 90569±1.00%"), "{row}");
-        assert!(row.contains("test: 104152±1.00%"), "{row}");
-        assert!(row.contains("faster"), "{row}");
-        // Welch: difference 13583 ± 2.79 × 797 (3.9 df), of 90569.
-        assert!(row.contains("+15.0% [+12.5%, +17.5%]"), "{row}");
+        assert!(row.contains("base: 20.0 ns ±"), "{row}");
+        assert!(row.contains("test: 23.0 ns ±"), "{row}");
+        assert!(row.contains("dearer"), "{row}");
+        assert!(row.contains("+15.0% [+12.6%, +17.4%]"), "{row}");
         assert!(row.contains("p<0.001"), "{row}");
     }
+    // Each judged row says how its runs spread.
+    assert!(text.contains("    runs 3 + 3, run to run ±"), "{text}");
 }
 
 #[test]
@@ -869,25 +926,33 @@ fn set_all(v: &mut Value, field: &str, n: usize, mean: f64, pick: impl Fn(&str, 
 fn rows_show_the_throughput_figure_never_the_sampled_one() {
     // Sampled write and read ns five times ns/op from throughput, as a
     // fenced sample of a hammering writer reads: 20 ns/op against 100.
+    // Three runs a side, their means spread by 0.5%.
     let dir = tempfile::tempdir().unwrap();
-    let file = |loop_ns: f64, sampled_ns: f64| {
-        let mut v = load(&run().json);
-        set_all(&mut v, "write_loop_ns", 5, loop_ns, |_, _| true);
-        set_all(&mut v, "write_ns", 5, sampled_ns, |_, _| true);
-        set_all(&mut v, "read_ns", 5, sampled_ns, |_, _| true);
-        v
+    let side = |name: &str, loop_ns: f64, sampled_ns: f64| {
+        let folder = dir.path().join(name);
+        for i in 0..3 {
+            let mut v = load(&run().json);
+            let at = 1.0 + 0.005 * spread(3, i);
+            set_all(&mut v, "write_loop_ns", 5, loop_ns * at, |_, _| true);
+            set_all(&mut v, "write_ns", 5, sampled_ns * at, |_, _| true);
+            set_all(&mut v, "read_ns", 5, sampled_ns * at, |_, _| true);
+            let run_folder = folder.join(format!("run{i}"));
+            std::fs::create_dir_all(&run_folder).unwrap();
+            save(&run_folder, "run.json", &v);
+        }
+        folder
     };
-    let base = save(dir.path(), "base.json", &file(20.0, 100.0));
+    let base = side("base", 20.0, 100.0);
     // Only the sampled figure moves (+50%): no change.
-    let sampled_moved = save(dir.path(), "fenced.json", &file(20.0, 150.0));
+    let sampled_moved = side("fenced", 20.0, 150.0);
     // Only the throughput figure moves (+50%): a change.
-    let loop_moved = save(dir.path(), "loop.json", &file(30.0, 100.0));
+    let loop_moved = side("loop", 30.0, 100.0);
 
     let (all, text) = compare_ok(&[s(&base), s(&sampled_moved)]);
     assert_eq!(all.len(), 6, "{text}");
     for row in all.iter().filter(|r| r.measure == "loop ns/op") {
-        assert_eq!(row.base, "base: 20.0±1.00%", "{row:?}");
-        assert_eq!(row.test, "test: 20.0±1.00%", "{row:?}");
+        assert!(row.base.starts_with("base: 20.0 ns ±"), "{row:?}");
+        assert!(row.test.starts_with("test: 20.0 ns ±"), "{row:?}");
         assert_eq!(row.verdict, "no change", "{row:?}");
     }
     assert_eq!(all.iter().filter(|r| r.measure == "loop ns/op").count(), 2);
@@ -899,7 +964,7 @@ fn rows_show_the_throughput_figure_never_the_sampled_one() {
     let loops: Vec<&Row> = all.iter().filter(|r| r.measure == "loop ns/op").collect();
     assert_eq!(loops.len(), 2, "{text}");
     for row in loops {
-        assert_eq!(row.test, "test: 30.0±1.00%", "{row:?}");
+        assert!(row.test.starts_with("test: 30.0 ns ±"), "{row:?}");
         assert_eq!(row.verdict, "dearer", "{row:?}");
         assert!(row.change.starts_with("+50.0% ["), "{row:?}");
     }
@@ -911,9 +976,10 @@ fn rows_show_the_throughput_figure_never_the_sampled_one() {
         "--markdown",
     ]));
     assert!(
-        md.contains("| global/always | loop ns/op | 20.0±1.00% | 30.0±1.00% | dearer +50.0% ["),
+        md.contains("| global/always | loop ns/op | 20.0 ns ±"),
         "{md}"
     );
+    assert!(md.contains("| dearer +50.0% ["), "{md}");
     assert!(!md.contains("100.0") && !md.contains("sampled"), "{md}");
 }
 
@@ -951,9 +1017,14 @@ fn files_written_before_net_cost_still_compare() {
     let file = load(&old);
     let loop_ns: Summary =
         serde_json::from_value(file["strategies"][0]["summary"]["write_loop_ns"].clone()).unwrap();
+    let ns = |v: f64| contend::units::human(v, contend::units::Unit::Nanoseconds);
     assert_eq!(
         all[0].base,
-        format!("base: {:.1}±{:.2}%", loop_ns.mean, loop_ns.stddev_pct),
+        format!(
+            "base: {} ±{}",
+            ns(loop_ns.mean),
+            ns(loop_ns.ci95_high - loop_ns.mean)
+        ),
         "{text}"
     );
 
@@ -1039,11 +1110,11 @@ fn two_regimes_pair_regime_by_regime() {
     // (a practical no difference where the floor bounds) only when its
     // interval lies within the threshold; else inconclusive, never a
     // change: the file against itself.
-    for r in &all {
+    for r in all.iter().filter(|r| r.verdict != "not judged") {
         let base: f64 = r
             .base
             .trim_start_matches("base: ")
-            .split('±')
+            .split(' ')
             .next()
             .unwrap()
             .parse()
@@ -1081,24 +1152,36 @@ fn two_regimes_pair_regime_by_regime() {
     assert_eq!(block(&text, &paced(pair)).len(), 2, "{text}");
     assert_eq!(all.len(), 5, "{text}");
 
-    // Known numbers: only the paced regime's net cost moves (+50%); the
-    // flat-out strategies of the same names do not.
-    let known = |paced_net: f64| {
-        let mut v = load(&json);
-        for field in COMPARED {
-            set_all(&mut v, field, 5, base_mean(field), |_, _| true);
+    // Known numbers, three runs a side whose means spread by 0.5%: only
+    // the paced regime's net cost moves (+50%); the flat-out strategies
+    // of the same names do not.
+    let known = |name: &str, paced_net: f64| {
+        let folder = dir.path().join(name);
+        for i in 0..3 {
+            let at = 1.0 + 0.005 * spread(3, i);
+            let mut v = load(&json);
+            for field in COMPARED {
+                set_all(&mut v, field, 5, base_mean(field) * at, |_, _| true);
+            }
+            set_all(&mut v, "net_cpu_share_pct", 5, at, |_, paced| paced);
+            set_all(&mut v, "net_ns", 5, 40.0 * at, |_, paced| !paced);
+            set_all(&mut v, "net_ns", 5, paced_net * at, |_, paced| paced);
+            let run_folder = folder.join(format!("run{i}"));
+            std::fs::create_dir_all(&run_folder).unwrap();
+            save(&run_folder, "run.json", &v);
         }
-        set_all(&mut v, "net_cpu_share_pct", 5, 1.0, |_, paced| paced);
-        set_all(&mut v, "net_ns", 5, 40.0, |_, paced| !paced);
-        set_all(&mut v, "net_ns", 5, paced_net, |_, paced| paced);
-        v
+        folder
     };
-    let base = save(dir.path(), "base.json", &known(40.0));
-    let test = save(dir.path(), "test.json", &known(60.0));
+    let (base, test) = (known("base", 40.0), known("test", 60.0));
     let (all, text) = compare_ok(&[s(&base), s(&test)]);
     for row in &all {
         let moved = row.pair.ends_with("per thread") && row.measure == "net ns/update";
-        let want = if moved { "dearer" } else { "no change" };
+        let judged = ["loop ns/op", "net ns/update"].contains(&row.measure.as_str());
+        let want = match (moved, judged) {
+            (true, _) => "dearer",
+            (false, true) => "no change",
+            (false, false) => "not judged",
+        };
         assert_eq!(row.verdict, want, "{row:?}");
     }
     assert_eq!(
@@ -1320,4 +1403,162 @@ fn the_patch_table_says_what_a_known_difference_is() {
     assert_eq!(&cells[..3], ["30.0", "±0.2", "5"], "{text}");
     assert_eq!(cells[3], "+50.0", "{text}");
     assert_eq!(cells.last(), Some(&"dearer"), "{text}");
+}
+
+#[test]
+fn a_side_of_runs_must_repeat_one_experiment() {
+    // Three copies of the real run as one side; one from another host,
+    // then one with other rates: each is one line naming the odd run and
+    // what differs, exit 2.
+    let dir = tempfile::tempdir().unwrap();
+    let side = |edit: &dyn Fn(&mut Value)| {
+        let folder = tempfile::tempdir_in(dir.path()).unwrap().keep();
+        for i in 0..3 {
+            let mut v = load(&run().json);
+            if i == 2 {
+                edit(&mut v);
+            }
+            let run_folder = folder.join(format!("run{i}"));
+            std::fs::create_dir_all(&run_folder).unwrap();
+            save(&run_folder, "run.json", &v);
+        }
+        folder
+    };
+    let fine = side(&|_| {});
+    let host = side(&|v| v["provenance"]["hostname"] = "elsewhere".into());
+    let out = contend(&["compare", s(&host), s(&fine)]);
+    assert_one_line_error(&out, "run2/run.json is not a replicate of");
+    assert!(stderr(&out).contains("host elsewhere"), "{}", stderr(&out));
+    let rates = side(&|v| v["config"]["rates"] = serde_json::json!([null, 22000.0]));
+    let out = contend(&["compare", s(&fine), s(&rates)]);
+    assert_one_line_error(&out, "--test: ");
+    assert!(
+        stderr(&out).contains("its setting rates"),
+        "{}",
+        stderr(&out)
+    );
+    // Replicates compare, runs as the unit.
+    let (_, text) = compare_ok(&[s(&fine), s(&fine)]);
+    assert!(
+        text.contains("runs are the replicates (3 base, 3 test"),
+        "{text}"
+    );
+}
+
+#[test]
+fn fail_on_makes_compare_a_ci_gate() {
+    // node costs 20% more in the test runs, global 20% less: --fail-on
+    // dearer fails (exit 1, after the table), and passes where only the
+    // cheaper pair is compared; --fail-on change fails on either.
+    let dir = tempfile::tempdir().unwrap();
+    let side = |name: &str, test: bool| {
+        runs(dir.path(), name, 3, move |st, field, i| {
+            let m = base_mean(field);
+            let scale = match (test, st.starts_with("node/")) {
+                (false, _) => 1.0,
+                (true, true) => 1.2,
+                (true, false) => 0.8,
+            };
+            (5, m * scale + m * 0.005 * spread(3, i), m / 100.0)
+        })
+    };
+    let (base, test) = (side("base", false), side("test", true));
+    let out = contend(&["compare", s(&base), s(&test), "--fail-on", "dearer"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("dearer"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("--fail-on dearer: 1 pair called dearer"),
+        "{}",
+        stderr(&out)
+    );
+    let only_global = [
+        "compare",
+        s(&base),
+        s(&test),
+        "--base",
+        "global",
+        "--test",
+        "global",
+    ];
+    let out = contend(&[&only_global[..], &["--fail-on", "dearer"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = contend(&[&only_global[..], &["--fail-on", "change"]].concat());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let bad = contend(&["compare", s(&base), s(&test), "--fail-on", "slower"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn a_host_record_bounds_a_comparison_of_one_run_a_side() {
+    // Two short runs with --runs 2: each in its folder, and the host's
+    // record beside them. Comparing the two runs then uses it, and says
+    // so; a record of other settings is not used, with a warning.
+    let dir = tempfile::tempdir().unwrap();
+    let out = contend(&[
+        "run",
+        "--quiet",
+        "--out",
+        s(dir.path()),
+        "--runs",
+        "2",
+        "--duration",
+        "40ms",
+        "--repeats",
+        "2",
+        "--warmup",
+        "0",
+        "--level",
+        "global",
+        "--publish",
+        "always",
+        "--rate",
+        "max",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let host = std::fs::read_dir(dir.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let record = load(&host.join("noise.json"));
+    assert_eq!(record["kind"], "noise");
+    assert_eq!(record["runs"].as_array().unwrap().len(), 2);
+    let spreads = record["spreads"].as_array().unwrap();
+    let cost = spreads
+        .iter()
+        .find(|r| r["measure"] == "loop ns/op")
+        .unwrap_or_else(|| panic!("{record}"));
+    assert_eq!(
+        (cost["runs"].as_u64(), cost["strategy"].as_str()),
+        (Some(2), Some(FULL[0]))
+    );
+    assert!(cost["run_sd"].as_f64().unwrap() >= 0.0);
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&host)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    let (_, text) = compare_ok(&[s(&folders[0]), s(&folders[1])]);
+    assert!(text.contains("the host's record"), "{text}");
+    assert!(text.contains("noise.json"), "{text}");
+    // The same runs compared against the real run of the other tests (its
+    // settings differ): that record is not for them.
+    let out = contend(&["compare", s(&run().json), s(&folders[1])]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("noise.json not used"),
+        "{}",
+        stderr(&out)
+    );
+    // Named, a record of other settings is an error.
+    let out = contend(&[
+        "compare",
+        s(&run().json),
+        s(&run().json),
+        "--noise",
+        s(&host.join("noise.json")),
+    ]);
+    assert_one_line_error(&out, "not a record of these runs");
 }

@@ -422,7 +422,14 @@ fn inject_adds_its_cost_to_every_update_and_not_to_the_floors() {
     // busy time less the floor's in place, carries it; the floor's own
     // busy time and the harness floor do not; the price on the harness
     // floor is recorded beside the calibration.
-    let v = run_global(&["--rate", "max,22k", "--inject", "2us", "--duration", "200ms"]);
+    let v = run_global(&[
+        "--rate",
+        "max,22k",
+        "--inject",
+        "2us",
+        "--duration",
+        "200ms",
+    ]);
     let inject = &v["config"]["inject"];
     assert_eq!(inject["ns"], 2000.0);
     let per = inject["ns_per_iteration"].as_f64().unwrap();
@@ -440,8 +447,17 @@ fn inject_adds_its_cost_to_every_update_and_not_to_the_floors() {
     let net = paced["summary"]["net_ns"]["mean"].as_f64().unwrap();
     let floor = paced["summary"]["floor_busy_ns"]["mean"].as_f64().unwrap();
     assert!(net > 1000.0, "net {net} ns: the delay is not in the window");
-    assert!(floor < 1000.0, "floor {floor} ns: the floor carries the delay");
+    assert!(
+        floor < 1000.0,
+        "floor {floor} ns: the floor carries the delay"
+    );
     assert!(v["floor"]["loop_ns"]["mean"].as_f64().unwrap() < 1000.0);
     // Without it, nothing is recorded.
-    assert!(run_global(&[]).get("config").unwrap().get("inject").is_none());
+    assert!(
+        run_global(&[])
+            .get("config")
+            .unwrap()
+            .get("inject")
+            .is_none()
+    );
 }

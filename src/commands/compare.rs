@@ -1,14 +1,15 @@
-//! `contend compare`: two result files (or two sets of strategies in one)
-//! side by side in the seeds' format, `base: 90569±1.15%   test:
-//! 104152±0.34%`, with a verdict per row (`faster +15.0% [+13.1%,
-//! +16.9%]`, `no change`, `inconclusive`) from Welch's t-test on the
-//! repeats, Holm-adjusted, and a noise threshold (`--noise-threshold`).
+//! `contend compare`: two sides (runs, one or several each; or two sets of
+//! strategies in one run) side by side, a verdict per pair (`dearer
+//! +15.0 ±1.9%`, `no change`, `inconclusive`): across runs at the run
+//! level, with a host's record bounding a side of one run (`--noise`),
+//! Holm-adjusted, at a noise threshold (`--noise-threshold`); `--fail-on`
+//! makes it a CI gate.
 
 use super::args::PrintArgs;
 use crate::CliError;
-use crate::compare::{Comparison, Side};
+use crate::compare::{Comparison, HostRecord, RECORD_FILE, Side};
 use crate::report::Document;
-use crate::results::{self, ResultFile};
+use crate::results;
 use crate::runner::RunResults;
 use crate::stats::{NOISE_THRESHOLD, NoiseThreshold};
 use crate::verdict::Detail;
@@ -18,12 +19,14 @@ use std::path::{Path, PathBuf};
 /// Options of `contend compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The base result: run.json or a results folder holding one. Alone,
-    /// with --base and --test, the file whose strategies are compared.
+    /// The base: a run.json, a run's folder, or a folder of runs (every
+    /// run.json under it, as several `contend run --out DIR` leave them):
+    /// several runs of one experiment are its replicates. Alone, with
+    /// --base and --test, the runs whose strategies are compared.
     #[arg(value_name = "BASE")]
     pub base_file: PathBuf,
 
-    /// The test result: run.json or a results folder holding one.
+    /// The test: a run.json, a run's folder, or a folder of runs.
     #[arg(value_name = "TEST")]
     pub test_file: Option<PathBuf>,
 
@@ -63,36 +66,68 @@ pub struct CompareArgs {
     #[arg(long, value_name = "P%,Nns", allow_hyphen_values = true)]
     pub noise_threshold: Option<NoiseThreshold>,
 
+    /// The host's record of identical runs that bounds how far a second
+    /// run lands: a noise.json (`contend run --runs K` writes one in the
+    /// host folder, the default when it is for these runs' host and
+    /// settings), or a folder of such runs. Without one, a side of one run
+    /// cannot be told from the noise between runs, and no change is
+    /// called.
+    #[arg(long, value_name = "FILE|DIR")]
+    pub noise: Option<PathBuf>,
+
+    /// Exit with status 1 when a pair is called `dearer` (a worse cost),
+    /// or any `change` either way: a CI gate. The table is printed first.
+    #[arg(long, value_name = "VERDICT")]
+    pub fail_on: Option<FailOn>,
+
     /// How and where to print.
     #[command(flatten)]
     pub print: PrintArgs,
 }
 
+/// What `--fail-on` fails on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// A pair whose cost is dearer.
+    Dearer,
+    /// A pair whose cost changed, either way.
+    Change,
+}
+
 pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     args.print.check()?;
     let threshold = args.noise_threshold.unwrap_or(NOISE_THRESHOLD);
-    let (base_path, base_run) = load_run(&args.base_file)?;
-    let (test_path, test_run) = match &args.test_file {
-        Some(path) => load_run(path)?,
-        None if args.base.is_some() => (base_path.clone(), base_run.clone()),
+    let base_runs = results::read_runs(&args.base_file)?;
+    let test_runs = match &args.test_file {
+        Some(path) => Some(results::read_runs(path)?),
+        None if args.base.is_some() => None,
         None => {
             return Err(CliError::usage(
                 "compare needs two result files, or one with --base and --test",
             ));
         }
     };
-    let base = Side {
-        path: base_path,
-        run: &base_run,
-        selectors: args.base.iter().cloned().collect(),
-    };
-    let test = Side {
-        path: test_path,
-        run: &test_run,
-        selectors: args.test.clone(),
-    };
-    let comparison = Comparison::new(base, test, threshold)?;
-    for w in &comparison.warnings {
+    let base = side(
+        "--base",
+        &args.base_file,
+        &base_runs,
+        args.base.iter().cloned().collect(),
+    )?;
+    let test_path = args.test_file.as_deref().unwrap_or(&args.base_file);
+    let test = side(
+        "--test",
+        test_path,
+        test_runs.as_deref().unwrap_or(&base_runs),
+        args.test.clone(),
+    )?;
+    let (record, skipped) = host_record(args.noise.as_deref(), &base, &test)?;
+    let comparison = Comparison::new(
+        base,
+        test,
+        threshold,
+        record.as_ref().map(|(p, r)| (p.clone(), r)),
+    )?;
+    for w in comparison.warnings.iter().chain(&skipped) {
         eprintln!("warning: {}", crate::report::plain(w));
     }
     args.print.emit(&Document::Compare(
@@ -102,16 +137,91 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
         } else {
             Detail::Brief
         },
-    ))
+    ))?;
+    match args
+        .fail_on
+        .map(|f| (f, comparison.called(f == FailOn::Dearer)))
+    {
+        Some((f, called)) if called > 0 => Err(CliError::failure(format!(
+            "--fail-on {}: {called} pair{} called {}",
+            match f {
+                FailOn::Dearer => "dearer",
+                FailOn::Change => "change",
+            },
+            if called == 1 { "" } else { "s" },
+            match f {
+                FailOn::Dearer => "dearer",
+                FailOn::Change => "a change",
+            }
+        ))),
+        _ => Ok(()),
+    }
 }
 
-/// Loads a run.json; a sweep or matrix is refused.
-fn load_run(path: &Path) -> Result<(PathBuf, RunResults), CliError> {
-    match results::read(path)? {
-        (file, ResultFile::Run(run)) => Ok((file, *run)),
-        (file, _) => Err(CliError::usage(format!(
-            "{} is a sweep or matrix; compare takes run.json files (contend report prints the others)",
-            file.display()
-        ))),
+/// A host's record and the file it came from.
+type Named = (PathBuf, HostRecord);
+
+/// The side of `runs` found under `path`, picked by `selectors`: one run
+/// is named by its file, several by the folder they are in.
+fn side<'a>(
+    option: &'static str,
+    path: &Path,
+    runs: &'a [(PathBuf, RunResults)],
+    selectors: Vec<String>,
+) -> Result<Side<'a>, CliError> {
+    let runs: Vec<(PathBuf, &RunResults)> = runs.iter().map(|(p, r)| (p.clone(), r)).collect();
+    let path = match runs.as_slice() {
+        [(file, _)] => file.clone(),
+        _ => path.to_path_buf(),
+    };
+    Ok(Side::new(option, path, runs, selectors)?)
+}
+
+/// The host's record that bounds the comparison: `--noise FILE` (an error
+/// when it is not for these runs), or noise.json in the host folder of
+/// either side's first run (`DIR/<host>/noise.json` beside
+/// `DIR/<host>/<timestamp>/run.json`) when it is for them; with a warning
+/// for each record found but not for them.
+fn host_record(
+    named: Option<&Path>,
+    base: &Side,
+    test: &Side,
+) -> Result<(Option<Named>, Vec<String>), CliError> {
+    if let Some(path) = named {
+        let record = if path.is_dir() {
+            let runs = results::read_runs(path)?;
+            let side = side("--noise", path, &runs, Vec::new())?;
+            HostRecord::of(&side.runs).ok_or_else(|| {
+                CliError::usage(format!("--noise {}: no run in it", path.display()))
+            })?
+        } else {
+            results::read_record(path)?
+        };
+        if let Some(why) = record.not_for(base.run) {
+            return Err(CliError::usage(format!(
+                "--noise {}: not a record of these runs: {why}",
+                path.display()
+            )));
+        }
+        return Ok((Some((path.to_path_buf(), record)), Vec::new()));
     }
+    let mut skipped = Vec::new();
+    for side in [base, test] {
+        let Some(host_dir) = side.runs[0].0.parent().and_then(Path::parent) else {
+            continue;
+        };
+        let path = host_dir.join(RECORD_FILE);
+        if !path.is_file() {
+            continue;
+        }
+        match results::read_record(&path) {
+            Ok(record) => match record.not_for(base.run) {
+                None => return Ok((Some((path, record)), skipped)),
+                Some(why) => skipped.push(format!("{} not used: {why}", path.display())),
+            },
+            Err(e) => skipped.push(format!("{e}; not used")),
+        }
+    }
+    skipped.dedup();
+    Ok((None, skipped))
 }

@@ -7,14 +7,17 @@ use super::args::{
 };
 use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
+use crate::compare::{HostRecord, RECORD_FILE};
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
 use crate::runner::{
-    self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, PacedMode, RunRequest, Stopped, signal,
+    self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, PacedMode, RunRequest, RunResults, Stopped,
+    signal,
 };
+use crate::topology::Topology;
 use crate::workload::{Arrivals, Regime};
 use clap::Args;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Options of `contend run`.
@@ -149,6 +152,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "TIME", value_parser = inject_arg)]
     pub inject: Option<f64>,
 
+    /// Run the same experiment K times, each run written to its own
+    /// folder, then record how their means spread in DIR/<host>/noise.json
+    /// (K of 2 or more): `contend compare` uses that record to bound a
+    /// comparison of one run per side, where a run's own repeats cannot
+    /// say how far a second run would land. 5 takes about 1.5 minutes.
+    #[arg(long, value_name = "K", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub runs: u32,
+
     /// After the first screen, print every table, regime by regime, with
     /// every line on what the numbers rest on (report.html has them too).
     #[arg(long, short)]
@@ -223,6 +235,46 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
             args.arrivals
         )));
     }
+    let mut done: Vec<(PathBuf, RunResults)> = Vec::new();
+    for k in 1..=args.runs {
+        if args.runs > 1 && !args.output.quiet {
+            eprintln!("run {k} of {}", args.runs);
+        }
+        let (dir, results) = run_once(args, topo.clone(), &session)?;
+        let stopped = results.stopped();
+        done.push((dir.join("run.json"), results));
+        if stopped == Some(Stopped::Interrupted) {
+            break;
+        }
+    }
+    if done.len() >= 2 {
+        record(args, &session, &done)?;
+    }
+    let last = &done.last().expect("one run at least").1;
+    match last.stopped() {
+        Some(Stopped::Interrupted) => {
+            Err(CliError::failure("interrupted: partial results written"))
+        }
+        Some(Stopped::OutOfTime) => {
+            if !args.output.quiet {
+                eprintln!(
+                    "out of time: --max-time {} s ran out before every planned repeat; partial results written (raise --max-time, or lower --repeats or --duration)",
+                    last.config.max_time_s.unwrap_or(0.0)
+                );
+            }
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+/// One run of the experiment: planned, executed, printed, saved; its
+/// folder and results. An inexact sum is an error.
+fn run_once(
+    args: &RunArgs,
+    topo: Topology,
+    session: &Session,
+) -> Result<(PathBuf, RunResults), CliError> {
     let request = args.request();
     let mut plan = runner::plan(&request, topo)?.with_paced(args.paced);
     if let Some(fraction) = args.threshold_publishes {
@@ -268,19 +320,31 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     if let Some(bad) = results.first_inexact() {
         return Err(CliError::failure(bad));
     }
-    match results.stopped() {
-        Some(Stopped::Interrupted) => {
-            Err(CliError::failure("interrupted: partial results written"))
-        }
-        Some(Stopped::OutOfTime) => {
-            if !args.output.quiet {
-                eprintln!(
-                    "out of time: --max-time {} s ran out before every planned repeat; partial results written (raise --max-time, or lower --repeats or --duration)",
-                    results.config.max_time_s.unwrap_or(0.0)
-                );
-            }
-            Ok(())
-        }
-        None => Ok(()),
+    Ok((dir, results))
+}
+
+/// The host's record of `runs` (`--runs K`): how their means spread,
+/// written to noise.json in their host folder, and printed.
+fn record(
+    args: &RunArgs,
+    session: &Session,
+    runs: &[(PathBuf, RunResults)],
+) -> Result<(), CliError> {
+    let listed: Vec<(PathBuf, &RunResults)> = runs.iter().map(|(p, r)| (p.clone(), r)).collect();
+    let Some(record) = HostRecord::of(&listed) else {
+        return Ok(());
+    };
+    let host_dir = runs[0]
+        .0
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(&args.output.out);
+    let path = host_dir.join(RECORD_FILE);
+    let json = serde_json::to_string_pretty(&record).expect("a record serialises");
+    crate::results::write_atomic(&path, json.as_bytes())?;
+    if session.chatty() {
+        print!("{}", report::text::record_text(&record));
     }
+    session.wrote(&[path]);
+    Ok(())
 }

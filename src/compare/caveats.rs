@@ -1,26 +1,59 @@
 //! What can make a comparison doubtful: a machine that changed between
-//! the two files (their canaries), a different version, host or setting,
-//! and measures a side did not record.
+//! the two sides (their canaries and line costs), a different version,
+//! host or setting, and measures a side did not record.
 
 use super::Side;
-use super::result::{MeasureRow, Pair};
+use super::result::{HostStates, MeasureRow, Pair};
 use crate::provenance::Provenance;
 use crate::runner::interference::CANARY_SHIFT;
-use crate::runner::{Measure, RunConfig, RunResults, SCHEMA_VERSION};
-use crate::stats::Summary;
+use crate::runner::{CanaryRange, Measure, RunConfig, SCHEMA_VERSION};
+use crate::stats::{Summary, quantile_of};
 
-/// Why two files cannot be compared as the same machine, if they cannot:
+/// The canaries of every repeat of every run of `side`.
+fn canaries(side: &Side) -> Option<CanaryRange> {
+    CanaryRange::of(
+        side.runs
+            .iter()
+            .flat_map(|(_, r)| r.repeats_run(None))
+            .map(|r| &r.interference),
+    )
+}
+
+/// The median line cost of every repeat of every strategy of `side`'s
+/// runs that priced one, ns.
+fn lines(side: &Side) -> Option<f64> {
+    let all: Vec<f64> = side
+        .runs
+        .iter()
+        .flat_map(|(_, r)| r.strategies.iter().flat_map(|s| &s.repeats))
+        .filter_map(|r| r.line_ns)
+        .collect();
+    (!all.is_empty()).then(|| quantile_of(&all, 0.5))
+}
+
+impl HostStates {
+    /// Both sides' canaries and line costs (medians over their runs);
+    /// `None` when a side has no canary.
+    pub fn of(base: &Side, test: &Side) -> Option<HostStates> {
+        Some(HostStates {
+            canary: (canaries(base)?.median, canaries(test)?.median),
+            lines: lines(base).zip(lines(test)),
+        })
+    }
+}
+
+/// Why two sides cannot be compared as the same machine, if they cannot:
 /// their canary medians differ by more than [`CANARY_SHIFT`] (the ratio
 /// that marks a repeat disturbed within one run), or
 /// their canary ranges do not even overlap and the medians differ by more
-/// than 20%. `None` when either file has no canary (or they agree).
-pub fn machine_changed(base: &RunResults, test: &RunResults) -> Option<String> {
-    let (b, t) = (base.canary_range()?, test.canary_range()?);
+/// than 20%. `None` when either side has no canary (or they agree).
+pub fn machine_changed(base: &Side, test: &Side) -> Option<String> {
+    let (b, t) = (canaries(base)?, canaries(test)?);
     let ratio = b.median.max(t.median) / b.median.min(t.median);
     let disjoint = b.hi < t.lo || t.hi < b.lo;
     (ratio > CANARY_SHIFT || (disjoint && ratio > 1.2)).then(|| {
         format!(
-            "the machine changed between runs (canary {:.1} vs {:.1} ns)",
+            "the machine changed between the sides (canary {:.1} vs {:.1} ns)",
             b.median, t.median
         )
     })

@@ -1,22 +1,30 @@
-//! `contend compare`'s model: two result files (or two sets of strategies
-//! in one) paired strategy by strategy within each regime (flat out, or
-//! paced at one rate), every compared measure decided by
-//! [`crate::stats::decide_paired`] over the whole comparison (Welch's
-//! t-test on the repeats, or, for two strategies of one run measured in
-//! place in the same repeats, the paired t-test on their per-repeat
-//! differences; Holm-adjusted, a noise threshold): change, no change or
-//! inconclusive. Rendering lives in [`crate::report`].
+//! `contend compare`'s model: two sides (runs, one or several each, or two
+//! sets of strategies in one run) paired strategy by strategy within each
+//! regime (flat out, or paced at one rate), each pair judged on its cost
+//! over the whole comparison: across runs at the run level, runs being
+//! the replicates ([`crate::stats::runs_difference`]); within one run on
+//! its repeats (Welch's t-test, or for two strategies measured in place
+//! in the same repeats the paired t-test on their per-repeat
+//! differences); Holm-adjusted, a noise threshold: change, no change or
+//! inconclusive. A host's record of identical runs ([`HostRecord`])
+//! bounds a side of one run. Rendering lives in [`crate::report`].
 
 mod caveats;
 mod result;
 mod side;
 
+mod record;
+
 pub use caveats::machine_changed;
-pub use result::{Comparison, MeasureRow, Pair};
+pub use record::{HostRecord, RECORD_FILE, RECORD_SCHEMA, RecordRow, run_of};
+pub use result::{Comparison, HostStates, MeasureRow, Pair};
 pub use side::Side;
 
-use crate::runner::{MEASURES, Measure, PACED, RunConfig, StrategyResult, cost_measure};
-use crate::stats::{Compared, Decision, NoiseThreshold};
+use crate::runner::{MEASURES, Measure, PACED, StrategyResult, cost_measure};
+use crate::stats::{
+    Decision, Difference, Level, NoiseThreshold, Outcome, Run, Spread, Summary, Threshold,
+    decide_differences, runs_difference, t_quantile_975,
+};
 use crate::workload::Regime;
 use caveats::{unrecorded, warnings};
 use side::short_names;
@@ -34,28 +42,103 @@ pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
     }
 }
 
-/// One row per compared measure of a pair: both sides' summaries, their
-/// per-repeat difference where both sides ran in place in the same
-/// repeats of one run (`one_run`: its configuration, when both sides are
-/// the same file; [`Measure::paired`]), and their difference; the p-value
-/// correction and the verdicts come later, over all rows of the
-/// comparison.
+/// How a comparison replicates: the repeats of one run (both sides are
+/// the same run: strategies of one file), or runs (the sides are
+/// different runs, one or several each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replicates {
+    /// Both sides are one run: its repeats are the replicates, paired
+    /// repeat by repeat where two strategies ran in place together.
+    Repeats,
+    /// The sides are different runs: each run is one replicate
+    /// ([`crate::stats::runs_difference`]).
+    Runs,
+}
+
+/// One row per compared measure of a pair: both sides' summaries (of its
+/// repeats in one run; of its runs' means across runs), the difference
+/// (tested repeat by repeat where both sides ran in place in one run,
+/// [`Measure::paired`]; at the run level across runs), and whether the
+/// row is judged: a pair is judged on its cost ([`cost_measure`]); its
+/// other measures are the same repeats seen another way, shown with
+/// their change but not tested again. Verdicts come later, over every
+/// judged row of the comparison.
 fn rows_of(
-    base: &StrategyResult,
-    test: &StrategyResult,
-    one_run: Option<&RunConfig>,
+    pair: (&StrategyResult, &StrategyResult),
+    sides: (&Side, &Side),
+    replicates: Replicates,
+    record: Option<&HostRecord>,
 ) -> Vec<MeasureRow> {
+    let (base, test) = pair;
     compared_measures(base.regime)
         .into_iter()
-        .map(|m| MeasureRow {
-            measure: m,
-            base: m.of(base),
-            test: m.of(test),
-            paired: one_run.and_then(|config| m.paired(config, base, test)),
-            outcome: None,
-            machine_changed: None,
+        .enumerate()
+        .map(|(i, m)| {
+            let mut row = MeasureRow {
+                measure: m,
+                base: m.of(base),
+                test: m.of(test),
+                paired: None,
+                runs: None,
+                difference: None,
+                judged: i == 0,
+                outcome: None,
+                machine_changed: None,
+            };
+            match replicates {
+                Replicates::Repeats => {
+                    row.paired = m.paired(&sides.0.run.config, base, test);
+                    row.difference = row.base.zip(row.test).map(|(b, t)| match row.paired {
+                        Some(d) => Difference::paired(&b, &d),
+                        None => Difference::of(&b, &t),
+                    });
+                }
+                Replicates::Runs => {
+                    let runs = |side: &Side, s| -> Vec<Run> {
+                        side.in_every_run(s)
+                            .iter()
+                            .filter_map(|o| run_of(o, m))
+                            .collect()
+                    };
+                    let spread = record.and_then(|r| r.spread(base, m));
+                    let d = runs_difference(&runs(sides.0, base), &runs(sides.1, test), spread);
+                    if let Some(d) = d {
+                        row.base = Some(level_summary(&d.base, d.spread));
+                        row.test = Some(level_summary(&d.test, d.spread));
+                        row.difference = Some(Difference::of_runs(
+                            d.base.mean,
+                            d.welch,
+                            d.test.mean - d.base.mean,
+                        ));
+                    }
+                    row.runs = d;
+                }
+            }
+            row
         })
         .collect()
+}
+
+/// A side's figure at the run level, as tables show it: the mean of its
+/// runs' (adjusted) means, n its runs, its 95% CI from the run-level
+/// `spread` (the side's own runs pooled with the other's and a host's
+/// record). Where that spread is unknown (one run a side, no record) it
+/// has none, and shows none: the run's own repeats cannot give it.
+fn level_summary(level: &Level, spread: Option<Spread>) -> Summary {
+    let (sd, half) = spread.map_or((0.0, 0.0), |s| {
+        let half = t_quantile_975(s.df() as f64) * s.sd / (level.runs as f64).sqrt();
+        (s.sd, half)
+    });
+    Summary {
+        n: level.runs,
+        mean: level.mean,
+        stddev: sd,
+        stddev_pct: 100.0 * sd / level.mean.abs(),
+        ci95_low: level.mean - half,
+        ci95_high: level.mean + half,
+        min: level.mean - half,
+        max: level.mean + half,
+    }
 }
 
 /// Why two results cannot be compared.
@@ -82,6 +165,22 @@ pub enum CompareError {
         /// The candidates, by short name.
         names: Vec<String>,
     },
+    /// A run of a side is not a replicate of the side's first run.
+    #[error(
+        "{option}: {} is not a replicate of {} ({what}): the runs of one side must repeat one experiment on one host with one contend build",
+        odd.display(),
+        first.display()
+    )]
+    Replicate {
+        /// `--base` or `--test` (the side).
+        option: &'static str,
+        /// The run that differs.
+        odd: PathBuf,
+        /// The side's first run.
+        first: PathBuf,
+        /// What differs, in words.
+        what: String,
+    },
     /// No strategy of one side has a partner on the other.
     #[error("nothing to compare: no strategy of {} matches one of {} in the same regime (base has {}; test has {})", base.display(), test.display(), base_names.join(", "), test_names.join(", "))]
     NoPair {
@@ -99,26 +198,33 @@ pub enum CompareError {
 impl<'a> Comparison<'a> {
     /// Pairs the strategies of both sides by key and regime (a run of two
     /// regimes pairs each with the same regime of the other side; with
-    /// `--base`/`--test` in one file, within a regime), each test selector
-    /// (`--test B,C`) with the base on its own, tests every compared
-    /// measure of every pair, Holm-adjusts the p-values over all those
-    /// tests and decides each row's verdict at `noise` (its percentage;
-    /// its ns per update for a paced cost, or what they take of a CPU for
-    /// a CPU share: [`crate::runner::Measure::threshold`]). A selector
-    /// that picks nothing or is ambiguous, or no pair at all, is bad
-    /// input.
+    /// `--base`/`--test` in one run, within a regime), each test selector
+    /// (`--test B,C`) with the base on its own, and decides each pair on
+    /// its cost: the repeats of one run are its replicates where both
+    /// sides are that run, otherwise runs are (with `record`, a host's
+    /// spread of run means, bounding a side of one run), Holm-adjusted
+    /// over every pair, each at `noise` (its percentage; its ns per update
+    /// for a paced cost: [`crate::runner::Measure::threshold`]). A
+    /// selector that picks nothing or is ambiguous, or no pair at all, is
+    /// bad input.
     pub fn new(
         base: Side<'a>,
         test: Side<'a>,
         noise: NoiseThreshold,
+        record: Option<(PathBuf, &HostRecord)>,
     ) -> Result<Self, CompareError> {
         let base_picked = base.picked("--base")?;
         let test_picked = test.picked("--test")?;
+        let replicates = if base.runs.len() == 1 && test.runs.len() == 1 && base.path == test.path {
+            Replicates::Repeats
+        } else {
+            Replicates::Runs
+        };
+        let record = record.filter(|_| replicates == Replicates::Runs);
         let groups = test.selectors.len().max(1);
         let mut used = vec![false; test_picked.len()];
         let mut paired = vec![false; base_picked.len()];
         let mut pairs = Vec::new();
-        let one_run = (base.path == test.path).then_some(&base.run.config);
         for group in 0..groups {
             for (bi, b) in base_picked.iter().enumerate() {
                 let found = test_picked.iter().enumerate().find(|(i, t)| {
@@ -133,7 +239,12 @@ impl<'a> Comparison<'a> {
                     pairs.push(Pair {
                         base: b.strategy,
                         test: t.strategy,
-                        rows: rows_of(b.strategy, t.strategy, one_run),
+                        rows: rows_of(
+                            (b.strategy, t.strategy),
+                            (&base, &test),
+                            replicates,
+                            record.as_ref().map(|r| r.1),
+                        ),
                     });
                 }
             }
@@ -167,26 +278,32 @@ impl<'a> Comparison<'a> {
         let tests = decide(&mut pairs, noise);
         let notes = unrecorded(&pairs, &base, &test);
         let mut warnings = warnings(&base, &test);
-        if base.path != test.path {
-            if let Some(why) = machine_changed(base.run, test.run) {
-                for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
-                    if let Some(o) = row
-                        .outcome
-                        .as_mut()
-                        .filter(|o| matches!(o.decision, Decision::Increase | Decision::Decrease))
-                    {
-                        o.decision = Decision::Inconclusive;
-                        row.machine_changed = Some(why.clone());
-                    }
+        let host = (replicates == Replicates::Runs)
+            .then(|| HostStates::of(&base, &test))
+            .flatten();
+        if replicates == Replicates::Runs
+            && let Some(why) = machine_changed(&base, &test)
+        {
+            for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
+                if let Some(o) = row
+                    .outcome
+                    .as_mut()
+                    .filter(|o| matches!(o.decision, Decision::Increase | Decision::Decrease))
+                {
+                    o.decision = Decision::Inconclusive;
+                    row.machine_changed = Some(why.clone());
                 }
-                warnings.push(format!(
-                    "{why}: changes between these files cannot be told from the machine's; compare strategies inside one run (contend compare FILE --base A --test B), where drift hits both sides alike"
-                ));
             }
+            warnings.push(format!(
+                "{why}: changes between these runs cannot be told from the machine's; compare strategies inside one run (contend compare FILE --base A --test B), where drift hits both sides alike"
+            ));
         }
         Ok(Comparison {
             base,
             test,
+            replicates,
+            record: record.map(|(path, r)| r.describe(&path)),
+            host,
             pairs,
             only_base,
             only_test,
@@ -198,30 +315,39 @@ impl<'a> Comparison<'a> {
     }
 }
 
-/// Decides every recorded row of `pairs` in one family
-/// ([`crate::stats::decide_paired`]: a row of two strategies run in place
-/// in the same repeats on its per-repeat differences, any other by
-/// Welch's test); returns the number of tests.
+/// Decides every judged row of `pairs` in one family (its difference, as
+/// [`rows_of`] tested it; Holm over the rows that have a test,
+/// [`crate::stats::decide_differences`]); a row not judged keeps its
+/// difference with no verdict. Returns the number of tests.
 fn decide(pairs: &mut [Pair], noise: NoiseThreshold) -> usize {
-    let family: Vec<Compared> = pairs
+    let regime_of: Vec<Regime> = pairs
         .iter()
-        .flat_map(|p| p.rows.iter().map(move |r| (r, p.base.regime)))
-        .filter_map(|(r, regime)| {
-            Some(Compared {
-                base: r.base?,
-                test: r.test?,
-                paired: r.paired,
-                threshold: r.measure.threshold(noise, regime),
-            })
-        })
+        .flat_map(|p| p.rows.iter().map(move |_| p.base.regime))
         .collect();
-    let mut outcomes = crate::stats::decide_paired(&family).into_iter();
+    let rows: Vec<&mut MeasureRow> = pairs.iter_mut().flat_map(|p| &mut p.rows).collect();
+    let family: Vec<(Difference, Threshold)> = rows
+        .iter()
+        .zip(&regime_of)
+        .filter(|(r, _)| r.judged)
+        .filter_map(|(r, &regime)| Some((r.difference?, r.measure.threshold(noise, regime))))
+        .collect();
+    let mut outcomes = decide_differences(&family).into_iter();
     let mut tests = 0;
-    for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
-        if row.base.is_some() && row.test.is_some() {
-            row.outcome = outcomes.next();
-            tests += usize::from(row.outcome.is_some_and(|o| o.p_adjusted.is_some()));
-        }
+    for (row, &regime) in rows.into_iter().zip(&regime_of) {
+        let Some(difference) = row.difference else {
+            continue;
+        };
+        row.outcome = if row.judged {
+            outcomes.next()
+        } else {
+            Some(Outcome {
+                difference,
+                p_adjusted: None,
+                decision: Decision::Inconclusive,
+                threshold: row.measure.threshold(noise, regime),
+            })
+        };
+        tests += usize::from(row.judged && row.outcome.is_some_and(|o| o.p_adjusted.is_some()));
     }
     tests
 }

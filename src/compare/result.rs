@@ -2,11 +2,14 @@
 //! the two sides, each compared measure's outcome, and the warnings and
 //! notes that qualify them.
 
-use super::Side;
+use super::{Replicates, Side};
 #[cfg(doc)]
 use crate::runner::RunResults;
 use crate::runner::{Measure, StrategyResult};
-use crate::stats::{Decision, NoiseThreshold, Outcome, SIGNIFICANCE_LEVEL, Summary};
+use crate::stats::{
+    Decision, Difference, NoiseThreshold, Outcome, RunsDifference, SIGNIFICANCE_LEVEL, Summary,
+};
+use crate::units::human;
 
 /// Everything `contend compare` prints.
 pub struct Comparison<'a> {
@@ -14,6 +17,14 @@ pub struct Comparison<'a> {
     pub base: Side<'a>,
     /// The test side.
     pub test: Side<'a>,
+    /// What the replicates are: one run's repeats, or runs.
+    pub replicates: Replicates,
+    /// The host's record of identical runs that bounded the run-level
+    /// spread, in words (file, runs, date); `None` when none did.
+    pub record: Option<String>,
+    /// Both sides' host states, across runs (`None` within one run, or
+    /// without canaries).
+    pub host: Option<HostStates>,
     /// Matched strategies (same key, same regime), in the base side's
     /// order.
     pub pairs: Vec<Pair<'a>>,
@@ -59,6 +70,16 @@ pub struct MeasureRow {
     /// place in the same repeats of one run: the difference is decided on
     /// it (the paired t-test). `None` otherwise (Welch's test).
     pub paired: Option<Summary>,
+    /// Across runs: the run-level estimate the difference was tested by
+    /// (each side's runs, the covariate's share, the spread); `None`
+    /// within one run.
+    pub runs: Option<RunsDifference>,
+    /// The difference as tested (`None`: a side did not record the
+    /// measure).
+    pub difference: Option<Difference>,
+    /// True for the row a pair is judged on (its cost); its other rows
+    /// show their change, never a verdict of their own.
+    pub judged: bool,
     /// The difference decided over every test of the comparison; `None`
     /// when a side did not record the measure.
     pub outcome: Option<Outcome>,
@@ -72,10 +93,11 @@ impl MeasureRow {
     /// throughput, `cheaper`/`dearer` for a cost, `no change` only when the
     /// interval lies within the threshold, `inconclusive`), or `not
     /// recorded`; an inconclusive row of files from changed machines says
-    /// why.
+    /// why; a row not judged says so.
     pub fn verdict(&self) -> String {
         match (self.outcome, &self.machine_changed) {
             (None, _) => "not recorded".to_string(),
+            (Some(_), _) if !self.judged => "not judged".to_string(),
             (Some(o), Some(why)) if o.decision == Decision::Inconclusive => {
                 format!("inconclusive: {why}")
             }
@@ -91,10 +113,70 @@ impl MeasureRow {
     }
 
     /// The Holm-adjusted p-value as printed ([`Outcome::p_text`]), or
-    /// empty when not recorded.
+    /// empty when not recorded; `-` for a row not judged.
     pub fn p_text(&self) -> String {
-        self.outcome.map_or(String::new(), |o| o.p_text())
+        match self.outcome {
+            Some(_) if !self.judged => "-".to_string(),
+            Some(o) => o.p_text(),
+            None => String::new(),
+        }
     }
+
+    /// Each side's figure as printed: its mean and the half-width of its
+    /// 95% CI, in the measure's unit (`86.0 ns ±8.10 ns`; the mean alone
+    /// without an interval; `-` when not recorded).
+    pub fn figures(&self) -> [String; 2] {
+        [self.base, self.test].map(|s| match s {
+            None => "-".to_string(),
+            Some(s) if s.ci95_high > s.mean => format!(
+                "{} ±{}",
+                human(s.mean, self.measure.unit),
+                human(s.ci95_high - s.mean, self.measure.unit)
+            ),
+            Some(s) => human(s.mean, self.measure.unit),
+        })
+    }
+
+    /// Across runs, the run-level estimate of the row in words: each
+    /// side's runs, how far a run's mean moves from run to run and how
+    /// much of that lies between runs, and what the line costs explain.
+    pub fn runs_text(&self) -> Option<String> {
+        let d = self.runs?;
+        let unit = self.measure.unit;
+        let mut text = format!("runs {} + {}", d.base.runs, d.test.runs);
+        if let Some(s) = d.spread {
+            text.push_str(&format!(", run to run ±{}", human(s.sd, unit)));
+        }
+        if let Some(share) = d.base.between_share() {
+            text.push_str(&format!(" ({:.0}% between runs)", 100.0 * share));
+        }
+        if let Some((explained, se)) = d.host {
+            let sign = if explained < 0.0 { "-" } else { "+" };
+            text.push_str(&format!(
+                ", the line costs explain {sign}{} ±{} (taken out)",
+                human(explained.abs(), unit),
+                human(1.96 * se, unit)
+            ));
+        }
+        Some(text)
+    }
+
+    /// Across runs with one run a side and nothing to bound how far a
+    /// second run would land: the row cannot be tested.
+    pub fn between_runs_unknown(&self) -> bool {
+        self.runs.is_some_and(|d| d.spread.is_none())
+    }
+}
+
+/// Both sides' host states: what moves every figure of a run with the
+/// host's phase.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HostStates {
+    /// The canary's median on each side (base, test), ns one-way.
+    pub canary: (f64, f64),
+    /// The median line cost on each side (base, test), ns one-way;
+    /// `None` where a side priced none.
+    pub lines: Option<(f64, f64)>,
 }
 
 impl Comparison<'_> {
@@ -108,6 +190,88 @@ impl Comparison<'_> {
     pub fn any_untested(&self) -> bool {
         self.rows()
             .any(|r| r.outcome.is_some_and(|o| o.p_adjusted.is_none()))
+    }
+
+    /// How many pairs were called a change: a worse one (dearer, slower)
+    /// when `worse`, either way otherwise.
+    pub fn called(&self, worse: bool) -> usize {
+        self.rows()
+            .filter(|r| r.judged)
+            .filter_map(|r| r.measure.direction.better(r.outcome?.decision))
+            .filter(|&better| !(worse && better))
+            .count()
+    }
+
+    /// Across runs, what the replicates were and what bounded the
+    /// intervals, in one line; `None` within one run.
+    pub fn replicates_line(&self) -> Option<String> {
+        if self.replicates == Replicates::Repeats {
+            return None;
+        }
+        let (b, t) = (self.base.runs.len(), self.test.runs.len());
+        let spread = self
+            .rows()
+            .filter(|r| r.judged)
+            .find_map(|r| r.runs.and_then(|d| d.spread));
+        let bound = match (spread, &self.record) {
+            (None, _) if b == 1 && t == 1 => {
+                return Some(
+                    "one run per side: between-run noise unknown, so no change is called (give \
+                     several runs per side, or record this host's spread with contend run --runs 5)"
+                        .to_string(),
+                );
+            }
+            (Some(s), Some(record)) if s.from_runs == 0 => {
+                format!("the host's record {record} alone ({} df)", s.from_record)
+            }
+            (Some(s), Some(record)) => format!(
+                "the sides' runs ({} df) and the host's record {record} ({} df)",
+                s.from_runs, s.from_record
+            ),
+            (Some(s), None) => format!("the sides' runs ({} df)", s.from_runs),
+            (None, _) => "nothing: no row has a spread".to_string(),
+        };
+        Some(format!(
+            "runs are the replicates ({b} base, {t} test; each figure the mean of its runs' means, \
+             each run's mean adjusted to the same line cost): the ±95% CIs come from how run means \
+             spread, here {bound}"
+        ))
+    }
+
+    /// Across runs where the sides' host states differ by 5% or more:
+    /// both side by side, and what the line costs alone explain of the
+    /// judged changes (taken out of them).
+    pub fn host_line(&self) -> Option<String> {
+        let h = self.host?;
+        let moved = |(a, b): (f64, f64)| (b / a - 1.0).abs() >= 0.05;
+        if !moved(h.canary) && !h.lines.is_some_and(moved) {
+            return None;
+        }
+        let pair = |what: &str, (a, b): (f64, f64)| {
+            format!(
+                "{what} {a:.1} -> {b:.1} ns ({:+.0}%)",
+                100.0 * (b / a - 1.0)
+            )
+        };
+        let mut line = format!("host: {}", pair("canary", h.canary));
+        if let Some(l) = h.lines {
+            line.push_str(&format!(", lines {}", pair("", l).trim_start()));
+        }
+        let explained: Vec<f64> = self
+            .rows()
+            .filter(|r| r.judged)
+            .filter_map(|r| r.runs?.host.map(|(e, _)| e))
+            .collect();
+        if let (Some(lo), Some(hi)) = (
+            explained.iter().copied().reduce(f64::min),
+            explained.iter().copied().reduce(f64::max),
+        ) {
+            line.push_str(&format!(
+                "; the line costs alone would explain {lo:+.1} to {hi:+.1} ns of the changes, taken \
+                 out of them"
+            ));
+        }
+        Some(line)
     }
 
     /// Every row of every pair.
@@ -173,7 +337,10 @@ impl Comparison<'_> {
         let paired = rows
             .filter(|r| r.outcome.is_some_and(|o| o.difference.paired))
             .count();
-        let test = if paired == 0 {
+        let test = if self.replicates == Replicates::Runs {
+            "Student's t on the runs' means (their spread pooled over both sides and a host's record)"
+                .to_string()
+        } else if paired == 0 {
             "Welch's t-test on the repeats".to_string()
         } else {
             format!(
@@ -206,7 +373,9 @@ impl Comparison<'_> {
                 self.only_test.join(", ")
             ));
         }
-        if self.any_untested() {
+        lines.extend(self.replicates_line());
+        lines.extend(self.host_line());
+        if self.any_untested() && self.replicates == Replicates::Repeats {
             lines.push(
                 "n<2: a side has fewer than 2 repeats, so there is no spread to test a difference against"
                     .to_string(),

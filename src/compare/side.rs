@@ -1,16 +1,22 @@
-//! One side of a comparison: a result file and which of its strategies,
-//! each with the key it is matched on.
+//! One side of a comparison: one run or several replicates of one
+//! experiment, and which of their strategies, each with the key it is
+//! matched on.
 
 use super::CompareError;
-use crate::runner::{RunResults, StrategyResult};
+use crate::runner::{RunConfig, RunResults, StrategyResult};
 use std::path::PathBuf;
 
-/// One side of the comparison: a file and which of its strategies.
+/// One side of the comparison: its runs (replicates of one experiment:
+/// one host, one version, one configuration) and which of their
+/// strategies.
 pub struct Side<'a> {
-    /// The file read.
+    /// What was named: a run.json, or the folder its runs were found in.
     pub path: PathBuf,
-    /// Its contents.
+    /// The first run: its strategies are picked and named, its provenance
+    /// shown; every other run holds the same strategies.
     pub run: &'a RunResults,
+    /// Every run of the side, with its file, the first `run`'s.
+    pub runs: Vec<(PathBuf, &'a RunResults)>,
     /// `--base` or `--test`, one selector a group (`--test B,C`: two
     /// groups, each compared with the base); empty takes every strategy,
     /// as one group.
@@ -29,6 +35,48 @@ pub(super) struct Pick<'a> {
 }
 
 impl<'a> Side<'a> {
+    /// The side of `runs` (at least one) found under `path`, picked by
+    /// `selectors`; the runs must be replicates of one experiment: a run
+    /// from another host, kernel, contend build or configuration, or with
+    /// other strategies, is an error naming it and what differs.
+    pub fn new(
+        option: &'static str,
+        path: PathBuf,
+        runs: Vec<(PathBuf, &'a RunResults)>,
+        selectors: Vec<String>,
+    ) -> Result<Self, CompareError> {
+        let (first_file, run) = runs.first().expect("a side has a run").clone();
+        for (file, other) in &runs[1..] {
+            if let Some(what) = not_a_replicate(run, other) {
+                return Err(CompareError::Replicate {
+                    option,
+                    odd: file.clone(),
+                    first: first_file,
+                    what,
+                });
+            }
+        }
+        Ok(Side {
+            path,
+            run,
+            runs,
+            selectors,
+        })
+    }
+
+    /// The strategy of each run of the side that `strategy` (one of the
+    /// first run's) names: the same full name in the same regime.
+    pub fn in_every_run(&self, strategy: &StrategyResult) -> Vec<&'a StrategyResult> {
+        self.runs
+            .iter()
+            .filter_map(|(_, r)| {
+                r.strategies
+                    .iter()
+                    .find(|s| s.name == strategy.name && s.regime == strategy.regime)
+            })
+            .collect()
+    }
+
     /// The strategies each selector picks, in selector order, each with
     /// its matching key (its regime is matched too: see
     /// [`super::Comparison::new`]); a selector that picks nothing or is
@@ -72,8 +120,9 @@ impl<'a> Side<'a> {
     }
 
     /// `path` (or `selectors in path`) and where it ran, in plain words
-    /// (each format escapes them as its own), with the repeats its
-    /// strategies used ([`RunResults::repeats_text`]).
+    /// (each format escapes them as its own), with its runs and the
+    /// repeats its first run's strategies used
+    /// ([`RunResults::repeats_text`]).
     pub fn describe(&self) -> String {
         let p = &self.run.provenance;
         let selectors = if self.selectors.is_empty() {
@@ -81,8 +130,12 @@ impl<'a> Side<'a> {
         } else {
             format!("{} in ", self.selectors.join(", "))
         };
+        let runs = match self.runs.len() {
+            1 => String::new(),
+            n => format!(" ({n} runs)"),
+        };
         format!(
-            "{selectors}{}: contend {} ({}) on {} ({}), Linux {}, {}, {}",
+            "{selectors}{}{runs}: contend {} ({}) on {} ({}), Linux {}, {}, {}",
             self.path.display(),
             p.contend_version,
             p.git_commit,
@@ -93,6 +146,73 @@ impl<'a> Side<'a> {
             self.run.repeats_text()
         )
     }
+}
+
+/// What makes `other` not a replicate of `run`, if anything: another
+/// host, CPU, kernel or contend build, other strategies, or another
+/// setting of the experiment (measured figures such as the timer's
+/// overhead may differ).
+fn not_a_replicate(run: &RunResults, other: &RunResults) -> Option<String> {
+    let (p, q) = (&run.provenance, &other.provenance);
+    let provenance: [(&str, &str, &str); 5] = [
+        ("host", &p.hostname, &q.hostname),
+        ("CPU", &p.cpu_model, &q.cpu_model),
+        ("kernel", &p.kernel_release, &q.kernel_release),
+        ("contend version", &p.contend_version, &q.contend_version),
+        ("contend commit", &p.git_commit, &q.git_commit),
+    ];
+    if let Some((what, a, b)) = provenance.iter().find(|(_, a, b)| a != b) {
+        return Some(format!("{what} {b}, not {a}"));
+    }
+    let names =
+        |r: &RunResults| -> Vec<String> { r.strategies.iter().map(|s| s.label()).collect() };
+    if names(run) != names(other) {
+        return Some("its strategies".to_string());
+    }
+    setting_differs(&run.config, &other.config).map(|s| format!("its setting {s}"))
+}
+
+/// The first setting of the experiment in which `a` and `b` differ, by
+/// its run.json name; `None` when they ran the same experiment. What a run
+/// measured (the timer's overhead, the injected cost's calibration) is no
+/// setting.
+pub(super) fn setting_differs(a: &RunConfig, b: &RunConfig) -> Option<&'static str> {
+    let inject = |c: &RunConfig| c.inject.map(|i| i.ns);
+    let settings: [(&'static str, bool); 20] = [
+        ("writer_cpus", a.writer_cpus == b.writer_cpus),
+        ("reader_cpus", a.reader_cpus == b.reader_cpus),
+        ("read_every", a.read_every == b.read_every),
+        ("rates", a.rates == b.rates),
+        (
+            "repeat_duration_s",
+            a.repeat_duration_s == b.repeat_duration_s,
+        ),
+        ("warmup_s", a.warmup_s == b.warmup_s),
+        ("repeats", a.repeats == b.repeats),
+        ("seed", a.seed == b.seed),
+        (
+            "threshold_publishes",
+            a.threshold_publishes == b.threshold_publishes,
+        ),
+        ("load_step", a.load_step == b.load_step),
+        (
+            "sample_every_by_rate",
+            a.sample_every_by_rate == b.sample_every_by_rate,
+        ),
+        ("timer", a.timer == b.timer),
+        ("target_ci_pct", a.target_ci_pct == b.target_ci_pct),
+        ("max_time_s", a.max_time_s == b.max_time_s),
+        ("placement", a.placement == b.placement),
+        ("oversubscribe", a.oversubscribe == b.oversubscribe),
+        ("counter_node", a.counter_node == b.counter_node),
+        ("node_iter", a.node_iter == b.node_iter),
+        ("paced", a.paced == b.paced && a.in_place == b.in_place),
+        ("inject", inject(a) == inject(b)),
+    ];
+    settings
+        .iter()
+        .find(|(_, same)| !same)
+        .map(|(name, _)| *name)
 }
 
 /// The strategies of `run` that `selector` picks, each with its key, in

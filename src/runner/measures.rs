@@ -23,9 +23,10 @@ pub struct Measure {
     /// The measure in a strategy's summary (`None` when not recorded, e.g.
     /// latency with sampling off).
     pub get: fn(&StrategySummary) -> Option<Summary>,
-    /// The measure in one repeat, where its repeats pair with another
-    /// strategy's run in place in the same repeats (the paced figures);
-    /// `None` for a measure only a summary holds.
+    /// The measure in one repeat: where two strategies ran in place in
+    /// the same repeats (the paced figures) their repeats pair on it, and
+    /// a comparison across runs prices each repeat's value beside its line
+    /// cost; `None` for a measure only a summary holds.
     pub repeat: Option<fn(&RepeatResult) -> Option<f64>>,
     /// True for ns from sampled (timed) operations: a value under twice
     /// the timer's overhead is below its resolution. Such a measure has
@@ -173,7 +174,7 @@ pub const THROUGHPUT_NS: [Measure; 3] = [
         short: "loop ns/op",
         decimals: 1,
         get: |s| s.write_loop_ns,
-        repeat: None,
+        repeat: Some(|r| Some(r.write_loop_ns)),
         sampled: false,
         // The cost of an update, counted over every one: less is cheaper.
         direction: Direction::LowerIsBetter,
@@ -226,7 +227,7 @@ pub const MEASURES: [Measure; 9] = [
         short: "updates/s",
         decimals: 0,
         get: |s| Some(s.write_ops_per_s),
-        repeat: None,
+        repeat: Some(|r| Some(r.write_ops_per_s)),
         sampled: false,
         // Throughput: more updates in the same time is better.
         direction: Direction::HigherIsBetter,
@@ -238,7 +239,7 @@ pub const MEASURES: [Measure; 9] = [
         short: "read ops/s",
         decimals: 0,
         get: |s| Some(s.read_ops_per_s),
-        repeat: None,
+        repeat: Some(|r| Some(r.read_ops_per_s)),
         sampled: false,
         // Throughput of the read side: more reads in the same time.
         direction: Direction::HigherIsBetter,

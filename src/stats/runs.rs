@@ -13,17 +13,17 @@
 //! their runs, so a host that got slower between the sides is not read as
 //! a change of the code; what the covariate explains is reported.
 
-use super::Welch;
 use super::student::student_t_two_sided_p;
+use super::{Summary, Welch};
 
 /// One run's repeats of one measure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
-    /// Each repeat's value, in the measure's unit.
-    pub values: Vec<f64>,
-    /// The covariate measured beside each value (a repeat's line cost,
-    /// ns), as many as `values`; `None` where the run did not price it.
-    pub covariate: Option<Vec<f64>>,
+    /// The run's own summary of the measure, over the repeats it used.
+    pub summary: Summary,
+    /// Each of those repeats' value with the covariate priced beside it
+    /// (its line cost, ns); empty where the run did not price every one.
+    pub priced: Vec<(f64, f64)>,
 }
 
 /// How the mean of one run spreads between runs of the same experiment
@@ -133,7 +133,7 @@ pub fn runs_difference(
     test: &[Run],
     record: Option<RunSpread>,
 ) -> Option<RunsDifference> {
-    if base.is_empty() || test.is_empty() || base.iter().chain(test).any(|r| r.values.is_empty()) {
+    if base.is_empty() || test.is_empty() {
         return None;
     }
     let all: Vec<&Run> = base.iter().chain(test).collect();
@@ -195,9 +195,9 @@ pub fn runs_difference(
 
 /// One side of identical runs on their own (a host's record): its level,
 /// the covariate's slope taken within these runs, and the spread of its
-/// run means. `None` without runs, or with a run without values.
+/// run means. `None` without runs.
 pub fn run_level(runs: &[Run]) -> Option<Level> {
-    if runs.is_empty() || runs.iter().any(|r| r.values.is_empty()) {
+    if runs.is_empty() {
         return None;
     }
     let all: Vec<&Run> = runs.iter().collect();
@@ -214,26 +214,23 @@ fn level(runs: &[Run], slope: Option<Slope>, grand: Option<f64>) -> (Level, Vec<
         .iter()
         .map(|r| {
             let shift = grand.map_or(0.0, |g| b * (covariate_mean(r) - g));
-            mean(&r.values) - shift
+            r.summary.mean - shift
         })
         .collect();
     let m = mean(&means);
     let run_sd = (runs.len() >= 2).then(|| {
         (means.iter().map(|z| (z - m).powi(2)).sum::<f64>() / (runs.len() - 1) as f64).sqrt()
     });
+    // Within runs: each run's own spread, pooled (the slope's share of it
+    // is the run's, too small to matter beside the runs').
     let (mut ss, mut df) = (0.0, 0usize);
     for r in runs {
-        let (ym, xm) = (mean(&r.values), covariate_mean(r));
-        for (i, y) in r.values.iter().enumerate() {
-            let x = r.covariate.as_ref().map_or(0.0, |c| c[i] - xm);
-            ss += (y - ym - b * x).powi(2);
-        }
-        df += r.values.len() - 1;
+        ss += r.summary.stddev.powi(2) * r.summary.n.saturating_sub(1) as f64;
+        df += r.summary.n.saturating_sub(1);
     }
-    let df = df.saturating_sub(usize::from(slope.is_some()));
     let level = Level {
         runs: runs.len(),
-        repeats: runs.iter().map(|r| r.values.len()).sum(),
+        repeats: runs.iter().map(|r| r.summary.n).sum(),
         mean: m,
         covariate: grand.map(|_| mean(&runs.iter().map(covariate_mean).collect::<Vec<_>>())),
         run_sd,
@@ -250,13 +247,15 @@ fn level(runs: &[Run], slope: Option<Slope>, grand: Option<f64>) -> (Level, Vec<
 fn within_slope(runs: &[&Run]) -> Option<Slope> {
     let (mut sxx, mut sxy, mut n) = (0.0, 0.0, 0usize);
     for r in runs {
-        let c = r.covariate.as_ref().filter(|c| c.len() == r.values.len())?;
-        let (ym, xm) = (mean(&r.values), mean(c));
-        for (y, x) in r.values.iter().zip(c) {
+        if r.priced.is_empty() {
+            return None;
+        }
+        let (ym, xm) = means(&r.priced);
+        for (y, x) in &r.priced {
             sxx += (x - xm).powi(2);
             sxy += (x - xm) * (y - ym);
         }
-        n += r.values.len();
+        n += r.priced.len();
     }
     let df = n.checked_sub(runs.len() + 1).filter(|&d| d > 0)?;
     if !(sxx > 0.0 && sxx.is_finite() && sxy.is_finite()) {
@@ -265,9 +264,8 @@ fn within_slope(runs: &[&Run]) -> Option<Slope> {
     let per_unit = sxy / sxx;
     let mut sse = 0.0;
     for r in runs {
-        let c = r.covariate.as_ref()?;
-        let (ym, xm) = (mean(&r.values), mean(c));
-        for (y, x) in r.values.iter().zip(c) {
+        let (ym, xm) = means(&r.priced);
+        for (y, x) in &r.priced {
             sse += (y - ym - per_unit * (x - xm)).powi(2);
         }
     }
@@ -279,7 +277,17 @@ fn within_slope(runs: &[&Run]) -> Option<Slope> {
 
 /// The mean of a run's covariate (0 without one).
 fn covariate_mean(r: &Run) -> f64 {
-    r.covariate.as_deref().map_or(0.0, mean)
+    means(&r.priced).1
+}
+
+/// The means of the values and of the covariates of `priced` (0 for
+/// none).
+fn means(priced: &[(f64, f64)]) -> (f64, f64) {
+    let n = priced.len().max(1) as f64;
+    let (y, x) = priced
+        .iter()
+        .fold((0.0, 0.0), |(y, x), p| (y + p.0, x + p.1));
+    (y / n, x / n)
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -292,8 +300,8 @@ mod tests {
 
     fn run(values: &[f64]) -> Run {
         Run {
-            values: values.to_vec(),
-            covariate: None,
+            summary: Summary::of(values).unwrap(),
+            priced: Vec::new(),
         }
     }
 
@@ -379,17 +387,16 @@ mod tests {
         // Value = 50 + 2·line + run noise ±1, exactly: within each run the
         // slope is 2. The test side's lines cost 5 ns more: the raw
         // difference is 10, all of it the host's.
-        let mk = |offset: f64, noise: f64| Run {
-            values: [0.0, 1.0, 2.0, 3.0]
+        let mk = |offset: f64, noise: f64| {
+            let priced: Vec<(f64, f64)> = [0.0, 1.0, 2.0, 3.0]
                 .iter()
-                .map(|i| 50.0 + 2.0 * (80.0 + offset + i) + noise)
-                .collect(),
-            covariate: Some(
-                [0.0, 1.0, 2.0, 3.0]
-                    .iter()
-                    .map(|i| 80.0 + offset + i)
-                    .collect(),
-            ),
+                .map(|i| (50.0 + 2.0 * (80.0 + offset + i) + noise, 80.0 + offset + i))
+                .collect();
+            let values: Vec<f64> = priced.iter().map(|p| p.0).collect();
+            Run {
+                summary: Summary::of(&values).unwrap(),
+                priced,
+            }
         };
         let base = [mk(0.0, 1.0), mk(0.0, -1.0), mk(1.0, 0.0)];
         let test = [mk(5.0, 1.0), mk(5.0, -1.0), mk(6.0, 0.0)];
@@ -407,7 +414,14 @@ mod tests {
         assert!(close(d.base.run_sd.unwrap(), 1.0, 1e-9));
         assert!(close(d.base.mean, d.test.mean, 1e-9));
         // Without the covariate the same runs read +10, the host's.
-        let bare = |r: &[Run]| -> Vec<Run> { r.iter().map(|r| run(&r.values)).collect() };
+        let bare = |r: &[Run]| -> Vec<Run> {
+            r.iter()
+                .map(|r| Run {
+                    priced: Vec::new(),
+                    ..r.clone()
+                })
+                .collect()
+        };
         let raw = runs_difference(&bare(&base), &bare(&test), None).unwrap();
         assert!(close(raw.welch.unwrap().difference, 10.0, 1e-9));
         assert_eq!((raw.slope, raw.host), (None, None));
@@ -424,7 +438,6 @@ mod tests {
         assert!(close(l.run_sd.unwrap(), 2.0, 1e-12) && close(l.mean, 12.0, 1e-12));
         assert!(close(l.within_sd.unwrap(), 2f64.sqrt(), 1e-12));
         assert_eq!(run_level(&[]), None);
-        assert_eq!(run_level(&[run(&[])]), None);
         assert_eq!(run_level(&runs[..1]).unwrap().run_sd, None);
     }
 }

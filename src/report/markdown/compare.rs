@@ -3,7 +3,6 @@
 
 use super::{escape, table};
 use crate::compare::Comparison;
-use crate::report::measures::shown;
 use std::fmt::Write;
 
 /// The comparison as Markdown: the two sources and the verdict rule, then
@@ -29,11 +28,12 @@ pub(super) fn render(c: &Comparison) -> String {
         .flat_map(|p| {
             let title = c.title(p);
             p.rows.iter().map(move |r| {
+                let [base, test] = r.figures();
                 vec![
                     title.clone(),
                     r.measure.short.to_string(),
-                    shown(r.base, r.measure.decimals),
-                    shown(r.test, r.measure.decimals),
+                    base,
+                    test,
                     format!("{} {}", r.verdict(), r.change_text())
                         .trim_end()
                         .to_string(),

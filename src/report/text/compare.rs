@@ -8,10 +8,9 @@
 //! the change, its 95% CI and the Holm-adjusted p-value.
 
 use super::{WIDTH, wrapped};
-use crate::compare::{Comparison, MeasureRow, Pair};
-use crate::report::measures::shown;
+use crate::compare::{Comparison, HostRecord, MeasureRow, Pair, Replicates};
 use crate::report::plain;
-use crate::runner::{RunResults, StrategyResult};
+use crate::runner::{RunResults, StrategyResult, cost_measure};
 use crate::stats::Summary;
 use crate::verdict::Detail;
 use crate::workload::Regime;
@@ -46,12 +45,19 @@ impl PatchRow {
         summary: Option<Summary>,
         decimals: usize,
         row: Option<&MeasureRow>,
+        runs: bool,
     ) -> Self {
-        let set_aside = strategy.summary.as_ref().map_or(0, |s| s.set_aside);
+        // Across runs n counts runs; within one, repeats and those set
+        // aside.
+        let set_aside = match runs {
+            true => 0,
+            false => strategy.summary.as_ref().map_or(0, |s| s.set_aside),
+        };
         let (figure, n) = match summary {
             Some(s) => (
-                // One repeat gives no interval: the n column says why.
-                if s.has_spread() {
+                // One repeat gives no interval (the n column says why),
+                // nor does one run a side without a host's record.
+                if s.ci95_high > s.mean {
                     format!("{:.decimals$} ±{:.decimals$}", s.mean, s.ci95_high - s.mean)
                 } else {
                     format!("{:.decimals$}", s.mean)
@@ -103,7 +109,8 @@ fn cost_row<'p>(p: &'p Pair) -> &'p MeasureRow {
 /// (a name too long for one line takes a line of its own).
 fn patch_table(c: &Comparison) -> String {
     let mut out = String::new();
-    let one_file = c.base.path == c.test.path;
+    let runs = c.replicates == Replicates::Runs;
+    let one_file = c.base.path == c.test.path && !runs;
     if one_file {
         let tests: Vec<String> = c.test.selectors.iter().map(|s| plain(s)).collect();
         let what = match (c.base.selectors.first(), tests.is_empty()) {
@@ -116,14 +123,16 @@ fn patch_table(c: &Comparison) -> String {
             plain(&c.base.path.display().to_string())
         )));
     } else {
-        out.push_str(&wrapped(&format!(
-            "base: {}",
-            plain(&c.base.path.display().to_string())
-        )));
-        out.push_str(&wrapped(&format!(
-            "test: {}",
-            plain(&c.test.path.display().to_string())
-        )));
+        for (label, side) in [("base", &c.base), ("test", &c.test)] {
+            let n = match side.runs.len() {
+                1 => String::new(),
+                n => format!(" ({n} runs)"),
+            };
+            out.push_str(&wrapped(&format!(
+                "{label}: {}{n}",
+                plain(&side.path.display().to_string())
+            )));
+        }
     }
     let mut regimes: Vec<Regime> = Vec::new();
     for p in &c.pairs {
@@ -152,7 +161,9 @@ fn patch_table(c: &Comparison) -> String {
         for p in pairs {
             let row = cost_row(p);
             if last_base.is_none_or(|b| !std::ptr::eq(b, p.base)) {
-                rows.push(PatchRow::of(c.base.run, p.base, row.base, m.decimals, None));
+                rows.push(PatchRow::of(
+                    c.base.run, p.base, row.base, m.decimals, None, runs,
+                ));
                 last_base = Some(p.base);
             }
             rows.push(PatchRow::of(
@@ -161,6 +172,7 @@ fn patch_table(c: &Comparison) -> String {
                 row.test,
                 m.decimals,
                 Some(row),
+                runs,
             ));
         }
         out.push_str(&layout(&rows));
@@ -171,7 +183,9 @@ fn patch_table(c: &Comparison) -> String {
         .iter()
         .flat_map(|p| [p.base, p.test])
         .any(|s| s.summary.as_ref().is_some_and(|m| m.set_aside > 0));
-    if set_aside {
+    if runs {
+        out.push_str(&wrapped("n: runs, each the mean of its repeats"));
+    } else if set_aside {
         out.push_str(&wrapped("n: repeats used; +k: disturbed repeats set aside (the canary moved, or threads stalled), kept in the result file"));
     }
     out.push_str(&wrapped(&format!(
@@ -248,7 +262,9 @@ fn every_measure(c: &Comparison) -> String {
     let _ = writeln!(out, "test: {}", plain(&c.test.describe()));
     let _ = writeln!(out, "verdict: {}", c.rule());
     let _ = writeln!(out, "p: {}", c.p_note());
-    let blocks: Vec<(String, Vec<[String; 6]>)> = c
+    // Each row's cells, and the run-level line under a judged one.
+    type Row = ([String; 6], Option<String>);
+    let blocks: Vec<(String, Vec<Row>)> = c
         .pairs
         .iter()
         .map(|p| {
@@ -256,39 +272,109 @@ fn every_measure(c: &Comparison) -> String {
                 .rows
                 .iter()
                 .map(|r| {
-                    [
+                    let [base, test] = r.figures();
+                    let row = [
                         r.measure.short.to_string(),
-                        format!("base: {}", shown(r.base, r.measure.decimals)),
-                        format!("test: {}", shown(r.test, r.measure.decimals)),
+                        format!("base: {base}"),
+                        format!("test: {test}"),
                         r.verdict(),
                         r.change_text(),
                         r.p_text(),
-                    ]
+                    ];
+                    (row, r.runs_text().filter(|_| r.judged))
                 })
                 .collect();
             (c.title(p), rows)
         })
         .collect();
     let mut widths = [0usize; 6];
-    for row in blocks.iter().flat_map(|(_, rows)| rows) {
+    for (row, _) in blocks.iter().flat_map(|(_, rows)| rows) {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
     for (title, rows) in &blocks {
         let _ = writeln!(out, "\n{}", plain(title));
-        for row in rows {
+        for (row, runs) in rows {
             let mut line = String::from("  ");
             for (cell, w) in row.iter().zip(widths) {
                 line.push_str(cell);
                 line.push_str(&" ".repeat(w - cell.chars().count() + 3));
             }
             let _ = writeln!(out, "{}", line.trim_end());
+            if let Some(runs) = runs {
+                let _ = writeln!(out, "    {runs}");
+            }
         }
     }
     out.push('\n');
     for line in c.footer() {
         let _ = writeln!(out, "{}", plain(&line));
     }
+    out
+}
+
+/// A host's record of identical runs as text: per strategy and regime,
+/// how far a run's mean of its cost moved between the runs (the standard
+/// deviation of their means, and the share of it that lies between runs
+/// rather than in each run's own repeats).
+pub fn record_text(record: &HostRecord) -> String {
+    let mut out = String::new();
+    let p = &record.provenance;
+    out.push_str(&wrapped(&plain(&format!(
+        "host record: {} runs on {} ({}): how far a run's mean moves from run to run",
+        record.runs.len(),
+        p.hostname,
+        p.cpu_model
+    ))));
+    let mut rows = vec![[
+        "strategy".to_string(),
+        "regime".to_string(),
+        "mean".to_string(),
+        "run to run".to_string(),
+        "between runs".to_string(),
+    ]];
+    for r in &record.spreads {
+        if r.measure != cost_measure(r.regime).short {
+            continue;
+        }
+        rows.push([
+            plain(&r.short_name),
+            match r.regime {
+                Regime::FlatOut => "flat out".to_string(),
+                paced => format!("{}/s", crate::units::si(paced.rate().unwrap_or(0.0))),
+            },
+            format!("{:.1} ns", r.mean),
+            format!(
+                "±{:.1} ns ({:.1}%)",
+                r.run_sd,
+                100.0 * r.run_sd / r.mean.abs()
+            ),
+            r.between_share
+                .map_or("-".to_string(), |b| format!("{:.0}%", 100.0 * b)),
+        ]);
+    }
+    let widths: Vec<usize> = (0..5)
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    for r in &rows {
+        let _ = writeln!(
+            out,
+            "{:<w0$}  {:<w1$}  {:>w2$}  {:>w3$}  {:>w4$}",
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3],
+            w4 = widths[4]
+        );
+    }
+    out.push_str(&wrapped(
+        "run to run: the standard deviation of the runs' means (each adjusted to the same line cost); between runs: its share not explained by each run's own repeats",
+    ));
     out
 }

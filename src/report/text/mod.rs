@@ -14,7 +14,7 @@ mod sweep;
 mod topology;
 mod verify;
 
-pub use compare::compare_text;
+pub use compare::{compare_text, record_text};
 pub use run::{render as run_text, tables as run_tables};
 
 use super::{Document, Export, ExportError, Rendered, plain};
