@@ -183,12 +183,16 @@ pub fn resolution_of(deltas: &[u64]) -> u64 {
 }
 
 /// A busy delay of a calibrated length, added to work under test as a
-/// regression whose size is known (`contend run --inject`): `lfence`,
-/// then a chain of dependent multiplies. The fence makes the chain start
-/// only once everything before it has completed (a locked add still
-/// waiting for its line would otherwise hide the chain behind its stall),
-/// and each multiply waits for the one before, so the delay is the chain's
-/// length times the multiply's latency, whatever else the core is doing.
+/// regression whose size is known (`contend run --inject`): a chain of
+/// dependent multiplies, each waiting for the one before, that starts
+/// from a value the work under test produced ([`Spin::run_after`]). So it
+/// runs after that work, never beside it (a locked add still waiting for
+/// its line would otherwise hide the chain behind its stall), and nothing
+/// else waits for it: the delay is the chain's length times the
+/// multiply's latency, added to the work's critical path. (A fence would
+/// start it late too, but would also stop the work after it from
+/// overlapping the work before it, a cost of its own that grows with the
+/// stalls it separates.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Spin {
     /// Multiplies in the chain (0: no delay, not even the fence).
@@ -210,7 +214,7 @@ impl Spin {
                 Spin {
                     iterations: SPIN_CALIBRATION,
                 }
-                .run();
+                .run_after(0);
                 start.elapsed().as_secs_f64() * 1e9 / SPIN_CALIBRATION as f64
             })
             .fold(f64::INFINITY, f64::min);
@@ -218,18 +222,15 @@ impl Spin {
         (Spin { iterations }, per)
     }
 
-    /// Runs the delay.
+    /// Runs the delay once `after` is known: the chain starts from it
+    /// (masked by an opaque zero, so its value does not matter, only when
+    /// it is ready).
     #[inline(always)]
-    pub fn run(self) {
+    pub fn run_after(self, after: u64) {
         if self.iterations == 0 {
             return;
         }
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: lfence has no preconditions on x86_64.
-        unsafe {
-            core::arch::x86_64::_mm_lfence()
-        };
-        let mut x = std::hint::black_box(1u64);
+        let mut x = after & std::hint::black_box(0u64);
         for _ in 0..self.iterations {
             // One multiply the compiler cannot fold into its neighbours
             // (plain `wrapping_mul`s by a constant reassociate into one
@@ -357,7 +358,7 @@ mod tests {
         assert_eq!(long.iterations, (400.0 / per_long).round() as u64);
         // Under one multiply still runs one.
         assert_eq!(Spin::calibrate(1e-6).0.iterations, 1);
-        Spin::default().run();
+        Spin::default().run_after(0);
     }
 
     #[test]

@@ -95,7 +95,7 @@ fn record(hist: &mut Histogram<u64>, ticks: u64) {
 /// The read side: sum the slots, counting into `view` the lines that had
 /// to be fetched (`left`: what this thread's last add left in its slot),
 /// and compute the group share (`calc_group_shares`) for a CPU with this
-/// contribution and load. The result is kept from the optimiser.
+/// contribution and load: returned, and kept from the optimiser.
 #[inline(always)]
 fn read_side<const W: u8>(
     counter: &ShardedCounter,
@@ -103,13 +103,13 @@ fn read_side<const W: u8>(
     left: i64,
     contrib: i64,
     load: i64,
-) {
+) -> i64 {
     std::hint::black_box(group_shares(
         counter.shares(),
         view.read_as::<W>(counter, left),
         contrib,
         load,
-    ));
+    ))
 }
 
 /// The paced floor, measured in place: a counter no other thread writes
@@ -425,13 +425,16 @@ impl<C: Clock> WriterWork<'_, C> {
             let t0 = sample_start(sampled, timer);
             writer.update_as::<RATE, FILTER>(load);
             sample_end(sampled, t0, timer, sampling, &mut self.write_hist);
+            // What the update's add returned, and its read side's result:
+            // an injected delay starts from them, so it runs after both.
+            let mut done = writer.left();
             if read_now {
                 let (left, contrib, load) = (writer.left(), writer.contrib(), writer.load());
                 let t0 = sample_start(read_sampled, timer);
-                read_side::<WALK>(counter, &mut self.view, left, contrib, load);
+                done ^= read_side::<WALK>(counter, &mut self.view, left, contrib, load);
                 sample_end(read_sampled, t0, timer, sampling, &mut self.read_hist);
             }
-            inject.run();
+            inject.run_after(done as u64);
             if PACED && let Some(p) = &mut self.pacer {
                 p.done(released, unsampled);
             }
