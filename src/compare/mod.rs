@@ -284,16 +284,7 @@ impl<'a> Comparison<'a> {
         if replicates == Replicates::Runs
             && let Some(why) = machine_changed(&base, &test)
         {
-            for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
-                if let Some(o) = row
-                    .outcome
-                    .as_mut()
-                    .filter(|o| matches!(o.decision, Decision::Increase | Decision::Decrease))
-                {
-                    o.decision = Decision::Inconclusive;
-                    row.machine_changed = Some(why.clone());
-                }
-            }
+            unclaim(&mut pairs, &why);
             warnings.push(format!(
                 "{why}: changes between these runs cannot be told from the machine's; compare strategies inside one run (contend compare FILE --base A --test B), where drift hits both sides alike"
             ));
@@ -312,6 +303,22 @@ impl<'a> Comparison<'a> {
             noise,
             tests,
         })
+    }
+}
+
+/// Takes back every change called in `pairs`: the machine changed between
+/// the sides (`why`) beyond what the runs adjust for, so each is
+/// inconclusive, and says why.
+fn unclaim(pairs: &mut [Pair], why: &str) {
+    for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
+        if let Some(o) = row
+            .outcome
+            .as_mut()
+            .filter(|o| matches!(o.decision, Decision::Increase | Decision::Decrease))
+        {
+            o.decision = Decision::Inconclusive;
+            row.machine_changed = Some(why.to_string());
+        }
     }
 }
 

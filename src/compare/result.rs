@@ -260,7 +260,8 @@ impl Comparison<'_> {
         let explained: Vec<f64> = self
             .rows()
             .filter(|r| r.judged)
-            .filter_map(|r| r.runs?.host.map(|(e, _)| e))
+            // (+ 0.0 writes a -0.0 as 0.0.)
+            .filter_map(|r| r.runs?.host.map(|(e, _)| e + 0.0))
             .collect();
         if let (Some(lo), Some(hi)) = (
             explained.iter().copied().reduce(f64::min),

@@ -104,13 +104,10 @@ fn cost_row<'p>(p: &'p Pair) -> &'p MeasureRow {
     &p.rows[0]
 }
 
-/// The patch table: a section per regime, the base strategy then each
-/// test strategy compared with it, every line within [`WIDTH`]
-/// (a name too long for one line takes a line of its own).
-fn patch_table(c: &Comparison) -> String {
+/// The patch table's first lines: what is compared, in one run (its
+/// selectors and file) or between two sides (each named, with its runs).
+fn heading(c: &Comparison, one_file: bool) -> String {
     let mut out = String::new();
-    let runs = c.replicates == Replicates::Runs;
-    let one_file = c.base.path == c.test.path && !runs;
     if one_file {
         let tests: Vec<String> = c.test.selectors.iter().map(|s| plain(s)).collect();
         let what = match (c.base.selectors.first(), tests.is_empty()) {
@@ -134,6 +131,16 @@ fn patch_table(c: &Comparison) -> String {
             )));
         }
     }
+    out
+}
+
+/// The patch table: a section per regime, the base strategy then each
+/// test strategy compared with it, every line within [`WIDTH`]
+/// (a name too long for one line takes a line of its own).
+fn patch_table(c: &Comparison) -> String {
+    let runs = c.replicates == Replicates::Runs;
+    let one_file = c.base.path == c.test.path && !runs;
+    let mut out = heading(c, one_file);
     let mut regimes: Vec<Regime> = Vec::new();
     for p in &c.pairs {
         if !regimes.contains(&p.base.regime) {
