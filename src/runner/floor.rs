@@ -95,13 +95,14 @@ pub fn measure_floor(
 /// Pairs of floor runs that price `--inject`'s delay.
 const INJECT_PAIRS: usize = 8;
 /// The measured interval of each of them.
-const INJECT_INTERVAL: Duration = Duration::from_millis(20);
+const INJECT_INTERVAL: Duration = Duration::from_millis(50);
 
-/// What `inject` adds to the harness floor's loop (`spec`, as
-/// [`measure_floor`] runs it) on `cpu`: [`INJECT_PAIRS`] pairs of short
-/// runs, with and without it, taking turns (which goes first alternates),
-/// summarised as each pair's difference, ns per update. `None` when
-/// interrupted or no pair finished.
+/// What `inject` adds to the harness floor's loop (`spec`: flat out as
+/// [`measure_floor`] runs it, or paced, where an update's busy window is
+/// what a paced strategy's cost is read from) on `cpu`: [`INJECT_PAIRS`]
+/// pairs of short runs, with and without it, taking turns (which goes
+/// first alternates), summarised as each pair's difference, ns per update.
+/// `None` when interrupted or no pair finished.
 pub fn measure_inject(
     mut spec: RepeatSpec,
     inject: Spin,
@@ -133,7 +134,8 @@ pub fn measure_inject(
 
 /// One floor run's outcome.
 enum Looped {
-    /// ns per loop iteration from throughput.
+    /// ns per update: flat out, per loop iteration from throughput;
+    /// paced, per busy window.
     Ns(f64),
     /// It finished without an update in its interval.
     Nothing,
@@ -142,7 +144,8 @@ enum Looped {
 }
 
 /// One run of the harness floor's loop (`spec`, publishing `never`, its
-/// read side on a global slot nobody else touches) on `cpu` alone.
+/// read side on a global slot nobody else touches) on `cpu` alone: ns per
+/// update from throughput, or paced, ns per busy window.
 fn floor_loop_ns(
     spec: &RepeatSpec,
     cpu: u32,
@@ -166,11 +169,13 @@ fn floor_loop_ns(
         RepeatOutcome::Done(mut reports) => reports.pop().and_then(|mut r| r.pop()),
         RepeatOutcome::Interrupted => None,
     };
+    let ns_per_tick = spec.timer.ns_per_tick();
     Ok(match w {
         None => Looped::Interrupted,
-        Some(w) => match w.interval_s.filter(|_| w.updates > 0) {
-            Some(seconds) => Looped::Ns(seconds * 1e9 / w.updates as f64),
-            None => Looped::Nothing,
+        Some(w) => match (w.busy, w.interval_s.filter(|_| w.updates > 0)) {
+            (Some(b), _) if b.ops > 0 => Looped::Ns(b.ticks as f64 * ns_per_tick / b.ops as f64),
+            (None, Some(seconds)) => Looped::Ns(seconds * 1e9 / w.updates as f64),
+            _ => Looped::Nothing,
         },
     })
 }

@@ -251,8 +251,19 @@ pub fn execute(
         _ => None,
     };
     if let (Some(inject), Some(&cpu)) = (&mut cfg.inject, cfg.writer_cpus.first()) {
+        // Priced where the run reads a cost from busy windows, if it does.
+        inject.floor = cfg
+            .rates
+            .iter()
+            .copied()
+            .find(|r| r.is_paced())
+            .unwrap_or_default();
         inject.on_floor = floor::measure_inject(
-            floor_spec,
+            RepeatSpec {
+                sampling: plan.sampling(inject.floor),
+                regime: inject.floor,
+                ..floor_spec
+            },
             plan.inject(),
             cpu,
             &plan.topo,

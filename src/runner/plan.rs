@@ -334,6 +334,7 @@ impl RunPlan {
             ns,
             iterations: spin.iterations,
             ns_per_iteration: per,
+            floor: Regime::FlatOut,
             on_floor: None,
         });
         self

@@ -180,10 +180,16 @@ pub struct Injection {
     pub iterations: u64,
     /// What one multiply took at calibration, ns.
     pub ns_per_iteration: f64,
-    /// What the delay added to the harness floor's loop, ns per update:
-    /// the floor with it less without, in short runs taking turns on the
-    /// first writer's CPU, their mean and 95% CI (`None` when not
-    /// measured: interrupted).
+    /// The regime the floor priced it in: the run's first paced rate,
+    /// where a cost is read from an update's busy window, which ends only
+    /// once the delay has run; flat out when the run has none, where the
+    /// next update overlaps some of it (nothing waits for the chain).
+    #[serde(default, rename = "floor_rate")]
+    pub floor: Regime,
+    /// What the delay added to the harness floor's loop in that regime,
+    /// ns per update: the floor with it less without, in short runs taking
+    /// turns on the first writer's CPU, their mean and 95% CI (`None` when
+    /// not measured: interrupted).
     pub on_floor: Option<Summary>,
 }
 
@@ -789,7 +795,8 @@ impl RunResults {
             .on_floor
             .map_or("not measured on the floor".to_string(), |s| {
                 format!(
-                    "on the harness floor {:+.1} ±{:.1} ns, 95% CI",
+                    "on the harness floor {} {:+.1} ±{:.1} ns, 95% CI",
+                    i.floor,
                     s.mean,
                     (s.ci95_high - s.ci95_low) / 2.0
                 )
