@@ -75,6 +75,122 @@ pub fn mva(population: usize, think_ns: f64, stations: &[Station]) -> Solution {
     }
 }
 
+/// A group of alike stations asked a different demand per event by each
+/// of two classes of customer (the CPUs on the counter's memory node, and
+/// the others).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Station2 {
+    /// Line time per event of one CPU of each class, ns.
+    pub demand_ns: [f64; 2],
+    /// Alike stations in the group.
+    pub count: usize,
+}
+
+/// The two-class network solved at the whole population.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution2 {
+    /// Per station group, the time one event of each class spends at one
+    /// of its stations, ns.
+    pub residence_ns: Vec<[f64; 2]>,
+    /// Per station group, the mean number of CPUs at one of its stations.
+    pub queue: Vec<f64>,
+}
+
+/// Exact MVA of two classes of `population` CPUs, each class thinking
+/// `think_ns` between events and asking its own demand of each station:
+/// for every population (a, b), Rₖ,c = Dₖ,c·(1 + Qₖ(less one of c)),
+/// X_c = n_c / (Z_c + Σₖ Rₖ,c), Qₖ = Σ_c X_c·Rₖ,c (Reiser and Lavenberg
+/// 1980, multiclass). A class's wait at a line is its own transfer time ×
+/// the queue it finds: a CPU whose every hand-over takes longer (its
+/// request crosses to the memory's node and back) waits longer behind the
+/// same queue. (a + 1)(b + 1) steps per station.
+pub fn mva2(population: [usize; 2], think_ns: [f64; 2], stations: &[Station2]) -> Solution2 {
+    let [na, nb] = population;
+    let s = stations.len();
+    let mut prev = vec![0.0f64; (nb + 1) * s];
+    let mut cur = vec![0.0f64; (nb + 1) * s];
+    let mut r = vec![[0.0f64; 2]; s];
+    for a in 0..=na {
+        for b in 0..=nb {
+            if a == 0 && b == 0 {
+                cur[..s].fill(0.0);
+                continue;
+            }
+            let mut total = [0.0f64; 2];
+            for (k, st) in stations.iter().enumerate() {
+                let ra = if a > 0 {
+                    st.demand_ns[0].max(0.0) * (1.0 + prev[b * s + k])
+                } else {
+                    0.0
+                };
+                let rb = if b > 0 {
+                    st.demand_ns[1].max(0.0) * (1.0 + cur[(b - 1) * s + k])
+                } else {
+                    0.0
+                };
+                r[k] = [ra, rb];
+                total[0] += ra * st.count as f64;
+                total[1] += rb * st.count as f64;
+            }
+            let x = [(a, 0), (b, 1)].map(|(n, c)| {
+                let cycle = think_ns[c].max(0.0) + total[c];
+                if n > 0 && cycle > 0.0 {
+                    n as f64 / cycle
+                } else {
+                    0.0
+                }
+            });
+            for (k, rk) in r.iter().enumerate() {
+                cur[b * s + k] = x[0] * rk[0] + x[1] * rk[1];
+            }
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    Solution2 {
+        residence_ns: r,
+        queue: prev[nb * s..(nb + 1) * s].to_vec(),
+    }
+}
+
+/// The same network solved as one class (each station's demand and the
+/// think time the population's mean): exact when both classes ask alike,
+/// N steps per station where [`mva2`] takes (a + 1)(b + 1). Each class's
+/// residence is its own demand × the one class's residence over demand.
+pub fn mva2_as_one(population: [usize; 2], think_ns: [f64; 2], stations: &[Station2]) -> Solution2 {
+    let n = population[0] + population[1];
+    let mean = |v: [f64; 2]| {
+        if n == 0 {
+            0.0
+        } else {
+            (v[0] * population[0] as f64 + v[1] * population[1] as f64) / n as f64
+        }
+    };
+    let one: Vec<Station> = stations
+        .iter()
+        .map(|st| Station {
+            demand_ns: mean(st.demand_ns),
+            count: st.count,
+        })
+        .collect();
+    let solved = mva(n, mean(think_ns), &one);
+    Solution2 {
+        residence_ns: one
+            .iter()
+            .zip(stations)
+            .zip(&solved.residence_ns)
+            .map(|((o, st), r)| {
+                let ratio = if o.demand_ns > 0.0 {
+                    r / o.demand_ns
+                } else {
+                    1.0
+                };
+                st.demand_ns.map(|d| d * ratio)
+            })
+            .collect(),
+        queue: solved.queue,
+    }
+}
+
 /// ρ = `sources` × `rate_per_s` × `service_ns`: the offered utilisation,
 /// the fraction of time the line would be busy if every CPU kept its
 /// asked rate (above 1 it cannot: the queue slows them).
@@ -196,5 +312,60 @@ mod tests {
         assert_eq!(s.residence_ns[0], 0.0);
         assert!(close(s.rate_per_cpu, 1e6, 1e-12));
         assert!(close(utilisation(224, 22e3, 203.0), 1.000_384, 1e-9));
+    }
+
+    #[test]
+    fn two_classes_asking_alike_are_one_class() {
+        let st = [Station2 {
+            demand_ns: [250.0, 250.0],
+            count: 2,
+        }];
+        let z = 1e9 / 22e3;
+        let two = mva2([112, 112], [z, z], &st);
+        let one = mva(
+            224,
+            z,
+            &[Station {
+                demand_ns: 250.0,
+                count: 2,
+            }],
+        );
+        assert!(
+            close(two.residence_ns[0][0], one.residence_ns[0], 1e-9),
+            "{two:?}"
+        );
+        assert!(close(two.residence_ns[0][1], one.residence_ns[0], 1e-9));
+        assert!(close(two.queue[0], one.queue[0], 1e-9));
+        let as_one = mva2_as_one([112, 112], [z, z], &st);
+        assert!(close(as_one.residence_ns[0][1], one.residence_ns[0], 1e-12));
+        // An empty class changes nothing.
+        let lone = mva2([224, 0], [z, 0.0], &st);
+        assert!(close(lone.residence_ns[0][0], one.residence_ns[0], 1e-9));
+    }
+
+    #[test]
+    fn two_classes_match_the_hand_worked_network() {
+        // One customer of each class, Z = 0, one station asked 100 ns by
+        // class a and 300 ns by class b. (1,0): R = 100, Q = 1; (0,1):
+        // R = 300, Q = 1; (1,1): Ra = 100·(1 + Q(0,1)) = 200, Rb =
+        // 300·(1 + Q(1,0)) = 600: each waits its own demand × the one it
+        // finds, and the station always holds both (Q = 2).
+        let st = [Station2 {
+            demand_ns: [100.0, 300.0],
+            count: 1,
+        }];
+        let s = mva2([1, 1], [0.0, 0.0], &st);
+        assert!(close(s.residence_ns[0][0], 200.0, 1e-12), "{s:?}");
+        assert!(close(s.residence_ns[0][1], 600.0, 1e-12), "{s:?}");
+        assert!(close(s.queue[0], 2.0, 1e-12), "{s:?}");
+        // With think time 400 ns each: Q(1,0) = 100/500, Q(0,1) = 300/700;
+        // Ra = 100·(1 + 3/7), Rb = 300·(1 + 1/5).
+        let s = mva2([1, 1], [400.0, 400.0], &st);
+        assert!(close(
+            s.residence_ns[0][0],
+            100.0 * (1.0 + 3.0 / 7.0),
+            1e-12
+        ));
+        assert!(close(s.residence_ns[0][1], 360.0, 1e-12));
     }
 }
