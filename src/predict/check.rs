@@ -19,8 +19,9 @@
 //! has no finite error and counts as the worst.
 
 use super::agreement::{Agreement, agreement};
+use super::costs::LineCosts;
 use super::flat_out_check::{HandoverPoint, flat_out_point};
-use super::latency::{Bound, Latencies, LineCosts};
+use super::latency::{Bound, Latencies};
 use super::model::{Layout, Lines};
 use super::{PredictError, Walks, publish_fraction, saturation_rate};
 use crate::matrix::PairClass;
@@ -285,8 +286,8 @@ pub fn check(
     check_with(file, runs, latencies, &LineCosts::default())
 }
 
-/// [`check`] with `costs` (`--read-occupancy`, `--contenders`,
-/// `--sharers`, `--home`) pricing every repeat's line, the canary's
+/// [`check`] with `costs` (a `--host-costs` file's or a matrix's)
+/// pricing every repeat's line, the canary's
 /// included: how `predict --check` sets the model's assumptions against
 /// a measurement.
 pub fn check_with(

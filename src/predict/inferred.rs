@@ -484,17 +484,17 @@ pub fn infer(m: &PairMatrix, source: &str, sockets: Option<usize>) -> InferredHo
             if k == llc_n && nodes_n == 1 {
                 node = llc.clone();
                 notes.push(format!(
-                    "--sockets {k}: the {k} LLC groups are the sockets (the matrix alone shows LLCs, not sockets)"
+                    "sockets {k}: the {k} LLC groups are the sockets (the matrix alone shows LLCs, not sockets)"
                 ));
             } else {
                 notes.push(format!(
-                    "--sockets {k} disagrees with the matrix, which shows {nodes_n} node(s) and {llc_n} LLC group(s); the matrix's kept"
+                    "sockets {k} disagrees with the matrix, which shows {nodes_n} node(s) and {llc_n} LLC group(s); the matrix's kept"
                 ));
             }
         }
     } else if sizes(&node).len() == 1 && llc_n > 1 {
         notes.push(format!(
-            "one node of {llc_n} LLC groups: {llc_n} sockets of one LLC each would look the same (give --sockets {llc_n} if the host has them)"
+            "one node of {llc_n} LLC groups: {llc_n} sockets of one LLC each would look the same (give \"sockets\": {llc_n} in a --host-costs file if the host has them)"
         ));
     }
     notes.push(
@@ -811,7 +811,7 @@ mod tests {
         let m = matrix_of(&ryzen, [8.0, 18.0, 85.0, 85.0], 0.03, None, 7);
         let h = infer(&m, "ryzen", None);
         assert_eq!(h.counts(), (16, 2, 1));
-        assert!(h.notes.iter().any(|n| n.contains("--sockets 2")));
+        assert!(h.notes.iter().any(|n| n.contains("\"sockets\": 2")));
         let two = infer(&m, "ryzen", Some(2));
         assert_eq!(two.counts(), (16, 2, 2));
         assert_eq!(
@@ -824,7 +824,7 @@ mod tests {
             three
                 .notes
                 .iter()
-                .any(|n| n.contains("--sockets 3 disagrees"))
+                .any(|n| n.contains("sockets 3 disagrees"))
         );
     }
 

@@ -172,10 +172,10 @@ pub struct PredictConfig {
     /// in files from before it was recorded: the default).
     #[serde(default)]
     pub load_step: Option<i64>,
-    /// Publish fractions given for policies (`--publishes`), used at
+    /// Publish fractions given for policies (`--host-costs`), used at
     /// every rate in place of the walks'.
     #[serde(default)]
-    pub publishes: Vec<(crate::counter::PublishPolicy, f64)>,
+    pub publishes: Vec<super::GivenPublish>,
 }
 
 /// One class the chosen CPUs exchange the line over.
