@@ -514,3 +514,323 @@ fn check_sets_the_model_against_a_paced_run_here() {
     );
     assert_eq!(c["knees"].as_array().unwrap().len(), 1, "{c}");
 }
+
+/// The scoreboard: every published figure of the seeds' hosts
+/// (results/published/scoreboard.json) predicted from its cited inputs and
+/// set against its accepted range. With `CONTEND_SCOREBOARD=write`
+/// (scripts/seed-scoreboard) it writes docs/predict.md's section, the
+/// summary `predict` and `gallery` print, and adds rows that now pass to
+/// the passing list; otherwise it fails when either file is stale or a
+/// listed row no longer passes.
+#[test]
+fn the_scoreboard_is_current_and_no_passing_row_regresses() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let path = |p: &str| format!("{root}/{p}");
+    let board: Value = serde_json::from_str(
+        &std::fs::read_to_string(path("results/published/scoreboard.json")).unwrap(),
+    )
+    .unwrap();
+    let scored: Vec<Scored> = board["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(score)
+        .collect();
+    let table = scoreboard_markdown(&scored);
+    let summary = scoreboard_summary(&scored);
+    let passing_file = path("results/published/scoreboard-passing.txt");
+    let listed: Vec<String> = std::fs::read_to_string(&passing_file)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    let docs_file = path("docs/predict.md");
+    let docs = std::fs::read_to_string(&docs_file).unwrap();
+    let (begin, end) = ("<!-- scoreboard:begin -->\n", "<!-- scoreboard:end -->");
+    let a = docs
+        .find(begin)
+        .expect("docs/predict.md has the scoreboard markers")
+        + begin.len();
+    let b = docs.find(end).expect("the end marker");
+    let summary_file = path("results/published/scoreboard-summary.json");
+    if std::env::var("CONTEND_SCOREBOARD").as_deref() == Ok("write") {
+        std::fs::write(&docs_file, format!("{}{table}{}", &docs[..a], &docs[b..])).unwrap();
+        std::fs::write(&summary_file, &summary).unwrap();
+        let mut ids = listed.clone();
+        for s in scored.iter().filter(|s| s.within) {
+            if !ids.contains(&s.id) {
+                ids.push(s.id.clone());
+            }
+        }
+        std::fs::write(&passing_file, ids.join("\n") + "\n").unwrap();
+    } else {
+        assert_eq!(
+            docs[a..b],
+            table,
+            "docs/predict.md's scoreboard is stale: run scripts/seed-scoreboard"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&summary_file).unwrap_or_default(),
+            summary,
+            "results/published/scoreboard-summary.json is stale: run scripts/seed-scoreboard"
+        );
+    }
+    for id in &listed {
+        let s = scored
+            .iter()
+            .find(|s| &s.id == id)
+            .unwrap_or_else(|| panic!("{id} is listed as passing but is no row"));
+        assert!(
+            s.within,
+            "{id} passed before and does not now: {}",
+            s.predicted
+        );
+    }
+}
+
+/// One row's prediction against its published figure.
+struct Scored {
+    id: String,
+    row: Value,
+    predicted: String,
+    within: bool,
+    /// The predicted central share over the published figure (share rows
+    /// with a central figure).
+    factor: Option<f64>,
+}
+
+fn score(row: &Value) -> Scored {
+    let id = row["id"].as_str().unwrap().to_string();
+    let (Some(host), Some(measure)) = (row["host"].as_str(), row["measure"].as_object()) else {
+        return Scored {
+            id,
+            row: row.clone(),
+            predicted: "not predicted".into(),
+            within: false,
+            factor: None,
+        };
+    };
+    let mut args: Vec<String> = vec!["--sysfs-root".into(), fixture(host), "predict".into()];
+    for a in row["args"].as_array().unwrap() {
+        let a = a.as_str().unwrap();
+        args.push(match a.strip_prefix("results/") {
+            Some(_) => format!("{}/{a}", env!("CARGO_MANIFEST_DIR")),
+            None => a.to_string(),
+        });
+    }
+    args.push("--json".into());
+    let p = contend_json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let share = |name: &str| {
+        let r = &point(&p, name, 0)["cpu_share_pct"];
+        ["lo", "mid", "hi"].map(|k| r[k].as_f64().unwrap())
+    };
+    let accept = row["accept"]
+        .as_array()
+        .map(|a| (a[0].as_f64().unwrap(), a[1].as_f64().unwrap()));
+    let (lo_ok, hi_ok) = accept.unwrap();
+    let inside = |x: f64| x >= lo_ok && x <= hi_ok;
+    let (kind, what) = measure.iter().next().unwrap();
+    let (predicted, within, factor) = match kind.as_str() {
+        "share" => {
+            let [lo, mid, hi] = share(what.as_str().unwrap());
+            let floor = row["lo_above"].as_f64().is_none_or(|f| lo > f);
+            let value = row["value"].as_f64();
+            (
+                format!("{}–{}% ({}%)", sig(lo), sig(hi), sig(mid)),
+                hi >= lo_ok && lo <= hi_ok && floor,
+                value.map(|v| mid / v),
+            )
+        }
+        "ratio" | "read_ratio" => {
+            let pair = what.as_array().unwrap();
+            let (a, b) = (pair[0].as_str().unwrap(), pair[1].as_str().unwrap());
+            let r = if kind == "ratio" {
+                let (x, y) = (share(a), share(b));
+                [x[0] / y[0], x[1] / y[1], x[2] / y[2]]
+            } else {
+                let t = |n: &str| point(&p, n, 0)["read_transfers"].as_f64().unwrap();
+                let r = t(a) / t(b);
+                [r, r, r]
+            };
+            let (lo, hi) = (r[0].min(r[2]), r[0].max(r[2]));
+            (
+                format!("{}× ({}–{}×)", sig(r[1]), sig(lo), sig(hi)),
+                inside(r[1]),
+                None,
+            )
+        }
+        "node_ratio" => {
+            let nodes = point(&p, what.as_str().unwrap(), 0)["by_node"]
+                .as_array()
+                .unwrap()
+                .clone();
+            let of = |home: bool| {
+                let n = nodes.iter().find(|n| n["home"] == home).unwrap();
+                ["lo", "mid", "hi"].map(|k| n["cpu_share_pct"][k].as_f64().unwrap())
+            };
+            let (far, near) = (of(false), of(true));
+            let r = [far[0] / near[0], far[1] / near[1], far[2] / near[2]];
+            (
+                format!(
+                    "{}× ({}% against {}%)",
+                    sig(r[1]),
+                    sig(far[1]),
+                    sig(near[1])
+                ),
+                inside(r[1]),
+                None,
+            )
+        }
+        other => panic!("unknown measure {other}"),
+    };
+    Scored {
+        id,
+        row: row.clone(),
+        predicted,
+        within,
+        factor,
+    }
+}
+
+/// Three significant figures.
+fn sig(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+    format!("{x:.digits$}")
+}
+
+fn kind_name(kind: &str) -> &'static str {
+    match kind {
+        "one-llc-per-node" => "one LLC per node (the seeds' Intel hosts)",
+        _ => "several LLCs per node (the seeds' AMD host)",
+    }
+}
+
+fn scoreboard_markdown(scored: &[Scored]) -> String {
+    let mut out = String::from(
+        "| row | host | published figure (source) | rule | predicted | within |\n|---|---|---|---|---|---|\n",
+    );
+    for s in scored {
+        let r = &s.row;
+        let confirmed = if r["confirmed"] == true { "" } else { " †" };
+        out.push_str(&format!(
+            "| `{}` | {} | {} ({}){confirmed} | {} | {} | {} |\n",
+            s.id,
+            r["host"].as_str().map_or("–".into(), |h| format!("`{h}`")),
+            r["figure"].as_str().unwrap(),
+            r["source"].as_str().unwrap(),
+            r["rule"].as_str().unwrap(),
+            s.predicted,
+            if s.within { "yes" } else { "**no**" }
+        ));
+    }
+    let within = scored.iter().filter(|s| s.within).count();
+    out.push_str(&format!(
+        "\n{within} of {} rows within. † read from the public threads by an audit and not confirmed from the source here.\n\nThe inputs of every predicted row (each `contend` command is `contend --sysfs-root tests/fixtures/topology/HOST predict ARGS`):\n\n| row | args | class latencies from |\n|---|---|---|\n",
+        scored.len()
+    ));
+    for s in scored.iter().filter(|s| s.row["host"].is_string()) {
+        let args: Vec<&str> = s.row["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} |\n",
+            s.id,
+            args.join(" "),
+            s.row["latencies_source"].as_str().unwrap_or("–")
+        ));
+    }
+    out.push_str("\nEach `--host-costs` file's inputs and their sources:\n\n| file | input | value | source |\n|---|---|---|---|\n");
+    let mut files: Vec<String> = scored
+        .iter()
+        .flat_map(|s| s.row["args"].as_array().cloned().unwrap_or_default())
+        .filter_map(|a| {
+            a.as_str()
+                .filter(|a| a.ends_with(".json"))
+                .map(str::to_string)
+        })
+        .collect();
+    files.sort();
+    files.dedup();
+    for f in files {
+        let v: Value = serde_json::from_str(
+            &std::fs::read_to_string(format!("{}/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap(),
+        )
+        .unwrap();
+        let name = f.rsplit('/').next().unwrap();
+        for (k, x) in v.as_object().unwrap() {
+            if k == "about" {
+                continue;
+            }
+            let (value, source) = describe_input(x);
+            out.push_str(&format!("| `{name}` | {k} | {value} | {source} |\n"));
+        }
+    }
+    out
+}
+
+/// A host-costs field's value in short and its source.
+fn describe_input(x: &Value) -> (String, String) {
+    let source = |v: &Value| v["source"].as_str().unwrap_or("").to_string();
+    if let Some(points) = x["points"].as_array() {
+        let p: Vec<String> = points
+            .iter()
+            .map(|p| format!("{}: {} ns", p["at"], p["ns"]))
+            .collect();
+        return (p.join(", "), source(x));
+    }
+    if let Some(list) = x.as_array() {
+        let p: Vec<String> = list
+            .iter()
+            .map(|g| {
+                format!(
+                    "{} {} ({}–{})",
+                    g["policy"].as_str().unwrap_or(""),
+                    g["fraction"],
+                    g["lo"],
+                    g["hi"]
+                )
+            })
+            .collect();
+        let s: Vec<String> = list.iter().map(source).collect();
+        return (p.join("; "), s.join("; "));
+    }
+    if x.is_object() {
+        let mut v = x.clone();
+        v.as_object_mut().unwrap().remove("source");
+        let text = v.to_string().replace('|', "\\|");
+        return (format!("`{text}`"), source(x));
+    }
+    (x.to_string(), String::new())
+}
+
+/// Per kind of host: rows, rows within, and how far the central share
+/// predictions are from their figures at worst; read by `predict` and
+/// `gallery` (src/predict/scoreboard.rs).
+fn scoreboard_summary(scored: &[Scored]) -> String {
+    let mut kinds = serde_json::Map::new();
+    for kind in ["one-llc-per-node", "several-llcs-per-node"] {
+        let of: Vec<&Scored> = scored.iter().filter(|s| s.row["kind"] == kind).collect();
+        let worst = of
+            .iter()
+            .filter_map(|s| s.factor)
+            .map(|f| f.max(1.0 / f))
+            .fold(None, |w: Option<f64>, f| Some(w.map_or(f, |w| w.max(f))));
+        kinds.insert(
+            kind.into(),
+            serde_json::json!({
+                "name": kind_name(kind),
+                "rows": of.len(),
+                "within": of.iter().filter(|s| s.within).count(),
+                "worst_share_factor": worst.map(|w| (w * 10.0).round() / 10.0),
+            }),
+        );
+    }
+    serde_json::to_string_pretty(&Value::Object(kinds)).unwrap() + "\n"
+}
