@@ -704,8 +704,8 @@ fn sig(x: f64) -> String {
 
 fn kind_name(kind: &str) -> &'static str {
     match kind {
-        "one-llc-per-node" => "one LLC per node (the seeds' Intel hosts)",
-        _ => "several LLCs per node (the seeds' AMD host)",
+        "one-llc-per-node" => "one LLC per node (as Intel's)",
+        _ => "several LLCs per node (as AMD's)",
     }
 }
 
@@ -833,4 +833,29 @@ fn scoreboard_summary(scored: &[Scored]) -> String {
         );
     }
     serde_json::to_string_pretty(&Value::Object(kinds)).unwrap() + "\n"
+}
+
+#[test]
+fn near_the_knee_the_scoreboard_says_how_far_to_trust_it() {
+    let text = |rates: &str| {
+        stdout(&contend(&[
+            "--sysfs-root",
+            &fixture("spr-2s-224"),
+            "predict",
+            "--latency",
+            INTEL,
+            "--rates",
+            rates,
+            "--level",
+            "global",
+            "--publish",
+            "always",
+        ]))
+    };
+    let near = text("60k");
+    assert!(
+        near.contains("verdict: near the knee the model is least sure: on the seeds' hosts with one LLC per node (as Intel's), this model is within the published range of "),
+        "{near}"
+    );
+    assert!(!text("1k").contains("least sure"));
 }

@@ -17,6 +17,7 @@ mod model;
 mod publish;
 pub mod queue;
 mod result;
+pub mod scoreboard;
 #[cfg(test)]
 mod tests;
 
