@@ -420,6 +420,33 @@ pub fn predict(
             })
         })
         .collect::<Result<Vec<_>, MissingClass>>()?;
+    let notes = notes(req);
+    Ok(PredictResults {
+        schema: SCHEMA_VERSION,
+        host: host.to_string(),
+        cpus: topo.online_cpus.len(),
+        nodes: topo.nodes.iter().filter(|n| !n.cpus.is_empty()).count(),
+        llcs: topo.llcs.len(),
+        config: PredictConfig {
+            layout: req.layout.clone(),
+            rates: req.rates.clone(),
+            arrivals: req.arrivals,
+            seed: req.walks.seed,
+            load_step: Some(req.walks.step),
+            publishes: req.publishes.clone(),
+        },
+        latencies: req.latencies.clone(),
+        classes,
+        strategies,
+        notes,
+        inferred: None,
+    })
+}
+
+/// The notes of a prediction: how updates fall, how transfers are priced,
+/// every line cost and its source, the walks and fractions given, and
+/// what the figures leave out.
+fn notes(req: &PredictRequest) -> Vec<String> {
     let mut notes = vec![format!(
         "arrivals {}: {}",
         req.arrivals,
@@ -457,24 +484,5 @@ pub fn predict(
     if req.layout.read_every == 0 && req.layout.readers.is_empty() {
         notes.push("no read side (--read-every 0, no readers): reads cost nothing here".into());
     }
-    Ok(PredictResults {
-        schema: SCHEMA_VERSION,
-        host: host.to_string(),
-        cpus: topo.online_cpus.len(),
-        nodes: topo.nodes.iter().filter(|n| !n.cpus.is_empty()).count(),
-        llcs: topo.llcs.len(),
-        config: PredictConfig {
-            layout: req.layout.clone(),
-            rates: req.rates.clone(),
-            arrivals: req.arrivals,
-            seed: req.walks.seed,
-            load_step: Some(req.walks.step),
-            publishes: req.publishes.clone(),
-        },
-        latencies: req.latencies.clone(),
-        classes,
-        strategies,
-        notes,
-        inferred: None,
-    })
+    notes
 }
