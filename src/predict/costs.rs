@@ -152,11 +152,6 @@ impl HomeCost {
             .copied()
     }
 
-    /// The one factor every class takes, where there is one.
-    pub fn one_factor(&self) -> Option<f64> {
-        self.factor
-    }
-
     /// In words: `2.10×` or `same-llc 1.20×, cross-node 1.85×`.
     pub fn describe(&self) -> String {
         match self.factor {

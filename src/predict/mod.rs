@@ -188,7 +188,7 @@ impl Fractions<'_> {
 
 /// The strategy and rate model, with its publish fractions.
 struct Model<'a, 'g> {
-    lines: Lines,
+    lines: &'a Lines,
     policy: PublishPolicy,
     lat: &'a Latencies,
     arrivals: Arrivals,
@@ -377,12 +377,17 @@ pub fn predict(
     };
     let mut strategies = Vec::new();
     let mut classes = std::collections::BTreeSet::new();
+    // Each level's lines once: every policy shares them.
+    let mut by_level = Vec::with_capacity(req.levels.len());
+    for &level in &req.levels {
+        let lines = Lines::new(topo, &req.layout, level)?;
+        lines.check(&req.latencies)?;
+        req.latencies.costs.check_home(lines.classes())?;
+        classes.extend(lines.classes());
+        by_level.push(lines);
+    }
     for &publish in &req.policies {
-        for &level in &req.levels {
-            let lines = Lines::new(topo, &req.layout, level)?;
-            lines.check(&req.latencies)?;
-            req.latencies.costs.check_home(lines.classes())?;
-            classes.extend(lines.classes());
+        for (&level, lines) in req.levels.iter().zip(&by_level) {
             let count = lines.count();
             let mut model = Model {
                 lines,

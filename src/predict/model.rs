@@ -32,9 +32,9 @@
 //!   mean);
 //! - the lines are the stations of a closed network: every CPU waits for
 //!   its own transfers before its next update, so the wait is
-//!   [`queue::mva`]'s at any load, saturation included.
+//!   [`queue::mva2`]'s at any load, saturation included.
 
-use super::costs::{HomeCost, LineCosts, ReadOccupancy};
+use super::costs::{LineCosts, ReadOccupancy};
 use super::latency::{Bound, ClassCounts, Latencies, MissingClass, Prices};
 use super::queue;
 use crate::counter::ShardLevel;
@@ -359,8 +359,10 @@ impl Lines {
     }
 
     /// Each line's contention growth at its own queue: start with none,
-    /// solve, read the curve at the queue found, and again (damped) until
-    /// it settles, the lowest fixed point. One pass without a curve.
+    /// solve, read the curve at the queue found, and again until it
+    /// settles. Growth and queue rise together, so from none the
+    /// iterates rise to the lowest fixed point. One pass without a
+    /// curve.
     fn fixed_growth(&self, ctx: &Ctx) -> Vec<f64> {
         let mut growth = vec![1.0; self.lines.len()];
         if ctx.costs.contenders.points.is_empty() {
@@ -374,9 +376,9 @@ impl Lines {
             for (g, &i) in growth.iter_mut().zip(&net.station_of) {
                 let next = ctx.costs.growth(solution.queue[i]);
                 moved = moved.max((next - *g).abs());
-                *g = 0.5 * (*g + next);
+                *g = next;
             }
-            if moved < 1e-4 {
+            if moved < 1e-5 {
                 break;
             }
         }
@@ -389,14 +391,14 @@ impl Lines {
     fn network(&self, ctx: &Ctx, flows: &[Flow]) -> Network {
         let population = self.classes_of_customers(ctx.costs.home_node);
         let per_event = population.map(|n| 1e9 / (n.max(1) as f64 * ctx.rate.max(1e-300)));
-        let mut stations: Vec<queue::Station2> = Vec::new();
+        let mut stations: Vec<queue::Station> = Vec::new();
         let mut station_of = Vec::with_capacity(flows.len());
         let mut index: HashMap<[u64; 2], usize> = HashMap::new();
         let h = ctx.costs.lines_per_event() as usize;
         for flow in flows {
             let demand_ns = [0, 1].map(|c| flow.rho_by_class[c] * per_event[c]);
             let i = *index.entry(demand_ns.map(f64::to_bits)).or_insert_with(|| {
-                stations.push(queue::Station2 {
+                stations.push(queue::Station {
                     demand_ns,
                     count: 0,
                 });
@@ -861,11 +863,7 @@ impl<'a> Ctx<'a> {
             k,
             reads_per_update: if k > 0 { 1.0 / f64::from(k) } else { 0.0 },
             prices: [false, true].map(|remote| lat.prices(lines.classes(), bound, remote)),
-            curve_far: costs
-                .home
-                .as_ref()
-                .and_then(HomeCost::one_factor)
-                .unwrap_or(1.0),
+            curve_far: costs.home.as_ref().and_then(|h| h.factor).unwrap_or(1.0),
             hit: costs.llc_hit.as_ref().map(|h| h.at(bound)),
         }
     }
@@ -970,7 +968,7 @@ struct Network {
     population: [usize; 2],
     /// Each class's think time per event, ns.
     think: [f64; 2],
-    stations: Vec<queue::Station2>,
+    stations: Vec<queue::Station>,
     /// Each line's station group.
     station_of: Vec<usize>,
 }

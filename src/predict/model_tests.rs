@@ -227,11 +227,12 @@ fn a_node_split_with_a_reader_matches_a_hand_worked_flow() {
     assert!(close(e.read_transfers, 0.25, 1e-12), "{e:?}");
     let d = 15.0 / 19.0 / (3.0 * r) * 1e9;
     let station = crate::predict::queue::Station {
-        demand_ns: d,
+        demand_ns: [d, 0.0],
         count: 2,
     };
-    let q = crate::predict::queue::mva(3, 1e9 / r + 25.0 * 5.0 / 14.0, &[station]);
-    let w = (q.residence_ns[0] - d) / (33.0 / 168.0);
+    let z = 1e9 / r + 25.0 * 5.0 / 14.0;
+    let q = crate::predict::queue::mva2([3, 0], [z, 0.0], &[station]);
+    let w = (q.residence_ns[0][0] - d) / (33.0 / 168.0);
     let want = 2.0 * (1300.0 / 56.0 + 3.0 * w / 16.0);
     assert!(close(e.cost_ns, want, 1e-9), "{e:?} vs {want}");
     // ρ alone, as the saturation search sees it.
