@@ -210,7 +210,7 @@ pub struct PredictResults {
     pub strategies: Vec<StrategyPrediction>,
     /// Assumptions worth saying.
     pub notes: Vec<String>,
-    /// The host, when it was inferred from a pair matrix (`--c2c`); its
+    /// The host, when it was inferred from a pair matrix (`--latencies FILE.csv`); its
     /// topology is the one predicted on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inferred: Option<InferredHost>,
