@@ -83,6 +83,10 @@ type ReaderCounts = [usize; 3];
 struct SharedLine {
     /// Writers publishing to it.
     writers: usize,
+    /// The node its memory is on when it is a split's slot (each
+    /// allocated on its writers' node, as the kernel's per-node split
+    /// does); `None` for `global`, on the counter's home node.
+    home: Option<u32>,
     /// Ordered pairs of two of its writers (a publish moving the line
     /// between them, or a co-writer's read fetching it).
     writer_pairs: ClassCounts,
@@ -290,6 +294,7 @@ impl Lines {
         // one class is the same answer in N steps instead of N²/4.
         let differ = |a: f64, b: f64| (a - b).abs() > 1e-9 * a.abs().max(b.abs());
         let two = lat.costs.home.is_some()
+            && !self.split()
             && (differ(net.think[0], net.think[1])
                 || net
                     .stations
@@ -411,17 +416,19 @@ impl Lines {
         // each CPU's cycle beside its own work: the writers' mean, at
         // each class's prices.
         let writers = self.writers.max(1) as f64;
+        // A split's own line is on its writers' node, the others off it.
+        let split = self.split();
         let think = [0, 1].map(|c| {
+            let (own_side, foreign_side) = if split { (0, 1) } else { (c, c) };
             let delay: f64 = self
                 .lines
                 .iter()
                 .zip(flows)
                 .map(|(line, flow)| {
                     let share = line.writers as f64 / writers;
-                    let t = &flow.times[c];
                     let unqueued = |transfer: f64| ctx.hit.unwrap_or(transfer);
-                    (share * flow.own_t * unqueued(t.own)
-                        + (1.0 - share) * flow.foreign_t * unqueued(t.read))
+                    (share * flow.own_t * unqueued(flow.times[own_side].own)
+                        + (1.0 - share) * flow.foreign_t * unqueued(flow.times[foreign_side].read))
                         * (1.0 - flow.share_queued)
                 })
                 .sum();
@@ -433,6 +440,13 @@ impl Lines {
             stations,
             station_of,
         }
+    }
+
+    /// True when each line is a split's slot, on its writers' node: the
+    /// CPUs near one line's memory are off another's, so the queue has
+    /// one class of customer.
+    fn split(&self) -> bool {
+        self.lines.iter().any(|l| l.home.is_some())
     }
 
     /// Writers and reader threads on the counter's home node, and on the
@@ -460,10 +474,11 @@ impl Lines {
             .enumerate()
             .filter(|(_, n)| **n > 0)
             .map(|(j, &nw)| {
-                let c = usize::from(self.nodes[j] != ctx.costs.home_node);
                 let (mut cost, mut upgrades, mut fetches) = (0.0, 0.0, 0.0);
                 let (mut up_ns, mut overlap, mut fetch_ns) = (0.0, 0.0, 0.0);
                 for ((line, flow), w) in self.lines.iter().zip(flows).zip(waits) {
+                    let home = line.home.unwrap_or(ctx.costs.home_node);
+                    let c = usize::from(self.nodes[j] != home);
                     let (t, w) = (&flow.times[c], w[c]);
                     let a = line.by_node[j] as f64 / nw as f64;
                     let b = 1.0 - a;
@@ -538,7 +553,7 @@ impl Lines {
                 0.0
             }
         };
-        let home = ctx.costs.home_node;
+        let home = line.home.unwrap_or(ctx.costs.home_node);
         let c_w = far_share(
             &mut line
                 .by_node
@@ -697,6 +712,7 @@ impl Lines {
 /// the nodes with writers (then those with only reader threads) and the
 /// writers on each.
 struct Seats {
+    level: ShardLevel,
     groups: BTreeMap<u32, Vec<u32>>,
     nodes: Vec<u32>,
     node_writers: Vec<usize>,
@@ -733,6 +749,7 @@ impl Seats {
             }
         }
         let mut seats = Seats {
+            level,
             groups,
             nodes,
             node_writers: vec![0usize; with_writers],
@@ -794,8 +811,12 @@ impl Seats {
             node_readers[self.index(topo, x)?][kind] += 1;
             llc_readers.entry(cpu.llc).or_default()[kind] += 1;
         }
+        let own_slot = self.level != ShardLevel::Global;
         Ok(SharedLine {
             writers: members.len(),
+            home: own_slot
+                .then(|| cpu_of(topo, members[0]).map(|c| c.node))
+                .transpose()?,
             writer_split: split(&writer_pairs),
             read_split: split(&read_pairs),
             writer_pairs,
