@@ -1,7 +1,7 @@
 //! The one place result files are read and written: run.json, sweep.json
 //! and matrix.json are told apart by content, checked against one schema
 //! policy, and every error names the file; so does a core-to-core-latency
-//! CSV's (`predict --c2c`, `gallery`). Writes are atomic (a temporary
+//! CSV's (`predict --latencies FILE.csv`, `gallery`). Writes are atomic (a temporary
 //! file, then a rename) and a failed write leaves nothing behind.
 
 use crate::compare::{HostRecord, RECORD_SCHEMA};
@@ -114,7 +114,7 @@ pub enum ReadError {
     },
 }
 
-/// Reads a core-to-core-latency CSV (`predict --c2c`).
+/// Reads a core-to-core-latency CSV (`predict --latencies FILE.csv`).
 pub fn read_c2c(path: &Path) -> Result<PairMatrix, ReadError> {
     let text = fs::read_to_string(path).map_err(|source| ReadError::Io {
         path: path.to_path_buf(),

@@ -1,4 +1,4 @@
-//! `contend predict --c2c`: published core-to-core-latency matrices
+//! `contend predict --latencies FILE.csv`: published core-to-core-latency matrices
 //! (tests/fixtures/c2c, README there) read back to their CPUs' published
 //! layouts, a capture that wins and disagrees, and every kind of bad file
 //! as one line and exit 2.
@@ -12,7 +12,7 @@ fn fixture(name: &str) -> String {
 
 fn inferred(file: &str, extra: &[&str]) -> serde_json::Value {
     let path = fixture(file);
-    let mut args = vec!["predict", "--c2c", &path, "--rates", "22k", "--json"];
+    let mut args = vec!["predict", "--latencies", &path, "--rates", "22k", "--json"];
     args.extend_from_slice(extra);
     contend_json(&args)
 }
@@ -86,7 +86,7 @@ fn published_matrices_read_back_to_their_cpus_specifications() {
 fn the_home_socket_is_said_and_its_classes_priced_from_it() {
     let out = contend(&[
         "predict",
-        "--c2c",
+        "--latencies",
         &fixture("AMD EPYC 7R13 48-Core Processor.csv"),
         "--rates",
         "22k",
@@ -123,12 +123,25 @@ fn the_home_socket_is_said_and_its_classes_priced_from_it() {
 fn sockets_settle_what_the_matrix_cannot_tell() {
     let p = inferred("AMD Ryzen 9 5950X @ 3.40 GHz.csv", &[]);
     let notes = p["inferred"]["notes"].to_string();
-    assert!(notes.contains("give --sockets 2"), "{notes}");
-    let two = inferred("AMD Ryzen 9 5950X @ 3.40 GHz.csv", &["--sockets", "2"]);
+    assert!(notes.contains("2 in a --host-costs file"), "{notes}");
+    let dir = tempfile::tempdir().unwrap();
+    let costs = dir.path().join("two-sockets.json");
+    std::fs::write(&costs, r#"{"sockets": 2}"#).unwrap();
+    let two = inferred(
+        "AMD Ryzen 9 5950X @ 3.40 GHz.csv",
+        &["--host-costs", costs.to_str().unwrap()],
+    );
     assert_eq!(counts(&two), (16, 2, 2, None));
-    let out = contend(&["predict", "--sockets", "2", "--latency", "smt=8ns"]);
+    std::fs::write(&costs, r#"{"sockets": 0}"#).unwrap();
+    let out = contend(&[
+        "predict",
+        "--latencies",
+        &fixture("AMD Ryzen 9 5950X @ 3.40 GHz.csv"),
+        "--host-costs",
+        costs.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--c2c"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("sockets: 0"), "{}", stderr(&out));
 }
 
 #[test]
@@ -144,7 +157,7 @@ fn a_capture_wins_and_the_disagreement_is_said() {
         "--sysfs-root",
         &root,
         "predict",
-        "--c2c",
+        "--latencies",
         &fixture("Dual AMD EPYC 7742 64-Core Processor.csv"),
         "--rates",
         "22k",
@@ -200,11 +213,11 @@ fn bad_files_are_one_line_naming_the_row_and_column() {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         let p = path.to_str().unwrap();
-        assert_usage_error(&["predict", "--c2c", p], needle);
-        assert_usage_error(&["predict", "--c2c", p], name);
+        assert_usage_error(&["predict", "--latencies", p], needle);
+        assert_usage_error(&["predict", "--latencies", p], name);
     }
     assert_usage_error(
-        &["predict", "--c2c", "/nonexistent/x.csv"],
+        &["predict", "--latencies", "/nonexistent/x.csv"],
         "cannot read /nonexistent/x.csv",
     );
 }
@@ -248,7 +261,7 @@ fn a_1024_cpu_file_is_read_inferred_and_predicted() {
     // is about the file (the timed run is in docs/predict.md).
     let p = contend_json(&[
         "predict",
-        "--c2c",
+        "--latencies",
         path.to_str().unwrap(),
         "--rates",
         "22k",

@@ -824,8 +824,8 @@ fn contenders_sharers_and_homes_are_stored_and_printed() {
     assert!(page.contains(&fresh), "fresh reads not on the page");
 
     // predict --latencies prices with what the matrix measured: its
-    // contenders and sharers curves, named by the file, unless a flag
-    // replaces one.
+    // contenders and sharers curves, named by the file, unless a
+    // --host-costs file replaces one.
     let m = files.join("matrix.json");
     let p = contend_json(&["predict", "--latencies", m.to_str().unwrap(), "--json"]);
     let costs = &p["latencies"]["costs"];
@@ -847,16 +847,22 @@ fn contenders_sharers_and_homes_are_stored_and_printed() {
     if s["upgrade_ns"].as_f64().unwrap() > 0.0 {
         assert_eq!(costs["sharers"]["points"][0]["at"], 1, "{costs}");
     }
+    let given = files.join("host-costs.json");
+    std::fs::write(
+        &given,
+        r#"{"contenders": {"points": [{"at": 1, "ns": 40}, {"at": 2, "ns": 50}], "source": "given"}}"#,
+    )
+    .unwrap();
     let p = contend_json(&[
         "predict",
         "--latencies",
         m.to_str().unwrap(),
-        "--contenders",
-        "1:40ns,2:50ns",
+        "--host-costs",
+        given.to_str().unwrap(),
         "--json",
     ]);
     let costs = &p["latencies"]["costs"];
-    assert_eq!(costs["contenders"]["source"], "--contenders 1:40ns,2:50ns");
+    assert_eq!(costs["contenders"]["source"], "given");
 }
 
 #[test]

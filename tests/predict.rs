@@ -21,6 +21,16 @@ fn fixture(name: &str) -> String {
 const INTEL: &str = "smt=8ns,same-llc=51ns,cross-node=108ns";
 const EPYC: &str = "smt=9ns,same-llc=23ns,same-node=100ns±10%,cross-node=197ns";
 
+/// A `--host-costs` file holding `json`, kept while the returned guard
+/// lives.
+fn host_costs(json: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("host-costs.json");
+    std::fs::write(&path, json).unwrap();
+    let name = path.display().to_string();
+    (dir, name)
+}
+
 fn seed_host(host: &str, latency: &str, rates: &str) -> Value {
     contend_json(&[
         "--sysfs-root",
@@ -73,6 +83,8 @@ fn the_seeds_hosts_put_the_gap_on_the_update_rate() {
     let (_, hi) = rho(point(&spr, "global/ratelimit:1ms", 0));
     let (_, always_hi) = rho(point(&spr, "global/always", 0));
     assert!(hi < always_hi, "{hi} vs {always_hi}");
+    let (_dir, first_only) =
+        host_costs(r#"{"read_occupancy": {"value": "first", "source": "issue 38"}}"#);
     let first = contend_json(&[
         "--sysfs-root",
         &fixture("spr-2s-224"),
@@ -85,8 +97,8 @@ fn the_seeds_hosts_put_the_gap_on_the_update_rate() {
         "global",
         "--publish",
         "ratelimit:1ms",
-        "--read-occupancy",
-        "first",
+        "--host-costs",
+        &first_only,
         "--json",
     ]);
     let (_, hi) = rho(point(&first, "global/ratelimit:1ms", 0));
@@ -184,8 +196,13 @@ fn the_text_leads_with_the_verdict_and_teaches_its_terms() {
 fn published_line_costs_price_the_remote_node_and_are_recorded() {
     // The counter's memory on node 1 and a remote transfer 1.6× the
     // local (Skylake 6132's MLC, docs/predict.md): node 0's writers pay
-    // more than node 1's; every input is kept
-    // in predict.json with its source.
+    // more than node 1's; every input is kept in predict.json with its
+    // source.
+    let (_dir, costs) = host_costs(
+        r#"{"contenders": {"points": [{"at": 1, "ns": 37}, {"at": 32, "ns": 56}, {"at": 64, "ns": 56}], "source": "lockhammer"},
+            "sharers": {"points": [{"at": 1, "ns": 60}, {"at": 16, "ns": 140}], "source": "a matrix"},
+            "home": {"factor": 1.6, "source": "Skylake 6132 MLC"}, "home_node": 1}"#,
+    );
     let p = contend_json(&[
         "--sysfs-root",
         &fixture("spr-2s-224"),
@@ -198,14 +215,8 @@ fn published_line_costs_price_the_remote_node_and_are_recorded() {
         "global",
         "--publish",
         "always",
-        "--contenders",
-        "1:37ns,32:56ns,64:56ns",
-        "--sharers",
-        "1:60ns,16:140ns",
-        "--home",
-        "remote=1.6x",
-        "--home-node",
-        "1",
+        "--host-costs",
+        &costs,
         "--json",
     ]);
     let q = point(&p, "global/always", 0);
@@ -217,14 +228,11 @@ fn published_line_costs_price_the_remote_node_and_are_recorded() {
         (Some(false), Some(true))
     );
     let cost = |n: &Value| n["cost_ns"]["mid"].as_f64().unwrap();
-    assert!(cost(n0) > cost(n1), "{q}");
+    assert!(cost(n0) > 1.5 * cost(n1), "{q}");
     let costs = &p["latencies"]["costs"];
-    assert_eq!(
-        costs["contenders"]["source"],
-        "--contenders 1:37ns,32:56ns,64:56ns"
-    );
+    assert_eq!(costs["contenders"]["source"], "lockhammer");
     assert_eq!(costs["sharers"]["points"][1]["at"], 16);
-    assert_eq!(costs["home"]["source"], "--home remote=1.6x");
+    assert_eq!(costs["home"]["source"], "Skylake 6132 MLC");
     assert_eq!(
         (
             costs["home_node"].as_u64(),
@@ -254,34 +262,42 @@ fn bad_requests_exit_2_with_one_line() {
     run(&["--latency", INTEL, "--rates", "fast"], "fast");
     run(&["--latency", INTEL, "--rates", ""], "rate");
     run(&[], "no class latencies");
+    for (json, needle) in [
+        (
+            r#"{"contenders": {"points": [{"at": 300, "ns": 56}], "source": ""}}"#,
+            "300 is not between 1 and the host's 224 CPUs",
+        ),
+        (
+            r#"{"sharers": {"points": [{"at": 1, "ns": -3}], "source": ""}}"#,
+            "sharers: -3 ns at 1 is not a time above 0",
+        ),
+        (
+            r#"{"home": {"source": ""}}"#,
+            "home: no factor and no by_class",
+        ),
+        (r#"{"home_node": 7}"#, "home_node 7: no node of that id"),
+        (
+            r#"{"home": {"by_class": {"same-llc": 1.2, "smt": 1}, "source": "m"}}"#,
+            "no ratio for class cross-node@21",
+        ),
+        (r#"{"arrivals": "bursty"}"#, "unknown variant `bursty`"),
+        (
+            r#"{"read_back": {"value": -1, "source": ""}}"#,
+            "read_back: -1",
+        ),
+        (
+            r#"{"contenders": 3}"#,
+            "expected struct CostCurve at line 1",
+        ),
+    ] {
+        let (_dir, file) = host_costs(json);
+        run(&["--latency", INTEL, "--host-costs", &file], needle);
+    }
     run(
-        &["--latency", INTEL, "--contenders", "300:56ns"],
-        "300 is not between 1 and the host's 224 CPUs",
-    );
-    run(
-        &["--latency", INTEL, "--sharers", "1:-3ns"],
-        "bad --sharers",
-    );
-    run(
-        &["--latency", INTEL, "--contenders", "1:37ms"],
-        "\"37ms\" is not a time",
-    );
-    run(
-        &["--latency", INTEL, "--home", "local=100ns"],
-        "no remote figure",
-    );
-    run(&["--latency", INTEL, "--home", "remote=lots"], "bad --home");
-    run(&["--latency", INTEL, "--home-node", "7"], "--home-node 7");
-    run(
-        &["--latency", INTEL, "--home", "same-llc=1.2x,smt=1x"],
-        "no ratio for class cross-node@21",
+        &["--latency", INTEL, "--host-costs", "/nonexistent.json"],
+        "--host-costs /nonexistent.json",
     );
     run(&["--latency", INTEL, "--writers", "300"], "--writers 300");
-    run(&["--latency", INTEL, "--arrivals", "bursty"], "bursty");
-    run(
-        &["--latency", INTEL, "--read-back", "lots"],
-        "\"lots\" is not a ratio",
-    );
     let flat = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/results/run.json"
@@ -295,9 +311,9 @@ fn a_read_back_given_as_published_is_paid_by_few_writers_not_by_many() {
     // after its own publish finds only the other's read since 0.6 × 0.4
     // × 0.6 of the time, and at 1× a transfer that costs; with every
     // CPU of the host writing, someone else nearly always wrote since.
-    let share = |writers: &str, extra: &[&str]| {
+    let share = |writers: &str, extra: &str| {
         let spr = fixture("spr-2s-224");
-        let mut args = vec![
+        let args = vec![
             "--sysfs-root",
             spr.as_str(),
             "predict",
@@ -311,18 +327,21 @@ fn a_read_back_given_as_published_is_paid_by_few_writers_not_by_many() {
             "global",
             "--publish",
             "threshold:64",
-            "--arrivals",
-            "paced",
+            "--host-costs",
+            extra,
             "--json",
         ];
-        args.extend(extra);
         point(&contend_json(&args), "global/threshold:64", 0)["cpu_share_pct"]["mid"]
             .as_f64()
             .unwrap()
     };
-    let (free, back) = (share("2", &[]), share("2", &["--read-back", "1x"]));
-    assert!(back > free * 1.1, "{free} {back}");
-    let (free, back) = (share("224", &[]), share("224", &["--read-back", "1x"]));
+    let (_a, paced) = host_costs(r#"{"arrivals": "paced"}"#);
+    let (_b, back) = host_costs(
+        r#"{"arrivals": "paced", "read_back": {"value": 1, "source": "a reader takes the line"}}"#,
+    );
+    let (free, back_2) = (share("2", &paced), share("2", &back));
+    assert!(back_2 > free * 1.1, "{free} {back_2}");
+    let (free, back) = (share("224", &paced), share("224", &back));
     assert!(back >= free && back < free * 1.02, "{free} {back}");
 }
 
@@ -394,15 +413,17 @@ fn check_sets_the_model_against_a_paced_run_here() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|n| n == "fetches that occupy the line: every (--read-occupancy)"),
+            .any(|n| n == "fetches that occupy the line: every"),
         "{c}"
     );
+    let (_dir, first_only) =
+        host_costs(r#"{"read_occupancy": {"value": "first", "source": "issue 38"}}"#);
     let first = contend_json(&[
         "predict",
         "--check",
         run.to_str().unwrap(),
-        "--read-occupancy",
-        "first",
+        "--host-costs",
+        &first_only,
         "--json",
     ]);
     assert!(
@@ -410,7 +431,7 @@ fn check_sets_the_model_against_a_paced_run_here() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|n| n == "fetches that occupy the line: first (--read-occupancy)"),
+            .any(|n| n == "fetches that occupy the line: first"),
         "{first}"
     );
     let text = stdout(&contend(&["predict", "--check", run.to_str().unwrap()]));
@@ -494,61 +515,347 @@ fn check_sets_the_model_against_a_paced_run_here() {
     assert_eq!(c["knees"].as_array().unwrap().len(), 1, "{c}");
 }
 
-/// The seed's host from cited figures only (docs/predict.md, "The seed's
-/// host from cited figures only"): the SPR's second-hand class latencies,
-/// the seed's write fractions, lockhammer's contention curve.
-fn seed_from_cited(extra: &[&str]) -> Value {
-    let mut args = vec![
-        "--sysfs-root".to_string(),
-        fixture("spr-2s-224"),
-        "predict".into(),
-        "--latency".into(),
-        "smt=8ns,same-llc=75ns±25ns,cross-node=135ns±15ns".into(),
-        "--rates".into(),
-        "22k".into(),
-        "--level".into(),
-        "global,node".into(),
-        "--publish".into(),
-        "threshold:64,ratelimit:1ms+threshold:64".into(),
-        "--publishes".into(),
-        "ratelimit:1ms+threshold:64=0.1%".into(),
-        "--contenders".into(),
-        "1:37.3ns,2:39.1ns,4:44.5ns,8:46.0ns,16:50.3ns,32:56.0ns,64:56.8ns".into(),
-        "--json".into(),
-    ];
-    args.extend(extra.iter().map(|s| s.to_string()));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    contend_json(&refs)
+/// The scoreboard: every published figure of the seeds' hosts
+/// (results/published/scoreboard.json) predicted from its cited inputs and
+/// set against its accepted range. With `CONTEND_SCOREBOARD=write`
+/// (scripts/seed-scoreboard) it writes docs/predict.md's section, the
+/// summary `predict` and `gallery` print, and adds rows that now pass to
+/// the passing list; otherwise it fails when either file is stale or a
+/// listed row no longer passes.
+#[test]
+fn the_scoreboard_is_current_and_no_passing_row_regresses() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let path = |p: &str| format!("{root}/{p}");
+    let board: Value = serde_json::from_str(
+        &std::fs::read_to_string(path("results/published/scoreboard.json")).unwrap(),
+    )
+    .unwrap();
+    let scored: Vec<Scored> = board["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(score)
+        .collect();
+    let table = scoreboard_markdown(&scored);
+    let summary = scoreboard_summary(&scored);
+    let passing_file = path("results/published/scoreboard-passing.txt");
+    let listed: Vec<String> = std::fs::read_to_string(&passing_file)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    let docs_file = path("docs/predict.md");
+    let docs = std::fs::read_to_string(&docs_file).unwrap();
+    let (begin, end) = ("<!-- scoreboard:begin -->\n", "<!-- scoreboard:end -->");
+    let a = docs
+        .find(begin)
+        .expect("docs/predict.md has the scoreboard markers")
+        + begin.len();
+    let b = docs.find(end).expect("the end marker");
+    let summary_file = path("results/published/scoreboard-summary.json");
+    if std::env::var("CONTEND_SCOREBOARD").as_deref() == Ok("write") {
+        std::fs::write(&docs_file, format!("{}{table}{}", &docs[..a], &docs[b..])).unwrap();
+        std::fs::write(&summary_file, &summary).unwrap();
+        let mut ids = listed.clone();
+        for s in scored.iter().filter(|s| s.within) {
+            if !ids.contains(&s.id) {
+                ids.push(s.id.clone());
+            }
+        }
+        std::fs::write(&passing_file, ids.join("\n") + "\n").unwrap();
+    } else {
+        assert_eq!(
+            docs[a..b],
+            table,
+            "docs/predict.md's scoreboard is stale: run scripts/seed-scoreboard"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&summary_file).unwrap_or_default(),
+            summary,
+            "results/published/scoreboard-summary.json is stale: run scripts/seed-scoreboard"
+        );
+    }
+    for id in &listed {
+        let s = scored
+            .iter()
+            .find(|s| &s.id == id)
+            .unwrap_or_else(|| panic!("{id} is listed as passing but is no row"));
+        assert!(
+            s.within,
+            "{id} passed before and does not now: {}",
+            s.predicted
+        );
+    }
+}
+
+/// One row's prediction against its published figure.
+struct Scored {
+    id: String,
+    row: Value,
+    predicted: String,
+    within: bool,
+    /// The predicted central share over the published figure (share rows
+    /// with a central figure).
+    factor: Option<f64>,
+}
+
+fn score(row: &Value) -> Scored {
+    let id = row["id"].as_str().unwrap().to_string();
+    let (Some(host), Some(measure)) = (row["host"].as_str(), row["measure"].as_object()) else {
+        return Scored {
+            id,
+            row: row.clone(),
+            predicted: "not predicted".into(),
+            within: false,
+            factor: None,
+        };
+    };
+    let mut args: Vec<String> = vec!["--sysfs-root".into(), fixture(host), "predict".into()];
+    for a in row["args"].as_array().unwrap() {
+        let a = a.as_str().unwrap();
+        args.push(match a.strip_prefix("results/") {
+            Some(_) => format!("{}/{a}", env!("CARGO_MANIFEST_DIR")),
+            None => a.to_string(),
+        });
+    }
+    args.push("--json".into());
+    let p = contend_json(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let share = |name: &str| {
+        let r = &point(&p, name, 0)["cpu_share_pct"];
+        ["lo", "mid", "hi"].map(|k| r[k].as_f64().unwrap())
+    };
+    let accept = row["accept"]
+        .as_array()
+        .map(|a| (a[0].as_f64().unwrap(), a[1].as_f64().unwrap()));
+    let (lo_ok, hi_ok) = accept.unwrap();
+    let inside = |x: f64| x >= lo_ok && x <= hi_ok;
+    let (kind, what) = measure.iter().next().unwrap();
+    let (predicted, within, factor) = match kind.as_str() {
+        "share" => {
+            let [lo, mid, hi] = share(what.as_str().unwrap());
+            let floor = row["lo_above"].as_f64().is_none_or(|f| lo > f);
+            let value = row["value"].as_f64();
+            (
+                format!("{}–{}% ({}%)", sig(lo), sig(hi), sig(mid)),
+                hi >= lo_ok && lo <= hi_ok && floor,
+                value.map(|v| mid / v),
+            )
+        }
+        "ratio" | "read_ratio" => {
+            let pair = what.as_array().unwrap();
+            let (a, b) = (pair[0].as_str().unwrap(), pair[1].as_str().unwrap());
+            let r = if kind == "ratio" {
+                let (x, y) = (share(a), share(b));
+                [x[0] / y[0], x[1] / y[1], x[2] / y[2]]
+            } else {
+                let t = |n: &str| point(&p, n, 0)["read_transfers"].as_f64().unwrap();
+                let r = t(a) / t(b);
+                [r, r, r]
+            };
+            let (lo, hi) = (r[0].min(r[2]), r[0].max(r[2]));
+            (
+                format!("{}× ({}–{}×)", sig(r[1]), sig(lo), sig(hi)),
+                inside(r[1]),
+                None,
+            )
+        }
+        "node_ratio" => {
+            let nodes = point(&p, what.as_str().unwrap(), 0)["by_node"]
+                .as_array()
+                .unwrap()
+                .clone();
+            let of = |home: bool| {
+                let n = nodes.iter().find(|n| n["home"] == home).unwrap();
+                ["lo", "mid", "hi"].map(|k| n["cpu_share_pct"][k].as_f64().unwrap())
+            };
+            let (far, near) = (of(false), of(true));
+            let r = [far[0] / near[0], far[1] / near[1], far[2] / near[2]];
+            (
+                format!(
+                    "{}× ({}% against {}%)",
+                    sig(r[1]),
+                    sig(far[1]),
+                    sig(near[1])
+                ),
+                inside(r[1]),
+                None,
+            )
+        }
+        other => panic!("unknown measure {other}"),
+    };
+    Scored {
+        id,
+        row: row.clone(),
+        predicted,
+        within,
+        factor,
+    }
+}
+
+/// Three significant figures.
+fn sig(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+    format!("{x:.digits$}")
+}
+
+fn kind_name(kind: &str) -> &'static str {
+    match kind {
+        "one-llc-per-node" => "one LLC per node (as Intel's)",
+        _ => "several LLCs per node (as AMD's)",
+    }
+}
+
+fn scoreboard_markdown(scored: &[Scored]) -> String {
+    let mut out = String::from(
+        "| row | host | published figure (source) | rule | predicted | within |\n|---|---|---|---|---|---|\n",
+    );
+    for s in scored {
+        let r = &s.row;
+        let confirmed = if r["confirmed"] == true { "" } else { " †" };
+        out.push_str(&format!(
+            "| `{}` | {} | {} ({}){confirmed} | {} | {} | {} |\n",
+            s.id,
+            r["host"].as_str().map_or("–".into(), |h| format!("`{h}`")),
+            r["figure"].as_str().unwrap(),
+            r["source"].as_str().unwrap(),
+            r["rule"].as_str().unwrap(),
+            s.predicted,
+            if s.within { "yes" } else { "**no**" }
+        ));
+    }
+    let within = scored.iter().filter(|s| s.within).count();
+    out.push_str(&format!(
+        "\n{within} of {} rows within. † read from the public threads by an audit and not confirmed from the source here.\n\nThe inputs of every predicted row (each `contend` command is `contend --sysfs-root tests/fixtures/topology/HOST predict ARGS`):\n\n| row | args | class latencies from |\n|---|---|---|\n",
+        scored.len()
+    ));
+    for s in scored.iter().filter(|s| s.row["host"].is_string()) {
+        let args: Vec<&str> = s.row["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} |\n",
+            s.id,
+            args.join(" "),
+            s.row["latencies_source"].as_str().unwrap_or("–")
+        ));
+    }
+    out.push_str("\nEach `--host-costs` file's inputs and their sources:\n\n| file | input | value | source |\n|---|---|---|---|\n");
+    let mut files: Vec<String> = scored
+        .iter()
+        .flat_map(|s| s.row["args"].as_array().cloned().unwrap_or_default())
+        .filter_map(|a| {
+            a.as_str()
+                .filter(|a| a.ends_with(".json"))
+                .map(str::to_string)
+        })
+        .collect();
+    files.sort();
+    files.dedup();
+    for f in files {
+        let v: Value = serde_json::from_str(
+            &std::fs::read_to_string(format!("{}/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap(),
+        )
+        .unwrap();
+        let name = f.rsplit('/').next().unwrap();
+        for (k, x) in v.as_object().unwrap() {
+            if k == "about" {
+                continue;
+            }
+            let (value, source) = describe_input(x);
+            out.push_str(&format!("| `{name}` | {k} | {value} | {source} |\n"));
+        }
+    }
+    out
+}
+
+/// A host-costs field's value in short and its source.
+fn describe_input(x: &Value) -> (String, String) {
+    let source = |v: &Value| v["source"].as_str().unwrap_or("").to_string();
+    if let Some(points) = x["points"].as_array() {
+        let p: Vec<String> = points
+            .iter()
+            .map(|p| format!("{}: {} ns", p["at"], p["ns"]))
+            .collect();
+        return (p.join(", "), source(x));
+    }
+    if let Some(list) = x.as_array() {
+        let p: Vec<String> = list
+            .iter()
+            .map(|g| {
+                format!(
+                    "{} {} ({}–{})",
+                    g["policy"].as_str().unwrap_or(""),
+                    g["fraction"],
+                    g["lo"],
+                    g["hi"]
+                )
+            })
+            .collect();
+        let s: Vec<String> = list.iter().map(source).collect();
+        return (p.join("; "), s.join("; "));
+    }
+    if x.is_object() {
+        let mut v = x.clone();
+        v.as_object_mut().unwrap().remove("source");
+        let text = v.to_string().replace('|', "\\|");
+        return (format!("`{text}`"), source(x));
+    }
+    (x.to_string(), String::new())
+}
+
+/// Per kind of host: rows, rows within, and how far the central share
+/// predictions are from their figures at worst; read by `predict` and
+/// `gallery` (src/predict/scoreboard.rs).
+fn scoreboard_summary(scored: &[Scored]) -> String {
+    let mut kinds = serde_json::Map::new();
+    for kind in ["one-llc-per-node", "several-llcs-per-node"] {
+        let of: Vec<&Scored> = scored.iter().filter(|s| s.row["kind"] == kind).collect();
+        let worst = of
+            .iter()
+            .filter_map(|s| s.factor)
+            .map(|f| f.max(1.0 / f))
+            .fold(None, |w: Option<f64>, f| Some(w.map_or(f, |w| w.max(f))));
+        kinds.insert(
+            kind.into(),
+            serde_json::json!({
+                "name": kind_name(kind),
+                "rows": of.len(),
+                "within": of.iter().filter(|s| s.within).count(),
+                "worst_share_factor": worst.map(|w| (w * 10.0).round() / 10.0),
+            }),
+        );
+    }
+    serde_json::to_string_pretty(&Value::Object(kinds)).unwrap() + "\n"
 }
 
 #[test]
-fn the_seeds_host_from_cited_figures_is_the_table_docs_give() {
-    let share = |p: &Value, name: &str| {
-        let s = &point(p, name, 0)["cpu_share_pct"];
-        (s["lo"].as_f64().unwrap(), s["hi"].as_f64().unwrap())
+fn near_the_knee_the_scoreboard_says_how_far_to_trust_it() {
+    let text = |rates: &str| {
+        stdout(&contend(&[
+            "--sysfs-root",
+            &fixture("spr-2s-224"),
+            "predict",
+            "--latency",
+            INTEL,
+            "--rates",
+            rates,
+            "--level",
+            "global",
+            "--publish",
+            "always",
+        ]))
     };
-    let near = |(lo, hi): (f64, f64), (a, b): (f64, f64)| {
-        (lo - a).abs() <= 0.01 * a.max(0.01) && (hi - b).abs() <= 0.01 * b.max(0.01)
-    };
-    let p = seed_from_cited(&[]);
-    let before = share(&p, "global/threshold:64");
-    assert!(near(before, (0.82, 3.60)), "{before:?}");
-    // The merged fix at the seed's 25k adds per 5 s: at most 0.5% of a
-    // CPU, far under the counter before it.
-    let fix = share(&p, "global/ratelimit:1ms+threshold:64");
-    assert!(fix.1 <= 0.5 && fix.1 < before.0, "{fix:?}");
-    // The split's reads of both lines: dearer than global here.
-    let split = share(&p, "node/threshold:64");
-    assert!(split.0 > before.0, "{split:?} vs {before:?}");
-    // With Skylake 6132's home penalty the remote node pays more.
-    let home = seed_from_cited(&["--home", "remote=1.6x"]);
-    let nodes = point(&home, "global/threshold:64", 0)["by_node"]
-        .as_array()
-        .unwrap()
-        .clone();
-    let mid = |n: &Value| n["cpu_share_pct"]["mid"].as_f64().unwrap();
-    assert_eq!(nodes[0]["home"].as_bool(), Some(true));
-    assert!(mid(&nodes[1]) > mid(&nodes[0]), "{nodes:?}");
-    let with_home = share(&home, "global/threshold:64");
-    assert!(near(with_home, (2.07, 18.8)), "{with_home:?}");
+    let near = text("60k");
+    assert!(
+        near.contains("verdict: near the knee the model is least sure: on the seeds' hosts with one LLC per node (as Intel's), this model is within the published range of "),
+        "{near}"
+    );
+    assert!(!text("1k").contains("least sure"));
 }

@@ -108,7 +108,7 @@ pub enum Command {
     /// rate for every CPU, within a time budget (--dry-run shows the plan).
     Study(Box<study::StudyArgs>),
     /// Many published hosts on one page: every core-to-core-latency CSV in
-    /// DIR read as `predict --c2c` reads one, each host's layout, where
+    /// DIR read as `predict --latencies FILE.csv` reads one, each host's layout, where
     /// its cost jumps and the default comparison predicted at the seed's
     /// rate, with a headline across hosts (--out DIR writes gallery.html,
     /// gallery.md and gallery.json).

@@ -182,22 +182,7 @@ pub fn parse(text: &str) -> Result<PairMatrix, C2cError> {
             if text.is_empty() {
                 continue;
             }
-            let cell_err = |why| C2cError::Cell {
-                row,
-                col,
-                text: text.chars().take(40).collect(),
-                why,
-            };
-            let v: f64 = text.parse().map_err(|_| cell_err("not a number"))?;
-            if v.is_nan() {
-                return Err(cell_err("NaN, not a latency"));
-            }
-            if v.is_infinite() {
-                return Err(cell_err("infinite, not a latency"));
-            }
-            if v < 0.0 {
-                return Err(cell_err("negative, not a latency"));
-            }
+            let v = cell(text, row, col)?;
             match col.cmp(&row) {
                 std::cmp::Ordering::Less => lower += 1,
                 std::cmp::Ordering::Greater => upper += 1,
@@ -237,8 +222,37 @@ pub fn parse(text: &str) -> Result<PairMatrix, C2cError> {
             "{diagonal} diagonal cells (a CPU with itself) are ignored"
         ));
     }
-    let mut m = PairMatrix::from_fn(n, |_, _| 0.0);
+    let mut m = mirrored(n, &cells)?;
     m.notes = notes;
+    Ok(m)
+}
+
+/// One cell's latency, ns; an error names the cell and what is wrong.
+fn cell(text: &str, row: usize, col: usize) -> Result<f64, C2cError> {
+    let err = |why| C2cError::Cell {
+        row,
+        col,
+        text: text.chars().take(40).collect(),
+        why,
+    };
+    let v: f64 = text.parse().map_err(|_| err("not a number"))?;
+    if v.is_nan() {
+        return Err(err("NaN, not a latency"));
+    }
+    if v.is_infinite() {
+        return Err(err("infinite, not a latency"));
+    }
+    if v < 0.0 {
+        return Err(err("negative, not a latency"));
+    }
+    Ok(v)
+}
+
+/// The pair matrix of `cells` (row-major, `n` × `n`): each pair from its
+/// one cell, or the mean of both; a pair in neither, or at 0 ns, is an
+/// error naming it.
+fn mirrored(n: usize, cells: &[Option<f64>]) -> Result<PairMatrix, C2cError> {
+    let mut m = PairMatrix::from_fn(n, |_, _| 0.0);
     for i in 0..n {
         for j in 0..i {
             let v = match (cells[i * n + j], cells[j * n + i]) {

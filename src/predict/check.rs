@@ -19,9 +19,10 @@
 //! has no finite error and counts as the worst.
 
 use super::agreement::{Agreement, agreement};
+use super::costs::LineCosts;
 use super::flat_out_check::{HandoverPoint, flat_out_point};
-use super::latency::{Bound, Latencies, LineCosts};
-use super::model::{Layout, Lines};
+use super::latency::{Bound, Latencies};
+use super::model::{Evaluation, Layout, Lines};
 use super::{PredictError, Walks, publish_fraction, saturation_rate};
 use crate::matrix::PairClass;
 use crate::runner::{RepeatResult, RunResults, StrategyResult, UsedRepeats};
@@ -285,26 +286,26 @@ pub fn check(
     check_with(file, runs, latencies, &LineCosts::default())
 }
 
-/// [`check`] with `costs` (`--read-occupancy`, `--contenders`,
-/// `--sharers`, `--home`) pricing every repeat's line, the canary's
-/// included: how `predict --check` sets the model's assumptions against
-/// a measurement.
+/// [`check`] with `costs` (a `--host-costs` file's or a matrix's)
+/// pricing every repeat's line, the canary's included: how `predict
+/// --check` sets the model's assumptions against a measurement.
 pub fn check_with(
     file: &str,
     runs: &[(String, &RunResults)],
     latencies: Option<&Latencies>,
     costs: &LineCosts,
 ) -> Result<CheckResults, PredictError> {
-    let bad = |reason: String| PredictError::Check {
-        file: file.to_string(),
-        reason,
+    let mut c = Checker {
+        file,
+        latencies,
+        costs,
+        points: Vec::new(),
+        flat_out: Vec::new(),
+        notes: Vec::new(),
+        series: Vec::new(),
+        stand_in: None,
+        priced_by_canary: false,
     };
-    let mut points = Vec::new();
-    let mut flat_out = Vec::new();
-    let mut notes = Vec::new();
-    let mut series: Vec<Series> = Vec::new();
-    let mut stand_in = None;
-    let mut priced_by_canary = false;
     for (suffix, run) in runs {
         let layout = Layout {
             writers: run.config.writer_cpus.clone(),
@@ -313,214 +314,278 @@ pub fn check_with(
         };
         for s in &run.strategies {
             let name = format!("{}{suffix}", s.name);
-            // The strategy's lines, each repeat priced at its latencies.
-            let mut priced = || -> Result<(Lines, Vec<Latencies>), PredictError> {
-                let lines = Lines::new(&run.topology, &layout, s.strategy.level)?;
-                match latencies {
-                    Some(l) => lines.check(l)?,
-                    None => one_class(&lines, &mut stand_in).map_err(bad)?,
+            match s.regime {
+                Regime::Paced { rate, arrivals } => {
+                    c.paced(run, &layout, s, name, rate, arrivals)?
                 }
-                // The repeats the measured figures are over, and no others.
-                let used = UsedRepeats::of(&s.repeats).used;
-                let mut lats = Vec::with_capacity(used.len());
-                let mut unpriced = Vec::new();
-                for r in &used {
-                    let mut lat = repeat_latencies(latencies, r).ok_or_else(|| {
-                        bad(format!(
-                            "{name}: repeat {} has no canary; give --latencies or --latency",
-                            r.repeat
-                        ))
-                    })?;
-                    lat.costs = costs.clone();
-                    costs.check_home(lines.classes())?;
-                    match lat.positive() {
-                        Ok(()) => {}
-                        // A canary's transaction net of ≤ 0 beside its
-                        // ping-pong: that repeat's canary cannot price it.
-                        Err(e) if latencies.is_none() => {
-                            unpriced.push(format!("{} ({:.2} ns)", r.repeat, e.ns));
-                            continue;
-                        }
-                        Err(e) => return Err(e.into()),
-                    }
-                    priced_by_canary |= latencies.is_none() && lat.priced();
-                    lats.push(lat);
-                }
-                if !unpriced.is_empty() {
-                    notes.push(format!(
-                        "{name}: {} of {} repeats left out, their canary's transactions found no transfer beside its ping-pong (the host moved the CPUs during the canary): repeat {}",
-                        unpriced.len(),
-                        used.len(),
-                        unpriced.join(", repeat ")
-                    ));
-                }
-                Ok((lines, lats))
-            };
-            let Regime::Paced { rate, arrivals } = s.regime else {
-                let (lines, lats) = priced()?;
-                let writers = layout.writers.len();
-                match flat_out_point(
-                    name.clone(),
-                    s,
-                    &lines,
-                    writers,
-                    Walks::of_run(&run.config),
-                    &lats,
-                ) {
-                    Some(p) => flat_out.push(p),
-                    None => notes.push(format!("{name} flat out: no hand-over count, skipped")),
-                }
-                continue;
-            };
-            let Some(net) = s.summary.as_ref().and_then(|m| m.net_ns) else {
-                notes.push(format!(
-                    "{name} at {rate}/s: no net cost (no paced floor), skipped"
-                ));
-                continue;
-            };
-            let (lines, lats) = priced()?;
-            let f = publish_fraction(s.strategy.publish, rate, Walks::of_run(&run.config));
-            // A ratelimit's own clock read on every update, measured in
-            // place by the run's clock floor.
-            let clock = s
-                .strategy
-                .clock
-                .filter(|_| s.strategy.publish.ratelimit.is_some());
-            let local_ns = clock
-                .and_then(|c| run.clock_cost(s.regime, c))
-                .map(|c| c.mean);
-            if clock.is_some() && local_ns.is_none() {
-                notes.push(format!(
-                    "{name} at {rate}/s: the run has no clock floor, so its clock read is not charged"
-                ));
+                _ => c.flat_out(run, &layout, s, name)?,
             }
-            let mut costs = Vec::new();
-            let mut rhos = Vec::new();
-            let mut transfers = Vec::new();
-            let canaries: Vec<f64> = match latencies {
-                Some(_) => Vec::new(),
-                None => s
-                    .repeats
-                    .iter()
-                    .filter_map(|r| r.interference.canary_ns)
-                    .collect(),
-            };
-            for lat in &lats {
-                let e = lines.evaluate(rate, f, lat, Bound::Mid, arrivals);
-                costs.push(Some(e.cost_ns + local_ns.unwrap_or(0.0)));
-                rhos.push(e.rho);
-                transfers.push(e.handovers + e.read_transfers);
-            }
-            if rhos.is_empty() {
-                continue;
-            }
-            let n = rhos.len() as f64;
-            let predicted = costs
-                .iter()
-                .copied()
-                .collect::<Option<Vec<f64>>>()
-                .map(|c| c.iter().sum::<f64>() / n);
-            let canary = median(&canaries).unwrap_or(f64::NAN);
-            match series.iter_mut().find(|x| x.name == name) {
-                Some(x) => x.canaries.extend(&canaries),
-                None => series.push(Series {
-                    name: name.clone(),
-                    lines,
-                    policy: s.strategy.publish,
-                    walks: Walks::of_run(&run.config),
-                    arrivals,
-                    canaries,
-                }),
-            }
-            points.push(CheckPoint {
-                series: name,
-                rate,
-                arrivals: Some(arrivals),
-                writers: layout.writers.len(),
-                repeats: rhos.len(),
-                canary_ns: canary,
-                rho: rhos.iter().sum::<f64>() / n,
-                ratio: predicted.map(|p| p / net.mean),
-                predicted_ns: predicted,
-                measured_ns: net.mean,
-                measured_ci_ns: [net.ci95_low, net.ci95_high],
-                predicted_transfers: transfers.iter().sum::<f64>() / n,
-                local_ns,
-                measured_transfers: exact_transfers(s),
-            });
         }
     }
-    if points.is_empty() && flat_out.is_empty() {
-        return Err(bad(
-            "no paced strategy with a net cost and no flat-out strategy with hand-over counts (measure with contend run --rate max,10k,100k,1M)".into(),
-        ));
+    c.finish()
+}
+
+/// One check under way: what it has found so far.
+struct Checker<'a> {
+    file: &'a str,
+    latencies: Option<&'a Latencies>,
+    costs: &'a LineCosts,
+    points: Vec<CheckPoint>,
+    flat_out: Vec<HandoverPoint>,
+    notes: Vec<String>,
+    series: Vec<Series>,
+    /// The one pair class a canary stands in for, when it does.
+    stand_in: Option<PairClass>,
+    priced_by_canary: bool,
+}
+
+impl Checker<'_> {
+    fn bad(&self, reason: String) -> PredictError {
+        PredictError::Check {
+            file: self.file.to_string(),
+            reason,
+        }
     }
-    let handing_over = || flat_out.iter().filter(|p| !p.nothing_handed_over());
-    let flat_out_errors: Vec<Option<f64>> = handing_over().map(HandoverPoint::error_pct).collect();
-    let flat_out_agreeing = handing_over().filter(|p| p.agrees()).count();
-    let errors: Vec<Option<f64>> = points.iter().map(CheckPoint::error_pct).collect();
-    let worst = (0..points.len()).max_by(|&a, &b| worst_first(errors[a], errors[b]));
-    let counted: Vec<Option<f64>> = points
-        .iter()
-        .filter(|p| p.measured_transfers.is_some())
-        .map(CheckPoint::transfer_error_pct)
-        .collect();
-    let knees = series
-        .into_iter()
-        .filter_map(|x| {
-            let mine: Vec<&CheckPoint> = points.iter().filter(|p| p.series == x.name).collect();
-            (mine.len() >= 3).then(|| {
-                let mut lat = latencies.cloned().unwrap_or_else(|| {
-                    Latencies::uniform(median(&x.canaries).unwrap_or(0.0), "canary")
-                });
-                lat.costs = costs.clone();
-                let predicted = saturation_rate(|r| {
-                    let f = publish_fraction(x.policy, r, x.walks);
-                    x.lines.rho(r, f, &lat, Bound::Mid, x.arrivals)
-                });
-                let measured = measured_knee(&mine);
-                Knee {
-                    series: x.name,
-                    ratio: measured.zip(predicted).map(|(m, p)| m / p),
-                    measured_rate: measured,
-                    predicted_rate: predicted,
+
+    /// The strategy's lines, each of its used repeats priced at its
+    /// latencies (a repeat whose canary cannot price a transfer left out,
+    /// and said).
+    fn priced(
+        &mut self,
+        run: &RunResults,
+        layout: &Layout,
+        s: &StrategyResult,
+        name: &str,
+    ) -> Result<(Lines, Vec<Latencies>), PredictError> {
+        let lines = Lines::new(&run.topology, layout, s.strategy.level)?;
+        match self.latencies {
+            Some(l) => lines.check(l)?,
+            None => one_class(&lines, &mut self.stand_in).map_err(|e| self.bad(e))?,
+        }
+        self.costs.check_home(lines.classes())?;
+        // The repeats the measured figures are over, and no others.
+        let used = UsedRepeats::of(&s.repeats).used;
+        let mut lats = Vec::with_capacity(used.len());
+        let mut unpriced = Vec::new();
+        for r in &used {
+            let mut lat = repeat_latencies(self.latencies, r).ok_or_else(|| {
+                self.bad(format!(
+                    "{name}: repeat {} has no canary; give --latencies or --latency",
+                    r.repeat
+                ))
+            })?;
+            lat.costs = self.costs.clone();
+            match lat.positive() {
+                Ok(()) => {}
+                // A canary's transaction net of ≤ 0 beside its ping-pong:
+                // that repeat's canary cannot price it.
+                Err(e) if self.latencies.is_none() => {
+                    unpriced.push(format!("{} ({:.2} ns)", r.repeat, e.ns));
+                    continue;
                 }
-            })
-        })
-        .collect();
-    notes.extend(costs.inputs());
-    if !points.iter().any(|p| p.measured_transfers.is_some()) {
-        notes.push(
-            "the file predates exact read-fetch counts: transfers per update are predicted only"
-                .into(),
-        );
-    }
-    let latency_source = match (latencies, stand_in) {
-        (Some(l), _) => format!("{}; {}", l.source, l.pricing()),
-        (None, Some(class)) => format!(
-            "each repeat's canary, standing in for the run's one pair class ({class}), {}; give --latencies for per-class figures",
-            if priced_by_canary {
-                "each transaction priced as the canary measured it"
-            } else {
-                "every transfer at its ping-pong (the file has no canary transactions)"
+                Err(e) => return Err(e.into()),
             }
-        ),
-        (None, None) => "each repeat's canary".into(),
-    };
-    Ok(CheckResults {
-        file: file.to_string(),
-        latency_source,
-        median_abs_error_pct: median_with_worst(&errors),
-        agreeing: points.iter().filter(|p| p.agrees()).count(),
-        worst,
-        transfers_median_error_pct: median_with_worst(&counted),
-        flat_out_agreeing,
-        flat_out_median_error_pct: median_with_worst(&flat_out_errors),
-        flat_out,
-        points,
-        knees,
-        notes,
-    })
+            self.priced_by_canary |= self.latencies.is_none() && lat.priced();
+            lats.push(lat);
+        }
+        if !unpriced.is_empty() {
+            self.notes.push(format!(
+                "{name}: {} of {} repeats left out, their canary's transactions found no transfer beside its ping-pong (the host moved the CPUs during the canary): repeat {}",
+                unpriced.len(),
+                used.len(),
+                unpriced.join(", repeat ")
+            ));
+        }
+        Ok((lines, lats))
+    }
+
+    /// A flat-out strategy: its hand-overs a second against the count.
+    fn flat_out(
+        &mut self,
+        run: &RunResults,
+        layout: &Layout,
+        s: &StrategyResult,
+        name: String,
+    ) -> Result<(), PredictError> {
+        let (lines, lats) = self.priced(run, layout, s, &name)?;
+        let walks = Walks::of_run(&run.config);
+        match flat_out_point(name.clone(), s, &lines, layout.writers.len(), walks, &lats) {
+            Some(p) => self.flat_out.push(p),
+            None => self
+                .notes
+                .push(format!("{name} flat out: no hand-over count, skipped")),
+        }
+        Ok(())
+    }
+
+    /// A paced strategy at `rate`: its net cost and transfers per update
+    /// predicted at each repeat's latencies against the measured ones.
+    fn paced(
+        &mut self,
+        run: &RunResults,
+        layout: &Layout,
+        s: &StrategyResult,
+        name: String,
+        rate: f64,
+        arrivals: Arrivals,
+    ) -> Result<(), PredictError> {
+        let Some(net) = s.summary.as_ref().and_then(|m| m.net_ns) else {
+            self.notes.push(format!(
+                "{name} at {rate}/s: no net cost (no paced floor), skipped"
+            ));
+            return Ok(());
+        };
+        let (lines, lats) = self.priced(run, layout, s, &name)?;
+        let walks = Walks::of_run(&run.config);
+        let f = publish_fraction(s.strategy.publish, rate, walks);
+        // A ratelimit's own clock read on every update, measured in place
+        // by the run's clock floor.
+        let clock = s
+            .strategy
+            .clock
+            .filter(|_| s.strategy.publish.ratelimit.is_some());
+        let local_ns = clock
+            .and_then(|c| run.clock_cost(s.regime, c))
+            .map(|c| c.mean);
+        if clock.is_some() && local_ns.is_none() {
+            self.notes.push(format!(
+                "{name} at {rate}/s: the run has no clock floor, so its clock read is not charged"
+            ));
+        }
+        if lats.is_empty() {
+            return Ok(());
+        }
+        let evaluated: Vec<Evaluation> = lats
+            .iter()
+            .map(|lat| lines.evaluate(rate, f, lat, Bound::Mid, arrivals))
+            .collect();
+        let n = evaluated.len() as f64;
+        let mean = |g: &dyn Fn(&Evaluation) -> f64| evaluated.iter().map(g).sum::<f64>() / n;
+        let predicted = mean(&|e| e.cost_ns) + local_ns.unwrap_or(0.0);
+        let canaries: Vec<f64> = match self.latencies {
+            Some(_) => Vec::new(),
+            None => s
+                .repeats
+                .iter()
+                .filter_map(|r| r.interference.canary_ns)
+                .collect(),
+        };
+        let canary = median(&canaries).unwrap_or(f64::NAN);
+        match self.series.iter_mut().find(|x| x.name == name) {
+            Some(x) => x.canaries.extend(&canaries),
+            None => self.series.push(Series {
+                name: name.clone(),
+                lines,
+                policy: s.strategy.publish,
+                walks,
+                arrivals,
+                canaries,
+            }),
+        }
+        self.points.push(CheckPoint {
+            series: name,
+            rate,
+            arrivals: Some(arrivals),
+            writers: layout.writers.len(),
+            repeats: evaluated.len(),
+            canary_ns: canary,
+            rho: mean(&|e| e.rho),
+            ratio: Some(predicted / net.mean),
+            predicted_ns: Some(predicted),
+            measured_ns: net.mean,
+            measured_ci_ns: [net.ci95_low, net.ci95_high],
+            predicted_transfers: mean(&|e| e.handovers + e.read_transfers),
+            local_ns,
+            measured_transfers: exact_transfers(s),
+        });
+        Ok(())
+    }
+
+    /// Per series of at least three rates, the measured knee against the
+    /// predicted saturation rate.
+    fn knees(&mut self) -> Vec<Knee> {
+        let series = std::mem::take(&mut self.series);
+        series
+            .into_iter()
+            .filter_map(|x| {
+                let mine: Vec<&CheckPoint> =
+                    self.points.iter().filter(|p| p.series == x.name).collect();
+                (mine.len() >= 3).then(|| {
+                    let mut lat = self.latencies.cloned().unwrap_or_else(|| {
+                        Latencies::uniform(median(&x.canaries).unwrap_or(0.0), "canary")
+                    });
+                    lat.costs = self.costs.clone();
+                    let predicted = saturation_rate(|r| {
+                        let f = publish_fraction(x.policy, r, x.walks);
+                        x.lines.rho(r, f, &lat, Bound::Mid, x.arrivals)
+                    });
+                    let measured = measured_knee(&mine);
+                    Knee {
+                        series: x.name,
+                        ratio: measured.zip(predicted).map(|(m, p)| m / p),
+                        measured_rate: measured,
+                        predicted_rate: predicted,
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// The check's result: the medians, the worst point, the knees.
+    fn finish(mut self) -> Result<CheckResults, PredictError> {
+        if self.points.is_empty() && self.flat_out.is_empty() {
+            return Err(self.bad(
+                "no paced strategy with a net cost and no flat-out strategy with hand-over counts (measure with contend run --rate max,10k,100k,1M)".into(),
+            ));
+        }
+        let knees = self.knees();
+        let handing_over = || self.flat_out.iter().filter(|p| !p.nothing_handed_over());
+        let flat_out_errors: Vec<Option<f64>> =
+            handing_over().map(HandoverPoint::error_pct).collect();
+        let flat_out_agreeing = handing_over().filter(|p| p.agrees()).count();
+        let points = self.points;
+        let errors: Vec<Option<f64>> = points.iter().map(CheckPoint::error_pct).collect();
+        let worst = (0..points.len()).max_by(|&a, &b| worst_first(errors[a], errors[b]));
+        let counted: Vec<Option<f64>> = points
+            .iter()
+            .filter(|p| p.measured_transfers.is_some())
+            .map(CheckPoint::transfer_error_pct)
+            .collect();
+        let mut notes = self.notes;
+        notes.extend(self.costs.inputs());
+        if !points.iter().any(|p| p.measured_transfers.is_some()) {
+            notes.push(
+                "the file predates exact read-fetch counts: transfers per update are predicted only"
+                    .into(),
+            );
+        }
+        let latency_source = match (self.latencies, self.stand_in) {
+            (Some(l), _) => format!("{}; {}", l.source, l.pricing()),
+            (None, Some(class)) => format!(
+                "each repeat's canary, standing in for the run's one pair class ({class}), {}; give --latencies for per-class figures",
+                if self.priced_by_canary {
+                    "each transaction priced as the canary measured it"
+                } else {
+                    "every transfer at its ping-pong (the file has no canary transactions)"
+                }
+            ),
+            (None, None) => "each repeat's canary".into(),
+        };
+        Ok(CheckResults {
+            file: self.file.to_string(),
+            latency_source,
+            median_abs_error_pct: median_with_worst(&errors),
+            agreeing: points.iter().filter(|p| p.agrees()).count(),
+            worst,
+            transfers_median_error_pct: median_with_worst(&counted),
+            flat_out_agreeing,
+            flat_out_median_error_pct: median_with_worst(&flat_out_errors),
+            flat_out: self.flat_out,
+            points,
+            knees,
+            notes,
+        })
+    }
 }
 
 /// The lowest rate of `points` (one series) whose measured net cost rose

@@ -417,11 +417,42 @@ pub fn infer(m: &PairMatrix, source: &str, sockets: Option<usize>) -> InferredHo
     } else {
         everything.clone()
     };
-    let mut home = None;
+    let home = home_socket(n, &llc, &mut node, &mut notes);
+    settle_sockets(&llc, &mut node, sockets, &mut notes);
+    notes.push(
+        "a node is a socket here (the matrix cannot see a socket split into NUMA nodes)"
+            .to_string(),
+    );
+    let topo = topology(&smt, &llc, &node, Vec::new());
+    let mut host = InferredHost {
+        source: source.to_string(),
+        topology: topo,
+        home_node: home,
+        classes: Vec::new(),
+        away_same_node: None,
+        outliers,
+        disagreements: Vec::new(),
+        notes,
+    };
+    host.measure(&d);
+    host
+}
+
+/// The home-socket effect: one node of several LLCs, every other group a
+/// single LLC, and the host a whole number of such nodes, is a socket
+/// whose memory held the line while measured (its pairs cheap, the other
+/// sockets' cross-LLC pairs at the cross-socket price): the other LLCs
+/// are given to sockets of its size in `node`, and its id returned.
+fn home_socket(
+    n: usize,
+    llc: &[usize],
+    node: &mut Vec<usize>,
+    notes: &mut Vec<String>,
+) -> Option<u32> {
     // The home-socket effect: one node of several LLCs, every other group
     // a single LLC, and the host a whole number of such nodes.
-    let node_sizes = sizes(&node);
-    let llc_sizes = sizes(&llc);
+    let node_sizes = sizes(node);
+    let llc_sizes = sizes(llc);
     if node_sizes.len() > 2 {
         let (h, &big) = node_sizes
             .iter()
@@ -456,9 +487,8 @@ pub fn infer(m: &PairMatrix, source: &str, sockets: Option<usize>) -> InferredHo
                     }
                 })
                 .collect();
-            node = renumber(&raw);
+            *node = renumber(&raw);
             let home_id = node[raw.iter().position(|&x| x == 0).expect("home")];
-            home = Some(home_id as u32);
             notes.push(format!(
                 "the line lived on socket {home_id} while this matrix was measured: on the other {}, CPUs in different LLCs paid about the cross-socket price, so {count} sockets of {big} CPUs are inferred from socket {home_id}'s size{}",
                 if count == 2 { "socket" } else { "sockets" },
@@ -468,52 +498,48 @@ pub fn infer(m: &PairMatrix, source: &str, sockets: Option<usize>) -> InferredHo
                     ""
                 }
             ));
+            return Some(home_id as u32);
         }
     }
-    let llc_n = sizes(&llc).len();
-    let die_wide = sizes(&llc).iter().all(|&s| s > DIE_WIDE_LLC_CPUS);
-    if sockets.is_none() && sizes(&node).len() == 1 && llc_n > 1 && die_wide {
-        node = llc.clone();
+    None
+}
+
+/// Nodes from what the user knows (`sockets`) or what the LLCs say: LLC
+/// groups too wide for a CCX are dies, hence nodes; a single node of
+/// several LLCs is said to be ambiguous.
+fn settle_sockets(
+    llc: &[usize],
+    node: &mut Vec<usize>,
+    sockets: Option<usize>,
+    notes: &mut Vec<String>,
+) {
+    let llc_n = sizes(llc).len();
+    let die_wide = sizes(llc).iter().all(|&s| s > DIE_WIDE_LLC_CPUS);
+    if sockets.is_none() && sizes(node).len() == 1 && llc_n > 1 && die_wide {
+        *node = llc.to_vec();
         notes.push(format!(
             "every LLC group has more than {DIE_WIDE_LLC_CPUS} CPUs: each is a die's own LLC (an Intel socket's, or a sub-NUMA half), so the {llc_n} groups are {llc_n} nodes"
         ));
     }
     if let Some(k) = sockets {
-        let nodes_n = sizes(&node).len();
+        let nodes_n = sizes(node).len();
         if k != nodes_n {
             if k == llc_n && nodes_n == 1 {
-                node = llc.clone();
+                *node = llc.to_vec();
                 notes.push(format!(
-                    "--sockets {k}: the {k} LLC groups are the sockets (the matrix alone shows LLCs, not sockets)"
+                    "sockets {k}: the {k} LLC groups are the sockets (the matrix alone shows LLCs, not sockets)"
                 ));
             } else {
                 notes.push(format!(
-                    "--sockets {k} disagrees with the matrix, which shows {nodes_n} node(s) and {llc_n} LLC group(s); the matrix's kept"
+                    "sockets {k} disagrees with the matrix, which shows {nodes_n} node(s) and {llc_n} LLC group(s); the matrix's kept"
                 ));
             }
         }
-    } else if sizes(&node).len() == 1 && llc_n > 1 {
+    } else if sizes(node).len() == 1 && llc_n > 1 {
         notes.push(format!(
-            "one node of {llc_n} LLC groups: {llc_n} sockets of one LLC each would look the same (give --sockets {llc_n} if the host has them)"
+            "one node of {llc_n} LLC groups: {llc_n} sockets of one LLC each would look the same (give \"sockets\": {llc_n} in a --host-costs file if the host has them)"
         ));
     }
-    notes.push(
-        "a node is a socket here (the matrix cannot see a socket split into NUMA nodes)"
-            .to_string(),
-    );
-    let topo = topology(&smt, &llc, &node, Vec::new());
-    let mut host = InferredHost {
-        source: source.to_string(),
-        topology: topo,
-        home_node: home,
-        classes: Vec::new(),
-        away_same_node: None,
-        outliers,
-        disagreements: Vec::new(),
-        notes,
-    };
-    host.measure(&d);
-    host
 }
 
 impl InferredHost {
@@ -811,7 +837,7 @@ mod tests {
         let m = matrix_of(&ryzen, [8.0, 18.0, 85.0, 85.0], 0.03, None, 7);
         let h = infer(&m, "ryzen", None);
         assert_eq!(h.counts(), (16, 2, 1));
-        assert!(h.notes.iter().any(|n| n.contains("--sockets 2")));
+        assert!(h.notes.iter().any(|n| n.contains("\"sockets\": 2")));
         let two = infer(&m, "ryzen", Some(2));
         assert_eq!(two.counts(), (16, 2, 2));
         assert_eq!(
@@ -824,7 +850,7 @@ mod tests {
             three
                 .notes
                 .iter()
-                .any(|n| n.contains("--sockets 3 disagrees"))
+                .any(|n| n.contains("sockets 3 disagrees"))
         );
     }
 

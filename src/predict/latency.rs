@@ -3,6 +3,7 @@
 //! (`--latency same-llc=51ns,cross-node@21=108ns±10%`), read from a
 //! `contend matrix` file, or one figure for every class (a run's canary).
 
+use super::costs::LineCosts;
 use crate::matrix::{MatrixResults, PairClass, Transaction, TransactionCost};
 use crate::stats::median;
 use std::collections::BTreeMap;
@@ -69,7 +70,10 @@ impl ClassLatency {
 
 /// What a latency figure is given for: one class, or every cross-node
 /// distance not given on its own (`cross-node`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(into = "String", try_from = "String")]
 pub enum LatencyKey {
     /// One class.
     Class(PairClass),
@@ -82,6 +86,26 @@ impl fmt::Display for LatencyKey {
         match self {
             LatencyKey::Class(c) => c.fmt(f),
             LatencyKey::AnyCrossNode => f.write_str("cross-node"),
+        }
+    }
+}
+
+impl From<LatencyKey> for String {
+    fn from(k: LatencyKey) -> String {
+        k.to_string()
+    }
+}
+
+impl TryFrom<String> for LatencyKey {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.trim() {
+            "cross-node" => Ok(LatencyKey::AnyCrossNode),
+            c => c.parse().map(LatencyKey::Class).map_err(|_| {
+                format!(
+                    "\"{s}\" is not a class (smt, same-llc, same-node, cross-node@D, cross-node)"
+                )
+            }),
         }
     }
 }
@@ -115,10 +139,7 @@ impl FromStr for LatencyArg {
             reason: reason.to_string(),
         };
         let (name, value) = s.split_once('=').ok_or_else(|| err("no '='"))?;
-        let key = match name.trim() {
-            "cross-node" => LatencyKey::AnyCrossNode,
-            other => LatencyKey::Class(other.parse().map_err(|_| err("unknown class"))?),
-        };
+        let key = LatencyKey::try_from(name.to_string()).map_err(|_| err("unknown class"))?;
         let (time, unc) = match value.split_once('±').or_else(|| value.split_once("+-")) {
             Some((t, u)) => (t, Some(u)),
             None => (value, None),
@@ -147,7 +168,7 @@ impl FromStr for LatencyArg {
 }
 
 /// `51ns`, `51`, `0.1us`, `0.1µs`: nanoseconds above zero.
-fn parse_ns(s: &str) -> Option<f64> {
+pub(super) fn parse_ns(s: &str) -> Option<f64> {
     let s = s.trim();
     let (number, scale) = if let Some(n) = s.strip_suffix("ns") {
         (n, 1.0)
@@ -409,16 +430,16 @@ impl Latencies {
     }
 
     /// The same figures with every class's read back at `ratio` × its
-    /// ping-pong (`--read-back`), its other transactions as they were (at
-    /// the ping-pong where none were measured).
-    pub fn with_read_back(mut self, ratio: f64) -> Self {
+    /// ping-pong (as `source` gives it), its other transactions as they
+    /// were (at the ping-pong where none were measured).
+    pub fn with_read_back(mut self, ratio: f64, source: &str) -> Self {
         for class in self.classes.keys() {
             self.transactions
                 .entry(class.clone())
                 .or_insert(TransactionRatios::PINGPONG)
                 .read_back = Some(ratio);
         }
-        self.source = format!("{} and --read-back {ratio}x", self.source);
+        self.source = format!("{} and a read back of {ratio}x ({source})", self.source);
         self
     }
 
@@ -561,446 +582,6 @@ impl Latencies {
     }
 }
 
-/// Which fetches of a line another CPU wrote since occupy the line (queue
-/// for it); the others pay a transfer but are served alongside.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum ReadOccupancy {
-    /// Only the first read after a write, whoever makes it.
-    First,
-    /// The first read from each LLC after a write.
-    PerLlc,
-    /// The first read from each node after a write.
-    PerNode,
-    /// Every fetch (each reader's own transfer from the writer's cache).
-    #[default]
-    Every,
-}
-
-impl fmt::Display for ReadOccupancy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ReadOccupancy::First => "first",
-            ReadOccupancy::PerLlc => "per-llc",
-            ReadOccupancy::PerNode => "per-node",
-            ReadOccupancy::Every => "every",
-        })
-    }
-}
-
-/// One point of a published or measured curve: `at` (CPUs updating a
-/// line, or sharers) and the time there, ns.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct CostPoint {
-    /// CPUs updating the line (contenders) or readers holding it
-    /// (sharers).
-    pub at: u32,
-    /// Time per hand-over (contenders) or the writer's upgrade (sharers),
-    /// ns.
-    pub ns: f64,
-}
-
-/// A curve of [`CostPoint`]s, `at` rising, read between points by
-/// straight lines and flat past either end.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct CostCurve {
-    /// The points, `at` rising, each `ns` above 0.
-    pub points: Vec<CostPoint>,
-    /// Where the points came from (the flag as given, a matrix file).
-    pub source: String,
-}
-
-impl CostCurve {
-    /// The time at `x`, ns: interpolated, flat past the ends; `None`
-    /// without points.
-    pub fn at(&self, x: f64) -> Option<f64> {
-        let first = self.points.first()?;
-        let last = self.points.last()?;
-        if x <= f64::from(first.at) {
-            return Some(first.ns);
-        }
-        if x >= f64::from(last.at) {
-            return Some(last.ns);
-        }
-        self.points.windows(2).find_map(|w| {
-            let (a, b) = (f64::from(w[0].at), f64::from(w[1].at));
-            (x >= a && x <= b).then(|| w[0].ns + (w[1].ns - w[0].ns) * (x - a) / (b - a))
-        })
-    }
-
-    /// `--contenders 1:37ns,32:56ns` or `--sharers 1:60ns,16:140ns`:
-    /// `flag` names it in an error; `max` is the host's CPUs (a K or M
-    /// beyond them is refused).
-    pub fn parse(flag: &str, items: &[String], max: usize) -> Result<Self, CostArgError> {
-        let mut points = Vec::with_capacity(items.len());
-        for item in items {
-            let err = |reason: String| CostArgError {
-                flag: flag.to_string(),
-                item: item.clone(),
-                reason,
-            };
-            let (k, t) = item
-                .split_once(':')
-                .ok_or_else(|| err("no ':' (want COUNT:TIME, e.g. 32:56ns)".into()))?;
-            let at: u32 = k
-                .trim()
-                .parse()
-                .map_err(|_| err(format!("\"{k}\" is not a count of CPUs")))?;
-            if at == 0 || at as usize > max {
-                return Err(err(format!(
-                    "{at} is not between 1 and the host's {max} CPUs"
-                )));
-            }
-            let ns = parse_ns(t)
-                .ok_or_else(|| err(format!("\"{t}\" is not a time above 0 with ns or us")))?;
-            points.push(CostPoint { at, ns });
-        }
-        points.sort_by_key(|p| p.at);
-        if let Some(w) = points.windows(2).find(|w| w[0].at == w[1].at) {
-            return Err(CostArgError {
-                flag: flag.to_string(),
-                item: items.join(","),
-                reason: format!("{} is given twice", w[0].at),
-            });
-        }
-        Ok(CostCurve {
-            points,
-            source: format!("{flag} {}", items.join(",")),
-        })
-    }
-}
-
-/// A `--contenders`, `--sharers` or `--home` item that does not parse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("bad {flag} \"{item}\": {reason}")]
-pub struct CostArgError {
-    /// The flag.
-    pub flag: String,
-    /// The item as given.
-    pub item: String,
-    /// What is wrong.
-    pub reason: String,
-}
-
-/// A transfer's time by where the line's memory lives: a requester on
-/// another node than the line's home pays `remote_ns / local_ns` times
-/// its class latency, or its class's own ratio.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct HomeCost {
-    /// A transfer to a CPU on the home node, ns (1 for ratios).
-    pub local_ns: f64,
-    /// The same transfer to a CPU on another node, ns (1 for ratios per
-    /// class).
-    pub remote_ns: f64,
-    /// Per class (`same-llc`, `cross-node@21`, `cross-node` for every
-    /// distance without its own), remote over local; empty: the one
-    /// factor `remote_ns / local_ns` for every class.
-    #[serde(default)]
-    pub by_class: BTreeMap<String, f64>,
-    /// The flag as given.
-    pub source: String,
-}
-
-impl HomeCost {
-    /// The one factor every transfer to a CPU off the home node takes
-    /// (remote ÷ local); `None` with ratios per class.
-    pub fn one_factor(&self) -> Option<f64> {
-        self.by_class
-            .is_empty()
-            .then(|| self.remote_ns / self.local_ns)
-    }
-
-    /// How much longer a transfer of `class` to a CPU off the home node
-    /// takes; `None` when ratios per class leave it out.
-    pub fn remote_factor(&self, class: PairClass) -> Option<f64> {
-        if let Some(f) = self.one_factor() {
-            return Some(f);
-        }
-        let any = || {
-            matches!(class, PairClass::CrossNode(_))
-                .then(|| self.by_class.get("cross-node"))
-                .flatten()
-        };
-        self.by_class.get(&class.to_string()).or_else(any).copied()
-    }
-
-    /// In words: `2.10×` or `same-llc 1.20×, cross-node 1.85×`.
-    pub fn describe(&self) -> String {
-        if self.by_class.is_empty() {
-            format!("{:.2}×", self.remote_ns / self.local_ns)
-        } else {
-            self.by_class
-                .iter()
-                .map(|(c, r)| format!("{c} {r:.2}×"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    }
-
-    /// `--home local=100ns,remote=210ns` (times), `--home remote=2.1x`
-    /// (one ratio to the local figure) or `--home
-    /// same-node=1.85x,cross-node=1.5x` (a ratio per class).
-    pub fn parse(items: &[String]) -> Result<Self, CostArgError> {
-        let err = |item: &str, reason: &str| CostArgError {
-            flag: "--home".into(),
-            item: item.to_string(),
-            reason: format!(
-                "{reason} (want local=TIME,remote=TIME, remote=RATIOx or CLASS=RATIOx,…, e.g. local=108ns,remote=200ns)"
-            ),
-        };
-        let ratio = |item: &str, r: &str| {
-            r.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|r| *r > 0.0 && r.is_finite())
-                .ok_or_else(|| err(item, "the ratio is not a number above 0"))
-        };
-        let time = |item: &str, v: &str| {
-            parse_ns(v).ok_or_else(|| err(item, "the time is not a number above 0 with ns or us"))
-        };
-        let (mut local, mut remote, mut one) = (None, None, None);
-        let mut by_class = BTreeMap::new();
-        for item in items {
-            let (k, v) = item.split_once('=').ok_or_else(|| err(item, "no '='"))?;
-            match (k.trim(), v.trim().strip_suffix('x')) {
-                ("remote", Some(r)) => one = Some(ratio(item, r)?),
-                ("local", None) => local = Some(time(item, v)?),
-                ("remote", None) => remote = Some(time(item, v)?),
-                (class, Some(r)) => {
-                    let key = match class {
-                        "cross-node" => "cross-node".to_string(),
-                        c => c
-                            .parse::<PairClass>()
-                            .map_err(|_| err(item, "unknown key or class"))?
-                            .to_string(),
-                    };
-                    by_class.insert(key, ratio(item, r)?);
-                }
-                _ => {
-                    return Err(err(
-                        item,
-                        "unknown key, or a class without its ratio (RATIOx)",
-                    ));
-                }
-            }
-        }
-        let source = format!("--home {}", items.join(","));
-        let whole = items.join(",");
-        match (local, remote, one, by_class.is_empty()) {
-            (Some(local_ns), Some(remote_ns), None, true) => Ok(HomeCost {
-                local_ns,
-                remote_ns,
-                by_class,
-                source,
-            }),
-            (None, None, Some(r), true) => Ok(HomeCost {
-                local_ns: 1.0,
-                remote_ns: r,
-                by_class,
-                source,
-            }),
-            (None, None, None, false) => Ok(HomeCost {
-                local_ns: 1.0,
-                remote_ns: 1.0,
-                by_class,
-                source,
-            }),
-            (None, Some(_), None, true) => Err(err(&whole, "no local figure")),
-            (Some(_), None, None, true) => Err(err(&whole, "no remote figure")),
-            _ => Err(err(
-                &whole,
-                "times, a ratio and ratios per class are three ways: one at a time",
-            )),
-        }
-    }
-}
-
-/// What a line costs beyond the idle class latencies, from a
-/// measurement or a publication, each with its source: the transfer
-/// time's growth under load, the writer's upgrade with sharers, where
-/// the line's memory lives, and which fetches occupy the line. Empty,
-/// the model uses the idle class latencies and says so.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct LineCosts {
-    /// Time per hand-over of one line with K CPUs updating it, ns by K:
-    /// every transfer of a line with K writers takes its class latency ×
-    /// t(K)/t(K₀), K₀ the curve's first K. Empty: no growth.
-    #[serde(default)]
-    pub contenders: CostCurve,
-    /// The writer's upgrade with M readers holding the line, ns by M:
-    /// an upgrade after m̄ sharers (on the mean) takes t(m̄). Empty: the
-    /// class rule (docs/predict.md).
-    #[serde(default)]
-    pub sharers: CostCurve,
-    /// Transfer time by where the line's memory lives; `None`: alike on
-    /// every node.
-    #[serde(default)]
-    pub home: Option<HomeCost>,
-    /// The node the counter's memory is on.
-    #[serde(default)]
-    pub home_node: u32,
-    /// Which fetches occupy the line.
-    #[serde(default)]
-    pub read_occupancy: ReadOccupancy,
-}
-
-impl LineCosts {
-    /// The line costs `contend matrix` measured in `m` (file `name`),
-    /// each empty where it measured none: the contenders' time between
-    /// hand-overs (net per hand-over plus the private add it is net of)
-    /// by k, the writer's upgrade by m readers, and each class's remote
-    /// over local transfer (read fetched plus add moved) where the host
-    /// has a second memory node. Points priced at or below 0 ns (noise
-    /// on a net figure) are left out.
-    pub fn from_matrix(m: &MatrixResults, name: &str) -> Self {
-        let curve = |what: &str, points: Vec<CostPoint>| CostCurve {
-            source: if points.is_empty() {
-                String::new()
-            } else {
-                format!("{name}: {what}")
-            },
-            points,
-        };
-        let contenders = m
-            .contenders
-            .iter()
-            .filter_map(|c| {
-                let ns = c.handover_ns? + c.private_add_ns;
-                (ns > 0.0).then_some(CostPoint { at: c.k as u32, ns })
-            })
-            .collect();
-        let sharers = m
-            .sharers
-            .iter()
-            .filter(|s| s.upgrade_ns > 0.0)
-            .map(|s| CostPoint {
-                at: s.m as u32,
-                ns: s.upgrade_ns,
-            })
-            .collect();
-        let by_class: BTreeMap<String, f64> = m
-            .home_classes
-            .iter()
-            .filter_map(|h| {
-                let remote = h.remote.as_ref()?;
-                let (l, r) = (
-                    h.local.read_fetched_ns + h.local.add_moved_ns,
-                    remote.read_fetched_ns + remote.add_moved_ns,
-                );
-                (l > 0.0 && r > 0.0).then(|| (h.class.to_string(), r / l))
-            })
-            .collect();
-        LineCosts {
-            contenders: curve("contenders (time between hand-overs by k)", contenders),
-            sharers: curve("sharers (the writer's upgrade by m readers)", sharers),
-            home: (!by_class.is_empty()).then(|| HomeCost {
-                local_ns: 1.0,
-                remote_ns: 1.0,
-                by_class,
-                source: format!("{name}: home classes (remote over local, per class)"),
-            }),
-            home_node: 0,
-            read_occupancy: ReadOccupancy::default(),
-        }
-    }
-
-    /// The factor every transfer of a line updated by `writers` CPUs is
-    /// priced at: t(writers)/t(K₀) of the contenders curve, 1 without.
-    pub fn growth(&self, writers: usize) -> f64 {
-        match (
-            self.contenders.at(writers as f64),
-            self.contenders.points.first(),
-        ) {
-            (Some(t), Some(first)) => t / first.ns,
-            _ => 1.0,
-        }
-    }
-
-    /// True when a transfer to a CPU on `node` is priced as remote to the
-    /// counter's memory (a home cost given, and `node` not its node).
-    pub fn remote(&self, node: u32) -> bool {
-        self.home.is_some() && node != self.home_node
-    }
-
-    /// Checks that a home cost given per class covers every class in
-    /// `classes`.
-    pub fn check_home(
-        &self,
-        mut classes: impl Iterator<Item = PairClass>,
-    ) -> Result<(), CostArgError> {
-        let Some(h) = &self.home else {
-            return Ok(());
-        };
-        match classes.find(|c| h.remote_factor(*c).is_none()) {
-            None => Ok(()),
-            Some(c) => Err(CostArgError {
-                flag: "--home".into(),
-                item: h.source.trim_start_matches("--home ").to_string(),
-                reason: format!(
-                    "no ratio for class {c} (the chosen CPUs have pairs of it); add {c}=RATIOx"
-                ),
-            }),
-        }
-    }
-
-    /// Each input and its source, one clause each; says when only the
-    /// idle class latencies price the line.
-    pub fn inputs(&self) -> Vec<String> {
-        let mut out = vec![format!(
-            "fetches that occupy the line: {} (--read-occupancy)",
-            self.read_occupancy
-        )];
-        let curve = |c: &CostCurve| {
-            c.points
-                .iter()
-                .map(|p| format!("{}: {} ns", p.at, crate::units::si(p.ns)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        if self.contenders.points.is_empty() {
-            out.push("transfer time under load: the idle class latencies (no --contenders or measured contenders)".into());
-        } else {
-            out.push(format!(
-                "transfer time under load by CPUs updating the line ({}): {}",
-                self.contenders.source,
-                curve(&self.contenders)
-            ));
-        }
-        if self.sharers.points.is_empty() {
-            out.push("a write's upgrade with sharers: the class latencies' one-sharer upgrade, the cross-node latency once when a sharer is on another node (no --sharers or measured sharers)".into());
-        } else {
-            out.push(format!(
-                "a write's upgrade by sharers ({}): {}",
-                self.sharers.source,
-                curve(&self.sharers)
-            ));
-        }
-        match &self.home {
-            None => out.push(format!(
-                "where the line's memory lives: not priced, every node alike (no --home); memory on node {}",
-                self.home_node
-            )),
-            Some(h) => out.push(format!(
-                "where the line's memory lives ({}): node {}, a transfer to another node's CPU {} its class latency",
-                h.source,
-                self.home_node,
-                h.describe()
-            )),
-        }
-        out
-    }
-}
-
 /// The median ratio to the ping-pong of each transaction over `class`'s
 /// pairs of `m` that measured them; `None` when none did.
 fn class_ratios(m: &MatrixResults, class: PairClass) -> Option<TransactionRatios> {
@@ -1028,7 +609,7 @@ mod tests {
             ..TransactionRatios::PINGPONG
         };
         l.transactions.insert("smt".into(), measured);
-        let l = l.with_read_back(1.07);
+        let l = l.with_read_back(1.07, "matrix");
         // Every class has it; a measured class keeps its other ratios,
         // the others are at the ping-pong.
         assert_eq!(l.transactions.len(), 4);
@@ -1037,7 +618,11 @@ mod tests {
         let llc = l.transactions["same-llc"];
         assert_eq!((llc.add_moved, llc.read_back), (1.0, Some(1.07)));
         assert_eq!(llc.of(crate::matrix::Transaction::ReadBack), 1.07);
-        assert!(l.source.ends_with("and --read-back 1.07x"), "{}", l.source);
+        assert!(
+            l.source.ends_with("and a read back of 1.07x (matrix)"),
+            "{}",
+            l.source
+        );
     }
 
     #[test]
@@ -1224,12 +809,16 @@ mod tests {
         // m = 1 at 70 ns; m = 2 net at -5 ns (noise): left out.
         m.sharers = vec![sharers(1, 70.0), sharers(2, -5.0)];
         let costs = Latencies::from_matrix(&m, "m.json").costs;
-        assert_eq!(costs.sharers.points, vec![CostPoint { at: 1, ns: 70.0 }]);
+        assert_eq!(
+            costs.sharers.points,
+            vec![crate::predict::CostPoint { at: 1, ns: 70.0 }]
+        );
         assert!(costs.sharers.source.starts_with("m.json: sharers"));
         assert!(costs.contenders.points.is_empty() && costs.contenders.source.is_empty());
         let h = costs.home.expect("a remote side");
         assert_eq!(h.by_class.len(), 1);
-        assert!((h.by_class["cross-node@21"] - 1.6).abs() < 1e-12, "{h:?}");
+        let key = LatencyKey::Class(PairClass::CrossNode(21));
+        assert!((h.by_class[&key] - 1.6).abs() < 1e-12, "{h:?}");
         assert_eq!(h.remote_factor(PairClass::CrossNode(21)), Some(1.6));
     }
 
@@ -1253,90 +842,6 @@ mod tests {
                 .hi_ns,
             27.0
         );
-    }
-
-    #[test]
-    fn cost_curves_read_between_points_and_refuse_bad_items() {
-        let items = |s: &str| s.split(',').map(String::from).collect::<Vec<_>>();
-        let c = CostCurve::parse("--contenders", &items("32:56ns,1:37ns,64:0.056us"), 224).unwrap();
-        // Sorted by K; 37 at 1, 56 at 32: 16.5 is half way.
-        assert_eq!(
-            c.points.iter().map(|p| p.at).collect::<Vec<_>>(),
-            [1, 32, 64]
-        );
-        assert_eq!(c.at(16.5), Some(46.5));
-        assert_eq!((c.at(0.5), c.at(500.0)), (Some(37.0), Some(56.0)));
-        assert_eq!(c.source, "--contenders 32:56ns,1:37ns,64:0.056us");
-        assert_eq!(CostCurve::default().at(3.0), None);
-        let costs = LineCosts {
-            contenders: c,
-            ..LineCosts::default()
-        };
-        assert!((costs.growth(32) - 56.0 / 37.0).abs() < 1e-12);
-        assert_eq!(LineCosts::default().growth(32), 1.0);
-        for (bad, why) in [
-            ("225:56ns", "between 1 and the host's 224 CPUs"),
-            ("0:56ns", "between 1"),
-            ("1:-3ns", "not a time above 0"),
-            ("1:37ms", "not a time above 0"),
-            ("x:3ns", "not a count of CPUs"),
-            ("13ns", "no ':'"),
-            ("1:40ns,1:50ns", "1 is given twice"),
-        ] {
-            let e = CostCurve::parse("--sharers", &items(bad), 224).unwrap_err();
-            let text = e.to_string();
-            assert!(
-                text.starts_with("bad --sharers") && text.contains(why),
-                "{text}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_home_cost_is_times_or_a_ratio_and_prices_only_remote_cpus() {
-        let items = |s: &str| s.split(',').map(String::from).collect::<Vec<_>>();
-        let h = HomeCost::parse(&items("local=100ns,remote=210ns")).unwrap();
-        let far = PairClass::CrossNode(21);
-        assert!((h.remote_factor(PairClass::Smt).unwrap() - 2.1).abs() < 1e-12);
-        let r = HomeCost::parse(&items("remote=1.85x")).unwrap();
-        assert_eq!(r.remote_factor(far), Some(1.85));
-        // Per class: a cross-node figure covers every distance; a class
-        // left out has none, and a prediction using it is refused.
-        let c = HomeCost::parse(&items("same-llc=1.2x,cross-node=1.5x,smt=1x")).unwrap();
-        assert_eq!(c.remote_factor(far), Some(1.5));
-        assert_eq!(c.remote_factor(PairClass::SameLlc), Some(1.2));
-        assert_eq!(c.remote_factor(PairClass::SameNode), None);
-        assert_eq!(c.describe(), "cross-node 1.50×, same-llc 1.20×, smt 1.00×");
-        let costs = LineCosts {
-            home: Some(c),
-            home_node: 1,
-            ..LineCosts::default()
-        };
-        assert!(costs.remote(0) && !costs.remote(1));
-        assert!(
-            costs
-                .check_home([PairClass::SameLlc, far].into_iter())
-                .is_ok()
-        );
-        let e = costs
-            .check_home([PairClass::SameNode].into_iter())
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("no ratio for class same-node"), "{e}");
-        assert!(!LineCosts::default().remote(0));
-        for (bad, why) in [
-            ("local=100ns", "no remote figure"),
-            ("remote=200ns", "no local figure"),
-            ("remote=2x,local=1ns,remote=3ns", "one at a time"),
-            ("remote=2x,same-llc=1.2x", "one at a time"),
-            ("same-llc=1.2", "a class without its ratio"),
-            ("remote=0x", "not a number above 0"),
-            ("local=-1ns,remote=2ns", "not a number above 0"),
-            ("far=2x", "unknown key or class"),
-        ] {
-            let e = HomeCost::parse(&items(bad)).unwrap_err().to_string();
-            assert!(e.starts_with("bad --home") && e.contains(why), "{bad}: {e}");
-        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 mod agreement;
 pub mod c2c;
 mod check;
+pub mod costs;
 mod flat_out_check;
 pub mod gallery;
 pub mod inferred;
@@ -16,15 +17,20 @@ mod model;
 mod publish;
 pub mod queue;
 mod result;
+pub mod scoreboard;
 #[cfg(test)]
 mod tests;
 
 pub use agreement::{AGREEMENT_PCT, Agreement};
 pub use check::{CheckPoint, CheckResults, Knee, check, check_with, measured_knee};
+pub use costs::{
+    Cited, CitedNs, CostCurve, CostPoint, GivenPublish, HomeCost, HostCosts, HostCostsError,
+    LineCosts, ReadOccupancy,
+};
 pub use flat_out_check::HandoverPoint;
 pub use latency::{
-    Bound, ClassLatency, CostArgError, CostCurve, CostPoint, HomeCost, Latencies, LatencyArg,
-    LatencyArgError, LineCosts, MissingClass, NonPositive, ReadOccupancy, TransactionRatios,
+    Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, LatencyKey, MissingClass,
+    NonPositive, TransactionRatios,
 };
 pub use model::{Capacity, Evaluation, Layout, Lines, NodeCost};
 pub use publish::{Walks, publish_fraction};
@@ -46,18 +52,20 @@ update rate, where it saturates, and what each strategy costs per update.
 
 The model: a hot line is a single server. Every publish that finds the
 line in another CPU's cache waits for one transfer; so does every read
-of a line another CPU wrote since (a fetch), and --read-occupancy says
-which fetches occupy the line (every one, the first per node or LLC, or
-only the first after a write). A transfer takes the class latency
+of a line another CPU wrote since (a fetch); which fetches occupy the
+line (every one by default, the first per node or LLC, or only the first
+after a write) and what the others cost (an LLC hit) a --host-costs file
+can say. A transfer takes the class latency
 between the two CPUs (smt, same-llc, same-node, cross-node@D: from
 `contend matrix`, or --latency), averaged over the CPUs that can have
 held the line; a write after reads invalidates every sharer. Published
-or measured costs refine it: --contenders (the transfer time's growth
-with the CPUs updating the line), --sharers (the writer's upgrade by
-readers), --home (a transfer to a CPU off the memory's node). Each CPU
-waits for its own update before its next (a closed population: exact
-mean value analysis), so a cost is predicted at any load, past
-saturation too: there the line serves one transfer at a time and each
+or measured costs refine it (--host-costs FILE): the transfer time's
+growth with the CPUs queued at the line, the writer's upgrade by
+readers, a transfer to a CPU off the memory's node, the hot lines every
+event touches. Each CPU waits for its own update before its next (a
+closed population: exact mean value analysis, the CPUs on the memory's
+node one class and the others another), so a cost is predicted at any
+load, past saturation too: there the line serves one transfer at a time and each
 CPU's update waits for all the others'. ρ = offered transfers/s × mean
 transfer time. A ratelimit caps each CPU's publishes at one per period
 and a threshold publishes the fraction its load walk passes (both
@@ -73,8 +81,9 @@ over (1/rate + net cost): the share of each CPU's time spent on the line.
 Examples:
   contend matrix                          # this host's class latencies
   contend predict --latencies results/<host>/<stamp>/matrix.json
-  contend predict --sysfs-root tests/fixtures/topology/spr-2s-224 \\
+  contend --sysfs-root tests/fixtures/topology/spr-2s-224 predict \\
       --latency smt=8ns,same-llc=51ns,cross-node=108ns --rates 22k
+  contend predict --latencies \"tests/fixtures/c2c/AMD EPYC 7R13 48-Core Processor.csv\"
   contend run --level global --publish always --rate 10k,100k,1M,3M
   contend predict --check results/<host>/<stamp>/run.json";
 
@@ -117,8 +126,8 @@ pub struct PredictRequest {
     /// The writers' load walks (publish fractions are stepped over them).
     pub walks: Walks,
     /// Publish fractions given for policies (a published or measured
-    /// figure, `--publishes`), used at every rate in place of the walks'.
-    pub publishes: Vec<(PublishPolicy, f64)>,
+    /// figure, `--host-costs`), used at every rate in place of the walks'.
+    pub publishes: Vec<GivenPublish>,
 }
 
 /// Why a prediction cannot be made. Each names what is wrong.
@@ -130,10 +139,10 @@ pub enum PredictError {
     /// A class of the layout has no latency.
     #[error(transparent)]
     Missing(#[from] MissingClass),
-    /// A line cost that does not cover the chosen CPUs (a `--home` ratio
+    /// A line cost that does not cover the chosen CPUs (a home ratio
     /// per class without one of their classes).
     #[error(transparent)]
-    Cost(#[from] CostArgError),
+    Cost(#[from] HostCostsError),
     /// A transfer priced at or below 0 ns.
     #[error(transparent)]
     NonPositive(#[from] NonPositive),
@@ -160,14 +169,14 @@ pub enum PredictError {
 /// walks, by policy and rate.
 struct Fractions<'a> {
     walks: Walks,
-    given: &'a [(PublishPolicy, f64)],
+    given: &'a [GivenPublish],
     stepped: HashMap<(PublishPolicy, u64), f64>,
 }
 
 impl Fractions<'_> {
-    fn get(&mut self, policy: PublishPolicy, rate: f64) -> f64 {
-        if let Some(&(_, f)) = self.given.iter().find(|(p, _)| *p == policy) {
-            return f;
+    fn get(&mut self, policy: PublishPolicy, rate: f64, bound: Bound) -> f64 {
+        if let Some(g) = self.given.iter().find(|g| g.policy == policy) {
+            return g.at(bound);
         }
         let walks = self.walks;
         *self
@@ -179,7 +188,7 @@ impl Fractions<'_> {
 
 /// The strategy and rate model, with its publish fractions.
 struct Model<'a, 'g> {
-    lines: Lines,
+    lines: &'a Lines,
     policy: PublishPolicy,
     lat: &'a Latencies,
     arrivals: Arrivals,
@@ -195,8 +204,8 @@ impl Model<'_, '_> {
     /// Flat out: writers' publishes fall as a ratelimit's period or the
     /// loop makes them, evenly.
     fn flat_out(&mut self) -> FlatOutPrediction {
-        let f = self.fractions.get(self.policy, FLAT_OUT_RATE);
         let [lo, mid, hi] = ranged(|b| {
+            let f = self.fractions.get(self.policy, FLAT_OUT_RATE, b);
             self.lines
                 .evaluate(FLAT_OUT_RATE, f, self.lat, b, Arrivals::Paced)
                 .capacity
@@ -213,12 +222,12 @@ impl Model<'_, '_> {
     }
 
     fn at(&mut self, rate: f64, bound: Bound) -> Evaluation {
-        let f = self.fractions.get(self.policy, rate);
+        let f = self.fractions.get(self.policy, rate, bound);
         self.lines.evaluate(rate, f, self.lat, bound, self.arrivals)
     }
 
     fn point(&mut self, rate: f64) -> PointPrediction {
-        let f = self.fractions.get(self.policy, rate);
+        let f = self.fractions.get(self.policy, rate, Bound::Mid);
         let [lo, mid, hi] = ranged(|b| self.at(rate, b));
         let rho = Range {
             lo: lo.rho,
@@ -293,7 +302,7 @@ impl Model<'_, '_> {
     /// `bound`; `None` when it stays below up to 10¹¹/s.
     fn saturation(&mut self, bound: Bound) -> Option<f64> {
         saturation_rate(|r| {
-            let f = self.fractions.get(self.policy, r);
+            let f = self.fractions.get(self.policy, r, bound);
             self.lines.rho(r, f, self.lat, bound, self.arrivals)
         })
     }
@@ -368,12 +377,17 @@ pub fn predict(
     };
     let mut strategies = Vec::new();
     let mut classes = std::collections::BTreeSet::new();
+    // Each level's lines once: every policy shares them.
+    let mut by_level = Vec::with_capacity(req.levels.len());
+    for &level in &req.levels {
+        let lines = Lines::new(topo, &req.layout, level)?;
+        lines.check(&req.latencies)?;
+        req.latencies.costs.check_home(lines.classes())?;
+        classes.extend(lines.classes());
+        by_level.push(lines);
+    }
     for &publish in &req.policies {
-        for &level in &req.levels {
-            let lines = Lines::new(topo, &req.layout, level)?;
-            lines.check(&req.latencies)?;
-            req.latencies.costs.check_home(lines.classes())?;
-            classes.extend(lines.classes());
+        for (&level, lines) in req.levels.iter().zip(&by_level) {
             let count = lines.count();
             let mut model = Model {
                 lines,
@@ -411,39 +425,7 @@ pub fn predict(
             })
         })
         .collect::<Result<Vec<_>, MissingClass>>()?;
-    let mut notes = vec![format!(
-        "arrivals {}: {}",
-        req.arrivals,
-        match req.arrivals {
-            Arrivals::Poisson =>
-                "updates fall irregularly, as a kernel's do (contend run --rate paces evenly: --arrivals paced to predict one)",
-            Arrivals::Paced => "updates evenly spaced, as contend run --rate paces them",
-        }
-    )];
-    notes.push(req.latencies.pricing());
-    notes.extend(req.latencies.costs.inputs());
-    if req.walks.step != crate::workload::MAX_STEP {
-        notes.push(format!(
-            "load walks of step {} (--threshold-publishes): threshold:64 publishes {:.1}% of updates on them",
-            req.walks.step,
-            100.0 * crate::workload::threshold_publish_fraction(req.walks.step, req.walks.seed)
-        ));
-    }
-    for (policy, f) in &req.publishes {
-        notes.push(format!(
-            "{policy} publishes {}% of updates at every rate, as given (--publishes), not stepped over the load walks",
-            crate::units::si(100.0 * f)
-        ));
-    }
-    if req.policies.iter().any(|p| p.ratelimit.is_some()) {
-        notes.push(
-            "a ratelimit's own clock read on every update is not in these figures (no run to measure it in place; predict --check on a paced run charges what its clock floor measured, about 10 ns per update on the development host)"
-                .into(),
-        );
-    }
-    if req.layout.read_every == 0 && req.layout.readers.is_empty() {
-        notes.push("no read side (--read-every 0, no readers): reads cost nothing here".into());
-    }
+    let notes = notes(req);
     Ok(PredictResults {
         schema: SCHEMA_VERSION,
         host: host.to_string(),
@@ -464,4 +446,48 @@ pub fn predict(
         notes,
         inferred: None,
     })
+}
+
+/// The notes of a prediction: how updates fall, how transfers are priced,
+/// every line cost and its source, the walks and fractions given, and
+/// what the figures leave out.
+fn notes(req: &PredictRequest) -> Vec<String> {
+    let mut notes = vec![format!(
+        "arrivals {}: {}",
+        req.arrivals,
+        match req.arrivals {
+            Arrivals::Poisson =>
+                "updates fall irregularly, as a kernel's do (contend run --rate paces evenly: \"arrivals\": \"paced\" in a --host-costs file predicts one)",
+            Arrivals::Paced => "updates evenly spaced, as contend run --rate paces them",
+        }
+    )];
+    notes.push(req.latencies.pricing());
+    notes.extend(req.latencies.costs.inputs());
+    if req.walks.step != crate::workload::MAX_STEP {
+        notes.push(format!(
+            "load walks of step {} (threshold_publishes): threshold:64 publishes {:.1}% of updates on them",
+            req.walks.step,
+            100.0 * crate::workload::threshold_publish_fraction(req.walks.step, req.walks.seed)
+        ));
+    }
+    for g in &req.publishes {
+        notes.push(format!(
+            "{} publishes {}% of updates at every rate ({}–{}%), as given ({}), not stepped over the load walks",
+            g.policy,
+            crate::units::si(100.0 * g.fraction),
+            crate::units::si(100.0 * g.at(Bound::Low)),
+            crate::units::si(100.0 * g.at(Bound::High)),
+            g.source
+        ));
+    }
+    if req.policies.iter().any(|p| p.ratelimit.is_some()) {
+        notes.push(
+            "a ratelimit's own clock read on every update is not in these figures (no run to measure it in place; predict --check on a paced run charges what its clock floor measured, about 10 ns per update on the development host)"
+                .into(),
+        );
+    }
+    if req.layout.read_every == 0 && req.layout.readers.is_empty() {
+        notes.push("no read side (--read-every 0, no readers): reads cost nothing here".into());
+    }
+    notes
 }

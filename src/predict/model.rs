@@ -23,7 +23,7 @@
 //! - a transfer costs the class latency between the two CPUs, averaged
 //!   over the pairs that can be involved (× the contenders curve's growth
 //!   and, for a CPU off the line's home node, the home factor:
-//!   [`super::latency::LineCosts`]), plus the wait for the line. A
+//!   [`super::costs::LineCosts`]), plus the wait for the line. A
 //!   publish: the line's other writers, or the CPU whose read was the last
 //!   touch (an upgrade that invalidates every sharer). A co-writer's
 //!   fetch: the line's writer pairs. Any other read's fetch: pairs of a
@@ -32,11 +32,10 @@
 //!   mean);
 //! - the lines are the stations of a closed network: every CPU waits for
 //!   its own transfers before its next update, so the wait is
-//!   [`queue::mva`]'s at any load, saturation included.
+//!   [`queue::mva2`]'s at any load, saturation included.
 
-use super::latency::{
-    Bound, ClassCounts, HomeCost, Latencies, MissingClass, Prices, ReadOccupancy,
-};
+use super::costs::{LineCosts, ReadOccupancy};
+use super::latency::{Bound, ClassCounts, Latencies, MissingClass, Prices};
 use super::queue;
 use crate::counter::ShardLevel;
 use crate::matrix::{PairClass, Transaction, classify};
@@ -84,6 +83,10 @@ type ReaderCounts = [usize; 3];
 struct SharedLine {
     /// Writers publishing to it.
     writers: usize,
+    /// The node its memory is on when it is a split's slot (each
+    /// allocated on its writers' node, as the kernel's per-node split
+    /// does); `None` for `global`, on the counter's home node.
+    home: Option<u32>,
     /// Ordered pairs of two of its writers (a publish moving the line
     /// between them, or a co-writer's read fetching it).
     writer_pairs: ClassCounts,
@@ -115,8 +118,10 @@ pub struct Lines {
     classes: ClassCounts,
     /// Nodes with writers, then nodes with only reader threads.
     nodes: Vec<u32>,
-    /// Writers on each of `nodes`.
+    /// Writers on each of `nodes` with writers.
     node_writers: Vec<usize>,
+    /// Reader threads on each of `nodes`.
+    node_threads: Vec<usize>,
 }
 
 /// One node's writers' cost.
@@ -199,7 +204,7 @@ impl Capacity {
         }
         // One transfer at a time: 1e9 / service a second, hand-overs
         // their share of what queues.
-        let served = 1e9 / flow.service * (asked / flow.queued);
+        let served = 1e9 / flow.mean_service * (asked / flow.queued);
         self.handovers_per_s += served;
         self.saturated_lines += 1;
         let round = line.writers as f64 * 1e9 / served;
@@ -224,94 +229,19 @@ impl Lines {
         layout: &Layout,
         level: ShardLevel,
     ) -> Result<Self, crate::matrix::OfflineCpu> {
-        let cpu_of = |w: u32| {
-            topo.cpu(w).ok_or_else(|| crate::matrix::OfflineCpu {
-                cpu: w,
-                online: topo.online_cpus.clone(),
-            })
-        };
-        let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        let mut nodes: Vec<u32> = Vec::new();
-        for &w in &layout.writers {
-            let cpu = cpu_of(w)?;
-            let key = match level {
-                ShardLevel::Global => 0,
-                ShardLevel::Node => cpu.node,
-                ShardLevel::Llc => cpu.llc,
-                ShardLevel::Cpu => cpu.id,
-            };
-            groups.entry(key).or_default().push(w);
-            if !nodes.contains(&cpu.node) {
-                nodes.push(cpu.node);
-            }
-        }
-        nodes.sort_unstable();
-        let with_writers = nodes.len();
-        for &r in &layout.readers {
-            let node = cpu_of(r)?.node;
-            if !nodes.contains(&node) {
-                nodes.push(node);
-            }
-        }
-        let node_index = |node: u32| nodes.iter().position(|n| *n == node).unwrap_or(0);
-        let mut node_writers = vec![0usize; with_writers];
-        for &w in &layout.writers {
-            node_writers[node_index(cpu_of(w)?.node)] += 1;
-        }
-        let readers: Vec<u32> = if layout.read_every > 0 {
-            layout
-                .writers
-                .iter()
-                .chain(&layout.readers)
-                .copied()
-                .collect()
-        } else {
-            layout.readers.clone()
-        };
+        let seats = Seats::of(topo, layout, level)?;
         let mut classes = ClassCounts::new();
-        let mut lines = Vec::with_capacity(groups.len());
-        for members in groups.values() {
-            let mut writer_pairs = ClassCounts::new();
-            let mut read_pairs = ClassCounts::new();
-            let mut by_node = vec![0usize; with_writers];
-            let mut node_readers = vec![[0usize; 3]; nodes.len()];
-            let mut llc_readers: BTreeMap<u32, ReaderCounts> = BTreeMap::new();
-            for &y in members {
-                by_node[node_index(cpu_of(y)?.node)] += 1;
-                for &x in members {
-                    if x != y {
-                        *writer_pairs.entry(classify(topo, x, y)?).or_default() += 1;
-                    }
-                }
-                for &x in readers.iter().filter(|x| !members.contains(x)) {
-                    *read_pairs.entry(classify(topo, x, y)?).or_default() += 1;
-                }
-            }
-            for (i, &x) in readers.iter().enumerate() {
-                let kind = if members.contains(&x) {
-                    0
-                } else if layout.read_every > 0 && i < layout.writers.len() {
-                    1
-                } else {
-                    2
-                };
-                let cpu = cpu_of(x)?;
-                node_readers[node_index(cpu.node)][kind] += 1;
-                llc_readers.entry(cpu.llc).or_default()[kind] += 1;
-            }
-            for (c, n) in writer_pairs.iter().chain(&read_pairs) {
+        let mut lines = Vec::with_capacity(seats.groups.len());
+        for members in seats.groups.values() {
+            let line = seats.line(topo, layout, members)?;
+            for (c, n) in line.writer_pairs.iter().chain(&line.read_pairs) {
                 *classes.entry(*c).or_default() += n;
             }
-            lines.push(SharedLine {
-                writers: members.len(),
-                writer_split: split(&writer_pairs),
-                read_split: split(&read_pairs),
-                writer_pairs,
-                read_pairs,
-                by_node,
-                node_readers,
-                llc_readers: llc_readers.into_values().collect(),
-            });
+            lines.push(line);
+        }
+        let mut node_threads = vec![0usize; seats.nodes.len()];
+        for &r in &layout.readers {
+            node_threads[seats.index(topo, r)?] += 1;
         }
         Ok(Lines {
             lines,
@@ -319,8 +249,9 @@ impl Lines {
             reader_threads: layout.readers.len(),
             read_every: layout.read_every,
             classes,
-            nodes,
-            node_writers,
+            node_writers: seats.node_writers,
+            nodes: seats.nodes,
+            node_threads,
         })
     }
 
@@ -343,8 +274,10 @@ impl Lines {
     /// updates takes 1/rate) with publish fraction `f`, every class
     /// latency at `bound` of `lat` (checked by [`Lines::check`]; a class
     /// without a figure counts 0 ns): the lines are the stations of a
-    /// closed network of every writer and reader thread, solved by
-    /// [`queue::mva`].
+    /// closed network of every writer and reader thread, solved by exact
+    /// MVA with the CPUs on the counter's home node one class of
+    /// customer and every other CPU the other ([`queue::mva2`]), the
+    /// contention growth read at each line's own queue (a fixed point).
     pub fn evaluate(
         &self,
         rate: f64,
@@ -353,63 +286,48 @@ impl Lines {
         bound: Bound,
         arrivals: Arrivals,
     ) -> Evaluation {
-        let flows = self.flows(rate, f, lat, bound, arrivals);
-        let writers = self.writers.max(1) as f64;
-        let population = self.writers + self.reader_threads;
-        let per_event = 1e9 / (population.max(1) as f64 * rate.max(1e-300));
-        // One class of customer: a line's demand per event is its offered
-        // busy time over every CPU's events (writers' and reader
-        // threads', the mean of the two). Lines alike (every CPU's own
-        // line under `cpu`) are one group of stations.
-        let mut stations: Vec<queue::Station> = Vec::new();
-        let mut station_of = Vec::with_capacity(flows.len());
-        let mut index: HashMap<u64, usize> = HashMap::new();
-        for flow in &flows {
-            let demand_ns = flow.rho * per_event;
-            let i = *index.entry(demand_ns.to_bits()).or_insert_with(|| {
-                stations.push(queue::Station {
-                    demand_ns,
-                    count: 0,
-                });
-                stations.len() - 1
-            });
-            stations[i].count += 1;
-            station_of.push(i);
-        }
-        // Fetches that do not queue (served alongside) are a delay on
-        // each CPU's cycle beside its own work: the writers' mean.
-        let far = self.far_writers(lat) / writers;
-        let delay: f64 = self
-            .lines
+        let ctx = Ctx::new(self, rate, f, lat, bound, arrivals);
+        let growth = self.fixed_growth(&ctx);
+        let flows = self.flows(&ctx, &growth);
+        let net = self.network(&ctx, &flows);
+        // Two classes only where a home price tells them apart: alike,
+        // one class is the same answer in N steps instead of N²/4.
+        let differ = |a: f64, b: f64| (a - b).abs() > 1e-9 * a.abs().max(b.abs());
+        let two = lat.costs.home.is_some()
+            && !self.split()
+            && (differ(net.think[0], net.think[1])
+                || net
+                    .stations
+                    .iter()
+                    .any(|s| differ(s.demand_ns[0], s.demand_ns[1])));
+        let solution = if two {
+            queue::mva2(net.population, net.think, &net.stations)
+        } else {
+            queue::mva2_as_one(net.population, net.think, &net.stations)
+        };
+        let waits: Vec<[f64; 2]> = flows
             .iter()
-            .zip(&flows)
-            .map(|(line, flow)| {
-                let share = line.writers as f64 / writers;
-                let [near_t, far_t] = &flow.times;
-                let (own, read) = (
-                    mix(far, near_t.own, far_t.own),
-                    mix(far, near_t.read, far_t.read),
-                );
-                (share * flow.own_t * own + (1.0 - share) * flow.foreign_t * read)
-                    * (1.0 - flow.share_queued)
-            })
-            .sum();
-        let think = 1e9 / rate + delay;
-        let solution = queue::mva(population, think, &stations);
-        let waits: Vec<f64> = flows
-            .iter()
-            .zip(&station_of)
+            .zip(&net.station_of)
             .map(|(flow, &i)| {
-                let visits = flow.queued * per_event * 1e-9;
-                if visits > 0.0 {
-                    (solution.residence_ns[i] - stations[i].demand_ns) / visits
-                } else {
-                    0.0
-                }
+                // Each class waits the queue it finds × its own transfer
+                // time; one class, every transfer the line's mean.
+                [0, 1].map(|c| {
+                    let d = net.stations[i].demand_ns[c];
+                    let service = if two {
+                        flow.service[c]
+                    } else {
+                        flow.mean_service
+                    };
+                    if d > 0.0 {
+                        (solution.residence_ns[i][c] / d - 1.0) * service
+                    } else {
+                        0.0
+                    }
+                })
             })
             .collect();
-        let by_node = self.node_costs(&flows, lat, &waits);
-        let cost_ns = mean_cost(&by_node, writers);
+        let by_node = self.node_costs(&flows, &ctx, &waits);
+        let cost_ns = mean_cost(&by_node, self.writers.max(1) as f64);
         let mut out = Evaluation {
             rho: 0.0,
             hottest_writers: 0,
@@ -426,46 +344,153 @@ impl Lines {
                 round_ns: None,
             },
         };
-        for ((line, flow), &i) in self.lines.iter().zip(&flows).zip(&station_of) {
+        let h = f64::from(lat.costs.lines_per_event());
+        let writers = self.writers.max(1) as f64;
+        for ((line, flow), &i) in self.lines.iter().zip(&flows).zip(&net.station_of) {
             if flow.rho > out.rho {
                 out.rho = flow.rho;
                 out.hottest_writers = line.writers;
                 out.queue = solution.queue[i];
             }
             let share = line.writers as f64 / writers;
-            out.write_transfers += share * flow.pub_t;
-            out.handovers += flow.handover_t;
-            out.read_transfers += share * flow.own_t + (1.0 - share) * flow.foreign_t;
-            out.capacity.add(line, flow, writers, rate);
+            out.write_transfers += h * share * flow.pub_t;
+            out.handovers += h * flow.handover_t;
+            out.read_transfers += h * (share * flow.own_t + (1.0 - share) * flow.foreign_t);
+            for _ in 0..lat.costs.lines_per_event() {
+                out.capacity.add(line, flow, writers, rate);
+            }
+        }
+        out
+    }
+
+    /// Each line's contention growth at its own queue: start with none,
+    /// solve, read the curve at the queue found, and again until it
+    /// settles. Growth and queue rise together, so from none the
+    /// iterates rise to the lowest fixed point. One pass without a
+    /// curve.
+    fn fixed_growth(&self, ctx: &Ctx) -> Vec<f64> {
+        let mut growth = vec![1.0; self.lines.len()];
+        if ctx.costs.contenders.points.is_empty() {
+            return growth;
+        }
+        for _ in 0..100 {
+            let flows = self.flows(ctx, &growth);
+            let net = self.network(ctx, &flows);
+            let solution = queue::mva2_as_one(net.population, net.think, &net.stations);
+            let mut moved: f64 = 0.0;
+            for (g, &i) in growth.iter_mut().zip(&net.station_of) {
+                let next = ctx.costs.growth(solution.queue[i]);
+                moved = moved.max((next - *g).abs());
+                *g = next;
+            }
+            if moved < 1e-5 {
+                break;
+            }
+        }
+        growth
+    }
+
+    /// The closed network of `flows`: alike lines as one group of
+    /// stations (× the hot lines per event), each class's demand per
+    /// event and think time.
+    fn network(&self, ctx: &Ctx, flows: &[Flow]) -> Network {
+        let population = self.classes_of_customers(ctx.costs.home_node);
+        let per_event = population.map(|n| 1e9 / (n.max(1) as f64 * ctx.rate.max(1e-300)));
+        let mut stations: Vec<queue::Station> = Vec::new();
+        let mut station_of = Vec::with_capacity(flows.len());
+        let mut index: HashMap<[u64; 2], usize> = HashMap::new();
+        let h = ctx.costs.lines_per_event() as usize;
+        for flow in flows {
+            let demand_ns = [0, 1].map(|c| flow.rho_by_class[c] * per_event[c]);
+            let i = *index.entry(demand_ns.map(f64::to_bits)).or_insert_with(|| {
+                stations.push(queue::Station {
+                    demand_ns,
+                    count: 0,
+                });
+                stations.len() - 1
+            });
+            stations[i].count += h;
+            station_of.push(i);
+        }
+        // Fetches that do not queue (served alongside) are a delay on
+        // each CPU's cycle beside its own work: the writers' mean, at
+        // each class's prices.
+        let writers = self.writers.max(1) as f64;
+        // A split's own line is on its writers' node, the others off it.
+        let split = self.split();
+        let think = [0, 1].map(|c| {
+            let (own_side, foreign_side) = if split { (0, 1) } else { (c, c) };
+            let delay: f64 = self
+                .lines
+                .iter()
+                .zip(flows)
+                .map(|(line, flow)| {
+                    let share = line.writers as f64 / writers;
+                    let unqueued = |transfer: f64| ctx.hit.unwrap_or(transfer);
+                    (share * flow.own_t * unqueued(flow.times[own_side].own)
+                        + (1.0 - share) * flow.foreign_t * unqueued(flow.times[foreign_side].read))
+                        * (1.0 - flow.share_queued)
+                })
+                .sum();
+            1e9 / ctx.rate + delay * h as f64
+        });
+        Network {
+            population,
+            think,
+            stations,
+            station_of,
+        }
+    }
+
+    /// True when each line is a split's slot, on its writers' node: the
+    /// CPUs near one line's memory are off another's, so the queue has
+    /// one class of customer.
+    fn split(&self) -> bool {
+        self.lines.iter().any(|l| l.home.is_some())
+    }
+
+    /// Writers and reader threads on the counter's home node, and on the
+    /// others.
+    fn classes_of_customers(&self, home: u32) -> [usize; 2] {
+        let mut out = [0usize; 2];
+        for (i, &node) in self.nodes.iter().enumerate() {
+            let n = self.node_writers.get(i).copied().unwrap_or(0) + self.node_threads[i];
+            out[usize::from(node != home)] += n;
         }
         out
     }
 
     /// Each node's writers' cost with `waits` (ns per queued transfer, per
-    /// line) on top of the transfers: its writers' publishes and reads of
-    /// their own lines, and its writers' reads of the others, each
-    /// transfer at its time × the node's home factor. An update that
-    /// upgrades its own line and fetches another pays the two together
-    /// at the measured overlap, not added: as many such pairs as the
-    /// rarer of the two.
-    fn node_costs(&self, flows: &[Flow], lat: &Latencies, waits: &[f64]) -> Vec<NodeCost> {
+    /// line and class) on top of the transfers: its writers' publishes and
+    /// reads of their own lines, and its writers' reads of the others, each
+    /// transfer at its class's time (a fetch that does not queue at the
+    /// LLC hit where given). An update that upgrades its own line and
+    /// fetches another pays the two together at the measured overlap, not
+    /// added: as many such pairs as the rarer of the two.
+    fn node_costs(&self, flows: &[Flow], ctx: &Ctx, waits: &[[f64; 2]]) -> Vec<NodeCost> {
+        let h = f64::from(ctx.costs.lines_per_event());
         self.node_writers
             .iter()
             .enumerate()
             .filter(|(_, n)| **n > 0)
             .map(|(j, &nw)| {
-                let t = &flows_times(flows, usize::from(lat.costs.remote(self.nodes[j])));
                 let (mut cost, mut upgrades, mut fetches) = (0.0, 0.0, 0.0);
                 let (mut up_ns, mut overlap, mut fetch_ns) = (0.0, 0.0, 0.0);
-                for (((line, flow), w), t) in self.lines.iter().zip(flows).zip(waits).zip(t) {
+                for ((line, flow), w) in self.lines.iter().zip(flows).zip(waits) {
+                    let home = line.home.unwrap_or(ctx.costs.home_node);
+                    let c = usize::from(self.nodes[j] != home);
+                    let (t, w) = (&flow.times[c], w[c]);
                     let a = line.by_node[j] as f64 / nw as f64;
                     let b = 1.0 - a;
-                    let queued_part = flow.share_queued * w;
+                    let sq = flow.share_queued;
+                    let fetch = |transfer: f64| {
+                        sq * (transfer + w) + (1.0 - sq) * ctx.hit.unwrap_or(transfer)
+                    };
                     cost += a
                         * (flow.pub_t * (t.write + w)
-                            + flow.own_t * (t.own + queued_part)
+                            + flow.own_t * fetch(t.own)
                             + flow.back_t * (t.back + w))
-                        + b * flow.foreign_t * (t.read + queued_part);
+                        + b * flow.foreign_t * fetch(t.read);
                     upgrades += a * flow.upgrade_t;
                     up_ns += a * flow.upgrade_t * t.upgrade;
                     overlap += a * flow.upgrade_t * flow.overlap;
@@ -479,257 +504,494 @@ impl Lines {
                 NodeCost {
                     node: self.nodes[j],
                     writers: nw,
-                    cost_ns: cost,
+                    cost_ns: cost * h,
                 }
             })
             .collect()
     }
 
-    /// Writers on nodes remote to the counter's memory (priced as such).
-    fn far_writers(&self, lat: &Latencies) -> f64 {
-        self.nodes
-            .iter()
-            .zip(&self.node_writers)
-            .filter(|(n, _)| lat.costs.remote(**n))
-            .map(|(_, c)| *c as f64)
-            .sum()
-    }
-
-    /// Offered ρ of the hottest line alone (no queue solved): what a
-    /// search for the saturation rate needs.
+    /// Offered ρ of the hottest line alone, its growth at its own queue:
+    /// what a search for the saturation rate needs.
     pub fn rho(&self, rate: f64, f: f64, lat: &Latencies, bound: Bound, arrivals: Arrivals) -> f64 {
-        self.flows(rate, f, lat, bound, arrivals)
+        let ctx = Ctx::new(self, rate, f, lat, bound, arrivals);
+        let growth = self.fixed_growth(&ctx);
+        self.flows(&ctx, &growth)
             .iter()
             .map(|l| l.rho)
             .fold(0.0, f64::max)
     }
 
-    /// Each line's traffic and transfer times.
-    fn flows(
-        &self,
-        rate: f64,
-        f: f64,
-        lat: &Latencies,
-        bound: Bound,
-        arrivals: Arrivals,
-    ) -> Vec<Flow> {
-        let costs = &lat.costs;
-        let nw = self.writers.max(1) as f64;
-        let k = self.read_every;
-        let q_w = if k > 0 { rate / f64::from(k) } else { 0.0 };
-        let q_r = rate;
-        let p = rate * f;
-        let reads_per_update = if k > 0 { 1.0 / f64::from(k) } else { 0.0 };
-        // Each node's remoteness to the counter's memory, and the prices
-        // near it and off it.
-        let far: Vec<bool> = self.nodes.iter().map(|n| costs.remote(*n)).collect();
-        let prices = [false, true].map(|remote| lat.prices(self.classes(), bound, remote));
-        // A sharers curve is a time of its own: off the home node, × the
-        // one remote factor when there is one.
-        let curve_far = costs
-            .home
-            .as_ref()
-            .and_then(HomeCost::one_factor)
-            .unwrap_or(1.0);
+    /// Each line's traffic and transfer times, every transfer × its
+    /// line's `growth`.
+    fn flows(&self, ctx: &Ctx, growth: &[f64]) -> Vec<Flow> {
         self.lines
             .iter()
-            .map(|line| {
-                let n = line.writers as f64;
-                let growth = costs.growth(line.writers);
-                let publishes = n * p;
-                // Reads that fetch this line: its own writers' (after an
-                // update that did not publish, when another writer wrote
-                // since), other writers', reader threads'.
-                // A co-writer published since this writer's last read.
-                let co_wrote = touched(arrivals, (n - 1.0) * p, q_w);
-                let own = if k > 0 { (1.0 - f) * co_wrote } else { 0.0 };
-                let foreign_writers = if k > 0 { nw - n } else { 0.0 };
-                let foreign = touched(arrivals, publishes, q_w);
-                let thread = touched(arrivals, publishes, q_r);
-                // A write is followed by a read when some other CPU reads
-                // before the next write: another line's writer, a reader
-                // thread, or a co-writer reading after an update that did
-                // not publish.
-                let foreign_reads = foreign_writers * q_w + self.reader_threads as f64 * q_r;
-                let co_rate = if n > 0.0 {
-                    q_w * (1.0 - f) * (n - 1.0) / n
-                } else {
-                    0.0
-                };
-                let co_reads = n * co_rate;
-                let other_reads = foreign_reads + co_reads;
-                // A writer's read after an update that did not publish,
-                // when its last touch was its own publish and since then
-                // another CPU only read the line: priced as the host's
-                // read back (free where the writer keeps a copy). Not a
-                // fetch the run can count (no value changed); where it
-                // costs a transfer it queues for the line as one.
-                let back = if k > 0 && p > 0.0 {
-                    let last_pub = p / (p + (1.0 - f) * q_w);
-                    let touched_at_all = touched(arrivals, (n - 1.0) * p + other_reads, q_w);
-                    (1.0 - f) * last_pub * (touched_at_all - co_wrote).max(0.0)
-                } else {
-                    0.0
-                };
-                let own_fetches = n * q_w * own;
-                let foreign_fetches =
-                    foreign_writers * q_w * foreign + self.reader_threads as f64 * q_r * thread;
-                let fetches = own_fetches + foreign_fetches;
-                let first_reads = publishes * touched(arrivals, other_reads, publishes);
-                // Which of the fetches queue for the line.
-                let grouped = |groups: &[ReaderCounts]| {
-                    publishes
-                        * groups
-                            .iter()
-                            .map(|g| {
-                                let r =
-                                    g[0] as f64 * co_rate + g[1] as f64 * q_w + g[2] as f64 * q_r;
-                                touched(arrivals, r, publishes)
-                            })
-                            .sum::<f64>()
-                };
-                let queued_reads = match costs.read_occupancy {
-                    ReadOccupancy::First => first_reads,
-                    ReadOccupancy::PerLlc => grouped(&line.llc_readers),
-                    ReadOccupancy::PerNode => grouped(&line.node_readers),
-                    ReadOccupancy::Every => fetches,
-                }
-                .clamp(first_reads.min(fetches), fetches.max(first_reads));
-                let others = (n - 1.0) * p + first_reads;
-                let h = touched(arrivals, others, p);
-                let write_transfers = publishes * h;
-                let handovers = touched(arrivals, (n - 1.0) * p, p);
-                // The first reads, by who makes them.
-                let by_reader = |co: f64, foreign: f64| {
-                    if other_reads > 0.0 {
-                        (foreign_reads * foreign + co_reads * co) / other_reads
-                    } else {
-                        0.0
-                    }
-                };
-                // A write after reads invalidates m̄ sharers on the mean
-                // (every reader that fetched since the write).
-                let sharers = if first_reads > 0.0 {
-                    (fetches / first_reads).max(1.0)
-                } else {
-                    1.0
-                };
-                let times = |prices: &Prices, curve: f64| {
-                    // Each transaction's time over the pairs that make it:
-                    // a co-writer's (writer pairs) or anyone else's (read
-                    // pairs).
-                    let mean = |pairs: &ClassCounts, t| prices.mean_time(pairs, t);
-                    let pairs_of = |t: Transaction| {
-                        let (ww, rw) = (mean(&line.writer_pairs, t), mean(&line.read_pairs, t));
-                        (
-                            ww.or(rw).unwrap_or(0.0) * growth,
-                            rw.or(ww).unwrap_or(0.0) * growth,
-                        )
-                    };
-                    let (moved, _) = pairs_of(Transaction::AddMoved);
-                    let (own, read) = pairs_of(Transaction::ReadFetched);
-                    let (back_co, back_foreign) = pairs_of(Transaction::ReadBack);
-                    // The upgrade: from the sharers curve at m̄, or the
-                    // one-sharer upgrade within the node unless a sharer
-                    // sits across a node, when the farthest
-                    // acknowledgement is the cross-node one.
-                    let upgrade = match costs.sharers.at(sharers) {
-                        Some(t) => t * growth * curve,
-                        None => {
-                            let rule = |(near, far): &(ClassCounts, ClassCounts)| {
-                                let (a, b) =
-                                    (near.values().sum::<u64>(), far.values().sum::<u64>());
-                                if a + b == 0 {
-                                    return None;
-                                }
-                                let x = b as f64 / (a + b) as f64;
-                                let remote = 1.0 - (1.0 - x).powf(sharers);
-                                let t = Transaction::AddUpgraded;
-                                let (u_near, u_far) =
-                                    (mean(near, t).unwrap_or(0.0), mean(far, t).unwrap_or(0.0));
-                                Some((remote * u_far + (1.0 - remote) * u_near) * growth)
-                            };
-                            let (co, rd) = (rule(&line.writer_split), rule(&line.read_split));
-                            by_reader(co.or(rd).unwrap_or(0.0), rd.or(co).unwrap_or(0.0))
-                        }
-                    };
-                    Times {
-                        write: if others > 0.0 {
-                            ((n - 1.0) * p * moved + first_reads * upgrade) / others
-                        } else {
-                            0.0
-                        },
-                        own,
-                        back: by_reader(back_co, back_foreign),
-                        read,
-                        upgrade,
-                        first: by_reader(own, read),
-                    }
-                };
-                let times = [times(&prices[0], 1.0), times(&prices[1], curve_far)];
-                // The line's time: each transfer to a CPU off the home
-                // node at its remote price, weighed by who makes them.
-                let share_far = |counts: &mut dyn Iterator<Item = (usize, bool)>| {
-                    let (mut all, mut far) = (0usize, 0usize);
-                    for (c, f) in counts {
-                        all += c;
-                        far += if f { c } else { 0 };
-                    }
-                    if all > 0 {
-                        far as f64 / all as f64
-                    } else {
-                        0.0
-                    }
-                };
-                let w_w = share_far(&mut line.by_node.iter().zip(&far).map(|(c, f)| (*c, *f)));
-                let w_r = share_far(
-                    &mut line
-                        .node_readers
-                        .iter()
-                        .zip(&far)
-                        .map(|(c, f)| (c.iter().sum::<usize>(), *f)),
-                );
-                // A read back that costs a transfer moves the line's only
-                // copy back from its reader: it occupies the line. One the
-                // host serves from the writer's own copy is no transfer.
-                let back_time = mix(w_w, times[0].back, times[1].back);
-                let back = if back_time > 0.0 { back } else { 0.0 };
-                let queued_backs = n * q_w * back;
-                let queued = write_transfers + queued_reads + queued_backs;
-                let rho = (write_transfers * mix(w_w, times[0].write, times[1].write)
-                    + queued_reads * mix(w_r, times[0].first, times[1].first)
-                    + queued_backs * back_time)
-                    * 1e-9;
-                let upgrade_t = if others > 0.0 {
-                    f * h * first_reads / others
-                } else {
-                    0.0
-                };
-                Flow {
-                    rho,
-                    queued,
-                    service: if queued > 0.0 {
-                        rho / queued * 1e9
-                    } else {
-                        0.0
-                    },
-                    times,
-                    share_queued: if fetches > 0.0 {
-                        queued_reads / fetches
-                    } else {
-                        0.0
-                    },
-                    pub_t: f * h,
-                    back_t: reads_per_update * back,
-                    handover_t: n / nw * f * handovers,
-                    upgrade_t,
-                    overlap: prices[0].overlap(&line.read_pairs),
-                    own_t: reads_per_update * own,
-                    foreign_t: reads_per_update * foreign,
-                }
-            })
+            .zip(growth)
+            .map(|(line, &g)| self.flow(line, ctx, g))
             .collect()
     }
+
+    /// One line's traffic: who touches it how often, which touches
+    /// queue, what each costs on either side of the home node, and the
+    /// busy time each class of customer asks of it.
+    fn flow(&self, line: &SharedLine, ctx: &Ctx, growth: f64) -> Flow {
+        let t = self.traffic(line, ctx);
+        let times = [0, 1].map(|c| {
+            let curve = if c == 0 { 1.0 } else { ctx.curve_far };
+            line_times(line, &ctx.prices[c], &t, ctx.costs, growth * curve, growth)
+        });
+        // Who asks: the line's writers and its readers off the home node.
+        let far_share = |counts: &mut dyn Iterator<Item = (usize, bool)>| {
+            let (mut all, mut far) = (0usize, 0usize);
+            for (n, f) in counts {
+                all += n;
+                far += if f { n } else { 0 };
+            }
+            if all > 0 {
+                far as f64 / all as f64
+            } else {
+                0.0
+            }
+        };
+        let home = line.home.unwrap_or(ctx.costs.home_node);
+        let c_w = far_share(
+            &mut line
+                .by_node
+                .iter()
+                .zip(&self.nodes)
+                .map(|(n, node)| (*n, *node != home)),
+        );
+        let c_r = far_share(
+            &mut line
+                .node_readers
+                .iter()
+                .zip(&self.nodes)
+                .map(|(n, node)| (n.iter().sum::<usize>(), *node != home)),
+        );
+        // A read back that costs a transfer moves the line's only copy
+        // back from its reader: it occupies the line. One the host serves
+        // from the writer's own copy is no transfer.
+        let back_time = mix(c_w, times[0].back, times[1].back);
+        let back = if back_time > 0.0 { t.back } else { 0.0 };
+        let queued_backs = t.n * ctx.q_w * back;
+        let write_transfers = t.publishes * t.h;
+        let ask = |c: usize, wc: f64, rc: f64| {
+            let tt = &times[c];
+            (
+                (write_transfers * tt.write * wc
+                    + t.queued_reads * tt.first * rc
+                    + queued_backs * tt.back * wc)
+                    * 1e-9,
+                write_transfers * wc + t.queued_reads * rc + queued_backs * wc,
+            )
+        };
+        let (near, far) = (ask(0, 1.0 - c_w, 1.0 - c_r), ask(1, c_w, c_r));
+        let per = |(busy, queued): (f64, f64)| {
+            if queued > 0.0 {
+                busy / queued * 1e9
+            } else {
+                0.0
+            }
+        };
+        let queued = near.1 + far.1;
+        let rho = near.0 + far.0;
+        Flow {
+            rho,
+            rho_by_class: [near.0, far.0],
+            queued,
+            mean_service: if queued > 0.0 {
+                rho / queued * 1e9
+            } else {
+                0.0
+            },
+            service: [per(near), per(far)],
+            times,
+            share_queued: if t.fetches > 0.0 {
+                t.queued_reads / t.fetches
+            } else {
+                0.0
+            },
+            pub_t: ctx.f * t.h,
+            back_t: ctx.reads_per_update * back,
+            handover_t: t.n / ctx.nw * ctx.f * t.handovers,
+            upgrade_t: if t.others > 0.0 {
+                ctx.f * t.h * t.first_reads / t.others
+            } else {
+                0.0
+            },
+            overlap: ctx.prices[0].overlap(&line.read_pairs),
+            own_t: ctx.reads_per_update * t.own,
+            foreign_t: ctx.reads_per_update * t.foreign,
+        }
+    }
+
+    /// Who touches `line` how often a second at `ctx`'s rate.
+    fn traffic(&self, line: &SharedLine, ctx: &Ctx) -> Traffic {
+        let (arrivals, q_w, q_r, p, f) = (ctx.arrivals, ctx.q_w, ctx.q_r, ctx.p, ctx.f);
+        let reading = ctx.k > 0;
+        let n = line.writers as f64;
+        let publishes = n * p;
+        // Reads that fetch this line: its own writers' (after an update
+        // that did not publish, when a co-writer published since), other
+        // writers', reader threads'.
+        let co_wrote = touched(arrivals, (n - 1.0) * p, q_w);
+        let own = if reading { (1.0 - f) * co_wrote } else { 0.0 };
+        let foreign_writers = if reading { ctx.nw - n } else { 0.0 };
+        let foreign = touched(arrivals, publishes, q_w);
+        let thread = touched(arrivals, publishes, q_r);
+        let threads = self.reader_threads as f64;
+        // A write is followed by a read when some other CPU reads before
+        // the next write: another line's writer, a reader thread, or a
+        // co-writer reading after an update that did not publish.
+        let foreign_reads = foreign_writers * q_w + threads * q_r;
+        let co_rate = if n > 0.0 {
+            q_w * (1.0 - f) * (n - 1.0) / n
+        } else {
+            0.0
+        };
+        let co_reads = n * co_rate;
+        let other_reads = foreign_reads + co_reads;
+        // A writer's read after an update that did not publish, when its
+        // last touch was its own publish and since then another CPU only
+        // read the line: priced as the host's read back.
+        let back = if reading && p > 0.0 {
+            let last_pub = p / (p + (1.0 - f) * q_w);
+            let touched_at_all = touched(arrivals, (n - 1.0) * p + other_reads, q_w);
+            (1.0 - f) * last_pub * (touched_at_all - co_wrote).max(0.0)
+        } else {
+            0.0
+        };
+        let fetches = n * q_w * own + foreign_writers * q_w * foreign + threads * q_r * thread;
+        let first_reads = publishes * touched(arrivals, other_reads, publishes);
+        // Which of the fetches queue for the line.
+        let grouped = |groups: &[ReaderCounts]| {
+            publishes
+                * groups
+                    .iter()
+                    .map(|g| {
+                        let r = g[0] as f64 * co_rate + g[1] as f64 * q_w + g[2] as f64 * q_r;
+                        touched(arrivals, r, publishes)
+                    })
+                    .sum::<f64>()
+        };
+        let queued_reads = match ctx.costs.read_occupancy {
+            ReadOccupancy::First => first_reads,
+            ReadOccupancy::PerLlc => grouped(&line.llc_readers),
+            ReadOccupancy::PerNode => grouped(&line.node_readers),
+            ReadOccupancy::Every => fetches,
+        }
+        .clamp(first_reads.min(fetches), fetches.max(first_reads));
+        let others = (n - 1.0) * p + first_reads;
+        Traffic {
+            n,
+            publishes,
+            own,
+            foreign,
+            foreign_reads,
+            co_reads,
+            other_reads,
+            back,
+            fetches,
+            first_reads,
+            queued_reads,
+            others,
+            h: touched(arrivals, others, p),
+            handovers: touched(arrivals, (n - 1.0) * p, p),
+            // A write after reads invalidates m̄ sharers on the mean
+            // (every reader that fetched since the write).
+            sharers: if first_reads > 0.0 {
+                (fetches / first_reads).max(1.0)
+            } else {
+                1.0
+            },
+        }
+    }
+}
+
+/// The CPUs' seats at one shard level: the writers grouped into lines,
+/// the nodes with writers (then those with only reader threads) and the
+/// writers on each.
+struct Seats {
+    level: ShardLevel,
+    groups: BTreeMap<u32, Vec<u32>>,
+    nodes: Vec<u32>,
+    node_writers: Vec<usize>,
+    readers: Vec<u32>,
+}
+
+impl Seats {
+    fn of(
+        topo: &Topology,
+        layout: &Layout,
+        level: ShardLevel,
+    ) -> Result<Self, crate::matrix::OfflineCpu> {
+        let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        let mut nodes: Vec<u32> = Vec::new();
+        for &w in &layout.writers {
+            let cpu = cpu_of(topo, w)?;
+            let key = match level {
+                ShardLevel::Global => 0,
+                ShardLevel::Node => cpu.node,
+                ShardLevel::Llc => cpu.llc,
+                ShardLevel::Cpu => cpu.id,
+            };
+            groups.entry(key).or_default().push(w);
+            if !nodes.contains(&cpu.node) {
+                nodes.push(cpu.node);
+            }
+        }
+        nodes.sort_unstable();
+        let with_writers = nodes.len();
+        for &r in &layout.readers {
+            let node = cpu_of(topo, r)?.node;
+            if !nodes.contains(&node) {
+                nodes.push(node);
+            }
+        }
+        let mut seats = Seats {
+            level,
+            groups,
+            nodes,
+            node_writers: vec![0usize; with_writers],
+            readers: if layout.read_every > 0 {
+                layout
+                    .writers
+                    .iter()
+                    .chain(&layout.readers)
+                    .copied()
+                    .collect()
+            } else {
+                layout.readers.clone()
+            },
+        };
+        for &w in &layout.writers {
+            let i = seats.index(topo, w)?;
+            seats.node_writers[i] += 1;
+        }
+        Ok(seats)
+    }
+
+    /// The index in `nodes` of `cpu`'s node.
+    fn index(&self, topo: &Topology, cpu: u32) -> Result<usize, crate::matrix::OfflineCpu> {
+        let node = cpu_of(topo, cpu)?.node;
+        Ok(self.nodes.iter().position(|n| *n == node).unwrap_or(0))
+    }
+
+    /// The line `members` write: the classes of its pairs and where its
+    /// readers sit.
+    fn line(
+        &self,
+        topo: &Topology,
+        layout: &Layout,
+        members: &[u32],
+    ) -> Result<SharedLine, crate::matrix::OfflineCpu> {
+        let mut writer_pairs = ClassCounts::new();
+        let mut read_pairs = ClassCounts::new();
+        let mut by_node = vec![0usize; self.node_writers.len()];
+        let mut node_readers = vec![[0usize; 3]; self.nodes.len()];
+        let mut llc_readers: BTreeMap<u32, ReaderCounts> = BTreeMap::new();
+        for &y in members {
+            by_node[self.index(topo, y)?] += 1;
+            for &x in members.iter().filter(|x| **x != y) {
+                *writer_pairs.entry(classify(topo, x, y)?).or_default() += 1;
+            }
+            for &x in self.readers.iter().filter(|x| !members.contains(x)) {
+                *read_pairs.entry(classify(topo, x, y)?).or_default() += 1;
+            }
+        }
+        for (i, &x) in self.readers.iter().enumerate() {
+            let kind = if members.contains(&x) {
+                0
+            } else if layout.read_every > 0 && i < layout.writers.len() {
+                1
+            } else {
+                2
+            };
+            let cpu = cpu_of(topo, x)?;
+            node_readers[self.index(topo, x)?][kind] += 1;
+            llc_readers.entry(cpu.llc).or_default()[kind] += 1;
+        }
+        let own_slot = self.level != ShardLevel::Global;
+        Ok(SharedLine {
+            writers: members.len(),
+            home: own_slot
+                .then(|| cpu_of(topo, members[0]).map(|c| c.node))
+                .transpose()?,
+            writer_split: split(&writer_pairs),
+            read_split: split(&read_pairs),
+            writer_pairs,
+            read_pairs,
+            by_node,
+            node_readers,
+            llc_readers: llc_readers.into_values().collect(),
+        })
+    }
+}
+
+fn cpu_of(topo: &Topology, id: u32) -> Result<&crate::topology::Cpu, crate::matrix::OfflineCpu> {
+    topo.cpu(id).ok_or_else(|| crate::matrix::OfflineCpu {
+        cpu: id,
+        online: topo.online_cpus.clone(),
+    })
+}
+
+/// What one evaluation needs, computed once: the rates per CPU, the
+/// class prices near the counter's memory and off it, and the LLC hit.
+struct Ctx<'a> {
+    rate: f64,
+    f: f64,
+    arrivals: Arrivals,
+    costs: &'a LineCosts,
+    /// A writer's reads a second.
+    q_w: f64,
+    /// A reader thread's reads a second.
+    q_r: f64,
+    /// A writer's publishes a second.
+    p: f64,
+    /// Writers (at least 1).
+    nw: f64,
+    /// Writers read every this many updates (0 = never).
+    k: u32,
+    reads_per_update: f64,
+    /// Class prices near the memory's node and off it.
+    prices: [Prices; 2],
+    /// A sharers curve's factor off the home node.
+    curve_far: f64,
+    /// A read served from a copy in the reader's LLC, ns.
+    hit: Option<f64>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(
+        lines: &Lines,
+        rate: f64,
+        f: f64,
+        lat: &'a Latencies,
+        bound: Bound,
+        arrivals: Arrivals,
+    ) -> Self {
+        let k = lines.read_every;
+        let costs = &lat.costs;
+        Ctx {
+            rate,
+            f,
+            arrivals,
+            costs,
+            q_w: if k > 0 { rate / f64::from(k) } else { 0.0 },
+            q_r: rate,
+            p: rate * f,
+            nw: lines.writers.max(1) as f64,
+            k,
+            reads_per_update: if k > 0 { 1.0 / f64::from(k) } else { 0.0 },
+            prices: [false, true].map(|remote| lat.prices(lines.classes(), bound, remote)),
+            curve_far: costs.home.as_ref().and_then(|h| h.factor).unwrap_or(1.0),
+            hit: costs.llc_hit.as_ref().map(|h| h.at(bound)),
+        }
+    }
+}
+
+/// One line's touches a second (and the probabilities behind them).
+struct Traffic {
+    n: f64,
+    publishes: f64,
+    own: f64,
+    foreign: f64,
+    foreign_reads: f64,
+    co_reads: f64,
+    other_reads: f64,
+    back: f64,
+    fetches: f64,
+    first_reads: f64,
+    queued_reads: f64,
+    others: f64,
+    /// A publish finds the line touched by another CPU.
+    h: f64,
+    /// A publish follows another writer's publish.
+    handovers: f64,
+    /// Sharers a write after reads invalidates, on the mean.
+    sharers: f64,
+}
+
+impl Traffic {
+    /// The first reads' `co` and `foreign` figures weighed by who makes
+    /// them.
+    fn by_reader(&self, co: f64, foreign: f64) -> f64 {
+        if self.other_reads > 0.0 {
+            (self.foreign_reads * foreign + self.co_reads * co) / self.other_reads
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Each transaction's time on `line` at `prices`, × `growth` (and a
+/// sharers curve × `curve_growth`, its own home factor included).
+fn line_times(
+    line: &SharedLine,
+    prices: &Prices,
+    t: &Traffic,
+    costs: &LineCosts,
+    curve_growth: f64,
+    growth: f64,
+) -> Times {
+    // Each transaction's time over the pairs that make it: a co-writer's
+    // (writer pairs) or anyone else's (read pairs).
+    let mean = |pairs: &ClassCounts, tr| prices.mean_time(pairs, tr);
+    let pairs_of = |tr: Transaction| {
+        let (ww, rw) = (mean(&line.writer_pairs, tr), mean(&line.read_pairs, tr));
+        (
+            ww.or(rw).unwrap_or(0.0) * growth,
+            rw.or(ww).unwrap_or(0.0) * growth,
+        )
+    };
+    let (moved, _) = pairs_of(Transaction::AddMoved);
+    let (own, read) = pairs_of(Transaction::ReadFetched);
+    let (back_co, back_foreign) = pairs_of(Transaction::ReadBack);
+    // The upgrade: from the sharers curve at m̄, or the one-sharer upgrade
+    // within the node unless a sharer sits across a node, when the
+    // farthest acknowledgement is the cross-node one.
+    let upgrade = match costs.sharers.at(t.sharers) {
+        Some(s) => s * curve_growth,
+        None => {
+            let rule = |(near, far): &(ClassCounts, ClassCounts)| {
+                let (a, b) = (near.values().sum::<u64>(), far.values().sum::<u64>());
+                if a + b == 0 {
+                    return None;
+                }
+                let x = b as f64 / (a + b) as f64;
+                let remote = 1.0 - (1.0 - x).powf(t.sharers);
+                let tr = Transaction::AddUpgraded;
+                let (u_near, u_far) = (mean(near, tr).unwrap_or(0.0), mean(far, tr).unwrap_or(0.0));
+                Some((remote * u_far + (1.0 - remote) * u_near) * growth)
+            };
+            let (co, rd) = (rule(&line.writer_split), rule(&line.read_split));
+            t.by_reader(co.or(rd).unwrap_or(0.0), rd.or(co).unwrap_or(0.0))
+        }
+    };
+    let p_one = if t.n > 0.0 { t.publishes / t.n } else { 0.0 };
+    Times {
+        write: if t.others > 0.0 {
+            ((t.n - 1.0) * p_one * moved + t.first_reads * upgrade) / t.others
+        } else {
+            0.0
+        },
+        own,
+        back: t.by_reader(back_co, back_foreign),
+        read,
+        upgrade,
+        first: t.by_reader(own, read),
+    }
+}
+
+/// The closed network of one evaluation.
+struct Network {
+    /// Customers on the memory's node and off it.
+    population: [usize; 2],
+    /// Each class's think time per event, ns.
+    think: [f64; 2],
+    stations: Vec<queue::Station>,
+    /// Each line's station group.
+    station_of: Vec<usize>,
 }
 
 /// One line's transfer times, ns, at one bound and one side of the home
@@ -756,11 +1018,6 @@ fn mix(far: f64, near: f64, remote: f64) -> f64 {
     near + far * (remote - near)
 }
 
-/// Each flow's times on one side of the home node (0 near, 1 off it).
-fn flows_times(flows: &[Flow], side: usize) -> Vec<Times> {
-    flows.iter().map(|f| f.times[side]).collect()
-}
-
 /// The writers' mean over nodes of `costs`, ns.
 fn mean_cost(costs: &[NodeCost], writers: f64) -> f64 {
     costs
@@ -775,11 +1032,15 @@ fn mean_cost(costs: &[NodeCost], writers: f64) -> f64 {
 struct Flow {
     /// Offered utilisation.
     rho: f64,
+    /// Of it, what the CPUs on the memory's node ask, and the others.
+    rho_by_class: [f64; 2],
     /// Transfers a second that queue for it (publishes that move it, the
     /// fetches that occupy it).
     queued: f64,
     /// Mean transfer time of the queued transfers, ns.
-    service: f64,
+    mean_service: f64,
+    /// The same for each class's own transfers, ns.
+    service: [f64; 2],
     /// Transfer times to a CPU near the counter's memory, and off it.
     times: [Times; 2],
     /// Fraction of the fetches that queue.

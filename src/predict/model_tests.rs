@@ -2,9 +2,17 @@
 //! tests `scripts/mutants.sh` showed were owed).
 
 use super::*;
-use crate::predict::latency::{CostCurve, CostPoint, ReadOccupancy};
+use crate::predict::costs::{CostCurve, CostPoint, ReadOccupancy};
 use crate::predict::tests::{close, lat, layout};
 use crate::topology::fixture;
+
+/// `cpus` as writers that never read.
+fn layout_no_reads(cpus: &[u32]) -> Layout {
+    Layout {
+        read_every: 0,
+        ..layout(cpus)
+    }
+}
 
 #[test]
 fn arrivals_touched() {
@@ -219,11 +227,12 @@ fn a_node_split_with_a_reader_matches_a_hand_worked_flow() {
     assert!(close(e.read_transfers, 0.25, 1e-12), "{e:?}");
     let d = 15.0 / 19.0 / (3.0 * r) * 1e9;
     let station = crate::predict::queue::Station {
-        demand_ns: d,
+        demand_ns: [d, 0.0],
         count: 2,
     };
-    let q = crate::predict::queue::mva(3, 1e9 / r + 25.0 * 5.0 / 14.0, &[station]);
-    let w = (q.residence_ns[0] - d) / (33.0 / 168.0);
+    let z = 1e9 / r + 25.0 * 5.0 / 14.0;
+    let q = crate::predict::queue::mva2([3, 0], [z, 0.0], &[station]);
+    let w = (q.residence_ns[0][0] - d) / (33.0 / 168.0);
     let want = 2.0 * (1300.0 / 56.0 + 3.0 * w / 16.0);
     assert!(close(e.cost_ns, want, 1e-9), "{e:?} vs {want}");
     // ρ alone, as the saturation search sees it.
@@ -502,11 +511,12 @@ fn read_occupancy_decides_which_fetches_queue() {
 }
 
 #[test]
-fn line_costs_scale_transfers_by_load_and_home() {
+fn line_costs_scale_transfers_by_home_and_by_the_queue_found() {
     // Two paced writers of one LLC (CPUs 0 and 1, node 0), 100 ns: ρ =
-    // 2r · 100 ns. A contenders curve 1:40, 2:60 grows a 2-writer line's
-    // transfers by 60/40; the memory on node 1 with remote = 2× doubles
-    // them (both writers are off it), each alone and together.
+    // 2r · 100 ns. A contenders curve grows transfers only past two CPUs
+    // at the line: at 1k/s the queue is far below, so nothing moves; the
+    // memory on node 1 with remote = 2× doubles them (both writers are
+    // off it).
     let topo = fixture("spr-2s-224");
     let lines = Lines::new(&topo, &layout(&[0, 1]), ShardLevel::Global).unwrap();
     let mut l = lat(&["same-llc=100ns±0"]);
@@ -515,24 +525,119 @@ fn line_costs_scale_transfers_by_load_and_home() {
     let base = 2.0 * r * 100e-9;
     assert!(close(rho(&l), base, 1e-12));
     l.costs.contenders = CostCurve {
-        points: vec![CostPoint { at: 1, ns: 40.0 }, CostPoint { at: 2, ns: 60.0 }],
+        points: vec![CostPoint { at: 2, ns: 40.0 }, CostPoint { at: 4, ns: 60.0 }],
         source: "test".into(),
     };
-    assert!(close(rho(&l), base * 1.5, 1e-12));
+    assert!(close(rho(&l), base, 1e-12));
     l.costs.home = Some(crate::predict::HomeCost {
-        local_ns: 1.0,
-        remote_ns: 2.0,
+        factor: Some(2.0),
         by_class: Default::default(),
         source: "test".into(),
     });
     l.costs.home_node = 1;
-    assert!(close(rho(&l), base * 3.0, 1e-12));
+    assert!(close(rho(&l), base * 2.0, 1e-12));
     // Each node's cost: node 0's writers are both remote; at 1k/s the
-    // wait is nothing, so each update pays 100 × 1.5 × 2 = 300 ns.
+    // wait is next to nothing, so each update pays 100 × 2 = 200 ns.
     let e = lines.evaluate(r, 1.0, &l, Bound::Mid, Arrivals::Paced);
     assert_eq!(e.by_node.len(), 1);
     assert!(
-        e.by_node[0].cost_ns > 300.0 && e.by_node[0].cost_ns < 300.1,
+        e.by_node[0].cost_ns > 200.0 && e.by_node[0].cost_ns < 200.1,
         "{e:?}"
     );
+}
+
+#[test]
+fn the_contention_growth_is_read_at_the_line_s_own_queue() {
+    // 224 writers of one line at 50k/s, always publishing, every
+    // transfer 100 ns (ρ 1.12): past the knee the queue holds dozens of
+    // CPUs, so a curve that grows 1.5×
+    // from 2 to 8 CPUs at the line prices every transfer 1.5×, and ρ is
+    // 1.5× the idle one; the queue found is what the curve was read at.
+    let topo = fixture("spr-2s-224");
+    let all = topo.online_cpus.to_vec();
+    let lines = Lines::new(&topo, &layout_no_reads(&all), ShardLevel::Global).unwrap();
+    let mut l = lat(&["smt=100ns±0", "same-llc=100ns±0", "cross-node=100ns±0"]);
+    let (r, f) = (50e3, 1.0);
+    let idle = lines.evaluate(r, f, &l, Bound::Mid, Arrivals::Poisson);
+    l.costs.contenders = CostCurve {
+        points: vec![CostPoint { at: 2, ns: 40.0 }, CostPoint { at: 8, ns: 60.0 }],
+        source: "test".into(),
+    };
+    let grown = lines.evaluate(r, f, &l, Bound::Mid, Arrivals::Poisson);
+    assert!(grown.queue > 8.0, "{grown:?}");
+    assert!(
+        close(grown.rho, 1.5 * idle.rho, 1e-3),
+        "{} {}",
+        grown.rho,
+        idle.rho
+    );
+    assert!(grown.cost_ns > 2.0 * idle.cost_ns, "{grown:?} {idle:?}");
+    // At 1k/s the queue stays under two CPUs: no growth.
+    let low = lines.evaluate(1e3, f, &l, Bound::Mid, Arrivals::Poisson);
+    l.costs.contenders = CostCurve::default();
+    let low_idle = lines.evaluate(1e3, f, &l, Bound::Mid, Arrivals::Poisson);
+    assert!(close(low.rho, low_idle.rho, 1e-12));
+}
+
+#[test]
+fn customers_off_the_memory_s_node_wait_longer_behind_the_same_queue() {
+    // Every SPR CPU writes one line at 22k/s, 40% publishing, no reads;
+    // transfers 100 ns, a remote CPU's 2× (memory on node 0). The queue
+    // tells the two classes apart: node 1's writers pay their own
+    // transfers twice over and wait twice as long per queued transfer
+    // (behind nearly the same queue), so their cost is about 2× node
+    // 0's.
+    let topo = fixture("spr-2s-224");
+    let all = topo.online_cpus.to_vec();
+    let lines = Lines::new(&topo, &layout_no_reads(&all), ShardLevel::Global).unwrap();
+    let mut l = lat(&["smt=100ns±0", "same-llc=100ns±0", "cross-node=100ns±0"]);
+    l.costs.home = Some(crate::predict::HomeCost {
+        factor: Some(2.0),
+        by_class: Default::default(),
+        source: "test".into(),
+    });
+    let e = lines.evaluate(22e3, 0.4, &l, Bound::Mid, Arrivals::Poisson);
+    let (near, far) = (e.by_node[0].cost_ns, e.by_node[1].cost_ns);
+    assert!(close(far / near, 2.0, 0.01), "{near} {far}");
+    // Alike nodes without a home price.
+    l.costs.home = None;
+    let e = lines.evaluate(22e3, 0.4, &l, Bound::Mid, Arrivals::Poisson);
+    assert!(
+        close(e.by_node[0].cost_ns, e.by_node[1].cost_ns, 1e-9),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn reads_served_from_a_copy_in_their_llc_cost_an_llc_hit() {
+    // Every SPR CPU writes one line and reads it after each update: with
+    // the first read per LLC queueing and the rest served from its copy
+    // at 10 ns, the split's reads of the other node's line are mostly
+    // LLC hits, so node/threshold:64 costs less than global's, where
+    // before (every fetch a transfer and queued) it cost more.
+    let topo = fixture("spr-2s-224");
+    let all = topo.online_cpus.to_vec();
+    let global = Lines::new(&topo, &layout(&all), ShardLevel::Global).unwrap();
+    let node = Lines::new(&topo, &layout(&all), ShardLevel::Node).unwrap();
+    let mut l = lat(&["smt=8ns", "same-llc=75ns", "cross-node=135ns"]);
+    let cost = |lines: &Lines, l: &Latencies| {
+        lines
+            .evaluate(22e3, 0.4, l, Bound::Mid, Arrivals::Poisson)
+            .cost_ns
+    };
+    assert!(cost(&node, &l) > cost(&global, &l));
+    l.costs.read_occupancy = ReadOccupancy::PerLlc;
+    l.costs.llc_hit = Some(crate::predict::CitedNs {
+        ns: 10.0,
+        pct: 0.0,
+        source: "test".into(),
+    });
+    assert!(cost(&node, &l) < cost(&global, &l));
+    // A hot line twice per event: stations and costs twice over.
+    let once = cost(&global, &l);
+    l.costs.hot_lines = Some(crate::predict::Cited {
+        value: 2,
+        source: "test".into(),
+    });
+    assert!(close(cost(&global, &l), 2.0 * once, 0.1), "{once}");
 }

@@ -172,10 +172,10 @@ pub struct PredictConfig {
     /// in files from before it was recorded: the default).
     #[serde(default)]
     pub load_step: Option<i64>,
-    /// Publish fractions given for policies (`--publishes`), used at
+    /// Publish fractions given for policies (`--host-costs`), used at
     /// every rate in place of the walks'.
     #[serde(default)]
-    pub publishes: Vec<(crate::counter::PublishPolicy, f64)>,
+    pub publishes: Vec<super::GivenPublish>,
 }
 
 /// One class the chosen CPUs exchange the line over.
@@ -210,7 +210,7 @@ pub struct PredictResults {
     pub strategies: Vec<StrategyPrediction>,
     /// Assumptions worth saying.
     pub notes: Vec<String>,
-    /// The host, when it was inferred from a pair matrix (`--c2c`); its
+    /// The host, when it was inferred from a pair matrix (`--latencies FILE.csv`); its
     /// topology is the one predicted on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inferred: Option<InferredHost>,

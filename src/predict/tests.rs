@@ -844,7 +844,7 @@ fn a_given_publish_fraction_replaces_the_walks_and_a_step_moves_them() {
     let topo = fixture("spr-2s-224");
     let threshold: PublishPolicy = "threshold:64".parse().unwrap();
     let fix: PublishPolicy = "ratelimit:1ms+threshold:64".parse().unwrap();
-    let req = |walks: Walks, publishes: Vec<(PublishPolicy, f64)>| PredictRequest {
+    let req = |walks: Walks, publishes: Vec<crate::predict::GivenPublish>| PredictRequest {
         layout: layout(&topo.online_cpus.to_vec()),
         levels: vec![ShardLevel::Global],
         policies: vec![threshold, fix],
@@ -857,18 +857,34 @@ fn a_given_publish_fraction_replaces_the_walks_and_a_step_moves_them() {
     // The seed's 25k adds in 5 s over 224 CPUs at 22k/s: 0.1% of updates,
     // at every rate, in place of the walks' (4.4% at 22k/s); threshold:64
     // keeps its walks' 40%.
-    let given = predict(&topo, "spr", &req(Walks::of_seed(1), vec![(fix, 0.001)])).unwrap();
+    let fix_given = crate::predict::GivenPublish {
+        policy: fix,
+        fraction: 0.001,
+        lo: Some(0.0005),
+        hi: None,
+        source: "commit 1528c661c24b".into(),
+    };
+    let given = predict(
+        &topo,
+        "spr",
+        &req(Walks::of_seed(1), vec![fix_given.clone()]),
+    )
+    .unwrap();
     for p in &given.strategies[1].points {
         assert_eq!(p.publish_fraction, 0.001, "{p:?}");
+        // The low end is evaluated at the low fraction: less than half
+        // the central cost (fewer publishes, and less queueing).
+        let c = p.cost_ns.unwrap();
+        assert!(c.lo < 0.55 * c.mid, "{c:?}");
     }
     let walked = &given.strategies[0].points[0].publish_fraction;
     assert!((walked - 0.40).abs() < 0.03, "{walked}");
-    assert_eq!(given.config.publishes, vec![(fix, 0.001)]);
+    assert_eq!(given.config.publishes, vec![fix_given]);
     assert!(
         given
             .notes
             .iter()
-            .any(|n| n.contains("as given (--publishes)"))
+            .any(|n| n.contains("as given (commit 1528c661c24b)"))
     );
     // A walk of half the step publishes less under threshold:64, and the
     // step is recorded.

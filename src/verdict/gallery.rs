@@ -3,6 +3,7 @@
 
 use crate::predict::LineState;
 use crate::predict::gallery::{BASELINE, Gallery, Jump};
+use crate::predict::scoreboard::{self, HostKind};
 use crate::units::si;
 use std::collections::BTreeMap;
 
@@ -60,6 +61,18 @@ pub fn gallery_headline(g: &Gallery) -> String {
             "the kernel's counter ({BASELINE}) is at or near saturation on {saturated}"
         ));
     }
+    // Beside hosts near the knee, what the scoreboard says of the model
+    // on the seeds' hosts of their kind.
+    let mut kinds: Vec<HostKind> = g
+        .hosts
+        .iter()
+        .filter(|h| h.strategies.iter().any(|s| s.state != LineState::Below))
+        .map(|h| HostKind::of(h.nodes, h.llcs))
+        .collect();
+    kinds.dedup();
+    kinds.sort_by_key(|k| *k == HostKind::SeveralLlcsPerNode);
+    kinds.dedup();
+    parts.extend(kinds.into_iter().filter_map(scoreboard::summary));
     if parts.is_empty() {
         return "no host could be read".to_string();
     }

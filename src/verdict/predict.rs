@@ -6,6 +6,7 @@
 //! per strategy: its hand-overs a second and each writer's round.
 
 use super::{Topic, Verdict, plural};
+use crate::predict::scoreboard::{self, HostKind};
 use crate::predict::{
     AGREEMENT_PCT, Agreement, CheckPoint, CheckResults, HandoverPoint, LineState, PointPrediction,
     PredictResults, Range, SaturationRate, StrategyPrediction,
@@ -314,6 +315,20 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Verdict> {
             .filter_map(|(_, s)| flat_out_text(s))
             .map(|t| Verdict::new(Topic::Prediction, t)),
     );
+    let near = p
+        .strategies
+        .iter()
+        .flat_map(|s| &s.points)
+        .any(|q| q.state != LineState::Below);
+    if let Some(board) = near
+        .then(|| scoreboard::summary(HostKind::of(p.nodes, p.llcs)))
+        .flatten()
+    {
+        lines.push(Verdict::new(
+            Topic::Prediction,
+            format!("near the knee the model is least sure: {board}"),
+        ));
+    }
     let same: Vec<String> = (1..p.strategies.len())
         .filter_map(|k| twin(k).map(|e| format!("{} = {}", p.strategies[k].name, e.name)))
         .collect();

@@ -422,7 +422,7 @@ const C2C_CMDS: &[&[&str]] = &[
         "--sysfs-root",
         "/tmp/cap",
         "predict",
-        "--c2c",
+        "--latencies",
         "/tmp/guest.csv",
         "--rates",
         "22k",
@@ -434,7 +434,7 @@ const C2C_CMDS: &[&[&str]] = &[
     ],
     &[
         "predict",
-        "--c2c",
+        "--latencies",
         "/tmp/guest.csv",
         "--rates",
         "22k",
