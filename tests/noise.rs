@@ -4,7 +4,7 @@
 //! changed machine a changed result.
 
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -230,10 +230,11 @@ fn scale_canaries(run: &mut Value, factor: f64) {
     }
 }
 
-/// Sets every strategy's updates/s summary to `mean` ± 0.1%, 5 repeats.
-fn set_updates(run: &mut Value, mean: f64) {
+/// Every strategy's loop ns/op of `run` set to `mean`, over 5 repeats
+/// whose stddev is 0.1% of it.
+fn set_cost(run: &mut Value, mean: f64) {
     for s in run["strategies"].as_array_mut().unwrap() {
-        s["summary"]["write_ops_per_s"] = serde_json::json!({
+        s["summary"]["write_loop_ns"] = serde_json::json!({
             "n": 5, "mean": mean, "stddev": mean / 1000.0, "stddev_pct": 0.1,
             "ci95_low": mean * 0.999, "ci95_high": mean * 1.001,
             "min": mean * 0.998, "max": mean * 1.002
@@ -241,65 +242,70 @@ fn set_updates(run: &mut Value, mean: f64) {
     }
 }
 
+/// Three copies of `run`, run i's cost at `mean` + (i - 1) x 0.5%, each
+/// run.json in a folder of its own under `dir/name`: a side of runs.
+fn side(dir: &Path, name: &str, run: &Value, mean: f64) -> PathBuf {
+    for i in 0..3 {
+        let folder = dir.join(name).join(format!("run{i}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let mut v = run.clone();
+        set_cost(&mut v, mean * (1.0 + (i as f64 - 1.0) * 0.005));
+        std::fs::write(folder.join("run.json"), serde_json::to_vec(&v).unwrap()).unwrap();
+    }
+    dir.join(name)
+}
+
+/// The cost rows (`loop ns/op`) of a text comparison.
+fn cost_rows(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.trim_start().starts_with("loop ns/op"))
+        .collect()
+}
+
 #[test]
 fn compare_calls_a_changed_machine_inconclusive_not_a_change() {
     let dir = tempfile::tempdir().unwrap();
-    let mut base = quick(dir.path(), &["--duration", "40ms", "--repeats", "2"]);
-    set_updates(&mut base, 1_000_000.0);
-    scale_canaries(&mut base, 1.0);
-    let mut test = base.clone();
-    set_updates(&mut test, 1_300_000.0);
-    let save = |name: &str, v: &Value| {
-        let p = dir.path().join(name);
-        std::fs::write(&p, serde_json::to_vec(v).unwrap()).unwrap();
-        p
-    };
-    let b = save("base.json", &base);
-    // Same machine: +30% is a change.
-    let same = save("same.json", &test);
+    let run = quick(dir.path(), &["--duration", "40ms", "--repeats", "2"]);
+    let base = side(dir.path(), "base", &run, 100.0);
+    // Same machine: +30% per update is a change, in both strategies.
+    let same = side(dir.path(), "same", &run, 130.0);
     let o = contend(&[
         "compare",
-        "--verbose",
-        b.to_str().unwrap(),
+        base.to_str().unwrap(),
         same.to_str().unwrap(),
     ]);
     let text = stdout(&o);
-    let rows: Vec<&str> = text
-        .lines()
-        .filter(|l| l.trim_start().starts_with("updates/s"))
-        .collect();
+    let rows = cost_rows(&text);
     assert_eq!(rows.len(), 2, "{text}");
-    assert!(rows.iter().all(|r| r.contains("faster")), "{text}");
+    assert!(rows.iter().all(|r| r.contains("dearer")), "{text}");
     // The hypervisor moved the vCPUs: the canary reads 4x. The same +30%
     // is not a change any more.
-    scale_canaries(&mut test, 4.0);
-    let moved = save("moved.json", &test);
+    let mut moved_run = run.clone();
+    scale_canaries(&mut moved_run, 4.0);
+    let moved = side(dir.path(), "moved", &moved_run, 130.0);
     let o = contend(&[
         "compare",
-        "--verbose",
-        b.to_str().unwrap(),
+        base.to_str().unwrap(),
         moved.to_str().unwrap(),
     ]);
     let (text, err) = (stdout(&o), stderr(&o));
     assert!(o.status.success(), "{err}");
-    let rows: Vec<&str> = text
-        .lines()
-        .filter(|l| l.trim_start().starts_with("updates/s"))
-        .collect();
+    let rows = cost_rows(&text);
     assert_eq!(rows.len(), 2, "{text}");
     for row in rows {
         assert!(
-            row.contains("inconclusive: the machine changed between runs (canary"),
+            row.contains("inconclusive: the machine changed between the sides (canary"),
             "{row}"
         );
-        assert!(!row.contains("faster"), "{row}");
+        assert!(!row.contains("dearer"), "{row}");
     }
     assert!(err.contains("compare strategies inside one run"), "{err}");
     // Inside one file the machine is the same for both sides: no such
     // verdict.
+    let one = moved.join("run0").join("run.json");
     let o = contend(&[
         "compare",
-        moved.to_str().unwrap(),
+        one.to_str().unwrap(),
         "--base",
         "global",
         "--test",
