@@ -5,7 +5,7 @@ use super::args::{
     PlacementArg, PoolArgs, ResultsArgs, StrategyArgs, duration_arg, fraction_arg, percent_arg,
     warmup_arg,
 };
-use super::{Session, load_topology, print_notes, require_live_root};
+use super::{Session, host_name, is_live, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
@@ -145,6 +145,13 @@ pub struct RunArgs {
     #[arg(long, short)]
     pub verbose: bool,
 
+    /// Print the plan (threads, rounds, a repeat's start-up measured
+    /// here, the estimated wall time against --max-time, the memory) and
+    /// stop. Works with --sysfs-root on any fixture or capture (the
+    /// start-up then measured on this host and scaled).
+    #[arg(long)]
+    pub dry_run: bool,
+
     /// Where results go and what is printed.
     #[command(flatten)]
     pub output: ResultsArgs,
@@ -202,10 +209,15 @@ impl RunArgs {
 }
 
 pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
-    require_live_root(root, "run pins real threads")?;
+    if !args.dry_run {
+        require_live_root(
+            root,
+            "run pins real threads (--dry-run reads any --sysfs-root)",
+        )?;
+    }
     let topo = load_topology(root)?;
     let session = Session::new(&args.output);
-    if session.chatty() {
+    if session.chatty() && !args.dry_run {
         print_notes(&topo);
     }
     if args.arrivals != Arrivals::Paced && !args.rates().iter().any(|r| r.is_paced()) {
@@ -218,6 +230,26 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     let mut plan = runner::plan(&request, topo)?.with_paced(args.paced);
     if let Some(fraction) = args.threshold_publishes {
         plan = plan.with_threshold_publishes(fraction)?;
+    }
+    // A repeat's start-up, measured before the run (for a fixture, on
+    // this host and scaled): it sets the warm-up and says up front
+    // whether --max-time holds every repeat.
+    let cpus: Vec<u32> = plan
+        .config
+        .writer_cpus
+        .iter()
+        .chain(&plan.config.reader_cpus)
+        .copied()
+        .collect();
+    let costs =
+        runner::HostCosts::for_cpus(&plan.topo, is_live(root), &cpus, plan.config.placement)?;
+    let (plan, estimate) = plan.with_costs(costs);
+    if args.dry_run {
+        print!(
+            "{}",
+            report::text::run_plan_text(&host_name(root), &plan, &estimate)
+        );
+        return Ok(());
     }
     args.output.check()?;
     session.notes(&plan.notes);

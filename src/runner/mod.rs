@@ -24,8 +24,8 @@ pub use floor::is_clock_floor;
 pub use in_place::{InPlaceGroup, LANE_SPAN, PacedMode};
 pub use measures::{Direction, Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
-    DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, RunRequest,
-    StrategyChoice, plan, sample_every,
+    DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, HostCosts, PlanError,
+    RunEstimate, RunRequest, StrategyChoice, WARMUP_SPREADS, plan, sample_every,
 };
 pub use pools::{PoolCpus, PoolError, PoolSize, PoolSizeError, Pools, pools};
 pub use regimes::PacedFloor;
