@@ -144,6 +144,9 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
             "study: budget {:.0} s ({}), planned {:.0} s; --dry-run shows the plan",
             plan.max_time_s, plan.max_time_rule, plan.est_s
         );
+        for n in &plan.notes {
+            eprintln!("note: {n}");
+        }
     }
     let dir = crate::results::new_results_dir(
         &args.output.out,

@@ -192,6 +192,10 @@ pub struct StudyPlan {
     /// [`WARMUP_S`], or [`WARMUP_SPREADS`] times the start-up spread.
     #[serde(default = "default_warmup_s")]
     pub warmup_s: f64,
+    /// What the plan gave up to fit its budget (fewer repeats), and what
+    /// would hold it all.
+    #[serde(default)]
+    pub notes: Vec<String>,
     /// Memory the run stage holds at once, the most of any stage, bytes
     /// ([`crate::runner::plan::pool_memory_bytes`]).
     #[serde(default)]
@@ -378,43 +382,53 @@ pub fn plan_study(
     // Flat out a repeat each; paced, every strategy and its floor in
     // place in one repeat (a period of 45 µs holds them at 4 µs each).
     let run_runs = run_strategies + 1;
-    let run_fixed =
-        run_runs as f64 * f64::from(RUN_REPEATS) * repeat_setup_s(costs, warmup, cpus.len())
-            + floor_s(costs);
+    let run_setup = run_runs as f64 * repeat_setup_s(costs, warmup, cpus.len());
 
     let threads = thread_steps(topo, &cpus, selection.candidates.len())?;
     let sweep_strategies = sweep_strategies().strategies().len();
-    let mut sweep_entries = 0;
-    let mut sweep_runs = 0;
-    let mut sweep_fixed = 0.0;
-    for t in &threads {
-        // Flat out: the strategies and the harness floor; paced: the
-        // strategies and the paced floor.
-        let entries = 2 * (sweep_strategies + 1);
-        let runs = sweep_strategies + 1;
-        sweep_entries += entries;
-        sweep_runs += runs;
-        sweep_fixed +=
-            runs as f64 * f64::from(SWEEP_REPEATS) * repeat_setup_s(costs, warmup, t.threads)
-                + floor_s(costs);
-    }
-    let fixed = matrix_est + run_fixed + sweep_fixed;
-    let entries = (run_runs + sweep_runs) as f64;
-    let needed = (fixed + entries * MIN_DURATION_S) / (1.0 - MARGIN);
-    if budget < needed {
-        return Err(StudyPlanError::TooShort {
+    // Flat out: the strategies and the harness floor; paced: the
+    // strategies and the paced floor in place.
+    let sweep_entries = threads.len() * 2 * (sweep_strategies + 1);
+    let sweep_runs = threads.len() * (sweep_strategies + 1);
+    let sweep_setup: f64 = threads
+        .iter()
+        .map(|t| (sweep_strategies + 1) as f64 * repeat_setup_s(costs, warmup, t.threads))
+        .sum();
+    let floors = (1 + threads.len()) as f64 * floor_s(costs);
+    let runs = (run_runs + sweep_runs) as f64;
+    // Start-up in all at r repeats of the run and s of the sweep, and the
+    // budget that pays for it with the least measured time.
+    let fixed_at = |r: u32, s: u32| {
+        matrix_est + run_setup * f64::from(r) + sweep_setup * f64::from(s) + floors
+    };
+    let needed_at = |r: u32, s: u32| (fixed_at(r, s) + runs * MIN_DURATION_S) / (1.0 - MARGIN);
+    // A budget too small for every repeat buys fewer, down to two each,
+    // and says so before anything runs.
+    let (run_repeats, sweep_repeats) = [(RUN_REPEATS, SWEEP_REPEATS), (3, 2), (2, 2)]
+        .into_iter()
+        .find(|&(r, s)| budget >= needed_at(r, s))
+        .ok_or(StudyPlanError::TooShort {
             given: budget,
-            needed: needed.ceil(),
-        });
+            needed: needed_at(2, 2).ceil(),
+        })?;
+    let mut notes = Vec::new();
+    if (run_repeats, sweep_repeats) != (RUN_REPEATS, SWEEP_REPEATS) {
+        notes.push(format!(
+            "the {budget:.0} s budget holds {run_repeats} of the run's {RUN_REPEATS} repeats and {sweep_repeats} of the sweep's {SWEEP_REPEATS} at this host's start-up: --max-time {:.0}s would hold them all",
+            needed_at(RUN_REPEATS, SWEEP_REPEATS).ceil()
+        ));
     }
-    let duration = ((budget * (1.0 - MARGIN) - fixed) / entries).min(MAX_DURATION_S);
+    let run_fixed = run_setup * f64::from(run_repeats) + floor_s(costs);
+    let sweep_fixed = sweep_setup * f64::from(sweep_repeats) + floors - floor_s(costs);
+    let fixed = matrix_est + run_fixed + sweep_fixed;
+    let duration = ((budget * (1.0 - MARGIN) - fixed) / runs).min(MAX_DURATION_S);
     let run = RunStage {
         writers: cpus.len(),
         strategies: run_strategies,
         rates: run_rates.clone(),
         entries: run_entries,
         runs: run_runs,
-        repeats: RUN_REPEATS,
+        repeats: run_repeats,
         duration_s: duration,
         fixed_s: run_fixed,
         est_s: stage_seconds(run_fixed, run_runs, duration),
@@ -425,7 +439,7 @@ pub fn plan_study(
         rates: run_rates,
         entries: sweep_entries,
         runs: sweep_runs,
-        repeats: SWEEP_REPEATS,
+        repeats: sweep_repeats,
         duration_s: duration,
         fixed_s: sweep_fixed,
         est_s: stage_seconds(sweep_fixed, sweep_runs, duration),
@@ -439,6 +453,7 @@ pub fn plan_study(
         max_time_rule: rule,
         costs: *costs,
         warmup_s: warmup,
+        notes,
         // The paced strategies in place with their clock floor.
         memory_bytes: crate::runner::plan::pool_memory_bytes(
             cpus.len(),
@@ -576,6 +591,20 @@ mod tests {
         let tight = plan_study(&spr, "spr", Some(20.0), &example_costs()).unwrap();
         assert!(tight.run.duration_s < p.run.duration_s);
         assert!(tight.est_s <= 0.9 * 20.0 + 1e-9, "{}", tight.est_s);
+        assert!(p.notes.is_empty() && tight.notes.is_empty());
+        // 10 s pays for 3 repeats of the run and 2 of the sweep, not for
+        // every one: said, with the budget that would be.
+        let fewer = plan_study(&spr, "spr", Some(10.0), &example_costs()).unwrap();
+        assert_eq!((fewer.run.repeats, fewer.sweep.repeats), (3, 2));
+        assert!(fewer.est_s <= 9.0 + 1e-9, "{}", fewer.est_s);
+        assert_eq!(fewer.notes.len(), 1);
+        assert!(
+            fewer.notes[0].starts_with(
+                "the 10 s budget holds 3 of the run's 5 repeats and 2 of the sweep's 3"
+            ) && fewer.notes[0].ends_with("--max-time 12s would hold them all"),
+            "{:?}",
+            fewer.notes
+        );
         match plan_study(&spr, "spr", Some(5.0), &example_costs()) {
             Err(StudyPlanError::TooShort { given, needed }) => {
                 assert_eq!(given, 5.0);

@@ -104,6 +104,9 @@ pub fn render_plan(p: &StudyPlan) -> String {
         super::plan::mib(p.memory_bytes)
     );
     let _ = writeln!(out, "{}", super::plan::costs_line(&p.costs));
+    for n in &p.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
     out
 }
 
