@@ -73,10 +73,7 @@ pub fn render(r: &MatrixResults) -> String {
 fn grid(s: &mut String, r: &MatrixResults) {
     let cpus = &r.config.cpus;
     if cpus.len() > GRID_MAX_CPUS {
-        s.push_str(&wrapped(&format!(
-            "{} CPUs, more than {GRID_MAX_CPUS} for a grid: each class's pairs, median and range below; every pair in matrix.csv",
-            cpus.len()
-        )));
+        node_grid(s, r);
         return;
     }
     let mut ns: BTreeMap<(u32, u32), String> = BTreeMap::new();
@@ -112,6 +109,64 @@ fn grid(s: &mut String, r: &MatrixResults) {
                 None => "-",
             };
             let _ = write!(s, " {cell:>width$}");
+        }
+        s.push('\n');
+    }
+}
+
+/// Over [`GRID_MAX_CPUS`] CPUs, the grid by node: each node's CPUs as a
+/// range list, then for each two nodes the median of the medians of the
+/// pairs measured between them (`-` where none was), whole ns.
+fn node_grid(s: &mut String, r: &MatrixResults) {
+    let node_of = |cpu: u32| r.topology.node_of_cpu(cpu);
+    let mut nodes: BTreeMap<u32, crate::topology::CpuList> = BTreeMap::new();
+    for &c in &r.config.cpus {
+        if let Some(n) = node_of(c) {
+            nodes.entry(n).or_default().insert(c);
+        }
+    }
+    let mut medians: BTreeMap<(u32, u32), Vec<f64>> = BTreeMap::new();
+    for p in &r.pairs {
+        if let (Some(a), Some(b)) = (node_of(p.cpus[0]), node_of(p.cpus[1])) {
+            medians
+                .entry((a.min(b), a.max(b)))
+                .or_default()
+                .push(p.median_ns);
+        }
+    }
+    let cell = |a: u32, b: u32| {
+        medians
+            .get(&(a.min(b), a.max(b)))
+            .and_then(|v| crate::stats::median(v))
+            .map_or("-".to_string(), |m| format!("{m:.0}"))
+    };
+    let _ = writeln!(
+        s,
+        "{} CPUs, one-way ns by node (median of its pairs; - = none):",
+        r.config.cpus.len()
+    );
+    let ids: Vec<u32> = nodes.keys().copied().collect();
+    let width = ids
+        .iter()
+        .flat_map(|&a| ids.iter().map(move |&b| (a, b)))
+        .map(|(a, b)| cell(a, b).len())
+        .chain(ids.iter().map(|n| format!("node {n}").len()))
+        .max()
+        .unwrap_or(1);
+    let list = nodes
+        .values()
+        .map(|l| l.to_string().len())
+        .max()
+        .unwrap_or(4);
+    let _ = write!(s, "{:<7} {:<list$}", "", "CPUs");
+    for n in &ids {
+        let _ = write!(s, " {:>width$}", format!("node {n}"));
+    }
+    s.push('\n');
+    for (&a, l) in &nodes {
+        let _ = write!(s, "{:<7} {:<list$}", format!("node {a}"), l.to_string());
+        for &b in &ids {
+            let _ = write!(s, " {:>width$}", cell(a, b));
         }
         s.push('\n');
     }
