@@ -521,10 +521,13 @@ mod tests {
         request.max_time = Some(Duration::from_millis(700));
         let topo = Topology::read(Path::new("/")).unwrap();
         let plan = plan::plan(&request, topo).unwrap();
+        let cpus = plan.config.writer_cpus.clone();
+        let costs = HostCosts::for_cpus(&plan.topo, true, &cpus, plan.config.placement).unwrap();
+        let (plan, _) = plan.with_costs(costs);
         assert!(
             plan.notes
                 .iter()
-                .any(|n| n.contains("the run will stop at the budget")),
+                .any(|n| n.contains("cannot hold every planned repeat")),
             "{:?}",
             plan.notes
         );

@@ -309,10 +309,12 @@ fn stage_seconds(fixed_s: f64, runs: usize, duration_s: f64) -> f64 {
 }
 
 /// Start-up of one repeat with `threads` threads at `costs`, with
-/// `warmup_s` of warm-up, s: the warm-up, the canaries, the start-up
-/// spread and each thread's start and stop.
+/// `warmup_s` of warm-up, s: the warm-up, what the probe leaves out
+/// ([`crate::runner::plan::REPEAT_OVERHEAD_S`]), the canaries, the
+/// start-up spread and each thread's start and stop.
 fn repeat_setup_s(costs: &HostCosts, warmup_s: f64, threads: usize) -> f64 {
     warmup_s
+        + crate::runner::plan::REPEAT_OVERHEAD_S
         + costs.canary_s
         + costs.startup.spread_s
         + costs.startup.per_thread_s() * threads as f64
@@ -476,8 +478,8 @@ pub fn plan_study(
 }
 
 /// Costs with a known answer, for tests: no spread, 0.3 ms a thread to
-/// start and stop, 30 ms of canaries a repeat, so that a repeat of N
-/// threads starts in 20 + 30 + 0.3 N ms.
+/// start and stop, no canaries, so that with the 30 ms a repeat the probe
+/// leaves out a repeat of N threads starts in 20 + 30 + 0.3 N ms.
 #[cfg(test)]
 pub(crate) fn example_costs() -> HostCosts {
     HostCosts {
@@ -488,7 +490,7 @@ pub(crate) fn example_costs() -> HostCosts {
             stop_s: 0.0,
         },
         scaled_from: None,
-        canary_s: 0.03,
+        canary_s: 0.0,
         one_way_ns: Some(100.0),
     }
 }
