@@ -1154,8 +1154,26 @@ fn a_heatmap_of_one_value_has_one_swatch_labelled_with_it() {
     );
     // The background, both cells, one swatch.
     assert_eq!(svg.matches("<rect").count(), 1 + 2 + 1);
-    // Two values: the scale is a range again.
-    r.pairs[0].backward.median_ns = 40.0;
+    // Within 5% of the lower (28 and 29.3 ns): one colour too, labelled
+    // with their middle, the scale saying how far apart they are.
+    r.pairs[0].backward.median_ns = 29.3;
+    let svg = heatmap(&r);
+    assert_eq!(svg.matches("<rect").count(), 1 + 2 + 1);
+    assert!(
+        texts(&svg)
+            .iter()
+            .any(|t| t.ends_with(": every pair within 5% (28.0-29.3)")),
+        "{:?}",
+        texts(&svg)
+    );
+    assert!(
+        texts(&svg).iter().any(|t| t == "28.6" || t == "28.7"),
+        "{:?}",
+        texts(&svg)
+    );
+    // Two values over 5% apart (28 and 29.5): the scale is a range
+    // again.
+    r.pairs[0].backward.median_ns = 29.5;
     let svg = heatmap(&r);
     assert_eq!(svg.matches("<rect").count(), 1 + 2 + SCALE_STEPS);
     assert!(!svg.contains("every pair"));
