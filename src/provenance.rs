@@ -9,8 +9,12 @@ use std::path::Path;
 /// The facts recorded with every result file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
-    /// `uname -n`.
+    /// `uname -n`; where the system has no name (`(none)` or nothing),
+    /// a stable one from the CPU model and count ([`fallback_hostname`]).
     pub hostname: String,
+    /// True when `hostname` is that fallback, not the system's name.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hostname_fallback: bool,
     /// `model name` from /proc/cpuinfo.
     pub cpu_model: String,
     /// `microcode` from /proc/cpuinfo, if listed.
@@ -62,9 +66,46 @@ fn cpuinfo_field<'a>(cpuinfo: &'a str, key: &str) -> Option<&'a str> {
     })
 }
 
-/// This host's name (`uname -n`), as provenance records it.
+/// This host's name (`uname -n`, or its fallback), as provenance records
+/// it.
 pub fn hostname() -> String {
-    uname().0
+    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    name_of_host(uname().0, &cpuinfo).0
+}
+
+/// The name `nodename` (`uname -n`) gives this host, and whether it is
+/// the fallback: a kernel nobody named says `(none)` (a bare guest, a
+/// container or an initramfs), which names no host and would file
+/// results under `_none_`; then the CPU model and count from `cpuinfo`
+/// name it, the same on every boot of the same machine.
+fn name_of_host(nodename: String, cpuinfo: &str) -> (String, bool) {
+    if !matches!(nodename.trim(), "" | "(none)") {
+        return (nodename, false);
+    }
+    let model = cpuinfo_field(cpuinfo, "model name").unwrap_or("");
+    let cpus = cpuinfo
+        .lines()
+        .filter(|l| l.split(':').next().is_some_and(|k| k.trim() == "processor"))
+        .count();
+    (fallback_hostname(model, cpus), true)
+}
+
+/// A host name made of a CPU model and a CPU count, in lower-case
+/// letters, digits and dashes: `QEMU TCG CPU version 2.5+` with 64 CPUs
+/// is `qemu-tcg-cpu-version-2-5-64cpus`; an unknown model `host-64cpus`.
+pub fn fallback_hostname(cpu_model: &str, cpus: usize) -> String {
+    let mut name = String::new();
+    for word in cpu_model
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        name.push_str(&word.to_ascii_lowercase());
+        name.push('-');
+    }
+    if name.is_empty() {
+        name.push_str("host-");
+    }
+    format!("{name}{cpus}cpus")
 }
 
 fn uname() -> (String, String) {
@@ -85,6 +126,13 @@ fn uname() -> (String, String) {
     (field(&u.nodename), field(&u.release))
 }
 
+/// The note kept when the host has no name and the fallback names it.
+fn unnamed_host_note(name: &str) -> String {
+    format!(
+        "this host has no name (uname -n says \"(none)\"): its results are filed as {name}, from its CPU model and count (set one with hostname(1))"
+    )
+}
+
 /// The note kept when automatic NUMA balancing is on.
 pub const NUMA_BALANCING_NOTE: &str = "automatic NUMA balancing is on: pages may migrate while they are measured (each was verified once, at allocation)";
 
@@ -95,6 +143,9 @@ impl Provenance {
     /// its one check.
     pub fn host_notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
+        if self.hostname_fallback {
+            notes.push(unnamed_host_note(&self.hostname));
+        }
         if !self.tsc_invariant {
             notes.push(TSC_FALLBACK_NOTE.to_string());
         }
@@ -124,9 +175,12 @@ impl Provenance {
     }
 
     /// Reads this host's facts. `tsc_hz` is the calibrated TSC frequency.
+    /// A host without a name is named by [`fallback_hostname`] and said
+    /// so ([`Provenance::host_notes`]).
     pub fn of_this_host(tsc_hz: f64) -> Self {
         let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let (hostname, kernel_release) = uname();
+        let (nodename, kernel_release) = uname();
+        let (hostname, hostname_fallback) = name_of_host(nodename, &cpuinfo);
         let flags = cpuinfo_field(&cpuinfo, "flags").unwrap_or("");
         let tsc_flags = flags
             .split_whitespace()
@@ -142,6 +196,7 @@ impl Provenance {
         });
         Provenance {
             hostname,
+            hostname_fallback,
             cpu_model: cpuinfo_field(&cpuinfo, "model name")
                 .unwrap_or("unknown")
                 .to_string(),
@@ -173,6 +228,7 @@ mod tests {
     #[test]
     fn host_notes_name_the_timer_fallback_and_numa_balancing() {
         let mut p = Provenance::of_this_host(1e9);
+        p.hostname_fallback = false;
         p.tsc_invariant = true;
         p.numa_balancing = None;
         assert!(p.host_notes().is_empty());
@@ -206,6 +262,49 @@ mod tests {
         p.tsc_step_ticks = Some(26);
         p.tsc_hz = 0.0;
         assert_eq!(p.tsc_step_ns(), None);
+    }
+
+    #[test]
+    fn a_host_without_a_name_is_named_by_its_cpu() {
+        let cpuinfo = "processor\t: 0\nmodel name\t: QEMU TCG CPU version 2.5+\n\n\
+                       processor\t: 1\nmodel name\t: QEMU TCG CPU version 2.5+\n";
+        for unnamed in ["(none)", "", " "] {
+            assert_eq!(
+                name_of_host(unnamed.into(), cpuinfo),
+                ("qemu-tcg-cpu-version-2-5-2cpus".to_string(), true)
+            );
+        }
+        assert_eq!(
+            name_of_host("spr1".into(), cpuinfo),
+            ("spr1".to_string(), false)
+        );
+        assert_eq!(
+            fallback_hostname("Intel(R) Xeon(R) Platinum 8480+", 224),
+            "intel-r-xeon-r-platinum-8480-224cpus"
+        );
+        assert_eq!(fallback_hostname("", 64), "host-64cpus");
+        assert_eq!(
+            name_of_host("(none)".into(), ""),
+            ("host-0cpus".into(), true)
+        );
+
+        // Said in the notes, kept in the file only when true.
+        let mut p = Provenance::of_this_host(1e9);
+        p.tsc_invariant = true;
+        p.numa_balancing = None;
+        p.hostname_fallback = false;
+        assert!(
+            !serde_json::to_string(&p)
+                .unwrap()
+                .contains("hostname_fallback")
+        );
+        p.hostname = "host-64cpus".into();
+        p.hostname_fallback = true;
+        let notes = p.host_notes();
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("filed as host-64cpus"), "{notes:?}");
+        let back: Provenance = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+        assert!(back.hostname_fallback);
     }
 
     #[test]

@@ -1062,19 +1062,47 @@ fn the_text_shows_every_pair_in_a_grid_up_to_32_cpus() {
     assert_eq!(measured.count(), 16 + 2 * r.pairs.len(), "{text}");
     assert!(text.contains("; - = not sampled"), "{text}");
     assert!(text.lines().all(|l| l.chars().count() <= 72), "{text}");
-    // Over 32 CPUs the class table stands for the pairs.
-    let r = synthetic(
-        epyc(),
-        (0..64).collect(),
-        Some(4),
-        ns(8.0, 23.0, 100.0, &[]),
-    );
+    // Over 32 CPUs, a grid by node: 32 CPUs of each socket, each node's
+    // CPUs as a range list, each cell the median of the pairs' medians
+    // between the two nodes, worked out here from the pairs.
+    let cpus: Vec<u32> = (0..32).chain(64..96).collect();
+    let r = synthetic(epyc(), cpus, Some(4), ns(8.0, 23.0, 100.0, &[(32, 197.0)]));
     let text = text_of(&r);
     assert!(grid_rows(&text).is_empty(), "{text}");
-    assert!(
-        unwrapped(&text).contains("64 CPUs, more than 32 for a grid: each class's pairs"),
-        "{text}"
-    );
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("64 CPUs, one-way ns by node"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    assert_eq!(rows[0], ["CPUs", "node", "0", "node", "1"], "{text}");
+    let node = |c: u32| u32::from(c >= 64);
+    let cell = |a: u32, b: u32| {
+        let mut v: Vec<f64> = r
+            .pairs
+            .iter()
+            .filter(|p| {
+                let (x, y) = (node(p.cpus[0]), node(p.cpus[1]));
+                (x.min(y), x.max(y)) == (a.min(b), a.max(b))
+            })
+            .map(|p| p.median_ns)
+            .collect();
+        v.sort_by(f64::total_cmp);
+        let m = if v.len() % 2 == 1 {
+            v[v.len() / 2]
+        } else {
+            (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
+        };
+        format!("{m:.0}")
+    };
+    for (row, (n, list)) in rows[1..].iter().zip([(0, "0-31"), (1, "64-95")]) {
+        assert_eq!(row[..3], ["node", &n.to_string(), list], "{text}");
+        assert_eq!(row[3..], [cell(n, 0), cell(n, 1)], "{text}");
+    }
+    assert_ne!(cell(0, 0), cell(0, 1), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 72), "{text}");
 }
 
 #[test]
@@ -1132,8 +1160,26 @@ fn a_heatmap_of_one_value_has_one_swatch_labelled_with_it() {
     );
     // The background, both cells, one swatch.
     assert_eq!(svg.matches("<rect").count(), 1 + 2 + 1);
-    // Two values: the scale is a range again.
-    r.pairs[0].backward.median_ns = 40.0;
+    // Within 5% of the lower (28 and 29.3 ns): one colour too, labelled
+    // with their middle, the scale saying how far apart they are.
+    r.pairs[0].backward.median_ns = 29.3;
+    let svg = heatmap(&r);
+    assert_eq!(svg.matches("<rect").count(), 1 + 2 + 1);
+    assert!(
+        texts(&svg)
+            .iter()
+            .any(|t| t.ends_with(": every pair within 5% (28.0-29.3)")),
+        "{:?}",
+        texts(&svg)
+    );
+    assert!(
+        texts(&svg).iter().any(|t| t == "28.6" || t == "28.7"),
+        "{:?}",
+        texts(&svg)
+    );
+    // Two values over 5% apart (28 and 29.5): the scale is a range
+    // again.
+    r.pairs[0].backward.median_ns = 29.5;
     let svg = heatmap(&r);
     assert_eq!(svg.matches("<rect").count(), 1 + 2 + SCALE_STEPS);
     assert!(!svg.contains("every pair"));

@@ -269,11 +269,7 @@ fn compare_calls_a_changed_machine_inconclusive_not_a_change() {
     let base = side(dir.path(), "base", &run, 100.0);
     // Same machine: +30% per update is a change, in both strategies.
     let same = side(dir.path(), "same", &run, 130.0);
-    let o = contend(&[
-        "compare",
-        base.to_str().unwrap(),
-        same.to_str().unwrap(),
-    ]);
+    let o = contend(&["compare", base.to_str().unwrap(), same.to_str().unwrap()]);
     let text = stdout(&o);
     let rows = cost_rows(&text);
     assert_eq!(rows.len(), 2, "{text}");
@@ -283,11 +279,7 @@ fn compare_calls_a_changed_machine_inconclusive_not_a_change() {
     let mut moved_run = run.clone();
     scale_canaries(&mut moved_run, 4.0);
     let moved = side(dir.path(), "moved", &moved_run, 130.0);
-    let o = contend(&[
-        "compare",
-        base.to_str().unwrap(),
-        moved.to_str().unwrap(),
-    ]);
+    let o = contend(&["compare", base.to_str().unwrap(), moved.to_str().unwrap()]);
     let (text, err) = (stdout(&o), stderr(&o));
     assert!(o.status.success(), "{err}");
     let rows = cost_rows(&text);

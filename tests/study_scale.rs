@@ -12,7 +12,7 @@ use contend::matrix::{
 use contend::placement::{NodeCheck, PinnedThread};
 use contend::predict::{Latencies, Layout, PredictRequest, predict};
 use contend::report::{Document, Format, render};
-use contend::runner::{RunResults, Strategy, StrategyResult, ThreadPlacement};
+use contend::runner::{HostCosts, RunResults, Strategy, StrategyResult, ThreadPlacement};
 use contend::study::{
     StageRecord, StageStatus, StudyParts, StudyPlan, StudyResults, plan_study, run_strategies,
     sweep_strategies,
@@ -153,7 +153,7 @@ fn the_spr_plan_fits_its_budget() {
 fn planning_1024_cpus_takes_under_a_second_optimised() {
     let topo = fixture(BIG);
     let t0 = Instant::now();
-    let plan = plan_study(&topo, BIG, None).unwrap();
+    let plan = plan_study(&topo, BIG, None, &HostCosts::default()).unwrap();
     let took = t0.elapsed();
     assert_eq!(plan.cpus, 1024);
     // Unoptimised builds are several times slower; the bound is for the
@@ -318,7 +318,7 @@ fn scaled_run(
 /// sweep of this host scaled onto the fixture, and a real prediction.
 fn big_study() -> StudyResults {
     let topo = fixture(BIG);
-    let plan: StudyPlan = plan_study(&topo, BIG, None).unwrap();
+    let plan: StudyPlan = plan_study(&topo, BIG, None, &HostCosts::default()).unwrap();
     let matrix = scaled_matrix(&topo);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json");
     let template: RunResults =

@@ -1,11 +1,13 @@
 //! `contend matrix`: plan the pairs, measure them, save, print.
 
 use super::args::{ClipArg, ResultsArgs};
-use super::{Session, load_topology, print_notes, require_live_root};
+use super::{Session, host_name, is_live, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::matrix::{Counts, Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
+use crate::placement::Placement;
 use crate::predict::c2c::PairMatrix;
 use crate::report::{self, Document, Format};
+use crate::runner::HostCosts;
 use crate::topology::CpuSpec;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -76,6 +78,12 @@ pub struct MatrixArgs {
     #[arg(long, value_name = "FILE", requires = "all_pairs")]
     pub c2c_csv: Option<PathBuf>,
 
+    /// Print the plan (the CPUs, each class's pairs, the estimated wall
+    /// time and memory) and stop. Works with --sysfs-root on any fixture
+    /// or capture.
+    #[arg(long)]
+    pub dry_run: bool,
+
     /// Where results go and what is printed.
     #[command(flatten)]
     pub output: ResultsArgs,
@@ -99,13 +107,28 @@ impl MatrixArgs {
 }
 
 pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
-    require_live_root(root, "matrix pins real threads")?;
+    if !args.dry_run {
+        require_live_root(
+            root,
+            "matrix pins real threads (--dry-run reads any --sysfs-root)",
+        )?;
+    }
     let topo = load_topology(root)?;
     let session = Session::new(&args.output);
-    if session.chatty() {
+    if session.chatty() && !args.dry_run {
         print_notes(&topo);
     }
     let plan = plan_matrix(&args.request(), topo)?;
+    if args.dry_run {
+        // Two threads a pass, their start-up measured here.
+        let pair = &plan.cpus[..2];
+        let costs = HostCosts::for_cpus(&plan.topo, is_live(root), pair, Placement::Strict)?;
+        print!(
+            "{}",
+            report::text::matrix_plan_text(&host_name(root), &plan, &costs)
+        );
+        return Ok(());
+    }
     args.output.check()?;
     session.notes(&plan.notes);
     let bar = session.progress_bar(plan.pairs.len(), "pairs");

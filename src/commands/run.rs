@@ -5,16 +5,15 @@ use super::args::{
     PlacementArg, PoolArgs, ResultsArgs, StrategyArgs, duration_arg, fraction_arg, inject_arg,
     percent_arg, warmup_arg,
 };
-use super::{Session, load_topology, print_notes, require_live_root};
+use super::{Session, host_name, is_live, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::compare::{HostRecord, RECORD_FILE};
 use crate::counter::NodeIter;
 use crate::report::{self, Document, Format};
 use crate::runner::{
-    self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, PacedMode, RunRequest, RunResults, Stopped,
-    signal,
+    self, DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, PacedMode, RunPlan, RunRequest, RunResults,
+    Stopped, signal,
 };
-use crate::topology::Topology;
 use crate::workload::{Arrivals, Regime};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -166,6 +165,13 @@ pub struct RunArgs {
     #[arg(long, short)]
     pub verbose: bool,
 
+    /// Print the plan (threads, rounds, a repeat's start-up measured
+    /// here, the estimated wall time against --max-time, the memory) and
+    /// stop. Works with --sysfs-root on any fixture or capture (the
+    /// start-up then measured on this host and scaled).
+    #[arg(long)]
+    pub dry_run: bool,
+
     /// Where results go and what is printed.
     #[command(flatten)]
     pub output: ResultsArgs,
@@ -223,10 +229,15 @@ impl RunArgs {
 }
 
 pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
-    require_live_root(root, "run pins real threads")?;
+    if !args.dry_run {
+        require_live_root(
+            root,
+            "run pins real threads (--dry-run reads any --sysfs-root)",
+        )?;
+    }
     let topo = load_topology(root)?;
     let session = Session::new(&args.output);
-    if session.chatty() {
+    if session.chatty() && !args.dry_run {
         print_notes(&topo);
     }
     if args.arrivals != Arrivals::Paced && !args.rates().iter().any(|r| r.is_paced()) {
@@ -235,12 +246,41 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
             args.arrivals
         )));
     }
+    let request = args.request();
+    let mut plan = runner::plan(&request, topo)?.with_paced(args.paced);
+    if let Some(fraction) = args.threshold_publishes {
+        plan = plan.with_threshold_publishes(fraction)?;
+    }
+    if let Some(ns) = args.inject {
+        plan = plan.with_inject(ns);
+    }
+    // A repeat's start-up, measured before the run (for a fixture, on
+    // this host and scaled): it sets the warm-up and says up front
+    // whether --max-time holds every repeat.
+    let cpus: Vec<u32> = plan
+        .config
+        .writer_cpus
+        .iter()
+        .chain(&plan.config.reader_cpus)
+        .copied()
+        .collect();
+    let costs =
+        runner::HostCosts::for_cpus(&plan.topo, is_live(root), &cpus, plan.config.placement)?;
+    let (plan, estimate) = plan.with_costs(costs);
+    if args.dry_run {
+        print!(
+            "{}",
+            report::text::run_plan_text(&host_name(root), &plan, &estimate)
+        );
+        return Ok(());
+    }
+    args.output.check()?;
     let mut done: Vec<(PathBuf, RunResults)> = Vec::new();
     for k in 1..=args.runs {
         if args.runs > 1 && !args.output.quiet {
             eprintln!("run {k} of {}", args.runs);
         }
-        let (dir, results) = run_once(args, topo.clone(), &session)?;
+        let (dir, results) = run_once(args, &plan, &session)?;
         let stopped = results.stopped();
         done.push((dir.join("run.json"), results));
         if stopped == Some(Stopped::Interrupted) {
@@ -272,23 +312,14 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
 /// folder and results. An inexact sum is an error.
 fn run_once(
     args: &RunArgs,
-    topo: Topology,
+    plan: &RunPlan,
     session: &Session,
 ) -> Result<(PathBuf, RunResults), CliError> {
-    let request = args.request();
-    let mut plan = runner::plan(&request, topo)?.with_paced(args.paced);
-    if let Some(fraction) = args.threshold_publishes {
-        plan = plan.with_threshold_publishes(fraction)?;
-    }
-    if let Some(ns) = args.inject {
-        plan = plan.with_inject(ns);
-    }
-    args.output.check()?;
     session.notes(&plan.notes);
 
     let stop = signal::stop_flag();
     let bar = session.progress_bar(plan.entries() * plan.config.repeats, "repeats");
-    let results = runner::execute(&plan, stop, |done, total, name| {
+    let results = runner::execute(plan, stop, |done, total, name| {
         if let Some(b) = &bar {
             b.set_length(total as u64);
             b.set_position(done as u64);

@@ -3,11 +3,11 @@
 //! verdict and one report.html.
 
 use super::args::PlacementArg;
-use super::{Session, host_name, load_topology, require_live_root};
+use super::{Session, host_name, is_live, load_topology, require_live_root};
 use crate::CliError;
 use crate::provenance::Provenance;
 use crate::report::{self, Document, Format};
-use crate::runner::signal;
+use crate::runner::{HostCosts, signal};
 use crate::study::{self, StageProgress, Study, StudyResults};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -119,8 +119,12 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     }
     let topo = load_topology(root)?;
     let max_time = args.max_time.map(|d| d.as_secs_f64());
+    // A repeat's start-up on every allowed CPU, measured before the plan
+    // (for a fixture, on this host's CPUs and scaled).
+    let cpus = topo.allowed_cpus.to_vec();
+    let costs = HostCosts::for_cpus(&topo, is_live(root), &cpus, args.placement.into())?;
     if args.dry_run {
-        let plan = study::plan_study(&topo, &host, max_time).map_err(CliError::usage)?;
+        let plan = study::plan_study(&topo, &host, max_time, &costs).map_err(CliError::usage)?;
         let format = if args.output.json {
             Format::Json
         } else {
@@ -132,13 +136,17 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let session = Session::new(&args.output);
     let provenance =
         Provenance::of_this_host(crate::clock::calibrate_tsc(Duration::from_millis(50)));
-    let plan = study::plan_study(&topo, &provenance.hostname, max_time).map_err(CliError::usage)?;
+    let plan = study::plan_study(&topo, &provenance.hostname, max_time, &costs)
+        .map_err(CliError::usage)?;
     args.output.check()?;
     if session.chatty() {
         eprintln!(
             "study: budget {:.0} s ({}), planned {:.0} s; --dry-run shows the plan",
             plan.max_time_s, plan.max_time_rule, plan.est_s
         );
+        for n in &plan.notes {
+            eprintln!("note: {n}");
+        }
     }
     let dir = crate::results::new_results_dir(
         &args.output.out,

@@ -32,7 +32,10 @@ pub use contenders::{ContendersPoint, WINDOW_ADDS, WINDOWS};
 pub use counts::Counts;
 pub use home::{HomeClass, HomeCost};
 pub use measure::{LINES, Mode, PairSamples, Procedure, measure_pair};
-pub use plan::{MatrixError, MatrixPlan, MatrixRequest, measure_matrix, plan_matrix};
+pub use plan::{
+    ASSUMED_ONE_WAY_NS, MatrixError, MatrixPlan, MatrixRequest, measure_matrix, pairs_s,
+    plan_matrix,
+};
 pub use reference::{LINE_CHUNKS, ReferenceError, line_pingpong, reference_pingpong};
 pub use result::{
     DirectionStats, MatrixConfig, MatrixResults, PairResult, REFERENCE_LIMIT_PCT, Reference,

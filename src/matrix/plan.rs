@@ -8,9 +8,10 @@ use super::sharers::measure_sharers;
 use super::span::widest_classes;
 use super::{
     ASYMMETRY_LIMIT_PCT, ContendersPoint, Counts, Home, MatrixConfig, MatrixResults, Mode,
-    OfflineCpu, PairClass, PlannedPair, Procedure, REFERENCE_ROUND_TRIPS, ROUND_TRIPS_PER_SAMPLE,
-    Reference, ReferenceError, SCHEMA_VERSION, SharersPoint, WARMUP_SAMPLES, advise, class_stats,
-    empty_classes, measure_all, reference_pingpong, select_pairs, span_order,
+    OfflineCpu, PASSES, PairClass, PlannedPair, Procedure, REFERENCE_ROUND_TRIPS,
+    ROUND_TRIPS_PER_SAMPLE, Reference, ReferenceError, SCHEMA_VERSION, SharersPoint,
+    WARMUP_SAMPLES, advise, class_stats, empty_classes, measure_all, reference_pingpong,
+    select_pairs, span_order, transaction_transfers,
 };
 use crate::clock::{Timer, calibrate_tsc};
 use crate::placement::PlacementError;
@@ -18,6 +19,22 @@ use crate::provenance::Provenance;
 use crate::topology::{Clipped, CpuSpec, MemoryNodeError, SpecError, Topology};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+
+/// One-way transfer time a matrix's estimate assumes, ns (a cross-socket
+/// figure: pairs are estimated long rather than short).
+pub const ASSUMED_ONE_WAY_NS: f64 = 150.0;
+
+/// Seconds `pairs` pairs take at `samples` samples per direction and
+/// `one_way_ns` a transfer, each pass of a pair starting its two pinned
+/// threads twice (the ping-pong, then the coherence transactions) in
+/// `pair_setup_s`, with the reference ping-pong before them.
+pub fn pairs_s(pairs: usize, samples: usize, one_way_ns: f64, pair_setup_s: f64) -> f64 {
+    let round_trip_s = 2.0 * one_way_ns * 1e-9;
+    let per_pair = 2.0 * PASSES as f64 * pair_setup_s
+        + 2.0 * (samples + WARMUP_SAMPLES) as f64 * ROUND_TRIPS_PER_SAMPLE as f64 * round_trip_s
+        + transaction_transfers(PASSES) * one_way_ns * 1e-9;
+    pairs as f64 * per_pair + REFERENCE_ROUND_TRIPS as f64 * round_trip_s
+}
 
 /// What `contend matrix` is asked to measure.
 #[derive(Debug, Clone, PartialEq)]
@@ -277,6 +294,27 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         sharers,
         home_pairs,
     })
+}
+
+impl MatrixPlan {
+    /// Seconds the pairs are expected to take ([`pairs_s`] at
+    /// [`ASSUMED_ONE_WAY_NS`]), each pass's two threads started in
+    /// `pair_setup_s`; the contenders, sharers and homes are not counted.
+    pub fn estimate_s(&self, pair_setup_s: f64) -> f64 {
+        pairs_s(
+            self.pairs.len(),
+            self.procedure.samples,
+            ASSUMED_ONE_WAY_NS,
+            pair_setup_s,
+        )
+    }
+
+    /// Bytes the samples hold at once: every pair's one-way figures, both
+    /// directions of every pass.
+    pub fn memory_bytes(&self) -> u64 {
+        let per_pair = 2 * PASSES * (self.procedure.samples + WARMUP_SAMPLES) * 8;
+        (self.pairs.len() * per_pair) as u64
+    }
 }
 
 /// Runs the reference ping-pong on the first pair, measures every pair in

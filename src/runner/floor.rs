@@ -20,11 +20,11 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// Runs of the harness floor.
-const FLOOR_RUNS: usize = 3;
+pub(super) const FLOOR_RUNS: usize = 3;
 /// Longest measured interval of one floor run.
-const FLOOR_INTERVAL: Duration = Duration::from_millis(100);
+pub(super) const FLOOR_INTERVAL: Duration = Duration::from_millis(100);
 /// Warm-up of one floor run.
-const FLOOR_WARMUP: Duration = Duration::from_millis(10);
+pub(super) const FLOOR_WARMUP: Duration = Duration::from_millis(10);
 
 /// The period of a clock floor's ratelimit: longer than any run, so its
 /// writers read the clock on every update and publish once (the first

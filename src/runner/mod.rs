@@ -24,8 +24,8 @@ pub use floor::is_clock_floor;
 pub use in_place::{InPlaceGroup, LANE_SPAN, PacedMode};
 pub use measures::{Direction, Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
-    DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, PlanError, RunRequest,
-    StrategyChoice, plan, sample_every,
+    DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, HostCosts, PlanError,
+    RunEstimate, RunRequest, StrategyChoice, WARMUP_SPREADS, plan, sample_every,
 };
 pub use pools::{PoolCpus, PoolError, PoolSize, PoolSizeError, Pools, pools};
 pub use regimes::PacedFloor;
@@ -550,10 +550,13 @@ mod tests {
         request.max_time = Some(Duration::from_millis(700));
         let topo = Topology::read(Path::new("/")).unwrap();
         let plan = plan::plan(&request, topo).unwrap();
+        let cpus = plan.config.writer_cpus.clone();
+        let costs = HostCosts::for_cpus(&plan.topo, true, &cpus, plan.config.placement).unwrap();
+        let (plan, _) = plan.with_costs(costs);
         assert!(
             plan.notes
                 .iter()
-                .any(|n| n.contains("the run will stop at the budget")),
+                .any(|n| n.contains("cannot hold every planned repeat")),
             "{:?}",
             plan.notes
         );

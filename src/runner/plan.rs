@@ -10,9 +10,13 @@ use super::result::{Injection, RunConfig, Strategy};
 use crate::clock::{ClockKind, Spin, Timer, calibrate_tsc};
 use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
 use crate::placement::Placement;
+use crate::placement::PlacementError;
 use crate::provenance::Provenance;
 use crate::topology::{MemoryNodeError, Topology};
-use crate::workload::{MAX_STEP, Regime, SEED_THRESHOLD_PUBLISHES, StepError};
+use crate::workload::{
+    MAX_STEP, Regime, SEED_THRESHOLD_PUBLISHES, Startup, StepError, measure_startup,
+};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -288,25 +292,285 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         in_place: Vec::new(),
         inject: None,
     };
-    let mut plan = RunPlan {
+    Ok(RunPlan {
         topo,
         config,
         strategies,
         overhead_ticks,
         provenance,
         notes,
-    };
-    if let Some(budget) = plan.config.max_time_s {
-        let need = plan.runs_per_round() as f64
-            * plan.config.repeats as f64
-            * (plan.config.warmup_s + plan.config.repeat_duration_s);
-        if need > budget {
-            plan.notes.push(format!(
-                "the planned repeats take at least {need:.1} s, more than --max-time {budget:.1} s: the run will stop at the budget, partial (raise --max-time, or lower --repeats or --duration)"
-            ));
+    })
+}
+
+/// What a repeat costs that the start-up probe and the canaries leave
+/// out, s: a fresh node-bound counter per strategy (and its floor's),
+/// zeroed histograms, the repeat's results folded (a study of 15 s on
+/// this 2-vCPU VM ran past its run stage's budget without it).
+pub const REPEAT_OVERHEAD_S: f64 = 0.03;
+
+/// Times [`HostCosts::measure`] starts the pool.
+pub const PROBES: usize = 3;
+
+/// A warm-up lasts at least this many times the start-up spread (the
+/// longest a busy thread took to hear a phase change, [`Startup`]), so
+/// that every thread has had its turn since the start before the
+/// interval starts.
+pub const WARMUP_SPREADS: f64 = 1.0;
+
+/// A repeat's interval shorter than this many times the start-up spread
+/// may pass while a thread waits for its turn: the thread then never
+/// sees it start and is left out of the repeat's rates, which the plan
+/// says before anything runs.
+pub const INTERVAL_SPREADS: f64 = 2.0;
+
+/// What a repeat costs on a host besides its warm-up and interval,
+/// measured before anything is: the pool's start-up ([`Startup`]) and the
+/// canary before and after each repeat, whose ping-pong also prices the
+/// lines. A plan for a topology that is not this host's (a dry run on a
+/// fixture) gets this host's figures with the start-up scaled to its
+/// threads, and says so.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostCosts {
+    /// The pool's start-up, for the plan's threads.
+    pub startup: Startup,
+    /// The CPUs of this host the start-up was measured on, for a plan
+    /// of a topology that is not this host's (`None`: measured on the
+    /// plan's own CPUs).
+    pub scaled_from: Option<usize>,
+    /// The canaries before and after one repeat, s.
+    pub canary_s: f64,
+    /// Their median one-way ns, which prices a line's ping-pong too
+    /// (`None` with fewer than two CPUs).
+    pub one_way_ns: Option<f64>,
+}
+
+impl HostCosts {
+    /// Measures on `cpus` (distinct CPUs of `live`, this host's
+    /// topology): a pool started on each [`PROBES`] times (the median
+    /// figures kept: a lone first spawn may take ten times the next),
+    /// the canary on the first two; the start-up scaled to `threads`
+    /// ([`Startup::scaled`]).
+    pub fn measure(
+        live: &Topology,
+        cpus: &[u32],
+        threads: usize,
+        timer: Timer,
+        placement: Placement,
+    ) -> Result<Self, PlacementError> {
+        let mut probes = Vec::with_capacity(PROBES);
+        for _ in 0..PROBES {
+            probes.push(measure_startup(cpus, &live.allowed_cpus, placement)?);
+        }
+        let median = |f: fn(&Startup) -> f64| {
+            let mut v: Vec<f64> = probes.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let measured = Startup {
+            threads: cpus.len(),
+            start_s: median(|s| s.start_s),
+            spread_s: median(|s| s.spread_s),
+            stop_s: median(|s| s.stop_s),
+        };
+        let canary = match cpus {
+            [a, b, ..] => crate::runner::interference::canary(*a, *b, live, timer).map(|c| {
+                let after = crate::runner::interference::canary_after(*a, *b);
+                (c.ms + after.map_or(0.0, |x| x.1), c.ns)
+            }),
+            _ => None,
+        };
+        Ok(HostCosts {
+            startup: measured.scaled(threads),
+            scaled_from: None,
+            canary_s: canary.map_or(0.0, |c| c.0 * 1e-3),
+            one_way_ns: canary.map(|c| c.1),
+        })
+    }
+
+    /// Measured for threads on `cpus` of `topo`: on those CPUs when
+    /// `topo` is this host's (`is_live`), else on as many of this host's
+    /// allowed CPUs (read from `/`) and scaled to `cpus`' count.
+    pub fn for_cpus(
+        topo: &Topology,
+        is_live: bool,
+        cpus: &[u32],
+        placement: Placement,
+    ) -> Result<Self, super::RunError> {
+        let here;
+        let live = if is_live {
+            topo
+        } else {
+            here = Topology::read(std::path::Path::new("/"))
+                .map_err(|e| super::RunError::Request(format!("this host's topology: {e}")))?;
+            &here
+        };
+        let mut seen = BTreeSet::new();
+        let mut on: Vec<u32> = if is_live {
+            cpus.to_vec()
+        } else {
+            live.allowed_cpus.iter().take(cpus.len()).collect()
+        };
+        on.retain(|c| seen.insert(*c));
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let timer = Timer::for_host(
+            crate::clock::tsc_is_invariant(&cpuinfo),
+            calibrate_tsc(Duration::from_millis(20)),
+        );
+        let mut costs = Self::measure(live, &on, cpus.len(), timer, placement)?;
+        costs.scaled_from = (!is_live).then_some(on.len());
+        Ok(costs)
+    }
+}
+
+/// What a planned run is expected to take and hold, before it runs: its
+/// repeats at the measured [`HostCosts`], and the memory its pools and
+/// counters hold at once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEstimate {
+    /// What one repeat costs besides warm-up and interval.
+    pub costs: HostCosts,
+    /// Threads a repeat starts.
+    pub threads: usize,
+    /// Repeats a round runs (a flat-out strategy one, a paced group in
+    /// place one).
+    pub runs_per_round: usize,
+    /// Strategies at most in one repeat (a paced group in place).
+    pub lanes: usize,
+    /// Rounds planned (`--repeats`), before `--target-ci` adds any.
+    pub rounds: usize,
+    /// One repeat all told, s: start-up, warm-up, interval, the
+    /// canaries, each strategy's lines priced before and after.
+    pub repeat_s: f64,
+    /// The harness floor before the rounds (flat out), s.
+    pub floor_s: f64,
+    /// The planned rounds and the floor, s.
+    pub wall_s: f64,
+    /// Memory the run holds at once, bytes: each thread's two latency
+    /// histograms per strategy in place and its load walk, the counters.
+    pub memory_bytes: u64,
+}
+
+impl RunPlan {
+    /// What this plan is expected to take at `costs` ([`RunEstimate`]).
+    pub fn estimate(&self, costs: HostCosts) -> RunEstimate {
+        let cfg = &self.config;
+        let threads = cfg.writer_cpus.len() + cfg.reader_cpus.len();
+        let groups = self.groups();
+        let runs = self.runs_per_round();
+        let lanes = (0..runs)
+            .map(|g| groups.iter().filter(|&&x| x == g).count())
+            .max()
+            .unwrap_or(1);
+        let mean_lanes = groups.len() as f64 / runs.max(1) as f64;
+        // Each strategy's lines are priced before and after its repeat,
+        // up to two slots, by a ping-pong as the canaries' (their time
+        // measured; their one-way median leaves out the slow chunks).
+        let line_s = costs.canary_s * LINE_PRICE_ROUND_TRIPS / CANARY_ROUND_TRIPS;
+        let repeat_s = costs.startup.repeat_s()
+            + REPEAT_OVERHEAD_S
+            + cfg.warmup_s
+            + cfg.repeat_duration_s
+            + costs.canary_s
+            + mean_lanes * 2.0 * line_s;
+        let floor_s = if cfg.rates.contains(&Regime::FlatOut) {
+            use super::floor::{FLOOR_INTERVAL, FLOOR_RUNS, FLOOR_WARMUP};
+            let interval = cfg.repeat_duration_s.min(FLOOR_INTERVAL.as_secs_f64());
+            FLOOR_RUNS as f64
+                * (FLOOR_WARMUP.as_secs_f64()
+                    + interval
+                    + costs.startup.per_thread_s()
+                    + costs.startup.spread_s)
+        } else {
+            0.0
+        };
+        let stride = self.strategies.iter().map(|s| s.pad.stride()).max();
+        let memory_bytes =
+            pool_memory_bytes(threads, cfg.writer_cpus.len(), lanes, stride.unwrap_or(0));
+        RunEstimate {
+            costs,
+            threads,
+            runs_per_round: runs,
+            lanes,
+            rounds: cfg.repeats,
+            repeat_s,
+            floor_s,
+            wall_s: floor_s + (runs * cfg.repeats) as f64 * repeat_s,
+            memory_bytes,
         }
     }
-    Ok(plan)
+
+    /// This plan fitted to `costs`: the warm-up raised to
+    /// [`WARMUP_SPREADS`] times the start-up spread where it is shorter
+    /// (said in a note), and, where `--max-time` cannot hold every
+    /// planned repeat at the estimated time, a note saying so before
+    /// anything runs, and what would hold them. Returns the estimate.
+    pub fn with_costs(mut self, costs: HostCosts) -> (Self, RunEstimate) {
+        let least = WARMUP_SPREADS * costs.startup.spread_s;
+        if self.config.warmup_s < least {
+            self.notes.push(format!(
+                "warm-up raised from {} to {}: a busy thread here took up to {} to hear a phase change ({} threads, measured before the run), and every thread must have run before the interval starts",
+                human_s(self.config.warmup_s),
+                human_s(least),
+                human_s(costs.startup.spread_s),
+                costs.startup.threads
+            ));
+            self.config.warmup_s = least;
+        }
+        let spread = costs.startup.spread_s;
+        if self.config.repeat_duration_s < INTERVAL_SPREADS * spread {
+            let repeats = self.config.repeats as f64;
+            self.notes.push(format!(
+                "each repeat's {} interval is shorter than {INTERVAL_SPREADS} times the {} a busy thread here waited for its turn (measured): a thread that gets none in it is left out of the repeat's rates; --duration {:.1}s ({} a repeat) would give every thread its turn",
+                human_s(self.config.repeat_duration_s),
+                human_s(spread),
+                (repeats * INTERVAL_SPREADS * spread * 10.0).ceil() / 10.0,
+                human_s(INTERVAL_SPREADS * spread)
+            ));
+        }
+        let e = self.estimate(costs);
+        if let Some(budget) = self.config.max_time_s.filter(|&b| e.wall_s > b) {
+            let per_round = e.runs_per_round as f64 * e.repeat_s;
+            let rounds = ((budget - e.floor_s) / per_round).floor().max(0.0);
+            self.notes.push(format!(
+                "--max-time {budget:.0} s cannot hold every planned repeat: {} repeats of about {} each (start-up of {} threads {}, warm-up {}, interval {}, canaries {}) take about {:.0} s, so about {rounds:.0} of {} rounds fit and the run will stop partial; --max-time {:.0}s would hold them (or lower --repeats or --duration)",
+                e.runs_per_round * e.rounds,
+                human_s(e.repeat_s),
+                e.threads,
+                human_s(costs.startup.repeat_s()),
+                human_s(self.config.warmup_s),
+                human_s(self.config.repeat_duration_s),
+                human_s(costs.canary_s),
+                e.wall_s,
+                e.rounds,
+                (e.wall_s * 1.1).ceil()
+            ));
+        }
+        (self, e)
+    }
+}
+
+/// Bytes a repeat's pools and counters hold at once: `threads` threads
+/// each with two latency histograms (updates and reads) per strategy of
+/// the `lanes` in place, each of the `writers` with its load walk, and
+/// each lane's counter and floor with a slot per writer `stride` bytes
+/// apart at most.
+pub fn pool_memory_bytes(threads: usize, writers: usize, lanes: usize, stride: usize) -> u64 {
+    let hist = crate::workload::new_histogram().distinct_values() * 8;
+    let walk = crate::workload::TABLE_LEN * 4;
+    (threads * lanes * 2 * hist + writers * walk + 2 * lanes * writers * stride) as u64
+}
+
+/// Round trips a line's price takes, each time it is priced (the
+/// runner's `LINE_ROUND_TRIPS`, up to two slots).
+const LINE_PRICE_ROUND_TRIPS: f64 = 2.0 * 1024.0;
+
+/// Round trips the canaries before and after a repeat take.
+const CANARY_ROUND_TRIPS: f64 = (crate::runner::interference::CANARY_ROUND_TRIPS
+    + crate::runner::interference::CANARY_AFTER_ROUND_TRIPS) as f64;
+
+/// Seconds for people: `850 µs`, `12.3 ms`, `4.10 s`.
+fn human_s(s: f64) -> String {
+    crate::units::human(s * 1e9, crate::units::Unit::Nanoseconds)
 }
 
 impl RunPlan {
@@ -528,5 +792,78 @@ mod tests {
         let p = planned(&r).unwrap();
         assert_eq!((p.overhead_ticks, p.config.timer_overhead_ns), (0, 0.0));
         assert!(!p.config.staleness_probes);
+    }
+
+    #[test]
+    fn the_measured_start_up_sets_the_warm_up_and_the_budget_says_so_up_front() {
+        // 16 writers, one strategy flat out, 4 repeats of 5 ms, no
+        // warm-up asked; a start-up of 16 ms, a 10 ms spread, 16 ms to
+        // stop, 20 ms of canaries.
+        let mut r = request();
+        r.max_time = Some(Duration::from_millis(300));
+        let costs = HostCosts {
+            startup: Startup {
+                threads: 16,
+                start_s: 0.016,
+                spread_s: 0.010,
+                stop_s: 0.016,
+            },
+            scaled_from: None,
+            canary_s: 0.020,
+            one_way_ns: Some(100.0),
+        };
+        let (p, e) = planned(&r).unwrap().with_costs(costs);
+        // The warm-up is raised to the spread, and the 5 ms interval,
+        // under twice it, is said to leave threads out.
+        assert_eq!(p.config.warmup_s, 0.010);
+        let said = |start: &str| p.notes.iter().find(|n| n.starts_with(start)).cloned();
+        let raised = said("warm-up raised from 0 ns to 10.0 ms").unwrap();
+        assert!(
+            raised.contains("(16 threads, measured before the run)"),
+            "{raised}"
+        );
+        let short =
+            said("each repeat's 5.00 ms interval is shorter than 2 times the 10.0 ms").unwrap();
+        assert!(
+            short.ends_with("--duration 0.1s (20.0 ms a repeat) would give every thread its turn"),
+            "{short}"
+        );
+        // By hand: a repeat is 42 ms of start-up, 30 ms besides, 10 + 5
+        // ms, 20 ms of canaries and its lines priced twice at 2048 of the
+        // canaries' 20,000 round trips (4.096 ms): 111.096 ms. The floor:
+        // 3 × (10 + 5 ms, 2 ms to start and stop a thread, the 10 ms
+        // spread).
+        assert_eq!(
+            (e.runs_per_round, e.lanes, e.rounds, e.threads),
+            (1, 1, 4, 16)
+        );
+        assert!((e.repeat_s - 0.111_096).abs() < 1e-9, "{}", e.repeat_s);
+        assert!((e.floor_s - 0.081).abs() < 1e-9, "{}", e.floor_s);
+        assert!((e.wall_s - (0.081 + 4.0 * 0.111_096)).abs() < 1e-9);
+        let hist = crate::workload::new_histogram().distinct_values() as u64 * 8;
+        assert_eq!(e.memory_bytes, 16 * 2 * hist + 16 * 4096 * 4 + 2 * 16 * 128);
+        // 0.525 s does not fit in 0.3 s: said before anything runs, with
+        // the rounds that fit ((0.3 - 0.081) / 0.111096 = 1.97) and a
+        // budget that would hold them.
+        let over =
+            said("--max-time 0 s cannot hold every planned repeat: 4 repeats of about 111 ms")
+                .unwrap();
+        assert!(over.contains("about 1 of 4 rounds fit"), "{over}");
+        assert!(over.contains("--max-time 1s would hold them"), "{over}");
+        // With a second to spend, and a warm-up and interval long enough,
+        // nothing is said.
+        r.max_time = Some(Duration::from_secs(1));
+        r.warmup = Duration::from_millis(50);
+        r.duration = Duration::from_millis(100);
+        let (p, e) = planned(&r).unwrap().with_costs(costs);
+        assert_eq!(p.config.warmup_s, 0.05);
+        assert!(e.wall_s < 1.0);
+        assert!(
+            p.notes.iter().all(|n| !n.contains("--max-time")
+                && !n.contains("warm-up")
+                && !n.contains("interval")),
+            "{:?}",
+            p.notes
+        );
     }
 }

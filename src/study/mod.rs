@@ -72,16 +72,12 @@ pub struct BudgetSpent {
 fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), BudgetSpent> {
     let (entries, fixed, planned) = if stage == "run" {
         (
-            plan.run.entries + plan.sweep.entries,
+            plan.run.runs + plan.sweep.runs,
             plan.run.fixed_s + plan.sweep.fixed_s,
             plan.run.duration_s,
         )
     } else {
-        (
-            plan.sweep.entries,
-            plan.sweep.fixed_s,
-            plan.sweep.duration_s,
-        )
+        (plan.sweep.runs, plan.sweep.fixed_s, plan.sweep.duration_s)
     };
     let d = plan::refit(remaining_s, entries, fixed, planned).ok_or(BudgetSpent {
         left_s: remaining_s,
@@ -107,10 +103,13 @@ fn run_share(plan: &StudyPlan) -> f64 {
 }
 
 /// The run stage's hard budget with `remaining_s` of the study's left:
-/// its [`run_share`] of it, and never more than it planned, which the
-/// stop rule's rounds spend up to.
+/// its [`run_share`] of it, and never more than it planned with its share
+/// of the margin kept back for what the estimate misses (the canaries'
+/// line prices, fresh counters and histograms a repeat, which the
+/// measured start-up leaves out), which the stop rule's rounds spend up
+/// to.
 fn run_budget(plan: &StudyPlan, remaining_s: f64) -> f64 {
-    (remaining_s * run_share(plan)).min(plan.run.seconds())
+    (remaining_s * run_share(plan)).min(plan.run.seconds() / (1.0 - plan::MARGIN))
 }
 
 /// A study under way on the live host, one stage at a time
@@ -234,7 +233,7 @@ mod tests {
     /// This host's study plan and provenance.
     fn live() -> (Topology, StudyPlan, Provenance) {
         let topo = Topology::read(std::path::Path::new("/")).unwrap();
-        let plan = plan_study(&topo, "here", None).unwrap();
+        let plan = plan_study(&topo, "here", None, &plan::example_costs()).unwrap();
         let provenance = Provenance::of_this_host(calibrate_tsc(Duration::from_millis(20)));
         (topo, plan, provenance)
     }
@@ -294,56 +293,57 @@ mod tests {
 
     #[test]
     fn a_late_stage_shrinks_its_time_per_entry_to_what_is_left() {
-        // The 224-CPU plan (plan.rs's test works it by hand): the run's 14
-        // entries start in 8.204 s, the sweep's 24 in 5.7384 s, each
-        // measuring 1 s.
+        // The 224-CPU plan (plan.rs's test works it by hand): the run's 7
+        // repeats a round start in 4.4329 s, the sweep's 12 in 4.1928 s,
+        // each measuring 1 s.
         let spr = crate::topology::fixture("spr-2s-224");
-        let plan = plan_study(&spr, "spr", None).unwrap();
-        assert_eq!((plan.run.entries, plan.sweep.entries), (14, 24));
+        let plan = plan_study(&spr, "spr", None, &plan::example_costs()).unwrap();
+        assert_eq!((plan.run.runs, plan.sweep.runs), (7, 12));
         assert_eq!((plan.run.duration_s, plan.sweep.duration_s), (1.0, 1.0));
         let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
-        // Before the run, 50 s left pays both stages: 90% of it less
-        // 13.9424 s of start-up over 38 entries, 0.817305 s each.
+        // Before the run, 20 s left pays both stages: 90% of it less
+        // 8.6257 s of start-up over 19 runs, 0.493384 s each.
         let mut p = plan.clone();
-        fit(&mut p, "run", 50.0).unwrap();
-        let d = (45.0 - 13.9424) / 38.0;
+        fit(&mut p, "run", 20.0).unwrap();
+        let d = (18.0 - 8.6257) / 19.0;
         assert!(near(p.run.duration_s, d) && near(p.sweep.duration_s, d));
-        // Before the sweep, 20 s left pays the sweep alone: (18 -
-        // 5.7384) / 24 = 0.5109 s; the run's figure stays.
+        // Before the sweep, 10 s left pays the sweep alone: (9 - 4.1928)
+        // / 12 = 0.4006 s; the run's figure stays.
         let mut p = plan.clone();
-        fit(&mut p, "sweep", 20.0).unwrap();
-        assert!(near(p.sweep.duration_s, (18.0 - 5.7384) / 24.0));
+        fit(&mut p, "sweep", 10.0).unwrap();
+        assert!(near(p.sweep.duration_s, (9.0 - 4.1928) / 12.0));
         assert_eq!(p.run.duration_s, 1.0);
         // Time to spare never lengthens what was planned.
         let mut p = plan.clone();
         fit(&mut p, "run", 1000.0).unwrap();
         assert_eq!((p.run.duration_s, p.sweep.duration_s), (1.0, 1.0));
-        // 15 s cannot pay the start-up: skipped, saying what was left.
-        let err = fit(&mut p, "run", 15.0).unwrap_err();
-        assert_eq!((err.left_s, err.budget_s), (15.0, 476.0));
+        // 9 s cannot pay the start-up: skipped, saying what was left.
+        let err = fit(&mut p, "run", 9.0).unwrap_err();
+        assert_eq!((err.left_s, err.budget_s), (9.0, 476.0));
         assert_eq!(
             err.to_string(),
-            "15 s of the 476 s budget left, too little for it"
+            "9 s of the 476 s budget left, too little for it"
         );
         assert_eq!(p.run.duration_s, 1.0);
     }
 
     #[test]
     fn the_run_gets_its_planned_share_of_what_is_left_and_no_more() {
-        // The 224-CPU plan: the run 22.204 s, the sweep 29.7384 s
+        // The 224-CPU plan: the run 11.4329 s, the sweep 16.1928 s
         // (plan.rs's test works both by hand), so the run's share is
-        // 22.204 / 51.9424 = 0.427474.
+        // 11.4329 / 27.6257 = 0.41385.
         let spr = crate::topology::fixture("spr-2s-224");
-        let plan = plan_study(&spr, "spr", None).unwrap();
+        let plan = plan_study(&spr, "spr", None, &plan::example_costs()).unwrap();
         assert!(
-            (run_share(&plan) - 0.427_474).abs() < 1e-6,
+            (run_share(&plan) - 11.4329 / 27.6257).abs() < 1e-9,
             "{}",
             run_share(&plan)
         );
         // Its budget: that share of what is left, never more than its own
-        // 22.204 s, which the stop rule's rounds spend up to.
-        assert!((run_budget(&plan, 10.0) - 4.274_74).abs() < 1e-5);
-        assert!((run_budget(&plan, 1000.0) - 22.204).abs() < 1e-9);
+        // 11.4329 s with its 10% of the margin, 12.7032 s, which the stop
+        // rule's rounds spend up to.
+        assert!((run_budget(&plan, 10.0) - 114.329 / 27.6257).abs() < 1e-9);
+        assert!((run_budget(&plan, 1000.0) - 11.4329 / 0.9).abs() < 1e-9);
         // A run with nothing left to pay for gets none of it; with neither
         // stage needing anything, the run may have it all.
         let mut idle = plan.clone();

@@ -7,13 +7,14 @@
 //! small cost per pair), the default run (every strategy flat out and at
 //! the seed's rate) and a sweep over the thread counts at which the writers
 //! first reach each distance class, at both regimes. Start-up costs are
-//! counted per repeat (warm-up, canary, starting and pinning each thread);
-//! what is left is shared evenly as measured time per strategy, between
+//! counted per repeat (warm-up, the canaries, starting and pinning each
+//! thread and the time a busy thread takes to hear a phase change, all
+//! measured on the host before the plan: [`HostCosts`]); what is left is shared evenly as measured time per strategy, between
 //! [`MIN_DURATION_S`] and [`MAX_DURATION_S`]. A budget that cannot pay for
 //! the minimum is refused, naming the minimum.
 
 use crate::matrix::{self, classify, select_pairs};
-use crate::runner::StrategyChoice;
+use crate::runner::{HostCosts, StrategyChoice, WARMUP_SPREADS};
 use crate::topology::Topology;
 use crate::workload::{Regime, SEED_RATE};
 use serde::{Deserialize, Serialize};
@@ -33,12 +34,7 @@ pub const CAP_S: f64 = 540.0;
 pub const PER_CLASS: usize = 4;
 /// Timed samples per direction of each pair.
 pub const SAMPLES: usize = 30;
-/// One-way transfer time the matrix estimate assumes, ns (a cross-socket
-/// figure: pairs are estimated long rather than short).
-pub const ASSUMED_ONE_WAY_NS: f64 = 150.0;
-/// Starting two pinned threads and a node-bound line for one pass of one
-/// pair, s.
-pub const PAIR_SETUP_S: f64 = 0.003;
+pub use crate::matrix::ASSUMED_ONE_WAY_NS;
 /// Repeats per strategy in the run stage before the run's stop rule adds
 /// rounds (as `contend run` does by default: widest CI first, until each
 /// 95% CI is within [`crate::runner::DEFAULT_TARGET_CI_PCT`] or the stage's
@@ -46,14 +42,9 @@ pub const PAIR_SETUP_S: f64 = 0.003;
 pub const RUN_REPEATS: u32 = 5;
 /// Repeats per strategy at each sweep point.
 pub const SWEEP_REPEATS: u32 = 3;
-/// Warm-up before each repeat, s.
+/// Warm-up before each repeat, s, unless the start-up spread needs more
+/// ([`WARMUP_SPREADS`]).
 pub const WARMUP_S: f64 = 0.02;
-/// Start-up of one repeat besides warm-up: the canary (16,000 round trips:
-/// 4 ms at 110 ns one-way, 13 ms measured on this busy 2-vCPU VM), a fresh
-/// node-bound counter, histograms, s …
-pub const REPEAT_SETUP_S: f64 = 0.03;
-/// … plus this for each thread started and pinned, s.
-pub const THREAD_SETUP_S: f64 = 0.0003;
 /// Share of the budget kept back for what the estimate misses.
 pub const MARGIN: f64 = 0.1;
 /// Least measured time per strategy and regime, s.
@@ -107,6 +98,10 @@ pub struct RunStage {
     /// Strategy × regime entries, with the paced floor and the harness
     /// floor.
     pub entries: usize,
+    /// Repeats one round of them runs: one per flat-out strategy, one for
+    /// the paced strategies in place with their floor.
+    #[serde(default)]
+    pub runs: usize,
     /// Repeats per entry before the stop rule adds rounds
     /// ([`RUN_REPEATS`]).
     pub repeats: u32,
@@ -123,7 +118,7 @@ impl RunStage {
     /// Seconds it needs at its measured time per entry now (after the
     /// study refits it), start-up included.
     pub fn seconds(&self) -> f64 {
-        stage_seconds(self.fixed_s, self.entries, self.duration_s)
+        stage_seconds(self.fixed_s, self.runs, self.duration_s)
     }
 }
 
@@ -147,6 +142,10 @@ pub struct SweepStage {
     pub points: usize,
     /// Strategy entries over all points, floors included.
     pub entries: usize,
+    /// Repeats one round of every point runs: one per flat-out strategy,
+    /// one for the paced strategies in place with their floor.
+    #[serde(default)]
+    pub runs: usize,
     /// Repeats per entry.
     pub repeats: u32,
     /// Measured time per entry, s.
@@ -161,8 +160,12 @@ impl SweepStage {
     /// Seconds it needs at its measured time per entry now (after the
     /// study refits it), start-up included.
     pub fn seconds(&self) -> f64 {
-        stage_seconds(self.fixed_s, self.entries, self.duration_s)
+        stage_seconds(self.fixed_s, self.runs, self.duration_s)
     }
+}
+
+fn default_warmup_s() -> f64 {
+    WARMUP_S
 }
 
 /// The whole plan.
@@ -180,6 +183,23 @@ pub struct StudyPlan {
     pub max_time_s: f64,
     /// Where the budget came from.
     pub max_time_rule: String,
+    /// What a repeat costs besides its warm-up and interval, measured
+    /// before the plan (on every allowed CPU; for a fixture, on this
+    /// host's and scaled).
+    #[serde(default)]
+    pub costs: HostCosts,
+    /// Warm-up before each repeat of the run and the sweep, s:
+    /// [`WARMUP_S`], or [`WARMUP_SPREADS`] times the start-up spread.
+    #[serde(default = "default_warmup_s")]
+    pub warmup_s: f64,
+    /// What the plan gave up to fit its budget (fewer repeats), and what
+    /// would hold it all.
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// Memory the run stage holds at once, the most of any stage, bytes
+    /// ([`crate::runner::plan::pool_memory_bytes`]).
+    #[serde(default)]
+    pub memory_bytes: u64,
     /// Pair matrix.
     pub matrix: MatrixStage,
     /// The default run.
@@ -281,19 +301,33 @@ pub fn thread_steps(
     Ok(steps)
 }
 
-/// Seconds a stage of `entries` entries needs: `fixed_s` of start-up and
-/// `duration_s` measured per entry.
-fn stage_seconds(fixed_s: f64, entries: usize, duration_s: f64) -> f64 {
-    fixed_s + entries as f64 * duration_s
+/// Seconds a stage of `runs` repeats a round needs: `fixed_s` of
+/// start-up and `duration_s` measured per run (split over its repeats;
+/// the strategies in place share theirs).
+fn stage_seconds(fixed_s: f64, runs: usize, duration_s: f64) -> f64 {
+    fixed_s + runs as f64 * duration_s
 }
 
-/// Start-up of one repeat with `threads` threads, s.
-fn repeat_setup_s(threads: usize) -> f64 {
-    WARMUP_S + REPEAT_SETUP_S + THREAD_SETUP_S * threads as f64
+/// Start-up of one repeat with `threads` threads at `costs`, with
+/// `warmup_s` of warm-up, s: the warm-up, what the probe leaves out
+/// ([`crate::runner::plan::REPEAT_OVERHEAD_S`]), the canaries, the
+/// start-up spread and each thread's start and stop.
+fn repeat_setup_s(costs: &HostCosts, warmup_s: f64, threads: usize) -> f64 {
+    warmup_s
+        + crate::runner::plan::REPEAT_OVERHEAD_S
+        + costs.canary_s
+        + costs.startup.spread_s
+        + costs.startup.per_thread_s() * threads as f64
+}
+
+/// The harness floor a flat-out run measures first at `costs`, s: its
+/// runs of one thread, 10 ms of warm-up and up to 100 ms each.
+fn floor_s(costs: &HostCosts) -> f64 {
+    3.0 * (0.11 + costs.startup.per_thread_s() + costs.startup.spread_s)
 }
 
 /// The measured time per entry that fits the stages still to run, with
-/// `entries` entries and `fixed_s` start-up in all, into `remaining_s`
+/// `entries` runs and `fixed_s` start-up in all, into `remaining_s`
 /// (less the margin), at most `planned_s`; `None` when not even
 /// [`MIN_DURATION_S`] fits. A study that ran late shrinks what is left
 /// rather than overrunning its budget.
@@ -303,11 +337,13 @@ pub fn refit(remaining_s: f64, entries: usize, fixed_s: f64, planned_s: f64) -> 
 }
 
 /// Plans a study of `topo` (its allowed CPUs) within `max_time_s` (`None`:
-/// [`default_max_time_s`]).
+/// [`default_max_time_s`]), each repeat at `costs` (measured on every
+/// allowed CPU, [`HostCosts::measure`]).
 pub fn plan_study(
     topo: &Topology,
     host: &str,
     max_time_s: Option<f64>,
+    costs: &HostCosts,
 ) -> Result<StudyPlan, StudyPlanError> {
     let cpus = topo.allowed_cpus.to_vec();
     if cpus.len() < 2 {
@@ -333,63 +369,82 @@ pub fn plan_study(
         })
         .collect();
     let pairs = selection.pairs.len();
-    let round_trip_s = 2.0 * ASSUMED_ONE_WAY_NS * 1e-9;
-    // Each pass starts threads twice: for the ping-pong and for the
-    // coherence transactions.
-    let per_pair = 2.0 * matrix::PASSES as f64 * PAIR_SETUP_S
-        + 2.0
-            * (SAMPLES + matrix::WARMUP_SAMPLES) as f64
-            * matrix::ROUND_TRIPS_PER_SAMPLE as f64
-            * round_trip_s
-        + matrix::transaction_transfers(matrix::PASSES) * ASSUMED_ONE_WAY_NS * 1e-9;
-    let matrix_est = pairs as f64 * per_pair + matrix::REFERENCE_ROUND_TRIPS as f64 * round_trip_s;
+    let warmup = WARMUP_S.max(WARMUP_SPREADS * costs.startup.spread_s);
+    let matrix_est = matrix::pairs_s(
+        pairs,
+        SAMPLES,
+        ASSUMED_ONE_WAY_NS,
+        2.0 * costs.startup.per_thread_s() + costs.startup.spread_s,
+    );
 
     let run_rates = vec![Regime::FlatOut, Regime::SEED];
     let run_strategies = run_strategies().strategies().len();
     // Every strategy at each regime, the paced floor, the harness floor.
     let run_entries = run_strategies * run_rates.len() + 2;
-    let run_fixed = run_entries as f64 * f64::from(RUN_REPEATS) * repeat_setup_s(cpus.len());
+    // Flat out a repeat each; paced, every strategy and its floor in
+    // place in one repeat (a period of 45 µs holds them at 4 µs each).
+    let run_runs = run_strategies + 1;
+    let run_setup = run_runs as f64 * repeat_setup_s(costs, warmup, cpus.len());
 
     let threads = thread_steps(topo, &cpus, selection.candidates.len())?;
     let sweep_strategies = sweep_strategies().strategies().len();
-    let mut sweep_entries = 0;
-    let mut sweep_fixed = 0.0;
-    for t in &threads {
-        // Flat out: the strategies and the harness floor; paced: the
-        // strategies and the paced floor.
-        let entries = 2 * (sweep_strategies + 1);
-        sweep_entries += entries;
-        sweep_fixed += entries as f64 * f64::from(SWEEP_REPEATS) * repeat_setup_s(t.threads);
-    }
-    let fixed = matrix_est + run_fixed + sweep_fixed;
-    let entries = (run_entries + sweep_entries) as f64;
-    let needed = (fixed + entries * MIN_DURATION_S) / (1.0 - MARGIN);
-    if budget < needed {
-        return Err(StudyPlanError::TooShort {
+    // Flat out: the strategies and the harness floor; paced: the
+    // strategies and the paced floor in place.
+    let sweep_entries = threads.len() * 2 * (sweep_strategies + 1);
+    let sweep_runs = threads.len() * (sweep_strategies + 1);
+    let sweep_setup: f64 = threads
+        .iter()
+        .map(|t| (sweep_strategies + 1) as f64 * repeat_setup_s(costs, warmup, t.threads))
+        .sum();
+    let floors = (1 + threads.len()) as f64 * floor_s(costs);
+    let runs = (run_runs + sweep_runs) as f64;
+    // Start-up in all at r repeats of the run and s of the sweep, and the
+    // budget that pays for it with the least measured time.
+    let fixed_at = |r: u32, s: u32| {
+        matrix_est + run_setup * f64::from(r) + sweep_setup * f64::from(s) + floors
+    };
+    let needed_at = |r: u32, s: u32| (fixed_at(r, s) + runs * MIN_DURATION_S) / (1.0 - MARGIN);
+    // A budget too small for every repeat buys fewer, down to two each,
+    // and says so before anything runs.
+    let (run_repeats, sweep_repeats) = [(RUN_REPEATS, SWEEP_REPEATS), (3, 2), (2, 2)]
+        .into_iter()
+        .find(|&(r, s)| budget >= needed_at(r, s))
+        .ok_or(StudyPlanError::TooShort {
             given: budget,
-            needed: needed.ceil(),
-        });
+            needed: needed_at(2, 2).ceil(),
+        })?;
+    let mut notes = Vec::new();
+    if (run_repeats, sweep_repeats) != (RUN_REPEATS, SWEEP_REPEATS) {
+        notes.push(format!(
+            "the {budget:.0} s budget holds {run_repeats} of the run's {RUN_REPEATS} repeats and {sweep_repeats} of the sweep's {SWEEP_REPEATS} at this host's start-up: --max-time {:.0}s would hold them all",
+            needed_at(RUN_REPEATS, SWEEP_REPEATS).ceil()
+        ));
     }
-    let duration = ((budget * (1.0 - MARGIN) - fixed) / entries).min(MAX_DURATION_S);
+    let run_fixed = run_setup * f64::from(run_repeats) + floor_s(costs);
+    let sweep_fixed = sweep_setup * f64::from(sweep_repeats) + floors - floor_s(costs);
+    let fixed = matrix_est + run_fixed + sweep_fixed;
+    let duration = ((budget * (1.0 - MARGIN) - fixed) / runs).min(MAX_DURATION_S);
     let run = RunStage {
         writers: cpus.len(),
         strategies: run_strategies,
         rates: run_rates.clone(),
         entries: run_entries,
-        repeats: RUN_REPEATS,
+        runs: run_runs,
+        repeats: run_repeats,
         duration_s: duration,
         fixed_s: run_fixed,
-        est_s: stage_seconds(run_fixed, run_entries, duration),
+        est_s: stage_seconds(run_fixed, run_runs, duration),
     };
     let sweep = SweepStage {
         points: threads.len() * run_rates.len(),
         threads,
         rates: run_rates,
         entries: sweep_entries,
-        repeats: SWEEP_REPEATS,
+        runs: sweep_runs,
+        repeats: sweep_repeats,
         duration_s: duration,
         fixed_s: sweep_fixed,
-        est_s: stage_seconds(sweep_fixed, sweep_entries, duration),
+        est_s: stage_seconds(sweep_fixed, sweep_runs, duration),
     };
     Ok(StudyPlan {
         host: host.to_string(),
@@ -398,6 +453,16 @@ pub fn plan_study(
         llcs: topo.llcs.len(),
         max_time_s: budget,
         max_time_rule: rule,
+        costs: *costs,
+        warmup_s: warmup,
+        notes,
+        // The paced strategies in place with their clock floor.
+        memory_bytes: crate::runner::plan::pool_memory_bytes(
+            cpus.len(),
+            cpus.len(),
+            run_strategies + 1,
+            crate::counter::Pad::Line128.stride(),
+        ),
         matrix: MatrixStage {
             per_class: PER_CLASS,
             samples: SAMPLES,
@@ -410,6 +475,24 @@ pub fn plan_study(
         sweep,
         predict_rate: SEED_RATE,
     })
+}
+
+/// Costs with a known answer, for tests: no spread, 0.3 ms a thread to
+/// start and stop, no canaries, so that with the 30 ms a repeat the probe
+/// leaves out a repeat of N threads starts in 20 + 30 + 0.3 N ms.
+#[cfg(test)]
+pub(crate) fn example_costs() -> HostCosts {
+    HostCosts {
+        startup: crate::workload::Startup {
+            threads: 1,
+            start_s: 0.0003,
+            spread_s: 0.0,
+            stop_s: 0.0,
+        },
+        scaled_from: None,
+        canary_s: 0.0,
+        one_way_ns: Some(100.0),
+    }
 }
 
 #[cfg(test)]
@@ -483,33 +566,51 @@ mod tests {
     #[test]
     fn the_plan_fits_its_budget_and_refuses_one_that_cannot_pay() {
         let spr = fixture("spr-2s-224");
-        let p = plan_study(&spr, "spr", None).unwrap();
+        let p = plan_study(&spr, "spr", None, &example_costs()).unwrap();
         assert_eq!(p.max_time_s, 476.0);
         assert!(p.est_s <= p.max_time_s && p.est_s > 0.0, "{}", p.est_s);
         // The stages' estimates add up, and every entry gets the same time.
         assert!((p.matrix.est_s + p.run.est_s + p.sweep.est_s - p.est_s).abs() < 1e-9);
         // Worked by hand: a repeat on 224 CPUs starts in 20 + 30 + 0.3 ×
-        // 224 = 117.2 ms, so the run's 14 entries × 5 repeats start in
-        // 8.204 s and measure 1 s each: 22.204 s. The sweep's 6 entries ×
-        // 3 repeats at 2, 57, 113 and 224 threads start in 18 × (50.6 +
-        // 67.1 + 83.9 + 117.2) ms = 5.7384 s, and measure 24 × 1 s.
-        assert!((p.run.est_s - 22.204).abs() < 1e-9, "{}", p.run.est_s);
-        assert!((p.sweep.est_s - 29.7384).abs() < 1e-9, "{}", p.sweep.est_s);
+        // 224 = 117.2 ms; the run's 7 repeats a round (6 strategies flat
+        // out, the paced ones in place) × 5 start in 4.102 s, the harness
+        // floor takes 3 × 110.3 ms, and each of the 7 measures 1 s:
+        // 11.4329 s. The sweep's 3 repeats a round × 3 at 2, 57, 113 and
+        // 224 threads start in 9 × (50.6 + 67.1 + 83.9 + 117.2) ms =
+        // 2.8692 s, a floor at each of the 4 points 1.3236 s, and 12 runs
+        // measure 1 s each: 16.1928 s.
+        assert!((p.run.est_s - 11.4329).abs() < 1e-9, "{}", p.run.est_s);
+        assert!((p.sweep.est_s - 16.1928).abs() < 1e-9, "{}", p.sweep.est_s);
         // Six strategies (global, node × the kernel before and after its
         // fix and the plain counter) in two regimes, and the two floors.
         assert_eq!(p.run.entries, 6 * 2 + 2);
+        assert_eq!((p.run.runs, p.sweep.runs), (7, 4 * 3));
         assert_eq!(p.sweep.points, 8);
         assert_eq!(p.sweep.entries, 4 * 2 * 3);
         assert_eq!(p.matrix.pairs, 12);
         // A tight budget shortens the measured time per entry, down to the
         // minimum; below that, the error names what is needed.
-        let tight = plan_study(&spr, "spr", Some(40.0)).unwrap();
+        let tight = plan_study(&spr, "spr", Some(20.0), &example_costs()).unwrap();
         assert!(tight.run.duration_s < p.run.duration_s);
-        assert!(tight.est_s <= 0.9 * 40.0 + 1e-9, "{}", tight.est_s);
-        match plan_study(&spr, "spr", Some(5.0)) {
+        assert!(tight.est_s <= 0.9 * 20.0 + 1e-9, "{}", tight.est_s);
+        assert!(p.notes.is_empty() && tight.notes.is_empty());
+        // 10 s pays for 3 repeats of the run and 2 of the sweep, not for
+        // every one: said, with the budget that would be.
+        let fewer = plan_study(&spr, "spr", Some(10.0), &example_costs()).unwrap();
+        assert_eq!((fewer.run.repeats, fewer.sweep.repeats), (3, 2));
+        assert!(fewer.est_s <= 9.0 + 1e-9, "{}", fewer.est_s);
+        assert_eq!(fewer.notes.len(), 1);
+        assert!(
+            fewer.notes[0].starts_with(
+                "the 10 s budget holds 3 of the run's 5 repeats and 2 of the sweep's 3"
+            ) && fewer.notes[0].ends_with("--max-time 12s would hold them all"),
+            "{:?}",
+            fewer.notes
+        );
+        match plan_study(&spr, "spr", Some(5.0), &example_costs()) {
             Err(StudyPlanError::TooShort { given, needed }) => {
                 assert_eq!(given, 5.0);
-                assert!(needed > 5.0 && needed < 40.0, "{needed}");
+                assert!(needed > 5.0 && needed < 20.0, "{needed}");
             }
             other => panic!("{other:?}"),
         }

@@ -590,7 +590,13 @@ mod tests {
         let run = crate::runner::fixture_run();
         let (class, _) = run_canary(&run).unwrap();
         let topo = run.topology.clone();
-        let plan = plan_study(&topo, "fixture", Some(600.0)).unwrap();
+        let plan = plan_study(
+            &topo,
+            "fixture",
+            Some(600.0),
+            &crate::study::plan::example_costs(),
+        )
+        .unwrap();
         let est = plan.matrix.est_s;
         let after = |first: f64, left_s: f64, stopped: bool| {
             let mut s = partial_study(
@@ -629,7 +635,13 @@ mod tests {
         let (class, canary) = run_canary(&run).unwrap();
         assert_eq!(canary, 25.0);
         let topo = run.topology.clone();
-        let plan = plan_study(&topo, "fixture", Some(600.0)).unwrap();
+        let plan = plan_study(
+            &topo,
+            "fixture",
+            Some(600.0),
+            &crate::study::plan::example_costs(),
+        )
+        .unwrap();
         let study = |first: f64, again: Option<Result<f64, &str>>| {
             let mut s = partial_study(
                 &plan,

@@ -4,7 +4,7 @@
 //! the default target or its seconds (`budget_s`: the least of its
 //! planned seconds and its share of the budget left) are spent.
 
-use super::{StageProgress, StageStatus, StudyResults, plan, run_strategies};
+use super::{StageProgress, StageStatus, StudyResults, run_strategies};
 use crate::placement::Placement;
 use crate::runner::{self, Pools, RunRequest, Stopped};
 use crate::topology::Topology;
@@ -27,7 +27,7 @@ pub(super) fn study_run(
         counter_node: None,
         node_iter: crate::counter::NodeIter::Compact,
         duration: Duration::from_secs_f64(p.duration_s),
-        warmup: Duration::from_secs_f64(plan::WARMUP_S),
+        warmup: Duration::from_secs_f64(study.plan.warmup_s),
         repeats: p.repeats,
         target_ci_pct: Some(runner::DEFAULT_TARGET_CI_PCT),
         max_time: Some(Duration::from_secs_f64(budget_s.max(0.0))),
@@ -36,8 +36,9 @@ pub(super) fn study_run(
         sample_every: None,
         placement,
     };
+    // The start-up measured before the study plans the repeats.
     let plan = match runner::plan(&request, topo.clone()) {
-        Ok(plan) => plan,
+        Ok(plan) => plan.with_costs(study.plan.costs).0,
         Err(e) => return StageStatus::Failed(e.to_string()),
     };
     let tick = |done, total, what: &str| StageProgress {

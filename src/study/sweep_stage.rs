@@ -1,7 +1,7 @@
 //! The study's sweep stage: the thread counts that first reach each
 //! distance class, unbound, in every regime of the plan.
 
-use super::{StageProgress, StageStatus, StudyResults, plan, sweep_strategies};
+use super::{StageProgress, StageStatus, StudyResults, sweep_strategies};
 use crate::placement::Placement;
 use crate::runner::PoolSize;
 use crate::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
@@ -29,7 +29,7 @@ pub(super) fn study_sweep(
         strategies: sweep_strategies(),
         duration: Duration::from_secs_f64(p.duration_s),
         repeats: p.repeats,
-        warmup: Duration::from_secs_f64(plan::WARMUP_S),
+        warmup: Duration::from_secs_f64(study.plan.warmup_s),
         seed: 1,
         placement,
         clip: false,

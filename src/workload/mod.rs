@@ -16,6 +16,9 @@ pub use load::{
 };
 pub use mirror::{Mirror, Probe, StalenessSamples};
 pub use pacer::{BusyTime, Pacer, STALL, arrivals_stream};
-pub use pool::{Lane, RepeatOutcome, RepeatSpec, Role, ThreadReport, permutation, run_repeat};
+pub use pool::{
+    Lane, RepeatOutcome, RepeatSpec, Role, STARTUP_CHANGES, Startup, ThreadReport, measure_startup,
+    permutation, run_repeat,
+};
 pub use regime::{Arrivals, RateError, Regime, SEED_RATE, parse_rate};
 pub use work::{InPlaceFloor, Probing, ReaderWork, Sampling, Work, WriterWork, new_histogram};

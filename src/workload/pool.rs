@@ -240,6 +240,144 @@ pub fn run_repeat(
     })
 }
 
+/// What starting a repeat's pool costs, measured on the CPUs it will run
+/// on ([`measure_startup`]): the time a repeat takes besides its warm-up
+/// and interval, and how late a busy thread may hear a phase change,
+/// which a warm-up must outlast for every thread to see the measured
+/// interval start. On a bare-metal host all are well under a
+/// millisecond; where CPUs are time-sliced (a guest with more vCPUs than
+/// host cores) a thread may wait for its turn for tens of milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Startup {
+    /// Threads started, one per CPU.
+    pub threads: usize,
+    /// From the first spawn until every thread was pinned and waiting at
+    /// the start barrier, s.
+    pub start_s: f64,
+    /// From a phase change until the last of the busy threads saw it,
+    /// s: the longest of [`STARTUP_CHANGES`] changes.
+    pub spread_s: f64,
+    /// From the stop until every thread was joined, s.
+    pub stop_s: f64,
+}
+
+impl Startup {
+    /// Seconds starting and stopping one thread takes: the probe's
+    /// start and stop over its threads.
+    pub fn per_thread_s(&self) -> f64 {
+        (self.start_s + self.stop_s) / self.threads.max(1) as f64
+    }
+
+    /// This probe's figures for a pool of `threads` threads: start and
+    /// stop grow with the threads (they are spawned and joined one after
+    /// another), the spread is kept as measured.
+    pub fn scaled(&self, threads: usize) -> Startup {
+        let k = threads as f64 / self.threads.max(1) as f64;
+        Startup {
+            threads,
+            start_s: self.start_s * k,
+            spread_s: self.spread_s,
+            stop_s: self.stop_s * k,
+        }
+    }
+
+    /// Seconds a repeat costs besides its warm-up and interval: starting
+    /// its threads, the stop reaching the last of them, joining them.
+    pub fn repeat_s(&self) -> f64 {
+        self.start_s + self.spread_s + self.stop_s
+    }
+}
+
+/// Phase changes [`measure_startup`] times; the longest counts.
+pub const STARTUP_CHANGES: u32 = 3;
+
+/// The longest a phase change is waited for, s: past it the probe stops
+/// waiting and counts this.
+const STARTUP_WAIT_S: f64 = 10.0;
+
+/// Starts a pinned thread on each of `cpus` as a repeat does (the same
+/// start barrier, [`start`]), lets them spin on the phase flag as
+/// working threads look at it between batches, times
+/// [`STARTUP_CHANGES`] phase changes until the last thread saw each, and
+/// joins them: a repeat's start-up, measured rather than assumed.
+pub fn measure_startup(
+    cpus: &[u32],
+    allowed: &CpuList,
+    placement: Placement,
+) -> Result<Startup, PlacementError> {
+    use std::sync::atomic::AtomicUsize;
+    let ctl = Control {
+        phase: AtomicU8::new(0),
+        failed: AtomicBool::new(false),
+        barrier: Barrier::new(cpus.len() + 1),
+    };
+    let seen = AtomicUsize::new(0);
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        let (ctl, seen) = (&ctl, &seen);
+        let handles: Vec<_> = cpus
+            .iter()
+            .map(|&cpu| {
+                s.spawn(move || {
+                    start(cpu, allowed, placement, ctl, || ())?;
+                    let mut last = 0;
+                    loop {
+                        let now = ctl.phase.load(Ordering::Relaxed);
+                        if now != last {
+                            last = now;
+                            seen.fetch_add(1, Ordering::Relaxed);
+                        }
+                        if now == u8::MAX {
+                            return Ok(());
+                        }
+                        std::hint::spin_loop();
+                    }
+                })
+            })
+            .collect();
+        ctl.barrier.wait();
+        let start_s = started.elapsed().as_secs_f64();
+        let mut spread_s: f64 = 0.0;
+        let n = cpus.len();
+        let changes = if ctl.failed.load(Ordering::Relaxed) {
+            0
+        } else {
+            STARTUP_CHANGES
+        };
+        for change in 1..=changes {
+            let t = Instant::now();
+            ctl.phase.store(change as u8, Ordering::Relaxed);
+            while seen.load(Ordering::Relaxed) < n * change as usize
+                && t.elapsed().as_secs_f64() < STARTUP_WAIT_S
+            {
+                std::thread::sleep(Duration::from_micros(50));
+            }
+            spread_s = spread_s.max(t.elapsed().as_secs_f64());
+        }
+        let stopping = Instant::now();
+        ctl.phase.store(u8::MAX, Ordering::Relaxed);
+        let mut first_error = None;
+        for h in handles {
+            match h.join() {
+                Ok(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                Ok(Ok(())) => {}
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(Startup {
+                threads: n,
+                start_s,
+                spread_s,
+                stop_s: stopping.elapsed().as_secs_f64(),
+            }),
+        }
+    })
+}
+
 /// Sleeps `d` in short steps; false if `interrupted` was set meanwhile.
 fn sleep_unless(d: Duration, interrupted: &AtomicBool) -> bool {
     let end = Instant::now() + d;
@@ -810,5 +948,29 @@ mod tests {
             counts.iter().all(|&n| n > 0),
             "involuntary switches {counts:?}"
         );
+    }
+
+    #[test]
+    fn the_startup_probe_starts_pins_and_joins_every_thread() {
+        let allowed = crate::topology::allowed_cpus().unwrap();
+        let cpus: Vec<u32> = allowed.iter().collect();
+        let s = measure_startup(&cpus, &allowed, Placement::Strict).unwrap();
+        assert_eq!(s.threads, cpus.len());
+        // Every thread saw every change, well within the wait: a change
+        // nobody saw would have counted the whole wait.
+        assert!(s.spread_s > 0.0 && s.spread_s < STARTUP_WAIT_S, "{s:?}");
+        assert!(s.start_s > 0.0 && s.stop_s > 0.0, "{s:?}");
+        assert!(s.repeat_s() >= s.start_s + s.spread_s);
+        // Scaled to 10 times the threads: start and stop 10 times, the
+        // spread as measured.
+        let big = s.scaled(10 * cpus.len());
+        assert!((big.start_s - 10.0 * s.start_s).abs() < 1e-12);
+        assert!((big.stop_s - 10.0 * s.stop_s).abs() < 1e-12);
+        assert_eq!(big.spread_s, s.spread_s);
+        assert!((big.per_thread_s() - s.per_thread_s()).abs() < 1e-12);
+        // A CPU this process may not use fails the probe, as it would
+        // fail the repeat.
+        let err = measure_startup(&[100_000], &allowed, Placement::Strict);
+        assert!(err.is_err());
     }
 }

@@ -92,6 +92,17 @@ fn rc_mark(i: usize) -> String {
 /// Boot one guest with `vm_args` (numa-vm.sh layout options) and run every command in
 /// `commands` (arguments to `contend`) in it, in order. Panics unless the guest ran all.
 pub(crate) fn boot(vm_args: &[&str], commands: &[&[&str]]) -> Vec<Run> {
+    // A boot's batch, the 16-CPU guest's whole study included: TCG's speed
+    // varies by 2x from run to run on this VM, and more between hosts (the
+    // 16-CPU batch took 159 s in one run and over 600 s in another, both on
+    // an AMD EPYC host).
+    boot_within(vm_args, commands, 900)
+}
+
+/// [`boot`] with the whole boot bounded by `timeout_s` seconds. A boot that does not
+/// reach init in 180 s is retried once by the script (a boot hung silently for 900 s
+/// in CI, 2026-12-02).
+pub(crate) fn boot_within(vm_args: &[&str], commands: &[&[&str]], timeout_s: u32) -> Vec<Run> {
     let root = env!("CARGO_MANIFEST_DIR");
     let script = Path::new(root).join("scripts/numa-vm.sh");
     assert!(
@@ -102,9 +113,15 @@ pub(crate) fn boot(vm_args: &[&str], commands: &[&[&str]]) -> Vec<Run> {
 
     let mut sh = String::new();
     for (i, args) in commands.iter().enumerate() {
+        // `["sh", "-c", SCRIPT]` runs SCRIPT (globs and all); anything
+        // else is contend's arguments.
+        let (program, args) = match args {
+            ["sh", rest @ ..] => ("sh", rest),
+            _ => ("contend", *args),
+        };
         let quoted: Vec<String> = args.iter().map(|a| sq(a)).collect();
         sh.push_str(&format!(
-            "contend {} >/tmp/out 2>/tmp/err; rc=$?\n\
+            "{program} {} >/tmp/out 2>/tmp/err; rc=$?\n\
              printf '{}'; cat /tmp/out; printf '{}'; cat /tmp/err; printf '{}%d@@\\n' \"$rc\"\n",
             quoted.join(" "),
             cmd_mark(i).replace('\n', "\\n"),
@@ -117,18 +134,8 @@ pub(crate) fn boot(vm_args: &[&str], commands: &[&[&str]]) -> Vec<Run> {
     let start = Instant::now();
     let out = Command::new(&script)
         .args(vm_args)
-        .args([
-            // A boot's batch, the 16-CPU guest's whole study included:
-            // TCG's speed varies by 2x from run to run on this VM, and
-            // more between hosts (the 16-CPU batch took 159 s in one run
-            // and over 600 s in another, both on an AMD EPYC host). A boot
-            // that does not reach init in 180 s is retried once by the
-            // script (a boot hung silently for 900 s in CI, 2026-12-02).
-            "--timeout",
-            "900",
-            "--binary",
-            env!("CARGO_BIN_EXE_contend"),
-        ])
+        .args(["--timeout", &timeout_s.to_string()])
+        .args(["--binary", env!("CARGO_BIN_EXE_contend")])
         .args(["--", "sh", "-c", &sh])
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));

@@ -21,6 +21,9 @@ const MAX_PLOT: u32 = 1800;
 const LEGEND_PX: u32 = 150;
 /// Steps of the drawn colour scale.
 const SCALE_STEPS: usize = 64;
+/// Latencies spanning less than this fraction of the lowest are drawn in
+/// one colour: a 5% spread is within what a pair moves between passes.
+const ONE_COLOUR_SPREAD: f64 = 0.05;
 
 /// The CPUs that appear in a measured pair, ascending: the heatmap's rows
 /// and columns. For a full matrix that is every chosen CPU; for a
@@ -76,9 +79,22 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
     if cells.is_empty() || !lo.is_finite() || !hi.is_finite() {
         return Err(DrawError("heatmap: no measured pairs to draw".into()));
     }
-    // Cells within half a nanosecond of each other are one value: the
-    // scale is one swatch labelled with it, not a made-up range.
-    let one_value = (hi - lo < 0.5).then_some((lo + hi) / 2.0);
+    // Cells within half a nanosecond, or within [`ONE_COLOUR_SPREAD`] of
+    // the lowest, are one value: the scale is one swatch labelled with
+    // their middle, and says how far apart they are, rather than a full
+    // colour range painting noise as a topology.
+    let one_value = (hi - lo < 0.5 || hi - lo < ONE_COLOUR_SPREAD * lo).then_some((lo + hi) / 2.0);
+    let one_desc = format!(
+        "one-way ns (median; round trip / 2): every pair{}",
+        if hi - lo < 0.5 {
+            String::new()
+        } else {
+            format!(
+                " within {:.0}% ({lo:.1}-{hi:.1})",
+                ONE_COLOUR_SPREAD * 100.0
+            )
+        }
+    );
     let (lo, hi) = match one_value {
         Some(v) => (v - 0.5, v + 0.5),
         None => (lo, hi),
@@ -198,7 +214,7 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
             .label_style(("sans-serif", label_px))
             .axis_desc_style(("sans-serif", label_px + 2))
             .y_desc(if one_value.is_some() {
-                "one-way ns (median; round trip / 2): every pair"
+                one_desc.as_str()
             } else {
                 "one-way ns (median; round trip / 2)"
             })

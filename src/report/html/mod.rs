@@ -212,6 +212,7 @@ fn empty_provenance() -> &'static Provenance {
     static EMPTY: std::sync::OnceLock<Provenance> = std::sync::OnceLock::new();
     EMPTY.get_or_init(|| Provenance {
         hostname: "unknown host".into(),
+        hostname_fallback: false,
         cpu_model: String::new(),
         microcode: None,
         kernel_release: String::new(),

@@ -14,6 +14,10 @@ use std::fmt::Write;
 /// 3-digit latencies); beyond it the class table stands for the pairs.
 const GRID_MAX_CPUS: usize = 32;
 
+/// Classes side by side in one table of coherence transactions: a label
+/// and three `117.3 (1.57)` columns fit 72.
+const TRANSACTION_CLASSES: usize = 3;
+
 /// The text printed without --json.
 pub fn render(r: &MatrixResults) -> String {
     let mut s = String::new();
@@ -73,10 +77,7 @@ pub fn render(r: &MatrixResults) -> String {
 fn grid(s: &mut String, r: &MatrixResults) {
     let cpus = &r.config.cpus;
     if cpus.len() > GRID_MAX_CPUS {
-        s.push_str(&wrapped(&format!(
-            "{} CPUs, more than {GRID_MAX_CPUS} for a grid: each class's pairs, median and range below; every pair in matrix.csv",
-            cpus.len()
-        )));
+        node_grid(s, r);
         return;
     }
     let mut ns: BTreeMap<(u32, u32), String> = BTreeMap::new();
@@ -112,6 +113,64 @@ fn grid(s: &mut String, r: &MatrixResults) {
                 None => "-",
             };
             let _ = write!(s, " {cell:>width$}");
+        }
+        s.push('\n');
+    }
+}
+
+/// Over [`GRID_MAX_CPUS`] CPUs, the grid by node: each node's CPUs as a
+/// range list, then for each two nodes the median of the medians of the
+/// pairs measured between them (`-` where none was), whole ns.
+fn node_grid(s: &mut String, r: &MatrixResults) {
+    let node_of = |cpu: u32| r.topology.node_of_cpu(cpu);
+    let mut nodes: BTreeMap<u32, crate::topology::CpuList> = BTreeMap::new();
+    for &c in &r.config.cpus {
+        if let Some(n) = node_of(c) {
+            nodes.entry(n).or_default().insert(c);
+        }
+    }
+    let mut medians: BTreeMap<(u32, u32), Vec<f64>> = BTreeMap::new();
+    for p in &r.pairs {
+        if let (Some(a), Some(b)) = (node_of(p.cpus[0]), node_of(p.cpus[1])) {
+            medians
+                .entry((a.min(b), a.max(b)))
+                .or_default()
+                .push(p.median_ns);
+        }
+    }
+    let cell = |a: u32, b: u32| {
+        medians
+            .get(&(a.min(b), a.max(b)))
+            .and_then(|v| crate::stats::median(v))
+            .map_or("-".to_string(), |m| format!("{m:.0}"))
+    };
+    let _ = writeln!(
+        s,
+        "{} CPUs, one-way ns by node (median of its pairs; - = none):",
+        r.config.cpus.len()
+    );
+    let ids: Vec<u32> = nodes.keys().copied().collect();
+    let width = ids
+        .iter()
+        .flat_map(|&a| ids.iter().map(move |&b| (a, b)))
+        .map(|(a, b)| cell(a, b).len())
+        .chain(ids.iter().map(|n| format!("node {n}").len()))
+        .max()
+        .unwrap_or(1);
+    let list = nodes
+        .values()
+        .map(|l| l.to_string().len())
+        .max()
+        .unwrap_or(4);
+    let _ = write!(s, "{:<7} {:<list$}", "", "CPUs");
+    for n in &ids {
+        let _ = write!(s, " {:>width$}", format!("node {n}"));
+    }
+    s.push('\n');
+    for (&a, l) in &nodes {
+        let _ = write!(s, "{:<7} {:<list$}", format!("node {a}"), l.to_string());
+        for &b in &ids {
+            let _ = write!(s, " {:>width$}", cell(a, b));
         }
         s.push('\n');
     }
@@ -174,40 +233,46 @@ fn transactions(s: &mut String, r: &MatrixResults) {
         let v: Vec<f64> = pairs.iter().filter_map(|p| f(p)).collect();
         crate::stats::median(&v)
     };
-    let mut rows = vec![
-        std::iter::once(String::new())
-            .chain(classes.iter().map(ToString::to_string))
-            .collect::<Vec<_>>(),
-        std::iter::once("ping-pong".to_string())
-            .chain(classes.iter().map(|&k| {
-                median(&of_class(k), &|p| Some(p.median_ns))
-                    .map_or("-".into(), |m| format!("{m:.1}"))
-            }))
-            .collect(),
-    ];
-    let mut smallest = f64::INFINITY;
-    for t in Transaction::ALL {
-        let of = |p: &PairResult| p.transactions.iter().find(|c| c.transaction == t).cloned();
-        let mut row = vec![t.name().to_string()];
-        for &k in &classes {
-            let pairs = of_class(k);
-            let ns = median(&pairs, &|p| of(p).map(|c| c.net_ns));
-            let ratio = median(&pairs, &|p| of(p).map(|c| c.to_pingpong));
-            smallest = ns
-                .filter(|&ns| ns > 0.0)
-                .map_or(smallest, |ns| smallest.min(ns));
-            row.push(match (ns, ratio) {
-                (Some(ns), Some(x)) => format!("{ns:.1} ({x:.2})"),
-                _ => "-".into(),
-            });
-        }
-        rows.push(row);
-    }
     s.push('\n');
     s.push_str(&wrapped(
         "coherence transactions: one CPU times the operation fenced right after the other left the line so, less the same on a private line; net ns (x its ping-pong), each pair's figure the trimmed mean of its timings, median of the class's pairs",
     ));
-    s.push_str(&align(&rows));
+    let mut smallest = f64::INFINITY;
+    // At most 3 classes a table, so that each fits 72 columns.
+    for (i, chunk) in classes.chunks(TRANSACTION_CLASSES).enumerate() {
+        let mut rows = vec![
+            std::iter::once(String::new())
+                .chain(chunk.iter().map(ToString::to_string))
+                .collect::<Vec<_>>(),
+            std::iter::once("ping-pong".to_string())
+                .chain(chunk.iter().map(|&k| {
+                    median(&of_class(k), &|p| Some(p.median_ns))
+                        .map_or("-".into(), |m| format!("{m:.1}"))
+                }))
+                .collect(),
+        ];
+        for t in Transaction::ALL {
+            let of = |p: &PairResult| p.transactions.iter().find(|c| c.transaction == t).cloned();
+            let mut row = vec![t.name().to_string()];
+            for &k in chunk {
+                let pairs = of_class(k);
+                let ns = median(&pairs, &|p| of(p).map(|c| c.net_ns));
+                let ratio = median(&pairs, &|p| of(p).map(|c| c.to_pingpong));
+                smallest = ns
+                    .filter(|&ns| ns > 0.0)
+                    .map_or(smallest, |ns| smallest.min(ns));
+                row.push(match (ns, ratio) {
+                    (Some(ns), Some(x)) => format!("{ns:.1} ({x:.2})"),
+                    _ => "-".into(),
+                });
+            }
+            rows.push(row);
+        }
+        if i > 0 {
+            s.push('\n');
+        }
+        s.push_str(&align(&rows));
+    }
     if let Some(line) = r.provenance.tsc_step_line(smallest) {
         s.push_str(&wrapped(&line));
     }

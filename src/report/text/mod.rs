@@ -5,7 +5,7 @@ mod compare;
 mod gallery;
 mod inferred;
 mod matrix;
-
+mod plan;
 mod predict;
 mod run;
 mod spread;
@@ -15,6 +15,7 @@ mod topology;
 mod verify;
 
 pub use compare::{compare_text, record_text};
+pub use plan::{matrix_plan as matrix_plan_text, run_plan as run_plan_text};
 pub use run::{render as run_text, tables as run_tables};
 
 use super::{Document, Export, ExportError, Rendered, plain};

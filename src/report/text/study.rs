@@ -3,9 +3,9 @@
 //! stage's time against the plan).
 
 use super::align;
-use crate::study::plan::{ASSUMED_ONE_WAY_NS, MARGIN, REPEAT_SETUP_S, THREAD_SETUP_S, WARMUP_S};
+use crate::study::plan::{ASSUMED_ONE_WAY_NS, MARGIN};
 use crate::study::{StageStatus, StudyPlan, StudyResults};
-use crate::units::si;
+use crate::units::{Unit, human, si};
 use crate::verdict::{plural, study_lines};
 use std::fmt::Write;
 
@@ -51,12 +51,13 @@ pub fn render_plan(p: &StudyPlan) -> String {
     let regimes: Vec<String> = r.rates.iter().map(|r| r.to_string()).collect();
     let _ = writeln!(
         out,
-        "2. run: {} writers, {} strategies × {} ({}) + the paced and harness floors = {} entries × {} repeats, {:.2} s measured per entry, then more rounds, widest CI first, while a 95% CI is wider than ±{}% (`contend run`'s stop rule); est. {:.1} s at most",
+        "2. run: {} writers, {} strategies × {} ({}) + the paced and harness floors = {} entries, run as {} repeats a round (the paced ones in place) × {} rounds, {:.2} s measured per entry, then more rounds, widest CI first, while a 95% CI is wider than ±{}% (`contend run`'s stop rule); est. {:.1} s at most",
         r.writers,
         r.strategies,
         r.rates.len(),
         regimes.join(", "),
         r.entries,
+        r.runs,
         r.repeats,
         r.duration_s,
         crate::runner::DEFAULT_TARGET_CI_PCT,
@@ -72,7 +73,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
     let names: Vec<String> = all.iter().map(|st| st.short_name(&all)).collect();
     let _ = writeln!(
         out,
-        "3. sweep: unbound, threads {} × {} = {} points, {} + a floor = {} entries × {} repeats, {:.2} s measured per entry; est. {:.1} s",
+        "3. sweep: unbound, threads {} × {} = {} points, {} + a floor = {} entries, run as {} repeats a round × {} rounds, {:.2} s measured per entry; est. {:.1} s",
         steps.join(", "),
         s.rates
             .iter()
@@ -82,6 +83,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
         s.points,
         names.join(" and "),
         s.entries,
+        s.runs,
         s.repeats,
         s.duration_s,
         s.est_s
@@ -94,14 +96,17 @@ pub fn render_plan(p: &StudyPlan) -> String {
     );
     let _ = writeln!(
         out,
-        "\ntotal: est. {:.0} s of the {:.0} s budget (start-up per repeat counted: {:.0} ms warm-up, {:.0} ms canary and counter, {} ms per thread; {:.0}% of the budget kept back)",
+        "\ntotal: est. {:.0} s of the {:.0} s budget ({:.0}% kept back), {} warm-up a repeat; memory est. {} (the run's pools)",
         p.est_s,
         p.max_time_s,
-        WARMUP_S * 1e3,
-        REPEAT_SETUP_S * 1e3,
-        THREAD_SETUP_S * 1e3,
-        MARGIN * 100.0
+        MARGIN * 100.0,
+        human(p.warmup_s * 1e9, Unit::Nanoseconds),
+        super::plan::mib(p.memory_bytes)
     );
+    let _ = writeln!(out, "{}", super::plan::costs_line(&p.costs));
+    for n in &p.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
     out
 }
 

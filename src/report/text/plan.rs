@@ -1,0 +1,171 @@
+//! What a dry run prints: the plan of `contend run` or `contend matrix`,
+//! with its expected wall time and memory, and the start-up measured
+//! for it (the study's plan is `study.rs`'s, with the same line on it).
+
+use crate::matrix::{ASSUMED_ONE_WAY_NS, MatrixPlan};
+use crate::runner::{HostCosts, RunEstimate, RunPlan};
+use crate::topology::CpuList;
+use crate::units::{Unit, human};
+use std::fmt::Write;
+
+/// Seconds for people (`850 µs`, `12.3 ms`, `4.10 s`).
+fn secs(s: f64) -> String {
+    human(s * 1e9, Unit::Nanoseconds)
+}
+
+/// Bytes for people, in MiB (`310 MiB`, `2.4 GiB`).
+pub(super) fn mib(bytes: u64) -> String {
+    let m = bytes as f64 / (1u64 << 20) as f64;
+    if m >= 1024.0 {
+        format!("{:.1} GiB", m / 1024.0)
+    } else if m >= 10.0 {
+        format!("{m:.0} MiB")
+    } else {
+        format!("{m:.1} MiB")
+    }
+}
+
+/// The start-up a plan rests on, and where it was measured.
+pub(super) fn costs_line(c: &HostCosts) -> String {
+    let s = &c.startup;
+    let whence = match c.scaled_from {
+        Some(n) => format!(
+            "not this host: measured on this host's {n} CPU{}, for {} threads",
+            if n == 1 { "" } else { "s" },
+            s.threads
+        ),
+        None => format!("measured on the {} CPUs the threads run on", s.threads),
+    };
+    let one_way = c
+        .one_way_ns
+        .map_or(String::new(), |ns| format!(" ({ns:.0} ns one-way)"));
+    format!(
+        "start-up ({whence}): {} a thread to start and stop, a phase change heard by every busy thread within {}; canaries {}{one_way} a repeat",
+        secs(s.per_thread_s()),
+        secs(s.spread_s),
+        secs(c.canary_s),
+    )
+}
+
+/// `contend run --dry-run`: who runs where, the rounds, what a repeat
+/// and the run take, the budget, the memory, the plan's notes.
+pub fn run_plan(host: &str, p: &RunPlan, e: &RunEstimate) -> String {
+    let cfg = &p.config;
+    let mut out = String::new();
+    let nodes = p.topo.nodes.iter().filter(|n| !n.cpus.is_empty()).count();
+    let _ = writeln!(
+        out,
+        "contend run plan for {host}: {} CPUs, {nodes} nodes, {} LLCs (nothing measured but the start-up)\n",
+        p.topo.allowed_cpus.len(),
+        p.topo.llcs.len()
+    );
+    let writers: CpuList = cfg.writer_cpus.iter().copied().collect();
+    let readers: CpuList = cfg.reader_cpus.iter().copied().collect();
+    let _ = writeln!(
+        out,
+        "threads: {} writers on CPUs {writers}{}",
+        cfg.writer_cpus.len(),
+        if readers.is_empty() {
+            String::new()
+        } else {
+            format!(", {} readers on CPUs {readers}", readers.len())
+        }
+    );
+    let regimes: Vec<String> = cfg.rates.iter().map(ToString::to_string).collect();
+    let _ = writeln!(
+        out,
+        "rounds: {} of {} repeats each ({} strategies × {}; paced strategies in place, up to {} a repeat){}",
+        e.rounds,
+        e.runs_per_round,
+        p.strategies.len(),
+        regimes.join(", "),
+        e.lanes,
+        cfg.target_ci_pct.map_or(String::new(), |t| format!(
+            ", then more while a 95% CI is wider than ±{t}%, within --max-time"
+        ))
+    );
+    let _ = writeln!(
+        out,
+        "a repeat: about {}: start-up {}, warm-up {}, interval {}, canaries and lines {}",
+        secs(e.repeat_s),
+        secs(e.costs.startup.repeat_s()),
+        secs(cfg.warmup_s),
+        secs(cfg.repeat_duration_s),
+        secs(e.repeat_s - e.costs.startup.repeat_s() - cfg.warmup_s - cfg.repeat_duration_s)
+    );
+    let budget = cfg.max_time_s.map_or(String::new(), |b| {
+        let fits = if e.wall_s <= b {
+            "fits".to_string()
+        } else {
+            "does NOT fit (see the note)".to_string()
+        };
+        format!(" of the {b:.0} s budget: {fits}")
+    });
+    let _ = writeln!(
+        out,
+        "wall time: est. {:.1} s (harness floor {}, {} repeats){budget}",
+        e.wall_s,
+        secs(e.floor_s),
+        e.rounds * e.runs_per_round
+    );
+    let _ = writeln!(
+        out,
+        "memory: est. {} allocated (each thread's 2 latency histograms per strategy in place, the load walks, the counters)",
+        mib(e.memory_bytes)
+    );
+    let _ = writeln!(out, "{}", costs_line(&e.costs));
+    for n in &p.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out
+}
+
+/// `contend matrix --dry-run`: the CPUs, the classes and their pairs, the
+/// expected time and memory.
+pub fn matrix_plan(host: &str, p: &MatrixPlan, costs: &HostCosts) -> String {
+    let mut out = String::new();
+    let cpus: CpuList = p.cpus.iter().copied().collect();
+    let pair_setup = 2.0 * costs.startup.per_thread_s() + costs.startup.spread_s;
+    let _ = writeln!(
+        out,
+        "contend matrix plan for {host}: {} pairs of {} CPUs ({cpus}), {} samples × {} round trips per direction (nothing measured but the start-up)\n",
+        p.pairs.len(),
+        p.cpus.len(),
+        p.procedure.samples,
+        p.procedure.round_trips,
+    );
+    let _ = writeln!(out, "{:<14} {:>8} {:>10}", "class", "pairs", "of");
+    for (class, &n) in &p.candidates {
+        let sampled = p.pairs.iter().filter(|(pp, _)| pp.class == *class).count();
+        let _ = writeln!(out, "{:<14} {sampled:>8} {n:>10}", class.to_string());
+    }
+    let extra: Vec<String> = [
+        (!p.contenders.is_empty()).then(|| format!("{} contender counts", p.contenders.len())),
+        (!p.sharers.is_empty()).then(|| format!("{} sharer counts", p.sharers.len())),
+        (!p.home_pairs.is_empty()).then(|| format!("{} home pairs", p.home_pairs.len())),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let _ = writeln!(
+        out,
+        "\nwall time: est. {:.1} s for the pairs at an assumed {ASSUMED_ONE_WAY_NS} ns one-way, a pass's threads started in {}{}",
+        p.estimate_s(pair_setup),
+        secs(pair_setup),
+        if extra.is_empty() {
+            String::new()
+        } else {
+            format!("; {} not counted", extra.join(", "))
+        }
+    );
+    let _ = writeln!(
+        out,
+        "memory: est. {} (the samples of every pair; two threads run at a time)",
+        mib(p.memory_bytes())
+    );
+    let _ = writeln!(out, "{}", costs_line(costs));
+    for n in &p.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out
+}
