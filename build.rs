@@ -24,8 +24,8 @@ fn main() {
     let commit = git(&["rev-parse", "--short=12", "HEAD"])
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown".to_string());
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-        .is_some_and(|s| !s.is_empty());
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
     let suffix = if dirty && commit != "unknown" {
         "-dirty"
     } else {
@@ -38,8 +38,8 @@ fn main() {
         .map(str::to_string)
         .chain(branch);
     for name in watched {
-        if let Some(path) = git(&["rev-parse", "--git-path", &name])
-            .filter(|p| std::path::Path::new(p).exists())
+        if let Some(path) =
+            git(&["rev-parse", "--git-path", &name]).filter(|p| std::path::Path::new(p).exists())
         {
             println!("cargo:rerun-if-changed={path}");
         }
