@@ -39,7 +39,9 @@ pub fn noise_line(run: &RunResults) -> Option<String> {
     let noisy: Vec<String> = run
         .strategies
         .iter()
-        .filter_map(|s| noisy_cv(s).map(|cv| format!("{} (±{})", run.short_name(s), cv_text(cv))))
+        .filter_map(|s| {
+            noisy_cv(s).map(|cv| format!("{} (varies {})", run.short_name(s), cv_text(cv)))
+        })
         .collect();
     let marks = format!(
         "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and the {NOISE_THRESHOLD} noise threshold, as contend compare decides)"

@@ -1,6 +1,6 @@
 //! Results as Markdown, to paste into a patch description or a pull
 //! request, or to publish beside CI charts: a provenance header, one table
-//! per measure (levels as columns, policies as rows, `mean±stddev%` and the
+//! per measure (levels as columns, policies as rows, `mean±CI%` and the
 //! change against the first level), the exactness line and the notes.
 
 use super::measures::StrategyGrid;
@@ -107,7 +107,7 @@ pub(super) fn provenance_list(out: &mut String, p: &Provenance) {
 pub(super) fn repeats_line(run: &RunResults) -> String {
     let cfg = &run.config;
     format!(
-        "{} × {:.0} ms per strategy (+{:.0} ms warm-up); cells are mean±stddev% over them, \
+        "{} × {:.0} ms per strategy (+{:.0} ms warm-up); cells are mean ± the half-width of its 95% CI, \
          with the change against the first level",
         run.repeats_text(),
         cfg.repeat_duration_s * 1e3,
