@@ -15,7 +15,7 @@ mod topology;
 mod verify;
 
 pub use compare::compare_text;
-pub use run::{render as run_text, tables as run_tables};
+pub use run::{render as run_text, verbose as run_tables};
 
 use super::{Document, Export, ExportError, Rendered, plain};
 use crate::verdict::{Headline, Verdict};
