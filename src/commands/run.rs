@@ -69,15 +69,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "P", value_parser = percent_arg)]
     pub target_ci: Option<f64>,
 
-    /// Time budget of the whole run, warm-up and floor included: no repeat
-    /// starts that would end past it (the run then stops, marked partial,
-    /// and says so), and --target-ci adds repeats only within it [default:
-    /// 18s, so a default run ends within 20 s].
+    /// Time budget of the whole run.
+    ///
+    /// Warm-up and floor included: no repeat starts that would end past it
+    /// (the run then stops, marked partial, and says so), and --target-ci
+    /// adds repeats only within it (18s: a default run ends within 20 s).
     #[arg(long, value_name = "TIME", default_value = "18s", value_parser = duration_arg)]
     pub max_time: Duration,
 
-    /// The regimes, comma-separated, measured interleaved in one run:
-    /// `max` hammers (every writer flat out: saturation throughput and
+    /// The regimes, comma-separated: max (flat out) or updates/s per thread.
+    ///
+    /// Measured interleaved in one run: `max` hammers (every writer flat out: saturation throughput and
     /// updates per ownership of the line); a rate R (22000, 22k, 1M) paces
     /// each thread at R operations per second with absolute deadlines
     /// (net ns per update and net CPU share: what the counter costs
@@ -140,8 +142,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub oversubscribe: bool,
 
-    /// After the first screen, print every table, regime by regime, with
-    /// every line on what the numbers rest on (report.html has them too).
+    /// After the first screen, print every figure, table and test.
+    ///
+    /// The whole answer, every verdict with its interval and p-value, then
+    /// every table, regime by regime, with every line on what the numbers
+    /// rest on (report.html has them too).
     #[arg(long, short)]
     pub verbose: bool,
 
@@ -223,12 +228,10 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     session.notes(&plan.notes);
 
     let stop = signal::stop_flag();
-    let bar = session.progress_bar(plan.entries() * plan.config.repeats, "repeats");
-    let results = runner::execute(&plan, stop, |done, total, name| {
+    let bar = session.time_bar(args.max_time);
+    let results = runner::execute(&plan, stop, |_, _, name| {
         if let Some(b) = &bar {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-            b.set_message(name.to_string());
+            b.set_message(name);
         }
     });
     if let Some(b) = &bar {
