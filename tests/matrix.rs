@@ -150,7 +150,7 @@ fn ns(smt: f64, llc: f64, node: f64, cross: &[(u32, f64)]) -> impl Fn(PairClass)
 fn advice_follows_the_written_rule() {
     let epyc = fixture("epyc-7j13-2s-nps1-256");
     let all_epyc: Vec<u32> = (0..256).collect();
-    // Milan 7R13 from BACKGROUND.md: same CCX 23, cross CCX ~100, cross
+    // Milan 7R13 from docs/seeds.md: same CCX 23, cross CCX ~100, cross
     // socket 197: crossing a CCX is half of crossing a socket -> node.
     let (a, empty) = advice_for(&epyc, &all_epyc, ns(8.0, 23.0, 100.0, &[(32, 197.0)]));
     assert_eq!((a.split, a.rule), (Split::Node, 4), "{a}");
