@@ -202,7 +202,16 @@ fn kernel_sentences(d: &Decided) -> [Option<String>; 2] {
         let effect = match o.decision {
             Decision::Decrease => format!("saves {}{pm} ns per update{pct}", si(-diff)),
             Decision::Increase => format!("costs {}{pm} ns more per update{pct}", si(diff)),
-            _ => format!("saves no measurable amount ({})", d.tests[t].why_not()),
+            Decision::NoChange => {
+                format!(
+                    "saves nothing measurable here ({}{pm} ns per update)",
+                    si(-diff)
+                )
+            }
+            _ => format!(
+                "may save {}{pm} ns per update: too uncertain to call",
+                si(-diff)
+            ),
         };
         let name = if level == ShardLevel::Node {
             format!(", {},", c.candidates[i].name)

@@ -40,8 +40,8 @@ pub fn render(run: &RunResults) -> String {
         out.push_str(&screen(&format!("note: {}", plain(note))));
     }
     out.push_str(&screen(
-        "how to read this: docs/reading-the-output.md; every figure and test: --verbose, \
-         or report.html in the results folder",
+        "more: --verbose, or report.html in the results folder; how to read it: \
+         docs/reading-the-output.md",
     ));
     out
 }
@@ -108,28 +108,35 @@ fn warnings(run: &RunResults) -> String {
             .iter()
             .filter(|l| l.starts_with("WARNING"))
         {
-            out.push_str(&screen(&plain(line)));
+            // Its first sentence; --verbose gives the rest.
+            let head = line.split(". ").next().unwrap_or(line);
+            out.push_str(&screen(&plain(head)));
         }
     }
+    // Noise and a CI target missed, in one line.
+    let all = run.strategies.len();
     let noisy = run
         .strategies
         .iter()
         .filter(|s| noisy_cv(s).is_some())
         .count();
-    if noisy > 0 {
-        out.push_str(&screen(&format!(
-            "noisy: {noisy} of {} strategies vary by over {NOISY_CV_PCT}% from repeat to repeat, \
-             so few differences can be called (rerun, or raise --max-time)",
-            run.strategies.len()
-        )));
-    }
     let open = unconverged(run).len();
+    let mut said = Vec::new();
+    if noisy > 0 {
+        said.push(format!(
+            "{noisy} of {all} strategies vary by over {NOISY_CV_PCT}% between repeats"
+        ));
+    }
     if let (Some(target), true) = (run.config.target_ci_pct, open > 0) {
+        said.push(format!(
+            "{open} of {all} did not reach ±{target}% in {:.0} s",
+            run.config.max_time_s.unwrap_or(0.0)
+        ));
+    }
+    if !said.is_empty() {
         out.push_str(&screen(&format!(
-            "{open} of {} strategies did not reach ±{target}% within {:.0} s: read their figures \
-             as inconclusive, or raise --max-time",
-            run.strategies.len(),
-            run.config.max_time_s.unwrap_or(0.0),
+            "noisy: {}: read small differences as inconclusive (rerun, or raise --max-time)",
+            said.join(" and ")
         )));
     }
     out
@@ -340,12 +347,12 @@ pub(super) fn header(run: &RunResults) -> String {
     }
     let regimes = run.regimes();
     out.push_str(&screen(&format!(
-        "{} x {:.0} ms per strategy (+{:.0} ms warm-up){}{}",
+        "{} x {:.0} ms (+{:.0} ms warm-up) per strategy{}{}",
         run.repeats_text(),
         cfg.repeat_duration_s * 1e3,
         cfg.warmup_s * 1e3,
         if regimes.len() > 1 {
-            ", regimes interleaved"
+            ", interleaved"
         } else {
             ""
         },
