@@ -248,7 +248,7 @@ fn hammer_basis(run: &RunResults) -> Vec<String> {
         ));
         if bursts.iter().any(|(_, b, _)| *b > BURST_LIMIT) {
             lines.push(format!(
-                "WARNING flat out measures bursts: a writer keeps the line for over {BURST_LIMIT} updates, so ns/op is not one update's cost. For the cost a spaced workload pays per update, run with --rate (e.g. --rate 22000) or contend sweep --rates"
+                "WARNING flat out measures bursts, not one update: a writer keeps the line for over {BURST_LIMIT} updates. For the cost a spaced workload pays per update, run with --rate (e.g. --rate 22000) or contend sweep --rates"
             ));
         }
     }
@@ -446,7 +446,7 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
                 .reduce(f64::min)
                 .map_or("-".into(), |m| format!("{m:.1}%"));
             lines.push(format!(
-                "WARNING rate: asked {rate} ops/s per thread, the slowest thread achieved {mean} on the mean: the CPU cannot keep up, or it was taken away. In its worst repeat the slowest thread achieved only {} of it ({missed} pacer slots skipped after stalls)",
+                "WARNING rate: asked {rate}/s per thread, got {mean} on the mean: the CPU was busy or too slow. In its worst repeat the slowest thread achieved only {} of it ({missed} pacer slots skipped after stalls)",
                 short.join(", ")
             ));
         }

@@ -36,8 +36,15 @@ pub fn render(run: &RunResults) -> String {
     if checks.contains("WRONG") || checks.contains("UNVERIFIED") {
         out.push_str(&screen(&checks));
     }
-    for note in &run.notes {
-        out.push_str(&screen(&format!("note: {}", plain(note))));
+    match run.notes.as_slice() {
+        [] => {}
+        [one] if one.chars().count() < 92 => {
+            out.push_str(&screen(&format!("note: {}", plain(one))))
+        }
+        all => out.push_str(&screen(&format!(
+            "notes: {} on what the machine did during the run (--verbose)",
+            all.len()
+        ))),
     }
     out.push_str(&screen(
         "more: --verbose, or report.html in the results folder; how to read it: \
@@ -124,19 +131,19 @@ fn warnings(run: &RunResults) -> String {
     let mut said = Vec::new();
     if noisy > 0 {
         said.push(format!(
-            "{noisy} of {all} strategies vary by over {NOISY_CV_PCT}% between repeats"
+            "{noisy} of {all} strategies vary over {NOISY_CV_PCT}% between repeats"
         ));
     }
     if let (Some(target), true) = (run.config.target_ci_pct, open > 0) {
         said.push(format!(
-            "{open} of {all} did not reach ±{target}% in {:.0} s",
+            "{open} missed ±{target}% in {:.0} s",
             run.config.max_time_s.unwrap_or(0.0)
         ));
     }
     if !said.is_empty() {
         out.push_str(&screen(&format!(
-            "noisy: {}: read small differences as inconclusive (rerun, or raise --max-time)",
-            said.join(" and ")
+            "noisy: {} (raise --max-time)",
+            said.join("; ")
         )));
     }
     out
