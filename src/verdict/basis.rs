@@ -575,7 +575,7 @@ mod tests {
         let line = rate_line(&paced(Arrivals::Paced, 97.0, 100.0));
         assert!(line.starts_with("WARNING rate: asked 100k"), "{line}");
         assert!(
-            line.contains("in its worst repeat the slowest thread achieved only")
+            line.contains("In its worst repeat the slowest thread achieved only")
                 && line.contains("97.0% on the mean"),
             "{line}"
         );
