@@ -740,8 +740,9 @@ fn clearly_different_runs_report_the_change() {
         .collect();
     assert_eq!(rows.len(), 2, "{text}");
     for row in rows {
-        assert!(row.contains("base: 90569±1.00%"), "{row}");
-        assert!(row.contains("test: 104152±1.00%"), "{row}");
+        // ± is the 95% CI's half-width: here 3.00% of the mean.
+        assert!(row.contains("base: 90569±3.00%"), "{row}");
+        assert!(row.contains("test: 104152±3.00%"), "{row}");
         assert!(row.contains("faster"), "{row}");
         // Welch: difference 13583 ± 2.79 × 797 (3.9 df), of 90569.
         assert!(row.contains("+15.0% [+12.5%, +17.5%]"), "{row}");
@@ -768,7 +769,10 @@ fn report_prints_run_and_sweep_files() {
         text.contains("write side: updates/s, all writers (higher is better)"),
         "{text}"
     );
-    assert!(text.contains("exact sums: all 6 repeats exact"), "{text}");
+    assert!(
+        text.contains("every final sum exact, in all 6 strategy results"),
+        "{text}"
+    );
 
     let md = stdout(&contend(&["report", s(&r.folder), "--markdown"]));
     assert!(
@@ -780,7 +784,7 @@ fn report_prints_run_and_sweep_files() {
     // marked n.s. unless Welch's test and the 2% threshold support it (one
     // change per table, so Holm leaves its p as it is).
     use contend::stats::{Decision, Difference, Summary};
-    use contend::units::{Unit, cv_text, human};
+    use contend::units::{Unit, ci_pct, cv_text, human};
     let file = load(&r.json);
     let summary_of = |name: &str, field: &str| -> Summary {
         let st = file["strategies"]
@@ -811,9 +815,9 @@ fn report_prints_run_and_sweep_files() {
         let row = format!(
             "| always | {} ±{} | {} ±{} ({:+.1}%{}) |",
             human(g.mean, unit),
-            cv_text(g.stddev_pct),
+            cv_text(ci_pct(&g)),
             human(n.mean, unit),
-            cv_text(n.stddev_pct),
+            cv_text(ci_pct(&n)),
             100.0 * (n.mean - g.mean) / g.mean,
             if supported { "" } else { " n.s." }
         );
@@ -953,7 +957,11 @@ fn files_written_before_net_cost_still_compare() {
         serde_json::from_value(file["strategies"][0]["summary"]["write_loop_ns"].clone()).unwrap();
     assert_eq!(
         all[0].base,
-        format!("base: {:.1}±{:.2}%", loop_ns.mean, loop_ns.stddev_pct),
+        format!(
+            "base: {:.1}±{:.2}%",
+            loop_ns.mean,
+            50.0 * (loop_ns.ci95_high - loop_ns.ci95_low) / loop_ns.mean
+        ),
         "{text}"
     );
 
