@@ -104,6 +104,18 @@ pub enum ReadError {
         /// The file.
         path: PathBuf,
     },
+    /// Parsed, but a value no run could have written: a negative, NaN or
+    /// infinite mean, a strategy with repeats and no summary, a strategy
+    /// twice in one regime.
+    #[error("{}: {field} {problem}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Where in it, as a JSON path (`strategies[2].summary`).
+        field: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
     /// The right kind and schema, but fields missing or of the wrong type.
     #[error("{} is not a contend result file: corrupt result file ({source})", path.display())]
     Corrupt {
@@ -269,14 +281,24 @@ fn read_file(file: &Path) -> Result<ResultFile, ReadError> {
             path: file.to_path_buf(),
             source,
         })?;
+    let invalid = |(field, problem)| ReadError::Invalid {
+        path: file.to_path_buf(),
+        field,
+        problem,
+    };
+    check_means(&value, &mut String::new()).map_err(invalid)?;
     if value.get("points").is_some() {
         let mut sweep: Box<SweepResults> = parse(file, value, SCHEMA_VERSION)?;
-        for point in &mut sweep.points {
+        for (i, point) in sweep.points.iter_mut().enumerate() {
+            check_run(&point.results).map_err(|(field, problem)| {
+                invalid((format!("points[{i}].results.{field}"), problem))
+            })?;
             point.results.fill_rates();
         }
         Ok(ResultFile::Sweep(sweep))
     } else if value.get("strategies").is_some() {
         let mut run: Box<RunResults> = parse(file, value, SCHEMA_VERSION)?;
+        check_run(&run).map_err(invalid)?;
         run.fill_rates();
         Ok(ResultFile::Run(run))
     } else if value.get("pairs").is_some() {
@@ -290,6 +312,76 @@ fn read_file(file: &Path) -> Result<ResultFile, ReadError> {
             path: file.to_path_buf(),
         })
     }
+}
+
+/// Summaries whose mean is a difference, and may be negative.
+const SIGNED: [&str; 4] = [
+    "net_ns",
+    "net_cpu_share_pct",
+    "sampled_vs_throughput_pct",
+    "cost_ns",
+];
+
+/// Every summary (an object with a `mean` and a `stddev`) under `value`
+/// has a finite mean, not negative unless its field is in [`SIGNED`].
+/// The error is the summary's path and what is wrong.
+fn check_means(value: &serde_json::Value, path: &mut String) -> Result<(), (String, &'static str)> {
+    use serde_json::Value;
+    let len = path.len();
+    match value {
+        Value::Object(fields) => {
+            if let (Some(mean), true) = (fields.get("mean"), fields.contains_key("stddev")) {
+                let field = path.rsplit(['.', '[']).next().unwrap_or_default();
+                match mean.as_f64().filter(|m| m.is_finite()) {
+                    None => return Err((format!("{path}.mean"), "is not a finite number")),
+                    Some(m) if m < 0.0 && !SIGNED.contains(&field) => {
+                        return Err((format!("{path}.mean"), "is negative"));
+                    }
+                    Some(_) => {}
+                }
+            }
+            for (key, v) in fields {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                check_means(v, path)?;
+                path.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                path.push_str(&format!("[{i}]"));
+                check_means(v, path)?;
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A run's strategies: each with repeats has a summary (it is what every
+/// verdict reads), and none is measured twice in one regime.
+fn check_run(run: &RunResults) -> Result<(), (String, &'static str)> {
+    for (i, s) in run.strategies.iter().enumerate() {
+        if s.summary.is_none() && !s.repeats.is_empty() {
+            return Err((
+                format!("strategies[{i}].summary"),
+                "is missing, but it has repeats",
+            ));
+        }
+        if run.strategies[..i]
+            .iter()
+            .any(|t| t.name == s.name && t.regime == s.regime)
+        {
+            return Err((
+                format!("strategies[{i}].name"),
+                "repeats a strategy of the same regime",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `value` as a `T`, if its schema is present and at most `supported`.
@@ -529,5 +621,54 @@ mod tests {
             assert!(err.contains(needle), "{text}: {err}");
             assert!(err.contains("x.json"), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn values_no_run_writes_are_refused_naming_the_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.json");
+        let good: serde_json::Value = serde_json::from_str(&fixture_text()).unwrap();
+        const SUMMARY: &str = "/strategies/0/summary";
+        let summary = SUMMARY;
+        type Edit = fn(&mut serde_json::Value);
+        let cases: [(Edit, &str); 4] = [
+            (
+                |v| v.pointer_mut(SUMMARY).unwrap()["write_ops_per_s"]["mean"] = (-5.0).into(),
+                "strategies[0].summary.write_ops_per_s.mean is negative",
+            ),
+            (
+                |v| v.pointer_mut(SUMMARY).unwrap()["write_ns"]["mean"] = serde_json::Value::Null,
+                "strategies[0].summary.write_ns.mean is not a finite number",
+            ),
+            (
+                |v| *v.pointer_mut(SUMMARY).unwrap() = serde_json::Value::Null,
+                "strategies[0].summary is missing, but it has repeats",
+            ),
+            (
+                |v| v["strategies"][1]["name"] = v["strategies"][0]["name"].clone(),
+                "strategies[1].name repeats a strategy of the same regime",
+            ),
+        ];
+        for (edit, needle) in cases {
+            let mut v = good.clone();
+            edit(&mut v);
+            fs::write(&file, v.to_string()).unwrap();
+            let err = read(&file).unwrap_err().to_string();
+            assert_eq!(err, format!("{}: {needle}", file.display()));
+        }
+        // A difference may be negative; the same check runs inside a sweep.
+        let mut v = good.clone();
+        v.pointer_mut(summary).unwrap()["sampled_vs_throughput_pct"]["mean"] = (-3.0).into();
+        v["strategies"][1]["name"] = v["strategies"][0]["name"].clone();
+        let sweep = serde_json::json!({"schema": 2, "partial": false,
+            "points": [{"threads": 2, "affinity": "unbound", "results": v}]});
+        fs::write(&file, sweep.to_string()).unwrap();
+        let err = read(&file).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "points[0].results.strategies[1].name repeats a strategy of the same regime"
+            ),
+            "{err}"
+        );
     }
 }

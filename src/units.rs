@@ -1,7 +1,7 @@
 //! How numbers are written for people, in one place for the terminal,
 //! Markdown, HTML and a regime's name: three significant digits, a k, M or
-//! G prefix on rates and counts, ns, µs, ms or s on times, and the ± of a
-//! coefficient of variation.
+//! G prefix on rates and counts, ns, µs, ms or s on times, and one ±: the
+//! half-width of the 95% confidence interval of the mean over repeats.
 
 use crate::stats::{SPREAD_REPEATS, Summary};
 
@@ -76,8 +76,8 @@ fn three_digits(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// A coefficient of variation (stddev as % of the mean) for a table: two
-/// significant digits (`31%`, `3.3%`, `0.45%`).
+/// A percentage for a ±: two significant digits (`31%`, `3.3%`,
+/// `0.45%`).
 pub fn cv_text(pct: f64) -> String {
     let decimals = if pct >= 10.0 {
         0
@@ -89,14 +89,44 @@ pub fn cv_text(pct: f64) -> String {
     format!("{pct:.decimals$}%")
 }
 
-/// The ± after a summary's mean: its standard deviation over repeats as a
-/// percentage of the mean (`±3.3%`, [`cv_text`]), or `(1 repeat)` where a
-/// single repeat leaves it undefined ([`Summary::has_spread`]).
+/// The half-width of `s`'s 95% confidence interval, as a % of its mean's
+/// size (infinite for a mean of 0).
+pub fn ci_pct(s: &Summary) -> f64 {
+    50.0 * (s.ci95_high - s.ci95_low) / s.mean.abs()
+}
+
+/// True when `s`'s 95% confidence interval is wider than its value: the
+/// repeats cannot tell it from nothing, and it is printed as
+/// [`noise_text`], not as a figure or a change.
+pub fn is_noise(s: &Summary) -> bool {
+    s.has_spread() && ci_pct(s) > 100.0
+}
+
+/// `noise (±510%)`: what stands in for a figure whose interval is wider
+/// than itself ([`is_noise`]).
+pub fn noise_text(s: &Summary) -> String {
+    format!("noise (±{})", cv_text(ci_pct(s)))
+}
+
+/// The ± after a summary's mean: the half-width of its 95% confidence
+/// interval as a percentage of the mean (`±3.3%`, [`cv_text`]), or
+/// `(1 repeat)` where a single repeat leaves it undefined
+/// ([`Summary::has_spread`]).
 pub fn spread_text(s: &Summary) -> String {
     if s.has_spread() {
-        format!("±{}", cv_text(s.stddev_pct))
+        format!("±{}", cv_text(ci_pct(s)))
     } else {
         ONE_REPEAT.to_string()
+    }
+}
+
+/// `84.4 ns ±4.4%`: a mean in `unit` and its ± ([`spread_text`]), or
+/// [`noise_text`] where the interval is wider than the value.
+pub fn figure(s: &Summary, unit: Unit) -> String {
+    if is_noise(s) {
+        noise_text(s)
+    } else {
+        format!("{} {}", human(s.mean, unit), spread_text(s))
     }
 }
 
@@ -141,9 +171,13 @@ mod tests {
 
     #[test]
     fn a_spread_needs_two_repeats() {
+        // 10 ± t(0.975, 1) · 1.414 / sqrt(2) = 10 ± 12.7: wider than
+        // itself, noise; 100 ± the same is ±13%.
         let two = Summary::of(&[9.0, 11.0]).unwrap();
-        assert_eq!(spread_text(&two), format!("±{}", cv_text(two.stddev_pct)));
-        assert_eq!(spread_text(&two), "±14%");
+        assert_eq!(spread_text(&two), "±127%");
+        assert_eq!(figure(&two, Unit::Nanoseconds), "noise (±127%)");
+        let wide = Summary::of(&[99.0, 101.0]).unwrap();
+        assert_eq!(figure(&wide, Unit::Nanoseconds), "100 ns ±13%");
         let one = Summary::of(&[10.0]).unwrap();
         assert_eq!(spread_text(&one), "(1 repeat)");
         assert_eq!(

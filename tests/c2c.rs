@@ -99,7 +99,7 @@ fn the_home_socket_is_said_and_its_classes_priced_from_it() {
         text.contains("llc  11 (L3, node 1): 88-95,184-191 (16 cpus)"),
         "{text}"
     );
-    // Same-node from the home socket's pairs (BACKGROUND.md: 108 ns), the
+    // Same-node from the home socket's pairs (docs/seeds.md: 108 ns), the
     // other socket's cross-CCX pairs shown apart at the cross price.
     assert!(text.contains("same-node off home (not used)"), "{text}");
     let p = inferred("AMD EPYC 7R13 48-Core Processor.csv", &[]);

@@ -825,7 +825,10 @@ fn report_prints_run_and_sweep_files() {
         text.contains("write side: updates/s, all writers (higher is better)"),
         "{text}"
     );
-    assert!(text.contains("exact sums: all 6 repeats exact"), "{text}");
+    assert!(
+        text.contains("every final sum exact, in all 6 strategy results"),
+        "{text}"
+    );
 
     let md = stdout(&contend(&["report", s(&r.folder), "--markdown"]));
     assert!(
@@ -837,7 +840,7 @@ fn report_prints_run_and_sweep_files() {
     // marked n.s. unless Welch's test and the 2% threshold support it (one
     // change per table, so Holm leaves its p as it is).
     use contend::stats::{Decision, Difference, Summary};
-    use contend::units::{Unit, cv_text, human};
+    use contend::units::{Unit, ci_pct, cv_text, human};
     let file = load(&r.json);
     let summary_of = |name: &str, field: &str| -> Summary {
         let st = file["strategies"]
@@ -868,9 +871,9 @@ fn report_prints_run_and_sweep_files() {
         let row = format!(
             "| always | {} ±{} | {} ±{} ({:+.1}%{}) |",
             human(g.mean, unit),
-            cv_text(g.stddev_pct),
+            cv_text(ci_pct(&g)),
             human(n.mean, unit),
-            cv_text(n.stddev_pct),
+            cv_text(ci_pct(&n)),
             100.0 * (n.mean - g.mean) / g.mean,
             if supported { "" } else { " n.s." }
         );

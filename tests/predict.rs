@@ -14,7 +14,7 @@ fn fixture(name: &str) -> String {
 }
 
 /// The class latencies docs/predict.md gives each seed host, from
-/// BACKGROUND.md: Ice Lake 8375C's ping-pong (SMT 8, same socket 51,
+/// docs/seeds.md: Ice Lake 8375C's ping-pong (SMT 8, same socket 51,
 /// cross socket 108 ns) for the two Intel hosts; Milan 7R13's for the EPYC
 /// 7J13 (same CCX 23, cross CCX 90-110, cross socket 197 ns) with Genoa
 /// 9274F's SMT 9 ns, Milan having none published.

@@ -168,7 +168,7 @@ fn short_sweep_writes_exact_points_and_every_file() {
     let table: Vec<&str> = table.take_while(|l| l.starts_with('|')).collect();
     assert_eq!(table.len(), points.len(), "{md}");
     use contend::stats::{Decision, Difference, Summary, Threshold};
-    use contend::units::{Unit, cv_text, human};
+    use contend::units::{Unit, figure, is_noise};
     // Every point's rows share one table, so Holm adjusts over all of them.
     let summaries: Vec<(Summary, Summary)> = points
         .iter()
@@ -198,16 +198,22 @@ fn short_sweep_writes_exact_points_and_every_file() {
             Decision::of(&diffs[i], Threshold::relative(2.0), adjusted[i]),
             Decision::Increase | Decision::Decrease
         );
+        // A change of or against noise is not printed.
+        let change = if is_noise(&g) || is_noise(&c) {
+            String::new()
+        } else {
+            format!(
+                " ({:+.1}%{})",
+                100.0 * (c.mean - g.mean) / g.mean,
+                if supported { "" } else { " n.s." }
+            )
+        };
         let want = format!(
-            "| {} | {} | always | {} ±{} | {} ±{} ({:+.1}%{}) |",
+            "| {} | {} | always | {} | {}{change} |",
             p["threads"],
             p["affinity"].as_str().unwrap(),
-            human(g.mean, Unit::PerSecond),
-            cv_text(g.stddev_pct),
-            human(c.mean, Unit::PerSecond),
-            cv_text(c.stddev_pct),
-            100.0 * (c.mean - g.mean) / g.mean,
-            if supported { "" } else { " n.s." }
+            figure(&g, Unit::PerSecond),
+            figure(&c, Unit::PerSecond),
         );
         assert_eq!(*line, want, "{md}");
     }

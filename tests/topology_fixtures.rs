@@ -618,7 +618,7 @@ fn every_fixture_reads_and_captures_round_trip() {
 #[test]
 fn spec_local_spread_follows_hop_order_and_the_allowed_set() {
     let t = topo("vm-4node-norov");
-    // BACKGROUND.md, node 1: 4 5 8..15 0 1 2 3 6 7 (old: 4 5 0 1 2 3 6 7 8..15).
+    // docs/seeds.md, node 1: 4 5 8..15 0 1 2 3 6 7 (old: 4 5 0 1 2 3 6 7 8..15).
     assert_eq!(
         resolve_ok(&t, "local-spread:1"),
         vec![4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 6, 7]

@@ -73,8 +73,9 @@ pub(super) fn fraction_arg(s: &str) -> Result<f64, FractionError> {
 /// and `predict`.
 #[derive(Debug, Clone, Args)]
 pub struct PoolArgs {
-    /// Writer threads: a count or a percentage of allowed CPUs (default:
-    /// every CPU of --writer-cpus, less those --readers take).
+    /// Writer threads: a count or a percentage of allowed CPUs.
+    ///
+    /// By default every CPU of --writer-cpus, less those --readers take.
     #[arg(long, value_name = "N|P%")]
     pub writers: Option<PoolSize>,
 
@@ -209,8 +210,7 @@ pub struct ResultsArgs {
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
 
-    /// Print the result file (run.json, sweep.json or matrix.json) to
-    /// stdout instead of the summary.
+    /// Print the result file's JSON to stdout instead of the summary.
     #[arg(long)]
     pub json: bool,
 

@@ -38,13 +38,12 @@ use crate::report::{Document, ExportError, Format};
 use crate::results::{ReadError, WriteError};
 use crate::runner::{PlanError, PoolError, RunError};
 use crate::topology::Topology;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// Measures what one hot shared counter costs when CPUs across LLCs and
-/// NUMA nodes hammer it, and which fix (split per node/LLC/CPU, ratelimit,
-/// threshold) wins on this host.
+/// What one hot shared counter costs when CPUs across LLCs and NUMA nodes
+/// update it, and which fix wins on this host.
 #[derive(Debug, Parser)]
 #[command(name = "contend", version, about, long_about = None)]
 pub struct Cli {
@@ -62,56 +61,77 @@ pub struct Cli {
 /// defaults: the default comparison.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Measure every chosen strategy and print the comparison (default).
+    ///
     /// Hammer the counter with pinned writers (and readers) for every chosen
-    /// strategy, and print and save the comparison (default command).
+    /// strategy, and print and save the comparison.
     Run(Box<run::RunArgs>),
-    /// Compare two result files (or two strategies in one) side by side,
-    /// with a significance verdict from the repeats.
+    /// Compare two result files, or two strategies in one.
+    ///
+    /// Side by side, with a significance verdict from the repeats.
     Compare(Box<compare::CompareArgs>),
-    /// Print a result file (run.json, sweep.json or matrix.json) as a
-    /// table, or as Markdown to paste into a patch description, or build
-    /// one self-contained HTML page from one or more (--html).
+    /// Print a result file as text or Markdown, or build an HTML page.
+    ///
+    /// A result file (run.json, sweep.json or matrix.json) as a table, or
+    /// as Markdown to paste into a patch description, or one
+    /// self-contained HTML page from one or more (--html).
     Report(report::ReportArgs),
-    /// Run `contend run` over thread counts, affinity sets and strategies,
-    /// into one results folder with charts.
+    /// Run `contend run` over thread counts and affinity sets.
+    ///
+    /// Over thread counts, affinity sets and strategies, into one results
+    /// folder with charts.
     Sweep(Box<sweep::SweepArgs>),
-    /// Draw SVG charts of a result file (run.json, sweep.json or
-    /// matrix.json).
+    /// Draw SVG charts of a result file.
+    ///
+    /// Of run.json, sweep.json or matrix.json.
     Plot(plot::PlotArgs),
-    /// Show the host layout: nodes, distances, last-level caches, SMT pairs
-    /// and the CPUs and memory nodes this process may use.
+    /// Show the host layout: nodes, caches, SMT and the CPUs allowed.
+    ///
+    /// Nodes, distances, last-level caches, SMT pairs and the CPUs and
+    /// memory nodes this process may use.
     Topology(topology::TopologyArgs),
-    /// Print the order in which the kernel's cpumask_local_spread(i, node)
-    /// hands out CPUs (NUMA hop order since v6.3, or the old order), as the
-    /// CPU spec local-spread:N fills pools.
+    /// Print the order in which cpumask_local_spread hands out CPUs.
+    ///
+    /// The kernel's cpumask_local_spread(i, node) (NUMA hop order since
+    /// v6.3, or the old order), as the CPU spec local-spread:N fills pools.
     Spread(spread::SpreadArgs),
+    /// Check that pinning threads and binding memory work here.
+    ///
     /// Pin a thread to each chosen CPU and bind memory to each chosen node,
-    /// and report what sched_getcpu and move_pages say: a check that
-    /// placement works here (in a container, a cpuset, a VM).
+    /// and report what sched_getcpu and move_pages say (in a container, a
+    /// cpuset, a VM).
     Verify(verify::VerifyArgs),
-    /// Time a cache line's hand-off between every pair of CPUs (or a
-    /// per-class sample of pairs), group the costs by distance class (SMT,
-    /// same LLC, same node, cross-node at each distance) and say whether to
-    /// split a hot counter at llc, at node, or not at all.
+    /// Time a cache line's hand-off between pairs of CPUs.
+    ///
+    /// Every pair of CPUs (or a per-class sample of pairs), the costs
+    /// grouped by distance class (SMT, same LLC, same node, cross-node at
+    /// each distance), and whether to split a hot counter at llc, at node,
+    /// or not at all.
     #[command(long_about = crate::matrix::LONG_ABOUT)]
     Matrix(matrix::MatrixArgs),
-    /// Predict, for any host (live, or a --sysfs-root fixture) and class
-    /// latencies (--latencies matrix.json or --latency), how busy the hot
-    /// line is at each update rate, where it saturates, and what each
-    /// strategy costs per update; --check FILE sets the model against a
-    /// run measured under --rate.
+    /// Predict what each strategy costs on any host, at each rate.
+    ///
+    /// For any host (live, or a --sysfs-root fixture) and class latencies
+    /// (--latencies matrix.json or --latency), how busy the hot line is at
+    /// each update rate, where it saturates, and what each strategy costs
+    /// per update; --check FILE sets the model against a run measured
+    /// under --rate.
     #[command(long_about = crate::predict::LONG_ABOUT)]
     Predict(Box<predict::PredictArgs>),
-    /// The whole seed study in one command and one page: the pair matrix
-    /// (a per-class sample), the default run, a sweep over the thread
-    /// counts that reach each distance class, and predict at the seed's
-    /// rate for every CPU, within a time budget (--dry-run shows the plan).
+    /// The whole seed study in one command and one page.
+    ///
+    /// The pair matrix (a per-class sample), the default run, a sweep over
+    /// the thread counts that reach each distance class, and predict at
+    /// the seed's rate for every CPU, within a time budget (--dry-run shows
+    /// the plan).
     Study(Box<study::StudyArgs>),
-    /// Many published hosts on one page: every core-to-core-latency CSV in
-    /// DIR read as `predict --latencies FILE.csv` reads one, each host's layout, where
-    /// its cost jumps and the default comparison predicted at the seed's
-    /// rate, with a headline across hosts (--out DIR writes gallery.html,
-    /// gallery.md and gallery.json).
+    /// Many published hosts on one page, predicted from their latencies.
+    ///
+    /// Every core-to-core-latency CSV in DIR read as `predict --latencies
+    /// FILE.csv` reads one, each host's layout, where its cost jumps and the
+    /// default comparison predicted at the seed's rate, with a headline
+    /// across hosts (--out DIR writes gallery.html, gallery.md and
+    /// gallery.json).
     Gallery(gallery::GalleryArgs),
 }
 
@@ -123,13 +143,18 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
     // Without a subcommand, `contend [OPTIONS]` is `contend run [OPTIONS]`.
     let mut with_run = args.clone();
     with_run.insert(1.min(with_run.len()), "run".into());
-    let cli = match Cli::try_parse_from(&args) {
+    let parse = |args: &[OsString]| {
+        short_help(Cli::command())
+            .try_get_matches_from(args)
+            .and_then(|m| Cli::from_arg_matches(&m))
+    };
+    let cli = match parse(&args) {
         Ok(cli) if cli.command.is_some() => cli,
-        Ok(_) => Cli::try_parse_from(&with_run).map_err(usage_error)?,
+        Ok(_) => parse(&with_run).map_err(usage_error)?,
         // `contend --writers 4`: run's options without the word run.
         // A subcommand's own unknown option is reported as it was.
         Err(e) if e.kind() == clap::error::ErrorKind::UnknownArgument => {
-            Cli::try_parse_from(&with_run).map_err(|_| usage_error(e))?
+            parse(&with_run).map_err(|_| usage_error(e))?
         }
         Err(e) => return Err(usage_error(e)),
     };
@@ -149,6 +174,35 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
         Some(Command::Gallery(args)) => gallery::run(root, &args),
         None => Err(CliError::usage("no subcommand given; see contend --help")),
     }
+}
+
+/// The options `-h` lists, in every command: what a newcomer needs.
+/// `--help` lists them all, with their long texts.
+const SHORT_HELP: [&str; 14] = [
+    "writers",
+    "writer-cpus",
+    "level",
+    "publish",
+    "rate",
+    "max-time",
+    "quick",
+    "verbose",
+    "out",
+    "json",
+    "markdown",
+    "html",
+    "help",
+    "version",
+];
+
+/// `cmd` and its subcommands with every option not in [`SHORT_HELP`]
+/// left out of `-h`.
+fn short_help(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        let keep = a.get_long().is_none_or(|l| SHORT_HELP.contains(&l));
+        a.hide_short_help(!keep)
+    })
+    .mut_subcommands(short_help)
 }
 
 /// clap's usage error as the one line every error is (exit status 2): its
@@ -260,13 +314,38 @@ impl Session {
 
     /// A progress bar on stderr counting `total` `unit`s, or `None` when
     /// stderr is not a terminal or the user asked for quiet.
-    fn progress_bar(&self, total: usize, unit: &str) -> Option<indicatif::ProgressBar> {
+    fn progress_bar(&self, total: usize, unit: &str) -> Option<Bar> {
+        self.bar(
+            total as u64,
+            &format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}  (eta {{eta}})"),
+        )
+        .map(|inner| Bar {
+            inner,
+            started: None,
+        })
+    }
+
+    /// A progress bar over a time budget: its total the budget, which
+    /// no run overruns, its position the time spent, so what is left is
+    /// the most the run can still take. `None` as [`Session::progress_bar`].
+    fn time_bar(&self, budget: std::time::Duration) -> Option<Bar> {
+        let template = format!(
+            "{{bar:30}} {{elapsed}} of {} s at most  {{msg}}",
+            budget.as_secs()
+        );
+        self.bar(budget.as_millis() as u64, &template)
+            .map(|inner| Bar {
+                inner,
+                started: Some(std::time::Instant::now()),
+            })
+    }
+
+    fn bar(&self, total: u64, template: &str) -> Option<indicatif::ProgressBar> {
         use std::io::IsTerminal;
         (!self.quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = indicatif::ProgressBar::new(total as u64);
-            let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}  (eta {{eta}})");
+            let bar = indicatif::ProgressBar::new(total);
             bar.set_style(
-                indicatif::ProgressStyle::with_template(&template)
+                indicatif::ProgressStyle::with_template(template)
                     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
             bar
@@ -285,13 +364,81 @@ impl Session {
         Ok(self.chatty())
     }
 
-    /// Names every file written, unless quiet.
+    /// Names every file written, unless quiet: a line per folder, its
+    /// charts counted rather than named.
     fn wrote(&self, files: &[PathBuf]) {
-        if !self.quiet {
-            for f in files {
-                eprintln!("wrote {}", f.display());
+        if self.quiet {
+            return;
+        }
+        let mut folders: Vec<(&Path, Vec<String>, usize)> = Vec::new();
+        for f in files {
+            let dir = f.parent().unwrap_or(Path::new(""));
+            if folders.last().is_none_or(|(d, ..)| *d != dir) {
+                folders.push((dir, Vec::new(), 0));
+            }
+            if let Some((_, names, charts)) = folders.last_mut() {
+                match f.file_name().map(|n| n.to_string_lossy()) {
+                    Some(n) if n.ends_with(".svg") => *charts += 1,
+                    Some(n) => names.push(n.into_owned()),
+                    None => names.push(f.display().to_string()),
+                }
             }
         }
+        for (dir, mut names, charts) in folders {
+            if charts > 0 {
+                names.push(crate::verdict::plural(charts, "SVG chart"));
+            }
+            eprintln!("wrote {} in {}", names.join(", "), dir.display());
+        }
+    }
+}
+
+/// A progress bar on stderr that names strategies by their short names
+/// (`global/threshold:64`, `clock floor`).
+struct Bar {
+    inner: indicatif::ProgressBar,
+    /// When a time bar ([`Session::time_bar`]) started.
+    started: Option<std::time::Instant>,
+}
+
+impl Bar {
+    fn set_position(&self, done: u64) {
+        self.inner.set_position(done);
+    }
+
+    /// Shows `what`, each full strategy name in it made short; a time bar
+    /// also moves to the time spent.
+    fn set_message(&self, what: impl AsRef<str>) {
+        if let Some(t) = self.started {
+            self.inner.set_position(t.elapsed().as_millis() as u64);
+        }
+        let short: Vec<String> = what.as_ref().split(' ').map(short_name).collect();
+        self.inner.set_message(short.join(" "));
+    }
+
+    fn println(&self, line: String) {
+        self.inner.println(line);
+    }
+
+    fn finish_and_clear(&self) {
+        self.inner.finish_and_clear();
+    }
+}
+
+/// A full strategy name (`level/policy/padN[/clock]`) as people read it:
+/// `level/policy`, or `clock floor` for a paced regime's clock floor;
+/// any other word as it is.
+fn short_name(word: &str) -> String {
+    let parts: Vec<&str> = word.split('/').collect();
+    match parts.as_slice() {
+        [_, policy, pad, ..] if pad.starts_with("pad") => {
+            if policy.starts_with("ratelimit:100000s") {
+                "clock floor".to_string()
+            } else {
+                format!("{}/{policy}", parts[0])
+            }
+        }
+        _ => word.to_string(),
     }
 }
 

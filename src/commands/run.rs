@@ -71,15 +71,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "P", value_parser = percent_arg)]
     pub target_ci: Option<f64>,
 
-    /// Time budget of the whole run, warm-up and floor included: no repeat
-    /// starts that would end past it (the run then stops, marked partial,
-    /// and says so), and --target-ci adds repeats only within it [default:
-    /// 18s, so a default run ends within 20 s].
+    /// Time budget of the whole run.
+    ///
+    /// Warm-up and floor included: no repeat starts that would end past it
+    /// (the run then stops, marked partial, and says so), and --target-ci
+    /// adds repeats only within it (18s: a default run ends within 20 s).
     #[arg(long, value_name = "TIME", default_value = "18s", value_parser = duration_arg)]
     pub max_time: Duration,
 
-    /// The regimes, comma-separated, measured interleaved in one run:
-    /// `max` hammers (every writer flat out: saturation throughput and
+    /// The regimes, comma-separated: max (flat out) or updates/s per thread.
+    ///
+    /// Measured interleaved in one run: `max` hammers (every writer flat out: saturation throughput and
     /// updates per ownership of the line); a rate R (22000, 22k, 1M) paces
     /// each thread at R operations per second with absolute deadlines
     /// (net ns per update and net CPU share: what the counter costs
@@ -142,26 +144,32 @@ pub struct RunArgs {
     #[arg(long)]
     pub oversubscribe: bool,
 
-    /// Add a known cost to every update of every strategy, inside its
-    /// measured window (20ns, 1us; at most 10us): a busy chain of
-    /// multiplies calibrated at the start, priced on the harness floor and
-    /// recorded in run.json and the header. Use it to ask whether a setup
-    /// can see a regression of that size (`contend compare` against runs
-    /// without it); the floors run without it.
+    /// Add a known cost to every update, to see whether a setup can see it.
+    ///
+    /// A busy chain of multiplies (20ns, 1us; at most 10us) inside every
+    /// update's measured window, calibrated at the start, priced on the
+    /// harness floor and recorded in run.json and the header; the floors
+    /// run without it. Compare against runs without it (`contend compare`)
+    /// to learn whether a regression of that size would be called.
     #[arg(long, value_name = "TIME", value_parser = inject_arg)]
     pub inject: Option<f64>,
 
-    /// Run the same experiment K times, each run written to its own
-    /// folder, then record how their means spread in DIR/<host>/noise.json
-    /// (K of 2 or more): `contend compare` uses that record to bound a
-    /// comparison of one run per side, where a run's own repeats cannot
-    /// say how far a second run would land. 5 takes about 1.5 minutes.
+    /// Run the experiment K times and record how their means spread.
+    ///
+    /// Each run is written to its own folder, then DIR/<host>/noise.json
+    /// records the spread of their means (K of 2 or more): `contend
+    /// compare` uses it to bound a comparison of one run per side, where a
+    /// run's own repeats cannot say how far a second run would land. 5
+    /// takes about 1.5 minutes.
     #[arg(long, value_name = "K", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub runs: u32,
 
-    /// After the first screen, print every table, regime by regime, with
-    /// every line on what the numbers rest on (report.html has them too).
+    /// After the first screen, print every figure, table and test.
+    ///
+    /// The whole answer, every verdict with its interval and p-value, then
+    /// every table, regime by regime, with every line on what the numbers
+    /// rest on (report.html has them too).
     #[arg(long, short)]
     pub verbose: bool,
 
@@ -318,12 +326,10 @@ fn run_once(
     session.notes(&plan.notes);
 
     let stop = signal::stop_flag();
-    let bar = session.progress_bar(plan.entries() * plan.config.repeats, "repeats");
-    let results = runner::execute(plan, stop, |done, total, name| {
+    let bar = session.time_bar(args.max_time);
+    let results = runner::execute(plan, stop, |_, _, name| {
         if let Some(b) = &bar {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-            b.set_message(name.to_string());
+            b.set_message(name);
         }
     });
     if let Some(b) = &bar {

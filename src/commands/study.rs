@@ -43,7 +43,7 @@ pub struct StudyArgs {
 struct Saver<'a> {
     session: &'a Session,
     dir: PathBuf,
-    bar: Option<indicatif::ProgressBar>,
+    bar: Option<super::Bar>,
     /// The stage the bar counts.
     stage: &'static str,
     written: Vec<PathBuf>,

@@ -200,7 +200,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
         formats.push(Format::Svg);
     }
     let files = report::save(&dir, &doc, &formats)?;
-    session.print(&doc, Format::Markdown)?;
+    session.print(&doc, Format::Text)?;
     session.wrote(&files);
     if !args.output.quiet {
         eprintln!(

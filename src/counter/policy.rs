@@ -4,7 +4,7 @@
 //! one publish per period per writer, stamped only when it publishes) and a
 //! filter on the unpublished delta (always / any change / past a threshold
 //! / past a batch). `ratelimit:1ms+threshold:64` is exactly the code merged
-//! as commit 1528c661c24b (see BACKGROUND.md).
+//! as commit 1528c661c24b (see docs/seeds.md).
 
 use std::fmt;
 use std::str::FromStr;

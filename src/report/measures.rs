@@ -9,7 +9,7 @@ use crate::runner::{
 };
 use crate::stats::{Compared, Decision, NOISE_THRESHOLD, Summary, Threshold, decide_paired};
 use crate::sweep::SweepResults;
-use crate::units::{ONE_REPEAT, Unit, human, spread_text};
+use crate::units::{ONE_REPEAT, Unit, human};
 use crate::workload::Regime;
 use std::fmt::Write;
 
@@ -205,11 +205,12 @@ pub fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
     seen
 }
 
-/// `mean±stddev%`, as the seeds print it; `mean (1 repeat)` where one
-/// repeat gives no spread ([`spread_text`]).
+/// `mean±half%`, in the seeds' style but with the half-width of the 95%
+/// confidence interval (where the seeds printed a stddev); `mean (1
+/// repeat)` where one repeat gives no interval ([`crate::units::spread_text`]).
 pub fn fmt_summary(s: &Summary, decimals: usize) -> String {
     if s.has_spread() {
-        format!("{:.*}±{:.2}%", decimals, s.mean, s.stddev_pct)
+        format!("{:.*}±{:.2}%", decimals, s.mean, crate::units::ci_pct(s))
     } else {
         format!("{:.*} {ONE_REPEAT}", decimals, s.mean)
     }
@@ -373,7 +374,15 @@ pub fn measure_table(
                 .collect()
         })
         .collect();
+    // A change of or against noise is noise: no change is printed.
     for ((r, k), o) in at.into_iter().zip(decide_paired(&family)) {
+        if [rows[r][0], rows[r][k]]
+            .iter()
+            .flatten()
+            .any(crate::units::is_noise)
+        {
+            continue;
+        }
         let cell = &mut cells[r][k];
         cell.change_pct = o.difference.change_pct;
         cell.verdict = o.p_adjusted.map(|_| o.decision);
@@ -396,7 +405,7 @@ pub fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Ta
             "<{} (below timer resolution)",
             human(resolution_ns, Unit::Nanoseconds)
         ),
-        (_, Some(v)) => format!("{} {}", human(v.mean, m.unit), spread_text(&v)),
+        (_, Some(v)) => crate::units::figure(&v, m.unit),
     };
     TableCell {
         value: text,
@@ -454,11 +463,23 @@ mod tests {
             vec![Some(noisy[0]), Some(noisy[1])],
         ];
         let t = measure_table(updates, &rows, &[], &[R2; 2], 0.0);
-        assert_eq!(t[0][0].value, "100 ±1.0%");
+        // ± is the 95% CI's half-width: t(0.975, 2) · 1 / √3 = 2.48.
+        assert_eq!(t[0][0].value, "100 ±2.5%");
         assert_eq!(t[0][0].change_text(), "");
-        assert_eq!(t[0][1].value, "115 ±0.87%");
+        assert_eq!(t[0][1].value, "115 ±2.2%");
         assert_eq!(t[0][1].change_text(), "+15.0%");
         assert_eq!(t[1][1].change_text(), "+3.0% n.s.");
+        // An interval wider than the value is noise, and so is any change
+        // of it or against it: 10 ± 4.30 · 10 / √3 = 10 ± 24.8.
+        let wide = summary(&[0.0, 10.0, 20.0]);
+        let rows = vec![
+            vec![Some(wide), Some(clear[0])],
+            vec![Some(clear[0]), Some(wide)],
+        ];
+        let t = measure_table(updates, &rows, &[], &[R2; 2], 0.0);
+        assert_eq!(t[0][0].value, "noise (±248%)");
+        assert_eq!(t[1][1].value, "noise (±248%)");
+        assert_eq!((t[0][1].change_pct, t[1][1].change_pct), (None, None));
         // A 0.5% change, however tight, is within the 2% noise threshold.
         let tiny = vec![vec![
             Some(summary(&[1000.0, 1000.1, 999.9])),
@@ -499,11 +520,11 @@ mod tests {
 
     #[test]
     fn a_cell_has_a_spread_only_from_two_repeats() {
-        assert_eq!(fmt_summary(&summary(&[30.0, 32.0]), 1), "31.0±4.56%");
+        assert_eq!(fmt_summary(&summary(&[30.0, 32.0]), 1), "31.0±40.99%");
         assert_eq!(fmt_summary(&summary(&[31.0]), 1), "31.0 (1 repeat)");
         let updates = MEASURES.iter().find(|m| m.short == "updates/s").unwrap();
         let cell = |v: &[f64]| value_cell(updates, Some(summary(v)), 1.0).value;
-        assert_eq!(cell(&[30.0e6, 32.0e6]), "31.0M ±4.6%");
+        assert_eq!(cell(&[30.0e6, 32.0e6]), "31.0M ±41%");
         assert_eq!(cell(&[31.0e6]), "31.0M (1 repeat)");
     }
 }

@@ -764,7 +764,7 @@ impl RunResults {
         Stopped::of(self.partial, self.out_of_time)
     }
 
-    /// Who ran where, in words: `2 writers on CPUs 0-1 (nodes 0), each
+    /// Who ran where, in words: `2 writers on CPUs 0-1 (node 0), each
     /// running the read side after every update` (or the readers' CPUs
     /// and nodes, or no read side).
     pub fn pools_text(&self) -> String {
@@ -775,7 +775,12 @@ impl RunResults {
                 .filter_map(|&c| self.topology.node_of_cpu(c))
                 .collect();
             let list: CpuList = cpus.iter().copied().collect();
-            format!("{} {n} on CPUs {list} (nodes {nodes})", cpus.len())
+            let (n, node) = match (cpus.len(), nodes.len()) {
+                (1, _) => (n.trim_end_matches('s'), "node"),
+                (_, 1) => (n, "node"),
+                _ => (n, "nodes"),
+            };
+            format!("{} {n} on CPUs {list} ({node} {nodes})", cpus.len())
         };
         let readers = match (cfg.reader_cpus.is_empty(), cfg.read_every) {
             (false, _) => format!(", {}", pool("readers", &cfg.reader_cpus)),
@@ -944,7 +949,7 @@ mod tests {
         let mut run = fixture_run();
         assert_eq!(
             run.pools_text(),
-            "2 writers on CPUs 0-1 (nodes 0), each running the read side after every update"
+            "2 writers on CPUs 0-1 (node 0), each running the read side after every update"
         );
         run.config.read_every = 3;
         assert!(
@@ -954,10 +959,7 @@ mod tests {
         run.config.read_every = 0;
         assert!(run.pools_text().ends_with(", no read side"));
         run.config.reader_cpus = vec![1];
-        assert!(
-            run.pools_text()
-                .ends_with(", 1 readers on CPUs 1 (nodes 0)")
-        );
+        assert!(run.pools_text().ends_with(", 1 reader on CPUs 1 (node 0)"));
         // Flat out a label is the name; paced, the name and its regime.
         let mut s = run.strategies[0].clone();
         assert_eq!(s.label(), "global/always/pad128");

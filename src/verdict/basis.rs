@@ -39,7 +39,9 @@ pub fn noise_line(run: &RunResults) -> Option<String> {
     let noisy: Vec<String> = run
         .strategies
         .iter()
-        .filter_map(|s| noisy_cv(s).map(|cv| format!("{} (±{})", run.short_name(s), cv_text(cv))))
+        .filter_map(|s| {
+            noisy_cv(s).map(|cv| format!("{} (varies {})", run.short_name(s), cv_text(cv)))
+        })
         .collect();
     let marks = format!(
         "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and the {NOISE_THRESHOLD} noise threshold, as contend compare decides)"
@@ -246,7 +248,7 @@ fn hammer_basis(run: &RunResults) -> Vec<String> {
         ));
         if bursts.iter().any(|(_, b, _)| *b > BURST_LIMIT) {
             lines.push(format!(
-                "WARNING hammer mode is measuring bursts: a writer keeps the line for more than {BURST_LIMIT} updates before another takes it, so ops/s is not the cost of one update; for the cost a spaced workload pays per update, run with --rate (e.g. --rate 22000) or contend sweep --rates"
+                "WARNING flat out measures bursts, not one update: a writer keeps the line for over {BURST_LIMIT} updates. For the cost a spaced workload pays per update, run with --rate (e.g. --rate 22000) or contend sweep --rates"
             ));
         }
     }
@@ -444,7 +446,7 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
                 .reduce(f64::min)
                 .map_or("-".into(), |m| format!("{m:.1}%"));
             lines.push(format!(
-                "WARNING rate: asked {rate} ops/s per thread, but in its worst repeat the slowest thread achieved only {} of it (over every repeat, {mean} on the mean; {missed} pacer slots skipped after stalls): the CPU cannot keep up, or it was taken away",
+                "WARNING rate: asked {rate}/s per thread, got {mean} on the mean: the CPU was busy or too slow. In its worst repeat the slowest thread achieved only {} of it ({missed} pacer slots skipped after stalls)",
                 short.join(", ")
             ));
         }
@@ -573,7 +575,7 @@ mod tests {
         let line = rate_line(&paced(Arrivals::Paced, 97.0, 100.0));
         assert!(line.starts_with("WARNING rate: asked 100k"), "{line}");
         assert!(
-            line.contains("in its worst repeat the slowest thread achieved only")
+            line.contains("In its worst repeat the slowest thread achieved only")
                 && line.contains("97.0% on the mean"),
             "{line}"
         );

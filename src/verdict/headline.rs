@@ -14,11 +14,11 @@
 //! renders this one headline.
 
 use super::host::Reach;
-use super::run::{Decided, count, decided, value};
+use super::run::{Decided, count, decided, plus_minus, value};
 use super::{BEFORE_FIX, MERGED_FIX};
 use crate::counter::ShardLevel;
 use crate::runner::RunResults;
-use crate::stats::Decision;
+use crate::stats::{CONFIDENCE_LEVEL, Decision};
 use crate::units::{Unit, human, si};
 use crate::workload::{Regime, SEED_RATE};
 
@@ -28,11 +28,15 @@ pub struct Headline {
     /// The regime the answer speaks of: the seed's rate, the run's paced
     /// rate nearest it, or flat out when the run has no paced regime.
     pub regime: Regime,
-    /// The answer in that regime: the kernel's counter before v6.7's net
-    /// cost per update and CPU share, what the merged fix saves, whether
-    /// the node split helps, the cheapest strategy, whether splitting
-    /// beyond the fix matters here.
+    /// The answer in that regime, in at most two short sentences: the
+    /// kernel's counter before v6.7's net cost per update and CPU share,
+    /// then what the merged fix saves, each with the half-width of its 95%
+    /// confidence interval.
     pub answer: String,
+    /// The rest of the answer, a sentence each: per node, whether the
+    /// node split helps, the cheapest strategy, whether splitting beyond
+    /// the fix matters here.
+    pub more: Vec<String>,
     /// Flat out in one sentence, when the run has that regime and the
     /// answer is not already flat out.
     pub flat_out: Option<String>,
@@ -42,9 +46,10 @@ pub struct Headline {
 }
 
 impl Headline {
-    /// The answer, then the flat-out sentence if any.
+    /// The answer, the rest of it, then the flat-out sentence if any.
     pub fn sentences(&self) -> Vec<&str> {
         std::iter::once(self.answer.as_str())
+            .chain(self.more.iter().map(String::as_str))
             .chain(self.flat_out.as_deref())
             .collect()
     }
@@ -69,12 +74,16 @@ pub fn headline(run: &RunResults) -> Headline {
         .min_by(|a, b| distance(a).total_cmp(&distance(b)));
     let split = |d: &Decided| split_clause(d, &reach);
     match (paced, flat) {
-        (Some(p), flat) => Headline {
-            regime: p.contest.regime,
-            answer: paced_answer(p, &split(p)),
-            flat_out: flat.map(|f| format!("Flat out, {}.", flat_text(f))),
-            cheapest: cheapest(p),
-        },
+        (Some(p), flat) => {
+            let (answer, more) = paced_answer(p, &split(p));
+            Headline {
+                regime: p.contest.regime,
+                answer,
+                more,
+                flat_out: flat.map(|f| format!("Flat out, {}.", flat_text(f))),
+                cheapest: cheapest(p),
+            }
+        }
         (None, Some(f)) => {
             let split = split(f);
             let split = if split.is_empty() {
@@ -88,6 +97,7 @@ pub fn headline(run: &RunResults) -> Headline {
                     "No paced regime in this run, so flat out: {}{split}.",
                     flat_text(f)
                 ),
+                more: Vec::new(),
                 flat_out: None,
                 cheapest: cheapest(f),
             }
@@ -95,6 +105,7 @@ pub fn headline(run: &RunResults) -> Headline {
         (None, None) => Headline {
             regime: Regime::FlatOut,
             answer: "Nothing was measured: the run has no regime.".to_string(),
+            more: Vec::new(),
             flat_out: None,
             cheapest: Vec::new(),
         },
@@ -154,58 +165,69 @@ fn cheapest_text(d: &Decided, what: &str, shown: &dyn Fn(usize) -> String) -> St
     }
 }
 
-/// What the reference is, in words: the kernel's counter before v6.7, or
-/// the plain shared counter.
+/// What the reference is, in words: the kernel's counter (before v6.7),
+/// or the plain shared counter.
 fn reference_words(d: &Decided, g: usize) -> &'static str {
     if d.contest.is(g, ShardLevel::Global, BEFORE_FIX) {
-        "the kernel's counter before v6.7"
+        "the kernel's counter"
     } else {
         "the plain shared counter"
     }
 }
 
-/// `; the merged fix, global/ratelimit:1ms+threshold:64, saves 12.0 ns
-/// per update (93%); Aaron Lu's node split, node/threshold:64, …`: what
-/// the kernel's own strategies do against the reference, from the
-/// verdict's own tests; empty when the run has neither (a node split
-/// that is global on this host is left to the host's caveat).
-fn kernel_clause(d: &Decided) -> String {
-    let Some(a) = &d.saves else {
-        return String::new();
-    };
+/// `The merged fix saves 12.0 ±0.4 ns per update (93%).`, then the same
+/// of Aaron Lu's node split: what the kernel's own strategies do against
+/// the reference, from the verdict's own tests, a sentence each; none
+/// where the run lacks it (a node split that is global on this host is
+/// left to the host's caveat).
+fn kernel_sentences(d: &Decided) -> [Option<String>; 2] {
     let c = &d.contest;
-    let mut parts = Vec::new();
-    for (who, level, policy) in [
-        ("the merged fix", ShardLevel::Global, MERGED_FIX),
+    [
+        ("The merged fix", ShardLevel::Global, MERGED_FIX),
         ("Aaron Lu's node split", ShardLevel::Node, BEFORE_FIX),
-    ] {
-        let Some(&(i, t)) = a.tested.iter().find(|&&(i, _)| c.is(i, level, policy)) else {
-            continue;
-        };
+    ]
+    .map(|(who, level, policy)| {
+        let a = d.saves.as_ref()?;
+        let &(i, t) = a.tested.iter().find(|&&(i, _)| c.is(i, level, policy))?;
         let o = &d.tests[t].outcome;
-        let diff = o.difference.welch.map_or(0.0, |w| w.difference);
+        let (diff, half) = o.difference.welch.map_or((0.0, None), |w| {
+            let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
+            (w.difference, Some((hi - lo) / 2.0))
+        });
+        let pm = half.map_or(String::new(), |h| format!(" {}", plus_minus(h)));
         let pct = o
             .difference
             .change_pct
             .map_or(String::new(), |p| format!(" ({:.0}%)", p.abs()));
         let effect = match o.decision {
-            Decision::Decrease => format!("saves {} ns per update{pct}", si(-diff)),
-            Decision::Increase => format!("costs {} ns more per update{pct}", si(diff)),
-            _ => format!("saves no measurable amount ({})", d.tests[t].why_not()),
+            Decision::Decrease => format!("saves {}{pm} ns per update{pct}", si(-diff)),
+            Decision::Increase => format!("costs {}{pm} ns more per update{pct}", si(diff)),
+            Decision::NoChange => {
+                format!(
+                    "saves nothing measurable here ({}{pm} ns per update)",
+                    si(-diff)
+                )
+            }
+            _ => format!(
+                "may save {}{pm} ns per update: too uncertain to call",
+                si(-diff)
+            ),
         };
-        parts.push(format!("; {who}, {}, {effect}", c.candidates[i].name));
-    }
-    parts.concat()
+        let name = if level == ShardLevel::Node {
+            format!(", {},", c.candidates[i].name)
+        } else {
+            String::new()
+        };
+        Some(format!("{who}{name} {effect}."))
+    })
 }
 
-/// `; per node, it costs 20.0 ±0.20 ns on node 0 (local to its memory)
-/// and 42.0 ±0.42 ns on node 1 (remote)`: the reference's figure node by
+/// `Per node, it costs 20.0 ±0.20 ns on node 0 (local to its memory)
+/// and 42.0 ±0.42 ns on node 1 (remote).`: the reference's figure node by
 /// node, with writers on two or more nodes (the test of remote against
-/// local is the verdict line's); empty otherwise.
-fn nodes_clause(d: &Decided) -> String {
-    let Some(p) = &d.nodes else {
-        return String::new();
-    };
+/// local is the verdict line's); `None` otherwise.
+fn nodes_sentence(d: &Decided) -> Option<String> {
+    let p = d.nodes.as_ref()?;
     let parts: Vec<String> = d.contest.candidates[p.strategy]
         .summary
         .nodes
@@ -219,24 +241,29 @@ fn nodes_clause(d: &Decided) -> String {
             format!("{} on node {} ({place})", value(&n.cost_ns, "ns"), n.node)
         })
         .collect();
-    format!("; per node, it costs {}", parts.join(" and "))
+    Some(format!("Per node, it costs {}.", parts.join(" and ")))
 }
 
-/// The paced answer: `At the seed's rate (…), the kernel's counter
-/// before v6.7, global/threshold:64, costs X per update (Y of a CPU); the
-/// merged fix …; Aaron Lu's node split …; the cheapest …; splitting ….`
-fn paced_answer(d: &Decided, split: &str) -> String {
+/// The paced answer, `At the seed's rate of 22.0k updates/s per thread,
+/// the kernel's counter costs X per update (Y of a CPU).` and what the
+/// merged fix saves; then the rest, a sentence each: per node, the node
+/// split, the cheapest, splitting.
+fn paced_answer(d: &Decided, split: &str) -> (String, Vec<String>) {
     let this = &d.contest;
+    let rate = this
+        .regime
+        .rate()
+        .map_or(String::new(), |r| format!("{} updates/s per thread", si(r)));
     let intro = if this.regime == Regime::SEED {
-        format!("At the seed's rate ({})", this.regime)
+        format!("At the seed's rate of {rate}")
     } else {
-        format!(
-            "At the run's paced rate nearest the seed's ({})",
-            this.regime
-        )
+        format!("At {rate}, the run's rate nearest the seed's")
     };
     if this.candidates.is_empty() {
-        return format!("{intro}, no strategy finished a repeat: nothing to answer.");
+        return (
+            format!("{intro}, no strategy finished a repeat: nothing to answer."),
+            Vec::new(),
+        );
     }
     let ns = |i: usize| this.cost(i).map_or("-".to_string(), |s| value(&s, "ns"));
     let global = match d.reference {
@@ -248,24 +275,35 @@ fn paced_answer(d: &Decided, split: &str) -> String {
                     format!(" ({} of a CPU)", human(p.mean, Unit::Percent))
                 });
             format!(
-                "{}, {}, costs {} per update{share}",
+                "{} costs {} per update{share}",
                 reference_words(d, g),
-                this.candidates[g].name,
                 ns(g)
             )
         }
-        None => "neither the kernel's counter before v6.7 (global/threshold:64) nor the plain shared counter (global/always) was measured".to_string(),
+        None => "neither the kernel's counter (global/threshold:64) nor the plain shared counter (global/always) was measured".to_string(),
     };
-    let kernel = nodes_clause(d) + &kernel_clause(d);
-    let split = if split.is_empty() {
-        String::new()
-    } else {
-        format!("; {split}")
+    let [fix, node_split] = kernel_sentences(d);
+    let answer = match fix {
+        Some(fix) => format!("{intro}, {global}. {fix}"),
+        None => format!("{intro}, {global}."),
     };
-    format!(
-        "{intro}, {global}{kernel}; {}{split}.",
-        cheapest_text(d, "cheapest", &ns)
-    )
+    let mut more: Vec<String> = nodes_sentence(d).into_iter().chain(node_split).collect();
+    more.push(capitalised(&cheapest_text(d, "cheapest", &ns)) + ".");
+    if !split.is_empty() {
+        more.push(capitalised(split) + ".");
+    }
+    (answer, more)
+}
+
+/// `s` with its first letter upper case: a clause as a sentence (one that
+/// opens with a strategy's name keeps it as it is).
+fn capitalised(s: &str) -> String {
+    if s.split(' ').next().is_some_and(|w| w.contains('/')) {
+        return s.to_string();
+    }
+    let mut c = s.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
 }
 
 /// Flat out, without its label: the fastest (by loop ns/op from

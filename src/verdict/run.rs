@@ -660,21 +660,26 @@ impl Contest<'_> {
     }
 }
 
-/// `31.2 ±1.3 ns`: the mean and the standard deviation over repeats, the
-/// latter to two significant digits; `31.2 ns (1 repeat)` where one repeat
-/// gives no spread.
+/// `31.2 ±1.3 ns`: the mean and the half-width of its 95% confidence
+/// interval, the latter to two significant digits; `31.2 ns (1 repeat)`
+/// where one repeat gives no interval.
 pub(super) fn value(s: &Summary, unit: &str) -> String {
     if !s.has_spread() {
         return format!("{} {unit} {ONE_REPEAT}", si(s.mean));
     }
-    let sd = s.stddev;
-    let decimals = if sd > 0.0 && sd.is_finite() {
+    let half = (s.ci95_high - s.ci95_low) / 2.0;
+    format!("{} {} {unit}", si(s.mean), plus_minus(half))
+}
+
+/// `±1.3`: a half-width to two significant digits.
+pub(super) fn plus_minus(half: f64) -> String {
+    let decimals = if half > 0.0 && half.is_finite() {
         // (the nudge keeps 0.1 from reading as 0.0999…)
-        (1.0 - (sd.log10() + 1e-9).floor()).clamp(0.0, 3.0) as usize
+        (1.0 - (half.log10() + 1e-9).floor()).clamp(0.0, 3.0) as usize
     } else {
         1
     };
-    format!("{} ±{sd:.decimals$} {unit}", si(s.mean))
+    format!("±{half:.decimals$}")
 }
 
 /// `1.52`, `16.4`, `408`: a count with two decimals below 10.

@@ -140,7 +140,7 @@ fn a_default_run_answers_at_the_seeds_rate_then_flat_out_then_the_host() {
     // of cpu/always and node/always; global/always's ownership.
     assert!(
         lines[3].text.starts_with(
-            "flat out, saturation: inconclusive between cpu/ratelimit:1ms (408M updates/s, 4.90 ±0.30 loop ns/op) and node/always (400M updates/s, 5.00 ±0.10 loop ns/op): -2.0% [-8.3%, +4.3%], p=0.468, its interval reaches across the ±2% noise threshold"
+            "flat out, saturation: inconclusive between cpu/ratelimit:1ms (408M updates/s, 4.90 ±0.31 loop ns/op) and node/always (400M updates/s, 5.00 ±0.10 loop ns/op): -2.0% [-8.3%, +4.3%], p=0.468, its interval reaches across the ±2% noise threshold"
         ),
         "{all}"
     );
@@ -151,7 +151,7 @@ fn a_default_run_answers_at_the_seeds_rate_then_flat_out_then_the_host() {
     // Paced: net figures, not busy ones (100 ns more).
     assert!(
         lines[0].text.starts_with(
-            "paced at 22.0k/s per thread (the seed's rate), net cost per update: global/always 31.0 ±0.31 ns, 0.0682% CPU; the cheapest: no practical difference between cpu/ratelimit:1ms (1.40 ±0.30 ns, 0.00308% CPU) and node/always"
+            "paced at 22.0k/s per thread (the seed's rate), net cost per update: global/always 31.0 ±0.33 ns, 0.0682% CPU; the cheapest: no practical difference between cpu/ratelimit:1ms (1.40 ±0.31 ns, 0.00308% CPU) and node/always"
         ),
         "{all}"
     );
@@ -292,7 +292,7 @@ fn an_unsupported_difference_claims_nothing() {
     assert!(
         lines[0]
             .text
-            .contains("the cheapest: inconclusive between global/ratelimit:1ms (27.0 ±8.0 ns"),
+            .contains("the cheapest: inconclusive between global/ratelimit:1ms (27.0 ±8.4 ns"),
         "{all}"
     );
     assert!(
@@ -595,11 +595,16 @@ fn a_change_under_1_ns_that_the_interval_does_not_pin_is_inconclusive() {
 fn the_headline_answers_at_the_seeds_rate_without_the_statistics() {
     let h = headline(&default_run(None));
     assert_eq!(h.regime, Regime::SEED);
-    // The plain shared counter's net cost and CPU share, then the two
-    // cheapest, which the verdict's own test cannot tell apart.
+    // The plain shared counter's net cost and CPU share (no merged fix
+    // in this run), then the two cheapest, which the verdict's own test
+    // cannot tell apart.
+    assert_eq!(
+        h.answer,
+        "At the seed's rate of 22.0k updates/s per thread, the plain shared counter costs 31.0 ±0.33 ns per update (0.0682% of a CPU)."
+    );
     assert!(
-        h.answer.starts_with(
-            "At the seed's rate (paced at 22.0k/s per thread), the plain shared counter, global/always, costs 31.0 ±0.31 ns per update (0.0682% of a CPU); the cheapest, cpu/ratelimit:1ms (1.40 ±0.30 ns) and node/always (1.50 ±0.10 ns), cannot be told apart (< 1 ns per update"
+        h.more[0].starts_with(
+            "The cheapest, cpu/ratelimit:1ms (1.40 ±0.31 ns) and node/always (1.50 ±0.10 ns), cannot be told apart (< 1 ns per update"
         ),
         "{h:?}"
     );
@@ -608,16 +613,19 @@ fn the_headline_answers_at_the_seeds_rate_without_the_statistics() {
         ["cpu/ratelimit:1ms/pad128/tsc", "node/always/pad128"]
     );
     // One node, one LLC: the host cannot say what splitting saves there.
-    assert!(
-        h.answer.ends_with("; no split saves a measurable amount beyond global/ratelimit:1ms here; this host cannot say what splitting across nodes or LLCs saves: its writers share one node and one LLC."),
-        "{h:?}"
+    assert_eq!(
+        h.more[1],
+        "No split saves a measurable amount beyond global/ratelimit:1ms here; this host cannot say what splitting across nodes or LLCs saves: its writers share one node and one LLC."
     );
     let flat = h.flat_out.as_deref().unwrap();
     assert_eq!(
         flat,
-        "Flat out, the fastest, cpu/ratelimit:1ms (408M updates/s, 4.90 ±0.30 ns per update) and node/always (400M updates/s, 5.00 ±0.10 ns per update), cannot be told apart (its interval reaches across the ±2% noise threshold); global/always: 50.0M updates/s, 40.0 ±0.40 ns per update, 1.52 updates per ownership of the line."
+        "Flat out, the fastest, cpu/ratelimit:1ms (408M updates/s, 4.90 ±0.31 ns per update) and node/always (400M updates/s, 5.00 ±0.10 ns per update), cannot be told apart (its interval reaches across the ±2% noise threshold); global/always: 50.0M updates/s, 40.0 ±0.42 ns per update, 1.52 updates per ownership of the line."
     );
-    assert_eq!(h.sentences(), [h.answer.as_str(), flat]);
+    assert_eq!(
+        h.sentences(),
+        [h.answer.as_str(), &h.more[0], &h.more[1], flat]
+    );
     // The test and its interval stay in the verdict lines.
     for s in h.sentences() {
         for stat in ["p=", "p<", "[", "%]"] {
@@ -626,10 +634,9 @@ fn the_headline_answers_at_the_seeds_rate_without_the_statistics() {
     }
     // On two nodes and two LLCs the host caveat goes.
     let two = headline(&default_run(Some((fixture("spr-2s-224"), vec![0, 56]))));
-    assert!(
-        two.answer
-            .ends_with("; no split saves a measurable amount beyond global/ratelimit:1ms here."),
-        "{two:?}"
+    assert_eq!(
+        two.more.last().unwrap(),
+        "No split saves a measurable amount beyond global/ratelimit:1ms here."
     );
 }
 
@@ -647,11 +654,12 @@ fn the_headline_names_a_winner_only_where_the_verdict_does() {
         Some((fixture("spr-2s-224"), vec![0, 56])),
     );
     let h = headline(&r);
-    assert!(
-        h.answer.contains(
-            "; cpu/ratelimit:1ms is cheapest at 2.00 ±0.10 ns, 4.00 ns (67%) less than node/ratelimit:1ms; splitting pays here: cpu/ratelimit:1ms saves 8.00 ns per update beyond global/ratelimit:1ms."
-        ),
-        "{h:?}"
+    assert_eq!(
+        h.more,
+        [
+            "cpu/ratelimit:1ms is cheapest at 2.00 ±0.10 ns, 4.00 ns (67%) less than node/ratelimit:1ms.",
+            "Splitting pays here: cpu/ratelimit:1ms saves 8.00 ns per update beyond global/ratelimit:1ms."
+        ]
     );
     assert_eq!(h.cheapest, ["cpu/ratelimit:1ms/pad128/tsc"]);
     // The verdict line says the same winner, with its test.
@@ -701,7 +709,7 @@ fn the_paced_rate_nearest_the_seeds_answers() {
     assert_eq!(h.regime, near);
     assert!(
         h.answer.starts_with(
-            "At the run's paced rate nearest the seed's (paced at 30.0k/s per thread), the plain shared counter, global/always, costs 33.0 ±0.33 ns per update"
+            "At 30.0k updates/s per thread, the run's rate nearest the seed's, the plain shared counter costs 33.0 ±0.35 ns per update"
         ),
         "{h:?}"
     );
@@ -777,36 +785,40 @@ fn kernel_run(host: Option<(Topology, Vec<u32>)>) -> RunResults {
 #[test]
 fn the_headline_speaks_of_the_kernel_before_and_after_its_fix() {
     // One node: the node split is global here, left to the host caveat.
-    // The fix saves (2 - 31) / 31 = -93.5%; the two cheapest (the fix and
-    // its node split, 0.1 ns apart) cannot be told apart.
+    // The fix saves (2 - 31) / 31 = -93.5%, ± the half-width of its
+    // test's 95% interval; the two cheapest (the fix and its node split,
+    // 0.1 ns apart) cannot be told apart.
     let h = headline(&kernel_run(None));
+    assert_eq!(
+        h.answer,
+        "At the seed's rate of 22.0k updates/s per thread, the kernel's counter costs 31.0 ±0.33 ns per update (0.0682% of a CPU). The merged fix saves 29.0 ±0.33 ns per update (94%)."
+    );
     assert!(
-        h.answer.starts_with(
-            "At the seed's rate (paced at 22.0k/s per thread), the kernel's counter before v6.7, global/threshold:64, costs 31.0 ±0.31 ns per update (0.0682% of a CPU); the merged fix, global/ratelimit:1ms+threshold:64, saves 29.0 ns per update (94%); the cheapest, node/ratelimit:1ms+threshold:64 (1.90 ±0.019 ns) and global/ratelimit:1ms+threshold:64 (2.00 ±0.020 ns), cannot be told apart"
+        h.more[0].starts_with(
+            "The cheapest, node/ratelimit:1ms+threshold:64 (1.90 ±0.020 ns) and global/ratelimit:1ms+threshold:64 (2.00 ±0.021 ns), cannot be told apart"
         ),
         "{h:?}"
     );
-    assert!(!h.answer.contains("Aaron Lu"), "{h:?}");
-    assert!(
-        h.answer.ends_with(
-            "(< 1 ns per update, < 0.00220% CPU); this host cannot say what splitting across nodes or LLCs saves: its writers share one node and one LLC."
-        ),
-        "{h:?}"
+    assert!(!h.more.concat().contains("Aaron Lu"), "{h:?}");
+    assert_eq!(
+        h.more[1],
+        "This host cannot say what splitting across nodes or LLCs saves: its writers share one node and one LLC."
     );
     // Flat out: the reference's figures beside the fastest.
     assert!(
         h.flat_out
             .as_deref()
             .unwrap()
-            .contains("; global/threshold:64: 6.45M updates/s, 310 ±3.1 ns per update"),
+            .contains("; global/threshold:64: 6.45M updates/s, 310 ±3.3 ns per update"),
         "{h:?}"
     );
     // Two sockets: the node split is tested, (12 - 31) / 31 = -61.3%.
     let two = headline(&kernel_run(Some((fixture("spr-2s-224"), vec![0, 56]))));
     assert!(
-        two.answer.contains(
-            "; the merged fix, global/ratelimit:1ms+threshold:64, saves 29.0 ns per update (94%); Aaron Lu's node split, node/threshold:64, saves 19.0 ns per update (61%); "
-        ),
+        two.answer
+            .ends_with("The merged fix saves 29.0 ±0.33 ns per update (94%).")
+            && two.more[0]
+                == "Aaron Lu's node split, node/threshold:64, saves 19.0 ±0.33 ns per update (61%).",
         "{two:?}"
     );
 }
@@ -817,7 +829,7 @@ fn the_verdict_weighs_every_strategy_against_the_kernel_before_its_fix() {
     let all = texts(&lines);
     assert!(
         lines[0].text.starts_with(
-            "paced at 22.0k/s per thread (the seed's rate), net cost per update: global/threshold:64 31.0 ±0.31 ns, 0.0682% CPU; the cheapest: "
+            "paced at 22.0k/s per thread (the seed's rate), net cost per update: global/threshold:64 31.0 ±0.33 ns, 0.0682% CPU; the cheapest: "
         ),
         "{all}"
     );
@@ -883,11 +895,11 @@ fn each_node_is_priced_local_against_remote_on_two_nodes() {
     assert_eq!(nodes.len(), 2, "{all}");
     assert_eq!(
         nodes[0].text,
-        "paced at 22.0k/s per thread, per node, global/threshold:64: node 0 (local to the counter's memory) 20.0 ±0.20 ns; node 1 (remote) 42.0 ±0.42 ns, 22.0 ns more (+110.0%, p<0.001)"
+        "paced at 22.0k/s per thread, per node, global/threshold:64: node 0 (local to the counter's memory) 20.0 ±0.21 ns; node 1 (remote) 42.0 ±0.44 ns, 22.0 ns more (+110.0%, p<0.001)"
     );
     assert!(
         nodes[1].text.starts_with(
-            "flat out, per node, global/threshold:64: node 0 (local to the counter's memory) 200 ±2.0 loop ns/op; node 1 (remote) 420 ±4.2 loop ns/op, 220 ns more"
+            "flat out, per node, global/threshold:64: node 0 (local to the counter's memory) 200 ±2.1 loop ns/op; node 1 (remote) 420 ±4.4 loop ns/op, 220 ns more"
         ),
         "{all}"
     );
@@ -895,16 +907,19 @@ fn each_node_is_priced_local_against_remote_on_two_nodes() {
     assert!(
         nodes[0]
             .brief_text()
-            .ends_with("42.0 ±0.42 ns, 22.0 ns more (+110.0%)"),
+            .ends_with("42.0 ±0.44 ns, 22.0 ns more (+110.0%)"),
         "{all}"
     );
     // The headline gives the figures, the verdict line the test.
     let h = headline(&r);
     assert!(
-        h.answer.contains(
-            "global/threshold:64, costs 31.0 ±0.31 ns per update (0.0682% of a CPU); per node, it costs 20.0 ±0.20 ns on node 0 (local to its memory) and 42.0 ±0.42 ns on node 1 (remote); the merged fix"
-        ),
+        h.answer
+            .contains("the kernel's counter costs 31.0 ±0.33 ns per update (0.0682% of a CPU)."),
         "{h:?}"
+    );
+    assert_eq!(
+        h.more[0],
+        "Per node, it costs 20.0 ±0.21 ns on node 0 (local to its memory) and 42.0 ±0.44 ns on node 1 (remote)."
     );
     // One node: no per-node line.
     let one = run_lines(&kernel_run(None));
@@ -973,9 +988,10 @@ fn strategies_in_place_count_each_repeat_once() {
 
 #[test]
 fn a_value_has_a_spread_only_from_two_repeats() {
-    // 30 and 32: mean 31, sample stddev √2, to two significant digits.
+    // 30 and 32: mean 31, the 95% CI's half-width t(0.975, 1) · √2 / √2
+    // = 12.7, to two significant digits.
     let two = Summary::of(&[30.0, 32.0]).unwrap();
-    assert_eq!(run::value(&two, "ns"), "31.0 ±1.4 ns");
+    assert_eq!(run::value(&two, "ns"), "31.0 ±13 ns");
     let one = Summary::of(&[31.0]).unwrap();
     assert_eq!(run::value(&one, "ns"), "31.0 ns (1 repeat)");
 }

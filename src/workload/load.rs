@@ -20,7 +20,7 @@
 //! size, writers of one seed published 13% to 23% of updates at S = 16).
 //! The default S, [`MAX_STEP`], makes it publish the seed's fraction of
 //! updates, [`SEED_THRESHOLD_PUBLISHES`] (about 10M adds in about 25M
-//! events per 5 s on the Sapphire Rapids, see BACKGROUND.md);
+//! events per 5 s on the Sapphire Rapids, see docs/seeds.md);
 //! [`step_for_threshold_publishes`] finds the step for another fraction by
 //! stepping the writer's own decision without threads.
 
@@ -52,7 +52,7 @@ pub const MAX_STEP: i64 = 26;
 pub const LARGEST_STEP: i64 = 512;
 
 /// The seed's publish fraction under `threshold:64`, publishes per
-/// update: about 10M adds in about 25M events per 5 s (BACKGROUND.md).
+/// update: about 10M adds in about 25M events per 5 s (docs/seeds.md).
 pub const SEED_THRESHOLD_PUBLISHES: f64 = 0.40;
 
 /// Updates per period of the walk (a power of two: the index is a mask).

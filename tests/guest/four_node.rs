@@ -97,7 +97,7 @@ fn four_node_guest_with_memory_only_node() {
     runs[3].assert_usage_error(&["node:3", "no allowed CPU"]);
 }
 
-/// The kernel's NUMA hops from `node` (BACKGROUND.md, "NUMA hop order"), modelled
+/// The kernel's NUMA hops from `node` (docs/seeds.md, "NUMA hop order"), modelled
 /// independently of contend: (source node, one (distance, CPUs added) per level).
 fn model_hops(node_cpus: &[&[u32]], dist: &[&[u32]], node: usize) -> (usize, Vec<(u32, Vec<u32>)>) {
     let cpu_nodes: Vec<usize> = (0..node_cpus.len())

@@ -90,7 +90,7 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     );
     let resolution = 2.0 * run.config.timer_overhead_ns;
     let note = format!(
-        "each point: mean over repeats of the timed operations; dashed: the timer's resolution, {} ns{}",
+        "each point: mean over repeats of the timed operations; dashed: the timer's resolution, {} ns, and a hollow point lies below it, where a sample says nothing{}",
         num(resolution),
         if !run.regime().is_paced() {
             "; flat out the fence perturbs a hammering writer: for the cost of an update read ns-per-op.svg"
@@ -177,7 +177,15 @@ fn panel(
             .draw_series(LineSeries::new(points.clone(), colour(*i).stroke_width(2)))
             .map_err(fail)?;
         chart
-            .draw_series(points.iter().map(|p| Circle::new(*p, 4, marker_style(*i))))
+            .draw_series(points.iter().map(|p| {
+                // Below the resolution a sample says nothing: hollow.
+                let style = if p.1 < resolution {
+                    colour(*i).stroke_width(1)
+                } else {
+                    marker_style(*i)
+                };
+                Circle::new(*p, 4, style)
+            }))
             .map_err(fail)?;
     }
     Ok(())

@@ -113,7 +113,7 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
                 }
             }
             p.note {
-                "Cells are mean ± stddev % over each host's repeats. Numbers from different hosts are not tested against each other here; "
+                "Cells are mean ± the half-width of its 95% confidence interval over each host's repeats. Numbers from different hosts are not tested against each other here; "
                 "contend compare A B does that strategy by strategy."
             }
             @for regime in &rates {

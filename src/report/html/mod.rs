@@ -6,7 +6,7 @@
 //! for a run, the headline ([`crate::verdict::headline`]: the answer at
 //! the seed's rate, then flat out) and under it one chart, the net cost of
 //! every strategy in every regime (`cost.svg`), so that both are on the
-//! first screen; the verdict ([`crate::verdict`]); the tables, `mean±stddev%` with the
+//! first screen; the verdict ([`crate::verdict`]); the tables, `mean±CI%` with the
 //! change against the first level and a significance mark (Welch,
 //! Holm-adjusted over the table's tests, ±2% noise threshold, as `contend
 //! compare`), the trusted figures first (the cost of one update from
@@ -138,7 +138,7 @@ fn page_led(
                     h1 { (title) }
                     p.sub {
                         (sources.len()) " result file" @if sources.len() != 1 { "s" }
-                        ". Cells are mean ± stddev % over repeats; marks follow contend compare's rule."
+                        ". ± is the half-width of the 95% confidence interval over repeats; marks follow contend compare's rule."
                     }
                     nav {
                         @if hosts.is_some() { a href="#hosts" { "hosts side by side" } " " }
@@ -508,7 +508,7 @@ impl Mark {
 fn marks_legend() -> Markup {
     html! {
         p.note {
-            "Each cell: mean ± stddev % over repeats, then the change against the row's first level and a mark: "
+            "Each cell: mean ± the half-width of its 95% confidence interval, then the change against the row's first level and a mark: "
             @for m in [Mark::Better, Mark::Worse, Mark::Same, Mark::Unsure, Mark::Untested] {
                 span class={ "mark " (m.class()) } { (m.symbol()) } " " (m.title()) "; "
             }

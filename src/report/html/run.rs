@@ -101,7 +101,7 @@ pub(super) fn glance(id: &str, run: &RunResults) -> Result<Markup, ExportError> 
     Ok(html! {
         section.headline data-section="headline" id=(id) {
             p.answer { (h.answer) }
-            @if let Some(f) = &h.flat_out { p.flat { (f) } }
+            @for m in h.more.iter().chain(&h.flat_out) { p.flat { (m) } }
             @if let Some((name, svg)) = &chart { (inline_svg(name, svg)) }
         }
     })

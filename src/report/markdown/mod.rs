@@ -1,6 +1,6 @@
 //! Results as Markdown, to paste into a patch description or a pull
 //! request, or to publish beside CI charts: a provenance header, one table
-//! per measure (levels as columns, policies as rows, `mean±stddev%` and the
+//! per measure (levels as columns, policies as rows, `mean±CI%` and the
 //! change against the first level), the exactness line and the notes.
 
 use super::measures::StrategyGrid;
@@ -107,7 +107,7 @@ pub(super) fn provenance_list(out: &mut String, p: &Provenance) {
 pub(super) fn repeats_line(run: &RunResults) -> String {
     let cfg = &run.config;
     format!(
-        "{} × {:.0} ms per strategy (+{:.0} ms warm-up); cells are mean±stddev% over them, \
+        "{} × {:.0} ms per strategy (+{:.0} ms warm-up); cells are mean ± the half-width of its 95% CI, \
          with the change against the first level",
         run.repeats_text(),
         cfg.repeat_duration_s * 1e3,
@@ -185,42 +185,55 @@ pub(super) fn own(text: &str) -> String {
     crate::report::plain(text)
 }
 
-/// The headline: the answer in bold, then the flat-out sentence, each
-/// its own paragraph, through `text`.
+/// The headline: the answer in bold, then the rest of it and the
+/// flat-out sentence, each its own paragraph, through `text`.
 pub(super) fn headline(h: &Headline, text: Text) -> String {
-    let mut out = format!("\n**{}**\n", text(&h.answer));
-    if let Some(s) = &h.flat_out {
-        out.push_str(&format!("\n{}\n", text(s)));
+    let mut out = format!("\n{}\n", paragraph(&format!("**{}**", text(&h.answer))));
+    for s in h.more.iter().chain(&h.flat_out) {
+        out.push_str(&format!("\n{}\n", paragraph(&text(s))));
     }
     out
 }
 
-/// A **Verdict** heading, then each `verdict: …` line in its brief form
-/// (each change without its interval and p) as its own paragraph (so each
-/// stays on its own line when rendered), then the full form of the lines
-/// that have tests; each through `text`.
+/// A **Verdict** heading, then each `verdict: …` line once, with each
+/// test's 95% interval and Holm-adjusted p, as its own paragraph, through
+/// `text`.
 pub(super) fn verdicts(lines: &[Verdict], text: Text) -> String {
     if lines.is_empty() {
         return String::new();
     }
-    let mut out = String::from("\n**Verdict**\n");
+    let mut out =
+        String::from("\n**Verdict**\n\nEach change with its 95% interval and Holm-adjusted p.\n");
     for l in lines {
         out.push('\n');
-        out.push_str(&text(&format!("verdict: {}", l.brief_text())));
+        out.push_str(&paragraph(&text(&l.to_string())));
         out.push('\n');
     }
-    let detailed: Vec<&Verdict> = lines.iter().filter(|l| l.brief.is_some()).collect();
-    if !detailed.is_empty() {
-        out.push_str(
-            "\n**The tests behind these lines** (each change's 95% interval and Holm-adjusted p)\n",
-        );
-        for l in detailed {
-            out.push('\n');
-            out.push_str(&text(&l.to_string()));
-            out.push('\n');
+    out
+}
+
+/// `text` as a Markdown paragraph of lines of at most 72 columns (a
+/// commit message's), broken only before a word that cannot open a block
+/// (a list item, a heading, a quote, a numbered item), so the paragraph
+/// renders as one; a longer word stays whole.
+fn paragraph(text: &str) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        let numbered = word.len() > 1
+            && word.ends_with(['.', ')'])
+            && word[..word.len() - 1].chars().all(|c| c.is_ascii_digit());
+        let opens_block = numbered
+            || word.starts_with(['#', '>', '|'])
+            || word.chars().all(|c| "-+*=".contains(c));
+        match lines.last_mut() {
+            Some(line) if opens_block || line.chars().count() + 1 + word.chars().count() <= 72 => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
         }
     }
-    out
+    lines.join("\n")
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ mod verify;
 
 pub use compare::{compare_text, record_text};
 pub use plan::{matrix_plan as matrix_plan_text, run_plan as run_plan_text};
-pub use run::{render as run_text, tables as run_tables};
+pub use run::{render as run_text, verbose as run_tables};
 
 use super::{Document, Export, ExportError, Rendered, plain};
 use crate::verdict::{Headline, Verdict};

@@ -10,51 +10,142 @@ use crate::report::measures::{RowLabels, StrategyGrid, table_measures, table_tit
 use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
-use crate::units::{Unit, human, spread_text};
+use crate::units::{Unit, figure, human, si};
 use crate::verdict::basis::{
     NOISY_CV_PCT, alone_line, basis_lines, interference_line, line_cost_line, noisy_cv, unconverged,
 };
 use crate::workload::Regime;
 use std::fmt::Write;
 
-/// The first screen of a run: who and where, the headline (the answer at
-/// the seed's rate, then flat out), the verdict, one compact
-/// table (per strategy: flat out, ns/op from throughput, net of the
-/// harness floor, updates/s and updates per ownership; per paced regime,
-/// net ns per update, net CPU share and busy ns/op), and the lines that
-/// say what the numbers rest on. `--verbose` adds [`tables`].
+/// The first screen of a run, at most 100 columns: who and where, the
+/// headline's answer (at the seed's rate), one compact table of every
+/// strategy in every regime, a line defining each term on screen, then
+/// only what the reader must know (warnings, noise too great to call
+/// differences, a CI target not reached, inexact sums or unverified
+/// placement, the run's notes). `--verbose` adds [`verbose`].
 pub fn render(run: &RunResults) -> String {
-    let mut out = header(run);
     let regimes = run.regimes();
-    let _ = writeln!(
-        out,
-        "regimes, interleaved: {}",
-        regimes
-            .iter()
-            .map(|v| v.regime().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let mut out = header(run);
     out.push('\n');
+    out.push_str(&screen(&plain(&crate::verdict::headline(run).answer)));
+    out.push('\n');
+    out.push_str(&align(&compact_table(&regimes, false)));
+    out.push_str(&screen(&terms(run, false)));
+    out.push_str(&warnings(run));
+    let checks = checks_line(run);
+    if checks.contains("WRONG") || checks.contains("UNVERIFIED") {
+        out.push_str(&screen(&checks));
+    }
+    match run.notes.as_slice() {
+        [] => {}
+        [one] if one.chars().count() < 92 => {
+            out.push_str(&screen(&format!("note: {}", plain(one))))
+        }
+        all => out.push_str(&screen(&format!(
+            "notes: {} on what the machine did during the run (--verbose)",
+            all.len()
+        ))),
+    }
+    out.push_str(&screen(
+        "more: --verbose, or report.html in the results folder; how to read it: \
+         docs/reading-the-output.md",
+    ));
+    out
+}
+
+/// Everything the first screen leaves out (`--verbose`): the whole
+/// headline, every verdict, the full compact table, the load walks, every
+/// line on what the numbers rest on, then [`tables`].
+pub fn verbose(run: &RunResults) -> String {
+    let mut out = String::from("\n=== the answer in full ===\n");
     out.push_str(&super::headline(&crate::verdict::headline(run)));
     out.push('\n');
     out.push_str(&super::brief_verdicts(&crate::verdict::run_lines(run)));
     out.push('\n');
-    out.push_str(&align(&compact_table(&regimes)));
-    let _ = writeln!(
-        out,
-        "± = stddev over repeats; ns/op = writers x interval / updates; net = less the floor of its regime (flat out: the same loop alone; paced: the same paced loop, no shared write); per ownership = publishes / hand-overs between writers"
-    );
-    out.push_str(&rests_on(run));
-    let _ = writeln!(out, "{}", exact_line(run));
-    let _ = writeln!(out, "{}", placement_line(run));
-    for note in &run.notes {
-        let _ = writeln!(out, "note: {}", plain(note));
+    out.push_str(&align(&compact_table(&run.regimes(), true)));
+    let _ = writeln!(out, "{}", terms(run, true));
+    if let Some(load) = run.load_text() {
+        let _ = writeln!(out, "load walks: {load}");
     }
-    let _ = writeln!(
-        out,
-        "every table and each verdict's interval and p-value: --verbose, or report.html in the results folder"
-    );
+    out.push_str(&rests_on(run));
+    let _ = writeln!(out, "{}", checks_line(run));
+    out + &tables(run)
+}
+
+/// Whether every final sum was exact and placement verified.
+fn checks_line(run: &RunResults) -> String {
+    format!("checks: {}; {}", exact_line(run), placement_line(run))
+}
+
+/// `text` as lines of at most 100 columns, broken at spaces, each line
+/// after the first indented two spaces; ends with a newline.
+fn screen(text: &str) -> String {
+    crate::report::wrap(text, 98).join("\n  ") + "\n"
+}
+
+/// The line under the compact table that defines each of its terms once.
+fn terms(run: &RunResults, verbose: bool) -> String {
+    let mut terms = vec![
+        "± = half-width of the 95% confidence interval",
+        "ns/op = writers x time / updates",
+        "net = less the floor (the same loop, no shared write)",
+        "CPU = share of each writer's CPU",
+    ];
+    if verbose {
+        terms.push("per ownership = updates a writer makes each time it holds the line");
+    }
+    let kernel = run.strategies.iter().any(|s| {
+        s.strategy.level == ShardLevel::Global
+            && s.strategy.publish.to_string() == crate::verdict::BEFORE_FIX
+    });
+    if kernel {
+        terms.push("the kernel's counter = global/threshold:64 (before v6.7)");
+        terms.push("the merged fix = global/ratelimit:1ms+threshold:64");
+    }
+    terms.join("; ")
+}
+
+/// What the first screen must not leave out: each regime's warnings,
+/// noise too great to call differences, a CI target not reached; a line
+/// each.
+fn warnings(run: &RunResults) -> String {
+    let mut out = String::new();
+    for view in &run.regimes() {
+        for line in basis_lines(view)
+            .iter()
+            .filter(|l| l.starts_with("WARNING"))
+        {
+            // Its first sentence; --verbose gives the rest.
+            let head = line.split(". ").next().unwrap_or(line);
+            out.push_str(&screen(&plain(head)));
+        }
+    }
+    // Noise and a CI target missed, in one line.
+    let all = run.strategies.len();
+    let noisy = run
+        .strategies
+        .iter()
+        .filter(|s| noisy_cv(s).is_some())
+        .count();
+    let open = unconverged(run).len();
+    let mut said = Vec::new();
+    if noisy > 0 {
+        said.push(format!(
+            "{noisy} of {all} strategies vary over {NOISY_CV_PCT}% between repeats"
+        ));
+    }
+    if let (Some(target), true) = (run.config.target_ci_pct, open > 0) {
+        said.push(format!(
+            "{open} missed ±{target}% in {:.0} s",
+            run.config.max_time_s.unwrap_or(0.0)
+        ));
+    }
+    if !said.is_empty() {
+        out.push_str(&screen(&format!(
+            "noisy: {} (raise --max-time)",
+            said.join("; ")
+        )));
+    }
     out
 }
 
@@ -107,7 +198,10 @@ pub(super) fn rests_on(run: &RunResults) -> String {
 
 /// The compact table: one row per strategy (and one for the floors), the
 /// columns of each regime side by side.
-fn compact_table(regimes: &[RunResults]) -> Vec<Vec<String>> {
+/// Briefly, flat out, ns/op and updates/s; paced, net ns per update and
+/// net CPU share; `full` adds flat out's net and updates per ownership
+/// and paced busy ns/op.
+fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
     let all: Vec<&StrategyResult> = regimes.iter().flat_map(|v| &v.strategies).collect();
     let labels = RowLabels::new(all.iter().copied());
     let row_of = |s: &StrategyResult| format!("{}/{}", s.strategy.level, labels.label(s));
@@ -115,17 +209,17 @@ fn compact_table(regimes: &[RunResults]) -> Vec<Vec<String>> {
     let mut groups = vec![String::new()];
     let mut heads = vec!["strategy".to_string()];
     for view in regimes {
-        let columns: &[&str] = match view.regime() {
-            Regime::FlatOut => &["ns/op", "net", "updates/s", "per ownership"],
-            Regime::Paced { .. } => &["net ns/update", "net CPU", "busy ns/op"],
-        };
-        groups.push(view.regime().to_string());
+        let columns = columns(view.regime(), full);
+        groups.push(match view.regime() {
+            Regime::FlatOut => "flat out".to_string(),
+            Regime::Paced { rate, .. } => format!("at {}/s per thread", si(rate)),
+        });
         groups.extend((1..columns.len()).map(|_| String::new()));
         heads.extend(columns.iter().map(|c| c.to_string()));
     }
     let mut table = vec![groups, heads];
     let ns = |v: f64| human(v, Unit::Nanoseconds);
-    let with_cv = |s: crate::stats::Summary| format!("{} {}", ns(s.mean), spread_text(&s));
+    let with_cv = |s: crate::stats::Summary| figure(&s, Unit::Nanoseconds);
     for row in &rows {
         let mut line = vec![row.clone()];
         for view in regimes {
@@ -148,30 +242,57 @@ fn compact_table(regimes: &[RunResults]) -> Vec<Vec<String>> {
                 (false, None) => vec!["-".into(); 4],
                 (true, None) => vec!["-".into(); 3],
             };
-            line.extend(cells);
+            line.extend(keep(view.regime(), full, cells));
         }
         table.push(line);
     }
     let mut floor = vec!["floor (no shared write)".to_string()];
     for view in regimes {
-        match view.regime() {
+        let cells = match view.regime() {
             Regime::FlatOut => {
-                floor.push(
-                    view.floor
-                        .as_ref()
-                        .map_or("-".into(), |f| with_cv(f.loop_ns)),
-                );
-                floor.extend(["", "", ""].map(String::from));
+                let loop_ns = view
+                    .floor
+                    .as_ref()
+                    .map_or("-".into(), |f| with_cv(f.loop_ns));
+                vec![loop_ns, String::new(), String::new(), String::new()]
             }
             Regime::Paced { .. } => {
                 let busy = view.paced_floor(view.regime()).map(|f| f.busy_ns);
-                floor.extend(["", ""].map(String::from));
-                floor.push(busy.map_or("-".into(), |b| ns(b.mean)));
+                vec![
+                    String::new(),
+                    String::new(),
+                    busy.map_or("-".into(), |b| ns(b.mean)),
+                ]
             }
-        }
+        };
+        floor.extend(keep(view.regime(), full, cells));
     }
     table.push(floor);
     table
+}
+
+/// A regime's columns in the compact table ([`compact_table`]).
+fn columns(regime: Regime, full: bool) -> Vec<&'static str> {
+    let all: &[&str] = match regime {
+        Regime::FlatOut => &["ns/op", "net", "updates/s", "per ownership"],
+        Regime::Paced { .. } => &["net ns/update", "net CPU", "busy ns/op"],
+    };
+    keep(regime, full, all.to_vec())
+}
+
+/// Of a regime's cells in [`columns`]' full order, those shown.
+fn keep<T>(regime: Regime, full: bool, cells: Vec<T>) -> Vec<T> {
+    let shown: &[usize] = match (full, regime) {
+        (true, _) => &[0, 1, 2, 3],
+        (false, Regime::FlatOut) => &[0, 2],
+        (false, Regime::Paced { .. }) => &[0, 1],
+    };
+    cells
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shown.contains(i))
+        .map(|(_, c)| c)
+        .collect()
 }
 
 /// Whether every repeat's final sum was exact.
@@ -184,7 +305,7 @@ fn exact_line(run: &RunResults) -> String {
         .map(|s| run.short_name(s))
         .collect();
     if inexact.is_empty() {
-        format!("exact sums: all {repeats} repeats exact")
+        format!("every final sum exact, in all {repeats} strategy results")
     } else {
         format!("exact sums: WRONG for {}", plain(&inexact.join(", ")))
     }
@@ -209,7 +330,8 @@ fn placement_line(run: &RunResults) -> String {
     )
 }
 
-/// Who ran what where: contend, host, kernel, time; the threads.
+/// Who ran what where: contend, host, kernel, time; the threads; the
+/// repeats and regimes.
 pub(super) fn header(run: &RunResults) -> String {
     let mut out = String::new();
     let cfg = &run.config;
@@ -218,13 +340,10 @@ pub(super) fn header(run: &RunResults) -> String {
         "contend {} on {} ({}), Linux {}, {}",
         p.contend_version, p.hostname, p.cpu_model, p.kernel_release, p.started_utc
     );
-    let _ = writeln!(out, "{}", plain(&who));
-    let _ = writeln!(out, "{}", run.pools_text());
-    if let Some(load) = run.load_text() {
-        let _ = writeln!(out, "load walks: {load}");
-    }
+    out.push_str(&screen(&plain(&who)));
+    out.push_str(&screen(&run.pools_text()));
     if let Some(inject) = run.inject_text() {
-        let _ = writeln!(out, "{inject}");
+        out.push_str(&screen(&inject));
     }
     let smallest = run
         .strategies
@@ -234,17 +353,22 @@ pub(super) fn header(run: &RunResults) -> String {
         .filter(|&ns| ns > 0.0)
         .reduce(f64::min);
     if let Some(line) = smallest.and_then(|ns| p.tsc_step_line(ns)) {
-        let _ = writeln!(out, "{line}");
+        out.push_str(&screen(&line));
     }
-    let _ = writeln!(
-        out,
-        "{} x {:.0} ms per strategy (+{:.0} ms warm-up){}",
+    let regimes = run.regimes();
+    out.push_str(&screen(&format!(
+        "{} x {:.0} ms (+{:.0} ms warm-up) per strategy{}{}",
         run.repeats_text(),
         cfg.repeat_duration_s * 1e3,
         cfg.warmup_s * 1e3,
+        if regimes.len() > 1 {
+            ", interleaved"
+        } else {
+            ""
+        },
         run.stopped()
             .map_or(String::new(), |why| format!("; PARTIAL ({why})"))
-    );
+    )));
     out
 }
 

@@ -20,6 +20,21 @@ pub(super) fn render(sweep: &SweepResults) -> String {
             .stopped()
             .map_or(String::new(), |why| format!("; PARTIAL ({why})"))
     );
+    // Under 1 s per strategy (`--quick`'s 200 ms), a point's figures
+    // are a look, not a measurement.
+    let shortest = sweep
+        .points
+        .iter()
+        .map(|p| p.results.config.repeats as f64 * p.results.config.repeat_duration_s)
+        .reduce(f64::min);
+    if let Some(s) = shortest.filter(|&s| s < 1.0) {
+        let _ = writeln!(
+            out,
+            "too short to compare: {:.0} ms per strategy at a point; read its figures as a first \
+             look, and sweep without --quick (1 s) to compare",
+            s * 1e3
+        );
+    }
     for p in &sweep.points {
         let regime = match p.regime {
             Regime::FlatOut => String::new(),
