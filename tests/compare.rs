@@ -840,7 +840,7 @@ fn report_prints_run_and_sweep_files() {
     // marked n.s. unless Welch's test and the 2% threshold support it (one
     // change per table, so Holm leaves its p as it is).
     use contend::stats::{Decision, Difference, Summary};
-    use contend::units::{Unit, ci_pct, cv_text, human};
+    use contend::units::{Unit, ci_pct, cv_text, human, is_noise, noise_text};
     let file = load(&r.json);
     let summary_of = |name: &str, field: &str| -> Summary {
         let st = file["strategies"]
@@ -868,15 +868,26 @@ fn report_prints_run_and_sweep_files() {
             Decision::of(&d, Threshold::relative(2.0), p),
             Decision::Increase | Decision::Decrease
         );
-        let row = format!(
-            "| always | {} ±{} | {} ±{} ({:+.1}%{}) |",
-            human(g.mean, unit),
-            cv_text(ci_pct(&g)),
-            human(n.mean, unit),
-            cv_text(ci_pct(&n)),
-            100.0 * (n.mean - g.mean) / g.mean,
-            if supported { "" } else { " n.s." }
-        );
+        // A figure whose interval is wider than itself is printed as
+        // noise, and no change is printed of it or against it.
+        let cell = |s: &Summary| {
+            if is_noise(s) {
+                noise_text(s)
+            } else {
+                format!("{} ±{}", human(s.mean, unit), cv_text(ci_pct(s)))
+            }
+        };
+        let row = if is_noise(&g) || is_noise(&n) {
+            format!("| always | {} | {} |", cell(&g), cell(&n))
+        } else {
+            format!(
+                "| always | {} | {} ({:+.1}%{}) |",
+                cell(&g),
+                cell(&n),
+                100.0 * (n.mean - g.mean) / g.mean,
+                if supported { "" } else { " n.s." }
+            )
+        };
         // Each regime's tables are `####` sections under its `###` name.
         let table = md
             .split("\n#### ")

@@ -763,7 +763,18 @@ fn warmup_zero_means_none_with_or_without_a_unit() {
         let o = contend(&args);
         assert!(o.status.success(), "--warmup {zero}: {}", stderr(&o));
         let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-        assert_eq!(v["config"]["warmup_s"], 0.0, "--warmup {zero}");
+        // Zero is asked; where a busy thread here took longer to start
+        // than that, the run raises it and says so in a note.
+        let raised = v["notes"].as_array().unwrap().iter().any(|n| {
+            n.as_str()
+                .unwrap()
+                .starts_with("warm-up raised from 0 ns to ")
+        });
+        assert!(
+            v["config"]["warmup_s"] == 0.0 || raised,
+            "--warmup {zero}: {}",
+            v["notes"]
+        );
     }
 }
 
