@@ -381,10 +381,13 @@ fn sixteen_cpu_guest_study_finishes_every_stage_with_its_page() {
         "{}",
         study.stdout
     );
+    // "wrote A, B, 2 SVG charts in DIR", one line per folder: the files
+    // each folder under /tmp/s/ got, charts counted.
     let wrote: Vec<&str> = study
         .stderr
         .lines()
-        .filter_map(|l| l.strip_prefix("wrote /tmp/s/"))
+        .filter(|l| l.starts_with("wrote ") && l.contains(" in /tmp/s/"))
+        .filter_map(|l| l.strip_prefix("wrote ")?.split(" in /tmp/s/").next())
         .collect();
     for file in [
         "study.json",
@@ -393,14 +396,21 @@ fn sixteen_cpu_guest_study_finishes_every_stage_with_its_page() {
         "run.json",
         "sweep.json",
         "predict.json",
-        "predict.svg",
     ] {
         assert!(
-            wrote.iter().any(|w| w.ends_with(&format!("/{file}"))),
+            wrote.iter().any(|w| w.split(", ").any(|f| f == file)),
             "{file} not written: {}",
             study.stderr
         );
     }
+    // predict.svg: a chart in predict.json's folder.
+    assert!(
+        wrote
+            .iter()
+            .any(|w| w.contains("predict.json") && w.contains("SVG chart")),
+        "predict.svg not written: {}",
+        study.stderr
+    );
 }
 
 /// The guest's own matrix written as core-to-core-latency's CSV, then read back: with the

@@ -164,7 +164,7 @@ fn sixty_four_cpu_guest_run_gives_every_strategy_its_repeats_on_four_nodes() {
         text.stdout
     );
     assert!(
-        text.stderr.contains(&format!("wrote /tmp/r/{HOST}/")),
+        text.stderr.contains(&format!(" in /tmp/r/{HOST}/")),
         "{}",
         text.stderr
     );
@@ -317,7 +317,7 @@ fn sixty_four_cpu_guest_study_and_compare_finish_with_their_pages() {
         let bytes: u64 = page[0].rsplit(' ').next().unwrap().parse().unwrap();
         assert!(bytes > 10_000, "{page:?}");
         assert_eq!(page[1].to_ascii_lowercase(), "<!doctype html>", "{page:?}");
-        assert_eq!(page[2].trim(), "</html>", "{page:?}");
+        assert!(page[2].trim().ends_with("</html>"), "{page:?}");
     }
 
     // The study last: every stage ran; under TCG a stage may outrun what the plan
