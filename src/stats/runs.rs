@@ -13,7 +13,6 @@
 //! their runs, so a host that got slower between the sides is not read as
 //! a change of the code; what the covariate explains is reported.
 
-use super::student::student_t_two_sided_p;
 use super::{Summary, Welch};
 
 /// One run's repeats of one measure.
@@ -166,22 +165,7 @@ pub fn runs_difference(
         let runs = 1.0 / b.runs as f64 + 1.0 / t.runs as f64;
         let host_se = host.map_or(0.0, |h| h.1);
         let std_error = (s.sd * s.sd * runs + host_se * host_se).sqrt();
-        let df = s.df() as f64;
-        let (t, p) = if std_error > 0.0 {
-            let t = difference / std_error;
-            (t, student_t_two_sided_p(t, df))
-        } else if difference == 0.0 {
-            (0.0, 1.0)
-        } else {
-            (difference.signum() * f64::INFINITY, 0.0)
-        };
-        Welch {
-            difference,
-            std_error,
-            t,
-            df,
-            p,
-        }
+        Welch::of(difference, std_error, s.df() as f64)
     });
     Some(RunsDifference {
         base: b,

@@ -32,6 +32,27 @@ pub struct Welch {
 }
 
 impl Welch {
+    /// The t-test of `difference` with standard error `std_error` on `df`
+    /// degrees of freedom. With no error at all the means either agree
+    /// exactly (p = 1) or differ beyond any doubt (t infinite, p = 0).
+    pub fn of(difference: f64, std_error: f64, df: f64) -> Welch {
+        let (t, p) = if std_error > 0.0 {
+            let t = difference / std_error;
+            (t, student_t_two_sided_p(t, df))
+        } else if difference == 0.0 {
+            (0.0, 1.0)
+        } else {
+            (difference.signum() * f64::INFINITY, 0.0)
+        };
+        Welch {
+            difference,
+            std_error,
+            t,
+            df,
+            p,
+        }
+    }
+
     /// The two-sided confidence interval (`level`, e.g. 0.95) of
     /// `mean_b - mean_a`: `difference ± t_{(1+level)/2, df} · std_error`,
     /// with Student's t quantile for the Welch–Satterthwaite df. It
@@ -58,31 +79,10 @@ pub fn welch_t_test(a: &Summary, b: &Summary) -> Option<Welch> {
     let se2 = va + vb;
     let difference = b.mean - a.mean;
     if se2 == 0.0 {
-        // Neither side varies: the means either agree exactly or differ
-        // beyond any doubt.
-        let df = na + nb - 2.0;
-        let (t, p) = if difference == 0.0 {
-            (0.0, 1.0)
-        } else {
-            (difference.signum() * f64::INFINITY, 0.0)
-        };
-        return Some(Welch {
-            difference,
-            std_error: 0.0,
-            t,
-            df,
-            p,
-        });
+        return Some(Welch::of(difference, 0.0, na + nb - 2.0));
     }
-    let t = difference / se2.sqrt();
     let df = se2.powi(2) / (va.powi(2) / (na - 1.0) + vb.powi(2) / (nb - 1.0));
-    Some(Welch {
-        difference,
-        std_error: se2.sqrt(),
-        t,
-        df,
-        p: student_t_two_sided_p(t, df),
-    })
+    Some(Welch::of(difference, se2.sqrt(), df))
 }
 
 /// The paired t-test of a difference measured in the same repeats, from
@@ -96,22 +96,7 @@ pub fn paired_t_test(differences: &Summary) -> Option<Welch> {
     }
     let n = differences.n as f64;
     let (difference, df) = (differences.mean, n - 1.0);
-    let std_error = differences.stddev / n.sqrt();
-    let (t, p) = if std_error > 0.0 {
-        let t = difference / std_error;
-        (t, student_t_two_sided_p(t, df))
-    } else if difference == 0.0 {
-        (0.0, 1.0)
-    } else {
-        (difference.signum() * f64::INFINITY, 0.0)
-    };
-    Some(Welch {
-        difference,
-        std_error,
-        t,
-        df,
-        p,
-    })
+    Some(Welch::of(difference, differences.stddev / n.sqrt(), df))
 }
 
 /// How `test` differs from `base`: the change of the means, its
