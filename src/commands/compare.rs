@@ -178,10 +178,11 @@ fn side<'a>(
 }
 
 /// The host's record that bounds the comparison: `--noise FILE` (an error
-/// when it is not for these runs), or noise.json in the host folder of
-/// either side's first run (`DIR/<host>/noise.json` beside
-/// `DIR/<host>/<timestamp>/run.json`) when it is for them; with a warning
-/// for each record found but not for them.
+/// when it is not for these runs, or made from one of them), or
+/// noise.json in the host folder of either side's first run
+/// (`DIR/<host>/noise.json` beside `DIR/<host>/<timestamp>/run.json`) when
+/// it is for them and not made from them; with a warning for each record
+/// found but not for them.
 fn host_record(
     named: Option<&Path>,
     base: &Side,
@@ -203,6 +204,12 @@ fn host_record(
                 path.display()
             )));
         }
+        if let Some(run) = record.made_from(compared(base, test)) {
+            return Err(CliError::usage(format!(
+                "--noise {}: made from a run compared here ({run}): its spread would count twice; record other runs (contend run --runs 5)",
+                path.display()
+            )));
+        }
         return Ok((Some((path.to_path_buf(), record)), Vec::new()));
     }
     let mut skipped = Vec::new();
@@ -215,13 +222,25 @@ fn host_record(
             continue;
         }
         match results::read_record(&path) {
-            Ok(record) => match record.not_for(base.run) {
-                None => return Ok((Some((path, record)), skipped)),
-                Some(why) => skipped.push(format!("{} not used: {why}", path.display())),
+            Ok(record) => match (
+                record.not_for(base.run),
+                record.made_from(compared(base, test)),
+            ) {
+                (None, None) => return Ok((Some((path, record)), skipped)),
+                (Some(why), _) => skipped.push(format!("{} not used: {why}", path.display())),
+                // Made from runs compared here (`run --runs K` leaves it
+                // beside them): their spread is the sides' own already, and
+                // the footer says what bounded the intervals.
+                (None, Some(_)) => {}
             },
             Err(e) => skipped.push(format!("{e}; not used")),
         }
     }
     skipped.dedup();
     Ok((None, skipped))
+}
+
+/// The run.json files of both sides.
+fn compared<'a>(base: &'a Side, test: &'a Side) -> impl Iterator<Item = &'a Path> {
+    base.runs.iter().chain(&test.runs).map(|(p, _)| p.as_path())
 }

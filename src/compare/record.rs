@@ -163,6 +163,19 @@ impl HostRecord {
         setting_differs(&self.config, &config).map(|s| format!("its runs' {s} differs"))
     }
 
+    /// The first of `runs` (run.json files) the record was made from, by
+    /// its folder's name (a host's run folders are named by their start),
+    /// if any: a record of the very runs compared would count their
+    /// spread twice.
+    pub fn made_from<'a>(&self, runs: impl IntoIterator<Item = &'a Path>) -> Option<String> {
+        let folder = |p: &Path| p.parent().and_then(Path::file_name).map(|n| n.to_owned());
+        let mine: Vec<_> = self.runs.iter().filter_map(|p| folder(p)).collect();
+        runs.into_iter()
+            .filter_map(folder)
+            .find(|f| mine.contains(f))
+            .map(|f| f.to_string_lossy().into_owned())
+    }
+
     /// The record's runs in words: `8 runs of 2026-12-06T02:41:50Z`.
     pub fn describe(&self, path: &Path) -> String {
         format!(
