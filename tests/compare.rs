@@ -1505,10 +1505,11 @@ fn fail_on_makes_compare_a_ci_gate() {
 #[test]
 fn a_host_record_bounds_a_comparison_of_one_run_a_side() {
     // Two short runs with --runs 2: each in its folder, and the host's
-    // record beside them. Comparing the two runs then uses it, and says
-    // so; a record of other settings is not used, with a warning.
+    // record beside them; then two more runs of the same settings there.
+    // Comparing those two uses the record, and says so; the record's own
+    // runs, or a record of other settings, are not used, with a warning.
     let dir = tempfile::tempdir().unwrap();
-    let out = contend(&[
+    let args = [
         "run",
         "--quiet",
         "--out",
@@ -1527,7 +1528,8 @@ fn a_host_record_bounds_a_comparison_of_one_run_a_side() {
         "always",
         "--rate",
         "max",
-    ]);
+    ];
+    let out = contend(&args);
     assert!(out.status.success(), "{}", stderr(&out));
     let host = std::fs::read_dir(dir.path())
         .unwrap()
@@ -1554,9 +1556,41 @@ fn a_host_record_bounds_a_comparison_of_one_run_a_side() {
         .filter(|p| p.is_dir())
         .collect();
     folders.sort();
+    let recorded = folders.clone();
+    // Two more runs, one at a time, beside the record.
+    let at = args.iter().position(|a| *a == "--runs").unwrap();
+    let once: Vec<&str> = [&args[..at], &args[at + 2..]].concat();
+    for _ in 0..2 {
+        let out = contend(&once);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&host)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && !recorded.contains(p))
+        .collect();
+    folders.sort();
+    assert_eq!(folders.len(), 2, "{folders:?}");
     let (_, text) = compare_ok(&[s(&folders[0]), s(&folders[1])]);
     assert!(text.contains("the host's record"), "{text}");
     assert!(text.contains("noise.json"), "{text}");
+    // A run the record was made from, compared: its spread would count
+    // twice, so the record is not used, or, named, an error.
+    let out = contend(&["compare", s(&recorded[0]), s(&folders[0])]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("one run per side: between-run noise unknown"),
+        "{}",
+        stdout(&out)
+    );
+    let out = contend(&[
+        "compare",
+        s(&recorded[0]),
+        s(&folders[0]),
+        "--noise",
+        s(&host.join("noise.json")),
+    ]);
+    assert_one_line_error(&out, "made from a run compared here");
     // The same runs compared against the real run of the other tests (its
     // settings differ): that record is not for them.
     let out = contend(&["compare", s(&run().json), s(&folders[1])]);
@@ -1575,4 +1609,31 @@ fn a_host_record_bounds_a_comparison_of_one_run_a_side() {
         s(&host.join("noise.json")),
     ]);
     assert_one_line_error(&out, "not a record of these runs");
+}
+
+#[test]
+fn a_side_with_an_injected_cost_says_so() {
+    // Three runs a side; the test side's ran with --inject 20ns.
+    let dir = tempfile::tempdir().unwrap();
+    let side = |name: &str| {
+        runs(dir.path(), name, 3, |_, field, i| {
+            (5, base_mean(field) * (1.0 + 1e-3 * spread(3, i)), 0.1)
+        })
+    };
+    let (base, test) = (side("base"), side("test"));
+    for k in 0..3 {
+        let folder = test.join(format!("run{k}"));
+        let mut v = load(&folder.join("run.json"));
+        v["config"]["inject"] = serde_json::json!({
+            "ns": 20.0, "iterations": 17, "ns_per_iteration": 1.15,
+            "floor_rate": null, "on_floor": null
+        });
+        save(&folder, "run.json", &v);
+    }
+    let (_, text) = compare_ok(&[s(&base), s(&test)]);
+    assert!(
+        text.contains("test: +20 ns per update injected (contend run --inject)"),
+        "{text}"
+    );
+    assert!(!text.contains("base: +20"), "{text}");
 }

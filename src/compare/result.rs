@@ -217,7 +217,8 @@ impl Comparison<'_> {
             (None, _) if b == 1 && t == 1 => {
                 return Some(
                     "one run per side: between-run noise unknown, so no change is called (give \
-                     several runs per side, or record this host's spread with contend run --runs 5)"
+                     several runs per side, or record this host's spread with contend run --runs 5); \
+                     each run's mean is adjusted to the same line cost"
                         .to_string(),
                 );
             }
@@ -339,8 +340,14 @@ impl Comparison<'_> {
             .filter(|r| r.outcome.is_some_and(|o| o.difference.paired))
             .count();
         let test = if self.replicates == Replicates::Runs {
-            "Student's t on the runs' means (their spread pooled over both sides and a host's record)"
-                .to_string()
+            format!(
+                "Student's t on the runs' means, each adjusted to the same line cost (their spread pooled over both sides{})",
+                if self.record.is_some() {
+                    " and the host's record"
+                } else {
+                    ""
+                }
+            )
         } else if paired == 0 {
             "Welch's t-test on the repeats".to_string()
         } else {
@@ -376,6 +383,21 @@ impl Comparison<'_> {
         }
         lines.extend(self.replicates_line());
         lines.extend(self.host_line());
+        let one_run = std::ptr::eq(self.base.run, self.test.run);
+        for (label, side) in [("base", &self.base), ("test", &self.test)] {
+            if let Some(i) = side
+                .run
+                .config
+                .inject
+                .filter(|_| !one_run || label == "base")
+            {
+                lines.push(format!(
+                    "{}: {:+} ns per update injected (contend run --inject): a known cost, inside its figures",
+                    if one_run { "the run" } else { label },
+                    i.ns
+                ));
+            }
+        }
         if self.any_untested() && self.replicates == Replicates::Repeats {
             lines.push(
                 "n<2: a side has fewer than 2 repeats, so there is no spread to test a difference against"

@@ -8,7 +8,7 @@
 //! the change, its 95% CI and the Holm-adjusted p-value.
 
 use super::{WIDTH, wrapped};
-use crate::compare::{Comparison, HostRecord, MeasureRow, Pair, Replicates};
+use crate::compare::{Comparison, HostRecord, MeasureRow, Pair, Replicates, Side};
 use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult, cost_measure};
 use crate::stats::Summary;
@@ -202,20 +202,27 @@ fn patch_table(c: &Comparison) -> String {
     for line in c.footer() {
         out.push_str(&wrapped(&plain(&line)));
     }
-    let sides: &[(&str, &RunResults)] = if one_file {
-        &[("", c.base.run)]
+    let sides: &[(&str, &Side)] = if one_file {
+        &[("", &c.base)]
     } else {
-        &[("base ", c.base.run), ("test ", c.test.run)]
+        &[("base ", &c.base), ("test ", &c.test)]
     };
-    for (label, run) in sides {
-        let p = &run.provenance;
+    for (label, side) in sides {
+        let p = &side.run.provenance;
         out.push_str(&wrapped(&plain(&format!(
             "{label}host: {}, {}, Linux {}",
             p.hostname, p.cpu_model, p.kernel_release
         ))));
+        // A side of runs: when its first and last began.
+        let when = match side.runs.as_slice() {
+            [_, .., (_, last)] if !one_file => {
+                format!("runs: {} to {}", p.started_utc, last.provenance.started_utc)
+            }
+            _ => format!("run: {}", p.started_utc),
+        };
         out.push_str(&wrapped(&plain(&format!(
-            "{label}run: {}, contend {} ({})",
-            p.started_utc, p.contend_version, p.git_commit
+            "{label}{when}, contend {} ({})",
+            p.contend_version, p.git_commit
         ))));
     }
     out
