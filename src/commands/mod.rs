@@ -178,13 +178,20 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
 
 /// The options `-h` lists, in every command: what a newcomer needs.
 /// `--help` lists them all, with their long texts.
-const SHORT_HELP: [&str; 14] = [
+const SHORT_HELP: [&str; 21] = [
     "writers",
     "writer-cpus",
     "level",
     "publish",
     "rate",
+    "duration",
     "max-time",
+    "runs",
+    "dry-run",
+    "base",
+    "test",
+    "noise",
+    "fail-on",
     "quick",
     "verbose",
     "out",
