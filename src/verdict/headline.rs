@@ -68,9 +68,15 @@ pub fn headline(run: &RunResults) -> Headline {
             .rate()
             .map_or(f64::INFINITY, |r| (r / SEED_RATE).ln().abs())
     };
+    // A paced regime answers only where a strategy finished a repeat in
+    // it (a run out of time may have none).
+    let finished =
+        |d: &&Decided| (0..d.contest.candidates.len()).any(|i| d.contest.cost(i).is_some());
+    let paced_planned = all.iter().any(|d| d.contest.regime.is_paced());
     let paced = all
         .iter()
         .filter(|d| d.contest.regime.is_paced())
+        .filter(finished)
         .min_by(|a, b| distance(a).total_cmp(&distance(b)));
     let split = |d: &Decided| split_clause(d, &reach);
     match (paced, flat) {
@@ -94,7 +100,12 @@ pub fn headline(run: &RunResults) -> Headline {
             Headline {
                 regime: f.contest.regime,
                 answer: format!(
-                    "No paced regime in this run, so flat out: {}{split}.",
+                    "{}, so flat out: {}{split}.",
+                    if paced_planned {
+                        "No paced repeat finished in this run"
+                    } else {
+                        "No paced regime in this run"
+                    },
                     flat_text(f)
                 ),
                 more: Vec::new(),

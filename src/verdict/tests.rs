@@ -694,6 +694,32 @@ fn without_a_paced_regime_the_headline_is_flat_out_and_says_so() {
 }
 
 #[test]
+fn a_paced_regime_with_no_finished_repeat_leaves_the_answer_to_flat_out() {
+    // Out of time before any paced repeat: the paced strategies have no
+    // net cost, so the headline answers flat out and says why.
+    use ShardLevel::*;
+    let unfinished = |s: &mut StrategySummary| s.net_ns = None;
+    let r = run(
+        vec![
+            strategy(Global, "always", Regime::FlatOut, 40.0, 0.4, |_| {}),
+            strategy(Cpu, "always", Regime::FlatOut, 10.0, 0.1, |_| {}),
+            strategy(Global, "always", Regime::SEED, 30.0, 0.3, unfinished),
+            strategy(Cpu, "always", Regime::SEED, 5.0, 0.1, unfinished),
+        ],
+        None,
+    );
+    let h = headline(&r);
+    assert_eq!(h.regime, Regime::FlatOut);
+    assert!(
+        h.answer.starts_with(
+            "No paced repeat finished in this run, so flat out: cpu/always is fastest"
+        ),
+        "{h:?}"
+    );
+    assert!(!h.answer.contains(" - "), "{h:?}");
+}
+
+#[test]
 fn the_paced_rate_nearest_the_seeds_answers() {
     use ShardLevel::*;
     let slow = Regime::paced(1_000.0);
