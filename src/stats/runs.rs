@@ -412,6 +412,41 @@ mod tests {
     }
 
     #[test]
+    fn the_slope_s_error_is_the_pooled_within_run_regression_s() {
+        // Two runs of 4 repeats, value = 2·line + e with e = +1, −1, −1,
+        // +1 (orthogonal to the lines 0..3 about their mean): the slope is
+        // exactly 2, the residuals are e (SSE 8 over both runs), Sxx is 5
+        // a run, and the df 8 repeats − 2 run means − 1 slope = 5: the
+        // standard error is √(8 / 5 / 10) = 0.4, the pooled within-group
+        // slope's of an analysis of covariance.
+        let mk = |offset: f64| {
+            let priced: Vec<(f64, f64)> = [(0.0, 1.0), (1.0, -1.0), (2.0, -1.0), (3.0, 1.0)]
+                .iter()
+                .map(|(i, e)| (2.0 * (offset + i) + e, offset + i))
+                .collect();
+            let values: Vec<f64> = priced.iter().map(|p| p.0).collect();
+            Run {
+                summary: Summary::of(&values).unwrap(),
+                priced,
+            }
+        };
+        let d = runs_difference(&[mk(0.0)], &[mk(5.0)], None).unwrap();
+        let s = d.slope.unwrap();
+        assert!(
+            close(s.per_unit, 2.0, 1e-12) && close(s.std_error, 0.4, 1e-12),
+            "{s:?}"
+        );
+        // The test side's lines cost 5 more: the host explains 10, known
+        // to ±5 × 0.4.
+        let (explained, se) = d.host.unwrap();
+        assert!(
+            close(explained, 10.0, 1e-12) && close(se, 2.0, 1e-12),
+            "{:?}",
+            d.host
+        );
+    }
+
+    #[test]
     fn a_record_is_one_sides_level() {
         let runs: Vec<Run> = [10.0, 12.0, 14.0]
             .iter()
