@@ -1,15 +1,17 @@
 //! Records the git commit contend is built from, for result provenance.
 //!
 //! It watches only what can change that answer: HEAD, the branch it points
-//! at, packed-refs, the index and the sources. Each path is asked of git, as
-//! in a worktree `.git` is a file, and a watched path that does not exist
-//! would rerun this script on every build.
+//! at, packed-refs and the sources. Not the index: a plain `git status`
+//! rewrites it whenever file times look racy (a fresh clone's do), and the
+//! crate would compile again for nothing; staging changes no source, and an
+//! edit outside src/ is marked `-dirty` at the next build that compiles.
+//! Each path is asked of git, as in a worktree `.git` is a file, and a
+//! watched path that does not exist would rerun this script on every build.
 
 use std::process::Command;
 
-/// Runs git without taking optional locks: a plain `git status` refreshes
-/// and rewrites the index, which would make the next build rerun this script
-/// and recompile the crate.
+/// Runs git without taking optional locks, so this script's own `git
+/// status` leaves the index as it is.
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git")
         .env("GIT_OPTIONAL_LOCKS", "0")
@@ -33,7 +35,7 @@ fn main() {
     };
     println!("cargo:rustc-env=CONTEND_GIT_COMMIT={commit}{suffix}");
     let branch = git(&["symbolic-ref", "-q", "HEAD"]);
-    let watched = ["HEAD", "index", "packed-refs"]
+    let watched = ["HEAD", "packed-refs"]
         .into_iter()
         .map(str::to_string)
         .chain(branch);
