@@ -307,6 +307,96 @@ fn sampled_vs_throughput(run: &RunResults) -> Option<String> {
     })
 }
 
+/// Whether the paced threads of `run` (at `rate` per thread, evenly or
+/// with poisson `arrivals`) kept up: each thread's worst repeat against
+/// [`RATE_SHORTFALL_PCT`], and where one fell short, whether the mean
+/// repeat did too (a warning) or a moment's stall did (said, not a
+/// warning: each figure is a mean over its repeats).
+fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> String {
+    let poisson = arrivals == Arrivals::Poisson;
+    // Poisson arrivals offer a random count: whether a thread kept up
+    // is judged against the arrivals that fell due, not the mean rate.
+    let kept_up = |r: &RepeatResult| {
+        if poisson {
+            r.arrivals_run_min_pct
+        } else {
+            r.achieved_rate_min_pct
+        }
+    };
+    let worst_of = |s: &StrategyResult, pick: &dyn Fn(&RepeatResult) -> Option<f64>| {
+        s.repeats.iter().filter_map(pick).reduce(f64::min)
+    };
+    let short: Vec<String> = run
+        .strategies
+        .iter()
+        .filter_map(|s| {
+            let worst = worst_of(s, &kept_up)?;
+            (worst < RATE_SHORTFALL_PCT).then(|| format!("{} {worst:.1}%", run.short_name(s)))
+        })
+        .collect();
+    let rate = si(rate);
+    let missed: u64 = run
+        .strategies
+        .iter()
+        .flat_map(|s| &s.repeats)
+        .map(|r| r.missed_slots)
+        .sum();
+    if poisson {
+        let achieved = run
+            .strategies
+            .iter()
+            .filter_map(|s| worst_of(s, &|r| r.achieved_rate_min_pct))
+            .reduce(f64::min)
+            .map_or("-".into(), |a| format!("{a:.1}%"));
+        let (what, verb) = if short.is_empty() {
+            (
+                format!("every thread ran at least {RATE_SHORTFALL_PCT}% of its arrivals"),
+                "rate",
+            )
+        } else {
+            (
+                format!(
+                    "the slowest thread ran only {} of its arrivals: the CPU cannot keep up, or it was taken away",
+                    short.join(", ")
+                ),
+                "WARNING rate",
+            )
+        };
+        format!(
+            "{verb}: poisson arrivals at a mean {rate} ops/s per thread (seed {}, one stream per thread): {what}; the slowest thread's count was {achieved} of the mean rate (a poisson count varies by chance); {missed} arrivals skipped after stalls",
+            run.config.seed
+        )
+    } else if short.is_empty() {
+        format!(
+            "rate: every thread achieved at least {RATE_SHORTFALL_PCT}% of {rate} ops/s; {missed} pacer slots skipped after stalls"
+        )
+    } else {
+        // A stall shows in one repeat: the mean repeat says whether
+        // the whole run fell short or one moment did.
+        let mean = run
+            .strategies
+            .iter()
+            .filter_map(|s| {
+                let all: Vec<f64> = s.repeats.iter().filter_map(&kept_up).collect();
+                (!all.is_empty()).then(|| all.iter().sum::<f64>() / all.len() as f64)
+            })
+            .reduce(f64::min);
+        let mean_text = mean.map_or("-".into(), |m| format!("{m:.1}%"));
+        let worst = short.join(", ");
+        // The rate held on the mean: a moment's stall, said but not a
+        // warning (each figure is a mean over its repeats).
+        if mean.is_some_and(|m| m >= RATE_SHORTFALL_PCT) {
+            format!(
+                "rate: asked {rate}/s per thread, got {mean_text} on the mean; a stall left the slowest thread of its worst repeat at {worst} of it ({missed} pacer slots skipped after stalls)"
+            )
+        } else {
+            format!(
+                "WARNING rate: asked {rate}/s per thread, got {mean_text} on the mean: the CPU was busy or too slow. In its worst repeat the slowest thread achieved only {worst} of it ({missed} pacer slots skipped after stalls)"
+            )
+        }
+    }
+}
+
 /// The lines under a run's tables that say what its numbers rest on: the
 /// harness floor, where sampled and throughput figures disagree, and how
 /// staleness was measured.
@@ -374,92 +464,9 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
         ));
     }
     lines.extend(sampled_vs_throughput(run));
-    if let Regime::Paced { rate, arrivals } = run.regime() {
-        let poisson = arrivals == Arrivals::Poisson;
-        // Poisson arrivals offer a random count: whether a thread kept up
-        // is judged against the arrivals that fell due, not the mean rate.
-        let kept_up = |r: &RepeatResult| {
-            if poisson {
-                r.arrivals_run_min_pct
-            } else {
-                r.achieved_rate_min_pct
-            }
-        };
-        let worst_of = |s: &StrategyResult, pick: &dyn Fn(&RepeatResult) -> Option<f64>| {
-            s.repeats.iter().filter_map(pick).reduce(f64::min)
-        };
-        let short: Vec<String> = run
-            .strategies
-            .iter()
-            .filter_map(|s| {
-                let worst = worst_of(s, &kept_up)?;
-                (worst < RATE_SHORTFALL_PCT).then(|| format!("{} {worst:.1}%", run.short_name(s)))
-            })
-            .collect();
-        let rate_text = si(rate);
-        let missed: u64 = run
-            .strategies
-            .iter()
-            .flat_map(|s| &s.repeats)
-            .map(|r| r.missed_slots)
-            .sum();
-        let rate = rate_text;
-        if poisson {
-            let achieved = run
-                .strategies
-                .iter()
-                .filter_map(|s| worst_of(s, &|r| r.achieved_rate_min_pct))
-                .reduce(f64::min)
-                .map_or("-".into(), |a| format!("{a:.1}%"));
-            let (what, verb) = if short.is_empty() {
-                (
-                    format!("every thread ran at least {RATE_SHORTFALL_PCT}% of its arrivals"),
-                    "rate",
-                )
-            } else {
-                (
-                    format!(
-                        "the slowest thread ran only {} of its arrivals: the CPU cannot keep up, or it was taken away",
-                        short.join(", ")
-                    ),
-                    "WARNING rate",
-                )
-            };
-            lines.push(format!(
-                "{verb}: poisson arrivals at a mean {rate} ops/s per thread (seed {}, one stream per thread): {what}; the slowest thread's count was {achieved} of the mean rate (a poisson count varies by chance); {missed} arrivals skipped after stalls",
-                run.config.seed
-            ));
-        } else if short.is_empty() {
-            lines.push(format!(
-                "rate: every thread achieved at least {RATE_SHORTFALL_PCT}% of {rate} ops/s; {missed} pacer slots skipped after stalls"
-            ));
-        } else {
-            // A stall shows in one repeat: the mean repeat says whether
-            // the whole run fell short or one moment did.
-            let mean = run
-                .strategies
-                .iter()
-                .filter_map(|s| {
-                    let all: Vec<f64> = s.repeats.iter().filter_map(&kept_up).collect();
-                    (!all.is_empty()).then(|| all.iter().sum::<f64>() / all.len() as f64)
-                })
-                .reduce(f64::min);
-            let mean_text = mean.map_or("-".into(), |m| format!("{m:.1}%"));
-            let worst = short.join(", ");
-            // The rate held on the mean: a moment's stall, said but not a
-            // warning (each figure is a mean over its repeats).
-            lines.push(if mean.is_some_and(|m| m >= RATE_SHORTFALL_PCT) {
-                format!(
-                    "rate: asked {rate}/s per thread, got {mean_text} on the mean; a stall left the slowest thread of its worst repeat at {worst} of it ({missed} pacer slots skipped after stalls)"
-                )
-            } else {
-                format!(
-                    "WARNING rate: asked {rate}/s per thread, got {mean_text} on the mean: the CPU was busy or too slow. In its worst repeat the slowest thread achieved only {worst} of it ({missed} pacer slots skipped after stalls)"
-                )
-            });
-        }
-    } else {
-        lines.extend(hammer_basis(run));
+    match run.regime() {
+        Regime::Paced { rate, arrivals } => lines.push(rate_line(run, rate, arrivals)),
+        Regime::FlatOut => lines.extend(hammer_basis(run)),
     }
     lines.extend(interference_line(run));
     lines.extend(noise_line(run));
