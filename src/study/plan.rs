@@ -336,6 +336,76 @@ pub fn refit(remaining_s: f64, entries: usize, fixed_s: f64, planned_s: f64) -> 
     (d >= MIN_DURATION_S).then(|| d.min(planned_s))
 }
 
+/// The repeats of the run and the sweep that `budget` holds, where
+/// `needed_at(r, s)` is the budget r and s repeats need: the study's own,
+/// else fewer, down to two each, said in a note before anything runs.
+fn repeats_within(
+    budget: f64,
+    needed_at: impl Fn(u32, u32) -> f64,
+) -> Result<((u32, u32), Vec<String>), StudyPlanError> {
+    let (run_repeats, sweep_repeats) = [(RUN_REPEATS, SWEEP_REPEATS), (3, 2), (2, 2)]
+        .into_iter()
+        .find(|&(r, s)| budget >= needed_at(r, s))
+        .ok_or(StudyPlanError::TooShort {
+            given: budget,
+            needed: needed_at(2, 2).ceil(),
+        })?;
+    let mut notes = Vec::new();
+    if (run_repeats, sweep_repeats) != (RUN_REPEATS, SWEEP_REPEATS) {
+        notes.push(format!(
+            "the {budget:.0} s budget holds {run_repeats} of the run's {RUN_REPEATS} repeats and {sweep_repeats} of the sweep's {SWEEP_REPEATS} at this host's start-up: --max-time {:.0}s would hold them all",
+            needed_at(RUN_REPEATS, SWEEP_REPEATS).ceil()
+        ));
+    }
+    Ok(((run_repeats, sweep_repeats), notes))
+}
+
+/// The study's budget and the rule that gave it: `--max-time`, or the
+/// default for `cpus` CPUs.
+fn budget_of(max_time_s: Option<f64>, cpus: usize) -> (f64, String) {
+    match max_time_s {
+        Some(s) => (s, "--max-time".to_string()),
+        None => (
+            default_max_time_s(cpus),
+            format!(
+                "default: {BASE_S:.0} s up to {BASE_CPUS} CPUs, {PER_CPU_S:.0} s more per CPU beyond, at most {CAP_S:.0} s"
+            ),
+        ),
+    }
+}
+
+/// The matrix stage on `cpus`: [`PER_CLASS`] pairs of each class at most,
+/// its time from the host's measured start-up at an assumed one-way cost.
+fn matrix_stage(
+    topo: &Topology,
+    cpus: &[u32],
+    costs: &HostCosts,
+) -> Result<MatrixStage, StudyPlanError> {
+    let selection = select_pairs(topo, cpus, Some(PER_CLASS))?;
+    let classes: Vec<ClassSample> = selection
+        .candidates
+        .iter()
+        .map(|(c, &n)| ClassSample {
+            class: c.to_string(),
+            candidates: n,
+            sampled: n.min(PER_CLASS),
+        })
+        .collect();
+    let pairs = selection.pairs.len();
+    Ok(MatrixStage {
+        per_class: PER_CLASS,
+        samples: SAMPLES,
+        classes,
+        pairs,
+        est_s: matrix::pairs_s(
+            pairs,
+            SAMPLES,
+            ASSUMED_ONE_WAY_NS,
+            2.0 * costs.startup.per_thread_s() + costs.startup.spread_s,
+        ),
+    })
+}
+
 /// Plans a study of `topo` (its allowed CPUs) within `max_time_s` (`None`:
 /// [`default_max_time_s`]), each repeat at `costs` (measured on every
 /// allowed CPU, [`HostCosts::measure`]).
@@ -349,33 +419,10 @@ pub fn plan_study(
     if cpus.len() < 2 {
         return Err(StudyPlanError::OneCpu(cpus.len()));
     }
-    let (budget, rule) = match max_time_s {
-        Some(s) => (s, "--max-time".to_string()),
-        None => (
-            default_max_time_s(cpus.len()),
-            format!(
-                "default: {BASE_S:.0} s up to {BASE_CPUS} CPUs, {PER_CPU_S:.0} s more per CPU beyond, at most {CAP_S:.0} s"
-            ),
-        ),
-    };
-    let selection = select_pairs(topo, &cpus, Some(PER_CLASS))?;
-    let classes: Vec<ClassSample> = selection
-        .candidates
-        .iter()
-        .map(|(c, &n)| ClassSample {
-            class: c.to_string(),
-            candidates: n,
-            sampled: n.min(PER_CLASS),
-        })
-        .collect();
-    let pairs = selection.pairs.len();
+    let (budget, rule) = budget_of(max_time_s, cpus.len());
+    let matrix_stage = matrix_stage(topo, &cpus, costs)?;
+    let matrix_est = matrix_stage.est_s;
     let warmup = WARMUP_S.max(WARMUP_SPREADS * costs.startup.spread_s);
-    let matrix_est = matrix::pairs_s(
-        pairs,
-        SAMPLES,
-        ASSUMED_ONE_WAY_NS,
-        2.0 * costs.startup.per_thread_s() + costs.startup.spread_s,
-    );
 
     let run_rates = vec![Regime::FlatOut, Regime::SEED];
     let run_strategies = run_strategies().strategies().len();
@@ -386,7 +433,7 @@ pub fn plan_study(
     let run_runs = run_strategies + 1;
     let run_setup = run_runs as f64 * repeat_setup_s(costs, warmup, cpus.len());
 
-    let threads = thread_steps(topo, &cpus, selection.candidates.len())?;
+    let threads = thread_steps(topo, &cpus, matrix_stage.classes.len())?;
     let sweep_strategies = sweep_strategies().strategies().len();
     // Flat out: the strategies and the harness floor; paced: the
     // strategies and the paced floor in place.
@@ -404,22 +451,7 @@ pub fn plan_study(
         matrix_est + run_setup * f64::from(r) + sweep_setup * f64::from(s) + floors
     };
     let needed_at = |r: u32, s: u32| (fixed_at(r, s) + runs * MIN_DURATION_S) / (1.0 - MARGIN);
-    // A budget too small for every repeat buys fewer, down to two each,
-    // and says so before anything runs.
-    let (run_repeats, sweep_repeats) = [(RUN_REPEATS, SWEEP_REPEATS), (3, 2), (2, 2)]
-        .into_iter()
-        .find(|&(r, s)| budget >= needed_at(r, s))
-        .ok_or(StudyPlanError::TooShort {
-            given: budget,
-            needed: needed_at(2, 2).ceil(),
-        })?;
-    let mut notes = Vec::new();
-    if (run_repeats, sweep_repeats) != (RUN_REPEATS, SWEEP_REPEATS) {
-        notes.push(format!(
-            "the {budget:.0} s budget holds {run_repeats} of the run's {RUN_REPEATS} repeats and {sweep_repeats} of the sweep's {SWEEP_REPEATS} at this host's start-up: --max-time {:.0}s would hold them all",
-            needed_at(RUN_REPEATS, SWEEP_REPEATS).ceil()
-        ));
-    }
+    let ((run_repeats, sweep_repeats), notes) = repeats_within(budget, needed_at)?;
     let run_fixed = run_setup * f64::from(run_repeats) + floor_s(costs);
     let sweep_fixed = sweep_setup * f64::from(sweep_repeats) + floors - floor_s(costs);
     let fixed = matrix_est + run_fixed + sweep_fixed;
@@ -463,13 +495,7 @@ pub fn plan_study(
             run_strategies + 1,
             crate::counter::Pad::Line128.stride(),
         ),
-        matrix: MatrixStage {
-            per_class: PER_CLASS,
-            samples: SAMPLES,
-            classes,
-            pairs,
-            est_s: matrix_est,
-        },
+        matrix: matrix_stage,
         est_s: matrix_est + run.est_s + sweep.est_s,
         run,
         sweep,
