@@ -235,6 +235,40 @@ fn others_rho(p: &PredictResults, k: usize, i: usize) -> String {
     }
 }
 
+/// Strategy `k`'s line at the `i`-th rate, against the first strategy's:
+/// what it publishes where its policy differs, its lines and writers on
+/// the hottest where its level does, its state and the other lines' ρ,
+/// and its read side's fetches where they are more.
+fn strategy_line(p: &PredictResults, k: usize, i: usize) -> String {
+    let (base, s) = (&p.strategies[0], &p.strategies[k]);
+    let (b, q) = (&base.points[i], &s.points[i]);
+    let mut text = format!("at {}/s per CPU, {}", si(p.config.rates[i]), s.name);
+    if s.publish != base.publish {
+        text.push_str(&format!(
+            " (publishes {}% of updates)",
+            si(100.0 * q.publish_fraction)
+        ));
+    }
+    if s.level != base.level {
+        text.push_str(&format!(
+            " ({}, {} on the hottest against {})",
+            plural(s.lines, "line"),
+            plural(q.hottest_writers, "writer"),
+            b.hottest_writers
+        ));
+    }
+    text.push_str(&format!(": {}", state(q)));
+    text.push_str(&others_rho(p, k, i));
+    if q.read_transfers > b.read_transfers + 0.01 {
+        text.push_str(&format!(
+            "; each update's read side fetches {} lines (against {})",
+            si(q.read_transfers),
+            si(b.read_transfers)
+        ));
+    }
+    text
+}
+
 /// The verdict lines of a prediction: per rate, the first strategy's
 /// hottest line and cost, then each other strategy's; a strategy whose
 /// lines and figures equal an earlier one's with the same policy (a node
@@ -275,36 +309,11 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Verdict> {
                 ),
             ));
         }
-        for (k, s) in p.strategies.iter().enumerate().skip(1) {
+        for k in 1..p.strategies.len() {
             if twin(k).is_some() {
                 continue;
             }
-            let q = &s.points[i];
-            let mut text = format!("at {}/s per CPU, {}", si(rate), s.name);
-            if s.publish != base.publish {
-                text.push_str(&format!(
-                    " (publishes {}% of updates)",
-                    si(100.0 * q.publish_fraction)
-                ));
-            }
-            if s.level != base.level {
-                text.push_str(&format!(
-                    " ({}, {} on the hottest against {})",
-                    plural(s.lines, "line"),
-                    plural(q.hottest_writers, "writer"),
-                    b.hottest_writers
-                ));
-            }
-            text.push_str(&format!(": {}", state(q)));
-            text.push_str(&others_rho(p, k, i));
-            if q.read_transfers > b.read_transfers + 0.01 {
-                text.push_str(&format!(
-                    "; each update's read side fetches {} lines (against {})",
-                    si(q.read_transfers),
-                    si(b.read_transfers)
-                ));
-            }
-            lines.push(Verdict::new(Topic::Prediction, text));
+            lines.push(Verdict::new(Topic::Prediction, strategy_line(p, k, i)));
         }
     }
     lines.extend(
