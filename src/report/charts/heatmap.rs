@@ -53,14 +53,106 @@ pub fn sample_note(r: &MatrixResults, drawn: usize) -> Option<String> {
     ))
 }
 
-/// The SVG text of the heatmap: rows are the initiating CPU (top to
-/// bottom by id), columns the responding CPU, both only the CPUs of
-/// measured pairs ([`axis_cpus`]); unmeasured cells stay blank. The title
-/// names the host, CPU model, mode and start time; the responding axis
-/// says when the matrix is a per-class sample ([`sample_note`]).
-pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
-    let cpus = &axis_cpus(r);
-    let n = cpus.len() as i32;
+/// The heatmap's colour scale over `lo..hi` ns. Cells within half a
+/// nanosecond, or within [`ONE_COLOUR_SPREAD`] of the lowest, are one
+/// value: the scale is one swatch labelled with their middle, and says
+/// how far apart they are, rather than a full colour range painting noise
+/// as a topology.
+struct Scale {
+    /// The colour range, ns.
+    lo: f64,
+    hi: f64,
+    /// The one value every cell is drawn as, if they are one.
+    one_value: Option<f64>,
+    /// The scale's axis title.
+    desc: String,
+}
+
+impl Scale {
+    fn of(lo: f64, hi: f64) -> Scale {
+        let title = "one-way ns (median; round trip / 2)";
+        let one_value =
+            (hi - lo < 0.5 || hi - lo < ONE_COLOUR_SPREAD * lo).then_some((lo + hi) / 2.0);
+        let desc = match one_value {
+            None => title.to_string(),
+            Some(_) if hi - lo < 0.5 => format!("{title}: every pair"),
+            Some(_) => format!(
+                "{title}: every pair within {:.0}% ({lo:.1}-{hi:.1})",
+                ONE_COLOUR_SPREAD * 100.0
+            ),
+        };
+        let (lo, hi) = one_value.map_or((lo, hi), |v| (v - 0.5, v + 0.5));
+        Scale {
+            lo,
+            hi,
+            one_value,
+            desc,
+        }
+    }
+
+    fn colour(&self, ns: f64) -> RGBColor {
+        ViridisRGB.get_color_normalized(ns as f32, self.lo as f32, self.hi as f32)
+    }
+
+    /// The scale drawn on `area`: a strip of [`SCALE_STEPS`] colours with
+    /// labels that differ, or one swatch whose middle tick alone is
+    /// labelled.
+    fn draw(
+        &self,
+        area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+        label_px: u32,
+    ) -> Result<(), DrawError> {
+        let err = |e: DrawingAreaErrorKind<_>| DrawError(format!("heatmap: {e}"));
+        // Enough decimals that the scale's labels differ.
+        let digits = match self.hi - self.lo {
+            d if d >= 20.0 => 0,
+            d if d >= 2.0 => 1,
+            _ => 2,
+        };
+        let label = |v: &f64| match self.one_value {
+            Some(value) if (v - 0.5).abs() < 1e-9 => format!("{value:.1}"),
+            Some(_) => String::new(),
+            None => format!("{v:.digits$}"),
+        };
+        let (lo, hi, ticks, steps) = match self.one_value {
+            Some(_) => (0.0, 1.0, 3, 1),
+            None => (self.lo, self.hi, 8, SCALE_STEPS),
+        };
+        let mut scale = ChartBuilder::on(area)
+            .margin_top(10)
+            .margin_bottom(60)
+            .margin_right(10)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..1.0, lo..hi)
+            .map_err(err)?;
+        scale
+            .configure_mesh()
+            .disable_mesh()
+            .disable_x_axis()
+            .label_style(("sans-serif", label_px))
+            .axis_desc_style(("sans-serif", label_px + 2))
+            .y_desc(self.desc.as_str())
+            .y_labels(ticks)
+            .y_label_formatter(&label)
+            .draw()
+            .map_err(err)?;
+        let step = (hi - lo) / steps as f64;
+        scale
+            .draw_series((0..steps).map(|i| {
+                let y0 = lo + step * i as f64;
+                let ns = self.one_value.unwrap_or(y0 + step / 2.0);
+                Rectangle::new([(0.0, y0), (1.0, y0 + step)], self.colour(ns).filled())
+            }))
+            .map_err(err)?;
+        Ok(())
+    }
+}
+
+/// Every measured direction of `r` as a cell (row of its initiating CPU,
+/// column of its responding CPU among `cpus`, median one-way ns), and the
+/// cells of unstable pairs.
+#[allow(clippy::type_complexity)]
+fn cells_of(r: &MatrixResults, cpus: &[u32]) -> (Vec<(i32, i32, f64)>, Vec<(i32, i32)>) {
     let index = |cpu: u32| cpus.binary_search(&cpu).ok().map(|i| i as i32);
     let mut cells = Vec::new();
     let mut unstable = Vec::new();
@@ -74,32 +166,25 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
             }
         }
     }
+    (cells, unstable)
+}
+
+/// The SVG text of the heatmap: rows are the initiating CPU (top to
+/// bottom by id), columns the responding CPU, both only the CPUs of
+/// measured pairs ([`axis_cpus`]); unmeasured cells stay blank. The title
+/// names the host, CPU model, mode and start time; the responding axis
+/// says when the matrix is a per-class sample ([`sample_note`]).
+pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
+    let cpus = &axis_cpus(r);
+    let n = cpus.len() as i32;
+    let (cells, unstable) = cells_of(r, cpus);
     let lo = cells.iter().map(|c| c.2).fold(f64::INFINITY, f64::min);
     let hi = cells.iter().map(|c| c.2).fold(f64::NEG_INFINITY, f64::max);
     if cells.is_empty() || !lo.is_finite() || !hi.is_finite() {
         return Err(DrawError("heatmap: no measured pairs to draw".into()));
     }
-    // Cells within half a nanosecond, or within [`ONE_COLOUR_SPREAD`] of
-    // the lowest, are one value: the scale is one swatch labelled with
-    // their middle, and says how far apart they are, rather than a full
-    // colour range painting noise as a topology.
-    let one_value = (hi - lo < 0.5 || hi - lo < ONE_COLOUR_SPREAD * lo).then_some((lo + hi) / 2.0);
-    let one_desc = format!(
-        "one-way ns (median; round trip / 2): every pair{}",
-        if hi - lo < 0.5 {
-            String::new()
-        } else {
-            format!(
-                " within {:.0}% ({lo:.1}-{hi:.1})",
-                ONE_COLOUR_SPREAD * 100.0
-            )
-        }
-    );
-    let (lo, hi) = match one_value {
-        Some(v) => (v - 0.5, v + 0.5),
-        None => (lo, hi),
-    };
-    let colour = |ns: f64| ViridisRGB.get_color_normalized(ns as f32, lo as f32, hi as f32);
+    let scale = Scale::of(lo, hi);
+    let colour = |ns: f64| scale.colour(ns);
 
     let plot = (cpus.len() as u32 * CELL_PX).clamp(MIN_PLOT, MAX_PLOT);
     // Text grows with the picture so a 1800 px plot stays readable.
@@ -123,23 +208,6 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
     };
     let x_label = |v: &SegmentValue<i32>| label(v, false);
     let y_label = |v: &SegmentValue<i32>| label(v, true);
-    // Enough decimals that the scale's labels differ.
-    let digits = match hi - lo {
-        d if d >= 20.0 => 0,
-        d if d >= 2.0 => 1,
-        _ => 2,
-    };
-    // One value: a 0..1 strip whose middle tick alone is labelled.
-    let scale_label = |v: &f64| match one_value {
-        Some(value) if (v - 0.5).abs() < 1e-9 => format!("{value:.1}"),
-        Some(_) => String::new(),
-        None => format!("{v:.digits$}"),
-    };
-    let (scale_lo, scale_hi, ticks) = match one_value {
-        Some(_) => (0.0, 1.0, 3),
-        None => (lo, hi, 8),
-    };
-
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
@@ -200,37 +268,7 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
             )
             .map_err(err)?;
 
-        let mut scale = ChartBuilder::on(&right)
-            .margin_top(10)
-            .margin_bottom(60)
-            .margin_right(10)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..1.0, scale_lo..scale_hi)
-            .map_err(err)?;
-        scale
-            .configure_mesh()
-            .disable_mesh()
-            .disable_x_axis()
-            .label_style(("sans-serif", label_px))
-            .axis_desc_style(("sans-serif", label_px + 2))
-            .y_desc(if one_value.is_some() {
-                one_desc.as_str()
-            } else {
-                "one-way ns (median; round trip / 2)"
-            })
-            .y_labels(ticks)
-            .y_label_formatter(&scale_label)
-            .draw()
-            .map_err(err)?;
-        let steps = if one_value.is_some() { 1 } else { SCALE_STEPS };
-        let step = (scale_hi - scale_lo) / steps as f64;
-        scale
-            .draw_series((0..steps).map(|i| {
-                let y0 = scale_lo + step * i as f64;
-                let ns = one_value.unwrap_or(y0 + step / 2.0);
-                Rectangle::new([(0.0, y0), (1.0, y0 + step)], colour(ns).filled())
-            }))
-            .map_err(err)?;
+        scale.draw(&right, label_px)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
