@@ -1451,6 +1451,20 @@ fn a_side_of_runs_must_repeat_one_experiment() {
         "{}",
         stderr(&out)
     );
+    // A run with an injected cost is another experiment, not a replicate.
+    let injected = side(&|v| {
+        v["config"]["inject"] = serde_json::json!({
+            "ns": 20.0, "iterations": 17, "ns_per_iteration": 1.15,
+            "floor_rate": null, "on_floor": null
+        })
+    });
+    let out = contend(&["compare", s(&fine), s(&injected)]);
+    assert_one_line_error(&out, "--test: ");
+    assert!(
+        stderr(&out).contains("its setting inject"),
+        "{}",
+        stderr(&out)
+    );
     // Replicates compare, runs as the unit.
     let (_, text) = compare_ok(&[s(&fine), s(&fine)]);
     assert!(
