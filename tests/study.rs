@@ -45,15 +45,32 @@ fn the_dry_run_shows_the_arithmetic_and_bad_budgets_are_refused() {
 fn a_short_study_writes_every_part_and_one_page_led_by_its_verdict() {
     let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
-    let started = Instant::now();
-    let out = contend(&[
-        "study",
-        "--max-time",
-        "15s",
-        "--out",
-        dir.path().to_str().unwrap(),
-    ]);
-    let took = started.elapsed().as_secs_f64();
+    let study = |budget: f64| {
+        let started = Instant::now();
+        let out = contend(&[
+            "study",
+            "--max-time",
+            &format!("{budget}s"),
+            "--out",
+            dir.path().to_str().unwrap(),
+        ]);
+        (out, started.elapsed().as_secs_f64())
+    };
+    // 15 s, unless the start-up measured before planning says this host
+    // needs more for the smallest study (it says so up front, exit 2):
+    // then the budget it names.
+    let mut budget = 15.0;
+    let (mut out, mut took) = study(budget);
+    if let Some(needed) = stderr(&out)
+        .split("the smallest study here needs ")
+        .nth(1)
+        .and_then(|t| t.split('s').next())
+        .and_then(|n| n.parse::<f64>().ok())
+    {
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        budget = needed;
+        (out, took) = study(budget);
+    }
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("verdict: where the cost jumps"), "{text}");
@@ -134,7 +151,7 @@ fn a_short_study_writes_every_part_and_one_page_led_by_its_verdict() {
         "{max_s} s of {run_s}"
     );
     // The budget holds within 10%, start-up and saving included.
-    assert!(took < 15.0 * 1.1, "{took} s");
+    assert!(took < budget * 1.1, "{took} s of {budget} s");
     let page = std::fs::read_to_string(folder.join("report.html")).unwrap();
     let at = |needle: &str| {
         page.find(needle)
