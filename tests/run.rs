@@ -2,6 +2,7 @@
 //! errors, and Ctrl-C.
 
 use serde_json::Value;
+use std::io::BufRead;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -499,10 +500,9 @@ fn bad_run_requests_exit_2_with_one_line() {
 #[test]
 fn ctrl_c_keeps_finished_repeats_and_marks_the_file_partial() {
     let dir = tempfile::tempdir().unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_contend"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_contend"))
         .args([
             "run",
-            "--quiet",
             "--level",
             "global,node,llc,cpu",
             "--publish",
@@ -520,12 +520,30 @@ fn ctrl_c_keeps_finished_repeats_and_marks_the_file_partial() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Start-up (threads, wake-up latency) takes a loaded host seconds, so
+    // the signal is timed from the plan's note, printed once start-up is
+    // measured and the repeats are about to begin.
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut said = String::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        said += &line;
+        said.push('\n');
+        if line.contains("warm-up raised") {
+            break;
+        }
+    }
+    assert!(said.contains("warm-up raised"), "{said}");
     std::thread::sleep(Duration::from_millis(1500));
     // SAFETY: sending SIGINT to our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("interrupted"), "{}", stderr(&out));
+    for line in lines {
+        said += &line.unwrap();
+        said.push('\n');
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{said}");
+    assert!(said.contains("interrupted"), "{said}");
     let json: Value = serde_json::from_str(
         &std::fs::read_to_string(
             results_dir(dir.path())
@@ -537,7 +555,7 @@ fn ctrl_c_keeps_finished_repeats_and_marks_the_file_partial() {
     .unwrap();
     assert_eq!(json["partial"], true);
     // 2 s over 10 repeats is 200 ms a repeat, with no warm-up; SIGINT
-    // comes 1.5 s after the start, so at most 7 repeats (1.4 s) can have
+    // comes 1.5 s after the plan, so at most 7 repeats (1.4 s) can have
     // finished, of the 8 strategies x 2 regimes x 10 = 160 asked for (and
     // the clock floor's 10), and the one running at the signal is
     // dropped.
