@@ -37,10 +37,8 @@ pub struct Provenance {
     /// Calibrated TSC frequency, Hz.
     pub tsc_hz: f64,
     /// The TSC's step, ticks ([`crate::clock::tsc_step`]): 1 where it
-    /// ticks every cycle; more where single timings are quantized (`None`
-    /// in files written before it was measured).
-    #[serde(default)]
-    pub tsc_step_ticks: Option<u64>,
+    /// ticks every cycle; more where single timings are quantized.
+    pub tsc_step_ticks: u64,
     /// contend's version.
     pub contend_version: String,
     /// The git commit contend was built from ("unknown" outside a checkout).
@@ -155,10 +153,9 @@ impl Provenance {
         notes
     }
 
-    /// The TSC's step in ns, when it was measured.
+    /// The TSC's step in ns (`None` without a calibrated TSC).
     pub fn tsc_step_ns(&self) -> Option<f64> {
-        let ticks = self.tsc_step_ticks?;
-        (self.tsc_hz > 0.0).then(|| ticks as f64 * 1e9 / self.tsc_hz)
+        (self.tsc_hz > 0.0).then(|| self.tsc_step_ticks as f64 * 1e9 / self.tsc_hz)
     }
 
     /// One line on the clock's step when it is coarser than a tenth of
@@ -169,7 +166,7 @@ impl Provenance {
         (step > 0.1 * smallest_ns).then(|| {
             format!(
                 "clock: the TSC steps by {step:.1} ns ({} ticks) here, more than a tenth of the smallest figure shown ({smallest_ns:.1} ns): a single operation's timing is quantized to it; figures from throughput and means over many timings are not",
-                self.tsc_step_ticks.unwrap_or(1)
+                self.tsc_step_ticks
             )
         })
     }
@@ -211,7 +208,7 @@ impl Provenance {
             tsc_flags,
             tsc_invariant: crate::clock::tsc_is_invariant(&cpuinfo),
             tsc_hz,
-            tsc_step_ticks: Some(crate::clock::tsc_step()),
+            tsc_step_ticks: crate::clock::tsc_step(),
             contend_version: env!("CARGO_PKG_VERSION").to_string(),
             git_commit: env!("CONTEND_GIT_COMMIT").to_string(),
             command_line: std::env::args().collect(),
@@ -246,9 +243,9 @@ mod tests {
     #[test]
     fn the_clock_step_is_said_when_coarser_than_a_tenth_of_a_figure() {
         let mut p = Provenance::of_this_host(2.6e9);
-        assert!(p.tsc_step_ticks.is_some_and(|t| t >= 1));
+        assert!(p.tsc_step_ticks >= 1);
         // 26 ticks at 2.6 GHz: 10 ns.
-        p.tsc_step_ticks = Some(26);
+        p.tsc_step_ticks = 26;
         assert!((p.tsc_step_ns().unwrap() - 10.0).abs() < 1e-9);
         let line = p.tsc_step_line(25.6).unwrap();
         assert!(line.contains("steps by 10.0 ns (26 ticks)"), "{line}");
@@ -256,12 +253,10 @@ mod tests {
         // Exactly a tenth, or finer: nothing to say.
         assert_eq!(p.tsc_step_line(100.0), None);
         assert_eq!(p.tsc_step_line(500.0), None);
-        // A file from before, or no frequency: unknown, so nothing said.
-        p.tsc_step_ticks = None;
-        assert_eq!(p.tsc_step_line(1.0), None);
-        p.tsc_step_ticks = Some(26);
+        // No frequency: unknown, so nothing said.
         p.tsc_hz = 0.0;
         assert_eq!(p.tsc_step_ns(), None);
+        assert_eq!(p.tsc_step_line(1.0), None);
     }
 
     #[test]

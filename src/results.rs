@@ -62,14 +62,15 @@ pub enum ReadError {
         /// The file.
         path: PathBuf,
     },
-    /// A schema this contend cannot read: missing, or newer than it knows.
-    #[error("{}: schema {found}, this contend reads schema {supported} and older", path.display())]
+    /// A schema this contend cannot read: missing, older or newer than the
+    /// one it writes.
+    #[error("{}: schema {found}, this contend reads schema {supported} only (rerun the experiment with this contend, or read the file with the contend that wrote it)", path.display())]
     Schema {
         /// The file.
         path: PathBuf,
         /// The schema it declares (`missing` when absent).
         found: String,
-        /// The newest schema of its kind this contend reads.
+        /// The schema of its kind this contend reads and writes.
         supported: u32,
     },
     /// Not a core-to-core-latency matrix.
@@ -269,8 +270,8 @@ fn folder_files(folder: &Path) -> Result<Vec<PathBuf>, ReadError> {
 }
 
 /// Reads one file: kind by content (`points` = sweep, `strategies` = run,
-/// `pairs` = matrix), then the schema policy (present, and not newer than
-/// this contend's), then the fields.
+/// `pairs` = matrix), then the schema policy (present, and the one this
+/// contend writes), then the fields.
 fn read_file(file: &Path) -> Result<ResultFile, ReadError> {
     let text = fs::read_to_string(file).map_err(|source| ReadError::Io {
         path: file.to_path_buf(),
@@ -288,18 +289,16 @@ fn read_file(file: &Path) -> Result<ResultFile, ReadError> {
     };
     check_means(&value, &mut String::new()).map_err(invalid)?;
     if value.get("points").is_some() {
-        let mut sweep: Box<SweepResults> = parse(file, value, SCHEMA_VERSION)?;
-        for (i, point) in sweep.points.iter_mut().enumerate() {
+        let sweep: Box<SweepResults> = parse(file, value, SCHEMA_VERSION)?;
+        for (i, point) in sweep.points.iter().enumerate() {
             check_run(&point.results).map_err(|(field, problem)| {
                 invalid((format!("points[{i}].results.{field}"), problem))
             })?;
-            point.results.fill_rates();
         }
         Ok(ResultFile::Sweep(sweep))
     } else if value.get("strategies").is_some() {
-        let mut run: Box<RunResults> = parse(file, value, SCHEMA_VERSION)?;
+        let run: Box<RunResults> = parse(file, value, SCHEMA_VERSION)?;
         check_run(&run).map_err(invalid)?;
-        run.fill_rates();
         Ok(ResultFile::Run(run))
     } else if value.get("pairs").is_some() {
         Ok(ResultFile::Matrix(parse(
@@ -384,14 +383,14 @@ fn check_run(run: &RunResults) -> Result<(), (String, &'static str)> {
     Ok(())
 }
 
-/// `value` as a `T`, if its schema is present and at most `supported`.
+/// `value` as a `T`, if its schema is present and is `supported`.
 fn parse<T: DeserializeOwned>(
     file: &Path,
     value: serde_json::Value,
     supported: u32,
 ) -> Result<Box<T>, ReadError> {
     let schema = value.get("schema").and_then(serde_json::Value::as_u64);
-    if schema.is_none_or(|s| s > u64::from(supported)) {
+    if schema != Some(u64::from(supported)) {
         return Err(ReadError::Schema {
             path: file.to_path_buf(),
             found: schema.map_or("missing".to_string(), |s| s.to_string()),
@@ -538,7 +537,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         // Names do not decide the kind: a sweep saved as run.json is a
         // sweep.
-        let sweep = "{\"schema\": 2, \"partial\": false, \"points\": []}";
+        let sweep = "{\"schema\": 4, \"partial\": false, \"out_of_time\": false, \"points\": []}";
         fs::write(dir.path().join("run.json"), sweep).unwrap();
         let (file, kind) = read(&dir.path().join("run.json")).unwrap();
         assert_eq!(file, dir.path().join("run.json"));
@@ -555,11 +554,15 @@ mod tests {
         assert!(matches!(all[1].1, ResultFile::Sweep(_)));
         // One file through read_all is that file.
         assert_eq!(read_all(&dir.path().join("sweep.json")).unwrap().len(), 1);
-        // An older schema still reads; the current one too.
-        let older = fixture_text().replacen("\"schema\": 2", "\"schema\": 1", 1);
+        // An older schema is refused, naming it.
+        let older = fixture_text().replacen("\"schema\": 4", "\"schema\": 2", 1);
         assert_ne!(older, fixture_text());
-        fs::write(dir.path().join("run.json"), older).unwrap();
-        assert!(matches!(read(dir.path()).unwrap().1, ResultFile::Run(_)));
+        fs::write(dir.path().join("run.json"), &older).unwrap();
+        let err = read(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("schema 2, this contend reads schema 4 only"),
+            "{err}"
+        );
         // An empty folder and a missing file name themselves.
         let empty = tempfile::tempdir().unwrap();
         let err = read(empty.path()).unwrap_err().to_string();
@@ -610,11 +613,15 @@ mod tests {
         let file = dir.path().join("x.json");
         for (text, needle) in [
             ("{\"strategies\": []}", "schema missing"),
-            ("{\"schema\": 4, \"points\": []}", "schema 4"),
+            ("{\"schema\": 5, \"points\": []}", "schema 5"),
             ("{\"schema\": 9, \"pairs\": []}", "schema 9"),
             ("[1", "not a JSON result file"),
             ("{\"schema\": 1}", "not run.json, sweep.json or matrix.json"),
-            ("{\"schema\": 1, \"points\": 3}", "corrupt result file"),
+            ("{\"schema\": 4, \"points\": 3}", "corrupt result file"),
+            (
+                "{\"schema\": 2, \"strategies\": []}",
+                "schema 2, this contend reads schema 4 only",
+            ),
         ] {
             fs::write(&file, text).unwrap();
             let err = read(&file).unwrap_err().to_string();
@@ -660,8 +667,8 @@ mod tests {
         let mut v = good.clone();
         v.pointer_mut(summary).unwrap()["sampled_vs_throughput_pct"]["mean"] = (-3.0).into();
         v["strategies"][1]["name"] = v["strategies"][0]["name"].clone();
-        let sweep = serde_json::json!({"schema": 2, "partial": false,
-            "points": [{"threads": 2, "affinity": "unbound", "results": v}]});
+        let sweep = serde_json::json!({"schema": 4, "partial": false, "out_of_time": false,
+            "points": [{"threads": 2, "affinity": "unbound", "rate": null, "results": v}]});
         fs::write(&file, sweep.to_string()).unwrap();
         let err = read(&file).unwrap_err().to_string();
         assert!(

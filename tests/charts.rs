@@ -726,7 +726,14 @@ fn bad_input_is_one_line_and_exit_2() {
         &["plot", corrupt.to_str().unwrap()],
         "not a JSON result file",
     );
-    std::fs::write(&corrupt, "{\"schema\": 1, \"strategies\": 3}").unwrap();
+    std::fs::write(
+        &corrupt,
+        format!(
+            "{{\"schema\": {}, \"strategies\": 3}}",
+            contend::runner::SCHEMA_VERSION
+        ),
+    )
+    .unwrap();
     check(&["plot", t.to_str().unwrap()], "corrupt result file");
     std::fs::write(&corrupt, "{\"schema\": 99, \"strategies\": []}").unwrap();
     check(&["plot", corrupt.to_str().unwrap()], "schema 99");
@@ -818,8 +825,8 @@ fn charts_without_data_are_left_out() {
     assert!(svgs(&none).is_empty());
 }
 
-/// tests/fixtures/results/run.json (schema 2: global/always and
-/// cpu/always, flat out), as read.
+/// tests/fixtures/results/run.json (global/always and cpu/always, flat
+/// out), as read.
 fn fixture() -> RunResults {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json");
     match contend::results::read(&path).unwrap().1 {

@@ -900,11 +900,12 @@ fn report_prints_run_and_sweep_files() {
 
     let dir = tempfile::tempdir().unwrap();
     let sweep = serde_json::json!({
-        "schema": 1,
+        "schema": contend::runner::SCHEMA_VERSION,
         "partial": false,
+        "out_of_time": false,
         "points": [
-            { "threads": 1, "affinity": "node0", "results": load(&r.json) },
-            { "threads": 2, "affinity": "unbound", "results": load(&r.json) },
+            { "threads": 1, "affinity": "node0", "rate": null, "results": load(&r.json) },
+            { "threads": 2, "affinity": "unbound", "rate": null, "results": load(&r.json) },
         ],
     });
     let sweep = save(dir.path(), "sweep.json", &sweep);
@@ -997,8 +998,8 @@ fn rows_show_the_throughput_figure_never_the_sampled_one() {
     assert!(!md.contains("100.0") && !md.contains("sampled"), "{md}");
 }
 
-/// tests/fixtures/results/run.json: a schema-2 file, written before
-/// regimes, the paced floor and net cost were recorded.
+/// tests/fixtures/results/run.json: a flat-out run of two writers, with
+/// no paced regime and so no net cost.
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/run.json")
 }
@@ -1021,8 +1022,8 @@ fn block(text: &str, title: &str) -> Vec<Vec<String>> {
 }
 
 #[test]
-fn files_written_before_net_cost_still_compare() {
-    // Flat out, a schema-2 file has ns/op from throughput: that is its row.
+fn a_figure_a_file_lacks_is_missing_and_not_replaced() {
+    // Flat out, the row is ns/op from throughput.
     let old = fixture();
     let (all, text) = compare_ok(&[s(&old), s(&old)]);
     assert!(!text.contains("note: "), "{text}");
@@ -1042,11 +1043,15 @@ fn files_written_before_net_cost_still_compare() {
         "{text}"
     );
 
-    // Paced, it has busy ns/op but no net cost: the row is missing, with
-    // one note saying why, and busy ns/op is not put in its place.
+    // Paced with busy ns/op but no net cost: the row is missing, with
+    // one note saying so, and busy ns/op is not put in its place.
     let dir = tempfile::tempdir().unwrap();
     let mut paced = file.clone();
     paced["config"]["rate"] = 22_000.0.into();
+    paced["config"]["rates"] = serde_json::json!([22_000.0]);
+    for s in paced["strategies"].as_array_mut().unwrap() {
+        s["rate"] = 22_000.0.into();
+    }
     let busy: Summary =
         serde_json::from_value(paced["strategies"][0]["summary"]["write_busy_ns"].clone()).unwrap();
     let paced = save(dir.path(), "paced.json", &paced);
@@ -1066,7 +1071,7 @@ fn files_written_before_net_cost_still_compare() {
     let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("note: ")).collect();
     assert_eq!(notes.len(), 2, "{text}");
     assert!(
-        notes[0].contains("paced.json has no net ns/update for some strategies (it was written by an older contend (schema 2)"),
+        notes[0].contains("paced.json has no net ns/update for some strategies (no repeat of the strategy recorded it)"),
         "{text}"
     );
     assert!(notes[1].contains("has no net CPU %"), "{text}");
@@ -1465,6 +1470,18 @@ fn a_side_of_runs_must_repeat_one_experiment() {
         "{}",
         stderr(&out)
     );
+    // Another warm-up asked for is another experiment; the same one
+    // raised to another start-up measured before the run is a replicate.
+    let asked = side(&|v| v["config"]["warmup_asked_s"] = 0.2.into());
+    let out = contend(&["compare", s(&fine), s(&asked)]);
+    assert_one_line_error(&out, "--test: ");
+    assert!(
+        stderr(&out).contains("its setting warmup_asked_s"),
+        "{}",
+        stderr(&out)
+    );
+    let raised = side(&|v| v["config"]["warmup_s"] = 0.2.into());
+    compare_ok(&[s(&fine), s(&raised)]);
     // Replicates compare, runs as the unit.
     let (_, text) = compare_ok(&[s(&fine), s(&fine)]);
     assert!(

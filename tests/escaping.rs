@@ -131,10 +131,11 @@ fn hostile_strings_stay_text_in_every_format() {
     }
 
     let sweep = serde_json::json!({
-        "schema": 2,
+        "schema": 4,
         "partial": false,
+        "out_of_time": false,
         "points": [
-            {"threads": 2, "affinity": "node0 <u>|</u> `x`", "results": load(&run)},
+            {"threads": 2, "affinity": "node0 <u>|</u> `x`", "rate": null, "results": load(&run)},
         ],
     });
     let sweep = save(dir.path(), "sweep.json", &sweep);

@@ -121,6 +121,7 @@ fn two_hosts(root: &Path) -> (PathBuf, PathBuf) {
     let sweep = serde_json::json!({
         "schema": r["schema"],
         "partial": false,
+        "out_of_time": false,
         "points": [
             {"threads": 1, "affinity": "unbound", "rate": null, "results": r},
             {"threads": 2, "affinity": "unbound", "rate": null, "results": r},
@@ -274,15 +275,12 @@ fn duplicate_names_partial_runs_and_other_schemas_are_listed_not_dropped() {
         rename(v, "node01", "AMD EPYC 9654 96-Core Processor");
         v["partial"] = true.into();
     });
-    // A run.json of the older schema 1 (no harness floor): still read.
     let old = artifact(&input, "contend-host-2-c", Some(ARM), "success", |v| {
         rename(v, "graviton", "Neoverse-V1");
-        v["schema"] = 1.into();
-        v.as_object_mut().unwrap().remove("floor");
     });
     let folder = old.parent().unwrap();
-    // Beside it: a sweep of a newer schema, a matrix missing its pairs,
-    // a file that is not JSON.
+    // Beside it: a sweep of a newer schema, a matrix of an older one, a
+    // file that is not JSON.
     std::fs::write(folder.join("sweep.json"), r#"{"schema": 99, "points": []}"#).unwrap();
     std::fs::write(folder.join("matrix.json"), r#"{"schema": 1, "pairs": 3}"#).unwrap();
     let noise = input.join("contend-host-3-d");
@@ -316,7 +314,7 @@ fn duplicate_names_partial_runs_and_other_schemas_are_listed_not_dropped() {
     assert!(md.contains("**Unreadable result files (3)**"), "{md}");
     for (file, reason) in [
         ("sweep.json", "schema 99, this contend reads schema"),
-        ("matrix.json", "corrupt result file"),
+        ("matrix.json", "schema 1, this contend reads schema 2 only"),
         ("contend-host-3-d/run.json", "not a JSON result file"),
     ] {
         let line = md

@@ -472,6 +472,7 @@ fn sweep_file(dir: &Path) -> PathBuf {
     let sweep = serde_json::json!({
         "schema": r["schema"],
         "partial": false,
+        "out_of_time": false,
         "points": [
             {"threads": 1, "affinity": "unbound", "rate": null, "results": r},
             {"threads": 2, "affinity": "unbound", "rate": null, "results": r},

@@ -371,12 +371,12 @@ fn the_summary_has_each_class_transactions_beside_its_ping_pong() {
         .unwrap();
         unwrapped(&text)
     };
-    r.provenance.tsc_step_ticks = Some(26);
+    r.provenance.tsc_step_ticks = 26;
     let line = format!(
         "clock: the TSC steps by 10.0 ns (26 ticks) here, more than a tenth of the smallest figure shown ({median:.1} ns)"
     );
     assert!(render(&r).contains(&line), "{}", render(&r));
-    r.provenance.tsc_step_ticks = Some(1);
+    r.provenance.tsc_step_ticks = 1;
     assert!(!render(&r).contains("clock: the TSC steps"));
     // Every transaction got its 10 planned samples: nothing said. One
     // pair's add moved stopped at 4 (its threads took turns), then
@@ -866,24 +866,20 @@ fn contenders_sharers_and_homes_are_stored_and_printed() {
 }
 
 #[test]
-fn a_schema_1_matrix_still_reads_with_no_load_measurements() {
-    // A file from before schema 2: no contenders, sharers or homes.
+fn a_matrix_of_an_older_schema_is_refused_naming_it() {
     let topo = fixture("cpuless-memless");
     let mut m = synthetic(topo, vec![0, 1, 2], None, |_| 20.0);
     m.schema = 1;
-    let mut json: Value = serde_json::to_value(&m).unwrap();
-    for key in ["contenders", "sharers", "home_classes"] {
-        json.as_object_mut().unwrap().remove(key);
-    }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("matrix.json");
-    std::fs::write(&path, json.to_string()).unwrap();
+    std::fs::write(&path, serde_json::to_string(&m).unwrap()).unwrap();
     let out = contend(&["report", path.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        !text.contains("contenders:") && !text.contains("sharers:"),
-        "{text}"
+        err.contains("matrix.json: schema 1, this contend reads schema 2 only"),
+        "{err}"
     );
 }
 

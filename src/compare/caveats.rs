@@ -6,7 +6,7 @@ use super::Side;
 use super::result::{HostStates, MeasureRow, Pair};
 use crate::provenance::Provenance;
 use crate::runner::interference::CANARY_SHIFT;
-use crate::runner::{CanaryRange, Measure, RunConfig, SCHEMA_VERSION};
+use crate::runner::{CanaryRange, Measure, RunConfig};
 use crate::stats::{Summary, quantile_of};
 
 /// The canaries of every repeat of every run of `side`.
@@ -60,8 +60,7 @@ pub fn machine_changed(base: &Side, test: &Side) -> Option<String> {
 }
 
 /// One note per side and compared measure that some pair lacks on that
-/// side (the row shows `-` and "not recorded"), naming the file and why:
-/// net cost and ns/op from throughput came with schema 3 and 2.
+/// side (the row shows `-` and "not recorded"), naming the file.
 pub(super) fn unrecorded(pairs: &[Pair], base: &Side, test: &Side) -> Vec<String> {
     let base_value: fn(&MeasureRow) -> Option<Summary> = |r| r.base;
     let test_value: fn(&MeasureRow) -> Option<Summary> = |r| r.test;
@@ -74,16 +73,8 @@ pub(super) fn unrecorded(pairs: &[Pair], base: &Side, test: &Side) -> Vec<String
             }
         }
         for m in missing {
-            let why = if side.run.schema < SCHEMA_VERSION {
-                format!(
-                    "it was written by an older contend (schema {}), before {} was recorded",
-                    side.run.schema, m.short
-                )
-            } else {
-                "no repeat of the strategy recorded it".to_string()
-            };
             let note = format!(
-                "note: {} has no {} for some strategies ({why}); shown as missing, not replaced by another figure",
+                "note: {} has no {} for some strategies (no repeat of the strategy recorded it); shown as missing, not replaced by another figure",
                 side.path.display(),
                 m.short
             );

@@ -178,10 +178,9 @@ fn not_a_replicate(run: &RunResults, other: &RunResults) -> Option<String> {
 /// setting.
 pub(super) fn setting_differs(a: &RunConfig, b: &RunConfig) -> Option<&'static str> {
     let inject = |c: &RunConfig| c.inject.map(|i| i.ns);
-    // Not the warm-up: each run raises it to the start-up spread it
-    // measured before it ran, so identical invocations differ in it; it
-    // moves when the interval starts, not what the interval measures.
-    let settings: [(&'static str, bool); 19] = [
+    // The warm-up asked for, not the one used: each run raises it to the
+    // start-up it measured, so identical invocations differ in that.
+    let settings: [(&'static str, bool); 20] = [
         ("writer_cpus", a.writer_cpus == b.writer_cpus),
         ("reader_cpus", a.reader_cpus == b.reader_cpus),
         ("read_every", a.read_every == b.read_every),
@@ -190,6 +189,7 @@ pub(super) fn setting_differs(a: &RunConfig, b: &RunConfig) -> Option<&'static s
             "repeat_duration_s",
             a.repeat_duration_s == b.repeat_duration_s,
         ),
+        ("warmup_asked_s", a.warmup_asked_s == b.warmup_asked_s),
         ("repeats", a.repeats == b.repeats),
         ("seed", a.seed == b.seed),
         (

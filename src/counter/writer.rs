@@ -23,7 +23,6 @@ pub struct PublishStats {
     /// this writer left): the line came from another writer's cache.
     /// Exact, from the adds themselves; a read side on another CPU moves
     /// the line too and is not counted here.
-    #[serde(default)]
     pub handovers: u64,
 }
 

@@ -2,9 +2,8 @@
 //! directions and over its passes, with the independent ping-pong beside
 //! it, serialised as matrix.json (schema in docs/results-schema.md).
 
-/// Version of the matrix.json layout; bumped when fields are added (2:
-/// `contenders`, `sharers`, `home_classes`). Every older version is still
-/// read: a field it lacks reads as empty.
+/// Version of the matrix.json layout, bumped on incompatible changes; a
+/// file of any other version is refused on read.
 pub const SCHEMA_VERSION: u32 = 2;
 
 use super::{
@@ -43,8 +42,7 @@ pub struct MatrixConfig {
     /// Round trips of the reference ping-pong.
     pub reference_round_trips: u64,
     /// What `--clip` dropped from `--cpus` (empty when nothing was
-    /// dropped, and in files written before it was recorded).
-    #[serde(default)]
+    /// dropped).
     pub clipped: Vec<Clipped>,
 }
 
@@ -102,27 +100,22 @@ pub struct PairResult {
     pub asymmetric: bool,
     /// Median one-way ns of each pass over the pairs (both phases'
     /// samples), in the order measured.
-    #[serde(default)]
     pub passes: Vec<f64>,
     /// (largest − smallest pass median) as % of the smallest: how far the
     /// pair's cost moved between passes spread over the run.
-    #[serde(default)]
     pub pass_spread_pct: f64,
     /// `pass_spread_pct` > [`UNSTABLE_LIMIT_PCT`]: the machine moved under
     /// this pair (a hypervisor moving vCPUs), so its median is a mix of
     /// phases, not one cost.
-    #[serde(default)]
     pub unstable: bool,
     /// Each coherence transaction's net cost on this pair, beside the
-    /// ping-pong (empty in files from before they were measured).
-    #[serde(default)]
+    /// ping-pong.
     pub transactions: Vec<TransactionCost>,
     /// Samples each coherence transaction was to have, both CPUs' over
     /// every pass; 0 where not known (a file from before it was
     /// recorded). Fewer in `transactions` is an instrument stopped because
     /// the pair's threads took turns on one CPU ([`super::taking_turns`]):
     /// [`PairResult::transactions_cut`].
-    #[serde(default)]
     pub transactions_planned: usize,
 }
 
@@ -288,22 +281,16 @@ pub struct MatrixResults {
     pub reference: Reference,
     /// Warnings printed during the run.
     pub notes: Vec<String>,
-    /// Wall time the pairs took to measure, seconds (0 in files written
-    /// before it was recorded).
-    #[serde(default)]
+    /// Wall time the pairs took to measure, seconds.
     pub elapsed_s: f64,
     /// `--contenders`: k CPUs adding to one line, one entry per k
-    /// ascending (empty when not asked for, and before schema 2).
-    #[serde(default)]
+    /// ascending (empty when not asked for).
     pub contenders: Vec<ContendersPoint>,
     /// `--sharers`: one writer and m readers, one entry per m ascending
-    /// (empty when not asked for, and before schema 2).
-    #[serde(default)]
+    /// (empty when not asked for).
     pub sharers: Vec<SharersPoint>,
     /// `--home-classes`: each class's transfers with the line local and
-    /// remote to the requester (empty when not asked for, and before
-    /// schema 2).
-    #[serde(default)]
+    /// remote to the requester (empty when not asked for).
     pub home_classes: Vec<HomeClass>,
 }
 

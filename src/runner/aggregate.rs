@@ -816,11 +816,16 @@ pub(super) mod tests {
     fn repeat_with_canary(ns: f64) -> RepeatResult {
         let mut r: RepeatResult = serde_json::from_value(serde_json::json!({
             "repeat": 0, "interval_s": 0.1, "writer_updates": [], "writer_reads": [],
-            "reader_reads": [], "write_ops_per_s": 1.0, "read_ops_per_s": 1.0,
+            "reader_reads": [], "writer_read_fetches": [], "reader_read_fetches": [],
+            "write_ops_per_s": 1.0, "read_ops_per_s": 1.0, "write_loop_ns": 0.0,
+            "write_busy_ns": 0.0, "cpu_share_pct": 0.0, "missed_slots": 0, "handovers": 0,
+            "handovers_per_s": 0.0, "outside_window": [],
+            "interference": { "steal_ms": 0.0, "involuntary_switches": 0, "canary_ns": null,
+                              "canary_ms": 0.0, "disturbed": false },
             "write_ops_per_s_thread_min": 1.0, "write_ops_per_s_thread_max": 1.0,
             "write_latency": null, "read_latency": null, "publishes": 0,
             "publishes_per_s": 0.0, "cross_node_publishes": 0,
-            "staleness": { "error_mean": 0.0, "error_max": 0.0, "error_mean_pct": 0.0,
+            "staleness": { "probes": 0, "error_mean": 0.0, "error_max": 0.0, "error_mean_pct": 0.0,
                            "error_max_pct": 0.0, "age_mean_ns": 0.0, "age_max_ns": 0.0 },
             "final_sum": 0, "expected_sum": 0, "exact": true
         }))

@@ -37,11 +37,6 @@ pub enum PacedMode {
 }
 
 impl PacedMode {
-    /// What runs written before `--paced` existed did: each strategy alone.
-    pub fn before_in_place() -> Self {
-        PacedMode::Alone
-    }
-
     /// True when paced strategies share repeats in place (in-place and
     /// both).
     pub fn in_place(self) -> bool {

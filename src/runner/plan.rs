@@ -274,6 +274,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         sample_every_by_rate: every_by_rate,
         repeat_duration_s: repeat_duration.as_secs_f64(),
         warmup_s: request.warmup.as_secs_f64(),
+        warmup_asked_s: request.warmup.as_secs_f64(),
         repeats: request.repeats as usize,
         seed: request.seed,
         threshold_publishes: Some(SEED_THRESHOLD_PUBLISHES),

@@ -11,30 +11,13 @@ use crate::workload::Regime;
 impl RunResults {
     /// Every regime of the run, in order.
     pub fn rates(&self) -> Vec<Regime> {
-        if self.config.rates.is_empty() {
-            vec![legacy_regime(self.config.rate)]
-        } else {
-            self.config.rates.clone()
-        }
+        self.config.rates.clone()
     }
 
     /// The regime of a view of one regime ([`RunResults::regimes`]): the
     /// first of the run's.
     pub fn regime(&self) -> Regime {
         self.rates()[0]
-    }
-
-    /// Fills what files written before several regimes were recorded
-    /// lack: the run's one regime, and each strategy's.
-    pub fn fill_rates(&mut self) {
-        if self.config.rates.is_empty() {
-            let regime = legacy_regime(self.config.rate);
-            self.config.rates = vec![regime];
-            self.config.sample_every_by_rate = vec![self.config.sample_every];
-            for s in &mut self.strategies {
-                s.regime = regime;
-            }
-        }
     }
 
     /// The run as one view per regime, in order: each holds that regime's
@@ -156,11 +139,6 @@ impl PacedFloor {
     }
 }
 
-/// The one regime of a file of schema 1 or 2: its `rate`, evenly paced.
-fn legacy_regime(rate: Option<f64>) -> Regime {
-    rate.map_or(Regime::FlatOut, Regime::paced)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::result::fixture_run;
@@ -168,8 +146,8 @@ mod tests {
     use crate::workload::Regime;
 
     #[test]
-    fn a_run_splits_into_one_view_per_regime_and_old_files_get_theirs() {
-        // The fixture is a schema-2 hammer run: after reading, one regime.
+    fn a_run_splits_into_one_view_per_regime() {
+        // The fixture is a flat-out run: one regime.
         let mut run = fixture_run();
         assert_eq!(run.config.rates, [Regime::FlatOut]);
         assert!(run.strategies.iter().all(|s| s.regime == Regime::FlatOut));

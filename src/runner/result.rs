@@ -13,12 +13,9 @@ use crate::topology::{Clipped, CpuList, Topology};
 use crate::workload::{Regime, Role};
 use serde::{Deserialize, Serialize};
 
-/// Version of the run.json layout; bumped on incompatible changes. 2:
-/// staleness as readers see it, a bounded load table, the harness floor
-/// and throughput-derived ns/op. 3: several regimes (rates) in one run,
-/// the paced floor, net cost and exact hand-over counts (schema 1 and 2
-/// files still read).
-pub const SCHEMA_VERSION: u32 = 3;
+/// Version of the run.json layout, bumped on incompatible changes; a file
+/// of any other version is refused on read.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// One counter strategy: shard level × publish policy × padding (× clock,
 /// for ratelimited policies).
@@ -82,26 +79,25 @@ pub struct RunConfig {
     /// Reader CPUs, in pool order (empty: writers run the read side).
     pub reader_cpus: Vec<u32>,
     /// What `--clip` dropped from each CPU spec (empty when nothing was
-    /// dropped, and in files written before it was recorded).
-    #[serde(default)]
+    /// dropped).
     pub clipped: Vec<Clipped>,
     /// Writers run the read side every this many updates (0 = never).
     pub read_every: u32,
     /// The first paced regime's rate, ops/s per thread (`None`: the run
-    /// has none): what files of schemas 1 and 2, which measured one
-    /// regime, hold instead of `rates`. Written for readers of the JSON;
-    /// read only to fill `rates` of such files.
+    /// has none), for readers of the JSON; contend reads `rates`.
     pub rate: Option<f64>,
     /// Every regime the run measured, interleaved, in order (`null` = flat
-    /// out, a number = paced at that rate). Filled from `rate` for files
-    /// written before it was recorded; a view of one regime
+    /// out, a number = paced at that rate); a view of one regime
     /// ([`RunResults::regimes`]) holds that regime alone.
-    #[serde(default)]
     pub rates: Vec<Regime>,
     /// Measured time of each repeat, seconds.
     pub repeat_duration_s: f64,
-    /// Warm-up before each repeat, seconds.
+    /// Warm-up before each repeat, seconds: the one asked for, raised to
+    /// the start-up measured before the run when that is longer.
     pub warmup_s: f64,
+    /// The warm-up asked for (`--warmup`), seconds: what identical
+    /// invocations share, where `warmup_s` follows each host's start-up.
+    pub warmup_asked_s: f64,
     /// Repeats per strategy.
     pub repeats: usize,
     /// Seed of the load walks.
@@ -109,22 +105,16 @@ pub struct RunConfig {
     /// The fraction of updates the kernel's filter before v6.7,
     /// `threshold:64`, publishes that the writers' load walks were made
     /// for, publishes per update (`--threshold-publishes`; the seed's
-    /// 0.40 by default). `None` in files written before it was recorded,
-    /// whose walks took fixed steps of at most 16.
-    #[serde(default)]
+    /// 0.40 by default).
     pub threshold_publishes: Option<f64>,
     /// The largest step of the writers' load walks that gives it, load
-    /// units per 1024 of load (`workload::LoadWalk::with_step`). `None`
-    /// in files written before it was recorded.
-    #[serde(default)]
+    /// units per 1024 of load (`workload::LoadWalk::with_step`).
     pub load_step: Option<i64>,
     /// One operation in this many is timed (0 = sampling off), in the
     /// first regime (in a view of one regime, in that regime).
     pub sample_every: u64,
     /// `sample_every` of each regime of `rates`, in order (a paced thread
-    /// is sampled more often: see `runner::plan::sample_every`). Empty in
-    /// files written before it was recorded.
-    #[serde(default)]
+    /// is sampled more often: see `runner::plan::sample_every`).
     pub sample_every_by_rate: Vec<u64>,
     /// The per-operation stopwatch: "tsc" or "monotonic" (when the TSC is
     /// not invariant).
@@ -134,15 +124,12 @@ pub struct RunConfig {
     /// `--target-ci`: repeats were added until every strategy's 95% CI
     /// of loop ns/op was within this % of its mean (`None`: fixed
     /// repeats).
-    #[serde(default)]
     pub target_ci_pct: Option<f64>,
     /// `--max-time`: the run's time budget, seconds (`None`: none): no
     /// repeat starts that would end past it.
-    #[serde(default)]
     pub max_time_s: Option<f64>,
     /// True when staleness was probed (it is whenever operations are
     /// sampled: writers then mirror their state after every update).
-    #[serde(default)]
     pub staleness_probes: bool,
     /// Strict or best-effort placement.
     pub placement: Placement,
@@ -153,17 +140,15 @@ pub struct RunConfig {
     /// How node-level readers walk slots.
     pub node_iter: NodeIter,
     /// `--paced`: paced strategies in place in every repeat, or each in
-    /// repeats of its own (files from before it: alone).
-    #[serde(default = "PacedMode::before_in_place")]
+    /// repeats of its own.
     pub paced: PacedMode,
     /// The groups of paced strategies that ran in place in the same
-    /// repeats, so their repeats of one index pair (empty flat out, alone,
-    /// or in files from before).
-    #[serde(default)]
+    /// repeats, so their repeats of one index pair (empty flat out and
+    /// alone).
     pub in_place: Vec<InPlaceGroup>,
     /// `--inject`: a known cost added to every update of every strategy
     /// (`None`: none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub inject: Option<Injection>,
 }
 
@@ -184,7 +169,7 @@ pub struct Injection {
     /// where a cost is read from an update's busy window, which ends only
     /// once the delay has run; flat out when the run has none, where the
     /// next update overlaps some of it (nothing waits for the chain).
-    #[serde(default, rename = "floor_rate")]
+    #[serde(rename = "floor_rate")]
     pub floor: Regime,
     /// What the delay added to the harness floor's loop in that regime,
     /// ns per update: the floor with it less without, in short runs taking
@@ -237,7 +222,6 @@ pub struct ThreadPlacement {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Staleness {
     /// Probes taken (0: staleness was not measured, sampling off).
-    #[serde(default)]
     pub probes: u64,
     /// Mean |published − true|, load units.
     pub error_mean: f64,
@@ -267,14 +251,13 @@ pub struct Interference {
     /// between two of the run's CPUs (`None` with one CPU).
     pub canary_ns: Option<f64>,
     /// The canary after the repeat, on the same pair (shorter: see
-    /// `interference::CANARY_AFTER_ROUND_TRIPS`); `None` with one CPU and
-    /// in older files.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `interference::CANARY_AFTER_ROUND_TRIPS`); `None` with one CPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub canary_after_ns: Option<f64>,
     /// What the canaries took, ms (before and after).
     pub canary_ms: Option<f64>,
     /// Each coherence transaction timed on the canary's pair right after
-    /// its ping-pong, with its ratio to it (empty in older files).
+    /// its ping-pong, with its ratio to it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub canary_transactions: Vec<crate::matrix::TransactionCost>,
     /// A canary (before or after) read more than 1.5× away from the run's
@@ -345,14 +328,11 @@ pub struct RepeatResult {
     /// Lines fetched by each writer thread's read sides (exact: reads that
     /// found a slot changed since the thread last saw it, see
     /// `counter::ReadView`), in pool order.
-    #[serde(default)]
     pub writer_read_fetches: Vec<u64>,
     /// Lines fetched by each reader thread's reads.
-    #[serde(default)]
     pub reader_read_fetches: Vec<u64>,
     /// Lines fetched per read side, all threads (`None` without reads):
     /// beside hand-overs, the other way the counter's lines move.
-    #[serde(default)]
     pub fetches_per_read: Option<f64>,
     /// Updates per second, all writers.
     pub write_ops_per_s: f64,
@@ -377,72 +357,57 @@ pub struct RepeatResult {
     /// ns per writer loop iteration from throughput: writers × interval ÷
     /// updates (an update plus its share of the read side). Exact, unlike
     /// the sampled latencies.
-    #[serde(default)]
     pub write_loop_ns: f64,
     /// ns per read of reader threads from throughput: readers × interval
     /// ÷ reads (`None` without reader threads).
-    #[serde(default)]
     pub reader_read_ns: Option<f64>,
     /// Busy ns per writer loop iteration. Paced: the mean over writers of
     /// each update's fenced window, from the tick that released it to the
     /// one after its read side (sampled updates and stalls left out; see
     /// `workload::Pacer`): what one update costs at the offered rate.
     /// Equal to `write_loop_ns` flat out.
-    #[serde(default)]
     pub write_busy_ns: f64,
     /// Busy ns per reader-thread read (`None` without readers).
-    #[serde(default)]
     pub reader_busy_ns: Option<f64>,
     /// Mean over measured threads of busy ns per operation × operations ÷
     /// interval, %: the share of each CPU the counter's work takes at the
     /// offered rate (100 unpaced).
-    #[serde(default)]
     pub cpu_share_pct: f64,
     /// Paced: the floor's busy ns per writer loop iteration, measured in
     /// place (`workload::InPlaceFloor`: the same loop's update and read
     /// side on a counter no other thread writes, half way between two of
     /// this repeat's updates, over the same iterations), as
-    /// `write_busy_ns` is. `None` flat out, and in files from before the
-    /// floor was measured in place.
-    #[serde(default)]
+    /// `write_busy_ns` is. `None` flat out.
     pub floor_busy_ns: Option<f64>,
     /// Paced: the floor's CPU share in place, %, as `cpu_share_pct` (its
     /// busy ns per operation × the thread's operations ÷ interval).
-    #[serde(default)]
     pub floor_cpu_share_pct: Option<f64>,
     /// With `--rate`: the slowest thread's achieved rate as % of the rate
     /// asked for.
-    #[serde(default)]
     pub achieved_rate_min_pct: Option<f64>,
     /// With `--rate`: the slowest thread's operations as % of the arrivals
     /// that fell due in its interval (run, or skipped after stalls): the
     /// pacer's accuracy whatever the arrivals. Poisson arrivals offer a
     /// random count (±1/√(rate × interval)), so this, not the achieved
     /// rate, says whether a poisson thread kept up.
-    #[serde(default)]
     pub arrivals_run_min_pct: Option<f64>,
     /// Pacer slots skipped after stalls longer than the catch-up bound,
     /// over threads.
-    #[serde(default)]
     pub missed_slots: u64,
     /// Publishes that found another writer's add on their slot since
     /// their writer's last one: the line handed from writer to writer,
     /// counted exactly from the adds' returned values
     /// (`PublishStats::handovers`).
-    #[serde(default)]
     pub handovers: u64,
     /// `handovers` per second.
-    #[serde(default)]
     pub handovers_per_s: f64,
     /// Publishes per hand-over: how many updates a writer makes while it
     /// owns the line (`None` when no publish followed another writer's,
     /// e.g. one writer per slot).
-    #[serde(default)]
     pub updates_per_ownership: Option<f64>,
     /// How far the sampled figures of a writer loop (sampled update mean +
     /// sampled read mean × reads per update) are from `write_loop_ns`, as %
     /// of it; `None` without samples.
-    #[serde(default)]
     pub sampled_vs_throughput_pct: Option<f64>,
     /// One-way ns of a CAS ping-pong between the canary's two CPUs on this
     /// repeat's own counter lines (the slots those CPUs update; their mean
@@ -451,21 +416,17 @@ pub struct RepeatResult {
     /// the lines this repeat drew costs. It depends on where each line's
     /// address falls (its L3 slice), so it changes from repeat to repeat;
     /// paired comparisons adjust for it ([`super::paired_difference`]).
-    /// `None` with one CPU, or in files written before it was recorded.
-    #[serde(default)]
+    /// `None` with one CPU.
     pub line_ns: Option<f64>,
     /// What could have disturbed it.
-    #[serde(default)]
     pub interference: Interference,
     /// Each node's writers, when the writers span two or more nodes (in
-    /// node order; empty otherwise, and in files written before it was
-    /// recorded).
+    /// node order; empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeRepeat>,
     /// CPUs of threads that never saw the measured interval start (their
     /// first batch outlasted warm-up and interval), left out of every rate
     /// and sample here; their loads still count for exactness.
-    #[serde(default)]
     pub outside_window: Vec<u32>,
     /// What the counter read after every writer flushed.
     pub final_sum: i64,
@@ -529,58 +490,42 @@ pub struct StrategySummary {
     /// Mean age of the oldest unpublished change, ns, likewise.
     pub age_mean_ns: Option<Summary>,
     /// ns per writer loop iteration from throughput.
-    #[serde(default)]
     pub write_loop_ns: Option<Summary>,
     /// ns per reader-thread read from throughput.
-    #[serde(default)]
     pub reader_read_ns: Option<Summary>,
     /// Sampled vs throughput-derived writer loop time, %.
-    #[serde(default)]
     pub sampled_vs_throughput_pct: Option<Summary>,
     /// Busy ns per writer loop iteration.
-    #[serde(default)]
     pub write_busy_ns: Option<Summary>,
     /// Busy ns per reader-thread read.
-    #[serde(default)]
     pub reader_busy_ns: Option<Summary>,
     /// Share of each measured CPU busy with the counter's work, %.
-    #[serde(default)]
     pub cpu_share_pct: Option<Summary>,
     /// Paced: the floor's busy ns per writer loop iteration, in place.
-    #[serde(default)]
     pub floor_busy_ns: Option<Summary>,
     /// Paced: the floor's CPU share in place, %.
-    #[serde(default)]
     pub floor_cpu_share_pct: Option<Summary>,
     /// Disturbed repeats left out of every figure above
     /// (`runner::aggregate::UsedRepeats`: the same rule in both regimes;
-    /// they stay in `repeats`, marked). 0 in files written before the
-    /// rule held flat out.
-    #[serde(default)]
+    /// they stay in `repeats`, marked).
     pub set_aside: usize,
     /// Hand-overs of a slot's line between writers per second.
-    #[serde(default)]
     pub handovers_per_s: Option<Summary>,
     /// Publishes per hand-over (see `RepeatResult::updates_per_ownership`).
-    #[serde(default)]
     pub updates_per_ownership: Option<Summary>,
     /// Lines fetched per read side (see `RepeatResult::fetches_per_read`).
-    #[serde(default)]
     pub fetches_per_read: Option<Summary>,
     /// What one update costs beyond the harness, ns: loop ns/op less the
     /// harness floor's (hammer; its ± combines both sides' spread, its CI
     /// Welch's interval of the difference), or busy ns/op less the floor's
     /// measured in place in the same repeat (paced; its CI from those
     /// per-repeat differences).
-    #[serde(default)]
     pub net_ns: Option<Summary>,
     /// Paced only: CPU share less the floor's in place in the same
     /// repeat, percentage points: the share of each CPU the counter itself
     /// takes at this rate.
-    #[serde(default)]
     pub net_cpu_share_pct: Option<Summary>,
     /// Slowest ÷ fastest writer's update rate (1 = fair), with 2+ writers.
-    #[serde(default)]
     pub fairness: Option<Summary>,
     /// Each node's writers' cost per update, when the writers span two or
     /// more nodes and every repeat used recorded it (empty otherwise).
@@ -597,22 +542,19 @@ pub struct StrategyResult {
     pub name: String,
     /// The regime it was measured in (the file's `rate`: ops/s per
     /// thread, or `null` flat out).
-    #[serde(default, rename = "rate")]
+    #[serde(rename = "rate")]
     pub regime: Regime,
     /// Every slot's owner and verified node.
     pub slots: Vec<SlotInfo>,
     /// Positions one read of the counter examines, as counted by walking
     /// it the way a read does (`ShardedCounter::read_steps`): slots for
     /// the global, LLC and CPU levels; node ids (`--node-iter compact`) or
-    /// 64-bit node-mask words (`bitmap`) for the node level. `None` in
-    /// files written before it was recorded, or when no repeat ran.
-    #[serde(default)]
+    /// 64-bit node-mask words (`bitmap`) for the node level. `None` when no
+    /// repeat ran.
     pub read_steps: Option<usize>,
     /// Bytes between the first two slots' addresses, read from the
-    /// counter's memory (the `--pad` stride); `None` with one slot, slots
-    /// in different node-bound regions, or files written before it was
-    /// recorded.
-    #[serde(default)]
+    /// counter's memory (the `--pad` stride); `None` with one slot, or slots
+    /// in different node-bound regions.
     pub slot_stride_bytes: Option<usize>,
     /// Where every thread ran (from the first repeat).
     pub threads: Vec<ThreadPlacement>,
@@ -633,12 +575,10 @@ pub struct StrategyResult {
     pub exact: bool,
     /// With `--target-ci`: whether its CI came within the target (`None`
     /// without a target).
-    #[serde(default)]
     pub converged: Option<bool>,
     /// Paced: rounds measured again because a round was disturbed (its
     /// canary moved, or its threads stalled; see
     /// `runner::interference::disturbed`), within the time budget.
-    #[serde(default)]
     pub retries: usize,
 }
 
@@ -705,7 +645,6 @@ pub struct RunResults {
     pub partial: bool,
     /// True when the time budget (`config.max_time_s`) stopped it before
     /// every planned repeat ran.
-    #[serde(default)]
     pub out_of_time: bool,
     /// The settings.
     pub config: RunConfig,
@@ -714,15 +653,12 @@ pub struct RunResults {
     /// The host layout used.
     pub topology: Topology,
     /// What the harness loop costs with no shared write, flat out (`None`
-    /// in schema 1 files, for a run with no writer, and for a run with no
-    /// hammer regime).
-    #[serde(default)]
+    /// for a run with no writer, and for a run with no hammer regime).
     pub floor: Option<HarnessFloor>,
     /// Per paced regime, its clock floors (`super::floor::clock_floor`),
     /// their repeats interleaved with the strategies'. Files from before
     /// the paced floor ran in place also hold that floor here (the same
     /// paced loop with no shared write, `global/never`).
-    #[serde(default)]
     pub paced_floors: Vec<StrategyResult>,
     /// Per strategy, in the order run.
     pub strategies: Vec<StrategyResult>,

@@ -100,7 +100,6 @@ pub struct RunStage {
     pub entries: usize,
     /// Repeats one round of them runs: one per flat-out strategy, one for
     /// the paced strategies in place with their floor.
-    #[serde(default)]
     pub runs: usize,
     /// Repeats per entry before the stop rule adds rounds
     /// ([`RUN_REPEATS`]).
@@ -144,7 +143,6 @@ pub struct SweepStage {
     pub entries: usize,
     /// Repeats one round of every point runs: one per flat-out strategy,
     /// one for the paced strategies in place with their floor.
-    #[serde(default)]
     pub runs: usize,
     /// Repeats per entry.
     pub repeats: u32,
@@ -162,10 +160,6 @@ impl SweepStage {
     pub fn seconds(&self) -> f64 {
         stage_seconds(self.fixed_s, self.runs, self.duration_s)
     }
-}
-
-fn default_warmup_s() -> f64 {
-    WARMUP_S
 }
 
 /// The whole plan.
@@ -186,19 +180,15 @@ pub struct StudyPlan {
     /// What a repeat costs besides its warm-up and interval, measured
     /// before the plan (on every allowed CPU; for a fixture, on this
     /// host's and scaled).
-    #[serde(default)]
     pub costs: HostCosts,
     /// Warm-up before each repeat of the run and the sweep, s:
     /// [`WARMUP_S`], or [`WARMUP_SPREADS`] times the start-up spread.
-    #[serde(default = "default_warmup_s")]
     pub warmup_s: f64,
     /// What the plan gave up to fit its budget (fewer repeats), and what
     /// would hold it all.
-    #[serde(default)]
     pub notes: Vec<String>,
     /// Memory the run stage holds at once, the most of any stage, bytes
     /// ([`crate::runner::plan::pool_memory_bytes`]).
-    #[serde(default)]
     pub memory_bytes: u64,
     /// Pair matrix.
     pub matrix: MatrixStage,

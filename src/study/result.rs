@@ -127,9 +127,7 @@ pub struct StudyResults {
     /// True unless every stage is done.
     pub partial: bool,
     /// What priced the prediction and its check, and why (`None` before
-    /// the predict stage, or when it did not run; absent in files
-    /// written before it was recorded).
-    #[serde(default)]
+    /// the predict stage, or when it did not run).
     pub pricing: Option<Pricing>,
     /// The parts (not in study.json: each has its own file).
     #[serde(skip)]

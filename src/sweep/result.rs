@@ -17,7 +17,7 @@ pub struct SweepPoint {
     pub affinity: String,
     /// The regime (`--rates`; the file's `rate`: ops/s per thread, or
     /// `null` flat out).
-    #[serde(default, rename = "rate")]
+    #[serde(rename = "rate")]
     pub regime: Regime,
     /// The run at this point.
     pub results: RunResults,
@@ -33,7 +33,6 @@ pub struct SweepResults {
     /// itself partial).
     pub partial: bool,
     /// True when the time budget (`--max-time`) stopped it.
-    #[serde(default)]
     pub out_of_time: bool,
     /// Every point, in the order run.
     pub points: Vec<SweepPoint>,

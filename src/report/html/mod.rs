@@ -223,7 +223,7 @@ fn empty_provenance() -> &'static Provenance {
         tsc_flags: Vec::new(),
         tsc_invariant: false,
         tsc_hz: 0.0,
-        tsc_step_ticks: None,
+        tsc_step_ticks: 1,
         contend_version: String::new(),
         git_commit: String::new(),
         command_line: Vec::new(),
