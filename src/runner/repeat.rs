@@ -13,7 +13,9 @@ use crate::counter::{CounterLayout, ShardedCounter, SlotHome};
 use crate::matrix::{LINE_CHUNKS, line_pingpong};
 use crate::placement::{AddressGap, PlacementError, page_size};
 use crate::topology::CpuList;
-use crate::workload::{Lane, RepeatOutcome, RepeatSpec, Role, permutation, run_repeat};
+use crate::workload::{
+    Lane, RepeatOutcome, RepeatSpec, Role, ThreadReport, permutation, run_repeat,
+};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -294,33 +296,19 @@ pub(super) fn one_repeat(
     let mut results = Vec::with_capacity(group.len());
     for ((entry, &(counter, _)), reports) in group.iter_mut().zip(counters).zip(&lane_reports) {
         let result = &mut entry.result;
-        let slot_node = |cpu: u32| {
-            counter
-                .slot_of_cpu(cpu)
-                .map_or(0, |i| counter.slots()[i].node)
-        };
         let ctx = RepeatContext {
             cpu_nodes: cfg.writer_cpus.iter().map(|&c| node_of(c)).collect(),
-            slot_nodes: cfg.writer_cpus.iter().map(|&c| slot_node(c)).collect(),
+            slot_nodes: cfg
+                .writer_cpus
+                .iter()
+                .map(|&c| slot_node(counter, c))
+                .collect(),
             final_sum: counter.read(),
             ns_per_tick: timer.ns_per_tick(),
             regime: result.regime,
         };
         if result.threads.is_empty() {
-            result.slots = counter.slots().to_vec();
-            result.read_steps = Some(counter.read_steps());
-            result.slot_stride_bytes = counter.slot_stride();
-            result.threads = reports
-                .iter()
-                .map(|r| ThreadPlacement {
-                    role: r.role,
-                    cpu: r.pin.requested_cpu,
-                    observed_cpu: r.pin.observed_cpu,
-                    verified: r.pin.verified,
-                    node: node_of(r.pin.requested_cpu),
-                    slot_node: (r.role == Role::Writer).then(|| slot_node(r.pin.requested_cpu)),
-                })
-                .collect();
+            record_placement(result, counter, reports, node_of);
         }
         let mut record = interference::record(
             steal_before,
@@ -343,6 +331,38 @@ pub(super) fn one_repeat(
         results.push(r);
     }
     Ok(Some(results))
+}
+
+/// The node of the slot a writer on `cpu` adds to (0 when it has none).
+fn slot_node(counter: &ShardedCounter, cpu: u32) -> u32 {
+    counter
+        .slot_of_cpu(cpu)
+        .map_or(0, |i| counter.slots()[i].node)
+}
+
+/// Records in `result` where its slots and threads were (its first
+/// repeat's): each slot's node and check, the reader's walk, the slots'
+/// stride, and each thread's CPU, node and slot node.
+fn record_placement(
+    result: &mut StrategyResult,
+    counter: &ShardedCounter,
+    reports: &[ThreadReport],
+    node_of: impl Fn(u32) -> u32,
+) {
+    result.slots = counter.slots().to_vec();
+    result.read_steps = Some(counter.read_steps());
+    result.slot_stride_bytes = counter.slot_stride();
+    result.threads = reports
+        .iter()
+        .map(|r| ThreadPlacement {
+            role: r.role,
+            cpu: r.pin.requested_cpu,
+            observed_cpu: r.pin.observed_cpu,
+            verified: r.pin.verified,
+            node: node_of(r.pin.requested_cpu),
+            slot_node: (r.role == Role::Writer).then(|| slot_node(counter, r.pin.requested_cpu)),
+        })
+        .collect();
 }
 
 #[cfg(test)]
