@@ -268,9 +268,8 @@ impl ShardedCounter {
     /// at the [`end_offset`](Self::end_offset) of the one before, fall in
     /// different sets of the L1 cache, which picks a set by the address
     /// within the page. At offset 0 every counter's first lines share one
-    /// set, and more of them used in turn than the set has ways (12 on
-    /// the Xeon VM) evict each other: a private add then reads 1-2 ns
-    /// dearer (docs/run.md).
+    /// set, and more of them used in turn than the set has ways evict each
+    /// other (docs/evidence.md).
     pub fn new_at(
         layout: CounterLayout,
         topo: &Topology,
@@ -446,8 +445,7 @@ impl ShardedCounter {
         match W {
             WALK_NODE_IDS => {
                 // A plain loop over the slice: a `Flatten`'s `fold` stays
-                // out of line, one copy for every lane in place (and a
-                // `for` over a `Flatten` costs 1 ns more on 4 nodes).
+                // out of line, one copy for every lane in place.
                 for slot in &self.node_to_slot {
                     if let Some(i) = *slot {
                         visit(i);

@@ -6,10 +6,9 @@
 //! gaps of mean `period`, drawn from a seeded generator, one stream per
 //! thread: see [`arrivals_stream`]).
 //!
-//! Deadlines are absolute, so a
-//! late wake-up does not push every later deadline back (the old pacer set
-//! `next = max(now, next) + period` and lost 1–10% of the requested rate on
-//! a busy VM). Lateness up to [`CATCH_UP`] is made up by running the
+//! Deadlines are absolute, so a late wake-up does not push every later
+//! deadline back (a relative `next = max(now, next) + period` loses rate
+//! on a busy host). Lateness up to [`CATCH_UP`] is made up by running the
 //! operations that are due back to back; a longer stall (a preemption, a
 //! hypervisor descheduling the vCPU) is skipped, not burst through: its
 //! slots are counted as missed and the next deadline is the next period
@@ -37,15 +36,14 @@
 //! kept apart ([`Pacer::floor_busy`]). What slows the thread for
 //! milliseconds (an SMT sibling's load, the vCPU's host core) then slows
 //! the operation and its floor alike, and their difference is the
-//! counter's cost: on this VM it cut the paired net's spread between
-//! repeats 2-3x against a floor measured in repeats of its own.
+//! counter's cost, with a narrower spread than against a floor measured
+//! in repeats of its own (docs/evidence.md).
 //!
 //! Every read is fenced (`rdtscp; lfence`, as [`Timer::end`]): a read is
 //! ordered after the operation before it has completed, so the stall of a
 //! locked add that had to fetch its line is busy time, as it is for the
 //! kernel. An unfenced `rdtsc` would run ahead of that add and book its
-//! stall after the window (a transfer of 30 ns then read as 2-4 ns more
-//! busy time than no shared write at all).
+//! stall after the window.
 
 use super::{Arrivals, Regime};
 use crate::clock::Timer;
