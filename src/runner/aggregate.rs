@@ -874,18 +874,12 @@ pub(super) mod tests {
         assert_eq!((p.repeats, p.disturbed, p.all_repeats), (1, 0, false));
     }
 
+    /// The fixture's first repeat, of 0.1 s, undisturbed, its canary
+    /// `ns` before it.
     fn repeat_with_canary(ns: f64) -> RepeatResult {
-        let mut r: RepeatResult = serde_json::from_value(serde_json::json!({
-            "repeat": 0, "interval_s": 0.1, "writer_updates": [], "writer_reads": [],
-            "reader_reads": [], "write_ops_per_s": 1.0, "read_ops_per_s": 1.0,
-            "write_ops_per_s_thread_min": 1.0, "write_ops_per_s_thread_max": 1.0,
-            "write_latency": null, "read_latency": null, "publishes": 0,
-            "publishes_per_s": 0.0, "cross_node_publishes": 0,
-            "staleness": { "error_mean": 0.0, "error_max": 0.0, "error_mean_pct": 0.0,
-                           "error_max_pct": 0.0, "age_mean_ns": 0.0, "age_max_ns": 0.0 },
-            "final_sum": 0, "expected_sum": 0, "exact": true
-        }))
-        .unwrap();
+        let mut r = crate::runner::fixture_run().strategies[0].repeats[0].clone();
+        r.interval_s = 0.1;
+        r.interference = Default::default();
         r.interference.canary_ns = Some(ns);
         r
     }
