@@ -545,21 +545,16 @@ impl PairedNet {
 }
 
 /// Two strategies' per-repeat difference, `value(test) − value(base)`
-/// in each repeat index both have, summarised: what the two differ by,
-/// measured in the same milliseconds, so what moved both cancels. The
-/// repeats kept follow [`UsedRepeats`]'s rule on the pairs: those where
-/// neither side was disturbed, while two or more remain; else every
-/// pair. Where every kept repeat priced both sides' lines
+/// in each repeat index both have, summarised: measured in the same
+/// milliseconds, so what moved both cancels. The pairs kept follow
+/// [`UsedRepeats`]'s rule (neither side disturbed, while two or more
+/// remain). Where every kept repeat priced both sides' lines
 /// ([`RepeatResult::line_ns`]), the mean is adjusted for them
-/// ([`adjusted_mean`], both at their pooled mean, whose own doubt the
-/// interval counts): each repeat draws each
-/// counter's line afresh, and a hand-over of one line can cost twice
-/// another's, so what the two lines cost moves each side's figure more
-/// than the host does; both sides draw from the same memory, so the
-/// adjusted mean is their difference on lines of equal cost, its interval
-/// without the draw's spread. `None` unless `config` records both in one
-/// group run in place ([`RunConfig::ran_together`]), or with no repeat in
-/// common.
+/// ([`adjusted_mean`], at their pooled mean): each repeat draws each
+/// counter's line afresh, and one line's hand-over can cost twice
+/// another's, so the adjusted mean is the difference on lines of equal
+/// cost. `None` unless `config` records both in one group run in place
+/// ([`RunConfig::ran_together`]), or with no repeat in common.
 pub fn paired_difference(
     config: &RunConfig,
     base: &StrategyResult,

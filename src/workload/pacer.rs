@@ -15,18 +15,14 @@
 //! boundary after now.
 //!
 //! **Busy time** is measured, not inferred: [`Pacer::wait`] returns the
-//! tick that released an operation, read fenced (`lfence; rdtsc; lfence`,
-//! as [`Timer::start`]) after the wait's last branch has resolved, so the
-//! mispredicted exit from the spin is not busy time; and [`Pacer::done`]
-//! reads the fenced tick after the operation (its update and read side),
-//! as a minimal fenced add is timed. Only that window is
-//! busy time, so the loop's own bookkeeping (the staleness mirror, probes,
-//! histograms, the phase check) stays outside it. A window longer than
-//! [`STALL`] is no update's cost but the thread losing its CPU; it is set
-//! aside as a stall, as is a late wake-up more than [`STALL`] after both
-//! its deadline and the last window's end (time the thread was due to run
-//! and did not). Windows of sampled operations (with clock reads of their
-//! own inside) are left out of busy time.
+//! fenced tick (as [`Timer::start`]) that released an operation, after the
+//! spin's mispredicted exit, and [`Pacer::done`] the fenced tick after the
+//! operation and its read side. Only that window is busy time; the loop's
+//! bookkeeping (mirror, probes, histograms, phase check) stays outside.
+//! A window longer than [`STALL`] is the thread losing its CPU, set aside
+//! as a stall, as is a wake-up more than [`STALL`] after both its
+//! deadline and the last window's end. Windows of sampled operations
+//! (clock reads inside) are left out of busy time.
 //!
 //! **The floor, in place.** Half way between two slots (half a period,
 //! or half the exponential gap; in place, half a lane's share of either,
