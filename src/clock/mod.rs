@@ -141,10 +141,10 @@ const STEP_SAMPLES: usize = 64 * 256;
 const STEP_COMMON_PCT: f64 = 2.0;
 
 /// The TSC's resolution on this host, in ticks: the step its value
-/// advances by ([`step_of`] [`rdtsc`]). 1 on a counter that ticks every
-/// cycle; more under a hypervisor whose counter steps several cycles at
-/// a time, where the median of single operations' timings is quantized
-/// to that step.
+/// advances by, timed over spins between [`rdtsc`] reads. 1 on a counter
+/// that ticks every cycle; more under a hypervisor whose counter steps
+/// several cycles at a time, where the median of single operations'
+/// timings is quantized to that step.
 pub fn tsc_step() -> u64 {
     step_of(rdtsc)
 }
