@@ -141,22 +141,28 @@ const STEP_SAMPLES: usize = 64 * 256;
 const STEP_COMMON_PCT: f64 = 2.0;
 
 /// The TSC's resolution on this host, in ticks: the step its value
-/// advances by. Times spins of varied length ([`STEP_SAMPLES`] of them,
-/// a few ms) and takes [`resolution_of`] their deltas: 1 on a counter
-/// that ticks every cycle; 26 on a host (seen under a hypervisor) whose
-/// counter steps 26 cycles (10 ns) at a time, where the median of single
-/// operations' timings is quantized to that step.
+/// advances by, timed over spins between [`rdtsc`] reads. 1 on a counter
+/// that ticks every cycle; more under a hypervisor whose counter steps
+/// several cycles at a time, where the median of single operations'
+/// timings is quantized to that step.
 pub fn tsc_step() -> u64 {
+    step_of(rdtsc)
+}
+
+/// The step of the counter `read` returns: the [`resolution_of`] the
+/// deltas of [`STEP_SAMPLES`] spins of varied length (a few ms), each
+/// timed between two reads.
+fn step_of(mut read: impl FnMut() -> u64) -> u64 {
     let mut deltas = Vec::with_capacity(STEP_SAMPLES);
     for i in 0..STEP_SAMPLES {
         let spins = i % 64;
-        let start = rdtsc();
+        let start = read();
         let mut x = 0u64;
         for k in 0..spins {
             x = std::hint::black_box(x.wrapping_add(k as u64));
         }
         std::hint::black_box(x);
-        deltas.push(rdtsc().wrapping_sub(start));
+        deltas.push(read().wrapping_sub(start));
     }
     resolution_of(&deltas)
 }
@@ -345,7 +351,7 @@ pub fn clock_read_cost(kind: ClockKind, tsc_hz: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{Spin, resolution_of};
+    use super::{Spin, resolution_of, step_of};
 
     #[test]
     fn a_spin_is_calibrated_to_the_multiplies_nearest_its_length() {
@@ -378,6 +384,32 @@ mod tests {
         assert_eq!(resolution_of(&coarse), 1);
         assert_eq!(resolution_of(&[]), 1);
         assert_eq!(resolution_of(&[0, 0, 0]), 1);
+        // A delta at 1.5% of them is rare (under 2%), not at 2.5%.
+        let mut mostly_26 = vec![26; 985];
+        mostly_26.extend([1; 15]);
+        assert_eq!(resolution_of(&mostly_26), 26);
+        mostly_26.extend([1; 10]);
+        assert_eq!(resolution_of(&mostly_26), 1);
+    }
+
+    #[test]
+    fn the_step_of_a_counter_that_steps_26_at_a_time_is_26() {
+        // 37 cycles between reads of a counter that shows whole steps of
+        // 26: deltas of 26 and 52, never 1 (a counter of every cycle).
+        let mut cycles = 0u64;
+        let coarse = || {
+            cycles += 37;
+            cycles / 26 * 26
+        };
+        assert_eq!(step_of(coarse), 26);
+        let mut fine = 0u64;
+        assert_eq!(
+            step_of(|| {
+                fine += 37;
+                fine
+            }),
+            37
+        );
     }
 
     use super::*;

@@ -268,9 +268,8 @@ impl ShardedCounter {
     /// at the [`end_offset`](Self::end_offset) of the one before, fall in
     /// different sets of the L1 cache, which picks a set by the address
     /// within the page. At offset 0 every counter's first lines share one
-    /// set, and more of them used in turn than the set has ways (12 on
-    /// the Xeon VM) evict each other: a private add then reads 1-2 ns
-    /// dearer (docs/run.md).
+    /// set, and more of them used in turn than the set has ways evict each
+    /// other (docs/evidence.md).
     pub fn new_at(
         layout: CounterLayout,
         topo: &Topology,
@@ -289,125 +288,28 @@ impl ShardedCounter {
             topo.check_memory_node(n)
                 .map_err(|e| CounterError::Request(format!("--counter-node {n}: {e}")))?;
         }
-        let mut notes = Vec::new();
-        // (owner, home node, CPUs served)
-        let units: Vec<(String, u32, Vec<u32>)> = match layout.level {
-            ShardLevel::Global => vec![("global".into(), first_node, topo.online_cpus.to_vec())],
-            ShardLevel::Node => topo
-                .nodes
-                .iter()
-                .map(|n| (format!("node {}", n.id), n.id, n.cpus.to_vec()))
-                .collect(),
-            ShardLevel::Llc => topo
-                .llcs
-                .iter()
-                .map(|l| {
-                    let node = l
-                        .cpus
-                        .first()
-                        .and_then(|c| topo.node_of_cpu(c))
-                        .unwrap_or(first_node);
-                    (format!("llc {}", l.id), node, l.cpus.to_vec())
-                })
-                .collect(),
-            ShardLevel::Cpu => topo
-                .cpus
-                .iter()
-                .map(|c| (format!("cpu {}", c.id), c.node, vec![c.id]))
-                .collect(),
-        };
-        let homes: Vec<u32> = units
-            .iter()
-            .map(|(owner, local, _)| match layout.home {
-                SlotHome::OnNode(n) => n,
-                SlotHome::Local => {
-                    let home = nearest_memory_node(topo, *local);
-                    if home != *local {
-                        notes.push(format!(
-                            "{owner}: node {local} has no usable memory, slot placed on node {home}"
-                        ));
-                    }
-                    home
-                }
-            })
-            .collect();
-
-        // One region per home node; slots of that node packed in it at the
-        // pad's stride. The first slot's region also holds `shares`.
-        let stride = layout.pad.stride();
-        let mut region_nodes: Vec<u32> = Vec::new();
-        for &h in &homes {
-            if !region_nodes.contains(&h) {
-                region_nodes.push(h);
-            }
-        }
-        let mut regions = Vec::with_capacity(region_nodes.len());
-        let mut slots = vec![std::ptr::null::<AtomicI64>(); units.len()];
-        let mut info = Vec::with_capacity(units.len());
-        let mut shares = std::ptr::null::<AtomicI64>();
-        let mut end_offset = 0;
-        for (r, &node) in region_nodes.iter().enumerate() {
-            let members: Vec<usize> = (0..units.len()).filter(|&i| homes[i] == node).collect();
-            let lead = usize::from(r == 0); // room for `shares` in the first region
-            let memory =
-                NodeMemory::alloc(offset + (members.len() + lead) * stride, node, placement)?;
-            // SAFETY: offset < the page size <= the region's length.
-            let base = unsafe { memory.as_ptr().add(offset) };
-            if r == 0 {
-                shares = base.cast::<AtomicI64>();
-                // SAFETY: an 8-aligned offset into a fresh, page-aligned
-                // mapping.
-                unsafe { (*shares).store(DEFAULT_SHARES, Ordering::Relaxed) };
-                end_offset = (offset + (members.len() + lead) * stride) % page_size();
-            }
-            for (k, &i) in members.iter().enumerate() {
-                // SAFETY: offset + (k + lead) * stride + 8 <= region
-                // length, and 8-aligned, so this is a valid AtomicI64.
-                slots[i] = unsafe { base.add((k + lead) * stride) }.cast::<AtomicI64>();
-            }
-            regions.push(memory);
-        }
-        for (i, (owner, _, _)) in units.iter().enumerate() {
-            let region = &regions[region_nodes
-                .iter()
-                .position(|&n| n == homes[i])
-                .unwrap_or(0)];
-            info.push(SlotInfo {
-                owner: owner.clone(),
-                node: homes[i],
-                check: region.check().clone(),
-            });
-        }
-
+        let units = level_units(layout.level, topo, first_node);
+        let (homes, notes) = slot_homes(&units, layout.home, topo);
+        let laid = lay_out(&units, &homes, layout.pad.stride(), offset, placement)?;
         let max_cpu = topo.online_cpus.last().unwrap_or(0) as usize;
         let mut cpu_to_slot = vec![usize::MAX; max_cpu + 1];
-        for (i, (_, _, cpus)) in units.iter().enumerate() {
-            for &c in cpus {
+        for (i, unit) in units.iter().enumerate() {
+            for &c in &unit.cpus {
                 cpu_to_slot[c as usize] = i;
             }
         }
-        let mut node_to_slot = Vec::new();
-        let mut node_mask = [0u64; MAX_NUMNODES / 64];
-        if layout.level == ShardLevel::Node {
-            // nr_node_ids: one past the highest possible node id.
-            let nr_node_ids = topo.possible_nodes.last().unwrap_or(0) as usize + 1;
-            node_to_slot = vec![None; nr_node_ids];
-            for (i, n) in topo.nodes.iter().enumerate() {
-                node_to_slot[n.id as usize] = Some(i);
-                node_mask[n.id as usize / 64] |= 1 << (n.id % 64);
-            }
-        }
+        let (node_to_slot, node_mask) = node_slots(layout.level, topo);
         Ok(Self {
             layout,
-            _regions: regions,
-            slots,
-            shares,
-            info,
+            _regions: laid.regions,
+            slots: laid.slots,
+            shares: laid.shares,
+            info: laid.info,
             cpu_to_slot,
             node_to_slot,
             node_mask,
             notes,
-            end_offset,
+            end_offset: laid.end_offset,
         })
     }
 
@@ -543,8 +445,7 @@ impl ShardedCounter {
         match W {
             WALK_NODE_IDS => {
                 // A plain loop over the slice: a `Flatten`'s `fold` stays
-                // out of line, one copy for every lane in place (and a
-                // `for` over a `Flatten` costs 1 ns more on 4 nodes).
+                // out of line, one copy for every lane in place.
                 for slot in &self.node_to_slot {
                     if let Some(i) = *slot {
                         visit(i);
@@ -618,6 +519,158 @@ fn next_node(mask: &[u64; MAX_NUMNODES / 64], start: usize, words: &mut usize) -
         }
         bits = mask[word];
     }
+}
+
+/// One unit of a shard level: who a slot serves, the node it is local to,
+/// and the CPUs that add to it.
+struct Unit {
+    owner: String,
+    local: u32,
+    cpus: Vec<u32>,
+}
+
+/// The units `level` splits `topo` into, in slot order (`global`'s is
+/// local to `first_node`, the first writer's).
+fn level_units(level: ShardLevel, topo: &Topology, first_node: u32) -> Vec<Unit> {
+    let unit = |owner: String, local: u32, cpus: Vec<u32>| Unit { owner, local, cpus };
+    match level {
+        ShardLevel::Global => vec![unit("global".into(), first_node, topo.online_cpus.to_vec())],
+        ShardLevel::Node => topo
+            .nodes
+            .iter()
+            .map(|n| unit(format!("node {}", n.id), n.id, n.cpus.to_vec()))
+            .collect(),
+        ShardLevel::Llc => topo
+            .llcs
+            .iter()
+            .map(|l| {
+                let node = l
+                    .cpus
+                    .first()
+                    .and_then(|c| topo.node_of_cpu(c))
+                    .unwrap_or(first_node);
+                unit(format!("llc {}", l.id), node, l.cpus.to_vec())
+            })
+            .collect(),
+        ShardLevel::Cpu => topo
+            .cpus
+            .iter()
+            .map(|c| unit(format!("cpu {}", c.id), c.node, vec![c.id]))
+            .collect(),
+    }
+}
+
+/// The node each unit's slot goes to under `home`, and a note for each
+/// local home without memory (its slot then on the nearest node with
+/// memory).
+fn slot_homes(units: &[Unit], home: SlotHome, topo: &Topology) -> (Vec<u32>, Vec<String>) {
+    let mut notes = Vec::new();
+    let homes = units
+        .iter()
+        .map(|u| match home {
+            SlotHome::OnNode(n) => n,
+            SlotHome::Local => {
+                let home = nearest_memory_node(topo, u.local);
+                if home != u.local {
+                    notes.push(format!(
+                        "{}: node {} has no usable memory, slot placed on node {home}",
+                        u.owner, u.local
+                    ));
+                }
+                home
+            }
+        })
+        .collect();
+    (homes, notes)
+}
+
+/// The slots laid out in node-bound memory ([`lay_out`]).
+struct LaidOut {
+    regions: Vec<NodeMemory>,
+    slots: Vec<*const AtomicI64>,
+    shares: *const AtomicI64,
+    info: Vec<SlotInfo>,
+    end_offset: usize,
+}
+
+/// One region per home node, the slots of that node packed in it at
+/// `stride` from `offset` bytes into its page; the first region also
+/// holds `shares`, one stride before its slots.
+fn lay_out(
+    units: &[Unit],
+    homes: &[u32],
+    stride: usize,
+    offset: usize,
+    placement: Placement,
+) -> Result<LaidOut, CounterError> {
+    let mut region_nodes: Vec<u32> = Vec::new();
+    for &h in homes {
+        if !region_nodes.contains(&h) {
+            region_nodes.push(h);
+        }
+    }
+    let mut regions = Vec::with_capacity(region_nodes.len());
+    let mut slots = vec![std::ptr::null::<AtomicI64>(); units.len()];
+    let mut shares = std::ptr::null::<AtomicI64>();
+    let mut end_offset = 0;
+    for (r, &node) in region_nodes.iter().enumerate() {
+        let members: Vec<usize> = (0..units.len()).filter(|&i| homes[i] == node).collect();
+        let lead = usize::from(r == 0); // room for `shares` in the first region
+        let memory = NodeMemory::alloc(offset + (members.len() + lead) * stride, node, placement)?;
+        // SAFETY: offset < the page size <= the region's length.
+        let base = unsafe { memory.as_ptr().add(offset) };
+        if r == 0 {
+            shares = base.cast::<AtomicI64>();
+            // SAFETY: an 8-aligned offset into a fresh, page-aligned
+            // mapping.
+            unsafe { (*shares).store(DEFAULT_SHARES, Ordering::Relaxed) };
+            end_offset = (offset + (members.len() + lead) * stride) % page_size();
+        }
+        for (k, &i) in members.iter().enumerate() {
+            // SAFETY: offset + (k + lead) * stride + 8 <= region
+            // length, and 8-aligned, so this is a valid AtomicI64.
+            slots[i] = unsafe { base.add((k + lead) * stride) }.cast::<AtomicI64>();
+        }
+        regions.push(memory);
+    }
+    let info = units
+        .iter()
+        .zip(homes)
+        .map(|(unit, &home)| SlotInfo {
+            owner: unit.owner.clone(),
+            node: home,
+            check: regions[region_nodes.iter().position(|&n| n == home).unwrap_or(0)]
+                .check()
+                .clone(),
+        })
+        .collect();
+    Ok(LaidOut {
+        regions,
+        slots,
+        shares,
+        info,
+        end_offset,
+    })
+}
+
+/// The node level's slot for each node id below `nr_node_ids` (one past
+/// the highest possible node id) and its 1024-bit mask of node ids with
+/// a slot; empty for the other levels.
+fn node_slots(
+    level: ShardLevel,
+    topo: &Topology,
+) -> (Vec<Option<usize>>, [u64; MAX_NUMNODES / 64]) {
+    let mut node_to_slot = Vec::new();
+    let mut node_mask = [0u64; MAX_NUMNODES / 64];
+    if level == ShardLevel::Node {
+        let nr_node_ids = topo.possible_nodes.last().unwrap_or(0) as usize + 1;
+        node_to_slot = vec![None; nr_node_ids];
+        for (i, n) in topo.nodes.iter().enumerate() {
+            node_to_slot[n.id as usize] = Some(i);
+            node_mask[n.id as usize / 64] |= 1 << (n.id % 64);
+        }
+    }
+    (node_to_slot, node_mask)
 }
 
 /// `node` itself when it has memory this process may use, else the nearest

@@ -187,10 +187,8 @@ impl NodeMemory {
 /// distance from the last. Counters run in place are touched in turn by
 /// one thread every period; at a constant stride a hardware prefetcher
 /// follows them and pulls a counter's line in before the update that
-/// owns it, outside its timed window (on this 2-vCPU host, 2026-12-02,
-/// `global/always` in place with other strategies read 4, 40 or 80 ns
-/// by repeat, one counter page apart; with gaps, 62-127 ns, as alone).
-/// Costs no memory: nothing is ever written. Unmapped on drop.
+/// owns it, outside its timed window (docs/evidence.md). Costs no
+/// memory: nothing is ever written. Unmapped on drop.
 pub struct AddressGap {
     ptr: NonNull<u8>,
     len: usize,

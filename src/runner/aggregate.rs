@@ -13,6 +13,7 @@ use crate::counter::PublishStats;
 use crate::matrix::SCHEDULED_TRANSFER_NS;
 use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary, adjusted_mean};
 use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
+use hdrhistogram::Histogram;
 
 /// What [`repeat_result`] needs besides the thread reports.
 #[derive(Debug, Clone, Default)]
@@ -37,157 +38,23 @@ pub struct RepeatContext {
 /// its per-thread counts are 0); its final load still counts towards the
 /// exact total.
 pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContext) -> RepeatResult {
-    let (cpu_nodes, slot_nodes) = (&ctx.cpu_nodes, &ctx.slot_nodes);
-    let (final_sum, ns_per_tick) = (ctx.final_sum, ctx.ns_per_tick);
-    let measured = |r: &&ThreadReport| r.interval_s.is_some();
+    let (final_sum, tick) = (ctx.final_sum, ctx.ns_per_tick);
     let writers: Vec<&ThreadReport> = reports.iter().filter(|r| r.role == Role::Writer).collect();
     let readers: Vec<&ThreadReport> = reports.iter().filter(|r| r.role == Role::Reader).collect();
+    let in_window: Vec<&ThreadReport> = reports.iter().filter(|r| measured(r)).collect();
     let intervals: Vec<f64> = reports.iter().filter_map(|r| r.interval_s).collect();
     let interval_s = mean(&intervals);
-    let rate = rate_of;
-    let in_window: Vec<&ThreadReport> = writers.iter().copied().filter(measured).collect();
-    let writer_rates: Vec<f64> = in_window.iter().map(|r| rate(r.updates, r)).collect();
-    let write_ops_per_s = writer_rates.iter().sum();
-    let read_ops_per_s = reports.iter().map(|r| rate(r.reads, r)).sum();
-
-    let mut write_hist = new_histogram();
-    let mut writer_read_hist = new_histogram();
-    let mut read_hist = new_histogram();
-    let mut stats = PublishStats::default();
-    let mut staleness = StalenessSamples::default();
-    let mut cross_node_publishes = 0;
-    for (i, w) in writers.iter().enumerate() {
-        if w.interval_s.is_none() {
-            continue;
-        }
-        // Histograms share bounds, so adding cannot fail.
-        let _ = write_hist.add(&w.write_hist);
-        let _ = writer_read_hist.add(&w.read_hist);
-        stats.merge(&w.stats);
-        if cpu_nodes.get(i) != slot_nodes.get(i) {
-            cross_node_publishes += w.stats.publishes;
-        }
-    }
-    for r in reports.iter().filter(measured) {
-        let _ = read_hist.add(&r.read_hist);
-        staleness.merge(&r.staleness);
-    }
-    let write_loop_ns = per_op_ns(&writers, |r| r.interval_s, |r| r.updates).unwrap_or(0.0);
-    let reader_read_ns = (!readers.is_empty())
-        .then(|| per_op_ns(&readers, |r| r.interval_s, |r| r.reads))
-        .flatten();
-    // Busy time: paced, the operations' timed windows (stalls and sampled
-    // operations left out); flat out, the whole interval.
-    let busy_s = |r: &ThreadReport| {
-        let interval = r.interval_s?;
-        Some(
-            r.busy
-                .map_or(interval, |b| b.ticks as f64 * ns_per_tick * 1e-9),
-        )
-    };
-    let busy_ops = |r: &ThreadReport, ops: u64| r.busy.map_or(ops, |b| b.ops);
-    let write_busy_ns = per_op_ns(&writers, busy_s, |r| busy_ops(r, r.updates)).unwrap_or(0.0);
-    let reader_busy_ns = (!readers.is_empty())
-        .then(|| per_op_ns(&readers, busy_s, |r| busy_ops(r, r.reads)))
-        .flatten();
-    // The floor in place (paced): timed as busy time is, over the same
-    // iterations.
-    let floor_s = |r: &ThreadReport| {
-        r.interval_s?;
-        Some(r.floor_busy?.ticks as f64 * ns_per_tick * 1e-9)
-    };
-    let floor_ops = |r: &ThreadReport| r.floor_busy.map_or(0, |b| b.ops);
-    let floor_busy_ns = per_op_ns(&writers, floor_s, floor_ops);
-    // Each node's writers, when they span two or more nodes: their cost
-    // in the regime's measure, and whether their slot is on another node.
-    let mut writer_nodes: Vec<u32> = cpu_nodes.iter().take(writers.len()).copied().collect();
-    writer_nodes.sort_unstable();
-    writer_nodes.dedup();
-    let nodes: Vec<NodeRepeat> = if writer_nodes.len() < 2 {
-        Vec::new()
-    } else {
-        writer_nodes
-            .iter()
-            .map(|&node| {
-                let on: Vec<usize> = (0..writers.len())
-                    .filter(|&i| cpu_nodes.get(i) == Some(&node))
-                    .collect();
-                let group: Vec<&ThreadReport> = on.iter().map(|&i| writers[i]).collect();
-                let cost_ns = if ctx.regime.is_paced() {
-                    per_op_ns(&group, busy_s, |r| busy_ops(r, r.updates))
-                        .zip(per_op_ns(&group, floor_s, floor_ops))
-                        .map(|(busy, floor)| busy - floor)
-                } else {
-                    per_op_ns(&group, |r| r.interval_s, |r| r.updates)
-                };
-                NodeRepeat {
-                    node,
-                    writers: group.iter().filter(|r| r.interval_s.is_some()).count(),
-                    remote: on.iter().any(|&i| slot_nodes.get(i) != Some(&node)),
-                    cost_ns,
-                }
-            })
-            .collect()
-    };
-    let ops_of = |r: &ThreadReport| {
-        if r.role == Role::Writer {
-            r.updates
-        } else {
-            r.reads
-        }
-    };
-    // Each thread's share of its CPU: its busy ns per operation times the
-    // operations it ran, over its interval; the floor's likewise, from its
-    // own ns per operation.
-    let share = |r: &ThreadReport, seconds: Option<f64>, timed: u64| {
-        let s = r.interval_s.filter(|&s| s > 0.0)?;
-        let per_op_s = seconds? / (timed > 0).then_some(timed as f64)?;
-        Some(100.0 * per_op_s * ops_of(r) as f64 / s)
-    };
-    // (busy share, floor share) of each thread that has a busy share.
-    let shares: Vec<(f64, Option<f64>)> = reports
-        .iter()
-        .filter_map(|r| {
-            let busy = share(r, busy_s(r), busy_ops(r, ops_of(r)))?;
-            Some((busy, share(r, floor_s(r), floor_ops(r))))
-        })
+    let writer_rates: Vec<f64> = (writers.iter().filter(|r| measured(r)))
+        .map(|r| rate_of(r.updates, r))
         .collect();
-    // The floor's share only when every one of those threads has one.
-    let floor_shares: Option<Vec<f64>> = shares.iter().map(|s| s.1).collect();
-    let achieved_rate_min_pct = ctx.regime.rate().and_then(|rate| {
-        reports
-            .iter()
-            .filter(measured)
-            .map(|r| 100.0 * rate_of(ops_of(r), r) / rate)
-            .reduce(f64::min)
-    });
-    let arrivals_run_min_pct = ctx.regime.rate().and_then(|_| {
-        reports
-            .iter()
-            .filter(measured)
-            .map(|r| {
-                let ops = ops_of(r);
-                100.0 * ops as f64 / (ops + r.missed_slots).max(1) as f64
-            })
-            .reduce(f64::min)
-    });
-    let write_latency = LatencySummary::of(&write_hist, ns_per_tick);
-    let writer_reads: u64 = in_window.iter().map(|r| r.reads).sum();
-    // Paced, ns/op from throughput is the pacing interval: no figure to
-    // set the samples against.
-    let sampled_vs_throughput_pct = write_latency
-        .filter(|_| write_loop_ns > 0.0 && !ctx.regime.is_paced())
-        .map(|w| {
-            let reads_per_update = writer_reads as f64 / stats.updates.max(1) as f64;
-            let read_ns =
-                LatencySummary::of(&writer_read_hist, ns_per_tick).map_or(0.0, |l| l.mean_ns);
-            let sampled = w.mean_ns + read_ns * reads_per_update;
-            100.0 * (sampled - write_loop_ns) / write_loop_ns
-        });
+    let merged = Merged::of(&writers, &in_window, ctx);
+    let stats = merged.stats;
+    let write_loop_ns = per_op_ns(&writers, |r| r.interval_s, |r| r.updates).unwrap_or(0.0);
+    let busy = |r: &ThreadReport| busy_s(r, tick);
+    let write_latency = LatencySummary::of(&merged.write_hist, tick);
+    let (cpu_share_pct, floor_cpu_share_pct) = cpu_shares(reports, tick);
+    let (achieved_rate_min_pct, arrivals_run_min_pct) = pacing_minima(&in_window, ctx.regime);
     let expected_sum: i64 = writers.iter().map(|w| w.final_load).sum();
-    let probes = staleness.probes as f64;
-    let per_probe = |sum: f64| if probes > 0.0 { sum / probes } else { 0.0 };
-    let publishes = stats.publishes;
     let per_s = |n: u64| {
         if interval_s > 0.0 {
             n as f64 / interval_s
@@ -195,68 +62,262 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
             0.0
         }
     };
-    let counted = |r: &&ThreadReport, n: u64| if r.interval_s.is_some() { n } else { 0 };
-    let measured_sum =
-        |n: fn(&ThreadReport) -> u64| -> u64 { reports.iter().filter(measured).map(n).sum() };
-    let (all_reads, read_fetches) = (measured_sum(|r| r.reads), measured_sum(|r| r.read_fetches));
+    let counted = |side: &[&ThreadReport], n: fn(&ThreadReport) -> u64| -> Vec<u64> {
+        side.iter()
+            .map(|r| if measured(r) { n(r) } else { 0 })
+            .collect()
+    };
+    let (all_reads, read_fetches): (u64, u64) = (
+        in_window.iter().map(|r| r.reads).sum(),
+        in_window.iter().map(|r| r.read_fetches).sum(),
+    );
     RepeatResult {
         repeat,
         interval_s,
-        writer_updates: writers.iter().map(|r| counted(r, r.updates)).collect(),
-        writer_reads: writers.iter().map(|r| counted(r, r.reads)).collect(),
-        reader_reads: readers.iter().map(|r| counted(r, r.reads)).collect(),
-        writer_read_fetches: writers.iter().map(|r| counted(r, r.read_fetches)).collect(),
-        reader_read_fetches: readers.iter().map(|r| counted(r, r.read_fetches)).collect(),
+        writer_updates: counted(&writers, |r| r.updates),
+        writer_reads: counted(&writers, |r| r.reads),
+        reader_reads: counted(&readers, |r| r.reads),
+        writer_read_fetches: counted(&writers, |r| r.read_fetches),
+        reader_read_fetches: counted(&readers, |r| r.read_fetches),
         fetches_per_read: (all_reads > 0).then(|| read_fetches as f64 / all_reads as f64),
-        write_ops_per_s,
-        read_ops_per_s,
+        write_ops_per_s: writer_rates.iter().sum(),
+        read_ops_per_s: reports.iter().map(|r| rate_of(r.reads, r)).sum(),
         write_ops_per_s_thread_min: writer_rates.iter().copied().reduce(f64::min).unwrap_or(0.0),
         write_ops_per_s_thread_max: writer_rates.iter().copied().fold(0.0, f64::max),
         write_latency,
-        read_latency: LatencySummary::of(&read_hist, ns_per_tick),
-        publishes,
-        publishes_per_s: per_s(publishes),
+        read_latency: LatencySummary::of(&merged.read_hist, tick),
+        publishes: stats.publishes,
+        publishes_per_s: per_s(stats.publishes),
         handovers: stats.handovers,
         handovers_per_s: per_s(stats.handovers),
         updates_per_ownership: (stats.handovers > 0)
-            .then(|| publishes as f64 / stats.handovers as f64),
-        cross_node_publishes,
-        staleness: Staleness {
-            probes: staleness.probes,
-            error_mean: per_probe(staleness.error_sum),
-            error_max: staleness.error_max,
-            error_mean_pct: per_probe(staleness.error_pct_sum),
-            error_max_pct: staleness.error_pct_max,
-            age_mean_ns: per_probe(staleness.age_sum_updates) * write_loop_ns,
-            age_max_ns: staleness.age_max_updates as f64 * write_loop_ns,
-        },
+            .then(|| stats.publishes as f64 / stats.handovers as f64),
+        cross_node_publishes: merged.cross_node_publishes,
+        staleness: staleness_of(&merged.staleness, write_loop_ns),
         write_loop_ns,
-        reader_read_ns,
-        write_busy_ns,
-        reader_busy_ns,
-        cpu_share_pct: mean(&shares.iter().map(|s| s.0).collect::<Vec<_>>()),
-        floor_busy_ns,
-        floor_cpu_share_pct: floor_shares.filter(|f| !f.is_empty()).map(|f| mean(&f)),
+        reader_read_ns: per_op_ns(&readers, |r| r.interval_s, |r| r.reads),
+        write_busy_ns: per_op_ns(&writers, busy, |r| busy_ops(r, r.updates)).unwrap_or(0.0),
+        reader_busy_ns: per_op_ns(&readers, busy, |r| busy_ops(r, r.reads)),
+        cpu_share_pct,
+        floor_busy_ns: per_op_ns(&writers, |r| floor_s(r, tick), floor_ops),
+        floor_cpu_share_pct,
         achieved_rate_min_pct,
         arrivals_run_min_pct,
-        missed_slots: reports
-            .iter()
-            .filter(measured)
-            .map(|r| r.missed_slots)
-            .sum(),
-        sampled_vs_throughput_pct,
+        missed_slots: in_window.iter().map(|r| r.missed_slots).sum(),
+        sampled_vs_throughput_pct: merged.sampled_vs_throughput_pct(
+            write_latency,
+            write_loop_ns,
+            ctx,
+        ),
         line_ns: None,
         interference: Default::default(),
-        nodes,
+        nodes: node_costs(&writers, ctx),
         outside_window: reports
             .iter()
-            .filter(|r| r.interval_s.is_none())
+            .filter(|r| !measured(r))
             .map(|r| r.pin.requested_cpu)
             .collect(),
         final_sum,
         expected_sum,
         exact: final_sum == expected_sum,
     }
+}
+
+/// Whether a thread saw the measured interval start.
+fn measured(r: &ThreadReport) -> bool {
+    r.interval_s.is_some()
+}
+
+/// The measured threads' samples and publish counts, merged.
+struct Merged {
+    write_hist: Histogram<u64>,
+    writer_read_hist: Histogram<u64>,
+    read_hist: Histogram<u64>,
+    stats: PublishStats,
+    staleness: StalenessSamples,
+    /// Publishes of writers whose slot is on another node than their CPU.
+    cross_node_publishes: u64,
+    /// Reads the measured writers made.
+    writer_reads: u64,
+}
+
+impl Merged {
+    /// Merges the measured `writers`' write samples and publish counts,
+    /// and the read samples and staleness probes of every thread
+    /// `in_window`.
+    fn of(writers: &[&ThreadReport], in_window: &[&ThreadReport], ctx: &RepeatContext) -> Self {
+        let mut m = Merged {
+            write_hist: new_histogram(),
+            writer_read_hist: new_histogram(),
+            read_hist: new_histogram(),
+            stats: PublishStats::default(),
+            staleness: StalenessSamples::default(),
+            cross_node_publishes: 0,
+            writer_reads: 0,
+        };
+        for (i, w) in writers.iter().enumerate().filter(|(_, w)| measured(w)) {
+            // Histograms share bounds, so adding cannot fail.
+            let _ = m.write_hist.add(&w.write_hist);
+            let _ = m.writer_read_hist.add(&w.read_hist);
+            m.stats.merge(&w.stats);
+            m.writer_reads += w.reads;
+            if ctx.cpu_nodes.get(i) != ctx.slot_nodes.get(i) {
+                m.cross_node_publishes += w.stats.publishes;
+            }
+        }
+        for r in in_window {
+            let _ = m.read_hist.add(&r.read_hist);
+            m.staleness.merge(&r.staleness);
+        }
+        m
+    }
+
+    /// How far the sampled cost of an update (its timed add plus the
+    /// reads it made, each at their sampled mean) is from the loop's ns
+    /// per update, in %. Paced, ns/op from throughput is the pacing
+    /// interval: no figure to set the samples against.
+    fn sampled_vs_throughput_pct(
+        &self,
+        write_latency: Option<LatencySummary>,
+        write_loop_ns: f64,
+        ctx: &RepeatContext,
+    ) -> Option<f64> {
+        let w = write_latency.filter(|_| write_loop_ns > 0.0 && !ctx.regime.is_paced())?;
+        let reads_per_update = self.writer_reads as f64 / self.stats.updates.max(1) as f64;
+        let read_ns =
+            LatencySummary::of(&self.writer_read_hist, ctx.ns_per_tick).map_or(0.0, |l| l.mean_ns);
+        let sampled = w.mean_ns + read_ns * reads_per_update;
+        Some(100.0 * (sampled - write_loop_ns) / write_loop_ns)
+    }
+}
+
+/// A repeat's staleness figures from its probes; ages in ns at
+/// `write_loop_ns` per update.
+fn staleness_of(s: &StalenessSamples, write_loop_ns: f64) -> Staleness {
+    let per_probe = |sum: f64| {
+        if s.probes > 0 {
+            sum / s.probes as f64
+        } else {
+            0.0
+        }
+    };
+    Staleness {
+        probes: s.probes,
+        error_mean: per_probe(s.error_sum),
+        error_max: s.error_max,
+        error_mean_pct: per_probe(s.error_pct_sum),
+        error_max_pct: s.error_pct_max,
+        age_mean_ns: per_probe(s.age_sum_updates) * write_loop_ns,
+        age_max_ns: s.age_max_updates as f64 * write_loop_ns,
+    }
+}
+
+/// A thread's busy seconds: paced, its operations' timed windows (stalls
+/// and sampled operations left out); flat out, its whole interval.
+fn busy_s(r: &ThreadReport, ns_per_tick: f64) -> Option<f64> {
+    let interval = r.interval_s?;
+    Some(
+        r.busy
+            .map_or(interval, |b| b.ticks as f64 * ns_per_tick * 1e-9),
+    )
+}
+
+/// The operations a thread's busy seconds timed (`ops` flat out).
+fn busy_ops(r: &ThreadReport, ops: u64) -> u64 {
+    r.busy.map_or(ops, |b| b.ops)
+}
+
+/// A thread's seconds in its floor in place (paced), timed as busy time
+/// is, over the same iterations.
+fn floor_s(r: &ThreadReport, ns_per_tick: f64) -> Option<f64> {
+    r.interval_s?;
+    Some(r.floor_busy?.ticks as f64 * ns_per_tick * 1e-9)
+}
+
+/// The iterations a thread's floor in place timed.
+fn floor_ops(r: &ThreadReport) -> u64 {
+    r.floor_busy.map_or(0, |b| b.ops)
+}
+
+/// A thread's operations: updates for a writer, reads for a reader.
+fn ops_of(r: &ThreadReport) -> u64 {
+    if r.role == Role::Writer {
+        r.updates
+    } else {
+        r.reads
+    }
+}
+
+/// Each node's writers, when they span two or more nodes: their cost in
+/// the regime's measure, and whether their slot is on another node.
+fn node_costs(writers: &[&ThreadReport], ctx: &RepeatContext) -> Vec<NodeRepeat> {
+    let (cpu_nodes, slot_nodes, tick) = (&ctx.cpu_nodes, &ctx.slot_nodes, ctx.ns_per_tick);
+    let mut writer_nodes: Vec<u32> = cpu_nodes.iter().take(writers.len()).copied().collect();
+    writer_nodes.sort_unstable();
+    writer_nodes.dedup();
+    if writer_nodes.len() < 2 {
+        return Vec::new();
+    }
+    writer_nodes
+        .iter()
+        .map(|&node| {
+            let on: Vec<usize> = (0..writers.len())
+                .filter(|&i| cpu_nodes.get(i) == Some(&node))
+                .collect();
+            let group: Vec<&ThreadReport> = on.iter().map(|&i| writers[i]).collect();
+            let cost_ns = if ctx.regime.is_paced() {
+                per_op_ns(&group, |r| busy_s(r, tick), |r| busy_ops(r, r.updates))
+                    .zip(per_op_ns(&group, |r| floor_s(r, tick), floor_ops))
+                    .map(|(busy, floor)| busy - floor)
+            } else {
+                per_op_ns(&group, |r| r.interval_s, |r| r.updates)
+            };
+            NodeRepeat {
+                node,
+                writers: group.iter().filter(|r| measured(r)).count(),
+                remote: on.iter().any(|&i| slot_nodes.get(i) != Some(&node)),
+                cost_ns,
+            }
+        })
+        .collect()
+}
+
+/// The threads' mean share of their CPU, %, and their floors' in place
+/// (only when every thread with a share has a floor's): each thread's
+/// busy ns per operation times the operations it ran, over its interval.
+fn cpu_shares(reports: &[ThreadReport], ns_per_tick: f64) -> (f64, Option<f64>) {
+    let share = |r: &ThreadReport, seconds: Option<f64>, timed: u64| {
+        let s = r.interval_s.filter(|&s| s > 0.0)?;
+        let per_op_s = seconds? / (timed > 0).then_some(timed as f64)?;
+        Some(100.0 * per_op_s * ops_of(r) as f64 / s)
+    };
+    let shares: Vec<(f64, Option<f64>)> = reports
+        .iter()
+        .filter_map(|r| {
+            let busy = share(r, busy_s(r, ns_per_tick), busy_ops(r, ops_of(r)))?;
+            Some((busy, share(r, floor_s(r, ns_per_tick), floor_ops(r))))
+        })
+        .collect();
+    let floor_shares: Option<Vec<f64>> = shares.iter().map(|s| s.1).collect();
+    (
+        mean(&shares.iter().map(|s| s.0).collect::<Vec<_>>()),
+        floor_shares.filter(|f| !f.is_empty()).map(|f| mean(&f)),
+    )
+}
+
+/// Paced, the lowest of the measured threads' achieved rates (% of the
+/// regime's) and of their shares of arrival slots run (%); `None` flat
+/// out.
+fn pacing_minima(in_window: &[&ThreadReport], regime: Regime) -> (Option<f64>, Option<f64>) {
+    let Some(rate) = regime.rate() else {
+        return (None, None);
+    };
+    let min =
+        |pct: &dyn Fn(&ThreadReport) -> f64| in_window.iter().map(|r| pct(r)).reduce(f64::min);
+    (
+        min(&|r| 100.0 * rate_of(ops_of(r), r) / rate),
+        min(&|r| 100.0 * ops_of(r) as f64 / (ops_of(r) + r.missed_slots).max(1) as f64),
+    )
 }
 
 /// Operations per second of one thread over its measured interval (0
@@ -484,21 +545,16 @@ impl PairedNet {
 }
 
 /// Two strategies' per-repeat difference, `value(test) − value(base)`
-/// in each repeat index both have, summarised: what the two differ by,
-/// measured in the same milliseconds, so what moved both cancels. The
-/// repeats kept follow [`UsedRepeats`]'s rule on the pairs: those where
-/// neither side was disturbed, while two or more remain; else every
-/// pair. Where every kept repeat priced both sides' lines
+/// in each repeat index both have, summarised: measured in the same
+/// milliseconds, so what moved both cancels. The pairs kept follow
+/// [`UsedRepeats`]'s rule (neither side disturbed, while two or more
+/// remain). Where every kept repeat priced both sides' lines
 /// ([`RepeatResult::line_ns`]), the mean is adjusted for them
-/// ([`adjusted_mean`], both at their pooled mean, whose own doubt the
-/// interval counts): each repeat draws each
-/// counter's line afresh, and a hand-over of one line can cost twice
-/// another's, so what the two lines cost moves each side's figure more
-/// than the host does; both sides draw from the same memory, so the
-/// adjusted mean is their difference on lines of equal cost, its interval
-/// without the draw's spread. `None` unless `config` records both in one
-/// group run in place ([`RunConfig::ran_together`]), or with no repeat in
-/// common.
+/// ([`adjusted_mean`], at their pooled mean): each repeat draws each
+/// counter's line afresh, and one line's hand-over can cost twice
+/// another's, so the adjusted mean is the difference on lines of equal
+/// cost. `None` unless `config` records both in one group run in place
+/// ([`RunConfig::ran_together`]), or with no repeat in common.
 pub fn paired_difference(
     config: &RunConfig,
     base: &StrategyResult,
@@ -813,23 +869,12 @@ pub(super) mod tests {
         assert_eq!((p.repeats, p.disturbed, p.all_repeats), (1, 0, false));
     }
 
+    /// The fixture's first repeat, of 0.1 s, undisturbed, its canary
+    /// `ns` before it.
     fn repeat_with_canary(ns: f64) -> RepeatResult {
-        let mut r: RepeatResult = serde_json::from_value(serde_json::json!({
-            "repeat": 0, "interval_s": 0.1, "writer_updates": [], "writer_reads": [],
-            "reader_reads": [], "writer_read_fetches": [], "reader_read_fetches": [],
-            "write_ops_per_s": 1.0, "read_ops_per_s": 1.0, "write_loop_ns": 0.0,
-            "write_busy_ns": 0.0, "cpu_share_pct": 0.0, "missed_slots": 0, "handovers": 0,
-            "handovers_per_s": 0.0, "outside_window": [],
-            "interference": { "steal_ms": 0.0, "involuntary_switches": 0, "canary_ns": null,
-                              "canary_ms": 0.0, "disturbed": false },
-            "write_ops_per_s_thread_min": 1.0, "write_ops_per_s_thread_max": 1.0,
-            "write_latency": null, "read_latency": null, "publishes": 0,
-            "publishes_per_s": 0.0, "cross_node_publishes": 0,
-            "staleness": { "probes": 0, "error_mean": 0.0, "error_max": 0.0, "error_mean_pct": 0.0,
-                           "error_max_pct": 0.0, "age_mean_ns": 0.0, "age_max_ns": 0.0 },
-            "final_sum": 0, "expected_sum": 0, "exact": true
-        }))
-        .unwrap();
+        let mut r = crate::runner::fixture_run().strategies[0].repeats[0].clone();
+        r.interval_s = 0.1;
+        r.interference = Default::default();
         r.interference.canary_ns = Some(ns);
         r
     }
@@ -955,13 +1000,6 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn a_steady_canary_marks_nothing() {
-        let mut repeats: Vec<RepeatResult> = [27.0, 30.0, 25.0].map(repeat_with_canary).into();
-        assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
-        assert!(repeats.iter().all(|r| !r.interference.disturbed));
-    }
-
-    #[test]
     fn two_canaries_are_enough_and_zero_ones_mark_nothing() {
         // Median of 10 and 40 is 25: both are 2.5× away, 40/10 = 4.
         let mut repeats: Vec<RepeatResult> = [10.0, 40.0].map(repeat_with_canary).into();
@@ -973,10 +1011,15 @@ pub(super) mod tests {
             "{warning}"
         );
         assert!(repeats.iter().all(|r| r.interference.disturbed));
-        // One canary has nothing to differ from; canaries of 0 ns (a
-        // broken clock) have no ratio.
-        // A spread of exactly CANARY_SHIFT is not a change.
-        for canaries in [vec![10.0], vec![0.0, 0.0], vec![10.0, 15.0]] {
+        // A steady canary marks nothing; one canary has nothing to differ
+        // from; canaries of 0 ns (a broken clock) have no ratio; a spread
+        // of exactly CANARY_SHIFT is not a change.
+        for canaries in [
+            vec![27.0, 30.0, 25.0],
+            vec![10.0],
+            vec![0.0, 0.0],
+            vec![10.0, 15.0],
+        ] {
             let mut repeats: Vec<RepeatResult> =
                 canaries.into_iter().map(repeat_with_canary).collect();
             assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);

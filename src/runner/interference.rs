@@ -6,10 +6,9 @@
 //! in the same phase of the host, and a shorter ping-pong after it (a
 //! phase that began during the repeat).
 //!
-//! On a VM the hypervisor moves vCPUs between physical cores; a CAS
-//! ping-pong between the same two vCPUs then reads 10, 27 or 110 ns in
-//! phases lasting seconds. Steal time does not see that; the canary does.
-//! A run whose canary moves by more than [`CANARY_SHIFT`]× says so, names
+//! A hypervisor that moves vCPUs changes a ping-pong's cost for seconds
+//! (docs/evidence.md); steal time does not see that, the canary does. A
+//! run whose canary moves by more than [`CANARY_SHIFT`]× says so, names
 //! the values and marks the repeats measured in the odd phase.
 
 use super::result::{Interference, RepeatResult, ThreadStalls};
@@ -21,13 +20,11 @@ use std::time::Instant;
 
 /// A repeat whose threads lost more than this % of their intervals to
 /// stalls is disturbed: a thread that lost its CPU changed the contention
-/// the others saw, beyond the busy time it set aside. On the development
-/// VM threads lose 0.25–1.5% of a 100 ms repeat routinely (timer and
-/// housekeeping preemptions), a few times that when the host takes the
-/// vCPU away.
+/// the others saw, beyond the busy time it set aside (routine preemptions
+/// cost well under this: docs/evidence.md).
 pub const STALLED_PCT: f64 = 5.0;
 
-/// Round trips of one canary: about 1 ms at 27 ns one-way, 4 ms at 110.
+/// Round trips of one canary (a few ms at the slowest phase).
 pub const CANARY_ROUND_TRIPS: u64 = 16_000;
 
 /// Round trips of the canary after a repeat: a quarter of one before it,

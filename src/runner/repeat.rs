@@ -13,7 +13,9 @@ use crate::counter::{CounterLayout, ShardedCounter, SlotHome};
 use crate::matrix::{LINE_CHUNKS, line_pingpong};
 use crate::placement::{AddressGap, PlacementError, page_size};
 use crate::topology::CpuList;
-use crate::workload::{Lane, RepeatOutcome, RepeatSpec, Role, permutation, run_repeat};
+use crate::workload::{
+    Lane, RepeatOutcome, RepeatSpec, Role, ThreadReport, permutation, run_repeat,
+};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -57,8 +59,7 @@ fn page_places(seed: u64, round: usize, members: usize) -> (usize, Vec<usize>) {
     (start, permutation(members, rng.next_u64()))
 }
 
-/// CAS round trips [`line_cost`] times on each line: 64 per chunk, about
-/// 0.15 ms a line at 70 ns one way.
+/// CAS round trips [`line_cost`] times on each line: 64 per chunk.
 const LINE_ROUND_TRIPS: u64 = 64 * LINE_CHUNKS;
 
 /// One-way ns of a CAS ping-pong between `a` and `b` on the slots of
@@ -99,9 +100,8 @@ fn priced(
 }
 
 /// The price of a repeat's lines: the lower of [`line_cost`] before and
-/// after it (either alone when the other is missing). A disturbance only
-/// slows a ping-pong: at 20:38Z one line was priced 195 ns before a
-/// repeat with 992 involuntary context switches, its usual 52-66.
+/// after it (either alone when the other is missing): a disturbance only
+/// slows a ping-pong.
 fn lower(before: Option<f64>, after: Option<f64>) -> Option<f64> {
     match (before, after) {
         (Some(b), Some(a)) => Some(b.min(a)),
@@ -128,19 +128,15 @@ pub(super) struct RoundEntry {
 /// node-bound, and (paced) its floor's in place, a gap of untouched
 /// pages drawn before each, and each one's lines starting in its page
 /// where the one before's ended ([`ShardedCounter::new_at`]), from a
-/// place and in an order drawn each round ([`page_places`]). Page
-/// aligned, the six default strategies and their clock floor put 14
-/// counters' lines, which a thread updates in turn, in one L1 set of 12
-/// ways, and their floors read 1-2 ns dearer in place than alone; in
-/// places fixed from round to round, two identical `threshold:64` lanes
-/// once differed by +3.9 ns [+1.6, +6.3], an A/A check calling a change
-/// (docs/run.md).
+/// place and in an order drawn each round ([`page_places`]): page
+/// aligned, or in fixed places, the counters a thread updates in turn
+/// share L1 sets and bias some strategies (docs/evidence.md).
 ///
 /// Under `--paced both` the group's repeat in place and each member's
 /// repeat alone use these same lines, cleared before each
-/// ([`ShardedCounter::clear`]): a line's place moves a 22k/s net by
-/// about ±10 ns on one host, so a round's difference between in place
-/// and alone carries no line drawn twice.
+/// ([`ShardedCounter::clear`]): a line's place moves a net figure, so a
+/// round's difference between in place and alone carries no line drawn
+/// twice.
 pub(super) struct RoundCounters {
     counters: Vec<ShardedCounter>,
     floors: Vec<Option<ShardedCounter>>,
@@ -294,33 +290,19 @@ pub(super) fn one_repeat(
     let mut results = Vec::with_capacity(group.len());
     for ((entry, &(counter, _)), reports) in group.iter_mut().zip(counters).zip(&lane_reports) {
         let result = &mut entry.result;
-        let slot_node = |cpu: u32| {
-            counter
-                .slot_of_cpu(cpu)
-                .map_or(0, |i| counter.slots()[i].node)
-        };
         let ctx = RepeatContext {
             cpu_nodes: cfg.writer_cpus.iter().map(|&c| node_of(c)).collect(),
-            slot_nodes: cfg.writer_cpus.iter().map(|&c| slot_node(c)).collect(),
+            slot_nodes: cfg
+                .writer_cpus
+                .iter()
+                .map(|&c| slot_node(counter, c))
+                .collect(),
             final_sum: counter.read(),
             ns_per_tick: timer.ns_per_tick(),
             regime: result.regime,
         };
         if result.threads.is_empty() {
-            result.slots = counter.slots().to_vec();
-            result.read_steps = Some(counter.read_steps());
-            result.slot_stride_bytes = counter.slot_stride();
-            result.threads = reports
-                .iter()
-                .map(|r| ThreadPlacement {
-                    role: r.role,
-                    cpu: r.pin.requested_cpu,
-                    observed_cpu: r.pin.observed_cpu,
-                    verified: r.pin.verified,
-                    node: node_of(r.pin.requested_cpu),
-                    slot_node: (r.role == Role::Writer).then(|| slot_node(r.pin.requested_cpu)),
-                })
-                .collect();
+            record_placement(result, counter, reports, node_of);
         }
         let mut record = interference::record(
             steal_before,
@@ -343,6 +325,38 @@ pub(super) fn one_repeat(
         results.push(r);
     }
     Ok(Some(results))
+}
+
+/// The node of the slot a writer on `cpu` adds to (0 when it has none).
+fn slot_node(counter: &ShardedCounter, cpu: u32) -> u32 {
+    counter
+        .slot_of_cpu(cpu)
+        .map_or(0, |i| counter.slots()[i].node)
+}
+
+/// Records in `result` where its slots and threads were (its first
+/// repeat's): each slot's node and check, the reader's walk, the slots'
+/// stride, and each thread's CPU, node and slot node.
+fn record_placement(
+    result: &mut StrategyResult,
+    counter: &ShardedCounter,
+    reports: &[ThreadReport],
+    node_of: impl Fn(u32) -> u32,
+) {
+    result.slots = counter.slots().to_vec();
+    result.read_steps = Some(counter.read_steps());
+    result.slot_stride_bytes = counter.slot_stride();
+    result.threads = reports
+        .iter()
+        .map(|r| ThreadPlacement {
+            role: r.role,
+            cpu: r.pin.requested_cpu,
+            observed_cpu: r.pin.observed_cpu,
+            verified: r.pin.verified,
+            node: node_of(r.pin.requested_cpu),
+            slot_node: (r.role == Role::Writer).then(|| slot_node(counter, r.pin.requested_cpu)),
+        })
+        .collect();
 }
 
 #[cfg(test)]

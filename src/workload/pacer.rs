@@ -6,28 +6,23 @@
 //! gaps of mean `period`, drawn from a seeded generator, one stream per
 //! thread: see [`arrivals_stream`]).
 //!
-//! Deadlines are absolute, so a
-//! late wake-up does not push every later deadline back (the old pacer set
-//! `next = max(now, next) + period` and lost 1–10% of the requested rate on
-//! a busy VM). Lateness up to [`CATCH_UP`] is made up by running the
+//! Deadlines are absolute, so a late wake-up does not push every later
+//! deadline back (a relative `next = max(now, next) + period` loses rate
+//! on a busy host). Lateness up to [`CATCH_UP`] is made up by running the
 //! operations that are due back to back; a longer stall (a preemption, a
 //! hypervisor descheduling the vCPU) is skipped, not burst through: its
 //! slots are counted as missed and the next deadline is the next period
 //! boundary after now.
 //!
 //! **Busy time** is measured, not inferred: [`Pacer::wait`] returns the
-//! tick that released an operation, read fenced (`lfence; rdtsc; lfence`,
-//! as [`Timer::start`]) after the wait's last branch has resolved, so the
-//! mispredicted exit from the spin is not busy time; and [`Pacer::done`]
-//! reads the fenced tick after the operation (its update and read side),
-//! as a minimal fenced add is timed. Only that window is
-//! busy time, so the loop's own bookkeeping (the staleness mirror, probes,
-//! histograms, the phase check) stays outside it. A window longer than
-//! [`STALL`] is no update's cost but the thread losing its CPU; it is set
-//! aside as a stall, as is a late wake-up more than [`STALL`] after both
-//! its deadline and the last window's end (time the thread was due to run
-//! and did not). Windows of sampled operations (with clock reads of their
-//! own inside) are left out of busy time.
+//! fenced tick (as [`Timer::start`]) that released an operation, after the
+//! spin's mispredicted exit, and [`Pacer::done`] the fenced tick after the
+//! operation and its read side. Only that window is busy time; the loop's
+//! bookkeeping (mirror, probes, histograms, phase check) stays outside.
+//! A window longer than [`STALL`] is the thread losing its CPU, set aside
+//! as a stall, as is a wake-up more than [`STALL`] after both its
+//! deadline and the last window's end. Windows of sampled operations
+//! (clock reads inside) are left out of busy time.
 //!
 //! **The floor, in place.** Half way between two slots (half a period,
 //! or half the exponential gap; in place, half a lane's share of either,
@@ -37,15 +32,14 @@
 //! kept apart ([`Pacer::floor_busy`]). What slows the thread for
 //! milliseconds (an SMT sibling's load, the vCPU's host core) then slows
 //! the operation and its floor alike, and their difference is the
-//! counter's cost: on this VM it cut the paired net's spread between
-//! repeats 2-3x against a floor measured in repeats of its own.
+//! counter's cost, with a narrower spread than against a floor measured
+//! in repeats of its own (docs/evidence.md).
 //!
 //! Every read is fenced (`rdtscp; lfence`, as [`Timer::end`]): a read is
 //! ordered after the operation before it has completed, so the stall of a
 //! locked add that had to fetch its line is busy time, as it is for the
 //! kernel. An unfenced `rdtsc` would run ahead of that add and book its
-//! stall after the window (a transfer of 30 ns then read as 2-4 ns more
-//! busy time than no shared write at all).
+//! stall after the window.
 
 use super::{Arrivals, Regime};
 use crate::clock::Timer;

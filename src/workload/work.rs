@@ -65,8 +65,7 @@ impl Sampling {
 
 /// The tick before a sampled operation (`timer.start()`), or 0 when it
 /// is not sampled. A closure around the operation would not be inlined
-/// into the loop: a call (17 ns on the paced floor) inside its busy
-/// window.
+/// into the loop: a call inside its busy window.
 #[inline(always)]
 fn sample_start(sampled: bool, timer: Timer) -> u64 {
     if sampled { timer.start() } else { 0 }
@@ -465,9 +464,8 @@ impl<C: Clock> Work for WriterWork<'_, C> {
         // ([`crate::counter::Filter::passes_as`]). All chosen here,
         // outside the busy window, so lanes of different levels or filters
         // in place share no code inside it: their branches would train
-        // each other (one copy for threshold:64 and always lanes made the
-        // threshold lanes 19-23 ns dearer per CPU than alone). Flat out a
-        // strategy runs alone, so one copy decides the filter at run time.
+        // each other (docs/evidence.md). Flat out a strategy runs alone,
+        // so one copy decides the filter at run time.
         let walk = self.counter.walk_kind();
         let filter = self.writer.filter_kind();
         macro_rules! dispatch {
