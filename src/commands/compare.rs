@@ -55,34 +55,69 @@ pub struct CompareArgs {
     #[arg(long)]
     pub verbose: bool,
 
-    /// Noise threshold: a percentage of the base mean and, for a paced
-    /// cost per update, ns (default 2%,1ns). A change whose 95% confidence
-    /// interval lies within it is "no change" ("no practical difference"
-    /// when the ns bound it), however small its p-value; a change must lie
-    /// wholly beyond it (and be significant after Holm's correction). A
-    /// net CPU share's ns bound is what those ns take of a CPU at its rate;
-    /// throughput figures keep the percentage alone. `0.5` or `3%` sets
-    /// the percentage, `2ns` the ns.
-    #[arg(long, value_name = "P%,Nns", allow_hyphen_values = true)]
-    pub noise_threshold: Option<NoiseThreshold>,
-
-    /// The host's record of identical runs that bounds how far a second
-    /// run lands: a noise.json (`contend run --runs K` writes one in the
-    /// host folder, the default when it is for these runs' host and
-    /// settings), or a folder of such runs. Without one, a side of one run
-    /// cannot be told from the noise between runs, and no change is
-    /// called.
-    #[arg(long, value_name = "FILE|DIR")]
-    pub noise: Option<PathBuf>,
+    #[doc = "What counts as noise, one per use: the host's record of identical runs (noise.json or a folder of runs), or the threshold P%,Nns [2%,1ns]."]
+    #[arg(long, value_name = "FILE|DIR|P%,Nns", allow_hyphen_values = true, long_help = NOISE_HELP)]
+    pub noise: Vec<Noise>,
 
     /// Exit with status 1 when a pair is called `dearer` (a worse cost),
     /// or any `change` either way: a CI gate. The table is printed first.
     #[arg(long, value_name = "VERDICT")]
     pub fail_on: Option<FailOn>,
 
-    /// How and where to print.
+    /// How to print.
     #[command(flatten)]
     pub print: PrintArgs,
+}
+
+const NOISE_HELP: &str = "What counts as noise; give it once for each. \
+    FILE|DIR: the host's record of identical runs that bounds how far a second run lands: a \
+    noise.json (`contend run --runs K` writes one in the host folder, the default when it is for \
+    these runs' host and settings), or a folder of such runs; without one, a side of one run \
+    cannot be told from the noise between runs, and no change is called. P%,Nns: the noise \
+    threshold, a percentage of the base mean and, for a paced cost per update, ns (2%, 3%,2ns, \
+    2ns) [2%,1ns]: a change whose 95% CI lies within it is no change, however small its p-value.";
+
+/// One `--noise` value: a threshold, or the record's file or folder.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Noise {
+    /// `P%,Nns`.
+    Threshold(NoiseThreshold),
+    /// A noise.json or a folder of runs.
+    Record(PathBuf),
+}
+
+impl std::str::FromStr for Noise {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if Path::new(s).exists() {
+            return Ok(Noise::Record(s.into()));
+        }
+        s.parse()
+            .map(Noise::Threshold)
+            .map_err(|e| format!("{e}, nor a file or folder"))
+    }
+}
+
+impl CompareArgs {
+    /// The threshold given, else the default.
+    fn threshold(&self) -> NoiseThreshold {
+        self.noise
+            .iter()
+            .rev()
+            .find_map(|n| match n {
+                Noise::Threshold(t) => Some(*t),
+                Noise::Record(_) => None,
+            })
+            .unwrap_or(NOISE_THRESHOLD)
+    }
+
+    /// The record's file or folder given.
+    fn record(&self) -> Option<&Path> {
+        self.noise.iter().rev().find_map(|n| match n {
+            Noise::Record(p) => Some(p.as_path()),
+            Noise::Threshold(_) => None,
+        })
+    }
 }
 
 /// What `--fail-on` fails on.
@@ -95,8 +130,7 @@ pub enum FailOn {
 }
 
 pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
-    args.print.check()?;
-    let threshold = args.noise_threshold.unwrap_or(NOISE_THRESHOLD);
+    let threshold = args.threshold();
     let base_runs = results::read_runs(&args.base_file)?;
     let test_runs = match &args.test_file {
         Some(path) => Some(results::read_runs(path)?),
@@ -120,7 +154,7 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
         test_runs.as_deref().unwrap_or(&base_runs),
         args.test.clone(),
     )?;
-    let (record, skipped) = host_record(args.noise.as_deref(), &base, &test)?;
+    let (record, skipped) = host_record(args.record(), &base, &test)?;
     let comparison = Comparison::new(
         base,
         test,

@@ -17,7 +17,7 @@ mod sweep;
 mod topology;
 mod verify;
 
-pub use args::{PlacementArg, PoolArgs, PrintArgs, ResultsArgs, StrategyArgs};
+pub use args::{MeasureArgs, PlacementArg, PoolArgs, PrintArgs, ResultsArgs};
 pub use compare::CompareArgs;
 pub use gallery::GalleryArgs;
 pub use matrix::MatrixArgs;
@@ -178,27 +178,9 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
 
 /// The options `-h` lists, in every command: what a newcomer needs.
 /// `--help` lists them all, with their long texts.
-const SHORT_HELP: [&str; 21] = [
-    "writers",
-    "writer-cpus",
-    "level",
-    "publish",
-    "rate",
-    "duration",
-    "max-time",
-    "runs",
-    "dry-run",
-    "base",
-    "test",
-    "noise",
-    "fail-on",
-    "quick",
-    "verbose",
-    "out",
-    "json",
-    "markdown",
-    "html",
-    "help",
+const SHORT_HELP: [&str; 20] = [
+    "writers", "level", "publish", "rate", "duration", "max-time", "runs", "dry-run", "base",
+    "test", "noise", "fail-on", "quick", "verbose", "out", "json", "markdown", "html", "help",
     "version",
 ];
 
@@ -475,27 +457,14 @@ fn check_out(out: &Path) -> Result<(), CliError> {
 }
 
 impl PrintArgs {
-    /// Refuses an existing `--out` file unless `--force`: nothing is
-    /// overwritten by accident. Checked before any work.
-    fn check(&self) -> Result<(), CliError> {
-        match &self.out {
-            Some(path) if !self.force && path.exists() => Err(CliError::usage(format!(
-                "{} exists; add --force to overwrite it",
-                path.display()
-            ))),
-            _ => Ok(()),
-        }
-    }
-
-    /// Prints `doc` as text or Markdown, or writes it to `--out` and says
-    /// so on stderr.
+    /// Prints `doc` as text or Markdown.
     fn emit(&self, doc: &Document) -> Result<(), CliError> {
         let format = if self.markdown {
             Format::Markdown
         } else {
             Format::Text
         };
-        emit(doc, format, self.out.as_deref())
+        emit(doc, format)
     }
 }
 
@@ -506,19 +475,12 @@ fn print_of_host(doc: &Document, json: bool, topo: &Topology) -> Result<(), CliE
         print_notes(topo);
     }
     let format = if json { Format::Json } else { Format::Text };
-    emit(doc, format, None)
+    emit(doc, format)
 }
 
-/// Prints `doc` in `format`, or writes it to `out` and says so on stderr.
-fn emit(doc: &Document, format: Format, out: Option<&Path>) -> Result<(), CliError> {
-    let text = crate::report::render(doc, format)?;
-    match out {
-        None => print!("{text}"),
-        Some(path) => {
-            crate::report::save_text(path, &text)?;
-            eprintln!("wrote {}", path.display());
-        }
-    }
+/// Prints `doc` in `format`.
+fn emit(doc: &Document, format: Format) -> Result<(), CliError> {
+    print!("{}", crate::report::render(doc, format)?);
     Ok(())
 }
 

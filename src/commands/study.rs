@@ -2,9 +2,9 @@
 //! stages, saving each stage's files as it finishes → the combined
 //! verdict and one report.html.
 
-use super::args::PlacementArg;
 use super::{Session, host_name, is_live, load_topology, require_live_root};
 use crate::CliError;
+use crate::placement::Placement;
 use crate::provenance::Provenance;
 use crate::report::{self, Document, Format};
 use crate::runner::{HostCosts, signal};
@@ -28,11 +28,6 @@ pub struct StudyArgs {
     /// Works with --sysfs-root on any fixture or capture.
     #[arg(long)]
     pub dry_run: bool,
-
-    /// strict: a thread or slot that cannot be placed and verified stops
-    /// the stage; best-effort: go on and record it unverified.
-    #[arg(long, value_enum, default_value_t = PlacementArg::Strict)]
-    pub placement: PlacementArg,
 
     /// Where results go and what is printed.
     #[command(flatten)]
@@ -122,7 +117,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     // A repeat's start-up on every allowed CPU, measured before the plan
     // (for a fixture, on this host's CPUs and scaled).
     let cpus = topo.allowed_cpus.to_vec();
-    let costs = HostCosts::for_cpus(&topo, is_live(root), &cpus, args.placement.into())?;
+    let costs = HostCosts::for_cpus(&topo, is_live(root), &cpus, Placement::Strict)?;
     if args.dry_run {
         let plan = study::plan_study(&topo, &host, max_time, &costs).map_err(CliError::usage)?;
         let format = if args.output.json {
@@ -162,8 +157,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
         written: Vec::new(),
     };
     let mut study = Study::new(plan, provenance);
-    let placement = args.placement.into();
-    while let Some(stage) = study.step(&topo, placement, stop, |p| saver.show(p)) {
+    while let Some(stage) = study.step(&topo, Placement::Strict, stop, |p| saver.show(p)) {
         saver.save(stage, study.results())?;
     }
     let study = study.into_results();

@@ -287,7 +287,7 @@ impl ShardedCounter {
             .ok_or_else(|| CounterError::Request(format!("CPU {first_cpu} is not online")))?;
         if let SlotHome::OnNode(n) = layout.home {
             topo.check_memory_node(n)
-                .map_err(|e| CounterError::Request(format!("--counter-node {n}: {e}")))?;
+                .map_err(|e| CounterError::Request(format!("--placement node:{n}: {e}")))?;
         }
         let mut notes = Vec::new();
         // (owner, home node, CPUs served)

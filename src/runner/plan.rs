@@ -143,7 +143,7 @@ pub enum PlanError {
     Pools(#[from] PoolError),
     /// `--counter-node` (or `--home node:N`) names a node without usable
     /// memory.
-    #[error("{option} {node}: {source}")]
+    #[error("{option}{node}: {source}")]
     MemoryNode {
         /// The option naming the node.
         option: &'static str,
@@ -153,7 +153,7 @@ pub enum PlanError {
         source: MemoryNodeError,
     },
     /// A strategy list is empty.
-    #[error("--level, --publish, --pad and --clock each need at least one value")]
+    #[error("--level and --publish each need at least one level and one policy")]
     NoStrategy,
     /// `--duration` / `--repeats` leaves under a millisecond per repeat.
     #[error("--duration {duration:?} over {repeats} repeats leaves under 1 ms per repeat")]
@@ -166,20 +166,20 @@ pub enum PlanError {
     /// `--sample-every 1` with a rate: every operation timed, none left
     /// to measure busy time on.
     #[error(
-        "--sample-every 1 with a rate times every operation, and a timed operation's clock reads are inside its busy window, so none is left to measure busy time on: use 2 or more (or 0 for none)"
+        "--rate sample:1 times every paced operation, and a timed operation's clock reads are inside its busy window, so none is left to measure busy time on: use 2 or more (or 0 for none)"
     )]
     EverySampled,
     /// A sweep's `--threads` is empty.
     #[error("--threads needs at least one value")]
     NoThreadCounts,
     /// A sweep's `--rates` (or run's `--rate`) is empty.
-    #[error("--rates needs at least one value (a rate such as 22k, or max)")]
+    #[error("--rate needs at least one regime (a rate such as 22k, or max)")]
     NoRates,
     /// A sweep's `--threads` holds 0.
     #[error("--threads 0: every point needs at least 1 writer thread")]
     ZeroThreads,
     /// `--threshold-publishes` asks for a fraction no load walk gives.
-    #[error("--threshold-publishes: {0}")]
+    #[error("--publish walks: {0}")]
     ThresholdPublishes(#[from] StepError),
     /// Every point of a sweep was skipped.
     #[error("no point to run: {}", notes.join("; "))]
@@ -222,7 +222,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     if let Some(node) = request.counter_node {
         topo.check_memory_node(node)
             .map_err(|source| PlanError::MemoryNode {
-                option: "--counter-node",
+                option: "--placement node:",
                 node,
                 source,
             })?;
