@@ -1,7 +1,5 @@
-//! Option groups and value parsers shared by several subcommands. A knob
-//! that is part of one idea is a part of one option's value (`--writers
-//! 4@node:1`, `--rate 22k:poisson,seed:7`), parsed here into the engine's
-//! types, so a malformed part is clap's one-line error, exit 2.
+//! Option groups shared by several subcommands, and the parsers of values
+//! that fold one idea's knobs (`--writers 4@node:1`, `--rate 22k:poisson`).
 
 use crate::clock::ClockKind;
 use crate::counter::{
@@ -26,12 +24,10 @@ pub(super) fn warmup_arg(s: &str) -> Result<Duration, DurationError> {
     parse_duration_or_zero(s)
 }
 
-/// The longest `--inject`: half of a paced window that is set aside as a
-/// stall ([`crate::workload::STALL`]).
+/// The longest `--inject`: half a window set aside as a stall.
 const INJECT_MAX: Duration = Duration::from_micros(10);
 
-/// `--inject`: a duration with a unit, above zero and at most
-/// [`INJECT_MAX`], in ns.
+/// `--inject`: a duration up to [`INJECT_MAX`], in ns.
 pub(super) fn inject_arg(s: &str) -> Result<f64, String> {
     match parse_duration(s) {
         Ok(d) if d <= INJECT_MAX => Ok(d.as_secs_f64() * 1e9),
@@ -75,8 +71,7 @@ pub(super) fn strip_clip(s: &str) -> (&str, bool) {
     }
 }
 
-/// A CPU spec, with `:clip` to keep only the CPUs this process may use
-/// (`--cpus node:1:clip`).
+/// A CPU spec; `:clip` keeps only the CPUs this process may use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpusArg {
     /// The CPUs named.
@@ -94,8 +89,7 @@ impl FromStr for CpusArg {
     }
 }
 
-/// One pool: a thread count, its CPUs, or both (`8`, `50%`, `0-7`,
-/// `4@node:1`, `node:1:clip`).
+/// One pool: a thread count, its CPUs, or both (`8`, `0-7`, `4@node:1`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PoolArg {
     /// Threads (default: one per CPU of the spec).
@@ -128,8 +122,7 @@ impl FromStr for PoolArg {
     }
 }
 
-/// `--readers`: reader threads (a pool) and how often each writer runs
-/// the read side itself (`every:K`), joined by `+`.
+/// `--readers`: reader threads and `every:K`, joined by `+`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadersArg {
     /// Reader threads (none by default).
@@ -171,8 +164,7 @@ impl FromStr for ReadersArg {
     }
 }
 
-/// Who runs: writer and reader threads and their CPUs. Shared by `run`
-/// and `predict`.
+/// Who runs: writer and reader threads (`run`, `predict`).
 #[derive(Debug, Clone, Args)]
 pub struct PoolArgs {
     #[doc = "Writer threads: N, P% of allowed CPUs, a CPU spec, or N@SPEC; SPEC:clip keeps its allowed CPUs [every allowed CPU less readers']."]
@@ -190,8 +182,7 @@ const POOL_HELP: &str = "Writer threads: a count (8), a percentage of the allowe
     instead of being an error. Default: every allowed CPU, less those --readers take.";
 
 impl PoolArgs {
-    /// The engine's pools: these options, and whether threads may share
-    /// CPUs.
+    /// The engine's pools; `oversubscribe`: threads may share CPUs.
     pub fn pools(&self, oversubscribe: bool) -> Pools {
         let w = self.writers.clone().unwrap_or_default();
         let r = self
@@ -239,8 +230,7 @@ impl FromStr for LevelItem {
     }
 }
 
-/// A `--publish` item: a policy, a clock every ratelimit reads, or the
-/// fraction threshold:64 publishes on the load walks.
+/// A `--publish` item: a policy, `clock:K` or `walks:F`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PublishItem {
     /// A publish policy.
@@ -269,8 +259,7 @@ impl FromStr for PublishItem {
     }
 }
 
-/// A `--rate` item: a regime (`max`, `22k`, `22k:poisson`), the seed of
-/// the load walks and arrivals, or how often an operation is timed.
+/// A `--rate` item: a regime, `seed:N` or `sample:K`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RateItem {
     /// Flat out, or paced at a rate with its arrivals.
@@ -311,8 +300,7 @@ impl FromStr for RateItem {
     }
 }
 
-/// `--repeats N` (a fixed count) or `N:P%` (N, then more rounds until
-/// every 95% CI is within ±P%).
+/// `--repeats N` (fixed) or `N:P%` (then rounds until each CI is ±P%).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RepeatsArg {
     /// Rounds planned.
@@ -340,8 +328,7 @@ impl FromStr for RepeatsArg {
     }
 }
 
-/// `--placement`: strict or best-effort, and where the counter lives,
-/// how node slots are walked, whether threads may share CPUs.
+/// `--placement`: strict or best-effort, and its placement knobs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlacementArg {
     /// Strict or best-effort.
@@ -399,8 +386,7 @@ impl FromStr for PlacementArg {
     }
 }
 
-/// What `run` and `sweep` measure and how long: the strategies, the
-/// regimes, the timing, placement and where results go.
+/// What `run` and `sweep` measure, how long, and where results go.
 #[derive(Debug, Clone, Args)]
 pub struct MeasureArgs {
     /// Shard levels, comma-separated: global, node, llc, cpu; pad:N items set the bytes between slots for every level (128, 64, 0) [pad:128].
@@ -447,8 +433,7 @@ pub struct MeasureArgs {
     pub output: ResultsArgs,
 }
 
-/// The default comparison's policies: the kernel's counter before v6.7,
-/// the merged fix and the plain shared counter.
+/// The kernel's counter before v6.7, the merged fix, the plain counter.
 const DEFAULT_POLICIES: &str = "threshold:64,ratelimit:1ms+threshold:64,always";
 
 const PUBLISH_HELP: &str = "Publish policies to compare, comma-separated: always, never, \
@@ -469,8 +454,7 @@ const RATE_HELP: &str = "The regimes, comma-separated and measured interleaved: 
     Default: run max,22k; sweep max (22k,max with --quick).";
 
 impl MeasureArgs {
-    /// The strategies: every level × policy × pad, and for ratelimited
-    /// policies × clock.
+    /// The strategies: levels × policies × pads (× clocks).
     pub fn choice(&self) -> StrategyChoice {
         let mut c = StrategyChoice {
             levels: Vec::new(),
@@ -517,8 +501,7 @@ impl MeasureArgs {
         })
     }
 
-    /// The regimes given (`None`: the command's default, also when only
-    /// `seed:`/`sample:` items are).
+    /// The regimes given (`None`: the command's default).
     pub fn regimes(&self) -> Option<Vec<Regime>> {
         let regimes: Vec<Regime> = (self.rate.iter().flatten())
             .filter_map(|i| match i {
@@ -574,8 +557,7 @@ impl MeasureArgs {
     }
 }
 
-/// Where a measuring command (run, sweep, matrix, study) saves its
-/// results folder and what it prints.
+/// Where a measuring command saves its results and what it prints.
 #[derive(Debug, Clone, Args)]
 pub struct ResultsArgs {
     /// Results root: files go to DIR/<host>/<UTC timestamp>/.
@@ -591,7 +573,7 @@ pub struct ResultsArgs {
     pub quiet: bool,
 }
 
-/// How a command that reads result files (compare, report) prints.
+/// How compare and report print.
 #[derive(Debug, Clone, Args)]
 pub struct PrintArgs {
     /// Print Markdown (tables to paste into a patch description or a pull request) instead of text.

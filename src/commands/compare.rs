@@ -1,9 +1,5 @@
-//! `contend compare`: two sides (runs, one or several each; or two sets of
-//! strategies in one run) side by side, a verdict per pair (`dearer
-//! +15.0 ±1.9%`, `no change`, `inconclusive`): across runs at the run
-//! level, with a host's record bounding a side of one run (`--noise`),
-//! Holm-adjusted, at a noise threshold (`--noise-threshold`); `--fail-on`
-//! makes it a CI gate.
+//! `contend compare`: two sides (runs, or two sets of strategies in one
+//! run) side by side, a verdict per pair; `--fail-on` makes it a CI gate.
 
 use super::args::PrintArgs;
 use crate::CliError;
@@ -19,10 +15,7 @@ use std::path::{Path, PathBuf};
 /// Options of `contend compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The base: a run.json, a run's folder, or a folder of runs (every
-    /// run.json under it, as several `contend run --out DIR` leave them):
-    /// several runs of one experiment are its replicates. Alone, with
-    /// --base and --test, the runs whose strategies are compared.
+    /// The base: a run.json, a run's folder, or a folder of runs (its replicates); alone, with --base and --test, the runs whose strategies are compared.
     #[arg(value_name = "BASE")]
     pub base_file: PathBuf,
 
@@ -30,17 +23,11 @@ pub struct CompareArgs {
     #[arg(value_name = "TEST")]
     pub test_file: Option<PathBuf>,
 
-    /// Base strategies: a strategy by its short name (global/threshold:64)
-    /// or any unique start of one (global/thr); or a level (global) or
-    /// other part of the name (always, pad128), matched with --test's
-    /// strategies on the rest of the name.
+    /// Base strategies: a short name (global/threshold:64) or a unique start of one, or a part of names (global, always) matched with --test's on the rest.
     #[arg(long, value_name = "SELECTOR", requires = "test")]
     pub base: Option<String>,
 
-    /// Test strategies, each picked as --base picks the base ones and
-    /// compared with it: `--test B,C` (or `--test B --test C`) sets B and
-    /// C against the base in one table (node for global/always vs
-    /// node/always).
+    /// Test strategies, picked as --base picks: `--test B,C` sets B and C against the base in one table.
     #[arg(
         long,
         value_name = "SELECTOR",
@@ -49,9 +36,7 @@ pub struct CompareArgs {
     )]
     pub test: Vec<String>,
 
-    /// Print every compared measure of every pair with its p-value (the
-    /// default text is the patch table: each strategy's cost per update,
-    /// within 72 columns).
+    /// Print every compared measure of every pair with its p-value, not just the patch table.
     #[arg(long)]
     pub verbose: bool,
 
@@ -59,8 +44,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "FILE|DIR|P%,Nns", allow_hyphen_values = true, long_help = NOISE_HELP)]
     pub noise: Vec<Noise>,
 
-    /// Exit with status 1 when a pair is called `dearer` (a worse cost),
-    /// or any `change` either way: a CI gate. The table is printed first.
+    /// Exit 1 when a pair is called `dearer`, or any `change` either way (a CI gate; the table is printed first).
     #[arg(long, value_name = "VERDICT")]
     pub fail_on: Option<FailOn>,
 
@@ -195,8 +179,7 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
 /// A host's record and the file it came from.
 type Named = (PathBuf, HostRecord);
 
-/// The side of `runs` found under `path`, picked by `selectors`: one run
-/// is named by its file, several by the folder they are in.
+/// The side of `runs` under `path`, picked by `selectors`.
 fn side<'a>(
     option: &'static str,
     path: &Path,
@@ -211,12 +194,9 @@ fn side<'a>(
     Ok(Side::new(option, path, runs, selectors)?)
 }
 
-/// The host's record that bounds the comparison: `--noise FILE` (an error
-/// when it is not for these runs, or made from one of them), or
-/// noise.json in the host folder of either side's first run
-/// (`DIR/<host>/noise.json` beside `DIR/<host>/<timestamp>/run.json`) when
-/// it is for them and not made from them; with a warning for each record
-/// found but not for them.
+/// The host's record that bounds the comparison: `--noise FILE`, or
+/// noise.json in either side's host folder when it is for these runs and
+/// not made from them; a warning for each found but not for them.
 fn host_record(
     named: Option<&Path>,
     base: &Side,
@@ -262,9 +242,7 @@ fn host_record(
             ) {
                 (None, None) => return Ok((Some((path, record)), skipped)),
                 (Some(why), _) => skipped.push(format!("{} not used: {why}", path.display())),
-                // Made from runs compared here (`run --runs K` leaves it
-                // beside them): their spread is the sides' own already, and
-                // the footer says what bounded the intervals.
+                // Made from the runs compared: their spread is already the sides'.
                 (None, Some(_)) => {}
             },
             Err(e) => skipped.push(format!("{e}; not used")),

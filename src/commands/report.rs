@@ -1,6 +1,4 @@
-//! `contend report`: print result files (run.json, sweep.json or
-//! matrix.json) as the text table or as Markdown, or build one
-//! self-contained HTML page from one or more of them (`--html`).
+//! `contend report`: result files as text or Markdown, or one HTML page.
 
 use super::args::PrintArgs;
 use crate::CliError;
@@ -14,10 +12,7 @@ use std::path::{Path, PathBuf};
 /// Options of `contend report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The result files: run.json, sweep.json, matrix.json, or results
-    /// folders holding them (a folder gives its first for text and
-    /// Markdown, all of them for --html). Several are printed in turn, or
-    /// with --html put on one page.
+    /// Result files (run.json, sweep.json, matrix.json) or folders holding them, printed in turn or with --html on one page.
     #[arg(value_name = "FILE", required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
 
@@ -34,8 +29,7 @@ pub struct ReportArgs {
     pub print: PrintArgs,
 }
 
-/// A run's every table when `verbose` (empty otherwise, and for any other
-/// kind of result).
+/// A run's every table when `verbose`, else nothing.
 fn tables(file: &ResultFile, verbose: bool) -> String {
     match file {
         ResultFile::Run(run) if verbose => report::text::run_tables(run),
@@ -110,8 +104,7 @@ fn beside(file: &Path) -> PathBuf {
     }
 }
 
-/// An existing file at `dest` is replaced only if it is an HTML page: a
-/// result file or anything else named by mistake is left alone (exit 2).
+/// Refuses to replace an existing file at `dest` that is not an HTML page.
 fn refuse_non_page(dest: &Path) -> Result<(), CliError> {
     if !dest.exists() {
         return Ok(());

@@ -1,5 +1,4 @@
-//! `contend run` (and `contend` with no subcommand): plan from the options,
-//! execute, save, print.
+//! `contend run` (and `contend` alone): plan, execute, print, save.
 
 use super::args::{MeasureArgs, PoolArgs, inject_arg};
 use super::{Session, host_name, is_live, load_topology, print_notes, require_live_root};
@@ -121,8 +120,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     if let Some(ns) = args.inject {
         plan = plan.with_inject(ns);
     }
-    // A repeat's start-up, measured before the run (for a fixture, on
-    // this host and scaled): it sets the warm-up and says up front
+    // A repeat's start-up, measured first, sets the warm-up and tells
     // whether --max-time holds every repeat.
     let cpus: Vec<u32> = plan
         .config
@@ -175,8 +173,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     }
 }
 
-/// One run of the experiment: planned, executed, printed, saved; its
-/// folder and results. An inexact sum is an error.
+/// One run executed, printed and saved; an inexact sum is an error.
 fn run_once(
     args: &RunArgs,
     plan: &RunPlan,
@@ -219,8 +216,7 @@ fn run_once(
     Ok((dir, results))
 }
 
-/// The host's record of `runs` (`--runs K`): how their means spread,
-/// written to noise.json in their host folder, and printed.
+/// `--runs K`: how the runs' means spread, written to noise.json.
 fn record(
     args: &RunArgs,
     session: &Session,

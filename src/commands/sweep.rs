@@ -1,7 +1,5 @@
 //! `contend sweep`: `contend run` at every thread count × affinity set
-//! (seed 002's table: Daniel Jordan's profiles at each thread count,
-//! unbound and per node; docs/seeds.md), planned up front, into one results
-//! folder with sweep.json, sweep.csv, sweep.md and the charts.
+//! (seed 002's table), planned up front, into one results folder.
 
 use super::args::{MeasureArgs, strip_clip};
 use super::{Session, load_topology, print_notes, require_live_root};
@@ -180,8 +178,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     }
 }
 
-/// Fails (exit 1) naming the first point and strategy whose final sum was
-/// not exact.
+/// Fails (exit 1) naming the first point whose final sum was not exact.
 fn check_exact(sweep: &SweepResults) -> Result<(), CliError> {
     match sweep
         .points
