@@ -240,3 +240,90 @@ fn record(
     session.wrote(&[path]);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ClockKind;
+    use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
+    use crate::placement::Placement;
+    use crate::runner::{PoolSize, Pools, StrategyChoice};
+    use crate::topology::CpuSpec;
+    use crate::workload::Arrivals;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Wrap {
+        #[command(flatten)]
+        args: RunArgs,
+    }
+
+    fn request(args: &[&str]) -> RunRequest {
+        Wrap::parse_from(std::iter::once("run").chain(args.iter().copied()))
+            .args
+            .request()
+    }
+
+    #[test]
+    fn folded_values_land_in_the_request_fields() {
+        let r = request(&[
+            "--writers",
+            "4@node:1:clip",
+            "--readers",
+            "2@0-1+every:0",
+            "--level",
+            "global,pad:64",
+            "--publish",
+            "always,clock:coarse",
+            "--rate",
+            "22k:poisson,seed:7,sample:64",
+            "--repeats",
+            "8:3%",
+            "--placement",
+            "best-effort,node:1,bitmap,oversubscribe",
+        ]);
+        assert_eq!(
+            r.pools,
+            Pools {
+                writers: Some(PoolSize::Count(4)),
+                readers: Some(PoolSize::Count(2)),
+                writer_cpus: Some(CpuSpec::Node(1)),
+                reader_cpus: Some("0-1".parse().unwrap()),
+                oversubscribe: true,
+                clip: true,
+            }
+        );
+        assert_eq!(r.read_every, 0);
+        assert_eq!(
+            r.strategies,
+            StrategyChoice {
+                levels: vec![ShardLevel::Global],
+                policies: vec!["always".parse::<PublishPolicy>().unwrap()],
+                pads: vec![Pad::Line64],
+                clocks: vec![ClockKind::Coarse],
+            }
+        );
+        assert_eq!(
+            r.rates,
+            [Regime::Paced {
+                rate: 22e3,
+                arrivals: Arrivals::Poisson
+            }]
+        );
+        assert_eq!((r.seed, r.sample_every), (7, Some(64)));
+        assert_eq!((r.repeats, r.target_ci_pct), (8, Some(3.0)));
+        assert_eq!(
+            (r.placement, r.counter_node, r.node_iter),
+            (Placement::BestEffort, Some(1), NodeIter::Bitmap)
+        );
+        // The defaults: the seed's comparison, 5 rounds to ±5%, 18 s.
+        let d = request(&[]);
+        assert_eq!(d.rates, [Regime::FlatOut, Regime::SEED]);
+        assert_eq!((d.repeats, d.target_ci_pct), (5, Some(5.0)));
+        assert_eq!((d.read_every, d.seed, d.sample_every), (1, 1, None));
+        assert_eq!(d.duration, Duration::from_millis(500));
+        assert_eq!(d.max_time, Some(Duration::from_secs(18)));
+        assert_eq!(d.strategies.strategies().len(), 6);
+        assert_eq!(request(&["--repeats", "3"]).target_ci_pct, None);
+    }
+}
