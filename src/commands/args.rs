@@ -3,7 +3,7 @@
 
 use crate::clock::ClockKind;
 use crate::counter::{
-    DurationError, NodeIter, Pad, PublishPolicy, ShardLevel, parse_duration, parse_duration_or_zero,
+    NodeIter, Pad, PublishPolicy, ShardLevel, parse_duration, parse_duration_or_zero,
 };
 use crate::placement::Placement;
 use crate::runner::{DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, PoolSize, Pools, StrategyChoice};
@@ -13,16 +13,6 @@ use clap::Args;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
-
-/// `--duration`: a duration above zero with a unit.
-pub(super) fn duration_arg(s: &str) -> Result<Duration, DurationError> {
-    parse_duration(s)
-}
-
-/// `--warmup`: like `--duration`, but zero (`0`, `0ms`, `0s`) means none.
-pub(super) fn warmup_arg(s: &str) -> Result<Duration, DurationError> {
-    parse_duration_or_zero(s)
-}
 
 /// The longest `--inject`: half a window set aside as a stall.
 const INJECT_MAX: Duration = Duration::from_micros(10);
@@ -409,11 +399,11 @@ pub struct MeasureArgs {
     pub rate: Option<Vec<RateItem>>,
 
     /// Measured time per strategy and regime, split over the repeats [run: 1s, 500ms with two regimes; sweep: 1s, 200ms with --quick].
-    #[arg(long, value_name = "TIME", value_parser = duration_arg)]
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
     pub duration: Option<Duration>,
 
     /// Warm-up before each repeat's interval, 0 = none [50ms; sweep --quick: 20ms].
-    #[arg(long, value_name = "TIME", value_parser = warmup_arg)]
+    #[arg(long, value_name = "TIME", value_parser = parse_duration_or_zero)]
     pub warmup: Option<Duration>,
 
     /// Repeats per strategy: N fixed, or N:P% (run: N, then rounds until every 95% CI is within ±P%) [run: 5:5%; sweep: 5, 3 with --quick].
@@ -421,7 +411,7 @@ pub struct MeasureArgs {
     pub repeats: Option<RepeatsArg>,
 
     /// Time budget of the whole run or sweep: no repeat starts that would end past it [run: 18s; sweep: none].
-    #[arg(long, value_name = "TIME", value_parser = duration_arg)]
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
     pub max_time: Option<Duration>,
 
     /// strict or best-effort, comma-separated with: node:N (every slot on node N), compact|bitmap (node slot walk), oversubscribe

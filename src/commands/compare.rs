@@ -148,14 +148,12 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     for w in comparison.warnings.iter().chain(&skipped) {
         eprintln!("warning: {}", crate::report::plain(w));
     }
-    args.print.emit(&Document::Compare(
-        &comparison,
-        if args.verbose {
-            Detail::Full
-        } else {
-            Detail::Brief
-        },
-    ))?;
+    let detail = if args.verbose {
+        Detail::Full
+    } else {
+        Detail::Brief
+    };
+    super::emit(&Document::Compare(&comparison, detail), args.print.format())?;
     match args
         .fail_on
         .map(|f| (f, comparison.called(f == FailOn::Dearer)))

@@ -328,11 +328,14 @@ struct Bar {
     started: Option<std::time::Instant>,
 }
 
-impl Bar {
-    fn set_position(&self, done: u64) {
-        self.inner.set_position(done);
+impl std::ops::Deref for Bar {
+    type Target = indicatif::ProgressBar;
+    fn deref(&self) -> &Self::Target {
+        &self.inner
     }
+}
 
+impl Bar {
     /// Shows `what`, strategy names made short.
     fn set_message(&self, what: impl AsRef<str>) {
         if let Some(t) = self.started {
@@ -340,14 +343,6 @@ impl Bar {
         }
         let short: Vec<String> = what.as_ref().split(' ').map(short_name).collect();
         self.inner.set_message(short.join(" "));
-    }
-
-    fn println(&self, line: String) {
-        self.inner.println(line);
-    }
-
-    fn finish_and_clear(&self) {
-        self.inner.finish_and_clear();
     }
 }
 
@@ -391,14 +386,13 @@ fn check_out(out: &Path) -> Result<(), CliError> {
 }
 
 impl PrintArgs {
-    /// Prints `doc` as text or Markdown.
-    fn emit(&self, doc: &Document) -> Result<(), CliError> {
-        let format = if self.markdown {
+    /// Text, or Markdown with `--markdown`.
+    fn format(&self) -> Format {
+        if self.markdown {
             Format::Markdown
         } else {
             Format::Text
-        };
-        emit(doc, format)
+        }
     }
 }
 
@@ -417,16 +411,20 @@ fn emit(doc: &Document, format: Format) -> Result<(), CliError> {
     Ok(())
 }
 
-impl From<PlanError> for CliError {
-    fn from(e: PlanError) -> Self {
-        CliError::usage(e)
-    }
+/// Each layer's error as bad input (exit 2) or a failed run (exit 1).
+macro_rules! cli_error_from {
+    ($($kind:ident: $($error:ty),+;)+) => {$($(
+        impl From<$error> for CliError {
+            fn from(e: $error) -> Self {
+                CliError::$kind(e)
+            }
+        }
+    )+)+};
 }
 
-impl From<PoolError> for CliError {
-    fn from(e: PoolError) -> Self {
-        CliError::usage(e)
-    }
+cli_error_from! {
+    usage: PlanError, PoolError, ReadError, CompareError;
+    failure: WriteError, ExportError;
 }
 
 impl From<RunError> for CliError {
@@ -435,30 +433,6 @@ impl From<RunError> for CliError {
             RunError::Request(_) => CliError::usage(e),
             RunError::Placement(_) => CliError::failure(e),
         }
-    }
-}
-
-impl From<ReadError> for CliError {
-    fn from(e: ReadError) -> Self {
-        CliError::usage(e)
-    }
-}
-
-impl From<WriteError> for CliError {
-    fn from(e: WriteError) -> Self {
-        CliError::failure(e)
-    }
-}
-
-impl From<ExportError> for CliError {
-    fn from(e: ExportError) -> Self {
-        CliError::failure(e)
-    }
-}
-
-impl From<CompareError> for CliError {
-    fn from(e: CompareError) -> Self {
-        CliError::usage(e)
     }
 }
 

@@ -3,7 +3,7 @@
 use super::args::PrintArgs;
 use crate::CliError;
 use crate::report::html::{PAGE, PageSource};
-use crate::report::{self, Document, Format};
+use crate::report::{self, Document};
 use crate::results::{self, ResultFile};
 use clap::Args;
 use std::io::Read;
@@ -41,22 +41,11 @@ pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
     if let Some(page) = &args.html {
         return html(args, page.as_deref());
     }
-    let mut files = Vec::new();
-    for path in &args.files {
-        files.push(results::read(path)?.1);
-    }
-    if let ([file], false) = (files.as_slice(), args.verbose) {
-        return args.print.emit(&Document::from(file));
-    }
-    let format = if args.print.markdown {
-        Format::Markdown
-    } else {
-        Format::Text
-    };
     let mut texts = Vec::new();
-    for file in &files {
-        let text = report::render(&Document::from(file), format)?;
-        texts.push(text + &tables(file, args.verbose));
+    for path in &args.files {
+        let file = results::read(path)?.1;
+        let text = report::render(&Document::from(&file), args.print.format())?;
+        texts.push(text + &tables(&file, args.verbose));
     }
     print!("{}", texts.join("\n"));
     Ok(())

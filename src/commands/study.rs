@@ -11,13 +11,14 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::args::{ResultsArgs, duration_arg};
+use super::args::ResultsArgs;
+use crate::counter::parse_duration;
 
 /// Options of `contend study`.
 #[derive(Debug, Args)]
 pub struct StudyArgs {
     /// Time budget of the whole study, shared among the stages [60 s up to 16 CPUs, 2 s more per CPU beyond, at most 9 minutes].
-    #[arg(long, value_name = "TIME", value_parser = duration_arg)]
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
     pub max_time: Option<Duration>,
 
     /// Print what would run (pairs, points, repeats, seconds) and stop; works on any --sysfs-root.
