@@ -18,7 +18,7 @@
 //
 //   rustc -O --edition 2021 scripts/paced-net-check.rs -o /tmp/paced-net-check
 //   /tmp/paced-net-check       # beside: contend run --rate 22k --level global --publish always
-//   /tmp/paced-net-check 1000000 poisson   # beside: ... --rate 1M --arrivals poisson
+//   /tmp/paced-net-check 1000000 poisson   # beside: ... --rate 1M:poisson
 //   /tmp/paced-net-check 22000 ratelimit repeats=7   # beside: ... --publish ratelimit:1ms
 //   /tmp/paced-net-check 22000 fresh   # one new line a repeat
 use std::arch::x86_64::{__rdtscp, _mm_lfence, _rdtsc};

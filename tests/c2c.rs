@@ -284,10 +284,11 @@ fn contend_matrix_writes_the_same_format() {
         "matrix",
         "--samples",
         "20",
-        "--all-pairs",
+        "--pairs",
+        "all",
         "--quiet",
-        "--c2c-csv",
-        csv.to_str().unwrap(),
+        "--also",
+        &format!("c2c:{}", csv.display()),
         "--out",
         out.path().to_str().unwrap(),
     ]);
@@ -312,7 +313,7 @@ fn contend_matrix_writes_the_same_format() {
         assert_eq!(rows[j][i], "");
     }
     // Without every pair there is no such matrix: refused before measuring.
-    let o = contend(&["matrix", "--c2c-csv", csv.to_str().unwrap()]);
+    let o = contend(&["matrix", "--also", &format!("c2c:{}", csv.display())]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--all-pairs"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--pairs all"), "{}", stderr(&o));
 }

@@ -41,7 +41,7 @@ fn verify_pins_and_binds_here() {
         assert_eq!(t["verified"], true);
         assert_eq!(t["requested_cpu"], t["observed_cpu"]);
     }
-    // Every node's 4 pages (the default --pages), each on that node.
+    // Every node's 4 pages, each on that node.
     let memory = v["memory"].as_array().unwrap();
     assert!(!memory.is_empty());
     assert_eq!(memory[0]["requested_node"], 0);
@@ -52,14 +52,17 @@ fn verify_pins_and_binds_here() {
         assert_eq!(page_nodes.len(), 4, "{m}");
         assert!(page_nodes.iter().all(|n| *n == m["requested_node"]), "{m}");
     }
-    // And a page count asked for is the count placed and checked.
-    let out = contend(&["verify", "--json", "--nodes", "0", "--pages", "3"]);
+    // And only the nodes asked for.
+    let out = contend(&["verify", "--json", "--nodes", "0"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let memory = v["memory"].as_array().unwrap();
     assert_eq!(memory.len(), 1, "{v}");
-    assert_eq!(memory[0]["pages"], 3, "{v}");
-    assert_eq!(memory[0]["page_nodes"], serde_json::json!([0, 0, 0]), "{v}");
+    assert_eq!(
+        memory[0]["page_nodes"],
+        serde_json::json!([0, 0, 0, 0]),
+        "{v}"
+    );
 }
 
 #[test]
@@ -123,30 +126,25 @@ fn beyond_allowed() -> (String, String, Vec<u32>) {
 fn cpus_this_process_may_not_use_are_refused_unless_clipped() {
     let (spec, allowed, outside) = beyond_allowed();
     let may_use = format!("it may use {allowed})");
+    let one_reader = format!("1@{spec}");
+    let clipped_spec = format!("{spec}:clip");
     for args in [
-        vec!["run", "--writer-cpus", &spec],
-        vec!["run", "--reader-cpus", &spec, "--readers", "1"],
-        vec![
-            "predict",
-            "--latency",
-            "same-llc=20ns",
-            "--writer-cpus",
-            &spec,
-        ],
+        vec!["run", "--writers", &spec],
+        vec!["run", "--readers", &one_reader],
+        vec!["predict", "--latency", "same-llc=20ns", "--writers", &spec],
         vec!["matrix", "--cpus", &spec],
         vec!["verify", "--cpus", &spec],
     ] {
         assert_usage_error(&args, &may_use);
-        assert_usage_error(&args, "add --clip");
+        assert_usage_error(&args, "end the spec with :clip");
     }
-    // --clip runs on the allowed CPUs, says so in a note, and run.json
+    // SPEC:clip runs on the allowed CPUs, says so in a note, and run.json
     // records what it dropped.
     let dir = tempfile::tempdir().unwrap();
     let out = contend(&[
         "run",
-        "--writer-cpus",
-        &spec,
-        "--clip",
+        "--writers",
+        &clipped_spec,
         "--level",
         "global",
         "--publish",
@@ -163,13 +161,13 @@ fn cpus_this_process_may_not_use_are_refused_unless_clipped() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let note = format!(
-        "note: --writer-cpus {spec} clipped to CPUs {allowed} ({} are not allowed here)",
+        "note: --writers {spec} clipped to CPUs {allowed} ({} are not allowed here)",
         outside.iter().copied().collect::<CpuList>()
     );
     assert!(stderr(&out).lines().any(|l| l == note), "{}", stderr(&out));
     let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let clipped = &run["config"]["clipped"][0];
-    assert_eq!(clipped["option"], "--writer-cpus");
+    assert_eq!(clipped["option"], "--writers");
     assert_eq!(clipped["spec"], spec.as_str());
     assert_eq!(clipped["dropped"], serde_json::json!(outside));
     assert_eq!(clipped["kept"], serde_json::json!(allowed_cpus()));
@@ -190,11 +188,10 @@ fn a_matrix_clipped_records_it() {
     let out = contend(&[
         "matrix",
         "--cpus",
-        &spec,
-        "--clip",
+        &format!("{spec}:clip"),
         "--samples",
         "10",
-        "--per-class",
+        "--pairs",
         "1",
         "--quiet",
         "--out",
@@ -223,10 +220,13 @@ fn misspelt_names_get_a_guess() {
             "did you mean \"ratelimit:1ms+threshold:64\"?",
         ),
         (
-            vec!["run", "--clock", "monotonc"],
+            vec!["run", "--publish", "always,clock:monotonc"],
             "did you mean \"monotonic\"?",
         ),
-        (vec!["run", "--pad", "12"], "did you mean \"128\"?"),
+        (
+            vec!["run", "--level", "global,pad:12"],
+            "did you mean \"128\"?",
+        ),
         (vec!["matrix", "--mode", "cass"], "did you mean \"cas\"?"),
         (vec!["matrix", "--home", "frst"], "did you mean \"first\"?"),
         (
@@ -238,7 +238,7 @@ fn misspelt_names_get_a_guess() {
             "did you mean \"unbound\"?",
         ),
         (
-            vec!["run", "--rate", "1k", "--arrivals", "poison"],
+            vec!["run", "--rate", "1k:poison"],
             "did you mean \"poisson\"?",
         ),
     ] {
@@ -259,11 +259,70 @@ fn clap_usage_errors_are_one_contend_line() {
     assert_usage_error(&["--bogus"], "unexpected argument '--bogus'");
     assert_usage_error(&["compare"], "required arguments were not provided");
     assert_usage_error(&["nonsense"], "unrecognized subcommand 'nonsense'");
-    assert_usage_error(&["run", "--repeats", "0"], "'--repeats <N>'");
-    assert_usage_error(
-        &["run", "--placement", "strct"],
-        "a similar value exists: 'strict'",
-    );
+    assert_usage_error(&["run", "--repeats", "0"], "'--repeats <N[:P%]>'");
+    // A folded value names the part that is wrong.
+    for (args, part) in [
+        (
+            &["run", "--placement", "strct"][..],
+            "\"strct\" is not strict, best-effort",
+        ),
+        (
+            &["run", "--placement", "node:x"],
+            "\"node:x\" is not strict",
+        ),
+        (
+            &["run", "--writers", "4@nowhere"],
+            "bad CPU spec \"nowhere\"",
+        ),
+        (
+            &["run", "--readers", "node:0"],
+            "give the readers' count (2@node:1)",
+        ),
+        (
+            &["run", "--readers", "1@0+every:x"],
+            "every:K takes a count",
+        ),
+        (
+            &["run", "--rate", "max:poisson"],
+            "flat out (max) has no arrivals",
+        ),
+        (
+            &["run", "--rate", "22k,seed:x"],
+            "seed:N takes a whole number",
+        ),
+        (&["run", "--repeats", "5:x"], "\"x\" is not a percentage"),
+        (
+            &["run", "--publish", "always,walks:2"],
+            "not a fraction above 0",
+        ),
+        (
+            &["run", "--rate", "22k,1M:poisson"],
+            "one arrival process per run",
+        ),
+        (
+            &["sweep", "--repeats", "5:2%"],
+            "a sweep repeats a fixed count",
+        ),
+        (
+            &["sweep", "--placement", "node:0"],
+            "a sweep takes strict or best-effort",
+        ),
+        (
+            &["matrix", "--pairs", "0"],
+            "is not a count of pairs per class",
+        ),
+        (&["matrix", "--also", "cousins:2"], "is not contenders:K"),
+        (
+            &["matrix", "--also", "c2c:x.csv"],
+            "--also c2c:FILE needs every pair",
+        ),
+        (
+            &["spread", "--node", "1:new"],
+            "is not a node (1) or a node and :old",
+        ),
+    ] {
+        assert_usage_error(args, part);
+    }
 }
 
 #[test]

@@ -283,7 +283,7 @@ fn a_file_against_itself_is_no_change_and_one_changed_strategy_is_found() {
         "{text}"
     );
     // A threshold of 25% takes the change in.
-    let (all, text) = compare_ok(&[s(&base), s(&test), "--noise-threshold", "25"]);
+    let (all, text) = compare_ok(&[s(&base), s(&test), "--noise", "25"]);
     assert!(
         all.iter()
             .all(|r| ["no change", "not judged"].contains(&r.verdict.as_str())),
@@ -322,7 +322,7 @@ fn a_tiny_significant_difference_is_no_change() {
         assert_eq!(row.p, "p<0.001", "{row:?}");
     }
     // Without a threshold the same difference is a change.
-    let (all, text) = compare_ok(&[s(&base), s(&test), "--noise-threshold", "0"]);
+    let (all, text) = compare_ok(&[s(&base), s(&test), "--noise", "0"]);
     let words: Vec<&str> = all.iter().map(|r| r.verdict.as_str()).collect();
     assert_eq!(
         words,
@@ -466,18 +466,12 @@ fn noise_decides_between_no_change_and_inconclusive() {
 fn bad_noise_thresholds_are_one_line_errors() {
     let r = run();
     for bad in ["abc", "-1", "", "inf"] {
-        let out = contend(&["compare", s(&r.json), s(&r.json), "--noise-threshold", bad]);
-        assert_one_line_error(&out, "--noise-threshold");
+        let out = contend(&["compare", s(&r.json), s(&r.json), "--noise", bad]);
+        assert_one_line_error(&out, "--noise");
     }
-    let out = contend(&["compare", s(&r.json), s(&r.json), "--noise-threshold=-0.5"]);
+    let out = contend(&["compare", s(&r.json), s(&r.json), "--noise=-0.5"]);
     assert_one_line_error(&out, "a percentage and/or ns per update of 0 or more");
-    let out = contend(&[
-        "compare",
-        s(&r.json),
-        s(&r.json),
-        "--noise-threshold",
-        "2%,3%",
-    ]);
+    let out = contend(&["compare", s(&r.json), s(&r.json), "--noise", "2%,3%"]);
     assert_one_line_error(&out, "\"2%,3%\" is not a noise threshold");
 }
 
@@ -714,31 +708,6 @@ fn missing_and_corrupt_files_are_one_line_errors() {
     let wrong = save(dir.path(), "wrong.json", &serde_json::json!({"schema": 1}));
     assert_one_line_error(&contend(&["report", s(&wrong)]), "wrong.json");
     assert_one_line_error(&contend(&["report", s(dir.path())]), "no run.json");
-}
-
-#[test]
-fn out_is_never_overwritten_without_force() {
-    let r = run();
-    let dir = tempfile::tempdir().unwrap();
-    let out_file = dir.path().join("compare.md");
-    std::fs::write(&out_file, "keep me").unwrap();
-    let args = ["compare", s(&r.json), s(&r.json), "--out", s(&out_file)];
-    assert_one_line_error(&contend(&args), "compare.md");
-    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), "keep me");
-
-    let forced = contend(&[&args[..], &["--force", "--markdown"]].concat());
-    assert!(forced.status.success(), "{}", stderr(&forced));
-    assert!(stdout(&forced).is_empty());
-    let written = std::fs::read_to_string(&out_file).unwrap();
-    assert!(written.contains("| configuration |"), "{written}");
-
-    let report = dir.path().join("report.md");
-    let ok = contend(&["report", s(&r.json), "--markdown", "--out", s(&report)]);
-    assert!(ok.status.success(), "{}", stderr(&ok));
-    assert_one_line_error(
-        &contend(&["report", s(&r.json), "--out", s(&report)]),
-        "report.md",
-    );
 }
 
 #[test]

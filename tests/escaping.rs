@@ -109,7 +109,7 @@ fn hostile_strings_stay_text_in_every_format() {
     );
 
     let page = dir.path().join("page.html");
-    let out = contend(&["report", s(&run), "--html", "--output", s(&page)]);
+    let out = contend(&["report", s(&run), &format!("--html={}", s(&page))]);
     assert!(out.status.success(), "{}", stderr(&out));
     let html = std::fs::read_to_string(&page).unwrap();
     assert_html("report --html", &html);

@@ -70,11 +70,11 @@ fn run() -> &'static Run {
     })
 }
 
-/// The page `contend report ARGS --html --output -` prints.
+/// The page `contend report ARGS --html=-` prints.
 fn page(args: &[&str]) -> String {
     let mut all = vec!["report"];
     all.extend_from_slice(args);
-    all.extend_from_slice(&["--html", "--output", "-"]);
+    all.push("--html=-");
     let out = contend(&all);
     assert!(out.status.success(), "{all:?}: {}", stderr(&out));
     stdout(&out)
@@ -325,9 +325,9 @@ fn report_html_goes_beside_the_first_file_or_where_asked() {
     assert!(stderr(&out).contains(&format!("wrote {}", page.display())));
     // Again: the page is replaced.
     assert!(contend(&["report", s(&copy), "--html"]).status.success());
-    // --output elsewhere; a folder as the file.
+    // --html=PAGE elsewhere; a folder as the file.
     let other = dir.path().join("other.html");
-    let out = contend(&["report", s(dir.path()), "--html", "--output", s(&other)]);
+    let out = contend(&["report", s(dir.path()), &format!("--html={}", s(&other))]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         std::fs::read_to_string(&other)
@@ -335,10 +335,10 @@ fn report_html_goes_beside_the_first_file_or_where_asked() {
             .contains("contend run on")
     );
     // A file that is not a page is never replaced.
-    let out = contend(&["report", s(&copy), "--html", "--output", s(&copy)]);
+    let out = contend(&["report", s(&copy), &format!("--html={}", s(&copy))]);
     assert_one_line_error(&out, "is not an HTML page");
     assert!(load(&copy)["strategies"].is_array());
-    // --html with --markdown or --out is a usage error.
+    // --html with --markdown, or an --output option, is a usage error.
     let out = contend(&["report", s(&copy), "--html", "--markdown"]);
     assert_eq!(out.status.code(), Some(2));
     let out = contend(&["report", s(&copy), "--output", "x.html"]);
@@ -357,7 +357,7 @@ fn bad_input_is_one_error_line_naming_the_file() {
         for html in [true, false] {
             let mut args = vec!["report", s(&r.json), s(bad)];
             if html {
-                args.extend(["--html", "--output", "-"]);
+                args.push("--html=-");
             }
             let out = contend(&args);
             assert_one_line_error(&out, s(bad));
@@ -424,9 +424,7 @@ fn hosts_side_by_side() {
         "report",
         s(&intel),
         s(&amd),
-        "--html",
-        "--output",
-        s(&out_page),
+        &format!("--html={}", s(&out_page)),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let html = std::fs::read_to_string(&out_page).unwrap();
@@ -547,9 +545,7 @@ fn the_page_renders_in_a_real_browser() {
         s(&run().json),
         s(&amd),
         s(&sweep),
-        "--html",
-        "--output",
-        s(&multi),
+        &format!("--html={}", s(&multi)),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let (dom, err) = headless(&browser, dir.path(), &multi, &["--dump-dom"]);

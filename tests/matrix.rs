@@ -106,7 +106,7 @@ fn pairs_are_sampled_per_class_deterministically() {
     let cols: std::collections::BTreeSet<u32> = cross.map(|p| p.b).collect();
     assert!(rows.len() >= 32 && cols.len() >= 32, "{rows:?} {cols:?}");
     assert_eq!(select_pairs(&epyc, &all, Some(64)).unwrap(), sel);
-    // --all-pairs, and duplicates / order in the CPU list do not matter.
+    // --pairs all, and duplicates / order in the CPU list do not matter.
     let every = select_pairs(&epyc, &[3, 1, 2, 1, 0], None).unwrap();
     assert_eq!(every.pairs.len(), 6);
 }
@@ -518,7 +518,7 @@ fn matrix_on_this_host_agrees_with_the_reference() {
         "--json",
         "--samples",
         "40",
-        "--per-class",
+        "--pairs",
         "4",
         "--out",
         dir.path().to_str().unwrap(),
@@ -643,7 +643,6 @@ fn matrix_on_this_host_agrees_with_the_reference() {
         files.to_str().unwrap(),
         "--out",
         redrawn.to_str().unwrap(),
-        "--quiet",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
@@ -714,13 +713,14 @@ fn contenders_sharers_and_homes_are_stored_and_printed() {
         "--json",
         "--samples",
         "6",
-        "--per-class",
+        "--pairs",
         "1",
-        "--contenders",
-        "2",
-        "--sharers",
-        "1",
-        "--home-classes",
+        "--also",
+        "contenders:2",
+        "--also",
+        "sharers:1",
+        "--also",
+        "home",
         "--out",
         dir.path().to_str().unwrap(),
     ]);
@@ -888,7 +888,7 @@ fn bad_requests_exit_2_with_one_line() {
     assert_usage_error(&["matrix", "--cpus", "0"], "at least 2 CPUs");
     assert_usage_error(&["matrix", "--cpus", "4000-4001"], "names CPUs 4000-4001,");
     assert_usage_error(
-        &["matrix", "--cpus", "4000-4001", "--clip"],
+        &["matrix", "--cpus", "4000-4001:clip"],
         "selects no allowed CPU",
     );
     assert_usage_error(&["matrix", "--home", "node:9"], "node 9 does not exist");
@@ -896,22 +896,25 @@ fn bad_requests_exit_2_with_one_line() {
     assert_usage_error(&["matrix", "--mode", "xchg"], "expected cas or rw");
     // Contenders and sharers beyond the chosen CPUs (or below the least).
     assert_usage_error(
-        &["matrix", "--cpus", "0-1", "--contenders", "2,999"],
-        "--contenders 999: needs 999 CPUs; --cpus 0-1 selects 2",
+        &["matrix", "--cpus", "0-1", "--also", "contenders:2,999"],
+        "--also contenders 999: needs 999 CPUs; --cpus 0-1 selects 2",
     );
     assert_usage_error(
-        &["matrix", "--cpus", "0-1", "--sharers", "2"],
-        "--sharers 2: a writer and 2 readers need 3 CPUs; --cpus 0-1 selects 2",
+        &["matrix", "--cpus", "0-1", "--also", "sharers:2"],
+        "--also sharers 2: a writer and 2 readers need 3 CPUs; --cpus 0-1 selects 2",
     );
     assert_usage_error(
-        &["matrix", "--contenders", "1"],
-        "--contenders 1: at least 2 CPUs",
+        &["matrix", "--also", "contenders:1"],
+        "--also contenders 1: at least 2 CPUs",
     );
     assert_usage_error(
-        &["matrix", "--sharers", "0"],
-        "--sharers 0: at least 1 reader",
+        &["matrix", "--also", "sharers:0"],
+        "--also sharers 0: at least 1 reader",
     );
-    assert_usage_error(&["matrix", "--sharers", "few"], "expected all or counts");
+    assert_usage_error(
+        &["matrix", "--also", "sharers:few"],
+        "expected all or counts",
+    );
     let fixture = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/topology/vm-4node-norov"

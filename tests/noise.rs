@@ -133,17 +133,7 @@ fn adaptive_repeats_stop_at_the_target_or_at_the_time_limit() {
     let dir = tempfile::tempdir().unwrap();
     // A target no run can miss: no repeat beyond the first two, but for
     // a disturbed one measured again (the same rule in both regimes).
-    let v = quick(
-        dir.path(),
-        &[
-            "--duration",
-            "40ms",
-            "--repeats",
-            "2",
-            "--target-ci",
-            "1000",
-        ],
-    );
+    let v = quick(dir.path(), &["--duration", "40ms", "--repeats", "2:1000%"]);
     assert_eq!(v["config"]["target_ci_pct"], 1000.0);
     for s in v["strategies"].as_array().unwrap() {
         let retries = s["retries"].as_u64().unwrap() as usize;
@@ -176,9 +166,7 @@ fn adaptive_repeats_stop_at_the_target_or_at_the_time_limit() {
         "--duration",
         "40ms",
         "--repeats",
-        "2",
-        "--target-ci",
-        "0.000001",
+        "2:0.000001%",
         "--max-time",
         "2s",
     ]);

@@ -7,11 +7,11 @@
 //! pair's line was bound. `--mode rw` shows only in the record: a hand-off
 //! by loads and stores counts the same samples as a CAS.
 //!
-//! Options tested elsewhere: `--warmup`, `--oversubscribe`, `--rate` and
-//! `--readers` (tests/run.rs); `--target-ci` and `--max-time`
-//! (tests/noise.rs); `--counter-node` on a multi-node guest
-//! (tests/guest/); `--sysfs-root` (tests/topology_fixtures.rs); the
-//! matrix's `--per-class` and `--all-pairs` selection (tests/matrix.rs).
+//! Options tested elsewhere: `--warmup`, `--placement oversubscribe`,
+//! `--rate` and `--readers` (tests/run.rs); `--repeats N:P%` and
+//! `--max-time` (tests/noise.rs); `--placement node:N` on a multi-node
+//! guest (tests/guest/); `--sysfs-root` (tests/topology_fixtures.rs); the
+//! matrix's `--pairs` selection (tests/matrix.rs).
 
 use serde_json::Value;
 
@@ -93,7 +93,7 @@ fn node_iter_decides_how_a_read_walks_the_node_slots() {
     ] {
         let mut args = vec!["--level", "node,cpu", "--publish", "always"];
         if let Some(a) = asked {
-            args.extend(["--node-iter", a]);
+            args.extend(["--placement", a]);
         }
         let v = run(&args);
         assert_eq!(v["config"]["node_iter"], how, "{asked:?}");
@@ -163,11 +163,9 @@ fn pad_decides_how_far_apart_the_slots_lie() {
     }
     let v = run(&[
         "--level",
-        "cpu,global",
+        "cpu,global,pad:128,pad:64,pad:0",
         "--publish",
         "always",
-        "--pad",
-        "128,64,0",
     ]);
     for (pad, bytes) in [("128", 128), ("64", 64), ("0", 8)] {
         let s = strategy(&v, &format!("cpu/always/pad{pad}"));
@@ -230,7 +228,12 @@ fn writer_and_reader_cpus_pin_threads_where_asked() {
     };
     let (w, r) = (cpus[1], cpus[0]);
     let (ws, rs) = (w.to_string(), r.to_string());
-    let v = run_global(&["--writer-cpus", &ws, "--readers", "1", "--reader-cpus", &rs]);
+    let v = run_global(&[
+        "--writers",
+        &format!("1@{ws}"),
+        "--readers",
+        &format!("1@{rs}"),
+    ]);
     assert_eq!(u64s(&v["config"]["writer_cpus"]), [u64::from(w)]);
     assert_eq!(u64s(&v["config"]["reader_cpus"]), [u64::from(r)]);
     let threads = strategy(&v, "global/always/pad128")["threads"]
@@ -265,15 +268,14 @@ fn writer_and_reader_cpus_pin_threads_where_asked() {
 #[test]
 fn read_every_sets_the_updates_per_writer_read() {
     for k in [1u64, 4, 0] {
-        let ks = k.to_string();
-        let v = run_global(&["--read-every", &ks]);
+        let v = run_global(&["--readers", &format!("every:{k}")]);
         assert_eq!(v["config"]["read_every"], k);
         let r = &strategy(&v, "global/always/pad128")["repeats"][0];
         let updates = u64s(&r["writer_updates"]);
         let reads = u64s(&r["writer_reads"]);
         for (u, &n) in updates.iter().zip(&reads) {
             match u.checked_div(k) {
-                None => assert_eq!(n, 0, "--read-every 0 reads nothing"),
+                None => assert_eq!(n, 0, "every:0 reads nothing"),
                 // The countdown runs across the start of the window, so a
                 // writer is off by at most one read.
                 Some(want) => assert!(
@@ -288,8 +290,8 @@ fn read_every_sets_the_updates_per_writer_read() {
 #[test]
 fn sample_every_sets_how_many_operations_are_timed() {
     for (asked, every) in [("64", 64u64), ("100", 128), ("0", 0)] {
-        let v = run_global(&["--sample-every", asked]);
-        assert_eq!(v["config"]["sample_every"], every, "--sample-every {asked}");
+        let v = run_global(&["--rate", &format!("sample:{asked}")]);
+        assert_eq!(v["config"]["sample_every"], every, "sample:{asked}");
         assert_eq!(v["config"]["staleness_probes"], every != 0);
         let r = &strategy(&v, "global/always/pad128")["repeats"][0];
         let updates = u64s(&r["writer_updates"]);
@@ -304,7 +306,7 @@ fn sample_every_sets_how_many_operations_are_timed() {
         let slack = updates.len() as u64;
         assert!(
             got + slack >= want && got <= want + slack,
-            "--sample-every {asked}: {got} samples, {want} expected"
+            "sample:{asked}: {got} samples, {want} expected"
         );
     }
 }
@@ -340,8 +342,8 @@ fn counter_node_binds_every_slot_there() {
         "cpu",
         "--publish",
         "always",
-        "--counter-node",
-        &ns,
+        "--placement",
+        &format!("node:{ns}"),
     ]);
     assert_eq!(v["config"]["counter_node"], node);
     for slot in strategy(&v, "cpu/always/pad128")["slots"]
@@ -373,7 +375,7 @@ fn seed_is_recorded_and_the_sum_stays_exact() {
     // What the seed changes (the load table) is checked in workload/load.rs;
     // the per-writer table is not visible in run.json, so here only the
     // record and the invariants a seed must not break.
-    let v = run_global(&["--seed", "7"]);
+    let v = run_global(&["--rate", "seed:7"]);
     assert_eq!(v["config"]["seed"], 7);
     // Every final load lies in the walk's bounds, 512..=4096.
     let r = &strategy(&v, "global/always/pad128")["repeats"][0];

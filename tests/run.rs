@@ -32,7 +32,7 @@ fn quick_run_writes_exact_verified_results_with_provenance() {
         dir.path(),
         &["--level", "global,cpu", "--publish", "always,ratelimit:1ms"],
     );
-    assert_eq!(v["schema"], 3);
+    assert_eq!(v["schema"], contend::runner::SCHEMA_VERSION);
     assert_eq!(v["partial"], false);
     let strategies = v["strategies"].as_array().unwrap();
     let names: Vec<&str> = strategies
@@ -400,7 +400,8 @@ fn reader_pool_and_oversubscription_are_recorded() {
             "always",
             "--writers",
             &too_many,
-            "--oversubscribe",
+            "--placement",
+            "oversubscribe",
         ],
     );
     assert!(
@@ -458,38 +459,38 @@ fn bad_run_requests_exit_2_with_one_line() {
     let cases: [(&[&str], &str); 17] = [
         (&["run", "--level", "socket"], "unknown level"),
         (
-            &["run", "--threshold-publishes", "1.5"],
+            &["run", "--publish", "walks:1.5"],
             "\"1.5\" is not a fraction above 0 and below 1 (0.4 or 40%)",
         ),
         (
-            &["run", "--threshold-publishes", "0%"],
+            &["run", "--publish", "walks:0%"],
             "is not a fraction above 0 and below 1",
         ),
         (
-            &["run", "--threshold-publishes", "lots"],
+            &["run", "--publish", "walks:lots"],
             "is not a fraction above 0 and below 1",
         ),
         (
-            &["run", "--threshold-publishes", "99.9%"],
-            "--threshold-publishes: threshold:64 publishes 0.2% to 96.0% of updates with any load walk: 99.9% is out of reach",
+            &["run", "--publish", "always,walks:99.9%"],
+            "--publish walks: threshold:64 publishes 0.2% to 96.0% of updates with any load walk: 99.9% is out of reach",
         ),
         (&["run", "--publish", "sometimes"], "bad publish policy"),
         (&["run", "--duration", "5"], "no unit"),
         (&["run", "--duration", "0ms"], "above zero"),
-        (&["run", "--writer-cpus", "4000"], "names CPU 4000,"),
-        (&["run", "--counter-node", "7"], "node 7 does not exist"),
-        (&["run", "--writers", "4096"], "--oversubscribe"),
-        (&["run", "--clock", "hpet"], "unknown clock"),
-        (&["run", "--pad", "32"], "unknown pad"),
+        (&["run", "--writers", "1@4000"], "names CPU 4000,"),
+        (&["run", "--placement", "node:7"], "node 7 does not exist"),
+        (&["run", "--writers", "4096"], "--placement oversubscribe"),
+        (&["run", "--publish", "clock:hpet"], "unknown clock"),
+        (&["run", "--level", "pad:32"], "unknown pad"),
         (&["run", "--rate", "0"], "or max (flat out)"),
         (&["run", "--rate", "max,fast"], "\"fast\" is not a rate"),
         (
-            &["run", "--arrivals", "even"],
+            &["run", "--rate", "22k:even"],
             "unknown arrivals \"even\" (expected paced or poisson)",
         ),
         (
-            &["run", "--rate", "max", "--arrivals", "poisson"],
-            "--arrivals poisson needs a paced rate",
+            &["run", "--rate", "max:poisson"],
+            "flat out (max) has no arrivals",
         ),
     ];
     for (args, needle) in cases {
@@ -663,7 +664,7 @@ fn threshold_64_publishes_the_fraction_asked_for_and_run_json_says_so() {
     assert_eq!(seed["config"]["load_step"], 26);
     let f = publish_fraction(&seed);
     assert!((f - 0.40).abs() <= 0.03, "threshold:64 published {f}");
-    let more = run(&["--threshold-publishes", "60%"]);
+    let more = run(&["--publish", "walks:60%"]);
     assert_eq!(more["config"]["threshold_publishes"], 0.6);
     assert!(more["config"]["load_step"].as_i64().unwrap() > 26);
     let g = publish_fraction(&more);

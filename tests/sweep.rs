@@ -39,7 +39,7 @@ fn short_sweep_writes_exact_points_and_every_file() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["schema"], 3);
+    assert_eq!(v["schema"], contend::runner::SCHEMA_VERSION);
     assert_eq!(v["partial"], false);
     let points = v["points"].as_array().unwrap();
     let unbound: Vec<u64> = points

@@ -41,7 +41,7 @@ fn resolve_ok(t: &Topology, spec: &str) -> Vec<u32> {
 }
 
 fn clipped_ok(t: &Topology, spec: &str) -> Vec<u32> {
-    resolve_with(t, spec, true).unwrap_or_else(|e| panic!("spec {spec:?} --clip: {e}"))
+    resolve_with(t, spec, true).unwrap_or_else(|e| panic!("spec {spec:?}:clip: {e}"))
 }
 
 fn resolve_err(t: &Topology, spec: &str) -> String {
@@ -53,7 +53,7 @@ fn resolve_err(t: &Topology, spec: &str) -> String {
 
 fn clipped_err(t: &Topology, spec: &str) -> String {
     match resolve_with(t, spec, true) {
-        Ok(v) => panic!("spec {spec:?} --clip should fail, resolved to {v:?}"),
+        Ok(v) => panic!("spec {spec:?}:clip should fail, resolved to {v:?}"),
         Err(e) => e,
     }
 }
@@ -476,7 +476,7 @@ fn restricted_cpuset() {
     ] {
         let err = resolve_err(&t, spec);
         assert!(
-            err.contains(&format!("names CPUs {outside},")) && err.contains("--clip"),
+            err.contains(&format!("names CPUs {outside},")) && err.contains(":clip"),
             "{spec}: {err}"
         );
         assert_eq!(clipped_ok(&t, spec), kept, "{spec}");

@@ -1,9 +1,5 @@
-//! `contend compare`: two sides (runs, one or several each; or two sets of
-//! strategies in one run) side by side, a verdict per pair (`dearer
-//! +15.0 ±1.9%`, `no change`, `inconclusive`): across runs at the run
-//! level, with a host's record bounding a side of one run (`--noise`),
-//! Holm-adjusted, at a noise threshold (`--noise-threshold`); `--fail-on`
-//! makes it a CI gate.
+//! `contend compare`: two sides (runs, or two sets of strategies in one
+//! run) side by side, a verdict per pair; `--fail-on` makes it a CI gate.
 
 use super::args::PrintArgs;
 use crate::CliError;
@@ -19,10 +15,7 @@ use std::path::{Path, PathBuf};
 /// Options of `contend compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The base: a run.json, a run's folder, or a folder of runs (every
-    /// run.json under it, as several `contend run --out DIR` leave them):
-    /// several runs of one experiment are its replicates. Alone, with
-    /// --base and --test, the runs whose strategies are compared.
+    /// The base: a run.json, a run's folder, or a folder of runs (its replicates); alone, with --base and --test, the runs whose strategies are compared.
     #[arg(value_name = "BASE")]
     pub base_file: PathBuf,
 
@@ -30,17 +23,11 @@ pub struct CompareArgs {
     #[arg(value_name = "TEST")]
     pub test_file: Option<PathBuf>,
 
-    /// Base strategies: a strategy by its short name (global/threshold:64)
-    /// or any unique start of one (global/thr); or a level (global) or
-    /// other part of the name (always, pad128), matched with --test's
-    /// strategies on the rest of the name.
+    /// Base strategies: a short name (global/threshold:64) or a unique start of one, or a part of names (global, always) matched with --test's on the rest.
     #[arg(long, value_name = "SELECTOR", requires = "test")]
     pub base: Option<String>,
 
-    /// Test strategies, each picked as --base picks the base ones and
-    /// compared with it: `--test B,C` (or `--test B --test C`) sets B and
-    /// C against the base in one table (node for global/always vs
-    /// node/always).
+    /// Test strategies, picked as --base picks: `--test B,C` sets B and C against the base in one table.
     #[arg(
         long,
         value_name = "SELECTOR",
@@ -49,40 +36,72 @@ pub struct CompareArgs {
     )]
     pub test: Vec<String>,
 
-    /// Print every compared measure of every pair with its p-value (the
-    /// default text is the patch table: each strategy's cost per update,
-    /// within 72 columns).
+    /// Print every compared measure of every pair with its p-value, not just the patch table.
     #[arg(long)]
     pub verbose: bool,
 
-    /// Noise threshold: a percentage of the base mean and, for a paced
-    /// cost per update, ns (default 2%,1ns). A change whose 95% confidence
-    /// interval lies within it is "no change" ("no practical difference"
-    /// when the ns bound it), however small its p-value; a change must lie
-    /// wholly beyond it (and be significant after Holm's correction). A
-    /// net CPU share's ns bound is what those ns take of a CPU at its rate;
-    /// throughput figures keep the percentage alone. `0.5` or `3%` sets
-    /// the percentage, `2ns` the ns.
-    #[arg(long, value_name = "P%,Nns", allow_hyphen_values = true)]
-    pub noise_threshold: Option<NoiseThreshold>,
+    #[doc = "What counts as noise, one per use: the host's record of identical runs (noise.json or a folder of runs), or the threshold P%,Nns [2%,1ns]."]
+    #[arg(long, value_name = "FILE|DIR|P%,Nns", allow_hyphen_values = true, long_help = NOISE_HELP)]
+    pub noise: Vec<Noise>,
 
-    /// The host's record of identical runs that bounds how far a second
-    /// run lands: a noise.json (`contend run --runs K` writes one in the
-    /// host folder, the default when it is for these runs' host and
-    /// settings), or a folder of such runs. Without one, a side of one run
-    /// cannot be told from the noise between runs, and no change is
-    /// called.
-    #[arg(long, value_name = "FILE|DIR")]
-    pub noise: Option<PathBuf>,
-
-    /// Exit with status 1 when a pair is called `dearer` (a worse cost),
-    /// or any `change` either way: a CI gate. The table is printed first.
+    /// Exit 1 when a pair is called `dearer`, or any `change` either way (a CI gate; the table is printed first).
     #[arg(long, value_name = "VERDICT")]
     pub fail_on: Option<FailOn>,
 
-    /// How and where to print.
+    /// How to print.
     #[command(flatten)]
     pub print: PrintArgs,
+}
+
+const NOISE_HELP: &str = "What counts as noise; give it once for each. \
+    FILE|DIR: the host's record of identical runs that bounds how far a second run lands: a \
+    noise.json (`contend run --runs K` writes one in the host folder, the default when it is for \
+    these runs' host and settings), or a folder of such runs; without one, a side of one run \
+    cannot be told from the noise between runs, and no change is called. P%,Nns: the noise \
+    threshold, a percentage of the base mean and, for a paced cost per update, ns (2%, 3%,2ns, \
+    2ns) [2%,1ns]: a change whose 95% CI lies within it is no change, however small its p-value.";
+
+/// One `--noise` value: a threshold, or the record's file or folder.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Noise {
+    /// `P%,Nns`.
+    Threshold(NoiseThreshold),
+    /// A noise.json or a folder of runs.
+    Record(PathBuf),
+}
+
+impl std::str::FromStr for Noise {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if Path::new(s).exists() {
+            return Ok(Noise::Record(s.into()));
+        }
+        s.parse()
+            .map(Noise::Threshold)
+            .map_err(|e| format!("{e}, nor a file or folder"))
+    }
+}
+
+impl CompareArgs {
+    /// The threshold given, else the default.
+    fn threshold(&self) -> NoiseThreshold {
+        self.noise
+            .iter()
+            .rev()
+            .find_map(|n| match n {
+                Noise::Threshold(t) => Some(*t),
+                Noise::Record(_) => None,
+            })
+            .unwrap_or(NOISE_THRESHOLD)
+    }
+
+    /// The record's file or folder given.
+    fn record(&self) -> Option<&Path> {
+        self.noise.iter().rev().find_map(|n| match n {
+            Noise::Record(p) => Some(p.as_path()),
+            Noise::Threshold(_) => None,
+        })
+    }
 }
 
 /// What `--fail-on` fails on.
@@ -95,8 +114,7 @@ pub enum FailOn {
 }
 
 pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
-    args.print.check()?;
-    let threshold = args.noise_threshold.unwrap_or(NOISE_THRESHOLD);
+    let threshold = args.threshold();
     let base_runs = results::read_runs(&args.base_file)?;
     let test_runs = match &args.test_file {
         Some(path) => Some(results::read_runs(path)?),
@@ -120,7 +138,7 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
         test_runs.as_deref().unwrap_or(&base_runs),
         args.test.clone(),
     )?;
-    let (record, skipped) = host_record(args.noise.as_deref(), &base, &test)?;
+    let (record, skipped) = host_record(args.record(), &base, &test)?;
     let comparison = Comparison::new(
         base,
         test,
@@ -130,14 +148,12 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     for w in comparison.warnings.iter().chain(&skipped) {
         eprintln!("warning: {}", crate::report::plain(w));
     }
-    args.print.emit(&Document::Compare(
-        &comparison,
-        if args.verbose {
-            Detail::Full
-        } else {
-            Detail::Brief
-        },
-    ))?;
+    let detail = if args.verbose {
+        Detail::Full
+    } else {
+        Detail::Brief
+    };
+    super::emit(&Document::Compare(&comparison, detail), args.print.format())?;
     match args
         .fail_on
         .map(|f| (f, comparison.called(f == FailOn::Dearer)))
@@ -161,8 +177,7 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
 /// A host's record and the file it came from.
 type Named = (PathBuf, HostRecord);
 
-/// The side of `runs` found under `path`, picked by `selectors`: one run
-/// is named by its file, several by the folder they are in.
+/// The side of `runs` under `path`, picked by `selectors`.
 fn side<'a>(
     option: &'static str,
     path: &Path,
@@ -177,12 +192,9 @@ fn side<'a>(
     Ok(Side::new(option, path, runs, selectors)?)
 }
 
-/// The host's record that bounds the comparison: `--noise FILE` (an error
-/// when it is not for these runs, or made from one of them), or
-/// noise.json in the host folder of either side's first run
-/// (`DIR/<host>/noise.json` beside `DIR/<host>/<timestamp>/run.json`) when
-/// it is for them and not made from them; with a warning for each record
-/// found but not for them.
+/// The host's record that bounds the comparison: `--noise FILE`, or
+/// noise.json in either side's host folder when it is for these runs and
+/// not made from them; a warning for each found but not for them.
 fn host_record(
     named: Option<&Path>,
     base: &Side,
@@ -228,9 +240,7 @@ fn host_record(
             ) {
                 (None, None) => return Ok((Some((path, record)), skipped)),
                 (Some(why), _) => skipped.push(format!("{} not used: {why}", path.display())),
-                // Made from runs compared here (`run --runs K` leaves it
-                // beside them): their spread is the sides' own already, and
-                // the footer says what bounded the intervals.
+                // Made from the runs compared: their spread is already the sides'.
                 (None, Some(_)) => {}
             },
             Err(e) => skipped.push(format!("{e}; not used")),

@@ -1,6 +1,6 @@
 //! `contend matrix`: plan the pairs, measure them, save, print.
 
-use super::args::{ClipArg, ResultsArgs};
+use super::args::{CpusArg, ResultsArgs};
 use super::{Session, host_name, is_live, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::matrix::{Counts, Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
@@ -11,76 +11,37 @@ use crate::runner::HostCosts;
 use crate::topology::CpuSpec;
 use clap::Args;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 /// Options of `contend matrix`.
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    #[doc = "CPUs whose pairs are measured (the matrix's rows and columns, by id)."]
+    #[doc = "CPUs whose pairs are measured, by id (SPEC:clip keeps the allowed ones)."]
     #[arg(long, value_name = "SPEC", default_value = "all", long_help = CpuSpec::HELP)]
-    pub cpus: CpuSpec,
+    pub cpus: CpusArg,
 
-    /// What to do with CPUs --cpus names that this process may not use.
-    #[command(flatten)]
-    pub clip: ClipArg,
-
-    /// Timed samples per direction of each pair; a sample is a batch of
-    /// 100 round trips, its time / 200 one one-way latency.
+    /// Timed samples per direction of each pair; a sample is 100 round trips, its time / 200 one one-way latency.
     #[arg(long, value_name = "N", default_value_t = 200,
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub samples: u32,
 
-    /// The node each pair's lines are bound to: first (node of the pair's
-    /// lower CPU), second (node of the higher CPU) or node:N; the
-    /// contenders' and sharers' lines, as for the first two CPUs they use.
+    /// The node each pair's lines are bound to: first (the lower CPU's), second (the higher's) or node:N.
     #[arg(long, value_name = "WHERE", default_value = "first")]
     pub home: Home,
 
-    /// cas: CAS ping-pong (a locked read-modify-write each turn); rw: flag
-    /// hand-off with plain loads and stores.
+    /// cas: CAS ping-pong (a locked read-modify-write each turn); rw: flag hand-off with plain loads and stores.
     #[arg(long, value_name = "MODE", default_value = "cas")]
     pub mode: Mode,
 
-    /// Measure every pair instead of at most --per-class pairs per class.
-    #[arg(long)]
-    pub all_pairs: bool,
+    /// Pairs measured per distance class (the lowest and a fixed-seed sample of the rest), or all.
+    #[arg(long, value_name = "N|all", default_value = "64")]
+    pub pairs: Pairs,
 
-    /// Pairs measured per distance class: the class's lowest pair and a
-    /// fixed-seed random sample of the rest (ignored with --all-pairs).
-    #[arg(long, value_name = "CAP", default_value_t = 64,
-          value_parser = clap::value_parser!(u32).range(1..))]
-    pub per_class: u32,
+    #[doc = "Also measure or write, one per use: contenders:K,..|all, sharers:M,..|all, home (each class's line local and remote), c2c:FILE (core-to-core-latency CSV; needs --pairs all)."]
+    #[arg(long, value_name = "WHAT", long_help = ALSO_HELP)]
+    pub also: Vec<Also>,
 
-    /// Also time K CPUs adding to one line at once, for each K listed (2,4,8-16) or
-    /// every K from 2 (all): the line's ns per hand-over (window / hand-overs, less
-    /// the add that took it timed on a private line), with hand-overs counted exactly
-    /// and the ns an add costs each CPU. The CPUs are the first K of
-    /// the span order (the first CPU, one CPU of each farther class, then the rest
-    /// spread over nodes and LLCs).
-    #[arg(long, value_name = "K,..|all")]
-    pub contenders: Option<Counts>,
-
-    /// Also time one writer whose M readers read the line between its writes, for
-    /// each M listed (1,3,7-15) or every M from 1 (all): the writer's add, net of
-    /// a private add, against M, with every reader's reads counted. Writer and
-    /// readers are the first M + 1 CPUs of the span order.
-    #[arg(long, value_name = "M,..|all")]
-    pub sharers: Option<Counts>,
-
-    /// Also price read fetched and add moved for up to 2 pairs of each class with
-    /// the line on the requesting CPU's node and on another node (the other CPU's,
-    /// or the nearest other with memory).
-    #[arg(long)]
-    pub home_classes: bool,
-
-    /// Also write the pairs as core-to-core-latency's CSV (one-way ns,
-    /// lower triangle, a row per CPU in id order) to FILE, which
-    /// `predict --latencies FILE.csv` and `gallery` read; needs --all-pairs.
-    #[arg(long, value_name = "FILE", requires = "all_pairs")]
-    pub c2c_csv: Option<PathBuf>,
-
-    /// Print the plan (the CPUs, each class's pairs, the estimated wall
-    /// time and memory) and stop. Works with --sysfs-root on any fixture
-    /// or capture.
+    /// Print the plan (the CPUs, each class's pairs, the estimated wall time and memory) and stop; works on any --sysfs-root.
     #[arg(long)]
     pub dry_run: bool,
 
@@ -89,20 +50,96 @@ pub struct MatrixArgs {
     pub output: ResultsArgs,
 }
 
+const ALSO_HELP: &str = "Also measure or write, one item per use (--also contenders:all --also home): \
+    contenders:K,.. (2,4,8-16) or contenders:all times K CPUs adding to one line at once, the line's \
+    ns per hand-over with hand-overs counted exactly, on the first K CPUs of the span order; \
+    sharers:M,.. or sharers:all times one writer whose M readers read the line between its writes; \
+    home prices read fetched and add moved for up to 2 pairs of each class with the line on the \
+    requesting CPU's node and on another; c2c:FILE also writes the pairs as core-to-core-latency's \
+    CSV (one-way ns, lower triangle), which predict --latencies FILE.csv and gallery read (needs --pairs all).";
+
+/// `--pairs`: a cap per distance class, or every pair.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pairs(Option<usize>);
+
+impl FromStr for Pairs {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "all" => Ok(Pairs(None)),
+            n => match n.parse::<usize>() {
+                Ok(cap) if cap > 0 => Ok(Pairs(Some(cap))),
+                _ => Err(format!(
+                    "\"{s}\" is not a count of pairs per class (64) or all"
+                )),
+            },
+        }
+    }
+}
+
+/// One `--also` item.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Also {
+    /// `contenders:K,..`.
+    Contenders(Counts),
+    /// `sharers:M,..`.
+    Sharers(Counts),
+    /// `home`.
+    Home,
+    /// `c2c:FILE`.
+    C2c(PathBuf),
+}
+
+impl FromStr for Also {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        let counts = |v: &str| v.parse::<Counts>().map_err(|e| format!("\"{s}\": {e}"));
+        if t == "home" {
+            Ok(Also::Home)
+        } else if let Some(v) = t.strip_prefix("contenders:") {
+            counts(v).map(Also::Contenders)
+        } else if let Some(v) = t.strip_prefix("sharers:") {
+            counts(v).map(Also::Sharers)
+        } else if let Some(f) = t.strip_prefix("c2c:").filter(|f| !f.is_empty()) {
+            Ok(Also::C2c(f.into()))
+        } else {
+            Err(format!(
+                "\"{s}\" is not contenders:K,.., sharers:M,.., home or c2c:FILE"
+            ))
+        }
+    }
+}
+
 impl MatrixArgs {
     /// The engine's request.
     pub fn request(&self) -> MatrixRequest {
+        let find = |pick: fn(&Also) -> Option<Counts>| self.also.iter().rev().find_map(pick);
         MatrixRequest {
-            cpus: self.cpus.clone(),
-            clip: self.clip.clip,
+            cpus: self.cpus.spec.clone(),
+            clip: self.cpus.clip,
             samples: self.samples as usize,
             home: self.home,
             mode: self.mode,
-            per_class: (!self.all_pairs).then_some(self.per_class as usize),
-            contenders: self.contenders.clone(),
-            sharers: self.sharers.clone(),
-            home_classes: self.home_classes,
+            per_class: self.pairs.0,
+            contenders: find(|a| match a {
+                Also::Contenders(c) => Some(c.clone()),
+                _ => None,
+            }),
+            sharers: find(|a| match a {
+                Also::Sharers(c) => Some(c.clone()),
+                _ => None,
+            }),
+            home_classes: self.also.contains(&Also::Home),
         }
+    }
+
+    /// `c2c:FILE`.
+    fn c2c_csv(&self) -> Option<&Path> {
+        self.also.iter().rev().find_map(|a| match a {
+            Also::C2c(f) => Some(f.as_path()),
+            _ => None,
+        })
     }
 }
 
@@ -112,6 +149,11 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
             root,
             "matrix pins real threads (--dry-run reads any --sysfs-root)",
         )?;
+    }
+    if args.c2c_csv().is_some() && args.pairs.0.is_some() {
+        return Err(CliError::usage(
+            "--also c2c:FILE needs every pair: add --pairs all",
+        ));
     }
     let topo = load_topology(root)?;
     let session = Session::new(&args.output);
@@ -153,12 +195,11 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
         &[Format::Csv, Format::Json, Format::Svg, Format::Html],
     )?;
     let mut files = files;
-    if let Some(path) = &args.c2c_csv {
-        let csv = PairMatrix::of_matrix(&results).ok_or_else(|| {
-            CliError::usage("--c2c-csv needs every pair measured: add --all-pairs")
-        })?;
+    if let Some(path) = args.c2c_csv() {
+        let csv = PairMatrix::of_matrix(&results)
+            .ok_or_else(|| CliError::usage("--also c2c:FILE needs every pair: add --pairs all"))?;
         report::save_text(path, &csv.to_csv())?;
-        files.push(path.clone());
+        files.push(path.to_path_buf());
     }
     session.print(&doc, Format::Text)?;
     session.wrote(&files);

@@ -1,7 +1,5 @@
-//! The command line: [`Cli`] as clap parses it, and one module per
-//! subcommand with its options beside it. Each command only chains parse →
-//! plan → execute → export; the work is done by the engine ([`crate::runner`],
-//! [`crate::matrix`], …) and every file is written by [`crate::report`].
+//! The command line: [`Cli`] and one module per subcommand with its
+//! options; each chains parse → plan → execute → export.
 
 mod args;
 mod compare;
@@ -17,7 +15,7 @@ mod sweep;
 mod topology;
 mod verify;
 
-pub use args::{PlacementArg, PoolArgs, PrintArgs, ResultsArgs, StrategyArgs};
+pub use args::{MeasureArgs, PlacementArg, PoolArgs, PrintArgs, ResultsArgs};
 pub use compare::CompareArgs;
 pub use gallery::GalleryArgs;
 pub use matrix::MatrixArgs;
@@ -47,8 +45,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Parser)]
 #[command(name = "contend", version, about, long_about = None)]
 pub struct Cli {
-    /// Read the host layout from this directory instead of `/` (a tree made
-    /// by `contend topology capture` or a test fixture).
+    /// Read the host layout from this directory instead of `/` (a capture or fixture).
     #[arg(long, global = true, value_name = "DIR", default_value = "/")]
     pub sysfs_root: PathBuf,
 
@@ -62,82 +59,35 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Measure every chosen strategy and print the comparison (default).
-    ///
-    /// Hammer the counter with pinned writers (and readers) for every chosen
-    /// strategy, and print and save the comparison.
     Run(Box<run::RunArgs>),
     /// Compare two result files, or two strategies in one.
-    ///
-    /// Side by side, with a significance verdict from the repeats.
     Compare(Box<compare::CompareArgs>),
     /// Print a result file as text or Markdown, or build an HTML page.
-    ///
-    /// A result file (run.json, sweep.json or matrix.json) as a table, or
-    /// as Markdown to paste into a patch description, or one
-    /// self-contained HTML page from one or more (--html).
     Report(report::ReportArgs),
     /// Run `contend run` over thread counts and affinity sets.
-    ///
-    /// Over thread counts, affinity sets and strategies, into one results
-    /// folder with charts.
     Sweep(Box<sweep::SweepArgs>),
     /// Draw SVG charts of a result file.
-    ///
-    /// Of run.json, sweep.json or matrix.json.
     Plot(plot::PlotArgs),
     /// Show the host layout: nodes, caches, SMT and the CPUs allowed.
-    ///
-    /// Nodes, distances, last-level caches, SMT pairs and the CPUs and
-    /// memory nodes this process may use.
     Topology(topology::TopologyArgs),
     /// Print the order in which cpumask_local_spread hands out CPUs.
-    ///
-    /// The kernel's cpumask_local_spread(i, node) (NUMA hop order since
-    /// v6.3, or the old order), as the CPU spec local-spread:N fills pools.
     Spread(spread::SpreadArgs),
     /// Check that pinning threads and binding memory work here.
-    ///
-    /// Pin a thread to each chosen CPU and bind memory to each chosen node,
-    /// and report what sched_getcpu and move_pages say (in a container, a
-    /// cpuset, a VM).
     Verify(verify::VerifyArgs),
     /// Time a cache line's hand-off between pairs of CPUs.
-    ///
-    /// Every pair of CPUs (or a per-class sample of pairs), the costs
-    /// grouped by distance class (SMT, same LLC, same node, cross-node at
-    /// each distance), and whether to split a hot counter at llc, at node,
-    /// or not at all.
     #[command(long_about = crate::matrix::LONG_ABOUT)]
     Matrix(matrix::MatrixArgs),
     /// Predict what each strategy costs on any host, at each rate.
-    ///
-    /// For any host (live, or a --sysfs-root fixture) and class latencies
-    /// (--latencies matrix.json or --latency), how busy the hot line is at
-    /// each update rate, where it saturates, and what each strategy costs
-    /// per update; --check FILE sets the model against a run measured
-    /// under --rate.
     #[command(long_about = crate::predict::LONG_ABOUT)]
     Predict(Box<predict::PredictArgs>),
     /// The whole seed study in one command and one page.
-    ///
-    /// The pair matrix (a per-class sample), the default run, a sweep over
-    /// the thread counts that reach each distance class, and predict at
-    /// the seed's rate for every CPU, within a time budget (--dry-run shows
-    /// the plan).
     Study(Box<study::StudyArgs>),
     /// Many published hosts on one page, predicted from their latencies.
-    ///
-    /// Every core-to-core-latency CSV in DIR read as `predict --latencies
-    /// FILE.csv` reads one, each host's layout, where its cost jumps and the
-    /// default comparison predicted at the seed's rate, with a headline
-    /// across hosts (--out DIR writes gallery.html, gallery.md and
-    /// gallery.json).
     Gallery(gallery::GalleryArgs),
 }
 
-/// Runs `contend` with these arguments (the first is the program name).
-/// `--help` and `--version` print and exit here; clap's own usage errors
-/// come back as one line, status 2.
+/// Runs `contend` with these arguments (the first is the program name);
+/// clap's usage errors come back as one line, status 2.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
     let args: Vec<OsString> = args.into_iter().collect();
     // Without a subcommand, `contend [OPTIONS]` is `contend run [OPTIONS]`.
@@ -152,7 +102,6 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
         Ok(cli) if cli.command.is_some() => cli,
         Ok(_) => parse(&with_run).map_err(usage_error)?,
         // `contend --writers 4`: run's options without the word run.
-        // A subcommand's own unknown option is reported as it was.
         Err(e) if e.kind() == clap::error::ErrorKind::UnknownArgument => {
             parse(&with_run).map_err(|_| usage_error(e))?
         }
@@ -176,34 +125,14 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
     }
 }
 
-/// The options `-h` lists, in every command: what a newcomer needs.
-/// `--help` lists them all, with their long texts.
-const SHORT_HELP: [&str; 21] = [
-    "writers",
-    "writer-cpus",
-    "level",
-    "publish",
-    "rate",
-    "duration",
-    "max-time",
-    "runs",
-    "dry-run",
-    "base",
-    "test",
-    "noise",
-    "fail-on",
-    "quick",
-    "verbose",
-    "out",
-    "json",
-    "markdown",
-    "html",
-    "help",
+/// The options `-h` lists, in every command; `--help` lists them all.
+const SHORT_HELP: [&str; 20] = [
+    "writers", "level", "publish", "rate", "duration", "max-time", "runs", "dry-run", "base",
+    "test", "noise", "fail-on", "quick", "verbose", "out", "json", "markdown", "html", "help",
     "version",
 ];
 
-/// `cmd` and its subcommands with every option not in [`SHORT_HELP`]
-/// left out of `-h`.
+/// `cmd` with every option not in [`SHORT_HELP`] left out of `-h`.
 fn short_help(cmd: clap::Command) -> clap::Command {
     cmd.mut_args(|a| {
         let keep = a.get_long().is_none_or(|l| SHORT_HELP.contains(&l));
@@ -212,9 +141,8 @@ fn short_help(cmd: clap::Command) -> clap::Command {
     .mut_subcommands(short_help)
 }
 
-/// clap's usage error as the one line every error is (exit status 2): its
-/// message and tip joined, the usage block and "For more information"
-/// left out. `--help` and `--version` print and exit here as clap does.
+/// clap's usage error as one line, exit 2; `--help` and `--version`
+/// print and exit here.
 fn usage_error(e: clap::Error) -> CliError {
     use clap::error::ErrorKind;
     if matches!(
@@ -228,8 +156,7 @@ fn usage_error(e: clap::Error) -> CliError {
     CliError::usage(one_line(&e.to_string()))
 }
 
-/// clap's rendered error in one line: `error: ` dropped, the lines before
-/// the usage block joined (`; ` between sentences, a space after a colon).
+/// clap's rendered error, the lines before its usage block joined.
 fn one_line(rendered: &str) -> String {
     let mut line = String::new();
     for part in rendered
@@ -259,8 +186,8 @@ fn print_notes(topo: &Topology) {
     }
 }
 
-/// Refuses a `--sysfs-root` other than this host's `/` for a command that
-/// places real threads or memory (`what` says which).
+/// Refuses a `--sysfs-root` other than `/` for a command that places
+/// real threads or memory.
 fn require_live_root(root: &Path, what: &str) -> Result<(), CliError> {
     if is_live(root) {
         Ok(())
@@ -277,8 +204,7 @@ fn is_live(root: &Path) -> bool {
     std::fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"))
 }
 
-/// The host a topology under `root` describes: this host's name, or the
-/// fixture or capture folder's.
+/// This host's name, or the fixture or capture folder's.
 fn host_name(root: &Path) -> String {
     if is_live(root) {
         crate::provenance::hostname()
@@ -290,8 +216,7 @@ fn host_name(root: &Path) -> String {
     }
 }
 
-/// What a measuring command says on stderr besides errors: notes, a
-/// progress bar on a terminal, the files written.
+/// What a measuring command says on stderr: notes, progress, files.
 struct Session {
     quiet: bool,
     json: bool,
@@ -319,8 +244,7 @@ impl Session {
         }
     }
 
-    /// A progress bar on stderr counting `total` `unit`s, or `None` when
-    /// stderr is not a terminal or the user asked for quiet.
+    /// A bar counting `total` `unit`s (`None`: quiet or no terminal).
     fn progress_bar(&self, total: usize, unit: &str) -> Option<Bar> {
         self.bar(
             total as u64,
@@ -332,9 +256,8 @@ impl Session {
         })
     }
 
-    /// A progress bar over a time budget: its total the budget, which
-    /// no run overruns, its position the time spent, so what is left is
-    /// the most the run can still take. `None` as [`Session::progress_bar`].
+    /// A bar over a time budget, at the time spent: what is left is the
+    /// most the run can still take.
     fn time_bar(&self, budget: std::time::Duration) -> Option<Bar> {
         let template = format!(
             "{{bar:30}} {{elapsed}} of {} s at most  {{msg}}",
@@ -359,9 +282,8 @@ impl Session {
         })
     }
 
-    /// Prints `doc` on stdout: as JSON with `--json`, not at all with
-    /// `--quiet`, else in `text` (text or Markdown). True when it printed
-    /// for a person (what `--verbose` may add to).
+    /// Prints `doc` as JSON, nothing, or `text`; true when it printed
+    /// for a person.
     fn print(&self, doc: &Document, text: Format) -> Result<bool, CliError> {
         if self.json {
             print!("{}", crate::report::render(doc, Format::Json)?);
@@ -371,8 +293,7 @@ impl Session {
         Ok(self.chatty())
     }
 
-    /// Names every file written, unless quiet: a line per folder, its
-    /// charts counted rather than named.
+    /// Names the files written, a line per folder, charts counted.
     fn wrote(&self, files: &[PathBuf]) {
         if self.quiet {
             return;
@@ -400,21 +321,22 @@ impl Session {
     }
 }
 
-/// A progress bar on stderr that names strategies by their short names
-/// (`global/threshold:64`, `clock floor`).
+/// A progress bar that names strategies by their short names.
 struct Bar {
     inner: indicatif::ProgressBar,
     /// When a time bar ([`Session::time_bar`]) started.
     started: Option<std::time::Instant>,
 }
 
-impl Bar {
-    fn set_position(&self, done: u64) {
-        self.inner.set_position(done);
+impl std::ops::Deref for Bar {
+    type Target = indicatif::ProgressBar;
+    fn deref(&self) -> &Self::Target {
+        &self.inner
     }
+}
 
-    /// Shows `what`, each full strategy name in it made short; a time bar
-    /// also moves to the time spent.
+impl Bar {
+    /// Shows `what`, strategy names made short.
     fn set_message(&self, what: impl AsRef<str>) {
         if let Some(t) = self.started {
             self.inner.set_position(t.elapsed().as_millis() as u64);
@@ -422,19 +344,10 @@ impl Bar {
         let short: Vec<String> = what.as_ref().split(' ').map(short_name).collect();
         self.inner.set_message(short.join(" "));
     }
-
-    fn println(&self, line: String) {
-        self.inner.println(line);
-    }
-
-    fn finish_and_clear(&self) {
-        self.inner.finish_and_clear();
-    }
 }
 
-/// A full strategy name (`level/policy/padN[/clock]`) as people read it:
-/// `level/policy`, or `clock floor` for a paced regime's clock floor;
-/// any other word as it is.
+/// A full strategy name as `level/policy` (or `clock floor`); any other
+/// word as it is.
 fn short_name(word: &str) -> String {
     let parts: Vec<&str> = word.split('/').collect();
     match parts.as_slice() {
@@ -450,15 +363,13 @@ fn short_name(word: &str) -> String {
 }
 
 impl ResultsArgs {
-    /// Refuses an `--out` folder that cannot be written (bad input, exit
-    /// 2), checked after the plan and before anything is measured.
+    /// Refuses an `--out` that cannot be written, before measuring.
     fn check(&self) -> Result<(), CliError> {
         check_out(&self.out)
     }
 }
 
-/// Refuses a results root `out` that cannot be written, before anything
-/// is measured.
+/// Refuses a results root that cannot be written (exit 2).
 fn check_out(out: &Path) -> Result<(), CliError> {
     crate::results::check_writable(out).map_err(|e| {
         let which = if e.path == out {
@@ -475,63 +386,45 @@ fn check_out(out: &Path) -> Result<(), CliError> {
 }
 
 impl PrintArgs {
-    /// Refuses an existing `--out` file unless `--force`: nothing is
-    /// overwritten by accident. Checked before any work.
-    fn check(&self) -> Result<(), CliError> {
-        match &self.out {
-            Some(path) if !self.force && path.exists() => Err(CliError::usage(format!(
-                "{} exists; add --force to overwrite it",
-                path.display()
-            ))),
-            _ => Ok(()),
-        }
-    }
-
-    /// Prints `doc` as text or Markdown, or writes it to `--out` and says
-    /// so on stderr.
-    fn emit(&self, doc: &Document) -> Result<(), CliError> {
-        let format = if self.markdown {
+    /// Text, or Markdown with `--markdown`.
+    fn format(&self) -> Format {
+        if self.markdown {
             Format::Markdown
         } else {
             Format::Text
-        };
-        emit(doc, format, self.out.as_deref())
+        }
     }
 }
 
-/// Prints `doc` as JSON with `json`, else as text after the notes the
-/// topology reader took of `topo`.
+/// Prints `doc` as JSON, or as text after the topology's notes.
 fn print_of_host(doc: &Document, json: bool, topo: &Topology) -> Result<(), CliError> {
     if !json {
         print_notes(topo);
     }
     let format = if json { Format::Json } else { Format::Text };
-    emit(doc, format, None)
+    emit(doc, format)
 }
 
-/// Prints `doc` in `format`, or writes it to `out` and says so on stderr.
-fn emit(doc: &Document, format: Format, out: Option<&Path>) -> Result<(), CliError> {
-    let text = crate::report::render(doc, format)?;
-    match out {
-        None => print!("{text}"),
-        Some(path) => {
-            crate::report::save_text(path, &text)?;
-            eprintln!("wrote {}", path.display());
-        }
-    }
+/// Prints `doc` in `format`.
+fn emit(doc: &Document, format: Format) -> Result<(), CliError> {
+    print!("{}", crate::report::render(doc, format)?);
     Ok(())
 }
 
-impl From<PlanError> for CliError {
-    fn from(e: PlanError) -> Self {
-        CliError::usage(e)
-    }
+/// Each layer's error as bad input (exit 2) or a failed run (exit 1).
+macro_rules! cli_error_from {
+    ($($kind:ident: $($error:ty),+;)+) => {$($(
+        impl From<$error> for CliError {
+            fn from(e: $error) -> Self {
+                CliError::$kind(e)
+            }
+        }
+    )+)+};
 }
 
-impl From<PoolError> for CliError {
-    fn from(e: PoolError) -> Self {
-        CliError::usage(e)
-    }
+cli_error_from! {
+    usage: PlanError, PoolError, ReadError, CompareError;
+    failure: WriteError, ExportError;
 }
 
 impl From<RunError> for CliError {
@@ -540,30 +433,6 @@ impl From<RunError> for CliError {
             RunError::Request(_) => CliError::usage(e),
             RunError::Placement(_) => CliError::failure(e),
         }
-    }
-}
-
-impl From<ReadError> for CliError {
-    fn from(e: ReadError) -> Self {
-        CliError::usage(e)
-    }
-}
-
-impl From<WriteError> for CliError {
-    fn from(e: WriteError) -> Self {
-        CliError::failure(e)
-    }
-}
-
-impl From<ExportError> for CliError {
-    fn from(e: ExportError) -> Self {
-        CliError::failure(e)
-    }
-}
-
-impl From<CompareError> for CliError {
-    fn from(e: CompareError) -> Self {
-        CliError::usage(e)
     }
 }
 

@@ -19,10 +19,6 @@ pub struct PlotArgs {
     /// folder). Charts of the same names there are replaced.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-
-    /// Print nothing but errors.
-    #[arg(long)]
-    pub quiet: bool,
 }
 
 pub(super) fn run(_root: &Path, args: &PlotArgs) -> Result<(), CliError> {
@@ -48,10 +44,8 @@ pub(super) fn run(_root: &Path, args: &PlotArgs) -> Result<(), CliError> {
         }
         written.extend(charts);
     }
-    if !args.quiet {
-        for f in &written {
-            eprintln!("wrote {}", f.display());
-        }
+    for f in &written {
+        eprintln!("wrote {}", f.display());
     }
     Ok(())
 }

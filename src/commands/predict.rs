@@ -222,7 +222,7 @@ fn request(
         layout: Layout {
             writers: cpus.writers,
             readers: cpus.readers,
-            read_every: args.pools.read_every,
+            read_every: args.pools.read_every(),
         },
         levels: args.level.clone(),
         policies: args.publish.clone(),

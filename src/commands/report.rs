@@ -1,11 +1,9 @@
-//! `contend report`: print result files (run.json, sweep.json or
-//! matrix.json) as the text table or as Markdown, or build one
-//! self-contained HTML page from one or more of them (`--html`).
+//! `contend report`: result files as text or Markdown, or one HTML page.
 
 use super::args::PrintArgs;
 use crate::CliError;
 use crate::report::html::{PAGE, PageSource};
-use crate::report::{self, Document, Format};
+use crate::report::{self, Document};
 use crate::results::{self, ResultFile};
 use clap::Args;
 use std::io::Read;
@@ -14,38 +12,24 @@ use std::path::{Path, PathBuf};
 /// Options of `contend report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The result files: run.json, sweep.json, matrix.json, or results
-    /// folders holding them (a folder gives its first for text and
-    /// Markdown, all of them for --html). Several are printed in turn, or
-    /// with --html put on one page.
+    /// Result files (run.json, sweep.json, matrix.json) or folders holding them, printed in turn or with --html on one page.
     #[arg(value_name = "FILE", required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
 
-    /// Build one self-contained HTML page from every FILE: verdict,
-    /// tables, charts, placement proof, warnings, provenance; runs from
-    /// different hosts side by side. Written to report.html beside the
-    /// first FILE unless --output says otherwise.
-    #[arg(long, conflicts_with_all = ["markdown", "out"])]
-    pub html: bool,
+    /// Build one self-contained HTML page from every FILE into --html=PAGE (- for stdout; an existing non-HTML file is refused) [report.html beside the first FILE].
+    #[arg(long, value_name = "PAGE", num_args = 0..=1, require_equals = true, conflicts_with = "markdown")]
+    pub html: Option<Option<PathBuf>>,
 
-    /// With --html: where the page goes, a file or - for stdout [default:
-    /// report.html beside the first FILE]. An existing page is replaced;
-    /// an existing file that is not an HTML page is refused.
-    #[arg(long, value_name = "PAGE", requires = "html")]
-    pub output: Option<PathBuf>,
-
-    /// Text: after a run's first screen, every table, regime by regime
-    /// (as `contend run --verbose`).
+    /// Text: after a run's first screen, every table, regime by regime (as `contend run --verbose`).
     #[arg(long, short, conflicts_with_all = ["markdown", "html"])]
     pub verbose: bool,
 
-    /// How and where to print text or Markdown.
+    /// How to print text or Markdown.
     #[command(flatten)]
     pub print: PrintArgs,
 }
 
-/// A run's every table when `verbose` (empty otherwise, and for any other
-/// kind of result).
+/// A run's every table when `verbose`, else nothing.
 fn tables(file: &ResultFile, verbose: bool) -> String {
     match file {
         ResultFile::Run(run) if verbose => report::text::run_tables(run),
@@ -54,40 +38,21 @@ fn tables(file: &ResultFile, verbose: bool) -> String {
 }
 
 pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
-    if args.html {
-        return html(args);
+    if let Some(page) = &args.html {
+        return html(args, page.as_deref());
     }
-    args.print.check()?;
-    let mut files = Vec::new();
-    for path in &args.files {
-        files.push(results::read(path)?.1);
-    }
-    if let ([file], false) = (files.as_slice(), args.verbose) {
-        return args.print.emit(&Document::from(file));
-    }
-    let format = if args.print.markdown {
-        Format::Markdown
-    } else {
-        Format::Text
-    };
     let mut texts = Vec::new();
-    for file in &files {
-        let text = report::render(&Document::from(file), format)?;
-        texts.push(text + &tables(file, args.verbose));
+    for path in &args.files {
+        let file = results::read(path)?.1;
+        let text = report::render(&Document::from(&file), args.print.format())?;
+        texts.push(text + &tables(&file, args.verbose));
     }
-    let text = texts.join("\n");
-    match &args.print.out {
-        None => print!("{text}"),
-        Some(path) => {
-            report::save_text(path, &text)?;
-            eprintln!("wrote {}", path.display());
-        }
-    }
+    print!("{}", texts.join("\n"));
     Ok(())
 }
 
 /// `--html`: every file (every result in a folder) on one page.
-fn html(args: &ReportArgs) -> Result<(), CliError> {
+fn html(args: &ReportArgs, page_path: Option<&Path>) -> Result<(), CliError> {
     let mut loaded: Vec<(PathBuf, ResultFile)> = Vec::new();
     for path in &args.files {
         loaded.extend(results::read_all(path)?);
@@ -105,12 +70,12 @@ fn html(args: &ReportArgs) -> Result<(), CliError> {
         })
         .collect();
     let page = report::html::page(&sources)?;
-    let dest = match &args.output {
+    let dest = match page_path {
         Some(p) if p.as_os_str() == "-" => {
             print!("{page}");
             return Ok(());
         }
-        Some(p) => p.clone(),
+        Some(p) => p.to_path_buf(),
         None => beside(&args.files[0]),
     };
     refuse_non_page(&dest)?;
@@ -128,8 +93,7 @@ fn beside(file: &Path) -> PathBuf {
     }
 }
 
-/// An existing file at `dest` is replaced only if it is an HTML page: a
-/// result file or anything else named by mistake is left alone (exit 2).
+/// Refuses to replace an existing file at `dest` that is not an HTML page.
 fn refuse_non_page(dest: &Path) -> Result<(), CliError> {
     if !dest.exists() {
         return Ok(());
@@ -145,7 +109,7 @@ fn refuse_non_page(dest: &Path) -> Result<(), CliError> {
         Ok(())
     } else {
         Err(CliError::usage(format!(
-            "{} exists and is not an HTML page; refusing to replace it (name another --output)",
+            "{} exists and is not an HTML page; refusing to replace it (name another --html PAGE)",
             dest.display()
         )))
     }

@@ -10,23 +10,38 @@ use std::path::Path;
 /// Options of `contend spread`.
 #[derive(Debug, Args)]
 pub struct SpreadArgs {
-    /// The node to spread from.
-    #[arg(long, value_name = "N")]
-    pub node: u32,
-
-    /// The pre-v6.3 algorithm: the node's own CPUs, then every other CPU by
-    /// id, ignoring distance.
-    #[arg(long)]
-    pub old: bool,
+    /// The node to spread from; N:old for the pre-v6.3 order (the node's CPUs, then the rest by id).
+    #[arg(long, value_name = "N[:old]")]
+    pub node: SpreadFrom,
 
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
+/// `--node N` or `N:old`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpreadFrom {
+    node: u32,
+    old: bool,
+}
+
+impl std::str::FromStr for SpreadFrom {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (n, old) = match s.trim().strip_suffix(":old") {
+            Some(n) => (n, true),
+            None => (s.trim(), false),
+        };
+        n.parse()
+            .map(|node| SpreadFrom { node, old })
+            .map_err(|_| format!("\"{s}\" is not a node (1) or a node and :old (1:old)"))
+    }
+}
+
 pub(super) fn run(root: &Path, args: &SpreadArgs) -> Result<(), CliError> {
     let topo = load_topology(root)?;
-    let view = SpreadReport::new(&topo, args.node, args.old)
+    let view = SpreadReport::new(&topo, args.node.node, args.node.old)
         .map_err(|e| CliError::usage(format!("--node: {e}")))?;
     print_of_host(&Document::Spread(&view), args.json, &topo)
 }

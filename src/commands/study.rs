@@ -1,10 +1,8 @@
-//! `contend study`: plan → (with `--dry-run`, print the plan) → run the
-//! stages, saving each stage's files as it finishes → the combined
-//! verdict and one report.html.
+//! `contend study`: plan, then each stage run and saved as it finishes.
 
-use super::args::PlacementArg;
 use super::{Session, host_name, is_live, load_topology, require_live_root};
 use crate::CliError;
+use crate::placement::Placement;
 use crate::provenance::Provenance;
 use crate::report::{self, Document, Format};
 use crate::runner::{HostCosts, signal};
@@ -13,26 +11,19 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::args::{ResultsArgs, duration_arg};
+use super::args::ResultsArgs;
+use crate::counter::parse_duration;
 
 /// Options of `contend study`.
 #[derive(Debug, Args)]
 pub struct StudyArgs {
-    /// Time budget of the whole study [default: 60 s up to 16 CPUs, 2 s
-    /// more per CPU beyond, at most 9 minutes: 476 s on 224 CPUs]. The
-    /// plan shares it among the stages; `--dry-run` shows how.
-    #[arg(long, value_name = "TIME", value_parser = duration_arg)]
+    /// Time budget of the whole study, shared among the stages [60 s up to 16 CPUs, 2 s more per CPU beyond, at most 9 minutes].
+    #[arg(long, value_name = "TIME", value_parser = parse_duration)]
     pub max_time: Option<Duration>,
 
-    /// Print what would run (pairs, points, repeats, seconds) and stop.
-    /// Works with --sysfs-root on any fixture or capture.
+    /// Print what would run (pairs, points, repeats, seconds) and stop; works on any --sysfs-root.
     #[arg(long)]
     pub dry_run: bool,
-
-    /// strict: a thread or slot that cannot be placed and verified stops
-    /// the stage; best-effort: go on and record it unverified.
-    #[arg(long, value_enum, default_value_t = PlacementArg::Strict)]
-    pub placement: PlacementArg,
 
     /// Where results go and what is printed.
     #[command(flatten)]
@@ -50,8 +41,7 @@ struct Saver<'a> {
 }
 
 impl Saver<'_> {
-    /// Shows where the stage is: a new bar (or a line without a terminal)
-    /// when a stage starts, then its position.
+    /// Shows where the stage is: a new bar or line as a stage starts.
     fn show(&mut self, p: StageProgress) {
         if p.stage != self.stage {
             self.stage = p.stage;
@@ -69,9 +59,8 @@ impl Saver<'_> {
         }
     }
 
-    /// Writes what `stage` produced (JSON and SVG), then the record and
-    /// the page as they stand: an interrupted study keeps a page of what
-    /// it finished.
+    /// Writes what `stage` produced, then the record and the page as they
+    /// stand, so an interrupted study keeps what it finished.
     fn save(&mut self, stage: &str, study: &StudyResults) -> Result<(), CliError> {
         if let Some(b) = self.bar.take() {
             b.finish_and_clear();
@@ -119,10 +108,8 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     }
     let topo = load_topology(root)?;
     let max_time = args.max_time.map(|d| d.as_secs_f64());
-    // A repeat's start-up on every allowed CPU, measured before the plan
-    // (for a fixture, on this host's CPUs and scaled).
     let cpus = topo.allowed_cpus.to_vec();
-    let costs = HostCosts::for_cpus(&topo, is_live(root), &cpus, args.placement.into())?;
+    let costs = HostCosts::for_cpus(&topo, is_live(root), &cpus, Placement::Strict)?;
     if args.dry_run {
         let plan = study::plan_study(&topo, &host, max_time, &costs).map_err(CliError::usage)?;
         let format = if args.output.json {
@@ -162,8 +149,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
         written: Vec::new(),
     };
     let mut study = Study::new(plan, provenance);
-    let placement = args.placement.into();
-    while let Some(stage) = study.step(&topo, placement, stop, |p| saver.show(p)) {
+    while let Some(stage) = study.step(&topo, Placement::Strict, stop, |p| saver.show(p)) {
         saver.save(stage, study.results())?;
     }
     let study = study.into_results();

@@ -1,27 +1,23 @@
 //! `contend sweep`: `contend run` at every thread count × affinity set
-//! (seed 002's table: Daniel Jordan's profiles at each thread count,
-//! unbound and per node; docs/seeds.md), planned up front, into one results
-//! folder with sweep.json, sweep.csv, sweep.md and the charts.
+//! (seed 002's table), planned up front, into one results folder.
 
-use super::args::{ClipArg, PlacementArg, ResultsArgs, StrategyArgs, duration_arg, warmup_arg};
+use super::args::{MeasureArgs, strip_clip};
 use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
-use crate::runner::{PoolSize, signal};
+use crate::runner::{DEFAULT_REPEATS, PoolSize, signal};
 use crate::sweep::SweepResults;
 use crate::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
 use crate::workload::Regime;
 use clap::Args;
 use std::path::Path;
+use std::str::FromStr;
 use std::time::{Duration, Instant, SystemTime};
 
 /// Options of `contend sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Writer thread counts, comma-separated: counts, or percentages of the
-    /// affinity set's allowed CPUs (as seed 002: node0 at 50% is half of
-    /// node 0). Equal counts are run once; a count above the set's CPUs is
-    /// skipped for that set with a note.
+    /// Writer thread counts, comma-separated: counts, or percentages of each affinity set's allowed CPUs.
     #[arg(
         long,
         value_delimiter = ',',
@@ -30,135 +26,84 @@ pub struct SweepArgs {
     )]
     pub threads: Vec<PoolSize>,
 
-    /// Affinity sets, comma-separated: unbound (writers on allowed CPUs
-    /// taken round-robin across nodes, CPU spec spread) or nodeN (every
-    /// writer on node N, spec node:N). Default: unbound, plus
-    /// nodeN for every node with allowed CPUs when there are two or more.
+    /// Affinity sets, comma-separated: unbound (spread across nodes) or nodeN; nodeN:clip keeps its allowed CPUs [unbound and every node with CPUs].
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
-    pub affinity: Option<Vec<Affinity>>,
+    pub affinity: Option<Vec<AffinityArg>>,
 
-    /// What to do with an affinity set's CPUs this process may not use.
+    /// The strategies, regimes and timing at every point (as `contend run`).
     #[command(flatten)]
-    pub clip: ClipArg,
+    pub measure: MeasureArgs,
 
-    /// Offered rates per thread at every thread count, comma-separated:
-    /// operations per second (22000, 22k, 1M) or max (hammer, no cap).
-    /// With two or more, a rate curve: the cost of one update (busy ns)
-    /// and the CPU share it takes against the offered rate, with the
-    /// seed's ~22k/s per CPU marked [default: max; 22k,max with --quick].
-    #[arg(long, value_delimiter = ',', value_name = "LIST")]
-    pub rates: Option<Vec<Regime>>,
-
-    /// The strategies to compare at every point (as `contend run`).
-    #[command(flatten)]
-    pub strategies: StrategyArgs,
-
-    /// Measured time per strategy at each point, split over the repeats
-    /// [default: 1s; 200ms with --quick].
-    #[arg(long, value_name = "TIME", value_parser = duration_arg)]
-    pub duration: Option<Duration>,
-
-    /// Repeats per strategy at each point [default: 5; 3 with --quick].
-    #[arg(long, value_name = "N",
-          value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub repeats: Option<u32>,
-
-    /// Warm-up before each repeat (0 = none) [default: 50ms; 20ms with
-    /// --quick].
-    #[arg(long, value_name = "TIME", value_parser = warmup_arg)]
-    pub warmup: Option<Duration>,
-
-    /// Seed of the writers' load tables (the same at every point).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-
-    /// Time budget of the whole sweep: each point's run gets the time
-    /// left, no repeat starts that would end past it, and the point it
-    /// stops is kept, partial, and ends the sweep (no budget by default).
-    #[arg(long, value_name = "TIME", value_parser = duration_arg)]
-    pub max_time: Option<Duration>,
-
-    /// A short sweep for CI: --duration 200ms --repeats 3 --warmup 20ms
-    /// --rates 22k,max unless given.
+    /// A short sweep for CI: --duration 200ms --repeats 3 --warmup 20ms --rate 22k,max unless given.
     #[arg(long)]
     pub quick: bool,
+}
 
-    /// strict: a thread or slot that cannot be placed and verified stops
-    /// the sweep; best-effort: go on and record it unverified.
-    #[arg(long, value_enum, default_value_t = PlacementArg::Strict)]
-    pub placement: PlacementArg,
+/// An affinity set, and whether to keep only its allowed CPUs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AffinityArg(Affinity, bool);
 
-    /// Where results go and what is printed.
-    #[command(flatten)]
-    pub output: ResultsArgs,
+impl FromStr for AffinityArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (set, clip) = strip_clip(s);
+        Ok(AffinityArg(set.parse().map_err(|e| format!("{e}"))?, clip))
+    }
 }
 
 impl SweepArgs {
     /// The engine's request, `--quick` defaults filled in.
     pub fn request(&self) -> SweepRequest {
+        let m = &self.measure;
+        let q = self.quick;
         SweepRequest {
             threads: self.threads.clone(),
-            affinity: self.affinity.clone(),
-            rates: self.rates(),
-            strategies: self.strategies.choice(),
-            duration: self.duration(),
-            repeats: self.repeats(),
-            warmup: self.warmup(),
-            seed: self.seed,
-            placement: self.placement.into(),
-            clip: self.clip.clip,
-            max_time: self.max_time,
+            affinity: self
+                .affinity
+                .as_ref()
+                .map(|a| a.iter().map(|a| a.0).collect()),
+            rates: m.regimes().unwrap_or_else(|| match q {
+                true => vec![Regime::SEED, Regime::FlatOut],
+                false => vec![Regime::FlatOut],
+            }),
+            strategies: m.choice(),
+            duration: m
+                .duration
+                .unwrap_or(Duration::from_millis(if q { 200 } else { 1000 })),
+            repeats: m
+                .repeats
+                .map_or(if q { 3 } else { DEFAULT_REPEATS }, |r| r.count),
+            warmup: m
+                .warmup
+                .unwrap_or(Duration::from_millis(if q { 20 } else { 50 })),
+            seed: m.seed(),
+            placement: m.placement.placement,
+            clip: self.affinity.iter().flatten().any(|a| a.1),
+            max_time: m.max_time,
         }
-    }
-
-    /// Measured time per strategy: `--duration`, else the (quick) default.
-    pub fn duration(&self) -> Duration {
-        self.duration.unwrap_or(if self.quick {
-            Duration::from_millis(200)
-        } else {
-            Duration::from_secs(1)
-        })
-    }
-
-    /// Offered rates: `--rates`, else the (quick) default.
-    pub fn rates(&self) -> Vec<Regime> {
-        self.rates.clone().unwrap_or_else(|| {
-            if self.quick {
-                vec![Regime::SEED, Regime::FlatOut]
-            } else {
-                vec![Regime::FlatOut]
-            }
-        })
-    }
-
-    /// Repeats per strategy: `--repeats`, else the (quick) default.
-    pub fn repeats(&self) -> u32 {
-        self.repeats.unwrap_or(if self.quick { 3 } else { 5 })
-    }
-
-    /// Warm-up per repeat: `--warmup`, else the (quick) default.
-    pub fn warmup(&self) -> Duration {
-        self.warmup
-            .unwrap_or(Duration::from_millis(if self.quick { 20 } else { 50 }))
     }
 }
 
 pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     require_live_root(root, "sweep pins real threads")?;
     let topo = load_topology(root)?;
-    let session = Session::new(&args.output);
+    if let Some(why) = args.measure.run_only() {
+        return Err(CliError::usage(why));
+    }
+    let output = &args.measure.output;
+    let session = Session::new(output);
     if session.chatty() {
         print_notes(&topo);
     }
     let mut plan = plan_sweep(&args.request(), &topo)?;
-    args.output.check()?;
+    output.check()?;
     session.notes(&plan.notes);
 
     let stop = signal::stop_flag();
     let started = Instant::now();
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let host = plan.points[0].plan.provenance.hostname.clone();
-    let dir = crate::results::new_results_dir(&args.output.out, &host, &stamp)?;
+    let dir = crate::results::new_results_dir(&output.out, &host, &stamp)?;
 
     let bar = session.progress_bar(plan.total_repeats(), "repeats");
     let labels: Vec<String> = plan.points.iter().map(|p| p.label()).collect();
@@ -181,7 +126,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
             );
             match &bar {
                 Some(b) => b.println(line),
-                None if !args.output.quiet => eprintln!("{line}"),
+                None if !output.quiet => eprintln!("{line}"),
                 None => {}
             }
             // Finished points survive a crash: sweep.json, still partial.
@@ -202,7 +147,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     let files = report::save(&dir, &doc, &formats)?;
     session.print(&doc, Format::Text)?;
     session.wrote(&files);
-    if !args.output.quiet {
+    if !output.quiet {
         eprintln!(
             "sweep: {} of {count} points in {:.1} s",
             sweep.points.len(),
@@ -214,7 +159,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
             Err(CliError::failure("interrupted: partial results written"))
         }
         Some(SweepStop::OutOfTime) => {
-            if !args.output.quiet {
+            if !output.quiet {
                 eprintln!(
                     "out of time: --max-time ran out after {} of {count} points (the last partial); partial results written",
                     sweep.points.len()
@@ -233,8 +178,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     }
 }
 
-/// Fails (exit 1) naming the first point and strategy whose final sum was
-/// not exact.
+/// Fails (exit 1) naming the first point whose final sum was not exact.
 fn check_exact(sweep: &SweepResults) -> Result<(), CliError> {
     match sweep
         .points
@@ -266,27 +210,32 @@ mod tests {
 
     #[test]
     fn quick_sets_only_what_was_not_given() {
-        let full = parse(&[]);
+        let full = parse(&[]).request();
         assert_eq!(
-            (full.duration(), full.repeats(), full.warmup()),
+            (full.duration, full.repeats, full.warmup),
             (Duration::from_secs(1), 5, Duration::from_millis(50))
         );
-        let quick = parse(&["--quick", "--repeats", "2"]);
+        let quick = parse(&["--quick", "--repeats", "2"]).request();
         assert_eq!(
-            (quick.duration(), quick.repeats(), quick.warmup()),
+            (quick.duration, quick.repeats, quick.warmup),
             (Duration::from_millis(200), 2, Duration::from_millis(20))
         );
         assert_eq!(
-            parse(&[]).threads,
+            full.threads,
             [25.0, 50.0, 75.0, 100.0].map(PoolSize::Percent)
         );
         // The default sweep has no rate axis; --quick a short one.
-        assert_eq!(full.rates(), [Regime::FlatOut]);
-        assert_eq!(quick.rates(), [Regime::SEED, Regime::FlatOut]);
-        let given = parse(&["--quick", "--rates", "10k,1M,max"]);
+        assert_eq!(full.rates, [Regime::FlatOut]);
+        assert_eq!(quick.rates, [Regime::SEED, Regime::FlatOut]);
+        let given = parse(&["--quick", "--rates", "10k,1M,max"]).request();
         assert_eq!(
-            given.rates(),
+            given.rates,
             [Regime::paced(1e4), Regime::paced(1e6), Regime::FlatOut]
+        );
+        let clipped = parse(&["--affinity", "node0:clip,unbound"]).request();
+        assert_eq!(
+            (clipped.affinity, clipped.clip),
+            (Some(vec![Affinity::Node(0), Affinity::Unbound]), true)
         );
     }
 }

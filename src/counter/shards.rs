@@ -286,7 +286,7 @@ impl ShardedCounter {
             .ok_or_else(|| CounterError::Request(format!("CPU {first_cpu} is not online")))?;
         if let SlotHome::OnNode(n) = layout.home {
             topo.check_memory_node(n)
-                .map_err(|e| CounterError::Request(format!("--counter-node {n}: {e}")))?;
+                .map_err(|e| CounterError::Request(format!("--placement node:{n}: {e}")))?;
         }
         let units = level_units(layout.level, topo, first_node);
         let (homes, notes) = slot_homes(&units, layout.home, topo);

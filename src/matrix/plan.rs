@@ -203,7 +203,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
     let most = u32::try_from(n).unwrap_or(u32::MAX);
     let contenders = resolve_counts(
         request.contenders.as_ref(),
-        "--contenders",
+        "--also contenders",
         (2, most),
         "2 CPUs",
         (&request.cpus, n),
@@ -211,7 +211,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
     )?;
     let sharers = resolve_counts(
         request.sharers.as_ref(),
-        "--sharers",
+        "--also sharers",
         (1, most - 1),
         "1 reader",
         (&request.cpus, n),
@@ -476,14 +476,14 @@ mod tests {
         let msg = |cpus, k, m| with(cpus, k, m).unwrap_err().to_string();
         assert_eq!(
             msg("0-3", "5", "1"),
-            "--contenders 5: needs 5 CPUs; --cpus 0-3 selects 4"
+            "--also contenders 5: needs 5 CPUs; --cpus 0-3 selects 4"
         );
-        assert_eq!(msg("0-3", "2", "0"), "--sharers 0: at least 1 reader");
+        assert_eq!(msg("0-3", "2", "0"), "--also sharers 0: at least 1 reader");
         assert_eq!(
             msg("0-3", "2-4", "4"),
-            "--sharers 4: a writer and 4 readers need 5 CPUs; --cpus 0-3 selects 4"
+            "--also sharers 4: a writer and 4 readers need 5 CPUs; --cpus 0-3 selects 4"
         );
-        assert_eq!(msg("0-3", "1", "1"), "--contenders 1: at least 2 CPUs");
+        assert_eq!(msg("0-3", "1", "1"), "--also contenders 1: at least 2 CPUs");
         // Not asked: nothing planned, whatever the CPUs.
         let plan = plan_matrix(&request("0-1", Home::First), topo).unwrap();
         assert!(plan.contenders.is_empty() && plan.sharers.is_empty());

@@ -487,7 +487,7 @@ fn notes(req: &PredictRequest) -> Vec<String> {
         );
     }
     if req.layout.read_every == 0 && req.layout.readers.is_empty() {
-        notes.push("no read side (--read-every 0, no readers): reads cost nothing here".into());
+        notes.push("no read side (--readers every:0, no readers): reads cost nothing here".into());
     }
     notes
 }

@@ -143,7 +143,7 @@ pub enum PlanError {
     Pools(#[from] PoolError),
     /// `--counter-node` (or `--home node:N`) names a node without usable
     /// memory.
-    #[error("{option} {node}: {source}")]
+    #[error("{option}{node}: {source}")]
     MemoryNode {
         /// The option naming the node.
         option: &'static str,
@@ -153,7 +153,7 @@ pub enum PlanError {
         source: MemoryNodeError,
     },
     /// A strategy list is empty.
-    #[error("--level, --publish, --pad and --clock each need at least one value")]
+    #[error("--level and --publish each need at least one level and one policy")]
     NoStrategy,
     /// `--duration` / `--repeats` leaves under a millisecond per repeat.
     #[error("--duration {duration:?} over {repeats} repeats leaves under 1 ms per repeat")]
@@ -166,20 +166,20 @@ pub enum PlanError {
     /// `--sample-every 1` with a rate: every operation timed, none left
     /// to measure busy time on.
     #[error(
-        "--sample-every 1 with a rate times every operation, and a timed operation's clock reads are inside its busy window, so none is left to measure busy time on: use 2 or more (or 0 for none)"
+        "--rate sample:1 times every paced operation, and a timed operation's clock reads are inside its busy window, so none is left to measure busy time on: use 2 or more (or 0 for none)"
     )]
     EverySampled,
     /// A sweep's `--threads` is empty.
     #[error("--threads needs at least one value")]
     NoThreadCounts,
     /// A sweep's `--rates` (or run's `--rate`) is empty.
-    #[error("--rates needs at least one value (a rate such as 22k, or max)")]
+    #[error("--rate needs at least one regime (a rate such as 22k, or max)")]
     NoRates,
     /// A sweep's `--threads` holds 0.
     #[error("--threads 0: every point needs at least 1 writer thread")]
     ZeroThreads,
     /// `--threshold-publishes` asks for a fraction no load walk gives.
-    #[error("--threshold-publishes: {0}")]
+    #[error("--publish walks: {0}")]
     ThresholdPublishes(#[from] StepError),
     /// Every point of a sweep was skipped.
     #[error("no point to run: {}", notes.join("; "))]
@@ -192,59 +192,24 @@ pub enum PlanError {
 /// Resolves `request` against `topo`: CPUs for each pool, strategies,
 /// timer and sampling, and the provenance read now (before any pinning).
 pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> {
-    let allowed = topo.allowed_cpus.len();
-    let mut notes = Vec::new();
-    let chosen = &request.strategies;
-    if request.rates.is_empty() {
-        return Err(PlanError::NoRates);
-    }
-    let mut rates: Vec<Regime> = Vec::new();
-    for &r in &request.rates {
-        if !rates.contains(&r) {
-            rates.push(r);
-        }
-    }
-    if chosen.levels.is_empty()
-        || chosen.policies.is_empty()
-        || chosen.pads.is_empty()
-        || chosen.clocks.is_empty()
-    {
-        return Err(PlanError::NoStrategy);
-    }
-    if request.sample_every == Some(1) && rates.iter().any(|r| r.is_paced()) {
-        return Err(PlanError::EverySampled);
-    }
-    let every_by_rate: Vec<u64> = rates
-        .iter()
-        .map(|&r| sample_every(request.sample_every, r))
-        .collect();
-    let strategies = chosen.strategies();
+    let rates = distinct_rates(&request.rates)?;
+    check_strategies(&request.strategies)?;
+    let every_by_rate = sampling(request.sample_every, &rates)?;
     if let Some(node) = request.counter_node {
         topo.check_memory_node(node)
             .map_err(|source| PlanError::MemoryNode {
-                option: "--counter-node",
+                option: "--placement node:",
                 node,
                 source,
             })?;
     }
-    let PoolCpus {
-        writers: writer_cpus,
-        readers: reader_cpus,
-        clipped,
-    } = pools(&topo, &request.pools)?;
-    notes.extend(clipped.iter().map(ToString::to_string));
-    let threads = writer_cpus.len() + reader_cpus.len();
-    let distinct: BTreeSet<u32> = writer_cpus.iter().chain(&reader_cpus).copied().collect();
-    if request.pools.oversubscribe && threads > allowed.min(distinct.len()) {
-        notes.push(format!(
-            "oversubscribed: {threads} threads share {} CPUs; numbers include time-slicing",
-            distinct.len()
-        ));
-    }
-    if chosen.levels.contains(&ShardLevel::Global) && chosen.levels[0] != ShardLevel::Global {
+    let mut notes = Vec::new();
+    let cpus = place_pools(&topo, &request.pools, &mut notes)?;
+    let levels = &request.strategies.levels;
+    if levels.contains(&ShardLevel::Global) && levels[0] != ShardLevel::Global {
         notes.push(format!(
             "changes are shown against {}, the first --level",
-            chosen.levels[0]
+            levels[0]
         ));
     }
     let repeat_duration = request.duration / request.repeats.max(1);
@@ -254,22 +219,19 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
             repeats: request.repeats,
         });
     }
-
     let provenance = Provenance::of_this_host(calibrate_tsc(Duration::from_millis(50)));
     let timer = Timer::for_host(provenance.tsc_invariant, provenance.tsc_hz);
     notes.extend(provenance.host_notes());
-    let every = every_by_rate[0];
     let overhead_ticks = if every_by_rate.iter().any(|&e| e > 0) {
         timer.overhead_ticks()
     } else {
         0
     };
     let config = RunConfig {
-        writer_cpus,
-        reader_cpus,
-        clipped,
         read_every: request.read_every,
         rate: rates.iter().find_map(|r| r.rate()),
+        sample_every: every_by_rate[0],
+        staleness_probes: every_by_rate[0] > 0,
         rates,
         sample_every_by_rate: every_by_rate,
         repeat_duration_s: repeat_duration.as_secs_f64(),
@@ -279,10 +241,8 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         seed: request.seed,
         threshold_publishes: Some(SEED_THRESHOLD_PUBLISHES),
         load_step: Some(MAX_STEP),
-        sample_every: every,
         timer: timer.kind(),
         timer_overhead_ns: overhead_ticks as f64 * timer.ns_per_tick(),
-        staleness_probes: every > 0,
         target_ci_pct: request.target_ci_pct,
         max_time_s: request.max_time.map(|d| d.as_secs_f64()),
         placement: request.placement,
@@ -292,15 +252,73 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         paced: PacedMode::InPlace,
         in_place: Vec::new(),
         inject: None,
+        writer_cpus: cpus.writers,
+        reader_cpus: cpus.readers,
+        clipped: cpus.clipped,
     };
     Ok(RunPlan {
         topo,
         config,
-        strategies,
+        strategies: request.strategies.strategies(),
         overhead_ticks,
         provenance,
         notes,
     })
+}
+
+/// The regimes in the order asked, each once; none is an error.
+fn distinct_rates(asked: &[Regime]) -> Result<Vec<Regime>, PlanError> {
+    let mut rates: Vec<Regime> = Vec::new();
+    for &r in asked {
+        if !rates.contains(&r) {
+            rates.push(r);
+        }
+    }
+    if rates.is_empty() {
+        return Err(PlanError::NoRates);
+    }
+    Ok(rates)
+}
+
+/// Every strategy list holds at least one value.
+fn check_strategies(chosen: &StrategyChoice) -> Result<(), PlanError> {
+    if chosen.levels.is_empty()
+        || chosen.policies.is_empty()
+        || chosen.pads.is_empty()
+        || chosen.clocks.is_empty()
+    {
+        return Err(PlanError::NoStrategy);
+    }
+    Ok(())
+}
+
+/// One operation in how many is timed in each regime ([`sample_every`]);
+/// timing every paced operation leaves none to measure busy time on.
+fn sampling(explicit: Option<u64>, rates: &[Regime]) -> Result<Vec<u64>, PlanError> {
+    if explicit == Some(1) && rates.iter().any(|r| r.is_paced()) {
+        return Err(PlanError::EverySampled);
+    }
+    Ok(rates.iter().map(|&r| sample_every(explicit, r)).collect())
+}
+
+/// The pools' CPUs on `topo`, with a note for each spec clipped and for
+/// threads sharing CPUs.
+fn place_pools(
+    topo: &Topology,
+    asked: &Pools,
+    notes: &mut Vec<String>,
+) -> Result<PoolCpus, PlanError> {
+    let cpus = pools(topo, asked)?;
+    notes.extend(cpus.clipped.iter().map(ToString::to_string));
+    let threads = cpus.writers.len() + cpus.readers.len();
+    let distinct: BTreeSet<u32> = cpus.writers.iter().chain(&cpus.readers).copied().collect();
+    if asked.oversubscribe && threads > topo.allowed_cpus.len().min(distinct.len()) {
+        notes.push(format!(
+            "oversubscribed: {threads} threads share {} CPUs; numbers include time-slicing",
+            distinct.len()
+        ));
+    }
+    Ok(cpus)
 }
 
 /// What a repeat costs that the start-up probe and the canaries leave

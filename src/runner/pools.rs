@@ -79,7 +79,7 @@ pub enum PoolError {
     NoWriters,
     /// A pool needs more CPUs than its spec leaves.
     #[error(
-        "{count_option} {wanted} needs {wanted} CPUs but {cpus_option} leaves {} free ({}); add --oversubscribe to share CPUs",
+        "{count_option} {wanted} needs {wanted} CPUs but {cpus_option} leaves {} free ({}); add --placement oversubscribe to share CPUs",
         free.len(),
         free.iter().copied().collect::<CpuList>()
     )]
@@ -139,8 +139,8 @@ pub fn pools(topo: &Topology, p: &Pools) -> Result<PoolCpus, PoolError> {
         clipped.extend(resolved.clipped(option, &spec));
         Ok::<_, PoolError>(resolved.cpus)
     };
-    let writer_order = resolve(&p.writer_cpus, "--writer-cpus")?;
-    let reader_order = resolve(&p.reader_cpus, "--reader-cpus")?;
+    let writer_order = resolve(&p.writer_cpus, "--writers")?;
+    let reader_order = resolve(&p.reader_cpus, "--readers")?;
     let readers = p.readers.map_or(0, |r| r.resolve(allowed));
     let writers = match p.writers {
         Some(w) => w.resolve(allowed),
@@ -157,14 +157,14 @@ pub fn pools(topo: &Topology, p: &Pools) -> Result<PoolCpus, PoolError> {
         writers,
         &[],
         p.oversubscribe,
-        ("--writers", "--writer-cpus"),
+        ("--writers", "--writers"),
     )?;
     let reader_cpus = take_cpus(
         &reader_order,
         readers,
         &writer_cpus,
         p.oversubscribe,
-        ("--readers", "--reader-cpus"),
+        ("--readers", "--readers"),
     )?;
     Ok(PoolCpus {
         writers: writer_cpus,
@@ -232,16 +232,16 @@ mod tests {
     fn take_cpus_skips_taken_and_names_the_options() {
         let order = [0, 1, 2, 3];
         assert_eq!(
-            take_cpus(&order, 2, &[0], false, ("--readers", "--reader-cpus")).unwrap(),
+            take_cpus(&order, 2, &[0], false, ("--readers", "--readers")).unwrap(),
             [1, 2]
         );
-        let err = take_cpus(&order, 4, &[0], false, ("--readers", "--reader-cpus")).unwrap_err();
+        let err = take_cpus(&order, 4, &[0], false, ("--readers", "--readers")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "--readers 4 needs 4 CPUs but --reader-cpus leaves 3 free (1-3); add --oversubscribe to share CPUs"
+            "--readers 4 needs 4 CPUs but --readers leaves 3 free (1-3); add --placement oversubscribe to share CPUs"
         );
         assert_eq!(
-            take_cpus(&order, 5, &[0], true, ("--readers", "--reader-cpus")).unwrap(),
+            take_cpus(&order, 5, &[0], true, ("--readers", "--readers")).unwrap(),
             [1, 2, 3, 1, 2]
         );
     }

@@ -59,7 +59,7 @@ pub enum SpecError {
     },
     /// The spec names CPUs this process may not use (without `--clip`).
     #[error(
-        "CPU spec \"{spec}\" names CPU{} {outside}, which this process may not use (it may use {allowed}); add --clip to keep only those",
+        "CPU spec \"{spec}\" names CPU{} {outside}, which this process may not use (it may use {allowed}); end the spec with :clip to keep only those",
         if outside.len() == 1 { "" } else { "s" }
     )]
     NotAllowed {
@@ -88,7 +88,7 @@ impl CpuSpec {
         local-spread:N (the kernel's cpumask_local_spread order from node N: nearest NUMA hop first) \
         or local-spread:N:old (pre-v6.3: node N's CPUs, then the rest by id). \
         A cpulist, node:N or llc:K naming a CPU this process may not use is an error \
-        unless --clip keeps only the allowed ones; the other specs take allowed CPUs only. \
+        unless SPEC:clip keeps only the allowed ones; the other specs take allowed CPUs only. \
         Pools take CPUs from the front.";
 
     /// Resolves the spec to allowed CPUs, in the order pools fill them. A

@@ -488,7 +488,7 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
     }
     if run.config.staleness_probes {
         lines.push(
-            "staleness: probed at sampled operations, |published sum - true sum| as a reader sees it; writers mirror their load into their own line after every update while probing (its cost is in loop ns/op and the floor; --sample-every 0 turns both off)".to_string(),
+            "staleness: probed at sampled operations, |published sum - true sum| as a reader sees it; writers mirror their load into their own line after every update while probing (its cost is in loop ns/op and the floor; --rate sample:0 turns both off)".to_string(),
         );
     }
     lines

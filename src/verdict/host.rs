@@ -85,7 +85,7 @@ impl Reach {
                 "node and global share one node here; cross-node cost needs a multi-node host (`contend matrix` there, or the guest check)".to_string()
             } else {
                 format!(
-                    "node and global share node {} here (every writer is on it); cross-node cost needs writers on two nodes (--writer-cpus)",
+                    "node and global share node {} here (every writer is on it); cross-node cost needs writers on two nodes (--writers SPEC)",
                     self.nodes
                 )
             });
@@ -95,7 +95,7 @@ impl Reach {
                 "llc and global share one LLC here; cross-LLC cost needs a host with several LLCs"
                     .to_string()
             } else {
-                "llc and global share one LLC here (every writer is in it); cross-LLC cost needs writers on two LLCs (--writer-cpus)".to_string()
+                "llc and global share one LLC here (every writer is in it); cross-LLC cost needs writers on two LLCs (--writers SPEC)".to_string()
             });
         }
         if self.cores <= 1 {

@@ -48,7 +48,7 @@ pub fn quick_matrix(out: &Path) -> PathBuf {
         "matrix",
         "--samples",
         "20",
-        "--per-class",
+        "--pairs",
         "2",
         "--quiet",
         "--out",

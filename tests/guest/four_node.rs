@@ -27,9 +27,7 @@ const FOUR_NODE_DISTANCES: &[&[u32]] = &[
 ];
 const FOUR_NODE_CMDS: &[&[&str]] = &[
     &["topology", "--json"],
-    &[
-        "verify", "--json", "--cpus", "0", "--nodes", "3", "--pages", "16",
-    ],
+    &["verify", "--json", "--cpus", "0", "--nodes", "3"],
     &["verify", "--json", "--cpus", "node:2", "--nodes", "0-3"],
     &["verify", "--cpus", "node:3"],
     // 4..=7: the v6.3 hop order from every node.
@@ -38,8 +36,8 @@ const FOUR_NODE_CMDS: &[&[&str]] = &[
     &["spread", "--node", "2", "--json"],
     &["spread", "--node", "3", "--json"],
     // 8, 9: the pre-v6.3 order.
-    &["spread", "--node", "0", "--old", "--json"],
-    &["spread", "--node", "3", "--old", "--json"],
+    &["spread", "--node", "0:old", "--json"],
+    &["spread", "--node", "3:old", "--json"],
     // 10: two writers placed as cpumask_local_spread(0..2, 1) would place them.
     &[
         "run",
@@ -51,9 +49,7 @@ const FOUR_NODE_CMDS: &[&[&str]] = &[
         "--publish",
         "always",
         "--writers",
-        "2",
-        "--writer-cpus",
-        "local-spread:1",
+        "2@local-spread:1",
         "--duration",
         "40ms",
         "--repeats",
@@ -90,7 +86,7 @@ fn four_node_guest_with_memory_only_node() {
     // Memory bound to the CPU-less node, from a thread on node 0.
     let v = runs[1].json();
     assert_verified(&v, &[0], &[3]);
-    assert_eq!(v["memory"][0]["pages"], 16);
+    assert_eq!(v["memory"][0]["pages"], 4);
     // Both CPUs of node 2, memory on all four nodes.
     assert_verified(&runs[2].json(), &[2, 3], &[0, 1, 2, 3]);
     // No CPU to pin to on node 3.
@@ -217,13 +213,9 @@ fn four_node_guest_spread_follows_numa_hops() {
     // owns none, so its old order is every CPU by id (unlike its hop order 1 0 2 3).
     for (run, node, order) in [(&runs[8], 0, [0, 1, 2, 3]), (&runs[9], 3, [0, 1, 2, 3])] {
         let s = run.json();
-        assert_eq!(s["node"], node, "spread --node {node} --old: {s}");
-        assert_eq!(s["algorithm"], "old", "spread --node {node} --old: {s}");
-        assert_eq!(
-            u32s(&s["order"]),
-            order,
-            "spread --node {node} --old: order"
-        );
+        assert_eq!(s["node"], node, "spread --node {node}:old: {s}");
+        assert_eq!(s["algorithm"], "old", "spread --node {node}:old: {s}");
+        assert_eq!(u32s(&s["order"]), order, "spread --node {node}:old: order");
     }
 }
 

@@ -47,7 +47,7 @@ const SIXTEEN_CPU_CMDS: &[&[&str]] = &[
         "--json",
         "--samples",
         "3",
-        "--per-class",
+        "--pairs",
         "2",
         "--out",
         "/tmp/m",
@@ -81,7 +81,8 @@ const SIXTEEN_CPU_CMDS: &[&[&str]] = &[
         "matrix",
         "--cpus",
         "0,1,4,8",
-        "--all-pairs",
+        "--pairs",
+        "all",
         "--samples",
         "3",
         "--out",
@@ -234,7 +235,7 @@ fn sixteen_cpu_guest_matrix_tells_llc_from_node() {
     let run = &sixteen_cpu()[8];
     assert_eq!(run.code, 0, "matrix: {}", run.stderr);
     let text = &run.stdout;
-    println!("contend matrix --cpus 0,1,4,8 --all-pairs --samples 3 (16-CPU guest):\n{text}");
+    println!("contend matrix --cpus 0,1,4,8 --pairs all --samples 3 (16-CPU guest):\n{text}");
     let grid: Vec<Vec<&str>> = text
         .lines()
         .skip_while(|l| !l.starts_with("one-way ns (round trip / 2), each pair's median:"))
@@ -420,10 +421,11 @@ const C2C_CMDS: &[&[&str]] = &[
         "matrix",
         "--samples",
         "3",
-        "--all-pairs",
+        "--pairs",
+        "all",
         "--quiet",
-        "--c2c-csv",
-        "/tmp/guest.csv",
+        "--also",
+        "c2c:/tmp/guest.csv",
         "--out",
         "/tmp/m",
     ],
@@ -522,23 +524,24 @@ const LOAD_CMDS: &[&[&str]] = &[
         "--json",
         "--samples",
         "3",
-        "--per-class",
+        "--pairs",
         "1",
-        "--contenders",
-        "all",
+        "--also",
+        "contenders:all",
         // Not `all` (1 ..= 15, unit-tested in matrix::counts): every sharers round
         // waits for all m + 1 threads, and with 16 vCPUs spinning on the host's 2
         // CPUs each round costs a host time slice per thread. `all` took 87 of this
         // batch's 100 s here, and past the boot's 900 s in CI (2026-12-02). One m per
         // widest class and the whole guest still reach every class.
-        "--sharers",
-        "1,2,3,15",
-        "--home-classes",
+        "--also",
+        "sharers:1,2,3,15",
+        "--also",
+        "home",
         "--out",
         "/tmp/m",
     ],
-    &["matrix", "--contenders", "2,17"],
-    &["matrix", "--sharers", "16"],
+    &["matrix", "--also", "contenders:2,17"],
+    &["matrix", "--also", "sharers:16"],
 ];
 
 /// The span order on this layout, worked by hand: CPU 0, one CPU of each farther class
@@ -673,6 +676,6 @@ fn sixteen_cpu_guest_contenders_and_sharers_span_the_classes() {
     }
 
     // Beyond the guest's 16 CPUs: one line each, exit 2.
-    runs[1].assert_usage_error(&["--contenders 17: needs 17 CPUs; --cpus all selects 16"]);
-    runs[2].assert_usage_error(&["--sharers 16: a writer and 16 readers need 17 CPUs"]);
+    runs[1].assert_usage_error(&["--also contenders 17: needs 17 CPUs; --cpus all selects 16"]);
+    runs[2].assert_usage_error(&["--also sharers 16: a writer and 16 readers need 17 CPUs"]);
 }

@@ -69,7 +69,7 @@ const CMDS: &[&[&str]] = &[
     // 2: the matrix, a per-class sample, and its matrix.json.
     &[
         "matrix",
-        "--per-class",
+        "--pairs",
         "2",
         "--samples",
         "3",
@@ -224,7 +224,7 @@ fn sixty_four_cpu_guest_run_gives_every_strategy_its_repeats_on_four_nodes() {
 fn sixty_four_cpu_guest_matrix_samples_every_class_and_grids_the_nodes() {
     let runs = sixty_four_cpu();
     let text = &runs[2];
-    first_screen("contend matrix --per-class 2 --samples 3", text);
+    first_screen("contend matrix --pairs 2 --samples 3", text);
     assert_eq!(text.code, 0, "matrix: {}", text.stderr);
     let m = runs[3].json();
     // 2 pairs of each class, classed as the layout says, both threads and the line

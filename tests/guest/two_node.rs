@@ -54,8 +54,8 @@ const TWO_NODE_CMDS: &[&[&str]] = &[
         "global",
         "--publish",
         "always,ratelimit:1ms",
-        "--counter-node",
-        "1",
+        "--placement",
+        "node:1",
         "--duration",
         "40ms",
         "--repeats",
@@ -68,8 +68,8 @@ const TWO_NODE_CMDS: &[&[&str]] = &[
     // 8
     &[
         "run",
-        "--counter-node",
-        "7",
+        "--placement",
+        "node:7",
         "--duration",
         "40ms",
         "--repeats",
@@ -108,7 +108,7 @@ fn two_node_guest_refuses_unknown_nodes() {
     let runs = two_node();
     runs[4].assert_usage_error(&["node 7 does not exist"]);
     runs[5].assert_usage_error(&["node 7 does not exist", "node:7"]);
-    runs[8].assert_usage_error(&["--counter-node", "node 7"]);
+    runs[8].assert_usage_error(&["--placement node:7", "node 7"]);
 }
 
 /// Node of each CPU in the 2-node guest.
@@ -155,7 +155,7 @@ fn two_node_guest_run_places_slots_and_writers() {
     assert_slots(s, &[("global", 0)]);
     assert_writers(s, &[0, 1, 2, 3], two_node_cpu_node, |_| 0);
 
-    // --counter-node 1: the one slot lives on node 1 for every policy, so the writers on
+    // --placement node:1: the one slot lives on node 1 for every policy, so the writers on
     // CPUs 0 and 1 (node 0) publish across the interconnect.
     let r = runs[7].json();
     let names = ["global/always/pad128", "global/ratelimit:1ms/pad128/tsc"];

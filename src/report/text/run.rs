@@ -449,7 +449,7 @@ fn regime_tables(run: &RunResults) -> String {
     {
         let _ = writeln!(
             out,
-            "node-level read: {steps} steps (--node-iter {})",
+            "node-level read: {steps} steps (--placement {})",
             run.config.node_iter.name()
         );
     }
