@@ -19,9 +19,10 @@
 //! has no finite error and counts as the worst.
 
 use super::agreement::{Agreement, agreement};
+use super::class::Bound;
 use super::costs::LineCosts;
 use super::flat_out_check::{HandoverPoint, flat_out_point};
-use super::latency::{Bound, Latencies};
+use super::latency::Latencies;
 use super::model::{Evaluation, Layout, Lines};
 use super::{PredictError, Walks, publish_fraction, saturation_rate};
 use crate::matrix::PairClass;

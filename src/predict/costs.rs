@@ -7,7 +7,7 @@
 //! `--host-costs FILE` ([`HostCosts`], parsed into these types at the
 //! command line); `contend matrix` measures the first three.
 
-use super::latency::{Bound, ClassLatency, DEFAULT_UNCERTAINTY_PCT, LatencyKey};
+use super::class::{Bound, ClassLatency, DEFAULT_UNCERTAINTY_PCT, LatencyKey};
 use crate::counter::PublishPolicy;
 use crate::matrix::{MatrixResults, PairClass};
 use crate::topology::Topology;
@@ -138,18 +138,8 @@ impl HomeCost {
     /// How much longer a transfer of `class` to a CPU off the home node
     /// takes; `None` when ratios per class leave it out.
     pub fn remote_factor(&self, class: PairClass) -> Option<f64> {
-        if let Some(f) = self.factor {
-            return Some(f);
-        }
-        let any = || {
-            matches!(class, PairClass::CrossNode(_))
-                .then(|| self.by_class.get(&LatencyKey::AnyCrossNode))
-                .flatten()
-        };
-        self.by_class
-            .get(&LatencyKey::Class(class))
-            .or_else(any)
-            .copied()
+        self.factor
+            .or_else(|| LatencyKey::lookup(&self.by_class, class).copied())
     }
 
     /// In words: `2.10×` or `same-llc 1.20×, cross-node 1.85×`.

@@ -8,6 +8,7 @@
 mod agreement;
 pub mod c2c;
 mod check;
+pub mod class;
 pub mod costs;
 mod flat_out_check;
 pub mod gallery;
@@ -23,14 +24,14 @@ mod tests;
 
 pub use agreement::{AGREEMENT_PCT, Agreement};
 pub use check::{CheckPoint, CheckResults, Knee, check, check_with, measured_knee};
+pub use class::{Bound, ClassLatency, LatencyKey};
 pub use costs::{
     Cited, CitedNs, CostCurve, CostPoint, GivenPublish, HomeCost, HostCosts, HostCostsError,
     LineCosts, ReadOccupancy,
 };
 pub use flat_out_check::HandoverPoint;
 pub use latency::{
-    Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, LatencyKey, MissingClass,
-    NonPositive, TransactionRatios,
+    Latencies, LatencyArg, LatencyArgError, MissingClass, NonPositive, TransactionRatios,
 };
 pub use model::{Capacity, Evaluation, Layout, Lines, NodeCost};
 pub use publish::{Walks, publish_fraction};

@@ -34,8 +34,9 @@
 //!   its own transfers before its next update, so the wait is
 //!   [`queue::mva2`]'s at any load, saturation included.
 
+use super::class::Bound;
 use super::costs::{LineCosts, ReadOccupancy};
-use super::latency::{Bound, ClassCounts, Latencies, MissingClass, Prices};
+use super::latency::{ClassCounts, Latencies, MissingClass, Prices};
 use super::queue;
 use crate::counter::ShardLevel;
 use crate::matrix::{PairClass, Transaction, classify};
