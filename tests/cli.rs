@@ -126,13 +126,7 @@ fn cpus_this_process_may_not_use_are_refused_unless_clipped() {
     for args in [
         vec!["run", "--writer-cpus", &spec],
         vec!["run", "--reader-cpus", &spec, "--readers", "1"],
-        vec![
-            "predict",
-            "--latency",
-            "same-llc=20ns",
-            "--writer-cpus",
-            &spec,
-        ],
+        vec!["predict", "--host", "same-llc=20ns", "--writer-cpus", &spec],
         vec!["matrix", "--cpus", &spec],
         vec!["verify", "--cpus", &spec],
     ] {
@@ -279,7 +273,7 @@ fn an_unwritable_out_is_refused_before_anything_runs() {
         vec!["sweep", "--out", out],
         vec!["matrix", "--out", out],
         vec!["study", "--out", out],
-        vec!["predict", "--latency", "same-llc=20ns", "--out", out],
+        vec!["predict", "--host", "same-llc=20ns", "--out", out],
     ] {
         // Exit 2 and an empty stdout: a run prints what it measured before
         // it saves, so nothing was measured.

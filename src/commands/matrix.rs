@@ -74,7 +74,7 @@ pub struct MatrixArgs {
 
     /// Also write the pairs as core-to-core-latency's CSV (one-way ns,
     /// lower triangle, a row per CPU in id order) to FILE, which
-    /// `predict --latencies FILE.csv` and `gallery` read; needs --all-pairs.
+    /// `predict --host FILE.csv` and `gallery` read; needs --all-pairs.
     #[arg(long, value_name = "FILE", requires = "all_pairs")]
     pub c2c_csv: Option<PathBuf>,
 

@@ -8,7 +8,7 @@
 //!   on a saturated line, against the run's exact count
 //!   (`flat_out_check.rs`);
 //! - **cost**: net ns per update, predicted with per-class latencies
-//!   (`--latencies`, a matrix of the same host) against the measured net
+//!   (`--host`, a matrix of the same host) against the measured net
 //!   cost and its 95% CI. Only a run whose CPUs make one pair class may
 //!   have each repeat's canary (the CAS ping-pong before it) stand in for
 //!   that class, and the output says so.
@@ -51,7 +51,7 @@ pub struct CheckPoint {
     /// files written before runs had poisson arrivals: paced).
     #[serde(default)]
     pub arrivals: Option<Arrivals>,
-    /// Median canary of those repeats, ns one-way (NaN with `--latencies`).
+    /// Median canary of those repeats, ns one-way (NaN with a `--host` matrix).
     pub canary_ns: f64,
     /// Predicted ρ of the hottest line, mean over repeats.
     pub rho: f64,
@@ -287,7 +287,7 @@ pub fn check(
     check_with(file, runs, latencies, &LineCosts::default())
 }
 
-/// [`check`] with `costs` (a `--host-costs` file's or a matrix's)
+/// [`check`] with `costs` (a host-costs file's or a matrix's)
 /// pricing every repeat's line, the canary's included: how `predict
 /// --check` sets the model's assumptions against a measurement.
 pub fn check_with(
@@ -371,7 +371,7 @@ impl Checker<'_> {
         for r in &used {
             let mut lat = repeat_latencies(self.latencies, r).ok_or_else(|| {
                 self.bad(format!(
-                    "{name}: repeat {} has no canary; give --latencies or --latency",
+                    "{name}: repeat {} has no canary; give --host a matrix or class latencies",
                     r.repeat
                 ))
             })?;
@@ -563,7 +563,7 @@ impl Checker<'_> {
         let latency_source = match (self.latencies, self.stand_in) {
             (Some(l), _) => format!("{}; {}", l.source, l.pricing()),
             (None, Some(class)) => format!(
-                "each repeat's canary, standing in for the run's one pair class ({class}), {}; give --latencies for per-class figures",
+                "each repeat's canary, standing in for the run's one pair class ({class}), {}; give --host a matrix for per-class figures",
                 if self.priced_by_canary {
                     "each transaction priced as the canary measured it"
                 } else {
@@ -626,7 +626,7 @@ fn median_with_worst(errors: &[Option<f64>]) -> Option<f64> {
     m.is_finite().then_some(m)
 }
 
-/// With no `--latencies`, the canary may stand in only for a run whose
+/// With no `--host` latencies, the canary may stand in only for a run whose
 /// lines make one pair class; notes it in `stand_in`.
 fn one_class(lines: &Lines, stand_in: &mut Option<PairClass>) -> Result<(), String> {
     let classes: Vec<PairClass> = lines.classes().chain(*stand_in).collect();
@@ -640,7 +640,7 @@ fn one_class(lines: &Lines, stand_in: &mut Option<PairClass>) -> Result<(), Stri
             Ok(())
         }
         many => Err(format!(
-            "the run's CPUs make {} pair classes ({}), and its canary measures one pair: give --latencies matrix.json (contend matrix on the same host) for per-class figures",
+            "the run's CPUs make {} pair classes ({}), and its canary measures one pair: give --host matrix.json (contend matrix on the same host) for per-class figures",
             many.len(),
             many.iter()
                 .map(|c| c.to_string())
@@ -750,7 +750,7 @@ mod tests {
         // them; and a second series of another class is refused too.
         let e = one_class(&lines(&[0, 1, 112]), &mut None).unwrap_err();
         assert!(e.starts_with("the run's CPUs make 2 pair classes"), "{e}");
-        assert!(e.contains("--latencies"), "{e}");
+        assert!(e.contains("--host"), "{e}");
         let e = one_class(&lines(&[0, 112]), &mut stand_in).unwrap_err();
         assert!(e.contains("2 pair classes"), "{e}");
     }

@@ -4,7 +4,7 @@
 //! lives, which fetches occupy the line and what the others cost (a copy
 //! in the reader's own LLC), and how many alike lines every event
 //! touches. A host nobody here has gets them from its papers through
-//! `--host-costs FILE` ([`HostCosts`], parsed into these types at the
+//! a host-costs file (`--host FILE`, [`HostCosts`], parsed into these types at the
 //! command line); `contend matrix` measures the first three.
 
 use super::class::{Bound, ClassLatency, DEFAULT_UNCERTAINTY_PCT, LatencyKey};
@@ -440,7 +440,7 @@ impl GivenPublish {
     }
 }
 
-/// `--host-costs FILE`: a host's published or measured line costs and
+/// A host-costs file (`--host FILE`): a host's published or measured line costs and
 /// its workload's event mix, each with its source (JSON; docs/predict.md
 /// lists the fields and the seeds' hosts' files are in
 /// `results/published/hosts/`).
@@ -494,9 +494,9 @@ pub struct HostCosts {
     pub sockets: Option<u32>,
 }
 
-/// A `--host-costs` file that cannot be read or does not fit the host.
+/// A host-costs file that cannot be read or does not fit the host.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--host-costs {file}: {reason}")]
+#[error("--host {file}: {reason}")]
 pub struct HostCostsError {
     /// The file (or the figure's source).
     pub file: String,
@@ -563,7 +563,7 @@ impl HostCosts {
         Ok(())
     }
 
-    /// The line costs on `topo`, over `base` (what a `--latencies`
+    /// The line costs on `topo`, over `base` (what a `--host`
     /// matrix measured: a figure the file gives replaces it, one it does
     /// not keeps it); an error names a K or M beyond its CPUs or a home
     /// node without CPUs.
@@ -739,10 +739,7 @@ mod tests {
             (r#"{"llc_hit": {"ns": -3, "source": ""}}"#, "llc_hit"),
         ] {
             let e = HostCosts::read(&write(text)).unwrap_err().to_string();
-            assert!(
-                e.starts_with("--host-costs ") && e.contains(why),
-                "{text}: {e}"
-            );
+            assert!(e.starts_with("--host ") && e.contains(why), "{text}: {e}");
         }
         for (text, why) in [
             (

@@ -538,7 +538,7 @@ fn settle_sockets(
         }
     } else if sizes(node).len() == 1 && llc_n > 1 {
         notes.push(format!(
-            "one node of {llc_n} LLC groups: {llc_n} sockets of one LLC each would look the same (give \"sockets\": {llc_n} in a --host-costs file if the host has them)"
+            "one node of {llc_n} LLC groups: {llc_n} sockets of one LLC each would look the same (give \"sockets\": {llc_n} in a host-costs file (--host) if the host has them)"
         ));
     }
 }

@@ -1,6 +1,6 @@
 //! The transfer time of a cache line between two CPUs, per distance
 //! class, with its uncertainty: given on the command line
-//! (`--latency same-llc=51ns,cross-node@21=108ns±10%`), read from a
+//! (`--host same-llc=51ns,cross-node@21=108ns±10%`), read from a
 //! `contend matrix` file, or one figure for every class (a run's canary).
 
 use super::class::{Bound, ClassLatency, DEFAULT_UNCERTAINTY_PCT, LatencyKey};
@@ -13,7 +13,7 @@ use std::str::FromStr;
 /// Pair classes and how many pairs of each (of one kind, on one line).
 pub type ClassCounts = BTreeMap<PairClass, u64>;
 
-/// One `--latency` item: `CLASS=TIME` or `CLASS=TIME±U` (U in ns or %).
+/// One `--host` class item: `CLASS=TIME` or `CLASS=TIME±U` (U in ns or %).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LatencyArg {
     /// The class it is for.
@@ -22,10 +22,10 @@ pub struct LatencyArg {
     pub latency: ClassLatency,
 }
 
-/// A `--latency` item that does not parse.
+/// A `--host` class item that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "bad --latency \"{item}\": {reason} (want CLASS=TIME[±U], e.g. same-llc=51ns or cross-node@21=108ns±10%; classes: smt, same-llc, same-node, cross-node@D, cross-node)"
+    "bad --host class \"{item}\": {reason} (want CLASS=TIME[±U], e.g. same-llc=51ns or cross-node@21=108ns±10%; classes: smt, same-llc, same-node, cross-node@D, cross-node)"
 )]
 pub struct LatencyArgError {
     /// The item as given.
@@ -164,7 +164,7 @@ impl TransactionRatios {
 pub struct Latencies {
     /// Figures by class (`cross-node` for every distance without its own).
     pub classes: BTreeMap<LatencyKey, ClassLatency>,
-    /// Where the figures came from (`--latency`, a matrix file, a canary).
+    /// Where the figures came from (`--host`, a matrix file, a canary).
     pub source: String,
     /// Each class's transaction ratios, from a matrix that measured them
     /// (the median of its pairs'); a class without them is priced at
@@ -226,7 +226,7 @@ impl Prices {
 /// A class among the chosen CPUs that no figure covers.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "no latency for class {class} (the chosen CPUs have pairs of it); given: {given}; add --latency {class}=TIME"
+    "no latency for class {class} (the chosen CPUs have pairs of it); given: {given}; add --host {class}=TIME"
 )]
 pub struct MissingClass {
     /// The class without a figure.
@@ -239,7 +239,7 @@ pub struct MissingClass {
 /// model refuses it rather than predict from it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error(
-    "the {class} transfer is priced at {ns} ns ({from}): a transfer takes time above 0; measure again or give --latency {class}=TIME"
+    "the {class} transfer is priced at {ns} ns ({from}): a transfer takes time above 0; measure again or give --host {class}=TIME"
 )]
 pub struct NonPositive {
     /// The class.
@@ -251,11 +251,11 @@ pub struct NonPositive {
 }
 
 impl Latencies {
-    /// From `--latency` items (a later item for the same class wins).
+    /// From `--host` class items (a later item for the same class wins).
     pub fn from_args(args: &[LatencyArg]) -> Self {
         Latencies {
             classes: args.iter().map(|a| (a.key, a.latency)).collect(),
-            source: "--latency".into(),
+            source: "--host".into(),
             transactions: BTreeMap::new(),
             costs: LineCosts::default(),
         }
@@ -415,7 +415,7 @@ impl Latencies {
                     .join("; ")
             )
         } else {
-            "every transfer priced at its class's ping-pong, nothing overlapping (no measured transactions: give --latencies from a contend matrix that measured them)".into()
+            "every transfer priced at its class's ping-pong, nothing overlapping (no measured transactions: give --host a contend matrix that measured them)".into()
         }
     }
 
@@ -539,7 +539,7 @@ mod tests {
             "same-llc=51ns±51ns",
         ] {
             let e = bad.parse::<LatencyArg>().unwrap_err().to_string();
-            assert!(e.starts_with(&format!("bad --latency \"{bad}\"")), "{e}");
+            assert!(e.starts_with(&format!("bad --host class \"{bad}\"")), "{e}");
         }
     }
 

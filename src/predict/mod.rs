@@ -55,12 +55,12 @@ The model: a hot line is a single server. Every publish that finds the
 line in another CPU's cache waits for one transfer; so does every read
 of a line another CPU wrote since (a fetch); which fetches occupy the
 line (every one by default, the first per node or LLC, or only the first
-after a write) and what the others cost (an LLC hit) a --host-costs file
+after a write) and what the others cost (an LLC hit) a --host host-costs file
 can say. A transfer takes the class latency
 between the two CPUs (smt, same-llc, same-node, cross-node@D: from
-`contend matrix`, or --latency), averaged over the CPUs that can have
+`contend matrix`, or --host CLASS=TIME,…), averaged over the CPUs that can have
 held the line; a write after reads invalidates every sharer. Published
-or measured costs refine it (--host-costs FILE): the transfer time's
+or measured costs refine it (--host FILE): the transfer time's
 growth with the CPUs queued at the line, the writer's upgrade by
 readers, a transfer to a CPU off the memory's node, the hot lines every
 event touches. Each CPU waits for its own update before its next (a
@@ -81,10 +81,10 @@ over (1/rate + net cost): the share of each CPU's time spent on the line.
 
 Examples:
   contend matrix                          # this host's class latencies
-  contend predict --latencies results/<host>/<stamp>/matrix.json
+  contend predict --host results/<host>/<stamp>/matrix.json
   contend --sysfs-root tests/fixtures/topology/spr-2s-224 predict \\
-      --latency smt=8ns,same-llc=51ns,cross-node=108ns --rates 22k
-  contend predict --latencies \"tests/fixtures/c2c/AMD EPYC 7R13 48-Core Processor.csv\"
+      --host smt=8ns,same-llc=51ns,cross-node=108ns --rates 22k
+  contend predict --host \"tests/fixtures/c2c/AMD EPYC 7R13 48-Core Processor.csv\"
   contend run --level global --publish always --rate 10k,100k,1M,3M
   contend predict --check results/<host>/<stamp>/run.json";
 
@@ -127,7 +127,7 @@ pub struct PredictRequest {
     /// The writers' load walks (publish fractions are stepped over them).
     pub walks: Walks,
     /// Publish fractions given for policies (a published or measured
-    /// figure, `--host-costs`), used at every rate in place of the walks'.
+    /// figure, a host-costs file), used at every rate in place of the walks'.
     pub publishes: Vec<GivenPublish>,
 }
 
@@ -458,7 +458,7 @@ fn notes(req: &PredictRequest) -> Vec<String> {
         req.arrivals,
         match req.arrivals {
             Arrivals::Poisson =>
-                "updates fall irregularly, as a kernel's do (contend run --rate paces evenly: \"arrivals\": \"paced\" in a --host-costs file predicts one)",
+                "updates fall irregularly, as a kernel's do (contend run --rate paces evenly: \"arrivals\": \"paced\" in a host-costs file predicts one)",
             Arrivals::Paced => "updates evenly spaced, as contend run --rate paces them",
         }
     )];

@@ -172,7 +172,7 @@ pub struct PredictConfig {
     /// in files from before it was recorded: the default).
     #[serde(default)]
     pub load_step: Option<i64>,
-    /// Publish fractions given for policies (`--host-costs`), used at
+    /// Publish fractions given for policies (a host-costs file), used at
     /// every rate in place of the walks'.
     #[serde(default)]
     pub publishes: Vec<super::GivenPublish>,
@@ -210,7 +210,7 @@ pub struct PredictResults {
     pub strategies: Vec<StrategyPrediction>,
     /// Assumptions worth saying.
     pub notes: Vec<String>,
-    /// The host, when it was inferred from a pair matrix (`--latencies FILE.csv`); its
+    /// The host, when it was inferred from a pair matrix (`--host FILE.csv`); its
     /// topology is the one predicted on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inferred: Option<InferredHost>,

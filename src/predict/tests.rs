@@ -351,7 +351,7 @@ fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_
         c.notes
     );
     // Latencies given by hand are the user's: one at 0 ns is an error.
-    let zero = Latencies::uniform(0.0, "--latency");
+    let zero = Latencies::uniform(0.0, "--host");
     assert!(check("run.json", &[(String::new(), &run)], Some(&zero)).is_err());
 }
 
@@ -630,7 +630,7 @@ fn each_point_below_near_or_saturated_has_its_cost_share_and_sensitivity() {
     // The arrivals, the pricing, then each line-cost input and its source.
     assert_eq!(p.notes.len(), 6, "{:?}", p.notes);
     assert!(p.notes[0].starts_with("arrivals paced"), "{:?}", p.notes);
-    // --latency carries no transactions: every transfer at the ping-pong,
+    // Classes given inline carry no transactions: every transfer at the ping-pong,
     // and the note says so; nor any line costs: idle latencies, said so.
     assert!(
         p.notes[1].starts_with("every transfer priced at its class's ping-pong"),

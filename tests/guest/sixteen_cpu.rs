@@ -432,7 +432,7 @@ const C2C_CMDS: &[&[&str]] = &[
         "--sysfs-root",
         "/tmp/cap",
         "predict",
-        "--latencies",
+        "--host",
         "/tmp/guest.csv",
         "--rates",
         "22k",
@@ -444,7 +444,7 @@ const C2C_CMDS: &[&[&str]] = &[
     ],
     &[
         "predict",
-        "--latencies",
+        "--host",
         "/tmp/guest.csv",
         "--rates",
         "22k",
