@@ -49,7 +49,6 @@ pub struct CheckPoint {
     pub repeats: usize,
     /// How the run's arrivals fell, as the model was told (`None` in
     /// files written before runs had poisson arrivals: paced).
-    #[serde(default)]
     pub arrivals: Option<Arrivals>,
     /// Median canary of those repeats, ns one-way (NaN with a `--host` matrix).
     pub canary_ns: f64,
@@ -66,17 +65,14 @@ pub struct CheckPoint {
     /// predicted / measured.
     pub ratio: Option<f64>,
     /// Predicted hand-overs + read fetches per update, mean over writers.
-    #[serde(default)]
     pub predicted_transfers: f64,
     /// The run's exact count of the same, per update: (hand-overs + lines
     /// the writers' reads fetched) / updates over every repeat; `None`
     /// for a file measured before reads were counted.
-    #[serde(default)]
     pub measured_transfers: Option<f64>,
     /// A ratelimit's clock read per update, ns, as the run's clock floor
     /// measured it in place: part of `predicted_ns` (`None`: no ratelimit,
     /// or a run without a clock floor).
-    #[serde(default)]
     pub local_ns: Option<f64>,
 }
 
@@ -233,32 +229,26 @@ pub struct CheckResults {
     /// `None` when that puts the median among them.
     pub median_abs_error_pct: Option<f64>,
     /// Points that agree ([`CheckPoint::agrees`]).
-    #[serde(default)]
     pub agreeing: usize,
     /// Index in `points` of the worst point (largest error, one without a
     /// finite error first).
-    #[serde(default)]
     pub worst: Option<usize>,
     /// Median over the counted points of |predicted − exact| transfers
     /// per update, % of exact (`None`: none counted, or the median among
     /// those without a finite error).
-    #[serde(default)]
     pub transfers_median_error_pct: Option<f64>,
     /// Per series with three or more rates.
     pub knees: Vec<Knee>,
     /// Every flat-out strategy: hand-overs a second predicted against the
     /// run's exact count.
-    #[serde(default)]
     pub flat_out: Vec<HandoverPoint>,
     /// Flat-out points that hand the line over and agree
     /// ([`HandoverPoint::agrees`]).
-    #[serde(default)]
     pub flat_out_agreeing: usize,
     /// Median over the flat-out points that hand the line over (predicted
     /// or counted) of |predicted − counted| hand-overs a second, % of
     /// counted (`None`: no such point, or the median among those without
     /// a finite error).
-    #[serde(default)]
     pub flat_out_median_error_pct: Option<f64>,
     /// What was skipped and why.
     pub notes: Vec<String>,

@@ -124,7 +124,6 @@ impl CostCurve {
 #[serde(deny_unknown_fields)]
 pub struct HomeCost {
     /// Remote over local for every class; `None`: per class.
-    #[serde(default)]
     pub factor: Option<f64>,
     /// Remote over local per class (`cross-node` covers every distance
     /// without its own).
@@ -212,31 +211,24 @@ pub struct LineCosts {
     /// by K: every transfer is × t(Q)/t(K₂) at the line's own queue Q
     /// (a fixed point), K₂ the curve's first K of at least 2. Empty: no
     /// growth.
-    #[serde(default)]
     pub contenders: CostCurve,
     /// The writer's upgrade with M readers holding the line, ns by M:
     /// an upgrade after m̄ sharers (on the mean) takes t(m̄). Empty: the
     /// class rule (docs/predict.md).
-    #[serde(default)]
     pub sharers: CostCurve,
     /// Transfer time by where the line's memory lives; `None`: alike on
     /// every node.
-    #[serde(default)]
     pub home: Option<HomeCost>,
     /// The node the counter's memory is on: CPUs there are one class of
     /// the queue's customers, every other CPU the other.
-    #[serde(default)]
     pub home_node: u32,
     /// Which fetches occupy the line.
-    #[serde(default)]
     pub read_occupancy: ReadOccupancy,
     /// A read served from a copy already in the reader's LLC (a fetch
     /// that does not occupy the line); `None`: a transfer.
-    #[serde(default)]
     pub llc_hit: Option<CitedNs>,
     /// Alike hot lines every event touches (a task group's and its
     /// parent's `load_avg`); `None`: one.
-    #[serde(default)]
     pub hot_lines: Option<Cited<u32>>,
 }
 
@@ -420,10 +412,8 @@ pub struct GivenPublish {
     pub fraction: f64,
     /// The lowest (with the lowest latencies); the central one if not
     /// given.
-    #[serde(default)]
     pub lo: Option<f64>,
     /// The highest (with the highest latencies).
-    #[serde(default)]
     pub hi: Option<f64>,
     /// Where it came from.
     pub source: String,
@@ -451,46 +441,35 @@ pub struct HostCosts {
     #[serde(default)]
     pub about: String,
     /// Time per hand-over by CPUs at the line.
-    #[serde(default)]
     pub contenders: Option<CostCurve>,
     /// The writer's upgrade by sharers.
-    #[serde(default)]
     pub sharers: Option<CostCurve>,
     /// Where the line's memory lives and what a remote CPU pays.
-    #[serde(default)]
     pub home: Option<HomeCost>,
     /// The node the counter's memory is on.
     #[serde(default)]
     pub home_node: u32,
     /// Which fetches occupy the line.
-    #[serde(default)]
     pub read_occupancy: Option<Cited<ReadOccupancy>>,
     /// A read served from a copy in the reader's LLC.
-    #[serde(default)]
     pub llc_hit: Option<CitedNs>,
     /// Alike hot lines per event.
-    #[serde(default)]
     pub hot_lines: Option<Cited<u32>>,
     /// A writer's read of its own line after another CPU read it, × each
     /// class's ping-pong.
-    #[serde(default)]
     pub read_back: Option<Cited<f64>>,
     /// How events fall in time (default poisson, as a kernel's).
-    #[serde(default)]
     pub arrivals: Option<Arrivals>,
     /// Seed of the load walks publish fractions are stepped over.
-    #[serde(default)]
     pub seed: Option<u64>,
     /// The fraction threshold:64 publishes on the load walks (their step
     /// is chosen for it).
-    #[serde(default)]
     pub threshold_publishes: Option<f64>,
     /// Publish fractions given per policy, in place of the walks'.
     #[serde(default)]
     pub publishes: Vec<GivenPublish>,
     /// With a core-to-core-latency CSV: the host's sockets, when the
     /// matrix cannot tell.
-    #[serde(default)]
     pub sockets: Option<u32>,
 }
 

@@ -104,7 +104,6 @@ pub struct TransactionRatios {
     /// read; `None` where it was not measured (files from before
     /// 2026-12-02T17:30Z, or no matrix), priced then as free: the writer
     /// keeps a shared copy.
-    #[serde(default)]
     pub read_back: Option<f64>,
     /// An add on a line another CPU has read, then a read of a line it
     /// has written, timed whole (less than the two apart where the read's
@@ -169,12 +168,10 @@ pub struct Latencies {
     /// Each class's transaction ratios, from a matrix that measured them
     /// (the median of its pairs'); a class without them is priced at
     /// [`TransactionRatios::PINGPONG`].
-    #[serde(default)]
     pub transactions: BTreeMap<LatencyKey, TransactionRatios>,
     /// What a line costs beyond the idle class latencies: under load,
     /// with sharers, by where its memory lives, and which fetches occupy
     /// it.
-    #[serde(default)]
     pub costs: LineCosts,
 }
 
