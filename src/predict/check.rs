@@ -1,22 +1,9 @@
-//! `contend predict --check FILE`: the model set against a run (or sweep)
-//! measured under `--rate`, on that run's own topology, CPUs, rates and
-//! strategies, per strategy and rate:
-//!
-//! - **structure**: hand-overs and read fetches per update, predicted
-//!   against the run's exact counts;
-//! - **flat out**: hand-overs a second, predicted one transfer at a time
-//!   on a saturated line, against the run's exact count
-//!   (`flat_out_check.rs`);
-//! - **cost**: net ns per update, predicted with per-class latencies
-//!   (`--host`, a matrix of the same host) against the measured net
-//!   cost and its 95% CI. Only a run whose CPUs make one pair class may
-//!   have each repeat's canary (the CAS ping-pong before it) stand in for
-//!   that class, and the output says so.
-//!
-//! A point agrees when its prediction lies inside the measured CI and
-//! within ±[`super::AGREEMENT_PCT`] of the measured figure. No point is dropped:
-//! one the model cannot predict (saturated), or measured at or below 0,
-//! has no finite error and counts as the worst.
+//! `contend predict --check FILE`: the model set against a run (or
+//! sweep) measured under `--rate`, on that run's own topology, CPUs,
+//! rates and strategies: transfers per update and hand-overs a second
+//! against the exact counts, net ns per update against the measured 95%
+//! CI (docs/predict.md, "Checked here"). No point is dropped: one the
+//! model cannot predict, or measured at or below 0, counts as the worst.
 
 use super::agreement::{Agreement, agreement};
 use super::class::Bound;

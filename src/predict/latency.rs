@@ -101,9 +101,8 @@ pub struct TransactionRatios {
     /// An add on a line another CPU has only read.
     pub add_upgraded: f64,
     /// A read of a line this CPU wrote and another CPU has since only
-    /// read; `None` where it was not measured (files from before
-    /// 2026-12-02T17:30Z, or no matrix), priced then as free: the writer
-    /// keeps a shared copy.
+    /// read; `None` where not measured, priced then as free (the writer
+    /// keeps a shared copy).
     pub read_back: Option<f64>,
     /// An add on a line another CPU has read, then a read of a line it
     /// has written, timed whole (less than the two apart where the read's
