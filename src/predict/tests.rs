@@ -779,10 +779,8 @@ fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
 
 #[test]
 fn verdicts_say_saturation_in_one_line_and_why_a_line_never_saturates() {
-    // 224 CPUs at 100k/s with idle Ice Lake figures: global/always's ρ is
-    // past 1 (0.29–0.49 at 22k/s), so its verdict says saturated, with its
-    // cost, sensitivity and every other strategy's ρ, in one line; each
-    // node's cost follows on the next.
+    // 224 CPUs at 100k/s with idle Ice Lake figures: global/always is
+    // saturated; each node's cost follows its verdict on the next line.
     let topo = fixture("spr-2s-224");
     let req = PredictRequest {
         layout: layout(&topo.online_cpus.to_vec()),
@@ -799,14 +797,7 @@ fn verdicts_say_saturation_in_one_line_and_why_a_line_never_saturates() {
         .into_iter()
         .map(|v| v.text)
         .collect();
-    let first = &lines[0];
-    assert!(first.contains("× saturated (offered ρ)"), "{first}");
-    assert!(first.contains("ns net per update"), "{first}");
-    assert!(first.contains("+1% transfer time → +"), "{first}");
-    assert!(
-        first.contains("the others bring ρ to cpu/always "),
-        "{first}"
-    );
+    // The first line's wording is the snapshots' (tests/snapshots/predict-*.txt).
     assert!(
         lines[1].starts_with("at 100k/s per CPU, global/always per node (memory on node 0): node 0 (the memory's, 112 writers)"),
         "{lines:?}"
@@ -822,10 +813,6 @@ fn verdicts_say_saturation_in_one_line_and_why_a_line_never_saturates() {
     assert!(html.contains("Per node (memory on node 0)"), "{html}");
     let text = render(&Document::Predict(&p), Format::Text).unwrap();
     assert!(text.contains("memory"), "{text}");
-    assert!(
-        text.contains("+1% transfer → CPU points (predicted)"),
-        "{text}"
-    );
     // No read side and a line per CPU: nothing ever moves, and the reason
     // says so (not a policy that caps anything).
     let mut quiet = req.clone();
