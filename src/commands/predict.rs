@@ -370,7 +370,7 @@ fn check(
     };
     let base = latencies.map(|l| l.costs.clone()).unwrap_or_default();
     let costs = line_costs(spec, topo, base)?;
-    predict::check_with(&name, &runs, latencies, &costs).map_err(CliError::usage)
+    predict::check(&name, &runs, latencies, &costs).map_err(CliError::usage)
 }
 
 /// `--host FILE.csv`: the host its matrix shows, or the

@@ -254,20 +254,11 @@ struct Series {
 
 /// Checks the model against `runs` (a run.json's one run, or a sweep's
 /// points, each with its series suffix) from `file`, with `latencies` for
-/// the classes. Without them each repeat's canary stands in, and only
-/// for a run whose CPUs make one pair class (an error otherwise).
+/// the classes and `costs` (a host-costs file's or a matrix's) pricing
+/// every repeat's line. Without latencies each repeat's canary stands
+/// in, and only for a run whose CPUs make one pair class (an error
+/// otherwise).
 pub fn check(
-    file: &str,
-    runs: &[(String, &RunResults)],
-    latencies: Option<&Latencies>,
-) -> Result<CheckResults, PredictError> {
-    check_with(file, runs, latencies, &LineCosts::default())
-}
-
-/// [`check`] with `costs` (a host-costs file's or a matrix's)
-/// pricing every repeat's line, the canary's included: how `predict
-/// --check` sets the model's assumptions against a measurement.
-pub fn check_with(
     file: &str,
     runs: &[(String, &RunResults)],
     latencies: Option<&Latencies>,

@@ -23,7 +23,7 @@ pub mod scoreboard;
 mod tests;
 
 pub use agreement::{AGREEMENT_PCT, Agreement};
-pub use check::{CheckPoint, CheckResults, Knee, check, check_with, measured_knee};
+pub use check::{CheckPoint, CheckResults, Knee, check, measured_knee};
 pub use class::{Bound, ClassLatency, LatencyKey};
 pub use costs::{
     Cited, CitedNs, CostCurve, CostPoint, GivenPublish, HomeCost, HostCosts, HostCostsError,

@@ -258,7 +258,13 @@ fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
                 .collect();
         }
     }
-    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let c = check(
+        "run.json",
+        &[(String::new(), &run)],
+        None,
+        &LineCosts::default(),
+    )
+    .unwrap();
     let (global, cpu) = (&c.points[0], &c.points[1]);
     assert!(
         close(global.predicted_ns.unwrap(), 30.0, 1e-3),
@@ -279,7 +285,13 @@ fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
             r.interference.canary_transactions.remove(2);
         }
     }
-    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let c = check(
+        "run.json",
+        &[(String::new(), &run)],
+        None,
+        &LineCosts::default(),
+    )
+    .unwrap();
     assert!(
         close(c.points[1].predicted_ns.unwrap(), 50.0, 1e-3),
         "{c:?}"
@@ -325,7 +337,13 @@ fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_
     third.interference.canary_transactions = priced(70.0, 1.2);
     third.interference.disturbed = true;
     global.repeats.push(third);
-    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let c = check(
+        "run.json",
+        &[(String::new(), &run)],
+        None,
+        &LineCosts::default(),
+    )
+    .unwrap();
     assert_eq!(c.points[0].repeats, 2, "{c:?}");
     assert!(
         close(c.points[0].predicted_ns.unwrap(), 30.0, 1e-3),
@@ -337,7 +355,13 @@ fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_
     run.strategies[0].repeats[1]
         .interference
         .canary_transactions = priced(40.0, -0.01);
-    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let c = check(
+        "run.json",
+        &[(String::new(), &run)],
+        None,
+        &LineCosts::default(),
+    )
+    .unwrap();
     assert_eq!(c.points[0].repeats, 1, "{c:?}");
     assert!(
         close(c.points[0].predicted_ns.unwrap(), 12.0, 1e-3),
@@ -352,7 +376,15 @@ fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_
     );
     // Latencies given by hand are the user's: one at 0 ns is an error.
     let zero = Latencies::uniform(0.0, "--host");
-    assert!(check("run.json", &[(String::new(), &run)], Some(&zero)).is_err());
+    assert!(
+        check(
+            "run.json",
+            &[(String::new(), &run)],
+            Some(&zero),
+            &LineCosts::default()
+        )
+        .is_err()
+    );
 }
 
 #[test]
@@ -381,7 +413,13 @@ fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
         f.summary.as_mut().unwrap().net_ns = Some(net.summary);
         f
     };
-    let unpriced = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let unpriced = check(
+        "run.json",
+        &[(String::new(), &run)],
+        None,
+        &LineCosts::default(),
+    )
+    .unwrap();
     assert!(
         unpriced.notes.iter().any(|n| n.contains("no clock floor")),
         "{:?}",
@@ -395,7 +433,13 @@ fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
         clock: Some(ClockKind::Tsc),
     };
     run.paced_floors = vec![floor_with(clock_floor, [40.0, 42.0])];
-    let priced = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let priced = check(
+        "run.json",
+        &[(String::new(), &run)],
+        None,
+        &LineCosts::default(),
+    )
+    .unwrap();
     let p = &priced.points[0];
     assert_eq!(p.local_ns, Some(11.0));
     // Charged, so nothing to say about a missing clock floor.
@@ -422,7 +466,13 @@ fn the_check_predicts_each_repeat_at_its_canary() {
         let sum = s.summary.as_mut().unwrap();
         sum.net_ns = crate::stats::Summary::of(&[18.0, 22.0]);
     }
-    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let c = check(
+        "run.json",
+        &[(String::new(), &run)],
+        None,
+        &LineCosts::default(),
+    )
+    .unwrap();
     let global = &c.points[0];
     assert!(
         global.series.starts_with("global/always"),
@@ -474,7 +524,13 @@ fn the_check_predicts_each_repeat_at_its_canary() {
     );
     // A flat-out run has nothing to check.
     let flat = crate::runner::fixture_run();
-    let e = check("run.json", &[(String::new(), &flat)], None).unwrap_err();
+    let e = check(
+        "run.json",
+        &[(String::new(), &flat)],
+        None,
+        &LineCosts::default(),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("no paced strategy"), "{e}");
 }
 
@@ -545,7 +601,7 @@ fn a_sweep_of_one_series_has_one_knee_against_the_hand_worked_saturation() {
         .collect();
     let refs: Vec<(String, &crate::runner::RunResults)> =
         runs.iter().map(|r| (String::new(), r)).collect();
-    let c = check("sweep.json", &refs, None).unwrap();
+    let c = check("sweep.json", &refs, None, &LineCosts::default()).unwrap();
     assert_eq!(c.points.len(), 4);
     for p in &c.points {
         assert!(close(p.rho, 2.0 * p.rate * 25e-9, 1e-9), "{p:?}");
@@ -564,7 +620,7 @@ fn a_sweep_of_one_series_has_one_knee_against_the_hand_worked_saturation() {
         c.latency_source
     );
     // Two points of the series: no knee (it takes three rates).
-    let c = check("run.json", &refs[..2], None).unwrap();
+    let c = check("run.json", &refs[..2], None, &LineCosts::default()).unwrap();
     assert!(c.knees.is_empty(), "{:?}", c.knees);
 }
 
@@ -748,7 +804,13 @@ fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
         s.summary.as_mut().unwrap().handovers_per_s = crate::stats::Summary::of(&counted);
         s.summary.as_mut().unwrap().updates_per_ownership = crate::stats::Summary::of(&[5.0]);
     }
-    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let c = check(
+        "run.json",
+        &[(String::new(), &run)],
+        None,
+        &LineCosts::default(),
+    )
+    .unwrap();
     assert!(c.points.is_empty(), "{c:?}");
     let (global, cpu) = (&c.flat_out[0], &c.flat_out[1]);
     assert!(close(global.predicted_per_s, 62.5e6, 1e-9), "{global:?}");
@@ -771,7 +833,13 @@ fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
     // Counted at a quarter of the prediction: 300% off, no agreement.
     run.strategies[0].summary.as_mut().unwrap().handovers_per_s =
         crate::stats::Summary::of(&[15e6, 16.25e6]);
-    let c = check("run.json", &[(String::new(), &run)], None).unwrap();
+    let c = check(
+        "run.json",
+        &[(String::new(), &run)],
+        None,
+        &LineCosts::default(),
+    )
+    .unwrap();
     assert!(close(c.flat_out[0].error_pct().unwrap(), 300.0, 1e-9));
     assert_eq!(c.flat_out_median_error_pct, Some(300.0));
     assert_eq!(c.flat_out_agreeing, 0);
