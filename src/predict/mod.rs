@@ -205,20 +205,16 @@ impl Model<'_, '_> {
     /// Flat out: writers' publishes fall as a ratelimit's period or the
     /// loop makes them, evenly.
     fn flat_out(&mut self) -> FlatOutPrediction {
-        let [lo, mid, hi] = ranged(|b| {
+        let c = ranged(|b| {
             let f = self.fractions.get(self.policy, FLAT_OUT_RATE, b);
             self.lines
                 .evaluate(FLAT_OUT_RATE, f, self.lat, b, Arrivals::Paced)
                 .capacity
         });
         FlatOutPrediction {
-            handovers_per_s: Range {
-                lo: lo.handovers_per_s,
-                mid: mid.handovers_per_s,
-                hi: hi.handovers_per_s,
-            },
-            saturated_lines: mid.saturated_lines,
-            round_ns: rounds(&[lo, mid, hi]),
+            handovers_per_s: Range::of(&c, |c| c.handovers_per_s),
+            saturated_lines: c[1].saturated_lines,
+            round_ns: rounds(&c),
         }
     }
 
@@ -229,24 +225,15 @@ impl Model<'_, '_> {
 
     fn point(&mut self, rate: f64) -> PointPrediction {
         let f = self.fractions.get(self.policy, rate, Bound::Mid);
-        let [lo, mid, hi] = ranged(|b| self.at(rate, b));
-        let rho = Range {
-            lo: lo.rho,
-            mid: mid.rho,
-            hi: hi.rho,
-        };
+        let e = ranged(|b| self.at(rate, b));
+        let mid = &e[1];
+        let rho = Range::of(&e, |x| x.rho);
         let state = if rho.mid >= 1.0 {
             LineState::Saturated
         } else if rho.hi >= KNEE {
             LineState::Near
         } else {
             LineState::Below
-        };
-        let e = [&lo, &mid, &hi];
-        let range = |g: &dyn Fn(&Evaluation) -> f64| Range {
-            lo: g(e[0]),
-            mid: g(e[1]),
-            hi: g(e[2]),
         };
         let scaled = self.lines.evaluate(
             rate,
@@ -261,35 +248,29 @@ impl Model<'_, '_> {
             .iter()
             .enumerate()
             .map(|(i, n)| {
-                let cost = range(&|x: &Evaluation| x.by_node[i].cost_ns);
+                let cost = Range::of(&e, |x| x.by_node[i].cost_ns);
                 NodePrediction {
                     node: n.node,
                     writers: n.writers,
                     home: n.node == home,
-                    cpu_share_pct: Range {
-                        lo: share_pct(cost.lo, rate),
-                        mid: share_pct(cost.mid, rate),
-                        hi: share_pct(cost.hi, rate),
-                    },
+                    cpu_share_pct: Range::of(&[cost.lo, cost.mid, cost.hi], |c| {
+                        share_pct(*c, rate)
+                    }),
                     cost_ns: cost,
                 }
             })
             .collect();
-        let capacity = [lo.capacity, mid.capacity, hi.capacity];
+        let capacity = e.each_ref().map(|x| x.capacity);
         PointPrediction {
-            handovers_per_s: Some(Range {
-                lo: capacity[0].handovers_per_s,
-                mid: capacity[1].handovers_per_s,
-                hi: capacity[2].handovers_per_s,
-            }),
+            handovers_per_s: Some(Range::of(&capacity, |c| c.handovers_per_s)),
             round_ns: rounds(&capacity).filter(|_| state == LineState::Saturated),
             rate,
             publish_fraction: f,
             rho,
             state,
-            cost_ns: Some(range(&|x: &Evaluation| x.cost_ns)),
-            cpu_share_pct: Some(range(&|x: &Evaluation| x.cpu_share_pct(rate))),
-            achieved_rate: Some(range(&|x: &Evaluation| x.achieved_rate)),
+            cost_ns: Some(Range::of(&e, |x| x.cost_ns)),
+            cpu_share_pct: Some(Range::of(&e, |x| x.cpu_share_pct(rate))),
+            achieved_rate: Some(Range::of(&e, |x| x.achieved_rate)),
             queue: mid.queue,
             share_per_pct: Some(scaled.cpu_share_pct(rate) - mid.cpu_share_pct(rate)),
             by_node,

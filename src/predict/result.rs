@@ -23,6 +23,18 @@ pub struct Range {
     pub hi: f64,
 }
 
+impl Range {
+    /// `f` of each of three evaluations, at the low, central and high
+    /// latencies.
+    pub fn of<T>(x: &[T; 3], f: impl Fn(&T) -> f64) -> Range {
+        Range {
+            lo: f(&x[0]),
+            mid: f(&x[1]),
+            hi: f(&x[2]),
+        }
+    }
+}
+
 /// How busy the hottest line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
