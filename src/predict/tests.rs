@@ -36,6 +36,19 @@ pub(super) fn mva_response_ns(n: usize, z: f64, d: f64) -> f64 {
     r
 }
 
+/// The check of one run, priced at `latencies` (else its canaries).
+fn check_run(
+    run: &crate::runner::RunResults,
+    latencies: Option<&Latencies>,
+) -> Result<CheckResults, PredictError> {
+    check(
+        "run.json",
+        &[(String::new(), run)],
+        latencies,
+        &LineCosts::default(),
+    )
+}
+
 #[test]
 fn two_paced_writers_hand_over_every_update() {
     // CPUs 0 and 1 of the Sapphire Rapids fixture share an LLC; 100 ns
@@ -258,13 +271,7 @@ fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
                 .collect();
         }
     }
-    let c = check(
-        "run.json",
-        &[(String::new(), &run)],
-        None,
-        &LineCosts::default(),
-    )
-    .unwrap();
+    let c = check_run(&run, None).unwrap();
     let (global, cpu) = (&c.points[0], &c.points[1]);
     assert!(
         close(global.predicted_ns.unwrap(), 30.0, 1e-3),
@@ -285,13 +292,7 @@ fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
             r.interference.canary_transactions.remove(2);
         }
     }
-    let c = check(
-        "run.json",
-        &[(String::new(), &run)],
-        None,
-        &LineCosts::default(),
-    )
-    .unwrap();
+    let c = check_run(&run, None).unwrap();
     assert!(
         close(c.points[1].predicted_ns.unwrap(), 50.0, 1e-3),
         "{c:?}"
@@ -337,13 +338,7 @@ fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_
     third.interference.canary_transactions = priced(70.0, 1.2);
     third.interference.disturbed = true;
     global.repeats.push(third);
-    let c = check(
-        "run.json",
-        &[(String::new(), &run)],
-        None,
-        &LineCosts::default(),
-    )
-    .unwrap();
+    let c = check_run(&run, None).unwrap();
     assert_eq!(c.points[0].repeats, 2, "{c:?}");
     assert!(
         close(c.points[0].predicted_ns.unwrap(), 30.0, 1e-3),
@@ -355,13 +350,7 @@ fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_
     run.strategies[0].repeats[1]
         .interference
         .canary_transactions = priced(40.0, -0.01);
-    let c = check(
-        "run.json",
-        &[(String::new(), &run)],
-        None,
-        &LineCosts::default(),
-    )
-    .unwrap();
+    let c = check_run(&run, None).unwrap();
     assert_eq!(c.points[0].repeats, 1, "{c:?}");
     assert!(
         close(c.points[0].predicted_ns.unwrap(), 12.0, 1e-3),
@@ -376,15 +365,7 @@ fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_
     );
     // Latencies given by hand are the user's: one at 0 ns is an error.
     let zero = Latencies::uniform(0.0, "--host");
-    assert!(
-        check(
-            "run.json",
-            &[(String::new(), &run)],
-            Some(&zero),
-            &LineCosts::default()
-        )
-        .is_err()
-    );
+    assert!(check_run(&run, Some(&zero)).is_err());
 }
 
 #[test]
@@ -413,13 +394,7 @@ fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
         f.summary.as_mut().unwrap().net_ns = Some(net.summary);
         f
     };
-    let unpriced = check(
-        "run.json",
-        &[(String::new(), &run)],
-        None,
-        &LineCosts::default(),
-    )
-    .unwrap();
+    let unpriced = check_run(&run, None).unwrap();
     assert!(
         unpriced.notes.iter().any(|n| n.contains("no clock floor")),
         "{:?}",
@@ -433,13 +408,7 @@ fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
         clock: Some(ClockKind::Tsc),
     };
     run.paced_floors = vec![floor_with(clock_floor, [40.0, 42.0])];
-    let priced = check(
-        "run.json",
-        &[(String::new(), &run)],
-        None,
-        &LineCosts::default(),
-    )
-    .unwrap();
+    let priced = check_run(&run, None).unwrap();
     let p = &priced.points[0];
     assert_eq!(p.local_ns, Some(11.0));
     // Charged, so nothing to say about a missing clock floor.
@@ -466,13 +435,7 @@ fn the_check_predicts_each_repeat_at_its_canary() {
         let sum = s.summary.as_mut().unwrap();
         sum.net_ns = crate::stats::Summary::of(&[18.0, 22.0]);
     }
-    let c = check(
-        "run.json",
-        &[(String::new(), &run)],
-        None,
-        &LineCosts::default(),
-    )
-    .unwrap();
+    let c = check_run(&run, None).unwrap();
     let global = &c.points[0];
     assert!(
         global.series.starts_with("global/always"),
@@ -524,13 +487,7 @@ fn the_check_predicts_each_repeat_at_its_canary() {
     );
     // A flat-out run has nothing to check.
     let flat = crate::runner::fixture_run();
-    let e = check(
-        "run.json",
-        &[(String::new(), &flat)],
-        None,
-        &LineCosts::default(),
-    )
-    .unwrap_err();
+    let e = check_run(&flat, None).unwrap_err();
     assert!(e.to_string().contains("no paced strategy"), "{e}");
 }
 
@@ -804,13 +761,7 @@ fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
         s.summary.as_mut().unwrap().handovers_per_s = crate::stats::Summary::of(&counted);
         s.summary.as_mut().unwrap().updates_per_ownership = crate::stats::Summary::of(&[5.0]);
     }
-    let c = check(
-        "run.json",
-        &[(String::new(), &run)],
-        None,
-        &LineCosts::default(),
-    )
-    .unwrap();
+    let c = check_run(&run, None).unwrap();
     assert!(c.points.is_empty(), "{c:?}");
     let (global, cpu) = (&c.flat_out[0], &c.flat_out[1]);
     assert!(close(global.predicted_per_s, 62.5e6, 1e-9), "{global:?}");
@@ -833,13 +784,7 @@ fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
     // Counted at a quarter of the prediction: 300% off, no agreement.
     run.strategies[0].summary.as_mut().unwrap().handovers_per_s =
         crate::stats::Summary::of(&[15e6, 16.25e6]);
-    let c = check(
-        "run.json",
-        &[(String::new(), &run)],
-        None,
-        &LineCosts::default(),
-    )
-    .unwrap();
+    let c = check_run(&run, None).unwrap();
     assert!(close(c.flat_out[0].error_pct().unwrap(), 300.0, 1e-9));
     assert_eq!(c.flat_out_median_error_pct, Some(300.0));
     assert_eq!(c.flat_out_agreeing, 0);
