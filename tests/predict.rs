@@ -293,6 +293,13 @@ fn bad_requests_exit_2_with_one_line() {
         let (_dir, file) = host_costs(json);
         run(&["--host", INTEL, "--host", &file], needle);
     }
+    // One file of each kind: a second host-costs file is refused, named.
+    let (_a, first) = host_costs("{}");
+    let (_b, second) = host_costs("{}");
+    run(
+        &["--host", INTEL, "--host", &first, "--host", &second],
+        "two host-costs files",
+    );
     run(
         &["--host", INTEL, "--host", "/nonexistent.json"],
         "cannot read /nonexistent.json",
