@@ -1,4 +1,4 @@
-//! `contend predict --latencies FILE.csv`: published core-to-core-latency matrices
+//! `contend predict --host FILE.csv`: published core-to-core-latency matrices
 //! (tests/fixtures/c2c, README there) read back to their CPUs' published
 //! layouts, a capture that wins and disagrees, and every kind of bad file
 //! as one line and exit 2.
@@ -12,7 +12,7 @@ fn fixture(name: &str) -> String {
 
 fn inferred(file: &str, extra: &[&str]) -> serde_json::Value {
     let path = fixture(file);
-    let mut args = vec!["predict", "--latencies", &path, "--rates", "22k", "--json"];
+    let mut args = vec!["predict", "--host", &path, "--rates", "22k", "--json"];
     args.extend_from_slice(extra);
     contend_json(&args)
 }
@@ -86,7 +86,7 @@ fn published_matrices_read_back_to_their_cpus_specifications() {
 fn the_home_socket_is_said_and_its_classes_priced_from_it() {
     let out = contend(&[
         "predict",
-        "--latencies",
+        "--host",
         &fixture("AMD EPYC 7R13 48-Core Processor.csv"),
         "--rates",
         "22k",
@@ -111,10 +111,10 @@ fn the_home_socket_is_said_and_its_classes_priced_from_it() {
         .as_f64()
         .unwrap();
     assert!(away > 1.7 * ns("same-node"), "{away}");
-    // --latency still overrides a class.
+    // Classes given with --host still override the matrix's.
     let q = inferred(
         "AMD EPYC 7R13 48-Core Processor.csv",
-        &["--latency", "same-llc=30ns"],
+        &["--host", "same-llc=30ns"],
     );
     assert_eq!(q["latencies"]["classes"]["same-llc"]["ns"], 30.0);
 }
@@ -123,21 +123,21 @@ fn the_home_socket_is_said_and_its_classes_priced_from_it() {
 fn sockets_settle_what_the_matrix_cannot_tell() {
     let p = inferred("AMD Ryzen 9 5950X @ 3.40 GHz.csv", &[]);
     let notes = p["inferred"]["notes"].to_string();
-    assert!(notes.contains("2 in a --host-costs file"), "{notes}");
+    assert!(notes.contains("2 in a host-costs file"), "{notes}");
     let dir = tempfile::tempdir().unwrap();
     let costs = dir.path().join("two-sockets.json");
     std::fs::write(&costs, r#"{"sockets": 2}"#).unwrap();
     let two = inferred(
         "AMD Ryzen 9 5950X @ 3.40 GHz.csv",
-        &["--host-costs", costs.to_str().unwrap()],
+        &["--host", costs.to_str().unwrap()],
     );
     assert_eq!(counts(&two), (16, 2, 2, None));
     std::fs::write(&costs, r#"{"sockets": 0}"#).unwrap();
     let out = contend(&[
         "predict",
-        "--latencies",
+        "--host",
         &fixture("AMD Ryzen 9 5950X @ 3.40 GHz.csv"),
-        "--host-costs",
+        "--host",
         costs.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2));
@@ -157,7 +157,7 @@ fn a_capture_wins_and_the_disagreement_is_said() {
         "--sysfs-root",
         &root,
         "predict",
-        "--latencies",
+        "--host",
         &fixture("Dual AMD EPYC 7742 64-Core Processor.csv"),
         "--rates",
         "22k",
@@ -213,11 +213,11 @@ fn bad_files_are_one_line_naming_the_row_and_column() {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         let p = path.to_str().unwrap();
-        assert_usage_error(&["predict", "--latencies", p], needle);
-        assert_usage_error(&["predict", "--latencies", p], name);
+        assert_usage_error(&["predict", "--host", p], needle);
+        assert_usage_error(&["predict", "--host", p], name);
     }
     assert_usage_error(
-        &["predict", "--latencies", "/nonexistent/x.csv"],
+        &["predict", "--host", "/nonexistent/x.csv"],
         "cannot read /nonexistent/x.csv",
     );
 }
@@ -261,7 +261,7 @@ fn a_1024_cpu_file_is_read_inferred_and_predicted() {
     // is about the file (the timed run is in docs/predict.md).
     let p = contend_json(&[
         "predict",
-        "--latencies",
+        "--host",
         path.to_str().unwrap(),
         "--rates",
         "22k",

@@ -131,7 +131,7 @@ fn cpus_this_process_may_not_use_are_refused_unless_clipped() {
     for args in [
         vec!["run", "--writers", &spec],
         vec!["run", "--readers", &one_reader],
-        vec!["predict", "--latency", "same-llc=20ns", "--writers", &spec],
+        vec!["predict", "--host", "same-llc=20ns", "--writers", &spec],
         vec!["matrix", "--cpus", &spec],
         vec!["verify", "--cpus", &spec],
     ] {
@@ -338,7 +338,7 @@ fn an_unwritable_out_is_refused_before_anything_runs() {
         vec!["sweep", "--out", out],
         vec!["matrix", "--out", out],
         vec!["study", "--out", out],
-        vec!["predict", "--latency", "same-llc=20ns", "--out", out],
+        vec!["predict", "--host", "same-llc=20ns", "--out", out],
     ] {
         // Exit 2 and an empty stdout: a run prints what it measured before
         // it saves, so nothing was measured.

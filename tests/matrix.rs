@@ -823,11 +823,11 @@ fn contenders_sharers_and_homes_are_stored_and_printed() {
     }
     assert!(page.contains(&fresh), "fresh reads not on the page");
 
-    // predict --latencies prices with what the matrix measured: its
+    // predict --host matrix.json prices with what the matrix measured: its
     // contenders and sharers curves, named by the file, unless a
-    // --host-costs file replaces one.
+    // host-costs file replaces one.
     let m = files.join("matrix.json");
-    let p = contend_json(&["predict", "--latencies", m.to_str().unwrap(), "--json"]);
+    let p = contend_json(&["predict", "--host", m.to_str().unwrap(), "--json"]);
     let costs = &p["latencies"]["costs"];
     // No hand-over (one CPU made all its adds before the other began, as
     // a loaded host can have it) leaves no price, and so no point.
@@ -855,9 +855,9 @@ fn contenders_sharers_and_homes_are_stored_and_printed() {
     .unwrap();
     let p = contend_json(&[
         "predict",
-        "--latencies",
+        "--host",
         m.to_str().unwrap(),
-        "--host-costs",
+        "--host",
         given.to_str().unwrap(),
         "--json",
     ]);

@@ -21,7 +21,7 @@ fn fixture(name: &str) -> String {
 const INTEL: &str = "smt=8ns,same-llc=51ns,cross-node=108ns";
 const EPYC: &str = "smt=9ns,same-llc=23ns,same-node=100ns±10%,cross-node=197ns";
 
-/// A `--host-costs` file holding `json`, kept while the returned guard
+/// A host-costs file holding `json`, kept while the returned guard
 /// lives.
 fn host_costs(json: &str) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
@@ -36,7 +36,7 @@ fn seed_host(host: &str, latency: &str, rates: &str) -> Value {
         "--sysfs-root",
         &fixture(host),
         "predict",
-        "--latency",
+        "--host",
         latency,
         "--rates",
         rates,
@@ -89,7 +89,7 @@ fn the_seeds_hosts_put_the_gap_on_the_update_rate() {
         "--sysfs-root",
         &fixture("spr-2s-224"),
         "predict",
-        "--latency",
+        "--host",
         INTEL,
         "--rates",
         "22k",
@@ -97,7 +97,7 @@ fn the_seeds_hosts_put_the_gap_on_the_update_rate() {
         "global",
         "--publish",
         "ratelimit:1ms",
-        "--host-costs",
+        "--host",
         &first_only,
         "--json",
     ]);
@@ -138,7 +138,7 @@ fn the_text_leads_with_the_verdict_and_teaches_its_terms() {
         "--sysfs-root",
         &fixture("spr-2s-224"),
         "predict",
-        "--latency",
+        "--host",
         INTEL,
         "--rates",
         "22k",
@@ -207,7 +207,7 @@ fn published_line_costs_price_the_remote_node_and_are_recorded() {
         "--sysfs-root",
         &fixture("spr-2s-224"),
         "predict",
-        "--latency",
+        "--host",
         INTEL,
         "--rates",
         "22k",
@@ -215,7 +215,7 @@ fn published_line_costs_price_the_remote_node_and_are_recorded() {
         "global",
         "--publish",
         "always",
-        "--host-costs",
+        "--host",
         &costs,
         "--json",
     ]);
@@ -254,13 +254,13 @@ fn bad_requests_exit_2_with_one_line() {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         assert_usage_error(&refs, needle);
     };
-    run(&["--latency", "same-socket=51ns"], "same-socket");
+    run(&["--host", "same-socket=51ns"], "same-socket");
     run(
-        &["--latency", "same-llc=51ns,cross-node=108ns"],
+        &["--host", "same-llc=51ns,cross-node=108ns"],
         "no latency for class smt",
     );
-    run(&["--latency", INTEL, "--rates", "fast"], "fast");
-    run(&["--latency", INTEL, "--rates", ""], "rate");
+    run(&["--host", INTEL, "--rates", "fast"], "fast");
+    run(&["--host", INTEL, "--rates", ""], "rate");
     run(&[], "no class latencies");
     for (json, needle) in [
         (
@@ -291,13 +291,20 @@ fn bad_requests_exit_2_with_one_line() {
         ),
     ] {
         let (_dir, file) = host_costs(json);
-        run(&["--latency", INTEL, "--host-costs", &file], needle);
+        run(&["--host", INTEL, "--host", &file], needle);
     }
+    // One file of each kind: a second host-costs file is refused, named.
+    let (_a, first) = host_costs("{}");
+    let (_b, second) = host_costs("{}");
     run(
-        &["--latency", INTEL, "--host-costs", "/nonexistent.json"],
-        "--host-costs /nonexistent.json",
+        &["--host", INTEL, "--host", &first, "--host", &second],
+        "two host-costs files",
     );
-    run(&["--latency", INTEL, "--writers", "300"], "--writers 300");
+    run(
+        &["--host", INTEL, "--host", "/nonexistent.json"],
+        "cannot read /nonexistent.json",
+    );
+    run(&["--host", INTEL, "--writers", "300"], "--writers 300");
     let flat = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/results/run.json"
@@ -317,7 +324,7 @@ fn a_read_back_given_as_published_is_paid_by_few_writers_not_by_many() {
             "--sysfs-root",
             spr.as_str(),
             "predict",
-            "--latency",
+            "--host",
             INTEL,
             "--writers",
             writers,
@@ -327,7 +334,7 @@ fn a_read_back_given_as_published_is_paid_by_few_writers_not_by_many() {
             "global",
             "--publish",
             "threshold:64",
-            "--host-costs",
+            "--host",
             extra,
             "--json",
         ];
@@ -353,7 +360,7 @@ fn out_writes_the_json_and_the_chart() {
         "--sysfs-root",
         &fixture("xeon-8358-2s-128"),
         "predict",
-        "--latency",
+        "--host",
         INTEL,
         "--out",
         out.to_str().unwrap(),
@@ -422,7 +429,7 @@ fn check_sets_the_model_against_a_paced_run_here() {
         "predict",
         "--check",
         run.to_str().unwrap(),
-        "--host-costs",
+        "--host",
         &first_only,
         "--json",
     ]);
@@ -454,12 +461,12 @@ fn check_sets_the_model_against_a_paced_run_here() {
         ),
         "{text}"
     );
-    // --max-error: a failure when the median error is over it, none when
-    // not; only with --check.
+    // max-error: a failure when the median error is over it, none when
+    // not; a maximum that is no percentage is a usage error.
     // Two short repeats may measure a point at or below 0: then the
     // median of two is not finite and over any maximum.
     let path = run.to_str().unwrap();
-    let loose = contend(&["predict", "--check", path, "--max-error", "1e9"]);
+    let loose = contend(&["predict", "--check", &format!("{path},max-error=1e9")]);
     if c["median_abs_error_pct"].is_f64() {
         assert!(loose.status.success(), "{}", stderr(&loose));
     } else {
@@ -470,10 +477,10 @@ fn check_sets_the_model_against_a_paced_run_here() {
             stderr(&loose)
         );
     }
-    let strict = contend(&["predict", "--check", path, "--max-error", "0"]);
+    let strict = contend(&["predict", "--check", &format!("{path},max-error=0")]);
     assert_eq!(strict.status.code(), Some(1), "{}", stdout(&strict));
-    assert!(stderr(&strict).contains("--max-error 0%: the model's median error is"));
-    let alone = contend(&["predict", "--max-error", "5"]);
+    assert!(stderr(&strict).contains("--check max-error=0%: the model's median error is"));
+    let alone = contend(&["predict", "--check", &format!("{path},max-error=x")]);
     assert_eq!(alone.status.code(), Some(2));
 
     // A sweep's paced points, each named by its series (strategy, threads,
@@ -746,7 +753,7 @@ fn scoreboard_markdown(scored: &[Scored]) -> String {
             s.row["latencies_source"].as_str().unwrap_or("–")
         ));
     }
-    out.push_str("\nEach `--host-costs` file's inputs and their sources:\n\n| file | input | value | source |\n|---|---|---|---|\n");
+    out.push_str("\nEach host-costs file's inputs and their sources:\n\n| file | input | value | source |\n|---|---|---|---|\n");
     let mut files: Vec<String> = scored
         .iter()
         .flat_map(|s| s.row["args"].as_array().cloned().unwrap_or_default())
@@ -842,7 +849,7 @@ fn near_the_knee_the_scoreboard_says_how_far_to_trust_it() {
             "--sysfs-root",
             &fixture("spr-2s-224"),
             "predict",
-            "--latency",
+            "--host",
             INTEL,
             "--rates",
             rates,

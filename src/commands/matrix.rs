@@ -56,7 +56,7 @@ const ALSO_HELP: &str = "Also measure or write, one item per use (--also contend
     sharers:M,.. or sharers:all times one writer whose M readers read the line between its writes; \
     home prices read fetched and add moved for up to 2 pairs of each class with the line on the \
     requesting CPU's node and on another; c2c:FILE also writes the pairs as core-to-core-latency's \
-    CSV (one-way ns, lower triangle), which predict --latencies FILE.csv and gallery read (needs --pairs all).";
+    CSV (one-way ns, lower triangle), which predict --host FILE.csv and gallery read (needs --pairs all).";
 
 /// `--pairs`: a cap per distance class, or every pair.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -17,6 +17,7 @@ use crate::topology::Topology;
 use crate::workload::{Arrivals, parse_rate};
 use clap::Args;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 /// Options of `contend predict`.
 #[derive(Debug, Args)]
@@ -47,55 +48,38 @@ pub struct PredictArgs {
           default_value = "1k,22k,100k")]
     pub rates: Vec<f64>,
 
-    /// Transfer time per distance class, comma-separated CLASS=TIME[±U]
-    /// with the class names `contend matrix` prints (smt, same-llc,
-    /// same-node, cross-node@D; `cross-node` covers every distance
-    /// without its own figure). U is ns or %; ±25% unless given. Overrides
-    /// the same classes of --latencies.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    pub latency: Vec<LatencyArg>,
-
-    /// Take the class latencies from a file: a `contend matrix` result
-    /// (matrix.json or its folder: each class's median pair, its range the
-    /// pairs' spread widened to at least ±25%), or a core-to-core-latency
-    /// CSV (`.csv`: the host's SMT siblings, LLCs and nodes inferred from
-    /// the matrix alone and printed, each class's median its latency, the
-    /// 5th to 95th percentile widened to at least ±25% its range; with
-    /// --sysfs-root, that capture's layout wins and where the matrix
-    /// disagrees is said).
-    #[arg(long, value_name = "FILE")]
-    pub latencies: Option<PathBuf>,
-
-    /// A host's published or measured line costs and its workload's event
-    /// mix, each with its source (JSON): the transfer time's growth with
-    /// the CPUs queued at the line (`contenders`), the writer's upgrade by
-    /// sharers, where the line's memory lives (`home`, `home_node`),
-    /// which fetches occupy the line and what an LLC hit costs, the hot
-    /// lines per event, publish fractions per policy, arrivals (poisson
-    /// unless given), the load walks' seed, a CSV host's sockets.
-    /// docs/predict.md lists the fields; results/published/hosts/ has the
-    /// seeds' hosts.
-    #[arg(long, value_name = "FILE")]
-    pub host_costs: Option<PathBuf>,
+    /// The host's transfer times and line costs, repeatable; each SOURCE
+    /// is class latencies, CLASS=TIME[±U],… with the classes `contend
+    /// matrix` prints (smt, same-llc, same-node, cross-node@D; `cross-node`
+    /// covers every distance without its own; U in ns or %, ±25% unless
+    /// given), or a FILE: a `contend matrix` result (matrix.json or its
+    /// folder: each class's median pair, its range the pairs' spread
+    /// widened to at least ±25%, and the line costs it measured), a
+    /// core-to-core-latency CSV (`.csv`: SMT siblings, LLCs and nodes
+    /// inferred from the matrix and printed; with --sysfs-root that
+    /// capture's layout wins), or a host-costs JSON (published or measured
+    /// line costs and the workload's event mix, each with its source:
+    /// docs/predict.md lists the fields, results/published/hosts/ holds
+    /// the seeds' hosts). A value that names a file is that file. Given
+    /// classes override a file's; a host-costs file's figures override a
+    /// matrix's.
+    #[arg(long, value_name = "SOURCE")]
+    pub host: Vec<HostSource>,
 
     /// Instead of predicting, set the model against a run.json or
     /// sweep.json: that file's topology, CPUs, regimes (paced or poisson
-    /// arrivals, flat out) and strategies, with --latencies (a matrix of
-    /// the same host) for the classes; only a run whose CPUs make one pair
+    /// arrivals, flat out) and strategies, with a --host matrix of the
+    /// same host for the classes; only a run whose CPUs make one pair
     /// class may use each repeat's canary instead. Prints, flat out,
     /// hand-overs/s predicted against the run's exact count; per paced
     /// point, transfers per update predicted against the exact counts and
     /// net cost against the measured 95% CI; then how many agree (inside
     /// the CI and within ±25%), the median error, the worst point and the
-    /// knee.
-    #[arg(long, value_name = "FILE")]
-    pub check: Option<PathBuf>,
-
-    /// With --check: exit 1 when the median error of the net cost (of the
-    /// hand-overs/s, for a run measured only flat out) is over PCT (a median that is not finite, e.g. most points saturated or
-    /// measured at or below 0, is over any).
-    #[arg(long, value_name = "PCT", requires = "check", value_parser = percent_arg)]
-    pub max_error: Option<f64>,
+    /// knee. With `,max-error=PCT`: exit 1 when the median error of the
+    /// net cost (of the hand-overs/s, for a run measured only flat out) is
+    /// over PCT or not finite.
+    #[arg(long, value_name = "FILE[,max-error=PCT]")]
+    pub check: Option<CheckArg>,
 
     /// Print the result as JSON instead of text.
     #[arg(long)]
@@ -106,56 +90,156 @@ pub struct PredictArgs {
     pub out: Option<PathBuf>,
 }
 
+/// One `--host` value: class latencies given inline, or a file.
+#[derive(Debug, Clone)]
+pub enum HostSource {
+    /// `CLASS=TIME[±U],…`.
+    Classes(Vec<LatencyArg>),
+    /// A matrix.json (or its folder), a core-to-core-latency CSV or a
+    /// host-costs JSON.
+    File(PathBuf),
+}
+
+impl FromStr for HostSource {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if Path::new(s).exists() {
+            return Ok(HostSource::File(s.into()));
+        }
+        match s.split(',').map(str::parse).collect() {
+            Ok(items) => Ok(HostSource::Classes(items)),
+            Err(e) if s.contains('=') => Err(format!("{e}")),
+            Err(_) => Err(format!(
+                "cannot read {s}: no such file (nor class latencies: CLASS=TIME,…, e.g. smt=8ns,cross-node=108ns)"
+            )),
+        }
+    }
+}
+
+/// `--check FILE[,max-error=PCT]`.
+#[derive(Debug, Clone)]
+pub struct CheckArg {
+    /// The run.json or sweep.json the model is set against.
+    pub file: PathBuf,
+    /// Exit 1 when the median error is over this, %.
+    pub max_error: Option<f64>,
+}
+
+impl FromStr for CheckArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.rsplit_once(",max-error=") {
+            Some((file, pct)) => Ok(CheckArg {
+                file: file.into(),
+                max_error: Some(percent_arg(pct).map_err(|e| e.to_string())?),
+            }),
+            None => Ok(CheckArg {
+                file: s.into(),
+                max_error: None,
+            }),
+        }
+    }
+}
+
+/// The `--host` sources sorted by kind: at most one file of class
+/// latencies (a matrix or a CSV) and one host-costs file, and the classes
+/// given inline (a later one for the same class wins).
+#[derive(Default)]
+struct Sources {
+    matrix: Option<PathBuf>,
+    csv: Option<PathBuf>,
+    spec: Option<Spec>,
+    classes: Vec<LatencyArg>,
+}
+
+impl Sources {
+    fn sort(given: &[HostSource]) -> Result<Self, CliError> {
+        let mut s = Sources::default();
+        let twice = |what: &str, a: &Path, b: &Path| {
+            CliError::usage(format!(
+                "--host {} and {}: two {what} files; give one",
+                a.display(),
+                b.display()
+            ))
+        };
+        for g in given {
+            let file = match g {
+                HostSource::Classes(c) => {
+                    s.classes.extend(c);
+                    continue;
+                }
+                HostSource::File(f) => f,
+            };
+            let costs = is_host_costs(file);
+            match (&s.spec, s.matrix.as_ref().or(s.csv.as_ref())) {
+                (Some(other), _) if costs => {
+                    return Err(twice("host-costs", Path::new(&other.file), file));
+                }
+                (_, Some(other)) if !costs => return Err(twice("class-latency", other, file)),
+                _ => {}
+            }
+            if is_csv(file) {
+                s.csv = Some(file.clone());
+            } else if costs {
+                s.spec = Some(Spec {
+                    file: file.display().to_string(),
+                    costs: HostCosts::read(file).map_err(CliError::usage)?,
+                });
+            } else {
+                s.matrix = Some(file.clone());
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// A host-costs JSON: a file, not a CSV, whose top level has no `schema`
+/// (every result file has one).
+fn is_host_costs(file: &Path) -> bool {
+    file.is_file()
+        && !is_csv(file)
+        && std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| v.get("schema").is_none())
+}
+
 pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
-    let spec = match &args.host_costs {
-        Some(f) => Some(Spec {
-            file: f.display().to_string(),
-            costs: HostCosts::read(f).map_err(CliError::usage)?,
-        }),
-        None => None,
-    };
-    let csv = args.latencies.as_deref().filter(|f| is_csv(f));
-    if let (Some(f), Some(_)) = (csv, &args.check) {
+    let sources = Sources::sort(&args.host)?;
+    let spec = sources.spec.as_ref();
+    if let (Some(f), Some(_)) = (&sources.csv, &args.check) {
         return Err(CliError::usage(format!(
-            "--latencies {}: --check prices a run with a matrix.json of the same host, not a core-to-core-latency CSV",
+            "--host {}: --check prices a run with a matrix.json of the same host, not a core-to-core-latency CSV",
             f.display()
         )));
     }
-    let inferred = match csv {
-        Some(file) => Some(infer(
-            root,
-            file,
-            spec.as_ref().and_then(|s| s.costs.sockets),
-        )?),
+    let inferred = match &sources.csv {
+        Some(file) => Some(infer(root, file, spec.and_then(|s| s.costs.sockets))?),
         None => None,
     };
     let host = match &inferred {
         Some(h) => h.source.clone(),
         None => host_name(root),
     };
-    let latencies = latencies(args, inferred.as_ref(), spec.as_ref())?;
+    let latencies = latencies(&sources, inferred.as_ref())?;
     let (checked, prediction);
     let doc = match &args.check {
-        Some(file) => {
-            checked = check(file, latencies.as_ref(), spec.as_ref())?;
+        Some(c) => {
+            checked = check(&c.file, latencies.as_ref(), spec)?;
             Document::Check(&checked)
         }
         None => {
             let latencies = latencies.ok_or_else(|| {
                 CliError::usage(
-                    "no class latencies: give --latencies matrix.json (from contend matrix) or FILE.csv (from core-to-core-latency), or --latency CLASS=TIME,… (e.g. smt=8ns,same-llc=51ns,cross-node=108ns)",
+                    "no class latencies: give --host matrix.json (from contend matrix), FILE.csv (from core-to-core-latency) or CLASS=TIME,… (e.g. smt=8ns,same-llc=51ns,cross-node=108ns)",
                 )
             })?;
             let topo = match &inferred {
                 Some(h) => h.topology.clone(),
                 None => load_topology(root)?,
             };
-            let mut p = predict::predict(
-                &topo,
-                &host,
-                &request(args, &topo, latencies, spec.as_ref())?,
-            )
-            .map_err(CliError::usage)?;
+            let mut p = predict::predict(&topo, &host, &request(args, &topo, latencies, spec)?)
+                .map_err(CliError::usage)?;
             p.inferred = inferred;
             prediction = p;
             Document::Predict(&prediction)
@@ -176,13 +260,14 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
             eprintln!("wrote {}", f.display());
         }
     }
-    if let (Document::Check(c), Some(max)) = (&doc, args.max_error) {
+    let max_error = args.check.as_ref().and_then(|c| c.max_error);
+    if let (Document::Check(c), Some(max)) = (&doc, max_error) {
         over_max_error(c, max)?;
     }
     Ok(())
 }
 
-/// A `--host-costs` file as read, and its name.
+/// A host-costs file as read, and its name.
 struct Spec {
     file: String,
     costs: HostCosts,
@@ -236,7 +321,7 @@ fn request(
     })
 }
 
-/// `--max-error`: a failure (exit 1) when the check's median error is
+/// `--check FILE,max-error=PCT`: a failure (exit 1) when the check's median error is
 /// over `max` %, or not finite: the paced points' net cost, or for a run
 /// with only flat-out strategies their hand-overs/s.
 fn over_max_error(c: &CheckResults, max: f64) -> Result<(), CliError> {
@@ -248,10 +333,10 @@ fn over_max_error(c: &CheckResults, max: f64) -> Result<(), CliError> {
     match median {
         Some(e) if e <= max => Ok(()),
         Some(e) => Err(CliError::failure(format!(
-            "--max-error {max}%: the model's median error is {e:.1}%"
+            "--check max-error={max}%: the model's median error is {e:.1}%"
         ))),
         None => Err(CliError::failure(format!(
-            "--max-error {max}%: the model's median error is not finite (most points saturated or measured at or below 0)"
+            "--check max-error={max}%: the model's median error is not finite (most points saturated or measured at or below 0)"
         ))),
     }
 }
@@ -275,7 +360,7 @@ fn check(
             .collect(),
         ResultFile::Matrix(_) => {
             return Err(CliError::usage(format!(
-                "--check {name}: a matrix has no paced run; give it to --latencies, and --check a run.json measured under --rate"
+                "--check {name}: a matrix has no paced run; give it to --host, and --check a run.json measured under --rate"
             )));
         }
     };
@@ -285,10 +370,10 @@ fn check(
     };
     let base = latencies.map(|l| l.costs.clone()).unwrap_or_default();
     let costs = line_costs(spec, topo, base)?;
-    predict::check_with(&name, &runs, latencies, &costs).map_err(CliError::usage)
+    predict::check(&name, &runs, latencies, &costs).map_err(CliError::usage)
 }
 
-/// `--latencies FILE.csv`: the host its matrix shows, or the
+/// `--host FILE.csv`: the host its matrix shows, or the
 /// `--sysfs-root` capture's with the matrix's classes checked against it.
 fn infer(root: &Path, file: &Path, sockets: Option<u32>) -> Result<InferredHost, CliError> {
     let m = results::read_c2c(file)?;
@@ -304,7 +389,7 @@ fn infer(root: &Path, file: &Path, sockets: Option<u32>) -> Result<InferredHost,
     Ok(host.with_capture(&m, capture, &root.display().to_string()))
 }
 
-/// The line costs of `spec` over `base` (what a `--latencies` matrix
+/// The line costs of `spec` over `base` (what a `--host` matrix
 /// measured: a figure the file gives replaces the matrix's, one it does
 /// not keeps it), checked against `topo`.
 fn line_costs(
@@ -321,20 +406,20 @@ fn line_costs(
     }
 }
 
-/// `--latencies` (a matrix, or the CSV host's) and then `--latency` over
-/// it, and a read back `spec` gives; `None` when neither.
+/// The class latencies of the `--host` sources: a matrix's or the CSV
+/// host's, then the classes given inline over them, and a read back the
+/// host-costs file gives; `None` when none.
 fn latencies(
-    args: &PredictArgs,
+    sources: &Sources,
     inferred: Option<&InferredHost>,
-    spec: Option<&Spec>,
 ) -> Result<Option<Latencies>, CliError> {
-    let mut lat = match (&args.latencies, inferred) {
+    let mut lat = match (&sources.matrix, inferred) {
         (_, Some(h)) => Some(h.latencies()),
         (Some(file), None) => {
             let (path, contents) = results::read(file)?;
             let ResultFile::Matrix(m) = contents else {
                 return Err(CliError::usage(format!(
-                    "--latencies {}: not a matrix.json or a .csv (run contend matrix for class latencies)",
+                    "--host {}: not a matrix.json, a .csv or a host-costs file (run contend matrix for class latencies)",
                     path.display()
                 )));
             };
@@ -342,18 +427,22 @@ fn latencies(
         }
         (None, None) => None,
     };
-    if !args.latency.is_empty() {
-        let given = Latencies::from_args(&args.latency);
+    if !sources.classes.is_empty() {
+        let given = Latencies::from_args(&sources.classes);
         lat = Some(match lat {
             Some(mut l) => {
                 l.classes.extend(given.classes);
-                l.source = format!("{} and --latency", l.source);
+                l.source = format!("{} and --host", l.source);
                 l
             }
             None => given,
         });
     }
-    if let Some(r) = spec.and_then(|s| s.costs.read_back.as_ref()) {
+    if let Some(r) = sources
+        .spec
+        .as_ref()
+        .and_then(|s| s.costs.read_back.as_ref())
+    {
         lat = lat.map(|l| l.with_read_back(r.value, &r.source));
     }
     Ok(lat)

@@ -1,27 +1,15 @@
-//! `contend predict --check FILE`: the model set against a run (or sweep)
-//! measured under `--rate`, on that run's own topology, CPUs, rates and
-//! strategies, per strategy and rate:
-//!
-//! - **structure**: hand-overs and read fetches per update, predicted
-//!   against the run's exact counts;
-//! - **flat out**: hand-overs a second, predicted one transfer at a time
-//!   on a saturated line, against the run's exact count
-//!   (`flat_out_check.rs`);
-//! - **cost**: net ns per update, predicted with per-class latencies
-//!   (`--latencies`, a matrix of the same host) against the measured net
-//!   cost and its 95% CI. Only a run whose CPUs make one pair class may
-//!   have each repeat's canary (the CAS ping-pong before it) stand in for
-//!   that class, and the output says so.
-//!
-//! A point agrees when its prediction lies inside the measured CI and
-//! within ±[`super::AGREEMENT_PCT`] of the measured figure. No point is dropped:
-//! one the model cannot predict (saturated), or measured at or below 0,
-//! has no finite error and counts as the worst.
+//! `contend predict --check FILE`: the model set against a run (or
+//! sweep) measured under `--rate`, on that run's own topology, CPUs,
+//! rates and strategies: transfers per update and hand-overs a second
+//! against the exact counts, net ns per update against the measured 95%
+//! CI (docs/predict.md, "Checked here"). No point is dropped: one the
+//! model cannot predict, or measured at or below 0, counts as the worst.
 
 use super::agreement::{Agreement, agreement};
+use super::class::Bound;
 use super::costs::LineCosts;
 use super::flat_out_check::{HandoverPoint, flat_out_point};
-use super::latency::{Bound, Latencies};
+use super::latency::Latencies;
 use super::model::{Evaluation, Layout, Lines};
 use super::{PredictError, Walks, publish_fraction, saturation_rate};
 use crate::matrix::PairClass;
@@ -48,9 +36,8 @@ pub struct CheckPoint {
     pub repeats: usize,
     /// How the run's arrivals fell, as the model was told (`None` in
     /// files written before runs had poisson arrivals: paced).
-    #[serde(default)]
     pub arrivals: Option<Arrivals>,
-    /// Median canary of those repeats, ns one-way (NaN with `--latencies`).
+    /// Median canary of those repeats, ns one-way (NaN with a `--host` matrix).
     pub canary_ns: f64,
     /// Predicted ρ of the hottest line, mean over repeats.
     pub rho: f64,
@@ -65,17 +52,14 @@ pub struct CheckPoint {
     /// predicted / measured.
     pub ratio: Option<f64>,
     /// Predicted hand-overs + read fetches per update, mean over writers.
-    #[serde(default)]
     pub predicted_transfers: f64,
     /// The run's exact count of the same, per update: (hand-overs + lines
     /// the writers' reads fetched) / updates over every repeat; `None`
     /// for a file measured before reads were counted.
-    #[serde(default)]
     pub measured_transfers: Option<f64>,
     /// A ratelimit's clock read per update, ns, as the run's clock floor
     /// measured it in place: part of `predicted_ns` (`None`: no ratelimit,
     /// or a run without a clock floor).
-    #[serde(default)]
     pub local_ns: Option<f64>,
 }
 
@@ -232,32 +216,26 @@ pub struct CheckResults {
     /// `None` when that puts the median among them.
     pub median_abs_error_pct: Option<f64>,
     /// Points that agree ([`CheckPoint::agrees`]).
-    #[serde(default)]
     pub agreeing: usize,
     /// Index in `points` of the worst point (largest error, one without a
     /// finite error first).
-    #[serde(default)]
     pub worst: Option<usize>,
     /// Median over the counted points of |predicted − exact| transfers
     /// per update, % of exact (`None`: none counted, or the median among
     /// those without a finite error).
-    #[serde(default)]
     pub transfers_median_error_pct: Option<f64>,
     /// Per series with three or more rates.
     pub knees: Vec<Knee>,
     /// Every flat-out strategy: hand-overs a second predicted against the
     /// run's exact count.
-    #[serde(default)]
     pub flat_out: Vec<HandoverPoint>,
     /// Flat-out points that hand the line over and agree
     /// ([`HandoverPoint::agrees`]).
-    #[serde(default)]
     pub flat_out_agreeing: usize,
     /// Median over the flat-out points that hand the line over (predicted
     /// or counted) of |predicted − counted| hand-overs a second, % of
     /// counted (`None`: no such point, or the median among those without
     /// a finite error).
-    #[serde(default)]
     pub flat_out_median_error_pct: Option<f64>,
     /// What was skipped and why.
     pub notes: Vec<String>,
@@ -276,20 +254,11 @@ struct Series {
 
 /// Checks the model against `runs` (a run.json's one run, or a sweep's
 /// points, each with its series suffix) from `file`, with `latencies` for
-/// the classes. Without them each repeat's canary stands in, and only
-/// for a run whose CPUs make one pair class (an error otherwise).
+/// the classes and `costs` (a host-costs file's or a matrix's) pricing
+/// every repeat's line. Without latencies each repeat's canary stands
+/// in, and only for a run whose CPUs make one pair class (an error
+/// otherwise).
 pub fn check(
-    file: &str,
-    runs: &[(String, &RunResults)],
-    latencies: Option<&Latencies>,
-) -> Result<CheckResults, PredictError> {
-    check_with(file, runs, latencies, &LineCosts::default())
-}
-
-/// [`check`] with `costs` (a `--host-costs` file's or a matrix's)
-/// pricing every repeat's line, the canary's included: how `predict
-/// --check` sets the model's assumptions against a measurement.
-pub fn check_with(
     file: &str,
     runs: &[(String, &RunResults)],
     latencies: Option<&Latencies>,
@@ -370,7 +339,7 @@ impl Checker<'_> {
         for r in &used {
             let mut lat = repeat_latencies(self.latencies, r).ok_or_else(|| {
                 self.bad(format!(
-                    "{name}: repeat {} has no canary; give --latencies or --latency",
+                    "{name}: repeat {} has no canary; give --host a matrix or class latencies",
                     r.repeat
                 ))
             })?;
@@ -562,7 +531,7 @@ impl Checker<'_> {
         let latency_source = match (self.latencies, self.stand_in) {
             (Some(l), _) => format!("{}; {}", l.source, l.pricing()),
             (None, Some(class)) => format!(
-                "each repeat's canary, standing in for the run's one pair class ({class}), {}; give --latencies for per-class figures",
+                "each repeat's canary, standing in for the run's one pair class ({class}), {}; give --host a matrix for per-class figures",
                 if self.priced_by_canary {
                     "each transaction priced as the canary measured it"
                 } else {
@@ -625,7 +594,7 @@ fn median_with_worst(errors: &[Option<f64>]) -> Option<f64> {
     m.is_finite().then_some(m)
 }
 
-/// With no `--latencies`, the canary may stand in only for a run whose
+/// With no `--host` latencies, the canary may stand in only for a run whose
 /// lines make one pair class; notes it in `stand_in`.
 fn one_class(lines: &Lines, stand_in: &mut Option<PairClass>) -> Result<(), String> {
     let classes: Vec<PairClass> = lines.classes().chain(*stand_in).collect();
@@ -639,7 +608,7 @@ fn one_class(lines: &Lines, stand_in: &mut Option<PairClass>) -> Result<(), Stri
             Ok(())
         }
         many => Err(format!(
-            "the run's CPUs make {} pair classes ({}), and its canary measures one pair: give --latencies matrix.json (contend matrix on the same host) for per-class figures",
+            "the run's CPUs make {} pair classes ({}), and its canary measures one pair: give --host matrix.json (contend matrix on the same host) for per-class figures",
             many.len(),
             many.iter()
                 .map(|c| c.to_string())
@@ -749,7 +718,7 @@ mod tests {
         // them; and a second series of another class is refused too.
         let e = one_class(&lines(&[0, 1, 112]), &mut None).unwrap_err();
         assert!(e.starts_with("the run's CPUs make 2 pair classes"), "{e}");
-        assert!(e.contains("--latencies"), "{e}");
+        assert!(e.contains("--host"), "{e}");
         let e = one_class(&lines(&[0, 112]), &mut stand_in).unwrap_err();
         assert!(e.contains("2 pair classes"), "{e}");
     }

@@ -4,10 +4,10 @@
 //! lives, which fetches occupy the line and what the others cost (a copy
 //! in the reader's own LLC), and how many alike lines every event
 //! touches. A host nobody here has gets them from its papers through
-//! `--host-costs FILE` ([`HostCosts`], parsed into these types at the
+//! a host-costs file (`--host FILE`, [`HostCosts`], parsed into these types at the
 //! command line); `contend matrix` measures the first three.
 
-use super::latency::{Bound, ClassLatency, DEFAULT_UNCERTAINTY_PCT, LatencyKey};
+use super::class::{Bound, ClassLatency, DEFAULT_UNCERTAINTY_PCT, LatencyKey};
 use crate::counter::PublishPolicy;
 use crate::matrix::{MatrixResults, PairClass};
 use crate::topology::Topology;
@@ -124,7 +124,6 @@ impl CostCurve {
 #[serde(deny_unknown_fields)]
 pub struct HomeCost {
     /// Remote over local for every class; `None`: per class.
-    #[serde(default)]
     pub factor: Option<f64>,
     /// Remote over local per class (`cross-node` covers every distance
     /// without its own).
@@ -138,18 +137,8 @@ impl HomeCost {
     /// How much longer a transfer of `class` to a CPU off the home node
     /// takes; `None` when ratios per class leave it out.
     pub fn remote_factor(&self, class: PairClass) -> Option<f64> {
-        if let Some(f) = self.factor {
-            return Some(f);
-        }
-        let any = || {
-            matches!(class, PairClass::CrossNode(_))
-                .then(|| self.by_class.get(&LatencyKey::AnyCrossNode))
-                .flatten()
-        };
-        self.by_class
-            .get(&LatencyKey::Class(class))
-            .or_else(any)
-            .copied()
+        self.factor
+            .or_else(|| LatencyKey::lookup(&self.by_class, class).copied())
     }
 
     /// In words: `2.10×` or `same-llc 1.20×, cross-node 1.85×`.
@@ -222,31 +211,24 @@ pub struct LineCosts {
     /// by K: every transfer is × t(Q)/t(K₂) at the line's own queue Q
     /// (a fixed point), K₂ the curve's first K of at least 2. Empty: no
     /// growth.
-    #[serde(default)]
     pub contenders: CostCurve,
     /// The writer's upgrade with M readers holding the line, ns by M:
     /// an upgrade after m̄ sharers (on the mean) takes t(m̄). Empty: the
     /// class rule (docs/predict.md).
-    #[serde(default)]
     pub sharers: CostCurve,
     /// Transfer time by where the line's memory lives; `None`: alike on
     /// every node.
-    #[serde(default)]
     pub home: Option<HomeCost>,
     /// The node the counter's memory is on: CPUs there are one class of
     /// the queue's customers, every other CPU the other.
-    #[serde(default)]
     pub home_node: u32,
     /// Which fetches occupy the line.
-    #[serde(default)]
     pub read_occupancy: ReadOccupancy,
     /// A read served from a copy already in the reader's LLC (a fetch
     /// that does not occupy the line); `None`: a transfer.
-    #[serde(default)]
     pub llc_hit: Option<CitedNs>,
     /// Alike hot lines every event touches (a task group's and its
     /// parent's `load_avg`); `None`: one.
-    #[serde(default)]
     pub hot_lines: Option<Cited<u32>>,
 }
 
@@ -430,10 +412,8 @@ pub struct GivenPublish {
     pub fraction: f64,
     /// The lowest (with the lowest latencies); the central one if not
     /// given.
-    #[serde(default)]
     pub lo: Option<f64>,
     /// The highest (with the highest latencies).
-    #[serde(default)]
     pub hi: Option<f64>,
     /// Where it came from.
     pub source: String,
@@ -450,7 +430,7 @@ impl GivenPublish {
     }
 }
 
-/// `--host-costs FILE`: a host's published or measured line costs and
+/// A host-costs file (`--host FILE`): a host's published or measured line costs and
 /// its workload's event mix, each with its source (JSON; docs/predict.md
 /// lists the fields and the seeds' hosts' files are in
 /// `results/published/hosts/`).
@@ -461,52 +441,41 @@ pub struct HostCosts {
     #[serde(default)]
     pub about: String,
     /// Time per hand-over by CPUs at the line.
-    #[serde(default)]
     pub contenders: Option<CostCurve>,
     /// The writer's upgrade by sharers.
-    #[serde(default)]
     pub sharers: Option<CostCurve>,
     /// Where the line's memory lives and what a remote CPU pays.
-    #[serde(default)]
     pub home: Option<HomeCost>,
     /// The node the counter's memory is on.
     #[serde(default)]
     pub home_node: u32,
     /// Which fetches occupy the line.
-    #[serde(default)]
     pub read_occupancy: Option<Cited<ReadOccupancy>>,
     /// A read served from a copy in the reader's LLC.
-    #[serde(default)]
     pub llc_hit: Option<CitedNs>,
     /// Alike hot lines per event.
-    #[serde(default)]
     pub hot_lines: Option<Cited<u32>>,
     /// A writer's read of its own line after another CPU read it, × each
     /// class's ping-pong.
-    #[serde(default)]
     pub read_back: Option<Cited<f64>>,
     /// How events fall in time (default poisson, as a kernel's).
-    #[serde(default)]
     pub arrivals: Option<Arrivals>,
     /// Seed of the load walks publish fractions are stepped over.
-    #[serde(default)]
     pub seed: Option<u64>,
     /// The fraction threshold:64 publishes on the load walks (their step
     /// is chosen for it).
-    #[serde(default)]
     pub threshold_publishes: Option<f64>,
     /// Publish fractions given per policy, in place of the walks'.
     #[serde(default)]
     pub publishes: Vec<GivenPublish>,
     /// With a core-to-core-latency CSV: the host's sockets, when the
     /// matrix cannot tell.
-    #[serde(default)]
     pub sockets: Option<u32>,
 }
 
-/// A `--host-costs` file that cannot be read or does not fit the host.
+/// A host-costs file that cannot be read or does not fit the host.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--host-costs {file}: {reason}")]
+#[error("--host {file}: {reason}")]
 pub struct HostCostsError {
     /// The file (or the figure's source).
     pub file: String,
@@ -573,7 +542,7 @@ impl HostCosts {
         Ok(())
     }
 
-    /// The line costs on `topo`, over `base` (what a `--latencies`
+    /// The line costs on `topo`, over `base` (what a `--host`
     /// matrix measured: a figure the file gives replaces it, one it does
     /// not keeps it); an error names a K or M beyond its CPUs or a home
     /// node without CPUs.
@@ -749,10 +718,7 @@ mod tests {
             (r#"{"llc_hit": {"ns": -3, "source": ""}}"#, "llc_hit"),
         ] {
             let e = HostCosts::read(&write(text)).unwrap_err().to_string();
-            assert!(
-                e.starts_with("--host-costs ") && e.contains(why),
-                "{text}: {e}"
-            );
+            assert!(e.starts_with("--host ") && e.contains(why), "{text}: {e}");
         }
         for (text, why) in [
             (

@@ -5,7 +5,8 @@
 //! same agreement rule as the paced points' cost.
 
 use super::agreement::{Agreement, agreement};
-use super::latency::{Bound, Latencies};
+use super::class::Bound;
+use super::latency::Latencies;
 use super::model::Lines;
 use super::{FLAT_OUT_RATE, Walks, publish_fraction};
 use crate::runner::StrategyResult;

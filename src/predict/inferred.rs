@@ -7,7 +7,8 @@
 //! host's.
 
 use super::c2c::PairMatrix;
-use super::latency::{ClassLatency, Latencies};
+use super::class::{ClassLatency, LatencyKey};
+use super::latency::Latencies;
 use crate::matrix::{PairClass, classify};
 use crate::stats::quantile;
 use crate::topology::{Cpu, CpuList, Llc, Node, Topology};
@@ -537,7 +538,7 @@ fn settle_sockets(
         }
     } else if sizes(node).len() == 1 && llc_n > 1 {
         notes.push(format!(
-            "one node of {llc_n} LLC groups: {llc_n} sockets of one LLC each would look the same (give \"sockets\": {llc_n} in a --host-costs file if the host has them)"
+            "one node of {llc_n} LLC groups: {llc_n} sockets of one LLC each would look the same (give \"sockets\": {llc_n} in a host-costs file (--host) if the host has them)"
         ));
     }
 }
@@ -640,10 +641,8 @@ impl InferredHost {
                 .classes
                 .iter()
                 .map(|c| {
-                    (
-                        c.class.to_string(),
-                        ClassLatency::from_spread(c.median_ns, c.p5_ns, c.p95_ns),
-                    )
+                    let l = ClassLatency::from_spread(c.median_ns, c.p5_ns, c.p95_ns);
+                    (LatencyKey::Class(c.class), l)
                 })
                 .collect(),
             source: self.source.clone(),
@@ -870,7 +869,7 @@ mod tests {
         assert_eq!(h.classes.len(), 1);
         assert_eq!(h.latencies().classes.len(), 1);
         assert!(h.biggest_jump().is_none());
-        let l = h.latencies().classes["same-llc"];
+        let l = h.latencies().classes[&LatencyKey::Class(PairClass::SameLlc)];
         // ±10% noise: p5..p95 inside ±25%, so the range is ±25%.
         assert!((l.lo_ns / l.ns - 0.75).abs() < 1e-9 && (l.hi_ns / l.ns - 1.25).abs() < 1e-9);
     }

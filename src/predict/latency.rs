@@ -1,116 +1,19 @@
 //! The transfer time of a cache line between two CPUs, per distance
 //! class, with its uncertainty: given on the command line
-//! (`--latency same-llc=51ns,cross-node@21=108ns±10%`), read from a
+//! (`--host same-llc=51ns,cross-node@21=108ns±10%`), read from a
 //! `contend matrix` file, or one figure for every class (a run's canary).
 
+use super::class::{Bound, ClassLatency, DEFAULT_UNCERTAINTY_PCT, LatencyKey};
 use super::costs::LineCosts;
 use crate::matrix::{MatrixResults, PairClass, Transaction, TransactionCost};
 use crate::stats::median;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::str::FromStr;
 
 /// Pair classes and how many pairs of each (of one kind, on one line).
 pub type ClassCounts = BTreeMap<PairClass, u64>;
 
-/// A class latency's uncertainty when none is given: ±25%.
-pub const DEFAULT_UNCERTAINTY_PCT: f64 = 25.0;
-
-/// Which end of every class's range the model is evaluated at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bound {
-    /// Every class at its lowest figure.
-    Low,
-    /// Every class at its central figure.
-    Mid,
-    /// Every class at its highest figure.
-    High,
-}
-
-/// One class's one-way transfer time, ns: a central figure and a range.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ClassLatency {
-    /// The central figure, ns.
-    pub ns: f64,
-    /// The lowest figure, ns.
-    pub lo_ns: f64,
-    /// The highest figure, ns.
-    pub hi_ns: f64,
-}
-
-impl ClassLatency {
-    /// `ns` ± `pct` percent.
-    pub fn with_pct(ns: f64, pct: f64) -> Self {
-        ClassLatency {
-            ns,
-            lo_ns: ns * (1.0 - pct / 100.0),
-            hi_ns: ns * (1.0 + pct / 100.0),
-        }
-    }
-
-    /// `ns` with the range `lo_ns`..`hi_ns` of its measurements, widened
-    /// to at least ±[`DEFAULT_UNCERTAINTY_PCT`]%.
-    pub fn from_spread(ns: f64, lo_ns: f64, hi_ns: f64) -> Self {
-        ClassLatency {
-            ns,
-            lo_ns: lo_ns.min(ns * (1.0 - DEFAULT_UNCERTAINTY_PCT / 100.0)),
-            hi_ns: hi_ns.max(ns * (1.0 + DEFAULT_UNCERTAINTY_PCT / 100.0)),
-        }
-    }
-
-    /// The figure at `bound`, ns.
-    pub fn at(&self, bound: Bound) -> f64 {
-        match bound {
-            Bound::Low => self.lo_ns,
-            Bound::Mid => self.ns,
-            Bound::High => self.hi_ns,
-        }
-    }
-}
-
-/// What a latency figure is given for: one class, or every cross-node
-/// distance not given on its own (`cross-node`).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-#[serde(into = "String", try_from = "String")]
-pub enum LatencyKey {
-    /// One class.
-    Class(PairClass),
-    /// Every cross-node distance without a figure of its own.
-    AnyCrossNode,
-}
-
-impl fmt::Display for LatencyKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LatencyKey::Class(c) => c.fmt(f),
-            LatencyKey::AnyCrossNode => f.write_str("cross-node"),
-        }
-    }
-}
-
-impl From<LatencyKey> for String {
-    fn from(k: LatencyKey) -> String {
-        k.to_string()
-    }
-}
-
-impl TryFrom<String> for LatencyKey {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        match s.trim() {
-            "cross-node" => Ok(LatencyKey::AnyCrossNode),
-            c => c.parse().map(LatencyKey::Class).map_err(|_| {
-                format!(
-                    "\"{s}\" is not a class (smt, same-llc, same-node, cross-node@D, cross-node)"
-                )
-            }),
-        }
-    }
-}
-
-/// One `--latency` item: `CLASS=TIME` or `CLASS=TIME±U` (U in ns or %).
+/// One `--host` class item: `CLASS=TIME` or `CLASS=TIME±U` (U in ns or %).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LatencyArg {
     /// The class it is for.
@@ -119,10 +22,10 @@ pub struct LatencyArg {
     pub latency: ClassLatency,
 }
 
-/// A `--latency` item that does not parse.
+/// A `--host` class item that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "bad --latency \"{item}\": {reason} (want CLASS=TIME[±U], e.g. same-llc=51ns or cross-node@21=108ns±10%; classes: smt, same-llc, same-node, cross-node@D, cross-node)"
+    "bad --host class \"{item}\": {reason} (want CLASS=TIME[±U], e.g. same-llc=51ns or cross-node@21=108ns±10%; classes: smt, same-llc, same-node, cross-node@D, cross-node)"
 )]
 pub struct LatencyArgError {
     /// The item as given.
@@ -198,10 +101,8 @@ pub struct TransactionRatios {
     /// An add on a line another CPU has only read.
     pub add_upgraded: f64,
     /// A read of a line this CPU wrote and another CPU has since only
-    /// read; `None` where it was not measured (files from before
-    /// 2026-12-02T17:30Z, or no matrix), priced then as free: the writer
-    /// keeps a shared copy.
-    #[serde(default)]
+    /// read; `None` where not measured, priced then as free (the writer
+    /// keeps a shared copy).
     pub read_back: Option<f64>,
     /// An add on a line another CPU has read, then a read of a line it
     /// has written, timed whole (less than the two apart where the read's
@@ -259,20 +160,17 @@ impl TransactionRatios {
 /// The class latencies a prediction uses, and where they came from.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Latencies {
-    /// Figures by class name (`same-llc`, `cross-node@21`, `cross-node`
-    /// for every distance without its own).
-    pub classes: BTreeMap<String, ClassLatency>,
-    /// Where the figures came from (`--latency`, a matrix file, a canary).
+    /// Figures by class (`cross-node` for every distance without its own).
+    pub classes: BTreeMap<LatencyKey, ClassLatency>,
+    /// Where the figures came from (`--host`, a matrix file, a canary).
     pub source: String,
     /// Each class's transaction ratios, from a matrix that measured them
     /// (the median of its pairs'); a class without them is priced at
     /// [`TransactionRatios::PINGPONG`].
-    #[serde(default)]
-    pub transactions: BTreeMap<String, TransactionRatios>,
+    pub transactions: BTreeMap<LatencyKey, TransactionRatios>,
     /// What a line costs beyond the idle class latencies: under load,
     /// with sharers, by where its memory lives, and which fetches occupy
     /// it.
-    #[serde(default)]
     pub costs: LineCosts,
 }
 
@@ -324,7 +222,7 @@ impl Prices {
 /// A class among the chosen CPUs that no figure covers.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "no latency for class {class} (the chosen CPUs have pairs of it); given: {given}; add --latency {class}=TIME"
+    "no latency for class {class} (the chosen CPUs have pairs of it); given: {given}; add --host {class}=TIME"
 )]
 pub struct MissingClass {
     /// The class without a figure.
@@ -337,7 +235,7 @@ pub struct MissingClass {
 /// model refuses it rather than predict from it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error(
-    "the {class} transfer is priced at {ns} ns ({from}): a transfer takes time above 0; measure again or give --latency {class}=TIME"
+    "the {class} transfer is priced at {ns} ns ({from}): a transfer takes time above 0; measure again or give --host {class}=TIME"
 )]
 pub struct NonPositive {
     /// The class.
@@ -349,14 +247,11 @@ pub struct NonPositive {
 }
 
 impl Latencies {
-    /// From `--latency` items (a later item for the same class wins).
+    /// From `--host` class items (a later item for the same class wins).
     pub fn from_args(args: &[LatencyArg]) -> Self {
         Latencies {
-            classes: args
-                .iter()
-                .map(|a| (a.key.to_string(), a.latency))
-                .collect(),
-            source: "--latency".into(),
+            classes: args.iter().map(|a| (a.key, a.latency)).collect(),
+            source: "--host".into(),
             transactions: BTreeMap::new(),
             costs: LineCosts::default(),
         }
@@ -371,14 +266,14 @@ impl Latencies {
                 .iter()
                 .map(|c| {
                     let l = ClassLatency::from_spread(c.median_ns, c.min_ns, c.max_ns);
-                    (c.class.to_string(), l)
+                    (LatencyKey::Class(c.class), l)
                 })
                 .collect(),
             source: name.to_string(),
             transactions: m
                 .classes
                 .iter()
-                .filter_map(|c| Some((c.class.to_string(), class_ratios(m, c.class)?)))
+                .filter_map(|c| Some((LatencyKey::Class(c.class), class_ratios(m, c.class)?)))
                 .collect(),
             costs: LineCosts::from_matrix(m, name),
         }
@@ -392,15 +287,12 @@ impl Latencies {
             hi_ns: ns,
         };
         Latencies {
-            classes: [
-                ("smt", l),
-                ("same-llc", l),
-                ("same-node", l),
-                ("cross-node", l),
-            ]
-            .into_iter()
-            .map(|(k, l)| (k.to_string(), l))
-            .collect(),
+            classes: [PairClass::Smt, PairClass::SameLlc, PairClass::SameNode]
+                .map(LatencyKey::Class)
+                .into_iter()
+                .chain([LatencyKey::AnyCrossNode])
+                .map(|k| (k, l))
+                .collect(),
             source: source.to_string(),
             transactions: BTreeMap::new(),
             costs: LineCosts::default(),
@@ -424,7 +316,7 @@ impl Latencies {
     /// unchanged when one of them has none.
     pub fn priced_at(mut self, ratio: impl Fn(Transaction) -> Option<f64>) -> Self {
         if let Some(r) = TransactionRatios::from_fn(ratio) {
-            self.transactions = self.classes.keys().map(|k| (k.clone(), r)).collect();
+            self.transactions = self.classes.keys().map(|k| (*k, r)).collect();
         }
         self
     }
@@ -435,7 +327,7 @@ impl Latencies {
     pub fn with_read_back(mut self, ratio: f64, source: &str) -> Self {
         for class in self.classes.keys() {
             self.transactions
-                .entry(class.clone())
+                .entry(*class)
                 .or_insert(TransactionRatios::PINGPONG)
                 .read_back = Some(ratio);
         }
@@ -446,7 +338,7 @@ impl Latencies {
     /// Checks that every class's lowest figure, and every transaction
     /// ratio, is above 0 (and finite).
     pub fn positive(&self) -> Result<(), NonPositive> {
-        let bad = |class: &str, ns: f64| NonPositive {
+        let bad = |class: &LatencyKey, ns: f64| NonPositive {
             class: class.to_string(),
             ns,
             from: self.source.clone(),
@@ -519,7 +411,7 @@ impl Latencies {
                     .join("; ")
             )
         } else {
-            "every transfer priced at its class's ping-pong, nothing overlapping (no measured transactions: give --latencies from a contend matrix that measured them)".into()
+            "every transfer priced at its class's ping-pong, nothing overlapping (no measured transactions: give --host a contend matrix that measured them)".into()
         }
     }
 
@@ -551,13 +443,7 @@ impl Latencies {
     /// cross-node distance without its own, or
     /// [`TransactionRatios::PINGPONG`].
     pub fn ratios(&self, class: PairClass) -> TransactionRatios {
-        let own = self.transactions.get(&class.to_string());
-        let any = || {
-            matches!(class, PairClass::CrossNode(_))
-                .then(|| self.transactions.get("cross-node"))
-                .flatten()
-        };
-        own.or_else(any)
+        LatencyKey::lookup(&self.transactions, class)
             .copied()
             .unwrap_or(TransactionRatios::PINGPONG)
     }
@@ -565,20 +451,17 @@ impl Latencies {
     /// The figure for `class`: its own, or `cross-node`'s for a cross-node
     /// distance without one.
     pub fn of(&self, class: PairClass) -> Result<ClassLatency, MissingClass> {
-        let own = self.classes.get(&class.to_string());
-        let any = || {
-            matches!(class, PairClass::CrossNode(_))
-                .then(|| self.classes.get("cross-node"))
-                .flatten()
-        };
-        own.or_else(any).copied().ok_or_else(|| MissingClass {
-            class: class.to_string(),
-            given: if self.classes.is_empty() {
-                "none".into()
-            } else {
-                self.classes.keys().cloned().collect::<Vec<_>>().join(", ")
-            },
-        })
+        LatencyKey::lookup(&self.classes, class)
+            .copied()
+            .ok_or_else(|| MissingClass {
+                class: class.to_string(),
+                given: if self.classes.is_empty() {
+                    "none".into()
+                } else {
+                    let keys: Vec<String> = self.classes.keys().map(|k| k.to_string()).collect();
+                    keys.join(", ")
+                },
+            })
     }
 }
 
@@ -608,14 +491,15 @@ mod tests {
             add_moved: 1.2,
             ..TransactionRatios::PINGPONG
         };
-        l.transactions.insert("smt".into(), measured);
+        l.transactions
+            .insert(LatencyKey::Class(PairClass::Smt), measured);
         let l = l.with_read_back(1.07, "matrix");
         // Every class has it; a measured class keeps its other ratios,
         // the others are at the ping-pong.
         assert_eq!(l.transactions.len(), 4);
-        let smt = l.transactions["smt"];
+        let smt = l.transactions[&LatencyKey::Class(PairClass::Smt)];
         assert_eq!((smt.add_moved, smt.read_back), (1.2, Some(1.07)));
-        let llc = l.transactions["same-llc"];
+        let llc = l.transactions[&LatencyKey::Class(PairClass::SameLlc)];
         assert_eq!((llc.add_moved, llc.read_back), (1.0, Some(1.07)));
         assert_eq!(llc.of(crate::matrix::Transaction::ReadBack), 1.07);
         assert!(
@@ -651,7 +535,7 @@ mod tests {
             "same-llc=51ns±51ns",
         ] {
             let e = bad.parse::<LatencyArg>().unwrap_err().to_string();
-            assert!(e.starts_with(&format!("bad --latency \"{bad}\"")), "{e}");
+            assert!(e.starts_with(&format!("bad --host class \"{bad}\"")), "{e}");
         }
     }
 
@@ -834,7 +718,7 @@ mod tests {
         assert_eq!(l.of(PairClass::Smt).unwrap().ns, 8.0);
         let e = l.of(PairClass::SameLlc).unwrap_err().to_string();
         assert!(e.contains("no latency for class same-llc"), "{e}");
-        assert!(e.contains("given: cross-node, cross-node@32, smt"), "{e}");
+        assert!(e.contains("given: smt, cross-node@32, cross-node"), "{e}");
         assert_eq!(
             Latencies::uniform(27.0, "canary")
                 .of(PairClass::CrossNode(40))

@@ -8,6 +8,7 @@
 mod agreement;
 pub mod c2c;
 mod check;
+pub mod class;
 pub mod costs;
 mod flat_out_check;
 pub mod gallery;
@@ -22,15 +23,15 @@ pub mod scoreboard;
 mod tests;
 
 pub use agreement::{AGREEMENT_PCT, Agreement};
-pub use check::{CheckPoint, CheckResults, Knee, check, check_with, measured_knee};
+pub use check::{CheckPoint, CheckResults, Knee, check, measured_knee};
+pub use class::{Bound, ClassLatency, LatencyKey};
 pub use costs::{
     Cited, CitedNs, CostCurve, CostPoint, GivenPublish, HomeCost, HostCosts, HostCostsError,
     LineCosts, ReadOccupancy,
 };
 pub use flat_out_check::HandoverPoint;
 pub use latency::{
-    Bound, ClassLatency, Latencies, LatencyArg, LatencyArgError, LatencyKey, MissingClass,
-    NonPositive, TransactionRatios,
+    Latencies, LatencyArg, LatencyArgError, MissingClass, NonPositive, TransactionRatios,
 };
 pub use model::{Capacity, Evaluation, Layout, Lines, NodeCost};
 pub use publish::{Walks, publish_fraction};
@@ -54,12 +55,12 @@ The model: a hot line is a single server. Every publish that finds the
 line in another CPU's cache waits for one transfer; so does every read
 of a line another CPU wrote since (a fetch); which fetches occupy the
 line (every one by default, the first per node or LLC, or only the first
-after a write) and what the others cost (an LLC hit) a --host-costs file
+after a write) and what the others cost (an LLC hit) a --host host-costs file
 can say. A transfer takes the class latency
 between the two CPUs (smt, same-llc, same-node, cross-node@D: from
-`contend matrix`, or --latency), averaged over the CPUs that can have
+`contend matrix`, or --host CLASS=TIME,…), averaged over the CPUs that can have
 held the line; a write after reads invalidates every sharer. Published
-or measured costs refine it (--host-costs FILE): the transfer time's
+or measured costs refine it (--host FILE): the transfer time's
 growth with the CPUs queued at the line, the writer's upgrade by
 readers, a transfer to a CPU off the memory's node, the hot lines every
 event touches. Each CPU waits for its own update before its next (a
@@ -80,10 +81,10 @@ over (1/rate + net cost): the share of each CPU's time spent on the line.
 
 Examples:
   contend matrix                          # this host's class latencies
-  contend predict --latencies results/<host>/<stamp>/matrix.json
+  contend predict --host results/<host>/<stamp>/matrix.json
   contend --sysfs-root tests/fixtures/topology/spr-2s-224 predict \\
-      --latency smt=8ns,same-llc=51ns,cross-node=108ns --rates 22k
-  contend predict --latencies \"tests/fixtures/c2c/AMD EPYC 7R13 48-Core Processor.csv\"
+      --host smt=8ns,same-llc=51ns,cross-node=108ns --rates 22k
+  contend predict --host \"tests/fixtures/c2c/AMD EPYC 7R13 48-Core Processor.csv\"
   contend run --level global --publish always --rate 10k,100k,1M,3M
   contend predict --check results/<host>/<stamp>/run.json";
 
@@ -126,7 +127,7 @@ pub struct PredictRequest {
     /// The writers' load walks (publish fractions are stepped over them).
     pub walks: Walks,
     /// Publish fractions given for policies (a published or measured
-    /// figure, `--host-costs`), used at every rate in place of the walks'.
+    /// figure, a host-costs file), used at every rate in place of the walks'.
     pub publishes: Vec<GivenPublish>,
 }
 
@@ -204,20 +205,16 @@ impl Model<'_, '_> {
     /// Flat out: writers' publishes fall as a ratelimit's period or the
     /// loop makes them, evenly.
     fn flat_out(&mut self) -> FlatOutPrediction {
-        let [lo, mid, hi] = ranged(|b| {
+        let c = ranged(|b| {
             let f = self.fractions.get(self.policy, FLAT_OUT_RATE, b);
             self.lines
                 .evaluate(FLAT_OUT_RATE, f, self.lat, b, Arrivals::Paced)
                 .capacity
         });
         FlatOutPrediction {
-            handovers_per_s: Range {
-                lo: lo.handovers_per_s,
-                mid: mid.handovers_per_s,
-                hi: hi.handovers_per_s,
-            },
-            saturated_lines: mid.saturated_lines,
-            round_ns: rounds(&[lo, mid, hi]),
+            handovers_per_s: Range::of(&c, |c| c.handovers_per_s),
+            saturated_lines: c[1].saturated_lines,
+            round_ns: rounds(&c),
         }
     }
 
@@ -228,24 +225,15 @@ impl Model<'_, '_> {
 
     fn point(&mut self, rate: f64) -> PointPrediction {
         let f = self.fractions.get(self.policy, rate, Bound::Mid);
-        let [lo, mid, hi] = ranged(|b| self.at(rate, b));
-        let rho = Range {
-            lo: lo.rho,
-            mid: mid.rho,
-            hi: hi.rho,
-        };
+        let e = ranged(|b| self.at(rate, b));
+        let mid = &e[1];
+        let rho = Range::of(&e, |x| x.rho);
         let state = if rho.mid >= 1.0 {
             LineState::Saturated
         } else if rho.hi >= KNEE {
             LineState::Near
         } else {
             LineState::Below
-        };
-        let e = [&lo, &mid, &hi];
-        let range = |g: &dyn Fn(&Evaluation) -> f64| Range {
-            lo: g(e[0]),
-            mid: g(e[1]),
-            hi: g(e[2]),
         };
         let scaled = self.lines.evaluate(
             rate,
@@ -260,35 +248,29 @@ impl Model<'_, '_> {
             .iter()
             .enumerate()
             .map(|(i, n)| {
-                let cost = range(&|x: &Evaluation| x.by_node[i].cost_ns);
+                let cost = Range::of(&e, |x| x.by_node[i].cost_ns);
                 NodePrediction {
                     node: n.node,
                     writers: n.writers,
                     home: n.node == home,
-                    cpu_share_pct: Range {
-                        lo: share_pct(cost.lo, rate),
-                        mid: share_pct(cost.mid, rate),
-                        hi: share_pct(cost.hi, rate),
-                    },
+                    cpu_share_pct: Range::of(&[cost.lo, cost.mid, cost.hi], |c| {
+                        share_pct(*c, rate)
+                    }),
                     cost_ns: cost,
                 }
             })
             .collect();
-        let capacity = [lo.capacity, mid.capacity, hi.capacity];
+        let capacity = e.each_ref().map(|x| x.capacity);
         PointPrediction {
-            handovers_per_s: Some(Range {
-                lo: capacity[0].handovers_per_s,
-                mid: capacity[1].handovers_per_s,
-                hi: capacity[2].handovers_per_s,
-            }),
+            handovers_per_s: Some(Range::of(&capacity, |c| c.handovers_per_s)),
             round_ns: rounds(&capacity).filter(|_| state == LineState::Saturated),
             rate,
             publish_fraction: f,
             rho,
             state,
-            cost_ns: Some(range(&|x: &Evaluation| x.cost_ns)),
-            cpu_share_pct: Some(range(&|x: &Evaluation| x.cpu_share_pct(rate))),
-            achieved_rate: Some(range(&|x: &Evaluation| x.achieved_rate)),
+            cost_ns: Some(Range::of(&e, |x| x.cost_ns)),
+            cpu_share_pct: Some(Range::of(&e, |x| x.cpu_share_pct(rate))),
+            achieved_rate: Some(Range::of(&e, |x| x.achieved_rate)),
             queue: mid.queue,
             share_per_pct: Some(scaled.cpu_share_pct(rate) - mid.cpu_share_pct(rate)),
             by_node,
@@ -457,7 +439,7 @@ fn notes(req: &PredictRequest) -> Vec<String> {
         req.arrivals,
         match req.arrivals {
             Arrivals::Poisson =>
-                "updates fall irregularly, as a kernel's do (contend run --rate paces evenly: \"arrivals\": \"paced\" in a --host-costs file predicts one)",
+                "updates fall irregularly, as a kernel's do (contend run --rate paces evenly: \"arrivals\": \"paced\" in a host-costs file predicts one)",
             Arrivals::Paced => "updates evenly spaced, as contend run --rate paces them",
         }
     )];

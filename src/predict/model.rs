@@ -1,41 +1,12 @@
-//! One hot line per counter slot, each a single server (see
-//! [`super::queue`]): who touches which line how often, what each touch
-//! costs, and the resulting utilisation and cost per update.
-//!
-//! For a shard level, the writers are grouped into lines (one for
-//! `global`, one per node, LLC or CPU among the writers). At `rate`
-//! updates a second per writer and a publish fraction f:
-//! - a writer publishes to its own line at p = rate × f; a publish needs a
-//!   transfer when another CPU touched the line since this writer's last
-//!   publish (another writer's publish, or a read that fetched it), with
-//!   the probability [`touched`] gives;
-//! - every CPU that runs the read side (writers every K updates, reader
-//!   threads at the rate) reads every line; a read fetches a line written
-//!   by someone else since its last read. A writer's read of its own line
-//!   right after its own publish is free; after an update that did not
-//!   publish it fetches the line when a co-writer published since, and
-//!   when only reads came since its own last publish it reads the line
-//!   back at the host's measured `read back` (free where a writer keeps
-//!   a copy when another CPU reads its line; a fetch where the reader
-//!   takes the line). The
-//!   fetches [`ReadOccupancy`] names (today's default: every one) queue
-//!   for the line; the others pay a transfer but are served alongside;
-//! - a transfer costs the class latency between the two CPUs, averaged
-//!   over the pairs that can be involved (× the contenders curve's growth
-//!   and, for a CPU off the line's home node, the home factor:
-//!   [`super::costs::LineCosts`]), plus the wait for the line. A
-//!   publish: the line's other writers, or the CPU whose read was the last
-//!   touch (an upgrade that invalidates every sharer). A co-writer's
-//!   fetch: the line's writer pairs. Any other read's fetch: pairs of a
-//!   CPU off the line and one of its writers (under `always` a co-writer
-//!   never pays one, so its pairs, often the nearest, do not lower the
-//!   mean);
-//! - the lines are the stations of a closed network: every CPU waits for
-//!   its own transfers before its next update, so the wait is
-//!   [`queue::mva2`]'s at any load, saturation included.
+//! One hot line per counter slot, each a station of a closed network
+//! ([`super::queue`]): who touches which line how often, what each touch
+//! costs (class latency × transaction ratio × contention growth, × the
+//! home factor off the line's node), and the resulting utilisation, wait
+//! and cost per update. docs/predict.md ("The model") gives the rules.
 
+use super::class::Bound;
 use super::costs::{LineCosts, ReadOccupancy};
-use super::latency::{Bound, ClassCounts, Latencies, MissingClass, Prices};
+use super::latency::{ClassCounts, Latencies, MissingClass, Prices};
 use super::queue;
 use crate::counter::ShardLevel;
 use crate::matrix::{PairClass, Transaction, classify};

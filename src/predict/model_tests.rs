@@ -343,7 +343,7 @@ fn each_update_pays_the_transactions_it_makes_as_measured() {
     let topo = fixture("spr-2s-224");
     let mut l = lat(&["same-llc=100ns±0"]);
     l.transactions.insert(
-        "same-llc".into(),
+        crate::predict::LatencyKey::Class(crate::matrix::PairClass::SameLlc),
         crate::predict::TransactionRatios {
             add_moved: 1.2,
             read_fetched: 1.1,
@@ -394,7 +394,10 @@ fn a_read_after_a_publish_another_cpu_read_is_priced_as_the_host_reads_back() {
     };
     let eval = |read_back| {
         let mut l = lat(&["same-llc=100ns±0"]);
-        l.transactions.insert("same-llc".into(), ratios(read_back));
+        l.transactions.insert(
+            crate::predict::LatencyKey::Class(crate::matrix::PairClass::SameLlc),
+            ratios(read_back),
+        );
         Lines::new(&topo, &layout(&[0, 1]), ShardLevel::Global)
             .unwrap()
             .evaluate(1e3, 0.4, &l, Bound::Mid, Arrivals::Paced)

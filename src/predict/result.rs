@@ -23,6 +23,18 @@ pub struct Range {
     pub hi: f64,
 }
 
+impl Range {
+    /// `f` of each of three evaluations, at the low, central and high
+    /// latencies.
+    pub fn of<T>(x: &[T; 3], f: impl Fn(&T) -> f64) -> Range {
+        Range {
+            lo: f(&x[0]),
+            mid: f(&x[1]),
+            hi: f(&x[2]),
+        }
+    }
+}
+
 /// How busy the hottest line is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -58,19 +70,15 @@ pub struct PointPrediction {
     pub cpu_share_pct: Option<Range>,
     /// Updates a second each CPU achieves: 1/(1/rate + cost) (below the
     /// asked rate by the time spent on the line).
-    #[serde(default)]
     pub achieved_rate: Option<Range>,
     /// CPUs at the hottest line on the mean (waiting or being served),
     /// central latencies.
-    #[serde(default)]
     pub queue: f64,
     /// Points of CPU share (%) that +1% on every transfer time adds, at
     /// the central latencies: how sensitive the share is.
-    #[serde(default)]
     pub share_per_pct: Option<f64>,
     /// Per node with writers, its writers' cost (local or remote to the
     /// counter's memory).
-    #[serde(default)]
     pub by_node: Vec<NodePrediction>,
     /// Transfers a publish causes, per update (central latencies).
     pub write_transfers: f64,
@@ -81,12 +89,10 @@ pub struct PointPrediction {
     /// Hand-overs between writers a second, over every line: as many as
     /// the publishes ask below saturation, one transfer at a time past it
     /// (`Capacity`).
-    #[serde(default)]
     pub handovers_per_s: Option<Range>,
     /// Past saturation, the time from one of a writer's ownerships of the
     /// hottest line to its next, ns: its cost per update is this over its
     /// updates per ownership (which the model does not predict).
-    #[serde(default)]
     pub round_ns: Option<Range>,
 }
 
@@ -148,7 +154,6 @@ pub struct StrategyPrediction {
     /// Where the hottest line saturates.
     pub saturation: SaturationRate,
     /// Flat out (`None` in files written before it was predicted).
-    #[serde(default)]
     pub flat_out: Option<FlatOutPrediction>,
     /// At each asked-for rate.
     pub points: Vec<PointPrediction>,
@@ -170,11 +175,9 @@ pub struct PredictConfig {
     pub seed: u64,
     /// The walks' largest step, load units at their start load (`None`
     /// in files from before it was recorded: the default).
-    #[serde(default)]
     pub load_step: Option<i64>,
-    /// Publish fractions given for policies (`--host-costs`), used at
+    /// Publish fractions given for policies (a host-costs file), used at
     /// every rate in place of the walks'.
-    #[serde(default)]
     pub publishes: Vec<super::GivenPublish>,
 }
 
@@ -210,8 +213,8 @@ pub struct PredictResults {
     pub strategies: Vec<StrategyPrediction>,
     /// Assumptions worth saying.
     pub notes: Vec<String>,
-    /// The host, when it was inferred from a pair matrix (`--latencies FILE.csv`); its
+    /// The host, when it was inferred from a pair matrix (`--host FILE.csv`); its
     /// topology is the one predicted on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub inferred: Option<InferredHost>,
 }

@@ -39,11 +39,16 @@ pub(super) fn study_predict(study: &mut StudyResults, topo: &Topology) -> StageS
         Err(e) => return StageStatus::Failed(e.to_string()),
     }
     // Priced at the canaries, the check prices each repeat at its own
-    // (predict --check without --latencies).
+    // (predict --check without a --host matrix).
     let check_latencies = (pricing.used != PricedWith::Canary).then_some(&latencies);
     study.parts.check = study.parts.run.as_ref().map(|run| {
-        predict::check("run.json", &[(String::new(), run)], check_latencies)
-            .map_err(|e| e.to_string())
+        predict::check(
+            "run.json",
+            &[(String::new(), run)],
+            check_latencies,
+            &predict::LineCosts::default(),
+        )
+        .map_err(|e| e.to_string())
     });
     study.pricing = Some(pricing);
     StageStatus::Done

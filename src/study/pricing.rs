@@ -417,7 +417,7 @@ mod tests {
         let priced = |add_moved: f64| {
             let mut l = Latencies::uniform(80.0, "this study's matrix");
             l.transactions.insert(
-                "same-llc".into(),
+                crate::predict::LatencyKey::Class(crate::matrix::PairClass::SameLlc),
                 crate::predict::TransactionRatios {
                     add_moved,
                     ..crate::predict::TransactionRatios::PINGPONG
@@ -439,7 +439,12 @@ mod tests {
         let (l, why) = priceable(Latencies::uniform(0.0, "m"));
         assert!(l.positive().is_err() && why.is_none());
         let mut zero = priced(-1.3);
-        zero.classes.get_mut("smt").unwrap().ns = 0.0;
+        zero.classes
+            .get_mut(&crate::predict::LatencyKey::Class(
+                crate::matrix::PairClass::Smt,
+            ))
+            .unwrap()
+            .ns = 0.0;
         let (l, why) = priceable(zero);
         assert!(l.priced() && why.is_none(), "{l:?}");
     }

@@ -434,7 +434,7 @@ const C2C_CMDS: &[&[&str]] = &[
         "--sysfs-root",
         "/tmp/cap",
         "predict",
-        "--latencies",
+        "--host",
         "/tmp/guest.csv",
         "--rates",
         "22k",
@@ -446,7 +446,7 @@ const C2C_CMDS: &[&[&str]] = &[
     ],
     &[
         "predict",
-        "--latencies",
+        "--host",
         "/tmp/guest.csv",
         "--rates",
         "22k",

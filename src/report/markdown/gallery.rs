@@ -16,7 +16,7 @@ pub fn render(g: &Gallery) -> String {
     );
     let _ = writeln!(
         out,
-        "{} hosts from core-to-core-latency matrices in {}; layout inferred from each matrix alone (`contend predict --latencies FILE.csv`), the default comparison predicted at {}/s per CPU, every CPU writing and reading after each update; net ns per update, the range from the class latencies' spread.\n",
+        "{} hosts from core-to-core-latency matrices in {}; layout inferred from each matrix alone (`contend predict --host FILE.csv`), the default comparison predicted at {}/s per CPU, every CPU writing and reading after each update; net ns per update, the range from the class latencies' spread.\n",
         g.hosts.len(),
         escape(&g.source),
         si(g.rate)

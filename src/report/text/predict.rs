@@ -15,27 +15,37 @@ pub fn render(p: &PredictResults) -> String {
         .inferred
         .as_ref()
         .map_or_else(String::new, super::inferred::render);
+    out.push_str(&header(p));
+    out.push_str(&super::verdicts(&predict_lines(p)));
+    out.push('\n');
+    out.push_str(&align(&strategy_rows(p)));
+    out.push_str(
+        "every figure is the model's prediction; ρ = the hottest line's offered utilisation (asked transfers/s × transfer time; above 1 the CPUs slow to what it serves); ranges from the class latencies' uncertainty; net = transfers and waiting, beyond the same loop with no shared write; net CPU = net / (1/rate + net)\n",
+    );
+    let nodes = node_rows(p);
+    if nodes.len() > 1 {
+        out.push('\n');
+        out.push_str(&align(&nodes));
+    }
+    for n in &p.notes {
+        let _ = writeln!(out, "note: {}", crate::report::plain(n));
+    }
+    out
+}
+
+/// What was predicted for: the host, the pools, the arrivals and the
+/// class latencies, two lines.
+fn header(p: &PredictResults) -> String {
     let layout = &p.config.layout;
     let reads = match layout.read_every {
         0 => "no read side".to_string(),
         1 => "each reading after every update".to_string(),
         k => format!("each reading every {k} updates"),
     };
-    let _ = writeln!(
-        out,
-        "contend predict: {} (CPUs {}, nodes {}, LLCs {}): {} writers, {reads}{}; arrivals {}",
-        p.host,
-        p.cpus,
-        p.nodes,
-        p.llcs,
-        layout.writers.len(),
-        if layout.readers.is_empty() {
-            String::new()
-        } else {
-            format!(", {} readers", layout.readers.len())
-        },
-        p.config.arrivals
-    );
+    let readers = match layout.readers.len() {
+        0 => String::new(),
+        n => format!(", {n} readers"),
+    };
     let classes: Vec<String> = p
         .classes
         .iter()
@@ -50,14 +60,21 @@ pub fn render(p: &PredictResults) -> String {
             )
         })
         .collect();
-    let _ = writeln!(
-        out,
-        "transfer time per class ({}): {}\n",
+    format!(
+        "contend predict: {} (CPUs {}, nodes {}, LLCs {}): {} writers, {reads}{readers}; arrivals {}\ntransfer time per class ({}): {}\n\n",
+        p.host,
+        p.cpus,
+        p.nodes,
+        p.llcs,
+        layout.writers.len(),
+        p.config.arrivals,
         p.latencies.source,
         classes.join(", ")
-    );
-    out.push_str(&super::verdicts(&predict_lines(p)));
-    out.push('\n');
+    )
+}
+
+/// The table's rows, its header first: one per strategy and rate.
+fn strategy_rows(p: &PredictResults) -> Vec<Vec<String>> {
     let header = [
         "strategy",
         "rate/CPU",
@@ -89,28 +106,26 @@ pub fn render(p: &PredictResults) -> String {
             ]);
         }
     }
-    out.push_str(&align(&rows));
-    out.push_str(
-        "every figure is the model's prediction; ρ = the hottest line's offered utilisation (asked transfers/s × transfer time; above 1 the CPUs slow to what it serves); ranges from the class latencies' uncertainty; net = transfers and waiting, beyond the same loop with no shared write; net CPU = net / (1/rate + net)\n",
-    );
-    let mut nodes: Vec<Vec<String>> = vec![
-        [
-            "strategy",
-            "rate/CPU",
-            "node",
-            "memory",
-            "writers",
-            "net ns/update (predicted)",
-            "net CPU (predicted)",
-        ]
-        .iter()
-        .map(|h| h.to_string())
-        .collect(),
+    rows
+}
+
+/// The per-node table's rows, its header first: one per node of each
+/// point that has more than one.
+fn node_rows(p: &PredictResults) -> Vec<Vec<String>> {
+    let header = [
+        "strategy",
+        "rate/CPU",
+        "node",
+        "memory",
+        "writers",
+        "net ns/update (predicted)",
+        "net CPU (predicted)",
     ];
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
     for s in &p.strategies {
         for q in s.points.iter().filter(|q| q.by_node.len() > 1) {
             for n in &q.by_node {
-                nodes.push(vec![
+                rows.push(vec![
                     s.name.clone(),
                     si(q.rate),
                     n.node.to_string(),
@@ -122,12 +137,5 @@ pub fn render(p: &PredictResults) -> String {
             }
         }
     }
-    if nodes.len() > 1 {
-        out.push('\n');
-        out.push_str(&align(&nodes));
-    }
-    for n in &p.notes {
-        let _ = writeln!(out, "note: {}", crate::report::plain(n));
-    }
-    out
+    rows
 }
