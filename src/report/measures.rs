@@ -195,8 +195,8 @@ impl<'a> StrategyGrid<'a> {
 }
 
 /// The items in first-seen order, without repeats.
-pub fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
+pub fn unique<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut seen: Vec<T> = Vec::new();
     for item in items {
         if !seen.contains(&item) {
             seen.push(item);

@@ -53,29 +53,40 @@ pub use run::run_lines;
 pub use study::study_lines;
 pub use sweep::sweep_lines;
 
+use crate::counter::{Filter, PublishPolicy};
 use crate::runner::Floor;
 use crate::stats::{Compared, Decision, Direction, NOISE_THRESHOLD, Outcome, Summary};
 use crate::units::{Unit, human};
 use crate::workload::Regime;
 use std::fmt;
+use std::time::Duration;
 
 /// The plain shared counter's policy: an atomic add on every update.
-pub const PLAIN: &str = "always";
+pub const PLAIN: PublishPolicy = PublishPolicy::ALWAYS;
 
 /// The kernel's counter before v6.7: publish when |delta| > contrib/64.
 /// `global/threshold:64` is what every other strategy is weighed against
 /// when the run has it (else the plain counter, `global/always`).
-pub const BEFORE_FIX: &str = "threshold:64";
+pub const BEFORE_FIX: PublishPolicy = PublishPolicy {
+    ratelimit: None,
+    filter: Filter::Threshold(64),
+};
 
 /// The merged fix (commit 1528c661c24b, v6.7): the same threshold, at
 /// most once per millisecond per CPU. Splitting is weighed against
 /// `global/ratelimit:1ms+threshold:64` when the run has it (else against
 /// a bare ratelimit, [`RATELIMIT`]).
-pub const MERGED_FIX: &str = "ratelimit:1ms+threshold:64";
+pub const MERGED_FIX: PublishPolicy = PublishPolicy {
+    ratelimit: Some(Duration::from_millis(1)),
+    filter: Filter::Threshold(64),
+};
 
 /// A bare 1 ms ratelimit, what splitting is weighed against in a run
 /// without the merged fix.
-pub const RATELIMIT: &str = "ratelimit:1ms";
+pub const RATELIMIT: PublishPolicy = PublishPolicy {
+    ratelimit: Some(Duration::from_millis(1)),
+    filter: Filter::Changed,
+};
 
 /// What a verdict line answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

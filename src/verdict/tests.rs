@@ -23,12 +23,13 @@ pub(super) fn summary(n: usize, mean: f64, sd: f64) -> Summary {
 /// paced; busy ns 100 more), then `edit` applied.
 fn strategy(
     level: ShardLevel,
-    policy: &str,
+    policy: impl std::fmt::Display,
     regime: Regime,
     cost: f64,
     sd: f64,
     edit: impl FnOnce(&mut StrategySummary),
 ) -> StrategyResult {
+    let policy = policy.to_string();
     let mut s = fixture_run().strategies[0].clone();
     s.strategy.level = level;
     s.strategy.publish = policy.parse().unwrap();
@@ -970,10 +971,9 @@ fn strategies_in_place_count_each_repeat_once() {
     let mut r = run(vec![lane(Global), lane(Node)], None);
     let line = |r: &RunResults| basis::interference_line(r).unwrap();
     let floor = |r: &RunResults| {
-        basis::basis_lines(r)
-            .into_iter()
-            .find(|l| l.starts_with("paced floor ("))
-            .unwrap()
+        let found = basis::findings(r).into_iter();
+        let mut floors = found.filter(|f| f.kind == basis::FindingKind::PacedFloor);
+        floors.next().unwrap().to_string()
     };
     // Repeats run, the steal and switches of them, the canaries moved,
     // and the strategy results (always 4) the lines count.

@@ -41,6 +41,7 @@ use crate::provenance::Provenance;
 use crate::runner::Stopped;
 use crate::topology::{CpuList, Topology};
 use crate::verdict::Verdict;
+use crate::verdict::basis::Severity;
 use crate::workload::Regime;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
@@ -346,19 +347,38 @@ fn section(id: usize, name: &str, title: &str, body: Markup) -> Markup {
     }
 }
 
-/// The noise and interference warnings: one list item each, `WARNING`
-/// lines marked.
-fn warnings_list(lines: &[String]) -> Markup {
+/// A line of a page's warnings section: a note read from a file
+/// (`String`) or a finding with its severity.
+pub(super) trait Listed {
+    /// Its words and whether it is marked as a warning.
+    fn line(&self) -> (&str, bool);
+}
+
+impl Listed for String {
+    fn line(&self) -> (&str, bool) {
+        (self, false)
+    }
+}
+
+impl Listed for (Severity, String) {
+    fn line(&self) -> (&str, bool) {
+        (&self.1, self.0 == Severity::Warning)
+    }
+}
+
+/// The noise and interference warnings: one list item each, warnings
+/// marked.
+fn warnings_list(lines: &[impl Listed]) -> Markup {
     html! {
         @if lines.is_empty() {
             p { "No notes or warnings were recorded." }
         } @else {
             ul.warnings {
-                @for l in lines {
-                    @if l.contains("WARNING") {
-                        li.warn { (plain(l)) }
+                @for (text, warn) in lines.iter().map(Listed::line) {
+                    @if warn {
+                        li.warn { (plain(text)) }
                     } @else {
-                        li { (plain(l)) }
+                        li { (plain(text)) }
                     }
                 }
             }

@@ -18,7 +18,7 @@ use crate::stats::Decision;
 use crate::topology::CpuList;
 use crate::units::spread_text;
 use crate::verdict;
-use crate::verdict::basis::basis_lines;
+use crate::verdict::basis::{Severity, findings};
 use crate::workload::Regime;
 use maud::{Markup, html};
 
@@ -111,18 +111,21 @@ pub(super) fn glance(id: &str, run: &RunResults) -> Result<Markup, ExportError> 
 /// the lines under the text tables (floor, bursts, rate shortfall,
 /// interference) of each regime (named when there are several), and the
 /// notes recorded during the run.
-pub(super) fn warnings(run: &RunResults) -> Vec<String> {
-    let mut lines: Vec<String> = run.topology.notes.clone();
+pub(super) fn warnings(run: &RunResults) -> Vec<(Severity, String)> {
+    let note = |n: &String| (Severity::Info, n.clone());
+    let mut lines: Vec<(Severity, String)> = run.topology.notes.iter().map(note).collect();
     for r in regimes(run) {
-        let basis = basis_lines(&r.view).into_iter();
-        match &r.heading {
-            Some(h) => lines.extend(basis.map(|f| format!("{h}: {f}"))),
-            None => lines.extend(basis),
+        for f in findings(&r.view) {
+            let text = match &r.heading {
+                Some(h) => format!("{h}: {f}"),
+                None => f.to_string(),
+            };
+            lines.push((f.severity, text));
         }
     }
-    lines.extend(run.notes.iter().cloned());
+    lines.extend(run.notes.iter().map(note));
     if let Some(bad) = run.first_inexact() {
-        lines.insert(0, format!("WARNING exact sums: {bad}"));
+        lines.insert(0, (Severity::Warning, format!("WARNING exact sums: {bad}")));
     }
     unique(lines.into_iter())
 }

@@ -42,10 +42,10 @@ pub(super) fn article(
         Some(r) => &r.provenance,
         None => super::empty_provenance(),
     };
-    let mut notes: Vec<String> = Vec::new();
+    let mut notes = Vec::new();
     for p in &sweep.points {
-        for w in warnings(&p.results) {
-            notes.push(format!("{}: {w}", point_label(p)));
+        for (severity, w) in warnings(&p.results) {
+            notes.push((severity, format!("{}: {w}", point_label(p))));
         }
     }
     Ok(html! {

@@ -6,13 +6,15 @@
 
 use super::align;
 use crate::counter::ShardLevel;
+use crate::placement::NodeCheck;
 use crate::report::measures::{RowLabels, StrategyGrid, table_measures, table_title, unique};
 use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use crate::units::{Unit, figure, human, si};
 use crate::verdict::basis::{
-    NOISY_CV_PCT, alone_line, basis_lines, interference_line, line_cost_line, noisy_cv, unconverged,
+    FindingKind, NOISY_CV_PCT, Severity, alone_line, findings, interference_line, line_cost_line,
+    noisy_cv, unconverged,
 };
 use crate::workload::Regime;
 use std::fmt::Write;
@@ -32,9 +34,8 @@ pub fn render(run: &RunResults) -> String {
     out.push_str(&align(&compact_table(&regimes, false)));
     out.push_str(&screen(&terms(run, false)));
     out.push_str(&warnings(run));
-    let checks = checks_line(run);
-    if checks.contains("WRONG") || checks.contains("UNVERIFIED") {
-        out.push_str(&screen(&checks));
+    if !checks_pass(run) {
+        out.push_str(&screen(&checks_line(run)));
     }
     match run.notes.as_slice() {
         [] => {}
@@ -72,6 +73,17 @@ pub fn verbose(run: &RunResults) -> String {
     out + &tables(run)
 }
 
+/// Whether every final sum was exact and every thread and slot verified.
+fn checks_pass(run: &RunResults) -> bool {
+    run.strategies.iter().all(|s| {
+        s.exact
+            && s.threads.iter().all(|t| t.verified)
+            && s.slots
+                .iter()
+                .all(|s| matches!(s.check, NodeCheck::Verified { .. }))
+    })
+}
+
 /// Whether every final sum was exact and placement verified.
 fn checks_line(run: &RunResults) -> String {
     format!("checks: {}; {}", exact_line(run), placement_line(run))
@@ -95,8 +107,7 @@ fn terms(run: &RunResults, verbose: bool) -> String {
         terms.push("per ownership = updates a writer makes each time it holds the line");
     }
     let kernel = run.strategies.iter().any(|s| {
-        s.strategy.level == ShardLevel::Global
-            && s.strategy.publish.to_string() == crate::verdict::BEFORE_FIX
+        s.strategy.level == ShardLevel::Global && s.strategy.publish == crate::verdict::BEFORE_FIX
     });
     if kernel {
         terms.push("the kernel's counter = global/threshold:64 (before v6.7)");
@@ -111,13 +122,11 @@ fn terms(run: &RunResults, verbose: bool) -> String {
 fn warnings(run: &RunResults) -> String {
     let mut out = String::new();
     for view in &run.regimes() {
-        for line in basis_lines(view)
-            .iter()
-            .filter(|l| l.starts_with("WARNING"))
-        {
-            // Its first sentence; --verbose gives the rest.
-            let head = line.split(". ").next().unwrap_or(line);
-            out.push_str(&screen(&plain(head)));
+        // Each warning's first sentence; --verbose gives the rest.
+        for f in findings(view) {
+            if f.severity == Severity::Warning {
+                out.push_str(&screen(&plain(&f.brief())));
+            }
         }
     }
     // Noise and a CI target missed, in one line.
@@ -157,12 +166,10 @@ pub(super) fn rests_on(run: &RunResults) -> String {
     let mut out = String::new();
     let regimes = run.regimes();
     for view in &regimes {
-        for line in basis_lines(view) {
-            let keep = ["WARNING", "harness floor", "paced floor"]
-                .iter()
-                .any(|p| line.starts_with(p));
-            if keep {
-                let _ = writeln!(out, "{}", plain(&line));
+        for f in findings(view) {
+            let floor = matches!(f.kind, FindingKind::HarnessFloor | FindingKind::PacedFloor);
+            if floor || f.severity == Severity::Warning {
+                let _ = writeln!(out, "{}", plain(&f.to_string()));
             }
         }
     }
@@ -453,8 +460,8 @@ fn regime_tables(run: &RunResults) -> String {
             run.config.node_iter.name()
         );
     }
-    for line in basis_lines(run) {
-        let _ = writeln!(out, "{}", plain(&line));
+    for f in findings(run) {
+        let _ = writeln!(out, "{}", plain(&f.to_string()));
     }
     let _ = writeln!(out, "{}", placement_line(run));
     out
@@ -465,7 +472,7 @@ fn slot_nodes_line(run: &RunResults) -> String {
         .strategies
         .iter()
         .flat_map(|s| &s.slots)
-        .all(|s| matches!(s.check, crate::placement::NodeCheck::Verified { .. }));
+        .all(|s| matches!(s.check, NodeCheck::Verified { .. }));
     let nodes: CpuList = run
         .strategies
         .iter()
