@@ -206,6 +206,40 @@ where
         .map_err(fail)
 }
 
+/// Series `i`'s line through `coords`, each point marked.
+fn draw_curve<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    i: usize,
+    coords: &[(f64, f64)],
+) -> Result<(), DrawError>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let line = LineSeries::new(coords.to_vec(), colour(i).stroke_width(2));
+    chart.draw_series(line).map_err(fail)?;
+    let marks = coords.iter().map(|c| Circle::new(*c, 4, marker_style(i)));
+    chart.draw_series(marks).map_err(fail)?;
+    Ok(())
+}
+
+/// A dashed guide line from `from` to `to`.
+fn draw_guide<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    from: (f64, f64),
+    to: (f64, f64),
+) -> Result<(), DrawError>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let guide = DashedLineSeries::new([from, to], 6, 4, INK.stroke_width(1));
+    chart.draw_series(guide).map_err(fail)?;
+    Ok(())
+}
+
 /// The two header lines of a chart.
 struct Header {
     /// What the chart shows, and on which host.
