@@ -430,6 +430,19 @@ fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
     kv_table(&rows)
 }
 
+/// A sortable table that scrolls: `head` as its header row, `rows` its
+/// body.
+fn sortable(head: &[&str], rows: Markup) -> Markup {
+    html! {
+        div.scroll {
+            table.sortable {
+                thead { tr { @for h in head { th { (h) } } } }
+                tbody { (rows) }
+            }
+        }
+    }
+}
+
 /// A two-column key/value table.
 fn kv_table(rows: &[(&str, String)]) -> Markup {
     html! {
