@@ -15,7 +15,7 @@ use crate::stats::Summary;
 use crate::sweep::{SweepPoint, SweepResults};
 use plotters::prelude::*;
 
-/// Every chart of a sweep (see [`super::write_sweep_charts`]).
+/// Every chart of a sweep .
 pub(in crate::report) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     let mut charts = own_charts(sweep)?;
     charts.extend(super::rates::charts(sweep)?);
