@@ -1,12 +1,7 @@
 //! Every renderer and exporter, for every kind of result: one [`Export`]
-//! trait and one folder per format, each with one file per kind of result
-//! it renders (`run.rs`, `sweep.rs`, `matrix.rs`, …), as hyperfine's
-//! `src/export/`: [`text`], [`markdown`], `csv`, [`html`] and [`charts`]
-//! (SVG: every chart and the heatmap; per-chart files beside the per-kind
-//! ones), and `json` (one serialiser for every model). [`measures`] is the
-//! table layout text, Markdown and HTML share. Commands hand a
-//! [`Document`] to [`render`] (for stdout) or [`save`] (files in a results
-//! folder); files are written through [`crate::results::write_atomic`].
+//! trait and one folder per format, each with one file per kind, as
+//! hyperfine's `src/export/`. Commands hand a [`Document`] to [`render`]
+//! (stdout) or [`save`] (files in a results folder).
 
 pub mod charts;
 mod csv;

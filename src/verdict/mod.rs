@@ -1,34 +1,12 @@
 //! Verdicts: what a result concludes, in words and numbers, and only as
 //! far as the statistics support it; for a run, also what the verdict
-//! rests on ([`basis`]: floors, interference, noise).
-//!
-//! A run opens with its [`headline`]: the seeds' question answered in one
-//! sentence (what the kernel's counter before v6.7 costs at the seed's
-//! rate, what the merged fix saves, whether Aaron Lu's node split helps,
-//! the cheapest strategy), then flat out in one more. Its lines come one
-//! regime at a time ([`RunResults::regimes`]), in the order a reviewer
-//! asks: at a paced rate (the seed's 22k/s per writer first, the
-//! default), the net cost per update and CPU share, and what the merged
-//! fix and splitting save against the kernel's counter before v6.7
-//! ([`BEFORE_FIX`]; `global/always` in runs without it); then flat out,
-//! the saturation throughput and
-//! how many updates a writer makes per ownership of the line. Every ranking uses the one
-//! per-update figure, [`crate::runner::cost_measure`] (ns/op from
-//! throughput flat out, net busy ns per update paced), never a sampled
-//! latency. Then what the host cannot answer: node or LLC splits the
-//! writers' CPUs cannot tell from global. A sweep says where throughput
-//! stops scaling per affinity set, and with a rate axis what each strategy
-//! costs at the rate closest to the seed's and flat out. A matrix keeps
-//! its advice line.
-//!
-//! Every claim rests on the engine of `contend compare`
-//! ([`crate::stats::decide`]): Welch's t-test on the repeats, the
-//! p-values Holm-adjusted over every test one regime's lines make, and the
-//! default ±2% noise threshold. A winner is named, or a saving claimed,
-//! only when the rule supports it; otherwise the line says "no measurable
-//! difference" and why (within the noise threshold, or inconclusive).
-//!
-//! [`RunResults::regimes`]: crate::runner::RunResults::regimes
+//! rests on ([`basis`]). A run opens with its [`headline`]; its lines come
+//! one regime at a time, paced (the seed's rate first) before flat out,
+//! every ranking in the one per-update figure,
+//! [`crate::runner::cost_measure`], then what the host cannot answer.
+//! Every claim rests on [`crate::stats::decide`]: Welch's (or the paired)
+//! t-test, Holm-adjusted over one regime's lines, and the noise threshold;
+//! otherwise the line says "no measurable difference" and why.
 
 pub mod basis;
 mod gallery;

@@ -1,30 +1,11 @@
-//! report.html: one self-contained page for one or more result files,
-//! drawn with `maud` (every value read from a result file is escaped: they
-//! travel between hosts).
-//!
-//! Per result, in order: a "partial" banner when the run was interrupted;
-//! for a run, the headline ([`crate::verdict::headline`]: the answer at
-//! the seed's rate, then flat out) and under it one chart, the net cost of
-//! every strategy in every regime (`cost.svg`), so that both are on the
-//! first screen; the verdict ([`crate::verdict`]); the tables, `mean±CI%` with the
-//! change against the first level and a significance mark (Welch,
-//! Holm-adjusted over the table's tests, ±2% noise threshold, as `contend
-//! compare`), the trusted figures first (the cost of one update from
-//! throughput or net busy time, never the sampled ns), the diagnostic ones
-//! (sampled latency, publishes/s, hand-overs/s, staleness, updates per
-//! ownership, fetches per read) folded under a `<details>` heading; the charts, inline
-//! SVG; the placement proof (every thread's requested and observed CPU,
-//! every slot's node, verified or not); the noise and interference
-//! warnings; the provenance. A run of several regimes (flat out, paced at
-//! a rate) has its verdict, tables, charts and warnings per regime, each
-//! drawn from that regime's view ([`crate::runner::RunResults::regimes`]).
-//! With two or more runs the page starts with the hosts side by side: a
-//! row per host (CPU model, kernel, nodes, LLCs, CPUs used) and, per
-//! regime, one table per measure with a column per host × strategy.
-//!
-//! Self-contained: inline CSS, inline SVG, no URL of any kind; a few lines
-//! of inline JavaScript sort a table on a header click, and the page is
-//! complete without them.
+//! report.html: one self-contained page (inline CSS and SVG, no URL; a
+//! few lines of JavaScript sort a table, and the page is complete without
+//! them) for one or more result files, drawn with `maud`, which escapes
+//! every value read from a file. Per result: a partial banner, the
+//! headline and the cost chart, the verdict, the tables (trusted figures
+//! first, diagnostic ones folded), the charts, the placement proof, the
+//! warnings and the provenance, per regime where a run has several; with
+//! two or more runs, the hosts side by side first.
 
 mod check;
 mod gallery;

@@ -1,11 +1,8 @@
-//! `contend compare` as text. By default the patch table: plain text
-//! within [`WIDTH`] columns, to paste into a commit message as the
-//! seeds paste theirs: per regime, each strategy's cost per update with
-//! its 95% CI and the repeats it used, its change against the base and
-//! the verdict, then what the words mean and where it ran. With
-//! `--verbose`, every compared measure of every pair, one block per pair
-//! in the seeds' format (`base: 90569±1.15%   test: 104152±0.34%`), with
-//! the change, its 95% CI and the Holm-adjusted p-value.
+//! `contend compare` as text: by default the patch table, within
+//! [`WIDTH`] columns, per regime each strategy's cost with its 95% CI and
+//! repeats, its change and verdict; `--verbose`, every compared measure
+//! of every pair in the seeds' format (`base: 90569±1.15%   test:
+//! 104152±0.34%`) with its change, 95% CI and Holm-adjusted p.
 
 use super::{WIDTH, wrapped};
 use crate::compare::{Comparison, HostRecord, MeasureRow, Pair, Replicates, Side};
