@@ -247,12 +247,9 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// An untrusted string (a host name, CPU model, kernel release, note,
-/// strategy or file name read from a result file) as plain text on one
-/// line: line breaks and tabs become spaces, every other control character
-/// (ESC, BEL, CR, the C1 controls) is dropped, so it can neither drive a
-/// terminal nor start a line of its own. Text prints such strings through
-/// it; Markdown's escape starts with it.
+/// An untrusted string read from a result file as plain text on one
+/// line: line breaks and tabs as spaces, other control characters dropped,
+/// so it can neither drive a terminal nor start a line of its own.
 pub fn plain(text: &str) -> String {
     text.chars()
         .filter_map(|c| match c {

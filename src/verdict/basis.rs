@@ -124,9 +124,7 @@ pub fn noisy_cv(s: &StrategyResult) -> Option<f64> {
 }
 
 /// The closing line of a run's tables: what `n.s.` means, and the
-/// strategies whose cost per update (loop ns/op flat out, busy ns/op
-/// paced) varies too much between repeats to call; `None` when nothing is
-/// marked.
+/// strategies too noisy to call ([`noisy_cv`]).
 fn noise_line(run: &RunResults) -> String {
     let noisy: Vec<String> = run
         .strategies
@@ -148,10 +146,8 @@ fn noise_line(run: &RunResults) -> String {
     }
 }
 
-/// One line summing up what could have disturbed the run: steal time,
-/// involuntary context switches, the canary's range and what it cost, and
-/// how many repeats it marked disturbed; `None` for a file without
-/// interference records.
+/// Steal, involuntary context switches, stalls and the canary, in one
+/// line; `None` for a file without interference records.
 pub fn interference_line(run: &RunResults) -> Option<String> {
     // Stalls are each strategy's own (its busy and floor windows); steal,
     // context switches and the canary are each repeat's, however many
@@ -199,10 +195,8 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
     Some(format!("interference: {}", parts.join(", ")))
 }
 
-/// One line on what each repeat's own counter lines cost
-/// ([`RepeatResult::line_ns`]): their range and median over the run, and
-/// why it matters (and, under `--paced both`, that in place and alone
-/// share a round's lines); `None` for a file without them.
+/// The range and median of each repeat's own counter lines' cost
+/// ([`RepeatResult::line_ns`]); `None` for a file without them.
 pub fn line_cost_line(run: &RunResults) -> Option<String> {
     let mut ns: Vec<f64> = run
         .strategies
@@ -227,12 +221,8 @@ pub fn line_cost_line(run: &RunResults) -> Option<String> {
     ))
 }
 
-/// Under `--paced both`, one line on whether running in place biased
-/// any strategy: for each strategy with repeats alone
-/// ([`StrategyResult::alone_repeats`]), its net ns/update in place less
-/// alone, paired round by round ([`alone_difference`]), with its 95%
-/// interval and the decision [`decide_paired`] makes of it at the
-/// [`NOISE_THRESHOLD`] (every strategy of the run one family); `None`
+/// Under `--paced both`, each strategy's net ns/update in place less
+/// alone, paired round by round and decided as one family; `None`
 /// without repeats alone.
 pub fn alone_line(run: &RunResults) -> Option<String> {
     let mut names = Vec::new();
@@ -301,11 +291,8 @@ pub const RATE_SHORTFALL_PCT: f64 = 98.0;
 /// measure bursts.
 pub const BURST_LIMIT: f64 = 2.0;
 
-/// What hammer mode (no `--rate`) measured with two or more writers: how
-/// many updates a writer makes per ownership of the line under `always`
-/// (publishes ÷ hand-overs between writers, counted exactly from the
-/// adds), a warning when that exceeds [`BURST_LIMIT`], and fairness
-/// (slowest ÷ fastest writer).
+/// Flat out with two or more writers: updates per ownership of the line
+/// under `always` (a warning past [`BURST_LIMIT`]) and fairness.
 fn hammer_basis(run: &RunResults) -> Vec<Finding> {
     let mut lines = Vec::new();
     if run.config.writer_cpus.len() < 2 {
@@ -368,12 +355,9 @@ fn hammer_basis(run: &RunResults) -> Vec<Finding> {
 /// throughput-derived time before the tables say they disagree.
 pub const DISAGREEMENT_PCT: f64 = 25.0;
 
-/// Where the timed operations of `run` (a view of one regime) disagree
-/// with loop ns/op from throughput by more than [`DISAGREEMENT_PCT`]
-/// (samples below the timer's resolution say nothing either way); `None`
-/// when none does. Paced, loop ns/op is the pacing interval, not a cost:
-/// there is nothing to compare the samples with, and a regime that
-/// sampled says so (n/a) rather than calling every strategy −100%.
+/// Where sampled operations disagree with loop ns/op from throughput by
+/// more than [`DISAGREEMENT_PCT`]; paced, n/a (loop ns/op is the pacing
+/// interval there).
 fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
     if run.regime().is_paced() {
         let sampled = run
@@ -404,11 +388,9 @@ fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
     })
 }
 
-/// Whether the paced threads of `run` (at `rate` per thread, evenly or
-/// with poisson `arrivals`) kept up: each thread's worst repeat against
-/// [`RATE_SHORTFALL_PCT`], and where one fell short, whether the mean
-/// repeat did too (a warning) or a moment's stall did (said, not a
-/// warning: each figure is a mean over its repeats).
+/// Whether the paced threads kept up: each one's worst repeat against
+/// [`RATE_SHORTFALL_PCT`], a warning only where the mean repeat fell
+/// short too.
 fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
     let poisson = arrivals == Arrivals::Poisson;
     // Poisson arrivals offer a random count: whether a thread kept up
@@ -504,9 +486,7 @@ fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
     }
 }
 
-/// The lines under a run's tables that say what its numbers rest on: the
-/// harness floor, where sampled and throughput figures disagree, and how
-/// staleness was measured.
+/// What a run's numbers rest on, the lines under its tables.
 pub fn findings(run: &RunResults) -> Vec<Finding> {
     let mut lines = Vec::new();
     if let Some(f) = &run.floor {

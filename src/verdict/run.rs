@@ -14,13 +14,9 @@ use crate::stats::{Decision, Summary};
 use crate::units::{ONE_REPEAT, Unit, human, si};
 use crate::workload::Regime;
 
-/// The `verdict:` lines of a run, in the order a reviewer asks: the
-/// paced regimes first, the seed's rate ([`Regime::SEED`]) before any
-/// other, then flat out, each saying which regime it speaks of, then what
-/// the host cannot answer. What the ratelimit and splitting save is
-/// answered at the paced rates when the run has one (flat out, a line
-/// handed over in bursts says little about the kernel's cost), flat out
-/// otherwise.
+/// The `verdict:` lines of a run: the paced regimes (the seed's rate
+/// first), then flat out, then what the host cannot answer. Savings are
+/// answered at the paced rates when the run has one, flat out otherwise.
 pub fn run_lines(run: &RunResults) -> Vec<Verdict> {
     let reach = Reach::of(run);
     let views = run.regimes();

@@ -1,17 +1,8 @@
-//! A sweep's rate curve, per affinity set at its largest thread count
-//! (`sweep-rates-<affinity>.svg`): two panels against the offered rate per
-//! thread on a log axis, one line per strategy, the seed's ~22k/s per CPU
-//! marked:
-//!
-//! - left: net ns per update, what the counter costs beyond the harness
-//!   at that rate: busy ns per update less the paced floor's (paced), loop
-//!   ns/op less the harness floor's (a `max` point, flat out);
-//! - right: net CPU share, % (log): CPU share less the paced floor's, the
-//!   answer to the seed's "24% of cycles" (paced points only: flat out
-//!   every CPU is all busy).
-//!
-//! A `max` (hammer) point sits at the rate it achieved per thread. Points
-//! without a net cost (files written before it was recorded) are left
+//! A sweep's rate curve per affinity set at its largest thread count
+//! (`sweep-rates-<affinity>.svg`): against the offered rate per thread
+//! (log), net ns per update on the left and net CPU share (paced points
+//! only) on the right, one line per strategy, the seed's rate marked. A
+//! hammer point sits at the rate it achieved.
 //! out, and the note says so.
 
 use super::{

@@ -186,14 +186,10 @@ pub(super) fn measure_table(m: &Measure, grid: &StrategyGrid) -> Markup {
     }
 }
 
-/// The measures the tables of these strategies of one regime (`rate`)
-/// show, the trusted ones first: the cost
-/// of one update ([`cost_measure`]: loop ns/op from throughput flat out,
-/// net busy ns per update paced), then flat out its net (less the harness
-/// floor), paced the net CPU share, then updates per ownership; then the
-/// rest of [`shown_measures`] in their order (the sampled ns among them,
-/// titled as sampled; paced, without loop ns/op, the pacing interval
-/// there). A measure no strategy recorded is left out.
+/// The measures one regime's tables show, the trusted first: the cost
+/// of one update ([`cost_measure`]), its net or net CPU share, updates per
+/// ownership; then the rest of [`shown_measures`]. A measure no strategy
+/// recorded is left out.
 pub(super) fn ordered_measures<'a>(
     strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
     regime: Regime,

@@ -20,11 +20,8 @@ use crate::workload::Regime;
 use std::fmt::Write;
 
 /// The first screen of a run, at most 100 columns: who and where, the
-/// headline's answer (at the seed's rate), one compact table of every
-/// strategy in every regime, a line defining each term on screen, then
-/// only what the reader must know (warnings, noise too great to call
-/// differences, a CI target not reached, inexact sums or unverified
-/// placement, the run's notes). `--verbose` adds [`verbose`].
+/// headline's answer, one compact table of every regime, the terms, then
+/// only what the reader must know. `--verbose` adds [`verbose`].
 pub fn render(run: &RunResults) -> String {
     let regimes = run.regimes();
     let mut out = header(run);
