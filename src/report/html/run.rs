@@ -309,7 +309,7 @@ fn sampling(run: &RunResults) -> String {
             text
         })
         .collect();
-    if each.iter().all(|e| e.ends_with("off")) {
+    if regimes(run).iter().all(|r| r.view.config.sample_every == 0) {
         return "off".to_string();
     }
     format!(
