@@ -37,9 +37,8 @@ use plotters::prelude::*;
 const WIDTH: u32 = 1100;
 /// Height of the two-line header, px.
 const HEADER_PX: u32 = 62;
-// Font sizes are as plotters takes them: it writes 1/1.24 of each into the
-// SVG (22 becomes font-size 17.7).
-/// Font of the header's first line.
+/// Font of the header's first line, as plotters takes it (it writes
+/// 1/1.24 of each size into the SVG).
 const TITLE_PX: u32 = 22;
 /// Font of the header's second line.
 const SUBTITLE_PX: u32 = 16;
