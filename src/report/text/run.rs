@@ -155,10 +155,9 @@ fn warnings(run: &RunResults) -> String {
     out
 }
 
-/// The first screen's lines on what a run's numbers rest on, as `run`
-/// and `study` print them: per regime its floor and its warnings; for the
-/// run, what could have disturbed it (interference), which strategies
-/// were too noisy to call, and a `--target-ci` not reached.
+/// What a run's numbers rest on, as `run --verbose` and `study` print
+/// it: each regime's floors and warnings, then the run's interference,
+/// lines, noise and CI target.
 pub(super) fn rests_on(run: &RunResults) -> String {
     let mut out = String::new();
     let regimes = run.regimes();
@@ -200,11 +199,8 @@ pub(super) fn rests_on(run: &RunResults) -> String {
     out
 }
 
-/// The compact table: one row per strategy (and one for the floors), the
-/// columns of each regime side by side.
-/// Briefly, flat out, ns/op and updates/s; paced, net ns per update and
-/// net CPU share; `full` adds flat out's net and updates per ownership
-/// and paced busy ns/op.
+/// The compact table: a row per strategy (and the floors'), each
+/// regime's [`columns`] side by side.
 fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
     let all: Vec<&StrategyResult> = regimes.iter().flat_map(|v| &v.strategies).collect();
     let labels = RowLabels::new(all.iter().copied());
