@@ -3,6 +3,7 @@
 //! as XML, and its series are counted against the results (one line per
 //! strategy, one bar per strategy and side, legend and axis texts).
 
+use contend::report::{Document, ExportError, Format};
 use contend::runner::RunResults;
 use contend::stats::Summary;
 use contend::sweep::{SweepPoint, SweepResults};
@@ -237,6 +238,11 @@ fn axis_scale(ticks: &[(f64, f64, f64)], pos: impl Fn(&(f64, f64, f64)) -> f64) 
 }
 
 // --- Running contend -------------------------------------------------------
+
+/// Every chart of `doc` written into `dir`, the paths written.
+fn write_svgs(dir: &Path, doc: &Document) -> Result<Vec<PathBuf>, ExportError> {
+    contend::report::save(dir, doc, &[Format::Svg])
+}
 
 fn svgs(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -771,7 +777,7 @@ fn charts_without_data_are_left_out() {
     }
     let dir = tmp.path().join("unsampled");
     std::fs::create_dir(&dir).unwrap();
-    let written = contend::report::charts::write_run_charts(&dir, &run).unwrap();
+    let written = write_svgs(&dir, &Document::Run(&run)).unwrap();
     let names = [
         "cost.svg",
         "ns-per-op.svg",
@@ -795,7 +801,7 @@ fn charts_without_data_are_left_out() {
     }
     let one = tmp.path().join("one-period");
     std::fs::create_dir(&one).unwrap();
-    let written = contend::report::charts::write_run_charts(&one, &run).unwrap();
+    let written = write_svgs(&one, &Document::Run(&run)).unwrap();
     assert_eq!(
         written,
         [
@@ -812,11 +818,7 @@ fn charts_without_data_are_left_out() {
     }
     let none = tmp.path().join("none");
     std::fs::create_dir(&none).unwrap();
-    assert!(
-        contend::report::charts::write_run_charts(&none, &run)
-            .unwrap()
-            .is_empty()
-    );
+    assert!(write_svgs(&none, &Document::Run(&run)).unwrap().is_empty());
     std::fs::write(none.join("run.json"), serde_json::to_vec(&run).unwrap()).unwrap();
     let out = contend(&["plot", none.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -873,7 +875,7 @@ fn the_ns_per_op_chart_shows_the_throughput_figure_not_the_sampled_one() {
         sum.write_ns = Some(known(5.0 * ns));
         sum.read_ns = Some(known(5.0 * ns));
     }
-    let written = contend::report::charts::write_run_charts(tmp.path(), &run).unwrap();
+    let written = write_svgs(tmp.path(), &Document::Run(&run)).unwrap();
     assert!(
         written.contains(&tmp.path().join("ns-per-op.svg")),
         "{written:?}"
@@ -902,7 +904,7 @@ fn the_ns_per_op_chart_shows_the_throughput_figure_not_the_sampled_one() {
     }
     let dir = tmp.path().join("paced");
     std::fs::create_dir(&dir).unwrap();
-    let written = contend::report::charts::write_run_charts(&dir, &paced).unwrap();
+    let written = write_svgs(&dir, &Document::Run(&paced)).unwrap();
     assert!(
         written.contains(&dir.join("ns-per-op-r22000.svg")),
         "{written:?}"
@@ -950,7 +952,7 @@ fn the_rate_curve_draws_net_cost() {
             point(Regime::paced(1e6), nets[2]),
         ],
     };
-    contend::report::charts::write_sweep_charts(tmp.path(), &sweep).unwrap();
+    write_svgs(tmp.path(), &Document::Sweep(&sweep)).unwrap();
     let svg = Svg::read(&tmp.path().join("sweep-rates-unbound.svg"));
     assert!(svg.texts()[0].starts_with("Net cost of one update vs offered rate"));
     assert!(svg.has_text("net ns per update"));

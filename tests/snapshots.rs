@@ -37,6 +37,10 @@ fn cases() -> Vec<(&'static str, Vec<String>)> {
         ("compare-runs-markdown", s(&["compare", "--markdown", A, B])),
         ("compare-one-run", s(&["compare", &run, &first_run(B)])),
         (
+            "compare-one-run-markdown",
+            s(&["compare", "--markdown", &run, &first_run(B)]),
+        ),
+        (
             "compare-strategies",
             s(&["compare", &run, "--base", "global", "--test", "node"]),
         ),

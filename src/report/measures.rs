@@ -195,8 +195,8 @@ impl<'a> StrategyGrid<'a> {
 }
 
 /// The items in first-seen order, without repeats.
-pub fn unique(items: impl Iterator<Item = String>) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
+pub fn unique<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut seen: Vec<T> = Vec::new();
     for item in items {
         if !seen.contains(&item) {
             seen.push(item);
@@ -332,13 +332,10 @@ impl TableCell {
     }
 }
 
-/// Every cell of one measure's table: `rows[r][0]` is a row's first level
-/// (its base), `rows[r][k]` level k. Changes are decided by the compare
-/// engine ([`decide_paired`]) over the whole table, row `r`'s at
-/// `thresholds[r]`; where `paired[r][k]` holds level k less the base
-/// repeat by repeat (the two ran in place), on those differences. A
-/// sampled value under `resolution_ns` (twice the timer's overhead)
-/// prints as below timer resolution, without a change.
+/// Every cell of one measure's table, `rows[r][0]` each row's base: its
+/// changes decided over the whole table ([`decide_paired`], at
+/// `thresholds[r]`, on `paired[r][k]` where level k ran in place with the
+/// base); a sampled value under `resolution_ns` is said to be below it.
 pub fn measure_table(
     m: &Measure,
     rows: &[Vec<Option<Summary>>],

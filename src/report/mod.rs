@@ -1,12 +1,7 @@
 //! Every renderer and exporter, for every kind of result: one [`Export`]
-//! trait and one folder per format, each with one file per kind of result
-//! it renders (`run.rs`, `sweep.rs`, `matrix.rs`, …), as hyperfine's
-//! `src/export/`: [`text`], [`markdown`], `csv`, [`html`] and [`charts`]
-//! (SVG: every chart and the heatmap; per-chart files beside the per-kind
-//! ones), and `json` (one serialiser for every model). [`measures`] is the
-//! table layout text, Markdown and HTML share. Commands hand a
-//! [`Document`] to [`render`] (for stdout) or [`save`] (files in a results
-//! folder); files are written through [`crate::results::write_atomic`].
+//! trait and one folder per format, each with one file per kind, as
+//! hyperfine's `src/export/`. Commands hand a [`Document`] to [`render`]
+//! (stdout) or [`save`] (files in a results folder).
 
 pub mod charts;
 mod csv;
@@ -252,12 +247,9 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// An untrusted string (a host name, CPU model, kernel release, note,
-/// strategy or file name read from a result file) as plain text on one
-/// line: line breaks and tabs become spaces, every other control character
-/// (ESC, BEL, CR, the C1 controls) is dropped, so it can neither drive a
-/// terminal nor start a line of its own. Text prints such strings through
-/// it; Markdown's escape starts with it.
+/// An untrusted string read from a result file as plain text on one
+/// line: line breaks and tabs as spaces, other control characters dropped,
+/// so it can neither drive a terminal nor start a line of its own.
 pub fn plain(text: &str) -> String {
     text.chars()
         .filter_map(|c| match c {

@@ -18,6 +18,98 @@ use crate::workload::{Arrivals, Regime, STALL};
 /// the strategy too noisy to call.
 pub const NOISY_CV_PCT: f64 = 10.0;
 
+/// How much a [`Finding`] matters to a reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Severity {
+    /// What the numbers rest on, said for the record.
+    Info,
+    /// What makes the numbers mean less than their labels say.
+    Warning,
+}
+
+/// What a [`Finding`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FindingKind {
+    /// The harness floor flat out.
+    HarnessFloor,
+    /// A ratelimit's clock read, priced in place.
+    ClockFloor,
+    /// A paced regime's floor.
+    PacedFloor,
+    /// Sampled operations against loop ns/op from throughput.
+    SampledVsThroughput,
+    /// Whether paced threads kept their rate.
+    Rate,
+    /// Updates per ownership of the line flat out.
+    Bursts,
+    /// Slowest against fastest writer.
+    Fairness,
+    /// Steal, context switches, stalls and the canary.
+    Interference,
+    /// What each repeat's own counter lines cost.
+    LineCost,
+    /// In place against alone (`--paced both`).
+    Alone,
+    /// Strategies too noisy to call.
+    Noise,
+    /// Whether `--target-ci` was reached.
+    TargetCi,
+    /// How staleness was probed.
+    Staleness,
+}
+
+/// One line on what a run's numbers rest on: its kind, its severity and
+/// its words, the first sentence apart so a first screen can stop there.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Finding {
+    /// What it is about.
+    pub kind: FindingKind,
+    /// How much it matters.
+    pub severity: Severity,
+    /// Its first sentence.
+    pub head: String,
+    /// The rest, if any.
+    pub more: Option<String>,
+}
+
+impl Finding {
+    fn info(kind: FindingKind, head: String) -> Finding {
+        Finding {
+            kind,
+            severity: Severity::Info,
+            head,
+            more: None,
+        }
+    }
+
+    fn warning(kind: FindingKind, head: String, more: Option<String>) -> Finding {
+        Finding {
+            kind,
+            severity: Severity::Warning,
+            head,
+            more,
+        }
+    }
+
+    /// Its first sentence, `WARNING` before a warning's.
+    pub fn brief(&self) -> String {
+        match self.severity {
+            Severity::Info => self.head.clone(),
+            Severity::Warning => format!("WARNING {}", self.head),
+        }
+    }
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.brief())?;
+        match &self.more {
+            Some(more) => write!(f, ". {more}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// The coefficient of variation (%) of a strategy's cost per update
 /// (loop ns/op flat out, busy ns/op paced) when it exceeds
 /// [`NOISY_CV_PCT`]: too noisy to call; `None` otherwise.
@@ -32,10 +124,8 @@ pub fn noisy_cv(s: &StrategyResult) -> Option<f64> {
 }
 
 /// The closing line of a run's tables: what `n.s.` means, and the
-/// strategies whose cost per update (loop ns/op flat out, busy ns/op
-/// paced) varies too much between repeats to call; `None` when nothing is
-/// marked.
-pub fn noise_line(run: &RunResults) -> Option<String> {
+/// strategies too noisy to call ([`noisy_cv`]).
+fn noise_line(run: &RunResults) -> String {
     let noisy: Vec<String> = run
         .strategies
         .iter()
@@ -46,20 +136,18 @@ pub fn noise_line(run: &RunResults) -> Option<String> {
     let marks = format!(
         "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and the {NOISE_THRESHOLD} noise threshold, as contend compare decides)"
     );
-    Some(if noisy.is_empty() {
+    if noisy.is_empty() {
         format!("noise: {marks}")
     } else {
         format!(
             "noise: too noisy to call {}: their repeats vary by more than {NOISY_CV_PCT}%, so most changes against them are n.s.; the interference line says whether the machine moved (rerun, or raise --max-time); {marks}",
             noisy.join(", ")
         )
-    })
+    }
 }
 
-/// One line summing up what could have disturbed the run: steal time,
-/// involuntary context switches, the canary's range and what it cost, and
-/// how many repeats it marked disturbed; `None` for a file without
-/// interference records.
+/// Steal, involuntary context switches, stalls and the canary, in one
+/// line; `None` for a file without interference records.
 pub fn interference_line(run: &RunResults) -> Option<String> {
     // Stalls are each strategy's own (its busy and floor windows); steal,
     // context switches and the canary are each repeat's, however many
@@ -107,10 +195,8 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
     Some(format!("interference: {}", parts.join(", ")))
 }
 
-/// One line on what each repeat's own counter lines cost
-/// ([`RepeatResult::line_ns`]): their range and median over the run, and
-/// why it matters (and, under `--paced both`, that in place and alone
-/// share a round's lines); `None` for a file without them.
+/// The range and median of each repeat's own counter lines' cost
+/// ([`RepeatResult::line_ns`]); `None` for a file without them.
 pub fn line_cost_line(run: &RunResults) -> Option<String> {
     let mut ns: Vec<f64> = run
         .strategies
@@ -135,12 +221,8 @@ pub fn line_cost_line(run: &RunResults) -> Option<String> {
     ))
 }
 
-/// Under `--paced both`, one line on whether running in place biased
-/// any strategy: for each strategy with repeats alone
-/// ([`StrategyResult::alone_repeats`]), its net ns/update in place less
-/// alone, paired round by round ([`alone_difference`]), with its 95%
-/// interval and the decision [`decide_paired`] makes of it at the
-/// [`NOISE_THRESHOLD`] (every strategy of the run one family); `None`
+/// Under `--paced both`, each strategy's net ns/update in place less
+/// alone, paired round by round and decided as one family; `None`
 /// without repeats alone.
 pub fn alone_line(run: &RunResults) -> Option<String> {
     let mut names = Vec::new();
@@ -209,12 +291,9 @@ pub const RATE_SHORTFALL_PCT: f64 = 98.0;
 /// measure bursts.
 pub const BURST_LIMIT: f64 = 2.0;
 
-/// What hammer mode (no `--rate`) measured with two or more writers: how
-/// many updates a writer makes per ownership of the line under `always`
-/// (publishes ÷ hand-overs between writers, counted exactly from the
-/// adds), a warning when that exceeds [`BURST_LIMIT`], and fairness
-/// (slowest ÷ fastest writer).
-fn hammer_basis(run: &RunResults) -> Vec<String> {
+/// Flat out with two or more writers: updates per ownership of the line
+/// under `always` (a warning past [`BURST_LIMIT`]) and fairness.
+fn hammer_basis(run: &RunResults) -> Vec<Finding> {
     let mut lines = Vec::new();
     if run.config.writer_cpus.len() < 2 {
         return lines;
@@ -242,13 +321,15 @@ fn hammer_basis(run: &RunResults) -> Vec<String> {
                 )
             })
             .collect();
-        lines.push(format!(
+        lines.push(Finding::info(FindingKind::Bursts, format!(
             "bursts: updates per ownership of the line (publishes / hand-overs between writers, counted exactly from each add's returned value): {}",
             list.join(", ")
-        ));
+        )));
         if bursts.iter().any(|(_, b, _)| *b > BURST_LIMIT) {
-            lines.push(format!(
-                "WARNING flat out measures bursts, not one update: a writer keeps the line for over {BURST_LIMIT} updates. For the cost a spaced workload pays per update, run with --rate (e.g. --rate 22000) or contend sweep --rates"
+            lines.push(Finding::warning(
+                FindingKind::Bursts,
+                format!("flat out measures bursts, not one update: a writer keeps the line for over {BURST_LIMIT} updates"),
+                Some("For the cost a spaced workload pays per update, run with --rate (e.g. --rate 22000) or contend sweep --rates".to_string()),
             ));
         }
     }
@@ -259,9 +340,12 @@ fn hammer_basis(run: &RunResults) -> Vec<String> {
         })
         .collect();
     if !fairness.is_empty() {
-        lines.push(format!(
-            "fairness (slowest / fastest writer's updates/s, 1 = fair): {}",
-            fairness.join(", ")
+        lines.push(Finding::info(
+            FindingKind::Fairness,
+            format!(
+                "fairness (slowest / fastest writer's updates/s, 1 = fair): {}",
+                fairness.join(", ")
+            ),
         ));
     }
     lines
@@ -271,20 +355,17 @@ fn hammer_basis(run: &RunResults) -> Vec<String> {
 /// throughput-derived time before the tables say they disagree.
 pub const DISAGREEMENT_PCT: f64 = 25.0;
 
-/// Where the timed operations of `run` (a view of one regime) disagree
-/// with loop ns/op from throughput by more than [`DISAGREEMENT_PCT`]
-/// (samples below the timer's resolution say nothing either way); `None`
-/// when none does. Paced, loop ns/op is the pacing interval, not a cost:
-/// there is nothing to compare the samples with, and a regime that
-/// sampled says so (n/a) rather than calling every strategy −100%.
-fn sampled_vs_throughput(run: &RunResults) -> Option<String> {
+/// Where sampled operations disagree with loop ns/op from throughput by
+/// more than [`DISAGREEMENT_PCT`]; paced, n/a (loop ns/op is the pacing
+/// interval there).
+fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
     if run.regime().is_paced() {
         let sampled = run
             .strategies
             .iter()
             .any(|s| s.summary.as_ref().is_some_and(|m| m.write_ns.is_some()));
         return sampled.then(|| {
-            "sampled vs throughput: n/a paced (ops/s is the pacing rate, so there is no ns/op from throughput to compare the timed operations with; the cost is busy ns/op)".to_string()
+            Finding::info(FindingKind::SampledVsThroughput, "sampled vs throughput: n/a paced (ops/s is the pacing rate, so there is no ns/op from throughput to compare the timed operations with; the cost is busy ns/op)".to_string())
         });
     }
     let resolution_ns = 2.0 * run.config.timer_overhead_ns;
@@ -300,19 +381,17 @@ fn sampled_vs_throughput(run: &RunResults) -> Option<String> {
         })
         .collect();
     (!disagree.is_empty()).then(|| {
-        format!(
+        Finding::info(FindingKind::SampledVsThroughput, format!(
             "sampled vs throughput: the timed operations disagree with loop ns/op by more than {DISAGREEMENT_PCT}% for {} (timing a contended operation perturbs it; trust loop ns/op)",
             disagree.join(", ")
-        )
+        ))
     })
 }
 
-/// Whether the paced threads of `run` (at `rate` per thread, evenly or
-/// with poisson `arrivals`) kept up: each thread's worst repeat against
-/// [`RATE_SHORTFALL_PCT`], and where one fell short, whether the mean
-/// repeat did too (a warning) or a moment's stall did (said, not a
-/// warning: each figure is a mean over its repeats).
-fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> String {
+/// Whether the paced threads kept up: each one's worst repeat against
+/// [`RATE_SHORTFALL_PCT`], a warning only where the mean repeat fell
+/// short too.
+fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
     let poisson = arrivals == Arrivals::Poisson;
     // Poisson arrivals offer a random count: whether a thread kept up
     // is judged against the arrivals that fell due, not the mean rate.
@@ -348,27 +427,28 @@ fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> String {
             .filter_map(|s| worst_of(s, &|r| r.achieved_rate_min_pct))
             .reduce(f64::min)
             .map_or("-".into(), |a| format!("{a:.1}%"));
-        let (what, verb) = if short.is_empty() {
-            (
-                format!("every thread ran at least {RATE_SHORTFALL_PCT}% of its arrivals"),
-                "rate",
-            )
+        let what = if short.is_empty() {
+            format!("every thread ran at least {RATE_SHORTFALL_PCT}% of its arrivals")
         } else {
-            (
-                format!(
-                    "the slowest thread ran only {} of its arrivals: the CPU cannot keep up, or it was taken away",
-                    short.join(", ")
-                ),
-                "WARNING rate",
+            format!(
+                "the slowest thread ran only {} of its arrivals: the CPU cannot keep up, or it was taken away",
+                short.join(", ")
             )
         };
-        format!(
-            "{verb}: poisson arrivals at a mean {rate} ops/s per thread (seed {}, one stream per thread): {what}; the slowest thread's count was {achieved} of the mean rate (a poisson count varies by chance); {missed} arrivals skipped after stalls",
+        let head = format!(
+            "rate: poisson arrivals at a mean {rate} ops/s per thread (seed {}, one stream per thread): {what}; the slowest thread's count was {achieved} of the mean rate (a poisson count varies by chance); {missed} arrivals skipped after stalls",
             run.config.seed
-        )
+        );
+        match short.is_empty() {
+            true => Finding::info(FindingKind::Rate, head),
+            false => Finding::warning(FindingKind::Rate, head, None),
+        }
     } else if short.is_empty() {
-        format!(
-            "rate: every thread achieved at least {RATE_SHORTFALL_PCT}% of {rate} ops/s; {missed} pacer slots skipped after stalls"
+        Finding::info(
+            FindingKind::Rate,
+            format!(
+                "rate: every thread achieved at least {RATE_SHORTFALL_PCT}% of {rate} ops/s; {missed} pacer slots skipped after stalls"
+            ),
         )
     } else {
         // A stall shows in one repeat: the mean repeat says whether
@@ -386,29 +466,36 @@ fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> String {
         // The rate held on the mean: a moment's stall, said but not a
         // warning (each figure is a mean over its repeats).
         if mean.is_some_and(|m| m >= RATE_SHORTFALL_PCT) {
-            format!(
-                "rate: asked {rate}/s per thread, got {mean_text} on the mean; a stall left the slowest thread of its worst repeat at {worst} of it ({missed} pacer slots skipped after stalls)"
+            Finding::info(
+                FindingKind::Rate,
+                format!(
+                    "rate: asked {rate}/s per thread, got {mean_text} on the mean; a stall left the slowest thread of its worst repeat at {worst} of it ({missed} pacer slots skipped after stalls)"
+                ),
             )
         } else {
-            format!(
-                "WARNING rate: asked {rate}/s per thread, got {mean_text} on the mean: the CPU was busy or too slow. In its worst repeat the slowest thread achieved only {worst} of it ({missed} pacer slots skipped after stalls)"
+            Finding::warning(
+                FindingKind::Rate,
+                format!(
+                    "rate: asked {rate}/s per thread, got {mean_text} on the mean: the CPU was busy or too slow"
+                ),
+                Some(format!(
+                    "In its worst repeat the slowest thread achieved only {worst} of it ({missed} pacer slots skipped after stalls)"
+                )),
             )
         }
     }
 }
 
-/// The lines under a run's tables that say what its numbers rest on: the
-/// harness floor, where sampled and throughput figures disagree, and how
-/// staleness was measured.
-pub fn basis_lines(run: &RunResults) -> Vec<String> {
+/// What a run's numbers rest on, the lines under its tables.
+pub fn findings(run: &RunResults) -> Vec<Finding> {
     let mut lines = Vec::new();
     if let Some(f) = &run.floor {
-        lines.push(format!(
+        lines.push(Finding::info(FindingKind::HarnessFloor, format!(
             "harness floor: {:.1} ns/op {} (the same writer loop on CPU {} alone, no shared write; a strategy's loop ns/op less this is what the counter costs)",
             f.loop_ns.mean,
             spread_text(&f.loop_ns),
             f.cpu
-        ));
+        )));
     }
     for f in run
         .paced_floors
@@ -418,7 +505,7 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
         let Some(cost) = f.strategy.clock.and_then(|c| run.clock_cost(f.regime, c)) else {
             continue;
         };
-        lines.push(format!(
+        lines.push(Finding::info(FindingKind::ClockFloor, format!(
             "clock floor ({}, {}): a ratelimit's clock read costs {:.1} ns {} per update in place (the paced floor's loop reading the clock on every update and never publishing, less its floor in place, repeat by repeat; contend predict charges it)",
             f.regime,
             f.strategy.clock.map_or("", |c| c.name()),
@@ -428,7 +515,7 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
             } else {
                 ONE_REPEAT.to_string()
             }
-        ));
+        )));
     }
     for regime in run.rates() {
         let Some(floor) = run.paced_floor(regime) else {
@@ -456,11 +543,14 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
         } else {
             String::new()
         };
-        lines.push(format!(
-            "paced floor ({regime}): busy {:.1} ns/op {}{share} ({}{counts})",
-            floor.busy_ns.mean,
-            spread_text(&floor.busy_ns),
-            floor.how()
+        lines.push(Finding::info(
+            FindingKind::PacedFloor,
+            format!(
+                "paced floor ({regime}): busy {:.1} ns/op {}{share} ({}{counts})",
+                floor.busy_ns.mean,
+                spread_text(&floor.busy_ns),
+                floor.how()
+            ),
         ));
     }
     lines.extend(sampled_vs_throughput(run));
@@ -468,28 +558,29 @@ pub fn basis_lines(run: &RunResults) -> Vec<String> {
         Regime::Paced { rate, arrivals } => lines.push(rate_line(run, rate, arrivals)),
         Regime::FlatOut => lines.extend(hammer_basis(run)),
     }
-    lines.extend(interference_line(run));
-    lines.extend(noise_line(run));
+    let info = |kind| move |line| Finding::info(kind, line);
+    lines.extend(interference_line(run).map(info(FindingKind::Interference)));
+    lines.push(info(FindingKind::Noise)(noise_line(run)));
     if let Some(target) = run.config.target_ci_pct {
         let open = unconverged(run);
         let (lo, hi) = repeat_range(run);
         let budget = run.config.max_time_s.unwrap_or(0.0);
-        if open.is_empty() {
-            lines.push(format!(
+        lines.push(info(FindingKind::TargetCi)(if open.is_empty() {
+            format!(
                 "target CI: every strategy's cost per update (loop ns/op flat out; net ns/update paced, paired with the floor round by round) within ±{target}% or, paced, ±{} ns (95% CI) after {lo}-{hi} repeats",
                 NOISE_THRESHOLD.ns
-            ));
+            )
         } else {
-            lines.push(format!(
+            format!(
                 "target CI: ±{target}% not reached within {budget:.0} s ({lo}-{hi} repeats) by {}: the machine is noisier than that; take their figures as inconclusive, or raise --max-time",
                 open.join(", ")
-            ));
-        }
+            )
+        }));
     }
     if run.config.staleness_probes {
-        lines.push(
+        lines.push(info(FindingKind::Staleness)(
             "staleness: probed at sampled operations, |published sum - true sum| as a reader sees it; writers mirror their load into their own line after every update while probing (its cost is in loop ns/op and the floor; --rate sample:0 turns both off)".to_string(),
-        );
+        ));
     }
     lines
 }
@@ -536,11 +627,11 @@ mod tests {
         run
     }
 
-    fn rate_line(run: &RunResults) -> String {
-        basis_lines(run)
+    fn rate_finding(run: &RunResults) -> Finding {
+        let rate = findings(run)
             .into_iter()
-            .find(|l| l.contains("rate:"))
-            .expect("a rate line")
+            .find(|f| f.kind == FindingKind::Rate);
+        rate.expect("a rate line")
     }
 
     #[test]
@@ -555,9 +646,10 @@ mod tests {
                 sum.sampled_vs_throughput_pct = crate::stats::Summary::of(&[pct, pct]);
             }
             run.config.timer_overhead_ns = 5.0;
-            basis_lines(&run)
+            findings(&run)
                 .into_iter()
-                .filter(|l| l.starts_with("sampled vs throughput"))
+                .filter(|f| f.kind == FindingKind::SampledVsThroughput)
+                .map(|f| f.to_string())
                 .collect::<Vec<_>>()
         };
         let flat = with(fixture_run(), 300.0);
@@ -565,63 +657,69 @@ mod tests {
         assert!(flat[0].contains("global/always +300%"), "{flat:?}");
         let paced = with(paced(Arrivals::Paced, 100.0, 100.0), -99.6);
         assert_eq!(paced.len(), 1, "{paced:?}");
-        assert!(paced[0].starts_with("sampled vs throughput: n/a paced"));
         assert!(!paced[0].contains('%'), "{paced:?}");
     }
 
     #[test]
     fn a_poisson_thread_is_judged_on_its_arrivals_not_the_mean_rate() {
-        // A poisson count 3% under the mean, every arrival run: kept up.
-        let line = rate_line(&paced(Arrivals::Poisson, 97.0, 100.0));
-        assert!(
-            line.starts_with("rate: poisson arrivals at a mean 100k"),
-            "{line}"
-        );
-        assert!(
-            line.contains("every thread ran at least 98% of its arrivals"),
-            "{line}"
-        );
-        assert!(line.contains("97.0% of the mean rate"), "{line}");
-        // Arrivals skipped: a warning whatever the count.
-        let line = rate_line(&paced(Arrivals::Poisson, 99.0, 90.0));
-        assert!(line.starts_with("WARNING rate:"), "{line}");
-        assert!(line.contains("90.0% of its arrivals"), "{line}");
-        // Evenly paced, the same 97% of the rate is a shortfall.
-        let line = rate_line(&paced(Arrivals::Paced, 97.0, 100.0));
-        assert!(line.starts_with("WARNING rate: asked 100k"), "{line}");
-        assert!(
-            line.contains("In its worst repeat the slowest thread achieved only")
-                && line.contains("97.0% on the mean"),
-            "{line}"
-        );
-        // One repeat at 81%, the other at 99%: the worst is named, and
-        // the mean (90%) says the rest kept up better.
-        let mut one_stall = paced(Arrivals::Paced, 99.0, 100.0);
-        for s in &mut one_stall.strategies {
-            s.repeats[0].achieved_rate_min_pct = Some(81.0);
+        use Severity::{Info, Warning};
+        // Evenly paced, every repeat's slowest thread at `achieved` % of
+        // the rate but the first's at `first` %.
+        let stalled = |achieved: f64, first: f64| {
+            let mut run = paced(Arrivals::Paced, achieved, 100.0);
+            for s in &mut run.strategies {
+                s.repeats[0].achieved_rate_min_pct = Some(first);
+            }
+            run
+        };
+        let cases = [
+            // A poisson count 3% under the mean, every arrival run: kept up.
+            (
+                paced(Arrivals::Poisson, 97.0, 100.0),
+                Info,
+                &[
+                    "mean 100k",
+                    "at least 98% of its arrivals",
+                    "97.0% of the mean rate",
+                ][..],
+            ),
+            // Arrivals skipped: a warning whatever the count.
+            (
+                paced(Arrivals::Poisson, 99.0, 90.0),
+                Warning,
+                &["90.0% of its arrivals"],
+            ),
+            // Evenly paced, the same 97% of the rate is a shortfall.
+            (
+                paced(Arrivals::Paced, 97.0, 100.0),
+                Warning,
+                &["asked 100k", "97.0% on the mean"],
+            ),
+            // One repeat at 81%, the other at 99%: the worst is named, and
+            // the mean (90%) says the rest kept up better.
+            (
+                stalled(99.0, 81.0),
+                Warning,
+                &["global/always 81.0%", "90.0% on the mean"],
+            ),
+            // One repeat at 95%, the other at 101%: the mean (98%) held, so
+            // the stall is said without a warning.
+            (
+                stalled(101.0, 95.0),
+                Info,
+                &["98.0% on the mean", "global/always 95.0%"],
+            ),
+            (
+                paced(Arrivals::Paced, 99.0, 90.0),
+                Info,
+                &["at least 98% of 100k"],
+            ),
+        ];
+        for (run, severity, holds) in cases {
+            let finding = rate_finding(&run);
+            let line = finding.to_string();
+            assert_eq!(finding.severity, severity, "{line}");
+            assert!(holds.iter().all(|h| line.contains(h)), "{line}");
         }
-        let line = rate_line(&one_stall);
-        assert!(
-            line.contains("achieved only global/always 81.0%")
-                && line.contains("90.0% on the mean"),
-            "{line}"
-        );
-        // One repeat at 95%, the other at 101%: the mean (98%) held, so
-        // the stall is said without a warning.
-        let mut held = paced(Arrivals::Paced, 101.0, 100.0);
-        for s in &mut held.strategies {
-            s.repeats[0].achieved_rate_min_pct = Some(95.0);
-        }
-        let line = rate_line(&held);
-        assert!(
-            line.starts_with("rate: asked 100k/s per thread, got 98.0% on the mean; a stall left")
-                && line.contains("global/always 95.0%"),
-            "{line}"
-        );
-        let line = rate_line(&paced(Arrivals::Paced, 99.0, 90.0));
-        assert!(
-            line.starts_with("rate: every thread achieved at least 98%"),
-            "{line}"
-        );
     }
 }

@@ -1,17 +1,9 @@
 //! The headline of a run: the seeds' question answered for this host in
-//! one sentence, then flat out in one more, before any verdict line or
-//! table. What the kernel's counter before v6.7 (`global/threshold:64`;
-//! the plain shared counter, `global/always`, in a run without it) costs
-//! per update at the seed's rate ([`Regime::SEED`], or the run's paced
-//! rate nearest it), what the merged fix (`ratelimit:1ms+threshold:64`)
-//! saves, whether Aaron Lu's node split (`node/threshold:64`) helps,
-//! which strategy is cheapest and by how much, and whether splitting
-//! beyond the fix matters here; a figure with its ± over repeats, the
-//! test behind each claim left to the verdict lines and tables. A winner is named only
-//! where the verdict's own decision ([`crate::stats::decide`], the
-//! regime's family) says the difference is real and beyond the noise
-//! threshold; otherwise the cheapest cannot be told apart. Every format
-//! renders this one headline.
+//! one sentence (what the kernel's counter costs per update at the seed's
+//! rate, what the merged fix saves, whether the node split helps, which
+//! strategy is cheapest), then flat out in one more. A winner is named
+//! only where the regime's decided family ([`crate::stats::decide`])
+//! supports it. Every format renders this one headline.
 
 use super::host::Reach;
 use super::run::{Decided, count, decided, plus_minus, value};

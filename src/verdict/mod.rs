@@ -1,34 +1,12 @@
 //! Verdicts: what a result concludes, in words and numbers, and only as
 //! far as the statistics support it; for a run, also what the verdict
-//! rests on ([`basis`]: floors, interference, noise).
-//!
-//! A run opens with its [`headline`]: the seeds' question answered in one
-//! sentence (what the kernel's counter before v6.7 costs at the seed's
-//! rate, what the merged fix saves, whether Aaron Lu's node split helps,
-//! the cheapest strategy), then flat out in one more. Its lines come one
-//! regime at a time ([`RunResults::regimes`]), in the order a reviewer
-//! asks: at a paced rate (the seed's 22k/s per writer first, the
-//! default), the net cost per update and CPU share, and what the merged
-//! fix and splitting save against the kernel's counter before v6.7
-//! ([`BEFORE_FIX`]; `global/always` in runs without it); then flat out,
-//! the saturation throughput and
-//! how many updates a writer makes per ownership of the line. Every ranking uses the one
-//! per-update figure, [`crate::runner::cost_measure`] (ns/op from
-//! throughput flat out, net busy ns per update paced), never a sampled
-//! latency. Then what the host cannot answer: node or LLC splits the
-//! writers' CPUs cannot tell from global. A sweep says where throughput
-//! stops scaling per affinity set, and with a rate axis what each strategy
-//! costs at the rate closest to the seed's and flat out. A matrix keeps
-//! its advice line.
-//!
-//! Every claim rests on the engine of `contend compare`
-//! ([`crate::stats::decide`]): Welch's t-test on the repeats, the
-//! p-values Holm-adjusted over every test one regime's lines make, and the
-//! default ±2% noise threshold. A winner is named, or a saving claimed,
-//! only when the rule supports it; otherwise the line says "no measurable
-//! difference" and why (within the noise threshold, or inconclusive).
-//!
-//! [`RunResults::regimes`]: crate::runner::RunResults::regimes
+//! rests on ([`basis`]). A run opens with its [`headline`]; its lines come
+//! one regime at a time, paced (the seed's rate first) before flat out,
+//! every ranking in the one per-update figure,
+//! [`crate::runner::cost_measure`], then what the host cannot answer.
+//! Every claim rests on [`crate::stats::decide`]: Welch's (or the paired)
+//! t-test, Holm-adjusted over one regime's lines, and the noise threshold;
+//! otherwise the line says "no measurable difference" and why.
 
 pub mod basis;
 mod gallery;
@@ -53,29 +31,40 @@ pub use run::run_lines;
 pub use study::study_lines;
 pub use sweep::sweep_lines;
 
+use crate::counter::{Filter, PublishPolicy};
 use crate::runner::Floor;
 use crate::stats::{Compared, Decision, Direction, NOISE_THRESHOLD, Outcome, Summary};
 use crate::units::{Unit, human};
 use crate::workload::Regime;
 use std::fmt;
+use std::time::Duration;
 
 /// The plain shared counter's policy: an atomic add on every update.
-pub const PLAIN: &str = "always";
+pub const PLAIN: PublishPolicy = PublishPolicy::ALWAYS;
 
 /// The kernel's counter before v6.7: publish when |delta| > contrib/64.
 /// `global/threshold:64` is what every other strategy is weighed against
 /// when the run has it (else the plain counter, `global/always`).
-pub const BEFORE_FIX: &str = "threshold:64";
+pub const BEFORE_FIX: PublishPolicy = PublishPolicy {
+    ratelimit: None,
+    filter: Filter::Threshold(64),
+};
 
 /// The merged fix (commit 1528c661c24b, v6.7): the same threshold, at
 /// most once per millisecond per CPU. Splitting is weighed against
 /// `global/ratelimit:1ms+threshold:64` when the run has it (else against
 /// a bare ratelimit, [`RATELIMIT`]).
-pub const MERGED_FIX: &str = "ratelimit:1ms+threshold:64";
+pub const MERGED_FIX: PublishPolicy = PublishPolicy {
+    ratelimit: Some(Duration::from_millis(1)),
+    filter: Filter::Threshold(64),
+};
 
 /// A bare 1 ms ratelimit, what splitting is weighed against in a run
 /// without the merged fix.
-pub const RATELIMIT: &str = "ratelimit:1ms";
+pub const RATELIMIT: PublishPolicy = PublishPolicy {
+    ratelimit: Some(Duration::from_millis(1)),
+    filter: Filter::Changed,
+};
 
 /// What a verdict line answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

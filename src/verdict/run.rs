@@ -8,19 +8,15 @@ use super::host::Reach;
 use super::{
     BEFORE_FIX, Detail, Family, MERGED_FIX, PLAIN, RATELIMIT, Test, Tests, Topic, Verdict,
 };
-use crate::counter::ShardLevel;
+use crate::counter::{PublishPolicy, ShardLevel};
 use crate::runner::{Floor, RunConfig, RunResults, StrategyResult, StrategySummary, cost_measure};
 use crate::stats::{Decision, Summary};
 use crate::units::{ONE_REPEAT, Unit, human, si};
 use crate::workload::Regime;
 
-/// The `verdict:` lines of a run, in the order a reviewer asks: the
-/// paced regimes first, the seed's rate ([`Regime::SEED`]) before any
-/// other, then flat out, each saying which regime it speaks of, then what
-/// the host cannot answer. What the ratelimit and splitting save is
-/// answered at the paced rates when the run has one (flat out, a line
-/// handed over in bursts says little about the kernel's cost), flat out
-/// otherwise.
+/// The `verdict:` lines of a run: the paced regimes (the seed's rate
+/// first), then flat out, then what the host cannot answer. Savings are
+/// answered at the paced rates when the run has one, flat out otherwise.
 pub fn run_lines(run: &RunResults) -> Vec<Verdict> {
     let reach = Reach::of(run);
     let views = run.regimes();
@@ -70,7 +66,7 @@ pub(super) struct Candidate<'a> {
     /// Its full name, as the run names it (`StrategyResult::name`).
     pub(super) full: String,
     level: ShardLevel,
-    policy: String,
+    policy: PublishPolicy,
     pad: String,
     /// Pad and clock, for matching levels.
     rest: String,
@@ -169,7 +165,7 @@ impl<'a> Contest<'a> {
                     name,
                     full: s.name.clone(),
                     level: st.level,
-                    policy: st.publish.to_string(),
+                    policy: st.publish,
                     pad: st.pad.to_string(),
                     rest,
                     summary,
@@ -222,21 +218,21 @@ impl<'a> Contest<'a> {
         }
     }
 
-    pub(super) fn find(&self, level: ShardLevel, policy: &str) -> Option<usize> {
+    pub(super) fn find(&self, level: ShardLevel, policy: PublishPolicy) -> Option<usize> {
         self.candidates
             .iter()
             .position(|c| c.level == level && c.policy == policy)
     }
 
     /// The first of `policies` this regime measured at the global level.
-    fn find_global(&self, policies: &[&str]) -> Option<usize> {
+    fn find_global(&self, policies: &[PublishPolicy]) -> Option<usize> {
         policies
             .iter()
-            .find_map(|p| self.find(ShardLevel::Global, p))
+            .find_map(|&p| self.find(ShardLevel::Global, p))
     }
 
     /// Whether candidate `i` is `level/policy`.
-    pub(super) fn is(&self, i: usize, level: ShardLevel, policy: &str) -> bool {
+    pub(super) fn is(&self, i: usize, level: ShardLevel, policy: PublishPolicy) -> bool {
         let c = &self.candidates[i];
         c.level == level && c.policy == policy
     }
@@ -551,7 +547,7 @@ impl Contest<'_> {
                 let stale = c[i]
                     .summary
                     .error_mean_pct
-                    .filter(|_| c[i].policy != "always")
+                    .filter(|_| c[i].policy != PLAIN)
                     .map_or(String::new(), |s| {
                         format!(", staleness {}", human(s.mean, Unit::Percent))
                     });

@@ -23,12 +23,13 @@ pub(super) fn summary(n: usize, mean: f64, sd: f64) -> Summary {
 /// paced; busy ns 100 more), then `edit` applied.
 fn strategy(
     level: ShardLevel,
-    policy: &str,
+    policy: impl std::fmt::Display,
     regime: Regime,
     cost: f64,
     sd: f64,
     edit: impl FnOnce(&mut StrategySummary),
 ) -> StrategyResult {
+    let policy = policy.to_string();
     let mut s = fixture_run().strategies[0].clone();
     s.strategy.level = level;
     s.strategy.publish = policy.parse().unwrap();
@@ -331,74 +332,63 @@ fn within_the_noise_threshold_is_no_difference() {
 #[test]
 fn a_net_cost_near_zero_is_compared_in_ns() {
     use ShardLevel::*;
-    // Net costs just below 0 (the floor's noise): a percentage of a
-    // negative base would turn "cheaper" into "dearer".
-    let regime = Regime::SEED;
-    let r = run(
-        vec![
-            strategy(Cpu, "always", regime, -1.5, 0.01, |_| {}),
-            strategy(Cpu, RATELIMIT, regime, -0.1, 0.01, |_| {}),
-        ],
-        None,
-    );
-    let cost = &run_lines(&r)[0].text;
-    assert!(
-        cost.contains("the cheapest: cpu/always, -1.50 ±0.010 ns"),
-        "{cost}"
-    );
-    assert!(
-        cost.contains("(-1.40 ns, p<0.001 against cpu/ratelimit:1ms)"),
-        "{cost}"
-    );
-    // 0.4 ns apart in 0.01 ns of noise: real, but below the 1 ns floor.
-    let r = run(
-        vec![
-            strategy(Cpu, "always", regime, -0.5, 0.01, |_| {}),
-            strategy(Cpu, RATELIMIT, regime, -0.1, 0.01, |_| {}),
-        ],
-        None,
-    );
-    let cost = &run_lines(&r)[0].text;
-    assert!(
-        cost.contains("the cheapest: no practical difference between cpu/always"),
-        "{cost}"
-    );
-    assert!(
-        cost.ends_with("): -0.40 ns [-0.41, -0.39], p<0.001, < 1 ns per update, < 0.00220% CPU"),
-        "{cost}"
-    );
-    // 0.1 ns apart in 0.5 ns of noise: the interval fits inside ±1 ns,
-    // so no practical difference, in ns.
-    let r = run(
-        vec![
-            strategy(Cpu, "always", regime, -0.5, 0.5, |_| {}),
-            strategy(Cpu, RATELIMIT, regime, -0.4, 0.5, |_| {}),
-        ],
-        None,
-    );
-    let cost = &run_lines(&r)[0].text;
-    assert!(
-        cost.ends_with("): -0.10 ns [-0.74, +0.54], p=0.736, < 1 ns per update, < 0.00220% CPU"),
-        "{cost}"
-    );
-    // 1.5 ns apart in 3 ns of noise: past the floor, but not
-    // significant: inconclusive.
-    let r = run(
-        vec![
-            strategy(Cpu, "always", regime, -2.0, 3.0, |_| {}),
-            strategy(Cpu, RATELIMIT, regime, -0.5, 3.0, |_| {}),
-        ],
-        None,
-    );
-    let cost = &run_lines(&r)[0].text;
-    assert!(
-        cost.contains("the cheapest: inconclusive between cpu/always"),
-        "{cost}"
-    );
-    assert!(
-        cost.ends_with(", its interval reaches across the ±1 ns noise threshold"),
-        "{cost}"
-    );
+    // Net costs near 0 (the floor's noise): a percentage of a negative
+    // base would turn "cheaper" into "dearer". Per case: cpu/always's and
+    // cpu/ratelimit:1ms's cost, their noise, what the cost line holds and
+    // how it ends.
+    let cases = [
+        (
+            -1.5,
+            -0.1,
+            0.01,
+            "the cheapest: cpu/always, -1.50 ±0.010 ns",
+            "",
+        ),
+        (
+            -1.5,
+            -0.1,
+            0.01,
+            "(-1.40 ns, p<0.001 against cpu/ratelimit:1ms)",
+            "",
+        ),
+        // 0.4 ns apart in 0.01 ns of noise: real, but below the 1 ns floor.
+        (
+            -0.5,
+            -0.1,
+            0.01,
+            "the cheapest: no practical difference between cpu/always",
+            "): -0.40 ns [-0.41, -0.39], p<0.001, < 1 ns per update, < 0.00220% CPU",
+        ),
+        // 0.1 ns apart in 0.5 ns of noise: the interval fits inside ±1 ns,
+        // so no practical difference, in ns.
+        (
+            -0.5,
+            -0.4,
+            0.5,
+            "",
+            "): -0.10 ns [-0.74, +0.54], p=0.736, < 1 ns per update, < 0.00220% CPU",
+        ),
+        // 1.5 ns apart in 3 ns of noise: past the floor, but not
+        // significant: inconclusive.
+        (
+            -2.0,
+            -0.5,
+            3.0,
+            "the cheapest: inconclusive between cpu/always",
+            ", its interval reaches across the ±1 ns noise threshold",
+        ),
+    ];
+    for (always, limited, sd, holds, ends) in cases {
+        let r = run(
+            vec![
+                strategy(Cpu, "always", Regime::SEED, always, sd, |_| {}),
+                strategy(Cpu, RATELIMIT, Regime::SEED, limited, sd, |_| {}),
+            ],
+            None,
+        );
+        let cost = &run_lines(&r)[0].text;
+        assert!(cost.contains(holds) && cost.ends_with(ends), "{cost}");
+    }
 }
 
 #[test]
@@ -970,10 +960,9 @@ fn strategies_in_place_count_each_repeat_once() {
     let mut r = run(vec![lane(Global), lane(Node)], None);
     let line = |r: &RunResults| basis::interference_line(r).unwrap();
     let floor = |r: &RunResults| {
-        basis::basis_lines(r)
-            .into_iter()
-            .find(|l| l.starts_with("paced floor ("))
-            .unwrap()
+        let found = basis::findings(r).into_iter();
+        let mut floors = found.filter(|f| f.kind == basis::FindingKind::PacedFloor);
+        floors.next().unwrap().to_string()
     };
     // Repeats run, the steal and switches of them, the canaries moved,
     // and the strategy results (always 4) the lines count.

@@ -8,8 +8,8 @@
 //! resolution (twice its overhead), below which a sample says nothing.
 
 use super::{
-    Header, INK, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, fail, house_mesh, log_span,
-    log_ticks, marker_style, num,
+    Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, draw_guide, fail, house_mesh,
+    log_span, log_ticks, marker_style, num,
 };
 use crate::report::DrawError;
 use crate::runner::{RepeatResult, RunResults};
@@ -158,14 +158,7 @@ fn panel(
     .draw()
     .map_err(fail)?;
     if span.contains(&resolution) {
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(-0.3, resolution), (last + 0.3, resolution)],
-                6,
-                4,
-                INK.stroke_width(1),
-            ))
-            .map_err(fail)?;
+        draw_guide(&mut chart, (-0.3, resolution), (last + 0.3, resolution))?;
     }
     for (_, i, v) in lines {
         let points: Vec<(f64, f64)> = v

@@ -1,36 +1,10 @@
-//! SVG charts of run and sweep results, drawn with plotters' SVG backend
-//! only (no font libraries: text is `<text font-family="sans-serif">`, left
-//! to whatever shows the SVG), in the style of the matrix heatmap.
-//!
-//! Every chart has a two-line header (what it shows and the host, then the
-//! CPU model, start time and the run's shape), axes with units, and a
-//! legend in its own panel on the right so it never covers data. One file
-//! per chart, and one set per regime of a run: the flat-out regime's files
-//! are named as below, a paced regime's carry its rate
-//! (`ns-per-op-r22000.svg`):
-//!
-//! - `cost.svg` (module `cost`), one per run, the chart a page opens
-//!   with: the net cost of one update of every strategy in every regime,
-//!   95% confidence intervals, sorted by the cost in the headline's regime,
-//!   the cheapest marked;
-//! - `ns-per-op.svg` (module `ns_per_op`): the cost of one update per
-//!   strategy, [`crate::runner::cost_measure`] (flat out: loop ns/op from
-//!   throughput, beside the same less the harness floor; paced: net busy ns
-//!   per update, beside the gross busy ns), with 95% confidence intervals;
-//!   never the sampled ns, which a fence perturbs;
-//! - `latency.svg` (module `latency`): p50, p90, p99, p99.9 and max of the
-//!   fenced samples per strategy, write and read side, log scale, labelled
-//!   as perturbed flat out;
-//! - `throughput.svg` (module `throughput`), flat out: write ops/s per
-//!   strategy, with 95% confidence intervals;
-//! - `cpu-share-r<rate>.svg` (module `cpu_share`), paced, where ops/s is the
-//!   pacing rate: net CPU share per strategy, beside the gross share;
-//! - `staleness.svg` (module `staleness`), flat out: staleness against
-//!   throughput across ratelimit periods (when a run has two or more);
-//! - `sweep-throughput-<affinity>.svg` and `sweep-staleness-<affinity>.svg`
-//!   (module `sweep`) for sweeps, `sweep-rates-<affinity>.svg` (module
-//!   `rates`) when a sweep has a rate axis, plus every point's run charts
-//!   (a point is one regime: its rate is in its prefix).
+//! SVG charts of every kind of result, drawn with plotters' SVG backend
+//! only (no font libraries: text is `<text font-family="sans-serif">`).
+//! Every chart has a two-line header (what, host; CPU, start, the run's
+//! shape), axes with units and a legend panel on the right, so it never
+//! covers data. One file per chart, one set per regime (a paced regime's
+//! names carry its rate: `ns-per-op-r22000.svg`); the kinds' files
+//! (`run.rs`, `sweep.rs`, ...) name their charts, one module per chart.
 
 mod axes;
 mod bars;
@@ -47,10 +21,10 @@ mod staleness;
 pub(super) mod sweep;
 mod throughput;
 
-use super::{Document, DrawError, Export, ExportError, Format, Rendered, plain, wrap};
+use super::{Document, DrawError, Export, ExportError, Rendered, plain, wrap};
 use crate::provenance::Provenance;
 use crate::runner::{RunResults, StrategyResult, cost_measure};
-use crate::sweep::{SweepPoint, SweepResults};
+use crate::sweep::SweepPoint;
 use axes::{
     Keyed, duration_label, log_span, log_ticks, num, padded, signed_span, whisker, zero_based,
 };
@@ -58,15 +32,13 @@ use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
-use std::path::{Path, PathBuf};
 
 /// Width of every chart, px.
 const WIDTH: u32 = 1100;
 /// Height of the two-line header, px.
 const HEADER_PX: u32 = 62;
-// Font sizes are as plotters takes them: it writes 1/1.24 of each into the
-// SVG (22 becomes font-size 17.7).
-/// Font of the header's first line.
+/// Font of the header's first line, as plotters takes it (it writes
+/// 1/1.24 of each size into the SVG).
 const TITLE_PX: u32 = 22;
 /// Font of the header's second line.
 const SUBTITLE_PX: u32 = 16;
@@ -100,28 +72,6 @@ const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
 
 /// The drawing area charts draw on.
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
-
-/// Writes every chart of one run into `dir` (which must exist), replacing
-/// files of the same names. `cost.svg` (every regime); flat out: `ns-per-op.svg`, `latency.svg` (when
-/// operations were sampled), `throughput.svg`, and `staleness.svg` (when
-/// the run has two or more ratelimit periods); for each paced regime at R
-/// ops/s per thread, `ns-per-op-rR.svg`, `latency-rR.svg` and
-/// `cpu-share-rR.svg`. Returns the paths written; a run with no finished
-/// repeat gives none.
-pub fn write_run_charts(dir: &Path, run: &RunResults) -> Result<Vec<PathBuf>, ExportError> {
-    super::save(dir, &Document::Run(run), &[Format::Svg])
-}
-
-/// Writes every chart of a sweep into `dir` (which must exist), replacing
-/// files of the same names: per affinity set, write throughput against
-/// threads with one line per strategy (`sweep-throughput-<affinity>.svg`)
-/// and staleness against throughput across ratelimit periods at the
-/// largest thread count (`sweep-staleness-<affinity>.svg`); then each
-/// point's run charts, prefixed `point-<affinity>-t<threads>-`. Returns the
-/// paths written.
-pub fn write_sweep_charts(dir: &Path, sweep: &SweepResults) -> Result<Vec<PathBuf>, ExportError> {
-    super::save(dir, &Document::Sweep(sweep), &[Format::Svg])
-}
 
 /// Writes every chart of a result: a run's and a sweep's ([`run`],
 /// [`sweep`]), a prediction's and a matrix's heatmap.
@@ -204,6 +154,40 @@ where
         .y_label_formatter(&|v| num(*v))
         .draw()
         .map_err(fail)
+}
+
+/// Series `i`'s line through `coords`, each point marked.
+fn draw_curve<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    i: usize,
+    coords: &[(f64, f64)],
+) -> Result<(), DrawError>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let line = LineSeries::new(coords.to_vec(), colour(i).stroke_width(2));
+    chart.draw_series(line).map_err(fail)?;
+    let marks = coords.iter().map(|c| Circle::new(*c, 4, marker_style(i)));
+    chart.draw_series(marks).map_err(fail)?;
+    Ok(())
+}
+
+/// A dashed guide line from `from` to `to`.
+fn draw_guide<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    from: (f64, f64),
+    to: (f64, f64),
+) -> Result<(), DrawError>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let guide = DashedLineSeries::new([from, to], 6, 4, INK.stroke_width(1));
+    chart.draw_series(guide).map_err(fail)?;
+    Ok(())
 }
 
 /// The two header lines of a chart.

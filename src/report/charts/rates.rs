@@ -1,27 +1,20 @@
-//! A sweep's rate curve, per affinity set at its largest thread count
-//! (`sweep-rates-<affinity>.svg`): two panels against the offered rate per
-//! thread on a log axis, one line per strategy, the seed's ~22k/s per CPU
-//! marked:
-//!
-//! - left: net ns per update, what the counter costs beyond the harness
-//!   at that rate: busy ns per update less the paced floor's (paced), loop
-//!   ns/op less the harness floor's (a `max` point, flat out);
-//! - right: net CPU share, % (log): CPU share less the paced floor's, the
-//!   answer to the seed's "24% of cycles" (paced points only: flat out
-//!   every CPU is all busy).
-//!
-//! A `max` (hammer) point sits at the rate it achieved per thread. Points
-//! without a net cost (files written before it was recorded) are left
+//! A sweep's rate curve per affinity set at its largest thread count
+//! (`sweep-rates-<affinity>.svg`): against the offered rate per thread
+//! (log), net ns per update on the left and net CPU share (paced points
+//! only) on the right, one line per strategy, the seed's rate marked. A
+//! hammer point sits at the rate it achieved.
 //! out, and the note says so.
 
 use super::{
-    Chart, Header, INK, LegendEntry, Repeats, Swatch, canvas, colour, draw_number_mesh, fail,
-    file_safe, log_span, log_ticks, marker_style, signed_span,
+    Chart, Header, LegendEntry, Repeats, Swatch, canvas, colour, draw_curve, draw_guide,
+    draw_number_mesh, fail, file_safe, log_span, log_ticks, signed_span,
 };
 use crate::report::DrawError;
 use crate::sweep::{SweepPoint, SweepResults};
 use crate::workload::SEED_RATE;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
+use std::ops::Range;
 
 /// One point of a strategy's curve.
 struct RatePoint {
@@ -53,13 +46,9 @@ pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     Ok(charts)
 }
 
-/// The two panels for the points of one affinity set at `threads`, or
-/// `None` when no point has a net cost.
-fn render(
-    affinity: &str,
-    threads: usize,
-    points: &[&SweepPoint],
-) -> Option<Result<String, DrawError>> {
+/// Each strategy's points, in rate order, and how many strategy points
+/// had no net cost.
+fn curves(points: &[&SweepPoint]) -> (Vec<(String, Vec<RatePoint>)>, usize) {
     let mut lines: Vec<(String, Vec<RatePoint>)> = Vec::new();
     let mut left_out = 0;
     for p in points {
@@ -87,11 +76,56 @@ fn render(
             }
         }
     }
-    if lines.is_empty() {
-        return None;
-    }
     for (_, line) in &mut lines {
         line.sort_by(|a, b| a.rate.total_cmp(&b.rate));
+    }
+    (lines, left_out)
+}
+
+/// One panel against the offered rate: the seed's rate dashed, then each
+/// strategy's `y` (points without one left out).
+fn panel<Y>(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    rates: &Range<f64>,
+    (y, span): (Y, &Range<f64>),
+    y_desc: &str,
+    lines: &[(String, Vec<RatePoint>)],
+    value: impl Fn(&RatePoint) -> Option<f64>,
+) -> Result<(), DrawError>
+where
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let (lo, hi) = (span.start, span.end);
+    let x = rates.clone().log_scale().with_key_points(log_ticks(rates));
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x, y)
+        .map_err(fail)?;
+    draw_number_mesh(&mut chart, "offered updates/s per thread (log)", y_desc)?;
+    draw_guide(&mut chart, (SEED_RATE, lo), (SEED_RATE, hi))?;
+    for (i, (_, line)) in lines.iter().enumerate() {
+        let coords: Vec<(f64, f64)> = line
+            .iter()
+            .filter_map(|p| Some((p.rate, value(p)?)))
+            .collect();
+        draw_curve(&mut chart, i, &coords)?;
+    }
+    Ok(())
+}
+
+/// The two panels for the points of one affinity set at `threads`, or
+/// `None` when no point has a net cost.
+fn render(
+    affinity: &str,
+    threads: usize,
+    points: &[&SweepPoint],
+) -> Option<Result<String, DrawError>> {
+    let (lines, left_out) = curves(points);
+    if lines.is_empty() {
+        return None;
     }
     let entries: Vec<LegendEntry> = lines
         .iter()
@@ -139,72 +173,18 @@ fn render(
         &note,
         |area| {
             let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
-            let x = || rates.clone().log_scale().with_key_points(log_ticks(&rates));
-            let mut chart = ChartBuilder::on(&left)
-                .margin(12)
-                .x_label_area_size(50)
-                .y_label_area_size(70)
-                .build_cartesian_2d(x(), net.clone())
-                .map_err(fail)?;
-            draw_number_mesh(
-                &mut chart,
-                "offered updates/s per thread (log)",
-                "net ns per update",
-            )?;
-            chart
-                .draw_series(DashedLineSeries::new(
-                    [(SEED_RATE, net.start), (SEED_RATE, net.end)],
-                    6,
-                    4,
-                    INK.stroke_width(1),
-                ))
-                .map_err(fail)?;
-            for (i, (_, line)) in lines.iter().enumerate() {
-                let coords: Vec<(f64, f64)> = line.iter().map(|p| (p.rate, p.net_ns)).collect();
-                chart
-                    .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
-                    .map_err(fail)?;
-                chart
-                    .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
-                    .map_err(fail)?;
-            }
-
-            let y = shares
+            let y = "net ns per update";
+            panel(&left, &rates, (net.clone(), &net), y, &lines, |p| {
+                Some(p.net_ns)
+            })?;
+            let y = "net CPU share, % (log)";
+            let log = shares
                 .clone()
                 .log_scale()
                 .with_key_points(log_ticks(&shares));
-            let mut chart = ChartBuilder::on(&right)
-                .margin(12)
-                .x_label_area_size(50)
-                .y_label_area_size(70)
-                .build_cartesian_2d(x(), y)
-                .map_err(fail)?;
-            draw_number_mesh(
-                &mut chart,
-                "offered updates/s per thread (log)",
-                "net CPU share, % (log)",
-            )?;
-            chart
-                .draw_series(DashedLineSeries::new(
-                    [(SEED_RATE, shares.start), (SEED_RATE, shares.end)],
-                    6,
-                    4,
-                    INK.stroke_width(1),
-                ))
-                .map_err(fail)?;
-            for (i, (_, line)) in lines.iter().enumerate() {
-                let coords: Vec<(f64, f64)> = line
-                    .iter()
-                    .filter_map(|p| Some((p.rate, p.share_pct?.max(shares.start))))
-                    .collect();
-                chart
-                    .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
-                    .map_err(fail)?;
-                chart
-                    .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
-                    .map_err(fail)?;
-            }
-            Ok(())
+            panel(&right, &rates, (log, &shares), y, &lines, |p| {
+                Some(p.share_pct?.max(shares.start))
+            })
         },
     ))
 }

@@ -8,7 +8,7 @@ use crate::report::DrawError;
 use crate::runner::RunResults;
 use crate::workload::Regime;
 
-/// Every chart of one run (see [`super::write_run_charts`]), file names prefixed
+/// Every chart of one run, file names prefixed
 /// with `prefix`: `cost.svg`, then each regime's, in the run's order.
 pub(in crate::report) fn charts(run: &RunResults, prefix: &str) -> Result<Vec<Chart>, DrawError> {
     let mut charts = Vec::new();

@@ -6,8 +6,8 @@
 //! period and labelled with it.
 
 use super::{
-    FONT, Header, INK, LABEL_PX, LegendEntry, Repeats, Swatch, canvas, colour, duration_label,
-    fail, house_mesh, log_span, log_ticks, marker_style, num, padded, zero_based,
+    FONT, Header, INK, LABEL_PX, LegendEntry, Repeats, Swatch, canvas, colour, draw_curve,
+    duration_label, fail, house_mesh, log_span, log_ticks, num, padded, zero_based,
 };
 use crate::counter::{PublishPolicy, format_duration};
 use crate::report::DrawError;
@@ -187,12 +187,7 @@ where
     Y: Ranged<ValueType = f64>,
 {
     let coords: Vec<(f64, f64)> = points.iter().map(|(_, c)| *c).collect();
-    chart
-        .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
-        .map_err(fail)?;
-    chart
-        .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
-        .map_err(fail)?;
+    draw_curve(chart, i, &coords)?;
     let font = (FONT, LABEL_PX - 1).into_font().color(&INK);
     chart
         .draw_series(points.iter().map(|(p, c)| {

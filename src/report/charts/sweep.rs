@@ -15,10 +15,9 @@ use crate::stats::Summary;
 use crate::sweep::{SweepPoint, SweepResults};
 use plotters::prelude::*;
 
-/// Every chart of a sweep (see [`super::write_sweep_charts`]).
+/// Every chart of a sweep: its own ([`sweep_charts`]), then each point's.
 pub(in crate::report) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
-    let mut charts = own_charts(sweep)?;
-    charts.extend(super::rates::charts(sweep)?);
+    let mut charts = sweep_charts(sweep)?;
     for p in &sweep.points {
         let prefix = format!(
             "point-{}-t{}{}-",
@@ -29,6 +28,14 @@ pub(in crate::report) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, Draw
         // A point is one regime, its rate already in the prefix.
         charts.extend(super::run::regime_charts(&p.results, &prefix, "")?);
     }
+    Ok(charts)
+}
+
+/// The sweep's own charts, not its points': each affinity set's, in the
+/// order the sets were first run, then the rate curves.
+pub(in crate::report) fn sweep_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
+    let mut charts = own_charts(sweep)?;
+    charts.extend(super::rates::charts(sweep)?);
     Ok(charts)
 }
 

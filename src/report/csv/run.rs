@@ -5,13 +5,10 @@ use crate::runner::RunResults;
 use crate::workload::Regime;
 use serde::Serialize;
 
-/// One CSV row. Latencies are ns; rates are per second. `floor_ns` is
-/// the row's floor: flat out the harness floor's mean loop ns/op, paced
-/// the busy ns/op of the floor the repeat ran in place (in a file from
-/// before, the paced floor's mean); `net_ns` is the row's gross figure
-/// (`write_loop_ns` flat out, `write_busy_ns` paced) less it. A clock
-/// floor's repeats (and an older file's paced floor's) are rows with
-/// `floor` true.
+/// One CSV row: latencies in ns, rates per second. `floor_ns` is the
+/// row's floor (flat out the harness floor's loop ns/op, paced the busy
+/// ns/op of its floor in place) and `net_ns` its gross figure less it;
+/// a clock floor's repeats are rows with `floor` true.
 #[derive(Serialize)]
 struct RunRow<'a> {
     strategy: &'a str,

@@ -4,7 +4,8 @@
 //! provenance.
 
 use super::{
-    article_head, inline_svg, kv_table, provenance_table, section, verdict_section, warnings_list,
+    article_head, inline_svg, kv_table, provenance_table, section, sortable, verdict_section,
+    warnings_list,
 };
 use crate::matrix::MatrixResults;
 use crate::placement::NodeCheck;
@@ -25,130 +26,143 @@ pub(super) fn article(
     let lines = verdict::matrix_lines(m);
     let mut notes: Vec<String> = m.topology.notes.clone();
     notes.extend(m.notes.iter().cloned());
-    let asymmetric: Vec<_> = m.pairs.iter().filter(|p| p.asymmetric).collect();
-    let c = &m.config;
-    let f = &m.reference;
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="matrix" {
             (article_head(id, "matrix", label, &m.provenance, None))
             (verdict_section(id, &[(None, lines)], false))
-            (section(id, "tables", "Tables", html! {
-                h4 { "Cost of a cache line's hand-off by distance class (one-way ns, pairs' medians)" }
-                div.scroll {
-                    table.sortable {
-                        thead { tr { th { "class" } th { "pairs" } th { "median ns" } th { "p90 ns" } th { "min ns" } th { "max ns" } } }
-                        tbody {
-                            @for k in &m.classes {
-                                tr {
-                                    td { (k.class.to_string()) }
-                                    td data-sort=(k.pairs) {
-                                        @if k.pairs == k.candidates { (k.pairs) } @else { (k.pairs) "/" (k.candidates) }
-                                    }
-                                    td data-sort=(k.median_ns) { (format!("{:.1}", k.median_ns)) }
-                                    td data-sort=(k.p90_ns) { (format!("{:.1}", k.p90_ns)) }
-                                    td data-sort=(k.min_ns) { (format!("{:.1}", k.min_ns)) }
-                                    td data-sort=(k.max_ns) { (format!("{:.1}", k.max_ns)) }
-                                }
-                            }
-                        }
-                    }
-                }
-                @if !m.empty_classes.is_empty() {
-                    h4 { "Classes with no pair" }
-                    ul { @for e in &m.empty_classes { li { (e.class) ": " (e.reason) } } }
-                }
-                p.note { (crate::matrix::RULE) }
-                @if asymmetric.is_empty() {
-                    p { "Directions agree: every pair's i→j and j→i medians within " (c.asymmetry_limit_pct) "%." }
-                } @else {
-                    h4 { "Asymmetric pairs (directions differ by more than " (c.asymmetry_limit_pct) "%)" }
-                    div.scroll {
-                        table.sortable {
-                            thead { tr { th { "pair" } th { "i→j ns" } th { "j→i ns" } th { "asymmetry %" } } }
-                            tbody {
-                                @for p in &asymmetric {
-                                    tr {
-                                        td { (p.forward.from) "→" (p.forward.to) }
-                                        td data-sort=(p.forward.median_ns) { (format!("{:.1}", p.forward.median_ns)) }
-                                        td data-sort=(p.backward.median_ns) { (format!("{:.1}", p.backward.median_ns)) }
-                                        td data-sort=(p.asymmetry_pct) { (format!("{:.1}", p.asymmetry_pct)) }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-                (load_tables(m))
-                p {
-                    "Reference CAS ping-pong on " (f.cpus[0]) "-" (f.cpus[1]) ": "
-                    (format!("{:.1}", f.one_way_ns)) " ns one-way; matrix (" (c.mode) ") "
-                    (format!("{:.1} ns ({:+.1}%)", f.matrix_one_way_ns, f.difference_pct))
-                }
-            }))
+            (section(id, "tables", "Tables", tables(m)))
             (section(id, "charts", "Charts", html! {
                 @match &heatmap {
                     Some(svg) => { (inline_svg("heatmap.svg", svg)) }
                     None => { p { "No heatmap: no pair was measured." } }
                 }
             }))
-            (section(id, "placement", "Placement proof", html! {
-                @let bad = m.pairs.iter().filter(|p| !p.verified()).count();
-                @let load_bad = load_unverified(m);
-                @if load_bad > 0 {
-                    p.bad { (load_bad) " contenders or sharers sets UNVERIFIED (a thread or their line)" }
-                }
-                p {
-                    (m.pairs.len()) " pairs: "
-                    @if bad == 0 { span.ok { "every thread pinned and every line on its home node, verified" } }
-                    @else { span.bad { (bad) " pairs UNVERIFIED" } }
-                    " (sched_getcpu, move_pages)."
-                }
-                details {
-                    summary { "Every pair's threads and line" }
-                    div.scroll {
-                        table.sortable {
-                            thead { tr {
-                                th { "pair" } th { "class" } th { "requested CPUs" } th { "observed CPUs" }
-                                th { "threads verified" } th { "home node" } th { "line" }
-                            } }
-                            tbody {
-                                @for p in &m.pairs {
-                                    tr {
-                                        td { (p.cpus[0]) "-" (p.cpus[1]) }
-                                        td { (p.class.to_string()) }
-                                        td { (p.threads[0].requested_cpu) ", " (p.threads[1].requested_cpu) }
-                                        td {
-                                            (p.threads[0].observed_cpu.map_or("-".to_string(), |c| c.to_string())) ", "
-                                            (p.threads[1].observed_cpu.map_or("-".to_string(), |c| c.to_string()))
-                                        }
-                                        @if p.threads.iter().all(|t| t.verified) { td.ok { "yes" } } @else { td.bad { "NO" } }
-                                        td data-sort=(p.home_node) { (p.home_node) }
-                                        @match &p.line {
-                                            NodeCheck::Verified { node } => { td.ok { "verified on node " (node) } }
-                                            NodeCheck::Unverified { reason } => { td.bad { "UNVERIFIED: " (reason) } }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }))
+            (section(id, "placement", "Placement proof", placement_proof(m)))
             (section(id, "warnings", "Noise and interference warnings", warnings_list(&notes)))
             (section(id, "provenance", "Provenance", html! {
                 (provenance_table(&m.provenance, Some(&m.topology)))
                 h4 { "Settings" }
-                (kv_table(&[
-                    ("CPUs", c.cpus.iter().copied().collect::<CpuList>().to_string()),
-                    ("mode", c.mode.to_string()),
-                    ("home", c.home.to_string()),
-                    ("samples", format!("{} per direction × {} round trips, {} warm-up", c.samples, c.round_trips_per_sample, c.warmup_samples)),
-                    ("pairs", c.per_class.map_or("every pair".to_string(), |n| format!("at most {n} per class"))),
-                    ("timer", c.timer.to_string()),
-                ]))
+                (settings(m))
             }))
         }
     })
+}
+
+/// The class table, empty classes, asymmetric pairs, the load tables and
+/// the reference check.
+fn tables(m: &MatrixResults) -> Markup {
+    let asymmetric: Vec<_> = m.pairs.iter().filter(|p| p.asymmetric).collect();
+    let c = &m.config;
+    let f = &m.reference;
+    html! {
+        h4 { "Cost of a cache line's hand-off by distance class (one-way ns, pairs' medians)" }
+        (sortable(&["class", "pairs", "median ns", "p90 ns", "min ns", "max ns"], html! {
+                    @for k in &m.classes {
+                        tr {
+                            td { (k.class.to_string()) }
+                            td data-sort=(k.pairs) {
+                                @if k.pairs == k.candidates { (k.pairs) } @else { (k.pairs) "/" (k.candidates) }
+                            }
+                            td data-sort=(k.median_ns) { (format!("{:.1}", k.median_ns)) }
+                            td data-sort=(k.p90_ns) { (format!("{:.1}", k.p90_ns)) }
+                            td data-sort=(k.min_ns) { (format!("{:.1}", k.min_ns)) }
+                            td data-sort=(k.max_ns) { (format!("{:.1}", k.max_ns)) }
+                        }
+                    }
+                }))
+        @if !m.empty_classes.is_empty() {
+            h4 { "Classes with no pair" }
+            ul { @for e in &m.empty_classes { li { (e.class) ": " (e.reason) } } }
+        }
+        p.note { (crate::matrix::RULE) }
+        @if asymmetric.is_empty() {
+            p { "Directions agree: every pair's i→j and j→i medians within " (c.asymmetry_limit_pct) "%." }
+        } @else {
+            h4 { "Asymmetric pairs (directions differ by more than " (c.asymmetry_limit_pct) "%)" }
+            (sortable(&["pair", "i→j ns", "j→i ns", "asymmetry %"], html! {
+                        @for p in &asymmetric {
+                            tr {
+                                td { (p.forward.from) "→" (p.forward.to) }
+                                td data-sort=(p.forward.median_ns) { (format!("{:.1}", p.forward.median_ns)) }
+                                td data-sort=(p.backward.median_ns) { (format!("{:.1}", p.backward.median_ns)) }
+                                td data-sort=(p.asymmetry_pct) { (format!("{:.1}", p.asymmetry_pct)) }
+                            }
+                        }
+                    }))
+        }
+        (load_tables(m))
+        p {
+            "Reference CAS ping-pong on " (f.cpus[0]) "-" (f.cpus[1]) ": "
+            (format!("{:.1}", f.one_way_ns)) " ns one-way; matrix (" (c.mode) ") "
+            (format!("{:.1} ns ({:+.1}%)", f.matrix_one_way_ns, f.difference_pct))
+        }
+    }
+}
+
+/// Every pair's threads and line, and whether each was verified.
+fn placement_proof(m: &MatrixResults) -> Markup {
+    html! {
+        @let bad = m.pairs.iter().filter(|p| !p.verified()).count();
+        @let load_bad = load_unverified(m);
+        @if load_bad > 0 {
+            p.bad { (load_bad) " contenders or sharers sets UNVERIFIED (a thread or their line)" }
+        }
+        p {
+            (m.pairs.len()) " pairs: "
+            @if bad == 0 { span.ok { "every thread pinned and every line on its home node, verified" } }
+            @else { span.bad { (bad) " pairs UNVERIFIED" } }
+            " (sched_getcpu, move_pages)."
+        }
+        details {
+            summary { "Every pair's threads and line" }
+            (sortable(&["pair", "class", "requested CPUs", "observed CPUs", "threads verified", "home node", "line"], html! {
+                        @for p in &m.pairs {
+                            tr {
+                                td { (p.cpus[0]) "-" (p.cpus[1]) }
+                                td { (p.class.to_string()) }
+                                td { (p.threads[0].requested_cpu) ", " (p.threads[1].requested_cpu) }
+                                td {
+                                    (p.threads[0].observed_cpu.map_or("-".to_string(), |c| c.to_string())) ", "
+                                    (p.threads[1].observed_cpu.map_or("-".to_string(), |c| c.to_string()))
+                                }
+                                @if p.threads.iter().all(|t| t.verified) { td.ok { "yes" } } @else { td.bad { "NO" } }
+                                td data-sort=(p.home_node) { (p.home_node) }
+                                @match &p.line {
+                                    NodeCheck::Verified { node } => { td.ok { "verified on node " (node) } }
+                                    NodeCheck::Unverified { reason } => { td.bad { "UNVERIFIED: " (reason) } }
+                                }
+                            }
+                        }
+                    }))
+        }
+    }
+}
+
+/// How the matrix was measured.
+fn settings(m: &MatrixResults) -> Markup {
+    let c = &m.config;
+    kv_table(&[
+        (
+            "CPUs",
+            c.cpus.iter().copied().collect::<CpuList>().to_string(),
+        ),
+        ("mode", c.mode.to_string()),
+        ("home", c.home.to_string()),
+        (
+            "samples",
+            format!(
+                "{} per direction × {} round trips, {} warm-up",
+                c.samples, c.round_trips_per_sample, c.warmup_samples
+            ),
+        ),
+        (
+            "pairs",
+            c.per_class.map_or("every pair".to_string(), |n| {
+                format!("at most {n} per class")
+            }),
+        ),
+        ("timer", c.timer.to_string()),
+    ])
 }
 
 /// `ns` to one decimal, or `-` for none.
@@ -176,10 +190,7 @@ fn load_tables(m: &MatrixResults) -> Markup {
     html! {
         @if !m.contenders.is_empty() {
             h4 { "Contenders: k CPUs adding to one line (ns per hand-over = window ÷ hand-overs − one add on a private line; add ns per CPU = k × window ÷ adds − that add; trimmed means over windows)" }
-            div.scroll {
-                table.sortable {
-                    thead { tr { th { "k" } th { "CPUs" } th { "widest class" } th { "adds" } th { "hand-overs" } th { "ns per hand-over" } th { "add ns per CPU" } } }
-                    tbody {
+            (sortable(&["k", "CPUs", "widest class", "adds", "hand-overs", "ns per hand-over", "add ns per CPU"], html! {
                         @for p in &m.contenders {
                             @let adds: u64 = p.adds.iter().sum();
                             @let handovers: u64 = p.handovers.iter().sum();
@@ -193,16 +204,11 @@ fn load_tables(m: &MatrixResults) -> Markup {
                                 td data-sort=(p.add_ns) { (format!("{:.1}", p.add_ns)) }
                             }
                         }
-                    }
-                }
-            }
+                    }))
         }
         @if !m.sharers.is_empty() {
             h4 { "Sharers: one writer, m readers reading between its writes (the writer's fenced add less a private add, trimmed mean over rounds)" }
-            div.scroll {
-                table.sortable {
-                    thead { tr { th { "m" } th { "writer" } th { "readers" } th { "widest class" } th { "fresh reads" } th { "upgrade ns" } } }
-                    tbody {
+            (sortable(&["m", "writer", "readers", "widest class", "fresh reads", "upgrade ns"], html! {
                         @for p in &m.sharers {
                             tr {
                                 td data-sort=(p.m) { (p.m) }
@@ -213,16 +219,11 @@ fn load_tables(m: &MatrixResults) -> Markup {
                                 td data-sort=(p.upgrade_ns) { (format!("{:.1}", p.upgrade_ns)) }
                             }
                         }
-                    }
-                }
-            }
+                    }))
         }
         @if !m.home_classes.is_empty() {
             h4 { "Homes: read fetched and add moved (net ns, trimmed means) with the line on the requesting CPU's node and on another" }
-            div.scroll {
-                table.sortable {
-                    thead { tr { th { "class" } th { "pairs" } th { "local fetched" } th { "local add" } th { "remote fetched" } th { "remote add" } th { "remote distance" } } }
-                    tbody {
+            (sortable(&["class", "pairs", "local fetched", "local add", "remote fetched", "remote add", "remote distance"], html! {
                         @for h in &m.home_classes {
                             tr {
                                 td { (h.class.to_string()) }
@@ -234,9 +235,7 @@ fn load_tables(m: &MatrixResults) -> Markup {
                                 td { (h.remote.as_ref().map_or("-".to_string(), |c| c.distance.to_string())) }
                             }
                         }
-                    }
-                }
-            }
+                    }))
         }
     }
 }

@@ -1,30 +1,11 @@
-//! report.html: one self-contained page for one or more result files,
-//! drawn with `maud` (every value read from a result file is escaped: they
-//! travel between hosts).
-//!
-//! Per result, in order: a "partial" banner when the run was interrupted;
-//! for a run, the headline ([`crate::verdict::headline`]: the answer at
-//! the seed's rate, then flat out) and under it one chart, the net cost of
-//! every strategy in every regime (`cost.svg`), so that both are on the
-//! first screen; the verdict ([`crate::verdict`]); the tables, `mean±CI%` with the
-//! change against the first level and a significance mark (Welch,
-//! Holm-adjusted over the table's tests, ±2% noise threshold, as `contend
-//! compare`), the trusted figures first (the cost of one update from
-//! throughput or net busy time, never the sampled ns), the diagnostic ones
-//! (sampled latency, publishes/s, hand-overs/s, staleness, updates per
-//! ownership, fetches per read) folded under a `<details>` heading; the charts, inline
-//! SVG; the placement proof (every thread's requested and observed CPU,
-//! every slot's node, verified or not); the noise and interference
-//! warnings; the provenance. A run of several regimes (flat out, paced at
-//! a rate) has its verdict, tables, charts and warnings per regime, each
-//! drawn from that regime's view ([`crate::runner::RunResults::regimes`]).
-//! With two or more runs the page starts with the hosts side by side: a
-//! row per host (CPU model, kernel, nodes, LLCs, CPUs used) and, per
-//! regime, one table per measure with a column per host × strategy.
-//!
-//! Self-contained: inline CSS, inline SVG, no URL of any kind; a few lines
-//! of inline JavaScript sort a table on a header click, and the page is
-//! complete without them.
+//! report.html: one self-contained page (inline CSS and SVG, no URL; a
+//! few lines of JavaScript sort a table, and the page is complete without
+//! them) for one or more result files, drawn with `maud`, which escapes
+//! every value read from a file. Per result: a partial banner, the
+//! headline and the cost chart, the verdict, the tables (trusted figures
+//! first, diagnostic ones folded), the charts, the placement proof, the
+//! warnings and the provenance, per regime where a run has several; with
+//! two or more runs, the hosts side by side first.
 
 mod check;
 mod gallery;
@@ -41,6 +22,7 @@ use crate::provenance::Provenance;
 use crate::runner::Stopped;
 use crate::topology::{CpuList, Topology};
 use crate::verdict::Verdict;
+use crate::verdict::basis::Severity;
 use crate::workload::Regime;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
@@ -346,19 +328,38 @@ fn section(id: usize, name: &str, title: &str, body: Markup) -> Markup {
     }
 }
 
-/// The noise and interference warnings: one list item each, `WARNING`
-/// lines marked.
-fn warnings_list(lines: &[String]) -> Markup {
+/// A line of a page's warnings section: a note read from a file
+/// (`String`) or a finding with its severity.
+pub(super) trait Listed {
+    /// Its words and whether it is marked as a warning.
+    fn line(&self) -> (&str, bool);
+}
+
+impl Listed for String {
+    fn line(&self) -> (&str, bool) {
+        (self, false)
+    }
+}
+
+impl Listed for (Severity, String) {
+    fn line(&self) -> (&str, bool) {
+        (&self.1, self.0 == Severity::Warning)
+    }
+}
+
+/// The noise and interference warnings: one list item each, warnings
+/// marked.
+fn warnings_list(lines: &[impl Listed]) -> Markup {
     html! {
         @if lines.is_empty() {
             p { "No notes or warnings were recorded." }
         } @else {
             ul.warnings {
-                @for l in lines {
-                    @if l.contains("WARNING") {
-                        li.warn { (plain(l)) }
+                @for (text, warn) in lines.iter().map(Listed::line) {
+                    @if warn {
+                        li.warn { (plain(text)) }
                     } @else {
-                        li { (plain(l)) }
+                        li { (plain(text)) }
                     }
                 }
             }
@@ -408,6 +409,19 @@ fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
         rows.push(("allowed memory nodes", t.allowed_mems.to_string()));
     }
     kv_table(&rows)
+}
+
+/// A sortable table that scrolls: `head` as its header row, `rows` its
+/// body.
+fn sortable(head: &[&str], rows: Markup) -> Markup {
+    html! {
+        div.scroll {
+            table.sortable {
+                thead { tr { @for h in head { th { (h) } } } }
+                tbody { (rows) }
+            }
+        }
+    }
 }
 
 /// A two-column key/value table.

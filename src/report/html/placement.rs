@@ -2,6 +2,7 @@
 //! thread's requested and observed CPU, every slot's node, verified or
 //! not.
 
+use super::sortable;
 use crate::placement::NodeCheck;
 use crate::runner::RunResults;
 use crate::topology::CpuList;
@@ -57,10 +58,7 @@ pub(super) fn placement(run: &RunResults) -> Markup {
         }
         @for (key, names) in &groups {
             h4 { "Threads of " (names.join(", ")) }
-            div.scroll {
-                table.sortable {
-                    thead { tr { th { "role" } th { "requested CPU" } th { "observed CPU" } th { "node" } th { "verified" } } }
-                    tbody {
+            (sortable(&["role", "requested CPU", "observed CPU", "node", "verified"], html! {
                         @for (r, cpu, observed, verified, node) in key {
                             tr {
                                 td { (role(*r)) }
@@ -70,9 +68,7 @@ pub(super) fn placement(run: &RunResults) -> Markup {
                                 @if *verified { td.ok { "yes" } } @else { td.bad { "NO" } }
                             }
                         }
-                    }
-                }
-            }
+                    }))
         }
         h4 { "Slots" }
         @for s in &run.strategies {
@@ -84,10 +80,7 @@ pub(super) fn placement(run: &RunResults) -> Markup {
                     " on node" @if nodes.len() != 1 { "s" } " " (nodes) ", "
                     @if bad == 0 { span.ok { "verified" } } @else { span.bad { (bad) " UNVERIFIED" } }
                 }
-                div.scroll {
-                    table.sortable {
-                        thead { tr { th { "slot" } th { "node" } th { "move_pages" } } }
-                        tbody {
+                (sortable(&["slot", "node", "move_pages"], html! {
                             @for x in &s.slots {
                                 tr {
                                     td { (x.owner) }
@@ -98,9 +91,7 @@ pub(super) fn placement(run: &RunResults) -> Markup {
                                     }
                                 }
                             }
-                        }
-                    }
-                }
+                        }))
             }
         }
     }

@@ -18,7 +18,7 @@ use crate::stats::Decision;
 use crate::topology::CpuList;
 use crate::units::spread_text;
 use crate::verdict;
-use crate::verdict::basis::basis_lines;
+use crate::verdict::basis::{Severity, findings};
 use crate::workload::Regime;
 use maud::{Markup, html};
 
@@ -111,18 +111,21 @@ pub(super) fn glance(id: &str, run: &RunResults) -> Result<Markup, ExportError> 
 /// the lines under the text tables (floor, bursts, rate shortfall,
 /// interference) of each regime (named when there are several), and the
 /// notes recorded during the run.
-pub(super) fn warnings(run: &RunResults) -> Vec<String> {
-    let mut lines: Vec<String> = run.topology.notes.clone();
+pub(super) fn warnings(run: &RunResults) -> Vec<(Severity, String)> {
+    let note = |n: &String| (Severity::Info, n.clone());
+    let mut lines: Vec<(Severity, String)> = run.topology.notes.iter().map(note).collect();
     for r in regimes(run) {
-        let basis = basis_lines(&r.view).into_iter();
-        match &r.heading {
-            Some(h) => lines.extend(basis.map(|f| format!("{h}: {f}"))),
-            None => lines.extend(basis),
+        for f in findings(&r.view) {
+            let text = match &r.heading {
+                Some(h) => format!("{h}: {f}"),
+                None => f.to_string(),
+            };
+            lines.push((f.severity, text));
         }
     }
-    lines.extend(run.notes.iter().cloned());
+    lines.extend(run.notes.iter().map(note));
     if let Some(bad) = run.first_inexact() {
-        lines.insert(0, format!("WARNING exact sums: {bad}"));
+        lines.insert(0, (Severity::Warning, format!("WARNING exact sums: {bad}")));
     }
     unique(lines.into_iter())
 }
@@ -183,14 +186,10 @@ pub(super) fn measure_table(m: &Measure, grid: &StrategyGrid) -> Markup {
     }
 }
 
-/// The measures the tables of these strategies of one regime (`rate`)
-/// show, the trusted ones first: the cost
-/// of one update ([`cost_measure`]: loop ns/op from throughput flat out,
-/// net busy ns per update paced), then flat out its net (less the harness
-/// floor), paced the net CPU share, then updates per ownership; then the
-/// rest of [`shown_measures`] in their order (the sampled ns among them,
-/// titled as sampled; paced, without loop ns/op, the pacing interval
-/// there). A measure no strategy recorded is left out.
+/// The measures one regime's tables show, the trusted first: the cost
+/// of one update ([`cost_measure`]), its net or net CPU share, updates per
+/// ownership; then the rest of [`shown_measures`]. A measure no strategy
+/// recorded is left out.
 pub(super) fn ordered_measures<'a>(
     strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
     regime: Regime,
@@ -310,7 +309,7 @@ fn sampling(run: &RunResults) -> String {
             text
         })
         .collect();
-    if each.iter().all(|e| e.ends_with("off")) {
+    if regimes(run).iter().all(|r| r.view.config.sample_every == 0) {
         return "off".to_string();
     }
     format!(

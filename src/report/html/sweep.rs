@@ -32,20 +32,17 @@ pub(super) fn article(
 ) -> Result<Markup, ExportError> {
     // The sweep's own charts; every point's run charts would make the page
     // as heavy as the folder, and its tables below hold their numbers.
-    let charts: Vec<(String, String)> = charts::sweep::charts(sweep)?
-        .into_iter()
-        .filter(|(name, _)| name.starts_with("sweep-"))
-        .collect();
+    let charts = charts::sweep::sweep_charts(sweep)?;
     let lines = verdict::sweep_lines(sweep);
     let first = sweep.points.first().map(|p| &p.results);
     let provenance = match first {
         Some(r) => &r.provenance,
         None => super::empty_provenance(),
     };
-    let mut notes: Vec<String> = Vec::new();
+    let mut notes = Vec::new();
     for p in &sweep.points {
-        for w in warnings(&p.results) {
-            notes.push(format!("{}: {w}", point_label(p)));
+        for (severity, w) in warnings(&p.results) {
+            notes.push((severity, format!("{}: {w}", point_label(p))));
         }
     }
     Ok(html! {

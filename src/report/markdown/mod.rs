@@ -52,14 +52,10 @@ pub fn table(header: &[String], rows: &[Vec<String>]) -> String {
 /// the same set.
 const MARKUP: &[char] = &['\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '&'];
 
-/// An untrusted string (a host name, CPU model, kernel release, note,
-/// strategy or file name from a result file) as Markdown text that reads
-/// as itself wherever it lands (a heading, a bullet, a table cell): on one
-/// line without control characters ([`crate::report::plain`]), every
-/// [`MARKUP`] character backslash-escaped, and what would open a block at
-/// the start of a line (`# `, `- `, `+ `, `---`, `1. `) escaped too. The
-/// one Markdown escape: every Markdown writer passes such strings through
-/// it.
+/// An untrusted string read from a result file as Markdown that reads as
+/// itself wherever it lands: on one line ([`crate::report::plain`]), every
+/// [`MARKUP`] character and what would open a block at a line's start
+/// (`# `, `- `, `+ `, `---`, `1. `) backslash-escaped.
 pub(super) fn escape(text: &str) -> String {
     let line = crate::report::plain(text);
     let chars: Vec<char> = line.trim().chars().collect();

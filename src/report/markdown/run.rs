@@ -8,7 +8,7 @@ use super::{
 };
 use crate::report::measures::{StrategyGrid, table_measures, table_title};
 use crate::runner::RunResults;
-use crate::verdict::basis::basis_lines;
+use crate::verdict::basis::findings;
 use std::fmt::Write;
 
 /// A run (run.json) as Markdown.
@@ -51,7 +51,7 @@ fn regime_markdown(out: &mut String, run: &RunResults) {
         let _ = writeln!(out, "\n#### {}\n", table_title(m, run.regime().is_paced()));
         out.push_str(&grid_table(m, &grid));
     }
-    for line in basis_lines(run) {
-        let _ = writeln!(out, "\n{}", escape(&line));
+    for f in findings(run) {
+        let _ = writeln!(out, "\n{}", escape(&f.to_string()));
     }
 }

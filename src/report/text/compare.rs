@@ -1,13 +1,10 @@
-//! `contend compare` as text. By default the patch table: plain text
-//! within [`WIDTH`] columns, to paste into a commit message as the
-//! seeds paste theirs: per regime, each strategy's cost per update with
-//! its 95% CI and the repeats it used, its change against the base and
-//! the verdict, then what the words mean and where it ran. With
-//! `--verbose`, every compared measure of every pair, one block per pair
-//! in the seeds' format (`base: 90569±1.15%   test: 104152±0.34%`), with
-//! the change, its 95% CI and the Holm-adjusted p-value.
+//! `contend compare` as text: by default the patch table, within
+//! [`WIDTH`] columns, per regime each strategy's cost with its 95% CI and
+//! repeats, its change and verdict; `--verbose`, every compared measure
+//! of every pair in the seeds' format (`base: 90569±1.15%   test:
+//! 104152±0.34%`) with its change, 95% CI and Holm-adjusted p.
 
-use super::{WIDTH, wrapped};
+use super::{WIDTH, columns, wrapped};
 use crate::compare::{Comparison, HostRecord, MeasureRow, Pair, Replicates, Side};
 use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult, cost_measure};
@@ -241,17 +238,8 @@ fn layout(rows: &[PatchRow]) -> String {
     };
     let w: Vec<usize> = (0..5).map(width).collect();
     let numbers = |r: &PatchRow| {
-        let c = r.cells();
-        format!(
-            "{:>w1$}  {:>w2$}  {:<w3$}  {}",
-            c[1],
-            c[2],
-            c[3],
-            c[4],
-            w1 = w[1],
-            w2 = w[2],
-            w3 = w[3]
-        )
+        let widths = [w[1], w[2], w[3], 0];
+        columns(&r.cells()[1..], &widths, &[true, true, false, false])
     };
     let rest = w[1] + 2 + w[2] + 2 + w[3] + 2 + w[4];
     let name_width = w[0].min(WIDTH.saturating_sub(rest + 2));
@@ -372,20 +360,8 @@ pub fn record_text(record: &HostRecord) -> String {
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
         .collect();
     for r in &rows {
-        let _ = writeln!(
-            out,
-            "{:<w0$}  {:<w1$}  {:>w2$}  {:>w3$}  {:>w4$}",
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2],
-            w3 = widths[3],
-            w4 = widths[4]
-        );
+        let right = [false, false, true, true, true];
+        let _ = writeln!(out, "{}", columns(r, &widths, &right));
     }
     out.push_str(&wrapped(
         "run to run: the standard deviation of the runs' means (each adjusted to the same line cost); between runs: its share not explained by each run's own repeats",

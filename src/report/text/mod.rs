@@ -76,6 +76,17 @@ pub(super) fn wrapped(text: &str) -> String {
     lines.join("\n  ") + "\n"
 }
 
+/// `cells` two spaces apart, each padded to its width in `widths` on the
+/// left where `right` says so, else on the right.
+pub(super) fn columns(cells: &[impl AsRef<str>], widths: &[usize], right: &[bool]) -> String {
+    let padded = cells.iter().zip(widths).zip(right).map(|((c, &w), &r)| {
+        let c = c.as_ref();
+        let pad = " ".repeat(w.saturating_sub(c.chars().count()));
+        if r { pad + c } else { format!("{c}{pad}") }
+    });
+    padded.collect::<Vec<_>>().join("  ")
+}
+
 /// Left-aligned columns three spaces apart, trailing blanks trimmed.
 pub(super) fn align(table: &[Vec<String>]) -> String {
     let cols = table.iter().map(Vec::len).max().unwrap_or(0);

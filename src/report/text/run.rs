@@ -6,23 +6,22 @@
 
 use super::align;
 use crate::counter::ShardLevel;
+use crate::placement::NodeCheck;
 use crate::report::measures::{RowLabels, StrategyGrid, table_measures, table_title, unique};
 use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use crate::units::{Unit, figure, human, si};
 use crate::verdict::basis::{
-    NOISY_CV_PCT, alone_line, basis_lines, interference_line, line_cost_line, noisy_cv, unconverged,
+    FindingKind, NOISY_CV_PCT, Severity, alone_line, findings, interference_line, line_cost_line,
+    noisy_cv, unconverged,
 };
 use crate::workload::Regime;
 use std::fmt::Write;
 
 /// The first screen of a run, at most 100 columns: who and where, the
-/// headline's answer (at the seed's rate), one compact table of every
-/// strategy in every regime, a line defining each term on screen, then
-/// only what the reader must know (warnings, noise too great to call
-/// differences, a CI target not reached, inexact sums or unverified
-/// placement, the run's notes). `--verbose` adds [`verbose`].
+/// headline's answer, one compact table of every regime, the terms, then
+/// only what the reader must know. `--verbose` adds [`verbose`].
 pub fn render(run: &RunResults) -> String {
     let regimes = run.regimes();
     let mut out = header(run);
@@ -32,9 +31,8 @@ pub fn render(run: &RunResults) -> String {
     out.push_str(&align(&compact_table(&regimes, false)));
     out.push_str(&screen(&terms(run, false)));
     out.push_str(&warnings(run));
-    let checks = checks_line(run);
-    if checks.contains("WRONG") || checks.contains("UNVERIFIED") {
-        out.push_str(&screen(&checks));
+    if !checks_pass(run) {
+        out.push_str(&screen(&checks_line(run)));
     }
     match run.notes.as_slice() {
         [] => {}
@@ -72,6 +70,17 @@ pub fn verbose(run: &RunResults) -> String {
     out + &tables(run)
 }
 
+/// Whether every final sum was exact and every thread and slot verified.
+fn checks_pass(run: &RunResults) -> bool {
+    run.strategies.iter().all(|s| {
+        s.exact
+            && s.threads.iter().all(|t| t.verified)
+            && s.slots
+                .iter()
+                .all(|s| matches!(s.check, NodeCheck::Verified { .. }))
+    })
+}
+
 /// Whether every final sum was exact and placement verified.
 fn checks_line(run: &RunResults) -> String {
     format!("checks: {}; {}", exact_line(run), placement_line(run))
@@ -95,8 +104,7 @@ fn terms(run: &RunResults, verbose: bool) -> String {
         terms.push("per ownership = updates a writer makes each time it holds the line");
     }
     let kernel = run.strategies.iter().any(|s| {
-        s.strategy.level == ShardLevel::Global
-            && s.strategy.publish.to_string() == crate::verdict::BEFORE_FIX
+        s.strategy.level == ShardLevel::Global && s.strategy.publish == crate::verdict::BEFORE_FIX
     });
     if kernel {
         terms.push("the kernel's counter = global/threshold:64 (before v6.7)");
@@ -111,13 +119,11 @@ fn terms(run: &RunResults, verbose: bool) -> String {
 fn warnings(run: &RunResults) -> String {
     let mut out = String::new();
     for view in &run.regimes() {
-        for line in basis_lines(view)
-            .iter()
-            .filter(|l| l.starts_with("WARNING"))
-        {
-            // Its first sentence; --verbose gives the rest.
-            let head = line.split(". ").next().unwrap_or(line);
-            out.push_str(&screen(&plain(head)));
+        // Each warning's first sentence; --verbose gives the rest.
+        for f in findings(view) {
+            if f.severity == Severity::Warning {
+                out.push_str(&screen(&plain(&f.brief())));
+            }
         }
     }
     // Noise and a CI target missed, in one line.
@@ -149,20 +155,17 @@ fn warnings(run: &RunResults) -> String {
     out
 }
 
-/// The first screen's lines on what a run's numbers rest on, as `run`
-/// and `study` print them: per regime its floor and its warnings; for the
-/// run, what could have disturbed it (interference), which strategies
-/// were too noisy to call, and a `--target-ci` not reached.
+/// What a run's numbers rest on, as `run --verbose` and `study` print
+/// it: each regime's floors and warnings, then the run's interference,
+/// lines, noise and CI target.
 pub(super) fn rests_on(run: &RunResults) -> String {
     let mut out = String::new();
     let regimes = run.regimes();
     for view in &regimes {
-        for line in basis_lines(view) {
-            let keep = ["WARNING", "harness floor", "paced floor"]
-                .iter()
-                .any(|p| line.starts_with(p));
-            if keep {
-                let _ = writeln!(out, "{}", plain(&line));
+        for f in findings(view) {
+            let floor = matches!(f.kind, FindingKind::HarnessFloor | FindingKind::PacedFloor);
+            if floor || f.severity == Severity::Warning {
+                let _ = writeln!(out, "{}", plain(&f.to_string()));
             }
         }
     }
@@ -196,11 +199,8 @@ pub(super) fn rests_on(run: &RunResults) -> String {
     out
 }
 
-/// The compact table: one row per strategy (and one for the floors), the
-/// columns of each regime side by side.
-/// Briefly, flat out, ns/op and updates/s; paced, net ns per update and
-/// net CPU share; `full` adds flat out's net and updates per ownership
-/// and paced busy ns/op.
+/// The compact table: a row per strategy (and the floors'), each
+/// regime's [`columns`] side by side.
 fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
     let all: Vec<&StrategyResult> = regimes.iter().flat_map(|v| &v.strategies).collect();
     let labels = RowLabels::new(all.iter().copied());
@@ -453,8 +453,8 @@ fn regime_tables(run: &RunResults) -> String {
             run.config.node_iter.name()
         );
     }
-    for line in basis_lines(run) {
-        let _ = writeln!(out, "{}", plain(&line));
+    for f in findings(run) {
+        let _ = writeln!(out, "{}", plain(&f.to_string()));
     }
     let _ = writeln!(out, "{}", placement_line(run));
     out
@@ -465,7 +465,7 @@ fn slot_nodes_line(run: &RunResults) -> String {
         .strategies
         .iter()
         .flat_map(|s| &s.slots)
-        .all(|s| matches!(s.check, crate::placement::NodeCheck::Verified { .. }));
+        .all(|s| matches!(s.check, NodeCheck::Verified { .. }));
     let nodes: CpuList = run
         .strategies
         .iter()
