@@ -167,13 +167,6 @@ impl fmt::Display for Advice {
 
 /// Applies [`RULE`] to per-class medians (any order).
 pub fn advise(classes: &[ClassStats]) -> Advice {
-    let ns = |c: &ClassStats| format!("{} {:.1} ns", c.class, c.median_ns);
-    let advice = |split, rule, reason: String| Advice {
-        split,
-        rule,
-        reason,
-    };
-    let by_median = |a: &&ClassStats, b: &&ClassStats| a.median_ns.total_cmp(&b.median_ns);
     let (Some(cheapest), Some(dearest)) = (
         classes.iter().min_by(by_median),
         classes.iter().max_by(by_median),
@@ -181,101 +174,134 @@ pub fn advise(classes: &[ClassStats]) -> Advice {
         return advice(Split::CannotAdvise, 1, "no pairs measured".into());
     };
     if classes.len() < 2 {
-        return advice(
-            Split::CannotAdvise,
-            1,
-            format!(
-                "only one class measured ({}), nothing to compare",
-                ns(cheapest)
-            ),
+        let reason = format!(
+            "only one class measured ({}), nothing to compare",
+            ns(cheapest)
         );
+        return advice(Split::CannotAdvise, 1, reason);
     }
     if dearest.median_ns <= SAME * cheapest.median_ns {
-        return advice(
-            Split::None,
-            2,
-            format!(
-                "every class within {SAME} x the cheapest: {} is {:.2} x {}",
-                ns(dearest),
-                dearest.median_ns / cheapest.median_ns,
-                ns(cheapest)
-            ),
+        let reason = format!(
+            "every class within {SAME} x the cheapest: {} is {:.2} x {}",
+            ns(dearest),
+            dearest.median_ns / cheapest.median_ns,
+            ns(cheapest)
         );
+        return advice(Split::None, 2, reason);
     }
-    let find = |class| classes.iter().find(|c| c.class == class);
-    let same_node = find(PairClass::SameNode);
-    let in_llc = classes
-        .iter()
-        .filter(|c| matches!(c.class, PairClass::Smt | PairClass::SameLlc))
-        .max_by(by_median);
-    let in_node = classes
-        .iter()
-        .filter(|c| c.class.within_node())
-        .max_by(by_median);
-    let cross = classes
-        .iter()
-        .filter(|c| !c.class.within_node())
-        .min_by_key(|c| c.class);
-    let above_llc = |s: &ClassStats| in_llc.is_none_or(|l| s.median_ns >= SAME * l.median_ns);
-    if let (Some(s), Some(x)) = (same_node, cross) {
-        if s.median_ns >= LLC_CLOSE * x.median_ns && above_llc(s) {
-            let llc = in_llc.map_or(String::new(), |l| {
-                format!(", and {:.2} x {}", s.median_ns / l.median_ns, ns(l))
-            });
-            return advice(
-                Split::Llc,
-                3,
-                format!(
-                    "{} is {:.2} x {} (>= {LLC_CLOSE}){llc}",
-                    ns(s),
-                    s.median_ns / x.median_ns,
-                    ns(x)
-                ),
+    let b = Boundaries::of(classes);
+    b.llc_close()
+        .or_else(|| b.node())
+        .or_else(|| b.one_node())
+        .unwrap_or_else(|| {
+            let reason = format!(
+                "the spread ({} to {}) is not at an LLC or node boundary",
+                ns(cheapest),
+                ns(dearest)
             );
+            advice(Split::None, 6, reason)
+        })
+}
+
+fn advice(split: Split, rule: u8, reason: String) -> Advice {
+    Advice {
+        split,
+        rule,
+        reason,
+    }
+}
+
+fn ns(c: &ClassStats) -> String {
+    format!("{} {:.1} ns", c.class, c.median_ns)
+}
+
+fn by_median(a: &&ClassStats, b: &&ClassStats) -> std::cmp::Ordering {
+    a.median_ns.total_cmp(&b.median_ns)
+}
+
+/// The classes on each side of the LLC and node boundaries that rules 3-5
+/// weigh.
+struct Boundaries<'a> {
+    /// Same node, different LLC.
+    same_node: Option<&'a ClassStats>,
+    /// The dearest class inside one LLC (smt, same-llc).
+    in_llc: Option<&'a ClassStats>,
+    /// The dearest class within a node.
+    in_node: Option<&'a ClassStats>,
+    /// The nearest cross-node class.
+    cross: Option<&'a ClassStats>,
+}
+
+impl<'a> Boundaries<'a> {
+    fn of(classes: &'a [ClassStats]) -> Self {
+        let dearest =
+            |f: fn(PairClass) -> bool| classes.iter().filter(|c| f(c.class)).max_by(by_median);
+        Boundaries {
+            same_node: classes.iter().find(|c| c.class == PairClass::SameNode),
+            in_llc: dearest(|c| matches!(c, PairClass::Smt | PairClass::SameLlc)),
+            in_node: dearest(PairClass::within_node),
+            cross: classes
+                .iter()
+                .filter(|c| !c.class.within_node())
+                .min_by_key(|c| c.class),
         }
     }
-    if let (Some(x), Some(w)) = (cross, in_node) {
-        if x.median_ns >= SAME * w.median_ns {
-            let same_set = if same_node.is_none() {
-                "; no same-node pairs on different LLCs, so node and LLC split the same set here"
-            } else {
-                ""
-            };
-            return advice(
-                Split::Node,
-                4,
-                format!(
-                    "{} is {:.2} x {}, the dearest class within a node{same_set}",
-                    ns(x),
-                    x.median_ns / w.median_ns,
-                    ns(w)
-                ),
-            );
+
+    /// Rule 3: crossing an LLC costs nearly as much as crossing a node.
+    fn llc_close(&self) -> Option<Advice> {
+        let (s, x) = (self.same_node?, self.cross?);
+        let above_llc = self
+            .in_llc
+            .is_none_or(|l| s.median_ns >= SAME * l.median_ns);
+        if s.median_ns < LLC_CLOSE * x.median_ns || !above_llc {
+            return None;
         }
+        let llc = self.in_llc.map_or(String::new(), |l| {
+            format!(", and {:.2} x {}", s.median_ns / l.median_ns, ns(l))
+        });
+        let reason = format!(
+            "{} is {:.2} x {} (>= {LLC_CLOSE}){llc}",
+            ns(s),
+            s.median_ns / x.median_ns,
+            ns(x)
+        );
+        Some(advice(Split::Llc, 3, reason))
     }
-    if let (None, Some(s), Some(l)) = (cross, same_node, in_llc) {
-        if s.median_ns >= SAME * l.median_ns {
-            return advice(
-                Split::Llc,
-                5,
-                format!(
-                    "one node; {} is {:.2} x {}",
-                    ns(s),
-                    s.median_ns / l.median_ns,
-                    ns(l)
-                ),
-            );
+
+    /// Rule 4: the jump is at the node boundary.
+    fn node(&self) -> Option<Advice> {
+        let (x, w) = (self.cross?, self.in_node?);
+        if x.median_ns < SAME * w.median_ns {
+            return None;
         }
+        let same_set = if self.same_node.is_none() {
+            "; no same-node pairs on different LLCs, so node and LLC split the same set here"
+        } else {
+            ""
+        };
+        let reason = format!(
+            "{} is {:.2} x {}, the dearest class within a node{same_set}",
+            ns(x),
+            x.median_ns / w.median_ns,
+            ns(w)
+        );
+        Some(advice(Split::Node, 4, reason))
     }
-    advice(
-        Split::None,
-        6,
-        format!(
-            "the spread ({} to {}) is not at an LLC or node boundary",
-            ns(cheapest),
-            ns(dearest)
-        ),
-    )
+
+    /// Rule 5: one node, and the jump is at the LLC boundary.
+    fn one_node(&self) -> Option<Advice> {
+        let (s, l) = (self.same_node?, self.in_llc?);
+        if self.cross.is_some() || s.median_ns < SAME * l.median_ns {
+            return None;
+        }
+        let reason = format!(
+            "one node; {} is {:.2} x {}",
+            ns(s),
+            s.median_ns / l.median_ns,
+            ns(l)
+        );
+        Some(advice(Split::Llc, 5, reason))
+    }
 }
 
 /// A class with no measured pairs, and why.
