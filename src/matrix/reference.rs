@@ -15,7 +15,7 @@ use super::{taking_turns, transfer_budget};
 use crate::stats::quantile_of;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const PING: u64 = 0;
 const PONG: u64 = 1;
@@ -126,7 +126,7 @@ fn warmup_of(round_trips: u64) -> u64 {
 
 /// The [`transfer_budget`] of `round_trips` CAS round trips timed in
 /// `chunks` chunks ([`timed_chunks`]), warm-up included.
-fn chunks_budget(round_trips: u64, chunks: u64) -> std::time::Duration {
+fn chunks_budget(round_trips: u64, chunks: u64) -> Duration {
     let chunk = (round_trips / chunks).max(1);
     transfer_budget(2 * (warmup_of(round_trips) + chunk * chunks))
 }
@@ -146,30 +146,70 @@ fn timed_chunks(
     round_trips: u64,
     lines: &[&AtomicU64],
     chunks: u64,
-    budget: std::time::Duration,
+    budget: Duration,
 ) -> Result<(u64, Vec<f64>), ReferenceError> {
-    let chunk = (round_trips / chunks).max(1);
-    let warmup = warmup_of(round_trips);
-    let start = Barrier::new(2);
-    let failed = AtomicBool::new(false);
-    let pin_then_wait = |cpu: u32| {
+    let pp = PingPong {
+        lines,
+        chunk: (round_trips / chunks).max(1),
+        chunks,
+        warmup: warmup_of(round_trips),
+        budget,
+        start: Barrier::new(2),
+        failed: AtomicBool::new(false),
+    };
+    let result = std::thread::scope(|s| {
+        let pong = s.spawn(|| pp.pong(cpu_b));
+        let ping = s.spawn(|| pp.ping(cpu_a));
+        let ping = ping.join().map_err(|_| ReferenceError::Panicked)?;
+        let pong = pong.join().map_err(|_| ReferenceError::Panicked)?;
+        // The side that failed to pin names its CPU; its partner only knows
+        // that the other side failed.
+        match (ping, pong) {
+            (Ok(one_way_ns), Ok(())) => Ok((pp.chunk, one_way_ns)),
+            (Err(ReferenceError::OtherSide), Err(e)) | (Err(e), _) | (_, Err(e)) => Err(e),
+        }
+    });
+    for line in lines {
+        line.store(PING, Ordering::Relaxed);
+    }
+    result
+}
+
+/// One timed ping-pong: its lines, its chunks and the start both sides
+/// wait at.
+struct PingPong<'a> {
+    lines: &'a [&'a AtomicU64],
+    /// Round trips per chunk.
+    chunk: u64,
+    chunks: u64,
+    /// Round trips of warm-up, on the first line.
+    warmup: u64,
+    budget: Duration,
+    start: Barrier,
+    /// Set by a side that could not pin.
+    failed: AtomicBool,
+}
+
+impl PingPong<'_> {
+    /// Pins to `cpu` and waits for the partner; an error when either side
+    /// could not pin.
+    fn pin_then_wait(&self, cpu: u32) -> Result<(), ReferenceError> {
         let pinned = pin(cpu);
         if pinned.is_err() {
-            failed.store(true, Ordering::Relaxed);
+            self.failed.store(true, Ordering::Relaxed);
         }
-        start.wait();
-        pinned.and_then(|()| {
-            if failed.load(Ordering::Relaxed) {
-                Err(ReferenceError::OtherSide)
-            } else {
-                Ok(())
-            }
-        })
-    };
-    // Swaps `from` for `to` on chunk `c`'s line once the partner has left
-    // `from` there; false when it finds [`STOP`] there instead.
-    let swap = |c: u64, from: u64, to: u64| {
-        let flag = lines[line_of(c, lines.len())];
+        self.start.wait();
+        pinned?;
+        if self.failed.load(Ordering::Relaxed) {
+            return Err(ReferenceError::OtherSide);
+        }
+        Ok(())
+    }
+
+    /// Swaps `from` for `to` on chunk `c`'s line once the partner has left
+    /// `from` there; false when it finds [`STOP`] there instead.
+    fn swap(&self, c: u64, from: u64, to: u64) -> bool {
+        let flag = self.lines[line_of(c, self.lines.len())];
         loop {
             match flag.compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed) {
                 Ok(_) => return true,
@@ -177,74 +217,60 @@ fn timed_chunks(
                 Err(_) => {}
             }
         }
-    };
-    let result = std::thread::scope(|s| {
-        let pong = s.spawn(|| -> Result<(), ReferenceError> {
-            pin_then_wait(cpu_b)?;
-            for _ in 0..warmup {
-                if !swap(0, PONG, PING) {
+    }
+
+    /// The side that answers each swap, until the ping side stops.
+    fn pong(&self, cpu: u32) -> Result<(), ReferenceError> {
+        self.pin_then_wait(cpu)?;
+        for _ in 0..self.warmup {
+            if !self.swap(0, PONG, PING) {
+                return Ok(());
+            }
+        }
+        for c in 0..self.chunks {
+            for _ in 0..self.chunk {
+                if !self.swap(c, PONG, PING) {
                     return Ok(());
                 }
             }
-            for c in 0..chunks {
-                for _ in 0..chunk {
-                    if !swap(c, PONG, PING) {
-                        return Ok(());
-                    }
-                }
-            }
-            Ok(())
-        });
-        let ping = s.spawn(|| -> Result<Vec<f64>, ReferenceError> {
-            pin_then_wait(cpu_a)?;
-            let started = Instant::now();
-            let spent = || started.elapsed() > budget;
-            // A warm-up that outlasts the whole budget (175 times its
-            // usual time for the canary) was spent taking turns. Cut
-            // short, it leaves the pong side's warm-up swaps on chunk 0's
-            // line to pair with this side's first chunk, and that chunk
-            // is the last: the pong side is out of step for the next.
-            let mut cut = false;
-            for i in 0..warmup {
-                swap(0, PING, PONG);
-                if i % 64 == 63 && spent() {
-                    cut = true;
-                    break;
-                }
-            }
-            let mut one_way = Vec::new();
-            for c in 0..chunks {
-                // Past the budget, stop once the chunks' median says the
-                // time went to taking turns, not to a preemption or two.
-                if c > 0 && (cut || spent() && taking_turns(&one_way)) {
-                    break;
-                }
-                let t = Instant::now();
-                for _ in 0..chunk {
-                    swap(c, PING, PONG);
-                }
-                one_way.push(t.elapsed().as_nanos() as f64 / (2 * chunk) as f64);
-            }
-            for line in lines {
-                line.store(STOP, Ordering::Release);
-            }
-            Ok(one_way)
-        });
-        let ping = ping.join().map_err(|_| ReferenceError::Panicked)?;
-        let pong = pong.join().map_err(|_| ReferenceError::Panicked)?;
-        // The side that failed to pin names its CPU; its partner only knows
-        // that the other side failed.
-        match (ping, pong) {
-            (Ok(one_way_ns), Ok(())) => Ok((chunk, one_way_ns)),
-            (Err(ReferenceError::OtherSide), Err(e)) | (Err(e), _) | (_, Err(e)) => Err(e),
         }
-    });
-    // No thread touches the lines now: back to PING, the value they
-    // came with.
-    for line in lines {
-        line.store(PING, Ordering::Relaxed);
+        Ok(())
     }
-    result
+
+    /// The side that times: the warm-up, then each chunk's one-way ns.
+    fn ping(&self, cpu: u32) -> Result<Vec<f64>, ReferenceError> {
+        self.pin_then_wait(cpu)?;
+        let started = Instant::now();
+        let spent = || started.elapsed() > self.budget;
+        // A warm-up cut short leaves the pong side's warm-up swaps on chunk
+        // 0's line to pair with this side's first chunk, so that chunk is
+        // the last: the pong side is out of step for the next.
+        let mut cut = false;
+        for i in 0..self.warmup {
+            self.swap(0, PING, PONG);
+            if i % 64 == 63 && spent() {
+                cut = true;
+                break;
+            }
+        }
+        let mut one_way = Vec::new();
+        for c in 0..self.chunks {
+            // Past the budget, stop once the chunks' median says the time
+            // went to taking turns, not to a preemption or two.
+            if c > 0 && (cut || spent() && taking_turns(&one_way)) {
+                break;
+            }
+            let t = Instant::now();
+            for _ in 0..self.chunk {
+                self.swap(c, PING, PONG);
+            }
+            one_way.push(t.elapsed().as_nanos() as f64 / (2 * self.chunk) as f64);
+        }
+        for line in self.lines {
+            line.store(STOP, Ordering::Release);
+        }
+        Ok(one_way)
+    }
 }
 
 /// Pins the calling thread to `cpu` and checks `sched_getcpu`.
