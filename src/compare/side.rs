@@ -173,9 +173,7 @@ fn not_a_replicate(run: &RunResults, other: &RunResults) -> Option<String> {
 }
 
 /// The first setting of the experiment in which `a` and `b` differ, by
-/// its run.json name; `None` when they ran the same experiment. What a run
-/// measured (the timer's overhead, the injected cost's calibration) is no
-/// setting.
+/// its run.json name; `None` when they ran the same experiment.
 pub(super) fn setting_differs(a: &RunConfig, b: &RunConfig) -> Option<&'static str> {
     let inject = |c: &RunConfig| c.inject.map(|i| i.ns);
     // Not the warm-up: each run raises it to the start-up spread it
@@ -277,8 +275,7 @@ fn select<'a>(
 
 /// The key a strategy is matched on: its name with the selector's
 /// components replaced by `*` (`global/always/pad128` under `global` is
-/// `*/always/pad128`). `None` when the selector is not a run of the
-/// name's `/`-separated components.
+/// `*/always/pad128`).
 fn match_key(name: &str, selector: &str) -> Option<String> {
     let parts: Vec<&str> = name.split('/').collect();
     let wanted: Vec<&str> = selector.split('/').collect();

@@ -1,14 +1,6 @@
-//! An independent, minimal CAS ping-pong to check the matrix against.
-//!
-//! It shares no measuring code with the matrix path (only the median of
-//! its chunks comes from [`crate::stats`]): its own pinning (one
-//! `sched_setaffinity` call), `Box`ed atomics on whatever node the
-//! allocator picks, two constant values swapped back and forth (as in the
-//! widely quoted core-to-core-latency numbers), chunks of about 1000
-//! round trips timed with `std::time::Instant` instead of batches of 100
-//! timed with the calibrated TSC. Like the matrix it moves from line to
-//! line between chunks, over as many consecutive 64-byte lines, because a
-//! line's cost depends on the L3 slice its address maps to.
+//! An independent, minimal CAS ping-pong to check the matrix against: it
+//! shares no measuring code with the matrix path (its own pinning, `Box`ed
+//! atomics, `Instant` timing), only the rotation over lines.
 
 use super::measure::LINES;
 use super::{taking_turns, transfer_budget};
@@ -87,11 +79,10 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
 /// the median over [`LINE_CHUNKS`] chunks of `round_trips /`
 /// [`LINE_CHUNKS`] CAS round trips, of the chunk's time / (2 × its round
 /// trips), after a tenth as many of warm-up (fewer chunks past its
-/// [`super::transfer_budget`], as [`reference_pingpong`]'s). What a hand-over of that one
-/// line costs, which depends on the L3 slice its address maps to (on this
-/// project's Xeon host, lines of one buffer ping-pong in 55–65, 85–90 or
-/// 115 ns, the same line alike in every pass). `line` must hold 0, and
-/// holds 0 again when this returns; nothing else may touch it meanwhile.
+/// [`super::transfer_budget`], as [`reference_pingpong`]'s): what a
+/// hand-over of that one line costs, which depends on its L3 slice. `line`
+/// must hold 0, and holds 0 again when this returns; nothing else may
+/// touch it meanwhile.
 pub fn line_pingpong(
     cpu_a: u32,
     cpu_b: u32,

@@ -119,9 +119,7 @@ pub struct PairResult {
     pub transactions: Vec<TransactionCost>,
     /// Samples each coherence transaction was to have, both CPUs' over
     /// every pass; 0 where not known (a file from before it was
-    /// recorded). Fewer in `transactions` is an instrument stopped because
-    /// the pair's threads took turns on one CPU ([`super::taking_turns`]):
-    /// [`PairResult::transactions_cut`].
+    /// recorded).
     #[serde(default)]
     pub transactions_planned: usize,
 }
@@ -134,8 +132,7 @@ impl PairResult {
 
     /// Summarises one pair's samples from every pass (at least one): the
     /// phases' statistics over all samples, each pass's median, and their
-    /// spread. Threads and line are the first pass's, unless a later
-    /// pass's could not be verified.
+    /// spread.
     pub fn from_passes(pair: PlannedPair, home_node: u32, passes: Vec<PairSamples>) -> Self {
         let medians: Vec<f64> = passes
             .iter()

@@ -38,9 +38,7 @@ pub enum Transaction {
     AddUpgraded,
     /// A read of a line this CPU wrote and the other CPU has since only
     /// read: a writer's read side after an update that did not publish,
-    /// when another CPU read its last publish. Free where the writer
-    /// keeps a shared copy; a fetch where the other CPU's read took the
-    /// line away.
+    /// when another CPU read its last publish.
     ReadBack,
     /// An add on a line the other CPU has only read, then a read of a line
     /// the other CPU has just written: a per-CPU split's update and read
@@ -83,8 +81,7 @@ pub struct TransactionCost {
     /// The fenced operation's ns less the same operation's on a private
     /// line, timed right after it: the 5% trimmed mean
     /// ([`crate::stats::trimmed_mean`]) over both CPUs' samples, not
-    /// their median, which a stepping clock quantizes (files started
-    /// before 2026-12-02T14:00Z hold the median).
+    /// their median, which a stepping clock quantizes.
     pub net_ns: f64,
     /// `net_ns` ÷ the pair's median one-way ping-pong: how this
     /// transaction compares with the figure other tools report.
@@ -225,12 +222,6 @@ fn wait_for_turn(go: &AtomicU64, k: u64) -> bool {
 }
 
 /// One side's part of every sample: `me` is 0 for the pair's lower CPU.
-/// Returns the samples this side timed (net ns, per transaction). Past
-/// `budget`, the side whose turn it is to time stops both once the median
-/// ns per transfer between its looks at the clock is over
-/// [`super::SCHEDULED_TRANSFER_NS`] ([`taking_turns`]: the two threads taking turns on one CPU; a
-/// few preemptions on a busy host move no median), and each returns what
-/// it has.
 fn side(
     sh: &Shared,
     me: usize,
@@ -297,10 +288,7 @@ fn side(
 
 /// Times every [`Transaction`] on the pair `(a, b)`, each CPU in turn
 /// timing `samples` of each after the other prepared the line, on lines of
-/// a fresh page bound to `home`. Returns the net ns samples of both CPUs,
-/// per transaction in [`Transaction::ALL`] order: fewer, or none for the
-/// last transactions, once it has taken its transfers'
-/// [`super::transfer_budget`] (both threads taking turns on one CPU).
+/// a fresh page bound to `home`.
 pub fn measure_transactions(
     a: u32,
     b: u32,

@@ -59,8 +59,7 @@ impl Distribution {
 
 /// Two-sided p-value of Student's t distribution with `df` degrees of
 /// freedom: `P(|T| >= |t|)`, twice statrs's upper tail at `|t|` (no
-/// `1 - cdf` cancellation in the far tail). `NaN` for a NaN `t` (on which
-/// statrs panics) or a `df` that is not positive.
+/// `1 - cdf` cancellation in the far tail).
 pub fn student_t_two_sided_p(t: f64, df: f64) -> f64 {
     match Distribution::for_df(df) {
         Some(d) if !t.is_nan() => 2.0 * d.sf(t.abs()),
@@ -81,7 +80,6 @@ pub fn t_quantile(q: f64, df: f64) -> f64 {
 /// The 97.5% quantile of Student's t with `df` degrees of freedom: the
 /// multiplier of a two-sided 95% interval (12.706 at df 1, 2.228 at 10,
 /// 2.0395 at 31, 1.984 at 100, 1.962 at 1000, 1.95996 at infinity).
-/// Infinite for df 0 (one value: no interval).
 pub fn t_quantile_975(df: f64) -> f64 {
     if df == 0.0 {
         return f64::INFINITY;

@@ -1,19 +1,11 @@
 //! Which class latencies price the study's prediction and its check: the
 //! matrix stage's, the matrix measured again right after the run, or the
 //! run's own canaries, chosen by whether the run's canary agrees with
-//! them.
-//!
-//! On a VM the host moves vCPUs between cores in phases lasting seconds:
-//! a CAS ping-pong between the same two vCPUs reads 10, 27 or 110 ns. A
-//! matrix stage of a tenth of a second sees one phase, and the run, tens
-//! of seconds long, may mostly see another (2026-12-02 07:59Z: a 10.5 ns
-//! matrix against the run's 27.5 ns canary; the check priced with the
-//! matrix erred by 83.6%, median, where each repeat priced at its own
-//! canary erred by 31.7%). So the run's canary, measured before every
-//! repeat on the run's first two CPUs, is set against the matrix's pairs
-//! of the same class; when it [`disagrees`], the matrix is measured again
-//! right after the run, and the figures that agree with the run price
-//! the model ([`choose`]).
+//! them: a short matrix stage and a long run may see different phases of a
+//! host that moves vCPUs (docs/evidence.md), so when the run's canary
+//! [`disagrees`] with the matrix's pairs of its class, the matrix is
+//! measured again after the run and the figures that agree price the
+//! model ([`choose`]).
 
 use super::{PricedWith, Pricing, StageProgress, StudyResults, matrix_stage};
 use crate::matrix::{MatrixResults, PairClass, classify};

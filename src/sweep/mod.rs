@@ -311,12 +311,7 @@ pub struct SweepOutcome {
     pub stopped: Option<SweepStop>,
 }
 
-/// Runs every point of `plan` in order. After each repeat
-/// `progress(repeats done over all points, point label, strategy)` is
-/// called; after each finished point `finished(index, results so far,
-/// seconds the point took)` (results still marked partial), which may save
-/// them and so stop the sweep with its error. `stop` ends the sweep at the
-/// current repeat.
+/// Runs every point of `plan` in order.
 pub fn execute_sweep<E>(
     plan: &mut SweepPlan,
     stop: &AtomicBool,

@@ -454,10 +454,7 @@ fn read_llc(src: &SysfsTree, cpu_dir: &str) -> Result<Option<(CpuList, u32)>, To
 
 /// Copies the files the topology reader uses from the host at `root`
 /// (normally `/`) into `dest`, so that `--sysfs-root dest` reproduces this
-/// host's model anywhere. `/proc/self/status` is written with only the two
-/// lines the reader takes from it, `Cpus_allowed_list` being what the reader
-/// found (from `sched_getaffinity` on the live host). Returns the number of
-/// files written.
+/// host's model anywhere.
 pub fn capture(root: &Path, dest: &Path) -> Result<usize, TopologyError> {
     let src = SysfsTree::new(root);
     let topo = read_from(&src)?;
