@@ -388,7 +388,8 @@ mod tests {
     fn each_rule_at_and_across_its_thresholds() {
         let (llc, node, none) = (Split::Llc, Split::Node, Split::None);
         let (l, far) = (60.0, PairClass::CrossNode(12));
-        let cases: &[(Split, u8, &[(PairClass, f64)])] = &[
+        type Case<'a> = (Split, u8, &'a [(PairClass, f64)]);
+        let cases: &[Case] = &[
             (Split::CannotAdvise, 1, &[]),
             (Split::CannotAdvise, 1, &[(CROSS, 197.0)]),
             // Rule 2: the dearer exactly 1.2 x, or 1.1 x, the cheaper is the
