@@ -29,6 +29,8 @@ pub use plan::{
     plan_matrix,
 };
 pub use reference::{LINE_CHUNKS, ReferenceError, line_pingpong, reference_pingpong};
+#[cfg(test)]
+pub(crate) use result::fixture_matrix;
 pub use result::{
     DirectionStats, MatrixConfig, MatrixResults, PairResult, REFERENCE_LIMIT_PCT, Reference,
     SCHEMA_VERSION,

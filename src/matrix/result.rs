@@ -304,6 +304,43 @@ pub struct MatrixResults {
     pub home_classes: Vec<HomeClass>,
 }
 
+/// A matrix of `run`'s host holding only `classes`, for tests.
+#[cfg(test)]
+pub(crate) fn fixture_matrix(
+    run: &crate::runner::RunResults,
+    classes: Vec<ClassStats>,
+) -> MatrixResults {
+    let ns = classes.first().map_or(1.0, |c| c.median_ns);
+    MatrixResults {
+        schema: SCHEMA_VERSION,
+        config: MatrixConfig {
+            cpus: vec![0, 1],
+            mode: Mode::Cas,
+            home: Home::First,
+            samples: 3,
+            round_trips_per_sample: 1,
+            warmup_samples: 0,
+            per_class: None,
+            timer: TimerKind::Tsc,
+            asymmetry_limit_pct: 15.0,
+            reference_round_trips: 1,
+            clipped: Vec::new(),
+        },
+        provenance: run.provenance.clone(),
+        topology: run.topology.clone(),
+        pairs: Vec::new(),
+        advice: super::advise(&classes),
+        empty_classes: Vec::new(),
+        classes,
+        reference: Reference::new([0, 1], 1, ns, ns),
+        contenders: Vec::new(),
+        sharers: Vec::new(),
+        home_classes: Vec::new(),
+        notes: Vec::new(),
+        elapsed_s: 0.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
