@@ -215,19 +215,11 @@ pub(super) fn setting_differs(a: &RunConfig, b: &RunConfig) -> Option<&'static s
         .map(|(name, _)| *name)
 }
 
-/// The strategies of `run` that `selector` picks, each with its key, in
-/// the first of these ways that picks any:
-///
-/// 1. its short name ([`RunResults::short_name`]) or full name, exactly:
-///    key `*`;
-/// 2. a run of whole `/`-separated components of the short name, then
-///    of the full name ([`match_key`]: `global` picks every global
-///    strategy, keyed `*/always`, ... so `--base global --test node`
-///    pairs them by policy);
-/// 3. the start of exactly one short name (`global/thr`): key `*`.
-///
-/// `Err` with the candidates when the selector starts several short
-/// names, or with none when it picks nothing.
+/// The strategies of `run` that `selector` picks, each with its key, by
+/// the first rule that picks any: its short or full name exactly (key
+/// `*`); whole `/`-separated components ([`match_key`]: `global` keys
+/// `*/always`, …, so `--base global --test node` pairs by policy); the
+/// start of exactly one short name. `Err` with the candidates otherwise.
 fn select<'a>(
     run: &'a RunResults,
     selector: &str,

@@ -54,12 +54,10 @@ pub enum ReferenceError {
 #[repr(align(64))]
 struct PaddedWord(AtomicU64);
 
-/// One-way latency in ns between `cpu_a` and `cpu_b`: the median over 256
-/// chunks of `round_trips / 256` CAS round trips, each chunk on the next of
-/// 16 consecutive lines, of the chunk's time / (2 × its round trips), after
-/// a tenth as many round trips of warm-up; fewer chunks once it has taken
-/// its transfers' [`super::transfer_budget`] (both threads taking turns
-/// on one CPU). An error says which CPU could not be pinned.
+/// One-way latency in ns between `cpu_a` and `cpu_b`: the median chunk's
+/// time / (2 × its round trips), over 256 chunks of `round_trips / 256` CAS
+/// round trips rotating over 16 lines, after a tenth as many of warm-up;
+/// fewer chunks past its [`super::transfer_budget`].
 pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f64, ReferenceError> {
     let lines: Box<[PaddedWord; LINES]> =
         Box::new(std::array::from_fn(|_| PaddedWord(AtomicU64::new(PING))));
@@ -75,14 +73,9 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
     Ok(quantile_of(&one_way, 0.5))
 }
 
-/// One-way latency in ns between `cpu_a` and `cpu_b` on `line` alone:
-/// the median over [`LINE_CHUNKS`] chunks of `round_trips /`
-/// [`LINE_CHUNKS`] CAS round trips, of the chunk's time / (2 × its round
-/// trips), after a tenth as many of warm-up (fewer chunks past its
-/// [`super::transfer_budget`], as [`reference_pingpong`]'s): what a
-/// hand-over of that one line costs, which depends on its L3 slice. `line`
-/// must hold 0, and holds 0 again when this returns; nothing else may
-/// touch it meanwhile.
+/// One-way latency in ns between `cpu_a` and `cpu_b` on `line` alone (its
+/// L3 slice's price), timed as [`reference_pingpong`] in [`LINE_CHUNKS`]
+/// chunks. `line` must hold 0, and holds 0 again; nothing else may touch it.
 pub fn line_pingpong(
     cpu_a: u32,
     cpu_b: u32,
@@ -122,15 +115,11 @@ fn chunks_budget(round_trips: u64, chunks: u64) -> Duration {
     transfer_budget(2 * (warmup_of(round_trips) + chunk * chunks))
 }
 
-/// Runs and times `chunks` chunks of `round_trips / chunks` CAS round
-/// trips (at least one each) over `lines`, each holding [`PING`]: the
-/// round trips in each chunk, and each chunk's one-way ns (its time / (2
-/// × its round trips)) in the order they ran. Once it has taken `budget`
-/// ([`chunks_budget`] for the instruments) it stops the warm-up, and then
-/// the chunks after the first; past the warm-up, it stops the chunks only
-/// when their median one-way ns is over [`super::SCHEDULED_TRANSFER_NS`] (both
-/// threads taking turns on one CPU; a few preemptions on a busy host move
-/// no median). Every line holds [`PING`] again at the end.
+/// Times `chunks` chunks of `round_trips / chunks` CAS round trips (at
+/// least one each) over `lines`: the round trips per chunk and each
+/// chunk's one-way ns, in order. Past `budget` it cuts the warm-up and
+/// stops the chunks once [`taking_turns`] says so. Every line holds
+/// [`PING`] again at the end.
 fn timed_chunks(
     cpu_a: u32,
     cpu_b: u32,

@@ -1,15 +1,10 @@
 //! The coherence transactions an update makes, each priced on its own:
 //! one CPU times one operation, fenced, right after the other CPU left the
 //! line in the state the transaction names, less the same operation on a
-//! line of its own.
-//!
-//! The ping-pong prices one hand-over of a line both CPUs write; a counter's
-//! update makes others. An add that pulls a modified line, a read that
-//! fetches one to share it, and an add that upgrades a line another CPU
-//! only read are different transactions, and on one core a read's miss can
-//! overlap an add's: so the two patterns the strategies make (an add then a
-//! read of another line, as a per-CPU split's update does; an add then a
-//! read of the same line, as a global one's) are timed whole too.
+//! line of its own. The ping-pong prices only a hand-over of a line both
+//! write; a counter's update also fetches, upgrades and overlaps misses, so
+//! the strategies' two patterns (an add then a read of another line, or of
+//! the same line) are timed whole too.
 
 use super::measure::on_pair;
 use super::{taking_turns, transfer_budget};

@@ -92,12 +92,9 @@ fn run_share(plan: &StudyPlan) -> f64 {
     }
 }
 
-/// The run stage's hard budget with `remaining_s` of the study's left:
-/// its [`run_share`] of it, and never more than it planned with its share
-/// of the margin kept back for what the estimate misses (the canaries'
-/// line prices, fresh counters and histograms a repeat, which the
-/// measured start-up leaves out), which the stop rule's rounds spend up
-/// to.
+/// The run stage's hard budget with `remaining_s` of the study's left: its
+/// [`run_share`], and never more than it planned plus its share of the
+/// margin, which the stop rule's rounds spend up to.
 fn run_budget(plan: &StudyPlan, remaining_s: f64) -> f64 {
     (remaining_s * run_share(plan)).min(plan.run.seconds() / (1.0 - plan::MARGIN))
 }

@@ -63,15 +63,11 @@ pub enum Again {
     Missing(String),
 }
 
-/// Which figures price the model, from the run's median canary
-/// (`None` without one), the class's range in the matrix stage (`None`
-/// when it has no pair of the canary's class), the matrix measured
-/// again, and whether the run's CPUs make one pair class (so that the
-/// canary can stand for every pair). The rule: the matrix stage's
-/// figures unless the canary [`disagrees`] with them; then the matrix
-/// measured again when the canary agrees with that; then, with one pair
-/// class, each repeat's own canary; else the latest matrix, nearest the
-/// run in time.
+/// Which figures price the model: the matrix stage's unless the run's
+/// median canary [`disagrees`] with its class's range; then the matrix
+/// measured again if the canary agrees with that; then, where the run's
+/// CPUs make one pair class, each repeat's own canary; else the latest
+/// matrix.
 pub fn choose(
     canary_ns: Option<f64>,
     first: Option<[f64; 2]>,

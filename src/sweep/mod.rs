@@ -1,9 +1,7 @@
-//! `contend sweep`'s engine and its result: a whole run at every thread
-//! count × affinity set (× regime), as in seed 002 (Daniel Jordan's table
-//! of the per-node split at each thread count, unbound and bound to each
-//! node; see docs/seeds.md). Every point is planned by
+//! `contend sweep`'s engine: a whole run at every thread count × affinity
+//! set (× regime), as in seed 002's table; every point is planned by
 //! [`crate::runner::plan()`] before anything runs, so bad input is refused
-//! up front; sweep.json's model is [`SweepResults`].
+//! up front.
 
 mod result;
 
