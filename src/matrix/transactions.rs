@@ -6,7 +6,7 @@
 //! the strategies' two patterns (an add then a read of another line, or of
 //! the same line) are timed whole too.
 
-use super::measure::on_pair;
+use super::measure::{LINES, on_pair, spaced_lines};
 use super::{taking_turns, transfer_budget};
 use crate::clock::Timer;
 use crate::placement::{NodeMemory, Placement, PlacementError};
@@ -108,10 +108,9 @@ fn transfers_of(samples: usize) -> u64 {
 /// and the line moved once or twice.
 const TRANSFERS_PER_SAMPLE: u64 = 4;
 
-/// Lines the samples rotate through (each on its own 128 bytes, so the
-/// adjacent-line prefetcher never pulls a neighbour with it), and how far
-/// apart the second line of a two-line pattern is.
-const LINES: usize = 16;
+/// Bytes between the [`LINES`] the samples rotate through: each line on
+/// its own 128 bytes, so the adjacent-line prefetcher never pulls a
+/// neighbour with it.
 pub(super) const STRIDE: usize = 128;
 
 /// Net ns samples of each of [`Transaction::ALL`], in that order, both
@@ -308,12 +307,8 @@ fn transactions_within(
     budget: std::time::Duration,
 ) -> Result<TransactionSamples, PlacementError> {
     let memory = NodeMemory::alloc(LINES * STRIDE, home, Placement::Strict)?;
-    // SAFETY: every offset is 128-byte aligned and inside the mapping,
-    // which outlives the borrows; fresh pages hold zeros, valid AtomicU64s.
-    let lines: [&AtomicU64; LINES] =
-        std::array::from_fn(|l| unsafe { &*memory.as_ptr().add(l * STRIDE).cast::<AtomicU64>() });
     let sh = Shared {
-        lines,
+        lines: spaced_lines(&memory, STRIDE),
         go: CachePadded::new(AtomicU64::new(0)),
         ready: CachePadded::new(AtomicU64::new(0)),
     };
