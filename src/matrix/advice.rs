@@ -253,7 +253,8 @@ impl<'a> Boundaries<'a> {
         let above_llc = self
             .in_llc
             .is_none_or(|l| s.median_ns >= SAME * l.median_ns);
-        if s.median_ns < LLC_CLOSE * x.median_ns || !above_llc {
+        let close = s.median_ns >= LLC_CLOSE * x.median_ns;
+        if !(close && above_llc) {
             return None;
         }
         let llc = self.in_llc.map_or(String::new(), |l| {
@@ -271,7 +272,8 @@ impl<'a> Boundaries<'a> {
     /// Rule 4: the jump is at the node boundary.
     fn node(&self) -> Option<Advice> {
         let (x, w) = (self.cross?, self.in_node?);
-        if x.median_ns < SAME * w.median_ns {
+        let dearer = x.median_ns >= SAME * w.median_ns;
+        if !dearer {
             return None;
         }
         let same_set = if self.same_node.is_none() {
@@ -291,7 +293,8 @@ impl<'a> Boundaries<'a> {
     /// Rule 5: one node, and the jump is at the LLC boundary.
     fn one_node(&self) -> Option<Advice> {
         let (s, l) = (self.same_node?, self.in_llc?);
-        if self.cross.is_some() || s.median_ns < SAME * l.median_ns {
+        let dearer = s.median_ns >= SAME * l.median_ns;
+        if self.cross.is_some() || !dearer {
             return None;
         }
         let reason = format!(
