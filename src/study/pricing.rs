@@ -303,7 +303,7 @@ mod tests {
         ] {
             assert_eq!(disagrees(canary, [20.0, 30.0]), off, "{canary}");
         }
-        // 2026-12-02 07:59Z: a 10.5 ns matrix against a 27.5 ns canary.
+        // The pricing case of docs/evidence.md: 10.5 ns matrix, 27.5 ns canary.
         assert!(disagrees(27.5, [10.5, 10.5]));
     }
 
