@@ -1,13 +1,7 @@
-//! `contend compare`'s model: two sides (runs, one or several each, or two
-//! sets of strategies in one run) paired strategy by strategy within each
-//! regime (flat out, or paced at one rate), each pair judged on its cost
-//! over the whole comparison: across runs at the run level, runs being
-//! the replicates ([`crate::stats::runs_difference`]); within one run on
-//! its repeats (Welch's t-test, or for two strategies measured in place
-//! in the same repeats the paired t-test on their per-repeat
-//! differences); Holm-adjusted, a noise threshold: change, no change or
-//! inconclusive. A host's record of identical runs ([`HostRecord`])
-//! bounds a side of one run. Rendering lives in [`crate::report`].
+//! `contend compare`'s model: two sides paired strategy by strategy within
+//! each regime, each pair judged on its cost over the whole comparison, at
+//! the run level across runs ([`crate::stats::runs_difference`]) or on the
+//! repeats of one run; rendering lives in [`crate::report`].
 
 mod caveats;
 mod result;
@@ -55,14 +49,10 @@ pub enum Replicates {
     Runs,
 }
 
-/// One row per compared measure of a pair: both sides' summaries (of its
-/// repeats in one run; of its runs' means across runs), the difference
-/// (tested repeat by repeat where both sides ran in place in one run,
-/// [`Measure::paired`]; at the run level across runs), and whether the
-/// row is judged: a pair is judged on its cost ([`cost_measure`]); its
-/// other measures are the same repeats seen another way, shown with
-/// their change but not tested again. Verdicts come later, over every
-/// judged row of the comparison.
+/// One row per compared measure of a pair: both sides' summaries and the
+/// difference (paired where both ran in place in one run, at the run level
+/// across runs); only the cost row ([`cost_measure`]) is judged, the others
+/// are the same repeats seen another way.
 fn rows_of(
     pair: (&StrategyResult, &StrategyResult),
     sides: (&Side, &Side),
@@ -196,17 +186,12 @@ pub enum CompareError {
 }
 
 impl<'a> Comparison<'a> {
-    /// Pairs the strategies of both sides by key and regime (a run of two
-    /// regimes pairs each with the same regime of the other side; with
-    /// `--base`/`--test` in one run, within a regime), each test selector
-    /// (`--test B,C`) with the base on its own, and decides each pair on
-    /// its cost: the repeats of one run are its replicates where both
-    /// sides are that run, otherwise runs are (with `record`, a host's
-    /// spread of run means, bounding a side of one run), Holm-adjusted
-    /// over every pair, each at `noise` (its percentage; its ns per update
-    /// for a paced cost: [`crate::runner::Measure::threshold`]). A
-    /// selector that picks nothing or is ambiguous, or no pair at all, is
-    /// bad input.
+    /// Pairs the strategies of both sides by key and regime (each test
+    /// selector with the base on its own) and decides each pair on its
+    /// cost, Holm-adjusted over every pair at `noise`: on the repeats where
+    /// both sides are one run, else on runs (`record` bounding a side of
+    /// one run). A selector that picks nothing or is ambiguous, or no pair
+    /// at all, is bad input.
     pub fn new(
         base: Side<'a>,
         test: Side<'a>,

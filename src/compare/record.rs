@@ -1,8 +1,6 @@
 //! A host's record of how its runs spread: K identical runs (`contend run
 //! --runs K`), and for each strategy, regime and compared measure, how
-//! their means spread. Written as noise.json in the host's results
-//! folder; what bounds a comparison of one run per side, where the runs
-//! themselves cannot say how far a second run would land.
+//! their means spread: what bounds a comparison of one run per side.
 
 use super::compared_measures;
 use super::side::setting_differs;
@@ -68,8 +66,7 @@ pub struct RecordRow {
 
 /// One run of `strategy` in `measure` as the run-level estimate takes it:
 /// its summary, and each used repeat's value beside its line cost where
-/// every used repeat priced one. `None` when it did not record the
-/// measure.
+/// every used repeat priced one.
 pub fn run_of(strategy: &StrategyResult, measure: &Measure) -> Option<Run> {
     let summary = measure.of(strategy)?;
     let used = UsedRepeats::of(&strategy.repeats).used;

@@ -160,12 +160,6 @@ impl MeasureRow {
         }
         Some(text)
     }
-
-    /// Across runs with one run a side and nothing to bound how far a
-    /// second run would land: the row cannot be tested.
-    pub fn between_runs_unknown(&self) -> bool {
-        self.runs.is_some_and(|d| d.spread.is_none())
-    }
 }
 
 /// Both sides' host states: what moves every figure of a run with the

@@ -173,9 +173,7 @@ fn not_a_replicate(run: &RunResults, other: &RunResults) -> Option<String> {
 }
 
 /// The first setting of the experiment in which `a` and `b` differ, by
-/// its run.json name; `None` when they ran the same experiment. What a run
-/// measured (the timer's overhead, the injected cost's calibration) is no
-/// setting.
+/// its run.json name; `None` when they ran the same experiment.
 pub(super) fn setting_differs(a: &RunConfig, b: &RunConfig) -> Option<&'static str> {
     let inject = |c: &RunConfig| c.inject.map(|i| i.ns);
     // The warm-up asked for, not the one used: each run raises it to the
@@ -217,19 +215,11 @@ pub(super) fn setting_differs(a: &RunConfig, b: &RunConfig) -> Option<&'static s
         .map(|(name, _)| *name)
 }
 
-/// The strategies of `run` that `selector` picks, each with its key, in
-/// the first of these ways that picks any:
-///
-/// 1. its short name ([`RunResults::short_name`]) or full name, exactly:
-///    key `*`;
-/// 2. a run of whole `/`-separated components of the short name, then
-///    of the full name ([`match_key`]: `global` picks every global
-///    strategy, keyed `*/always`, ... so `--base global --test node`
-///    pairs them by policy);
-/// 3. the start of exactly one short name (`global/thr`): key `*`.
-///
-/// `Err` with the candidates when the selector starts several short
-/// names, or with none when it picks nothing.
+/// The strategies of `run` that `selector` picks, each with its key, by
+/// the first rule that picks any: its short or full name exactly (key
+/// `*`); whole `/`-separated components ([`match_key`]: `global` keys
+/// `*/always`, …, so `--base global --test node` pairs by policy); the
+/// start of exactly one short name. `Err` with the candidates otherwise.
 fn select<'a>(
     run: &'a RunResults,
     selector: &str,
@@ -277,8 +267,7 @@ fn select<'a>(
 
 /// The key a strategy is matched on: its name with the selector's
 /// components replaced by `*` (`global/always/pad128` under `global` is
-/// `*/always/pad128`). `None` when the selector is not a run of the
-/// name's `/`-separated components.
+/// `*/always/pad128`).
 fn match_key(name: &str, selector: &str) -> Option<String> {
     let parts: Vec<&str> = name.split('/').collect();
     let wanted: Vec<&str> = selector.split('/').collect();

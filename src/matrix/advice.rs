@@ -167,13 +167,6 @@ impl fmt::Display for Advice {
 
 /// Applies [`RULE`] to per-class medians (any order).
 pub fn advise(classes: &[ClassStats]) -> Advice {
-    let ns = |c: &ClassStats| format!("{} {:.1} ns", c.class, c.median_ns);
-    let advice = |split, rule, reason: String| Advice {
-        split,
-        rule,
-        reason,
-    };
-    let by_median = |a: &&ClassStats, b: &&ClassStats| a.median_ns.total_cmp(&b.median_ns);
     let (Some(cheapest), Some(dearest)) = (
         classes.iter().min_by(by_median),
         classes.iter().max_by(by_median),
@@ -181,101 +174,137 @@ pub fn advise(classes: &[ClassStats]) -> Advice {
         return advice(Split::CannotAdvise, 1, "no pairs measured".into());
     };
     if classes.len() < 2 {
-        return advice(
-            Split::CannotAdvise,
-            1,
-            format!(
-                "only one class measured ({}), nothing to compare",
-                ns(cheapest)
-            ),
+        let reason = format!(
+            "only one class measured ({}), nothing to compare",
+            ns(cheapest)
         );
+        return advice(Split::CannotAdvise, 1, reason);
     }
     if dearest.median_ns <= SAME * cheapest.median_ns {
-        return advice(
-            Split::None,
-            2,
-            format!(
-                "every class within {SAME} x the cheapest: {} is {:.2} x {}",
-                ns(dearest),
-                dearest.median_ns / cheapest.median_ns,
-                ns(cheapest)
-            ),
+        let reason = format!(
+            "every class within {SAME} x the cheapest: {} is {:.2} x {}",
+            ns(dearest),
+            dearest.median_ns / cheapest.median_ns,
+            ns(cheapest)
         );
+        return advice(Split::None, 2, reason);
     }
-    let find = |class| classes.iter().find(|c| c.class == class);
-    let same_node = find(PairClass::SameNode);
-    let in_llc = classes
-        .iter()
-        .filter(|c| matches!(c.class, PairClass::Smt | PairClass::SameLlc))
-        .max_by(by_median);
-    let in_node = classes
-        .iter()
-        .filter(|c| c.class.within_node())
-        .max_by(by_median);
-    let cross = classes
-        .iter()
-        .filter(|c| !c.class.within_node())
-        .min_by_key(|c| c.class);
-    let above_llc = |s: &ClassStats| in_llc.is_none_or(|l| s.median_ns >= SAME * l.median_ns);
-    if let (Some(s), Some(x)) = (same_node, cross) {
-        if s.median_ns >= LLC_CLOSE * x.median_ns && above_llc(s) {
-            let llc = in_llc.map_or(String::new(), |l| {
-                format!(", and {:.2} x {}", s.median_ns / l.median_ns, ns(l))
-            });
-            return advice(
-                Split::Llc,
-                3,
-                format!(
-                    "{} is {:.2} x {} (>= {LLC_CLOSE}){llc}",
-                    ns(s),
-                    s.median_ns / x.median_ns,
-                    ns(x)
-                ),
+    let b = Boundaries::of(classes);
+    b.llc_close()
+        .or_else(|| b.node())
+        .or_else(|| b.one_node())
+        .unwrap_or_else(|| {
+            let reason = format!(
+                "the spread ({} to {}) is not at an LLC or node boundary",
+                ns(cheapest),
+                ns(dearest)
             );
+            advice(Split::None, 6, reason)
+        })
+}
+
+fn advice(split: Split, rule: u8, reason: String) -> Advice {
+    Advice {
+        split,
+        rule,
+        reason,
+    }
+}
+
+fn ns(c: &ClassStats) -> String {
+    format!("{} {:.1} ns", c.class, c.median_ns)
+}
+
+fn by_median(a: &&ClassStats, b: &&ClassStats) -> std::cmp::Ordering {
+    a.median_ns.total_cmp(&b.median_ns)
+}
+
+/// The classes on each side of the LLC and node boundaries that rules 3-5
+/// weigh.
+struct Boundaries<'a> {
+    /// Same node, different LLC.
+    same_node: Option<&'a ClassStats>,
+    /// The dearest class inside one LLC (smt, same-llc).
+    in_llc: Option<&'a ClassStats>,
+    /// The dearest class within a node.
+    in_node: Option<&'a ClassStats>,
+    /// The nearest cross-node class.
+    cross: Option<&'a ClassStats>,
+}
+
+impl<'a> Boundaries<'a> {
+    fn of(classes: &'a [ClassStats]) -> Self {
+        let dearest =
+            |f: fn(PairClass) -> bool| classes.iter().filter(|c| f(c.class)).max_by(by_median);
+        Boundaries {
+            same_node: classes.iter().find(|c| c.class == PairClass::SameNode),
+            in_llc: dearest(|c| matches!(c, PairClass::Smt | PairClass::SameLlc)),
+            in_node: dearest(PairClass::within_node),
+            cross: classes
+                .iter()
+                .filter(|c| !c.class.within_node())
+                .min_by_key(|c| c.class),
         }
     }
-    if let (Some(x), Some(w)) = (cross, in_node) {
-        if x.median_ns >= SAME * w.median_ns {
-            let same_set = if same_node.is_none() {
-                "; no same-node pairs on different LLCs, so node and LLC split the same set here"
-            } else {
-                ""
-            };
-            return advice(
-                Split::Node,
-                4,
-                format!(
-                    "{} is {:.2} x {}, the dearest class within a node{same_set}",
-                    ns(x),
-                    x.median_ns / w.median_ns,
-                    ns(w)
-                ),
-            );
+
+    /// Rule 3: crossing an LLC costs nearly as much as crossing a node.
+    fn llc_close(&self) -> Option<Advice> {
+        let (s, x) = (self.same_node?, self.cross?);
+        let above_llc = self
+            .in_llc
+            .is_none_or(|l| s.median_ns >= SAME * l.median_ns);
+        let close = s.median_ns >= LLC_CLOSE * x.median_ns;
+        if !(close && above_llc) {
+            return None;
         }
+        let llc = self.in_llc.map_or(String::new(), |l| {
+            format!(", and {:.2} x {}", s.median_ns / l.median_ns, ns(l))
+        });
+        let reason = format!(
+            "{} is {:.2} x {} (>= {LLC_CLOSE}){llc}",
+            ns(s),
+            s.median_ns / x.median_ns,
+            ns(x)
+        );
+        Some(advice(Split::Llc, 3, reason))
     }
-    if let (None, Some(s), Some(l)) = (cross, same_node, in_llc) {
-        if s.median_ns >= SAME * l.median_ns {
-            return advice(
-                Split::Llc,
-                5,
-                format!(
-                    "one node; {} is {:.2} x {}",
-                    ns(s),
-                    s.median_ns / l.median_ns,
-                    ns(l)
-                ),
-            );
+
+    /// Rule 4: the jump is at the node boundary.
+    fn node(&self) -> Option<Advice> {
+        let (x, w) = (self.cross?, self.in_node?);
+        let dearer = x.median_ns >= SAME * w.median_ns;
+        if !dearer {
+            return None;
         }
+        let same_set = if self.same_node.is_none() {
+            "; no same-node pairs on different LLCs, so node and LLC split the same set here"
+        } else {
+            ""
+        };
+        let reason = format!(
+            "{} is {:.2} x {}, the dearest class within a node{same_set}",
+            ns(x),
+            x.median_ns / w.median_ns,
+            ns(w)
+        );
+        Some(advice(Split::Node, 4, reason))
     }
-    advice(
-        Split::None,
-        6,
-        format!(
-            "the spread ({} to {}) is not at an LLC or node boundary",
-            ns(cheapest),
-            ns(dearest)
-        ),
-    )
+
+    /// Rule 5: one node, and the jump is at the LLC boundary.
+    fn one_node(&self) -> Option<Advice> {
+        let (s, l) = (self.same_node?, self.in_llc?);
+        let dearer = s.median_ns >= SAME * l.median_ns;
+        if self.cross.is_some() || !dearer {
+            return None;
+        }
+        let reason = format!(
+            "one node; {} is {:.2} x {}",
+            ns(s),
+            s.median_ns / l.median_ns,
+            ns(l)
+        );
+        Some(advice(Split::Llc, 5, reason))
+    }
 }
 
 /// A class with no measured pairs, and why.
@@ -359,86 +388,78 @@ mod tests {
     const CROSS: PairClass = PairClass::CrossNode(32);
 
     #[test]
-    fn rules_one_and_two_at_and_across_their_thresholds() {
-        assert_eq!(decide(&[]), (Split::CannotAdvise, 1));
-        assert_eq!(decide(&[(CROSS, 197.0)]), (Split::CannotAdvise, 1));
-        // Two classes, the dearer exactly 1.2 x the cheaper: the same cost.
-        assert_eq!(decide(&[(SMT, 50.0), (LLC, SAME * 50.0)]), (Split::None, 2));
-        // 10% within: still the same cost (a sum 50 + 1.2 or a quotient
-        // 50 / 1.2 as the bound would call 55 dearer).
-        assert_eq!(decide(&[(SMT, 50.0), (LLC, 55.0)]), (Split::None, 2));
-        // Just beyond 1.2 x, inside one LLC: no boundary to split at.
-        assert_eq!(decide(&[(SMT, 50.0), (LLC, 60.1)]), (Split::None, 6));
+    fn each_rule_at_and_across_its_thresholds() {
+        let (llc, node, none) = (Split::Llc, Split::Node, Split::None);
+        let (l, far) = (60.0, PairClass::CrossNode(12));
+        type Case<'a> = (Split, u8, &'a [(PairClass, f64)]);
+        let cases: &[Case] = &[
+            (Split::CannotAdvise, 1, &[]),
+            (Split::CannotAdvise, 1, &[(CROSS, 197.0)]),
+            // Rule 2: the dearer exactly 1.2 x, or 1.1 x, the cheaper is the
+            // same cost (a bound of 50 + 1.2 or 50 / 1.2 would not say so).
+            (none, 2, &[(SMT, 50.0), (LLC, SAME * 50.0)]),
+            (none, 2, &[(SMT, 50.0), (LLC, 55.0)]),
+            // Just beyond 1.2 x, inside one LLC: no boundary to split at.
+            (none, 6, &[(SMT, 50.0), (LLC, 60.1)]),
+            // Rule 3, Milan-like: cross CCX at 0.75 x (or 0.9 x) cross
+            // socket is llc; at 74.9 the node boundary decides.
+            (llc, 3, &[(LLC, 50.0), (NODE, 75.0), (CROSS, 100.0)]),
+            (node, 4, &[(LLC, 50.0), (NODE, 74.9), (CROSS, 100.0)]),
+            (llc, 3, &[(LLC, 50.0), (NODE, 90.0), (CROSS, 100.0)]),
+            // Same-node exactly 1.2 x the dearest in-LLC class: llc; at
+            // 1.15 x crossing an LLC costs little more, so node decides.
+            (
+                llc,
+                3,
+                &[(SMT, 10.0), (LLC, l), (NODE, SAME * l), (CROSS, 90.0)],
+            ),
+            (
+                node,
+                4,
+                &[(SMT, 10.0), (LLC, l), (NODE, 69.0), (CROSS, 90.0)],
+            ),
+            // No in-LLC class measured: the same-node test alone decides.
+            (llc, 3, &[(NODE, 80.0), (CROSS, 100.0)]),
+            // Rule 4, one LLC per node: cross-node exactly 1.2 x the dearest
+            // class within a node is node; 59.9 is not dearer.
+            (node, 4, &[(SMT, 10.0), (LLC, 50.0), (CROSS, SAME * 50.0)]),
+            (none, 6, &[(SMT, 10.0), (LLC, 50.0), (CROSS, 59.9)]),
+            // Rule 5, one node, two LLCs: same-node exactly 1.2 x same-LLC
+            // is llc; 59.9 or 55 (1.1 x) is no boundary.
+            (llc, 5, &[(SMT, 10.0), (LLC, 50.0), (NODE, SAME * 50.0)]),
+            (none, 6, &[(SMT, 10.0), (LLC, 50.0), (NODE, 59.9)]),
+            (none, 6, &[(SMT, 10.0), (LLC, 50.0), (NODE, 55.0)]),
+            // The nearest cross-node class is the comparison, not the
+            // cheapest (NPS4-like: @12 at 100 against same-node 40).
+            (
+                node,
+                4,
+                &[(LLC, 25.0), (NODE, 40.0), (far, 100.0), (CROSS, 30.0)],
+            ),
+        ];
+        for &(split, rule, items) in cases {
+            assert_eq!(decide(items), (split, rule), "{items:?}");
+        }
     }
 
     #[test]
-    fn rule_three_at_and_across_its_thresholds() {
-        // Milan-like: same CCX 50, cross CCX 75 = 0.75 x cross socket 100.
-        let at = [(LLC, 50.0), (NODE, 75.0), (CROSS, 100.0)];
-        assert_eq!(decide(&at), (Split::Llc, 3));
-        // Cross CCX 74.9 < 0.75 x 100: the node split (100 >= 1.2 x 74.9).
-        let below = [(LLC, 50.0), (NODE, 74.9), (CROSS, 100.0)];
-        assert_eq!(decide(&below), (Split::Node, 4));
-        // Cross CCX 90 of cross socket 100: llc, where 0.75 + 100 or
-        // 100 / 0.75 as the bound would not be reached.
-        let close = [(LLC, 50.0), (NODE, 90.0), (CROSS, 100.0)];
-        assert_eq!(decide(&close), (Split::Llc, 3));
-        // Same-node exactly 1.2 x the dearest in-LLC class (60): llc.
-        let l = 60.0;
-        let at_llc = [(SMT, 10.0), (LLC, l), (NODE, SAME * l), (CROSS, 90.0)];
-        assert_eq!(decide(&at_llc), (Split::Llc, 3));
-        // Same-node 1.15 x it: close to cross-node, but crossing an LLC
-        // costs little more than staying in one, so not llc; the node
-        // boundary (90 >= 1.2 x 69) decides.
-        let near_llc = [(SMT, 10.0), (LLC, l), (NODE, 69.0), (CROSS, 90.0)];
-        assert_eq!(decide(&near_llc), (Split::Node, 4));
-        // No in-LLC class measured: the same-node test alone decides.
-        assert_eq!(decide(&[(NODE, 80.0), (CROSS, 100.0)]), (Split::Llc, 3));
-    }
-
-    #[test]
-    fn rule_four_at_and_across_its_threshold() {
-        // One LLC per node (Sapphire Rapids-like): cross-node exactly 1.2 x
-        // the dearest class within a node.
-        let classes: Vec<ClassStats> = [(SMT, 10.0), (LLC, 50.0), (CROSS, SAME * 50.0)]
-            .iter()
-            .map(|&(c, ns)| class(c, ns))
-            .collect();
-        let a = advise(&classes);
-        assert_eq!((a.split, a.rule), (Split::Node, 4), "{a}");
-        assert!(a.reason.contains("same set"), "{a}");
-        // 59.9 < 60: not dearer, and with no same-node class nothing else
-        // applies (a bound of 50 + 1.2 or 50 / 1.2 would say node).
-        assert_eq!(
-            decide(&[(SMT, 10.0), (LLC, 50.0), (CROSS, 59.9)]),
-            (Split::None, 6)
-        );
-        // The nearest cross-node class is the comparison, not the cheapest
-        // or the dearest: @12 at 100 against same-node 40.
-        let nps4 = [
+    fn the_node_reason_names_the_nearest_cross_node_class() {
+        let reason = |items: &[(PairClass, f64)]| {
+            let classes: Vec<ClassStats> = items.iter().map(|&(c, ns)| class(c, ns)).collect();
+            advise(&classes).reason
+        };
+        let one_llc = reason(&[(SMT, 10.0), (LLC, 50.0), (CROSS, SAME * 50.0)]);
+        assert!(one_llc.contains("same set"), "{one_llc}");
+        let nps4 = reason(&[
             (LLC, 25.0),
             (NODE, 40.0),
             (PairClass::CrossNode(12), 100.0),
-            (PairClass::CrossNode(32), 30.0),
-        ];
-        let classes: Vec<ClassStats> = nps4.iter().map(|&(c, ns)| class(c, ns)).collect();
-        let a = advise(&classes);
-        assert_eq!((a.split, a.rule), (Split::Node, 4), "{a}");
-        assert!(a.reason.contains("cross-node@12"), "{a}");
-        assert!(!a.reason.contains("same set"), "{a}");
-    }
-
-    #[test]
-    fn rule_five_at_and_across_its_threshold() {
-        // One node, two LLCs: same-node exactly 1.2 x same-LLC.
-        let at = [(SMT, 10.0), (LLC, 50.0), (NODE, SAME * 50.0)];
-        assert_eq!(decide(&at), (Split::Llc, 5));
-        // Same-node 59.9: no boundary dearer than 1.2 x.
-        let below = [(SMT, 10.0), (LLC, 50.0), (NODE, 59.9)];
-        assert_eq!(decide(&below), (Split::None, 6));
-        // 55 (1.1 x): a bound of 50 + 1.2 or 50 / 1.2 would call it dearer.
-        let within = [(SMT, 10.0), (LLC, 50.0), (NODE, 55.0)];
-        assert_eq!(decide(&within), (Split::None, 6));
+            (CROSS, 30.0),
+        ]);
+        assert!(
+            nps4.contains("cross-node@12") && !nps4.contains("same set"),
+            "{nps4}"
+        );
     }
 
     #[test]

@@ -1,18 +1,8 @@
 //! `contend matrix --contenders`: k CPUs adding to one line at once, the
 //! line handed from cache to cache as fast as they can take it; what one
-//! hand-over of the line costs with k waiting for it.
-//!
-//! Each of k pinned threads runs the same loop: an add to the line, and a
-//! comparison of the value the add returned with the one this thread left
-//! there after its own last add (a counter's `Writer` counts hand-overs
-//! so): a different value means another CPU added since, so the line came
-//! from another CPU's cache. The first CPU opens each window (a fenced
-//! TSC read, then a go flag), makes its share of [`WINDOW_ADDS`], raises a
-//! stop flag and closes the window (a fenced read) once every other
-//! thread has stopped. The window's time per hand-over is how long the
-//! line stays with a CPU and travels to the next: the same loop on a
-//! private line, timed by each thread alone first, is what the add that
-//! took it would cost had the line been local, and is taken off.
+//! hand-over of the line costs with k waiting for it. A hand-over is an
+//! add whose returned value is not the one this thread left (a `Writer`
+//! counts them so); the same loop on a private line is taken off.
 
 use super::PairClass;
 use super::WINDOW_TRIM;
@@ -143,8 +133,7 @@ impl ContendersPoint {
 
 /// Adds to `line` until `limit` adds or until `stop` holds `tag`, whichever
 /// first; `left` is the value this thread left on the line after its last
-/// add. Returns (adds, hand-overs: adds whose previous value was not
-/// `left`).
+/// add.
 #[inline(always)]
 fn add_until(
     line: &AtomicU64,
@@ -226,8 +215,7 @@ fn contender(sh: &Shared, me: usize, k: usize, timer: Timer) -> (f64, Vec<(u64, 
 
 /// Times [`WINDOWS`] windows of `cpus` (at least 2) adding to one line of
 /// a fresh page bound to `home`, one thread pinned to each CPU; the first
-/// opens and closes every window. A CPU or node that cannot be placed is
-/// an error.
+/// opens and closes every window.
 pub fn measure_contenders(
     cpus: &[u32],
     home: u32,

@@ -1,13 +1,5 @@
 //! `contend matrix --home-classes`: each class's transfers priced by where
 //! the line's memory lives, on the requesting CPU's node or on another.
-//!
-//! For up to [`PAIRS_PER_CLASS`] pairs of each class (the class's lowest
-//! pair and the matrix's fixed-seed sample of the rest), the coherence
-//! transactions are measured as the matrix measures them (both CPUs in
-//! turn timing, fenced, net of a private line) once per home: the node of
-//! each CPU of the pair and, when both share a node, the nearest other
-//! node with memory. Each CPU's samples of `read fetched` and `add moved`
-//! count as local when the home is its own node and remote otherwise.
 
 use super::{PairClass, PlannedPair, Transaction, measure_transactions};
 use crate::clock::Timer;

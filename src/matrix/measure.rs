@@ -115,9 +115,8 @@ fn rw_turn(line: &AtomicU64, expect: u64) {
 
 /// Lines of the pair's page that samples rotate through (64-byte lines,
 /// the first KiB): a line's cost depends on which L3 slice its address
-/// hashes to (on this project's EPYC host the same-LLC one-way time runs
-/// from 23 to 30 ns with the line's offset modulo 512 bytes), so one fixed
-/// line would measure one slice, not the pair.
+/// hashes to (docs/evidence.md), so one fixed line would measure one slice,
+/// not the pair.
 pub const LINES: usize = 16;
 
 /// Bytes between rotated lines.
@@ -270,8 +269,7 @@ pub(super) fn on_pair<T: Send>(
 
 /// Runs `work(i)` on a thread pinned to `cpus[i]`, for every `i`, each pin
 /// verified, all starting together once all are pinned; a pin that fails
-/// stops them all before any work and is the error. Returns each thread's
-/// pin and result, in `cpus` order.
+/// stops them all before any work and is the error.
 pub(super) fn on_cpus<T: Send>(
     cpus: &[u32],
     allowed: &CpuList,

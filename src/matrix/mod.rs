@@ -1,14 +1,6 @@
 //! The pair transfer matrix: what moving one cache line between two CPUs
 //! costs, for every pair (or a per-class sample of pairs), grouped by
 //! distance class, with advice on where to split a hot counter.
-//!
-//! Each pair gets a fresh page bound to the chosen home node (a line left
-//! owned by a third core would skew later pairs), two threads pinned and
-//! verified, and a hand-off ([`Mode`]) timed in batches in both directions:
-//! the lower CPU initiating, then the higher. Batches rotate over
-//! [`LINES`] lines of the page so that no one L3 slice decides a pair's
-//! cost. An independent minimal
-//! ping-pong ([`reference_pingpong`]) runs on the first pair as a check.
 
 mod advice;
 mod classes;
@@ -37,6 +29,8 @@ pub use plan::{
     plan_matrix,
 };
 pub use reference::{LINE_CHUNKS, ReferenceError, line_pingpong, reference_pingpong};
+#[cfg(test)]
+pub(crate) use result::fixture_matrix;
 pub use result::{
     DirectionStats, MatrixConfig, MatrixResults, PairResult, REFERENCE_LIMIT_PCT, Reference,
     SCHEMA_VERSION,
@@ -66,8 +60,8 @@ pub const REFERENCE_ROUND_TRIPS: u64 = 256_000;
 
 /// One-way ns beyond which a line transfer is the scheduler's, not a
 /// cache's: the two threads took turns on one CPU (a hypervisor ran both
-/// vCPUs on one host CPU, each hand-over waiting for a host time slice,
-/// 1-4 ms here). The slowest transfers between sockets take about a µs.
+/// vCPUs on one host CPU, each hand-over waiting for a host time slice).
+/// The slowest transfers between sockets take about a µs.
 /// An instrument bounded by a count of transfers (a ping-pong, the
 /// transactions) stops once its time reaches that count at this pace
 /// ([`transfer_budget`]), so `--max-time` holds there too.

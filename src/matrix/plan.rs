@@ -199,24 +199,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
                 hint: String::new(),
             })?;
     }
-    let n = cpus.len();
-    let most = u32::try_from(n).unwrap_or(u32::MAX);
-    let contenders = resolve_counts(
-        request.contenders.as_ref(),
-        "--also contenders",
-        (2, most),
-        "2 CPUs",
-        (&request.cpus, n),
-        |k| format!("needs {k} CPUs"),
-    )?;
-    let sharers = resolve_counts(
-        request.sharers.as_ref(),
-        "--also sharers",
-        (1, most - 1),
-        "1 reader",
-        (&request.cpus, n),
-        |m| format!("a writer and {m} readers need {} CPUs", m + 1),
-    )?;
+    let (contenders, sharers) = load_counts(request, cpus.len())?;
     let order = span_order(&topo, &cpus)?;
     let widest = widest_classes(&topo, &order)?;
     let load_home = request
@@ -240,32 +223,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         Vec::new()
     };
     let selection = select_pairs(&topo, &cpus, request.per_class)?;
-    let pairs = selection
-        .pairs
-        .iter()
-        .map(|&p| {
-            let cpu = if request.home == Home::Second {
-                p.b
-            } else {
-                p.a
-            };
-            let node = request
-                .home
-                .node_for(&topo, p.a, p.b)
-                .ok_or_else(|| OfflineCpu {
-                    cpu,
-                    online: topo.online_cpus.clone(),
-                })?;
-            topo.check_memory_node(node)
-                .map_err(|source| MatrixError::Home {
-                    home: request.home,
-                    source,
-                    hint: format!(" (CPU {cpu} is on node {node}); choose --home node:N"),
-                })?;
-            Ok((p, node))
-        })
-        .collect::<Result<Vec<_>, MatrixError>>()?;
-
+    let pairs = pair_homes(request.home, &topo, &selection.pairs)?;
     let provenance = Provenance::of_this_host(calibrate_tsc(Duration::from_millis(50)));
     let mut notes: Vec<String> = clipped.iter().map(ToString::to_string).collect();
     notes.extend(provenance.host_notes());
@@ -294,6 +252,53 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         sharers,
         home_pairs,
     })
+}
+
+/// The counts of `--contenders` and `--sharers` that `n` chosen CPUs allow.
+fn load_counts(request: &MatrixRequest, n: usize) -> Result<(Vec<usize>, Vec<usize>), MatrixError> {
+    let most = u32::try_from(n).unwrap_or(u32::MAX);
+    let contenders = resolve_counts(
+        request.contenders.as_ref(),
+        "--also contenders",
+        (2, most),
+        "2 CPUs",
+        (&request.cpus, n),
+        |k| format!("needs {k} CPUs"),
+    )?;
+    let sharers = resolve_counts(
+        request.sharers.as_ref(),
+        "--also sharers",
+        (1, most - 1),
+        "1 reader",
+        (&request.cpus, n),
+        |m| format!("a writer and {m} readers need {} CPUs", m + 1),
+    )?;
+    Ok((contenders, sharers))
+}
+
+/// Each pair with the node `home` puts its lines on, checked to hold memory.
+fn pair_homes(
+    home: Home,
+    topo: &Topology,
+    pairs: &[PlannedPair],
+) -> Result<Vec<(PlannedPair, u32)>, MatrixError> {
+    pairs
+        .iter()
+        .map(|&p| {
+            let cpu = if home == Home::Second { p.b } else { p.a };
+            let node = home.node_for(topo, p.a, p.b).ok_or_else(|| OfflineCpu {
+                cpu,
+                online: topo.online_cpus.clone(),
+            })?;
+            topo.check_memory_node(node)
+                .map_err(|source| MatrixError::Home {
+                    home,
+                    source,
+                    hint: format!(" (CPU {cpu} is on node {node}); choose --home node:N"),
+                })?;
+            Ok((p, node))
+        })
+        .collect()
 }
 
 impl MatrixPlan {

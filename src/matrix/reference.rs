@@ -1,21 +1,13 @@
-//! An independent, minimal CAS ping-pong to check the matrix against.
-//!
-//! It shares no measuring code with the matrix path (only the median of
-//! its chunks comes from [`crate::stats`]): its own pinning (one
-//! `sched_setaffinity` call), `Box`ed atomics on whatever node the
-//! allocator picks, two constant values swapped back and forth (as in the
-//! widely quoted core-to-core-latency numbers), chunks of about 1000
-//! round trips timed with `std::time::Instant` instead of batches of 100
-//! timed with the calibrated TSC. Like the matrix it moves from line to
-//! line between chunks, over as many consecutive 64-byte lines, because a
-//! line's cost depends on the L3 slice its address maps to.
+//! An independent, minimal CAS ping-pong to check the matrix against: it
+//! shares no measuring code with the matrix path (its own pinning, `Box`ed
+//! atomics, `Instant` timing), only the rotation over lines.
 
 use super::measure::LINES;
 use super::{taking_turns, transfer_budget};
 use crate::stats::quantile_of;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const PING: u64 = 0;
 const PONG: u64 = 1;
@@ -62,12 +54,10 @@ pub enum ReferenceError {
 #[repr(align(64))]
 struct PaddedWord(AtomicU64);
 
-/// One-way latency in ns between `cpu_a` and `cpu_b`: the median over 256
-/// chunks of `round_trips / 256` CAS round trips, each chunk on the next of
-/// 16 consecutive lines, of the chunk's time / (2 × its round trips), after
-/// a tenth as many round trips of warm-up; fewer chunks once it has taken
-/// its transfers' [`super::transfer_budget`] (both threads taking turns
-/// on one CPU). An error says which CPU could not be pinned.
+/// One-way latency in ns between `cpu_a` and `cpu_b`: the median chunk's
+/// time / (2 × its round trips), over 256 chunks of `round_trips / 256` CAS
+/// round trips rotating over 16 lines, after a tenth as many of warm-up;
+/// fewer chunks past its [`super::transfer_budget`].
 pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f64, ReferenceError> {
     let lines: Box<[PaddedWord; LINES]> =
         Box::new(std::array::from_fn(|_| PaddedWord(AtomicU64::new(PING))));
@@ -83,15 +73,9 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
     Ok(quantile_of(&one_way, 0.5))
 }
 
-/// One-way latency in ns between `cpu_a` and `cpu_b` on `line` alone:
-/// the median over [`LINE_CHUNKS`] chunks of `round_trips /`
-/// [`LINE_CHUNKS`] CAS round trips, of the chunk's time / (2 × its round
-/// trips), after a tenth as many of warm-up (fewer chunks past its
-/// [`super::transfer_budget`], as [`reference_pingpong`]'s). What a hand-over of that one
-/// line costs, which depends on the L3 slice its address maps to (on this
-/// project's Xeon host, lines of one buffer ping-pong in 55–65, 85–90 or
-/// 115 ns, the same line alike in every pass). `line` must hold 0, and
-/// holds 0 again when this returns; nothing else may touch it meanwhile.
+/// One-way latency in ns between `cpu_a` and `cpu_b` on `line` alone (its
+/// L3 slice's price), timed as [`reference_pingpong`] in [`LINE_CHUNKS`]
+/// chunks. `line` must hold 0, and holds 0 again; nothing else may touch it.
 pub fn line_pingpong(
     cpu_a: u32,
     cpu_b: u32,
@@ -126,50 +110,86 @@ fn warmup_of(round_trips: u64) -> u64 {
 
 /// The [`transfer_budget`] of `round_trips` CAS round trips timed in
 /// `chunks` chunks ([`timed_chunks`]), warm-up included.
-fn chunks_budget(round_trips: u64, chunks: u64) -> std::time::Duration {
+fn chunks_budget(round_trips: u64, chunks: u64) -> Duration {
     let chunk = (round_trips / chunks).max(1);
     transfer_budget(2 * (warmup_of(round_trips) + chunk * chunks))
 }
 
-/// Runs and times `chunks` chunks of `round_trips / chunks` CAS round
-/// trips (at least one each) over `lines`, each holding [`PING`]: the
-/// round trips in each chunk, and each chunk's one-way ns (its time / (2
-/// × its round trips)) in the order they ran. Once it has taken `budget`
-/// ([`chunks_budget`] for the instruments) it stops the warm-up, and then
-/// the chunks after the first; past the warm-up, it stops the chunks only
-/// when their median one-way ns is over [`super::SCHEDULED_TRANSFER_NS`] (both
-/// threads taking turns on one CPU; a few preemptions on a busy host move
-/// no median). Every line holds [`PING`] again at the end.
+/// Times `chunks` chunks of `round_trips / chunks` CAS round trips (at
+/// least one each) over `lines`: the round trips per chunk and each
+/// chunk's one-way ns, in order. Past `budget` it cuts the warm-up and
+/// stops the chunks once [`taking_turns`] says so. Every line holds
+/// [`PING`] again at the end.
 fn timed_chunks(
     cpu_a: u32,
     cpu_b: u32,
     round_trips: u64,
     lines: &[&AtomicU64],
     chunks: u64,
-    budget: std::time::Duration,
+    budget: Duration,
 ) -> Result<(u64, Vec<f64>), ReferenceError> {
-    let chunk = (round_trips / chunks).max(1);
-    let warmup = warmup_of(round_trips);
-    let start = Barrier::new(2);
-    let failed = AtomicBool::new(false);
-    let pin_then_wait = |cpu: u32| {
+    let pp = PingPong {
+        lines,
+        chunk: (round_trips / chunks).max(1),
+        chunks,
+        warmup: warmup_of(round_trips),
+        budget,
+        start: Barrier::new(2),
+        failed: AtomicBool::new(false),
+    };
+    let result = std::thread::scope(|s| {
+        let pong = s.spawn(|| pp.pong(cpu_b));
+        let ping = s.spawn(|| pp.ping(cpu_a));
+        let ping = ping.join().map_err(|_| ReferenceError::Panicked)?;
+        let pong = pong.join().map_err(|_| ReferenceError::Panicked)?;
+        // The side that failed to pin names its CPU; its partner only knows
+        // that the other side failed.
+        match (ping, pong) {
+            (Ok(one_way_ns), Ok(())) => Ok((pp.chunk, one_way_ns)),
+            (Err(ReferenceError::OtherSide), Err(e)) | (Err(e), _) | (_, Err(e)) => Err(e),
+        }
+    });
+    for line in lines {
+        line.store(PING, Ordering::Relaxed);
+    }
+    result
+}
+
+/// One timed ping-pong: its lines, its chunks and the start both sides
+/// wait at.
+struct PingPong<'a> {
+    lines: &'a [&'a AtomicU64],
+    /// Round trips per chunk.
+    chunk: u64,
+    chunks: u64,
+    /// Round trips of warm-up, on the first line.
+    warmup: u64,
+    budget: Duration,
+    start: Barrier,
+    /// Set by a side that could not pin.
+    failed: AtomicBool,
+}
+
+impl PingPong<'_> {
+    /// Pins to `cpu` and waits for the partner; an error when either side
+    /// could not pin.
+    fn pin_then_wait(&self, cpu: u32) -> Result<(), ReferenceError> {
         let pinned = pin(cpu);
         if pinned.is_err() {
-            failed.store(true, Ordering::Relaxed);
+            self.failed.store(true, Ordering::Relaxed);
         }
-        start.wait();
-        pinned.and_then(|()| {
-            if failed.load(Ordering::Relaxed) {
-                Err(ReferenceError::OtherSide)
-            } else {
-                Ok(())
-            }
-        })
-    };
-    // Swaps `from` for `to` on chunk `c`'s line once the partner has left
-    // `from` there; false when it finds [`STOP`] there instead.
-    let swap = |c: u64, from: u64, to: u64| {
-        let flag = lines[line_of(c, lines.len())];
+        self.start.wait();
+        pinned?;
+        if self.failed.load(Ordering::Relaxed) {
+            return Err(ReferenceError::OtherSide);
+        }
+        Ok(())
+    }
+
+    /// Swaps `from` for `to` on chunk `c`'s line once the partner has left
+    /// `from` there; false when it finds [`STOP`] there instead.
+    fn swap(&self, c: u64, from: u64, to: u64) -> bool {
+        let flag = self.lines[line_of(c, self.lines.len())];
         loop {
             match flag.compare_exchange(from, to, Ordering::AcqRel, Ordering::Relaxed) {
                 Ok(_) => return true,
@@ -177,74 +197,60 @@ fn timed_chunks(
                 Err(_) => {}
             }
         }
-    };
-    let result = std::thread::scope(|s| {
-        let pong = s.spawn(|| -> Result<(), ReferenceError> {
-            pin_then_wait(cpu_b)?;
-            for _ in 0..warmup {
-                if !swap(0, PONG, PING) {
+    }
+
+    /// The side that answers each swap, until the ping side stops.
+    fn pong(&self, cpu: u32) -> Result<(), ReferenceError> {
+        self.pin_then_wait(cpu)?;
+        for _ in 0..self.warmup {
+            if !self.swap(0, PONG, PING) {
+                return Ok(());
+            }
+        }
+        for c in 0..self.chunks {
+            for _ in 0..self.chunk {
+                if !self.swap(c, PONG, PING) {
                     return Ok(());
                 }
             }
-            for c in 0..chunks {
-                for _ in 0..chunk {
-                    if !swap(c, PONG, PING) {
-                        return Ok(());
-                    }
-                }
-            }
-            Ok(())
-        });
-        let ping = s.spawn(|| -> Result<Vec<f64>, ReferenceError> {
-            pin_then_wait(cpu_a)?;
-            let started = Instant::now();
-            let spent = || started.elapsed() > budget;
-            // A warm-up that outlasts the whole budget (175 times its
-            // usual time for the canary) was spent taking turns. Cut
-            // short, it leaves the pong side's warm-up swaps on chunk 0's
-            // line to pair with this side's first chunk, and that chunk
-            // is the last: the pong side is out of step for the next.
-            let mut cut = false;
-            for i in 0..warmup {
-                swap(0, PING, PONG);
-                if i % 64 == 63 && spent() {
-                    cut = true;
-                    break;
-                }
-            }
-            let mut one_way = Vec::new();
-            for c in 0..chunks {
-                // Past the budget, stop once the chunks' median says the
-                // time went to taking turns, not to a preemption or two.
-                if c > 0 && (cut || spent() && taking_turns(&one_way)) {
-                    break;
-                }
-                let t = Instant::now();
-                for _ in 0..chunk {
-                    swap(c, PING, PONG);
-                }
-                one_way.push(t.elapsed().as_nanos() as f64 / (2 * chunk) as f64);
-            }
-            for line in lines {
-                line.store(STOP, Ordering::Release);
-            }
-            Ok(one_way)
-        });
-        let ping = ping.join().map_err(|_| ReferenceError::Panicked)?;
-        let pong = pong.join().map_err(|_| ReferenceError::Panicked)?;
-        // The side that failed to pin names its CPU; its partner only knows
-        // that the other side failed.
-        match (ping, pong) {
-            (Ok(one_way_ns), Ok(())) => Ok((chunk, one_way_ns)),
-            (Err(ReferenceError::OtherSide), Err(e)) | (Err(e), _) | (_, Err(e)) => Err(e),
         }
-    });
-    // No thread touches the lines now: back to PING, the value they
-    // came with.
-    for line in lines {
-        line.store(PING, Ordering::Relaxed);
+        Ok(())
     }
-    result
+
+    /// The side that times: the warm-up, then each chunk's one-way ns.
+    fn ping(&self, cpu: u32) -> Result<Vec<f64>, ReferenceError> {
+        self.pin_then_wait(cpu)?;
+        let started = Instant::now();
+        let spent = || started.elapsed() > self.budget;
+        // A warm-up cut short leaves the pong side's warm-up swaps on chunk
+        // 0's line to pair with this side's first chunk, so that chunk is
+        // the last: the pong side is out of step for the next.
+        let mut cut = false;
+        for i in 0..self.warmup {
+            self.swap(0, PING, PONG);
+            if i % 64 == 63 && spent() {
+                cut = true;
+                break;
+            }
+        }
+        let mut one_way = Vec::new();
+        for c in 0..self.chunks {
+            // Past the budget, stop once the chunks' median says the time
+            // went to taking turns, not to a preemption or two.
+            if c > 0 && (cut || spent() && taking_turns(&one_way)) {
+                break;
+            }
+            let t = Instant::now();
+            for _ in 0..self.chunk {
+                self.swap(c, PING, PONG);
+            }
+            one_way.push(t.elapsed().as_nanos() as f64 / (2 * self.chunk) as f64);
+        }
+        for line in self.lines {
+            line.store(STOP, Ordering::Release);
+        }
+        Ok(one_way)
+    }
 }
 
 /// Pins the calling thread to `cpu` and checks `sched_getcpu`.

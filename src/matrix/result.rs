@@ -112,10 +112,8 @@ pub struct PairResult {
     /// ping-pong.
     pub transactions: Vec<TransactionCost>,
     /// Samples each coherence transaction was to have, both CPUs' over
-    /// every pass; 0 where not known (a file from before it was
-    /// recorded). Fewer in `transactions` is an instrument stopped because
-    /// the pair's threads took turns on one CPU ([`super::taking_turns`]):
-    /// [`PairResult::transactions_cut`].
+    /// every pass; fewer taken means it stopped because the pair's threads
+    /// took turns on one CPU ([`PairResult::transactions_cut`]).
     pub transactions_planned: usize,
 }
 
@@ -127,8 +125,7 @@ impl PairResult {
 
     /// Summarises one pair's samples from every pass (at least one): the
     /// phases' statistics over all samples, each pass's median, and their
-    /// spread. Threads and line are the first pass's, unless a later
-    /// pass's could not be verified.
+    /// spread.
     pub fn from_passes(pair: PlannedPair, home_node: u32, passes: Vec<PairSamples>) -> Self {
         let medians: Vec<f64> = passes
             .iter()
@@ -292,6 +289,43 @@ pub struct MatrixResults {
     /// `--home-classes`: each class's transfers with the line local and
     /// remote to the requester (empty when not asked for).
     pub home_classes: Vec<HomeClass>,
+}
+
+/// A matrix of `run`'s host holding only `classes`, for tests.
+#[cfg(test)]
+pub(crate) fn fixture_matrix(
+    run: &crate::runner::RunResults,
+    classes: Vec<ClassStats>,
+) -> MatrixResults {
+    let ns = classes.first().map_or(1.0, |c| c.median_ns);
+    MatrixResults {
+        schema: SCHEMA_VERSION,
+        config: MatrixConfig {
+            cpus: vec![0, 1],
+            mode: Mode::Cas,
+            home: Home::First,
+            samples: 3,
+            round_trips_per_sample: 1,
+            warmup_samples: 0,
+            per_class: None,
+            timer: TimerKind::Tsc,
+            asymmetry_limit_pct: 15.0,
+            reference_round_trips: 1,
+            clipped: Vec::new(),
+        },
+        provenance: run.provenance.clone(),
+        topology: run.topology.clone(),
+        pairs: Vec::new(),
+        advice: super::advise(&classes),
+        empty_classes: Vec::new(),
+        classes,
+        reference: Reference::new([0, 1], 1, ns, ns),
+        contenders: Vec::new(),
+        sharers: Vec::new(),
+        home_classes: Vec::new(),
+        notes: Vec::new(),
+        elapsed_s: 0.0,
+    }
 }
 
 #[cfg(test)]

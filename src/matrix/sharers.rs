@@ -1,16 +1,6 @@
 //! `contend matrix --sharers`: one writer and m readers that each read the
 //! line between its writes; what the writer's add costs when it must
 //! take the line back from m sharers.
-//!
-//! A round, on the next of 16 lines 128 bytes apart: the writer times its
-//! add on the line, fenced, and the same add on a line of its own right
-//! after (the coherence transactions' `add upgraded`, whose timing this
-//! reuses), then raises a go flag; each reader waits for it, reads the
-//! line, notes whether the value is one it had not seen there (the
-//! writer's add since its last read: a read between writes, counted) and
-//! raises its own flag; the writer waits for all of them. So every timed
-//! add finds the line shared by exactly m readers, as they read it after
-//! its last write; at m = 1 it is `add upgraded`.
 
 use super::measure::{LINES, on_cpus, spaced_lines};
 use super::transactions::{STRIDE, timed, wait_for};
@@ -166,8 +156,7 @@ fn read(sh: &Shared, me: usize) -> Side {
 
 /// Times [`ROUNDS`] rounds of `writer` adding to lines of a fresh page
 /// bound to `home` and `readers` (at least one) reading each write, one
-/// thread pinned to each CPU. A CPU or node that cannot be placed is an
-/// error.
+/// thread pinned to each CPU.
 pub fn measure_sharers(
     writer: u32,
     readers: &[u32],

@@ -5,19 +5,11 @@ use super::{OfflineCpu, PairClass, classify};
 use crate::topology::Topology;
 use std::collections::BTreeMap;
 
-/// `cpus` (online ids, any order, duplicates ignored) in span order:
-///
-/// 1. the lowest CPU;
-/// 2. for each class of pair it makes with the others, nearest class first
-///    (its SMT sibling, a CPU of its LLC, of its node, of each farther
-///    node by distance), the lowest CPU of that class;
-/// 3. the rest interleaved round robin across nodes (by id), within a node
-///    across its LLCs, within an LLC across its cores (by lowest CPU), so
-///    a core's SMT siblings come last.
-///
-/// So the first k CPUs include one of every class as soon as k exceeds
-/// the number of classes, and after that spread over nodes and LLCs
-/// evenly: k contenders or readers sit as far apart as k CPUs can.
+/// `cpus` (online ids, any order, duplicates ignored) in span order: the
+/// lowest CPU; then, nearest class first, the lowest CPU of each class of
+/// pair it makes with the others; then the rest round robin across nodes,
+/// within a node across its LLCs, within an LLC across its cores (SMT
+/// siblings last). So k contenders or readers sit as far apart as k CPUs can.
 pub fn span_order(topo: &Topology, cpus: &[u32]) -> Result<Vec<u32>, OfflineCpu> {
     let mut ids = cpus.to_vec();
     ids.sort_unstable();

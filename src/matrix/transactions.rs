@@ -1,17 +1,12 @@
 //! The coherence transactions an update makes, each priced on its own:
 //! one CPU times one operation, fenced, right after the other CPU left the
 //! line in the state the transaction names, less the same operation on a
-//! line of its own.
-//!
-//! The ping-pong prices one hand-over of a line both CPUs write; a counter's
-//! update makes others. An add that pulls a modified line, a read that
-//! fetches one to share it, and an add that upgrades a line another CPU
-//! only read are different transactions, and on one core a read's miss can
-//! overlap an add's: so the two patterns the strategies make (an add then a
-//! read of another line, as a per-CPU split's update does; an add then a
-//! read of the same line, as a global one's) are timed whole too.
+//! line of its own. The ping-pong prices only a hand-over of a line both
+//! write; a counter's update also fetches, upgrades and overlaps misses, so
+//! the strategies' two patterns (an add then a read of another line, or of
+//! the same line) are timed whole too.
 
-use super::measure::on_pair;
+use super::measure::{LINES, on_pair, spaced_lines};
 use super::{taking_turns, transfer_budget};
 use crate::clock::Timer;
 use crate::placement::{NodeMemory, Placement, PlacementError};
@@ -38,9 +33,7 @@ pub enum Transaction {
     AddUpgraded,
     /// A read of a line this CPU wrote and the other CPU has since only
     /// read: a writer's read side after an update that did not publish,
-    /// when another CPU read its last publish. Free where the writer
-    /// keeps a shared copy; a fetch where the other CPU's read took the
-    /// line away.
+    /// when another CPU read its last publish.
     ReadBack,
     /// An add on a line the other CPU has only read, then a read of a line
     /// the other CPU has just written: a per-CPU split's update and read
@@ -83,8 +76,7 @@ pub struct TransactionCost {
     /// The fenced operation's ns less the same operation's on a private
     /// line, timed right after it: the 5% trimmed mean
     /// ([`crate::stats::trimmed_mean`]) over both CPUs' samples, not
-    /// their median, which a stepping clock quantizes (files started
-    /// before 2026-12-02T14:00Z hold the median).
+    /// their median, which a stepping clock quantizes.
     pub net_ns: f64,
     /// `net_ns` ÷ the pair's median one-way ping-pong: how this
     /// transaction compares with the figure other tools report.
@@ -116,10 +108,9 @@ fn transfers_of(samples: usize) -> u64 {
 /// and the line moved once or twice.
 const TRANSFERS_PER_SAMPLE: u64 = 4;
 
-/// Lines the samples rotate through (each on its own 128 bytes, so the
-/// adjacent-line prefetcher never pulls a neighbour with it), and how far
-/// apart the second line of a two-line pattern is.
-const LINES: usize = 16;
+/// Bytes between the [`LINES`] the samples rotate through: each line on
+/// its own 128 bytes, so the adjacent-line prefetcher never pulls a
+/// neighbour with it.
 pub(super) const STRIDE: usize = 128;
 
 /// Net ns samples of each of [`Transaction::ALL`], in that order, both
@@ -225,12 +216,6 @@ fn wait_for_turn(go: &AtomicU64, k: u64) -> bool {
 }
 
 /// One side's part of every sample: `me` is 0 for the pair's lower CPU.
-/// Returns the samples this side timed (net ns, per transaction). Past
-/// `budget`, the side whose turn it is to time stops both once the median
-/// ns per transfer between its looks at the clock is over
-/// [`super::SCHEDULED_TRANSFER_NS`] ([`taking_turns`]: the two threads taking turns on one CPU; a
-/// few preemptions on a busy host move no median), and each returns what
-/// it has.
 fn side(
     sh: &Shared,
     me: usize,
@@ -297,10 +282,7 @@ fn side(
 
 /// Times every [`Transaction`] on the pair `(a, b)`, each CPU in turn
 /// timing `samples` of each after the other prepared the line, on lines of
-/// a fresh page bound to `home`. Returns the net ns samples of both CPUs,
-/// per transaction in [`Transaction::ALL`] order: fewer, or none for the
-/// last transactions, once it has taken its transfers'
-/// [`super::transfer_budget`] (both threads taking turns on one CPU).
+/// a fresh page bound to `home`.
 pub fn measure_transactions(
     a: u32,
     b: u32,
@@ -325,12 +307,8 @@ fn transactions_within(
     budget: std::time::Duration,
 ) -> Result<TransactionSamples, PlacementError> {
     let memory = NodeMemory::alloc(LINES * STRIDE, home, Placement::Strict)?;
-    // SAFETY: every offset is 128-byte aligned and inside the mapping,
-    // which outlives the borrows; fresh pages hold zeros, valid AtomicU64s.
-    let lines: [&AtomicU64; LINES] =
-        std::array::from_fn(|l| unsafe { &*memory.as_ptr().add(l * STRIDE).cast::<AtomicU64>() });
     let sh = Shared {
-        lines,
+        lines: spaced_lines(&memory, STRIDE),
         go: CachePadded::new(AtomicU64::new(0)),
         ready: CachePadded::new(AtomicU64::new(0)),
     };

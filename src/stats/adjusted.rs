@@ -7,27 +7,12 @@ use super::{Summary, t_quantile_975};
 
 /// The mean of `y` with both covariates at their pooled mean `m`: the
 /// least-squares fit `y = μ + β₁·(x₁ − m) + β₂·(x₂ − m)` over the pairs
-/// `x`, in `y`'s unit. What it is for: a difference measured repeat by
-/// repeat that also moves with something measured beside each side,
-/// drawn alike for both (each side's line cost, in the runner's paired
-/// comparisons): the adjusted mean estimates the same difference as the
-/// plain mean, with what the covariates explain taken out of its spread.
-///
-/// Returned as the [`Summary`] of `y.len()` values whose mean is `μ` and
-/// whose 95% interval (Student's t with n − 1 degrees of freedom, as every
-/// `Summary`) is `t(n − 3) · √(σ² (1/n + d'S⁻¹d) + (β₁ + β₂)² v / n)`: σ²
-/// the residuals' sum of squares over n − 3, `d` the covariates' means
-/// less `m`, `S` their centred cross-products, and `v / n` the variance
-/// of `m` itself (`v` the sample variance of each pair's mean), which the
-/// fit alone would leave out: `m` is estimated too, and where the two
-/// sides' slopes differ, so does the difference at it (without that term
-/// a simulation with this host's line costs covered the true difference
-/// 86% of the time, with it 94-98%). Its stddev is the spread that gives
-/// that interval, so a paired t-test of the summary tests `μ`; its min and
-/// max are the repeats' values adjusted (`μ` plus each residual).
-/// `None` under five values, when `x` and `y` differ in length, or when a
-/// covariate is constant or the two move together exactly (the fit has
-/// no answer).
+/// `x`, in `y`'s unit. Its 95% interval is
+/// `t(n − 3) · √(σ² (1/n + d'S⁻¹d) + (β₁ + β₂)² v / n)`: σ² the residuals' sum of squares over n − 3, `d`
+/// the covariates' means less `m`, `S` their centred cross-products, `v / n`
+/// the variance of `m` itself (it is estimated too; docs/evidence.md); its
+/// min and max are the values adjusted. `None` under five values, lengths
+/// that differ, or covariates the fit cannot separate.
 pub fn adjusted_mean(y: &[f64], x: &[[f64; 2]]) -> Option<Summary> {
     let n = y.len();
     if n < 5 || x.len() != n {

@@ -1,17 +1,13 @@
 //! What a difference amounts to: a change, no change, or too little data
 //! to tell, given a noise threshold and a p-value corrected for the
-//! number of tests made (Holm–Bonferroni). [`decide`] is the one
-//! comparison engine: `contend compare`, the verdict lines and the
-//! report's marks all call it.
+//! number of tests made (Holm–Bonferroni).
 
 use super::Summary;
 use super::significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL};
 
 /// The noise threshold: a difference within it is "no change". Relative,
-/// in % of the base mean; and for a cost per update, an absolute floor in
-/// ns, below which a difference is no practical difference whatever its
-/// percentage (1 ns per update at 22k/s is 0.002% of a CPU). Written as
-/// `2%,1ns` (`--noise-threshold`).
+/// in % of the base mean, with an absolute floor in ns for a cost per
+/// update; written `2%,1ns` (`--noise-threshold`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NoiseThreshold {
     /// % of the base mean, ≥ 0.
@@ -112,13 +108,9 @@ pub struct Outcome {
     pub threshold: Threshold,
 }
 
-/// The comparison engine. Each `(base, test, threshold)` of `family` (two
-/// sets of repeats, summarised, and the threshold their difference is
-/// decided at) is tested with Welch's t-test; the p-values of every pair
-/// that has a test are Holm-adjusted together, so the family is whatever
-/// the caller passes (a whole comparison, one verdict's tests, one
-/// table); each pair is then decided at its threshold. One outcome per
-/// pair, in order.
+/// The comparison engine: each `(base, test, threshold)` is tested with
+/// Welch's t-test, the p-values Holm-adjusted over the whole `family` the
+/// caller passes, and each pair decided at its threshold, in order.
 pub fn decide(family: &[(Summary, Summary, Threshold)]) -> Vec<Outcome> {
     let family: Vec<Compared> = family
         .iter()
@@ -168,9 +160,7 @@ pub fn decide_paired(family: &[Compared]) -> Vec<Outcome> {
 
 /// The end of every decision: the p-values of the differences of `family`
 /// that have a test, Holm-adjusted together, then each difference decided
-/// at its threshold ([`Decision::of`]). For differences tested some other
-/// way than [`decide_paired`]'s (two sides of runs,
-/// [`super::runs_difference`]).
+/// at its threshold ([`Decision::of`]).
 pub fn decide_differences(family: &[(Difference, Threshold)]) -> Vec<Outcome> {
     let raw: Vec<f64> = family
         .iter()
@@ -258,7 +248,6 @@ impl Outcome {
     /// The change and the half-width of its 95% interval, for a narrow
     /// table: `-80.8 ±4.3%`; in `unit` when the base is at or below 0
     /// (`-1.50 ±3.86 ns`); the change alone without a test (`+3.0%`).
-    /// [`Outcome::change_text`] gives the interval's ends instead.
     pub fn change_pm_text(&self, unit: &str) -> String {
         let d = &self.difference;
         match (d.change_pct, d.ci95_pct, d.welch) {
@@ -354,26 +343,12 @@ impl Direction {
 
 impl Decision {
     /// The decision on `difference` at `threshold`, given its
-    /// Holm-adjusted p-value.
-    ///
-    /// With `change` the change of the means, `[lo, hi]` its 95%
-    /// confidence interval and `T` the threshold ([`Threshold::pct_of`]
-    /// the base mean: the larger of its percentage and its absolute floor),
-    /// all in % of the base mean, and `p` the Holm-adjusted p-value:
-    ///
-    /// 1. a change ([`Decision::Increase`] or [`Decision::Decrease`], by its
-    ///    sign) when `p < 0.05` and the interval lies wholly beyond the
-    ///    threshold on one side (`lo > T` or `hi < -T`);
-    /// 2. [`Decision::NoChange`] only when the whole interval lies within
-    ///    `[-T, T]`: the data show the difference is too small to matter;
-    /// 3. [`Decision::Inconclusive`] otherwise: the interval reaches across
-    ///    `±T`, whatever the point estimate (a small change with a wide
-    ///    interval shows nothing either way).
-    ///
-    /// The first two cannot both hold. Without a test (fewer than two
-    /// repeats on a side) the decision is inconclusive. With a base mean of
-    /// 0 or below there is no percentage: the same rule runs on the
-    /// absolute difference with the absolute floor as `T`.
+    /// Holm-adjusted p-value. With `[lo, hi]` the change's 95% interval and
+    /// `T` the threshold ([`Threshold::pct_of`] the base mean), in % of it:
+    /// a change by sign when `p < 0.05` and `lo > T` or `hi < -T`;
+    /// [`Decision::NoChange`] only when `[lo, hi]` lies within `[-T, T]`;
+    /// else (or without a test) [`Decision::Inconclusive`]. A base mean of
+    /// 0 or below runs the same rule on the absolute difference and floor.
     pub fn of(difference: &Difference, threshold: Threshold, p_adjusted: f64) -> Decision {
         let Some(welch) = difference.welch else {
             return Decision::Inconclusive;
@@ -403,10 +378,7 @@ impl Decision {
 
 /// Holm–Bonferroni adjusted p-values, in the order given: sorted
 /// ascending, the i-th smallest (from 0) of m becomes
-/// `min(1, max over j <= i of (m - j) · p_(j))`. Comparing the adjusted
-/// values with α keeps the chance of any false call among all m tests at
-/// most α (Holm 1979), where the raw values would make about α·m of them.
-/// A `NaN` counts as 1.
+/// `min(1, max over j <= i of (m - j) · p_(j))`; a `NaN` counts as 1.
 pub fn holm_adjusted(p: &[f64]) -> Vec<f64> {
     let m = p.len();
     let clean = |x: f64| if x.is_nan() { 1.0 } else { x.clamp(0.0, 1.0) };

@@ -1,14 +1,7 @@
-//! Numbers over repeats: mean, spread and confidence intervals; Student's
-//! t distribution (p-values and quantiles, from `statrs`); Welch's test,
-//! the paired test of differences measured in the same repeats, and the
-//! interval of a difference; Holm–Bonferroni correction and the decision
-//! rule of `contend compare`; latency percentiles from histograms;
-//! quantiles of samples; the trimmed mean of single-operation timings;
-//! a mean adjusted for two covariates by least squares; runs as the unit of
-//! replication between runs (a two-level estimate of a difference).
-//!
-//! Pure statistics: this module imports nothing else of the crate, so it
-//! can be read, tested and trusted on its own.
+//! Numbers over repeats: summaries, Student's t, Welch's and the paired
+//! test, Holm's correction and the decision rule, percentiles, quantiles,
+//! the trimmed mean, the adjusted mean and runs as replicates. Pure
+//! statistics: it imports nothing else of the crate.
 
 mod adjusted;
 mod decision;

@@ -1,17 +1,8 @@
 //! Runs as the unit of replication (Kalibera and Jones, "Rigorous
-//! Benchmarking in Reasonable Time", ISMM 2013). A side of a comparison is
-//! a set of runs, a run a set of repeats. The repeats of one run share its
-//! host phase, the lines its counters drew and its placement, so they are
-//! not replicates of the experiment: runs are. A side's mean is the mean
-//! of its runs' means, and the interval of a difference between sides
-//! comes from how run means spread (in the sides' own runs, and in a
-//! host's record of identical runs), never from how repeats do.
-//!
-//! Where every repeat priced a covariate beside its value (its line cost:
-//! what one hand-over of the lines it drew costs), run means are first
-//! adjusted to one covariate value by the slope the repeats show within
-//! their runs, so a host that got slower between the sides is not read as
-//! a change of the code; what the covariate explains is reported.
+//! Benchmarking in Reasonable Time", ISMM 2013): repeats of one run share
+//! its host phase, lines and placement, so a difference's interval comes
+//! from how run means spread, each first adjusted by the covariate's slope
+//! within runs, never from how repeats do.
 
 use super::{Summary, Welch};
 

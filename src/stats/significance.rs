@@ -55,9 +55,7 @@ impl Welch {
 
     /// The two-sided confidence interval (`level`, e.g. 0.95) of
     /// `mean_b - mean_a`: `difference ± t_{(1+level)/2, df} · std_error`,
-    /// with Student's t quantile for the Welch–Satterthwaite df. It
-    /// excludes 0 exactly when `p < 1 - level`. A single point when
-    /// neither side has spread.
+    /// with Student's t quantile for the Welch–Satterthwaite df.
     pub fn interval(&self, level: f64) -> (f64, f64) {
         if self.std_error == 0.0 {
             return (self.difference, self.difference);

@@ -1,24 +1,9 @@
-//! Student's t distribution, from `statrs`: two-sided p-values
-//! (`StudentsT::sf`) and quantiles (`StudentsT::inverse_cdf`), for every
-//! number of degrees of freedom, fractional ones too (Welch's test gives
-//! them).
-//!
-//! statrs's quantile is exact (relative error under 2e-12, measured
-//! against mpmath) up to 1,500 degrees of freedom, which covers every
-//! run of up to 1,500 repeats (repeats − 1, and Welch's df, at most the two
-//! repeat counts together); beyond, it loses digits (3e-7 at 3e4 df, 2e-5 at
-//! 1e5, 6e-5 at 5e5) and then fails outright (1.8266 for the 97.5%
-//! quantile at 1e7 df, true 1.95996; no answer at all at 1e9). So above
-//! [`NORMAL_ABOVE_DF`] both functions use the standard normal
-//! distribution (statrs `Normal`), which is within 3e-5 of Student's t
-//! there (`q` ≤ 0.9995). One distribution serves both functions at every
-//! df, so a confidence interval built with [`t_quantile`] excludes a value
-//! exactly when the test of that value gives p below its level (to 2e-12
-//! up to 1,500 df, 1e-10 above the switch, statrs's lost digits between).
-//!
-//! statrs also loses the far tails where the quantile is huge (|t| beyond
-//! about 1e6: at 1 df the 1 − 1e-7 quantile is 1e-6 off, 1 − 1e-8 9% off);
-//! contend asks for 0.975 at 1 df and up (12.7).
+//! Student's t distribution, from `statrs`: two-sided p-values and
+//! quantiles for any df, fractional too (Welch's test gives them). Above
+//! [`NORMAL_ABOVE_DF`], where statrs's quantile loses digits and then fails
+//! (docs/evidence.md), both use the standard normal, so an interval built
+//! with [`t_quantile`] excludes a value exactly when its test's p is below
+//! the level, at every df.
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
@@ -59,8 +44,7 @@ impl Distribution {
 
 /// Two-sided p-value of Student's t distribution with `df` degrees of
 /// freedom: `P(|T| >= |t|)`, twice statrs's upper tail at `|t|` (no
-/// `1 - cdf` cancellation in the far tail). `NaN` for a NaN `t` (on which
-/// statrs panics) or a `df` that is not positive.
+/// `1 - cdf` cancellation in the far tail).
 pub fn student_t_two_sided_p(t: f64, df: f64) -> f64 {
     match Distribution::for_df(df) {
         Some(d) if !t.is_nan() => 2.0 * d.sf(t.abs()),
@@ -81,7 +65,6 @@ pub fn t_quantile(q: f64, df: f64) -> f64 {
 /// The 97.5% quantile of Student's t with `df` degrees of freedom: the
 /// multiplier of a two-sided 95% interval (12.706 at df 1, 2.228 at 10,
 /// 2.0395 at 31, 1.984 at 100, 1.962 at 1000, 1.95996 at infinity).
-/// Infinite for df 0 (one value: no interval).
 pub fn t_quantile_975(df: f64) -> f64 {
     if df == 0.0 {
         return f64::INFINITY;

@@ -1,27 +1,9 @@
 //! The estimate of a cost timed one operation at a time: a trimmed mean,
-//! not a median, because the clock may step.
-//!
-//! A TSC that advances in steps of `s` (26 cycles, 10 ns, under this
-//! project's hypervisor) quantizes every single timing to a multiple of
-//! `s`: an operation of 25.6 ns reads 20 or 30 ns, in proportion 44 : 56
-//! when its start falls anywhere within a step. The median of such
-//! samples is one of the grid values (30 ns here: 4.4 ns off, up to half
-//! a step); their mean is the operation's time (the start's offset within
-//! a step averages out). A plain mean, though, takes in the rare timing an
-//! interrupt or a VM exit lengthened by microseconds. So the estimate
-//! trims: it drops the [`TIMING_TRIM`] lowest and highest samples, except
-//! those equal to a sample it keeps. Ties at the cut are kept because on a
-//! quantized clock the cut falls on a grid value: a trimmed mean that
-//! dropped part of the 20 ns and part of the 30 ns samples above would
-//! weigh them unevenly (a 10% trim that drops tied samples reads 25.4 ns
-//! there). What remains of the step's bias comes from a grid value rarer
-//! than [`TIMING_TRIM`] beyond the cut, at most `TIMING_TRIM × s` (0.5 ns
-//! at a 10 ns step), against the median's half step.
+//! not a median, because a stepping clock quantizes the median to its grid
+//! (docs/evidence.md); ties at the cut are kept so the grid values weigh evenly.
 
 /// Share of single-operation timings [`trimmed_mean`] may drop at each
-/// end: 5%. Interruptions lengthen far fewer (an interrupt or VM exit in
-/// a timed window of tens of ns, a few in ten thousand), and the bias a
-/// quantized clock leaves is at most this share of its step.
+/// end: 5%.
 pub const TIMING_TRIM: f64 = 0.05;
 
 /// The mean of `values` after dropping the ⌊`trim` × n⌋ lowest and as

@@ -1,14 +1,4 @@
-//! `contend study`: the whole seed study in one command. Stages, in order:
-//! the pair matrix (a per-class sample), the default run (every strategy
-//! flat out and at the seed's rate), a sweep over the thread counts that
-//! first reach each distance class, and `predict` with this study's class
-//! latencies for what its run measured, checked against that run (the
-//! matrix is measured again right after the run when the run's canary
-//! disagrees with it: `pricing.rs`). The plan and its
-//! time budget are in `plan.rs`; the combined verdict is
-//! `verdict/study.rs`'s; every file is written by the command through
-//! `report/` after each stage, so an interrupted study keeps what it
-//! finished.
+//! `contend study`: the whole seed study in one command.
 
 mod matrix_stage;
 pub mod plan;
@@ -102,12 +92,9 @@ fn run_share(plan: &StudyPlan) -> f64 {
     }
 }
 
-/// The run stage's hard budget with `remaining_s` of the study's left:
-/// its [`run_share`] of it, and never more than it planned with its share
-/// of the margin kept back for what the estimate misses (the canaries'
-/// line prices, fresh counters and histograms a repeat, which the
-/// measured start-up leaves out), which the stop rule's rounds spend up
-/// to.
+/// The run stage's hard budget with `remaining_s` of the study's left: its
+/// [`run_share`], and never more than it planned plus its share of the
+/// margin, which the stop rule's rounds spend up to.
 fn run_budget(plan: &StudyPlan, remaining_s: f64) -> f64 {
     (remaining_s * run_share(plan)).min(plan.run.seconds() / (1.0 - plan::MARGIN))
 }
@@ -143,11 +130,9 @@ impl Study {
     }
 
     /// Runs the next stage on `topo` and records how it ended; returns its
-    /// name, or `None` once every stage has its record. Before the run
-    /// and the sweep the measured time per strategy is shrunk to what the
-    /// budget left can pay for ([`plan::refit`]), and a stage it cannot
-    /// pay for is skipped; after an interrupted or failed stage the rest
-    /// are skipped. `progress` hears where the stage is.
+    /// name, or `None` once every stage has its record. A stage the budget
+    /// left cannot pay for ([`plan::refit`]) is skipped, and so is every
+    /// stage after an interrupted or failed one.
     pub fn step(
         &mut self,
         topo: &Topology,

@@ -1,17 +1,6 @@
 //! What `contend study` will run on a host, and the arithmetic of its time
 //! budget, before anything runs: the same plan prints with `--dry-run` on
 //! any fixture.
-//!
-//! The budget (`--max-time`, by default [`default_max_time_s`]) pays for
-//! four measuring stages: a per-class sample of the pair matrix (a fixed,
-//! small cost per pair), the default run (every strategy flat out and at
-//! the seed's rate) and a sweep over the thread counts at which the writers
-//! first reach each distance class, at both regimes. Start-up costs are
-//! counted per repeat (warm-up, the canaries, starting and pinning each
-//! thread and the time a busy thread takes to hear a phase change, all
-//! measured on the host before the plan: [`HostCosts`]); what is left is shared evenly as measured time per strategy, between
-//! [`MIN_DURATION_S`] and [`MAX_DURATION_S`]. A budget that cannot pay for
-//! the minimum is refused, naming the minimum.
 
 use crate::matrix::{self, classify, select_pairs};
 use crate::runner::{HostCosts, StrategyChoice, WARMUP_SPREADS};

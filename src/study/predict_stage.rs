@@ -1,10 +1,7 @@
 //! The study's predict stage: the model fed with this study's own class
-//! latencies (its matrix, the matrix measured again after the run, or the
-//! run's canaries: `pricing.rs` chooses) and its run's own CPUs,
-//! strategies, rates and arrivals, then checked against that run
-//! (`predict --check`), so the study says how far its model is from what
-//! it measured. Without a run, every allowed CPU a writer at the plan's
-//! rate with poisson arrivals, unchecked.
+//! latencies (`pricing.rs` chooses which) and its run's CPUs, strategies
+//! and rates, then checked against that run; without a run, every allowed
+//! CPU a writer at the plan's rate, unchecked.
 
 use super::{PricedWith, StageStatus, StudyResults, pricing, run_strategies};
 use crate::predict::{self, Latencies, Layout, PredictRequest};

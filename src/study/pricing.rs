@@ -1,19 +1,11 @@
 //! Which class latencies price the study's prediction and its check: the
 //! matrix stage's, the matrix measured again right after the run, or the
 //! run's own canaries, chosen by whether the run's canary agrees with
-//! them.
-//!
-//! On a VM the host moves vCPUs between cores in phases lasting seconds:
-//! a CAS ping-pong between the same two vCPUs reads 10, 27 or 110 ns. A
-//! matrix stage of a tenth of a second sees one phase, and the run, tens
-//! of seconds long, may mostly see another (2026-12-02 07:59Z: a 10.5 ns
-//! matrix against the run's 27.5 ns canary; the check priced with the
-//! matrix erred by 83.6%, median, where each repeat priced at its own
-//! canary erred by 31.7%). So the run's canary, measured before every
-//! repeat on the run's first two CPUs, is set against the matrix's pairs
-//! of the same class; when it [`disagrees`], the matrix is measured again
-//! right after the run, and the figures that agree with the run price
-//! the model ([`choose`]).
+//! them: a short matrix stage and a long run may see different phases of a
+//! host that moves vCPUs (docs/evidence.md), so when the run's canary
+//! [`disagrees`] with the matrix's pairs of its class, the matrix is
+//! measured again after the run and the figures that agree price the
+//! model ([`choose`]).
 
 use super::{PricedWith, Pricing, StageProgress, StudyResults, matrix_stage};
 use crate::matrix::{MatrixResults, PairClass, classify};
@@ -71,15 +63,11 @@ pub enum Again {
     Missing(String),
 }
 
-/// Which figures price the model, from the run's median canary
-/// (`None` without one), the class's range in the matrix stage (`None`
-/// when it has no pair of the canary's class), the matrix measured
-/// again, and whether the run's CPUs make one pair class (so that the
-/// canary can stand for every pair). The rule: the matrix stage's
-/// figures unless the canary [`disagrees`] with them; then the matrix
-/// measured again when the canary agrees with that; then, with one pair
-/// class, each repeat's own canary; else the latest matrix, nearest the
-/// run in time.
+/// Which figures price the model: the matrix stage's unless the run's
+/// median canary [`disagrees`] with its class's range; then the matrix
+/// measured again if the canary agrees with that; then, where the run's
+/// CPUs make one pair class, each repeat's own canary; else the latest
+/// matrix.
 pub fn choose(
     canary_ns: Option<f64>,
     first: Option<[f64; 2]>,
@@ -299,7 +287,7 @@ fn canary_latencies(run: &RunResults, ns: f64) -> Latencies {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matrix::{ClassStats, Home, MatrixConfig, Mode, Reference, advise};
+    use crate::matrix::ClassStats;
     use crate::study::{StudyParts, plan_study};
 
     #[test]
@@ -315,7 +303,7 @@ mod tests {
         ] {
             assert_eq!(disagrees(canary, [20.0, 30.0]), off, "{canary}");
         }
-        // 2026-12-02 07:59Z: a 10.5 ns matrix against a 27.5 ns canary.
+        // The pricing case of docs/evidence.md: 10.5 ns matrix, 27.5 ns canary.
         assert!(disagrees(27.5, [10.5, 10.5]));
     }
 
@@ -537,7 +525,7 @@ mod tests {
 
     /// A matrix of the run's host whose one class, `class`, costs `ns`.
     fn matrix(run: &RunResults, class: PairClass, ns: f64) -> MatrixResults {
-        let classes = vec![ClassStats {
+        let stats = ClassStats {
             class,
             pairs: 1,
             candidates: 1,
@@ -545,46 +533,27 @@ mod tests {
             p90_ns: ns,
             min_ns: ns,
             max_ns: ns,
-        }];
-        MatrixResults {
-            schema: crate::matrix::SCHEMA_VERSION,
-            config: MatrixConfig {
-                cpus: vec![0, 1],
-                mode: Mode::Cas,
-                home: Home::First,
-                samples: 3,
-                round_trips_per_sample: 1,
-                warmup_samples: 0,
-                per_class: None,
-                timer: crate::clock::TimerKind::Tsc,
-                asymmetry_limit_pct: 15.0,
-                reference_round_trips: 1,
-                clipped: Vec::new(),
-            },
-            provenance: run.provenance.clone(),
-            topology: run.topology.clone(),
-            pairs: Vec::new(),
-            advice: advise(&classes),
-            empty_classes: Vec::new(),
-            classes,
-            reference: Reference::new([0, 1], 1, ns, ns),
-            contenders: Vec::new(),
-            sharers: Vec::new(),
-            home_classes: Vec::new(),
-            notes: Vec::new(),
-            elapsed_s: 0.0,
-        }
+        };
+        crate::matrix::fixture_matrix(run, vec![stats])
     }
 
-    /// A study of `plan` stopped after its stages made `parts`, on `run`'s
-    /// host: [`crate::study::Study::new`]'s results with those parts.
+    /// A study of `run`'s host stopped after its matrix (one class at
+    /// `first` ns), its run and, if any, the matrix measured again.
     fn partial_study(
-        plan: &crate::study::StudyPlan,
         run: &RunResults,
-        parts: StudyParts,
+        first: f64,
+        again: Option<Result<f64, &str>>,
     ) -> StudyResults {
-        let mut s = crate::study::Study::new(plan.clone(), run.provenance.clone()).into_results();
-        s.parts = parts;
+        let (class, _) = run_canary(run).unwrap();
+        let costs = crate::study::plan::example_costs();
+        let plan = plan_study(&run.topology, "fixture", Some(600.0), &costs).unwrap();
+        let mut s = crate::study::Study::new(plan, run.provenance.clone()).into_results();
+        s.parts = StudyParts {
+            matrix: Some(matrix(run, class, first)),
+            run: Some(run.clone()),
+            matrix_again: again.map(|a| a.map(|ns| matrix(run, class, ns)).map_err(str::to_string)),
+            ..StudyParts::default()
+        };
         s
     }
 
@@ -593,30 +562,13 @@ mod tests {
         // The fixture run's canary (25 ns median) against a one-class
         // matrix; nothing here measures: each case stops before.
         let run = crate::runner::fixture_run();
-        let (class, _) = run_canary(&run).unwrap();
-        let topo = run.topology.clone();
-        let plan = plan_study(
-            &topo,
-            "fixture",
-            Some(600.0),
-            &crate::study::plan::example_costs(),
-        )
-        .unwrap();
-        let est = plan.matrix.est_s;
         let after = |first: f64, left_s: f64, stopped: bool| {
-            let mut s = partial_study(
-                &plan,
-                &run,
-                StudyParts {
-                    matrix: Some(matrix(&run, class, first)),
-                    run: Some(run.clone()),
-                    ..StudyParts::default()
-                },
-            );
+            let mut s = partial_study(&run, first, None);
             let stop = AtomicBool::new(stopped);
-            measure_again_if_needed(&mut s, &topo, &stop, left_s, &mut |_| {});
+            measure_again_if_needed(&mut s, &run.topology, &stop, left_s, &mut |_| {});
             s.parts.matrix_again.map(|a| a.map(|_| ()))
         };
+        let est = partial_study(&run, 20.0, None).plan.matrix.est_s;
         // Within 25% (20 ns: 25 is 1.25 × 20 exactly): not needed.
         assert_eq!(after(20.0, 100.0, false), None);
         // 10.5 ns: needed; a budget below the matrix's estimate, or a
@@ -640,25 +592,8 @@ mod tests {
         let (class, canary) = run_canary(&run).unwrap();
         assert_eq!(canary, 25.0);
         let topo = run.topology.clone();
-        let plan = plan_study(
-            &topo,
-            "fixture",
-            Some(600.0),
-            &crate::study::plan::example_costs(),
-        )
-        .unwrap();
         let study = |first: f64, again: Option<Result<f64, &str>>| {
-            let mut s = partial_study(
-                &plan,
-                &run,
-                StudyParts {
-                    matrix: Some(matrix(&run, class, first)),
-                    run: Some(run.clone()),
-                    matrix_again: again
-                        .map(|a| a.map(|ns| matrix(&run, class, ns)).map_err(str::to_string)),
-                    ..StudyParts::default()
-                },
-            );
+            let mut s = partial_study(&run, first, again);
             assert_eq!(
                 super::super::predict_stage::study_predict(&mut s, &topo),
                 crate::study::StageStatus::Done

@@ -1,9 +1,7 @@
-//! `contend sweep`'s engine and its result: a whole run at every thread
-//! count × affinity set (× regime), as in seed 002 (Daniel Jordan's table
-//! of the per-node split at each thread count, unbound and bound to each
-//! node; see docs/seeds.md). Every point is planned by
+//! `contend sweep`'s engine: a whole run at every thread count × affinity
+//! set (× regime), as in seed 002's table; every point is planned by
 //! [`crate::runner::plan()`] before anything runs, so bad input is refused
-//! up front; sweep.json's model is [`SweepResults`].
+//! up front.
 
 mod result;
 
@@ -311,12 +309,7 @@ pub struct SweepOutcome {
     pub stopped: Option<SweepStop>,
 }
 
-/// Runs every point of `plan` in order. After each repeat
-/// `progress(repeats done over all points, point label, strategy)` is
-/// called; after each finished point `finished(index, results so far,
-/// seconds the point took)` (results still marked partial), which may save
-/// them and so stop the sweep with its error. `stop` ends the sweep at the
-/// current repeat.
+/// Runs every point of `plan` in order.
 pub fn execute_sweep<E>(
     plan: &mut SweepPlan,
     stop: &AtomicBool,

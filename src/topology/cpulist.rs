@@ -1,9 +1,5 @@
 //! The kernel's list format for CPU and node sets: `0-3,8,10-11`, with an
 //! optional stride as numactl accepts it (`0-15:2` = 0,2,4,…,14).
-//!
-//! sysfs files such as `/sys/devices/system/cpu/online`, `node*/cpulist` and
-//! `cache/index*/shared_cpu_list`, and `Mems_allowed_list` in
-//! `/proc/self/status`, all use this format.
 
 use std::collections::BTreeSet;
 use std::fmt;

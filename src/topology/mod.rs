@@ -1,10 +1,6 @@
-//! The host's CPU, cache and NUMA layout, read from sysfs.
-//!
-//! Everything else in contend places threads and memory from this model, so
-//! it is read once, at start-up, before any thread is pinned (a pinned
-//! thread's `sched_getaffinity` no longer says what the process may use).
-//! [`Topology::read`] takes a root directory: `/` for the live host, or a
-//! tree made by `contend topology capture` or `scripts/gen-fixtures.py`.
+//! The host's CPU, cache and NUMA layout, read from sysfs once, before any
+//! thread is pinned (a pinned thread's affinity no longer says what the
+//! process may use).
 
 mod allowed;
 mod cpulist;

@@ -1,8 +1,4 @@
 //! CPU specs: how every option that takes CPUs names them.
-//!
-//! A spec resolves against a [`Topology`] to an *ordered* list of allowed
-//! CPUs; pools take CPUs from the front of that list, so the order is part
-//! of the meaning (`spread` alternates nodes).
 
 use super::{CpuList, CpuListError, Topology};
 use std::fmt;
@@ -91,10 +87,8 @@ impl CpuSpec {
         unless SPEC:clip keeps only the allowed ones; the other specs take allowed CPUs only. \
         Pools take CPUs from the front.";
 
-    /// Resolves the spec to allowed CPUs, in the order pools fill them. A
-    /// cpulist, node or LLC naming CPUs this process may not use is an
-    /// error, unless `clip`: then only the allowed ones are kept and the
-    /// rest listed in [`Resolved::dropped`]. An empty result is an error.
+    /// Resolves the spec to allowed CPUs, in the order pools fill them;
+    /// CPUs not allowed are an error, or with `clip` listed in [`Resolved::dropped`].
     pub fn resolve(&self, topo: &Topology, clip: bool) -> Result<Resolved, SpecError> {
         let allowed = &topo.allowed_cpus;
         let named = self.named(topo)?;

@@ -2,37 +2,15 @@
 //! CPUs, as the kernel computes it since v6.3 (NUMA hops) and before it
 //! (local node, then everything else by id).
 //!
-//! Drivers use `cpumask_local_spread` to place their i-th IRQ or queue "near"
-//! a device's node; contend uses the same order to place its i-th thread.
-//!
-//! **New algorithm** (`sched_init_numa` + `sched_numa_find_nth_cpu`, v6.3):
-//!
-//! - `levels` are the sorted unique distances `dist(a, b)` among nodes that
-//!   have CPUs (the kernel's `N_CPU` state, here a non-empty cpulist).
-//! - `mask[l][n]` is the union of the CPUs of every CPU-bearing node `k`
-//!   with `dist(n, k) <= levels[l]`, so the masks grow with `l`. The
-//!   distance is read from `n`'s row, `dist(n, k) = distances[n][k]`, as
-//!   the kernel's `node_distance(n, k)` does; it matters when the SLIT is
-//!   asymmetric.
-//! - `local_spread(i, node)`: `i %= online CPUs`; take the first hop whose
-//!   mask holds more than `i` CPUs; return the `(i - |mask[hop-1]|)`-th CPU
-//!   of `mask[hop] \ mask[hop-1]` by CPU id. Within one hop the CPUs of
-//!   several equally distant nodes therefore come out interleaved by id,
-//!   not node by node.
-//! - A node without CPUs is first replaced by its nearest CPU-bearing node:
-//!   the smallest `dist(node, k)` (its own row), strict `<` while scanning
-//!   ids upward, so a tie goes to the lowest id. This is the kernel's
-//!   `numa_nearest_node(node, N_CPU)`, which a later fix
-//!   ("sched/topology: fix sched_numa_find_nth_cpu() in CPU-less case")
-//!   added; v6.3 itself read the never-built masks of a CPU-less node.
-//!
-//! **Old algorithm** (before v6.3, [`old_order`]): the node's own online
-//! CPUs by id, then every other online CPU by id, whatever its distance.
-//! For a node without CPUs the first part is empty (its `cpumask_of_node`
-//! is empty), so the old order is simply every online CPU by id.
-//!
-//! Both use the online CPUs, as the kernel's `cpu_online_mask` does, not
-//! this process's [`Topology::allowed_cpus`].
+//! Since v6.3 (`sched_numa_find_nth_cpu`): `levels` are the sorted distinct
+//! distances among nodes with CPUs; `mask[l][n]` holds the CPUs of every
+//! such node `k` with `distances[n][k] <= levels[l]` (`n`'s row, as
+//! `node_distance(n, k)`: it matters for an asymmetric SLIT); the i-th CPU
+//! (`i` modulo the online CPUs) is taken by id from the first hop whose mask
+//! holds more than `i`, so equally distant nodes interleave by id. A node
+//! without CPUs first becomes its nearest node with CPUs, a tie to the
+//! lowest id (`numa_nearest_node(node, N_CPU)`, a later fix). Both orders
+//! use the online CPUs, as `cpu_online_mask` does, not the allowed ones.
 
 use super::{CpuList, Topology};
 use std::collections::BTreeSet;
@@ -176,8 +154,7 @@ impl HopOrder {
 
     /// The kernel's `cpumask_local_spread(i, node)` (v6.3 onwards): `i` is
     /// taken modulo the number of online CPUs, then the CPU at that place
-    /// in hop order is returned. `None` when `node` is not online (use
-    /// [`HopOrder::order`] for an error naming the online nodes) or no node
+    /// in hop order is returned; `None` when `node` is not online or no node
     /// has CPUs.
     pub fn local_spread(&self, i: usize, node: u32) -> Option<u32> {
         let hops = &self.find(node)?.hops;
@@ -219,9 +196,7 @@ fn nth(hops: &[Hop], i: usize) -> Option<u32> {
 }
 
 /// The pre-v6.3 `cpumask_local_spread` order for `node`: its own online CPUs
-/// by id, then every other online CPU by id, ignoring distance. A node
-/// without CPUs has an empty first part, so its order is every online CPU
-/// by id, as the old kernel code gives.
+/// by id, then every other online CPU by id, ignoring distance.
 pub fn old_order(topo: &Topology, node: u32) -> Result<Vec<u32>, UnknownNode> {
     let local = &topo
         .node(node)

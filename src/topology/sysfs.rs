@@ -157,23 +157,47 @@ pub(super) fn read(root: &Path) -> Result<Topology, TopologyError> {
 fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
     let mut notes = Vec::new();
     let online_rel = format!("{CPU_DIR}/online");
-    let online_text = src.required(&online_rel)?;
-    let online_cpus = src.list(&online_rel, &online_text)?;
+    let online_cpus = src.list(&online_rel, &src.required(&online_rel)?)?;
     if online_cpus.is_empty() {
         return Err(TopologyError::Parse {
             path: src.path(&online_rel),
             reason: "no online CPUs".into(),
         });
     }
-
     let (nodes, distances, possible_nodes) = read_nodes(src, &online_cpus, &mut notes)?;
+    let (mut cpus, cpu_llc_set) = read_cpus(src, &online_cpus, &nodes, &mut notes)?;
+    let llcs = group_llcs(&mut cpus, cpu_llc_set);
+    let (allowed_cpus, allowed_mems) = read_allowed(src, &online_cpus, &nodes, &mut notes)?;
+    Ok(Topology {
+        online_cpus,
+        possible_nodes,
+        nodes,
+        distances,
+        cpus,
+        llcs,
+        allowed_cpus,
+        allowed_mems,
+        notes,
+    })
+}
+
+/// An LLC's sharing set and cache level (0 for a stand-in).
+type LlcSet = (CpuList, u32);
+
+/// Each online CPU's place (node, package, core, SMT siblings) and the
+/// sharing set of its last-level cache; a CPU without cache information
+/// gets its package's such CPUs as a stand-in set.
+fn read_cpus(
+    src: &SysfsTree,
+    online_cpus: &CpuList,
+    nodes: &[Node],
+    notes: &mut Vec<String>,
+) -> Result<(Vec<Cpu>, Vec<LlcSet>), TopologyError> {
     let node_of: BTreeMap<u32, u32> = nodes
         .iter()
         .flat_map(|n| n.cpus.iter().map(move |c| (c, n.id)))
         .collect();
-
     let mut cpus = Vec::with_capacity(online_cpus.len());
-    let mut llc_sets: Vec<(CpuList, u32)> = Vec::new();
     let mut cpu_llc_set = Vec::with_capacity(online_cpus.len());
     let mut missing_topology = Vec::new();
     let mut missing_cache = Vec::new();
@@ -186,22 +210,18 @@ fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
             missing_topology.push(id);
         }
         let siblings = siblings
-            .map(|s| s.intersection(&online_cpus))
+            .map(|s| s.intersection(online_cpus))
             .filter(|s| s.contains(id))
             .unwrap_or_else(|| [id].into_iter().collect());
-        let node = match node_of.get(&id) {
-            Some(&n) => n,
-            None => {
-                notes.push(format!(
-                    "CPU {id} is in no node's cpulist: taken as node {}",
-                    nodes[0].id
-                ));
-                nodes[0].id
-            }
-        };
-        let package = package.unwrap_or(0);
+        let node = node_of.get(&id).copied().unwrap_or_else(|| {
+            let first = nodes[0].id;
+            notes.push(format!(
+                "CPU {id} is in no node's cpulist: taken as node {first}"
+            ));
+            first
+        });
         let llc = match read_llc(src, &dir)? {
-            Some((set, level)) => (set.intersection(&online_cpus), level),
+            Some((set, level)) => (set.intersection(online_cpus), level),
             None => {
                 missing_cache.push(id);
                 (CpuList::new(), 0)
@@ -211,7 +231,7 @@ fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
         cpus.push(Cpu {
             id,
             node,
-            package,
+            package: package.unwrap_or(0),
             core: core.unwrap_or(id),
             siblings,
             llc: 0,
@@ -220,15 +240,14 @@ fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
     if !missing_topology.is_empty() {
         notes.push(format!(
             "no topology/ files for CPUs {}: package 0, core = CPU id, no SMT siblings assumed",
-            missing_topology.iter().copied().collect::<CpuList>()
+            missing_topology.into_iter().collect::<CpuList>()
         ));
     }
     if !missing_cache.is_empty() {
         notes.push(format!(
             "no cache information for CPUs {}: their package stands in for the last-level cache",
-            missing_cache.iter().copied().collect::<CpuList>()
+            missing_cache.into_iter().collect::<CpuList>()
         ));
-        // Stand-in groups: every CPU of the package that lacks cache info.
         for (i, cpu) in cpus.iter().enumerate() {
             if cpu_llc_set[i].0.is_empty() {
                 let group = cpus
@@ -241,23 +260,26 @@ fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
             }
         }
     }
-    for (i, cpu) in cpus.iter_mut().enumerate() {
-        let (set, level) = &cpu_llc_set[i];
-        // A CPU always belongs to its own LLC, even if the file forgot it.
-        let mut set = set.clone();
+    Ok((cpus, cpu_llc_set))
+}
+
+/// The distinct LLCs, numbered by their lowest CPU (CPUs come in id
+/// order), each CPU's `llc` set to its index; a CPU always belongs to its
+/// own LLC, even where the file forgot it.
+fn group_llcs(cpus: &mut [Cpu], cpu_llc_set: Vec<LlcSet>) -> Vec<Llc> {
+    let mut llc_sets: Vec<LlcSet> = Vec::new();
+    for (cpu, (mut set, level)) in cpus.iter_mut().zip(cpu_llc_set) {
         set.insert(cpu.id);
         let index = match llc_sets.iter().position(|(s, _)| *s == set) {
             Some(p) => p,
             None => {
-                llc_sets.push((set, *level));
+                llc_sets.push((set, level));
                 llc_sets.len() - 1
             }
         };
         cpu.llc = index as u32;
     }
-    // Number LLC groups by their lowest CPU; CPUs were visited in id order,
-    // so first appearance is already that order.
-    let llcs = llc_sets
+    llc_sets
         .into_iter()
         .enumerate()
         .map(|(i, (cpus, level))| Llc {
@@ -265,32 +287,36 @@ fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
             level,
             cpus,
         })
-        .collect();
+        .collect()
+}
 
+/// The CPUs this process may run on (`sched_getaffinity` on the live host,
+/// else `Cpus_allowed_list`) and the nodes its memory may go to.
+fn read_allowed(
+    src: &SysfsTree,
+    online_cpus: &CpuList,
+    nodes: &[Node],
+    notes: &mut Vec<String>,
+) -> Result<(CpuList, CpuList), TopologyError> {
     let status = src.optional(STATUS)?;
     let allowed_cpus = if src.live {
-        match super::allowed_cpus() {
-            Ok(set) => set,
-            Err(e) => {
-                notes.push(format!(
-                    "sched_getaffinity failed ({e}): all online CPUs taken as allowed"
-                ));
-                online_cpus.clone()
-            }
-        }
+        super::allowed_cpus().unwrap_or_else(|e| {
+            notes.push(format!(
+                "sched_getaffinity failed ({e}): all online CPUs taken as allowed"
+            ));
+            online_cpus.clone()
+        })
     } else {
-        match src.status_list(status.as_deref(), "Cpus_allowed_list")? {
-            Some(set) => set,
-            None => {
+        src.status_list(status.as_deref(), "Cpus_allowed_list")?
+            .unwrap_or_else(|| {
                 notes.push(
                     "no Cpus_allowed_list in proc/self/status: all online CPUs taken as allowed"
                         .into(),
                 );
                 online_cpus.clone()
-            }
-        }
+            })
     }
-    .intersection(&online_cpus);
+    .intersection(online_cpus);
     let memory_nodes: CpuList = nodes
         .iter()
         .filter(|n| n.has_memory)
@@ -306,18 +332,7 @@ fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
             memory_nodes
         }
     };
-
-    Ok(Topology {
-        online_cpus,
-        possible_nodes,
-        nodes,
-        distances,
-        cpus,
-        llcs,
-        allowed_cpus,
-        allowed_mems,
-        notes,
-    })
+    Ok((allowed_cpus, allowed_mems))
 }
 
 type NodeLayout = (Vec<Node>, Vec<Vec<u32>>, CpuList);
@@ -439,10 +454,7 @@ fn read_llc(src: &SysfsTree, cpu_dir: &str) -> Result<Option<(CpuList, u32)>, To
 
 /// Copies the files the topology reader uses from the host at `root`
 /// (normally `/`) into `dest`, so that `--sysfs-root dest` reproduces this
-/// host's model anywhere. `/proc/self/status` is written with only the two
-/// lines the reader takes from it, `Cpus_allowed_list` being what the reader
-/// found (from `sched_getaffinity` on the live host). Returns the number of
-/// files written.
+/// host's model anywhere.
 pub fn capture(root: &Path, dest: &Path) -> Result<usize, TopologyError> {
     let src = SysfsTree::new(root);
     let topo = read_from(&src)?;
