@@ -1,14 +1,4 @@
 //! The clocks a ratelimit can read, and what one read costs.
-//!
-//! The kernel's ratelimit on `tg->load_avg` reads `sched_clock_cpu()` on
-//! every update; that read was later found to cost up to 17% of a CPU, and
-//! a 2026 patch swaps it for the cheaper `rq_clock()`. So the clock is a
-//! choice here (`--clock tsc|monotonic|coarse`) and its cost is measured
-//! ([`read_cost_ns`]) and reported beside every ratelimit result.
-//!
-//! Every timer of the crate lives here: the ratelimit clocks, TSC
-//! calibration, and the per-operation stopwatch [`Timer`] with its
-//! overhead.
 
 mod timer;
 
@@ -18,13 +8,11 @@ use crate::error::UnknownName;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// A monotonic clock read on the update path. Ticks are clock-specific;
-/// [`Clock::ticks_per_sec`] converts.
+/// A monotonic clock read on the update path.
 pub trait Clock: Send + Clone {
     /// The current time in ticks.
     fn now(&self) -> u64;
-    /// Ticks per second (1e9 for the nanosecond clocks; the calibrated TSC
-    /// frequency for `tsc`).
+    /// Ticks per second (1e9 for the nanosecond clocks; the calibrated TSC frequency for `tsc`).
     fn ticks_per_sec(&self) -> f64;
     /// A duration in this clock's ticks (rounded down).
     fn ticks(&self, d: Duration) -> u64 {
@@ -79,8 +67,8 @@ impl std::fmt::Display for ClockKind {
     }
 }
 
-/// Reads the time-stamp counter (on other architectures, a stand-in: the
-/// monotonic clock in nanoseconds).
+/// Reads the time-stamp counter (on other architectures, a stand-in: the monotonic clock in
+/// nanoseconds).
 #[inline(always)]
 pub fn rdtsc() -> u64 {
     #[cfg(target_arch = "x86_64")]
@@ -91,9 +79,8 @@ pub fn rdtsc() -> u64 {
     ticks
 }
 
-/// Reads the TSC after all earlier instructions have executed (`rdtscp`),
-/// for timing the end of an operation (on other architectures, [`rdtsc`]'s
-/// stand-in).
+/// Reads the TSC after all earlier instructions have executed (`rdtscp`), for timing the end of an
+/// operation (on other architectures, [`rdtsc`]'s stand-in).
 #[inline(always)]
 pub fn rdtscp() -> u64 {
     #[cfg(target_arch = "x86_64")]
@@ -119,8 +106,7 @@ fn clock_ns(id: libc::clockid_t) -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Measures the TSC frequency against CLOCK_MONOTONIC over `window`, in
-/// ticks per second.
+/// Measures the TSC frequency against CLOCK_MONOTONIC over `window`, in ticks per second.
 pub fn calibrate_tsc(window: Duration) -> f64 {
     let start_instant = Instant::now();
     let start_tsc = rdtsc();
@@ -131,27 +117,21 @@ pub fn calibrate_tsc(window: Duration) -> f64 {
     ticks as f64 / start_instant.elapsed().as_secs_f64()
 }
 
-/// Timings of spins of 0 to 63 iterations [`tsc_step`] takes, each
-/// between two [`rdtsc`] reads.
+/// Timings of spins of 0 to 63 iterations [`tsc_step`] takes, each between two [`rdtsc`] reads.
 const STEP_SAMPLES: usize = 64 * 256;
 
-/// The share of the timings a delta must make, in %, to count towards
-/// [`resolution_of`]'s divisor: rarer ones are a read that straddled
-/// something, not the counter's step.
+/// The share of the timings a delta must make, in %, to count towards [`resolution_of`]'s divisor:
+/// rarer ones are a read that straddled something, not the counter's step.
 const STEP_COMMON_PCT: f64 = 2.0;
 
-/// The TSC's resolution on this host, in ticks: the step its value
-/// advances by, timed over spins between [`rdtsc`] reads. 1 on a counter
-/// that ticks every cycle; more under a hypervisor whose counter steps
-/// several cycles at a time, where the median of single operations'
-/// timings is quantized to that step.
+/// The TSC's resolution on this host, in ticks: the step its value advances by, timed over spins
+/// between [`rdtsc`] reads.
 pub fn tsc_step() -> u64 {
     step_of(rdtsc)
 }
 
-/// The step of the counter `read` returns: the [`resolution_of`] the
-/// deltas of [`STEP_SAMPLES`] spins of varied length (a few ms), each
-/// timed between two reads.
+/// The step of the counter `read` returns: the [`resolution_of`] the deltas of [`STEP_SAMPLES`]
+/// spins of varied length (a few ms), each timed between two reads.
 fn step_of(mut read: impl FnMut() -> u64) -> u64 {
     let mut deltas = Vec::with_capacity(STEP_SAMPLES);
     for i in 0..STEP_SAMPLES {
@@ -167,9 +147,9 @@ fn step_of(mut read: impl FnMut() -> u64) -> u64 {
     resolution_of(&deltas)
 }
 
-/// The step `deltas` (ticks between two reads) are made of: the greatest
-/// common divisor of the delta values that each make at least
-/// [`STEP_COMMON_PCT`]% of them (1 when none does, or for no deltas).
+/// The step `deltas` (ticks between two reads) are made of: the greatest common divisor of the
+/// delta values that each make at least [`STEP_COMMON_PCT`]% of them (1 when none does, or for no
+/// deltas).
 pub fn resolution_of(deltas: &[u64]) -> u64 {
     let mut counts: std::collections::BTreeMap<u64, usize> = Default::default();
     for &d in deltas {
@@ -188,17 +168,9 @@ pub fn resolution_of(deltas: &[u64]) -> u64 {
     common.reduce(gcd).unwrap_or(1)
 }
 
-/// A busy delay of a calibrated length, added to work under test as a
-/// regression whose size is known (`contend run --inject`): a chain of
-/// dependent multiplies, each waiting for the one before, that starts
-/// from a value the work under test produced ([`Spin::run_after`]). So it
-/// runs after that work, never beside it (a locked add still waiting for
-/// its line would otherwise hide the chain behind its stall), and nothing
-/// else waits for it: the delay is the chain's length times the
-/// multiply's latency, added to the work's critical path. (A fence would
-/// start it late too, but would also stop the work after it from
-/// overlapping the work before it, a cost of its own that grows with the
-/// stalls it separates.)
+/// A busy delay of a calibrated length, added to work under test as a regression whose size is
+/// known (`contend run --inject`): a chain of dependent multiplies, each waiting for the one
+/// before, that starts from a value the work under test produced ([`Spin::run_after`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Spin {
     /// Multiplies in the chain (0: no delay, not even the fence).
@@ -209,10 +181,9 @@ pub struct Spin {
 const SPIN_CALIBRATION: u64 = 200_000;
 
 impl Spin {
-    /// The chain nearest `ns` on this core, and what one multiply took
-    /// (ns): the fastest of five timed chains of [`SPIN_CALIBRATION`]
-    /// (a slower try was interrupted), so the delay is within half a
-    /// multiply of `ns` at the clock speed of the calibration.
+    /// The chain nearest `ns` on this core, and what one multiply took (ns): the fastest of five
+    /// timed chains of [`SPIN_CALIBRATION`] (a slower try was interrupted), so the delay is within
+    /// half a multiply of `ns` at the clock speed of the calibration.
     pub fn calibrate(ns: f64) -> (Spin, f64) {
         let per = (0..5)
             .map(|_| {
@@ -228,9 +199,8 @@ impl Spin {
         (Spin { iterations }, per)
     }
 
-    /// Runs the delay once `after` is known: the chain starts from it
-    /// (masked by an opaque zero, so its value does not matter, only when
-    /// it is ready).
+    /// Runs the delay once `after` is known: the chain starts from it (masked by an opaque zero, so
+    /// its value does not matter, only when it is ready).
     #[inline(always)]
     pub fn run_after(self, after: u64) {
         if self.iterations == 0 {
@@ -238,9 +208,8 @@ impl Spin {
         }
         let mut x = after & std::hint::black_box(0u64);
         for _ in 0..self.iterations {
-            // One multiply the compiler cannot fold into its neighbours
-            // (plain `wrapping_mul`s by a constant reassociate into one
-            // multiply per unrolled block).
+            // One multiply the compiler cannot fold into its neighbours (plain `wrapping_mul`s by a
+            // constant reassociate into one multiply per unrolled block).
             #[cfg(target_arch = "x86_64")]
             // SAFETY: a register multiply; no memory, no stack.
             unsafe {
@@ -325,9 +294,8 @@ impl Clock for FakeClock {
     }
 }
 
-/// Mean cost of one read of `clock` in nanoseconds, over `reads` reads
-/// timed with `Instant` (the loop's own overhead is included; it is a
-/// fraction of a nanosecond).
+/// Mean cost of one read of `clock` in nanoseconds, over `reads` reads timed with `Instant` (the
+/// loop's own overhead is included; it is a fraction of a nanosecond).
 pub fn read_cost_ns<C: Clock>(clock: &C, reads: u32) -> f64 {
     let start = Instant::now();
     let mut sink = 0u64;
@@ -338,8 +306,7 @@ pub fn read_cost_ns<C: Clock>(clock: &C, reads: u32) -> f64 {
     start.elapsed().as_nanos() as f64 / f64::from(reads.max(1))
 }
 
-/// Mean cost of one read of the ratelimit clock `kind`, ns (over 200k
-/// reads); `tsc_hz` is the calibrated TSC frequency.
+/// Mean cost of one read of the ratelimit clock `kind`, ns (over 200k reads).
 pub fn clock_read_cost(kind: ClockKind, tsc_hz: f64) -> f64 {
     const READS: u32 = 200_000;
     match kind {

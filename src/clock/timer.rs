@@ -1,6 +1,6 @@
 //! How one operation is timed: `rdtsc`/`rdtscp` when the TSC is invariant,
-//! `clock_gettime(CLOCK_MONOTONIC)` otherwise. [`Timer::for_host`] makes
-//! that choice for `contend run`, `contend matrix` and the benches alike.
+//! `clock_gettime(CLOCK_MONOTONIC)` otherwise. [`Timer::for_host`] makes that choice for `contend
+//! run`, `contend matrix` and the benches alike.
 
 use super::{Clock, MonotonicClock, rdtsc, rdtscp};
 
@@ -17,8 +17,7 @@ pub enum Timer {
     Monotonic,
 }
 
-/// Which stopwatch timed a result's operations, as result files name it
-/// (`"tsc"` or `"monotonic"`).
+/// Which stopwatch timed a result's operations, as result files name it (`"tsc"` or `"monotonic"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TimerKind {
@@ -41,8 +40,8 @@ impl std::fmt::Display for TimerKind {
 pub const TSC_FALLBACK_NOTE: &str = "TSC is not invariant (constant_tsc/nonstop_tsc missing): operations are timed with clock_gettime";
 
 impl Timer {
-    /// The stopwatch for a host: the TSC at `tsc_hz` ticks per second when
-    /// it is invariant, else `CLOCK_MONOTONIC` (say [`TSC_FALLBACK_NOTE`]).
+    /// The stopwatch for a host: the TSC at `tsc_hz` ticks per second when it is invariant, else
+    /// `CLOCK_MONOTONIC` (say [`TSC_FALLBACK_NOTE`]).
     pub fn for_host(tsc_invariant: bool, tsc_hz: f64) -> Timer {
         if tsc_invariant {
             Timer::Tsc { hz: tsc_hz }
@@ -64,10 +63,9 @@ impl Timer {
         }
     }
 
-    /// Ticks before the timed operation: `lfence; rdtsc; lfence`, so the
-    /// read waits for earlier instructions and the operation cannot start
-    /// before it (the pattern of Intel's "How to Benchmark Code Execution
-    /// Times", with `lfence` for `cpuid`).
+    /// Ticks before the timed operation: `lfence; rdtsc; lfence`, so the read waits for earlier
+    /// instructions and the operation cannot start before it (the pattern of Intel's "How to
+    /// Benchmark Code Execution Times", with `lfence` for `cpuid`).
     #[inline(always)]
     pub fn start(self) -> u64 {
         match self {
@@ -81,8 +79,8 @@ impl Timer {
         }
     }
 
-    /// Ticks after the timed operation: `rdtscp; lfence` (`rdtscp` waits
-    /// for the operation to finish; the fence keeps later work out).
+    /// Ticks after the timed operation: `rdtscp; lfence` (`rdtscp` waits for the operation to
+    /// finish; the fence keeps later work out).
     #[inline(always)]
     pub fn end(self) -> u64 {
         match self {
@@ -108,8 +106,8 @@ impl Timer {
         1e9 / self.ticks_per_sec()
     }
 
-    /// The smallest start/end difference over many empty measurements, in
-    /// ticks: the timer's own cost, subtracted from every sample.
+    /// The smallest start/end difference over many empty measurements, in ticks: the timer's own
+    /// cost, subtracted from every sample.
     pub fn overhead_ticks(self) -> u64 {
         (0..10_000)
             .map(|_| {
@@ -121,8 +119,8 @@ impl Timer {
     }
 }
 
-/// `lfence`: later instructions start only after earlier ones finish (on
-/// other architectures, a compiler fence stands in).
+/// `lfence`: later instructions start only after earlier ones finish (on other architectures, a
+/// compiler fence stands in).
 #[inline(always)]
 fn load_fence() {
     #[cfg(target_arch = "x86_64")]
@@ -134,15 +132,13 @@ fn load_fence() {
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
 }
 
-/// True when this host's `/proc/cpuinfo` says the TSC is invariant (see
-/// [`tsc_is_invariant`]); false when it cannot be read.
+/// True when this host's `/proc/cpuinfo` says the TSC is invariant (see [`tsc_is_invariant`]).
 pub fn host_tsc_is_invariant() -> bool {
     tsc_is_invariant(&std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default())
 }
 
-/// True when `/proc/cpuinfo` text lists both `constant_tsc` and
-/// `nonstop_tsc`: the TSC ticks at one rate in every P- and C-state and so
-/// can time operations.
+/// True when `/proc/cpuinfo` text lists both `constant_tsc` and `nonstop_tsc`: the TSC ticks at one
+/// rate in every P- and C-state and so can time operations.
 pub fn tsc_is_invariant(cpuinfo: &str) -> bool {
     let flags = cpuinfo
         .lines()

@@ -1,8 +1,6 @@
-//! From the threads' raw counts to one repeat's numbers, and from repeats
-//! to a strategy's summary: the repeats whose canary moved marked, each
-//! strategy's net figures against its floor (the hammer floor flat out,
-//! the floor in place paced), the CI of its cost and whether
-//! `--target-ci` was met.
+//! From the threads' raw counts to one repeat's numbers, and from repeats to a strategy's summary:
+//! the repeats whose canary moved marked, each strategy's net figures against its floor (the hammer
+//! floor flat out, the floor in place paced), the CI of its cost and whether `--target-ci` was met.
 
 use super::interference::{self, CANARY_SHIFT};
 use super::result::{
@@ -20,8 +18,7 @@ use hdrhistogram::Histogram;
 pub struct RepeatContext {
     /// The node of each writer's CPU, in pool order.
     pub cpu_nodes: Vec<u32>,
-    /// The node of each writer's slot (publishes across count as
-    /// cross-node).
+    /// The node of each writer's slot (publishes across count as cross-node).
     pub slot_nodes: Vec<u32>,
     /// What the counter read after every writer flushed.
     pub final_sum: i64,
@@ -32,11 +29,6 @@ pub struct RepeatContext {
 }
 
 /// Turns one repeat's thread reports into its numbers.
-///
-/// A thread that never saw the measured interval start is left out of
-/// every rate, sample and count (its CPU is listed in `outside_window`,
-/// its per-thread counts are 0); its final load still counts towards the
-/// exact total.
 pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContext) -> RepeatResult {
     let (final_sum, tick) = (ctx.final_sum, ctx.ns_per_tick);
     let writers: Vec<&ThreadReport> = reports.iter().filter(|r| r.role == Role::Writer).collect();
@@ -142,9 +134,8 @@ struct Merged {
 }
 
 impl Merged {
-    /// Merges the measured `writers`' write samples and publish counts,
-    /// and the read samples and staleness probes of every thread
-    /// `in_window`.
+    /// Merges the measured `writers`' write samples and publish counts, and the read samples and
+    /// staleness probes of every thread `in_window`.
     fn of(writers: &[&ThreadReport], in_window: &[&ThreadReport], ctx: &RepeatContext) -> Self {
         let mut m = Merged {
             write_hist: new_histogram(),
@@ -172,10 +163,8 @@ impl Merged {
         m
     }
 
-    /// How far the sampled cost of an update (its timed add plus the
-    /// reads it made, each at their sampled mean) is from the loop's ns
-    /// per update, in %. Paced, ns/op from throughput is the pacing
-    /// interval: no figure to set the samples against.
+    /// How far the sampled cost of an update (its timed add plus the reads it made, each at their
+    /// sampled mean) is from the loop's ns per update, in %.
     fn sampled_vs_throughput_pct(
         &self,
         write_latency: Option<LatencySummary>,
@@ -191,8 +180,7 @@ impl Merged {
     }
 }
 
-/// A repeat's staleness figures from its probes; ages in ns at
-/// `write_loop_ns` per update.
+/// A repeat's staleness figures from its probes; ages in ns at `write_loop_ns` per update.
 fn staleness_of(s: &StalenessSamples, write_loop_ns: f64) -> Staleness {
     let per_probe = |sum: f64| {
         if s.probes > 0 {
@@ -212,8 +200,8 @@ fn staleness_of(s: &StalenessSamples, write_loop_ns: f64) -> Staleness {
     }
 }
 
-/// A thread's busy seconds: paced, its operations' timed windows (stalls
-/// and sampled operations left out); flat out, its whole interval.
+/// A thread's busy seconds: paced, its operations' timed windows (stalls and sampled operations
+/// left out); flat out, its whole interval.
 fn busy_s(r: &ThreadReport, ns_per_tick: f64) -> Option<f64> {
     let interval = r.interval_s?;
     Some(
@@ -227,8 +215,8 @@ fn busy_ops(r: &ThreadReport, ops: u64) -> u64 {
     r.busy.map_or(ops, |b| b.ops)
 }
 
-/// A thread's seconds in its floor in place (paced), timed as busy time
-/// is, over the same iterations.
+/// A thread's seconds in its floor in place (paced), timed as busy time is, over the same
+/// iterations.
 fn floor_s(r: &ThreadReport, ns_per_tick: f64) -> Option<f64> {
     r.interval_s?;
     Some(r.floor_busy?.ticks as f64 * ns_per_tick * 1e-9)
@@ -248,8 +236,8 @@ fn ops_of(r: &ThreadReport) -> u64 {
     }
 }
 
-/// Each node's writers, when they span two or more nodes: their cost in
-/// the regime's measure, and whether their slot is on another node.
+/// Each node's writers, when they span two or more nodes: their cost in the regime's measure, and
+/// whether their slot is on another node.
 fn node_costs(writers: &[&ThreadReport], ctx: &RepeatContext) -> Vec<NodeRepeat> {
     let (cpu_nodes, slot_nodes, tick) = (&ctx.cpu_nodes, &ctx.slot_nodes, ctx.ns_per_tick);
     let mut writer_nodes: Vec<u32> = cpu_nodes.iter().take(writers.len()).copied().collect();
@@ -282,9 +270,9 @@ fn node_costs(writers: &[&ThreadReport], ctx: &RepeatContext) -> Vec<NodeRepeat>
         .collect()
 }
 
-/// The threads' mean share of their CPU, %, and their floors' in place
-/// (only when every thread with a share has a floor's): each thread's
-/// busy ns per operation times the operations it ran, over its interval.
+/// The threads' mean share of their CPU, %, and their floors' in place (only when every thread with
+/// a share has a floor's): each thread's busy ns per operation times the operations it ran, over
+/// its interval.
 fn cpu_shares(reports: &[ThreadReport], ns_per_tick: f64) -> (f64, Option<f64>) {
     let share = |r: &ThreadReport, seconds: Option<f64>, timed: u64| {
         let s = r.interval_s.filter(|&s| s > 0.0)?;
@@ -305,9 +293,8 @@ fn cpu_shares(reports: &[ThreadReport], ns_per_tick: f64) -> (f64, Option<f64>) 
     )
 }
 
-/// Paced, the lowest of the measured threads' achieved rates (% of the
-/// regime's) and of their shares of arrival slots run (%); `None` flat
-/// out.
+/// Paced, the lowest of the measured threads' achieved rates (% of the regime's) and of their
+/// shares of arrival slots run (%); `None` flat out.
 fn pacing_minima(in_window: &[&ThreadReport], regime: Regime) -> (Option<f64>, Option<f64>) {
     let Some(rate) = regime.rate() else {
         return (None, None);
@@ -320,8 +307,7 @@ fn pacing_minima(in_window: &[&ThreadReport], regime: Regime) -> (Option<f64>, O
     )
 }
 
-/// Operations per second of one thread over its measured interval (0
-/// when it has none).
+/// Operations per second of one thread over its measured interval (0 when it has none).
 fn rate_of(count: u64, r: &ThreadReport) -> f64 {
     match r.interval_s {
         Some(s) if s > 0.0 => count as f64 / s,
@@ -329,9 +315,8 @@ fn rate_of(count: u64, r: &ThreadReport) -> f64 {
     }
 }
 
-/// ns per operation over `threads`: the sum of `seconds` (each thread's
-/// interval, or its busy part) over the sum of `ops`; `None` without
-/// operations. Threads without an interval are left out.
+/// ns per operation over `threads`: the sum of `seconds` (each thread's interval, or its busy part)
+/// over the sum of `ops`; `None` without operations.
 fn per_op_ns(
     threads: &[&ThreadReport],
     seconds: impl Fn(&ThreadReport) -> Option<f64>,
@@ -353,12 +338,8 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
-/// The run's results, repeats done, folded into its clock floors (those
-/// `is_floor` marks) and its strategies (in their order): repeats whose
-/// canary moved marked (the warning, if any, to `notes`), each
-/// summarised with its net figures (against `floor` flat out, against the
-/// floor in place paced: [`fill_net`]), and the strategies judged against
-/// `target_ci_pct` (`--target-ci`).
+/// Folds a run's repeats into its clock floors and strategies: canaries marked, net figures
+/// ([`fill_net`]) and `--target-ci` judged.
 pub(super) fn finish(
     mut results: Vec<StrategyResult>,
     is_floor: &[bool],
@@ -377,8 +358,8 @@ pub(super) fn finish(
         result.summary = strategy_summary(&result.repeats);
         fill_net(result, floor);
         if UsedRepeats::of(&result.repeats).all_repeats {
-            // A clock floor is a ratelimit that never publishes: named
-            // for what it is, not its period.
+            // A clock floor is a ratelimit that never publishes: named for what it is, not its
+            // period.
             let what = if is_floor {
                 match result.strategy.clock {
                     Some(c) => format!("the {} clock floor", c.name()),
@@ -407,15 +388,8 @@ pub(super) fn finish(
     (floors.into_iter().map(|(r, _)| r).collect(), strategies)
 }
 
-/// How far the 95% CI of a strategy's cost per update is from
-/// `--target-ci` `target` %: its half-width over what the target allows
-/// (at most 1: met); `None` before two repeats (or two undisturbed
-/// repeats with a floor in place). Flat out the cost is loop ns/op and
-/// the target is `target` % of it. Paced it is the net ns/update, each
-/// repeat's busy ns/op less its floor's in place ([`PairedNet::of`]), and
-/// the target allows `target` % of it or the practical threshold's ns
-/// ([`crate::stats::NOISE_THRESHOLD`]), whichever is larger: a net cost
-/// of a few ns is known well enough within 1 ns.
+/// How far the 95% CI of a strategy's cost per update is from `--target-ci` `target` %: its
+/// half-width over what the target allows (at most 1: met).
 pub fn target_ratio(result: &StrategyResult, target: f64) -> Option<f64> {
     match result.regime {
         Regime::FlatOut => {
@@ -435,34 +409,28 @@ pub fn target_ratio(result: &StrategyResult, target: f64) -> Option<f64> {
     }
 }
 
-/// Under `--paced both`, how far a strategy's check of in place against
-/// alone is from a width that can decide at the practical threshold: the
-/// half-width of the 95% CI of its net ns/update in place less alone,
-/// round by round ([`alone_difference`]), over the threshold's ns
-/// ([`crate::stats::NOISE_THRESHOLD`], 1 ns); at most 1: narrow enough.
-/// `None` before two rounds with both.
+/// Under `--paced both`, the 95% CI half-width of in place less alone ([`alone_difference`]) over
+/// the threshold's ns.
 pub fn alone_ratio(result: &StrategyResult) -> Option<f64> {
     let s = alone_difference(result, net_busy_ns).filter(|s| s.n > 1)?;
     Some((s.ci95_high - s.mean) / NOISE_THRESHOLD.ns)
 }
 
-/// A paced repeat's net busy ns per update: its busy ns/op less its
-/// floor's in place (`None` without a floor in place).
+/// A paced repeat's net busy ns per update: its busy ns/op less its floor's in place (`None`
+/// without a floor in place).
 pub fn net_busy_ns(r: &RepeatResult) -> Option<f64> {
     Some(r.write_busy_ns - r.floor_busy_ns?)
 }
 
-/// A paced repeat's net CPU share, percentage points: its CPU share less
-/// its floor's in place (`None` without a floor in place).
+/// A paced repeat's net CPU share, percentage points: its CPU share less its floor's in place
+/// (`None` without a floor in place).
 pub fn net_cpu_share_pct(r: &RepeatResult) -> Option<f64> {
     Some(r.cpu_share_pct - r.floor_cpu_share_pct?)
 }
 
-/// The repeats a strategy's figures are over, in both regimes, by one
-/// rule: every repeat but the disturbed ones ([`interference::disturbed`]:
-/// its canary moved, or its threads stalled) while two or more others
-/// remain; under two undisturbed repeats, every repeat. The disturbed
-/// repeats stay in run.json, marked; only the figures leave them out.
+/// The repeats a strategy's figures are over, in both regimes, by one rule: every repeat but the
+/// disturbed ones ([`interference::disturbed`]: its canary moved, or its threads stalled) while two
+/// or more others remain; under two undisturbed repeats, every repeat.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UsedRepeats<'a> {
     /// The repeats the figures are over, in order.
@@ -471,8 +439,7 @@ pub struct UsedRepeats<'a> {
     pub set_aside: usize,
     /// Disturbed repeats among all of them, whether left out or not.
     pub disturbed: usize,
-    /// Under two undisturbed repeats, every repeat was used, disturbed or
-    /// not.
+    /// Under two undisturbed repeats, every repeat was used, disturbed or not.
     pub all_repeats: bool,
 }
 
@@ -505,30 +472,26 @@ impl<'a> UsedRepeats<'a> {
     }
 }
 
-/// A paced strategy's net figure repeat by repeat: each repeat's value
-/// less its floor's, measured in place in the same milliseconds
-/// ([`crate::workload::InPlaceFloor`]), so what moved both (the machine's
-/// phase) cancels, and the CI comes from the per-repeat differences.
+/// A paced strategy's net figure repeat by repeat: each repeat's value less its floor's, measured
+/// in place in the same milliseconds ([`crate::workload::InPlaceFloor`]), so what moved both (the
+/// machine's phase) cancels, and the CI comes from the per-repeat differences.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PairedNet {
     /// Over the repeats used ([`UsedRepeats`]).
     pub summary: Summary,
     /// Repeats with a net figure.
     pub repeats: usize,
-    /// Of those, repeats disturbed ([`interference::disturbed`]): left
-    /// out of `summary` unless `all_repeats`.
+    /// Of those, repeats disturbed ([`interference::disturbed`]): left out of `summary` unless
+    /// `all_repeats`.
     pub disturbed: usize,
-    /// Under two undisturbed repeats, every repeat was used, disturbed or
-    /// not.
+    /// Under two undisturbed repeats, every repeat was used, disturbed or not.
     pub all_repeats: bool,
 }
 
 impl PairedNet {
-    /// The paired net figure of `repeats` (a strategy's, or its repeats
-    /// alone, `StrategyResult::alone_repeats`), `net` giving each
-    /// repeat's ([`net_busy_ns`], [`net_cpu_share_pct`]), over the repeats
-    /// [`UsedRepeats`] keeps among those that have one; `None` without a
-    /// repeat that has one.
+    /// The paired net figure of `repeats` (a strategy's, or its repeats alone,
+    /// `StrategyResult::alone_repeats`), `net` giving each repeat's ([`net_busy_ns`],
+    /// [`net_cpu_share_pct`]), over the repeats [`UsedRepeats`] keeps among those that have one.
     pub fn of(
         repeats: &[RepeatResult],
         net: impl Fn(&RepeatResult) -> Option<f64>,
@@ -544,17 +507,8 @@ impl PairedNet {
     }
 }
 
-/// Two strategies' per-repeat difference, `value(test) − value(base)`
-/// in each repeat index both have, summarised: measured in the same
-/// milliseconds, so what moved both cancels. The pairs kept follow
-/// [`UsedRepeats`]'s rule (neither side disturbed, while two or more
-/// remain). Where every kept repeat priced both sides' lines
-/// ([`RepeatResult::line_ns`]), the mean is adjusted for them
-/// ([`adjusted_mean`], at their pooled mean): each repeat draws each
-/// counter's line afresh, and one line's hand-over can cost twice
-/// another's, so the adjusted mean is the difference on lines of equal
-/// cost. `None` unless `config` records both in one group run in place
-/// ([`RunConfig::ran_together`]), or with no repeat in common.
+/// Two strategies' per-repeat difference, `value(test) − value(base)` in each repeat index both
+/// have, summarised: measured in the same milliseconds, so what moved both cancels.
 pub fn paired_difference(
     config: &RunConfig,
     base: &StrategyResult,
@@ -567,11 +521,9 @@ pub fn paired_difference(
     repeat_by_repeat(&base.repeats, &test.repeats, value)
 }
 
-/// A strategy in place less itself alone, round by round, under `--paced
-/// both` ([`StrategyResult::alone_repeats`]): `value` of its repeat in
-/// place less that of its repeat alone in the same round, summarised and
-/// adjusted for line costs as [`paired_difference`]'s. `None` without a
-/// round that has both.
+/// A strategy in place less itself alone, round by round, under `--paced both`
+/// ([`StrategyResult::alone_repeats`]): `value` of its repeat in place less that of its repeat
+/// alone in the same round, summarised and adjusted for line costs as [`paired_difference`]'s.
 pub fn alone_difference(
     strategy: &StrategyResult,
     value: impl Fn(&RepeatResult) -> Option<f64>,
@@ -579,15 +531,14 @@ pub fn alone_difference(
     repeat_by_repeat(&strategy.alone_repeats, &strategy.repeats, value)
 }
 
-/// `value(test) − value(base)` in each repeat index both have, kept and
-/// adjusted as [`paired_difference`] says.
+/// `value(test) − value(base)` in each repeat index both have, kept and adjusted as
+/// [`paired_difference`] says.
 fn repeat_by_repeat(
     base: &[RepeatResult],
     test: &[RepeatResult],
     value: impl Fn(&RepeatResult) -> Option<f64>,
 ) -> Option<Summary> {
-    // (difference, either side disturbed, both lines' cost), repeat by
-    // repeat.
+    // (difference, either side disturbed, both lines' cost), repeat by repeat.
     let pairs: Vec<(f64, bool, Option<[f64; 2]>)> = test
         .iter()
         .filter_map(|t| {
@@ -606,13 +557,8 @@ fn repeat_by_repeat(
         .or_else(|| Summary::of(&differences))
 }
 
-/// Marks every repeat whose canary, before or after it, is more than
-/// [`CANARY_SHIFT`]× away from the median of all of them (before and
-/// after every repeat), or over [`SCHEDULED_TRANSFER_NS`] one-way (the
-/// scheduler's, not a cache's: the median of a run that took turns
-/// throughout is such a figure too), as disturbed, and the others as not
-/// (so a run can mark as it goes, and the final median decides); returns
-/// the warning to print, naming the values, when any was.
+/// Marks disturbed every repeat whose canary is [`CANARY_SHIFT`]× off the run's median or over
+/// [`SCHEDULED_TRANSFER_NS`] one-way; returns the warning to print, if any.
 pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String> {
     let CanaryRange {
         median,
@@ -670,10 +616,7 @@ fn round(ns: f64) -> String {
     }
 }
 
-/// Fills a strategy's net figures: flat out, net ns per update = loop
-/// ns/op − the hammer `floor`'s; paced, busy ns/op and the CPU share less
-/// the floor's in place, repeat by repeat ([`PairedNet::of`]). A figure whose
-/// floor was not measured stays `None`.
+/// Fills a strategy's net figures: flat out, net ns per update = loop ns/op − the hammer `floor`'s.
 fn fill_net(result: &mut StrategyResult, floor: Option<&HarnessFloor>) {
     let (busy, share) = (
         PairedNet::of(&result.repeats, net_busy_ns),
@@ -697,9 +640,8 @@ fn fill_net(result: &mut StrategyResult, floor: Option<&HarnessFloor>) {
     }
 }
 
-/// Summarises a strategy's repeats over those [`UsedRepeats`] keeps (the
-/// disturbed ones set aside while two others remain, in either regime);
-/// `None` when there are none.
+/// Summarises a strategy's repeats over those [`UsedRepeats`] keeps (the disturbed ones set aside
+/// while two others remain, in either regime); `None` when there are none.
 pub fn strategy_summary(all: &[RepeatResult]) -> Option<StrategySummary> {
     let kept = UsedRepeats::of(all);
     let repeats = || kept.used.iter().copied();
@@ -752,8 +694,8 @@ pub fn strategy_summary(all: &[RepeatResult]) -> Option<StrategySummary> {
     })
 }
 
-/// Each node's cost over `repeats`, for the nodes the first of them
-/// recorded and every one of them has a cost for (none with one node).
+/// Each node's cost over `repeats`, for the nodes the first of them recorded and every one of them
+/// has a cost for (none with one node).
 fn node_summaries(repeats: &[&RepeatResult]) -> Vec<NodeSummary> {
     let Some(first) = repeats.first() else {
         return Vec::new();

@@ -1,10 +1,6 @@
-//! What the harness costs without the counter: the hammer floor (the
-//! writer loop alone, flat out, before the strategies) and a paced
-//! regime's clock floors (the paced loop reading a ratelimit's clock on
-//! every update, taking its turn among the strategies). The paced floor
-//! itself runs in place inside every paced repeat
-//! ([`crate::workload::InPlaceFloor`]). A strategy's net figures against
-//! them are `aggregate.rs`'s.
+//! What the harness costs without the counter: the hammer floor (the writer loop alone, flat out,
+//! before the strategies) and a paced regime's clock floors (the paced loop reading a ratelimit's
+//! clock on every update, taking its turn among the strategies).
 
 use super::RunError;
 use super::result::{HarnessFloor, Strategy};
@@ -26,17 +22,12 @@ pub(super) const FLOOR_INTERVAL: Duration = Duration::from_millis(100);
 /// Warm-up of one floor run.
 pub(super) const FLOOR_WARMUP: Duration = Duration::from_millis(10);
 
-/// The period of a clock floor's ratelimit: longer than any run, so its
-/// writers read the clock on every update and publish once (the first
-/// update), in warm-up.
+/// The period of a clock floor's ratelimit: longer than any run, so its writers read the clock on
+/// every update and publish once (the first update), in warm-up.
 pub const CLOCK_FLOOR_PERIOD: Duration = Duration::from_secs(100_000);
 
-/// A paced regime's clock floor for `clock`: the paced floor's loop (one
-/// global slot) with a ratelimit that reads `clock` on every update and
-/// never publishes after its first: its net busy time (less its floor in
-/// place, repeat by repeat) is what a ratelimit's clock read costs in
-/// place (which the paced floor does not contain and `contend predict`
-/// charges).
+/// A paced regime's clock floor for `clock`: the paced floor's loop reading `clock` every update;
+/// its net busy time is a ratelimit's clock read in place.
 pub fn clock_floor(clock: ClockKind) -> Strategy {
     Strategy {
         level: ShardLevel::Global,
@@ -49,9 +40,8 @@ pub fn clock_floor(clock: ClockKind) -> Strategy {
     }
 }
 
-/// The layout of a paced repeat's floor in place
-/// ([`crate::workload::InPlaceFloor`]) beside a strategy's `layout`: one
-/// global slot, 128-byte padded (nobody but the floor touches it, so no
+/// The layout of a paced repeat's floor in place ([`crate::workload::InPlaceFloor`]) beside a
+/// strategy's `layout`: one global slot, 128-byte padded (nobody but the floor touches it, so no
 /// update moves a line), homed as the strategy's slots are.
 pub fn in_place_layout(layout: CounterLayout) -> CounterLayout {
     CounterLayout {
@@ -61,17 +51,15 @@ pub fn in_place_layout(layout: CounterLayout) -> CounterLayout {
     }
 }
 
-/// Whether a floor `s` is a clock floor ([`clock_floor`]) rather than the
-/// paced floor's own entry, which files from before the floor ran in place
-/// recorded beside the clock floors.
+/// Whether a floor `s` is a clock floor ([`clock_floor`]) rather than the paced floor's own entry,
+/// which files from before the floor ran in place recorded beside the clock floors.
 pub fn is_clock_floor(s: &Strategy) -> bool {
     s.publish.ratelimit.is_some()
 }
 
-/// Measures the harness floor ([`HarnessFloor`]): the run's writer loop
-/// (`spec`, publishing `never`, unpaced) on `cpu` alone, its read side on
-/// a global slot nobody else touches, a short warm-up and at most
-/// `FLOOR_INTERVAL` a run. `None` when interrupted.
+/// Measures the harness floor ([`HarnessFloor`]): the run's writer loop (`spec`, publishing
+/// `never`, unpaced) on `cpu` alone, its read side on a global slot nobody else touches, a short
+/// warm-up and at most `FLOOR_INTERVAL` a run.
 pub fn measure_floor(
     mut spec: RepeatSpec,
     cpu: u32,
@@ -97,12 +85,8 @@ const INJECT_PAIRS: usize = 8;
 /// The measured interval of each of them.
 const INJECT_INTERVAL: Duration = Duration::from_millis(50);
 
-/// What `inject` adds to the harness floor's loop (`spec`: flat out as
-/// [`measure_floor`] runs it, or paced, where an update's busy window is
-/// what a paced strategy's cost is read from) on `cpu`: [`INJECT_PAIRS`]
-/// pairs of short runs, with and without it, taking turns (which goes
-/// first alternates), summarised as each pair's difference, ns per update.
-/// `None` when interrupted or no pair finished.
+/// What `inject` adds to the harness floor's loop (`spec`) on `cpu`, ns per update: the
+/// differences of [`INJECT_PAIRS`] interleaved pairs of short runs with and without it.
 pub fn measure_inject(
     mut spec: RepeatSpec,
     inject: Spin,
@@ -134,8 +118,7 @@ pub fn measure_inject(
 
 /// One floor run's outcome.
 enum Looped {
-    /// ns per update: flat out, per loop iteration from throughput;
-    /// paced, per busy window.
+    /// ns per update: flat out, per loop iteration from throughput; paced, per busy window.
     Ns(f64),
     /// It finished without an update in its interval.
     Nothing,
@@ -143,9 +126,9 @@ enum Looped {
     Interrupted,
 }
 
-/// One run of the harness floor's loop (`spec`, publishing `never`, its
-/// read side on a global slot nobody else touches) on `cpu` alone: ns per
-/// update from throughput, or paced, ns per busy window.
+/// One run of the harness floor's loop (`spec`, publishing `never`, its read side on a global slot
+/// nobody else touches) on `cpu` alone: ns per update from throughput, or paced, ns per busy
+/// window.
 fn floor_loop_ns(
     spec: &RepeatSpec,
     cpu: u32,

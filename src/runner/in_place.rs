@@ -1,10 +1,6 @@
-//! Strategies in place: which paced strategies share each repeat. Every
-//! thread runs each strategy of a group once a period, at staggered
-//! offsets (`workload::run_repeat`), so all of them are measured under
-//! the same host phase and two strategies' figures pair repeat by repeat.
-//! A group holds strategies of one regime that read one clock kind, as
-//! many as the period holds ([`capacity`]); flat out, each strategy is a
-//! repeat of its own.
+//! Strategies in place: which paced strategies share each repeat. Every thread runs each strategy
+//! of a group once a period, at staggered offsets (`workload::run_repeat`), so all of them are
+//! measured under the same host phase and two strategies' figures pair repeat by repeat.
 
 use crate::clock::ClockKind;
 use crate::error::UnknownName;
@@ -13,32 +9,29 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-/// The least of each period one strategy in place needs: its busy window
-/// and its floor's in place, each given 2 µs, far beyond an update and
-/// its read side on the pools `run` pins (a few hundred ns) and a tenth of
-/// [`crate::workload::STALL`].
+/// The least of each period one strategy in place needs: its busy window and its floor's in place,
+/// each given 2 µs, far beyond an update and its read side on the pools `run` pins (a few hundred
+/// ns) and a tenth of [`crate::workload::STALL`].
 pub const LANE_SPAN: Duration = Duration::from_micros(4);
 
 /// How paced strategies share repeats (`--paced`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PacedMode {
-    /// Every paced strategy of a regime in place in every repeat, grouped
-    /// only where the period cannot hold them all.
+    /// Every paced strategy of a regime in place in every repeat, grouped only where the period
+    /// cannot hold them all.
     #[default]
     InPlace,
     /// Each strategy in repeats of its own, taking turns (as flat out).
     Alone,
-    /// In place, and each strategy of a group also alone in the same
-    /// round (before or after the group's repeat, in turns): the check
-    /// that running in place biases no strategy, paired round by round
-    /// ([`crate::runner::StrategyResult::alone_repeats`]).
+    /// In place, and each strategy of a group also alone in the same round (before or after the
+    /// group's repeat, in turns): the check that running in place biases no strategy, paired round
+    /// by round ([`crate::runner::StrategyResult::alone_repeats`]).
     Both,
 }
 
 impl PacedMode {
-    /// True when paced strategies share repeats in place (in-place and
-    /// both).
+    /// True when paced strategies share repeats in place (in-place and both).
     pub fn in_place(self) -> bool {
         self != PacedMode::Alone
     }
@@ -66,19 +59,18 @@ impl fmt::Display for PacedMode {
     }
 }
 
-/// One group of strategies run in place in the same repeats, as run.json
-/// records it.
+/// One group of strategies run in place in the same repeats, as run.json records it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InPlaceGroup {
     /// The regime (paced) its strategies run in.
     pub regime: Regime,
-    /// Its strategies' names (clock floors included), in lane order: lane
-    /// k of S runs `k/S` of the period after the thread's phase.
+    /// Its strategies' names (clock floors included), in lane order: lane k of S runs `k/S` of the
+    /// period after the thread's phase.
     pub strategies: Vec<String>,
 }
 
-/// How many strategies one period of `regime` holds in place: the period
-/// over [`LANE_SPAN`], at least 1 (flat out: 1).
+/// How many strategies one period of `regime` holds in place: the period over [`LANE_SPAN`], at
+/// least 1 (flat out: 1).
 pub fn capacity(regime: Regime) -> usize {
     match regime.rate() {
         Some(rate) => ((1.0 / rate) / LANE_SPAN.as_secs_f64()).floor().max(1.0) as usize,
@@ -86,12 +78,9 @@ pub fn capacity(regime: Regime) -> usize {
     }
 }
 
-/// The group of each entry, given each entry's regime and the clock kind
-/// its writers read (ids from 0, in order of first appearance): flat out,
-/// and paced under [`PacedMode::Alone`], each entry its own; paced in
-/// place ([`PacedMode::in_place`]), the entries of one regime and clock kind together, split into
-/// the fewest groups of at most [`capacity`] entries, as even as can be,
-/// in order.
+/// The group of each entry, given each entry's regime and the clock kind its writers read (ids from
+/// 0, in order of first appearance): flat out, and paced under [`PacedMode::Alone`], each entry its
+/// own.
 pub fn groups(entries: &[(Regime, ClockKind)], mode: PacedMode) -> Vec<usize> {
     let mut group = vec![usize::MAX; entries.len()];
     let mut next = 0;

@@ -1,8 +1,7 @@
-//! `contend run`'s engine and its result: plans an experiment from a
-//! request ([`plan()`]), runs every strategy repeat by repeat, each repeat
-//! on a fresh node-bound counter with pinned threads ([`execute`]), and
-//! gathers the results with their exactness checks into run.json's model
-//! ([`RunResults`]). [`signal`] is the one place a stop request is caught.
+//! `contend run`'s engine and its result: plans an experiment from a request ([`plan()`]), runs
+//! every strategy repeat by repeat, each repeat on a fresh node-bound counter with pinned threads
+//! ([`execute`]), and gathers the results with their exactness checks into run.json's model
+//! ([`RunResults`]).
 
 mod aggregate;
 mod floor;

@@ -1,6 +1,5 @@
-//! A run of several regimes (flat out, and paced at each rate), measured
-//! interleaved in one run.json, and the views of one regime every table,
-//! chart and verdict is drawn from.
+//! A run of several regimes (flat out, and paced at each rate), measured interleaved in one
+//! run.json, and the views of one regime every table, chart and verdict is drawn from.
 
 use super::floor::is_clock_floor;
 use super::result::{RunResults, StrategyResult};
@@ -14,16 +13,13 @@ impl RunResults {
         self.config.rates.clone()
     }
 
-    /// The regime of a view of one regime ([`RunResults::regimes`]): the
-    /// first of the run's.
+    /// The regime of a view of one regime ([`RunResults::regimes`]): the first of the run's.
     pub fn regime(&self) -> Regime {
         self.rates()[0]
     }
 
-    /// The run as one view per regime, in order: each holds that regime's
-    /// strategies and floor, with `config.rates` that regime alone. A run
-    /// of one regime is one view, equal to itself. Every table, chart and
-    /// verdict of one regime is drawn from such a view.
+    /// The run as one view per regime, in order: each holds that regime's strategies and floor,
+    /// with `config.rates` that regime alone.
     pub fn regimes(&self) -> Vec<RunResults> {
         self.rates()
             .into_iter()
@@ -63,12 +59,9 @@ impl RunResults {
             .collect()
     }
 
-    /// The paced floor of `regime` as the tables show it: the floor
-    /// operations' busy ns per update and CPU share, measured in place in
-    /// every repeat of the regime's strategies, over those repeats; in a
-    /// file from before the floor ran in place, its own entry
-    /// (`global/never`) among `paced_floors`. `None` flat out, or when
-    /// neither was measured.
+    /// The paced floor of `regime` as the tables show it: the floor operations' busy ns per update
+    /// and CPU share, measured in place in every repeat of the regime's strategies, over those
+    /// repeats.
     pub fn paced_floor(&self, regime: Regime) -> Option<PacedFloor> {
         let repeats = || {
             self.strategies
@@ -97,39 +90,36 @@ impl RunResults {
         })
     }
 
-    /// The clock floor of `regime` for `clock` ([`super::floor::clock_floor`]),
-    /// if the run measured one (a paced run with a ratelimit reading it).
+    /// The clock floor of `regime` for `clock` ([`super::floor::clock_floor`]), if the run measured
+    /// one (a paced run with a ratelimit reading it).
     pub fn clock_floor(&self, regime: Regime, clock: ClockKind) -> Option<&StrategyResult> {
         self.paced_floors.iter().find(|f| {
             f.regime == regime && is_clock_floor(&f.strategy) && f.strategy.clock == Some(clock)
         })
     }
 
-    /// What a ratelimit's read of `clock` costs per update in place at
-    /// `regime`, ns: the clock floor's net busy ns/op (less its floor in
-    /// place, repeat by repeat); `None` without a clock floor with a net
-    /// figure (flat out, or a file from before the floor ran in place).
+    /// What a ratelimit's read of `clock` costs per update in place at `regime`, ns: the clock
+    /// floor's net busy ns/op (less its floor in place, repeat by repeat).
     pub fn clock_cost(&self, regime: Regime, clock: ClockKind) -> Option<Summary> {
         self.clock_floor(regime, clock)?.summary.as_ref()?.net_ns
     }
 }
 
-/// The paced floor of one regime ([`RunResults::paced_floor`]): what the
-/// same paced loop costs with no shared write.
+/// The paced floor of one regime ([`RunResults::paced_floor`]): what the same paced loop costs with
+/// no shared write.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PacedFloor {
     /// Busy ns per update, over the repeats.
     pub busy_ns: Summary,
     /// Share of each CPU, %, over the repeats (`None` when not recorded).
     pub cpu_share_pct: Option<Summary>,
-    /// Measured in place in every repeat; `false` for a file from before,
-    /// whose floor ran in repeats of its own.
+    /// Measured in place in every repeat.
     pub in_place: bool,
 }
 
 impl PacedFloor {
-    /// How this floor was measured and how net figures use it, for the
-    /// lines and pages that show it.
+    /// How this floor was measured and how net figures use it, for the lines and pages that show
+    /// it.
     pub fn how(&self) -> &'static str {
         if self.in_place {
             "the same paced loop with no shared write, run in place half way between two updates of every repeat; a strategy's net figures are its busy ns/op and CPU share less its floor's in the same repeat, their CI from those per-repeat differences"

@@ -1,9 +1,8 @@
-//! The rounds of a run: every entry (each strategy in each regime, and
-//! each paced regime's clock floors) takes one repeat per round, flat out
-//! in turn, paced in place with the rest of its group in one repeat, so
-//! drift hits all alike; with `--target-ci`, further rounds, widest CI
-//! first, for the strategies whose CI is still wider than the target or
-//! which lost a repeat to a disturbance, while the time budget lasts.
+//! The rounds of a run: every entry (each strategy in each regime, and each paced regime's clock
+//! floors) takes one repeat per round, flat out in turn, paced in place with the rest of its group
+//! in one repeat, so drift hits all alike; with `--target-ci`, further rounds, widest CI first, for
+//! the strategies whose CI is still wider than the target or which lost a repeat to a disturbance,
+//! while the time budget lasts.
 
 use super::aggregate::{PairedNet, alone_ratio, mark_canary_shifts, net_busy_ns, target_ratio};
 use super::in_place::PacedMode;
@@ -21,16 +20,13 @@ pub(super) enum RoundsEnd {
     Done,
     /// A stop was requested; finished repeats are kept.
     Interrupted,
-    /// The next repeat would have ended past the time budget; finished
-    /// repeats are kept.
+    /// The next repeat would have ended past the time budget; finished repeats are kept.
     OutOfTime,
 }
 
-/// Runs the rounds of `plan` over `entries`, the run's time budget
-/// counted from `started`: no repeat starts that would end past it (at
-/// the mean time of the repeats so far, warm-up plus interval before the
-/// first). Notes the counter raises go to `notes`; `progress(done, total,
-/// entry)` hears each repeat.
+/// Runs the rounds of `plan` over `entries`, the run's time budget counted from `started`: no
+/// repeat starts that would end past it (at the mean time of the repeats so far, warm-up plus
+/// interval before the first).
 pub(super) fn run(
     plan: &RunPlan,
     entries: &mut [RoundEntry],
@@ -76,8 +72,8 @@ pub(super) fn run(
         for g in groups {
             let mut group: Vec<&mut RoundEntry> =
                 entries.iter_mut().filter(|e| e.group == g).collect();
-            // `--paced both`: each strategy of the group alone too, before
-            // or after the group in place (`both_order`).
+            // `--paced both`: each strategy of the group alone too, before or after the group in
+            // place (`both_order`).
             let members = group.len();
             let alone: Vec<usize> = (0..members)
                 .filter(|&i| alone_too(cfg, group[i].is_floor, group[i].result.regime, members))
@@ -107,8 +103,8 @@ pub(super) fn run(
                 }
             }
         }
-        // Canary shifts so far, for the next round's retries (the final
-        // marks use the whole run's median).
+        // Canary shifts so far, for the next round's retries (the final marks use the whole run's
+        // median).
         let repeats = entries.iter_mut().flat_map(|e| {
             e.result
                 .repeats
@@ -120,9 +116,8 @@ pub(super) fn run(
     }
 }
 
-/// The run's time budget (`--max-time`) as the rounds spend it: the
-/// repeats run so far (a group's in place counts once) and the seconds
-/// they took, in all.
+/// The run's time budget (`--max-time`) as the rounds spend it: the repeats run so far (a group's
+/// in place counts once) and the seconds they took, in all.
 struct Budget {
     started: Instant,
     /// `--max-time`, seconds; `None`: no budget.
@@ -145,8 +140,7 @@ impl Budget {
         }
     }
 
-    /// Seconds one repeat takes: the mean so far, warm-up plus interval
-    /// before the first.
+    /// Seconds one repeat takes: the mean so far, warm-up plus interval before the first.
     fn one_s(&self) -> f64 {
         if self.runs == 0 {
             self.first_s
@@ -155,21 +149,20 @@ impl Budget {
         }
     }
 
-    /// Seconds of the budget left (negative once spent; without one,
-    /// none left for extra rounds).
+    /// Seconds of the budget left (negative once spent; without one, none left for extra rounds).
     fn left_s(&self) -> f64 {
         self.max_time_s.unwrap_or(0.0) - self.started.elapsed().as_secs_f64()
     }
 
-    /// Whether a repeat started `elapsed_s` into the run would end within
-    /// the budget, at [`Budget::one_s`] a repeat (always without one).
+    /// Whether a repeat started `elapsed_s` into the run would end within the budget, at
+    /// [`Budget::one_s`] a repeat (always without one).
     fn fits(&self, elapsed_s: f64) -> bool {
         let ends_s = elapsed_s + self.one_s();
         self.max_time_s.is_none_or(|budget| ends_s <= budget)
     }
 
-    /// Runs `repeat` and counts its time, unless it would end past the
-    /// budget ([`Budget::fits`] now): then `None`, nothing run.
+    /// Runs `repeat` and counts its time, unless it would end past the budget ([`Budget::fits`]
+    /// now): then `None`, nothing run.
     fn run<T>(&mut self, repeat: impl FnOnce() -> T) -> Option<T> {
         if !self.fits(self.started.elapsed().as_secs_f64()) {
             return None;
@@ -182,13 +175,8 @@ impl Budget {
     }
 }
 
-/// The repeats one round `round` of a group takes, in the order run:
-/// `None` the group in place, `Some(i)` its member `i` alone (each of
-/// `alone`, under `--paced both`). Counterbalanced, so that no drift
-/// within a round is taken for a bias of running in place: in place
-/// first in even rounds and last in odd ones, the members alone in an
-/// order drawn from the run's `seed` and the round, so no strategy's
-/// repeat alone keeps one distance from its repeat in place.
+/// The repeats one round `round` of a group takes, in the order run: `None` the group in place,
+/// `Some(i)` its member `i` alone (each of `alone`, under `--paced both`).
 fn both_order(seed: u64, round: usize, alone: &[usize]) -> Vec<Option<usize>> {
     let drawn = permutation(alone.len(), seed ^ (round as u64).rotate_left(17) ^ 0xB0_7E);
     let mut order: Vec<Option<usize>> = drawn.into_iter().map(|k| Some(alone[k])).collect();
@@ -200,8 +188,8 @@ fn both_order(seed: u64, round: usize, alone: &[usize]) -> Vec<Option<usize>> {
     order
 }
 
-/// How many of a group's members (each a clock floor or not, and its
-/// regime) also run alone each round ([`alone_too`]).
+/// How many of a group's members (each a clock floor or not, and its regime) also run alone each
+/// round ([`alone_too`]).
 fn alone_count(cfg: &RunConfig, members: &[(bool, Regime)]) -> usize {
     members
         .iter()
@@ -209,15 +197,15 @@ fn alone_count(cfg: &RunConfig, members: &[(bool, Regime)]) -> usize {
         .count()
 }
 
-/// Whether an entry (a clock floor or not, of `regime`), in place in a
-/// group of `members`, also runs alone each round: under `--paced both`,
-/// a paced strategy (not a clock floor) of a group of two or more.
+/// Whether an entry (a clock floor or not, of `regime`), in place in a group of `members`, also
+/// runs alone each round: under `--paced both`, a paced strategy (not a clock floor) of a group of
+/// two or more.
 fn alone_too(cfg: &RunConfig, is_floor: bool, regime: Regime, members: usize) -> bool {
     cfg.paced == PacedMode::Both && members > 1 && !is_floor && regime.is_paced()
 }
 
-/// What one round runs: indexes into the entries, in their order, and
-/// which of them run because a round of theirs was disturbed.
+/// What one round runs: indexes into the entries, in their order, and which of them run because a
+/// round of theirs was disturbed.
 #[derive(Debug, PartialEq)]
 struct Round {
     entries: Vec<usize>,
@@ -225,8 +213,8 @@ struct Round {
 }
 
 impl Round {
-    /// Counts a retry on each entry this round measures again after a
-    /// disturbed repeat ([`StrategyResult::retries`]).
+    /// Counts a retry on each entry this round measures again after a disturbed repeat
+    /// ([`StrategyResult::retries`]).
     fn count_retries(&self, entries: &mut [RoundEntry]) {
         for &i in &self.retries {
             entries[i].result.retries += 1;
@@ -234,18 +222,9 @@ impl Round {
     }
 }
 
-/// What round `round` (0-based) repeats of `entries` (each result so far,
-/// whether it is a clock floor, and its group), or `None` when the run is
-/// done: every entry in the first `cfg.repeats` rounds; then, under
-/// `--target-ci`, the strategies still open, as many groups as fit at
-/// `repeat_s` seconds a repeat (the mean so far) in the `left_s` seconds
-/// of `--max-time` left (a group's strategies in place share one repeat,
-/// so a second open one of a chosen group costs nothing; under `--paced
-/// both` each also takes a repeat alone). Open: a paced
-/// strategy with fewer undisturbed repeats than `cfg.repeats` (a retry,
-/// first), then the widest CIs against the target first ([`target_ratio`]
-/// above 1; under `--paced both`, or its in place less alone wider than
-/// the threshold, [`alone_ratio`] above 1).
+/// What round `round` (0-based) repeats of `entries` (each result so far, whether it is a clock
+/// floor, and its group), or `None` when the run is done: every entry in the first `cfg.repeats`
+/// rounds.
 fn next_round(
     round: usize,
     cfg: &RunConfig,
@@ -263,14 +242,13 @@ fn next_round(
     // (retry, how far from the target, entry)
     let mut open: Vec<(bool, f64, usize)> = Vec::new();
     for (i, &(e, _, _)) in entries.iter().enumerate().filter(|(_, e)| !e.1) {
-        // A retry is for a paced strategy's paired net alone: flat out, a
-        // host whose every repeat is disturbed (a TCG guest) would retry
-        // to the end of the budget.
+        // A retry is for a paced strategy's paired net alone: flat out, a host whose every repeat
+        // is disturbed (a TCG guest) would retry to the end of the budget.
         let retry = PairedNet::of(&e.repeats, net_busy_ns)
             .is_some_and(|p| p.repeats - p.disturbed < cfg.repeats);
         let ratio = target_ratio(e, target).unwrap_or(f64::INFINITY);
-        // Under `--paced both`, also until its check of in place against
-        // alone can decide at the threshold.
+        // Under `--paced both`, also until its check of in place against alone can decide at the
+        // threshold.
         let alone = if e.alone_repeats.is_empty() {
             0.0
         } else {
@@ -314,10 +292,9 @@ fn next_round(
     })
 }
 
-/// Each of `groups` once, in the order first seen: a round lists a
-/// regime's floors before its strategies, so a group's entries need not
-/// stand together (`Vec::dedup` would keep a group twice and run it
-/// twice in one round).
+/// Each of `groups` once, in the order first seen: a round lists a regime's floors before its
+/// strategies, so a group's entries need not stand together (`Vec::dedup` would keep a group twice
+/// and run it twice in one round).
 fn first_seen(groups: impl IntoIterator<Item = usize>) -> Vec<usize> {
     let mut out = Vec::new();
     for g in groups {

@@ -1,20 +1,4 @@
 //! Staleness as a reader sees it.
-//!
-//! `calc_group_shares()` on any CPU reads the *sum* of the slots, so what
-//! it is off by is the sum of every writer's unpublished delta. To measure
-//! that for real, each writer mirrors its true state (load, the update its
-//! oldest unpublished change dates from, its update count) into its own
-//! padded line after every update, while staleness is measured (whenever
-//! operations are sampled). Now and then a sampled operation probes: it
-//! reads the published sum and the mirrored true sum and records
-//! |published − true|, as load and as % of the true total, and the age of
-//! the oldest unpublished change, in updates of the writer holding it.
-//!
-//! The probe reads the slots and the mirrors one after the other while
-//! writers run, so an update in flight can show as error: at most one
-//! step per writer (the walk's step scales with the load: up to 4 ×
-//! [`super::MAX_STEP`] at the walk's largest load), which a probe cannot
-//! tell apart from a withheld delta.
 
 use crate::counter::ShardedCounter;
 use crossbeam_utils::CachePadded;
@@ -55,8 +39,8 @@ impl Mirror {
         self.lines.len()
     }
 
-    /// Writer `writer`'s state after an update: its load, the update its
-    /// oldest unpublished change dates from, and its update count.
+    /// Writer `writer`'s state after an update: its load, the update its oldest unpublished change
+    /// dates from, and its update count.
     #[inline(always)]
     pub fn store(&self, writer: usize, load: i64, pending_since: Option<u64>, updates: u64) {
         let line = &self.lines[writer];
@@ -94,8 +78,7 @@ pub struct Probe {
     pub published: i64,
     /// What the writers' loads summed to.
     pub truth: i64,
-    /// Age of the oldest unpublished change, in updates of its writer (0
-    /// when nothing is pending).
+    /// Age of the oldest unpublished change, in updates of its writer (0 when nothing is pending).
     pub oldest_pending_updates: u64,
 }
 

@@ -1,45 +1,5 @@
-//! Pacing a thread to a requested operation rate (`--rate`), exactly, and
-//! timing what the thread does between its waits.
-//!
-//! Arrivals are evenly spaced (`--arrivals paced`: operation k is due at
-//! `start + k × period`) or irregular (`--arrivals poisson`: exponential
-//! gaps of mean `period`, drawn from a seeded generator, one stream per
-//! thread: see [`arrivals_stream`]).
-//!
-//! Deadlines are absolute, so a late wake-up does not push every later
-//! deadline back (a relative `next = max(now, next) + period` loses rate
-//! on a busy host). Lateness up to [`CATCH_UP`] is made up by running the
-//! operations that are due back to back; a longer stall (a preemption, a
-//! hypervisor descheduling the vCPU) is skipped, not burst through: its
-//! slots are counted as missed and the next deadline is the next period
-//! boundary after now.
-//!
-//! **Busy time** is measured, not inferred: [`Pacer::wait`] returns the
-//! fenced tick (as [`Timer::start`]) that released an operation, after the
-//! spin's mispredicted exit, and [`Pacer::done`] the fenced tick after the
-//! operation and its read side. Only that window is busy time; the loop's
-//! bookkeeping (mirror, probes, histograms, phase check) stays outside.
-//! A window longer than [`STALL`] is the thread losing its CPU, set aside
-//! as a stall, as is a wake-up more than [`STALL`] after both its
-//! deadline and the last window's end. Windows of sampled operations
-//! (clock reads inside) are left out of busy time.
-//!
-//! **The floor, in place.** Half way between two slots (half a period,
-//! or half the exponential gap; in place, half a lane's share of either,
-//! just before its own slot), [`Pacer::wait_floor`] releases the
-//! thread's floor operation: the same loop's operation on a counter no
-//! other thread writes ([`super::InPlaceFloor`]), timed the same way and
-//! kept apart ([`Pacer::floor_busy`]). What slows the thread for
-//! milliseconds (an SMT sibling's load, the vCPU's host core) then slows
-//! the operation and its floor alike, and their difference is the
-//! counter's cost, with a narrower spread than against a floor measured
-//! in repeats of its own (docs/evidence.md).
-//!
-//! Every read is fenced (`rdtscp; lfence`, as [`Timer::end`]): a read is
-//! ordered after the operation before it has completed, so the stall of a
-//! locked add that had to fetch its line is busy time, as it is for the
-//! kernel. An unfenced `rdtsc` would run ahead of that add and book its
-//! stall after the window.
+//! Pacing a thread to a requested operation rate (`--rate`), exactly, and timing what the thread
+//! does between its waits.
 
 use super::{Arrivals, Regime};
 use crate::clock::Timer;
@@ -47,31 +7,26 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::time::Duration;
 
-/// Lateness the pacer makes up by running due operations back to back;
-/// slots further behind are skipped and counted as missed. One millisecond
-/// covers a timer tick or an interrupt, not a preemption.
+/// Lateness the pacer makes up by running due operations back to back.
 pub const CATCH_UP: Duration = Duration::from_millis(1);
 
-/// A busy window, or a late wake-up, longer than this is a stall: far
-/// beyond any cache-line transfer or read side (a cross-socket transfer is
-/// well under 1 µs, a 224-slot read side a few µs), so the thread lost its
-/// CPU. Its time is recorded as a stall, not busy time.
+/// A busy window, or a late wake-up, longer than this is a stall: far beyond any cache-line
+/// transfer or read side (a cross-socket transfer is well under 1 µs, a 224-slot read side a few
+/// µs), so the thread lost its CPU.
 pub const STALL: Duration = Duration::from_micros(20);
 
 /// A source of ticks for the pacer: the run's timer, or a fake in tests.
 pub trait Ticks {
     /// The current time in ticks, after every earlier instruction.
     fn now(&mut self) -> u64;
-    /// The current time in ticks, before every later instruction: the
-    /// start of a busy window.
+    /// The current time in ticks, before every later instruction: the start of a busy window.
     fn start(&mut self) -> u64;
     /// Ticks per second.
     fn ticks_per_sec(&self) -> f64;
 }
 
 impl Ticks for Timer {
-    /// Fenced: completes after every earlier instruction (see the module
-    /// documentation).
+    /// Fenced: completes after every earlier instruction (see the module documentation).
     #[inline(always)]
     fn now(&mut self) -> u64 {
         self.end()
@@ -86,17 +41,15 @@ impl Ticks for Timer {
     }
 }
 
-/// What a paced thread's operations took between its waits, in ticks of
-/// its timer, since the last [`Pacer::reset_counts`].
+/// What a paced thread's operations took between its waits, in ticks of its timer, since the last
+/// [`Pacer::reset_counts`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BusyTime {
-    /// Ticks inside the windows of unsampled operations that were not
-    /// stalls.
+    /// Ticks inside the windows of unsampled operations that were not stalls.
     pub ticks: u64,
     /// Operations those windows timed.
     pub ops: u64,
-    /// Stalls set aside: windows longer than [`STALL`], and wake-ups more
-    /// than [`STALL`] late.
+    /// Stalls set aside: windows longer than [`STALL`], and wake-ups more than [`STALL`] late.
     pub stalls: u64,
     /// Ticks lost to those stalls.
     pub stall_ticks: u64,
@@ -108,8 +61,8 @@ impl BusyTime {
         self.stall_ticks += ticks;
     }
 
-    /// Adds one window of `window` ticks: a stall when longer than
-    /// `stall`, otherwise busy time when `counted`.
+    /// Adds one window of `window` ticks: a stall when longer than `stall`, otherwise busy time
+    /// when `counted`.
     #[inline(always)]
     fn add(&mut self, window: u64, stall: u64, counted: bool) {
         if window > stall {
@@ -124,19 +77,18 @@ impl BusyTime {
 /// When the slots fall due, from the start, in ticks.
 #[derive(Debug, Clone)]
 enum Gaps {
-    /// Slot k at k × period (computed from the slot number, so rounding
-    /// never accumulates).
+    /// Slot k at k × period (computed from the slot number, so rounding never accumulates).
     Even,
-    /// Exponential gaps of mean period: `next` is the offset of the slot
-    /// after the one being waited for.
+    /// Exponential gaps of mean period: `next` is the offset of the slot after the one being waited
+    /// for.
     Exponential {
         rng: Box<Xoshiro256PlusPlus>,
         next: f64,
     },
 }
 
-/// Holds a thread to a requested number of operations per second, and
-/// times its operations between waits ([`BusyTime`]).
+/// Holds a thread to a requested number of operations per second, and times its operations between
+/// waits ([`BusyTime`]).
 #[derive(Debug, Clone)]
 pub struct Pacer<T: Ticks = Timer> {
     ticks: T,
@@ -161,16 +113,13 @@ pub struct Pacer<T: Ticks = Timer> {
     due: u64,
     /// What the floor operations took ([`Pacer::wait_floor`]).
     floor: BusyTime,
-    /// The share of the time to the next slot this pacer's slots own
-    /// (1; 1/S for one of S strategies in place, [`Pacer::anchor`]): the
-    /// floor falls half way through it.
+    /// The share of the time to the next slot this pacer's slots own (1; 1/S for one of S
+    /// strategies in place, [`Pacer::anchor`]): the floor falls half way through it.
     spacing: f64,
 }
 
 impl Pacer<Timer> {
-    /// The pacer of `regime` on `timer`: `None` flat out; paced, slots at
-    /// its rate, evenly spaced or with exponential gaps drawn from
-    /// generator `stream` ([`arrivals_stream`]; unused evenly).
+    /// The pacer of `regime` on `timer`: `None` flat out.
     pub fn of(timer: Timer, regime: Regime, stream: u64) -> Option<Self> {
         match regime {
             Regime::FlatOut => None,
@@ -181,38 +130,35 @@ impl Pacer<Timer> {
     }
 }
 
-/// The generator stream of one thread's arrivals: the run's `seed`, the
-/// thread's role (0 writers, 1 readers) and its index in the pool. Every
-/// strategy and repeat replays the same arrivals, as it replays the same
-/// load tables, so strategies are compared on the same sequence.
+/// The generator stream of one thread's arrivals: the run's `seed`, the thread's role (0 writers, 1
+/// readers) and its index in the pool.
 pub fn arrivals_stream(seed: u64, role: u64, index: u64) -> u64 {
     seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (role << 32) ^ index
 }
 
-/// A thread's relative phase in one repeat, a fraction of the period in
-/// [0, 1): drawn from the run's `seed`, the repeat and the thread's
-/// arrivals stream ([`arrivals_stream`]), so no two threads' updates of
-/// one counter line up by construction, and a run replays its phases.
+/// A thread's relative phase in one repeat, a fraction of the period in [0, 1): drawn from the
+/// run's `seed`, the repeat and the thread's arrivals stream ([`arrivals_stream`]), so no two
+/// threads' updates of one counter line up by construction, and a run replays its phases.
 pub fn phase_of(seed: u64, repeat: u64, stream: u64) -> f64 {
     let mixed = seed ^ repeat.wrapping_add(1).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ stream;
     unit_open(Xoshiro256PlusPlus::seed_from_u64(mixed).next_u64()) % 1.0
 }
 
-/// One exponential gap of mean 1 from `rng`: −ln U with U uniform in
-/// (0, 1] ([`unit_open`]), so never infinite.
+/// One exponential gap of mean 1 from `rng`: −ln U with U uniform in (0, 1] ([`unit_open`]), so
+/// never infinite.
 fn exponential(rng: &mut Xoshiro256PlusPlus) -> f64 {
     -unit_open(rng.next_u64()).ln()
 }
 
-/// The top 53 bits of `bits` as a number in (0, 1]: k + 1 over 2⁵³, so 0
-/// never comes out (its logarithm would be an infinite gap).
+/// The top 53 bits of `bits` as a number in (0, 1]: k + 1 over 2⁵³, so 0 never comes out (its
+/// logarithm would be an infinite gap).
 fn unit_open(bits: u64) -> f64 {
     ((bits >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 impl<T: Ticks> Pacer<T> {
-    /// A pacer for `rate` operations per second reading `ticks`, its slots
-    /// falling as `arrivals` says (poisson: gaps from generator `stream`).
+    /// A pacer for `rate` operations per second reading `ticks`, its slots falling as `arrivals`
+    /// says (poisson: gaps from generator `stream`).
     pub fn with_ticks(ticks: T, rate: f64, arrivals: Arrivals, stream: u64) -> Self {
         let hz = ticks.ticks_per_sec();
         let period = (hz / rate).max(1.0);
@@ -241,15 +187,12 @@ impl<T: Ticks> Pacer<T> {
         }
     }
 
-    /// Anchors slot 0 on a grid every thread shares: the first period
-    /// boundary (ticks counted from the timer's zero, which every CPU
-    /// shares) after tick `now` (one reading for all of a thread's lanes,
-    /// so they share one boundary), plus `phase` periods (`phase` in [0, 1): the
-    /// thread's relative phase, [`phase_of`], plus the lane's offset
-    /// `k/S` when S strategies run in place), its slots owning `spacing`
-    /// of each period (1/S in place: the floor falls half way through that
-    /// share, before the next strategy's slot). Without it, slot 0 falls
-    /// at the first wait.
+    /// Anchors slot 0 on a grid every thread shares: the first period boundary (ticks counted from
+    /// the timer's zero, which every CPU shares) after tick `now` (one reading for all of a
+    /// thread's lanes, so they share one boundary), plus `phase` periods (`phase` in [0, 1): the
+    /// thread's relative phase, [`phase_of`], plus the lane's offset `k/S` when S strategies run in
+    /// place), its slots owning `spacing` of each period (1/S in place: the floor falls half way
+    /// through that share, before the next strategy's slot).
     pub fn anchor(&mut self, now: u64, phase: f64, spacing: f64) {
         self.spacing = spacing.clamp(f64::MIN_POSITIVE, 1.0);
         let grid = ((now as f64 / self.period).floor() + 1.0) * self.period;
@@ -257,8 +200,7 @@ impl<T: Ticks> Pacer<T> {
         (self.last_end, self.due) = (now, now);
     }
 
-    /// The tick the next slot falls due; `None` before the first wait of
-    /// a pacer not anchored.
+    /// The tick the next slot falls due; `None` before the first wait of a pacer not anchored.
     pub fn next_at(&self) -> Option<u64> {
         let offset = match &self.gaps {
             Gaps::Even => self.slot as f64 * self.period,
@@ -267,8 +209,7 @@ impl<T: Ticks> Pacer<T> {
         Some(self.start? + offset as u64)
     }
 
-    /// The offset from the start of the slot being waited for, ticks; and
-    /// moves on to the next.
+    /// The offset from the start of the slot being waited for, ticks; and moves on to the next.
     #[inline(always)]
     fn next_due(&mut self) -> f64 {
         let slot = self.slot;
@@ -283,17 +224,15 @@ impl<T: Ticks> Pacer<T> {
         }
     }
 
-    /// Waits until the next operation is due (at once if it is already,
-    /// or if the pacer is making up lateness) and returns the fenced tick
-    /// that released it: the start of its busy window.
+    /// Waits until the next operation is due (at once if it is already, or if the pacer is making
+    /// up lateness) and returns the fenced tick that released it: the start of its busy window.
     #[inline(always)]
     pub fn wait(&mut self) -> u64 {
         self.pace();
         self.ticks.start()
     }
 
-    /// The pacing of [`Pacer::wait`]: spins to the next deadline, or
-    /// records how late it is.
+    /// The pacing of [`Pacer::wait`]: spins to the next deadline, or records how late it is.
     #[inline(always)]
     fn pace(&mut self) {
         let now = self.ticks.now();
@@ -311,12 +250,9 @@ impl<T: Ticks> Pacer<T> {
         }
     }
 
-    /// A release at `now`, more than [`STALL`] after the slot's deadline
-    /// `due` (woken late, or preempted while spinning): a stall when the
-    /// thread was due to run, and free to (its last window had ended), for
-    /// more than [`STALL`]; slots further behind than [`CATCH_UP`] are
-    /// skipped, so the next operation is the first slot after now, not a
-    /// burst.
+    /// A release at `now`, more than [`STALL`] after the slot's deadline `due` (woken late, or
+    /// preempted while spinning): a stall when the thread was due to run, and free to (its last
+    /// window had ended), for more than [`STALL`].
     #[inline(never)]
     fn late(&mut self, now: u64, due: u64) {
         let lost = now.saturating_sub(due.max(self.last_end));
@@ -356,19 +292,15 @@ impl<T: Ticks> Pacer<T> {
         }
     }
 
-    /// Ends the busy window of the operation released at `released`
-    /// ([`Pacer::wait`]'s tick) with a fenced read. A window longer than
-    /// [`STALL`] is recorded as a stall; otherwise it is busy time when
-    /// `unsampled` (a sampled operation's own clock reads are inside its
-    /// window).
+    /// Ends the busy window of the operation released at `released` ([`Pacer::wait`]'s tick) with a
+    /// fenced read.
     #[inline(always)]
     pub fn done(&mut self, released: u64, unsampled: bool) {
         let window = self.end_window(released);
         self.busy.add(window, self.stall, unsampled);
     }
 
-    /// Reads the fenced tick that ends a window opened at `released`;
-    /// returns the window, ticks.
+    /// Reads the fenced tick that ends a window opened at `released`; returns the window, ticks.
     #[inline(always)]
     fn end_window(&mut self, released: u64) -> u64 {
         let end = self.ticks.now();
@@ -376,15 +308,9 @@ impl<T: Ticks> Pacer<T> {
         end.saturating_sub(released)
     }
 
-    /// Waits until half a slot before the next slot (half a period, or
-    /// half the gap to it; in place, half its share of either,
-    /// [`Pacer::anchor`]) and returns the fenced tick that released the
-    /// thread's floor operation: the start of its window. Alone that is
-    /// half way between two slots; in place it falls after the slot of
-    /// the lane before, so the floor, like the operation it is taken
-    /// from, has every other lane's work behind it since this lane last
-    /// ran. At once when that time has passed, or before a first slot
-    /// not yet anchored.
+    /// Waits until half a slot before the next slot (half a period, or half the gap to it; in
+    /// place, half its share of either, [`Pacer::anchor`]) and returns the fenced tick that
+    /// released the thread's floor operation: the start of its window.
     #[inline(always)]
     pub fn wait_floor(&mut self) -> u64 {
         if let Some(next) = self.next_at() {
@@ -400,19 +326,17 @@ impl<T: Ticks> Pacer<T> {
         self.ticks.start()
     }
 
-    /// Ends the floor operation's window released at `released`
-    /// ([`Pacer::wait_floor`]'s tick), as [`Pacer::done`] ends an
-    /// operation's: a stall when longer than [`STALL`], otherwise floor
-    /// busy time when `counted` (the operation it pairs with was
-    /// unsampled, so both count the same iterations).
+    /// Ends the floor operation's window released at `released` ([`Pacer::wait_floor`]'s tick), as
+    /// [`Pacer::done`] ends an operation's: a stall when longer than [`STALL`], otherwise floor
+    /// busy time when `counted` (the operation it pairs with was unsampled, so both count the same
+    /// iterations).
     #[inline(always)]
     pub fn floor_done(&mut self, released: u64, counted: bool) {
         let window = self.end_window(released);
         self.floor.add(window, self.stall, counted);
     }
 
-    /// What the floor operations took since the last
-    /// [`Pacer::reset_counts`] (zero when none ran).
+    /// What the floor operations took since the last [`Pacer::reset_counts`] (zero when none ran).
     pub fn floor_busy(&self) -> BusyTime {
         self.floor
     }
@@ -427,8 +351,7 @@ impl<T: Ticks> Pacer<T> {
         self.busy
     }
 
-    /// Forgets missed slots, busy time, the floor's and stalls (end of
-    /// warm-up); deadlines stay.
+    /// Forgets missed slots, busy time, the floor's and stalls (end of warm-up); deadlines stay.
     pub fn reset_counts(&mut self) {
         self.missed = 0;
         self.busy = BusyTime::default();

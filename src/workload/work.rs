@@ -1,7 +1,6 @@
-//! What one pinned thread does per operation, as a loop `contend run` and
-//! `cargo bench` both drive: a writer moves its load and calls the policy's
-//! update (`update_tg_load_avg`), and every K updates runs the read side
-//! (`calc_group_shares`); a reader runs only the read side.
+//! What one pinned thread does per operation, as a loop `contend run` and `cargo bench` both drive:
+//! a writer moves its load and calls the policy's update (`update_tg_load_avg`), and every K
+//! updates runs the read side (`calc_group_shares`); a reader runs only the read side.
 
 use super::mirror::{Mirror, StalenessSamples};
 use super::{LoadWalk, Pacer};
@@ -14,14 +13,12 @@ use crate::counter::{
 use crate::workload::START_LOAD;
 use hdrhistogram::Histogram;
 
-/// A histogram for timer ticks from 1 to 10^10 (seconds at a few GHz) at
-/// three significant digits; larger values saturate.
+/// A histogram for timer ticks from 1 to 10^10 (seconds at a few GHz) at three significant digits.
 pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 10_000_000_000, 3).expect("constant bounds are valid")
 }
 
-/// One operation in `every` is timed (a power of two, so the check is a
-/// mask); `every = 0` turns sampling off.
+/// One operation in `every` is timed (a power of two, so the check is a mask).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sampling {
     mask: u64,
@@ -29,8 +26,7 @@ pub struct Sampling {
 }
 
 impl Sampling {
-    /// Samples one operation in `every` (rounded up to a power of two); 0 =
-    /// never. `overhead` (timer ticks) is subtracted from each sample.
+    /// Samples one operation in `every` (rounded up to a power of two); 0 = never.
     pub fn new(every: u64, overhead: u64) -> Self {
         let mask = if every == 0 {
             u64::MAX
@@ -63,16 +59,14 @@ impl Sampling {
     }
 }
 
-/// The tick before a sampled operation (`timer.start()`), or 0 when it
-/// is not sampled. A closure around the operation would not be inlined
-/// into the loop: a call inside its busy window.
+/// The tick before a sampled operation (`timer.start()`), or 0 when it is not sampled.
 #[inline(always)]
 fn sample_start(sampled: bool, timer: Timer) -> u64 {
     if sampled { timer.start() } else { 0 }
 }
 
-/// Ends a sampled operation begun at `t0`: records its ticks, less the
-/// timer's own overhead, in `hist`. Nothing when it is not sampled.
+/// Ends a sampled operation begun at `t0`: records its ticks, less the timer's own overhead, in
+/// `hist`.
 #[inline(always)]
 fn sample_end(sampled: bool, t0: u64, timer: Timer, sampling: Sampling, hist: &mut Histogram<u64>) {
     if sampled {
@@ -91,10 +85,9 @@ fn record(hist: &mut Histogram<u64>, ticks: u64) {
     hist.saturating_record(ticks);
 }
 
-/// The read side: sum the slots, counting into `view` the lines that had
-/// to be fetched (`left`: what this thread's last add left in its slot),
-/// and compute the group share (`calc_group_shares`) for a CPU with this
-/// contribution and load: returned, and kept from the optimiser.
+/// The read side: sum the slots, counting into `view` the lines that had to be fetched (`left`:
+/// what this thread's last add left in its slot), and compute the group share (`calc_group_shares`)
+/// for a CPU with this contribution and load: returned, and kept from the optimiser.
 #[inline(always)]
 fn read_side<const W: u8>(
     counter: &ShardedCounter,
@@ -111,13 +104,10 @@ fn read_side<const W: u8>(
     ))
 }
 
-/// The paced floor, measured in place: a counter no other thread writes
-/// (one global slot, publishing `never`, so the read side finds it in
-/// every cache and no update moves a line), this thread's view of it, and
-/// for a writer its own never-publishing writer (`W` = [`Writer`]; `()`
-/// for a reader). Between two paced operations the thread runs the same
-/// operation on it ([`super::Pacer::wait_floor`]), so the floor is timed
-/// in the same milliseconds as what it is taken from.
+/// The paced floor, measured in place: a counter no other thread writes (one global slot,
+/// publishing `never`, so the read side finds it in every cache and no update moves a line), this
+/// thread's view of it, and for a writer its own never-publishing writer (`W` = [`Writer`]; `()`
+/// for a reader).
 pub struct InPlaceFloor<'c, W> {
     counter: &'c ShardedCounter,
     view: ReadView,
@@ -125,8 +115,8 @@ pub struct InPlaceFloor<'c, W> {
 }
 
 impl<'c, C: Clock> InPlaceFloor<'c, Writer<'c, C>> {
-    /// A writer's floor on `counter` (slot 0, never publishing), its
-    /// writer reading `clock` as the strategy's does.
+    /// A writer's floor on `counter` (slot 0, never publishing), its writer reading `clock` as the
+    /// strategy's does.
     pub fn of_writer(counter: &'c ShardedCounter, clock: C) -> Self {
         let writer = Writer::new(counter, 0, PublishPolicy::NEVER, clock);
         Self {
@@ -136,8 +126,8 @@ impl<'c, C: Clock> InPlaceFloor<'c, Writer<'c, C>> {
         }
     }
 
-    /// The floor's update at `load`, and its read side when `read` (the
-    /// operation it pairs with ran one).
+    /// The floor's update at `load`, and its read side when `read` (the operation it pairs with ran
+    /// one).
     #[inline(always)]
     fn update(&mut self, load: i64, read: bool) {
         let w = &mut self.writer;
@@ -183,12 +173,10 @@ pub trait Work {
     fn pacer_mut(&mut self) -> Option<&mut Pacer>;
 }
 
-/// Strategies run in place on one thread, a [`Work`] a lane: each
-/// operation asked runs as many lane operations as there are lanes,
-/// paced each time the lane whose slot falls due first (so a lane that
-/// fell behind, after a stall, catches up back to back instead of
-/// staying a slot late behind lanes that pace the turn), unpaced in
-/// turn. One lane runs as itself, so a flat-out loop is untouched.
+/// Strategies run in place on one thread, a [`Work`] a lane: each operation asked runs as many lane
+/// operations as there are lanes, paced each time the lane whose slot falls due first (so a lane
+/// that fell behind, after a stall, catches up back to back instead of staying a slot late behind
+/// lanes that pace the turn), unpaced in turn.
 impl<W: Work> Work for Vec<W> {
     fn run_ops(&mut self, ops: u64) {
         if let [one] = self.as_mut_slice() {
@@ -223,10 +211,9 @@ impl<W: Work> Work for Vec<W> {
     }
 }
 
-/// Where a thread mirrors its state and how often it probes staleness
-/// (see [`Mirror`]): on every `stride`-th sampled operation, so that with
-/// N writers the probes, each reading N lines, cost the same per
-/// operation as one line per sample.
+/// Where a thread mirrors its state and how often it probes staleness (see [`Mirror`]): on every
+/// `stride`-th sampled operation, so that with N writers the probes, each reading N lines, cost the
+/// same per operation as one line per sample.
 #[derive(Clone, Copy)]
 pub struct Probing<'c> {
     /// The writers' mirrors.
@@ -238,8 +225,7 @@ pub struct Probing<'c> {
 }
 
 impl<'c> Probing<'c> {
-    /// Probing of `mirror` by writer `writer` (or a reader), every
-    /// `mirror.writers()`-th sample.
+    /// Probing of `mirror` by writer `writer` (or a reader), every `mirror.writers()`-th sample.
     pub fn new(mirror: &'c Mirror, writer: usize) -> Self {
         Probing {
             mirror,
@@ -290,13 +276,11 @@ pub struct WriterWork<'c, C: Clock> {
 }
 
 impl<'c, C: Clock> WriterWork<'c, C> {
-    /// A writer loop around `writer`, its load walk, a read side every
-    /// `read_every` updates (0 = none), a timer, sampling, a pacer (`None`
-    /// flat out; [`Pacer::of`]) with the floor it runs in place between
-    /// updates (`None`: none), and optional staleness probing
-    /// (used only while sampling is on: it mirrors the writer's state
-    /// after every update), and a delay `inject` after every update and
-    /// its read side, inside the busy window (`--inject`).
+    /// A writer loop around `writer`, its load walk, a read side every `read_every` updates (0 =
+    /// none), a timer, sampling, a pacer (`None` flat out; [`Pacer::of`]) with the floor it runs in
+    /// place between updates (`None`: none), and optional staleness probing (used only while
+    /// sampling is on: it mirrors the writer's state after every update), and a delay `inject`
+    /// after every update and its read side, inside the busy window (`--inject`).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         writer: Writer<'c, C>,
@@ -341,8 +325,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
         self.reads
     }
 
-    /// Lines its read sides fetched since the last reset (see
-    /// [`ReadView`]).
+    /// Lines its read sides fetched since the last reset (see [`ReadView`]).
     pub fn read_fetches(&self) -> u64 {
         self.view.fetched()
     }
@@ -354,13 +337,8 @@ impl<'c, C: Clock> WriterWork<'c, C> {
 }
 
 impl<C: Clock> WriterWork<'_, C> {
-    /// The loop, compiled once per combination of features in use, so a
-    /// plain hammering loop carries no pacing, read-side or sampling code
-    /// and keeps its state in registers.
-    ///
-    /// It works on local copies of its state and writes them back at the
-    /// end: a field stored on every operation would cost a store, and a
-    /// locked add waits until every earlier store has drained.
+    /// The loop, compiled once per combination of features in use, so a plain hammering loop
+    /// carries no pacing, read-side or sampling code and keeps its state in registers.
     #[inline(always)]
     fn run_loop<
         const PACED: bool,
@@ -387,9 +365,7 @@ impl<C: Clock> WriterWork<'_, C> {
         );
         for _ in 0..ops {
             let load = walk.next_load(deltas);
-            // What this iteration does (sampled? a read side?) is decided
-            // before the window, so the window holds only what its floor
-            // in place holds too: the update and its read side.
+            // What this iteration does (sampled? a read side?)
             let sampled = SAMPLED && sampling.hit(writer.updates() + 1);
             let mut read_now = false;
             if READS {
@@ -402,9 +378,8 @@ impl<C: Clock> WriterWork<'_, C> {
             }
             let read_sampled = read_now && SAMPLED && sampling.hit(reads);
             let unsampled = !sampled && !read_sampled;
-            // The floor first, half a slot before the update: in place it
-            // then has behind it what the update has, the other lanes'
-            // work since this lane last ran.
+            // The floor first, half a slot before the update: in place it then has behind it what
+            // the update has, the other lanes' work since this lane last ran.
             if PACED
                 && let Some(p) = &mut self.pacer
                 && let Some(floor) = &mut self.floor
@@ -413,9 +388,8 @@ impl<C: Clock> WriterWork<'_, C> {
                 floor.update(load, read_now);
                 p.floor_done(released, unsampled);
             }
-            // Paced, the busy window opens at the fenced tick that
-            // released the update and closes after its read side: only
-            // what the kernel's update does is inside.
+            // Paced, the busy window opens at the fenced tick that released the update and closes
+            // after its read side: only what the kernel's update does is inside.
             let released = if PACED && let Some(p) = &mut self.pacer {
                 p.wait()
             } else {
@@ -424,8 +398,8 @@ impl<C: Clock> WriterWork<'_, C> {
             let t0 = sample_start(sampled, timer);
             writer.update_as::<RATE, FILTER>(load);
             sample_end(sampled, t0, timer, sampling, &mut self.write_hist);
-            // What the update's add returned, and its read side's result:
-            // an injected delay starts from them, so it runs after both.
+            // What the update's add returned, and its read side's result: an injected delay starts
+            // from them, so it runs after both.
             let mut done = writer.left();
             if read_now {
                 let (left, contrib, load) = (writer.left(), writer.contrib(), writer.load());
@@ -458,14 +432,8 @@ impl<C: Clock> Work for WriterWork<'_, C> {
         let reads = self.read_every != 0;
         let sampled = self.sampling.every() != 0;
         let rate = self.writer.ratelimited();
-        // One loop per combination, so a plain hammering loop carries no
-        // pacing, read-side, sampling or clock code; with a read side, one
-        // per walk ([`ShardedCounter::walk_as`]); paced, one per filter
-        // ([`crate::counter::Filter::passes_as`]). All chosen here,
-        // outside the busy window, so lanes of different levels or filters
-        // in place share no code inside it: their branches would train
-        // each other (docs/evidence.md). Flat out a strategy runs alone,
-        // so one copy decides the filter at run time.
+        // One loop per combination, so a plain hammering loop carries no pacing, read-side,
+        // sampling or clock code.
         let walk = self.counter.walk_kind();
         let filter = self.writer.filter_kind();
         macro_rules! dispatch {
@@ -488,9 +456,7 @@ impl<C: Clock> Work for WriterWork<'_, C> {
                 }
             };
         }
-        // Paced, each filter `--publish` makes has its copy; any other
-        // (always or never under a ratelimit, changed without one: no
-        // policy parses to them) decides at run time, as flat out does.
+        // Paced, each filter `--publish` makes has its copy.
         dispatch!(
             true false false FILTER_ALWAYS => FILTER_ALWAYS,
             true true false FILTER_ALWAYS => FILTER_ALWAYS,
@@ -517,8 +483,7 @@ impl<C: Clock> Work for WriterWork<'_, C> {
         )
     }
 
-    /// Forgets counts and samples so far (end of warm-up); the writer's
-    /// load and contribution stay.
+    /// Forgets counts and samples so far (end of warm-up); the writer's load and contribution stay.
     fn reset_counts(&mut self) {
         self.reads = 0;
         self.view.reset();
@@ -540,8 +505,8 @@ impl<C: Clock> Work for WriterWork<'_, C> {
     }
 }
 
-/// The loop state of a reader thread: the read side only, as seed 002's
-/// `update_cfs_group` profile isolates it.
+/// The loop state of a reader thread: the read side only, as seed 002's `update_cfs_group` profile
+/// isolates it.
 pub struct ReaderWork<'c> {
     counter: &'c ShardedCounter,
     timer: Timer,
@@ -559,10 +524,9 @@ pub struct ReaderWork<'c> {
 }
 
 impl<'c> ReaderWork<'c> {
-    /// A reader loop over `counter`, paced by `pacer` (`None` flat out;
-    /// [`Pacer::of`]) with the floor it runs in place between reads
-    /// (`None`: none), probing staleness on sampled reads when `probing`
-    /// is given and sampling is on.
+    /// A reader loop over `counter`, paced by `pacer` (`None` flat out; [`Pacer::of`]) with the
+    /// floor it runs in place between reads (`None`: none), probing staleness on sampled reads when
+    /// `probing` is given and sampling is on.
     pub fn new(
         counter: &'c ShardedCounter,
         timer: Timer,
@@ -598,9 +562,7 @@ impl<'c> ReaderWork<'c> {
 }
 
 impl ReaderWork<'_> {
-    /// The reader's loop, its read side compiled for walk `WALK` (see
-    /// [`WriterWork`]'s `run_ops`). A reader has no published
-    /// contribution of its own and a constant load of one nice-0 task.
+    /// The reader's loop, its read side compiled for walk `WALK` (see [`WriterWork`]'s `run_ops`).
     #[inline(always)]
     fn run_loop<const WALK: u8>(&mut self, ops: u64) {
         let counter = self.counter;
