@@ -325,8 +325,7 @@ mod tests {
         let (spin, per) = Spin::calibrate(40.0);
         assert!(per > 0.0 && per.is_finite(), "{per}");
         assert_eq!(spin.iterations, (40.0 / per).round().max(1.0) as u64);
-        // Ten times the length, ten times the chain (within rounding of
-        // its own calibration).
+        // Ten times the length, ten times the chain (within rounding of its own calibration).
         let (long, per_long) = Spin::calibrate(400.0);
         assert_eq!(long.iterations, (400.0 / per_long).round() as u64);
         // Under one multiply still runs one.
@@ -336,12 +335,12 @@ mod tests {
 
     #[test]
     fn the_step_is_the_divisor_of_the_common_deltas() {
-        // A counter that ticks every cycle: spins of 0..64 iterations
-        // read 20..=83 ticks, each as often: the step is 1.
+        // A counter that ticks every cycle: spins of 0..64 iterations read 20..=83 ticks, each as
+        // often: the step is 1.
         let dense: Vec<u64> = (0..6400).map(|i| 20 + i % 64).collect();
         assert_eq!(resolution_of(&dense), 1);
-        // A counter stepping 26 at a time: multiples of 26, with a rare
-        // 1 and 25 (under 2% each) where a read straddled a step.
+        // A counter stepping 26 at a time: multiples of 26, with a rare 1 and 25 (under 2% each)
+        // where a read straddled a step.
         let mut coarse: Vec<u64> = (0..6400).map(|i| 26 * (1 + i % 4)).collect();
         coarse.extend([1; 60]);
         coarse.extend([25; 60]);
@@ -361,8 +360,8 @@ mod tests {
 
     #[test]
     fn the_step_of_a_counter_that_steps_26_at_a_time_is_26() {
-        // 37 cycles between reads of a counter that shows whole steps of
-        // 26: deltas of 26 and 52, never 1 (a counter of every cycle).
+        // 37 cycles between reads of a counter that shows whole steps of 26: deltas of 26 and 52,
+        // never 1 (a counter of every cycle).
         let mut cycles = 0u64;
         let coarse = || {
             cycles += 37;
@@ -391,10 +390,9 @@ mod tests {
             "implausible TSC frequency {}",
             tsc.hz
         );
-        // One window timed by both the calibrated TSC and `Instant`: they
-        // must agree to 2% whatever the sleep really lasted. A preemption
-        // between the paired reads could skew one try, so the best of
-        // five counts; a wrong frequency or conversion skews them all.
+        // One window timed by both the calibrated TSC and `Instant`: they must agree to 2% whatever
+        // the sleep really lasted. A preemption between the paired reads could skew one try, so the
+        // best of five counts; a wrong frequency or conversion skews them all.
         let mut ratios = Vec::new();
         for _ in 0..5 {
             let i0 = Instant::now();
@@ -444,20 +442,19 @@ mod tests {
 
     #[test]
     fn read_cost_is_the_mean_time_of_one_read() {
-        // 50 reads of at least 2 µs each: at least 2000 ns a read, and
-        // not 50 times more (the mean, not the total).
+        // 50 reads of at least 2 µs each: at least 2000 ns a read, and not 50 times more (the mean,
+        // not the total).
         let ns = read_cost_ns(&SlowClock, 50);
         assert!((2_000.0..50_000.0).contains(&ns), "{ns} ns");
-        // The real clocks cost something, and far less than a microsecond
-        // (a vDSO call or a TSC read; a syscall would be ~100 ns or more).
+        // The real clocks cost something, and far less than a microsecond (a vDSO call or a TSC
+        // read; a syscall would be ~100 ns or more).
         let hz = calibrate_tsc(Duration::from_millis(5));
         for kind in ClockKind::ALL {
             let ns = clock_read_cost(kind, hz);
             assert!(ns > 0.0 && ns < 10_000.0, "{kind}: {ns} ns");
         }
-        // A TSC read takes some 20 cycles or more, a vDSO
-        // CLOCK_MONOTONIC read one TSC read and more: over 1 ns on any
-        // CPU clocked under 20 GHz.
+        // A TSC read takes some 20 cycles or more, a vDSO CLOCK_MONOTONIC read one TSC read and
+        // more: over 1 ns on any CPU clocked under 20 GHz.
         for kind in [ClockKind::Tsc, ClockKind::Monotonic] {
             let ns = clock_read_cost(kind, hz);
             assert!(ns > 1.0, "{kind}: {ns} ns");
@@ -466,9 +463,8 @@ mod tests {
 
     #[test]
     fn the_nanosecond_clocks_follow_instant() {
-        // CLOCK_MONOTONIC and its coarse twin against `Instant` (itself
-        // CLOCK_MONOTONIC) over a 30 ms sleep: the coarse one ticks at
-        // HZ (4 ms at HZ=250), so it may trail by one tick.
+        // CLOCK_MONOTONIC and its coarse twin against `Instant` (itself CLOCK_MONOTONIC) over a 30
+        // ms sleep: the coarse one ticks at HZ (4 ms at HZ=250), so it may trail by one tick.
         let (m, c) = (MonotonicClock, CoarseClock);
         let (i0, m0, c0) = (Instant::now(), m.now(), c.now());
         std::thread::sleep(Duration::from_millis(30));
@@ -484,8 +480,8 @@ mod tests {
             "{}",
             c1 - c0
         );
-        // Absolute readings agree with Instant's clock to the second:
-        // seconds and nanoseconds are combined, not added.
+        // Absolute readings agree with Instant's clock to the second: seconds and nanoseconds are
+        // combined, not added.
         let mono = {
             let mut ts = libc::timespec {
                 tv_sec: 0,

@@ -169,8 +169,7 @@ mod tests {
 
     #[test]
     fn the_host_answer_is_the_cpuinfo_flags() {
-        // Read here with grep-like code of its own: both flags on the
-        // first flags line.
+        // Read here with grep-like code of its own: both flags on the first flags line.
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let flags: Vec<&str> = cpuinfo
             .lines()
@@ -206,8 +205,8 @@ mod tests {
             let (a, b) = (timer.start(), timer.end());
             let c = timer.end();
             assert!(a <= b && b <= c, "{timer:?}: {a} {b} {c}");
-            // A sleep of 2 ms moves every reading by at least 2 ms worth
-            // of ticks (the TSC ticks at least 100 MHz).
+            // A sleep of 2 ms moves every reading by at least 2 ms worth of ticks (the TSC ticks at
+            // least 100 MHz).
             std::thread::sleep(std::time::Duration::from_millis(2));
             let min_ticks = match timer {
                 Timer::Monotonic => 2_000_000,
@@ -215,10 +214,9 @@ mod tests {
             };
             assert!(timer.start() - c >= min_ticks, "{timer:?} start");
             assert!(timer.end() - c >= min_ticks, "{timer:?} end");
-            // The cheapest empty measurement: far under 100k ticks (a
-            // fenced TSC read pair, or a vDSO call pair), and for the TSC
-            // at least 5 ticks: rdtsc, two lfences and rdtscp take dozens
-            // of cycles, and the TSC ticks at the nominal clock.
+            // The cheapest empty measurement: far under 100k ticks (a fenced TSC read pair, or a
+            // vDSO call pair), and for the TSC at least 5 ticks: rdtsc, two lfences and rdtscp take
+            // dozens of cycles, and the TSC ticks at the nominal clock.
             let overhead = timer.overhead_ticks();
             assert!(overhead < 100_000, "{timer:?}: {overhead} ticks");
             if timer.kind() == TimerKind::Tsc {

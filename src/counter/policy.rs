@@ -476,8 +476,7 @@ mod tests {
         assert_eq!(parse_duration("250us").unwrap(), Duration::from_micros(250));
         assert_eq!(parse_duration("250µs").unwrap(), Duration::from_micros(250));
         assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
-        // The range is open at 1e6 s (11.6 days): just below passes, the
-        // bound itself does not.
+        // The range is open at 1e6 s (11.6 days): just below passes, the bound itself does not.
         assert!(parse_duration("999999s").is_ok());
         assert_eq!(
             parse_duration("1000000s"),

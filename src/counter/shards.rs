@@ -658,8 +658,8 @@ mod tests {
             n = next_node(&mask, n + 1, &mut words);
         }
         assert_eq!(seen, vec![0, 3, 64, 1023]);
-        // Words loaded: 0 (finds 0), 0 (finds 3), 0 then 1 (finds 64),
-        // 1..=15 (finds 1023): 1 + 1 + 2 + 15.
+        // Words loaded: 0 (finds 0), 0 (finds 3), 0 then 1 (finds 64), 1..=15 (finds 1023): 1 + 1 +
+        // 2 + 15.
         assert_eq!(words, 19);
         // Past the end: no word is loaded.
         assert_eq!(next_node(&mask, MAX_NUMNODES, &mut words), MAX_NUMNODES);
@@ -704,16 +704,14 @@ mod tests {
 
     #[test]
     fn a_slot_goes_to_the_nearest_node_with_usable_memory() {
-        // The fixture: node 1 has CPUs and no memory; distances 1→0 21,
-        // 1→2 24, 0→2 14.
+        // The fixture: node 1 has CPUs and no memory; distances 1→0 21, 1→2 24, 0→2 14.
         let mut topo = crate::topology::fixture("cpuless-memless");
         let list = |s: &str| crate::topology::CpuList::parse(s).unwrap();
         topo.allowed_mems = list("0,2");
         assert_eq!(nearest_memory_node(&topo, 0), 0);
         assert_eq!(nearest_memory_node(&topo, 2), 2);
         assert_eq!(nearest_memory_node(&topo, 1), 0); // 21 < 24
-        // Node 0's memory not allowed to this process: node 2 is nearest
-        // for both.
+        // Node 0's memory not allowed to this process: node 2 is nearest for both.
         topo.allowed_mems = list("2");
         assert_eq!(nearest_memory_node(&topo, 1), 2);
         assert_eq!(nearest_memory_node(&topo, 0), 2);

@@ -91,8 +91,8 @@ fn replayed_final_load(t: usize, updates: u32) -> i64 {
     last
 }
 
-/// Checks `hammer`'s writers against their replays, and the counter
-/// against the replayed total; returns that total.
+/// Checks `hammer`'s writers against their replays, and the counter against the replayed total;
+/// returns that total.
 fn assert_loads_replay(counter: &ShardedCounter, loads: &[i64], updates: u32, what: &str) -> i64 {
     let mut expected = 0;
     for (t, &load) in loads.iter().enumerate() {
@@ -125,8 +125,8 @@ fn every_level_policy_and_pad_sums_exactly_under_contention() {
                 )
                 .unwrap();
                 let name = format!("{level}/{policy}/{pad}");
-                // The slots really are `pad` bytes apart in memory (this
-                // host has one node, so they share one region).
+                // The slots really are `pad` bytes apart in memory (this host has one node, so they
+                // share one region).
                 let stride = (counter.slots().len() > 1).then_some(pad.stride());
                 assert_eq!(counter.slot_stride(), stride, "{name}");
                 let (loads, stats) = hammer(&counter, &cpus, 3, policy, 20_000);
@@ -173,11 +173,10 @@ fn check_exact_names_the_strategy_and_both_numbers() {
 
 #[test]
 fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
-    // The 4-node VM of seed 001, the 8-node NPS4 host and the 2-node EPYC,
-    // every slot homed on node 0 (this machine's only node). One writer
-    // on the first CPU of each node (read off the fixtures' node cpulists
-    // by hand), so every node slot is written and a reader that stops
-    // after node 0 loses load.
+    // The 4-node VM of seed 001, the 8-node NPS4 host and the 2-node EPYC, every slot homed on node
+    // 0 (this machine's only node). One writer on the first CPU of each node (read off the
+    // fixtures' node cpulists by hand), so every node slot is written and a reader that stops after
+    // node 0 loses load.
     for (name, writer_cpus) in [
         ("vm-4node-norov", vec![0, 4, 6, 8]),
         ("amd-2s-nps4-8node", vec![0, 8, 16, 24, 32, 40, 48, 56]),
@@ -204,11 +203,10 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                     ShardLevel::Cpu => topo.cpus.len(),
                 };
                 assert_eq!(counter.slots().len(), expected_slots, "{what}");
-                // The walk a read takes, counted independently: every slot;
-                // at the node level every node id below nr_node_ids
-                // (compact), or the node-mask words loaded (bitmap: node
-                // ids here are all below 64, so one word per node found,
-                // then all 16 words in the search past the last one).
+                // The walk a read takes, counted independently: every slot; at the node level every
+                // node id below nr_node_ids (compact), or the node-mask words loaded (bitmap: node
+                // ids here are all below 64, so one word per node found, then all 16 words in the
+                // search past the last one).
                 let nr_node_ids = topo.possible_nodes.last().unwrap() as usize + 1;
                 let expected_steps = match (level, node_iter) {
                     (ShardLevel::Node, NodeIter::Compact) => nr_node_ids,
@@ -229,8 +227,8 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                 );
                 let total = assert_loads_replay(&counter, &loads, updates, &what);
 
-                // Each writer has a slot of its own (one per node, and the
-                // first CPUs of two nodes share no LLC), except at global.
+                // Each writer has a slot of its own (one per node, and the first CPUs of two nodes
+                // share no LLC), except at global.
                 let writer_slots: Vec<usize> = writer_cpus
                     .iter()
                     .map(|&c| counter.slot_of_cpu(c).unwrap())
@@ -263,9 +261,8 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                     );
                 }
 
-                // Distinct marks in every slot: powers of two where they
-                // fit (sum 2^n - 1), else 1..=n (sum n(n+1)/2). A walk
-                // that skips or repeats a slot reads another sum.
+                // Distinct marks in every slot: powers of two where they fit (sum 2^n - 1), else
+                // 1..=n (sum n(n+1)/2). A walk that skips or repeats a slot reads another sum.
                 let n = expected_slots;
                 let (mark, marks_sum): (fn(usize) -> i64, i64) = if n <= 62 {
                     (|i| 1 << i, (1i64 << n) - 1)
@@ -278,9 +275,8 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                         .fetch_add(mark(i), std::sync::atomic::Ordering::Relaxed);
                 }
                 assert_eq!(counter.read(), total + marks_sum, "{what}: marked read");
-                // The walk compiled apart for each level and node walk
-                // (what a loop picks outside its busy window) is this
-                // layout's, and a view reading through it sums the same.
+                // The walk compiled apart for each level and node walk (what a loop picks outside
+                // its busy window) is this layout's, and a view reading through it sums the same.
                 let kind = match (level, node_iter) {
                     (ShardLevel::Node, NodeIter::Compact) => WALK_NODE_IDS,
                     (ShardLevel::Node, NodeIter::Bitmap) => WALK_NODE_MASK,
@@ -374,8 +370,8 @@ fn a_counter_starts_its_lines_at_the_offset_asked_and_ends_where_told() {
     assert_eq!(at(Pad::Line128, 0), (128, 256));
     // Taken within the page, and down to 8 bytes.
     assert_eq!(at(Pad::Line128, page + 645), (768, 896));
-    // Packed: 8 bytes apart; near the page's end the slot and the end
-    // run on past it, the end wrapping to the next page's start.
+    // Packed: 8 bytes apart; near the page's end the slot and the end run on past it, the end
+    // wrapping to the next page's start.
     assert_eq!(at(Pad::Packed, 4000), (4008, 4016));
     assert_eq!(at(Pad::Line128, page - 128), (0, 128));
 }
@@ -435,9 +431,8 @@ fn unknown_counter_node_is_a_request_error() {
 
 #[test]
 fn memoryless_node_slot_falls_back_to_nearest_memory_and_says_so() {
-    // Node 1 has CPUs but no memory; nearest node with memory is node 0
-    // (distance 21) rather than node 2 (24). Every fallback lands on node 0,
-    // which exists here.
+    // Node 1 has CPUs but no memory; nearest node with memory is node 0 (distance 21) rather than
+    // node 2 (24). Every fallback lands on node 0, which exists here.
     let topo = fixture("cpuless-memless");
     let counter = ShardedCounter::new(
         layout(
@@ -625,8 +620,8 @@ fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
     let always = PublishPolicy::ALWAYS;
     let mut a = Writer::new(&counter, 0, always, FakeClock::default());
     let mut b = Writer::new(&counter, 0, always, FakeClock::default());
-    // A A B A B B A: B's first add follows A's two, A's third follows B,
-    // B's second follows A, B's third follows itself, A's fourth B.
+    // A A B A B B A: B's first add follows A's two, A's third follows B, B's second follows A, B's
+    // third follows itself, A's fourth B.
     let script = [
         (true, 10),
         (true, 20),
@@ -649,8 +644,8 @@ fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
     assert_eq!(counter.read(), 47);
     a.update(41);
     assert_eq!(a.stats().handovers, 3);
-    // An update that does not publish moves no line and counts nothing;
-    // the reset forgets the count but not what the slot held.
+    // An update that does not publish moves no line and counts nothing; the reset forgets the count
+    // but not what the slot held.
     let mut held = Writer::new(&counter, 0, PublishPolicy::NEVER, FakeClock::default());
     held.update(100);
     assert_eq!((held.stats().publishes, held.stats().handovers), (0, 0));
@@ -681,8 +676,8 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     b.update(5);
     assert_eq!((read_a(&mut va, &a), va.fetched()), (15, 1));
     assert_eq!((read_a(&mut va, &a), va.fetched()), (15, 1));
-    // B's two adds, then A's own add (a hand-over), then A's read: the
-    // add brought the line, so the read fetches nothing.
+    // B's two adds, then A's own add (a hand-over), then A's read: the add brought the line, so the
+    // read fetches nothing.
     b.update(6);
     b.update(7);
     a.update(20);
@@ -694,8 +689,8 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     // An update that does not publish changes nothing.
     held.update(100);
     assert_eq!((read_a(&mut va, &a), va.fetched()), (27, 2));
-    // A reader without a slot of its own: every change since its view
-    // was made (at the start) is one fetch, then none.
+    // A reader without a slot of its own: every change since its view was made (at the start) is
+    // one fetch, then none.
     assert_eq!(reader.read(&counter, 0), 27);
     assert_eq!(reader.read(&counter, 0), 27);
     assert_eq!(reader.fetched(), 1);
@@ -710,9 +705,8 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
 
 #[test]
 fn a_read_counts_a_line_once_however_many_of_its_slots_changed() {
-    // Per-CPU slots of the 4-node VM, homed on node 0: packed, slots 0
-    // and 1 share the first line (with `shares`); padded to 128 bytes,
-    // each has its own.
+    // Per-CPU slots of the 4-node VM, homed on node 0: packed, slots 0 and 1 share the first line
+    // (with `shares`); padded to 128 bytes, each has its own.
     let topo = fixture("vm-4node-norov");
     let cpus = topo.online_cpus.to_vec();
     for (pad, lines) in [(Pad::Packed, 1), (Pad::Line64, 2), (Pad::Line128, 2)] {
@@ -736,13 +730,11 @@ fn a_read_counts_a_line_once_however_many_of_its_slots_changed() {
 
 #[test]
 fn a_writer_that_stops_halfway_bounds_the_others_hand_overs() {
-    // Two real writers on one slot: A makes 200,000 updates, B 100,000
-    // and stops. A hand-over into one writer needs a distinct add of the
-    // other in between, so each writer's hand-overs are at most the
-    // other's publishes, and once B stops A takes none.
-    // Both writers exist before either adds, so whichever goes second
-    // sees the other's adds: at least one hand-over, however the threads
-    // are scheduled.
+    // Two real writers on one slot: A makes 200,000 updates, B 100,000 and stops. A hand-over into
+    // one writer needs a distinct add of the other in between, so each writer's hand-overs are at
+    // most the other's publishes, and once B stops A takes none. Both writers exist before either
+    // adds, so whichever goes second sees the other's adds: at least one hand-over, however the
+    // threads are scheduled.
     let counter = one_slot_counter();
     let writer = || Writer::new(&counter, 0, PublishPolicy::ALWAYS, FakeClock::default());
     let (wa, wb) = (writer(), writer());
@@ -812,8 +804,8 @@ fn group_shares_is_calc_group_shares() {
     assert_eq!(group_shares(1024, 0, 0, 0), 1024);
 }
 
-/// Publishes of `policy` in the first and the last tenth of `updates`
-/// updates of one writer fed by a load table.
+/// Publishes of `policy` in the first and the last tenth of `updates` updates of one writer fed by
+/// a load table.
 fn publishes_first_and_last_tenth(policy: &str, updates: u64) -> (u64, u64) {
     let counter = one_slot_counter();
     let mut w = Writer::new(&counter, 0, policy.parse().unwrap(), MonotonicClock);
@@ -836,9 +828,9 @@ fn publishes_first_and_last_tenth(policy: &str, updates: u64) -> (u64, u64) {
 
 #[test]
 fn threshold_and_batch_publish_the_same_fraction_early_and_late() {
-    // An unbounded walk made threshold:64 publish 62% of its first 10k
-    // updates and 17% of updates 100k-1M; the bounded, periodic table
-    // makes the fraction a property of the policy, not of run length.
+    // An unbounded walk made threshold:64 publish 62% of its first 10k updates and 17% of updates
+    // 100k-1M; the bounded, periodic table makes the fraction a property of the policy, not of run
+    // length.
     for policy in ["threshold:64", "batch:32"] {
         let (first, last) = publishes_first_and_last_tenth(policy, 10_000_000);
         let ratio = last as f64 / first as f64;
@@ -852,10 +844,9 @@ fn threshold_and_batch_publish_the_same_fraction_early_and_late() {
 
 #[test]
 fn a_compact_read_steps_over_every_possible_node_id() {
-    // A 2-node host whose firmware declares 8 possible nodes (nr_node_ids
-    // 8, as on hosts with hot-pluggable memory): the compact walk visits
-    // all 8 ids, the bitmap walk only loads mask words, and both find the
-    // same two slots.
+    // A 2-node host whose firmware declares 8 possible nodes (nr_node_ids 8, as on hosts with
+    // hot-pluggable memory): the compact walk visits all 8 ids, the bitmap walk only loads mask
+    // words, and both find the same two slots.
     let mut topo = fixture("epyc-7j13-2s-nps1-256");
     topo.possible_nodes = crate::topology::CpuList::parse("0-7").unwrap();
     let cpus = topo.online_cpus.to_vec();

@@ -193,16 +193,14 @@ mod tests {
 
     #[test]
     fn a_paced_regime_runs_its_floor_in_place_in_every_repeat() {
-        // Flat out and 20k/s, global/always: per round the flat-out
-        // strategy, then the paced one, each paced repeat timing its floor
-        // in place.
+        // Flat out and 20k/s, global/always: per round the flat-out strategy, then the paced one,
+        // each paced repeat timing its floor in place.
         let mut request = plan::example_request();
         request.pools.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
         request.rates = vec![Regime::FlatOut, Regime::paced(20e3)];
-        // 50 ms repeats after 10 ms of warm-up: a thousand paced updates,
-        // and a thread that starts late on a busy machine still sees the
-        // interval.
+        // 50 ms repeats after 10 ms of warm-up: a thousand paced updates, and a thread that starts
+        // late on a busy machine still sees the interval.
         request.duration = std::time::Duration::from_millis(100);
         request.warmup = std::time::Duration::from_millis(10);
         let plan =
@@ -222,8 +220,8 @@ mod tests {
         let rates: Vec<Regime> = run.strategies.iter().map(|s| s.regime).collect();
         assert_eq!(rates, [Regime::FlatOut, Regime::paced(20e3)]);
         let (flat, paced) = (&run.strategies[0], &run.strategies[1]);
-        // Flat out has no floor in place; every paced repeat has one,
-        // timed over as many updates as its own busy time.
+        // Flat out has no floor in place; every paced repeat has one, timed over as many updates as
+        // its own busy time.
         assert!(flat.repeats.iter().all(|r| r.floor_busy_ns.is_none()));
         for r in &paced.repeats {
             let floor = r.floor_busy_ns.unwrap();
@@ -231,8 +229,8 @@ mod tests {
             let share = r.floor_cpu_share_pct.unwrap();
             assert!(share > 0.0 && share < 100.0, "{r:?}");
         }
-        // Each regime's net figure is against its own floor: flat out the
-        // hammer floor, paced each repeat's floor in place.
+        // Each regime's net figure is against its own floor: flat out the hammer floor, paced each
+        // repeat's floor in place.
         let net = |s: &StrategyResult| s.summary.as_ref().unwrap().net_ns.unwrap().mean;
         let gross = flat.summary.as_ref().unwrap().write_loop_ns.unwrap().mean;
         let hammer_floor = run.floor.as_ref().unwrap().loop_ns.mean;
@@ -263,9 +261,9 @@ mod tests {
 
     #[test]
     fn a_ratelimit_brings_a_clock_floor_that_prices_its_clock_read() {
-        // 20k/s, global/ratelimit:1ms reading the TSC: per round the clock
-        // floor (the paced floor's loop reading the TSC on every update,
-        // never publishing after its first), then the strategy.
+        // 20k/s, global/ratelimit:1ms reading the TSC: per round the clock floor (the paced floor's
+        // loop reading the TSC on every update, never publishing after its first), then the
+        // strategy.
         let mut request = plan::example_request();
         request.pools.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
@@ -296,8 +294,8 @@ mod tests {
         // Its first update publishes (in warm-up), no other does.
         assert!(clock.repeats.iter().all(|r| r.publishes == 0 && r.exact));
         assert!(run.clock_floor(regime, ClockKind::Monotonic).is_none());
-        // The clock's cost: the clock floor's net, its busy less its floor
-        // in place repeat by repeat, as the strategy's net is its own.
+        // The clock's cost: the clock floor's net, its busy less its floor in place repeat by
+        // repeat, as the strategy's net is its own.
         let cost = run.clock_cost(regime, ClockKind::Tsc).unwrap();
         let net = |s: &StrategyResult| s.summary.as_ref().unwrap().net_ns.unwrap();
         assert_eq!(cost, net(clock));

@@ -113,8 +113,8 @@ mod tests {
 
     #[test]
     fn a_period_holds_as_many_strategies_as_lane_spans() {
-        // 22k/s: a 45.45 µs period, 11 spans of 4 µs; 100k/s: 10 µs, 2;
-        // 1M/s: 1 µs, less than one span, still 1; flat out 1.
+        // 22k/s: a 45.45 µs period, 11 spans of 4 µs; 100k/s: 10 µs, 2; 1M/s: 1 µs, less than one
+        // span, still 1; flat out 1.
         assert_eq!(capacity(Regime::paced(22_000.0)), 11);
         assert_eq!(capacity(Regime::paced(100_000.0)), 2);
         assert_eq!(capacity(Regime::paced(1e6)), 1);
@@ -129,8 +129,8 @@ mod tests {
             Regime::paced(100_000.0),
         );
         let (tsc, mono) = (ClockKind::Tsc, ClockKind::Monotonic);
-        // Flat out alone; 22k/s tsc together; its monotonic entry apart;
-        // 5 at 100k/s (2 a period): 3 groups of 2, 2 and 1, in order.
+        // Flat out alone; 22k/s tsc together; its monotonic entry apart; 5 at 100k/s (2 a period):
+        // 3 groups of 2, 2 and 1, in order.
         let entries = [
             (flat, tsc),
             (flat, tsc),

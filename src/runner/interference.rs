@@ -169,8 +169,8 @@ mod tests {
         assert_eq!(parse_steal_ticks("cpu0 1 2 3\n", &[0]), None);
     }
 
-    /// CPU 0's steal in ms, read here: the 8th number of its /proc/stat
-    /// line, in USER_HZ (100) ticks of 10 ms.
+    /// CPU 0's steal in ms, read here: the 8th number of its /proc/stat line, in USER_HZ (100)
+    /// ticks of 10 ms.
     fn cpu0_steal_ms() -> f64 {
         let stat = std::fs::read_to_string("/proc/stat").unwrap();
         let line = stat.lines().find(|l| l.starts_with("cpu0 ")).unwrap();
@@ -218,8 +218,8 @@ mod tests {
             "{ms} of {wall_ms} ms"
         );
         assert_eq!(canary(a, 4095, &topo, Timer::Monotonic), None);
-        // The canary after: the ping-pong alone, a quarter as long (the
-        // 4,000 round trips docs/run.md gives).
+        // The canary after: the ping-pong alone, a quarter as long (the 4,000 round trips
+        // docs/run.md gives).
         assert_eq!(CANARY_AFTER_ROUND_TRIPS, 4_000);
         let started = Instant::now();
         let (after_ns, after_ms) = canary_after(a, b).unwrap();

@@ -144,8 +144,8 @@ mod tests {
         let views = run.regimes();
         assert_eq!(views.len(), 1);
         assert_eq!(views[0], run);
-        // Add a paced regime at 22k/s: its copy of the strategies, its
-        // paced floor and its sampling.
+        // Add a paced regime at 22k/s: its copy of the strategies, its paced floor and its
+        // sampling.
         let mut paced = run.strategies.clone();
         for s in &mut paced {
             s.regime = Regime::SEED;

@@ -337,8 +337,8 @@ mod tests {
             (Some(7.0), Some(8.0))
         );
         assert_eq!(lower(None, None), None);
-        // Per CPU, the two writers' slots differ: both are priced, and
-        // the values they held are back after.
+        // Per CPU, the two writers' slots differ: both are priced, and the values they held are
+        // back after.
         let (a, b) = crate::topology::two_allowed_cpus();
         let topo = crate::topology::Topology::read(std::path::Path::new("/")).unwrap();
         let layout = CounterLayout {
@@ -363,8 +363,8 @@ mod tests {
         assert_eq!(counter.slot(sb).load(Ordering::Relaxed), 1 << 40);
         // A CPU without a slot has no price.
         assert_eq!(line_cost(&counter, a, 4095), None);
-        // Priced by hand, each slot at 0 while priced: the two slots'
-        // mean; on one CPU's own slot, that slot alone.
+        // Priced by hand, each slot at 0 while priced: the two slots' mean; on one CPU's own slot,
+        // that slot alone.
         let mut prices = [50.0, 71.0].into_iter();
         let mean = priced(&counter, a, b, |line| {
             assert_eq!(line.load(Ordering::Relaxed), 0);
@@ -404,8 +404,8 @@ mod tests {
             counter.slot(0).fetch_add(5, Ordering::Relaxed);
             floor.unwrap().slot(0).fetch_add(2, Ordering::Relaxed);
         }
-        // Member 1 alone: its own counter and floor, on the lines it had
-        // in place, from nothing again.
+        // Member 1 alone: its own counter and floor, on the lines it had in place, from nothing
+        // again.
         let alone = round.cleared([1]);
         assert_eq!(alone.len(), 1);
         let (counter, floor) = alone[0];
@@ -423,10 +423,9 @@ mod tests {
         pages.sort_unstable();
         pages.dedup();
         assert_eq!(pages.len(), 4, "{pages:x?}");
-        // And each in a place of its own within its page, so in an L1
-        // set of its own: from the round's drawn start, in its drawn
-        // order, the counters one after another, 256 bytes each (shares,
-        // then the slot 128 further), each member's floor after its own.
+        // And each in a place of its own within its page, so in an L1 set of its own: from the
+        // round's drawn start, in its drawn order, the counters one after another, 256 bytes each
+        // (shares, then the slot 128 further), each member's floor after its own.
         let (start, order) = page_places(plan.config.seed, 3, 2);
         let places: Vec<usize> = order
             .iter()
@@ -444,15 +443,14 @@ mod tests {
     fn a_rounds_page_places_are_drawn_per_round_and_replayed_by_seed() {
         let draws: Vec<(usize, Vec<usize>)> = (0..64).map(|r| page_places(7, r, 5)).collect();
         for (start, order) in &draws {
-            // A start on a 128-byte boundary within the page; an order
-            // holding each member once.
+            // A start on a 128-byte boundary within the page; an order holding each member once.
             assert!(*start < page_size() && start % 128 == 0, "{start}");
             let mut sorted = order.clone();
             sorted.sort_unstable();
             assert_eq!(sorted, [0, 1, 2, 3, 4]);
         }
-        // Rounds draw anew: in 64 rounds of 32 starts and 120 orders,
-        // many differ, and member 0 comes first in some and not others.
+        // Rounds draw anew: in 64 rounds of 32 starts and 120 orders, many differ, and member 0
+        // comes first in some and not others.
         let mut starts: Vec<usize> = draws.iter().map(|d| d.0).collect();
         starts.sort_unstable();
         starts.dedup();
@@ -469,8 +467,8 @@ mod tests {
 
     #[test]
     fn a_line_is_priced_over_64_round_trips_a_chunk() {
-        // 1,024 round trips: each of the 16 chunks the ping-pong is
-        // timed in holds 64, about 9 µs at 70 ns one way.
+        // 1,024 round trips: each of the 16 chunks the ping-pong is timed in holds 64, about 9 µs
+        // at 70 ns one way.
         assert_eq!(LINE_ROUND_TRIPS, 1024);
         assert_eq!(LINE_ROUND_TRIPS / LINE_CHUNKS, 64);
     }

@@ -786,9 +786,8 @@ mod tests {
     fn the_texts_say_what_ran_where_and_over_how_many_repeats() {
         assert_eq!(Stopped::Interrupted.to_string(), "interrupted");
         assert_eq!(Stopped::OutOfTime.to_string(), "out of time (--max-time)");
-        // The fixture: two writers on CPUs 0 and 1 of node 0, the read
-        // side after every update; global/always and cpu/always flat out,
-        // 2 repeats each, none set aside.
+        // The fixture: two writers on CPUs 0 and 1 of node 0, the read side after every update;
+        // global/always and cpu/always flat out, 2 repeats each, none set aside.
         let mut run = fixture_run();
         assert_eq!(
             run.pools_text(),
@@ -816,8 +815,7 @@ mod tests {
             run.short_label(&s),
             "global/always paced at 22.0k/s per thread"
         );
-        // Repeats used: one count, a range, one repeat, and those set
-        // aside.
+        // Repeats used: one count, a range, one repeat, and those set aside.
         assert_eq!(run.repeats_text(), "2 repeats");
         let used = |run: &mut RunResults, i: usize, n: usize, set_aside: usize| {
             let summary = run.strategies[i].summary.as_mut().unwrap();
@@ -939,8 +937,8 @@ mod tests {
             (in_place + 1, alone)
         );
         assert!(s.exact);
-        // An alone repeat that lost 3: among the alone ones, and the
-        // strategy is no longer exact; an exact one after does not undo it.
+        // An alone repeat that lost 3: among the alone ones, and the strategy is no longer exact;
+        // an exact one after does not undo it.
         s.keep(lost, true);
         assert_eq!((s.repeats.len(), s.alone_repeats.len()), (in_place + 1, 1));
         assert!(!s.exact);

@@ -314,8 +314,8 @@ mod tests {
 
     #[test]
     fn a_round_runs_each_group_once_however_its_entries_are_listed() {
-        // Two clocks' floors, then their strategies: groups 2 and 3 come
-        // round twice; each runs once, in the order first seen.
+        // Two clocks' floors, then their strategies: groups 2 and 3 come round twice; each runs
+        // once, in the order first seen.
         assert_eq!(first_seen([0, 1, 2, 3, 2, 3, 4]), [0, 1, 2, 3, 4]);
         assert_eq!(first_seen([5, 5, 1]), [5, 1]);
         assert!(first_seen([]).is_empty());
@@ -325,9 +325,8 @@ mod tests {
     fn a_repeat_runs_only_if_it_would_end_within_the_budget() {
         let mut cfg = run_with(&[&[1.0]]).config;
         (cfg.warmup_s, cfg.repeat_duration_s) = (50.0, 50.0);
-        // No budget: every repeat runs and is counted; one repeat then
-        // lasts what the ones so far did (far less than the 100 s
-        // assumed before the first); none is left for extra rounds.
+        // No budget: every repeat runs and is counted; one repeat then lasts what the ones so far
+        // did (far less than the 100 s assumed before the first); none is left for extra rounds.
         cfg.max_time_s = None;
         let mut budget = Budget::new(Instant::now(), &cfg);
         assert_eq!(budget.one_s(), 100.0);
@@ -348,8 +347,8 @@ mod tests {
         cfg.max_time_s = Some(101.0);
         let mut budget = Budget::new(Instant::now(), &cfg);
         assert_eq!(budget.run(|| 1), Some(1));
-        // 4 repeats in 10 s: 2.5 s a repeat, so one started at 7.5 s of
-        // a 10 s budget ends on it and fits; a moment later it does not.
+        // 4 repeats in 10 s: 2.5 s a repeat, so one started at 7.5 s of a 10 s budget ends on it
+        // and fits; a moment later it does not.
         (budget.runs, budget.repeats_s, budget.max_time_s) = (4, 10.0, Some(10.0));
         assert_eq!(budget.one_s(), 2.5);
         assert!(budget.fits(7.5));
@@ -362,8 +361,8 @@ mod tests {
         let mut orders = Vec::new();
         for round in 0..8 {
             let steps = both_order(1, round, &alone);
-            // Every member alone once, and the group in place once: first
-            // in even rounds, last in odd ones.
+            // Every member alone once, and the group in place once: first in even rounds, last in
+            // odd ones.
             assert_eq!(steps.len(), 6);
             let expected_in_place = if round % 2 == 0 { 0 } else { 5 };
             assert_eq!(
@@ -376,14 +375,13 @@ mod tests {
             assert_eq!(members, alone);
             orders.push(order);
         }
-        // The order alone changes from round to round, and replays from
-        // the seed.
+        // The order alone changes from round to round, and replays from the seed.
         orders.dedup();
         assert!(orders.len() > 4, "{orders:?}");
         assert_eq!(both_order(1, 3, &alone), both_order(1, 3, &alone));
-        // A uniform shuffle: over 500 rounds each member comes first
-        // about 100 times (binomial sd 8.9), the first member included,
-        // which a shuffle of cycles only (Sattolo's) never puts there.
+        // A uniform shuffle: over 500 rounds each member comes first about 100 times (binomial sd
+        // 8.9), the first member included, which a shuffle of cycles only (Sattolo's) never puts
+        // there.
         let mut first = [0; 6];
         for round in 0..500 {
             let steps = both_order(1, round, &alone);
@@ -412,8 +410,7 @@ mod tests {
 
     #[test]
     fn extra_rounds_repeat_the_widest_open_strategies_while_the_time_lasts() {
-        // Flat out: strategy 0 at ±22.6% of its mean, 1 at ±0.25%, 2 at
-        // ±115.5%.
+        // Flat out: strategy 0 at ±22.6% of its mean, 1 at ±0.25%, 2 at ±115.5%.
         let run = run_with(&[&[10.0, 11.0, 12.0], &[10.0, 10.01, 10.02], &[10.0, 12.0]]);
         let mut cfg = run.config.clone();
         cfg.repeats = 2;
@@ -432,8 +429,8 @@ mod tests {
         assert_eq!(next(&cfg, 1, 5.0, -1.0), Some(vec![0, 1, 2]));
         // Without --target-ci, that is all.
         assert_eq!(next(&cfg, 2, 0.0, 100.0), None);
-        // With one, the strategies above the target that fit in the time
-        // left, the widest first: time for one picks strategy 2.
+        // With one, the strategies above the target that fit in the time left, the widest first:
+        // time for one picks strategy 2.
         cfg.target_ci_pct = Some(5.0);
         assert_eq!(next(&cfg, 2, 2.0, 4.0), Some(vec![0, 2]));
         assert_eq!(next(&cfg, 2, 2.0, 3.9), Some(vec![2]));
@@ -442,17 +439,15 @@ mod tests {
         assert_eq!(next(&cfg, 3, 1.0, 3.0), Some(vec![0, 1, 2]));
         cfg.target_ci_pct = Some(200.0);
         assert_eq!(next(&cfg, 2, 0.0, 100.0), None);
-        // A strategy exactly at the target has converged, as the results
-        // say (ratio <= 1).
+        // A strategy exactly at the target has converged, as the results say (ratio <= 1).
         cfg.target_ci_pct = target_ratio(&run.strategies[0], 1.0);
         assert_eq!(next(&cfg, 2, 1.0, 100.0), Some(vec![2]));
     }
 
     #[test]
     fn strategies_in_place_share_the_cost_of_an_extra_round() {
-        // Strategies 0 and 2 open (±22.6% and ±115.5%, over a 5%
-        // target), 1 converged. Time for one repeat: alone, only the
-        // widest (2) fits; with 0 and 2 in one group in place, one repeat
+        // Strategies 0 and 2 open (±22.6% and ±115.5%, over a 5% target), 1 converged. Time for one
+        // repeat: alone, only the widest (2) fits; with 0 and 2 in one group in place, one repeat
         // serves both.
         let run = run_with(&[&[10.0, 11.0, 12.0], &[10.0, 10.01, 10.02], &[10.0, 12.0]]);
         let mut cfg = run.config.clone();
@@ -499,8 +494,7 @@ mod tests {
             assert!(target_ratio(&s, 5.0).unwrap() <= 1.0);
             next_round(3, &cfg, &[(&s, false, 0)], 1.0, 10.0).map(|r| r.entries)
         };
-        // Alone 38, 41.5, 40 net: in place less alone +2, -1.4, +0.2,
-        // ±4.2 ns: another round.
+        // Alone 38, 41.5, 40 net: in place less alone +2, -1.4, +0.2, ±4.2 ns: another round.
         assert_eq!(next(&[68.0, 71.5, 70.0]), Some(vec![0]));
         // Alone 2 ns under in place in every round: decided, done.
         assert_eq!(next(&[68.0, 68.1, 68.2]), None);
@@ -527,9 +521,8 @@ mod tests {
 
     #[test]
     fn a_paced_strategy_that_lost_a_repeat_to_a_disturbance_goes_first() {
-        // Paced: nets 10, 11, 10 against the floor in place (±1.43 ns),
-        // over a 1 ns target; flat out: strategy at ±115.5%, wider in
-        // ratio (23×). A clock floor is never an extra round's.
+        // Paced: nets 10, 11, 10 against the floor in place (±1.43 ns), over a 1 ns target; flat
+        // out: strategy at ±115.5%, wider in ratio (23×). A clock floor is never an extra round's.
         let flat = run_with(&[&[10.0, 12.0]]).strategies.remove(0);
         let mut strategy = in_place(
             paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]),
@@ -551,12 +544,11 @@ mod tests {
         // Time for two: both strategies; for one, the widest (flat).
         assert_eq!(round(&strategy, 2.0), open(vec![0, 2], vec![]));
         assert_eq!(round(&strategy, 1.0), open(vec![0], vec![]));
-        // Its repeat 1 disturbed: 2 undisturbed repeats of 3, so it goes
-        // first, as a retry.
+        // Its repeat 1 disturbed: 2 undisturbed repeats of 3, so it goes first, as a retry.
         strategy.repeats[1].interference.disturbed = true;
         assert_eq!(round(&strategy, 1.0), open(vec![2], vec![2]));
-        // In place with the clock floor under --paced both, its group also
-        // runs it alone: two repeats, so only from 2 s left.
+        // In place with the clock floor under --paced both, its group also runs it alone: two
+        // repeats, so only from 2 s left.
         let both = RunConfig {
             paced: PacedMode::Both,
             ..cfg.clone()

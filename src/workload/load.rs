@@ -262,8 +262,7 @@ mod tests {
         let mut a = LoadWalk::new(7, 0);
         let mut b = a.clone();
         assert!(std::ptr::eq(a.split().0, b.split().0));
-        // Each replays the whole sequence from the start, whatever the
-        // other did.
+        // Each replays the whole sequence from the start, whatever the other did.
         let first: Vec<i64> = (0..100).map(|_| a.next_load()).collect();
         let second: Vec<i64> = (0..100).map(|_| b.next_load()).collect();
         assert_eq!(first, second);
@@ -272,8 +271,8 @@ mod tests {
 
     #[test]
     fn reflection_keeps_a_walk_near_a_bound_inside() {
-        // Seeds differ in where they wander; over many writers some walk
-        // reaches each bound region, and none leaves the range.
+        // Seeds differ in where they wander; over many writers some walk reaches each bound region,
+        // and none leaves the range.
         let all: Vec<i64> = (0..64).flat_map(|w| loads(3, w, TABLE_LEN)).collect();
         assert!(all.iter().all(|&l| (MIN_LOAD..=MAX_LOAD).contains(&l)));
         assert!(all.iter().any(|&l| l < MIN_LOAD + 2 * MAX_STEP));
@@ -311,10 +310,9 @@ mod tests {
 
     #[test]
     fn a_walk_of_unit_steps_publishes_once_per_first_passage() {
-        // Steps of -1, 0, +1 (variance 2/3 per update) near START_LOAD,
-        // where contrib/64 is 16 (±1 as the walk wanders ±40): a publish
-        // needs |delta| = 17, first reached after 17² / (2/3) ≈ 434
-        // updates on average, so about 1/434 = 0.0023 of updates publish.
+        // Steps of -1, 0, +1 (variance 2/3 per update) near START_LOAD, where contrib/64 is 16 (±1
+        // as the walk wanders ±40): a publish needs |delta| = 17, first reached after 17² / (2/3) ≈
+        // 434 updates on average, so about 1/434 = 0.0023 of updates publish.
         let f = threshold_publish_fraction(1, 1);
         assert!((0.0015..0.0035).contains(&f), "{f}");
     }

@@ -148,9 +148,9 @@ mod tests {
 
     #[test]
     fn a_reader_is_off_by_the_sum_of_every_pending_delta() {
-        // Three writers hold back 10, 20 and -5 of their loads 1000, 2000
-        // and 500: the slots hold 990 + 1980 + 505 = 3475, the truth is
-        // 3500, and a reader is off by the sum, 25 (10 + 20 - 5).
+        // Three writers hold back 10, 20 and -5 of their loads 1000, 2000 and 500: the slots hold
+        // 990 + 1980 + 505 = 3475, the truth is 3500, and a reader is off by the sum, 25 (10 + 20 -
+        // 5).
         let c = counter();
         c.slot(0).fetch_add(990 + 1980 + 505, Ordering::Relaxed);
         let m = Mirror::new(3);

@@ -363,9 +363,8 @@ impl<T: Ticks> Pacer<T> {
 mod tests {
     use super::*;
 
-    /// A clock that advances by `step` ticks on every fenced-after read (a
-    /// window start is free), and jumps when told: a deterministic stand-in
-    /// for the TSC (1 tick = 1 ns).
+    /// A clock that advances by `step` ticks on every fenced-after read (a window start is free),
+    /// and jumps when told: a deterministic stand-in for the TSC (1 tick = 1 ns).
     struct FakeTicks {
         now: u64,
         step: u64,
@@ -389,8 +388,8 @@ mod tests {
         Pacer::with_ticks(FakeTicks { now: 0, step }, rate, Arrivals::Paced, 0)
     }
 
-    /// A clock that returns the readings it is given, in order (1 tick =
-    /// 1 ns), then keeps returning the last one plus a tick per read.
+    /// A clock that returns the readings it is given, in order (1 tick = 1 ns), then keeps
+    /// returning the last one plus a tick per read.
     struct ScriptedTicks(std::collections::VecDeque<u64>, u64);
 
     impl Ticks for ScriptedTicks {
@@ -418,14 +417,13 @@ mod tests {
 
     #[test]
     fn lateness_of_exactly_the_catch_up_is_made_up_not_skipped() {
-        // 1M/s: slot 1 is due at 1,000. Read 1,001,000: late by exactly
-        // CATCH_UP (1 ms), which is still made up.
+        // 1M/s: slot 1 is due at 1,000. Read 1,001,000: late by exactly CATCH_UP (1 ms), which is
+        // still made up.
         let mut p = scripted(1e6, &[0, 1_001_000]);
         p.wait();
         p.wait();
         assert_eq!((p.missed(), p.slot), (0, 2));
-        // One tick more is a stall: the 1,000 slots due meanwhile are
-        // skipped.
+        // One tick more is a stall: the 1,000 slots due meanwhile are skipped.
         let mut p = scripted(1e6, &[0, 1_001_001]);
         p.wait();
         p.wait();
@@ -446,17 +444,16 @@ mod tests {
 
     #[test]
     fn an_anchored_pacer_starts_on_the_shared_grid_at_its_phase() {
-        // 1M/s (period 1,000): anchored at 2,500 with phase 0.25, slot 0
-        // falls on the next boundary (3,000) plus 250; slot 1 a period on.
+        // 1M/s (period 1,000): anchored at 2,500 with phase 0.25, slot 0 falls on the next boundary
+        // (3,000) plus 250; slot 1 a period on.
         let mut p = scripted(1e6, &[2_600, 3_250, 3_300, 4_250]);
         assert_eq!(p.next_at(), None);
         p.anchor(2_500, 0.25, 1.0);
         assert_eq!(p.next_at(), Some(3_250));
         assert_eq!([p.wait(), p.wait()], [3_250, 4_250]);
         assert_eq!(p.next_at(), Some(5_250));
-        // One of 4 in place: its floor half a share (125 ticks) before
-        // each of its slots, after the slot of the lane before (3,000 +
-        // 0 and 4,000 + 0, a quarter of the period earlier).
+        // One of 4 in place: its floor half a share (125 ticks) before each of its slots, after the
+        // slot of the lane before (3,000 + 0 and 4,000 + 0, a quarter of the period earlier).
         let mut p = scripted(
             1e6,
             &[2_600, 3_125, 3_200, 3_250, 3_260, 4_125, 4_200, 4_250],
@@ -466,13 +463,13 @@ mod tests {
         assert_eq!(p.wait(), 3_250);
         assert_eq!(p.wait_floor(), 4_125);
         assert_eq!(p.wait(), 4_250);
-        // Not anchored, before its first slot: at once, without waiting
-        // (no reading taken), and the first slot starts the pacer.
+        // Not anchored, before its first slot: at once, without waiting (no reading taken), and the
+        // first slot starts the pacer.
         let mut p = scripted(1e6, &[10, 11]);
         p.wait_floor();
         assert_eq!(p.wait(), 10);
-        // A phase is a fraction of the period, replayed by its seed and
-        // differing between repeats and threads.
+        // A phase is a fraction of the period, replayed by its seed and differing between repeats
+        // and threads.
         let phases: Vec<f64> = (0..4).map(|r| phase_of(7, r, 0)).collect();
         assert!(phases.iter().all(|f| (0.0..1.0).contains(f)), "{phases:?}");
         assert_eq!(phase_of(7, 1, 0), phases[1]);
@@ -482,9 +479,8 @@ mod tests {
 
     #[test]
     fn the_floor_is_released_half_way_to_the_next_slot_and_timed_apart() {
-        // 1M/s: slot 1 due at 1,000, slot 2 at 2,000. The floor after
-        // slot 1 is due at 1,500: read 1,200 (spin), 1,500 (go); its
-        // window ends at 1,560 and is the floor's, not busy time.
+        // 1M/s: slot 1 due at 1,000, slot 2 at 2,000. The floor after slot 1 is due at 1,500: read
+        // 1,200 (spin), 1,500 (go); its window ends at 1,560 and is the floor's, not busy time.
         let mut p = scripted(1e6, &[0, 1_000, 1_040, 1_200, 1_500, 1_560]);
         p.wait();
         let released = p.wait();
@@ -509,9 +505,8 @@ mod tests {
                 stall_ticks: 0
             }
         );
-        // Past its time (the update ran late): released at once; a window
-        // of a sampled update's floor is not counted; one over STALL is a
-        // stall of the floor's.
+        // Past its time (the update ran late): released at once; a window of a sampled update's
+        // floor is not counted; one over STALL is a stall of the floor's.
         let mut p = scripted(1e6, &[0, 1_000, 1_700, 1_700, 1_750]);
         p.wait();
         let released = p.wait();
@@ -544,9 +539,9 @@ mod tests {
 
     #[test]
     fn a_poisson_floor_falls_half_way_through_the_next_gap() {
-        // Exponential gaps: the floor before each slot is due half way
-        // from the last slot's deadline to its own, whatever the gap (the
-        // half rounded down, then taken from the next deadline).
+        // Exponential gaps: the floor before each slot is due half way from the last slot's
+        // deadline to its own, whatever the gap (the half rounded down, then taken from the next
+        // deadline).
         let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson, 7);
         p.wait();
         let mut waited = 0;
@@ -559,8 +554,8 @@ mod tests {
             let next_due = (start as f64 + next) as u64;
             let at = next_due - ((next_due - due) as f64 / 2.0) as u64;
             let released = p.wait_floor();
-            // Released exactly then (each read is one tick), or at the
-            // next read when that time has passed.
+            // Released exactly then (each read is one tick), or at the next read when that time has
+            // passed.
             if at > now + 1 {
                 assert_eq!(released, at, "due {due}, now {now}");
                 waited += 1;
@@ -581,11 +576,11 @@ mod tests {
         for _ in 1..100 {
             p.wait();
         }
-        // 100 operations due at t0 + 0 .. t0 + 99_000: the 100th wait ends
-        // within one clock read of its deadline.
+        // 100 operations due at t0 + 0 .. t0 + 99_000: the 100th wait ends within one clock read of
+        // its deadline.
         assert!(p.ticks.now >= t0 + 99_000 && p.ticks.now <= t0 + 99_010 + 10);
-        // Late by 50 us (under the 1 ms catch-up): the next operations run
-        // at once until the deadlines pass now again, then pace.
+        // Late by 50 us (under the 1 ms catch-up): the next operations run at once until the
+        // deadlines pass now again, then pace.
         p.ticks.now += 50_000;
         let before = p.ticks.now;
         for _ in 0..50 {
@@ -624,10 +619,9 @@ mod tests {
     }
     #[test]
     fn busy_time_is_the_windows_between_release_and_done() {
-        // 1M/s: a slot every 1,000 ticks; each clock read costs 1 tick and
-        // each operation 300 (a transfer's stall, which the fenced read
-        // after it sees). Busy time is exactly the windows: 300 + the
-        // end read, whatever the loop does outside them.
+        // 1M/s: a slot every 1,000 ticks; each clock read costs 1 tick and each operation 300 (a
+        // transfer's stall, which the fenced read after it sees). Busy time is exactly the windows:
+        // 300 + the end read, whatever the loop does outside them.
         let mut p = pacer(1e6, 1);
         for _ in 0..100 {
             let released = p.wait();
@@ -652,9 +646,9 @@ mod tests {
         let released = p.wait();
         p.done(released, true); // 19,000: long, but busy
         assert_eq!((p.busy().ops, p.busy().ticks), (1, 19_000));
-        // Released at 200,000 and preempted 2 ms inside the window: one
-        // stall of the window's length. The late wake-up after it lost
-        // only the 5,000 ticks since the window ended, under the bound.
+        // Released at 200,000 and preempted 2 ms inside the window: one stall of the window's
+        // length. The late wake-up after it lost only the 5,000 ticks since the window ended, under
+        // the bound.
         let mut p = scripted(1e4, &[0, 100_000, 200_000, 2_200_000, 2_205_000]);
         p.wait();
         p.wait();
@@ -664,8 +658,8 @@ mod tests {
         let b = p.busy();
         assert_eq!((b.stalls, b.stall_ticks, b.ops), (1, 2_000_000, 0), "{b:?}");
         assert!(p.missed() > 0);
-        // Woken 30,000 after its deadline with the last window long over:
-        // a stall of those 30,000, under the catch-up (nothing missed).
+        // Woken 30,000 after its deadline with the last window long over: a stall of those 30,000,
+        // under the catch-up (nothing missed).
         let mut p = scripted(1e4, &[0, 130_000]);
         p.wait();
         p.wait();
@@ -674,9 +668,8 @@ mod tests {
     }
     #[test]
     fn a_preemption_while_spinning_is_a_stall_and_its_slots_are_skipped() {
-        // 1M/s: slot 1 due at 1,000. Spinning at 500, the thread is
-        // preempted and next reads 3,001,000: 3 ms late, one stall of
-        // 3,000,000 ticks, the slots due meanwhile skipped.
+        // 1M/s: slot 1 due at 1,000. Spinning at 500, the thread is preempted and next reads
+        // 3,001,000: 3 ms late, one stall of 3,000,000 ticks, the slots due meanwhile skipped.
         let mut p = scripted(1e6, &[0, 500, 3_001_000]);
         p.wait();
         assert_eq!(p.wait(), 3_001_000);
@@ -711,14 +704,14 @@ mod tests {
         for _ in 1..=30_000 {
             p.wait();
         }
-        // Slot 30,000 is due at exactly t0 + 10 ms; a rounded period of 333
-        // would have ended 10 us early, 334 20 us late.
+        // Slot 30,000 is due at exactly t0 + 10 ms; a rounded period of 333 would have ended 10 us
+        // early, 334 20 us late.
         let late = p.ticks.now - (t0 + 10_000_000);
         assert!(late <= 7, "late by {late} ticks");
     }
 
-    /// The release ticks of `n` slots of a poisson pacer at 1M/s (mean
-    /// gap 1,000 ticks) on generator `stream`, each clock read 1 tick.
+    /// The release ticks of `n` slots of a poisson pacer at 1M/s (mean gap 1,000 ticks) on
+    /// generator `stream`, each clock read 1 tick.
     fn poisson_releases(stream: u64, n: usize) -> Vec<u64> {
         let mut p = Pacer::with_ticks(
             FakeTicks { now: 0, step: 1 },
@@ -731,10 +724,9 @@ mod tests {
 
     #[test]
     fn poisson_gaps_are_exponential_at_the_mean_rate() {
-        // 100,000 gaps of an exponential of mean 1,000: the mean within
-        // 1% (its standard error is 0.3%), the standard deviation equal to
-        // the mean (CV 1, where an even pacer's is 0), and a fraction
-        // 1 − e⁻¹ = 0.632 of the gaps below the mean.
+        // 100,000 gaps of an exponential of mean 1,000: the mean within 1% (its standard error is
+        // 0.3%), the standard deviation equal to the mean (CV 1, where an even pacer's is 0), and a
+        // fraction 1 − e⁻¹ = 0.632 of the gaps below the mean.
         let t = poisson_releases(7, 100_001);
         let gaps: Vec<f64> = t.windows(2).map(|w| (w[1] - w[0]) as f64).collect();
         let n = gaps.len() as f64;
@@ -744,17 +736,16 @@ mod tests {
         assert!((mean - 1000.0).abs() < 10.0, "mean gap {mean}");
         assert!((sd / mean - 1.0).abs() < 0.02, "CV {}", sd / mean);
         assert!((below - (1.0 - (-1f64).exp())).abs() < 0.01, "{below}");
-        // Gaps shorter than a clock read are run back to back, not lost:
-        // every slot is released and none is missed.
+        // Gaps shorter than a clock read are run back to back, not lost: every slot is released and
+        // none is missed.
         assert_eq!(t.len(), 100_001);
     }
 
     #[test]
     fn a_stream_seeded_before_the_start_draws_its_first_gap_too() {
-        // The first gap of 2,000 streams, each seeded before its pacer
-        // started: exponential of mean 1,000 ticks (the mean within 8%,
-        // 3.6 standard errors; CV 1 within 0.1), the streams' gaps as
-        // varied as whole ticks let them be (not one gap for all).
+        // The first gap of 2,000 streams, each seeded before its pacer started: exponential of mean
+        // 1,000 ticks (the mean within 8%, 3.6 standard errors; CV 1 within 0.1), the streams' gaps
+        // as varied as whole ticks let them be (not one gap for all).
         let first: Vec<f64> = (0..2000)
             .map(|stream| {
                 let t = poisson_releases(stream, 2);
@@ -774,8 +765,7 @@ mod tests {
 
     #[test]
     fn a_uniform_draw_is_never_zero_so_no_gap_is_infinite() {
-        // The smallest draw is 2⁻⁵³ (a gap of 36.7 periods), the largest
-        // exactly 1 (a gap of 0).
+        // The smallest draw is 2⁻⁵³ (a gap of 36.7 periods), the largest exactly 1 (a gap of 0).
         assert_eq!(unit_open(0), 1.0 / (1u64 << 53) as f64);
         assert_eq!(unit_open(u64::MAX), 1.0);
         assert_eq!(unit_open(1 << 11), 2.0 / (1u64 << 53) as f64);
@@ -797,9 +787,9 @@ mod tests {
 
     #[test]
     fn a_poisson_pacer_skips_and_counts_the_arrivals_a_stall_missed() {
-        // 1M/s poisson: a 5 ms preemption lets about 5,000 arrivals fall
-        // due (a Poisson count: within ±5σ = ±354); each is counted missed,
-        // none is run, and the next release is after the stall.
+        // 1M/s poisson: a 5 ms preemption lets about 5,000 arrivals fall due (a Poisson count:
+        // within ±5σ = ±354); each is counted missed, none is run, and the next release is after
+        // the stall.
         let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson, 5);
         for _ in 0..10 {
             p.wait();
@@ -823,9 +813,8 @@ mod tests {
             p.wait();
         }
         let elapsed = t0.elapsed().as_secs_f64();
-        // 100 periods: at least 10 ms (deadlines are absolute); the upper
-        // bound only catches a pacer that waits far too long, with room
-        // for a loaded machine.
+        // 100 periods: at least 10 ms (deadlines are absolute); the upper bound only catches a
+        // pacer that waits far too long, with room for a loaded machine.
         assert!(
             (0.0099..0.25).contains(&elapsed),
             "101 ops at 10k/s took {elapsed} s"

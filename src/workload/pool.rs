@@ -697,15 +697,13 @@ mod tests {
         assert_eq!(w.pin.requested_cpu, writers[0]);
         assert_eq!(w.pin.observed_cpu, Some(writers[0]));
         assert_eq!(r.pin.observed_cpu, Some(readers[0]));
-        // Each thread's own interval: from when it saw the measuring
-        // phase to when it saw the stop, so the 60 ms asked less a late
-        // start (a stalled thread) or plus a late stop.
+        // Each thread's own interval: from when it saw the measuring phase to when it saw the stop,
+        // so the 60 ms asked less a late start (a stalled thread) or plus a late stop.
         for t in &reports {
             let secs = t.interval_s.unwrap();
             assert!((0.03..0.5).contains(&secs), "{:?}: {secs} s", t.role);
         }
-        // Counts of the interval only: a read every 2 updates; one update
-        // in 16 timed.
+        // Counts of the interval only: a read every 2 updates; one update in 16 timed.
         assert!(w.updates > 1_000, "{}", w.updates);
         assert!(
             w.reads.abs_diff(w.updates / 2) <= 1,
@@ -715,8 +713,7 @@ mod tests {
         );
         assert!(w.write_hist.len().abs_diff(w.updates / 16) <= 1);
         assert_eq!(w.stats.updates, w.updates);
-        // ratelimit:1ms publishes at most once a millisecond (the final
-        // flush may add one).
+        // ratelimit:1ms publishes at most once a millisecond (the final flush may add one).
         assert!(w.stats.publishes <= 2 + (w.interval_s.unwrap() * 1e3) as u64);
         assert!(r.reads > 0 && r.updates == 0 && r.final_load == 0);
         assert!(r.read_hist.len().abs_diff(r.reads / 16) <= 1);
@@ -734,9 +731,9 @@ mod tests {
         let writers = &cpus[..1];
         let c = counter(&topo, writers);
         let stop = AtomicBool::new(false);
-        // 20k/s for 60 ms: at most about 1,200 updates (the lateness made
-        // up at the start of the interval is under 1 ms, 20 slots); fewer
-        // when the machine stalls the thread, as counted in missed slots.
+        // 20k/s for 60 ms: at most about 1,200 updates (the lateness made up at the start of the
+        // interval is under 1 ms, 20 slots); fewer when the machine stalls the thread, as counted
+        // in missed slots.
         let s = spec("always", Regime::paced(20_000.0));
         let lane = Lane {
             counter: &c,
@@ -754,8 +751,8 @@ mod tests {
             "{} updates in {secs} s",
             w.updates
         );
-        // The unsampled updates' windows were timed (15 in 16), and busy
-        // time is a small part of the interval.
+        // The unsampled updates' windows were timed (15 in 16), and busy time is a small part of
+        // the interval.
         let busy = w.busy.unwrap();
         assert!(
             busy.ops > w.updates / 2 && busy.ops <= w.updates,
@@ -771,12 +768,10 @@ mod tests {
 
     #[test]
     fn strategies_in_place_each_keep_their_rate_counter_and_floor() {
-        // Two strategies in place at 10k/s for 60 ms, one writer and one
-        // reader: each lane's updates at most its own rate (600 and a
-        // made-up lateness under 1 ms, 10 slots), each counter exact, each
-        // floor timed apart, and each lane's own policy: `never` never
-        // publishes before the flush (which may publish once), `always` on
-        // every update.
+        // Two strategies in place at 10k/s for 60 ms, one writer and one reader: each lane's
+        // updates at most its own rate (600 and a made-up lateness under 1 ms, 10 slots), each
+        // counter exact, each floor timed apart, and each lane's own policy: `never` never
+        // publishes before the flush (which may publish once), `always` on every update.
         let (topo, cpus) = host();
         let (writers, readers) = (&cpus[..1], &cpus[cpus.len() - 1..]);
         let (a, b) = (counter(&topo, writers), counter(&topo, writers));
@@ -860,9 +855,8 @@ mod tests {
     #[test]
     fn a_failed_pin_ends_the_repeat_at_once_and_names_the_cpu() {
         let (topo, cpus) = host();
-        // CPU 4000 does not exist: its pin fails before the barrier, so
-        // the 12 s asked are never slept, whether it was to be a second
-        // writer or a reader.
+        // CPU 4000 does not exist: its pin fails before the barrier, so the 12 s asked are never
+        // slept, whether it was to be a second writer or a reader.
         let c = counter(&topo, &cpus[..1]);
         let stop = AtomicBool::new(false);
         let mut s = spec("always", Regime::FlatOut);
@@ -886,9 +880,8 @@ mod tests {
 
     #[test]
     fn two_busy_threads_on_one_cpu_switch_each_other_out() {
-        // Both spin for 200 ms on the same CPU: the scheduler must take
-        // the CPU from each of them (time slices are a few ms), and
-        // getrusage counts it.
+        // Both spin for 200 ms on the same CPU: the scheduler must take the CPU from each of them
+        // (time slices are a few ms), and getrusage counts it.
         let (topo, cpus) = host();
         let cpu = cpus[0];
         let allowed = &topo.allowed_cpus;
@@ -918,20 +911,18 @@ mod tests {
         let cpus: Vec<u32> = allowed.iter().collect();
         let s = measure_startup(&cpus, &allowed, Placement::Strict).unwrap();
         assert_eq!(s.threads, cpus.len());
-        // Every thread saw every change, well within the wait: a change
-        // nobody saw would have counted the whole wait.
+        // Every thread saw every change, well within the wait: a change nobody saw would have
+        // counted the whole wait.
         assert!(s.spread_s > 0.0 && s.spread_s < STARTUP_WAIT_S, "{s:?}");
         assert!(s.start_s > 0.0 && s.stop_s > 0.0, "{s:?}");
         assert!(s.repeat_s() >= s.start_s + s.spread_s);
-        // Scaled to 10 times the threads: start and stop 10 times, the
-        // spread as measured.
+        // Scaled to 10 times the threads: start and stop 10 times, the spread as measured.
         let big = s.scaled(10 * cpus.len());
         assert!((big.start_s - 10.0 * s.start_s).abs() < 1e-12);
         assert!((big.stop_s - 10.0 * s.stop_s).abs() < 1e-12);
         assert_eq!(big.spread_s, s.spread_s);
         assert!((big.per_thread_s() - s.per_thread_s()).abs() < 1e-12);
-        // A CPU this process may not use fails the probe, as it would
-        // fail the repeat.
+        // A CPU this process may not use fails the probe, as it would fail the repeat.
         let err = measure_startup(&[100_000], &allowed, Placement::Strict);
         assert!(err.is_err());
     }

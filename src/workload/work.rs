@@ -707,12 +707,10 @@ mod tests {
         assert_eq!(w.writer_mut().load(), load_after(2_000));
         assert_eq!(c.read(), load_after(2_000));
         assert!(w.pacer().is_none());
-        // Alone on its line, a writer's reads find what its adds left:
-        // no line was fetched.
+        // Alone on its line, a writer's reads find what its adds left: no line was fetched.
         assert_eq!(w.read_fetches(), 0);
 
-        // Update n (from 1) is timed when n is a multiple of 8: not the
-        // first, the eighth.
+        // Update n (from 1) is timed when n is a multiple of 8: not the first, the eighth.
         let other = counter();
         let mut fresh = writer_work(&other, 0, 8, None);
         fresh.run_ops(7);
@@ -748,8 +746,7 @@ mod tests {
         w.run_ops(100);
         assert_eq!((w.write_hist.len(), w.write_hist.max()), (100, 0));
         assert_eq!((w.read_hist.len(), w.read_hist.max()), (100, 0));
-        // With none to take off, samples are the timer's own
-        // differences: over 100 of them, not all 0.
+        // With none to take off, samples are the timer's own differences: over 100 of them, not all 0.
         let mut w = writer_work(&c, 1, 1, None);
         w.run_ops(100);
         assert!(w.write_hist.mean() > 0.0 && w.read_hist.mean() > 0.0);
@@ -781,10 +778,9 @@ mod tests {
 
     #[test]
     fn the_read_side_really_reads_every_slot() {
-        // A CPU-level counter for the 224-CPU Sapphire Rapids fixture, all
-        // slots on this host's node 0: a read loads 224 lines, so its
-        // median, less the timer's own cost, is tens of ns; a read of one
-        // slot is a few. A read side that did nothing would time as 0.
+        // A CPU-level counter for the 224-CPU Sapphire Rapids fixture, all slots on this host's
+        // node 0: a read loads 224 lines, so its median, less the timer's own cost, is tens of ns;
+        // a read of one slot is a few. A read side that did nothing would time as 0.
         let timer = Timer::for_host(
             crate::clock::host_tsc_is_invariant(),
             crate::clock::calibrate_tsc(std::time::Duration::from_millis(20)),
@@ -814,10 +810,9 @@ mod tests {
 
     #[test]
     fn reads_count_the_lines_other_threads_changed() {
-        // A reader made before a writer's 50 updates (each a publish),
-        // reading once after each: 50 fetches in 50 reads. The writer's
-        // own read after each of its adds fetches nothing; one made after
-        // the reader's, none.
+        // A reader made before a writer's 50 updates (each a publish), reading once after each: 50
+        // fetches in 50 reads. The writer's own read after each of its adds fetches nothing; one
+        // made after the reader's, none.
         let c = counter();
         let mut r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), None, None, None);
         let mut w = writer_work(&c, 1, 0, None);
@@ -831,8 +826,7 @@ mod tests {
         w.run_ops(1);
         r.run_ops(2);
         assert_eq!(r.read_fetches(), 51);
-        // The reader's own reads move no line: the writer's next read
-        // still finds what it left.
+        // The reader's own reads move no line: the writer's next read still finds what it left.
         w.run_ops(1);
         assert_eq!(w.read_fetches(), 0);
         r.reset_counts();
@@ -842,10 +836,9 @@ mod tests {
 
     #[test]
     fn the_read_side_runs_on_every_read_every_th_update_only() {
-        // A CPU-level counter of two slots (the SPR fixture's CPUs 0 and
-        // 1, both on this host's node 0); the writer adds to slot 0, and
-        // slot 1 changes before each of its 9 updates: with a read every
-        // 3rd update, 3 read sides run, each fetching slot 1's line once.
+        // A CPU-level counter of two slots (the SPR fixture's CPUs 0 and 1, both on this host's
+        // node 0); the writer adds to slot 0, and slot 1 changes before each of its 9 updates: with
+        // a read every 3rd update, 3 read sides run, each fetching slot 1's line once.
         let spr = crate::topology::fixture("spr-2s-224");
         let layout = CounterLayout {
             level: ShardLevel::Cpu,
@@ -904,11 +897,10 @@ mod tests {
 
     #[test]
     fn a_paced_loop_publishes_as_its_policy_does_in_its_own_copy() {
-        // Paced, each filter runs its own compiled copy of the update; it
-        // must publish exactly when the policy's update (one copy for all)
-        // does, on the same walk and the same clock: 1 µs a period, the
-        // clock moved 300 µs an update, so 1ms ratelimits let every 4th
-        // update through. With a read side and without.
+        // Paced, each filter runs its own compiled copy of the update; it must publish exactly when
+        // the policy's update (one copy for all) does, on the same walk and the same clock: 1 µs a
+        // period, the clock moved 300 µs an update, so 1ms ratelimits let every 4th update through.
+        // With a read side and without.
         let c = counter();
         let policies = [
             "always",
@@ -1001,11 +993,10 @@ mod tests {
 
     #[test]
     fn sampled_operations_are_left_out_of_busy_time() {
-        // One update in 2 timed (n even) and a read every 3rd update, one
-        // read in 2 timed. The read countdown outlives the end of warm-up,
-        // so after one update and a reset, reads 1-8 run at updates 2, 5,
-        // 8, ..., 23 and the timed ones (reads 2, 4, 6, 8) at the odd
-        // updates 5, 11, 17 and 23. Clean: the other 8 odd updates.
+        // One update in 2 timed (n even) and a read every 3rd update, one read in 2 timed. The read
+        // countdown outlives the end of warm-up, so after one update and a reset, reads 1-8 run at
+        // updates 2, 5, 8, ..., 23 and the timed ones (reads 2, 4, 6, 8) at the odd updates 5, 11,
+        // 17 and 23. Clean: the other 8 odd updates.
         let c = counter();
         let sampling = Sampling::new(2, 0);
         let mut w = writer_loop(&c, 3, sampling, Regime::paced(1e4), None);
@@ -1031,9 +1022,8 @@ mod tests {
 
     #[test]
     fn a_paced_loop_runs_its_floor_in_place_between_operations() {
-        // 20 updates at 10k/s with a read side each, every 2nd one
-        // sampled: the floor runs once per update on its own counter,
-        // never writing it, and is timed over the same 10 unsampled
+        // 20 updates at 10k/s with a read side each, every 2nd one sampled: the floor runs once per
+        // update on its own counter, never writing it, and is timed over the same 10 unsampled
         // iterations as busy time (less any stalls).
         let (c, floor) = (counter(), counter());
         let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
@@ -1050,14 +1040,13 @@ mod tests {
             None,
             Spin::default(),
         );
-        // Another thread's add to the floor's slot after the floor saw
-        // it: its first read side must fetch that line, once.
+        // Another thread's add to the floor's slot after the floor saw it: its first read side must
+        // fetch that line, once.
         floor.slot(0).fetch_add(7, Ordering::Relaxed);
         w.run_ops(20);
         let p = w.pacer().unwrap();
         let (busy, floor_busy) = (p.busy(), p.floor_busy());
-        // (A late wake-up on a loaded machine is a stall of busy time's
-        // besides its window.)
+        // (A late wake-up on a loaded machine is a stall of busy time's besides its window.)
         assert!(busy.ops <= 10 && busy.ops + busy.stalls >= 10, "{busy:?}");
         assert!(
             floor_busy.ops <= 10 && floor_busy.ops + floor_busy.stalls >= 10,
@@ -1094,9 +1083,9 @@ mod tests {
 
     #[test]
     fn an_injected_delay_is_inside_the_busy_window_and_not_the_floors() {
-        // 10 µs a delay (under a stall), at 1k/s: every update's window
-        // holds it (the busy mean is at least half of it whatever the
-        // clock speed did since the calibration), its floor's none of it.
+        // 10 µs a delay (under a stall), at 1k/s: every update's window holds it (the busy mean is
+        // at least half of it whatever the clock speed did since the calibration), its floor's none
+        // of it.
         let (c, floor) = (counter(), counter());
         let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
         let timer = Timer::Monotonic;
