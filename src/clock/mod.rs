@@ -4,9 +4,44 @@ mod timer;
 
 pub use timer::{TSC_FALLBACK_NOTE, Timer, TimerKind, host_tsc_is_invariant, tsc_is_invariant};
 
-use crate::error::UnknownName;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+/// Gives an enum of named values `ALL` (in the order errors list them), `name()`, `FromStr` (an
+/// `UnknownName` error naming `what`) and `Display`, from one table of variants and names.
+#[macro_export]
+macro_rules! named_enum {
+    ($ty:ident, $what:literal, [$($v:ident => $name:literal),+ $(,)?]) => {
+        impl $ty {
+            /// Every value, in the order tables and errors list them.
+            pub const ALL: [$ty; [$($name),+].len()] = [$($ty::$v),+];
+
+            /// The name used on the command line and in results.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$v => $name),+
+                }
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = $crate::error::UnknownName;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                let names = Self::ALL.map(Self::name);
+                Self::ALL
+                    .into_iter()
+                    .find(|k| k.name() == s)
+                    .ok_or_else(|| $crate::error::UnknownName::new($what, s, names))
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
 
 /// A monotonic clock read on the update path.
 pub trait Clock: Send + Clone {
@@ -36,36 +71,7 @@ pub enum ClockKind {
     Coarse,
 }
 
-impl ClockKind {
-    /// Every kind, in the order tables list them.
-    pub const ALL: [ClockKind; 3] = [ClockKind::Tsc, ClockKind::Monotonic, ClockKind::Coarse];
-
-    /// The name used on the command line and in results.
-    pub fn name(self) -> &'static str {
-        match self {
-            ClockKind::Tsc => "tsc",
-            ClockKind::Monotonic => "monotonic",
-            ClockKind::Coarse => "coarse",
-        }
-    }
-}
-
-impl std::str::FromStr for ClockKind {
-    type Err = UnknownName;
-
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| UnknownName::new("clock", s, Self::ALL.map(Self::name)))
-    }
-}
-
-impl std::fmt::Display for ClockKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+crate::named_enum!(ClockKind, "clock", [Tsc => "tsc", Monotonic => "monotonic", Coarse => "coarse"]);
 
 /// Reads the time-stamp counter (on other architectures, a stand-in: the monotonic clock in
 /// nanoseconds).

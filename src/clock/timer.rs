@@ -27,14 +27,7 @@ pub enum TimerKind {
     Monotonic,
 }
 
-impl std::fmt::Display for TimerKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            TimerKind::Tsc => "tsc",
-            TimerKind::Monotonic => "monotonic",
-        })
-    }
-}
+crate::named_enum!(TimerKind, "timer", [Tsc => "tsc", Monotonic => "monotonic"]);
 
 /// The note printed and recorded when the TSC cannot time operations.
 pub const TSC_FALLBACK_NOTE: &str = "TSC is not invariant (constant_tsc/nonstop_tsc missing): operations are timed with clock_gettime";

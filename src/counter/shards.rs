@@ -1,11 +1,9 @@
 //! Shard levels: where a writer on CPU c adds, where each slot's memory lives, and how a reader
 //! sums the slots.
 
-use crate::error::UnknownName;
 use crate::placement::{NodeCheck, NodeMemory, Placement, PlacementError, page_size};
 use crate::topology::Topology;
 use std::fmt;
-use std::str::FromStr;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 /// How finely the counter is split.
@@ -22,41 +20,7 @@ pub enum ShardLevel {
     Cpu,
 }
 
-impl ShardLevel {
-    /// Every level, coarsest first.
-    pub const ALL: [ShardLevel; 4] = [
-        ShardLevel::Global,
-        ShardLevel::Node,
-        ShardLevel::Llc,
-        ShardLevel::Cpu,
-    ];
-
-    /// The name used on the command line and in results.
-    pub fn name(self) -> &'static str {
-        match self {
-            ShardLevel::Global => "global",
-            ShardLevel::Node => "node",
-            ShardLevel::Llc => "llc",
-            ShardLevel::Cpu => "cpu",
-        }
-    }
-}
-
-impl FromStr for ShardLevel {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        Self::ALL
-            .into_iter()
-            .find(|l| l.name() == s)
-            .ok_or_else(|| UnknownName::new("level", s, Self::ALL.map(Self::name)))
-    }
-}
-
-impl fmt::Display for ShardLevel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+crate::named_enum!(ShardLevel, "level", [Global => "global", Node => "node", Llc => "llc", Cpu => "cpu"]);
 
 /// Bytes between slots (and between the read-mostly field and the slots).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -75,9 +39,6 @@ pub enum Pad {
 }
 
 impl Pad {
-    /// Every padding, widest first.
-    pub const ALL: [Pad; 3] = [Pad::Line128, Pad::Line64, Pad::Packed];
-
     /// Distance in bytes from one slot to the next.
     pub fn stride(self) -> usize {
         match self {
@@ -87,32 +48,9 @@ impl Pad {
             Pad::Packed => std::mem::size_of::<AtomicI64>(),
         }
     }
-
-    /// The name used on the command line (`128`, `64`, `0`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Pad::Line128 => "128",
-            Pad::Line64 => "64",
-            Pad::Packed => "0",
-        }
-    }
 }
 
-impl FromStr for Pad {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        Self::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| UnknownName::new("pad", s, Self::ALL.map(Self::name)))
-    }
-}
-
-impl fmt::Display for Pad {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+crate::named_enum!(Pad, "pad", [Line128 => "128", Line64 => "64", Packed => "0"]);
 
 /// How a reader walks the node-level slots.
 #[derive(
@@ -127,28 +65,7 @@ pub enum NodeIter {
     Bitmap,
 }
 
-impl NodeIter {
-    /// Both walks, the default first.
-    pub const ALL: [NodeIter; 2] = [NodeIter::Compact, NodeIter::Bitmap];
-
-    /// The name used on the command line and in results.
-    pub fn name(self) -> &'static str {
-        match self {
-            NodeIter::Compact => "compact",
-            NodeIter::Bitmap => "bitmap",
-        }
-    }
-}
-
-impl FromStr for NodeIter {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        Self::ALL
-            .into_iter()
-            .find(|n| n.name() == s)
-            .ok_or_else(|| UnknownName::new("node iteration", s, Self::ALL.map(Self::name)))
-    }
-}
+crate::named_enum!(NodeIter, "node iteration", [Compact => "compact", Bitmap => "bitmap"]);
 
 /// Where slot memory goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -3,10 +3,7 @@
 //! measured under the same host phase and two strategies' figures pair repeat by repeat.
 
 use crate::clock::ClockKind;
-use crate::error::UnknownName;
 use crate::workload::Regime;
-use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
 /// The least of each period one strategy in place needs: its busy window and its floor's in place,
@@ -37,27 +34,7 @@ impl PacedMode {
     }
 }
 
-impl FromStr for PacedMode {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        match s {
-            "in-place" => Ok(PacedMode::InPlace),
-            "alone" => Ok(PacedMode::Alone),
-            "both" => Ok(PacedMode::Both),
-            _ => Err(UnknownName::new("paced", s, ["in-place", "alone", "both"])),
-        }
-    }
-}
-
-impl fmt::Display for PacedMode {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(match self {
-            PacedMode::InPlace => "in-place",
-            PacedMode::Alone => "alone",
-            PacedMode::Both => "both",
-        })
-    }
-}
+crate::named_enum!(PacedMode, "paced", [InPlace => "in-place", Alone => "alone", Both => "both"]);
 
 /// One group of strategies run in place in the same repeats, as run.json records it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -1,7 +1,6 @@
 //! The regime a thread's updates are offered in: flat out (every thread as fast as it can), or
 //! paced at a rate per thread with evenly spaced or irregular arrivals.
 
-use crate::error::UnknownName;
 use crate::units::si;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -24,32 +23,7 @@ pub enum Arrivals {
     Paced,
 }
 
-impl Arrivals {
-    /// `poisson` or `paced`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arrivals::Poisson => "poisson",
-            Arrivals::Paced => "paced",
-        }
-    }
-}
-
-impl fmt::Display for Arrivals {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Arrivals {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        match s {
-            "poisson" => Ok(Arrivals::Poisson),
-            "paced" => Ok(Arrivals::Paced),
-            _ => Err(UnknownName::new("arrivals", s, ["paced", "poisson"])),
-        }
-    }
-}
+crate::named_enum!(Arrivals, "arrivals", [Paced => "paced", Poisson => "poisson"]);
 
 /// Flat out, or paced at a rate per thread.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
