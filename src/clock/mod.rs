@@ -7,8 +7,7 @@ pub use timer::{TSC_FALLBACK_NOTE, Timer, TimerKind, host_tsc_is_invariant, tsc_
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Gives an enum of named values `ALL` (in the order errors list them), `name()`, `FromStr` (an
-/// `UnknownName` error naming `what`) and `Display`, from one table of variants and names.
+/// Gives an enum of named values `ALL`, `name()`, `FromStr` and `Display` from one table.
 #[macro_export]
 macro_rules! named_enum {
     ($ty:ident, $what:literal, [$($v:ident => $name:literal),+ $(,)?]) => {
@@ -85,8 +84,7 @@ pub fn rdtsc() -> u64 {
     ticks
 }
 
-/// Reads the TSC after all earlier instructions have executed (`rdtscp`), for timing the end of an
-/// operation (on other architectures, [`rdtsc`]'s stand-in).
+/// Reads the TSC after all earlier instructions have executed.
 #[inline(always)]
 pub fn rdtscp() -> u64 {
     #[cfg(target_arch = "x86_64")]
@@ -126,18 +124,15 @@ pub fn calibrate_tsc(window: Duration) -> f64 {
 /// Timings of spins of 0 to 63 iterations [`tsc_step`] takes, each between two [`rdtsc`] reads.
 const STEP_SAMPLES: usize = 64 * 256;
 
-/// The share of the timings a delta must make, in %, to count towards [`resolution_of`]'s divisor:
-/// rarer ones are a read that straddled something, not the counter's step.
+/// The share of the timings a delta must make, in %, to count towards [`resolution_of`]'s divisor.
 const STEP_COMMON_PCT: f64 = 2.0;
 
-/// The TSC's resolution on this host, in ticks: the step its value advances by, timed over spins
-/// between [`rdtsc`] reads.
+/// The TSC's resolution on this host, in ticks.
 pub fn tsc_step() -> u64 {
     step_of(rdtsc)
 }
 
-/// The step of the counter `read` returns: the [`resolution_of`] the deltas of [`STEP_SAMPLES`]
-/// spins of varied length (a few ms), each timed between two reads.
+/// The step of the counter `read` returns.
 fn step_of(mut read: impl FnMut() -> u64) -> u64 {
     let mut deltas = Vec::with_capacity(STEP_SAMPLES);
     for i in 0..STEP_SAMPLES {
@@ -153,9 +148,7 @@ fn step_of(mut read: impl FnMut() -> u64) -> u64 {
     resolution_of(&deltas)
 }
 
-/// The step `deltas` (ticks between two reads) are made of: the greatest common divisor of the
-/// delta values that each make at least [`STEP_COMMON_PCT`]% of them (1 when none does, or for no
-/// deltas).
+/// The step `deltas` (ticks between two reads) are made of.
 pub fn resolution_of(deltas: &[u64]) -> u64 {
     let mut counts: std::collections::BTreeMap<u64, usize> = Default::default();
     for &d in deltas {
@@ -187,9 +180,7 @@ pub struct Spin {
 const SPIN_CALIBRATION: u64 = 200_000;
 
 impl Spin {
-    /// The chain nearest `ns` on this core, and what one multiply took (ns): the fastest of five
-    /// timed chains of [`SPIN_CALIBRATION`] (a slower try was interrupted), so the delay is within
-    /// half a multiply of `ns` at the clock speed of the calibration.
+    /// The chain nearest `ns` on this core, and what one multiply took (ns).
     pub fn calibrate(ns: f64) -> (Spin, f64) {
         let per = (0..5)
             .map(|_| {
@@ -205,8 +196,7 @@ impl Spin {
         (Spin { iterations }, per)
     }
 
-    /// Runs the delay once `after` is known: the chain starts from it (masked by an opaque zero, so
-    /// its value does not matter, only when it is ready).
+    /// Runs the delay once `after` is known: the chain starts from it.
     #[inline(always)]
     pub fn run_after(self, after: u64) {
         if self.iterations == 0 {
@@ -300,8 +290,7 @@ impl Clock for FakeClock {
     }
 }
 
-/// Mean cost of one read of `clock` in nanoseconds, over `reads` reads timed with `Instant` (the
-/// loop's own overhead is included; it is a fraction of a nanosecond).
+/// Mean cost of one read of `clock` in nanoseconds, over `reads` reads timed with `Instant`.
 pub fn read_cost_ns<C: Clock>(clock: &C, reads: u32) -> f64 {
     let start = Instant::now();
     let mut sink = 0u64;

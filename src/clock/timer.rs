@@ -56,9 +56,7 @@ impl Timer {
         }
     }
 
-    /// Ticks before the timed operation: `lfence; rdtsc; lfence`, so the read waits for earlier
-    /// instructions and the operation cannot start before it (the pattern of Intel's "How to
-    /// Benchmark Code Execution Times", with `lfence` for `cpuid`).
+    /// Ticks before the timed operation.
     #[inline(always)]
     pub fn start(self) -> u64 {
         match self {
@@ -72,8 +70,7 @@ impl Timer {
         }
     }
 
-    /// Ticks after the timed operation: `rdtscp; lfence` (`rdtscp` waits for the operation to
-    /// finish; the fence keeps later work out).
+    /// Ticks after the timed operation: `rdtscp; lfence`.
     #[inline(always)]
     pub fn end(self) -> u64 {
         match self {
@@ -99,8 +96,7 @@ impl Timer {
         1e9 / self.ticks_per_sec()
     }
 
-    /// The smallest start/end difference over many empty measurements, in ticks: the timer's own
-    /// cost, subtracted from every sample.
+    /// The smallest start/end difference over many empty measurements, in ticks.
     pub fn overhead_ticks(self) -> u64 {
         (0..10_000)
             .map(|_| {
@@ -112,8 +108,7 @@ impl Timer {
     }
 }
 
-/// `lfence`: later instructions start only after earlier ones finish (on other architectures, a
-/// compiler fence stands in).
+/// `lfence`: later instructions start only after earlier ones finish.
 #[inline(always)]
 fn load_fence() {
     #[cfg(target_arch = "x86_64")]
@@ -130,8 +125,7 @@ pub fn host_tsc_is_invariant() -> bool {
     tsc_is_invariant(&std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default())
 }
 
-/// True when `/proc/cpuinfo` text lists both `constant_tsc` and `nonstop_tsc`: the TSC ticks at one
-/// rate in every P- and C-state and so can time operations.
+/// True when `/proc/cpuinfo` text lists both `constant_tsc` and `nonstop_tsc`.
 pub fn tsc_is_invariant(cpuinfo: &str) -> bool {
     let flags = cpuinfo
         .lines()

@@ -20,8 +20,7 @@ pub enum Filter {
     Never,
 }
 
-/// The filter a loop's update decides at run time ([`Filter::kind`]'s "any"): one copy of the
-/// publish decision for every filter.
+/// The filter a loop's update decides at run time ([`Filter::kind`]'s "any").
 pub const FILTER_ANY: u8 = 0;
 /// [`Filter::Always`]'s kind.
 pub const FILTER_ALWAYS: u8 = 1;
@@ -276,8 +275,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// Like [`parse_duration`], but zero, with or without a unit (`0`, `0ms`, `0s`), is allowed and
-/// means none.
+/// Like [`parse_duration`], but zero, with or without a unit.
 pub fn parse_duration_or_zero(text: &str) -> Result<Duration, DurationError> {
     match parse_duration(text) {
         Err(DurationError::NoUnit(t) | DurationError::Range(t))
@@ -291,8 +289,7 @@ pub fn parse_duration_or_zero(text: &str) -> Result<Duration, DurationError> {
     }
 }
 
-/// Writes a duration in the largest unit that keeps it whole (`1ms`, `250us`), the inverse of
-/// [`parse_duration`].
+/// Writes a duration in the largest unit that keeps it whole.
 pub fn format_duration(d: Duration) -> String {
     let ns = d.as_nanos();
     for (unit, size) in [("s", 1_000_000_000u128), ("ms", 1_000_000), ("us", 1_000)] {

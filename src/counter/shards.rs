@@ -32,8 +32,7 @@ pub enum Pad {
     /// 64 bytes: the kernel's `____cacheline_aligned`.
     #[serde(rename = "64")]
     Line64,
-    /// Packed: 8-byte slots side by side, right after the read-mostly field readers load (false
-    /// sharing on purpose).
+    /// Packed: 8-byte slots side by side, right after the read-mostly field readers load.
     #[serde(rename = "0")]
     Packed,
 }
@@ -78,8 +77,7 @@ pub enum SlotHome {
     OnNode(u32),
 }
 
-/// The walk of every slot in slot order: the global, LLC and CPU levels reads
-/// ([`ShardedCounter::walk_kind`]).
+/// The walk of every slot in slot order: the global, LLC and CPU levels reads.
 pub const WALK_SLOTS: u8 = 0;
 /// The node level's walk of node ids below `nr_node_ids` ([`NodeIter::Compact`]).
 pub const WALK_NODE_IDS: u8 = 1;
@@ -153,8 +151,7 @@ unsafe impl Sync for ShardedCounter {}
 pub const DEFAULT_SHARES: i64 = 1024;
 
 impl ShardedCounter {
-    /// Builds the counter for `writer_cpus` on `topo`: one slot per level unit (every online node,
-    /// LLC or CPU; one for `global`), each slot's memory bound to its home node and verified.
+    /// Builds the counter for `writer_cpus` on `topo`: one slot per level unit.
     pub fn new(
         layout: CounterLayout,
         topo: &Topology,
@@ -164,8 +161,7 @@ impl ShardedCounter {
         Self::new_at(layout, topo, writer_cpus, placement, 0)
     }
 
-    /// [`ShardedCounter::new`] with its lines starting `offset` bytes into their pages (`shares`,
-    /// then the slots; taken modulo the page size, rounded down to 8 bytes).
+    /// [`ShardedCounter::new`] with its lines starting `offset` bytes into their pages.
     pub fn new_at(
         layout: CounterLayout,
         topo: &Topology,
@@ -209,9 +205,7 @@ impl ShardedCounter {
         })
     }
 
-    /// Bytes into its page just past this counter's `shares` and the slots stored with it (modulo
-    /// the page size): where the next counter used in turn with it starts
-    /// ([`ShardedCounter::new_at`]).
+    /// Bytes into its page just past this counter's `shares` and the slots stored with it.
     pub fn end_offset(&self) -> usize {
         self.end_offset
     }
@@ -246,9 +240,7 @@ impl ShardedCounter {
         unsafe { &*self.slots[index] }
     }
 
-    /// Bytes from the first slot's address to the second's, as laid out in memory (`None` with one
-    /// slot, or when the first two slots live in different node-bound regions): the `--pad` stride
-    /// when the slots share a region.
+    /// Bytes from the first slot's address to the second's, as laid out in memory.
     pub fn slot_stride(&self) -> Option<usize> {
         let (first, second) = (*self.slots.first()?, *self.slots.get(1)?);
         let bytes = (second as usize).checked_sub(first as usize)?;
@@ -270,8 +262,7 @@ impl ShardedCounter {
         sum
     }
 
-    /// Sets every slot (its sum and its publish tags) to 0, as a new counter's are: a counter used
-    /// again, on the same lines, starts from nothing.
+    /// Sets every slot (its sum and its publish tags) to 0, as a new counter's are.
     pub fn clear(&self) {
         for i in 0..self.slots.len() {
             self.slot(i).store(0, Ordering::Relaxed);
@@ -295,9 +286,7 @@ impl ShardedCounter {
         self.walk(|_| ())
     }
 
-    /// Which of the walks a read of this counter takes ([`WALK_SLOTS`], [`WALK_NODE_IDS`] or
-    /// [`WALK_NODE_MASK`]), for a loop to pick its compiled copy ([`walk_as`](Self::walk_as)) once,
-    /// outside its timed window.
+    /// Which of the walks a read of this counter takes.
     pub fn walk_kind(&self) -> u8 {
         match (self.layout.level, self.layout.node_iter) {
             (ShardLevel::Node, NodeIter::Compact) => WALK_NODE_IDS,
@@ -316,8 +305,7 @@ impl ShardedCounter {
         }
     }
 
-    /// [`walk`](Self::walk) compiled for walk `W` (this counter's [`walk_kind`](Self::walk_kind)),
-    /// so each level's reads run their own copy and no level trains another's branches.
+    /// [`walk`](Self::walk) compiled for walk `W`.
     #[inline(always)]
     pub(super) fn walk_as<const W: u8>(&self, mut visit: impl FnMut(usize)) -> usize {
         debug_assert_eq!(W, self.walk_kind());
@@ -362,20 +350,16 @@ impl fmt::Debug for ShardedCounter {
     }
 }
 
-/// What every publish adds to its slot besides its delta: one count in the upper 32 bits, so that
-/// the value a writer's add returns changes with every other writer's add (see
-/// `PublishStats::handovers`).
+/// What every publish adds to its slot besides its delta.
 pub const PUBLISH_TAG: i64 = 1 << 32;
 
-/// The load a slot's raw value holds: its lower 32 bits, sign-extended (the tags of [`PUBLISH_TAG`]
-/// above them drop out).
+/// The load a slot's raw value holds: its lower 32 bits, sign-extended.
 #[inline(always)]
 pub fn slot_sum(raw: i64) -> i64 {
     raw as i32 as i64
 }
 
-/// The first set bit at or after `start` in `mask`, or [`MAX_NUMNODES`]: the kernel's
-/// `find_next_bit`, one word at a time.
+/// The first set bit at or after `start` in `mask`, or [`MAX_NUMNODES`].
 #[inline]
 fn next_node(mask: &[u64; MAX_NUMNODES / 64], start: usize, words: &mut usize) -> usize {
     if start >= MAX_NUMNODES {
@@ -404,8 +388,7 @@ struct Unit {
     cpus: Vec<u32>,
 }
 
-/// The units `level` splits `topo` into, in slot order (`global`'s is local to `first_node`, the
-/// first writer's).
+/// The units `level` splits `topo` into, in slot order.
 fn level_units(level: ShardLevel, topo: &Topology, first_node: u32) -> Vec<Unit> {
     let unit = |owner: String, local: u32, cpus: Vec<u32>| Unit { owner, local, cpus };
     match level {
@@ -435,8 +418,7 @@ fn level_units(level: ShardLevel, topo: &Topology, first_node: u32) -> Vec<Unit>
     }
 }
 
-/// The node each unit's slot goes to under `home`, and a note for each local home without memory
-/// (its slot then on the nearest node with memory).
+/// The node each unit's slot goes to under `home`, and a note for each local home without memory.
 fn slot_homes(units: &[Unit], home: SlotHome, topo: &Topology) -> (Vec<u32>, Vec<String>) {
     let mut notes = Vec::new();
     let homes = units
@@ -545,8 +527,7 @@ fn node_slots(
     (node_to_slot, node_mask)
 }
 
-/// `node` itself when it has memory this process may use, else the nearest such node by distance
-/// (ties to the lowest id).
+/// `node` itself when it has memory this process may use, else the nearest such node by distance.
 fn nearest_memory_node(topo: &Topology, node: u32) -> u32 {
     if topo.check_memory_node(node).is_ok() {
         return node;

@@ -7,8 +7,7 @@ use std::sync::atomic::AtomicI64;
 /// Bytes in a cache line: slots closer than this share a line.
 pub const LINE_BYTES: usize = 64;
 
-/// One thread's view of a counter: the raw value it last saw in each slot (through its reads, or
-/// through its own adds), and the lines its reads fetched.
+/// One thread's view of a counter: the raw value it last saw in each slot.
 #[derive(Debug, Clone)]
 pub struct ReadView {
     /// Raw value last seen in each slot, by slot index.
@@ -22,9 +21,7 @@ pub struct ReadView {
 }
 
 impl ReadView {
-    /// The view of a thread that has just looked at every slot of `counter` (so its first read
-    /// counts only what changes after this), adding to `own` if it is a writer (a slot of
-    /// `counter`; any other atomic is not read, so it is ignored).
+    /// The view of a thread that has just looked at every slot of `counter`.
     pub fn new(counter: &ShardedCounter, own: Option<&AtomicI64>) -> Self {
         let n = counter.slots().len();
         let seen: Vec<i64> = (0..n).map(|i| counter.raw(i)).collect();
@@ -39,8 +36,7 @@ impl ReadView {
         }
     }
 
-    /// [`ShardedCounter::read`] by this thread: the same loads, in the same order, and the same
-    /// sum.
+    /// [`ShardedCounter::read`] by this thread.
     #[inline]
     pub fn read(&mut self, counter: &ShardedCounter, left: i64) -> i64 {
         match counter.walk_kind() {

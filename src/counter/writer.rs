@@ -10,14 +10,11 @@ use std::sync::atomic::{AtomicI64, Ordering};
 pub struct PublishStats {
     /// Calls to [`Writer::update`].
     pub updates: u64,
-    /// Atomic adds to the shared slot made by updates (not by the final flush): how often the
-    /// shared line was really written.
+    /// Atomic adds to the shared slot made by updates (not by the final flush).
     pub publishes: u64,
     /// |delta| left for the final flush (load units).
     pub flushed: u64,
-    /// Publishes that found another writer's add on the slot since this writer's last one (the
-    /// value the atomic returned was not the one this writer left): the line came from another
-    /// writer's cache.
+    /// Publishes that found another writer's add on the slot since this writer's last one.
     pub handovers: u64,
 }
 
@@ -53,8 +50,7 @@ pub struct Writer<'c, C: Clock> {
     pending_since: u64,
     /// Updates that did not publish.
     held: u64,
-    /// The slot's raw value right after this writer's last add: a publish whose add returns
-    /// anything else follows another writer's add.
+    /// The slot's raw value right after this writer's last add.
     left: i64,
     /// Publishes that followed another writer's add (see [`PublishStats::handovers`]).
     handovers: u64,
@@ -69,8 +65,7 @@ impl<'c, C: Clock> Writer<'c, C> {
         Self::on_slot(counter.slot(slot), policy, clock)
     }
 
-    /// A writer adding to `slot` itself, any atomic (`contend predict` steps a walk through the
-    /// publish decision on a local one, with no counter and no threads).
+    /// A writer adding to `slot` itself, any atomic.
     pub fn on_slot(slot: &'c AtomicI64, policy: PublishPolicy, clock: C) -> Self {
         let period = policy.ratelimit.map(|p| clock.ticks(p).max(1));
         let last_publish = period.map_or(0, |p| clock.now().wrapping_sub(p));
@@ -90,8 +85,7 @@ impl<'c, C: Clock> Writer<'c, C> {
         }
     }
 
-    /// Sets the writer's load and publishes the change if the policy says so
-    /// (`update_tg_load_avg`).
+    /// Sets the writer's load and publishes the change if the policy says so.
     #[inline(always)]
     pub fn update(&mut self, load: i64) {
         if self.period.is_some() {
@@ -101,14 +95,12 @@ impl<'c, C: Clock> Writer<'c, C> {
         }
     }
 
-    /// True when the policy has a ratelimit (and so reads the clock): the `RATELIMITED` a loop
-    /// passes to [`Writer::update_as`].
+    /// True when the policy has a ratelimit (and so reads the clock).
     pub fn ratelimited(&self) -> bool {
         self.period.is_some()
     }
 
-    /// The kind of the policy's filter ([`Filter::kind`]): the `FILTER` a loop passes to
-    /// [`Writer::update_as`].
+    /// The kind of the policy's filter ([`Filter::kind`]).
     pub fn filter_kind(&self) -> u8 {
         self.filter.kind()
     }
@@ -149,8 +141,7 @@ impl<'c, C: Clock> Writer<'c, C> {
         }
     }
 
-    /// An update that did not publish: the change is pending since the first such update, or not at
-    /// all once the load is back at the published value.
+    /// An update that did not publish.
     #[inline(always)]
     fn note_pending(&mut self, update: u64) {
         self.held += 1;
@@ -179,9 +170,7 @@ impl<'c, C: Clock> Writer<'c, C> {
         self.slot
     }
 
-    /// The raw value (sum and publish tags) this writer's last add left in its slot: what its own
-    /// read finds there unless another writer added since (see
-    /// [`ReadView::read`](super::ReadView::read)).
+    /// The raw value (sum and publish tags) this writer's last add left in its slot.
     #[inline(always)]
     pub fn left(&self) -> i64 {
         self.left
@@ -193,8 +182,7 @@ impl<'c, C: Clock> Writer<'c, C> {
         self.contrib
     }
 
-    /// Publishes whatever is still unpublished, unconditionally: after this the slots sum to every
-    /// writer's load exactly.
+    /// Publishes whatever is still unpublished, unconditionally.
     pub fn flush(&mut self) {
         let delta = self.load - self.contrib;
         if delta != 0 {
@@ -246,8 +234,7 @@ pub struct ExactnessError {
     pub expected: i64,
 }
 
-/// Checks, after every writer has flushed, that the counter reads exactly `expected` (the sum of
-/// the writers' final loads).
+/// Checks, after every writer has flushed, that the counter reads exactly `expected`.
 pub fn check_exact(
     counter: &ShardedCounter,
     expected: i64,

@@ -111,8 +111,7 @@ impl NodeMemory {
         &self.check
     }
 
-    /// The node of every page now, as `move_pages` reports it (a negative value is `-errno` for
-    /// that page).
+    /// The node of every page now, as `move_pages` reports it.
     pub fn page_nodes(&self) -> io::Result<Vec<i32>> {
         let page = page_size();
         let pages: Vec<*mut libc::c_void> = (0..self.len / page)
@@ -172,8 +171,7 @@ impl NodeMemory {
     }
 }
 
-/// Address space reserved and never touched: inaccessible pages mapped between two allocations so
-/// that the next one does not sit at a fixed distance from the last.
+/// Address space reserved and never touched.
 pub struct AddressGap {
     ptr: NonNull<u8>,
     len: usize,

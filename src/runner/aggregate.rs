@@ -200,8 +200,7 @@ fn staleness_of(s: &StalenessSamples, write_loop_ns: f64) -> Staleness {
     }
 }
 
-/// A thread's busy seconds: paced, its operations' timed windows (stalls and sampled operations
-/// left out); flat out, its whole interval.
+/// A thread's busy seconds: paced, its operations' timed windows.
 fn busy_s(r: &ThreadReport, ns_per_tick: f64) -> Option<f64> {
     let interval = r.interval_s?;
     Some(
@@ -215,8 +214,7 @@ fn busy_ops(r: &ThreadReport, ops: u64) -> u64 {
     r.busy.map_or(ops, |b| b.ops)
 }
 
-/// A thread's seconds in its floor in place (paced), timed as busy time is, over the same
-/// iterations.
+/// A thread's seconds in its floor in place.
 fn floor_s(r: &ThreadReport, ns_per_tick: f64) -> Option<f64> {
     r.interval_s?;
     Some(r.floor_busy?.ticks as f64 * ns_per_tick * 1e-9)
@@ -236,8 +234,7 @@ fn ops_of(r: &ThreadReport) -> u64 {
     }
 }
 
-/// Each node's writers, when they span two or more nodes: their cost in the regime's measure, and
-/// whether their slot is on another node.
+/// Each node's writers, when they span two or more nodes.
 fn node_costs(writers: &[&ThreadReport], ctx: &RepeatContext) -> Vec<NodeRepeat> {
     let (cpu_nodes, slot_nodes, tick) = (&ctx.cpu_nodes, &ctx.slot_nodes, ctx.ns_per_tick);
     let mut writer_nodes: Vec<u32> = cpu_nodes.iter().take(writers.len()).copied().collect();
@@ -270,9 +267,7 @@ fn node_costs(writers: &[&ThreadReport], ctx: &RepeatContext) -> Vec<NodeRepeat>
         .collect()
 }
 
-/// The threads' mean share of their CPU, %, and their floors' in place (only when every thread with
-/// a share has a floor's): each thread's busy ns per operation times the operations it ran, over
-/// its interval.
+/// The threads' mean share of their CPU, %, and their floors' in place.
 fn cpu_shares(reports: &[ThreadReport], ns_per_tick: f64) -> (f64, Option<f64>) {
     let share = |r: &ThreadReport, seconds: Option<f64>, timed: u64| {
         let s = r.interval_s.filter(|&s| s > 0.0)?;
@@ -315,8 +310,7 @@ fn rate_of(count: u64, r: &ThreadReport) -> f64 {
     }
 }
 
-/// ns per operation over `threads`: the sum of `seconds` (each thread's interval, or its busy part)
-/// over the sum of `ops`; `None` without operations.
+/// ns per operation over `threads`.
 fn per_op_ns(
     threads: &[&ThreadReport],
     seconds: impl Fn(&ThreadReport) -> Option<f64>,
@@ -338,8 +332,7 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
-/// Folds a run's repeats into its clock floors and strategies: canaries marked, net figures
-/// ([`fill_net`]) and `--target-ci` judged.
+/// Folds a run's repeats into its clock floors and strategies.
 pub(super) fn finish(
     mut results: Vec<StrategyResult>,
     is_floor: &[bool],
@@ -388,8 +381,7 @@ pub(super) fn finish(
     (floors.into_iter().map(|(r, _)| r).collect(), strategies)
 }
 
-/// How far the 95% CI of a strategy's cost per update is from `--target-ci` `target` %: its
-/// half-width over what the target allows (at most 1: met).
+/// How far the 95% CI of a strategy's cost per update is from `--target-ci` `target` %.
 pub fn target_ratio(result: &StrategyResult, target: f64) -> Option<f64> {
     match result.regime {
         Regime::FlatOut => {
@@ -416,21 +408,17 @@ pub fn alone_ratio(result: &StrategyResult) -> Option<f64> {
     Some((s.ci95_high - s.mean) / NOISE_THRESHOLD.ns)
 }
 
-/// A paced repeat's net busy ns per update: its busy ns/op less its floor's in place (`None`
-/// without a floor in place).
+/// A paced repeat's net busy ns per update: its busy ns/op less its floor's in place.
 pub fn net_busy_ns(r: &RepeatResult) -> Option<f64> {
     Some(r.write_busy_ns - r.floor_busy_ns?)
 }
 
-/// A paced repeat's net CPU share, percentage points: its CPU share less its floor's in place
-/// (`None` without a floor in place).
+/// A paced repeat's net CPU share, percentage points: its CPU share less its floor's in place.
 pub fn net_cpu_share_pct(r: &RepeatResult) -> Option<f64> {
     Some(r.cpu_share_pct - r.floor_cpu_share_pct?)
 }
 
-/// The repeats a strategy's figures are over, in both regimes, by one rule: every repeat but the
-/// disturbed ones ([`interference::disturbed`]: its canary moved, or its threads stalled) while two
-/// or more others remain; under two undisturbed repeats, every repeat.
+/// The repeats a strategy's figures are over, in both regimes, by one rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UsedRepeats<'a> {
     /// The repeats the figures are over, in order.
@@ -472,26 +460,21 @@ impl<'a> UsedRepeats<'a> {
     }
 }
 
-/// A paced strategy's net figure repeat by repeat: each repeat's value less its floor's, measured
-/// in place in the same milliseconds ([`crate::workload::InPlaceFloor`]), so what moved both (the
-/// machine's phase) cancels, and the CI comes from the per-repeat differences.
+/// A paced strategy's net figure repeat by repeat.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PairedNet {
     /// Over the repeats used ([`UsedRepeats`]).
     pub summary: Summary,
     /// Repeats with a net figure.
     pub repeats: usize,
-    /// Of those, repeats disturbed ([`interference::disturbed`]): left out of `summary` unless
-    /// `all_repeats`.
+    /// Of those, repeats disturbed ([`interference::disturbed`]).
     pub disturbed: usize,
     /// Under two undisturbed repeats, every repeat was used, disturbed or not.
     pub all_repeats: bool,
 }
 
 impl PairedNet {
-    /// The paired net figure of `repeats` (a strategy's, or its repeats alone,
-    /// `StrategyResult::alone_repeats`), `net` giving each repeat's ([`net_busy_ns`],
-    /// [`net_cpu_share_pct`]), over the repeats [`UsedRepeats`] keeps among those that have one.
+    /// The paired net figure of `repeats`.
     pub fn of(
         repeats: &[RepeatResult],
         net: impl Fn(&RepeatResult) -> Option<f64>,
@@ -521,9 +504,7 @@ pub fn paired_difference(
     repeat_by_repeat(&base.repeats, &test.repeats, value)
 }
 
-/// A strategy in place less itself alone, round by round, under `--paced both`
-/// ([`StrategyResult::alone_repeats`]): `value` of its repeat in place less that of its repeat
-/// alone in the same round, summarised and adjusted for line costs as [`paired_difference`]'s.
+/// A strategy in place less itself alone, round by round, under `--paced both`.
 pub fn alone_difference(
     strategy: &StrategyResult,
     value: impl Fn(&RepeatResult) -> Option<f64>,
@@ -640,8 +621,7 @@ fn fill_net(result: &mut StrategyResult, floor: Option<&HarnessFloor>) {
     }
 }
 
-/// Summarises a strategy's repeats over those [`UsedRepeats`] keeps (the disturbed ones set aside
-/// while two others remain, in either regime); `None` when there are none.
+/// Summarises a strategy's repeats over those [`UsedRepeats`] keeps.
 pub fn strategy_summary(all: &[RepeatResult]) -> Option<StrategySummary> {
     let kept = UsedRepeats::of(all);
     let repeats = || kept.used.iter().copied();

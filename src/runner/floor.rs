@@ -22,12 +22,10 @@ pub(super) const FLOOR_INTERVAL: Duration = Duration::from_millis(100);
 /// Warm-up of one floor run.
 pub(super) const FLOOR_WARMUP: Duration = Duration::from_millis(10);
 
-/// The period of a clock floor's ratelimit: longer than any run, so its writers read the clock on
-/// every update and publish once (the first update), in warm-up.
+/// The period of a clock floor's ratelimit.
 pub const CLOCK_FLOOR_PERIOD: Duration = Duration::from_secs(100_000);
 
-/// A paced regime's clock floor for `clock`: the paced floor's loop reading `clock` every update;
-/// its net busy time is a ratelimit's clock read in place.
+/// A paced regime's clock floor for `clock`: the paced floor's loop reading `clock` every update.
 pub fn clock_floor(clock: ClockKind) -> Strategy {
     Strategy {
         level: ShardLevel::Global,
@@ -57,9 +55,7 @@ pub fn is_clock_floor(s: &Strategy) -> bool {
     s.publish.ratelimit.is_some()
 }
 
-/// Measures the harness floor ([`HarnessFloor`]): the run's writer loop (`spec`, publishing
-/// `never`, unpaced) on `cpu` alone, its read side on a global slot nobody else touches, a short
-/// warm-up and at most `FLOOR_INTERVAL` a run.
+/// Measures the harness floor ([`HarnessFloor`]).
 pub fn measure_floor(
     mut spec: RepeatSpec,
     cpu: u32,
@@ -85,8 +81,7 @@ const INJECT_PAIRS: usize = 8;
 /// The measured interval of each of them.
 const INJECT_INTERVAL: Duration = Duration::from_millis(50);
 
-/// What `inject` adds to the harness floor's loop (`spec`) on `cpu`, ns per update: the
-/// differences of [`INJECT_PAIRS`] interleaved pairs of short runs with and without it.
+/// What `inject` adds to the harness floor's loop (`spec`) on `cpu`, ns per update.
 pub fn measure_inject(
     mut spec: RepeatSpec,
     inject: Spin,

@@ -6,9 +6,7 @@ use crate::clock::ClockKind;
 use crate::workload::Regime;
 use std::time::Duration;
 
-/// The least of each period one strategy in place needs: its busy window and its floor's in place,
-/// each given 2 µs, far beyond an update and its read side on the pools `run` pins (a few hundred
-/// ns) and a tenth of [`crate::workload::STALL`].
+/// The least of each period one strategy in place needs.
 pub const LANE_SPAN: Duration = Duration::from_micros(4);
 
 /// How paced strategies share repeats (`--paced`).
@@ -21,9 +19,7 @@ pub enum PacedMode {
     InPlace,
     /// Each strategy in repeats of its own, taking turns (as flat out).
     Alone,
-    /// In place, and each strategy of a group also alone in the same round (before or after the
-    /// group's repeat, in turns): the check that running in place biases no strategy, paired round
-    /// by round ([`crate::runner::StrategyResult::alone_repeats`]).
+    /// In place, and each strategy of a group also alone in the same round.
     Both,
 }
 
@@ -41,13 +37,11 @@ crate::named_enum!(PacedMode, "paced", [InPlace => "in-place", Alone => "alone",
 pub struct InPlaceGroup {
     /// The regime (paced) its strategies run in.
     pub regime: Regime,
-    /// Its strategies' names (clock floors included), in lane order: lane k of S runs `k/S` of the
-    /// period after the thread's phase.
+    /// Its strategies' names (clock floors included), in lane order.
     pub strategies: Vec<String>,
 }
 
-/// How many strategies one period of `regime` holds in place: the period over [`LANE_SPAN`], at
-/// least 1 (flat out: 1).
+/// How many strategies one period of `regime` holds in place.
 pub fn capacity(regime: Regime) -> usize {
     match regime.rate() {
         Some(rate) => ((1.0 / rate) / LANE_SPAN.as_secs_f64()).floor().max(1.0) as usize,
@@ -55,9 +49,7 @@ pub fn capacity(regime: Regime) -> usize {
     }
 }
 
-/// The group of each entry, given each entry's regime and the clock kind its writers read (ids from
-/// 0, in order of first appearance): flat out, and paced under [`PacedMode::Alone`], each entry its
-/// own.
+/// The group of each entry, given each entry's regime and the clock kind its writers read.
 pub fn groups(entries: &[(Regime, ClockKind)], mode: PacedMode) -> Vec<usize> {
     let mut group = vec![usize::MAX; entries.len()];
     let mut next = 0;

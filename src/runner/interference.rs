@@ -11,24 +11,20 @@ use crate::topology::Topology;
 use crate::workload::ThreadReport;
 use std::time::Instant;
 
-/// A repeat whose threads lost more than this % of their intervals to stalls is disturbed: a thread
-/// that lost its CPU changed the contention the others saw, beyond the busy time it set aside
-/// (routine preemptions cost well under this: docs/evidence.md).
+/// A repeat whose threads lost more than this % of their intervals to stalls is disturbed.
 pub const STALLED_PCT: f64 = 5.0;
 
 /// Round trips of one canary (a few ms at the slowest phase).
 pub const CANARY_ROUND_TRIPS: u64 = 16_000;
 
-/// Round trips of the canary after a repeat: a quarter of one before it, enough to tell the host's
-/// phases apart (they differ 2-10×).
+/// Round trips of the canary after a repeat.
 pub const CANARY_AFTER_ROUND_TRIPS: u64 = CANARY_ROUND_TRIPS / 4;
 
 /// A canary this many times above or below the run's median marks its repeat as disturbed, and the
 /// run warns.
 pub const CANARY_SHIFT: f64 = 1.5;
 
-/// Steal time of `cpus` so far, in USER_HZ ticks, from `/proc/stat` text (`cpuN user nice system
-/// idle iowait irq softirq steal …`); `None` when a CPU's line or its steal field is missing.
+/// Steal time of `cpus` so far, in USER_HZ ticks, from `/proc/stat` text.
 pub fn parse_steal_ticks(stat: &str, cpus: &[u32]) -> Option<u64> {
     cpus.iter()
         .map(|cpu| {
@@ -65,8 +61,7 @@ pub struct Canary {
     pub transactions: Vec<TransactionCost>,
 }
 
-/// The canary between `a` and `b`: median one-way ns of [`CANARY_ROUND_TRIPS`] CAS round trips,
-/// each transaction's trimmed mean and the ms it took; `None` when it could not pin.
+/// The canary between `a` and `b`.
 pub fn canary(a: u32, b: u32, topo: &Topology, timer: Timer) -> Option<Canary> {
     let t = Instant::now();
     let ns = reference_pingpong(a, b, CANARY_ROUND_TRIPS).ok()?;
@@ -87,8 +82,7 @@ pub fn canary(a: u32, b: u32, topo: &Topology, timer: Timer) -> Option<Canary> {
     })
 }
 
-/// The two CPUs a run's canary bounces between: the first two distinct CPUs among its writers, then
-/// readers; `None` with only one.
+/// The two CPUs a run's canary bounces between.
 pub fn canary_cpus(writers: &[u32], readers: &[u32]) -> Option<(u32, u32)> {
     let mut cpus = writers.iter().chain(readers);
     let a = *cpus.next()?;
@@ -96,16 +90,14 @@ pub fn canary_cpus(writers: &[u32], readers: &[u32]) -> Option<(u32, u32)> {
     Some((a, b))
 }
 
-/// The canary after a repeat between `a` and `b`: median one-way ns of [`CANARY_AFTER_ROUND_TRIPS`]
-/// CAS round trips, and the ms it took; `None` when it could not pin.
+/// The canary after a repeat between `a` and `b`.
 pub fn canary_after(a: u32, b: u32) -> Option<(f64, f64)> {
     let t = Instant::now();
     let ns = reference_pingpong(a, b, CANARY_AFTER_ROUND_TRIPS).ok()?;
     Some((ns, t.elapsed().as_secs_f64() * 1e3))
 }
 
-/// The interference record of one repeat, before the run marks shifts: `after` is the canary after
-/// it ([`canary_after`]: ns, ms).
+/// The interference record of one repeat, before the run marks shifts.
 pub fn record(
     steal_before: Option<f64>,
     steal_after: Option<f64>,
@@ -126,8 +118,7 @@ pub fn record(
     }
 }
 
-/// Whether `repeat` was disturbed: its canary moved (marked by `aggregate::mark_canary_shifts`), or
-/// its threads lost more than [`STALLED_PCT`] of their intervals to stalls.
+/// Whether `repeat` was disturbed: its canary moved.
 pub fn disturbed(repeat: &RepeatResult) -> bool {
     let i = &repeat.interference;
     let stalled_ms: f64 = i.stalls.iter().map(|s| s.ms).sum();
@@ -135,8 +126,7 @@ pub fn disturbed(repeat: &RepeatResult) -> bool {
     i.disturbed || stalled_ms > STALLED_PCT / 100.0 * threads_ms
 }
 
-/// The stalls of each paced thread that saw the interval (its operations' and its floor's in
-/// place), with timer ticks of `ns_per_tick` ns; empty flat out.
+/// The stalls of each paced thread that saw the interval.
 pub fn stalls(reports: &[ThreadReport], ns_per_tick: f64) -> Vec<ThreadStalls> {
     reports
         .iter()

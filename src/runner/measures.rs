@@ -19,28 +19,23 @@ pub struct Measure {
     pub short: &'static str,
     /// Decimals of the mean.
     pub decimals: usize,
-    /// The measure in a strategy's summary (`None` when not recorded, e.g. latency with sampling
-    /// off).
+    /// The measure in a strategy's summary.
     pub get: fn(&StrategySummary) -> Option<Summary>,
     /// The measure in one repeat: where two strategies ran in place in the same repeats (the paced
     /// figures) their repeats pair on it, and a comparison across runs prices each repeat's value
     /// beside its line cost; `None` for a measure only a summary holds.
     pub repeat: Option<fn(&RepeatResult) -> Option<f64>>,
-    /// True for ns from sampled (timed) operations: a value under twice the timer's overhead is
-    /// below its resolution.
+    /// True for ns from sampled (timed) operations.
     pub sampled: bool,
-    /// Which way is better, if either: the one place a measure says so (its heading's words,
-    /// report.html's ▲/▼, compare's faster/slower).
+    /// Which way is better, if either: the one place a measure says so.
     pub direction: Direction,
     /// What the numbers are.
     pub unit: Unit,
-    /// Whether its differences have the practical floor of the noise threshold (costs per update
-    /// and CPU shares at a paced rate), or the relative threshold alone (throughput figures).
+    /// Whether its differences have the practical floor of the noise threshold.
     pub floor: Floor,
 }
 
-/// The absolute floor a measure's differences are decided at, beside the relative noise threshold
-/// (`noise.pct`).
+/// The absolute floor a measure's differences are decided at, beside the relative noise threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Floor {
     /// None: the relative threshold alone (throughput figures flat out).
@@ -52,9 +47,7 @@ pub enum Floor {
 }
 
 impl Floor {
-    /// The threshold of a difference with this floor in `regime`: `noise`'s percentage, and its ns
-    /// per update as an absolute floor for a cost per update, or the share of a CPU those ns take
-    /// at the regime's rate for a CPU share (none flat out).
+    /// The threshold of a difference with this floor in `regime`.
     pub fn threshold(self, noise: NoiseThreshold, regime: Regime) -> Threshold {
         let abs = match self {
             Floor::Relative => 0.0,
@@ -81,8 +74,7 @@ impl Measure {
         paired_difference(config, base, test, self.repeat?)
     }
 
-    /// The measure's heading: its title, then which way is better in words (`... (lower is
-    /// better)`).
+    /// The measure's heading: its title, then which way is better in words.
     pub fn heading(&self) -> String {
         format!("{} ({})", self.title, self.direction.words())
     }
@@ -98,8 +90,7 @@ impl Measure {
     }
 }
 
-/// Under `--rate`, ops/s is the pacing rate and says nothing about cost: tables then lead with
-/// these.
+/// Under `--rate`, ops/s is the pacing rate and says nothing about cost.
 pub const PACED: [Measure; 4] = [
     Measure {
         title: "net ns per update, paced: busy ns/op less the paced floor's (the same paced loop, no shared write)",
@@ -151,8 +142,7 @@ pub const PACED: [Measure; 4] = [
     },
 ];
 
-/// ns/op from throughput, which hammer tables lead with: exact, unlike sampled latencies, because
-/// it counts every operation over a known interval.
+/// ns/op from throughput, which hammer tables lead with.
 pub const THROUGHPUT_NS: [Measure; 3] = [
     Measure {
         title: "writer ns/op from throughput: writers x interval / updates, an update and its read side",

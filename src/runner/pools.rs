@@ -6,8 +6,7 @@ use crate::topology::{Clipped, CpuList, CpuSpec, SpecError, Topology};
 use std::fmt;
 use std::str::FromStr;
 
-/// How many threads a pool gets: a count, or a percentage of the CPUs this process may use (`50%`,
-/// as the seeds' nr_thread=50%).
+/// How many threads a pool gets: a count, or a percentage of the CPUs this process may use.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PoolSize {
     /// This many threads.
@@ -94,8 +93,7 @@ pub enum PoolError {
     },
 }
 
-/// The pool options of `run`, `sweep` and `predict`: how many writer and reader threads, on which
-/// CPUs.
+/// The pool options of `run`, `sweep` and `predict`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Pools {
     /// Writer threads (default: every CPU of `writer_cpus`, less readers).
@@ -124,8 +122,7 @@ pub struct PoolCpus {
     pub clipped: Vec<Clipped>,
 }
 
-/// The writer CPUs and reader CPUs `p` selects on `topo` (its allowed CPUs; a fixture's are its
-/// online ones), or the option that cannot be met.
+/// The writer CPUs and reader CPUs `p` selects on `topo`.
 pub fn pools(topo: &Topology, p: &Pools) -> Result<PoolCpus, PoolError> {
     let allowed = topo.allowed_cpus.len();
     let mut clipped = Vec::new();

@@ -18,8 +18,7 @@ impl RunResults {
         self.rates()[0]
     }
 
-    /// The run as one view per regime, in order: each holds that regime's strategies and floor,
-    /// with `config.rates` that regime alone.
+    /// The run as one view per regime, in order.
     pub fn regimes(&self) -> Vec<RunResults> {
         self.rates()
             .into_iter()
@@ -59,9 +58,7 @@ impl RunResults {
             .collect()
     }
 
-    /// The paced floor of `regime` as the tables show it: the floor operations' busy ns per update
-    /// and CPU share, measured in place in every repeat of the regime's strategies, over those
-    /// repeats.
+    /// The paced floor of `regime` as the tables show it.
     pub fn paced_floor(&self, regime: Regime) -> Option<PacedFloor> {
         let repeats = || {
             self.strategies
@@ -90,23 +87,20 @@ impl RunResults {
         })
     }
 
-    /// The clock floor of `regime` for `clock` ([`super::floor::clock_floor`]), if the run measured
-    /// one (a paced run with a ratelimit reading it).
+    /// The clock floor of `regime` for `clock`.
     pub fn clock_floor(&self, regime: Regime, clock: ClockKind) -> Option<&StrategyResult> {
         self.paced_floors.iter().find(|f| {
             f.regime == regime && is_clock_floor(&f.strategy) && f.strategy.clock == Some(clock)
         })
     }
 
-    /// What a ratelimit's read of `clock` costs per update in place at `regime`, ns: the clock
-    /// floor's net busy ns/op (less its floor in place, repeat by repeat).
+    /// What a ratelimit's read of `clock` costs per update in place at `regime`, ns.
     pub fn clock_cost(&self, regime: Regime, clock: ClockKind) -> Option<Summary> {
         self.clock_floor(regime, clock)?.summary.as_ref()?.net_ns
     }
 }
 
-/// The paced floor of one regime ([`RunResults::paced_floor`]): what the same paced loop costs with
-/// no shared write.
+/// The paced floor of one regime ([`RunResults::paced_floor`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PacedFloor {
     /// Busy ns per update, over the repeats.

@@ -22,8 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// The most pages of address space left untouched before each counter of a repeat ([`AddressGap`]).
 pub(super) const GAP_PAGES: u64 = 64;
 
-/// The gaps of repeat `repeat` of a run seeded `seed`, in pages, one per draw: the same for the
-/// same seed and repeat.
+/// The gaps of repeat `repeat` of a run seeded `seed`, in pages, one per draw.
 pub(super) fn gap_pages(seed: u64, repeat: usize) -> impl FnMut() -> usize {
     let mut rng =
         Xoshiro256PlusPlus::seed_from_u64(seed ^ (repeat as u64).rotate_left(29) ^ 0x6A09_E667);
@@ -51,17 +50,14 @@ fn page_places(seed: u64, round: usize, members: usize) -> (usize, Vec<usize>) {
 /// CAS round trips [`line_cost`] times on each line: 64 per chunk.
 const LINE_ROUND_TRIPS: u64 = 64 * LINE_CHUNKS;
 
-/// One-way ns of a CAS ping-pong between `a` and `b` on the slots of `counter` they update
-/// ([`line_pingpong`]; the mean of the two when they differ): what a hand-over of this counter's
-/// lines costs.
+/// One-way ns of a CAS ping-pong between `a` and `b` on the slots of `counter` they update.
 fn line_cost(counter: &ShardedCounter, a: u32, b: u32) -> Option<f64> {
     priced(counter, a, b, |line| {
         line_pingpong(a, b, line, LINE_ROUND_TRIPS).ok()
     })
 }
 
-/// [`line_cost`] with `price` timing each slot, which holds 0 meanwhile: the mean of the prices of
-/// the slots `a` and `b` update (one when they share it), each slot's value put back after.
+/// [`line_cost`] with `price` timing each slot, which holds 0 meanwhile.
 fn priced(
     counter: &ShardedCounter,
     a: u32,
@@ -85,8 +81,7 @@ fn priced(
     Some(sum / slots.len() as f64)
 }
 
-/// The price of a repeat's lines: the lower of [`line_cost`] before and after it (either alone when
-/// the other is missing): a disturbance only slows a ping-pong.
+/// The price of a repeat's lines: the lower of [`line_cost`] before and after it.
 fn lower(before: Option<f64>, after: Option<f64>) -> Option<f64> {
     match (before, after) {
         (Some(b), Some(a)) => Some(b.min(a)),
@@ -103,13 +98,11 @@ pub(super) struct RoundEntry {
     pub spec: RepeatSpec,
     /// A paced regime's clock floor (kept apart from the strategies).
     pub is_floor: bool,
-    /// The repeat it runs in: entries of one group run in place in the same repeats
-    /// ([`super::regimes::in_place_groups`]); a flat-out entry is a group of its own.
+    /// The repeat it runs in: entries of one group run in place in the same repeats.
     pub group: usize,
 }
 
-/// The counters of one round of a group (each member's own and, paced, its floor's), node-bound,
-/// at page offsets drawn each round ([`page_places`]; docs/evidence.md).
+/// The counters of one round of a group.
 pub(super) struct RoundCounters {
     counters: Vec<ShardedCounter>,
     floors: Vec<Option<ShardedCounter>>,
@@ -181,8 +174,7 @@ impl RoundCounters {
         })
     }
 
-    /// The counters of `members` (indexes into the round's group), each cleared for a repeat: its
-    /// own and its floor's.
+    /// The counters of `members` (indexes into the round's group), each cleared for a repeat.
     pub(super) fn cleared(
         &self,
         members: impl IntoIterator<Item = usize>,
@@ -300,8 +292,7 @@ fn slot_node(counter: &ShardedCounter, cpu: u32) -> u32 {
         .map_or(0, |i| counter.slots()[i].node)
 }
 
-/// Records in `result` where its slots and threads were (its first repeat's): each slot's node and
-/// check, the reader's walk, the slots' stride, and each thread's CPU, node and slot node.
+/// Records in `result` where its slots and threads were (its first repeat's).
 fn record_placement(
     result: &mut StrategyResult,
     counter: &ShardedCounter,

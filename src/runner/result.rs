@@ -15,8 +15,7 @@ use serde::{Deserialize, Serialize};
 /// Version of the run.json layout, bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 4;
 
-/// One counter strategy: shard level × publish policy × padding (× clock, for ratelimited
-/// policies).
+/// One counter strategy: shard level × publish policy × padding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Strategy {
     /// How finely the counter is split.
@@ -75,19 +74,15 @@ pub struct RunConfig {
     pub clipped: Vec<Clipped>,
     /// Writers run the read side every this many updates (0 = never).
     pub read_every: u32,
-    /// The first paced regime's rate, ops/s per thread (`None`: the run has none), for readers of
-    /// the JSON; contend reads `rates`.
+    /// The first paced regime's rate, ops/s per thread.
     pub rate: Option<f64>,
-    /// Every regime the run measured, interleaved, in order (`null` = flat out, a number = paced at
-    /// that rate); a view of one regime ([`RunResults::regimes`]) holds that regime alone.
+    /// Every regime the run measured, interleaved, in order.
     pub rates: Vec<Regime>,
     /// Measured time of each repeat, seconds.
     pub repeat_duration_s: f64,
-    /// Warm-up before each repeat, seconds: the one asked for, raised to the start-up measured
-    /// before the run when that is longer.
+    /// Warm-up before each repeat, seconds.
     pub warmup_s: f64,
-    /// The warm-up asked for (`--warmup`), seconds: what identical invocations share, where
-    /// `warmup_s` follows each host's start-up.
+    /// The warm-up asked for (`--warmup`), seconds.
     pub warmup_asked_s: f64,
     /// Repeats per strategy.
     pub repeats: usize,
@@ -97,14 +92,11 @@ pub struct RunConfig {
     /// writers' load walks were made for, publishes per update (`--threshold-publishes`; the seed's
     /// 0.40 by default).
     pub threshold_publishes: Option<f64>,
-    /// The largest step of the writers' load walks that gives it, load units per 1024 of load
-    /// (`workload::LoadWalk::with_step`).
+    /// The largest step of the writers' load walks that gives it, load units per 1024 of load.
     pub load_step: Option<i64>,
-    /// One operation in this many is timed (0 = sampling off), in the first regime (in a view of
-    /// one regime, in that regime).
+    /// One operation in this many is timed (0 = sampling off), in the first regime.
     pub sample_every: u64,
-    /// `sample_every` of each regime of `rates`, in order (a paced thread is sampled more often:
-    /// see `runner::plan::sample_every`).
+    /// `sample_every` of each regime of `rates`, in order.
     pub sample_every_by_rate: Vec<u64>,
     /// The per-operation stopwatch: "tsc" or "monotonic" (when the TSC is not invariant).
     pub timer: TimerKind,
@@ -113,11 +105,9 @@ pub struct RunConfig {
     /// `--target-ci`: repeats were added until every strategy's 95% CI of loop ns/op was within
     /// this % of its mean (`None`: fixed repeats).
     pub target_ci_pct: Option<f64>,
-    /// `--max-time`: the run's time budget, seconds (`None`: none): no repeat starts that would end
-    /// past it.
+    /// `--max-time`: the run's time budget, seconds (`None`: none).
     pub max_time_s: Option<f64>,
-    /// True when staleness was probed (it is whenever operations are sampled: writers then mirror
-    /// their state after every update).
+    /// True when staleness was probed.
     pub staleness_probes: bool,
     /// Strict or best-effort placement.
     pub placement: Placement,
@@ -137,9 +127,7 @@ pub struct RunConfig {
     pub inject: Option<Injection>,
 }
 
-/// A known cost added to every update of every strategy, inside its measured window (`--inject`,
-/// [`crate::clock::Spin`]): a regression of known size, to ask whether a setup can see it, and what
-/// tests of a comparison are checked against.
+/// A known cost added to every update of every strategy, inside its measured window.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Injection {
     /// The cost asked for, ns per update.
@@ -148,19 +136,15 @@ pub struct Injection {
     pub iterations: u64,
     /// What one multiply took at calibration, ns.
     pub ns_per_iteration: f64,
-    /// The regime the floor priced it in: the run's first paced rate, where a cost is read from an
-    /// update's busy window, which ends only once the delay has run.
+    /// The regime the floor priced it in.
     #[serde(rename = "floor_rate")]
     pub floor: Regime,
-    /// What the delay added to the harness floor's loop in that regime, ns per update: the floor
-    /// with it less without, in short runs taking turns on the first writer's CPU, their mean and
-    /// 95% CI (`None` when not measured: interrupted).
+    /// What the delay added to the harness floor's loop in that regime, ns per update.
     pub on_floor: Option<Summary>,
 }
 
 impl RunConfig {
-    /// Whether `a` and `b` ran in place in the same repeats of this run: both in one of its groups
-    /// ([`InPlaceGroup`]), in the same regime.
+    /// Whether `a` and `b` ran in place in the same repeats of this run: both in one of its groups.
     pub fn ran_together(&self, a: &StrategyResult, b: &StrategyResult) -> bool {
         a.regime == b.regime
             && self
@@ -193,9 +177,7 @@ pub struct ThreadPlacement {
     pub slot_node: Option<u32>,
 }
 
-/// How stale the shared sum was as readers saw it: at sampled operations (while sampling is on),
-/// |published sum − true sum of every writer's load|, and the age of the oldest change not yet
-/// published (see `workload::Mirror`).
+/// How stale the shared sum was as readers saw it: at sampled operations.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Staleness {
     /// Probes taken (0: staleness was not measured, sampling off).
@@ -208,8 +190,7 @@ pub struct Staleness {
     pub error_mean_pct: f64,
     /// Largest such percentage.
     pub error_max_pct: f64,
-    /// Mean age of the oldest unpublished change at a probe, ns (its writer's updates since then ×
-    /// the writers' mean time per update).
+    /// Mean age of the oldest unpublished change at a probe, ns.
     pub age_mean_ns: f64,
     /// Largest such age, ns.
     pub age_max_ns: f64,
@@ -222,11 +203,9 @@ pub struct Interference {
     pub steal_ms: Option<f64>,
     /// Involuntary context switches of the measured threads during the interval.
     pub involuntary_switches: u64,
-    /// The canary before the repeat: median one-way CAS ping-pong ns between two of the run's CPUs
-    /// (`None` with one CPU).
+    /// The canary before the repeat: median one-way CAS ping-pong ns between two of the run's CPUs.
     pub canary_ns: Option<f64>,
-    /// The canary after the repeat, on the same pair (shorter: see
-    /// `interference::CANARY_AFTER_ROUND_TRIPS`); `None` with one CPU.
+    /// The canary after the repeat, on the same pair.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub canary_after_ns: Option<f64>,
     /// What the canaries took, ms (before and after).
@@ -235,17 +214,14 @@ pub struct Interference {
     /// ratio to it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub canary_transactions: Vec<crate::matrix::TransactionCost>,
-    /// A canary (before or after) read more than 1.5× away from the run's median: the machine moved
-    /// under this repeat.
+    /// A canary (before or after) read more than 1.5× away from the run's median.
     pub disturbed: bool,
-    /// Paced: the stalls each thread's pacer set aside (busy windows or late wake-ups beyond
-    /// `workload::STALL`), in pool order; empty flat out.
+    /// Paced: the stalls each thread's pacer set aside.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stalls: Vec<ThreadStalls>,
 }
 
-/// The stalls one paced thread set aside during one repeat's interval: time it lost its CPU, kept
-/// out of its busy time.
+/// The stalls one paced thread set aside during one repeat's interval.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ThreadStalls {
     /// The thread's CPU.
@@ -298,13 +274,11 @@ pub struct RepeatResult {
     pub writer_reads: Vec<u64>,
     /// Reads per reader thread.
     pub reader_reads: Vec<u64>,
-    /// Lines fetched by each writer thread's read sides (exact: reads that found a slot changed
-    /// since the thread last saw it, see `counter::ReadView`), in pool order.
+    /// Lines fetched by each writer thread's read sides.
     pub writer_read_fetches: Vec<u64>,
     /// Lines fetched by each reader thread's reads.
     pub reader_read_fetches: Vec<u64>,
-    /// Lines fetched per read side, all threads (`None` without reads): beside hand-overs, the
-    /// other way the counter's lines move.
+    /// Lines fetched per read side, all threads (`None` without reads).
     pub fetches_per_read: Option<f64>,
     /// Updates per second, all writers.
     pub write_ops_per_s: f64,
@@ -326,23 +300,19 @@ pub struct RepeatResult {
     pub cross_node_publishes: u64,
     /// How stale the shared value got, as readers saw it.
     pub staleness: Staleness,
-    /// ns per writer loop iteration from throughput: writers × interval ÷ updates (an update plus
-    /// its share of the read side).
+    /// ns per writer loop iteration from throughput: writers × interval ÷ updates.
     pub write_loop_ns: f64,
-    /// ns per read of reader threads from throughput: readers × interval ÷ reads (`None` without
-    /// reader threads).
+    /// ns per read of reader threads from throughput: readers × interval ÷ reads.
     pub reader_read_ns: Option<f64>,
     /// Busy ns per writer loop iteration.
     pub write_busy_ns: f64,
     /// Busy ns per reader-thread read (`None` without readers).
     pub reader_busy_ns: Option<f64>,
-    /// Mean over measured threads of busy ns per operation × operations ÷ interval, %: the share of
-    /// each CPU the counter's work takes at the offered rate (100 unpaced).
+    /// Mean over measured threads of busy ns per operation × operations ÷ interval, %.
     pub cpu_share_pct: f64,
     /// Paced: the floor in place's busy ns per writer loop iteration, as `write_busy_ns` is.
     pub floor_busy_ns: Option<f64>,
-    /// Paced: the floor's CPU share in place, %, as `cpu_share_pct` (its busy ns per operation ×
-    /// the thread's operations ÷ interval).
+    /// Paced: the floor's CPU share in place, %, as `cpu_share_pct`.
     pub floor_cpu_share_pct: Option<f64>,
     /// With `--rate`: the slowest thread's achieved rate as % of the rate asked for.
     pub achieved_rate_min_pct: Option<f64>,
@@ -351,14 +321,11 @@ pub struct RepeatResult {
     pub arrivals_run_min_pct: Option<f64>,
     /// Pacer slots skipped after stalls longer than the catch-up bound, over threads.
     pub missed_slots: u64,
-    /// Publishes that found another writer's add on their slot since their writer's last one: the
-    /// line handed from writer to writer, counted exactly from the adds' returned values
-    /// (`PublishStats::handovers`).
+    /// Publishes that found another writer's add on their slot since their writer's last one.
     pub handovers: u64,
     /// `handovers` per second.
     pub handovers_per_s: f64,
-    /// Publishes per hand-over: how many updates a writer makes while it owns the line (`None` when
-    /// no publish followed another writer's, e.g. one writer per slot).
+    /// Publishes per hand-over: how many updates a writer makes while it owns the line.
     pub updates_per_ownership: Option<f64>,
     /// How far the sampled figures of a writer loop (sampled update mean + sampled read mean ×
     /// reads per update) are from `write_loop_ns`, as % of it; `None` without samples.
@@ -370,12 +337,10 @@ pub struct RepeatResult {
     pub line_ns: Option<f64>,
     /// What could have disturbed it.
     pub interference: Interference,
-    /// Each node's writers, when the writers span two or more nodes (in node order; empty
-    /// otherwise).
+    /// Each node's writers, when the writers span two or more nodes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeRepeat>,
-    /// CPUs of threads that never saw the measured interval start (their first batch outlasted
-    /// warm-up and interval), left out of every rate and sample here.
+    /// CPUs of threads that never saw the measured interval start.
     pub outside_window: Vec<u32>,
     /// What the counter read after every writer flushed.
     pub final_sum: i64,
@@ -385,19 +350,16 @@ pub struct RepeatResult {
     pub exact: bool,
 }
 
-/// One node's writers in one repeat: what an update cost them, to set the writers local to the
-/// counter's memory against the remote ones.
+/// One node's writers in one repeat.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct NodeRepeat {
     /// The node of these writers' CPUs.
     pub node: u32,
     /// Writers on it that saw the measured interval.
     pub writers: usize,
-    /// Some of them publish to a slot whose memory is on another node: the counter's memory is
-    /// remote to them.
+    /// Some of them publish to a slot whose memory is on another node.
     pub remote: bool,
-    /// Their cost per update, ns, in the regime's measure: flat out, loop ns/op from throughput
-    /// (their intervals ÷ their updates).
+    /// Their cost per update, ns, in the regime's measure: flat out, loop ns/op from throughput.
     pub cost_ns: Option<f64>,
 }
 
@@ -429,8 +391,7 @@ pub struct StrategySummary {
     pub read_p50_ns: Option<Summary>,
     /// Publishes per second.
     pub publishes_per_s: Summary,
-    /// Mean staleness error as readers saw it, % of the true total, over the repeats that probed
-    /// (`None`: none did).
+    /// Mean staleness error as readers saw it, % of the true total, over the repeats that probed.
     pub error_mean_pct: Option<Summary>,
     /// Mean age of the oldest unpublished change, ns, likewise.
     pub age_mean_ns: Option<Summary>,
@@ -450,8 +411,7 @@ pub struct StrategySummary {
     pub floor_busy_ns: Option<Summary>,
     /// Paced: the floor's CPU share in place, %.
     pub floor_cpu_share_pct: Option<Summary>,
-    /// Disturbed repeats left out of every figure above (`runner::aggregate::UsedRepeats`: the same
-    /// rule in both regimes; they stay in `repeats`, marked).
+    /// Disturbed repeats left out of every figure above.
     pub set_aside: usize,
     /// Hand-overs of a slot's line between writers per second.
     pub handovers_per_s: Option<Summary>,
@@ -459,13 +419,9 @@ pub struct StrategySummary {
     pub updates_per_ownership: Option<Summary>,
     /// Lines fetched per read side (see `RepeatResult::fetches_per_read`).
     pub fetches_per_read: Option<Summary>,
-    /// What one update costs beyond the harness, ns: loop ns/op less the harness floor's (hammer;
-    /// its ± combines both sides' spread, its CI Welch's interval of the difference), or busy ns/op
-    /// less the floor's measured in place in the same repeat (paced; its CI from those per-repeat
-    /// differences).
+    /// What one update costs beyond the harness, ns: loop ns/op less the harness floor's.
     pub net_ns: Option<Summary>,
-    /// Paced only: CPU share less the floor's in place in the same repeat, percentage points: the
-    /// share of each CPU the counter itself takes at this rate.
+    /// Paced only: CPU share less the floor's in place in the same repeat, percentage points.
     pub net_cpu_share_pct: Option<Summary>,
     /// Slowest ÷ fastest writer's update rate (1 = fair), with 2+ writers.
     pub fairness: Option<Summary>,
@@ -487,11 +443,9 @@ pub struct StrategyResult {
     pub regime: Regime,
     /// Every slot's owner and verified node.
     pub slots: Vec<SlotInfo>,
-    /// Positions one read of the counter examines, as counted by walking it the way a read does
-    /// (`ShardedCounter::read_steps`): slots for the global, LLC and CPU levels.
+    /// Positions one read of the counter examines, as counted by walking it the way a read does.
     pub read_steps: Option<usize>,
-    /// Bytes between the first two slots' addresses, read from the counter's memory (the `--pad`
-    /// stride); `None` with one slot, or slots in different node-bound regions.
+    /// Bytes between the first two slots' addresses, read from the counter's memory.
     pub slot_stride_bytes: Option<usize>,
     /// Where every thread ran (from the first repeat).
     pub threads: Vec<ThreadPlacement>,
@@ -509,8 +463,7 @@ pub struct StrategyResult {
     pub exact: bool,
     /// With `--target-ci`: whether its CI came within the target (`None` without a target).
     pub converged: Option<bool>,
-    /// Paced: rounds measured again because a round was disturbed (its canary moved, or its threads
-    /// stalled; see `runner::interference::disturbed`), within the time budget.
+    /// Paced: rounds measured again because a round was disturbed.
     pub retries: usize,
 }
 
@@ -545,8 +498,7 @@ impl std::fmt::Display for Stopped {
 }
 
 impl StrategyResult {
-    /// Keeps one finished repeat of it: among `repeats` (in place, or flat out), or among
-    /// `alone_repeats` when it ran `alone` (`--paced both`).
+    /// Keeps one finished repeat of it: among `repeats`.
     pub fn keep(&mut self, repeat: RepeatResult, alone: bool) {
         self.exact &= repeat.exact;
         if alone {
@@ -556,8 +508,7 @@ impl StrategyResult {
         }
     }
 
-    /// Its name, with its regime when paced (`global/always/pad128 paced at 22.0k/s per thread`):
-    /// how a list of several regimes' strategies names one.
+    /// Its name, with its regime when paced (`global/always/pad128 paced at 22.0k/s per thread`).
     pub fn label(&self) -> String {
         self.regime.label(&self.name)
     }
@@ -578,11 +529,9 @@ pub struct RunResults {
     pub provenance: Provenance,
     /// The host layout used.
     pub topology: Topology,
-    /// What the harness loop costs with no shared write, flat out (`None` for a run with no writer,
-    /// and for a run with no hammer regime).
+    /// What the harness loop costs with no shared write, flat out.
     pub floor: Option<HarnessFloor>,
-    /// Per paced regime, its clock floors (`super::floor::clock_floor`), their repeats interleaved
-    /// with the strategies'.
+    /// Per paced regime, its clock floors.
     pub paced_floors: Vec<StrategyResult>,
     /// Per strategy, in the order run.
     pub strategies: Vec<StrategyResult>,
@@ -601,8 +550,7 @@ pub struct HarnessFloor {
     pub loop_ns: Summary,
 }
 
-/// A strategy whose final sum was not the exact total of the writers' loads: the counter lost or
-/// invented load.
+/// A strategy whose final sum was not the exact total of the writers' loads.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{strategy}: final sum {final_sum} != exact total {expected_sum} (counter lost or invented load)"
@@ -668,8 +616,7 @@ impl RunResults {
         ))
     }
 
-    /// The writers' load walks in words: `threshold:64 publishes 40% of updates (steps up to ±26
-    /// per 1024 of load)`; `None` for files that did not record them.
+    /// The writers' load walks in words.
     pub fn load_text(&self) -> Option<String> {
         let (f, step) = (self.config.threshold_publishes?, self.config.load_step?);
         Some(format!(
@@ -678,8 +625,7 @@ impl RunResults {
         ))
     }
 
-    /// The short name of `strategy`, one of this run's ([`Strategy::short_name`] among them all):
-    /// how every text, table, verdict and page names a strategy.
+    /// The short name of `strategy`, one of this run's ([`Strategy::short_name`] among them all).
     pub fn short_name(&self, strategy: &StrategyResult) -> String {
         let all: Vec<Strategy> = self.strategies.iter().map(|s| s.strategy).collect();
         strategy.strategy.short_name(&all)
@@ -690,16 +636,12 @@ impl RunResults {
         self.strategies.iter().map(|s| self.short_name(s)).collect()
     }
 
-    /// The short label of `strategy`: its short name, with its regime when paced (`global/always
-    /// paced at 22.0k/s per thread`), as a list of several regimes' strategies names one.
+    /// The short label of `strategy`: its short name, with its regime when paced.
     pub fn short_label(&self, strategy: &StrategyResult) -> String {
         strategy.regime.label(&self.short_name(strategy))
     }
 
-    /// The repeats its strategies used for their cost figures (the n of each
-    /// [`super::cost_measure`]; every repeat of a strategy whose file did not record it), after the
-    /// disturbed ones were set aside, and how many were set aside: `5 repeats`, `5-7 repeats (3 set
-    /// aside as disturbed)`.
+    /// The repeats its strategies used for their cost figures.
     pub fn repeats_text(&self) -> String {
         let done = || self.strategies.iter().filter(|s| s.summary.is_some());
         let used: Vec<usize> = done()
@@ -728,8 +670,7 @@ impl RunResults {
         }
     }
 
-    /// One record for each repeat the runner ran, of `regime` (`None`: every regime), in the
-    /// strategies' order.
+    /// One record for each repeat the runner ran, of `regime`.
     pub fn repeats_run(&self, regime: Option<Regime>) -> Vec<&RepeatResult> {
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();
@@ -765,8 +706,7 @@ impl RunResults {
     }
 }
 
-/// tests/fixtures/results/run.json: a real two-writer run of global/always and cpu/always, 2
-/// repeats each, its four canaries set by hand to 10, 40 (global) and 20, 30 ns (cpu).
+/// tests/fixtures/results/run.json.
 #[cfg(test)]
 pub(crate) fn fixture_run() -> RunResults {
     let path =

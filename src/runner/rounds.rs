@@ -24,9 +24,7 @@ pub(super) enum RoundsEnd {
     OutOfTime,
 }
 
-/// Runs the rounds of `plan` over `entries`, the run's time budget counted from `started`: no
-/// repeat starts that would end past it (at the mean time of the repeats so far, warm-up plus
-/// interval before the first).
+/// Runs the rounds of `plan` over `entries`, the run's time budget counted from `started`.
 pub(super) fn run(
     plan: &RunPlan,
     entries: &mut [RoundEntry],
@@ -116,8 +114,7 @@ pub(super) fn run(
     }
 }
 
-/// The run's time budget (`--max-time`) as the rounds spend it: the repeats run so far (a group's
-/// in place counts once) and the seconds they took, in all.
+/// The run's time budget (`--max-time`) as the rounds spend it.
 struct Budget {
     started: Instant,
     /// `--max-time`, seconds; `None`: no budget.
@@ -161,8 +158,7 @@ impl Budget {
         self.max_time_s.is_none_or(|budget| ends_s <= budget)
     }
 
-    /// Runs `repeat` and counts its time, unless it would end past the budget ([`Budget::fits`]
-    /// now): then `None`, nothing run.
+    /// Runs `repeat` and counts its time, unless it would end past the budget.
     fn run<T>(&mut self, repeat: impl FnOnce() -> T) -> Option<T> {
         if !self.fits(self.started.elapsed().as_secs_f64()) {
             return None;
@@ -175,8 +171,7 @@ impl Budget {
     }
 }
 
-/// The repeats one round `round` of a group takes, in the order run: `None` the group in place,
-/// `Some(i)` its member `i` alone (each of `alone`, under `--paced both`).
+/// The repeats one round `round` of a group takes, in the order run.
 fn both_order(seed: u64, round: usize, alone: &[usize]) -> Vec<Option<usize>> {
     let drawn = permutation(alone.len(), seed ^ (round as u64).rotate_left(17) ^ 0xB0_7E);
     let mut order: Vec<Option<usize>> = drawn.into_iter().map(|k| Some(alone[k])).collect();
@@ -213,8 +208,7 @@ struct Round {
 }
 
 impl Round {
-    /// Counts a retry on each entry this round measures again after a disturbed repeat
-    /// ([`StrategyResult::retries`]).
+    /// Counts a retry on each entry this round measures again after a disturbed repeat.
     fn count_retries(&self, entries: &mut [RoundEntry]) {
         for &i in &self.retries {
             entries[i].result.retries += 1;
@@ -222,9 +216,7 @@ impl Round {
     }
 }
 
-/// What round `round` (0-based) repeats of `entries` (each result so far, whether it is a clock
-/// floor, and its group), or `None` when the run is done: every entry in the first `cfg.repeats`
-/// rounds.
+/// What round `round` (0-based) repeats of `entries`.
 fn next_round(
     round: usize,
     cfg: &RunConfig,
@@ -292,9 +284,7 @@ fn next_round(
     })
 }
 
-/// Each of `groups` once, in the order first seen: a round lists a regime's floors before its
-/// strategies, so a group's entries need not stand together (`Vec::dedup` would keep a group twice
-/// and run it twice in one round).
+/// Each of `groups` once, in the order first seen.
 fn first_seen(groups: impl IntoIterator<Item = usize>) -> Vec<usize> {
     let mut out = Vec::new();
     for g in groups {

@@ -16,25 +16,19 @@ pub const MIN_LOAD: i64 = 512;
 /// Largest load a walk reaches: four nice-0 tasks.
 pub const MAX_LOAD: i64 = 4096;
 
-/// Largest step of one update in the default walk, in load units at [`START_LOAD`] (S above): the
-/// step at which `threshold:64` publishes [`SEED_THRESHOLD_PUBLISHES`] of updates (checked by this
-/// file's tests).
+/// Largest step of one update in the default walk, in load units at [`START_LOAD`] (S above).
 pub const MAX_STEP: i64 = 26;
 
-/// The largest step a walk takes, in load units at [`START_LOAD`]: at [`MAX_LOAD`] its steps reach
-/// 4 × 512, within the range ([`MAX_LOAD`] − [`MIN_LOAD`] = 3584), so one reflection keeps every
-/// walk inside.
+/// The largest step a walk takes, in load units at [`START_LOAD`].
 pub const LARGEST_STEP: i64 = 512;
 
-/// The seed's publish fraction under `threshold:64`, publishes per update: about 10M adds in about
-/// 25M events per 5 s (docs/seeds.md).
+/// The seed's publish fraction under `threshold:64`, publishes per update.
 pub const SEED_THRESHOLD_PUBLISHES: f64 = 0.40;
 
 /// Updates per period of the walk (a power of two: the index is a mask).
 pub const TABLE_LEN: usize = 4096;
 
-/// A step that does not give a publish fraction: the fraction asked for is outside what any walk
-/// reaches.
+/// A step that does not give a publish fraction.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 #[error(
     "threshold:64 publishes {lo:.1}% to {hi:.1}% of updates with any load walk: {asked:.1}% is out of reach",
@@ -74,8 +68,7 @@ impl LoadCursor {
 }
 
 impl LoadWalk {
-    /// The default walk (largest step [`MAX_STEP`]) of writer `writer` under run seed `seed`: the
-    /// same pair always gives the same sequence.
+    /// The default walk (largest step [`MAX_STEP`]) of writer `writer` under run seed `seed`.
     pub fn new(seed: u64, writer: u64) -> Self {
         Self::with_step(seed, writer, MAX_STEP)
     }
@@ -121,8 +114,7 @@ impl LoadWalk {
         self.cursor.next_load(&self.deltas)
     }
 
-    /// The table, and the cursor to step through it: a loop copies the cursor into a local and
-    /// writes it back when done.
+    /// The table, and the cursor to step through it.
     #[inline(always)]
     pub fn split(&mut self) -> (&[i32; TABLE_LEN], &mut LoadCursor) {
         (&self.deltas, &mut self.cursor)
@@ -170,8 +162,7 @@ pub fn stepped_publish_fraction(
     published as f64 / (STEPPED_WALKS * updates) as f64
 }
 
-/// The kernel's filter before v6.7 with no ratelimit: what [`SEED_THRESHOLD_PUBLISHES`] is a
-/// fraction of.
+/// The kernel's filter before v6.7 with no ratelimit.
 fn kernel_threshold() -> PublishPolicy {
     PublishPolicy {
         ratelimit: None,

@@ -39,8 +39,7 @@ impl Mirror {
         self.lines.len()
     }
 
-    /// Writer `writer`'s state after an update: its load, the update its oldest unpublished change
-    /// dates from, and its update count.
+    /// Writer `writer`'s state after an update.
     #[inline(always)]
     pub fn store(&self, writer: usize, load: i64, pending_since: Option<u64>, updates: u64) {
         let line = &self.lines[writer];

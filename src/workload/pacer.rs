@@ -10,9 +10,7 @@ use std::time::Duration;
 /// Lateness the pacer makes up by running due operations back to back.
 pub const CATCH_UP: Duration = Duration::from_millis(1);
 
-/// A busy window, or a late wake-up, longer than this is a stall: far beyond any cache-line
-/// transfer or read side (a cross-socket transfer is well under 1 µs, a 224-slot read side a few
-/// µs), so the thread lost its CPU.
+/// A busy window, or a late wake-up, longer than this is a stall.
 pub const STALL: Duration = Duration::from_micros(20);
 
 /// A source of ticks for the pacer: the run's timer, or a fake in tests.
@@ -61,8 +59,7 @@ impl BusyTime {
         self.stall_ticks += ticks;
     }
 
-    /// Adds one window of `window` ticks: a stall when longer than `stall`, otherwise busy time
-    /// when `counted`.
+    /// Adds one window of `window` ticks.
     #[inline(always)]
     fn add(&mut self, window: u64, stall: u64, counted: bool) {
         if window > stall {
@@ -79,8 +76,7 @@ impl BusyTime {
 enum Gaps {
     /// Slot k at k × period (computed from the slot number, so rounding never accumulates).
     Even,
-    /// Exponential gaps of mean period: `next` is the offset of the slot after the one being waited
-    /// for.
+    /// Exponential gaps of mean period.
     Exponential {
         rng: Box<Xoshiro256PlusPlus>,
         next: f64,
@@ -113,8 +109,7 @@ pub struct Pacer<T: Ticks = Timer> {
     due: u64,
     /// What the floor operations took ([`Pacer::wait_floor`]).
     floor: BusyTime,
-    /// The share of the time to the next slot this pacer's slots own (1; 1/S for one of S
-    /// strategies in place, [`Pacer::anchor`]): the floor falls half way through it.
+    /// The share of the time to the next slot this pacer's slots own.
     spacing: f64,
 }
 
@@ -130,28 +125,23 @@ impl Pacer<Timer> {
     }
 }
 
-/// The generator stream of one thread's arrivals: the run's `seed`, the thread's role (0 writers, 1
-/// readers) and its index in the pool.
+/// The generator stream of one thread's arrivals.
 pub fn arrivals_stream(seed: u64, role: u64, index: u64) -> u64 {
     seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (role << 32) ^ index
 }
 
-/// A thread's relative phase in one repeat, a fraction of the period in [0, 1): drawn from the
-/// run's `seed`, the repeat and the thread's arrivals stream ([`arrivals_stream`]), so no two
-/// threads' updates of one counter line up by construction, and a run replays its phases.
+/// A thread's relative phase in one repeat, a fraction of the period in [0, 1).
 pub fn phase_of(seed: u64, repeat: u64, stream: u64) -> f64 {
     let mixed = seed ^ repeat.wrapping_add(1).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ stream;
     unit_open(Xoshiro256PlusPlus::seed_from_u64(mixed).next_u64()) % 1.0
 }
 
-/// One exponential gap of mean 1 from `rng`: −ln U with U uniform in (0, 1] ([`unit_open`]), so
-/// never infinite.
+/// One exponential gap of mean 1 from `rng`: −ln U with U uniform in (0, 1].
 fn exponential(rng: &mut Xoshiro256PlusPlus) -> f64 {
     -unit_open(rng.next_u64()).ln()
 }
 
-/// The top 53 bits of `bits` as a number in (0, 1]: k + 1 over 2⁵³, so 0 never comes out (its
-/// logarithm would be an infinite gap).
+/// The top 53 bits of `bits` as a number in (0, 1]: k + 1 over 2⁵³, so 0 never comes out.
 fn unit_open(bits: u64) -> f64 {
     ((bits >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
 }
@@ -187,12 +177,7 @@ impl<T: Ticks> Pacer<T> {
         }
     }
 
-    /// Anchors slot 0 on a grid every thread shares: the first period boundary (ticks counted from
-    /// the timer's zero, which every CPU shares) after tick `now` (one reading for all of a
-    /// thread's lanes, so they share one boundary), plus `phase` periods (`phase` in [0, 1): the
-    /// thread's relative phase, [`phase_of`], plus the lane's offset `k/S` when S strategies run in
-    /// place), its slots owning `spacing` of each period (1/S in place: the floor falls half way
-    /// through that share, before the next strategy's slot).
+    /// Anchors slot 0 on a grid every thread shares.
     pub fn anchor(&mut self, now: u64, phase: f64, spacing: f64) {
         self.spacing = spacing.clamp(f64::MIN_POSITIVE, 1.0);
         let grid = ((now as f64 / self.period).floor() + 1.0) * self.period;
@@ -250,9 +235,7 @@ impl<T: Ticks> Pacer<T> {
         }
     }
 
-    /// A release at `now`, more than [`STALL`] after the slot's deadline `due` (woken late, or
-    /// preempted while spinning): a stall when the thread was due to run, and free to (its last
-    /// window had ended), for more than [`STALL`].
+    /// A release at `now`, more than [`STALL`] after the slot's deadline `due`.
     #[inline(never)]
     fn late(&mut self, now: u64, due: u64) {
         let lost = now.saturating_sub(due.max(self.last_end));
@@ -326,10 +309,7 @@ impl<T: Ticks> Pacer<T> {
         self.ticks.start()
     }
 
-    /// Ends the floor operation's window released at `released` ([`Pacer::wait_floor`]'s tick), as
-    /// [`Pacer::done`] ends an operation's: a stall when longer than [`STALL`], otherwise floor
-    /// busy time when `counted` (the operation it pairs with was unsampled, so both count the same
-    /// iterations).
+    /// Ends the floor operation's window released at `released`.
     #[inline(always)]
     pub fn floor_done(&mut self, released: u64, counted: bool) {
         let window = self.end_window(released);

@@ -51,8 +51,7 @@ pub struct RepeatSpec {
     pub regime: Regime,
     /// Seed of the writers' load tables and of the paced threads' arrivals ([`arrivals_stream`]).
     pub seed: u64,
-    /// The writers' load walks' largest step, load units per 1024 of load
-    /// ([`LoadWalk::with_step`]).
+    /// The writers' load walks' largest step, load units per 1024 of load.
     pub load_step: i64,
     /// Time run before counting starts.
     pub warmup: Duration,
@@ -60,8 +59,7 @@ pub struct RepeatSpec {
     pub duration: Duration,
     /// What to do when a pin fails.
     pub placement: Placement,
-    /// A delay added to every update of a writer, inside its busy window (`--inject`; none for
-    /// floors).
+    /// A delay added to every update of a writer, inside its busy window.
     pub inject: Spin,
 }
 
@@ -78,8 +76,7 @@ pub struct ThreadReport {
     pub updates: u64,
     /// Read-side operations.
     pub reads: u64,
-    /// Lines its read sides had to fetch: reads that found a slot changed since this thread last
-    /// saw it (`counter::ReadView`), exact.
+    /// Lines its read sides had to fetch.
     pub read_fetches: u64,
     /// Publish counts (writers).
     pub stats: PublishStats,
@@ -91,24 +88,20 @@ pub struct ThreadReport {
     pub read_hist: Histogram<u64>,
     /// What its staleness probes saw.
     pub staleness: StalenessSamples,
-    /// Paced: what its operations took inside their busy windows, and the stalls set aside (`None`
-    /// flat out: busy all the interval).
+    /// Paced: what its operations took inside their busy windows, and the stalls set aside.
     pub busy: Option<BusyTime>,
-    /// Paced with a floor in place: what its floor operations took ([`InPlaceFloor`], timed as
-    /// `busy` is, over the same iterations).
+    /// Paced with a floor in place: what its floor operations took.
     pub floor_busy: Option<BusyTime>,
     /// Pacer slots skipped after stalls during the interval.
     pub missed_slots: u64,
-    /// Involuntary context switches during the interval: times the scheduler took the thread's CPU
-    /// away.
+    /// Involuntary context switches during the interval.
     pub involuntary_switches: u64,
 }
 
 /// How a repeat ended.
 #[derive(Debug)]
 pub enum RepeatOutcome {
-    /// Every thread ran the whole interval: each lane's thread reports, in lane order, its threads
-    /// in pool order.
+    /// Every thread ran the whole interval.
     Done(Vec<Vec<ThreadReport>>),
     /// Ctrl-C arrived; the repeat is incomplete and discarded.
     Interrupted,
@@ -120,9 +113,7 @@ struct Control {
     barrier: Barrier,
 }
 
-/// One strategy of a repeat: its counter, the counter of its floor in place (paced; `None`: no
-/// floor), and what its threads run (its policy and clock; the rest of every lane's spec is the
-/// first lane's).
+/// One strategy of a repeat: its counter, the counter of its floor in place.
 #[derive(Clone, Copy)]
 pub struct Lane<'a> {
     /// The strategy's counter, fresh for the repeat.
@@ -225,17 +216,14 @@ pub fn run_repeat(
     })
 }
 
-/// What starting a repeat's pool costs, measured on the CPUs it will run on ([`measure_startup`]):
-/// the time a repeat takes besides its warm-up and interval, and how late a busy thread may hear a
-/// phase change, which a warm-up must outlast for every thread to see the measured interval start.
+/// What starting a repeat's pool costs, measured on the CPUs it will run on ([`measure_startup`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Startup {
     /// Threads started, one per CPU.
     pub threads: usize,
     /// From the first spawn until every thread was pinned and waiting at the start barrier, s.
     pub start_s: f64,
-    /// From a phase change until the last of the busy threads saw it, s: the longest of
-    /// [`STARTUP_CHANGES`] changes.
+    /// From a phase change until the last of the busy threads saw it, s.
     pub spread_s: f64,
     /// From the stop until every thread was joined, s.
     pub stop_s: f64,
@@ -247,8 +235,7 @@ impl Startup {
         (self.start_s + self.stop_s) / self.threads.max(1) as f64
     }
 
-    /// This probe's figures for a pool of `threads` threads: start and stop grow with the threads
-    /// (they are spawned and joined one after another), the spread is kept as measured.
+    /// This probe's figures for a pool of `threads` threads: start and stop grow with the threads.
     pub fn scaled(&self, threads: usize) -> Startup {
         let k = threads as f64 / self.threads.max(1) as f64;
         Startup {
@@ -259,8 +246,7 @@ impl Startup {
         }
     }
 
-    /// Seconds a repeat costs besides its warm-up and interval: starting its threads, the stop
-    /// reaching the last of them, joining them.
+    /// Seconds a repeat costs besides its warm-up and interval.
     pub fn repeat_s(&self) -> f64 {
         self.start_s + self.spread_s + self.stop_s
     }
@@ -272,10 +258,7 @@ pub const STARTUP_CHANGES: u32 = 3;
 /// The longest a phase change is waited for, s: past it the probe stops waiting and counts this.
 const STARTUP_WAIT_S: f64 = 10.0;
 
-/// Starts a pinned thread on each of `cpus` as a repeat does (the same start barrier, [`start`]),
-/// lets them spin on the phase flag as working threads look at it between batches, times
-/// [`STARTUP_CHANGES`] phase changes until the last thread saw each, and joins them: a repeat's
-/// start-up, measured rather than assumed.
+/// Starts a pinned thread on each of `cpus` as a repeat does.
 pub fn measure_startup(
     cpus: &[u32],
     allowed: &CpuList,
@@ -410,8 +393,7 @@ fn drive(ctl: &Control, rate_limited: bool, work: &mut impl Work) -> (Option<f64
     }
 }
 
-/// Involuntary context switches of the calling thread so far (`getrusage(RUSAGE_THREAD)`: the
-/// scheduler took the CPU away); 0 when the call fails.
+/// Involuntary context switches of the calling thread so far.
 fn involuntary_switches() -> u64 {
     // SAFETY: rusage is plain old data; getrusage fills it.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -458,11 +440,7 @@ fn anchor<W: Work>(works: &mut [W], timer: Timer, phase: f64) {
     }
 }
 
-/// The order a thread runs `lanes` lanes in this repeat: a permutation drawn from the thread's
-/// phase (so from the seed, the repeat and the thread), `order[j]` the lane at position j. A lane's
-/// place in the period then changes from repeat to repeat and thread to thread, so what the lane
-/// before it leaves behind (its code in the predictors, its lines in the caches) is no lane's bias
-/// but noise the repeats average.
+/// The order a thread runs `lanes` lanes in this repeat.
 fn lane_order(lanes: usize, phase: f64) -> Vec<usize> {
     permutation(lanes, phase.to_bits())
 }
@@ -539,8 +517,7 @@ impl WriterJob<'_> {
     }
 }
 
-/// A report per lane from each of `works` (run in `order`: `works[i]` is lane `order[i]`), made by
-/// `report` from the work and its pacer's record, returned in lane order.
+/// A report per lane from each of `works`.
 fn in_lane_order<W: Work>(
     works: &mut [W],
     order: &[usize],
@@ -565,8 +542,7 @@ struct Pacing {
     missed_slots: u64,
 }
 
-/// Busy time, the floor's in place and slots missed in the pacer of `work` (`None`, `None`, 0
-/// unpaced; the floor's `None` when it ran none).
+/// Busy time, the floor's in place and slots missed in the pacer of `work`.
 fn pacing(work: &impl Work) -> Pacing {
     let p = work.pacer();
     Pacing {

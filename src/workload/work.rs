@@ -65,8 +65,7 @@ fn sample_start(sampled: bool, timer: Timer) -> u64 {
     if sampled { timer.start() } else { 0 }
 }
 
-/// Ends a sampled operation begun at `t0`: records its ticks, less the timer's own overhead, in
-/// `hist`.
+/// Ends a sampled operation begun at `t0`.
 #[inline(always)]
 fn sample_end(sampled: bool, t0: u64, timer: Timer, sampling: Sampling, hist: &mut Histogram<u64>) {
     if sampled {
@@ -85,9 +84,7 @@ fn record(hist: &mut Histogram<u64>, ticks: u64) {
     hist.saturating_record(ticks);
 }
 
-/// The read side: sum the slots, counting into `view` the lines that had to be fetched (`left`:
-/// what this thread's last add left in its slot), and compute the group share (`calc_group_shares`)
-/// for a CPU with this contribution and load: returned, and kept from the optimiser.
+/// The read side: sum the slots, counting into `view` the lines that had to be fetched.
 #[inline(always)]
 fn read_side<const W: u8>(
     counter: &ShardedCounter,
@@ -104,10 +101,7 @@ fn read_side<const W: u8>(
     ))
 }
 
-/// The paced floor, measured in place: a counter no other thread writes (one global slot,
-/// publishing `never`, so the read side finds it in every cache and no update moves a line), this
-/// thread's view of it, and for a writer its own never-publishing writer (`W` = [`Writer`]; `()`
-/// for a reader).
+/// The paced floor, measured in place: a counter no other thread writes.
 pub struct InPlaceFloor<'c, W> {
     counter: &'c ShardedCounter,
     view: ReadView,
@@ -126,8 +120,7 @@ impl<'c, C: Clock> InPlaceFloor<'c, Writer<'c, C>> {
         }
     }
 
-    /// The floor's update at `load`, and its read side when `read` (the operation it pairs with ran
-    /// one).
+    /// The floor's update at `load`, and its read side when `read`.
     #[inline(always)]
     fn update(&mut self, load: i64, read: bool) {
         let w = &mut self.writer;
@@ -173,10 +166,7 @@ pub trait Work {
     fn pacer_mut(&mut self) -> Option<&mut Pacer>;
 }
 
-/// Strategies run in place on one thread, a [`Work`] a lane: each operation asked runs as many lane
-/// operations as there are lanes, paced each time the lane whose slot falls due first (so a lane
-/// that fell behind, after a stall, catches up back to back instead of staying a slot late behind
-/// lanes that pace the turn), unpaced in turn.
+/// Strategies run in place on one thread, a [`Work`] a lane.
 impl<W: Work> Work for Vec<W> {
     fn run_ops(&mut self, ops: u64) {
         if let [one] = self.as_mut_slice() {
@@ -211,9 +201,7 @@ impl<W: Work> Work for Vec<W> {
     }
 }
 
-/// Where a thread mirrors its state and how often it probes staleness (see [`Mirror`]): on every
-/// `stride`-th sampled operation, so that with N writers the probes, each reading N lines, cost the
-/// same per operation as one line per sample.
+/// Where a thread mirrors its state and how often it probes staleness (see [`Mirror`]).
 #[derive(Clone, Copy)]
 pub struct Probing<'c> {
     /// The writers' mirrors.
@@ -276,11 +264,7 @@ pub struct WriterWork<'c, C: Clock> {
 }
 
 impl<'c, C: Clock> WriterWork<'c, C> {
-    /// A writer loop around `writer`, its load walk, a read side every `read_every` updates (0 =
-    /// none), a timer, sampling, a pacer (`None` flat out; [`Pacer::of`]) with the floor it runs in
-    /// place between updates (`None`: none), and optional staleness probing (used only while
-    /// sampling is on: it mirrors the writer's state after every update), and a delay `inject`
-    /// after every update and its read side, inside the busy window (`--inject`).
+    /// A writer loop around `writer`, its load walk, a read side every `read_every` updates.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         writer: Writer<'c, C>,
@@ -505,8 +489,7 @@ impl<C: Clock> Work for WriterWork<'_, C> {
     }
 }
 
-/// The loop state of a reader thread: the read side only, as seed 002's `update_cfs_group` profile
-/// isolates it.
+/// The loop state of a reader thread.
 pub struct ReaderWork<'c> {
     counter: &'c ShardedCounter,
     timer: Timer,
