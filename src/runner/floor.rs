@@ -49,8 +49,7 @@ pub fn in_place_layout(layout: CounterLayout) -> CounterLayout {
     }
 }
 
-/// Whether a floor `s` is a clock floor ([`clock_floor`]) rather than the paced floor's own entry,
-/// which files from before the floor ran in place recorded beside the clock floors.
+/// Whether a floor `s` is a clock floor ([`clock_floor`]): a ratelimit's.
 pub fn is_clock_floor(s: &Strategy) -> bool {
     s.publish.ratelimit.is_some()
 }

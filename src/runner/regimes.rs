@@ -67,23 +67,10 @@ impl RunResults {
                 .flat_map(|s| &s.repeats)
         };
         let busy: Vec<f64> = repeats().filter_map(|r| r.floor_busy_ns).collect();
-        if let Some(busy_ns) = Summary::of(&busy) {
-            let shares: Vec<f64> = repeats().filter_map(|r| r.floor_cpu_share_pct).collect();
-            return Some(PacedFloor {
-                busy_ns,
-                cpu_share_pct: Summary::of(&shares),
-                in_place: true,
-            });
-        }
-        let own = self
-            .paced_floors
-            .iter()
-            .find(|f| f.regime == regime && !is_clock_floor(&f.strategy))?;
-        let summary = own.summary.as_ref()?;
+        let shares: Vec<f64> = repeats().filter_map(|r| r.floor_cpu_share_pct).collect();
         Some(PacedFloor {
-            busy_ns: summary.write_busy_ns?,
-            cpu_share_pct: summary.cpu_share_pct,
-            in_place: false,
+            busy_ns: Summary::of(&busy)?,
+            cpu_share_pct: Summary::of(&shares),
         })
     }
 
@@ -107,26 +94,18 @@ pub struct PacedFloor {
     pub busy_ns: Summary,
     /// Share of each CPU, %, over the repeats (`None` when not recorded).
     pub cpu_share_pct: Option<Summary>,
-    /// Measured in place in every repeat.
-    pub in_place: bool,
 }
 
 impl PacedFloor {
-    /// How this floor was measured and how net figures use it, for the lines and pages that show
-    /// it.
+    /// How this floor was measured and how net figures use it.
     pub fn how(&self) -> &'static str {
-        if self.in_place {
-            "the same paced loop with no shared write, run in place half way between two updates of every repeat; a strategy's net figures are its busy ns/op and CPU share less its floor's in the same repeat, their CI from those per-repeat differences"
-        } else {
-            "the same paced loop on the same CPUs with no shared write, in repeats of its own taking turns with the strategies' (a file from before the floor ran in place); a strategy's net figures are its busy ns/op and CPU share less the floor's in the same round"
-        }
+        "the same paced loop with no shared write, run in place half way between two updates of every repeat; a strategy's net figures are its busy ns/op and CPU share less its floor's in the same repeat, their CI from those per-repeat differences"
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::result::fixture_run;
-    use super::PacedFloor;
     use crate::workload::Regime;
 
     #[test]
@@ -166,18 +145,7 @@ mod tests {
         assert!(at.strategies.iter().all(|s| s.regime == Regime::SEED));
         assert!(flat.floor.is_some() && at.floor.is_none());
         assert_eq!((flat.paced_floors.len(), at.paced_floors.len()), (0, 1));
-        // A file from before the floor ran in place: its floor's entry.
-        let own = floor.summary.as_ref().unwrap();
-        assert_eq!(
-            run.paced_floor(Regime::SEED),
-            Some(PacedFloor {
-                busy_ns: own.write_busy_ns.unwrap(),
-                cpu_share_pct: own.cpu_share_pct,
-                in_place: false,
-            })
-        );
-        let before = run.paced_floor(Regime::SEED).unwrap().how();
-        assert!(before.contains("repeats of its own") && !before.contains("run in place"));
+        assert!(run.paced_floor(Regime::SEED).is_none());
         assert!(run.paced_floor(Regime::paced(1e6)).is_none());
         // Floors in place win: busy 40 and 44 ns, shares 0.1 and 0.3%.
         for (r, (busy, share)) in run.strategies[2]
@@ -189,7 +157,6 @@ mod tests {
         }
         let shown = run.paced_floor(Regime::SEED).unwrap();
         assert_eq!((shown.busy_ns.mean, shown.busy_ns.n), (42.0, 2));
-        assert!(shown.in_place && shown.how().contains("run in place"));
         assert!((shown.cpu_share_pct.unwrap().mean - 0.2).abs() < 1e-12);
     }
 }
