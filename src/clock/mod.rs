@@ -494,17 +494,65 @@ mod tests {
     }
 
     #[test]
-    fn clock_names_round_trip() {
-        for k in ClockKind::ALL {
-            assert_eq!(k.name().parse::<ClockKind>().unwrap(), k);
-            assert_eq!(k.to_string(), k.name());
+    fn named_enums_round_trip_and_refuse_other_names() {
+        use crate::counter::{NodeIter, Pad, ShardLevel};
+        use crate::error::UnknownName;
+        use crate::{
+            clock::{ClockKind, TimerKind},
+            runner::PacedMode,
+            workload::Arrivals,
+        };
+        fn check<T>(all: &[T], what: &'static str, names: [&'static str; 4], bad: &str)
+        where
+            T: std::str::FromStr<Err = UnknownName>
+                + std::fmt::Display
+                + PartialEq
+                + std::fmt::Debug,
+        {
+            let names: Vec<&str> = names.into_iter().filter(|n| !n.is_empty()).collect();
+            let parsed: Vec<T> = names.iter().map(|n| n.parse().unwrap()).collect();
+            assert_eq!(parsed, all);
+            let printed: Vec<String> = all.iter().map(T::to_string).collect();
+            assert_eq!(printed, names);
+            let err = bad.parse::<T>().unwrap_err();
+            assert_eq!(err, UnknownName::new(what, bad, names), "{err}");
         }
-        assert!(
-            "hpet"
-                .parse::<ClockKind>()
-                .unwrap_err()
-                .to_string()
-                .contains("hpet")
+        check(
+            &ClockKind::ALL,
+            "clock",
+            ["tsc", "monotonic", "coarse", ""],
+            "hpet",
+        );
+        check(
+            &TimerKind::ALL,
+            "timer",
+            ["tsc", "monotonic", "", ""],
+            "hpet",
+        );
+        check(
+            &ShardLevel::ALL,
+            "level",
+            ["global", "node", "llc", "cpu"],
+            "socket",
+        );
+        check(&Pad::ALL, "pad", ["128", "64", "0", ""], "32");
+        check(
+            &NodeIter::ALL,
+            "node iteration",
+            ["compact", "bitmap", "", ""],
+            "sparse",
+        );
+        check(
+            &Arrivals::ALL,
+            "arrivals",
+            ["paced", "poisson", "", ""],
+            "bursty",
+        );
+        check(
+            &PacedMode::ALL,
+            "paced",
+            ["in-place", "alone", "both", ""],
+            "sideways",
         );
     }
 }

@@ -565,42 +565,6 @@ mod tests {
     }
 
     #[test]
-    fn names_parse_to_what_they_say_and_nothing_else_parses() {
-        let levels: Vec<ShardLevel> = ["global", "node", "llc", "cpu"]
-            .iter()
-            .map(|s| s.parse().unwrap())
-            .collect();
-        assert_eq!(levels, ShardLevel::ALL);
-        let pads: Vec<Pad> = ["128", "64", "0"]
-            .iter()
-            .map(|s| s.parse().unwrap())
-            .collect();
-        assert_eq!(pads, Pad::ALL);
-        assert_eq!("compact".parse::<NodeIter>().unwrap(), NodeIter::Compact);
-        assert_eq!("bitmap".parse::<NodeIter>().unwrap(), NodeIter::Bitmap);
-        assert_eq!(NodeIter::Bitmap.name(), "bitmap");
-        assert_eq!(NodeIter::Compact.name(), "compact");
-        for (bad, what) in [
-            ("socket", "level"),
-            ("32", "pad"),
-            ("sparse", "node iteration"),
-        ] {
-            let err = match what {
-                "level" => bad.parse::<ShardLevel>().unwrap_err(),
-                "pad" => bad.parse::<Pad>().unwrap_err(),
-                _ => bad.parse::<NodeIter>().unwrap_err(),
-            };
-            assert!(err.to_string().contains(bad), "{err}");
-        }
-        for level in ShardLevel::ALL {
-            assert_eq!(level.to_string(), level.name());
-        }
-        for pad in Pad::ALL {
-            assert_eq!(pad.to_string(), pad.name());
-        }
-    }
-
-    #[test]
     fn a_slot_goes_to_the_nearest_node_with_usable_memory() {
         // The fixture: node 1 has CPUs and no memory; distances 1→0 21, 1→2 24, 0→2 14.
         let mut topo = crate::topology::fixture("cpuless-memless");

@@ -129,17 +129,8 @@ mod tests {
     }
 
     #[test]
-    fn paced_modes_parse_print_and_say_whether_they_run_in_place() {
-        for (text, mode, in_place) in [
-            ("in-place", PacedMode::InPlace, true),
-            ("alone", PacedMode::Alone, false),
-            ("both", PacedMode::Both, true),
-        ] {
-            assert_eq!(text.parse::<PacedMode>().unwrap(), mode);
-            assert_eq!(mode.to_string(), text);
-            assert_eq!(mode.in_place(), in_place, "{mode}");
-        }
-        let bad = "sideways".parse::<PacedMode>().unwrap_err().to_string();
-        assert!(bad.ends_with("(expected in-place, alone or both)"), "{bad}");
+    fn only_alone_runs_no_strategy_in_place() {
+        let in_place = PacedMode::ALL.map(PacedMode::in_place);
+        assert_eq!(in_place, [true, false, true]);
     }
 }
