@@ -64,10 +64,8 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
-    /// One repeat of a strategy with publish policy `policy` reading
-    /// `clock` in `regime`, without `--inject`'s delay: every other
-    /// setting from the plan. Every repeat replays the same load tables (the seed
-    /// does not change between repeats).
+    /// One repeat of a strategy with publish policy `policy` reading `clock` in `regime`, without
+    /// `--inject`'s delay: every other setting from the plan.
     pub fn repeat_spec(
         &self,
         policy: PublishPolicy,
@@ -120,14 +118,12 @@ impl RunPlan {
         Duration::from_secs_f64(self.config.repeat_duration_s)
     }
 
-    /// What takes turns in each round: every strategy in every regime, and each paced regime's
-    /// clock floors.
+    /// How many entries take turns in each round (strategies, and paced regimes' clock floors).
     pub fn entries(&self) -> usize {
         self.round().len()
     }
 
-    /// This plan with paced strategies run as `mode` asks (`--paced`; [`plan`] plans in place), its
-    /// notes saying where they are grouped.
+    /// This plan with paced strategies run as `mode` asks.
     pub fn with_paced(mut self, mode: PacedMode) -> Self {
         self.config.paced = mode;
         self.notes.extend(grouping_note(&entries(&self).1));
@@ -141,8 +137,7 @@ impl RunPlan {
         groups.iter().map(|&g| g + 1).max().unwrap_or(0)
     }
 
-    /// Each entry of a round, in order: its strategy, regime, and whether it is a paced regime's
-    /// clock floor.
+    /// Each entry of a round, in order: strategy, regime, and whether it is a clock floor.
     fn round(&self) -> Vec<(Strategy, Regime, bool)> {
         let clocks = self.ratelimit_clocks();
         let mut entries = Vec::new();
@@ -159,8 +154,7 @@ impl RunPlan {
         entries
     }
 
-    /// The group of each entry of [`RunPlan::round`], as
-    /// `config.paced` asks ([`in_place::groups`]).
+    /// The group of each entry of [`RunPlan::round`], as `config.paced` asks.
     fn groups(&self) -> Vec<usize> {
         let keys: Vec<(Regime, ClockKind)> = self
             .round()
@@ -170,8 +164,7 @@ impl RunPlan {
         in_place::groups(&keys, self.config.paced)
     }
 
-    /// The clocks the plan's ratelimits read, in order of first use: each paced regime runs a clock
-    /// floor for each.
+    /// The clocks the plan's ratelimits read, in order of first use.
     fn ratelimit_clocks(&self) -> Vec<ClockKind> {
         let mut clocks = Vec::new();
         for s in self
@@ -207,14 +200,8 @@ impl From<CounterError> for RunError {
     }
 }
 
-/// Runs every strategy of `plan` for its repeats, taking turns, each
-/// repeat preceded by the canary and bracketed by steal time. With a
-/// target CI (`config.target_ci_pct`), further rounds follow, each giving
-/// one more repeat to every strategy not yet within it, until all are or
-/// the time budget (`config.max_time_s`) would be overrun.
-/// `interrupted` (a stop signal) stops early: finished repeats are kept
-/// and the results are marked partial. `progress(done, total, strategy)`
-/// is called after each repeat (`total` grows with extra rounds).
+/// Runs every strategy of `plan` for its repeats, taking turns, each repeat preceded by the canary
+/// and bracketed by steal time.
 pub fn execute(
     plan: &RunPlan,
     interrupted: &AtomicBool,
@@ -303,10 +290,7 @@ pub fn execute(
     })
 }
 
-/// What takes turns in each round, in order: for each regime, a clock floor per clock its
-/// ratelimits read (paced regimes), then every strategy, each with the repeat it runs and its
-/// group. The paced floor runs in place inside every paced repeat. Also the paced groups, as
-/// run.json records them.
+/// What takes turns in each round, in order.
 fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
     let groups = plan.groups();
     let entries: Vec<RoundEntry> = plan
@@ -356,8 +340,7 @@ fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
     (entries, in_place)
 }
 
-/// The printed line for paced strategies of one regime that did not all fit in place in one period
-/// ([`in_place::capacity`]), or `None` when every regime's fit.
+/// The printed line for paced strategies of one regime that did not all fit in place in one period.
 fn grouping_note(groups: &[InPlaceGroup]) -> Option<String> {
     let mut split = Vec::new();
     for g in groups {
