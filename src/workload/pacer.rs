@@ -343,56 +343,42 @@ impl<T: Ticks> Pacer<T> {
 mod tests {
     use super::*;
 
-    /// A clock that advances by `step` ticks on every fenced-after read (a window start is free),
-    /// and jumps when told: a deterministic stand-in for the TSC (1 tick = 1 ns).
+    /// A clock (1 tick = 1 ns) that returns the readings of `script` in order, then advances by
+    /// `step` a read; a window start is free (the last reading). A deterministic stand-in for the TSC.
     struct FakeTicks {
+        script: std::collections::VecDeque<u64>,
         now: u64,
         step: u64,
     }
 
     impl Ticks for FakeTicks {
         fn now(&mut self) -> u64 {
-            self.now += self.step;
+            self.now = self.script.pop_front().unwrap_or(self.now + self.step);
             self.now
         }
-        /// Free: the window starts at the last reading.
         fn start(&mut self) -> u64 {
             self.now
         }
         fn ticks_per_sec(&self) -> f64 {
             1e9
+        }
+    }
+
+    fn ticks(step: u64) -> FakeTicks {
+        FakeTicks {
+            script: Default::default(),
+            now: 0,
+            step,
         }
     }
 
     fn pacer(rate: f64, step: u64) -> Pacer<FakeTicks> {
-        Pacer::with_ticks(FakeTicks { now: 0, step }, rate, Arrivals::Paced, 0)
+        Pacer::with_ticks(ticks(step), rate, Arrivals::Paced, 0)
     }
 
-    /// A clock that returns the readings it is given, in order (1 tick = 1 ns), then keeps
-    /// returning the last one plus a tick per read.
-    struct ScriptedTicks(std::collections::VecDeque<u64>, u64);
-
-    impl Ticks for ScriptedTicks {
-        fn now(&mut self) -> u64 {
-            self.1 = self.0.pop_front().unwrap_or(self.1 + 1);
-            self.1
-        }
-        /// Free: the window starts at the last reading.
-        fn start(&mut self) -> u64 {
-            self.1
-        }
-        fn ticks_per_sec(&self) -> f64 {
-            1e9
-        }
-    }
-
-    fn scripted(rate: f64, readings: &[u64]) -> Pacer<ScriptedTicks> {
-        Pacer::with_ticks(
-            ScriptedTicks(readings.iter().copied().collect(), 0),
-            rate,
-            Arrivals::Paced,
-            0,
-        )
+    fn scripted(rate: f64, readings: &[u64]) -> Pacer<FakeTicks> {
+        let script = readings.iter().copied().collect();
+        Pacer::with_ticks(FakeTicks { script, ..ticks(1) }, rate, Arrivals::Paced, 0)
     }
 
     #[test]
@@ -522,7 +508,7 @@ mod tests {
         // Exponential gaps: the floor before each slot is due half way from the last slot's
         // deadline to its own, whatever the gap (the half rounded down, then taken from the next
         // deadline).
-        let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson, 7);
+        let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, 7);
         p.wait();
         let mut waited = 0;
         for _ in 0..50 {
@@ -693,12 +679,7 @@ mod tests {
     /// The release ticks of `n` slots of a poisson pacer at 1M/s (mean gap 1,000 ticks) on
     /// generator `stream`, each clock read 1 tick.
     fn poisson_releases(stream: u64, n: usize) -> Vec<u64> {
-        let mut p = Pacer::with_ticks(
-            FakeTicks { now: 0, step: 1 },
-            1e6,
-            Arrivals::Poisson,
-            stream,
-        );
+        let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, stream);
         (0..n).map(|_| p.wait()).collect()
     }
 
@@ -760,7 +741,7 @@ mod tests {
         assert_ne!(arrivals_stream(1, 0, 0), arrivals_stream(1, 0, 1));
         assert_ne!(arrivals_stream(1, 0, 0), arrivals_stream(2, 0, 0));
         // An even pacer has no stream: seeding leaves its slots as they are.
-        let mut even = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Paced, 9);
+        let mut even = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Paced, 9);
         let t: Vec<u64> = (0..4).map(|_| even.wait()).collect();
         assert_eq!(t, [1, 1_001, 2_001, 3_001]);
     }
@@ -770,7 +751,7 @@ mod tests {
         // 1M/s poisson: a 5 ms preemption lets about 5,000 arrivals fall due (a Poisson count:
         // within ±5σ = ±354); each is counted missed, none is run, and the next release is after
         // the stall.
-        let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson, 5);
+        let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, 5);
         for _ in 0..10 {
             p.wait();
         }
