@@ -167,9 +167,8 @@ pub fn resolution_of(deltas: &[u64]) -> u64 {
     common.reduce(gcd).unwrap_or(1)
 }
 
-/// A busy delay of a calibrated length, added to work under test as a regression whose size is
-/// known (`contend run --inject`): a chain of dependent multiplies, each waiting for the one
-/// before, that starts from a value the work under test produced ([`Spin::run_after`]).
+/// A busy delay of a calibrated length (`--inject`): a chain of dependent multiplies that starts
+/// from a value the work under test produced ([`Spin::run_after`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Spin {
     /// Multiplies in the chain (0: no delay, not even the fence).

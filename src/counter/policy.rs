@@ -46,9 +46,8 @@ impl Filter {
         }
     }
 
-    /// Whether a writer whose last published value is `contrib` publishes an unpublished `delta`,
-    /// compiled for filter kind `KIND`: this filter's [`kind`](Self::kind), or [`FILTER_ANY`] for
-    /// one copy that decides every filter at run time.
+    /// Whether a writer whose last published value is `contrib` publishes `delta`, compiled for
+    /// filter kind `KIND` ([`FILTER_ANY`]: one copy deciding every filter at run time).
     #[inline(always)]
     pub fn passes_as<const KIND: u8>(self, delta: i64, contrib: i64) -> bool {
         debug_assert!(KIND == FILTER_ANY || KIND == self.kind());

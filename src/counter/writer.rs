@@ -43,10 +43,8 @@ pub struct Writer<'c, C: Clock> {
     load: i64,
     contrib: i64,
     last_publish: u64,
-    /// Update number of the oldest change not yet published, or
-    /// [`NOTHING_PENDING`]: a plain integer, so the loop keeps it in a
-    /// register (a store per update would make the next locked add wait
-    /// for the store buffer to drain).
+    /// Update number of the oldest unpublished change, or [`NOTHING_PENDING`]: an integer the loop
+    /// keeps in a register (a store per update would make the next locked add wait).
     pending_since: u64,
     /// Updates that did not publish.
     held: u64,
@@ -105,9 +103,8 @@ impl<'c, C: Clock> Writer<'c, C> {
         self.filter.kind()
     }
 
-    /// [`Writer::update`] compiled for a policy with (`RATELIMITED`) or without a ratelimit, so a
-    /// loop that knows which carries no clock code and no store of the publish time, and for filter
-    /// kind `FILTER` ([`Filter::passes_as`]).
+    /// [`Writer::update`] compiled for a policy with or without a ratelimit (`RATELIMITED`) and for
+    /// filter kind `FILTER`, so a loop carries no clock code it does not need.
     #[inline(always)]
     pub fn update_as<const RATELIMITED: bool, const FILTER: u8>(&mut self, load: i64) {
         debug_assert_eq!(RATELIMITED, self.period.is_some());

@@ -48,9 +48,8 @@ unsafe impl Send for NodeMemory {}
 unsafe impl Sync for NodeMemory {}
 
 impl NodeMemory {
-    /// Maps at least `len` bytes (rounded up to whole pages, at least one), turns transparent huge
-    /// pages off for it (so pages are page-exact), binds it to `node` with `MPOL_BIND`, writes
-    /// every page, and checks every page's node with `move_pages`.
+    /// Maps at least `len` bytes (whole pages, THP off), binds them to `node` with `MPOL_BIND`,
+    /// writes every page, and checks every page's node with `move_pages`.
     pub fn alloc(len: usize, node: u32, placement: Placement) -> Result<Self, PlacementError> {
         let page = page_size();
         let len = len.max(1).div_ceil(page) * page;

@@ -38,9 +38,8 @@ pub fn clock_floor(clock: ClockKind) -> Strategy {
     }
 }
 
-/// The layout of a paced repeat's floor in place ([`crate::workload::InPlaceFloor`]) beside a
-/// strategy's `layout`: one global slot, 128-byte padded (nobody but the floor touches it, so no
-/// update moves a line), homed as the strategy's slots are.
+/// The layout of a paced repeat's floor in place ([`crate::workload::InPlaceFloor`]): one global
+/// slot, 128-byte padded, homed as the strategy's slots are.
 pub fn in_place_layout(layout: CounterLayout) -> CounterLayout {
     CounterLayout {
         level: ShardLevel::Global,
@@ -120,9 +119,8 @@ enum Looped {
     Interrupted,
 }
 
-/// One run of the harness floor's loop (`spec`, publishing `never`, its read side on a global slot
-/// nobody else touches) on `cpu` alone: ns per update from throughput, or paced, ns per busy
-/// window.
+/// One run of the harness floor's loop (`spec`, publishing `never`) on `cpu` alone: ns per update
+/// from throughput, or paced, ns per busy window.
 fn floor_loop_ns(
     spec: &RepeatSpec,
     cpu: u32,

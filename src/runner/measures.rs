@@ -21,9 +21,8 @@ pub struct Measure {
     pub decimals: usize,
     /// The measure in a strategy's summary.
     pub get: fn(&StrategySummary) -> Option<Summary>,
-    /// The measure in one repeat: where two strategies ran in place in the same repeats (the paced
-    /// figures) their repeats pair on it, and a comparison across runs prices each repeat's value
-    /// beside its line cost; `None` for a measure only a summary holds.
+    /// The measure in one repeat, on which strategies in place pair and runs are priced by line
+    /// cost; `None` for a measure only a summary holds.
     pub repeat: Option<fn(&RepeatResult) -> Option<f64>>,
     /// True for ns from sampled (timed) operations.
     pub sampled: bool,
@@ -63,8 +62,7 @@ impl Floor {
 
 impl Measure {
     /// `test` less `base` in this measure repeat by repeat, where the two ran in place in the same
-    /// repeats of one run (`config`'s): the summary of the per-repeat differences, adjusted for
-    /// each repeat's line costs where it priced them ([`paired_difference`]).
+    /// repeats of one run ([`paired_difference`]).
     pub fn paired(
         &self,
         config: &RunConfig,

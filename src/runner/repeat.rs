@@ -37,9 +37,8 @@ fn gap(pages: usize) -> Result<AddressGap, PlacementError> {
     })
 }
 
-/// Where round `round` of a group of `members` (a run seeded `seed`) puts its counters in their
-/// pages: the first starting at a drawn multiple of 128 bytes, then each member's (and its floor's)
-/// where the one before ended, the members in a drawn order (`order[j]` the j-th).
+/// Where round `round` of a group of `members` (run seed `seed`) puts its counters in their pages:
+/// a drawn start (a multiple of 128 bytes) and a drawn order (`order[j]` the j-th), end to end.
 fn page_places(seed: u64, round: usize, members: usize) -> (usize, Vec<usize>) {
     let mut rng =
         Xoshiro256PlusPlus::seed_from_u64(seed ^ (round as u64).rotate_left(43) ^ 0x3C6E_F372);

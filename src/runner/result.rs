@@ -88,9 +88,8 @@ pub struct RunConfig {
     pub repeats: usize,
     /// Seed of the load walks.
     pub seed: u64,
-    /// The fraction of updates the kernel's filter before v6.7, `threshold:64`, publishes that the
-    /// writers' load walks were made for, publishes per update (`--threshold-publishes`; the seed's
-    /// 0.40 by default).
+    /// The fraction of updates `threshold:64` publishes that the load walks were made for
+    /// (`--threshold-publishes`).
     pub threshold_publishes: Option<f64>,
     /// The largest step of the writers' load walks that gives it, load units per 1024 of load.
     pub load_step: Option<i64>,
@@ -330,10 +329,8 @@ pub struct RepeatResult {
     /// How far the sampled figures of a writer loop (sampled update mean + sampled read mean ×
     /// reads per update) are from `write_loop_ns`, as % of it; `None` without samples.
     pub sampled_vs_throughput_pct: Option<f64>,
-    /// One-way ns of a CAS ping-pong between the canary's two CPUs on this repeat's own counter
-    /// lines (the slots those CPUs update; their mean when they differ), measured before it and
-    /// after it, the lower of the two (a disturbance only slows a ping-pong): what a hand-over of
-    /// the lines this repeat drew costs.
+    /// One-way ns of a CAS ping-pong between the canary's CPUs on this repeat's own counter lines,
+    /// the lower of before and after: what a hand-over of the lines this repeat drew costs.
     pub line_ns: Option<f64>,
     /// What could have disturbed it.
     pub interference: Interference,
@@ -539,8 +536,7 @@ pub struct RunResults {
     pub notes: Vec<String>,
 }
 
-/// The harness floor: the same writer loop (load table, read side every K updates, sampling and
-/// staleness mirroring as configured) on one thread, flat out, with no shared write (policy
+/// The harness floor: the same writer loop on one thread, flat out, with no shared write (policy
 /// `never`) and the read side on a slot nobody else touches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HarnessFloor {

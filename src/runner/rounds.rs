@@ -192,9 +192,8 @@ fn alone_count(cfg: &RunConfig, members: &[(bool, Regime)]) -> usize {
         .count()
 }
 
-/// Whether an entry (a clock floor or not, of `regime`), in place in a group of `members`, also
-/// runs alone each round: under `--paced both`, a paced strategy (not a clock floor) of a group of
-/// two or more.
+/// Whether an entry in place in a group of `members` also runs alone each round: under `--paced
+/// both`, a paced strategy (not a clock floor) of a group of two or more.
 fn alone_too(cfg: &RunConfig, is_floor: bool, regime: Regime, members: usize) -> bool {
     cfg.paced == PacedMode::Both && members > 1 && !is_floor && regime.is_paced()
 }

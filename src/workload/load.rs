@@ -124,11 +124,8 @@ impl LoadWalk {
 /// Walks (writers 0..4 of a seed) a stepped publish fraction averages over.
 pub const STEPPED_WALKS: u64 = 4;
 
-/// Publishes per update, 0 to 1, of writers 0..[`STEPPED_WALKS`] of seed `seed` walking with
-/// largest step `max_step`, each updating `updates` times under `policy` at `rate` updates a
-/// second, after a warm-up of one walk period (as a run discards its warm-up): the writer's own
-/// decision ([`Writer`]) on a local atomic and a clock that moves 1/rate per update, with no
-/// threads.
+/// Publishes per update, 0 to 1, of writers 0..[`STEPPED_WALKS`] of seed `seed` (largest step
+/// `max_step`) under `policy` at `rate`, after a warm-up of one walk period, with no threads.
 pub fn stepped_publish_fraction(
     policy: PublishPolicy,
     rate: f64,

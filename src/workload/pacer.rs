@@ -291,9 +291,8 @@ impl<T: Ticks> Pacer<T> {
         end.saturating_sub(released)
     }
 
-    /// Waits until half a slot before the next slot (half a period, or half the gap to it; in
-    /// place, half its share of either, [`Pacer::anchor`]) and returns the fenced tick that
-    /// released the thread's floor operation: the start of its window.
+    /// Waits until half a slot before the next slot ([`Pacer::anchor`] in place) and returns the
+    /// fenced tick that released the thread's floor operation: the start of its window.
     #[inline(always)]
     pub fn wait_floor(&mut self) -> u64 {
         if let Some(next) = self.next_at() {

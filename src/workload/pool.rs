@@ -426,10 +426,8 @@ fn lane_pacer(spec: &RepeatSpec, stream: u64, k: usize) -> Option<Pacer> {
     Pacer::of(spec.timer, spec.regime, stream ^ ((k as u64) << 40))
 }
 
-/// Anchors a thread's lanes, `works` in the order they run, on one grid boundary after the timer's
-/// reading now (read once, after every lane is built, so none falls on the next boundary): the lane
-/// at position j of S at `phase + j/S` of the period, owning 1/S of it (its floor half way
-/// through).
+/// Anchors a thread's lanes, `works` in the order they run, on one grid boundary after now: lane j
+/// of S at `phase + j/S` of the period, owning 1/S of it.
 fn anchor<W: Work>(works: &mut [W], timer: Timer, phase: f64) {
     let now = timer.end();
     let share = 1.0 / works.len() as f64;

@@ -507,9 +507,8 @@ pub struct ReaderWork<'c> {
 }
 
 impl<'c> ReaderWork<'c> {
-    /// A reader loop over `counter`, paced by `pacer` (`None` flat out; [`Pacer::of`]) with the
-    /// floor it runs in place between reads (`None`: none), probing staleness on sampled reads when
-    /// `probing` is given and sampling is on.
+    /// A reader loop over `counter`, paced by `pacer` (`None` flat out), with its floor in place
+    /// (`None`: none), probing staleness on sampled reads when `probing` is given.
     pub fn new(
         counter: &'c ShardedCounter,
         timer: Timer,
