@@ -32,4 +32,4 @@ pub fn group_shares(shares: i64, sum: i64, contrib: i64, load: i64) -> i64 {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -12,6 +12,23 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use crate::topology::fixture;
 
+/// A one-slot (global, 128-byte padded) counter for `writers` on `topo`: the tests' counter.
+pub(crate) fn global_counter(topo: &crate::topology::Topology, writers: &[u32]) -> ShardedCounter {
+    let layout = CounterLayout {
+        level: ShardLevel::Global,
+        pad: Pad::Line128,
+        home: SlotHome::Local,
+        node_iter: NodeIter::Compact,
+    };
+    ShardedCounter::new(layout, topo, writers, crate::placement::Placement::Strict).unwrap()
+}
+
+/// [`global_counter`] for the live host's first allowed CPU.
+pub(crate) fn host_counter() -> ShardedCounter {
+    let topo = crate::topology::Topology::read(std::path::Path::new("/")).unwrap();
+    global_counter(&topo, &[topo.allowed_cpus.first().unwrap()])
+}
+
 fn layout(level: ShardLevel, pad: Pad, home: SlotHome, node_iter: NodeIter) -> CounterLayout {
     CounterLayout {
         level,
@@ -151,7 +168,7 @@ fn every_level_policy_and_pad_sums_exactly_under_contention() {
 
 #[test]
 fn check_exact_names_the_strategy_and_both_numbers() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, PublishPolicy::NEVER, MonotonicClock);
     w.update(700);
     w.flush();
@@ -457,25 +474,9 @@ fn memoryless_node_slot_falls_back_to_nearest_memory_and_says_so() {
     );
 }
 
-fn one_slot_counter() -> ShardedCounter {
-    let topo = Topology::read(Path::new("/")).unwrap();
-    ShardedCounter::new(
-        layout(
-            ShardLevel::Global,
-            Pad::Line128,
-            SlotHome::Local,
-            NodeIter::Compact,
-        ),
-        &topo,
-        &[topo.allowed_cpus.first().unwrap()],
-        Placement::Strict,
-    )
-    .unwrap()
-}
-
 #[test]
 fn ratelimit_never_publishes_twice_in_one_period_and_stamps_only_on_publish() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let clock = FakeClock::default();
     clock.advance(1_000_000);
     let policy: PublishPolicy = "ratelimit:1us+threshold:64".parse().unwrap();
@@ -528,7 +529,7 @@ fn walk_steps(seed: u64) -> impl Iterator<Item = u64> {
 
 #[test]
 fn threshold_publishes_exactly_when_the_kernel_formula_says() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, "threshold:64".parse().unwrap(), MonotonicClock);
     let mut walk = LoadWalk::new(3, 0);
     let mut contrib = 0i64;
@@ -551,7 +552,7 @@ fn threshold_publishes_exactly_when_the_kernel_formula_says() {
 
 #[test]
 fn pending_since_marks_the_oldest_unseen_change_and_clears() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, "batch:100".parse().unwrap(), MonotonicClock);
     w.update(40); // update 0: pending
     assert_eq!(w.pending_since(), Some(0));
@@ -576,7 +577,7 @@ fn pending_since_marks_the_oldest_unseen_change_and_clears() {
 
 #[test]
 fn never_publishes_until_the_flush() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, PublishPolicy::NEVER, MonotonicClock);
     for load in [10, 500, 70] {
         w.update(load);
@@ -616,7 +617,7 @@ fn merge_adds_every_count() {
 
 #[test]
 fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let always = PublishPolicy::ALWAYS;
     let mut a = Writer::new(&counter, 0, always, FakeClock::default());
     let mut b = Writer::new(&counter, 0, always, FakeClock::default());
@@ -661,7 +662,7 @@ fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
 
 #[test]
 fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let always = PublishPolicy::ALWAYS;
     let mut a = Writer::new(&counter, 0, always, FakeClock::default());
     let mut b = Writer::new(&counter, 0, always, FakeClock::default());
@@ -735,7 +736,7 @@ fn a_writer_that_stops_halfway_bounds_the_others_hand_overs() {
     // most the other's publishes, and once B stops A takes none. Both writers exist before either
     // adds, so whichever goes second sees the other's adds: at least one hand-over, however the
     // threads are scheduled.
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let writer = || Writer::new(&counter, 0, PublishPolicy::ALWAYS, FakeClock::default());
     let (wa, wb) = (writer(), writer());
     fn run(mut w: Writer<'_, FakeClock>, updates: u64) -> (PublishStats, i64) {
@@ -764,7 +765,7 @@ fn a_writer_that_stops_halfway_bounds_the_others_hand_overs() {
 
 #[test]
 fn updates_counts_every_call_and_restarts_at_the_reset() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, "batch:100".parse().unwrap(), MonotonicClock);
     assert_eq!(w.updates(), 0);
     for load in [10, 20, 30, 200, 210] {
@@ -784,7 +785,7 @@ fn updates_counts_every_call_and_restarts_at_the_reset() {
 
 #[test]
 fn ratelimited_is_true_only_for_a_policy_with_a_ratelimit() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     for (policy, limited) in [
         ("always", false),
         ("threshold:64", false),
@@ -807,7 +808,7 @@ fn group_shares_is_calc_group_shares() {
 /// Publishes of `policy` in the first and the last tenth of `updates` updates of one writer fed by
 /// a load table.
 fn publishes_first_and_last_tenth(policy: &str, updates: u64) -> (u64, u64) {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, policy.parse().unwrap(), MonotonicClock);
     let mut walk = LoadWalk::new(1, 0);
     let tenth = updates / 10;

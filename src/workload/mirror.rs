@@ -129,28 +129,14 @@ impl StalenessSamples {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counter::{CounterLayout, NodeIter, Pad, ShardLevel, SlotHome};
-    use crate::placement::Placement;
-    use crate::topology::Topology;
-
-    fn counter() -> ShardedCounter {
-        let topo = Topology::read(std::path::Path::new("/")).unwrap();
-        let cpu = topo.allowed_cpus.to_vec()[0];
-        let layout = CounterLayout {
-            level: ShardLevel::Global,
-            pad: Pad::Line128,
-            home: SlotHome::Local,
-            node_iter: NodeIter::Compact,
-        };
-        ShardedCounter::new(layout, &topo, &[cpu], Placement::Strict).unwrap()
-    }
+    use crate::counter::tests::host_counter;
 
     #[test]
     fn a_reader_is_off_by_the_sum_of_every_pending_delta() {
         // Three writers hold back 10, 20 and -5 of their loads 1000, 2000 and 500: the slots hold
         // 990 + 1980 + 505 = 3475, the truth is 3500, and a reader is off by the sum, 25 (10 + 20 -
         // 5).
-        let c = counter();
+        let c = host_counter();
         c.slot(0).fetch_add(990 + 1980 + 505, Ordering::Relaxed);
         let m = Mirror::new(3);
         m.store(0, 1000, Some(7), 10); // pending for 3 updates
@@ -184,7 +170,7 @@ mod tests {
         assert_eq!(Mirror::new(0).writers(), 0);
         assert_eq!(Mirror::new(3).writers(), 3);
         // Fresh lines: load 0, nothing pending.
-        let p = Mirror::new(3).probe(&counter());
+        let p = Mirror::new(3).probe(&host_counter());
         assert_eq!((p.published, p.truth, p.oldest_pending_updates), (0, 0, 0));
     }
 

@@ -606,23 +606,13 @@ fn reader(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counter::{CounterLayout, NodeIter, Pad, ShardLevel, SlotHome};
+    use crate::counter::tests::global_counter;
     use crate::topology::Topology;
 
     fn host() -> (Topology, Vec<u32>) {
         let topo = Topology::read(std::path::Path::new("/")).unwrap();
         let cpus = topo.allowed_cpus.to_vec();
         (topo, cpus)
-    }
-
-    fn counter(topo: &Topology, writers: &[u32]) -> ShardedCounter {
-        let layout = CounterLayout {
-            level: ShardLevel::Global,
-            pad: Pad::Line128,
-            home: SlotHome::Local,
-            node_iter: NodeIter::Compact,
-        };
-        ShardedCounter::new(layout, topo, writers, Placement::Strict).unwrap()
     }
 
     fn spec(policy: &str, regime: Regime) -> RepeatSpec {
@@ -654,7 +644,7 @@ mod tests {
     fn a_repeat_pins_counts_over_the_interval_and_ends_exact() {
         let (topo, cpus) = host();
         let (writers, readers) = (&cpus[..1], &cpus[cpus.len() - 1..]);
-        let c = counter(&topo, writers);
+        let c = global_counter(&topo, writers);
         let stop = AtomicBool::new(false);
         let s = spec("ratelimit:1ms", Regime::FlatOut);
         let lane = Lane {
@@ -703,7 +693,7 @@ mod tests {
     fn a_rate_paces_every_thread_and_its_busy_time_is_timed() {
         let (topo, cpus) = host();
         let writers = &cpus[..1];
-        let c = counter(&topo, writers);
+        let c = global_counter(&topo, writers);
         let stop = AtomicBool::new(false);
         // 20k/s for 60 ms: at most about 1,200 updates (the lateness made up at the start of the
         // interval is under 1 ms, 20 slots); fewer when the machine stalls the thread, as counted
@@ -748,8 +738,14 @@ mod tests {
         // publishes before the flush (which may publish once), `always` on every update.
         let (topo, cpus) = host();
         let (writers, readers) = (&cpus[..1], &cpus[cpus.len() - 1..]);
-        let (a, b) = (counter(&topo, writers), counter(&topo, writers));
-        let (fa, fb) = (counter(&topo, writers), counter(&topo, writers));
+        let (a, b) = (
+            global_counter(&topo, writers),
+            global_counter(&topo, writers),
+        );
+        let (fa, fb) = (
+            global_counter(&topo, writers),
+            global_counter(&topo, writers),
+        );
         let stop = AtomicBool::new(false);
         let (sa, sb) = (
             spec("always", Regime::paced(10_000.0)),
@@ -805,7 +801,7 @@ mod tests {
     fn an_interrupt_discards_the_repeat_and_sleeps_end_early() {
         let (topo, cpus) = host();
         let writers = &cpus[..1];
-        let c = counter(&topo, writers);
+        let c = global_counter(&topo, writers);
         let stop = AtomicBool::new(true);
         let mut s = spec("always", Regime::FlatOut);
         s.duration = Duration::from_secs(30);
@@ -831,7 +827,7 @@ mod tests {
         let (topo, cpus) = host();
         // CPU 4000 does not exist: its pin fails before the barrier, so the 12 s asked are never
         // slept, whether it was to be a second writer or a reader.
-        let c = counter(&topo, &cpus[..1]);
+        let c = global_counter(&topo, &cpus[..1]);
         let stop = AtomicBool::new(false);
         let mut s = spec("always", Regime::FlatOut);
         s.duration = Duration::from_secs(12);

@@ -606,24 +606,11 @@ impl Work for ReaderWork<'_> {
 mod tests {
     use super::*;
     use crate::clock::FakeClock;
+    use crate::counter::tests::host_counter;
     use crate::counter::{CounterLayout, NodeIter, Pad, PublishPolicy, ShardLevel, SlotHome};
     use crate::placement::Placement;
-    use crate::topology::Topology;
     use crate::workload::Regime;
     use std::sync::atomic::Ordering;
-
-    /// A one-slot (global) counter on this host's first allowed CPU's node.
-    fn counter() -> ShardedCounter {
-        let topo = Topology::read(std::path::Path::new("/")).unwrap();
-        let layout = CounterLayout {
-            level: ShardLevel::Global,
-            pad: Pad::Line128,
-            home: SlotHome::Local,
-            node_iter: NodeIter::Compact,
-        };
-        let cpu = topo.allowed_cpus.first().unwrap();
-        ShardedCounter::new(layout, &topo, &[cpu], Placement::Strict).unwrap()
-    }
 
     /// A writer loop on `counter` with policy `always`, a read every
     /// `read_every` updates and one operation in `every` sampled.
@@ -676,7 +663,7 @@ mod tests {
 
     #[test]
     fn a_writer_loop_counts_updates_reads_and_samples_exactly() {
-        let c = counter();
+        let c = host_counter();
         let mut w = writer_work(&c, 4, 8, None);
         w.run_ops(1_000);
         w.run_ops(1_000);
@@ -693,7 +680,7 @@ mod tests {
         assert_eq!(w.read_fetches(), 0);
 
         // Update n (from 1) is timed when n is a multiple of 8: not the first, the eighth.
-        let other = counter();
+        let other = host_counter();
         let mut fresh = writer_work(&other, 0, 8, None);
         fresh.run_ops(7);
         assert_eq!(fresh.write_hist.len(), 0);
@@ -712,7 +699,7 @@ mod tests {
 
     #[test]
     fn without_reads_or_sampling_the_loop_only_updates() {
-        let c = counter();
+        let c = host_counter();
         let mut w = writer_work(&c, 0, 0, None);
         w.run_ops(777);
         assert_eq!((w.updates(), w.reads()), (777, 0));
@@ -722,7 +709,7 @@ mod tests {
 
     #[test]
     fn the_timers_overhead_is_taken_off_every_sample() {
-        let c = counter();
+        let c = host_counter();
         // An overhead beyond any sample: every sample becomes 0 ticks.
         let mut w = writer_loop(&c, 1, Sampling::new(1, u64::MAX / 2), Regime::FlatOut, None);
         w.run_ops(100);
@@ -736,7 +723,7 @@ mod tests {
 
     #[test]
     fn probes_run_on_every_stride_th_sample_and_see_the_truth() {
-        let c = counter();
+        let c = host_counter();
         let mirror = Mirror::new(1);
         let probing = Probing {
             mirror: &mirror,
@@ -783,7 +770,7 @@ mod tests {
             r.run_ops(20_000);
             r.read_hist.value_at_quantile(0.5) as f64 * timer.ns_per_tick()
         };
-        let (one, many) = (median_ns(&counter()), median_ns(&wide));
+        let (one, many) = (median_ns(&host_counter()), median_ns(&wide));
         assert!(
             many >= 20.0 && many > 2.0 * one,
             "224 slots {many} ns, 1 slot {one} ns"
@@ -795,7 +782,7 @@ mod tests {
         // A reader made before a writer's 50 updates (each a publish), reading once after each: 50
         // fetches in 50 reads. The writer's own read after each of its adds fetches nothing; one
         // made after the reader's, none.
-        let c = counter();
+        let c = host_counter();
         let mut r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), None, None, None);
         let mut w = writer_work(&c, 1, 0, None);
         for _ in 0..50 {
@@ -846,7 +833,7 @@ mod tests {
 
     #[test]
     fn a_reader_loop_counts_reads_samples_and_probes() {
-        let c = counter();
+        let c = host_counter();
         c.slot(0).store(900, Ordering::Relaxed);
         let mirror = Mirror::new(1);
         mirror.store(0, 1_000, None, 1);
@@ -883,7 +870,7 @@ mod tests {
         // the policy's update (one copy for all) does, on the same walk and the same clock: 1 µs a
         // period, the clock moved 300 µs an update, so 1ms ratelimits let every 4th update through.
         // With a read side and without.
-        let c = counter();
+        let c = host_counter();
         let policies = [
             "always",
             "never",
@@ -946,7 +933,7 @@ mod tests {
 
     #[test]
     fn a_rate_gives_the_loop_a_pacer_that_holds_it_back() {
-        let c = counter();
+        let c = host_counter();
         let mut r = ReaderWork::new(
             &c,
             Timer::Monotonic,
@@ -979,7 +966,7 @@ mod tests {
         // countdown outlives the end of warm-up, so after one update and a reset, reads 1-8 run at
         // updates 2, 5, 8, ..., 23 and the timed ones (reads 2, 4, 6, 8) at the odd updates 5, 11,
         // 17 and 23. Clean: the other 8 odd updates.
-        let c = counter();
+        let c = host_counter();
         let sampling = Sampling::new(2, 0);
         let mut w = writer_loop(&c, 3, sampling, Regime::paced(1e4), None);
         w.run_ops(1);
@@ -1007,7 +994,7 @@ mod tests {
         // 20 updates at 10k/s with a read side each, every 2nd one sampled: the floor runs once per
         // update on its own counter, never writing it, and is timed over the same 10 unsampled
         // iterations as busy time (less any stalls).
-        let (c, floor) = (counter(), counter());
+        let (c, floor) = (host_counter(), host_counter());
         let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
         let timer = Timer::Monotonic;
         let mut w = WriterWork::new(
@@ -1068,7 +1055,7 @@ mod tests {
         // 10 µs a delay (under a stall), at 1k/s: every update's window holds it (the busy mean is
         // at least half of it whatever the clock speed did since the calibration), its floor's none
         // of it.
-        let (c, floor) = (counter(), counter());
+        let (c, floor) = (host_counter(), host_counter());
         let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
         let timer = Timer::Monotonic;
         let (spin, _) = Spin::calibrate(10_000.0);
