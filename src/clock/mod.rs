@@ -1,30 +1,52 @@
 //! The clocks a ratelimit can read, and what one read costs.
-//!
-//! The kernel's ratelimit on `tg->load_avg` reads `sched_clock_cpu()` on
-//! every update; that read was later found to cost up to 17% of a CPU, and
-//! a 2026 patch swaps it for the cheaper `rq_clock()`. So the clock is a
-//! choice here (`--clock tsc|monotonic|coarse`) and its cost is measured
-//! ([`read_cost_ns`]) and reported beside every ratelimit result.
-//!
-//! Every timer of the crate lives here: the ratelimit clocks, TSC
-//! calibration, and the per-operation stopwatch [`Timer`] with its
-//! overhead.
 
 mod timer;
 
 pub use timer::{TSC_FALLBACK_NOTE, Timer, TimerKind, host_tsc_is_invariant, tsc_is_invariant};
 
-use crate::error::UnknownName;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// A monotonic clock read on the update path. Ticks are clock-specific;
-/// [`Clock::ticks_per_sec`] converts.
+/// Gives an enum of named values `ALL`, `name()`, `FromStr` and `Display` from one table.
+#[macro_export]
+macro_rules! named_enum {
+    ($ty:ident, $what:literal, [$($v:ident => $name:literal),+ $(,)?]) => {
+        impl $ty {
+            /// Every value, in the order tables and errors list them.
+            pub const ALL: [$ty; [$($name),+].len()] = [$($ty::$v),+];
+
+            /// The name used on the command line and in results.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$v => $name),+
+                }
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = $crate::error::UnknownName;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                let names = Self::ALL.map(Self::name);
+                Self::ALL
+                    .into_iter()
+                    .find(|k| k.name() == s)
+                    .ok_or_else(|| $crate::error::UnknownName::new($what, s, names))
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+/// A monotonic clock read on the update path.
 pub trait Clock: Send + Clone {
     /// The current time in ticks.
     fn now(&self) -> u64;
-    /// Ticks per second (1e9 for the nanosecond clocks; the calibrated TSC
-    /// frequency for `tsc`).
+    /// Ticks per second (1e9 for the nanosecond clocks; the calibrated TSC frequency for `tsc`).
     fn ticks_per_sec(&self) -> f64;
     /// A duration in this clock's ticks (rounded down).
     fn ticks(&self, d: Duration) -> u64 {
@@ -48,39 +70,10 @@ pub enum ClockKind {
     Coarse,
 }
 
-impl ClockKind {
-    /// Every kind, in the order tables list them.
-    pub const ALL: [ClockKind; 3] = [ClockKind::Tsc, ClockKind::Monotonic, ClockKind::Coarse];
+crate::named_enum!(ClockKind, "clock", [Tsc => "tsc", Monotonic => "monotonic", Coarse => "coarse"]);
 
-    /// The name used on the command line and in results.
-    pub fn name(self) -> &'static str {
-        match self {
-            ClockKind::Tsc => "tsc",
-            ClockKind::Monotonic => "monotonic",
-            ClockKind::Coarse => "coarse",
-        }
-    }
-}
-
-impl std::str::FromStr for ClockKind {
-    type Err = UnknownName;
-
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| UnknownName::new("clock", s, Self::ALL.map(Self::name)))
-    }
-}
-
-impl std::fmt::Display for ClockKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Reads the time-stamp counter (on other architectures, a stand-in: the
-/// monotonic clock in nanoseconds).
+/// Reads the time-stamp counter (on other architectures, a stand-in: the monotonic clock in
+/// nanoseconds).
 #[inline(always)]
 pub fn rdtsc() -> u64 {
     #[cfg(target_arch = "x86_64")]
@@ -91,9 +84,7 @@ pub fn rdtsc() -> u64 {
     ticks
 }
 
-/// Reads the TSC after all earlier instructions have executed (`rdtscp`),
-/// for timing the end of an operation (on other architectures, [`rdtsc`]'s
-/// stand-in).
+/// Reads the TSC after all earlier instructions have executed.
 #[inline(always)]
 pub fn rdtscp() -> u64 {
     #[cfg(target_arch = "x86_64")]
@@ -119,8 +110,7 @@ fn clock_ns(id: libc::clockid_t) -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Measures the TSC frequency against CLOCK_MONOTONIC over `window`, in
-/// ticks per second.
+/// Measures the TSC frequency against CLOCK_MONOTONIC over `window`, in ticks per second.
 pub fn calibrate_tsc(window: Duration) -> f64 {
     let start_instant = Instant::now();
     let start_tsc = rdtsc();
@@ -131,27 +121,18 @@ pub fn calibrate_tsc(window: Duration) -> f64 {
     ticks as f64 / start_instant.elapsed().as_secs_f64()
 }
 
-/// Timings of spins of 0 to 63 iterations [`tsc_step`] takes, each
-/// between two [`rdtsc`] reads.
+/// Timings of spins of 0 to 63 iterations [`tsc_step`] takes, each between two [`rdtsc`] reads.
 const STEP_SAMPLES: usize = 64 * 256;
 
-/// The share of the timings a delta must make, in %, to count towards
-/// [`resolution_of`]'s divisor: rarer ones are a read that straddled
-/// something, not the counter's step.
+/// The share of the timings a delta must make, in %, to count towards [`resolution_of`]'s divisor.
 const STEP_COMMON_PCT: f64 = 2.0;
 
-/// The TSC's resolution on this host, in ticks: the step its value
-/// advances by, timed over spins between [`rdtsc`] reads. 1 on a counter
-/// that ticks every cycle; more under a hypervisor whose counter steps
-/// several cycles at a time, where the median of single operations'
-/// timings is quantized to that step.
+/// The TSC's resolution on this host, in ticks.
 pub fn tsc_step() -> u64 {
     step_of(rdtsc)
 }
 
-/// The step of the counter `read` returns: the [`resolution_of`] the
-/// deltas of [`STEP_SAMPLES`] spins of varied length (a few ms), each
-/// timed between two reads.
+/// The step of the counter `read` returns.
 fn step_of(mut read: impl FnMut() -> u64) -> u64 {
     let mut deltas = Vec::with_capacity(STEP_SAMPLES);
     for i in 0..STEP_SAMPLES {
@@ -167,9 +148,7 @@ fn step_of(mut read: impl FnMut() -> u64) -> u64 {
     resolution_of(&deltas)
 }
 
-/// The step `deltas` (ticks between two reads) are made of: the greatest
-/// common divisor of the delta values that each make at least
-/// [`STEP_COMMON_PCT`]% of them (1 when none does, or for no deltas).
+/// The step `deltas` (ticks between two reads) are made of.
 pub fn resolution_of(deltas: &[u64]) -> u64 {
     let mut counts: std::collections::BTreeMap<u64, usize> = Default::default();
     for &d in deltas {
@@ -188,17 +167,8 @@ pub fn resolution_of(deltas: &[u64]) -> u64 {
     common.reduce(gcd).unwrap_or(1)
 }
 
-/// A busy delay of a calibrated length, added to work under test as a
-/// regression whose size is known (`contend run --inject`): a chain of
-/// dependent multiplies, each waiting for the one before, that starts
-/// from a value the work under test produced ([`Spin::run_after`]). So it
-/// runs after that work, never beside it (a locked add still waiting for
-/// its line would otherwise hide the chain behind its stall), and nothing
-/// else waits for it: the delay is the chain's length times the
-/// multiply's latency, added to the work's critical path. (A fence would
-/// start it late too, but would also stop the work after it from
-/// overlapping the work before it, a cost of its own that grows with the
-/// stalls it separates.)
+/// A busy delay of a calibrated length (`--inject`): a chain of dependent multiplies that starts
+/// from a value the work under test produced ([`Spin::run_after`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Spin {
     /// Multiplies in the chain (0: no delay, not even the fence).
@@ -209,10 +179,7 @@ pub struct Spin {
 const SPIN_CALIBRATION: u64 = 200_000;
 
 impl Spin {
-    /// The chain nearest `ns` on this core, and what one multiply took
-    /// (ns): the fastest of five timed chains of [`SPIN_CALIBRATION`]
-    /// (a slower try was interrupted), so the delay is within half a
-    /// multiply of `ns` at the clock speed of the calibration.
+    /// The chain nearest `ns` on this core, and what one multiply took (ns).
     pub fn calibrate(ns: f64) -> (Spin, f64) {
         let per = (0..5)
             .map(|_| {
@@ -228,9 +195,7 @@ impl Spin {
         (Spin { iterations }, per)
     }
 
-    /// Runs the delay once `after` is known: the chain starts from it
-    /// (masked by an opaque zero, so its value does not matter, only when
-    /// it is ready).
+    /// Runs the delay once `after` is known: the chain starts from it.
     #[inline(always)]
     pub fn run_after(self, after: u64) {
         if self.iterations == 0 {
@@ -238,9 +203,8 @@ impl Spin {
         }
         let mut x = after & std::hint::black_box(0u64);
         for _ in 0..self.iterations {
-            // One multiply the compiler cannot fold into its neighbours
-            // (plain `wrapping_mul`s by a constant reassociate into one
-            // multiply per unrolled block).
+            // One multiply the compiler cannot fold into its neighbours (plain `wrapping_mul`s by a
+            // constant reassociate into one multiply per unrolled block).
             #[cfg(target_arch = "x86_64")]
             // SAFETY: a register multiply; no memory, no stack.
             unsafe {
@@ -325,9 +289,7 @@ impl Clock for FakeClock {
     }
 }
 
-/// Mean cost of one read of `clock` in nanoseconds, over `reads` reads
-/// timed with `Instant` (the loop's own overhead is included; it is a
-/// fraction of a nanosecond).
+/// Mean cost of one read of `clock` in nanoseconds, over `reads` reads timed with `Instant`.
 pub fn read_cost_ns<C: Clock>(clock: &C, reads: u32) -> f64 {
     let start = Instant::now();
     let mut sink = 0u64;
@@ -338,8 +300,7 @@ pub fn read_cost_ns<C: Clock>(clock: &C, reads: u32) -> f64 {
     start.elapsed().as_nanos() as f64 / f64::from(reads.max(1))
 }
 
-/// Mean cost of one read of the ratelimit clock `kind`, ns (over 200k
-/// reads); `tsc_hz` is the calibrated TSC frequency.
+/// Mean cost of one read of the ratelimit clock `kind`, ns (over 200k reads).
 pub fn clock_read_cost(kind: ClockKind, tsc_hz: f64) -> f64 {
     const READS: u32 = 200_000;
     match kind {
@@ -358,8 +319,7 @@ mod tests {
         let (spin, per) = Spin::calibrate(40.0);
         assert!(per > 0.0 && per.is_finite(), "{per}");
         assert_eq!(spin.iterations, (40.0 / per).round().max(1.0) as u64);
-        // Ten times the length, ten times the chain (within rounding of
-        // its own calibration).
+        // Ten times the length, ten times the chain (within rounding of its own calibration).
         let (long, per_long) = Spin::calibrate(400.0);
         assert_eq!(long.iterations, (400.0 / per_long).round() as u64);
         // Under one multiply still runs one.
@@ -369,12 +329,12 @@ mod tests {
 
     #[test]
     fn the_step_is_the_divisor_of_the_common_deltas() {
-        // A counter that ticks every cycle: spins of 0..64 iterations
-        // read 20..=83 ticks, each as often: the step is 1.
+        // A counter that ticks every cycle: spins of 0..64 iterations read 20..=83 ticks, each as
+        // often: the step is 1.
         let dense: Vec<u64> = (0..6400).map(|i| 20 + i % 64).collect();
         assert_eq!(resolution_of(&dense), 1);
-        // A counter stepping 26 at a time: multiples of 26, with a rare
-        // 1 and 25 (under 2% each) where a read straddled a step.
+        // A counter stepping 26 at a time: multiples of 26, with a rare 1 and 25 (under 2% each)
+        // where a read straddled a step.
         let mut coarse: Vec<u64> = (0..6400).map(|i| 26 * (1 + i % 4)).collect();
         coarse.extend([1; 60]);
         coarse.extend([25; 60]);
@@ -394,8 +354,8 @@ mod tests {
 
     #[test]
     fn the_step_of_a_counter_that_steps_26_at_a_time_is_26() {
-        // 37 cycles between reads of a counter that shows whole steps of
-        // 26: deltas of 26 and 52, never 1 (a counter of every cycle).
+        // 37 cycles between reads of a counter that shows whole steps of 26: deltas of 26 and 52,
+        // never 1 (a counter of every cycle).
         let mut cycles = 0u64;
         let coarse = || {
             cycles += 37;
@@ -424,10 +384,9 @@ mod tests {
             "implausible TSC frequency {}",
             tsc.hz
         );
-        // One window timed by both the calibrated TSC and `Instant`: they
-        // must agree to 2% whatever the sleep really lasted. A preemption
-        // between the paired reads could skew one try, so the best of
-        // five counts; a wrong frequency or conversion skews them all.
+        // One window timed by both the calibrated TSC and `Instant`: they must agree to 2% whatever
+        // the sleep really lasted. A preemption between the paired reads could skew one try, so the
+        // best of five counts; a wrong frequency or conversion skews them all.
         let mut ratios = Vec::new();
         for _ in 0..5 {
             let i0 = Instant::now();
@@ -477,20 +436,19 @@ mod tests {
 
     #[test]
     fn read_cost_is_the_mean_time_of_one_read() {
-        // 50 reads of at least 2 µs each: at least 2000 ns a read, and
-        // not 50 times more (the mean, not the total).
+        // 50 reads of at least 2 µs each: at least 2000 ns a read, and not 50 times more (the mean,
+        // not the total).
         let ns = read_cost_ns(&SlowClock, 50);
         assert!((2_000.0..50_000.0).contains(&ns), "{ns} ns");
-        // The real clocks cost something, and far less than a microsecond
-        // (a vDSO call or a TSC read; a syscall would be ~100 ns or more).
+        // The real clocks cost something, and far less than a microsecond (a vDSO call or a TSC
+        // read; a syscall would be ~100 ns or more).
         let hz = calibrate_tsc(Duration::from_millis(5));
         for kind in ClockKind::ALL {
             let ns = clock_read_cost(kind, hz);
             assert!(ns > 0.0 && ns < 10_000.0, "{kind}: {ns} ns");
         }
-        // A TSC read takes some 20 cycles or more, a vDSO
-        // CLOCK_MONOTONIC read one TSC read and more: over 1 ns on any
-        // CPU clocked under 20 GHz.
+        // A TSC read takes some 20 cycles or more, a vDSO CLOCK_MONOTONIC read one TSC read and
+        // more: over 1 ns on any CPU clocked under 20 GHz.
         for kind in [ClockKind::Tsc, ClockKind::Monotonic] {
             let ns = clock_read_cost(kind, hz);
             assert!(ns > 1.0, "{kind}: {ns} ns");
@@ -499,9 +457,8 @@ mod tests {
 
     #[test]
     fn the_nanosecond_clocks_follow_instant() {
-        // CLOCK_MONOTONIC and its coarse twin against `Instant` (itself
-        // CLOCK_MONOTONIC) over a 30 ms sleep: the coarse one ticks at
-        // HZ (4 ms at HZ=250), so it may trail by one tick.
+        // CLOCK_MONOTONIC and its coarse twin against `Instant` (itself CLOCK_MONOTONIC) over a 30
+        // ms sleep: the coarse one ticks at HZ (4 ms at HZ=250), so it may trail by one tick.
         let (m, c) = (MonotonicClock, CoarseClock);
         let (i0, m0, c0) = (Instant::now(), m.now(), c.now());
         std::thread::sleep(Duration::from_millis(30));
@@ -517,8 +474,8 @@ mod tests {
             "{}",
             c1 - c0
         );
-        // Absolute readings agree with Instant's clock to the second:
-        // seconds and nanoseconds are combined, not added.
+        // Absolute readings agree with Instant's clock to the second: seconds and nanoseconds are
+        // combined, not added.
         let mono = {
             let mut ts = libc::timespec {
                 tv_sec: 0,
@@ -536,17 +493,65 @@ mod tests {
     }
 
     #[test]
-    fn clock_names_round_trip() {
-        for k in ClockKind::ALL {
-            assert_eq!(k.name().parse::<ClockKind>().unwrap(), k);
-            assert_eq!(k.to_string(), k.name());
+    fn named_enums_round_trip_and_refuse_other_names() {
+        use crate::counter::{NodeIter, Pad, ShardLevel};
+        use crate::error::UnknownName;
+        use crate::{
+            clock::{ClockKind, TimerKind},
+            runner::PacedMode,
+            workload::Arrivals,
+        };
+        fn check<T>(all: &[T], what: &'static str, names: [&'static str; 4], bad: &str)
+        where
+            T: std::str::FromStr<Err = UnknownName>
+                + std::fmt::Display
+                + PartialEq
+                + std::fmt::Debug,
+        {
+            let names: Vec<&str> = names.into_iter().filter(|n| !n.is_empty()).collect();
+            let parsed: Vec<T> = names.iter().map(|n| n.parse().unwrap()).collect();
+            assert_eq!(parsed, all);
+            let printed: Vec<String> = all.iter().map(T::to_string).collect();
+            assert_eq!(printed, names);
+            let err = bad.parse::<T>().unwrap_err();
+            assert_eq!(err, UnknownName::new(what, bad, names), "{err}");
         }
-        assert!(
-            "hpet"
-                .parse::<ClockKind>()
-                .unwrap_err()
-                .to_string()
-                .contains("hpet")
+        check(
+            &ClockKind::ALL,
+            "clock",
+            ["tsc", "monotonic", "coarse", ""],
+            "hpet",
+        );
+        check(
+            &TimerKind::ALL,
+            "timer",
+            ["tsc", "monotonic", "", ""],
+            "hpet",
+        );
+        check(
+            &ShardLevel::ALL,
+            "level",
+            ["global", "node", "llc", "cpu"],
+            "socket",
+        );
+        check(&Pad::ALL, "pad", ["128", "64", "0", ""], "32");
+        check(
+            &NodeIter::ALL,
+            "node iteration",
+            ["compact", "bitmap", "", ""],
+            "sparse",
+        );
+        check(
+            &Arrivals::ALL,
+            "arrivals",
+            ["paced", "poisson", "", ""],
+            "bursty",
+        );
+        check(
+            &PacedMode::ALL,
+            "paced",
+            ["in-place", "alone", "both", ""],
+            "sideways",
         );
     }
 }

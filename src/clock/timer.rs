@@ -1,6 +1,6 @@
 //! How one operation is timed: `rdtsc`/`rdtscp` when the TSC is invariant,
-//! `clock_gettime(CLOCK_MONOTONIC)` otherwise. [`Timer::for_host`] makes
-//! that choice for `contend run`, `contend matrix` and the benches alike.
+//! `clock_gettime(CLOCK_MONOTONIC)` otherwise. [`Timer::for_host`] makes that choice for `contend
+//! run`, `contend matrix` and the benches alike.
 
 use super::{Clock, MonotonicClock, rdtsc, rdtscp};
 
@@ -17,8 +17,7 @@ pub enum Timer {
     Monotonic,
 }
 
-/// Which stopwatch timed a result's operations, as result files name it
-/// (`"tsc"` or `"monotonic"`).
+/// Which stopwatch timed a result's operations, as result files name it (`"tsc"` or `"monotonic"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TimerKind {
@@ -28,21 +27,14 @@ pub enum TimerKind {
     Monotonic,
 }
 
-impl std::fmt::Display for TimerKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            TimerKind::Tsc => "tsc",
-            TimerKind::Monotonic => "monotonic",
-        })
-    }
-}
+crate::named_enum!(TimerKind, "timer", [Tsc => "tsc", Monotonic => "monotonic"]);
 
 /// The note printed and recorded when the TSC cannot time operations.
 pub const TSC_FALLBACK_NOTE: &str = "TSC is not invariant (constant_tsc/nonstop_tsc missing): operations are timed with clock_gettime";
 
 impl Timer {
-    /// The stopwatch for a host: the TSC at `tsc_hz` ticks per second when
-    /// it is invariant, else `CLOCK_MONOTONIC` (say [`TSC_FALLBACK_NOTE`]).
+    /// The stopwatch for a host: the TSC at `tsc_hz` ticks per second when it is invariant, else
+    /// `CLOCK_MONOTONIC` (say [`TSC_FALLBACK_NOTE`]).
     pub fn for_host(tsc_invariant: bool, tsc_hz: f64) -> Timer {
         if tsc_invariant {
             Timer::Tsc { hz: tsc_hz }
@@ -64,10 +56,7 @@ impl Timer {
         }
     }
 
-    /// Ticks before the timed operation: `lfence; rdtsc; lfence`, so the
-    /// read waits for earlier instructions and the operation cannot start
-    /// before it (the pattern of Intel's "How to Benchmark Code Execution
-    /// Times", with `lfence` for `cpuid`).
+    /// Ticks before the timed operation.
     #[inline(always)]
     pub fn start(self) -> u64 {
         match self {
@@ -81,8 +70,7 @@ impl Timer {
         }
     }
 
-    /// Ticks after the timed operation: `rdtscp; lfence` (`rdtscp` waits
-    /// for the operation to finish; the fence keeps later work out).
+    /// Ticks after the timed operation: `rdtscp; lfence`.
     #[inline(always)]
     pub fn end(self) -> u64 {
         match self {
@@ -108,8 +96,7 @@ impl Timer {
         1e9 / self.ticks_per_sec()
     }
 
-    /// The smallest start/end difference over many empty measurements, in
-    /// ticks: the timer's own cost, subtracted from every sample.
+    /// The smallest start/end difference over many empty measurements, in ticks.
     pub fn overhead_ticks(self) -> u64 {
         (0..10_000)
             .map(|_| {
@@ -121,8 +108,7 @@ impl Timer {
     }
 }
 
-/// `lfence`: later instructions start only after earlier ones finish (on
-/// other architectures, a compiler fence stands in).
+/// `lfence`: later instructions start only after earlier ones finish.
 #[inline(always)]
 fn load_fence() {
     #[cfg(target_arch = "x86_64")]
@@ -134,15 +120,12 @@ fn load_fence() {
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
 }
 
-/// True when this host's `/proc/cpuinfo` says the TSC is invariant (see
-/// [`tsc_is_invariant`]); false when it cannot be read.
+/// True when this host's `/proc/cpuinfo` says the TSC is invariant (see [`tsc_is_invariant`]).
 pub fn host_tsc_is_invariant() -> bool {
     tsc_is_invariant(&std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default())
 }
 
-/// True when `/proc/cpuinfo` text lists both `constant_tsc` and
-/// `nonstop_tsc`: the TSC ticks at one rate in every P- and C-state and so
-/// can time operations.
+/// True when `/proc/cpuinfo` text lists both `constant_tsc` and `nonstop_tsc`.
 pub fn tsc_is_invariant(cpuinfo: &str) -> bool {
     let flags = cpuinfo
         .lines()
@@ -173,8 +156,7 @@ mod tests {
 
     #[test]
     fn the_host_answer_is_the_cpuinfo_flags() {
-        // Read here with grep-like code of its own: both flags on the
-        // first flags line.
+        // Read here with grep-like code of its own: both flags on the first flags line.
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let flags: Vec<&str> = cpuinfo
             .lines()
@@ -210,8 +192,8 @@ mod tests {
             let (a, b) = (timer.start(), timer.end());
             let c = timer.end();
             assert!(a <= b && b <= c, "{timer:?}: {a} {b} {c}");
-            // A sleep of 2 ms moves every reading by at least 2 ms worth
-            // of ticks (the TSC ticks at least 100 MHz).
+            // A sleep of 2 ms moves every reading by at least 2 ms worth of ticks (the TSC ticks at
+            // least 100 MHz).
             std::thread::sleep(std::time::Duration::from_millis(2));
             let min_ticks = match timer {
                 Timer::Monotonic => 2_000_000,
@@ -219,10 +201,9 @@ mod tests {
             };
             assert!(timer.start() - c >= min_ticks, "{timer:?} start");
             assert!(timer.end() - c >= min_ticks, "{timer:?} end");
-            // The cheapest empty measurement: far under 100k ticks (a
-            // fenced TSC read pair, or a vDSO call pair), and for the TSC
-            // at least 5 ticks: rdtsc, two lfences and rdtscp take dozens
-            // of cycles, and the TSC ticks at the nominal clock.
+            // The cheapest empty measurement: far under 100k ticks (a fenced TSC read pair, or a
+            // vDSO call pair), and for the TSC at least 5 ticks: rdtsc, two lfences and rdtscp take
+            // dozens of cycles, and the TSC ticks at the nominal clock.
             let overhead = timer.overhead_ticks();
             assert!(overhead < 100_000, "{timer:?}: {overhead} ticks");
             if timer.kind() == TimerKind::Tsc {

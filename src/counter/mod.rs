@@ -1,15 +1,5 @@
-//! The thing being measured: a hot counter, split at a [`ShardLevel`] and
-//! updated under a [`PublishPolicy`].
-//!
-//! The two choices are orthogonal: a [`ShardedCounter`] knows only where
-//! slots are and how to sum them; a [`Writer`] knows only when to add its
-//! delta to its slot. Every combination is one `ShardedCounter` plus one
-//! `Writer` per thread; no type exists per combination.
-//!
-//! API used by both `contend run` and `cargo bench`:
-//! [`Writer::update`] (write side), [`ShardedCounter::read`] (read side; [`ReadView::read`] also counts
-//! the lines it fetched),
-//! [`Writer::flush`] then [`check_exact`] (the final sum must be exact).
+//! The thing being measured: a hot counter, split at a [`ShardLevel`] and updated under a
+//! [`PublishPolicy`].
 
 mod policy;
 mod shards;
@@ -29,9 +19,8 @@ pub use shards::{
 pub use view::{LINE_BYTES, ReadView};
 pub use writer::{ExactnessError, PublishStats, Writer, check_exact};
 
-/// `calc_group_shares()`: the share of `shares` a CPU whose own load is
-/// `load` and whose published contribution is `contrib` gets, given the
-/// counter's value `sum`. This is the read side's arithmetic.
+/// `calc_group_shares()`: the share of `shares` a CPU whose own load is `load` and whose published
+/// contribution is `contrib` gets, given the counter's value `sum`.
 #[inline(always)]
 pub fn group_shares(shares: i64, sum: i64, contrib: i64, load: i64) -> i64 {
     let tg_weight = sum - contrib + load;
@@ -43,4 +32,4 @@ pub fn group_shares(shares: i64, sum: i64, contrib: i64, load: i64) -> i64 {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

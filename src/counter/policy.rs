@@ -1,10 +1,4 @@
 //! Publish policies: when a writer's local change reaches the shared slot.
-//!
-//! A policy is two orthogonal parts: an optional ratelimit period (at most
-//! one publish per period per writer, stamped only when it publishes) and a
-//! filter on the unpublished delta (always / any change / past a threshold
-//! / past a batch). `ratelimit:1ms+threshold:64` is exactly the code merged
-//! as commit 1528c661c24b (see docs/seeds.md).
 
 use std::fmt;
 use std::str::FromStr;
@@ -22,13 +16,11 @@ pub enum Filter {
     Threshold(u32),
     /// Publish when `|delta| >= B` (`percpu_counter` style batching).
     Batch(u32),
-    /// Never publish until the final flush: the harness floor, the same
-    /// loop with no shared write.
+    /// Never publish until the final flush: the harness floor, the same loop with no shared write.
     Never,
 }
 
-/// The filter a loop's update decides at run time ([`Filter::kind`]'s
-/// "any"): one copy of the publish decision for every filter.
+/// The filter a loop's update decides at run time ([`Filter::kind`]'s "any").
 pub const FILTER_ANY: u8 = 0;
 /// [`Filter::Always`]'s kind.
 pub const FILTER_ALWAYS: u8 = 1;
@@ -42,9 +34,8 @@ pub const FILTER_BATCH: u8 = 4;
 pub const FILTER_NEVER: u8 = 5;
 
 impl Filter {
-    /// Which filter this is ([`FILTER_ALWAYS`] ... [`FILTER_NEVER`]), for
-    /// a loop to pick the copy of [`passes_as`](Self::passes_as) compiled
-    /// for it, once, outside its timed window.
+    /// Which filter this is ([`FILTER_ALWAYS`] ... [`FILTER_NEVER`]), for a loop to pick the copy
+    /// of [`passes_as`](Self::passes_as) compiled for it, once, outside its timed window.
     pub fn kind(self) -> u8 {
         match self {
             Filter::Always => FILTER_ALWAYS,
@@ -55,12 +46,8 @@ impl Filter {
         }
     }
 
-    /// Whether a writer whose last published value is `contrib` publishes
-    /// an unpublished `delta`, compiled for filter kind `KIND`: this
-    /// filter's [`kind`](Self::kind), or [`FILTER_ANY`] for one copy that
-    /// decides every filter at run time. Each kind is its own code with
-    /// its own publish branch, as the kernel's one policy is, so lanes of
-    /// different filters in place do not train one branch.
+    /// Whether a writer whose last published value is `contrib` publishes `delta`, compiled for
+    /// filter kind `KIND` ([`FILTER_ANY`]: one copy deciding every filter at run time).
     #[inline(always)]
     pub fn passes_as<const KIND: u8>(self, delta: i64, contrib: i64) -> bool {
         debug_assert!(KIND == FILTER_ANY || KIND == self.kind());
@@ -257,8 +244,7 @@ pub enum DurationError {
     Range(String),
 }
 
-/// Parses a duration with a unit: `ns`, `us`, `ms` or `s` (`1ms`, `250us`,
-/// `1.5s`). Zero and a missing unit are errors.
+/// Parses a duration with a unit: `ns`, `us`, `ms` or `s` (`1ms`, `250us`, `1.5s`).
 pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     let text = text.trim();
     let split = text
@@ -288,8 +274,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// Like [`parse_duration`], but zero, with or without a unit (`0`, `0ms`,
-/// `0s`), is allowed and means none.
+/// Like [`parse_duration`], but zero, with or without a unit.
 pub fn parse_duration_or_zero(text: &str) -> Result<Duration, DurationError> {
     match parse_duration(text) {
         Err(DurationError::NoUnit(t) | DurationError::Range(t))
@@ -303,8 +288,7 @@ pub fn parse_duration_or_zero(text: &str) -> Result<Duration, DurationError> {
     }
 }
 
-/// Writes a duration in the largest unit that keeps it whole (`1ms`,
-/// `250us`), the inverse of [`parse_duration`].
+/// Writes a duration in the largest unit that keeps it whole.
 pub fn format_duration(d: Duration) -> String {
     let ns = d.as_nanos();
     for (unit, size) in [("s", 1_000_000_000u128), ("ms", 1_000_000), ("us", 1_000)] {
@@ -488,8 +472,7 @@ mod tests {
         assert_eq!(parse_duration("250us").unwrap(), Duration::from_micros(250));
         assert_eq!(parse_duration("250µs").unwrap(), Duration::from_micros(250));
         assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
-        // The range is open at 1e6 s (11.6 days): just below passes, the
-        // bound itself does not.
+        // The range is open at 1e6 s (11.6 days): just below passes, the bound itself does not.
         assert!(parse_duration("999999s").is_ok());
         assert_eq!(
             parse_duration("1000000s"),

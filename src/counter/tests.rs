@@ -12,6 +12,23 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use crate::topology::fixture;
 
+/// A one-slot (global, 128-byte padded) counter for `writers` on `topo`: the tests' counter.
+pub(crate) fn global_counter(topo: &crate::topology::Topology, writers: &[u32]) -> ShardedCounter {
+    let layout = CounterLayout {
+        level: ShardLevel::Global,
+        pad: Pad::Line128,
+        home: SlotHome::Local,
+        node_iter: NodeIter::Compact,
+    };
+    ShardedCounter::new(layout, topo, writers, crate::placement::Placement::Strict).unwrap()
+}
+
+/// [`global_counter`] for the live host's first allowed CPU.
+pub(crate) fn host_counter() -> ShardedCounter {
+    let topo = crate::topology::Topology::read(std::path::Path::new("/")).unwrap();
+    global_counter(&topo, &[topo.allowed_cpus.first().unwrap()])
+}
+
 fn layout(level: ShardLevel, pad: Pad, home: SlotHome, node_iter: NodeIter) -> CounterLayout {
     CounterLayout {
         level,
@@ -91,8 +108,8 @@ fn replayed_final_load(t: usize, updates: u32) -> i64 {
     last
 }
 
-/// Checks `hammer`'s writers against their replays, and the counter
-/// against the replayed total; returns that total.
+/// Checks `hammer`'s writers against their replays, and the counter against the replayed total;
+/// returns that total.
 fn assert_loads_replay(counter: &ShardedCounter, loads: &[i64], updates: u32, what: &str) -> i64 {
     let mut expected = 0;
     for (t, &load) in loads.iter().enumerate() {
@@ -125,8 +142,8 @@ fn every_level_policy_and_pad_sums_exactly_under_contention() {
                 )
                 .unwrap();
                 let name = format!("{level}/{policy}/{pad}");
-                // The slots really are `pad` bytes apart in memory (this
-                // host has one node, so they share one region).
+                // The slots really are `pad` bytes apart in memory (this host has one node, so they
+                // share one region).
                 let stride = (counter.slots().len() > 1).then_some(pad.stride());
                 assert_eq!(counter.slot_stride(), stride, "{name}");
                 let (loads, stats) = hammer(&counter, &cpus, 3, policy, 20_000);
@@ -151,7 +168,7 @@ fn every_level_policy_and_pad_sums_exactly_under_contention() {
 
 #[test]
 fn check_exact_names_the_strategy_and_both_numbers() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, PublishPolicy::NEVER, MonotonicClock);
     w.update(700);
     w.flush();
@@ -173,11 +190,10 @@ fn check_exact_names_the_strategy_and_both_numbers() {
 
 #[test]
 fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
-    // The 4-node VM of seed 001, the 8-node NPS4 host and the 2-node EPYC,
-    // every slot homed on node 0 (this machine's only node). One writer
-    // on the first CPU of each node (read off the fixtures' node cpulists
-    // by hand), so every node slot is written and a reader that stops
-    // after node 0 loses load.
+    // The 4-node VM of seed 001, the 8-node NPS4 host and the 2-node EPYC, every slot homed on node
+    // 0 (this machine's only node). One writer on the first CPU of each node (read off the
+    // fixtures' node cpulists by hand), so every node slot is written and a reader that stops after
+    // node 0 loses load.
     for (name, writer_cpus) in [
         ("vm-4node-norov", vec![0, 4, 6, 8]),
         ("amd-2s-nps4-8node", vec![0, 8, 16, 24, 32, 40, 48, 56]),
@@ -204,11 +220,10 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                     ShardLevel::Cpu => topo.cpus.len(),
                 };
                 assert_eq!(counter.slots().len(), expected_slots, "{what}");
-                // The walk a read takes, counted independently: every slot;
-                // at the node level every node id below nr_node_ids
-                // (compact), or the node-mask words loaded (bitmap: node
-                // ids here are all below 64, so one word per node found,
-                // then all 16 words in the search past the last one).
+                // The walk a read takes, counted independently: every slot; at the node level every
+                // node id below nr_node_ids (compact), or the node-mask words loaded (bitmap: node
+                // ids here are all below 64, so one word per node found, then all 16 words in the
+                // search past the last one).
                 let nr_node_ids = topo.possible_nodes.last().unwrap() as usize + 1;
                 let expected_steps = match (level, node_iter) {
                     (ShardLevel::Node, NodeIter::Compact) => nr_node_ids,
@@ -229,8 +244,8 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                 );
                 let total = assert_loads_replay(&counter, &loads, updates, &what);
 
-                // Each writer has a slot of its own (one per node, and the
-                // first CPUs of two nodes share no LLC), except at global.
+                // Each writer has a slot of its own (one per node, and the first CPUs of two nodes
+                // share no LLC), except at global.
                 let writer_slots: Vec<usize> = writer_cpus
                     .iter()
                     .map(|&c| counter.slot_of_cpu(c).unwrap())
@@ -263,9 +278,8 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                     );
                 }
 
-                // Distinct marks in every slot: powers of two where they
-                // fit (sum 2^n - 1), else 1..=n (sum n(n+1)/2). A walk
-                // that skips or repeats a slot reads another sum.
+                // Distinct marks in every slot: powers of two where they fit (sum 2^n - 1), else
+                // 1..=n (sum n(n+1)/2). A walk that skips or repeats a slot reads another sum.
                 let n = expected_slots;
                 let (mark, marks_sum): (fn(usize) -> i64, i64) = if n <= 62 {
                     (|i| 1 << i, (1i64 << n) - 1)
@@ -278,9 +292,8 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                         .fetch_add(mark(i), std::sync::atomic::Ordering::Relaxed);
                 }
                 assert_eq!(counter.read(), total + marks_sum, "{what}: marked read");
-                // The walk compiled apart for each level and node walk
-                // (what a loop picks outside its busy window) is this
-                // layout's, and a view reading through it sums the same.
+                // The walk compiled apart for each level and node walk (what a loop picks outside
+                // its busy window) is this layout's, and a view reading through it sums the same.
                 let kind = match (level, node_iter) {
                     (ShardLevel::Node, NodeIter::Compact) => WALK_NODE_IDS,
                     (ShardLevel::Node, NodeIter::Bitmap) => WALK_NODE_MASK,
@@ -374,8 +387,8 @@ fn a_counter_starts_its_lines_at_the_offset_asked_and_ends_where_told() {
     assert_eq!(at(Pad::Line128, 0), (128, 256));
     // Taken within the page, and down to 8 bytes.
     assert_eq!(at(Pad::Line128, page + 645), (768, 896));
-    // Packed: 8 bytes apart; near the page's end the slot and the end
-    // run on past it, the end wrapping to the next page's start.
+    // Packed: 8 bytes apart; near the page's end the slot and the end run on past it, the end
+    // wrapping to the next page's start.
     assert_eq!(at(Pad::Packed, 4000), (4008, 4016));
     assert_eq!(at(Pad::Line128, page - 128), (0, 128));
 }
@@ -435,9 +448,8 @@ fn unknown_counter_node_is_a_request_error() {
 
 #[test]
 fn memoryless_node_slot_falls_back_to_nearest_memory_and_says_so() {
-    // Node 1 has CPUs but no memory; nearest node with memory is node 0
-    // (distance 21) rather than node 2 (24). Every fallback lands on node 0,
-    // which exists here.
+    // Node 1 has CPUs but no memory; nearest node with memory is node 0 (distance 21) rather than
+    // node 2 (24). Every fallback lands on node 0, which exists here.
     let topo = fixture("cpuless-memless");
     let counter = ShardedCounter::new(
         layout(
@@ -462,25 +474,9 @@ fn memoryless_node_slot_falls_back_to_nearest_memory_and_says_so() {
     );
 }
 
-fn one_slot_counter() -> ShardedCounter {
-    let topo = Topology::read(Path::new("/")).unwrap();
-    ShardedCounter::new(
-        layout(
-            ShardLevel::Global,
-            Pad::Line128,
-            SlotHome::Local,
-            NodeIter::Compact,
-        ),
-        &topo,
-        &[topo.allowed_cpus.first().unwrap()],
-        Placement::Strict,
-    )
-    .unwrap()
-}
-
 #[test]
 fn ratelimit_never_publishes_twice_in_one_period_and_stamps_only_on_publish() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let clock = FakeClock::default();
     clock.advance(1_000_000);
     let policy: PublishPolicy = "ratelimit:1us+threshold:64".parse().unwrap();
@@ -533,7 +529,7 @@ fn walk_steps(seed: u64) -> impl Iterator<Item = u64> {
 
 #[test]
 fn threshold_publishes_exactly_when_the_kernel_formula_says() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, "threshold:64".parse().unwrap(), MonotonicClock);
     let mut walk = LoadWalk::new(3, 0);
     let mut contrib = 0i64;
@@ -556,7 +552,7 @@ fn threshold_publishes_exactly_when_the_kernel_formula_says() {
 
 #[test]
 fn pending_since_marks_the_oldest_unseen_change_and_clears() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, "batch:100".parse().unwrap(), MonotonicClock);
     w.update(40); // update 0: pending
     assert_eq!(w.pending_since(), Some(0));
@@ -581,7 +577,7 @@ fn pending_since_marks_the_oldest_unseen_change_and_clears() {
 
 #[test]
 fn never_publishes_until_the_flush() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, PublishPolicy::NEVER, MonotonicClock);
     for load in [10, 500, 70] {
         w.update(load);
@@ -621,12 +617,12 @@ fn merge_adds_every_count() {
 
 #[test]
 fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let always = PublishPolicy::ALWAYS;
     let mut a = Writer::new(&counter, 0, always, FakeClock::default());
     let mut b = Writer::new(&counter, 0, always, FakeClock::default());
-    // A A B A B B A: B's first add follows A's two, A's third follows B,
-    // B's second follows A, B's third follows itself, A's fourth B.
+    // A A B A B B A: B's first add follows A's two, A's third follows B, B's second follows A, B's
+    // third follows itself, A's fourth B.
     let script = [
         (true, 10),
         (true, 20),
@@ -649,8 +645,8 @@ fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
     assert_eq!(counter.read(), 47);
     a.update(41);
     assert_eq!(a.stats().handovers, 3);
-    // An update that does not publish moves no line and counts nothing;
-    // the reset forgets the count but not what the slot held.
+    // An update that does not publish moves no line and counts nothing; the reset forgets the count
+    // but not what the slot held.
     let mut held = Writer::new(&counter, 0, PublishPolicy::NEVER, FakeClock::default());
     held.update(100);
     assert_eq!((held.stats().publishes, held.stats().handovers), (0, 0));
@@ -666,7 +662,7 @@ fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
 
 #[test]
 fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let always = PublishPolicy::ALWAYS;
     let mut a = Writer::new(&counter, 0, always, FakeClock::default());
     let mut b = Writer::new(&counter, 0, always, FakeClock::default());
@@ -681,8 +677,8 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     b.update(5);
     assert_eq!((read_a(&mut va, &a), va.fetched()), (15, 1));
     assert_eq!((read_a(&mut va, &a), va.fetched()), (15, 1));
-    // B's two adds, then A's own add (a hand-over), then A's read: the
-    // add brought the line, so the read fetches nothing.
+    // B's two adds, then A's own add (a hand-over), then A's read: the add brought the line, so the
+    // read fetches nothing.
     b.update(6);
     b.update(7);
     a.update(20);
@@ -694,8 +690,8 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     // An update that does not publish changes nothing.
     held.update(100);
     assert_eq!((read_a(&mut va, &a), va.fetched()), (27, 2));
-    // A reader without a slot of its own: every change since its view
-    // was made (at the start) is one fetch, then none.
+    // A reader without a slot of its own: every change since its view was made (at the start) is
+    // one fetch, then none.
     assert_eq!(reader.read(&counter, 0), 27);
     assert_eq!(reader.read(&counter, 0), 27);
     assert_eq!(reader.fetched(), 1);
@@ -710,9 +706,8 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
 
 #[test]
 fn a_read_counts_a_line_once_however_many_of_its_slots_changed() {
-    // Per-CPU slots of the 4-node VM, homed on node 0: packed, slots 0
-    // and 1 share the first line (with `shares`); padded to 128 bytes,
-    // each has its own.
+    // Per-CPU slots of the 4-node VM, homed on node 0: packed, slots 0 and 1 share the first line
+    // (with `shares`); padded to 128 bytes, each has its own.
     let topo = fixture("vm-4node-norov");
     let cpus = topo.online_cpus.to_vec();
     for (pad, lines) in [(Pad::Packed, 1), (Pad::Line64, 2), (Pad::Line128, 2)] {
@@ -736,14 +731,12 @@ fn a_read_counts_a_line_once_however_many_of_its_slots_changed() {
 
 #[test]
 fn a_writer_that_stops_halfway_bounds_the_others_hand_overs() {
-    // Two real writers on one slot: A makes 200,000 updates, B 100,000
-    // and stops. A hand-over into one writer needs a distinct add of the
-    // other in between, so each writer's hand-overs are at most the
-    // other's publishes, and once B stops A takes none.
-    // Both writers exist before either adds, so whichever goes second
-    // sees the other's adds: at least one hand-over, however the threads
-    // are scheduled.
-    let counter = one_slot_counter();
+    // Two real writers on one slot: A makes 200,000 updates, B 100,000 and stops. A hand-over into
+    // one writer needs a distinct add of the other in between, so each writer's hand-overs are at
+    // most the other's publishes, and once B stops A takes none. Both writers exist before either
+    // adds, so whichever goes second sees the other's adds: at least one hand-over, however the
+    // threads are scheduled.
+    let counter = host_counter();
     let writer = || Writer::new(&counter, 0, PublishPolicy::ALWAYS, FakeClock::default());
     let (wa, wb) = (writer(), writer());
     fn run(mut w: Writer<'_, FakeClock>, updates: u64) -> (PublishStats, i64) {
@@ -772,7 +765,7 @@ fn a_writer_that_stops_halfway_bounds_the_others_hand_overs() {
 
 #[test]
 fn updates_counts_every_call_and_restarts_at_the_reset() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, "batch:100".parse().unwrap(), MonotonicClock);
     assert_eq!(w.updates(), 0);
     for load in [10, 20, 30, 200, 210] {
@@ -792,7 +785,7 @@ fn updates_counts_every_call_and_restarts_at_the_reset() {
 
 #[test]
 fn ratelimited_is_true_only_for_a_policy_with_a_ratelimit() {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     for (policy, limited) in [
         ("always", false),
         ("threshold:64", false),
@@ -812,10 +805,10 @@ fn group_shares_is_calc_group_shares() {
     assert_eq!(group_shares(1024, 0, 0, 0), 1024);
 }
 
-/// Publishes of `policy` in the first and the last tenth of `updates`
-/// updates of one writer fed by a load table.
+/// Publishes of `policy` in the first and the last tenth of `updates` updates of one writer fed by
+/// a load table.
 fn publishes_first_and_last_tenth(policy: &str, updates: u64) -> (u64, u64) {
-    let counter = one_slot_counter();
+    let counter = host_counter();
     let mut w = Writer::new(&counter, 0, policy.parse().unwrap(), MonotonicClock);
     let mut walk = LoadWalk::new(1, 0);
     let tenth = updates / 10;
@@ -836,9 +829,9 @@ fn publishes_first_and_last_tenth(policy: &str, updates: u64) -> (u64, u64) {
 
 #[test]
 fn threshold_and_batch_publish_the_same_fraction_early_and_late() {
-    // An unbounded walk made threshold:64 publish 62% of its first 10k
-    // updates and 17% of updates 100k-1M; the bounded, periodic table
-    // makes the fraction a property of the policy, not of run length.
+    // An unbounded walk made threshold:64 publish 62% of its first 10k updates and 17% of updates
+    // 100k-1M; the bounded, periodic table makes the fraction a property of the policy, not of run
+    // length.
     for policy in ["threshold:64", "batch:32"] {
         let (first, last) = publishes_first_and_last_tenth(policy, 10_000_000);
         let ratio = last as f64 / first as f64;
@@ -852,10 +845,9 @@ fn threshold_and_batch_publish_the_same_fraction_early_and_late() {
 
 #[test]
 fn a_compact_read_steps_over_every_possible_node_id() {
-    // A 2-node host whose firmware declares 8 possible nodes (nr_node_ids
-    // 8, as on hosts with hot-pluggable memory): the compact walk visits
-    // all 8 ids, the bitmap walk only loads mask words, and both find the
-    // same two slots.
+    // A 2-node host whose firmware declares 8 possible nodes (nr_node_ids 8, as on hosts with
+    // hot-pluggable memory): the compact walk visits all 8 ids, the bitmap walk only loads mask
+    // words, and both find the same two slots.
     let mut topo = fixture("epyc-7j13-2s-nps1-256");
     topo.possible_nodes = crate::topology::CpuList::parse("0-7").unwrap();
     let cpus = topo.online_cpus.to_vec();

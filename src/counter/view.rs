@@ -1,6 +1,5 @@
-//! What one thread last saw of a counter's slots, and so how many lines its
-//! reads had to fetch: the read side's counterpart of a publish's
-//! hand-over count.
+//! What one thread last saw of a counter's slots, and so how many lines its reads had to fetch: the
+//! read side's counterpart of a publish's hand-over count.
 
 use super::shards::{ShardedCounter, WALK_NODE_IDS, WALK_NODE_MASK, WALK_SLOTS, slot_sum};
 use std::sync::atomic::AtomicI64;
@@ -8,19 +7,7 @@ use std::sync::atomic::AtomicI64;
 /// Bytes in a cache line: slots closer than this share a line.
 pub const LINE_BYTES: usize = 64;
 
-/// One thread's view of a counter: the raw value it last saw in each slot
-/// (through its reads, or through its own adds), and the lines its reads
-/// fetched.
-///
-/// A read that finds a slot holding anything but what this thread last saw
-/// there follows another thread's add to that slot, which took the line
-/// away from this CPU's cache: the read had to fetch it. Every publish
-/// changes its slot's raw value (it adds a [`PUBLISH_TAG`](super::PUBLISH_TAG)),
-/// so the count is exact as far as values go: one per line that changed,
-/// counted once per read however many of its slots changed. It does not see
-/// a line evicted for capacity, nor (with `--pad 0`) a line the thread's own
-/// add already brought back with a neighbour's newer value in it: that read
-/// is counted as a fetch too.
+/// One thread's view of a counter: the raw value it last saw in each slot.
 #[derive(Debug, Clone)]
 pub struct ReadView {
     /// Raw value last seen in each slot, by slot index.
@@ -34,10 +21,7 @@ pub struct ReadView {
 }
 
 impl ReadView {
-    /// The view of a thread that has just looked at every slot of
-    /// `counter` (so its first read counts only what changes after this),
-    /// adding to `own` if it is a writer (a slot of `counter`; any other
-    /// atomic is not read, so it is ignored).
+    /// The view of a thread that has just looked at every slot of `counter`.
     pub fn new(counter: &ShardedCounter, own: Option<&AtomicI64>) -> Self {
         let n = counter.slots().len();
         let seen: Vec<i64> = (0..n).map(|i| counter.raw(i)).collect();
@@ -52,14 +36,7 @@ impl ReadView {
         }
     }
 
-    /// [`ShardedCounter::read`] by this thread: the same loads, in the
-    /// same order, and the same sum; every line whose slots changed since
-    /// this thread last saw them counted as fetched, once however many of
-    /// its slots changed. `left` is what this thread's last add left in its
-    /// own slot (a writer's `Writer::left`; ignored without one): finding
-    /// just that there fetches nothing, whatever an earlier read saw. On a
-    /// line nobody else writes it adds a compare per slot, and it stores
-    /// only what a fetch brought.
+    /// [`ShardedCounter::read`] by this thread.
     #[inline]
     pub fn read(&mut self, counter: &ShardedCounter, left: i64) -> i64 {
         match counter.walk_kind() {
@@ -69,15 +46,13 @@ impl ReadView {
         }
     }
 
-    /// [`read`](Self::read) compiled for walk `W`, which must be
-    /// `counter`'s [`ShardedCounter::walk_kind`] (see
-    /// [`ShardedCounter::walk_as`]).
+    /// [`read`](Self::read) compiled for walk `W`, which must be `counter`'s
+    /// [`ShardedCounter::walk_kind`] (see [`ShardedCounter::walk_as`]).
     #[inline(always)]
     pub fn read_as<const W: u8>(&mut self, counter: &ShardedCounter, left: i64) -> i64 {
         let (mut sum, mut lines, mut last) = (0, 0u64, usize::MAX);
-        // Inlined into every caller, as the walk is: out of line, one copy
-        // of this closure served every lane in place and their floors, so
-        // their branches trained each other's predictions.
+        // Inlined into every caller, as the walk is: out of line, one copy of this closure served
+        // every lane in place and their floors, so their branches trained each other's predictions.
         counter.walk_as::<W>(
             #[inline(always)]
             |i| {
@@ -92,16 +67,14 @@ impl ReadView {
                 }
             },
         );
-        // No store when nothing was fetched: a locked add that follows
-        // would wait for it to drain.
+        // No store when nothing was fetched: a locked add that follows would wait for it to drain.
         if lines > 0 {
             self.fetched += lines;
         }
         sum
     }
 
-    /// Lines this thread's reads fetched since creation or the last
-    /// [`reset`](Self::reset).
+    /// Lines this thread's reads fetched since creation or the last [`reset`](Self::reset).
     pub fn fetched(&self) -> u64 {
         self.fetched
     }

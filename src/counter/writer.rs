@@ -1,5 +1,4 @@
-//! A writer's local state and its publish decision: the `cfs_rq` side of
-//! `update_tg_load_avg()`.
+//! A writer's local state and its publish decision: the `cfs_rq` side of `update_tg_load_avg()`.
 
 use super::policy::{FILTER_ANY, Filter, PublishPolicy};
 use super::shards::{PUBLISH_TAG, ShardedCounter};
@@ -7,22 +6,15 @@ use crate::clock::Clock;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 /// What one writer published, in counts; the run turns these into rates.
-/// (How stale the shared value is, is measured by readers: see
-/// `workload::Mirror`.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PublishStats {
     /// Calls to [`Writer::update`].
     pub updates: u64,
-    /// Atomic adds to the shared slot made by updates (not by the final
-    /// flush): how often the shared line was really written.
+    /// Atomic adds to the shared slot made by updates (not by the final flush).
     pub publishes: u64,
     /// |delta| left for the final flush (load units).
     pub flushed: u64,
-    /// Publishes that found another writer's add on the slot since this
-    /// writer's last one (the value the atomic returned was not the one
-    /// this writer left): the line came from another writer's cache.
-    /// Exact, from the adds themselves; a read side on another CPU moves
-    /// the line too and is not counted here.
+    /// Publishes that found another writer's add on the slot since this writer's last one.
     pub handovers: u64,
 }
 
@@ -39,13 +31,8 @@ impl PublishStats {
 /// `Writer::pending_since` when nothing is pending.
 const NOTHING_PENDING: u64 = u64::MAX;
 
-/// One writer: its load value, its last published contribution and the
-/// time it last published, like a `cfs_rq`'s `avg.load_avg`,
-/// `tg_load_avg_contrib` and `last_update_tg_load_avg`.
-///
-/// `update` neither allocates nor makes a system call; it reads the clock
-/// only when the policy has a ratelimit. Cloning copies the local state
-/// (for a loop to keep it in registers); both copies add to the same slot.
+/// One writer: its load value, its last published contribution and the time it last published, like
+/// a `cfs_rq`'s `avg.load_avg`, `tg_load_avg_contrib` and `last_update_tg_load_avg`.
 #[derive(Clone)]
 pub struct Writer<'c, C: Clock> {
     slot: &'c AtomicI64,
@@ -56,35 +43,27 @@ pub struct Writer<'c, C: Clock> {
     load: i64,
     contrib: i64,
     last_publish: u64,
-    /// Update number of the oldest change not yet published, or
-    /// [`NOTHING_PENDING`]: a plain integer, so the loop keeps it in a
-    /// register (a store per update would make the next locked add wait
-    /// for the store buffer to drain).
+    /// Update number of the oldest unpublished change, or [`NOTHING_PENDING`]: an integer the loop
+    /// keeps in a register (a store per update would make the next locked add wait).
     pending_since: u64,
-    /// Updates that did not publish; publishes = updates - held, so an
-    /// update that publishes (every one, under `always`) counts nothing.
+    /// Updates that did not publish.
     held: u64,
-    /// The slot's raw value right after this writer's last add: a publish
-    /// whose add returns anything else follows another writer's add.
+    /// The slot's raw value right after this writer's last add.
     left: i64,
-    /// Publishes that followed another writer's add (see
-    /// [`PublishStats::handovers`]).
+    /// Publishes that followed another writer's add (see [`PublishStats::handovers`]).
     handovers: u64,
     /// Counts; `publishes` is filled in by [`Writer::stats`].
     stats: PublishStats,
 }
 
 impl<'c, C: Clock> Writer<'c, C> {
-    /// A writer adding to slot `slot` of `counter` under `policy`, reading
-    /// `clock` for the ratelimit. Load and contribution start at 0, and the
-    /// last publish is stamped "long ago" so the first update may publish.
+    /// A writer adding to slot `slot` of `counter` under `policy`, reading `clock` for the
+    /// ratelimit.
     pub fn new(counter: &'c ShardedCounter, slot: usize, policy: PublishPolicy, clock: C) -> Self {
         Self::on_slot(counter.slot(slot), policy, clock)
     }
 
-    /// A writer adding to `slot` itself, any atomic (`contend predict`
-    /// steps a walk through the publish decision on a local one, with no
-    /// counter and no threads).
+    /// A writer adding to `slot` itself, any atomic.
     pub fn on_slot(slot: &'c AtomicI64, policy: PublishPolicy, clock: C) -> Self {
         let period = policy.ratelimit.map(|p| clock.ticks(p).max(1));
         let last_publish = period.map_or(0, |p| clock.now().wrapping_sub(p));
@@ -104,8 +83,7 @@ impl<'c, C: Clock> Writer<'c, C> {
         }
     }
 
-    /// Sets the writer's load and publishes the change if the policy says
-    /// so (`update_tg_load_avg`).
+    /// Sets the writer's load and publishes the change if the policy says so.
     #[inline(always)]
     pub fn update(&mut self, load: i64) {
         if self.period.is_some() {
@@ -115,24 +93,18 @@ impl<'c, C: Clock> Writer<'c, C> {
         }
     }
 
-    /// True when the policy has a ratelimit (and so reads the clock): the
-    /// `RATELIMITED` a loop passes to [`Writer::update_as`].
+    /// True when the policy has a ratelimit (and so reads the clock).
     pub fn ratelimited(&self) -> bool {
         self.period.is_some()
     }
 
-    /// The kind of the policy's filter ([`Filter::kind`]): the
-    /// `FILTER` a loop passes to [`Writer::update_as`].
+    /// The kind of the policy's filter ([`Filter::kind`]).
     pub fn filter_kind(&self) -> u8 {
         self.filter.kind()
     }
 
-    /// [`Writer::update`] compiled for a policy with (`RATELIMITED`) or
-    /// without a ratelimit, so a loop that knows which carries no clock
-    /// code and no store of the publish time, and for filter kind
-    /// `FILTER` ([`Filter::passes_as`]). `RATELIMITED` must be
-    /// [`Writer::ratelimited`]; `FILTER` [`Writer::filter_kind`] or
-    /// [`FILTER_ANY`].
+    /// [`Writer::update`] compiled for a policy with or without a ratelimit (`RATELIMITED`) and for
+    /// filter kind `FILTER`, so a loop carries no clock code it does not need.
     #[inline(always)]
     pub fn update_as<const RATELIMITED: bool, const FILTER: u8>(&mut self, load: i64) {
         debug_assert_eq!(RATELIMITED, self.period.is_some());
@@ -149,9 +121,9 @@ impl<'c, C: Clock> Writer<'c, C> {
         }
         let delta = load - self.contrib;
         if self.filter.passes_as::<FILTER>(delta, self.contrib) {
-            // Every publish also adds one tag above the sum's bits, so the
-            // value the add returns tells whether any other writer added
-            // in between, even adds that cancel out (+16 then -16).
+            // Every publish also adds one tag above the sum's bits, so the value the add returns
+            // tells whether any other writer added in between, even adds that cancel out (+16 then
+            // -16).
             let add = delta.wrapping_add(PUBLISH_TAG);
             let before = self.slot.fetch_add(add, Ordering::Relaxed);
             self.handovers += u64::from(before != self.left);
@@ -166,9 +138,7 @@ impl<'c, C: Clock> Writer<'c, C> {
         }
     }
 
-    /// An update that did not publish: the change is pending since the
-    /// first such update, or not at all once the load is back at the
-    /// published value.
+    /// An update that did not publish.
     #[inline(always)]
     fn note_pending(&mut self, update: u64) {
         self.held += 1;
@@ -179,9 +149,8 @@ impl<'c, C: Clock> Writer<'c, C> {
         }
     }
 
-    /// The update number (counted from 0 since creation or the last
-    /// [`Writer::reset_stats`]) of the oldest change readers have not
-    /// seen, or `None` when the published value is the load.
+    /// The update number (counted from 0 since creation or the last [`Writer::reset_stats`]) of the
+    /// oldest change readers have not seen, or `None` when the published value is the load.
     #[inline(always)]
     pub fn pending_since(&self) -> Option<u64> {
         (self.pending_since != NOTHING_PENDING).then_some(self.pending_since)
@@ -198,9 +167,7 @@ impl<'c, C: Clock> Writer<'c, C> {
         self.slot
     }
 
-    /// The raw value (sum and publish tags) this writer's last add left in
-    /// its slot: what its own read finds there unless another writer added
-    /// since (see [`ReadView::read`](super::ReadView::read)).
+    /// The raw value (sum and publish tags) this writer's last add left in its slot.
     #[inline(always)]
     pub fn left(&self) -> i64 {
         self.left
@@ -212,8 +179,7 @@ impl<'c, C: Clock> Writer<'c, C> {
         self.contrib
     }
 
-    /// Publishes whatever is still unpublished, unconditionally: after this
-    /// the slots sum to every writer's load exactly.
+    /// Publishes whatever is still unpublished, unconditionally.
     pub fn flush(&mut self) {
         let delta = self.load - self.contrib;
         if delta != 0 {
@@ -224,14 +190,12 @@ impl<'c, C: Clock> Writer<'c, C> {
         self.pending_since = NOTHING_PENDING;
     }
 
-    /// Zeroes the counts (end of warm-up); load, contribution and the
-    /// last publish time stay.
+    /// Zeroes the counts (end of warm-up); load, contribution and the last publish time stay.
     pub fn reset_stats(&mut self) {
         self.stats = PublishStats::default();
         self.held = 0;
         self.handovers = 0;
-        // Update numbers restart at 0; a delta already pending counts from
-        // there.
+        // Update numbers restart at 0; a delta already pending counts from there.
         self.pending_since = if self.load != self.contrib {
             0
         } else {
@@ -267,8 +231,7 @@ pub struct ExactnessError {
     pub expected: i64,
 }
 
-/// Checks, after every writer has flushed, that the counter reads exactly
-/// `expected` (the sum of the writers' final loads).
+/// Checks, after every writer has flushed, that the counter reads exactly `expected`.
 pub fn check_exact(
     counter: &ShardedCounter,
     expected: i64,

@@ -1,8 +1,4 @@
-//! Pinning threads to CPUs with `sched_setaffinity`, verified with
-//! `sched_getcpu`.
-//!
-//! Masks are sized dynamically (`cpu_set_t` stops at 1024 CPUs), and every
-//! failure keeps its errno.
+//! Pinning threads to CPUs with `sched_setaffinity`, verified with `sched_getcpu`.
 
 use super::{Placement, PlacementError};
 use crate::topology::CpuList;
@@ -32,11 +28,7 @@ pub struct PinnedThread {
     pub note: Option<String>,
 }
 
-/// Pins the calling thread to `cpu` and checks with `sched_getcpu` that it
-/// runs there. `allowed` (the process's start-up affinity) is named in the
-/// error when the kernel refuses a CPU outside the cpuset. Under
-/// [`Placement::BestEffort`] a failure is returned as an unverified
-/// [`PinnedThread`] instead of an error.
+/// Pins the calling thread to `cpu` and checks with `sched_getcpu` that it runs there.
 pub fn pin_current_thread(
     cpu: u32,
     allowed: &CpuList,
@@ -72,8 +64,7 @@ fn pin_strict(cpu: u32, allowed: &CpuList) -> Result<u32, PlacementError> {
             source: io::Error::last_os_error(),
         });
     }
-    // The kernel migrates a running task before sched_setaffinity returns;
-    // a few yields cover a racing hotplug or cpuset change.
+    // The kernel migrates a running task before sched_setaffinity returns.
     let mut observed = current_cpu().map_err(|source| PlacementError::GetCpu { cpu, source })?;
     for _ in 0..100 {
         if observed == cpu {

@@ -1,9 +1,5 @@
-//! Page-aligned memory bound to one NUMA node with `mbind`, and verified
-//! page by page with `move_pages`.
-//!
-//! glibc has no wrappers for these calls and `libc` lacks the flag values,
-//! so they are called through `libc::syscall` with the constants below.
-//! `maxnode` is passed as bits + 1: the kernel reads `maxnode - 1` bits.
+//! Page-aligned memory bound to one NUMA node with `mbind`, and verified page by page with
+//! `move_pages`.
 
 use super::{Placement, PlacementError};
 use std::io;
@@ -30,16 +26,14 @@ pub enum NodeCheck {
         /// The node every page is on.
         node: u32,
     },
-    /// Binding or checking failed and `--placement best-effort` let the run
-    /// go on; the memory is wherever the kernel put it.
+    /// Binding or checking failed and `--placement best-effort` let the run go on.
     Unverified {
         /// What failed, with errno.
         reason: String,
     },
 }
 
-/// Anonymous memory bound to one node, unmapped on drop. Every page has
-/// been written once, so it is backed by a real page on a known node.
+/// Anonymous memory bound to one node, unmapped on drop.
 pub struct NodeMemory {
     ptr: NonNull<u8>,
     len: usize,
@@ -54,12 +48,8 @@ unsafe impl Send for NodeMemory {}
 unsafe impl Sync for NodeMemory {}
 
 impl NodeMemory {
-    /// Maps at least `len` bytes (rounded up to whole pages, at least one),
-    /// turns transparent huge pages off for it (so pages are page-exact),
-    /// binds it to `node` with `MPOL_BIND`, writes every page, and checks
-    /// every page's node with `move_pages`. Under [`Placement::Strict`] any
-    /// failure or a page on another node is an error; under
-    /// [`Placement::BestEffort`] the memory is returned marked unverified.
+    /// Maps at least `len` bytes (whole pages, THP off), binds them to `node` with `MPOL_BIND`,
+    /// writes every page, and checks every page's node with `move_pages`.
     pub fn alloc(len: usize, node: u32, placement: Placement) -> Result<Self, PlacementError> {
         let page = page_size();
         let len = len.max(1).div_ceil(page) * page;
@@ -120,9 +110,7 @@ impl NodeMemory {
         &self.check
     }
 
-    /// The node of every page now, as `move_pages` reports it (a negative
-    /// value is `-errno` for that page). Pages can move after allocation
-    /// when automatic NUMA balancing is on.
+    /// The node of every page now, as `move_pages` reports it.
     pub fn page_nodes(&self) -> io::Result<Vec<i32>> {
         let page = page_size();
         let pages: Vec<*mut libc::c_void> = (0..self.len / page)
@@ -182,13 +170,7 @@ impl NodeMemory {
     }
 }
 
-/// Address space reserved and never touched: inaccessible pages mapped
-/// between two allocations so that the next one does not sit at a fixed
-/// distance from the last. Counters run in place are touched in turn by
-/// one thread every period; at a constant stride a hardware prefetcher
-/// follows them and pulls a counter's line in before the update that
-/// owns it, outside its timed window (docs/evidence.md). Costs no
-/// memory: nothing is ever written. Unmapped on drop.
+/// Address space reserved and never touched.
 pub struct AddressGap {
     ptr: NonNull<u8>,
     len: usize,
@@ -223,8 +205,8 @@ impl AddressGap {
     }
 }
 
-/// An anonymous mapping of `len` bytes with no address hint, `prot` and
-/// `flags` as `mmap` takes them: its start, or the errno.
+/// An anonymous mapping of `len` bytes with no address hint, `prot` and `flags` as `mmap` takes
+/// them: its start, or the errno.
 fn map_anonymous(len: usize, prot: libc::c_int, flags: libc::c_int) -> io::Result<NonNull<u8>> {
     // SAFETY: an anonymous mapping with no address hint touches no
     // existing memory.

@@ -1,9 +1,4 @@
 //! Putting threads on CPUs and memory on nodes, and proving it.
-//!
-//! Every placement is verified after the fact: a pinned thread by
-//! `sched_getcpu`, node-bound memory by `move_pages`. Under
-//! [`Placement::Strict`] (the default) a failure stops the run; under
-//! [`Placement::BestEffort`] it goes on and the result says "unverified".
 
 mod affinity;
 mod memory;
@@ -66,8 +61,8 @@ pub enum PlacementError {
         /// errno.
         source: io::Error,
     },
-    /// `mbind` refused the node (EINVAL: no such node or no memory on it;
-    /// EPERM: a container forbids it).
+    /// `mbind` refused the node (EINVAL: no such node or no memory on it; EPERM: a container
+    /// forbids it).
     #[error("cannot bind memory to node {node}: mbind: {source}")]
     Bind {
         /// The node asked for.

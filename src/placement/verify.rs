@@ -1,6 +1,5 @@
-//! `contend verify`'s proof: pin a thread to each chosen CPU and bind
-//! memory to each chosen node, and keep what `sched_getcpu` and
-//! `move_pages` say.
+//! `contend verify`'s proof: pin a thread to each chosen CPU and bind memory to each chosen node,
+//! and keep what `sched_getcpu` and `move_pages` say.
 
 use super::pin_current_thread;
 use super::{NodeCheck, NodeMemory, PinnedThread, Placement, PlacementError, page_size};
@@ -14,8 +13,7 @@ pub struct MemoryPlacement {
     pub requested_node: u32,
     /// Pages allocated.
     pub pages: usize,
-    /// `move_pages` status of every page after the check (node id, or
-    /// -errno).
+    /// `move_pages` status of every page after the check (node id, or -errno).
     pub page_nodes: Vec<i32>,
     /// Verified or not, and why.
     pub check: NodeCheck,
@@ -32,8 +30,8 @@ pub struct VerifyReport {
     pub memory: Vec<MemoryPlacement>,
 }
 
-/// Pins a fresh thread to each of `cpus` (so the caller's mask stays as it
-/// was) and binds `pages` pages to each of `nodes`, checking both.
+/// Pins a fresh thread to each of `cpus` (so the caller's mask stays as it was) and binds `pages`
+/// pages to each of `nodes`, checking both.
 pub fn verify_placement(
     topo: &Topology,
     cpus: &[u32],

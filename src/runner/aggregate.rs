@@ -1,8 +1,6 @@
-//! From the threads' raw counts to one repeat's numbers, and from repeats
-//! to a strategy's summary: the repeats whose canary moved marked, each
-//! strategy's net figures against its floor (the hammer floor flat out,
-//! the floor in place paced), the CI of its cost and whether
-//! `--target-ci` was met.
+//! From the threads' raw counts to one repeat's numbers, and from repeats to a strategy's summary:
+//! the repeats whose canary moved marked, each strategy's net figures against its floor (the hammer
+//! floor flat out, the floor in place paced), the CI of its cost and whether `--target-ci` was met.
 
 use super::interference::{self, CANARY_SHIFT};
 use super::result::{
@@ -20,8 +18,7 @@ use hdrhistogram::Histogram;
 pub struct RepeatContext {
     /// The node of each writer's CPU, in pool order.
     pub cpu_nodes: Vec<u32>,
-    /// The node of each writer's slot (publishes across count as
-    /// cross-node).
+    /// The node of each writer's slot (publishes across count as cross-node).
     pub slot_nodes: Vec<u32>,
     /// What the counter read after every writer flushed.
     pub final_sum: i64,
@@ -32,11 +29,6 @@ pub struct RepeatContext {
 }
 
 /// Turns one repeat's thread reports into its numbers.
-///
-/// A thread that never saw the measured interval start is left out of
-/// every rate, sample and count (its CPU is listed in `outside_window`,
-/// its per-thread counts are 0); its final load still counts towards the
-/// exact total.
 pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContext) -> RepeatResult {
     let (final_sum, tick) = (ctx.final_sum, ctx.ns_per_tick);
     let writers: Vec<&ThreadReport> = reports.iter().filter(|r| r.role == Role::Writer).collect();
@@ -142,9 +134,8 @@ struct Merged {
 }
 
 impl Merged {
-    /// Merges the measured `writers`' write samples and publish counts,
-    /// and the read samples and staleness probes of every thread
-    /// `in_window`.
+    /// Merges the measured `writers`' write samples and publish counts, and the read samples and
+    /// staleness probes of every thread `in_window`.
     fn of(writers: &[&ThreadReport], in_window: &[&ThreadReport], ctx: &RepeatContext) -> Self {
         let mut m = Merged {
             write_hist: new_histogram(),
@@ -172,10 +163,8 @@ impl Merged {
         m
     }
 
-    /// How far the sampled cost of an update (its timed add plus the
-    /// reads it made, each at their sampled mean) is from the loop's ns
-    /// per update, in %. Paced, ns/op from throughput is the pacing
-    /// interval: no figure to set the samples against.
+    /// How far the sampled cost of an update (its timed add plus the reads it made, each at their
+    /// sampled mean) is from the loop's ns per update, in %.
     fn sampled_vs_throughput_pct(
         &self,
         write_latency: Option<LatencySummary>,
@@ -191,8 +180,7 @@ impl Merged {
     }
 }
 
-/// A repeat's staleness figures from its probes; ages in ns at
-/// `write_loop_ns` per update.
+/// A repeat's staleness figures from its probes; ages in ns at `write_loop_ns` per update.
 fn staleness_of(s: &StalenessSamples, write_loop_ns: f64) -> Staleness {
     let per_probe = |sum: f64| {
         if s.probes > 0 {
@@ -212,8 +200,7 @@ fn staleness_of(s: &StalenessSamples, write_loop_ns: f64) -> Staleness {
     }
 }
 
-/// A thread's busy seconds: paced, its operations' timed windows (stalls
-/// and sampled operations left out); flat out, its whole interval.
+/// A thread's busy seconds: paced, its operations' timed windows.
 fn busy_s(r: &ThreadReport, ns_per_tick: f64) -> Option<f64> {
     let interval = r.interval_s?;
     Some(
@@ -227,8 +214,7 @@ fn busy_ops(r: &ThreadReport, ops: u64) -> u64 {
     r.busy.map_or(ops, |b| b.ops)
 }
 
-/// A thread's seconds in its floor in place (paced), timed as busy time
-/// is, over the same iterations.
+/// A thread's seconds in its floor in place.
 fn floor_s(r: &ThreadReport, ns_per_tick: f64) -> Option<f64> {
     r.interval_s?;
     Some(r.floor_busy?.ticks as f64 * ns_per_tick * 1e-9)
@@ -248,8 +234,7 @@ fn ops_of(r: &ThreadReport) -> u64 {
     }
 }
 
-/// Each node's writers, when they span two or more nodes: their cost in
-/// the regime's measure, and whether their slot is on another node.
+/// Each node's writers, when they span two or more nodes.
 fn node_costs(writers: &[&ThreadReport], ctx: &RepeatContext) -> Vec<NodeRepeat> {
     let (cpu_nodes, slot_nodes, tick) = (&ctx.cpu_nodes, &ctx.slot_nodes, ctx.ns_per_tick);
     let mut writer_nodes: Vec<u32> = cpu_nodes.iter().take(writers.len()).copied().collect();
@@ -282,9 +267,7 @@ fn node_costs(writers: &[&ThreadReport], ctx: &RepeatContext) -> Vec<NodeRepeat>
         .collect()
 }
 
-/// The threads' mean share of their CPU, %, and their floors' in place
-/// (only when every thread with a share has a floor's): each thread's
-/// busy ns per operation times the operations it ran, over its interval.
+/// The threads' mean share of their CPU, %, and their floors' in place.
 fn cpu_shares(reports: &[ThreadReport], ns_per_tick: f64) -> (f64, Option<f64>) {
     let share = |r: &ThreadReport, seconds: Option<f64>, timed: u64| {
         let s = r.interval_s.filter(|&s| s > 0.0)?;
@@ -305,9 +288,8 @@ fn cpu_shares(reports: &[ThreadReport], ns_per_tick: f64) -> (f64, Option<f64>) 
     )
 }
 
-/// Paced, the lowest of the measured threads' achieved rates (% of the
-/// regime's) and of their shares of arrival slots run (%); `None` flat
-/// out.
+/// Paced, the lowest of the measured threads' achieved rates (% of the regime's) and of their
+/// shares of arrival slots run (%); `None` flat out.
 fn pacing_minima(in_window: &[&ThreadReport], regime: Regime) -> (Option<f64>, Option<f64>) {
     let Some(rate) = regime.rate() else {
         return (None, None);
@@ -320,8 +302,7 @@ fn pacing_minima(in_window: &[&ThreadReport], regime: Regime) -> (Option<f64>, O
     )
 }
 
-/// Operations per second of one thread over its measured interval (0
-/// when it has none).
+/// Operations per second of one thread over its measured interval (0 when it has none).
 fn rate_of(count: u64, r: &ThreadReport) -> f64 {
     match r.interval_s {
         Some(s) if s > 0.0 => count as f64 / s,
@@ -329,9 +310,7 @@ fn rate_of(count: u64, r: &ThreadReport) -> f64 {
     }
 }
 
-/// ns per operation over `threads`: the sum of `seconds` (each thread's
-/// interval, or its busy part) over the sum of `ops`; `None` without
-/// operations. Threads without an interval are left out.
+/// ns per operation over `threads`.
 fn per_op_ns(
     threads: &[&ThreadReport],
     seconds: impl Fn(&ThreadReport) -> Option<f64>,
@@ -353,12 +332,7 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
-/// The run's results, repeats done, folded into its clock floors (those
-/// `is_floor` marks) and its strategies (in their order): repeats whose
-/// canary moved marked (the warning, if any, to `notes`), each
-/// summarised with its net figures (against `floor` flat out, against the
-/// floor in place paced: [`fill_net`]), and the strategies judged against
-/// `target_ci_pct` (`--target-ci`).
+/// Folds a run's repeats into its clock floors and strategies.
 pub(super) fn finish(
     mut results: Vec<StrategyResult>,
     is_floor: &[bool],
@@ -377,8 +351,8 @@ pub(super) fn finish(
         result.summary = strategy_summary(&result.repeats);
         fill_net(result, floor);
         if UsedRepeats::of(&result.repeats).all_repeats {
-            // A clock floor is a ratelimit that never publishes: named
-            // for what it is, not its period.
+            // A clock floor is a ratelimit that never publishes: named for what it is, not its
+            // period.
             let what = if is_floor {
                 match result.strategy.clock {
                     Some(c) => format!("the {} clock floor", c.name()),
@@ -407,15 +381,7 @@ pub(super) fn finish(
     (floors.into_iter().map(|(r, _)| r).collect(), strategies)
 }
 
-/// How far the 95% CI of a strategy's cost per update is from
-/// `--target-ci` `target` %: its half-width over what the target allows
-/// (at most 1: met); `None` before two repeats (or two undisturbed
-/// repeats with a floor in place). Flat out the cost is loop ns/op and
-/// the target is `target` % of it. Paced it is the net ns/update, each
-/// repeat's busy ns/op less its floor's in place ([`PairedNet::of`]), and
-/// the target allows `target` % of it or the practical threshold's ns
-/// ([`crate::stats::NOISE_THRESHOLD`]), whichever is larger: a net cost
-/// of a few ns is known well enough within 1 ns.
+/// How far the 95% CI of a strategy's cost per update is from `--target-ci` `target` %.
 pub fn target_ratio(result: &StrategyResult, target: f64) -> Option<f64> {
     match result.regime {
         Regime::FlatOut => {
@@ -435,34 +401,24 @@ pub fn target_ratio(result: &StrategyResult, target: f64) -> Option<f64> {
     }
 }
 
-/// Under `--paced both`, how far a strategy's check of in place against
-/// alone is from a width that can decide at the practical threshold: the
-/// half-width of the 95% CI of its net ns/update in place less alone,
-/// round by round ([`alone_difference`]), over the threshold's ns
-/// ([`crate::stats::NOISE_THRESHOLD`], 1 ns); at most 1: narrow enough.
-/// `None` before two rounds with both.
+/// Under `--paced both`, the 95% CI half-width of in place less alone ([`alone_difference`]) over
+/// the threshold's ns.
 pub fn alone_ratio(result: &StrategyResult) -> Option<f64> {
     let s = alone_difference(result, net_busy_ns).filter(|s| s.n > 1)?;
     Some((s.ci95_high - s.mean) / NOISE_THRESHOLD.ns)
 }
 
-/// A paced repeat's net busy ns per update: its busy ns/op less its
-/// floor's in place (`None` without a floor in place).
+/// A paced repeat's net busy ns per update: its busy ns/op less its floor's in place.
 pub fn net_busy_ns(r: &RepeatResult) -> Option<f64> {
     Some(r.write_busy_ns - r.floor_busy_ns?)
 }
 
-/// A paced repeat's net CPU share, percentage points: its CPU share less
-/// its floor's in place (`None` without a floor in place).
+/// A paced repeat's net CPU share, percentage points: its CPU share less its floor's in place.
 pub fn net_cpu_share_pct(r: &RepeatResult) -> Option<f64> {
     Some(r.cpu_share_pct - r.floor_cpu_share_pct?)
 }
 
-/// The repeats a strategy's figures are over, in both regimes, by one
-/// rule: every repeat but the disturbed ones ([`interference::disturbed`]:
-/// its canary moved, or its threads stalled) while two or more others
-/// remain; under two undisturbed repeats, every repeat. The disturbed
-/// repeats stay in run.json, marked; only the figures leave them out.
+/// The repeats a strategy's figures are over, in both regimes, by one rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UsedRepeats<'a> {
     /// The repeats the figures are over, in order.
@@ -471,8 +427,7 @@ pub struct UsedRepeats<'a> {
     pub set_aside: usize,
     /// Disturbed repeats among all of them, whether left out or not.
     pub disturbed: usize,
-    /// Under two undisturbed repeats, every repeat was used, disturbed or
-    /// not.
+    /// Under two undisturbed repeats, every repeat was used, disturbed or not.
     pub all_repeats: bool,
 }
 
@@ -505,30 +460,21 @@ impl<'a> UsedRepeats<'a> {
     }
 }
 
-/// A paced strategy's net figure repeat by repeat: each repeat's value
-/// less its floor's, measured in place in the same milliseconds
-/// ([`crate::workload::InPlaceFloor`]), so what moved both (the machine's
-/// phase) cancels, and the CI comes from the per-repeat differences.
+/// A paced strategy's net figure repeat by repeat.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PairedNet {
     /// Over the repeats used ([`UsedRepeats`]).
     pub summary: Summary,
     /// Repeats with a net figure.
     pub repeats: usize,
-    /// Of those, repeats disturbed ([`interference::disturbed`]): left
-    /// out of `summary` unless `all_repeats`.
+    /// Of those, repeats disturbed ([`interference::disturbed`]).
     pub disturbed: usize,
-    /// Under two undisturbed repeats, every repeat was used, disturbed or
-    /// not.
+    /// Under two undisturbed repeats, every repeat was used, disturbed or not.
     pub all_repeats: bool,
 }
 
 impl PairedNet {
-    /// The paired net figure of `repeats` (a strategy's, or its repeats
-    /// alone, `StrategyResult::alone_repeats`), `net` giving each
-    /// repeat's ([`net_busy_ns`], [`net_cpu_share_pct`]), over the repeats
-    /// [`UsedRepeats`] keeps among those that have one; `None` without a
-    /// repeat that has one.
+    /// The paired net figure of `repeats`.
     pub fn of(
         repeats: &[RepeatResult],
         net: impl Fn(&RepeatResult) -> Option<f64>,
@@ -544,17 +490,8 @@ impl PairedNet {
     }
 }
 
-/// Two strategies' per-repeat difference, `value(test) − value(base)`
-/// in each repeat index both have, summarised: measured in the same
-/// milliseconds, so what moved both cancels. The pairs kept follow
-/// [`UsedRepeats`]'s rule (neither side disturbed, while two or more
-/// remain). Where every kept repeat priced both sides' lines
-/// ([`RepeatResult::line_ns`]), the mean is adjusted for them
-/// ([`adjusted_mean`], at their pooled mean): each repeat draws each
-/// counter's line afresh, and one line's hand-over can cost twice
-/// another's, so the adjusted mean is the difference on lines of equal
-/// cost. `None` unless `config` records both in one group run in place
-/// ([`RunConfig::ran_together`]), or with no repeat in common.
+/// Two strategies' per-repeat difference, `value(test) − value(base)` in each repeat index both
+/// have, summarised: measured in the same milliseconds, so what moved both cancels.
 pub fn paired_difference(
     config: &RunConfig,
     base: &StrategyResult,
@@ -567,11 +504,7 @@ pub fn paired_difference(
     repeat_by_repeat(&base.repeats, &test.repeats, value)
 }
 
-/// A strategy in place less itself alone, round by round, under `--paced
-/// both` ([`StrategyResult::alone_repeats`]): `value` of its repeat in
-/// place less that of its repeat alone in the same round, summarised and
-/// adjusted for line costs as [`paired_difference`]'s. `None` without a
-/// round that has both.
+/// A strategy in place less itself alone, round by round, under `--paced both`.
 pub fn alone_difference(
     strategy: &StrategyResult,
     value: impl Fn(&RepeatResult) -> Option<f64>,
@@ -579,15 +512,14 @@ pub fn alone_difference(
     repeat_by_repeat(&strategy.alone_repeats, &strategy.repeats, value)
 }
 
-/// `value(test) − value(base)` in each repeat index both have, kept and
-/// adjusted as [`paired_difference`] says.
+/// `value(test) − value(base)` in each repeat index both have, kept and adjusted as
+/// [`paired_difference`] says.
 fn repeat_by_repeat(
     base: &[RepeatResult],
     test: &[RepeatResult],
     value: impl Fn(&RepeatResult) -> Option<f64>,
 ) -> Option<Summary> {
-    // (difference, either side disturbed, both lines' cost), repeat by
-    // repeat.
+    // (difference, either side disturbed, both lines' cost), repeat by repeat.
     let pairs: Vec<(f64, bool, Option<[f64; 2]>)> = test
         .iter()
         .filter_map(|t| {
@@ -606,13 +538,8 @@ fn repeat_by_repeat(
         .or_else(|| Summary::of(&differences))
 }
 
-/// Marks every repeat whose canary, before or after it, is more than
-/// [`CANARY_SHIFT`]× away from the median of all of them (before and
-/// after every repeat), or over [`SCHEDULED_TRANSFER_NS`] one-way (the
-/// scheduler's, not a cache's: the median of a run that took turns
-/// throughout is such a figure too), as disturbed, and the others as not
-/// (so a run can mark as it goes, and the final median decides); returns
-/// the warning to print, naming the values, when any was.
+/// Marks disturbed every repeat whose canary is [`CANARY_SHIFT`]× off the run's median or over
+/// [`SCHEDULED_TRANSFER_NS`] one-way; returns the warning to print, if any.
 pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String> {
     let CanaryRange {
         median,
@@ -670,10 +597,7 @@ fn round(ns: f64) -> String {
     }
 }
 
-/// Fills a strategy's net figures: flat out, net ns per update = loop
-/// ns/op − the hammer `floor`'s; paced, busy ns/op and the CPU share less
-/// the floor's in place, repeat by repeat ([`PairedNet::of`]). A figure whose
-/// floor was not measured stays `None`.
+/// Fills a strategy's net figures: flat out, net ns per update = loop ns/op − the hammer `floor`'s.
 fn fill_net(result: &mut StrategyResult, floor: Option<&HarnessFloor>) {
     let (busy, share) = (
         PairedNet::of(&result.repeats, net_busy_ns),
@@ -697,9 +621,7 @@ fn fill_net(result: &mut StrategyResult, floor: Option<&HarnessFloor>) {
     }
 }
 
-/// Summarises a strategy's repeats over those [`UsedRepeats`] keeps (the
-/// disturbed ones set aside while two others remain, in either regime);
-/// `None` when there are none.
+/// Summarises a strategy's repeats over those [`UsedRepeats`] keeps.
 pub fn strategy_summary(all: &[RepeatResult]) -> Option<StrategySummary> {
     let kept = UsedRepeats::of(all);
     let repeats = || kept.used.iter().copied();
@@ -752,8 +674,8 @@ pub fn strategy_summary(all: &[RepeatResult]) -> Option<StrategySummary> {
     })
 }
 
-/// Each node's cost over `repeats`, for the nodes the first of them
-/// recorded and every one of them has a cost for (none with one node).
+/// Each node's cost over `repeats`, for the nodes the first of them recorded and every one of them
+/// has a cost for (none with one node).
 fn node_summaries(repeats: &[&RepeatResult]) -> Vec<NodeSummary> {
     let Some(first) = repeats.first() else {
         return Vec::new();
@@ -799,8 +721,7 @@ pub(super) mod tests {
 
     #[test]
     fn the_target_ratio_is_students_t_half_width_by_hand() {
-        // mean 11, sd √2, t(0.975, 1) = 12.7062: ±115.51% of the mean,
-        // 23.10× a 5% target.
+        // mean 11, sd √2, t(0.975, 1) = 12.7062: ±115.51% of the mean, 23.10× a 5% target.
         let run = run_with(&[&[10.0, 12.0], &[10.0, 11.0, 12.0], &[10.0], &[0.0, 0.0]]);
         let r: Vec<Option<f64>> = run
             .strategies
@@ -822,10 +743,9 @@ pub(super) mod tests {
 
     #[test]
     fn a_paced_target_is_the_paired_net_within_the_target_or_1_ns() {
-        // Busy 40, 43, 41 ns against the floor's 30, 32, 31 in place in
-        // the same repeats: nets 10, 11, 10, mean 10.33, sd 0.577,
-        // half-width 4.30265 × 0.577 / √3 = 1.434 ns. Unpaired, the two
-        // sides' own spreads (1.53 and 1.0 ns) would give ±4.5 ns.
+        // Busy 40, 43, 41 ns against the floor's 30, 32, 31 in place in the same repeats: nets 10,
+        // 11, 10, mean 10.33, sd 0.577, half-width 4.30265 × 0.577 / √3 = 1.434 ns. Unpaired, the
+        // two sides' own spreads (1.53 and 1.0 ns) would give ±4.5 ns.
         let mut s = in_place(
             paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]),
             &[30.0, 32.0, 31.0],
@@ -841,8 +761,7 @@ pub(super) mod tests {
         // No floor in place: no paired net, no ratio.
         let bare = paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]);
         assert_eq!(target_ratio(&bare, 5.0), None);
-        // The second repeat disturbed: it is left out, nets 10 and 10,
-        // no spread.
+        // The second repeat disturbed: it is left out, nets 10 and 10, no spread.
         s.repeats[1].interference.disturbed = true;
         let p = PairedNet::of(&s.repeats, net_busy_ns).unwrap();
         assert_eq!((p.repeats, p.disturbed, p.all_repeats), (3, 1, false));
@@ -881,8 +800,7 @@ pub(super) mod tests {
 
     #[test]
     fn a_repeat_whose_threads_stalled_over_5_pct_is_disturbed() {
-        // 0.1 s intervals, two threads: 200 ms of thread time, 5% of it
-        // is 10 ms.
+        // 0.1 s intervals, two threads: 200 ms of thread time, 5% of it is 10 ms.
         let mut r = repeat_with_canary(27.0);
         let stalls = |ms: f64| ThreadStalls {
             cpu: 0,
@@ -902,8 +820,8 @@ pub(super) mod tests {
 
     #[test]
     fn a_canary_that_moves_marks_the_odd_repeats_and_warns() {
-        // The development VM's phases: 27 ns, then the hypervisor moves a
-        // vCPU and the same pair reads 110 ns.
+        // The development VM's phases: 27 ns, then the hypervisor moves a vCPU and the same pair
+        // reads 110 ns.
         let mut repeats: Vec<RepeatResult> = [27.0, 26.0, 27.4, 110.0, 28.0]
             .map(repeat_with_canary)
             .into();
@@ -917,8 +835,8 @@ pub(super) mod tests {
         assert!(warning.contains("; 1 repeats measured away"), "{warning}");
         let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
         assert_eq!(disturbed, [false, false, false, true, false]);
-        // Marked as the run goes: once the 110 ns phase is the median,
-        // the 27 ns repeats are the odd ones and the 110 ns one is not.
+        // Marked as the run goes: once the 110 ns phase is the median, the 27 ns repeats are the
+        // odd ones and the 110 ns one is not.
         repeats.extend([110.0, 111.0, 109.0, 112.0].map(repeat_with_canary));
         mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
         let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
@@ -930,9 +848,8 @@ pub(super) mod tests {
 
     #[test]
     fn a_canary_after_the_repeat_sees_a_phase_that_began_during_it() {
-        // Before every repeat 60 ns; after the third, 7 ns (the host put
-        // the vCPUs on one core during it): the third is disturbed, and
-        // the warning's range spans both.
+        // Before every repeat 60 ns; after the third, 7 ns (the host put the vCPUs on one core
+        // during it): the third is disturbed, and the warning's range spans both.
         let mut repeats: Vec<RepeatResult> =
             [60.0, 61.0, 59.0, 60.0].map(repeat_with_canary).into();
         for (r, after) in repeats.iter_mut().zip([60.0, 62.0, 7.0, 59.0]) {
@@ -952,8 +869,8 @@ pub(super) mod tests {
 
     #[test]
     fn a_canary_of_milliseconds_says_both_vcpus_took_turns_on_one_cpu() {
-        // As read in a guest whose vCPUs were put on one host CPU: 4 ms
-        // one-way, a host time slice, against 70 ns.
+        // As read in a guest whose vCPUs were put on one host CPU: 4 ms one-way, a host time slice,
+        // against 70 ns.
         let mut repeats: Vec<RepeatResult> = [70.0, 71.0, 4_000_099.8, 72.0]
             .map(repeat_with_canary)
             .into();
@@ -970,8 +887,8 @@ pub(super) mod tests {
 
     #[test]
     fn a_run_that_took_turns_throughout_is_disturbed_throughout() {
-        // Every canary a time slice (within 1.5× of their median): no
-        // change, yet no repeat measured a cache.
+        // Every canary a time slice (within 1.5× of their median): no change, yet no repeat
+        // measured a cache.
         let mut repeats: Vec<RepeatResult> = [3_000_000.0, 4_000_000.0, 3_500_000.0]
             .map(repeat_with_canary)
             .into();
@@ -987,8 +904,7 @@ pub(super) mod tests {
             "{warning}"
         );
         assert!(repeats.iter().all(|r| r.interference.disturbed));
-        // One canary has no median, but a time slice is one still; 10 µs
-        // is not.
+        // One canary has no median, but a time slice is one still; 10 µs is not.
         for (canary, disturbed) in [(20_000.0, true), (10_000.0, false)] {
             let mut repeats = [repeat_with_canary(canary)];
             let warning = mark_canary_shifts(repeats.iter_mut().collect());
@@ -1011,9 +927,8 @@ pub(super) mod tests {
             "{warning}"
         );
         assert!(repeats.iter().all(|r| r.interference.disturbed));
-        // A steady canary marks nothing; one canary has nothing to differ
-        // from; canaries of 0 ns (a broken clock) have no ratio; a spread
-        // of exactly CANARY_SHIFT is not a change.
+        // A steady canary marks nothing; one canary has nothing to differ from; canaries of 0 ns (a
+        // broken clock) have no ratio; a spread of exactly CANARY_SHIFT is not a change.
         for canaries in [
             vec![27.0, 30.0, 25.0],
             vec![10.0],
@@ -1037,10 +952,9 @@ pub(super) mod tests {
 
     #[test]
     fn two_strategies_in_place_pair_repeat_by_repeat() {
-        // Nets in place: a 10, 11, 10 (busy 40, 43, 41 less floors 30,
-        // 32, 31); b 15, 17, 13 (45, 49, 44 less the same floors): the
-        // differences 5, 6, 3, mean 14/3, sd √(7/3) = 1.5275 (squares
-        // 1/9 + 16/9 + 25/9 = 42/9 over 2).
+        // Nets in place: a 10, 11, 10 (busy 40, 43, 41 less floors 30, 32, 31); b 15, 17, 13 (45,
+        // 49, 44 less the same floors): the differences 5, 6, 3, mean 14/3, sd √(7/3) = 1.5275
+        // (squares 1/9 + 16/9 + 25/9 = 42/9 over 2).
         let a = in_place(
             paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1; 3]),
             &[30.0, 32.0, 31.0],
@@ -1065,8 +979,7 @@ pub(super) mod tests {
         assert_eq!(d.n, 3);
         assert!((d.mean - 14.0 / 3.0).abs() < 1e-12, "{d:?}");
         assert!((d.stddev - (7.0f64 / 3.0).sqrt()).abs() < 1e-12, "{d:?}");
-        // b's repeat 2 disturbed: set aside (two remain), so only repeats
-        // 0 and 1 pair: 5 and 6.
+        // b's repeat 2 disturbed: set aside (two remain), so only repeats 0 and 1 pair: 5 and 6.
         b.repeats[2].interference.disturbed = true;
         let d = paired(&config, &b).unwrap();
         assert_eq!((d.n, d.mean), (2, 5.5));
@@ -1074,10 +987,9 @@ pub(super) mod tests {
 
     #[test]
     fn paired_differences_are_adjusted_for_each_repeats_line_costs() {
-        // Each repeat's lines (one-way ns) for a and b, each set averaging
-        // 60: a's net is 20 + 0.5 (line − 60), b's 30 + 0.9 (line − 60),
-        // so b − a is 10 on lines of equal cost, and 10 + 0.9 (x_b − 60)
-        // − 0.5 (x_a − 60) as drawn: −7.2 to +46 ns.
+        // Each repeat's lines (one-way ns) for a and b, each set averaging 60: a's net is 20 + 0.5
+        // (line − 60), b's 30 + 0.9 (line − 60), so b − a is 10 on lines of equal cost, and 10 +
+        // 0.9 (x_b − 60) − 0.5 (x_a − 60) as drawn: −7.2 to +46 ns.
         let xa = [50.0, 70.0, 60.0, 55.0, 65.0, 90.0, 30.0, 60.0];
         let xb = [62.0, 58.0, 100.0, 20.0, 61.0, 59.0, 60.0, 60.0];
         // Busy 30 + net, floors 30, each repeat's line priced.
@@ -1101,17 +1013,16 @@ pub(super) mod tests {
             regime: Regime::SEED,
             strategies: vec![a.name.clone(), b.name.clone()],
         }];
-        // No noise: only the pooled mean's doubt is left, (0.9 − 0.5) √(v /
-        // n) with v = 197.5, the variance of each repeat's two lines'
-        // mean: 1.98746 ns.
+        // No noise: only the pooled mean's doubt is left, (0.9 − 0.5) √(v / n) with v = 197.5, the
+        // variance of each repeat's two lines' mean: 1.98746 ns.
         let se =
             |d: &Summary| (d.ci95_high - d.mean) / crate::stats::t_quantile_975(d.n as f64 - 3.0);
         let d = paired_difference(&config, &a, &b, net_busy_ns).unwrap();
         assert_eq!(d.n, 8);
         assert!((d.mean - 10.0).abs() < 1e-9, "{d:?}");
         assert!((se(&d) - 1.987_46).abs() < 1e-5, "{d:?}");
-        // One repeat without a price: the plain differences, the same
-        // mean (each set of lines averages 60) with the draw's spread.
+        // One repeat without a price: the plain differences, the same mean (each set of lines
+        // averages 60) with the draw's spread.
         b.repeats[3].line_ns = None;
         let d = paired_difference(&config, &a, &b, net_busy_ns).unwrap();
         assert!((d.mean - 10.0).abs() < 1e-9 && d.stddev > 15.0, "{d:?}");
@@ -1127,8 +1038,8 @@ pub(super) mod tests {
         assert!((se(&d) - 1.750_02).abs() < 1e-5, "{d:?}");
     }
 
-    /// The fixture's first strategy in `regime`, one repeat (rounds 0,
-    /// 1, ...) per busy ns and CPU share given, summarised.
+    /// The fixture's first strategy in `regime`, one repeat (rounds 0, 1, ...) per busy ns and CPU
+    /// share given, summarised.
     pub(crate) fn paced(regime: Regime, busy: &[f64], share: &[f64]) -> StrategyResult {
         let mut s = crate::runner::fixture_run().strategies[0].clone();
         s.regime = regime;
@@ -1179,9 +1090,8 @@ pub(super) mod tests {
 
     #[test]
     fn the_alone_ratio_is_the_half_width_of_in_place_less_alone_by_hand() {
-        // Nets in place 40, 44, 42 and alone 38, 41, 40 (floors 30):
-        // differences +2, +3, +2, sd 0.5774, t(0.975, 2) = 4.3027, so
-        // ±1.434 ns, 1.434× the 1 ns threshold.
+        // Nets in place 40, 44, 42 and alone 38, 41, 40 (floors 30): differences +2, +3, +2, sd
+        // 0.5774, t(0.975, 2) = 4.3027, so ±1.434 ns, 1.434× the 1 ns threshold.
         let s = with_alone(
             paced(Regime::SEED, &[70.0, 74.0, 72.0], &[0.1; 3]),
             &[68.0, 71.0, 70.0],
@@ -1189,8 +1099,7 @@ pub(super) mod tests {
         );
         let r = alone_ratio(&s).unwrap();
         assert!((r - 1.434).abs() < 1e-3, "{r}");
-        // +2, +2.1, +2.2: sd 0.1, ±0.248 ns: narrow enough, however far
-        // from 0 the mean.
+        // +2, +2.1, +2.2: sd 0.1, ±0.248 ns: narrow enough, however far from 0 the mean.
         let s = with_alone(
             paced(Regime::SEED, &[70.0, 74.1, 72.2], &[0.1; 3]),
             &[68.0, 72.0, 70.0],
@@ -1209,9 +1118,8 @@ pub(super) mod tests {
 
     #[test]
     fn in_place_pairs_with_alone_round_by_round() {
-        // In place, busy 70, 74, 90, 72 in rounds 0-3; alone 68, 71, 93
-        // in rounds 0, 1, 3 (round 2's alone repeat lost): the pairs are
-        // rounds 0, 1 and 3, differences +2, +3 and -21.
+        // In place, busy 70, 74, 90, 72 in rounds 0-3; alone 68, 71, 93 in rounds 0, 1, 3 (round
+        // 2's alone repeat lost): the pairs are rounds 0, 1 and 3, differences +2, +3 and -21.
         let s = with_alone(
             paced(Regime::SEED, &[70.0, 74.0, 90.0, 72.0], &[0.1; 4]),
             &[68.0, 71.0, 93.0],
@@ -1220,8 +1128,8 @@ pub(super) mod tests {
         let d = alone_difference(&s, net_busy_ns).unwrap();
         assert_eq!(d.n, 3);
         assert!((d.mean - (2.0 + 3.0 - 21.0) / 3.0).abs() < 1e-9, "{d:?}");
-        // A disturbed round is left out while two others remain, on
-        // either side: round 3 alone, then round 0 in place.
+        // A disturbed round is left out while two others remain, on either side: round 3 alone,
+        // then round 0 in place.
         let mut t = s.clone();
         t.alone_repeats[2].interference.disturbed = true;
         let d = alone_difference(&t, net_busy_ns).unwrap();
@@ -1229,8 +1137,8 @@ pub(super) mod tests {
         t.repeats[0].interference.disturbed = true;
         let d = alone_difference(&t, net_busy_ns).unwrap();
         assert_eq!(d.n, 3, "under two clean pairs, every pair: {d:?}");
-        // Each side's line priced: adjusted as paired_difference is; with
-        // both at 60 ns in every round the plain differences stand.
+        // Each side's line priced: adjusted as paired_difference is; with both at 60 ns in every
+        // round the plain differences stand.
         let mut u = s.clone();
         for r in u.repeats.iter_mut().chain(&mut u.alone_repeats) {
             r.line_ns = Some(60.0);
@@ -1245,9 +1153,8 @@ pub(super) mod tests {
 
     #[test]
     fn a_paced_strategy_pays_its_busy_time_less_its_floor_in_place() {
-        // At 22k/s: busy 130 and 134 ns against the floor's 100 and 102
-        // in place in the same repeats; CPU share 0.29 and 0.30% against
-        // 0.22 and 0.22%.
+        // At 22k/s: busy 130 and 134 ns against the floor's 100 and 102 in place in the same
+        // repeats; CPU share 0.29 and 0.30% against 0.22 and 0.22%.
         let with_floor = |s| in_place(s, &[100.0, 102.0], &[0.22, 0.22]);
         let mut s = with_floor(paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]));
         fill_net(&mut s, None);
@@ -1262,8 +1169,7 @@ pub(super) mod tests {
         let mut s = paced(Regime::paced(5e3), &[130.0, 134.0], &[0.29, 0.30]);
         fill_net(&mut s, None);
         assert_eq!(s.summary.unwrap().net_ns, None);
-        // One of two repeats disturbed: every repeat is used, and a note
-        // says so, in either regime.
+        // One of two repeats disturbed: every repeat is used, and a note says so, in either regime.
         for regime in [Regime::SEED, Regime::FlatOut] {
             let mut s = with_floor(paced(regime, &[130.0, 134.0], &[0.29, 0.30]));
             s.repeats[0].interference.disturbed = true;
@@ -1280,8 +1186,8 @@ pub(super) mod tests {
                 (2, 0)
             );
         }
-        // A clock floor is named for what it is, not as the ratelimit of
-        // a 100,000 s period it runs.
+        // A clock floor is named for what it is, not as the ratelimit of a 100,000 s period it
+        // runs.
         let mut f = with_floor(paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]));
         f.strategy = crate::runner::floor::clock_floor(crate::clock::ClockKind::Tsc);
         f.repeats[0].interference.disturbed = true;
@@ -1394,8 +1300,8 @@ pub(super) mod tests {
         }
     }
 
-    /// The context of a repeat whose two writers sit on nodes 0 and 1 with
-    /// their slots on node 0, the counter reading `final_sum`.
+    /// The context of a repeat whose two writers sit on nodes 0 and 1 with their slots on node 0,
+    /// the counter reading `final_sum`.
     fn ctx(final_sum: i64, ns_per_tick: f64) -> RepeatContext {
         RepeatContext {
             cpu_nodes: vec![0, 1],
@@ -1406,8 +1312,8 @@ pub(super) mod tests {
         }
     }
 
-    /// A probe that saw `error` load units of `truth` unpublished, the
-    /// oldest change `age` updates old.
+    /// A probe that saw `error` load units of `truth` unpublished, the oldest change `age` updates
+    /// old.
     fn probe(error: i64, truth: i64, age: u64) -> Probe {
         Probe {
             published: truth - error,
@@ -1423,8 +1329,7 @@ pub(super) mod tests {
             report(Role::Writer, 1, 3000, 3000, 300, 400),
             report(Role::Reader, 2, 0, 500, 0, 0),
         ];
-        // The reader saw 30 of 1000 missing, 4 updates old; writer 0 saw
-        // 10 of 1000, 2 updates old.
+        // The reader saw 30 of 1000 missing, 4 updates old; writer 0 saw 10 of 1000, 2 updates old.
         reports[2].staleness.record(probe(30, 1000, 4));
         reports[0].staleness.record(probe(10, 1000, 2));
         let r = repeat_result(0, &reports, &ctx(1000, 2.0));
@@ -1451,8 +1356,8 @@ pub(super) mod tests {
         // Mean age 3 updates, max 4, at 250 us per update.
         assert_eq!(r.staleness.age_mean_ns, 750_000.0);
         assert_eq!(r.staleness.age_max_ns, 1_000_000.0);
-        // Sampled: update 100 ticks x 2 ns + read 20 x 2 ns x 1 read per
-        // update = 240 ns, against 250 us from throughput.
+        // Sampled: update 100 ticks x 2 ns + read 20 x 2 ns x 1 read per update = 240 ns, against
+        // 250 us from throughput.
         let pct = r.sampled_vs_throughput_pct.unwrap();
         assert!((pct - 100.0 * (240.0 - 250_000.0) / 250_000.0).abs() < 1e-9);
         assert!(r.exact && r.outside_window.is_empty());
@@ -1493,8 +1398,8 @@ pub(super) mod tests {
 
     #[test]
     fn each_node_s_writers_are_priced_local_against_remote() {
-        // Four writers over 0.5 s each: two on node 0, where their slot
-        // is (local), two on node 1 publishing to node 0 (remote).
+        // Four writers over 0.5 s each: two on node 0, where their slot is (local), two on node 1
+        // publishing to node 0 (remote).
         let mut reports = [
             report(Role::Writer, 0, 1000, 1000, 100, 0),
             report(Role::Writer, 1, 3000, 3000, 100, 0),
@@ -1510,8 +1415,8 @@ pub(super) mod tests {
             remote,
             cost_ns: Some(cost_ns),
         };
-        // Flat out, loop ns/op: node 0, 2 × 0.5 s over 4000 updates =
-        // 250 us; node 1, 1 s over 1000 = 1 ms.
+        // Flat out, loop ns/op: node 0, 2 × 0.5 s over 4000 updates = 250 us; node 1, 1 s over 1000
+        // = 1 ms.
         let r = repeat_result(0, &reports, &c);
         assert_eq!(r.nodes, [node(0, false, 250e3), node(1, true, 1e6)]);
         // Over two such repeats: those figures, no spread.
@@ -1522,10 +1427,9 @@ pub(super) mod tests {
             .map(|n| (n.node, n.remote, n.cost_ns.mean, n.cost_ns.stddev))
             .collect();
         assert_eq!(costs, [(0, false, 250e3, 0.0), (1, true, 1e6, 0.0)]);
-        // Paced, 1 ns ticks: busy less floor in place. Node 0: busy (900
-        // × 100 us + 900 × 50 us) / 1800 = 75 us, floor (900 × 40 us +
-        // 900 × 30 us) / 1800 = 35 us, net 40 us; node 1: 200 us less
-        // 40 us, 160 us.
+        // Paced, 1 ns ticks: busy less floor in place. Node 0: busy (900 × 100 us + 900 × 50 us) /
+        // 1800 = 75 us, floor (900 × 40 us + 900 × 30 us) / 1800 = 35 us, net 40 us; node 1: 200 us
+        // less 40 us, 160 us.
         let timed = |per_op: u64| BusyTime {
             ticks: 900 * per_op,
             ops: 900,
@@ -1561,8 +1465,8 @@ pub(super) mod tests {
         // Rate 2000/s over 0.5 s: 1000 updates asked of each thread.
         let mut a = report(Role::Writer, 0, 1000, 0, 10, 5);
         let mut b = report(Role::Writer, 1, 950, 0, 10, 5);
-        // Ticks of 1 ns. a timed 900 windows of 100 us (the other 100
-        // updates were sampled or stalls), b 900 of 50 us.
+        // Ticks of 1 ns. a timed 900 windows of 100 us (the other 100 updates were sampled or
+        // stalls), b 900 of 50 us.
         let busy = |per_op: u64| BusyTime {
             ticks: 900 * per_op,
             ops: 900,
@@ -1584,8 +1488,8 @@ pub(super) mod tests {
             ms: 3.0,
         };
         assert_eq!(stalls, [each, ThreadStalls { cpu: 1, ..each }]);
-        // Busy ns per update: the timed windows' mean, 75 us; stalls
-        // and untimed updates are not in it.
+        // Busy ns per update: the timed windows' mean, 75 us; stalls and untimed updates are not in
+        // it.
         assert!(
             (r.write_busy_ns - 75_000.0).abs() < 1e-6,
             "{}",
@@ -1593,8 +1497,7 @@ pub(super) mod tests {
         );
         // Loop time from throughput still counts the waits: 1 s / 1950.
         assert!((r.write_loop_ns - 1e9 / 1950.0).abs() < 1e-6);
-        // CPU share: 100 us × 1000 and 50 us × 950 updates in 0.5 s, 20%
-        // and 9.5%, mean 14.75%.
+        // CPU share: 100 us × 1000 and 50 us × 950 updates in 0.5 s, 20% and 9.5%, mean 14.75%.
         assert!(
             (r.cpu_share_pct - 14.75).abs() < 1e-9,
             "{}",
@@ -1603,11 +1506,11 @@ pub(super) mod tests {
         // The slower thread made 1900/s of 2000/s asked: 95%.
         assert!((r.achieved_rate_min_pct.unwrap() - 95.0).abs() < 1e-9);
         assert_eq!(r.missed_slots, 50);
-        // Of the arrivals that fell due, b ran 950 and skipped 50: 95%;
-        // a skipped none: 100%. The slowest: 95%.
+        // Of the arrivals that fell due, b ran 950 and skipped 50: 95%; a skipped none: 100%. The
+        // slowest: 95%.
         assert!((r.arrivals_run_min_pct.unwrap() - 95.0).abs() < 1e-9);
-        // With b skipping nothing but counting 950 of a poisson stream's
-        // arrivals, it kept up (100%) though its rate is 95% of the mean.
+        // With b skipping nothing but counting 950 of a poisson stream's arrivals, it kept up
+        // (100%) though its rate is 95% of the mean.
         let mut reports = reports;
         reports[1].missed_slots = 0;
         let r = repeat_result(0, &reports, &c);
@@ -1620,9 +1523,8 @@ pub(super) mod tests {
 
     #[test]
     fn a_paced_repeat_records_its_floor_in_place_and_the_floors_stalls() {
-        // Rate 2000/s over 0.5 s, ticks of 1 ns. a: 1000 updates, 900
-        // windows of 100 us, its floor 900 windows of 40 us; b: 950
-        // updates, 900 of 50 us, floor 900 of 30 us and one stall of
+        // Rate 2000/s over 0.5 s, ticks of 1 ns. a: 1000 updates, 900 windows of 100 us, its floor
+        // 900 windows of 40 us; b: 950 updates, 900 of 50 us, floor 900 of 30 us and one stall of
         // 25 us.
         let mut a = report(Role::Writer, 0, 1000, 0, 10, 5);
         let mut b = report(Role::Writer, 1, 950, 0, 10, 5);
@@ -1640,8 +1542,8 @@ pub(super) mod tests {
         let r = repeat_result(0, &reports, &c);
         // Floor busy ns per update over writers: (36 + 27 ms) / 1800.
         assert!((r.floor_busy_ns.unwrap() - 35_000.0).abs() < 1e-6, "{r:?}");
-        // Its CPU share, each thread at its own operations: 40 us × 1000
-        // and 30 us × 950 in 0.5 s, 8% and 5.7%, mean 6.85%.
+        // Its CPU share, each thread at its own operations: 40 us × 1000 and 30 us × 950 in 0.5 s,
+        // 8% and 5.7%, mean 6.85%.
         assert!(
             (r.floor_cpu_share_pct.unwrap() - 6.85).abs() < 1e-9,
             "{r:?}"
@@ -1673,9 +1575,8 @@ pub(super) mod tests {
             (r2.floor_cpu_share_pct.unwrap() - 13.7).abs() < 1e-9,
             "{r2:?}"
         );
-        // A thread whose floor timed nothing has no floor share, so
-        // neither has the repeat (one thread's would not be every
-        // thread's); nor has one without a floor in place.
+        // A thread whose floor timed nothing has no floor share, so neither has the repeat (one
+        // thread's would not be every thread's); nor has one without a floor in place.
         let mut reports = reports;
         reports[1].floor_busy = Some(BusyTime::default());
         let r = repeat_result(0, &reports, &c);
@@ -1684,9 +1585,8 @@ pub(super) mod tests {
         let r = repeat_result(0, &reports, &c);
         assert_eq!(r.floor_cpu_share_pct, None);
         assert!((r.floor_busy_ns.unwrap() - 40_000.0).abs() < 1e-6);
-        // A thread that timed no update of its own (all sampled) has no
-        // share, and its floor is left out with it: the floor share is
-        // a's alone, 8%.
+        // A thread that timed no update of its own (all sampled) has no share, and its floor is
+        // left out with it: the floor share is a's alone, 8%.
         reports[1].busy = Some(BusyTime::default());
         reports[1].floor_busy = Some(timed(30_000, 0, 0));
         let r = repeat_result(0, &reports, &c);
@@ -1707,9 +1607,8 @@ pub(super) mod tests {
 
     #[test]
     fn hand_overs_are_summed_over_writers_and_give_updates_per_ownership() {
-        // Writer a: 1000 publishes, 250 hand-overs (`report` sets a
-        // quarter); b: 600 and 150. Over 0.5 s: 800 hand-overs/s, and
-        // 1600 publishes / 400 hand-overs = 4 updates per ownership.
+        // Writer a: 1000 publishes, 250 hand-overs (`report` sets a quarter); b: 600 and 150. Over
+        // 0.5 s: 800 hand-overs/s, and 1600 publishes / 400 hand-overs = 4 updates per ownership.
         let a = report(Role::Writer, 0, 1000, 0, 1000, 5);
         let b = report(Role::Writer, 1, 1000, 0, 600, 5);
         let r = repeat_result(0, &[a, b], &ctx(10, 1.0));
@@ -1765,17 +1664,16 @@ pub(super) mod tests {
 
     #[test]
     fn sampled_time_counts_the_reads_made_per_update() {
-        // 1000 updates and 2000 reads over 0.5 s: 500 us per update from
-        // throughput. Sampled: update 100 ticks + 2 reads x 20 ticks, at
-        // 3 ns per tick = 420 ns.
+        // 1000 updates and 2000 reads over 0.5 s: 500 us per update from throughput. Sampled:
+        // update 100 ticks + 2 reads x 20 ticks, at 3 ns per tick = 420 ns.
         let w = report(Role::Writer, 0, 1000, 2000, 10, 5);
         let r = repeat_result(0, &[w], &ctx(5, 3.0));
         assert_eq!(r.write_loop_ns, 500_000.0);
         let pct = r.sampled_vs_throughput_pct.unwrap();
         let expected = 100.0 * (420.0 - 500_000.0) / 500_000.0;
         assert!((pct - expected).abs() < 1e-9, "{pct} != {expected}");
-        // Paced, the loop from throughput is the pacing interval: no
-        // figure to set the samples against.
+        // Paced, the loop from throughput is the pacing interval: no figure to set the samples
+        // against.
         let w = report(Role::Writer, 0, 1000, 2000, 10, 5);
         let paced = RepeatContext {
             regime: Regime::SEED,
@@ -1789,8 +1687,8 @@ pub(super) mod tests {
 
     #[test]
     fn zero_intervals_and_empty_sides_give_zero_or_none_not_a_division_by_zero() {
-        // One writer whose measured interval is 0 s (100 updates, 10
-        // publishes, one 100-tick sample) and one reader with no reads.
+        // One writer whose measured interval is 0 s (100 updates, 10 publishes, one 100-tick
+        // sample) and one reader with no reads.
         let mut w = report(Role::Writer, 0, 100, 0, 10, 7);
         w.interval_s = Some(0.0);
         let mut idle = report(Role::Reader, 1, 0, 0, 0, 0);
@@ -1840,8 +1738,8 @@ pub(super) mod tests {
 
     #[test]
     fn staleness_is_summarised_over_the_probed_repeats_only() {
-        // Repeat 0: the reader saw 30 of 1000 (3%) and 10 of 1000 (1%),
-        // 4 and 2 updates old; repeat 1 took no probe.
+        // Repeat 0: the reader saw 30 of 1000 (3%) and 10 of 1000 (1%), 4 and 2 updates old; repeat
+        // 1 took no probe.
         let mut probed = [
             report(Role::Writer, 0, 1000, 0, 100, 600),
             report(Role::Reader, 2, 0, 500, 0, 0),
@@ -1865,8 +1763,8 @@ pub(super) mod tests {
         assert_eq!((e.n, e.mean), (1, 2.0));
         let age = s.age_mean_ns.unwrap();
         assert_eq!((age.n, age.mean), (1, 1_500_000.0));
-        // Throughput is over both repeats; so is the busy time per update
-        // (unpaced: the whole 500 us).
+        // Throughput is over both repeats; so is the busy time per update (unpaced: the whole 500
+        // us).
         assert_eq!(s.write_ops_per_s.n, 2);
         let busy = s.write_busy_ns.unwrap();
         assert_eq!((busy.n, busy.mean), (2, 500_000.0));

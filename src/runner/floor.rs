@@ -1,10 +1,6 @@
-//! What the harness costs without the counter: the hammer floor (the
-//! writer loop alone, flat out, before the strategies) and a paced
-//! regime's clock floors (the paced loop reading a ratelimit's clock on
-//! every update, taking its turn among the strategies). The paced floor
-//! itself runs in place inside every paced repeat
-//! ([`crate::workload::InPlaceFloor`]). A strategy's net figures against
-//! them are `aggregate.rs`'s.
+//! What the harness costs without the counter: the hammer floor (the writer loop alone, flat out,
+//! before the strategies) and a paced regime's clock floors (the paced loop reading a ratelimit's
+//! clock on every update, taking its turn among the strategies).
 
 use super::RunError;
 use super::result::{HarnessFloor, Strategy};
@@ -26,17 +22,10 @@ pub(super) const FLOOR_INTERVAL: Duration = Duration::from_millis(100);
 /// Warm-up of one floor run.
 pub(super) const FLOOR_WARMUP: Duration = Duration::from_millis(10);
 
-/// The period of a clock floor's ratelimit: longer than any run, so its
-/// writers read the clock on every update and publish once (the first
-/// update), in warm-up.
+/// The period of a clock floor's ratelimit.
 pub const CLOCK_FLOOR_PERIOD: Duration = Duration::from_secs(100_000);
 
-/// A paced regime's clock floor for `clock`: the paced floor's loop (one
-/// global slot) with a ratelimit that reads `clock` on every update and
-/// never publishes after its first: its net busy time (less its floor in
-/// place, repeat by repeat) is what a ratelimit's clock read costs in
-/// place (which the paced floor does not contain and `contend predict`
-/// charges).
+/// A paced regime's clock floor for `clock`: the paced floor's loop reading `clock` every update.
 pub fn clock_floor(clock: ClockKind) -> Strategy {
     Strategy {
         level: ShardLevel::Global,
@@ -49,10 +38,8 @@ pub fn clock_floor(clock: ClockKind) -> Strategy {
     }
 }
 
-/// The layout of a paced repeat's floor in place
-/// ([`crate::workload::InPlaceFloor`]) beside a strategy's `layout`: one
-/// global slot, 128-byte padded (nobody but the floor touches it, so no
-/// update moves a line), homed as the strategy's slots are.
+/// The layout of a paced repeat's floor in place ([`crate::workload::InPlaceFloor`]): one global
+/// slot, 128-byte padded, homed as the strategy's slots are.
 pub fn in_place_layout(layout: CounterLayout) -> CounterLayout {
     CounterLayout {
         level: ShardLevel::Global,
@@ -61,17 +48,12 @@ pub fn in_place_layout(layout: CounterLayout) -> CounterLayout {
     }
 }
 
-/// Whether a floor `s` is a clock floor ([`clock_floor`]) rather than the
-/// paced floor's own entry, which files from before the floor ran in place
-/// recorded beside the clock floors.
+/// Whether a floor `s` is a clock floor ([`clock_floor`]): a ratelimit's.
 pub fn is_clock_floor(s: &Strategy) -> bool {
     s.publish.ratelimit.is_some()
 }
 
-/// Measures the harness floor ([`HarnessFloor`]): the run's writer loop
-/// (`spec`, publishing `never`, unpaced) on `cpu` alone, its read side on
-/// a global slot nobody else touches, a short warm-up and at most
-/// `FLOOR_INTERVAL` a run. `None` when interrupted.
+/// Measures the harness floor ([`HarnessFloor`]).
 pub fn measure_floor(
     mut spec: RepeatSpec,
     cpu: u32,
@@ -97,12 +79,7 @@ const INJECT_PAIRS: usize = 8;
 /// The measured interval of each of them.
 const INJECT_INTERVAL: Duration = Duration::from_millis(50);
 
-/// What `inject` adds to the harness floor's loop (`spec`: flat out as
-/// [`measure_floor`] runs it, or paced, where an update's busy window is
-/// what a paced strategy's cost is read from) on `cpu`: [`INJECT_PAIRS`]
-/// pairs of short runs, with and without it, taking turns (which goes
-/// first alternates), summarised as each pair's difference, ns per update.
-/// `None` when interrupted or no pair finished.
+/// What `inject` adds to the harness floor's loop (`spec`) on `cpu`, ns per update.
 pub fn measure_inject(
     mut spec: RepeatSpec,
     inject: Spin,
@@ -134,8 +111,7 @@ pub fn measure_inject(
 
 /// One floor run's outcome.
 enum Looped {
-    /// ns per update: flat out, per loop iteration from throughput;
-    /// paced, per busy window.
+    /// ns per update: flat out, per loop iteration from throughput; paced, per busy window.
     Ns(f64),
     /// It finished without an update in its interval.
     Nothing,
@@ -143,9 +119,8 @@ enum Looped {
     Interrupted,
 }
 
-/// One run of the harness floor's loop (`spec`, publishing `never`, its
-/// read side on a global slot nobody else touches) on `cpu` alone: ns per
-/// update from throughput, or paced, ns per busy window.
+/// One run of the harness floor's loop (`spec`, publishing `never`) on `cpu` alone: ns per update
+/// from throughput, or paced, ns per busy window.
 fn floor_loop_ns(
     spec: &RepeatSpec,
     cpu: u32,
@@ -210,16 +185,14 @@ mod tests {
 
     #[test]
     fn a_paced_regime_runs_its_floor_in_place_in_every_repeat() {
-        // Flat out and 20k/s, global/always: per round the flat-out
-        // strategy, then the paced one, each paced repeat timing its floor
-        // in place.
+        // Flat out and 20k/s, global/always: per round the flat-out strategy, then the paced one,
+        // each paced repeat timing its floor in place.
         let mut request = plan::example_request();
         request.pools.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
         request.rates = vec![Regime::FlatOut, Regime::paced(20e3)];
-        // 50 ms repeats after 10 ms of warm-up: a thousand paced updates,
-        // and a thread that starts late on a busy machine still sees the
-        // interval.
+        // 50 ms repeats after 10 ms of warm-up: a thousand paced updates, and a thread that starts
+        // late on a busy machine still sees the interval.
         request.duration = std::time::Duration::from_millis(100);
         request.warmup = std::time::Duration::from_millis(10);
         let plan =
@@ -239,8 +212,8 @@ mod tests {
         let rates: Vec<Regime> = run.strategies.iter().map(|s| s.regime).collect();
         assert_eq!(rates, [Regime::FlatOut, Regime::paced(20e3)]);
         let (flat, paced) = (&run.strategies[0], &run.strategies[1]);
-        // Flat out has no floor in place; every paced repeat has one,
-        // timed over as many updates as its own busy time.
+        // Flat out has no floor in place; every paced repeat has one, timed over as many updates as
+        // its own busy time.
         assert!(flat.repeats.iter().all(|r| r.floor_busy_ns.is_none()));
         for r in &paced.repeats {
             let floor = r.floor_busy_ns.unwrap();
@@ -248,8 +221,8 @@ mod tests {
             let share = r.floor_cpu_share_pct.unwrap();
             assert!(share > 0.0 && share < 100.0, "{r:?}");
         }
-        // Each regime's net figure is against its own floor: flat out the
-        // hammer floor, paced each repeat's floor in place.
+        // Each regime's net figure is against its own floor: flat out the hammer floor, paced each
+        // repeat's floor in place.
         let net = |s: &StrategyResult| s.summary.as_ref().unwrap().net_ns.unwrap().mean;
         let gross = flat.summary.as_ref().unwrap().write_loop_ns.unwrap().mean;
         let hammer_floor = run.floor.as_ref().unwrap().loop_ns.mean;
@@ -280,9 +253,9 @@ mod tests {
 
     #[test]
     fn a_ratelimit_brings_a_clock_floor_that_prices_its_clock_read() {
-        // 20k/s, global/ratelimit:1ms reading the TSC: per round the clock
-        // floor (the paced floor's loop reading the TSC on every update,
-        // never publishing after its first), then the strategy.
+        // 20k/s, global/ratelimit:1ms reading the TSC: per round the clock floor (the paced floor's
+        // loop reading the TSC on every update, never publishing after its first), then the
+        // strategy.
         let mut request = plan::example_request();
         request.pools.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
@@ -313,8 +286,8 @@ mod tests {
         // Its first update publishes (in warm-up), no other does.
         assert!(clock.repeats.iter().all(|r| r.publishes == 0 && r.exact));
         assert!(run.clock_floor(regime, ClockKind::Monotonic).is_none());
-        // The clock's cost: the clock floor's net, its busy less its floor
-        // in place repeat by repeat, as the strategy's net is its own.
+        // The clock's cost: the clock floor's net, its busy less its floor in place repeat by
+        // repeat, as the strategy's net is its own.
         let cost = run.clock_cost(regime, ClockKind::Tsc).unwrap();
         let net = |s: &StrategyResult| s.summary.as_ref().unwrap().net_ns.unwrap();
         assert_eq!(cost, net(clock));

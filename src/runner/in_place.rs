@@ -1,84 +1,47 @@
-//! Strategies in place: which paced strategies share each repeat. Every
-//! thread runs each strategy of a group once a period, at staggered
-//! offsets (`workload::run_repeat`), so all of them are measured under
-//! the same host phase and two strategies' figures pair repeat by repeat.
-//! A group holds strategies of one regime that read one clock kind, as
-//! many as the period holds ([`capacity`]); flat out, each strategy is a
-//! repeat of its own.
+//! Strategies in place: which paced strategies share each repeat. Every thread runs each strategy
+//! of a group once a period, at staggered offsets (`workload::run_repeat`), so all of them are
+//! measured under the same host phase and two strategies' figures pair repeat by repeat.
 
 use crate::clock::ClockKind;
-use crate::error::UnknownName;
 use crate::workload::Regime;
-use std::fmt;
-use std::str::FromStr;
 use std::time::Duration;
 
-/// The least of each period one strategy in place needs: its busy window
-/// and its floor's in place, each given 2 µs, far beyond an update and
-/// its read side on the pools `run` pins (a few hundred ns) and a tenth of
-/// [`crate::workload::STALL`].
+/// The least of each period one strategy in place needs.
 pub const LANE_SPAN: Duration = Duration::from_micros(4);
 
 /// How paced strategies share repeats (`--paced`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PacedMode {
-    /// Every paced strategy of a regime in place in every repeat, grouped
-    /// only where the period cannot hold them all.
+    /// Every paced strategy of a regime in place in every repeat, grouped only where the period
+    /// cannot hold them all.
     #[default]
     InPlace,
     /// Each strategy in repeats of its own, taking turns (as flat out).
     Alone,
-    /// In place, and each strategy of a group also alone in the same
-    /// round (before or after the group's repeat, in turns): the check
-    /// that running in place biases no strategy, paired round by round
-    /// ([`crate::runner::StrategyResult::alone_repeats`]).
+    /// In place, and each strategy of a group also alone in the same round.
     Both,
 }
 
 impl PacedMode {
-    /// True when paced strategies share repeats in place (in-place and
-    /// both).
+    /// True when paced strategies share repeats in place (in-place and both).
     pub fn in_place(self) -> bool {
         self != PacedMode::Alone
     }
 }
 
-impl FromStr for PacedMode {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        match s {
-            "in-place" => Ok(PacedMode::InPlace),
-            "alone" => Ok(PacedMode::Alone),
-            "both" => Ok(PacedMode::Both),
-            _ => Err(UnknownName::new("paced", s, ["in-place", "alone", "both"])),
-        }
-    }
-}
+crate::named_enum!(PacedMode, "paced", [InPlace => "in-place", Alone => "alone", Both => "both"]);
 
-impl fmt::Display for PacedMode {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(match self {
-            PacedMode::InPlace => "in-place",
-            PacedMode::Alone => "alone",
-            PacedMode::Both => "both",
-        })
-    }
-}
-
-/// One group of strategies run in place in the same repeats, as run.json
-/// records it.
+/// One group of strategies run in place in the same repeats, as run.json records it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct InPlaceGroup {
     /// The regime (paced) its strategies run in.
     pub regime: Regime,
-    /// Its strategies' names (clock floors included), in lane order: lane
-    /// k of S runs `k/S` of the period after the thread's phase.
+    /// Its strategies' names (clock floors included), in lane order.
     pub strategies: Vec<String>,
 }
 
-/// How many strategies one period of `regime` holds in place: the period
-/// over [`LANE_SPAN`], at least 1 (flat out: 1).
+/// How many strategies one period of `regime` holds in place.
 pub fn capacity(regime: Regime) -> usize {
     match regime.rate() {
         Some(rate) => ((1.0 / rate) / LANE_SPAN.as_secs_f64()).floor().max(1.0) as usize,
@@ -86,12 +49,7 @@ pub fn capacity(regime: Regime) -> usize {
     }
 }
 
-/// The group of each entry, given each entry's regime and the clock kind
-/// its writers read (ids from 0, in order of first appearance): flat out,
-/// and paced under [`PacedMode::Alone`], each entry its own; paced in
-/// place ([`PacedMode::in_place`]), the entries of one regime and clock kind together, split into
-/// the fewest groups of at most [`capacity`] entries, as even as can be,
-/// in order.
+/// The group of each entry, given each entry's regime and the clock kind its writers read.
 pub fn groups(entries: &[(Regime, ClockKind)], mode: PacedMode) -> Vec<usize> {
     let mut group = vec![usize::MAX; entries.len()];
     let mut next = 0;
@@ -124,8 +82,8 @@ mod tests {
 
     #[test]
     fn a_period_holds_as_many_strategies_as_lane_spans() {
-        // 22k/s: a 45.45 µs period, 11 spans of 4 µs; 100k/s: 10 µs, 2;
-        // 1M/s: 1 µs, less than one span, still 1; flat out 1.
+        // 22k/s: a 45.45 µs period, 11 spans of 4 µs; 100k/s: 10 µs, 2; 1M/s: 1 µs, less than one
+        // span, still 1; flat out 1.
         assert_eq!(capacity(Regime::paced(22_000.0)), 11);
         assert_eq!(capacity(Regime::paced(100_000.0)), 2);
         assert_eq!(capacity(Regime::paced(1e6)), 1);
@@ -140,8 +98,8 @@ mod tests {
             Regime::paced(100_000.0),
         );
         let (tsc, mono) = (ClockKind::Tsc, ClockKind::Monotonic);
-        // Flat out alone; 22k/s tsc together; its monotonic entry apart;
-        // 5 at 100k/s (2 a period): 3 groups of 2, 2 and 1, in order.
+        // Flat out alone; 22k/s tsc together; its monotonic entry apart; 5 at 100k/s (2 a period):
+        // 3 groups of 2, 2 and 1, in order.
         let entries = [
             (flat, tsc),
             (flat, tsc),
@@ -171,17 +129,8 @@ mod tests {
     }
 
     #[test]
-    fn paced_modes_parse_print_and_say_whether_they_run_in_place() {
-        for (text, mode, in_place) in [
-            ("in-place", PacedMode::InPlace, true),
-            ("alone", PacedMode::Alone, false),
-            ("both", PacedMode::Both, true),
-        ] {
-            assert_eq!(text.parse::<PacedMode>().unwrap(), mode);
-            assert_eq!(mode.to_string(), text);
-            assert_eq!(mode.in_place(), in_place, "{mode}");
-        }
-        let bad = "sideways".parse::<PacedMode>().unwrap_err().to_string();
-        assert!(bad.ends_with("(expected in-place, alone or both)"), "{bad}");
+    fn only_alone_runs_no_strategy_in_place() {
+        let in_place = PacedMode::ALL.map(PacedMode::in_place);
+        assert_eq!(in_place, [true, false, true]);
     }
 }

@@ -1,15 +1,8 @@
-//! What could have disturbed a repeat, recorded with it: steal time of the
-//! run's CPUs (`/proc/stat`), the measured threads' involuntary context
-//! switches (from the workload), and a canary: a short CAS ping-pong
-//! between two of the run's CPUs before every repeat, with the coherence
-//! transactions (`matrix::measure_transactions`) priced on the same pair
-//! in the same phase of the host, and a shorter ping-pong after it (a
-//! phase that began during the repeat).
-//!
-//! A hypervisor that moves vCPUs changes a ping-pong's cost for seconds
-//! (docs/evidence.md); steal time does not see that, the canary does. A
-//! run whose canary moves by more than [`CANARY_SHIFT`]× says so, names
-//! the values and marks the repeats measured in the odd phase.
+//! What could have disturbed a repeat, recorded with it: steal time of the run's CPUs
+//! (`/proc/stat`), the measured threads' involuntary context switches (from the workload), and a
+//! canary: a short CAS ping-pong between two of the run's CPUs before every repeat, with the
+//! coherence transactions (`matrix::measure_transactions`) priced on the same pair in the same
+//! phase of the host, and a shorter ping-pong after it (a phase that began during the repeat).
 
 use super::result::{Interference, RepeatResult, ThreadStalls};
 use crate::clock::Timer;
@@ -18,26 +11,20 @@ use crate::topology::Topology;
 use crate::workload::ThreadReport;
 use std::time::Instant;
 
-/// A repeat whose threads lost more than this % of their intervals to
-/// stalls is disturbed: a thread that lost its CPU changed the contention
-/// the others saw, beyond the busy time it set aside (routine preemptions
-/// cost well under this: docs/evidence.md).
+/// A repeat whose threads lost more than this % of their intervals to stalls is disturbed.
 pub const STALLED_PCT: f64 = 5.0;
 
 /// Round trips of one canary (a few ms at the slowest phase).
 pub const CANARY_ROUND_TRIPS: u64 = 16_000;
 
-/// Round trips of the canary after a repeat: a quarter of one before it,
-/// enough to tell the host's phases apart (they differ 2-10×).
+/// Round trips of the canary after a repeat.
 pub const CANARY_AFTER_ROUND_TRIPS: u64 = CANARY_ROUND_TRIPS / 4;
 
-/// A canary this many times above or below the run's median marks its
-/// repeat as disturbed, and the run warns.
+/// A canary this many times above or below the run's median marks its repeat as disturbed, and the
+/// run warns.
 pub const CANARY_SHIFT: f64 = 1.5;
 
-/// Steal time of `cpus` so far, in USER_HZ ticks, from `/proc/stat` text
-/// (`cpuN user nice system idle iowait irq softirq steal …`); `None` when
-/// a CPU's line or its steal field is missing.
+/// Steal time of `cpus` so far, in USER_HZ ticks, from `/proc/stat` text.
 pub fn parse_steal_ticks(stat: &str, cpus: &[u32]) -> Option<u64> {
     cpus.iter()
         .map(|cpu| {
@@ -69,18 +56,12 @@ pub struct Canary {
     pub ns: f64,
     /// What the canary took, ms.
     pub ms: f64,
-    /// Each coherence transaction's net ns on the same pair, the trimmed
-    /// mean of its single timings (`matrix::transaction_costs`), with its
-    /// ratio to `ns` (empty when they could not be timed).
+    /// Each coherence transaction's net ns on the same pair, the trimmed mean of its single timings
+    /// (`matrix::transaction_costs`), with its ratio to `ns` (empty when they could not be timed).
     pub transactions: Vec<TransactionCost>,
 }
 
-/// The canary between `a` and `b` on `topo`: median one-way ns of
-/// [`CANARY_ROUND_TRIPS`] CAS round trips (chunks of 62, each long beside
-/// a stepping clock's step), then [`CANARY_TRANSACTION_SAMPLES`] of each
-/// coherence transaction per CPU timed with `timer` on a line of `a`'s
-/// node (their trimmed mean: single timings, which a stepping clock
-/// quantizes), and the ms it all took; `None` when it could not pin.
+/// The canary between `a` and `b`.
 pub fn canary(a: u32, b: u32, topo: &Topology, timer: Timer) -> Option<Canary> {
     let t = Instant::now();
     let ns = reference_pingpong(a, b, CANARY_ROUND_TRIPS).ok()?;
@@ -101,8 +82,7 @@ pub fn canary(a: u32, b: u32, topo: &Topology, timer: Timer) -> Option<Canary> {
     })
 }
 
-/// The two CPUs a run's canary bounces between: the first two distinct
-/// CPUs among its writers, then readers; `None` with only one.
+/// The two CPUs a run's canary bounces between.
 pub fn canary_cpus(writers: &[u32], readers: &[u32]) -> Option<(u32, u32)> {
     let mut cpus = writers.iter().chain(readers);
     let a = *cpus.next()?;
@@ -110,17 +90,14 @@ pub fn canary_cpus(writers: &[u32], readers: &[u32]) -> Option<(u32, u32)> {
     Some((a, b))
 }
 
-/// The canary after a repeat between `a` and `b`: median one-way ns of
-/// [`CANARY_AFTER_ROUND_TRIPS`] CAS round trips, and the ms it took;
-/// `None` when it could not pin.
+/// The canary after a repeat between `a` and `b`.
 pub fn canary_after(a: u32, b: u32) -> Option<(f64, f64)> {
     let t = Instant::now();
     let ns = reference_pingpong(a, b, CANARY_AFTER_ROUND_TRIPS).ok()?;
     Some((ns, t.elapsed().as_secs_f64() * 1e3))
 }
 
-/// The interference record of one repeat, before the run marks shifts:
-/// `after` is the canary after it ([`canary_after`]: ns, ms).
+/// The interference record of one repeat, before the run marks shifts.
 pub fn record(
     steal_before: Option<f64>,
     steal_after: Option<f64>,
@@ -141,11 +118,7 @@ pub fn record(
     }
 }
 
-/// Whether `repeat` was disturbed: its canary moved (marked by
-/// `aggregate::mark_canary_shifts`), or its threads lost more than
-/// [`STALLED_PCT`] of their intervals to stalls. A paced strategy's
-/// paired net figures leave such rounds out, and the run measures them
-/// again while its time budget lasts.
+/// Whether `repeat` was disturbed: its canary moved.
 pub fn disturbed(repeat: &RepeatResult) -> bool {
     let i = &repeat.interference;
     let stalled_ms: f64 = i.stalls.iter().map(|s| s.ms).sum();
@@ -153,9 +126,7 @@ pub fn disturbed(repeat: &RepeatResult) -> bool {
     i.disturbed || stalled_ms > STALLED_PCT / 100.0 * threads_ms
 }
 
-/// The stalls of each paced thread that saw the interval (its
-/// operations' and its floor's in place), with timer ticks of
-/// `ns_per_tick` ns; empty flat out.
+/// The stalls of each paced thread that saw the interval.
 pub fn stalls(reports: &[ThreadReport], ns_per_tick: f64) -> Vec<ThreadStalls> {
     reports
         .iter()
@@ -188,8 +159,8 @@ mod tests {
         assert_eq!(parse_steal_ticks("cpu0 1 2 3\n", &[0]), None);
     }
 
-    /// CPU 0's steal in ms, read here: the 8th number of its /proc/stat
-    /// line, in USER_HZ (100) ticks of 10 ms.
+    /// CPU 0's steal in ms, read here: the 8th number of its /proc/stat line, in USER_HZ (100)
+    /// ticks of 10 ms.
     fn cpu0_steal_ms() -> f64 {
         let stat = std::fs::read_to_string("/proc/stat").unwrap();
         let line = stat.lines().find(|l| l.starts_with("cpu0 ")).unwrap();
@@ -237,8 +208,8 @@ mod tests {
             "{ms} of {wall_ms} ms"
         );
         assert_eq!(canary(a, 4095, &topo, Timer::Monotonic), None);
-        // The canary after: the ping-pong alone, a quarter as long (the
-        // 4,000 round trips docs/run.md gives).
+        // The canary after: the ping-pong alone, a quarter as long (the 4,000 round trips
+        // docs/run.md gives).
         assert_eq!(CANARY_AFTER_ROUND_TRIPS, 4_000);
         let started = Instant::now();
         let (after_ns, after_ms) = canary_after(a, b).unwrap();

@@ -1,6 +1,6 @@
-//! The figures a run summary holds, as tables and `contend compare` show
-//! them: what each one measures, in what unit, and which way, if either,
-//! is better ([`Direction`], declared once per measure, here).
+//! The figures a run summary holds, as tables and `contend compare` show them: what each one
+//! measures, in what unit, and which way, if either, is better ([`Direction`], declared once per
+//! measure, here).
 
 use super::aggregate::{net_busy_ns, net_cpu_share_pct, paired_difference};
 use super::result::{RepeatResult, RunConfig, StrategyResult, StrategySummary};
@@ -10,58 +10,43 @@ use crate::stats::{NoiseThreshold, Threshold};
 use crate::units::Unit;
 use crate::workload::Regime;
 
-/// One measure of a strategy's summary, as the text table, the Markdown
-/// tables and `contend compare` show it.
+/// One measure of a strategy's summary, as the text table, the Markdown tables and `contend
+/// compare` show it.
 pub struct Measure {
-    /// What is measured and in which unit; [`Measure::heading`] adds
-    /// which way is better, in the words of its [`Direction`].
+    /// What is measured and in which unit.
     pub title: &'static str,
     /// Short name for a table cell (`updates/s`, `write ns/op`).
     pub short: &'static str,
     /// Decimals of the mean.
     pub decimals: usize,
-    /// The measure in a strategy's summary (`None` when not recorded, e.g.
-    /// latency with sampling off).
+    /// The measure in a strategy's summary.
     pub get: fn(&StrategySummary) -> Option<Summary>,
-    /// The measure in one repeat: where two strategies ran in place in
-    /// the same repeats (the paced figures) their repeats pair on it, and
-    /// a comparison across runs prices each repeat's value beside its line
+    /// The measure in one repeat, on which strategies in place pair and runs are priced by line
     /// cost; `None` for a measure only a summary holds.
     pub repeat: Option<fn(&RepeatResult) -> Option<f64>>,
-    /// True for ns from sampled (timed) operations: a value under twice
-    /// the timer's overhead is below its resolution. Such a measure has
-    /// no [`Direction`]: timing an operation perturbs it.
+    /// True for ns from sampled (timed) operations.
     pub sampled: bool,
-    /// Which way is better, if either: the one place a measure says so
-    /// (its heading's words, report.html's ▲/▼, compare's
-    /// faster/slower).
+    /// Which way is better, if either: the one place a measure says so.
     pub direction: Direction,
     /// What the numbers are.
     pub unit: Unit,
-    /// Whether its differences have the practical floor of the noise
-    /// threshold (costs per update and CPU shares at a paced rate), or the
-    /// relative threshold alone (throughput figures).
+    /// Whether its differences have the practical floor of the noise threshold.
     pub floor: Floor,
 }
 
-/// The absolute floor a measure's differences are decided at, beside the
-/// relative noise threshold (`noise.pct`).
+/// The absolute floor a measure's differences are decided at, beside the relative noise threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Floor {
     /// None: the relative threshold alone (throughput figures flat out).
     Relative,
     /// A cost per update in ns, at least the threshold's ns.
     PerUpdateNs,
-    /// A % of a CPU at a paced rate: the threshold's ns per update at that
-    /// rate.
+    /// A % of a CPU at a paced rate: the threshold's ns per update at that rate.
     CpuShare,
 }
 
 impl Floor {
-    /// The threshold of a difference with this floor in `regime`:
-    /// `noise`'s percentage, and its ns per update as an absolute floor
-    /// for a cost per update, or the share of a CPU those ns take at the
-    /// regime's rate for a CPU share (none flat out).
+    /// The threshold of a difference with this floor in `regime`.
     pub fn threshold(self, noise: NoiseThreshold, regime: Regime) -> Threshold {
         let abs = match self {
             Floor::Relative => 0.0,
@@ -76,12 +61,8 @@ impl Floor {
 }
 
 impl Measure {
-    /// `test` less `base` in this measure repeat by repeat, where the two
-    /// ran in place in the same repeats of one run (`config`'s): the
-    /// summary of the per-repeat differences, adjusted for each repeat's
-    /// line costs where it priced them ([`paired_difference`]).
-    /// `None` for a measure only a summary holds, or strategies measured
-    /// in repeats of their own.
+    /// `test` less `base` in this measure repeat by repeat, where the two ran in place in the same
+    /// repeats of one run ([`paired_difference`]).
     pub fn paired(
         &self,
         config: &RunConfig,
@@ -91,29 +72,23 @@ impl Measure {
         paired_difference(config, base, test, self.repeat?)
     }
 
-    /// The measure's heading: its title, then which way is better in
-    /// words (`... (lower is better)`).
+    /// The measure's heading: its title, then which way is better in words.
     pub fn heading(&self) -> String {
         format!("{} ({})", self.title, self.direction.words())
     }
 
-    /// The threshold a difference of this measure is decided at in
-    /// `regime` ([`Floor::threshold`]).
+    /// The threshold a difference of this measure is decided at in `regime` ([`Floor::threshold`]).
     pub fn threshold(&self, noise: NoiseThreshold, regime: Regime) -> Threshold {
         self.floor.threshold(noise, regime)
     }
 
-    /// This measure of `strategy`: `None` when it finished no repeat or
-    /// did not record the measure.
+    /// This measure of `strategy`: `None` when it finished no repeat or did not record the measure.
     pub fn of(&self, strategy: &StrategyResult) -> Option<Summary> {
         strategy.summary.as_ref().and_then(|s| (self.get)(s))
     }
 }
 
-/// Under `--rate`, ops/s is the pacing rate and says nothing about cost:
-/// tables then lead with these. First what the counter costs beyond the
-/// same paced loop with no shared write (the paced floor), then the gross
-/// figures it comes from.
+/// Under `--rate`, ops/s is the pacing rate and says nothing about cost.
 pub const PACED: [Measure; 4] = [
     Measure {
         title: "net ns per update, paced: busy ns/op less the paced floor's (the same paced loop, no shared write)",
@@ -165,9 +140,7 @@ pub const PACED: [Measure; 4] = [
     },
 ];
 
-/// ns/op from throughput, which hammer tables lead with: exact, unlike
-/// sampled latencies, because it counts every operation over a known
-/// interval; then the same less the harness floor, and the reader side.
+/// ns/op from throughput, which hammer tables lead with.
 pub const THROUGHPUT_NS: [Measure; 3] = [
     Measure {
         title: "writer ns/op from throughput: writers x interval / updates, an update and its read side",
@@ -207,10 +180,8 @@ pub const THROUGHPUT_NS: [Measure; 3] = [
     },
 ];
 
-/// The one figure for the cost of an update in a regime, which compare,
-/// charts, report.html and verdicts use: ns/op from throughput flat out,
-/// net busy ns per update when paced. Sampled latencies are never it: a
-/// fenced sample perturbs a hammering writer.
+/// The one figure for the cost of an update in a regime, which compare, charts, report.html and
+/// verdicts use: ns/op from throughput flat out, net busy ns per update when paced.
 pub fn cost_measure(regime: Regime) -> &'static Measure {
     match regime {
         Regime::FlatOut => &THROUGHPUT_NS[0],
@@ -218,9 +189,7 @@ pub fn cost_measure(regime: Regime) -> &'static Measure {
     }
 }
 
-/// The measures, in the order the text table prints them; the first four
-/// are the throughput and latency of each side, which `contend compare`
-/// sets side by side.
+/// The measures, in the order the text table prints them.
 pub const MEASURES: [Measure; 9] = [
     Measure {
         title: "write side: updates/s, all writers",
@@ -253,9 +222,8 @@ pub const MEASURES: [Measure; 9] = [
         get: |s| s.write_ns,
         repeat: None,
         sampled: true,
-        // Timing perturbs what it times: flat out, several times loop
-        // ns/op, by a factor that varies with the strategy. Never judged;
-        // loop ns/op (or paced, net ns/update) is the cost.
+        // Timing perturbs what it times: flat out, several times loop ns/op, by a factor that
+        // varies with the strategy.
         direction: Direction::Neither,
         unit: Unit::Nanoseconds,
         floor: Floor::Relative,
@@ -279,10 +247,9 @@ pub const MEASURES: [Measure; 9] = [
         get: |s| Some(s.publishes_per_s),
         repeat: None,
         sampled: false,
-        // Moves with throughput (a faster strategy publishes more per
-        // second) and with the policy (a ratelimit publishes less by
-        // design): fewer publishes/s is cheaper only at the same updates/s,
-        // which this figure alone cannot tell.
+        // Moves with throughput (a faster strategy publishes more per second) and with the policy
+        // (a ratelimit publishes less by design): fewer publishes/s is cheaper only at the same
+        // updates/s, which this figure alone cannot tell.
         direction: Direction::Neither,
         unit: Unit::PerSecond,
         floor: Floor::Relative,
@@ -294,9 +261,8 @@ pub const MEASURES: [Measure; 9] = [
         get: |s| s.error_mean_pct,
         repeat: None,
         sampled: false,
-        // What a reader gets wrong, % of the true total: a strategy that
-        // publishes less is staler by design, but at the same cost a
-        // smaller error is plainly better, so less is.
+        // What a reader gets wrong, % of the true total: a strategy that publishes less is staler
+        // by design, but at the same cost a smaller error is plainly better, so less is.
         direction: Direction::LowerIsBetter,
         unit: Unit::Percent,
         floor: Floor::Relative,
@@ -308,9 +274,7 @@ pub const MEASURES: [Measure; 9] = [
         get: |s| s.updates_per_ownership,
         repeat: None,
         sampled: false,
-        // How long a writer keeps the line: high is a burst (the hammer
-        // warning), not a saving; with one writer per slot there is no
-        // hand-over, so it moves with how the strategy is built.
+        // How long a writer keeps the line: high is a burst (the hammer warning), not a saving.
         direction: Direction::Neither,
         unit: Unit::Count,
         floor: Floor::Relative,
@@ -322,8 +286,8 @@ pub const MEASURES: [Measure; 9] = [
         get: |s| s.handovers_per_s,
         repeat: None,
         sampled: false,
-        // Moves with throughput (more publishes, more hand-overs) and is 0
-        // by construction where no two writers share a slot.
+        // Moves with throughput (more publishes, more hand-overs) and is 0 by construction where no
+        // two writers share a slot.
         direction: Direction::Neither,
         unit: Unit::PerSecond,
         floor: Floor::Relative,
@@ -335,9 +299,8 @@ pub const MEASURES: [Measure; 9] = [
         get: |s| s.fetches_per_read,
         repeat: None,
         sampled: false,
-        // Moves with how often writers change the slots a read side sums
-        // (their throughput) and with how many slots there are (the shard
-        // level): a count of what happened, not a cost.
+        // Moves with how often writers change the slots a read side sums (their throughput) and
+        // with how many slots there are (the shard level): a count of what happened, not a cost.
         direction: Direction::Neither,
         unit: Unit::Count,
         floor: Floor::Relative,

@@ -1,8 +1,7 @@
-//! `contend run`'s engine and its result: plans an experiment from a
-//! request ([`plan()`]), runs every strategy repeat by repeat, each repeat
-//! on a fresh node-bound counter with pinned threads ([`execute`]), and
-//! gathers the results with their exactness checks into run.json's model
-//! ([`RunResults`]). [`signal`] is the one place a stop request is caught.
+//! `contend run`'s engine and its result: plans an experiment from a request ([`plan()`]), runs
+//! every strategy repeat by repeat, each repeat on a fresh node-bound counter with pinned threads
+//! ([`execute`]), and gathers the results with their exactness checks into run.json's model
+//! ([`RunResults`]).
 
 mod aggregate;
 mod floor;
@@ -56,8 +55,7 @@ pub struct RunPlan {
     pub config: RunConfig,
     /// Strategies in the order they take turns.
     pub strategies: Vec<Strategy>,
-    /// The timer's own cost in ticks, subtracted from every sample (0 with
-    /// sampling off).
+    /// The timer's own cost in ticks, subtracted from every sample (0 with sampling off).
     pub overhead_ticks: u64,
     /// Provenance, read before any pinning.
     pub provenance: Provenance,
@@ -66,10 +64,8 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
-    /// One repeat of a strategy with publish policy `policy` reading
-    /// `clock` in `regime`, without `--inject`'s delay: every other
-    /// setting from the plan. Every repeat replays the same load tables (the seed
-    /// does not change between repeats).
+    /// One repeat of a strategy with publish policy `policy` reading `clock` in `regime`, without
+    /// `--inject`'s delay: every other setting from the plan.
     pub fn repeat_spec(
         &self,
         policy: PublishPolicy,
@@ -99,8 +95,7 @@ impl RunPlan {
         Timer::of_kind(self.config.timer, self.provenance.tsc_hz)
     }
 
-    /// Which operations are timed in `regime`, with the timer overhead to
-    /// subtract.
+    /// Which operations are timed in `regime`, with the timer overhead to subtract.
     pub fn sampling(&self, regime: Regime) -> Sampling {
         let cfg = &self.config;
         let every = cfg
@@ -123,29 +118,26 @@ impl RunPlan {
         Duration::from_secs_f64(self.config.repeat_duration_s)
     }
 
-    /// What takes turns in each round: every strategy in every regime,
-    /// and each paced regime's clock floors.
+    /// How many entries take turns in each round (strategies, and paced regimes' clock floors).
     pub fn entries(&self) -> usize {
         self.round().len()
     }
 
-    /// This plan with paced strategies run as `mode` asks (`--paced`;
-    /// [`plan`] plans in place), its notes saying where they are grouped.
+    /// This plan with paced strategies run as `mode` asks.
     pub fn with_paced(mut self, mode: PacedMode) -> Self {
         self.config.paced = mode;
         self.notes.extend(grouping_note(&entries(&self).1));
         self
     }
 
-    /// Repeats one round runs: a repeat per flat-out entry, one per group
-    /// of paced entries in place ([`in_place::groups`]).
+    /// Repeats one round runs: a repeat per flat-out entry, one per group of paced entries in place
+    /// ([`in_place::groups`]).
     pub fn runs_per_round(&self) -> usize {
         let groups = self.groups();
         groups.iter().map(|&g| g + 1).max().unwrap_or(0)
     }
 
-    /// Each entry of a round, in order: its strategy, regime, and whether
-    /// it is a paced regime's clock floor.
+    /// Each entry of a round, in order: strategy, regime, and whether it is a clock floor.
     fn round(&self) -> Vec<(Strategy, Regime, bool)> {
         let clocks = self.ratelimit_clocks();
         let mut entries = Vec::new();
@@ -162,8 +154,7 @@ impl RunPlan {
         entries
     }
 
-    /// The group of each entry of [`RunPlan::round`], as
-    /// `config.paced` asks ([`in_place::groups`]).
+    /// The group of each entry of [`RunPlan::round`], as `config.paced` asks.
     fn groups(&self) -> Vec<usize> {
         let keys: Vec<(Regime, ClockKind)> = self
             .round()
@@ -173,8 +164,7 @@ impl RunPlan {
         in_place::groups(&keys, self.config.paced)
     }
 
-    /// The clocks the plan's ratelimits read, in order of first use: each
-    /// paced regime runs a clock floor for each.
+    /// The clocks the plan's ratelimits read, in order of first use.
     fn ratelimit_clocks(&self) -> Vec<ClockKind> {
         let mut clocks = Vec::new();
         for s in self
@@ -210,14 +200,8 @@ impl From<CounterError> for RunError {
     }
 }
 
-/// Runs every strategy of `plan` for its repeats, taking turns, each
-/// repeat preceded by the canary and bracketed by steal time. With a
-/// target CI (`config.target_ci_pct`), further rounds follow, each giving
-/// one more repeat to every strategy not yet within it, until all are or
-/// the time budget (`config.max_time_s`) would be overrun.
-/// `interrupted` (a stop signal) stops early: finished repeats are kept
-/// and the results are marked partial. `progress(done, total, strategy)`
-/// is called after each repeat (`total` grows with extra rounds).
+/// Runs every strategy of `plan` for its repeats, taking turns, each repeat preceded by the canary
+/// and bracketed by steal time.
 pub fn execute(
     plan: &RunPlan,
     interrupted: &AtomicBool,
@@ -306,11 +290,7 @@ pub fn execute(
     })
 }
 
-/// What takes turns in each round, in order: for each regime, a clock
-/// floor per clock its ratelimits read (paced regimes), then every
-/// strategy, each with the repeat it runs and its group. The paced floor
-/// runs in place inside every paced repeat. Also the paced groups, as
-/// run.json records them.
+/// What takes turns in each round, in order.
 fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
     let groups = plan.groups();
     let entries: Vec<RoundEntry> = plan
@@ -360,9 +340,7 @@ fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
     (entries, in_place)
 }
 
-/// The printed line for paced strategies of one regime that did not all
-/// fit in place in one period ([`in_place::capacity`]), or `None` when
-/// every regime's fit.
+/// The printed line for paced strategies of one regime that did not all fit in place in one period.
 fn grouping_note(groups: &[InPlaceGroup]) -> Option<String> {
     let mut split = Vec::new();
     for g in groups {
@@ -404,8 +382,8 @@ mod tests {
 
     #[test]
     fn execute_runs_every_repeat_in_turn_and_prices_each_clock_once() {
-        // One writer, global/always and global/ratelimit:1ms on both
-        // clocks: 3 strategies × 2 repeats of 10 ms on this host.
+        // One writer, global/always and global/ratelimit:1ms on both clocks: 3 strategies × 2
+        // repeats of 10 ms on this host.
         let mut request = plan::example_request();
         request.pools.writers = Some(PoolSize::Count(1));
         request.pools.readers = Some(PoolSize::Count(1));
@@ -428,8 +406,8 @@ mod tests {
             .collect();
         assert_eq!(seen, expected);
         assert!(!run.partial);
-        // The floor: ns per update of the loop alone (a few to a few tens
-        // of ns, debug build included); no paced floor without a rate.
+        // The floor: ns per update of the loop alone (a few to a few tens of ns, debug build
+        // included); no paced floor without a rate.
         let floor = run.floor.as_ref().unwrap();
         assert!((0.5..1000.0).contains(&floor.loop_ns.mean), "{floor:?}");
         assert!(run.paced_floors.is_empty());
@@ -466,8 +444,8 @@ mod tests {
         let one = execute(&plan, &AtomicBool::new(false), |_, _, _| {}).unwrap();
         assert_eq!(one.strategies[0].threads.len(), 1);
         assert_eq!(one.strategies[0].slots.len(), 1);
-        // A note for each repeat with a thread outside its interval (a
-        // busy machine starts one late), and none for the others.
+        // A note for each repeat with a thread outside its interval (a busy machine starts one
+        // late), and none for the others.
         let late = run.strategies.iter().flat_map(|s| &s.repeats);
         assert_eq!(
             run.notes
@@ -482,8 +460,8 @@ mod tests {
 
     #[test]
     fn extra_rounds_grow_the_total_while_max_time_lasts() {
-        // A CI target nothing reaches: after the 2 planned rounds the one
-        // strategy repeats until --max-time (1 s) would run out.
+        // A CI target nothing reaches: after the 2 planned rounds the one strategy repeats until
+        // --max-time (1 s) would run out.
         let mut request = plan::example_request();
         request.pools.writers = Some(PoolSize::Count(1));
         request.repeats = 2;
@@ -498,8 +476,7 @@ mod tests {
         .unwrap();
         let repeats = run.strategies[0].repeats.len();
         assert!(repeats > 2, "{repeats} repeats");
-        // Each progress call counts what is planned so far: 2, then one
-        // more per extra round.
+        // Each progress call counts what is planned so far: 2, then one more per extra round.
         let expected: Vec<(usize, usize)> = (1..=repeats).map(|d| (d, d.max(2))).collect();
         assert_eq!(seen, expected);
         assert_eq!(run.strategies[0].converged, Some(false));
@@ -507,8 +484,8 @@ mod tests {
 
     #[test]
     fn under_paced_both_the_total_counts_each_strategys_repeat_alone() {
-        // Two paced strategies in place, each also alone every round: 4
-        // repeats a round, 2 rounds of 10 ms.
+        // Two paced strategies in place, each also alone every round: 4 repeats a round, 2 rounds
+        // of 10 ms.
         let mut request = plan::example_request();
         request.pools.writers = Some(PoolSize::Count(1));
         request.strategies.policies = vec![PublishPolicy::ALWAYS, PublishPolicy::NEVER];
@@ -538,10 +515,9 @@ mod tests {
 
     #[test]
     fn a_run_stops_between_repeats_when_its_budget_runs_out() {
-        // Two strategies, 5 repeats of 100 ms (+10 ms warm-up): 1.1 s
-        // planned, and the hammer floor's 0.33 s, against a 0.7 s budget.
-        // The plan says so; the run keeps the repeats that fit and ends
-        // within the budget.
+        // Two strategies, 5 repeats of 100 ms (+10 ms warm-up): 1.1 s planned, and the hammer
+        // floor's 0.33 s, against a 0.7 s budget. The plan says so; the run keeps the repeats that
+        // fit and ends within the budget.
         let mut request = plan::example_request();
         request.pools.writers = Some(PoolSize::Count(1));
         request.strategies.policies = vec![PublishPolicy::ALWAYS, PublishPolicy::NEVER];
@@ -567,8 +543,8 @@ mod tests {
         assert_eq!(run.stopped(), Some(Stopped::OutOfTime));
         let kept: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
         assert!((1..10).contains(&kept), "{kept} repeats kept");
-        // A repeat starts only if the mean repeat so far fits: at worst one
-        // slow repeat (110 ms) past the budget.
+        // A repeat starts only if the mean repeat so far fits: at worst one slow repeat (110 ms)
+        // past the budget.
         assert!(took <= 0.7 + 0.11, "{took} s for a 0.7 s budget");
         // Without a budget nothing stops it early.
         request.max_time = None;

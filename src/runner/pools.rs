@@ -1,14 +1,12 @@
-//! Which CPUs each pool of threads takes: how many threads a pool gets
-//! ([`PoolSize`]), then the writers' CPUs first and the readers' from what
-//! is left, on a live host or a fixture; or which option cannot be met
-//! ([`PoolError`]).
+//! Which CPUs each pool of threads takes: how many threads a pool gets ([`PoolSize`]), then the
+//! writers' CPUs first and the readers' from what is left, on a live host or a fixture; or which
+//! option cannot be met ([`PoolError`]).
 
 use crate::topology::{Clipped, CpuList, CpuSpec, SpecError, Topology};
 use std::fmt;
 use std::str::FromStr;
 
-/// How many threads a pool gets: a count, or a percentage of the CPUs this
-/// process may use (`50%`, as the seeds' nr_thread=50%).
+/// How many threads a pool gets: a count, or a percentage of the CPUs this process may use.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PoolSize {
     /// This many threads.
@@ -95,8 +93,7 @@ pub enum PoolError {
     },
 }
 
-/// The pool options of `run`, `sweep` and `predict`: how many writer and
-/// reader threads, on which CPUs.
+/// The pool options of `run`, `sweep` and `predict`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Pools {
     /// Writer threads (default: every CPU of `writer_cpus`, less readers).
@@ -109,8 +106,8 @@ pub struct Pools {
     pub reader_cpus: Option<CpuSpec>,
     /// Threads may share CPUs.
     pub oversubscribe: bool,
-    /// `--clip`: a CPU spec naming CPUs this process may not use keeps the
-    /// allowed ones instead of being an error.
+    /// `--clip`: a CPU spec naming CPUs this process may not use keeps the allowed ones instead of
+    /// being an error.
     pub clip: bool,
 }
 
@@ -125,9 +122,7 @@ pub struct PoolCpus {
     pub clipped: Vec<Clipped>,
 }
 
-/// The writer CPUs and reader CPUs `p` selects on `topo` (its allowed
-/// CPUs; a fixture's are its online ones), or the option that cannot be
-/// met.
+/// The writer CPUs and reader CPUs `p` selects on `topo`.
 pub fn pools(topo: &Topology, p: &Pools) -> Result<PoolCpus, PoolError> {
     let allowed = topo.allowed_cpus.len();
     let mut clipped = Vec::new();
@@ -173,9 +168,7 @@ pub fn pools(topo: &Topology, p: &Pools) -> Result<PoolCpus, PoolError> {
     })
 }
 
-/// The first `n` CPUs of `order` not in `taken`; with `oversubscribe`,
-/// cycles through `order` when there are not enough. `options` names the
-/// count and CPU options for the error.
+/// The first `n` CPUs of `order` not in `taken`.
 fn take_cpus(
     order: &[u32],
     n: usize,

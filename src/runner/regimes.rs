@@ -1,6 +1,5 @@
-//! A run of several regimes (flat out, and paced at each rate), measured
-//! interleaved in one run.json, and the views of one regime every table,
-//! chart and verdict is drawn from.
+//! A run of several regimes (flat out, and paced at each rate), measured interleaved in one
+//! run.json, and the views of one regime every table, chart and verdict is drawn from.
 
 use super::floor::is_clock_floor;
 use super::result::{RunResults, StrategyResult};
@@ -14,16 +13,12 @@ impl RunResults {
         self.config.rates.clone()
     }
 
-    /// The regime of a view of one regime ([`RunResults::regimes`]): the
-    /// first of the run's.
+    /// The regime of a view of one regime ([`RunResults::regimes`]): the first of the run's.
     pub fn regime(&self) -> Regime {
         self.rates()[0]
     }
 
-    /// The run as one view per regime, in order: each holds that regime's
-    /// strategies and floor, with `config.rates` that regime alone. A run
-    /// of one regime is one view, equal to itself. Every table, chart and
-    /// verdict of one regime is drawn from such a view.
+    /// The run as one view per regime, in order.
     pub fn regimes(&self) -> Vec<RunResults> {
         self.rates()
             .into_iter()
@@ -63,12 +58,7 @@ impl RunResults {
             .collect()
     }
 
-    /// The paced floor of `regime` as the tables show it: the floor
-    /// operations' busy ns per update and CPU share, measured in place in
-    /// every repeat of the regime's strategies, over those repeats; in a
-    /// file from before the floor ran in place, its own entry
-    /// (`global/never`) among `paced_floors`. `None` flat out, or when
-    /// neither was measured.
+    /// The paced floor of `regime` as the tables show it.
     pub fn paced_floor(&self, regime: Regime) -> Option<PacedFloor> {
         let repeats = || {
             self.strategies
@@ -77,72 +67,45 @@ impl RunResults {
                 .flat_map(|s| &s.repeats)
         };
         let busy: Vec<f64> = repeats().filter_map(|r| r.floor_busy_ns).collect();
-        if let Some(busy_ns) = Summary::of(&busy) {
-            let shares: Vec<f64> = repeats().filter_map(|r| r.floor_cpu_share_pct).collect();
-            return Some(PacedFloor {
-                busy_ns,
-                cpu_share_pct: Summary::of(&shares),
-                in_place: true,
-            });
-        }
-        let own = self
-            .paced_floors
-            .iter()
-            .find(|f| f.regime == regime && !is_clock_floor(&f.strategy))?;
-        let summary = own.summary.as_ref()?;
+        let shares: Vec<f64> = repeats().filter_map(|r| r.floor_cpu_share_pct).collect();
         Some(PacedFloor {
-            busy_ns: summary.write_busy_ns?,
-            cpu_share_pct: summary.cpu_share_pct,
-            in_place: false,
+            busy_ns: Summary::of(&busy)?,
+            cpu_share_pct: Summary::of(&shares),
         })
     }
 
-    /// The clock floor of `regime` for `clock` ([`super::floor::clock_floor`]),
-    /// if the run measured one (a paced run with a ratelimit reading it).
+    /// The clock floor of `regime` for `clock`.
     pub fn clock_floor(&self, regime: Regime, clock: ClockKind) -> Option<&StrategyResult> {
         self.paced_floors.iter().find(|f| {
             f.regime == regime && is_clock_floor(&f.strategy) && f.strategy.clock == Some(clock)
         })
     }
 
-    /// What a ratelimit's read of `clock` costs per update in place at
-    /// `regime`, ns: the clock floor's net busy ns/op (less its floor in
-    /// place, repeat by repeat); `None` without a clock floor with a net
-    /// figure (flat out, or a file from before the floor ran in place).
+    /// What a ratelimit's read of `clock` costs per update in place at `regime`, ns.
     pub fn clock_cost(&self, regime: Regime, clock: ClockKind) -> Option<Summary> {
         self.clock_floor(regime, clock)?.summary.as_ref()?.net_ns
     }
 }
 
-/// The paced floor of one regime ([`RunResults::paced_floor`]): what the
-/// same paced loop costs with no shared write.
+/// The paced floor of one regime ([`RunResults::paced_floor`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PacedFloor {
     /// Busy ns per update, over the repeats.
     pub busy_ns: Summary,
     /// Share of each CPU, %, over the repeats (`None` when not recorded).
     pub cpu_share_pct: Option<Summary>,
-    /// Measured in place in every repeat; `false` for a file from before,
-    /// whose floor ran in repeats of its own.
-    pub in_place: bool,
 }
 
 impl PacedFloor {
-    /// How this floor was measured and how net figures use it, for the
-    /// lines and pages that show it.
+    /// How this floor was measured and how net figures use it.
     pub fn how(&self) -> &'static str {
-        if self.in_place {
-            "the same paced loop with no shared write, run in place half way between two updates of every repeat; a strategy's net figures are its busy ns/op and CPU share less its floor's in the same repeat, their CI from those per-repeat differences"
-        } else {
-            "the same paced loop on the same CPUs with no shared write, in repeats of its own taking turns with the strategies' (a file from before the floor ran in place); a strategy's net figures are its busy ns/op and CPU share less the floor's in the same round"
-        }
+        "the same paced loop with no shared write, run in place half way between two updates of every repeat; a strategy's net figures are its busy ns/op and CPU share less its floor's in the same repeat, their CI from those per-repeat differences"
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::result::fixture_run;
-    use super::PacedFloor;
     use crate::workload::Regime;
 
     #[test]
@@ -154,8 +117,8 @@ mod tests {
         let views = run.regimes();
         assert_eq!(views.len(), 1);
         assert_eq!(views[0], run);
-        // Add a paced regime at 22k/s: its copy of the strategies, its
-        // paced floor and its sampling.
+        // Add a paced regime at 22k/s: its copy of the strategies, its paced floor and its
+        // sampling.
         let mut paced = run.strategies.clone();
         for s in &mut paced {
             s.regime = Regime::SEED;
@@ -182,18 +145,7 @@ mod tests {
         assert!(at.strategies.iter().all(|s| s.regime == Regime::SEED));
         assert!(flat.floor.is_some() && at.floor.is_none());
         assert_eq!((flat.paced_floors.len(), at.paced_floors.len()), (0, 1));
-        // A file from before the floor ran in place: its floor's entry.
-        let own = floor.summary.as_ref().unwrap();
-        assert_eq!(
-            run.paced_floor(Regime::SEED),
-            Some(PacedFloor {
-                busy_ns: own.write_busy_ns.unwrap(),
-                cpu_share_pct: own.cpu_share_pct,
-                in_place: false,
-            })
-        );
-        let before = run.paced_floor(Regime::SEED).unwrap().how();
-        assert!(before.contains("repeats of its own") && !before.contains("run in place"));
+        assert!(run.paced_floor(Regime::SEED).is_none());
         assert!(run.paced_floor(Regime::paced(1e6)).is_none());
         // Floors in place win: busy 40 and 44 ns, shares 0.1 and 0.3%.
         for (r, (busy, share)) in run.strategies[2]
@@ -205,7 +157,6 @@ mod tests {
         }
         let shown = run.paced_floor(Regime::SEED).unwrap();
         assert_eq!((shown.busy_ns.mean, shown.busy_ns.n), (42.0, 2));
-        assert!(shown.in_place && shown.how().contains("run in place"));
         assert!((shown.cpu_share_pct.unwrap().mean - 0.2).abs() < 1e-12);
     }
 }

@@ -1,8 +1,7 @@
-//! One repeat of strategies in place (paced) or of one strategy (flat
-//! out): the canary, the round's node-bound counters (each strategy's
-//! own and, paced, its floor's in place; under `--paced both` the same
-//! lines for the round's repeats in place and alone), the pinned pools,
-//! and each strategy's numbers with the repeat's interference record.
+//! One repeat of strategies in place (paced) or of one strategy (flat out): the canary, the round's
+//! node-bound counters (each strategy's own and, paced, its floor's in place; under `--paced both`
+//! the same lines for the round's repeats in place and alone), the pinned pools, and each
+//! strategy's numbers with the repeat's interference record.
 
 use super::aggregate::{RepeatContext, repeat_result};
 use super::floor::in_place_layout;
@@ -20,14 +19,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// The most pages of address space left untouched before each counter
-/// of a repeat ([`AddressGap`]); each gap is 1 to this many, drawn anew
-/// every repeat, so counters run in place never sit at a stride a
-/// prefetcher can follow.
+/// The most pages of address space left untouched before each counter of a repeat ([`AddressGap`]).
 pub(super) const GAP_PAGES: u64 = 64;
 
-/// The gaps of repeat `repeat` of a run seeded `seed`, in pages, one per
-/// draw: the same for the same seed and repeat.
+/// The gaps of repeat `repeat` of a run seeded `seed`, in pages, one per draw.
 pub(super) fn gap_pages(seed: u64, repeat: usize) -> impl FnMut() -> usize {
     let mut rng =
         Xoshiro256PlusPlus::seed_from_u64(seed ^ (repeat as u64).rotate_left(29) ^ 0x6A09_E667);
@@ -42,16 +37,8 @@ fn gap(pages: usize) -> Result<AddressGap, PlacementError> {
     })
 }
 
-/// Where round `round` of a group of `members` (a run seeded `seed`)
-/// puts its counters in their pages: the first starting at a drawn
-/// multiple of 128 bytes, then each member's (and its floor's) where the
-/// one before ended, the members in a drawn order (`order[j]` the j-th).
-/// As with a lane's place in the period (drawn each repeat,
-/// [`permutation`]), a place in the page that costs more (an L1 set
-/// some other hot line of the thread shares) then falls on every member
-/// in turn, noise the rounds average, not one member's bias. A group of
-/// one (flat out, or `--paced alone`) starts at its drawn place too. The
-/// same for the same seed and round.
+/// Where round `round` of a group of `members` (run seed `seed`) puts its counters in their pages:
+/// a drawn start (a multiple of 128 bytes) and a drawn order (`order[j]` the j-th), end to end.
 fn page_places(seed: u64, round: usize, members: usize) -> (usize, Vec<usize>) {
     let mut rng =
         Xoshiro256PlusPlus::seed_from_u64(seed ^ (round as u64).rotate_left(43) ^ 0x3C6E_F372);
@@ -62,20 +49,14 @@ fn page_places(seed: u64, round: usize, members: usize) -> (usize, Vec<usize>) {
 /// CAS round trips [`line_cost`] times on each line: 64 per chunk.
 const LINE_ROUND_TRIPS: u64 = 64 * LINE_CHUNKS;
 
-/// One-way ns of a CAS ping-pong between `a` and `b` on the slots of
-/// `counter` they update ([`line_pingpong`]; the mean of the two when they
-/// differ): what a hand-over of this counter's lines costs. Each slot's
-/// value is set aside for the ping-pong and put back. No writer may run
-/// meanwhile. `None` when either CPU has no slot or cannot be pinned.
+/// One-way ns of a CAS ping-pong between `a` and `b` on the slots of `counter` they update.
 fn line_cost(counter: &ShardedCounter, a: u32, b: u32) -> Option<f64> {
     priced(counter, a, b, |line| {
         line_pingpong(a, b, line, LINE_ROUND_TRIPS).ok()
     })
 }
 
-/// [`line_cost`] with `price` timing each slot, which holds 0 meanwhile:
-/// the mean of the prices of the slots `a` and `b` update (one when they
-/// share it), each slot's value put back after.
+/// [`line_cost`] with `price` timing each slot, which holds 0 meanwhile.
 fn priced(
     counter: &ShardedCounter,
     a: u32,
@@ -99,9 +80,7 @@ fn priced(
     Some(sum / slots.len() as f64)
 }
 
-/// The price of a repeat's lines: the lower of [`line_cost`] before and
-/// after it (either alone when the other is missing): a disturbance only
-/// slows a ping-pong.
+/// The price of a repeat's lines: the lower of [`line_cost`] before and after it.
 fn lower(before: Option<f64>, after: Option<f64>) -> Option<f64> {
     match (before, after) {
         (Some(b), Some(a)) => Some(b.min(a)),
@@ -109,8 +88,8 @@ fn lower(before: Option<f64>, after: Option<f64>) -> Option<f64> {
     }
 }
 
-/// One entry of the rounds: its result so far, the repeat it runs, and
-/// whether it is a paced regime's clock floor rather than a strategy.
+/// One entry of the rounds: its result so far, the repeat it runs, and whether it is a paced
+/// regime's clock floor rather than a strategy.
 pub(super) struct RoundEntry {
     /// Its result, repeats appended as they finish.
     pub result: StrategyResult,
@@ -118,25 +97,11 @@ pub(super) struct RoundEntry {
     pub spec: RepeatSpec,
     /// A paced regime's clock floor (kept apart from the strategies).
     pub is_floor: bool,
-    /// The repeat it runs in: entries of one group run in place in the
-    /// same repeats ([`super::regimes::in_place_groups`]); a flat-out
-    /// entry is a group of its own.
+    /// The repeat it runs in: entries of one group run in place in the same repeats.
     pub group: usize,
 }
 
-/// The counters of one round of a group: each member's own, fresh and
-/// node-bound, and (paced) its floor's in place, a gap of untouched
-/// pages drawn before each, and each one's lines starting in its page
-/// where the one before's ended ([`ShardedCounter::new_at`]), from a
-/// place and in an order drawn each round ([`page_places`]): page
-/// aligned, or in fixed places, the counters a thread updates in turn
-/// share L1 sets and bias some strategies (docs/evidence.md).
-///
-/// Under `--paced both` the group's repeat in place and each member's
-/// repeat alone use these same lines, cleared before each
-/// ([`ShardedCounter::clear`]): a line's place moves a net figure, so a
-/// round's difference between in place and alone carries no line drawn
-/// twice.
+/// The counters of one round of a group.
 pub(super) struct RoundCounters {
     counters: Vec<ShardedCounter>,
     floors: Vec<Option<ShardedCounter>>,
@@ -145,8 +110,7 @@ pub(super) struct RoundCounters {
 }
 
 impl RoundCounters {
-    /// The counters of round `round` of `group`, in its order. Notes the
-    /// counters raise (a fallback home) go to `notes`, once each.
+    /// The counters of round `round` of `group`, in its order.
     pub(super) fn new(
         plan: &RunPlan,
         group: &[&mut RoundEntry],
@@ -158,9 +122,8 @@ impl RoundCounters {
         let mut built = Vec::with_capacity(group.len());
         let mut gaps = Vec::with_capacity(2 * group.len());
         let mut pages = gap_pages(seed, round);
-        // Each counter's lines start where the one before ended in its
-        // page, so no two counters of the round share an L1 set; from a
-        // drawn place, in a drawn order ([`page_places`]).
+        // Each counter's lines start where the one before ended in its page, so no two counters of
+        // the round share an L1 set; from a drawn place, in a drawn order ([`page_places`]).
         let (mut at, order) = page_places(seed, round, group.len());
         for i in order {
             let entry = &group[i];
@@ -210,8 +173,7 @@ impl RoundCounters {
         })
     }
 
-    /// The counters of `members` (indexes into the round's group), each
-    /// cleared for a repeat: its own and its floor's.
+    /// The counters of `members` (indexes into the round's group), each cleared for a repeat.
     pub(super) fn cleared(
         &self,
         members: impl IntoIterator<Item = usize>,
@@ -228,13 +190,8 @@ impl RoundCounters {
     }
 }
 
-/// One repeat of a group of strategies in place (paced), or of one
-/// (flat out), on `counters` (each one's own and its floor's, in the
-/// order of `group`, cleared): the canary, the pinned pools running
-/// every strategy in place ([`run_repeat`]), and each strategy's numbers
-/// with the repeat's interference record, all under index `repeat`, in
-/// the order of `group`; `None` when interrupted. The first repeat also
-/// records where the slots and threads were.
+/// One repeat of a group of strategies in place (paced) or of one (flat out) on `counters`, in
+/// the order of `group`; `None` when interrupted.
 pub(super) fn one_repeat(
     plan: &RunPlan,
     group: &mut [&mut RoundEntry],
@@ -263,8 +220,8 @@ pub(super) fn one_repeat(
         .chain(&cfg.reader_cpus)
         .copied()
         .collect();
-    // Each strategy's own lines, priced on the canary's CPUs before the
-    // repeat and after it (the floors' lines are never handed over).
+    // Each strategy's own lines, priced on the canary's CPUs before the repeat and after it (the
+    // floors' lines are never handed over).
     let price = |c: &ShardedCounter| pair.and_then(|(a, b)| line_cost(c, a, b));
     let before: Vec<Option<f64>> = counters.iter().map(|&(c, _)| price(c)).collect();
     let steal_before = interference::steal_ms(&measured);
@@ -334,9 +291,7 @@ fn slot_node(counter: &ShardedCounter, cpu: u32) -> u32 {
         .map_or(0, |i| counter.slots()[i].node)
 }
 
-/// Records in `result` where its slots and threads were (its first
-/// repeat's): each slot's node and check, the reader's walk, the slots'
-/// stride, and each thread's CPU, node and slot node.
+/// Records in `result` where its slots and threads were (its first repeat's).
 fn record_placement(
     result: &mut StrategyResult,
     counter: &ShardedCounter,
@@ -372,8 +327,8 @@ mod tests {
             (Some(7.0), Some(8.0))
         );
         assert_eq!(lower(None, None), None);
-        // Per CPU, the two writers' slots differ: both are priced, and
-        // the values they held are back after.
+        // Per CPU, the two writers' slots differ: both are priced, and the values they held are
+        // back after.
         let (a, b) = crate::topology::two_allowed_cpus();
         let topo = crate::topology::Topology::read(std::path::Path::new("/")).unwrap();
         let layout = CounterLayout {
@@ -398,8 +353,8 @@ mod tests {
         assert_eq!(counter.slot(sb).load(Ordering::Relaxed), 1 << 40);
         // A CPU without a slot has no price.
         assert_eq!(line_cost(&counter, a, 4095), None);
-        // Priced by hand, each slot at 0 while priced: the two slots'
-        // mean; on one CPU's own slot, that slot alone.
+        // Priced by hand, each slot at 0 while priced: the two slots' mean; on one CPU's own slot,
+        // that slot alone.
         let mut prices = [50.0, 71.0].into_iter();
         let mean = priced(&counter, a, b, |line| {
             assert_eq!(line.load(Ordering::Relaxed), 0);
@@ -439,8 +394,8 @@ mod tests {
             counter.slot(0).fetch_add(5, Ordering::Relaxed);
             floor.unwrap().slot(0).fetch_add(2, Ordering::Relaxed);
         }
-        // Member 1 alone: its own counter and floor, on the lines it had
-        // in place, from nothing again.
+        // Member 1 alone: its own counter and floor, on the lines it had in place, from nothing
+        // again.
         let alone = round.cleared([1]);
         assert_eq!(alone.len(), 1);
         let (counter, floor) = alone[0];
@@ -458,10 +413,9 @@ mod tests {
         pages.sort_unstable();
         pages.dedup();
         assert_eq!(pages.len(), 4, "{pages:x?}");
-        // And each in a place of its own within its page, so in an L1
-        // set of its own: from the round's drawn start, in its drawn
-        // order, the counters one after another, 256 bytes each (shares,
-        // then the slot 128 further), each member's floor after its own.
+        // And each in a place of its own within its page, so in an L1 set of its own: from the
+        // round's drawn start, in its drawn order, the counters one after another, 256 bytes each
+        // (shares, then the slot 128 further), each member's floor after its own.
         let (start, order) = page_places(plan.config.seed, 3, 2);
         let places: Vec<usize> = order
             .iter()
@@ -479,15 +433,14 @@ mod tests {
     fn a_rounds_page_places_are_drawn_per_round_and_replayed_by_seed() {
         let draws: Vec<(usize, Vec<usize>)> = (0..64).map(|r| page_places(7, r, 5)).collect();
         for (start, order) in &draws {
-            // A start on a 128-byte boundary within the page; an order
-            // holding each member once.
+            // A start on a 128-byte boundary within the page; an order holding each member once.
             assert!(*start < page_size() && start % 128 == 0, "{start}");
             let mut sorted = order.clone();
             sorted.sort_unstable();
             assert_eq!(sorted, [0, 1, 2, 3, 4]);
         }
-        // Rounds draw anew: in 64 rounds of 32 starts and 120 orders,
-        // many differ, and member 0 comes first in some and not others.
+        // Rounds draw anew: in 64 rounds of 32 starts and 120 orders, many differ, and member 0
+        // comes first in some and not others.
         let mut starts: Vec<usize> = draws.iter().map(|d| d.0).collect();
         starts.sort_unstable();
         starts.dedup();
@@ -504,8 +457,8 @@ mod tests {
 
     #[test]
     fn a_line_is_priced_over_64_round_trips_a_chunk() {
-        // 1,024 round trips: each of the 16 chunks the ping-pong is
-        // timed in holds 64, about 9 µs at 70 ns one way.
+        // 1,024 round trips: each of the 16 chunks the ping-pong is timed in holds 64, about 9 µs
+        // at 70 ns one way.
         assert_eq!(LINE_ROUND_TRIPS, 1024);
         assert_eq!(LINE_ROUND_TRIPS / LINE_CHUNKS, 64);
     }

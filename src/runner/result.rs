@@ -1,7 +1,6 @@
-//! The run's result model: what `contend run` measured, per strategy and
-//! per repeat, with the summaries and provenance, serialised as run.json
-//! (schema in docs/results-schema.md). The measures a summary holds are
-//! in `measures.rs`, a run's views of one regime in `regimes.rs`.
+//! The run's result model: what `contend run` measured, per strategy and per repeat, with the
+//! summaries and provenance, serialised as run.json (schema in docs/results-schema.md). The
+//! measures a summary holds are in `measures.rs`, a run's views of one regime in `regimes.rs`.
 
 use super::in_place::{InPlaceGroup, PacedMode};
 use crate::clock::{ClockKind, TimerKind};
@@ -13,12 +12,10 @@ use crate::topology::{Clipped, CpuList, Topology};
 use crate::workload::{Regime, Role};
 use serde::{Deserialize, Serialize};
 
-/// Version of the run.json layout, bumped on incompatible changes; a file
-/// of any other version is refused on read.
+/// Version of the run.json layout, bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 4;
 
-/// One counter strategy: shard level × publish policy × padding (× clock,
-/// for ratelimited policies).
+/// One counter strategy: shard level × publish policy × padding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Strategy {
     /// How finely the counter is split.
@@ -32,8 +29,7 @@ pub struct Strategy {
 }
 
 impl Strategy {
-    /// `level/policy/pad` (plus `/clock` when it reads one), as tables and
-    /// errors name it.
+    /// `level/policy/pad` (plus `/clock` when it reads one), as tables and errors name it.
     pub fn name(&self) -> String {
         let mut name = format!("{}/{}/pad{}", self.level, self.publish, self.pad);
         if let Some(c) = self.clock {
@@ -45,12 +41,8 @@ impl Strategy {
 }
 
 impl Strategy {
-    /// Its name as people read it among `all` (the strategies of one
-    /// file): `level/policy`, with `/padN` only where a strategy of
-    /// `all` has the same level and policy and another pad, and `/clock`
-    /// likewise (`global/threshold:64`; `global/always/pad64` beside
-    /// `global/always/pad128`). [`Strategy::name`] stays the full name a
-    /// file matches on.
+    /// Its short name among `all`: `level/policy`, plus `/padN` or `/clock` only where another
+    /// strategy of `all` differs in it ([`Strategy::name`] is the full name).
     pub fn short_name(&self, all: &[Strategy]) -> String {
         let twins = || {
             all.iter()
@@ -78,58 +70,43 @@ pub struct RunConfig {
     pub writer_cpus: Vec<u32>,
     /// Reader CPUs, in pool order (empty: writers run the read side).
     pub reader_cpus: Vec<u32>,
-    /// What `--clip` dropped from each CPU spec (empty when nothing was
-    /// dropped).
+    /// What `--clip` dropped from each CPU spec (empty when nothing was dropped).
     pub clipped: Vec<Clipped>,
     /// Writers run the read side every this many updates (0 = never).
     pub read_every: u32,
-    /// The first paced regime's rate, ops/s per thread (`None`: the run
-    /// has none), for readers of the JSON; contend reads `rates`.
+    /// The first paced regime's rate, ops/s per thread.
     pub rate: Option<f64>,
-    /// Every regime the run measured, interleaved, in order (`null` = flat
-    /// out, a number = paced at that rate); a view of one regime
-    /// ([`RunResults::regimes`]) holds that regime alone.
+    /// Every regime the run measured, interleaved, in order.
     pub rates: Vec<Regime>,
     /// Measured time of each repeat, seconds.
     pub repeat_duration_s: f64,
-    /// Warm-up before each repeat, seconds: the one asked for, raised to
-    /// the start-up measured before the run when that is longer.
+    /// Warm-up before each repeat, seconds.
     pub warmup_s: f64,
-    /// The warm-up asked for (`--warmup`), seconds: what identical
-    /// invocations share, where `warmup_s` follows each host's start-up.
+    /// The warm-up asked for (`--warmup`), seconds.
     pub warmup_asked_s: f64,
     /// Repeats per strategy.
     pub repeats: usize,
     /// Seed of the load walks.
     pub seed: u64,
-    /// The fraction of updates the kernel's filter before v6.7,
-    /// `threshold:64`, publishes that the writers' load walks were made
-    /// for, publishes per update (`--threshold-publishes`; the seed's
-    /// 0.40 by default).
+    /// The fraction of updates `threshold:64` publishes that the load walks were made for
+    /// (`--threshold-publishes`).
     pub threshold_publishes: Option<f64>,
-    /// The largest step of the writers' load walks that gives it, load
-    /// units per 1024 of load (`workload::LoadWalk::with_step`).
+    /// The largest step of the writers' load walks that gives it, load units per 1024 of load.
     pub load_step: Option<i64>,
-    /// One operation in this many is timed (0 = sampling off), in the
-    /// first regime (in a view of one regime, in that regime).
+    /// One operation in this many is timed (0 = sampling off), in the first regime.
     pub sample_every: u64,
-    /// `sample_every` of each regime of `rates`, in order (a paced thread
-    /// is sampled more often: see `runner::plan::sample_every`).
+    /// `sample_every` of each regime of `rates`, in order.
     pub sample_every_by_rate: Vec<u64>,
-    /// The per-operation stopwatch: "tsc" or "monotonic" (when the TSC is
-    /// not invariant).
+    /// The per-operation stopwatch: "tsc" or "monotonic" (when the TSC is not invariant).
     pub timer: TimerKind,
     /// Timer overhead subtracted from each sample, ns.
     pub timer_overhead_ns: f64,
-    /// `--target-ci`: repeats were added until every strategy's 95% CI
-    /// of loop ns/op was within this % of its mean (`None`: fixed
-    /// repeats).
+    /// `--target-ci`: repeats were added until every strategy's 95% CI of loop ns/op was within
+    /// this % of its mean (`None`: fixed repeats).
     pub target_ci_pct: Option<f64>,
-    /// `--max-time`: the run's time budget, seconds (`None`: none): no
-    /// repeat starts that would end past it.
+    /// `--max-time`: the run's time budget, seconds (`None`: none).
     pub max_time_s: Option<f64>,
-    /// True when staleness was probed (it is whenever operations are
-    /// sampled: writers then mirror their state after every update).
+    /// True when staleness was probed.
     pub staleness_probes: bool,
     /// Strict or best-effort placement.
     pub placement: Placement,
@@ -139,49 +116,34 @@ pub struct RunConfig {
     pub counter_node: Option<u32>,
     /// How node-level readers walk slots.
     pub node_iter: NodeIter,
-    /// `--paced`: paced strategies in place in every repeat, or each in
-    /// repeats of its own.
+    /// `--paced`: paced strategies in place in every repeat, or each in repeats of its own.
     pub paced: PacedMode,
-    /// The groups of paced strategies that ran in place in the same
-    /// repeats, so their repeats of one index pair (empty flat out and
-    /// alone).
+    /// The groups of paced strategies that ran in place in the same repeats, so their repeats of
+    /// one index pair (empty flat out and alone).
     pub in_place: Vec<InPlaceGroup>,
-    /// `--inject`: a known cost added to every update of every strategy
-    /// (`None`: none).
+    /// `--inject`: a known cost added to every update of every strategy (`None`: none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inject: Option<Injection>,
 }
 
-/// A known cost added to every update of every strategy, inside its
-/// measured window (`--inject`, [`crate::clock::Spin`]): a regression of
-/// known size, to ask whether a setup can see it, and what tests of a
-/// comparison are checked against. Floors run without it.
+/// A known cost added to every update of every strategy, inside its measured window.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Injection {
     /// The cost asked for, ns per update.
     pub ns: f64,
-    /// Multiplies in the delay's chain: the count nearest `ns` at
-    /// calibration.
+    /// Multiplies in the delay's chain: the count nearest `ns` at calibration.
     pub iterations: u64,
     /// What one multiply took at calibration, ns.
     pub ns_per_iteration: f64,
-    /// The regime the floor priced it in: the run's first paced rate,
-    /// where a cost is read from an update's busy window, which ends only
-    /// once the delay has run; flat out when the run has none, where the
-    /// next update overlaps some of it (nothing waits for the chain).
+    /// The regime the floor priced it in.
     #[serde(rename = "floor_rate")]
     pub floor: Regime,
-    /// What the delay added to the harness floor's loop in that regime,
-    /// ns per update: the floor with it less without, in short runs taking
-    /// turns on the first writer's CPU, their mean and 95% CI (`None` when
-    /// not measured: interrupted).
+    /// What the delay added to the harness floor's loop in that regime, ns per update.
     pub on_floor: Option<Summary>,
 }
 
 impl RunConfig {
-    /// Whether `a` and `b` ran in place in the same repeats of this run:
-    /// both in one of its groups ([`InPlaceGroup`]), in the same regime.
-    /// Their repeats of one index then pair.
+    /// Whether `a` and `b` ran in place in the same repeats of this run: both in one of its groups.
     pub fn ran_together(&self, a: &StrategyResult, b: &StrategyResult) -> bool {
         a.regime == b.regime
             && self
@@ -189,8 +151,7 @@ impl RunConfig {
                 .is_some_and(|g| self.group_of(b) == Some(g))
     }
 
-    /// The index of the group `s` ran in place in, among
-    /// [`RunConfig::in_place`]; `None` for a strategy that ran alone.
+    /// The index of the group `s` ran in place in, among [`RunConfig::in_place`].
     pub fn group_of(&self, s: &StrategyResult) -> Option<usize> {
         self.in_place
             .iter()
@@ -215,10 +176,7 @@ pub struct ThreadPlacement {
     pub slot_node: Option<u32>,
 }
 
-/// How stale the shared sum was as readers saw it: at sampled operations
-/// (while sampling is on), |published sum − true sum of every writer's
-/// load|, and the age of the oldest change not yet published (see
-/// `workload::Mirror`).
+/// How stale the shared sum was as readers saw it: at sampled operations.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Staleness {
     /// Probes taken (0: staleness was not measured, sampling off).
@@ -231,8 +189,7 @@ pub struct Staleness {
     pub error_mean_pct: f64,
     /// Largest such percentage.
     pub error_max_pct: f64,
-    /// Mean age of the oldest unpublished change at a probe, ns (its
-    /// writer's updates since then × the writers' mean time per update).
+    /// Mean age of the oldest unpublished change at a probe, ns.
     pub age_mean_ns: f64,
     /// Largest such age, ns.
     pub age_max_ns: f64,
@@ -241,37 +198,29 @@ pub struct Staleness {
 /// What could have disturbed one repeat (see `runner::interference`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Interference {
-    /// Steal time of the run's CPUs during the repeat, ms (`None`: not
-    /// readable).
+    /// Steal time of the run's CPUs during the repeat, ms (`None`: not readable).
     pub steal_ms: Option<f64>,
-    /// Involuntary context switches of the measured threads during the
-    /// interval.
+    /// Involuntary context switches of the measured threads during the interval.
     pub involuntary_switches: u64,
-    /// The canary before the repeat: median one-way CAS ping-pong ns
-    /// between two of the run's CPUs (`None` with one CPU).
+    /// The canary before the repeat: median one-way CAS ping-pong ns between two of the run's CPUs.
     pub canary_ns: Option<f64>,
-    /// The canary after the repeat, on the same pair (shorter: see
-    /// `interference::CANARY_AFTER_ROUND_TRIPS`); `None` with one CPU.
+    /// The canary after the repeat, on the same pair.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub canary_after_ns: Option<f64>,
     /// What the canaries took, ms (before and after).
     pub canary_ms: Option<f64>,
-    /// Each coherence transaction timed on the canary's pair right after
-    /// its ping-pong, with its ratio to it.
+    /// Each coherence transaction timed on the canary's pair right after its ping-pong, with its
+    /// ratio to it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub canary_transactions: Vec<crate::matrix::TransactionCost>,
-    /// A canary (before or after) read more than 1.5× away from the run's
-    /// median: the machine moved under this repeat.
+    /// A canary (before or after) read more than 1.5× away from the run's median.
     pub disturbed: bool,
-    /// Paced: the stalls each thread's pacer set aside (busy windows or
-    /// late wake-ups beyond `workload::STALL`), in pool order; empty flat
-    /// out.
+    /// Paced: the stalls each thread's pacer set aside.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stalls: Vec<ThreadStalls>,
 }
 
-/// The stalls one paced thread set aside during one repeat's interval:
-/// time it lost its CPU, kept out of its busy time.
+/// The stalls one paced thread set aside during one repeat's interval.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ThreadStalls {
     /// The thread's CPU.
@@ -296,8 +245,7 @@ pub struct CanaryRange {
 }
 
 impl CanaryRange {
-    /// The range of the canaries these records hold, before and after
-    /// their repeats; `None` without any.
+    /// The range of the canaries these records hold, before and after their repeats.
     pub fn of<'a>(records: impl Iterator<Item = &'a Interference>) -> Option<Self> {
         let c: Vec<f64> = records
             .flat_map(|i| [i.canary_ns, i.canary_after_ns])
@@ -325,14 +273,11 @@ pub struct RepeatResult {
     pub writer_reads: Vec<u64>,
     /// Reads per reader thread.
     pub reader_reads: Vec<u64>,
-    /// Lines fetched by each writer thread's read sides (exact: reads that
-    /// found a slot changed since the thread last saw it, see
-    /// `counter::ReadView`), in pool order.
+    /// Lines fetched by each writer thread's read sides.
     pub writer_read_fetches: Vec<u64>,
     /// Lines fetched by each reader thread's reads.
     pub reader_read_fetches: Vec<u64>,
-    /// Lines fetched per read side, all threads (`None` without reads):
-    /// beside hand-overs, the other way the counter's lines move.
+    /// Lines fetched per read side, all threads (`None` without reads).
     pub fetches_per_read: Option<f64>,
     /// Updates per second, all writers.
     pub write_ops_per_s: f64,
@@ -354,79 +299,45 @@ pub struct RepeatResult {
     pub cross_node_publishes: u64,
     /// How stale the shared value got, as readers saw it.
     pub staleness: Staleness,
-    /// ns per writer loop iteration from throughput: writers × interval ÷
-    /// updates (an update plus its share of the read side). Exact, unlike
-    /// the sampled latencies.
+    /// ns per writer loop iteration from throughput: writers × interval ÷ updates.
     pub write_loop_ns: f64,
-    /// ns per read of reader threads from throughput: readers × interval
-    /// ÷ reads (`None` without reader threads).
+    /// ns per read of reader threads from throughput: readers × interval ÷ reads.
     pub reader_read_ns: Option<f64>,
-    /// Busy ns per writer loop iteration. Paced: the mean over writers of
-    /// each update's fenced window, from the tick that released it to the
-    /// one after its read side (sampled updates and stalls left out; see
-    /// `workload::Pacer`): what one update costs at the offered rate.
-    /// Equal to `write_loop_ns` flat out.
+    /// Busy ns per writer loop iteration.
     pub write_busy_ns: f64,
     /// Busy ns per reader-thread read (`None` without readers).
     pub reader_busy_ns: Option<f64>,
-    /// Mean over measured threads of busy ns per operation × operations ÷
-    /// interval, %: the share of each CPU the counter's work takes at the
-    /// offered rate (100 unpaced).
+    /// Mean over measured threads of busy ns per operation × operations ÷ interval, %.
     pub cpu_share_pct: f64,
-    /// Paced: the floor's busy ns per writer loop iteration, measured in
-    /// place (`workload::InPlaceFloor`: the same loop's update and read
-    /// side on a counter no other thread writes, half way between two of
-    /// this repeat's updates, over the same iterations), as
-    /// `write_busy_ns` is. `None` flat out.
+    /// Paced: the floor in place's busy ns per writer loop iteration, as `write_busy_ns` is.
     pub floor_busy_ns: Option<f64>,
-    /// Paced: the floor's CPU share in place, %, as `cpu_share_pct` (its
-    /// busy ns per operation × the thread's operations ÷ interval).
+    /// Paced: the floor's CPU share in place, %, as `cpu_share_pct`.
     pub floor_cpu_share_pct: Option<f64>,
-    /// With `--rate`: the slowest thread's achieved rate as % of the rate
-    /// asked for.
+    /// With `--rate`: the slowest thread's achieved rate as % of the rate asked for.
     pub achieved_rate_min_pct: Option<f64>,
-    /// With `--rate`: the slowest thread's operations as % of the arrivals
-    /// that fell due in its interval (run, or skipped after stalls): the
-    /// pacer's accuracy whatever the arrivals. Poisson arrivals offer a
-    /// random count (±1/√(rate × interval)), so this, not the achieved
-    /// rate, says whether a poisson thread kept up.
+    /// With `--rate`: the slowest thread's operations as % of the arrivals that fell due in its
+    /// interval (run, or skipped after stalls): the pacer's accuracy whatever the arrivals.
     pub arrivals_run_min_pct: Option<f64>,
-    /// Pacer slots skipped after stalls longer than the catch-up bound,
-    /// over threads.
+    /// Pacer slots skipped after stalls longer than the catch-up bound, over threads.
     pub missed_slots: u64,
-    /// Publishes that found another writer's add on their slot since
-    /// their writer's last one: the line handed from writer to writer,
-    /// counted exactly from the adds' returned values
-    /// (`PublishStats::handovers`).
+    /// Publishes that found another writer's add on their slot since their writer's last one.
     pub handovers: u64,
     /// `handovers` per second.
     pub handovers_per_s: f64,
-    /// Publishes per hand-over: how many updates a writer makes while it
-    /// owns the line (`None` when no publish followed another writer's,
-    /// e.g. one writer per slot).
+    /// Publishes per hand-over: how many updates a writer makes while it owns the line.
     pub updates_per_ownership: Option<f64>,
-    /// How far the sampled figures of a writer loop (sampled update mean +
-    /// sampled read mean × reads per update) are from `write_loop_ns`, as %
-    /// of it; `None` without samples.
+    /// How far the sampled figures of a writer loop (sampled update mean + sampled read mean ×
+    /// reads per update) are from `write_loop_ns`, as % of it; `None` without samples.
     pub sampled_vs_throughput_pct: Option<f64>,
-    /// One-way ns of a CAS ping-pong between the canary's two CPUs on this
-    /// repeat's own counter lines (the slots those CPUs update; their mean
-    /// when they differ), measured before it and after it, the lower of
-    /// the two (a disturbance only slows a ping-pong): what a hand-over of
-    /// the lines this repeat drew costs. It depends on where each line's
-    /// address falls (its L3 slice), so it changes from repeat to repeat;
-    /// paired comparisons adjust for it ([`super::paired_difference`]).
-    /// `None` with one CPU.
+    /// One-way ns of a CAS ping-pong between the canary's CPUs on this repeat's own counter lines,
+    /// the lower of before and after: what a hand-over of the lines this repeat drew costs.
     pub line_ns: Option<f64>,
     /// What could have disturbed it.
     pub interference: Interference,
-    /// Each node's writers, when the writers span two or more nodes (in
-    /// node order; empty otherwise).
+    /// Each node's writers, when the writers span two or more nodes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeRepeat>,
-    /// CPUs of threads that never saw the measured interval start (their
-    /// first batch outlasted warm-up and interval), left out of every rate
-    /// and sample here; their loads still count for exactness.
+    /// CPUs of threads that never saw the measured interval start.
     pub outside_window: Vec<u32>,
     /// What the counter read after every writer flushed.
     pub final_sum: i64,
@@ -436,21 +347,16 @@ pub struct RepeatResult {
     pub exact: bool,
 }
 
-/// One node's writers in one repeat: what an update cost them, to set
-/// the writers local to the counter's memory against the remote ones.
+/// One node's writers in one repeat.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct NodeRepeat {
     /// The node of these writers' CPUs.
     pub node: u32,
     /// Writers on it that saw the measured interval.
     pub writers: usize,
-    /// Some of them publish to a slot whose memory is on another node:
-    /// the counter's memory is remote to them.
+    /// Some of them publish to a slot whose memory is on another node.
     pub remote: bool,
-    /// Their cost per update, ns, in the regime's measure: flat out, loop
-    /// ns/op from throughput (their intervals ÷ their updates); paced,
-    /// net busy ns per update (their busy ns per update less their floor's
-    /// in place). `None` when they have none (no updates, no floor).
+    /// Their cost per update, ns, in the regime's measure: flat out, loop ns/op from throughput.
     pub cost_ns: Option<f64>,
 }
 
@@ -459,11 +365,9 @@ pub struct NodeRepeat {
 pub struct NodeSummary {
     /// The node of these writers' CPUs.
     pub node: u32,
-    /// The counter's memory is remote to some of them
-    /// ([`NodeRepeat::remote`]).
+    /// The counter's memory is remote to some of them ([`NodeRepeat::remote`]).
     pub remote: bool,
-    /// Their cost per update over the repeats used, ns
-    /// ([`NodeRepeat::cost_ns`]).
+    /// Their cost per update over the repeats used, ns ([`NodeRepeat::cost_ns`]).
     pub cost_ns: Summary,
 }
 
@@ -484,8 +388,7 @@ pub struct StrategySummary {
     pub read_p50_ns: Option<Summary>,
     /// Publishes per second.
     pub publishes_per_s: Summary,
-    /// Mean staleness error as readers saw it, % of the true total, over
-    /// the repeats that probed (`None`: none did).
+    /// Mean staleness error as readers saw it, % of the true total, over the repeats that probed.
     pub error_mean_pct: Option<Summary>,
     /// Mean age of the oldest unpublished change, ns, likewise.
     pub age_mean_ns: Option<Summary>,
@@ -505,9 +408,7 @@ pub struct StrategySummary {
     pub floor_busy_ns: Option<Summary>,
     /// Paced: the floor's CPU share in place, %.
     pub floor_cpu_share_pct: Option<Summary>,
-    /// Disturbed repeats left out of every figure above
-    /// (`runner::aggregate::UsedRepeats`: the same rule in both regimes;
-    /// they stay in `repeats`, marked).
+    /// Disturbed repeats left out of every figure above.
     pub set_aside: usize,
     /// Hand-overs of a slot's line between writers per second.
     pub handovers_per_s: Option<Summary>,
@@ -515,20 +416,14 @@ pub struct StrategySummary {
     pub updates_per_ownership: Option<Summary>,
     /// Lines fetched per read side (see `RepeatResult::fetches_per_read`).
     pub fetches_per_read: Option<Summary>,
-    /// What one update costs beyond the harness, ns: loop ns/op less the
-    /// harness floor's (hammer; its ± combines both sides' spread, its CI
-    /// Welch's interval of the difference), or busy ns/op less the floor's
-    /// measured in place in the same repeat (paced; its CI from those
-    /// per-repeat differences).
+    /// What one update costs beyond the harness, ns: loop ns/op less the harness floor's.
     pub net_ns: Option<Summary>,
-    /// Paced only: CPU share less the floor's in place in the same
-    /// repeat, percentage points: the share of each CPU the counter itself
-    /// takes at this rate.
+    /// Paced only: CPU share less the floor's in place in the same repeat, percentage points.
     pub net_cpu_share_pct: Option<Summary>,
     /// Slowest ÷ fastest writer's update rate (1 = fair), with 2+ writers.
     pub fairness: Option<Summary>,
-    /// Each node's writers' cost per update, when the writers span two or
-    /// more nodes and every repeat used recorded it (empty otherwise).
+    /// Each node's writers' cost per update, when the writers span two or more nodes and every
+    /// repeat used recorded it (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nodes: Vec<NodeSummary>,
 }
@@ -540,21 +435,14 @@ pub struct StrategyResult {
     pub strategy: Strategy,
     /// `strategy.name()`, for readers of the JSON.
     pub name: String,
-    /// The regime it was measured in (the file's `rate`: ops/s per
-    /// thread, or `null` flat out).
+    /// The regime it was measured in (the file's `rate`: ops/s per thread, or `null` flat out).
     #[serde(rename = "rate")]
     pub regime: Regime,
     /// Every slot's owner and verified node.
     pub slots: Vec<SlotInfo>,
-    /// Positions one read of the counter examines, as counted by walking
-    /// it the way a read does (`ShardedCounter::read_steps`): slots for
-    /// the global, LLC and CPU levels; node ids (`--node-iter compact`) or
-    /// 64-bit node-mask words (`bitmap`) for the node level. `None` when no
-    /// repeat ran.
+    /// Positions one read of the counter examines, as counted by walking it the way a read does.
     pub read_steps: Option<usize>,
-    /// Bytes between the first two slots' addresses, read from the
-    /// counter's memory (the `--pad` stride); `None` with one slot, or slots
-    /// in different node-bound regions.
+    /// Bytes between the first two slots' addresses, read from the counter's memory.
     pub slot_stride_bytes: Option<usize>,
     /// Where every thread ran (from the first repeat).
     pub threads: Vec<ThreadPlacement>,
@@ -562,23 +450,17 @@ pub struct StrategyResult {
     pub clock_read_ns: Option<f64>,
     /// Each repeat's raw numbers.
     pub repeats: Vec<RepeatResult>,
-    /// Under `--paced both`, paced in a group of two or more: the
-    /// strategy alone, one repeat a round, run in the round of its
-    /// group's repeat in place (before it in odd rounds, after it in even
-    /// ones) and under that repeat's index in `repeats`, so the two pair
-    /// round by round; empty otherwise. Not in `summary`.
+    /// Under `--paced both`: the strategy alone, one repeat a round, under its in-place repeat's
+    /// index.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alone_repeats: Vec<RepeatResult>,
     /// Over the repeats; `None` if no repeat finished.
     pub summary: Option<StrategySummary>,
     /// Every repeat's final sum was exact.
     pub exact: bool,
-    /// With `--target-ci`: whether its CI came within the target (`None`
-    /// without a target).
+    /// With `--target-ci`: whether its CI came within the target (`None` without a target).
     pub converged: Option<bool>,
-    /// Paced: rounds measured again because a round was disturbed (its
-    /// canary moved, or its threads stalled; see
-    /// `runner::interference::disturbed`), within the time budget.
+    /// Paced: rounds measured again because a round was disturbed.
     pub retries: usize,
 }
 
@@ -587,8 +469,7 @@ pub struct StrategyResult {
 pub enum Stopped {
     /// Ctrl-C or SIGTERM.
     Interrupted,
-    /// Its time budget (`--max-time`): no repeat starts that would end
-    /// past it.
+    /// Its time budget (`--max-time`): no repeat starts that would end past it.
     OutOfTime,
 }
 
@@ -614,10 +495,7 @@ impl std::fmt::Display for Stopped {
 }
 
 impl StrategyResult {
-    /// Keeps one finished repeat of it: among `repeats` (in place, or
-    /// flat out), or among `alone_repeats` when it ran `alone` (`--paced
-    /// both`). Its sum stays exact only while every repeat's was, alone
-    /// ones too.
+    /// Keeps one finished repeat of it: among `repeats`.
     pub fn keep(&mut self, repeat: RepeatResult, alone: bool) {
         self.exact &= repeat.exact;
         if alone {
@@ -627,9 +505,7 @@ impl StrategyResult {
         }
     }
 
-    /// Its name, with its regime when paced (`global/always/pad128 paced
-    /// at 22.0k/s per thread`): how a list of several regimes' strategies
-    /// names one.
+    /// Its name, with its regime when paced (`global/always/pad128 paced at 22.0k/s per thread`).
     pub fn label(&self) -> String {
         self.regime.label(&self.name)
     }
@@ -640,11 +516,9 @@ impl StrategyResult {
 pub struct RunResults {
     /// [`SCHEMA_VERSION`].
     pub schema: u32,
-    /// True when Ctrl-C or the time budget stopped the run: only finished
-    /// repeats are kept.
+    /// True when Ctrl-C or the time budget stopped the run: only finished repeats are kept.
     pub partial: bool,
-    /// True when the time budget (`config.max_time_s`) stopped it before
-    /// every planned repeat ran.
+    /// True when the time budget (`config.max_time_s`) stopped it before every planned repeat ran.
     pub out_of_time: bool,
     /// The settings.
     pub config: RunConfig,
@@ -652,13 +526,9 @@ pub struct RunResults {
     pub provenance: Provenance,
     /// The host layout used.
     pub topology: Topology,
-    /// What the harness loop costs with no shared write, flat out (`None`
-    /// for a run with no writer, and for a run with no hammer regime).
+    /// What the harness loop costs with no shared write, flat out.
     pub floor: Option<HarnessFloor>,
-    /// Per paced regime, its clock floors (`super::floor::clock_floor`),
-    /// their repeats interleaved with the strategies'. Files from before
-    /// the paced floor ran in place also hold that floor here (the same
-    /// paced loop with no shared write, `global/never`).
+    /// Per paced regime, its clock floors.
     pub paced_floors: Vec<StrategyResult>,
     /// Per strategy, in the order run.
     pub strategies: Vec<StrategyResult>,
@@ -666,11 +536,8 @@ pub struct RunResults {
     pub notes: Vec<String>,
 }
 
-/// The harness floor: the same writer loop (load table, read side every
-/// K updates, sampling and staleness mirroring as configured) on one
-/// thread, flat out, with no shared write (policy `never`) and the read
-/// side on a slot nobody else touches. What a strategy costs beyond the
-/// harness in hammer mode is its loop ns/op less this.
+/// The harness floor: the same writer loop on one thread, flat out, with no shared write (policy
+/// `never`) and the read side on a slot nobody else touches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HarnessFloor {
     /// The CPU it ran on (the first writer's).
@@ -679,8 +546,7 @@ pub struct HarnessFloor {
     pub loop_ns: Summary,
 }
 
-/// A strategy whose final sum was not the exact total of the writers'
-/// loads: the counter lost or invented load.
+/// A strategy whose final sum was not the exact total of the writers' loads.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{strategy}: final sum {final_sum} != exact total {expected_sum} (counter lost or invented load)"
@@ -700,9 +566,8 @@ impl RunResults {
         Stopped::of(self.partial, self.out_of_time)
     }
 
-    /// Who ran where, in words: `2 writers on CPUs 0-1 (node 0), each
-    /// running the read side after every update` (or the readers' CPUs
-    /// and nodes, or no read side).
+    /// Who ran where, in words: `2 writers on CPUs 0-1 (node 0), each running the read side after
+    /// every update` (or the readers' CPUs and nodes, or no read side).
     pub fn pools_text(&self) -> String {
         let cfg = &self.config;
         let pool = |n: &str, cpus: &[u32]| {
@@ -727,9 +592,8 @@ impl RunResults {
         pool("writers", &cfg.writer_cpus) + &readers
     }
 
-    /// The injected cost in words: `+20 ns per update injected (24
-    /// multiplies of 0.83 ns; on the harness floor +19.8 ±0.3 ns, 95%
-    /// CI)`; `None` without one.
+    /// The injected cost in words: `+20 ns per update injected (24 multiplies of 0.83 ns; on the
+    /// harness floor +19.8 ±0.3 ns, 95% CI)`; `None` without one.
     pub fn inject_text(&self) -> Option<String> {
         let i = self.config.inject?;
         let floor = i
@@ -748,9 +612,7 @@ impl RunResults {
         ))
     }
 
-    /// The writers' load walks in words: `threshold:64 publishes 40% of
-    /// updates (steps up to ±26 per 1024 of load)`; `None` for files that
-    /// did not record them.
+    /// The writers' load walks in words.
     pub fn load_text(&self) -> Option<String> {
         let (f, step) = (self.config.threshold_publishes?, self.config.load_step?);
         Some(format!(
@@ -759,32 +621,23 @@ impl RunResults {
         ))
     }
 
-    /// The short name of `strategy`, one of this run's
-    /// ([`Strategy::short_name`] among them all): how every text, table,
-    /// verdict and page names a strategy.
+    /// The short name of `strategy`, one of this run's ([`Strategy::short_name`] among them all).
     pub fn short_name(&self, strategy: &StrategyResult) -> String {
         let all: Vec<Strategy> = self.strategies.iter().map(|s| s.strategy).collect();
         strategy.strategy.short_name(&all)
     }
 
-    /// Every strategy's short name ([`RunResults::short_name`]), in
-    /// `strategies` order.
+    /// Every strategy's short name ([`RunResults::short_name`]), in `strategies` order.
     pub fn short_names(&self) -> Vec<String> {
         self.strategies.iter().map(|s| self.short_name(s)).collect()
     }
 
-    /// The short label of `strategy`: its short name, with its regime when
-    /// paced (`global/always paced at 22.0k/s per thread`), as a list of
-    /// several regimes' strategies names one.
+    /// The short label of `strategy`: its short name, with its regime when paced.
     pub fn short_label(&self, strategy: &StrategyResult) -> String {
         strategy.regime.label(&self.short_name(strategy))
     }
 
-    /// The repeats its strategies used for their cost figures (the n of
-    /// each [`super::cost_measure`]; every repeat of a strategy whose file
-    /// did not record it), after the disturbed ones were set aside, and
-    /// how many were set aside: `5 repeats`, `5-7 repeats (3 set aside as
-    /// disturbed)`.
+    /// The repeats its strategies used for their cost figures.
     pub fn repeats_text(&self) -> String {
         let done = || self.strategies.iter().filter(|s| s.summary.is_some());
         let used: Vec<usize> = done()
@@ -813,13 +666,7 @@ impl RunResults {
         }
     }
 
-    /// One record for each repeat the runner ran, of `regime` (`None`:
-    /// every regime), in the strategies' order. A strategy alone gives
-    /// each of its repeats; strategies in place ([`RunConfig::in_place`])
-    /// give each repeat index of their group once, since their records of
-    /// one index share that repeat's canary, steal and context switches;
-    /// then each strategy's repeats alone under `--paced both`
-    /// ([`StrategyResult::alone_repeats`]).
+    /// One record for each repeat the runner ran, of `regime`.
     pub fn repeats_run(&self, regime: Option<Regime>) -> Vec<&RepeatResult> {
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();
@@ -838,14 +685,12 @@ impl RunResults {
         out
     }
 
-    /// The range of the canaries of every repeat the run ran
-    /// ([`RunResults::repeats_run`]); `None` without any.
+    /// The range of the canaries of every repeat the run ran ([`RunResults::repeats_run`]).
     pub fn canary_range(&self) -> Option<CanaryRange> {
         CanaryRange::of(self.repeats_run(None).into_iter().map(|r| &r.interference))
     }
 
-    /// The first strategy (and its first repeat) whose final sum was not
-    /// exact, if any.
+    /// The first strategy (and its first repeat) whose final sum was not exact, if any.
     pub fn first_inexact(&self) -> Option<InexactSum> {
         let s = self.strategies.iter().find(|s| !s.exact)?;
         let r = s.repeats.iter().find(|r| !r.exact);
@@ -857,9 +702,7 @@ impl RunResults {
     }
 }
 
-/// tests/fixtures/results/run.json: a real two-writer run of
-/// global/always and cpu/always, 2 repeats each, its four canaries set by
-/// hand to 10, 40 (global) and 20, 30 ns (cpu). What unit tests start from.
+/// tests/fixtures/results/run.json.
 #[cfg(test)]
 pub(crate) fn fixture_run() -> RunResults {
     let path =
@@ -879,9 +722,8 @@ mod tests {
     fn the_texts_say_what_ran_where_and_over_how_many_repeats() {
         assert_eq!(Stopped::Interrupted.to_string(), "interrupted");
         assert_eq!(Stopped::OutOfTime.to_string(), "out of time (--max-time)");
-        // The fixture: two writers on CPUs 0 and 1 of node 0, the read
-        // side after every update; global/always and cpu/always flat out,
-        // 2 repeats each, none set aside.
+        // The fixture: two writers on CPUs 0 and 1 of node 0, the read side after every update;
+        // global/always and cpu/always flat out, 2 repeats each, none set aside.
         let mut run = fixture_run();
         assert_eq!(
             run.pools_text(),
@@ -909,8 +751,7 @@ mod tests {
             run.short_label(&s),
             "global/always paced at 22.0k/s per thread"
         );
-        // Repeats used: one count, a range, one repeat, and those set
-        // aside.
+        // Repeats used: one count, a range, one repeat, and those set aside.
         assert_eq!(run.repeats_text(), "2 repeats");
         let used = |run: &mut RunResults, i: usize, n: usize, set_aside: usize| {
             let summary = run.strategies[i].summary.as_mut().unwrap();
@@ -1032,8 +873,8 @@ mod tests {
             (in_place + 1, alone)
         );
         assert!(s.exact);
-        // An alone repeat that lost 3: among the alone ones, and the
-        // strategy is no longer exact; an exact one after does not undo it.
+        // An alone repeat that lost 3: among the alone ones, and the strategy is no longer exact;
+        // an exact one after does not undo it.
         s.keep(lost, true);
         assert_eq!((s.repeats.len(), s.alone_repeats.len()), (in_place + 1, 1));
         assert!(!s.exact);

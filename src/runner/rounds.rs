@@ -1,9 +1,8 @@
-//! The rounds of a run: every entry (each strategy in each regime, and
-//! each paced regime's clock floors) takes one repeat per round, flat out
-//! in turn, paced in place with the rest of its group in one repeat, so
-//! drift hits all alike; with `--target-ci`, further rounds, widest CI
-//! first, for the strategies whose CI is still wider than the target or
-//! which lost a repeat to a disturbance, while the time budget lasts.
+//! The rounds of a run: every entry (each strategy in each regime, and each paced regime's clock
+//! floors) takes one repeat per round, flat out in turn, paced in place with the rest of its group
+//! in one repeat, so drift hits all alike; with `--target-ci`, further rounds, widest CI first, for
+//! the strategies whose CI is still wider than the target or which lost a repeat to a disturbance,
+//! while the time budget lasts.
 
 use super::aggregate::{PairedNet, alone_ratio, mark_canary_shifts, net_busy_ns, target_ratio};
 use super::in_place::PacedMode;
@@ -21,16 +20,11 @@ pub(super) enum RoundsEnd {
     Done,
     /// A stop was requested; finished repeats are kept.
     Interrupted,
-    /// The next repeat would have ended past the time budget; finished
-    /// repeats are kept.
+    /// The next repeat would have ended past the time budget; finished repeats are kept.
     OutOfTime,
 }
 
-/// Runs the rounds of `plan` over `entries`, the run's time budget
-/// counted from `started`: no repeat starts that would end past it (at
-/// the mean time of the repeats so far, warm-up plus interval before the
-/// first). Notes the counter raises go to `notes`; `progress(done, total,
-/// entry)` hears each repeat.
+/// Runs the rounds of `plan` over `entries`, the run's time budget counted from `started`.
 pub(super) fn run(
     plan: &RunPlan,
     entries: &mut [RoundEntry],
@@ -76,8 +70,8 @@ pub(super) fn run(
         for g in groups {
             let mut group: Vec<&mut RoundEntry> =
                 entries.iter_mut().filter(|e| e.group == g).collect();
-            // `--paced both`: each strategy of the group alone too, before
-            // or after the group in place (`both_order`).
+            // `--paced both`: each strategy of the group alone too, before or after the group in
+            // place (`both_order`).
             let members = group.len();
             let alone: Vec<usize> = (0..members)
                 .filter(|&i| alone_too(cfg, group[i].is_floor, group[i].result.regime, members))
@@ -107,8 +101,8 @@ pub(super) fn run(
                 }
             }
         }
-        // Canary shifts so far, for the next round's retries (the final
-        // marks use the whole run's median).
+        // Canary shifts so far, for the next round's retries (the final marks use the whole run's
+        // median).
         let repeats = entries.iter_mut().flat_map(|e| {
             e.result
                 .repeats
@@ -120,9 +114,7 @@ pub(super) fn run(
     }
 }
 
-/// The run's time budget (`--max-time`) as the rounds spend it: the
-/// repeats run so far (a group's in place counts once) and the seconds
-/// they took, in all.
+/// The run's time budget (`--max-time`) as the rounds spend it.
 struct Budget {
     started: Instant,
     /// `--max-time`, seconds; `None`: no budget.
@@ -145,8 +137,7 @@ impl Budget {
         }
     }
 
-    /// Seconds one repeat takes: the mean so far, warm-up plus interval
-    /// before the first.
+    /// Seconds one repeat takes: the mean so far, warm-up plus interval before the first.
     fn one_s(&self) -> f64 {
         if self.runs == 0 {
             self.first_s
@@ -155,21 +146,19 @@ impl Budget {
         }
     }
 
-    /// Seconds of the budget left (negative once spent; without one,
-    /// none left for extra rounds).
+    /// Seconds of the budget left (negative once spent; without one, none left for extra rounds).
     fn left_s(&self) -> f64 {
         self.max_time_s.unwrap_or(0.0) - self.started.elapsed().as_secs_f64()
     }
 
-    /// Whether a repeat started `elapsed_s` into the run would end within
-    /// the budget, at [`Budget::one_s`] a repeat (always without one).
+    /// Whether a repeat started `elapsed_s` into the run would end within the budget, at
+    /// [`Budget::one_s`] a repeat (always without one).
     fn fits(&self, elapsed_s: f64) -> bool {
         let ends_s = elapsed_s + self.one_s();
         self.max_time_s.is_none_or(|budget| ends_s <= budget)
     }
 
-    /// Runs `repeat` and counts its time, unless it would end past the
-    /// budget ([`Budget::fits`] now): then `None`, nothing run.
+    /// Runs `repeat` and counts its time, unless it would end past the budget.
     fn run<T>(&mut self, repeat: impl FnOnce() -> T) -> Option<T> {
         if !self.fits(self.started.elapsed().as_secs_f64()) {
             return None;
@@ -182,13 +171,7 @@ impl Budget {
     }
 }
 
-/// The repeats one round `round` of a group takes, in the order run:
-/// `None` the group in place, `Some(i)` its member `i` alone (each of
-/// `alone`, under `--paced both`). Counterbalanced, so that no drift
-/// within a round is taken for a bias of running in place: in place
-/// first in even rounds and last in odd ones, the members alone in an
-/// order drawn from the run's `seed` and the round, so no strategy's
-/// repeat alone keeps one distance from its repeat in place.
+/// The repeats one round `round` of a group takes, in the order run.
 fn both_order(seed: u64, round: usize, alone: &[usize]) -> Vec<Option<usize>> {
     let drawn = permutation(alone.len(), seed ^ (round as u64).rotate_left(17) ^ 0xB0_7E);
     let mut order: Vec<Option<usize>> = drawn.into_iter().map(|k| Some(alone[k])).collect();
@@ -200,8 +183,8 @@ fn both_order(seed: u64, round: usize, alone: &[usize]) -> Vec<Option<usize>> {
     order
 }
 
-/// How many of a group's members (each a clock floor or not, and its
-/// regime) also run alone each round ([`alone_too`]).
+/// How many of a group's members (each a clock floor or not, and its regime) also run alone each
+/// round ([`alone_too`]).
 fn alone_count(cfg: &RunConfig, members: &[(bool, Regime)]) -> usize {
     members
         .iter()
@@ -209,15 +192,14 @@ fn alone_count(cfg: &RunConfig, members: &[(bool, Regime)]) -> usize {
         .count()
 }
 
-/// Whether an entry (a clock floor or not, of `regime`), in place in a
-/// group of `members`, also runs alone each round: under `--paced both`,
-/// a paced strategy (not a clock floor) of a group of two or more.
+/// Whether an entry in place in a group of `members` also runs alone each round: under `--paced
+/// both`, a paced strategy (not a clock floor) of a group of two or more.
 fn alone_too(cfg: &RunConfig, is_floor: bool, regime: Regime, members: usize) -> bool {
     cfg.paced == PacedMode::Both && members > 1 && !is_floor && regime.is_paced()
 }
 
-/// What one round runs: indexes into the entries, in their order, and
-/// which of them run because a round of theirs was disturbed.
+/// What one round runs: indexes into the entries, in their order, and which of them run because a
+/// round of theirs was disturbed.
 #[derive(Debug, PartialEq)]
 struct Round {
     entries: Vec<usize>,
@@ -225,8 +207,7 @@ struct Round {
 }
 
 impl Round {
-    /// Counts a retry on each entry this round measures again after a
-    /// disturbed repeat ([`StrategyResult::retries`]).
+    /// Counts a retry on each entry this round measures again after a disturbed repeat.
     fn count_retries(&self, entries: &mut [RoundEntry]) {
         for &i in &self.retries {
             entries[i].result.retries += 1;
@@ -234,18 +215,7 @@ impl Round {
     }
 }
 
-/// What round `round` (0-based) repeats of `entries` (each result so far,
-/// whether it is a clock floor, and its group), or `None` when the run is
-/// done: every entry in the first `cfg.repeats` rounds; then, under
-/// `--target-ci`, the strategies still open, as many groups as fit at
-/// `repeat_s` seconds a repeat (the mean so far) in the `left_s` seconds
-/// of `--max-time` left (a group's strategies in place share one repeat,
-/// so a second open one of a chosen group costs nothing; under `--paced
-/// both` each also takes a repeat alone). Open: a paced
-/// strategy with fewer undisturbed repeats than `cfg.repeats` (a retry,
-/// first), then the widest CIs against the target first ([`target_ratio`]
-/// above 1; under `--paced both`, or its in place less alone wider than
-/// the threshold, [`alone_ratio`] above 1).
+/// What round `round` (0-based) repeats of `entries`.
 fn next_round(
     round: usize,
     cfg: &RunConfig,
@@ -263,14 +233,13 @@ fn next_round(
     // (retry, how far from the target, entry)
     let mut open: Vec<(bool, f64, usize)> = Vec::new();
     for (i, &(e, _, _)) in entries.iter().enumerate().filter(|(_, e)| !e.1) {
-        // A retry is for a paced strategy's paired net alone: flat out, a
-        // host whose every repeat is disturbed (a TCG guest) would retry
-        // to the end of the budget.
+        // A retry is for a paced strategy's paired net alone: flat out, a host whose every repeat
+        // is disturbed (a TCG guest) would retry to the end of the budget.
         let retry = PairedNet::of(&e.repeats, net_busy_ns)
             .is_some_and(|p| p.repeats - p.disturbed < cfg.repeats);
         let ratio = target_ratio(e, target).unwrap_or(f64::INFINITY);
-        // Under `--paced both`, also until its check of in place against
-        // alone can decide at the threshold.
+        // Under `--paced both`, also until its check of in place against alone can decide at the
+        // threshold.
         let alone = if e.alone_repeats.is_empty() {
             0.0
         } else {
@@ -314,10 +283,7 @@ fn next_round(
     })
 }
 
-/// Each of `groups` once, in the order first seen: a round lists a
-/// regime's floors before its strategies, so a group's entries need not
-/// stand together (`Vec::dedup` would keep a group twice and run it
-/// twice in one round).
+/// Each of `groups` once, in the order first seen.
 fn first_seen(groups: impl IntoIterator<Item = usize>) -> Vec<usize> {
     let mut out = Vec::new();
     for g in groups {
@@ -337,8 +303,8 @@ mod tests {
 
     #[test]
     fn a_round_runs_each_group_once_however_its_entries_are_listed() {
-        // Two clocks' floors, then their strategies: groups 2 and 3 come
-        // round twice; each runs once, in the order first seen.
+        // Two clocks' floors, then their strategies: groups 2 and 3 come round twice; each runs
+        // once, in the order first seen.
         assert_eq!(first_seen([0, 1, 2, 3, 2, 3, 4]), [0, 1, 2, 3, 4]);
         assert_eq!(first_seen([5, 5, 1]), [5, 1]);
         assert!(first_seen([]).is_empty());
@@ -348,9 +314,8 @@ mod tests {
     fn a_repeat_runs_only_if_it_would_end_within_the_budget() {
         let mut cfg = run_with(&[&[1.0]]).config;
         (cfg.warmup_s, cfg.repeat_duration_s) = (50.0, 50.0);
-        // No budget: every repeat runs and is counted; one repeat then
-        // lasts what the ones so far did (far less than the 100 s
-        // assumed before the first); none is left for extra rounds.
+        // No budget: every repeat runs and is counted; one repeat then lasts what the ones so far
+        // did (far less than the 100 s assumed before the first); none is left for extra rounds.
         cfg.max_time_s = None;
         let mut budget = Budget::new(Instant::now(), &cfg);
         assert_eq!(budget.one_s(), 100.0);
@@ -371,8 +336,8 @@ mod tests {
         cfg.max_time_s = Some(101.0);
         let mut budget = Budget::new(Instant::now(), &cfg);
         assert_eq!(budget.run(|| 1), Some(1));
-        // 4 repeats in 10 s: 2.5 s a repeat, so one started at 7.5 s of
-        // a 10 s budget ends on it and fits; a moment later it does not.
+        // 4 repeats in 10 s: 2.5 s a repeat, so one started at 7.5 s of a 10 s budget ends on it
+        // and fits; a moment later it does not.
         (budget.runs, budget.repeats_s, budget.max_time_s) = (4, 10.0, Some(10.0));
         assert_eq!(budget.one_s(), 2.5);
         assert!(budget.fits(7.5));
@@ -385,8 +350,8 @@ mod tests {
         let mut orders = Vec::new();
         for round in 0..8 {
             let steps = both_order(1, round, &alone);
-            // Every member alone once, and the group in place once: first
-            // in even rounds, last in odd ones.
+            // Every member alone once, and the group in place once: first in even rounds, last in
+            // odd ones.
             assert_eq!(steps.len(), 6);
             let expected_in_place = if round % 2 == 0 { 0 } else { 5 };
             assert_eq!(
@@ -399,14 +364,13 @@ mod tests {
             assert_eq!(members, alone);
             orders.push(order);
         }
-        // The order alone changes from round to round, and replays from
-        // the seed.
+        // The order alone changes from round to round, and replays from the seed.
         orders.dedup();
         assert!(orders.len() > 4, "{orders:?}");
         assert_eq!(both_order(1, 3, &alone), both_order(1, 3, &alone));
-        // A uniform shuffle: over 500 rounds each member comes first
-        // about 100 times (binomial sd 8.9), the first member included,
-        // which a shuffle of cycles only (Sattolo's) never puts there.
+        // A uniform shuffle: over 500 rounds each member comes first about 100 times (binomial sd
+        // 8.9), the first member included, which a shuffle of cycles only (Sattolo's) never puts
+        // there.
         let mut first = [0; 6];
         for round in 0..500 {
             let steps = both_order(1, round, &alone);
@@ -435,8 +399,7 @@ mod tests {
 
     #[test]
     fn extra_rounds_repeat_the_widest_open_strategies_while_the_time_lasts() {
-        // Flat out: strategy 0 at ±22.6% of its mean, 1 at ±0.25%, 2 at
-        // ±115.5%.
+        // Flat out: strategy 0 at ±22.6% of its mean, 1 at ±0.25%, 2 at ±115.5%.
         let run = run_with(&[&[10.0, 11.0, 12.0], &[10.0, 10.01, 10.02], &[10.0, 12.0]]);
         let mut cfg = run.config.clone();
         cfg.repeats = 2;
@@ -455,8 +418,8 @@ mod tests {
         assert_eq!(next(&cfg, 1, 5.0, -1.0), Some(vec![0, 1, 2]));
         // Without --target-ci, that is all.
         assert_eq!(next(&cfg, 2, 0.0, 100.0), None);
-        // With one, the strategies above the target that fit in the time
-        // left, the widest first: time for one picks strategy 2.
+        // With one, the strategies above the target that fit in the time left, the widest first:
+        // time for one picks strategy 2.
         cfg.target_ci_pct = Some(5.0);
         assert_eq!(next(&cfg, 2, 2.0, 4.0), Some(vec![0, 2]));
         assert_eq!(next(&cfg, 2, 2.0, 3.9), Some(vec![2]));
@@ -465,17 +428,15 @@ mod tests {
         assert_eq!(next(&cfg, 3, 1.0, 3.0), Some(vec![0, 1, 2]));
         cfg.target_ci_pct = Some(200.0);
         assert_eq!(next(&cfg, 2, 0.0, 100.0), None);
-        // A strategy exactly at the target has converged, as the results
-        // say (ratio <= 1).
+        // A strategy exactly at the target has converged, as the results say (ratio <= 1).
         cfg.target_ci_pct = target_ratio(&run.strategies[0], 1.0);
         assert_eq!(next(&cfg, 2, 1.0, 100.0), Some(vec![2]));
     }
 
     #[test]
     fn strategies_in_place_share_the_cost_of_an_extra_round() {
-        // Strategies 0 and 2 open (±22.6% and ±115.5%, over a 5%
-        // target), 1 converged. Time for one repeat: alone, only the
-        // widest (2) fits; with 0 and 2 in one group in place, one repeat
+        // Strategies 0 and 2 open (±22.6% and ±115.5%, over a 5% target), 1 converged. Time for one
+        // repeat: alone, only the widest (2) fits; with 0 and 2 in one group in place, one repeat
         // serves both.
         let run = run_with(&[&[10.0, 11.0, 12.0], &[10.0, 10.01, 10.02], &[10.0, 12.0]]);
         let mut cfg = run.config.clone();
@@ -522,8 +483,7 @@ mod tests {
             assert!(target_ratio(&s, 5.0).unwrap() <= 1.0);
             next_round(3, &cfg, &[(&s, false, 0)], 1.0, 10.0).map(|r| r.entries)
         };
-        // Alone 38, 41.5, 40 net: in place less alone +2, -1.4, +0.2,
-        // ±4.2 ns: another round.
+        // Alone 38, 41.5, 40 net: in place less alone +2, -1.4, +0.2, ±4.2 ns: another round.
         assert_eq!(next(&[68.0, 71.5, 70.0]), Some(vec![0]));
         // Alone 2 ns under in place in every round: decided, done.
         assert_eq!(next(&[68.0, 68.1, 68.2]), None);
@@ -550,9 +510,8 @@ mod tests {
 
     #[test]
     fn a_paced_strategy_that_lost_a_repeat_to_a_disturbance_goes_first() {
-        // Paced: nets 10, 11, 10 against the floor in place (±1.43 ns),
-        // over a 1 ns target; flat out: strategy at ±115.5%, wider in
-        // ratio (23×). A clock floor is never an extra round's.
+        // Paced: nets 10, 11, 10 against the floor in place (±1.43 ns), over a 1 ns target; flat
+        // out: strategy at ±115.5%, wider in ratio (23×). A clock floor is never an extra round's.
         let flat = run_with(&[&[10.0, 12.0]]).strategies.remove(0);
         let mut strategy = in_place(
             paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]),
@@ -574,12 +533,11 @@ mod tests {
         // Time for two: both strategies; for one, the widest (flat).
         assert_eq!(round(&strategy, 2.0), open(vec![0, 2], vec![]));
         assert_eq!(round(&strategy, 1.0), open(vec![0], vec![]));
-        // Its repeat 1 disturbed: 2 undisturbed repeats of 3, so it goes
-        // first, as a retry.
+        // Its repeat 1 disturbed: 2 undisturbed repeats of 3, so it goes first, as a retry.
         strategy.repeats[1].interference.disturbed = true;
         assert_eq!(round(&strategy, 1.0), open(vec![2], vec![2]));
-        // In place with the clock floor under --paced both, its group also
-        // runs it alone: two repeats, so only from 2 s left.
+        // In place with the clock floor under --paced both, its group also runs it alone: two
+        // repeats, so only from 2 s left.
         let both = RunConfig {
             paced: PacedMode::Both,
             ..cfg.clone()

@@ -535,14 +535,10 @@ pub fn findings(run: &RunResults) -> Vec<Finding> {
         let share = floor
             .cpu_share_pct
             .map_or(String::new(), |s| format!(", CPU share {:.3}%", s.mean));
-        let counts = if floor.in_place {
-            format!(
-                "; over {} repeats, {disturbed} of their {repeats} strategy results set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again",
-                run.repeats_run(Some(regime)).len()
-            )
-        } else {
-            String::new()
-        };
+        let counts = format!(
+            "; over {} repeats, {disturbed} of their {repeats} strategy results set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again",
+            run.repeats_run(Some(regime)).len()
+        );
         lines.push(Finding::info(
             FindingKind::PacedFloor,
             format!(

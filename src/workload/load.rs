@@ -1,28 +1,5 @@
-//! The writer's load value, like a `cfs_rq`'s `avg.load_avg`: bounded and
-//! stationary, replayed from a table of deltas made before the start
-//! barrier.
-//!
-//! PELT's `load_avg` moves by small steps and stays within a range set by
-//! the tasks on the queue; an unbounded random walk would not (it grows
-//! like √updates, so a `threshold:D` policy, which publishes past
-//! `contrib / D`, would publish less the longer a run lasts). Each writer
-//! gets a closed walk: [`TABLE_LEN`]`/2` uniform steps in [-S·L/1024,
-//! S·L/1024] at load L (at least ±1), reflected inside [[`MIN_LOAD`],
-//! [`MAX_LOAD`]] from [`START_LOAD`], then the same steps backwards and
-//! negated, so the walk returns to its start and repeats with period
-//! [`TABLE_LEN`]. The statistics of every period are the same, every
-//! strategy and repeat replays the same sequence, and the hot path reads
-//! one delta from a 16 KiB table (no random number generator).
-//!
-//! A step scales with the load, as the threshold `contrib / 64` does, so
-//! how often the kernel's filter before v6.7, `threshold:64`, publishes
-//! depends on S alone, not on where a walk wanders (with steps of a fixed
-//! size, writers of one seed published 13% to 23% of updates at S = 16).
-//! The default S, [`MAX_STEP`], makes it publish the seed's fraction of
-//! updates, [`SEED_THRESHOLD_PUBLISHES`] (about 10M adds in about 25M
-//! events per 5 s on the Sapphire Rapids, see docs/seeds.md);
-//! [`step_for_threshold_publishes`] finds the step for another fraction by
-//! stepping the writer's own decision without threads.
+//! The writer's load value, like a `cfs_rq`'s `avg.load_avg`: bounded and stationary, replayed from
+//! a table of deltas made before the start barrier.
 
 use crate::clock::FakeClock;
 use crate::counter::{Filter, PublishPolicy, Writer};
@@ -30,8 +7,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::sync::atomic::AtomicI64;
 
-/// Load a walk starts (and ends each period) at: one nice-0 task
-/// (`NICE_0_LOAD` scaled down).
+/// Load a walk starts (and ends each period) at: one nice-0 task (`NICE_0_LOAD` scaled down).
 pub const START_LOAD: i64 = 1024;
 
 /// Smallest load a walk reaches: half a nice-0 task.
@@ -40,26 +16,19 @@ pub const MIN_LOAD: i64 = 512;
 /// Largest load a walk reaches: four nice-0 tasks.
 pub const MAX_LOAD: i64 = 4096;
 
-/// Largest step of one update in the default walk, in load units at
-/// [`START_LOAD`] (S above): the step at which `threshold:64` publishes
-/// [`SEED_THRESHOLD_PUBLISHES`] of updates (checked by this file's tests).
+/// Largest step of one update in the default walk, in load units at [`START_LOAD`] (S above).
 pub const MAX_STEP: i64 = 26;
 
-/// The largest step a walk takes, in load units at [`START_LOAD`]: at
-/// [`MAX_LOAD`] its steps reach 4 × 512, within the range
-/// ([`MAX_LOAD`] − [`MIN_LOAD`] = 3584), so one reflection keeps every
-/// walk inside.
+/// The largest step a walk takes, in load units at [`START_LOAD`].
 pub const LARGEST_STEP: i64 = 512;
 
-/// The seed's publish fraction under `threshold:64`, publishes per
-/// update: about 10M adds in about 25M events per 5 s (docs/seeds.md).
+/// The seed's publish fraction under `threshold:64`, publishes per update.
 pub const SEED_THRESHOLD_PUBLISHES: f64 = 0.40;
 
 /// Updates per period of the walk (a power of two: the index is a mask).
 pub const TABLE_LEN: usize = 4096;
 
-/// A step that does not give a publish fraction: the fraction asked for
-/// is outside what any walk reaches.
+/// A step that does not give a publish fraction.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 #[error(
     "threshold:64 publishes {lo:.1}% to {hi:.1}% of updates with any load walk: {asked:.1}% is out of reach",
@@ -75,17 +44,13 @@ pub struct StepError {
 }
 
 /// One writer's load sequence: its table of deltas and a cursor over it.
-/// A clone shares the table (16 KiB, read on every update) and gets a
-/// cursor of its own: a thread running several strategies in place keeps
-/// one table in its cache, not one a strategy.
 #[derive(Clone)]
 pub struct LoadWalk {
     deltas: std::sync::Arc<[i32; TABLE_LEN]>,
     cursor: LoadCursor,
 }
 
-/// Where a walk is: the next delta's index and the current load. Small
-/// and `Copy`, so a loop can keep it in registers ([`LoadWalk::split`]).
+/// Where a walk is: the next delta's index and the current load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LoadCursor {
     at: usize,
@@ -93,8 +58,7 @@ pub struct LoadCursor {
 }
 
 impl LoadCursor {
-    /// The next load value: the current one moved by the next delta of
-    /// `deltas`.
+    /// The next load value: the current one moved by the next delta of `deltas`.
     #[inline(always)]
     pub fn next_load(&mut self, deltas: &[i32; TABLE_LEN]) -> i64 {
         self.load += i64::from(deltas[self.at % TABLE_LEN]);
@@ -104,17 +68,13 @@ impl LoadCursor {
 }
 
 impl LoadWalk {
-    /// The default walk (largest step [`MAX_STEP`]) of writer `writer`
-    /// under run seed `seed`: the same pair always gives the same
-    /// sequence. Builds the table (a few µs): call it on the writer's own
-    /// thread, after pinning, so the table is local.
+    /// The default walk (largest step [`MAX_STEP`]) of writer `writer` under run seed `seed`.
     pub fn new(seed: u64, writer: u64) -> Self {
         Self::with_step(seed, writer, MAX_STEP)
     }
 
-    /// The walk of writer `writer` under run seed `seed` whose steps at
-    /// load L are uniform in ±`max_step`·L/[`START_LOAD`] load units
-    /// (`max_step` clamped to 1 ..= [`LARGEST_STEP`]).
+    /// The walk of writer `writer` under run seed `seed` whose steps at load L are uniform in
+    /// ±`max_step`·L/[`START_LOAD`] load units (`max_step` clamped to 1 ..= [`LARGEST_STEP`]).
     pub fn with_step(seed: u64, writer: u64, max_step: i64) -> Self {
         let max_step = max_step.clamp(1, LARGEST_STEP);
         let mixed = seed ^ writer.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -148,31 +108,24 @@ impl LoadWalk {
         }
     }
 
-    /// The next load value: the previous one moved by the next delta of
-    /// the table.
+    /// The next load value: the previous one moved by the next delta of the table.
     #[inline(always)]
     pub fn next_load(&mut self) -> i64 {
         self.cursor.next_load(&self.deltas)
     }
 
-    /// The table, and the cursor to step through it: a loop copies the
-    /// cursor into a local and writes it back when done.
+    /// The table, and the cursor to step through it.
     #[inline(always)]
     pub fn split(&mut self) -> (&[i32; TABLE_LEN], &mut LoadCursor) {
         (&self.deltas, &mut self.cursor)
     }
 }
 
-/// Walks (writers 0..4 of a seed) a stepped publish fraction averages
-/// over.
+/// Walks (writers 0..4 of a seed) a stepped publish fraction averages over.
 pub const STEPPED_WALKS: u64 = 4;
 
-/// Publishes per update, 0 to 1, of writers 0..[`STEPPED_WALKS`] of
-/// seed `seed` walking with largest step `max_step`, each updating
-/// `updates` times under `policy` at `rate` updates a second, after a
-/// warm-up of one walk period (as a run discards its warm-up): the
-/// writer's own decision ([`Writer`]) on a local atomic and a clock that
-/// moves 1/rate per update, with no threads.
+/// Publishes per update, 0 to 1, of writers 0..[`STEPPED_WALKS`] of seed `seed` (largest step
+/// `max_step`) under `policy` at `rate`, after a warm-up of one walk period, with no threads.
 pub fn stepped_publish_fraction(
     policy: PublishPolicy,
     rate: f64,
@@ -206,8 +159,7 @@ pub fn stepped_publish_fraction(
     published as f64 / (STEPPED_WALKS * updates) as f64
 }
 
-/// The kernel's filter before v6.7 with no ratelimit: what
-/// [`SEED_THRESHOLD_PUBLISHES`] is a fraction of.
+/// The kernel's filter before v6.7 with no ratelimit.
 fn kernel_threshold() -> PublishPolicy {
     PublishPolicy {
         ratelimit: None,
@@ -215,9 +167,8 @@ fn kernel_threshold() -> PublishPolicy {
     }
 }
 
-/// Publishes per update of `threshold:64` on walks of seed `seed` with
-/// largest step `max_step`, over two walk periods per walk (a threshold
-/// reads no clock: the rate does not matter).
+/// Publishes per update of `threshold:64` on walks of seed `seed` with largest step `max_step`,
+/// over two walk periods per walk (a threshold reads no clock: the rate does not matter).
 pub fn threshold_publish_fraction(max_step: i64, seed: u64) -> f64 {
     stepped_publish_fraction(
         kernel_threshold(),
@@ -228,12 +179,8 @@ pub fn threshold_publish_fraction(max_step: i64, seed: u64) -> f64 {
     )
 }
 
-/// The largest step (1 ..= [`LARGEST_STEP`]) whose walks of seed `seed`
-/// make `threshold:64` publish closest to `fraction` of updates, with
-/// the fraction they give; a [`StepError`] when `fraction` is not
-/// between 0 and 1, or lies more than 0.03 beyond what the smallest or the largest step gives. The
-/// fraction grows with the step (a larger step crosses `contrib/64`
-/// sooner): a bisection, then the neighbours of where it ends.
+/// The largest step (1 ..= [`LARGEST_STEP`]) whose walks of seed `seed` make `threshold:64` publish
+/// closest to `fraction` of updates, with the fraction they give.
 pub fn step_for_threshold_publishes(fraction: f64, seed: u64) -> Result<(i64, f64), StepError> {
     let of = |step: i64| threshold_publish_fraction(step, seed);
     let reach = (of(1), of(LARGEST_STEP));
@@ -303,8 +250,7 @@ mod tests {
         let mut a = LoadWalk::new(7, 0);
         let mut b = a.clone();
         assert!(std::ptr::eq(a.split().0, b.split().0));
-        // Each replays the whole sequence from the start, whatever the
-        // other did.
+        // Each replays the whole sequence from the start, whatever the other did.
         let first: Vec<i64> = (0..100).map(|_| a.next_load()).collect();
         let second: Vec<i64> = (0..100).map(|_| b.next_load()).collect();
         assert_eq!(first, second);
@@ -313,8 +259,8 @@ mod tests {
 
     #[test]
     fn reflection_keeps_a_walk_near_a_bound_inside() {
-        // Seeds differ in where they wander; over many writers some walk
-        // reaches each bound region, and none leaves the range.
+        // Seeds differ in where they wander; over many writers some walk reaches each bound region,
+        // and none leaves the range.
         let all: Vec<i64> = (0..64).flat_map(|w| loads(3, w, TABLE_LEN)).collect();
         assert!(all.iter().all(|&l| (MIN_LOAD..=MAX_LOAD).contains(&l)));
         assert!(all.iter().any(|&l| l < MIN_LOAD + 2 * MAX_STEP));
@@ -352,10 +298,9 @@ mod tests {
 
     #[test]
     fn a_walk_of_unit_steps_publishes_once_per_first_passage() {
-        // Steps of -1, 0, +1 (variance 2/3 per update) near START_LOAD,
-        // where contrib/64 is 16 (±1 as the walk wanders ±40): a publish
-        // needs |delta| = 17, first reached after 17² / (2/3) ≈ 434
-        // updates on average, so about 1/434 = 0.0023 of updates publish.
+        // Steps of -1, 0, +1 (variance 2/3 per update) near START_LOAD, where contrib/64 is 16 (±1
+        // as the walk wanders ±40): a publish needs |delta| = 17, first reached after 17² / (2/3) ≈
+        // 434 updates on average, so about 1/434 = 0.0023 of updates publish.
         let f = threshold_publish_fraction(1, 1);
         assert!((0.0015..0.0035).contains(&f), "{f}");
     }

@@ -1,20 +1,4 @@
 //! Staleness as a reader sees it.
-//!
-//! `calc_group_shares()` on any CPU reads the *sum* of the slots, so what
-//! it is off by is the sum of every writer's unpublished delta. To measure
-//! that for real, each writer mirrors its true state (load, the update its
-//! oldest unpublished change dates from, its update count) into its own
-//! padded line after every update, while staleness is measured (whenever
-//! operations are sampled). Now and then a sampled operation probes: it
-//! reads the published sum and the mirrored true sum and records
-//! |published − true|, as load and as % of the true total, and the age of
-//! the oldest unpublished change, in updates of the writer holding it.
-//!
-//! The probe reads the slots and the mirrors one after the other while
-//! writers run, so an update in flight can show as error: at most one
-//! step per writer (the walk's step scales with the load: up to 4 ×
-//! [`super::MAX_STEP`] at the walk's largest load), which a probe cannot
-//! tell apart from a withheld delta.
 
 use crate::counter::ShardedCounter;
 use crossbeam_utils::CachePadded;
@@ -55,8 +39,7 @@ impl Mirror {
         self.lines.len()
     }
 
-    /// Writer `writer`'s state after an update: its load, the update its
-    /// oldest unpublished change dates from, and its update count.
+    /// Writer `writer`'s state after an update.
     #[inline(always)]
     pub fn store(&self, writer: usize, load: i64, pending_since: Option<u64>, updates: u64) {
         let line = &self.lines[writer];
@@ -94,8 +77,7 @@ pub struct Probe {
     pub published: i64,
     /// What the writers' loads summed to.
     pub truth: i64,
-    /// Age of the oldest unpublished change, in updates of its writer (0
-    /// when nothing is pending).
+    /// Age of the oldest unpublished change, in updates of its writer (0 when nothing is pending).
     pub oldest_pending_updates: u64,
 }
 
@@ -147,28 +129,14 @@ impl StalenessSamples {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counter::{CounterLayout, NodeIter, Pad, ShardLevel, SlotHome};
-    use crate::placement::Placement;
-    use crate::topology::Topology;
-
-    fn counter() -> ShardedCounter {
-        let topo = Topology::read(std::path::Path::new("/")).unwrap();
-        let cpu = topo.allowed_cpus.to_vec()[0];
-        let layout = CounterLayout {
-            level: ShardLevel::Global,
-            pad: Pad::Line128,
-            home: SlotHome::Local,
-            node_iter: NodeIter::Compact,
-        };
-        ShardedCounter::new(layout, &topo, &[cpu], Placement::Strict).unwrap()
-    }
+    use crate::counter::tests::host_counter;
 
     #[test]
     fn a_reader_is_off_by_the_sum_of_every_pending_delta() {
-        // Three writers hold back 10, 20 and -5 of their loads 1000, 2000
-        // and 500: the slots hold 990 + 1980 + 505 = 3475, the truth is
-        // 3500, and a reader is off by the sum, 25 (10 + 20 - 5).
-        let c = counter();
+        // Three writers hold back 10, 20 and -5 of their loads 1000, 2000 and 500: the slots hold
+        // 990 + 1980 + 505 = 3475, the truth is 3500, and a reader is off by the sum, 25 (10 + 20 -
+        // 5).
+        let c = host_counter();
         c.slot(0).fetch_add(990 + 1980 + 505, Ordering::Relaxed);
         let m = Mirror::new(3);
         m.store(0, 1000, Some(7), 10); // pending for 3 updates
@@ -202,7 +170,7 @@ mod tests {
         assert_eq!(Mirror::new(0).writers(), 0);
         assert_eq!(Mirror::new(3).writers(), 3);
         // Fresh lines: load 0, nothing pending.
-        let p = Mirror::new(3).probe(&counter());
+        let p = Mirror::new(3).probe(&host_counter());
         assert_eq!((p.published, p.truth, p.oldest_pending_updates), (0, 0, 0));
     }
 

@@ -1,6 +1,5 @@
-//! The work each thread does: load walks, the per-operation loops shared
-//! with `cargo bench`, timing, the regime (flat out or paced) and its
-//! pacing, and one repeat's pinned pools.
+//! The work each thread does: load walks, the per-operation loops shared with `cargo bench`,
+//! timing, the regime (flat out or paced) and its pacing, and one repeat's pinned pools.
 
 mod load;
 mod mirror;

@@ -1,45 +1,5 @@
-//! Pacing a thread to a requested operation rate (`--rate`), exactly, and
-//! timing what the thread does between its waits.
-//!
-//! Arrivals are evenly spaced (`--arrivals paced`: operation k is due at
-//! `start + k × period`) or irregular (`--arrivals poisson`: exponential
-//! gaps of mean `period`, drawn from a seeded generator, one stream per
-//! thread: see [`arrivals_stream`]).
-//!
-//! Deadlines are absolute, so a late wake-up does not push every later
-//! deadline back (a relative `next = max(now, next) + period` loses rate
-//! on a busy host). Lateness up to [`CATCH_UP`] is made up by running the
-//! operations that are due back to back; a longer stall (a preemption, a
-//! hypervisor descheduling the vCPU) is skipped, not burst through: its
-//! slots are counted as missed and the next deadline is the next period
-//! boundary after now.
-//!
-//! **Busy time** is measured, not inferred: [`Pacer::wait`] returns the
-//! fenced tick (as [`Timer::start`]) that released an operation, after the
-//! spin's mispredicted exit, and [`Pacer::done`] the fenced tick after the
-//! operation and its read side. Only that window is busy time; the loop's
-//! bookkeeping (mirror, probes, histograms, phase check) stays outside.
-//! A window longer than [`STALL`] is the thread losing its CPU, set aside
-//! as a stall, as is a wake-up more than [`STALL`] after both its
-//! deadline and the last window's end. Windows of sampled operations
-//! (clock reads inside) are left out of busy time.
-//!
-//! **The floor, in place.** Half way between two slots (half a period,
-//! or half the exponential gap; in place, half a lane's share of either,
-//! just before its own slot), [`Pacer::wait_floor`] releases the
-//! thread's floor operation: the same loop's operation on a counter no
-//! other thread writes ([`super::InPlaceFloor`]), timed the same way and
-//! kept apart ([`Pacer::floor_busy`]). What slows the thread for
-//! milliseconds (an SMT sibling's load, the vCPU's host core) then slows
-//! the operation and its floor alike, and their difference is the
-//! counter's cost, with a narrower spread than against a floor measured
-//! in repeats of its own (docs/evidence.md).
-//!
-//! Every read is fenced (`rdtscp; lfence`, as [`Timer::end`]): a read is
-//! ordered after the operation before it has completed, so the stall of a
-//! locked add that had to fetch its line is busy time, as it is for the
-//! kernel. An unfenced `rdtsc` would run ahead of that add and book its
-//! stall after the window.
+//! Pacing a thread to a requested operation rate (`--rate`), exactly, and timing what the thread
+//! does between its waits.
 
 use super::{Arrivals, Regime};
 use crate::clock::Timer;
@@ -47,31 +7,24 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::time::Duration;
 
-/// Lateness the pacer makes up by running due operations back to back;
-/// slots further behind are skipped and counted as missed. One millisecond
-/// covers a timer tick or an interrupt, not a preemption.
+/// Lateness the pacer makes up by running due operations back to back.
 pub const CATCH_UP: Duration = Duration::from_millis(1);
 
-/// A busy window, or a late wake-up, longer than this is a stall: far
-/// beyond any cache-line transfer or read side (a cross-socket transfer is
-/// well under 1 µs, a 224-slot read side a few µs), so the thread lost its
-/// CPU. Its time is recorded as a stall, not busy time.
+/// A busy window, or a late wake-up, longer than this is a stall.
 pub const STALL: Duration = Duration::from_micros(20);
 
 /// A source of ticks for the pacer: the run's timer, or a fake in tests.
 pub trait Ticks {
     /// The current time in ticks, after every earlier instruction.
     fn now(&mut self) -> u64;
-    /// The current time in ticks, before every later instruction: the
-    /// start of a busy window.
+    /// The current time in ticks, before every later instruction: the start of a busy window.
     fn start(&mut self) -> u64;
     /// Ticks per second.
     fn ticks_per_sec(&self) -> f64;
 }
 
 impl Ticks for Timer {
-    /// Fenced: completes after every earlier instruction (see the module
-    /// documentation).
+    /// Fenced: completes after every earlier instruction (see the module documentation).
     #[inline(always)]
     fn now(&mut self) -> u64 {
         self.end()
@@ -86,17 +39,15 @@ impl Ticks for Timer {
     }
 }
 
-/// What a paced thread's operations took between its waits, in ticks of
-/// its timer, since the last [`Pacer::reset_counts`].
+/// What a paced thread's operations took between its waits, in ticks of its timer, since the last
+/// [`Pacer::reset_counts`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BusyTime {
-    /// Ticks inside the windows of unsampled operations that were not
-    /// stalls.
+    /// Ticks inside the windows of unsampled operations that were not stalls.
     pub ticks: u64,
     /// Operations those windows timed.
     pub ops: u64,
-    /// Stalls set aside: windows longer than [`STALL`], and wake-ups more
-    /// than [`STALL`] late.
+    /// Stalls set aside: windows longer than [`STALL`], and wake-ups more than [`STALL`] late.
     pub stalls: u64,
     /// Ticks lost to those stalls.
     pub stall_ticks: u64,
@@ -108,8 +59,7 @@ impl BusyTime {
         self.stall_ticks += ticks;
     }
 
-    /// Adds one window of `window` ticks: a stall when longer than
-    /// `stall`, otherwise busy time when `counted`.
+    /// Adds one window of `window` ticks.
     #[inline(always)]
     fn add(&mut self, window: u64, stall: u64, counted: bool) {
         if window > stall {
@@ -124,19 +74,17 @@ impl BusyTime {
 /// When the slots fall due, from the start, in ticks.
 #[derive(Debug, Clone)]
 enum Gaps {
-    /// Slot k at k × period (computed from the slot number, so rounding
-    /// never accumulates).
+    /// Slot k at k × period (computed from the slot number, so rounding never accumulates).
     Even,
-    /// Exponential gaps of mean period: `next` is the offset of the slot
-    /// after the one being waited for.
+    /// Exponential gaps of mean period.
     Exponential {
         rng: Box<Xoshiro256PlusPlus>,
         next: f64,
     },
 }
 
-/// Holds a thread to a requested number of operations per second, and
-/// times its operations between waits ([`BusyTime`]).
+/// Holds a thread to a requested number of operations per second, and times its operations between
+/// waits ([`BusyTime`]).
 #[derive(Debug, Clone)]
 pub struct Pacer<T: Ticks = Timer> {
     ticks: T,
@@ -161,16 +109,12 @@ pub struct Pacer<T: Ticks = Timer> {
     due: u64,
     /// What the floor operations took ([`Pacer::wait_floor`]).
     floor: BusyTime,
-    /// The share of the time to the next slot this pacer's slots own
-    /// (1; 1/S for one of S strategies in place, [`Pacer::anchor`]): the
-    /// floor falls half way through it.
+    /// The share of the time to the next slot this pacer's slots own.
     spacing: f64,
 }
 
 impl Pacer<Timer> {
-    /// The pacer of `regime` on `timer`: `None` flat out; paced, slots at
-    /// its rate, evenly spaced or with exponential gaps drawn from
-    /// generator `stream` ([`arrivals_stream`]; unused evenly).
+    /// The pacer of `regime` on `timer`: `None` flat out.
     pub fn of(timer: Timer, regime: Regime, stream: u64) -> Option<Self> {
         match regime {
             Regime::FlatOut => None,
@@ -181,38 +125,30 @@ impl Pacer<Timer> {
     }
 }
 
-/// The generator stream of one thread's arrivals: the run's `seed`, the
-/// thread's role (0 writers, 1 readers) and its index in the pool. Every
-/// strategy and repeat replays the same arrivals, as it replays the same
-/// load tables, so strategies are compared on the same sequence.
+/// The generator stream of one thread's arrivals.
 pub fn arrivals_stream(seed: u64, role: u64, index: u64) -> u64 {
     seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (role << 32) ^ index
 }
 
-/// A thread's relative phase in one repeat, a fraction of the period in
-/// [0, 1): drawn from the run's `seed`, the repeat and the thread's
-/// arrivals stream ([`arrivals_stream`]), so no two threads' updates of
-/// one counter line up by construction, and a run replays its phases.
+/// A thread's relative phase in one repeat, a fraction of the period in [0, 1).
 pub fn phase_of(seed: u64, repeat: u64, stream: u64) -> f64 {
     let mixed = seed ^ repeat.wrapping_add(1).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ stream;
     unit_open(Xoshiro256PlusPlus::seed_from_u64(mixed).next_u64()) % 1.0
 }
 
-/// One exponential gap of mean 1 from `rng`: −ln U with U uniform in
-/// (0, 1] ([`unit_open`]), so never infinite.
+/// One exponential gap of mean 1 from `rng`: −ln U with U uniform in (0, 1].
 fn exponential(rng: &mut Xoshiro256PlusPlus) -> f64 {
     -unit_open(rng.next_u64()).ln()
 }
 
-/// The top 53 bits of `bits` as a number in (0, 1]: k + 1 over 2⁵³, so 0
-/// never comes out (its logarithm would be an infinite gap).
+/// The top 53 bits of `bits` as a number in (0, 1]: k + 1 over 2⁵³, so 0 never comes out.
 fn unit_open(bits: u64) -> f64 {
     ((bits >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 impl<T: Ticks> Pacer<T> {
-    /// A pacer for `rate` operations per second reading `ticks`, its slots
-    /// falling as `arrivals` says (poisson: gaps from generator `stream`).
+    /// A pacer for `rate` operations per second reading `ticks`, its slots falling as `arrivals`
+    /// says (poisson: gaps from generator `stream`).
     pub fn with_ticks(ticks: T, rate: f64, arrivals: Arrivals, stream: u64) -> Self {
         let hz = ticks.ticks_per_sec();
         let period = (hz / rate).max(1.0);
@@ -241,15 +177,7 @@ impl<T: Ticks> Pacer<T> {
         }
     }
 
-    /// Anchors slot 0 on a grid every thread shares: the first period
-    /// boundary (ticks counted from the timer's zero, which every CPU
-    /// shares) after tick `now` (one reading for all of a thread's lanes,
-    /// so they share one boundary), plus `phase` periods (`phase` in [0, 1): the
-    /// thread's relative phase, [`phase_of`], plus the lane's offset
-    /// `k/S` when S strategies run in place), its slots owning `spacing`
-    /// of each period (1/S in place: the floor falls half way through that
-    /// share, before the next strategy's slot). Without it, slot 0 falls
-    /// at the first wait.
+    /// Anchors slot 0 on a grid every thread shares.
     pub fn anchor(&mut self, now: u64, phase: f64, spacing: f64) {
         self.spacing = spacing.clamp(f64::MIN_POSITIVE, 1.0);
         let grid = ((now as f64 / self.period).floor() + 1.0) * self.period;
@@ -257,8 +185,7 @@ impl<T: Ticks> Pacer<T> {
         (self.last_end, self.due) = (now, now);
     }
 
-    /// The tick the next slot falls due; `None` before the first wait of
-    /// a pacer not anchored.
+    /// The tick the next slot falls due; `None` before the first wait of a pacer not anchored.
     pub fn next_at(&self) -> Option<u64> {
         let offset = match &self.gaps {
             Gaps::Even => self.slot as f64 * self.period,
@@ -267,8 +194,7 @@ impl<T: Ticks> Pacer<T> {
         Some(self.start? + offset as u64)
     }
 
-    /// The offset from the start of the slot being waited for, ticks; and
-    /// moves on to the next.
+    /// The offset from the start of the slot being waited for, ticks; and moves on to the next.
     #[inline(always)]
     fn next_due(&mut self) -> f64 {
         let slot = self.slot;
@@ -283,17 +209,15 @@ impl<T: Ticks> Pacer<T> {
         }
     }
 
-    /// Waits until the next operation is due (at once if it is already,
-    /// or if the pacer is making up lateness) and returns the fenced tick
-    /// that released it: the start of its busy window.
+    /// Waits until the next operation is due (at once if it is already, or if the pacer is making
+    /// up lateness) and returns the fenced tick that released it: the start of its busy window.
     #[inline(always)]
     pub fn wait(&mut self) -> u64 {
         self.pace();
         self.ticks.start()
     }
 
-    /// The pacing of [`Pacer::wait`]: spins to the next deadline, or
-    /// records how late it is.
+    /// The pacing of [`Pacer::wait`]: spins to the next deadline, or records how late it is.
     #[inline(always)]
     fn pace(&mut self) {
         let now = self.ticks.now();
@@ -311,12 +235,7 @@ impl<T: Ticks> Pacer<T> {
         }
     }
 
-    /// A release at `now`, more than [`STALL`] after the slot's deadline
-    /// `due` (woken late, or preempted while spinning): a stall when the
-    /// thread was due to run, and free to (its last window had ended), for
-    /// more than [`STALL`]; slots further behind than [`CATCH_UP`] are
-    /// skipped, so the next operation is the first slot after now, not a
-    /// burst.
+    /// A release at `now`, more than [`STALL`] after the slot's deadline `due`.
     #[inline(never)]
     fn late(&mut self, now: u64, due: u64) {
         let lost = now.saturating_sub(due.max(self.last_end));
@@ -356,19 +275,15 @@ impl<T: Ticks> Pacer<T> {
         }
     }
 
-    /// Ends the busy window of the operation released at `released`
-    /// ([`Pacer::wait`]'s tick) with a fenced read. A window longer than
-    /// [`STALL`] is recorded as a stall; otherwise it is busy time when
-    /// `unsampled` (a sampled operation's own clock reads are inside its
-    /// window).
+    /// Ends the busy window of the operation released at `released` ([`Pacer::wait`]'s tick) with a
+    /// fenced read.
     #[inline(always)]
     pub fn done(&mut self, released: u64, unsampled: bool) {
         let window = self.end_window(released);
         self.busy.add(window, self.stall, unsampled);
     }
 
-    /// Reads the fenced tick that ends a window opened at `released`;
-    /// returns the window, ticks.
+    /// Reads the fenced tick that ends a window opened at `released`; returns the window, ticks.
     #[inline(always)]
     fn end_window(&mut self, released: u64) -> u64 {
         let end = self.ticks.now();
@@ -376,15 +291,8 @@ impl<T: Ticks> Pacer<T> {
         end.saturating_sub(released)
     }
 
-    /// Waits until half a slot before the next slot (half a period, or
-    /// half the gap to it; in place, half its share of either,
-    /// [`Pacer::anchor`]) and returns the fenced tick that released the
-    /// thread's floor operation: the start of its window. Alone that is
-    /// half way between two slots; in place it falls after the slot of
-    /// the lane before, so the floor, like the operation it is taken
-    /// from, has every other lane's work behind it since this lane last
-    /// ran. At once when that time has passed, or before a first slot
-    /// not yet anchored.
+    /// Waits until half a slot before the next slot ([`Pacer::anchor`] in place) and returns the
+    /// fenced tick that released the thread's floor operation: the start of its window.
     #[inline(always)]
     pub fn wait_floor(&mut self) -> u64 {
         if let Some(next) = self.next_at() {
@@ -400,19 +308,14 @@ impl<T: Ticks> Pacer<T> {
         self.ticks.start()
     }
 
-    /// Ends the floor operation's window released at `released`
-    /// ([`Pacer::wait_floor`]'s tick), as [`Pacer::done`] ends an
-    /// operation's: a stall when longer than [`STALL`], otherwise floor
-    /// busy time when `counted` (the operation it pairs with was
-    /// unsampled, so both count the same iterations).
+    /// Ends the floor operation's window released at `released`.
     #[inline(always)]
     pub fn floor_done(&mut self, released: u64, counted: bool) {
         let window = self.end_window(released);
         self.floor.add(window, self.stall, counted);
     }
 
-    /// What the floor operations took since the last
-    /// [`Pacer::reset_counts`] (zero when none ran).
+    /// What the floor operations took since the last [`Pacer::reset_counts`] (zero when none ran).
     pub fn floor_busy(&self) -> BusyTime {
         self.floor
     }
@@ -427,8 +330,7 @@ impl<T: Ticks> Pacer<T> {
         self.busy
     }
 
-    /// Forgets missed slots, busy time, the floor's and stalls (end of
-    /// warm-up); deadlines stay.
+    /// Forgets missed slots, busy time, the floor's and stalls (end of warm-up); deadlines stay.
     pub fn reset_counts(&mut self) {
         self.missed = 0;
         self.busy = BusyTime::default();
@@ -440,69 +342,53 @@ impl<T: Ticks> Pacer<T> {
 mod tests {
     use super::*;
 
-    /// A clock that advances by `step` ticks on every fenced-after read (a
-    /// window start is free), and jumps when told: a deterministic stand-in
-    /// for the TSC (1 tick = 1 ns).
+    /// A clock (1 tick = 1 ns) that returns the readings of `script` in order, then advances by
+    /// `step` a read; a window start is free (the last reading). A deterministic stand-in for the TSC.
     struct FakeTicks {
+        script: std::collections::VecDeque<u64>,
         now: u64,
         step: u64,
     }
 
     impl Ticks for FakeTicks {
         fn now(&mut self) -> u64 {
-            self.now += self.step;
+            self.now = self.script.pop_front().unwrap_or(self.now + self.step);
             self.now
         }
-        /// Free: the window starts at the last reading.
         fn start(&mut self) -> u64 {
             self.now
         }
         fn ticks_per_sec(&self) -> f64 {
             1e9
+        }
+    }
+
+    fn ticks(step: u64) -> FakeTicks {
+        FakeTicks {
+            script: Default::default(),
+            now: 0,
+            step,
         }
     }
 
     fn pacer(rate: f64, step: u64) -> Pacer<FakeTicks> {
-        Pacer::with_ticks(FakeTicks { now: 0, step }, rate, Arrivals::Paced, 0)
+        Pacer::with_ticks(ticks(step), rate, Arrivals::Paced, 0)
     }
 
-    /// A clock that returns the readings it is given, in order (1 tick =
-    /// 1 ns), then keeps returning the last one plus a tick per read.
-    struct ScriptedTicks(std::collections::VecDeque<u64>, u64);
-
-    impl Ticks for ScriptedTicks {
-        fn now(&mut self) -> u64 {
-            self.1 = self.0.pop_front().unwrap_or(self.1 + 1);
-            self.1
-        }
-        /// Free: the window starts at the last reading.
-        fn start(&mut self) -> u64 {
-            self.1
-        }
-        fn ticks_per_sec(&self) -> f64 {
-            1e9
-        }
-    }
-
-    fn scripted(rate: f64, readings: &[u64]) -> Pacer<ScriptedTicks> {
-        Pacer::with_ticks(
-            ScriptedTicks(readings.iter().copied().collect(), 0),
-            rate,
-            Arrivals::Paced,
-            0,
-        )
+    fn scripted(rate: f64, readings: &[u64]) -> Pacer<FakeTicks> {
+        let script = readings.iter().copied().collect();
+        Pacer::with_ticks(FakeTicks { script, ..ticks(1) }, rate, Arrivals::Paced, 0)
     }
 
     #[test]
     fn lateness_of_exactly_the_catch_up_is_made_up_not_skipped() {
-        // 1M/s: slot 1 is due at 1,000. Read 1,001,000: late by exactly
-        // CATCH_UP (1 ms), which is still made up.
+        // 1M/s: slot 1 is due at 1,000. Read 1,001,000: late by exactly CATCH_UP (1 ms), which is
+        // still made up.
         let mut p = scripted(1e6, &[0, 1_001_000]);
         p.wait();
         p.wait();
         assert_eq!((p.missed(), p.slot), (0, 2));
-        // One tick more is a stall: the 1,000 slots due meanwhile are
-        // skipped.
+        // One tick more is a stall: the 1,000 slots due meanwhile are skipped.
         let mut p = scripted(1e6, &[0, 1_001_001]);
         p.wait();
         p.wait();
@@ -523,17 +409,16 @@ mod tests {
 
     #[test]
     fn an_anchored_pacer_starts_on_the_shared_grid_at_its_phase() {
-        // 1M/s (period 1,000): anchored at 2,500 with phase 0.25, slot 0
-        // falls on the next boundary (3,000) plus 250; slot 1 a period on.
+        // 1M/s (period 1,000): anchored at 2,500 with phase 0.25, slot 0 falls on the next boundary
+        // (3,000) plus 250; slot 1 a period on.
         let mut p = scripted(1e6, &[2_600, 3_250, 3_300, 4_250]);
         assert_eq!(p.next_at(), None);
         p.anchor(2_500, 0.25, 1.0);
         assert_eq!(p.next_at(), Some(3_250));
         assert_eq!([p.wait(), p.wait()], [3_250, 4_250]);
         assert_eq!(p.next_at(), Some(5_250));
-        // One of 4 in place: its floor half a share (125 ticks) before
-        // each of its slots, after the slot of the lane before (3,000 +
-        // 0 and 4,000 + 0, a quarter of the period earlier).
+        // One of 4 in place: its floor half a share (125 ticks) before each of its slots, after the
+        // slot of the lane before (3,000 + 0 and 4,000 + 0, a quarter of the period earlier).
         let mut p = scripted(
             1e6,
             &[2_600, 3_125, 3_200, 3_250, 3_260, 4_125, 4_200, 4_250],
@@ -543,13 +428,13 @@ mod tests {
         assert_eq!(p.wait(), 3_250);
         assert_eq!(p.wait_floor(), 4_125);
         assert_eq!(p.wait(), 4_250);
-        // Not anchored, before its first slot: at once, without waiting
-        // (no reading taken), and the first slot starts the pacer.
+        // Not anchored, before its first slot: at once, without waiting (no reading taken), and the
+        // first slot starts the pacer.
         let mut p = scripted(1e6, &[10, 11]);
         p.wait_floor();
         assert_eq!(p.wait(), 10);
-        // A phase is a fraction of the period, replayed by its seed and
-        // differing between repeats and threads.
+        // A phase is a fraction of the period, replayed by its seed and differing between repeats
+        // and threads.
         let phases: Vec<f64> = (0..4).map(|r| phase_of(7, r, 0)).collect();
         assert!(phases.iter().all(|f| (0.0..1.0).contains(f)), "{phases:?}");
         assert_eq!(phase_of(7, 1, 0), phases[1]);
@@ -559,9 +444,8 @@ mod tests {
 
     #[test]
     fn the_floor_is_released_half_way_to_the_next_slot_and_timed_apart() {
-        // 1M/s: slot 1 due at 1,000, slot 2 at 2,000. The floor after
-        // slot 1 is due at 1,500: read 1,200 (spin), 1,500 (go); its
-        // window ends at 1,560 and is the floor's, not busy time.
+        // 1M/s: slot 1 due at 1,000, slot 2 at 2,000. The floor after slot 1 is due at 1,500: read
+        // 1,200 (spin), 1,500 (go); its window ends at 1,560 and is the floor's, not busy time.
         let mut p = scripted(1e6, &[0, 1_000, 1_040, 1_200, 1_500, 1_560]);
         p.wait();
         let released = p.wait();
@@ -586,9 +470,8 @@ mod tests {
                 stall_ticks: 0
             }
         );
-        // Past its time (the update ran late): released at once; a window
-        // of a sampled update's floor is not counted; one over STALL is a
-        // stall of the floor's.
+        // Past its time (the update ran late): released at once; a window of a sampled update's
+        // floor is not counted; one over STALL is a stall of the floor's.
         let mut p = scripted(1e6, &[0, 1_000, 1_700, 1_700, 1_750]);
         p.wait();
         let released = p.wait();
@@ -621,10 +504,10 @@ mod tests {
 
     #[test]
     fn a_poisson_floor_falls_half_way_through_the_next_gap() {
-        // Exponential gaps: the floor before each slot is due half way
-        // from the last slot's deadline to its own, whatever the gap (the
-        // half rounded down, then taken from the next deadline).
-        let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson, 7);
+        // Exponential gaps: the floor before each slot is due half way from the last slot's
+        // deadline to its own, whatever the gap (the half rounded down, then taken from the next
+        // deadline).
+        let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, 7);
         p.wait();
         let mut waited = 0;
         for _ in 0..50 {
@@ -636,8 +519,8 @@ mod tests {
             let next_due = (start as f64 + next) as u64;
             let at = next_due - ((next_due - due) as f64 / 2.0) as u64;
             let released = p.wait_floor();
-            // Released exactly then (each read is one tick), or at the
-            // next read when that time has passed.
+            // Released exactly then (each read is one tick), or at the next read when that time has
+            // passed.
             if at > now + 1 {
                 assert_eq!(released, at, "due {due}, now {now}");
                 waited += 1;
@@ -658,11 +541,11 @@ mod tests {
         for _ in 1..100 {
             p.wait();
         }
-        // 100 operations due at t0 + 0 .. t0 + 99_000: the 100th wait ends
-        // within one clock read of its deadline.
+        // 100 operations due at t0 + 0 .. t0 + 99_000: the 100th wait ends within one clock read of
+        // its deadline.
         assert!(p.ticks.now >= t0 + 99_000 && p.ticks.now <= t0 + 99_010 + 10);
-        // Late by 50 us (under the 1 ms catch-up): the next operations run
-        // at once until the deadlines pass now again, then pace.
+        // Late by 50 us (under the 1 ms catch-up): the next operations run at once until the
+        // deadlines pass now again, then pace.
         p.ticks.now += 50_000;
         let before = p.ticks.now;
         for _ in 0..50 {
@@ -701,10 +584,9 @@ mod tests {
     }
     #[test]
     fn busy_time_is_the_windows_between_release_and_done() {
-        // 1M/s: a slot every 1,000 ticks; each clock read costs 1 tick and
-        // each operation 300 (a transfer's stall, which the fenced read
-        // after it sees). Busy time is exactly the windows: 300 + the
-        // end read, whatever the loop does outside them.
+        // 1M/s: a slot every 1,000 ticks; each clock read costs 1 tick and each operation 300 (a
+        // transfer's stall, which the fenced read after it sees). Busy time is exactly the windows:
+        // 300 + the end read, whatever the loop does outside them.
         let mut p = pacer(1e6, 1);
         for _ in 0..100 {
             let released = p.wait();
@@ -729,9 +611,9 @@ mod tests {
         let released = p.wait();
         p.done(released, true); // 19,000: long, but busy
         assert_eq!((p.busy().ops, p.busy().ticks), (1, 19_000));
-        // Released at 200,000 and preempted 2 ms inside the window: one
-        // stall of the window's length. The late wake-up after it lost
-        // only the 5,000 ticks since the window ended, under the bound.
+        // Released at 200,000 and preempted 2 ms inside the window: one stall of the window's
+        // length. The late wake-up after it lost only the 5,000 ticks since the window ended, under
+        // the bound.
         let mut p = scripted(1e4, &[0, 100_000, 200_000, 2_200_000, 2_205_000]);
         p.wait();
         p.wait();
@@ -741,8 +623,8 @@ mod tests {
         let b = p.busy();
         assert_eq!((b.stalls, b.stall_ticks, b.ops), (1, 2_000_000, 0), "{b:?}");
         assert!(p.missed() > 0);
-        // Woken 30,000 after its deadline with the last window long over:
-        // a stall of those 30,000, under the catch-up (nothing missed).
+        // Woken 30,000 after its deadline with the last window long over: a stall of those 30,000,
+        // under the catch-up (nothing missed).
         let mut p = scripted(1e4, &[0, 130_000]);
         p.wait();
         p.wait();
@@ -751,9 +633,8 @@ mod tests {
     }
     #[test]
     fn a_preemption_while_spinning_is_a_stall_and_its_slots_are_skipped() {
-        // 1M/s: slot 1 due at 1,000. Spinning at 500, the thread is
-        // preempted and next reads 3,001,000: 3 ms late, one stall of
-        // 3,000,000 ticks, the slots due meanwhile skipped.
+        // 1M/s: slot 1 due at 1,000. Spinning at 500, the thread is preempted and next reads
+        // 3,001,000: 3 ms late, one stall of 3,000,000 ticks, the slots due meanwhile skipped.
         let mut p = scripted(1e6, &[0, 500, 3_001_000]);
         p.wait();
         assert_eq!(p.wait(), 3_001_000);
@@ -788,30 +669,24 @@ mod tests {
         for _ in 1..=30_000 {
             p.wait();
         }
-        // Slot 30,000 is due at exactly t0 + 10 ms; a rounded period of 333
-        // would have ended 10 us early, 334 20 us late.
+        // Slot 30,000 is due at exactly t0 + 10 ms; a rounded period of 333 would have ended 10 us
+        // early, 334 20 us late.
         let late = p.ticks.now - (t0 + 10_000_000);
         assert!(late <= 7, "late by {late} ticks");
     }
 
-    /// The release ticks of `n` slots of a poisson pacer at 1M/s (mean
-    /// gap 1,000 ticks) on generator `stream`, each clock read 1 tick.
+    /// The release ticks of `n` slots of a poisson pacer at 1M/s (mean gap 1,000 ticks) on
+    /// generator `stream`, each clock read 1 tick.
     fn poisson_releases(stream: u64, n: usize) -> Vec<u64> {
-        let mut p = Pacer::with_ticks(
-            FakeTicks { now: 0, step: 1 },
-            1e6,
-            Arrivals::Poisson,
-            stream,
-        );
+        let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, stream);
         (0..n).map(|_| p.wait()).collect()
     }
 
     #[test]
     fn poisson_gaps_are_exponential_at_the_mean_rate() {
-        // 100,000 gaps of an exponential of mean 1,000: the mean within
-        // 1% (its standard error is 0.3%), the standard deviation equal to
-        // the mean (CV 1, where an even pacer's is 0), and a fraction
-        // 1 − e⁻¹ = 0.632 of the gaps below the mean.
+        // 100,000 gaps of an exponential of mean 1,000: the mean within 1% (its standard error is
+        // 0.3%), the standard deviation equal to the mean (CV 1, where an even pacer's is 0), and a
+        // fraction 1 − e⁻¹ = 0.632 of the gaps below the mean.
         let t = poisson_releases(7, 100_001);
         let gaps: Vec<f64> = t.windows(2).map(|w| (w[1] - w[0]) as f64).collect();
         let n = gaps.len() as f64;
@@ -821,17 +696,16 @@ mod tests {
         assert!((mean - 1000.0).abs() < 10.0, "mean gap {mean}");
         assert!((sd / mean - 1.0).abs() < 0.02, "CV {}", sd / mean);
         assert!((below - (1.0 - (-1f64).exp())).abs() < 0.01, "{below}");
-        // Gaps shorter than a clock read are run back to back, not lost:
-        // every slot is released and none is missed.
+        // Gaps shorter than a clock read are run back to back, not lost: every slot is released and
+        // none is missed.
         assert_eq!(t.len(), 100_001);
     }
 
     #[test]
     fn a_stream_seeded_before_the_start_draws_its_first_gap_too() {
-        // The first gap of 2,000 streams, each seeded before its pacer
-        // started: exponential of mean 1,000 ticks (the mean within 8%,
-        // 3.6 standard errors; CV 1 within 0.1), the streams' gaps as
-        // varied as whole ticks let them be (not one gap for all).
+        // The first gap of 2,000 streams, each seeded before its pacer started: exponential of mean
+        // 1,000 ticks (the mean within 8%, 3.6 standard errors; CV 1 within 0.1), the streams' gaps
+        // as varied as whole ticks let them be (not one gap for all).
         let first: Vec<f64> = (0..2000)
             .map(|stream| {
                 let t = poisson_releases(stream, 2);
@@ -851,8 +725,7 @@ mod tests {
 
     #[test]
     fn a_uniform_draw_is_never_zero_so_no_gap_is_infinite() {
-        // The smallest draw is 2⁻⁵³ (a gap of 36.7 periods), the largest
-        // exactly 1 (a gap of 0).
+        // The smallest draw is 2⁻⁵³ (a gap of 36.7 periods), the largest exactly 1 (a gap of 0).
         assert_eq!(unit_open(0), 1.0 / (1u64 << 53) as f64);
         assert_eq!(unit_open(u64::MAX), 1.0);
         assert_eq!(unit_open(1 << 11), 2.0 / (1u64 << 53) as f64);
@@ -867,17 +740,17 @@ mod tests {
         assert_ne!(arrivals_stream(1, 0, 0), arrivals_stream(1, 0, 1));
         assert_ne!(arrivals_stream(1, 0, 0), arrivals_stream(2, 0, 0));
         // An even pacer has no stream: seeding leaves its slots as they are.
-        let mut even = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Paced, 9);
+        let mut even = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Paced, 9);
         let t: Vec<u64> = (0..4).map(|_| even.wait()).collect();
         assert_eq!(t, [1, 1_001, 2_001, 3_001]);
     }
 
     #[test]
     fn a_poisson_pacer_skips_and_counts_the_arrivals_a_stall_missed() {
-        // 1M/s poisson: a 5 ms preemption lets about 5,000 arrivals fall
-        // due (a Poisson count: within ±5σ = ±354); each is counted missed,
-        // none is run, and the next release is after the stall.
-        let mut p = Pacer::with_ticks(FakeTicks { now: 0, step: 1 }, 1e6, Arrivals::Poisson, 5);
+        // 1M/s poisson: a 5 ms preemption lets about 5,000 arrivals fall due (a Poisson count:
+        // within ±5σ = ±354); each is counted missed, none is run, and the next release is after
+        // the stall.
+        let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, 5);
         for _ in 0..10 {
             p.wait();
         }
@@ -900,9 +773,8 @@ mod tests {
             p.wait();
         }
         let elapsed = t0.elapsed().as_secs_f64();
-        // 100 periods: at least 10 ms (deadlines are absolute); the upper
-        // bound only catches a pacer that waits far too long, with room
-        // for a loaded machine.
+        // 100 periods: at least 10 ms (deadlines are absolute); the upper bound only catches a
+        // pacer that waits far too long, with room for a loaded machine.
         assert!(
             (0.0099..0.25).contains(&elapsed),
             "101 ops at 10k/s took {elapsed} s"

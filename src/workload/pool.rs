@@ -1,5 +1,5 @@
-//! One repeat: pinned writer and reader threads that start together at a
-//! barrier, warm up, count over the same measured interval, and stop.
+//! One repeat: pinned writer and reader threads that start together at a barrier, warm up, count
+//! over the same measured interval, and stop.
 
 use super::pacer::phase_of;
 use super::work::{InPlaceFloor, Probing, ReaderWork, Sampling, Work, WriterWork};
@@ -49,11 +49,9 @@ pub struct RepeatSpec {
     pub sampling: Sampling,
     /// Flat out, or paced at a rate per thread.
     pub regime: Regime,
-    /// Seed of the writers' load tables and of the paced threads'
-    /// arrivals ([`arrivals_stream`]).
+    /// Seed of the writers' load tables and of the paced threads' arrivals ([`arrivals_stream`]).
     pub seed: u64,
-    /// The writers' load walks' largest step, load units per 1024 of load
-    /// ([`LoadWalk::with_step`]).
+    /// The writers' load walks' largest step, load units per 1024 of load.
     pub load_step: i64,
     /// Time run before counting starts.
     pub warmup: Duration,
@@ -61,8 +59,7 @@ pub struct RepeatSpec {
     pub duration: Duration,
     /// What to do when a pin fails.
     pub placement: Placement,
-    /// A delay added to every update of a writer, inside its busy window
-    /// (`--inject`; none for floors).
+    /// A delay added to every update of a writer, inside its busy window.
     pub inject: Spin,
 }
 
@@ -73,17 +70,13 @@ pub struct ThreadReport {
     pub role: Role,
     /// Where it was pinned and seen running.
     pub pin: PinnedThread,
-    /// Its own measured interval, seconds; `None` when the thread never
-    /// saw the interval start (its first batch of operations outlasted
-    /// warm-up and interval: an oversubscribed CPU or a very low
-    /// `--rate`), so its counts are warm-up only.
+    /// Its own measured interval, seconds.
     pub interval_s: Option<f64>,
     /// Updates (writers).
     pub updates: u64,
     /// Read-side operations.
     pub reads: u64,
-    /// Lines its read sides had to fetch: reads that found a slot changed
-    /// since this thread last saw it (`counter::ReadView`), exact.
+    /// Lines its read sides had to fetch.
     pub read_fetches: u64,
     /// Publish counts (writers).
     pub stats: PublishStats,
@@ -95,24 +88,20 @@ pub struct ThreadReport {
     pub read_hist: Histogram<u64>,
     /// What its staleness probes saw.
     pub staleness: StalenessSamples,
-    /// Paced: what its operations took inside their busy windows, and
-    /// the stalls set aside (`None` flat out: busy all the interval).
+    /// Paced: what its operations took inside their busy windows, and the stalls set aside.
     pub busy: Option<BusyTime>,
-    /// Paced with a floor in place: what its floor operations took
-    /// ([`InPlaceFloor`], timed as `busy` is, over the same iterations).
+    /// Paced with a floor in place: what its floor operations took.
     pub floor_busy: Option<BusyTime>,
     /// Pacer slots skipped after stalls during the interval.
     pub missed_slots: u64,
-    /// Involuntary context switches during the interval: times the
-    /// scheduler took the thread's CPU away.
+    /// Involuntary context switches during the interval.
     pub involuntary_switches: u64,
 }
 
 /// How a repeat ended.
 #[derive(Debug)]
 pub enum RepeatOutcome {
-    /// Every thread ran the whole interval: each lane's thread reports,
-    /// in lane order, its threads in pool order.
+    /// Every thread ran the whole interval.
     Done(Vec<Vec<ThreadReport>>),
     /// Ctrl-C arrived; the repeat is incomplete and discarded.
     Interrupted,
@@ -124,9 +113,7 @@ struct Control {
     barrier: Barrier,
 }
 
-/// One strategy of a repeat: its counter, the counter of its floor in
-/// place (paced; `None`: no floor), and what its threads run (its
-/// policy and clock; the rest of every lane's spec is the first lane's).
+/// One strategy of a repeat: its counter, the counter of its floor in place.
 #[derive(Clone, Copy)]
 pub struct Lane<'a> {
     /// The strategy's counter, fresh for the repeat.
@@ -137,18 +124,8 @@ pub struct Lane<'a> {
     pub spec: &'a RepeatSpec,
 }
 
-/// Runs one repeat: a thread per writer CPU and per reader CPU, each pinned
-/// and verified before the start barrier opens, then `warmup`, then
-/// `duration` counted. Writers flush at the end so every counter is exact.
-///
-/// Every thread runs every lane in place: paced, each lane's operation
-/// once per period, lane k of S at `k/S` of the period after the thread's
-/// relative phase (drawn per repeat from the seed and `repeat`,
-/// [`super::pacer::phase_of`]), each lane with its own writer, clock
-/// state, pacer and floor in place ([`InPlaceFloor`]). Flat out there is
-/// one lane. The lanes share the first lane's regime, clock kind, timer,
-/// seed and durations. Returns the threads' reports per lane, in lane
-/// order. `interrupted` (set by Ctrl-C) ends the repeat early.
+/// Runs one repeat: a thread per writer CPU and per reader CPU, each pinned and verified before the
+/// start barrier opens, then `warmup`, then `duration` counted.
 pub fn run_repeat(
     lanes: &[Lane],
     writers: &[u32],
@@ -175,9 +152,8 @@ pub fn run_repeat(
         let mut handles = Vec::new();
         for (i, &cpu) in writers.iter().enumerate() {
             handles.push(s.spawn(move || {
-                // The table is built on the pinned thread, so it is local,
-                // before the start barrier; every strategy in place shares
-                // it (a cursor each), and every repeat replays it.
+                // The table is built on the pinned thread, so it is local, before the start
+                // barrier.
                 let (pin, walks) = start(cpu, allowed, spec.placement, ctl, || {
                     let walk = LoadWalk::with_step(spec.seed, i as u64, spec.load_step);
                     vec![walk; lanes.len()]
@@ -240,37 +216,26 @@ pub fn run_repeat(
     })
 }
 
-/// What starting a repeat's pool costs, measured on the CPUs it will run
-/// on ([`measure_startup`]): the time a repeat takes besides its warm-up
-/// and interval, and how late a busy thread may hear a phase change,
-/// which a warm-up must outlast for every thread to see the measured
-/// interval start. On a bare-metal host all are well under a
-/// millisecond; where CPUs are time-sliced (a guest with more vCPUs than
-/// host cores) a thread may wait for its turn for tens of milliseconds.
+/// What starting a repeat's pool costs, measured on the CPUs it will run on ([`measure_startup`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Startup {
     /// Threads started, one per CPU.
     pub threads: usize,
-    /// From the first spawn until every thread was pinned and waiting at
-    /// the start barrier, s.
+    /// From the first spawn until every thread was pinned and waiting at the start barrier, s.
     pub start_s: f64,
-    /// From a phase change until the last of the busy threads saw it,
-    /// s: the longest of [`STARTUP_CHANGES`] changes.
+    /// From a phase change until the last of the busy threads saw it, s.
     pub spread_s: f64,
     /// From the stop until every thread was joined, s.
     pub stop_s: f64,
 }
 
 impl Startup {
-    /// Seconds starting and stopping one thread takes: the probe's
-    /// start and stop over its threads.
+    /// Seconds starting and stopping one thread takes: the probe's start and stop over its threads.
     pub fn per_thread_s(&self) -> f64 {
         (self.start_s + self.stop_s) / self.threads.max(1) as f64
     }
 
-    /// This probe's figures for a pool of `threads` threads: start and
-    /// stop grow with the threads (they are spawned and joined one after
-    /// another), the spread is kept as measured.
+    /// This probe's figures for a pool of `threads` threads: start and stop grow with the threads.
     pub fn scaled(&self, threads: usize) -> Startup {
         let k = threads as f64 / self.threads.max(1) as f64;
         Startup {
@@ -281,8 +246,7 @@ impl Startup {
         }
     }
 
-    /// Seconds a repeat costs besides its warm-up and interval: starting
-    /// its threads, the stop reaching the last of them, joining them.
+    /// Seconds a repeat costs besides its warm-up and interval.
     pub fn repeat_s(&self) -> f64 {
         self.start_s + self.spread_s + self.stop_s
     }
@@ -291,15 +255,10 @@ impl Startup {
 /// Phase changes [`measure_startup`] times; the longest counts.
 pub const STARTUP_CHANGES: u32 = 3;
 
-/// The longest a phase change is waited for, s: past it the probe stops
-/// waiting and counts this.
+/// The longest a phase change is waited for, s: past it the probe stops waiting and counts this.
 const STARTUP_WAIT_S: f64 = 10.0;
 
-/// Starts a pinned thread on each of `cpus` as a repeat does (the same
-/// start barrier, [`start`]), lets them spin on the phase flag as
-/// working threads look at it between batches, times
-/// [`STARTUP_CHANGES`] phase changes until the last thread saw each, and
-/// joins them: a repeat's start-up, measured rather than assumed.
+/// Starts a pinned thread on each of `cpus` as a repeat does.
 pub fn measure_startup(
     cpus: &[u32],
     allowed: &CpuList,
@@ -393,9 +352,7 @@ fn sleep_unless(d: Duration, interrupted: &AtomicBool) -> bool {
     }
 }
 
-/// Pins the thread, runs `prepare` there, and waits at the start barrier;
-/// a failed pin still reaches the barrier (so nobody waits forever) and is
-/// returned after it.
+/// Pins the thread, runs `prepare` there, and waits at the start barrier.
 fn start<T>(
     cpu: u32,
     allowed: &CpuList,
@@ -412,10 +369,7 @@ fn start<T>(
     pin.map(|p| (p, prepared))
 }
 
-/// Runs batches until the phase changes to measuring, resets the counts,
-/// runs until stop; returns the measured interval in seconds (`None` when
-/// the thread never saw the interval start) and the involuntary context
-/// switches the thread suffered during it.
+/// Runs batches until the phase changes to measuring, resets the counts, runs until stop.
 fn drive(ctl: &Control, rate_limited: bool, work: &mut impl Work) -> (Option<f64>, u64) {
     let batch = if rate_limited { 1 } else { BATCH };
     let mut measuring_since: Option<(Instant, u64)> = None;
@@ -439,9 +393,7 @@ fn drive(ctl: &Control, rate_limited: bool, work: &mut impl Work) -> (Option<f64
     }
 }
 
-/// Involuntary context switches of the calling thread so far
-/// (`getrusage(RUSAGE_THREAD)`: the scheduler took the CPU away); 0 when
-/// the call fails.
+/// Involuntary context switches of the calling thread so far.
 fn involuntary_switches() -> u64 {
     // SAFETY: rusage is plain old data; getrusage fills it.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -468,18 +420,14 @@ struct WriterJob<'a> {
     pin: PinnedThread,
 }
 
-/// The pacer of lane `k` on a thread of arrivals stream `stream`, its
-/// poisson arrivals (if any) a stream of the lane's own; [`anchor`]
-/// places it.
+/// The pacer of lane `k` on a thread of arrivals stream `stream`, its poisson arrivals (if any) a
+/// stream of the lane's own; [`anchor`] places it.
 fn lane_pacer(spec: &RepeatSpec, stream: u64, k: usize) -> Option<Pacer> {
     Pacer::of(spec.timer, spec.regime, stream ^ ((k as u64) << 40))
 }
 
-/// Anchors a thread's lanes, `works` in the order they run, on one grid
-/// boundary after the timer's reading now (read once, after every lane
-/// is built, so none falls on the next boundary): the lane at position j
-/// of S at `phase + j/S` of the period, owning 1/S of it (its floor half
-/// way through).
+/// Anchors a thread's lanes, `works` in the order they run, on one grid boundary after now: lane j
+/// of S at `phase + j/S` of the period, owning 1/S of it.
 fn anchor<W: Work>(works: &mut [W], timer: Timer, phase: f64) {
     let now = timer.end();
     let share = 1.0 / works.len() as f64;
@@ -490,19 +438,12 @@ fn anchor<W: Work>(works: &mut [W], timer: Timer, phase: f64) {
     }
 }
 
-/// The order a thread runs `lanes` lanes in this repeat: a permutation
-/// drawn from the thread's phase (so from the seed, the repeat and the
-/// thread), `order[j]` the lane at position j. A lane's place in the
-/// period then changes from repeat to repeat and thread to thread, so
-/// what the lane before it leaves behind (its code in the predictors, its
-/// lines in the caches) is no lane's bias but noise the repeats average.
+/// The order a thread runs `lanes` lanes in this repeat.
 fn lane_order(lanes: usize, phase: f64) -> Vec<usize> {
     permutation(lanes, phase.to_bits())
 }
 
-/// A permutation of `0..n` drawn from `seed` (Fisher-Yates on
-/// xoshiro256++), each of the n! equally likely: the same for the same
-/// seed.
+/// A permutation of `0..n` drawn from `seed` (Fisher-Yates on xoshiro256++), each of the n!
 pub fn permutation(n: usize, seed: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -513,9 +454,8 @@ pub fn permutation(n: usize, seed: u64) -> Vec<usize> {
 }
 
 impl WriterJob<'_> {
-    /// Runs every lane's writer loop in place with `clock` (a copy of its
-    /// own a lane) for the ratelimits, flushes, and reports, a report a
-    /// lane.
+    /// Runs every lane's writer loop in place with `clock` (a copy of its own a lane) for the
+    /// ratelimits, flushes, and reports, a report a lane.
     fn run<C: Clock>(self, clock: C) -> Vec<ThreadReport> {
         let n = self.lanes.len();
         let order = lane_order(n, self.phase);
@@ -575,9 +515,7 @@ impl WriterJob<'_> {
     }
 }
 
-/// A report per lane from each of `works` (run in `order`: `works[i]` is
-/// lane `order[i]`), made by `report` from the work and its pacer's
-/// record, returned in lane order.
+/// A report per lane from each of `works`.
 fn in_lane_order<W: Work>(
     works: &mut [W],
     order: &[usize],
@@ -602,8 +540,7 @@ struct Pacing {
     missed_slots: u64,
 }
 
-/// Busy time, the floor's in place and slots missed in the pacer of
-/// `work` (`None`, `None`, 0 unpaced; the floor's `None` when it ran none).
+/// Busy time, the floor's in place and slots missed in the pacer of `work`.
 fn pacing(work: &impl Work) -> Pacing {
     let p = work.pacer();
     Pacing {
@@ -615,8 +552,7 @@ fn pacing(work: &impl Work) -> Pacing {
     }
 }
 
-/// One reader thread: every lane's read side in place, as
-/// [`WriterJob::run`] runs writers; a report a lane.
+/// One reader thread: every lane's read side in place, as [`WriterJob::run`] runs writers.
 fn reader(
     lanes: &[Lane],
     mirrors: &[Mirror],
@@ -670,23 +606,13 @@ fn reader(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counter::{CounterLayout, NodeIter, Pad, ShardLevel, SlotHome};
+    use crate::counter::tests::global_counter;
     use crate::topology::Topology;
 
     fn host() -> (Topology, Vec<u32>) {
         let topo = Topology::read(std::path::Path::new("/")).unwrap();
         let cpus = topo.allowed_cpus.to_vec();
         (topo, cpus)
-    }
-
-    fn counter(topo: &Topology, writers: &[u32]) -> ShardedCounter {
-        let layout = CounterLayout {
-            level: ShardLevel::Global,
-            pad: Pad::Line128,
-            home: SlotHome::Local,
-            node_iter: NodeIter::Compact,
-        };
-        ShardedCounter::new(layout, topo, writers, Placement::Strict).unwrap()
     }
 
     fn spec(policy: &str, regime: Regime) -> RepeatSpec {
@@ -718,7 +644,7 @@ mod tests {
     fn a_repeat_pins_counts_over_the_interval_and_ends_exact() {
         let (topo, cpus) = host();
         let (writers, readers) = (&cpus[..1], &cpus[cpus.len() - 1..]);
-        let c = counter(&topo, writers);
+        let c = global_counter(&topo, writers);
         let stop = AtomicBool::new(false);
         let s = spec("ratelimit:1ms", Regime::FlatOut);
         let lane = Lane {
@@ -735,15 +661,13 @@ mod tests {
         assert_eq!(w.pin.requested_cpu, writers[0]);
         assert_eq!(w.pin.observed_cpu, Some(writers[0]));
         assert_eq!(r.pin.observed_cpu, Some(readers[0]));
-        // Each thread's own interval: from when it saw the measuring
-        // phase to when it saw the stop, so the 60 ms asked less a late
-        // start (a stalled thread) or plus a late stop.
+        // Each thread's own interval: from when it saw the measuring phase to when it saw the stop,
+        // so the 60 ms asked less a late start (a stalled thread) or plus a late stop.
         for t in &reports {
             let secs = t.interval_s.unwrap();
             assert!((0.03..0.5).contains(&secs), "{:?}: {secs} s", t.role);
         }
-        // Counts of the interval only: a read every 2 updates; one update
-        // in 16 timed.
+        // Counts of the interval only: a read every 2 updates; one update in 16 timed.
         assert!(w.updates > 1_000, "{}", w.updates);
         assert!(
             w.reads.abs_diff(w.updates / 2) <= 1,
@@ -753,8 +677,7 @@ mod tests {
         );
         assert!(w.write_hist.len().abs_diff(w.updates / 16) <= 1);
         assert_eq!(w.stats.updates, w.updates);
-        // ratelimit:1ms publishes at most once a millisecond (the final
-        // flush may add one).
+        // ratelimit:1ms publishes at most once a millisecond (the final flush may add one).
         assert!(w.stats.publishes <= 2 + (w.interval_s.unwrap() * 1e3) as u64);
         assert!(r.reads > 0 && r.updates == 0 && r.final_load == 0);
         assert!(r.read_hist.len().abs_diff(r.reads / 16) <= 1);
@@ -770,11 +693,11 @@ mod tests {
     fn a_rate_paces_every_thread_and_its_busy_time_is_timed() {
         let (topo, cpus) = host();
         let writers = &cpus[..1];
-        let c = counter(&topo, writers);
+        let c = global_counter(&topo, writers);
         let stop = AtomicBool::new(false);
-        // 20k/s for 60 ms: at most about 1,200 updates (the lateness made
-        // up at the start of the interval is under 1 ms, 20 slots); fewer
-        // when the machine stalls the thread, as counted in missed slots.
+        // 20k/s for 60 ms: at most about 1,200 updates (the lateness made up at the start of the
+        // interval is under 1 ms, 20 slots); fewer when the machine stalls the thread, as counted
+        // in missed slots.
         let s = spec("always", Regime::paced(20_000.0));
         let lane = Lane {
             counter: &c,
@@ -792,8 +715,8 @@ mod tests {
             "{} updates in {secs} s",
             w.updates
         );
-        // The unsampled updates' windows were timed (15 in 16), and busy
-        // time is a small part of the interval.
+        // The unsampled updates' windows were timed (15 in 16), and busy time is a small part of
+        // the interval.
         let busy = w.busy.unwrap();
         assert!(
             busy.ops > w.updates / 2 && busy.ops <= w.updates,
@@ -809,16 +732,20 @@ mod tests {
 
     #[test]
     fn strategies_in_place_each_keep_their_rate_counter_and_floor() {
-        // Two strategies in place at 10k/s for 60 ms, one writer and one
-        // reader: each lane's updates at most its own rate (600 and a
-        // made-up lateness under 1 ms, 10 slots), each counter exact, each
-        // floor timed apart, and each lane's own policy: `never` never
-        // publishes before the flush (which may publish once), `always` on
-        // every update.
+        // Two strategies in place at 10k/s for 60 ms, one writer and one reader: each lane's
+        // updates at most its own rate (600 and a made-up lateness under 1 ms, 10 slots), each
+        // counter exact, each floor timed apart, and each lane's own policy: `never` never
+        // publishes before the flush (which may publish once), `always` on every update.
         let (topo, cpus) = host();
         let (writers, readers) = (&cpus[..1], &cpus[cpus.len() - 1..]);
-        let (a, b) = (counter(&topo, writers), counter(&topo, writers));
-        let (fa, fb) = (counter(&topo, writers), counter(&topo, writers));
+        let (a, b) = (
+            global_counter(&topo, writers),
+            global_counter(&topo, writers),
+        );
+        let (fa, fb) = (
+            global_counter(&topo, writers),
+            global_counter(&topo, writers),
+        );
         let stop = AtomicBool::new(false);
         let (sa, sb) = (
             spec("always", Regime::paced(10_000.0)),
@@ -874,7 +801,7 @@ mod tests {
     fn an_interrupt_discards_the_repeat_and_sleeps_end_early() {
         let (topo, cpus) = host();
         let writers = &cpus[..1];
-        let c = counter(&topo, writers);
+        let c = global_counter(&topo, writers);
         let stop = AtomicBool::new(true);
         let mut s = spec("always", Regime::FlatOut);
         s.duration = Duration::from_secs(30);
@@ -898,10 +825,9 @@ mod tests {
     #[test]
     fn a_failed_pin_ends_the_repeat_at_once_and_names_the_cpu() {
         let (topo, cpus) = host();
-        // CPU 4000 does not exist: its pin fails before the barrier, so
-        // the 12 s asked are never slept, whether it was to be a second
-        // writer or a reader.
-        let c = counter(&topo, &cpus[..1]);
+        // CPU 4000 does not exist: its pin fails before the barrier, so the 12 s asked are never
+        // slept, whether it was to be a second writer or a reader.
+        let c = global_counter(&topo, &cpus[..1]);
         let stop = AtomicBool::new(false);
         let mut s = spec("always", Regime::FlatOut);
         s.duration = Duration::from_secs(12);
@@ -924,9 +850,8 @@ mod tests {
 
     #[test]
     fn two_busy_threads_on_one_cpu_switch_each_other_out() {
-        // Both spin for 200 ms on the same CPU: the scheduler must take
-        // the CPU from each of them (time slices are a few ms), and
-        // getrusage counts it.
+        // Both spin for 200 ms on the same CPU: the scheduler must take the CPU from each of them
+        // (time slices are a few ms), and getrusage counts it.
         let (topo, cpus) = host();
         let cpu = cpus[0];
         let allowed = &topo.allowed_cpus;
@@ -956,20 +881,18 @@ mod tests {
         let cpus: Vec<u32> = allowed.iter().collect();
         let s = measure_startup(&cpus, &allowed, Placement::Strict).unwrap();
         assert_eq!(s.threads, cpus.len());
-        // Every thread saw every change, well within the wait: a change
-        // nobody saw would have counted the whole wait.
+        // Every thread saw every change, well within the wait: a change nobody saw would have
+        // counted the whole wait.
         assert!(s.spread_s > 0.0 && s.spread_s < STARTUP_WAIT_S, "{s:?}");
         assert!(s.start_s > 0.0 && s.stop_s > 0.0, "{s:?}");
         assert!(s.repeat_s() >= s.start_s + s.spread_s);
-        // Scaled to 10 times the threads: start and stop 10 times, the
-        // spread as measured.
+        // Scaled to 10 times the threads: start and stop 10 times, the spread as measured.
         let big = s.scaled(10 * cpus.len());
         assert!((big.start_s - 10.0 * s.start_s).abs() < 1e-12);
         assert!((big.stop_s - 10.0 * s.stop_s).abs() < 1e-12);
         assert_eq!(big.spread_s, s.spread_s);
         assert!((big.per_thread_s() - s.per_thread_s()).abs() < 1e-12);
-        // A CPU this process may not use fails the probe, as it would
-        // fail the repeat.
+        // A CPU this process may not use fails the probe, as it would fail the repeat.
         let err = measure_startup(&[100_000], &allowed, Placement::Strict);
         assert!(err.is_err());
     }

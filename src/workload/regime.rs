@@ -1,71 +1,34 @@
-//! The regime a thread's updates are offered in: flat out (every thread as
-//! fast as it can), or paced at a rate per thread with evenly spaced or
-//! irregular arrivals. One type and one name for every format: the
-//! terminal, Markdown, HTML, the charts and `contend compare` all print a
-//! regime with its `Display` (`flat out`, `paced at 22.0k/s per thread`).
+//! The regime a thread's updates are offered in: flat out (every thread as fast as it can), or
+//! paced at a rate per thread with evenly spaced or irregular arrivals.
 
-use crate::error::UnknownName;
 use crate::units::si;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// The seed's rate, updates per second per CPU: postgres on the 224-CPU
-/// Sapphire Rapids behind the 1 ms ratelimit commit made 14M wakeups +
-/// 11M migrations in 5 s, about 22,000 a second on each CPU.
+/// The seed's rate, updates per second per CPU.
 pub const SEED_RATE: f64 = 22_000.0;
 
 /// How a paced thread's updates fall in time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Arrivals {
-    /// Irregular, as a kernel's updates at wakeups and migrations:
-    /// exponential gaps at the mean rate.
+    /// Irregular, as a kernel's updates at wakeups and migrations.
     Poisson,
-    /// Evenly spaced, one per period, as `contend run --rate` paces each
-    /// thread (absolute deadlines).
+    /// Evenly spaced, one per period, as `contend run --rate` paces each thread.
     Paced,
 }
 
-impl Arrivals {
-    /// `poisson` or `paced`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arrivals::Poisson => "poisson",
-            Arrivals::Paced => "paced",
-        }
-    }
-}
+crate::named_enum!(Arrivals, "arrivals", [Paced => "paced", Poisson => "poisson"]);
 
-impl fmt::Display for Arrivals {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Arrivals {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        match s {
-            "poisson" => Ok(Arrivals::Poisson),
-            "paced" => Ok(Arrivals::Paced),
-            _ => Err(UnknownName::new("arrivals", s, ["paced", "poisson"])),
-        }
-    }
-}
-
-/// Flat out, or paced at a rate per thread. In result files a regime is
-/// `null` (flat out) or its rate (evenly paced), as files of every schema
-/// wrote it, or `{ "rate", "arrivals" }` for other arrivals.
+/// Flat out, or paced at a rate per thread.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(from = "RegimeRepr", into = "RegimeRepr")]
 pub enum Regime {
-    /// Every thread as fast as it can: saturation throughput, updates per
-    /// ownership of the line.
+    /// Every thread as fast as it can: saturation throughput, updates per ownership of the line.
     #[default]
     FlatOut,
-    /// Each thread offered `rate` operations per second: net cost per
-    /// update and CPU share at that rate.
+    /// Each thread offered `rate` operations per second.
     Paced {
         /// Operations per second per thread, above 0.
         rate: f64,
@@ -99,9 +62,7 @@ impl Regime {
         matches!(self, Regime::Paced { .. })
     }
 
-    /// A strategy's `name` as a list of several regimes' strategies names
-    /// it: the name alone flat out, with the regime when paced
-    /// (`global/always paced at 22.0k/s per thread`).
+    /// A strategy's `name` as a list of several regimes' strategies names it.
     pub fn label(self, name: &str) -> String {
         match self {
             Regime::FlatOut => name.to_string(),
@@ -111,8 +72,8 @@ impl Regime {
 }
 
 impl fmt::Display for Regime {
-    /// `flat out`, `paced at 22.0k/s per thread`, or with irregular
-    /// arrivals `paced at 22.0k/s per thread, poisson arrivals`.
+    /// `flat out`, `paced at 22.0k/s per thread`, or with irregular arrivals `paced at 22.0k/s per
+    /// thread, poisson arrivals`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Regime::FlatOut => f.write_str("flat out"),
@@ -134,8 +95,7 @@ impl fmt::Display for Regime {
 )]
 pub struct RateError(String);
 
-/// Operations per second: a number with an optional `k` (10³), `M` (10⁶)
-/// or `G` (10⁹) suffix, above zero and finite.
+/// Operations per second: a number with an optional `k`.
 pub fn parse_rate(s: &str) -> Result<f64, RateError> {
     let t = s.trim();
     let (number, scale) = match t.chars().last() {

@@ -1,7 +1,6 @@
-//! What one pinned thread does per operation, as a loop `contend run` and
-//! `cargo bench` both drive: a writer moves its load and calls the policy's
-//! update (`update_tg_load_avg`), and every K updates runs the read side
-//! (`calc_group_shares`); a reader runs only the read side.
+//! What one pinned thread does per operation, as a loop `contend run` and `cargo bench` both drive:
+//! a writer moves its load and calls the policy's update (`update_tg_load_avg`), and every K
+//! updates runs the read side (`calc_group_shares`); a reader runs only the read side.
 
 use super::mirror::{Mirror, StalenessSamples};
 use super::{LoadWalk, Pacer};
@@ -14,14 +13,12 @@ use crate::counter::{
 use crate::workload::START_LOAD;
 use hdrhistogram::Histogram;
 
-/// A histogram for timer ticks from 1 to 10^10 (seconds at a few GHz) at
-/// three significant digits; larger values saturate.
+/// A histogram for timer ticks from 1 to 10^10 (seconds at a few GHz) at three significant digits.
 pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 10_000_000_000, 3).expect("constant bounds are valid")
 }
 
-/// One operation in `every` is timed (a power of two, so the check is a
-/// mask); `every = 0` turns sampling off.
+/// One operation in `every` is timed (a power of two, so the check is a mask).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sampling {
     mask: u64,
@@ -29,8 +26,7 @@ pub struct Sampling {
 }
 
 impl Sampling {
-    /// Samples one operation in `every` (rounded up to a power of two); 0 =
-    /// never. `overhead` (timer ticks) is subtracted from each sample.
+    /// Samples one operation in `every` (rounded up to a power of two); 0 = never.
     pub fn new(every: u64, overhead: u64) -> Self {
         let mask = if every == 0 {
             u64::MAX
@@ -63,16 +59,13 @@ impl Sampling {
     }
 }
 
-/// The tick before a sampled operation (`timer.start()`), or 0 when it
-/// is not sampled. A closure around the operation would not be inlined
-/// into the loop: a call inside its busy window.
+/// The tick before a sampled operation (`timer.start()`), or 0 when it is not sampled.
 #[inline(always)]
 fn sample_start(sampled: bool, timer: Timer) -> u64 {
     if sampled { timer.start() } else { 0 }
 }
 
-/// Ends a sampled operation begun at `t0`: records its ticks, less the
-/// timer's own overhead, in `hist`. Nothing when it is not sampled.
+/// Ends a sampled operation begun at `t0`.
 #[inline(always)]
 fn sample_end(sampled: bool, t0: u64, timer: Timer, sampling: Sampling, hist: &mut Histogram<u64>) {
     if sampled {
@@ -91,10 +84,7 @@ fn record(hist: &mut Histogram<u64>, ticks: u64) {
     hist.saturating_record(ticks);
 }
 
-/// The read side: sum the slots, counting into `view` the lines that had
-/// to be fetched (`left`: what this thread's last add left in its slot),
-/// and compute the group share (`calc_group_shares`) for a CPU with this
-/// contribution and load: returned, and kept from the optimiser.
+/// The read side: sum the slots, counting into `view` the lines that had to be fetched.
 #[inline(always)]
 fn read_side<const W: u8>(
     counter: &ShardedCounter,
@@ -111,13 +101,7 @@ fn read_side<const W: u8>(
     ))
 }
 
-/// The paced floor, measured in place: a counter no other thread writes
-/// (one global slot, publishing `never`, so the read side finds it in
-/// every cache and no update moves a line), this thread's view of it, and
-/// for a writer its own never-publishing writer (`W` = [`Writer`]; `()`
-/// for a reader). Between two paced operations the thread runs the same
-/// operation on it ([`super::Pacer::wait_floor`]), so the floor is timed
-/// in the same milliseconds as what it is taken from.
+/// The paced floor, measured in place: a counter no other thread writes.
 pub struct InPlaceFloor<'c, W> {
     counter: &'c ShardedCounter,
     view: ReadView,
@@ -125,8 +109,8 @@ pub struct InPlaceFloor<'c, W> {
 }
 
 impl<'c, C: Clock> InPlaceFloor<'c, Writer<'c, C>> {
-    /// A writer's floor on `counter` (slot 0, never publishing), its
-    /// writer reading `clock` as the strategy's does.
+    /// A writer's floor on `counter` (slot 0, never publishing), its writer reading `clock` as the
+    /// strategy's does.
     pub fn of_writer(counter: &'c ShardedCounter, clock: C) -> Self {
         let writer = Writer::new(counter, 0, PublishPolicy::NEVER, clock);
         Self {
@@ -136,8 +120,7 @@ impl<'c, C: Clock> InPlaceFloor<'c, Writer<'c, C>> {
         }
     }
 
-    /// The floor's update at `load`, and its read side when `read` (the
-    /// operation it pairs with ran one).
+    /// The floor's update at `load`, and its read side when `read`.
     #[inline(always)]
     fn update(&mut self, load: i64, read: bool) {
         let w = &mut self.writer;
@@ -183,12 +166,7 @@ pub trait Work {
     fn pacer_mut(&mut self) -> Option<&mut Pacer>;
 }
 
-/// Strategies run in place on one thread, a [`Work`] a lane: each
-/// operation asked runs as many lane operations as there are lanes,
-/// paced each time the lane whose slot falls due first (so a lane that
-/// fell behind, after a stall, catches up back to back instead of
-/// staying a slot late behind lanes that pace the turn), unpaced in
-/// turn. One lane runs as itself, so a flat-out loop is untouched.
+/// Strategies run in place on one thread, a [`Work`] a lane.
 impl<W: Work> Work for Vec<W> {
     fn run_ops(&mut self, ops: u64) {
         if let [one] = self.as_mut_slice() {
@@ -223,10 +201,7 @@ impl<W: Work> Work for Vec<W> {
     }
 }
 
-/// Where a thread mirrors its state and how often it probes staleness
-/// (see [`Mirror`]): on every `stride`-th sampled operation, so that with
-/// N writers the probes, each reading N lines, cost the same per
-/// operation as one line per sample.
+/// Where a thread mirrors its state and how often it probes staleness (see [`Mirror`]).
 #[derive(Clone, Copy)]
 pub struct Probing<'c> {
     /// The writers' mirrors.
@@ -238,8 +213,7 @@ pub struct Probing<'c> {
 }
 
 impl<'c> Probing<'c> {
-    /// Probing of `mirror` by writer `writer` (or a reader), every
-    /// `mirror.writers()`-th sample.
+    /// Probing of `mirror` by writer `writer` (or a reader), every `mirror.writers()`-th sample.
     pub fn new(mirror: &'c Mirror, writer: usize) -> Self {
         Probing {
             mirror,
@@ -290,13 +264,7 @@ pub struct WriterWork<'c, C: Clock> {
 }
 
 impl<'c, C: Clock> WriterWork<'c, C> {
-    /// A writer loop around `writer`, its load walk, a read side every
-    /// `read_every` updates (0 = none), a timer, sampling, a pacer (`None`
-    /// flat out; [`Pacer::of`]) with the floor it runs in place between
-    /// updates (`None`: none), and optional staleness probing
-    /// (used only while sampling is on: it mirrors the writer's state
-    /// after every update), and a delay `inject` after every update and
-    /// its read side, inside the busy window (`--inject`).
+    /// A writer loop around `writer`, its load walk, a read side every `read_every` updates.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         writer: Writer<'c, C>,
@@ -341,8 +309,7 @@ impl<'c, C: Clock> WriterWork<'c, C> {
         self.reads
     }
 
-    /// Lines its read sides fetched since the last reset (see
-    /// [`ReadView`]).
+    /// Lines its read sides fetched since the last reset (see [`ReadView`]).
     pub fn read_fetches(&self) -> u64 {
         self.view.fetched()
     }
@@ -354,13 +321,8 @@ impl<'c, C: Clock> WriterWork<'c, C> {
 }
 
 impl<C: Clock> WriterWork<'_, C> {
-    /// The loop, compiled once per combination of features in use, so a
-    /// plain hammering loop carries no pacing, read-side or sampling code
-    /// and keeps its state in registers.
-    ///
-    /// It works on local copies of its state and writes them back at the
-    /// end: a field stored on every operation would cost a store, and a
-    /// locked add waits until every earlier store has drained.
+    /// The loop, compiled once per combination of features in use, so a plain hammering loop
+    /// carries no pacing, read-side or sampling code and keeps its state in registers.
     #[inline(always)]
     fn run_loop<
         const PACED: bool,
@@ -387,9 +349,7 @@ impl<C: Clock> WriterWork<'_, C> {
         );
         for _ in 0..ops {
             let load = walk.next_load(deltas);
-            // What this iteration does (sampled? a read side?) is decided
-            // before the window, so the window holds only what its floor
-            // in place holds too: the update and its read side.
+            // What this iteration does (sampled? a read side?)
             let sampled = SAMPLED && sampling.hit(writer.updates() + 1);
             let mut read_now = false;
             if READS {
@@ -402,9 +362,8 @@ impl<C: Clock> WriterWork<'_, C> {
             }
             let read_sampled = read_now && SAMPLED && sampling.hit(reads);
             let unsampled = !sampled && !read_sampled;
-            // The floor first, half a slot before the update: in place it
-            // then has behind it what the update has, the other lanes'
-            // work since this lane last ran.
+            // The floor first, half a slot before the update: in place it then has behind it what
+            // the update has, the other lanes' work since this lane last ran.
             if PACED
                 && let Some(p) = &mut self.pacer
                 && let Some(floor) = &mut self.floor
@@ -413,9 +372,8 @@ impl<C: Clock> WriterWork<'_, C> {
                 floor.update(load, read_now);
                 p.floor_done(released, unsampled);
             }
-            // Paced, the busy window opens at the fenced tick that
-            // released the update and closes after its read side: only
-            // what the kernel's update does is inside.
+            // Paced, the busy window opens at the fenced tick that released the update and closes
+            // after its read side: only what the kernel's update does is inside.
             let released = if PACED && let Some(p) = &mut self.pacer {
                 p.wait()
             } else {
@@ -424,8 +382,8 @@ impl<C: Clock> WriterWork<'_, C> {
             let t0 = sample_start(sampled, timer);
             writer.update_as::<RATE, FILTER>(load);
             sample_end(sampled, t0, timer, sampling, &mut self.write_hist);
-            // What the update's add returned, and its read side's result:
-            // an injected delay starts from them, so it runs after both.
+            // What the update's add returned, and its read side's result: an injected delay starts
+            // from them, so it runs after both.
             let mut done = writer.left();
             if read_now {
                 let (left, contrib, load) = (writer.left(), writer.contrib(), writer.load());
@@ -458,14 +416,8 @@ impl<C: Clock> Work for WriterWork<'_, C> {
         let reads = self.read_every != 0;
         let sampled = self.sampling.every() != 0;
         let rate = self.writer.ratelimited();
-        // One loop per combination, so a plain hammering loop carries no
-        // pacing, read-side, sampling or clock code; with a read side, one
-        // per walk ([`ShardedCounter::walk_as`]); paced, one per filter
-        // ([`crate::counter::Filter::passes_as`]). All chosen here,
-        // outside the busy window, so lanes of different levels or filters
-        // in place share no code inside it: their branches would train
-        // each other (docs/evidence.md). Flat out a strategy runs alone,
-        // so one copy decides the filter at run time.
+        // One loop per combination, so a plain hammering loop carries no pacing, read-side,
+        // sampling or clock code.
         let walk = self.counter.walk_kind();
         let filter = self.writer.filter_kind();
         macro_rules! dispatch {
@@ -488,9 +440,7 @@ impl<C: Clock> Work for WriterWork<'_, C> {
                 }
             };
         }
-        // Paced, each filter `--publish` makes has its copy; any other
-        // (always or never under a ratelimit, changed without one: no
-        // policy parses to them) decides at run time, as flat out does.
+        // Paced, each filter `--publish` makes has its copy.
         dispatch!(
             true false false FILTER_ALWAYS => FILTER_ALWAYS,
             true true false FILTER_ALWAYS => FILTER_ALWAYS,
@@ -517,8 +467,7 @@ impl<C: Clock> Work for WriterWork<'_, C> {
         )
     }
 
-    /// Forgets counts and samples so far (end of warm-up); the writer's
-    /// load and contribution stay.
+    /// Forgets counts and samples so far (end of warm-up); the writer's load and contribution stay.
     fn reset_counts(&mut self) {
         self.reads = 0;
         self.view.reset();
@@ -540,8 +489,7 @@ impl<C: Clock> Work for WriterWork<'_, C> {
     }
 }
 
-/// The loop state of a reader thread: the read side only, as seed 002's
-/// `update_cfs_group` profile isolates it.
+/// The loop state of a reader thread.
 pub struct ReaderWork<'c> {
     counter: &'c ShardedCounter,
     timer: Timer,
@@ -559,10 +507,8 @@ pub struct ReaderWork<'c> {
 }
 
 impl<'c> ReaderWork<'c> {
-    /// A reader loop over `counter`, paced by `pacer` (`None` flat out;
-    /// [`Pacer::of`]) with the floor it runs in place between reads
-    /// (`None`: none), probing staleness on sampled reads when `probing`
-    /// is given and sampling is on.
+    /// A reader loop over `counter`, paced by `pacer` (`None` flat out), with its floor in place
+    /// (`None`: none), probing staleness on sampled reads when `probing` is given.
     pub fn new(
         counter: &'c ShardedCounter,
         timer: Timer,
@@ -598,9 +544,7 @@ impl<'c> ReaderWork<'c> {
 }
 
 impl ReaderWork<'_> {
-    /// The reader's loop, its read side compiled for walk `WALK` (see
-    /// [`WriterWork`]'s `run_ops`). A reader has no published
-    /// contribution of its own and a constant load of one nice-0 task.
+    /// The reader's loop, its read side compiled for walk `WALK` (see [`WriterWork`]'s `run_ops`).
     #[inline(always)]
     fn run_loop<const WALK: u8>(&mut self, ops: u64) {
         let counter = self.counter;
@@ -662,24 +606,11 @@ impl Work for ReaderWork<'_> {
 mod tests {
     use super::*;
     use crate::clock::FakeClock;
+    use crate::counter::tests::host_counter;
     use crate::counter::{CounterLayout, NodeIter, Pad, PublishPolicy, ShardLevel, SlotHome};
     use crate::placement::Placement;
-    use crate::topology::Topology;
     use crate::workload::Regime;
     use std::sync::atomic::Ordering;
-
-    /// A one-slot (global) counter on this host's first allowed CPU's node.
-    fn counter() -> ShardedCounter {
-        let topo = Topology::read(std::path::Path::new("/")).unwrap();
-        let layout = CounterLayout {
-            level: ShardLevel::Global,
-            pad: Pad::Line128,
-            home: SlotHome::Local,
-            node_iter: NodeIter::Compact,
-        };
-        let cpu = topo.allowed_cpus.first().unwrap();
-        ShardedCounter::new(layout, &topo, &[cpu], Placement::Strict).unwrap()
-    }
 
     /// A writer loop on `counter` with policy `always`, a read every
     /// `read_every` updates and one operation in `every` sampled.
@@ -732,7 +663,7 @@ mod tests {
 
     #[test]
     fn a_writer_loop_counts_updates_reads_and_samples_exactly() {
-        let c = counter();
+        let c = host_counter();
         let mut w = writer_work(&c, 4, 8, None);
         w.run_ops(1_000);
         w.run_ops(1_000);
@@ -745,13 +676,11 @@ mod tests {
         assert_eq!(w.writer_mut().load(), load_after(2_000));
         assert_eq!(c.read(), load_after(2_000));
         assert!(w.pacer().is_none());
-        // Alone on its line, a writer's reads find what its adds left:
-        // no line was fetched.
+        // Alone on its line, a writer's reads find what its adds left: no line was fetched.
         assert_eq!(w.read_fetches(), 0);
 
-        // Update n (from 1) is timed when n is a multiple of 8: not the
-        // first, the eighth.
-        let other = counter();
+        // Update n (from 1) is timed when n is a multiple of 8: not the first, the eighth.
+        let other = host_counter();
         let mut fresh = writer_work(&other, 0, 8, None);
         fresh.run_ops(7);
         assert_eq!(fresh.write_hist.len(), 0);
@@ -770,7 +699,7 @@ mod tests {
 
     #[test]
     fn without_reads_or_sampling_the_loop_only_updates() {
-        let c = counter();
+        let c = host_counter();
         let mut w = writer_work(&c, 0, 0, None);
         w.run_ops(777);
         assert_eq!((w.updates(), w.reads()), (777, 0));
@@ -780,14 +709,13 @@ mod tests {
 
     #[test]
     fn the_timers_overhead_is_taken_off_every_sample() {
-        let c = counter();
+        let c = host_counter();
         // An overhead beyond any sample: every sample becomes 0 ticks.
         let mut w = writer_loop(&c, 1, Sampling::new(1, u64::MAX / 2), Regime::FlatOut, None);
         w.run_ops(100);
         assert_eq!((w.write_hist.len(), w.write_hist.max()), (100, 0));
         assert_eq!((w.read_hist.len(), w.read_hist.max()), (100, 0));
-        // With none to take off, samples are the timer's own
-        // differences: over 100 of them, not all 0.
+        // With none to take off, samples are the timer's own differences: over 100 of them, not all 0.
         let mut w = writer_work(&c, 1, 1, None);
         w.run_ops(100);
         assert!(w.write_hist.mean() > 0.0 && w.read_hist.mean() > 0.0);
@@ -795,7 +723,7 @@ mod tests {
 
     #[test]
     fn probes_run_on_every_stride_th_sample_and_see_the_truth() {
-        let c = counter();
+        let c = host_counter();
         let mirror = Mirror::new(1);
         let probing = Probing {
             mirror: &mirror,
@@ -819,10 +747,9 @@ mod tests {
 
     #[test]
     fn the_read_side_really_reads_every_slot() {
-        // A CPU-level counter for the 224-CPU Sapphire Rapids fixture, all
-        // slots on this host's node 0: a read loads 224 lines, so its
-        // median, less the timer's own cost, is tens of ns; a read of one
-        // slot is a few. A read side that did nothing would time as 0.
+        // A CPU-level counter for the 224-CPU Sapphire Rapids fixture, all slots on this host's
+        // node 0: a read loads 224 lines, so its median, less the timer's own cost, is tens of ns;
+        // a read of one slot is a few. A read side that did nothing would time as 0.
         let timer = Timer::for_host(
             crate::clock::host_tsc_is_invariant(),
             crate::clock::calibrate_tsc(std::time::Duration::from_millis(20)),
@@ -843,7 +770,7 @@ mod tests {
             r.run_ops(20_000);
             r.read_hist.value_at_quantile(0.5) as f64 * timer.ns_per_tick()
         };
-        let (one, many) = (median_ns(&counter()), median_ns(&wide));
+        let (one, many) = (median_ns(&host_counter()), median_ns(&wide));
         assert!(
             many >= 20.0 && many > 2.0 * one,
             "224 slots {many} ns, 1 slot {one} ns"
@@ -852,11 +779,10 @@ mod tests {
 
     #[test]
     fn reads_count_the_lines_other_threads_changed() {
-        // A reader made before a writer's 50 updates (each a publish),
-        // reading once after each: 50 fetches in 50 reads. The writer's
-        // own read after each of its adds fetches nothing; one made after
-        // the reader's, none.
-        let c = counter();
+        // A reader made before a writer's 50 updates (each a publish), reading once after each: 50
+        // fetches in 50 reads. The writer's own read after each of its adds fetches nothing; one
+        // made after the reader's, none.
+        let c = host_counter();
         let mut r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), None, None, None);
         let mut w = writer_work(&c, 1, 0, None);
         for _ in 0..50 {
@@ -869,8 +795,7 @@ mod tests {
         w.run_ops(1);
         r.run_ops(2);
         assert_eq!(r.read_fetches(), 51);
-        // The reader's own reads move no line: the writer's next read
-        // still finds what it left.
+        // The reader's own reads move no line: the writer's next read still finds what it left.
         w.run_ops(1);
         assert_eq!(w.read_fetches(), 0);
         r.reset_counts();
@@ -880,10 +805,9 @@ mod tests {
 
     #[test]
     fn the_read_side_runs_on_every_read_every_th_update_only() {
-        // A CPU-level counter of two slots (the SPR fixture's CPUs 0 and
-        // 1, both on this host's node 0); the writer adds to slot 0, and
-        // slot 1 changes before each of its 9 updates: with a read every
-        // 3rd update, 3 read sides run, each fetching slot 1's line once.
+        // A CPU-level counter of two slots (the SPR fixture's CPUs 0 and 1, both on this host's
+        // node 0); the writer adds to slot 0, and slot 1 changes before each of its 9 updates: with
+        // a read every 3rd update, 3 read sides run, each fetching slot 1's line once.
         let spr = crate::topology::fixture("spr-2s-224");
         let layout = CounterLayout {
             level: ShardLevel::Cpu,
@@ -909,7 +833,7 @@ mod tests {
 
     #[test]
     fn a_reader_loop_counts_reads_samples_and_probes() {
-        let c = counter();
+        let c = host_counter();
         c.slot(0).store(900, Ordering::Relaxed);
         let mirror = Mirror::new(1);
         mirror.store(0, 1_000, None, 1);
@@ -942,12 +866,11 @@ mod tests {
 
     #[test]
     fn a_paced_loop_publishes_as_its_policy_does_in_its_own_copy() {
-        // Paced, each filter runs its own compiled copy of the update; it
-        // must publish exactly when the policy's update (one copy for all)
-        // does, on the same walk and the same clock: 1 µs a period, the
-        // clock moved 300 µs an update, so 1ms ratelimits let every 4th
-        // update through. With a read side and without.
-        let c = counter();
+        // Paced, each filter runs its own compiled copy of the update; it must publish exactly when
+        // the policy's update (one copy for all) does, on the same walk and the same clock: 1 µs a
+        // period, the clock moved 300 µs an update, so 1ms ratelimits let every 4th update through.
+        // With a read side and without.
+        let c = host_counter();
         let policies = [
             "always",
             "never",
@@ -1010,7 +933,7 @@ mod tests {
 
     #[test]
     fn a_rate_gives_the_loop_a_pacer_that_holds_it_back() {
-        let c = counter();
+        let c = host_counter();
         let mut r = ReaderWork::new(
             &c,
             Timer::Monotonic,
@@ -1039,12 +962,11 @@ mod tests {
 
     #[test]
     fn sampled_operations_are_left_out_of_busy_time() {
-        // One update in 2 timed (n even) and a read every 3rd update, one
-        // read in 2 timed. The read countdown outlives the end of warm-up,
-        // so after one update and a reset, reads 1-8 run at updates 2, 5,
-        // 8, ..., 23 and the timed ones (reads 2, 4, 6, 8) at the odd
-        // updates 5, 11, 17 and 23. Clean: the other 8 odd updates.
-        let c = counter();
+        // One update in 2 timed (n even) and a read every 3rd update, one read in 2 timed. The read
+        // countdown outlives the end of warm-up, so after one update and a reset, reads 1-8 run at
+        // updates 2, 5, 8, ..., 23 and the timed ones (reads 2, 4, 6, 8) at the odd updates 5, 11,
+        // 17 and 23. Clean: the other 8 odd updates.
+        let c = host_counter();
         let sampling = Sampling::new(2, 0);
         let mut w = writer_loop(&c, 3, sampling, Regime::paced(1e4), None);
         w.run_ops(1);
@@ -1069,11 +991,10 @@ mod tests {
 
     #[test]
     fn a_paced_loop_runs_its_floor_in_place_between_operations() {
-        // 20 updates at 10k/s with a read side each, every 2nd one
-        // sampled: the floor runs once per update on its own counter,
-        // never writing it, and is timed over the same 10 unsampled
+        // 20 updates at 10k/s with a read side each, every 2nd one sampled: the floor runs once per
+        // update on its own counter, never writing it, and is timed over the same 10 unsampled
         // iterations as busy time (less any stalls).
-        let (c, floor) = (counter(), counter());
+        let (c, floor) = (host_counter(), host_counter());
         let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
         let timer = Timer::Monotonic;
         let mut w = WriterWork::new(
@@ -1088,14 +1009,13 @@ mod tests {
             None,
             Spin::default(),
         );
-        // Another thread's add to the floor's slot after the floor saw
-        // it: its first read side must fetch that line, once.
+        // Another thread's add to the floor's slot after the floor saw it: its first read side must
+        // fetch that line, once.
         floor.slot(0).fetch_add(7, Ordering::Relaxed);
         w.run_ops(20);
         let p = w.pacer().unwrap();
         let (busy, floor_busy) = (p.busy(), p.floor_busy());
-        // (A late wake-up on a loaded machine is a stall of busy time's
-        // besides its window.)
+        // (A late wake-up on a loaded machine is a stall of busy time's besides its window.)
         assert!(busy.ops <= 10 && busy.ops + busy.stalls >= 10, "{busy:?}");
         assert!(
             floor_busy.ops <= 10 && floor_busy.ops + floor_busy.stalls >= 10,
@@ -1132,10 +1052,10 @@ mod tests {
 
     #[test]
     fn an_injected_delay_is_inside_the_busy_window_and_not_the_floors() {
-        // 10 µs a delay (under a stall), at 1k/s: every update's window
-        // holds it (the busy mean is at least half of it whatever the
-        // clock speed did since the calibration), its floor's none of it.
-        let (c, floor) = (counter(), counter());
+        // 10 µs a delay (under a stall), at 1k/s: every update's window holds it (the busy mean is
+        // at least half of it whatever the clock speed did since the calibration), its floor's none
+        // of it.
+        let (c, floor) = (host_counter(), host_counter());
         let writer = Writer::new(&c, 0, PublishPolicy::ALWAYS, FakeClock::default());
         let timer = Timer::Monotonic;
         let (spin, _) = Spin::calibrate(10_000.0);
