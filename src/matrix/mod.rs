@@ -98,7 +98,7 @@ distance class and say whether to split a hot counter at llc, at node, or \
 not at all (Peter Zijlstra's question: does the cost jump at cross-LLC or \
 at cross-node?).
 
-Each pair i<j gets a fresh page bound to --home and two threads pinned to i \
+Each pair i<j gets a fresh page bound to --mode's home and two threads pinned to i \
 and j (checked with sched_getcpu; the page with move_pages). With i \
 initiating, then j, they pass a line back and forth (--mode): a sample is \
 100 round trips on one line timed with the calibrated TSC, one-way = time / \
