@@ -286,7 +286,7 @@ fn clap_usage_errors_are_one_contend_line() {
         ),
         (
             vec!["study", "--print", "loud"],
-            "is not summary, all, json, none, plan or plan:json",
+            "[possible values: summary, all, json, none, plan, plan:json]",
         ),
         (
             vec!["report", "--format", "json", "x"],

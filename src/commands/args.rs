@@ -556,7 +556,7 @@ pub struct ResultsArgs {
     pub out: PathBuf,
 
     #[doc = "What is printed: summary (the first screen), all (run: every table too), json (the result file's JSON), none (only errors; results still written), plan (the plan, nothing measured)."]
-    #[arg(long, value_name = "WHAT", default_value = "summary", long_help = PRINT_HELP)]
+    #[arg(long, value_name = "WHAT", default_value = "summary", hide_possible_values = true, long_help = PRINT_HELP)]
     pub print: Print,
 }
 
@@ -567,7 +567,7 @@ const PRINT_HELP: &str = "What is printed on stdout: summary (the first screen),
     plan:json (study: the plan as JSON). A command refuses the values it has no use for.";
 
 /// What a command prints on stdout (`--print`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Print {
     /// The first screen.
     Summary,
@@ -580,29 +580,16 @@ pub enum Print {
     /// The plan, and stop: nothing measured.
     Plan,
     /// The plan as JSON, and stop.
+    #[value(name = "plan:json")]
     PlanJson,
 }
 
 impl Print {
-    const ALL: [Print; 6] = [
-        Print::Summary,
-        Print::All,
-        Print::Json,
-        Print::None,
-        Print::Plan,
-        Print::PlanJson,
-    ];
-
     /// The value as written on the command line.
-    fn name(self) -> &'static str {
-        match self {
-            Print::Summary => "summary",
-            Print::All => "all",
-            Print::Json => "json",
-            Print::None => "none",
-            Print::Plan => "plan",
-            Print::PlanJson => "plan:json",
-        }
+    fn name(self) -> String {
+        use clap::ValueEnum;
+        self.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string())
     }
 
     /// Refuses, as one usage line, a value `command` does not take.
@@ -618,24 +605,9 @@ impl Print {
         )))
     }
 
-    /// True when stdout is for a person (summary or all).
-    pub fn chatty(self) -> bool {
-        matches!(self, Print::Summary | Print::All)
-    }
-
     /// True for a plan, printed instead of measuring.
     pub fn plan(self) -> bool {
         matches!(self, Print::Plan | Print::PlanJson)
-    }
-}
-
-impl FromStr for Print {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Print::ALL
-            .into_iter()
-            .find(|p| p.name() == s.trim())
-            .ok_or_else(|| format!("\"{s}\" is not summary, all, json, none, plan or plan:json"))
     }
 }
 

@@ -16,7 +16,12 @@ pub struct SpreadArgs {
     pub node: SpreadFrom,
 
     /// summary (text) or json.
-    #[arg(long, value_name = "WHAT", default_value = "summary")]
+    #[arg(
+        long,
+        value_name = "WHAT",
+        default_value = "summary",
+        hide_possible_values = true
+    )]
     pub print: Print,
 }
 

@@ -11,7 +11,12 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Args)]
 pub struct TopologyArgs {
     /// summary (text) or json.
-    #[arg(long, value_name = "WHAT", default_value = "summary")]
+    #[arg(
+        long,
+        value_name = "WHAT",
+        default_value = "summary",
+        hide_possible_values = true
+    )]
     pub print: Print,
 
     /// Capture instead of printing.

@@ -27,7 +27,12 @@ pub struct VerifyArgs {
     pub placement: PlacementArg,
 
     /// summary (text) or json.
-    #[arg(long, value_name = "WHAT", default_value = "summary")]
+    #[arg(
+        long,
+        value_name = "WHAT",
+        default_value = "summary",
+        hide_possible_values = true
+    )]
     pub print: Print,
 }
 
