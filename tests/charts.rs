@@ -259,7 +259,8 @@ fn svgs(dir: &Path) -> Vec<String> {
 fn short_run(root: &Path) -> (PathBuf, RunResults) {
     let out = contend(&[
         "run",
-        "--json",
+        "--print",
+        "json",
         "--out",
         root.to_str().unwrap(),
         "--duration",

@@ -26,7 +26,7 @@ fn bad_requests_exit_2_with_one_line() {
 
 #[test]
 fn verify_pins_and_binds_here() {
-    let out = contend(&["verify", "--json"]);
+    let out = contend(&["verify", "--print", "json"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let threads = v["threads"].as_array().unwrap();
@@ -53,7 +53,7 @@ fn verify_pins_and_binds_here() {
         assert!(page_nodes.iter().all(|n| *n == m["requested_node"]), "{m}");
     }
     // And only the nodes asked for.
-    let out = contend(&["verify", "--json", "--nodes", "0"]);
+    let out = contend(&["verify", "--print", "json", "--nodes", "0"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let memory = v["memory"].as_array().unwrap();
@@ -73,8 +73,8 @@ fn capture_reproduces_the_live_host() {
     let out = contend(&["topology", "capture", cap_str]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(cap.join("sys/devices/system/cpu/online").is_file());
-    let live = contend(&["topology", "--json"]);
-    let replay = contend(&["--sysfs-root", cap_str, "topology", "--json"]);
+    let live = contend(&["topology", "--print", "json"]);
+    let replay = contend(&["--sysfs-root", cap_str, "topology", "--print", "json"]);
     assert!(live.status.success() && replay.status.success());
     let live: serde_json::Value = serde_json::from_slice(&live.stdout).unwrap();
     let replay: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap();
@@ -155,7 +155,8 @@ fn cpus_this_process_may_not_use_are_refused_unless_clipped() {
         "20ms",
         "--repeats",
         "1",
-        "--json",
+        "--print",
+        "json",
         "--out",
         dir.path().to_str().unwrap(),
     ]);
@@ -193,7 +194,8 @@ fn a_matrix_clipped_records_it() {
         "10",
         "--pairs",
         "1",
-        "--quiet",
+        "--print",
+        "none",
         "--out",
         dir.path().to_str().unwrap(),
     ]);
@@ -228,7 +230,10 @@ fn misspelt_names_get_a_guess() {
             "did you mean \"128\"?",
         ),
         (vec!["matrix", "--mode", "cass"], "did you mean \"cas\"?"),
-        (vec!["matrix", "--home", "frst"], "did you mean \"first\"?"),
+        (
+            vec!["matrix", "--mode", "cas:home=frst"],
+            "did you mean \"first\"?",
+        ),
         (
             vec!["matrix", "--cpus", "sprad"],
             "did you mean \"spread\"?",
@@ -260,6 +265,49 @@ fn clap_usage_errors_are_one_contend_line() {
     assert_usage_error(&["compare"], "required arguments were not provided");
     assert_usage_error(&["nonsense"], "unrecognized subcommand 'nonsense'");
     assert_usage_error(&["run", "--repeats", "0"], "'--repeats <N[:P%]>'");
+    // --print and --format: a value the command has no use for names the
+    // values it takes.
+    for (args, named) in [
+        (
+            vec!["sweep", "--print", "all"],
+            "--print all: sweep takes summary, json, none",
+        ),
+        (
+            vec!["run", "--print", "plan:json"],
+            "run takes summary, all, json, none, plan",
+        ),
+        (
+            vec!["matrix", "--print", "all"],
+            "matrix takes summary, json, none, plan",
+        ),
+        (
+            vec!["topology", "--print", "none"],
+            "topology takes summary, json",
+        ),
+        (
+            vec!["study", "--print", "loud"],
+            "[possible values: summary, all, json, none, plan, plan:json]",
+        ),
+        (
+            vec!["report", "--format", "json", "x"],
+            "--format json: report takes text, markdown, html",
+        ),
+        (
+            vec!["compare", "--format", "html", "a", "b"],
+            "compare takes text, markdown",
+        ),
+        (
+            vec!["gallery", "x", "--format", "html"],
+            "gallery takes text, markdown, json",
+        ),
+        (vec!["matrix", "--mode", "cas:home=nowhere"], "unknown home"),
+        (
+            vec!["matrix", "--mode", "xchg:home=first"],
+            "expected cas or rw",
+        ),
+    ] {
+        assert_usage_error(&args, named);
+    }
     // A folded value names the part that is wrong.
     for (args, part) in [
         (

@@ -36,14 +36,15 @@ fn run() -> &'static Run {
     })
 }
 
-/// `contend run --json` of 3 repeats with no warm-up and `args`, into a
+/// `contend run --print json` of 3 repeats with no warm-up and `args`, into a
 /// folder of its own.
 fn real_run(args: &[&str]) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().to_str().unwrap();
     let common = [
         "run",
-        "--json",
+        "--print",
+        "json",
         "--out",
         folder,
         "--repeats",
@@ -568,7 +569,8 @@ fn markdown_has_a_table() {
         "global",
         "--test",
         "node",
-        "--markdown",
+        "--format",
+        "markdown",
     ]);
     // The Markdown as it reads (`p\\<0.001` is `p<0.001`).
     let text = common::unescape_markdown(&stdout(&out));
@@ -630,7 +632,7 @@ fn markdown_has_a_table() {
         })
     };
     let (base, test) = (side("base", 1.0), side("test", 1.05));
-    let out = contend(&["compare", s(&base), s(&test), "--markdown"]);
+    let out = contend(&["compare", s(&base), s(&test), "--format", "markdown"]);
     let text = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
     // The cells as the Markdown reads (`\\[` is `[`).
@@ -799,7 +801,7 @@ fn report_prints_run_and_sweep_files() {
         "{text}"
     );
 
-    let md = stdout(&contend(&["report", s(&r.folder), "--markdown"]));
+    let md = stdout(&contend(&["report", s(&r.folder), "--format", "markdown"]));
     assert!(
         md.contains("\n| policy | global | node |\n|---|---|---|\n| always | "),
         "{md}"
@@ -878,7 +880,7 @@ fn report_prints_run_and_sweep_files() {
         ],
     });
     let sweep = save(dir.path(), "sweep.json", &sweep);
-    let out = contend(&["report", s(&sweep), "--markdown"]);
+    let out = contend(&["report", s(&sweep), "--format", "markdown"]);
     let md = stdout(&out);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(md.starts_with("## contend sweep on "), "{md}");
@@ -957,7 +959,8 @@ fn rows_show_the_throughput_figure_never_the_sampled_one() {
         "compare",
         s(&base),
         s(&loop_moved),
-        "--markdown",
+        "--format",
+        "markdown",
     ]));
     assert!(
         md.contains("| global/always | loop ns/op | 20.0 ns ±"),
@@ -1045,7 +1048,13 @@ fn a_figure_a_file_lacks_is_missing_and_not_replaced() {
     );
     assert!(notes[1].contains("has no net CPU %"), "{text}");
     // The Markdown says the same.
-    let md = stdout(&contend(&["compare", s(&paced), s(&paced), "--markdown"]));
+    let md = stdout(&contend(&[
+        "compare",
+        s(&paced),
+        s(&paced),
+        "--format",
+        "markdown",
+    ]));
     assert!(
         md.contains("| global/always, paced at 22.0k/s per thread | net ns/update | - | - | not recorded |  |"),
         "{md}"
@@ -1059,7 +1068,8 @@ fn two_regimes_pair_regime_by_regime() {
     let dir = tempfile::tempdir().unwrap();
     let out = contend(&[
         "run",
-        "--json",
+        "--print",
+        "json",
         "--out",
         s(dir.path()),
         "--duration",
@@ -1511,7 +1521,8 @@ fn a_host_record_bounds_a_comparison_of_one_run_a_side() {
     let dir = tempfile::tempdir().unwrap();
     let args = [
         "run",
-        "--quiet",
+        "--print",
+        "none",
         "--out",
         s(dir.path()),
         "--runs",

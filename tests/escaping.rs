@@ -86,8 +86,8 @@ fn hostile_strings_stay_text_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let run = save(dir.path(), "run.json", &hostile_run());
 
-    let md = stdout(&contend(&["report", s(&run), "--markdown"]));
-    assert_markdown("report --markdown", &md);
+    let md = stdout(&contend(&["report", s(&run), "--format", "markdown"]));
+    assert_markdown("report --format markdown", &md);
     assert!(md.starts_with(r"## contend run on evil\<img"), "{md}");
     assert!(
         md.contains("\n- **kernel:** Linux 6.1 # heading \\]0;title\n"),
@@ -109,16 +109,16 @@ fn hostile_strings_stay_text_in_every_format() {
     );
 
     let page = dir.path().join("page.html");
-    let out = contend(&["report", s(&run), &format!("--html={}", s(&page))]);
+    let out = contend(&["report", s(&run), &format!("--format=html={}", s(&page))]);
     assert!(out.status.success(), "{}", stderr(&out));
     let html = std::fs::read_to_string(&page).unwrap();
-    assert_html("report --html", &html);
+    assert_html("report --format html", &html);
     assert!(
         html.contains("<h2>contend run on evil&lt;img src=x onerror=alert(1)&gt;</h2>"),
         "no escaped host heading"
     );
 
-    for args in [vec!["--markdown"], vec![]] {
+    for args in [vec!["--format", "markdown"], vec![]] {
         let out = contend(&[&["compare", s(&run), s(&run)], &args[..]].concat());
         assert!(out.status.success(), "{}", stderr(&out));
         let what = format!("compare {args:?}");
@@ -139,8 +139,8 @@ fn hostile_strings_stay_text_in_every_format() {
         ],
     });
     let sweep = save(dir.path(), "sweep.json", &sweep);
-    let md = stdout(&contend(&["report", s(&sweep), "--markdown"]));
-    assert_markdown("sweep --markdown", &md);
+    let md = stdout(&contend(&["report", s(&sweep), "--format", "markdown"]));
+    assert_markdown("sweep --format markdown", &md);
     assert!(md.contains(r"affinity node0 \<u\>\|\</u\> \`x\`)"), "{md}");
     let text = stdout(&contend(&["report", s(&sweep)]));
     assert_no_controls("sweep (text)", &text);

@@ -95,8 +95,8 @@ fn hostile_file_names_are_escaped_and_bad_files_left_out() {
     let g = load(&out.path().join("gallery.json"));
     assert_eq!(g["hosts"].as_array().unwrap().len(), 2);
     assert_eq!(g["skipped"][0]["file"], "nan.csv");
-    // --json and --markdown print the same documents.
-    let json = contend(&["gallery", dir.path().to_str().unwrap(), "--json"]);
+    // --format json prints what --out writes.
+    let json = contend(&["gallery", dir.path().to_str().unwrap(), "--format", "json"]);
     let printed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(printed, g);
 }

@@ -1,7 +1,7 @@
 //! report.html end to end: written beside run.json by a real short run
 //! with the default strategies and regimes (flat out and paced at 22k/s),
 //! each regime's verdict, tables and charts from its own view, the trusted
-//! figures first, ▲/▼ only on measures with a direction; built by `contend report --html` from one
+//! figures first, ▲/▼ only on measures with a direction; built by `contend report --format html` from one
 //! or more files (hosts side by side, a run beside a matrix, a sweep),
 //! escaped where a result file says something hostile, self-contained,
 //! and drawn by a real browser: headless Chromium's screenshot must not be
@@ -57,7 +57,8 @@ fn run() -> &'static Run {
             "3",
             "--warmup",
             "0",
-            "--verbose",
+            "--print",
+            "all",
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
         let folder = common::results_dir(dir.path()).expect("a results folder");
@@ -70,11 +71,11 @@ fn run() -> &'static Run {
     })
 }
 
-/// The page `contend report ARGS --html=-` prints.
+/// The page `contend report ARGS --format=html=-` prints.
 fn page(args: &[&str]) -> String {
     let mut all = vec!["report"];
     all.extend_from_slice(args);
-    all.push("--html=-");
+    all.push("--format=html=-");
     let out = contend(&all);
     assert!(out.status.success(), "{all:?}: {}", stderr(&out));
     stdout(&out)
@@ -282,7 +283,7 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
     // `contend report` of the run says the same verdicts, in text and in
     // Markdown.
     let text = stdout(&contend(&["report", s(&r.json), "--verbose"]));
-    let md = stdout(&contend(&["report", s(&r.json), "--markdown"]));
+    let md = stdout(&contend(&["report", s(&r.json), "--format", "markdown"]));
     assert!(md.contains("\n**Verdict**\n"), "{md}");
     // The headline, as the terminal's, before the verdict.
     // Markdown wraps its paragraphs: compare words.
@@ -318,16 +319,24 @@ fn report_html_goes_beside_the_first_file_or_where_asked() {
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path().join("run.json");
     std::fs::copy(&r.json, &copy).unwrap();
-    let out = contend(&["report", s(&copy), "--html"]);
+    let out = contend(&["report", s(&copy), "--format", "html"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let page = dir.path().join("report.html");
     assert!(page.exists());
     assert!(stderr(&out).contains(&format!("wrote {}", page.display())));
     // Again: the page is replaced.
-    assert!(contend(&["report", s(&copy), "--html"]).status.success());
-    // --html=PAGE elsewhere; a folder as the file.
+    assert!(
+        contend(&["report", s(&copy), "--format", "html"])
+            .status
+            .success()
+    );
+    // --format html=PAGE elsewhere; a folder as the file.
     let other = dir.path().join("other.html");
-    let out = contend(&["report", s(dir.path()), &format!("--html={}", s(&other))]);
+    let out = contend(&[
+        "report",
+        s(dir.path()),
+        &format!("--format=html={}", s(&other)),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         std::fs::read_to_string(&other)
@@ -335,12 +344,12 @@ fn report_html_goes_beside_the_first_file_or_where_asked() {
             .contains("contend run on")
     );
     // A file that is not a page is never replaced.
-    let out = contend(&["report", s(&copy), &format!("--html={}", s(&copy))]);
+    let out = contend(&["report", s(&copy), &format!("--format=html={}", s(&copy))]);
     assert_one_line_error(&out, "is not an HTML page");
     assert!(load(&copy)["strategies"].is_array());
-    // --html with --markdown, or an --output option, is a usage error.
-    let out = contend(&["report", s(&copy), "--html", "--markdown"]);
-    assert_eq!(out.status.code(), Some(2));
+    // html with --verbose, or an --output option, is a usage error.
+    let out = contend(&["report", s(&copy), "--format", "html", "--verbose"]);
+    assert_one_line_error(&out, "--verbose adds tables to text");
     let out = contend(&["report", s(&copy), "--output", "x.html"]);
     assert_eq!(out.status.code(), Some(2));
 }
@@ -357,7 +366,7 @@ fn bad_input_is_one_error_line_naming_the_file() {
         for html in [true, false] {
             let mut args = vec!["report", s(&r.json), s(bad)];
             if html {
-                args.push("--html=-");
+                args.push("--format=html=-");
             }
             let out = contend(&args);
             assert_one_line_error(&out, s(bad));
@@ -366,7 +375,7 @@ fn bad_input_is_one_error_line_naming_the_file() {
     // A folder with no result file, too.
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    let out = contend(&["report", s(&empty), "--html"]);
+    let out = contend(&["report", s(&empty), "--format", "html"]);
     assert_one_line_error(&out, s(&empty));
 }
 
@@ -424,7 +433,7 @@ fn hosts_side_by_side() {
         "report",
         s(&intel),
         s(&amd),
-        &format!("--html={}", s(&out_page)),
+        &format!("--format=html={}", s(&out_page)),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let html = std::fs::read_to_string(&out_page).unwrap();
@@ -545,7 +554,7 @@ fn the_page_renders_in_a_real_browser() {
         s(&run().json),
         s(&amd),
         s(&sweep),
-        &format!("--html={}", s(&multi)),
+        &format!("--format=html={}", s(&multi)),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let (dom, err) = headless(&browser, dir.path(), &multi, &["--dump-dom"]);

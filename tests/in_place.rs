@@ -11,7 +11,8 @@ fn run_json_records_whether_paced_strategies_ran_in_place_alone_or_both() {
     let run = |paced: &str| {
         common::contend_json(&[
             "run",
-            "--json",
+            "--print",
+            "json",
             "--out",
             out,
             "--duration",

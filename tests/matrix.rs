@@ -515,7 +515,8 @@ fn matrix_on_this_host_agrees_with_the_reference() {
     let dir = tempfile::tempdir().unwrap();
     let quick = [
         "matrix",
-        "--json",
+        "--print",
+        "json",
         "--samples",
         "40",
         "--pairs",
@@ -710,7 +711,8 @@ fn contenders_sharers_and_homes_are_stored_and_printed() {
     let dir = tempfile::tempdir().unwrap();
     let out = contend(&[
         "matrix",
-        "--json",
+        "--print",
+        "json",
         "--samples",
         "6",
         "--pairs",
@@ -891,8 +893,14 @@ fn bad_requests_exit_2_with_one_line() {
         &["matrix", "--cpus", "4000-4001:clip"],
         "selects no allowed CPU",
     );
-    assert_usage_error(&["matrix", "--home", "node:9"], "node 9 does not exist");
-    assert_usage_error(&["matrix", "--home", "sideways"], "first, second or node:N");
+    assert_usage_error(
+        &["matrix", "--mode", "cas:home=node:9"],
+        "node 9 does not exist",
+    );
+    assert_usage_error(
+        &["matrix", "--mode", "rw:home=sideways"],
+        "first, second or node:N",
+    );
     assert_usage_error(&["matrix", "--mode", "xchg"], "expected cas or rw");
     // Contenders and sharers beyond the chosen CPUs (or below the least).
     assert_usage_error(

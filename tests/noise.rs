@@ -11,13 +11,14 @@ use std::time::Duration;
 mod common;
 use common::{contend, results_dir, stderr, stdout};
 
-/// Starts `contend run --quiet` writing under `out`, sends `signal` after
+/// Starts `contend run --print none` writing under `out`, sends `signal` after
 /// `after`, and returns its exit code, stderr and run.json.
 fn signalled_run(out: &Path, signal: i32, after: Duration) -> (Option<i32>, String, Value) {
     let child = Command::new(env!("CARGO_BIN_EXE_contend"))
         .args([
             "run",
-            "--quiet",
+            "--print",
+            "none",
             "--level",
             "global,cpu",
             "--publish",
@@ -84,7 +85,8 @@ fn sigterm_and_sighup_keep_finished_repeats_like_ctrl_c() {
 fn quick(out: &Path, extra: &[&str]) -> Value {
     let mut args = vec![
         "run",
-        "--json",
+        "--print",
+        "json",
         "--level",
         "global,cpu",
         "--publish",

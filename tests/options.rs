@@ -1,5 +1,5 @@
 //! Every `contend run` option, and `contend matrix`'s `--samples`,
-//! `--mode` and `--home`, tie to the experiment that ran: each test runs
+//! `--mode` (and its home), tie to the experiment that ran: each test runs
 //! the option, reads it back from the result's `config` (or strategy), and
 //! checks a behaviour only the asked-for experiment shows: how a read
 //! walks the slots, where threads ran, how many operations were timed, how
@@ -17,14 +17,14 @@ use serde_json::Value;
 
 mod common;
 
-/// `contend COMMAND --json --quiet --out <a temporary folder> EXTRA`; the
+/// `contend COMMAND --print json --out <a temporary folder> EXTRA`; the
 /// result it prints.
 fn result_of(command: &str, extra: &[&str]) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let mut args = vec![
         command,
-        "--json",
-        "--quiet",
+        "--print",
+        "json",
         "--out",
         dir.path().to_str().unwrap(),
     ];
@@ -397,7 +397,8 @@ fn matrix_samples_mode_and_home_are_the_ones_measured() {
     }
     let node = highest_memory_node();
     let home = format!("node:{node}");
-    let v = matrix(&["--samples", "30", "--mode", "rw", "--home", &home]);
+    let mode = format!("rw:home={home}");
+    let v = matrix(&["--samples", "30", "--mode", &mode]);
     assert_eq!(v["config"]["samples"], 30);
     assert_eq!(v["config"]["mode"], "rw");
     assert_eq!(v["config"]["home"], home);

@@ -394,7 +394,8 @@ fn check_sets_the_model_against_a_paced_run_here() {
         "2",
         "--warmup",
         "10ms",
-        "--quiet",
+        "--print",
+        "none",
         "--out",
         dir.path().to_str().unwrap(),
     ]);
@@ -504,7 +505,8 @@ fn check_sets_the_model_against_a_paced_run_here() {
         "2",
         "--warmup",
         "10ms",
-        "--quiet",
+        "--print",
+        "none",
         "--out",
         sweep_dir.path().to_str().unwrap(),
     ]);

@@ -16,7 +16,7 @@ const QUICK: [&str; 6] = ["--duration", "60ms", "--repeats", "2", "--warmup", "0
 const FLAT_OUT: [&str; 2] = ["--rate", "max"];
 
 fn quick_run(out: &Path, extra: &[&str]) -> Value {
-    let mut args = vec!["run", "--json", "--out", out.to_str().unwrap()];
+    let mut args = vec!["run", "--print", "json", "--out", out.to_str().unwrap()];
     args.extend(QUICK);
     if !extra.contains(&"--rate") {
         args.extend(FLAT_OUT);
@@ -231,7 +231,8 @@ fn table_is_printed_in_the_seeds_style() {
         dir.path().to_str().unwrap(),
         "--level",
         "global,node",
-        "--verbose",
+        "--print",
+        "all",
     ];
     args.extend(QUICK);
     args.extend(FLAT_OUT);
@@ -242,11 +243,11 @@ fn table_is_printed_in_the_seeds_style() {
     // Without reader threads the read side runs once per update: its
     // table would repeat updates/s row for row, so it is not printed.
     assert!(!text.contains("read side: sum"), "{text}");
-    // The first screen's verdict lines give each change alone; --verbose
+    // The first screen's verdict lines give each change alone; --print all
     // prints them again with each test's interval and p-value.
     let (first, verbose) = text
         .split_once("=== the verdict with its statistics")
-        .expect("--verbose prints the tests");
+        .expect("--print all prints the tests");
     let interval = |l: &str| l.contains("%, +") || l.contains("p=") || l.contains("p<");
     for l in first.lines().filter(|l| l.starts_with("verdict: ")) {
         assert!(!interval(l), "{l}");
@@ -257,13 +258,13 @@ fn table_is_printed_in_the_seeds_style() {
             .any(|l| l.starts_with("verdict: ") && interval(l)),
         "{text}"
     );
-    // --verbose: after the first screen, the tables of the one regime.
+    // --print all: after the first screen, the tables of the one regime.
     // The first section, "writer ns/op from throughput", then "write side";
     // rows such as `always   37.4±6.95%   34.9±3.15%  -6.7%`: the change
     // printed is the node mean against the global one, in percent.
     let tables = text
         .split_once("=== flat out ===")
-        .expect("--verbose tables")
+        .expect("--print all tables")
         .1;
     let first_title = tables
         .lines()
@@ -586,7 +587,8 @@ fn ctrl_c_keeps_finished_repeats_and_marks_the_file_partial() {
 fn run_options_work_without_the_word_run() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = vec![
-        "--json",
+        "--print",
+        "json",
         "--out",
         dir.path().to_str().unwrap(),
         "--level",
@@ -625,7 +627,13 @@ fn threshold_publishes_the_same_fraction_in_short_and_long_repeats() {
     // in 200 ms repeats and 0.54% in 4 s ones.
     let dir = tempfile::tempdir().unwrap();
     let run = |duration: &str| {
-        let mut args = vec!["run", "--json", "--out", dir.path().to_str().unwrap()];
+        let mut args = vec![
+            "run",
+            "--print",
+            "json",
+            "--out",
+            dir.path().to_str().unwrap(),
+        ];
         args.extend([
             "--level",
             "global",
@@ -700,7 +708,7 @@ fn floor_throughput_ns_and_staleness_are_recorded_and_printed() {
     // The first screen: the headline first (flat out only: it says so),
     // then the verdict, then one compact table whose first figure is
     // ns/op from throughput, and the floor it rests on; the sampled
-    // tables only with --verbose.
+    // tables only with --print all.
     let mut args = vec!["run", "--out", dir.path().to_str().unwrap()];
     args.extend(QUICK);
     args.extend(FLAT_OUT);
@@ -739,7 +747,7 @@ fn floor_throughput_ns_and_staleness_are_recorded_and_printed() {
         .collect();
     assert_eq!(columns, ["strategy", "ns/op", "updates/s"], "{text}");
     assert!(!text.contains("write ns/op, sampled"), "{text}");
-    args.push("--verbose");
+    args.extend(["--print", "all"]);
     let o = contend(&args);
     let verbose = stdout(&o);
     assert!(verbose.contains("harness floor: "), "{verbose}");
@@ -767,7 +775,8 @@ fn warmup_zero_means_none_with_or_without_a_unit() {
         let out = dir.path().to_str().unwrap();
         let args = [
             "run",
-            "--json",
+            "--print",
+            "json",
             "--out",
             out,
             "--level",
@@ -819,7 +828,8 @@ fn one_repeat_prints_no_spread_and_says_why() {
         "1",
         "--warmup",
         "0",
-        "--verbose",
+        "--print",
+        "all",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
@@ -890,9 +900,9 @@ fn a_default_run_answers_both_regimes_verdict_first_in_one_compact_table() {
         ],
         "{text}"
     );
-    // The floors' lines are --verbose's.
+    // The floors' lines are --print all's.
     assert!(!text.contains("paced floor (paced at"), "{text}");
-    // No table repeats another: the full tables are behind --verbose.
+    // No table repeats another: the full tables are behind --print all.
     assert!(!text.contains("write side: updates/s"), "{text}");
     // The file keeps both regimes, gross, floor and net; the paced floor
     // ran in place in every paced repeat, no entry of its own.

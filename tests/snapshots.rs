@@ -27,18 +27,27 @@ fn cases() -> Vec<(&'static str, Vec<String>)> {
     vec![
         ("report-run", s(&["report", &run])),
         ("report-run-verbose", s(&["report", "--verbose", &run])),
-        ("report-run-markdown", s(&["report", "--markdown", &run])),
+        (
+            "report-run-markdown",
+            s(&["report", "--format", "markdown", &run]),
+        ),
         ("report-matrix", s(&["report", MATRIX])),
         ("report-sweep", s(&["report", SWEEP])),
-        ("report-sweep-markdown", s(&["report", "--markdown", SWEEP])),
+        (
+            "report-sweep-markdown",
+            s(&["report", "--format", "markdown", SWEEP]),
+        ),
         ("report-study", s(&["report", STUDY])),
         ("compare-runs", s(&["compare", A, B])),
         ("compare-runs-verbose", s(&["compare", "--verbose", A, B])),
-        ("compare-runs-markdown", s(&["compare", "--markdown", A, B])),
+        (
+            "compare-runs-markdown",
+            s(&["compare", "--format", "markdown", A, B]),
+        ),
         ("compare-one-run", s(&["compare", &run, &first_run(B)])),
         (
             "compare-one-run-markdown",
-            s(&["compare", "--markdown", &run, &first_run(B)]),
+            s(&["compare", "--format", "markdown", &run, &first_run(B)]),
         ),
         (
             "compare-strategies",

@@ -18,7 +18,7 @@ fn read_json(path: &std::path::Path) -> Value {
 
 #[test]
 fn the_dry_run_shows_the_arithmetic_and_bad_budgets_are_refused() {
-    let out = contend(&["study", "--dry-run"]);
+    let out = contend(&["study", "--print", "plan"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     for needle in [
@@ -35,8 +35,8 @@ fn the_dry_run_shows_the_arithmetic_and_bad_budgets_are_refused() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/topology/spr-2s-224"
     );
-    assert_usage_error(&["--sysfs-root", fixture, "study"], "--dry-run");
-    let plan = common::contend_json(&["--sysfs-root", fixture, "study", "--dry-run", "--json"]);
+    assert_usage_error(&["--sysfs-root", fixture, "study"], "--print plan");
+    let plan = common::contend_json(&["--sysfs-root", fixture, "study", "--print", "plan:json"]);
     assert_eq!(plan["cpus"], 224);
     assert!(plan["est_s"].as_f64().unwrap() < 600.0, "{plan}");
 }
@@ -196,7 +196,7 @@ fn sigterm_keeps_the_finished_stages() {
     let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_contend"))
-        .args(["study", "--max-time", "40s", "--quiet", "--out"])
+        .args(["study", "--max-time", "40s", "--print", "none", "--out"])
         .arg(dir.path())
         .spawn()
         .unwrap();

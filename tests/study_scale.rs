@@ -40,15 +40,15 @@ fn fixture(name: &str) -> Topology {
     Topology::read(&fixture_path(name)).unwrap_or_else(|e| panic!("fixture {name}: {e}"))
 }
 
-/// `contend --sysfs-root <fixture> study --dry-run --json`.
+/// `contend --sysfs-root <fixture> study --print plan:json`.
 fn dry_run(name: &str) -> Value {
     let root = fixture_path(name);
     contend_json(&[
         "--sysfs-root",
         root.to_str().unwrap(),
         "study",
-        "--dry-run",
-        "--json",
+        "--print",
+        "plan:json",
     ])
 }
 

@@ -35,7 +35,8 @@ fn short_sweep_writes_exact_points_and_every_file() {
         "0",
         "--out",
         out,
-        "--json",
+        "--print",
+        "json",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -82,7 +83,7 @@ fn short_sweep_writes_exact_points_and_every_file() {
     let folder = results_dir(dir.path()).expect("a results folder");
     let saved: Value =
         serde_json::from_str(&std::fs::read_to_string(folder.join("sweep.json")).unwrap()).unwrap();
-    assert_eq!(saved, v, "sweep.json is what --json printed");
+    assert_eq!(saved, v, "sweep.json is what --print json printed");
 
     let csv = std::fs::read_to_string(folder.join("sweep.csv")).unwrap();
     let mut lines = csv.lines();
@@ -323,7 +324,8 @@ fn ctrl_c_keeps_finished_points_and_marks_the_sweep_partial() {
             "1",
             "--warmup",
             "0",
-            "--quiet",
+            "--print",
+            "none",
             "--out",
             dir.path().to_str().unwrap(),
         ])

@@ -6,6 +6,7 @@ use crate::counter::{
     NodeIter, Pad, PublishPolicy, ShardLevel, parse_duration, parse_duration_or_zero,
 };
 use crate::placement::Placement;
+use crate::report::Format;
 use crate::runner::{DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, PoolSize, Pools, StrategyChoice};
 use crate::topology::CpuSpec;
 use crate::workload::{Arrivals, Regime};
@@ -554,21 +555,121 @@ pub struct ResultsArgs {
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
 
-    /// Print the result file's JSON to stdout instead of the summary.
-    #[arg(long)]
-    pub json: bool,
-
-    /// Print nothing but errors (results are still written).
-    #[arg(long)]
-    pub quiet: bool,
+    #[doc = "What is printed: summary (the first screen), all (run: every table too), json (the result file's JSON), none (only errors; results still written), plan (the plan, nothing measured)."]
+    #[arg(long, value_name = "WHAT", default_value = "summary", hide_possible_values = true, long_help = PRINT_HELP)]
+    pub print: Print,
 }
 
-/// How compare and report print.
-#[derive(Debug, Clone, Args)]
-pub struct PrintArgs {
-    /// Print Markdown (tables to paste into a patch description or a pull request) instead of text.
-    #[arg(long)]
-    pub markdown: bool,
+const PRINT_HELP: &str = "What is printed on stdout: summary (the first screen), all (run: after the first \
+    screen every figure, verdict, table and test), json (the result file's JSON instead of the summary), \
+    none (nothing but errors; results are still written), plan (print the plan: threads or pairs, \
+    rounds, estimated wall time and memory, and stop; nothing is measured, any --sysfs-root works), \
+    plan:json (study: the plan as JSON). A command refuses the values it has no use for.";
+
+/// What a command prints on stdout (`--print`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Print {
+    /// The first screen.
+    Summary,
+    /// The first screen, then every table.
+    All,
+    /// The result file's JSON instead of the summary.
+    Json,
+    /// Nothing but errors; results are still written.
+    None,
+    /// The plan, and stop: nothing measured.
+    Plan,
+    /// The plan as JSON, and stop.
+    #[value(name = "plan:json")]
+    PlanJson,
+}
+
+impl Print {
+    /// The value as written on the command line.
+    fn name(self) -> String {
+        use clap::ValueEnum;
+        self.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string())
+    }
+
+    /// Refuses, as one usage line, a value `command` does not take.
+    pub fn only(self, command: &str, takes: &[Print]) -> Result<Self, crate::CliError> {
+        if takes.contains(&self) {
+            return Ok(self);
+        }
+        let names: Vec<_> = takes.iter().map(|p| p.name()).collect();
+        Err(crate::CliError::usage(format!(
+            "--print {}: {command} takes {}",
+            self.name(),
+            names.join(", ")
+        )))
+    }
+
+    /// True for a plan, printed instead of measuring.
+    pub fn plan(self) -> bool {
+        matches!(self, Print::Plan | Print::PlanJson)
+    }
+}
+
+/// `--format` of compare, report and gallery: text, markdown, json, or
+/// html[=PAGE] (report's one page; `-` for stdout).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormatArg {
+    /// Text for a terminal.
+    Text,
+    /// Markdown, to paste into a patch description or a pull request.
+    Markdown,
+    /// JSON.
+    Json,
+    /// One HTML page, written to PAGE [beside the first file].
+    Html(Option<PathBuf>),
+}
+
+impl FormatArg {
+    /// The value's name, without a PAGE.
+    fn name(&self) -> &'static str {
+        match self {
+            FormatArg::Text => "text",
+            FormatArg::Markdown => "markdown",
+            FormatArg::Json => "json",
+            FormatArg::Html(_) => "html",
+        }
+    }
+
+    /// The format, or a usage line naming those `command` writes.
+    pub fn only(&self, command: &str, takes: &[&str]) -> Result<Format, crate::CliError> {
+        if takes.contains(&self.name()) {
+            return Ok(match self {
+                FormatArg::Text => Format::Text,
+                FormatArg::Markdown => Format::Markdown,
+                FormatArg::Json => Format::Json,
+                FormatArg::Html(_) => Format::Html,
+            });
+        }
+        Err(crate::CliError::usage(format!(
+            "--format {}: {command} takes {}",
+            self.name(),
+            takes.join(", ")
+        )))
+    }
+}
+
+impl FromStr for FormatArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "text" => Ok(FormatArg::Text),
+            "markdown" => Ok(FormatArg::Markdown),
+            "json" => Ok(FormatArg::Json),
+            "html" => Ok(FormatArg::Html(None)),
+            t => match t.strip_prefix("html=") {
+                Some(page) if !page.is_empty() => Ok(FormatArg::Html(Some(PathBuf::from(page)))),
+                _ => Err(format!(
+                    "\"{s}\" is not text, markdown, json, html or html=PAGE"
+                )),
+            },
+        }
+    }
 }
 
 #[cfg(test)]

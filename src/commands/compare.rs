@@ -1,7 +1,7 @@
 //! `contend compare`: two sides (runs, or two sets of strategies in one
 //! run) side by side, a verdict per pair; `--fail-on` makes it a CI gate.
 
-use super::args::PrintArgs;
+use super::args::FormatArg;
 use crate::CliError;
 use crate::compare::{Comparison, HostRecord, RECORD_FILE, Side};
 use crate::report::Document;
@@ -48,9 +48,9 @@ pub struct CompareArgs {
     #[arg(long, value_name = "VERDICT")]
     pub fail_on: Option<FailOn>,
 
-    /// How to print.
-    #[command(flatten)]
-    pub print: PrintArgs,
+    /// text, or markdown (tables to paste into a patch description or a pull request).
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    pub format: FormatArg,
 }
 
 const NOISE_HELP: &str = "What counts as noise; give it once for each. \
@@ -114,6 +114,7 @@ pub enum FailOn {
 }
 
 pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
+    let format = args.format.only("compare", &["text", "markdown"])?;
     let threshold = args.threshold();
     let base_runs = results::read_runs(&args.base_file)?;
     let test_runs = match &args.test_file {
@@ -153,7 +154,7 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     } else {
         Detail::Brief
     };
-    super::emit(&Document::Compare(&comparison, detail), args.print.format())?;
+    super::emit(&Document::Compare(&comparison, detail), format)?;
     match args
         .fail_on
         .map(|f| (f, comparison.called(f == FailOn::Dearer)))

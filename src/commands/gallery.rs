@@ -2,6 +2,7 @@
 //! its host inferred and the default comparison predicted, then printed
 //! and (with --out) written as one page, Markdown and JSON.
 
+use super::args::FormatArg;
 use crate::CliError;
 use crate::predict::gallery::{self, Gallery};
 use crate::report::{self, Document, Format};
@@ -22,13 +23,9 @@ pub struct GalleryArgs {
     #[arg(long, value_name = "RATE", value_parser = parse_rate, default_value_t = SEED_RATE)]
     pub rate: f64,
 
-    /// Print the gallery as JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
-
-    /// Print the gallery as Markdown instead of text.
-    #[arg(long, conflicts_with = "json")]
-    pub markdown: bool,
+    /// Print the gallery as text, markdown or json.
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    pub format: FormatArg,
 
     /// Also write gallery.html, gallery.md and gallery.json into DIR.
     #[arg(long, value_name = "DIR")]
@@ -36,6 +33,7 @@ pub struct GalleryArgs {
 }
 
 pub(super) fn run(_root: &Path, args: &GalleryArgs) -> Result<(), CliError> {
+    let format = args.format.only("gallery", &["text", "markdown", "json"])?;
     let files = results::c2c_files(&args.dir)?;
     let matrices = files
         .iter()
@@ -53,13 +51,6 @@ pub(super) fn run(_root: &Path, args: &GalleryArgs) -> Result<(), CliError> {
         .collect();
     let g: Gallery = gallery::gallery(&args.dir.display().to_string(), matrices, args.rate);
     let doc = Document::Gallery(&g);
-    let format = if args.json {
-        Format::Json
-    } else if args.markdown {
-        Format::Markdown
-    } else {
-        Format::Text
-    };
     print!("{}", report::render(&doc, format)?);
     if let Some(dir) = &args.out {
         results::create_dir(dir)?;

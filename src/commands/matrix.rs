@@ -1,6 +1,6 @@
 //! `contend matrix`: plan the pairs, measure them, save, print.
 
-use super::args::{CpusArg, ResultsArgs};
+use super::args::{CpusArg, Print, ResultsArgs};
 use super::{Session, host_name, is_live, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::matrix::{Counts, Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
@@ -25,13 +25,9 @@ pub struct MatrixArgs {
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub samples: u32,
 
-    /// The node each pair's lines are bound to: first (the lower CPU's), second (the higher's) or node:N.
-    #[arg(long, value_name = "WHERE", default_value = "first")]
-    pub home: Home,
-
-    /// cas: CAS ping-pong (a locked read-modify-write each turn); rw: flag hand-off with plain loads and stores.
-    #[arg(long, value_name = "MODE", default_value = "cas")]
-    pub mode: Mode,
+    /// cas: CAS ping-pong (a locked read-modify-write each turn); rw: flag hand-off with plain loads and stores; :home=WHERE binds each pair's lines to first (the lower CPU's node), second (the higher's) or node:N [cas:home=first].
+    #[arg(long, value_name = "MODE[:home=WHERE]", default_value = "cas")]
+    pub mode: ModeArg,
 
     /// Pairs measured per distance class (the lowest and a fixed-seed sample of the rest), or all.
     #[arg(long, value_name = "N|all", default_value = "64")]
@@ -40,10 +36,6 @@ pub struct MatrixArgs {
     #[doc = "Also measure or write, one per use: contenders:K,..|all, sharers:M,..|all, home (each class's line local and remote), c2c:FILE (core-to-core-latency CSV; needs --pairs all)."]
     #[arg(long, value_name = "WHAT", long_help = ALSO_HELP)]
     pub also: Vec<Also>,
-
-    /// Print the plan (the CPUs, each class's pairs, the estimated wall time and memory) and stop; works on any --sysfs-root.
-    #[arg(long)]
-    pub dry_run: bool,
 
     /// Where results go and what is printed.
     #[command(flatten)]
@@ -74,6 +66,26 @@ impl FromStr for Pairs {
                 )),
             },
         }
+    }
+}
+
+/// `--mode MODE[:home=WHERE]`: how a pair hands its line over, and the
+/// node the line is bound to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModeArg {
+    mode: Mode,
+    home: Home,
+}
+
+impl FromStr for ModeArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (mode, home) = match s.trim().split_once(":home=") {
+            Some((m, h)) => (m, h.parse::<Home>().map_err(|e| format!("\"{s}\": {e}"))?),
+            None => (s.trim(), Home::First),
+        };
+        let mode = mode.parse::<Mode>().map_err(|e| format!("\"{s}\": {e}"))?;
+        Ok(ModeArg { mode, home })
     }
 }
 
@@ -119,8 +131,8 @@ impl MatrixArgs {
             cpus: self.cpus.spec.clone(),
             clip: self.cpus.clip,
             samples: self.samples as usize,
-            home: self.home,
-            mode: self.mode,
+            home: self.mode.home,
+            mode: self.mode.mode,
             per_class: self.pairs.0,
             contenders: find(|a| match a {
                 Also::Contenders(c) => Some(c.clone()),
@@ -144,10 +156,14 @@ impl MatrixArgs {
 }
 
 pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
-    if !args.dry_run {
+    let dry_run = args.output.print.only(
+        "matrix",
+        &[Print::Summary, Print::Json, Print::None, Print::Plan],
+    )? == Print::Plan;
+    if !dry_run {
         require_live_root(
             root,
-            "matrix pins real threads (--dry-run reads any --sysfs-root)",
+            "matrix pins real threads (--print plan reads any --sysfs-root)",
         )?;
     }
     if args.c2c_csv().is_some() && args.pairs.0.is_some() {
@@ -157,11 +173,11 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
     }
     let topo = load_topology(root)?;
     let session = Session::new(&args.output);
-    if session.chatty() && !args.dry_run {
+    if session.chatty() && !dry_run {
         print_notes(&topo);
     }
     let plan = plan_matrix(&args.request(), topo)?;
-    if args.dry_run {
+    if dry_run {
         // Two threads a pass, their start-up measured here.
         let pair = &plan.cpus[..2];
         let costs = HostCosts::for_cpus(&plan.topo, is_live(root), pair, Placement::Strict)?;

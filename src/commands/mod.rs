@@ -15,7 +15,7 @@ mod sweep;
 mod topology;
 mod verify;
 
-pub use args::{MeasureArgs, PlacementArg, PoolArgs, PrintArgs, ResultsArgs};
+pub use args::{MeasureArgs, PlacementArg, PoolArgs, Print, ResultsArgs};
 pub use compare::CompareArgs;
 pub use gallery::GalleryArgs;
 pub use matrix::MatrixArgs;
@@ -126,10 +126,9 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
 }
 
 /// The options `-h` lists, in every command; `--help` lists them all.
-const SHORT_HELP: [&str; 20] = [
-    "writers", "level", "publish", "rate", "duration", "max-time", "runs", "dry-run", "base",
-    "test", "noise", "fail-on", "quick", "verbose", "out", "json", "markdown", "html", "help",
-    "version",
+const SHORT_HELP: [&str; 19] = [
+    "writers", "level", "publish", "rate", "duration", "max-time", "runs", "print", "base", "test",
+    "noise", "fail-on", "quick", "verbose", "out", "format", "json", "help", "version",
 ];
 
 /// `cmd` with every option not in [`SHORT_HELP`] left out of `-h`.
@@ -225,12 +224,12 @@ struct Session {
 impl Session {
     fn new(output: &ResultsArgs) -> Self {
         Session {
-            quiet: output.quiet,
-            json: output.json,
+            quiet: output.quiet(),
+            json: output.print == Print::Json,
         }
     }
 
-    /// True when stdout is the human summary (not `--quiet`, not `--json`).
+    /// True when stdout is the human summary (not `--print none|json`).
     fn chatty(&self) -> bool {
         !self.quiet && !self.json
     }
@@ -363,6 +362,11 @@ fn short_name(word: &str) -> String {
 }
 
 impl ResultsArgs {
+    /// `--print none`: nothing but errors.
+    fn quiet(&self) -> bool {
+        self.print == Print::None
+    }
+
     /// Refuses an `--out` that cannot be written, before measuring.
     fn check(&self) -> Result<(), CliError> {
         check_out(&self.out)
@@ -385,19 +389,14 @@ fn check_out(out: &Path) -> Result<(), CliError> {
     })
 }
 
-impl PrintArgs {
-    /// Text, or Markdown with `--markdown`.
-    fn format(&self) -> Format {
-        if self.markdown {
-            Format::Markdown
-        } else {
-            Format::Text
-        }
-    }
-}
-
 /// Prints `doc` as JSON, or as text after the topology's notes.
-fn print_of_host(doc: &Document, json: bool, topo: &Topology) -> Result<(), CliError> {
+fn print_of_host(
+    doc: &Document,
+    command: &str,
+    print: Print,
+    topo: &Topology,
+) -> Result<(), CliError> {
+    let json = print.only(command, &[Print::Summary, Print::Json])? == Print::Json;
     if !json {
         print_notes(topo);
     }

@@ -1,9 +1,9 @@
 //! `contend report`: result files as text or Markdown, or one HTML page.
 
-use super::args::PrintArgs;
+use super::args::FormatArg;
 use crate::CliError;
 use crate::report::html::{PAGE, PageSource};
-use crate::report::{self, Document};
+use crate::report::{self, Document, Format};
 use crate::results::{self, ResultFile};
 use clap::Args;
 use std::io::Read;
@@ -12,21 +12,17 @@ use std::path::{Path, PathBuf};
 /// Options of `contend report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Result files (run.json, sweep.json, matrix.json) or folders holding them, printed in turn or with --html on one page.
+    /// Result files (run.json, sweep.json, matrix.json) or folders holding them, printed in turn or with --format html on one page.
     #[arg(value_name = "FILE", required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
 
-    /// Build one self-contained HTML page from every FILE into --html=PAGE (- for stdout; an existing non-HTML file is refused) [report.html beside the first FILE].
-    #[arg(long, value_name = "PAGE", num_args = 0..=1, require_equals = true, conflicts_with = "markdown")]
-    pub html: Option<Option<PathBuf>>,
+    /// text, markdown, or html[=PAGE]: one self-contained HTML page of every FILE into PAGE (- for stdout; an existing non-HTML file is refused) [report.html beside the first FILE].
+    #[arg(long, value_name = "FORMAT", default_value = "text")]
+    pub format: FormatArg,
 
-    /// Text: after a run's first screen, every table, regime by regime (as `contend run --verbose`).
-    #[arg(long, short, conflicts_with_all = ["markdown", "html"])]
+    /// Text: after a run's first screen, every table, regime by regime (as `contend run --print all`).
+    #[arg(long, short)]
     pub verbose: bool,
-
-    /// How to print text or Markdown.
-    #[command(flatten)]
-    pub print: PrintArgs,
 }
 
 /// A run's every table when `verbose`, else nothing.
@@ -38,20 +34,26 @@ fn tables(file: &ResultFile, verbose: bool) -> String {
 }
 
 pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
-    if let Some(page) = &args.html {
+    let format = args.format.only("report", &["text", "markdown", "html"])?;
+    if args.verbose && format != Format::Text {
+        return Err(CliError::usage(
+            "--verbose adds tables to text: leave it out with --format markdown or html",
+        ));
+    }
+    if let FormatArg::Html(page) = &args.format {
         return html(args, page.as_deref());
     }
     let mut texts = Vec::new();
     for path in &args.files {
         let file = results::read(path)?.1;
-        let text = report::render(&Document::from(&file), args.print.format())?;
+        let text = report::render(&Document::from(&file), format)?;
         texts.push(text + &tables(&file, args.verbose));
     }
     print!("{}", texts.join("\n"));
     Ok(())
 }
 
-/// `--html`: every file (every result in a folder) on one page.
+/// `--format html`: every file (every result in a folder) on one page.
 fn html(args: &ReportArgs, page_path: Option<&Path>) -> Result<(), CliError> {
     let mut loaded: Vec<(PathBuf, ResultFile)> = Vec::new();
     for path in &args.files {
@@ -109,7 +111,7 @@ fn refuse_non_page(dest: &Path) -> Result<(), CliError> {
         Ok(())
     } else {
         Err(CliError::usage(format!(
-            "{} exists and is not an HTML page; refusing to replace it (name another --html PAGE)",
+            "{} exists and is not an HTML page; refusing to replace it (name another page: --format html=PAGE)",
             dest.display()
         )))
     }

@@ -1,6 +1,6 @@
 //! `contend run` (and `contend` alone): plan, execute, print, save.
 
-use super::args::{MeasureArgs, PoolArgs, inject_arg};
+use super::args::{MeasureArgs, PoolArgs, Print, inject_arg};
 use super::{Session, host_name, is_live, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::compare::{HostRecord, RECORD_FILE};
@@ -34,14 +34,6 @@ pub struct RunArgs {
     #[arg(long, value_name = "K", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub runs: u32,
-
-    /// After the first screen, print every figure, verdict, table and test.
-    #[arg(long, short)]
-    pub verbose: bool,
-
-    /// Print the plan (threads, rounds, estimated wall time, memory) and stop; works on any --sysfs-root.
-    #[arg(long)]
-    pub dry_run: bool,
 }
 
 impl RunArgs {
@@ -87,16 +79,27 @@ impl RunArgs {
 }
 
 pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
-    if !args.dry_run {
+    let print = (args.measure.output.print).only(
+        "run",
+        &[
+            Print::Summary,
+            Print::All,
+            Print::Json,
+            Print::None,
+            Print::Plan,
+        ],
+    )?;
+    let dry_run = print == Print::Plan;
+    if !dry_run {
         require_live_root(
             root,
-            "run pins real threads (--dry-run reads any --sysfs-root)",
+            "run pins real threads (--print plan reads any --sysfs-root)",
         )?;
     }
     let topo = load_topology(root)?;
     let output = &args.measure.output;
     let session = Session::new(output);
-    if session.chatty() && !args.dry_run {
+    if session.chatty() && !dry_run {
         print_notes(&topo);
     }
     let arrivals: Vec<_> = args
@@ -132,7 +135,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     let costs =
         runner::HostCosts::for_cpus(&plan.topo, is_live(root), &cpus, plan.config.placement)?;
     let (plan, estimate) = plan.with_costs(costs);
-    if args.dry_run {
+    if dry_run {
         print!(
             "{}",
             report::text::run_plan_text(&host_name(root), &plan, &estimate)
@@ -142,7 +145,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     output.check()?;
     let mut done: Vec<(PathBuf, RunResults)> = Vec::new();
     for k in 1..=args.runs {
-        if args.runs > 1 && !output.quiet {
+        if args.runs > 1 && !output.quiet() {
             eprintln!("run {k} of {}", args.runs);
         }
         let (dir, results) = run_once(args, &plan, &session)?;
@@ -161,7 +164,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
             Err(CliError::failure("interrupted: partial results written"))
         }
         Some(Stopped::OutOfTime) => {
-            if !output.quiet {
+            if !output.quiet() {
                 eprintln!(
                     "out of time: --max-time {} s ran out before every planned repeat; partial results written (raise --max-time, or lower --repeats or --duration)",
                     last.config.max_time_s.unwrap_or(0.0)
@@ -196,7 +199,7 @@ fn run_once(
     // What was measured is printed before anything is saved, so a full
     // disk or a bad --out loses the files, not the numbers.
     let doc = Document::Run(&results);
-    if session.print(&doc, Format::Text)? && args.verbose {
+    if session.print(&doc, Format::Text)? && args.measure.output.print == Print::All {
         print!("{}", report::text::run_tables(&results));
     }
     let dir = crate::results::new_results_dir(

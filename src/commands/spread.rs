@@ -1,5 +1,6 @@
 //! `contend spread`: the kernel's `cpumask_local_spread` order from a node.
 
+use super::Print;
 use super::{load_topology, print_of_host};
 use crate::CliError;
 use crate::report::Document;
@@ -14,9 +15,14 @@ pub struct SpreadArgs {
     #[arg(long, value_name = "N[:old]")]
     pub node: SpreadFrom,
 
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// summary (text) or json.
+    #[arg(
+        long,
+        value_name = "WHAT",
+        default_value = "summary",
+        hide_possible_values = true
+    )]
+    pub print: Print,
 }
 
 /// `--node N` or `N:old`.
@@ -43,5 +49,5 @@ pub(super) fn run(root: &Path, args: &SpreadArgs) -> Result<(), CliError> {
     let topo = load_topology(root)?;
     let view = SpreadReport::new(&topo, args.node.node, args.node.old)
         .map_err(|e| CliError::usage(format!("--node: {e}")))?;
-    print_of_host(&Document::Spread(&view), args.json, &topo)
+    print_of_host(&Document::Spread(&view), "spread", args.print, &topo)
 }

@@ -11,7 +11,7 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::args::ResultsArgs;
+use super::args::{Print, ResultsArgs};
 use crate::counter::parse_duration;
 
 /// Options of `contend study`.
@@ -20,10 +20,6 @@ pub struct StudyArgs {
     /// Time budget of the whole study, shared among the stages [60 s up to 16 CPUs, 2 s more per CPU beyond, at most 9 minutes].
     #[arg(long, value_name = "TIME", value_parser = parse_duration)]
     pub max_time: Option<Duration>,
-
-    /// Print what would run (pairs, points, repeats, seconds) and stop; works on any --sysfs-root.
-    #[arg(long)]
-    pub dry_run: bool,
 
     /// Where results go and what is printed.
     #[command(flatten)]
@@ -100,19 +96,29 @@ impl Saver<'_> {
 
 pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let host = host_name(root);
-    if !args.dry_run {
+    let print = (args.output.print).only(
+        "study",
+        &[
+            Print::Summary,
+            Print::Json,
+            Print::None,
+            Print::Plan,
+            Print::PlanJson,
+        ],
+    )?;
+    if !print.plan() {
         require_live_root(
             root,
-            "study pins real threads (--dry-run reads any --sysfs-root)",
+            "study pins real threads (--print plan reads any --sysfs-root)",
         )?;
     }
     let topo = load_topology(root)?;
     let max_time = args.max_time.map(|d| d.as_secs_f64());
     let cpus = topo.allowed_cpus.to_vec();
     let costs = HostCosts::for_cpus(&topo, is_live(root), &cpus, Placement::Strict)?;
-    if args.dry_run {
+    if print.plan() {
         let plan = study::plan_study(&topo, &host, max_time, &costs).map_err(CliError::usage)?;
-        let format = if args.output.json {
+        let format = if print == Print::PlanJson {
             Format::Json
         } else {
             Format::Text
@@ -128,7 +134,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     args.output.check()?;
     if session.chatty() {
         eprintln!(
-            "study: budget {:.0} s ({}), planned {:.0} s; --dry-run shows the plan",
+            "study: budget {:.0} s ({}), planned {:.0} s; --print plan shows it",
             plan.max_time_s, plan.max_time_rule, plan.est_s
         );
         for n in &plan.notes {

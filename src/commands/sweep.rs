@@ -1,7 +1,7 @@
 //! `contend sweep`: `contend run` at every thread count × affinity set
 //! (seed 002's table), planned up front, into one results folder.
 
-use super::args::{MeasureArgs, strip_clip};
+use super::args::{MeasureArgs, Print, strip_clip};
 use super::{Session, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
@@ -85,6 +85,8 @@ impl SweepArgs {
 }
 
 pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
+    let print = [Print::Summary, Print::Json, Print::None];
+    args.measure.output.print.only("sweep", &print)?;
     require_live_root(root, "sweep pins real threads")?;
     let topo = load_topology(root)?;
     if let Some(why) = args.measure.run_only() {
@@ -126,7 +128,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
             );
             match &bar {
                 Some(b) => b.println(line),
-                None if !output.quiet => eprintln!("{line}"),
+                None if !output.quiet() => eprintln!("{line}"),
                 None => {}
             }
             // Finished points survive a crash: sweep.json, still partial.
@@ -147,7 +149,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     let files = report::save(&dir, &doc, &formats)?;
     session.print(&doc, Format::Text)?;
     session.wrote(&files);
-    if !output.quiet {
+    if !output.quiet() {
         eprintln!(
             "sweep: {} of {count} points in {:.1} s",
             sweep.points.len(),
@@ -159,7 +161,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
             Err(CliError::failure("interrupted: partial results written"))
         }
         Some(SweepStop::OutOfTime) => {
-            if !output.quiet {
+            if !output.quiet() {
                 eprintln!(
                     "out of time: --max-time ran out after {} of {count} points (the last partial); partial results written",
                     sweep.points.len()

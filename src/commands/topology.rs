@@ -1,5 +1,6 @@
 //! `contend topology` and `contend topology capture DIR`.
 
+use super::Print;
 use super::{load_topology, print_of_host};
 use crate::CliError;
 use crate::report::Document;
@@ -9,9 +10,14 @@ use std::path::{Path, PathBuf};
 /// Options of `contend topology`.
 #[derive(Debug, Args)]
 pub struct TopologyArgs {
-    /// Print the model as JSON (schema in README.md) instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// summary (text) or json.
+    #[arg(
+        long,
+        value_name = "WHAT",
+        default_value = "summary",
+        hide_possible_values = true
+    )]
+    pub print: Print,
 
     /// Capture instead of printing.
     #[command(subcommand)]
@@ -38,7 +44,7 @@ pub(super) fn run(root: &Path, args: &TopologyArgs) -> Result<(), CliError> {
         Some(TopologyAction::Capture { dir, force }) => capture(root, dir, *force),
         None => {
             let topo = load_topology(root)?;
-            print_of_host(&Document::Topology(&topo), args.json, &topo)
+            print_of_host(&Document::Topology(&topo), "topology", args.print, &topo)
         }
     }
 }

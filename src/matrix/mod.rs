@@ -92,7 +92,7 @@ distance class and say whether to split a hot counter at llc, at node, or \
 not at all (Peter Zijlstra's question: does the cost jump at cross-LLC or \
 at cross-node?).
 
-Each pair i<j gets a fresh page bound to --home and two threads pinned to i \
+Each pair i<j gets a fresh page bound to --mode's home and two threads pinned to i \
 and j (checked with sched_getcpu; the page with move_pages). With i \
 initiating, then j, they pass a line back and forth (--mode): a sample is \
 100 round trips on one line timed with the calibrated TSC, one-way = time / \
@@ -108,9 +108,9 @@ moved under it) in the summary, matrix.json and the heatmap (a cross). An indepe
 
 Classes: smt (siblings of one core), same-llc, same-node (different LLC), \
 cross-node@D for each SLIT distance D (the larger entry if asymmetric). By \
-default at most --per-class pairs per class are measured (the class's \
+default at most --pairs N pairs per class are measured (the class's \
 lowest pair and a fixed-seed random sample of the rest, the same on every \
-run); --all-pairs measures all. Per class: median, p90, min and max \
+run); --pairs all measures all. Per class: median, p90, min and max \
 of the pairs' medians.
 
 ",
@@ -119,10 +119,11 @@ of the pairs' medians.
 
 Opt-in, each fenced, net of a private line, a trimmed mean (of single \
 timings 5% set aside at each end, of the contenders' timed windows a \
-tenth): --contenders (k CPUs adding to one line: ns per \
-hand-over, hand-overs counted exactly), --sharers (one writer, m readers \
-reading between its writes: the writer's upgrade ns), --home-classes (read \
-fetched and add moved with the line local and remote to the requester). \
+tenth): --also contenders:K,.. (k CPUs adding to one line: ns per \
+hand-over, hand-overs counted exactly), --also sharers:M,.. (one writer, m \
+readers reading between its writes: the writer's upgrade ns), --also home \
+(read fetched and add moved with the line local and remote to the \
+requester). \
 Contenders and sharers take CPUs in span order: the first, one CPU of each \
 farther class, then the rest spread over nodes, LLCs and cores.
 

@@ -80,10 +80,10 @@ pub enum MatrixError {
     /// A chosen CPU is not online.
     #[error("--cpus: {0}")]
     Offline(#[from] OfflineCpu),
-    /// `--home` puts a pair's line on a node without usable memory.
-    #[error("--home {home}: {source}{hint}")]
+    /// `--mode`'s home puts a pair's line on a node without usable memory.
+    #[error("--mode MODE:home={home}: {source}{hint}")]
     Home {
-        /// `--home` as given.
+        /// The home as given.
         home: Home,
         /// Why the node cannot hold the line.
         source: MemoryNodeError,
@@ -212,7 +212,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
                 home: request.home,
                 source,
                 hint: format!(
-                    " (the contenders' and sharers' line, CPU {}); choose --home node:N",
+                    " (the contenders' and sharers' line, CPU {}); choose --mode MODE:home=node:N",
                     order[0]
                 ),
             })?;
@@ -224,6 +224,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
     };
     let selection = select_pairs(&topo, &cpus, request.per_class)?;
     let pairs = pair_homes(request.home, &topo, &selection.pairs)?;
+
     let provenance = Provenance::of_this_host(calibrate_tsc(Duration::from_millis(50)));
     let mut notes: Vec<String> = clipped.iter().map(ToString::to_string).collect();
     notes.extend(provenance.host_notes());
@@ -294,7 +295,7 @@ fn pair_homes(
                 .map_err(|source| MatrixError::Home {
                     home,
                     source,
-                    hint: format!(" (CPU {cpu} is on node {node}); choose --home node:N"),
+                    hint: format!(" (CPU {cpu} is on node {node}); choose --mode MODE:home=node:N"),
                 })?;
             Ok((p, node))
         })
@@ -447,7 +448,7 @@ mod tests {
         assert!(second.contains("(CPU 4 is on node 1)"), "{second}");
         let first = home_error("4,5", Home::First);
         assert!(first.contains("(CPU 4 is on node 1)"), "{first}");
-        assert!(first.starts_with("--home first: "), "{first}");
+        assert!(first.starts_with("--mode MODE:home=first: "), "{first}");
         // The pair (0, 4) with its line on 0's node plans.
         let plan = plan_matrix(&request("0,4", Home::First), fixture("cpuless-memless")).unwrap();
         assert_eq!(plan.pairs.len(), 1);

@@ -17,7 +17,7 @@ pub fn contend(args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// Runs `contend ARGS` (a `--json` command), which must succeed; its
+/// Runs `contend ARGS` (a `--print json` command), which must succeed; its
 /// stdout parsed as JSON.
 pub fn contend_json(args: &[&str]) -> serde_json::Value {
     let out = contend(args);
@@ -50,7 +50,8 @@ pub fn quick_matrix(out: &Path) -> PathBuf {
         "20",
         "--pairs",
         "2",
-        "--quiet",
+        "--print",
+        "none",
         "--out",
         out.to_str().unwrap(),
     ]);

@@ -11,7 +11,7 @@ pub(crate) fn u32s(v: &Value) -> Vec<u32> {
         .collect()
 }
 
-/// `topology --json` describes exactly the given nodes (CPUs per node, has_memory all
+/// `topology --print json` describes exactly the given nodes (CPUs per node, has_memory all
 /// true) and distance matrix, and the per-CPU records agree with the node lists.
 pub(crate) fn assert_topology(t: &Value, node_cpus: &[&[u32]], distances: &[&[u32]]) {
     let nodes = t["nodes"].as_array().expect("nodes");
@@ -57,7 +57,7 @@ pub(crate) fn assert_topology(t: &Value, node_cpus: &[&[u32]], distances: &[&[u3
     }
 }
 
-/// `verify --json` pinned exactly `cpus` (each observed where requested) and bound memory
+/// `verify --print json` pinned exactly `cpus` (each observed where requested) and bound memory
 /// to exactly `nodes` (every page seen on its node by move_pages), strictly.
 pub(crate) fn assert_verified(v: &Value, cpus: &[u32], nodes: &[u32]) {
     assert_eq!(v["placement"], "strict");
@@ -90,7 +90,7 @@ pub(crate) fn assert_verified(v: &Value, cpus: &[u32], nodes: &[u32]) {
     }
 }
 
-/// `run --json` finished cleanly: not partial, exactly the strategies `names` (in
+/// `run --print json` finished cleanly: not partial, exactly the strategies `names` (in
 /// order), each with at least one repeat, every repeat's final sum equal to the expected
 /// one and flagged exact, and the strategy flagged exact.
 pub(crate) fn assert_run_ok(r: &Value, names: &[&str]) {
@@ -115,7 +115,7 @@ pub(crate) fn assert_run_ok(r: &Value, names: &[&str]) {
     }
 }
 
-/// The strategy called `name` in `run --json` output.
+/// The strategy called `name` in `run --print json` output.
 pub(crate) fn strategy<'a>(r: &'a Value, name: &str) -> &'a Value {
     let strategies = r["strategies"].as_array().expect("strategies");
     strategies

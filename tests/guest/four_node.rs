@@ -26,22 +26,25 @@ const FOUR_NODE_DISTANCES: &[&[u32]] = &[
     &[45, 40, 40, 10],
 ];
 const FOUR_NODE_CMDS: &[&[&str]] = &[
-    &["topology", "--json"],
-    &["verify", "--json", "--cpus", "0", "--nodes", "3"],
-    &["verify", "--json", "--cpus", "node:2", "--nodes", "0-3"],
+    &["topology", "--print", "json"],
+    &["verify", "--print", "json", "--cpus", "0", "--nodes", "3"],
+    &[
+        "verify", "--print", "json", "--cpus", "node:2", "--nodes", "0-3",
+    ],
     &["verify", "--cpus", "node:3"],
     // 4..=7: the v6.3 hop order from every node.
-    &["spread", "--node", "0", "--json"],
-    &["spread", "--node", "1", "--json"],
-    &["spread", "--node", "2", "--json"],
-    &["spread", "--node", "3", "--json"],
+    &["spread", "--node", "0", "--print", "json"],
+    &["spread", "--node", "1", "--print", "json"],
+    &["spread", "--node", "2", "--print", "json"],
+    &["spread", "--node", "3", "--print", "json"],
     // 8, 9: the pre-v6.3 order.
-    &["spread", "--node", "0:old", "--json"],
-    &["spread", "--node", "3:old", "--json"],
+    &["spread", "--node", "0:old", "--print", "json"],
+    &["spread", "--node", "3:old", "--print", "json"],
     // 10: two writers placed as cpumask_local_spread(0..2, 1) would place them.
     &[
         "run",
-        "--json",
+        "--print",
+        "json",
         "--rate",
         "max",
         "--level",

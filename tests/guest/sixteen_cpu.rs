@@ -37,14 +37,17 @@ const LLC_CPUS: &[&[u32]] = &[
 const DISTANCES: &[&[u32]] = &[&[10, 21], &[21, 10]];
 
 const SIXTEEN_CPU_CMDS: &[&[&str]] = &[
-    &["topology", "--json"],
+    &["topology", "--print", "json"],
     // 1, 2: the LLC CPU spec, which contend resolves from the LLCs it read.
-    &["verify", "--json", "--cpus", "llc:2", "--nodes", "1"],
+    &[
+        "verify", "--print", "json", "--cpus", "llc:2", "--nodes", "1",
+    ],
     &["verify", "--cpus", "llc:4"],
     // 3: a few pairs of every class, 3 samples each (TCG is slow; no timing is checked).
     &[
         "matrix",
-        "--json",
+        "--print",
+        "json",
         "--samples",
         "3",
         "--pairs",
@@ -55,7 +58,8 @@ const SIXTEEN_CPU_CMDS: &[&[&str]] = &[
     // 4: every CPU writes; one slot per LLC, then one per node.
     &[
         "run",
-        "--json",
+        "--print",
+        "json",
         "--rate",
         "max",
         "--level",
@@ -72,8 +76,8 @@ const SIXTEEN_CPU_CMDS: &[&[&str]] = &[
         "/tmp/r",
     ],
     // 5, 6
-    &["spread", "--node", "0", "--json"],
-    &["spread", "--node", "1", "--json"],
+    &["spread", "--node", "0", "--print", "json"],
+    &["spread", "--node", "1", "--print", "json"],
     // 7: the whole study, within a budget TCG can meet (its timings mean nothing).
     &["study", "--max-time", "150s", "--out", "/tmp/s"],
     // 8: the matrix as a person reads it: every pair of one CPU per class from 0.
@@ -423,7 +427,8 @@ const C2C_CMDS: &[&[&str]] = &[
         "3",
         "--pairs",
         "all",
-        "--quiet",
+        "--print",
+        "none",
         "--also",
         "c2c:/tmp/guest.csv",
         "--out",
@@ -521,7 +526,8 @@ fn sixteen_cpu_guest_matrix_csv_reads_back_to_its_topology() {
 const LOAD_CMDS: &[&[&str]] = &[
     &[
         "matrix",
-        "--json",
+        "--print",
+        "json",
         "--samples",
         "3",
         "--pairs",
@@ -582,7 +588,7 @@ fn assert_threads(point: &Value, cpus: &[u32]) {
         assert_eq!(t["verified"], true, "{t}");
         assert_eq!(t["observed_cpu"], t["requested_cpu"], "{t}");
     }
-    // --home first: the line on the first CPU's node, node 0.
+    // home first: the line on the first CPU's node, node 0.
     assert_eq!(point["home_node"], 0, "{point}");
     assert_eq!(point["line"]["status"], "verified", "{point}");
     assert_eq!(point["line"]["node"], 0, "{point}");

@@ -18,17 +18,22 @@ const TWO_NODE_VM: &[&str] = &[
     "10,21;21,10",
 ];
 const TWO_NODE_CMDS: &[&[&str]] = &[
-    &["topology", "--json"],
-    &["verify", "--json", "--cpus", "node:1", "--nodes", "1"],
-    &["verify", "--json"],
-    &["verify", "--json", "--cpus", "all", "--nodes", "0-1"],
+    &["topology", "--print", "json"],
+    &[
+        "verify", "--print", "json", "--cpus", "node:1", "--nodes", "1",
+    ],
+    &["verify", "--print", "json"],
+    &[
+        "verify", "--print", "json", "--cpus", "all", "--nodes", "0-1",
+    ],
     &["verify", "--nodes", "7"],
     &["verify", "--cpus", "node:7"],
     // 6: every CPU writes; node, CPU and global slots, each on its own (or the first
     // writer's) node.
     &[
         "run",
-        "--json",
+        "--print",
+        "json",
         "--rate",
         "max",
         "--level",
@@ -47,7 +52,8 @@ const TWO_NODE_CMDS: &[&[&str]] = &[
     // 7: the global counter forced onto node 1, written from both nodes.
     &[
         "run",
-        "--json",
+        "--print",
+        "json",
         "--rate",
         "max",
         "--level",
