@@ -790,7 +790,7 @@ fn report_prints_run_and_sweep_files() {
         "{text}"
     );
     assert!(!text.contains("write side: updates/s"), "{text}");
-    let out = contend(&["report", s(&r.json), "--verbose"]);
+    let out = contend(&["report", s(&r.json), "--print", "all"]);
     let text = stdout(&out);
     assert!(
         text.contains("write side: updates/s, all writers (higher is better)"),

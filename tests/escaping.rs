@@ -98,7 +98,7 @@ fn hostile_strings_stay_text_in_every_format() {
         "{md}"
     );
 
-    let out = contend(&["report", s(&run), "--verbose"]);
+    let out = contend(&["report", s(&run), "--print", "all"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert_no_controls("report (text)", &text);

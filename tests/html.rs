@@ -282,7 +282,7 @@ fn a_run_ends_with_verdict_lines_and_writes_its_page() {
 
     // `contend report` of the run says the same verdicts, in text and in
     // Markdown.
-    let text = stdout(&contend(&["report", s(&r.json), "--verbose"]));
+    let text = stdout(&contend(&["report", s(&r.json), "--print", "all"]));
     let md = stdout(&contend(&["report", s(&r.json), "--format", "markdown"]));
     assert!(md.contains("\n**Verdict**\n"), "{md}");
     // The headline, as the terminal's, before the verdict.
@@ -347,9 +347,9 @@ fn report_html_goes_beside_the_first_file_or_where_asked() {
     let out = contend(&["report", s(&copy), &format!("--format=html={}", s(&copy))]);
     assert_one_line_error(&out, "is not an HTML page");
     assert!(load(&copy)["strategies"].is_array());
-    // html with --verbose, or an --output option, is a usage error.
-    let out = contend(&["report", s(&copy), "--format", "html", "--verbose"]);
-    assert_one_line_error(&out, "--verbose adds tables to text");
+    // html with --print all, or an --output option, is a usage error.
+    let out = contend(&["report", s(&copy), "--format", "html", "--print", "all"]);
+    assert_one_line_error(&out, "--print all adds tables to text");
     let out = contend(&["report", s(&copy), "--output", "x.html"]);
     assert_eq!(out.status.code(), Some(2));
 }

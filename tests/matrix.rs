@@ -1140,7 +1140,7 @@ fn one_class_cannot_advise_in_the_words_a_run_uses() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/results/run.json"
     );
-    let out = contend(&["report", run, "--verbose"]);
+    let out = contend(&["report", run, "--print", "all"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(

@@ -26,7 +26,7 @@ fn cases() -> Vec<(&'static str, Vec<String>)> {
     let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     vec![
         ("report-run", s(&["report", &run])),
-        ("report-run-verbose", s(&["report", "--verbose", &run])),
+        ("report-run-verbose", s(&["report", "--print", "all", &run])),
         (
             "report-run-markdown",
             s(&["report", "--format", "markdown", &run]),

@@ -1,6 +1,6 @@
 //! `contend report`: result files as text or Markdown, or one HTML page.
 
-use super::args::FormatArg;
+use super::args::{FormatArg, Print};
 use crate::CliError;
 use crate::report::html::{PAGE, PageSource};
 use crate::report::{self, Document, Format};
@@ -20,9 +20,9 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FORMAT", default_value = "text")]
     pub format: FormatArg,
 
-    /// Text: after a run's first screen, every table, regime by regime (as `contend run --print all`).
-    #[arg(long, short)]
-    pub verbose: bool,
+    /// Text: summary (a run's first screen) or all (then every table, regime by regime, as `contend run --print all`).
+    #[arg(long, value_name = "WHAT", default_value = "summary")]
+    pub print: Print,
 }
 
 /// A run's every table when `verbose`, else nothing.
@@ -35,9 +35,10 @@ fn tables(file: &ResultFile, verbose: bool) -> String {
 
 pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
     let format = args.format.only("report", &["text", "markdown", "html"])?;
-    if args.verbose && format != Format::Text {
+    let all = args.print.only("report", &[Print::Summary, Print::All])? == Print::All;
+    if all && format != Format::Text {
         return Err(CliError::usage(
-            "--verbose adds tables to text: leave it out with --format markdown or html",
+            "--print all adds tables to text: leave it out with --format markdown or html",
         ));
     }
     if let FormatArg::Html(page) = &args.format {
@@ -47,7 +48,7 @@ pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
     for path in &args.files {
         let file = results::read(path)?.1;
         let text = report::render(&Document::from(&file), format)?;
-        texts.push(text + &tables(&file, args.verbose));
+        texts.push(text + &tables(&file, all));
     }
     print!("{}", texts.join("\n"));
     Ok(())

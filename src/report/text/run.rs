@@ -40,12 +40,12 @@ pub fn render(run: &RunResults) -> String {
             out.push_str(&screen(&format!("note: {}", plain(one))))
         }
         all => out.push_str(&screen(&format!(
-            "notes: {} on what the machine did during the run (--verbose)",
+            "notes: {} on what the machine did during the run (--print all)",
             all.len()
         ))),
     }
     out.push_str(&screen(
-        "more: --verbose, or report.html in the results folder; how to read it: \
+        "more: --print all or report.html in the results folder; how to read: \
          docs/reading-the-output.md",
     ));
     out
@@ -181,7 +181,7 @@ pub(super) fn rests_on(run: &RunResults) -> String {
     if !noisy.is_empty() {
         let _ = writeln!(
             out,
-            "noise: {} of {} strategies vary by more than {NOISY_CV_PCT}% between repeats, so the verdict calls few differences; --verbose lists them (rerun, or raise --max-time)",
+            "noise: {} of {} strategies vary by more than {NOISY_CV_PCT}% between repeats, so the verdict calls few differences; --print all lists them (rerun, or raise --max-time)",
             noisy.len(),
             run.strategies.len()
         );
@@ -190,7 +190,7 @@ pub(super) fn rests_on(run: &RunResults) -> String {
     if let (Some(target), false) = (run.config.target_ci_pct, open.is_empty()) {
         let _ = writeln!(
             out,
-            "target CI: ±{target}% not reached within {:.0} s by {} of {} strategies: take their figures as inconclusive, or raise --max-time (--verbose names them)",
+            "target CI: ±{target}% not reached within {:.0} s by {} of {} strategies: take their figures as inconclusive, or raise --max-time (--print all names them)",
             run.config.max_time_s.unwrap_or(0.0),
             open.len(),
             run.strategies.len()
