@@ -1,6 +1,5 @@
-//! JSON: the whole model, pretty-printed, with a final newline. This is
-//! what run.json, sweep.json and matrix.json hold, and what `--json`
-//! prints.
+//! JSON: the whole model, pretty-printed, with a final newline. This is what run.json, sweep.json
+//! and matrix.json hold, and what `--json` prints.
 
 use super::{Document, Export, ExportError, Rendered};
 use serde::Serialize;

@@ -1,6 +1,5 @@
-//! What a run's verdict rests on, the lines under its tables: the floors,
-//! hand-overs and fairness flat out, the achieved rate paced,
-//! interference, noise and the CI target.
+//! What a run's verdict rests on, the lines under its tables: the floors, hand-overs and fairness
+//! flat out, the achieved rate paced, interference, noise and the CI target.
 
 use crate::counter::PublishPolicy;
 use crate::runner::interference::{STALLED_PCT, canary_cpus};
@@ -14,8 +13,8 @@ use crate::stats::{
 use crate::units::{ONE_REPEAT, Unit, cv_text, human, si, spread_text};
 use crate::workload::{Arrivals, Regime, STALL};
 
-/// A coefficient of variation above this % on a run's lead measure makes
-/// the strategy too noisy to call.
+/// A coefficient of variation above this % on a run's lead measure makes the strategy too noisy to
+/// call.
 pub const NOISY_CV_PCT: f64 = 10.0;
 
 /// How much a [`Finding`] matters to a reader.
@@ -58,8 +57,7 @@ pub enum FindingKind {
     Staleness,
 }
 
-/// One line on what a run's numbers rest on: its kind, its severity and
-/// its words, the first sentence apart so a first screen can stop there.
+/// One line on what a run's numbers rest on.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Finding {
     /// What it is about.
@@ -123,8 +121,7 @@ pub fn noisy_cv(s: &StrategyResult) -> Option<f64> {
     Some(gross?.stddev_pct).filter(|&cv| cv > NOISY_CV_PCT)
 }
 
-/// The closing line of a run's tables: what `n.s.` means, and the
-/// strategies too noisy to call ([`noisy_cv`]).
+/// The closing line of a run's tables: what `n.s.` means, and the strategies too noisy to call.
 fn noise_line(run: &RunResults) -> String {
     let noisy: Vec<String> = run
         .strategies
@@ -146,8 +143,7 @@ fn noise_line(run: &RunResults) -> String {
     }
 }
 
-/// Steal, involuntary context switches, stalls and the canary, in one
-/// line; `None` for a file without interference records.
+/// Steal, involuntary context switches, stalls and the canary, in one line.
 pub fn interference_line(run: &RunResults) -> Option<String> {
     // Stalls are each strategy's own (its busy and floor windows); steal,
     // context switches and the canary are each repeat's, however many
@@ -195,8 +191,7 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
     Some(format!("interference: {}", parts.join(", ")))
 }
 
-/// The range and median of each repeat's own counter lines' cost
-/// ([`RepeatResult::line_ns`]); `None` for a file without them.
+/// The range and median of each repeat's own counter lines' cost ([`RepeatResult::line_ns`]).
 pub fn line_cost_line(run: &RunResults) -> Option<String> {
     let mut ns: Vec<f64> = run
         .strategies
@@ -221,9 +216,8 @@ pub fn line_cost_line(run: &RunResults) -> Option<String> {
     ))
 }
 
-/// Under `--paced both`, each strategy's net ns/update in place less
-/// alone, paired round by round and decided as one family; `None`
-/// without repeats alone.
+/// Under `--paced both`, each strategy's net ns/update in place less alone, paired round by round
+/// and decided as one family; `None` without repeats alone.
 pub fn alone_line(run: &RunResults) -> Option<String> {
     let mut names = Vec::new();
     let mut family = Vec::new();
@@ -287,12 +281,10 @@ pub fn alone_line(run: &RunResults) -> Option<String> {
 /// A paced thread below this % of its requested rate is a warning.
 pub const RATE_SHORTFALL_PCT: f64 = 98.0;
 
-/// Updates per ownership of the line above which hammer mode is said to
-/// measure bursts.
+/// Updates per ownership of the line above which hammer mode is said to measure bursts.
 pub const BURST_LIMIT: f64 = 2.0;
 
-/// Flat out with two or more writers: updates per ownership of the line
-/// under `always` (a warning past [`BURST_LIMIT`]) and fairness.
+/// Flat out with two or more writers.
 fn hammer_basis(run: &RunResults) -> Vec<Finding> {
     let mut lines = Vec::new();
     if run.config.writer_cpus.len() < 2 {
@@ -351,13 +343,12 @@ fn hammer_basis(run: &RunResults) -> Vec<Finding> {
     lines
 }
 
-/// Largest gap, in %, between a writer loop's sampled figures and its
-/// throughput-derived time before the tables say they disagree.
+/// Largest gap, in %, between a writer loop's sampled figures and its throughput-derived time
+/// before the tables say they disagree.
 pub const DISAGREEMENT_PCT: f64 = 25.0;
 
-/// Where sampled operations disagree with loop ns/op from throughput by
-/// more than [`DISAGREEMENT_PCT`]; paced, n/a (loop ns/op is the pacing
-/// interval there).
+/// Where sampled operations disagree with loop ns/op from throughput by more than
+/// [`DISAGREEMENT_PCT`]; paced, n/a (loop ns/op is the pacing interval there).
 fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
     if run.regime().is_paced() {
         let sampled = run
@@ -388,9 +379,7 @@ fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
     })
 }
 
-/// Whether the paced threads kept up: each one's worst repeat against
-/// [`RATE_SHORTFALL_PCT`], a warning only where the mean repeat fell
-/// short too.
+/// Whether the paced threads kept up.
 fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
     let poisson = arrivals == Arrivals::Poisson;
     // Poisson arrivals offer a random count: whether a thread kept up

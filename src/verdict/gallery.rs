@@ -1,5 +1,5 @@
-//! A gallery's headline: across its hosts, where the cost jumps and which
-//! fix wins at the gallery's rate, in one sentence.
+//! A gallery's headline: across its hosts, where the cost jumps and which fix wins at the gallery's
+//! rate, in one sentence.
 
 use crate::predict::LineState;
 use crate::predict::gallery::{BASELINE, Gallery, Jump};

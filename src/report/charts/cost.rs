@@ -1,11 +1,4 @@
-//! `cost.svg`: the one chart a page opens with, under the headline
-//! ([`crate::verdict::headline`]). The net cost of one update
-//! (`StrategySummary::net_ns`: flat out, loop ns/op less the harness
-//! floor's; paced, busy ns/op less the paced floor's) of every strategy
-//! in every regime of the run, a bar per regime, with the 95% confidence
-//! interval of each; rows sorted by the cost in the headline's regime
-//! (the seed's rate, when the run has it), the cheapest, as the headline
-//! calls them, marked.
+//! `cost.svg`: the one chart a page opens with, under the headline ([`crate::verdict::headline`]).
 
 use super::bars::Bars;
 use super::{Chart, Header, Repeats, display_name};
@@ -15,9 +8,9 @@ use crate::stats::Summary;
 use crate::verdict::headline;
 use crate::workload::Regime;
 
-/// Height of each bar, px: the chart is drawn at the size the page shows
-/// it, short enough for the first screen with the default strategies,
-/// and never scaled down (its text stays as large as every chart's).
+/// Height of each bar, px: the chart is drawn at the size the page shows it, short enough for the
+/// first screen with the default strategies, and never scaled down (its text stays as large as
+/// every chart's).
 const COMPACT_BAR_PX: u32 = 8;
 /// The gap between rows, px.
 const COMPACT_GAP_PX: u32 = 4;
@@ -25,8 +18,7 @@ const COMPACT_GAP_PX: u32 = 4;
 /// The chart's file name.
 pub(in crate::report) const NAME: &str = "cost.svg";
 
-/// What a row's label gets when the headline calls it cheapest (with
-/// another it cannot tell apart: `tied`).
+/// What a row's label gets when the headline calls it cheapest.
 fn mark(tied: bool) -> &'static str {
     if tied {
         "  (cheapest, tied)"
@@ -35,8 +27,7 @@ fn mark(tied: bool) -> &'static str {
     }
 }
 
-/// The chart of `run` (every regime), or `None` when no strategy recorded
-/// a net cost.
+/// The chart of `run` (every regime), or `None` when no strategy recorded a net cost.
 pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawError>> {
     let h = headline(run);
     let views = run.regimes();

@@ -1,11 +1,6 @@
-//! `latency.svg` (`latency-r<rate>.svg` for a paced regime): the
-//! distribution of fenced samples (one timed operation in
-//! `--sample-every`) of every strategy, p50 to max, write side on the left
-//! and read side on the right, on a log scale so a long tail and a 20 ns
-//! median fit one axis. Labelled as what it is: flat out the fence stalls
-//! a hammering writer, so the samples read several times ns/op from
-//! throughput (`ns-per-op.svg`); a dashed line marks the timer's
-//! resolution (twice its overhead), below which a sample says nothing.
+//! `latency.svg` (`latency-r<rate>.svg` for a paced regime): the distribution of fenced samples
+//! (one timed operation in `--sample-every`) of every strategy, p50 to max, write side on the left
+//! and read side on the right, on a log scale so a long tail and a 20 ns median fit one axis.
 
 use super::{
     Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, draw_guide, fail, house_mesh,
@@ -114,8 +109,8 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     ))
 }
 
-/// One side's panel: a line per strategy over the percentiles, spanning
-/// `lo..hi` ns, and a dashed line at `resolution` ns when inside it.
+/// One side's panel: a line per strategy over the percentiles, spanning `lo..hi` ns, and a dashed
+/// line at `resolution` ns when inside it.
 fn panel(
     area: &super::Area,
     desc: &str,

@@ -1,15 +1,11 @@
-//! matrix.csv: the median one-way ns of every initiating × responding
-//! CPU.
+//! matrix.csv: the median one-way ns of every initiating × responding CPU.
 
 use crate::matrix::MatrixResults;
 
-/// matrix.csv's first header cell: rows are initiating CPUs, columns
-/// responding ones, cells one-way ns = round trip ÷ 2.
+/// matrix.csv's first header cell.
 const MATRIX_CSV_CORNER: &str = "initiator\\responder (median one-way ns = round trip / 2)";
 
-/// matrix.csv: CPU ids in the header row and first column; the cell in
-/// row i, column j is the median one-way ns with i initiating; empty
-/// for the diagonal and unmeasured pairs.
+/// matrix.csv: CPU ids in the header row and first column.
 pub(super) fn render(r: &MatrixResults) -> Result<Vec<u8>, csv::Error> {
     let cpus = &r.config.cpus;
     let index = |cpu: u32| cpus.binary_search(&cpu).ok();

@@ -1,7 +1,6 @@
-//! A study's page: its run's headline and the chart of every strategy's
-//! net cost first, then the combined verdict and each stage's status,
-//! then the matrix, the run, the sweep and the prediction, each as its own
-//! article (the same as their own pages).
+//! A study's page: its run's headline and the chart of every strategy's net cost first, then the
+//! combined verdict and each stage's status, then the matrix, the run, the sweep and the
+//! prediction, each as its own article (the same as their own pages).
 
 use super::{PageSource, page_led, verdict_list, verdict_statistics};
 use crate::report::{Document, ExportError};

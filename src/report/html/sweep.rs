@@ -1,7 +1,6 @@
-//! A sweep's article: its verdict (where throughput stops scaling; cost
-//! and CPU share at ~22k/s and in hammer mode), one table per measure
-//! with a row per point and policy, the sweep's charts, every point's
-//! placement proof and warnings, provenance.
+//! A sweep's article: its verdict (where throughput stops scaling; cost and CPU share at ~22k/s and
+//! in hammer mode), one table per measure with a row per point and policy, the sweep's charts,
+//! every point's placement proof and warnings, provenance.
 
 use super::placement::placement;
 use super::run::{exactness, measure_table, warnings};

@@ -1,5 +1,4 @@
-//! gallery.md: the headline, a row per host, the files left out, every
-//! file name escaped.
+//! gallery.md: the headline, a row per host, the files left out, every file name escaped.
 
 use super::{escape, table};
 use crate::predict::gallery::Gallery;

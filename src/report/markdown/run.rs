@@ -1,7 +1,5 @@
-//! A run (run.json) as Markdown: the provenance header, the headline, the
-//! verdict, one
-//! table per measure and regime, what the numbers rest on, exactness and
-//! notes.
+//! A run (run.json) as Markdown: the provenance header, the headline, the verdict, one table per
+//! measure and regime, what the numbers rest on, exactness and notes.
 
 use super::{
     escape, exactness, grid_table, headline, notes, own, provenance_list, repeats_line, verdicts,

@@ -1,6 +1,5 @@
-//! `contend study --dry-run` (the plan and its arithmetic) and the end of
-//! a study (the combined verdict, what the run's figures rest on, each
-//! stage's time against the plan).
+//! `contend study --dry-run` (the plan and its arithmetic) and the end of a study (the combined
+//! verdict, what the run's figures rest on, each stage's time against the plan).
 
 use super::align;
 use crate::study::plan::{ASSUMED_ONE_WAY_NS, MARGIN};
@@ -110,10 +109,9 @@ pub fn render_plan(p: &StudyPlan) -> String {
     out
 }
 
-/// The run's headline (when the study has a run), the combined verdict,
-/// the run's lines on what its figures rest on (floors, warnings,
-/// interference, noise: [`super::run::rests_on`]), then each stage's
-/// status and time.
+/// The run's headline (when the study has a run), the combined verdict, the run's lines on what its
+/// figures rest on (floors, warnings, interference, noise: [`super::run::rests_on`]), then each
+/// stage's status and time.
 pub fn render(study: &StudyResults) -> String {
     let mut out = String::new();
     let p = &study.plan;
