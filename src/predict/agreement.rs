@@ -29,10 +29,8 @@ impl Agreement {
     }
 }
 
-/// Whether `predicted` agrees with a figure measured over `repeats` whose 95% CI is `ci` and from
-/// which it is `error_pct` off (% of it; `None` when it has no finite error): outside
-/// ±[`AGREEMENT_PCT`] it disagrees; inside, it agrees when it lies inside `ci`, unless one repeat
-/// made `ci` (no spread: [`crate::stats::Summary::has_spread`]).
+/// Whether `predicted` agrees with a figure measured over `repeats` (95% CI `ci`, `error_pct` off):
+/// outside ±[`AGREEMENT_PCT`] it disagrees; inside, it agrees when inside a `ci` with spread.
 pub fn agreement(
     predicted: f64,
     ci: [f64; 2],

@@ -1,7 +1,5 @@
 //! `contend predict --check FILE`: the model set against a run (or sweep) measured under `--rate`,
-//! on that run's own topology, CPUs, rates and strategies: transfers per update and hand-overs a
-//! second against the exact counts, net ns per update against the measured 95% CI (docs/predict.md,
-//! "Checked here").
+//! on that run's own topology, CPUs, rates and strategies (docs/predict.md, "Checked here").
 
 use super::agreement::{Agreement, agreement};
 use super::class::Bound;
@@ -208,9 +206,8 @@ pub struct CheckResults {
     pub flat_out: Vec<HandoverPoint>,
     /// Flat-out points that hand the line over and agree ([`HandoverPoint::agrees`]).
     pub flat_out_agreeing: usize,
-    /// Median over the flat-out points that hand the line over (predicted or counted) of |predicted
-    /// − counted| hand-overs a second, % of counted (`None`: no such point, or the median among
-    /// those without a finite error).
+    /// Median over the flat-out points that hand the line over of |predicted − counted| hand-overs
+    /// a second, % of counted.
     pub flat_out_median_error_pct: Option<f64>,
     /// What was skipped and why.
     pub notes: Vec<String>,
@@ -226,9 +223,8 @@ struct Series {
     canaries: Vec<f64>,
 }
 
-/// Checks the model against `runs` (a run.json's one run, or a sweep's points, each with its series
-/// suffix) from `file`, with `latencies` for the classes and `costs` (a host-costs file's or a
-/// matrix's) pricing every repeat's line.
+/// Checks the model against `runs` (a run.json's one run, or a sweep's points) from `file`, with
+/// `latencies` for the classes and `costs` pricing every repeat's line.
 pub fn check(
     file: &str,
     runs: &[(String, &RunResults)],
@@ -526,8 +522,7 @@ impl Checker<'_> {
 }
 
 /// The lowest rate of `points` (one series) whose measured net cost rose more than
-/// [`KNEE_DEPARTURE`] above the series' lowest-rate cost (by that much of its magnitude when it is
-/// at or below 0), with a 95% CI wholly above it: a rise, judged from the measurement alone.
+/// [`KNEE_DEPARTURE`] above the lowest-rate cost, its 95% CI wholly above it.
 pub fn measured_knee(points: &[&CheckPoint]) -> Option<f64> {
     let mut sorted: Vec<&CheckPoint> = points.to_vec();
     sorted.sort_by(|a, b| a.rate.total_cmp(&b.rate));

@@ -1,7 +1,6 @@
-//! What a hot line costs beyond the idle class latencies, each figure with its source: the transfer
-//! time's growth with the CPUs queued at the line, the writer's upgrade with sharers, where the
-//! line's memory lives, which fetches occupy the line and what the others cost (a copy in the
-//! reader's own LLC), and how many alike lines every event touches.
+//! What a hot line costs beyond the idle class latencies, each figure with its source: transfer
+//! growth with the CPUs queued, the upgrade with sharers, the line's memory home, and which fetches
+//! occupy the line.
 
 use super::class::{Bound, ClassLatency, DEFAULT_UNCERTAINTY_PCT, LatencyKey};
 use crate::counter::PublishPolicy;
@@ -260,9 +259,8 @@ impl LineCosts {
         }
     }
 
-    /// The factor every transfer of a line with `queue` CPUs at it (the queue's own mean length,
-    /// waiting or served) is priced at: t(queue)/t(K₂) of the contenders curve, K₂ its first K of
-    /// at least 2 (a hand-over needs two CPUs: the one-CPU figure is a local add, not a transfer).
+    /// The factor every transfer of a line with `queue` CPUs at it is priced at: t(queue)/t(K₂) of
+    /// the contenders curve, K₂ its first K of at least 2.
     pub fn growth(&self, queue: f64) -> f64 {
         let c = &self.contenders;
         let Some(base) = c.points.iter().find(|p| p.at >= 2).or(c.points.first()) else {

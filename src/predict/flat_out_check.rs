@@ -1,7 +1,6 @@
 //! The saturated regime set against flat-out runs: each strategy's hand-overs a second, predicted
-//! one transfer at a time over the hand-over class mix ([`super::Capacity`]), against the run's
-//! exact count (`handovers_per_s`, from the adds' returned values), with the same agreement rule as
-//! the paced points' cost.
+//! one transfer at a time ([`super::Capacity`]), against the run's exact count, with the paced
+//! points' agreement rule.
 
 use super::agreement::{Agreement, agreement};
 use super::class::Bound;
@@ -23,8 +22,7 @@ pub struct HandoverPoint {
     /// Repeats predicted and measured.
     pub repeats: usize,
     /// Predicted hand-overs a second over every line, the median over repeats, each at its own
-    /// latencies: a canary taken in another phase (a vCPU moved onto an SMT sibling for a moment)
-    /// does not swing it.
+    /// latencies.
     pub predicted_per_s: f64,
     /// Lines the model saturates (one transfer at a time).
     pub saturated_lines: usize,

@@ -404,10 +404,8 @@ pub fn infer(m: &PairMatrix, source: &str, sockets: Option<usize>) -> InferredHo
     host
 }
 
-/// The home-socket effect: one node of several LLCs, every other group a single LLC, and the host a
-/// whole number of such nodes, is a socket whose memory held the line while measured (its pairs
-/// cheap, the other sockets' cross-LLC pairs at the cross-socket price): the other LLCs are given
-/// to sockets of its size in `node`, and its id returned.
+/// The home-socket effect: a node of several LLCs beside single-LLC groups is a socket whose memory
+/// held the line; the other LLCs are given to sockets of its size in `node`, and its id returned.
 fn home_socket(
     n: usize,
     llc: &[usize],

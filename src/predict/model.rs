@@ -1,7 +1,6 @@
 //! One hot line per counter slot, each a station of a closed network ([`super::queue`]): who
-//! touches which line how often, what each touch costs (class latency × transaction ratio ×
-//! contention growth, × the home factor off the line's node), and the resulting utilisation, wait
-//! and cost per update.
+//! touches which line how often, what each touch costs, and the resulting utilisation, wait and
+//! cost per update.
 
 use super::class::Bound;
 use super::costs::{LineCosts, ReadOccupancy};
@@ -13,9 +12,8 @@ use crate::topology::Topology;
 use crate::workload::Arrivals;
 use std::collections::{BTreeMap, HashMap};
 
-/// The probability that others, touching the line `others` times a second in all, touched it
-/// between two touches of a CPU that touches it `mine` times a second, given how the touches fall
-/// in time: `a / (a + b)` for poisson arrivals (their rate a, mine b).
+/// The probability that others (`others` touches/s in all) touched the line between two touches of
+/// a CPU touching it `mine` times/s: `a / (a + b)` for poisson arrivals.
 pub fn touched(arrivals: Arrivals, others: f64, mine: f64) -> f64 {
     if others <= 0.0 {
         return 0.0;
@@ -134,8 +132,7 @@ pub struct Capacity {
     /// Lines at ρ ≥ 1.
     pub saturated_lines: usize,
     /// On the saturated line where it is longest, the time from one of a writer's ownerships to its
-    /// next, ns: every writer of the line takes its hand-over in turn (with the reads queued
-    /// between).
+    /// next, ns.
     pub round_ns: Option<f64>,
 }
 
@@ -214,12 +211,8 @@ impl Lines {
         self.lines.len()
     }
 
-    /// The model at `rate` updates/s per CPU (each CPU's own work between updates takes 1/rate)
-    /// with publish fraction `f`, every class latency at `bound` of `lat` (checked by
-    /// [`Lines::check`]; a class without a figure counts 0 ns): the lines are the stations of a
-    /// closed network of every writer and reader thread, solved by exact MVA with the CPUs on the
-    /// counter's home node one class of customer and every other CPU the other ([`queue::mva2`]),
-    /// the contention growth read at each line's own queue (a fixed point).
+    /// The model at `rate` updates/s per CPU with publish fraction `f`, class latencies at `bound`
+    /// of `lat`: the lines as stations of a closed network solved by exact MVA ([`queue::mva2`]).
     pub fn evaluate(
         &self,
         rate: f64,
@@ -394,9 +387,7 @@ impl Lines {
     }
 
     /// Each node's writers' cost with `waits` (ns per queued transfer, per line and class) on top
-    /// of the transfers: its writers' publishes and reads of their own lines, and its writers'
-    /// reads of the others, each transfer at its class's time (a fetch that does not queue at the
-    /// LLC hit where given).
+    /// of the transfers, each transfer at its class's time.
     fn node_costs(&self, flows: &[Flow], ctx: &Ctx, waits: &[[f64; 2]]) -> Vec<NodeCost> {
         let h = f64::from(ctx.costs.lines_per_event());
         self.node_writers

@@ -1,8 +1,6 @@
-//! What fraction of updates publish under a policy at a given update rate: the writers' own load
-//! walks ([`Walks`]) stepped through the writer's own publish decision on a local atomic and a
-//! clock that moves 1/rate per update, with no threads
-//! ([`crate::workload::stepped_publish_fraction`]), for as many updates as the policy's ratelimit
-//! needs.
+//! What fraction of updates publish under a policy at a given update rate: the writers' load walks
+//! ([`Walks`]) stepped through the writer's own publish decision with a clock that moves 1/rate per
+//! update, with no threads.
 
 use crate::counter::PublishPolicy;
 use crate::workload::{MAX_STEP, TABLE_LEN, stepped_publish_fraction};

@@ -1,8 +1,6 @@
-//! Waiting for hot lines: a closed population of CPUs, each doing its own work for a think time Z
-//! between events and then waiting for its own transfers on every line it needs before its next
-//! event (the finite-source, machine-repairman network: no CPU asks for the line again before its
-//! last request is served, so the queue can never grow past the population and a cost exists at any
-//! load).
+//! Waiting for hot lines: a closed population of CPUs, each thinking for Z between events and then
+//! waiting for its transfers (the finite-source network: the queue never grows past the population,
+//! so a cost exists at any load).
 
 /// A group of alike stations (hot lines), each asked its own demand per event by each of two
 /// classes of customer (the CPUs on the counter's memory node, and the others).
@@ -24,8 +22,7 @@ pub struct Solution {
 }
 
 /// Exact MVA of two classes of `population` CPUs, each class thinking `think_ns` between events and
-/// asking its own demand of each station: for every population (a, b), Rₖ,c = Dₖ,c·(1 + Qₖ(less one
-/// of c)), X_c = n_c / (Z_c + Σₖ Rₖ,c), Qₖ = Σ_c X_c·Rₖ,c (Reiser and Lavenberg 1980, multiclass).
+/// asking its own demand of each station (Reiser and Lavenberg 1980, multiclass).
 pub fn mva2(population: [usize; 2], think_ns: [f64; 2], stations: &[Station]) -> Solution {
     let [na, nb] = population;
     let s = stations.len();

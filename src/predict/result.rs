@@ -77,8 +77,7 @@ pub struct PointPrediction {
     /// Hand-overs between writers a second, over every line.
     pub handovers_per_s: Option<Range>,
     /// Past saturation, the time from one of a writer's ownerships of the hottest line to its next,
-    /// ns: its cost per update is this over its updates per ownership (which the model does not
-    /// predict).
+    /// ns.
     pub round_ns: Option<Range>,
 }
 

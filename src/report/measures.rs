@@ -156,9 +156,7 @@ impl<'a> StrategyGrid<'a> {
     }
 
     /// `m`'s cells, row by row ([`measure_table`]: each change against the row's first level,
-    /// decided over the whole table at the default noise threshold for the row's regime,
-    /// [`Measure::threshold`]; on the per-repeat differences where the two ran in place in the same
-    /// repeats, [`Measure::paired`], as the verdict decides them).
+    /// decided as the verdict decides them).
     pub fn cells(&self, m: &Measure) -> Vec<Vec<TableCell>> {
         let values: Vec<Vec<Option<Summary>>> = self
             .rows
@@ -270,9 +268,8 @@ pub fn table_title(m: &Measure, paced: bool) -> String {
     }
 }
 
-/// One table cell: the value (3 significant digits, SI prefix or unit, ± the coefficient of
-/// variation) or why there is none, and its change against the row's first level with whether the
-/// statistics support it.
+/// One table cell: the value (3 significant digits, ± the coefficient of variation) or why there is
+/// none, and its change against the row's first level.
 pub struct TableCell {
     /// `54.9M ±31%`, `71.6 ns ±3.3%`, `-` when not recorded, or below timer resolution.
     pub value: String,

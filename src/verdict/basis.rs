@@ -108,8 +108,7 @@ impl std::fmt::Display for Finding {
     }
 }
 
-/// The coefficient of variation (%) of a strategy's cost per update
-/// (loop ns/op flat out, busy ns/op paced) when it exceeds
+/// The coefficient of variation (%) of a strategy's cost per update when it exceeds
 /// [`NOISY_CV_PCT`]: too noisy to call; `None` otherwise.
 pub fn noisy_cv(s: &StrategyResult) -> Option<f64> {
     let summary = s.summary.as_ref()?;

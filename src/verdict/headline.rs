@@ -209,8 +209,7 @@ fn kernel_sentences(d: &Decided) -> [Option<String>; 2] {
 }
 
 /// `Per node, it costs 20.0 ±0.20 ns on node 0 (local to its memory) and 42.0 ±0.42 ns on node 1
-/// (remote).`: the reference's figure node by node, with writers on two or more nodes (the test of
-/// remote against local is the verdict line's); `None` otherwise.
+/// (remote).`, with writers on two or more nodes.
 fn nodes_sentence(d: &Decided) -> Option<String> {
     let p = d.nodes.as_ref()?;
     let parts: Vec<String> = d.contest.candidates[p.strategy]

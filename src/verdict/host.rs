@@ -101,9 +101,8 @@ impl Reach {
         (!parts.is_empty()).then(|| Verdict::new(Topic::Host, parts.join("; ")))
     }
 
-    /// What the headline says this host cannot answer about splitting, `None` when its writers span
-    /// nodes and LLCs (or are not all in the topology): `its writers share one node and one LLC`,
-    /// or that one writer moves no line.
+    /// What the headline says this host cannot answer about splitting; `None` when its writers span
+    /// nodes and LLCs.
     pub(super) fn split_caveat(&self) -> Option<String> {
         if !self.located {
             return None;

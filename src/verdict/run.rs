@@ -1,7 +1,6 @@
 //! A run's `verdict:` lines, one regime at a time: flat out, the saturation throughput and updates
-//! per ownership; paced, the net cost per update and CPU share, and what the merged fix, the other
-//! policies and splitting save against the kernel's counter before v6.7. Every ranking and saving
-//! is in [`cost_measure`] of the regime.
+//! per ownership; paced, the net cost per update and CPU share, and what the fix, policies and
+//! splits save.
 
 use super::host::Reach;
 use super::{
@@ -183,8 +182,7 @@ impl<'a> Contest<'a> {
     }
 
     /// The cost of one update of `test` less `base`'s repeat by repeat, where the two ran in place
-    /// in the same repeats (paced): the per-repeat differences the test pairs on
-    /// ([`crate::runner::Measure::paired`]).
+    /// in the same repeats (paced).
     fn cost_paired(&self, base: usize, test: usize) -> Option<Summary> {
         let c = &self.candidates;
         cost_measure(self.regime).paired(self.config, c[base].result, c[test].result)
@@ -265,10 +263,7 @@ impl<'a> Contest<'a> {
     }
 
     /// Weighs this regime: the cheapest update (and read) against the runner-up and, with
-    /// `savings`, what every other global policy and each split of the reference's policy save
-    /// against the reference (`global/threshold:64`, else `global/always`), and each split of the
-    /// merged fix beyond `global/ratelimit:1ms+threshold:64` (else of a bare ratelimit beyond
-    /// `global/ratelimit:1ms`), all decided as one family.
+    /// `savings`, what every other policy and split saves against the reference, as one family.
     fn decide(self, reach: &Reach, savings: bool) -> Decided<'a> {
         let c = &self.candidates;
         let mut family = Family::new(self.regime);

@@ -129,9 +129,8 @@ pub(super) fn padded(lo: f64, hi: f64) -> Range<f64> {
     (lo - margin)..(hi + margin)
 }
 
-/// An error bar over the 95% confidence interval of the mean of `s` (clipped at `floor`, the axis'
-/// start) as one path, with end caps of half-length `cap`: horizontal at height `at` when
-/// `vertical` is false, else vertical at `at`.
+/// An error bar over the 95% CI of the mean of `s` (clipped at `floor`) as one path, end caps of
+/// half-length `cap`, at `at`; horizontal unless `vertical`.
 pub(super) fn whisker(
     s: &Summary,
     at: f64,

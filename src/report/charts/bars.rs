@@ -137,9 +137,7 @@ impl Bars<'_> {
 
 impl<'a> Bars<'a> {
     /// The chart of these measures of `run`'s strategies, each with its legend label, among them a
-    /// net figure (a difference, which noise can take below 0, so [`Bars::signed`]): a row per
-    /// strategy that recorded the first (the chart's lead figure), a series per measure some such
-    /// strategy recorded (the lead always).
+    /// net figure that can go below 0: a row per strategy, a series per measure.
     pub fn of_measures(
         header: Header,
         run: &RunResults,

@@ -8,9 +8,7 @@ use crate::stats::Summary;
 use crate::verdict::headline;
 use crate::workload::Regime;
 
-/// Height of each bar, px: the chart is drawn at the size the page shows it, short enough for the
-/// first screen with the default strategies, and never scaled down (its text stays as large as
-/// every chart's).
+/// Height of each bar, px: drawn at the size the page shows it and never scaled down.
 const COMPACT_BAR_PX: u32 = 8;
 /// The gap between rows, px.
 const COMPACT_GAP_PX: u32 = 4;

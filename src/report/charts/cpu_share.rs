@@ -1,7 +1,6 @@
 //! `cpu-share-r<rate>.svg`, per paced regime: the share of each measured CPU the counter takes at
-//! that rate, per strategy (the seed's "24% of cycles" question), with 95% confidence intervals:
-//! net (CPU share less the paced floor's, percentage points), beside it the gross share (busy time
-//! ÷ interval, harness included).
+//! that rate, per strategy, with 95% confidence intervals: net (less the paced floor's, percentage
+//! points), beside it gross.
 
 use super::bars::Bars;
 use super::{Header, Repeats};

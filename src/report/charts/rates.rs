@@ -1,7 +1,6 @@
 //! A sweep's rate curve per affinity set at its largest thread count
-//! (`sweep-rates-<affinity>.svg`): against the offered rate per thread (log), net ns per update on
-//! the left and net CPU share (paced points only) on the right, one line per strategy, the seed's
-//! rate marked.
+//! (`sweep-rates-<affinity>.svg`): against the offered rate per thread (log), net ns per update
+//! left and net CPU share right, one line per strategy.
 
 use super::{
     Chart, Header, LegendEntry, Repeats, Swatch, canvas, colour, draw_curve, draw_guide,

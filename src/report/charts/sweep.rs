@@ -1,7 +1,6 @@
 //! A sweep's own charts, one pair per affinity set: `sweep-throughput-<affinity>.svg` (write ops/s
-//! against writer threads, one line per strategy, with the 95% confidence interval of each point's
-//! mean) and `sweep-staleness-<affinity>.svg` (the staleness chart at the largest thread count,
-//! when it has two or more ratelimit periods).
+//! against writer threads, with 95% CIs) and `sweep-staleness-<affinity>.svg` (at the largest
+//! thread count).
 
 use super::staleness::{self, worth_drawing};
 use super::{

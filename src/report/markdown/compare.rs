@@ -6,8 +6,7 @@ use crate::compare::Comparison;
 use std::fmt::Write;
 
 /// The comparison as Markdown: the two sources and the verdict rule, then one table with a row per
-/// pair and measure (its change cell holds the verdict, the change and its 95% CI; its p the
-/// Holm-adjusted p).
+/// pair and measure.
 pub(super) fn render(c: &Comparison) -> String {
     let mut out = String::from("## contend compare\n\n");
     let _ = writeln!(out, "- **base:** {}", escape(&c.base.describe()));

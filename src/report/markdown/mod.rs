@@ -41,9 +41,8 @@ pub fn table(header: &[String], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// The characters that start Markdown markup inside a line (code spans, emphasis, links and images,
-/// HTML tags and autolinks, table cells, strikethrough, entities) and the backslash that escapes
-/// them: [`escape`] puts a backslash before each.
+/// The characters that start Markdown markup inside a line, and the backslash that escapes them:
+/// [`escape`] puts a backslash before each.
 const MARKUP: &[char] = &['\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '&'];
 
 /// An untrusted string read from a result file as Markdown that reads as itself wherever it lands.

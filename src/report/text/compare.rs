@@ -1,7 +1,6 @@
 //! `contend compare` as text: by default the patch table, within [`WIDTH`] columns, per regime each
-//! strategy's cost with its 95% CI and repeats, its change and verdict; `--verbose`, every compared
-//! measure of every pair in the seeds' format (`base: 90569±1.15% test: 104152±0.34%`) with its
-//! change, 95% CI and Holm-adjusted p.
+//! strategy's cost, change and verdict; `--verbose`, every compared measure of every pair in the
+//! seeds' format.
 
 use super::{WIDTH, columns, wrapped};
 use crate::compare::{Comparison, HostRecord, MeasureRow, Pair, Replicates, Side};
@@ -220,9 +219,8 @@ fn patch_table(c: &Comparison) -> String {
     out
 }
 
-/// `rows` (the header first) as aligned columns, the name left and the numbers right, within
-/// [`WIDTH`]: the name column is as wide as the numbers leave room for, and a longer name takes a
-/// line of its own above its numbers.
+/// `rows` (the header first) as aligned columns within [`WIDTH`], the name left and the numbers
+/// right; a longer name takes a line of its own.
 fn layout(rows: &[PatchRow]) -> String {
     let width = |i: usize| {
         rows.iter()

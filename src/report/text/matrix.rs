@@ -201,9 +201,8 @@ fn classes(s: &mut String, r: &MatrixResults) {
     }
 }
 
-/// Per class (a column each), each coherence transaction's net ns (the median over the class's
-/// pairs of each pair's trimmed mean) and its ratio to the class's ping-pong, then the clock's step
-/// when it is coarser than a tenth of the smallest of them.
+/// Per class (a column each), each coherence transaction's net ns and its ratio to the class's
+/// ping-pong, then the clock's step when coarse.
 fn transactions(s: &mut String, r: &MatrixResults) {
     let mut classes: Vec<PairClass> = r
         .pairs

@@ -1,7 +1,6 @@
 //! A run for the terminal: the first screen `contend run` prints (header, headline, verdict, one
-//! compact table of every strategy in every regime, what the numbers rest on) and, behind
-//! `--verbose`, the full tables in the seeds' style, one section per measure: `90569±1.15%` per
-//! level, and the change against the first level.
+//! compact table, what the numbers rest on) and, behind `--verbose`, the full tables in the seeds'
+//! style.
 
 use super::align;
 use crate::counter::ShardLevel;

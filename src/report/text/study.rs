@@ -110,8 +110,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
 }
 
 /// The run's headline (when the study has a run), the combined verdict, the run's lines on what its
-/// figures rest on (floors, warnings, interference, noise: [`super::run::rests_on`]), then each
-/// stage's status and time.
+/// figures rest on, then each stage's status and time.
 pub fn render(study: &StudyResults) -> String {
     let mut out = String::new();
     let p = &study.plan;
