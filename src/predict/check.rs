@@ -297,7 +297,6 @@ impl Checker<'_> {
             None => one_class(&lines, &mut self.stand_in).map_err(|e| self.bad(e))?,
         }
         self.costs.check_home(lines.classes())?;
-        // The repeats the measured figures are over, and no others.
         let used = UsedRepeats::of(&s.repeats).used;
         let mut lats = Vec::with_capacity(used.len());
         let mut unpriced = Vec::new();
@@ -311,8 +310,8 @@ impl Checker<'_> {
             lat.costs = self.costs.clone();
             match lat.positive() {
                 Ok(()) => {}
-                // A canary's transaction net of ≤ 0 beside its ping-pong:
-                // that repeat's canary cannot price it.
+                // A canary's transaction net of ≤ 0 beside its ping-pong: that repeat's canary
+                // cannot price it.
                 Err(e) if self.latencies.is_none() => {
                     unpriced.push(format!("{} ({:.2} ns)", r.repeat, e.ns));
                     continue;
@@ -372,8 +371,7 @@ impl Checker<'_> {
         let (lines, lats) = self.priced(run, layout, s, &name)?;
         let walks = Walks::of_run(&run.config);
         let f = publish_fraction(s.strategy.publish, rate, walks);
-        // A ratelimit's own clock read on every update, measured in place
-        // by the run's clock floor.
+        // A ratelimit's own clock read on every update, measured in place by the run's clock floor.
         let clock = s
             .strategy
             .clock

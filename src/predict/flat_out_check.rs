@@ -98,9 +98,8 @@ pub fn flat_out_point(
 ) -> Option<HandoverPoint> {
     let summary = s.summary.as_ref()?;
     let measured = summary.handovers_per_s.as_ref()?;
-    // Flat out as `contend predict` models it (not at the measured update
-    // rate, which already holds the batching the model does not predict:
-    // a writer's updates per ownership).
+    // Flat out as `contend predict` models it (not at the measured update rate, which already holds
+    // the batching the model does not predict: a writer's updates per ownership).
     let f = publish_fraction(s.strategy.publish, FLAT_OUT_RATE, walks);
     let mut predicted = Vec::new();
     let mut rounds = Vec::new();

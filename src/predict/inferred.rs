@@ -147,8 +147,7 @@ fn tiers(n: usize, merges: &[Merge]) -> Vec<f64> {
             (jumps[t].0 + 1 - below) * 10 < groups
         });
         let Some(t) = thin else { break };
-        // Too few merges below jump t: drop it or the one before it,
-        // whichever is smaller.
+        // Too few merges below jump t: drop it or the one before it, whichever is smaller.
         if t > 0 && jumps[t - 1].1 < jumps[t].1 {
             jumps.remove(t - 1);
         } else {
@@ -412,8 +411,6 @@ fn home_socket(
     node: &mut Vec<usize>,
     notes: &mut Vec<String>,
 ) -> Option<u32> {
-    // The home-socket effect: one node of several LLCs, every other group
-    // a single LLC, and the host a whole number of such nodes.
     let node_sizes = sizes(node);
     let llc_sizes = sizes(llc);
     if node_sizes.len() > 2 {
@@ -578,8 +575,7 @@ impl InferredHost {
                 )
             }
         ));
-        // The home node in the capture's numbering: the node of the
-        // inferred home's lowest CPU.
+        // The home node in the capture's numbering: the node of the inferred home's lowest CPU.
         self.home_node = self.home_node.and_then(|h| {
             let cpu = self.topology.node(h)?.cpus.first()?;
             capture.node_of_cpu(cpu)

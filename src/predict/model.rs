@@ -144,8 +144,7 @@ impl Capacity {
             self.handovers_per_s += asked;
             return;
         }
-        // One transfer at a time: 1e9 / service a second, hand-overs
-        // their share of what queues.
+        // One transfer at a time: 1e9 / service a second, hand-overs their share of what queues.
         let served = 1e9 / flow.mean_service * (asked / flow.queued);
         self.handovers_per_s += served;
         self.saturated_lines += 1;
@@ -225,8 +224,8 @@ impl Lines {
         let growth = self.fixed_growth(&ctx);
         let flows = self.flows(&ctx, &growth);
         let net = self.network(&ctx, &flows);
-        // Two classes only where a home price tells them apart: alike,
-        // one class is the same answer in N steps instead of N²/4.
+        // Two classes only where a home price tells them apart: alike, one class is the same answer
+        // in N steps instead of N²/4.
         let differ = |a: f64, b: f64| (a - b).abs() > 1e-9 * a.abs().max(b.abs());
         let two = lat.costs.home.is_some()
             && !self.split()
@@ -244,8 +243,8 @@ impl Lines {
             .iter()
             .zip(&net.station_of)
             .map(|(flow, &i)| {
-                // Each class waits the queue it finds × its own transfer
-                // time; one class, every transfer the line's mean.
+                // Each class waits the queue it finds × its own transfer time; one class, every
+                // transfer the line's mean.
                 [0, 1].map(|c| {
                     let d = net.stations[i].demand_ns[c];
                     let service = if two {
@@ -341,9 +340,8 @@ impl Lines {
             stations[i].count += h;
             station_of.push(i);
         }
-        // Fetches that do not queue (served alongside) are a delay on
-        // each CPU's cycle beside its own work: the writers' mean, at
-        // each class's prices.
+        // Fetches that do not queue (served alongside) are a delay on each CPU's cycle beside its
+        // own work: the writers' mean, at each class's prices.
         let writers = self.writers.max(1) as f64;
         // A split's own line is on its writers' node, the others off it.
         let split = self.split();
@@ -486,9 +484,8 @@ impl Lines {
                 .zip(&self.nodes)
                 .map(|(n, node)| (n.iter().sum::<usize>(), *node != home)),
         );
-        // A read back that costs a transfer moves the line's only copy
-        // back from its reader: it occupies the line. One the host serves
-        // from the writer's own copy is no transfer.
+        // A read back that costs a transfer moves the line's only copy back from its reader: it
+        // occupies the line. One the host serves from the writer's own copy is no transfer.
         let back_time = mix(c_w, times[0].back, times[1].back);
         let back = if back_time > 0.0 { t.back } else { 0.0 };
         let queued_backs = t.n * ctx.q_w * back;
@@ -549,18 +546,17 @@ impl Lines {
         let reading = ctx.k > 0;
         let n = line.writers as f64;
         let publishes = n * p;
-        // Reads that fetch this line: its own writers' (after an update
-        // that did not publish, when a co-writer published since), other
-        // writers', reader threads'.
+        // Reads that fetch this line: its own writers' (after an update that did not publish, when
+        // a co-writer published since), other writers', reader threads'.
         let co_wrote = touched(arrivals, (n - 1.0) * p, q_w);
         let own = if reading { (1.0 - f) * co_wrote } else { 0.0 };
         let foreign_writers = if reading { ctx.nw - n } else { 0.0 };
         let foreign = touched(arrivals, publishes, q_w);
         let thread = touched(arrivals, publishes, q_r);
         let threads = self.reader_threads as f64;
-        // A write is followed by a read when some other CPU reads before
-        // the next write: another line's writer, a reader thread, or a
-        // co-writer reading after an update that did not publish.
+        // A write is followed by a read when some other CPU reads before the next write: another
+        // line's writer, a reader thread, or a co-writer reading after an update that did not
+        // publish.
         let foreign_reads = foreign_writers * q_w + threads * q_r;
         let co_rate = if n > 0.0 {
             q_w * (1.0 - f) * (n - 1.0) / n
@@ -569,9 +565,8 @@ impl Lines {
         };
         let co_reads = n * co_rate;
         let other_reads = foreign_reads + co_reads;
-        // A writer's read after an update that did not publish, when its
-        // last touch was its own publish and since then another CPU only
-        // read the line: priced as the host's read back.
+        // A writer's read after an update that did not publish, when its last touch was its own
+        // publish and since then another CPU only read the line: priced as the host's read back.
         let back = if reading && p > 0.0 {
             let last_pub = p / (p + (1.0 - f) * q_w);
             let touched_at_all = touched(arrivals, (n - 1.0) * p + other_reads, q_w);
@@ -615,8 +610,8 @@ impl Lines {
             others,
             h: touched(arrivals, others, p),
             handovers: touched(arrivals, (n - 1.0) * p, p),
-            // A write after reads invalidates m̄ sharers on the mean
-            // (every reader that fetched since the write).
+            // A write after reads invalidates m̄ sharers on the mean (every reader that fetched
+            // since the write).
             sharers: if first_reads > 0.0 {
                 (fetches / first_reads).max(1.0)
             } else {
@@ -846,8 +841,8 @@ fn line_times(
     curve_growth: f64,
     growth: f64,
 ) -> Times {
-    // Each transaction's time over the pairs that make it: a co-writer's
-    // (writer pairs) or anyone else's (read pairs).
+    // Each transaction's time over the pairs that make it: a co-writer's (writer pairs) or anyone
+    // else's (read pairs).
     let mean = |pairs: &ClassCounts, tr| prices.mean_time(pairs, tr);
     let pairs_of = |tr: Transaction| {
         let (ww, rw) = (mean(&line.writer_pairs, tr), mean(&line.read_pairs, tr));
@@ -859,9 +854,8 @@ fn line_times(
     let (moved, _) = pairs_of(Transaction::AddMoved);
     let (own, read) = pairs_of(Transaction::ReadFetched);
     let (back_co, back_foreign) = pairs_of(Transaction::ReadBack);
-    // The upgrade: from the sharers curve at m̄, or the one-sharer upgrade
-    // within the node unless a sharer sits across a node, when the
-    // farthest acknowledgement is the cross-node one.
+    // The upgrade: from the sharers curve at m̄, or the one-sharer upgrade within the node unless a
+    // sharer sits across a node, when the farthest acknowledgement is the cross-node one.
     let upgrade = match costs.sharers.at(t.sharers) {
         Some(s) => s * curve_growth,
         None => {

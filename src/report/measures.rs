@@ -213,8 +213,8 @@ pub fn shown_measures<'a>(
     strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
     paced: bool,
 ) -> Vec<&'static Measure> {
-    // Paced, loop ns/op is the pacing period and the net figure is
-    // PACED's; flat out, PACED's are not measured.
+    // Paced, loop ns/op is the pacing period and the net figure is PACED's; flat out, PACED's are
+    // not measured.
     let lead: &[Measure] = if paced { &PACED } else { &THROUGHPUT_NS[..2] };
     lead.iter()
         .chain(THROUGHPUT_NS[2..].iter())

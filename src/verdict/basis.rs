@@ -144,9 +144,8 @@ fn noise_line(run: &RunResults) -> String {
 
 /// Steal, involuntary context switches, stalls and the canary, in one line.
 pub fn interference_line(run: &RunResults) -> Option<String> {
-    // Stalls are each strategy's own (its busy and floor windows); steal,
-    // context switches and the canary are each repeat's, however many
-    // strategies ran in it.
+    // Stalls are each strategy's own (its busy and floor windows); steal, context switches and the
+    // canary are each repeat's, however many strategies ran in it.
     let results: Vec<&RepeatResult> = run.strategies.iter().flat_map(|s| &s.repeats).collect();
     let records = || results.iter().map(|r| &r.interference);
     let repeats = run.repeats_run(None);
@@ -202,8 +201,7 @@ pub fn line_cost_line(run: &RunResults) -> Option<String> {
     let (lo, hi) = (*ns.first()?, *ns.last()?);
     let cpus = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus)
         .map_or(String::new(), |(a, b)| format!(" on CPUs {a} and {b}"));
-    // Under `--paced both` a round's repeats in place and alone share
-    // one draw of lines.
+    // Under `--paced both` a round's repeats in place and alone share one draw of lines.
     let shared = if run.strategies.iter().any(|s| !s.alone_repeats.is_empty()) {
         " (a round's repeats in place and alone share theirs)"
     } else {
@@ -381,8 +379,8 @@ fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
 /// Whether the paced threads kept up.
 fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
     let poisson = arrivals == Arrivals::Poisson;
-    // Poisson arrivals offer a random count: whether a thread kept up
-    // is judged against the arrivals that fell due, not the mean rate.
+    // Poisson arrivals offer a random count: whether a thread kept up is judged against the
+    // arrivals that fell due, not the mean rate.
     let kept_up = |r: &RepeatResult| {
         if poisson {
             r.arrivals_run_min_pct
@@ -439,8 +437,8 @@ fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
             ),
         )
     } else {
-        // A stall shows in one repeat: the mean repeat says whether
-        // the whole run fell short or one moment did.
+        // A stall shows in one repeat: the mean repeat says whether the whole run fell short or one
+        // moment did.
         let mean = run
             .strategies
             .iter()
@@ -451,8 +449,8 @@ fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
             .reduce(f64::min);
         let mean_text = mean.map_or("-".into(), |m| format!("{m:.1}%"));
         let worst = short.join(", ");
-        // The rate held on the mean: a moment's stall, said but not a
-        // warning (each figure is a mean over its repeats).
+        // The rate held on the mean: a moment's stall, said but not a warning (each figure is a
+        // mean over its repeats).
         if mean.is_some_and(|m| m >= RATE_SHORTFALL_PCT) {
             Finding::info(
                 FindingKind::Rate,
@@ -513,8 +511,8 @@ pub fn findings(run: &RunResults) -> Vec<Finding> {
         let (mut repeats, mut disturbed, mut retries) = (0, 0, 0);
         for s in paced {
             if let Some(p) = PairedNet::of(&s.repeats, net_busy_ns) {
-                // Disturbed repeats are set aside only while two others
-                // remain ([`crate::runner::UsedRepeats`]).
+                // Disturbed repeats are set aside only while two others remain
+                // ([`crate::runner::UsedRepeats`]).
                 let set_aside = if p.all_repeats { 0 } else { p.disturbed };
                 (repeats, disturbed) = (repeats + p.repeats, disturbed + set_aside);
             }

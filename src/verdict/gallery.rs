@@ -61,8 +61,8 @@ pub fn gallery_headline(g: &Gallery) -> String {
             "the kernel's counter ({BASELINE}) is at or near saturation on {saturated}"
         ));
     }
-    // Beside hosts near the knee, what the scoreboard says of the model
-    // on the seeds' hosts of their kind.
+    // Beside hosts near the knee, what the scoreboard says of the model on the seeds' hosts of
+    // their kind.
     let mut kinds: Vec<HostKind> = g
         .hosts
         .iter()

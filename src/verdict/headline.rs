@@ -50,8 +50,8 @@ pub fn headline(run: &RunResults) -> Headline {
             .rate()
             .map_or(f64::INFINITY, |r| (r / SEED_RATE).ln().abs())
     };
-    // A paced regime answers only where a strategy finished a repeat in
-    // it (a run out of time may have none).
+    // A paced regime answers only where a strategy finished a repeat in it (a run out of time may
+    // have none).
     let finished =
         |d: &&Decided| (0..d.contest.candidates.len()).any(|i| d.contest.cost(i).is_some());
     let paced_planned = all.iter().any(|d| d.contest.regime.is_paced());

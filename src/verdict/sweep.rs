@@ -112,7 +112,6 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Verdict> {
         ));
     }
     let results = scaling(&series);
-    // Group strategies by where they stop.
     let mut groups: Vec<(usize, bool, Vec<String>)> = Vec::new();
     for s in &results {
         let stopped = s.next.is_some();
@@ -175,8 +174,8 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Verdict> {
         .filter_map(|p| Some((p, p.regime.rate()?)))
         .min_by(|a, b| (a.1 - SEED_RATE).abs().total_cmp(&(b.1 - SEED_RATE).abs()));
     let hammer = at().find(|p| !p.regime.is_paced());
-    // Each strategy's cost in its point's one figure (net busy ns per
-    // update paced, loop ns/op flat out) and, paced, its net CPU share.
+    // Each strategy's cost in its point's one figure (net busy ns per update paced, loop ns/op flat
+    // out) and, paced, its net CPU share.
     let costs = |p: &SweepPoint| -> String {
         let list: Vec<String> = p
             .results

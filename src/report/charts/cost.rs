@@ -29,8 +29,7 @@ fn mark(tied: bool) -> &'static str {
 pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawError>> {
     let h = headline(run);
     let views = run.regimes();
-    // The headline's regime first: its bars on top of each row, and the
-    // order of the rows.
+    // The headline's regime first: its bars on top of each row, and the order of the rows.
     let mut regimes: Vec<Regime> = views.iter().map(RunResults::regime).collect();
     regimes.sort_by_key(|&r| r != h.regime);
     let net = |name: &str, regime: Regime| -> Option<Summary> {
@@ -55,7 +54,6 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
             .map_or(f64::INFINITY, |s| s.mean)
     };
     names.sort_by(|a, b| key(a).total_cmp(&key(b)));
-    // Rows named as the whole page names strategies.
     let short = |name: &str| display_name(run, name).unwrap_or_else(|| name.to_string());
     let tied = h.cheapest.len() > 1;
     let rows = names

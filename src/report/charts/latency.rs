@@ -121,8 +121,8 @@ fn panel(
     let keys: Vec<f64> = (0..PERCENTILES.len()).map(|i| i as f64).collect();
     let last = (PERCENTILES.len() - 1) as f64;
     let span = log_span(lo, hi);
-    // A zero (a sample no dearer than the timer's overhead) sits on the
-    // axis rather than at minus infinity.
+    // A zero (a sample no dearer than the timer's overhead) sits on the axis rather than at minus
+    // infinity.
     let floor = span.start;
     let mut chart = ChartBuilder::on(area)
         .margin(12)

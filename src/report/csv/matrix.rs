@@ -18,8 +18,8 @@ pub(super) fn render(r: &MatrixResults) -> Result<Vec<u8>, csv::Error> {
         }
     }
     let mut w = csv::Writer::from_writer(Vec::new());
-    // The corner cell says what the cells are, for a reader of the bare
-    // file: one-way ns, a round trip's time halved.
+    // The corner cell says what the cells are, for a reader of the bare file: one-way ns, a round
+    // trip's time halved.
     let header =
         std::iter::once(MATRIX_CSV_CORNER.to_string()).chain(cpus.iter().map(u32::to_string));
     w.write_record(header)?;

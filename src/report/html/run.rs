@@ -55,8 +55,8 @@ pub(super) fn article(
         let suffix = charts::run::regime_suffix(r.view.regime());
         drawn.push(charts::run::regime_charts(&r.view, "", &suffix)?);
     }
-    // The run's lines, as the terminal prints them: each names its regime,
-    // and what the host cannot answer is said once.
+    // The run's lines, as the terminal prints them: each names its regime, and what the host cannot
+    // answer is said once.
     let verdicts = vec![(None, verdict::run_lines(run))];
     let glance = glance(&format!("headline-{id}"), run)?;
     Ok(html! {

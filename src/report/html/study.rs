@@ -44,7 +44,6 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
     }
     let p = &study.plan;
     let lines = study_lines(study);
-    // Each stage's article, by its place on the page.
     let kinds: Vec<&str> = sources.iter().map(|s| s.doc.kind()).collect();
     let anchor = |stage: &str| kinds.iter().position(|k| *k == stage).map(|i| i + 1);
     let glance = parts

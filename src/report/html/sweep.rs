@@ -29,8 +29,8 @@ pub(super) fn article(
     label: Option<&str>,
     sweep: &SweepResults,
 ) -> Result<Markup, ExportError> {
-    // The sweep's own charts; every point's run charts would make the page
-    // as heavy as the folder, and its tables below hold their numbers.
+    // The sweep's own charts; every point's run charts would make the page as heavy as the folder,
+    // and its tables below hold their numbers.
     let charts = charts::sweep::sweep_charts(sweep)?;
     let lines = verdict::sweep_lines(sweep);
     let first = sweep.points.first().map(|p| &p.results);

@@ -20,8 +20,8 @@ pub fn render(g: &Gallery) -> String {
         escape(&g.source),
         si(g.rate)
     );
-    // The file name comes from the folder: escaped; every other cell is
-    // contend's own numbers and names.
+    // The file name comes from the folder: escaped; every other cell is contend's own numbers and
+    // names.
     let rows: Vec<Vec<String>> = g
         .hosts
         .iter()

@@ -39,16 +39,15 @@ impl PatchRow {
         row: Option<&MeasureRow>,
         runs: bool,
     ) -> Self {
-        // Across runs n counts runs; within one, repeats and those set
-        // aside.
+        // Across runs n counts runs; within one, repeats and those set aside.
         let set_aside = match runs {
             true => 0,
             false => strategy.summary.as_ref().map_or(0, |s| s.set_aside),
         };
         let (figure, n) = match summary {
             Some(s) => (
-                // One repeat gives no interval (the n column says why),
-                // nor does one run a side without a host's record.
+                // One repeat gives no interval (the n column says why), nor does one run a side
+                // without a host's record.
                 if s.ci95_high > s.mean {
                     format!("{:.decimals$} ±{:.decimals$}", s.mean, s.ci95_high - s.mean)
                 } else {
@@ -204,7 +203,6 @@ fn patch_table(c: &Comparison) -> String {
             "{label}host: {}, {}, Linux {}",
             p.hostname, p.cpu_model, p.kernel_release
         ))));
-        // A side of runs: when its first and last began.
         let when = match side.runs.as_slice() {
             [_, .., (_, last)] if !one_file => {
                 format!("runs: {} to {}", p.started_utc, last.provenance.started_utc)

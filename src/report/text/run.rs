@@ -118,7 +118,6 @@ fn warnings(run: &RunResults) -> String {
             }
         }
     }
-    // Noise and a CI target missed, in one line.
     let all = run.strategies.len();
     let noisy = run
         .strategies

@@ -134,8 +134,8 @@ pub fn render(study: &StudyResults) -> String {
             "(each verdict's 95% interval and p-value: report.html in the study folder)\n",
         );
     }
-    // What the run's figures rest on, as `contend run` prints it: its
-    // floors, warnings, interference and noise.
+    // What the run's figures rest on, as `contend run` prints it: its floors, warnings,
+    // interference and noise.
     if let Some(run) = &study.parts.run {
         out.push_str(&super::run::rests_on(run));
     }

@@ -19,8 +19,7 @@ pub(super) fn render(sweep: &SweepResults) -> String {
             .stopped()
             .map_or(String::new(), |why| format!("; PARTIAL ({why})"))
     );
-    // Under 1 s per strategy (`--quick`'s 200 ms), a point's figures
-    // are a look, not a measurement.
+    // Under 1 s per strategy (`--quick`'s 200 ms), a point's figures are a look, not a measurement.
     let shortest = sweep
         .points
         .iter()
