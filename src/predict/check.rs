@@ -46,9 +46,11 @@ pub struct CheckPoint {
     pub ratio: Option<f64>,
     /// Predicted hand-overs + read fetches per update, mean over writers.
     pub predicted_transfers: f64,
-    /// The run's exact count of the same, per update.
+    /// The run's exact count of the same, per update; `None` for a file measured before reads were
+    /// counted.
     pub measured_transfers: Option<f64>,
-    /// A ratelimit's clock read per update, ns, as the run's clock floor measured it in place.
+    /// A ratelimit's clock read per update, ns, as the run's clock floor measured it in place;
+    /// `None`: no ratelimit or no clock floor.
     pub local_ns: Option<f64>,
 }
 
@@ -127,7 +129,7 @@ impl CheckResults {
 }
 
 impl CheckPoint {
-    /// |predicted − measured| net cost, % of measured.
+    /// |predicted − measured| net cost, % of measured; `None` without a finite error.
     pub fn error_pct(&self) -> Option<f64> {
         let p = self.predicted_ns?;
         (self.measured_ns > 0.0).then(|| 100.0 * (p - self.measured_ns).abs() / self.measured_ns)

@@ -37,7 +37,8 @@ impl fmt::Display for ReadOccupancy {
     }
 }
 
-/// One point of a published or measured curve.
+/// One point of a published or measured curve: `at` (CPUs at the line, or sharers) and the time
+/// there, ns.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CostPoint {
@@ -201,9 +202,10 @@ pub struct LineCosts {
     pub home_node: u32,
     /// Which fetches occupy the line.
     pub read_occupancy: ReadOccupancy,
-    /// A read served from a copy already in the reader's LLC.
+    /// A read served from a copy already in the reader's LLC; `None`: a transfer.
     pub llc_hit: Option<CitedNs>,
-    /// Alike hot lines every event touches (a task group's and its parent's `load_avg`).
+    /// Alike hot lines every event touches (a task group's and its parent's `load_avg`); `None`:
+    /// one.
     pub hot_lines: Option<Cited<u32>>,
 }
 

@@ -39,7 +39,7 @@ pub struct HandoverPoint {
 }
 
 impl HandoverPoint {
-    /// |predicted − measured| hand-overs a second, % of measured.
+    /// |predicted − measured| hand-overs a second, % of measured; 0 when both are 0.
     pub fn error_pct(&self) -> Option<f64> {
         let d = (self.predicted_per_s - self.measured_per_s).abs();
         if self.measured_per_s > 0.0 {
@@ -69,7 +69,7 @@ impl HandoverPoint {
         self.agreement() == Agreement::Agrees
     }
 
-    /// The hold the count implies, ns per ownership.
+    /// The hold the count implies, ns per ownership: (1/counted − 1/predicted) × saturated lines.
     pub fn implied_hold_ns(&self) -> Option<f64> {
         (self.saturated_lines > 0 && self.measured_per_s > 0.0 && self.predicted_per_s > 0.0).then(
             || {

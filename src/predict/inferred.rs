@@ -75,7 +75,8 @@ pub struct InferredHost {
     pub notes: Vec<String>,
 }
 
-/// One merge of the average-linkage hierarchy.
+/// One merge of the average-linkage hierarchy: two clusters joined at the mean latency between
+/// them, ns.
 #[derive(Debug, Clone, Copy)]
 struct Merge {
     a: usize,

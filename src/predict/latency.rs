@@ -96,7 +96,8 @@ pub struct TransactionRatios {
     pub read_fetched: f64,
     /// An add on a line another CPU has only read.
     pub add_upgraded: f64,
-    /// A read of a line this CPU wrote and another CPU has since only read.
+    /// A read of a line this CPU wrote and another CPU has since only read; `None`: not measured,
+    /// priced as free.
     pub read_back: Option<f64>,
     /// An add on a line another CPU has read, then a read of a line it has written, timed whole.
     pub add_then_read_other: f64,

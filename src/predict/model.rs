@@ -46,7 +46,8 @@ type ReaderCounts = [usize; 3];
 struct SharedLine {
     /// Writers publishing to it.
     writers: usize,
-    /// The node its memory is on when it is a split's slot.
+    /// The node its memory is on when it is a split's slot; `None` for `global`, on the counter's
+    /// home node.
     home: Option<u32>,
     /// Ordered pairs of two of its writers.
     writer_pairs: ClassCounts,
@@ -118,7 +119,7 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
-    /// The share of each CPU the net cost takes, %: cost /.
+    /// The share of each CPU the net cost takes, %: cost / (gap + cost), the gap 1/rate.
     pub fn cpu_share_pct(&self, rate: f64) -> f64 {
         super::share_pct(self.cost_ns, rate)
     }

@@ -58,7 +58,7 @@ pub struct PointPrediction {
     pub state: LineState,
     /// Net ns per update, mean over writers.
     pub cost_ns: Option<Range>,
-    /// Net CPU share per writer CPU, %: cost /.
+    /// Net CPU share per writer CPU, %: cost / (1/rate + cost); `None` as `cost_ns`.
     pub cpu_share_pct: Option<Range>,
     /// Updates a second each CPU achieves: 1/(1/rate + cost).
     pub achieved_rate: Option<Range>,
@@ -107,7 +107,8 @@ pub struct FlatOutPrediction {
     pub round_ns: Option<Range>,
 }
 
-/// Updates per second per CPU at which the hottest line saturates (ρ = 1) at the high.
+/// Updates per second per CPU at which the hottest line saturates (ρ = 1) at the high (`lo`),
+/// central and low (`hi`) latencies; `None` where it never does.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SaturationRate {
     /// At the high latencies: the lowest rate.

@@ -275,7 +275,7 @@ pub struct TableCell {
     pub value: String,
     /// The mean shown, for sorting; `None` when not recorded or below timer resolution.
     pub mean: Option<f64>,
-    /// % change of the mean against the base.
+    /// % change of the mean against the base; `None` in the first column or below resolution.
     pub change_pct: Option<f64>,
     /// The compare engine's decision on that change.
     pub verdict: Option<Decision>,

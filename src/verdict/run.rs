@@ -188,7 +188,8 @@ impl<'a> Contest<'a> {
         cost_measure(self.regime).paired(self.config, c[base].result, c[test].result)
     }
 
-    /// The cost of one read by a reader thread.
+    /// The cost of one read by a reader thread: ns/op from throughput flat out, busy ns per read
+    /// paced.
     fn read(&self, i: usize) -> Option<Summary> {
         let s = self.candidates[i].summary;
         match self.regime {

@@ -1,5 +1,6 @@
 //! A prediction's chart (`predict.svg`): two panels against the update rate per CPU on a log axis,
-//! one line per strategy at the central class latencies, thin lines at the low and high ends:
+//! one line per strategy at the central class latencies, thin lines at the low and high ends: ρ of
+//! the hottest line left, net ns per update right (both log).
 
 use super::{
     Chart, Header, INK, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail, log_span,

@@ -2,10 +2,11 @@
 
 use crate::matrix::MatrixResults;
 
-/// matrix.csv's first header cell.
+/// matrix.csv's first header cell: cells are one-way ns = round trip ÷ 2.
 const MATRIX_CSV_CORNER: &str = "initiator\\responder (median one-way ns = round trip / 2)";
 
-/// matrix.csv: CPU ids in the header row and first column.
+/// matrix.csv: CPU ids in the header row and first column; cell (i, j) the median one-way ns with i
+/// initiating.
 pub(super) fn render(r: &MatrixResults) -> Result<Vec<u8>, csv::Error> {
     let cpus = &r.config.cpus;
     let index = |cpu: u32| cpus.binary_search(&cpu).ok();

@@ -3,7 +3,8 @@
 use crate::sweep::SweepResults;
 use serde::Serialize;
 
-/// One sweep.csv row: one strategy at one point, summarised over its repeats.
+/// One sweep.csv row: one strategy at one point, summarised over its repeats; rates per second,
+/// times ns, an empty cell not measured.
 #[derive(Serialize)]
 struct SweepRow<'a> {
     threads: usize,
