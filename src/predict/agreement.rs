@@ -1,12 +1,10 @@
-//! When a prediction agrees with a measurement, one rule for every figure
-//! `predict --check` scores (a paced point's net cost, a flat-out
-//! strategy's hand-overs/s): inside the measured 95% CI and within
-//! ±[`AGREEMENT_PCT`] of the measured figure.
+//! When a prediction agrees with a measurement, one rule for every figure `predict --check` scores
+//! (a paced point's net cost, a flat-out strategy's hand-overs/s): inside the measured 95% CI and
+//! within ±[`AGREEMENT_PCT`] of the measured figure.
 
 use crate::stats::SPREAD_REPEATS;
 
-/// How far from the measured figure, %, a prediction may be and agree
-/// (besides lying inside the measured 95% CI).
+/// How far from the measured figure, %, a prediction may be and agree.
 pub const AGREEMENT_PCT: f64 = 25.0;
 
 /// What a check can say of one prediction against its measurement.
@@ -16,8 +14,7 @@ pub enum Agreement {
     Agrees,
     /// Outside either, or no finite error.
     Disagrees,
-    /// Within ±[`AGREEMENT_PCT`], but measured in one repeat: no interval
-    /// to judge by, so neither.
+    /// Within ±[`AGREEMENT_PCT`], but measured in one repeat: no interval to judge by, so neither.
     OneRepeat,
 }
 
@@ -32,11 +29,8 @@ impl Agreement {
     }
 }
 
-/// Whether `predicted` agrees with a figure measured over `repeats`
-/// whose 95% CI is `ci` and from which it is `error_pct` off (% of it;
-/// `None` when it has no finite error): outside ±[`AGREEMENT_PCT`] it
-/// disagrees; inside, it agrees when it lies inside `ci`, unless one
-/// repeat made `ci` (no spread: [`crate::stats::Summary::has_spread`]).
+/// Whether `predicted` agrees with a figure measured over `repeats` (95% CI `ci`, `error_pct` off):
+/// outside ±[`AGREEMENT_PCT`] it disagrees; inside, it agrees when inside a `ci` with spread.
 pub fn agreement(
     predicted: f64,
     ci: [f64; 2],

@@ -1,8 +1,6 @@
-//! core-to-core-latency's CSV (nviennot/core-to-core-latency, `--csv`):
-//! one row per CPU, row `i` holding the one-way CAS latency in ns from CPU
-//! `i` to each CPU `j < i` and empty cells elsewhere. Read into a
-//! symmetric [`PairMatrix`]; an upper-triangle or full file, a trailing
-//! comma and a filled diagonal are taken too, each said in a note.
+//! core-to-core-latency's CSV (nviennot/core-to-core-latency, `--csv`): one row per CPU, row `i`
+//! holding the one-way CAS latency in ns from CPU `i` to each CPU `j < i` and empty cells
+//! elsewhere.
 
 use crate::matrix::MatrixResults;
 use std::fmt::Write;
@@ -10,8 +8,7 @@ use std::fmt::Write;
 /// The most CPUs a file may have: 4,096 (a 16 Mi-cell matrix).
 pub const MAX_CPUS: usize = 4096;
 
-/// The one-way transfer time between every two CPUs, ns, symmetric; CPU
-/// `i` is the file's row `i`.
+/// The one-way transfer time between every two CPUs, ns, symmetric; CPU `i` is the file's row `i`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairMatrix {
     n: usize,
@@ -38,10 +35,7 @@ impl PairMatrix {
         m
     }
 
-    /// A `contend matrix` result in this format: row `i` the matrix's
-    /// `i`-th CPU (in id order), each pair its median one-way ns over both
-    /// directions. `None` when a pair was not measured (a per-class
-    /// sample: `contend matrix --all-pairs` measures every one).
+    /// A `contend matrix` result in this format: row `i` the matrix's `i`-th CPU.
     pub fn of_matrix(m: &MatrixResults) -> Option<Self> {
         let mut cpus = m.config.cpus.clone();
         cpus.sort_unstable();
@@ -68,8 +62,7 @@ impl PairMatrix {
         self.ns[i * self.n + j]
     }
 
-    /// The matrix as core-to-core-latency writes it: the lower triangle,
-    /// empty cells above, no trailing comma.
+    /// The matrix as core-to-core-latency writes it.
     pub fn to_csv(&self) -> String {
         let mut out = String::new();
         for i in 0..self.n {
@@ -87,8 +80,7 @@ impl PairMatrix {
     }
 }
 
-/// Why a file is not a core-to-core-latency matrix; each names the row
-/// and column (0-based, the CPUs' ids) where it can.
+/// Why a file is not a core-to-core-latency matrix.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum C2cError {
     /// No rows at all.
@@ -116,8 +108,7 @@ pub enum C2cError {
         /// The rows of the file.
         rows: usize,
     },
-    /// A cell that is not a latency: not a number, negative, 0, NaN or
-    /// infinite.
+    /// A cell that is not a latency: not a number, negative, 0, NaN or infinite.
     #[error("row {row}, column {col}: \"{text}\" is {why}")]
     Cell {
         /// The row (0-based).
@@ -248,9 +239,7 @@ fn cell(text: &str, row: usize, col: usize) -> Result<f64, C2cError> {
     Ok(v)
 }
 
-/// The pair matrix of `cells` (row-major, `n` × `n`): each pair from its
-/// one cell, or the mean of both; a pair in neither, or at 0 ns, is an
-/// error naming it.
+/// The pair matrix of `cells` (row-major, `n` × `n`).
 fn mirrored(n: usize, cells: &[Option<f64>]) -> Result<PairMatrix, C2cError> {
     let mut m = PairMatrix::from_fn(n, |_, _| 0.0);
     for i in 0..n {

@@ -1,9 +1,5 @@
-//! `contend predict --check FILE`: the model set against a run (or
-//! sweep) measured under `--rate`, on that run's own topology, CPUs,
-//! rates and strategies: transfers per update and hand-overs a second
-//! against the exact counts, net ns per update against the measured 95%
-//! CI (docs/predict.md, "Checked here"). No point is dropped: one the
-//! model cannot predict, or measured at or below 0, counts as the worst.
+//! `contend predict --check FILE`: the model set against a run (or sweep) measured under `--rate`,
+//! on that run's own topology, CPUs, rates and strategies (docs/predict.md, "Checked here").
 
 use super::agreement::{Agreement, agreement};
 use super::class::Bound;
@@ -18,15 +14,15 @@ use crate::stats::median;
 use crate::workload::{Arrivals, Regime};
 use serde::{Deserialize, Serialize};
 
-/// A measured net cost this far above its series' lowest-rate level, with
-/// a CI above that level, marks the measured knee.
+/// A measured net cost this far above its series' lowest-rate level, with a CI above that level,
+/// marks the measured knee.
 pub const KNEE_DEPARTURE: f64 = 0.25;
 
 /// One measured point and its prediction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckPoint {
-    /// The series it belongs to: `strategy`, plus the sweep point's
-    /// threads and affinity for a sweep.
+    /// The series it belongs to: `strategy`, plus the sweep point's threads and affinity for a
+    /// sweep.
     pub series: String,
     /// Updates per second per writer.
     pub rate: f64,
@@ -34,16 +30,13 @@ pub struct CheckPoint {
     pub writers: usize,
     /// Repeats predicted and measured.
     pub repeats: usize,
-    /// How the run's arrivals fell, as the model was told (`None` in
-    /// files written before runs had poisson arrivals: paced).
+    /// How the run's arrivals fell, as the model was told.
     pub arrivals: Option<Arrivals>,
     /// Median canary of those repeats, ns one-way (NaN with a `--host` matrix).
     pub canary_ns: f64,
     /// Predicted ρ of the hottest line, mean over repeats.
     pub rho: f64,
-    /// Predicted net ns per update, mean over repeats (since the closed
-    /// population every point is priced, saturated ones too; `None` is
-    /// left for callers that still match on it).
+    /// Predicted net ns per update, mean over repeats.
     pub predicted_ns: Option<f64>,
     /// Measured net ns per update (busy less the paced floor), mean.
     pub measured_ns: f64,
@@ -53,13 +46,11 @@ pub struct CheckPoint {
     pub ratio: Option<f64>,
     /// Predicted hand-overs + read fetches per update, mean over writers.
     pub predicted_transfers: f64,
-    /// The run's exact count of the same, per update: (hand-overs + lines
-    /// the writers' reads fetched) / updates over every repeat; `None`
-    /// for a file measured before reads were counted.
+    /// The run's exact count of the same, per update; `None` for a file measured before reads were
+    /// counted.
     pub measured_transfers: Option<f64>,
-    /// A ratelimit's clock read per update, ns, as the run's clock floor
-    /// measured it in place: part of `predicted_ns` (`None`: no ratelimit,
-    /// or a run without a clock floor).
+    /// A ratelimit's clock read per update, ns, as the run's clock floor measured it in place;
+    /// `None`: no ratelimit or no clock floor.
     pub local_ns: Option<f64>,
 }
 
@@ -138,15 +129,13 @@ impl CheckResults {
 }
 
 impl CheckPoint {
-    /// |predicted − measured| net cost, % of measured; `None` when there
-    /// is no finite error (see [`CheckPoint::no_error`]).
+    /// |predicted − measured| net cost, % of measured; `None` without a finite error.
     pub fn error_pct(&self) -> Option<f64> {
         let p = self.predicted_ns?;
         (self.measured_ns > 0.0).then(|| 100.0 * (p - self.measured_ns).abs() / self.measured_ns)
     }
 
-    /// Why this point has no finite error: not predicted, or measured at
-    /// or below 0.
+    /// Why this point has no finite error: not predicted, or measured at or below 0.
     pub fn no_error(&self) -> Option<&'static str> {
         if self.predicted_ns.is_none() {
             Some("not predicted: saturated")
@@ -157,10 +146,7 @@ impl CheckPoint {
         }
     }
 
-    /// Whether the prediction agrees with the measured cost
-    /// ([`agreement`]: inside its 95% CI and within
-    /// ±[`super::AGREEMENT_PCT`], or one repeat cannot tell); a point not
-    /// predicted disagrees.
+    /// Whether the prediction agrees with the measured cost.
     pub fn agreement(&self) -> Agreement {
         self.predicted_ns.map_or(Agreement::Disagrees, |p| {
             agreement(p, self.measured_ci_ns, self.error_pct(), self.repeats)
@@ -172,8 +158,7 @@ impl CheckPoint {
         self.agreement() == Agreement::Agrees
     }
 
-    /// |predicted − exact| transfers per update, % of exact (0 when both
-    /// are 0); `None` when not counted, or counted 0 and predicted more.
+    /// |predicted − exact| transfers per update, % of exact (0 when both are 0).
     pub fn transfer_error_pct(&self) -> Option<f64> {
         let m = self.measured_transfers?;
         let d = (self.predicted_transfers - m).abs();
@@ -185,18 +170,15 @@ impl CheckPoint {
     }
 }
 
-/// Where one series' measured cost rises, against the predicted
-/// saturation rate.
+/// Where one series' measured cost rises, against the predicted saturation rate.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Knee {
     /// The series.
     pub series: String,
-    /// The lowest rate whose measured net cost rose more than
-    /// [`KNEE_DEPARTURE`] above the series' lowest-rate cost, its CI above
-    /// that cost; `None` when none did.
+    /// The lowest rate whose measured net cost rose more than [`KNEE_DEPARTURE`] above the series'
+    /// lowest-rate cost, its CI above that cost; `None` when none did.
     pub measured_rate: Option<f64>,
-    /// The rate at which the model puts ρ = 1, at the series' median
-    /// canary; `None` when it never saturates.
+    /// The rate at which the model puts ρ = 1, at the series' median canary.
     pub predicted_rate: Option<f64>,
     /// measured / predicted.
     pub ratio: Option<f64>,
@@ -211,38 +193,29 @@ pub struct CheckResults {
     pub latency_source: String,
     /// Every paced point, in file order.
     pub points: Vec<CheckPoint>,
-    /// Median over every point of |predicted − measured| net cost, % of
-    /// measured, a point without a finite error counting as the worst;
-    /// `None` when that puts the median among them.
+    /// Median over every point of |predicted − measured| net cost, % of measured, a point without a
+    /// finite error counting as the worst; `None` when that puts the median among them.
     pub median_abs_error_pct: Option<f64>,
     /// Points that agree ([`CheckPoint::agrees`]).
     pub agreeing: usize,
-    /// Index in `points` of the worst point (largest error, one without a
-    /// finite error first).
+    /// Index in `points` of the worst point (largest error, one without a finite error first).
     pub worst: Option<usize>,
-    /// Median over the counted points of |predicted − exact| transfers
-    /// per update, % of exact (`None`: none counted, or the median among
-    /// those without a finite error).
+    /// Median over the counted points of |predicted − exact| transfers per update, % of exact.
     pub transfers_median_error_pct: Option<f64>,
     /// Per series with three or more rates.
     pub knees: Vec<Knee>,
-    /// Every flat-out strategy: hand-overs a second predicted against the
-    /// run's exact count.
+    /// Every flat-out strategy: hand-overs a second predicted against the run's exact count.
     pub flat_out: Vec<HandoverPoint>,
-    /// Flat-out points that hand the line over and agree
-    /// ([`HandoverPoint::agrees`]).
+    /// Flat-out points that hand the line over and agree ([`HandoverPoint::agrees`]).
     pub flat_out_agreeing: usize,
-    /// Median over the flat-out points that hand the line over (predicted
-    /// or counted) of |predicted − counted| hand-overs a second, % of
-    /// counted (`None`: no such point, or the median among those without
-    /// a finite error).
+    /// Median over the flat-out points that hand the line over of |predicted − counted| hand-overs
+    /// a second, % of counted.
     pub flat_out_median_error_pct: Option<f64>,
     /// What was skipped and why.
     pub notes: Vec<String>,
 }
 
-/// One series of points (a strategy, and a sweep point's threads and
-/// affinity): its model and every canary of its repeats.
+/// One series of points (a strategy, and a sweep point's threads and affinity).
 struct Series {
     name: String,
     lines: Lines,
@@ -252,12 +225,8 @@ struct Series {
     canaries: Vec<f64>,
 }
 
-/// Checks the model against `runs` (a run.json's one run, or a sweep's
-/// points, each with its series suffix) from `file`, with `latencies` for
-/// the classes and `costs` (a host-costs file's or a matrix's) pricing
-/// every repeat's line. Without latencies each repeat's canary stands
-/// in, and only for a run whose CPUs make one pair class (an error
-/// otherwise).
+/// Checks the model against `runs` (a run.json's one run, or a sweep's points) from `file`, with
+/// `latencies` for the classes and `costs` pricing every repeat's line.
 pub fn check(
     file: &str,
     runs: &[(String, &RunResults)],
@@ -316,9 +285,7 @@ impl Checker<'_> {
         }
     }
 
-    /// The strategy's lines, each of its used repeats priced at its
-    /// latencies (a repeat whose canary cannot price a transfer left out,
-    /// and said).
+    /// The strategy's lines, each of its used repeats priced at its latencies.
     fn priced(
         &mut self,
         run: &RunResults,
@@ -332,7 +299,6 @@ impl Checker<'_> {
             None => one_class(&lines, &mut self.stand_in).map_err(|e| self.bad(e))?,
         }
         self.costs.check_home(lines.classes())?;
-        // The repeats the measured figures are over, and no others.
         let used = UsedRepeats::of(&s.repeats).used;
         let mut lats = Vec::with_capacity(used.len());
         let mut unpriced = Vec::new();
@@ -346,8 +312,8 @@ impl Checker<'_> {
             lat.costs = self.costs.clone();
             match lat.positive() {
                 Ok(()) => {}
-                // A canary's transaction net of ≤ 0 beside its ping-pong:
-                // that repeat's canary cannot price it.
+                // A canary's transaction net of ≤ 0 beside its ping-pong: that repeat's canary
+                // cannot price it.
                 Err(e) if self.latencies.is_none() => {
                     unpriced.push(format!("{} ({:.2} ns)", r.repeat, e.ns));
                     continue;
@@ -387,8 +353,8 @@ impl Checker<'_> {
         Ok(())
     }
 
-    /// A paced strategy at `rate`: its net cost and transfers per update
-    /// predicted at each repeat's latencies against the measured ones.
+    /// A paced strategy at `rate`: its net cost and transfers per update predicted at each repeat's
+    /// latencies against the measured ones.
     fn paced(
         &mut self,
         run: &RunResults,
@@ -407,8 +373,7 @@ impl Checker<'_> {
         let (lines, lats) = self.priced(run, layout, s, &name)?;
         let walks = Walks::of_run(&run.config);
         let f = publish_fraction(s.strategy.publish, rate, walks);
-        // A ratelimit's own clock read on every update, measured in place
-        // by the run's clock floor.
+        // A ratelimit's own clock read on every update, measured in place by the run's clock floor.
         let clock = s
             .strategy
             .clock
@@ -470,8 +435,7 @@ impl Checker<'_> {
         Ok(())
     }
 
-    /// Per series of at least three rates, the measured knee against the
-    /// predicted saturation rate.
+    /// Per series of at least three rates, the measured knee against the predicted saturation rate.
     fn knees(&mut self) -> Vec<Knee> {
         let series = std::mem::take(&mut self.series);
         series
@@ -557,11 +521,8 @@ impl Checker<'_> {
     }
 }
 
-/// The lowest rate of `points` (one series) whose measured net cost rose
-/// more than [`KNEE_DEPARTURE`] above the series' lowest-rate cost (by
-/// that much of its magnitude when it is at or below 0), with a 95% CI
-/// wholly above it: a rise, judged from the measurement alone. A fall is
-/// never a knee.
+/// The lowest rate of `points` (one series) whose measured net cost rose more than
+/// [`KNEE_DEPARTURE`] above the lowest-rate cost, its 95% CI wholly above it.
 pub fn measured_knee(points: &[&CheckPoint]) -> Option<f64> {
     let mut sorted: Vec<&CheckPoint> = points.to_vec();
     sorted.sort_by(|a, b| a.rate.total_cmp(&b.rate));
@@ -580,8 +541,7 @@ fn worst_first(a: Option<f64>, b: Option<f64>) -> std::cmp::Ordering {
     key(a).total_cmp(&key(b))
 }
 
-/// The median of `errors`, each `None` counted as larger than any figure;
-/// `None` when empty or when the median falls on one of those.
+/// The median of `errors`, each `None` counted as larger than any figure.
 fn median_with_worst(errors: &[Option<f64>]) -> Option<f64> {
     let mut v: Vec<f64> = errors.iter().map(|e| e.unwrap_or(f64::INFINITY)).collect();
     v.sort_by(f64::total_cmp);
@@ -594,8 +554,8 @@ fn median_with_worst(errors: &[Option<f64>]) -> Option<f64> {
     m.is_finite().then_some(m)
 }
 
-/// With no `--host` latencies, the canary may stand in only for a run whose
-/// lines make one pair class; notes it in `stand_in`.
+/// With no `--host` latencies, the canary may stand in only for a run whose lines make one pair
+/// class; notes it in `stand_in`.
 fn one_class(lines: &Lines, stand_in: &mut Option<PairClass>) -> Result<(), String> {
     let classes: Vec<PairClass> = lines.classes().chain(*stand_in).collect();
     let mut distinct = classes.clone();
@@ -618,9 +578,7 @@ fn one_class(lines: &Lines, stand_in: &mut Option<PairClass>) -> Result<(), Stri
     }
 }
 
-/// The run's exact transfers per update of strategy `s`: hand-overs plus
-/// the lines its writers' reads fetched, over their updates, every repeat;
-/// `None` for a file without read-fetch counts (or with no update).
+/// The run's exact transfers per update of strategy `s`.
 fn exact_transfers(s: &StrategyResult) -> Option<f64> {
     let counted = s
         .repeats
@@ -635,9 +593,7 @@ fn exact_transfers(s: &StrategyResult) -> Option<f64> {
     (counted && updates > 0).then(|| moved as f64 / updates as f64)
 }
 
-/// The class latencies that price repeat `r`: `latencies` when given,
-/// else its canary standing in for every class, each transaction priced
-/// as the canary measured it; `None` for a repeat without a canary.
+/// The class latencies that price repeat `r`.
 fn repeat_latencies(latencies: Option<&Latencies>, r: &RepeatResult) -> Option<Latencies> {
     match latencies {
         Some(l) => Some(l.clone()),

@@ -1,6 +1,5 @@
-//! A distance class's transfer time with its range ([`ClassLatency`]),
-//! which end of the range the model is evaluated at ([`Bound`]), and
-//! what a figure is given for ([`LatencyKey`]).
+//! A distance class's transfer time with its range ([`ClassLatency`]), which end of the range the
+//! model is evaluated at ([`Bound`]), and what a figure is given for ([`LatencyKey`]).
 
 use crate::matrix::PairClass;
 use std::fmt;
@@ -40,8 +39,8 @@ impl ClassLatency {
         }
     }
 
-    /// `ns` with the range `lo_ns`..`hi_ns` of its measurements, widened
-    /// to at least ±[`DEFAULT_UNCERTAINTY_PCT`]%.
+    /// `ns` with the range `lo_ns`..`hi_ns` of its measurements, widened to at least
+    /// ±[`DEFAULT_UNCERTAINTY_PCT`]%.
     pub fn from_spread(ns: f64, lo_ns: f64, hi_ns: f64) -> Self {
         ClassLatency {
             ns,
@@ -60,8 +59,7 @@ impl ClassLatency {
     }
 }
 
-/// What a latency figure is given for: one class, or every cross-node
-/// distance not given on its own (`cross-node`).
+/// What a latency figure is given for.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
@@ -74,8 +72,7 @@ pub enum LatencyKey {
 }
 
 impl LatencyKey {
-    /// `class`'s own entry of `map`, or for a cross-node distance without
-    /// one, `cross-node`'s.
+    /// `class`'s own entry of `map`, or for a cross-node distance without one, `cross-node`'s.
     pub fn lookup<V>(
         map: &std::collections::BTreeMap<LatencyKey, V>,
         class: PairClass,

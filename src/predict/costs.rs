@@ -1,11 +1,6 @@
-//! What a hot line costs beyond the idle class latencies, each figure
-//! with its source: the transfer time's growth with the CPUs queued at
-//! the line, the writer's upgrade with sharers, where the line's memory
-//! lives, which fetches occupy the line and what the others cost (a copy
-//! in the reader's own LLC), and how many alike lines every event
-//! touches. A host nobody here has gets them from its papers through
-//! a host-costs file (`--host FILE`, [`HostCosts`], parsed into these types at the
-//! command line); `contend matrix` measures the first three.
+//! What a hot line costs beyond the idle class latencies, each figure with its source: transfer
+//! growth with the CPUs queued, the upgrade with sharers, the line's memory home, and which fetches
+//! occupy the line.
 
 use super::class::{Bound, ClassLatency, DEFAULT_UNCERTAINTY_PCT, LatencyKey};
 use crate::counter::PublishPolicy;
@@ -16,9 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-/// Which fetches of a line another CPU wrote since occupy the line (queue
-/// for it); the others are served alongside, from the copy the first
-/// brought (at [`LineCosts::llc_hit`] where given, else a transfer).
+/// Which fetches of a line another CPU wrote since occupy the line (queue for it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReadOccupancy {
@@ -44,21 +37,19 @@ impl fmt::Display for ReadOccupancy {
     }
 }
 
-/// One point of a published or measured curve: `at` (CPUs at the line,
-/// or sharers) and the time there, ns.
+/// One point of a published or measured curve: `at` (CPUs at the line, or sharers) and the time
+/// there, ns.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CostPoint {
-    /// CPUs contending for the line (contenders) or readers holding it
-    /// (sharers).
+    /// CPUs contending for the line (contenders) or readers holding it (sharers).
     pub at: u32,
-    /// Time per hand-over (contenders) or the writer's upgrade (sharers),
-    /// ns.
+    /// Time per hand-over (contenders) or the writer's upgrade (sharers), ns.
     pub ns: f64,
 }
 
-/// A curve of [`CostPoint`]s, `at` rising, read between points by
-/// straight lines and flat past either end.
+/// A curve of [`CostPoint`]s, `at` rising, read between points by straight lines and flat past
+/// either end.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CostCurve {
@@ -69,8 +60,7 @@ pub struct CostCurve {
 }
 
 impl CostCurve {
-    /// The time at `x`, ns: interpolated, flat past the ends; `None`
-    /// without points.
+    /// The time at `x`, ns: interpolated, flat past the ends; `None` without points.
     pub fn at(&self, x: f64) -> Option<f64> {
         let first = self.points.first()?;
         let last = self.points.last()?;
@@ -86,8 +76,8 @@ impl CostCurve {
         })
     }
 
-    /// Checks the points against a host of `cpus` CPUs (each `at` 1 to
-    /// `cpus`, none twice, each time above 0) and sorts them.
+    /// Checks the points against a host of `cpus` CPUs (each `at` 1 to `cpus`, none twice, each
+    /// time above 0) and sorts them.
     fn checked(mut self, what: &str, cpus: usize) -> Result<Self, String> {
         self.points.sort_by_key(|p| p.at);
         if let Some(p) = self
@@ -117,16 +107,13 @@ impl CostCurve {
     }
 }
 
-/// A transfer's time by where the line's memory lives: a requester on
-/// another node than the line's home pays `factor` times its class
-/// latency, or its class's own ratio.
+/// A transfer's time by where the line's memory lives.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HomeCost {
     /// Remote over local for every class; `None`: per class.
     pub factor: Option<f64>,
-    /// Remote over local per class (`cross-node` covers every distance
-    /// without its own).
+    /// Remote over local per class (`cross-node` covers every distance without its own).
     #[serde(default)]
     pub by_class: BTreeMap<LatencyKey, f64>,
     /// Where the figures came from.
@@ -134,8 +121,7 @@ pub struct HomeCost {
 }
 
 impl HomeCost {
-    /// How much longer a transfer of `class` to a CPU off the home node
-    /// takes; `None` when ratios per class leave it out.
+    /// How much longer a transfer of `class` to a CPU off the home node takes.
     pub fn remote_factor(&self, class: PairClass) -> Option<f64> {
         self.factor
             .or_else(|| LatencyKey::lookup(&self.by_class, class).copied())
@@ -202,44 +188,29 @@ pub struct Cited<T> {
     pub source: String,
 }
 
-/// What a line costs beyond the idle class latencies, from a
-/// measurement or a publication, each with its source. Empty, the model
-/// uses the idle class latencies and says so.
+/// What a line costs beyond the idle class latencies, from a measurement or a publication, each
+/// with its source.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LineCosts {
-    /// Time per hand-over of one line with K CPUs contending for it, ns
-    /// by K: every transfer is × t(Q)/t(K₂) at the line's own queue Q
-    /// (a fixed point), K₂ the curve's first K of at least 2. Empty: no
-    /// growth.
+    /// Time per hand-over of one line with K CPUs contending for it, ns by K.
     pub contenders: CostCurve,
-    /// The writer's upgrade with M readers holding the line, ns by M:
-    /// an upgrade after m̄ sharers (on the mean) takes t(m̄). Empty: the
-    /// class rule (docs/predict.md).
+    /// The writer's upgrade with M readers holding the line, ns by M.
     pub sharers: CostCurve,
-    /// Transfer time by where the line's memory lives; `None`: alike on
-    /// every node.
+    /// Transfer time by where the line's memory lives; `None`: alike on every node.
     pub home: Option<HomeCost>,
-    /// The node the counter's memory is on: CPUs there are one class of
-    /// the queue's customers, every other CPU the other.
+    /// The node the counter's memory is on.
     pub home_node: u32,
     /// Which fetches occupy the line.
     pub read_occupancy: ReadOccupancy,
-    /// A read served from a copy already in the reader's LLC (a fetch
-    /// that does not occupy the line); `None`: a transfer.
+    /// A read served from a copy already in the reader's LLC; `None`: a transfer.
     pub llc_hit: Option<CitedNs>,
-    /// Alike hot lines every event touches (a task group's and its
-    /// parent's `load_avg`); `None`: one.
+    /// Alike hot lines every event touches (a task group's and its parent's `load_avg`); `None`:
+    /// one.
     pub hot_lines: Option<Cited<u32>>,
 }
 
 impl LineCosts {
-    /// The line costs `contend matrix` measured in `m` (file `name`),
-    /// each empty where it measured none: the contenders' time between
-    /// hand-overs (net per hand-over plus the private add it is net of)
-    /// by k, the writer's upgrade by m readers, and each class's remote
-    /// over local transfer (read fetched plus add moved) where the host
-    /// has a second memory node. Points priced at or below 0 ns (noise
-    /// on a net figure) are left out.
+    /// The line costs `contend matrix` measured in `m`.
     pub fn from_matrix(m: &MatrixResults, name: &str) -> Self {
         let curve = |what: &str, points: Vec<CostPoint>| CostCurve {
             source: if points.is_empty() {
@@ -290,11 +261,8 @@ impl LineCosts {
         }
     }
 
-    /// The factor every transfer of a line with `queue` CPUs at it (the
-    /// queue's own mean length, waiting or served) is priced at:
-    /// t(queue)/t(K₂) of the contenders curve, K₂ its first K of at least
-    /// 2 (a hand-over needs two CPUs: the one-CPU figure is a local add,
-    /// not a transfer); 1 below K₂ or without a curve.
+    /// The factor every transfer of a line with `queue` CPUs at it is priced at: t(queue)/t(K₂) of
+    /// the contenders curve, K₂ its first K of at least 2.
     pub fn growth(&self, queue: f64) -> f64 {
         let c = &self.contenders;
         let Some(base) = c.points.iter().find(|p| p.at >= 2).or(c.points.first()) else {
@@ -311,14 +279,12 @@ impl LineCosts {
         self.hot_lines.as_ref().map_or(1, |h| h.value)
     }
 
-    /// True when a transfer to a CPU on `node` is priced as remote to the
-    /// counter's memory (a home cost given, and `node` not its node).
+    /// True when a transfer to a CPU on `node` is priced as remote to the counter's memory.
     pub fn remote(&self, node: u32) -> bool {
         self.home.is_some() && node != self.home_node
     }
 
-    /// Checks that a home cost given per class covers every class in
-    /// `classes`.
+    /// Checks that a home cost given per class covers every class in `classes`.
     pub fn check_home(
         &self,
         mut classes: impl Iterator<Item = PairClass>,
@@ -337,8 +303,7 @@ impl LineCosts {
         }
     }
 
-    /// Each input and its source, one clause each; says when only the
-    /// idle class latencies price the line.
+    /// Each input and its source, one clause each.
     pub fn inputs(&self) -> Vec<String> {
         let mut out = vec![format!(
             "fetches that occupy the line: {}",
@@ -401,8 +366,8 @@ impl LineCosts {
     }
 }
 
-/// A publish fraction published or measured for a policy, used at every
-/// rate in place of the load walks' (a kernel's writes over its events).
+/// A publish fraction published or measured for a policy, used at every rate in place of the load
+/// walks' (a kernel's writes over its events).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GivenPublish {
@@ -410,8 +375,7 @@ pub struct GivenPublish {
     pub policy: PublishPolicy,
     /// The central fraction of updates that publish.
     pub fraction: f64,
-    /// The lowest (with the lowest latencies); the central one if not
-    /// given.
+    /// The lowest (with the lowest latencies); the central one if not given.
     pub lo: Option<f64>,
     /// The highest (with the highest latencies).
     pub hi: Option<f64>,
@@ -430,10 +394,7 @@ impl GivenPublish {
     }
 }
 
-/// A host-costs file (`--host FILE`): a host's published or measured line costs and
-/// its workload's event mix, each with its source (JSON; docs/predict.md
-/// lists the fields and the seeds' hosts' files are in
-/// `results/published/hosts/`).
+/// A host-costs file (`--host FILE`).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostCosts {
@@ -455,21 +416,18 @@ pub struct HostCosts {
     pub llc_hit: Option<CitedNs>,
     /// Alike hot lines per event.
     pub hot_lines: Option<Cited<u32>>,
-    /// A writer's read of its own line after another CPU read it, × each
-    /// class's ping-pong.
+    /// A writer's read of its own line after another CPU read it, × each class's ping-pong.
     pub read_back: Option<Cited<f64>>,
     /// How events fall in time (default poisson, as a kernel's).
     pub arrivals: Option<Arrivals>,
     /// Seed of the load walks publish fractions are stepped over.
     pub seed: Option<u64>,
-    /// The fraction threshold:64 publishes on the load walks (their step
-    /// is chosen for it).
+    /// The fraction threshold:64 publishes on the load walks (their step is chosen for it).
     pub threshold_publishes: Option<f64>,
     /// Publish fractions given per policy, in place of the walks'.
     #[serde(default)]
     pub publishes: Vec<GivenPublish>,
-    /// With a core-to-core-latency CSV: the host's sockets, when the
-    /// matrix cannot tell.
+    /// With a core-to-core-latency CSV: the host's sockets, when the matrix cannot tell.
     pub sockets: Option<u32>,
 }
 
@@ -542,10 +500,7 @@ impl HostCosts {
         Ok(())
     }
 
-    /// The line costs on `topo`, over `base` (what a `--host`
-    /// matrix measured: a figure the file gives replaces it, one it does
-    /// not keeps it); an error names a K or M beyond its CPUs or a home
-    /// node without CPUs.
+    /// The line costs on `topo`, over `base`.
     pub fn line_costs(
         &self,
         file: &str,

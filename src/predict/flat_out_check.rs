@@ -1,8 +1,6 @@
-//! The saturated regime set against flat-out runs: each strategy's
-//! hand-overs a second, predicted one transfer at a time over the
-//! hand-over class mix ([`super::Capacity`]), against the run's exact
-//! count (`handovers_per_s`, from the adds' returned values), with the
-//! same agreement rule as the paced points' cost.
+//! The saturated regime set against flat-out runs: each strategy's hand-overs a second, predicted
+//! one transfer at a time ([`super::Capacity`]), against the run's exact count, with the paced
+//! points' agreement rule.
 
 use super::agreement::{Agreement, agreement};
 use super::class::Bound;
@@ -23,32 +21,25 @@ pub struct HandoverPoint {
     pub writers: usize,
     /// Repeats predicted and measured.
     pub repeats: usize,
-    /// Predicted hand-overs a second over every line, the median over
-    /// repeats, each at its own latencies: a canary taken in another
-    /// phase (a vCPU moved onto an SMT sibling for a moment) does not
-    /// swing it.
+    /// Predicted hand-overs a second over every line, the median over repeats, each at its own
+    /// latencies.
     pub predicted_per_s: f64,
     /// Lines the model saturates (one transfer at a time).
     pub saturated_lines: usize,
-    /// Predicted round of the saturated line, ns, the median over the
-    /// repeats where it saturates: a writer's wait per ownership (`None`
-    /// when it saturates in none).
+    /// Predicted round of the saturated line, ns, the median over the repeats where it saturates.
     pub predicted_round_ns: Option<f64>,
     /// Counted hand-overs a second (exact counts), mean over repeats.
     pub measured_per_s: f64,
     /// Its 95% confidence interval.
     pub measured_ci: [f64; 2],
-    /// Publishes per hand-over, as the run counted them (`None` with no
-    /// hand-over).
+    /// Publishes per hand-over, as the run counted them (`None` with no hand-over).
     pub updates_per_ownership: Option<f64>,
-    /// The writers' loop ns per update, measured (flat out: writers ×
-    /// interval ÷ updates).
+    /// The writers' loop ns per update, measured (flat out: writers × interval ÷ updates).
     pub measured_ns_per_update: Option<f64>,
 }
 
 impl HandoverPoint {
-    /// |predicted − measured| hand-overs a second, % of measured; 0 when
-    /// both are 0; `None` when none were counted and some predicted.
+    /// |predicted − measured| hand-overs a second, % of measured; 0 when both are 0.
     pub fn error_pct(&self) -> Option<f64> {
         let d = (self.predicted_per_s - self.measured_per_s).abs();
         if self.measured_per_s > 0.0 {
@@ -58,16 +49,12 @@ impl HandoverPoint {
         }
     }
 
-    /// Nothing handed over, predicted or counted (one writer per line):
-    /// right by construction, so left out of the median and the count
-    /// that agree.
+    /// Nothing handed over, predicted or counted (one writer per line).
     pub fn nothing_handed_over(&self) -> bool {
         self.predicted_per_s == 0.0 && self.measured_per_s == 0.0
     }
 
-    /// Whether the prediction agrees with the count ([`agreement`]:
-    /// inside its 95% CI and within ±[`super::AGREEMENT_PCT`], both 0
-    /// agreeing, or one repeat cannot tell).
+    /// Whether the prediction agrees with the count.
     pub fn agreement(&self) -> Agreement {
         agreement(
             self.predicted_per_s,
@@ -82,12 +69,7 @@ impl HandoverPoint {
         self.agreement() == Agreement::Agrees
     }
 
-    /// The hold the count implies, ns per ownership: how much longer than
-    /// the predicted transfers each saturated line took per hand-over,
-    /// (1/counted − 1/predicted) × saturated lines. A writer that keeps
-    /// the line for several updates holds it this long beyond the
-    /// transfer; the model does not predict it. `None` without a
-    /// saturated line or a count.
+    /// The hold the count implies, ns per ownership: (1/counted − 1/predicted) × saturated lines.
     pub fn implied_hold_ns(&self) -> Option<f64> {
         (self.saturated_lines > 0 && self.measured_per_s > 0.0 && self.predicted_per_s > 0.0).then(
             || {
@@ -98,17 +80,14 @@ impl HandoverPoint {
         )
     }
 
-    /// A saturated line's predicted round over the measured updates per
-    /// ownership, ns: what each update waits for the line, as the model
-    /// puts it given how many updates a writer makes per ownership.
+    /// A saturated line's predicted round over the measured updates per ownership, ns.
     pub fn predicted_ns_per_update(&self) -> Option<f64> {
         Some(self.predicted_round_ns? / self.updates_per_ownership?)
     }
 }
 
-/// The flat-out point of strategy `s` (named `series`) with `writers`
-/// writers on `lines`, each repeat priced at its own latencies (`lats`,
-/// one per repeat). `None` when the run counted no hand-overs.
+/// The flat-out point of strategy `s` (named `series`) with `writers` writers on `lines`, each
+/// repeat priced at its own latencies (`lats`, one per repeat).
 pub fn flat_out_point(
     series: String,
     s: &StrategyResult,
@@ -119,9 +98,8 @@ pub fn flat_out_point(
 ) -> Option<HandoverPoint> {
     let summary = s.summary.as_ref()?;
     let measured = summary.handovers_per_s.as_ref()?;
-    // Flat out as `contend predict` models it (not at the measured update
-    // rate, which already holds the batching the model does not predict:
-    // a writer's updates per ownership).
+    // Flat out as `contend predict` models it (not at the measured update rate, which already holds
+    // the batching the model does not predict: a writer's updates per ownership).
     let f = publish_fraction(s.strategy.publish, FLAT_OUT_RATE, walks);
     let mut predicted = Vec::new();
     let mut rounds = Vec::new();

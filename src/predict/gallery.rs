@@ -1,7 +1,6 @@
-//! Many published hosts side by side (`contend gallery DIR`): each
-//! core-to-core-latency CSV's inferred host, where its cost jumps, and the
-//! default comparison predicted at one rate per CPU, every CPU writing and
-//! reading after each update; serialised as gallery.json.
+//! Many published hosts side by side (`contend gallery DIR`): each core-to-core-latency CSV's
+//! inferred host, where its cost jumps, and the default comparison predicted at one rate per CPU,
+//! every CPU writing and reading after each update; serialised as gallery.json.
 
 use super::c2c::PairMatrix;
 use super::inferred::{InferredClass, InferredHost, infer};
@@ -15,12 +14,10 @@ use serde::{Deserialize, Serialize};
 /// Version of gallery.json's layout.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// The strategy every other is weighed against: the kernel's counter
-/// before its ratelimit.
+/// The strategy every other is weighed against: the kernel's counter before its ratelimit.
 pub const BASELINE: &str = "global/always";
 
-/// Where a host's cost jumps most past the core
-/// ([`InferredHost::biggest_jump`]).
+/// Where a host's cost jumps most past the core ([`InferredHost::biggest_jump`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Jump {
@@ -80,8 +77,7 @@ pub struct GalleryHost {
     pub nodes: usize,
     /// The node the line lived on while measured, when the matrix shows it.
     pub home_node: Option<u32>,
-    /// Sockets taken from the file's name ("Dual …": 2), where the matrix
-    /// alone found one node and the name said more.
+    /// Sockets taken from the file's name.
     pub sockets_from_name: Option<u32>,
     /// The pair classes, nearest first.
     pub classes: Vec<InferredClass>,
@@ -91,8 +87,7 @@ pub struct GalleryHost {
     pub jump_ns: Option<(f64, f64)>,
     /// The default comparison at the gallery's rate.
     pub strategies: Vec<GalleryStrategy>,
-    /// The strategy of least central net cost among those below
-    /// saturation; `None` when none is.
+    /// The strategy of least central net cost among those below saturation; `None` when none is.
     pub winner: Option<String>,
 }
 
@@ -120,8 +115,7 @@ pub struct Gallery {
     pub skipped: Vec<Skipped>,
 }
 
-/// The sockets a core-to-core-latency result's file name states: its
-/// `results/` names 2-socket hosts "Dual …".
+/// The sockets a core-to-core-latency result's file name states.
 pub fn sockets_from_name(file: &str) -> Option<u32> {
     file.starts_with("Dual ").then_some(2)
 }
@@ -195,8 +189,8 @@ fn host(file: &str, m: &PairMatrix, rate: f64) -> Result<GalleryHost, PredictErr
     })
 }
 
-/// The gallery of `files` (each a file name and its matrix, or why it
-/// could not be read) read from `source`, predicted at `rate` per CPU.
+/// The gallery of `files` (each a file name and its matrix, or why it could not be read) read from
+/// `source`, predicted at `rate` per CPU.
 pub fn gallery(
     source: &str,
     files: Vec<(String, Result<PairMatrix, String>)>,

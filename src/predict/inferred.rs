@@ -1,10 +1,6 @@
-//! A host inferred from its pair matrix alone (a core-to-core-latency
-//! CSV): SMT siblings, last-level caches and nodes (sockets), each class's
-//! transfer time with its spread, and, on a host whose matrix was measured
-//! with the line on one socket, which socket that was. The algorithm is in
-//! docs/predict.md ("A host from its published matrix"); the result is a
-//! [`Topology`] and [`Latencies`] the model takes as it takes a captured
-//! host's.
+//! A host inferred from its pair matrix alone (a core-to-core-latency CSV): SMT siblings,
+//! last-level caches and nodes (sockets), each class's transfer time with its spread, and, on a
+//! host whose matrix was measured with the line on one socket, which socket that was.
 
 use super::c2c::PairMatrix;
 use super::class::{ClassLatency, LatencyKey};
@@ -18,22 +14,17 @@ use std::collections::BTreeMap;
 /// Two sorted merge heights this many times apart are two tiers.
 pub const TIER_GAP: f64 = 1.5;
 
-/// A pair more than this many times off what the rest of the matrix says
-/// it should be is an outlier and is replaced by that estimate.
+/// A pair more than this many times off what the rest of the matrix says it should be is an outlier
+/// and is replaced by that estimate.
 pub const OUTLIER_FACTOR: f64 = 2.0;
 
-/// An LLC shared by more CPUs than this spans a whole die: a socket's on
-/// Intel and Arm servers, a node's with sub-NUMA clustering; AMD's CCX,
-/// the only LLC of which a node holds several, has at most 16 (8 cores ×
-/// 2 threads).
+/// An LLC shared by more CPUs than this spans a whole die.
 pub const DIE_WIDE_LLC_CPUS: usize = 16;
 
-/// The most third CPUs a pair's outlier estimate asks: spread evenly
-/// over the host, they see every group of 8 CPUs or more up to 1,024 CPUs.
+/// The most third CPUs a pair's outlier estimate asks.
 pub const THIRD_CPUS: usize = 128;
 
-/// The SLIT distance given to two inferred nodes: Linux's
-/// `REMOTE_DISTANCE`, what it assumes without a SLIT table.
+/// The SLIT distance given to two inferred nodes.
 pub const INFERRED_DISTANCE: u32 = 20;
 
 /// One class's pairs in the matrix, ns.
@@ -62,35 +53,30 @@ pub struct Disagreement {
     pub pairs: usize,
 }
 
-/// A host read from a pair matrix: its layout, its class latencies and how
-/// they were inferred.
+/// A host read from a pair matrix: its layout, its class latencies and how they were inferred.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InferredHost {
     /// The file it was read from.
     pub source: String,
     /// The layout the model uses: as inferred, or a capture's when given.
     pub topology: Topology,
-    /// The node (socket) the line lived on while the matrix was measured,
-    /// when the matrix shows it (a 2-socket EPYC's other socket pays the
-    /// cross-socket price between its own LLCs).
+    /// The node (socket) the line lived on while the matrix was measured, when the matrix shows it.
     pub home_node: Option<u32>,
-    /// The classes of the pairs, nearest first, each's figures from the
-    /// pairs the line was local for.
+    /// The classes of the pairs, nearest first, each's figures from the pairs the line was local
+    /// for.
     pub classes: Vec<InferredClass>,
-    /// Pairs of one node other than the home node, in different LLCs: what
-    /// they paid with the line on the home node (not a class of the model).
+    /// Pairs of one node other than the home node, in different LLCs.
     pub away_same_node: Option<InferredClass>,
     /// Pairs replaced as outliers (more than [`OUTLIER_FACTOR`]× off).
     pub outliers: usize,
-    /// Where a capture's topology and the matrix disagree (empty without
-    /// a capture, or when they agree).
+    /// Where a capture's topology and the matrix disagree.
     pub disagreements: Vec<Disagreement>,
     /// How it was inferred, one sentence each.
     pub notes: Vec<String>,
 }
 
-/// One merge of the average-linkage hierarchy: two clusters (named by a
-/// member) joined at the mean latency between them, ns.
+/// One merge of the average-linkage hierarchy: two clusters joined at the mean latency between
+/// them, ns.
 #[derive(Debug, Clone, Copy)]
 struct Merge {
     a: usize,
@@ -98,8 +84,7 @@ struct Merge {
     height: f64,
 }
 
-/// Average linkage (UPGMA) by the nearest-neighbour chain: `n - 1`
-/// merges, O(n²) time, on `d` (symmetric, row-major).
+/// Average linkage (UPGMA) by the nearest-neighbour chain: `n - 1` merges, O(n²) time, on `d`.
 fn average_linkage(n: usize, mut d: Vec<f64>) -> Vec<Merge> {
     let mut size = vec![1usize; n];
     let mut active = vec![true; n];
@@ -146,11 +131,7 @@ fn average_linkage(n: usize, mut d: Vec<f64>) -> Vec<Merge> {
     merges
 }
 
-/// The heights, ns, at which to cut `merges` (sorted by height) into
-/// tiers: the geometric middle of every jump of [`TIER_GAP`]× or more
-/// between consecutive merges. A tier must hold at least a tenth of the
-/// groups below it: of two jumps with fewer merges between them, the
-/// larger is kept (one odd pair does not make a level of its own).
+/// The heights, ns, at which to cut `merges` (sorted by height) into tiers.
 fn tiers(n: usize, merges: &[Merge]) -> Vec<f64> {
     // (index of the last merge below the jump, its ratio)
     let mut jumps: Vec<(usize, f64)> = merges
@@ -167,8 +148,7 @@ fn tiers(n: usize, merges: &[Merge]) -> Vec<f64> {
             (jumps[t].0 + 1 - below) * 10 < groups
         });
         let Some(t) = thin else { break };
-        // Too few merges below jump t: drop it or the one before it,
-        // whichever is smaller.
+        // Too few merges below jump t: drop it or the one before it, whichever is smaller.
         if t > 0 && jumps[t - 1].1 < jumps[t].1 {
             jumps.remove(t - 1);
         } else {
@@ -190,8 +170,7 @@ fn root(parent: &mut [usize], mut x: usize) -> usize {
     x
 }
 
-/// The groups the merges at or below `cut` make: each CPU's group index,
-/// groups numbered in order of their lowest CPU.
+/// The groups the merges at or below `cut` make.
 fn cut(n: usize, merges: &[Merge], cut: f64) -> Vec<usize> {
     let mut parent: Vec<usize> = (0..n).collect();
     for m in merges.iter().filter(|m| m.height <= cut) {
@@ -217,16 +196,7 @@ fn sizes(of: &[usize]) -> Vec<usize> {
     s
 }
 
-/// The matrix with outliers replaced, and how many. A pair's estimate is
-/// what a hierarchy says it must be: for every third CPU `k` more than
-/// [`OUTLIER_FACTOR`]× nearer one of the two than the other, the pair is
-/// as far apart as the farther of the two is from `k`; the estimate is
-/// the median of those. A pair with fewer than two such `k`, or fewer
-/// than one in 20 (a few bridging values make some by chance), is in one
-/// finest group: no farther apart than the nearest `k` is from both (the
-/// least over `k` of the larger of its two latencies). A pair inside one
-/// LLC that is far faster than the rest reads as SMT siblings: the
-/// matrix cannot tell the two apart.
+/// The matrix with outliers replaced, and how many.
 fn repaired(m: &PairMatrix) -> (Vec<f64>, usize) {
     let n = m.cpus();
     let mut d = vec![0.0; n * n];
@@ -269,8 +239,7 @@ fn repaired(m: &PairMatrix) -> (Vec<f64>, usize) {
     (d, fixed.len())
 }
 
-/// The median of `v` (the mean of the middle two when even), reordering
-/// it: a selection, not a sort (this runs once per pair of CPUs).
+/// The median of `v` (the mean of the middle two when even), reordering it.
 fn median_in_place(v: &mut [f64]) -> f64 {
     let (len, mid) = (v.len(), v.len() / 2);
     let (left, upper, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
@@ -306,8 +275,7 @@ fn figures(class: PairClass, v: &mut [f64]) -> InferredClass {
     }
 }
 
-/// A topology of `n` CPUs with these SMT, LLC and node groups (each CPU's
-/// group index, groups numbered by their lowest CPU).
+/// A topology of `n` CPUs with these SMT, LLC and node groups.
 fn topology(smt: &[usize], llc: &[usize], node: &[usize], notes: Vec<String>) -> Topology {
     let n = smt.len();
     let members = |of: &[usize], g: usize| -> CpuList {
@@ -372,10 +340,7 @@ fn renumber(of: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-/// Infers the host of `m` (read from `source`). `sockets`, when the user
-/// knows it, says how many sockets a host has whose matrix shows only
-/// LLCs above its cores (two sockets of one LLC each look like one socket
-/// of two LLCs).
+/// Infers the host of `m` (read from `source`).
 pub fn infer(m: &PairMatrix, source: &str, sockets: Option<usize>) -> InferredHost {
     let n = m.cpus();
     let mut notes = m.notes.clone();
@@ -439,19 +404,14 @@ pub fn infer(m: &PairMatrix, source: &str, sockets: Option<usize>) -> InferredHo
     host
 }
 
-/// The home-socket effect: one node of several LLCs, every other group a
-/// single LLC, and the host a whole number of such nodes, is a socket
-/// whose memory held the line while measured (its pairs cheap, the other
-/// sockets' cross-LLC pairs at the cross-socket price): the other LLCs
-/// are given to sockets of its size in `node`, and its id returned.
+/// The home-socket effect: a node of several LLCs beside single-LLC groups is a socket whose memory
+/// held the line; the other LLCs are given to sockets of its size in `node`, and its id returned.
 fn home_socket(
     n: usize,
     llc: &[usize],
     node: &mut Vec<usize>,
     notes: &mut Vec<String>,
 ) -> Option<u32> {
-    // The home-socket effect: one node of several LLCs, every other group
-    // a single LLC, and the host a whole number of such nodes.
     let node_sizes = sizes(node);
     let llc_sizes = sizes(llc);
     if node_sizes.len() > 2 {
@@ -505,9 +465,7 @@ fn home_socket(
     None
 }
 
-/// Nodes from what the user knows (`sockets`) or what the LLCs say: LLC
-/// groups too wide for a CCX are dies, hence nodes; a single node of
-/// several LLCs is said to be ambiguous.
+/// Nodes from what the user knows (`sockets`) or what the LLCs say.
 fn settle_sockets(
     llc: &[usize],
     node: &mut Vec<usize>,
@@ -544,8 +502,8 @@ fn settle_sockets(
 }
 
 impl InferredHost {
-    /// Sets the class figures from `d` (the repaired matrix) on this
-    /// topology, leaving the same-node pairs away from the home node out.
+    /// Sets the class figures from `d` (the repaired matrix) on this topology, leaving the
+    /// same-node pairs away from the home node out.
     fn measure(&mut self, d: &[f64]) {
         let topo = &self.topology;
         let n = topo.cpus.len();
@@ -568,10 +526,7 @@ impl InferredHost {
         self.away_same_node = (!away.is_empty()).then(|| figures(PairClass::SameNode, &mut away));
     }
 
-    /// The capture's topology instead of the inferred one: the classes
-    /// measured on its pairs, and every pair class on which the two
-    /// disagree counted (cross-node at any distance is one class here:
-    /// the matrix has no SLIT).
+    /// The capture's topology instead of the inferred one.
     pub fn with_capture(mut self, m: &PairMatrix, capture: Topology, root: &str) -> Self {
         let n = m.cpus();
         if capture.cpus.len() != n || (0..n as u32).any(|c| capture.cpu(c).is_none()) {
@@ -621,8 +576,7 @@ impl InferredHost {
                 )
             }
         ));
-        // The home node in the capture's numbering: the node of the
-        // inferred home's lowest CPU.
+        // The home node in the capture's numbering: the node of the inferred home's lowest CPU.
         self.home_node = self.home_node.and_then(|h| {
             let cpu = self.topology.node(h)?.cpus.first()?;
             capture.node_of_cpu(cpu)
@@ -633,8 +587,7 @@ impl InferredHost {
         self
     }
 
-    /// The class latencies the model takes: each class's median, its
-    /// range the 5th to 95th percentile pair widened to at least ±25%.
+    /// The class latencies the model takes.
     pub fn latencies(&self) -> Latencies {
         Latencies {
             classes: self
@@ -662,11 +615,7 @@ impl InferredHost {
         (smt, t.llcs.len(), t.nodes.len())
     }
 
-    /// Where the cost jumps most past the core: of the steps into
-    /// same-node and into cross-node, the one whose two medians are
-    /// furthest apart (as a ratio); on a host with neither, the step from
-    /// SMT siblings to other cores. The nearer class and the farther;
-    /// `None` with one class.
+    /// Where the cost jumps most past the core.
     pub fn biggest_jump(&self) -> Option<(&InferredClass, &InferredClass)> {
         let ratio = |w: &[InferredClass]| w[1].median_ns / w[0].median_ns;
         let steps = || self.classes.windows(2);

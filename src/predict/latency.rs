@@ -1,7 +1,6 @@
-//! The transfer time of a cache line between two CPUs, per distance
-//! class, with its uncertainty: given on the command line
-//! (`--host same-llc=51ns,cross-node@21=108ns±10%`), read from a
-//! `contend matrix` file, or one figure for every class (a run's canary).
+//! The transfer time of a cache line between two CPUs, per distance class, with its uncertainty:
+//! given on the command line (`--host same-llc=51ns,cross-node@21=108ns±10%`), read from a `contend
+//! matrix` file, or one figure for every class (a run's canary).
 
 use super::class::{Bound, ClassLatency, DEFAULT_UNCERTAINTY_PCT, LatencyKey};
 use super::costs::LineCosts;
@@ -88,10 +87,7 @@ pub(super) fn parse_ns(s: &str) -> Option<f64> {
         .filter(|v| *v > 0.0 && v.is_finite())
 }
 
-/// What each coherence transaction an update makes costs, as a multiple
-/// of its class's ping-pong (the class latency): how the model prices an
-/// add that moves a line, a read that fetches one, an add that upgrades
-/// one, and an add and a read of another line made together.
+/// What each coherence transaction an update makes costs, as a multiple of its class's ping-pong.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TransactionRatios {
     /// An add on a line another CPU has just written.
@@ -100,19 +96,15 @@ pub struct TransactionRatios {
     pub read_fetched: f64,
     /// An add on a line another CPU has only read.
     pub add_upgraded: f64,
-    /// A read of a line this CPU wrote and another CPU has since only
-    /// read; `None` where not measured, priced then as free (the writer
-    /// keeps a shared copy).
+    /// A read of a line this CPU wrote and another CPU has since only read; `None`: not measured,
+    /// priced as free.
     pub read_back: Option<f64>,
-    /// An add on a line another CPU has read, then a read of a line it
-    /// has written, timed whole (less than the two apart where the read's
-    /// miss overlaps the add's).
+    /// An add on a line another CPU has read, then a read of a line it has written, timed whole.
     pub add_then_read_other: f64,
 }
 
 impl TransactionRatios {
-    /// Every transfer at the ping-pong and nothing overlapping: what the
-    /// model assumes without a matrix's transactions.
+    /// Every transfer at the ping-pong and nothing overlapping.
     pub const PINGPONG: TransactionRatios = TransactionRatios {
         add_moved: 1.0,
         read_fetched: 1.0,
@@ -133,8 +125,7 @@ impl TransactionRatios {
         }
     }
 
-    /// The ratios `ratio` gives each transaction the model prices;
-    /// `None` when it lacks one.
+    /// The ratios `ratio` gives each transaction the model prices; `None` when it lacks one.
     fn from_fn(ratio: impl Fn(Transaction) -> Option<f64>) -> Option<Self> {
         Some(TransactionRatios {
             add_moved: ratio(Transaction::AddMoved)?,
@@ -145,8 +136,7 @@ impl TransactionRatios {
         })
     }
 
-    /// How much of an upgrade and a fetch made together is paid:
-    /// `add_then_read_other` over the two apart (1 = no overlap).
+    /// How much of an upgrade and a fetch made together is paid.
     pub fn overlap(&self) -> f64 {
         let apart = self.add_upgraded + self.read_fetched;
         if apart > 0.0 {
@@ -164,25 +154,18 @@ pub struct Latencies {
     pub classes: BTreeMap<LatencyKey, ClassLatency>,
     /// Where the figures came from (`--host`, a matrix file, a canary).
     pub source: String,
-    /// Each class's transaction ratios, from a matrix that measured them
-    /// (the median of its pairs'); a class without them is priced at
-    /// [`TransactionRatios::PINGPONG`].
+    /// Each class's transaction ratios, from a matrix that measured them.
     pub transactions: BTreeMap<LatencyKey, TransactionRatios>,
-    /// What a line costs beyond the idle class latencies: under load,
-    /// with sharers, by where its memory lives, and which fetches occupy
-    /// it.
+    /// What a line costs beyond the idle class latencies.
     pub costs: LineCosts,
 }
 
-/// Class figures at one bound with their transaction ratios, looked up
-/// once ([`Latencies::prices`]).
+/// Class figures at one bound with their transaction ratios, looked up once.
 #[derive(Debug, Clone)]
 pub struct Prices(BTreeMap<PairClass, (f64, TransactionRatios)>);
 
 impl Prices {
-    /// The mean time, ns, of transaction `t` over `pairs` (pair classes
-    /// and how many of each): each class's figure times its ratio for `t`
-    /// (a class not priced counts 0); `None` without pairs.
+    /// The mean time, ns, of transaction `t` over `pairs` (pair classes and how many of each).
     pub fn mean_time(&self, pairs: &ClassCounts, t: Transaction) -> Option<f64> {
         let n: u64 = pairs.values().sum();
         (n > 0).then(|| {
@@ -198,8 +181,7 @@ impl Prices {
         })
     }
 
-    /// The mean [`TransactionRatios::overlap`] over `pairs` (1 without
-    /// any).
+    /// The mean [`TransactionRatios::overlap`] over `pairs` (1 without any).
     pub fn overlap(&self, pairs: &ClassCounts) -> f64 {
         let n: u64 = pairs.values().sum();
         if n == 0 {
@@ -231,8 +213,7 @@ pub struct MissingClass {
     pub given: String,
 }
 
-/// A transfer priced at or below 0 ns: no line moves in no time, so the
-/// model refuses it rather than predict from it.
+/// A transfer priced at or below 0 ns.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error(
     "the {class} transfer is priced at {ns} ns ({from}): a transfer takes time above 0; measure again or give --host {class}=TIME"
@@ -257,8 +238,8 @@ impl Latencies {
         }
     }
 
-    /// From a `contend matrix` file: each class's median pair, its range
-    /// the pairs' spread widened to at least ±[`DEFAULT_UNCERTAINTY_PCT`]%.
+    /// From a `contend matrix` file: each class's median pair, its range the pairs' spread widened
+    /// to at least ±[`DEFAULT_UNCERTAINTY_PCT`]%.
     pub fn from_matrix(m: &MatrixResults, name: &str) -> Self {
         Latencies {
             classes: m
@@ -299,9 +280,7 @@ impl Latencies {
         }
     }
 
-    /// The same figures with every class's transactions priced by
-    /// `costs` (a run's canary: one pair, so one set of ratios for all);
-    /// unchanged when `costs` lacks one of them.
+    /// The same figures with every class's transactions priced by `costs`.
     pub fn priced_by(self, costs: &[TransactionCost]) -> Self {
         self.priced_at(|t| {
             costs
@@ -311,9 +290,7 @@ impl Latencies {
         })
     }
 
-    /// The same figures with every class's transactions at `ratio` of
-    /// its ping-pong (`None`: not measured; [`Latencies::priced_by`]);
-    /// unchanged when one of them has none.
+    /// The same figures with every class's transactions at `ratio` of its ping-pong.
     pub fn priced_at(mut self, ratio: impl Fn(Transaction) -> Option<f64>) -> Self {
         if let Some(r) = TransactionRatios::from_fn(ratio) {
             self.transactions = self.classes.keys().map(|k| (*k, r)).collect();
@@ -321,9 +298,7 @@ impl Latencies {
         self
     }
 
-    /// The same figures with every class's read back at `ratio` × its
-    /// ping-pong (as `source` gives it), its other transactions as they
-    /// were (at the ping-pong where none were measured).
+    /// The same figures with every class's read back at `ratio` × its ping-pong.
     pub fn with_read_back(mut self, ratio: f64, source: &str) -> Self {
         for class in self.classes.keys() {
             self.transactions
@@ -335,8 +310,7 @@ impl Latencies {
         self
     }
 
-    /// Checks that every class's lowest figure, and every transaction
-    /// ratio, is above 0 (and finite).
+    /// Checks that every class's lowest figure, and every transaction ratio, is above 0.
     pub fn positive(&self) -> Result<(), NonPositive> {
         let bad = |class: &LatencyKey, ns: f64| NonPositive {
             class: class.to_string(),
@@ -366,9 +340,8 @@ impl Latencies {
         Ok(())
     }
 
-    /// The same figures with every transfer time (each class's range and
-    /// the sharers curve) × `factor`: how the model's figures move with
-    /// the latencies.
+    /// The same figures with every transfer time (each class's range and the sharers curve) ×
+    /// `factor`: how the model's figures move with the latencies.
     pub fn scaled(&self, factor: f64) -> Self {
         let mut out = self.clone();
         for l in out.classes.values_mut() {
@@ -384,14 +357,12 @@ impl Latencies {
         out
     }
 
-    /// True when transactions are priced from measurements (a matrix's or
-    /// a canary's), not all at the ping-pong.
+    /// True when transactions are priced from measurements.
     pub fn priced(&self) -> bool {
         !self.transactions.is_empty()
     }
 
-    /// How transactions are priced, one clause: from the matrix, or all
-    /// at the ping-pong.
+    /// How transactions are priced, one clause: from the matrix, or all at the ping-pong.
     pub fn pricing(&self) -> String {
         if self.priced() {
             format!(
@@ -415,10 +386,7 @@ impl Latencies {
         }
     }
 
-    /// Each of `classes`' figure at `bound` and its transaction ratios,
-    /// looked up once: what [`Prices::mean_time`] reads for every line;
-    /// `remote`, each figure × its home cost's remote factor (for a CPU
-    /// off the counter's memory's node).
+    /// Each of `classes`' figure at `bound` and its transaction ratios, looked up once.
     pub fn prices(
         &self,
         classes: impl Iterator<Item = PairClass>,
@@ -439,17 +407,14 @@ impl Latencies {
         )
     }
 
-    /// The transaction ratios of `class`: its own, `cross-node`'s for a
-    /// cross-node distance without its own, or
-    /// [`TransactionRatios::PINGPONG`].
+    /// The transaction ratios of `class`.
     pub fn ratios(&self, class: PairClass) -> TransactionRatios {
         LatencyKey::lookup(&self.transactions, class)
             .copied()
             .unwrap_or(TransactionRatios::PINGPONG)
     }
 
-    /// The figure for `class`: its own, or `cross-node`'s for a cross-node
-    /// distance without one.
+    /// The figure for `class`: its own, or `cross-node`'s for a cross-node distance without one.
     pub fn of(&self, class: PairClass) -> Result<ClassLatency, MissingClass> {
         LatencyKey::lookup(&self.classes, class)
             .copied()
@@ -465,8 +430,8 @@ impl Latencies {
     }
 }
 
-/// The median ratio to the ping-pong of each transaction over `class`'s
-/// pairs of `m` that measured them; `None` when none did.
+/// The median ratio to the ping-pong of each transaction over `class`'s pairs of `m` that measured
+/// them; `None` when none did.
 fn class_ratios(m: &MatrixResults, class: PairClass) -> Option<TransactionRatios> {
     TransactionRatios::from_fn(|t| {
         let v: Vec<f64> = m

@@ -1,9 +1,6 @@
-//! `contend predict`: how busy the hot line is, when it saturates, and
-//! what each strategy costs per update, for any host, from its topology
-//! and class latencies (BACKGROUND.md, "Cost follows the update rate";
-//! Boyd-Wickizer et al. 2012). A model only: rendering is in `report/`,
-//! its verdict lines in `verdict/predict.rs`. `check.rs` sets the model
-//! against a run measured under `--rate`.
+//! `contend predict`: how busy the hot line is, when it saturates, and what each strategy costs per
+//! update, for any host, from its topology and class latencies (BACKGROUND.md, "Cost follows the
+//! update rate"; Boyd-Wickizer et al. 2012).
 
 mod agreement;
 pub mod c2c;

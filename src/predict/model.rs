@@ -1,8 +1,6 @@
-//! One hot line per counter slot, each a station of a closed network
-//! ([`super::queue`]): who touches which line how often, what each touch
-//! costs (class latency × transaction ratio × contention growth, × the
-//! home factor off the line's node), and the resulting utilisation, wait
-//! and cost per update. docs/predict.md ("The model") gives the rules.
+//! One hot line per counter slot, each a station of a closed network ([`super::queue`]): who
+//! touches which line how often, what each touch costs, and the resulting utilisation, wait and
+//! cost per update.
 
 use super::class::Bound;
 use super::costs::{LineCosts, ReadOccupancy};
@@ -14,11 +12,8 @@ use crate::topology::Topology;
 use crate::workload::Arrivals;
 use std::collections::{BTreeMap, HashMap};
 
-/// The probability that others, touching the line `others` times a second
-/// in all, touched it between two touches of a CPU that touches it `mine`
-/// times a second, given how the touches fall in time: `a / (a + b)` for
-/// poisson arrivals (their rate a, mine b); `min(1, a / b)` evenly paced,
-/// as `contend run --rate` paces every thread at one rate.
+/// The probability that others (`others` touches/s in all) touched the line between two touches of
+/// a CPU touching it `mine` times/s: `a / (a + b)` for poisson arrivals.
 pub fn touched(arrivals: Arrivals, others: f64, mine: f64) -> f64 {
     if others <= 0.0 {
         return 0.0;
@@ -35,8 +30,7 @@ pub fn touched(arrivals: Arrivals, others: f64, mine: f64) -> f64 {
 /// Who touches the counter.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Layout {
-    /// Writer CPUs (each updates at the rate and runs the read side every
-    /// `read_every` updates).
+    /// Writer CPUs (each updates at the rate and runs the read side every `read_every` updates).
     pub writers: Vec<u32>,
     /// Reader CPUs (each runs only the read side, at the rate).
     pub readers: Vec<u32>,
@@ -44,42 +38,34 @@ pub struct Layout {
     pub read_every: u32,
 }
 
-/// Per group of CPUs running the read side (an LLC or a node): the
-/// line's own writers, other lines' writers and reader threads in it.
+/// Per group of CPUs running the read side (an LLC or a node).
 type ReaderCounts = [usize; 3];
 
-/// One line: its writers, the classes of its pairs and where its readers
-/// sit.
+/// One line: its writers, the classes of its pairs and where its readers sit.
 #[derive(Debug, Clone)]
 struct SharedLine {
     /// Writers publishing to it.
     writers: usize,
-    /// The node its memory is on when it is a split's slot (each
-    /// allocated on its writers' node, as the kernel's per-node split
-    /// does); `None` for `global`, on the counter's home node.
+    /// The node its memory is on when it is a split's slot; `None` for `global`, on the counter's
+    /// home node.
     home: Option<u32>,
-    /// Ordered pairs of two of its writers (a publish moving the line
-    /// between them, or a co-writer's read fetching it).
+    /// Ordered pairs of two of its writers.
     writer_pairs: ClassCounts,
-    /// (CPU off this line running the read side, writer of this line)
-    /// pairs: a foreign read's fetch.
+    /// (CPU off this line running the read side, writer of this line) pairs.
     read_pairs: ClassCounts,
-    /// The same pairs split by whether they cross a node: (within,
-    /// across), for a write's invalidation of its sharers.
+    /// The same pairs split by whether they cross a node:.
     writer_split: (ClassCounts, ClassCounts),
     /// Read pairs (within, across).
     read_split: (ClassCounts, ClassCounts),
     /// Its writers on each node of [`Lines::nodes`].
     by_node: Vec<usize>,
-    /// Its readers per node of [`Lines::nodes`]'s order, then any other
-    /// node.
+    /// Its readers per node of [`Lines::nodes`]'s order, then any other node.
     node_readers: Vec<ReaderCounts>,
     /// Its readers per LLC (LLCs with any).
     llc_readers: Vec<ReaderCounts>,
 }
 
-/// A layout's lines at one shard level: what the model needs of the
-/// topology, computed once.
+/// A layout's lines at one shard level: what the model needs of the topology, computed once.
 #[derive(Debug, Clone)]
 pub struct Lines {
     lines: Vec<SharedLine>,
@@ -106,18 +92,15 @@ pub struct NodeCost {
     pub cost_ns: f64,
 }
 
-/// The model's figures for one strategy at one rate and one latency
-/// bound.
+/// The model's figures for one strategy at one rate and one latency bound.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
-    /// Offered ρ of the hottest line: its writers' and readers' asked
-    /// transfers a second × their transfer time (above 1 it cannot keep
-    /// up and the CPUs slow to what it serves).
+    /// Offered ρ of the hottest line: its writers' and readers' asked transfers a second × their
+    /// transfer time (above 1 it cannot keep up and the CPUs slow to what it serves).
     pub rho: f64,
     /// Writers publishing to the hottest line.
     pub hottest_writers: usize,
-    /// Net ns per update, mean over writers: transfers and the waits
-    /// behind the other CPUs (closed population, exact MVA).
+    /// Net ns per update, mean over writers: transfers and the waits behind the other CPUs.
     pub cost_ns: f64,
     /// CPUs at the hottest line on the mean, waiting or being served.
     pub queue: f64,
@@ -127,9 +110,7 @@ pub struct Evaluation {
     pub by_node: Vec<NodeCost>,
     /// Transfers a publish causes, per update (mean over writers).
     pub write_transfers: f64,
-    /// Of those, publishes that follow another writer's publish to the
-    /// line (a hand-over, as `contend run` counts them exactly), per update
-    /// (mean over writers); the rest follow a read.
+    /// Of those, publishes that follow another writer's publish to the line.
     pub handovers: f64,
     /// Lines the read side fetches, per update (mean over writers).
     pub read_transfers: f64,
@@ -138,43 +119,33 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
-    /// The share of each CPU the net cost takes, %: cost / (gap + cost),
-    /// the gap 1/rate of its own work between updates.
+    /// The share of each CPU the net cost takes, %: cost / (gap + cost), the gap 1/rate.
     pub fn cpu_share_pct(&self, rate: f64) -> f64 {
         super::share_pct(self.cost_ns, rate)
     }
 }
 
-/// Hand-overs between writers when the lines run at `rate`, past
-/// saturation included: a line at ρ < 1 hands over as often as its
-/// writers' publishes ask; a saturated one moves one transfer at a time,
-/// 1/S a second over its transfer mix, of which hand-overs take their
-/// share.
+/// Hand-overs between writers when the lines run at `rate`, past saturation included.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Capacity {
     /// Hand-overs a second, over every line.
     pub handovers_per_s: f64,
     /// Lines at ρ ≥ 1.
     pub saturated_lines: usize,
-    /// On the saturated line where it is longest, the time from one of a
-    /// writer's ownerships to its next, ns: every writer of the line takes
-    /// its hand-over in turn (with the reads queued between). A writer
-    /// waits this long per ownership, so its cost per update is this over
-    /// its updates per ownership. `None` with no saturated line.
+    /// On the saturated line where it is longest, the time from one of a writer's ownerships to its
+    /// next, ns.
     pub round_ns: Option<f64>,
 }
 
 impl Capacity {
-    /// Adds `line`'s hand-overs, its `flow` at `rate` updates/s per each
-    /// of `writers` writers.
+    /// Adds `line`'s hand-overs, its `flow` at `rate` updates/s per each of `writers` writers.
     fn add(&mut self, line: &SharedLine, flow: &Flow, writers: f64, rate: f64) {
         let asked = flow.handover_t * writers * rate;
         if flow.rho < 1.0 || flow.queued <= 0.0 || asked <= 0.0 {
             self.handovers_per_s += asked;
             return;
         }
-        // One transfer at a time: 1e9 / service a second, hand-overs
-        // their share of what queues.
+        // One transfer at a time: 1e9 / service a second, hand-overs their share of what queues.
         let served = 1e9 / flow.mean_service * (asked / flow.queued);
         self.handovers_per_s += served;
         self.saturated_lines += 1;
@@ -192,9 +163,8 @@ fn split(pairs: &ClassCounts) -> (ClassCounts, ClassCounts) {
 }
 
 impl Lines {
-    /// Groups `layout`'s writers into lines at `level` on `topo` and
-    /// counts the classes of their pairs; an error names a CPU that is not
-    /// online.
+    /// Groups `layout`'s writers into lines at `level` on `topo` and counts the classes of their
+    /// pairs; an error names a CPU that is not online.
     pub fn new(
         topo: &Topology,
         layout: &Layout,
@@ -241,14 +211,8 @@ impl Lines {
         self.lines.len()
     }
 
-    /// The model at `rate` updates/s per CPU (each CPU's own work between
-    /// updates takes 1/rate) with publish fraction `f`, every class
-    /// latency at `bound` of `lat` (checked by [`Lines::check`]; a class
-    /// without a figure counts 0 ns): the lines are the stations of a
-    /// closed network of every writer and reader thread, solved by exact
-    /// MVA with the CPUs on the counter's home node one class of
-    /// customer and every other CPU the other ([`queue::mva2`]), the
-    /// contention growth read at each line's own queue (a fixed point).
+    /// The model at `rate` updates/s per CPU with publish fraction `f`, class latencies at `bound`
+    /// of `lat`: the lines as stations of a closed network solved by exact MVA ([`queue::mva2`]).
     pub fn evaluate(
         &self,
         rate: f64,
@@ -261,8 +225,8 @@ impl Lines {
         let growth = self.fixed_growth(&ctx);
         let flows = self.flows(&ctx, &growth);
         let net = self.network(&ctx, &flows);
-        // Two classes only where a home price tells them apart: alike,
-        // one class is the same answer in N steps instead of N²/4.
+        // Two classes only where a home price tells them apart: alike, one class is the same answer
+        // in N steps instead of N²/4.
         let differ = |a: f64, b: f64| (a - b).abs() > 1e-9 * a.abs().max(b.abs());
         let two = lat.costs.home.is_some()
             && !self.split()
@@ -280,8 +244,8 @@ impl Lines {
             .iter()
             .zip(&net.station_of)
             .map(|(flow, &i)| {
-                // Each class waits the queue it finds × its own transfer
-                // time; one class, every transfer the line's mean.
+                // Each class waits the queue it finds × its own transfer time; one class, every
+                // transfer the line's mean.
                 [0, 1].map(|c| {
                     let d = net.stations[i].demand_ns[c];
                     let service = if two {
@@ -334,11 +298,7 @@ impl Lines {
         out
     }
 
-    /// Each line's contention growth at its own queue: start with none,
-    /// solve, read the curve at the queue found, and again until it
-    /// settles. Growth and queue rise together, so from none the
-    /// iterates rise to the lowest fixed point. One pass without a
-    /// curve.
+    /// Each line's contention growth at its own queue.
     fn fixed_growth(&self, ctx: &Ctx) -> Vec<f64> {
         let mut growth = vec![1.0; self.lines.len()];
         if ctx.costs.contenders.points.is_empty() {
@@ -361,9 +321,7 @@ impl Lines {
         growth
     }
 
-    /// The closed network of `flows`: alike lines as one group of
-    /// stations (× the hot lines per event), each class's demand per
-    /// event and think time.
+    /// The closed network of `flows`: alike lines as one group of stations.
     fn network(&self, ctx: &Ctx, flows: &[Flow]) -> Network {
         let population = self.classes_of_customers(ctx.costs.home_node);
         let per_event = population.map(|n| 1e9 / (n.max(1) as f64 * ctx.rate.max(1e-300)));
@@ -383,9 +341,8 @@ impl Lines {
             stations[i].count += h;
             station_of.push(i);
         }
-        // Fetches that do not queue (served alongside) are a delay on
-        // each CPU's cycle beside its own work: the writers' mean, at
-        // each class's prices.
+        // Fetches that do not queue (served alongside) are a delay on each CPU's cycle beside its
+        // own work: the writers' mean, at each class's prices.
         let writers = self.writers.max(1) as f64;
         // A split's own line is on its writers' node, the others off it.
         let split = self.split();
@@ -413,15 +370,12 @@ impl Lines {
         }
     }
 
-    /// True when each line is a split's slot, on its writers' node: the
-    /// CPUs near one line's memory are off another's, so the queue has
-    /// one class of customer.
+    /// True when each line is a split's slot, on its writers' node.
     fn split(&self) -> bool {
         self.lines.iter().any(|l| l.home.is_some())
     }
 
-    /// Writers and reader threads on the counter's home node, and on the
-    /// others.
+    /// Writers and reader threads on the counter's home node, and on the others.
     fn classes_of_customers(&self, home: u32) -> [usize; 2] {
         let mut out = [0usize; 2];
         for (i, &node) in self.nodes.iter().enumerate() {
@@ -431,13 +385,8 @@ impl Lines {
         out
     }
 
-    /// Each node's writers' cost with `waits` (ns per queued transfer, per
-    /// line and class) on top of the transfers: its writers' publishes and
-    /// reads of their own lines, and its writers' reads of the others, each
-    /// transfer at its class's time (a fetch that does not queue at the
-    /// LLC hit where given). An update that upgrades its own line and
-    /// fetches another pays the two together at the measured overlap, not
-    /// added: as many such pairs as the rarer of the two.
+    /// Each node's writers' cost with `waits` (ns per queued transfer, per line and class) on top
+    /// of the transfers, each transfer at its class's time.
     fn node_costs(&self, flows: &[Flow], ctx: &Ctx, waits: &[[f64; 2]]) -> Vec<NodeCost> {
         let h = f64::from(ctx.costs.lines_per_event());
         self.node_writers
@@ -481,8 +430,7 @@ impl Lines {
             .collect()
     }
 
-    /// Offered ρ of the hottest line alone, its growth at its own queue:
-    /// what a search for the saturation rate needs.
+    /// Offered ρ of the hottest line alone, its growth at its own queue.
     pub fn rho(&self, rate: f64, f: f64, lat: &Latencies, bound: Bound, arrivals: Arrivals) -> f64 {
         let ctx = Ctx::new(self, rate, f, lat, bound, arrivals);
         let growth = self.fixed_growth(&ctx);
@@ -492,8 +440,7 @@ impl Lines {
             .fold(0.0, f64::max)
     }
 
-    /// Each line's traffic and transfer times, every transfer × its
-    /// line's `growth`.
+    /// Each line's traffic and transfer times, every transfer × its line's `growth`.
     fn flows(&self, ctx: &Ctx, growth: &[f64]) -> Vec<Flow> {
         self.lines
             .iter()
@@ -502,9 +449,8 @@ impl Lines {
             .collect()
     }
 
-    /// One line's traffic: who touches it how often, which touches
-    /// queue, what each costs on either side of the home node, and the
-    /// busy time each class of customer asks of it.
+    /// One line's traffic: who touches it how often, which touches queue, what each costs on either
+    /// side of the home node, and the busy time each class of customer asks of it.
     fn flow(&self, line: &SharedLine, ctx: &Ctx, growth: f64) -> Flow {
         let t = self.traffic(line, ctx);
         let times = [0, 1].map(|c| {
@@ -539,9 +485,8 @@ impl Lines {
                 .zip(&self.nodes)
                 .map(|(n, node)| (n.iter().sum::<usize>(), *node != home)),
         );
-        // A read back that costs a transfer moves the line's only copy
-        // back from its reader: it occupies the line. One the host serves
-        // from the writer's own copy is no transfer.
+        // A read back that costs a transfer moves the line's only copy back from its reader: it
+        // occupies the line. One the host serves from the writer's own copy is no transfer.
         let back_time = mix(c_w, times[0].back, times[1].back);
         let back = if back_time > 0.0 { t.back } else { 0.0 };
         let queued_backs = t.n * ctx.q_w * back;
@@ -602,18 +547,17 @@ impl Lines {
         let reading = ctx.k > 0;
         let n = line.writers as f64;
         let publishes = n * p;
-        // Reads that fetch this line: its own writers' (after an update
-        // that did not publish, when a co-writer published since), other
-        // writers', reader threads'.
+        // Reads that fetch this line: its own writers' (after an update that did not publish, when
+        // a co-writer published since), other writers', reader threads'.
         let co_wrote = touched(arrivals, (n - 1.0) * p, q_w);
         let own = if reading { (1.0 - f) * co_wrote } else { 0.0 };
         let foreign_writers = if reading { ctx.nw - n } else { 0.0 };
         let foreign = touched(arrivals, publishes, q_w);
         let thread = touched(arrivals, publishes, q_r);
         let threads = self.reader_threads as f64;
-        // A write is followed by a read when some other CPU reads before
-        // the next write: another line's writer, a reader thread, or a
-        // co-writer reading after an update that did not publish.
+        // A write is followed by a read when some other CPU reads before the next write: another
+        // line's writer, a reader thread, or a co-writer reading after an update that did not
+        // publish.
         let foreign_reads = foreign_writers * q_w + threads * q_r;
         let co_rate = if n > 0.0 {
             q_w * (1.0 - f) * (n - 1.0) / n
@@ -622,9 +566,8 @@ impl Lines {
         };
         let co_reads = n * co_rate;
         let other_reads = foreign_reads + co_reads;
-        // A writer's read after an update that did not publish, when its
-        // last touch was its own publish and since then another CPU only
-        // read the line: priced as the host's read back.
+        // A writer's read after an update that did not publish, when its last touch was its own
+        // publish and since then another CPU only read the line: priced as the host's read back.
         let back = if reading && p > 0.0 {
             let last_pub = p / (p + (1.0 - f) * q_w);
             let touched_at_all = touched(arrivals, (n - 1.0) * p + other_reads, q_w);
@@ -668,8 +611,8 @@ impl Lines {
             others,
             h: touched(arrivals, others, p),
             handovers: touched(arrivals, (n - 1.0) * p, p),
-            // A write after reads invalidates m̄ sharers on the mean
-            // (every reader that fetched since the write).
+            // A write after reads invalidates m̄ sharers on the mean (every reader that fetched
+            // since the write).
             sharers: if first_reads > 0.0 {
                 (fetches / first_reads).max(1.0)
             } else {
@@ -679,9 +622,7 @@ impl Lines {
     }
 }
 
-/// The CPUs' seats at one shard level: the writers grouped into lines,
-/// the nodes with writers (then those with only reader threads) and the
-/// writers on each.
+/// The CPUs' seats at one shard level.
 struct Seats {
     level: ShardLevel,
     groups: BTreeMap<u32, Vec<u32>>,
@@ -748,8 +689,7 @@ impl Seats {
         Ok(self.nodes.iter().position(|n| *n == node).unwrap_or(0))
     }
 
-    /// The line `members` write: the classes of its pairs and where its
-    /// readers sit.
+    /// The line `members` write: the classes of its pairs and where its readers sit.
     fn line(
         &self,
         topo: &Topology,
@@ -806,8 +746,7 @@ fn cpu_of(topo: &Topology, id: u32) -> Result<&crate::topology::Cpu, crate::matr
     })
 }
 
-/// What one evaluation needs, computed once: the rates per CPU, the
-/// class prices near the counter's memory and off it, and the LLC hit.
+/// What one evaluation needs, computed once.
 struct Ctx<'a> {
     rate: f64,
     f: f64,
@@ -884,8 +823,7 @@ struct Traffic {
 }
 
 impl Traffic {
-    /// The first reads' `co` and `foreign` figures weighed by who makes
-    /// them.
+    /// The first reads' `co` and `foreign` figures weighed by who makes them.
     fn by_reader(&self, co: f64, foreign: f64) -> f64 {
         if self.other_reads > 0.0 {
             (self.foreign_reads * foreign + self.co_reads * co) / self.other_reads
@@ -895,8 +833,7 @@ impl Traffic {
     }
 }
 
-/// Each transaction's time on `line` at `prices`, × `growth` (and a
-/// sharers curve × `curve_growth`, its own home factor included).
+/// Each transaction's time on `line` at `prices`, × `growth`.
 fn line_times(
     line: &SharedLine,
     prices: &Prices,
@@ -905,8 +842,8 @@ fn line_times(
     curve_growth: f64,
     growth: f64,
 ) -> Times {
-    // Each transaction's time over the pairs that make it: a co-writer's
-    // (writer pairs) or anyone else's (read pairs).
+    // Each transaction's time over the pairs that make it: a co-writer's (writer pairs) or anyone
+    // else's (read pairs).
     let mean = |pairs: &ClassCounts, tr| prices.mean_time(pairs, tr);
     let pairs_of = |tr: Transaction| {
         let (ww, rw) = (mean(&line.writer_pairs, tr), mean(&line.read_pairs, tr));
@@ -918,9 +855,8 @@ fn line_times(
     let (moved, _) = pairs_of(Transaction::AddMoved);
     let (own, read) = pairs_of(Transaction::ReadFetched);
     let (back_co, back_foreign) = pairs_of(Transaction::ReadBack);
-    // The upgrade: from the sharers curve at m̄, or the one-sharer upgrade
-    // within the node unless a sharer sits across a node, when the
-    // farthest acknowledgement is the cross-node one.
+    // The upgrade: from the sharers curve at m̄, or the one-sharer upgrade within the node unless a
+    // sharer sits across a node, when the farthest acknowledgement is the cross-node one.
     let upgrade = match costs.sharers.at(t.sharers) {
         Some(s) => s * curve_growth,
         None => {
@@ -965,16 +901,14 @@ struct Network {
     station_of: Vec<usize>,
 }
 
-/// One line's transfer times, ns, at one bound and one side of the home
-/// node.
+/// One line's transfer times, ns, at one bound and one side of the home node.
 #[derive(Debug, Clone, Copy)]
 struct Times {
     /// A publish (a hand-over or an upgrade, in their mix).
     write: f64,
     /// A co-writer's fetch.
     own: f64,
-    /// A writer's read back of its own publish, after another CPU's read
-    /// (a co-writer's or anyone else's, in their mix).
+    /// A writer's read back of its own publish, after another CPU's read.
     back: f64,
     /// Any other read's fetch.
     read: f64,
@@ -1005,8 +939,7 @@ struct Flow {
     rho: f64,
     /// Of it, what the CPUs on the memory's node ask, and the others.
     rho_by_class: [f64; 2],
-    /// Transfers a second that queue for it (publishes that move it, the
-    /// fetches that occupy it).
+    /// Transfers a second that queue for it (publishes that move it, the fetches that occupy it).
     queued: f64,
     /// Mean transfer time of the queued transfers, ns.
     mean_service: f64,
@@ -1018,20 +951,16 @@ struct Flow {
     share_queued: f64,
     /// Publish transfers per update of one of its writers.
     pub_t: f64,
-    /// Publishes after another writer's publish, per update, mean over
-    /// all writers.
+    /// Publishes after another writer's publish, per update, mean over all writers.
     handover_t: f64,
-    /// Publishes after a read (an upgrade), per update of one of its
-    /// writers.
+    /// Publishes after a read (an upgrade), per update of one of its writers.
     upgrade_t: f64,
-    /// How much of an upgrade and a fetch made in one update is paid
-    /// (the read pairs' [`super::latency::TransactionRatios::overlap`], 1 = none).
+    /// How much of an upgrade and a fetch made in one update is paid.
     overlap: f64,
     /// Fetches of this line per update of one of its own writers.
     own_t: f64,
-    /// Reads back of this line (its last publish read by another CPU
-    /// since) that cost a transfer, per update of one of its own writers
-    /// (0 where the host keeps the writer's copy).
+    /// Reads back of this line (its last publish read by another CPU since) that cost a transfer,
+    /// per update of one of its own writers (0 where the host keeps the writer's copy).
     back_t: f64,
     /// Fetches of this line per update of another line's writer.
     foreign_t: f64,

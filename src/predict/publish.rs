@@ -1,16 +1,11 @@
-//! What fraction of updates publish under a policy at a given update
-//! rate: the writers' own load walks ([`Walks`]) stepped through the
-//! writer's own publish decision on a local atomic and a clock that moves
-//! 1/rate per update, with no threads
-//! ([`crate::workload::stepped_publish_fraction`]), for as many updates
-//! as the policy's ratelimit needs.
+//! What fraction of updates publish under a policy at a given update rate: the writers' load walks
+//! ([`Walks`]) stepped through the writer's own publish decision with a clock that moves 1/rate per
+//! update, with no threads.
 
 use crate::counter::PublishPolicy;
 use crate::workload::{MAX_STEP, TABLE_LEN, stepped_publish_fraction};
 
-/// The load walks a run's writers replay: their seed and their step (in
-/// load units at the walk's start load; [`MAX_STEP`] by default, another
-/// under `--threshold-publishes`).
+/// The load walks a run's writers replay: their seed and their step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Walks {
     /// Seed of the walks (`--seed`).
@@ -28,8 +23,7 @@ impl Walks {
         }
     }
 
-    /// The walks a run replayed: its seed and the step run.json records
-    /// (the default in files from before the step was recorded).
+    /// The walks a run replayed: its seed and the step run.json records.
     pub fn of_run(config: &crate::runner::RunConfig) -> Self {
         Walks {
             seed: config.seed,
@@ -44,13 +38,7 @@ const PERIODS: f64 = 100.0;
 /// Updates stepped per walk, at most.
 const MAX_UPDATES: u64 = 1 << 16;
 
-/// Publishes per update, 0 to 1, of a writer under `policy` updating
-/// `rate` times a second (writers 0..4 of `walks`, after a warm-up of one walk period, as a run discards its
-/// warm-up). A rate so
-/// high that [`PERIODS`] ratelimit periods would take more than
-/// [`MAX_UPDATES`] is stepped at the rate that fits them and scaled down:
-/// there, hundreds of updates fall in each period and a writer publishes
-/// once per period whatever the rate.
+/// Publishes per update, 0 to 1, of a writer under `policy` updating `rate` times a second.
 pub fn publish_fraction(policy: PublishPolicy, rate: f64, walks: Walks) -> f64 {
     let Some(period) = policy.ratelimit else {
         return stepped(policy, rate, walks, 2 * TABLE_LEN as u64);

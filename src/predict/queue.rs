@@ -1,26 +1,12 @@
-//! Waiting for hot lines: a closed population of CPUs, each doing its
-//! own work for a think time Z between events and then waiting for its
-//! own transfers on every line it needs before its next event (the
-//! finite-source, machine-repairman network: no CPU asks for the line
-//! again before its last request is served, so the queue can never grow
-//! past the population and a cost exists at any load).
-//!
-//! Solved by exact mean value analysis (Reiser and Lavenberg 1980): with
-//! `n` CPUs, the time an event spends at station k is
-//! Rₖ(n) = Dₖ·(1 + Qₖ(n − 1)) (an arrival sees the queue of the other
-//! n − 1), the throughput X(n) = n / (Z + Σₖ Rₖ(n)) and Qₖ(n) = X(n)·Rₖ(n)
-//! (Little), for each of two classes of CPU. Dₖ is the per-event demand
-//! on station k: visits × transfer time. Exact for exponential transfer
-//! times; past saturation R → N·D − Z (the line serves one transfer at a
-//! time, 1/D events a second in all).
+//! Waiting for hot lines: a closed population of CPUs, each thinking for Z between events and then
+//! waiting for its transfers (the finite-source network: the queue never grows past the population,
+//! so a cost exists at any load).
 
-/// A group of alike stations (hot lines), each asked its own demand per
-/// event by each of two classes of customer (the CPUs on the counter's
-/// memory node, and the others).
+/// A group of alike stations (hot lines), each asked its own demand per event by each of two
+/// classes of customer (the CPUs on the counter's memory node, and the others).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Station {
-    /// Line time per event of one CPU of each class, ns (visits ×
-    /// transfer time).
+    /// Line time per event of one CPU of each class, ns (visits × transfer time).
     pub demand_ns: [f64; 2],
     /// Alike stations in the group (every CPU's own line under `cpu`).
     pub count: usize,
@@ -29,23 +15,14 @@ pub struct Station {
 /// The closed network solved at the whole population.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Solution {
-    /// Per station group, the time one event of each class spends at one
-    /// of its stations, ns: its demand and the wait behind the queue.
+    /// Per station group, the time one event of each class spends at one of its stations, ns.
     pub residence_ns: Vec<[f64; 2]>,
-    /// Per station group, the mean number of CPUs at one of its stations
-    /// (waiting or being served).
+    /// Per station group, the mean number of CPUs at one of its stations (waiting or being served).
     pub queue: Vec<f64>,
 }
 
-/// Exact MVA of two classes of `population` CPUs, each class thinking
-/// `think_ns` between events and asking its own demand of each station:
-/// for every population (a, b), Rₖ,c = Dₖ,c·(1 + Qₖ(less one of c)),
-/// X_c = n_c / (Z_c + Σₖ Rₖ,c), Qₖ = Σ_c X_c·Rₖ,c (Reiser and Lavenberg
-/// 1980, multiclass). A class's wait at a line is its own transfer time ×
-/// the queue it finds: a CPU whose every hand-over takes longer (its
-/// request crosses to the memory's node and back) waits longer behind the
-/// same queue. (a + 1)(b + 1) steps per station; one class (b = 0) is the
-/// single-class recursion. Every figure 0 for an empty population.
+/// Exact MVA of two classes of `population` CPUs, each class thinking `think_ns` between events and
+/// asking its own demand of each station (Reiser and Lavenberg 1980, multiclass).
 pub fn mva2(population: [usize; 2], think_ns: [f64; 2], stations: &[Station]) -> Solution {
     let [na, nb] = population;
     let s = stations.len();
@@ -94,10 +71,7 @@ pub fn mva2(population: [usize; 2], think_ns: [f64; 2], stations: &[Station]) ->
     }
 }
 
-/// The same network solved as one class (each station's demand and the
-/// think time the population's mean): exact when both classes ask alike,
-/// N steps per station where [`mva2`] takes (a + 1)(b + 1). Each class's
-/// residence is its own demand × the one class's residence over demand.
+/// The same network solved as one class.
 pub fn mva2_as_one(population: [usize; 2], think_ns: [f64; 2], stations: &[Station]) -> Solution {
     let n = population[0] + population[1];
     let mean = |v: [f64; 2]| {

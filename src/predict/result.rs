@@ -1,7 +1,6 @@
-//! The prediction's result model: per strategy, how busy its hottest line
-//! is at each rate, where it saturates and what an update costs, each as
-//! a range over the class latencies' uncertainty, serialised as
-//! predict.json (schema in docs/results-schema.md).
+//! The prediction's result model: per strategy, how busy its hottest line is at each rate, where it
+//! saturates and what an update costs, each as a range over the class latencies' uncertainty,
+//! serialised as predict.json (schema in docs/results-schema.md).
 
 use super::inferred::InferredHost;
 use super::{ClassLatency, Latencies, Layout};
@@ -24,8 +23,7 @@ pub struct Range {
 }
 
 impl Range {
-    /// `f` of each of three evaluations, at the low, central and high
-    /// latencies.
+    /// `f` of each of three evaluations, at the low, central and high latencies.
     pub fn of<T>(x: &[T; 3], f: impl Fn(&T) -> f64) -> Range {
         Range {
             lo: f(&x[0]),
@@ -41,11 +39,9 @@ impl Range {
 pub enum LineState {
     /// Offered ρ below [`super::KNEE`] even at the high latencies.
     Below,
-    /// Offered ρ at or past [`super::KNEE`] at the high latencies, below 1
-    /// at the central ones: near the knee, where the cost turns up.
+    /// Offered ρ at or past [`super::KNEE`] at the high latencies, below 1 at the central ones.
     Near,
-    /// Offered ρ ≥ 1 at the central latencies: the line serves one
-    /// transfer at a time and every CPU waits for the others'.
+    /// Offered ρ ≥ 1 at the central latencies.
     Saturated,
 }
 
@@ -54,31 +50,23 @@ pub enum LineState {
 pub struct PointPrediction {
     /// Updates per second per writer CPU.
     pub rate: f64,
-    /// Publishes per update under the policy at this rate (from the load
-    /// walk, stepped without threads).
+    /// Publishes per update under the policy at this rate.
     pub publish_fraction: f64,
     /// ρ of the hottest line (fraction of time it is being handed over).
     pub rho: Range,
     /// How busy the hottest line is.
     pub state: LineState,
-    /// Net ns per update, mean over writers (transfers and waits, the
-    /// closed population's at any load); `None` only in files written
-    /// before costs were predicted near and past saturation.
+    /// Net ns per update, mean over writers.
     pub cost_ns: Option<Range>,
-    /// Net CPU share per writer CPU, %: cost / (1/rate + cost), the
-    /// share of its time spent on the line; `None` as `cost_ns`.
+    /// Net CPU share per writer CPU, %: cost / (1/rate + cost); `None` as `cost_ns`.
     pub cpu_share_pct: Option<Range>,
-    /// Updates a second each CPU achieves: 1/(1/rate + cost) (below the
-    /// asked rate by the time spent on the line).
+    /// Updates a second each CPU achieves: 1/(1/rate + cost).
     pub achieved_rate: Option<Range>,
-    /// CPUs at the hottest line on the mean (waiting or being served),
-    /// central latencies.
+    /// CPUs at the hottest line on the mean (waiting or being served), central latencies.
     pub queue: f64,
-    /// Points of CPU share (%) that +1% on every transfer time adds, at
-    /// the central latencies: how sensitive the share is.
+    /// Points of CPU share (%) that +1% on every transfer time adds, at the central latencies.
     pub share_per_pct: Option<f64>,
-    /// Per node with writers, its writers' cost (local or remote to the
-    /// counter's memory).
+    /// Per node with writers, its writers' cost (local or remote to the counter's memory).
     pub by_node: Vec<NodePrediction>,
     /// Transfers a publish causes, per update (central latencies).
     pub write_transfers: f64,
@@ -86,13 +74,10 @@ pub struct PointPrediction {
     pub read_transfers: f64,
     /// Writers publishing to the hottest line.
     pub hottest_writers: usize,
-    /// Hand-overs between writers a second, over every line: as many as
-    /// the publishes ask below saturation, one transfer at a time past it
-    /// (`Capacity`).
+    /// Hand-overs between writers a second, over every line.
     pub handovers_per_s: Option<Range>,
-    /// Past saturation, the time from one of a writer's ownerships of the
-    /// hottest line to its next, ns: its cost per update is this over its
-    /// updates per ownership (which the model does not predict).
+    /// Past saturation, the time from one of a writer's ownerships of the hottest line to its next,
+    /// ns.
     pub round_ns: Option<Range>,
 }
 
@@ -114,22 +99,16 @@ pub struct NodePrediction {
 /// Flat out: every writer as fast as it can.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FlatOutPrediction {
-    /// Hand-overs between writers a second, over every line: one
-    /// transfer at a time on a line with two or more writers that publish
-    /// on every update (or a share of them); as often as a ratelimit's
-    /// publishes ask on one that caps them.
+    /// Hand-overs between writers a second, over every line.
     pub handovers_per_s: Range,
     /// Lines that saturate.
     pub saturated_lines: usize,
-    /// The round of the saturated line where it is longest, ns: a writer
-    /// waits this per ownership; its cost per update is this over its
-    /// updates per ownership (measured by `contend run`, not predicted).
+    /// The round of the saturated line where it is longest, ns: a writer waits this per ownership.
     pub round_ns: Option<Range>,
 }
 
-/// Updates per second per CPU at which the hottest line saturates (ρ = 1)
-/// at the high (`lo`), central and low (`hi`) latencies; `None` where it
-/// never does (a ratelimit caps the publishes).
+/// Updates per second per CPU at which the hottest line saturates (ρ = 1) at the high (`lo`),
+/// central and low (`hi`) latencies; `None` where it never does.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SaturationRate {
     /// At the high latencies: the lowest rate.
@@ -173,11 +152,9 @@ pub struct PredictConfig {
     pub arrivals: Arrivals,
     /// Seed of the load walks (publish fractions).
     pub seed: u64,
-    /// The walks' largest step, load units at their start load (`None`
-    /// in files from before it was recorded: the default).
+    /// The walks' largest step, load units at their start load.
     pub load_step: Option<i64>,
-    /// Publish fractions given for policies (a host-costs file), used at
-    /// every rate in place of the walks'.
+    /// Publish fractions given for policies.
     pub publishes: Vec<super::GivenPublish>,
 }
 
@@ -213,8 +190,7 @@ pub struct PredictResults {
     pub strategies: Vec<StrategyPrediction>,
     /// Assumptions worth saying.
     pub notes: Vec<String>,
-    /// The host, when it was inferred from a pair matrix (`--host FILE.csv`); its
-    /// topology is the one predicted on.
+    /// The host, when it was inferred from a pair matrix (`--host FILE.csv`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inferred: Option<InferredHost>,
 }

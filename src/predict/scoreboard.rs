@@ -1,10 +1,5 @@
-//! What the scoreboard (docs/predict.md) says of this model on the seeds'
-//! hosts, by kind of host: how many published figures it is within, and
-//! how far its central share is from them at worst. Read from
-//! `results/published/scoreboard-summary.json`, which
-//! `scripts/seed-scoreboard` writes and `tests/predict.rs` keeps current;
-//! `predict` and `gallery` print it beside a host near or past the knee,
-//! where the model's figures are least sure.
+//! What the scoreboard (docs/predict.md) says of this model on the seeds' hosts, by kind of host:
+//! how many published figures it is within, and how far its central share is from them at worst.
 
 use std::collections::BTreeMap;
 
@@ -19,8 +14,7 @@ struct KindSummary {
     worst_share_factor: Option<f64>,
 }
 
-/// The kinds of host the scoreboard tells apart: where the line's copies
-/// live (Intel's LLC is the socket, AMD's the CCX).
+/// The kinds of host the scoreboard tells apart: where the line's copies live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HostKind {
     /// One LLC per node (the seeds' Intel hosts).
@@ -47,8 +41,7 @@ impl HostKind {
     }
 }
 
-/// The scoreboard's sentence for hosts of `kind`; `None` when it scored
-/// none of them.
+/// The scoreboard's sentence for hosts of `kind`; `None` when it scored none of them.
 pub fn summary(kind: HostKind) -> Option<String> {
     sentence(SUMMARY, kind)
 }

@@ -1,16 +1,13 @@
-//! The gallery's table, which text, Markdown and HTML share: a row per
-//! host (its layout, where the cost jumps, the cheapest strategy, the
-//! default comparison's net cost per update at the gallery's rate, its
-//! classes' medians). Cells hold untrusted file names as read: each
-//! format escapes them.
+//! The gallery's table, which text, Markdown and HTML share: a row per host (its layout, where the
+//! cost jumps, the cheapest strategy, the default comparison's net cost per update at the gallery's
+//! rate, its classes' medians). Cells hold untrusted file names as read: each format escapes them.
 
 use crate::predict::LineState;
 use crate::predict::gallery::{Gallery, GalleryHost, GalleryStrategy};
 use crate::units::si;
 use crate::verdict::range_text;
 
-/// The strategies shown, in order: the kernel's counter, its ratelimit,
-/// then each split.
+/// The strategies shown, in order: the kernel's counter, its ratelimit, then each split.
 pub const SHOWN: [&str; 5] = [
     "global/always",
     "global/ratelimit:1ms",

@@ -1,6 +1,5 @@
-//! JSON: the whole model, pretty-printed, with a final newline. This is
-//! what run.json, sweep.json and matrix.json hold, and what `--json`
-//! prints.
+//! JSON: the whole model, pretty-printed, with a final newline. This is what run.json, sweep.json
+//! and matrix.json hold, and what `--json` prints.
 
 use super::{Document, Export, ExportError, Rendered};
 use serde::Serialize;
@@ -22,8 +21,7 @@ impl Export for JsonExport {
             Document::StudyPlan(p) => pretty(p, "study-plan.json")?,
             Document::Study(s) => pretty(s, "study.json")?,
             Document::Gallery(g) => pretty(g, "gallery.json")?,
-            // A comparison is derived from two result files; they are its
-            // data.
+            // A comparison is derived from two result files: they are its data.
             Document::Compare(..) => return Ok(Vec::new()),
         };
         Ok(vec![Rendered::new(format!("{}.json", doc.kind()), bytes)])

@@ -1,8 +1,6 @@
-//! How the run tables lay out the measures, shared by text, Markdown and
-//! HTML and by `contend compare`: the grid of strategies (a column per
-//! shard level, a row per policy and, in a sweep, per point), the row
-//! labels and the `mean±stddev%` cell with its change. The measures
-//! themselves are [`crate::runner::MEASURES`].
+//! How the run tables lay out the measures, shared by text, Markdown and HTML and by `contend
+//! compare`: the grid of strategies (a column per shard level, a row per policy and, in a sweep,
+//! per point), the row labels and the `mean±stddev%` cell with its change.
 
 use crate::runner::{
     MEASURES, Measure, PACED, RunConfig, RunResults, StrategyResult, THROUGHPUT_NS,
@@ -13,8 +11,8 @@ use crate::units::{ONE_REPEAT, Unit, human};
 use crate::workload::Regime;
 use std::fmt::Write;
 
-/// Row labels: the publish policy, plus the pad and clock when the
-/// strategies shown use more than one.
+/// Row labels: the publish policy, plus the pad and clock when the strategies shown use more than
+/// one.
 pub struct RowLabels {
     pads: bool,
     clocks: bool,
@@ -48,19 +46,15 @@ impl RowLabels {
     }
 }
 
-/// The layout of every measure table of a run or a sweep: a column per
-/// shard level, a row per policy label (and, in a sweep, per point), each
-/// cell the strategy measured there.
+/// The layout of every measure table of a run or a sweep.
 pub struct StrategyGrid<'a> {
-    /// Headers of each row's leading key cells (`policy`; a sweep's also
-    /// `threads`, `affinity` and, with a rate axis, `rate/s`).
+    /// Headers of each row's leading key cells.
     pub key_headers: Vec<&'static str>,
     /// The level columns, in first-seen order.
     pub levels: Vec<String>,
     /// The rows, in first-seen order.
     pub rows: Vec<GridRow<'a>>,
-    /// Twice the timer's overhead, ns: a sampled value below it is not
-    /// shown.
+    /// Twice the timer's overhead, ns: a sampled value below it is not shown.
     pub resolution_ns: f64,
 }
 
@@ -72,8 +66,7 @@ pub struct GridRow<'a> {
     pub regime: Regime,
     /// The strategy under each level, in the order of the levels.
     pub cells: Vec<Option<&'a StrategyResult>>,
-    /// The configuration of the run its strategies come from (which of
-    /// them ran in place, in the same repeats).
+    /// The configuration of the run its strategies come from.
     pub config: &'a RunConfig,
 }
 
@@ -87,8 +80,8 @@ impl<'a> StrategyGrid<'a> {
         grid
     }
 
-    /// A sweep's: a row per point (threads, affinity and, when the sweep
-    /// has a rate axis, its rate) and policy label.
+    /// A sweep's: a row per point (threads, affinity and, when the sweep has a rate axis, its rate)
+    /// and policy label.
     pub fn of_sweep(sweep: &'a SweepResults) -> Self {
         let all = || sweep.points.iter().flat_map(|p| &p.results.strategies);
         let labels = RowLabels::new(all());
@@ -132,8 +125,7 @@ impl<'a> StrategyGrid<'a> {
         }
     }
 
-    /// A row per label of `strategies` (measured in `regime` by a run of
-    /// `config`), its keys `prefix` and the label.
+    /// A row per label of `strategies`.
     fn add_rows(
         &mut self,
         strategies: &'a [StrategyResult],
@@ -163,11 +155,8 @@ impl<'a> StrategyGrid<'a> {
         }
     }
 
-    /// `m`'s cells, row by row ([`measure_table`]: each change against the
-    /// row's first level, decided over the whole table at the default
-    /// noise threshold for the row's regime, [`Measure::threshold`]; on
-    /// the per-repeat differences where the two ran in place in the same
-    /// repeats, [`Measure::paired`], as the verdict decides them).
+    /// `m`'s cells, row by row ([`measure_table`]: each change against the row's first level,
+    /// decided as the verdict decides them).
     pub fn cells(&self, m: &Measure) -> Vec<Vec<TableCell>> {
         let values: Vec<Vec<Option<Summary>>> = self
             .rows
@@ -205,9 +194,7 @@ pub fn unique<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
     seen
 }
 
-/// `mean±half%`, in the seeds' style but with the half-width of the 95%
-/// confidence interval (where the seeds printed a stddev); `mean (1
-/// repeat)` where one repeat gives no interval ([`crate::units::spread_text`]).
+/// `mean±half%`, in the seeds' style but with the half-width of the 95% confidence interval.
 pub fn fmt_summary(s: &Summary, decimals: usize) -> String {
     if s.has_spread() {
         format!("{:.*}±{:.2}%", decimals, s.mean, crate::units::ci_pct(s))
@@ -221,17 +208,13 @@ pub fn shown(value: Option<Summary>, decimals: usize) -> String {
     value.map_or("-".to_string(), |v| fmt_summary(&v, decimals))
 }
 
-/// The measures tables show for these strategies, in order: under
-/// `--rate` (`paced`) [`PACED`] (net, then gross busy ns/op and CPU
-/// share), flat out loop ns/op from throughput and its net; then reader
-/// ns/op and [`MEASURES`]; a measure no strategy recorded (reader ns/op
-/// without readers, sampled ns with sampling off) is left out.
+/// The measures tables show for these strategies, in order: under `--rate` (`paced`) [`PACED`].
 pub fn shown_measures<'a>(
     strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
     paced: bool,
 ) -> Vec<&'static Measure> {
-    // Paced, loop ns/op is the pacing period and the net figure is
-    // PACED's; flat out, PACED's are not measured.
+    // Paced, loop ns/op is the pacing period and the net figure is PACED's; flat out, PACED's are
+    // not measured.
     let lead: &[Measure] = if paced { &PACED } else { &THROUGHPUT_NS[..2] };
     lead.iter()
         .chain(THROUGHPUT_NS[2..].iter())
@@ -245,10 +228,7 @@ pub fn shown_measures<'a>(
         .collect()
 }
 
-/// The measures a view of one regime gets a table for: [`shown_measures`]
-/// less a table that would repeat another (without reader threads, a
-/// read side after every update runs exactly as often as updates, so its
-/// ops/s would repeat updates/s row for row).
+/// The measures a view of one regime gets a table for.
 pub fn table_measures(run: &RunResults) -> Vec<&'static Measure> {
     shown_measures(run.strategies.iter(), run.regime().is_paced())
         .into_iter()
@@ -256,10 +236,7 @@ pub fn table_measures(run: &RunResults) -> Vec<&'static Measure> {
         .collect()
 }
 
-/// The measures pages fold under the trusted figures: what a strategy
-/// did rather than what it cost (publishes/s, hand-overs/s, updates per
-/// ownership, lines fetched per read, staleness) and the sampled
-/// latencies, which timing perturbs.
+/// The measures pages fold under the trusted figures.
 pub const DIAGNOSTIC: [&str; 5] = [
     "publishes/s",
     "staleness %",
@@ -273,17 +250,13 @@ pub fn diagnostic(m: &Measure) -> bool {
     m.sampled || DIAGNOSTIC.contains(&m.short)
 }
 
-/// True when `m`'s table would repeat updates/s row for row: read-side
-/// ops/s of a run without reader threads whose writers read after every
-/// update.
+/// True when `m`'s table would repeat updates/s row for row.
 pub fn repeats_updates(run: &RunResults, m: &Measure) -> bool {
     let cfg = &run.config;
     cfg.reader_cpus.is_empty() && cfg.read_every == 1 && m.short == "read ops/s"
 }
 
-/// A table's heading for `m` in a regime (`paced` or flat out): its
-/// [`Measure::heading`], and for sampled figures flat out, that a fenced sample perturbs
-/// the hammering it times.
+/// A table's heading for `m` in a regime (`paced` or flat out).
 pub fn table_title(m: &Measure, paced: bool) -> String {
     if m.sampled && !paced {
         format!(
@@ -295,34 +268,26 @@ pub fn table_title(m: &Measure, paced: bool) -> String {
     }
 }
 
-/// One table cell: the value (3 significant digits, SI prefix or unit,
-/// ± the coefficient of variation) or why there is none, and its change
-/// against the row's first level with whether the statistics support it.
+/// One table cell: the value (3 significant digits, ± the coefficient of variation) or why there is
+/// none, and its change against the row's first level.
 pub struct TableCell {
-    /// `54.9M ±31%`, `71.6 ns ±3.3%`, `-` when not recorded, or below
-    /// timer resolution.
+    /// `54.9M ±31%`, `71.6 ns ±3.3%`, `-` when not recorded, or below timer resolution.
     pub value: String,
-    /// The mean shown, for sorting; `None` when not recorded or below
-    /// timer resolution.
+    /// The mean shown, for sorting; `None` when not recorded or below timer resolution.
     pub mean: Option<f64>,
-    /// % change of the mean against the base; `None` in the first column,
-    /// with no base, or below resolution.
+    /// % change of the mean against the base; `None` in the first column or below resolution.
     pub change_pct: Option<f64>,
-    /// The compare engine's decision on that change ([`decide`] over the
-    /// table's changes, each at its row's threshold); `None` without a
-    /// change, or when either side has fewer than 2 repeats (no test).
+    /// The compare engine's decision on that change.
     pub verdict: Option<Decision>,
 }
 
 impl TableCell {
-    /// The change passes the compare rule: an increase or a decrease
-    /// beyond noise and doubt. A change that does not prints `n.s.`.
+    /// The change passes the compare rule: an increase or a decrease beyond noise and doubt.
     pub fn supported(&self) -> bool {
         matches!(self.verdict, Some(Decision::Increase | Decision::Decrease))
     }
 
-    /// The change as a table prints it: `+15.0%`, or `+3.2% n.s.` when
-    /// the statistics do not support it; empty without one.
+    /// The change as a table prints it.
     pub fn change_text(&self) -> String {
         match (self.change_pct, self.supported()) {
             (None, _) => String::new(),
@@ -332,10 +297,7 @@ impl TableCell {
     }
 }
 
-/// Every cell of one measure's table, `rows[r][0]` each row's base: its
-/// changes decided over the whole table ([`decide_paired`], at
-/// `thresholds[r]`, on `paired[r][k]` where level k ran in place with the
-/// base); a sampled value under `resolution_ns` is said to be below it.
+/// Every cell of one measure's table, `rows[r][0]` each row's base.
 pub fn measure_table(
     m: &Measure,
     rows: &[Vec<Option<Summary>>],
@@ -387,8 +349,7 @@ pub fn measure_table(
     cells
 }
 
-/// `value`, unless it is a sampled time under `resolution_ns` (twice the
-/// timer's overhead), which no table shows as a number.
+/// `value`, unless it is a sampled time under `resolution_ns`.
 fn resolved(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Option<Summary> {
     value.filter(|v| !(m.sampled && v.mean < resolution_ns))
 }

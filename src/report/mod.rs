@@ -1,7 +1,6 @@
-//! Every renderer and exporter, for every kind of result: one [`Export`]
-//! trait and one folder per format, each with one file per kind, as
-//! hyperfine's `src/export/`. Commands hand a [`Document`] to [`render`]
-//! (stdout) or [`save`] (files in a results folder).
+//! Every renderer and exporter, for every kind of result: one [`Export`] trait and one folder per
+//! format, each with one file per kind, as hyperfine's `src/export/`. Commands hand a [`Document`]
+//! to [`render`] (stdout) or [`save`] (files in a results folder).
 
 pub mod charts;
 mod csv;
@@ -34,9 +33,8 @@ pub enum Document<'a> {
     Sweep(&'a SweepResults),
     /// A `contend matrix` (matrix.json).
     Matrix(&'a MatrixResults),
-    /// A `contend compare`: as text, the patch table
-    /// ([`crate::verdict::Detail::Brief`]) or every measure of every pair
-    /// (`Full`, `--verbose`); Markdown always shows every measure.
+    /// A `contend compare`: as text, the patch table ([`crate::verdict::Detail::Brief`]) or every
+    /// measure of every pair (`Full`, `--verbose`); Markdown always shows every measure.
     Compare(&'a Comparison<'a>, crate::verdict::Detail),
     /// A `contend verify`.
     Verify(&'a VerifyReport),
@@ -99,8 +97,7 @@ pub enum Format {
     Json,
     /// SVG charts.
     Svg,
-    /// One self-contained page (report.html): verdict, tables, charts,
-    /// placement proof, warnings, provenance.
+    /// One self-contained page (report.html).
     Html,
 }
 
@@ -138,9 +135,7 @@ impl Rendered {
 
 /// A format's renderer.
 pub trait Export {
-    /// The files this format makes of `doc`, in the order written; empty
-    /// when the format has nothing for this kind of result (a run with no
-    /// finished repeat has no charts).
+    /// The files this format makes of `doc`, in the order written.
     fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError>;
 }
 
@@ -216,8 +211,7 @@ pub fn render(doc: &Document, format: Format) -> Result<String, ExportError> {
     Ok(String::from_utf8_lossy(&file.bytes).into_owned())
 }
 
-/// Writes every file of `doc` in each of `formats` into `dir` (which must
-/// exist), replacing files of the same names; returns the paths written.
+/// Writes every file of `doc` in each of `formats` into `dir`.
 pub fn save(dir: &Path, doc: &Document, formats: &[Format]) -> Result<Vec<PathBuf>, ExportError> {
     let mut written = Vec::new();
     for &format in formats {
@@ -230,9 +224,7 @@ pub fn save(dir: &Path, doc: &Document, formats: &[Format]) -> Result<Vec<PathBu
     Ok(written)
 }
 
-/// `text` broken at spaces into lines of at most `width` characters (a
-/// longer word stays whole): a chart's note, a terminal's long line, the
-/// patch table's footer.
+/// `text` broken at spaces into lines of at most `width` characters (a longer word stays whole).
 pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in text.split_whitespace() {
@@ -247,9 +239,7 @@ pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// An untrusted string read from a result file as plain text on one
-/// line: line breaks and tabs as spaces, other control characters dropped,
-/// so it can neither drive a terminal nor start a line of its own.
+/// An untrusted string read from a result file as plain text on one line.
 pub fn plain(text: &str) -> String {
     text.chars()
         .filter_map(|c| match c {

@@ -1,6 +1,5 @@
-//! What a run's verdict rests on, the lines under its tables: the floors,
-//! hand-overs and fairness flat out, the achieved rate paced,
-//! interference, noise and the CI target.
+//! What a run's verdict rests on, the lines under its tables: the floors, hand-overs and fairness
+//! flat out, the achieved rate paced, interference, noise and the CI target.
 
 use crate::counter::PublishPolicy;
 use crate::runner::interference::{STALLED_PCT, canary_cpus};
@@ -14,8 +13,8 @@ use crate::stats::{
 use crate::units::{ONE_REPEAT, Unit, cv_text, human, si, spread_text};
 use crate::workload::{Arrivals, Regime, STALL};
 
-/// A coefficient of variation above this % on a run's lead measure makes
-/// the strategy too noisy to call.
+/// A coefficient of variation above this % on a run's lead measure makes the strategy too noisy to
+/// call.
 pub const NOISY_CV_PCT: f64 = 10.0;
 
 /// How much a [`Finding`] matters to a reader.
@@ -58,8 +57,7 @@ pub enum FindingKind {
     Staleness,
 }
 
-/// One line on what a run's numbers rest on: its kind, its severity and
-/// its words, the first sentence apart so a first screen can stop there.
+/// One line on what a run's numbers rest on.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Finding {
     /// What it is about.
@@ -110,8 +108,7 @@ impl std::fmt::Display for Finding {
     }
 }
 
-/// The coefficient of variation (%) of a strategy's cost per update
-/// (loop ns/op flat out, busy ns/op paced) when it exceeds
+/// The coefficient of variation (%) of a strategy's cost per update when it exceeds
 /// [`NOISY_CV_PCT`]: too noisy to call; `None` otherwise.
 pub fn noisy_cv(s: &StrategyResult) -> Option<f64> {
     let summary = s.summary.as_ref()?;
@@ -123,8 +120,7 @@ pub fn noisy_cv(s: &StrategyResult) -> Option<f64> {
     Some(gross?.stddev_pct).filter(|&cv| cv > NOISY_CV_PCT)
 }
 
-/// The closing line of a run's tables: what `n.s.` means, and the
-/// strategies too noisy to call ([`noisy_cv`]).
+/// The closing line of a run's tables: what `n.s.` means, and the strategies too noisy to call.
 fn noise_line(run: &RunResults) -> String {
     let noisy: Vec<String> = run
         .strategies
@@ -146,12 +142,10 @@ fn noise_line(run: &RunResults) -> String {
     }
 }
 
-/// Steal, involuntary context switches, stalls and the canary, in one
-/// line; `None` for a file without interference records.
+/// Steal, involuntary context switches, stalls and the canary, in one line.
 pub fn interference_line(run: &RunResults) -> Option<String> {
-    // Stalls are each strategy's own (its busy and floor windows); steal,
-    // context switches and the canary are each repeat's, however many
-    // strategies ran in it.
+    // Stalls are each strategy's own (its busy and floor windows); steal, context switches and the
+    // canary are each repeat's, however many strategies ran in it.
     let results: Vec<&RepeatResult> = run.strategies.iter().flat_map(|s| &s.repeats).collect();
     let records = || results.iter().map(|r| &r.interference);
     let repeats = run.repeats_run(None);
@@ -195,8 +189,7 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
     Some(format!("interference: {}", parts.join(", ")))
 }
 
-/// The range and median of each repeat's own counter lines' cost
-/// ([`RepeatResult::line_ns`]); `None` for a file without them.
+/// The range and median of each repeat's own counter lines' cost ([`RepeatResult::line_ns`]).
 pub fn line_cost_line(run: &RunResults) -> Option<String> {
     let mut ns: Vec<f64> = run
         .strategies
@@ -208,8 +201,7 @@ pub fn line_cost_line(run: &RunResults) -> Option<String> {
     let (lo, hi) = (*ns.first()?, *ns.last()?);
     let cpus = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus)
         .map_or(String::new(), |(a, b)| format!(" on CPUs {a} and {b}"));
-    // Under `--paced both` a round's repeats in place and alone share
-    // one draw of lines.
+    // Under `--paced both` a round's repeats in place and alone share one draw of lines.
     let shared = if run.strategies.iter().any(|s| !s.alone_repeats.is_empty()) {
         " (a round's repeats in place and alone share theirs)"
     } else {
@@ -221,9 +213,8 @@ pub fn line_cost_line(run: &RunResults) -> Option<String> {
     ))
 }
 
-/// Under `--paced both`, each strategy's net ns/update in place less
-/// alone, paired round by round and decided as one family; `None`
-/// without repeats alone.
+/// Under `--paced both`, each strategy's net ns/update in place less alone, paired round by round
+/// and decided as one family; `None` without repeats alone.
 pub fn alone_line(run: &RunResults) -> Option<String> {
     let mut names = Vec::new();
     let mut family = Vec::new();
@@ -287,12 +278,10 @@ pub fn alone_line(run: &RunResults) -> Option<String> {
 /// A paced thread below this % of its requested rate is a warning.
 pub const RATE_SHORTFALL_PCT: f64 = 98.0;
 
-/// Updates per ownership of the line above which hammer mode is said to
-/// measure bursts.
+/// Updates per ownership of the line above which hammer mode is said to measure bursts.
 pub const BURST_LIMIT: f64 = 2.0;
 
-/// Flat out with two or more writers: updates per ownership of the line
-/// under `always` (a warning past [`BURST_LIMIT`]) and fairness.
+/// Flat out with two or more writers.
 fn hammer_basis(run: &RunResults) -> Vec<Finding> {
     let mut lines = Vec::new();
     if run.config.writer_cpus.len() < 2 {
@@ -351,13 +340,12 @@ fn hammer_basis(run: &RunResults) -> Vec<Finding> {
     lines
 }
 
-/// Largest gap, in %, between a writer loop's sampled figures and its
-/// throughput-derived time before the tables say they disagree.
+/// Largest gap, in %, between a writer loop's sampled figures and its throughput-derived time
+/// before the tables say they disagree.
 pub const DISAGREEMENT_PCT: f64 = 25.0;
 
-/// Where sampled operations disagree with loop ns/op from throughput by
-/// more than [`DISAGREEMENT_PCT`]; paced, n/a (loop ns/op is the pacing
-/// interval there).
+/// Where sampled operations disagree with loop ns/op from throughput by more than
+/// [`DISAGREEMENT_PCT`]; paced, n/a (loop ns/op is the pacing interval there).
 fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
     if run.regime().is_paced() {
         let sampled = run
@@ -388,13 +376,11 @@ fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
     })
 }
 
-/// Whether the paced threads kept up: each one's worst repeat against
-/// [`RATE_SHORTFALL_PCT`], a warning only where the mean repeat fell
-/// short too.
+/// Whether the paced threads kept up.
 fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
     let poisson = arrivals == Arrivals::Poisson;
-    // Poisson arrivals offer a random count: whether a thread kept up
-    // is judged against the arrivals that fell due, not the mean rate.
+    // Poisson arrivals offer a random count: whether a thread kept up is judged against the
+    // arrivals that fell due, not the mean rate.
     let kept_up = |r: &RepeatResult| {
         if poisson {
             r.arrivals_run_min_pct
@@ -451,8 +437,8 @@ fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
             ),
         )
     } else {
-        // A stall shows in one repeat: the mean repeat says whether
-        // the whole run fell short or one moment did.
+        // A stall shows in one repeat: the mean repeat says whether the whole run fell short or one
+        // moment did.
         let mean = run
             .strategies
             .iter()
@@ -463,8 +449,8 @@ fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
             .reduce(f64::min);
         let mean_text = mean.map_or("-".into(), |m| format!("{m:.1}%"));
         let worst = short.join(", ");
-        // The rate held on the mean: a moment's stall, said but not a
-        // warning (each figure is a mean over its repeats).
+        // The rate held on the mean: a moment's stall, said but not a warning (each figure is a
+        // mean over its repeats).
         if mean.is_some_and(|m| m >= RATE_SHORTFALL_PCT) {
             Finding::info(
                 FindingKind::Rate,
@@ -525,8 +511,8 @@ pub fn findings(run: &RunResults) -> Vec<Finding> {
         let (mut repeats, mut disturbed, mut retries) = (0, 0, 0);
         for s in paced {
             if let Some(p) = PairedNet::of(&s.repeats, net_busy_ns) {
-                // Disturbed repeats are set aside only while two others
-                // remain ([`crate::runner::UsedRepeats`]).
+                // Disturbed repeats are set aside only while two others remain
+                // ([`crate::runner::UsedRepeats`]).
                 let set_aside = if p.all_repeats { 0 } else { p.disturbed };
                 (repeats, disturbed) = (repeats + p.repeats, disturbed + set_aside);
             }

@@ -1,5 +1,5 @@
-//! A gallery's headline: across its hosts, where the cost jumps and which
-//! fix wins at the gallery's rate, in one sentence.
+//! A gallery's headline: across its hosts, where the cost jumps and which fix wins at the gallery's
+//! rate, in one sentence.
 
 use crate::predict::LineState;
 use crate::predict::gallery::{BASELINE, Gallery, Jump};
@@ -61,8 +61,8 @@ pub fn gallery_headline(g: &Gallery) -> String {
             "the kernel's counter ({BASELINE}) is at or near saturation on {saturated}"
         ));
     }
-    // Beside hosts near the knee, what the scoreboard says of the model
-    // on the seeds' hosts of their kind.
+    // Beside hosts near the knee, what the scoreboard says of the model on the seeds' hosts of
+    // their kind.
     let mut kinds: Vec<HostKind> = g
         .hosts
         .iter()

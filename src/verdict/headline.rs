@@ -1,9 +1,6 @@
-//! The headline of a run: the seeds' question answered for this host in
-//! one sentence (what the kernel's counter costs per update at the seed's
-//! rate, what the merged fix saves, whether the node split helps, which
-//! strategy is cheapest), then flat out in one more. A winner is named
-//! only where the regime's decided family ([`crate::stats::decide`])
-//! supports it. Every format renders this one headline.
+//! The headline of a run: the seeds' question answered for this host in one sentence (what the
+//! kernel's counter costs per update at the seed's rate, what the merged fix saves, whether the
+//! node split helps, which strategy is cheapest), then flat out in one more.
 
 use super::host::Reach;
 use super::run::{Decided, count, decided, plus_minus, value};
@@ -17,23 +14,16 @@ use crate::workload::{Regime, SEED_RATE};
 /// The answer at a glance.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Headline {
-    /// The regime the answer speaks of: the seed's rate, the run's paced
-    /// rate nearest it, or flat out when the run has no paced regime.
+    /// The regime the answer speaks of.
     pub regime: Regime,
-    /// The answer in that regime, in at most two short sentences: the
-    /// kernel's counter before v6.7's net cost per update and CPU share,
-    /// then what the merged fix saves, each with the half-width of its 95%
-    /// confidence interval.
+    /// The answer in that regime, in at most two short sentences.
     pub answer: String,
-    /// The rest of the answer, a sentence each: per node, whether the
-    /// node split helps, the cheapest strategy, whether splitting beyond
-    /// the fix matters here.
+    /// The rest of the answer, a sentence each.
     pub more: Vec<String>,
-    /// Flat out in one sentence, when the run has that regime and the
-    /// answer is not already flat out.
+    /// Flat out in one sentence, when the run has that regime and the answer is not already flat
+    /// out.
     pub flat_out: Option<String>,
-    /// The strategies (full names) the answer calls cheapest: the winner,
-    /// or the two it cannot tell apart; empty when nothing was measured.
+    /// The strategies (full names) the answer calls cheapest.
     pub cheapest: Vec<String>,
 }
 
@@ -60,8 +50,8 @@ pub fn headline(run: &RunResults) -> Headline {
             .rate()
             .map_or(f64::INFINITY, |r| (r / SEED_RATE).ln().abs())
     };
-    // A paced regime answers only where a strategy finished a repeat in
-    // it (a run out of time may have none).
+    // A paced regime answers only where a strategy finished a repeat in it (a run out of time may
+    // have none).
     let finished =
         |d: &&Decided| (0..d.contest.candidates.len()).any(|i| d.contest.cost(i).is_some());
     let paced_planned = all.iter().any(|d| d.contest.regime.is_paced());
@@ -129,8 +119,7 @@ fn cheapest(d: &Decided) -> Vec<String> {
     }
 }
 
-/// `0.40 ns (25%) less than X`: what the cheapest saves against the
-/// runner-up, from their test.
+/// `0.40 ns (25%) less than X`: what the cheapest saves against the runner-up, from their test.
 fn margin(d: &Decided, t: usize, runner_up: usize) -> String {
     let o = &d.tests[t].outcome;
     let diff = o.difference.welch.map_or(0.0, |w| w.difference);
@@ -145,8 +134,7 @@ fn margin(d: &Decided, t: usize, runner_up: usize) -> String {
     )
 }
 
-/// The cheapest and by how much, or that the cheapest cannot be told
-/// apart (and why not), with `shown` giving a strategy's figure.
+/// The cheapest and by how much, or that the cheapest cannot be told apart.
 fn cheapest_text(d: &Decided, what: &str, shown: &dyn Fn(usize) -> String) -> String {
     let c = &d.contest.candidates;
     let Some(r) = &d.cost else {
@@ -168,8 +156,7 @@ fn cheapest_text(d: &Decided, what: &str, shown: &dyn Fn(usize) -> String) -> St
     }
 }
 
-/// What the reference is, in words: the kernel's counter (before v6.7),
-/// or the plain shared counter.
+/// What the reference is, in words: the kernel's counter.
 fn reference_words(d: &Decided, g: usize) -> &'static str {
     if d.contest.is(g, ShardLevel::Global, BEFORE_FIX) {
         "the kernel's counter"
@@ -178,11 +165,7 @@ fn reference_words(d: &Decided, g: usize) -> &'static str {
     }
 }
 
-/// `The merged fix saves 12.0 ±0.4 ns per update (93%).`, then the same
-/// of Aaron Lu's node split: what the kernel's own strategies do against
-/// the reference, from the verdict's own tests, a sentence each; none
-/// where the run lacks it (a node split that is global on this host is
-/// left to the host's caveat).
+/// `The merged fix saves 12.0 ±0.4 ns per update (93%).`, then the same of Aaron Lu's node split.
 fn kernel_sentences(d: &Decided) -> [Option<String>; 2] {
     let c = &d.contest;
     [
@@ -225,10 +208,8 @@ fn kernel_sentences(d: &Decided) -> [Option<String>; 2] {
     })
 }
 
-/// `Per node, it costs 20.0 ±0.20 ns on node 0 (local to its memory)
-/// and 42.0 ±0.42 ns on node 1 (remote).`: the reference's figure node by
-/// node, with writers on two or more nodes (the test of remote against
-/// local is the verdict line's); `None` otherwise.
+/// `Per node, it costs 20.0 ±0.20 ns on node 0 (local to its memory) and 42.0 ±0.42 ns on node 1
+/// (remote).`, with writers on two or more nodes.
 fn nodes_sentence(d: &Decided) -> Option<String> {
     let p = d.nodes.as_ref()?;
     let parts: Vec<String> = d.contest.candidates[p.strategy]
@@ -247,10 +228,8 @@ fn nodes_sentence(d: &Decided) -> Option<String> {
     Some(format!("Per node, it costs {}.", parts.join(" and ")))
 }
 
-/// The paced answer, `At the seed's rate of 22.0k updates/s per thread,
-/// the kernel's counter costs X per update (Y of a CPU).` and what the
-/// merged fix saves; then the rest, a sentence each: per node, the node
-/// split, the cheapest, splitting.
+/// The paced answer, `At the seed's rate of 22.0k updates/s per thread, the kernel's counter costs
+/// X per update (Y of a CPU).` and what the merged fix saves.
 fn paced_answer(d: &Decided, split: &str) -> (String, Vec<String>) {
     let this = &d.contest;
     let rate = this
@@ -298,8 +277,7 @@ fn paced_answer(d: &Decided, split: &str) -> (String, Vec<String>) {
     (answer, more)
 }
 
-/// `s` with its first letter upper case: a clause as a sentence (one that
-/// opens with a strategy's name keeps it as it is).
+/// `s` with its first letter upper case: a clause as a sentence.
 fn capitalised(s: &str) -> String {
     if s.split(' ').next().is_some_and(|w| w.contains('/')) {
         return s.to_string();
@@ -309,9 +287,8 @@ fn capitalised(s: &str) -> String {
         .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
 }
 
-/// Flat out, without its label: the fastest (by loop ns/op from
-/// throughput) and by how much, then the reference's updates/s, cost and
-/// updates per ownership of the line.
+/// Flat out, without its label: the fastest (by loop ns/op from throughput) and by how much, then
+/// the reference's updates/s, cost and updates per ownership of the line.
 fn flat_text(d: &Decided) -> String {
     let this = &d.contest;
     if this.candidates.is_empty() {
@@ -342,11 +319,7 @@ fn flat_text(d: &Decided) -> String {
     format!("{fastest}{global}")
 }
 
-/// Whether splitting matters here: the largest saving of a split beyond
-/// the merged fix (or a bare ratelimit) the verdict claims, or that none
-/// is measurable;
-/// then what this host cannot say ([`Reach::split_caveat`]). Empty when
-/// neither applies.
+/// Whether splitting matters here.
 fn split_clause(d: &Decided, reach: &Reach) -> String {
     let c = &d.contest.candidates;
     let mut parts = Vec::new();

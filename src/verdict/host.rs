@@ -1,21 +1,18 @@
-//! What a run's CPUs can and cannot answer: a node split on writers that
-//! share one node has one slot, as global has, so it says nothing about
-//! NUMA; likewise an LLC split inside one LLC, and any transfer between
-//! SMT siblings of one core.
+//! What a run's CPUs can and cannot answer: a node split on writers that share one node has one
+//! slot, as global has, so it says nothing about NUMA; likewise an LLC split inside one LLC, and
+//! any transfer between SMT siblings of one core.
 
 use super::{Topic, Verdict};
 use crate::counter::ShardLevel;
 use crate::runner::RunResults;
 use crate::topology::{CpuList, Topology};
 
-/// How far apart a run's writers are: the nodes, LLCs and cores they
-/// span, and how many the host has.
+/// How far apart a run's writers are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Reach {
     /// Writer threads.
     writers: usize,
-    /// True when the topology holds every writer's CPU (a file's recorded
-    /// topology may not): without that nothing is said.
+    /// True when the topology holds every writer's CPU (a file's recorded topology may not).
     located: bool,
     /// Nodes the writers' CPUs are on.
     nodes: CpuList,
@@ -52,10 +49,7 @@ impl Reach {
         }
     }
 
-    /// True when splitting at `level` gives the writers one slot, the one
-    /// global gives them: node with every writer on one node, llc with
-    /// every writer in one LLC. A comparison with global then measures
-    /// nothing about that level.
+    /// True when splitting at `level` gives the writers one slot, the one global gives them.
     pub(super) fn same_as_global(&self, level: ShardLevel) -> bool {
         if !self.located {
             return false;
@@ -67,8 +61,8 @@ impl Reach {
         }
     }
 
-    /// The line saying what these CPUs cannot answer, `None` when they
-    /// span nodes, LLCs and cores alike, or are not all in the topology.
+    /// The line saying what these CPUs cannot answer, `None` when they span nodes, LLCs and cores
+    /// alike, or are not all in the topology.
     pub(super) fn line(&self) -> Option<Verdict> {
         if !self.located {
             return None;
@@ -107,10 +101,8 @@ impl Reach {
         (!parts.is_empty()).then(|| Verdict::new(Topic::Host, parts.join("; ")))
     }
 
-    /// What the headline says this host cannot answer about splitting,
-    /// `None` when its writers span nodes and LLCs (or are not all in the
-    /// topology): `its writers share one node and one LLC`, or that one
-    /// writer moves no line.
+    /// What the headline says this host cannot answer about splitting; `None` when its writers span
+    /// nodes and LLCs.
     pub(super) fn split_caveat(&self) -> Option<String> {
         if !self.located {
             return None;
@@ -121,11 +113,8 @@ impl Reach {
         self.cannot_say("writers")
     }
 
-    /// `this host cannot say what splitting across nodes or LLCs saves:
-    /// its {who} share one node and one LLC`, naming what these CPUs do
-    /// not span; `None` when they span nodes and LLCs, or are not all in
-    /// the topology. The one wording for a run's writers and a matrix's
-    /// CPUs.
+    /// `this host cannot say what splitting across nodes or LLCs saves: its {who} share one node
+    /// and one LLC`, naming what these CPUs do not span.
     pub(super) fn cannot_say(&self, who: &str) -> Option<String> {
         if !self.located {
             return None;

@@ -4,9 +4,7 @@ use super::host::Reach;
 use super::{Topic, Verdict};
 use crate::matrix::{MatrixResults, Split};
 
-/// The matrix's `verdict:` line: its split advice. With one distance
-/// class it cannot advise, and says what the chosen CPUs do not span in
-/// the words a run uses for its writers ([`Reach::cannot_say`]).
+/// The matrix's `verdict:` line: its split advice.
 pub fn matrix_lines(m: &MatrixResults) -> Vec<Verdict> {
     let a = &m.advice;
     let text = match (a.split, a.rule) {

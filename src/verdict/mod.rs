@@ -1,12 +1,5 @@
-//! Verdicts: what a result concludes, in words and numbers, and only as
-//! far as the statistics support it; for a run, also what the verdict
-//! rests on ([`basis`]). A run opens with its [`headline`]; its lines come
-//! one regime at a time, paced (the seed's rate first) before flat out,
-//! every ranking in the one per-update figure,
-//! [`crate::runner::cost_measure`], then what the host cannot answer.
-//! Every claim rests on [`crate::stats::decide`]: Welch's (or the paired)
-//! t-test, Holm-adjusted over one regime's lines, and the noise threshold;
-//! otherwise the line says "no measurable difference" and why.
+//! Verdicts: what a result concludes, in words and numbers, and only as far as the statistics
+//! support it; for a run, also what the verdict rests on ([`basis`]).
 
 pub mod basis;
 mod gallery;

@@ -1,9 +1,6 @@
-//! A prediction's `verdict:` lines: per asked-for rate, how busy the first
-//! strategy's hottest line is (global/always by default) and what it costs
-//! per update, then what every other strategy does to that. The figures
-//! are the model's ([`crate::predict`]), each a range from the class
-//! latencies' uncertainty, and each says *predicted*. Flat out, one line
-//! per strategy: its hand-overs a second and each writer's round.
+//! A prediction's `verdict:` lines: per asked-for rate, how busy the first strategy's hottest line
+//! is (global/always by default) and what it costs per update, then what every other strategy does
+//! to that.
 
 use super::{Topic, Verdict, plural};
 use crate::predict::scoreboard::{self, HostKind};
@@ -13,8 +10,8 @@ use crate::predict::{
 };
 use crate::units::{si, with_interval};
 
-/// `low–high` (the smaller figure first, whichever latency bound gave
-/// it), or one figure when they round alike.
+/// `low–high` (the smaller figure first, whichever latency bound gave it), or one figure when they
+/// round alike.
 pub fn range_text(r: Range, f: impl Fn(f64) -> String) -> String {
     let (lo, hi) = (f(r.lo.min(r.hi)), f(r.lo.max(r.hi)));
     if lo == hi { lo } else { format!("{lo}–{hi}") }
@@ -35,8 +32,7 @@ pub fn rho_text(v: f64) -> String {
     }
 }
 
-/// A CPU share, %, to three significant digits however small
-/// (`0.157`, `0.0000654`).
+/// A CPU share, %, to three significant digits however small (`0.157`, `0.0000654`).
 pub fn share_text(v: f64) -> String {
     if v <= 0.0 || !v.is_finite() {
         return "0".into();
@@ -45,9 +41,7 @@ pub fn share_text(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// A point's net cost and CPU share: `83.5–190 ns net per update,
-/// 0.183–0.417% of each CPU`, the share's sensitivity added near the
-/// knee and past it.
+/// A point's net cost and CPU share.
 fn cost_text(p: &PointPrediction) -> String {
     let (Some(c), Some(sh)) = (p.cost_ns, p.cpu_share_pct) else {
         return "no cost in this file (written before costs were predicted past saturation)".into();
@@ -74,8 +68,7 @@ fn signed_share(d: f64) -> String {
     }
 }
 
-/// What a point's hottest line does: its ρ and what an update costs;
-/// every figure the model's.
+/// What a point's hottest line does: its ρ and what an update costs; every figure the model's.
 fn state(p: &PointPrediction) -> String {
     let handovers = p.handovers_per_s.map_or(String::new(), |h| {
         format!(", {} hand-overs/s", range_text(h, si))
@@ -103,9 +96,7 @@ fn state(p: &PointPrediction) -> String {
     }
 }
 
-/// Each node's cost at point `i` of `s`, local or remote to the
-/// counter's memory: `node 0 (the memory's) 0.2–0.4%, node 1 (remote)
-/// 0.3–0.5%`; `None` with one node of writers.
+/// Each node's cost at point `i` of `s`, local or remote to the counter's memory.
 fn per_node(q: &PointPrediction) -> Option<String> {
     (q.by_node.len() > 1).then(|| {
         q.by_node
@@ -154,9 +145,7 @@ fn flat_out_text(s: &StrategyPrediction) -> Option<String> {
     })
 }
 
-/// A point's net ns per update and net CPU share % for a table cell
-/// (`-` only in a file written before costs were predicted past
-/// saturation).
+/// A point's net ns per update and net CPU share % for a table cell.
 pub fn cost_cells(q: &PointPrediction) -> (String, String) {
     match (q.cost_ns, q.cpu_share_pct) {
         (Some(c), Some(sh)) => (
@@ -167,14 +156,12 @@ pub fn cost_cells(q: &PointPrediction) -> (String, String) {
     }
 }
 
-/// How much +1% on every transfer moves a point's CPU share, points, for
-/// a table cell.
+/// How much +1% on every transfer moves a point's CPU share, points, for a table cell.
 pub fn sensitivity_cell(q: &PointPrediction) -> String {
     q.share_per_pct.map_or("-".into(), signed_share)
 }
 
-/// The saturation rate per CPU for a table cell: `45.2k–75.3k`,
-/// `45.2k–never` (at the low latencies it never saturates), `never`.
+/// The saturation rate per CPU for a table cell: `45.2k–75.3k`, `45.2k–never`.
 pub fn saturation_text(sat: SaturationRate) -> String {
     match (sat.lo, sat.hi) {
         (Some(lo), Some(hi)) => format!("{}–{}", si(lo), si(hi)),
@@ -183,9 +170,7 @@ pub fn saturation_text(sat: SaturationRate) -> String {
     }
 }
 
-/// Where a strategy saturates, per CPU, or why it never does: read from
-/// its own figures (no transfer at any rate; a ratelimit's capped
-/// publishes and the reads after them; or a ρ below 1 at every rate).
+/// Where a strategy saturates, per CPU, or why it never does: read from its own figures.
 fn saturates(s: &StrategyPrediction) -> String {
     let sat = s.saturation;
     match (sat.lo, sat.hi) {
@@ -214,9 +199,8 @@ fn saturates(s: &StrategyPrediction) -> String {
     }
 }
 
-/// For a saturated point of one strategy, what every other strategy
-/// brings the offered ρ to at the same rate: `; the others bring ρ to
-/// global/ratelimit:1ms 0.38–0.56, node/always 0.33–0.54`.
+/// For a saturated point of one strategy, what every other strategy brings the offered ρ to at the
+/// same rate: `; the others bring ρ to global/ratelimit:1ms 0.38–0.56, node/always 0.33–0.54`.
 fn others_rho(p: &PredictResults, k: usize, i: usize) -> String {
     if p.strategies[k].points[i].state != LineState::Saturated {
         return String::new();
@@ -235,10 +219,7 @@ fn others_rho(p: &PredictResults, k: usize, i: usize) -> String {
     }
 }
 
-/// Strategy `k`'s line at the `i`-th rate, against the first strategy's:
-/// what it publishes where its policy differs, its lines and writers on
-/// the hottest where its level does, its state and the other lines' ρ,
-/// and its read side's fetches where they are more.
+/// Strategy `k`'s line at the `i`-th rate, against the first strategy's.
 fn strategy_line(p: &PredictResults, k: usize, i: usize) -> String {
     let (base, s) = (&p.strategies[0], &p.strategies[k]);
     let (b, q) = (&base.points[i], &s.points[i]);
@@ -269,10 +250,7 @@ fn strategy_line(p: &PredictResults, k: usize, i: usize) -> String {
     text
 }
 
-/// The verdict lines of a prediction: per rate, the first strategy's
-/// hottest line and cost, then each other strategy's; a strategy whose
-/// lines and figures equal an earlier one's with the same policy (a node
-/// split on a one-node host) is named once, at the end, as equal to it.
+/// The verdict lines of a prediction.
 pub fn predict_lines(p: &PredictResults) -> Vec<Verdict> {
     let Some(base) = p.strategies.first() else {
         return Vec::new();
@@ -363,8 +341,7 @@ fn median_text(e: Option<f64>) -> String {
     )
 }
 
-/// The clause for the points of `agreements` that one repeat left
-/// undecided ([`Agreement::OneRepeat`]): empty when none did.
+/// The clause for the points of `agreements` that one repeat left undecided.
 fn untold(agreements: impl Iterator<Item = Agreement>) -> String {
     match agreements.filter(|a| *a == Agreement::OneRepeat).count() {
         0 => String::new(),
@@ -374,10 +351,7 @@ fn untold(agreements: impl Iterator<Item = Agreement>) -> String {
     }
 }
 
-/// The verdict of a check (`predict --check`, and the study's own): the
-/// model against measured, paced points' net cost and flat-out
-/// strategies' hand-overs/s, each with its median error over every point,
-/// how many agree and the worst.
+/// The verdict of a check (`predict --check`, and the study's own).
 pub fn check_lines(c: &CheckResults) -> Vec<Verdict> {
     let mut lines = Vec::new();
     let n = c.points.len();

@@ -1,8 +1,6 @@
-//! A run's `verdict:` lines, one regime at a time: flat out, the
-//! saturation throughput and updates per ownership; paced, the net cost
-//! per update and CPU share, and what the merged fix, the other policies
-//! and splitting save against the kernel's counter before v6.7.
-//! Every ranking and saving is in [`cost_measure`] of the regime.
+//! A run's `verdict:` lines, one regime at a time: flat out, the saturation throughput and updates
+//! per ownership; paced, the net cost per update and CPU share, and what the fix, policies and
+//! splits save.
 
 use super::host::Reach;
 use super::{
@@ -14,9 +12,7 @@ use crate::stats::{Decision, Summary};
 use crate::units::{ONE_REPEAT, Unit, human, si};
 use crate::workload::Regime;
 
-/// The `verdict:` lines of a run: the paced regimes (the seed's rate
-/// first), then flat out, then what the host cannot answer. Savings are
-/// answered at the paced rates when the run has one, flat out otherwise.
+/// The `verdict:` lines of a run: the paced regimes.
 pub fn run_lines(run: &RunResults) -> Vec<Verdict> {
     let reach = Reach::of(run);
     let views = run.regimes();
@@ -33,8 +29,7 @@ pub fn run_lines(run: &RunResults) -> Vec<Verdict> {
     lines
 }
 
-/// Where a regime's lines go: the seed's rate, other paced rates (in the
-/// run's order), flat out.
+/// Where a regime's lines go: the seed's rate, other paced rates (in the run's order), flat out.
 fn asked(regime: Regime) -> u8 {
     match regime {
         r if r == Regime::SEED => 0,
@@ -43,8 +38,7 @@ fn asked(regime: Regime) -> u8 {
     }
 }
 
-/// Every regime of `run` weighed and its family decided, in the order
-/// [`run_lines`] speaks of them.
+/// Every regime of `run` weighed and its family decided, in the order [`run_lines`] speaks of them.
 pub(super) fn decided<'a>(views: &'a [RunResults], reach: &Reach) -> Vec<Decided<'a>> {
     let any_paced = views.iter().any(|v| v.regime().is_paced());
     let mut all: Vec<Decided> = views
@@ -60,8 +54,7 @@ pub(super) fn decided<'a>(views: &'a [RunResults], reach: &Reach) -> Vec<Decided
 
 /// One strategy as a verdict sees it.
 pub(super) struct Candidate<'a> {
-    /// Its name in a sentence, its short name (`llc/ratelimit:1ms`:
-    /// [`RunResults::short_name`]).
+    /// Its name in a sentence, its short name (`llc/ratelimit:1ms`: [`RunResults::short_name`]).
     pub(super) name: String,
     /// Its full name, as the run names it (`StrategyResult::name`).
     pub(super) full: String,
@@ -71,8 +64,7 @@ pub(super) struct Candidate<'a> {
     /// Pad and clock, for matching levels.
     rest: String,
     pub(super) summary: &'a StrategySummary,
-    /// Its repeats, for pairing with another run in place in the same
-    /// repeats.
+    /// Its repeats, for pairing with another run in place in the same repeats.
     result: &'a StrategyResult,
 }
 
@@ -87,8 +79,7 @@ pub(super) struct Contest<'a> {
     config: &'a RunConfig,
 }
 
-/// A ranking before its family is decided: the cheapest and, with two or
-/// more, the runner-up and the index of their test.
+/// A ranking before its family is decided.
 pub(super) struct Ranked {
     /// The cheapest candidate.
     pub(super) best: usize,
@@ -96,8 +87,7 @@ pub(super) struct Ranked {
     pub(super) runner_up: Option<(usize, usize)>,
 }
 
-/// Alternatives against one base: each tested (its test's index) or the
-/// same as global here.
+/// Alternatives against one base: each tested (its test's index) or the same as global here.
 pub(super) struct Against {
     /// The base every alternative is tested against.
     pub(super) base: usize,
@@ -107,37 +97,29 @@ pub(super) struct Against {
     pub(super) same_here: Vec<usize>,
 }
 
-/// The reference's writers node by node, in a run whose writers span two
-/// or more nodes: each node remote to the counter's memory tested against
-/// the first local one.
+/// The reference's writers node by node, in a run whose writers span two or more nodes.
 pub(super) struct PerNode {
     /// The strategy (the reference).
     pub(super) strategy: usize,
-    /// The first node (index into its summary's `nodes`) local to the
-    /// counter's memory, if any.
+    /// The first node (index into its summary's `nodes`) local to the counter's memory, if any.
     local: Option<usize>,
     /// Each remote node and the index of its test against `local`.
     tested: Vec<(usize, usize)>,
 }
 
-/// One regime's contest with its family decided: every test its lines
-/// (and the headline, [`super::headline`]) rest on.
+/// One regime's contest with its family decided.
 pub(super) struct Decided<'a> {
     /// The strategies weighed.
     pub(super) contest: Contest<'a>,
     /// The cheapest update, against the runner-up.
     pub(super) cost: Option<Ranked>,
     read: Option<Ranked>,
-    /// The reference every strategy is weighed against, when the run
-    /// has it: the kernel's counter before v6.7, `global/threshold:64`,
-    /// else the plain shared counter, `global/always`.
+    /// The reference every strategy is weighed against, when the run has it.
     pub(super) reference: Option<usize>,
-    /// Every other policy at the global level and every split of the
-    /// reference's policy, against the reference.
+    /// Every other policy at the global level and every split of the reference's policy, against
+    /// the reference.
     pub(super) saves: Option<Against>,
-    /// Each split of the merged fix against
-    /// `global/ratelimit:1ms+threshold:64` (of a bare ratelimit against
-    /// `global/ratelimit:1ms` in a run without the fix).
+    /// Each split of the merged fix against `global/ratelimit:1ms+threshold:64`.
     pub(super) beyond: Option<Against>,
     /// The reference's cost node by node, local against remote.
     pub(super) nodes: Option<PerNode>,
@@ -186,8 +168,7 @@ impl<'a> Contest<'a> {
         self.regime.to_string()
     }
 
-    /// The floor of this regime's costs per update: the ns paced, none
-    /// flat out (where every figure comes from throughput).
+    /// The floor of this regime's costs per update: the ns paced, none flat out.
     fn floor(&self) -> Floor {
         match self.regime {
             Regime::FlatOut => Floor::Relative,
@@ -200,16 +181,15 @@ impl<'a> Contest<'a> {
         (cost_measure(self.regime).get)(self.candidates[i].summary)
     }
 
-    /// The cost of one update of `test` less `base`'s repeat by repeat,
-    /// where the two ran in place in the same repeats (paced): the
-    /// per-repeat differences the test pairs on ([`crate::runner::Measure::paired`]).
+    /// The cost of one update of `test` less `base`'s repeat by repeat, where the two ran in place
+    /// in the same repeats (paced).
     fn cost_paired(&self, base: usize, test: usize) -> Option<Summary> {
         let c = &self.candidates;
         cost_measure(self.regime).paired(self.config, c[base].result, c[test].result)
     }
 
-    /// The cost of one read by a reader thread: ns/op from throughput
-    /// flat out, busy ns per read paced.
+    /// The cost of one read by a reader thread: ns/op from throughput flat out, busy ns per read
+    /// paced.
     fn read(&self, i: usize) -> Option<Summary> {
         let s = self.candidates[i].summary;
         match self.regime {
@@ -237,8 +217,8 @@ impl<'a> Contest<'a> {
         c.level == level && c.policy == policy
     }
 
-    /// The cheapest by `value`, tested against the runner-up in `family`,
-    /// paired by `paired(base, test)` where it pairs them.
+    /// The cheapest by `value`, tested against the runner-up in `family`, paired by `paired(base,
+    /// test)` where it pairs them.
     fn rank(
         &self,
         family: &mut Family,
@@ -257,8 +237,8 @@ impl<'a> Contest<'a> {
         Some(Ranked { best, runner_up })
     }
 
-    /// Tests each of `alternatives` against `base` in `family`, in cost,
-    /// leaving out a split that is global here.
+    /// Tests each of `alternatives` against `base` in `family`, in cost, leaving out a split that
+    /// is global here.
     fn against(
         &self,
         family: &mut Family,
@@ -283,13 +263,8 @@ impl<'a> Contest<'a> {
         out
     }
 
-    /// Weighs this regime: the cheapest update (and read) against the
-    /// runner-up and, with `savings`, what every other global policy and
-    /// each split of the reference's policy save against the reference
-    /// (`global/threshold:64`, else `global/always`), and each split of
-    /// the merged fix beyond `global/ratelimit:1ms+threshold:64` (else
-    /// of a bare ratelimit beyond `global/ratelimit:1ms`), all decided as
-    /// one family.
+    /// Weighs this regime: the cheapest update (and read) against the runner-up and, with
+    /// `savings`, what every other policy and split saves against the reference, as one family.
     fn decide(self, reach: &Reach, savings: bool) -> Decided<'a> {
         let c = &self.candidates;
         let mut family = Family::new(self.regime);
@@ -422,9 +397,8 @@ impl Decided<'_> {
 }
 
 impl Contest<'_> {
-    /// `X, its value (change, p against Y)`, or `no measurable
-    /// difference between X (value) and Y (value): change [interval], p,
-    /// why`.
+    /// `X, its value (change, p against Y)`, or `no measurable difference between X (value) and Y
+    /// (value): change [interval], p, why`.
     fn ranking_text(&self, r: &Ranked, tests: &Tests, shown: &dyn Fn(usize) -> String) -> String {
         let c = &self.candidates;
         let best = &c[r.best].name;
@@ -469,8 +443,7 @@ impl Contest<'_> {
         )
     }
 
-    /// Flat out: how many updates a writer makes per ownership of the
-    /// line, under `base` (the reference when the run has it).
+    /// Flat out: how many updates a writer makes per ownership of the line, under `base`.
     fn ownership_line(&self, base: usize) -> Verdict {
         let c = &self.candidates[base];
         let s = c.summary;
@@ -500,8 +473,7 @@ impl Contest<'_> {
         )
     }
 
-    /// Paced: the net cost per update and CPU share of the reference and
-    /// of the cheapest.
+    /// Paced: the net cost per update and CPU share of the reference and of the cheapest.
     fn cost_line(&self, r: &Ranked, reference: Option<usize>, tests: &Tests) -> Verdict {
         let shown = |i: usize| {
             let s = self.candidates[i].summary;
@@ -533,8 +505,7 @@ impl Contest<'_> {
         )
     }
 
-    /// Each alternative against `a.base`: what it saves, or that the
-    /// difference is not measurable, or what it costs more.
+    /// Each alternative against `a.base`.
     fn against_line(&self, topic: Topic, head: &str, a: &Against, tests: &Tests) -> Verdict {
         let c = &self.candidates;
         let mut parts: Vec<String> = a
@@ -594,9 +565,7 @@ impl Contest<'_> {
 }
 
 impl Contest<'_> {
-    /// The reference's cost node by node: `node 0 (local to the
-    /// counter's memory) 12.0 ±0.12 ns; node 1 (remote) 25.0 ±0.25 ns,
-    /// 13.0 ns more (+108%, p<0.001)`.
+    /// The reference's cost node by node.
     fn nodes_line(&self, p: &PerNode, tests: &Tests) -> Verdict {
         let c = &self.candidates[p.strategy];
         let unit = if self.regime.is_paced() {
@@ -656,9 +625,8 @@ impl Contest<'_> {
     }
 }
 
-/// `31.2 ±1.3 ns`: the mean and the half-width of its 95% confidence
-/// interval, the latter to two significant digits; `31.2 ns (1 repeat)`
-/// where one repeat gives no interval.
+/// `31.2 ±1.3 ns`: the mean and the half-width of its 95% confidence interval, the latter to two
+/// significant digits; `31.2 ns (1 repeat)` where one repeat gives no interval.
 pub(super) fn value(s: &Summary, unit: &str) -> String {
     if !s.has_spread() {
         return format!("{} {unit} {ONE_REPEAT}", si(s.mean));

@@ -1,11 +1,6 @@
-//! A study's combined verdict: the lines of its parts, in the order a
-//! reader asks — where the cost jumps (the matrix), what the counter costs
-//! at the seed's rate here and which split or policy to pick (the run),
-//! where throughput stops scaling (the sweep), what the model predicts
-//! and how far that is from what the run measured (predict and its
-//! check, after what priced them: the study's matrix, the matrix
-//! measured again, or the run's canaries), what this host cannot answer
-//! — and a line for each stage that did not finish.
+//! A study's combined verdict: the lines of its parts in the order a reader asks (matrix, run,
+//! sweep, predict and its check), what this host cannot answer, and a line for each stage that did
+//! not finish.
 
 use super::{Topic, Verdict, check_lines, matrix_lines, predict_lines, run_lines, sweep_lines};
 use crate::matrix::MatrixResults;

@@ -13,19 +13,13 @@ use crate::workload::{Regime, SEED_RATE};
 struct Scaling {
     /// The strategy.
     name: String,
-    /// The thread count after which throughput stops rising (the largest
-    /// measured when it never stops).
+    /// The thread count after which throughput stops rising.
     peak_threads: usize,
-    /// The step past the peak, when there is one: its thread count and
-    /// test.
+    /// The step past the peak, when there is one: its thread count and test.
     next: Option<(usize, Test)>,
 }
 
-/// The `verdict:` lines of a sweep: where throughput (updates/s) stops
-/// scaling per affinity set (hammer points), and, with a rate axis, each
-/// strategy's net ns per update and net CPU share at the rate closest to
-/// the seed's 22k/s per thread, and its loop ns/op flat out, at the set's
-/// largest thread count.
+/// The `verdict:` lines of a sweep: where throughput (updates/s) stops scaling per affinity set.
 pub fn sweep_lines(sweep: &SweepResults) -> Vec<Verdict> {
     let affinities = sweep.affinities();
     let mut lines = Vec::new();
@@ -46,8 +40,7 @@ pub fn sweep_lines(sweep: &SweepResults) -> Vec<Verdict> {
     lines
 }
 
-/// Each strategy's scaling over `series` (thread count, updates/s), thread
-/// counts ascending, tested step by step in one Holm family.
+/// Each strategy's scaling over `series`.
 fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
     let mut family = Family::new(Regime::FlatOut);
     let ids: Vec<Vec<usize>> = series
@@ -119,7 +112,6 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Verdict> {
         ));
     }
     let results = scaling(&series);
-    // Group strategies by where they stop.
     let mut groups: Vec<(usize, bool, Vec<String>)> = Vec::new();
     for s in &results {
         let stopped = s.next.is_some();
@@ -182,8 +174,8 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Verdict> {
         .filter_map(|p| Some((p, p.regime.rate()?)))
         .min_by(|a, b| (a.1 - SEED_RATE).abs().total_cmp(&(b.1 - SEED_RATE).abs()));
     let hammer = at().find(|p| !p.regime.is_paced());
-    // Each strategy's cost in its point's one figure (net busy ns per
-    // update paced, loop ns/op flat out) and, paced, its net CPU share.
+    // Each strategy's cost in its point's one figure (net busy ns per update paced, loop ns/op flat
+    // out) and, paced, its net CPU share.
     let costs = |p: &SweepPoint| -> String {
         let list: Vec<String> = p
             .results

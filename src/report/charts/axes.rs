@@ -1,6 +1,5 @@
-//! The charts' axes and value labels: tick labels, keyed and log axes,
-//! ranges that are never empty (from 0, or below it for a difference), and
-//! error bars.
+//! The charts' axes and value labels: tick labels, keyed and log axes, ranges that are never empty
+//! (from 0, or below it for a difference), and error bars.
 
 use super::INK;
 use crate::stats::Summary;
@@ -8,8 +7,8 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 use std::ops::Range;
 
-/// A value for a tick label: three significant digits at most, with a k,
-/// M or G suffix from ten thousand up (17.7M rather than 17700000).
+/// A value for a tick label: three significant digits at most, with a k, M or G suffix from ten
+/// thousand up (17.7M rather than 17700000).
 pub(super) fn num(v: f64) -> String {
     let a = v.abs();
     let (scaled, suffix) = match a {
@@ -34,8 +33,7 @@ pub(super) fn num(v: f64) -> String {
     s + suffix
 }
 
-/// A linear axis whose ticks sit exactly at `keys` (category centres,
-/// percentiles, thread counts), labelled by the chart's formatter.
+/// A linear axis whose ticks sit exactly at `keys`.
 pub(super) struct Keyed {
     /// The values the axis spans.
     pub range: Range<f64>,
@@ -66,16 +64,13 @@ impl Ranged for Keyed {
     }
 }
 
-/// A linear axis range from 0 to a little past the largest value; never
-/// empty.
+/// A linear axis range from 0 to a little past the largest value; never empty.
 pub(super) fn zero_based(hi: f64) -> Range<f64> {
     let hi = if hi.is_finite() && hi > 0.0 { hi } else { 1.0 };
     0.0..hi * 1.08
 }
 
-/// A linear axis range for a difference (a net cost, which noise can take
-/// below 0): [`zero_based`] when `lo` is not negative, else from a little
-/// below `lo` to a little past `hi` (0 included); never empty.
+/// A linear axis range for a difference (a net cost, which noise can take below 0).
 pub(super) fn signed_span(lo: f64, hi: f64) -> Range<f64> {
     if !(lo.is_finite() && lo < 0.0) {
         return zero_based(hi);
@@ -85,8 +80,8 @@ pub(super) fn signed_span(lo: f64, hi: f64) -> Range<f64> {
     lo - margin..hi + margin
 }
 
-/// Ticks of a log axis over `r`: 1, 2 and 5 times powers of ten inside
-/// it, or only the powers of ten when that would be more than 12 ticks.
+/// Ticks of a log axis over `r`: 1, 2 and 5 times powers of ten inside it, or only the powers of
+/// ten when that would be more than 12 ticks.
 pub(super) fn log_ticks(r: &Range<f64>) -> Vec<f64> {
     let first = r.start.log10().floor() as i32;
     let last = r.end.log10().ceil() as i32;
@@ -100,8 +95,7 @@ pub(super) fn log_ticks(r: &Range<f64>) -> Vec<f64> {
     if fine.len() > 12 { ticks(&[1.0]) } else { fine }
 }
 
-/// A duration in ns for a tick label, in the unit that suits it:
-/// `500 ns`, `20 µs`, `1.5 ms`, `2 s`.
+/// A duration in ns for a tick label, in the unit that suits it.
 pub(super) fn duration_label(ns: f64) -> String {
     match ns.abs() {
         a if a >= 1e9 => format!("{} s", num(ns / 1e9)),
@@ -111,8 +105,7 @@ pub(super) fn duration_label(ns: f64) -> String {
     }
 }
 
-/// A range for a log axis covering `lo..=hi` (positive values), widened a
-/// little; never empty.
+/// A range for a log axis covering `lo..=hi` (positive values), widened a little; never empty.
 pub(super) fn log_span(lo: f64, hi: f64) -> Range<f64> {
     let lo = if lo.is_finite() && lo > 0.0 { lo } else { 1.0 };
     let hi = if hi.is_finite() && hi > lo {
@@ -123,8 +116,7 @@ pub(super) fn log_span(lo: f64, hi: f64) -> Range<f64> {
     lo / 1.4..hi * 1.4
 }
 
-/// A linear range covering `lo..=hi` with a margin on both sides; never
-/// empty.
+/// A linear range covering `lo..=hi` with a margin on both sides; never empty.
 pub(super) fn padded(lo: f64, hi: f64) -> Range<f64> {
     if !(lo.is_finite() && hi.is_finite()) {
         return 0.0..1.0;
@@ -137,10 +129,8 @@ pub(super) fn padded(lo: f64, hi: f64) -> Range<f64> {
     (lo - margin)..(hi + margin)
 }
 
-/// An error bar over the 95% confidence interval of the mean of `s`
-/// (clipped at `floor`, the axis' start) as one path, with end caps of
-/// half-length `cap`: horizontal at height `at` when `vertical` is false,
-/// else vertical at `at`. Coordinates are data units of linear axes.
+/// An error bar over the 95% CI of the mean of `s` (clipped at `floor`) as one path, end caps of
+/// half-length `cap`, at `at`; horizontal unless `vertical`.
 pub(super) fn whisker(
     s: &Summary,
     at: f64,

@@ -1,7 +1,6 @@
-//! Horizontal bars with error bars, one row per strategy and one bar per
-//! series in each row: the shape of the ns/op and throughput charts.
-//! Strategy names are long, so they go on the vertical axis, where they
-//! have room.
+//! Horizontal bars with error bars, one row per strategy and one bar per series in each row: the
+//! shape of the ns/op and throughput charts. Strategy names are long, so they go on the vertical
+//! axis, where they have room.
 
 use super::axes::whisker;
 use super::{
@@ -30,16 +29,11 @@ pub(super) struct Bars<'a> {
     pub values: Vec<Vec<Option<Summary>>>,
     /// Horizontal axis description, with its unit.
     pub x_desc: &'a str,
-    /// True when the values are differences (a net cost) that noise can
-    /// take below 0: the axis then reaches below 0 as far as the bars and
-    /// their error bars do; else it starts at 0 and error bars are clipped
-    /// there.
+    /// True when the values are differences (a net cost) that noise can take below 0.
     pub signed: bool,
-    /// Height of each bar, px ([`BAR_ROW_PX`] but where a chart must be
-    /// short).
+    /// Height of each bar, px ([`BAR_ROW_PX`] but where a chart must be short).
     pub bar_px: u32,
-    /// The gap between rows, px ([`ROW_GAP_PX`] but where a chart must be
-    /// short).
+    /// The gap between rows, px ([`ROW_GAP_PX`] but where a chart must be short).
     pub gap_px: u32,
 }
 
@@ -142,12 +136,8 @@ impl Bars<'_> {
 }
 
 impl<'a> Bars<'a> {
-    /// The chart of these measures of `run`'s strategies, each with its
-    /// legend label, among them a net figure (a difference, which noise
-    /// can take below 0, so [`Bars::signed`]): a row per strategy that
-    /// recorded the first (the chart's lead figure), a series per measure
-    /// some such strategy recorded (the lead always). `None` when no
-    /// strategy recorded the lead.
+    /// The chart of these measures of `run`'s strategies, each with its legend label, among them a
+    /// net figure that can go below 0: a row per strategy, a series per measure.
     pub fn of_measures(
         header: Header,
         run: &RunResults,

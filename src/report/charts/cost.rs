@@ -1,11 +1,4 @@
-//! `cost.svg`: the one chart a page opens with, under the headline
-//! ([`crate::verdict::headline`]). The net cost of one update
-//! (`StrategySummary::net_ns`: flat out, loop ns/op less the harness
-//! floor's; paced, busy ns/op less the paced floor's) of every strategy
-//! in every regime of the run, a bar per regime, with the 95% confidence
-//! interval of each; rows sorted by the cost in the headline's regime
-//! (the seed's rate, when the run has it), the cheapest, as the headline
-//! calls them, marked.
+//! `cost.svg`: the one chart a page opens with, under the headline ([`crate::verdict::headline`]).
 
 use super::bars::Bars;
 use super::{Chart, Header, Repeats, display_name};
@@ -15,9 +8,7 @@ use crate::stats::Summary;
 use crate::verdict::headline;
 use crate::workload::Regime;
 
-/// Height of each bar, px: the chart is drawn at the size the page shows
-/// it, short enough for the first screen with the default strategies,
-/// and never scaled down (its text stays as large as every chart's).
+/// Height of each bar, px: drawn at the size the page shows it and never scaled down.
 const COMPACT_BAR_PX: u32 = 8;
 /// The gap between rows, px.
 const COMPACT_GAP_PX: u32 = 4;
@@ -25,8 +16,7 @@ const COMPACT_GAP_PX: u32 = 4;
 /// The chart's file name.
 pub(in crate::report) const NAME: &str = "cost.svg";
 
-/// What a row's label gets when the headline calls it cheapest (with
-/// another it cannot tell apart: `tied`).
+/// What a row's label gets when the headline calls it cheapest.
 fn mark(tied: bool) -> &'static str {
     if tied {
         "  (cheapest, tied)"
@@ -35,13 +25,11 @@ fn mark(tied: bool) -> &'static str {
     }
 }
 
-/// The chart of `run` (every regime), or `None` when no strategy recorded
-/// a net cost.
+/// The chart of `run` (every regime), or `None` when no strategy recorded a net cost.
 pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawError>> {
     let h = headline(run);
     let views = run.regimes();
-    // The headline's regime first: its bars on top of each row, and the
-    // order of the rows.
+    // The headline's regime first: its bars on top of each row, and the order of the rows.
     let mut regimes: Vec<Regime> = views.iter().map(RunResults::regime).collect();
     regimes.sort_by_key(|&r| r != h.regime);
     let net = |name: &str, regime: Regime| -> Option<Summary> {
@@ -66,7 +54,6 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
             .map_or(f64::INFINITY, |s| s.mean)
     };
     names.sort_by(|a, b| key(a).total_cmp(&key(b)));
-    // Rows named as the whole page names strategies.
     let short = |name: &str| display_name(run, name).unwrap_or_else(|| name.to_string());
     let tied = h.cheapest.len() > 1;
     let rows = names

@@ -1,16 +1,14 @@
-//! `cpu-share-r<rate>.svg`, per paced regime: the share of each measured
-//! CPU the counter takes at that rate, per strategy (the seed's "24% of
-//! cycles" question), with 95% confidence intervals: net (CPU share less the
-//! paced floor's, percentage points), beside it the gross share (busy time
-//! ÷ interval, harness included).
+//! `cpu-share-r<rate>.svg`, per paced regime: the share of each measured CPU the counter takes at
+//! that rate, per strategy, with 95% confidence intervals: net (less the paced floor's, percentage
+//! points), beside it gross.
 
 use super::bars::Bars;
 use super::{Header, Repeats};
 use crate::report::DrawError;
 use crate::runner::{PACED, RunResults};
 
-/// The chart of `run`, a view of one paced regime, or `None` when no
-/// strategy recorded a net CPU share.
+/// The chart of `run`, a view of one paced regime, or `None` when no strategy recorded a net CPU
+/// share.
 pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let regime = run.regime();
     if !regime.is_paced() {

@@ -1,7 +1,6 @@
-//! A gallery host's small chart: its pair classes' medians as bars with
-//! their 5th–95th percentile, on one log ns axis shared by every host of
-//! the page so that hosts compare side by side. No name is drawn: the
-//! page says which host it is (and escapes it).
+//! A gallery host's small chart: its pair classes' medians as bars with their 5th–95th percentile,
+//! on one log ns axis shared by every host of the page so that hosts compare side by side. No name
+//! is drawn: the page says which host it is (and escapes it).
 
 use super::axes::{log_span, log_ticks, num};
 use super::{FONT, INK, colour, fail};
@@ -15,8 +14,7 @@ const SIZE: (u32, u32) = (380, 150);
 /// The rows, top to bottom: a class of these names, or none drawn.
 const ROWS: [&str; 4] = ["smt", "same-llc", "same-node", "cross-node"];
 
-/// The ns axis every host's chart of `hosts` shares: their classes'
-/// 5th to 95th percentiles, with a margin.
+/// The ns axis every host's chart of `hosts` shares.
 pub fn shared_axis(hosts: &[GalleryHost]) -> Range<f64> {
     let all = || hosts.iter().flat_map(|h| &h.classes);
     let lo = all().map(|c| c.p5_ns).fold(f64::INFINITY, f64::min);

@@ -1,7 +1,6 @@
-//! heatmap.svg for `contend matrix`: one cell per (initiating CPU,
-//! responding CPU), coloured by median one-way latency, with a colour
-//! scale in ns. Drawn with plotters' SVG backend only (no font libraries:
-//! text is left to whatever shows the SVG).
+//! heatmap.svg for `contend matrix`: one cell per (initiating CPU, responding CPU), coloured by
+//! median one-way latency, with a colour scale in ns. Drawn with plotters' SVG backend only (no
+//! font libraries: text is left to whatever shows the SVG).
 
 use crate::matrix::MatrixResults;
 use crate::report::DrawError;
@@ -10,8 +9,7 @@ use plotters::prelude::*;
 use plotters::style::colors::colormaps::ViridisRGB;
 use std::collections::BTreeSet;
 
-/// Pixels of the square plot area per CPU, before clamping to
-/// [`MIN_PLOT`]..[`MAX_PLOT`].
+/// Pixels of the square plot area per CPU, before clamping to [`MIN_PLOT`]..[`MAX_PLOT`].
 const CELL_PX: u32 = 24;
 /// Smallest plot area side, px.
 const MIN_PLOT: u32 = 360;
@@ -21,14 +19,10 @@ const MAX_PLOT: u32 = 1800;
 const LEGEND_PX: u32 = 150;
 /// Steps of the drawn colour scale.
 const SCALE_STEPS: usize = 64;
-/// Latencies spanning less than this fraction of the lowest are drawn in
-/// one colour: a 5% spread is within what a pair moves between passes.
+/// Latencies spanning less than this fraction of the lowest are drawn in one colour.
 const ONE_COLOUR_SPREAD: f64 = 0.05;
 
-/// The CPUs that appear in a measured pair, ascending: the heatmap's rows
-/// and columns. For a full matrix that is every chosen CPU; for a
-/// per-class sample only the sampled ones (a sample of 20 pairs on 1024
-/// CPUs draws a 40 × 40 grid, not a blank 1024 × 1024 one).
+/// The CPUs that appear in a measured pair, ascending: the heatmap's rows and columns.
 pub fn axis_cpus(r: &MatrixResults) -> Vec<u32> {
     let cpus: BTreeSet<u32> = r
         .pairs
@@ -38,9 +32,7 @@ pub fn axis_cpus(r: &MatrixResults) -> Vec<u32> {
     cpus.into_iter().collect()
 }
 
-/// `sampled: N of M CPUs, K pairs per class` when `r` is a per-class
-/// sample that leaves pairs out (`N` = the CPUs drawn, `M` = the CPUs
-/// chosen); `None` for a full matrix.
+/// `sampled: N of M CPUs, K pairs per class` when `r` is a per-class sample that leaves pairs out.
 pub fn sample_note(r: &MatrixResults, drawn: usize) -> Option<String> {
     let per_class = r.config.per_class?;
     let m = r.config.cpus.len();
@@ -53,11 +45,7 @@ pub fn sample_note(r: &MatrixResults, drawn: usize) -> Option<String> {
     ))
 }
 
-/// The heatmap's colour scale over `lo..hi` ns. Cells within half a
-/// nanosecond, or within [`ONE_COLOUR_SPREAD`] of the lowest, are one
-/// value: the scale is one swatch labelled with their middle, and says
-/// how far apart they are, rather than a full colour range painting noise
-/// as a topology.
+/// The heatmap's colour scale over `lo..hi` ns.
 struct Scale {
     /// The colour range, ns.
     lo: f64,
@@ -94,9 +82,8 @@ impl Scale {
         ViridisRGB.get_color_normalized(ns as f32, self.lo as f32, self.hi as f32)
     }
 
-    /// The scale drawn on `area`: a strip of [`SCALE_STEPS`] colours with
-    /// labels that differ, or one swatch whose middle tick alone is
-    /// labelled.
+    /// The scale drawn on `area`: a strip of [`SCALE_STEPS`] colours with labels that differ, or
+    /// one swatch whose middle tick alone is labelled.
     fn draw(
         &self,
         area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
@@ -148,9 +135,7 @@ impl Scale {
     }
 }
 
-/// Every measured direction of `r` as a cell (row of its initiating CPU,
-/// column of its responding CPU among `cpus`, median one-way ns), and the
-/// cells of unstable pairs.
+/// Every measured direction of `r` as a cell.
 #[allow(clippy::type_complexity)]
 fn cells_of(r: &MatrixResults, cpus: &[u32]) -> (Vec<(i32, i32, f64)>, Vec<(i32, i32)>) {
     let index = |cpu: u32| cpus.binary_search(&cpu).ok().map(|i| i as i32);
@@ -169,11 +154,7 @@ fn cells_of(r: &MatrixResults, cpus: &[u32]) -> (Vec<(i32, i32, f64)>, Vec<(i32,
     (cells, unstable)
 }
 
-/// The SVG text of the heatmap: rows are the initiating CPU (top to
-/// bottom by id), columns the responding CPU, both only the CPUs of
-/// measured pairs ([`axis_cpus`]); unmeasured cells stay blank. The title
-/// names the host, CPU model, mode and start time; the responding axis
-/// says when the matrix is a per-class sample ([`sample_note`]).
+/// The SVG text of the heatmap: rows are the initiating CPU.
 pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
     let cpus = &axis_cpus(r);
     let n = cpus.len() as i32;

@@ -1,11 +1,6 @@
-//! `latency.svg` (`latency-r<rate>.svg` for a paced regime): the
-//! distribution of fenced samples (one timed operation in
-//! `--sample-every`) of every strategy, p50 to max, write side on the left
-//! and read side on the right, on a log scale so a long tail and a 20 ns
-//! median fit one axis. Labelled as what it is: flat out the fence stalls
-//! a hammering writer, so the samples read several times ns/op from
-//! throughput (`ns-per-op.svg`); a dashed line marks the timer's
-//! resolution (twice its overhead), below which a sample says nothing.
+//! `latency.svg` (`latency-r<rate>.svg` for a paced regime): the distribution of fenced samples
+//! (one timed operation in `--sample-every`) of every strategy, p50 to max, write side on the left
+//! and read side on the right, on a log scale so a long tail and a 20 ns median fit one axis.
 
 use super::{
     Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, draw_guide, fail, house_mesh,
@@ -114,8 +109,8 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     ))
 }
 
-/// One side's panel: a line per strategy over the percentiles, spanning
-/// `lo..hi` ns, and a dashed line at `resolution` ns when inside it.
+/// One side's panel: a line per strategy over the percentiles, spanning `lo..hi` ns, and a dashed
+/// line at `resolution` ns when inside it.
 fn panel(
     area: &super::Area,
     desc: &str,
@@ -126,8 +121,8 @@ fn panel(
     let keys: Vec<f64> = (0..PERCENTILES.len()).map(|i| i as f64).collect();
     let last = (PERCENTILES.len() - 1) as f64;
     let span = log_span(lo, hi);
-    // A zero (a sample no dearer than the timer's overhead) sits on the
-    // axis rather than at minus infinity.
+    // A zero (a sample no dearer than the timer's overhead) sits on the axis rather than at minus
+    // infinity.
     let floor = span.start;
     let mut chart = ChartBuilder::on(area)
         .margin(12)

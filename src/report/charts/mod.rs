@@ -1,10 +1,5 @@
-//! SVG charts of every kind of result, drawn with plotters' SVG backend
-//! only (no font libraries: text is `<text font-family="sans-serif">`).
-//! Every chart has a two-line header (what, host; CPU, start, the run's
-//! shape), axes with units and a legend panel on the right, so it never
-//! covers data. One file per chart, one set per regime (a paced regime's
-//! names carry its rate: `ns-per-op-r22000.svg`); the kinds' files
-//! (`run.rs`, `sweep.rs`, ...) name their charts, one module per chart.
+//! SVG charts of every kind of result, drawn with plotters' SVG backend only (no font libraries:
+//! text is `<text font-family="sans-serif">`).
 
 mod axes;
 mod bars;
@@ -37,8 +32,7 @@ use plotters::prelude::*;
 const WIDTH: u32 = 1100;
 /// Height of the two-line header, px.
 const HEADER_PX: u32 = 62;
-/// Font of the header's first line, as plotters takes it (it writes
-/// 1/1.24 of each size into the SVG).
+/// Font of the header's first line, as plotters takes it.
 const TITLE_PX: u32 = 22;
 /// Font of the header's second line.
 const SUBTITLE_PX: u32 = 16;
@@ -46,8 +40,7 @@ const SUBTITLE_PX: u32 = 16;
 const LABEL_PX: u32 = 15;
 /// Font of axis descriptions.
 const DESC_PX: u32 = 16;
-/// Estimated width of one character of a label, px per 100 px of
-/// [`LABEL_PX`] (sans-serif averages about 0.55 em, at 1/1.24 scale).
+/// Estimated width of one character of a label, px per 100 px of [`LABEL_PX`].
 const CHAR_PCT: u32 = 48;
 /// The only font family named: no font library is linked.
 const FONT: &str = "sans-serif";
@@ -64,8 +57,7 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(0x9c, 0x75, 0x5f),
     RGBColor(0xba, 0xb0, 0xac),
 ];
-/// What every error bar spans, as each chart with error bars says under
-/// its legend: one convention on every chart.
+/// What every error bar spans, as each chart with error bars says under its legend.
 const ERROR_BARS: &str = "error bars: the 95% confidence interval of the mean over repeats";
 /// Colour of error bars, header detail and legend text.
 const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
@@ -73,8 +65,7 @@ const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
 /// The drawing area charts draw on.
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
-/// Writes every chart of a result: a run's and a sweep's ([`run`],
-/// [`sweep`]), a prediction's and a matrix's heatmap.
+/// Writes every chart of a result: a run's and a sweep's.
 pub struct SvgExport;
 
 impl Export for SvgExport {
@@ -96,8 +87,7 @@ impl Export for SvgExport {
 /// A rendered chart: its file name and SVG text.
 pub(super) type Chart = (String, String);
 
-/// `name` with anything but ASCII letters, digits, `-` and `.` replaced by
-/// `_`, for file names.
+/// `name` with anything but ASCII letters, digits, `-` and `.` replaced by `_`, for file names.
 fn file_safe(name: &str) -> String {
     name.chars()
         .map(|c| {
@@ -115,9 +105,8 @@ fn fail(e: impl std::fmt::Display) -> DrawError {
     DrawError(format!("drawing failed: {e}"))
 }
 
-/// The mesh every chart draws: white minor and light grey major grid
-/// lines, the house label and axis fonts, and these axis descriptions.
-/// Callers add their label formatters and draw.
+/// The mesh every chart draws: white minor and light grey major grid lines, the house label and
+/// axis fonts, and these axis descriptions.
 fn house_mesh<'a, 'b, DB, X, Y, XT, YT>(
     chart: &'b mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
     x_desc: &str,
@@ -210,9 +199,8 @@ impl Header {
         }
     }
 
-    /// The header for a run's charts: writers, readers, the repeats its
-    /// figures rest on, and the regime (flat out, or paced at a rate) of
-    /// `run`, a view of one.
+    /// The header for a run's charts: writers, readers, the repeats its figures rest on, and the
+    /// regime (flat out, or paced at a rate) of `run`, a view of one.
     fn run(what: &str, run: &RunResults, repeats: Repeats) -> Self {
         let c = &run.config;
         let readers = match c.reader_cpus.len() {
@@ -230,9 +218,7 @@ impl Header {
     }
 }
 
-/// The repeats a chart's figures rest on, strategy by strategy: the
-/// fewest and the most any strategy used, and how many finished repeats
-/// were set aside (disturbed repeats left out of a figure) in all.
+/// The repeats a chart's figures rest on, strategy by strategy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Repeats {
     /// The fewest repeats a strategy's figure used.
@@ -262,10 +248,7 @@ impl Repeats {
             .unwrap_or_default()
     }
 
-    /// Behind each strategy's cost per update ([`cost_measure`] of its
-    /// regime: flat out loop ns/op, paced the net ns per update, from
-    /// which disturbed repeats are set aside), its `Summary::n`; the
-    /// figures a chart draws beside it come from the same repeats.
+    /// Behind each strategy's cost per update.
     fn of_cost<'a>(strategies: impl Iterator<Item = &'a StrategyResult>) -> Self {
         Repeats::of(strategies.filter_map(|s| {
             let used = cost_measure(s.regime).of(s)?.n;
@@ -273,8 +256,7 @@ impl Repeats {
         }))
     }
 
-    /// `n = 5–19 repeats of 100 ms (2 set aside)`, each repeat
-    /// `duration_s` long.
+    /// `n = 5–19 repeats of 100 ms (2 set aside)`, each repeat `duration_s` long.
     fn text(&self, duration_s: f64) -> String {
         let n = if self.fewest == self.most {
             self.most.to_string()
@@ -292,8 +274,7 @@ impl Repeats {
     }
 }
 
-/// The strategy of `run` whose full name is `name`, by its short name
-/// ([`RunResults::short_name`]); `None` when `run` has none so named.
+/// The strategy of `run` whose full name is `name`, by its short name ([`RunResults::short_name`]).
 fn display_name(run: &RunResults, name: &str) -> Option<String> {
     run.strategies
         .iter()
@@ -301,8 +282,7 @@ fn display_name(run: &RunResults, name: &str) -> Option<String> {
         .map(|s| run.short_name(s))
 }
 
-/// The strategy named `name` as the first of `points` that ran it names
-/// it ([`crate::runner::RunResults::short_names`]).
+/// The strategy named `name` as the first of `points` that ran it names it.
 fn shown_name(points: &[&SweepPoint], name: &str) -> String {
     points
         .iter()
@@ -310,8 +290,7 @@ fn shown_name(points: &[&SweepPoint], name: &str) -> String {
         .unwrap_or_else(|| name.to_string())
 }
 
-/// A series in a legend: its label and colour, drawn as a bar swatch or as
-/// the line charts' marker.
+/// A series in a legend: its label and colour, drawn as a bar swatch or as the line charts' marker.
 struct LegendEntry {
     /// The series' name.
     label: String,
@@ -333,8 +312,8 @@ fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
-/// Marker style of series `i`: filled circles for the first ten colours,
-/// hollow ones for the next ten, and so on.
+/// Marker style of series `i`: filled circles for the first ten colours, hollow ones for the next
+/// ten, and so on.
 fn marker_style(i: usize) -> ShapeStyle {
     if (i / PALETTE.len()) % 2 == 0 {
         colour(i).filled()
@@ -349,9 +328,7 @@ fn legend_width(entries: &[LegendEntry]) -> u32 {
     (chars.unwrap_or(0) as u32 * LABEL_PX * CHAR_PCT / 100 + 48).max(190)
 }
 
-/// Draws a fresh SVG of `height` px: white, the header, then the legend
-/// panel on the right (`note` under its entries, if not empty) and `body`
-/// on the rest.
+/// Draws a fresh SVG of `height` px.
 fn canvas(
     height: u32,
     header: &Header,

@@ -1,11 +1,6 @@
-//! `ns-per-op.svg` (`ns-per-op-r<rate>.svg` for a paced regime): the cost
-//! of one update per strategy, the figure `contend compare` and the
-//! verdicts use ([`cost_measure`]), with 95% confidence intervals. Flat out,
-//! loop ns/op from throughput (writers × interval ÷ updates), beside it the
-//! same less the harness floor, and reader ns/op from throughput when
-//! there are reader threads. Paced, net busy ns per update (busy less the
-//! paced floor's at the same rate), beside it the gross busy ns. Never the
-//! sampled ns: a fenced sample perturbs a hammering writer.
+//! `ns-per-op.svg` (`ns-per-op-r<rate>.svg` for a paced regime): the cost of one update per
+//! strategy, the figure `contend compare` and the verdicts use ([`cost_measure`]), with 95%
+//! confidence intervals.
 
 use super::bars::Bars;
 use super::{Header, Repeats};
@@ -13,9 +8,7 @@ use crate::report::DrawError;
 use crate::runner::{PACED, RunResults, THROUGHPUT_NS, cost_measure};
 use crate::workload::Regime;
 
-/// The chart of `run`, a view of one regime ([`RunResults::regimes`]), or
-/// `None` when no strategy recorded the regime's cost (no finished
-/// repeat, or a file written before it was recorded).
+/// The chart of `run`, a view of one regime.
 pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let regime = run.regime();
     let (title, x_desc) = match regime {

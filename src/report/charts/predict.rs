@@ -1,12 +1,6 @@
-//! A prediction's chart (`predict.svg`): two panels against the update
-//! rate per CPU on a log axis, one line per strategy at the central class
-//! latencies, thin lines at the low and high ends:
-//!
-//! - left: ρ of the hottest line (log), with ρ = 1 (saturation) dashed;
-//! - right: net ns per update (log) at every rate, past saturation too
-//!   (the closed population's: there each CPU waits behind the others).
-//!
-//! The seed's ~22k updates/s per CPU is marked on both.
+//! A prediction's chart (`predict.svg`): two panels against the update rate per CPU on a log axis,
+//! one line per strategy at the central class latencies, thin lines at the low and high ends: ρ of
+//! the hottest line left, net ns per update right (both log).
 
 use super::{
     Chart, Header, INK, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail, log_span,
@@ -130,8 +124,7 @@ fn render(p: &PredictResults) -> Result<String, DrawError> {
     })
 }
 
-/// A curve point's cost band, where it is above 0 (a log axis) and the
-/// file has one.
+/// A curve point's cost band, where it is above 0 (a log axis) and the file has one.
 fn cost_of(q: &PointPrediction) -> Option<(f64, [f64; 3])> {
     q.cost_ns
         .filter(|c| c.lo > 0.0)

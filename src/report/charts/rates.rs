@@ -1,9 +1,6 @@
 //! A sweep's rate curve per affinity set at its largest thread count
-//! (`sweep-rates-<affinity>.svg`): against the offered rate per thread
-//! (log), net ns per update on the left and net CPU share (paced points
-//! only) on the right, one line per strategy, the seed's rate marked. A
-//! hammer point sits at the rate it achieved.
-//! out, and the note says so.
+//! (`sweep-rates-<affinity>.svg`): against the offered rate per thread (log), net ns per update
+//! left and net CPU share right, one line per strategy.
 
 use super::{
     Chart, Header, LegendEntry, Repeats, Swatch, canvas, colour, draw_curve, draw_guide,
@@ -26,8 +23,7 @@ struct RatePoint {
     share_pct: Option<f64>,
 }
 
-/// The rate curve of every affinity set whose largest thread count ran at
-/// two or more rates.
+/// The rate curve of every affinity set whose largest thread count ran at two or more rates.
 pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     let affinities = sweep.affinities();
     let mut charts = Vec::new();
@@ -46,8 +42,7 @@ pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     Ok(charts)
 }
 
-/// Each strategy's points, in rate order, and how many strategy points
-/// had no net cost.
+/// Each strategy's points, in rate order, and how many strategy points had no net cost.
 fn curves(points: &[&SweepPoint]) -> (Vec<(String, Vec<RatePoint>)>, usize) {
     let mut lines: Vec<(String, Vec<RatePoint>)> = Vec::new();
     let mut left_out = 0;
@@ -82,8 +77,7 @@ fn curves(points: &[&SweepPoint]) -> (Vec<(String, Vec<RatePoint>)>, usize) {
     (lines, left_out)
 }
 
-/// One panel against the offered rate: the seed's rate dashed, then each
-/// strategy's `y` (points without one left out).
+/// One panel against the offered rate: the seed's rate dashed, then each strategy's `y`.
 fn panel<Y>(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
     rates: &Range<f64>,
@@ -116,8 +110,8 @@ where
     Ok(())
 }
 
-/// The two panels for the points of one affinity set at `threads`, or
-/// `None` when no point has a net cost.
+/// The two panels for the points of one affinity set at `threads`, or `None` when no point has a
+/// net cost.
 fn render(
     affinity: &str,
     threads: usize,

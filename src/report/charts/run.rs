@@ -1,15 +1,13 @@
-//! A run's charts: the net cost of every strategy in every regime
-//! (`cost.svg`), then for each regime, the cost per update, the fenced
-//! samples' latency and, flat out, throughput and staleness, paced, the
-//! CPU share; each file named for its regime.
+//! A run's charts: the net cost of every strategy in every regime (`cost.svg`), then for each
+//! regime, the cost per update, the fenced samples' latency and, flat out, throughput and
+//! staleness, paced, the CPU share; each file named for its regime.
 
 use super::{Chart, cost, cpu_share, latency, ns_per_op, staleness, throughput};
 use crate::report::DrawError;
 use crate::runner::RunResults;
 use crate::workload::Regime;
 
-/// Every chart of one run, file names prefixed
-/// with `prefix`: `cost.svg`, then each regime's, in the run's order.
+/// Every chart of one run, file names prefixed with `prefix`.
 pub(in crate::report) fn charts(run: &RunResults, prefix: &str) -> Result<Vec<Chart>, DrawError> {
     let mut charts = Vec::new();
     if let Some(drawn) = cost::render(run) {
@@ -23,17 +21,12 @@ pub(in crate::report) fn charts(run: &RunResults, prefix: &str) -> Result<Vec<Ch
     Ok(charts)
 }
 
-/// What a paced regime's chart names end with (`-r22000`); nothing flat
-/// out.
+/// What a paced regime's chart names end with (`-r22000`); nothing flat out.
 pub(in crate::report) fn regime_suffix(regime: Regime) -> String {
     regime.rate().map_or(String::new(), |r| format!("-r{r}"))
 }
 
-/// The charts of one regime's view of a run ([`RunResults::regimes`]),
-/// named `<prefix><chart><suffix>.svg`: flat out, ns/op, latency,
-/// throughput and staleness; paced, ns/op, latency and CPU share (ops/s
-/// is the pacing rate there, so throughput and staleness against it say
-/// nothing).
+/// The charts of one regime's view of a run.
 pub(in crate::report) fn regime_charts(
     run: &RunResults,
     prefix: &str,

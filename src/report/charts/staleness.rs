@@ -1,9 +1,4 @@
-//! `staleness.svg`: what a ratelimit buys and what it costs. Each
-//! ratelimited strategy is a point at its write throughput, against how
-//! stale the shared value was (mean unpublished error as % of the total on
-//! the left, mean age of a published delta on the right); points of one
-//! strategy family (level, filter, pad, clock) are joined in order of
-//! period and labelled with it.
+//! `staleness.svg`: what a ratelimit buys and what it costs.
 
 use super::{
     FONT, Header, INK, LABEL_PX, LegendEntry, Repeats, Swatch, canvas, colour, draw_curve,
@@ -31,8 +26,7 @@ pub(super) struct StalenessPoint {
     pub age_ns: f64,
 }
 
-/// `strategy`'s name with the ratelimit period left out
-/// (`global/pad128/tsc`, `global/threshold:64/pad128/tsc`).
+/// `strategy`'s name with the ratelimit period left out.
 fn family(s: &Strategy) -> String {
     let rest = PublishPolicy {
         ratelimit: None,
@@ -50,8 +44,7 @@ fn family(s: &Strategy) -> String {
     name
 }
 
-/// The points of every ratelimited strategy of `run` that finished a
-/// repeat.
+/// The points of every ratelimited strategy of `run` that finished a repeat.
 pub(super) fn points(run: &RunResults) -> Vec<StalenessPoint> {
     run.strategies
         .iter()
@@ -176,8 +169,7 @@ where
     Ok(())
 }
 
-/// Family `i`'s line through its points, each marked and labelled with
-/// its period.
+/// Family `i`'s line through its points, each marked and labelled with its period.
 fn draw_line<'a, 'b, Y>(
     chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, Y>>,
     i: usize,

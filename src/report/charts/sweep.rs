@@ -1,9 +1,6 @@
-//! A sweep's own charts, one pair per affinity set:
-//! `sweep-throughput-<affinity>.svg` (write ops/s against writer threads,
-//! one line per strategy, with the 95% confidence interval of each
-//! point's mean) and
-//! `sweep-staleness-<affinity>.svg` (the staleness chart at the largest
-//! thread count, when it has two or more ratelimit periods).
+//! A sweep's own charts, one pair per affinity set: `sweep-throughput-<affinity>.svg` (write ops/s
+//! against writer threads, with 95% CIs) and `sweep-staleness-<affinity>.svg` (at the largest
+//! thread count).
 
 use super::staleness::{self, worth_drawing};
 use super::{
@@ -31,8 +28,7 @@ pub(in crate::report) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, Draw
     Ok(charts)
 }
 
-/// The sweep's own charts, not its points': each affinity set's, in the
-/// order the sets were first run, then the rate curves.
+/// The sweep's own charts, not its points'.
 pub(in crate::report) fn sweep_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     let mut charts = own_charts(sweep)?;
     charts.extend(super::rates::charts(sweep)?);
@@ -73,9 +69,7 @@ fn own_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
 /// One strategy's line: its name and (threads, write ops/s) per point.
 type ThroughputSeries = (String, Vec<(f64, Summary)>);
 
-/// Write throughput against threads for the points of one affinity set
-/// (sorted by threads), or `None` when no strategy there finished a
-/// repeat.
+/// Write throughput against threads for the points of one affinity set.
 fn throughput(
     affinity: &str,
     points: &[&SweepPoint],

@@ -1,5 +1,5 @@
-//! `throughput.svg`: updates per second of all writers together per
-//! strategy, with the 95% confidence interval of the mean.
+//! `throughput.svg`: updates per second of all writers together per strategy, with the 95%
+//! confidence interval of the mean.
 
 use super::bars::{BAR_ROW_PX, Bars, ROW_GAP_PX};
 use super::{Header, Repeats};

@@ -1,15 +1,12 @@
-//! matrix.csv: the median one-way ns of every initiating × responding
-//! CPU.
+//! matrix.csv: the median one-way ns of every initiating × responding CPU.
 
 use crate::matrix::MatrixResults;
 
-/// matrix.csv's first header cell: rows are initiating CPUs, columns
-/// responding ones, cells one-way ns = round trip ÷ 2.
+/// matrix.csv's first header cell: cells are one-way ns = round trip ÷ 2.
 const MATRIX_CSV_CORNER: &str = "initiator\\responder (median one-way ns = round trip / 2)";
 
-/// matrix.csv: CPU ids in the header row and first column; the cell in
-/// row i, column j is the median one-way ns with i initiating; empty
-/// for the diagonal and unmeasured pairs.
+/// matrix.csv: CPU ids in the header row and first column; cell (i, j) the median one-way ns with i
+/// initiating.
 pub(super) fn render(r: &MatrixResults) -> Result<Vec<u8>, csv::Error> {
     let cpus = &r.config.cpus;
     let index = |cpu: u32| cpus.binary_search(&cpu).ok();
@@ -22,8 +19,8 @@ pub(super) fn render(r: &MatrixResults) -> Result<Vec<u8>, csv::Error> {
         }
     }
     let mut w = csv::Writer::from_writer(Vec::new());
-    // The corner cell says what the cells are, for a reader of the bare
-    // file: one-way ns, a round trip's time halved.
+    // The corner cell says what the cells are, for a reader of the bare file: one-way ns, a round
+    // trip's time halved.
     let header =
         std::iter::once(MATRIX_CSV_CORNER.to_string()).chain(cpus.iter().map(u32::to_string));
     w.write_record(header)?;

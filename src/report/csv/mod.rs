@@ -1,7 +1,6 @@
-//! CSV: run.csv (one row per strategy and repeat, the headline numbers),
-//! sweep.csv (one row per point and strategy, summarised over repeats) and
-//! matrix.csv (median one-way ns per initiating × responding CPU).
-//! The JSON files have everything; these are for spreadsheets.
+//! CSV: run.csv (one row per strategy and repeat, the headline numbers), sweep.csv (one row per
+//! point and strategy, summarised over repeats) and matrix.csv (median one-way ns per initiating ×
+//! responding CPU). The JSON files have everything; these are for spreadsheets.
 
 mod matrix;
 mod run;

@@ -1,14 +1,11 @@
-//! run.csv: one row per strategy (and clock floor) and repeat, the
-//! headline numbers with each row's floor and net figure.
+//! run.csv: one row per strategy (and clock floor) and repeat, the headline numbers with each row's
+//! floor and net figure.
 
 use crate::runner::RunResults;
 use crate::workload::Regime;
 use serde::Serialize;
 
-/// One CSV row: latencies in ns, rates per second. `floor_ns` is the
-/// row's floor (flat out the harness floor's loop ns/op, paced the busy
-/// ns/op of its floor in place) and `net_ns` its gross figure less it;
-/// a clock floor's repeats are rows with `floor` true.
+/// One CSV row: latencies in ns, rates per second.
 #[derive(Serialize)]
 struct RunRow<'a> {
     strategy: &'a str,
@@ -46,8 +43,7 @@ struct RunRow<'a> {
     exact: bool,
 }
 
-/// run.csv: a header, then one row per strategy (and clock floor) and
-/// repeat.
+/// run.csv: a header, then one row per strategy (and clock floor) and repeat.
 pub(super) fn render(run: &RunResults) -> Result<Vec<u8>, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let floors = run.paced_floors.iter().map(|s| (s, true));

@@ -3,9 +3,8 @@
 use crate::sweep::SweepResults;
 use serde::Serialize;
 
-/// One sweep.csv row: one strategy at one point, summarised over its
-/// repeats. Rates are per second, times ns; an empty cell means not
-/// measured (sampling off, or no repeat finished).
+/// One sweep.csv row: one strategy at one point, summarised over its repeats; rates per second,
+/// times ns, an empty cell not measured.
 #[derive(Serialize)]
 struct SweepRow<'a> {
     threads: usize,
@@ -33,8 +32,7 @@ struct SweepRow<'a> {
     write_loop_ns_mean: Option<f64>,
     write_busy_ns_mean: Option<f64>,
     cpu_share_pct_mean: Option<f64>,
-    /// Net ns per update: loop ns/op less the harness floor (flat out),
-    /// busy ns/op less the paced floor (paced).
+    /// Net ns per update: loop ns/op less the harness floor.
     net_ns_mean: Option<f64>,
     net_ns_ci95_low: Option<f64>,
     net_ns_ci95_high: Option<f64>,

@@ -1,7 +1,6 @@
-//! A check's article (`predict --check`, and the study's own): the model
-//! against what a run measured: its verdict lines, then flat out the
-//! hand-overs/s predicted against the exact count, and per paced point the
-//! net cost predicted against the measured 95% CI.
+//! A check's article (`predict --check`, and the study's own): the model against what a run
+//! measured: its verdict lines, then flat out the hand-overs/s predicted against the exact count,
+//! and per paced point the net cost predicted against the measured 95% CI.
 
 use super::{section, verdict_section, warnings_list};
 use crate::predict::CheckResults;

@@ -1,7 +1,6 @@
-//! gallery.html: many published hosts on one page. The headline across
-//! hosts and the table (a row per host, sortable) on the first screen,
-//! then one card per host with its small chart; every file name escaped
-//! by maud, as every value read from a file is.
+//! gallery.html: many published hosts on one page. The headline across hosts and the table (a row
+//! per host, sortable) on the first screen, then one card per host with its small chart; every file
+//! name escaped by maud, as every value read from a file is.
 
 use super::{JS, inline_svg, page_head};
 use crate::predict::gallery::Gallery;

@@ -1,8 +1,5 @@
-//! Hosts side by side, as the seed threads set Intel beside AMD: a row per
-//! host (CPU model, kernel, nodes, LLCs, CPUs used), then per regime (flat
-//! out, paced at a rate) one table per measure with a column per host ×
-//! strategy (hosts as column groups, levels under them, policies as rows),
-//! the trusted figures first, as in each run's tables.
+//! Hosts side by side, as the seed threads set Intel beside AMD: a row per host, then per regime
+//! one table per measure with a column per host × strategy, the trusted figures first.
 
 use crate::report::measures::{RowLabels, unique, value_cell};
 use crate::report::plain;
@@ -123,9 +120,8 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
     }
 }
 
-/// One regime's tables: each run's view of `rate` that has strategies,
-/// one table per measure, the cost of one update first; headed by the
-/// regime when `headed`.
+/// One regime's tables: each run's view of `rate` that has strategies, one table per measure, the
+/// cost of one update first; headed by the regime when `headed`.
 fn regime_tables(
     runs: &[(Option<&str>, &RunResults)],
     names: &[String],

@@ -1,7 +1,6 @@
-//! A matrix's article: the advice, the class table, empty classes,
-//! asymmetric pairs, contenders, sharers and homes when measured, and the
-//! reference check, the heatmap, every pair's placement proof, warnings,
-//! provenance.
+//! A matrix's article: the advice, the class table, empty classes, asymmetric pairs, contenders,
+//! sharers and homes when measured, and the reference check, the heatmap, every pair's placement
+//! proof, warnings, provenance.
 
 use super::{
     article_head, inline_svg, kv_table, provenance_table, section, sortable, verdict_section,
@@ -48,8 +47,7 @@ pub(super) fn article(
     })
 }
 
-/// The class table, empty classes, asymmetric pairs, the load tables and
-/// the reference check.
+/// The class table, empty classes, asymmetric pairs, the load tables and the reference check.
 fn tables(m: &MatrixResults) -> Markup {
     let asymmetric: Vec<_> = m.pairs.iter().filter(|p| p.asymmetric).collect();
     let c = &m.config;

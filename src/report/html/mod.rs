@@ -1,11 +1,6 @@
-//! report.html: one self-contained page (inline CSS and SVG, no URL; a
-//! few lines of JavaScript sort a table, and the page is complete without
-//! them) for one or more result files, drawn with `maud`, which escapes
-//! every value read from a file. Per result: a partial banner, the
-//! headline and the cost chart, the verdict, the tables (trusted figures
-//! first, diagnostic ones folded), the charts, the placement proof, the
-//! warnings and the provenance, per regime where a run has several; with
-//! two or more runs, the hosts side by side first.
+//! report.html: one self-contained page (inline CSS and SVG, no URL; a few lines of JavaScript sort
+//! a table, and the page is complete without them) for one or more result files, drawn with `maud`,
+//! which escapes every value read from a file.
 
 mod check;
 mod gallery;
@@ -60,22 +55,18 @@ impl Export for HtmlExport {
 /// One result on the page: where it was read from, and what it holds.
 #[derive(Clone, Copy)]
 pub struct PageSource<'a> {
-    /// The file it came from, as the page names it (`None`: the page is
-    /// written beside it).
+    /// The file it came from, as the page names it (`None`: the page is written beside it).
     pub label: Option<&'a str>,
     /// The result.
     pub doc: Document<'a>,
 }
 
-/// The page for these results, in order: the hosts side by side when
-/// there are two or more runs, then one section per result. Kinds other
-/// than run, sweep, matrix and predict are not results and are refused.
+/// The page for these results, in order.
 pub fn page(sources: &[PageSource]) -> Result<String, ExportError> {
     page_led(&title(sources), None, sources)
 }
 
-/// [`page`] titled `title`, with `lead` (a study's combined verdict)
-/// before everything else.
+/// [`page`] titled `title`, with `lead` (a study's combined verdict) before everything else.
 fn page_led(
     title: &str,
     lead: Option<Markup>,
@@ -165,8 +156,6 @@ fn title(sources: &[PageSource]) -> String {
 }
 
 /// A result's provenance.
-/// A page's `<head>`: its title and the house stylesheet, then `extra`
-/// CSS (empty for none); every page contend writes starts with it.
 pub(super) fn page_head(title: &str, extra: &str) -> Markup {
     html! {
         head {
@@ -254,12 +243,10 @@ fn article_head(
     }
 }
 
-/// The verdict lines of a result, in groups: one per regime of a run with
-/// several (headed by the regime's name), else one without a heading.
+/// The verdict lines of a result, in groups: one per regime of a run with several.
 type Verdicts = [(Option<String>, Vec<Verdict>)];
 
-/// The verdict section; `statistical` adds how a claim is decided (runs
-/// and sweeps; a matrix's advice follows its own rule).
+/// The verdict section; `statistical` adds how a claim is decided.
 fn verdict_section(id: usize, groups: &Verdicts, statistical: bool) -> Markup {
     html! {
         section.verdict data-section="verdict" id={ "verdict-" (id) } {
@@ -281,8 +268,7 @@ fn verdict_section(id: usize, groups: &Verdicts, statistical: bool) -> Markup {
     }
 }
 
-/// `verdict:` lines in their brief form (each test's change alone), the
-/// full line, statistics included, as each item's title.
+/// `verdict:` lines in their brief form.
 fn verdict_list(lines: &[Verdict]) -> Markup {
     html! {
         ul {
@@ -295,8 +281,7 @@ fn verdict_list(lines: &[Verdict]) -> Markup {
     }
 }
 
-/// The full form of every line of `lines` that has a brief one, folded:
-/// the statistics behind the list.
+/// The full form of every line of `lines` that has a brief one, folded.
 fn verdict_statistics<'a>(lines: impl Iterator<Item = &'a Verdict>) -> Markup {
     let detailed: Vec<&Verdict> = lines.filter(|l| l.brief.is_some()).collect();
     html! {
@@ -328,8 +313,7 @@ fn section(id: usize, name: &str, title: &str, body: Markup) -> Markup {
     }
 }
 
-/// A line of a page's warnings section: a note read from a file
-/// (`String`) or a finding with its severity.
+/// A line of a page's warnings section.
 pub(super) trait Listed {
     /// Its words and whether it is marked as a warning.
     fn line(&self) -> (&str, bool);
@@ -347,8 +331,7 @@ impl Listed for (Severity, String) {
     }
 }
 
-/// The noise and interference warnings: one list item each, warnings
-/// marked.
+/// The noise and interference warnings: one list item each, warnings marked.
 fn warnings_list(lines: &[impl Listed]) -> Markup {
     html! {
         @if lines.is_empty() {
@@ -411,8 +394,7 @@ fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
     kv_table(&rows)
 }
 
-/// A sortable table that scrolls: `head` as its header row, `rows` its
-/// body.
+/// A sortable table that scrolls: `head` as its header row, `rows` its body.
 fn sortable(head: &[&str], rows: Markup) -> Markup {
     html! {
         div.scroll {
@@ -449,9 +431,7 @@ fn topology_line(t: &Topology) -> String {
     )
 }
 
-/// An SVG chart inline in the page: plotters' SVG without its XML
-/// namespace attribute (inline SVG in HTML needs none, and the page names
-/// no URL), scaled to the page's width.
+/// An SVG chart inline in the page: plotters' SVG without its XML namespace attribute.
 fn inline_svg(name: &str, svg: &str) -> Markup {
     let svg = svg.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1);
     let svg = svg.replacen("<svg ", "<svg role=\"img\" ", 1);
@@ -463,14 +443,11 @@ fn inline_svg(name: &str, svg: &str) -> Markup {
     }
 }
 
-/// A cell's significance mark, against the row's first level. A change
-/// beyond noise and doubt is better or worse only in a measure with a
-/// direction ([`crate::runner::Direction`]); in one without, it has no
-/// mark.
+/// A cell's significance mark, against the row's first level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mark {
-    /// Better beyond the noise threshold and beyond doubt, in a measure
-    /// whose direction says which way is better.
+    /// Better beyond the noise threshold and beyond doubt, in a measure whose direction says which
+    /// way is better.
     Better,
     /// Worse, likewise.
     Worse,
@@ -591,8 +568,7 @@ footer { color: var(--muted); font-size: 0.8rem; padding: 12px 28px 24px; border
 code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; }
 "#;
 
-/// Sorting a table on a header click (tables marked `sortable`, one
-/// header row); numbers sort by each cell's `data-sort`.
+/// Sorting a table on a header click (tables marked `sortable`, one header row).
 const JS: &str = r#"
 (function () {
   function key(cell) {

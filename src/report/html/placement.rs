@@ -1,6 +1,5 @@
-//! The placement proof of a run (and of each sweep point): every
-//! thread's requested and observed CPU, every slot's node, verified or
-//! not.
+//! The placement proof of a run (and of each sweep point): every thread's requested and observed
+//! CPU, every slot's node, verified or not.
 
 use super::sortable;
 use crate::placement::NodeCheck;
@@ -16,9 +15,8 @@ fn role(r: Role) -> &'static str {
     }
 }
 
-/// Every thread's requested and observed CPU (grouped: strategies whose
-/// threads landed alike share one table) and every slot's node, verified
-/// or not.
+/// Every thread's requested and observed CPU (grouped: strategies whose threads landed alike share
+/// one table) and every slot's node, verified or not.
 pub(super) fn placement(run: &RunResults) -> Markup {
     type Key = Vec<(Role, u32, Option<u32>, bool, u32)>;
     let mut groups: Vec<(Key, Vec<String>)> = Vec::new();

@@ -1,5 +1,5 @@
-//! A prediction's article: its verdict lines, one row per strategy and
-//! rate, the chart, the class latencies it rests on, its notes.
+//! A prediction's article: its verdict lines, one row per strategy and rate, the chart, the class
+//! latencies it rests on, its notes.
 
 use super::{inline_svg, section, verdict_section, warnings_list};
 use crate::predict::PredictResults;

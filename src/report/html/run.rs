@@ -1,6 +1,6 @@
-//! A run's article: verdict, tables with marks, charts, placement proof,
-//! warnings, provenance, each regime's drawn from its view of the run
-//! ([`RunResults::regimes`]); and the tables a sweep's points reuse.
+//! A run's article: verdict, tables with marks, charts, placement proof, warnings, provenance, each
+//! regime's drawn from its view of the run ([`RunResults::regimes`]); and the tables a sweep's
+//! points reuse.
 
 use super::placement::placement;
 use super::{
@@ -22,8 +22,7 @@ use crate::verdict::basis::{Severity, findings};
 use crate::workload::Regime;
 use maud::{Markup, html};
 
-/// One regime of a run: its heading (`None` when the run has only one)
-/// and its view.
+/// One regime of a run: its heading (`None` when the run has only one) and its view.
 struct HeadedView {
     /// `Flat out`, `Paced at 22.0k/s per thread`.
     heading: Option<String>,
@@ -56,8 +55,8 @@ pub(super) fn article(
         let suffix = charts::run::regime_suffix(r.view.regime());
         drawn.push(charts::run::regime_charts(&r.view, "", &suffix)?);
     }
-    // The run's lines, as the terminal prints them: each names its regime,
-    // and what the host cannot answer is said once.
+    // The run's lines, as the terminal prints them: each names its regime, and what the host cannot
+    // answer is said once.
     let verdicts = vec![(None, verdict::run_lines(run))];
     let glance = glance(&format!("headline-{id}"), run)?;
     Ok(html! {
@@ -92,9 +91,7 @@ pub(super) fn article(
     })
 }
 
-/// The answer at a glance, the section `id`: the run's headline
-/// ([`verdict::headline`]) and under it the chart of every strategy's net
-/// cost in every regime (`cost.svg`), when one was measured.
+/// The answer at a glance, the section `id`.
 pub(super) fn glance(id: &str, run: &RunResults) -> Result<Markup, ExportError> {
     let h = verdict::headline(run);
     let chart = charts::cost::render(run).transpose()?;
@@ -107,10 +104,7 @@ pub(super) fn glance(id: &str, run: &RunResults) -> Result<Markup, ExportError> 
     })
 }
 
-/// Every note and finding of a run: the topology reader's assumptions,
-/// the lines under the text tables (floor, bursts, rate shortfall,
-/// interference) of each regime (named when there are several), and the
-/// notes recorded during the run.
+/// Every note and finding of a run.
 pub(super) fn warnings(run: &RunResults) -> Vec<(Severity, String)> {
     let note = |n: &String| (Severity::Info, n.clone());
     let mut lines: Vec<(Severity, String)> = run.topology.notes.iter().map(note).collect();
@@ -130,10 +124,7 @@ pub(super) fn warnings(run: &RunResults) -> Vec<(Severity, String)> {
     unique(lines.into_iter())
 }
 
-/// The page's mark for a change of `m` judged `verdict` (`None`: no
-/// test): better or worse only as `m`'s
-/// [`Direction`](crate::runner::Direction) says; `None`, no mark, for a
-/// change beyond noise and doubt of a measure with no direction.
+/// The page's mark for a change of `m` judged `verdict` (`None`: no test).
 fn mark(m: &Measure, verdict: Option<Decision>) -> Option<Mark> {
     match verdict {
         None => Some(Mark::Untested),
@@ -146,9 +137,7 @@ fn mark(m: &Measure, verdict: Option<Decision>) -> Option<Mark> {
     }
 }
 
-/// One measure's table over `grid`: key columns, then a column per
-/// level, each cell with its change against the row's first level and the
-/// page's mark ([`StrategyGrid::cells`]: decided over the table).
+/// One measure's table over `grid`.
 pub(super) fn measure_table(m: &Measure, grid: &StrategyGrid) -> Markup {
     let cells = grid.cells(m);
     html! {
@@ -186,10 +175,7 @@ pub(super) fn measure_table(m: &Measure, grid: &StrategyGrid) -> Markup {
     }
 }
 
-/// The measures one regime's tables show, the trusted first: the cost
-/// of one update ([`cost_measure`]), its net or net CPU share, updates per
-/// ownership; then the rest of [`shown_measures`]. A measure no strategy
-/// recorded is left out.
+/// The measures one regime's tables show, the trusted first: the cost of one update.
 pub(super) fn ordered_measures<'a>(
     strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
     regime: Regime,
@@ -214,12 +200,7 @@ pub(super) fn ordered_measures<'a>(
         .collect()
 }
 
-/// One regime's tables (a view of one regime): one per measure, the
-/// trusted ones first ([`ordered_measures`]), policies as rows, levels as
-/// columns, the diagnostic ones ([`measures::diagnostic`]) folded under a
-/// heading the reader opens; flat out, a note that sampled ns are
-/// perturbed; the exact-sums line and the harness floor, or the paced
-/// floor.
+/// One regime's tables (a view of one regime): one per measure, the trusted ones first.
 fn tables(run: &RunResults) -> Markup {
     let grid = StrategyGrid::of_run(run);
     let mut ordered = ordered_measures(run.strategies.iter(), run.regime());
@@ -268,8 +249,7 @@ fn tables(run: &RunResults) -> Markup {
     }
 }
 
-/// Whether every repeat's final sum was exact in these runs (a run, or a
-/// sweep's points), naming a strategy whose was not as the page does.
+/// Whether every repeat's final sum was exact in these runs.
 pub(super) fn exactness<'a>(runs: impl Iterator<Item = &'a RunResults>) -> Markup {
     let mut repeats = 0;
     let mut wrong: Vec<String> = Vec::new();
@@ -290,8 +270,7 @@ pub(super) fn exactness<'a>(runs: impl Iterator<Item = &'a RunResults>) -> Marku
     }
 }
 
-/// How operations were sampled, per regime: `off`, or `1 op in N` (paced
-/// regimes are sampled more often), the timer and its overhead.
+/// How operations were sampled, per regime: `off`, or `1 op in N`.
 fn sampling(run: &RunResults) -> String {
     let c = &run.config;
     let each: Vec<String> = regimes(run)

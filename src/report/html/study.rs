@@ -1,7 +1,6 @@
-//! A study's page: its run's headline and the chart of every strategy's
-//! net cost first, then the combined verdict and each stage's status,
-//! then the matrix, the run, the sweep and the prediction, each as its own
-//! article (the same as their own pages).
+//! A study's page: its run's headline and the chart of every strategy's net cost first, then the
+//! combined verdict and each stage's status, then the matrix, the run, the sweep and the
+//! prediction, each as its own article (the same as their own pages).
 
 use super::{PageSource, page_led, verdict_list, verdict_statistics};
 use crate::report::{Document, ExportError};
@@ -45,7 +44,6 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
     }
     let p = &study.plan;
     let lines = study_lines(study);
-    // Each stage's article, by its place on the page.
     let kinds: Vec<&str> = sources.iter().map(|s| s.doc.kind()).collect();
     let anchor = |stage: &str| kinds.iter().position(|k| *k == stage).map(|i| i + 1);
     let glance = parts

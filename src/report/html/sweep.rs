@@ -1,7 +1,6 @@
-//! A sweep's article: its verdict (where throughput stops scaling; cost
-//! and CPU share at ~22k/s and in hammer mode), one table per measure
-//! with a row per point and policy, the sweep's charts, every point's
-//! placement proof and warnings, provenance.
+//! A sweep's article: its verdict (where throughput stops scaling; cost and CPU share at ~22k/s and
+//! in hammer mode), one table per measure with a row per point and policy, the sweep's charts,
+//! every point's placement proof and warnings, provenance.
 
 use super::placement::placement;
 use super::run::{exactness, measure_table, warnings};
@@ -30,8 +29,8 @@ pub(super) fn article(
     label: Option<&str>,
     sweep: &SweepResults,
 ) -> Result<Markup, ExportError> {
-    // The sweep's own charts; every point's run charts would make the page
-    // as heavy as the folder, and its tables below hold their numbers.
+    // The sweep's own charts; every point's run charts would make the page as heavy as the folder,
+    // and its tables below hold their numbers.
     let charts = charts::sweep::sweep_charts(sweep)?;
     let lines = verdict::sweep_lines(sweep);
     let first = sweep.points.first().map(|p| &p.results);

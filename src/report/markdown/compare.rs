@@ -1,13 +1,12 @@
-//! `contend compare` as Markdown: the two sources and the rule, then one
-//! table with a row per pair and measure.
+//! `contend compare` as Markdown: the two sources and the rule, then one table with a row per pair
+//! and measure.
 
 use super::{escape, table};
 use crate::compare::Comparison;
 use std::fmt::Write;
 
-/// The comparison as Markdown: the two sources and the verdict rule, then
-/// one table with a row per pair and measure (its change cell holds the
-/// verdict, the change and its 95% CI; its p the Holm-adjusted p).
+/// The comparison as Markdown: the two sources and the verdict rule, then one table with a row per
+/// pair and measure.
 pub(super) fn render(c: &Comparison) -> String {
     let mut out = String::from("## contend compare\n\n");
     let _ = writeln!(out, "- **base:** {}", escape(&c.base.describe()));

@@ -1,5 +1,4 @@
-//! gallery.md: the headline, a row per host, the files left out, every
-//! file name escaped.
+//! gallery.md: the headline, a row per host, the files left out, every file name escaped.
 
 use super::{escape, table};
 use crate::predict::gallery::Gallery;
@@ -21,8 +20,8 @@ pub fn render(g: &Gallery) -> String {
         escape(&g.source),
         si(g.rate)
     );
-    // The file name comes from the folder: escaped; every other cell is
-    // contend's own numbers and names.
+    // The file name comes from the folder: escaped; every other cell is contend's own numbers and
+    // names.
     let rows: Vec<Vec<String>> = g
         .hosts
         .iter()

@@ -1,7 +1,6 @@
-//! Results as Markdown, to paste into a patch description or a pull
-//! request, or to publish beside CI charts: a provenance header, one table
-//! per measure (levels as columns, policies as rows, `mean±CI%` and the
-//! change against the first level), the exactness line and the notes.
+//! Results as Markdown, to paste into a patch description or a pull request, or to publish beside
+//! CI charts: a provenance header, one table per measure (levels as columns, policies as rows,
+//! `mean±CI%` and the change against the first level), the exactness line and the notes.
 
 use super::measures::StrategyGrid;
 mod compare;
@@ -32,9 +31,6 @@ impl Export for MarkdownExport {
 }
 
 /// A Markdown table: a header row, the separator and one row per entry.
-/// Cells are Markdown already: a caller escapes what came from a result
-/// file ([`escape`]) and leaves contend's own text (numbers, intervals,
-/// p-values, strategy names built from their typed parts) as it is.
 pub fn table(header: &[String], rows: &[Vec<String>]) -> String {
     let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
     let mut out = line(header);
@@ -45,17 +41,11 @@ pub fn table(header: &[String], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// The characters that start Markdown markup inside a line (code spans,
-/// emphasis, links and images, HTML tags and autolinks, table cells,
-/// strikethrough, entities) and the backslash that escapes them:
-/// [`escape`] puts a backslash before each. scripts/fleet-merge escapes
-/// the same set.
+/// The characters that start Markdown markup inside a line, and the backslash that escapes them:
+/// [`escape`] puts a backslash before each.
 const MARKUP: &[char] = &['\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '&'];
 
-/// An untrusted string read from a result file as Markdown that reads as
-/// itself wherever it lands: on one line ([`crate::report::plain`]), every
-/// [`MARKUP`] character and what would open a block at a line's start
-/// (`# `, `- `, `+ `, `---`, `1. `) backslash-escaped.
+/// An untrusted string read from a result file as Markdown that reads as itself wherever it lands.
 pub(super) fn escape(text: &str) -> String {
     let line = crate::report::plain(text);
     let chars: Vec<char> = line.trim().chars().collect();
@@ -97,9 +87,7 @@ pub(super) fn provenance_list(out: &mut String, p: &Provenance) {
     );
 }
 
-/// The repeats behind a run's tables: those each figure used
-/// ([`crate::runner::RunResults::repeats_text`]) of how long, and what a
-/// cell shows.
+/// The repeats behind a run's tables.
 pub(super) fn repeats_line(run: &RunResults) -> String {
     let cfg = &run.config;
     format!(
@@ -111,9 +99,7 @@ pub(super) fn repeats_line(run: &RunResults) -> String {
     )
 }
 
-/// Every table of `m` over `grid`: the header, then each row's keys and
-/// level cells, the value and the change against the row's first level
-/// in parentheses (`n.s.` when the table's statistics do not support it).
+/// Every table of `m` over `grid`.
 pub(super) fn grid_table(m: &Measure, grid: &StrategyGrid) -> String {
     let mut header: Vec<String> = grid.key_headers.iter().map(|h| h.to_string()).collect();
     header.extend(grid.levels.iter().cloned());
@@ -168,21 +154,16 @@ pub(super) fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) 
     }
 }
 
-/// How a verdict or headline reaches Markdown: [`escape`] where it holds
-/// text from the file (a sweep's affinity sets), [`own`] where every word
-/// is contend's (a run's: strategy names built from their typed parts,
-/// numbers, intervals and p-values), so `[-8.3%, +4.3%]` and `p<0.001`
-/// read as written.
+/// How a verdict or headline reaches Markdown: [`escape`] where it holds text from the file.
 pub(super) type Text = fn(&str) -> String;
 
-/// contend's own text, on one line without control characters, not
-/// escaped: what [`Text`] passes for a run.
+/// contend's own text, on one line without control characters, not escaped.
 pub(super) fn own(text: &str) -> String {
     crate::report::plain(text)
 }
 
-/// The headline: the answer in bold, then the rest of it and the
-/// flat-out sentence, each its own paragraph, through `text`.
+/// The headline: the answer in bold, then the rest of it and the flat-out sentence, each its own
+/// paragraph, through `text`.
 pub(super) fn headline(h: &Headline, text: Text) -> String {
     let mut out = format!("\n{}\n", paragraph(&format!("**{}**", text(&h.answer))));
     for s in h.more.iter().chain(&h.flat_out) {
@@ -191,9 +172,8 @@ pub(super) fn headline(h: &Headline, text: Text) -> String {
     out
 }
 
-/// A **Verdict** heading, then each `verdict: …` line once, with each
-/// test's 95% interval and Holm-adjusted p, as its own paragraph, through
-/// `text`.
+/// A **Verdict** heading, then each `verdict: …` line once, with each test's 95% interval and
+/// Holm-adjusted p, as its own paragraph, through `text`.
 pub(super) fn verdicts(lines: &[Verdict], text: Text) -> String {
     if lines.is_empty() {
         return String::new();
@@ -208,10 +188,7 @@ pub(super) fn verdicts(lines: &[Verdict], text: Text) -> String {
     out
 }
 
-/// `text` as a Markdown paragraph of lines of at most 72 columns (a
-/// commit message's), broken only before a word that cannot open a block
-/// (a list item, a heading, a quote, a numbered item), so the paragraph
-/// renders as one; a longer word stays whole.
+/// `text` as a Markdown paragraph of lines of at most 72 columns.
 fn paragraph(text: &str) -> String {
     let mut lines: Vec<String> = Vec::new();
     for word in text.split_whitespace() {

@@ -1,7 +1,5 @@
-//! A run (run.json) as Markdown: the provenance header, the headline, the
-//! verdict, one
-//! table per measure and regime, what the numbers rest on, exactness and
-//! notes.
+//! A run (run.json) as Markdown: the provenance header, the headline, the verdict, one table per
+//! measure and regime, what the numbers rest on, exactness and notes.
 
 use super::{
     escape, exactness, grid_table, headline, notes, own, provenance_list, repeats_line, verdicts,
@@ -30,8 +28,8 @@ pub(super) fn render(run: &RunResults) -> String {
         let _ = writeln!(out, "- **injected:** {inject}");
     }
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(run));
-    // A run's headline and verdicts are contend's own words: its strategy
-    // names are built from their typed parts, not read as text.
+    // A run's headline and verdicts are contend's own words: its strategy names are built from
+    // their typed parts, not read as text.
     out.push_str(&headline(&crate::verdict::headline(run), own));
     out.push_str(&verdicts(&crate::verdict::run_lines(run), own));
     for view in run.regimes() {

@@ -1,15 +1,12 @@
-//! A sweep (sweep.json) as Markdown: the first point's provenance, the
-//! verdict, then one table per measure with a row per thread count,
-//! affinity set (and regime) and policy.
+//! A sweep (sweep.json) as Markdown: the first point's provenance, the verdict, then one table per
+//! measure with a row per thread count, affinity set (and regime) and policy.
 
 use super::{escape, exactness, grid_table, notes, provenance_list, repeats_line, verdicts};
 use crate::report::measures::{StrategyGrid, shown_measures, unique};
 use crate::sweep::SweepResults;
 use std::fmt::Write;
 
-/// A sweep (sweep.json) as Markdown: the first point's provenance, then
-/// one table per measure with a row per thread count, affinity set and
-/// policy.
+/// A sweep (sweep.json) as Markdown.
 pub(super) fn render(sweep: &SweepResults) -> String {
     let mut out = String::new();
     let Some(first) = sweep.points.first() else {

@@ -1,7 +1,6 @@
-//! `contend predict --check` for a terminal: the model's prediction
-//! against the measurement, point by point (transfers per update against
-//! the exact counts, net cost against its CI), how many agree, the median
-//! error, the worst point and the knees.
+//! `contend predict --check` for a terminal: the model's prediction against the measurement, point
+//! by point (transfers per update against the exact counts, net cost against its CI), how many
+//! agree, the median error, the worst point and the knees.
 
 use super::align;
 use crate::predict::CheckResults;
@@ -11,8 +10,7 @@ use crate::verdict::rho_text;
 use crate::workload::Arrivals;
 use std::fmt::Write;
 
-/// Predicted against measured, point by point, then the median error and
-/// the knees.
+/// Predicted against measured, point by point, then the median error and the knees.
 pub(super) fn render(c: &CheckResults) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -110,8 +108,8 @@ fn notes(out: &mut String, c: &CheckResults) {
     }
 }
 
-/// Flat out: hand-overs a second predicted against the exact count, and
-/// what that makes each update wait.
+/// Flat out: hand-overs a second predicted against the exact count, and what that makes each update
+/// wait.
 fn flat_out(out: &mut String, c: &CheckResults) {
     let mut rows = vec![
         [

@@ -1,8 +1,6 @@
-//! `contend compare` as text: by default the patch table, within
-//! [`WIDTH`] columns, per regime each strategy's cost with its 95% CI and
-//! repeats, its change and verdict; `--verbose`, every compared measure
-//! of every pair in the seeds' format (`base: 90569±1.15%   test:
-//! 104152±0.34%`) with its change, 95% CI and Holm-adjusted p.
+//! `contend compare` as text: by default the patch table, within [`WIDTH`] columns, per regime each
+//! strategy's cost, change and verdict; `--verbose`, every compared measure of every pair in the
+//! seeds' format.
 
 use super::{WIDTH, columns, wrapped};
 use crate::compare::{Comparison, HostRecord, MeasureRow, Pair, Replicates, Side};
@@ -13,8 +11,7 @@ use crate::verdict::Detail;
 use crate::workload::Regime;
 use std::fmt::Write;
 
-/// The comparison as text: the patch table ([`Detail::Brief`]) or every
-/// measure of every pair ([`Detail::Full`]).
+/// The comparison as text: the patch table ([`Detail::Brief`]) or every measure of every pair.
 pub fn compare_text(c: &Comparison, detail: Detail) -> String {
     match detail {
         Detail::Brief => patch_table(c),
@@ -22,8 +19,8 @@ pub fn compare_text(c: &Comparison, detail: Detail) -> String {
     }
 }
 
-/// One row of the patch table: a strategy, its figure and, for a test
-/// strategy, its change and verdict.
+/// One row of the patch table: a strategy, its figure and, for a test strategy, its change and
+/// verdict.
 struct PatchRow {
     name: String,
     figure: String,
@@ -33,9 +30,7 @@ struct PatchRow {
 }
 
 impl PatchRow {
-    /// The row of `strategy` of `run`, whose cost is `summary` (`None`:
-    /// not recorded), its change `row` against the base (`None`: it is
-    /// the base).
+    /// The row of `strategy` of `run`, whose cost is `summary`.
     fn of(
         run: &RunResults,
         strategy: &StrategyResult,
@@ -44,16 +39,15 @@ impl PatchRow {
         row: Option<&MeasureRow>,
         runs: bool,
     ) -> Self {
-        // Across runs n counts runs; within one, repeats and those set
-        // aside.
+        // Across runs n counts runs; within one, repeats and those set aside.
         let set_aside = match runs {
             true => 0,
             false => strategy.summary.as_ref().map_or(0, |s| s.set_aside),
         };
         let (figure, n) = match summary {
             Some(s) => (
-                // One repeat gives no interval (the n column says why),
-                // nor does one run a side without a host's record.
+                // One repeat gives no interval (the n column says why), nor does one run a side
+                // without a host's record.
                 if s.ci95_high > s.mean {
                     format!("{:.decimals$} ±{:.decimals$}", s.mean, s.ci95_high - s.mean)
                 } else {
@@ -101,8 +95,8 @@ fn cost_row<'p>(p: &'p Pair) -> &'p MeasureRow {
     &p.rows[0]
 }
 
-/// The patch table's first lines: what is compared, in one run (its
-/// selectors and file) or between two sides (each named, with its runs).
+/// The patch table's first lines: what is compared, in one run (its selectors and file) or between
+/// two sides (each named, with its runs).
 fn heading(c: &Comparison, one_file: bool) -> String {
     let mut out = String::new();
     if one_file {
@@ -131,9 +125,8 @@ fn heading(c: &Comparison, one_file: bool) -> String {
     out
 }
 
-/// The patch table: a section per regime, the base strategy then each
-/// test strategy compared with it, every line within [`WIDTH`]
-/// (a name too long for one line takes a line of its own).
+/// The patch table: a section per regime, the base strategy then each test strategy compared with
+/// it, every line within [`WIDTH`] (a name too long for one line takes a line of its own).
 fn patch_table(c: &Comparison) -> String {
     let runs = c.replicates == Replicates::Runs;
     let one_file = c.base.path == c.test.path && !runs;
@@ -210,7 +203,6 @@ fn patch_table(c: &Comparison) -> String {
             "{label}host: {}, {}, Linux {}",
             p.hostname, p.cpu_model, p.kernel_release
         ))));
-        // A side of runs: when its first and last began.
         let when = match side.runs.as_slice() {
             [_, .., (_, last)] if !one_file => {
                 format!("runs: {} to {}", p.started_utc, last.provenance.started_utc)
@@ -225,10 +217,8 @@ fn patch_table(c: &Comparison) -> String {
     out
 }
 
-/// `rows` (the header first) as aligned columns, the name left and the
-/// numbers right, within [`WIDTH`]: the name column is as wide as
-/// the numbers leave room for, and a longer name takes a line of its own
-/// above its numbers.
+/// `rows` (the header first) as aligned columns within [`WIDTH`], the name left and the numbers
+/// right; a longer name takes a line of its own.
 fn layout(rows: &[PatchRow]) -> String {
     let width = |i: usize| {
         rows.iter()
@@ -316,10 +306,7 @@ fn every_measure(c: &Comparison) -> String {
     out
 }
 
-/// A host's record of identical runs as text: per strategy and regime,
-/// how far a run's mean of its cost moved between the runs (the standard
-/// deviation of their means, and the share of it that lies between runs
-/// rather than in each run's own repeats).
+/// A host's record of identical runs as text.
 pub fn record_text(record: &HostRecord) -> String {
     let mut out = String::new();
     let p = &record.provenance;

@@ -1,5 +1,4 @@
-//! `contend gallery` for a terminal: the headline, a row per host, the
-//! files left out.
+//! `contend gallery` for a terminal: the headline, a row per host, the files left out.
 
 use super::{align, plain};
 use crate::predict::gallery::Gallery;

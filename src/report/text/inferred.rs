@@ -1,6 +1,5 @@
-//! A host inferred from a core-to-core-latency CSV as text: the layout as
-//! `contend topology` prints it, then each class's pairs and figures, the
-//! home socket and how it was inferred.
+//! A host inferred from a core-to-core-latency CSV as text: the layout as `contend topology` prints
+//! it, then each class's pairs and figures, the home socket and how it was inferred.
 
 use super::{align, plain};
 use crate::predict::inferred::InferredHost;

@@ -1,7 +1,6 @@
-//! `contend matrix` (and `contend report matrix.json`) as text, in lines
-//! of about 72 columns: the pairwise grid, the classes, empty classes,
-//! the coherence transactions, contenders, sharers and homes when
-//! measured, the advice, drift, stability and the reference check.
+//! `contend matrix` (and `contend report matrix.json`) as text, in lines of about 72 columns: the
+//! pairwise grid, the classes, empty classes, the coherence transactions, contenders, sharers and
+//! homes when measured, the advice, drift, stability and the reference check.
 
 use super::{align, wrapped};
 use crate::matrix::{MatrixResults, PairClass, PairResult, Transaction};
@@ -10,12 +9,10 @@ use crate::verdict;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// Most CPUs shown as a CPU × CPU grid (131 columns at 32 CPUs with
-/// 3-digit latencies); beyond it the class table stands for the pairs.
+/// Most CPUs shown as a CPU × CPU grid (131 columns at 32 CPUs with 3-digit latencies).
 const GRID_MAX_CPUS: usize = 32;
 
-/// Classes side by side in one table of coherence transactions: a label
-/// and three `117.3 (1.57)` columns fit 72.
+/// Classes side by side in one table of coherence transactions.
 const TRANSACTION_CLASSES: usize = 3;
 
 /// The text printed without --json.
@@ -70,10 +67,8 @@ pub fn render(r: &MatrixResults) -> String {
     s
 }
 
-/// Each pair's median one-way ns (both phases' samples), whole ns, in a
-/// CPU × CPU grid over the chosen CPUs: `.` on the diagonal, `-` for a
-/// pair a per-class sample left out. Over [`GRID_MAX_CPUS`] a line says
-/// the class table stands for them.
+/// Each pair's median one-way ns (both phases' samples), whole ns, in a CPU × CPU grid over the
+/// chosen CPUs: `.` on the diagonal, `-` for a pair a per-class sample left out.
 fn grid(s: &mut String, r: &MatrixResults) {
     let cpus = &r.config.cpus;
     if cpus.len() > GRID_MAX_CPUS {
@@ -118,9 +113,7 @@ fn grid(s: &mut String, r: &MatrixResults) {
     }
 }
 
-/// Over [`GRID_MAX_CPUS`] CPUs, the grid by node: each node's CPUs as a
-/// range list, then for each two nodes the median of the medians of the
-/// pairs measured between them (`-` where none was), whole ns.
+/// Over [`GRID_MAX_CPUS`] CPUs, the grid by node.
 fn node_grid(s: &mut String, r: &MatrixResults) {
     let node_of = |cpu: u32| r.topology.node_of_cpu(cpu);
     let mut nodes: BTreeMap<u32, crate::topology::CpuList> = BTreeMap::new();
@@ -176,8 +169,7 @@ fn node_grid(s: &mut String, r: &MatrixResults) {
     }
 }
 
-/// The class table (pairs, median, p90, range), then the classes with no
-/// pair and why.
+/// The class table (pairs, median, p90, range), then the classes with no pair and why.
 fn classes(s: &mut String, r: &MatrixResults) {
     let _ = writeln!(
         s,
@@ -209,11 +201,8 @@ fn classes(s: &mut String, r: &MatrixResults) {
     }
 }
 
-/// Per class (a column each), each coherence transaction's net ns (the
-/// median over the class's pairs of each pair's trimmed mean) and its
-/// ratio to the class's ping-pong, then the clock's step when it is
-/// coarser than a tenth of the smallest of them; nothing for a file from
-/// before they were measured.
+/// Per class (a column each), each coherence transaction's net ns and its ratio to the class's
+/// ping-pong, then the clock's step when coarse.
 fn transactions(s: &mut String, r: &MatrixResults) {
     let mut classes: Vec<PairClass> = r
         .pairs
@@ -278,9 +267,7 @@ fn transactions(s: &mut String, r: &MatrixResults) {
     }
 }
 
-/// The pairs whose transactions stopped short of their plan
-/// ([`PairResult::transactions_cut`]), with the fewest samples any
-/// transaction of theirs got; `None` when none did.
+/// The pairs whose transactions stopped short of their plan.
 fn transactions_cut_line(r: &MatrixResults) -> Option<String> {
     let cut: Vec<&PairResult> = r.pairs.iter().filter(|p| p.transactions_cut()).collect();
     let fewest = cut
@@ -320,8 +307,7 @@ fn cpu_run(cpus: &[u32]) -> String {
     }
 }
 
-/// `--contenders`: per k, the widest class, the counts and the line's
-/// net ns per hand-over; nothing when not measured.
+/// `--contenders`: per k, the widest class, the counts and the line's net ns per hand-over.
 fn contenders(s: &mut String, r: &MatrixResults) {
     let Some(widest) = r.contenders.iter().max_by_key(|p| p.k) else {
         return;
@@ -362,8 +348,7 @@ fn contenders(s: &mut String, r: &MatrixResults) {
     s.push_str(&align(&rows));
 }
 
-/// `--sharers`: per m, the widest class, the reads and the writer's net
-/// upgrade ns; nothing when not measured.
+/// `--sharers`: per m, the widest class, the reads and the writer's net upgrade ns.
 fn sharers(s: &mut String, r: &MatrixResults) {
     let Some(first) = r.sharers.first() else {
         return;
@@ -389,8 +374,8 @@ fn sharers(s: &mut String, r: &MatrixResults) {
     s.push_str(&align(&rows));
 }
 
-/// `--home-classes`: per class, read fetched and add moved with the line
-/// local and remote to the requester; nothing when not measured.
+/// `--home-classes`: per class, read fetched and add moved with the line local and remote to the
+/// requester; nothing when not measured.
 fn home_classes(s: &mut String, r: &MatrixResults) {
     if r.home_classes.is_empty() {
         return;
@@ -421,9 +406,7 @@ fn home_classes(s: &mut String, r: &MatrixResults) {
     s.push_str(&align(&rows));
 }
 
-/// Whether the two phases (i initiating, then j) and the passes agree,
-/// pair by pair: a round trip is the same two hand-offs whoever starts
-/// it, so a difference is drift between them.
+/// Whether the two phases (i initiating, then j) and the passes agree, pair by pair.
 fn drift(s: &mut String, r: &MatrixResults) {
     let c = &r.config;
     let asym: Vec<String> = r

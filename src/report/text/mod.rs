@@ -44,14 +44,12 @@ impl Export for TextExport {
     }
 }
 
-/// One `verdict: …` line each, for the end of a result's text (the
-/// strategy names in them read from the file, so made [`plain`]).
+/// One `verdict: …` line each, for the end of a result's text.
 pub(super) fn verdicts(lines: &[Verdict]) -> String {
     lines.iter().map(|l| plain(&l.to_string()) + "\n").collect()
 }
 
-/// `verdict:` lines in their brief form ([`Verdict::brief_text`]): each
-/// test's change without its interval and p-value.
+/// `verdict:` lines in their brief form ([`Verdict::brief_text`]).
 pub(super) fn brief_verdicts(lines: &[Verdict]) -> String {
     lines
         .iter()
@@ -59,25 +57,23 @@ pub(super) fn brief_verdicts(lines: &[Verdict]) -> String {
         .collect()
 }
 
-/// The headline's sentences, one line each (the strategy names in them
-/// read from the file, so made [`plain`]).
+/// The headline's sentences, one line each.
 pub(super) fn headline(h: &Headline) -> String {
     h.sentences().iter().map(|s| plain(s) + "\n").collect()
 }
 
-/// Width a line of text is kept to where it can be: what fits a commit
-/// message.
+/// Width a line of text is kept to where it can be: what fits a commit message.
 pub const WIDTH: usize = 72;
 
-/// `text` as lines of at most [`WIDTH`] columns, broken at spaces, each
-/// line after the first indented two spaces; ends with a newline.
+/// `text` as lines of at most [`WIDTH`] columns, broken at spaces, each line after the first
+/// indented two spaces; ends with a newline.
 pub(super) fn wrapped(text: &str) -> String {
     let lines = super::wrap(text, WIDTH - 2);
     lines.join("\n  ") + "\n"
 }
 
-/// `cells` two spaces apart, each padded to its width in `widths` on the
-/// left where `right` says so, else on the right.
+/// `cells` two spaces apart, each padded to its width in `widths` on the left where `right` says
+/// so, else on the right.
 pub(super) fn columns(cells: &[impl AsRef<str>], widths: &[usize], right: &[bool]) -> String {
     let padded = cells.iter().zip(widths).zip(right).map(|((c, &w), &r)| {
         let c = c.as_ref();

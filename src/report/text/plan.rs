@@ -1,6 +1,6 @@
-//! What a dry run prints: the plan of `contend run` or `contend matrix`,
-//! with its expected wall time and memory, and the start-up measured
-//! for it (the study's plan is `study.rs`'s, with the same line on it).
+//! What a dry run prints: the plan of `contend run` or `contend matrix`, with its expected wall
+//! time and memory, and the start-up measured for it (the study's plan is `study.rs`'s, with the
+//! same line on it).
 
 use crate::matrix::{ASSUMED_ONE_WAY_NS, MatrixPlan};
 use crate::runner::{HostCosts, RunEstimate, RunPlan};
@@ -47,8 +47,8 @@ pub(super) fn costs_line(c: &HostCosts) -> String {
     )
 }
 
-/// `contend run --dry-run`: who runs where, the rounds, what a repeat
-/// and the run take, the budget, the memory, the plan's notes.
+/// `contend run --dry-run`: who runs where, the rounds, what a repeat and the run take, the budget,
+/// the memory, the plan's notes.
 pub fn run_plan(host: &str, p: &RunPlan, e: &RunEstimate) -> String {
     let cfg = &p.config;
     let mut out = String::new();
@@ -120,8 +120,7 @@ pub fn run_plan(host: &str, p: &RunPlan, e: &RunEstimate) -> String {
     out
 }
 
-/// `contend matrix --dry-run`: the CPUs, the classes and their pairs, the
-/// expected time and memory.
+/// `contend matrix --dry-run`: the CPUs, the classes and their pairs, the expected time and memory.
 pub fn matrix_plan(host: &str, p: &MatrixPlan, costs: &HostCosts) -> String {
     let mut out = String::new();
     let cpus: CpuList = p.cpus.iter().copied().collect();

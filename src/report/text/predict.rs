@@ -1,5 +1,5 @@
-//! `contend predict` for a terminal: what was assumed, the verdict lines,
-//! one row per strategy and rate.
+//! `contend predict` for a terminal: what was assumed, the verdict lines, one row per strategy and
+//! rate.
 
 use super::align;
 use crate::predict::PredictResults;
@@ -33,8 +33,7 @@ pub fn render(p: &PredictResults) -> String {
     out
 }
 
-/// What was predicted for: the host, the pools, the arrivals and the
-/// class latencies, two lines.
+/// What was predicted for: the host, the pools, the arrivals and the class latencies, two lines.
 fn header(p: &PredictResults) -> String {
     let layout = &p.config.layout;
     let reads = match layout.read_every {
@@ -109,8 +108,7 @@ fn strategy_rows(p: &PredictResults) -> Vec<Vec<String>> {
     rows
 }
 
-/// The per-node table's rows, its header first: one per node of each
-/// point that has more than one.
+/// The per-node table's rows, its header first: one per node of each point that has more than one.
 fn node_rows(p: &PredictResults) -> Vec<Vec<String>> {
     let header = [
         "strategy",

@@ -1,8 +1,6 @@
-//! A run for the terminal: the first screen `contend run` prints (header,
-//! headline, verdict, one compact table of every strategy in every regime, what the
-//! numbers rest on) and, behind `--verbose`, the full tables in the seeds'
-//! style, one section per measure: `90569±1.15%` per level, and the change
-//! against the first level.
+//! A run for the terminal: the first screen `contend run` prints (header, headline, verdict, one
+//! compact table, what the numbers rest on) and, behind `--verbose`, the full tables in the seeds'
+//! style.
 
 use super::align;
 use crate::counter::ShardLevel;
@@ -19,9 +17,7 @@ use crate::verdict::basis::{
 use crate::workload::Regime;
 use std::fmt::Write;
 
-/// The first screen of a run, at most 100 columns: who and where, the
-/// headline's answer, one compact table of every regime, the terms, then
-/// only what the reader must know. `--verbose` adds [`verbose`].
+/// The first screen of a run, at most 100 columns.
 pub fn render(run: &RunResults) -> String {
     let regimes = run.regimes();
     let mut out = header(run);
@@ -51,9 +47,7 @@ pub fn render(run: &RunResults) -> String {
     out
 }
 
-/// Everything the first screen leaves out (`--verbose`): the whole
-/// headline, every verdict, the full compact table, the load walks, every
-/// line on what the numbers rest on, then [`tables`].
+/// Everything the first screen leaves out (`--verbose`).
 pub fn verbose(run: &RunResults) -> String {
     let mut out = String::from("\n=== the answer in full ===\n");
     out.push_str(&super::headline(&crate::verdict::headline(run)));
@@ -86,8 +80,8 @@ fn checks_line(run: &RunResults) -> String {
     format!("checks: {}; {}", exact_line(run), placement_line(run))
 }
 
-/// `text` as lines of at most 100 columns, broken at spaces, each line
-/// after the first indented two spaces; ends with a newline.
+/// `text` as lines of at most 100 columns, broken at spaces, each line after the first indented two
+/// spaces; ends with a newline.
 fn screen(text: &str) -> String {
     crate::report::wrap(text, 98).join("\n  ") + "\n"
 }
@@ -113,9 +107,7 @@ fn terms(run: &RunResults, verbose: bool) -> String {
     terms.join("; ")
 }
 
-/// What the first screen must not leave out: each regime's warnings,
-/// noise too great to call differences, a CI target not reached; a line
-/// each.
+/// What the first screen must not leave out.
 fn warnings(run: &RunResults) -> String {
     let mut out = String::new();
     for view in &run.regimes() {
@@ -126,7 +118,6 @@ fn warnings(run: &RunResults) -> String {
             }
         }
     }
-    // Noise and a CI target missed, in one line.
     let all = run.strategies.len();
     let noisy = run
         .strategies
@@ -155,9 +146,7 @@ fn warnings(run: &RunResults) -> String {
     out
 }
 
-/// What a run's numbers rest on, as `run --verbose` and `study` print
-/// it: each regime's floors and warnings, then the run's interference,
-/// lines, noise and CI target.
+/// What a run's numbers rest on, as `run --verbose` and `study` print it.
 pub(super) fn rests_on(run: &RunResults) -> String {
     let mut out = String::new();
     let regimes = run.regimes();
@@ -199,8 +188,7 @@ pub(super) fn rests_on(run: &RunResults) -> String {
     out
 }
 
-/// The compact table: a row per strategy (and the floors'), each
-/// regime's [`columns`] side by side.
+/// The compact table: a row per strategy (and the floors'), each regime's [`columns`] side by side.
 fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
     let all: Vec<&StrategyResult> = regimes.iter().flat_map(|v| &v.strategies).collect();
     let labels = RowLabels::new(all.iter().copied());
@@ -330,8 +318,7 @@ fn placement_line(run: &RunResults) -> String {
     )
 }
 
-/// Who ran what where: contend, host, kernel, time; the threads; the
-/// repeats and regimes.
+/// Who ran what where: contend, host, kernel, time; the threads; the repeats and regimes.
 pub(super) fn header(run: &RunResults) -> String {
     let mut out = String::new();
     let cfg = &run.config;
@@ -372,9 +359,8 @@ pub(super) fn header(run: &RunResults) -> String {
     out
 }
 
-/// Every table of a run, regime by regime, in the seeds' style, with
-/// every line on what the numbers rest on (`--verbose`, and the tables
-/// under each sweep point).
+/// Every table of a run, regime by regime, in the seeds' style, with every line on what the numbers
+/// rest on (`--verbose`, and the tables under each sweep point).
 pub fn tables(run: &RunResults) -> String {
     let mut out = String::new();
     let lines = crate::verdict::run_lines(run);

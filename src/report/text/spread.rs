@@ -3,8 +3,7 @@
 use crate::topology::{CpuList, SpreadReport};
 use std::fmt::Write;
 
-/// The order `cpumask_local_spread(i, node)` hands out CPUs in, and the
-/// hops of the v6.3+ order.
+/// The order `cpumask_local_spread(i, node)` hands out CPUs in, and the hops of the v6.3+ order.
 pub fn render(view: &SpreadReport) -> String {
     let mut out = String::new();
     let order: Vec<String> = view.order.iter().map(u32::to_string).collect();

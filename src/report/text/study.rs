@@ -1,6 +1,5 @@
-//! `contend study --dry-run` (the plan and its arithmetic) and the end of
-//! a study (the combined verdict, what the run's figures rest on, each
-//! stage's time against the plan).
+//! `contend study --dry-run` (the plan and its arithmetic) and the end of a study (the combined
+//! verdict, what the run's figures rest on, each stage's time against the plan).
 
 use super::align;
 use crate::study::plan::{ASSUMED_ONE_WAY_NS, MARGIN};
@@ -110,10 +109,8 @@ pub fn render_plan(p: &StudyPlan) -> String {
     out
 }
 
-/// The run's headline (when the study has a run), the combined verdict,
-/// the run's lines on what its figures rest on (floors, warnings,
-/// interference, noise: [`super::run::rests_on`]), then each stage's
-/// status and time.
+/// The run's headline (when the study has a run), the combined verdict, the run's lines on what its
+/// figures rest on, then each stage's status and time.
 pub fn render(study: &StudyResults) -> String {
     let mut out = String::new();
     let p = &study.plan;
@@ -137,8 +134,8 @@ pub fn render(study: &StudyResults) -> String {
             "(each verdict's 95% interval and p-value: report.html in the study folder)\n",
         );
     }
-    // What the run's figures rest on, as `contend run` prints it: its
-    // floors, warnings, interference and noise.
+    // What the run's figures rest on, as `contend run` prints it: its floors, warnings,
+    // interference and noise.
     if let Some(run) = &study.parts.run {
         out.push_str(&super::run::rests_on(run));
     }

@@ -1,6 +1,5 @@
-//! A sweep for the terminal: every point's header and tables, under a
-//! heading naming its thread count, affinity set and regime, then the
-//! sweep's verdict.
+//! A sweep for the terminal: every point's header and tables, under a heading naming its thread
+//! count, affinity set and regime, then the sweep's verdict.
 
 use super::run::{header, tables};
 use crate::report::plain;
@@ -8,8 +7,8 @@ use crate::sweep::SweepResults;
 use crate::workload::Regime;
 use std::fmt::Write;
 
-/// A sweep as text: the run table of every point, under a heading naming
-/// its thread count and affinity set.
+/// A sweep as text: the run table of every point, under a heading naming its thread count and
+/// affinity set.
 pub(super) fn render(sweep: &SweepResults) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -20,8 +19,7 @@ pub(super) fn render(sweep: &SweepResults) -> String {
             .stopped()
             .map_or(String::new(), |why| format!("; PARTIAL ({why})"))
     );
-    // Under 1 s per strategy (`--quick`'s 200 ms), a point's figures
-    // are a look, not a measurement.
+    // Under 1 s per strategy (`--quick`'s 200 ms), a point's figures are a look, not a measurement.
     let shortest = sweep
         .points
         .iter()

@@ -1,5 +1,5 @@
-//! `contend topology` as text: the `numactl -H` view plus last-level
-//! caches, SMT pairs and the allowed sets.
+//! `contend topology` as text: the `numactl -H` view plus last-level caches, SMT pairs and the
+//! allowed sets.
 
 use crate::topology::{CpuList, Topology};
 use std::fmt::Write;

@@ -1,5 +1,5 @@
-//! `contend verify` as text: where each thread ran and where each node's
-//! pages are, verified or not.
+//! `contend verify` as text: where each thread ran and where each node's pages are, verified or
+//! not.
 
 use crate::placement::{NodeCheck, VerifyReport};
 use crate::topology::CpuList;
