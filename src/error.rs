@@ -65,7 +65,7 @@ impl UnknownName {
     }
 }
 
-/// `unknown level "globl": did you mean "global"?
+/// `unknown level "globl": did you mean "global"? (expected global, node, llc or cpu)`.
 impl fmt::Display for UnknownName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "unknown {} \"{}\"", self.what, self.value)?;
@@ -87,9 +87,7 @@ fn one_of(names: &[&str]) -> String {
     }
 }
 
-/// The candidate nearest to `value` by edit distance (Levenshtein: one insertion, deletion or
-/// substitution each), when it is near enough to be a misspelling of it: at most a third of the
-/// candidate's length apart, and at least one edit.
+/// The candidate nearest to `value` by edit distance.
 pub fn nearest<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {

@@ -69,9 +69,7 @@ pub fn hostname() -> String {
     name_of_host(uname().0, &cpuinfo).0
 }
 
-/// The name `nodename` (`uname -n`) gives this host, and whether it is the fallback: a kernel
-/// nobody named says `(none)` (a bare guest, a container or an initramfs), which names no host and
-/// would file results under `_none_`.
+/// The name `nodename` (`uname -n`) gives this host, and whether it is the fallback.
 fn name_of_host(nodename: String, cpuinfo: &str) -> (String, bool) {
     if !matches!(nodename.trim(), "" | "(none)") {
         return (nodename, false);
@@ -130,9 +128,7 @@ fn unnamed_host_note(name: &str) -> String {
 pub const NUMA_BALANCING_NOTE: &str = "automatic NUMA balancing is on: pages may migrate while they are measured (each was verified once, at allocation)";
 
 impl Provenance {
-    /// What the host's state means for any measurement, as notes: the timer falls back to
-    /// `CLOCK_MONOTONIC` without an invariant TSC, and automatic NUMA balancing (any value but "0")
-    /// may move a page after its one check.
+    /// What the host's state means for any measurement, as notes.
     pub fn host_notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         if self.hostname_fallback {
@@ -153,8 +149,7 @@ impl Provenance {
     }
 
     /// One line on the clock's step when it is coarser than a tenth of `smallest_ns`, the smallest
-    /// figure a result shows: single timings are then quantized to it, so figures are means (`None`
-    /// otherwise).
+    /// figure shown: single timings are then quantized, so figures are means.
     pub fn tsc_step_line(&self, smallest_ns: f64) -> Option<String> {
         let step = self.tsc_step_ns()?;
         (step > 0.1 * smallest_ns).then(|| {

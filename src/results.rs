@@ -172,9 +172,7 @@ pub fn read(path: &Path) -> Result<(PathBuf, ResultFile), ReadError> {
 /// (`DIR/<host>/<timestamp>/run.json`, as `contend run --out DIR` writes).
 const RUNS_DEPTH: usize = 3;
 
-/// The runs a path names: a run.json, a run's folder, or a folder holding runs' folders (every
-/// run.json up to [`RUNS_DEPTH`] levels down, in path order, as several `contend run --out DIR`
-/// write them).
+/// The runs a path names: a run.json, a run's folder, or a folder holding runs' folders.
 pub fn read_runs(path: &Path) -> Result<Vec<(PathBuf, RunResults)>, ReadError> {
     let files = if path.is_dir() && !path.join("run.json").is_file() {
         let mut found = Vec::new();

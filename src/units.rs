@@ -29,9 +29,7 @@ impl Unit {
     }
 }
 
-/// `value` in `unit` to 3 significant digits: a rate with an SI prefix (`54.9M`, `1.99k`, `112`), a
-/// time in ns, µs, ms or s (`71.6 ns`, `1.20 µs`), a percentage (`6.53%`, `0.131%`), a count
-/// (`1.52`).
+/// `value` in `unit` to 3 significant digits (`54.9M`, `71.6 ns`, `6.53%`, `1.52`).
 pub fn human(value: f64, unit: Unit) -> String {
     match unit {
         Unit::PerSecond => si(value),
@@ -102,9 +100,8 @@ pub fn noise_text(s: &Summary) -> String {
     format!("noise (±{})", cv_text(ci_pct(s)))
 }
 
-/// The ± after a summary's mean: the half-width of its 95% confidence interval as a percentage of
-/// the mean (`±3.3%`, [`cv_text`]), or `(1 repeat)` where a single repeat leaves it undefined
-/// ([`Summary::has_spread`]).
+/// The ± after a summary's mean: its 95% CI's half-width in % of the mean (`±3.3%`), or `(1
+/// repeat)` where a single repeat leaves it undefined.
 pub fn spread_text(s: &Summary) -> String {
     if s.has_spread() {
         format!("±{}", cv_text(ci_pct(s)))

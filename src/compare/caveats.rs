@@ -40,9 +40,8 @@ impl HostStates {
     }
 }
 
-/// Why two sides cannot be compared as the same machine, if they cannot: their canary medians
-/// differ by more than [`CANARY_SHIFT`] (the ratio that marks a repeat disturbed within one run),
-/// or their canary ranges do not even overlap and the medians differ by more than 20%.
+/// Why two sides cannot be compared as the same machine, if they cannot: canary medians more than
+/// [`CANARY_SHIFT`] apart, or canary ranges apart and medians more than 20%.
 pub fn machine_changed(base: &Side, test: &Side) -> Option<String> {
     let (b, t) = (canaries(base)?, canaries(test)?);
     let ratio = b.median.max(t.median) / b.median.min(t.median);

@@ -24,10 +24,7 @@ use caveats::{unrecorded, warnings};
 use side::short_names;
 use std::path::PathBuf;
 
-/// The measures set side by side for a pair measured in `regime`: first the cost of one update,
-/// [`cost_measure`] (ns/op from throughput flat out, net busy ns per update paced; never the
-/// sampled ns, which the fence perturbs); then, flat out, updates/s and read ops/s; paced, where
-/// ops/s is the pacing rate, the net CPU share (%).
+/// The measures set side by side for a pair measured in `regime`.
 pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
     match regime {
         Regime::FlatOut => vec![cost_measure(regime), &MEASURES[0], &MEASURES[1]],
@@ -104,9 +101,7 @@ fn rows_of(
         .collect()
 }
 
-/// A side's figure at the run level, as tables show it: the mean of its runs' (adjusted) means, n
-/// its runs, its 95% CI from the run-level `spread` (the side's own runs pooled with the other's
-/// and a host's record).
+/// A side's figure at the run level, as tables show it.
 fn level_summary(level: &Level, spread: Option<Spread>) -> Summary {
     let (sd, half) = spread.map_or((0.0, 0.0), |s| {
         let half = t_quantile_975(s.df() as f64) * s.sd / (level.runs as f64).sqrt();
@@ -177,9 +172,8 @@ pub enum CompareError {
 }
 
 impl<'a> Comparison<'a> {
-    /// Pairs the strategies of both sides by key and regime (each test selector with the base on
-    /// its own) and decides each pair on its cost, Holm-adjusted over every pair at `noise`: on the
-    /// repeats where both sides are one run, else on runs (`record` bounding a side of one run).
+    /// Pairs the strategies of both sides by key and regime and decides each pair on its cost,
+    /// Holm-adjusted over every pair at `noise`: on the repeats within one run, else on runs.
     pub fn new(
         base: Side<'a>,
         test: Side<'a>,
@@ -294,9 +288,7 @@ fn unclaim(pairs: &mut [Pair], why: &str) {
     }
 }
 
-/// Decides every judged row of `pairs` in one family (its difference, as [`rows_of`] tested it;
-/// Holm over the rows that have a test, [`crate::stats::decide_differences`]); a row not judged
-/// keeps its difference with no verdict.
+/// Decides every judged row of `pairs` in one family.
 fn decide(pairs: &mut [Pair], noise: NoiseThreshold) -> usize {
     let regime_of: Vec<Regime> = pairs
         .iter()

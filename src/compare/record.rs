@@ -138,9 +138,7 @@ impl HostRecord {
             })
     }
 
-    /// Why this record does not describe runs like `run`, if it does not: another host or CPU, or
-    /// another setting of the experiment than an injected cost (which moves a mean, not how runs
-    /// spread).
+    /// Why this record does not describe runs like `run`, if it does not.
     pub fn not_for(&self, run: &RunResults) -> Option<String> {
         let (p, q) = (&self.provenance, &run.provenance);
         if p.hostname != q.hostname || p.cpu_model != q.cpu_model {
@@ -154,9 +152,7 @@ impl HostRecord {
         setting_differs(&self.config, &config).map(|s| format!("its runs' {s} differs"))
     }
 
-    /// The first of `runs` (run.json files) the record was made from, by its folder's name (a
-    /// host's run folders are named by their start), if any: a record of the very runs compared
-    /// would count their spread twice.
+    /// The first of `runs` (run.json files) the record was made from, by its folder's name.
     pub fn made_from<'a>(&self, runs: impl IntoIterator<Item = &'a Path>) -> Option<String> {
         let folder = |p: &Path| p.parent().and_then(Path::file_name).map(|n| n.to_owned());
         let mine: Vec<_> = self.runs.iter().filter_map(|p| folder(p)).collect();

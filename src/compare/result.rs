@@ -78,9 +78,7 @@ pub struct MeasureRow {
 }
 
 impl MeasureRow {
-    /// The verdict in words ([`Outcome::word`]: `faster`/`slower` for a throughput,
-    /// `cheaper`/`dearer` for a cost, `no change` only when the interval lies within the threshold,
-    /// `inconclusive`), or `not recorded`.
+    /// The verdict in words ([`Outcome::word`]), or `not recorded`.
     pub fn verdict(&self) -> String {
         match (self.outcome, &self.machine_changed) {
             (None, _) => "not recorded".to_string(),
@@ -121,9 +119,7 @@ impl MeasureRow {
         })
     }
 
-    /// Across runs, the run-level estimate of the row in words: each side's runs, how far a run's
-    /// mean moves from run to run and how much of that lies between runs, and what the line costs
-    /// explain.
+    /// Across runs, the run-level estimate of the row in words.
     pub fn runs_text(&self) -> Option<String> {
         let d = self.runs?;
         let unit = self.measure.unit;
@@ -268,9 +264,7 @@ impl Comparison<'_> {
         )
     }
 
-    /// The rule in a few words, for the patch table's footer: `cheaper or dearer (faster or slower)
-    /// beyond ±2% and ±1 ns per update at p < 0.05 after Holm over 6 tests; no change when the
-    /// whole CI lies within that; else inconclusive`.
+    /// The rule in a few words, for the patch table's footer.
     pub fn rule_brief(&self) -> String {
         format!(
             "cheaper or dearer beyond ±{}% and ±{} ns per update, at p < {} after Holm over {} test{}; no change only when the whole CI lies within that; else inconclusive",
@@ -300,9 +294,7 @@ impl Comparison<'_> {
         title
     }
 
-    /// What the printed p is, in one line (without a `p: ` label): Welch's two-sided p, or the
-    /// paired t-test's for rows of strategies run in place in the same repeats, Holm-adjusted over
-    /// this comparison's tests.
+    /// What the printed p is, in one line (without a `p: ` label).
     pub fn p_note(&self) -> String {
         let rows = self.pairs.iter().flat_map(|p| &p.rows);
         let paired = rows
@@ -332,9 +324,8 @@ impl Comparison<'_> {
         )
     }
 
-    /// The strategies left unmatched, what `n<2` means, which rows were paired repeat by repeat and
-    /// which figures a file did not record, if any: one line each, in plain words (every format
-    /// prints these lines under its table, escaped as its own).
+    /// The strategies left unmatched, what `n<2` means, which rows were paired and which figures a
+    /// file did not record: one line each, in plain words.
     pub fn footer(&self) -> Vec<String> {
         let mut lines = Vec::new();
         if !self.only_base.is_empty() {

@@ -110,9 +110,7 @@ impl<'a> Side<'a> {
         Ok(picks)
     }
 
-    /// `path` (or `selectors in path`) and where it ran, in plain words (each format escapes them
-    /// as its own), with its runs and the repeats its first run's strategies used
-    /// ([`RunResults::repeats_text`]).
+    /// `path` (or `selectors in path`) and where it ran, in plain words.
     pub fn describe(&self) -> String {
         let p = &self.run.provenance;
         let selectors = if self.selectors.is_empty() {
@@ -138,9 +136,7 @@ impl<'a> Side<'a> {
     }
 }
 
-/// What makes `other` not a replicate of `run`, if anything: another host, CPU, kernel or contend
-/// build, other strategies, or another setting of the experiment (measured figures such as the
-/// timer's overhead may differ).
+/// What makes `other` not a replicate of `run`, if anything.
 fn not_a_replicate(run: &RunResults, other: &RunResults) -> Option<String> {
     let (p, q) = (&run.provenance, &other.provenance);
     let provenance: [(&str, &str, &str); 5] = [

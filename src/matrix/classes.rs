@@ -131,10 +131,8 @@ pub struct PairSelection {
 /// Seed of the pair sample: the same pairs on every run of one host.
 const SAMPLE_SEED: u64 = 0x6d61_7472_6978; // "matrix"
 
-/// Classifies every pair `a < b` of `cpus` (ids, any order, duplicates ignored) and keeps, per
-/// class, at most `per_class` pairs: the class's first pair in `(a, b)` order plus a fixed-seed
-/// random sample of the rest (deterministic, and spread over both CPUs of the pair, which an evenly
-/// spaced pick in `(a, b)` order is not).
+/// Classifies every pair `a < b` of `cpus` and keeps at most `per_class` a class: its first pair
+/// plus a fixed-seed random sample of the rest (spread over both CPUs, as an even pick is not).
 pub fn select_pairs(
     topo: &Topology,
     cpus: &[u32],

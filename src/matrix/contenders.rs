@@ -51,13 +51,9 @@ pub struct ContendersPoint {
     /// The same loop on a private line, ns per add (trimmed mean of each thread's timings, then the
     /// mean over threads).
     pub private_add_ns: f64,
-    /// The line's time per hand-over, net, ns: per window, window ns ÷ hand-overs −
-    /// `private_add_ns` (the add that took the line, had it been local), then the trimmed mean over
-    /// windows; `None` when no window had a hand-over.
+    /// The line's time per hand-over, net, ns.
     pub handover_ns: Option<f64>,
-    /// What one add costs a CPU with k adding, ns: per window, k × window ns ÷ adds −
-    /// `private_add_ns` (the mean time between one CPU's adds, net), then the trimmed mean over
-    /// windows.
+    /// What one add costs a CPU with k adding, ns.
     pub add_ns: f64,
 }
 

@@ -79,9 +79,8 @@ pub fn homes_of(topo: &Topology, a: u32, b: u32) -> Vec<u32> {
     homes
 }
 
-/// Splits the net samples one `measure_transactions` call gave (the pair's lower CPU's `per_side`
-/// first, then the higher's) between the local and remote pools, by whether `home` is each CPU's
-/// node.
+/// Splits the net samples of one `measure_transactions` call (the lower CPU's `per_side` first)
+/// between the local and remote pools, by whether `home` is each CPU's node.
 fn pool_sides(
     topo: &Topology,
     pair: [u32; 2],

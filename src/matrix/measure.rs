@@ -17,9 +17,7 @@ pub enum Mode {
     /// CAS ping-pong: the initiator waits for 2k and CASes it to 2k+1, the responder waits for 2k+1
     /// and CASes it to 2k+2.
     Cas,
-    /// Flag hand-off with plain loads and stores: each turn one side writes the flag and the other,
-    /// spinning on loads, reads it and writes the next value (a read miss on a modified line, then
-    /// an upgrade: the pattern of one writer and one reader of `tg->load_avg`).
+    /// Flag hand-off with plain loads and stores.
     Rw,
 }
 
@@ -109,9 +107,7 @@ fn rw_turn(line: &AtomicU64, expect: u64) {
     line.store(expect + 1, Ordering::Release);
 }
 
-/// Lines of the pair's page that samples rotate through (64-byte lines, the first KiB): a line's
-/// cost depends on which L3 slice its address hashes to (docs/evidence.md), so one fixed line would
-/// measure one slice, not the pair.
+/// Lines of the pair's page that samples rotate through (64-byte lines, the first KiB).
 pub const LINES: usize = 16;
 
 /// Bytes between rotated lines.
@@ -208,9 +204,7 @@ pub(super) fn spaced_lines(memory: &NodeMemory, stride: usize) -> [&AtomicU64; L
     std::array::from_fn(|l| unsafe { &*memory.as_ptr().add(l * stride).cast::<AtomicU64>() })
 }
 
-/// Measures the pair `(a, b)`: allocates a fresh page bound to `home` (its lines never used
-/// before), pins a thread to each CPU and verifies both, then times `a` initiating, then `b`
-/// initiating, each over the same [`LINES`] rotating lines.
+/// Measures the pair `(a, b)` on a fresh page bound to `home`, `a` initiating, then `b`.
 pub fn measure_pair(
     a: u32,
     b: u32,

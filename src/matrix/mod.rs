@@ -58,21 +58,16 @@ pub const WARMUP_SAMPLES: usize = 20;
 /// Round trips of the reference ping-pong on the first pair.
 pub const REFERENCE_ROUND_TRIPS: u64 = 256_000;
 
-/// One-way ns beyond which a line transfer is the scheduler's, not a cache's: the two threads took
-/// turns on one CPU (a hypervisor ran both vCPUs on one host CPU, each hand-over waiting for a host
-/// time slice).
+/// One-way ns beyond which a line transfer is the scheduler's, not a cache's.
 pub const SCHEDULED_TRANSFER_NS: u64 = 10_000;
 
-/// Whether transfers timed in stretches (`ns_per_transfer`, one figure a stretch: a ping-pong's
-/// chunk, the transactions' samples between two looks at the clock) were the scheduler's: their
-/// median over [`SCHEDULED_TRANSFER_NS`].
+/// Whether transfers timed in stretches (`ns_per_transfer`, one figure a stretch) were the
+/// scheduler's: their median over [`SCHEDULED_TRANSFER_NS`].
 pub fn taking_turns(ns_per_transfer: &[f64]) -> bool {
     crate::stats::median(ns_per_transfer).is_some_and(|m| m > SCHEDULED_TRANSFER_NS as f64)
 }
 
-/// How long an instrument of `transfers` line transfers may take before it stops: `transfers` ×
-/// [`SCHEDULED_TRANSFER_NS`] (a time slice or two of the host's, lost to a preemption, stays far
-/// inside it).
+/// How long an instrument of `transfers` line transfers may take before it stops.
 pub fn transfer_budget(transfers: u64) -> std::time::Duration {
     std::time::Duration::from_nanos(transfers.saturating_mul(SCHEDULED_TRANSFER_NS))
 }
@@ -128,9 +123,8 @@ and heatmap.svg."
 /// differ by more than this percentage of the smaller.
 pub const ASYMMETRY_LIMIT_PCT: f64 = 15.0;
 
-/// Share of the contenders' timed windows set aside at each end before their mean (a window is many
-/// hand-overs, not one operation, so [`crate::stats::TIMING_TRIM`]'s 5% of a dozen windows would
-/// set none aside): an interrupt or a preempted vCPU stretches a window tenfold.
+/// Share of the contenders' timed windows set aside at each end before their mean: an interrupt or
+/// a preempted vCPU stretches a window tenfold.
 pub const WINDOW_TRIM: f64 = 0.1;
 
 /// Passes over the pairs: each pair is measured this many times, spread over the run.
@@ -210,11 +204,8 @@ where
         .map_err(serde::de::Error::custom)
 }
 
-/// Measures every `(pair, home node)` in [`PASSES`] passes spread over the run (fewer with fewer
-/// samples), the `p.samples` samples per phase split between them, each pass on a fresh line bound
-/// to the pair's home node, visiting the pairs from a different starting point (pass k starts
-/// k/PASSES of the way along), so a pair's passes are minutes apart on a large host and a machine
-/// that moves under the run shows as spread, not as a cost.
+/// Measures every `(pair, home node)` in [`PASSES`] passes spread over the run, each on a fresh
+/// line, so a machine that moves under the run shows as spread, not as a cost.
 pub fn measure_all(
     pairs: &[(PlannedPair, u32)],
     p: &Procedure,

@@ -25,8 +25,7 @@ use std::time::{Duration, Instant};
 pub const ASSUMED_ONE_WAY_NS: f64 = 150.0;
 
 /// Seconds `pairs` pairs take at `samples` samples per direction and `one_way_ns` a transfer, each
-/// pass of a pair starting its two pinned threads twice (the ping-pong, then the coherence
-/// transactions) in `pair_setup_s`, with the reference ping-pong before them.
+/// pass starting its threads twice at `pair_setup_s`, the reference ping-pong first.
 pub fn pairs_s(pairs: usize, samples: usize, one_way_ns: f64, pair_setup_s: f64) -> f64 {
     let round_trip_s = 2.0 * one_way_ns * 1e-9;
     let per_pair = 2.0 * PASSES as f64 * pair_setup_s

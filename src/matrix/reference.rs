@@ -11,9 +11,8 @@ use std::time::{Duration, Instant};
 
 const PING: u64 = 0;
 const PONG: u64 = 1;
-/// Left on every line by the ping side once its budget is spent: the pong side, waiting for a swap
-/// that will not come, sees it in its CAS's failure value, so the wait itself does no more work
-/// than before.
+/// Left on every line by the ping side once its budget is spent: the waiting pong side sees it as
+/// its CAS's failure value, so the wait does no more work.
 const STOP: u64 = 2;
 
 /// Chunks the round trips are timed in (sixteen per line, in turn).
@@ -52,9 +51,8 @@ pub enum ReferenceError {
 #[repr(align(64))]
 struct PaddedWord(AtomicU64);
 
-/// One-way latency in ns between `cpu_a` and `cpu_b`: the median chunk's time / (2 × its round
-/// trips), over 256 chunks of `round_trips / 256` CAS round trips rotating over 16 lines, after a
-/// tenth as many of warm-up; fewer chunks past its [`super::transfer_budget`].
+/// One-way latency in ns between `cpu_a` and `cpu_b`: the median chunk's time over twice its round
+/// trips.
 pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f64, ReferenceError> {
     let lines: Box<[PaddedWord; LINES]> =
         Box::new(std::array::from_fn(|_| PaddedWord(AtomicU64::new(PING))));

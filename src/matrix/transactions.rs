@@ -30,9 +30,8 @@ pub enum Transaction {
     /// A read of a line this CPU wrote and the other CPU has since only read: a writer's read side
     /// after an update that did not publish, when another CPU read its last publish.
     ReadBack,
-    /// An add on a line the other CPU has only read, then a read of a line the other CPU has just
-    /// written: a per-CPU split's update and read side, where the read's miss may overlap the
-    /// add's.
+    /// An add on a line the other CPU has only read, then a read of a line it has just written: a
+    /// per-CPU split's update and read side.
     AddThenReadOther,
     /// An add on a line the other CPU has just written, then a read of it: a global counter's
     /// update and read side.
@@ -68,9 +67,7 @@ impl Transaction {
 pub struct TransactionCost {
     /// Which.
     pub transaction: Transaction,
-    /// The fenced operation's ns less the same operation's on a private line, timed right after it:
-    /// the 5% trimmed mean ([`crate::stats::trimmed_mean`]) over both CPUs' samples, not their
-    /// median, which a stepping clock quantizes.
+    /// The fenced operation's ns less the same operation's on a private line, timed right after it.
     pub net_ns: f64,
     /// `net_ns` ÷ the pair's median one-way ping-pong: how this transaction compares with the
     /// figure other tools report.
@@ -305,9 +302,7 @@ fn transactions_within(
     Ok(mine)
 }
 
-/// Each transaction's cost from its samples (every pass's, merged): their [`TIMING_TRIM`] trimmed
-/// mean, each sample being one operation's timing, with its ratio to the pair's ping-pong
-/// `pingpong_ns`; empty without samples (a file from before transactions were measured).
+/// Each transaction's cost from its samples (every pass's, merged).
 pub fn transaction_costs(samples: &[Vec<f64>], pingpong_ns: f64) -> Vec<TransactionCost> {
     Transaction::ALL
         .iter()

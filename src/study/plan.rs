@@ -23,9 +23,7 @@ pub const PER_CLASS: usize = 4;
 /// Timed samples per direction of each pair.
 pub const SAMPLES: usize = 30;
 pub use crate::matrix::ASSUMED_ONE_WAY_NS;
-/// Repeats per strategy in the run stage before the run's stop rule adds rounds (as `contend run`
-/// does by default: widest CI first, until each 95% CI is within
-/// [`crate::runner::DEFAULT_TARGET_CI_PCT`] or the stage's planned seconds are spent).
+/// Repeats per strategy in the run stage before the run's stop rule adds rounds.
 pub const RUN_REPEATS: u32 = 5;
 /// Repeats per strategy at each sweep point.
 pub const SWEEP_REPEATS: u32 = 3;
@@ -202,9 +200,7 @@ pub enum StudyPlanError {
     Offline(#[from] matrix::OfflineCpu),
 }
 
-/// The default strategies of `contend run` (its `--level` and `--publish` defaults): the kernel's
-/// counter before v6.7 (`threshold:64`), the merged fix (`ratelimit:1ms+threshold:64`) and the
-/// plain shared counter (`always`), each global and per node.
+/// The default strategies of `contend run` (its `--level` and `--publish` defaults).
 pub fn run_strategies() -> StrategyChoice {
     StrategyChoice {
         levels: vec![
@@ -274,9 +270,7 @@ fn stage_seconds(fixed_s: f64, runs: usize, duration_s: f64) -> f64 {
     fixed_s + runs as f64 * duration_s
 }
 
-/// Start-up of one repeat with `threads` threads at `costs`, with `warmup_s` of warm-up, s: the
-/// warm-up, what the probe leaves out ([`crate::runner::plan::REPEAT_OVERHEAD_S`]), the canaries,
-/// the start-up spread and each thread's start and stop.
+/// Start-up of one repeat with `threads` threads at `costs`, with `warmup_s` of warm-up, s.
 fn repeat_setup_s(costs: &HostCosts, warmup_s: f64, threads: usize) -> f64 {
     warmup_s
         + crate::runner::plan::REPEAT_OVERHEAD_S
@@ -298,9 +292,8 @@ pub fn refit(remaining_s: f64, entries: usize, fixed_s: f64, planned_s: f64) -> 
     (d >= MIN_DURATION_S).then(|| d.min(planned_s))
 }
 
-/// The repeats of the run and the sweep that `budget` holds, where `needed_at(r, s)` is the budget
-/// r and s repeats need: the study's own, else fewer, down to two each, said in a note before
-/// anything runs.
+/// The repeats of the run and the sweep that `budget` holds (`needed_at(r, s)` the budget r and s
+/// repeats need): the study's own, else fewer, down to two each, said in a note.
 fn repeats_within(
     budget: f64,
     needed_at: impl Fn(u32, u32) -> f64,
@@ -463,9 +456,7 @@ pub fn plan_study(
     })
 }
 
-/// Costs with a known answer, for tests: no spread, 0.3 ms a thread to start and stop, no canaries,
-/// so that with the 30 ms a repeat the probe leaves out a repeat of N threads starts in 20 + 30 +
-/// 0.3 N ms.
+/// Costs with a known answer, for tests.
 #[cfg(test)]
 pub(crate) fn example_costs() -> HostCosts {
     HostCosts {

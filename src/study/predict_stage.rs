@@ -50,9 +50,7 @@ pub(super) fn study_predict(study: &mut StudyResults, topo: &Topology) -> StageS
     StageStatus::Done
 }
 
-/// The prediction of what `run` measured: its CPUs and read side, its strategies' levels and
-/// policies, its paced rates (the seed's rate when it ran only flat out) and their arrivals, its
-/// seed.
+/// The prediction of what `run` measured.
 fn request_of(run: &RunResults, latencies: Latencies) -> PredictRequest {
     let mut levels = Vec::new();
     let mut policies = Vec::new();

@@ -16,8 +16,7 @@ use crate::units::si;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How far outside a matrix's class range the run's canary may lie and still agree with it, as a
-/// fraction of the range's ends: the canary disagrees below (1 − this) × the class's cheapest pair
-/// or above (1 + this) × its dearest.
+/// fraction of the range's ends.
 pub const CANARY_MOVED: f64 = 0.25;
 
 /// True when `canary_ns` lies outside `range` (a class's cheapest and dearest pair, ns) by more
@@ -141,9 +140,8 @@ pub fn reason(
     format!("{moved}; {measured}{then}")
 }
 
-/// After the run: when its canary disagrees with the matrix stage's figure for its class, measures
-/// the matrix again at once (if `remaining_s` still pays for the stage's estimate), and keeps it,
-/// or why it could not, in the study's parts.
+/// After the run: when its canary disagrees with the matrix stage's class figure, measures the
+/// matrix again if `remaining_s` pays for it, keeping it or why not in the study's parts.
 pub(super) fn measure_again_if_needed(
     study: &mut StudyResults,
     topo: &Topology,
@@ -169,9 +167,7 @@ pub(super) fn measure_again_if_needed(
     );
 }
 
-/// Why the matrix cannot be measured again after the run, in words: the study was `stopped`, or the
-/// `remaining_s` seconds of its budget do not pay for the stage's estimate `est_s` (exactly that
-/// much does); `None` when it can.
+/// Why the matrix cannot be measured again after the run, in words.
 fn cannot_measure_again(stopped: bool, est_s: f64, remaining_s: f64) -> Option<String> {
     if stopped {
         Some("the study was interrupted".into())
@@ -234,9 +230,8 @@ pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
     })
 }
 
-/// `latencies`, unless its transactions price a transfer at or below 0 ns (timed where no line
-/// moved: an emulated guest, or a phase change inside the timing) while its class latencies are
-/// above 0: then those class latencies with every transfer at its ping-pong, and why, in words.
+/// `latencies`, unless its transactions price a transfer at or below 0 ns while its class latencies
+/// are above 0: then those latencies with every transfer at its ping-pong, and why.
 fn priceable(latencies: Latencies) -> (Latencies, Option<String>) {
     let Err(e) = latencies.positive() else {
         return (latencies, None);

@@ -23,9 +23,7 @@ use std::time::{Duration, Instant, SystemTime};
 /// Where a sweep point's writers run, as in seed 002's `affinity` column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Affinity {
-    /// Writers take CPUs from every allowed CPU, round-robin across nodes (CPU spec `spread`), as
-    /// the scheduler spreads unbound tasks: below 100% the threads still span every node rather
-    /// than filling node 0.
+    /// Writers take CPUs from every allowed CPU, round-robin across nodes.
     Unbound,
     /// Every writer on this node (CPU spec `node:N`).
     Node(u32),
@@ -98,9 +96,7 @@ pub struct SweepRequest {
 }
 
 impl SweepRequest {
-    /// The affinity sets to sweep, duplicates dropped, order kept: `affinity`, else `unbound` plus
-    /// `nodeN` for each of `nodes_with_cpus` (the nodes with allowed CPUs) when there are two or
-    /// more.
+    /// The affinity sets to sweep, duplicates dropped, order kept.
     pub fn affinity_sets(&self, nodes_with_cpus: &[u32]) -> Vec<Affinity> {
         let wanted = match &self.affinity {
             Some(list) => list.clone(),

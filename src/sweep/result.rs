@@ -58,9 +58,7 @@ impl SweepResults {
         Some((threads, in_set().filter(|p| p.threads == threads).collect()))
     }
 
-    /// The flat-out points of affinity set `affinity`, by thread count: the
-    /// throughput-against-threads series (a paced point's ops/s is its pacing rate, so it belongs
-    /// to the rate curve instead).
+    /// The flat-out points of affinity set `affinity`, by thread count.
     pub fn hammer_points(&self, affinity: &str) -> Vec<&SweepPoint> {
         let mut points: Vec<&SweepPoint> = self
             .points

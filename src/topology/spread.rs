@@ -39,9 +39,8 @@ struct NodeHops {
     hops: Vec<Hop>,
 }
 
-/// The kernel's NUMA hop masks for every online node, computed once from a [`Topology`] so that
-/// each [`HopOrder::local_spread`] lookup is a binary search over a node's few levels and one
-/// index.
+/// The kernel's NUMA hop masks for every online node, computed once from a [`Topology`] so each
+/// [`HopOrder::local_spread`] lookup is a binary search.
 #[derive(Debug, Clone)]
 pub struct HopOrder {
     /// Sorted unique distances among CPU-bearing nodes.
