@@ -5,8 +5,7 @@ use std::fmt;
 /// A failed command: what to print (one line) and the exit status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CliError {
-    /// 2 for bad input (the request itself is wrong), 1 for a run that failed (a placement the
-    /// kernel refused, a wrong final sum).
+    /// 2 for bad input (the request itself is wrong), 1 for a run that failed.
     pub exit_code: u8,
     /// One line saying what was wrong.
     pub message: String,
@@ -38,8 +37,7 @@ impl fmt::Display for CliError {
 
 impl std::error::Error for CliError {}
 
-/// A name that is not one of those a setting takes (`--level socket`, or `"mode": "x"` in a result
-/// file): one line naming the names it takes, and the nearest of them when the name looks misspelt.
+/// A name that is not one of those a setting takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownName {
     /// What kind of name (`level`, `clock`, `pair class`).

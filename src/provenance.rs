@@ -82,8 +82,7 @@ fn name_of_host(nodename: String, cpuinfo: &str) -> (String, bool) {
     (fallback_hostname(model, cpus), true)
 }
 
-/// A host name made of a CPU model and a CPU count, in lower-case letters, digits and dashes: `QEMU
-/// TCG CPU version 2.5+` with 64 CPUs is `qemu-tcg-cpu-version-2-5-64cpus`.
+/// A host name made of a CPU model and a CPU count, in lower-case letters, digits and dashes.
 pub fn fallback_hostname(cpu_model: &str, cpus: usize) -> String {
     let mut name = String::new();
     for word in cpu_model

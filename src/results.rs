@@ -102,8 +102,7 @@ pub enum ReadError {
         /// The file.
         path: PathBuf,
     },
-    /// Parsed, but a value no run could have written: a negative, NaN or infinite mean, a strategy
-    /// with repeats and no summary, a strategy twice in one regime.
+    /// Parsed, but a value no run could have written.
     #[error("{}: {field} {problem}", path.display())]
     Invalid {
         /// The file.
@@ -168,8 +167,7 @@ pub fn read(path: &Path) -> Result<(PathBuf, ResultFile), ReadError> {
     Ok((file, result))
 }
 
-/// How deep under a folder [`read_runs`] looks for run.json files
-/// (`DIR/<host>/<timestamp>/run.json`, as `contend run --out DIR` writes).
+/// How deep under a folder [`read_runs`] looks for run.json files.
 const RUNS_DEPTH: usize = 3;
 
 /// The runs a path names: a run.json, a run's folder, or a folder holding runs' folders.
@@ -260,8 +258,7 @@ fn folder_files(folder: &Path) -> Result<Vec<PathBuf>, ReadError> {
     Ok(files)
 }
 
-/// Reads one file: kind by content (`points` = sweep, `strategies` = run, `pairs` = matrix), then
-/// the schema policy (present, and the one this contend writes), then the fields.
+/// Reads one file: kind by content.
 fn read_file(file: &Path) -> Result<ResultFile, ReadError> {
     let text = fs::read_to_string(file).map_err(|source| ReadError::Io {
         path: file.to_path_buf(),
@@ -349,8 +346,7 @@ fn check_means(value: &serde_json::Value, path: &mut String) -> Result<(), (Stri
     Ok(())
 }
 
-/// A run's strategies: each with repeats has a summary (it is what every verdict reads), and none
-/// is measured twice in one regime.
+/// A run's strategies: each with repeats has a summary.
 fn check_run(run: &RunResults) -> Result<(), (String, &'static str)> {
     for (i, s) in run.strategies.iter().enumerate() {
         if s.summary.is_none() && !s.repeats.is_empty() {
@@ -424,8 +420,7 @@ pub fn create_dir(dir: &Path) -> Result<(), WriteError> {
     })
 }
 
-/// Checks, before anything is measured, that results folders can be written under `root`: creates
-/// it (and its parents) if absent, writes a probe file there and removes it.
+/// Checks, before anything is measured, that results folders can be written under `root`.
 pub fn check_writable(root: &Path) -> Result<(), WriteError> {
     create_dir(root)?;
     let probe = root.join(format!(".contend-probe-{}", std::process::id()));
@@ -440,8 +435,7 @@ pub fn check_writable(root: &Path) -> Result<(), WriteError> {
         })
 }
 
-/// A fresh folder `root/<host>/<UTC timestamp>` (a `-2`, `-3`, … suffix if that second is taken),
-/// created.
+/// A fresh folder `root/<host>/<UTC timestamp>`.
 pub fn new_results_dir(root: &Path, host: &str, started_utc: &str) -> Result<PathBuf, WriteError> {
     let stamp: String = started_utc
         .chars()

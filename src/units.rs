@@ -46,8 +46,7 @@ pub fn human(value: f64, unit: Unit) -> String {
     }
 }
 
-/// 3 significant digits with a k (10³), M (10⁶) or G (10⁹) prefix: `58.2M`, `22.0k`, `975`, `34.5`,
-/// `0.128`.
+/// 3 significant digits with a k (10³), M (10⁶) or G (10⁹) prefix.
 pub fn si(value: f64) -> String {
     let (scaled, prefix) = scaled(value, &[(1e9, "G"), (1e6, "M"), (1e3, "k")]);
     format!("{}{prefix}", three_digits(scaled))
@@ -83,14 +82,12 @@ pub fn cv_text(pct: f64) -> String {
     format!("{pct:.decimals$}%")
 }
 
-/// The half-width of `s`'s 95% confidence interval, as a % of its mean's size (infinite for a mean
-/// of 0).
+/// The half-width of `s`'s 95% confidence interval, as a % of its mean's size.
 pub fn ci_pct(s: &Summary) -> f64 {
     50.0 * (s.ci95_high - s.ci95_low) / s.mean.abs()
 }
 
-/// True when `s`'s 95% confidence interval is wider than its value: the repeats cannot tell it from
-/// nothing, and it is printed as [`noise_text`], not as a figure or a change.
+/// True when `s`'s 95% confidence interval is wider than its value.
 pub fn is_noise(s: &Summary) -> bool {
     s.has_spread() && ci_pct(s) > 100.0
 }
@@ -100,8 +97,7 @@ pub fn noise_text(s: &Summary) -> String {
     format!("noise (±{})", cv_text(ci_pct(s)))
 }
 
-/// The ± after a summary's mean: its 95% CI's half-width in % of the mean (`±3.3%`), or `(1
-/// repeat)` where a single repeat leaves it undefined.
+/// The ± after a summary's mean: its 95% CI's half-width in % of the mean.
 pub fn spread_text(s: &Summary) -> String {
     if s.has_spread() {
         format!("±{}", cv_text(ci_pct(s)))
@@ -110,8 +106,7 @@ pub fn spread_text(s: &Summary) -> String {
     }
 }
 
-/// `84.4 ns ±4.4%`: a mean in `unit` and its ± ([`spread_text`]), or [`noise_text`] where the
-/// interval is wider than the value.
+/// `84.4 ns ±4.4%`: a mean in `unit` and its ±.
 pub fn figure(s: &Summary, unit: Unit) -> String {
     if is_noise(s) {
         noise_text(s)

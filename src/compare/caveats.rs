@@ -54,8 +54,7 @@ pub fn machine_changed(base: &Side, test: &Side) -> Option<String> {
     })
 }
 
-/// One note per side and compared measure that some pair lacks on that side (the row shows `-` and
-/// "not recorded"), naming the file.
+/// One note per side and compared measure that some pair lacks on that side.
 pub(super) fn unrecorded(pairs: &[Pair], base: &Side, test: &Side) -> Vec<String> {
     let base_value: fn(&MeasureRow) -> Option<Summary> = |r| r.base;
     let test_value: fn(&MeasureRow) -> Option<Summary> = |r| r.test;
@@ -82,8 +81,7 @@ pub(super) fn unrecorded(pairs: &[Pair], base: &Side, test: &Side) -> Vec<String
     notes
 }
 
-/// What differs between the two sides beyond the strategies: contend version, host, CPU, kernel and
-/// the workload's settings.
+/// What differs between the two sides beyond the strategies.
 pub(super) fn warnings(base: &Side, test: &Side) -> Vec<String> {
     let mut out = Vec::new();
     let (b, t) = (&base.run.provenance, &test.run.provenance);

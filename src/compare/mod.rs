@@ -32,8 +32,7 @@ pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
     }
 }
 
-/// How a comparison replicates: the repeats of one run (both sides are the same run: strategies of
-/// one file), or runs (the sides are different runs, one or several each).
+/// How a comparison replicates: the repeats of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Replicates {
     /// Both sides are one run: its repeats are the replicates, paired repeat by repeat where two
@@ -43,8 +42,7 @@ pub enum Replicates {
     Runs,
 }
 
-/// One row per compared measure of a pair: both sides' summaries and the difference (paired where
-/// both ran in place in one run, at the run level across runs).
+/// One row per compared measure of a pair: both sides' summaries and the difference.
 fn rows_of(
     pair: (&StrategyResult, &StrategyResult),
     sides: (&Side, &Side),
@@ -273,8 +271,7 @@ impl<'a> Comparison<'a> {
     }
 }
 
-/// Takes back every change called in `pairs`: the machine changed between the sides (`why`) beyond
-/// what the runs adjust for, so each is inconclusive, and says why.
+/// Takes back every change called in `pairs`.
 fn unclaim(pairs: &mut [Pair], why: &str) {
     for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
         if let Some(o) = row

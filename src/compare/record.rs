@@ -52,8 +52,7 @@ pub struct RecordRow {
     pub repeats: usize,
     /// The mean of the run means, in the measure's unit.
     pub mean: f64,
-    /// The standard deviation of the run means (each adjusted to the runs' common line cost where
-    /// every repeat priced it), in the measure's unit: what a second run's mean would move by.
+    /// The standard deviation of the run means.
     pub run_sd: f64,
     /// The standard deviation of repeats within a run, pooled.
     pub within_sd: Option<f64>,
@@ -61,8 +60,7 @@ pub struct RecordRow {
     pub between_share: Option<f64>,
 }
 
-/// One run of `strategy` in `measure` as the run-level estimate takes it: its summary, and each
-/// used repeat's value beside its line cost where every used repeat priced one.
+/// One run of `strategy` in `measure` as the run-level estimate takes it.
 pub fn run_of(strategy: &StrategyResult, measure: &Measure) -> Option<Run> {
     let summary = measure.of(strategy)?;
     let used = UsedRepeats::of(&strategy.repeats).used;

@@ -2,8 +2,6 @@
 //! compared measure's outcome, and the warnings and notes that qualify them.
 
 use super::{Replicates, Side};
-#[cfg(doc)]
-use crate::runner::RunResults;
 use crate::runner::{Measure, StrategyResult};
 use crate::stats::{
     Decision, Difference, NoiseThreshold, Outcome, RunsDifference, SIGNIFICANCE_LEVEL, Summary,
@@ -18,22 +16,19 @@ pub struct Comparison<'a> {
     pub test: Side<'a>,
     /// What the replicates are: one run's repeats, or runs.
     pub replicates: Replicates,
-    /// The host's record of identical runs that bounded the run-level spread, in words (file, runs,
-    /// date); `None` when none did.
+    /// The host's record of identical runs that bounded the run-level spread, in words.
     pub record: Option<String>,
     /// Both sides' host states, across runs (`None` within one run, or without canaries).
     pub host: Option<HostStates>,
     /// Matched strategies (same key, same regime), in the base side's order.
     pub pairs: Vec<Pair<'a>>,
-    /// Picked base strategies with no test counterpart in their regime, as listed (name, plus the
-    /// regime when paced).
+    /// Picked base strategies with no test counterpart in their regime, as listed.
     pub only_base: Vec<String>,
     /// Picked test strategies with no base counterpart, likewise.
     pub only_test: Vec<String>,
     /// Differences in version, host or settings that make the comparison doubtful.
     pub warnings: Vec<String>,
-    /// One line per side and compared measure that a side did not record, saying why (a file
-    /// written before the measure was): the figure is shown as missing, never replaced by another.
+    /// One line per side and compared measure that a side did not record, saying why.
     pub notes: Vec<String>,
     /// The noise threshold, in %: a smaller change is "no change".
     pub noise: NoiseThreshold,
@@ -63,8 +58,7 @@ pub struct MeasureRow {
     /// `test − base` repeat by repeat, summarised, where both sides ran in place in the same
     /// repeats of one run: the difference is decided on it (the paired t-test).
     pub paired: Option<Summary>,
-    /// Across runs: the run-level estimate the difference was tested by (each side's runs, the
-    /// covariate's share, the spread); `None` within one run.
+    /// Across runs: the run-level estimate the difference was tested by.
     pub runs: Option<RunsDifference>,
     /// The difference as tested (`None`: a side did not record the measure).
     pub difference: Option<Difference>,
@@ -163,8 +157,7 @@ impl Comparison<'_> {
             .any(|r| r.outcome.is_some_and(|o| o.p_adjusted.is_none()))
     }
 
-    /// How many pairs were called a change: a worse one (dearer, slower) when `worse`, either way
-    /// otherwise.
+    /// How many pairs were called a change.
     pub fn called(&self, worse: bool) -> usize {
         self.rows()
             .filter(|r| r.judged)
@@ -209,8 +202,7 @@ impl Comparison<'_> {
         ))
     }
 
-    /// Across runs where the sides' host states differ by 5% or more: both side by side, and what
-    /// the line costs alone explain of the judged changes (taken out of them).
+    /// Across runs where the sides' host states differ by 5% or more.
     pub fn host_line(&self) -> Option<String> {
         let h = self.host?;
         let moved = |(a, b): (f64, f64)| (b / a - 1.0).abs() >= 0.05;
@@ -250,8 +242,7 @@ impl Comparison<'_> {
         self.pairs.iter().flat_map(|p| &p.rows)
     }
 
-    /// The rule of [`Decision::of`] with this comparison's noise threshold, in one line (without a
-    /// `verdict: ` label).
+    /// The rule of [`Decision::of`] with this comparison's noise threshold, in one line.
     pub fn rule(&self) -> String {
         let (t, ns) = (self.noise.pct, self.noise.ns);
         let alpha = SIGNIFICANCE_LEVEL;
@@ -276,8 +267,7 @@ impl Comparison<'_> {
         )
     }
 
-    /// A pair's title: its short name, or `base vs test` when the names differ
-    /// ([`RunResults::short_name`] in each file).
+    /// A pair's title: its short name, or `base vs test` when the names differ.
     pub fn title(&self, pair: &Pair) -> String {
         let (base, test) = (
             self.base.run.short_name(pair.base),

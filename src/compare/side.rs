@@ -14,8 +14,7 @@ pub struct Side<'a> {
     pub run: &'a RunResults,
     /// Every run of the side, with its file, the first `run`'s.
     pub runs: Vec<(PathBuf, &'a RunResults)>,
-    /// `--base` or `--test`, one selector a group (`--test B,C`: two groups, each compared with the
-    /// base); empty takes every strategy, as one group.
+    /// `--base` or `--test`, one selector a group.
     pub selectors: Vec<String>,
 }
 
@@ -57,8 +56,7 @@ impl<'a> Side<'a> {
         })
     }
 
-    /// The strategy of each run of the side that `strategy` (one of the first run's) names: the
-    /// same full name in the same regime.
+    /// The strategy of each run of the side that `strategy` (one of the first run's) names.
     pub fn in_every_run(&self, strategy: &StrategyResult) -> Vec<&'a StrategyResult> {
         self.runs
             .iter()
@@ -70,8 +68,7 @@ impl<'a> Side<'a> {
             .collect()
     }
 
-    /// The strategies each selector picks, in selector order, each with its matching key (its
-    /// regime is matched too: see [`super::Comparison::new`]).
+    /// The strategies each selector picks, in selector order, each with its matching key.
     pub(super) fn picked(&self, option: &'static str) -> Result<Vec<Pick<'a>>, CompareError> {
         let run = self.run;
         if self.selectors.is_empty() {
@@ -246,8 +243,7 @@ fn select<'a>(
     }
 }
 
-/// The key a strategy is matched on: its name with the selector's components replaced by `*`
-/// (`global/always/pad128` under `global` is `*/always/pad128`).
+/// The key a strategy is matched on: its name with the selector's components replaced by `*`.
 fn match_key(name: &str, selector: &str) -> Option<String> {
     let parts: Vec<&str> = name.split('/').collect();
     let wanted: Vec<&str> = selector.split('/').collect();

@@ -93,8 +93,7 @@ pub enum Split {
     Node,
     /// Keep one counter: no boundary among the measured CPUs costs more.
     None,
-    /// Fewer than two distance classes were measured: there is no boundary to weigh, so no advice
-    /// either way.
+    /// Fewer than two distance classes were measured.
     CannotAdvise,
 }
 

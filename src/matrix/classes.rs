@@ -18,8 +18,7 @@ pub enum PairClass {
     SameLlc,
     /// One NUMA node, different last-level caches (AMD CCXs, Intel SNC).
     SameNode,
-    /// Different NUMA nodes at this SLIT distance (the larger of the two entries when the table is
-    /// asymmetric).
+    /// Different NUMA nodes at this SLIT distance.
     CrossNode(u32),
 }
 

@@ -13,8 +13,7 @@ use crossbeam_utils::CachePadded;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Adds in one window, about, whatever k: the first CPU makes `WINDOW_ADDS / k` of them (at least
-/// [`MIN_OPENER_ADDS`]) and the others add until it stops them.
+/// Adds in one window, about, whatever k.
 pub const WINDOW_ADDS: u64 = 8192;
 /// The fewest adds the first CPU makes in a window.
 const MIN_OPENER_ADDS: u64 = 64;
@@ -45,11 +44,9 @@ pub struct ContendersPoint {
     pub windows: usize,
     /// Adds made in the timed windows, per CPU in `cpus` order.
     pub adds: Vec<u64>,
-    /// Of those adds, the ones whose previous value was not the one this CPU left: the line came
-    /// from another CPU (exact counts, per CPU).
+    /// Of those adds, the ones whose previous value was not the one this CPU left.
     pub handovers: Vec<u64>,
-    /// The same loop on a private line, ns per add (trimmed mean of each thread's timings, then the
-    /// mean over threads).
+    /// The same loop on a private line, ns per add.
     pub private_add_ns: f64,
     /// The line's time per hand-over, net, ns.
     pub handover_ns: Option<f64>,

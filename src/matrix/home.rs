@@ -16,8 +16,7 @@ pub const SAMPLES: usize = 300;
 /// Where one side's samples were taken, seen from the requesting CPU.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HomeCost {
-    /// SLIT distance from the requesting CPU's node to the line's (10 when local; the largest among
-    /// the samples otherwise).
+    /// SLIT distance from the requesting CPU's node to the line's.
     pub distance: u32,
     /// `read fetched` net ns: trimmed mean of the samples.
     pub read_fetched_ns: f64,
@@ -59,8 +58,7 @@ impl Pool {
     }
 }
 
-/// The homes a pair is measured with: each CPU's node and, when they share one, the nearest other
-/// node with usable memory (ties to the lowest id); nodes without usable memory left out.
+/// The homes a pair is measured with.
 pub fn homes_of(topo: &Topology, a: u32, b: u32) -> Vec<u32> {
     let (Some(na), Some(nb)) = (topo.node_of_cpu(a), topo.node_of_cpu(b)) else {
         return Vec::new();

@@ -86,8 +86,7 @@ pub struct PairSamples {
     pub forward: Vec<f64>,
     /// One-way ns per sample with the higher CPU initiating.
     pub backward: Vec<f64>,
-    /// Net ns samples of each coherence transaction, both CPUs timing (see
-    /// [`super::measure_transactions`]); empty when not measured.
+    /// Net ns samples of each coherence transaction, both CPUs timing.
     pub transactions: super::TransactionSamples,
 }
 
@@ -116,8 +115,7 @@ const LINE_BYTES: usize = 64;
 /// Bytes the rotated lines span.
 const ROTATION_BYTES: usize = LINES * LINE_BYTES;
 
-/// The lines both threads use, and how many round trips each has seen (both threads keep the same
-/// count, so each knows the values to expect).
+/// The lines both threads use, and how many round trips each has seen.
 struct Rotation<'a> {
     lines: [&'a AtomicU64; LINES],
     rounds: [u64; LINES],
@@ -188,8 +186,7 @@ fn one_side<F: Fn(&AtomicU64, u64) + Copy>(
     }
 }
 
-/// The [`LINES`] atomics samples rotate through: the first 8 bytes of each consecutive 64-byte line
-/// at the start of `memory`.
+/// The [`LINES`] atomics samples rotate through.
 fn rotation_lines(memory: &NodeMemory) -> [&AtomicU64; LINES] {
     spaced_lines(memory, LINE_BYTES)
 }
@@ -233,8 +230,7 @@ pub fn measure_pair(
     })
 }
 
-/// Runs `work(0)` on a thread pinned to `a` and `work(1)` on one pinned to `b` ([`on_cpus`] on the
-/// two).
+/// Runs `work(0)` on a thread pinned to `a` and `work(1)` on one pinned to `b`.
 pub(super) fn on_pair<T: Send>(
     a: u32,
     b: u32,

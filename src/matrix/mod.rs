@@ -252,8 +252,7 @@ fn pass_samples(total: usize, passes: usize, pass: usize) -> usize {
     total / passes + usize::from(pass < total % passes)
 }
 
-/// The order pass `pass` of `passes` visits `n` pairs: all of them, from `pass × n / passes` on,
-/// wrapping round.
+/// The order pass `pass` of `passes` visits `n` pairs.
 fn pass_order(n: usize, passes: usize, pass: usize) -> impl Iterator<Item = usize> {
     let start = pass * n / passes;
     (0..n).map(move |k| (start + k) % n)

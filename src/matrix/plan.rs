@@ -20,8 +20,7 @@ use crate::topology::{Clipped, CpuSpec, MemoryNodeError, SpecError, Topology};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-/// One-way transfer time a matrix's estimate assumes, ns (a cross-socket figure: pairs are
-/// estimated long rather than short).
+/// One-way transfer time a matrix's estimate assumes, ns.
 pub const ASSUMED_ONE_WAY_NS: f64 = 150.0;
 
 /// Seconds `pairs` pairs take at `samples` samples per direction and `one_way_ns` a transfer, each
@@ -126,13 +125,11 @@ pub struct MatrixPlan {
     pub clipped: Option<Clipped>,
     /// Notes to print and keep.
     pub notes: Vec<String>,
-    /// The chosen CPUs in span order ([`span_order`]): `--contenders k` takes the first k,
-    /// `--sharers m` the first as writer and the next m as readers.
+    /// The chosen CPUs in span order ([`span_order`]).
     pub order: Vec<u32>,
     /// The widest class among the first k CPUs of `order`, for k = 2, 3, ….
     pub widest: Vec<PairClass>,
-    /// The node the contenders' and sharers' lines are bound to (`--home` for the first two CPUs of
-    /// `order`).
+    /// The node the contenders' and sharers' lines are bound to.
     pub load_home: u32,
     /// Each k of `--contenders`, ascending (empty: not measured).
     pub contenders: Vec<usize>,
@@ -142,8 +139,7 @@ pub struct MatrixPlan {
     pub home_pairs: Vec<PlannedPair>,
 }
 
-/// The counts `counts` asks of `option`, each from `least` (which `fewest` names) to `most`
-/// (`--cpus` as `spec` selecting `n` CPUs); `need(count)` says what a count needs, for the error.
+/// The counts `counts` asks of `option`, each from `least` (which `fewest` names) to `most`.
 fn resolve_counts(
     counts: Option<&Counts>,
     option: &'static str,
@@ -293,8 +289,7 @@ fn pair_homes(
 }
 
 impl MatrixPlan {
-    /// Seconds the pairs are expected to take ([`pairs_s`] at [`ASSUMED_ONE_WAY_NS`]), each pass's
-    /// two threads started in `pair_setup_s`; the contenders, sharers and homes are not counted.
+    /// Seconds the pairs are expected to take.
     pub fn estimate_s(&self, pair_setup_s: f64) -> f64 {
         pairs_s(
             self.pairs.len(),
@@ -311,8 +306,7 @@ impl MatrixPlan {
     }
 }
 
-/// Runs the reference ping-pong on the first pair, measures every pair in order (`progress(done,
-/// total)` after each), classifies and advises.
+/// Runs the reference ping-pong on the first pair, measures every pair in order.
 pub fn measure_matrix(
     plan: MatrixPlan,
     progress: impl FnMut(usize, usize),

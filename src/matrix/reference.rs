@@ -90,8 +90,7 @@ pub fn line_pingpong(
 /// Chunks [`line_pingpong`] times its round trips in.
 pub const LINE_CHUNKS: u64 = 16;
 
-/// The line chunk `c` of `lines` runs on: consecutive chunks on consecutive lines, wrapping after
-/// the last.
+/// The line chunk `c` of `lines` runs on.
 fn line_of(c: u64, lines: usize) -> usize {
     c as usize % lines
 }
@@ -101,8 +100,7 @@ fn warmup_of(round_trips: u64) -> u64 {
     round_trips / 10
 }
 
-/// The [`transfer_budget`] of `round_trips` CAS round trips timed in `chunks` chunks
-/// ([`timed_chunks`]), warm-up included.
+/// The [`transfer_budget`] of `round_trips` CAS round trips timed in `chunks` chunks.
 fn chunks_budget(round_trips: u64, chunks: u64) -> Duration {
     let chunk = (round_trips / chunks).max(1);
     transfer_budget(2 * (warmup_of(round_trips) + chunk * chunks))

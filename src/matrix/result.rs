@@ -98,11 +98,9 @@ pub struct PairResult {
     pub asymmetric: bool,
     /// Median one-way ns of each pass over the pairs (both phases' samples), in the order measured.
     pub passes: Vec<f64>,
-    /// (largest − smallest pass median) as % of the smallest: how far the pair's cost moved between
-    /// passes spread over the run.
+    /// (largest − smallest pass median) as % of the smallest.
     pub pass_spread_pct: f64,
-    /// `pass_spread_pct` > [`UNSTABLE_LIMIT_PCT`]: the machine moved under this pair (a hypervisor
-    /// moving vCPUs), so its median is a mix of phases, not one cost.
+    /// `pass_spread_pct` > [`UNSTABLE_LIMIT_PCT`]: the machine moved under this pair.
     pub unstable: bool,
     /// Each coherence transaction's net cost on this pair, beside the ping-pong.
     pub transactions: Vec<TransactionCost>,
@@ -116,8 +114,7 @@ impl PairResult {
         PairResult::from_passes(pair, home_node, vec![s])
     }
 
-    /// Summarises one pair's samples from every pass (at least one): the phases' statistics over
-    /// all samples, each pass's median, and their spread.
+    /// Summarises one pair's samples from every pass (at least one).
     pub fn from_passes(pair: PlannedPair, home_node: u32, passes: Vec<PairSamples>) -> Self {
         let medians: Vec<f64> = passes
             .iter()
@@ -190,8 +187,7 @@ impl PairResult {
         }
     }
 
-    /// Whether the coherence transactions stopped short of `transactions_planned`: a transaction
-    /// with fewer samples, or none (left out of `transactions`).
+    /// Whether the coherence transactions stopped short of `transactions_planned`.
     pub fn transactions_cut(&self) -> bool {
         self.transactions_planned > 0
             && (self.transactions.len() < super::Transaction::ALL.len()
@@ -234,8 +230,7 @@ impl Reference {
         }
     }
 
-    /// True when the two ping-pongs agree within ±[`REFERENCE_LIMIT_PCT`]: the matrix's figure is
-    /// the one a minimal program gets.
+    /// True when the two ping-pongs agree within ±[`REFERENCE_LIMIT_PCT`].
     pub fn agrees(&self) -> bool {
         self.difference_pct.abs() <= REFERENCE_LIMIT_PCT
     }
@@ -270,13 +265,11 @@ pub struct MatrixResults {
     pub notes: Vec<String>,
     /// Wall time the pairs took to measure, seconds.
     pub elapsed_s: f64,
-    /// `--contenders`: k CPUs adding to one line, one entry per k ascending (empty when not asked
-    /// for).
+    /// `--contenders`: k CPUs adding to one line, one entry per k ascending.
     pub contenders: Vec<ContendersPoint>,
     /// `--sharers`: one writer and m readers, one entry per m ascending (empty when not asked for).
     pub sharers: Vec<SharersPoint>,
-    /// `--home-classes`: each class's transfers with the line local and remote to the requester
-    /// (empty when not asked for).
+    /// `--home-classes`: each class's transfers with the line local and remote to the requester.
     pub home_classes: Vec<HomeClass>,
 }
 

@@ -38,8 +38,7 @@ pub struct SharersPoint {
     pub rounds: usize,
     /// Reads the readers made in the timed rounds (m × rounds).
     pub reads: u64,
-    /// Of them, those that saw a value the reader had not seen on that line: the writer's latest
-    /// add, read between its writes.
+    /// Of them, those that saw a value the reader had not seen on that line.
     pub fresh_reads: u64,
     /// The writer's fenced add on the line m readers share, less the same add on a private line,
     /// ns: the trimmed mean over the rounds.
@@ -97,8 +96,7 @@ struct Shared<'a> {
     read: Vec<CachePadded<AtomicU64>>,
 }
 
-/// What a thread brings back: the writer's net ns per timed round, or a reader's (reads, fresh
-/// reads).
+/// What a thread brings back: the writer's net ns per timed round, or a reader's.
 enum Side {
     Writer(Vec<f64>),
     Reader(u64, u64),

@@ -46,8 +46,7 @@ pub fn span_order(topo: &Topology, cpus: &[u32]) -> Result<Vec<u32>, OfflineCpu>
     Ok(order)
 }
 
-/// The lists' first items in list order, then their second items, and so on (a list that runs out
-/// is skipped).
+/// The lists' first items in list order, then their second items, and so on.
 fn interleave(lists: impl Iterator<Item = Vec<u32>>) -> Vec<u32> {
     let lists: Vec<Vec<u32>> = lists.collect();
     let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
@@ -56,8 +55,7 @@ fn interleave(lists: impl Iterator<Item = Vec<u32>>) -> Vec<u32> {
         .collect()
 }
 
-/// The widest class among the pairs of `order[..k]`, for every k from 2 to `order.len()` (entry k -
-/// 2): what the first k CPUs of a span order reach.
+/// The widest class among the pairs of `order[..k]`, for every k from 2 to `order.len()`.
 pub fn widest_classes(topo: &Topology, order: &[u32]) -> Result<Vec<PairClass>, OfflineCpu> {
     let mut out = Vec::with_capacity(order.len().saturating_sub(1));
     let mut widest = None;

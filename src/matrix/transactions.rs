@@ -18,23 +18,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transaction {
-    /// An add on a line the other CPU has just written: a modified line moves (a hand-over between
-    /// writers).
+    /// An add on a line the other CPU has just written: a modified line moves.
     AddMoved,
-    /// A read of a line the other CPU has just written: a modified line is fetched to be shared (a
-    /// read side after another writer's publish).
+    /// A read of a line the other CPU has just written: a modified line is fetched to be shared.
     ReadFetched,
-    /// An add on a line this CPU wrote and the other CPU has since only read: a shared line is
-    /// upgraded (a publish after a foreign read).
+    /// An add on a line this CPU wrote and the other CPU has since only read.
     AddUpgraded,
-    /// A read of a line this CPU wrote and the other CPU has since only read: a writer's read side
-    /// after an update that did not publish, when another CPU read its last publish.
+    /// A read of a line this CPU wrote and the other CPU has since only read.
     ReadBack,
-    /// An add on a line the other CPU has only read, then a read of a line it has just written: a
-    /// per-CPU split's update and read side.
+    /// An add on a line the other CPU has only read, then a read of a line it has just written.
     AddThenReadOther,
-    /// An add on a line the other CPU has just written, then a read of it: a global counter's
-    /// update and read side.
+    /// An add on a line the other CPU has just written, then a read of it.
     AddThenReadSame,
 }
 
@@ -69,8 +63,7 @@ pub struct TransactionCost {
     pub transaction: Transaction,
     /// The fenced operation's ns less the same operation's on a private line, timed right after it.
     pub net_ns: f64,
-    /// `net_ns` ÷ the pair's median one-way ping-pong: how this transaction compares with the
-    /// figure other tools report.
+    /// `net_ns` ÷ the pair's median one-way ping-pong.
     pub to_pingpong: f64,
     /// Samples, both CPUs timing.
     pub samples: usize,
@@ -81,20 +74,17 @@ pub const TRANSACTION_SAMPLES: usize = 300;
 /// Samples run and dropped before the timed ones, per CPU and transaction.
 const TRANSACTION_WARMUP: usize = 30;
 
-/// Line transfers one pair's transactions make over `passes` passes, about: each sample hands the
-/// turn over and back and moves the line once or twice (for a time estimate).
+/// Line transfers one pair's transactions make over `passes` passes, about.
 pub fn transaction_transfers(passes: usize) -> f64 {
     (passes as u64 * transfers_of(TRANSACTION_SAMPLES)) as f64
 }
 
-/// Line transfers one pass of `samples` samples per CPU and transaction makes, about: each sample
-/// hands the turn over and back and moves the line once or twice, four in all.
+/// Line transfers one pass of `samples` samples per CPU and transaction makes, about.
 fn transfers_of(samples: usize) -> u64 {
     (Transaction::ALL.len() * 2 * (samples + TRANSACTION_WARMUP)) as u64 * TRANSFERS_PER_SAMPLE
 }
 
-/// Line transfers of one sample, about: the turn handed over and back, and the line moved once or
-/// twice.
+/// Line transfers of one sample, about.
 const TRANSFERS_PER_SAMPLE: u64 = 4;
 
 /// Bytes between the [`LINES`] the samples rotate through: each line on its own 128 bytes, so the
@@ -114,8 +104,7 @@ struct Shared<'a> {
     ready: CachePadded<AtomicU64>,
 }
 
-/// What the timing CPU does before the other prepares: own the line (the upgrade, the read back and
-/// the split's add start from a line this CPU wrote).
+/// What the timing CPU does before the other prepares: own the line.
 #[inline(always)]
 fn before(t: Transaction, line: &AtomicU64) {
     if matches!(
@@ -126,8 +115,7 @@ fn before(t: Transaction, line: &AtomicU64) {
     }
 }
 
-/// What the preparing CPU does: write the line, or read it (the upgrade and the read back), or read
-/// the timer's line and write its own (the split).
+/// What the preparing CPU does: write the line, or read it.
 #[inline(always)]
 fn prepare(t: Transaction, line: &AtomicU64, other: &AtomicU64) {
     match t {

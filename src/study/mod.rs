@@ -77,8 +77,7 @@ fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), Budget
     Ok(())
 }
 
-/// The run stage's share of the time left for the run and the sweep: its planned seconds over both
-/// stages' (after [`fit`]), so the run stops in time to leave the sweep what it planned.
+/// The run stage's share of the time left for the run and the sweep.
 fn run_share(plan: &StudyPlan) -> f64 {
     let (run, sweep) = (plan.run.seconds(), plan.sweep.seconds());
     if run + sweep > 0.0 {
@@ -88,8 +87,7 @@ fn run_share(plan: &StudyPlan) -> f64 {
     }
 }
 
-/// The run stage's hard budget with `remaining_s` of the study's left: its [`run_share`], and never
-/// more than it planned plus its share of the margin, which the stop rule's rounds spend up to.
+/// The run stage's hard budget with `remaining_s` of the study's left.
 fn run_budget(plan: &StudyPlan, remaining_s: f64) -> f64 {
     (remaining_s * run_share(plan)).min(plan.run.seconds() / (1.0 - plan::MARGIN))
 }

@@ -12,8 +12,7 @@ use std::collections::BTreeSet;
 pub const BASE_CPUS: usize = 16;
 /// … is this many seconds …
 pub const BASE_S: f64 = 60.0;
-/// … plus this many per CPU beyond: a bigger host has more classes and sweep points, and every
-/// repeat starts and pins more threads …
+/// … plus this many per CPU beyond.
 pub const PER_CPU_S: f64 = 2.0;
 /// … and at most this many (9 minutes: a 224-CPU host stays under 10).
 pub const CAP_S: f64 = 540.0;
@@ -36,8 +35,7 @@ pub const MIN_DURATION_S: f64 = 0.1;
 /// Most measured time per strategy and regime, s: past it the budget is left unspent.
 pub const MAX_DURATION_S: f64 = 1.0;
 
-/// The default `--max-time` for a host of `cpus` CPUs, s: [`BASE_S`] up to [`BASE_CPUS`] CPUs,
-/// [`PER_CPU_S`] more per CPU beyond, at most [`CAP_S`].
+/// The default `--max-time` for a host of `cpus` CPUs, s.
 pub fn default_max_time_s(cpus: usize) -> f64 {
     (BASE_S + PER_CPU_S * cpus.saturating_sub(BASE_CPUS) as f64).min(CAP_S)
 }
@@ -79,8 +77,7 @@ pub struct RunStage {
     pub rates: Vec<Regime>,
     /// Strategy × regime entries, with the paced floor and the harness floor.
     pub entries: usize,
-    /// Repeats one round of them runs: one per flat-out strategy, one for the paced strategies in
-    /// place with their floor.
+    /// Repeats one round of them runs.
     pub runs: usize,
     /// Repeats per entry before the stop rule adds rounds ([`RUN_REPEATS`]).
     pub repeats: u32,
@@ -93,8 +90,7 @@ pub struct RunStage {
 }
 
 impl RunStage {
-    /// Seconds it needs at its measured time per entry now (after the study refits it), start-up
-    /// included.
+    /// Seconds it needs at its measured time per entry now.
     pub fn seconds(&self) -> f64 {
         stage_seconds(self.fixed_s, self.runs, self.duration_s)
     }
@@ -120,8 +116,7 @@ pub struct SweepStage {
     pub points: usize,
     /// Strategy entries over all points, floors included.
     pub entries: usize,
-    /// Repeats one round of every point runs: one per flat-out strategy, one for the paced
-    /// strategies in place with their floor.
+    /// Repeats one round of every point runs.
     pub runs: usize,
     /// Repeats per entry.
     pub repeats: u32,
@@ -134,8 +129,7 @@ pub struct SweepStage {
 }
 
 impl SweepStage {
-    /// Seconds it needs at its measured time per entry now (after the study refits it), start-up
-    /// included.
+    /// Seconds it needs at its measured time per entry now.
     pub fn seconds(&self) -> f64 {
         stage_seconds(self.fixed_s, self.runs, self.duration_s)
     }
@@ -156,16 +150,13 @@ pub struct StudyPlan {
     pub max_time_s: f64,
     /// Where the budget came from.
     pub max_time_rule: String,
-    /// What a repeat costs besides its warm-up and interval, measured before the plan (on every
-    /// allowed CPU; for a fixture, on this host's and scaled).
+    /// What a repeat costs besides its warm-up and interval, measured before the plan.
     pub costs: HostCosts,
-    /// Warm-up before each repeat of the run and the sweep, s: [`WARMUP_S`], or [`WARMUP_SPREADS`]
-    /// times the start-up spread.
+    /// Warm-up before each repeat of the run and the sweep, s.
     pub warmup_s: f64,
     /// What the plan gave up to fit its budget (fewer repeats), and what would hold it all.
     pub notes: Vec<String>,
-    /// Memory the run stage holds at once, the most of any stage, bytes
-    /// ([`crate::runner::plan::pool_memory_bytes`]).
+    /// Memory the run stage holds at once, the most of any stage, bytes.
     pub memory_bytes: u64,
     /// Pair matrix.
     pub matrix: MatrixStage,
@@ -216,8 +207,7 @@ pub fn run_strategies() -> StrategyChoice {
     }
 }
 
-/// The sweep's strategies: the kernel before and after its fix, global (`global/threshold:64` and
-/// `global/ratelimit:1ms+threshold:64`).
+/// The sweep's strategies: the kernel before and after its fix, global.
 pub fn sweep_strategies() -> StrategyChoice {
     StrategyChoice {
         levels: vec![crate::counter::ShardLevel::Global],
@@ -264,8 +254,7 @@ pub fn thread_steps(
     Ok(steps)
 }
 
-/// Seconds a stage of `runs` repeats a round needs: `fixed_s` of start-up and `duration_s` measured
-/// per run (split over its repeats; the strategies in place share theirs).
+/// Seconds a stage of `runs` repeats a round needs.
 fn stage_seconds(fixed_s: f64, runs: usize, duration_s: f64) -> f64 {
     fixed_s + runs as f64 * duration_s
 }
@@ -279,8 +268,7 @@ fn repeat_setup_s(costs: &HostCosts, warmup_s: f64, threads: usize) -> f64 {
         + costs.startup.per_thread_s() * threads as f64
 }
 
-/// The harness floor a flat-out run measures first at `costs`, s: its runs of one thread, 10 ms of
-/// warm-up and up to 100 ms each.
+/// The harness floor a flat-out run measures first at `costs`, s.
 fn floor_s(costs: &HostCosts) -> f64 {
     3.0 * (0.11 + costs.startup.per_thread_s() + costs.startup.spread_s)
 }
@@ -292,8 +280,7 @@ pub fn refit(remaining_s: f64, entries: usize, fixed_s: f64, planned_s: f64) -> 
     (d >= MIN_DURATION_S).then(|| d.min(planned_s))
 }
 
-/// The repeats of the run and the sweep that `budget` holds (`needed_at(r, s)` the budget r and s
-/// repeats need): the study's own, else fewer, down to two each, said in a note.
+/// The repeats of the run and the sweep that `budget` holds.
 fn repeats_within(
     budget: f64,
     needed_at: impl Fn(u32, u32) -> f64,
@@ -360,8 +347,7 @@ fn matrix_stage(
     })
 }
 
-/// Plans a study of `topo` (its allowed CPUs) within `max_time_s` (`None`: [`default_max_time_s`]),
-/// each repeat at `costs` (measured on every allowed CPU, [`HostCosts::measure`]).
+/// Plans a study of `topo` (its allowed CPUs) within `max_time_s`.
 pub fn plan_study(
     topo: &Topology,
     host: &str,

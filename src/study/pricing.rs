@@ -86,8 +86,7 @@ fn range_text(r: [f64; 2]) -> String {
     }
 }
 
-/// The sentence saying why `used` priced the model, from what [`choose`] was given (`class`: the
-/// canary pair's).
+/// The sentence saying why `used` priced the model, from what [`choose`] was given.
 pub fn reason(
     used: PricedWith,
     class: Option<PairClass>,

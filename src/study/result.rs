@@ -81,8 +81,7 @@ impl PricedWith {
     }
 }
 
-/// What priced the prediction and its check, and why: the run's canary set against the matrix's
-/// figure for its pair's class (`study/pricing.rs` decides).
+/// What priced the prediction and its check, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pricing {
     /// The figures used.
@@ -97,8 +96,7 @@ pub struct Pricing {
     pub matrix_range_ns: Option<[f64; 2]>,
     /// The same in the matrix measured again after the run, when it was.
     pub again_range_ns: Option<[f64; 2]>,
-    /// The class latencies the prediction used (with `canary`, the run's median canary for every
-    /// class; its check priced each repeat at that repeat's canary).
+    /// The class latencies the prediction used.
     pub latencies: Latencies,
 }
 
@@ -118,8 +116,7 @@ pub struct StudyResults {
     pub elapsed_s: f64,
     /// True unless every stage is done.
     pub partial: bool,
-    /// What priced the prediction and its check, and why (`None` before the predict stage, or when
-    /// it did not run).
+    /// What priced the prediction and its check, and why.
     pub pricing: Option<Pricing>,
     /// The parts (not in study.json: each has its own file).
     #[serde(skip)]

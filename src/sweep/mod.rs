@@ -90,8 +90,7 @@ pub struct SweepRequest {
     /// `--clip`: an affinity set with CPUs this process may not use keeps the allowed ones instead
     /// of being an error (always so for the default sets, which are drawn from the allowed CPUs).
     pub clip: bool,
-    /// Time budget of the whole sweep (`None`: none): each point's run gets the time left, and a
-    /// point the budget stops is kept, partial, and ends the sweep.
+    /// Time budget of the whole sweep (`None`: none).
     pub max_time: Option<Duration>,
 }
 
@@ -165,8 +164,7 @@ impl PointPlan {
     }
 }
 
-/// Every point of a sweep, in the order run, and the notes to print (counts skipped, the runs' own
-/// notes).
+/// Every point of a sweep, in the order run, and the notes to print.
 #[derive(Debug, Clone)]
 pub struct SweepPlan {
     /// Affinity set by affinity set, thread counts ascending.

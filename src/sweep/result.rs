@@ -10,8 +10,7 @@ use serde::{Deserialize, Serialize};
 pub struct SweepPoint {
     /// Writer threads at this point.
     pub threads: usize,
-    /// The affinity set: `unbound` (every allowed CPU) or `nodeN` (every thread on node N), as in
-    /// the table of Daniel Jordan's profiles on LKML (seed 002, docs/seeds.md).
+    /// The affinity set: `unbound` (every allowed CPU) or `nodeN`.
     pub affinity: String,
     /// The regime (`--rates`; the file's `rate`: ops/s per thread, or `null` flat out).
     #[serde(rename = "rate")]
@@ -25,8 +24,7 @@ pub struct SweepPoint {
 pub struct SweepResults {
     /// [`crate::runner::SCHEMA_VERSION`]: sweep.json shares run.json's.
     pub schema: u32,
-    /// True when Ctrl-C or the time budget stopped the sweep: only finished points are kept (and,
-    /// out of time, the point it stopped, itself partial).
+    /// True when Ctrl-C or the time budget stopped the sweep: only finished points are kept.
     pub partial: bool,
     /// True when the time budget (`--max-time`) stopped it.
     pub out_of_time: bool,

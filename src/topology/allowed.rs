@@ -4,8 +4,7 @@
 use super::{CpuList, Topology};
 use std::io;
 
-/// Largest mask tried when asking the kernel for this thread's affinity: 64 Ki CPUs, far above any
-/// NR_CPUS.
+/// Largest mask tried when asking the kernel for this thread's affinity.
 const MAX_MASK_BITS: usize = 65_536;
 
 /// The CPUs the calling thread may run on (`sched_getaffinity`).

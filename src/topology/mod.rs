@@ -58,8 +58,7 @@ pub struct Llc {
     pub cpus: CpuList,
 }
 
-/// The host layout contend plans with: CPUs, caches, NUMA nodes and distances, and what this
-/// process is allowed to use.
+/// The host layout contend plans with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Topology {
     /// Online CPUs (`/sys/devices/system/cpu/online`).
@@ -74,8 +73,7 @@ pub struct Topology {
     pub cpus: Vec<Cpu>,
     /// Last-level cache groups in order of their lowest CPU.
     pub llcs: Vec<Llc>,
-    /// CPUs this process may run on, read before any pinning (`sched_getaffinity` on the live host,
-    /// `Cpus_allowed_list` in a captured tree).
+    /// CPUs this process may run on, read before any pinning.
     pub allowed_cpus: CpuList,
     /// Nodes this process may allocate on (`Mems_allowed_list`).
     pub allowed_mems: CpuList,
@@ -120,8 +118,7 @@ impl Topology {
     }
 }
 
-/// `tests/fixtures/topology/NAME` read as a host (the layouts are listed in that folder's README):
-/// what unit tests build layouts from.
+/// `tests/fixtures/topology/NAME` read as a host (the layouts are listed in that folder's README).
 #[cfg(test)]
 pub(crate) fn fixture(name: &str) -> Topology {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))

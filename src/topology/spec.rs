@@ -19,8 +19,7 @@ pub enum CpuSpec {
     SmtOff,
     /// Round-robin across nodes: the first CPU of each node, then the second of each, and so on.
     Spread,
-    /// The kernel's `cpumask_local_spread(i, node)` order for i = 0, 1, …: nearest NUMA hop first
-    /// (v6.3+), or with `old` the pre-v6.3 order (the node's CPUs, then the rest by id).
+    /// The kernel's `cpumask_local_spread(i, node)` order for i = 0, 1, …: nearest NUMA hop first.
     LocalSpread {
         /// The node to spread from.
         node: u32,
@@ -181,8 +180,7 @@ impl CpuSpec {
 pub struct Resolved {
     /// Allowed CPUs, in the order pools fill them.
     pub cpus: Vec<u32>,
-    /// CPUs the spec named outside the allowed ones, dropped by `--clip` (empty without it, or when
-    /// it named none).
+    /// CPUs the spec named outside the allowed ones, dropped by `--clip`.
     pub dropped: CpuList,
 }
 

@@ -19,11 +19,9 @@ pub struct UnknownNode {
 pub struct Hop {
     /// The distance of this level, `levels[l]`.
     pub distance: u32,
-    /// `mask[l][n]`: the online CPUs of every CPU-bearing node at most `distance` away (cumulative,
-    /// so it holds every earlier hop's CPUs).
+    /// `mask[l][n]`: the online CPUs of every CPU-bearing node at most `distance` away.
     pub mask: CpuList,
-    /// `mask[l][n] \ mask[l-1][n]` in ascending CPU id: the CPUs this hop adds, in the order
-    /// `local_spread` hands them out.
+    /// `mask[l][n] \ mask[l-1][n]` in ascending CPU id.
     pub cpus: Vec<u32>,
 }
 
@@ -32,8 +30,7 @@ pub struct Hop {
 struct NodeHops {
     /// The node's id.
     id: u32,
-    /// The node whose distance row ordered these hops: `id` itself when it has CPUs, else its
-    /// nearest CPU-bearing node.
+    /// The node whose distance row ordered these hops.
     source: u32,
     /// One entry per level, in level order.
     hops: Vec<Hop>,
@@ -52,8 +49,7 @@ pub struct HopOrder {
 }
 
 impl HopOrder {
-    /// Builds the levels and, for every online node, its cumulative hop masks (see the module docs
-    /// for the exact rules).
+    /// Builds the levels and, for every online node, its cumulative hop masks.
     pub fn new(topo: &Topology) -> Self {
         // Positions in `topo.nodes` of the CPU-bearing nodes, ascending by
         // id so that the nearest-node search breaks ties to the lowest id.
@@ -130,21 +126,18 @@ impl HopOrder {
         Ok(&self.entry(node)?.hops)
     }
 
-    /// The node whose distance row orders `node`'s spread: `node` itself when it has CPUs, else the
-    /// CPU-bearing node nearest to it (smallest `dist(node, k)`, ties to the lowest id).
+    /// The node whose distance row orders `node`'s spread.
     pub fn source_node(&self, node: u32) -> Result<u32, UnknownNode> {
         Ok(self.entry(node)?.source)
     }
 
-    /// The kernel's `cpumask_local_spread(i, node)` (v6.3 onwards): `i` is taken modulo the number
-    /// of online CPUs, then the CPU at that place in hop order is returned.
+    /// The kernel's `cpumask_local_spread(i, node)` (v6.3 onwards).
     pub fn local_spread(&self, i: usize, node: u32) -> Option<u32> {
         let hops = &self.find(node)?.hops;
         nth(hops, i.checked_rem(self.online)?)
     }
 
-    /// `local_spread(i, node)` for `i = 0, 1, …` up to the number of online CPUs: every online CPU
-    /// of a CPU-bearing node once, nearest hop first, by id within a hop.
+    /// `local_spread(i, node)` for `i = 0, 1, …` up to the number of online CPUs.
     pub fn order(&self, node: u32) -> Result<Vec<u32>, UnknownNode> {
         let hops = &self.entry(node)?.hops;
         Ok((0..self.online).map_while(|i| nth(hops, i)).collect())
@@ -167,16 +160,14 @@ impl HopOrder {
     }
 }
 
-/// `sched_numa_find_nth_cpu` on one node's hops, `i` already reduced: the first hop whose mask
-/// holds more than `i` CPUs, then the `(i - |previous mask|)`-th CPU that hop adds.
+/// `sched_numa_find_nth_cpu` on one node's hops, `i` already reduced.
 fn nth(hops: &[Hop], i: usize) -> Option<u32> {
     let hop = hops.partition_point(|h| h.mask.len() <= i);
     let before = hop.checked_sub(1).map_or(0, |p| hops[p].mask.len());
     hops.get(hop)?.cpus.get(i - before).copied()
 }
 
-/// The pre-v6.3 `cpumask_local_spread` order for `node`: its own online CPUs by id, then every
-/// other online CPU by id, ignoring distance.
+/// The pre-v6.3 `cpumask_local_spread` order for `node`.
 pub fn old_order(topo: &Topology, node: u32) -> Result<Vec<u32>, UnknownNode> {
     let local = &topo
         .node(node)

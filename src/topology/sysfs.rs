@@ -261,8 +261,7 @@ fn read_cpus(
     Ok((cpus, cpu_llc_set))
 }
 
-/// The distinct LLCs, numbered by their lowest CPU (CPUs come in id order), each CPU's `llc` set to
-/// its index; a CPU always belongs to its own LLC, even where the file forgot it.
+/// The distinct LLCs, numbered by their lowest CPU.
 fn group_llcs(cpus: &mut [Cpu], cpu_llc_set: Vec<LlcSet>) -> Vec<Llc> {
     let mut llc_sets: Vec<LlcSet> = Vec::new();
     for (cpu, (mut set, level)) in cpus.iter_mut().zip(cpu_llc_set) {
@@ -423,8 +422,7 @@ fn read_nodes(
     Ok((nodes, distances, possible_nodes))
 }
 
-/// The highest-level data or unified cache of one CPU: its sharing set and level, or `None` when
-/// the CPU has no `cache/` directory.
+/// The highest-level data or unified cache of one CPU.
 fn read_llc(src: &SysfsTree, cpu_dir: &str) -> Result<Option<(CpuList, u32)>, TopologyError> {
     let cache = format!("{cpu_dir}/cache");
     let mut best: Option<(CpuList, u32)> = None;
