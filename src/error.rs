@@ -5,8 +5,7 @@ use std::fmt;
 /// A failed command: what to print (one line) and the exit status.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CliError {
-    /// 2 for bad input (the request itself is wrong), 1 for a run that
-    /// failed (a placement the kernel refused, a wrong final sum).
+    /// 2 for bad input (the request itself is wrong), 1 for a run that failed.
     pub exit_code: u8,
     /// One line saying what was wrong.
     pub message: String,
@@ -38,9 +37,7 @@ impl fmt::Display for CliError {
 
 impl std::error::Error for CliError {}
 
-/// A name that is not one of those a setting takes (`--level socket`, or
-/// `"mode": "x"` in a result file): one line naming the names it takes,
-/// and the nearest of them when the name looks misspelt.
+/// A name that is not one of those a setting takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownName {
     /// What kind of name (`level`, `clock`, `pair class`).
@@ -66,8 +63,7 @@ impl UnknownName {
     }
 }
 
-/// `unknown level "globl": did you mean "global"? (expected global, node,
-/// llc or cpu)`.
+/// `unknown level "globl": did you mean "global"? (expected global, node, llc or cpu)`.
 impl fmt::Display for UnknownName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "unknown {} \"{}\"", self.what, self.value)?;
@@ -89,11 +85,7 @@ fn one_of(names: &[&str]) -> String {
     }
 }
 
-/// The candidate nearest to `value` by edit distance (Levenshtein: one
-/// insertion, deletion or substitution each), when it is near enough to be
-/// a misspelling of it: at most a third of the candidate's length apart,
-/// and at least one edit. `None` when no candidate is, or `value` is one.
-/// Ties go to the first candidate.
+/// The candidate nearest to `value` by edit distance.
 pub fn nearest<'a>(value: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {

@@ -1,5 +1,5 @@
-//! Where a result came from: the host, kernel and settings that change what
-//! a contention number means, read at the start of a run.
+//! Where a result came from: the host, kernel and settings that change what a contention number
+//! means, read at the start of a run.
 
 use crate::clock::TSC_FALLBACK_NOTE;
 use serde::{Deserialize, Serialize};
@@ -9,8 +9,8 @@ use std::path::Path;
 /// The facts recorded with every result file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
-    /// `uname -n`; where the system has no name (`(none)` or nothing),
-    /// a stable one from the CPU model and count ([`fallback_hostname`]).
+    /// `uname -n`; where the system has no name (`(none)` or nothing), a stable one from the CPU
+    /// model and count ([`fallback_hostname`]).
     pub hostname: String,
     /// True when `hostname` is that fallback, not the system's name.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -36,8 +36,7 @@ pub struct Provenance {
     pub tsc_invariant: bool,
     /// Calibrated TSC frequency, Hz.
     pub tsc_hz: f64,
-    /// The TSC's step, ticks ([`crate::clock::tsc_step`]): 1 where it
-    /// ticks every cycle; more where single timings are quantized.
+    /// The TSC's step, ticks ([`crate::clock::tsc_step`]): 1 where it ticks every cycle.
     pub tsc_step_ticks: u64,
     /// contend's version.
     pub contend_version: String,
@@ -64,18 +63,13 @@ fn cpuinfo_field<'a>(cpuinfo: &'a str, key: &str) -> Option<&'a str> {
     })
 }
 
-/// This host's name (`uname -n`, or its fallback), as provenance records
-/// it.
+/// This host's name (`uname -n`, or its fallback), as provenance records it.
 pub fn hostname() -> String {
     let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     name_of_host(uname().0, &cpuinfo).0
 }
 
-/// The name `nodename` (`uname -n`) gives this host, and whether it is
-/// the fallback: a kernel nobody named says `(none)` (a bare guest, a
-/// container or an initramfs), which names no host and would file
-/// results under `_none_`; then the CPU model and count from `cpuinfo`
-/// name it, the same on every boot of the same machine.
+/// The name `nodename` (`uname -n`) gives this host, and whether it is the fallback.
 fn name_of_host(nodename: String, cpuinfo: &str) -> (String, bool) {
     if !matches!(nodename.trim(), "" | "(none)") {
         return (nodename, false);
@@ -88,9 +82,7 @@ fn name_of_host(nodename: String, cpuinfo: &str) -> (String, bool) {
     (fallback_hostname(model, cpus), true)
 }
 
-/// A host name made of a CPU model and a CPU count, in lower-case
-/// letters, digits and dashes: `QEMU TCG CPU version 2.5+` with 64 CPUs
-/// is `qemu-tcg-cpu-version-2-5-64cpus`; an unknown model `host-64cpus`.
+/// A host name made of a CPU model and a CPU count, in lower-case letters, digits and dashes.
 pub fn fallback_hostname(cpu_model: &str, cpus: usize) -> String {
     let mut name = String::new();
     for word in cpu_model
@@ -135,10 +127,7 @@ fn unnamed_host_note(name: &str) -> String {
 pub const NUMA_BALANCING_NOTE: &str = "automatic NUMA balancing is on: pages may migrate while they are measured (each was verified once, at allocation)";
 
 impl Provenance {
-    /// What the host's state means for any measurement, as notes: the
-    /// timer falls back to `CLOCK_MONOTONIC` without an invariant TSC, and
-    /// automatic NUMA balancing (any value but "0") may move a page after
-    /// its one check.
+    /// What the host's state means for any measurement, as notes.
     pub fn host_notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         if self.hostname_fallback {
@@ -158,9 +147,8 @@ impl Provenance {
         (self.tsc_hz > 0.0).then(|| self.tsc_step_ticks as f64 * 1e9 / self.tsc_hz)
     }
 
-    /// One line on the clock's step when it is coarser than a tenth of
-    /// `smallest_ns`, the smallest figure a result shows: single timings
-    /// are then quantized to it, so figures are means (`None` otherwise).
+    /// One line on the clock's step when it is coarser than a tenth of `smallest_ns`, the smallest
+    /// figure shown: single timings are then quantized, so figures are means.
     pub fn tsc_step_line(&self, smallest_ns: f64) -> Option<String> {
         let step = self.tsc_step_ns()?;
         (step > 0.1 * smallest_ns).then(|| {
@@ -171,9 +159,7 @@ impl Provenance {
         })
     }
 
-    /// Reads this host's facts. `tsc_hz` is the calibrated TSC frequency.
-    /// A host without a name is named by [`fallback_hostname`] and said
-    /// so ([`Provenance::host_notes`]).
+    /// Reads this host's facts.
     pub fn of_this_host(tsc_hz: f64) -> Self {
         let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let (nodename, kernel_release) = uname();

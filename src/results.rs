@@ -1,8 +1,6 @@
-//! The one place result files are read and written: run.json, sweep.json
-//! and matrix.json are told apart by content, checked against one schema
-//! policy, and every error names the file; so does a core-to-core-latency
-//! CSV's (`predict --latencies FILE.csv`, `gallery`). Writes are atomic (a temporary
-//! file, then a rename) and a failed write leaves nothing behind.
+//! The one place result files are read and written: run.json, sweep.json and matrix.json are told
+//! apart by content, checked against one schema policy, and every error names the file; so does a
+//! core-to-core-latency CSV's (`predict --latencies FILE.csv`, `gallery`).
 
 use crate::compare::{HostRecord, RECORD_SCHEMA};
 use crate::matrix::MatrixResults;
@@ -62,8 +60,7 @@ pub enum ReadError {
         /// The file.
         path: PathBuf,
     },
-    /// A schema this contend cannot read: missing, older or newer than the
-    /// one it writes.
+    /// A schema this contend cannot read: missing, older or newer than the one it writes.
     #[error("{}: schema {found}, this contend reads schema {supported} only (rerun the experiment with this contend, or read the file with the contend that wrote it)", path.display())]
     Schema {
         /// The file.
@@ -105,9 +102,7 @@ pub enum ReadError {
         /// The file.
         path: PathBuf,
     },
-    /// Parsed, but a value no run could have written: a negative, NaN or
-    /// infinite mean, a strategy with repeats and no summary, a strategy
-    /// twice in one regime.
+    /// Parsed, but a value no run could have written.
     #[error("{}: {field} {problem}", path.display())]
     Invalid {
         /// The file.
@@ -162,7 +157,6 @@ pub fn c2c_files(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
 }
 
 /// Reads one result file, or the first of [`RESULT_FILES`] in a folder.
-/// Returns the file read and its contents.
 pub fn read(path: &Path) -> Result<(PathBuf, ResultFile), ReadError> {
     let file = if path.is_dir() {
         folder_files(path)?.remove(0)
@@ -173,15 +167,10 @@ pub fn read(path: &Path) -> Result<(PathBuf, ResultFile), ReadError> {
     Ok((file, result))
 }
 
-/// How deep under a folder [`read_runs`] looks for run.json files
-/// (`DIR/<host>/<timestamp>/run.json`, as `contend run --out DIR` writes).
+/// How deep under a folder [`read_runs`] looks for run.json files.
 const RUNS_DEPTH: usize = 3;
 
-/// The runs a path names: a run.json, a run's folder, or a folder holding
-/// runs' folders (every run.json up to [`RUNS_DEPTH`] levels down, in
-/// path order, as several `contend run --out DIR` write them). Each with
-/// its file. A file of another kind, or a folder without a run.json, is
-/// an error naming it.
+/// The runs a path names: a run.json, a run's folder, or a folder holding runs' folders.
 pub fn read_runs(path: &Path) -> Result<Vec<(PathBuf, RunResults)>, ReadError> {
     let files = if path.is_dir() && !path.join("run.json").is_file() {
         let mut found = Vec::new();
@@ -269,9 +258,7 @@ fn folder_files(folder: &Path) -> Result<Vec<PathBuf>, ReadError> {
     Ok(files)
 }
 
-/// Reads one file: kind by content (`points` = sweep, `strategies` = run,
-/// `pairs` = matrix), then the schema policy (present, and the one this
-/// contend writes), then the fields.
+/// Reads one file: kind by content.
 fn read_file(file: &Path) -> Result<ResultFile, ReadError> {
     let text = fs::read_to_string(file).map_err(|source| ReadError::Io {
         path: file.to_path_buf(),
@@ -321,9 +308,8 @@ const SIGNED: [&str; 4] = [
     "cost_ns",
 ];
 
-/// Every summary (an object with a `mean` and a `stddev`) under `value`
-/// has a finite mean, not negative unless its field is in [`SIGNED`].
-/// The error is the summary's path and what is wrong.
+/// Every summary (an object with a `mean` and a `stddev`) under `value` has a finite mean, not
+/// negative unless its field is in [`SIGNED`].
 fn check_means(value: &serde_json::Value, path: &mut String) -> Result<(), (String, &'static str)> {
     use serde_json::Value;
     let len = path.len();
@@ -360,8 +346,7 @@ fn check_means(value: &serde_json::Value, path: &mut String) -> Result<(), (Stri
     Ok(())
 }
 
-/// A run's strategies: each with repeats has a summary (it is what every
-/// verdict reads), and none is measured twice in one regime.
+/// A run's strategies: each with repeats has a summary.
 fn check_run(run: &RunResults) -> Result<(), (String, &'static str)> {
     for (i, s) in run.strategies.iter().enumerate() {
         if s.summary.is_none() && !s.repeats.is_empty() {
@@ -413,9 +398,8 @@ pub struct WriteError {
     pub source: io::Error,
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file beside it, then a
-/// rename, so a reader never sees half a file. On failure the temporary
-/// file is removed.
+/// Writes `bytes` to `path` atomically: a temporary file beside it, then a rename, so a reader
+/// never sees half a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let tmp = path.with_extension("tmp");
     let result = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
@@ -436,10 +420,7 @@ pub fn create_dir(dir: &Path) -> Result<(), WriteError> {
     })
 }
 
-/// Checks, before anything is measured, that results folders can be
-/// written under `root`: creates it (and its parents) if absent, writes a
-/// probe file there and removes it. The error names the first path that
-/// could not be written.
+/// Checks, before anything is measured, that results folders can be written under `root`.
 pub fn check_writable(root: &Path) -> Result<(), WriteError> {
     create_dir(root)?;
     let probe = root.join(format!(".contend-probe-{}", std::process::id()));
@@ -454,8 +435,7 @@ pub fn check_writable(root: &Path) -> Result<(), WriteError> {
         })
 }
 
-/// A fresh folder `root/<host>/<UTC timestamp>` (a `-2`, `-3`, … suffix if
-/// that second is taken), created.
+/// A fresh folder `root/<host>/<UTC timestamp>`.
 pub fn new_results_dir(root: &Path, host: &str, started_utc: &str) -> Result<PathBuf, WriteError> {
     let stamp: String = started_utc
         .chars()

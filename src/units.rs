@@ -1,7 +1,6 @@
-//! How numbers are written for people, in one place for the terminal,
-//! Markdown, HTML and a regime's name: three significant digits, a k, M or
-//! G prefix on rates and counts, ns, µs, ms or s on times, and one ±: the
-//! half-width of the 95% confidence interval of the mean over repeats.
+//! How numbers are written for people, in one place for the terminal, Markdown, HTML and a regime's
+//! name: three significant digits, a k, M or G prefix on rates and counts, ns, µs, ms or s on
+//! times, and one ±: the half-width of the 95% confidence interval of the mean over repeats.
 
 use crate::stats::{SPREAD_REPEATS, Summary};
 
@@ -30,9 +29,7 @@ impl Unit {
     }
 }
 
-/// `value` in `unit` to 3 significant digits: a rate with an SI prefix
-/// (`54.9M`, `1.99k`, `112`), a time in ns, µs, ms or s (`71.6 ns`,
-/// `1.20 µs`), a percentage (`6.53%`, `0.131%`), a count (`1.52`).
+/// `value` in `unit` to 3 significant digits (`54.9M`, `71.6 ns`, `6.53%`, `1.52`).
 pub fn human(value: f64, unit: Unit) -> String {
     match unit {
         Unit::PerSecond => si(value),
@@ -49,15 +46,13 @@ pub fn human(value: f64, unit: Unit) -> String {
     }
 }
 
-/// 3 significant digits with a k (10³), M (10⁶) or G (10⁹) prefix:
-/// `58.2M`, `22.0k`, `975`, `34.5`, `0.128`.
+/// 3 significant digits with a k (10³), M (10⁶) or G (10⁹) prefix.
 pub fn si(value: f64) -> String {
     let (scaled, prefix) = scaled(value, &[(1e9, "G"), (1e6, "M"), (1e3, "k")]);
     format!("{}{prefix}", three_digits(scaled))
 }
 
-/// `value` divided by the largest `scale` it reaches, and that scale's
-/// name; itself and "" below all of them.
+/// `value` divided by the largest `scale` it reaches, and that scale's name.
 fn scaled(value: f64, scales: &[(f64, &'static str)]) -> (f64, &'static str) {
     scales
         .iter()
@@ -65,8 +60,7 @@ fn scaled(value: f64, scales: &[(f64, &'static str)]) -> (f64, &'static str) {
         .map_or((value, ""), |&(s, name)| (value / s, name))
 }
 
-/// 3 significant digits, never in exponent form (`54.9`, `1.99`, `0.131`,
-/// `112`, `0`).
+/// 3 significant digits, never in exponent form (`54.9`, `1.99`, `0.131`, `112`, `0`).
 fn three_digits(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
@@ -76,8 +70,7 @@ fn three_digits(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// A percentage for a ±: two significant digits (`31%`, `3.3%`,
-/// `0.45%`).
+/// A percentage for a ±: two significant digits (`31%`, `3.3%`, `0.45%`).
 pub fn cv_text(pct: f64) -> String {
     let decimals = if pct >= 10.0 {
         0
@@ -89,29 +82,22 @@ pub fn cv_text(pct: f64) -> String {
     format!("{pct:.decimals$}%")
 }
 
-/// The half-width of `s`'s 95% confidence interval, as a % of its mean's
-/// size (infinite for a mean of 0).
+/// The half-width of `s`'s 95% confidence interval, as a % of its mean's size.
 pub fn ci_pct(s: &Summary) -> f64 {
     50.0 * (s.ci95_high - s.ci95_low) / s.mean.abs()
 }
 
-/// True when `s`'s 95% confidence interval is wider than its value: the
-/// repeats cannot tell it from nothing, and it is printed as
-/// [`noise_text`], not as a figure or a change.
+/// True when `s`'s 95% confidence interval is wider than its value.
 pub fn is_noise(s: &Summary) -> bool {
     s.has_spread() && ci_pct(s) > 100.0
 }
 
-/// `noise (±510%)`: what stands in for a figure whose interval is wider
-/// than itself ([`is_noise`]).
+/// `noise (±510%)`: what stands in for a figure whose interval is wider than itself ([`is_noise`]).
 pub fn noise_text(s: &Summary) -> String {
     format!("noise (±{})", cv_text(ci_pct(s)))
 }
 
-/// The ± after a summary's mean: the half-width of its 95% confidence
-/// interval as a percentage of the mean (`±3.3%`, [`cv_text`]), or
-/// `(1 repeat)` where a single repeat leaves it undefined
-/// ([`Summary::has_spread`]).
+/// The ± after a summary's mean: its 95% CI's half-width in % of the mean.
 pub fn spread_text(s: &Summary) -> String {
     if s.has_spread() {
         format!("±{}", cv_text(ci_pct(s)))
@@ -120,8 +106,7 @@ pub fn spread_text(s: &Summary) -> String {
     }
 }
 
-/// `84.4 ns ±4.4%`: a mean in `unit` and its ± ([`spread_text`]), or
-/// [`noise_text`] where the interval is wider than the value.
+/// `84.4 ns ±4.4%`: a mean in `unit` and its ±.
 pub fn figure(s: &Summary, unit: Unit) -> String {
     if is_noise(s) {
         noise_text(s)
@@ -130,10 +115,8 @@ pub fn figure(s: &Summary, unit: Unit) -> String {
     }
 }
 
-/// `178 ns [150, 206]`: a mean over `repeats` in `unit` (none: empty)
-/// and its 95% interval, three significant digits each ([`si`]);
-/// `178 ns (1 repeat)` where one repeat gives no interval
-/// ([`SPREAD_REPEATS`]).
+/// `178 ns [150, 206]`: a mean over `repeats` in `unit` (none: empty) and its 95% interval, three
+/// significant digits each ([`si`]).
 pub fn with_interval(mean: f64, ci: [f64; 2], repeats: usize, unit: &str) -> String {
     let mean = match unit {
         "" => si(mean),

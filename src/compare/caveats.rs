@@ -1,6 +1,6 @@
-//! What can make a comparison doubtful: a machine that changed between
-//! the two sides (their canaries and line costs), a different version,
-//! host or setting, and measures a side did not record.
+//! What can make a comparison doubtful: a machine that changed between the two sides (their
+//! canaries and line costs), a different version, host or setting, and measures a side did not
+//! record.
 
 use super::Side;
 use super::result::{HostStates, MeasureRow, Pair};
@@ -19,8 +19,7 @@ fn canaries(side: &Side) -> Option<CanaryRange> {
     )
 }
 
-/// The median line cost of every repeat of every strategy of `side`'s
-/// runs that priced one, ns.
+/// The median line cost of every repeat of every strategy of `side`'s runs that priced one, ns.
 fn lines(side: &Side) -> Option<f64> {
     let all: Vec<f64> = side
         .runs
@@ -32,8 +31,7 @@ fn lines(side: &Side) -> Option<f64> {
 }
 
 impl HostStates {
-    /// Both sides' canaries and line costs (medians over their runs);
-    /// `None` when a side has no canary.
+    /// Both sides' canaries and line costs (medians over their runs).
     pub fn of(base: &Side, test: &Side) -> Option<HostStates> {
         Some(HostStates {
             canary: (canaries(base)?.median, canaries(test)?.median),
@@ -42,11 +40,8 @@ impl HostStates {
     }
 }
 
-/// Why two sides cannot be compared as the same machine, if they cannot:
-/// their canary medians differ by more than [`CANARY_SHIFT`] (the ratio
-/// that marks a repeat disturbed within one run), or
-/// their canary ranges do not even overlap and the medians differ by more
-/// than 20%. `None` when either side has no canary (or they agree).
+/// Why two sides cannot be compared as the same machine, if they cannot: canary medians more than
+/// [`CANARY_SHIFT`] apart, or canary ranges apart and medians more than 20%.
 pub fn machine_changed(base: &Side, test: &Side) -> Option<String> {
     let (b, t) = (canaries(base)?, canaries(test)?);
     let ratio = b.median.max(t.median) / b.median.min(t.median);
@@ -59,8 +54,7 @@ pub fn machine_changed(base: &Side, test: &Side) -> Option<String> {
     })
 }
 
-/// One note per side and compared measure that some pair lacks on that
-/// side (the row shows `-` and "not recorded"), naming the file.
+/// One note per side and compared measure that some pair lacks on that side.
 pub(super) fn unrecorded(pairs: &[Pair], base: &Side, test: &Side) -> Vec<String> {
     let base_value: fn(&MeasureRow) -> Option<Summary> = |r| r.base;
     let test_value: fn(&MeasureRow) -> Option<Summary> = |r| r.test;
@@ -87,8 +81,7 @@ pub(super) fn unrecorded(pairs: &[Pair], base: &Side, test: &Side) -> Vec<String
     notes
 }
 
-/// What differs between the two sides beyond the strategies: contend
-/// version, host, CPU, kernel and the workload's settings.
+/// What differs between the two sides beyond the strategies.
 pub(super) fn warnings(base: &Side, test: &Side) -> Vec<String> {
     let mut out = Vec::new();
     let (b, t) = (&base.run.provenance, &test.run.provenance);

@@ -1,7 +1,7 @@
-//! `contend compare`'s model: two sides paired strategy by strategy within
-//! each regime, each pair judged on its cost over the whole comparison, at
-//! the run level across runs ([`crate::stats::runs_difference`]) or on the
-//! repeats of one run; rendering lives in [`crate::report`].
+//! `contend compare`'s model: two sides paired strategy by strategy within each regime, each pair
+//! judged on its cost over the whole comparison, at the run level across runs
+//! ([`crate::stats::runs_difference`]) or on the repeats of one run; rendering lives in
+//! [`crate::report`].
 
 mod caveats;
 mod result;
@@ -24,11 +24,7 @@ use caveats::{unrecorded, warnings};
 use side::short_names;
 use std::path::PathBuf;
 
-/// The measures set side by side for a pair measured in `regime`: first
-/// the cost of one update, [`cost_measure`] (ns/op from throughput flat
-/// out, net busy ns per update paced; never the sampled ns, which the
-/// fence perturbs); then, flat out, updates/s and read ops/s; paced, where
-/// ops/s is the pacing rate, the net CPU share (%).
+/// The measures set side by side for a pair measured in `regime`.
 pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
     match regime {
         Regime::FlatOut => vec![cost_measure(regime), &MEASURES[0], &MEASURES[1]],
@@ -36,23 +32,17 @@ pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
     }
 }
 
-/// How a comparison replicates: the repeats of one run (both sides are
-/// the same run: strategies of one file), or runs (the sides are
-/// different runs, one or several each).
+/// How a comparison replicates: the repeats of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Replicates {
-    /// Both sides are one run: its repeats are the replicates, paired
-    /// repeat by repeat where two strategies ran in place together.
+    /// Both sides are one run: its repeats are the replicates, paired repeat by repeat where two
+    /// strategies ran in place together.
     Repeats,
-    /// The sides are different runs: each run is one replicate
-    /// ([`crate::stats::runs_difference`]).
+    /// The sides are different runs: each run is one replicate ([`crate::stats::runs_difference`]).
     Runs,
 }
 
-/// One row per compared measure of a pair: both sides' summaries and the
-/// difference (paired where both ran in place in one run, at the run level
-/// across runs); only the cost row ([`cost_measure`]) is judged, the others
-/// are the same repeats seen another way.
+/// One row per compared measure of a pair: both sides' summaries and the difference.
 fn rows_of(
     pair: (&StrategyResult, &StrategyResult),
     sides: (&Side, &Side),
@@ -109,11 +99,7 @@ fn rows_of(
         .collect()
 }
 
-/// A side's figure at the run level, as tables show it: the mean of its
-/// runs' (adjusted) means, n its runs, its 95% CI from the run-level
-/// `spread` (the side's own runs pooled with the other's and a host's
-/// record). Where that spread is unknown (one run a side, no record) it
-/// has none, and shows none: the run's own repeats cannot give it.
+/// A side's figure at the run level, as tables show it.
 fn level_summary(level: &Level, spread: Option<Spread>) -> Summary {
     let (sd, half) = spread.map_or((0.0, 0.0), |s| {
         let half = t_quantile_975(s.df() as f64) * s.sd / (level.runs as f64).sqrt();
@@ -134,8 +120,7 @@ fn level_summary(level: &Level, spread: Option<Spread>) -> Summary {
 /// Why two results cannot be compared.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
-    /// A selector picks no strategy of its file, or starts the short names
-    /// of several.
+    /// A selector picks no strategy of its file, or starts the short names of several.
     #[error(
         "{option} {selector} {} in {}: {}",
         if *ambiguous { "is ambiguous" } else { "matches no strategy" },
@@ -149,8 +134,7 @@ pub enum CompareError {
         selector: String,
         /// The file.
         path: PathBuf,
-        /// True when it starts several short names (`names`); else it
-        /// matches none, and `names` are every strategy of the file.
+        /// True when it starts several short names (`names`).
         ambiguous: bool,
         /// The candidates, by short name.
         names: Vec<String>,
@@ -186,12 +170,8 @@ pub enum CompareError {
 }
 
 impl<'a> Comparison<'a> {
-    /// Pairs the strategies of both sides by key and regime (each test
-    /// selector with the base on its own) and decides each pair on its
-    /// cost, Holm-adjusted over every pair at `noise`: on the repeats where
-    /// both sides are one run, else on runs (`record` bounding a side of
-    /// one run). A selector that picks nothing or is ambiguous, or no pair
-    /// at all, is bad input.
+    /// Pairs the strategies of both sides by key and regime and decides each pair on its cost,
+    /// Holm-adjusted over every pair at `noise`: on the repeats within one run, else on runs.
     pub fn new(
         base: Side<'a>,
         test: Side<'a>,
@@ -291,9 +271,7 @@ impl<'a> Comparison<'a> {
     }
 }
 
-/// Takes back every change called in `pairs`: the machine changed between
-/// the sides (`why`) beyond what the runs adjust for, so each is
-/// inconclusive, and says why.
+/// Takes back every change called in `pairs`.
 fn unclaim(pairs: &mut [Pair], why: &str) {
     for row in pairs.iter_mut().flat_map(|p| &mut p.rows) {
         if let Some(o) = row
@@ -307,10 +285,7 @@ fn unclaim(pairs: &mut [Pair], why: &str) {
     }
 }
 
-/// Decides every judged row of `pairs` in one family (its difference, as
-/// [`rows_of`] tested it; Holm over the rows that have a test,
-/// [`crate::stats::decide_differences`]); a row not judged keeps its
-/// difference with no verdict. Returns the number of tests.
+/// Decides every judged row of `pairs` in one family.
 fn decide(pairs: &mut [Pair], noise: NoiseThreshold) -> usize {
     let regime_of: Vec<Regime> = pairs
         .iter()

@@ -1,6 +1,6 @@
-//! A host's record of how its runs spread: K identical runs (`contend run
-//! --runs K`), and for each strategy, regime and compared measure, how
-//! their means spread: what bounds a comparison of one run per side.
+//! A host's record of how its runs spread: K identical runs (`contend run --runs K`), and for each
+//! strategy, regime and compared measure, how their means spread: what bounds a comparison of one
+//! run per side.
 
 use super::compared_measures;
 use super::side::setting_differs;
@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 /// Version of noise.json's layout.
 pub const RECORD_SCHEMA: u32 = 1;
 
-/// The file name of a host's record, in its results folder
-/// (`results/<host>/noise.json`).
+/// The file name of a host's record, in its results folder (`results/<host>/noise.json`).
 pub const RECORD_FILE: &str = "noise.json";
 
 /// noise.json: how identical runs of one experiment spread on one host.
@@ -53,20 +52,15 @@ pub struct RecordRow {
     pub repeats: usize,
     /// The mean of the run means, in the measure's unit.
     pub mean: f64,
-    /// The standard deviation of the run means (each adjusted to the
-    /// runs' common line cost where every repeat priced it), in the
-    /// measure's unit: what a second run's mean would move by.
+    /// The standard deviation of the run means.
     pub run_sd: f64,
     /// The standard deviation of repeats within a run, pooled.
     pub within_sd: Option<f64>,
-    /// The share of the run means' variance that lies between runs, not in
-    /// each run's own repeats.
+    /// The share of the run means' variance that lies between runs, not in each run's own repeats.
     pub between_share: Option<f64>,
 }
 
-/// One run of `strategy` in `measure` as the run-level estimate takes it:
-/// its summary, and each used repeat's value beside its line cost where
-/// every used repeat priced one.
+/// One run of `strategy` in `measure` as the run-level estimate takes it.
 pub fn run_of(strategy: &StrategyResult, measure: &Measure) -> Option<Run> {
     let summary = measure.of(strategy)?;
     let used = UsedRepeats::of(&strategy.repeats).used;
@@ -81,9 +75,8 @@ pub fn run_of(strategy: &StrategyResult, measure: &Measure) -> Option<Run> {
 }
 
 impl HostRecord {
-    /// The record of `runs` (files and contents, replicates of one
-    /// experiment: [`super::Side::new`] checks that): every strategy,
-    /// regime and compared measure that two or more runs recorded.
+    /// The record of `runs` (files and contents, replicates of one experiment: [`super::Side::new`]
+    /// checks that): every strategy, regime and compared measure that two or more runs recorded.
     pub fn of(runs: &[(PathBuf, &RunResults)]) -> Option<HostRecord> {
         let (_, first) = runs.first()?;
         let mut spreads = Vec::new();
@@ -128,8 +121,7 @@ impl HostRecord {
         })
     }
 
-    /// The spread of a run's mean of `measure` for `strategy`, if the
-    /// record holds it.
+    /// The spread of a run's mean of `measure` for `strategy`, if the record holds it.
     pub fn spread(&self, strategy: &StrategyResult, measure: &Measure) -> Option<RunSpread> {
         self.spreads
             .iter()
@@ -144,9 +136,7 @@ impl HostRecord {
             })
     }
 
-    /// Why this record does not describe runs like `run`, if it does not:
-    /// another host or CPU, or another setting of the experiment than an
-    /// injected cost (which moves a mean, not how runs spread).
+    /// Why this record does not describe runs like `run`, if it does not.
     pub fn not_for(&self, run: &RunResults) -> Option<String> {
         let (p, q) = (&self.provenance, &run.provenance);
         if p.hostname != q.hostname || p.cpu_model != q.cpu_model {
@@ -160,10 +150,7 @@ impl HostRecord {
         setting_differs(&self.config, &config).map(|s| format!("its runs' {s} differs"))
     }
 
-    /// The first of `runs` (run.json files) the record was made from, by
-    /// its folder's name (a host's run folders are named by their start),
-    /// if any: a record of the very runs compared would count their
-    /// spread twice.
+    /// The first of `runs` (run.json files) the record was made from, by its folder's name.
     pub fn made_from<'a>(&self, runs: impl IntoIterator<Item = &'a Path>) -> Option<String> {
         let folder = |p: &Path| p.parent().and_then(Path::file_name).map(|n| n.to_owned());
         let mine: Vec<_> = self.runs.iter().filter_map(|p| folder(p)).collect();

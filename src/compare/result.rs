@@ -1,10 +1,7 @@
-//! What `contend compare` found: the pairs of strategies matched across
-//! the two sides, each compared measure's outcome, and the warnings and
-//! notes that qualify them.
+//! What `contend compare` found: the pairs of strategies matched across the two sides, each
+//! compared measure's outcome, and the warnings and notes that qualify them.
 
 use super::{Replicates, Side};
-#[cfg(doc)]
-use crate::runner::RunResults;
 use crate::runner::{Measure, StrategyResult};
 use crate::stats::{
     Decision, Difference, NoiseThreshold, Outcome, RunsDifference, SIGNIFICANCE_LEVEL, Summary,
@@ -19,32 +16,24 @@ pub struct Comparison<'a> {
     pub test: Side<'a>,
     /// What the replicates are: one run's repeats, or runs.
     pub replicates: Replicates,
-    /// The host's record of identical runs that bounded the run-level
-    /// spread, in words (file, runs, date); `None` when none did.
+    /// The host's record of identical runs that bounded the run-level spread, in words.
     pub record: Option<String>,
-    /// Both sides' host states, across runs (`None` within one run, or
-    /// without canaries).
+    /// Both sides' host states, across runs (`None` within one run, or without canaries).
     pub host: Option<HostStates>,
-    /// Matched strategies (same key, same regime), in the base side's
-    /// order.
+    /// Matched strategies (same key, same regime), in the base side's order.
     pub pairs: Vec<Pair<'a>>,
-    /// Picked base strategies with no test counterpart in their regime,
-    /// as listed (name, plus the regime when paced).
+    /// Picked base strategies with no test counterpart in their regime, as listed.
     pub only_base: Vec<String>,
     /// Picked test strategies with no base counterpart, likewise.
     pub only_test: Vec<String>,
-    /// Differences in version, host or settings that make the comparison
-    /// doubtful.
+    /// Differences in version, host or settings that make the comparison doubtful.
     pub warnings: Vec<String>,
-    /// One line per side and compared measure that a side did not
-    /// record, saying why (a file written before the measure was): the
-    /// figure is shown as missing, never replaced by another.
+    /// One line per side and compared measure that a side did not record, saying why.
     pub notes: Vec<String>,
     /// The noise threshold, in %: a smaller change is "no change".
     pub noise: NoiseThreshold,
-    /// How many tests the comparison made (rows with two repeats or more
-    /// on both sides, or two paired differences): the m of the
-    /// Holm–Bonferroni correction.
+    /// How many tests the comparison made (rows with two repeats or more on both sides, or two
+    /// paired differences): the m of the Holm–Bonferroni correction.
     pub tests: usize,
 }
 
@@ -66,34 +55,24 @@ pub struct MeasureRow {
     pub base: Option<Summary>,
     /// The test side's.
     pub test: Option<Summary>,
-    /// `test − base` repeat by repeat, summarised, where both sides ran in
-    /// place in the same repeats of one run: the difference is decided on
-    /// it (the paired t-test). `None` otherwise (Welch's test).
+    /// `test − base` repeat by repeat, summarised, where both sides ran in place in the same
+    /// repeats of one run: the difference is decided on it (the paired t-test).
     pub paired: Option<Summary>,
-    /// Across runs: the run-level estimate the difference was tested by
-    /// (each side's runs, the covariate's share, the spread); `None`
-    /// within one run.
+    /// Across runs: the run-level estimate the difference was tested by.
     pub runs: Option<RunsDifference>,
-    /// The difference as tested (`None`: a side did not record the
-    /// measure).
+    /// The difference as tested (`None`: a side did not record the measure).
     pub difference: Option<Difference>,
-    /// True for the row a pair is judged on (its cost); its other rows
-    /// show their change, never a verdict of their own.
+    /// True for the row a pair is judged on (its cost).
     pub judged: bool,
-    /// The difference decided over every test of the comparison; `None`
-    /// when a side did not record the measure.
+    /// The difference decided over every test of the comparison.
     pub outcome: Option<Outcome>,
-    /// Set when the statistics alone would call a change but the machine
-    /// changed between the two files: why the verdict is inconclusive.
+    /// Set when the statistics alone would call a change but the machine changed between the two
+    /// files: why the verdict is inconclusive.
     pub machine_changed: Option<String>,
 }
 
 impl MeasureRow {
-    /// The verdict in words ([`Outcome::word`]: `faster`/`slower` for a
-    /// throughput, `cheaper`/`dearer` for a cost, `no change` only when the
-    /// interval lies within the threshold, `inconclusive`), or `not
-    /// recorded`; an inconclusive row of files from changed machines says
-    /// why; a row not judged says so.
+    /// The verdict in words ([`Outcome::word`]), or `not recorded`.
     pub fn verdict(&self) -> String {
         match (self.outcome, &self.machine_changed) {
             (None, _) => "not recorded".to_string(),
@@ -105,15 +84,13 @@ impl MeasureRow {
         }
     }
 
-    /// The change and its 95% interval ([`Outcome::change_text`]), or
-    /// empty when not recorded.
+    /// The change and its 95% interval ([`Outcome::change_text`]), or empty when not recorded.
     pub fn change_text(&self) -> String {
         self.outcome
             .map_or(String::new(), |o| o.change_text(self.measure.unit.symbol()))
     }
 
-    /// The Holm-adjusted p-value as printed ([`Outcome::p_text`]), or
-    /// empty when not recorded; `-` for a row not judged.
+    /// The Holm-adjusted p-value as printed ([`Outcome::p_text`]), or empty when not recorded.
     pub fn p_text(&self) -> String {
         match self.outcome {
             Some(_) if !self.judged => "-".to_string(),
@@ -122,9 +99,8 @@ impl MeasureRow {
         }
     }
 
-    /// Each side's figure as printed: its mean and the half-width of its
-    /// 95% CI, in the measure's unit (`86.0 ns ±8.10 ns`; the mean alone
-    /// without an interval; `-` when not recorded).
+    /// Each side's figure as printed: its mean and the half-width of its 95% CI, in the measure's
+    /// unit (`86.0 ns ±8.10 ns`; the mean alone without an interval; `-` when not recorded).
     pub fn figures(&self) -> [String; 2] {
         [self.base, self.test].map(|s| match s {
             None => "-".to_string(),
@@ -137,9 +113,7 @@ impl MeasureRow {
         })
     }
 
-    /// Across runs, the run-level estimate of the row in words: each
-    /// side's runs, how far a run's mean moves from run to run and how
-    /// much of that lies between runs, and what the line costs explain.
+    /// Across runs, the run-level estimate of the row in words.
     pub fn runs_text(&self) -> Option<String> {
         let d = self.runs?;
         let unit = self.measure.unit;
@@ -162,20 +136,17 @@ impl MeasureRow {
     }
 }
 
-/// Both sides' host states: what moves every figure of a run with the
-/// host's phase.
+/// Both sides' host states: what moves every figure of a run with the host's phase.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HostStates {
     /// The canary's median on each side (base, test), ns one-way.
     pub canary: (f64, f64),
-    /// The median line cost on each side (base, test), ns one-way;
-    /// `None` where a side priced none.
+    /// The median line cost on each side (base, test), ns one-way; `None` where a side priced none.
     pub lines: Option<(f64, f64)>,
 }
 
 impl Comparison<'_> {
-    /// True when some pair is paced: titles then name every pair's
-    /// regime.
+    /// True when some pair is paced: titles then name every pair's regime.
     pub fn has_regimes(&self) -> bool {
         self.pairs.iter().any(|p| p.base.regime.is_paced())
     }
@@ -186,8 +157,7 @@ impl Comparison<'_> {
             .any(|r| r.outcome.is_some_and(|o| o.p_adjusted.is_none()))
     }
 
-    /// How many pairs were called a change: a worse one (dearer, slower)
-    /// when `worse`, either way otherwise.
+    /// How many pairs were called a change.
     pub fn called(&self, worse: bool) -> usize {
         self.rows()
             .filter(|r| r.judged)
@@ -196,8 +166,7 @@ impl Comparison<'_> {
             .count()
     }
 
-    /// Across runs, what the replicates were and what bounded the
-    /// intervals, in one line; `None` within one run.
+    /// Across runs, what the replicates were and what bounded the intervals, in one line.
     pub fn replicates_line(&self) -> Option<String> {
         if self.replicates == Replicates::Repeats {
             return None;
@@ -233,9 +202,7 @@ impl Comparison<'_> {
         ))
     }
 
-    /// Across runs where the sides' host states differ by 5% or more:
-    /// both side by side, and what the line costs alone explain of the
-    /// judged changes (taken out of them).
+    /// Across runs where the sides' host states differ by 5% or more.
     pub fn host_line(&self) -> Option<String> {
         let h = self.host?;
         let moved = |(a, b): (f64, f64)| (b / a - 1.0).abs() >= 0.05;
@@ -275,8 +242,7 @@ impl Comparison<'_> {
         self.pairs.iter().flat_map(|p| &p.rows)
     }
 
-    /// The rule of [`Decision::of`] with this comparison's noise
-    /// threshold, in one line (without a `verdict: ` label).
+    /// The rule of [`Decision::of`] with this comparison's noise threshold, in one line.
     pub fn rule(&self) -> String {
         let (t, ns) = (self.noise.pct, self.noise.ns);
         let alpha = SIGNIFICANCE_LEVEL;
@@ -289,10 +255,7 @@ impl Comparison<'_> {
         )
     }
 
-    /// The rule in a few words, for the patch table's footer: `cheaper or
-    /// dearer (faster or slower) beyond ±2% and ±1 ns per update at p <
-    /// 0.05 after Holm over 6 tests; no change when the whole CI lies
-    /// within that; else inconclusive`.
+    /// The rule in a few words, for the patch table's footer.
     pub fn rule_brief(&self) -> String {
         format!(
             "cheaper or dearer beyond ±{}% and ±{} ns per update, at p < {} after Holm over {} test{}; no change only when the whole CI lies within that; else inconclusive",
@@ -304,10 +267,7 @@ impl Comparison<'_> {
         )
     }
 
-    /// A pair's title: its short name, or `base vs test` when the names
-    /// differ ([`RunResults::short_name`] in each file); with `, paced at
-    /// R/s per thread` for a paced pair, and `, flat out` for a flat-out
-    /// one when some pair of the comparison is paced.
+    /// A pair's title: its short name, or `base vs test` when the names differ.
     pub fn title(&self, pair: &Pair) -> String {
         let (base, test) = (
             self.base.run.short_name(pair.base),
@@ -324,10 +284,7 @@ impl Comparison<'_> {
         title
     }
 
-    /// What the printed p is, in one line (without a `p: ` label): Welch's
-    /// two-sided p, or the paired t-test's for rows of strategies run in
-    /// place in the same repeats, Holm-adjusted over this comparison's
-    /// tests.
+    /// What the printed p is, in one line (without a `p: ` label).
     pub fn p_note(&self) -> String {
         let rows = self.pairs.iter().flat_map(|p| &p.rows);
         let paired = rows
@@ -357,10 +314,8 @@ impl Comparison<'_> {
         )
     }
 
-    /// The strategies left unmatched, what `n<2` means, which rows were
-    /// paired repeat by repeat and which figures a file did not record, if
-    /// any: one line each, in plain words (every
-    /// format prints these lines under its table, escaped as its own).
+    /// The strategies left unmatched, what `n<2` means, which rows were paired and which figures a
+    /// file did not record: one line each, in plain words.
     pub fn footer(&self) -> Vec<String> {
         let mut lines = Vec::new();
         if !self.only_base.is_empty() {

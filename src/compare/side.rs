@@ -1,30 +1,25 @@
-//! One side of a comparison: one run or several replicates of one
-//! experiment, and which of their strategies, each with the key it is
-//! matched on.
+//! One side of a comparison: one run or several replicates of one experiment, and which of their
+//! strategies, each with the key it is matched on.
 
 use super::CompareError;
 use crate::runner::{RunConfig, RunResults, StrategyResult};
 use std::path::PathBuf;
 
-/// One side of the comparison: its runs (replicates of one experiment:
-/// one host, one version, one configuration) and which of their
-/// strategies.
+/// One side of the comparison: its runs (replicates of one experiment: one host, one version, one
+/// configuration) and which of their strategies.
 pub struct Side<'a> {
     /// What was named: a run.json, or the folder its runs were found in.
     pub path: PathBuf,
-    /// The first run: its strategies are picked and named, its provenance
-    /// shown; every other run holds the same strategies.
+    /// The first run: its strategies are picked and named, its provenance shown.
     pub run: &'a RunResults,
     /// Every run of the side, with its file, the first `run`'s.
     pub runs: Vec<(PathBuf, &'a RunResults)>,
-    /// `--base` or `--test`, one selector a group (`--test B,C`: two
-    /// groups, each compared with the base); empty takes every strategy,
-    /// as one group.
+    /// `--base` or `--test`, one selector a group.
     pub selectors: Vec<String>,
 }
 
-/// A strategy a side picked: the group (selector) that picked it and the
-/// key it is matched on within its regime.
+/// A strategy a side picked: the group (selector) that picked it and the key it is matched on
+/// within its regime.
 pub(super) struct Pick<'a> {
     /// The index of the selector that picked it (0 without selectors).
     pub group: usize,
@@ -35,10 +30,7 @@ pub(super) struct Pick<'a> {
 }
 
 impl<'a> Side<'a> {
-    /// The side of `runs` (at least one) found under `path`, picked by
-    /// `selectors`; the runs must be replicates of one experiment: a run
-    /// from another host, kernel, contend build or configuration, or with
-    /// other strategies, is an error naming it and what differs.
+    /// The side of `runs` (at least one) found under `path`, picked by `selectors`.
     pub fn new(
         option: &'static str,
         path: PathBuf,
@@ -64,8 +56,7 @@ impl<'a> Side<'a> {
         })
     }
 
-    /// The strategy of each run of the side that `strategy` (one of the
-    /// first run's) names: the same full name in the same regime.
+    /// The strategy of each run of the side that `strategy` (one of the first run's) names.
     pub fn in_every_run(&self, strategy: &StrategyResult) -> Vec<&'a StrategyResult> {
         self.runs
             .iter()
@@ -77,10 +68,7 @@ impl<'a> Side<'a> {
             .collect()
     }
 
-    /// The strategies each selector picks, in selector order, each with
-    /// its matching key (its regime is matched too: see
-    /// [`super::Comparison::new`]); a selector that picks nothing or is
-    /// an ambiguous prefix is bad input, named by `option`.
+    /// The strategies each selector picks, in selector order, each with its matching key.
     pub(super) fn picked(&self, option: &'static str) -> Result<Vec<Pick<'a>>, CompareError> {
         let run = self.run;
         if self.selectors.is_empty() {
@@ -119,10 +107,7 @@ impl<'a> Side<'a> {
         Ok(picks)
     }
 
-    /// `path` (or `selectors in path`) and where it ran, in plain words
-    /// (each format escapes them as its own), with its runs and the
-    /// repeats its first run's strategies used
-    /// ([`RunResults::repeats_text`]).
+    /// `path` (or `selectors in path`) and where it ran, in plain words.
     pub fn describe(&self) -> String {
         let p = &self.run.provenance;
         let selectors = if self.selectors.is_empty() {
@@ -148,10 +133,7 @@ impl<'a> Side<'a> {
     }
 }
 
-/// What makes `other` not a replicate of `run`, if anything: another
-/// host, CPU, kernel or contend build, other strategies, or another
-/// setting of the experiment (measured figures such as the timer's
-/// overhead may differ).
+/// What makes `other` not a replicate of `run`, if anything.
 fn not_a_replicate(run: &RunResults, other: &RunResults) -> Option<String> {
     let (p, q) = (&run.provenance, &other.provenance);
     let provenance: [(&str, &str, &str); 5] = [
@@ -172,8 +154,7 @@ fn not_a_replicate(run: &RunResults, other: &RunResults) -> Option<String> {
     setting_differs(&run.config, &other.config).map(|s| format!("its setting {s}"))
 }
 
-/// The first setting of the experiment in which `a` and `b` differ, by
-/// its run.json name; `None` when they ran the same experiment.
+/// The first setting of the experiment in which `a` and `b` differ, by its run.json name.
 pub(super) fn setting_differs(a: &RunConfig, b: &RunConfig) -> Option<&'static str> {
     let inject = |c: &RunConfig| c.inject.map(|i| i.ns);
     // The warm-up asked for, not the one used: each run raises it to the
@@ -215,11 +196,8 @@ pub(super) fn setting_differs(a: &RunConfig, b: &RunConfig) -> Option<&'static s
         .map(|(name, _)| *name)
 }
 
-/// The strategies of `run` that `selector` picks, each with its key, by
-/// the first rule that picks any: its short or full name exactly (key
-/// `*`); whole `/`-separated components ([`match_key`]: `global` keys
-/// `*/always`, …, so `--base global --test node` pairs by policy); the
-/// start of exactly one short name. `Err` with the candidates otherwise.
+/// The strategies of `run` that `selector` picks, each with its key, by the first rule that picks
+/// any: its short or full name exactly (key `*`).
 fn select<'a>(
     run: &'a RunResults,
     selector: &str,
@@ -265,9 +243,7 @@ fn select<'a>(
     }
 }
 
-/// The key a strategy is matched on: its name with the selector's
-/// components replaced by `*` (`global/always/pad128` under `global` is
-/// `*/always/pad128`).
+/// The key a strategy is matched on: its name with the selector's components replaced by `*`.
 fn match_key(name: &str, selector: &str) -> Option<String> {
     let parts: Vec<&str> = name.split('/').collect();
     let wanted: Vec<&str> = selector.split('/').collect();
@@ -278,8 +254,7 @@ fn match_key(name: &str, selector: &str) -> Option<String> {
     Some(key.join("/"))
 }
 
-/// Every strategy of `run` by its short name, each once (its regimes
-/// share it).
+/// Every strategy of `run` by its short name, each once (its regimes share it).
 pub(super) fn short_names(run: &RunResults) -> Vec<String> {
     unique(run.strategies.iter().map(|s| run.short_name(s)).collect())
 }

@@ -1,6 +1,6 @@
-//! Cost per distance class, and the split-level advice drawn from it:
-//! Peter Zijlstra's question (seed 002) — does the cost jump at cross-LLC
-//! or at cross-node? — answered with this host's numbers.
+//! Cost per distance class, and the split-level advice drawn from it: Peter Zijlstra's question
+//! (seed 002) — does the cost jump at cross-LLC or at cross-node? — answered with this host's
+//! numbers.
 
 use super::PairClass;
 use crate::error::UnknownName;
@@ -9,12 +9,11 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// "Close to cross-node": the same-node (different LLC) median is at least
-/// this fraction of the nearest cross-node median.
+/// "Close to cross-node": the same-node (different LLC) median is at least this fraction of the
+/// nearest cross-node median.
 pub const LLC_CLOSE: f64 = 0.75;
 
-/// "Within ~20%": two costs whose ratio is at most this are the same cost;
-/// a class at least this many times another is dearer.
+/// "Within ~20%": two costs whose ratio is at most this are the same cost.
 pub const SAME: f64 = 1.2;
 
 /// The text of [`RULE`], as a literal so `--help` can embed it.
@@ -40,8 +39,7 @@ pub(crate) use rule_text;
 /// The advice rule, as `contend matrix --help` and README.md state it.
 pub const RULE: &str = rule_text!();
 
-/// Cost of one distance class: statistics over its pairs' median one-way
-/// latencies.
+/// Cost of one distance class: statistics over its pairs' median one-way latencies.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClassStats {
     /// The class.
@@ -60,9 +58,7 @@ pub struct ClassStats {
     pub max_ns: f64,
 }
 
-/// Per-class statistics from `(class, pair median ns)` items, in class
-/// order. `candidates` gives each class's pair count before sampling
-/// (classes absent from it count their measured pairs).
+/// Per-class statistics from `(class, pair median ns)` items, in class order.
 pub fn class_stats(
     pair_medians: impl IntoIterator<Item = (PairClass, f64)>,
     candidates: &BTreeMap<PairClass, usize>,
@@ -97,8 +93,7 @@ pub enum Split {
     Node,
     /// Keep one counter: no boundary among the measured CPUs costs more.
     None,
-    /// Fewer than two distance classes were measured: there is no
-    /// boundary to weigh, so no advice either way.
+    /// Fewer than two distance classes were measured.
     CannotAdvise,
 }
 
@@ -219,8 +214,7 @@ fn by_median(a: &&ClassStats, b: &&ClassStats) -> std::cmp::Ordering {
     a.median_ns.total_cmp(&b.median_ns)
 }
 
-/// The classes on each side of the LLC and node boundaries that rules 3-5
-/// weigh.
+/// The classes on each side of the LLC and node boundaries that rules 3-5 weigh.
 struct Boundaries<'a> {
     /// Same node, different LLC.
     same_node: Option<&'a ClassStats>,
@@ -316,8 +310,8 @@ pub struct EmptyClass {
     pub reason: String,
 }
 
-/// The kinds of class (cross-node counted once, at any distance) that have
-/// no pairs among `classes`, each with the reason.
+/// The kinds of class (cross-node counted once, at any distance) that have no pairs among
+/// `classes`, each with the reason.
 pub fn empty_classes(classes: &[ClassStats]) -> Vec<EmptyClass> {
     let has = |f: &dyn Fn(PairClass) -> bool| classes.iter().any(|c| f(c.class));
     let kinds: [(&'static str, &'static str, bool); 4] = [

@@ -1,5 +1,5 @@
-//! Distance classes of CPU pairs, read from the topology, and which pairs
-//! of each class get measured.
+//! Distance classes of CPU pairs, read from the topology, and which pairs of each class get
+//! measured.
 
 use crate::error::UnknownName;
 use crate::topology::{CpuList, Topology};
@@ -10,8 +10,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// How far apart two CPUs are, as far as a shared cache line is concerned.
-/// Ordered nearest first: `Smt < SameLlc < SameNode < CrossNode(10) <
-/// CrossNode(12) < …`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PairClass {
     /// SMT siblings: two threads of one core (the line stays in its L1/L2).
@@ -20,8 +18,7 @@ pub enum PairClass {
     SameLlc,
     /// One NUMA node, different last-level caches (AMD CCXs, Intel SNC).
     SameNode,
-    /// Different NUMA nodes at this SLIT distance (the larger of the two
-    /// entries when the table is asymmetric).
+    /// Different NUMA nodes at this SLIT distance.
     CrossNode(u32),
 }
 
@@ -32,8 +29,7 @@ impl PairClass {
     }
 }
 
-/// `smt`, `same-llc`, `same-node`, `cross-node@D`: the names used in
-/// results, tables and `--help`.
+/// `smt`, `same-llc`, `same-node`, `cross-node@D`: the names used in results, tables and `--help`.
 impl fmt::Display for PairClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -80,8 +76,7 @@ impl<'de> Deserialize<'de> for PairClass {
     }
 }
 
-/// The class of the pair `(a, b)` on `topo`; an error names a CPU that is
-/// not online.
+/// The class of the pair `(a, b)` on `topo`; an error names a CPU that is not online.
 pub fn classify(topo: &Topology, a: u32, b: u32) -> Result<PairClass, OfflineCpu> {
     let cpu = |id| {
         topo.cpu(id).ok_or_else(|| OfflineCpu {
@@ -128,19 +123,15 @@ pub struct PlannedPair {
 pub struct PairSelection {
     /// Pairs to measure, ordered by `(a, b)`.
     pub pairs: Vec<PlannedPair>,
-    /// Every class among the chosen CPUs with its number of pairs (before
-    /// any cap).
+    /// Every class among the chosen CPUs with its number of pairs (before any cap).
     pub candidates: BTreeMap<PairClass, usize>,
 }
 
 /// Seed of the pair sample: the same pairs on every run of one host.
 const SAMPLE_SEED: u64 = 0x6d61_7472_6978; // "matrix"
 
-/// Classifies every pair `a < b` of `cpus` (ids, any order, duplicates
-/// ignored) and keeps, per class, at most `per_class` pairs: the class's
-/// first pair in `(a, b)` order plus a fixed-seed random sample of the rest
-/// (deterministic, and spread over both CPUs of the pair, which an evenly
-/// spaced pick in `(a, b)` order is not). `None` keeps every pair.
+/// Classifies every pair `a < b` of `cpus` and keeps at most `per_class` a class: its first pair
+/// plus a fixed-seed random sample of the rest (spread over both CPUs, as an even pick is not).
 pub fn select_pairs(
     topo: &Topology,
     cpus: &[u32],
@@ -171,9 +162,8 @@ pub fn select_pairs(
     Ok(PairSelection { pairs, candidates })
 }
 
-/// `v[0]` and `cap - 1` other items of `v` (`cap < v.len()`) picked by a
-/// partial Fisher-Yates shuffle seeded with [`SAMPLE_SEED`], so a class's
-/// sample depends only on its own pairs.
+/// `v[0]` and `cap - 1` other items of `v` (`cap < v.len()`) picked by a partial Fisher-Yates
+/// shuffle seeded with [`SAMPLE_SEED`], so a class's sample depends only on its own pairs.
 fn sample(v: &[PlannedPair], cap: usize) -> Vec<PlannedPair> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(SAMPLE_SEED);
     let mut rest: Vec<usize> = (1..v.len()).collect();

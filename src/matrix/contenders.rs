@@ -1,8 +1,5 @@
-//! `contend matrix --contenders`: k CPUs adding to one line at once, the
-//! line handed from cache to cache as fast as they can take it; what one
-//! hand-over of the line costs with k waiting for it. A hand-over is an
-//! add whose returned value is not the one this thread left (a `Writer`
-//! counts them so); the same loop on a private line is taken off.
+//! `contend matrix --contenders`: k CPUs adding to one line at once, the line handed from cache to
+//! cache as fast as they can take it; what one hand-over of the line costs with k waiting for it.
 
 use super::PairClass;
 use super::WINDOW_TRIM;
@@ -16,9 +13,7 @@ use crossbeam_utils::CachePadded;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Adds in one window, about, whatever k: the first CPU makes
-/// `WINDOW_ADDS / k` of them (at least [`MIN_OPENER_ADDS`]) and the others
-/// add until it stops them.
+/// Adds in one window, about, whatever k.
 pub const WINDOW_ADDS: u64 = 8192;
 /// The fewest adds the first CPU makes in a window.
 const MIN_OPENER_ADDS: u64 = 64;
@@ -26,8 +21,7 @@ const MIN_OPENER_ADDS: u64 = 64;
 pub const WINDOWS: usize = 12;
 /// Windows run and dropped before the timed ones.
 const WARMUP_WINDOWS: usize = 2;
-/// Adds of each timing of the loop on a private line, and timings per
-/// thread.
+/// Adds of each timing of the loop on a private line, and timings per thread.
 const PRIVATE_ADDS: u64 = 4096;
 const PRIVATE_TIMINGS: usize = 8;
 
@@ -36,8 +30,7 @@ const PRIVATE_TIMINGS: usize = 8;
 pub struct ContendersPoint {
     /// CPUs adding to the line.
     pub k: usize,
-    /// The k CPUs, the first k of the span order (the first opened and
-    /// closed the windows).
+    /// The k CPUs, the first k of the span order (the first opened and closed the windows).
     pub cpus: Vec<u32>,
     /// The widest distance class among the pairs of `cpus`.
     pub widest_class: PairClass,
@@ -51,24 +44,13 @@ pub struct ContendersPoint {
     pub windows: usize,
     /// Adds made in the timed windows, per CPU in `cpus` order.
     pub adds: Vec<u64>,
-    /// Of those adds, the ones whose previous value was not the one this
-    /// CPU left: the line came from another CPU (exact counts, per CPU).
+    /// Of those adds, the ones whose previous value was not the one this CPU left.
     pub handovers: Vec<u64>,
-    /// The same loop on a private line, ns per add (trimmed mean of each
-    /// thread's timings, then the mean over threads).
+    /// The same loop on a private line, ns per add.
     pub private_add_ns: f64,
-    /// The line's time per hand-over, net, ns: per window, window ns ÷
-    /// hand-overs − `private_add_ns` (the add that took the line, had it
-    /// been local), then the trimmed mean over windows; `None` when no
-    /// window had a hand-over. The adds a CPU makes while it holds the
-    /// line are not taken off: they run while the next CPU's request
-    /// travels (taking them off too would price a hand-over below a
-    /// one-way transfer). Plus `private_add_ns`, it is the time between
-    /// hand-overs, which at k = 2 is the ping-pong's one-way time.
+    /// The line's time per hand-over, net, ns.
     pub handover_ns: Option<f64>,
-    /// What one add costs a CPU with k adding, ns: per window, k × window
-    /// ns ÷ adds − `private_add_ns` (the mean time between one CPU's adds,
-    /// net), then the trimmed mean over windows.
+    /// What one add costs a CPU with k adding, ns.
     pub add_ns: f64,
 }
 
@@ -131,9 +113,7 @@ impl ContendersPoint {
     }
 }
 
-/// Adds to `line` until `limit` adds or until `stop` holds `tag`, whichever
-/// first; `left` is the value this thread left on the line after its last
-/// add.
+/// Adds to `line` until `limit` adds or until `stop` holds `tag`, whichever first.
 #[inline(always)]
 fn add_until(
     line: &AtomicU64,
@@ -163,9 +143,8 @@ struct Shared<'a> {
     done: Vec<CachePadded<AtomicU64>>,
 }
 
-/// One thread's part: its private loop's ns per add, then per timed
-/// window its (adds, hand-overs) and, for the first thread, the window's
-/// ns.
+/// One thread's part: its private loop's ns per add, then per timed window its (adds, hand-overs)
+/// and, for the first thread, the window's ns.
 fn contender(sh: &Shared, me: usize, k: usize, timer: Timer) -> (f64, Vec<(u64, u64)>, Vec<f64>) {
     let ns = timer.ns_per_tick();
     // The private line, allocated on this (pinned) thread.
@@ -213,9 +192,8 @@ fn contender(sh: &Shared, me: usize, k: usize, timer: Timer) -> (f64, Vec<(u64, 
     (private_ns, counts, window_ns)
 }
 
-/// Times [`WINDOWS`] windows of `cpus` (at least 2) adding to one line of
-/// a fresh page bound to `home`, one thread pinned to each CPU; the first
-/// opens and closes every window.
+/// Times [`WINDOWS`] windows of `cpus` (at least 2) adding to one line of a fresh page bound to
+/// `home`, one thread pinned to each CPU; the first opens and closes every window.
 pub fn measure_contenders(
     cpus: &[u32],
     home: u32,

@@ -1,24 +1,21 @@
-//! How many CPUs `--contenders` and `--sharers` ask for: `all`, or a list
-//! of counts in CPU-list syntax (`2,4,8-16`, `1-15:2`).
+//! How many CPUs `--contenders` and `--sharers` ask for: `all`, or a list of counts in CPU-list
+//! syntax (`2,4,8-16`, `1-15:2`).
 
 use crate::topology::CpuList;
 use std::fmt;
 use std::str::FromStr;
 
-/// The counts one option asks for, before they are checked against the
-/// CPUs there are.
+/// The counts one option asks for, before they are checked against the CPUs there are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Counts {
-    /// Every count from the smallest the measurement takes to the most the
-    /// chosen CPUs allow.
+    /// Every count from the smallest the measurement takes to the most the chosen CPUs allow.
     All,
     /// These counts, ascending, each once.
     List(Vec<u32>),
 }
 
 impl Counts {
-    /// The counts, ascending, from `least` to `most` for `All`; a listed
-    /// count outside that range is `Err(count)` (the first such).
+    /// The counts, ascending, from `least` to `most` for `All`.
     pub fn resolve(&self, least: u32, most: u32) -> Result<Vec<usize>, u32> {
         match self {
             Counts::All => Ok((least..=most).map(|n| n as usize).collect()),

@@ -1,5 +1,5 @@
-//! `contend matrix --home-classes`: each class's transfers priced by where
-//! the line's memory lives, on the requesting CPU's node or on another.
+//! `contend matrix --home-classes`: each class's transfers priced by where the line's memory lives,
+//! on the requesting CPU's node or on another.
 
 use super::{PairClass, PlannedPair, Transaction, measure_transactions};
 use crate::clock::Timer;
@@ -16,8 +16,7 @@ pub const SAMPLES: usize = 300;
 /// Where one side's samples were taken, seen from the requesting CPU.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HomeCost {
-    /// SLIT distance from the requesting CPU's node to the line's (10 when
-    /// local; the largest among the samples otherwise).
+    /// SLIT distance from the requesting CPU's node to the line's.
     pub distance: u32,
     /// `read fetched` net ns: trimmed mean of the samples.
     pub read_fetched_ns: f64,
@@ -40,8 +39,7 @@ pub struct HomeClass {
     pub remote: Option<HomeCost>,
 }
 
-/// Net ns samples of `read fetched` and `add moved`, and the largest
-/// distance they were taken at.
+/// Net ns samples of `read fetched` and `add moved`, and the largest distance they were taken at.
 #[derive(Debug, Default)]
 struct Pool {
     distance: u32,
@@ -60,9 +58,7 @@ impl Pool {
     }
 }
 
-/// The homes a pair is measured with: each CPU's node and, when they
-/// share one, the nearest other node with usable memory (ties to the
-/// lowest id); nodes without usable memory left out.
+/// The homes a pair is measured with.
 pub fn homes_of(topo: &Topology, a: u32, b: u32) -> Vec<u32> {
     let (Some(na), Some(nb)) = (topo.node_of_cpu(a), topo.node_of_cpu(b)) else {
         return Vec::new();
@@ -81,9 +77,8 @@ pub fn homes_of(topo: &Topology, a: u32, b: u32) -> Vec<u32> {
     homes
 }
 
-/// Splits the net samples one `measure_transactions` call gave (the
-/// pair's lower CPU's `per_side` first, then the higher's) between the
-/// local and remote pools, by whether `home` is each CPU's node.
+/// Splits the net samples of one `measure_transactions` call (the lower CPU's `per_side` first)
+/// between the local and remote pools, by whether `home` is each CPU's node.
 fn pool_sides(
     topo: &Topology,
     pair: [u32; 2],
@@ -108,9 +103,8 @@ fn pool_sides(
     }
 }
 
-/// Measures the classes of `pairs` (a per-class sample, each with its
-/// class) with the line on each home [`homes_of`] gives, and prices each
-/// class local and remote.
+/// Measures the classes of `pairs` (a per-class sample, each with its class) with the line on each
+/// home [`homes_of`] gives, and prices each class local and remote.
 pub fn measure_home_classes(
     topo: &Topology,
     pairs: &[PlannedPair],

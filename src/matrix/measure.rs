@@ -1,5 +1,5 @@
-//! One pair's measurement: fresh node-bound lines, two verified pinned
-//! threads, a hand-off timed in batches in each direction.
+//! One pair's measurement: fresh node-bound lines, two verified pinned threads, a hand-off timed in
+//! batches in each direction.
 
 use crate::clock::Timer;
 use crate::error::UnknownName;
@@ -14,14 +14,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// How the two threads pass the line back and forth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// CAS ping-pong: the initiator waits for 2k and CASes it to 2k+1, the
-    /// responder waits for 2k+1 and CASes it to 2k+2; each side spins on
-    /// the CAS itself (a locked read-modify-write, like `atomic_long_add`).
+    /// CAS ping-pong: the initiator waits for 2k and CASes it to 2k+1, the responder waits for 2k+1
+    /// and CASes it to 2k+2.
     Cas,
-    /// Flag hand-off with plain loads and stores: each turn one side writes
-    /// the flag and the other, spinning on loads, reads it and writes the
-    /// next value (a read miss on a modified line, then an upgrade: the
-    /// pattern of one writer and one reader of `tg->load_avg`).
+    /// Flag hand-off with plain loads and stores.
     Rw,
 }
 
@@ -90,13 +86,11 @@ pub struct PairSamples {
     pub forward: Vec<f64>,
     /// One-way ns per sample with the higher CPU initiating.
     pub backward: Vec<f64>,
-    /// Net ns samples of each coherence transaction, both CPUs timing
-    /// (see [`super::measure_transactions`]); empty when not measured.
+    /// Net ns samples of each coherence transaction, both CPUs timing.
     pub transactions: super::TransactionSamples,
 }
 
-/// CAS turn: spins on the CAS until the line goes from `expect` to
-/// `expect + 1`.
+/// CAS turn: spins on the CAS until the line goes from `expect` to `expect + 1`.
 #[inline(always)]
 fn cas_turn(line: &AtomicU64, expect: u64) {
     while line
@@ -105,18 +99,14 @@ fn cas_turn(line: &AtomicU64, expect: u64) {
     {}
 }
 
-/// Load/store turn: spins on loads until the line holds `expect`, then
-/// stores `expect + 1`.
+/// Load/store turn: spins on loads until the line holds `expect`, then stores `expect + 1`.
 #[inline(always)]
 fn rw_turn(line: &AtomicU64, expect: u64) {
     while line.load(Ordering::Acquire) != expect {}
     line.store(expect + 1, Ordering::Release);
 }
 
-/// Lines of the pair's page that samples rotate through (64-byte lines,
-/// the first KiB): a line's cost depends on which L3 slice its address
-/// hashes to (docs/evidence.md), so one fixed line would measure one slice,
-/// not the pair.
+/// Lines of the pair's page that samples rotate through (64-byte lines, the first KiB).
 pub const LINES: usize = 16;
 
 /// Bytes between rotated lines.
@@ -125,8 +115,7 @@ const LINE_BYTES: usize = 64;
 /// Bytes the rotated lines span.
 const ROTATION_BYTES: usize = LINES * LINE_BYTES;
 
-/// The lines both threads use, and how many round trips each has seen (both
-/// threads keep the same count, so each knows the values to expect).
+/// The lines both threads use, and how many round trips each has seen.
 struct Rotation<'a> {
     lines: [&'a AtomicU64; LINES],
     rounds: [u64; LINES],
@@ -145,11 +134,8 @@ impl Rotation<'_> {
     }
 }
 
-/// The initiating side: for each sample, on the next line, takes turns
-/// base→base+1, base+2→base+3, … `round_trips` times, then waits to see
-/// the last answer; a sample's time runs from seeing the previous sample's
-/// last answer to seeing its own (no untimed gap). Returns the timed
-/// samples' one-way ns, warm-up dropped.
+/// The initiating side: for each sample, on the next line, takes turns base→base+1, base+2→base+3,
+/// … `round_trips` times, then waits to see the last answer.
 #[inline(always)]
 fn initiate(rot: &mut Rotation<'_>, p: &Procedure, turn: impl Fn(&AtomicU64, u64)) -> Vec<f64> {
     let batches = p.warmup_samples + p.samples;
@@ -183,8 +169,7 @@ fn respond(rot: &mut Rotation<'_>, p: &Procedure, turn: impl Fn(&AtomicU64, u64)
     }
 }
 
-/// One side of a pair: initiates then responds (`first`) or responds then
-/// initiates; returns the samples it initiated.
+/// One side of a pair: initiates then responds (`first`) or responds then initiates.
 fn one_side<F: Fn(&AtomicU64, u64) + Copy>(
     rot: &mut Rotation<'_>,
     first: bool,
@@ -201,14 +186,13 @@ fn one_side<F: Fn(&AtomicU64, u64) + Copy>(
     }
 }
 
-/// The [`LINES`] atomics samples rotate through: the first 8 bytes of each
-/// consecutive 64-byte line at the start of `memory`.
+/// The [`LINES`] atomics samples rotate through.
 fn rotation_lines(memory: &NodeMemory) -> [&AtomicU64; LINES] {
     spaced_lines(memory, LINE_BYTES)
 }
 
-/// [`LINES`] atomics `stride` bytes apart (a multiple of 64) from the start
-/// of `memory`, which must hold them all.
+/// [`LINES`] atomics `stride` bytes apart (a multiple of 64) from the start of `memory`, which must
+/// hold them all.
 pub(super) fn spaced_lines(memory: &NodeMemory, stride: usize) -> [&AtomicU64; LINES] {
     assert!(stride % LINE_BYTES == 0 && memory.len() >= LINES * stride);
     // SAFETY: every offset is 64-byte aligned and inside the mapping (just
@@ -217,11 +201,7 @@ pub(super) fn spaced_lines(memory: &NodeMemory, stride: usize) -> [&AtomicU64; L
     std::array::from_fn(|l| unsafe { &*memory.as_ptr().add(l * stride).cast::<AtomicU64>() })
 }
 
-/// Measures the pair `(a, b)`: allocates a fresh page bound to `home`
-/// (its lines never used before), pins a thread to each CPU and verifies
-/// both, then times `a` initiating, then `b` initiating, each over the
-/// same [`LINES`] rotating lines. A CPU or node that cannot be placed and
-/// verified is an error.
+/// Measures the pair `(a, b)` on a fresh page bound to `home`, `a` initiating, then `b`.
 pub fn measure_pair(
     a: u32,
     b: u32,
@@ -250,9 +230,7 @@ pub fn measure_pair(
     })
 }
 
-/// Runs `work(0)` on a thread pinned to `a` and `work(1)` on one pinned to
-/// `b` ([`on_cpus`] on the two). Returns each thread's pin and result,
-/// `a`'s first.
+/// Runs `work(0)` on a thread pinned to `a` and `work(1)` on one pinned to `b`.
 pub(super) fn on_pair<T: Send>(
     a: u32,
     b: u32,
@@ -267,9 +245,8 @@ pub(super) fn on_pair<T: Send>(
     }
 }
 
-/// Runs `work(i)` on a thread pinned to `cpus[i]`, for every `i`, each pin
-/// verified, all starting together once all are pinned; a pin that fails
-/// stops them all before any work and is the error.
+/// Runs `work(i)` on a thread pinned to `cpus[i]`, for every `i`, each pin verified, all starting
+/// together once all are pinned; a pin that fails stops them all before any work and is the error.
 pub(super) fn on_cpus<T: Send>(
     cpus: &[u32],
     allowed: &CpuList,

@@ -1,6 +1,6 @@
-//! The pair transfer matrix: what moving one cache line between two CPUs
-//! costs, for every pair (or a per-class sample of pairs), grouped by
-//! distance class, with advice on where to split a hot counter.
+//! The pair transfer matrix: what moving one cache line between two CPUs costs, for every pair (or
+//! a per-class sample of pairs), grouped by distance class, with advice on where to split a hot
+//! counter.
 
 mod advice;
 mod classes;
@@ -58,34 +58,21 @@ pub const WARMUP_SAMPLES: usize = 20;
 /// Round trips of the reference ping-pong on the first pair.
 pub const REFERENCE_ROUND_TRIPS: u64 = 256_000;
 
-/// One-way ns beyond which a line transfer is the scheduler's, not a
-/// cache's: the two threads took turns on one CPU (a hypervisor ran both
-/// vCPUs on one host CPU, each hand-over waiting for a host time slice).
-/// The slowest transfers between sockets take about a µs.
-/// An instrument bounded by a count of transfers (a ping-pong, the
-/// transactions) stops once its time reaches that count at this pace
-/// ([`transfer_budget`]), so `--max-time` holds there too.
+/// One-way ns beyond which a line transfer is the scheduler's, not a cache's.
 pub const SCHEDULED_TRANSFER_NS: u64 = 10_000;
 
-/// Whether transfers timed in stretches (`ns_per_transfer`, one figure a
-/// stretch: a ping-pong's chunk, the transactions' samples between two
-/// looks at the clock) were the scheduler's: their median over
-/// [`SCHEDULED_TRANSFER_NS`]. A preemption or two lengthen a few
-/// stretches and move no median; two threads taking turns on one CPU
-/// lengthen them all. False with none.
+/// Whether transfers timed in stretches (`ns_per_transfer`, one figure a stretch) were the
+/// scheduler's: their median over [`SCHEDULED_TRANSFER_NS`].
 pub fn taking_turns(ns_per_transfer: &[f64]) -> bool {
     crate::stats::median(ns_per_transfer).is_some_and(|m| m > SCHEDULED_TRANSFER_NS as f64)
 }
 
-/// How long an instrument of `transfers` line transfers may take before
-/// it stops: `transfers` × [`SCHEDULED_TRANSFER_NS`] (a time slice or two
-/// of the host's, lost to a preemption, stays far inside it).
+/// How long an instrument of `transfers` line transfers may take before it stops.
 pub fn transfer_budget(transfers: u64) -> std::time::Duration {
     std::time::Duration::from_nanos(transfers.saturating_mul(SCHEDULED_TRANSFER_NS))
 }
 
-/// `contend matrix --help`: what is measured, the outputs and the advice
-/// rule.
+/// `contend matrix --help`: what is measured, the outputs and the advice rule.
 pub const LONG_ABOUT: &str = concat!(
     "Time a cache line's hand-off between pairs of CPUs, group the costs by \
 distance class and say whether to split a hot counter at llc, at node, or \
@@ -133,24 +120,18 @@ matrix.json (per pair, per class, advice, reference, provenance, topology) \
 and heatmap.svg."
 );
 
-/// A pair is flagged asymmetric when its two phases' medians (lower CPU
-/// initiating, then higher) differ by more than this percentage of the
-/// smaller. The two phases are the same hand-offs in a different order, so
-/// a difference is drift between the phases, not a direction's cost.
+/// A pair is flagged asymmetric when its two phases' medians (lower CPU initiating, then higher)
+/// differ by more than this percentage of the smaller.
 pub const ASYMMETRY_LIMIT_PCT: f64 = 15.0;
 
-/// Share of the contenders' timed windows set aside at each end before
-/// their mean (a window is many hand-overs, not one operation, so
-/// [`crate::stats::TIMING_TRIM`]'s 5% of a dozen windows would set none
-/// aside): an interrupt or a preempted vCPU stretches a window tenfold.
+/// Share of the contenders' timed windows set aside at each end before their mean: an interrupt or
+/// a preempted vCPU stretches a window tenfold.
 pub const WINDOW_TRIM: f64 = 0.1;
 
-/// Passes over the pairs: each pair is measured this many times, spread
-/// over the run.
+/// Passes over the pairs: each pair is measured this many times, spread over the run.
 pub const PASSES: usize = 3;
 
-/// A pair whose pass medians differ by more than this % of the smallest is
-/// flagged unstable.
+/// A pair whose pass medians differ by more than this % of the smallest is flagged unstable.
 pub const UNSTABLE_LIMIT_PCT: f64 = 15.0;
 
 /// Which node each pair's line is bound to.
@@ -165,8 +146,7 @@ pub enum Home {
 }
 
 impl Home {
-    /// The home node of the pair `(a, b)`, `a < b`; `None` when a CPU is
-    /// not online.
+    /// The home node of the pair `(a, b)`, `a < b`; `None` when a CPU is not online.
     pub fn node_for(self, topo: &Topology, a: u32, b: u32) -> Option<u32> {
         match self {
             Home::First => topo.node_of_cpu(a),
@@ -213,8 +193,7 @@ impl<'de> Deserialize<'de> for Home {
     }
 }
 
-/// Reads a value written by its `Display` (the names matrix.json uses)
-/// back through its `FromStr`.
+/// Reads a value written by its `Display` (the names matrix.json uses) back through its `FromStr`.
 pub(crate) fn from_name<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
@@ -226,14 +205,8 @@ where
         .map_err(serde::de::Error::custom)
 }
 
-/// Measures every `(pair, home node)` in [`PASSES`] passes spread over the
-/// run (fewer with fewer samples), the `p.samples` samples per phase split
-/// between them, each pass on a fresh line bound to the pair's home node,
-/// visiting the
-/// pairs from a different starting point (pass k starts k/PASSES of the
-/// way along), so a pair's passes are minutes apart on a large host and a
-/// machine that moves under the run shows as spread, not as a cost.
-/// `progress(done, total)` is called after each pair of each pass.
+/// Measures every `(pair, home node)` in [`PASSES`] passes spread over the run, each on a fresh
+/// line, so a machine that moves under the run shows as spread, not as a cost.
 pub fn measure_all(
     pairs: &[(PlannedPair, u32)],
     p: &Procedure,
@@ -274,14 +247,13 @@ pub fn measure_all(
         .collect())
 }
 
-/// Samples per phase in pass `pass` of `passes` when `total` are split
-/// between them as evenly as they go, the first passes taking one more.
+/// Samples per phase in pass `pass` of `passes` when `total` are split between them as evenly as
+/// they go, the first passes taking one more.
 fn pass_samples(total: usize, passes: usize, pass: usize) -> usize {
     total / passes + usize::from(pass < total % passes)
 }
 
-/// The order pass `pass` of `passes` visits `n` pairs: all of them, from
-/// `pass × n / passes` on, wrapping round.
+/// The order pass `pass` of `passes` visits `n` pairs.
 fn pass_order(n: usize, passes: usize, pass: usize) -> impl Iterator<Item = usize> {
     let start = pass * n / passes;
     (0..n).map(move |k| (start + k) % n)

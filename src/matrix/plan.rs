@@ -1,6 +1,6 @@
-//! `contend matrix` from request to results: choose the pairs and their
-//! home nodes ([`plan_matrix`]), then measure them, check the first against
-//! the reference ping-pong, classify and advise ([`measure_matrix`]).
+//! `contend matrix` from request to results: choose the pairs and their home nodes
+//! ([`plan_matrix`]), then measure them, check the first against the reference ping-pong, classify
+//! and advise ([`measure_matrix`]).
 
 use super::contenders::measure_contenders;
 use super::home::{PAIRS_PER_CLASS as HOME_PAIRS_PER_CLASS, measure_home_classes};
@@ -20,14 +20,11 @@ use crate::topology::{Clipped, CpuSpec, MemoryNodeError, SpecError, Topology};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-/// One-way transfer time a matrix's estimate assumes, ns (a cross-socket
-/// figure: pairs are estimated long rather than short).
+/// One-way transfer time a matrix's estimate assumes, ns.
 pub const ASSUMED_ONE_WAY_NS: f64 = 150.0;
 
-/// Seconds `pairs` pairs take at `samples` samples per direction and
-/// `one_way_ns` a transfer, each pass of a pair starting its two pinned
-/// threads twice (the ping-pong, then the coherence transactions) in
-/// `pair_setup_s`, with the reference ping-pong before them.
+/// Seconds `pairs` pairs take at `samples` samples per direction and `one_way_ns` a transfer, each
+/// pass starting its threads twice at `pair_setup_s`, the reference ping-pong first.
 pub fn pairs_s(pairs: usize, samples: usize, one_way_ns: f64, pair_setup_s: f64) -> f64 {
     let round_trip_s = 2.0 * one_way_ns * 1e-9;
     let per_pair = 2.0 * PASSES as f64 * pair_setup_s
@@ -51,19 +48,15 @@ pub struct MatrixRequest {
     pub mode: Mode,
     /// At most this many pairs per class (`None`: every pair).
     pub per_class: Option<usize>,
-    /// `--contenders`: how many CPUs add to one line at once (`None`: not
-    /// measured).
+    /// `--contenders`: how many CPUs add to one line at once (`None`: not measured).
     pub contenders: Option<Counts>,
-    /// `--sharers`: how many readers share the line one writer adds to
-    /// (`None`: not measured).
+    /// `--sharers`: how many readers share the line one writer adds to (`None`: not measured).
     pub sharers: Option<Counts>,
-    /// `--home-classes`: price each class with the line local and remote
-    /// to the requester.
+    /// `--home-classes`: price each class with the line local and remote to the requester.
     pub home_classes: bool,
 }
 
-/// Why a matrix cannot be planned or measured. Each names the option or
-/// CPU involved.
+/// Why a matrix cannot be planned or measured.
 #[derive(Debug, thiserror::Error)]
 pub enum MatrixError {
     /// `--cpus` names nothing usable here.
@@ -87,12 +80,11 @@ pub enum MatrixError {
         home: Home,
         /// Why the node cannot hold the line.
         source: MemoryNodeError,
-        /// Which pair's CPU put it there, and what to do instead (empty
-        /// for `node:N`).
+        /// Which pair's CPU put it there, and what to do instead (empty for `node:N`).
         hint: String,
     },
-    /// `--contenders` or `--sharers` asks for more (or fewer) CPUs than
-    /// the measurement and `--cpus` allow.
+    /// `--contenders` or `--sharers` asks for more (or fewer) CPUs than the measurement and
+    /// `--cpus` allow.
     #[error("{option} {count}: {why}")]
     Count {
         /// The option.
@@ -133,14 +125,11 @@ pub struct MatrixPlan {
     pub clipped: Option<Clipped>,
     /// Notes to print and keep.
     pub notes: Vec<String>,
-    /// The chosen CPUs in span order ([`span_order`]): `--contenders k`
-    /// takes the first k, `--sharers m` the first as writer and the next
-    /// m as readers.
+    /// The chosen CPUs in span order ([`span_order`]).
     pub order: Vec<u32>,
     /// The widest class among the first k CPUs of `order`, for k = 2, 3, ….
     pub widest: Vec<PairClass>,
-    /// The node the contenders' and sharers' lines are bound to (`--home`
-    /// for the first two CPUs of `order`).
+    /// The node the contenders' and sharers' lines are bound to.
     pub load_home: u32,
     /// Each k of `--contenders`, ascending (empty: not measured).
     pub contenders: Vec<usize>,
@@ -150,9 +139,7 @@ pub struct MatrixPlan {
     pub home_pairs: Vec<PlannedPair>,
 }
 
-/// The counts `counts` asks of `option`, each from `least` (which
-/// `fewest` names) to `most` (`--cpus` as `spec` selecting `n` CPUs);
-/// `need(count)` says what a count needs, for the error.
+/// The counts `counts` asks of `option`, each from `least` (which `fewest` names) to `most`.
 fn resolve_counts(
     counts: Option<&Counts>,
     option: &'static str,
@@ -177,8 +164,8 @@ fn resolve_counts(
         })
 }
 
-/// Resolves `request` on `topo`: the CPUs, the pairs (a per-class sample
-/// unless every pair is asked for) and each one's home node, the timer.
+/// Resolves `request` on `topo`: the CPUs, the pairs (a per-class sample unless every pair is asked
+/// for) and each one's home node, the timer.
 pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan, MatrixError> {
     let resolved = request.cpus.resolve(&topo, request.clip)?;
     let clipped = resolved.clipped("--cpus", &request.cpus);
@@ -303,9 +290,7 @@ fn pair_homes(
 }
 
 impl MatrixPlan {
-    /// Seconds the pairs are expected to take ([`pairs_s`] at
-    /// [`ASSUMED_ONE_WAY_NS`]), each pass's two threads started in
-    /// `pair_setup_s`; the contenders, sharers and homes are not counted.
+    /// Seconds the pairs are expected to take.
     pub fn estimate_s(&self, pair_setup_s: f64) -> f64 {
         pairs_s(
             self.pairs.len(),
@@ -315,16 +300,14 @@ impl MatrixPlan {
         )
     }
 
-    /// Bytes the samples hold at once: every pair's one-way figures, both
-    /// directions of every pass.
+    /// Bytes the samples hold at once: every pair's one-way figures, both directions of every pass.
     pub fn memory_bytes(&self) -> u64 {
         let per_pair = 2 * PASSES * (self.procedure.samples + WARMUP_SAMPLES) * 8;
         (self.pairs.len() * per_pair) as u64
     }
 }
 
-/// Runs the reference ping-pong on the first pair, measures every pair in
-/// order (`progress(done, total)` after each), classifies and advises.
+/// Runs the reference ping-pong on the first pair, measures every pair in order.
 pub fn measure_matrix(
     plan: MatrixPlan,
     progress: impl FnMut(usize, usize),

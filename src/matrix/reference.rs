@@ -1,6 +1,6 @@
-//! An independent, minimal CAS ping-pong to check the matrix against: it
-//! shares no measuring code with the matrix path (its own pinning, `Box`ed
-//! atomics, `Instant` timing), only the rotation over lines.
+//! An independent, minimal CAS ping-pong to check the matrix against: it shares no measuring code
+//! with the matrix path (its own pinning, `Box`ed atomics, `Instant` timing), only the rotation
+//! over lines.
 
 use super::measure::LINES;
 use super::{taking_turns, transfer_budget};
@@ -11,14 +11,11 @@ use std::time::{Duration, Instant};
 
 const PING: u64 = 0;
 const PONG: u64 = 1;
-/// Left on every line by the ping side once its budget is spent: the
-/// pong side, waiting for a swap that will not come, sees it in its CAS's
-/// failure value, so the wait itself does no more work than before.
+/// Left on every line by the ping side once its budget is spent: the waiting pong side sees it as
+/// its CAS's failure value, so the wait does no more work.
 const STOP: u64 = 2;
 
-/// Chunks the round trips are timed in (sixteen per line, in turn); the
-/// result is their median, so a thread preempted for a few milliseconds
-/// (a shared CI machine) spoils a few short chunks, not the answer.
+/// Chunks the round trips are timed in (sixteen per line, in turn).
 const CHUNKS: u64 = 16 * LINES as u64;
 
 /// Why the reference ping-pong could not run.
@@ -54,10 +51,8 @@ pub enum ReferenceError {
 #[repr(align(64))]
 struct PaddedWord(AtomicU64);
 
-/// One-way latency in ns between `cpu_a` and `cpu_b`: the median chunk's
-/// time / (2 × its round trips), over 256 chunks of `round_trips / 256` CAS
-/// round trips rotating over 16 lines, after a tenth as many of warm-up;
-/// fewer chunks past its [`super::transfer_budget`].
+/// One-way latency in ns between `cpu_a` and `cpu_b`: the median chunk's time over twice its round
+/// trips.
 pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f64, ReferenceError> {
     let lines: Box<[PaddedWord; LINES]> =
         Box::new(std::array::from_fn(|_| PaddedWord(AtomicU64::new(PING))));
@@ -73,9 +68,8 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
     Ok(quantile_of(&one_way, 0.5))
 }
 
-/// One-way latency in ns between `cpu_a` and `cpu_b` on `line` alone (its
-/// L3 slice's price), timed as [`reference_pingpong`] in [`LINE_CHUNKS`]
-/// chunks. `line` must hold 0, and holds 0 again; nothing else may touch it.
+/// One-way latency in ns between `cpu_a` and `cpu_b` on `line` alone (its L3 slice's price), timed
+/// as [`reference_pingpong`] in [`LINE_CHUNKS`] chunks.
 pub fn line_pingpong(
     cpu_a: u32,
     cpu_b: u32,
@@ -96,30 +90,24 @@ pub fn line_pingpong(
 /// Chunks [`line_pingpong`] times its round trips in.
 pub const LINE_CHUNKS: u64 = 16;
 
-/// The line chunk `c` of `lines` runs on: consecutive chunks on
-/// consecutive lines, wrapping after the last.
+/// The line chunk `c` of `lines` runs on.
 fn line_of(c: u64, lines: usize) -> usize {
     c as usize % lines
 }
 
-/// Round trips of warm-up on the first line before `round_trips` timed
-/// ones: a tenth as many.
+/// Round trips of warm-up on the first line before `round_trips` timed ones: a tenth as many.
 fn warmup_of(round_trips: u64) -> u64 {
     round_trips / 10
 }
 
-/// The [`transfer_budget`] of `round_trips` CAS round trips timed in
-/// `chunks` chunks ([`timed_chunks`]), warm-up included.
+/// The [`transfer_budget`] of `round_trips` CAS round trips timed in `chunks` chunks.
 fn chunks_budget(round_trips: u64, chunks: u64) -> Duration {
     let chunk = (round_trips / chunks).max(1);
     transfer_budget(2 * (warmup_of(round_trips) + chunk * chunks))
 }
 
-/// Times `chunks` chunks of `round_trips / chunks` CAS round trips (at
-/// least one each) over `lines`: the round trips per chunk and each
-/// chunk's one-way ns, in order. Past `budget` it cuts the warm-up and
-/// stops the chunks once [`taking_turns`] says so. Every line holds
-/// [`PING`] again at the end.
+/// Times `chunks` chunks of `round_trips / chunks` CAS round trips (at least one each) over
+/// `lines`: the round trips per chunk and each chunk's one-way ns, in order.
 fn timed_chunks(
     cpu_a: u32,
     cpu_b: u32,
@@ -155,8 +143,7 @@ fn timed_chunks(
     result
 }
 
-/// One timed ping-pong: its lines, its chunks and the start both sides
-/// wait at.
+/// One timed ping-pong: its lines, its chunks and the start both sides wait at.
 struct PingPong<'a> {
     lines: &'a [&'a AtomicU64],
     /// Round trips per chunk.
@@ -171,8 +158,7 @@ struct PingPong<'a> {
 }
 
 impl PingPong<'_> {
-    /// Pins to `cpu` and waits for the partner; an error when either side
-    /// could not pin.
+    /// Pins to `cpu` and waits for the partner; an error when either side could not pin.
     fn pin_then_wait(&self, cpu: u32) -> Result<(), ReferenceError> {
         let pinned = pin(cpu);
         if pinned.is_err() {
@@ -186,8 +172,7 @@ impl PingPong<'_> {
         Ok(())
     }
 
-    /// Swaps `from` for `to` on chunk `c`'s line once the partner has left
-    /// `from` there; false when it finds [`STOP`] there instead.
+    /// Swaps `from` for `to` on chunk `c`'s line once the partner has left `from` there.
     fn swap(&self, c: u64, from: u64, to: u64) -> bool {
         let flag = self.lines[line_of(c, self.lines.len())];
         loop {

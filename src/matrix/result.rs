@@ -1,9 +1,8 @@
-//! The matrix's result model: every pair's transfer latency in both
-//! directions and over its passes, with the independent ping-pong beside
-//! it, serialised as matrix.json (schema in docs/results-schema.md).
+//! The matrix's result model: every pair's transfer latency in both directions and over its passes,
+//! with the independent ping-pong beside it, serialised as matrix.json (schema in
+//! docs/results-schema.md).
 
-/// Version of the matrix.json layout, bumped on incompatible changes; a
-/// file of any other version is refused on read.
+/// Version of the matrix.json layout, bumped on incompatible changes.
 pub const SCHEMA_VERSION: u32 = 2;
 
 use super::{
@@ -41,8 +40,7 @@ pub struct MatrixConfig {
     pub asymmetry_limit_pct: f64,
     /// Round trips of the reference ping-pong.
     pub reference_round_trips: u64,
-    /// What `--clip` dropped from `--cpus` (empty when nothing was
-    /// dropped).
+    /// What `--clip` dropped from `--cpus` (empty when nothing was dropped).
     pub clipped: Vec<Clipped>,
 }
 
@@ -98,22 +96,15 @@ pub struct PairResult {
     pub asymmetry_pct: f64,
     /// `asymmetry_pct` > [`ASYMMETRY_LIMIT_PCT`].
     pub asymmetric: bool,
-    /// Median one-way ns of each pass over the pairs (both phases'
-    /// samples), in the order measured.
+    /// Median one-way ns of each pass over the pairs (both phases' samples), in the order measured.
     pub passes: Vec<f64>,
-    /// (largest − smallest pass median) as % of the smallest: how far the
-    /// pair's cost moved between passes spread over the run.
+    /// (largest − smallest pass median) as % of the smallest.
     pub pass_spread_pct: f64,
-    /// `pass_spread_pct` > [`UNSTABLE_LIMIT_PCT`]: the machine moved under
-    /// this pair (a hypervisor moving vCPUs), so its median is a mix of
-    /// phases, not one cost.
+    /// `pass_spread_pct` > [`UNSTABLE_LIMIT_PCT`]: the machine moved under this pair.
     pub unstable: bool,
-    /// Each coherence transaction's net cost on this pair, beside the
-    /// ping-pong.
+    /// Each coherence transaction's net cost on this pair, beside the ping-pong.
     pub transactions: Vec<TransactionCost>,
-    /// Samples each coherence transaction was to have, both CPUs' over
-    /// every pass; fewer taken means it stopped because the pair's threads
-    /// took turns on one CPU ([`PairResult::transactions_cut`]).
+    /// Samples each coherence transaction was to have, both CPUs' over every pass.
     pub transactions_planned: usize,
 }
 
@@ -123,9 +114,7 @@ impl PairResult {
         PairResult::from_passes(pair, home_node, vec![s])
     }
 
-    /// Summarises one pair's samples from every pass (at least one): the
-    /// phases' statistics over all samples, each pass's median, and their
-    /// spread.
+    /// Summarises one pair's samples from every pass (at least one).
     pub fn from_passes(pair: PlannedPair, home_node: u32, passes: Vec<PairSamples>) -> Self {
         let medians: Vec<f64> = passes
             .iter()
@@ -198,9 +187,7 @@ impl PairResult {
         }
     }
 
-    /// Whether the coherence transactions stopped short of
-    /// `transactions_planned`: a transaction with fewer samples, or none
-    /// (left out of `transactions`). False where the plan is not known.
+    /// Whether the coherence transactions stopped short of `transactions_planned`.
     pub fn transactions_cut(&self) -> bool {
         self.transactions_planned > 0
             && (self.transactions.len() < super::Transaction::ALL.len()
@@ -243,16 +230,14 @@ impl Reference {
         }
     }
 
-    /// True when the two ping-pongs agree within
-    /// ±[`REFERENCE_LIMIT_PCT`]: the matrix's figure is the one a minimal
-    /// program gets.
+    /// True when the two ping-pongs agree within ±[`REFERENCE_LIMIT_PCT`].
     pub fn agrees(&self) -> bool {
         self.difference_pct.abs() <= REFERENCE_LIMIT_PCT
     }
 }
 
-/// How far, %, the matrix's ping-pong on the first pair may be from the
-/// independent minimal one before the summary says they disagree.
+/// How far, %, the matrix's ping-pong on the first pair may be from the independent minimal one
+/// before the summary says they disagree.
 pub const REFERENCE_LIMIT_PCT: f64 = 5.0;
 
 /// A whole `contend matrix`: matrix.json.
@@ -280,14 +265,11 @@ pub struct MatrixResults {
     pub notes: Vec<String>,
     /// Wall time the pairs took to measure, seconds.
     pub elapsed_s: f64,
-    /// `--contenders`: k CPUs adding to one line, one entry per k
-    /// ascending (empty when not asked for).
+    /// `--contenders`: k CPUs adding to one line, one entry per k ascending.
     pub contenders: Vec<ContendersPoint>,
-    /// `--sharers`: one writer and m readers, one entry per m ascending
-    /// (empty when not asked for).
+    /// `--sharers`: one writer and m readers, one entry per m ascending (empty when not asked for).
     pub sharers: Vec<SharersPoint>,
-    /// `--home-classes`: each class's transfers with the line local and
-    /// remote to the requester (empty when not asked for).
+    /// `--home-classes`: each class's transfers with the line local and remote to the requester.
     pub home_classes: Vec<HomeClass>,
 }
 

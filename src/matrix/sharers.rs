@@ -1,6 +1,5 @@
-//! `contend matrix --sharers`: one writer and m readers that each read the
-//! line between its writes; what the writer's add costs when it must
-//! take the line back from m sharers.
+//! `contend matrix --sharers`: one writer and m readers that each read the line between its writes;
+//! what the writer's add costs when it must take the line back from m sharers.
 
 use super::measure::{LINES, on_cpus, spaced_lines};
 use super::transactions::{STRIDE, timed, wait_for};
@@ -15,8 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Timed rounds per m.
 pub const ROUNDS: usize = 300;
-/// Rounds run and dropped first (every line read by every reader before
-/// the first timed round).
+/// Rounds run and dropped first (every line read by every reader before the first timed round).
 const WARMUP_ROUNDS: usize = 30;
 
 /// One writer, m readers: the writer's upgrade cost and the reads.
@@ -28,8 +26,7 @@ pub struct SharersPoint {
     pub writer: u32,
     /// The readers: the next m CPUs of the span order.
     pub readers: Vec<u32>,
-    /// The widest distance class among the pairs of the writer and
-    /// readers.
+    /// The widest distance class among the pairs of the writer and readers.
     pub widest_class: PairClass,
     /// The node the lines' page was bound to.
     pub home_node: u32,
@@ -41,12 +38,10 @@ pub struct SharersPoint {
     pub rounds: usize,
     /// Reads the readers made in the timed rounds (m × rounds).
     pub reads: u64,
-    /// Of them, those that saw a value the reader had not seen on that
-    /// line: the writer's latest add, read between its writes. Equal to
-    /// `reads` when every reader really read every write.
+    /// Of them, those that saw a value the reader had not seen on that line.
     pub fresh_reads: u64,
-    /// The writer's fenced add on the line m readers share, less the same
-    /// add on a private line, ns: the trimmed mean over the rounds.
+    /// The writer's fenced add on the line m readers share, less the same add on a private line,
+    /// ns: the trimmed mean over the rounds.
     pub upgrade_ns: f64,
 }
 
@@ -101,15 +96,14 @@ struct Shared<'a> {
     read: Vec<CachePadded<AtomicU64>>,
 }
 
-/// What a thread brings back: the writer's net ns per timed round, or a
-/// reader's (reads, fresh reads).
+/// What a thread brings back: the writer's net ns per timed round, or a reader's.
 enum Side {
     Writer(Vec<f64>),
     Reader(u64, u64),
 }
 
-/// The writer's part (`me` = 0): a timed add and a private one per round,
-/// then the go flag, then every reader's flag.
+/// The writer's part (`me` = 0): a timed add and a private one per round, then the go flag, then
+/// every reader's flag.
 fn write(sh: &Shared, timer: Timer) -> Side {
     let private = Box::new([
         CachePadded::new(AtomicU64::new(0)),
@@ -133,9 +127,8 @@ fn write(sh: &Shared, timer: Timer) -> Side {
     Side::Writer(out)
 }
 
-/// Reader `me`'s part: per round, once the writer wrote, one read of the
-/// line, counted fresh when its value is not the last this reader saw
-/// there.
+/// Reader `me`'s part: per round, once the writer wrote, one read of the line, counted fresh when
+/// its value is not the last this reader saw there.
 fn read(sh: &Shared, me: usize) -> Side {
     let mut seen = [0u64; LINES];
     let (mut reads, mut fresh) = (0, 0);
@@ -154,9 +147,8 @@ fn read(sh: &Shared, me: usize) -> Side {
     Side::Reader(reads, fresh)
 }
 
-/// Times [`ROUNDS`] rounds of `writer` adding to lines of a fresh page
-/// bound to `home` and `readers` (at least one) reading each write, one
-/// thread pinned to each CPU.
+/// Times [`ROUNDS`] rounds of `writer` adding to lines of a fresh page bound to `home` and
+/// `readers` (at least one) reading each write, one thread pinned to each CPU.
 pub fn measure_sharers(
     writer: u32,
     readers: &[u32],

@@ -1,15 +1,11 @@
-//! The order in which `--contenders` and `--sharers` take CPUs, so that
-//! the first k of them span as many distance classes as k CPUs can.
+//! The order in which `--contenders` and `--sharers` take CPUs, so that the first k of them span as
+//! many distance classes as k CPUs can.
 
 use super::{OfflineCpu, PairClass, classify};
 use crate::topology::Topology;
 use std::collections::BTreeMap;
 
-/// `cpus` (online ids, any order, duplicates ignored) in span order: the
-/// lowest CPU; then, nearest class first, the lowest CPU of each class of
-/// pair it makes with the others; then the rest round robin across nodes,
-/// within a node across its LLCs, within an LLC across its cores (SMT
-/// siblings last). So k contenders or readers sit as far apart as k CPUs can.
+/// `cpus` (online ids, any order, duplicates ignored) in span order: the lowest CPU.
 pub fn span_order(topo: &Topology, cpus: &[u32]) -> Result<Vec<u32>, OfflineCpu> {
     let mut ids = cpus.to_vec();
     ids.sort_unstable();
@@ -50,8 +46,7 @@ pub fn span_order(topo: &Topology, cpus: &[u32]) -> Result<Vec<u32>, OfflineCpu>
     Ok(order)
 }
 
-/// The lists' first items in list order, then their second items, and so
-/// on (a list that runs out is skipped).
+/// The lists' first items in list order, then their second items, and so on.
 fn interleave(lists: impl Iterator<Item = Vec<u32>>) -> Vec<u32> {
     let lists: Vec<Vec<u32>> = lists.collect();
     let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
@@ -60,9 +55,7 @@ fn interleave(lists: impl Iterator<Item = Vec<u32>>) -> Vec<u32> {
         .collect()
 }
 
-/// The widest class among the pairs of `order[..k]`, for every k from 2 to
-/// `order.len()` (entry k - 2): what the first k CPUs of a span order
-/// reach.
+/// The widest class among the pairs of `order[..k]`, for every k from 2 to `order.len()`.
 pub fn widest_classes(topo: &Topology, order: &[u32]) -> Result<Vec<PairClass>, OfflineCpu> {
     let mut out = Vec::with_capacity(order.len().saturating_sub(1));
     let mut widest = None;

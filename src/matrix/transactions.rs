@@ -1,10 +1,6 @@
-//! The coherence transactions an update makes, each priced on its own:
-//! one CPU times one operation, fenced, right after the other CPU left the
-//! line in the state the transaction names, less the same operation on a
-//! line of its own. The ping-pong prices only a hand-over of a line both
-//! write; a counter's update also fetches, upgrades and overlaps misses, so
-//! the strategies' two patterns (an add then a read of another line, or of
-//! the same line) are timed whole too.
+//! The coherence transactions an update makes, each priced on its own: one CPU times one operation,
+//! fenced, right after the other CPU left the line in the state the transaction names, less the
+//! same operation on a line of its own.
 
 use super::measure::{LINES, on_pair, spaced_lines};
 use super::{taking_turns, transfer_budget};
@@ -17,30 +13,22 @@ use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// One transaction (or pattern of two) timed on one CPU right after the
-/// other CPU of its pair prepared the line.
+/// One transaction (or pattern of two) timed on one CPU right after the other CPU of its pair
+/// prepared the line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transaction {
-    /// An add on a line the other CPU has just written: a modified line
-    /// moves (a hand-over between writers).
+    /// An add on a line the other CPU has just written: a modified line moves.
     AddMoved,
-    /// A read of a line the other CPU has just written: a modified line is
-    /// fetched to be shared (a read side after another writer's publish).
+    /// A read of a line the other CPU has just written: a modified line is fetched to be shared.
     ReadFetched,
-    /// An add on a line this CPU wrote and the other CPU has since only
-    /// read: a shared line is upgraded (a publish after a foreign read).
+    /// An add on a line this CPU wrote and the other CPU has since only read.
     AddUpgraded,
-    /// A read of a line this CPU wrote and the other CPU has since only
-    /// read: a writer's read side after an update that did not publish,
-    /// when another CPU read its last publish.
+    /// A read of a line this CPU wrote and the other CPU has since only read.
     ReadBack,
-    /// An add on a line the other CPU has only read, then a read of a line
-    /// the other CPU has just written: a per-CPU split's update and read
-    /// side, where the read's miss may overlap the add's.
+    /// An add on a line the other CPU has only read, then a read of a line it has just written.
     AddThenReadOther,
-    /// An add on a line the other CPU has just written, then a read of
-    /// it: a global counter's update and read side.
+    /// An add on a line the other CPU has just written, then a read of it.
     AddThenReadSame,
 }
 
@@ -73,13 +61,9 @@ impl Transaction {
 pub struct TransactionCost {
     /// Which.
     pub transaction: Transaction,
-    /// The fenced operation's ns less the same operation's on a private
-    /// line, timed right after it: the 5% trimmed mean
-    /// ([`crate::stats::trimmed_mean`]) over both CPUs' samples, not
-    /// their median, which a stepping clock quantizes.
+    /// The fenced operation's ns less the same operation's on a private line, timed right after it.
     pub net_ns: f64,
-    /// `net_ns` ÷ the pair's median one-way ping-pong: how this
-    /// transaction compares with the figure other tools report.
+    /// `net_ns` ÷ the pair's median one-way ping-pong.
     pub to_pingpong: f64,
     /// Samples, both CPUs timing.
     pub samples: usize,
@@ -90,35 +74,28 @@ pub const TRANSACTION_SAMPLES: usize = 300;
 /// Samples run and dropped before the timed ones, per CPU and transaction.
 const TRANSACTION_WARMUP: usize = 30;
 
-/// Line transfers one pair's transactions make over `passes` passes,
-/// about: each sample hands the turn over and back and moves the line once
-/// or twice (for a time estimate).
+/// Line transfers one pair's transactions make over `passes` passes, about.
 pub fn transaction_transfers(passes: usize) -> f64 {
     (passes as u64 * transfers_of(TRANSACTION_SAMPLES)) as f64
 }
 
-/// Line transfers one pass of `samples` samples per CPU and transaction
-/// makes, about: each sample hands the turn over and back and moves the
-/// line once or twice, four in all.
+/// Line transfers one pass of `samples` samples per CPU and transaction makes, about.
 fn transfers_of(samples: usize) -> u64 {
     (Transaction::ALL.len() * 2 * (samples + TRANSACTION_WARMUP)) as u64 * TRANSFERS_PER_SAMPLE
 }
 
-/// Line transfers of one sample, about: the turn handed over and back,
-/// and the line moved once or twice.
+/// Line transfers of one sample, about.
 const TRANSFERS_PER_SAMPLE: u64 = 4;
 
-/// Bytes between the [`LINES`] the samples rotate through: each line on
-/// its own 128 bytes, so the adjacent-line prefetcher never pulls a
-/// neighbour with it.
+/// Bytes between the [`LINES`] the samples rotate through: each line on its own 128 bytes, so the
+/// adjacent-line prefetcher never pulls a neighbour with it.
 pub(super) const STRIDE: usize = 128;
 
-/// Net ns samples of each of [`Transaction::ALL`], in that order, both
-/// CPUs of the pair taking turns at timing.
+/// Net ns samples of each of [`Transaction::ALL`], in that order, both CPUs of the pair taking
+/// turns at timing.
 pub type TransactionSamples = Vec<Vec<f64>>;
 
-/// A thread's state: the shared lines, the hand-shake, and which CPU
-/// times.
+/// A thread's state: the shared lines, the hand-shake, and which CPU times.
 struct Shared<'a> {
     lines: [&'a AtomicU64; LINES],
     /// The timing CPU's "prepare sample k" (k + 1 stored).
@@ -127,9 +104,7 @@ struct Shared<'a> {
     ready: CachePadded<AtomicU64>,
 }
 
-/// What the timing CPU does before the other prepares: own the line (the
-/// upgrade, the read back and the split's add start from a line this CPU
-/// wrote).
+/// What the timing CPU does before the other prepares: own the line.
 #[inline(always)]
 fn before(t: Transaction, line: &AtomicU64) {
     if matches!(
@@ -140,9 +115,7 @@ fn before(t: Transaction, line: &AtomicU64) {
     }
 }
 
-/// What the preparing CPU does: write the line, or read it (the upgrade
-/// and the read back), or read the timer's line and write its own (the
-/// split).
+/// What the preparing CPU does: write the line, or read it.
 #[inline(always)]
 fn prepare(t: Transaction, line: &AtomicU64, other: &AtomicU64) {
     match t {
@@ -159,8 +132,7 @@ fn prepare(t: Transaction, line: &AtomicU64, other: &AtomicU64) {
     }
 }
 
-/// The timed operation of `t` on `line` (and `other` for the split's
-/// read).
+/// The timed operation of `t` on `line` (and `other` for the split's read).
 #[inline(always)]
 fn operate(t: Transaction, line: &AtomicU64, other: &AtomicU64) {
     match t {
@@ -280,9 +252,8 @@ fn side(
     out
 }
 
-/// Times every [`Transaction`] on the pair `(a, b)`, each CPU in turn
-/// timing `samples` of each after the other prepared the line, on lines of
-/// a fresh page bound to `home`.
+/// Times every [`Transaction`] on the pair `(a, b)`, each CPU in turn timing `samples` of each
+/// after the other prepared the line, on lines of a fresh page bound to `home`.
 pub fn measure_transactions(
     a: u32,
     b: u32,
@@ -295,8 +266,7 @@ pub fn measure_transactions(
     transactions_within(a, b, home, samples, timer, allowed, budget)
 }
 
-/// [`measure_transactions`] past whose `budget` the sides stop once they
-/// take turns ([`side`]).
+/// [`measure_transactions`] past whose `budget` the sides stop once they take turns ([`side`]).
 fn transactions_within(
     a: u32,
     b: u32,
@@ -320,10 +290,7 @@ fn transactions_within(
     Ok(mine)
 }
 
-/// Each transaction's cost from its samples (every pass's, merged): their
-/// [`TIMING_TRIM`] trimmed mean, each sample being one operation's timing,
-/// with its ratio to the pair's ping-pong `pingpong_ns`; empty without
-/// samples (a file from before transactions were measured).
+/// Each transaction's cost from its samples (every pass's, merged).
 pub fn transaction_costs(samples: &[Vec<f64>], pingpong_ns: f64) -> Vec<TransactionCost> {
     Transaction::ALL
         .iter()

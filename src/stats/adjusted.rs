@@ -5,14 +5,8 @@
 use super::summary::percent_of;
 use super::{Summary, t_quantile_975};
 
-/// The mean of `y` with both covariates at their pooled mean `m`: the
-/// least-squares fit `y = μ + β₁·(x₁ − m) + β₂·(x₂ − m)` over the pairs
-/// `x`, in `y`'s unit. Its 95% interval is
-/// `t(n − 3) · √(σ² (1/n + d'S⁻¹d) + (β₁ + β₂)² v / n)`: σ² the residuals' sum of squares over n − 3, `d`
-/// the covariates' means less `m`, `S` their centred cross-products, `v / n`
-/// the variance of `m` itself (it is estimated too; docs/evidence.md); its
-/// min and max are the values adjusted. `None` under five values, lengths
-/// that differ, or covariates the fit cannot separate.
+/// The mean of `y` with both covariates at their pooled mean `m`, fit `y = μ + β₁·(x₁ − m) + β₂·(x₂
+/// − m)` by least squares, with its 95% interval (docs/evidence.md); `None` under five values.
 pub fn adjusted_mean(y: &[f64], x: &[[f64; 2]]) -> Option<Summary> {
     let n = y.len();
     if n < 5 || x.len() != n {

@@ -5,9 +5,8 @@
 use super::Summary;
 use super::significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL};
 
-/// The noise threshold: a difference within it is "no change". Relative,
-/// in % of the base mean, with an absolute floor in ns for a cost per
-/// update; written `2%,1ns` (`--noise-threshold`).
+/// The noise threshold: a difference within it is "no change"; % of the base mean with an absolute
+/// floor in ns for a cost per update, written `2%,1ns` (`--noise-threshold`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct NoiseThreshold {
     /// % of the base mean, ≥ 0.
@@ -108,9 +107,8 @@ pub struct Outcome {
     pub threshold: Threshold,
 }
 
-/// The comparison engine: each `(base, test, threshold)` is tested with
-/// Welch's t-test, the p-values Holm-adjusted over the whole `family` the
-/// caller passes, and each pair decided at its threshold, in order.
+/// The comparison engine: each `(base, test, threshold)` tested by Welch's t-test, the p-values
+/// Holm-adjusted over the whole `family`, each decided at its threshold, in order.
 pub fn decide(family: &[(Summary, Summary, Threshold)]) -> Vec<Outcome> {
     let family: Vec<Compared> = family
         .iter()
@@ -124,10 +122,8 @@ pub fn decide(family: &[(Summary, Summary, Threshold)]) -> Vec<Outcome> {
     decide_paired(&family)
 }
 
-/// One difference for [`decide_paired`]: two sets of repeats summarised,
-/// the threshold their difference is decided at, and, where the two were
-/// measured in the same repeats, the summary of their per-repeat
-/// differences (`test − base` in each).
+/// One difference for [`decide_paired`]: both sides' repeats, its threshold, and the summary of the
+/// per-repeat differences (`test − base`) where both ran in the same repeats.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Compared {
     /// The base side's repeats.
@@ -140,10 +136,8 @@ pub struct Compared {
     pub threshold: Threshold,
 }
 
-/// [`decide`] where some differences were measured in the same repeats:
-/// those are tested by their per-repeat differences (the paired t-test,
-/// [`Difference::paired`]), the others by Welch's test; every p-value is
-/// Holm-adjusted together, and each difference decided at its threshold.
+/// [`decide`] where some differences were measured in the same repeats (the paired t-test, the
+/// others Welch's); every p-value Holm-adjusted together, each decided at its threshold.
 pub fn decide_paired(family: &[Compared]) -> Vec<Outcome> {
     let differences: Vec<(Difference, Threshold)> = family
         .iter()
@@ -158,9 +152,8 @@ pub fn decide_paired(family: &[Compared]) -> Vec<Outcome> {
     decide_differences(&differences)
 }
 
-/// The end of every decision: the p-values of the differences of `family`
-/// that have a test, Holm-adjusted together, then each difference decided
-/// at its threshold ([`Decision::of`]).
+/// The end of every decision: the p-values of `family` that have a test Holm-adjusted together,
+/// then each difference decided at its threshold ([`Decision::of`]).
 pub fn decide_differences(family: &[(Difference, Threshold)]) -> Vec<Outcome> {
     let raw: Vec<f64> = family
         .iter()
@@ -185,9 +178,8 @@ pub fn decide_differences(family: &[(Difference, Threshold)]) -> Vec<Outcome> {
 }
 
 impl Outcome {
-    /// True for "no practical difference": no change (the whole 95%
-    /// interval lies within the threshold), where the threshold is the
-    /// absolute floor (ns per update) rather than the percentage.
+    /// True for "no practical difference": no change where the threshold is the absolute floor (ns
+    /// per update) rather than the percentage.
     pub fn practically_none(&self) -> bool {
         self.decision == Decision::NoChange && self.threshold.absolute_at(self.difference.base_mean)
     }
@@ -204,12 +196,8 @@ impl Outcome {
         interval.0 > t || interval.1 < -t
     }
 
-    /// The decision in words, for a measure that is better `direction`:
-    /// `faster`/`slower` for a throughput, `cheaper`/`dearer` for a cost,
-    /// `higher`/`lower` for a figure neither way is better; `no change`
-    /// (`no practical difference` where the ns floor bounded it) only when
-    /// the whole interval lies within the threshold; `inconclusive`
-    /// otherwise. Every format's one wording of a decision.
+    /// The decision in words for a measure better `direction`: `faster`/`slower`,
+    /// `cheaper`/`dearer`, `higher`/`lower`, `no change` or `inconclusive`.
     pub fn word(&self, direction: Direction) -> &'static str {
         match (self.decision, direction) {
             (Decision::NoChange, _) if self.practically_none() => "no practical difference",
@@ -224,11 +212,8 @@ impl Outcome {
         }
     }
 
-    /// The change of the means and its 95% interval: `+15.0% [+13.1%,
-    /// +16.9%]`, with decimals enough to show the interval's width (1 to
-    /// 3); `+3.0%` without a test; in `unit` when the base mean is 0 or
-    /// below and no percentage of it makes sense (`-0.30 ns [-0.52,
-    /// -0.08]`, or `-0.30 ns` without a test).
+    /// The change of the means and its 95% interval (`+15.0% [+13.1%, +16.9%]`); in `unit` when the
+    /// base mean is 0 or below; the change alone without a test.
     pub fn change_text(&self, unit: &str) -> String {
         let d = &self.difference;
         match (d.change_pct, d.ci95_pct, d.welch) {
@@ -245,9 +230,8 @@ impl Outcome {
         }
     }
 
-    /// The change and the half-width of its 95% interval, for a narrow
-    /// table: `-80.8 ±4.3%`; in `unit` when the base is at or below 0
-    /// (`-1.50 ±3.86 ns`); the change alone without a test (`+3.0%`).
+    /// The change and the half-width of its 95% interval, for a narrow table (`-80.8 ±4.3%`); in
+    /// `unit` when the base is at or below 0.
     pub fn change_pm_text(&self, unit: &str) -> String {
         let d = &self.difference;
         match (d.change_pct, d.ci95_pct, d.welch) {
@@ -272,9 +256,8 @@ impl Outcome {
     }
 }
 
-/// Decimals for a percentage whose interval is `width` wide: one past the
-/// first significant digit of half the width, between 1 and 3 (a ±1.9%
-/// interval prints one decimal, a ±0.009% one three).
+/// Decimals for a percentage whose interval is `width` wide: one past the first significant digit
+/// of half the width, between 1 and 3.
 fn percent_decimals(width: f64) -> usize {
     let half = width / 2.0;
     if half.is_nan() || half <= 0.0 || half.is_infinite() {
@@ -306,18 +289,14 @@ pub enum Direction {
     LowerIsBetter,
     /// More is better: a throughput (updates/s, read ops/s).
     HigherIsBetter,
-    /// Neither: a figure that moves with throughput or with how the
-    /// strategy is built (publishes/s, hand-overs/s, updates per
-    /// ownership, lines fetched per read), or one that timing perturbs
-    /// (every sampled ns: flat out, several times ns/op from throughput).
-    /// Its change is shown, never judged.
+    /// Neither: a figure that moves with throughput or with how the strategy is built, or one that
+    /// timing perturbs; its change is shown, never judged.
     Neither,
 }
 
 impl Direction {
-    /// Whether a change decided `decision` is an improvement: `Some(true)`
-    /// better, `Some(false)` worse; `None` when there is no change beyond
-    /// noise and doubt, or when the measure has no direction.
+    /// Whether a change decided `decision` is an improvement: `Some(true)` better, `Some(false)`
+    /// worse, `None` when no change is beyond noise and doubt or the measure has no direction.
     pub fn better(self, decision: Decision) -> Option<bool> {
         let up = match decision {
             Decision::Increase => true,
@@ -342,13 +321,8 @@ impl Direction {
 }
 
 impl Decision {
-    /// The decision on `difference` at `threshold`, given its
-    /// Holm-adjusted p-value. With `[lo, hi]` the change's 95% interval and
-    /// `T` the threshold ([`Threshold::pct_of`] the base mean), in % of it:
-    /// a change by sign when `p < 0.05` and `lo > T` or `hi < -T`;
-    /// [`Decision::NoChange`] only when `[lo, hi]` lies within `[-T, T]`;
-    /// else (or without a test) [`Decision::Inconclusive`]. A base mean of
-    /// 0 or below runs the same rule on the absolute difference and floor.
+    /// The rule, `[lo, hi]` the 95% interval, `T` the threshold: a change by sign if `p < 0.05` and
+    /// `lo > T` or `hi < -T`; no change only within `[-T, T]`; else inconclusive.
     pub fn of(difference: &Difference, threshold: Threshold, p_adjusted: f64) -> Decision {
         let Some(welch) = difference.welch else {
             return Decision::Inconclusive;
@@ -359,9 +333,8 @@ impl Decision {
         }
     }
 
-    /// The rule of [`Decision::of`] on bare numbers: the interval
-    /// `(lo, hi)` of a change in the threshold's unit, the threshold
-    /// `T ≥ 0` and the adjusted p-value.
+    /// The rule of [`Decision::of`] on bare numbers: the interval `(lo, hi)` and threshold `T ≥ 0`
+    /// in one unit, and the adjusted p-value.
     pub fn rule((lo, hi): (f64, f64), threshold: f64, p_adjusted: f64) -> Decision {
         let significant = p_adjusted < SIGNIFICANCE_LEVEL;
         if significant && lo > threshold {
@@ -376,8 +349,7 @@ impl Decision {
     }
 }
 
-/// Holm–Bonferroni adjusted p-values, in the order given: sorted
-/// ascending, the i-th smallest (from 0) of m becomes
+/// Holm–Bonferroni adjusted p-values in the order given: the i-th smallest (from 0) of m becomes
 /// `min(1, max over j <= i of (m - j) · p_(j))`; a `NaN` counts as 1.
 pub fn holm_adjusted(p: &[f64]) -> Vec<f64> {
     let m = p.len();

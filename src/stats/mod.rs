@@ -1,7 +1,6 @@
-//! Numbers over repeats: summaries, Student's t, Welch's and the paired
-//! test, Holm's correction and the decision rule, percentiles, quantiles,
-//! the trimmed mean, the adjusted mean and runs as replicates. Pure
-//! statistics: it imports nothing else of the crate.
+//! Numbers over repeats: summaries, Student's t, Welch's and the paired test, Holm's correction and
+//! the decision rule, percentiles, quantiles, the trimmed and adjusted means, runs as replicates;
+//! it imports nothing else of the crate.
 
 mod adjusted;
 mod decision;

@@ -1,8 +1,6 @@
-//! Runs as the unit of replication (Kalibera and Jones, "Rigorous
-//! Benchmarking in Reasonable Time", ISMM 2013): repeats of one run share
-//! its host phase, lines and placement, so a difference's interval comes
-//! from how run means spread, each first adjusted by the covariate's slope
-//! within runs, never from how repeats do.
+//! Runs as the unit of replication (Kalibera and Jones, ISMM 2013): a difference's interval comes
+//! from how run means spread, each adjusted by the covariate's slope within runs, never from how
+//! repeats do.
 
 use super::{Summary, Welch};
 
@@ -16,10 +14,8 @@ pub struct Run {
     pub priced: Vec<(f64, f64)>,
 }
 
-/// How the mean of one run spreads between runs of the same experiment
-/// on one host, as a record of runs says (`contend run --runs K`): the
-/// standard deviation of their (adjusted) run means, in the measure's
-/// unit, and how many runs it comes from.
+/// How one run's mean spreads between runs of one experiment on one host, as a record of runs says
+/// (`contend run --runs K`): the sd of their adjusted run means and how many runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunSpread {
     /// The standard deviation of a run's mean between runs.
@@ -43,17 +39,14 @@ pub struct Level {
     /// The standard deviation of the (adjusted) run means; `None` under
     /// two runs.
     pub run_sd: Option<f64>,
-    /// The standard deviation of repeats about their run's mean (and the
-    /// covariate's slope), pooled over the runs; `None` with one repeat a
-    /// run.
+    /// The sd of repeats about their run's mean (and the covariate's slope), pooled over the runs;
+    /// `None` with one repeat a run.
     pub within_sd: Option<f64>,
 }
 
 impl Level {
-    /// The share of the run means' variance that lies between runs
-    /// rather than in each run's own repeats (`run_sd² − within_sd² / n`
-    /// over `run_sd²`, n the repeats a run, at least 0); `None` under two
-    /// runs or without a within-run spread.
+    /// The share of the run means' variance between runs: `(run_sd² − within_sd² / n) / run_sd²`, n
+    /// the repeats a run, at least 0; `None` under two runs or without a within-run spread.
     pub fn between_share(&self) -> Option<f64> {
         let (run, within) = (self.run_sd?, self.within_sd?);
         let per_run = self.repeats as f64 / self.runs as f64;
@@ -101,23 +94,19 @@ pub struct RunsDifference {
     /// The covariate's slope within runs (`None`: not every repeat priced
     /// it, or it did not vary).
     pub slope: Option<Slope>,
-    /// What the covariate alone explains of `test − base`: the slope times
-    /// the difference of the sides' covariate means, and its standard
-    /// error; taken out of the difference.
+    /// What the covariate alone explains of `test − base`: the slope times the difference of the
+    /// sides' covariate means, with its standard error.
     pub host: Option<(f64, f64)>,
     /// The run-level spread (`None`: one run per side and no record, so
     /// the between-run noise is unknown).
     pub spread: Option<Spread>,
-    /// The test of `test − base` (adjusted) at the run level: its
-    /// standard error is the spread's for the runs of each side, with the
-    /// slope's doubt times the covariate difference; Student's t with the
-    /// spread's degrees of freedom. `None` where the spread is unknown.
+    /// The run-level test of the adjusted `test − base`: the spread's error for each side's runs
+    /// with the slope's doubt times the covariate difference, Student's t at the spread's df.
     pub welch: Option<Welch>,
 }
 
-/// The run-level difference of `test` against `base`, with `record` (a
-/// host's spread of run means for this measure, if any) pooled with the
-/// sides' own. `None` when a side has no run or a run no value.
+/// The run-level difference of `test` against `base`, `record` (a host's spread of run means)
+/// pooled with the sides' own; `None` when a side has no run or a run no value.
 pub fn runs_difference(
     base: &[Run],
     test: &[Run],
@@ -168,9 +157,8 @@ pub fn runs_difference(
     })
 }
 
-/// One side of identical runs on their own (a host's record): its level,
-/// the covariate's slope taken within these runs, and the spread of its
-/// run means. `None` without runs.
+/// One side of identical runs on their own (a host's record): its level, its within-run slope and
+/// the spread of its run means; `None` without runs.
 pub fn run_level(runs: &[Run]) -> Option<Level> {
     if runs.is_empty() {
         return None;
@@ -214,11 +202,8 @@ fn level(runs: &[Run], slope: Option<Slope>, grand: Option<f64>) -> (Level, Vec<
     (level, means)
 }
 
-/// The covariate's slope pooled within runs (each run about its own
-/// means, so what moves between runs does not enter it): `Sxy / Sxx`,
-/// its standard error from the residuals with one degree of freedom per
-/// run and one for the slope. `None` when a run lacks the covariate, it
-/// never varies within a run, or no degree of freedom is left.
+/// The covariate's slope pooled within runs (each about its own means), `Sxy / Sxx`, and its
+/// standard error (a df lost per run and the slope); `None` if no df is left.
 fn within_slope(runs: &[&Run]) -> Option<Slope> {
     let (mut sxx, mut sxy, mut n) = (0.0, 0.0, 0usize);
     for r in runs {

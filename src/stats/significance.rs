@@ -1,7 +1,6 @@
-//! Is a difference between two sets of repeats real? Welch's t-test (no
-//! equal-variance assumption) with its two-sided p-value from Student's t
-//! distribution, and the confidence interval of the difference of the
-//! means from the same distribution.
+//! Is a difference between two sets of repeats real? Welch's t-test (no equal-variance assumption),
+//! its two-sided p-value from Student's t, and the interval of the difference from the same
+//! distribution.
 
 use super::Summary;
 use super::student::{student_t_two_sided_p, t_quantile};
@@ -32,9 +31,8 @@ pub struct Welch {
 }
 
 impl Welch {
-    /// The t-test of `difference` with standard error `std_error` on `df`
-    /// degrees of freedom. With no error at all the means either agree
-    /// exactly (p = 1) or differ beyond any doubt (t infinite, p = 0).
+    /// The t-test of `difference` with standard error `std_error` on `df` degrees of freedom; with
+    /// no error, p = 1 for equal means, else p = 0.
     pub fn of(difference: f64, std_error: f64, df: f64) -> Welch {
         let (t, p) = if std_error > 0.0 {
             let t = difference / std_error;
@@ -53,9 +51,8 @@ impl Welch {
         }
     }
 
-    /// The two-sided confidence interval (`level`, e.g. 0.95) of
-    /// `mean_b - mean_a`: `difference ± t_{(1+level)/2, df} · std_error`,
-    /// with Student's t quantile for the Welch–Satterthwaite df.
+    /// The two-sided `level` interval of `mean_b - mean_a`: `difference ± t_{(1+level)/2, df} ·
+    /// std_error`, at the Welch–Satterthwaite df.
     pub fn interval(&self, level: f64) -> (f64, f64) {
         if self.std_error == 0.0 {
             return (self.difference, self.difference);
@@ -65,9 +62,8 @@ impl Welch {
     }
 }
 
-/// Welch's t-test of `b` against `a`, from their summaries (n, mean and
-/// sample standard deviation are all it needs). `None` when either side
-/// has fewer than two values: there is no spread to test against.
+/// Welch's t-test of `b` against `a`, from their summaries (n, mean, sample sd); `None` when either
+/// side has fewer than two values.
 pub fn welch_t_test(a: &Summary, b: &Summary) -> Option<Welch> {
     if !a.has_spread() || !b.has_spread() {
         return None;
@@ -83,11 +79,8 @@ pub fn welch_t_test(a: &Summary, b: &Summary) -> Option<Welch> {
     Some(Welch::of(difference, se2.sqrt(), df))
 }
 
-/// The paired t-test of a difference measured in the same repeats, from
-/// the summary of its per-repeat differences (`test − base` in each):
-/// t = mean ÷ (sd/√n) with n − 1 degrees of freedom, in [`Welch`]'s shape
-/// (its `interval` is then the differences' own 95% CI). `None` under two
-/// differences.
+/// The paired t-test of per-repeat differences (`test − base`): t = mean ÷ (sd/√n), n − 1 df, in
+/// [`Welch`]'s shape, its interval their own 95% CI; `None` under two differences.
 pub fn paired_t_test(differences: &Summary) -> Option<Welch> {
     if !differences.has_spread() {
         return None;
@@ -97,27 +90,21 @@ pub fn paired_t_test(differences: &Summary) -> Option<Welch> {
     Some(Welch::of(difference, differences.stddev / n.sqrt(), df))
 }
 
-/// How `test` differs from `base`: the change of the means, its
-/// confidence interval and Welch's test. Whether that is a change worth
-/// the name is [`super::Decision::of`]'s question.
+/// How `test` differs from `base`: the change of the means, its confidence interval and Welch's
+/// test.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Difference {
-    /// `100 × (test - base) / base`; `None` when the base mean is 0 or
-    /// below (a net cost near 0 can be), where no percentage of it makes
-    /// sense.
+    /// `100 × (test - base) / base`; `None` when the base mean is 0 or below.
     pub change_pct: Option<f64>,
-    /// The 95% confidence interval of the change, in % of the base mean
-    /// (Welch's interval of `test - base` divided by the base mean, which
-    /// is taken as exact); `None` when the base mean is 0 or below or
-    /// there is no test.
+    /// The change's 95% interval in % of the base mean (Welch's of `test - base`, the base taken as
+    /// exact); `None` when the base mean is 0 or below or there is no test.
     pub ci95_pct: Option<(f64, f64)>,
     /// Welch's t-test; `None` with fewer than two repeats on a side.
     pub welch: Option<Welch>,
     /// The base mean the percentages are of.
     pub base_mean: f64,
-    /// True when the change, its interval and the test are the paired
-    /// t-test's on per-repeat differences ([`Difference::paired`]), not
-    /// Welch's on two sets of repeats.
+    /// True when the change, interval and test are the paired t-test's on per-repeat differences,
+    /// not Welch's.
     pub paired: bool,
 }
 
@@ -132,19 +119,14 @@ impl Difference {
         )
     }
 
-    /// A difference of `change` between two sides of runs whose base mean
-    /// is `base_mean`, tested at the run level (`welch`: see
-    /// [`super::runs_difference`]; `None` where the between-run noise is
-    /// unknown), in % of the base mean.
+    /// A difference of `change` between two sides of runs tested at the run level (`welch`, see
+    /// [`super::runs_difference`]; `None` if between-run noise is unknown), in % of `base_mean`.
     pub fn of_runs(base_mean: f64, welch: Option<Welch>, change: f64) -> Self {
         Self::from_test(base_mean, welch, change, false)
     }
 
-    /// Compares two summaries of the same measure taken in the same
-    /// repeats by their per-repeat differences (`test − base` in each,
-    /// summarised in `differences`): the change is the differences' mean,
-    /// its interval and test the paired t-test's ([`paired_t_test`]), in
-    /// % of the base mean.
+    /// Two summaries taken in the same repeats compared by their per-repeat `differences`: their
+    /// mean and the paired t-test, in % of the base mean.
     pub fn paired(base: &Summary, differences: &Summary) -> Self {
         Self::from_test(
             base.mean,
@@ -154,9 +136,8 @@ impl Difference {
         )
     }
 
-    /// The difference whose t-test is `welch` and whose mean change is
-    /// `change` (in the measure's unit), in % of `base_mean` where it is
-    /// above 0.
+    /// The difference whose t-test is `welch` and mean change `change` (in the measure's unit), in
+    /// % of `base_mean` where it is above 0.
     fn from_test(base_mean: f64, welch: Option<Welch>, change: f64, paired: bool) -> Self {
         let relative = |x: f64| 100.0 * x / base_mean;
         let percent = base_mean > 0.0;

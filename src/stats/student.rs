@@ -1,15 +1,11 @@
-//! Student's t distribution, from `statrs`: two-sided p-values and
-//! quantiles for any df, fractional too (Welch's test gives them). Above
-//! [`NORMAL_ABOVE_DF`], where statrs's quantile loses digits and then fails
-//! (docs/evidence.md), both use the standard normal, so an interval built
-//! with [`t_quantile`] excludes a value exactly when its test's p is below
-//! the level, at every df.
+//! Student's t from `statrs`: two-sided p-values and quantiles for any df, fractional too; above
+//! [`NORMAL_ABOVE_DF`] both use the standard normal (docs/evidence.md), so an interval excludes a
+//! value exactly when its p is below the level.
 
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
-/// Degrees of freedom above which Student's t is taken as the standard
-/// normal: where statrs's quantile has lost 2e-5 (relative) and the normal
-/// is within 1.2e-5 of the 97.5% quantile (3e-5 of the 99.95%).
+/// Degrees of freedom above which Student's t is taken as the standard normal (statrs's quantile
+/// loses digits beyond; docs/evidence.md).
 pub const NORMAL_ABOVE_DF: f64 = 1e5;
 
 /// The distribution used for `df` degrees of freedom; `None` for a `df`
@@ -42,9 +38,8 @@ impl Distribution {
     }
 }
 
-/// Two-sided p-value of Student's t distribution with `df` degrees of
-/// freedom: `P(|T| >= |t|)`, twice statrs's upper tail at `|t|` (no
-/// `1 - cdf` cancellation in the far tail).
+/// Two-sided p-value of Student's t with `df` degrees of freedom, `P(|T| >= |t|)`: twice statrs's
+/// upper tail (no `1 - cdf` cancellation).
 pub fn student_t_two_sided_p(t: f64, df: f64) -> f64 {
     match Distribution::for_df(df) {
         Some(d) if !t.is_nan() => 2.0 * d.sf(t.abs()),
@@ -52,9 +47,8 @@ pub fn student_t_two_sided_p(t: f64, df: f64) -> f64 {
     }
 }
 
-/// The `q` quantile (0 < q < 1) of Student's t distribution with `df`
-/// degrees of freedom (any df > 0, fractional or infinite): the `t` with
-/// `P(T <= t) = q`. `NaN` for q outside (0, 1) or df ≤ 0.
+/// The `q` quantile of Student's t with `df` degrees of freedom (any df > 0, fractional or
+/// infinite); `NaN` for q outside (0, 1) or df ≤ 0.
 pub fn t_quantile(q: f64, df: f64) -> f64 {
     if q.is_nan() || q <= 0.0 || q >= 1.0 {
         return f64::NAN;
@@ -62,9 +56,8 @@ pub fn t_quantile(q: f64, df: f64) -> f64 {
     Distribution::for_df(df).map_or(f64::NAN, |d| d.inverse_cdf(q))
 }
 
-/// The 97.5% quantile of Student's t with `df` degrees of freedom: the
-/// multiplier of a two-sided 95% interval (12.706 at df 1, 2.228 at 10,
-/// 2.0395 at 31, 1.984 at 100, 1.962 at 1000, 1.95996 at infinity).
+/// The 97.5% quantile of Student's t with `df` degrees of freedom: the multiplier of a two-sided
+/// 95% interval (12.706 at df 1).
 pub fn t_quantile_975(df: f64) -> f64 {
     if df == 0.0 {
         return f64::INFINITY;

@@ -3,9 +3,7 @@
 use super::student::t_quantile_975;
 use serde::{Deserialize, Serialize};
 
-/// A quantity measured once per repeat, summarised. Units are those of the
-/// values summarised (ops/s, ns, …); the field that holds a `Summary` says
-/// which.
+/// A quantity measured once per repeat, summarised, in the unit of its values.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Number of repeats.
@@ -16,9 +14,8 @@ pub struct Summary {
     pub stddev: f64,
     /// `stddev` as a percentage of `mean` (the seeds' "±1.15%").
     pub stddev_pct: f64,
-    /// Lower end of the 95% confidence interval of the mean: `mean - t ·
-    /// stddev / sqrt(n)`, with Student's exact t quantile for n - 1 degrees
-    /// of freedom ([`super::t_quantile_975`]).
+    /// Lower end of the mean's 95% interval: `mean - t · stddev / sqrt(n)`, t Student's for n - 1
+    /// df ([`super::t_quantile_975`]).
     pub ci95_low: f64,
     /// Upper end of the 95% confidence interval of the mean.
     pub ci95_high: f64,
@@ -28,9 +25,8 @@ pub struct Summary {
     pub max: f64,
 }
 
-/// Repeats a spread or an interval needs: over fewer, the `stddev` and
-/// the zero-width interval a [`Summary`] stores are none, and are printed
-/// as `(1 repeat)`, never as `±0`.
+/// Repeats a spread or an interval needs: under it, `stddev` and the interval are none, printed as
+/// `(1 repeat)`, never `±0`.
 pub const SPREAD_REPEATS: usize = 2;
 
 impl Summary {
@@ -70,13 +66,8 @@ impl Summary {
         })
     }
 
-    /// This quantity less an independent one (a cost less the harness
-    /// floor), in the same unit: mean of the difference; stddev
-    /// `sqrt(sd_self² + sd_other²)` (the spread of one draw of each);
-    /// 95% CI from Welch's interval of the difference of the means (with
-    /// a single repeat on either side, the two half-widths in
-    /// quadrature); n the smaller count; min and max the extremes a draw
-    /// of each could give.
+    /// This quantity less an independent one, in the same unit: the means' difference, sds in
+    /// quadrature, Welch's interval, the smaller n (derivation in docs/evidence.md).
     pub fn less(&self, other: &Summary) -> Summary {
         let mean = self.mean - other.mean;
         let stddev = self.stddev.hypot(other.stddev);

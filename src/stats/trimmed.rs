@@ -6,11 +6,8 @@
 /// end: 5%.
 pub const TIMING_TRIM: f64 = 0.05;
 
-/// The mean of `values` after dropping the ⌊`trim` × n⌋ lowest and as
-/// many highest, except those equal to the lowest or highest kept (so a
-/// quantized sample's grid values are kept whole); `trim` is clamped to
-/// [0, 0.5). Without ties at the cut it is `scipy.stats.trim_mean`.
-/// `None` when there are no values.
+/// The mean of `values` less the ⌊`trim` × n⌋ lowest and as many highest, keeping all values tied
+/// at the cut (`trim` clamped to [0, 0.5)); `None` when there are no values.
 pub fn trimmed_mean(values: &[f64], trim: f64) -> Option<f64> {
     let n = values.len();
     if n == 0 {

@@ -1,6 +1,5 @@
-//! The study's matrix stage: a per-class sample of CPU pairs, each
-//! pair's transfer latency measured as `contend matrix` does; measured
-//! again after the run when the run's canary disagrees with it
+//! The study's matrix stage: a per-class sample of CPU pairs, each pair's transfer latency measured
+//! as `contend matrix` does; measured again after the run when the run's canary disagrees with it
 //! (`pricing.rs`).
 
 use super::{StageProgress, StageStatus, StudyResults};
@@ -8,8 +7,7 @@ use crate::matrix::{Home, MatrixRequest, MatrixResults, Mode, measure_matrix, pl
 use crate::topology::{CpuSpec, Topology};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The matrix stage: measures the plan's per-class sample into the
-/// study's parts.
+/// The matrix stage: measures the plan's per-class sample into the study's parts.
 pub(super) fn study_matrix(
     study: &mut StudyResults,
     topo: &Topology,
@@ -29,8 +27,8 @@ pub(super) fn study_matrix(
     }
 }
 
-/// The plan's per-class sample of pairs measured as `contend matrix`
-/// does, progress reported under `stage`; or why it could not be.
+/// The plan's per-class sample of pairs measured as `contend matrix` does, progress reported under
+/// `stage`; or why it could not be.
 pub(super) fn measure(
     study: &StudyResults,
     topo: &Topology,

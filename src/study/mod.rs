@@ -29,9 +29,7 @@ use sweep_stage::study_sweep;
 /// The stages, in the order run.
 pub const STAGES: [&str; 4] = ["matrix", "run", "sweep", "predict"];
 
-/// Where a stage is: its name, units done of `total` (`unit` names
-/// them), and what is running now. What [`Study::step`] reports as it
-/// goes, for a progress bar.
+/// Where a stage is: its name, units done of `total` (`unit` names them), and what is running now.
 #[derive(Debug, Clone)]
 pub struct StageProgress {
     /// `matrix`, `run` or `sweep`.
@@ -56,9 +54,8 @@ pub struct BudgetSpent {
     pub budget_s: f64,
 }
 
-/// Shrinks the measured time per entry of the `run` or `sweep` stage (and
-/// of the sweep after a run) to what `remaining_s` can pay for, or says
-/// why the stage cannot run.
+/// Shrinks the measured time per entry of the `run` or `sweep` stage (and of the sweep after a run)
+/// to what `remaining_s` can pay for, or says why the stage cannot run.
 fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), BudgetSpent> {
     let (entries, fixed, planned) = if stage == "run" {
         (
@@ -80,9 +77,7 @@ fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), Budget
     Ok(())
 }
 
-/// The run stage's share of the time left for the run and the sweep: its
-/// planned seconds over both stages' (after [`fit`]), so the run stops
-/// in time to leave the sweep what it planned.
+/// The run stage's share of the time left for the run and the sweep.
 fn run_share(plan: &StudyPlan) -> f64 {
     let (run, sweep) = (plan.run.seconds(), plan.sweep.seconds());
     if run + sweep > 0.0 {
@@ -92,21 +87,17 @@ fn run_share(plan: &StudyPlan) -> f64 {
     }
 }
 
-/// The run stage's hard budget with `remaining_s` of the study's left: its
-/// [`run_share`], and never more than it planned plus its share of the
-/// margin, which the stop rule's rounds spend up to.
+/// The run stage's hard budget with `remaining_s` of the study's left.
 fn run_budget(plan: &StudyPlan, remaining_s: f64) -> f64 {
     (remaining_s * run_share(plan)).min(plan.run.seconds() / (1.0 - plan::MARGIN))
 }
 
-/// A study under way on the live host, one stage at a time
-/// ([`Study::step`]), so that whoever runs it can save what each stage
-/// finished before the next starts: an interrupted study keeps it.
+/// A study under way on the live host, one stage at a time ([`Study::step`]), so that whoever runs
+/// it can save what each stage finished before the next starts: an interrupted study keeps it.
 pub struct Study {
     results: StudyResults,
     started: Instant,
-    /// Why the stages left are skipped (an earlier one was interrupted or
-    /// failed).
+    /// Why the stages left are skipped (an earlier one was interrupted or failed).
     halted: Option<String>,
 }
 
@@ -129,10 +120,7 @@ impl Study {
         }
     }
 
-    /// Runs the next stage on `topo` and records how it ended; returns its
-    /// name, or `None` once every stage has its record. A stage the budget
-    /// left cannot pay for ([`plan::refit`]) is skipped, and so is every
-    /// stage after an interrupted or failed one.
+    /// Runs the next stage on `topo` and records how it ended.
     pub fn step(
         &mut self,
         topo: &Topology,

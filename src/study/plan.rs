@@ -1,6 +1,5 @@
-//! What `contend study` will run on a host, and the arithmetic of its time
-//! budget, before anything runs: the same plan prints with `--dry-run` on
-//! any fixture.
+//! What `contend study` will run on a host, and the arithmetic of its time budget, before anything
+//! runs: the same plan prints with `--dry-run` on any fixture.
 
 use crate::matrix::{self, classify, select_pairs};
 use crate::runner::{HostCosts, StrategyChoice, WARMUP_SPREADS};
@@ -13,8 +12,7 @@ use std::collections::BTreeSet;
 pub const BASE_CPUS: usize = 16;
 /// … is this many seconds …
 pub const BASE_S: f64 = 60.0;
-/// … plus this many per CPU beyond: a bigger host has more classes and
-/// sweep points, and every repeat starts and pins more threads …
+/// … plus this many per CPU beyond.
 pub const PER_CPU_S: f64 = 2.0;
 /// … and at most this many (9 minutes: a 224-CPU host stays under 10).
 pub const CAP_S: f64 = 540.0;
@@ -24,27 +22,20 @@ pub const PER_CLASS: usize = 4;
 /// Timed samples per direction of each pair.
 pub const SAMPLES: usize = 30;
 pub use crate::matrix::ASSUMED_ONE_WAY_NS;
-/// Repeats per strategy in the run stage before the run's stop rule adds
-/// rounds (as `contend run` does by default: widest CI first, until each
-/// 95% CI is within [`crate::runner::DEFAULT_TARGET_CI_PCT`] or the stage's
-/// planned seconds are spent).
+/// Repeats per strategy in the run stage before the run's stop rule adds rounds.
 pub const RUN_REPEATS: u32 = 5;
 /// Repeats per strategy at each sweep point.
 pub const SWEEP_REPEATS: u32 = 3;
-/// Warm-up before each repeat, s, unless the start-up spread needs more
-/// ([`WARMUP_SPREADS`]).
+/// Warm-up before each repeat, s, unless the start-up spread needs more ([`WARMUP_SPREADS`]).
 pub const WARMUP_S: f64 = 0.02;
 /// Share of the budget kept back for what the estimate misses.
 pub const MARGIN: f64 = 0.1;
 /// Least measured time per strategy and regime, s.
 pub const MIN_DURATION_S: f64 = 0.1;
-/// Most measured time per strategy and regime, s: past it the budget is
-/// left unspent.
+/// Most measured time per strategy and regime, s: past it the budget is left unspent.
 pub const MAX_DURATION_S: f64 = 1.0;
 
-/// The default `--max-time` for a host of `cpus` CPUs, s: [`BASE_S`] up
-/// to [`BASE_CPUS`] CPUs, [`PER_CPU_S`] more per CPU beyond, at most
-/// [`CAP_S`].
+/// The default `--max-time` for a host of `cpus` CPUs, s.
 pub fn default_max_time_s(cpus: usize) -> f64 {
     (BASE_S + PER_CPU_S * cpus.saturating_sub(BASE_CPUS) as f64).min(CAP_S)
 }
@@ -84,27 +75,22 @@ pub struct RunStage {
     pub strategies: usize,
     /// Regimes, interleaved.
     pub rates: Vec<Regime>,
-    /// Strategy × regime entries, with the paced floor and the harness
-    /// floor.
+    /// Strategy × regime entries, with the paced floor and the harness floor.
     pub entries: usize,
-    /// Repeats one round of them runs: one per flat-out strategy, one for
-    /// the paced strategies in place with their floor.
+    /// Repeats one round of them runs.
     pub runs: usize,
-    /// Repeats per entry before the stop rule adds rounds
-    /// ([`RUN_REPEATS`]).
+    /// Repeats per entry before the stop rule adds rounds ([`RUN_REPEATS`]).
     pub repeats: u32,
     /// Measured time per entry in those repeats, s.
     pub duration_s: f64,
     /// Estimated start-up seconds (warm-up, canaries, threads).
     pub fixed_s: f64,
-    /// Estimated seconds: what the stage may spend, its stop rule's
-    /// rounds included.
+    /// Estimated seconds: what the stage may spend, its stop rule's rounds included.
     pub est_s: f64,
 }
 
 impl RunStage {
-    /// Seconds it needs at its measured time per entry now (after the
-    /// study refits it), start-up included.
+    /// Seconds it needs at its measured time per entry now.
     pub fn seconds(&self) -> f64 {
         stage_seconds(self.fixed_s, self.runs, self.duration_s)
     }
@@ -130,8 +116,7 @@ pub struct SweepStage {
     pub points: usize,
     /// Strategy entries over all points, floors included.
     pub entries: usize,
-    /// Repeats one round of every point runs: one per flat-out strategy,
-    /// one for the paced strategies in place with their floor.
+    /// Repeats one round of every point runs.
     pub runs: usize,
     /// Repeats per entry.
     pub repeats: u32,
@@ -144,8 +129,7 @@ pub struct SweepStage {
 }
 
 impl SweepStage {
-    /// Seconds it needs at its measured time per entry now (after the
-    /// study refits it), start-up included.
+    /// Seconds it needs at its measured time per entry now.
     pub fn seconds(&self) -> f64 {
         stage_seconds(self.fixed_s, self.runs, self.duration_s)
     }
@@ -166,18 +150,13 @@ pub struct StudyPlan {
     pub max_time_s: f64,
     /// Where the budget came from.
     pub max_time_rule: String,
-    /// What a repeat costs besides its warm-up and interval, measured
-    /// before the plan (on every allowed CPU; for a fixture, on this
-    /// host's and scaled).
+    /// What a repeat costs besides its warm-up and interval, measured before the plan.
     pub costs: HostCosts,
-    /// Warm-up before each repeat of the run and the sweep, s:
-    /// [`WARMUP_S`], or [`WARMUP_SPREADS`] times the start-up spread.
+    /// Warm-up before each repeat of the run and the sweep, s.
     pub warmup_s: f64,
-    /// What the plan gave up to fit its budget (fewer repeats), and what
-    /// would hold it all.
+    /// What the plan gave up to fit its budget (fewer repeats), and what would hold it all.
     pub notes: Vec<String>,
-    /// Memory the run stage holds at once, the most of any stage, bytes
-    /// ([`crate::runner::plan::pool_memory_bytes`]).
+    /// Memory the run stage holds at once, the most of any stage, bytes.
     pub memory_bytes: u64,
     /// Pair matrix.
     pub matrix: MatrixStage,
@@ -212,10 +191,7 @@ pub enum StudyPlanError {
     Offline(#[from] matrix::OfflineCpu),
 }
 
-/// The default strategies of `contend run` (its `--level` and `--publish`
-/// defaults): the kernel's counter before v6.7 (`threshold:64`), the
-/// merged fix (`ratelimit:1ms+threshold:64`) and the plain shared counter
-/// (`always`), each global and per node.
+/// The default strategies of `contend run` (its `--level` and `--publish` defaults).
 pub fn run_strategies() -> StrategyChoice {
     StrategyChoice {
         levels: vec![
@@ -231,8 +207,7 @@ pub fn run_strategies() -> StrategyChoice {
     }
 }
 
-/// The sweep's strategies: the kernel before and after its fix, global
-/// (`global/threshold:64` and `global/ratelimit:1ms+threshold:64`).
+/// The sweep's strategies: the kernel before and after its fix, global.
 pub fn sweep_strategies() -> StrategyChoice {
     StrategyChoice {
         levels: vec![crate::counter::ShardLevel::Global],
@@ -241,9 +216,8 @@ pub fn sweep_strategies() -> StrategyChoice {
     }
 }
 
-/// The thread counts at which the first CPUs of `cpus` (in order) first
-/// include a pair of each of `classes` (every class among `cpus`), and
-/// all of them.
+/// The thread counts at which the first CPUs of `cpus` (in order) first include a pair of each of
+/// `classes` (every class among `cpus`), and all of them.
 pub fn thread_steps(
     topo: &Topology,
     cpus: &[u32],
@@ -280,17 +254,12 @@ pub fn thread_steps(
     Ok(steps)
 }
 
-/// Seconds a stage of `runs` repeats a round needs: `fixed_s` of
-/// start-up and `duration_s` measured per run (split over its repeats;
-/// the strategies in place share theirs).
+/// Seconds a stage of `runs` repeats a round needs.
 fn stage_seconds(fixed_s: f64, runs: usize, duration_s: f64) -> f64 {
     fixed_s + runs as f64 * duration_s
 }
 
-/// Start-up of one repeat with `threads` threads at `costs`, with
-/// `warmup_s` of warm-up, s: the warm-up, what the probe leaves out
-/// ([`crate::runner::plan::REPEAT_OVERHEAD_S`]), the canaries, the
-/// start-up spread and each thread's start and stop.
+/// Start-up of one repeat with `threads` threads at `costs`, with `warmup_s` of warm-up, s.
 fn repeat_setup_s(costs: &HostCosts, warmup_s: f64, threads: usize) -> f64 {
     warmup_s
         + crate::runner::plan::REPEAT_OVERHEAD_S
@@ -299,25 +268,19 @@ fn repeat_setup_s(costs: &HostCosts, warmup_s: f64, threads: usize) -> f64 {
         + costs.startup.per_thread_s() * threads as f64
 }
 
-/// The harness floor a flat-out run measures first at `costs`, s: its
-/// runs of one thread, 10 ms of warm-up and up to 100 ms each.
+/// The harness floor a flat-out run measures first at `costs`, s.
 fn floor_s(costs: &HostCosts) -> f64 {
     3.0 * (0.11 + costs.startup.per_thread_s() + costs.startup.spread_s)
 }
 
-/// The measured time per entry that fits the stages still to run, with
-/// `entries` runs and `fixed_s` start-up in all, into `remaining_s`
-/// (less the margin), at most `planned_s`; `None` when not even
-/// [`MIN_DURATION_S`] fits. A study that ran late shrinks what is left
-/// rather than overrunning its budget.
+/// The measured time per entry that fits the stages still to run, with `entries` runs and `fixed_s`
+/// start-up in all, into `remaining_s` (less the margin), at most `planned_s`.
 pub fn refit(remaining_s: f64, entries: usize, fixed_s: f64, planned_s: f64) -> Option<f64> {
     let d = (remaining_s * (1.0 - MARGIN) - fixed_s) / entries.max(1) as f64;
     (d >= MIN_DURATION_S).then(|| d.min(planned_s))
 }
 
-/// The repeats of the run and the sweep that `budget` holds, where
-/// `needed_at(r, s)` is the budget r and s repeats need: the study's own,
-/// else fewer, down to two each, said in a note before anything runs.
+/// The repeats of the run and the sweep that `budget` holds.
 fn repeats_within(
     budget: f64,
     needed_at: impl Fn(u32, u32) -> f64,
@@ -339,8 +302,7 @@ fn repeats_within(
     Ok(((run_repeats, sweep_repeats), notes))
 }
 
-/// The study's budget and the rule that gave it: `--max-time`, or the
-/// default for `cpus` CPUs.
+/// The study's budget and the rule that gave it: `--max-time`, or the default for `cpus` CPUs.
 fn budget_of(max_time_s: Option<f64>, cpus: usize) -> (f64, String) {
     match max_time_s {
         Some(s) => (s, "--max-time".to_string()),
@@ -353,8 +315,8 @@ fn budget_of(max_time_s: Option<f64>, cpus: usize) -> (f64, String) {
     }
 }
 
-/// The matrix stage on `cpus`: [`PER_CLASS`] pairs of each class at most,
-/// its time from the host's measured start-up at an assumed one-way cost.
+/// The matrix stage on `cpus`: [`PER_CLASS`] pairs of each class at most, its time from the host's
+/// measured start-up at an assumed one-way cost.
 fn matrix_stage(
     topo: &Topology,
     cpus: &[u32],
@@ -385,9 +347,7 @@ fn matrix_stage(
     })
 }
 
-/// Plans a study of `topo` (its allowed CPUs) within `max_time_s` (`None`:
-/// [`default_max_time_s`]), each repeat at `costs` (measured on every
-/// allowed CPU, [`HostCosts::measure`]).
+/// Plans a study of `topo` (its allowed CPUs) within `max_time_s`.
 pub fn plan_study(
     topo: &Topology,
     host: &str,
@@ -482,9 +442,7 @@ pub fn plan_study(
     })
 }
 
-/// Costs with a known answer, for tests: no spread, 0.3 ms a thread to
-/// start and stop, no canaries, so that with the 30 ms a repeat the probe
-/// leaves out a repeat of N threads starts in 20 + 30 + 0.3 N ms.
+/// Costs with a known answer, for tests.
 #[cfg(test)]
 pub(crate) fn example_costs() -> HostCosts {
     HostCosts {

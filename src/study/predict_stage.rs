@@ -1,7 +1,6 @@
-//! The study's predict stage: the model fed with this study's own class
-//! latencies (`pricing.rs` chooses which) and its run's CPUs, strategies
-//! and rates, then checked against that run; without a run, every allowed
-//! CPU a writer at the plan's rate, unchecked.
+//! The study's predict stage: the model fed with this study's own class latencies (`pricing.rs`
+//! chooses which) and its run's CPUs, strategies and rates, then checked against that run; without
+//! a run, every allowed CPU a writer at the plan's rate, unchecked.
 
 use super::{PricedWith, StageStatus, StudyResults, pricing, run_strategies};
 use crate::predict::{self, Latencies, Layout, PredictRequest};
@@ -51,9 +50,7 @@ pub(super) fn study_predict(study: &mut StudyResults, topo: &Topology) -> StageS
     StageStatus::Done
 }
 
-/// The prediction of what `run` measured: its CPUs and read side, its
-/// strategies' levels and policies, its paced rates (the seed's rate when
-/// it ran only flat out) and their arrivals, its seed.
+/// The prediction of what `run` measured.
 fn request_of(run: &RunResults, latencies: Latencies) -> PredictRequest {
     let mut levels = Vec::new();
     let mut policies = Vec::new();

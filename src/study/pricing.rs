@@ -1,11 +1,9 @@
-//! Which class latencies price the study's prediction and its check: the
-//! matrix stage's, the matrix measured again right after the run, or the
-//! run's own canaries, chosen by whether the run's canary agrees with
-//! them: a short matrix stage and a long run may see different phases of a
-//! host that moves vCPUs (docs/evidence.md), so when the run's canary
-//! [`disagrees`] with the matrix's pairs of its class, the matrix is
-//! measured again after the run and the figures that agree price the
-//! model ([`choose`]).
+//! Which class latencies price the study's prediction and its check: the matrix stage's, the matrix
+//! measured again right after the run, or the run's own canaries, chosen by whether the run's
+//! canary agrees with them: a short matrix stage and a long run may see different phases of a host
+//! that moves vCPUs (docs/evidence.md), so when the run's canary [`disagrees`] with the matrix's
+//! pairs of its class, the matrix is measured again after the run and the figures that agree price
+//! the model ([`choose`]).
 
 use super::{PricedWith, Pricing, StageProgress, StudyResults, matrix_stage};
 use crate::matrix::{MatrixResults, PairClass, classify};
@@ -17,29 +15,24 @@ use crate::topology::Topology;
 use crate::units::si;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// How far outside a matrix's class range the run's canary may lie and
-/// still agree with it, as a fraction of the range's ends: the canary
-/// disagrees below (1 − this) × the class's cheapest pair or above
-/// (1 + this) × its dearest. The host's phases differ 2.5–10×; a
-/// matrix pair's passes are flagged unstable at 15%.
+/// How far outside a matrix's class range the run's canary may lie and still agree with it, as a
+/// fraction of the range's ends.
 pub const CANARY_MOVED: f64 = 0.25;
 
-/// True when `canary_ns` lies outside `range` (a class's cheapest and
-/// dearest pair, ns) by more than [`CANARY_MOVED`] of its nearer end.
+/// True when `canary_ns` lies outside `range` (a class's cheapest and dearest pair, ns) by more
+/// than [`CANARY_MOVED`] of its nearer end.
 pub fn disagrees(canary_ns: f64, range: [f64; 2]) -> bool {
     canary_ns < (1.0 - CANARY_MOVED) * range[0] || canary_ns > (1.0 + CANARY_MOVED) * range[1]
 }
 
-/// The cheapest and dearest pair of `class` in `m`, each pair's median
-/// one-way ns; `None` when the matrix has no pair of it.
+/// The cheapest and dearest pair of `class` in `m`, each pair's median one-way ns.
 pub fn class_range(m: &MatrixResults, class: PairClass) -> Option<[f64; 2]> {
     let c = m.classes.iter().find(|c| c.class == class)?;
     Some([c.min_ns, c.max_ns])
 }
 
-/// The run's canary: the class of its pair (the run's first two CPUs)
-/// and the median over the repeats of each one's canary, ns; `None`
-/// without a canary.
+/// The run's canary: the class of its pair (the run's first two CPUs) and the median over the
+/// repeats of each one's canary, ns; `None` without a canary.
 pub fn run_canary(run: &RunResults) -> Option<(PairClass, f64)> {
     let (a, b) = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus)?;
     let class = classify(&run.topology, a, b).ok()?;
@@ -51,8 +44,7 @@ pub fn run_canary(run: &RunResults) -> Option<(PairClass, f64)> {
     Some((class, median(&canaries)?))
 }
 
-/// The matrix measured again after the run: the class's range in it, or
-/// why there is none.
+/// The matrix measured again after the run: the class's range in it, or why there is none.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Again {
     /// The run's canary agreed with the first: not measured again.
@@ -63,11 +55,8 @@ pub enum Again {
     Missing(String),
 }
 
-/// Which figures price the model: the matrix stage's unless the run's
-/// median canary [`disagrees`] with its class's range; then the matrix
-/// measured again if the canary agrees with that; then, where the run's
-/// CPUs make one pair class, each repeat's own canary; else the latest
-/// matrix.
+/// Which figures price the model: the matrix stage's unless the run's median canary [`disagrees`]
+/// with its class's range.
 pub fn choose(
     canary_ns: Option<f64>,
     first: Option<[f64; 2]>,
@@ -97,8 +86,7 @@ fn range_text(r: [f64; 2]) -> String {
     }
 }
 
-/// The sentence saying why `used` priced the model, from what
-/// [`choose`] was given (`class`: the canary pair's).
+/// The sentence saying why `used` priced the model, from what [`choose`] was given.
 pub fn reason(
     used: PricedWith,
     class: Option<PairClass>,
@@ -151,10 +139,8 @@ pub fn reason(
     format!("{moved}; {measured}{then}")
 }
 
-/// After the run: when its canary disagrees with the matrix stage's
-/// figure for its class, measures the matrix again at once (if
-/// `remaining_s` still pays for the stage's estimate), and keeps it, or
-/// why it could not, in the study's parts.
+/// After the run: when its canary disagrees with the matrix stage's class figure, measures the
+/// matrix again if `remaining_s` pays for it, keeping it or why not in the study's parts.
 pub(super) fn measure_again_if_needed(
     study: &mut StudyResults,
     topo: &Topology,
@@ -180,10 +166,7 @@ pub(super) fn measure_again_if_needed(
     );
 }
 
-/// Why the matrix cannot be measured again after the run, in words: the
-/// study was `stopped`, or the `remaining_s` seconds of its budget do not
-/// pay for the stage's estimate `est_s` (exactly that much does); `None`
-/// when it can.
+/// Why the matrix cannot be measured again after the run, in words.
 fn cannot_measure_again(stopped: bool, est_s: f64, remaining_s: f64) -> Option<String> {
     if stopped {
         Some("the study was interrupted".into())
@@ -197,9 +180,8 @@ fn cannot_measure_again(stopped: bool, est_s: f64, remaining_s: f64) -> Option<S
     }
 }
 
-/// The figures that price the model, and the record of why, from the
-/// study's matrix, its run and the matrix measured again; `None`
-/// without a matrix.
+/// The figures that price the model, and the record of why, from the study's matrix, its run and
+/// the matrix measured again; `None` without a matrix.
 pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
     let first = study.parts.matrix.as_ref()?;
     let canary = study.parts.run.as_ref().and_then(run_canary);
@@ -247,11 +229,8 @@ pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
     })
 }
 
-/// `latencies`, unless its transactions price a transfer at or below 0
-/// ns (timed where no line moved: an emulated guest, or a phase change
-/// inside the timing) while its class latencies are above 0: then those
-/// class latencies with every transfer at its ping-pong, and why, in
-/// words. A class latency at or below 0 is left for the model to refuse.
+/// `latencies`, unless its transactions price a transfer at or below 0 ns while its class latencies
+/// are above 0: then those latencies with every transfer at its ping-pong, and why.
 fn priceable(latencies: Latencies) -> (Latencies, Option<String>) {
     let Err(e) = latencies.positive() else {
         return (latencies, None);
@@ -269,8 +248,8 @@ fn priceable(latencies: Latencies) -> (Latencies, Option<String>) {
     )
 }
 
-/// The run's median canary `ns` for every class, each transaction priced
-/// at the median over the repeats of its ratio to that repeat's canary.
+/// The run's median canary `ns` for every class, each transaction priced at the median over the
+/// repeats of its ratio to that repeat's canary.
 fn canary_latencies(run: &RunResults, ns: f64) -> Latencies {
     let repeats = run.repeats_run(None);
     Latencies::uniform(ns, "the run's median canary").priced_at(|t| {

@@ -1,6 +1,6 @@
-//! The study's result model: the plan, how each stage ended and what it
-//! took, serialised as study.json (schema in docs/results-schema.md), and
-//! the parts (matrix, run, sweep, prediction), each in its own file.
+//! The study's result model: the plan, how each stage ended and what it took, serialised as
+//! study.json (schema in docs/results-schema.md), and the parts (matrix, run, sweep, prediction),
+//! each in its own file.
 
 use super::StudyPlan;
 use crate::matrix::MatrixResults;
@@ -21,11 +21,9 @@ pub enum StageStatus {
     Done,
     /// Stopped by Ctrl-C or SIGTERM; what it finished is kept.
     Interrupted,
-    /// Stopped at a repeat boundary when its share of the budget ran out;
-    /// what it finished is kept, and why.
+    /// Stopped at a repeat boundary when its share of the budget ran out.
     Partial(String),
-    /// Not run, and why (an earlier stage was interrupted or failed, or
-    /// the budget was spent).
+    /// Not run, and why (an earlier stage was interrupted or failed, or the budget was spent).
     Skipped(String),
     /// Failed, and why.
     Failed(String),
@@ -53,12 +51,10 @@ pub struct StudyParts {
     pub sweep: Option<SweepResults>,
     /// The prediction.
     pub predict: Option<PredictResults>,
-    /// The prediction checked against the run (`predict --check`), or why
-    /// it could not be; `None` without a run.
+    /// The prediction checked against the run (`predict --check`), or why it could not be.
     pub check: Option<Result<CheckResults, String>>,
-    /// The matrix measured again right after the run, because the run's
-    /// canary disagreed with the matrix stage's (`None` when it agreed,
-    /// or without a run), or why it could not be.
+    /// The matrix measured again right after the run, because the run's canary disagreed with the
+    /// matrix stage's (`None` when it agreed, or without a run), or why it could not be.
     pub matrix_again: Option<Result<MatrixResults, String>>,
 }
 
@@ -85,9 +81,7 @@ impl PricedWith {
     }
 }
 
-/// What priced the prediction and its check, and why: the run's canary
-/// set against the matrix's figure for its pair's class
-/// (`study/pricing.rs` decides).
+/// What priced the prediction and its check, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pricing {
     /// The figures used.
@@ -96,22 +90,18 @@ pub struct Pricing {
     pub why: String,
     /// The class of the run's canary pair (`same-llc`), with a run.
     pub canary_class: Option<String>,
-    /// The run's canary: the median over its repeats of each repeat's
-    /// one-way CAS ping-pong, ns.
+    /// The run's canary: the median over its repeats of each repeat's one-way CAS ping-pong, ns.
     pub canary_ns: Option<f64>,
-    /// That class's cheapest and dearest pair (each pair's median
-    /// one-way ns) in the matrix stage.
+    /// That class's cheapest and dearest pair (each pair's median one-way ns) in the matrix stage.
     pub matrix_range_ns: Option<[f64; 2]>,
     /// The same in the matrix measured again after the run, when it was.
     pub again_range_ns: Option<[f64; 2]>,
-    /// The class latencies the prediction used (with `canary`, the run's
-    /// median canary for every class; its check priced each repeat at
-    /// that repeat's canary).
+    /// The class latencies the prediction used.
     pub latencies: Latencies,
 }
 
-/// A whole `contend study`: study.json (the plan, each stage's record) and
-/// the parts, each saved in its own file beside it.
+/// A whole `contend study`: study.json (the plan, each stage's record) and the parts, each saved in
+/// its own file beside it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StudyResults {
     /// [`SCHEMA_VERSION`].
@@ -126,8 +116,7 @@ pub struct StudyResults {
     pub elapsed_s: f64,
     /// True unless every stage is done.
     pub partial: bool,
-    /// What priced the prediction and its check, and why (`None` before
-    /// the predict stage, or when it did not run).
+    /// What priced the prediction and its check, and why.
     pub pricing: Option<Pricing>,
     /// The parts (not in study.json: each has its own file).
     #[serde(skip)]

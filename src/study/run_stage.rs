@@ -1,8 +1,7 @@
-//! The study's run stage: `contend run`'s default strategies on every
-//! allowed CPU, flat out and at the seed's rate, with its stop rule: the
-//! plan's repeats, then rounds for the widest CIs until each is within
-//! the default target or its seconds (`budget_s`: the least of its
-//! planned seconds and its share of the budget left) are spent.
+//! The study's run stage: `contend run`'s default strategies on every allowed CPU, flat out and at
+//! the seed's rate, with its stop rule: the plan's repeats, then rounds for the widest CIs until
+//! each is within the default target or its seconds (`budget_s`: the least of its planned seconds
+//! and its share of the budget left) are spent.
 
 use super::{StageProgress, StageStatus, StudyResults, run_strategies};
 use crate::placement::Placement;

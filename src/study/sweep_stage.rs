@@ -1,5 +1,5 @@
-//! The study's sweep stage: the thread counts that first reach each
-//! distance class, unbound, in every regime of the plan.
+//! The study's sweep stage: the thread counts that first reach each distance class, unbound, in
+//! every regime of the plan.
 
 use super::{StageProgress, StageStatus, StudyResults, sweep_strategies};
 use crate::placement::Placement;

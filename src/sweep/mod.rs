@@ -1,7 +1,6 @@
-//! `contend sweep`'s engine: a whole run at every thread count × affinity
-//! set (× regime), as in seed 002's table; every point is planned by
-//! [`crate::runner::plan()`] before anything runs, so bad input is refused
-//! up front.
+//! `contend sweep`'s engine: a whole run at every thread count × affinity set (× regime), as in
+//! seed 002's table; every point is planned by [`crate::runner::plan()`] before anything runs, so
+//! bad input is refused up front.
 
 mod result;
 
@@ -24,9 +23,7 @@ use std::time::{Duration, Instant, SystemTime};
 /// Where a sweep point's writers run, as in seed 002's `affinity` column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Affinity {
-    /// Writers take CPUs from every allowed CPU, round-robin across nodes
-    /// (CPU spec `spread`), as the scheduler spreads unbound tasks: below
-    /// 100% the threads still span every node rather than filling node 0.
+    /// Writers take CPUs from every allowed CPU, round-robin across nodes.
     Unbound,
     /// Every writer on this node (CPU spec `node:N`).
     Node(u32),
@@ -73,11 +70,10 @@ impl fmt::Display for Affinity {
 pub struct SweepRequest {
     /// Writer thread counts, or percentages of each set's allowed CPUs.
     pub threads: Vec<PoolSize>,
-    /// Affinity sets (`None`: unbound, plus every node with allowed CPUs
-    /// when there are two or more).
+    /// Affinity sets (`None`: unbound, plus every node with allowed CPUs when there are two or
+    /// more).
     pub affinity: Option<Vec<Affinity>>,
-    /// The regimes at every thread count, in order; `[FlatOut]` is a
-    /// sweep without a rate axis.
+    /// The regimes at every thread count, in order; `[FlatOut]` is a sweep without a rate axis.
     pub rates: Vec<Regime>,
     /// The strategies at every point.
     pub strategies: StrategyChoice,
@@ -91,21 +87,15 @@ pub struct SweepRequest {
     pub seed: u64,
     /// Strict or best-effort placement.
     pub placement: Placement,
-    /// `--clip`: an affinity set with CPUs this process may not use keeps
-    /// the allowed ones instead of being an error (always so for the
-    /// default sets, which are drawn from the allowed CPUs).
+    /// `--clip`: an affinity set with CPUs this process may not use keeps the allowed ones instead
+    /// of being an error (always so for the default sets, which are drawn from the allowed CPUs).
     pub clip: bool,
-    /// Time budget of the whole sweep (`None`: none): each point's run
-    /// gets the time left, and a point the budget stops is kept, partial,
-    /// and ends the sweep.
+    /// Time budget of the whole sweep (`None`: none).
     pub max_time: Option<Duration>,
 }
 
 impl SweepRequest {
-    /// The affinity sets to sweep, duplicates dropped, order kept:
-    /// `affinity`, else `unbound` plus `nodeN` for each of
-    /// `nodes_with_cpus` (the nodes with allowed CPUs) when there are two
-    /// or more.
+    /// The affinity sets to sweep, duplicates dropped, order kept.
     pub fn affinity_sets(&self, nodes_with_cpus: &[u32]) -> Vec<Affinity> {
         let wanted = match &self.affinity {
             Some(list) => list.clone(),
@@ -123,9 +113,8 @@ impl SweepRequest {
         out
     }
 
-    /// The run of one point: `threads` writers from `writer_cpus`, each
-    /// running the read side, with the sweep's strategies and timing;
-    /// everything else at `contend run`'s defaults.
+    /// The run of one point: `threads` writers from `writer_cpus`, each running the read side, with
+    /// the sweep's strategies and timing; everything else at `contend run`'s defaults.
     fn point_request(&self, threads: usize, writer_cpus: CpuSpec, regime: Regime) -> RunRequest {
         RunRequest {
             pools: Pools {
@@ -150,8 +139,7 @@ impl SweepRequest {
     }
 }
 
-/// One planned point: a whole run at one thread count, affinity set and
-/// regime.
+/// One planned point: a whole run at one thread count, affinity set and regime.
 #[derive(Debug, Clone)]
 pub struct PointPlan {
     /// Writer threads.
@@ -165,8 +153,8 @@ pub struct PointPlan {
 }
 
 impl PointPlan {
-    /// `affinity × N threads` (and `, paced at R/s per thread`), as
-    /// progress lines and errors name a point.
+    /// `affinity × N threads` (and `, paced at R/s per thread`), as progress lines and errors name
+    /// a point.
     pub fn label(&self) -> String {
         let threads = format!("{} × {} threads", self.affinity, self.threads);
         match self.regime {
@@ -176,8 +164,7 @@ impl PointPlan {
     }
 }
 
-/// Every point of a sweep, in the order run, and the notes to print
-/// (counts skipped, the runs' own notes).
+/// Every point of a sweep, in the order run, and the notes to print.
 #[derive(Debug, Clone)]
 pub struct SweepPlan {
     /// Affinity set by affinity set, thread counts ascending.
@@ -198,8 +185,7 @@ impl SweepPlan {
     }
 }
 
-/// Plans every point of `request` on `topo`. Counts larger than a set are
-/// skipped with a note; nothing left to run is an error.
+/// Plans every point of `request` on `topo`.
 pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, PlanError> {
     if request.threads.is_empty() {
         return Err(PlanError::NoThreadCounts);
@@ -289,8 +275,7 @@ pub enum SweepStop {
     Interrupted,
     /// The time budget ran out; the point it stopped was kept, partial.
     OutOfTime,
-    /// A point failed (placement refused, or a request the host cannot
-    /// run).
+    /// A point failed (placement refused, or a request the host cannot run).
     Failed {
         /// The point, as [`PointPlan::label`] names it.
         point: String,
@@ -299,8 +284,7 @@ pub enum SweepStop {
     },
 }
 
-/// What a sweep measured, and why it stopped early if it did. The results
-/// are marked partial exactly when `stopped` is set.
+/// What a sweep measured, and why it stopped early if it did.
 #[derive(Debug)]
 pub struct SweepOutcome {
     /// Every finished point.

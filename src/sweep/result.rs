@@ -1,6 +1,5 @@
-//! The sweep's result model: a whole run at every thread count, affinity
-//! set and regime, serialised as sweep.json (schema in
-//! docs/results-schema.md).
+//! The sweep's result model: a whole run at every thread count, affinity set and regime, serialised
+//! as sweep.json (schema in docs/results-schema.md).
 
 use crate::runner::RunResults;
 use crate::workload::Regime;
@@ -11,12 +10,9 @@ use serde::{Deserialize, Serialize};
 pub struct SweepPoint {
     /// Writer threads at this point.
     pub threads: usize,
-    /// The affinity set: `unbound` (every allowed CPU) or `nodeN` (every
-    /// thread on node N), as in the table of Daniel Jordan's profiles on
-    /// LKML (seed 002, docs/seeds.md).
+    /// The affinity set: `unbound` (every allowed CPU) or `nodeN`.
     pub affinity: String,
-    /// The regime (`--rates`; the file's `rate`: ops/s per thread, or
-    /// `null` flat out).
+    /// The regime (`--rates`; the file's `rate`: ops/s per thread, or `null` flat out).
     #[serde(rename = "rate")]
     pub regime: Regime,
     /// The run at this point.
@@ -28,9 +24,7 @@ pub struct SweepPoint {
 pub struct SweepResults {
     /// [`crate::runner::SCHEMA_VERSION`]: sweep.json shares run.json's.
     pub schema: u32,
-    /// True when Ctrl-C or the time budget stopped the sweep: only
-    /// finished points are kept (and, out of time, the point it stopped,
-    /// itself partial).
+    /// True when Ctrl-C or the time budget stopped the sweep: only finished points are kept.
     pub partial: bool,
     /// True when the time budget (`--max-time`) stopped it.
     pub out_of_time: bool,
@@ -55,17 +49,14 @@ impl SweepResults {
         sets
     }
 
-    /// The largest thread count of affinity set `affinity` and its points
-    /// there (one per regime); `None` when the set has none.
+    /// The largest thread count of affinity set `affinity` and its points there (one per regime).
     pub fn widest(&self, affinity: &str) -> Option<(usize, Vec<&SweepPoint>)> {
         let in_set = || self.points.iter().filter(|p| p.affinity == affinity);
         let threads = in_set().map(|p| p.threads).max()?;
         Some((threads, in_set().filter(|p| p.threads == threads).collect()))
     }
 
-    /// The flat-out points of affinity set `affinity`, by thread count: the
-    /// throughput-against-threads series (a paced point's ops/s is its
-    /// pacing rate, so it belongs to the rate curve instead).
+    /// The flat-out points of affinity set `affinity`, by thread count.
     pub fn hammer_points(&self, affinity: &str) -> Vec<&SweepPoint> {
         let mut points: Vec<&SweepPoint> = self
             .points

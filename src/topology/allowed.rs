@@ -1,16 +1,13 @@
-//! What this process may use: the CPUs it may run on, as the kernel's
-//! `sched_getaffinity` says before any thread is pinned, and the nodes it
-//! may bind memory to.
+//! What this process may use: the CPUs it may run on, as the kernel's `sched_getaffinity` says
+//! before any thread is pinned, and the nodes it may bind memory to.
 
 use super::{CpuList, Topology};
 use std::io;
 
-/// Largest mask tried when asking the kernel for this thread's affinity:
-/// 64 Ki CPUs, far above any NR_CPUS.
+/// Largest mask tried when asking the kernel for this thread's affinity.
 const MAX_MASK_BITS: usize = 65_536;
 
-/// The CPUs the calling thread may run on (`sched_getaffinity`). Call it
-/// before pinning anything: afterwards it says only the pinned CPU.
+/// The CPUs the calling thread may run on (`sched_getaffinity`).
 pub fn allowed_cpus() -> io::Result<CpuList> {
     let mut words = 1024 / 64;
     loop {

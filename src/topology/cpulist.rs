@@ -1,11 +1,10 @@
-//! The kernel's list format for CPU and node sets: `0-3,8,10-11`, with an
-//! optional stride as numactl accepts it (`0-15:2` = 0,2,4,…,14).
+//! The kernel's list format for CPU and node sets: `0-3,8,10-11`, with an optional stride as
+//! numactl accepts it (`0-15:2` = 0,2,4,…,14).
 
 use std::collections::BTreeSet;
 use std::fmt;
 
-/// Why a cpulist could not be parsed; the message quotes the whole list and
-/// names the offending part.
+/// Why a cpulist could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("bad cpulist \"{list}\": {reason}")]
 pub struct CpuListError {
@@ -15,8 +14,8 @@ pub struct CpuListError {
     pub reason: String,
 }
 
-/// Largest id accepted in a list: far above any real host (the kernel's
-/// NR_CPUS tops out at 8192), low enough that a typo cannot ask for gigabytes.
+/// Largest id accepted in a list: far above any real host (the kernel's NR_CPUS tops out at 8192),
+/// low enough that a typo cannot ask for gigabytes.
 pub const MAX_ID: u32 = 65_535;
 
 /// A set of CPU (or node) ids, kept sorted and free of duplicates.
@@ -29,8 +28,7 @@ impl CpuList {
         Self::default()
     }
 
-    /// Parses a kernel cpulist. An empty or all-blank string is the empty set
-    /// (sysfs writes an empty line for a node without CPUs).
+    /// Parses a kernel cpulist.
     pub fn parse(list: &str) -> Result<Self, CpuListError> {
         let err = |reason: String| CpuListError {
             list: list.to_string(),
@@ -139,8 +137,7 @@ impl FromIterator<u32> for CpuList {
     }
 }
 
-/// Writes the compact kernel form (`0-3,8,10-11`), the inverse of
-/// [`CpuList::parse`]; the empty set is the empty string.
+/// Writes the compact kernel form (`0-3,8,10-11`), the inverse of [`CpuList::parse`].
 impl fmt::Display for CpuList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;

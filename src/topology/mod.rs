@@ -1,6 +1,5 @@
-//! The host's CPU, cache and NUMA layout, read from sysfs once, before any
-//! thread is pinned (a pinned thread's affinity no longer says what the
-//! process may use).
+//! The host's CPU, cache and NUMA layout, read from sysfs once, before any thread is pinned (a
+//! pinned thread's affinity no longer says what the process may use).
 
 mod allowed;
 mod cpulist;
@@ -22,8 +21,7 @@ use std::path::Path;
 pub struct Node {
     /// Node id (`/sys/devices/system/node/nodeN`).
     pub id: u32,
-    /// The node's online CPUs (`nodeN/cpulist`); empty for a CPU-less node
-    /// such as CXL or HBM memory.
+    /// The node's online CPUs (`nodeN/cpulist`).
     pub cpus: CpuList,
     /// True when the node is in `node/has_memory` (it can back allocations).
     pub has_memory: bool,
@@ -42,8 +40,7 @@ pub struct Cpu {
     pub package: u32,
     /// Core id within the package, `topology/core_id`.
     pub core: u32,
-    /// The CPUs sharing this core (SMT threads, itself included),
-    /// `topology/thread_siblings_list`.
+    /// The CPUs sharing this core (SMT threads, itself included), `topology/thread_siblings_list`.
     pub siblings: CpuList,
     /// Index into [`Topology::llcs`] of this CPU's last-level cache.
     pub llc: u32,
@@ -52,18 +49,16 @@ pub struct Cpu {
 /// One last-level cache and the CPUs that share it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Llc {
-    /// Index of this group, in order of its lowest CPU id (not the kernel's
-    /// `cache/index*/id`, which is absent on older kernels).
+    /// Index of this group, in order of its lowest CPU id (not the kernel's `cache/index*/id`,
+    /// which is absent on older kernels).
     pub id: u32,
-    /// Cache level (3 on most servers; 2 on some embedded parts). 0 when
-    /// the kernel gave no cache information and the package stood in.
+    /// Cache level (3 on most servers; 2 on some embedded parts).
     pub level: u32,
     /// Online CPUs sharing this cache (`shared_cpu_list`).
     pub cpus: CpuList,
 }
 
-/// The host layout contend plans with: CPUs, caches, NUMA nodes and
-/// distances, and what this process is allowed to use.
+/// The host layout contend plans with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Topology {
     /// Online CPUs (`/sys/devices/system/cpu/online`).
@@ -72,21 +67,17 @@ pub struct Topology {
     pub possible_nodes: CpuList,
     /// Every online node in id order.
     pub nodes: Vec<Node>,
-    /// `distances[i][j]` is the SLIT distance from `nodes[i]` to `nodes[j]`
-    /// (10 = local). May be asymmetric.
+    /// `distances[i][j]` is the SLIT distance from `nodes[i]` to `nodes[j]` (10 = local).
     pub distances: Vec<Vec<u32>>,
     /// Every online CPU in id order.
     pub cpus: Vec<Cpu>,
     /// Last-level cache groups in order of their lowest CPU.
     pub llcs: Vec<Llc>,
-    /// CPUs this process may run on, read before any pinning
-    /// (`sched_getaffinity` on the live host, `Cpus_allowed_list` in a
-    /// captured tree).
+    /// CPUs this process may run on, read before any pinning.
     pub allowed_cpus: CpuList,
     /// Nodes this process may allocate on (`Mems_allowed_list`).
     pub allowed_mems: CpuList,
-    /// Things the reader had to assume, one sentence each; printed to the
-    /// user and kept in every result file.
+    /// Things the reader had to assume, one sentence each.
     pub notes: Vec<String>,
 }
 
@@ -127,8 +118,7 @@ impl Topology {
     }
 }
 
-/// `tests/fixtures/topology/NAME` read as a host (the layouts are listed in
-/// that folder's README): what unit tests build layouts from.
+/// `tests/fixtures/topology/NAME` read as a host (the layouts are listed in that folder's README).
 #[cfg(test)]
 pub(crate) fn fixture(name: &str) -> Topology {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -17,12 +17,9 @@ pub enum CpuSpec {
     Llc(u32),
     /// The first allowed thread of each core (SMT off).
     SmtOff,
-    /// Round-robin across nodes: the first CPU of each node, then the
-    /// second of each, and so on.
+    /// Round-robin across nodes: the first CPU of each node, then the second of each, and so on.
     Spread,
-    /// The kernel's `cpumask_local_spread(i, node)` order for i = 0, 1, …:
-    /// nearest NUMA hop first (v6.3+), or with `old` the pre-v6.3 order
-    /// (the node's CPUs, then the rest by id).
+    /// The kernel's `cpumask_local_spread(i, node)` order for i = 0, 1, …: nearest NUMA hop first.
     LocalSpread {
         /// The node to spread from.
         node: u32,
@@ -87,8 +84,7 @@ impl CpuSpec {
         unless SPEC:clip keeps only the allowed ones; the other specs take allowed CPUs only. \
         Pools take CPUs from the front.";
 
-    /// Resolves the spec to allowed CPUs, in the order pools fill them;
-    /// CPUs not allowed are an error, or with `clip` listed in [`Resolved::dropped`].
+    /// Resolves the spec to allowed CPUs, in the order pools fill them.
     pub fn resolve(&self, topo: &Topology, clip: bool) -> Result<Resolved, SpecError> {
         let allowed = &topo.allowed_cpus;
         let named = self.named(topo)?;
@@ -114,9 +110,7 @@ impl CpuSpec {
         Ok(Resolved { cpus, dropped })
     }
 
-    /// The CPUs the spec names, in pool order: every CPU of a cpulist,
-    /// node or LLC, allowed or not; for the other specs (defined over the
-    /// allowed CPUs) the allowed ones only.
+    /// The CPUs the spec names, in pool order: every CPU of a cpulist, node or LLC, allowed or not.
     fn named(&self, topo: &Topology) -> Result<Vec<u32>, SpecError> {
         let allowed = &topo.allowed_cpus;
         let unknown = |reason: String| SpecError::Unknown {
@@ -180,20 +174,19 @@ impl CpuSpec {
     }
 }
 
-/// A spec resolved: the CPUs to use and, under `--clip`, those it named
-/// that this process may not use.
+/// A spec resolved: the CPUs to use and, under `--clip`, those it named that this process may not
+/// use.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
     /// Allowed CPUs, in the order pools fill them.
     pub cpus: Vec<u32>,
-    /// CPUs the spec named outside the allowed ones, dropped by `--clip`
-    /// (empty without it, or when it named none).
+    /// CPUs the spec named outside the allowed ones, dropped by `--clip`.
     pub dropped: CpuList,
 }
 
 impl Resolved {
-    /// What `--clip` did to `spec` (as the user wrote it) given to
-    /// `option`, or `None` when it dropped nothing.
+    /// What `--clip` did to `spec` (as the user wrote it) given to `option`, or `None` when it
+    /// dropped nothing.
     pub fn clipped(&self, option: &str, spec: impl fmt::Display) -> Option<Clipped> {
         (!self.dropped.is_empty()).then(|| Clipped {
             option: option.to_string(),
@@ -204,8 +197,8 @@ impl Resolved {
     }
 }
 
-/// A CPU spec `--clip` cut down to the CPUs this process may use, as
-/// printed (a `note:` line) and recorded in the result file.
+/// A CPU spec `--clip` cut down to the CPUs this process may use, as printed (a `note:` line) and
+/// recorded in the result file.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Clipped {
     /// The option that took the spec (`--writer-cpus`).

@@ -1,16 +1,5 @@
-//! The order in which the kernel's `cpumask_local_spread(i, node)` hands out
-//! CPUs, as the kernel computes it since v6.3 (NUMA hops) and before it
-//! (local node, then everything else by id).
-//!
-//! Since v6.3 (`sched_numa_find_nth_cpu`): `levels` are the sorted distinct
-//! distances among nodes with CPUs; `mask[l][n]` holds the CPUs of every
-//! such node `k` with `distances[n][k] <= levels[l]` (`n`'s row, as
-//! `node_distance(n, k)`: it matters for an asymmetric SLIT); the i-th CPU
-//! (`i` modulo the online CPUs) is taken by id from the first hop whose mask
-//! holds more than `i`, so equally distant nodes interleave by id. A node
-//! without CPUs first becomes its nearest node with CPUs, a tie to the
-//! lowest id (`numa_nearest_node(node, N_CPU)`, a later fix). Both orders
-//! use the online CPUs, as `cpu_online_mask` does, not the allowed ones.
+//! The order in which the kernel's `cpumask_local_spread(i, node)` hands out CPUs, as the kernel
+//! computes it since v6.3 (NUMA hops) and before it (local node, then everything else by id).
 
 use super::{CpuList, Topology};
 use std::collections::BTreeSet;
@@ -30,12 +19,9 @@ pub struct UnknownNode {
 pub struct Hop {
     /// The distance of this level, `levels[l]`.
     pub distance: u32,
-    /// `mask[l][n]`: the online CPUs of every CPU-bearing node at most
-    /// `distance` away (cumulative, so it holds every earlier hop's CPUs).
+    /// `mask[l][n]`: the online CPUs of every CPU-bearing node at most `distance` away.
     pub mask: CpuList,
-    /// `mask[l][n] \ mask[l-1][n]` in ascending CPU id: the CPUs this hop
-    /// adds, in the order `local_spread` hands them out. Empty when no node
-    /// lies at exactly this distance.
+    /// `mask[l][n] \ mask[l-1][n]` in ascending CPU id.
     pub cpus: Vec<u32>,
 }
 
@@ -44,16 +30,14 @@ pub struct Hop {
 struct NodeHops {
     /// The node's id.
     id: u32,
-    /// The node whose distance row ordered these hops: `id` itself when it
-    /// has CPUs, else its nearest CPU-bearing node.
+    /// The node whose distance row ordered these hops.
     source: u32,
     /// One entry per level, in level order.
     hops: Vec<Hop>,
 }
 
-/// The kernel's NUMA hop masks for every online node, computed once from a
-/// [`Topology`] so that each [`HopOrder::local_spread`] lookup is a binary
-/// search over a node's few levels and one index.
+/// The kernel's NUMA hop masks for every online node, computed once from a [`Topology`] so each
+/// [`HopOrder::local_spread`] lookup is a binary search.
 #[derive(Debug, Clone)]
 pub struct HopOrder {
     /// Sorted unique distances among CPU-bearing nodes.
@@ -65,8 +49,7 @@ pub struct HopOrder {
 }
 
 impl HopOrder {
-    /// Builds the levels and, for every online node, its cumulative hop
-    /// masks (see the module docs for the exact rules).
+    /// Builds the levels and, for every online node, its cumulative hop masks.
     pub fn new(topo: &Topology) -> Self {
         // Positions in `topo.nodes` of the CPU-bearing nodes, ascending by
         // id so that the nearest-node search breaks ties to the lowest id.
@@ -138,32 +121,23 @@ impl HopOrder {
         &self.levels
     }
 
-    /// The hops `node`'s CPUs are handed out by, one per level in level
-    /// order. For a node without CPUs these are the hops of its nearest
-    /// CPU-bearing node ([`HopOrder::source_node`]).
+    /// The hops `node`'s CPUs are handed out by, one per level in level order.
     pub fn hops(&self, node: u32) -> Result<&[Hop], UnknownNode> {
         Ok(&self.entry(node)?.hops)
     }
 
-    /// The node whose distance row orders `node`'s spread: `node` itself
-    /// when it has CPUs, else the CPU-bearing node nearest to it (smallest
-    /// `dist(node, k)`, ties to the lowest id).
+    /// The node whose distance row orders `node`'s spread.
     pub fn source_node(&self, node: u32) -> Result<u32, UnknownNode> {
         Ok(self.entry(node)?.source)
     }
 
-    /// The kernel's `cpumask_local_spread(i, node)` (v6.3 onwards): `i` is
-    /// taken modulo the number of online CPUs, then the CPU at that place
-    /// in hop order is returned; `None` when `node` is not online or no node
-    /// has CPUs.
+    /// The kernel's `cpumask_local_spread(i, node)` (v6.3 onwards).
     pub fn local_spread(&self, i: usize, node: u32) -> Option<u32> {
         let hops = &self.find(node)?.hops;
         nth(hops, i.checked_rem(self.online)?)
     }
 
-    /// `local_spread(i, node)` for `i = 0, 1, …` up to the number of online
-    /// CPUs: every online CPU of a CPU-bearing node once, nearest hop first,
-    /// by id within a hop.
+    /// `local_spread(i, node)` for `i = 0, 1, …` up to the number of online CPUs.
     pub fn order(&self, node: u32) -> Result<Vec<u32>, UnknownNode> {
         let hops = &self.entry(node)?.hops;
         Ok((0..self.online).map_while(|i| nth(hops, i)).collect())
@@ -186,17 +160,14 @@ impl HopOrder {
     }
 }
 
-/// `sched_numa_find_nth_cpu` on one node's hops, `i` already reduced: the
-/// first hop whose mask holds more than `i` CPUs, then the
-/// `(i - |previous mask|)`-th CPU that hop adds.
+/// `sched_numa_find_nth_cpu` on one node's hops, `i` already reduced.
 fn nth(hops: &[Hop], i: usize) -> Option<u32> {
     let hop = hops.partition_point(|h| h.mask.len() <= i);
     let before = hop.checked_sub(1).map_or(0, |p| hops[p].mask.len());
     hops.get(hop)?.cpus.get(i - before).copied()
 }
 
-/// The pre-v6.3 `cpumask_local_spread` order for `node`: its own online CPUs
-/// by id, then every other online CPU by id, ignoring distance.
+/// The pre-v6.3 `cpumask_local_spread` order for `node`.
 pub fn old_order(topo: &Topology, node: u32) -> Result<Vec<u32>, UnknownNode> {
     let local = &topo
         .node(node)
@@ -222,16 +193,15 @@ pub struct HopView {
     pub cpus: Vec<u32>,
 }
 
-/// What `contend spread` shows: the order `cpumask_local_spread(i, node)`
-/// hands out CPUs in, and (for the v6.3+ order) its hops.
+/// What `contend spread` shows: the order `cpumask_local_spread(i, node)` hands out CPUs in, and
+/// (for the v6.3+ order) its hops.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SpreadReport {
     /// The node spread from.
     pub node: u32,
     /// "hops" (v6.3+) or "old" (pre-v6.3).
     pub algorithm: &'static str,
-    /// The node whose distances order the spread (a CPU-less node uses its
-    /// nearest CPU node); `None` for the old order.
+    /// The node whose distances order the spread (a CPU-less node uses its nearest CPU node).
     pub source_node: Option<u32>,
     /// `cpumask_local_spread(i, node)` for i = 0, 1, …
     pub order: Vec<u32>,
@@ -240,8 +210,7 @@ pub struct SpreadReport {
 }
 
 impl SpreadReport {
-    /// The spread from `node`: the v6.3+ hop order, or with `old` the
-    /// pre-v6.3 order.
+    /// The spread from `node`: the v6.3+ hop order, or with `old` the pre-v6.3 order.
     pub fn new(topo: &Topology, node: u32, old: bool) -> Result<Self, UnknownNode> {
         if old {
             return Ok(SpreadReport {

@@ -40,8 +40,8 @@ pub enum TopologyError {
     },
 }
 
-/// Reads files relative to a root and remembers which ones it read, so that
-/// a capture copies exactly those.
+/// Reads files relative to a root and remembers which ones it read, so that a capture copies
+/// exactly those.
 struct SysfsTree {
     root: PathBuf,
     live: bool,
@@ -120,8 +120,7 @@ impl SysfsTree {
         self.path(rel).is_dir()
     }
 
-    /// Names of the entries of a directory that start with `prefix`,
-    /// sorted; empty when the directory does not exist.
+    /// Names of the entries of a directory that start with `prefix`, sorted.
     fn entries(&self, rel: &str, prefix: &str) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(self.path(rel))
             .into_iter()
@@ -184,9 +183,8 @@ fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
 /// An LLC's sharing set and cache level (0 for a stand-in).
 type LlcSet = (CpuList, u32);
 
-/// Each online CPU's place (node, package, core, SMT siblings) and the
-/// sharing set of its last-level cache; a CPU without cache information
-/// gets its package's such CPUs as a stand-in set.
+/// Each online CPU's place (node, package, core, SMT siblings) and the sharing set of its
+/// last-level cache.
 fn read_cpus(
     src: &SysfsTree,
     online_cpus: &CpuList,
@@ -263,9 +261,7 @@ fn read_cpus(
     Ok((cpus, cpu_llc_set))
 }
 
-/// The distinct LLCs, numbered by their lowest CPU (CPUs come in id
-/// order), each CPU's `llc` set to its index; a CPU always belongs to its
-/// own LLC, even where the file forgot it.
+/// The distinct LLCs, numbered by their lowest CPU.
 fn group_llcs(cpus: &mut [Cpu], cpu_llc_set: Vec<LlcSet>) -> Vec<Llc> {
     let mut llc_sets: Vec<LlcSet> = Vec::new();
     for (cpu, (mut set, level)) in cpus.iter_mut().zip(cpu_llc_set) {
@@ -290,8 +286,8 @@ fn group_llcs(cpus: &mut [Cpu], cpu_llc_set: Vec<LlcSet>) -> Vec<Llc> {
         .collect()
 }
 
-/// The CPUs this process may run on (`sched_getaffinity` on the live host,
-/// else `Cpus_allowed_list`) and the nodes its memory may go to.
+/// The CPUs this process may run on (`sched_getaffinity` on the live host, else
+/// `Cpus_allowed_list`) and the nodes its memory may go to.
 fn read_allowed(
     src: &SysfsTree,
     online_cpus: &CpuList,
@@ -426,8 +422,7 @@ fn read_nodes(
     Ok((nodes, distances, possible_nodes))
 }
 
-/// The highest-level data or unified cache of one CPU: its sharing set and
-/// level, or `None` when the CPU has no `cache/` directory.
+/// The highest-level data or unified cache of one CPU.
 fn read_llc(src: &SysfsTree, cpu_dir: &str) -> Result<Option<(CpuList, u32)>, TopologyError> {
     let cache = format!("{cpu_dir}/cache");
     let mut best: Option<(CpuList, u32)> = None;
@@ -452,9 +447,8 @@ fn read_llc(src: &SysfsTree, cpu_dir: &str) -> Result<Option<(CpuList, u32)>, To
     Ok(best)
 }
 
-/// Copies the files the topology reader uses from the host at `root`
-/// (normally `/`) into `dest`, so that `--sysfs-root dest` reproduces this
-/// host's model anywhere.
+/// Copies the files the topology reader uses from the host at `root` (normally `/`) into `dest`, so
+/// that `--sysfs-root dest` reproduces this host's model anywhere.
 pub fn capture(root: &Path, dest: &Path) -> Result<usize, TopologyError> {
     let src = SysfsTree::new(root);
     let topo = read_from(&src)?;
