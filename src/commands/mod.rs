@@ -126,9 +126,10 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> Result<(), CliError> {
 }
 
 /// The options `-h` lists, in every command; `--help` lists them all.
-const SHORT_HELP: [&str; 19] = [
-    "writers", "level", "publish", "rate", "duration", "max-time", "runs", "print", "base", "test",
-    "noise", "fail-on", "quick", "verbose", "out", "format", "json", "help", "version",
+const SHORT_HELP: [&str; 22] = [
+    "writers", "level", "publish", "rate", "rates", "host", "check", "duration", "max-time",
+    "runs", "print", "base", "test", "noise", "fail-on", "quick", "verbose", "out", "format",
+    "json", "help", "version",
 ];
 
 /// `cmd` with every option not in [`SHORT_HELP`] left out of `-h`.
