@@ -8,6 +8,7 @@ use super::{
 };
 use crate::predict::{PointPrediction, PredictResults};
 use crate::report::DrawError;
+use crate::verdict::plural;
 use crate::workload::SEED_RATE;
 use plotters::prelude::*;
 
@@ -74,10 +75,10 @@ fn render(p: &PredictResults) -> Result<String, DrawError> {
             p.host
         ),
         subtitle: format!(
-            "{} CPUs, {} nodes, {} LLCs; {} writers; latencies from {}; arrivals {}",
-            p.cpus,
-            p.nodes,
-            p.llcs,
+            "{}, {}, {}; {} writers; latencies from {}; arrivals {}",
+            plural(p.cpus, "CPU"),
+            plural(p.nodes, "node"),
+            plural(p.llcs, "LLC"),
             p.config.layout.writers.len(),
             p.latencies.source,
             p.config.arrivals

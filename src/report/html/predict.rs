@@ -6,7 +6,7 @@ use crate::predict::PredictResults;
 use crate::report::{DrawError, ExportError, charts};
 use crate::units::si;
 use crate::verdict::{
-    self, cost_cells, range_text, rho_text, saturation_text, sensitivity_cell, share_text,
+    self, cost_cells, plural, range_text, rho_text, saturation_text, sensitivity_cell, share_text,
 };
 use maud::{Markup, html};
 
@@ -23,7 +23,7 @@ pub(super) fn article(
         article.result id={ "result-" (id) } data-kind="predict" {
             h2 { "contend predict for " (p.host) }
             p.sub {
-                (p.cpus) " CPUs, " (p.nodes) " nodes, " (p.llcs) " LLCs; "
+                (plural(p.cpus, "CPU")) ", " (plural(p.nodes, "node")) ", " (plural(p.llcs, "LLC")) "; "
                 (p.config.layout.writers.len()) " writers; arrivals " (p.config.arrivals.to_string())
                 "; latencies from " (p.latencies.source)
                 @if let Some(l) = label { br; "file: " code { (l) } }

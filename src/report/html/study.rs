@@ -5,7 +5,7 @@
 use super::{PageSource, page_led, verdict_list, verdict_statistics};
 use crate::report::{Document, ExportError};
 use crate::study::{StageStatus, StudyResults};
-use crate::verdict::study_lines;
+use crate::verdict::{plural, study_lines};
 use maud::html;
 
 /// The page of `study`.
@@ -55,7 +55,8 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
         section.verdict.study data-section="study" id="study" {
             h2 { "Study: the combined verdict" }
             p.sub {
-                (p.host) ": " (p.cpus) " CPUs, " (p.nodes) " nodes, " (p.llcs) " LLCs; started "
+                (p.host) ": " (plural(p.cpus, "CPU")) ", " (plural(p.nodes, "node")) ", "
+                (plural(p.llcs, "LLC")) "; started "
                 (study.provenance.started_utc) "; " (format!("{:.0}", study.elapsed_s)) " s of a "
                 (format!("{:.0}", p.max_time_s)) " s budget (" (p.max_time_rule) ")"
             }

@@ -6,6 +6,7 @@ use crate::matrix::{ASSUMED_ONE_WAY_NS, MatrixPlan};
 use crate::runner::{HostCosts, RunEstimate, RunPlan};
 use crate::topology::CpuList;
 use crate::units::{Unit, human};
+use crate::verdict::plural;
 use std::fmt::Write;
 
 /// Seconds for people (`850 µs`, `12.3 ms`, `4.10 s`).
@@ -55,9 +56,10 @@ pub fn run_plan(host: &str, p: &RunPlan, e: &RunEstimate) -> String {
     let nodes = p.topo.nodes.iter().filter(|n| !n.cpus.is_empty()).count();
     let _ = writeln!(
         out,
-        "contend run plan for {host}: {} CPUs, {nodes} nodes, {} LLCs (nothing measured but the start-up)\n",
-        p.topo.allowed_cpus.len(),
-        p.topo.llcs.len()
+        "contend run plan for {host}: {}, {}, {} (nothing measured but the start-up)\n",
+        plural(p.topo.allowed_cpus.len(), "CPU"),
+        plural(nodes, "node"),
+        plural(p.topo.llcs.len(), "LLC")
     );
     let writers: CpuList = cfg.writer_cpus.iter().copied().collect();
     let readers: CpuList = cfg.reader_cpus.iter().copied().collect();
@@ -127,9 +129,9 @@ pub fn matrix_plan(host: &str, p: &MatrixPlan, costs: &HostCosts) -> String {
     let pair_setup = 2.0 * costs.startup.per_thread_s() + costs.startup.spread_s;
     let _ = writeln!(
         out,
-        "contend matrix plan for {host}: {} pairs of {} CPUs ({cpus}), {} samples × {} round trips per direction (nothing measured but the start-up)\n",
-        p.pairs.len(),
-        p.cpus.len(),
+        "contend matrix plan for {host}: {} of {} ({cpus}), {} samples × {} round trips per direction (nothing measured but the start-up)\n",
+        plural(p.pairs.len(), "pair"),
+        plural(p.cpus.len(), "CPU"),
         p.procedure.samples,
         p.procedure.round_trips,
     );
