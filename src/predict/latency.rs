@@ -506,7 +506,7 @@ mod tests {
 
     #[test]
     fn a_matrix_gives_each_class_its_median_and_at_least_25_percent_either_side() {
-        use crate::matrix::{ClassStats, Home, MatrixConfig, Mode, Reference, advise};
+        use crate::matrix::ClassStats;
         let stats = |class, median_ns: f64, min_ns: f64, max_ns: f64| ClassStats {
             class,
             pairs: 3,
@@ -523,35 +523,7 @@ mod tests {
             stats(PairClass::SameLlc, 50.0, 30.0, 70.0),
             stats(PairClass::CrossNode(21), 100.0, 90.0, 110.0),
         ];
-        let run = crate::runner::fixture_run();
-        let m = MatrixResults {
-            schema: crate::matrix::SCHEMA_VERSION,
-            config: MatrixConfig {
-                cpus: vec![0, 1],
-                mode: Mode::Cas,
-                home: Home::First,
-                samples: 3,
-                round_trips_per_sample: 1,
-                warmup_samples: 0,
-                per_class: None,
-                timer: crate::clock::TimerKind::Tsc,
-                asymmetry_limit_pct: 10.0,
-                reference_round_trips: 1,
-                clipped: Vec::new(),
-            },
-            provenance: run.provenance,
-            topology: run.topology,
-            pairs: Vec::new(),
-            advice: advise(&classes),
-            empty_classes: Vec::new(),
-            classes,
-            reference: Reference::new([0, 1], 1, 50.0, 50.0),
-            notes: Vec::new(),
-            elapsed_s: 0.0,
-            contenders: Vec::new(),
-            sharers: Vec::new(),
-            home_classes: Vec::new(),
-        };
+        let m = crate::matrix::fixture_matrix(&crate::runner::fixture_run(), classes);
         let l = Latencies::from_matrix(&m, "m.json");
         assert_eq!(l.source, "m.json");
         let llc = l.of(PairClass::SameLlc).unwrap();
