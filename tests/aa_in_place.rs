@@ -20,6 +20,25 @@ use std::time::Duration;
 
 #[test]
 fn the_same_strategies_twice_in_place_are_called_no_change() {
+    // The family is decided at 5%: one A/A in twenty may call a change by
+    // chance. A bias between twin lanes calls it in every run, so a call
+    // is measured again on a fresh run, and two calls running fail (by
+    // chance at most one time in four hundred).
+    let first = called_changes();
+    if first.is_empty() {
+        return;
+    }
+    eprintln!("the A/A called {first:?}: measuring again on a fresh run");
+    let second = called_changes();
+    assert!(
+        second.is_empty(),
+        "A/A called a change twice running: {first:?}, then {second:?}"
+    );
+}
+
+/// One in-place A/A run, its structure checked; the rows it called a
+/// change, each with its outcome.
+fn called_changes() -> Vec<String> {
     // global/always and global/ratelimit:1ms+threshold:64, each twice, in
     // place at 22k/s on two writers (one if the host has one CPU), seed
     // 7, 24 repeats of 80 ms: at 6, one CI run in about twenty called a
@@ -97,6 +116,7 @@ fn the_same_strategies_twice_in_place_are_called_no_change() {
             rows.push(format!("{} {}", a.name, m.short));
         }
     }
+    let mut calls = Vec::new();
     for (o, row) in decide_paired(&family).iter().zip(&rows) {
         assert!(
             o.difference.paired && o.difference.welch.is_some(),
@@ -111,9 +131,9 @@ fn the_same_strategies_twice_in_place_are_called_no_change() {
                 o.decision
             );
         }
-        assert!(
-            !matches!(o.decision, Decision::Increase | Decision::Decrease),
-            "{row}: A/A called a change: {o:?}"
-        );
+        if matches!(o.decision, Decision::Increase | Decision::Decrease) {
+            calls.push(format!("{row}: {o:?}"));
+        }
     }
+    calls
 }
