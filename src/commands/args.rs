@@ -548,6 +548,19 @@ impl MeasureArgs {
     }
 }
 
+/// `--print summary|json` of the commands that describe the host (topology, spread, verify).
+#[derive(Debug, Clone, Args)]
+pub struct HostPrint {
+    /// summary (text) or json.
+    #[arg(
+        long,
+        value_name = "WHAT",
+        default_value = "summary",
+        hide_possible_values = true
+    )]
+    pub print: Print,
+}
+
 /// Where a measuring command saves its results and what it prints.
 #[derive(Debug, Clone, Args)]
 pub struct ResultsArgs {

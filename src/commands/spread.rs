@@ -1,6 +1,6 @@
 //! `contend spread`: the kernel's `cpumask_local_spread` order from a node.
 
-use super::Print;
+use super::args::HostPrint;
 use super::{load_topology, print_of_host};
 use crate::CliError;
 use crate::report::Document;
@@ -15,14 +15,9 @@ pub struct SpreadArgs {
     #[arg(long, value_name = "N[:old]")]
     pub node: SpreadFrom,
 
-    /// summary (text) or json.
-    #[arg(
-        long,
-        value_name = "WHAT",
-        default_value = "summary",
-        hide_possible_values = true
-    )]
-    pub print: Print,
+    /// What is printed: summary (text) or json.
+    #[command(flatten)]
+    pub print: HostPrint,
 }
 
 /// `--node N` or `N:old`.
@@ -49,5 +44,5 @@ pub(super) fn run(root: &Path, args: &SpreadArgs) -> Result<(), CliError> {
     let topo = load_topology(root)?;
     let view = SpreadReport::new(&topo, args.node.node, args.node.old)
         .map_err(|e| CliError::usage(format!("--node: {e}")))?;
-    print_of_host(&Document::Spread(&view), "spread", args.print, &topo)
+    print_of_host(&Document::Spread(&view), "spread", args.print.print, &topo)
 }

@@ -1,6 +1,6 @@
 //! `contend topology` and `contend topology capture DIR`.
 
-use super::Print;
+use super::args::HostPrint;
 use super::{load_topology, print_of_host};
 use crate::CliError;
 use crate::report::Document;
@@ -10,14 +10,9 @@ use std::path::{Path, PathBuf};
 /// Options of `contend topology`.
 #[derive(Debug, Args)]
 pub struct TopologyArgs {
-    /// summary (text) or json.
-    #[arg(
-        long,
-        value_name = "WHAT",
-        default_value = "summary",
-        hide_possible_values = true
-    )]
-    pub print: Print,
+    /// What is printed: summary (text) or json.
+    #[command(flatten)]
+    pub print: HostPrint,
 
     /// Capture instead of printing.
     #[command(subcommand)]
@@ -44,7 +39,12 @@ pub(super) fn run(root: &Path, args: &TopologyArgs) -> Result<(), CliError> {
         Some(TopologyAction::Capture { dir, force }) => capture(root, dir, *force),
         None => {
             let topo = load_topology(root)?;
-            print_of_host(&Document::Topology(&topo), "topology", args.print, &topo)
+            print_of_host(
+                &Document::Topology(&topo),
+                "topology",
+                args.print.print,
+                &topo,
+            )
         }
     }
 }

@@ -1,8 +1,7 @@
 //! `contend verify`: pin a thread to each chosen CPU and bind memory to each
 //! chosen node, and show what the kernel reports back.
 
-use super::Print;
-use super::args::{CpusArg, PlacementArg};
+use super::args::{CpusArg, HostPrint, PlacementArg};
 use super::{load_topology, print_of_host, require_live_root};
 use crate::CliError;
 use crate::placement::verify_placement;
@@ -26,14 +25,9 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "HOW", default_value = "strict")]
     pub placement: PlacementArg,
 
-    /// summary (text) or json.
-    #[arg(
-        long,
-        value_name = "WHAT",
-        default_value = "summary",
-        hide_possible_values = true
-    )]
-    pub print: Print,
+    /// What is printed: summary (text) or json.
+    #[command(flatten)]
+    pub print: HostPrint,
 }
 
 /// Pages bound to each node.
@@ -70,5 +64,10 @@ pub(super) fn run(root: &Path, args: &VerifyArgs) -> Result<(), CliError> {
     }
     let report =
         verify_placement(&topo, &cpus, &nodes, PAGES, placement).map_err(CliError::failure)?;
-    print_of_host(&Document::Verify(&report), "verify", args.print, &topo)
+    print_of_host(
+        &Document::Verify(&report),
+        "verify",
+        args.print.print,
+        &topo,
+    )
 }
