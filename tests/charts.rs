@@ -854,7 +854,6 @@ fn known(mean: f64) -> Summary {
 
 /// `run` as a run of one paced regime at `rate`.
 fn paced_at(mut run: RunResults, rate: f64) -> RunResults {
-    run.config.rate = Some(rate);
     run.config.rates = vec![Regime::paced(rate)];
     for s in &mut run.strategies {
         s.regime = Regime::paced(rate);

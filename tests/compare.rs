@@ -1019,7 +1019,6 @@ fn a_figure_a_file_lacks_is_missing_and_not_replaced() {
     // one note saying so, and busy ns/op is not put in its place.
     let dir = tempfile::tempdir().unwrap();
     let mut paced = file.clone();
-    paced["config"]["rate"] = 22_000.0.into();
     paced["config"]["rates"] = serde_json::json!([22_000.0]);
     for s in paced["strategies"].as_array_mut().unwrap() {
         s["rate"] = 22_000.0.into();

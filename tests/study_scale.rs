@@ -305,7 +305,6 @@ fn scaled_run(
     run.topology = topo.clone();
     run.config.writer_cpus = cpus.to_vec();
     run.config.rates = rates.to_vec();
-    run.config.rate = rates.iter().find_map(|r| r.rate());
     run.strategies = rates
         .iter()
         .flat_map(|&rate| strategies.iter().map(move |&s| (s, rate)))

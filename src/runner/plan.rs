@@ -229,7 +229,6 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     };
     let config = RunConfig {
         read_every: request.read_every,
-        rate: rates.iter().find_map(|r| r.rate()),
         sample_every: every_by_rate[0],
         staleness_probes: every_by_rate[0] > 0,
         rates,

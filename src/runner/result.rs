@@ -74,8 +74,6 @@ pub struct RunConfig {
     pub clipped: Vec<Clipped>,
     /// Writers run the read side every this many updates (0 = never).
     pub read_every: u32,
-    /// The first paced regime's rate, ops/s per thread.
-    pub rate: Option<f64>,
     /// Every regime the run measured, interleaved, in order.
     pub rates: Vec<Regime>,
     /// Measured time of each repeat, seconds.
