@@ -88,19 +88,30 @@ impl Measure {
     }
 }
 
+/// What a measure is unless it says otherwise: ns to one decimal, of no repeat, neither way better.
+const M: Measure = Measure {
+    title: "",
+    short: "",
+    decimals: 1,
+    get: |_| None,
+    repeat: None,
+    sampled: false,
+    direction: Direction::Neither,
+    unit: Unit::Nanoseconds,
+    floor: Floor::Relative,
+};
+
 /// Under `--rate`, ops/s is the pacing rate and says nothing about cost.
 pub const PACED: [Measure; 4] = [
     Measure {
         title: "net ns per update, paced: busy ns/op less the paced floor's (the same paced loop, no shared write)",
         short: "net ns/update",
-        decimals: 1,
         get: |s| s.net_ns,
         repeat: Some(net_busy_ns),
-        sampled: false,
         // A cost per update, net of the floor: less is cheaper.
         direction: Direction::LowerIsBetter,
-        unit: Unit::Nanoseconds,
         floor: Floor::PerUpdateNs,
+        ..M
     },
     Measure {
         title: "net CPU share: CPU share less the paced floor's, % of each CPU the counter takes at this rate",
@@ -108,23 +119,21 @@ pub const PACED: [Measure; 4] = [
         decimals: 3,
         get: |s| s.net_cpu_share_pct,
         repeat: Some(net_cpu_share_pct),
-        sampled: false,
         // The CPU the counter takes at a fixed rate: less leaves more.
         direction: Direction::LowerIsBetter,
         unit: Unit::Percent,
         floor: Floor::CpuShare,
+        ..M
     },
     Measure {
         title: "writer ns/op, busy: (interval - time waiting in the pacer) / updates, an update and its read side, harness included",
         short: "busy ns/op",
-        decimals: 1,
         get: |s| s.write_busy_ns,
         repeat: Some(|r| Some(r.write_busy_ns)),
-        sampled: false,
         // A cost per update, gross: less is cheaper.
         direction: Direction::LowerIsBetter,
-        unit: Unit::Nanoseconds,
         floor: Floor::PerUpdateNs,
+        ..M
     },
     Measure {
         title: "CPU share: busy time / interval of each measured CPU, %, harness included",
@@ -132,11 +141,11 @@ pub const PACED: [Measure; 4] = [
         decimals: 2,
         get: |s| s.cpu_share_pct,
         repeat: Some(|r| Some(r.cpu_share_pct)),
-        sampled: false,
         // The CPU taken at a fixed rate, gross: less leaves more.
         direction: Direction::LowerIsBetter,
         unit: Unit::Percent,
         floor: Floor::CpuShare,
+        ..M
     },
 ];
 
@@ -145,38 +154,27 @@ pub const THROUGHPUT_NS: [Measure; 3] = [
     Measure {
         title: "writer ns/op from throughput: writers x interval / updates, an update and its read side",
         short: "loop ns/op",
-        decimals: 1,
         get: |s| s.write_loop_ns,
         repeat: Some(|r| Some(r.write_loop_ns)),
-        sampled: false,
         // The cost of an update, counted over every one: less is cheaper.
         direction: Direction::LowerIsBetter,
-        unit: Unit::Nanoseconds,
-        floor: Floor::Relative,
+        ..M
     },
     Measure {
         title: "net ns per update, flat out: loop ns/op less the harness floor's (the same loop alone, no shared write)",
         short: "net ns/update",
-        decimals: 1,
         get: |s| s.net_ns,
-        repeat: None,
-        sampled: false,
         // The same less the harness floor: less is cheaper.
         direction: Direction::LowerIsBetter,
-        unit: Unit::Nanoseconds,
-        floor: Floor::Relative,
+        ..M
     },
     Measure {
         title: "reader ns/op from throughput: readers x interval / reads",
         short: "reader ns/op",
-        decimals: 1,
         get: |s| s.reader_read_ns,
-        repeat: None,
-        sampled: false,
         // The cost of a read side, counted over every one: less is cheaper.
         direction: Direction::LowerIsBetter,
-        unit: Unit::Nanoseconds,
-        floor: Floor::Relative,
+        ..M
     },
 ];
 
@@ -197,11 +195,10 @@ pub const MEASURES: [Measure; 9] = [
         decimals: 0,
         get: |s| Some(s.write_ops_per_s),
         repeat: Some(|r| Some(r.write_ops_per_s)),
-        sampled: false,
         // Throughput: more updates in the same time is better.
         direction: Direction::HigherIsBetter,
         unit: Unit::PerSecond,
-        floor: Floor::Relative,
+        ..M
     },
     Measure {
         title: "read side: sum + calc_group_shares per second, all threads",
@@ -209,101 +206,78 @@ pub const MEASURES: [Measure; 9] = [
         decimals: 0,
         get: |s| Some(s.read_ops_per_s),
         repeat: Some(|r| Some(r.read_ops_per_s)),
-        sampled: false,
         // Throughput of the read side: more reads in the same time.
         direction: Direction::HigherIsBetter,
         unit: Unit::PerSecond,
-        floor: Floor::Relative,
+        ..M
     },
     Measure {
         title: "write ns/op, sampled: mean of timed updates",
         short: "write ns/op",
-        decimals: 1,
         get: |s| s.write_ns,
-        repeat: None,
         sampled: true,
         // Timing perturbs what it times: flat out, several times loop ns/op, by a factor that
         // varies with the strategy.
-        direction: Direction::Neither,
-        unit: Unit::Nanoseconds,
-        floor: Floor::Relative,
+        ..M
     },
     Measure {
         title: "read ns/op, sampled: mean of timed read sides",
         short: "read ns/op",
-        decimals: 1,
         get: |s| s.read_ns,
-        repeat: None,
         sampled: true,
         // Timed like write ns/op, perturbed likewise.
-        direction: Direction::Neither,
-        unit: Unit::Nanoseconds,
-        floor: Floor::Relative,
+        ..M
     },
     Measure {
         title: "publishes/s: atomic adds to shared slots (the line really written)",
         short: "publishes/s",
         decimals: 0,
         get: |s| Some(s.publishes_per_s),
-        repeat: None,
-        sampled: false,
         // Moves with throughput (a faster strategy publishes more per second) and with the policy
         // (a ratelimit publishes less by design): fewer publishes/s is cheaper only at the same
         // updates/s, which this figure alone cannot tell.
-        direction: Direction::Neither,
         unit: Unit::PerSecond,
-        floor: Floor::Relative,
+        ..M
     },
     Measure {
         title: "staleness: mean |published sum - true sum| a reader saw, % of the true total, from sampled probes",
         short: "staleness %",
         decimals: 4,
         get: |s| s.error_mean_pct,
-        repeat: None,
-        sampled: false,
         // What a reader gets wrong, % of the true total: a strategy that publishes less is staler
         // by design, but at the same cost a smaller error is plainly better, so less is.
         direction: Direction::LowerIsBetter,
         unit: Unit::Percent,
-        floor: Floor::Relative,
+        ..M
     },
     Measure {
         title: "updates per ownership: publishes / hand-overs of a slot's line between writers, counted exactly from each add's returned value",
         short: "updates/ownership",
         decimals: 2,
         get: |s| s.updates_per_ownership,
-        repeat: None,
-        sampled: false,
         // How long a writer keeps the line: high is a burst (the hammer warning), not a saving.
-        direction: Direction::Neither,
         unit: Unit::Count,
-        floor: Floor::Relative,
+        ..M
     },
     Measure {
         title: "hand-overs/s: publishes that found another writer's add on their slot (the line moved between writers)",
         short: "hand-overs/s",
         decimals: 0,
         get: |s| s.handovers_per_s,
-        repeat: None,
-        sampled: false,
         // Moves with throughput (more publishes, more hand-overs) and is 0 by construction where no
         // two writers share a slot.
-        direction: Direction::Neither,
         unit: Unit::PerSecond,
-        floor: Floor::Relative,
+        ..M
     },
     Measure {
         title: "lines fetched per read: read sides' lines that found a slot changed since their thread last saw it (the line came from a writer's cache), counted exactly",
         short: "fetches/read",
         decimals: 3,
         get: |s| s.fetches_per_read,
-        repeat: None,
-        sampled: false,
         // Moves with how often writers change the slots a read side sums (their throughput) and
         // with how many slots there are (the shard level): a count of what happened, not a cost.
-        direction: Direction::Neither,
         unit: Unit::Count,
-        floor: Floor::Relative,
+        ..M
     },
 ];
 
