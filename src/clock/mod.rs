@@ -313,6 +313,7 @@ pub fn clock_read_cost(kind: ClockKind, tsc_hz: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::{Spin, resolution_of, step_of};
+    use crate::runner::near;
 
     #[test]
     fn a_spin_is_calibrated_to_the_multiplies_nearest_its_length() {
@@ -408,7 +409,7 @@ mod tests {
         // The conversions themselves, by hand: 1 ms at 2.5 GHz.
         let ghz = TscClock { hz: 2.5e9 };
         assert_eq!(ghz.ticks(Duration::from_millis(1)), 2_500_000);
-        assert!((ghz.nanos(2_500_000) - 1e6).abs() < 1e-6);
+        near(ghz.nanos(2_500_000), 1e6, 1e-6);
         let m = MonotonicClock;
         assert!(m.now() > 0);
         assert_eq!(m.ticks(Duration::from_millis(1)), 1_000_000);

@@ -47,13 +47,7 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
     let (cpu_share_pct, floor_cpu_share_pct) = cpu_shares(reports, tick);
     let (achieved_rate_min_pct, arrivals_run_min_pct) = pacing_minima(&in_window, ctx.regime);
     let expected_sum: i64 = writers.iter().map(|w| w.final_load).sum();
-    let per_s = |n: u64| {
-        if interval_s > 0.0 {
-            n as f64 / interval_s
-        } else {
-            0.0
-        }
-    };
+    let per_s = |n: u64| ratio(n as f64, interval_s);
     let counted = |side: &[&ThreadReport], n: fn(&ThreadReport) -> u64| -> Vec<u64> {
         side.iter()
             .map(|r| if measured(r) { n(r) } else { 0 })
@@ -182,13 +176,7 @@ impl Merged {
 
 /// A repeat's staleness figures from its probes; ages in ns at `write_loop_ns` per update.
 fn staleness_of(s: &StalenessSamples, write_loop_ns: f64) -> Staleness {
-    let per_probe = |sum: f64| {
-        if s.probes > 0 {
-            sum / s.probes as f64
-        } else {
-            0.0
-        }
-    };
+    let per_probe = |sum: f64| ratio(sum, s.probes as f64);
     Staleness {
         probes: s.probes,
         error_mean: per_probe(s.error_sum),
@@ -202,10 +190,9 @@ fn staleness_of(s: &StalenessSamples, write_loop_ns: f64) -> Staleness {
 
 /// A thread's busy seconds: paced, its operations' timed windows.
 fn busy_s(r: &ThreadReport, ns_per_tick: f64) -> Option<f64> {
-    let interval = r.interval_s?;
     Some(
         r.busy
-            .map_or(interval, |b| b.ticks as f64 * ns_per_tick * 1e-9),
+            .map_or(r.interval_s?, |b| b.ticks as f64 * ns_per_tick * 1e-9),
     )
 }
 
@@ -304,10 +291,12 @@ fn pacing_minima(in_window: &[&ThreadReport], regime: Regime) -> (Option<f64>, O
 
 /// Operations per second of one thread over its measured interval (0 when it has none).
 fn rate_of(count: u64, r: &ThreadReport) -> f64 {
-    match r.interval_s {
-        Some(s) if s > 0.0 => count as f64 / s,
-        _ => 0.0,
-    }
+    ratio(count as f64, r.interval_s.unwrap_or(0.0))
+}
+
+/// `n / d`, or 0 when `d` is not positive.
+fn ratio(n: f64, d: f64) -> f64 {
+    if d > 0.0 { n / d } else { 0.0 }
 }
 
 /// ns per operation over `threads`.
@@ -325,11 +314,7 @@ fn per_op_ns(
 
 /// The arithmetic mean; 0 for no values.
 fn mean(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        0.0
-    } else {
-        values.iter().sum::<f64>() / values.len() as f64
-    }
+    ratio(values.iter().sum(), values.len() as f64)
 }
 
 /// Folds a run's repeats into its clock floors and strategies.
@@ -442,20 +427,16 @@ impl<'a> UsedRepeats<'a> {
             .collect();
         let disturbed = repeats.len() - clean.len();
         let all_repeats = clean.len() < 2 && disturbed > 0;
-        if all_repeats {
-            UsedRepeats {
-                used: repeats,
-                set_aside: 0,
-                disturbed,
-                all_repeats,
-            }
+        let (used, set_aside) = if all_repeats {
+            (repeats, 0)
         } else {
-            UsedRepeats {
-                used: clean,
-                set_aside: disturbed,
-                disturbed,
-                all_repeats,
-            }
+            (clean, disturbed)
+        };
+        UsedRepeats {
+            used,
+            set_aside,
+            disturbed,
+            all_repeats,
         }
     }
 }
@@ -541,14 +522,10 @@ fn repeat_by_repeat(
 /// Marks disturbed every repeat whose canary is [`CANARY_SHIFT`]× off the run's median or over
 /// [`SCHEDULED_TRANSFER_NS`] one-way; returns the warning to print, if any.
 pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String> {
-    let CanaryRange {
-        median,
-        lo,
-        hi,
-        count,
-    } = CanaryRange::of(repeats.iter().map(|r| &r.interference))?;
+    let c = CanaryRange::of(repeats.iter().map(|r| &r.interference))?;
+    let (median, lo, hi) = (c.median, c.lo, c.hi);
     // A median to differ from: two canaries or more, of a working clock.
-    let has_median = count >= 2 && median > 0.0;
+    let has_median = c.count >= 2 && median > 0.0;
     let scheduled = SCHEDULED_TRANSFER_NS as f64;
     let mut marked = 0;
     for r in repeats.iter_mut() {
@@ -590,11 +567,7 @@ pub fn mark_canary_shifts(mut repeats: Vec<&mut RepeatResult>) -> Option<String>
 
 /// A latency for a warning: whole ns, or one decimal under 10.
 fn round(ns: f64) -> String {
-    if ns < 10.0 {
-        format!("{ns:.1}")
-    } else {
-        format!("{ns:.0}")
-    }
+    format!("{:.*}", usize::from(ns < 10.0), ns)
 }
 
 /// Fills a strategy's net figures: flat out, net ns per update = loop ns/op − the hammer `floor`'s.
@@ -728,15 +701,9 @@ pub(super) mod tests {
             .iter()
             .map(|s| target_ratio(s, 5.0))
             .collect();
-        assert!(
-            (r[0].unwrap() - 115.510_952_147_042_77 / 5.0).abs() < 1e-9,
-            "{r:?}"
-        );
+        near(r[0].unwrap(), 115.510_952_147_042_77 / 5.0, 1e-9);
         // mean 11, sd 1, t(0.975, 2) = 4.30265: 4.30265 / √3 / 11.
-        assert!(
-            (r[1].unwrap() - 22.583_070_106_821_192 / 5.0).abs() < 1e-9,
-            "{r:?}"
-        );
+        near(r[1].unwrap(), 22.583_070_106_821_192 / 5.0, 1e-9);
         // One repeat, or a zero mean: no interval.
         assert_eq!((r[2], r[3]), (None, None));
     }
@@ -754,10 +721,10 @@ pub(super) mod tests {
         let half = 4.302_652_729_911_275 * (1.0f64 / 3.0).sqrt() / 3f64.sqrt();
         // A 5% target allows 0.52 ns, less than 1 ns: 1 ns it is.
         let r = target_ratio(&s, 5.0).unwrap();
-        assert!((r - half).abs() < 1e-9, "{r} {half}");
+        near(r, half, 1e-9);
         // 20% allows 2.07 ns: met.
         let r = target_ratio(&s, 20.0).unwrap();
-        assert!((r - half / (0.2 * 31.0 / 3.0)).abs() < 1e-9, "{r}");
+        near(r, half / (0.2 * 31.0 / 3.0), 1e-9);
         // No floor in place: no paired net, no ratio.
         let bare = paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]);
         assert_eq!(target_ratio(&bare, 5.0), None);
@@ -977,8 +944,8 @@ pub(super) mod tests {
         }];
         let d = paired(&config, &b).unwrap();
         assert_eq!(d.n, 3);
-        assert!((d.mean - 14.0 / 3.0).abs() < 1e-12, "{d:?}");
-        assert!((d.stddev - (7.0f64 / 3.0).sqrt()).abs() < 1e-12, "{d:?}");
+        near(d.mean, 14.0 / 3.0, 1e-12);
+        near(d.stddev, (7.0f64 / 3.0).sqrt(), 1e-12);
         // b's repeat 2 disturbed: set aside (two remain), so only repeats 0 and 1 pair: 5 and 6.
         b.repeats[2].interference.disturbed = true;
         let d = paired(&config, &b).unwrap();
@@ -1019,8 +986,8 @@ pub(super) mod tests {
             |d: &Summary| (d.ci95_high - d.mean) / crate::stats::t_quantile_975(d.n as f64 - 3.0);
         let d = paired_difference(&config, &a, &b, net_busy_ns).unwrap();
         assert_eq!(d.n, 8);
-        assert!((d.mean - 10.0).abs() < 1e-9, "{d:?}");
-        assert!((se(&d) - 1.987_46).abs() < 1e-5, "{d:?}");
+        near(d.mean, 10.0, 1e-9);
+        near(se(&d), 1.987_46, 1e-5);
         // One repeat without a price: the plain differences, the same mean (each set of lines
         // averages 60) with the draw's spread.
         b.repeats[3].line_ns = None;
@@ -1034,8 +1001,8 @@ pub(super) mod tests {
         let d = paired_difference(&config, &a, &b, net_busy_ns).unwrap();
         assert_eq!(d.n, 7);
         let at_pool = 10.0 + 0.4 * (885.0 / 14.0 - 60.0);
-        assert!((d.mean - at_pool).abs() < 1e-9, "{d:?}");
-        assert!((se(&d) - 1.750_02).abs() < 1e-5, "{d:?}");
+        near(d.mean, at_pool, 1e-9);
+        near(se(&d), 1.750_02, 1e-5);
     }
 
     /// The fixture's first strategy in `regime`, one repeat (rounds 0, 1, ...) per busy ns and CPU
@@ -1098,7 +1065,7 @@ pub(super) mod tests {
             &[0, 1, 2],
         );
         let r = alone_ratio(&s).unwrap();
-        assert!((r - 1.434).abs() < 1e-3, "{r}");
+        near(r, 1.434, 1e-3);
         // +2, +2.1, +2.2: sd 0.1, ±0.248 ns: narrow enough, however far from 0 the mean.
         let s = with_alone(
             paced(Regime::SEED, &[70.0, 74.1, 72.2], &[0.1; 3]),
@@ -1106,7 +1073,7 @@ pub(super) mod tests {
             &[0, 1, 2],
         );
         let r = alone_ratio(&s).unwrap();
-        assert!((r - 0.2484).abs() < 1e-3, "{r}");
+        near(r, 0.2484, 1e-3);
         // One round with both, or none alone: no ratio.
         let one = with_alone(paced(Regime::SEED, &[70.0, 74.0], &[0.1; 2]), &[68.0], &[1]);
         assert_eq!(alone_ratio(&one), None);
@@ -1127,7 +1094,7 @@ pub(super) mod tests {
         );
         let d = alone_difference(&s, net_busy_ns).unwrap();
         assert_eq!(d.n, 3);
-        assert!((d.mean - (2.0 + 3.0 - 21.0) / 3.0).abs() < 1e-9, "{d:?}");
+        near(d.mean, (2.0 + 3.0 - 21.0) / 3.0, 1e-9);
         // A disturbed round is left out while two others remain, on either side: round 3 alone,
         // then round 0 in place.
         let mut t = s.clone();
@@ -1160,11 +1127,11 @@ pub(super) mod tests {
         fill_net(&mut s, None);
         let summary = s.summary.unwrap();
         let net = summary.net_ns.unwrap();
-        assert!((net.mean - 31.0).abs() < 1e-9, "{net:?}");
+        near(net.mean, 31.0, 1e-9);
         // Nets 30 and 32: the paired spread, √2 (unpaired: √10).
-        assert!((net.stddev - 2f64.sqrt()).abs() < 1e-9, "{net:?}");
+        near(net.stddev, 2f64.sqrt(), 1e-9);
         let share = summary.net_cpu_share_pct.unwrap();
-        assert!((share.mean - 0.075).abs() < 1e-9, "{share:?}");
+        near(share.mean, 0.075, 1e-9);
         // No floor in place: no net figure, not the gross one.
         let mut s = paced(Regime::paced(5e3), &[130.0, 134.0], &[0.29, 0.30]);
         fill_net(&mut s, None);
@@ -1218,7 +1185,7 @@ pub(super) mod tests {
             let ratio = target_ratio(&s, 100.0);
             if regime == Regime::FlatOut {
                 let half = 12.706_204_736_174_7 * 2f64.sqrt() / 2f64.sqrt();
-                assert!((ratio.unwrap() - half / 21.0).abs() < 1e-6, "{ratio:?}");
+                near(ratio.unwrap(), half / 21.0, 1e-6);
             }
         }
         // Two of three disturbed: too few left, every repeat counts.
@@ -1254,7 +1221,7 @@ pub(super) mod tests {
 
     use super::*;
     use crate::placement::PinnedThread;
-    use crate::runner::ThreadStalls;
+    use crate::runner::{ThreadStalls, near};
     use crate::workload::{BusyTime, Probe};
 
     fn report(
@@ -1359,7 +1326,7 @@ pub(super) mod tests {
         // Sampled: update 100 ticks x 2 ns + read 20 x 2 ns x 1 read per update = 240 ns, against
         // 250 us from throughput.
         let pct = r.sampled_vs_throughput_pct.unwrap();
-        assert!((pct - 100.0 * (240.0 - 250_000.0) / 250_000.0).abs() < 1e-9);
+        near(pct, 100.0 * (240.0 - 250_000.0) / 250_000.0, 1e-9);
         assert!(r.exact && r.outside_window.is_empty());
         assert_eq!(r.write_latency.unwrap().samples, 2);
         assert_eq!(r.read_latency.unwrap().samples, 2);
@@ -1447,8 +1414,8 @@ pub(super) mod tests {
         c.regime = Regime::paced(2000.0);
         let r = repeat_result(0, &reports, &c);
         assert_eq!(r.nodes.len(), 2);
-        assert!((r.nodes[0].cost_ns.unwrap() - 40e3).abs() < 1e-6, "{r:?}");
-        assert!((r.nodes[1].cost_ns.unwrap() - 160e3).abs() < 1e-6, "{r:?}");
+        near(r.nodes[0].cost_ns.unwrap(), 40e3, 1e-6);
+        near(r.nodes[1].cost_ns.unwrap(), 160e3, 1e-6);
         // Every writer on one node: no per-node figures.
         c.cpu_nodes = vec![0; 4];
         assert!(repeat_result(0, &reports, &c).nodes.is_empty());
@@ -1490,32 +1457,24 @@ pub(super) mod tests {
         assert_eq!(stalls, [each, ThreadStalls { cpu: 1, ..each }]);
         // Busy ns per update: the timed windows' mean, 75 us; stalls and untimed updates are not in
         // it.
-        assert!(
-            (r.write_busy_ns - 75_000.0).abs() < 1e-6,
-            "{}",
-            r.write_busy_ns
-        );
+        near(r.write_busy_ns, 75_000.0, 1e-6);
         // Loop time from throughput still counts the waits: 1 s / 1950.
-        assert!((r.write_loop_ns - 1e9 / 1950.0).abs() < 1e-6);
+        near(r.write_loop_ns, 1e9 / 1950.0, 1e-6);
         // CPU share: 100 us × 1000 and 50 us × 950 updates in 0.5 s, 20% and 9.5%, mean 14.75%.
-        assert!(
-            (r.cpu_share_pct - 14.75).abs() < 1e-9,
-            "{}",
-            r.cpu_share_pct
-        );
+        near(r.cpu_share_pct, 14.75, 1e-9);
         // The slower thread made 1900/s of 2000/s asked: 95%.
-        assert!((r.achieved_rate_min_pct.unwrap() - 95.0).abs() < 1e-9);
+        near(r.achieved_rate_min_pct.unwrap(), 95.0, 1e-9);
         assert_eq!(r.missed_slots, 50);
         // Of the arrivals that fell due, b ran 950 and skipped 50: 95%; a skipped none: 100%. The
         // slowest: 95%.
-        assert!((r.arrivals_run_min_pct.unwrap() - 95.0).abs() < 1e-9);
+        near(r.arrivals_run_min_pct.unwrap(), 95.0, 1e-9);
         // With b skipping nothing but counting 950 of a poisson stream's arrivals, it kept up
         // (100%) though its rate is 95% of the mean.
         let mut reports = reports;
         reports[1].missed_slots = 0;
         let r = repeat_result(0, &reports, &c);
         assert_eq!(r.arrivals_run_min_pct, Some(100.0));
-        assert!((r.achieved_rate_min_pct.unwrap() - 95.0).abs() < 1e-9);
+        near(r.achieved_rate_min_pct.unwrap(), 95.0, 1e-9);
         // Flat out there are no arrivals.
         let r = repeat_result(0, &reports, &ctx(10, 1.0));
         assert_eq!(r.arrivals_run_min_pct, None);
@@ -1541,23 +1500,20 @@ pub(super) mod tests {
         let reports = [a, b];
         let r = repeat_result(0, &reports, &c);
         // Floor busy ns per update over writers: (36 + 27 ms) / 1800.
-        assert!((r.floor_busy_ns.unwrap() - 35_000.0).abs() < 1e-6, "{r:?}");
+        near(r.floor_busy_ns.unwrap(), 35_000.0, 1e-6);
         // Its CPU share, each thread at its own operations: 40 us × 1000 and 30 us × 950 in 0.5 s,
         // 8% and 5.7%, mean 6.85%.
-        assert!(
-            (r.floor_cpu_share_pct.unwrap() - 6.85).abs() < 1e-9,
-            "{r:?}"
-        );
+        near(r.floor_cpu_share_pct.unwrap(), 6.85, 1e-9);
         // So the net figures: 75 - 35 us, and 14.75 - 6.85 points.
-        assert!((net_busy_ns(&r).unwrap() - 40_000.0).abs() < 1e-6);
-        assert!((net_cpu_share_pct(&r).unwrap() - 7.9).abs() < 1e-9);
+        near(net_busy_ns(&r).unwrap(), 40_000.0, 1e-6);
+        near(net_cpu_share_pct(&r).unwrap(), 7.9, 1e-9);
         // The floor's stall is the thread's.
         let stalls = crate::runner::interference::stalls(&reports, c.ns_per_tick);
         assert_eq!(stalls[1].count, 1);
-        assert!((stalls[1].ms - 0.025).abs() < 1e-12, "{stalls:?}");
+        near(stalls[1].ms, 0.025, 1e-12);
         // In ticks of 2 ns, twice the time.
         let stalls = crate::runner::interference::stalls(&reports, 2.0);
-        assert!((stalls[1].ms - 0.05).abs() < 1e-12, "{stalls:?}");
+        near(stalls[1].ms, 0.05, 1e-12);
         // Ticks of 2 ns: every figure doubles, the floor's with them.
         let r2 = repeat_result(
             0,
@@ -1567,14 +1523,8 @@ pub(super) mod tests {
                 ..c.clone()
             },
         );
-        assert!(
-            (r2.floor_busy_ns.unwrap() - 70_000.0).abs() < 1e-6,
-            "{r2:?}"
-        );
-        assert!(
-            (r2.floor_cpu_share_pct.unwrap() - 13.7).abs() < 1e-9,
-            "{r2:?}"
-        );
+        near(r2.floor_busy_ns.unwrap(), 70_000.0, 1e-6);
+        near(r2.floor_cpu_share_pct.unwrap(), 13.7, 1e-9);
         // A thread whose floor timed nothing has no floor share, so neither has the repeat (one
         // thread's would not be every thread's); nor has one without a floor in place.
         let mut reports = reports;
@@ -1584,19 +1534,19 @@ pub(super) mod tests {
         reports[1].floor_busy = None;
         let r = repeat_result(0, &reports, &c);
         assert_eq!(r.floor_cpu_share_pct, None);
-        assert!((r.floor_busy_ns.unwrap() - 40_000.0).abs() < 1e-6);
+        near(r.floor_busy_ns.unwrap(), 40_000.0, 1e-6);
         // A thread that timed no update of its own (all sampled) has no share, and its floor is
         // left out with it: the floor share is a's alone, 8%.
         reports[1].busy = Some(BusyTime::default());
         reports[1].floor_busy = Some(timed(30_000, 0, 0));
         let r = repeat_result(0, &reports, &c);
-        assert!((r.cpu_share_pct - 20.0).abs() < 1e-9, "{r:?}");
-        assert!((r.floor_cpu_share_pct.unwrap() - 8.0).abs() < 1e-9, "{r:?}");
+        near(r.cpu_share_pct, 20.0, 1e-9);
+        near(r.floor_cpu_share_pct.unwrap(), 8.0, 1e-9);
         // Likewise a thread whose interval was empty.
         reports[1].busy = Some(timed(50_000, 0, 0));
         reports[1].interval_s = Some(0.0);
         let r = repeat_result(0, &reports, &c);
-        assert!((r.floor_cpu_share_pct.unwrap() - 8.0).abs() < 1e-9, "{r:?}");
+        near(r.floor_cpu_share_pct.unwrap(), 8.0, 1e-9);
         // No thread saw the interval: no share, no floor share.
         for t in &mut reports {
             t.interval_s = None;
@@ -1671,7 +1621,7 @@ pub(super) mod tests {
         assert_eq!(r.write_loop_ns, 500_000.0);
         let pct = r.sampled_vs_throughput_pct.unwrap();
         let expected = 100.0 * (420.0 - 500_000.0) / 500_000.0;
-        assert!((pct - expected).abs() < 1e-9, "{pct} != {expected}");
+        near(pct, expected, 1e-9);
         // Paced, the loop from throughput is the pacing interval: no figure to set the samples
         // against.
         let w = report(Role::Writer, 0, 1000, 2000, 10, 5);

@@ -159,7 +159,7 @@ fn floor_loop_ns(
 mod tests {
     use super::*;
     use crate::runner::StrategyResult;
-    use crate::runner::{PoolSize, execute, plan};
+    use crate::runner::{PoolSize, execute, near, plan};
     use crate::topology::Topology;
     use crate::workload::Regime;
 
@@ -226,7 +226,7 @@ mod tests {
         let net = |s: &StrategyResult| s.summary.as_ref().unwrap().net_ns.unwrap().mean;
         let gross = flat.summary.as_ref().unwrap().write_loop_ns.unwrap().mean;
         let hammer_floor = run.floor.as_ref().unwrap().loop_ns.mean;
-        assert!((net(flat) - (gross - hammer_floor)).abs() < 1e-9);
+        near(net(flat), gross - hammer_floor, 1e-9);
         let nets: Vec<f64> = paced
             .repeats
             .iter()
@@ -235,7 +235,7 @@ mod tests {
         let used =
             crate::runner::PairedNet::of(&paced.repeats, crate::runner::net_busy_ns).unwrap();
         if !used.all_repeats && used.disturbed == 0 {
-            assert!((net(paced) - (nets[0] + nets[1]) / 2.0).abs() < 1e-9);
+            near(net(paced), (nets[0] + nets[1]) / 2.0, 1e-9);
         }
         assert!(paced.summary.as_ref().unwrap().net_cpu_share_pct.is_some());
         // The floor the tables show: the floors in place, over the repeats.
@@ -302,7 +302,7 @@ mod tests {
         for s in [clock, &run.strategies[0]] {
             let p = crate::runner::PairedNet::of(&s.repeats, crate::runner::net_busy_ns).unwrap();
             if p.disturbed == 0 {
-                assert!((net(s).mean - by_hand(s)).abs() < 1e-9, "{}", s.name);
+                near(net(s).mean, by_hand(s), 1e-9);
             }
         }
     }

@@ -145,6 +145,7 @@ pub fn stalls(reports: &[ThreadReport], ns_per_tick: f64) -> Vec<ThreadStalls> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::near;
 
     const STAT: &str = "cpu  100 0 50 9000 10 0 5 77 0 0\n\
         cpu0 50 0 25 4500 5 0 2 30 0 0\n\
@@ -197,7 +198,7 @@ mod tests {
         assert_eq!(c.transactions.len(), crate::matrix::Transaction::ALL.len());
         for t in &c.transactions {
             assert_eq!(t.samples, 2 * CANARY_TRANSACTION_SAMPLES);
-            assert!((t.to_pingpong - t.net_ns / ns).abs() < 1e-12, "{t:?}");
+            near(t.to_pingpong, t.net_ns / ns, 1e-12);
         }
         let wall_ms = started.elapsed().as_secs_f64() * 1e3;
         // A cache line moves between cores in more than 2 ns.
@@ -237,6 +238,6 @@ mod tests {
         // The canary after: its ns kept apart, its time added.
         let i = record(None, None, 0, Some(c), Some((110.0, 0.3)));
         assert_eq!(i.canary_after_ns, Some(110.0));
-        assert!((i.canary_ms.unwrap() - 1.5).abs() < 1e-12);
+        near(i.canary_ms.unwrap(), 1.5, 1e-12);
     }
 }

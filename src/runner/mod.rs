@@ -28,13 +28,13 @@ pub use plan::{
 };
 pub use pools::{PoolCpus, PoolError, PoolSize, PoolSizeError, Pools, pools};
 pub use regimes::PacedFloor;
-#[cfg(test)]
-pub(crate) use result::fixture_run;
 pub use result::{
     CanaryRange, HarnessFloor, InexactSum, Injection, Interference, NodeRepeat, NodeSummary,
     RepeatResult, RunConfig, RunResults, SCHEMA_VERSION, Staleness, Stopped, Strategy,
     StrategyResult, StrategySummary, ThreadPlacement, ThreadStalls,
 };
+#[cfg(test)]
+pub(crate) use result::{fixture_run, near};
 
 use crate::clock::{ClockKind, Spin, Timer, clock_read_cost};
 use crate::counter::{CounterError, PublishPolicy};
@@ -83,8 +83,8 @@ impl RunPlan {
             regime,
             seed: cfg.seed,
             load_step: cfg.load_step.unwrap_or(MAX_STEP),
-            warmup: self.warmup(),
-            duration: self.repeat_duration(),
+            warmup: Duration::from_secs_f64(cfg.warmup_s),
+            duration: Duration::from_secs_f64(cfg.repeat_duration_s),
             placement: cfg.placement,
             inject: Spin::default(),
         }
@@ -106,16 +106,6 @@ impl RunPlan {
             .copied()
             .unwrap_or(cfg.sample_every);
         Sampling::new(every, self.overhead_ticks)
-    }
-
-    /// Warm-up before each repeat.
-    pub fn warmup(&self) -> Duration {
-        Duration::from_secs_f64(self.config.warmup_s)
-    }
-
-    /// Measured interval of each repeat.
-    pub fn repeat_duration(&self) -> Duration {
-        Duration::from_secs_f64(self.config.repeat_duration_s)
     }
 
     /// How many entries take turns in each round (strategies, and paced regimes' clock floors).
@@ -166,18 +156,23 @@ impl RunPlan {
 
     /// The clocks the plan's ratelimits read, in order of first use.
     fn ratelimit_clocks(&self) -> Vec<ClockKind> {
-        let mut clocks = Vec::new();
-        for s in self
+        let ratelimits = self
             .strategies
             .iter()
-            .filter(|s| s.publish.ratelimit.is_some())
-        {
-            if let Some(c) = s.clock.filter(|c| !clocks.contains(c)) {
-                clocks.push(c);
-            }
-        }
-        clocks
+            .filter(|s| s.publish.ratelimit.is_some());
+        first_seen(ratelimits.filter_map(|s| s.clock))
     }
+}
+
+/// Each of `items` once, in the order first seen.
+fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for x in items {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
 }
 
 /// Why a run stopped.
@@ -213,20 +208,13 @@ pub fn execute(
     cfg.in_place = in_place;
     let floor_spec = plan.repeat_spec(PublishPolicy::NEVER, ClockKind::Tsc, Regime::FlatOut);
     // Each clock a ratelimit reads is priced once.
-    let mut clock_costs: Vec<(ClockKind, f64)> = Vec::new();
+    let mut clock_costs = std::collections::HashMap::new();
     for e in &mut entries {
-        let Some(c) = e.result.strategy.clock else {
-            continue;
-        };
-        let ns = match clock_costs.iter().find(|(k, _)| *k == c) {
-            Some(&(_, ns)) => ns,
-            None => {
-                let ns = clock_read_cost(c, plan.provenance.tsc_hz);
-                clock_costs.push((c, ns));
-                ns
-            }
-        };
-        e.result.clock_read_ns = Some(ns);
+        e.result.clock_read_ns = (e.result.strategy.clock).map(|c| {
+            *clock_costs
+                .entry(c)
+                .or_insert_with(|| clock_read_cost(c, plan.provenance.tsc_hz))
+        });
     }
     let floor = match cfg.writer_cpus.first() {
         Some(&cpu) if cfg.rates.contains(&Regime::FlatOut) => {
@@ -342,21 +330,17 @@ fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
 
 /// The printed line for paced strategies of one regime that did not all fit in place in one period.
 fn grouping_note(groups: &[InPlaceGroup]) -> Option<String> {
-    let mut split = Vec::new();
-    for g in groups {
-        if split.contains(&g.regime) || groups.iter().filter(|h| h.regime == g.regime).count() < 2 {
-            continue;
-        }
-        split.push(g.regime);
-    }
+    let of = |regime: Regime| groups.iter().filter(move |g| g.regime == regime);
+    let split = first_seen(
+        groups
+            .iter()
+            .map(|g| g.regime)
+            .filter(|&r| of(r).count() > 1),
+    );
     let lines: Vec<String> = split
         .iter()
         .map(|&regime| {
-            let parts: Vec<String> = groups
-                .iter()
-                .filter(|g| g.regime == regime)
-                .map(|g| g.strategies.join(", "))
-                .collect();
+            let parts: Vec<String> = of(regime).map(|g| g.strategies.join(", ")).collect();
             format!(
                 "{regime}: {} groups in place ({})",
                 parts.len(),
@@ -562,8 +546,7 @@ mod tests {
     fn a_plan_gives_its_warmup_and_duration_as_durations() {
         let run = run_with(&[&[10.0]]);
         let mut cfg = run.config.clone();
-        cfg.warmup_s = 0.25;
-        cfg.repeat_duration_s = 1.5;
+        (cfg.warmup_s, cfg.repeat_duration_s) = (0.25, 1.5);
         let plan = RunPlan {
             topo: run.topology.clone(),
             config: cfg,
@@ -572,7 +555,8 @@ mod tests {
             overhead_ticks: 0,
             notes: Vec::new(),
         };
-        assert_eq!(plan.warmup(), Duration::from_millis(250));
-        assert_eq!(plan.repeat_duration(), Duration::from_millis(1500));
+        let spec = plan.repeat_spec(PublishPolicy::ALWAYS, ClockKind::Tsc, Regime::FlatOut);
+        assert_eq!(spec.warmup, Duration::from_millis(250));
+        assert_eq!(spec.duration, Duration::from_millis(1500));
     }
 }

@@ -267,16 +267,10 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
 
 /// The regimes in the order asked, each once; none is an error.
 fn distinct_rates(asked: &[Regime]) -> Result<Vec<Regime>, PlanError> {
-    let mut rates: Vec<Regime> = Vec::new();
-    for &r in asked {
-        if !rates.contains(&r) {
-            rates.push(r);
-        }
-    }
-    if rates.is_empty() {
-        return Err(PlanError::NoRates);
-    }
-    Ok(rates)
+    let rates = super::first_seen(asked.iter().copied());
+    (!rates.is_empty())
+        .then_some(rates)
+        .ok_or(PlanError::NoRates)
 }
 
 /// Every strategy list holds at least one value.
@@ -375,10 +369,9 @@ impl HostCosts {
         timer: Timer,
         placement: Placement,
     ) -> Result<Self, PlacementError> {
-        let mut probes = Vec::with_capacity(PROBES);
-        for _ in 0..PROBES {
-            probes.push(measure_startup(cpus, &live.allowed_cpus, placement)?);
-        }
+        let probes = (0..PROBES)
+            .map(|_| measure_startup(cpus, &live.allowed_cpus, placement))
+            .collect::<Result<Vec<_>, _>>()?;
         let median = |f: fn(&Startup) -> f64| {
             let mut v: Vec<f64> = probes.iter().map(f).collect();
             v.sort_by(f64::total_cmp);
@@ -604,9 +597,7 @@ impl RunPlan {
         self.config.load_step = Some(step);
         Ok(self)
     }
-}
 
-impl RunPlan {
     /// This plan with a delay of about `ns` added to every update of every
     /// strategy (`--inject`): a [`Spin`] calibrated now, recorded in the
     /// config; `execute` measures what it adds to the harness floor.
@@ -664,7 +655,7 @@ mod tests {
     use crate::clock::TSC_FALLBACK_NOTE;
 
     use super::example_request as request;
-    use crate::runner::PoolSize;
+    use crate::runner::{PoolSize, near};
 
     #[test]
     fn paced_runs_sample_more_often() {
@@ -784,7 +775,6 @@ mod tests {
         r.repeats = 10;
         let p = planned(&r).unwrap();
         assert_eq!(p.config.repeat_duration_s, 0.001);
-        assert_eq!(p.repeat_duration(), Duration::from_millis(1));
         r.repeats = 11;
         assert!(matches!(
             planned(&r),
@@ -855,9 +845,9 @@ mod tests {
             (e.runs_per_round, e.lanes, e.rounds, e.threads),
             (1, 1, 4, 16)
         );
-        assert!((e.repeat_s - 0.111_096).abs() < 1e-9, "{}", e.repeat_s);
-        assert!((e.floor_s - 0.081).abs() < 1e-9, "{}", e.floor_s);
-        assert!((e.wall_s - (0.081 + 4.0 * 0.111_096)).abs() < 1e-9);
+        near(e.repeat_s, 0.111_096, 1e-9);
+        near(e.floor_s, 0.081, 1e-9);
+        near(e.wall_s, 0.081 + 4.0 * 0.111_096, 1e-9);
         let hist = crate::workload::new_histogram().distinct_values() as u64 * 8;
         assert_eq!(e.memory_bytes, 16 * 2 * hist + 16 * 4096 * 4 + 2 * 16 * 128);
         // 0.525 s does not fit in 0.3 s: said before anything runs, with

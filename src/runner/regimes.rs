@@ -105,7 +105,7 @@ impl PacedFloor {
 
 #[cfg(test)]
 mod tests {
-    use super::super::result::fixture_run;
+    use super::super::result::{fixture_run, near};
     use crate::workload::Regime;
 
     #[test]
@@ -157,6 +157,6 @@ mod tests {
         }
         let shown = run.paced_floor(Regime::SEED).unwrap();
         assert_eq!((shown.busy_ns.mean, shown.busy_ns.n), (42.0, 2));
-        assert!((shown.cpu_share_pct.unwrap().mean - 0.2).abs() < 1e-12);
+        near(shown.cpu_share_pct.unwrap().mean, 0.2, 1e-12);
     }
 }

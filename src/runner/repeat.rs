@@ -82,10 +82,7 @@ fn priced(
 
 /// The price of a repeat's lines: the lower of [`line_cost`] before and after it.
 fn lower(before: Option<f64>, after: Option<f64>) -> Option<f64> {
-    match (before, after) {
-        (Some(b), Some(a)) => Some(b.min(a)),
-        (b, a) => b.or(a),
-    }
+    before.into_iter().chain(after).reduce(f64::min)
 }
 
 /// One entry of the rounds: its result so far, the repeat it runs, and whether it is a paced
@@ -159,11 +156,9 @@ impl RoundCounters {
         built.sort_unstable_by_key(|&(i, ..)| i);
         let (counters, floors): (Vec<_>, Vec<_>) =
             built.into_iter().map(|(_, c, f)| (c, f)).unzip();
-        for counter in &counters {
-            for note in counter.notes() {
-                if !notes.contains(note) {
-                    notes.push(note.clone());
-                }
+        for note in counters.iter().flat_map(|c| c.notes()) {
+            if !notes.contains(note) {
+                notes.push(note.clone());
             }
         }
         Ok(RoundCounters {
@@ -214,12 +209,7 @@ pub(super) fn one_repeat(
     // The two CPUs the canary, and each line's price, bounce between.
     let pair = interference::canary_cpus(&cfg.writer_cpus, &cfg.reader_cpus);
     let canary = pair.and_then(|(a, b)| interference::canary(a, b, &plan.topo, timer));
-    let measured: Vec<u32> = cfg
-        .writer_cpus
-        .iter()
-        .chain(&cfg.reader_cpus)
-        .copied()
-        .collect();
+    let measured = [&cfg.writer_cpus[..], &cfg.reader_cpus[..]].concat();
     // Each strategy's own lines, priced on the canary's CPUs before the repeat and after it (the
     // floors' lines are never handed over).
     let price = |c: &ShardedCounter| pair.and_then(|(a, b)| line_cost(c, a, b));

@@ -38,9 +38,7 @@ impl Strategy {
         }
         name
     }
-}
 
-impl Strategy {
     /// Its short name among `all`: `level/policy`, plus `/padN` or `/clock` only where another
     /// strategy of `all` differs in it ([`Strategy::name`] is the full name).
     pub fn short_name(&self, all: &[Strategy]) -> String {
@@ -698,6 +696,13 @@ impl RunResults {
             expected_sum: r.map_or(0, |r| r.expected_sum),
         })
     }
+}
+
+/// Asserts `a` is within `eps` of `b`.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn near(a: f64, b: f64, eps: f64) {
+    assert!((a - b).abs() < eps, "{a} is not {b} ±{eps}");
 }
 
 /// tests/fixtures/results/run.json.

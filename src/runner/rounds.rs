@@ -8,7 +8,7 @@ use super::aggregate::{PairedNet, alone_ratio, mark_canary_shifts, net_busy_ns, 
 use super::in_place::PacedMode;
 use super::repeat::{RoundCounters, RoundEntry, one_repeat};
 use super::result::{RunConfig, StrategyResult};
-use super::{RunError, RunPlan};
+use super::{RunError, RunPlan, first_seen};
 use crate::workload::{Regime, permutation};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -175,11 +175,7 @@ impl Budget {
 fn both_order(seed: u64, round: usize, alone: &[usize]) -> Vec<Option<usize>> {
     let drawn = permutation(alone.len(), seed ^ (round as u64).rotate_left(17) ^ 0xB0_7E);
     let mut order: Vec<Option<usize>> = drawn.into_iter().map(|k| Some(alone[k])).collect();
-    if round % 2 == 0 {
-        order.insert(0, None);
-    } else {
-        order.push(None);
-    }
+    order.insert(if round % 2 == 0 { 0 } else { order.len() }, None);
     order
 }
 
@@ -283,17 +279,6 @@ fn next_round(
     })
 }
 
-/// Each of `groups` once, in the order first seen.
-fn first_seen(groups: impl IntoIterator<Item = usize>) -> Vec<usize> {
-    let mut out = Vec::new();
-    for g in groups {
-        if !out.contains(&g) {
-            out.push(g);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,7 +292,7 @@ mod tests {
         // once, in the order first seen.
         assert_eq!(first_seen([0, 1, 2, 3, 2, 3, 4]), [0, 1, 2, 3, 4]);
         assert_eq!(first_seen([5, 5, 1]), [5, 1]);
-        assert!(first_seen([]).is_empty());
+        assert!(first_seen([0usize; 0]).is_empty());
     }
 
     #[test]
