@@ -713,11 +713,7 @@ pub(super) mod tests {
         // Busy 40, 43, 41 ns against the floor's 30, 32, 31 in place in the same repeats: nets 10,
         // 11, 10, mean 10.33, sd 0.577, half-width 4.30265 × 0.577 / √3 = 1.434 ns. Unpaired, the
         // two sides' own spreads (1.53 and 1.0 ns) would give ±4.5 ns.
-        let mut s = in_place(
-            paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]),
-            &[30.0, 32.0, 31.0],
-            &[0.05, 0.05, 0.05],
-        );
+        let mut s = over_floors(&[40.0, 43.0, 41.0]);
         let half = 4.302_652_729_911_275 * (1.0f64 / 3.0).sqrt() / 3f64.sqrt();
         // A 5% target allows 0.52 ns, less than 1 ns: 1 ns it is.
         let r = target_ratio(&s, 5.0).unwrap();
@@ -726,16 +722,14 @@ pub(super) mod tests {
         let r = target_ratio(&s, 20.0).unwrap();
         near(r, half / (0.2 * 31.0 / 3.0), 1e-9);
         // No floor in place: no paired net, no ratio.
-        let bare = paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]);
+        let bare = paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1; 3]);
         assert_eq!(target_ratio(&bare, 5.0), None);
         // The second repeat disturbed: it is left out, nets 10 and 10, no spread.
         s.repeats[1].interference.disturbed = true;
         let p = PairedNet::of(&s.repeats, net_busy_ns).unwrap();
         assert_eq!((p.repeats, p.disturbed, p.all_repeats), (3, 1, false));
-        assert_eq!(
-            (p.summary.n, p.summary.mean, p.summary.stddev),
-            (2, 10.0, 0.0)
-        );
+        let s2 = p.summary;
+        assert_eq!((s2.n, s2.mean, s2.stddev), (2, 10.0, 0.0));
         // Two of three disturbed: too few left, every repeat is used.
         s.repeats[2].interference.disturbed = true;
         let p = PairedNet::of(&s.repeats, net_busy_ns).unwrap();
@@ -765,6 +759,20 @@ pub(super) mod tests {
         r
     }
 
+    /// Repeats of the fixture with these canaries before them ([`repeat_with_canary`]).
+    fn canaries(ns: &[f64]) -> Vec<RepeatResult> {
+        ns.iter().map(|&c| repeat_with_canary(c)).collect()
+    }
+
+    /// Marks `repeats` ([`mark_canary_shifts`]): its warning, and which repeats are disturbed.
+    fn mark(repeats: &mut [RepeatResult]) -> (Option<String>, Vec<bool>) {
+        let warning = mark_canary_shifts(repeats.iter_mut().collect());
+        (
+            warning,
+            repeats.iter().map(|r| r.interference.disturbed).collect(),
+        )
+    }
+
     #[test]
     fn a_repeat_whose_threads_stalled_over_5_pct_is_disturbed() {
         // 0.1 s intervals, two threads: 200 ms of thread time, 5% of it is 10 ms.
@@ -789,26 +797,20 @@ pub(super) mod tests {
     fn a_canary_that_moves_marks_the_odd_repeats_and_warns() {
         // The development VM's phases: 27 ns, then the hypervisor moves a vCPU and the same pair
         // reads 110 ns.
-        let mut repeats: Vec<RepeatResult> = [27.0, 26.0, 27.4, 110.0, 28.0]
-            .map(repeat_with_canary)
-            .into();
-        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
-        assert!(warning.contains("26 → 110 ns"), "{warning}");
-        assert!(
-            warning.contains("; a hypervisor probably moved vCPUs;"),
-            "{warning}"
+        let mut repeats = canaries(&[27.0, 26.0, 27.4, 110.0, 28.0]);
+        let (warning, marks) = mark(&mut repeats);
+        assert_eq!(
+            warning.unwrap(),
+            "core-to-core latency changed during the run: 26 → 110 ns (median 27); a hypervisor probably moved vCPUs; 1 repeats measured away from the median or over 10 µs are marked disturbed"
         );
-        assert!(warning.contains("median 27"), "{warning}");
-        assert!(warning.contains("; 1 repeats measured away"), "{warning}");
-        let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
-        assert_eq!(disturbed, [false, false, false, true, false]);
+        assert_eq!(marks, [false, false, false, true, false]);
         // Marked as the run goes: once the 110 ns phase is the median, the 27 ns repeats are the
         // odd ones and the 110 ns one is not.
-        repeats.extend([110.0, 111.0, 109.0, 112.0].map(repeat_with_canary));
-        mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
-        let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
+        repeats.extend(canaries(&[110.0, 111.0, 109.0, 112.0]));
+        let (warning, marks) = mark(&mut repeats);
+        assert!(warning.is_some());
         assert_eq!(
-            disturbed,
+            marks,
             [true, true, true, false, true, false, false, false, false]
         );
     }
@@ -817,95 +819,64 @@ pub(super) mod tests {
     fn a_canary_after_the_repeat_sees_a_phase_that_began_during_it() {
         // Before every repeat 60 ns; after the third, 7 ns (the host put the vCPUs on one core
         // during it): the third is disturbed, and the warning's range spans both.
-        let mut repeats: Vec<RepeatResult> =
-            [60.0, 61.0, 59.0, 60.0].map(repeat_with_canary).into();
+        let mut repeats = canaries(&[60.0, 61.0, 59.0, 60.0]);
         for (r, after) in repeats.iter_mut().zip([60.0, 62.0, 7.0, 59.0]) {
             r.interference.canary_after_ns = Some(after);
         }
-        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
-        assert!(warning.contains("7.0 → 62 ns (median 60)"), "{warning}");
-        let disturbed: Vec<bool> = repeats.iter().map(|r| r.interference.disturbed).collect();
-        assert_eq!(disturbed, [false, false, true, false]);
+        let (warning, marks) = mark(&mut repeats);
+        assert!(warning.unwrap().contains("7.0 → 62 ns (median 60)"));
+        assert_eq!(marks, [false, false, true, false]);
         // Without canaries after (an older file), before alone decides.
         for r in &mut repeats {
             r.interference.canary_after_ns = None;
         }
-        assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
-        assert!(repeats.iter().all(|r| !r.interference.disturbed));
+        assert_eq!(mark(&mut repeats), (None, vec![false; 4]));
     }
 
     #[test]
     fn a_canary_of_milliseconds_says_both_vcpus_took_turns_on_one_cpu() {
         // As read in a guest whose vCPUs were put on one host CPU: 4 ms one-way, a host time slice,
         // against 70 ns.
-        let mut repeats: Vec<RepeatResult> = [70.0, 71.0, 4_000_099.8, 72.0]
-            .map(repeat_with_canary)
-            .into();
-        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
+        let (warning, _) = mark(&mut canaries(&[70.0, 71.0, 4_000_099.8, 72.0]));
         assert!(
-            warning.contains("70 → 4000100 ns (median 72); a canary over 10 µs one-way is no cache's: both vCPUs ran on one host CPU, taking turns; 1 repeats"),
-            "{warning}"
+            warning.unwrap().contains("70 → 4000100 ns (median 72); a canary over 10 µs one-way is no cache's: both vCPUs ran on one host CPU, taking turns; 1 repeats")
         );
         // 10 µs itself could still be a (very slow) cache.
-        let mut repeats: Vec<RepeatResult> = [70.0, 71.0, 10_000.0].map(repeat_with_canary).into();
-        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
-        assert!(warning.contains("hypervisor probably moved"), "{warning}");
+        let (warning, _) = mark(&mut canaries(&[70.0, 71.0, 10_000.0]));
+        assert!(warning.unwrap().contains("hypervisor probably moved"));
     }
 
     #[test]
     fn a_run_that_took_turns_throughout_is_disturbed_throughout() {
         // Every canary a time slice (within 1.5× of their median): no change, yet no repeat
         // measured a cache.
-        let mut repeats: Vec<RepeatResult> = [3_000_000.0, 4_000_000.0, 3_500_000.0]
-            .map(repeat_with_canary)
-            .into();
-        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
-        assert!(
-            warning.starts_with("core-to-core latency was the scheduler's throughout the run: 3000000 → 4000000 ns (median 3500000); a canary over 10 µs"),
-            "{warning}"
+        let (warning, marks) = mark(&mut canaries(&[3_000_000.0, 4_000_000.0, 3_500_000.0]));
+        assert_eq!(
+            warning.unwrap(),
+            "core-to-core latency was the scheduler's throughout the run: 3000000 → 4000000 ns (median 3500000); a canary over 10 µs one-way is no cache's: both vCPUs ran on one host CPU, taking turns; 3 repeats measured away from the median or over 10 µs are marked disturbed"
         );
-        assert!(
-            warning.ends_with(
-                "; 3 repeats measured away from the median or over 10 µs are marked disturbed"
-            ),
-            "{warning}"
-        );
-        assert!(repeats.iter().all(|r| r.interference.disturbed));
+        assert_eq!(marks, [true; 3]);
         // One canary has no median, but a time slice is one still; 10 µs is not.
         for (canary, disturbed) in [(20_000.0, true), (10_000.0, false)] {
-            let mut repeats = [repeat_with_canary(canary)];
-            let warning = mark_canary_shifts(repeats.iter_mut().collect());
-            assert_eq!(
-                (warning.is_some(), repeats[0].interference.disturbed),
-                (disturbed, disturbed)
-            );
+            let (warning, marks) = mark(&mut canaries(&[canary]));
+            assert_eq!((warning.is_some(), marks[0]), (disturbed, disturbed));
         }
     }
 
     #[test]
     fn two_canaries_are_enough_and_zero_ones_mark_nothing() {
         // Median of 10 and 40 is 25: both are 2.5× away, 40/10 = 4.
-        let mut repeats: Vec<RepeatResult> = [10.0, 40.0].map(repeat_with_canary).into();
-        let warning = mark_canary_shifts(repeats.iter_mut().collect()).unwrap();
-        assert!(warning.contains("10 → 40 ns (median 25)"), "{warning}");
-        assert!(warning.contains("; 2 repeats measured away"), "{warning}");
-        assert!(
-            warning.starts_with("core-to-core latency changed during"),
-            "{warning}"
+        let (warning, marks) = mark(&mut canaries(&[10.0, 40.0]));
+        assert_eq!(
+            warning.unwrap(),
+            "core-to-core latency changed during the run: 10 → 40 ns (median 25); a hypervisor probably moved vCPUs; 2 repeats measured away from the median or over 10 µs are marked disturbed"
         );
-        assert!(repeats.iter().all(|r| r.interference.disturbed));
+        assert_eq!(marks, [true, true]);
         // A steady canary marks nothing; one canary has nothing to differ from; canaries of 0 ns (a
         // broken clock) have no ratio; a spread of exactly CANARY_SHIFT is not a change.
-        for canaries in [
-            vec![27.0, 30.0, 25.0],
-            vec![10.0],
-            vec![0.0, 0.0],
-            vec![10.0, 15.0],
-        ] {
-            let mut repeats: Vec<RepeatResult> =
-                canaries.into_iter().map(repeat_with_canary).collect();
-            assert_eq!(mark_canary_shifts(repeats.iter_mut().collect()), None);
-            assert!(repeats.iter().all(|r| !r.interference.disturbed));
+        for c in [&[27.0, 30.0, 25.0][..], &[10.0], &[0.0, 0.0], &[10.0, 15.0]] {
+            let (warning, marks) = mark(&mut canaries(c));
+            assert_eq!((warning, marks.contains(&true)), (None, false), "{c:?}");
         }
     }
 
@@ -922,15 +893,9 @@ pub(super) mod tests {
         // Nets in place: a 10, 11, 10 (busy 40, 43, 41 less floors 30, 32, 31); b 15, 17, 13 (45,
         // 49, 44 less the same floors): the differences 5, 6, 3, mean 14/3, sd √(7/3) = 1.5275
         // (squares 1/9 + 16/9 + 25/9 = 42/9 over 2).
-        let a = in_place(
-            paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1; 3]),
-            &[30.0, 32.0, 31.0],
-            &[0.05; 3],
-        );
-        let mut b = in_place(
-            paced(Regime::SEED, &[45.0, 49.0, 44.0], &[0.1; 3]),
-            &[30.0, 32.0, 31.0],
-            &[0.05; 3],
+        let (a, mut b) = (
+            over_floors(&[40.0, 43.0, 41.0]),
+            over_floors(&[45.0, 49.0, 44.0]),
         );
         b.name = "node/always/pad128".into();
         let mut config = crate::runner::fixture_run().config;
@@ -1026,6 +991,15 @@ pub(super) mod tests {
             .collect();
         s.summary = strategy_summary(&s.repeats);
         s
+    }
+
+    /// Paced at the seed rate, busy `busy` ns against floors in place of 30, 32 and 31 ns.
+    pub(crate) fn over_floors(busy: &[f64]) -> StrategyResult {
+        in_place(
+            paced(Regime::SEED, busy, &[0.1; 3]),
+            &[30.0, 32.0, 31.0],
+            &[0.05; 3],
+        )
     }
 
     /// `s` with each repeat's floor in place: busy ns and CPU share.

@@ -23,24 +23,13 @@ impl RunResults {
         self.rates()
             .into_iter()
             .map(|regime| {
+                let of = |all: &[StrategyResult]| {
+                    all.iter().filter(|s| s.regime == regime).cloned().collect()
+                };
                 let mut view = RunResults {
-                    strategies: self
-                        .strategies
-                        .iter()
-                        .filter(|s| s.regime == regime)
-                        .cloned()
-                        .collect(),
-                    paced_floors: self
-                        .paced_floors
-                        .iter()
-                        .filter(|s| s.regime == regime)
-                        .cloned()
-                        .collect(),
-                    floor: if regime.is_paced() {
-                        None
-                    } else {
-                        self.floor.clone()
-                    },
+                    strategies: of(&self.strategies),
+                    paced_floors: of(&self.paced_floors),
+                    floor: self.floor.clone().filter(|_| !regime.is_paced()),
                     ..self.clone()
                 };
                 let cfg = &mut view.config;

@@ -283,7 +283,7 @@ fn next_round(
 mod tests {
     use super::*;
     use crate::counter::PublishPolicy;
-    use crate::runner::aggregate::tests::{in_place, paced, run_with, with_alone};
+    use crate::runner::aggregate::tests::{over_floors, paced, run_with, with_alone};
     use crate::workload::Regime;
 
     #[test]
@@ -498,11 +498,7 @@ mod tests {
         // Paced: nets 10, 11, 10 against the floor in place (±1.43 ns), over a 1 ns target; flat
         // out: strategy at ±115.5%, wider in ratio (23×). A clock floor is never an extra round's.
         let flat = run_with(&[&[10.0, 12.0]]).strategies.remove(0);
-        let mut strategy = in_place(
-            paced(Regime::SEED, &[40.0, 43.0, 41.0], &[0.1, 0.1, 0.1]),
-            &[30.0, 32.0, 31.0],
-            &[0.05, 0.05, 0.05],
-        );
+        let mut strategy = over_floors(&[40.0, 43.0, 41.0]);
         let clock_floor = strategy.clone();
         let mut cfg = run_with(&[&[1.0]]).config;
         (cfg.repeats, cfg.target_ci_pct) = (3, Some(5.0));
