@@ -158,9 +158,7 @@ fn floor_loop_ns(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::StrategyResult;
-    use crate::runner::{PoolSize, execute, near, plan};
-    use crate::topology::Topology;
+    use crate::runner::{PoolSize, StrategyResult, execute, near, plan};
     use crate::workload::Regime;
 
     #[test]
@@ -195,8 +193,7 @@ mod tests {
         // late on a busy machine still sees the interval.
         request.duration = std::time::Duration::from_millis(100);
         request.warmup = std::time::Duration::from_millis(10);
-        let plan =
-            plan::plan(&request, Topology::read(std::path::Path::new("/")).unwrap()).unwrap();
+        let plan = plan::plan_here(&request);
         assert_eq!(plan.entries(), 2);
         let mut seen = Vec::new();
         let run = execute(&plan, &AtomicBool::new(false), |done, total, name| {
@@ -264,8 +261,7 @@ mod tests {
         request.strategies.clocks = vec![ClockKind::Tsc];
         request.duration = std::time::Duration::from_millis(100);
         request.warmup = std::time::Duration::from_millis(10);
-        let plan =
-            plan::plan(&request, Topology::read(std::path::Path::new("/")).unwrap()).unwrap();
+        let plan = plan::plan_here(&request);
         // The strategy and its clock floor take turns.
         assert_eq!(plan.entries(), 2);
         let mut names = Vec::new();

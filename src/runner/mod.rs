@@ -362,7 +362,6 @@ mod tests {
     use super::*;
     use crate::runner::aggregate::tests::run_with;
     use crate::workload::Role;
-    use std::path::Path;
 
     #[test]
     fn execute_runs_every_repeat_in_turn_and_prices_each_clock_once() {
@@ -374,8 +373,7 @@ mod tests {
         request.repeats = 2;
         request.strategies.policies = vec![PublishPolicy::ALWAYS, "ratelimit:1ms".parse().unwrap()];
         request.strategies.clocks = vec![ClockKind::Tsc, ClockKind::Monotonic];
-        let topo = Topology::read(Path::new("/")).unwrap();
-        let plan = plan::plan(&request, topo).unwrap();
+        let plan = plan::plan_here(&request);
         let mut seen = Vec::new();
         let run = execute(&plan, &AtomicBool::new(false), |done, total, name| {
             seen.push((done, total, name.to_string()))
@@ -424,7 +422,7 @@ mod tests {
         request.repeats = 1;
         request.pools.readers = None;
         request.strategies.policies = vec![PublishPolicy::ALWAYS];
-        let plan = plan::plan(&request, Topology::read(Path::new("/")).unwrap()).unwrap();
+        let plan = plan::plan_here(&request);
         let one = execute(&plan, &AtomicBool::new(false), |_, _, _| {}).unwrap();
         assert_eq!(one.strategies[0].threads.len(), 1);
         assert_eq!(one.strategies[0].slots.len(), 1);
@@ -451,8 +449,7 @@ mod tests {
         request.repeats = 2;
         request.target_ci_pct = Some(1e-9);
         request.max_time = Some(Duration::from_secs(1));
-        let topo = Topology::read(Path::new("/")).unwrap();
-        let plan = plan::plan(&request, topo).unwrap();
+        let plan = plan::plan_here(&request);
         let mut seen = Vec::new();
         let run = execute(&plan, &AtomicBool::new(false), |done, total, _| {
             seen.push((done, total))
@@ -475,10 +472,7 @@ mod tests {
         request.strategies.policies = vec![PublishPolicy::ALWAYS, PublishPolicy::NEVER];
         request.rates = vec![Regime::SEED];
         (request.repeats, request.duration) = (2, Duration::from_millis(10));
-        let topo = Topology::read(Path::new("/")).unwrap();
-        let plan = plan::plan(&request, topo)
-            .unwrap()
-            .with_paced(PacedMode::Both);
+        let plan = plan::plan_here(&request).with_paced(PacedMode::Both);
         let mut seen = Vec::new();
         let run = execute(&plan, &AtomicBool::new(false), |done, total, _| {
             seen.push((done, total))
@@ -508,8 +502,7 @@ mod tests {
         (request.repeats, request.duration) = (5, Duration::from_millis(500));
         request.warmup = Duration::from_millis(10);
         request.max_time = Some(Duration::from_millis(700));
-        let topo = Topology::read(Path::new("/")).unwrap();
-        let plan = plan::plan(&request, topo).unwrap();
+        let plan = plan::plan_here(&request);
         let cpus = plan.config.writer_cpus.clone();
         let costs = HostCosts::for_cpus(&plan.topo, true, &cpus, plan.config.placement).unwrap();
         let (plan, _) = plan.with_costs(costs);
@@ -534,7 +527,7 @@ mod tests {
         request.max_time = None;
         request.repeats = 1;
         request.duration = Duration::from_millis(20);
-        let plan = plan::plan(&request, Topology::read(Path::new("/")).unwrap()).unwrap();
+        let plan = plan::plan_here(&request);
         let run = execute(&plan, &AtomicBool::new(false), |_, _, _| {}).unwrap();
         assert_eq!(
             (run.partial, run.out_of_time, run.stopped()),

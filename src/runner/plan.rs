@@ -649,6 +649,12 @@ pub(crate) fn example_request() -> RunRequest {
     }
 }
 
+/// [`plan`] of `request` on this host.
+#[cfg(test)]
+pub(crate) fn plan_here(request: &RunRequest) -> RunPlan {
+    plan(request, Topology::read(std::path::Path::new("/")).unwrap()).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -698,59 +704,33 @@ mod tests {
             assert!(matches!(planned(&r), Err(PlanError::NoStrategy)));
         }
         let p = planned(&request()).unwrap();
-        let names: Vec<String> = p.strategies.iter().map(|s| s.name()).collect();
-        assert_eq!(
-            names,
-            request()
-                .strategies
-                .strategies()
-                .iter()
-                .map(|s| s.name())
-                .collect::<Vec<_>>()
-        );
-        assert_eq!(names.len(), 1);
+        assert_eq!(p.strategies, request().strategies.strategies());
+        assert_eq!(p.strategies.len(), 1);
     }
 
     #[test]
     fn readers_take_cpus_from_the_writers_unless_oversubscribed() {
+        let sizes = |p: &RunPlan| (p.config.writer_cpus.len(), p.config.reader_cpus.len());
+        let oversubscribed = |p: &RunPlan| {
+            let said = p.notes.iter().filter(|n| n.starts_with("oversubscribed"));
+            said.cloned().collect::<Vec<_>>()
+        };
         let mut r = request();
-        let p = planned(&r).unwrap();
-        assert_eq!(p.config.writer_cpus.len(), 16);
-        assert!(p.config.reader_cpus.is_empty());
+        assert_eq!(sizes(&planned(&r).unwrap()), (16, 0));
         r.pools.readers = Some(PoolSize::Count(4));
         let p = planned(&r).unwrap();
-        assert_eq!(
-            (p.config.writer_cpus.len(), p.config.reader_cpus.len()),
-            (12, 4)
-        );
-        assert!(
-            p.notes.iter().all(|n| !n.starts_with("oversubscribed")),
-            "{:?}",
-            p.notes
-        );
+        assert_eq!((sizes(&p), oversubscribed(&p)), ((12, 4), vec![]));
         // Oversubscribed: 16 writers and 4 readers on 16 CPUs, said so.
         r.pools.oversubscribe = true;
         let p = planned(&r).unwrap();
+        assert_eq!(sizes(&p), (16, 4));
         assert_eq!(
-            (p.config.writer_cpus.len(), p.config.reader_cpus.len()),
-            (16, 4)
-        );
-        assert!(
-            p.notes.contains(
-                &"oversubscribed: 20 threads share 16 CPUs; numbers include time-slicing"
-                    .to_string()
-            ),
-            "{:?}",
-            p.notes
+            oversubscribed(&p),
+            ["oversubscribed: 20 threads share 16 CPUs; numbers include time-slicing"]
         );
         // Allowed to oversubscribe but not doing it: no note.
         r.pools.readers = None;
-        let p = planned(&r).unwrap();
-        assert!(
-            p.notes.iter().all(|n| !n.starts_with("oversubscribed")),
-            "{:?}",
-            p.notes
-        );
+        assert!(oversubscribed(&planned(&r).unwrap()).is_empty());
     }
 
     #[test]

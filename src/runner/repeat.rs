@@ -371,8 +371,7 @@ mod tests {
             crate::counter::PublishPolicy::NEVER,
         ];
         request.rates = vec![crate::workload::Regime::SEED];
-        let topo = crate::topology::Topology::read(std::path::Path::new("/")).unwrap();
-        let plan = crate::runner::plan::plan(&request, topo).unwrap();
+        let plan = crate::runner::plan::plan_here(&request);
         let (mut entries, _) = super::super::entries(&plan);
         let group: Vec<&mut RoundEntry> = entries.iter_mut().filter(|e| !e.is_floor).collect();
         assert_eq!(group.len(), 2);
