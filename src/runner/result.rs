@@ -646,10 +646,7 @@ impl RunResults {
         let set_aside: usize = done()
             .filter_map(|s| s.summary.as_ref().map(|m| m.set_aside))
             .sum();
-        let (lo, hi) = (
-            used.iter().copied().min().unwrap_or(0),
-            used.iter().copied().max().unwrap_or(0),
-        );
+        let [lo, hi] = [used.iter().min(), used.iter().max()].map(|n| n.copied().unwrap_or(0));
         let range = if lo == hi {
             lo.to_string()
         } else {
@@ -770,6 +767,7 @@ mod tests {
 
     #[test]
     fn a_short_name_keeps_a_suffix_only_where_it_tells_two_apart() {
+        use {ClockKind::*, Pad::*, ShardLevel::*};
         let st = |level: ShardLevel, policy: &str, pad: Pad, clock: Option<ClockKind>| Strategy {
             level,
             publish: policy.parse().unwrap(),
@@ -777,27 +775,12 @@ mod tests {
             clock,
         };
         let all = [
-            st(ShardLevel::Global, "threshold:64", Pad::Line128, None),
-            st(ShardLevel::Global, "always", Pad::Line128, None),
-            st(ShardLevel::Global, "always", Pad::Line64, None),
-            st(
-                ShardLevel::Node,
-                "ratelimit:1ms",
-                Pad::Line128,
-                Some(ClockKind::Tsc),
-            ),
-            st(
-                ShardLevel::Global,
-                "ratelimit:1ms",
-                Pad::Line128,
-                Some(ClockKind::Tsc),
-            ),
-            st(
-                ShardLevel::Global,
-                "ratelimit:1ms",
-                Pad::Line128,
-                Some(ClockKind::Coarse),
-            ),
+            st(Global, "threshold:64", Line128, None),
+            st(Global, "always", Line128, None),
+            st(Global, "always", Line64, None),
+            st(Node, "ratelimit:1ms", Line128, Some(Tsc)),
+            st(Global, "ratelimit:1ms", Line128, Some(Tsc)),
+            st(Global, "ratelimit:1ms", Line128, Some(Coarse)),
         ];
         let names: Vec<String> = all.iter().map(|s| s.short_name(&all)).collect();
         assert_eq!(
@@ -843,15 +826,8 @@ mod tests {
     fn the_canary_range_spans_every_repeat_of_every_strategy() {
         let run = fixture_run();
         // Median of 10, 20, 30, 40: 25.
-        assert_eq!(
-            run.canary_range(),
-            Some(CanaryRange {
-                median: 25.0,
-                lo: 10.0,
-                hi: 40.0,
-                count: 4
-            })
-        );
+        let c = run.canary_range().unwrap();
+        assert_eq!((c.median, c.lo, c.hi, c.count), (25.0, 10.0, 40.0, 4));
         let mut none = run.clone();
         for s in &mut none.strategies {
             for r in &mut s.repeats {
@@ -865,16 +841,13 @@ mod tests {
     fn a_kept_repeat_goes_where_it_ran_and_one_inexact_sum_marks_the_strategy() {
         let mut s = fixture_run().strategies.remove(0);
         assert!(s.exact && s.alone_repeats.is_empty());
-        let (in_place, alone) = (s.repeats.len(), 0);
+        let in_place = s.repeats.len();
         let exact = s.repeats[0].clone();
         let mut lost = exact.clone();
         (lost.final_sum, lost.exact) = (lost.expected_sum - 3, false);
         // Exact in place: one more repeat, still exact.
         s.keep(exact.clone(), false);
-        assert_eq!(
-            (s.repeats.len(), s.alone_repeats.len()),
-            (in_place + 1, alone)
-        );
+        assert_eq!((s.repeats.len(), s.alone_repeats.len()), (in_place + 1, 0));
         assert!(s.exact);
         // An alone repeat that lost 3: among the alone ones, and the strategy is no longer exact;
         // an exact one after does not undo it.
