@@ -158,7 +158,8 @@ fn floor_loop_ns(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::{PoolSize, StrategyResult, execute, near, plan};
+    use crate::runner::tests::execute_seen;
+    use crate::runner::{PoolSize, StrategyResult, near, plan};
     use crate::workload::Regime;
 
     #[test]
@@ -169,15 +170,14 @@ mod tests {
             home: SlotHome::OnNode(1),
             node_iter: NodeIter::Bitmap,
         };
-        let floor = in_place_layout(strategy);
+        let (level, pad) = (ShardLevel::Global, Pad::Line128);
         assert_eq!(
-            (floor.level, floor.pad, floor.home, floor.node_iter),
-            (
-                ShardLevel::Global,
-                Pad::Line128,
-                SlotHome::OnNode(1),
-                NodeIter::Bitmap
-            )
+            in_place_layout(strategy),
+            CounterLayout {
+                level,
+                pad,
+                ..strategy
+            }
         );
     }
 
@@ -195,15 +195,10 @@ mod tests {
         request.warmup = std::time::Duration::from_millis(10);
         let plan = plan::plan_here(&request);
         assert_eq!(plan.entries(), 2);
-        let mut seen = Vec::new();
-        let run = execute(&plan, &AtomicBool::new(false), |done, total, name| {
-            seen.push((done, total, name.to_string()))
-        })
-        .unwrap();
-        let names: Vec<String> = seen.iter().map(|(_, _, n)| n.clone()).collect();
+        let (run, seen, names) = execute_seen(&plan);
         let round = ["global/always/pad128", "global/always/pad128"];
         assert_eq!(names, [round, round].concat());
-        assert_eq!(seen.last().unwrap().1, 4);
+        assert_eq!(seen.last(), Some(&(4, 4)));
         // No floor of its own among the entries.
         assert!(run.paced_floors.is_empty());
         let rates: Vec<Regime> = run.strategies.iter().map(|s| s.regime).collect();
@@ -264,11 +259,7 @@ mod tests {
         let plan = plan::plan_here(&request);
         // The strategy and its clock floor take turns.
         assert_eq!(plan.entries(), 2);
-        let mut names = Vec::new();
-        let run = execute(&plan, &AtomicBool::new(false), |_, _, name| {
-            names.push(name.to_string())
-        })
-        .unwrap();
+        let (run, _, names) = execute_seen(&plan);
         // Its policy is one a result file can be read back with.
         let policy = clock_floor(ClockKind::Tsc).publish;
         assert_eq!(policy.to_string().parse::<PublishPolicy>(), Ok(policy));

@@ -335,15 +335,4 @@ mod tests {
             }
         }
     }
-
-    #[test]
-    fn a_heading_ends_with_its_direction_in_words() {
-        // The heading says the same in words.
-        assert_eq!(
-            MEASURES[0].heading(),
-            "write side: updates/s, all writers (higher is better)"
-        );
-        assert!(THROUGHPUT_NS[0].heading().ends_with(" (lower is better)"));
-        assert!(MEASURES[4].heading().ends_with(" (neither way is better)"));
-    }
 }

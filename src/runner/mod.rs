@@ -363,6 +363,16 @@ mod tests {
     use crate::runner::aggregate::tests::run_with;
     use crate::workload::Role;
 
+    /// Runs `plan` to its end: the results, each progress call's count and total, and its names.
+    pub(crate) fn execute_seen(plan: &RunPlan) -> (RunResults, Vec<(usize, usize)>, Vec<String>) {
+        let (mut seen, mut names) = (Vec::new(), Vec::new());
+        let run = execute(plan, &AtomicBool::new(false), |done, total, name| {
+            seen.push((done, total));
+            names.push(name.to_string());
+        });
+        (run.unwrap(), seen, names)
+    }
+
     #[test]
     fn execute_runs_every_repeat_in_turn_and_prices_each_clock_once() {
         // One writer, global/always and global/ratelimit:1ms on both clocks: 3 strategies × 2
@@ -373,20 +383,10 @@ mod tests {
         request.repeats = 2;
         request.strategies.policies = vec![PublishPolicy::ALWAYS, "ratelimit:1ms".parse().unwrap()];
         request.strategies.clocks = vec![ClockKind::Tsc, ClockKind::Monotonic];
-        let plan = plan::plan_here(&request);
-        let mut seen = Vec::new();
-        let run = execute(&plan, &AtomicBool::new(false), |done, total, name| {
-            seen.push((done, total, name.to_string()))
-        })
-        .unwrap();
-        let names: Vec<&str> = run.strategies.iter().map(|s| s.name.as_str()).collect();
-        let rounds = [names.clone(), names.clone()].concat();
-        let expected: Vec<(usize, usize, String)> = rounds
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (i + 1, 6, n.to_string()))
-            .collect();
-        assert_eq!(seen, expected);
+        let (run, seen, seen_names) = execute_seen(&plan::plan_here(&request));
+        let names: Vec<String> = run.strategies.iter().map(|s| s.name.clone()).collect();
+        assert_eq!(seen_names, [names.clone(), names].concat());
+        assert_eq!(seen, (1..=6).map(|d| (d, 6)).collect::<Vec<_>>());
         assert!(!run.partial);
         // The floor: ns per update of the loop alone (a few to a few tens of ns, debug build
         // included); no paced floor without a rate.
@@ -429,15 +429,12 @@ mod tests {
         // A note for each repeat with a thread outside its interval (a busy machine starts one
         // late), and none for the others.
         let late = run.strategies.iter().flat_map(|s| &s.repeats);
-        assert_eq!(
-            run.notes
-                .iter()
-                .filter(|n| n.contains("never saw the measured interval"))
-                .count(),
-            late.filter(|r| !r.outside_window.is_empty()).count(),
-            "{:?}",
-            run.notes
-        );
+        let late = late.filter(|r| !r.outside_window.is_empty()).count();
+        let noted = run
+            .notes
+            .iter()
+            .filter(|n| n.contains("never saw the measured interval"));
+        assert_eq!(noted.count(), late, "{:?}", run.notes);
     }
 
     #[test]
@@ -449,12 +446,7 @@ mod tests {
         request.repeats = 2;
         request.target_ci_pct = Some(1e-9);
         request.max_time = Some(Duration::from_secs(1));
-        let plan = plan::plan_here(&request);
-        let mut seen = Vec::new();
-        let run = execute(&plan, &AtomicBool::new(false), |done, total, _| {
-            seen.push((done, total))
-        })
-        .unwrap();
+        let (run, seen, _) = execute_seen(&plan::plan_here(&request));
         let repeats = run.strategies[0].repeats.len();
         assert!(repeats > 2, "{repeats} repeats");
         // Each progress call counts what is planned so far: 2, then one more per extra round.
@@ -472,12 +464,7 @@ mod tests {
         request.strategies.policies = vec![PublishPolicy::ALWAYS, PublishPolicy::NEVER];
         request.rates = vec![Regime::SEED];
         (request.repeats, request.duration) = (2, Duration::from_millis(10));
-        let plan = plan::plan_here(&request).with_paced(PacedMode::Both);
-        let mut seen = Vec::new();
-        let run = execute(&plan, &AtomicBool::new(false), |done, total, _| {
-            seen.push((done, total))
-        })
-        .unwrap();
+        let (run, seen, _) = execute_seen(&plan::plan_here(&request).with_paced(PacedMode::Both));
         let expected: Vec<(usize, usize)> = (1..=8).map(|d| (d, 8)).collect();
         assert_eq!(seen, expected);
         for s in &run.strategies {
@@ -506,13 +493,11 @@ mod tests {
         let cpus = plan.config.writer_cpus.clone();
         let costs = HostCosts::for_cpus(&plan.topo, true, &cpus, plan.config.placement).unwrap();
         let (plan, _) = plan.with_costs(costs);
-        assert!(
-            plan.notes
-                .iter()
-                .any(|n| n.contains("cannot hold every planned repeat")),
-            "{:?}",
-            plan.notes
-        );
+        let said = plan
+            .notes
+            .iter()
+            .any(|n| n.contains("cannot hold every planned repeat"));
+        assert!(said, "{:?}", plan.notes);
         let started = Instant::now();
         let run = execute(&plan, &AtomicBool::new(false), |_, _, _| {}).unwrap();
         let took = started.elapsed().as_secs_f64();
@@ -527,12 +512,8 @@ mod tests {
         request.max_time = None;
         request.repeats = 1;
         request.duration = Duration::from_millis(20);
-        let plan = plan::plan_here(&request);
-        let run = execute(&plan, &AtomicBool::new(false), |_, _, _| {}).unwrap();
-        assert_eq!(
-            (run.partial, run.out_of_time, run.stopped()),
-            (false, false, None)
-        );
+        let (run, _, _) = execute_seen(&plan::plan_here(&request));
+        assert!(!run.partial && !run.out_of_time);
     }
 
     #[test]
