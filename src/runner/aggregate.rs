@@ -1051,10 +1051,8 @@ pub(super) mod tests {
         // One round with both, or none alone: no ratio.
         let one = with_alone(paced(Regime::SEED, &[70.0, 74.0], &[0.1; 2]), &[68.0], &[1]);
         assert_eq!(alone_ratio(&one), None);
-        assert_eq!(
-            alone_ratio(&paced(Regime::SEED, &[70.0, 74.0], &[0.1; 2])),
-            None
-        );
+        let none_alone = paced(Regime::SEED, &[70.0, 74.0], &[0.1; 2]);
+        assert_eq!(alone_ratio(&none_alone), None);
     }
 
     #[test]
@@ -1121,11 +1119,8 @@ pub(super) mod tests {
                 notes[0].contains("fewer than 2 repeats undisturbed"),
                 "{notes:?}"
             );
-            let summary = done[0].summary.as_ref().unwrap();
-            assert_eq!(
-                (summary.write_busy_ns.unwrap().n, summary.set_aside),
-                (2, 0)
-            );
+            let s = done[0].summary.as_ref().unwrap();
+            assert_eq!((s.write_busy_ns.unwrap().n, s.set_aside), (2, 0));
         }
         // A clock floor is named for what it is, not as the ratelimit of a 100,000 s period it
         // runs.
@@ -1166,11 +1161,8 @@ pub(super) mod tests {
         let mut s = run.strategies[0].clone();
         s.repeats[1].interference.disturbed = true;
         s.repeats[2].interference.disturbed = true;
-        let summary = strategy_summary(&s.repeats).unwrap();
-        assert_eq!(
-            (summary.write_loop_ns.unwrap().n, summary.set_aside),
-            (3, 0)
-        );
+        let sum = strategy_summary(&s.repeats).unwrap();
+        assert_eq!((sum.write_loop_ns.unwrap().n, sum.set_aside), (3, 0));
         let kept = UsedRepeats::of(&s.repeats);
         assert_eq!((kept.disturbed, kept.all_repeats), (2, true));
     }
@@ -1253,6 +1245,17 @@ pub(super) mod tests {
         }
     }
 
+    /// 900 timed windows of `per_op` ticks each, and `stalls` stalls of `stall_ticks` in all.
+    fn timed(per_op: u64, stalls: u64, stall_ticks: u64) -> BusyTime {
+        let (ticks, ops) = (900 * per_op, 900);
+        BusyTime {
+            ticks,
+            ops,
+            stalls,
+            stall_ticks,
+        }
+    }
+
     /// A probe that saw `error` load units of `truth` unpublished, the oldest change `age` updates
     /// old.
     fn probe(error: i64, truth: i64, age: u64) -> Probe {
@@ -1288,15 +1291,12 @@ pub(super) mod tests {
         // One reader over 0.5 s made 500 reads: 1 ms per read.
         assert_eq!(r.reader_read_ns, Some(1_000_000.0));
         assert_eq!(r.staleness.probes, 2);
-        assert_eq!(
-            (r.staleness.error_mean, r.staleness.error_max),
-            (20.0, 30.0)
-        );
-        assert_eq!(r.staleness.error_mean_pct, 2.0); // (3% + 1%) / 2
-        assert_eq!(r.staleness.error_max_pct, 3.0);
+        let z = &r.staleness;
+        assert_eq!((z.error_mean, z.error_max), (20.0, 30.0));
+        assert_eq!(z.error_mean_pct, 2.0); // (3% + 1%) / 2
+        assert_eq!(z.error_max_pct, 3.0);
         // Mean age 3 updates, max 4, at 250 us per update.
-        assert_eq!(r.staleness.age_mean_ns, 750_000.0);
-        assert_eq!(r.staleness.age_max_ns, 1_000_000.0);
+        assert_eq!((z.age_mean_ns, z.age_max_ns), (750_000.0, 1_000_000.0));
         // Sampled: update 100 ticks x 2 ns + read 20 x 2 ns x 1 read per update = 240 ns, against
         // 250 us from throughput.
         let pct = r.sampled_vs_throughput_pct.unwrap();
@@ -1371,19 +1371,13 @@ pub(super) mod tests {
         // Paced, 1 ns ticks: busy less floor in place. Node 0: busy (900 × 100 us + 900 × 50 us) /
         // 1800 = 75 us, floor (900 × 40 us + 900 × 30 us) / 1800 = 35 us, net 40 us; node 1: 200 us
         // less 40 us, 160 us.
-        let timed = |per_op: u64| BusyTime {
-            ticks: 900 * per_op,
-            ops: 900,
-            stalls: 0,
-            stall_ticks: 0,
-        };
         for (w, (busy, floor)) in reports.iter_mut().zip([
             (100_000, 40_000),
             (50_000, 30_000),
             (200_000, 40_000),
             (200_000, 40_000),
         ]) {
-            (w.busy, w.floor_busy) = (Some(timed(busy)), Some(timed(floor)));
+            (w.busy, w.floor_busy) = (Some(timed(busy, 0, 0)), Some(timed(floor, 0, 0)));
         }
         c.regime = Regime::paced(2000.0);
         let r = repeat_result(0, &reports, &c);
@@ -1392,13 +1386,9 @@ pub(super) mod tests {
         near(r.nodes[1].cost_ns.unwrap(), 160e3, 1e-6);
         // Every writer on one node: no per-node figures.
         c.cpu_nodes = vec![0; 4];
-        assert!(repeat_result(0, &reports, &c).nodes.is_empty());
-        assert!(
-            strategy_summary(&[repeat_result(0, &reports, &c)])
-                .unwrap()
-                .nodes
-                .is_empty()
-        );
+        let r = repeat_result(0, &reports, &c);
+        assert!(r.nodes.is_empty());
+        assert!(strategy_summary(&[r]).unwrap().nodes.is_empty());
     }
 
     #[test]
@@ -1408,14 +1398,8 @@ pub(super) mod tests {
         let mut b = report(Role::Writer, 1, 950, 0, 10, 5);
         // Ticks of 1 ns. a timed 900 windows of 100 us (the other 100 updates were sampled or
         // stalls), b 900 of 50 us.
-        let busy = |per_op: u64| BusyTime {
-            ticks: 900 * per_op,
-            ops: 900,
-            stalls: 2,
-            stall_ticks: 3_000_000,
-        };
-        a.busy = Some(busy(100_000));
-        b.busy = Some(busy(50_000));
+        a.busy = Some(timed(100_000, 2, 3_000_000));
+        b.busy = Some(timed(50_000, 2, 3_000_000));
         b.missed_slots = 50;
         let mut c = ctx(10, 1.0);
         c.regime = Regime::paced(2000.0);
@@ -1461,12 +1445,6 @@ pub(super) mod tests {
         // 25 us.
         let mut a = report(Role::Writer, 0, 1000, 0, 10, 5);
         let mut b = report(Role::Writer, 1, 950, 0, 10, 5);
-        let timed = |per_op: u64, stalls: u64, stall_ticks: u64| BusyTime {
-            ticks: 900 * per_op,
-            ops: 900,
-            stalls,
-            stall_ticks,
-        };
         (a.busy, a.floor_busy) = (Some(timed(100_000, 0, 0)), Some(timed(40_000, 0, 0)));
         (b.busy, b.floor_busy) = (Some(timed(50_000, 0, 0)), Some(timed(30_000, 1, 25_000)));
         let mut c = ctx(10, 1.0);
@@ -1489,14 +1467,9 @@ pub(super) mod tests {
         let stalls = crate::runner::interference::stalls(&reports, 2.0);
         near(stalls[1].ms, 0.05, 1e-12);
         // Ticks of 2 ns: every figure doubles, the floor's with them.
-        let r2 = repeat_result(
-            0,
-            &reports,
-            &RepeatContext {
-                ns_per_tick: 2.0,
-                ..c.clone()
-            },
-        );
+        let mut c2 = c.clone();
+        c2.ns_per_tick = 2.0;
+        let r2 = repeat_result(0, &reports, &c2);
         near(r2.floor_busy_ns.unwrap(), 70_000.0, 1e-6);
         near(r2.floor_cpu_share_pct.unwrap(), 13.7, 1e-9);
         // A thread whose floor timed nothing has no floor share, so neither has the repeat (one
@@ -1559,14 +1532,8 @@ pub(super) mod tests {
         assert_eq!(r.writer_read_fetches, [200, 50]);
         assert_eq!(r.reader_read_fetches, [150, 0]);
         assert_eq!(r.fetches_per_read, Some(0.5));
-        assert_eq!(
-            strategy_summary(&[r])
-                .unwrap()
-                .fetches_per_read
-                .unwrap()
-                .mean,
-            0.5
-        );
+        let s = strategy_summary(&[r]).unwrap();
+        assert_eq!(s.fetches_per_read.unwrap().mean, 0.5);
         // No read side at all: no figure, not 0/0.
         let r = repeat_result(0, &[report(Role::Writer, 0, 1000, 0, 10, 5)], &ctx(5, 1.0));
         assert_eq!(r.fetches_per_read, None);
@@ -1599,14 +1566,10 @@ pub(super) mod tests {
         // Paced, the loop from throughput is the pacing interval: no figure to set the samples
         // against.
         let w = report(Role::Writer, 0, 1000, 2000, 10, 5);
-        let paced = RepeatContext {
-            regime: Regime::SEED,
-            ..ctx(5, 3.0)
-        };
-        assert_eq!(
-            repeat_result(0, &[w], &paced).sampled_vs_throughput_pct,
-            None
-        );
+        let mut paced = ctx(5, 3.0);
+        paced.regime = Regime::SEED;
+        let r = repeat_result(0, &[w], &paced);
+        assert_eq!(r.sampled_vs_throughput_pct, None);
     }
 
     #[test]
@@ -1632,14 +1595,8 @@ pub(super) mod tests {
         assert_eq!(r.sampled_vs_throughput_pct, None);
         // No probes: staleness is 0, not 0/0.
         assert_eq!(r.staleness.probes, 0);
-        assert_eq!(
-            (
-                r.staleness.error_mean,
-                r.staleness.error_mean_pct,
-                r.staleness.age_mean_ns
-            ),
-            (0.0, 0.0, 0.0)
-        );
+        let z = &r.staleness;
+        assert_eq!([z.error_mean, z.error_mean_pct, z.age_mean_ns], [0.0; 3]);
         let s = strategy_summary(std::slice::from_ref(&r)).unwrap();
         assert_eq!(s.write_loop_ns, None);
         assert_eq!(s.write_busy_ns, None);
