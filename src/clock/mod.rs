@@ -352,13 +352,11 @@ mod tests {
         };
         assert_eq!(step_of(coarse), 26);
         let mut fine = 0u64;
-        assert_eq!(
-            step_of(|| {
-                fine += 37;
-                fine
-            }),
-            37
-        );
+        let every_cycle = || {
+            fine += 37;
+            fine
+        };
+        assert_eq!(step_of(every_cycle), 37);
     }
 
     use super::*;
@@ -449,16 +447,9 @@ mod tests {
         std::thread::sleep(Duration::from_millis(30));
         let (m1, c1) = (m.now(), c.now());
         let elapsed = i0.elapsed().as_nanos() as u64;
-        assert!(
-            m1 - m0 >= 30_000_000 && m1 - m0 <= elapsed + 1_000_000,
-            "{}",
-            m1 - m0
-        );
-        assert!(
-            c1 - c0 >= 20_000_000 && c1 - c0 <= elapsed + 11_000_000,
-            "{}",
-            c1 - c0
-        );
+        let (dm, dc) = (m1 - m0, c1 - c0);
+        assert!(dm >= 30_000_000 && dm <= elapsed + 1_000_000, "{dm}");
+        assert!(dc >= 20_000_000 && dc <= elapsed + 11_000_000, "{dc}");
         // Absolute readings agree with Instant's clock to the second: seconds and nanoseconds are
         // combined, not added.
         let mono = {

@@ -234,10 +234,7 @@ mod tests {
         let shown = run.paced_floor(Regime::paced(20e3)).unwrap();
         assert_eq!(shown.busy_ns.n, 2);
         // No ratelimit: no clock floor.
-        assert!(
-            run.clock_floor(Regime::paced(20e3), ClockKind::Tsc)
-                .is_none()
-        );
+        assert_eq!(run.clock_floor(Regime::paced(20e3), ClockKind::Tsc), None);
         // Sampling follows the regime: 1 in 1024 flat out, 1 in 2 at 20k/s.
         assert_eq!(run.config.sample_every_by_rate, [1024, 2]);
         assert_eq!(plan.sampling(Regime::paced(20e3)).every(), 2);

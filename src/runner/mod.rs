@@ -394,28 +394,21 @@ mod tests {
         assert!((0.5..1000.0).contains(&floor.loop_ns.mean), "{floor:?}");
         assert!(run.paced_floors.is_empty());
         for s in &run.strategies {
-            assert_eq!(s.repeats.len(), 2, "{}", s.name);
-            assert!(s.exact && s.repeats.iter().all(|r| r.exact), "{}", s.name);
+            let name = &s.name;
+            assert_eq!(s.repeats.len(), 2, "{name}");
+            assert!(s.exact && s.repeats.iter().all(|r| r.exact), "{name}");
             // Only a ratelimit reads a clock, and each clock has its cost.
-            assert_eq!(
-                s.clock_read_ns.is_some(),
-                s.strategy.clock.is_some(),
-                "{}",
-                s.name
-            );
-            assert!(s.clock_read_ns.is_none_or(|ns| ns > 0.0), "{}", s.name);
+            let (read, reads) = (s.clock_read_ns, s.strategy.clock.is_some());
+            assert_eq!(read.is_some(), reads, "{name}");
+            assert!(read.is_none_or(|ns| ns > 0.0), "{name}");
             assert_eq!(s.converged, None);
             // Where each thread ran; only a writer has a slot.
-            let roles: Vec<(Role, bool)> = s
-                .threads
-                .iter()
-                .map(|t| (t.role, t.slot_node.is_some()))
-                .collect();
+            let roles = s.threads.iter().map(|t| (t.role, t.slot_node.is_some()));
+            let roles: Vec<(Role, bool)> = roles.collect();
             assert_eq!(
                 roles,
                 [(Role::Writer, true), (Role::Reader, false)],
-                "{}",
-                s.name
+                "{name}"
             );
         }
         // A single repeat records its slots and threads too.
@@ -468,12 +461,8 @@ mod tests {
         let expected: Vec<(usize, usize)> = (1..=8).map(|d| (d, 8)).collect();
         assert_eq!(seen, expected);
         for s in &run.strategies {
-            assert_eq!(
-                (s.repeats.len(), s.alone_repeats.len()),
-                (2, 2),
-                "{}",
-                s.name
-            );
+            let (name, alone) = (&s.name, s.alone_repeats.len());
+            assert_eq!((s.repeats.len(), alone), (2, 2), "{name}");
             assert!(s.exact, "{}", s.name);
         }
     }

@@ -123,13 +123,11 @@ mod tests {
         assert_eq!(views.len(), 2);
         let (flat, at) = (&views[0], &views[1]);
         assert_eq!(
-            (flat.regime(), at.regime()),
-            (Regime::FlatOut, Regime::SEED)
+            [flat.regime(), at.regime()],
+            [Regime::FlatOut, Regime::SEED]
         );
-        assert_eq!(
-            (flat.config.sample_every, at.config.sample_every),
-            (1024, 4)
-        );
+        let (flat_every, at_every) = (flat.config.sample_every, at.config.sample_every);
+        assert_eq!((flat_every, at_every), (1024, 4));
         assert_eq!((flat.strategies.len(), at.strategies.len()), (2, 2));
         assert!(at.strategies.iter().all(|s| s.regime == Regime::SEED));
         assert!(flat.floor.is_some() && at.floor.is_none());
