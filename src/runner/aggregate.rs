@@ -12,6 +12,7 @@ use crate::matrix::SCHEDULED_TRANSFER_NS;
 use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary, adjusted_mean};
 use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
 use hdrhistogram::Histogram;
+use std::collections::BTreeSet;
 
 /// What [`repeat_result`] needs besides the thread reports.
 #[derive(Debug, Clone, Default)]
@@ -224,9 +225,7 @@ fn ops_of(r: &ThreadReport) -> u64 {
 /// Each node's writers, when they span two or more nodes.
 fn node_costs(writers: &[&ThreadReport], ctx: &RepeatContext) -> Vec<NodeRepeat> {
     let (cpu_nodes, slot_nodes, tick) = (&ctx.cpu_nodes, &ctx.slot_nodes, ctx.ns_per_tick);
-    let mut writer_nodes: Vec<u32> = cpu_nodes.iter().take(writers.len()).copied().collect();
-    writer_nodes.sort_unstable();
-    writer_nodes.dedup();
+    let writer_nodes: BTreeSet<u32> = cpu_nodes.iter().take(writers.len()).copied().collect();
     if writer_nodes.len() < 2 {
         return Vec::new();
     }
@@ -338,13 +337,10 @@ pub(super) fn finish(
         if UsedRepeats::of(&result.repeats).all_repeats {
             // A clock floor is a ratelimit that never publishes: named for what it is, not its
             // period.
-            let what = if is_floor {
-                match result.strategy.clock {
-                    Some(c) => format!("the {} clock floor", c.name()),
-                    None => "the clock floor".to_string(),
-                }
-            } else {
-                result.strategy.short_name(&all)
+            let what = match (is_floor, result.strategy.clock) {
+                (true, Some(c)) => format!("the {} clock floor", c.name()),
+                (true, None) => "the clock floor".to_string(),
+                (false, _) => result.strategy.short_name(&all),
             };
             let name = result.regime.label(&what);
             notes.push(format!(

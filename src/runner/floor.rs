@@ -65,11 +65,10 @@ pub fn measure_floor(
     spec.duration = spec.duration.min(FLOOR_INTERVAL);
     let mut loop_ns = Vec::with_capacity(FLOOR_RUNS);
     for _ in 0..FLOOR_RUNS {
-        match floor_loop_ns(&spec, cpu, topo, placement, interrupted)? {
-            Looped::Ns(ns) => loop_ns.push(ns),
-            Looped::Nothing => {}
-            Looped::Interrupted => return Ok(None),
-        }
+        let Some(ns) = floor_loop_ns(&spec, cpu, topo, placement, interrupted)? else {
+            return Ok(None);
+        };
+        loop_ns.extend(ns);
     }
     Ok(Summary::of(&loop_ns).map(|loop_ns| HarnessFloor { cpu, loop_ns }))
 }
@@ -96,11 +95,10 @@ pub fn measure_inject(
         let mut ns = [None; 2];
         for k in [pair % 2, 1 - pair % 2] {
             let spec = if k == 1 { &with } else { &spec };
-            ns[k] = match floor_loop_ns(spec, cpu, topo, placement, interrupted)? {
-                Looped::Ns(v) => Some(v),
-                Looped::Nothing => None,
-                Looped::Interrupted => return Ok(None),
+            let Some(v) = floor_loop_ns(spec, cpu, topo, placement, interrupted)? else {
+                return Ok(None);
             };
+            ns[k] = v;
         }
         if let [Some(without), Some(with)] = ns {
             differences.push(with - without);
@@ -109,25 +107,16 @@ pub fn measure_inject(
     Ok(Summary::of(&differences))
 }
 
-/// One floor run's outcome.
-enum Looped {
-    /// ns per update: flat out, per loop iteration from throughput; paced, per busy window.
-    Ns(f64),
-    /// It finished without an update in its interval.
-    Nothing,
-    /// A stop signal came.
-    Interrupted,
-}
-
 /// One run of the harness floor's loop (`spec`, publishing `never`) on `cpu` alone: ns per update
-/// from throughput, or paced, ns per busy window.
+/// from throughput, or paced, ns per busy window; `Some(None)` without an update in its interval,
+/// `None` when a stop signal came.
 fn floor_loop_ns(
     spec: &RepeatSpec,
     cpu: u32,
     topo: &Topology,
     placement: Placement,
     interrupted: &AtomicBool,
-) -> Result<Looped, RunError> {
+) -> Result<Option<Option<f64>>, RunError> {
     let layout = CounterLayout {
         level: ShardLevel::Global,
         pad: Pad::Line128,
@@ -145,14 +134,13 @@ fn floor_loop_ns(
         RepeatOutcome::Interrupted => None,
     };
     let ns_per_tick = spec.timer.ns_per_tick();
-    Ok(match w {
-        None => Looped::Interrupted,
-        Some(w) => match (w.busy, w.interval_s.filter(|_| w.updates > 0)) {
-            (Some(b), _) if b.ops > 0 => Looped::Ns(b.ticks as f64 * ns_per_tick / b.ops as f64),
-            (None, Some(seconds)) => Looped::Ns(seconds * 1e9 / w.updates as f64),
-            _ => Looped::Nothing,
-        },
-    })
+    Ok(
+        w.map(|w| match (w.busy, w.interval_s.filter(|_| w.updates > 0)) {
+            (Some(b), _) if b.ops > 0 => Some(b.ticks as f64 * ns_per_tick / b.ops as f64),
+            (None, Some(seconds)) => Some(seconds * 1e9 / w.updates as f64),
+            _ => None,
+        }),
+    )
 }
 
 #[cfg(test)]

@@ -206,10 +206,10 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     let mut notes = Vec::new();
     let cpus = place_pools(&topo, &request.pools, &mut notes)?;
     let levels = &request.strategies.levels;
-    if levels.contains(&ShardLevel::Global) && levels[0] != ShardLevel::Global {
+    let first = levels[0];
+    if levels.contains(&ShardLevel::Global) && first != ShardLevel::Global {
         notes.push(format!(
-            "changes are shown against {}, the first --level",
-            levels[0]
+            "changes are shown against {first}, the first --level"
         ));
     }
     let repeat_duration = request.duration / request.repeats.max(1);
@@ -222,11 +222,8 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     let provenance = Provenance::of_this_host(calibrate_tsc(Duration::from_millis(50)));
     let timer = Timer::for_host(provenance.tsc_invariant, provenance.tsc_hz);
     notes.extend(provenance.host_notes());
-    let overhead_ticks = if every_by_rate.iter().any(|&e| e > 0) {
-        timer.overhead_ticks()
-    } else {
-        0
-    };
+    let sampled = every_by_rate.iter().any(|&e| e > 0);
+    let overhead_ticks = if sampled { timer.overhead_ticks() } else { 0 };
     let config = RunConfig {
         read_every: request.read_every,
         sample_every: every_by_rate[0],
@@ -422,11 +419,8 @@ impl HostCosts {
             live.allowed_cpus.iter().take(cpus.len()).collect()
         };
         on.retain(|c| seen.insert(*c));
-        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let timer = Timer::for_host(
-            crate::clock::tsc_is_invariant(&cpuinfo),
-            calibrate_tsc(Duration::from_millis(20)),
-        );
+        let invariant = crate::clock::host_tsc_is_invariant();
+        let timer = Timer::for_host(invariant, calibrate_tsc(Duration::from_millis(20)));
         let mut costs = Self::measure(live, &on, cpus.len(), timer, placement)?;
         costs.scaled_from = (!is_live).then_some(on.len());
         Ok(costs)
