@@ -1007,17 +1007,18 @@ pub(super) mod tests {
         s
     }
 
-    /// `s` in place (its own repeats), with repeats alone (`--paced
-    /// both`) of busy ns `alone` in rounds `rounds`, floors of 30 ns in
-    /// both.
-    pub(crate) fn with_alone(s: StrategyResult, alone: &[f64], rounds: &[usize]) -> StrategyResult {
-        let n = s.repeats.len();
-        let mut s = in_place(s, &vec![30.0; n], &vec![0.05; n]);
-        let by_round = in_place(
-            paced(s.regime, alone, &vec![0.1; alone.len()]),
-            &vec![30.0; alone.len()],
-            &vec![0.05; alone.len()],
-        );
+    /// Paced at the seed rate in place, busy `busy` ns, with repeats alone (`--paced both`) of busy
+    /// ns `alone` in rounds `rounds`, floors of 30 ns in both.
+    pub(crate) fn with_alone(busy: &[f64], alone: &[f64], rounds: &[usize]) -> StrategyResult {
+        let floors = |busy: &[f64]| {
+            let n = busy.len();
+            in_place(
+                paced(Regime::SEED, busy, &vec![0.1; n]),
+                &vec![30.0; n],
+                &vec![0.05; n],
+            )
+        };
+        let (mut s, by_round) = (floors(busy), floors(alone));
         s.alone_repeats = by_round.repeats;
         for (r, &round) in s.alone_repeats.iter_mut().zip(rounds) {
             r.repeat = round;
@@ -1029,23 +1030,15 @@ pub(super) mod tests {
     fn the_alone_ratio_is_the_half_width_of_in_place_less_alone_by_hand() {
         // Nets in place 40, 44, 42 and alone 38, 41, 40 (floors 30): differences +2, +3, +2, sd
         // 0.5774, t(0.975, 2) = 4.3027, so ±1.434 ns, 1.434× the 1 ns threshold.
-        let s = with_alone(
-            paced(Regime::SEED, &[70.0, 74.0, 72.0], &[0.1; 3]),
-            &[68.0, 71.0, 70.0],
-            &[0, 1, 2],
-        );
+        let s = with_alone(&[70.0, 74.0, 72.0], &[68.0, 71.0, 70.0], &[0, 1, 2]);
         let r = alone_ratio(&s).unwrap();
         near(r, 1.434, 1e-3);
         // +2, +2.1, +2.2: sd 0.1, ±0.248 ns: narrow enough, however far from 0 the mean.
-        let s = with_alone(
-            paced(Regime::SEED, &[70.0, 74.1, 72.2], &[0.1; 3]),
-            &[68.0, 72.0, 70.0],
-            &[0, 1, 2],
-        );
+        let s = with_alone(&[70.0, 74.1, 72.2], &[68.0, 72.0, 70.0], &[0, 1, 2]);
         let r = alone_ratio(&s).unwrap();
         near(r, 0.2484, 1e-3);
         // One round with both, or none alone: no ratio.
-        let one = with_alone(paced(Regime::SEED, &[70.0, 74.0], &[0.1; 2]), &[68.0], &[1]);
+        let one = with_alone(&[70.0, 74.0], &[68.0], &[1]);
         assert_eq!(alone_ratio(&one), None);
         let none_alone = paced(Regime::SEED, &[70.0, 74.0], &[0.1; 2]);
         assert_eq!(alone_ratio(&none_alone), None);
@@ -1055,11 +1048,7 @@ pub(super) mod tests {
     fn in_place_pairs_with_alone_round_by_round() {
         // In place, busy 70, 74, 90, 72 in rounds 0-3; alone 68, 71, 93 in rounds 0, 1, 3 (round
         // 2's alone repeat lost): the pairs are rounds 0, 1 and 3, differences +2, +3 and -21.
-        let s = with_alone(
-            paced(Regime::SEED, &[70.0, 74.0, 90.0, 72.0], &[0.1; 4]),
-            &[68.0, 71.0, 93.0],
-            &[0, 1, 3],
-        );
+        let s = with_alone(&[70.0, 74.0, 90.0, 72.0], &[68.0, 71.0, 93.0], &[0, 1, 3]);
         let d = alone_difference(&s, net_busy_ns).unwrap();
         assert_eq!(d.n, 3);
         near(d.mean, (2.0 + 3.0 - 21.0) / 3.0, 1e-9);

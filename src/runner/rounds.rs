@@ -283,7 +283,7 @@ fn next_round(
 mod tests {
     use super::*;
     use crate::counter::PublishPolicy;
-    use crate::runner::aggregate::tests::{over_floors, paced, run_with, with_alone};
+    use crate::runner::aggregate::tests::{over_floors, run_with, with_alone};
     use crate::workload::Regime;
 
     #[test]
@@ -338,11 +338,8 @@ mod tests {
             // Every member alone once, and the group in place once: first in even rounds, last in
             // odd ones.
             assert_eq!(steps.len(), 6);
-            let expected_in_place = if round % 2 == 0 { 0 } else { 5 };
-            assert_eq!(
-                steps.iter().position(Option::is_none),
-                Some(expected_in_place)
-            );
+            let in_place = steps.iter().position(Option::is_none);
+            assert_eq!(in_place, Some(if round % 2 == 0 { 0 } else { 5 }));
             let mut members: Vec<usize> = steps.iter().flatten().copied().collect();
             let order = members.clone();
             members.sort_unstable();
@@ -387,14 +384,9 @@ mod tests {
         // Flat out: strategy 0 at ±22.6% of its mean, 1 at ±0.25%, 2 at ±115.5%.
         let run = run_with(&[&[10.0, 11.0, 12.0], &[10.0, 10.01, 10.02], &[10.0, 12.0]]);
         let mut cfg = run.config.clone();
-        cfg.repeats = 2;
-        cfg.target_ci_pct = None;
-        let entries: Vec<(&StrategyResult, bool, usize)> = run
-            .strategies
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s, false, i))
-            .collect();
+        (cfg.repeats, cfg.target_ci_pct) = (2, None);
+        let s = &run.strategies;
+        let entries = [(&s[0], false, 0), (&s[1], false, 1), (&s[2], false, 2)];
         let next = |cfg: &RunConfig, round, repeat_s, left_s| {
             next_round(round, cfg, &entries, repeat_s, left_s).map(|r| r.entries)
         };
@@ -453,18 +445,10 @@ mod tests {
     #[test]
     fn under_paced_both_a_strategy_stays_open_until_in_place_less_alone_can_decide() {
         // Nets 40, 40.1, 40.2 in place: ±0.25 ns, within a 5% target.
-        let cfg = RunConfig {
-            repeats: 3,
-            target_ci_pct: Some(5.0),
-            paced: PacedMode::Both,
-            ..run_with(&[&[1.0]]).config
-        };
+        let mut cfg = run_with(&[&[1.0]]).config;
+        (cfg.repeats, cfg.target_ci_pct, cfg.paced) = (3, Some(5.0), PacedMode::Both);
         let next = |alone: &[f64]| {
-            let s = with_alone(
-                paced(Regime::SEED, &[70.0, 70.1, 70.2], &[0.1; 3]),
-                alone,
-                &[0, 1, 2],
-            );
+            let s = with_alone(&[70.0, 70.1, 70.2], alone, &[0, 1, 2]);
             assert!(target_ratio(&s, 5.0).unwrap() <= 1.0);
             next_round(3, &cfg, &[(&s, false, 0)], 1.0, 10.0).map(|r| r.entries)
         };
@@ -498,15 +482,11 @@ mod tests {
         // out: strategy at ±115.5%, wider in ratio (23×). A clock floor is never an extra round's.
         let flat = run_with(&[&[10.0, 12.0]]).strategies.remove(0);
         let mut strategy = over_floors(&[40.0, 43.0, 41.0]);
-        let clock_floor = strategy.clone();
+        let floor = strategy.clone();
         let mut cfg = run_with(&[&[1.0]]).config;
         (cfg.repeats, cfg.target_ci_pct) = (3, Some(5.0));
-        let round = |strategy: &StrategyResult, left_s| {
-            let entries = [
-                (&flat, false, 0),
-                (&clock_floor, true, 1),
-                (strategy, false, 2),
-            ];
+        let round = |s: &StrategyResult, left_s| {
+            let entries = [(&flat, false, 0), (&floor, true, 1), (s, false, 2)];
             next_round(3, &cfg, &entries, 1.0, left_s)
         };
         let open = |entries: Vec<usize>, retries: Vec<usize>| Some(Round { entries, retries });
@@ -518,16 +498,10 @@ mod tests {
         assert_eq!(round(&strategy, 1.0), open(vec![2], vec![2]));
         // In place with the clock floor under --paced both, its group also runs it alone: two
         // repeats, so only from 2 s left.
-        let both = RunConfig {
-            paced: PacedMode::Both,
-            ..cfg.clone()
-        };
+        let mut both = cfg.clone();
+        both.paced = PacedMode::Both;
         let round = |left_s| {
-            let entries = [
-                (&flat, false, 0),
-                (&clock_floor, true, 2),
-                (&strategy, false, 2),
-            ];
+            let entries = [(&flat, false, 0), (&floor, true, 2), (&strategy, false, 2)];
             next_round(3, &both, &entries, 1.0, left_s)
         };
         assert_eq!(round(1.0), open(vec![0], vec![]));
