@@ -510,26 +510,22 @@ impl RunPlan {
     /// planned repeat at the estimated time, a note saying so before
     /// anything runs, and what would hold them. Returns the estimate.
     pub fn with_costs(mut self, costs: HostCosts) -> (Self, RunEstimate) {
-        let least = WARMUP_SPREADS * costs.startup.spread_s;
+        let (spread, threads) = (costs.startup.spread_s, costs.startup.threads);
+        let least = WARMUP_SPREADS * spread;
         if self.config.warmup_s < least {
+            let [from, to, took] = [self.config.warmup_s, least, spread].map(human_s);
             self.notes.push(format!(
-                "warm-up raised from {} to {}: a busy thread here took up to {} to hear a phase change ({} threads, measured before the run), and every thread must have run before the interval starts",
-                human_s(self.config.warmup_s),
-                human_s(least),
-                human_s(costs.startup.spread_s),
-                costs.startup.threads
+                "warm-up raised from {from} to {to}: a busy thread here took up to {took} to hear a phase change ({threads} threads, measured before the run), and every thread must have run before the interval starts"
             ));
             self.config.warmup_s = least;
         }
-        let spread = costs.startup.spread_s;
         if self.config.repeat_duration_s < INTERVAL_SPREADS * spread {
-            let repeats = self.config.repeats as f64;
+            let (repeats, least) = (self.config.repeats as f64, INTERVAL_SPREADS * spread);
+            let duration = (repeats * INTERVAL_SPREADS * spread * 10.0).ceil() / 10.0;
+            let [interval, waited, each] =
+                [self.config.repeat_duration_s, spread, least].map(human_s);
             self.notes.push(format!(
-                "each repeat's {} interval is shorter than {INTERVAL_SPREADS} times the {} a busy thread here waited for its turn (measured): a thread that gets none in it is left out of the repeat's rates; --duration {:.1}s ({} a repeat) would give every thread its turn",
-                human_s(self.config.repeat_duration_s),
-                human_s(spread),
-                (repeats * INTERVAL_SPREADS * spread * 10.0).ceil() / 10.0,
-                human_s(INTERVAL_SPREADS * spread)
+                "each repeat's {interval} interval is shorter than {INTERVAL_SPREADS} times the {waited} a busy thread here waited for its turn (measured): a thread that gets none in it is left out of the repeat's rates; --duration {duration:.1}s ({each} a repeat) would give every thread its turn"
             ));
         }
         let e = self.estimate(costs);
