@@ -113,8 +113,7 @@ pub fn record(
         canary_after_ns: after.map(|a| a.0),
         canary_ms: ms,
         canary_transactions: canary.map_or(Vec::new(), |c| c.transactions),
-        disturbed: false,
-        stalls: Vec::new(),
+        ..Default::default()
     }
 }
 

@@ -224,12 +224,8 @@ pub fn execute(
     };
     if let (Some(inject), Some(&cpu)) = (&mut cfg.inject, cfg.writer_cpus.first()) {
         // Priced where the run reads a cost from busy windows, if it does.
-        inject.floor = cfg
-            .rates
-            .iter()
-            .copied()
-            .find(|r| r.is_paced())
-            .unwrap_or_default();
+        let paced = cfg.rates.iter().find(|r| r.is_paced());
+        inject.floor = paced.copied().unwrap_or_default();
         inject.on_floor = floor::measure_inject(
             RepeatSpec {
                 sampling: plan.sampling(inject.floor),
@@ -303,11 +299,7 @@ fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
                 retries: 0,
             },
             spec: RepeatSpec {
-                inject: if is_floor {
-                    Spin::default()
-                } else {
-                    plan.inject()
-                },
+                inject: (!is_floor).then(|| plan.inject()).unwrap_or_default(),
                 ..plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), regime)
             },
             is_floor,

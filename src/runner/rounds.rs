@@ -50,8 +50,7 @@ pub(super) fn run(
     };
     let all_groups = first_seen(entries.iter().map(|e| e.group));
     let mut total = per_round(entries, &all_groups) * cfg.repeats;
-    let mut done = 0;
-    let mut round = 0;
+    let (mut done, mut round) = (0, 0);
     let mut budget = Budget::new(started, cfg);
     loop {
         let view: Vec<(&StrategyResult, bool, usize)> = entries
@@ -236,12 +235,8 @@ fn next_round(
         let ratio = target_ratio(e, target).unwrap_or(f64::INFINITY);
         // Under `--paced both`, also until its check of in place against alone can decide at the
         // threshold.
-        let alone = if e.alone_repeats.is_empty() {
-            0.0
-        } else {
-            alone_ratio(e).unwrap_or(f64::INFINITY)
-        };
-        let ratio = ratio.max(alone);
+        let alone = (!e.alone_repeats.is_empty()).then(|| alone_ratio(e).unwrap_or(f64::INFINITY));
+        let ratio = ratio.max(alone.unwrap_or(0.0));
         if retry || ratio > 1.0 {
             open.push((retry, ratio, i));
         }
