@@ -122,6 +122,14 @@ impl RoundCounters {
         // Each counter's lines start where the one before ended in its page, so no two counters of
         // the round share an L1 set; from a drawn place, in a drawn order ([`page_places`]).
         let (mut at, order) = page_places(seed, round, group.len());
+        // Each counter after a gap, from where the one before ended.
+        let mut place = |layout| -> Result<ShardedCounter, RunError> {
+            gaps.push(gap(pages())?);
+            let c =
+                ShardedCounter::new_at(layout, &plan.topo, &cfg.writer_cpus, cfg.placement, at)?;
+            at = c.end_offset();
+            Ok(c)
+        };
         for i in order {
             let entry = &group[i];
             let s = entry.result.strategy;
@@ -131,25 +139,10 @@ impl RoundCounters {
                 home: cfg.counter_node.map_or(SlotHome::Local, SlotHome::OnNode),
                 node_iter: cfg.node_iter,
             };
-            gaps.push(gap(pages())?);
-            let counter =
-                ShardedCounter::new_at(layout, &plan.topo, &cfg.writer_cpus, cfg.placement, at)?;
-            at = counter.end_offset();
+            let counter = place(layout)?;
             // Paced, the floor runs in place, on a counter of its own.
-            let floor = if entry.result.regime.is_paced() {
-                gaps.push(gap(pages())?);
-                let floor = ShardedCounter::new_at(
-                    in_place_layout(layout),
-                    &plan.topo,
-                    &cfg.writer_cpus,
-                    cfg.placement,
-                    at,
-                )?;
-                at = floor.end_offset();
-                Some(floor)
-            } else {
-                None
-            };
+            let paced = entry.result.regime.is_paced();
+            let floor = paced.then(|| place(in_place_layout(layout))).transpose()?;
             built.push((i, counter, floor));
         }
         // Back in the group's order.
