@@ -305,10 +305,8 @@ mod tests {
     fn a_lines_price_is_the_lower_of_before_and_after_and_keeps_its_values() {
         assert_eq!(lower(Some(195.2), Some(58.1)), Some(58.1));
         assert_eq!(lower(Some(61.0), Some(64.5)), Some(61.0));
-        assert_eq!(
-            (lower(None, Some(7.0)), lower(Some(8.0), None)),
-            (Some(7.0), Some(8.0))
-        );
+        assert_eq!(lower(None, Some(7.0)), Some(7.0));
+        assert_eq!(lower(Some(8.0), None), Some(8.0));
         assert_eq!(lower(None, None), None);
         // Per CPU, the two writers' slots differ: both are priced, and the values they held are
         // back after.
@@ -323,10 +321,7 @@ mod tests {
         let counter =
             ShardedCounter::new(layout, &topo, &[a, b], crate::placement::Placement::Strict)
                 .unwrap();
-        let (sa, sb) = (
-            counter.slot_of_cpu(a).unwrap(),
-            counter.slot_of_cpu(b).unwrap(),
-        );
+        let [sa, sb] = [a, b].map(|cpu| counter.slot_of_cpu(cpu).unwrap());
         assert_ne!(sa, sb);
         counter.slot(sa).store(-41, Ordering::Relaxed);
         counter.slot(sb).store(1 << 40, Ordering::Relaxed);
@@ -359,10 +354,8 @@ mod tests {
     fn a_rounds_repeats_in_place_and_alone_share_its_lines_each_cleared() {
         // Two paced strategies in one group, as `--paced both` runs them.
         let mut request = crate::runner::plan::example_request();
-        request.strategies.policies = vec![
-            crate::counter::PublishPolicy::ALWAYS,
-            crate::counter::PublishPolicy::NEVER,
-        ];
+        use crate::counter::PublishPolicy as P;
+        request.strategies.policies = vec![P::ALWAYS, P::NEVER];
         request.rates = vec![crate::workload::Regime::SEED];
         let plan = crate::runner::plan::plan_here(&request);
         let (mut entries, _) = super::super::entries(&plan);
@@ -431,10 +424,8 @@ mod tests {
         assert!((1..32).contains(&first), "member 0 first in {first} of 64");
         // The same seed and round, the same places; another seed, others.
         assert_eq!(page_places(7, 9, 5), draws[9]);
-        assert_ne!(
-            (0..8).map(|r| page_places(8, r, 5)).collect::<Vec<_>>(),
-            draws[..8]
-        );
+        let other_seed: Vec<_> = (0..8).map(|r| page_places(8, r, 5)).collect();
+        assert_ne!(other_seed, draws[..8]);
     }
 
     #[test]
@@ -452,10 +443,8 @@ mod tests {
             (0..200).map(|_| g()).collect::<Vec<usize>>()
         };
         let a = draw(7, 0);
-        assert!(
-            a.iter().all(|&p| (1..=GAP_PAGES as usize).contains(&p)),
-            "{a:?}"
-        );
+        let pages = 1..=GAP_PAGES as usize;
+        assert!(a.iter().all(|p| pages.contains(p)), "{a:?}");
         // Both ends come up in 200 draws of 64 values.
         assert!(a.contains(&1) || a.contains(&2), "{a:?}");
         assert!(a.iter().any(|&p| p >= 60), "{a:?}");
