@@ -299,7 +299,11 @@ fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
                 retries: 0,
             },
             spec: RepeatSpec {
-                inject: (!is_floor).then(|| plan.inject()).unwrap_or_default(),
+                inject: if is_floor {
+                    Spin::default()
+                } else {
+                    plan.inject()
+                },
                 ..plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), regime)
             },
             is_floor,
@@ -494,7 +498,7 @@ mod tests {
         request.repeats = 1;
         request.duration = Duration::from_millis(20);
         let (run, _, _) = execute_seen(&plan::plan_here(&request));
-        assert!(!run.partial && !run.out_of_time);
+        assert!(!run.partial && !run.out_of_time && run.stopped().is_none());
     }
 
     #[test]
