@@ -595,12 +595,8 @@ impl RunResults {
         let floor = i
             .on_floor
             .map_or("not measured on the floor".to_string(), |s| {
-                format!(
-                    "on the harness floor {} {:+.1} ±{:.1} ns, 95% CI",
-                    i.floor,
-                    s.mean,
-                    (s.ci95_high - s.ci95_low) / 2.0
-                )
+                let (regime, mean, half) = (i.floor, s.mean, (s.ci95_high - s.ci95_low) / 2.0);
+                format!("on the harness floor {regime} {mean:+.1} ±{half:.1} ns, 95% CI")
             });
         Some(format!(
             "{:+} ns per update injected ({} multiplies of {:.2} ns; {floor})",
