@@ -54,10 +54,8 @@ pub fn repeat_result(repeat: usize, reports: &[ThreadReport], ctx: &RepeatContex
             .map(|r| if measured(r) { n(r) } else { 0 })
             .collect()
     };
-    let (all_reads, read_fetches): (u64, u64) = (
-        in_window.iter().map(|r| r.reads).sum(),
-        in_window.iter().map(|r| r.read_fetches).sum(),
-    );
+    let all_reads: u64 = in_window.iter().map(|r| r.reads).sum();
+    let read_fetches: u64 = in_window.iter().map(|r| r.read_fetches).sum();
     RepeatResult {
         repeat,
         interval_s,

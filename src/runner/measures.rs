@@ -218,6 +218,7 @@ pub const MEASURES: [Measure; 9] = [
         sampled: true,
         // Timing perturbs what it times: flat out, several times loop ns/op, by a factor that
         // varies with the strategy.
+        direction: Direction::Neither,
         ..M
     },
     Measure {
@@ -226,6 +227,7 @@ pub const MEASURES: [Measure; 9] = [
         get: |s| s.read_ns,
         sampled: true,
         // Timed like write ns/op, perturbed likewise.
+        direction: Direction::Neither,
         ..M
     },
     Measure {
@@ -236,6 +238,7 @@ pub const MEASURES: [Measure; 9] = [
         // Moves with throughput (a faster strategy publishes more per second) and with the policy
         // (a ratelimit publishes less by design): fewer publishes/s is cheaper only at the same
         // updates/s, which this figure alone cannot tell.
+        direction: Direction::Neither,
         unit: Unit::PerSecond,
         ..M
     },
@@ -256,6 +259,7 @@ pub const MEASURES: [Measure; 9] = [
         decimals: 2,
         get: |s| s.updates_per_ownership,
         // How long a writer keeps the line: high is a burst (the hammer warning), not a saving.
+        direction: Direction::Neither,
         unit: Unit::Count,
         ..M
     },
@@ -266,6 +270,7 @@ pub const MEASURES: [Measure; 9] = [
         get: |s| s.handovers_per_s,
         // Moves with throughput (more publishes, more hand-overs) and is 0 by construction where no
         // two writers share a slot.
+        direction: Direction::Neither,
         unit: Unit::PerSecond,
         ..M
     },
@@ -276,6 +281,7 @@ pub const MEASURES: [Measure; 9] = [
         get: |s| s.fetches_per_read,
         // Moves with how often writers change the slots a read side sums (their throughput) and
         // with how many slots there are (the shard level): a count of what happened, not a cost.
+        direction: Direction::Neither,
         unit: Unit::Count,
         ..M
     },

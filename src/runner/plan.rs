@@ -193,8 +193,16 @@ pub enum PlanError {
 /// timer and sampling, and the provenance read now (before any pinning).
 pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> {
     let rates = distinct_rates(&request.rates)?;
-    check_strategies(&request.strategies)?;
-    let every_by_rate = sampling(request.sample_every, &rates)?;
+    let c = &request.strategies;
+    if c.levels.is_empty() || c.policies.is_empty() || c.pads.is_empty() || c.clocks.is_empty() {
+        return Err(PlanError::NoStrategy);
+    }
+    // Timing every paced operation leaves none to measure busy time on.
+    let explicit = request.sample_every;
+    if explicit == Some(1) && rates.iter().any(|r| r.is_paced()) {
+        return Err(PlanError::EverySampled);
+    }
+    let every_by_rate: Vec<u64> = rates.iter().map(|&r| sample_every(explicit, r)).collect();
     if let Some(node) = request.counter_node {
         topo.check_memory_node(node)
             .map_err(|source| PlanError::MemoryNode {
@@ -268,27 +276,6 @@ fn distinct_rates(asked: &[Regime]) -> Result<Vec<Regime>, PlanError> {
     (!rates.is_empty())
         .then_some(rates)
         .ok_or(PlanError::NoRates)
-}
-
-/// Every strategy list holds at least one value.
-fn check_strategies(chosen: &StrategyChoice) -> Result<(), PlanError> {
-    if chosen.levels.is_empty()
-        || chosen.policies.is_empty()
-        || chosen.pads.is_empty()
-        || chosen.clocks.is_empty()
-    {
-        return Err(PlanError::NoStrategy);
-    }
-    Ok(())
-}
-
-/// One operation in how many is timed in each regime ([`sample_every`]);
-/// timing every paced operation leaves none to measure busy time on.
-fn sampling(explicit: Option<u64>, rates: &[Regime]) -> Result<Vec<u64>, PlanError> {
-    if explicit == Some(1) && rates.iter().any(|r| r.is_paced()) {
-        return Err(PlanError::EverySampled);
-    }
-    Ok(rates.iter().map(|&r| sample_every(explicit, r)).collect())
 }
 
 /// The pools' CPUs on `topo`, with a note for each spec clipped and for
