@@ -5,7 +5,6 @@ use crate::error::UnknownName;
 use crate::topology::{CpuList, Topology};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
-use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -41,12 +40,6 @@ impl fmt::Display for PairClass {
     }
 }
 
-impl Serialize for PairClass {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
 /// The inverse of `Display`.
 impl std::str::FromStr for PairClass {
     type Err = UnknownName;
@@ -67,12 +60,6 @@ impl std::str::FromStr for PairClass {
                     )
                 }),
         }
-    }
-}
-
-impl<'de> Deserialize<'de> for PairClass {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        super::from_name(d)
     }
 }
 

@@ -79,23 +79,21 @@ impl ContendersPoint {
     ) -> Self {
         let k = cpus.len();
         let private_add_ns = run.private_add_ns.iter().sum::<f64>() / k.max(1) as f64;
-        let mut adds = vec![0; k];
-        let mut handovers = vec![0; k];
-        let mut per_handover = Vec::new();
-        let mut per_add = Vec::new();
-        for (ns, counts) in run.window_ns.iter().zip(&run.counts) {
-            let (a, h) = counts.iter().fold((0, 0), |(a, h), c| (a + c.0, h + c.1));
-            for (i, c) in counts.iter().enumerate() {
-                adds[i] += c.0;
-                handovers[i] += c.1;
-            }
-            if h > 0 {
-                per_handover.push(ns / h as f64 - private_add_ns);
-            }
-            if a > 0 {
-                per_add.push(k as f64 * ns / a as f64 - private_add_ns);
-            }
-        }
+        // Per CPU, the adds (or hand-overs) of every window.
+        let total = |f: fn(&(u64, u64)) -> u64| -> Vec<u64> {
+            let of = |i| run.counts.iter().filter_map(|c| c.get(i)).map(f).sum();
+            (0..k).map(of).collect()
+        };
+        // The windows' `scale` x ns per add (or hand-over), net: their trimmed mean.
+        let net = |f: fn(&(u64, u64)) -> u64, scale: f64| {
+            let per: Vec<f64> = (run.window_ns.iter().zip(&run.counts))
+                .filter_map(|(ns, c)| {
+                    let n: u64 = c.iter().map(f).sum();
+                    (n > 0).then(|| scale * ns / n as f64 - private_add_ns)
+                })
+                .collect();
+            trimmed_mean(&per, WINDOW_TRIM)
+        };
         ContendersPoint {
             k,
             cpus,
@@ -104,11 +102,11 @@ impl ContendersPoint {
             line: run.line,
             threads: run.threads,
             windows: run.window_ns.len(),
-            adds,
-            handovers,
+            adds: total(|c| c.0),
+            handovers: total(|c| c.1),
+            handover_ns: net(|c| c.1, 1.0),
+            add_ns: net(|c| c.0, k as f64).unwrap_or(0.0),
             private_add_ns,
-            handover_ns: trimmed_mean(&per_handover, WINDOW_TRIM),
-            add_ns: trimmed_mean(&per_add, WINDOW_TRIM).unwrap_or(0.0),
         }
     }
 }
@@ -205,32 +203,26 @@ pub fn measure_contenders(
         lines: spaced_lines(&memory, STRIDE),
         go: CachePadded::new(AtomicU64::new(0)),
         stop: CachePadded::new(AtomicU64::new(0)),
-        done: (0..cpus.len())
-            .map(|_| CachePadded::new(AtomicU64::new(0)))
-            .collect(),
+        done: (0..cpus.len()).map(|_| CachePadded::default()).collect(),
     };
     let k = cpus.len();
     let results = on_cpus(cpus, allowed, |me| contender(&sh, me, k, timer))?;
-    let mut threads = Vec::with_capacity(k);
-    let mut private_add_ns = Vec::with_capacity(k);
-    let mut counts: Vec<Vec<(u64, u64)>> = (0..WINDOWS).map(|_| Vec::with_capacity(k)).collect();
-    let mut window_ns = Vec::new();
-    for (pin, (private, c, ns)) in results {
-        threads.push(pin);
-        private_add_ns.push(private);
-        for (w, c) in c.into_iter().enumerate() {
-            counts[w].push(c);
-        }
-        if !ns.is_empty() {
-            window_ns = ns;
-        }
-    }
+    let window = |w| {
+        results
+            .iter()
+            .filter_map(|r| r.1.1.get(w).copied())
+            .collect()
+    };
     Ok(ContendersRun {
-        threads,
         line: memory.check().clone(),
-        window_ns,
-        counts,
-        private_add_ns,
+        window_ns: results
+            .iter()
+            .map(|r| r.1.2.clone())
+            .find(|ns| !ns.is_empty())
+            .unwrap_or_default(),
+        counts: (0..WINDOWS).map(window).collect(),
+        private_add_ns: results.iter().map(|r| r.1.0).collect(),
+        threads: results.into_iter().map(|r| r.0).collect(),
     })
 }
 

@@ -48,18 +48,6 @@ impl fmt::Display for Mode {
     }
 }
 
-impl serde::Serialize for Mode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Mode {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        super::from_name(d)
-    }
-}
-
 /// How a pair's samples are taken.
 #[derive(Debug, Clone, Copy)]
 pub struct Procedure {
@@ -186,11 +174,6 @@ fn one_side<F: Fn(&AtomicU64, u64) + Copy>(
     }
 }
 
-/// The [`LINES`] atomics samples rotate through.
-fn rotation_lines(memory: &NodeMemory) -> [&AtomicU64; LINES] {
-    spaced_lines(memory, LINE_BYTES)
-}
-
 /// [`LINES`] atomics `stride` bytes apart (a multiple of 64) from the start of `memory`, which must
 /// hold them all.
 pub(super) fn spaced_lines(memory: &NodeMemory, stride: usize) -> [&AtomicU64; LINES] {
@@ -210,7 +193,7 @@ pub fn measure_pair(
     allowed: &CpuList,
 ) -> Result<PairSamples, PlacementError> {
     let memory = NodeMemory::alloc(ROTATION_BYTES, home, Placement::Strict)?;
-    let lines = rotation_lines(&memory);
+    let lines = spaced_lines(&memory, LINE_BYTES);
     let [(pin_a, forward), (pin_b, backward)] = on_pair(a, b, allowed, |me| {
         let mut rot = Rotation {
             lines,
@@ -237,12 +220,8 @@ pub(super) fn on_pair<T: Send>(
     allowed: &CpuList,
     work: impl Fn(usize) -> T + Sync,
 ) -> Result<[(PinnedThread, T); 2], PlacementError> {
-    let mut both = on_cpus(&[a, b], allowed, work)?.into_iter();
-    match (both.next(), both.next()) {
-        (Some(x), Some(y)) => Ok([x, y]),
-        // Unreachable: on_cpus returns one entry per CPU.
-        _ => unreachable!("two CPUs but not two threads"),
-    }
+    let both = on_cpus(&[a, b], allowed, work)?;
+    Ok(<[_; 2]>::try_from(both).unwrap_or_else(|_| unreachable!("one entry per CPU")))
 }
 
 /// Runs `work(i)` on a thread pinned to `cpus[i]`, for every `i`, each pin verified, all starting
@@ -273,6 +252,9 @@ pub(super) fn on_cpus<T: Send>(
             .enumerate()
             .map(|(me, &cpu)| s.spawn(move || side(cpu, me)))
             .collect();
+        let join = |h: std::thread::ScopedJoinHandle<'_, _>| {
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+        };
         handles.into_iter().map(join).collect()
     });
     // A failed pin is the error; then every thread worked.
@@ -281,11 +263,6 @@ pub(super) fn on_cpus<T: Send>(
         .into_iter()
         .map(|d| d.expect("every pin succeeded, so every thread worked"))
         .collect())
-}
-
-/// Joins a measuring thread, passing a panic on.
-fn join<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
-    h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
 #[cfg(test)]
@@ -301,7 +278,7 @@ mod tests {
         let home = topo.node_of_cpu(topo.allowed_cpus.to_vec()[0]).unwrap();
         let memory = NodeMemory::alloc(ROTATION_BYTES, home, Placement::Strict).unwrap();
         let start = memory.as_ptr() as usize;
-        let offsets: Vec<usize> = rotation_lines(&memory)
+        let offsets: Vec<usize> = spaced_lines(&memory, LINE_BYTES)
             .iter()
             .map(|l| *l as *const AtomicU64 as usize - start)
             .collect();

@@ -181,29 +181,22 @@ impl fmt::Display for Home {
     }
 }
 
-impl Serialize for Home {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
+/// Writes each type as its `Display` name (the names matrix.json uses), read back by `FromStr`.
+macro_rules! serde_by_name {
+    ($($t:ty),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
 }
-
-impl<'de> Deserialize<'de> for Home {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        from_name(d)
-    }
-}
-
-/// Reads a value written by its `Display` (the names matrix.json uses) back through its `FromStr`.
-pub(crate) fn from_name<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: FromStr,
-    T::Err: fmt::Display,
-{
-    String::deserialize(d)?
-        .parse()
-        .map_err(serde::de::Error::custom)
-}
+serde_by_name!(Home, Mode, PairClass, Split);
 
 /// Measures every `(pair, home node)` in [`PASSES`] passes spread over the run, each on a fresh
 /// line, so a machine that moves under the run shows as spread, not as a cost.

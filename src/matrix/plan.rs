@@ -139,29 +139,9 @@ pub struct MatrixPlan {
     pub home_pairs: Vec<PlannedPair>,
 }
 
-/// The counts `counts` asks of `option`, each from `least` (which `fewest` names) to `most`.
-fn resolve_counts(
-    counts: Option<&Counts>,
-    option: &'static str,
-    (least, most): (u32, u32),
-    fewest: &str,
-    (spec, n): (&CpuSpec, usize),
-    need: impl Fn(u32) -> String,
-) -> Result<Vec<usize>, MatrixError> {
-    let Some(counts) = counts else {
-        return Ok(Vec::new());
-    };
-    counts
-        .resolve(least, most)
-        .map_err(|count| MatrixError::Count {
-            option,
-            count,
-            why: if count < least {
-                format!("at least {fewest}")
-            } else {
-                format!("{}; --cpus {spec} selects {n}", need(count))
-            },
-        })
+/// Checks that `node` holds memory for the lines `home` put there (`hint`: whose they are).
+fn check_home(topo: &Topology, node: u32, home: Home, hint: String) -> Result<(), MatrixError> {
+    (topo.check_memory_node(node)).map_err(|source| MatrixError::Home { home, source, hint })
 }
 
 /// Resolves `request` on `topo`: the CPUs, the pairs (a per-class sample unless every pair is asked
@@ -179,12 +159,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         });
     }
     if let Home::Node(n) = request.home {
-        topo.check_memory_node(n)
-            .map_err(|source| MatrixError::Home {
-                home: request.home,
-                source,
-                hint: String::new(),
-            })?;
+        check_home(&topo, n, request.home, String::new())?;
     }
     let (contenders, sharers) = load_counts(request, cpus.len())?;
     let order = span_order(&topo, &cpus)?;
@@ -194,15 +169,11 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         .node_for(&topo, order[0], order[1])
         .unwrap_or(topo.cpus[0].node);
     if !(contenders.is_empty() && sharers.is_empty()) {
-        topo.check_memory_node(load_home)
-            .map_err(|source| MatrixError::Home {
-                home: request.home,
-                source,
-                hint: format!(
-                    " (the contenders' and sharers' line, CPU {}); choose --mode MODE:home=node:N",
-                    order[0]
-                ),
-            })?;
+        let hint = format!(
+            " (the contenders' and sharers' line, CPU {}); choose --mode MODE:home=node:N",
+            order[0]
+        );
+        check_home(&topo, load_home, request.home, hint)?;
     }
     let home_pairs = if request.home_classes {
         select_pairs(&topo, &cpus, Some(HOME_PAIRS_PER_CLASS))?.pairs
@@ -245,23 +216,40 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
 /// The counts of `--contenders` and `--sharers` that `n` chosen CPUs allow.
 fn load_counts(request: &MatrixRequest, n: usize) -> Result<(Vec<usize>, Vec<usize>), MatrixError> {
     let most = u32::try_from(n).unwrap_or(u32::MAX);
-    let contenders = resolve_counts(
-        request.contenders.as_ref(),
-        "--also contenders",
-        (2, most),
-        "2 CPUs",
-        (&request.cpus, n),
-        |k| format!("needs {k} CPUs"),
-    )?;
-    let sharers = resolve_counts(
-        request.sharers.as_ref(),
-        "--also sharers",
-        (1, most - 1),
-        "1 reader",
-        (&request.cpus, n),
-        |m| format!("a writer and {m} readers need {} CPUs", m + 1),
-    )?;
-    Ok((contenders, sharers))
+    // The counts `counts` asks of `option`, each from `least` (which `fewest` names) to `most`.
+    let resolve =
+        |counts: &Option<Counts>, option, (least, most), fewest, need: &dyn Fn(u32) -> String| {
+            let Some(counts) = counts else {
+                return Ok(Vec::new());
+            };
+            counts
+                .resolve(least, most)
+                .map_err(|count| MatrixError::Count {
+                    option,
+                    count,
+                    why: if count < least {
+                        format!("at least {fewest}")
+                    } else {
+                        format!("{}; --cpus {} selects {n}", need(count), request.cpus)
+                    },
+                })
+        };
+    Ok((
+        resolve(
+            &request.contenders,
+            "--also contenders",
+            (2, most),
+            "2 CPUs",
+            &|k: u32| format!("needs {k} CPUs"),
+        )?,
+        resolve(
+            &request.sharers,
+            "--also sharers",
+            (1, most - 1),
+            "1 reader",
+            &|m: u32| format!("a writer and {m} readers need {} CPUs", m + 1),
+        )?,
+    ))
 }
 
 /// Each pair with the node `home` puts its lines on, checked to hold memory.
@@ -278,12 +266,8 @@ fn pair_homes(
                 cpu,
                 online: topo.online_cpus.clone(),
             })?;
-            topo.check_memory_node(node)
-                .map_err(|source| MatrixError::Home {
-                    home,
-                    source,
-                    hint: format!(" (CPU {cpu} is on node {node}); choose --mode MODE:home=node:N"),
-                })?;
+            let hint = format!(" (CPU {cpu} is on node {node}); choose --mode MODE:home=node:N");
+            check_home(topo, node, home, hint)?;
             Ok((p, node))
         })
         .collect()

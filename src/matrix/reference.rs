@@ -57,15 +57,7 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
     let lines: Box<[PaddedWord; LINES]> =
         Box::new(std::array::from_fn(|_| PaddedWord(AtomicU64::new(PING))));
     let lines: Vec<&AtomicU64> = lines.iter().map(|l| &l.0).collect();
-    let (_, one_way) = timed_chunks(
-        cpu_a,
-        cpu_b,
-        round_trips,
-        &lines,
-        CHUNKS,
-        chunks_budget(round_trips, CHUNKS),
-    )?;
-    Ok(quantile_of(&one_way, 0.5))
+    median_chunk(cpu_a, cpu_b, round_trips, &lines, CHUNKS)
 }
 
 /// One-way latency in ns between `cpu_a` and `cpu_b` on `line` alone (its L3 slice's price), timed
@@ -76,14 +68,19 @@ pub fn line_pingpong(
     line: &AtomicU64,
     round_trips: u64,
 ) -> Result<f64, ReferenceError> {
-    let (_, one_way) = timed_chunks(
-        cpu_a,
-        cpu_b,
-        round_trips,
-        &[line],
-        LINE_CHUNKS,
-        chunks_budget(round_trips, LINE_CHUNKS),
-    )?;
+    median_chunk(cpu_a, cpu_b, round_trips, &[line], LINE_CHUNKS)
+}
+
+/// The median chunk's one-way ns of [`timed_chunks`] within their [`chunks_budget`].
+fn median_chunk(
+    a: u32,
+    b: u32,
+    round_trips: u64,
+    lines: &[&AtomicU64],
+    chunks: u64,
+) -> Result<f64, ReferenceError> {
+    let budget = chunks_budget(round_trips, chunks);
+    let (_, one_way) = timed_chunks(a, b, round_trips, lines, chunks, budget)?;
     Ok(quantile_of(&one_way, 0.5))
 }
 

@@ -116,23 +116,22 @@ impl PairResult {
 
     /// Summarises one pair's samples from every pass (at least one).
     pub fn from_passes(pair: PlannedPair, home_node: u32, passes: Vec<PairSamples>) -> Self {
-        let medians: Vec<f64> = passes
-            .iter()
-            .map(|s| {
-                let both: Vec<f64> = s.forward.iter().chain(&s.backward).copied().collect();
-                quantile_of(&both, 0.5)
-            })
-            .collect();
-        let (lo_pass, hi_pass) = medians
-            .iter()
-            .fold((f64::INFINITY, 0.0f64), |(lo, hi), &m| {
-                (lo.min(m), hi.max(m))
-            });
-        let pass_spread_pct = if lo_pass > 0.0 && lo_pass.is_finite() {
-            100.0 * (hi_pass - lo_pass) / lo_pass
-        } else {
-            0.0
+        let both = |s: &PairSamples| -> Vec<f64> {
+            s.forward.iter().chain(&s.backward).copied().collect()
         };
+        // (hi - lo) as % of lo; 0 without a positive lo.
+        let pct = |lo: f64, hi: f64| {
+            if lo > 0.0 && lo.is_finite() {
+                100.0 * (hi - lo) / lo
+            } else {
+                0.0
+            }
+        };
+        let medians: Vec<f64> = passes.iter().map(|s| quantile_of(&both(s), 0.5)).collect();
+        let (lo, hi) = (medians.iter()).fold((f64::INFINITY, 0.0f64), |(lo, hi), &m| {
+            (lo.min(m), hi.max(m))
+        });
+        let pass_spread_pct = pct(lo, hi);
         let mut passes = passes.into_iter();
         let mut s = passes.next().expect("at least one pass");
         for later in passes {
@@ -155,17 +154,9 @@ impl PairResult {
         }
         let forward = DirectionStats::of(pair.a, pair.b, &s.forward);
         let backward = DirectionStats::of(pair.b, pair.a, &s.backward);
-        let both: Vec<f64> = s.forward.iter().chain(&s.backward).copied().collect();
-        let (lo, hi) = if forward.median_ns <= backward.median_ns {
-            (forward.median_ns, backward.median_ns)
-        } else {
-            (backward.median_ns, forward.median_ns)
-        };
-        let asymmetry_pct = if lo > 0.0 {
-            100.0 * (hi - lo) / lo
-        } else {
-            0.0
-        };
+        let (f, b) = (forward.median_ns, backward.median_ns);
+        let asymmetry_pct = if f <= b { pct(f, b) } else { pct(b, f) };
+        let both = both(&s);
         let median_ns = quantile_of(&both, 0.5);
         PairResult {
             transactions: transaction_costs(&s.transactions, median_ns),
@@ -334,17 +325,14 @@ mod tests {
         }
     }
 
+    /// A pair measured in passes at `ns` each, verified.
+    fn passes(ns: &[f64]) -> PairResult {
+        PairResult::from_passes(pair(), 0, ns.iter().map(|&ns| samples(ns, true)).collect())
+    }
+
     #[test]
     fn transactions_merge_their_passes_and_compare_with_the_ping_pong() {
-        let r = PairResult::from_passes(
-            pair(),
-            0,
-            vec![
-                samples(20.0, true),
-                samples(100.0, true),
-                samples(30.0, true),
-            ],
-        );
+        let r = passes(&[20.0, 100.0, 30.0]);
         // The pair's ping-pong: the median of the three passes' six
         // samples each (20, 20, 21, 20, 21, 21; 100, …; 30, …): the mean
         // of the 9th and 10th of the 18, 30 and 31.
@@ -377,15 +365,7 @@ mod tests {
     fn passes_that_disagree_make_a_pair_unstable() {
         // The development VM: two passes at 27 ns, one after the
         // hypervisor moved a vCPU, at 110 ns.
-        let r = PairResult::from_passes(
-            pair(),
-            0,
-            vec![
-                samples(27.0, true),
-                samples(110.0, true),
-                samples(27.0, true),
-            ],
-        );
+        let r = passes(&[27.0, 110.0, 27.0]);
         // Each pass's median over both phases: 27.5, 110.5, 27.5.
         assert_eq!(r.passes, [27.5, 110.5, 27.5]);
         assert!((r.pass_spread_pct - 100.0 * 83.0 / 27.5).abs() < 1e-9);
@@ -394,15 +374,7 @@ mod tests {
         assert_eq!((r.forward.samples, r.backward.samples), (9, 9));
         assert_eq!(r.median_ns, 28.0);
         // Within 15% the passes agree.
-        let steady = PairResult::from_passes(
-            pair(),
-            0,
-            vec![
-                samples(27.0, true),
-                samples(30.0, true),
-                samples(28.0, true),
-            ],
-        );
+        let steady = passes(&[27.0, 30.0, 28.0]);
         assert!(!steady.unstable, "{}", steady.pass_spread_pct);
         assert!((steady.pass_spread_pct - 100.0 * 3.0 / 27.5).abs() < 1e-9);
         // One pass: no spread.
@@ -432,9 +404,7 @@ mod tests {
         let r = PairResult::from_passes(pair(), 0, vec![bad(), samples(27.0, true)]);
         assert_eq!(r.line, failed);
         assert!(!r.verified());
-        let good =
-            PairResult::from_passes(pair(), 0, vec![samples(27.0, true), samples(27.0, true)]);
-        assert!(good.verified());
+        assert!(passes(&[27.0, 27.0]).verified());
     }
 
     #[test]

@@ -105,10 +105,7 @@ enum Side {
 /// The writer's part (`me` = 0): a timed add and a private one per round, then the go flag, then
 /// every reader's flag.
 fn write(sh: &Shared, timer: Timer) -> Side {
-    let private = Box::new([
-        CachePadded::new(AtomicU64::new(0)),
-        CachePadded::new(AtomicU64::new(0)),
-    ]);
+    let private: Box<[CachePadded<AtomicU64>; 2]> = Box::default();
     let ns = timer.ns_per_tick();
     let mut out = Vec::with_capacity(ROUNDS);
     for r in 0..WARMUP_ROUNDS + ROUNDS {
@@ -161,7 +158,7 @@ pub fn measure_sharers(
         lines: spaced_lines(&memory, STRIDE),
         go: CachePadded::new(AtomicU64::new(0)),
         read: (0..=readers.len())
-            .map(|_| CachePadded::new(AtomicU64::new(0)))
+            .map(|_| CachePadded::default())
             .collect(),
     };
     let cpus: Vec<u32> = std::iter::once(writer)
@@ -205,9 +202,7 @@ mod tests {
         let sh = Shared {
             lines: std::array::from_fn(|l| &atomics[l]),
             go: CachePadded::new(AtomicU64::new(0)),
-            read: (0..2)
-                .map(|_| CachePadded::new(AtomicU64::new(0)))
-                .collect(),
+            read: (0..2).map(|_| CachePadded::default()).collect(),
         };
         let (w, r) = std::thread::scope(|s| {
             let w = s.spawn(|| write(&sh, Timer::Monotonic));

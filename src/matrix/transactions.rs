@@ -196,10 +196,7 @@ fn side(
     budget: std::time::Duration,
 ) -> TransactionSamples {
     // The private lines, allocated on this (pinned) thread.
-    let private = Box::new([
-        CachePadded::new(AtomicU64::new(0)),
-        CachePadded::new(AtomicU64::new(0)),
-    ]);
+    let private: Box<[CachePadded<AtomicU64>; 2]> = Box::default();
     let ns = timer.ns_per_tick();
     let per = TRANSACTION_WARMUP + samples;
     let mut out = vec![Vec::with_capacity(samples); Transaction::ALL.len()];
