@@ -44,6 +44,32 @@ pub struct StageProgress {
     pub what: String,
 }
 
+impl StageProgress {
+    /// `done` of `stage`'s `total` `unit`s, `what` running now.
+    fn new(
+        stage: &'static str,
+        unit: &'static str,
+        done: usize,
+        total: usize,
+        what: String,
+    ) -> Self {
+        StageProgress {
+            stage,
+            done,
+            total,
+            unit,
+            what,
+        }
+    }
+}
+
+/// A stage whose `budget_s` ran out before every `unit` (repeat, point).
+fn out_of_time(budget_s: f64, unit: &str) -> StageStatus {
+    StageStatus::Partial(format!(
+        "its {budget_s:.1} s of the budget ran out before every {unit}"
+    ))
+}
+
 /// A stage the budget left cannot pay for: why it is skipped.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 #[error("{:.0} s of the {budget_s:.0} s budget left, too little for it", .left_s.max(0.0))]

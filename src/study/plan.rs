@@ -229,15 +229,15 @@ pub fn thread_steps(
         if seen.len() == classes {
             break;
         }
-        let mut new = BTreeSet::new();
-        for &c in &cpus[..k] {
-            let class = classify(topo, c, cpus[k])?;
-            if seen.insert(class) {
-                new.insert(class);
-            }
-        }
-        if !new.is_empty() {
-            let names: Vec<String> = new.iter().map(|c| c.to_string()).collect();
+        let reached: BTreeSet<_> = (cpus[..k].iter())
+            .map(|&c| classify(topo, c, cpus[k]))
+            .collect::<Result<_, _>>()?;
+        let names: Vec<String> = reached
+            .into_iter()
+            .filter(|c| seen.insert(*c))
+            .map(|c| c.to_string())
+            .collect();
+        if !names.is_empty() {
             steps.push(ThreadStep {
                 threads: k + 1,
                 reaches: names.join(", "),
