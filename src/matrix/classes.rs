@@ -170,26 +170,20 @@ mod tests {
 
     #[test]
     fn class_names_round_trip_and_order_nearest_first() {
-        let all = [
-            PairClass::Smt,
-            PairClass::SameLlc,
-            PairClass::SameNode,
-            PairClass::CrossNode(12),
-            PairClass::CrossNode(32),
+        use PairClass::*;
+        let all = [Smt, SameLlc, SameNode, CrossNode(12), CrossNode(32)];
+        let names = [
+            "smt",
+            "same-llc",
+            "same-node",
+            "cross-node@12",
+            "cross-node@32",
         ];
-        let names: Vec<String> = all.iter().map(|c| c.to_string()).collect();
-        assert_eq!(
-            names,
-            [
-                "smt",
-                "same-llc",
-                "same-node",
-                "cross-node@12",
-                "cross-node@32"
-            ]
-        );
-        for (class, name) in all.iter().zip(&names) {
-            assert_eq!(name.parse::<PairClass>().unwrap(), *class);
+        for (class, name) in all.iter().zip(names) {
+            assert_eq!(
+                (class.to_string(), name.parse::<PairClass>()),
+                (name.into(), Ok(*class))
+            );
         }
         assert!(all.windows(2).all(|w| w[0] < w[1]));
         assert!(all[..3].iter().all(|c| c.within_node()));

@@ -285,39 +285,32 @@ mod tests {
         assert_eq!(offsets, (0..LINES).map(|l| l * 64).collect::<Vec<_>>());
     }
 
-    /// Measures the host's first two CPUs in `mode`: both directions give
+    /// The host's first two CPUs in each mode: both directions give
     /// `samples` positive one-way times (a hand-off that never completed
     /// would hang instead).
-    fn measures_both_directions(mode: Mode) {
+    #[test]
+    fn both_hand_offs_complete_both_ways() {
         let topo = Topology::read(Path::new("/")).unwrap();
         let (a, b) = crate::topology::two_allowed_cpus();
         let home = topo.node_of_cpu(a).unwrap();
-        let procedure = Procedure {
-            mode,
-            samples: 2 * LINES + 3,
-            round_trips: 50,
-            warmup_samples: 3,
-            timer: Timer::Monotonic,
-        };
-        let s = measure_pair(a, b, home, &procedure, &topo.allowed_cpus).unwrap();
-        assert_eq!(
-            s.threads.map(|t| (t.requested_cpu, t.observed_cpu)),
-            [(a, Some(a)), (b, Some(b))]
-        );
-        for side in [&s.forward, &s.backward] {
-            assert_eq!(side.len(), procedure.samples);
-            assert!(side.iter().all(|&ns| ns > 0.0), "{side:?}");
+        for mode in [Mode::Cas, Mode::Rw] {
+            let procedure = Procedure {
+                mode,
+                samples: 2 * LINES + 3,
+                round_trips: 50,
+                warmup_samples: 3,
+                timer: Timer::Monotonic,
+            };
+            let s = measure_pair(a, b, home, &procedure, &topo.allowed_cpus).unwrap();
+            assert_eq!(
+                s.threads.map(|t| (t.requested_cpu, t.observed_cpu)),
+                [(a, Some(a)), (b, Some(b))]
+            );
+            for side in [&s.forward, &s.backward] {
+                assert_eq!(side.len(), procedure.samples);
+                assert!(side.iter().all(|&ns| ns > 0.0), "{side:?}");
+            }
         }
-    }
-
-    #[test]
-    fn cas_hand_off_completes_both_ways() {
-        measures_both_directions(Mode::Cas);
-    }
-
-    #[test]
-    fn load_store_hand_off_completes_both_ways() {
-        measures_both_directions(Mode::Rw);
     }
 
     #[test]

@@ -299,13 +299,8 @@ mod tests {
         for s in ["first", "second", "node:3"] {
             assert_eq!(s.parse::<Home>().unwrap().to_string(), s);
         }
-        assert!(
-            "node:x"
-                .parse::<Home>()
-                .unwrap_err()
-                .to_string()
-                .contains("node:x")
-        );
+        let err = "node:x".parse::<Home>().unwrap_err().to_string();
+        assert!(err.contains("node:x"), "{err}");
     }
 
     #[test]

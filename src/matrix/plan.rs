@@ -298,40 +298,30 @@ pub fn measure_matrix(
 ) -> Result<MatrixResults, MatrixError> {
     let (first, _) = plan.pairs[0];
     let reference_ns = reference_pingpong(first.a, first.b, REFERENCE_ROUND_TRIPS)?;
-    let started = Instant::now();
-    let measured = measure_all(
-        &plan.pairs,
-        &plan.procedure,
+    let (timer, allowed, home) = (
+        plan.procedure.timer,
         &plan.topo.allowed_cpus,
-        progress,
-    )?;
+        plan.load_home,
+    );
+    let started = Instant::now();
+    let measured = measure_all(&plan.pairs, &plan.procedure, allowed, progress)?;
     let elapsed_s = started.elapsed().as_secs_f64();
-    let (timer, allowed) = (plan.procedure.timer, &plan.topo.allowed_cpus);
-    let contenders = plan
-        .contenders
-        .iter()
+    let contenders = (plan.contenders.iter())
         .map(|&k| {
             let cpus = plan.order[..k].to_vec();
-            let run = measure_contenders(&cpus, plan.load_home, timer, allowed)?;
-            Ok(ContendersPoint::new(
-                cpus,
-                plan.widest[k - 2],
-                plan.load_home,
-                run,
-            ))
+            let run = measure_contenders(&cpus, home, timer, allowed)?;
+            Ok(ContendersPoint::new(cpus, plan.widest[k - 2], home, run))
         })
         .collect::<Result<Vec<_>, MatrixError>>()?;
-    let sharers = plan
-        .sharers
-        .iter()
+    let sharers = (plan.sharers.iter())
         .map(|&m| {
             let (writer, readers) = (plan.order[0], plan.order[1..=m].to_vec());
-            let run = measure_sharers(writer, &readers, plan.load_home, timer, allowed)?;
+            let run = measure_sharers(writer, &readers, home, timer, allowed)?;
             Ok(SharersPoint::new(
                 writer,
                 readers,
                 plan.widest[m - 1],
-                plan.load_home,
+                home,
                 run,
             ))
         })
@@ -439,24 +429,27 @@ mod tests {
         };
         // Four CPUs: k = 2 ..= 4, m = 1 ..= 3.
         let plan = with("0-3", "all", "all").unwrap();
+        let shape = (plan.order.len(), plan.widest.len(), plan.load_home);
         assert_eq!(
-            (plan.contenders, plan.sharers),
-            (vec![2, 3, 4], vec![1, 2, 3])
+            (plan.contenders, plan.sharers, shape),
+            (vec![2, 3, 4], vec![1, 2, 3], (4, 3, 0))
         );
-        assert_eq!(plan.order.len(), 4);
-        assert_eq!(plan.widest.len(), 3);
-        assert_eq!(plan.load_home, 0);
-        let msg = |cpus, k, m| with(cpus, k, m).unwrap_err().to_string();
-        assert_eq!(
-            msg("0-3", "5", "1"),
-            "--also contenders 5: needs 5 CPUs; --cpus 0-3 selects 4"
-        );
-        assert_eq!(msg("0-3", "2", "0"), "--also sharers 0: at least 1 reader");
-        assert_eq!(
-            msg("0-3", "2-4", "4"),
-            "--also sharers 4: a writer and 4 readers need 5 CPUs; --cpus 0-3 selects 4"
-        );
-        assert_eq!(msg("0-3", "1", "1"), "--also contenders 1: at least 2 CPUs");
+        for (k, m, want) in [
+            (
+                "5",
+                "1",
+                "--also contenders 5: needs 5 CPUs; --cpus 0-3 selects 4",
+            ),
+            ("2", "0", "--also sharers 0: at least 1 reader"),
+            (
+                "2-4",
+                "4",
+                "--also sharers 4: a writer and 4 readers need 5 CPUs; --cpus 0-3 selects 4",
+            ),
+            ("1", "1", "--also contenders 1: at least 2 CPUs"),
+        ] {
+            assert_eq!(with("0-3", k, m).unwrap_err().to_string(), want);
+        }
         // Not asked: nothing planned, whatever the CPUs.
         let plan = plan_matrix(&request("0-1", Home::First), topo).unwrap();
         assert!(plan.contenders.is_empty() && plan.sharers.is_empty());
