@@ -21,6 +21,7 @@ use crate::provenance::Provenance;
 use crate::topology::Topology;
 use matrix_stage::study_matrix;
 use predict_stage::study_predict;
+use pricing::measure_again_if_needed;
 use run_stage::study_run;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -177,13 +178,7 @@ impl Study {
                             let status =
                                 study_run(study, topo, placement, stop, budget_s, &mut progress);
                             let left = study.plan.max_time_s - self.started.elapsed().as_secs_f64();
-                            pricing::measure_again_if_needed(
-                                study,
-                                topo,
-                                stop,
-                                left,
-                                &mut progress,
-                            );
+                            measure_again_if_needed(study, topo, stop, left, &mut progress);
                             status
                         }
                         Ok(()) => {
@@ -196,10 +191,10 @@ impl Study {
         };
         match &status {
             StageStatus::Interrupted => {
-                self.halted = Some(format!("the {name} stage was interrupted"));
+                self.halted = Some(format!("the {name} stage was interrupted"))
             }
             StageStatus::Failed(_) => self.halted = Some(format!("the {name} stage failed")),
-            StageStatus::Done | StageStatus::Partial(_) | StageStatus::Skipped(_) => {}
+            _ => {}
         }
         study.stages.push(StageRecord {
             stage: name.into(),

@@ -418,29 +418,30 @@ mod tests {
         // fetch at 0.8 and an upgrade with a fetch at 1.9 in every
         // repeat, a read back in the first two only (0.2, 0.4: 0.3).
         let mut run = crate::runner::fixture_run();
+        fn repeats(run: &mut RunResults) -> impl Iterator<Item = &mut crate::runner::RepeatResult> {
+            run.strategies.iter_mut().flat_map(|s| &mut s.repeats)
+        }
         let mut i = 0;
-        for s in &mut run.strategies {
-            for r in &mut s.repeats {
-                let mut ratios = vec![
-                    (AddMoved, [1.0, 1.2, 1.4, 3.0][i]),
-                    (ReadFetched, 0.8),
-                    (AddUpgraded, [0.5, 0.7, 0.9, 0.6][i]),
-                    (AddThenReadOther, 1.9),
-                ];
-                if i < 2 {
-                    ratios.push((ReadBack, [0.2, 0.4][i]));
-                }
-                r.interference.canary_transactions = ratios
-                    .into_iter()
-                    .map(|(transaction, x)| TransactionCost {
-                        transaction,
-                        net_ns: x * r.interference.canary_ns.unwrap(),
-                        to_pingpong: x,
-                        samples: 120,
-                    })
-                    .collect();
-                i += 1;
+        for r in repeats(&mut run) {
+            let mut ratios = vec![
+                (AddMoved, [1.0, 1.2, 1.4, 3.0][i]),
+                (ReadFetched, 0.8),
+                (AddUpgraded, [0.5, 0.7, 0.9, 0.6][i]),
+                (AddThenReadOther, 1.9),
+            ];
+            if i < 2 {
+                ratios.push((ReadBack, [0.2, 0.4][i]));
             }
+            let net = |x: f64| x * r.interference.canary_ns.unwrap();
+            r.interference.canary_transactions = (ratios.into_iter())
+                .map(|(transaction, x)| TransactionCost {
+                    transaction,
+                    net_ns: net(x),
+                    to_pingpong: x,
+                    samples: 120,
+                })
+                .collect();
+            i += 1;
         }
         assert_eq!(i, 4, "the fixture's repeats");
         let l = canary_latencies(&run, 25.0);
@@ -464,12 +465,9 @@ mod tests {
         }
         // No repeat measured the upgrade: no transaction is priced, every
         // transfer stays at the ping-pong.
-        for s in &mut run.strategies {
-            for r in &mut s.repeats {
-                r.interference
-                    .canary_transactions
-                    .retain(|c| c.transaction != AddUpgraded);
-            }
+        for r in repeats(&mut run) {
+            let kept = &mut r.interference.canary_transactions;
+            kept.retain(|c| c.transaction != AddUpgraded);
         }
         assert!(canary_latencies(&run, 25.0).transactions.is_empty());
     }
@@ -557,14 +555,8 @@ mod tests {
             (Some([10.5, 10.5]), Some([26.0, 26.0]))
         );
         assert_eq!(p.latencies.of(class).unwrap().ns, 26.0);
-        let source = &s
-            .parts
-            .check
-            .as_ref()
-            .unwrap()
-            .as_ref()
-            .unwrap()
-            .latency_source;
+        let check = s.parts.check.as_ref().unwrap().as_ref().unwrap();
+        let source = &check.latency_source;
         assert!(source.starts_with("the matrix measured again"), "{source}");
         // Measured again still at 10.4 ns, or not at all: one pair class,
         // so each repeat is priced at its own canary (the check's

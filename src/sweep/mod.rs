@@ -331,24 +331,21 @@ pub fn execute_sweep<E>(
             regime: point.regime,
             results,
         };
-        match outcome {
-            Ok(r) if r.out_of_time => {
+        // A point the budget stopped is kept; one a stop cut short is not.
+        stopped = match outcome {
+            Ok(r) if r.partial && !r.out_of_time => Some(SweepStop::Interrupted),
+            Ok(r) => {
+                let out = r.out_of_time.then_some(SweepStop::OutOfTime);
                 sweep.points.push(point_of(r));
-                stopped = Some(SweepStop::OutOfTime);
-                break;
+                out
             }
-            Ok(r) if r.partial => {
-                stopped = Some(SweepStop::Interrupted);
-                break;
-            }
-            Ok(results) => sweep.points.push(point_of(results)),
-            Err(error) => {
-                stopped = Some(SweepStop::Failed {
-                    point: label,
-                    error,
-                });
-                break;
-            }
+            Err(error) => Some(SweepStop::Failed {
+                point: label,
+                error,
+            }),
+        };
+        if stopped.is_some() {
+            break;
         }
         finished(i, &sweep, t0.elapsed().as_secs_f64())?;
     }
