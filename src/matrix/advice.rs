@@ -88,15 +88,14 @@ impl ClassStats {
     /// A class of one pair costing `median_ns`, for tests.
     #[cfg(test)]
     pub(crate) fn one_pair(class: PairClass, median_ns: f64) -> Self {
-        let (pairs, candidates, p90_ns, min_ns, max_ns) = (1, 1, median_ns, median_ns, median_ns);
         ClassStats {
             class,
-            pairs,
-            candidates,
+            pairs: 1,
+            candidates: 1,
             median_ns,
-            p90_ns,
-            min_ns,
-            max_ns,
+            p90_ns: median_ns,
+            min_ns: median_ns,
+            max_ns: median_ns,
         }
     }
 }

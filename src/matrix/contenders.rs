@@ -274,7 +274,8 @@ mod tests {
             counts: vec![vec![(40, 30), (40, 30)], vec![(50, 40), (30, 10)]],
             private_add_ns: vec![5.0, 7.0],
         };
-        let p = ContendersPoint::new(vec![0, 1], PairClass::SameLlc, 0, run);
+        let point = |run| ContendersPoint::new(vec![0, 1], PairClass::SameLlc, 0, run);
+        let p = point(run.clone());
         assert_eq!((p.k, p.windows, p.private_add_ns), (2, 2, 6.0));
         assert_eq!(
             (p.adds.clone(), p.handovers.clone()),
@@ -284,15 +285,15 @@ mod tests {
         assert!((h - (1000.0 / 60.0 - 6.0 + 34.0) / 2.0).abs() < 1e-9, "{h}");
         assert!((p.add_ns - 31.5).abs() < 1e-9, "{}", p.add_ns);
         // No hand-over in any window: no price per hand-over.
-        let idle = ContendersRun {
-            threads: vec![pinned(0), pinned(1)],
-            line: NodeCheck::Verified { node: 0 },
-            window_ns: vec![1000.0],
-            counts: vec![vec![(10, 0), (0, 0)]],
-            private_add_ns: vec![5.0, 5.0],
-        };
-        let p = ContendersPoint::new(vec![0, 1], PairClass::SameLlc, 0, idle);
-        assert_eq!(p.handover_ns, None);
+        let idle = vec![vec![(10, 0), (0, 0)]; 2];
+        assert_eq!(
+            point(ContendersRun {
+                counts: idle,
+                ..run
+            })
+            .handover_ns,
+            None
+        );
     }
 
     #[test]
@@ -301,17 +302,14 @@ mod tests {
         let (a, b) = crate::topology::two_allowed_cpus();
         let home = topo.node_of_cpu(a).unwrap();
         let run = measure_contenders(&[a, b], home, Timer::Monotonic, &topo.allowed_cpus).unwrap();
-        assert_eq!(run.window_ns.len(), WINDOWS);
-        assert_eq!(run.counts.len(), WINDOWS);
+        assert_eq!((run.window_ns.len(), run.counts.len()), (WINDOWS, WINDOWS));
+        // The first CPU makes its share exactly in each window; hand-overs
+        // never outnumber adds.
         for c in &run.counts {
-            assert_eq!(c.len(), 2);
-            // The first CPU makes its share exactly; hand-overs never
-            // outnumber adds.
-            assert_eq!(c[0].0, WINDOW_ADDS / 2);
+            assert_eq!((c.len(), c[0].0), (2, WINDOW_ADDS / 2));
             assert!(c.iter().all(|&(a, h)| h <= a), "{c:?}");
         }
-        assert!(run.threads.iter().all(|t| t.verified));
-        assert_eq!(run.private_add_ns.len(), 2);
+        assert!(run.threads.iter().all(|t| t.verified) && run.private_add_ns.len() == 2);
         // A CPU this process may not use is refused, not measured.
         let e = measure_contenders(&[a, 4095], home, Timer::Monotonic, &topo.allowed_cpus);
         assert!(e.is_err());

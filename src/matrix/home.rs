@@ -110,9 +110,7 @@ pub fn measure_home_classes(
     pairs: &[PlannedPair],
     timer: Timer,
 ) -> Result<Vec<HomeClass>, PlacementError> {
-    let mut classes: Vec<PairClass> = pairs.iter().map(|p| p.class).collect();
-    classes.sort();
-    classes.dedup();
+    let classes: std::collections::BTreeSet<PairClass> = pairs.iter().map(|p| p.class).collect();
     let mut out = Vec::with_capacity(classes.len());
     for class in classes {
         let mut pools: [Pool; 2] = Default::default();

@@ -190,8 +190,6 @@ pub fn measure_sharers(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::Topology;
-    use std::path::Path;
 
     #[test]
     fn readers_read_every_write_and_the_writer_times_every_round() {
@@ -231,16 +229,5 @@ mod tests {
         let p = SharersPoint::new(0, vec![1, 2], PairClass::SameLlc, 0, run);
         assert_eq!((p.m, p.rounds, p.reads, p.fresh_reads), (2, 21, 22, 21));
         assert_eq!(p.upgrade_ns, 40.0);
-    }
-
-    #[test]
-    fn one_reader_on_this_host_reads_every_write() {
-        let topo = Topology::read(Path::new("/")).unwrap();
-        let (a, b) = crate::topology::two_allowed_cpus();
-        let home = topo.node_of_cpu(a).unwrap();
-        let run = measure_sharers(a, &[b], home, Timer::Monotonic, &topo.allowed_cpus).unwrap();
-        assert_eq!(run.upgrade_ns.len(), ROUNDS);
-        assert_eq!(run.reads, [(ROUNDS as u64, ROUNDS as u64)]);
-        assert_eq!(run.threads.len(), 2);
     }
 }
