@@ -276,12 +276,8 @@ fn pair_homes(
 impl MatrixPlan {
     /// Seconds the pairs are expected to take.
     pub fn estimate_s(&self, pair_setup_s: f64) -> f64 {
-        pairs_s(
-            self.pairs.len(),
-            self.procedure.samples,
-            ASSUMED_ONE_WAY_NS,
-            pair_setup_s,
-        )
+        let (pairs, samples) = (self.pairs.len(), self.procedure.samples);
+        pairs_s(pairs, samples, ASSUMED_ONE_WAY_NS, pair_setup_s)
     }
 
     /// Bytes the samples hold at once: every pair's one-way figures, both directions of every pass.
@@ -317,21 +313,14 @@ pub fn measure_matrix(
         .map(|&m| {
             let (writer, readers) = (plan.order[0], plan.order[1..=m].to_vec());
             let run = measure_sharers(writer, &readers, home, timer, allowed)?;
-            Ok(SharersPoint::new(
-                writer,
-                readers,
-                plan.widest[m - 1],
-                home,
-                run,
-            ))
+            let widest = plan.widest[m - 1];
+            Ok(SharersPoint::new(writer, readers, widest, home, run))
         })
         .collect::<Result<Vec<_>, MatrixError>>()?;
     let home_classes = measure_home_classes(&plan.topo, &plan.home_pairs, timer)?;
-    let classes = class_stats(
-        measured.iter().map(|p| (p.class, p.median_ns)),
-        &plan.candidates,
-    );
-    let p = &plan.procedure;
+    let medians = measured.iter().map(|p| (p.class, p.median_ns));
+    let classes = class_stats(medians, &plan.candidates);
+    let (p, pair, first_ns) = (&plan.procedure, [first.a, first.b], measured[0].median_ns);
     Ok(MatrixResults {
         schema: SCHEMA_VERSION,
         config: MatrixConfig {
@@ -347,12 +336,7 @@ pub fn measure_matrix(
             reference_round_trips: REFERENCE_ROUND_TRIPS,
             clipped: plan.clipped.into_iter().collect(),
         },
-        reference: Reference::new(
-            [first.a, first.b],
-            REFERENCE_ROUND_TRIPS,
-            reference_ns,
-            measured[0].median_ns,
-        ),
+        reference: Reference::new(pair, REFERENCE_ROUND_TRIPS, reference_ns, first_ns),
         advice: advise(&classes),
         empty_classes: empty_classes(&classes),
         classes,

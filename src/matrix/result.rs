@@ -416,22 +416,22 @@ mod tests {
             backward: vec![back; 3],
             ..samples(0.0, true)
         };
-        let r = PairResult::new(pair(), 0, at(100.0, 115.0));
+        let one = |fwd, back| PairResult::new(pair(), 0, at(fwd, back));
+        let two = |a, b| PairResult::from_passes(pair(), 0, vec![at(a, a), at(b, b)]);
+        let r = one(100.0, 115.0);
         assert!((r.asymmetry_pct - 15.0).abs() < 1e-9 && !r.asymmetric);
-        assert!(PairResult::new(pair(), 0, at(100.0, 115.1)).asymmetric);
+        assert!(one(100.0, 115.1).asymmetric);
         // The slower side may be either: the percentage is of the faster.
-        let r = PairResult::new(pair(), 0, at(115.0, 100.0));
-        assert!((r.asymmetry_pct - 15.0).abs() < 1e-9);
+        assert!((one(115.0, 100.0).asymmetry_pct - 15.0).abs() < 1e-9);
         // Passes at exactly 15% apart: stable; a hair more: unstable.
-        let r = PairResult::from_passes(pair(), 0, vec![at(100.0, 100.0), at(115.0, 115.0)]);
+        let r = two(100.0, 115.0);
         assert!((r.pass_spread_pct - 15.0).abs() < 1e-9 && !r.unstable);
-        let r = PairResult::from_passes(pair(), 0, vec![at(100.0, 100.0), at(115.1, 115.1)]);
-        assert!(r.unstable);
+        assert!(two(100.0, 115.1).unstable);
         // A pass or a side at 0 ns (a timer that did not move) gives no
         // percentage, not infinity.
-        let r = PairResult::from_passes(pair(), 0, vec![at(0.0, 0.0), at(30.0, 30.0)]);
+        let r = two(0.0, 30.0);
         assert_eq!((r.pass_spread_pct, r.unstable), (0.0, false));
-        let r = PairResult::new(pair(), 0, at(0.0, 30.0));
+        let r = one(0.0, 30.0);
         assert_eq!((r.asymmetry_pct, r.asymmetric), (0.0, false));
     }
 }
