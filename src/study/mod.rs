@@ -293,23 +293,24 @@ mod tests {
         assert_eq!((plan.run.runs, plan.sweep.runs), (7, 12));
         assert_eq!((plan.run.duration_s, plan.sweep.duration_s), (1.0, 1.0));
         let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        // The run's and the sweep's time per entry after a fit.
+        let fitted = |stage, left_s| {
+            let mut p = plan.clone();
+            fit(&mut p, stage, left_s).map(|()| (p.run.duration_s, p.sweep.duration_s))
+        };
         // Before the run, 20 s left pays both stages: 90% of it less
         // 8.6257 s of start-up over 19 runs, 0.493384 s each.
-        let mut p = plan.clone();
-        fit(&mut p, "run", 20.0).unwrap();
+        let (run, sweep) = fitted("run", 20.0).unwrap();
         let d = (18.0 - 8.6257) / 19.0;
-        assert!(near(p.run.duration_s, d) && near(p.sweep.duration_s, d));
+        assert!(near(run, d) && near(sweep, d));
         // Before the sweep, 10 s left pays the sweep alone: (9 - 4.1928)
         // / 12 = 0.4006 s; the run's figure stays.
-        let mut p = plan.clone();
-        fit(&mut p, "sweep", 10.0).unwrap();
-        assert!(near(p.sweep.duration_s, (9.0 - 4.1928) / 12.0));
-        assert_eq!(p.run.duration_s, 1.0);
+        let (run, sweep) = fitted("sweep", 10.0).unwrap();
+        assert!(near(sweep, (9.0 - 4.1928) / 12.0) && run == 1.0);
         // Time to spare never lengthens what was planned.
-        let mut p = plan.clone();
-        fit(&mut p, "run", 1000.0).unwrap();
-        assert_eq!((p.run.duration_s, p.sweep.duration_s), (1.0, 1.0));
+        assert_eq!(fitted("run", 1000.0), Ok((1.0, 1.0)));
         // 9 s cannot pay the start-up: skipped, saying what was left.
+        let mut p = plan.clone();
         let err = fit(&mut p, "run", 9.0).unwrap_err();
         assert_eq!((err.left_s, err.budget_s), (9.0, 476.0));
         assert_eq!(
@@ -326,11 +327,8 @@ mod tests {
         // 11.4329 / 27.6257 = 0.41385.
         let spr = crate::topology::fixture("spr-2s-224");
         let plan = plan_study(&spr, "spr", None, &plan::example_costs()).unwrap();
-        assert!(
-            (run_share(&plan) - 11.4329 / 27.6257).abs() < 1e-9,
-            "{}",
-            run_share(&plan)
-        );
+        let share = run_share(&plan);
+        assert!((share - 11.4329 / 27.6257).abs() < 1e-9, "{share}");
         // Its budget: that share of what is left, never more than its own
         // 11.4329 s with its 10% of the margin, 12.7032 s, which the stop
         // rule's rounds spend up to.

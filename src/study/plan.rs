@@ -1,7 +1,9 @@
 //! What `contend study` will run on a host, and the arithmetic of its time budget, before anything
 //! runs: the same plan prints with `--dry-run` on any fixture.
 
+use crate::counter::Pad;
 use crate::matrix::{self, classify, select_pairs};
+use crate::runner::plan::pool_memory_bytes;
 use crate::runner::{HostCosts, StrategyChoice, WARMUP_SPREADS};
 use crate::topology::Topology;
 use crate::workload::{Regime, SEED_RATE};
@@ -202,7 +204,7 @@ pub fn run_strategies() -> StrategyChoice {
             .iter()
             .map(|p| p.parse().expect("a valid policy"))
             .collect(),
-        pads: vec![crate::counter::Pad::Line128],
+        pads: vec![Pad::Line128],
         clocks: vec![crate::clock::ClockKind::Tsc],
     }
 }
@@ -333,17 +335,13 @@ fn matrix_stage(
         })
         .collect();
     let pairs = selection.pairs.len();
+    let pair_setup_s = 2.0 * costs.startup.per_thread_s() + costs.startup.spread_s;
     Ok(MatrixStage {
         per_class: PER_CLASS,
         samples: SAMPLES,
         classes,
         pairs,
-        est_s: matrix::pairs_s(
-            pairs,
-            SAMPLES,
-            ASSUMED_ONE_WAY_NS,
-            2.0 * costs.startup.per_thread_s() + costs.startup.spread_s,
-        ),
+        est_s: matrix::pairs_s(pairs, SAMPLES, ASSUMED_ONE_WAY_NS, pair_setup_s),
     })
 }
 
@@ -417,6 +415,7 @@ pub fn plan_study(
         fixed_s: sweep_fixed,
         est_s: stage_seconds(sweep_fixed, sweep_runs, duration),
     };
+    let n = cpus.len();
     Ok(StudyPlan {
         host: host.to_string(),
         cpus: cpus.len(),
@@ -428,12 +427,7 @@ pub fn plan_study(
         warmup_s: warmup,
         notes,
         // The paced strategies in place with their clock floor.
-        memory_bytes: crate::runner::plan::pool_memory_bytes(
-            cpus.len(),
-            cpus.len(),
-            run_strategies + 1,
-            crate::counter::Pad::Line128.stride(),
-        ),
+        memory_bytes: pool_memory_bytes(n, n, run_strategies + 1, Pad::Line128.stride()),
         matrix: matrix_stage,
         est_s: matrix_est + run.est_s + sweep.est_s,
         run,

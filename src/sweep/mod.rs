@@ -201,15 +201,10 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
     let mut points = Vec::new();
     let clip = request.clip || request.affinity.is_none();
     for affinity in request.affinity_sets(&nodes_with_cpus) {
-        let resolved =
-            affinity
-                .cpu_spec()
-                .resolve(topo, clip)
-                .map_err(|source| PoolError::Cpus {
-                    option: "--affinity",
-                    source,
-                })?;
-        let clipped = resolved.clipped("--affinity", affinity);
+        let option = "--affinity";
+        let resolved = (affinity.cpu_spec().resolve(topo, clip))
+            .map_err(|source| PoolError::Cpus { option, source })?;
+        let clipped = resolved.clipped(option, affinity);
         // A clipped set's points run on the CPUs kept, named as a list.
         let spec = match &clipped {
             Some(c) => {
@@ -419,10 +414,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(seen, (1..=2 * points).collect::<Vec<_>>());
-        assert_eq!(
-            finished,
-            (0..points).map(|i| (i, i + 1)).collect::<Vec<_>>()
-        );
+        let each = (0..points).map(|i| (i, i + 1));
+        assert_eq!(finished, each.collect::<Vec<_>>());
         assert!(outcome.stopped.is_none() && !outcome.results.partial);
         assert_eq!(outcome.results.points.len(), points);
     }
@@ -464,19 +457,19 @@ mod tests {
         let topo = crate::topology::fixture("restricted-cpuset");
         let r = request(Some(vec![Affinity::Node(0)]));
         let err = plan_sweep(&r, &topo).unwrap_err().to_string();
-        assert!(err.starts_with("--affinity: "), "{err}");
-        assert!(
-            err.contains("names CPUs 0-1") && err.contains("may use 2-5"),
-            "{err}"
-        );
+        let says = |s| err.contains(s);
+        let refused = err.starts_with("--affinity: ") && says("names CPUs 0-1");
+        assert!(refused && says("may use 2-5"), "{err}");
         let clipped = SweepRequest { clip: true, ..r };
         let plan = plan_sweep(&clipped, &topo).unwrap();
         let note = "--affinity node0 clipped to CPUs 2-3 (0-1 are not allowed here)";
         assert!(plan.notes.iter().any(|n| n == note), "{:?}", plan.notes);
-        for p in &plan.points {
-            assert_eq!(p.plan.config.writer_cpus, [2, 3]);
-            assert_eq!(p.plan.config.clipped.len(), 1);
-            assert_eq!(p.plan.config.clipped[0].dropped, [0, 1]);
+        for c in plan.points.iter().map(|p| &p.plan.config) {
+            assert_eq!(
+                (c.writer_cpus.as_slice(), c.clipped.len()),
+                (&[2, 3][..], 1)
+            );
+            assert_eq!(c.clipped[0].dropped, [0, 1]);
         }
         // The default sets come from the allowed CPUs: clipped, said once.
         let plan = plan_sweep(&request(None), &topo).unwrap();
@@ -518,16 +511,13 @@ mod tests {
         req.threads = vec![PoolSize::Percent(50.0), PoolSize::Percent(100.0)];
         req.rates = vec![Regime::SEED, Regime::FlatOut];
         let plan = plan_sweep(&req, &topo).unwrap();
-        let shape: Vec<(String, usize, Regime)> = plan
-            .points
-            .iter()
-            .map(|p| (p.affinity.clone(), p.threads, p.regime))
-            .collect();
+        let shape = (plan.points.iter()).map(|p| (p.affinity.as_str(), p.threads, p.regime));
+        let shape: Vec<_> = shape.collect();
         let mut expect = Vec::new();
         for (set, cpus) in [("unbound", 224), ("node0", 112), ("node1", 112)] {
             for threads in [cpus / 2, cpus] {
                 for regime in [Regime::paced(22_000.0), Regime::FlatOut] {
-                    expect.push((set.to_string(), threads, regime));
+                    expect.push((set, threads, regime));
                 }
             }
         }
