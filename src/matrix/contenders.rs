@@ -278,22 +278,16 @@ mod tests {
         let p = point(run.clone());
         assert_eq!((p.k, p.windows, p.private_add_ns), (2, 2, 6.0));
         assert_eq!(
-            (p.adds.clone(), p.handovers.clone()),
-            (vec![90, 70], vec![70, 40])
+            (&p.adds[..], &p.handovers[..]),
+            (&[90, 70][..], &[70, 40][..])
         );
         let h = p.handover_ns.unwrap();
         assert!((h - (1000.0 / 60.0 - 6.0 + 34.0) / 2.0).abs() < 1e-9, "{h}");
         assert!((p.add_ns - 31.5).abs() < 1e-9, "{}", p.add_ns);
         // No hand-over in any window: no price per hand-over.
-        let idle = vec![vec![(10, 0), (0, 0)]; 2];
-        assert_eq!(
-            point(ContendersRun {
-                counts: idle,
-                ..run
-            })
-            .handover_ns,
-            None
-        );
+        let counts = vec![vec![(10, 0), (0, 0)]; 2];
+        let idle = point(ContendersRun { counts, ..run });
+        assert_eq!(idle.handover_ns, None);
     }
 
     #[test]

@@ -354,9 +354,7 @@ pub fn measure_matrix(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::CpuSpec;
-
-    use crate::topology::fixture;
+    use crate::topology::{CpuSpec, fixture};
 
     fn request(cpus: &str, home: Home) -> MatrixRequest {
         MatrixRequest {
@@ -392,11 +390,12 @@ mod tests {
         assert!(first.starts_with("--mode MODE:home=first: "), "{first}");
         // The pair (0, 4) with its line on 0's node plans.
         let plan = plan_matrix(&request("0,4", Home::First), fixture("cpuless-memless")).unwrap();
-        assert_eq!(plan.pairs.len(), 1);
-        assert_eq!(
-            (plan.pairs[0].0.a, plan.pairs[0].0.b, plan.pairs[0].1),
-            (0, 4, 0)
-        );
+        let pairs: Vec<_> = plan
+            .pairs
+            .iter()
+            .map(|(p, node)| (p.a, p.b, *node))
+            .collect();
+        assert_eq!(pairs, [(0, 4, 0)]);
     }
 
     #[test]
