@@ -313,10 +313,8 @@ mod tests {
         let mut p = plan.clone();
         let err = fit(&mut p, "run", 9.0).unwrap_err();
         assert_eq!((err.left_s, err.budget_s), (9.0, 476.0));
-        assert_eq!(
-            err.to_string(),
-            "9 s of the 476 s budget left, too little for it"
-        );
+        let said = "9 s of the 476 s budget left, too little for it";
+        assert_eq!(err.to_string(), said);
         assert_eq!(p.run.duration_s, 1.0);
     }
 

@@ -316,18 +316,15 @@ mod tests {
 
     #[test]
     fn the_reason_names_the_figures_it_compared() {
-        let of =
-            |used, first, again| reason(used, Some(PairClass::SameLlc), Some(27.5), first, &again);
-        let r = of(PricedWith::Matrix, Some([26.0, 28.0]), Again::NotNeeded);
+        use PricedWith::*;
+        let (llc, slow) = (Some(PairClass::SameLlc), Some([10.5, 10.5]));
+        let of = |used, first, again| reason(used, llc, Some(27.5), first, &again);
+        let r = of(Matrix, Some([26.0, 28.0]), Again::NotNeeded);
         assert_eq!(
             r,
             "the run's canary (27.5 ns one-way, the median of its repeats', on a same-llc pair) lies within 25% of the matrix's same-llc pairs (26.0-28.0 ns)"
         );
-        let r = of(
-            PricedWith::MatrixAgain,
-            Some([10.5, 10.5]),
-            Again::Measured([26.9, 27.3]),
-        );
+        let r = of(MatrixAgain, slow, Again::Measured([26.9, 27.3]));
         assert!(
             r.contains("lay more than 25% outside the matrix stage's same-llc pairs (10.5 ns)")
                 && r.ends_with(
@@ -336,16 +333,12 @@ mod tests {
             "{r}"
         );
         let why = "2.0 s of the budget left, its estimate 3.0 s";
-        let r = of(
-            PricedWith::Canary,
-            Some([10.5, 10.5]),
-            Again::Missing(why.into()),
-        );
+        let r = of(Canary, slow, Again::Missing(why.into()));
         assert!(
             r.ends_with("the matrix was not measured again (2.0 s of the budget left, its estimate 3.0 s), so each repeat is priced at its own canary (the run's CPUs make one pair class)"),
             "{r}"
         );
-        let r = reason(PricedWith::Matrix, None, None, None, &Again::NotNeeded);
+        let r = reason(Matrix, None, None, None, &Again::NotNeeded);
         assert_eq!(r, "the run recorded no canary to set against it");
     }
 
@@ -534,10 +527,8 @@ mod tests {
         let topo = run.topology.clone();
         let study = |first: f64, again: Option<Result<f64, &str>>| {
             let mut s = partial_study(&run, first, again);
-            assert_eq!(
-                super::super::predict_stage::study_predict(&mut s, &topo),
-                crate::study::StageStatus::Done
-            );
+            let status = super::super::predict_stage::study_predict(&mut s, &topo);
+            assert_eq!(status, crate::study::StageStatus::Done);
             s
         };
         // The matrix at 24 ns: the canary agrees; the matrix prices it.
