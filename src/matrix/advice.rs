@@ -458,10 +458,8 @@ mod tests {
                 .map(|e| e.class)
                 .collect()
         };
-        assert_eq!(
-            names(&[(SMT, 8.0), (CROSS, 1.0)]),
-            ["same-llc", "same-node"]
-        );
+        let smt_cross = names(&[(SMT, 8.0), (CROSS, 100.0)]);
+        assert_eq!(smt_cross, ["same-llc", "same-node"]);
         assert_eq!(names(&[(LLC, 8.0), (NODE, 100.0)]), ["smt", "cross-node"]);
         assert!(names(&[(SMT, 1.0), (LLC, 2.0), (NODE, 3.0), (CROSS, 4.0)]).is_empty());
         let all = empty_classes(&[]);

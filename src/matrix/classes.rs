@@ -180,10 +180,8 @@ mod tests {
             "cross-node@32",
         ];
         for (class, name) in all.iter().zip(names) {
-            assert_eq!(
-                (class.to_string(), name.parse::<PairClass>()),
-                (name.into(), Ok(*class))
-            );
+            assert_eq!(class.to_string(), name);
+            assert_eq!(name.parse::<PairClass>(), Ok(*class));
         }
         assert!(all.windows(2).all(|w| w[0] < w[1]));
         assert!(all[..3].iter().all(|c| c.within_node()));

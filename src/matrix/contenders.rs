@@ -277,10 +277,7 @@ mod tests {
         let point = |run| ContendersPoint::new(vec![0, 1], PairClass::SameLlc, 0, run);
         let p = point(run.clone());
         assert_eq!((p.k, p.windows, p.private_add_ns), (2, 2, 6.0));
-        assert_eq!(
-            (&p.adds[..], &p.handovers[..]),
-            (&[90, 70][..], &[70, 40][..])
-        );
+        assert_eq!([p.adds.clone(), p.handovers.clone()], [[90, 70], [70, 40]]);
         let h = p.handover_ns.unwrap();
         assert!((h - (1000.0 / 60.0 - 6.0 + 34.0) / 2.0).abs() < 1e-9, "{h}");
         assert!((p.add_ns - 31.5).abs() < 1e-9, "{}", p.add_ns);

@@ -21,24 +21,21 @@ pub enum Mode {
     Rw,
 }
 
+/// Each mode and its name.
+const MODES: [(Mode, &str); 2] = [(Mode::Cas, "cas"), (Mode::Rw, "rw")];
+
 impl Mode {
     /// The name used on the command line and in results.
     pub fn name(self) -> &'static str {
-        match self {
-            Mode::Cas => "cas",
-            Mode::Rw => "rw",
-        }
+        MODES.iter().find(|m| m.0 == self).map_or("", |m| m.1)
     }
 }
 
 impl FromStr for Mode {
     type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, UnknownName> {
-        match s {
-            "cas" => Ok(Mode::Cas),
-            "rw" => Ok(Mode::Rw),
-            _ => Err(UnknownName::new("mode", s, ["cas", "rw"])),
-        }
+        let found = MODES.iter().find(|m| m.1 == s).map(|m| m.0);
+        found.ok_or_else(|| UnknownName::new("mode", s, MODES.map(|m| m.1)))
     }
 }
 
@@ -296,10 +293,8 @@ mod tests {
                 timer: Timer::Monotonic,
             };
             let s = measure_pair(a, b, home, &procedure, &topo.allowed_cpus).unwrap();
-            assert_eq!(
-                s.threads.map(|t| (t.requested_cpu, t.observed_cpu)),
-                [(a, Some(a)), (b, Some(b))]
-            );
+            let pins = s.threads.map(|t| (t.requested_cpu, t.observed_cpu));
+            assert_eq!(pins, [(a, Some(a)), (b, Some(b))]);
             for side in [&s.forward, &s.backward] {
                 assert_eq!(side.len(), procedure.samples);
                 assert!(side.iter().all(|&ns| ns > 0.0), "{side:?}");
@@ -344,11 +339,8 @@ mod tests {
         );
         // Every line saw 20 × 100 / 16 round trips, in turn.
         assert_eq!(rot.rounds.iter().sum::<u64>(), 2000);
-        assert!(
-            rot.rounds.iter().all(|&r| r == 100 || r == 200),
-            "{:?}",
-            rot.rounds
-        );
+        let rounds = rot.rounds;
+        assert!(rounds.iter().all(|&r| r == 100 || r == 200), "{rounds:?}");
     }
 
     #[test]

@@ -260,16 +260,12 @@ mod tests {
     fn passes_split_the_samples_and_start_at_different_pairs() {
         // 40 samples over 3 passes: 14, 13, 13; 6 over 3: 2 each.
         let split = |total| [0, 1, 2].map(|k| pass_samples(total, 3, k));
-        assert_eq!(
-            [40, 41, 6].map(split),
-            [[14, 13, 13], [14, 14, 13], [2, 2, 2]]
-        );
+        let splits = [40, 41, 6].map(split);
+        assert_eq!(splits, [[14, 13, 13], [14, 14, 13], [2, 2, 2]]);
         // 4 pairs, 3 passes: starting at 0, 4/3 = 1 and 8/3 = 2.
         let order = |n, pass| pass_order(n, 3, pass).collect::<Vec<_>>();
-        assert_eq!(
-            [0, 1, 2].map(|p| order(4, p)),
-            [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1]]
-        );
+        let orders = [0, 1, 2].map(|p| order(4, p));
+        assert_eq!(orders, [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1]]);
         // 7 pairs: 0, 7/3 = 2, 14/3 = 4.
         assert_eq!(order(7, 2), [4, 5, 6, 0, 1, 2, 3]);
     }

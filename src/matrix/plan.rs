@@ -413,26 +413,18 @@ mod tests {
         // Four CPUs: k = 2 ..= 4, m = 1 ..= 3.
         let plan = with("0-3", "all", "all").unwrap();
         let shape = (plan.order.len(), plan.widest.len(), plan.load_home);
+        let counts = (plan.contenders, plan.sharers);
+        assert_eq!((counts, shape), ((vec![2, 3, 4], vec![1, 2, 3]), (4, 3, 0)));
+        let msg = |k, m| with("0-3", k, m).unwrap_err().to_string();
+        let sel = "; --cpus 0-3 selects 4";
         assert_eq!(
-            (plan.contenders, plan.sharers, shape),
-            (vec![2, 3, 4], vec![1, 2, 3], (4, 3, 0))
+            msg("5", "1"),
+            format!("--also contenders 5: needs 5 CPUs{sel}")
         );
-        for (k, m, want) in [
-            (
-                "5",
-                "1",
-                "--also contenders 5: needs 5 CPUs; --cpus 0-3 selects 4",
-            ),
-            ("2", "0", "--also sharers 0: at least 1 reader"),
-            (
-                "2-4",
-                "4",
-                "--also sharers 4: a writer and 4 readers need 5 CPUs; --cpus 0-3 selects 4",
-            ),
-            ("1", "1", "--also contenders 1: at least 2 CPUs"),
-        ] {
-            assert_eq!(with("0-3", k, m).unwrap_err().to_string(), want);
-        }
+        assert_eq!(msg("2", "0"), "--also sharers 0: at least 1 reader");
+        let need = "--also sharers 4: a writer and 4 readers need 5 CPUs";
+        assert_eq!(msg("2-4", "4"), format!("{need}{sel}"));
+        assert_eq!(msg("1", "1"), "--also contenders 1: at least 2 CPUs");
         // Not asked: nothing planned, whatever the CPUs.
         let plan = plan_matrix(&request("0-1", Home::First), topo).unwrap();
         assert!(plan.contenders.is_empty() && plan.sharers.is_empty());

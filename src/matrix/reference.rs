@@ -331,10 +331,8 @@ mod tests {
         let (_, stacked) = timed_chunks(a, a, 256 * 8, &lines, CHUNKS, budget).unwrap();
         assert!(stacked.len() < CHUNKS as usize / 2, "{}", stacked.len());
         let median = quantile_of(&stacked, 0.5);
-        assert!(
-            median > crate::matrix::SCHEDULED_TRANSFER_NS as f64,
-            "{median}"
-        );
+        let scheduled = crate::matrix::SCHEDULED_TRANSFER_NS as f64;
+        assert!(median > scheduled, "{median}");
         assert!(words.iter().all(|w| w.load(Ordering::Relaxed) == PING));
     }
 
@@ -376,11 +374,11 @@ mod tests {
             reference_pingpong(4095, a, 256),
         );
         for err in [ab.unwrap_err(), ba.unwrap_err(), pin(4095).unwrap_err()] {
-            let named = matches!(err, ReferenceError::Pin { cpu: 4095, .. });
             assert!(
-                named && err.to_string().contains("cannot pin to CPU 4095"),
-                "{err}"
+                matches!(err, ReferenceError::Pin { cpu: 4095, .. }),
+                "{err:?}"
             );
+            assert!(err.to_string().contains("cannot pin to CPU 4095"), "{err}");
         }
         pin(a).unwrap();
     }

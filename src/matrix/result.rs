@@ -379,10 +379,8 @@ mod tests {
         assert!((steady.pass_spread_pct - 100.0 * 3.0 / 27.5).abs() < 1e-9);
         // One pass: no spread.
         let one = PairResult::new(pair(), 0, samples(27.0, true));
-        assert_eq!(
-            (one.passes.len(), one.pass_spread_pct, one.unstable),
-            (1, 0.0, false)
-        );
+        let spread = (one.passes.len(), one.pass_spread_pct, one.unstable);
+        assert_eq!(spread, (1, 0.0, false));
     }
 
     #[test]
