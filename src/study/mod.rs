@@ -268,10 +268,8 @@ mod tests {
                 ticks.push((p.done, p.total))
             });
         let took = started.elapsed().as_secs_f64();
-        assert!(
-            matches!(&status, StageStatus::Partial(why) if why.contains("0.6 s")),
-            "{status:?}"
-        );
+        let partial = matches!(&status, StageStatus::Partial(why) if why.contains("0.6 s"));
+        assert!(partial, "{status:?}");
         let run = study.parts.run.as_ref().unwrap();
         assert!(run.out_of_time && run.partial);
         // Planning the run (TSC calibration) comes on top of its budget.

@@ -542,13 +542,10 @@ mod tests {
         assert_eq!((fewer.run.repeats, fewer.sweep.repeats), (3, 2));
         assert!(fewer.est_s <= 9.0 + 1e-9, "{}", fewer.est_s);
         assert_eq!(fewer.notes.len(), 1);
-        assert!(
-            fewer.notes[0].starts_with(
-                "the 10 s budget holds 3 of the run's 5 repeats and 2 of the sweep's 3"
-            ) && fewer.notes[0].ends_with("--max-time 12s would hold them all"),
-            "{:?}",
-            fewer.notes
-        );
+        let note = &fewer.notes[0];
+        let holds = "the 10 s budget holds 3 of the run's 5 repeats and 2 of the sweep's 3";
+        let all = "--max-time 12s would hold them all";
+        assert!(note.starts_with(holds) && note.ends_with(all), "{note}");
         match plan_study(&spr, "spr", Some(5.0), &example_costs()) {
             Err(StudyPlanError::TooShort { given, needed }) => {
                 assert_eq!(given, 5.0);

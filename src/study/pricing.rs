@@ -320,24 +320,16 @@ mod tests {
         let (llc, slow) = (Some(PairClass::SameLlc), Some([10.5, 10.5]));
         let of = |used, first, again| reason(used, llc, Some(27.5), first, &again);
         let r = of(Matrix, Some([26.0, 28.0]), Again::NotNeeded);
-        assert_eq!(
-            r,
-            "the run's canary (27.5 ns one-way, the median of its repeats', on a same-llc pair) lies within 25% of the matrix's same-llc pairs (26.0-28.0 ns)"
-        );
+        let within = "the run's canary (27.5 ns one-way, the median of its repeats', on a same-llc pair) lies within 25% of the matrix's same-llc pairs (26.0-28.0 ns)";
+        assert_eq!(r, within);
         let r = of(MatrixAgain, slow, Again::Measured([26.9, 27.3]));
-        assert!(
-            r.contains("lay more than 25% outside the matrix stage's same-llc pairs (10.5 ns)")
-                && r.ends_with(
-                    "measured again right after the run they read 26.9-27.3 ns, which agrees"
-                ),
-            "{r}"
-        );
+        let moved = "lay more than 25% outside the matrix stage's same-llc pairs (10.5 ns)";
+        let agrees = "measured again right after the run they read 26.9-27.3 ns, which agrees";
+        assert!(r.contains(moved) && r.ends_with(agrees), "{r}");
         let why = "2.0 s of the budget left, its estimate 3.0 s";
         let r = of(Canary, slow, Again::Missing(why.into()));
-        assert!(
-            r.ends_with("the matrix was not measured again (2.0 s of the budget left, its estimate 3.0 s), so each repeat is priced at its own canary (the run's CPUs make one pair class)"),
-            "{r}"
-        );
+        let canaries = "the matrix was not measured again (2.0 s of the budget left, its estimate 3.0 s), so each repeat is priced at its own canary (the run's CPUs make one pair class)";
+        assert!(r.ends_with(canaries), "{r}");
         let r = reason(Matrix, None, None, None, &Again::NotNeeded);
         assert_eq!(r, "the run recorded no canary to set against it");
     }
@@ -541,10 +533,8 @@ mod tests {
         let s = study(10.5, Some(Ok(26.0)));
         let p = s.pricing.as_ref().unwrap();
         assert_eq!(p.used, PricedWith::MatrixAgain);
-        assert_eq!(
-            (p.matrix_range_ns, p.again_range_ns),
-            (Some([10.5, 10.5]), Some([26.0, 26.0]))
-        );
+        let ranges = (p.matrix_range_ns, p.again_range_ns);
+        assert_eq!(ranges, (Some([10.5, 10.5]), Some([26.0, 26.0])));
         assert_eq!(p.latencies.of(class).unwrap().ns, 26.0);
         let check = s.parts.check.as_ref().unwrap().as_ref().unwrap();
         let source = &check.latency_source;

@@ -380,11 +380,9 @@ mod tests {
     #[test]
     fn default_affinity_sets_follow_the_nodes_with_cpus() {
         use Affinity::{Node, Unbound};
-        assert_eq!(request(None).affinity_sets(&[0]), [Unbound]);
-        assert_eq!(
-            request(None).affinity_sets(&[0, 1]),
-            [Unbound, Node(0), Node(1)]
-        );
+        let r = request(None);
+        assert_eq!(r.affinity_sets(&[0]), [Unbound]);
+        assert_eq!(r.affinity_sets(&[0, 1]), [Unbound, Node(0), Node(1)]);
         let given = request(Some(vec![Node(1), Unbound, Node(1)]));
         assert_eq!(given.affinity_sets(&[0]), [Node(1), Unbound]);
     }
