@@ -84,6 +84,22 @@ pub fn class_stats(
         .collect()
 }
 
+impl ClassStats {
+    /// A class of one pair costing `median_ns`, for tests.
+    #[cfg(test)]
+    pub(crate) fn one_pair(class: PairClass, median_ns: f64) -> Self {
+        ClassStats {
+            class,
+            pairs: 1,
+            candidates: 1,
+            median_ns,
+            p90_ns: median_ns,
+            min_ns: median_ns,
+            max_ns: median_ns,
+        }
+    }
+}
+
 /// Where to split a hot counter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Split {
@@ -97,49 +113,25 @@ pub enum Split {
     CannotAdvise,
 }
 
-/// `split at llc`, `split at node`, `no split needed`, `cannot advise`.
+/// Each split and its name.
+const SPLITS: [(Split, &str); 4] = [
+    (Split::Llc, "split at llc"),
+    (Split::Node, "split at node"),
+    (Split::None, "no split needed"),
+    (Split::CannotAdvise, "cannot advise"),
+];
+
 impl fmt::Display for Split {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Split::Llc => "split at llc",
-            Split::Node => "split at node",
-            Split::None => "no split needed",
-            Split::CannotAdvise => "cannot advise",
-        })
+        f.write_str(SPLITS.iter().find(|n| n.0 == *self).map_or("", |n| n.1))
     }
 }
 
-impl Serialize for Split {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-/// The inverse of `Display`.
 impl std::str::FromStr for Split {
     type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, UnknownName> {
-        [Split::Llc, Split::Node, Split::None, Split::CannotAdvise]
-            .into_iter()
-            .find(|v| v.to_string() == s)
-            .ok_or_else(|| {
-                UnknownName::new(
-                    "advice",
-                    s,
-                    [
-                        "split at llc",
-                        "split at node",
-                        "no split needed",
-                        "cannot advise",
-                    ],
-                )
-            })
-    }
-}
-
-impl<'de> Deserialize<'de> for Split {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        super::from_name(d)
+        let found = SPLITS.iter().find(|n| n.1 == s).map(|n| n.0);
+        found.ok_or_else(|| UnknownName::new("advice", s, SPLITS.map(|n| n.1)))
     }
 }
 
@@ -210,6 +202,11 @@ fn ns(c: &ClassStats) -> String {
     format!("{} {:.1} ns", c.class, c.median_ns)
 }
 
+/// `a` against `b`: `same-node 80.0 ns is 1.33 x same-llc 60.0 ns`.
+fn vs(a: &ClassStats, b: &ClassStats) -> String {
+    format!("{} is {:.2} x {}", ns(a), a.median_ns / b.median_ns, ns(b))
+}
+
 fn by_median(a: &&ClassStats, b: &&ClassStats) -> std::cmp::Ordering {
     a.median_ns.total_cmp(&b.median_ns)
 }
@@ -254,20 +251,14 @@ impl<'a> Boundaries<'a> {
         let llc = self.in_llc.map_or(String::new(), |l| {
             format!(", and {:.2} x {}", s.median_ns / l.median_ns, ns(l))
         });
-        let reason = format!(
-            "{} is {:.2} x {} (>= {LLC_CLOSE}){llc}",
-            ns(s),
-            s.median_ns / x.median_ns,
-            ns(x)
-        );
+        let reason = format!("{} (>= {LLC_CLOSE}){llc}", vs(s, x));
         Some(advice(Split::Llc, 3, reason))
     }
 
     /// Rule 4: the jump is at the node boundary.
     fn node(&self) -> Option<Advice> {
         let (x, w) = (self.cross?, self.in_node?);
-        let dearer = x.median_ns >= SAME * w.median_ns;
-        if !dearer {
+        if x.median_ns < SAME * w.median_ns {
             return None;
         }
         let same_set = if self.same_node.is_none() {
@@ -275,12 +266,7 @@ impl<'a> Boundaries<'a> {
         } else {
             ""
         };
-        let reason = format!(
-            "{} is {:.2} x {}, the dearest class within a node{same_set}",
-            ns(x),
-            x.median_ns / w.median_ns,
-            ns(w)
-        );
+        let reason = format!("{}, the dearest class within a node{same_set}", vs(x, w));
         Some(advice(Split::Node, 4, reason))
     }
 
@@ -288,16 +274,8 @@ impl<'a> Boundaries<'a> {
     fn one_node(&self) -> Option<Advice> {
         let (s, l) = (self.same_node?, self.in_llc?);
         let dearer = s.median_ns >= SAME * l.median_ns;
-        if self.cross.is_some() || !dearer {
-            return None;
-        }
-        let reason = format!(
-            "one node; {} is {:.2} x {}",
-            ns(s),
-            s.median_ns / l.median_ns,
-            ns(l)
-        );
-        Some(advice(Split::Llc, 5, reason))
+        (self.cross.is_none() && dearer)
+            .then(|| advice(Split::Llc, 5, format!("one node; {}", vs(s, l))))
     }
 }
 
@@ -313,37 +291,32 @@ pub struct EmptyClass {
 /// The kinds of class (cross-node counted once, at any distance) that have no pairs among
 /// `classes`, each with the reason.
 pub fn empty_classes(classes: &[ClassStats]) -> Vec<EmptyClass> {
-    let has = |f: &dyn Fn(PairClass) -> bool| classes.iter().any(|c| f(c.class));
-    let kinds: [(&'static str, &'static str, bool); 4] = [
-        (
-            "smt",
-            "no SMT siblings among the chosen CPUs",
-            has(&|c| c == PairClass::Smt),
-        ),
+    use PairClass as P;
+    [
+        ("smt", "no SMT siblings among the chosen CPUs", Some(P::Smt)),
         (
             "same-llc",
             "no two cores of the chosen CPUs share a last-level cache",
-            has(&|c| c == PairClass::SameLlc),
+            Some(P::SameLlc),
         ),
         (
             "same-node",
             "on each node the chosen CPUs share one last-level cache",
-            has(&|c| c == PairClass::SameNode),
+            Some(P::SameNode),
         ),
-        (
-            "cross-node",
-            "the chosen CPUs are all on one node",
-            has(&|c| !c.within_node()),
-        ),
-    ];
-    kinds
-        .into_iter()
-        .filter(|(_, _, present)| !present)
-        .map(|(class, reason, _)| EmptyClass {
-            class: class.to_string(),
-            reason: reason.to_string(),
-        })
-        .collect()
+        ("cross-node", "the chosen CPUs are all on one node", None),
+    ]
+    .into_iter()
+    .filter(|(_, _, kind)| {
+        !classes
+            .iter()
+            .any(|c| kind.map_or(!c.class.within_node(), |k| c.class == k))
+    })
+    .map(|(class, reason, _)| EmptyClass {
+        class: class.to_string(),
+        reason: reason.to_string(),
+    })
+    .collect()
 }
 
 #[cfg(test)]
@@ -356,23 +329,17 @@ mod tests {
         assert!(RULE.contains(&format!("{SAME} x")));
     }
 
-    /// A class of one pair costing `median_ns`.
-    fn class(class: PairClass, median_ns: f64) -> ClassStats {
-        ClassStats {
-            class,
-            pairs: 1,
-            candidates: 1,
-            median_ns,
-            p90_ns: median_ns,
-            min_ns: median_ns,
-            max_ns: median_ns,
-        }
+    /// One-pair classes costing `(class, median)` each.
+    fn classes(items: &[(PairClass, f64)]) -> Vec<ClassStats> {
+        items
+            .iter()
+            .map(|&(c, ns)| ClassStats::one_pair(c, ns))
+            .collect()
     }
 
     /// (split, rule) of `advise` on `(class, median)` items.
     fn decide(items: &[(PairClass, f64)]) -> (Split, u8) {
-        let classes: Vec<ClassStats> = items.iter().map(|&(c, ns)| class(c, ns)).collect();
-        let a = advise(&classes);
+        let a = advise(&classes(items));
         (a.split, a.rule)
     }
 
@@ -434,26 +401,13 @@ mod tests {
         for &(split, rule, items) in cases {
             assert_eq!(decide(items), (split, rule), "{items:?}");
         }
-    }
-
-    #[test]
-    fn the_node_reason_names_the_nearest_cross_node_class() {
-        let reason = |items: &[(PairClass, f64)]| {
-            let classes: Vec<ClassStats> = items.iter().map(|&(c, ns)| class(c, ns)).collect();
-            advise(&classes).reason
-        };
-        let one_llc = reason(&[(SMT, 10.0), (LLC, 50.0), (CROSS, SAME * 50.0)]);
+        // The node reason names the nearest cross-node class; with
+        // same-node pairs, node and LLC are not the same set.
+        let nps4 = advise(&classes(cases.last().unwrap().2)).reason;
+        let nearest = nps4.contains("cross-node@12");
+        assert!(nearest && !nps4.contains("same set"), "{nps4}");
+        let one_llc = advise(&classes(&[(SMT, 10.0), (LLC, 50.0), (CROSS, SAME * 50.0)])).reason;
         assert!(one_llc.contains("same set"), "{one_llc}");
-        let nps4 = reason(&[
-            (LLC, 25.0),
-            (NODE, 40.0),
-            (PairClass::CrossNode(12), 100.0),
-            (CROSS, 30.0),
-        ]);
-        assert!(
-            nps4.contains("cross-node@12") && !nps4.contains("same set"),
-            "{nps4}"
-        );
     }
 
     #[test]
@@ -499,16 +453,13 @@ mod tests {
     #[test]
     fn empty_classes_names_what_is_missing() {
         let names = |items: &[(PairClass, f64)]| -> Vec<String> {
-            let classes: Vec<ClassStats> = items.iter().map(|&(c, ns)| class(c, ns)).collect();
-            empty_classes(&classes)
+            empty_classes(&classes(items))
                 .into_iter()
                 .map(|e| e.class)
                 .collect()
         };
-        assert_eq!(
-            names(&[(SMT, 8.0), (CROSS, 100.0)]),
-            ["same-llc", "same-node"]
-        );
+        let smt_cross = names(&[(SMT, 8.0), (CROSS, 100.0)]);
+        assert_eq!(smt_cross, ["same-llc", "same-node"]);
         assert_eq!(names(&[(LLC, 8.0), (NODE, 100.0)]), ["smt", "cross-node"]);
         assert!(names(&[(SMT, 1.0), (LLC, 2.0), (NODE, 3.0), (CROSS, 4.0)]).is_empty());
         let all = empty_classes(&[]);

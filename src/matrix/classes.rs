@@ -5,7 +5,6 @@ use crate::error::UnknownName;
 use crate::topology::{CpuList, Topology};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
-use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -41,12 +40,6 @@ impl fmt::Display for PairClass {
     }
 }
 
-impl Serialize for PairClass {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
 /// The inverse of `Display`.
 impl std::str::FromStr for PairClass {
     type Err = UnknownName;
@@ -67,12 +60,6 @@ impl std::str::FromStr for PairClass {
                     )
                 }),
         }
-    }
-}
-
-impl<'de> Deserialize<'de> for PairClass {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        super::from_name(d)
     }
 }
 
@@ -183,26 +170,18 @@ mod tests {
 
     #[test]
     fn class_names_round_trip_and_order_nearest_first() {
-        let all = [
-            PairClass::Smt,
-            PairClass::SameLlc,
-            PairClass::SameNode,
-            PairClass::CrossNode(12),
-            PairClass::CrossNode(32),
+        use PairClass::*;
+        let all = [Smt, SameLlc, SameNode, CrossNode(12), CrossNode(32)];
+        let names = [
+            "smt",
+            "same-llc",
+            "same-node",
+            "cross-node@12",
+            "cross-node@32",
         ];
-        let names: Vec<String> = all.iter().map(|c| c.to_string()).collect();
-        assert_eq!(
-            names,
-            [
-                "smt",
-                "same-llc",
-                "same-node",
-                "cross-node@12",
-                "cross-node@32"
-            ]
-        );
-        for (class, name) in all.iter().zip(&names) {
-            assert_eq!(name.parse::<PairClass>().unwrap(), *class);
+        for (class, name) in all.iter().zip(names) {
+            assert_eq!(class.to_string(), name);
+            assert_eq!(name.parse::<PairClass>(), Ok(*class));
         }
         assert!(all.windows(2).all(|w| w[0] < w[1]));
         assert!(all[..3].iter().all(|c| c.within_node()));

@@ -79,23 +79,21 @@ impl ContendersPoint {
     ) -> Self {
         let k = cpus.len();
         let private_add_ns = run.private_add_ns.iter().sum::<f64>() / k.max(1) as f64;
-        let mut adds = vec![0; k];
-        let mut handovers = vec![0; k];
-        let mut per_handover = Vec::new();
-        let mut per_add = Vec::new();
-        for (ns, counts) in run.window_ns.iter().zip(&run.counts) {
-            let (a, h) = counts.iter().fold((0, 0), |(a, h), c| (a + c.0, h + c.1));
-            for (i, c) in counts.iter().enumerate() {
-                adds[i] += c.0;
-                handovers[i] += c.1;
-            }
-            if h > 0 {
-                per_handover.push(ns / h as f64 - private_add_ns);
-            }
-            if a > 0 {
-                per_add.push(k as f64 * ns / a as f64 - private_add_ns);
-            }
-        }
+        // Per CPU, the adds (or hand-overs) of every window.
+        let total = |f: fn(&(u64, u64)) -> u64| -> Vec<u64> {
+            let of = |i| run.counts.iter().filter_map(|c| c.get(i)).map(f).sum();
+            (0..k).map(of).collect()
+        };
+        // The windows' `scale` x ns per add (or hand-over), net: their trimmed mean.
+        let net = |f: fn(&(u64, u64)) -> u64, scale: f64| {
+            let per: Vec<f64> = (run.window_ns.iter().zip(&run.counts))
+                .filter_map(|(ns, c)| {
+                    let n: u64 = c.iter().map(f).sum();
+                    (n > 0).then(|| scale * ns / n as f64 - private_add_ns)
+                })
+                .collect();
+            trimmed_mean(&per, WINDOW_TRIM)
+        };
         ContendersPoint {
             k,
             cpus,
@@ -104,11 +102,11 @@ impl ContendersPoint {
             line: run.line,
             threads: run.threads,
             windows: run.window_ns.len(),
-            adds,
-            handovers,
+            adds: total(|c| c.0),
+            handovers: total(|c| c.1),
+            handover_ns: net(|c| c.1, 1.0),
+            add_ns: net(|c| c.0, k as f64).unwrap_or(0.0),
             private_add_ns,
-            handover_ns: trimmed_mean(&per_handover, WINDOW_TRIM),
-            add_ns: trimmed_mean(&per_add, WINDOW_TRIM).unwrap_or(0.0),
         }
     }
 }
@@ -205,32 +203,26 @@ pub fn measure_contenders(
         lines: spaced_lines(&memory, STRIDE),
         go: CachePadded::new(AtomicU64::new(0)),
         stop: CachePadded::new(AtomicU64::new(0)),
-        done: (0..cpus.len())
-            .map(|_| CachePadded::new(AtomicU64::new(0)))
-            .collect(),
+        done: (0..cpus.len()).map(|_| CachePadded::default()).collect(),
     };
     let k = cpus.len();
     let results = on_cpus(cpus, allowed, |me| contender(&sh, me, k, timer))?;
-    let mut threads = Vec::with_capacity(k);
-    let mut private_add_ns = Vec::with_capacity(k);
-    let mut counts: Vec<Vec<(u64, u64)>> = (0..WINDOWS).map(|_| Vec::with_capacity(k)).collect();
-    let mut window_ns = Vec::new();
-    for (pin, (private, c, ns)) in results {
-        threads.push(pin);
-        private_add_ns.push(private);
-        for (w, c) in c.into_iter().enumerate() {
-            counts[w].push(c);
-        }
-        if !ns.is_empty() {
-            window_ns = ns;
-        }
-    }
+    let window = |w| {
+        results
+            .iter()
+            .filter_map(|r| r.1.1.get(w).copied())
+            .collect()
+    };
     Ok(ContendersRun {
-        threads,
         line: memory.check().clone(),
-        window_ns,
-        counts,
-        private_add_ns,
+        window_ns: results
+            .iter()
+            .map(|r| r.1.2.clone())
+            .find(|ns| !ns.is_empty())
+            .unwrap_or_default(),
+        counts: (0..WINDOWS).map(window).collect(),
+        private_add_ns: results.iter().map(|r| r.1.0).collect(),
+        threads: results.into_iter().map(|r| r.0).collect(),
     })
 }
 
@@ -282,25 +274,17 @@ mod tests {
             counts: vec![vec![(40, 30), (40, 30)], vec![(50, 40), (30, 10)]],
             private_add_ns: vec![5.0, 7.0],
         };
-        let p = ContendersPoint::new(vec![0, 1], PairClass::SameLlc, 0, run);
+        let point = |run| ContendersPoint::new(vec![0, 1], PairClass::SameLlc, 0, run);
+        let p = point(run.clone());
         assert_eq!((p.k, p.windows, p.private_add_ns), (2, 2, 6.0));
-        assert_eq!(
-            (p.adds.clone(), p.handovers.clone()),
-            (vec![90, 70], vec![70, 40])
-        );
+        assert_eq!([p.adds.clone(), p.handovers.clone()], [[90, 70], [70, 40]]);
         let h = p.handover_ns.unwrap();
         assert!((h - (1000.0 / 60.0 - 6.0 + 34.0) / 2.0).abs() < 1e-9, "{h}");
         assert!((p.add_ns - 31.5).abs() < 1e-9, "{}", p.add_ns);
         // No hand-over in any window: no price per hand-over.
-        let idle = ContendersRun {
-            threads: vec![pinned(0), pinned(1)],
-            line: NodeCheck::Verified { node: 0 },
-            window_ns: vec![1000.0],
-            counts: vec![vec![(10, 0), (0, 0)]],
-            private_add_ns: vec![5.0, 5.0],
-        };
-        let p = ContendersPoint::new(vec![0, 1], PairClass::SameLlc, 0, idle);
-        assert_eq!(p.handover_ns, None);
+        let counts = vec![vec![(10, 0), (0, 0)]; 2];
+        let idle = point(ContendersRun { counts, ..run });
+        assert_eq!(idle.handover_ns, None);
     }
 
     #[test]
@@ -309,17 +293,14 @@ mod tests {
         let (a, b) = crate::topology::two_allowed_cpus();
         let home = topo.node_of_cpu(a).unwrap();
         let run = measure_contenders(&[a, b], home, Timer::Monotonic, &topo.allowed_cpus).unwrap();
-        assert_eq!(run.window_ns.len(), WINDOWS);
-        assert_eq!(run.counts.len(), WINDOWS);
+        assert_eq!((run.window_ns.len(), run.counts.len()), (WINDOWS, WINDOWS));
+        // The first CPU makes its share exactly in each window; hand-overs
+        // never outnumber adds.
         for c in &run.counts {
-            assert_eq!(c.len(), 2);
-            // The first CPU makes its share exactly; hand-overs never
-            // outnumber adds.
-            assert_eq!(c[0].0, WINDOW_ADDS / 2);
+            assert_eq!((c.len(), c[0].0), (2, WINDOW_ADDS / 2));
             assert!(c.iter().all(|&(a, h)| h <= a), "{c:?}");
         }
-        assert!(run.threads.iter().all(|t| t.verified));
-        assert_eq!(run.private_add_ns.len(), 2);
+        assert!(run.threads.iter().all(|t| t.verified) && run.private_add_ns.len() == 2);
         // A CPU this process may not use is refused, not measured.
         let e = measure_contenders(&[a, 4095], home, Timer::Monotonic, &topo.allowed_cpus);
         assert!(e.is_err());

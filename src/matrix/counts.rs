@@ -58,14 +58,12 @@ mod tests {
     #[test]
     fn counts_parse_as_cpu_lists_or_all() {
         assert_eq!("all".parse::<Counts>(), Ok(Counts::All));
-        assert_eq!(
-            "8-10,2,4".parse::<Counts>(),
-            Ok(Counts::List(vec![2, 4, 8, 9, 10]))
-        );
-        assert_eq!(
-            "1-7:2".parse::<Counts>(),
-            Ok(Counts::List(vec![1, 3, 5, 7]))
-        );
+        for (s, list) in [
+            ("8-10,2,4", vec![2, 4, 8, 9, 10]),
+            ("1-7:2", vec![1, 3, 5, 7]),
+        ] {
+            assert_eq!(s.parse::<Counts>(), Ok(Counts::List(list)));
+        }
         for bad in ["", "two", "4-2", "3,"] {
             let e = bad.parse::<Counts>().unwrap_err();
             assert!(e.starts_with("expected all or counts"), "{bad}: {e}");

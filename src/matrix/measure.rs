@@ -21,42 +21,27 @@ pub enum Mode {
     Rw,
 }
 
+/// Each mode and its name.
+const MODES: [(Mode, &str); 2] = [(Mode::Cas, "cas"), (Mode::Rw, "rw")];
+
 impl Mode {
     /// The name used on the command line and in results.
     pub fn name(self) -> &'static str {
-        match self {
-            Mode::Cas => "cas",
-            Mode::Rw => "rw",
-        }
+        MODES.iter().find(|m| m.0 == self).map_or("", |m| m.1)
     }
 }
 
 impl FromStr for Mode {
     type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, UnknownName> {
-        match s {
-            "cas" => Ok(Mode::Cas),
-            "rw" => Ok(Mode::Rw),
-            _ => Err(UnknownName::new("mode", s, ["cas", "rw"])),
-        }
+        let found = MODES.iter().find(|m| m.1 == s).map(|m| m.0);
+        found.ok_or_else(|| UnknownName::new("mode", s, MODES.map(|m| m.1)))
     }
 }
 
 impl fmt::Display for Mode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
-    }
-}
-
-impl serde::Serialize for Mode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Mode {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        super::from_name(d)
     }
 }
 
@@ -186,11 +171,6 @@ fn one_side<F: Fn(&AtomicU64, u64) + Copy>(
     }
 }
 
-/// The [`LINES`] atomics samples rotate through.
-fn rotation_lines(memory: &NodeMemory) -> [&AtomicU64; LINES] {
-    spaced_lines(memory, LINE_BYTES)
-}
-
 /// [`LINES`] atomics `stride` bytes apart (a multiple of 64) from the start of `memory`, which must
 /// hold them all.
 pub(super) fn spaced_lines(memory: &NodeMemory, stride: usize) -> [&AtomicU64; LINES] {
@@ -210,7 +190,7 @@ pub fn measure_pair(
     allowed: &CpuList,
 ) -> Result<PairSamples, PlacementError> {
     let memory = NodeMemory::alloc(ROTATION_BYTES, home, Placement::Strict)?;
-    let lines = rotation_lines(&memory);
+    let lines = spaced_lines(&memory, LINE_BYTES);
     let [(pin_a, forward), (pin_b, backward)] = on_pair(a, b, allowed, |me| {
         let mut rot = Rotation {
             lines,
@@ -237,12 +217,8 @@ pub(super) fn on_pair<T: Send>(
     allowed: &CpuList,
     work: impl Fn(usize) -> T + Sync,
 ) -> Result<[(PinnedThread, T); 2], PlacementError> {
-    let mut both = on_cpus(&[a, b], allowed, work)?.into_iter();
-    match (both.next(), both.next()) {
-        (Some(x), Some(y)) => Ok([x, y]),
-        // Unreachable: on_cpus returns one entry per CPU.
-        _ => unreachable!("two CPUs but not two threads"),
-    }
+    let both = on_cpus(&[a, b], allowed, work)?;
+    Ok(<[_; 2]>::try_from(both).unwrap_or_else(|_| unreachable!("one entry per CPU")))
 }
 
 /// Runs `work(i)` on a thread pinned to `cpus[i]`, for every `i`, each pin verified, all starting
@@ -262,10 +238,7 @@ pub(super) fn on_cpus<T: Send>(
         ready.wait();
         let pin = pin?;
         // Another thread's pin failed: no work.
-        if failed.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
-        Ok(Some((pin, work(me))))
+        Ok((!failed.load(Ordering::Relaxed)).then(|| (pin, work(me))))
     };
     let results: Vec<Result<Option<(PinnedThread, T)>, PlacementError>> = std::thread::scope(|s| {
         let handles: Vec<_> = cpus
@@ -273,19 +246,14 @@ pub(super) fn on_cpus<T: Send>(
             .enumerate()
             .map(|(me, &cpu)| s.spawn(move || side(cpu, me)))
             .collect();
+        let join = |h: std::thread::ScopedJoinHandle<'_, _>| {
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+        };
         handles.into_iter().map(join).collect()
     });
-    // A failed pin is the error; then every thread worked.
+    // A failed pin is the error; then every thread worked (no `None`).
     let done: Vec<Option<(PinnedThread, T)>> = results.into_iter().collect::<Result<_, _>>()?;
-    Ok(done
-        .into_iter()
-        .map(|d| d.expect("every pin succeeded, so every thread worked"))
-        .collect())
-}
-
-/// Joins a measuring thread, passing a panic on.
-fn join<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
-    h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+    Ok(done.into_iter().flatten().collect())
 }
 
 #[cfg(test)]
@@ -301,46 +269,37 @@ mod tests {
         let home = topo.node_of_cpu(topo.allowed_cpus.to_vec()[0]).unwrap();
         let memory = NodeMemory::alloc(ROTATION_BYTES, home, Placement::Strict).unwrap();
         let start = memory.as_ptr() as usize;
-        let offsets: Vec<usize> = rotation_lines(&memory)
+        let offsets: Vec<usize> = spaced_lines(&memory, LINE_BYTES)
             .iter()
             .map(|l| *l as *const AtomicU64 as usize - start)
             .collect();
         assert_eq!(offsets, (0..LINES).map(|l| l * 64).collect::<Vec<_>>());
     }
 
-    /// Measures the host's first two CPUs in `mode`: both directions give
+    /// The host's first two CPUs in each mode: both directions give
     /// `samples` positive one-way times (a hand-off that never completed
     /// would hang instead).
-    fn measures_both_directions(mode: Mode) {
+    #[test]
+    fn both_hand_offs_complete_both_ways() {
         let topo = Topology::read(Path::new("/")).unwrap();
         let (a, b) = crate::topology::two_allowed_cpus();
         let home = topo.node_of_cpu(a).unwrap();
-        let procedure = Procedure {
-            mode,
-            samples: 2 * LINES + 3,
-            round_trips: 50,
-            warmup_samples: 3,
-            timer: Timer::Monotonic,
-        };
-        let s = measure_pair(a, b, home, &procedure, &topo.allowed_cpus).unwrap();
-        assert_eq!(
-            s.threads.map(|t| (t.requested_cpu, t.observed_cpu)),
-            [(a, Some(a)), (b, Some(b))]
-        );
-        for side in [&s.forward, &s.backward] {
-            assert_eq!(side.len(), procedure.samples);
-            assert!(side.iter().all(|&ns| ns > 0.0), "{side:?}");
+        for mode in [Mode::Cas, Mode::Rw] {
+            let procedure = Procedure {
+                mode,
+                samples: 2 * LINES + 3,
+                round_trips: 50,
+                warmup_samples: 3,
+                timer: Timer::Monotonic,
+            };
+            let s = measure_pair(a, b, home, &procedure, &topo.allowed_cpus).unwrap();
+            let pins = s.threads.map(|t| (t.requested_cpu, t.observed_cpu));
+            assert_eq!(pins, [(a, Some(a)), (b, Some(b))]);
+            for side in [&s.forward, &s.backward] {
+                assert_eq!(side.len(), procedure.samples);
+                assert!(side.iter().all(|&ns| ns > 0.0), "{side:?}");
+            }
         }
-    }
-
-    #[test]
-    fn cas_hand_off_completes_both_ways() {
-        measures_both_directions(Mode::Cas);
-    }
-
-    #[test]
-    fn load_store_hand_off_completes_both_ways() {
-        measures_both_directions(Mode::Rw);
     }
 
     #[test]
@@ -380,11 +339,8 @@ mod tests {
         );
         // Every line saw 20 × 100 / 16 round trips, in turn.
         assert_eq!(rot.rounds.iter().sum::<u64>(), 2000);
-        assert!(
-            rot.rounds.iter().all(|&r| r == 100 || r == 200),
-            "{:?}",
-            rot.rounds
-        );
+        let rounds = rot.rounds;
+        assert!(rounds.iter().all(|&r| r == 100 || r == 200), "{rounds:?}");
     }
 
     #[test]

@@ -181,29 +181,22 @@ impl fmt::Display for Home {
     }
 }
 
-impl Serialize for Home {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
+/// Writes each type as its `Display` name (the names matrix.json uses), read back by `FromStr`.
+macro_rules! serde_by_name {
+    ($($t:ty),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
 }
-
-impl<'de> Deserialize<'de> for Home {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        from_name(d)
-    }
-}
-
-/// Reads a value written by its `Display` (the names matrix.json uses) back through its `FromStr`.
-pub(crate) fn from_name<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: FromStr,
-    T::Err: fmt::Display,
-{
-    String::deserialize(d)?
-        .parse()
-        .map_err(serde::de::Error::custom)
-}
+serde_by_name!(Home, Mode, PairClass, Split);
 
 /// Measures every `(pair, home node)` in [`PASSES`] passes spread over the run, each on a fresh
 /// line, so a machine that moves under the run shows as spread, not as a cost.
@@ -266,24 +259,15 @@ mod tests {
     #[test]
     fn passes_split_the_samples_and_start_at_different_pairs() {
         // 40 samples over 3 passes: 14, 13, 13; 6 over 3: 2 each.
-        let split = |total| {
-            (0..3)
-                .map(|k| pass_samples(total, 3, k))
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(split(40), [14, 13, 13]);
-        assert_eq!(split(41), [14, 14, 13]);
-        assert_eq!(split(6), [2, 2, 2]);
+        let split = |total| [0, 1, 2].map(|k| pass_samples(total, 3, k));
+        let splits = [40, 41, 6].map(split);
+        assert_eq!(splits, [[14, 13, 13], [14, 14, 13], [2, 2, 2]]);
         // 4 pairs, 3 passes: starting at 0, 4/3 = 1 and 8/3 = 2.
-        let order = |pass| pass_order(4, 3, pass).collect::<Vec<_>>();
-        assert_eq!(order(0), [0, 1, 2, 3]);
-        assert_eq!(order(1), [1, 2, 3, 0]);
-        assert_eq!(order(2), [2, 3, 0, 1]);
+        let order = |n, pass| pass_order(n, 3, pass).collect::<Vec<_>>();
+        let orders = [0, 1, 2].map(|p| order(4, p));
+        assert_eq!(orders, [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1]]);
         // 7 pairs: 0, 7/3 = 2, 14/3 = 4.
-        assert_eq!(
-            pass_order(7, 3, 2).collect::<Vec<_>>(),
-            [4, 5, 6, 0, 1, 2, 3]
-        );
+        assert_eq!(order(7, 2), [4, 5, 6, 0, 1, 2, 3]);
     }
 
     #[test]
@@ -306,13 +290,8 @@ mod tests {
         for s in ["first", "second", "node:3"] {
             assert_eq!(s.parse::<Home>().unwrap().to_string(), s);
         }
-        assert!(
-            "node:x"
-                .parse::<Home>()
-                .unwrap_err()
-                .to_string()
-                .contains("node:x")
-        );
+        let err = "node:x".parse::<Home>().unwrap_err().to_string();
+        assert!(err.contains("node:x"), "{err}");
     }
 
     #[test]
@@ -338,8 +317,7 @@ mod tests {
             b: cpus[1],
             class: PairClass::SameLlc,
         };
-        let node = topo.node_of_cpu(cpus[0]).unwrap();
-        let pairs = vec![(planned, node); 3];
+        let pairs = vec![(planned, topo.node_of_cpu(cpus[0]).unwrap()); 3];
         let procedure = Procedure {
             mode: Mode::Cas,
             samples: 4,
@@ -348,16 +326,12 @@ mod tests {
             timer: crate::clock::Timer::Monotonic,
         };
         let mut seen = Vec::new();
-        let results = measure_all(&pairs, &procedure, &topo.allowed_cpus, |done, total| {
-            seen.push((done, total))
-        })
-        .unwrap();
+        let tick = |done, total| seen.push((done, total));
+        let results = measure_all(&pairs, &procedure, &topo.allowed_cpus, tick).unwrap();
         assert_eq!(seen, (1..=9).map(|d| (d, 9)).collect::<Vec<_>>());
-        for r in &results {
-            // 4 samples per phase over 3 passes: 2, 1, 1.
-            assert_eq!(r.passes.len(), 3);
-            assert_eq!((r.forward.samples, r.backward.samples), (4, 4));
-        }
+        // 4 samples per phase over 3 passes: 2, 1, 1.
+        let shape = |r: &PairResult| (r.passes.len(), r.forward.samples, r.backward.samples);
+        assert!(results.iter().all(|r| shape(r) == (3, 4, 4)), "{results:?}");
     }
 
     #[test]
@@ -368,9 +342,7 @@ mod tests {
         assert!(taking_turns(&[4_000_000.0, 62.0, 4_500_000.0]));
         // 10 µs itself could still be a (very slow) cache; nothing timed
         // says nothing.
-        assert!(!taking_turns(&[10_000.0]));
-        assert!(taking_turns(&[10_000.5]));
-        assert!(!taking_turns(&[]));
+        assert!(!taking_turns(&[10_000.0]) && taking_turns(&[10_000.5]) && !taking_turns(&[]));
         // The budget: 10 µs a transfer.
         assert_eq!(transfer_budget(4_500), std::time::Duration::from_millis(45));
     }

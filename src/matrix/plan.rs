@@ -139,29 +139,9 @@ pub struct MatrixPlan {
     pub home_pairs: Vec<PlannedPair>,
 }
 
-/// The counts `counts` asks of `option`, each from `least` (which `fewest` names) to `most`.
-fn resolve_counts(
-    counts: Option<&Counts>,
-    option: &'static str,
-    (least, most): (u32, u32),
-    fewest: &str,
-    (spec, n): (&CpuSpec, usize),
-    need: impl Fn(u32) -> String,
-) -> Result<Vec<usize>, MatrixError> {
-    let Some(counts) = counts else {
-        return Ok(Vec::new());
-    };
-    counts
-        .resolve(least, most)
-        .map_err(|count| MatrixError::Count {
-            option,
-            count,
-            why: if count < least {
-                format!("at least {fewest}")
-            } else {
-                format!("{}; --cpus {spec} selects {n}", need(count))
-            },
-        })
+/// Checks that `node` holds memory for the lines `home` put there (`hint`: whose they are).
+fn check_home(topo: &Topology, node: u32, home: Home, hint: String) -> Result<(), MatrixError> {
+    (topo.check_memory_node(node)).map_err(|source| MatrixError::Home { home, source, hint })
 }
 
 /// Resolves `request` on `topo`: the CPUs, the pairs (a per-class sample unless every pair is asked
@@ -179,12 +159,7 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         });
     }
     if let Home::Node(n) = request.home {
-        topo.check_memory_node(n)
-            .map_err(|source| MatrixError::Home {
-                home: request.home,
-                source,
-                hint: String::new(),
-            })?;
+        check_home(&topo, n, request.home, String::new())?;
     }
     let (contenders, sharers) = load_counts(request, cpus.len())?;
     let order = span_order(&topo, &cpus)?;
@@ -194,15 +169,11 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
         .node_for(&topo, order[0], order[1])
         .unwrap_or(topo.cpus[0].node);
     if !(contenders.is_empty() && sharers.is_empty()) {
-        topo.check_memory_node(load_home)
-            .map_err(|source| MatrixError::Home {
-                home: request.home,
-                source,
-                hint: format!(
-                    " (the contenders' and sharers' line, CPU {}); choose --mode MODE:home=node:N",
-                    order[0]
-                ),
-            })?;
+        let hint = format!(
+            " (the contenders' and sharers' line, CPU {}); choose --mode MODE:home=node:N",
+            order[0]
+        );
+        check_home(&topo, load_home, request.home, hint)?;
     }
     let home_pairs = if request.home_classes {
         select_pairs(&topo, &cpus, Some(HOME_PAIRS_PER_CLASS))?.pairs
@@ -245,23 +216,40 @@ pub fn plan_matrix(request: &MatrixRequest, topo: Topology) -> Result<MatrixPlan
 /// The counts of `--contenders` and `--sharers` that `n` chosen CPUs allow.
 fn load_counts(request: &MatrixRequest, n: usize) -> Result<(Vec<usize>, Vec<usize>), MatrixError> {
     let most = u32::try_from(n).unwrap_or(u32::MAX);
-    let contenders = resolve_counts(
-        request.contenders.as_ref(),
-        "--also contenders",
-        (2, most),
-        "2 CPUs",
-        (&request.cpus, n),
-        |k| format!("needs {k} CPUs"),
-    )?;
-    let sharers = resolve_counts(
-        request.sharers.as_ref(),
-        "--also sharers",
-        (1, most - 1),
-        "1 reader",
-        (&request.cpus, n),
-        |m| format!("a writer and {m} readers need {} CPUs", m + 1),
-    )?;
-    Ok((contenders, sharers))
+    // The counts `counts` asks of `option`, each from `least` (which `fewest` names) to `most`.
+    let resolve =
+        |counts: &Option<Counts>, option, (least, most), fewest, need: &dyn Fn(u32) -> String| {
+            let Some(counts) = counts else {
+                return Ok(Vec::new());
+            };
+            counts
+                .resolve(least, most)
+                .map_err(|count| MatrixError::Count {
+                    option,
+                    count,
+                    why: if count < least {
+                        format!("at least {fewest}")
+                    } else {
+                        format!("{}; --cpus {} selects {n}", need(count), request.cpus)
+                    },
+                })
+        };
+    Ok((
+        resolve(
+            &request.contenders,
+            "--also contenders",
+            (2, most),
+            "2 CPUs",
+            &|k: u32| format!("needs {k} CPUs"),
+        )?,
+        resolve(
+            &request.sharers,
+            "--also sharers",
+            (1, most - 1),
+            "1 reader",
+            &|m: u32| format!("a writer and {m} readers need {} CPUs", m + 1),
+        )?,
+    ))
 }
 
 /// Each pair with the node `home` puts its lines on, checked to hold memory.
@@ -278,12 +266,8 @@ fn pair_homes(
                 cpu,
                 online: topo.online_cpus.clone(),
             })?;
-            topo.check_memory_node(node)
-                .map_err(|source| MatrixError::Home {
-                    home,
-                    source,
-                    hint: format!(" (CPU {cpu} is on node {node}); choose --mode MODE:home=node:N"),
-                })?;
+            let hint = format!(" (CPU {cpu} is on node {node}); choose --mode MODE:home=node:N");
+            check_home(topo, node, home, hint)?;
             Ok((p, node))
         })
         .collect()
@@ -292,12 +276,8 @@ fn pair_homes(
 impl MatrixPlan {
     /// Seconds the pairs are expected to take.
     pub fn estimate_s(&self, pair_setup_s: f64) -> f64 {
-        pairs_s(
-            self.pairs.len(),
-            self.procedure.samples,
-            ASSUMED_ONE_WAY_NS,
-            pair_setup_s,
-        )
+        let (pairs, samples) = (self.pairs.len(), self.procedure.samples);
+        pairs_s(pairs, samples, ASSUMED_ONE_WAY_NS, pair_setup_s)
     }
 
     /// Bytes the samples hold at once: every pair's one-way figures, both directions of every pass.
@@ -314,50 +294,33 @@ pub fn measure_matrix(
 ) -> Result<MatrixResults, MatrixError> {
     let (first, _) = plan.pairs[0];
     let reference_ns = reference_pingpong(first.a, first.b, REFERENCE_ROUND_TRIPS)?;
-    let started = Instant::now();
-    let measured = measure_all(
-        &plan.pairs,
-        &plan.procedure,
+    let (timer, allowed, home) = (
+        plan.procedure.timer,
         &plan.topo.allowed_cpus,
-        progress,
-    )?;
+        plan.load_home,
+    );
+    let started = Instant::now();
+    let measured = measure_all(&plan.pairs, &plan.procedure, allowed, progress)?;
     let elapsed_s = started.elapsed().as_secs_f64();
-    let (timer, allowed) = (plan.procedure.timer, &plan.topo.allowed_cpus);
-    let contenders = plan
-        .contenders
-        .iter()
+    let contenders = (plan.contenders.iter())
         .map(|&k| {
             let cpus = plan.order[..k].to_vec();
-            let run = measure_contenders(&cpus, plan.load_home, timer, allowed)?;
-            Ok(ContendersPoint::new(
-                cpus,
-                plan.widest[k - 2],
-                plan.load_home,
-                run,
-            ))
+            let run = measure_contenders(&cpus, home, timer, allowed)?;
+            Ok(ContendersPoint::new(cpus, plan.widest[k - 2], home, run))
         })
         .collect::<Result<Vec<_>, MatrixError>>()?;
-    let sharers = plan
-        .sharers
-        .iter()
+    let sharers = (plan.sharers.iter())
         .map(|&m| {
             let (writer, readers) = (plan.order[0], plan.order[1..=m].to_vec());
-            let run = measure_sharers(writer, &readers, plan.load_home, timer, allowed)?;
-            Ok(SharersPoint::new(
-                writer,
-                readers,
-                plan.widest[m - 1],
-                plan.load_home,
-                run,
-            ))
+            let run = measure_sharers(writer, &readers, home, timer, allowed)?;
+            let widest = plan.widest[m - 1];
+            Ok(SharersPoint::new(writer, readers, widest, home, run))
         })
         .collect::<Result<Vec<_>, MatrixError>>()?;
     let home_classes = measure_home_classes(&plan.topo, &plan.home_pairs, timer)?;
-    let classes = class_stats(
-        measured.iter().map(|p| (p.class, p.median_ns)),
-        &plan.candidates,
-    );
-    let p = &plan.procedure;
+    let medians = measured.iter().map(|p| (p.class, p.median_ns));
+    let classes = class_stats(medians, &plan.candidates);
+    let (p, pair, first_ns) = (&plan.procedure, [first.a, first.b], measured[0].median_ns);
     Ok(MatrixResults {
         schema: SCHEMA_VERSION,
         config: MatrixConfig {
@@ -373,12 +336,7 @@ pub fn measure_matrix(
             reference_round_trips: REFERENCE_ROUND_TRIPS,
             clipped: plan.clipped.into_iter().collect(),
         },
-        reference: Reference::new(
-            [first.a, first.b],
-            REFERENCE_ROUND_TRIPS,
-            reference_ns,
-            measured[0].median_ns,
-        ),
+        reference: Reference::new(pair, REFERENCE_ROUND_TRIPS, reference_ns, first_ns),
         advice: advise(&classes),
         empty_classes: empty_classes(&classes),
         classes,
@@ -396,9 +354,7 @@ pub fn measure_matrix(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::CpuSpec;
-
-    use crate::topology::fixture;
+    use crate::topology::{CpuSpec, fixture};
 
     fn request(cpus: &str, home: Home) -> MatrixRequest {
         MatrixRequest {
@@ -434,11 +390,12 @@ mod tests {
         assert!(first.starts_with("--mode MODE:home=first: "), "{first}");
         // The pair (0, 4) with its line on 0's node plans.
         let plan = plan_matrix(&request("0,4", Home::First), fixture("cpuless-memless")).unwrap();
-        assert_eq!(plan.pairs.len(), 1);
-        assert_eq!(
-            (plan.pairs[0].0.a, plan.pairs[0].0.b, plan.pairs[0].1),
-            (0, 4, 0)
-        );
+        let pairs: Vec<_> = plan
+            .pairs
+            .iter()
+            .map(|(p, node)| (p.a, p.b, *node))
+            .collect();
+        assert_eq!(pairs, [(0, 4, 0)]);
     }
 
     #[test]
@@ -455,24 +412,19 @@ mod tests {
         };
         // Four CPUs: k = 2 ..= 4, m = 1 ..= 3.
         let plan = with("0-3", "all", "all").unwrap();
+        let shape = (plan.order.len(), plan.widest.len(), plan.load_home);
+        let counts = (plan.contenders, plan.sharers);
+        assert_eq!((counts, shape), ((vec![2, 3, 4], vec![1, 2, 3]), (4, 3, 0)));
+        let msg = |k, m| with("0-3", k, m).unwrap_err().to_string();
+        let sel = "; --cpus 0-3 selects 4";
         assert_eq!(
-            (plan.contenders, plan.sharers),
-            (vec![2, 3, 4], vec![1, 2, 3])
+            msg("5", "1"),
+            format!("--also contenders 5: needs 5 CPUs{sel}")
         );
-        assert_eq!(plan.order.len(), 4);
-        assert_eq!(plan.widest.len(), 3);
-        assert_eq!(plan.load_home, 0);
-        let msg = |cpus, k, m| with(cpus, k, m).unwrap_err().to_string();
-        assert_eq!(
-            msg("0-3", "5", "1"),
-            "--also contenders 5: needs 5 CPUs; --cpus 0-3 selects 4"
-        );
-        assert_eq!(msg("0-3", "2", "0"), "--also sharers 0: at least 1 reader");
-        assert_eq!(
-            msg("0-3", "2-4", "4"),
-            "--also sharers 4: a writer and 4 readers need 5 CPUs; --cpus 0-3 selects 4"
-        );
-        assert_eq!(msg("0-3", "1", "1"), "--also contenders 1: at least 2 CPUs");
+        assert_eq!(msg("2", "0"), "--also sharers 0: at least 1 reader");
+        let need = "--also sharers 4: a writer and 4 readers need 5 CPUs";
+        assert_eq!(msg("2-4", "4"), format!("{need}{sel}"));
+        assert_eq!(msg("1", "1"), "--also contenders 1: at least 2 CPUs");
         // Not asked: nothing planned, whatever the CPUs.
         let plan = plan_matrix(&request("0-1", Home::First), topo).unwrap();
         assert!(plan.contenders.is_empty() && plan.sharers.is_empty());

@@ -57,15 +57,7 @@ pub fn reference_pingpong(cpu_a: u32, cpu_b: u32, round_trips: u64) -> Result<f6
     let lines: Box<[PaddedWord; LINES]> =
         Box::new(std::array::from_fn(|_| PaddedWord(AtomicU64::new(PING))));
     let lines: Vec<&AtomicU64> = lines.iter().map(|l| &l.0).collect();
-    let (_, one_way) = timed_chunks(
-        cpu_a,
-        cpu_b,
-        round_trips,
-        &lines,
-        CHUNKS,
-        chunks_budget(round_trips, CHUNKS),
-    )?;
-    Ok(quantile_of(&one_way, 0.5))
+    median_chunk(cpu_a, cpu_b, round_trips, &lines, CHUNKS)
 }
 
 /// One-way latency in ns between `cpu_a` and `cpu_b` on `line` alone (its L3 slice's price), timed
@@ -76,14 +68,19 @@ pub fn line_pingpong(
     line: &AtomicU64,
     round_trips: u64,
 ) -> Result<f64, ReferenceError> {
-    let (_, one_way) = timed_chunks(
-        cpu_a,
-        cpu_b,
-        round_trips,
-        &[line],
-        LINE_CHUNKS,
-        chunks_budget(round_trips, LINE_CHUNKS),
-    )?;
+    median_chunk(cpu_a, cpu_b, round_trips, &[line], LINE_CHUNKS)
+}
+
+/// The median chunk's one-way ns of [`timed_chunks`] within their [`chunks_budget`].
+fn median_chunk(
+    a: u32,
+    b: u32,
+    round_trips: u64,
+    lines: &[&AtomicU64],
+    chunks: u64,
+) -> Result<f64, ReferenceError> {
+    let budget = chunks_budget(round_trips, chunks);
+    let (_, one_way) = timed_chunks(a, b, round_trips, lines, chunks, budget)?;
     Ok(quantile_of(&one_way, 0.5))
 }
 
@@ -334,10 +331,8 @@ mod tests {
         let (_, stacked) = timed_chunks(a, a, 256 * 8, &lines, CHUNKS, budget).unwrap();
         assert!(stacked.len() < CHUNKS as usize / 2, "{}", stacked.len());
         let median = quantile_of(&stacked, 0.5);
-        assert!(
-            median > crate::matrix::SCHEDULED_TRANSFER_NS as f64,
-            "{median}"
-        );
+        let scheduled = crate::matrix::SCHEDULED_TRANSFER_NS as f64;
+        assert!(median > scheduled, "{median}");
         assert!(words.iter().all(|w| w.load(Ordering::Relaxed) == PING));
     }
 
@@ -374,22 +369,17 @@ mod tests {
     #[test]
     fn a_cpu_that_cannot_be_pinned_is_named() {
         let (a, _) = two_cpus();
-        let err = reference_pingpong(a, 4095, 256).unwrap_err();
-        assert!(
-            matches!(err, ReferenceError::Pin { cpu: 4095, .. }),
-            "{err:?}"
+        let (ab, ba) = (
+            reference_pingpong(a, 4095, 256),
+            reference_pingpong(4095, a, 256),
         );
-        let err = reference_pingpong(4095, a, 256).unwrap_err();
-        assert!(
-            matches!(err, ReferenceError::Pin { cpu: 4095, .. }),
-            "{err:?}"
-        );
-        let err = pin(4095).unwrap_err();
-        assert!(
-            matches!(err, ReferenceError::Pin { cpu: 4095, .. }),
-            "{err:?}"
-        );
-        assert!(err.to_string().contains("cannot pin to CPU 4095"), "{err}");
+        for err in [ab.unwrap_err(), ba.unwrap_err(), pin(4095).unwrap_err()] {
+            assert!(
+                matches!(err, ReferenceError::Pin { cpu: 4095, .. }),
+                "{err:?}"
+            );
+            assert!(err.to_string().contains("cannot pin to CPU 4095"), "{err}");
+        }
         pin(a).unwrap();
     }
 }

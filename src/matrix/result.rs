@@ -116,23 +116,22 @@ impl PairResult {
 
     /// Summarises one pair's samples from every pass (at least one).
     pub fn from_passes(pair: PlannedPair, home_node: u32, passes: Vec<PairSamples>) -> Self {
-        let medians: Vec<f64> = passes
-            .iter()
-            .map(|s| {
-                let both: Vec<f64> = s.forward.iter().chain(&s.backward).copied().collect();
-                quantile_of(&both, 0.5)
-            })
-            .collect();
-        let (lo_pass, hi_pass) = medians
-            .iter()
-            .fold((f64::INFINITY, 0.0f64), |(lo, hi), &m| {
-                (lo.min(m), hi.max(m))
-            });
-        let pass_spread_pct = if lo_pass > 0.0 && lo_pass.is_finite() {
-            100.0 * (hi_pass - lo_pass) / lo_pass
-        } else {
-            0.0
+        let both = |s: &PairSamples| -> Vec<f64> {
+            s.forward.iter().chain(&s.backward).copied().collect()
         };
+        // (hi - lo) as % of lo; 0 without a positive lo.
+        let pct = |lo: f64, hi: f64| {
+            if lo > 0.0 && lo.is_finite() {
+                100.0 * (hi - lo) / lo
+            } else {
+                0.0
+            }
+        };
+        let medians: Vec<f64> = passes.iter().map(|s| quantile_of(&both(s), 0.5)).collect();
+        let (lo, hi) = (medians.iter()).fold((f64::INFINITY, 0.0f64), |(lo, hi), &m| {
+            (lo.min(m), hi.max(m))
+        });
+        let pass_spread_pct = pct(lo, hi);
         let mut passes = passes.into_iter();
         let mut s = passes.next().expect("at least one pass");
         for later in passes {
@@ -155,17 +154,9 @@ impl PairResult {
         }
         let forward = DirectionStats::of(pair.a, pair.b, &s.forward);
         let backward = DirectionStats::of(pair.b, pair.a, &s.backward);
-        let both: Vec<f64> = s.forward.iter().chain(&s.backward).copied().collect();
-        let (lo, hi) = if forward.median_ns <= backward.median_ns {
-            (forward.median_ns, backward.median_ns)
-        } else {
-            (backward.median_ns, forward.median_ns)
-        };
-        let asymmetry_pct = if lo > 0.0 {
-            100.0 * (hi - lo) / lo
-        } else {
-            0.0
-        };
+        let (f, b) = (forward.median_ns, backward.median_ns);
+        let asymmetry_pct = if f <= b { pct(f, b) } else { pct(b, f) };
+        let both = both(&s);
         let median_ns = quantile_of(&both, 0.5);
         PairResult {
             transactions: transaction_costs(&s.transactions, median_ns),
@@ -334,17 +325,14 @@ mod tests {
         }
     }
 
+    /// A pair measured in passes at `ns` each, verified.
+    fn passes(ns: &[f64]) -> PairResult {
+        PairResult::from_passes(pair(), 0, ns.iter().map(|&ns| samples(ns, true)).collect())
+    }
+
     #[test]
     fn transactions_merge_their_passes_and_compare_with_the_ping_pong() {
-        let r = PairResult::from_passes(
-            pair(),
-            0,
-            vec![
-                samples(20.0, true),
-                samples(100.0, true),
-                samples(30.0, true),
-            ],
-        );
+        let r = passes(&[20.0, 100.0, 30.0]);
         // The pair's ping-pong: the median of the three passes' six
         // samples each (20, 20, 21, 20, 21, 21; 100, …; 30, …): the mean
         // of the 9th and 10th of the 18, 30 and 31.
@@ -377,15 +365,7 @@ mod tests {
     fn passes_that_disagree_make_a_pair_unstable() {
         // The development VM: two passes at 27 ns, one after the
         // hypervisor moved a vCPU, at 110 ns.
-        let r = PairResult::from_passes(
-            pair(),
-            0,
-            vec![
-                samples(27.0, true),
-                samples(110.0, true),
-                samples(27.0, true),
-            ],
-        );
+        let r = passes(&[27.0, 110.0, 27.0]);
         // Each pass's median over both phases: 27.5, 110.5, 27.5.
         assert_eq!(r.passes, [27.5, 110.5, 27.5]);
         assert!((r.pass_spread_pct - 100.0 * 83.0 / 27.5).abs() < 1e-9);
@@ -394,23 +374,13 @@ mod tests {
         assert_eq!((r.forward.samples, r.backward.samples), (9, 9));
         assert_eq!(r.median_ns, 28.0);
         // Within 15% the passes agree.
-        let steady = PairResult::from_passes(
-            pair(),
-            0,
-            vec![
-                samples(27.0, true),
-                samples(30.0, true),
-                samples(28.0, true),
-            ],
-        );
+        let steady = passes(&[27.0, 30.0, 28.0]);
         assert!(!steady.unstable, "{}", steady.pass_spread_pct);
         assert!((steady.pass_spread_pct - 100.0 * 3.0 / 27.5).abs() < 1e-9);
         // One pass: no spread.
         let one = PairResult::new(pair(), 0, samples(27.0, true));
-        assert_eq!(
-            (one.passes.len(), one.pass_spread_pct, one.unstable),
-            (1, 0.0, false)
-        );
+        let spread = (one.passes.len(), one.pass_spread_pct, one.unstable);
+        assert_eq!(spread, (1, 0.0, false));
     }
 
     #[test]
@@ -432,9 +402,7 @@ mod tests {
         let r = PairResult::from_passes(pair(), 0, vec![bad(), samples(27.0, true)]);
         assert_eq!(r.line, failed);
         assert!(!r.verified());
-        let good =
-            PairResult::from_passes(pair(), 0, vec![samples(27.0, true), samples(27.0, true)]);
-        assert!(good.verified());
+        assert!(passes(&[27.0, 27.0]).verified());
     }
 
     #[test]
@@ -446,22 +414,22 @@ mod tests {
             backward: vec![back; 3],
             ..samples(0.0, true)
         };
-        let r = PairResult::new(pair(), 0, at(100.0, 115.0));
+        let one = |fwd, back| PairResult::new(pair(), 0, at(fwd, back));
+        let two = |a, b| PairResult::from_passes(pair(), 0, vec![at(a, a), at(b, b)]);
+        let r = one(100.0, 115.0);
         assert!((r.asymmetry_pct - 15.0).abs() < 1e-9 && !r.asymmetric);
-        assert!(PairResult::new(pair(), 0, at(100.0, 115.1)).asymmetric);
+        assert!(one(100.0, 115.1).asymmetric);
         // The slower side may be either: the percentage is of the faster.
-        let r = PairResult::new(pair(), 0, at(115.0, 100.0));
-        assert!((r.asymmetry_pct - 15.0).abs() < 1e-9);
+        assert!((one(115.0, 100.0).asymmetry_pct - 15.0).abs() < 1e-9);
         // Passes at exactly 15% apart: stable; a hair more: unstable.
-        let r = PairResult::from_passes(pair(), 0, vec![at(100.0, 100.0), at(115.0, 115.0)]);
+        let r = two(100.0, 115.0);
         assert!((r.pass_spread_pct - 15.0).abs() < 1e-9 && !r.unstable);
-        let r = PairResult::from_passes(pair(), 0, vec![at(100.0, 100.0), at(115.1, 115.1)]);
-        assert!(r.unstable);
+        assert!(two(100.0, 115.1).unstable);
         // A pass or a side at 0 ns (a timer that did not move) gives no
         // percentage, not infinity.
-        let r = PairResult::from_passes(pair(), 0, vec![at(0.0, 0.0), at(30.0, 30.0)]);
+        let r = two(0.0, 30.0);
         assert_eq!((r.pass_spread_pct, r.unstable), (0.0, false));
-        let r = PairResult::new(pair(), 0, at(0.0, 30.0));
+        let r = one(0.0, 30.0);
         assert_eq!((r.asymmetry_pct, r.asymmetric), (0.0, false));
     }
 }

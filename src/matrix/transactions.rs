@@ -196,10 +196,7 @@ fn side(
     budget: std::time::Duration,
 ) -> TransactionSamples {
     // The private lines, allocated on this (pinned) thread.
-    let private = Box::new([
-        CachePadded::new(AtomicU64::new(0)),
-        CachePadded::new(AtomicU64::new(0)),
-    ]);
+    let private: Box<[CachePadded<AtomicU64>; 2]> = Box::default();
     let ns = timer.ns_per_tick();
     let per = TRANSACTION_WARMUP + samples;
     let mut out = vec![Vec::with_capacity(samples); Transaction::ALL.len()];
@@ -423,19 +420,8 @@ mod tests {
     }
 
     #[test]
-    fn names_and_the_time_estimate_are_the_documented_ones() {
-        // The names the tables, docs/matrix.md and the class table use.
-        assert_eq!(
-            Transaction::ALL.map(|t| t.name()),
-            [
-                "add moved",
-                "read fetched",
-                "add upgraded",
-                "read back",
-                "add+read other",
-                "add+read same"
-            ]
-        );
+    fn the_time_estimate_is_the_documented_one() {
+        // The names: tests/snapshots/report-matrix.txt prints each.
         // Six transactions x two CPUs timing x 3 passes x (300 + 30)
         // samples x 4 transfers (the turn there and back, the line once
         // or twice): the study's estimate of a pair's transactions.

@@ -48,13 +48,7 @@ pub(super) fn measure(
     };
     let plan = plan_matrix(&request, topo.clone()).map_err(|e| e.to_string())?;
     let total = plan.pairs.len() * crate::matrix::PASSES;
-    let tick = |done, what: &str| StageProgress {
-        stage,
-        done,
-        total,
-        unit: "pair passes",
-        what: what.to_string(),
-    };
-    progress(tick(0, "pairs"));
-    measure_matrix(plan, |done, _| progress(tick(done, "pairs"))).map_err(|e| e.to_string())
+    let tick = |done| StageProgress::new(stage, "pair passes", done, total, "pairs".into());
+    progress(tick(0));
+    measure_matrix(plan, |done, _| progress(tick(done))).map_err(|e| e.to_string())
 }

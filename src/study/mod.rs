@@ -21,6 +21,7 @@ use crate::provenance::Provenance;
 use crate::topology::Topology;
 use matrix_stage::study_matrix;
 use predict_stage::study_predict;
+use pricing::measure_again_if_needed;
 use run_stage::study_run;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -42,6 +43,32 @@ pub struct StageProgress {
     pub unit: &'static str,
     /// What is running.
     pub what: String,
+}
+
+impl StageProgress {
+    /// `done` of `stage`'s `total` `unit`s, `what` running now.
+    fn new(
+        stage: &'static str,
+        unit: &'static str,
+        done: usize,
+        total: usize,
+        what: String,
+    ) -> Self {
+        StageProgress {
+            stage,
+            done,
+            total,
+            unit,
+            what,
+        }
+    }
+}
+
+/// A stage whose `budget_s` ran out before every `unit` (repeat, point).
+fn out_of_time(budget_s: f64, unit: &str) -> StageStatus {
+    StageStatus::Partial(format!(
+        "its {budget_s:.1} s of the budget ran out before every {unit}"
+    ))
 }
 
 /// A stage the budget left cannot pay for: why it is skipped.
@@ -151,13 +178,7 @@ impl Study {
                             let status =
                                 study_run(study, topo, placement, stop, budget_s, &mut progress);
                             let left = study.plan.max_time_s - self.started.elapsed().as_secs_f64();
-                            pricing::measure_again_if_needed(
-                                study,
-                                topo,
-                                stop,
-                                left,
-                                &mut progress,
-                            );
+                            measure_again_if_needed(study, topo, stop, left, &mut progress);
                             status
                         }
                         Ok(()) => {
@@ -170,10 +191,10 @@ impl Study {
         };
         match &status {
             StageStatus::Interrupted => {
-                self.halted = Some(format!("the {name} stage was interrupted"));
+                self.halted = Some(format!("the {name} stage was interrupted"))
             }
             StageStatus::Failed(_) => self.halted = Some(format!("the {name} stage failed")),
-            StageStatus::Done | StageStatus::Partial(_) | StageStatus::Skipped(_) => {}
+            _ => {}
         }
         study.stages.push(StageRecord {
             stage: name.into(),
@@ -226,11 +247,9 @@ mod tests {
             .is_some()
         {}
         let r = study.into_results();
-        let status: Vec<&StageStatus> = r.stages.iter().map(|s| &s.status).collect();
-        for (i, s) in status.iter().enumerate() {
-            assert!(matches!(s, StageStatus::Skipped(_)), "{i}: {s:?}");
-        }
-        assert_eq!(status.len(), STAGES.len());
+        let skipped = |s: &StageRecord| matches!(s.status, StageStatus::Skipped(_));
+        assert_eq!(r.stages.len(), STAGES.len());
+        assert!(r.stages.iter().all(skipped), "{:?}", r.stages);
         assert!(r.partial && r.parts.matrix.is_none() && r.parts.run.is_none());
         assert_eq!(heard, 0);
     }
@@ -249,10 +268,8 @@ mod tests {
                 ticks.push((p.done, p.total))
             });
         let took = started.elapsed().as_secs_f64();
-        assert!(
-            matches!(&status, StageStatus::Partial(why) if why.contains("0.6 s")),
-            "{status:?}"
-        );
+        let partial = matches!(&status, StageStatus::Partial(why) if why.contains("0.6 s"));
+        assert!(partial, "{status:?}");
         let run = study.parts.run.as_ref().unwrap();
         assert!(run.out_of_time && run.partial);
         // Planning the run (TSC calibration) comes on top of its budget.
@@ -274,29 +291,28 @@ mod tests {
         assert_eq!((plan.run.runs, plan.sweep.runs), (7, 12));
         assert_eq!((plan.run.duration_s, plan.sweep.duration_s), (1.0, 1.0));
         let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        // The run's and the sweep's time per entry after a fit.
+        let fitted = |stage, left_s| {
+            let mut p = plan.clone();
+            fit(&mut p, stage, left_s).map(|()| (p.run.duration_s, p.sweep.duration_s))
+        };
         // Before the run, 20 s left pays both stages: 90% of it less
         // 8.6257 s of start-up over 19 runs, 0.493384 s each.
-        let mut p = plan.clone();
-        fit(&mut p, "run", 20.0).unwrap();
+        let (run, sweep) = fitted("run", 20.0).unwrap();
         let d = (18.0 - 8.6257) / 19.0;
-        assert!(near(p.run.duration_s, d) && near(p.sweep.duration_s, d));
+        assert!(near(run, d) && near(sweep, d));
         // Before the sweep, 10 s left pays the sweep alone: (9 - 4.1928)
         // / 12 = 0.4006 s; the run's figure stays.
-        let mut p = plan.clone();
-        fit(&mut p, "sweep", 10.0).unwrap();
-        assert!(near(p.sweep.duration_s, (9.0 - 4.1928) / 12.0));
-        assert_eq!(p.run.duration_s, 1.0);
+        let (run, sweep) = fitted("sweep", 10.0).unwrap();
+        assert!(near(sweep, (9.0 - 4.1928) / 12.0) && run == 1.0);
         // Time to spare never lengthens what was planned.
-        let mut p = plan.clone();
-        fit(&mut p, "run", 1000.0).unwrap();
-        assert_eq!((p.run.duration_s, p.sweep.duration_s), (1.0, 1.0));
+        assert_eq!(fitted("run", 1000.0), Ok((1.0, 1.0)));
         // 9 s cannot pay the start-up: skipped, saying what was left.
+        let mut p = plan.clone();
         let err = fit(&mut p, "run", 9.0).unwrap_err();
         assert_eq!((err.left_s, err.budget_s), (9.0, 476.0));
-        assert_eq!(
-            err.to_string(),
-            "9 s of the 476 s budget left, too little for it"
-        );
+        let said = "9 s of the 476 s budget left, too little for it";
+        assert_eq!(err.to_string(), said);
         assert_eq!(p.run.duration_s, 1.0);
     }
 
@@ -307,11 +323,8 @@ mod tests {
         // 11.4329 / 27.6257 = 0.41385.
         let spr = crate::topology::fixture("spr-2s-224");
         let plan = plan_study(&spr, "spr", None, &plan::example_costs()).unwrap();
-        assert!(
-            (run_share(&plan) - 11.4329 / 27.6257).abs() < 1e-9,
-            "{}",
-            run_share(&plan)
-        );
+        let share = run_share(&plan);
+        assert!((share - 11.4329 / 27.6257).abs() < 1e-9, "{share}");
         // Its budget: that share of what is left, never more than its own
         // 11.4329 s with its 10% of the margin, 12.7032 s, which the stop
         // rule's rounds spend up to.

@@ -105,10 +105,7 @@ mod tests {
         assert_eq!(r.levels.len(), 2);
         assert_eq!(r.policies, [crate::counter::PublishPolicy::ALWAYS]);
         // Flat out only: the seed's rate, evenly paced.
-        assert_eq!(
-            (r.rates.as_slice(), r.arrivals),
-            (&[22e3][..], Arrivals::Paced)
-        );
+        assert_eq!((r.rates, r.arrivals), (vec![22e3], Arrivals::Paced));
         let regime = Regime::Paced {
             rate: 1e5,
             arrivals: Arrivals::Poisson,
@@ -116,10 +113,7 @@ mod tests {
         run.config.rates = vec![Regime::FlatOut, regime];
         run.config.seed = 7;
         let r = request_of(&run, lat);
-        assert_eq!(
-            (r.rates.as_slice(), r.arrivals),
-            (&[1e5][..], Arrivals::Poisson)
-        );
+        assert_eq!((r.rates, r.arrivals), (vec![1e5], Arrivals::Poisson));
         assert_eq!(r.walks.seed, 7);
     }
 }

@@ -188,10 +188,11 @@ pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
     let class = canary.map(|c| c.0);
     let canary_ns = canary.map(|c| c.1);
     let first_range = class.and_then(|c| class_range(first, c));
-    let again_matrix = match &study.parts.matrix_again {
-        Some(Ok(m)) => Some(m),
-        _ => None,
-    };
+    let again_matrix = study
+        .parts
+        .matrix_again
+        .as_ref()
+        .and_then(|a| a.as_ref().ok());
     let again = match (&study.parts.matrix_again, class) {
         (None, _) => Again::NotNeeded,
         (Some(Err(why)), _) => Again::Missing(why.clone()),
@@ -289,107 +290,61 @@ mod tests {
     #[test]
     fn the_figures_that_agree_with_the_run_price_the_model() {
         use PricedWith::*;
-        let (slow, fast, again_slow) = ([10.5, 10.5], [26.0, 28.0], [26.9, 27.3]);
-        let missing = Again::Missing("no budget".into());
+        let (c, slow, fast) = (Some(27.5), Some([10.5, 10.5]), Some([26.0, 28.0]));
+        let (agrees, still) = (Again::Measured([26.9, 27.3]), Again::Measured([10.4, 10.6]));
+        let (none, missing) = (Again::NotNeeded, Again::Missing("no budget".into()));
         for (canary, first, again, one_class, want) in [
             // Nothing to set the matrix against: the matrix.
-            (None, Some(slow), Again::NotNeeded, true, Matrix),
-            (Some(27.5), None, Again::NotNeeded, true, Matrix),
+            (None, slow, &none, true, Matrix),
+            (c, None, &none, true, Matrix),
             // The canary within the matrix's range: the matrix.
-            (Some(27.5), Some(fast), Again::NotNeeded, true, Matrix),
+            (c, fast, &none, true, Matrix),
             // Outside it, and the matrix again agrees: that, on any host.
-            (
-                Some(27.5),
-                Some(slow),
-                Again::Measured(again_slow),
-                true,
-                MatrixAgain,
-            ),
-            (
-                Some(27.5),
-                Some(slow),
-                Again::Measured(again_slow),
-                false,
-                MatrixAgain,
-            ),
+            (c, slow, &agrees, true, MatrixAgain),
+            (c, slow, &agrees, false, MatrixAgain),
             // The matrix again still outside, or not measured: with one
             // pair class the canaries; with several, the latest matrix.
-            (
-                Some(27.5),
-                Some(slow),
-                Again::Measured([10.4, 10.6]),
-                true,
-                Canary,
-            ),
-            (
-                Some(27.5),
-                Some(slow),
-                Again::Measured([10.4, 10.6]),
-                false,
-                MatrixAgain,
-            ),
-            (Some(27.5), Some(slow), missing.clone(), true, Canary),
-            (Some(27.5), Some(slow), missing.clone(), false, Matrix),
+            (c, slow, &still, true, Canary),
+            (c, slow, &still, false, MatrixAgain),
+            (c, slow, &missing, true, Canary),
+            (c, slow, &missing, false, Matrix),
         ] {
-            let got = choose(canary, first, &again, one_class);
+            let got = choose(canary, first, again, one_class);
             assert_eq!(got, want, "{canary:?} {first:?} {again:?} {one_class}");
         }
     }
 
     #[test]
     fn the_reason_names_the_figures_it_compared() {
-        let class = Some(PairClass::SameLlc);
-        let r = reason(
-            PricedWith::Matrix,
-            class,
-            Some(27.5),
-            Some([26.0, 28.0]),
-            &Again::NotNeeded,
-        );
-        assert_eq!(
-            r,
-            "the run's canary (27.5 ns one-way, the median of its repeats', on a same-llc pair) lies within 25% of the matrix's same-llc pairs (26.0-28.0 ns)"
-        );
-        let r = reason(
-            PricedWith::MatrixAgain,
-            class,
-            Some(27.5),
-            Some([10.5, 10.5]),
-            &Again::Measured([26.9, 27.3]),
-        );
-        assert!(
-            r.contains("lay more than 25% outside the matrix stage's same-llc pairs (10.5 ns)")
-                && r.ends_with(
-                    "measured again right after the run they read 26.9-27.3 ns, which agrees"
-                ),
-            "{r}"
-        );
-        let r = reason(
-            PricedWith::Canary,
-            class,
-            Some(27.5),
-            Some([10.5, 10.5]),
-            &Again::Missing("2.0 s of the budget left, its estimate 3.0 s".into()),
-        );
-        assert!(
-            r.ends_with("the matrix was not measured again (2.0 s of the budget left, its estimate 3.0 s), so each repeat is priced at its own canary (the run's CPUs make one pair class)"),
-            "{r}"
-        );
-        let r = reason(PricedWith::Matrix, None, None, None, &Again::NotNeeded);
+        use PricedWith::*;
+        let (llc, slow) = (Some(PairClass::SameLlc), Some([10.5, 10.5]));
+        let of = |used, first, again| reason(used, llc, Some(27.5), first, &again);
+        let r = of(Matrix, Some([26.0, 28.0]), Again::NotNeeded);
+        let within = "the run's canary (27.5 ns one-way, the median of its repeats', on a same-llc pair) lies within 25% of the matrix's same-llc pairs (26.0-28.0 ns)";
+        assert_eq!(r, within);
+        let r = of(MatrixAgain, slow, Again::Measured([26.9, 27.3]));
+        let moved = "lay more than 25% outside the matrix stage's same-llc pairs (10.5 ns)";
+        let agrees = "measured again right after the run they read 26.9-27.3 ns, which agrees";
+        assert!(r.contains(moved) && r.ends_with(agrees), "{r}");
+        let why = "2.0 s of the budget left, its estimate 3.0 s";
+        let r = of(Canary, slow, Again::Missing(why.into()));
+        let canaries = "the matrix was not measured again (2.0 s of the budget left, its estimate 3.0 s), so each repeat is priced at its own canary (the run's CPUs make one pair class)";
+        assert!(r.ends_with(canaries), "{r}");
+        let r = reason(Matrix, None, None, None, &Again::NotNeeded);
         assert_eq!(r, "the run recorded no canary to set against it");
     }
 
     #[test]
     fn transactions_at_or_below_zero_are_left_out_and_said() {
+        use crate::predict::{LatencyKey, TransactionRatios};
         let priced = |add_moved: f64| {
             let mut l = Latencies::uniform(80.0, "this study's matrix");
-            l.transactions.insert(
-                crate::predict::LatencyKey::Class(crate::matrix::PairClass::SameLlc),
-                crate::predict::TransactionRatios {
-                    add_moved,
-                    ..crate::predict::TransactionRatios::PINGPONG
-                },
-            );
+            let ratios = TransactionRatios {
+                add_moved,
+                ..TransactionRatios::PINGPONG
+            };
+            l.transactions
+                .insert(LatencyKey::Class(PairClass::SameLlc), ratios);
             l
         };
         // Above 0: kept as measured, nothing said.
@@ -407,9 +362,7 @@ mod tests {
         assert!(l.positive().is_err() && why.is_none());
         let mut zero = priced(-1.3);
         zero.classes
-            .get_mut(&crate::predict::LatencyKey::Class(
-                crate::matrix::PairClass::Smt,
-            ))
+            .get_mut(&LatencyKey::Class(PairClass::Smt))
             .unwrap()
             .ns = 0.0;
         let (l, why) = priceable(zero);
@@ -421,20 +374,24 @@ mod tests {
         // An estimate of 0.8 s: 0.8 s left pays for it, and more does; a
         // nanosecond less does not, and says both figures; a stopped
         // study says so whatever is left.
-        assert_eq!(cannot_measure_again(false, 0.8, 0.8), None);
-        assert_eq!(cannot_measure_again(false, 0.8, 5.0), None);
-        assert_eq!(
-            cannot_measure_again(false, 0.8, 0.8 - 1e-9).as_deref(),
-            Some("0.8 s of the budget left, its estimate 0.8 s")
-        );
-        assert_eq!(
-            cannot_measure_again(false, 0.8, -3.0).as_deref(),
-            Some("0.0 s of the budget left, its estimate 0.8 s")
-        );
-        assert_eq!(
-            cannot_measure_again(true, 0.8, 5.0).as_deref(),
-            Some("the study was interrupted")
-        );
+        for (stopped, left, want) in [
+            (false, 0.8, None),
+            (false, 5.0, None),
+            (
+                false,
+                0.8 - 1e-9,
+                Some("0.8 s of the budget left, its estimate 0.8 s"),
+            ),
+            (
+                false,
+                -3.0,
+                Some("0.0 s of the budget left, its estimate 0.8 s"),
+            ),
+            (true, 5.0, Some("the study was interrupted")),
+        ] {
+            let got = cannot_measure_again(stopped, 0.8, left);
+            assert_eq!(got.as_deref(), want, "{stopped} {left}");
+        }
     }
 
     #[test]
@@ -446,29 +403,30 @@ mod tests {
         // fetch at 0.8 and an upgrade with a fetch at 1.9 in every
         // repeat, a read back in the first two only (0.2, 0.4: 0.3).
         let mut run = crate::runner::fixture_run();
+        fn repeats(run: &mut RunResults) -> impl Iterator<Item = &mut crate::runner::RepeatResult> {
+            run.strategies.iter_mut().flat_map(|s| &mut s.repeats)
+        }
         let mut i = 0;
-        for s in &mut run.strategies {
-            for r in &mut s.repeats {
-                let mut ratios = vec![
-                    (AddMoved, [1.0, 1.2, 1.4, 3.0][i]),
-                    (ReadFetched, 0.8),
-                    (AddUpgraded, [0.5, 0.7, 0.9, 0.6][i]),
-                    (AddThenReadOther, 1.9),
-                ];
-                if i < 2 {
-                    ratios.push((ReadBack, [0.2, 0.4][i]));
-                }
-                r.interference.canary_transactions = ratios
-                    .into_iter()
-                    .map(|(transaction, x)| TransactionCost {
-                        transaction,
-                        net_ns: x * r.interference.canary_ns.unwrap(),
-                        to_pingpong: x,
-                        samples: 120,
-                    })
-                    .collect();
-                i += 1;
+        for r in repeats(&mut run) {
+            let mut ratios = vec![
+                (AddMoved, [1.0, 1.2, 1.4, 3.0][i]),
+                (ReadFetched, 0.8),
+                (AddUpgraded, [0.5, 0.7, 0.9, 0.6][i]),
+                (AddThenReadOther, 1.9),
+            ];
+            if i < 2 {
+                ratios.push((ReadBack, [0.2, 0.4][i]));
             }
+            let net = |x: f64| x * r.interference.canary_ns.unwrap();
+            r.interference.canary_transactions = (ratios.into_iter())
+                .map(|(transaction, x)| TransactionCost {
+                    transaction,
+                    net_ns: net(x),
+                    to_pingpong: x,
+                    samples: 120,
+                })
+                .collect();
+            i += 1;
         }
         assert_eq!(i, 4, "the fixture's repeats");
         let l = canary_latencies(&run, 25.0);
@@ -492,28 +450,16 @@ mod tests {
         }
         // No repeat measured the upgrade: no transaction is priced, every
         // transfer stays at the ping-pong.
-        for s in &mut run.strategies {
-            for r in &mut s.repeats {
-                r.interference
-                    .canary_transactions
-                    .retain(|c| c.transaction != AddUpgraded);
-            }
+        for r in repeats(&mut run) {
+            let kept = &mut r.interference.canary_transactions;
+            kept.retain(|c| c.transaction != AddUpgraded);
         }
         assert!(canary_latencies(&run, 25.0).transactions.is_empty());
     }
 
     /// A matrix of the run's host whose one class, `class`, costs `ns`.
     fn matrix(run: &RunResults, class: PairClass, ns: f64) -> MatrixResults {
-        let stats = ClassStats {
-            class,
-            pairs: 1,
-            candidates: 1,
-            median_ns: ns,
-            p90_ns: ns,
-            min_ns: ns,
-            max_ns: ns,
-        };
-        crate::matrix::fixture_matrix(run, vec![stats])
+        crate::matrix::fixture_matrix(run, vec![ClassStats::one_pair(class, ns)])
     }
 
     /// A study of `run`'s host stopped after its matrix (one class at
@@ -573,10 +519,8 @@ mod tests {
         let topo = run.topology.clone();
         let study = |first: f64, again: Option<Result<f64, &str>>| {
             let mut s = partial_study(&run, first, again);
-            assert_eq!(
-                super::super::predict_stage::study_predict(&mut s, &topo),
-                crate::study::StageStatus::Done
-            );
+            let status = super::super::predict_stage::study_predict(&mut s, &topo);
+            assert_eq!(status, crate::study::StageStatus::Done);
             s
         };
         // The matrix at 24 ns: the canary agrees; the matrix prices it.
@@ -589,19 +533,12 @@ mod tests {
         let s = study(10.5, Some(Ok(26.0)));
         let p = s.pricing.as_ref().unwrap();
         assert_eq!(p.used, PricedWith::MatrixAgain);
-        assert_eq!(
-            (p.matrix_range_ns, p.again_range_ns),
-            (Some([10.5, 10.5]), Some([26.0, 26.0]))
-        );
+        let ranges = (p.matrix_range_ns, p.again_range_ns);
+        assert_eq!(ranges, (Some([10.5, 10.5]), Some([26.0, 26.0])));
         assert_eq!(p.latencies.of(class).unwrap().ns, 26.0);
         let check = s.parts.check.as_ref().unwrap().as_ref().unwrap();
-        assert!(
-            check
-                .latency_source
-                .starts_with("the matrix measured again"),
-            "{}",
-            check.latency_source
-        );
+        let source = &check.latency_source;
+        assert!(source.starts_with("the matrix measured again"), "{source}");
         // Measured again still at 10.4 ns, or not at all: one pair class,
         // so each repeat is priced at its own canary (the check's
         // predicted cost for global/always is its mean canary, 25 ns).
@@ -611,16 +548,10 @@ mod tests {
             assert_eq!(p.used, PricedWith::Canary, "{}", p.why);
             assert_eq!(p.latencies.of(class).unwrap().ns, 25.0);
             let check = s.parts.check.as_ref().unwrap().as_ref().unwrap();
-            assert!(
-                check.latency_source.starts_with("each repeat's canary"),
-                "{}",
-                check.latency_source
-            );
-            let global = &check.points[0];
-            assert!(
-                (global.predicted_ns.unwrap() - 25.0).abs() < 0.01,
-                "{global:?}"
-            );
+            let source = &check.latency_source;
+            assert!(source.starts_with("each repeat's canary"), "{source}");
+            let global = check.points[0].predicted_ns.unwrap();
+            assert!((global - 25.0).abs() < 0.01, "{global}");
         }
         // The verdict says what priced the model, in one line.
         let s = study(10.5, Some(Ok(26.0)));

@@ -3,7 +3,7 @@
 //! each is within the default target or its seconds (`budget_s`: the least of its planned seconds
 //! and its share of the budget left) are spent.
 
-use super::{StageProgress, StageStatus, StudyResults, run_strategies};
+use super::{StageProgress, StageStatus, StudyResults, out_of_time, run_strategies};
 use crate::placement::Placement;
 use crate::runner::{self, Pools, RunRequest, Stopped};
 use crate::topology::Topology;
@@ -40,13 +40,8 @@ pub(super) fn study_run(
         Ok(plan) => plan.with_costs(study.plan.costs).0,
         Err(e) => return StageStatus::Failed(e.to_string()),
     };
-    let tick = |done, total, what: &str| StageProgress {
-        stage: "run",
-        done,
-        total,
-        unit: "repeats",
-        what: what.to_string(),
-    };
+    let tick =
+        |done, total, what: &str| StageProgress::new("run", "repeats", done, total, what.into());
     progress(tick(0, plan.entries() * plan.config.repeats, "run"));
     match runner::execute(&plan, stop, |done, total, name| {
         progress(tick(done, total, name))
@@ -57,9 +52,7 @@ pub(super) fn study_run(
             match stopped {
                 None => StageStatus::Done,
                 Some(Stopped::Interrupted) => StageStatus::Interrupted,
-                Some(Stopped::OutOfTime) => StageStatus::Partial(format!(
-                    "its {budget_s:.1} s of the budget ran out before every repeat"
-                )),
+                Some(Stopped::OutOfTime) => out_of_time(budget_s, "repeat"),
             }
         }
         Err(e) => StageStatus::Failed(e.to_string()),

