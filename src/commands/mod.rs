@@ -15,6 +15,7 @@ mod sweep;
 mod topology;
 mod verify;
 
+use args::HostPrint;
 pub use args::{MeasureArgs, PlacementArg, PoolArgs, Print, ResultsArgs};
 pub use compare::CompareArgs;
 pub use gallery::GalleryArgs;
@@ -209,11 +210,14 @@ fn host_name(root: &Path) -> String {
     if is_live(root) {
         crate::provenance::hostname()
     } else {
-        root.file_name().map_or_else(
-            || root.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
+        file_name(root)
     }
+}
+
+/// The last part of `path`, or the whole path when it has none.
+fn file_name(path: &Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    name.unwrap_or_else(|| path.display().to_string())
 }
 
 /// What a measuring command says on stderr: notes, progress, files.
@@ -392,17 +396,16 @@ fn check_out(out: &Path) -> Result<(), CliError> {
 
 /// Prints `doc` as JSON, or as text after the topology's notes.
 fn print_of_host(
-    doc: &Document,
+    doc: Document,
     command: &str,
-    print: Print,
+    print: &HostPrint,
     topo: &Topology,
 ) -> Result<(), CliError> {
-    let json = print.only(command, &[Print::Summary, Print::Json])? == Print::Json;
+    let json = print.print.only(command, &[Print::Summary, Print::Json])? == Print::Json;
     if !json {
         print_notes(topo);
     }
-    let format = if json { Format::Json } else { Format::Text };
-    emit(doc, format)
+    emit(&doc, if json { Format::Json } else { Format::Text })
 }
 
 /// Prints `doc` in `format`.

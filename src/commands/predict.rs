@@ -377,11 +377,7 @@ fn check(
 /// `--sysfs-root` capture's with the matrix's classes checked against it.
 fn infer(root: &Path, file: &Path, sockets: Option<u32>) -> Result<InferredHost, CliError> {
     let m = results::read_c2c(file)?;
-    let name = file.file_name().map_or_else(
-        || file.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let host = inferred::infer(&m, &name, sockets.map(|s| s as usize));
+    let host = inferred::infer(&m, &super::file_name(file), sockets.map(|s| s as usize));
     if is_live(root) {
         return Ok(host);
     }
