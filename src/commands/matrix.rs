@@ -1,7 +1,9 @@
 //! `contend matrix`: plan the pairs, measure them, save, print.
 
 use super::args::{CpusArg, Print, ResultsArgs};
-use super::{Session, host_name, is_live, load_topology, print_notes, require_live_root};
+use super::{
+    Session, check_out, host_name, is_live, load_topology, print_notes, require_live_root,
+};
 use crate::CliError;
 use crate::matrix::{Counts, Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
 use crate::placement::Placement;
@@ -186,7 +188,7 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
         print!("{text}");
         return Ok(());
     }
-    args.output.check()?;
+    check_out(&args.output.out)?;
     session.notes(&plan.notes);
     let bar = session.progress_bar(plan.pairs.len(), "pairs");
     let results = measure_matrix(plan, |done, _| {

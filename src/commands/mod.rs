@@ -250,14 +250,8 @@ impl Session {
 
     /// A bar counting `total` `unit`s (`None`: quiet or no terminal).
     fn progress_bar(&self, total: usize, unit: &str) -> Option<Bar> {
-        self.bar(
-            total as u64,
-            &format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}  (eta {{eta}})"),
-        )
-        .map(|inner| Bar {
-            inner,
-            started: None,
-        })
+        let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}  (eta {{eta}})");
+        self.bar(total as u64, &template, None)
     }
 
     /// A bar over a time budget, at the time spent: what is left is the
@@ -267,22 +261,21 @@ impl Session {
             "{{bar:30}} {{elapsed}} of {} s at most  {{msg}}",
             budget.as_secs()
         );
-        self.bar(budget.as_millis() as u64, &template)
-            .map(|inner| Bar {
-                inner,
-                started: Some(std::time::Instant::now()),
-            })
+        self.bar(
+            budget.as_millis() as u64,
+            &template,
+            Some(std::time::Instant::now()),
+        )
     }
 
-    fn bar(&self, total: u64, template: &str) -> Option<indicatif::ProgressBar> {
+    fn bar(&self, total: u64, template: &str, started: Option<std::time::Instant>) -> Option<Bar> {
+        use indicatif::ProgressStyle;
         use std::io::IsTerminal;
         (!self.quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = indicatif::ProgressBar::new(total);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(template)
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            bar
+            let style = ProgressStyle::with_template(template);
+            let inner = indicatif::ProgressBar::new(total);
+            inner.set_style(style.unwrap_or_else(|_| ProgressStyle::default_bar()));
+            Bar { inner, started }
         })
     }
 
@@ -370,11 +363,6 @@ impl ResultsArgs {
     /// `--print none`: nothing but errors.
     fn quiet(&self) -> bool {
         self.print == Print::None
-    }
-
-    /// Refuses an `--out` that cannot be written, before measuring.
-    fn check(&self) -> Result<(), CliError> {
-        check_out(&self.out)
     }
 }
 

@@ -1,7 +1,9 @@
 //! `contend run` (and `contend` alone): plan, execute, print, save.
 
 use super::args::{MeasureArgs, PoolArgs, Print, inject_arg};
-use super::{Session, host_name, is_live, load_topology, print_notes, require_live_root};
+use super::{
+    Session, check_out, host_name, is_live, load_topology, print_notes, require_live_root,
+};
 use crate::CliError;
 use crate::compare::{HostRecord, RECORD_FILE};
 use crate::report::{self, Document, Format};
@@ -123,7 +125,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
         print!("{text}");
         return Ok(());
     }
-    output.check()?;
+    check_out(&output.out)?;
     let mut done: Vec<(PathBuf, RunResults)> = Vec::new();
     for k in 1..=args.runs {
         if args.runs > 1 && !output.quiet() {

@@ -1,6 +1,6 @@
 //! `contend study`: plan, then each stage run and saved as it finishes.
 
-use super::{Session, host_name, is_live, load_topology, require_live_root};
+use super::{Session, check_out, host_name, is_live, load_topology, require_live_root};
 use crate::CliError;
 use crate::placement::Placement;
 use crate::provenance::Provenance;
@@ -119,7 +119,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let provenance = Provenance::of_this_host(tsc);
     let plan = study::plan_study(&topo, &provenance.hostname, max_time, &costs)
         .map_err(CliError::usage)?;
-    args.output.check()?;
+    check_out(&args.output.out)?;
     if session.chatty() {
         eprintln!(
             "study: budget {:.0} s ({}), planned {:.0} s; --print plan shows it",

@@ -2,7 +2,7 @@
 //! (seed 002's table), planned up front, into one results folder.
 
 use super::args::{MeasureArgs, Print, strip_clip};
-use super::{Session, load_topology, print_notes, require_live_root};
+use super::{Session, check_out, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
 use crate::runner::{DEFAULT_REPEATS, PoolSize, signal};
@@ -92,7 +92,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
         print_notes(&topo);
     }
     let mut plan = plan_sweep(&args.request(), &topo)?;
-    output.check()?;
+    check_out(&output.out)?;
     session.notes(&plan.notes);
 
     let stop = signal::stop_flag();
