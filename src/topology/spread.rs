@@ -252,9 +252,7 @@ mod tests {
     }
 
     fn ids(s: &str) -> Vec<u32> {
-        CpuList::parse(s)
-            .unwrap_or_else(|e| panic!("test cpulist {s:?}: {e}"))
-            .to_vec()
+        CpuList::parse(s).unwrap().to_vec()
     }
 
     /// `ids` of several cpulists, concatenated in the given order.
@@ -264,19 +262,16 @@ mod tests {
 
     /// A hand-built topology: `cpus[i]` is node i's cpulist, `dist` the SLIT.
     fn synthetic(cpus: &[&str], dist: &[&[u32]]) -> Topology {
-        let nodes: Vec<Node> = cpus
-            .iter()
-            .zip(0u32..)
-            .map(|(c, id)| {
-                let cpus = CpuList::parse(c).unwrap();
-                Node {
-                    id,
-                    has_cpu: !cpus.is_empty(),
-                    has_memory: true,
-                    cpus,
-                }
-            })
-            .collect();
+        let node = |(c, id)| {
+            let cpus = CpuList::parse(c).unwrap();
+            Node {
+                id,
+                has_cpu: !cpus.is_empty(),
+                has_memory: true,
+                cpus,
+            }
+        };
+        let nodes: Vec<Node> = cpus.iter().copied().zip(0u32..).map(node).collect();
         let online: CpuList = nodes.iter().flat_map(|n| n.cpus.iter()).collect();
         Topology {
             online_cpus: online.clone(),
@@ -347,10 +342,8 @@ mod tests {
         assert_eq!(err.to_string(), "node 7 does not exist (online nodes: 0-3)");
         assert_eq!(h.hops(4).unwrap_err().node, 4);
         assert_eq!(h.source_node(4).unwrap_err().node, 4);
-        assert_eq!(
-            old_order(&t, 9).unwrap_err().to_string(),
-            "node 9 does not exist (online nodes: 0-3)"
-        );
+        let err = old_order(&t, 9).unwrap_err().to_string();
+        assert_eq!(err, "node 9 does not exist (online nodes: 0-3)");
         assert_eq!(h.local_spread(0, 7), None);
     }
 
@@ -375,19 +368,15 @@ mod tests {
                     let mut sorted = order.clone();
                     sorted.sort_unstable();
                     assert_eq!(sorted, online, "{ctx}: {kind} order is not a permutation");
-                    assert_eq!(
-                        order[..own.len()],
-                        own,
-                        "{ctx}: {kind} order not own CPUs first"
-                    );
+                    let first = &order[..own.len()];
+                    assert_eq!(first, own, "{ctx}: {kind} order not own CPUs first");
                 }
                 let src = h.source_node(node.id).unwrap();
-                let dists: Vec<u32> = new
-                    .iter()
-                    .map(|&c| t.distance(src, t.node_of_cpu(c).unwrap()).unwrap())
-                    .collect();
+                let dist = |&c: &u32| t.distance(src, t.node_of_cpu(c).unwrap()).unwrap();
+                let dists: Vec<u32> = new.iter().map(dist).collect();
+                let rising = dists.windows(2).all(|w| w[0] <= w[1]);
                 assert!(
-                    dists.windows(2).all(|w| w[0] <= w[1]),
+                    rising,
                     "{ctx}: hop distances go down along the new order: {dists:?}"
                 );
             }
@@ -452,10 +441,8 @@ mod tests {
         let h = HopOrder::new(&fixture("asymmetric"));
         assert_eq!(h.levels(), [10, 20, 30]);
         let nonempty = |n| -> Vec<u32> {
-            h.hops(n)
-                .unwrap()
-                .iter()
-                .filter(|h| !h.cpus.is_empty())
+            let hops = h.hops(n).unwrap().iter();
+            hops.filter(|h| !h.cpus.is_empty())
                 .map(|h| h.distance)
                 .collect()
         };
