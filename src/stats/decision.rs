@@ -93,7 +93,7 @@ impl Threshold {
     }
 }
 
-/// One difference tested and decided, as [`decide`] returns it.
+/// One difference tested and decided, as [`decide_paired`] returns it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Outcome {
     /// Test against base: the change, its 95% interval and Welch's test.
@@ -105,21 +105,6 @@ pub struct Outcome {
     pub decision: Decision,
     /// The threshold it was decided at.
     pub threshold: Threshold,
-}
-
-/// The comparison engine: each `(base, test, threshold)` tested by Welch's t-test, the p-values
-/// Holm-adjusted over the whole `family`, each decided at its threshold, in order.
-pub fn decide(family: &[(Summary, Summary, Threshold)]) -> Vec<Outcome> {
-    let family: Vec<Compared> = family
-        .iter()
-        .map(|&(base, test, threshold)| Compared {
-            base,
-            test,
-            paired: None,
-            threshold,
-        })
-        .collect();
-    decide_paired(&family)
 }
 
 /// One difference for [`decide_paired`]: both sides' repeats, its threshold, and the summary of the
@@ -136,8 +121,9 @@ pub struct Compared {
     pub threshold: Threshold,
 }
 
-/// [`decide`] where some differences were measured in the same repeats (the paired t-test, the
-/// others Welch's); every p-value Holm-adjusted together, each decided at its threshold.
+/// The comparison engine: each difference tested (the paired t-test where both sides ran in the
+/// same repeats, else Welch's), every p-value Holm-adjusted together, each decided at its
+/// threshold, in order.
 pub fn decide_paired(family: &[Compared]) -> Vec<Outcome> {
     let differences: Vec<(Difference, Threshold)> = family
         .iter()
@@ -381,6 +367,17 @@ mod tests {
 
     fn s(values: &[f64]) -> Summary {
         Summary::of(values).unwrap()
+    }
+
+    /// Each `(base, test, threshold)` tested by Welch's t-test and decided in one family.
+    fn decide(family: &[(Summary, Summary, Threshold)]) -> Vec<Outcome> {
+        let welch = |&(base, test, threshold)| Compared {
+            base,
+            test,
+            paired: None,
+            threshold,
+        };
+        decide_paired(&family.iter().map(welch).collect::<Vec<_>>())
     }
 
     fn one(base: Summary, test: Summary, t: Threshold) -> Outcome {
@@ -681,7 +678,7 @@ mod tests {
         let (lo, hi) = out[0].difference.ci95_pct.unwrap();
         assert!((lo + 2.4207).abs() < 1e-3 && (hi - 22.4207).abs() < 1e-3);
         assert_eq!((out[0].decision, out[1].decision), (Inconclusive, Increase));
-        // Without the differences, the same pair is Welch's, as decide.
+        // Without the differences, the same pair is Welch's.
         let welch = Compared {
             paired: None,
             ..family[0]
