@@ -284,15 +284,9 @@ impl Direction {
     /// Whether a change decided `decision` is an improvement: `Some(true)` better, `Some(false)`
     /// worse, `None` when no change is beyond noise and doubt or the measure has no direction.
     pub fn better(self, decision: Decision) -> Option<bool> {
-        let up = match decision {
-            Decision::Increase => true,
-            Decision::Decrease => false,
-            Decision::NoChange | Decision::Inconclusive => return None,
-        };
-        match self {
-            Direction::LowerIsBetter => Some(!up),
-            Direction::HigherIsBetter => Some(up),
-            Direction::Neither => None,
+        match (self, decision) {
+            (Direction::Neither, _) | (_, Decision::NoChange | Decision::Inconclusive) => None,
+            (d, x) => Some((d == Direction::HigherIsBetter) == (x == Decision::Increase)),
         }
     }
 
@@ -612,14 +606,9 @@ mod tests {
         let o = one(base, test, R2);
         // ±1.3 around +15: one decimal; a narrow table shows the half-width.
         let (lo, hi) = o.difference.ci95_pct.unwrap();
-        assert_eq!(
-            o.change_text("ns"),
-            format!("+15.0% [{lo:+.1}%, {hi:+.1}%]")
-        );
-        assert_eq!(
-            o.change_pm_text("ns"),
-            format!("+15.0 ±{:.1}%", (hi - lo) / 2.0)
-        );
+        let (text, pm) = (o.change_text("ns"), o.change_pm_text("ns"));
+        assert_eq!(text, format!("+15.0% [{lo:+.1}%, {hi:+.1}%]"));
+        assert_eq!(pm, format!("+15.0 ±{:.1}%", (hi - lo) / 2.0));
         assert_eq!(o.p_text(), "p<0.001");
         // No test: the change alone, and n<2. A base at or below 0: the
         // difference in the unit (-1 against 2 ns, no spread); none at all
@@ -637,10 +626,8 @@ mod tests {
         ];
         for (base, test, text, pm, p) in rows {
             let o = one(base, test, R2);
-            assert_eq!(
-                (o.change_text("ns"), o.change_pm_text("ns")),
-                (text.into(), pm.into())
-            );
+            assert_eq!(o.change_text("ns"), text);
+            assert_eq!(o.change_pm_text("ns"), pm);
             assert_eq!(o.p_text(), p, "{text}");
         }
         // p as printed at its boundaries.
@@ -807,11 +794,8 @@ mod tests {
         ];
         for ((n, m, sd), (tn, tm, tsd), decision, none) in rows {
             let o = one(summary(n, m, sd), summary(tn, tm, tsd), FLOOR1);
-            assert_eq!(
-                (o.decision, o.practically_none()),
-                (decision, none),
-                "{o:?}"
-            );
+            let got = (o.decision, o.practically_none());
+            assert_eq!(got, (decision, none), "{o:?}");
         }
     }
 
@@ -846,11 +830,8 @@ mod tests {
             (zero, zero, 1.0, NoChange),
         ];
         for (base, test, p, want) in rows {
-            assert_eq!(
-                Decision::of(&Difference::of(&base, &test), R2, p),
-                want,
-                "{test:?}"
-            );
+            let d = Difference::of(&base, &test);
+            assert_eq!(Decision::of(&d, R2, p), want, "{test:?}");
         }
     }
 }

@@ -362,10 +362,8 @@ mod tests {
         let test = [mk(5.0, 1.0), mk(5.0, -1.0), mk(6.0, 0.0)];
         let d = runs_difference(&base, &test, None).unwrap();
         let s = d.slope.unwrap();
-        assert!(
-            close(s.per_unit, 2.0, 1e-9) && close(s.std_error, 0.0, 1e-9),
-            "{s:?}"
-        );
+        let slope = close(s.per_unit, 2.0, 1e-9) && close(s.std_error, 0.0, 1e-9);
+        assert!(slope, "{s:?}");
         let (explained, _) = d.host.unwrap();
         assert!(close(explained, 10.0, 1e-9), "{explained}");
         let w = d.welch.unwrap();
@@ -408,18 +406,13 @@ mod tests {
         };
         let d = runs_difference(&[mk(0.0)], &[mk(5.0)], None).unwrap();
         let s = d.slope.unwrap();
-        assert!(
-            close(s.per_unit, 2.0, 1e-12) && close(s.std_error, 0.4, 1e-12),
-            "{s:?}"
-        );
+        let slope = close(s.per_unit, 2.0, 1e-12) && close(s.std_error, 0.4, 1e-12);
+        assert!(slope, "{s:?}");
         // The test side's lines cost 5 more: the host explains 10, known
         // to ±5 × 0.4.
         let (explained, se) = d.host.unwrap();
-        assert!(
-            close(explained, 10.0, 1e-12) && close(se, 2.0, 1e-12),
-            "{:?}",
-            d.host
-        );
+        let host = close(explained, 10.0, 1e-12) && close(se, 2.0, 1e-12);
+        assert!(host, "{:?}", d.host);
     }
 
     #[test]
