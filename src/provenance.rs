@@ -246,11 +246,8 @@ mod tests {
         ];
         for (nodename, cpuinfo, name, fallback) in rows {
             let (got, is_fallback) = name_of_host(nodename.into(), cpuinfo);
-            assert_eq!(
-                (got.as_str(), is_fallback),
-                (name, fallback),
-                "{nodename:?}"
-            );
+            let got = (got.as_str(), is_fallback);
+            assert_eq!(got, (name, fallback), "{nodename:?}");
         }
         let xeon = fallback_hostname("Intel(R) Xeon(R) Platinum 8480+", 224);
         assert_eq!(xeon, "intel-r-xeon-r-platinum-8480-224cpus");
@@ -277,10 +274,8 @@ mod tests {
         let p = Provenance::of_this_host(1e9);
         assert!(!p.hostname.is_empty());
         let release = &p.kernel_release;
-        assert!(
-            release.starts_with(|c: char| c.is_ascii_digit()),
-            "{release}"
-        );
+        let digit = release.starts_with(|c: char| c.is_ascii_digit());
+        assert!(digit, "{release}");
         assert!(p.started_utc.ends_with('Z'));
         let model = cpuinfo_field("model name\t: X Y\nflags\t: a b", "model name");
         assert_eq!(model, Some("X Y"));

@@ -518,16 +518,11 @@ mod tests {
         let first = new_results_dir(dir.path(), "web 01/x", stamp).unwrap();
         assert_eq!(first, dir.path().join("web_01_x").join("20261130T231000Z"));
         let second = new_results_dir(dir.path(), "web 01/x", stamp).unwrap();
-        assert_eq!(
-            second,
-            dir.path().join("web_01_x").join("20261130T231000Z-2")
-        );
+        assert_eq!(second, dir.path().join("web_01_x/20261130T231000Z-2"));
         let third = new_results_dir(dir.path(), "web 01/x", stamp).unwrap();
         assert!(third.ends_with("20261130T231000Z-3") && third.is_dir());
-        assert_eq!(
-            new_results_dir(dir.path(), "db-1.lab", stamp).unwrap(),
-            dir.path().join("db-1.lab").join("20261130T231000Z")
-        );
+        let lab = new_results_dir(dir.path(), "db-1.lab", stamp).unwrap();
+        assert_eq!(lab, dir.path().join("db-1.lab/20261130T231000Z"));
     }
 
     #[test]
@@ -594,11 +589,7 @@ mod tests {
             "points": [{"threads": 2, "affinity": "unbound", "rate": null, "results": v}]});
         fs::write(&file, sweep.to_string()).unwrap();
         let err = read(&file).unwrap_err().to_string();
-        assert!(
-            err.ends_with(
-                "points[0].results.strategies[1].name repeats a strategy of the same regime"
-            ),
-            "{err}"
-        );
+        let want = "points[0].results.strategies[1].name repeats a strategy of the same regime";
+        assert!(err.ends_with(want), "{err}");
     }
 }

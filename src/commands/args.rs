@@ -719,10 +719,8 @@ mod tests {
             pl.node_iter,
             pl.oversubscribe,
         );
-        assert_eq!(
-            got,
-            (Placement::BestEffort, Some(1), NodeIter::Bitmap, true)
-        );
+        let want = (Placement::BestEffort, Some(1), NodeIter::Bitmap, true);
+        assert_eq!(got, want);
         assert_eq!(ok::<LevelItem>("pad:64"), LevelItem::Pad(Pad::Line64));
         let coarse = PublishItem::Clock(ClockKind::Coarse);
         assert_eq!(ok::<PublishItem>("clock:coarse"), coarse);

@@ -191,13 +191,12 @@ fn print_notes(topo: &Topology) {
 /// real threads or memory.
 fn require_live_root(root: &Path, what: &str) -> Result<(), CliError> {
     if is_live(root) {
-        Ok(())
-    } else {
-        Err(CliError::usage(format!(
-            "{what}, so it reads the live host; drop --sysfs-root {}",
-            root.display()
-        )))
+        return Ok(());
     }
+    let root = root.display();
+    Err(CliError::usage(format!(
+        "{what}, so it reads the live host; drop --sysfs-root {root}"
+    )))
 }
 
 /// True when `root` is this host's `/`.

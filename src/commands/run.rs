@@ -227,7 +227,7 @@ mod tests {
     use crate::clock::ClockKind;
     use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
     use crate::placement::Placement;
-    use crate::runner::{PoolSize, Pools, StrategyChoice};
+    use crate::runner::PoolSize;
     use crate::topology::CpuSpec;
     use crate::workload::Arrivals;
     use clap::Parser;
@@ -251,38 +251,34 @@ mod tests {
              --publish always,clock:coarse --rate 22k:poisson,seed:7,sample:64 --repeats 8:3% \
              --placement best-effort,node:1,bitmap,oversubscribe",
         );
+        let p = &r.pools;
+        let (four, two) = (Some(PoolSize::Count(4)), Some(PoolSize::Count(2)));
         assert_eq!(
-            r.pools,
-            Pools {
-                writers: Some(PoolSize::Count(4)),
-                readers: Some(PoolSize::Count(2)),
-                writer_cpus: Some(CpuSpec::Node(1)),
-                reader_cpus: Some("0-1".parse().unwrap()),
-                oversubscribe: true,
-                clip: true,
-            }
+            (p.writers, p.readers, p.oversubscribe, p.clip),
+            (four, two, true, true)
         );
+        let cpus = (Some(CpuSpec::Node(1)), Some("0-1".parse().unwrap()));
+        assert_eq!((p.writer_cpus.clone(), p.reader_cpus.clone()), cpus);
         assert_eq!(r.read_every, 0);
+        let s = &r.strategies;
+        let always = "always".parse::<PublishPolicy>().unwrap();
         assert_eq!(
-            r.strategies,
-            StrategyChoice {
-                levels: vec![ShardLevel::Global],
-                policies: vec!["always".parse::<PublishPolicy>().unwrap()],
-                pads: vec![Pad::Line64],
-                clocks: vec![ClockKind::Coarse],
-            }
+            (&s.levels[..], &s.policies[..]),
+            (&[ShardLevel::Global][..], &[always][..])
         );
         assert_eq!(
-            r.rates,
-            [Regime::Paced {
-                rate: 22e3,
-                arrivals: Arrivals::Poisson
-            }]
+            (&s.pads[..], &s.clocks[..]),
+            (&[Pad::Line64][..], &[ClockKind::Coarse][..])
         );
+        let [Regime::Paced { rate, arrivals }] = r.rates[..] else {
+            panic!("{:?}", r.rates)
+        };
+        assert_eq!((rate, arrivals), (22e3, Arrivals::Poisson));
         assert_eq!((r.seed, r.sample_every), (7, Some(64)));
         assert_eq!((r.repeats, r.target_ci_pct), (8, Some(3.0)));
+        let placement = (r.placement, r.counter_node, r.node_iter);
         assert_eq!(
-            (r.placement, r.counter_node, r.node_iter),
+            placement,
             (Placement::BestEffort, Some(1), NodeIter::Bitmap)
         );
         // The defaults: the seed's comparison, 5 rounds to ±5%, 18 s.
