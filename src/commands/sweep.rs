@@ -57,18 +57,16 @@ impl SweepArgs {
         let m = &self.measure;
         let q = self.quick;
         let ms = |quick, full| Duration::from_millis(if q { quick } else { full });
-        let rates = [Regime::SEED, Regime::FlatOut];
+        // --quick: the seed's rate and flat out; else flat out alone.
+        let rates = [Regime::SEED, Regime::FlatOut][usize::from(!q)..].to_vec();
+        let repeats = if q { 3 } else { DEFAULT_REPEATS };
         SweepRequest {
             threads: self.threads.clone(),
             affinity: (self.affinity.as_ref()).map(|a| a.iter().map(|a| a.0).collect()),
-            rates: m
-                .regimes()
-                .unwrap_or_else(|| rates[usize::from(!q)..].to_vec()),
+            rates: m.regimes().unwrap_or(rates),
             strategies: m.choice(),
             duration: m.duration.unwrap_or(ms(200, 1000)),
-            repeats: m
-                .repeats
-                .map_or(if q { 3 } else { DEFAULT_REPEATS }, |r| r.count),
+            repeats: m.repeats.map_or(repeats, |r| r.count),
             warmup: m.warmup.unwrap_or(ms(20, 50)),
             seed: m.seed(),
             placement: m.placement.placement,
