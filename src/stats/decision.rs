@@ -39,10 +39,8 @@ impl std::str::FromStr for NoiseThreshold {
                 Some(n) => (n, true),
                 None => (part.strip_suffix('%').unwrap_or(part), false),
             };
-            let v = number.trim().parse::<f64>().map_err(|_| bad())?;
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(bad());
-            }
+            let v = number.trim().parse::<f64>().ok();
+            let v = v.filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(bad)?;
             let seen = if ns { &mut ns_seen } else { &mut pct_seen };
             if std::mem::replace(seen, true) {
                 return Err(bad());

@@ -271,11 +271,8 @@ mod tests {
             possible_nodes: nodes.iter().map(|n| n.id).collect(),
             distances: dist.iter().map(|r| r.to_vec()).collect(),
             nodes,
-            cpus: Vec::new(),
-            llcs: Vec::new(),
             allowed_cpus: online,
-            allowed_mems: CpuList::new(),
-            notes: Vec::new(),
+            ..Topology::default()
         }
     }
 

@@ -182,17 +182,15 @@ fn read_cpus(
         .iter()
         .flat_map(|n| n.cpus.iter().map(move |c| (c, n.id)))
         .collect();
-    let mut cpus = Vec::with_capacity(online_cpus.len());
-    let mut cpu_llc_set = Vec::with_capacity(online_cpus.len());
-    let mut missing_topology = Vec::new();
-    let mut missing_cache = Vec::new();
+    let (mut cpus, mut cpu_llc_set) = (Vec::new(), Vec::new());
+    let (mut missing_topology, mut missing_cache) = (CpuList::new(), CpuList::new());
     for id in online_cpus.iter() {
         let dir = format!("{CPU_DIR}/cpu{id}");
         let package = src.optional_number(&format!("{dir}/topology/physical_package_id"))?;
         let core = src.optional_number(&format!("{dir}/topology/core_id"))?;
         let siblings = src.optional_list(&format!("{dir}/topology/thread_siblings_list"))?;
         if package.is_none() || core.is_none() || siblings.is_none() {
-            missing_topology.push(id);
+            missing_topology.insert(id);
         }
         let siblings = siblings
             .map(|s| s.intersection(online_cpus))
@@ -208,7 +206,7 @@ fn read_cpus(
         let llc = match read_llc(src, &dir)? {
             Some((set, level)) => (set.intersection(online_cpus), level),
             None => {
-                missing_cache.push(id);
+                missing_cache.insert(id);
                 (CpuList::new(), 0)
             }
         };
@@ -224,14 +222,12 @@ fn read_cpus(
     }
     if !missing_topology.is_empty() {
         notes.push(format!(
-            "no topology/ files for CPUs {}: package 0, core = CPU id, no SMT siblings assumed",
-            missing_topology.into_iter().collect::<CpuList>()
+            "no topology/ files for CPUs {missing_topology}: package 0, core = CPU id, no SMT siblings assumed"
         ));
     }
     if !missing_cache.is_empty() {
         notes.push(format!(
-            "no cache information for CPUs {}: their package stands in for the last-level cache",
-            missing_cache.into_iter().collect::<CpuList>()
+            "no cache information for CPUs {missing_cache}: their package stands in for the last-level cache"
         ));
         for (i, cpu) in cpus.iter().enumerate() {
             if cpu_llc_set[i].0.is_empty() {
