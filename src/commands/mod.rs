@@ -294,25 +294,17 @@ impl Session {
         if self.quiet {
             return;
         }
-        let mut folders: Vec<(&Path, Vec<String>, usize)> = Vec::new();
-        for f in files {
-            let dir = f.parent().unwrap_or(Path::new(""));
-            if folders.last().is_none_or(|(d, ..)| *d != dir) {
-                folders.push((dir, Vec::new(), 0));
+        let dir = |f: &PathBuf| f.parent().unwrap_or(Path::new("")).to_path_buf();
+        for folder in files.chunk_by(|a, b| dir(a) == dir(b)) {
+            let (charts, mut names): (Vec<String>, Vec<String>) = folder
+                .iter()
+                .map(|f| file_name(f))
+                .partition(|n| n.ends_with(".svg"));
+            if !charts.is_empty() {
+                names.push(crate::verdict::plural(charts.len(), "SVG chart"));
             }
-            if let Some((_, names, charts)) = folders.last_mut() {
-                match f.file_name().map(|n| n.to_string_lossy()) {
-                    Some(n) if n.ends_with(".svg") => *charts += 1,
-                    Some(n) => names.push(n.into_owned()),
-                    None => names.push(f.display().to_string()),
-                }
-            }
-        }
-        for (dir, mut names, charts) in folders {
-            if charts > 0 {
-                names.push(crate::verdict::plural(charts, "SVG chart"));
-            }
-            eprintln!("wrote {} in {}", names.join(", "), dir.display());
+            let (names, dir) = (names.join(", "), dir(&folder[0]));
+            eprintln!("wrote {names} in {}", dir.display());
         }
     }
 }
