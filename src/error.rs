@@ -150,10 +150,9 @@ mod tests {
     #[test]
     fn an_unknown_name_is_one_line_with_its_guess() {
         let e = UnknownName::new("level", "globl", ["global", "node", "llc", "cpu"]);
-        assert_eq!(
-            e.to_string(),
-            "unknown level \"globl\": did you mean \"global\"? (expected global, node, llc or cpu)"
-        );
+        let want =
+            "unknown level \"globl\": did you mean \"global\"? (expected global, node, llc or cpu)";
+        assert_eq!(e.to_string(), want);
         let e = UnknownName::new("mode", "x", ["cas", "rw"]);
         assert_eq!(e.to_string(), "unknown mode \"x\" (expected cas or rw)");
     }

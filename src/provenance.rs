@@ -84,17 +84,11 @@ fn name_of_host(nodename: String, cpuinfo: &str) -> (String, bool) {
 
 /// A host name made of a CPU model and a CPU count, in lower-case letters, digits and dashes.
 pub fn fallback_hostname(cpu_model: &str, cpus: usize) -> String {
-    let mut name = String::new();
-    for word in cpu_model
+    let words = cpu_model
         .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        name.push_str(&word.to_ascii_lowercase());
-        name.push('-');
-    }
-    if name.is_empty() {
-        name.push_str("host-");
-    }
+        .filter(|w| !w.is_empty());
+    let name: String = words.map(|w| w.to_ascii_lowercase() + "-").collect();
+    let name = if name.is_empty() { "host-" } else { &name };
     format!("{name}{cpus}cpus")
 }
 
@@ -165,24 +159,18 @@ impl Provenance {
         let (nodename, kernel_release) = uname();
         let (hostname, hostname_fallback) = name_of_host(nodename, &cpuinfo);
         let flags = cpuinfo_field(&cpuinfo, "flags").unwrap_or("");
-        let tsc_flags = flags
-            .split_whitespace()
-            .filter(|f| f.contains("tsc"))
-            .map(str::to_string)
-            .collect();
+        let tsc_flags = flags.split_whitespace().filter(|f| f.contains("tsc"));
+        let tsc_flags = tsc_flags.map(str::to_string).collect();
         let thp = read_trimmed("/sys/kernel/mm/transparent_hugepage/enabled").map(|s| {
-            s.split_whitespace()
-                .find(|w| w.starts_with('['))
-                .map_or(s.clone(), |w| {
-                    w.trim_matches(|c| c == '[' || c == ']').to_string()
-                })
+            let chosen = s.split_whitespace().find(|w| w.starts_with('['));
+            chosen.map_or(s.clone(), |w| w.trim_matches(['[', ']']).to_string())
         });
         Provenance {
             hostname,
             hostname_fallback,
             cpu_model: cpuinfo_field(&cpuinfo, "model name")
                 .unwrap_or("unknown")
-                .to_string(),
+                .into(),
             microcode: cpuinfo_field(&cpuinfo, "microcode").map(str::to_string),
             kernel_release,
             clocksource: read_trimmed(
@@ -249,36 +237,29 @@ mod tests {
     fn a_host_without_a_name_is_named_by_its_cpu() {
         let cpuinfo = "processor\t: 0\nmodel name\t: QEMU TCG CPU version 2.5+\n\n\
                        processor\t: 1\nmodel name\t: QEMU TCG CPU version 2.5+\n";
-        for unnamed in ["(none)", "", " "] {
-            assert_eq!(
-                name_of_host(unnamed.into(), cpuinfo),
-                ("qemu-tcg-cpu-version-2-5-2cpus".to_string(), true)
-            );
+        let rows = [
+            ("(none)", cpuinfo, "qemu-tcg-cpu-version-2-5-2cpus", true),
+            ("", cpuinfo, "qemu-tcg-cpu-version-2-5-2cpus", true),
+            (" ", cpuinfo, "qemu-tcg-cpu-version-2-5-2cpus", true),
+            ("spr1", cpuinfo, "spr1", false),
+            ("(none)", "", "host-0cpus", true),
+        ];
+        for (nodename, cpuinfo, name, fallback) in rows {
+            let (got, is_fallback) = name_of_host(nodename.into(), cpuinfo);
+            let got = (got.as_str(), is_fallback);
+            assert_eq!(got, (name, fallback), "{nodename:?}");
         }
-        assert_eq!(
-            name_of_host("spr1".into(), cpuinfo),
-            ("spr1".to_string(), false)
-        );
-        assert_eq!(
-            fallback_hostname("Intel(R) Xeon(R) Platinum 8480+", 224),
-            "intel-r-xeon-r-platinum-8480-224cpus"
-        );
+        let xeon = fallback_hostname("Intel(R) Xeon(R) Platinum 8480+", 224);
+        assert_eq!(xeon, "intel-r-xeon-r-platinum-8480-224cpus");
         assert_eq!(fallback_hostname("", 64), "host-64cpus");
-        assert_eq!(
-            name_of_host("(none)".into(), ""),
-            ("host-0cpus".into(), true)
-        );
 
         // Said in the notes, kept in the file only when true.
         let mut p = Provenance::of_this_host(1e9);
         p.tsc_invariant = true;
         p.numa_balancing = None;
         p.hostname_fallback = false;
-        assert!(
-            !serde_json::to_string(&p)
-                .unwrap()
-                .contains("hostname_fallback")
-        );
+        let json = serde_json::to_string(&p).unwrap();
+        assert!(!json.contains("hostname_fallback"), "{json}");
         p.hostname = "host-64cpus".into();
         p.hostname_fallback = true;
         let notes = p.host_notes();
@@ -292,18 +273,11 @@ mod tests {
     fn reads_this_host() {
         let p = Provenance::of_this_host(1e9);
         assert!(!p.hostname.is_empty());
-        assert!(
-            p.kernel_release
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_digit()),
-            "{}",
-            p.kernel_release
-        );
+        let release = &p.kernel_release;
+        let digit = release.starts_with(|c: char| c.is_ascii_digit());
+        assert!(digit, "{release}");
         assert!(p.started_utc.ends_with('Z'));
-        assert_eq!(
-            cpuinfo_field("model name\t: X Y\nflags\t: a b", "model name"),
-            Some("X Y")
-        );
+        let model = cpuinfo_field("model name\t: X Y\nflags\t: a b", "model name");
+        assert_eq!(model, Some("X Y"));
     }
 }

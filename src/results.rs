@@ -38,11 +38,8 @@ pub enum ReadError {
         source: io::Error,
     },
     /// A folder holds none of [`RESULT_FILES`].
-    #[error("{}: no run.json, sweep.json or matrix.json in this folder", path.display())]
-    EmptyFolder {
-        /// The folder.
-        path: PathBuf,
-    },
+    #[error("{}: no run.json, sweep.json or matrix.json in this folder", .0.display())]
+    EmptyFolder(PathBuf),
     /// Not JSON at all.
     #[error("{} is not a contend result file: not a JSON result file ({source})", path.display())]
     NotJson {
@@ -54,12 +51,9 @@ pub enum ReadError {
     /// JSON, but not one of the three kinds.
     #[error(
         "{} is not a contend result file: not run.json, sweep.json or matrix.json (no \"strategies\", \"points\" or \"pairs\")",
-        path.display()
+        .0.display()
     )]
-    UnknownKind {
-        /// The file.
-        path: PathBuf,
-    },
+    UnknownKind(PathBuf),
     /// A schema this contend cannot read: missing, older or newer than the one it writes.
     #[error("{}: schema {found}, this contend reads schema {supported} only (rerun the experiment with this contend, or read the file with the contend that wrote it)", path.display())]
     Schema {
@@ -79,29 +73,17 @@ pub enum ReadError {
         source: C2cError,
     },
     /// A folder without a `.csv` file (`contend gallery`).
-    #[error("{}: no .csv file in this folder", path.display())]
-    NoCsv {
-        /// The folder.
-        path: PathBuf,
-    },
+    #[error("{}: no .csv file in this folder", .0.display())]
+    NoCsv(PathBuf),
     /// A folder with no run.json in it or under it.
-    #[error("{}: no run.json in this folder or its folders", path.display())]
-    NoRuns {
-        /// The folder.
-        path: PathBuf,
-    },
+    #[error("{}: no run.json in this folder or its folders", .0.display())]
+    NoRuns(PathBuf),
     /// A sweep or matrix where runs are wanted.
-    #[error("{} is a sweep or matrix; compare takes run.json files (contend report prints the others)", path.display())]
-    NotARun {
-        /// The file.
-        path: PathBuf,
-    },
+    #[error("{} is a sweep or matrix; compare takes run.json files (contend report prints the others)", .0.display())]
+    NotARun(PathBuf),
     /// Not a host's record of runs.
-    #[error("{} is not a host's record of runs (noise.json, from contend run --runs K)", path.display())]
-    NotARecord {
-        /// The file.
-        path: PathBuf,
-    },
+    #[error("{} is not a host's record of runs (noise.json, from contend run --runs K)", .0.display())]
+    NotARecord(PathBuf),
     /// Parsed, but a value no run could have written.
     #[error("{}: {field} {problem}", path.display())]
     Invalid {
@@ -124,11 +106,23 @@ pub enum ReadError {
 
 /// Reads a core-to-core-latency CSV (`predict --latencies FILE.csv`).
 pub fn read_c2c(path: &Path) -> Result<PairMatrix, ReadError> {
-    let text = fs::read_to_string(path).map_err(|source| ReadError::Io {
+    let text = fs::read_to_string(path).map_err(io_error(path))?;
+    let path = path.to_path_buf();
+    c2c::parse(&text).map_err(|source| ReadError::C2c { path, source })
+}
+
+/// An I/O error on `path`, as a [`ReadError`].
+fn io_error(path: &Path) -> impl Fn(io::Error) -> ReadError + '_ {
+    move |source| ReadError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    c2c::parse(&text).map_err(|source| ReadError::C2c {
+    }
+}
+
+/// The JSON text of `path`.
+fn read_json(path: &Path) -> Result<serde_json::Value, ReadError> {
+    let text = fs::read_to_string(path).map_err(io_error(path))?;
+    serde_json::from_str(&text).map_err(|source| ReadError::NotJson {
         path: path.to_path_buf(),
         source,
     })
@@ -136,33 +130,24 @@ pub fn read_c2c(path: &Path) -> Result<PairMatrix, ReadError> {
 
 /// The `.csv` files in `dir`, by name (`contend gallery`).
 pub fn c2c_files(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
-    let io = |source| ReadError::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
+    let io = io_error(dir);
     let mut files = Vec::new();
-    for entry in fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
+    for entry in fs::read_dir(dir).map_err(&io)? {
+        let path = entry.map_err(&io)?.path();
         if path.is_file() && path.extension().is_some_and(|e| e == "csv") {
             files.push(path);
         }
     }
     files.sort();
     if files.is_empty() {
-        return Err(ReadError::NoCsv {
-            path: dir.to_path_buf(),
-        });
+        return Err(ReadError::NoCsv(dir.to_path_buf()));
     }
     Ok(files)
 }
 
 /// Reads one result file, or the first of [`RESULT_FILES`] in a folder.
 pub fn read(path: &Path) -> Result<(PathBuf, ResultFile), ReadError> {
-    let file = if path.is_dir() {
-        folder_files(path)?.remove(0)
-    } else {
-        path.to_path_buf()
-    };
+    let file = files_of(path)?.remove(0);
     let result = read_file(&file)?;
     Ok((file, result))
 }
@@ -177,9 +162,7 @@ pub fn read_runs(path: &Path) -> Result<Vec<(PathBuf, RunResults)>, ReadError> {
         run_files(path, RUNS_DEPTH, &mut found)?;
         found.sort();
         if found.is_empty() {
-            return Err(ReadError::NoRuns {
-                path: path.to_path_buf(),
-            });
+            return Err(ReadError::NoRuns(path.to_path_buf()));
         }
         found
     } else {
@@ -189,19 +172,16 @@ pub fn read_runs(path: &Path) -> Result<Vec<(PathBuf, RunResults)>, ReadError> {
         .into_iter()
         .map(|f| match read(&f)? {
             (file, ResultFile::Run(run)) => Ok((file, *run)),
-            (file, _) => Err(ReadError::NotARun { path: file }),
+            (file, _) => Err(ReadError::NotARun(file)),
         })
         .collect()
 }
 
 /// Every run.json under `dir`, `depth` levels down at most, into `found`.
 fn run_files(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Result<(), ReadError> {
-    let io = |source| ReadError::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
-    for entry in fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
+    let io = io_error(dir);
+    for entry in fs::read_dir(dir).map_err(&io)? {
+        let path = entry.map_err(&io)?.path();
         if path.is_dir() && depth > 0 {
             run_files(&path, depth - 1, found)?;
         } else if path.file_name().is_some_and(|n| n == "run.json") {
@@ -213,62 +193,38 @@ fn run_files(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) -> Result<(), R
 
 /// Reads a host's record of identical runs (noise.json).
 pub fn read_record(path: &Path) -> Result<HostRecord, ReadError> {
-    let text = fs::read_to_string(path).map_err(|source| ReadError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|source| ReadError::NotJson {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let value = read_json(path)?;
     if value.get("kind").and_then(serde_json::Value::as_str) != Some("noise") {
-        return Err(ReadError::NotARecord {
-            path: path.to_path_buf(),
-        });
+        return Err(ReadError::NotARecord(path.to_path_buf()));
     }
     Ok(*parse(path, value, RECORD_SCHEMA)?)
 }
 
 /// Reads a result file, or every one of [`RESULT_FILES`] in a folder.
 pub fn read_all(path: &Path) -> Result<Vec<(PathBuf, ResultFile)>, ReadError> {
-    let files = if path.is_dir() {
-        folder_files(path)?
-    } else {
-        vec![path.to_path_buf()]
-    };
-    files
-        .into_iter()
-        .map(|f| read_file(&f).map(|r| (f, r)))
-        .collect()
+    let files = files_of(path)?.into_iter();
+    files.map(|f| read_file(&f).map(|r| (f, r))).collect()
 }
 
-/// The result files in `folder`, in [`RESULT_FILES`] order; at least one.
-fn folder_files(folder: &Path) -> Result<Vec<PathBuf>, ReadError> {
+/// `path`, or the result files in the folder `path`, in [`RESULT_FILES`] order; at least one.
+fn files_of(folder: &Path) -> Result<Vec<PathBuf>, ReadError> {
+    if !folder.is_dir() {
+        return Ok(vec![folder.to_path_buf()]);
+    }
     let files: Vec<PathBuf> = RESULT_FILES
         .iter()
         .map(|name| folder.join(name))
         .filter(|p| p.is_file())
         .collect();
     if files.is_empty() {
-        return Err(ReadError::EmptyFolder {
-            path: folder.to_path_buf(),
-        });
+        return Err(ReadError::EmptyFolder(folder.to_path_buf()));
     }
     Ok(files)
 }
 
 /// Reads one file: kind by content.
 fn read_file(file: &Path) -> Result<ResultFile, ReadError> {
-    let text = fs::read_to_string(file).map_err(|source| ReadError::Io {
-        path: file.to_path_buf(),
-        source,
-    })?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|source| ReadError::NotJson {
-            path: file.to_path_buf(),
-            source,
-        })?;
+    let value = read_json(file)?;
     let invalid = |(field, problem)| ReadError::Invalid {
         path: file.to_path_buf(),
         field,
@@ -288,15 +244,10 @@ fn read_file(file: &Path) -> Result<ResultFile, ReadError> {
         check_run(&run).map_err(invalid)?;
         Ok(ResultFile::Run(run))
     } else if value.get("pairs").is_some() {
-        Ok(ResultFile::Matrix(parse(
-            file,
-            value,
-            crate::matrix::SCHEMA_VERSION,
-        )?))
+        let schema = crate::matrix::SCHEMA_VERSION;
+        Ok(ResultFile::Matrix(parse(file, value, schema)?))
     } else {
-        Err(ReadError::UnknownKind {
-            path: file.to_path_buf(),
-        })
+        Err(ReadError::UnknownKind(file.to_path_buf()))
     }
 }
 
@@ -441,15 +392,10 @@ pub fn new_results_dir(root: &Path, host: &str, started_utc: &str) -> Result<Pat
         .chars()
         .filter(|c| !matches!(c, '-' | ':'))
         .collect();
+    let keep = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '.';
     let host: String = host
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if keep(c) { c } else { '_' })
         .collect();
     let base = root.join(host).join(stamp);
     let mut dir = base.clone();
@@ -458,10 +404,7 @@ pub fn new_results_dir(root: &Path, host: &str, started_utc: &str) -> Result<Pat
         n += 1;
         dir = PathBuf::from(format!("{}-{n}", base.display()));
     }
-    fs::create_dir_all(&dir).map_err(|source| WriteError {
-        path: dir.clone(),
-        source,
-    })?;
+    create_dir(&dir)?;
     Ok(dir)
 }
 
@@ -575,16 +518,11 @@ mod tests {
         let first = new_results_dir(dir.path(), "web 01/x", stamp).unwrap();
         assert_eq!(first, dir.path().join("web_01_x").join("20261130T231000Z"));
         let second = new_results_dir(dir.path(), "web 01/x", stamp).unwrap();
-        assert_eq!(
-            second,
-            dir.path().join("web_01_x").join("20261130T231000Z-2")
-        );
+        assert_eq!(second, dir.path().join("web_01_x/20261130T231000Z-2"));
         let third = new_results_dir(dir.path(), "web 01/x", stamp).unwrap();
         assert!(third.ends_with("20261130T231000Z-3") && third.is_dir());
-        assert_eq!(
-            new_results_dir(dir.path(), "db-1.lab", stamp).unwrap(),
-            dir.path().join("db-1.lab").join("20261130T231000Z")
-        );
+        let lab = new_results_dir(dir.path(), "db-1.lab", stamp).unwrap();
+        assert_eq!(lab, dir.path().join("db-1.lab/20261130T231000Z"));
     }
 
     #[test]
@@ -651,11 +589,7 @@ mod tests {
             "points": [{"threads": 2, "affinity": "unbound", "rate": null, "results": v}]});
         fs::write(&file, sweep.to_string()).unwrap();
         let err = read(&file).unwrap_err().to_string();
-        assert!(
-            err.ends_with(
-                "points[0].results.strategies[1].name repeats a strategy of the same regime"
-            ),
-            "{err}"
-        );
+        let want = "points[0].results.strategies[1].name repeats a strategy of the same regime";
+        assert!(err.ends_with(want), "{err}");
     }
 }

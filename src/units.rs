@@ -35,11 +35,8 @@ pub fn human(value: f64, unit: Unit) -> String {
         Unit::PerSecond => si(value),
         Unit::Nanoseconds => {
             let (scaled, u) = scaled(value, &[(1e9, "s"), (1e6, "ms"), (1e3, "µs")]);
-            format!(
-                "{} {}",
-                three_digits(scaled),
-                if u.is_empty() { "ns" } else { u }
-            )
+            let u = if u.is_empty() { "ns" } else { u };
+            format!("{} {u}", three_digits(scaled))
         }
         Unit::Percent => format!("{}%", three_digits(value)),
         Unit::Count => three_digits(value),
@@ -163,18 +160,10 @@ mod tests {
         assert_eq!(figure(&wide, Unit::Nanoseconds), "100 ns ±13%");
         let one = Summary::of(&[10.0]).unwrap();
         assert_eq!(spread_text(&one), "(1 repeat)");
-        assert_eq!(
-            with_interval(178.2, [150.0, 206.4], 2, ""),
-            "178 [150, 206]"
-        );
-        assert_eq!(
-            with_interval(178.2, [150.0, 206.4], 2, "ns"),
-            "178 ns [150, 206]"
-        );
-        assert_eq!(
-            with_interval(178.2, [178.2, 178.2], 1, "ns"),
-            "178 ns (1 repeat)"
-        );
+        let (ci, none) = ([150.0, 206.4], [178.2, 178.2]);
+        assert_eq!(with_interval(178.2, ci, 2, ""), "178 [150, 206]");
+        assert_eq!(with_interval(178.2, ci, 2, "ns"), "178 ns [150, 206]");
+        assert_eq!(with_interval(178.2, none, 1, "ns"), "178 ns (1 repeat)");
     }
 
     #[test]
@@ -188,15 +177,12 @@ mod tests {
         assert_eq!(human(0.1275, Unit::Percent), "0.128%");
         assert_eq!(human(6.5569, Unit::Percent), "6.56%");
         assert_eq!(human(1.5234, Unit::Count), "1.52");
-        assert_eq!(
-            [
-                Unit::PerSecond,
-                Unit::Nanoseconds,
-                Unit::Percent,
-                Unit::Count
-            ]
-            .map(Unit::symbol),
-            ["/s", "ns", "%", ""]
-        );
+        let units = [
+            Unit::PerSecond,
+            Unit::Nanoseconds,
+            Unit::Percent,
+            Unit::Count,
+        ];
+        assert_eq!(units.map(Unit::symbol), ["/s", "ns", "%", ""]);
     }
 }

@@ -179,8 +179,7 @@ impl PoolArgs {
         let r = self
             .readers
             .clone()
-            .unwrap_or_default()
-            .pool
+            .and_then(|r| r.pool)
             .unwrap_or_default();
         Pools {
             writers: w.size,
@@ -659,11 +658,12 @@ impl FormatArg {
                 FormatArg::Html(_) => Format::Html,
             });
         }
-        Err(crate::CliError::usage(format!(
+        let usage = format!(
             "--format {}: {command} takes {}",
             self.name(),
             takes.join(", ")
-        )))
+        );
+        Err(crate::CliError::usage(usage))
     }
 }
 
@@ -689,84 +689,57 @@ impl FromStr for FormatArg {
 mod tests {
     use super::*;
 
+    fn ok<T: FromStr<Err = String>>(s: &str) -> T {
+        s.parse().unwrap()
+    }
+
     #[test]
     fn folded_values_parse_into_their_parts() {
-        let p: PoolArg = "4@node:1:clip".parse().unwrap();
-        assert_eq!(
-            p,
-            PoolArg {
-                size: Some(PoolSize::Count(4)),
-                cpus: Some(CpuSpec::Node(1)),
-                clip: true
-            }
+        let p: PoolArg = ok("4@node:1:clip");
+        let (four, node1) = (Some(PoolSize::Count(4)), Some(CpuSpec::Node(1)));
+        assert_eq!((p.size, p.cpus, p.clip), (four, node1, true));
+        assert_eq!(ok::<PoolArg>("50%").size, Some(PoolSize::Percent(50.0)));
+        assert_eq!(ok::<PoolArg>("0-7").size, None);
+        let r: ReadersArg = ok("2@node:1+every:0");
+        let two = Some(PoolSize::Count(2));
+        assert_eq!((r.read_every, r.pool.unwrap().size), (0, two));
+        assert_eq!(ok::<ReadersArg>("every:4").pool, None);
+        let RateItem::Regime(Regime::Paced { rate, arrivals }) = ok("22k:poisson") else {
+            panic!("not paced")
+        };
+        assert_eq!((rate, arrivals), (22e3, Arrivals::Poisson));
+        assert_eq!(ok::<RateItem>("seed:7"), RateItem::Seed(7));
+        let five: RepeatsArg = ok("5:2%");
+        assert_eq!((five.count, five.target_ci), (5, Some(2.0)));
+        assert_eq!(ok::<RepeatsArg>("8:0").target_ci, None);
+        let pl: PlacementArg = ok("best-effort,node:1,bitmap,oversubscribe");
+        let got = (
+            pl.placement,
+            pl.counter_node,
+            pl.node_iter,
+            pl.oversubscribe,
         );
-        assert_eq!(
-            "50%".parse::<PoolArg>().unwrap().size,
-            Some(PoolSize::Percent(50.0))
-        );
-        assert_eq!("0-7".parse::<PoolArg>().unwrap().size, None);
-        let r: ReadersArg = "2@node:1+every:0".parse().unwrap();
-        assert_eq!(
-            (r.read_every, r.pool.unwrap().size),
-            (0, Some(PoolSize::Count(2)))
-        );
-        assert_eq!("every:4".parse::<ReadersArg>().unwrap().pool, None);
-        assert_eq!(
-            "22k:poisson".parse::<RateItem>().unwrap(),
-            RateItem::Regime(Regime::Paced {
-                rate: 22e3,
-                arrivals: Arrivals::Poisson
-            })
-        );
-        assert_eq!("seed:7".parse::<RateItem>().unwrap(), RateItem::Seed(7));
-        assert_eq!(
-            "5:2%".parse::<RepeatsArg>().unwrap(),
-            RepeatsArg {
-                count: 5,
-                target_ci: Some(2.0)
-            }
-        );
-        assert_eq!("8:0".parse::<RepeatsArg>().unwrap().target_ci, None);
-        let pl: PlacementArg = "best-effort,node:1,bitmap,oversubscribe".parse().unwrap();
-        assert_eq!(
-            (
-                pl.placement,
-                pl.counter_node,
-                pl.node_iter,
-                pl.oversubscribe
-            ),
-            (Placement::BestEffort, Some(1), NodeIter::Bitmap, true)
-        );
-        assert_eq!(
-            "pad:64".parse::<LevelItem>().unwrap(),
-            LevelItem::Pad(Pad::Line64)
-        );
-        assert_eq!(
-            "clock:coarse".parse::<PublishItem>().unwrap(),
-            PublishItem::Clock(ClockKind::Coarse)
-        );
-        assert_eq!(
-            "walks:25%".parse::<PublishItem>().unwrap(),
-            PublishItem::Walks(0.25)
-        );
+        let want = (Placement::BestEffort, Some(1), NodeIter::Bitmap, true);
+        assert_eq!(got, want);
+        assert_eq!(ok::<LevelItem>("pad:64"), LevelItem::Pad(Pad::Line64));
+        let coarse = PublishItem::Clock(ClockKind::Coarse);
+        assert_eq!(ok::<PublishItem>("clock:coarse"), coarse);
+        assert_eq!(ok::<PublishItem>("walks:25%"), PublishItem::Walks(0.25));
     }
 
     #[test]
     fn malformed_parts_are_refused() {
-        for bad in ["4@nowhere", "x@0-1", "-3"] {
-            assert!(bad.parse::<PoolArg>().is_err(), "{bad}");
+        fn bad<T: FromStr>(all: &[&str]) {
+            for s in all {
+                assert!(s.parse::<T>().is_err(), "{s}");
+            }
         }
-        assert!("every:x".parse::<ReadersArg>().is_err());
-        for bad in ["max:poisson", "22k:sometimes", "seed:x", "sample:-1"] {
-            assert!(bad.parse::<RateItem>().is_err(), "{bad}");
-        }
-        for bad in ["0", "1001", "5:x", "x:5%"] {
-            assert!(bad.parse::<RepeatsArg>().is_err(), "{bad}");
-        }
-        for bad in ["lax", "node:x"] {
-            assert!(bad.parse::<PlacementArg>().is_err(), "{bad}");
-        }
-        assert!("walks:1.5".parse::<PublishItem>().is_err());
-        assert!("pad:32".parse::<LevelItem>().is_err());
+        bad::<PoolArg>(&["4@nowhere", "x@0-1", "-3"]);
+        bad::<ReadersArg>(&["every:x"]);
+        bad::<RateItem>(&["max:poisson", "22k:sometimes", "seed:x", "sample:-1"]);
+        bad::<RepeatsArg>(&["0", "1001", "5:x", "x:5%"]);
+        bad::<PlacementArg>(&["lax", "node:x"]);
+        bad::<PublishItem>(&["walks:1.5"]);
+        bad::<LevelItem>(&["pad:32"]);
     }
 }

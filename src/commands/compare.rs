@@ -126,52 +126,30 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
             ));
         }
     };
-    let base = side(
-        "--base",
-        &args.base_file,
-        &base_runs,
-        args.base.iter().cloned().collect(),
-    )?;
+    let selectors = args.base.iter().cloned().collect();
+    let base = side("--base", &args.base_file, &base_runs, selectors)?;
     let test_path = args.test_file.as_deref().unwrap_or(&args.base_file);
-    let test = side(
-        "--test",
-        test_path,
-        test_runs.as_deref().unwrap_or(&base_runs),
-        args.test.clone(),
-    )?;
+    let test_runs = test_runs.as_deref().unwrap_or(&base_runs);
+    let test = side("--test", test_path, test_runs, args.test.clone())?;
     let (record, skipped) = host_record(args.record(), &base, &test)?;
-    let comparison = Comparison::new(
-        base,
-        test,
-        threshold,
-        record.as_ref().map(|(p, r)| (p.clone(), r)),
-    )?;
+    let record = record.as_ref().map(|(p, r)| (p.clone(), r));
+    let comparison = Comparison::new(base, test, threshold, record)?;
     for w in comparison.warnings.iter().chain(&skipped) {
         eprintln!("warning: {}", crate::report::plain(w));
     }
-    let detail = if args.verbose {
-        Detail::Full
-    } else {
-        Detail::Brief
-    };
+    let detail = [Detail::Brief, Detail::Full][usize::from(args.verbose)];
     super::emit(&Document::Compare(&comparison, detail), format)?;
-    match args
-        .fail_on
-        .map(|f| (f, comparison.called(f == FailOn::Dearer)))
-    {
-        Some((f, called)) if called > 0 => Err(CliError::failure(format!(
-            "--fail-on {}: {called} pair{} called {}",
-            match f {
-                FailOn::Dearer => "dearer",
-                FailOn::Change => "change",
-            },
-            if called == 1 { "" } else { "s" },
-            match f {
-                FailOn::Dearer => "dearer",
-                FailOn::Change => "a change",
-            }
+    let Some(f) = args.fail_on else { return Ok(()) };
+    let (name, called_what) = match f {
+        FailOn::Dearer => ("dearer", "dearer"),
+        FailOn::Change => ("change", "a change"),
+    };
+    match comparison.called(f == FailOn::Dearer) {
+        0 => Ok(()),
+        called => Err(CliError::failure(format!(
+            "--fail-on {name}: {called} pair{} called {called_what}",
+            if called == 1 { "" } else { "s" }
         ))),
-        _ => Ok(()),
     }
 }
 
@@ -235,11 +213,8 @@ fn host_record(
             continue;
         }
         match results::read_record(&path) {
-            Ok(record) => match (
-                record.not_for(base.run),
-                record.made_from(compared(base, test)),
-            ) {
-                (None, None) => return Ok((Some((path, record)), skipped)),
+            Ok(r) => match (r.not_for(base.run), r.made_from(compared(base, test))) {
+                (None, None) => return Ok((Some((path, r)), skipped)),
                 (Some(why), _) => skipped.push(format!("{} not used: {why}", path.display())),
                 // Made from the runs compared: their spread is already the sides'.
                 (None, Some(_)) => {}

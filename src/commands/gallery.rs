@@ -38,15 +38,11 @@ pub(super) fn run(_root: &Path, args: &GalleryArgs) -> Result<(), CliError> {
     let matrices = files
         .iter()
         .map(|path| {
-            let name = path.file_name().map_or_else(
-                || path.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
             let m = results::read_c2c(path).map_err(|e| match e {
                 ReadError::C2c { source, .. } => source.to_string(),
                 other => other.to_string(),
             });
-            (name, m)
+            (super::file_name(path), m)
         })
         .collect();
     let g: Gallery = gallery::gallery(&args.dir.display().to_string(), matrices, args.rate);

@@ -1,7 +1,9 @@
 //! `contend matrix`: plan the pairs, measure them, save, print.
 
 use super::args::{CpusArg, Print, ResultsArgs};
-use super::{Session, host_name, is_live, load_topology, print_notes, require_live_root};
+use super::{
+    Session, check_out, host_name, is_live, load_topology, print_notes, require_live_root,
+};
 use crate::CliError;
 use crate::matrix::{Counts, Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
 use crate::placement::Placement;
@@ -126,7 +128,12 @@ impl FromStr for Also {
 impl MatrixArgs {
     /// The engine's request.
     pub fn request(&self) -> MatrixRequest {
-        let find = |pick: fn(&Also) -> Option<Counts>| self.also.iter().rev().find_map(pick);
+        let counts = |sharers| {
+            self.also.iter().rev().find_map(|a| match (a, sharers) {
+                (Also::Contenders(c), false) | (Also::Sharers(c), true) => Some(c.clone()),
+                _ => None,
+            })
+        };
         MatrixRequest {
             cpus: self.cpus.spec.clone(),
             clip: self.cpus.clip,
@@ -134,14 +141,8 @@ impl MatrixArgs {
             home: self.mode.home,
             mode: self.mode.mode,
             per_class: self.pairs.0,
-            contenders: find(|a| match a {
-                Also::Contenders(c) => Some(c.clone()),
-                _ => None,
-            }),
-            sharers: find(|a| match a {
-                Also::Sharers(c) => Some(c.clone()),
-                _ => None,
-            }),
+            contenders: counts(false),
+            sharers: counts(true),
             home_classes: self.also.contains(&Also::Home),
         }
     }
@@ -155,11 +156,15 @@ impl MatrixArgs {
     }
 }
 
+const NEEDS_ALL: &str = "--also c2c:FILE needs every pair: add --pairs all";
+
 pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
-    let dry_run = args.output.print.only(
-        "matrix",
-        &[Print::Summary, Print::Json, Print::None, Print::Plan],
-    )? == Print::Plan;
+    use Print::{Json, Plan, Summary};
+    let dry_run = args
+        .output
+        .print
+        .only("matrix", &[Summary, Json, Print::None, Plan])?
+        == Plan;
     if !dry_run {
         require_live_root(
             root,
@@ -167,9 +172,7 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
         )?;
     }
     if args.c2c_csv().is_some() && args.pairs.0.is_some() {
-        return Err(CliError::usage(
-            "--also c2c:FILE needs every pair: add --pairs all",
-        ));
+        return Err(CliError::usage(NEEDS_ALL));
     }
     let topo = load_topology(root)?;
     let session = Session::new(&args.output);
@@ -181,13 +184,11 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
         // Two threads a pass, their start-up measured here.
         let pair = &plan.cpus[..2];
         let costs = HostCosts::for_cpus(&plan.topo, is_live(root), pair, Placement::Strict)?;
-        print!(
-            "{}",
-            report::text::matrix_plan_text(&host_name(root), &plan, &costs)
-        );
+        let text = report::text::matrix_plan_text(&host_name(root), &plan, &costs);
+        print!("{text}");
         return Ok(());
     }
-    args.output.check()?;
+    check_out(&args.output.out)?;
     session.notes(&plan.notes);
     let bar = session.progress_bar(plan.pairs.len(), "pairs");
     let results = measure_matrix(plan, |done, _| {
@@ -199,21 +200,13 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
         b.finish_and_clear();
     }
     let results = results?;
-    let dir = crate::results::new_results_dir(
-        &args.output.out,
-        &results.provenance.hostname,
-        &results.provenance.started_utc,
-    )?;
+    let p = &results.provenance;
+    let dir = crate::results::new_results_dir(&args.output.out, &p.hostname, &p.started_utc)?;
     let doc = Document::Matrix(&results);
-    let files = report::save(
-        &dir,
-        &doc,
-        &[Format::Csv, Format::Json, Format::Svg, Format::Html],
-    )?;
-    let mut files = files;
+    let formats = [Format::Csv, Format::Json, Format::Svg, Format::Html];
+    let mut files = report::save(&dir, &doc, &formats)?;
     if let Some(path) = args.c2c_csv() {
-        let csv = PairMatrix::of_matrix(&results)
-            .ok_or_else(|| CliError::usage("--also c2c:FILE needs every pair: add --pairs all"))?;
+        let csv = PairMatrix::of_matrix(&results).ok_or_else(|| CliError::usage(NEEDS_ALL))?;
         report::save_text(path, &csv.to_csv())?;
         files.push(path.to_path_buf());
     }

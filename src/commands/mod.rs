@@ -15,6 +15,7 @@ mod sweep;
 mod topology;
 mod verify;
 
+use args::HostPrint;
 pub use args::{MeasureArgs, PlacementArg, PoolArgs, Print, ResultsArgs};
 pub use compare::CompareArgs;
 pub use gallery::GalleryArgs;
@@ -190,13 +191,12 @@ fn print_notes(topo: &Topology) {
 /// real threads or memory.
 fn require_live_root(root: &Path, what: &str) -> Result<(), CliError> {
     if is_live(root) {
-        Ok(())
-    } else {
-        Err(CliError::usage(format!(
-            "{what}, so it reads the live host; drop --sysfs-root {}",
-            root.display()
-        )))
+        return Ok(());
     }
+    let root = root.display();
+    Err(CliError::usage(format!(
+        "{what}, so it reads the live host; drop --sysfs-root {root}"
+    )))
 }
 
 /// True when `root` is this host's `/`.
@@ -209,11 +209,14 @@ fn host_name(root: &Path) -> String {
     if is_live(root) {
         crate::provenance::hostname()
     } else {
-        root.file_name().map_or_else(
-            || root.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
+        file_name(root)
     }
+}
+
+/// The last part of `path`, or the whole path when it has none.
+fn file_name(path: &Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    name.unwrap_or_else(|| path.display().to_string())
 }
 
 /// What a measuring command says on stderr: notes, progress, files.
@@ -246,14 +249,8 @@ impl Session {
 
     /// A bar counting `total` `unit`s (`None`: quiet or no terminal).
     fn progress_bar(&self, total: usize, unit: &str) -> Option<Bar> {
-        self.bar(
-            total as u64,
-            &format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}  (eta {{eta}})"),
-        )
-        .map(|inner| Bar {
-            inner,
-            started: None,
-        })
+        let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}  (eta {{eta}})");
+        self.bar(total as u64, &template, None)
     }
 
     /// A bar over a time budget, at the time spent: what is left is the
@@ -263,22 +260,21 @@ impl Session {
             "{{bar:30}} {{elapsed}} of {} s at most  {{msg}}",
             budget.as_secs()
         );
-        self.bar(budget.as_millis() as u64, &template)
-            .map(|inner| Bar {
-                inner,
-                started: Some(std::time::Instant::now()),
-            })
+        self.bar(
+            budget.as_millis() as u64,
+            &template,
+            Some(std::time::Instant::now()),
+        )
     }
 
-    fn bar(&self, total: u64, template: &str) -> Option<indicatif::ProgressBar> {
+    fn bar(&self, total: u64, template: &str, started: Option<std::time::Instant>) -> Option<Bar> {
+        use indicatif::ProgressStyle;
         use std::io::IsTerminal;
         (!self.quiet && std::io::stderr().is_terminal()).then(|| {
-            let bar = indicatif::ProgressBar::new(total);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(template)
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            bar
+            let style = ProgressStyle::with_template(template);
+            let inner = indicatif::ProgressBar::new(total);
+            inner.set_style(style.unwrap_or_else(|_| ProgressStyle::default_bar()));
+            Bar { inner, started }
         })
     }
 
@@ -298,25 +294,17 @@ impl Session {
         if self.quiet {
             return;
         }
-        let mut folders: Vec<(&Path, Vec<String>, usize)> = Vec::new();
-        for f in files {
-            let dir = f.parent().unwrap_or(Path::new(""));
-            if folders.last().is_none_or(|(d, ..)| *d != dir) {
-                folders.push((dir, Vec::new(), 0));
+        let dir = |f: &PathBuf| f.parent().unwrap_or(Path::new("")).to_path_buf();
+        for folder in files.chunk_by(|a, b| dir(a) == dir(b)) {
+            let (charts, mut names): (Vec<String>, Vec<String>) = folder
+                .iter()
+                .map(|f| file_name(f))
+                .partition(|n| n.ends_with(".svg"));
+            if !charts.is_empty() {
+                names.push(crate::verdict::plural(charts.len(), "SVG chart"));
             }
-            if let Some((_, names, charts)) = folders.last_mut() {
-                match f.file_name().map(|n| n.to_string_lossy()) {
-                    Some(n) if n.ends_with(".svg") => *charts += 1,
-                    Some(n) => names.push(n.into_owned()),
-                    None => names.push(f.display().to_string()),
-                }
-            }
-        }
-        for (dir, mut names, charts) in folders {
-            if charts > 0 {
-                names.push(crate::verdict::plural(charts, "SVG chart"));
-            }
-            eprintln!("wrote {} in {}", names.join(", "), dir.display());
+            let (names, dir) = (names.join(", "), dir(&folder[0]));
+            eprintln!("wrote {names} in {}", dir.display());
         }
     }
 }
@@ -367,11 +355,6 @@ impl ResultsArgs {
     fn quiet(&self) -> bool {
         self.print == Print::None
     }
-
-    /// Refuses an `--out` that cannot be written, before measuring.
-    fn check(&self) -> Result<(), CliError> {
-        check_out(&self.out)
-    }
 }
 
 /// Refuses a results root that cannot be written (exit 2).
@@ -392,17 +375,16 @@ fn check_out(out: &Path) -> Result<(), CliError> {
 
 /// Prints `doc` as JSON, or as text after the topology's notes.
 fn print_of_host(
-    doc: &Document,
+    doc: Document,
     command: &str,
-    print: Print,
+    print: &HostPrint,
     topo: &Topology,
 ) -> Result<(), CliError> {
-    let json = print.only(command, &[Print::Summary, Print::Json])? == Print::Json;
+    let json = print.print.only(command, &[Print::Summary, Print::Json])? == Print::Json;
     if !json {
         print_notes(topo);
     }
-    let format = if json { Format::Json } else { Format::Text };
-    emit(doc, format)
+    emit(&doc, if json { Format::Json } else { Format::Text })
 }
 
 /// Prints `doc` in `format`.

@@ -128,16 +128,12 @@ pub struct CheckArg {
 impl FromStr for CheckArg {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.rsplit_once(",max-error=") {
-            Some((file, pct)) => Ok(CheckArg {
-                file: file.into(),
-                max_error: Some(percent_arg(pct).map_err(|e| e.to_string())?),
-            }),
-            None => Ok(CheckArg {
-                file: s.into(),
-                max_error: None,
-            }),
-        }
+        let (file, max_error) = match s.rsplit_once(",max-error=") {
+            Some((file, pct)) => (file, Some(percent_arg(pct)?)),
+            None => (s, None),
+        };
+        let file = file.into();
+        Ok(CheckArg { file, max_error })
     }
 }
 
@@ -213,14 +209,15 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
             f.display()
         )));
     }
-    let inferred = match &sources.csv {
-        Some(file) => Some(infer(root, file, spec.and_then(|s| s.costs.sockets))?),
-        None => None,
-    };
-    let host = match &inferred {
-        Some(h) => h.source.clone(),
-        None => host_name(root),
-    };
+    let sockets = spec.and_then(|s| s.costs.sockets);
+    let inferred = sources
+        .csv
+        .as_ref()
+        .map(|f| infer(root, f, sockets))
+        .transpose()?;
+    let host = inferred
+        .as_ref()
+        .map_or_else(|| host_name(root), |h| h.source.clone());
     let latencies = latencies(&sources, inferred.as_ref())?;
     let (checked, prediction);
     let doc = match &args.check {
@@ -234,10 +231,8 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
                     "no class latencies: give --host matrix.json (from contend matrix), FILE.csv (from core-to-core-latency) or CLASS=TIME,… (e.g. smt=8ns,same-llc=51ns,cross-node=108ns)",
                 )
             })?;
-            let topo = match &inferred {
-                Some(h) => h.topology.clone(),
-                None => load_topology(root)?,
-            };
+            let topo = inferred.as_ref().map(|h| Ok(h.topology.clone()));
+            let topo = topo.unwrap_or_else(|| load_topology(root))?;
             let mut p = predict::predict(&topo, &host, &request(args, &topo, latencies, spec)?)
                 .map_err(CliError::usage)?;
             p.inferred = inferred;
@@ -377,11 +372,7 @@ fn check(
 /// `--sysfs-root` capture's with the matrix's classes checked against it.
 fn infer(root: &Path, file: &Path, sockets: Option<u32>) -> Result<InferredHost, CliError> {
     let m = results::read_c2c(file)?;
-    let name = file.file_name().map_or_else(
-        || file.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let host = inferred::infer(&m, &name, sockets.map(|s| s as usize));
+    let host = inferred::infer(&m, &super::file_name(file), sockets.map(|s| s as usize));
     if is_live(root) {
         return Ok(host);
     }

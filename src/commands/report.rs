@@ -37,9 +37,8 @@ pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
     let format = args.format.only("report", &["text", "markdown", "html"])?;
     let all = args.print.only("report", &[Print::Summary, Print::All])? == Print::All;
     if all && format != Format::Text {
-        return Err(CliError::usage(
-            "--print all adds tables to text: leave it out with --format markdown or html",
-        ));
+        let why = "--print all adds tables to text: leave it out with --format markdown or html";
+        return Err(CliError::usage(why));
     }
     if let FormatArg::Html(page) = &args.format {
         return html(args, page.as_deref());
@@ -64,9 +63,7 @@ fn html(args: &ReportArgs, page_path: Option<&Path>) -> Result<(), CliError> {
         .iter()
         .map(|(p, _)| p.display().to_string())
         .collect();
-    let sources: Vec<PageSource> = loaded
-        .iter()
-        .zip(&labels)
+    let sources: Vec<PageSource> = (loaded.iter().zip(&labels))
         .map(|((_, file), label)| PageSource {
             label: Some(label),
             doc: Document::from(file),
@@ -102,10 +99,8 @@ fn refuse_non_page(dest: &Path) -> Result<(), CliError> {
         return Ok(());
     }
     let mut head = [0u8; 64];
-    let n = std::fs::File::open(dest)
-        .and_then(|mut f| f.read(&mut head))
-        .unwrap_or(0);
-    let text = String::from_utf8_lossy(&head[..n])
+    let n = std::fs::File::open(dest).and_then(|mut f| f.read(&mut head));
+    let text = String::from_utf8_lossy(&head[..n.unwrap_or(0)])
         .trim_start()
         .to_lowercase();
     if dest.is_file() && (text.starts_with("<!doctype html") || text.starts_with("<html")) {

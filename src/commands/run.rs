@@ -1,7 +1,9 @@
 //! `contend run` (and `contend` alone): plan, execute, print, save.
 
 use super::args::{MeasureArgs, PoolArgs, Print, inject_arg};
-use super::{Session, host_name, is_live, load_topology, print_notes, require_live_root};
+use super::{
+    Session, check_out, host_name, is_live, load_topology, print_notes, require_live_root,
+};
 use crate::CliError;
 use crate::compare::{HostRecord, RECORD_FILE};
 use crate::report::{self, Document, Format};
@@ -48,11 +50,7 @@ impl RunArgs {
     pub fn request(&self) -> RunRequest {
         let m = &self.measure;
         let rates = self.rates();
-        let duration = m.duration.unwrap_or(if rates.len() > 1 {
-            Duration::from_millis(500)
-        } else {
-            Duration::from_secs(1)
-        });
+        let duration = Duration::from_millis(if rates.len() > 1 { 500 } else { 1000 });
         let repeats = m.repeats();
         RunRequest {
             pools: self.pools.pools(m.placement.oversubscribe),
@@ -60,7 +58,7 @@ impl RunArgs {
             strategies: m.choice(),
             counter_node: m.placement.counter_node,
             node_iter: m.placement.node_iter,
-            duration,
+            duration: m.duration.unwrap_or(duration),
             warmup: m.warmup.unwrap_or(Duration::from_millis(50)),
             repeats: repeats.count,
             target_ci_pct: repeats.target_ci,
@@ -79,16 +77,9 @@ impl RunArgs {
 }
 
 pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
-    let print = (args.measure.output.print).only(
-        "run",
-        &[
-            Print::Summary,
-            Print::All,
-            Print::Json,
-            Print::None,
-            Print::Plan,
-        ],
-    )?;
+    use Print::{All, Json, Plan, Summary};
+    let print =
+        (args.measure.output.print).only("run", &[Summary, All, Json, Print::None, Plan])?;
     let dry_run = print == Print::Plan;
     if !dry_run {
         require_live_root(
@@ -125,24 +116,16 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     }
     // A repeat's start-up, measured first, sets the warm-up and tells
     // whether --max-time holds every repeat.
-    let cpus: Vec<u32> = plan
-        .config
-        .writer_cpus
-        .iter()
-        .chain(&plan.config.reader_cpus)
-        .copied()
-        .collect();
-    let costs =
-        runner::HostCosts::for_cpus(&plan.topo, is_live(root), &cpus, plan.config.placement)?;
+    let c = &plan.config;
+    let cpus = [&c.writer_cpus[..], &c.reader_cpus[..]].concat();
+    let costs = runner::HostCosts::for_cpus(&plan.topo, is_live(root), &cpus, c.placement)?;
     let (plan, estimate) = plan.with_costs(costs);
     if dry_run {
-        print!(
-            "{}",
-            report::text::run_plan_text(&host_name(root), &plan, &estimate)
-        );
+        let text = report::text::run_plan_text(&host_name(root), &plan, &estimate);
+        print!("{text}");
         return Ok(());
     }
-    output.check()?;
+    check_out(&output.out)?;
     let mut done: Vec<(PathBuf, RunResults)> = Vec::new();
     for k in 1..=args.runs {
         if args.runs > 1 && !output.quiet() {
@@ -202,16 +185,10 @@ fn run_once(
     if session.print(&doc, Format::Text)? && args.measure.output.print == Print::All {
         print!("{}", report::text::run_tables(&results));
     }
-    let dir = crate::results::new_results_dir(
-        &args.measure.output.out,
-        &results.provenance.hostname,
-        &results.provenance.started_utc,
-    )?;
-    let files = report::save(
-        &dir,
-        &doc,
-        &[Format::Json, Format::Csv, Format::Svg, Format::Html],
-    )?;
+    let (out, p) = (&args.measure.output.out, &results.provenance);
+    let dir = crate::results::new_results_dir(out, &p.hostname, &p.started_utc)?;
+    let formats = [Format::Json, Format::Csv, Format::Svg, Format::Html];
+    let files = report::save(&dir, &doc, &formats)?;
     session.wrote(&files);
     if let Some(bad) = results.first_inexact() {
         return Err(CliError::failure(bad));
@@ -250,7 +227,7 @@ mod tests {
     use crate::clock::ClockKind;
     use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
     use crate::placement::Placement;
-    use crate::runner::{PoolSize, Pools, StrategyChoice};
+    use crate::runner::PoolSize;
     use crate::topology::CpuSpec;
     use crate::workload::Arrivals;
     use clap::Parser;
@@ -261,72 +238,57 @@ mod tests {
         args: RunArgs,
     }
 
-    fn request(args: &[&str]) -> RunRequest {
-        Wrap::parse_from(std::iter::once("run").chain(args.iter().copied()))
-            .args
-            .request()
+    /// The request of `contend run ARGS`.
+    fn request(args: &str) -> RunRequest {
+        let args = std::iter::once("run").chain(args.split_whitespace());
+        Wrap::parse_from(args).args.request()
     }
 
     #[test]
     fn folded_values_land_in_the_request_fields() {
-        let r = request(&[
-            "--writers",
-            "4@node:1:clip",
-            "--readers",
-            "2@0-1+every:0",
-            "--level",
-            "global,pad:64",
-            "--publish",
-            "always,clock:coarse",
-            "--rate",
-            "22k:poisson,seed:7,sample:64",
-            "--repeats",
-            "8:3%",
-            "--placement",
-            "best-effort,node:1,bitmap,oversubscribe",
-        ]);
-        assert_eq!(
-            r.pools,
-            Pools {
-                writers: Some(PoolSize::Count(4)),
-                readers: Some(PoolSize::Count(2)),
-                writer_cpus: Some(CpuSpec::Node(1)),
-                reader_cpus: Some("0-1".parse().unwrap()),
-                oversubscribe: true,
-                clip: true,
-            }
+        let r = request(
+            "--writers 4@node:1:clip --readers 2@0-1+every:0 --level global,pad:64 \
+             --publish always,clock:coarse --rate 22k:poisson,seed:7,sample:64 --repeats 8:3% \
+             --placement best-effort,node:1,bitmap,oversubscribe",
         );
+        let p = &r.pools;
+        let (four, two) = (Some(PoolSize::Count(4)), Some(PoolSize::Count(2)));
+        assert_eq!(
+            (p.writers, p.readers, p.oversubscribe, p.clip),
+            (four, two, true, true)
+        );
+        let cpus = (Some(CpuSpec::Node(1)), Some("0-1".parse().unwrap()));
+        assert_eq!((p.writer_cpus.clone(), p.reader_cpus.clone()), cpus);
         assert_eq!(r.read_every, 0);
+        let s = &r.strategies;
+        let always = "always".parse::<PublishPolicy>().unwrap();
         assert_eq!(
-            r.strategies,
-            StrategyChoice {
-                levels: vec![ShardLevel::Global],
-                policies: vec!["always".parse::<PublishPolicy>().unwrap()],
-                pads: vec![Pad::Line64],
-                clocks: vec![ClockKind::Coarse],
-            }
+            (&s.levels[..], &s.policies[..]),
+            (&[ShardLevel::Global][..], &[always][..])
         );
         assert_eq!(
-            r.rates,
-            [Regime::Paced {
-                rate: 22e3,
-                arrivals: Arrivals::Poisson
-            }]
+            (&s.pads[..], &s.clocks[..]),
+            (&[Pad::Line64][..], &[ClockKind::Coarse][..])
         );
+        let [Regime::Paced { rate, arrivals }] = r.rates[..] else {
+            panic!("{:?}", r.rates)
+        };
+        assert_eq!((rate, arrivals), (22e3, Arrivals::Poisson));
         assert_eq!((r.seed, r.sample_every), (7, Some(64)));
         assert_eq!((r.repeats, r.target_ci_pct), (8, Some(3.0)));
+        let placement = (r.placement, r.counter_node, r.node_iter);
         assert_eq!(
-            (r.placement, r.counter_node, r.node_iter),
+            placement,
             (Placement::BestEffort, Some(1), NodeIter::Bitmap)
         );
         // The defaults: the seed's comparison, 5 rounds to ±5%, 18 s.
-        let d = request(&[]);
+        let d = request("");
         assert_eq!(d.rates, [Regime::FlatOut, Regime::SEED]);
         assert_eq!((d.repeats, d.target_ci_pct), (5, Some(5.0)));
         assert_eq!((d.read_every, d.seed, d.sample_every), (1, 1, None));
         assert_eq!(d.duration, Duration::from_millis(500));
         assert_eq!(d.max_time, Some(Duration::from_secs(18)));
         assert_eq!(d.strategies.strategies().len(), 6);
-        assert_eq!(request(&["--repeats", "3"]).target_ci_pct, None);
+        assert_eq!(request("--repeats 3").target_ci_pct, None);
     }
 }

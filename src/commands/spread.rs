@@ -44,5 +44,5 @@ pub(super) fn run(root: &Path, args: &SpreadArgs) -> Result<(), CliError> {
     let topo = load_topology(root)?;
     let view = SpreadReport::new(&topo, args.node.node, args.node.old)
         .map_err(|e| CliError::usage(format!("--node: {e}")))?;
-    print_of_host(&Document::Spread(&view), "spread", args.print.print, &topo)
+    print_of_host(Document::Spread(&view), "spread", &args.print, &topo)
 }

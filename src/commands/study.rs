@@ -1,6 +1,6 @@
 //! `contend study`: plan, then each stage run and saved as it finishes.
 
-use super::{Session, host_name, is_live, load_topology, require_live_root};
+use super::{Session, check_out, host_name, is_live, load_topology, require_live_root};
 use crate::CliError;
 use crate::placement::Placement;
 use crate::provenance::Provenance;
@@ -79,12 +79,8 @@ impl Saver<'_> {
                 &[Format::Json],
             )?);
         }
-        let doc = Document::Study(study);
-        files.extend(report::save(
-            &self.dir,
-            &doc,
-            &[Format::Json, Format::Html],
-        )?);
+        let formats = [Format::Json, Format::Html];
+        files.extend(report::save(&self.dir, &Document::Study(study), &formats)?);
         for f in files {
             if !self.written.contains(&f) {
                 self.written.push(f);
@@ -96,16 +92,8 @@ impl Saver<'_> {
 
 pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let host = host_name(root);
-    let print = (args.output.print).only(
-        "study",
-        &[
-            Print::Summary,
-            Print::Json,
-            Print::None,
-            Print::Plan,
-            Print::PlanJson,
-        ],
-    )?;
+    use Print::{Json, Plan, PlanJson, Summary};
+    let print = (args.output.print).only("study", &[Summary, Json, Print::None, Plan, PlanJson])?;
     if !print.plan() {
         require_live_root(
             root,
@@ -118,7 +106,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let costs = HostCosts::for_cpus(&topo, is_live(root), &cpus, Placement::Strict)?;
     if print.plan() {
         let plan = study::plan_study(&topo, &host, max_time, &costs).map_err(CliError::usage)?;
-        let format = if print == Print::PlanJson {
+        let format = if print == PlanJson {
             Format::Json
         } else {
             Format::Text
@@ -127,11 +115,11 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let session = Session::new(&args.output);
-    let provenance =
-        Provenance::of_this_host(crate::clock::calibrate_tsc(Duration::from_millis(50)));
+    let tsc = crate::clock::calibrate_tsc(Duration::from_millis(50));
+    let provenance = Provenance::of_this_host(tsc);
     let plan = study::plan_study(&topo, &provenance.hostname, max_time, &costs)
         .map_err(CliError::usage)?;
-    args.output.check()?;
+    check_out(&args.output.out)?;
     if session.chatty() {
         eprintln!(
             "study: budget {:.0} s ({}), planned {:.0} s; --print plan shows it",
@@ -141,11 +129,8 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
             eprintln!("note: {n}");
         }
     }
-    let dir = crate::results::new_results_dir(
-        &args.output.out,
-        &provenance.hostname,
-        &provenance.started_utc,
-    )?;
+    let p = &provenance;
+    let dir = crate::results::new_results_dir(&args.output.out, &p.hostname, &p.started_utc)?;
     let stop = signal::stop_flag();
     let mut saver = Saver {
         session: &session,
@@ -159,8 +144,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
         saver.save(stage, study.results())?;
     }
     let study = study.into_results();
-    let doc = Document::Study(&study);
-    session.print(&doc, Format::Text)?;
+    session.print(&Document::Study(&study), Format::Text)?;
     session.wrote(&saver.written);
     if study.partial {
         return Err(CliError::failure(

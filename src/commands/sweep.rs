@@ -2,7 +2,7 @@
 //! (seed 002's table), planned up front, into one results folder.
 
 use super::args::{MeasureArgs, Print, strip_clip};
-use super::{Session, load_topology, print_notes, require_live_root};
+use super::{Session, check_out, load_topology, print_notes, require_live_root};
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
 use crate::runner::{DEFAULT_REPEATS, PoolSize, signal};
@@ -56,26 +56,18 @@ impl SweepArgs {
     pub fn request(&self) -> SweepRequest {
         let m = &self.measure;
         let q = self.quick;
+        let ms = |quick, full| Duration::from_millis(if q { quick } else { full });
+        // --quick: the seed's rate and flat out; else flat out alone.
+        let rates = [Regime::SEED, Regime::FlatOut][usize::from(!q)..].to_vec();
+        let repeats = if q { 3 } else { DEFAULT_REPEATS };
         SweepRequest {
             threads: self.threads.clone(),
-            affinity: self
-                .affinity
-                .as_ref()
-                .map(|a| a.iter().map(|a| a.0).collect()),
-            rates: m.regimes().unwrap_or_else(|| match q {
-                true => vec![Regime::SEED, Regime::FlatOut],
-                false => vec![Regime::FlatOut],
-            }),
+            affinity: (self.affinity.as_ref()).map(|a| a.iter().map(|a| a.0).collect()),
+            rates: m.regimes().unwrap_or(rates),
             strategies: m.choice(),
-            duration: m
-                .duration
-                .unwrap_or(Duration::from_millis(if q { 200 } else { 1000 })),
-            repeats: m
-                .repeats
-                .map_or(if q { 3 } else { DEFAULT_REPEATS }, |r| r.count),
-            warmup: m
-                .warmup
-                .unwrap_or(Duration::from_millis(if q { 20 } else { 50 })),
+            duration: m.duration.unwrap_or(ms(200, 1000)),
+            repeats: m.repeats.map_or(repeats, |r| r.count),
+            warmup: m.warmup.unwrap_or(ms(20, 50)),
             seed: m.seed(),
             placement: m.placement.placement,
             clip: self.affinity.iter().flatten().any(|a| a.1),
@@ -98,7 +90,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
         print_notes(&topo);
     }
     let mut plan = plan_sweep(&args.request(), &topo)?;
-    output.check()?;
+    check_out(&output.out)?;
     session.notes(&plan.notes);
 
     let stop = signal::stop_flag();
@@ -182,16 +174,13 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
 
 /// Fails (exit 1) naming the first point whose final sum was not exact.
 fn check_exact(sweep: &SweepResults) -> Result<(), CliError> {
-    match sweep
-        .points
-        .iter()
-        .find_map(|p| Some((p, p.results.first_inexact()?)))
-    {
+    let mut points = sweep.points.iter();
+    match points.find_map(|p| Some((p, p.results.first_inexact()?))) {
         None => Ok(()),
-        Some((p, bad)) => Err(CliError::failure(format!(
-            "{} × {} threads: {bad}",
-            p.affinity, p.threads
-        ))),
+        Some((p, bad)) => {
+            let (a, t) = (&p.affinity, &p.threads);
+            Err(CliError::failure(format!("{a} × {t} threads: {bad}")))
+        }
     }
 }
 
@@ -206,38 +195,29 @@ mod tests {
         args: SweepArgs,
     }
 
-    fn parse(args: &[&str]) -> SweepArgs {
-        Wrap::parse_from(std::iter::once("sweep").chain(args.iter().copied())).args
+    /// The request of `contend sweep ARGS`.
+    fn request(args: &str) -> SweepRequest {
+        let args = std::iter::once("sweep").chain(args.split_whitespace());
+        Wrap::parse_from(args).args.request()
     }
 
     #[test]
     fn quick_sets_only_what_was_not_given() {
-        let full = parse(&[]).request();
-        assert_eq!(
-            (full.duration, full.repeats, full.warmup),
-            (Duration::from_secs(1), 5, Duration::from_millis(50))
-        );
-        let quick = parse(&["--quick", "--repeats", "2"]).request();
-        assert_eq!(
-            (quick.duration, quick.repeats, quick.warmup),
-            (Duration::from_millis(200), 2, Duration::from_millis(20))
-        );
-        assert_eq!(
-            full.threads,
-            [25.0, 50.0, 75.0, 100.0].map(PoolSize::Percent)
-        );
+        let ms = Duration::from_millis;
+        let timing = |r: &SweepRequest| (r.duration, r.repeats, r.warmup);
+        let (full, quick) = (request(""), request("--quick --repeats 2"));
+        assert_eq!(timing(&full), (ms(1000), 5, ms(50)));
+        assert_eq!(timing(&quick), (ms(200), 2, ms(20)));
+        let percents = [25.0, 50.0, 75.0, 100.0].map(PoolSize::Percent);
+        assert_eq!(full.threads, percents);
         // The default sweep has no rate axis; --quick a short one.
         assert_eq!(full.rates, [Regime::FlatOut]);
         assert_eq!(quick.rates, [Regime::SEED, Regime::FlatOut]);
-        let given = parse(&["--quick", "--rates", "10k,1M,max"]).request();
-        assert_eq!(
-            given.rates,
-            [Regime::paced(1e4), Regime::paced(1e6), Regime::FlatOut]
-        );
-        let clipped = parse(&["--affinity", "node0:clip,unbound"]).request();
-        assert_eq!(
-            (clipped.affinity, clipped.clip),
-            (Some(vec![Affinity::Node(0), Affinity::Unbound]), true)
-        );
+        let given = request("--quick --rates 10k,1M,max").rates;
+        let paced = Regime::paced;
+        assert_eq!(given, [paced(1e4), paced(1e6), Regime::FlatOut]);
+        let clipped = request("--affinity node0:clip,unbound");
+        let want = Some(vec![Affinity::Node(0), Affinity::Unbound]);
+        assert_eq!((clipped.affinity, clipped.clip), (want, true));
     }
 }

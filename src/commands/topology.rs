@@ -39,12 +39,7 @@ pub(super) fn run(root: &Path, args: &TopologyArgs) -> Result<(), CliError> {
         Some(TopologyAction::Capture { dir, force }) => capture(root, dir, *force),
         None => {
             let topo = load_topology(root)?;
-            print_of_host(
-                &Document::Topology(&topo),
-                "topology",
-                args.print.print,
-                &topo,
-            )
+            print_of_host(Document::Topology(&topo), "topology", &args.print, &topo)
         }
     }
 }
@@ -59,10 +54,9 @@ fn capture(root: &Path, dir: &Path, force: bool) -> Result<(), CliError> {
     }
     let files =
         crate::topology::capture(root, dir).map_err(|e| CliError::failure(e.to_string()))?;
+    let dir = dir.display();
     eprintln!(
-        "captured {files} files into {}; reproduce with: contend --sysfs-root {} topology",
-        dir.display(),
-        dir.display()
+        "captured {files} files into {dir}; reproduce with: contend --sysfs-root {dir} topology"
     );
     Ok(())
 }

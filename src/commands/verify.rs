@@ -41,20 +41,12 @@ pub(super) fn run(root: &Path, args: &VerifyArgs) -> Result<(), CliError> {
             "--placement: verify takes strict or best-effort only",
         ));
     }
-    let placement = args.placement.placement;
-    let resolved = args
-        .cpus
-        .spec
-        .resolve(&topo, args.cpus.clip)
+    let resolved = (args.cpus.spec.resolve(&topo, args.cpus.clip))
         .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
     if let Some(clipped) = resolved.clipped("--cpus", &args.cpus.spec) {
         eprintln!("note: {clipped}");
     }
-    let cpus = resolved.cpus;
-    let nodes = args
-        .nodes
-        .clone()
-        .unwrap_or_else(|| topo.allowed_mems.clone());
+    let nodes = args.nodes.as_ref().unwrap_or(&topo.allowed_mems);
     for node in nodes.iter() {
         topo.check_memory_node(node)
             .map_err(|e| CliError::usage(format!("--nodes: {e}")))?;
@@ -62,12 +54,13 @@ pub(super) fn run(root: &Path, args: &VerifyArgs) -> Result<(), CliError> {
     if nodes.is_empty() {
         return Err(CliError::usage("--nodes selects no node"));
     }
-    let report =
-        verify_placement(&topo, &cpus, &nodes, PAGES, placement).map_err(CliError::failure)?;
-    print_of_host(
-        &Document::Verify(&report),
-        "verify",
-        args.print.print,
+    let report = verify_placement(
         &topo,
+        &resolved.cpus,
+        nodes,
+        PAGES,
+        args.placement.placement,
     )
+    .map_err(CliError::failure)?;
+    print_of_host(Document::Verify(&report), "verify", &args.print, &topo)
 }

@@ -102,10 +102,8 @@ mod tests {
         // (t(7) = 2.364 624 times 3.070 604), and its percent of the mean.
         let half = t_quantile_975(9.0) * s.stddev / 10f64.sqrt();
         assert!((half - 7.260_825).abs() < 1e-4, "{half}");
-        assert!(
-            (s.stddev_pct - 100.0 * s.stddev / s.mean).abs() < 1e-9,
-            "{s:?}"
-        );
+        let pct = 100.0 * s.stddev / s.mean;
+        assert!((s.stddev_pct - pct).abs() < 1e-9, "{s:?}");
         // The covariates in µs rather than ns: the same fit, the same
         // interval (no threshold hangs on their scale).
         let micro: Vec<[f64; 2]> = X.iter().map(|x| [x[0] / 1e3, x[1] / 1e3]).collect();

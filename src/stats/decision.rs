@@ -39,10 +39,8 @@ impl std::str::FromStr for NoiseThreshold {
                 Some(n) => (n, true),
                 None => (part.strip_suffix('%').unwrap_or(part), false),
             };
-            let v = number.trim().parse::<f64>().map_err(|_| bad())?;
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(bad());
-            }
+            let v = number.trim().parse::<f64>().ok();
+            let v = v.filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(bad)?;
             let seen = if ns { &mut ns_seen } else { &mut pct_seen };
             if std::mem::replace(seen, true) {
                 return Err(bad());
@@ -93,7 +91,7 @@ impl Threshold {
     }
 }
 
-/// One difference tested and decided, as [`decide`] returns it.
+/// One difference tested and decided, as [`decide_paired`] returns it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Outcome {
     /// Test against base: the change, its 95% interval and Welch's test.
@@ -105,21 +103,6 @@ pub struct Outcome {
     pub decision: Decision,
     /// The threshold it was decided at.
     pub threshold: Threshold,
-}
-
-/// The comparison engine: each `(base, test, threshold)` tested by Welch's t-test, the p-values
-/// Holm-adjusted over the whole `family`, each decided at its threshold, in order.
-pub fn decide(family: &[(Summary, Summary, Threshold)]) -> Vec<Outcome> {
-    let family: Vec<Compared> = family
-        .iter()
-        .map(|&(base, test, threshold)| Compared {
-            base,
-            test,
-            paired: None,
-            threshold,
-        })
-        .collect();
-    decide_paired(&family)
 }
 
 /// One difference for [`decide_paired`]: both sides' repeats, its threshold, and the summary of the
@@ -136,8 +119,9 @@ pub struct Compared {
     pub threshold: Threshold,
 }
 
-/// [`decide`] where some differences were measured in the same repeats (the paired t-test, the
-/// others Welch's); every p-value Holm-adjusted together, each decided at its threshold.
+/// The comparison engine: each difference tested (the paired t-test where both sides ran in the
+/// same repeats, else Welch's), every p-value Holm-adjusted together, each decided at its
+/// threshold, in order.
 pub fn decide_paired(family: &[Compared]) -> Vec<Outcome> {
     let differences: Vec<(Difference, Threshold)> = family
         .iter()
@@ -298,15 +282,9 @@ impl Direction {
     /// Whether a change decided `decision` is an improvement: `Some(true)` better, `Some(false)`
     /// worse, `None` when no change is beyond noise and doubt or the measure has no direction.
     pub fn better(self, decision: Decision) -> Option<bool> {
-        let up = match decision {
-            Decision::Increase => true,
-            Decision::Decrease => false,
-            Decision::NoChange | Decision::Inconclusive => return None,
-        };
-        match self {
-            Direction::LowerIsBetter => Some(!up),
-            Direction::HigherIsBetter => Some(up),
-            Direction::Neither => None,
+        match (self, decision) {
+            (Direction::Neither, _) | (_, Decision::NoChange | Decision::Inconclusive) => None,
+            (d, x) => Some((d == Direction::HigherIsBetter) == (x == Decision::Increase)),
         }
     }
 
@@ -369,23 +347,51 @@ pub fn holm_adjusted(p: &[f64]) -> Vec<f64> {
 mod tests {
     use super::*;
     use crate::stats::Summary;
+    use Decision::*;
+    use Direction::{HigherIsBetter, LowerIsBetter, Neither};
+
+    const R2: Threshold = Threshold::relative(2.0);
+    const FLOOR1: Threshold = Threshold { pct: 2.0, abs: 1.0 };
 
     fn close(a: &[f64], b: &[f64]) -> bool {
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12)
+    }
+
+    fn s(values: &[f64]) -> Summary {
+        Summary::of(values).unwrap()
+    }
+
+    /// Each `(base, test, threshold)` tested by Welch's t-test and decided in one family.
+    fn decide(family: &[(Summary, Summary, Threshold)]) -> Vec<Outcome> {
+        let welch = |&(base, test, threshold)| Compared {
+            base,
+            test,
+            paired: None,
+            threshold,
+        };
+        decide_paired(&family.iter().map(welch).collect::<Vec<_>>())
+    }
+
+    fn one(base: Summary, test: Summary, t: Threshold) -> Outcome {
+        decide(&[(base, test, t)])[0]
     }
 
     #[test]
     fn holm_by_hand() {
         // Sorted: 0.005×4 = 0.02, 0.01×3 = 0.03, 0.03×2 = 0.06,
         // 0.04×1 = 0.04 → raised to the running maximum, 0.06.
-        let adj = holm_adjusted(&[0.01, 0.04, 0.03, 0.005]);
-        assert!(close(&adj, &[0.03, 0.06, 0.06, 0.02]), "{adj:?}");
-        // Capped at 1, ties, NaN as 1, empty.
-        let adj = holm_adjusted(&[0.5, 0.5, f64::NAN]);
-        assert!(close(&adj, &[1.0, 1.0, 1.0]), "{adj:?}");
-        assert!(close(&holm_adjusted(&[0.001, 0.001]), &[0.002, 0.002]));
-        assert!(close(&holm_adjusted(&[0.2]), &[0.2]));
-        assert!(holm_adjusted(&[]).is_empty());
+        // Then capped at 1, ties, NaN as 1, empty.
+        let rows: [(&[f64], &[f64]); 5] = [
+            (&[0.01, 0.04, 0.03, 0.005], &[0.03, 0.06, 0.06, 0.02]),
+            (&[0.5, 0.5, f64::NAN], &[1.0, 1.0, 1.0]),
+            (&[0.001, 0.001], &[0.002, 0.002]),
+            (&[0.2], &[0.2]),
+            (&[], &[]),
+        ];
+        for (p, want) in rows {
+            let adj = holm_adjusted(p);
+            assert!(close(&adj, want), "{p:?}: {adj:?}");
+        }
     }
 
     #[test]
@@ -397,7 +403,6 @@ mod tests {
         let adj = holm_adjusted(&p);
         assert!((adj[0] - 144.0 / 145.0).abs() < 1e-12, "{}", adj[0]);
         assert!(adj.iter().all(|&x| x >= 0.05));
-
         // Two small p-values among 144: Holm multiplies the smallest by
         // 144 (0.0432) and the next by 143 (0.0572), where Bonferroni
         // would multiply both by 144 (0.0576) and a no-op would keep
@@ -406,103 +411,96 @@ mod tests {
         let mut p = vec![0.0003, 0.0004];
         p.extend((0..142).map(|i| 0.5 + i as f64 / 1000.0));
         let adj = holm_adjusted(&p);
-        assert!((adj[0] - 0.0432).abs() < 1e-12, "{}", adj[0]);
-        assert!((adj[1] - 0.0572).abs() < 1e-12, "{}", adj[1]);
+        assert!(close(&adj[..2], &[0.0432, 0.0572]), "{adj:?}");
         assert!(adj[2..].iter().all(|&x| x == 1.0), "{adj:?}");
         assert_eq!(adj.iter().filter(|&&x| x < 0.05).count(), 1);
     }
 
     #[test]
-    fn the_rule_on_bare_numbers() {
-        use Decision::*;
-        let t = 2.0;
-        // Beyond the threshold and significant: a change, by sign.
-        assert_eq!(Decision::rule((13.1, 16.9), t, 0.001), Increase);
-        assert_eq!(Decision::rule((-16.9, -13.1), t, 0.001), Decrease);
-        // Significant but inside the band: no change, whatever p says.
-        assert_eq!(Decision::rule((0.011, 0.029), t, 1e-4), NoChange);
-        assert_eq!(Decision::rule((-1.99, -1.8), t, 1e-9), NoChange);
-        // Not significant, the point estimate small, but the interval
-        // wide: it shows nothing, so inconclusive, never no change.
-        assert_eq!(Decision::rule((-9.0, 10.0), t, 0.8), Inconclusive);
-        assert_eq!(Decision::rule((-13.6, 16.5), t, 1.0), Inconclusive);
-        // Reaches across the threshold: inconclusive.
-        assert_eq!(Decision::rule((1.0, 5.0), t, 0.001), Inconclusive);
-        assert_eq!(Decision::rule((1.0, 2.5), t, 0.001), Inconclusive);
-        assert_eq!(Decision::rule((-3.0, 13.0), t, 0.3), Inconclusive);
-        // Beyond the band but not significant after correction.
-        assert_eq!(Decision::rule((3.0, 7.0), t, 0.06), Inconclusive);
-        // A threshold of 0 is the plain test.
-        assert_eq!(Decision::rule((0.05, 0.15), 0.0, 0.01), Increase);
-        assert_eq!(Decision::rule((0.0, 0.0), 0.0, 1.0), NoChange);
-        assert_eq!(Decision::rule((-0.05, 0.25), 0.0, 0.2), Inconclusive);
-    }
-
-    #[test]
-    fn the_rule_at_each_boundary() {
-        use Decision::*;
-        let t = 2.0;
-        // p exactly 0.05 is not below the level: not significant.
-        assert_eq!(Decision::rule((3.0, 7.0), t, 0.05), Inconclusive);
-        assert_eq!(Decision::rule((3.0, 7.0), t, 0.049), Increase);
-        // An interval that starts exactly at +T (or ends at -T) does not lie
-        // wholly beyond it.
-        assert_eq!(Decision::rule((2.0, 4.0), t, 0.001), Inconclusive);
-        assert_eq!(Decision::rule((-4.0, -2.0), t, 0.001), Inconclusive);
-        assert_eq!(Decision::rule((-4.0, -2.1), t, 0.001), Decrease);
-        // An interval reaching exactly ±T lies within [-T, T], whatever p.
-        assert_eq!(Decision::rule((-2.0, 1.0), t, 0.001), NoChange);
-        assert_eq!(Decision::rule((-1.0, 2.0), t, 0.9), NoChange);
-        assert_eq!(Decision::rule((-2.0, 2.0), t, 1.0), NoChange);
-        // Just past ±T on either end, not significant: inconclusive.
-        assert_eq!(Decision::rule((-2.01, 1.0), t, 0.5), Inconclusive);
-        assert_eq!(Decision::rule((-1.0, 2.01), t, 0.5), Inconclusive);
-        // Significant, interval across -T: inconclusive.
-        assert_eq!(Decision::rule((-3.0, 1.0), t, 0.001), Inconclusive);
+    fn the_rule_on_bare_numbers_and_at_each_boundary() {
+        // (interval, threshold, p, decision), the threshold 2 unless said.
+        let rows = [
+            // Beyond the threshold and significant: a change, by sign.
+            ((13.1, 16.9), 2.0, 0.001, Increase),
+            ((-16.9, -13.1), 2.0, 0.001, Decrease),
+            // Significant but inside the band: no change, whatever p says.
+            ((0.011, 0.029), 2.0, 1e-4, NoChange),
+            ((-1.99, -1.8), 2.0, 1e-9, NoChange),
+            // Not significant, the point estimate small, but the interval
+            // wide: it shows nothing, so inconclusive, never no change.
+            ((-9.0, 10.0), 2.0, 0.8, Inconclusive),
+            ((-13.6, 16.5), 2.0, 1.0, Inconclusive),
+            // Reaches across the threshold: inconclusive.
+            ((1.0, 5.0), 2.0, 0.001, Inconclusive),
+            ((1.0, 2.5), 2.0, 0.001, Inconclusive),
+            ((-3.0, 13.0), 2.0, 0.3, Inconclusive),
+            // Beyond the band but not significant after correction.
+            ((3.0, 7.0), 2.0, 0.06, Inconclusive),
+            // A threshold of 0 is the plain test.
+            ((0.05, 0.15), 0.0, 0.01, Increase),
+            ((0.0, 0.0), 0.0, 1.0, NoChange),
+            ((-0.05, 0.25), 0.0, 0.2, Inconclusive),
+            // p exactly 0.05 is not below the level: not significant.
+            ((3.0, 7.0), 2.0, 0.05, Inconclusive),
+            ((3.0, 7.0), 2.0, 0.049, Increase),
+            // An interval that starts exactly at +T (or ends at -T) does not
+            // lie wholly beyond it.
+            ((2.0, 4.0), 2.0, 0.001, Inconclusive),
+            ((-4.0, -2.0), 2.0, 0.001, Inconclusive),
+            ((-4.0, -2.1), 2.0, 0.001, Decrease),
+            // An interval reaching exactly ±T lies within [-T, T], whatever p.
+            ((-2.0, 1.0), 2.0, 0.001, NoChange),
+            ((-1.0, 2.0), 2.0, 0.9, NoChange),
+            ((-2.0, 2.0), 2.0, 1.0, NoChange),
+            // Just past ±T on either end, not significant: inconclusive.
+            ((-2.01, 1.0), 2.0, 0.5, Inconclusive),
+            ((-1.0, 2.01), 2.0, 0.5, Inconclusive),
+            // Significant, interval across -T: inconclusive.
+            ((-3.0, 1.0), 2.0, 0.001, Inconclusive),
+        ];
+        for (ci, t, p, want) in rows {
+            assert_eq!(Decision::rule(ci, t, p), want, "{ci:?} at {t}, p {p}");
+        }
     }
 
     #[test]
     fn each_decision_has_one_word_per_direction() {
-        use Direction::{HigherIsBetter, LowerIsBetter, Neither};
         let base = summary(10, 100.0, 1.0);
-        let word = |test: Summary, threshold: Threshold, direction: Direction| {
-            decide(&[(base, test, threshold)])[0].word(direction)
-        };
-        let r2 = Threshold::relative(2.0);
         let (up, down) = (summary(10, 110.0, 1.0), summary(10, 90.0, 1.0));
-        assert_eq!(word(up, r2, HigherIsBetter), "faster");
-        assert_eq!(word(down, r2, HigherIsBetter), "slower");
-        assert_eq!(word(up, r2, LowerIsBetter), "dearer");
-        assert_eq!(word(down, r2, LowerIsBetter), "cheaper");
-        assert_eq!(word(up, r2, Neither), "higher");
-        assert_eq!(word(down, r2, Neither), "lower");
         // Pinned inside ±2%: no change; inside a 5 ns floor on 100 ns (5%),
-        // where the floor bounds: no practical difference.
-        let same = summary(10, 100.2, 1.0);
-        assert_eq!(word(same, r2, LowerIsBetter), "no change");
+        // where the floor bounds: no practical difference. A wide interval:
+        // inconclusive in every direction.
+        let (same, wide) = (summary(10, 100.2, 1.0), summary(4, 100.5, 20.0));
         let floor = Threshold { pct: 2.0, abs: 5.0 };
-        assert_eq!(word(same, floor, LowerIsBetter), "no practical difference");
-        // A wide interval: inconclusive in every direction.
-        let wide = summary(4, 100.5, 20.0);
-        for d in [HigherIsBetter, LowerIsBetter, Neither] {
-            assert_eq!(word(wide, r2, d), "inconclusive");
+        let rows = [
+            (up, R2, HigherIsBetter, "faster"),
+            (down, R2, HigherIsBetter, "slower"),
+            (up, R2, LowerIsBetter, "dearer"),
+            (down, R2, LowerIsBetter, "cheaper"),
+            (up, R2, Neither, "higher"),
+            (down, R2, Neither, "lower"),
+            (same, R2, LowerIsBetter, "no change"),
+            (same, floor, LowerIsBetter, "no practical difference"),
+            (wide, R2, HigherIsBetter, "inconclusive"),
+            (wide, R2, LowerIsBetter, "inconclusive"),
+            (wide, R2, Neither, "inconclusive"),
+        ];
+        for (test, t, d, want) in rows {
+            assert_eq!(one(base, test, t).word(d), want, "{test:?} {d:?}");
         }
     }
 
     #[test]
     fn only_a_measure_with_a_direction_calls_a_change_better_or_worse() {
-        use Direction::{HigherIsBetter, LowerIsBetter, Neither};
-        let up = Decision::Increase;
-        let down = Decision::Decrease;
-        assert_eq!(HigherIsBetter.better(up), Some(true));
-        assert_eq!(HigherIsBetter.better(down), Some(false));
-        assert_eq!(LowerIsBetter.better(up), Some(false));
-        assert_eq!(LowerIsBetter.better(down), Some(true));
-        for d in [HigherIsBetter, LowerIsBetter, Neither] {
-            assert_eq!(d.better(Decision::NoChange), None);
-            assert_eq!(d.better(Decision::Inconclusive), None);
+        let rows = [
+            (HigherIsBetter, [Some(true), Some(false)]),
+            (LowerIsBetter, [Some(false), Some(true)]),
+            (Neither, [None, None]),
+        ];
+        for (d, [up, down]) in rows {
+            let got = [Increase, Decrease, NoChange, Inconclusive].map(|x| d.better(x));
+            assert_eq!(got, [up, down, None, None], "{d:?}");
         }
-        assert_eq!((Neither.better(up), Neither.better(down)), (None, None));
     }
 
     /// An A/A comparison: 96 rows (32 strategies × 3 measures) whose two
@@ -522,34 +520,21 @@ mod tests {
             let (u, v) = (uniform(), uniform());
             (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
         };
-        let mut side = || {
-            let values: Vec<f64> = (0..5).map(|_| 100.0 + 5.0 * normal()).collect();
-            Summary::of(&values).unwrap()
+        let mut side = || s(&(0..5).map(|_| 100.0 + 5.0 * normal()).collect::<Vec<_>>());
+        let family: Vec<_> = (0..96).map(|_| (side(), side(), R2)).collect();
+        let count = |family: &[(Summary, Summary, Threshold)], f: fn(Decision) -> bool| {
+            decide(family).iter().filter(|o| f(o.decision)).count()
         };
-        let r2 = Threshold::relative(2.0);
-        let family: Vec<_> = (0..96).map(|_| (side(), side(), r2)).collect();
-        let calls = |family: &[(Summary, Summary, Threshold)]| {
-            decide(family)
-                .iter()
-                .filter(|o| matches!(o.decision, Decision::Increase | Decision::Decrease))
-                .count()
-        };
-        assert!(
-            calls(&family) <= 2,
-            "{} of 96 called a change",
-            calls(&family)
-        );
+        let change = |d: Decision| matches!(d, Increase | Decrease);
+        let calls = count(&family, change);
+        assert!(calls <= 2, "{calls} of 96 called a change");
         // With sd 5% over 5 repeats, no interval is narrow enough to lie
         // within ±2%: an honest rule calls most rows inconclusive, where
         // the old rule (a small change, not significant) said no change.
-        let outcomes = decide(&family);
-        let inconclusive = outcomes
-            .iter()
-            .filter(|o| o.decision == Decision::Inconclusive)
-            .count();
+        let inconclusive = count(&family, |d| d == Inconclusive);
         assert!(inconclusive > 90, "{inconclusive}");
         let itself: Vec<_> = family.iter().map(|&(b, _, t)| (b, b, t)).collect();
-        assert_eq!(calls(&itself), 0);
+        assert_eq!(count(&itself, change), 0);
     }
 
     /// `n` repeats with mean `mean` and sample standard deviation `sd`.
@@ -557,10 +542,8 @@ mod tests {
         // Half at mean - a, half at mean + a (n even): sample sd is
         // a·sqrt(n/(n-1)).
         let a = sd * ((n - 1) as f64 / n as f64).sqrt();
-        let values: Vec<f64> = (0..n)
-            .map(|i| if i % 2 == 0 { mean - a } else { mean + a })
-            .collect();
-        let s = Summary::of(&values).unwrap();
+        let values: Vec<f64> = (0..n).map(|i| mean + [-a, a][i % 2]).collect();
+        let s = s(&values);
         assert!((s.stddev - sd).abs() < 1e-6 * sd.max(1.0), "{s:?}");
         s
     }
@@ -568,38 +551,21 @@ mod tests {
     #[test]
     fn the_issue_examples() {
         let base = summary(10, 1e6, 100.0);
-        // +0.02%: p = 0.0006, yet far inside ±2%.
+        let of =
+            |d: &Difference, pct| Decision::of(d, Threshold::relative(pct), d.welch.unwrap().p);
+        // +0.02%: p = 0.0006, yet far inside ±2%; with no threshold it is a
+        // (tiny) change.
         let tiny = Difference::of(&base, &summary(10, 1.0002e6, 100.0));
-        let p = tiny.welch.unwrap().p;
-        assert!(p < 0.001, "{p}");
-        assert_eq!(
-            Decision::of(&tiny, Threshold::relative(2.0), p),
-            Decision::NoChange
-        );
-        // With no threshold it is a (tiny) change.
-        assert_eq!(
-            Decision::of(&tiny, Threshold::relative(0.0), p),
-            Decision::Increase
-        );
+        assert!(tiny.welch.unwrap().p < 0.001, "{tiny:?}");
+        assert_eq!((of(&tiny, 2.0), of(&tiny, 0.0)), (NoChange, Increase));
         // +5% with small noise: a change, either way.
         let up = Difference::of(&base, &summary(10, 1.05e6, 100.0));
-        assert_eq!(
-            Decision::of(&up, Threshold::relative(2.0), up.welch.unwrap().p),
-            Decision::Increase
-        );
         let down = Difference::of(&base, &summary(10, 0.95e6, 100.0));
-        assert_eq!(
-            Decision::of(&down, Threshold::relative(2.0), down.welch.unwrap().p),
-            Decision::Decrease
-        );
+        assert_eq!((of(&up, 2.0), of(&down, 2.0)), (Increase, Decrease));
         // +5% with 4 repeats of 5% noise: cannot tell.
         let noisy = Difference::of(&summary(4, 1e6, 5e4), &summary(4, 1.05e6, 5e4));
-        let p = noisy.welch.unwrap().p;
-        assert!(p > 0.05, "{p}");
-        assert_eq!(
-            Decision::of(&noisy, Threshold::relative(2.0), p),
-            Decision::Inconclusive
-        );
+        assert!(noisy.welch.unwrap().p > 0.05, "{noisy:?}");
+        assert_eq!(of(&noisy, 2.0), Inconclusive);
     }
 
     #[test]
@@ -607,9 +573,7 @@ mod tests {
         let base = summary(10, 1e6, 100.0);
         let up = summary(10, 1.05e6, 100.0);
         let near = summary(10, 1.00012e6, 100.0);
-        let one = Summary::of(&[1.2e6]).unwrap();
-        let r2 = Threshold::relative(2.0);
-        let family = [(base, up, r2), (base, one, r2), (base, near, r2)];
+        let family = [(base, up, R2), (base, s(&[1.2e6]), R2), (base, near, R2)];
         let out = decide(&family);
         assert_eq!(out.len(), 3);
         // Two tests (the single repeat has none): Holm multiplies the
@@ -617,61 +581,53 @@ mod tests {
         let raw = |t: &Summary| super::super::welch_t_test(&base, t).unwrap().p;
         let (p_up, p_near) = (raw(&up), raw(&near));
         assert!(p_up < p_near, "{p_up} {p_near}");
-        assert_eq!(out[0].p_adjusted, Some((2.0 * p_up).min(1.0)));
-        assert_eq!(out[2].p_adjusted, Some(p_near.max(2.0 * p_up)));
-        assert_eq!(out[1].p_adjusted, None);
-        assert_eq!(
-            [out[0].decision, out[1].decision, out[2].decision],
-            [
-                Decision::Increase,
-                Decision::Inconclusive,
-                Decision::NoChange
-            ]
-        );
+        let p = [(2.0 * p_up).min(1.0), p_near.max(2.0 * p_up)];
+        let got: Vec<_> = out.iter().map(|o| (o.p_adjusted, o.decision)).collect();
+        let want = [
+            (Some(p[0]), Increase),
+            (None, Inconclusive),
+            (Some(p[1]), NoChange),
+        ];
+        assert_eq!(got, want);
         // Alone, the near pair is judged on its raw p.
         assert_eq!(decide(&family[2..])[0].p_adjusted, Some(p_near));
         // The threshold is the caller's: at 0 the +0.012% is a change.
-        let at_zero = [(base, near, Threshold::relative(0.0))];
-        assert_eq!(decide(&at_zero)[0].decision, Decision::Increase);
+        let at_zero = one(base, near, Threshold::relative(0.0));
+        assert_eq!(at_zero.decision, Increase);
         assert!(decide(&[]).is_empty());
     }
 
     #[test]
     fn an_outcome_prints_its_change_interval_and_p() {
-        let base = Summary::of(&[99.0, 100.0, 101.0, 100.0]).unwrap();
-        let test = Summary::of(&[114.0, 115.0, 116.0, 115.0]).unwrap();
-        let o = decide(&[(base, test, Threshold::relative(2.0))])[0];
-        // ±1.3 around +15: one decimal.
+        let base = s(&[99.0, 100.0, 101.0, 100.0]);
+        let test = s(&[114.0, 115.0, 116.0, 115.0]);
+        let o = one(base, test, R2);
+        // ±1.3 around +15: one decimal; a narrow table shows the half-width.
         let (lo, hi) = o.difference.ci95_pct.unwrap();
-        assert_eq!(
-            o.change_text("ns"),
-            format!("+15.0% [{lo:+.1}%, {hi:+.1}%]")
-        );
+        let (text, pm) = (o.change_text("ns"), o.change_pm_text("ns"));
+        assert_eq!(text, format!("+15.0% [{lo:+.1}%, {hi:+.1}%]"));
+        assert_eq!(pm, format!("+15.0 ±{:.1}%", (hi - lo) / 2.0));
         assert_eq!(o.p_text(), "p<0.001");
-        // No test: the change alone, and n<2.
-        let o = decide(&[(
-            Summary::of(&[100.0]).unwrap(),
-            test,
-            Threshold::relative(2.0),
-        )])[0];
-        assert_eq!(
-            (o.change_text("ns"), o.p_text()),
-            ("+15.0%".into(), "n<2".into())
-        );
-        // A base at or below 0: the difference in the unit.
-        let below = Summary::of(&[-1.0, -1.0]).unwrap();
-        let o = decide(&[(
-            below,
-            Summary::of(&[2.0, 2.0]).unwrap(),
-            Threshold::relative(2.0),
-        )])[0];
-        assert_eq!(o.change_text("ns"), "+3.00 ns [+3.00, +3.00]");
-        let o = decide(&[(
-            Summary::of(&[-1.0]).unwrap(),
-            test,
-            Threshold::relative(2.0),
-        )])[0];
-        assert_eq!(o.change_text("ns"), "no test");
+        // No test: the change alone, and n<2. A base at or below 0: the
+        // difference in the unit (-1 against 2 ns, no spread); none at all
+        // with one repeat below 0.
+        let rows = [
+            (s(&[100.0]), test, "+15.0%", "+15.0%", "n<2"),
+            (
+                s(&[-1.0, -1.0]),
+                s(&[2.0, 2.0]),
+                "+3.00 ns [+3.00, +3.00]",
+                "+3.00 ±0.00 ns",
+                "p<0.001",
+            ),
+            (s(&[-1.0]), test, "no test", "no test", "n<2"),
+        ];
+        for (base, test, text, pm, p) in rows {
+            let o = one(base, test, R2);
+            assert_eq!(o.change_text("ns"), text);
+            assert_eq!(o.change_pm_text("ns"), pm);
+            assert_eq!(o.p_text(), p, "{text}");
+        }
         // p as printed at its boundaries.
         let mut o = o;
         o.p_adjusted = Some(0.001);
@@ -688,21 +644,16 @@ mod tests {
         // [−2.42%, +22.42%], across ±2%: inconclusive. Pair 2: base 10,
         // 20, differences 2, 2: no spread, p = 0, +13.3%: an increase.
         // Holm over both: 0 × 2 = 0, then 0.074180 × 1.
-        let base = Summary::of(&[10.0, 20.0, 30.0]).unwrap();
-        let test = Summary::of(&[11.0, 22.0, 33.0]).unwrap();
+        let (base, test) = (s(&[10.0, 20.0, 30.0]), s(&[11.0, 22.0, 33.0]));
+        let pair = |base, test, paired: &[f64]| Compared {
+            base,
+            test,
+            paired: Summary::of(paired),
+            threshold: R2,
+        };
         let family = [
-            Compared {
-                base,
-                test,
-                paired: Summary::of(&[1.0, 2.0, 3.0]),
-                threshold: Threshold::relative(2.0),
-            },
-            Compared {
-                base: Summary::of(&[10.0, 20.0]).unwrap(),
-                test: Summary::of(&[12.0, 22.0]).unwrap(),
-                paired: Summary::of(&[2.0, 2.0]),
-                threshold: Threshold::relative(2.0),
-            },
+            pair(base, test, &[1.0, 2.0, 3.0]),
+            pair(s(&[10.0, 20.0]), s(&[12.0, 22.0]), &[2.0, 2.0]),
         ];
         let out = decide_paired(&family);
         assert!(out[0].difference.paired && out[1].difference.paired);
@@ -711,17 +662,13 @@ mod tests {
         assert_eq!(out[1].p_adjusted, Some(0.0));
         let (lo, hi) = out[0].difference.ci95_pct.unwrap();
         assert!((lo + 2.4207).abs() < 1e-3 && (hi - 22.4207).abs() < 1e-3);
-        assert_eq!(out[0].decision, Decision::Inconclusive);
-        assert_eq!(out[1].decision, Decision::Increase);
-        // Without the differences, the same pair is Welch's, as decide.
+        assert_eq!((out[0].decision, out[1].decision), (Inconclusive, Increase));
+        // Without the differences, the same pair is Welch's.
         let welch = Compared {
             paired: None,
             ..family[0]
         };
-        assert_eq!(
-            decide_paired(&[welch]),
-            decide(&[(base, test, Threshold::relative(2.0))])
-        );
+        assert_eq!(decide_paired(&[welch]), decide(&[(base, test, R2)]));
         assert!(!decide_paired(&[welch])[0].difference.paired);
     }
 
@@ -731,106 +678,72 @@ mod tests {
         // An outcome whose interval, in % of a base of 100, is `ci`, at a
         // threshold of 2%; or, without a percentage, a Welch difference of
         // 3 ± 1.114 (t(0.975, 10) × 0.5) against an absolute floor.
-        let pct = |ci: (f64, f64)| Outcome {
+        let outcome = |ci95_pct: Option<(f64, f64)>, welch, base_mean, abs| Outcome {
             difference: Difference {
-                change_pct: Some((ci.0 + ci.1) / 2.0),
-                ci95_pct: Some(ci),
-                welch: None,
-                base_mean: 100.0,
+                change_pct: ci95_pct.map(|(lo, hi)| (lo + hi) / 2.0),
+                ci95_pct,
+                welch,
+                base_mean,
                 paired: false,
             },
             p_adjusted: Some(0.2),
-            decision: Decision::Inconclusive,
-            threshold: Threshold::relative(2.0),
+            decision: Inconclusive,
+            threshold: Threshold { pct: 2.0, abs },
         };
-        assert!(pct((3.0, 7.0)).beyond_threshold());
-        assert!(pct((-7.0, -3.0)).beyond_threshold());
+        let pct = |ci| outcome(Some(ci), None, 100.0, 0.0).beyond_threshold();
         // An end exactly at ±T, or across it, is not beyond.
-        assert!(!pct((2.0, 4.0)).beyond_threshold());
-        assert!(!pct((-4.0, -2.0)).beyond_threshold());
-        assert!(!pct((1.0, 5.0)).beyond_threshold());
-        assert!(!pct((-5.0, -1.0)).beyond_threshold());
-        assert!(!pct((-1.0, 1.0)).beyond_threshold());
-        let abs = |floor: f64, difference: f64| Outcome {
-            difference: Difference {
-                change_pct: None,
-                ci95_pct: None,
-                welch: Some(Welch {
-                    difference,
-                    std_error: 0.5,
-                    t: difference / 0.5,
-                    df: 10.0,
-                    p: 0.2,
-                }),
-                base_mean: -1.0,
-                paired: false,
-            },
-            p_adjusted: Some(0.2),
-            decision: Decision::Inconclusive,
-            threshold: Threshold {
-                pct: 2.0,
-                abs: floor,
-            },
+        let rows = [
+            ((3.0, 7.0), true),
+            ((-7.0, -3.0), true),
+            ((2.0, 4.0), false),
+            ((-4.0, -2.0), false),
+            ((1.0, 5.0), false),
+            ((-5.0, -1.0), false),
+            ((-1.0, 1.0), false),
+        ];
+        for (ci, want) in rows {
+            assert_eq!(pct(ci), want, "{ci:?}");
+        }
+        let welch = |difference: f64| Welch {
+            difference,
+            std_error: 0.5,
+            t: difference / 0.5,
+            df: 10.0,
+            p: 0.2,
         };
-        assert!(abs(1.0, 3.0).beyond_threshold());
-        assert!(abs(1.0, -3.0).beyond_threshold());
-        assert!(!abs(2.0, 3.0).beyond_threshold());
-        assert!(!abs(2.0, -3.0).beyond_threshold());
+        let abs = |floor, d| outcome(None, Some(welch(d)), -1.0, floor).beyond_threshold();
+        let rows = [
+            (1.0, 3.0, true),
+            (1.0, -3.0, true),
+            (2.0, 3.0, false),
+            (2.0, -3.0, false),
+        ];
+        for (floor, d, want) in rows {
+            assert_eq!(abs(floor, d), want, "{floor} {d}");
+        }
         // No test: nothing is beyond.
-        let mut none = abs(1.0, 3.0);
-        none.difference.welch = None;
-        assert!(!none.beyond_threshold());
-    }
-
-    #[test]
-    fn a_narrow_table_shows_the_change_and_its_half_width() {
-        // The example of an_outcome_prints_its_change_interval_and_p: +15%
-        // with an interval symmetric about it.
-        let base = Summary::of(&[99.0, 100.0, 101.0, 100.0]).unwrap();
-        let test = Summary::of(&[114.0, 115.0, 116.0, 115.0]).unwrap();
-        let o = decide(&[(base, test, Threshold::relative(2.0))])[0];
-        let (lo, hi) = o.difference.ci95_pct.unwrap();
-        assert_eq!(
-            o.change_pm_text("ns"),
-            format!("+15.0 ±{:.1}%", (hi - lo) / 2.0)
-        );
-        // A base at or below 0: -1 against 2 ns, no spread: +3.00 ±0.00 ns.
-        let below = Summary::of(&[-1.0, -1.0]).unwrap();
-        let o = decide(&[(
-            below,
-            Summary::of(&[2.0, 2.0]).unwrap(),
-            Threshold::relative(2.0),
-        )])[0];
-        assert_eq!(o.change_pm_text("ns"), "+3.00 ±0.00 ns");
-        // One repeat a side: the change alone; none at all below 0.
-        let one = Summary::of(&[100.0]).unwrap();
-        let o = decide(&[(one, test, Threshold::relative(2.0))])[0];
-        assert_eq!(o.change_pm_text("ns"), "+15.0%");
-        let o = decide(&[(
-            Summary::of(&[-1.0]).unwrap(),
-            test,
-            Threshold::relative(2.0),
-        )])[0];
-        assert_eq!(o.change_pm_text("ns"), "no test");
+        assert!(!outcome(None, None, -1.0, 1.0).beyond_threshold());
     }
 
     #[test]
     fn percentages_show_the_interval_width() {
-        assert_eq!(percent_decimals(3.8), 1); // ±1.9%
-        assert_eq!(percent_decimals(0.6), 2); // ±0.3%
-        assert_eq!(percent_decimals(0.0188), 3); // ±0.0094%
-        assert_eq!(percent_decimals(1e-9), 3);
-        assert_eq!(percent_decimals(80.0), 1);
-        assert_eq!(percent_decimals(0.0), 1);
-        assert_eq!(percent_decimals(f64::NAN), 1);
+        // ±1.9%, ±0.3%, ±0.0094%, …
+        let rows = [
+            (3.8, 1),
+            (0.6, 2),
+            (0.0188, 3),
+            (1e-9, 3),
+            (80.0, 1),
+            (0.0, 1),
+            (f64::NAN, 1),
+        ];
+        for (width, want) in rows {
+            assert_eq!(percent_decimals(width), want, "{width}");
+        }
         // change_text takes the width of the interval, not its position:
         // +10% known to ±0.004% prints three decimals (its ends summed,
         // 20%, would print one).
-        let o = decide(&[(
-            summary(10, 100.0, 0.005),
-            summary(10, 110.0, 0.005),
-            Threshold::relative(2.0),
-        )])[0];
+        let o = one(summary(10, 100.0, 0.005), summary(10, 110.0, 0.005), R2);
         let text = o.change_text("ns");
         assert!(text.starts_with("+10.000% [+9.99"), "{text}");
     }
@@ -840,65 +753,63 @@ mod tests {
         // A 6 ns net cost against 6.5 ns, both ±0.2 ns over 10 repeats: a
         // significant +8.3%, beyond ±2%, but inside ±1 ns.
         let (a, b) = (summary(10, 6.0, 0.2), summary(10, 6.5, 0.2));
-        let relative = decide(&[(a, b, Threshold::relative(2.0))])[0];
-        assert_eq!(relative.decision, Decision::Increase);
-        let practical = Threshold { pct: 2.0, abs: 1.0 };
-        let o = decide(&[(a, b, practical)])[0];
-        assert_eq!(o.decision, Decision::NoChange);
+        assert_eq!(one(a, b, R2).decision, Increase);
+        let o = one(a, b, FLOOR1);
+        assert_eq!(o.decision, NoChange);
         assert!(o.threshold.absolute_at(6.0));
         // 1 ns of 6 is 16.7%: the floor as a percentage of the base.
-        assert!((practical.pct_of(6.0) - 100.0 / 6.0).abs() < 1e-12);
+        assert!((FLOOR1.pct_of(6.0) - 100.0 / 6.0).abs() < 1e-12);
         // On a large base the percentage bounds instead: 2% of 100 ns.
-        assert_eq!(practical.pct_of(100.0), 2.0);
-        assert!(!practical.absolute_at(100.0));
+        assert_eq!(FLOOR1.pct_of(100.0), 2.0);
+        assert!(!FLOOR1.absolute_at(100.0));
         // 6 ns against 9 ns: beyond 1 ns, a change.
-        let far = decide(&[(a, summary(10, 9.0, 0.2), practical)])[0];
-        assert_eq!(far.decision, Decision::Increase);
+        assert_eq!(one(a, summary(10, 9.0, 0.2), FLOOR1).decision, Increase);
         // A base at or below 0 has no percentage: the floor is the
         // threshold of the absolute difference (-0.5 against +0.2 ns).
-        let below = summary(10, -0.5, 0.1);
-        let o = decide(&[(below, summary(10, 0.2, 0.1), practical)])[0];
-        assert_eq!(o.decision, Decision::NoChange);
+        let (below, above) = (summary(10, -0.5, 0.1), summary(10, 0.2, 0.1));
+        let o = one(below, above, FLOOR1);
+        assert_eq!(o.decision, NoChange);
         assert!(o.threshold.absolute_at(-0.5));
-        let o = decide(&[(below, summary(10, 0.2, 0.1), Threshold::relative(2.0))])[0];
-        assert_eq!(o.decision, Decision::Increase);
+        assert_eq!(one(below, above, R2).decision, Increase);
     }
 
     #[test]
     fn no_practical_difference_needs_the_interval_inside_the_floor() {
-        let practical = Threshold { pct: 2.0, abs: 1.0 };
-        // 6 against 6.5 ns ±0.2: the interval, about +8.3% ± 3.2%, lies
-        // inside ±16.7% (1 ns): pinned down, too small to matter.
-        let (a, b) = (summary(10, 6.0, 0.2), summary(10, 6.5, 0.2));
-        let o = decide(&[(a, b, practical)])[0];
-        assert!(o.practically_none(), "{o:?}");
-        // 6 against 6.5 ns ±3: the change is within 1 ns, but the
-        // interval reaches ±3 ns: inconclusive, never no change.
-        let (a, b) = (summary(10, 6.0, 3.0), summary(10, 6.5, 3.0));
-        let o = decide(&[(a, b, practical)])[0];
-        assert_eq!(o.decision, Decision::Inconclusive);
-        assert!(!o.practically_none(), "{o:?}");
-        // On a base of 100 ns the percentage bounds: no change there is
-        // not a practical one.
-        let (a, b) = (summary(10, 100.0, 0.1), summary(10, 100.5, 0.1));
-        let o = decide(&[(a, b, practical)])[0];
-        assert_eq!(o.decision, Decision::NoChange);
-        assert!(!o.practically_none());
-        // At or below 0: the absolute interval against ±1 ns.
-        let o = decide(&[(summary(10, -0.5, 0.1), summary(10, 0.2, 0.1), practical)])[0];
-        assert!(o.practically_none(), "{o:?}");
-        let o = decide(&[(summary(10, -0.5, 2.0), summary(10, 0.2, 2.0), practical)])[0];
-        assert!(!o.practically_none(), "{o:?}");
+        // (base, test, decision, practically none), all at ±2%, 1 ns.
+        let rows = [
+            // 6 against 6.5 ns ±0.2: the interval, about +8.3% ± 3.2%, lies
+            // inside ±16.7% (1 ns): pinned down, too small to matter.
+            ((10, 6.0, 0.2), (10, 6.5, 0.2), NoChange, true),
+            // 6 against 6.5 ns ±3: the change is within 1 ns, but the
+            // interval reaches ±3 ns: inconclusive, never no change.
+            ((10, 6.0, 3.0), (10, 6.5, 3.0), Inconclusive, false),
+            // On a base of 100 ns the percentage bounds: no change there is
+            // not a practical one.
+            ((10, 100.0, 0.1), (10, 100.5, 0.1), NoChange, false),
+            // At or below 0: the absolute interval against ±1 ns.
+            ((10, -0.5, 0.1), (10, 0.2, 0.1), NoChange, true),
+            ((10, -0.5, 2.0), (10, 0.2, 2.0), Inconclusive, false),
+        ];
+        for ((n, m, sd), (tn, tm, tsd), decision, none) in rows {
+            let o = one(summary(n, m, sd), summary(tn, tm, tsd), FLOOR1);
+            let got = (o.decision, o.practically_none());
+            assert_eq!(got, (decision, none), "{o:?}");
+        }
     }
 
     #[test]
     fn noise_thresholds_parse_and_print() {
         let t = |s: &str| s.parse::<NoiseThreshold>();
-        assert_eq!(t("2%,1ns"), Ok(NOISE_THRESHOLD));
-        assert_eq!(t("0.5"), Ok(NoiseThreshold { pct: 0.5, ns: 1.0 }));
-        assert_eq!(t("3%"), Ok(NoiseThreshold { pct: 3.0, ns: 1.0 }));
-        assert_eq!(t("2ns"), Ok(NoiseThreshold { pct: 2.0, ns: 2.0 }));
-        assert_eq!(t(" 1% , 0ns "), Ok(NoiseThreshold { pct: 1.0, ns: 0.0 }));
+        let rows = [
+            ("2%,1ns", NOISE_THRESHOLD),
+            ("0.5", NoiseThreshold { pct: 0.5, ns: 1.0 }),
+            ("3%", NoiseThreshold { pct: 3.0, ns: 1.0 }),
+            ("2ns", NoiseThreshold { pct: 2.0, ns: 2.0 }),
+            (" 1% , 0ns ", NoiseThreshold { pct: 1.0, ns: 0.0 }),
+        ];
+        for (text, want) in rows {
+            assert_eq!(t(text), Ok(want), "{text}");
+        }
         for bad in [
             "-1", "abc", "", "inf", "NaN", "%", "1%,", "-2ns", "2%,3%", "1ns,2ns",
         ] {
@@ -910,22 +821,15 @@ mod tests {
 
     #[test]
     fn untested_and_zero_bases() {
-        let one = Summary::of(&[100.0]).unwrap();
-        let d = Difference::of(&one, &Summary::of(&[200.0]).unwrap());
-        assert_eq!(
-            Decision::of(&d, Threshold::relative(2.0), 0.0),
-            Decision::Inconclusive
-        );
-        let zero = Summary::of(&[0.0, 0.0]).unwrap();
-        let d = Difference::of(&zero, &Summary::of(&[6.0, 6.0]).unwrap());
-        assert_eq!(
-            Decision::of(&d, Threshold::relative(2.0), 0.0),
-            Decision::Increase
-        );
-        let d = Difference::of(&zero, &zero);
-        assert_eq!(
-            Decision::of(&d, Threshold::relative(2.0), 1.0),
-            Decision::NoChange
-        );
+        let (zero, six) = (s(&[0.0, 0.0]), s(&[6.0, 6.0]));
+        let rows = [
+            (s(&[100.0]), s(&[200.0]), 0.0, Inconclusive),
+            (zero, six, 0.0, Increase),
+            (zero, zero, 1.0, NoChange),
+        ];
+        for (base, test, p, want) in rows {
+            let d = Difference::of(&base, &test);
+            assert_eq!(Decision::of(&d, R2, p), want, "{test:?}");
+        }
     }
 }

@@ -15,7 +15,7 @@ mod trimmed;
 pub use adjusted::adjusted_mean;
 pub use decision::{
     Compared, Decision, Direction, NOISE_THRESHOLD, NoiseThreshold, NoiseThresholdError, Outcome,
-    Threshold, decide, decide_differences, decide_paired, holm_adjusted,
+    Threshold, decide_differences, decide_paired, holm_adjusted,
 };
 pub use latency::LatencySummary;
 pub use quantile::{median, quantile, quantile_of};

@@ -275,8 +275,7 @@ mod tests {
         // it), test runs of means 13, 15, 17: the difference is 3, the
         // pooled sd of run means 2 (each side's run means spread by 2, 2
         // and 2 df), its standard error 2·√(2/3), Student's t with 4 df.
-        let side =
-            |m: [f64; 3]| -> Vec<Run> { m.iter().map(|&m| run(&[m - 1.0, m, m + 1.0])).collect() };
+        let side = |m: [f64; 3]| m.map(|m| run(&[m - 1.0, m, m + 1.0]));
         let d =
             runs_difference(&side([10.0, 12.0, 14.0]), &side([13.0, 15.0, 17.0]), None).unwrap();
         let w = d.welch.unwrap();
@@ -293,22 +292,12 @@ mod tests {
         assert!(close(d.base.within_sd.unwrap(), 1.0, 1e-12));
         // Runs spread by 2, a run's own mean by 1/√3: most of it lies
         // between runs (4 − 1/3 of 4).
-        assert!(close(
-            d.base.between_share().unwrap(),
-            (4.0 - 1.0 / 3.0) / 4.0,
-            1e-12
-        ));
+        let share = d.base.between_share().unwrap();
+        assert!(close(share, (4.0 - 1.0 / 3.0) / 4.0, 1e-12), "{share}");
         // A hundred times the repeats per run change nothing at the run
         // level: the interval is the runs'.
-        let wide = |m: [f64; 3]| -> Vec<Run> {
-            m.iter()
-                .map(|&m| {
-                    run(&(0..300)
-                        .map(|i| m + f64::from(i % 3) - 1.0)
-                        .collect::<Vec<_>>())
-                })
-                .collect()
-        };
+        let spread = |m| -> Vec<f64> { (0..300).map(|i| m + f64::from(i % 3) - 1.0).collect() };
+        let wide = |m: [f64; 3]| m.map(|m| run(&spread(m)));
         let many = runs_difference(&wide([10.0, 12.0, 14.0]), &wide([13.0, 15.0, 17.0]), None);
         assert!(close(many.unwrap().welch.unwrap().std_error, se, 1e-9));
     }
@@ -332,11 +321,8 @@ mod tests {
         let d = runs_difference(&two(10.0, 12.0), &two(14.0, 16.0), Some(record)).unwrap();
         let s = d.spread.unwrap();
         assert_eq!((s.from_runs, s.from_record), (2, 7));
-        assert!(close(
-            s.sd,
-            ((2.0 + 2.0 + 7.0 * 2.25) / 9.0f64).sqrt(),
-            1e-12
-        ));
+        let sd = ((2.0 + 2.0 + 7.0 * 2.25) / 9.0f64).sqrt();
+        assert!(close(s.sd, sd, 1e-12), "{s:?}");
         // A record of one run says nothing.
         let one = RunSpread { sd: 1.5, runs: 1 };
         assert_eq!(runs_difference(&b, &t, Some(one)).unwrap().welch, None);
@@ -362,10 +348,8 @@ mod tests {
         let test = [mk(5.0, 1.0), mk(5.0, -1.0), mk(6.0, 0.0)];
         let d = runs_difference(&base, &test, None).unwrap();
         let s = d.slope.unwrap();
-        assert!(
-            close(s.per_unit, 2.0, 1e-9) && close(s.std_error, 0.0, 1e-9),
-            "{s:?}"
-        );
+        let slope = close(s.per_unit, 2.0, 1e-9) && close(s.std_error, 0.0, 1e-9);
+        assert!(slope, "{s:?}");
         let (explained, _) = d.host.unwrap();
         assert!(close(explained, 10.0, 1e-9), "{explained}");
         let w = d.welch.unwrap();
@@ -374,15 +358,14 @@ mod tests {
         assert!(close(d.base.run_sd.unwrap(), 1.0, 1e-9));
         assert!(close(d.base.mean, d.test.mean, 1e-9));
         // Without the covariate the same runs read +10, the host's.
-        let bare = |r: &[Run]| -> Vec<Run> {
-            r.iter()
-                .map(|r| Run {
-                    priced: Vec::new(),
-                    ..r.clone()
-                })
-                .collect()
+        let bare = |r: [Run; 3]| {
+            r.map(|r| Run {
+                priced: vec![],
+                ..r
+            })
         };
-        let raw = runs_difference(&bare(&base), &bare(&test), None).unwrap();
+
+        let raw = runs_difference(&bare(base), &bare(test), None).unwrap();
         assert!(close(raw.welch.unwrap().difference, 10.0, 1e-9));
         assert_eq!((raw.slope, raw.host), (None, None));
     }
@@ -408,26 +391,18 @@ mod tests {
         };
         let d = runs_difference(&[mk(0.0)], &[mk(5.0)], None).unwrap();
         let s = d.slope.unwrap();
-        assert!(
-            close(s.per_unit, 2.0, 1e-12) && close(s.std_error, 0.4, 1e-12),
-            "{s:?}"
-        );
+        let slope = close(s.per_unit, 2.0, 1e-12) && close(s.std_error, 0.4, 1e-12);
+        assert!(slope, "{s:?}");
         // The test side's lines cost 5 more: the host explains 10, known
         // to ±5 × 0.4.
         let (explained, se) = d.host.unwrap();
-        assert!(
-            close(explained, 10.0, 1e-12) && close(se, 2.0, 1e-12),
-            "{:?}",
-            d.host
-        );
+        let host = close(explained, 10.0, 1e-12) && close(se, 2.0, 1e-12);
+        assert!(host, "{:?}", d.host);
     }
 
     #[test]
     fn a_record_is_one_sides_level() {
-        let runs: Vec<Run> = [10.0, 12.0, 14.0]
-            .iter()
-            .map(|&m| run(&[m - 1.0, m + 1.0]))
-            .collect();
+        let runs = [10.0, 12.0, 14.0].map(|m| run(&[m - 1.0, m + 1.0]));
         let l = run_level(&runs).unwrap();
         assert_eq!((l.runs, l.repeats), (3, 6));
         assert!(close(l.run_sd.unwrap(), 2.0, 1e-12) && close(l.mean, 12.0, 1e-12));

@@ -163,8 +163,24 @@ mod tests {
         (a - b).abs() <= tol
     }
 
+    /// Welch's test of `b - a`: its t, df, p and 95% interval against `want`, to 1e-12 (df 1e-9,
+    /// the interval 1e-10).
+    fn welch_is(a: &[f64], b: &[f64], want: [f64; 5]) -> Welch {
+        let w = welch_t_test(&s(a), &s(b)).unwrap();
+        let (lo, hi) = w.interval(0.95);
+        let tols = [1e-12, 1e-9, 1e-12, 1e-10, 1e-10];
+        for ((got, want), tol) in [w.t, w.df, w.p, lo, hi].into_iter().zip(want).zip(tols) {
+            assert!(close(got, want, tol), "{got} vs {want}: {w:?}");
+        }
+        w
+    }
+
+    fn s(values: &[f64]) -> Summary {
+        Summary::of(values).unwrap()
+    }
+
     #[test]
-    fn welch_matches_r_on_the_sleep_data() {
+    fn welch_matches_r_on_the_sleep_data_and_the_wikipedia_example() {
         // Student's (1908) sleep data, as in R's `example(t.test)`:
         // `t.test(extra ~ group, data = sleep)` prints
         //   t = -1.8608, df = 17.776, p-value = 0.07939
@@ -173,24 +189,18 @@ mod tests {
         // digits, which round to R's.
         let g1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0];
         let g2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4];
-        let (s1, s2) = (Summary::of(&g1).unwrap(), Summary::of(&g2).unwrap());
-        let w = welch_t_test(&s2, &s1).unwrap();
-        assert!(close(w.t, -1.860_813_467_486_853, 1e-12), "{w:?}");
-        assert!(close(w.df, 17.776_473_516_178_49, 1e-9), "{w:?}");
-        assert!(close(w.p, 0.079_394_140_187_358_14, 1e-12), "{w:?}");
-        let (lo, hi) = w.interval(0.95);
-        assert!(close(lo, -3.365_483_230_711_711, 1e-10), "{lo}");
-        assert!(close(hi, 0.205_483_230_711_711, 1e-10), "{hi}");
+        let sleep = [
+            -1.860_813_467_486_853,
+            17.776_473_516_178_49,
+            0.079_394_140_187_358_14,
+            -3.365_483_230_711_711,
+            0.205_483_230_711_711,
+        ];
+        let w = welch_is(&g2, &g1, sleep);
         // Rounded as R prints them.
-        assert_eq!(
-            format!("{:.4} {:.3} {:.5}", w.t, w.df, w.p),
-            "-1.8608 17.776 0.07939"
-        );
-        assert_eq!(format!("{lo:.7} {hi:.7}"), "-3.3654832 0.2054832");
-    }
-
-    #[test]
-    fn welch_matches_the_wikipedia_example() {
+        let (lo, hi) = w.interval(0.95);
+        let printed = format!("{:.4} {:.3} {:.5} {lo:.7} {hi:.7}", w.t, w.df, w.p);
+        assert_eq!(printed, "-1.8608 17.776 0.07939 -3.3654832 0.2054832");
         // Wikipedia's Welch's t-test example 1: t = 2.46 (sign: b - a),
         // df = 24.99, p = 0.021 (exact digits from mpmath).
         let a = [
@@ -201,13 +211,14 @@ mod tests {
             27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5,
             24.4,
         ];
-        let w = welch_t_test(&Summary::of(&a).unwrap(), &Summary::of(&b).unwrap()).unwrap();
-        assert!(close(w.t, 2.455_356_398_286_005, 1e-12), "{w:?}");
-        assert!(close(w.df, 24.988_529_290_231_41, 1e-9), "{w:?}");
-        assert!(close(w.p, 0.021_378_001_462_867, 1e-12), "{w:?}");
-        let (lo, hi) = w.interval(0.95);
-        assert!(close(lo, 0.349_237_066_192_405, 1e-10), "{lo}");
-        assert!(close(hi, 3.984_096_267_140_928, 1e-10), "{hi}");
+        let wikipedia = [
+            2.455_356_398_286_005,
+            24.988_529_290_231_41,
+            0.021_378_001_462_867,
+            0.349_237_066_192_405,
+            3.984_096_267_140_928,
+        ];
+        welch_is(&a, &b, wikipedia);
     }
 
     #[test]
@@ -221,8 +232,8 @@ mod tests {
         // 1.9956365 whatever the shift.
         let half = 1.995_636_474_238_504;
         for shift in [0.0, 0.5, 1.0, 1.5, 1.9, 2.1, 3.0, 6.0] {
-            let a = Summary::of(&[10.0, 11.0, 12.0, 10.5]).unwrap();
-            let b = Summary::of(&[10.0 + shift, 12.0 + shift, 11.0 + shift]).unwrap();
+            let a = s(&[10.0, 11.0, 12.0, 10.5]);
+            let b = s(&[10.0 + shift, 12.0 + shift, 11.0 + shift]);
             let w = welch_t_test(&a, &b).unwrap();
             let (lo, hi) = w.interval(0.95);
             assert_eq!(lo > 0.0 || hi < 0.0, w.p < 0.05, "shift {shift}: {w:?}");
@@ -235,18 +246,15 @@ mod tests {
 
     #[test]
     fn differences_in_percent_of_the_base() {
-        let base = Summary::of(&[100.0, 101.0, 99.0, 100.5, 99.5]).unwrap();
-        let test = Summary::of(&[115.0, 116.0, 114.0, 115.5, 114.5]).unwrap();
+        let base = s(&[100.0, 101.0, 99.0, 100.5, 99.5]);
+        let test = s(&[115.0, 116.0, 114.0, 115.5, 114.5]);
         let d = Difference::of(&base, &test);
         assert!(close(d.change_pct.unwrap(), 15.0, 1e-12));
         let w = d.welch.unwrap();
         assert!(w.p < 1e-6, "{w:?}");
         let (lo, hi) = d.ci95_pct.unwrap();
         let (alo, ahi) = w.interval(0.95);
-        assert!(
-            close(lo, alo, 1e-12) && close(hi, ahi, 1e-12),
-            "base mean 100"
-        );
+        assert!(close(lo, alo, 1e-12) && close(hi, ahi, 1e-12), "base 100");
         // By hand: both variances 2.5/4 = 0.625, se = sqrt(2·0.625/5) =
         // 0.5, df = 2(n-1) = 8, t(0.975, 8) = 2.306004135204167, so
         // 15 ± 1.1530020676 around a base of 100.
@@ -255,18 +263,12 @@ mod tests {
         assert!(close(w.df, 8.0, 1e-9), "{w:?}");
 
         let down = Difference::of(&test, &base);
-        assert!(close(
-            down.change_pct.unwrap(),
-            -100.0 * 15.0 / 115.0,
-            1e-12
-        ));
+        let change = down.change_pct.unwrap();
+        assert!(close(change, -100.0 * 15.0 / 115.0, 1e-12), "{change}");
         // Welch's interval of -15 around the new base, 115.
         let (lo, hi) = down.ci95_pct.unwrap();
         let (alo, ahi) = down.welch.unwrap().interval(0.95);
-        assert!(
-            close(lo, alo / 1.15, 1e-12) && close(hi, ahi / 1.15, 1e-12),
-            "{lo} {hi}"
-        );
+        assert!(close(lo, alo / 1.15, 1e-12) && close(hi, ahi / 1.15, 1e-12));
         // (-15 ± 1.1530020676) / 1.15.
         assert!(close(lo, -14.046_088_754_436_594, 1e-9), "{lo}");
         assert!(close(hi, -12.040_867_767_302_536, 1e-9), "{hi}");
@@ -274,20 +276,20 @@ mod tests {
 
     #[test]
     fn single_repeats_and_zero_bases_are_not_tested_in_percent() {
-        let one = Summary::of(&[100.0]).unwrap();
-        let far = Summary::of(&[200.0]).unwrap();
+        let one = s(&[100.0]);
+        let far = s(&[200.0]);
         let d = Difference::of(&one, &far);
         assert_eq!(d.welch, None);
         assert_eq!(d.ci95_pct, None);
         assert_eq!(d.change_pct, Some(100.0));
 
-        let zero = Summary::of(&[0.0, 0.0]).unwrap();
-        let six = Summary::of(&[6.0, 6.0]).unwrap();
+        let zero = s(&[0.0, 0.0]);
+        let six = s(&[6.0, 6.0]);
         let d = Difference::of(&zero, &six);
         assert_eq!((d.change_pct, d.ci95_pct), (None, None));
         assert_eq!(d.welch.unwrap().p, 0.0);
         // A base below 0 (a net cost) has no percentage either.
-        let below = Summary::of(&[-2.0, -1.0]).unwrap();
+        let below = s(&[-2.0, -1.0]);
         let d = Difference::of(&below, &six);
         assert_eq!((d.change_pct, d.ci95_pct), (None, None));
         assert!((d.welch.unwrap().difference - 7.5).abs() < 1e-12);
@@ -295,13 +297,11 @@ mod tests {
 
     #[test]
     fn samples_without_spread() {
-        let a = Summary::of(&[5.0, 5.0, 5.0]).unwrap();
-        let b = Summary::of(&[6.0, 6.0]).unwrap();
+        let a = s(&[5.0, 5.0, 5.0]);
+        let b = s(&[6.0, 6.0]);
         let same = welch_t_test(&a, &a).unwrap();
-        assert_eq!(
-            (same.t, same.p, same.interval(0.95)),
-            (0.0, 1.0, (0.0, 0.0))
-        );
+        let got = (same.t, same.p, same.interval(0.95));
+        assert_eq!(got, (0.0, 1.0, (0.0, 0.0)));
         let w = welch_t_test(&a, &b).unwrap();
         assert_eq!((w.t, w.p), (f64::INFINITY, 0.0));
         assert_eq!(w.interval(0.95), (1.0, 1.0));
@@ -310,21 +310,19 @@ mod tests {
 
     #[test]
     fn no_spread_degrees_of_freedom_sign_and_one_single_side() {
-        let a = Summary::of(&[5.0, 5.0, 5.0]).unwrap();
-        let b = Summary::of(&[4.0, 4.0]).unwrap();
+        let a = s(&[5.0, 5.0, 5.0]);
+        let b = s(&[4.0, 4.0]);
         let w = welch_t_test(&a, &b).unwrap();
         // n_a + n_b - 2 = 3 + 2 - 2 = 3; b lower by 1: t = -inf, p = 0.
-        assert_eq!(
-            (w.difference, w.df, w.t, w.p, w.std_error),
-            (-1.0, 3.0, f64::NEG_INFINITY, 0.0, 0.0)
-        );
+        let got = (w.difference, w.df, w.t, w.p, w.std_error);
+        assert_eq!(got, (-1.0, 3.0, f64::NEG_INFINITY, 0.0, 0.0));
         // One side with a single repeat is enough to leave no test.
-        let one = Summary::of(&[5.0]).unwrap();
+        let one = s(&[5.0]);
         assert_eq!(welch_t_test(&one, &a), None);
         assert_eq!(welch_t_test(&a, &one), None);
         // Spread on one side only: df = n - 1 of that side (here 4), se =
         // sd / sqrt(n) = sqrt(2.5) / sqrt(5) = sqrt(0.5).
-        let c = Summary::of(&[8.0, 9.0, 10.0, 11.0, 12.0]).unwrap();
+        let c = s(&[8.0, 9.0, 10.0, 11.0, 12.0]);
         let w = welch_t_test(&a, &c).unwrap();
         assert!(close(w.df, 4.0, 1e-12), "{w:?}");
         assert!(close(w.std_error, 0.5f64.sqrt(), 1e-12), "{w:?}");
@@ -340,35 +338,30 @@ mod tests {
         // × 0.57735 = [−0.48414, 4.48414], as Summary's CI of the
         // differences. Welch on the two sets sees sd 10 and 11 and no
         // change at all.
-        let d = Summary::of(&[1.0, 2.0, 3.0]).unwrap();
+        let d = s(&[1.0, 2.0, 3.0]);
         let w = paired_t_test(&d).unwrap();
         assert!((w.t - 12f64.sqrt()).abs() < 1e-12, "{w:?}");
         assert_eq!(w.df, 2.0);
-        assert!(
-            (w.p - (1.0 - 12f64.sqrt() / 14f64.sqrt())).abs() < 1e-6,
-            "{w:?}"
-        );
+        let p = 1.0 - 12f64.sqrt() / 14f64.sqrt();
+        assert!((w.p - p).abs() < 1e-6, "{w:?}");
         let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
         assert!((lo - (-0.48414)).abs() < 1e-4 && (hi - 4.48414).abs() < 1e-4);
         assert!((lo - d.ci95_low).abs() < 1e-9 && (hi - d.ci95_high).abs() < 1e-9);
-        let base = Summary::of(&[10.0, 20.0, 30.0]).unwrap();
+        let base = s(&[10.0, 20.0, 30.0]);
         let diff = Difference::paired(&base, &d);
         assert!(diff.paired);
         assert_eq!(diff.change_pct, Some(10.0));
         let (plo, phi) = diff.ci95_pct.unwrap();
         assert!((plo - 5.0 * lo).abs() < 1e-9 && (phi - 5.0 * hi).abs() < 1e-9);
-        let test = Summary::of(&[11.0, 22.0, 33.0]).unwrap();
+        let test = s(&[11.0, 22.0, 33.0]);
         assert!(welch_t_test(&base, &test).unwrap().p > 0.8);
         // Equal differences: no spread, a certain change (or none); one
         // difference: no test.
-        let same = Summary::of(&[2.0, 2.0]).unwrap();
-        assert_eq!(paired_t_test(&same).unwrap().p, 0.0);
         // Its t is infinite, with the difference's sign.
-        assert_eq!(paired_t_test(&same).unwrap().t, f64::INFINITY);
-        let below = Summary::of(&[-2.0, -2.0]).unwrap();
-        assert_eq!(paired_t_test(&below).unwrap().t, f64::NEG_INFINITY);
-        let zero = Summary::of(&[0.0, 0.0]).unwrap();
-        assert_eq!(paired_t_test(&zero).unwrap().p, 1.0);
-        assert_eq!(paired_t_test(&Summary::of(&[1.0]).unwrap()), None);
+        let tp = |v: &[f64]| paired_t_test(&s(v)).map(|w| (w.t, w.p));
+        assert_eq!(tp(&[2.0, 2.0]), Some((f64::INFINITY, 0.0)));
+        assert_eq!(tp(&[-2.0, -2.0]), Some((f64::NEG_INFINITY, 0.0)));
+        assert_eq!(tp(&[0.0, 0.0]).map(|w| w.1), Some(1.0));
+        assert_eq!(paired_t_test(&s(&[1.0])), None);
     }
 }

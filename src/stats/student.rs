@@ -75,81 +75,57 @@ mod tests {
 
     #[test]
     fn student_t_p_values() {
-        // Textbook: t = 2.0 with 10 df, two-sided p = 0.0734.
-        assert!(close(
-            student_t_two_sided_p(2.0, 10.0),
-            0.073_388_034_770_74,
-            1e-9
-        ));
-        // The tabled 97.5% quantile gives p = 0.05.
-        assert!(close(
-            student_t_two_sided_p(2.228, 10.0),
-            0.050_011_771_817,
-            1e-9
-        ));
-        // One df is the Cauchy distribution: P(|T| >= 1) = 1/2.
-        assert!(close(student_t_two_sided_p(1.0, 1.0), 0.5, 1e-12));
-        // Two df has a closed form: 1 - |t| / sqrt(2 + t²).
-        let t: f64 = 1.7;
-        let exact = 1.0 - t / (2.0 + t * t).sqrt();
-        assert!(close(student_t_two_sided_p(-t, 2.0), exact, 1e-12));
-        // Fractional df, as Welch gives, and a far tail.
-        assert!(close(
-            student_t_two_sided_p(3.0, 2.5),
-            0.072_576_095_549_03,
-            1e-9
-        ));
-        assert!(close(
-            student_t_two_sided_p(10.0, 4.3),
-            3.881_771_818_566_77e-4,
-            1e-12
-        ));
-        assert!(close(
-            student_t_two_sided_p(0.5, 30.0),
-            0.620_723_004_885_128,
-            1e-9
-        ));
-        // Many df (mpmath's betainc at 40 digits): statrs keeps 1e-10 up to
-        // the switch to the normal.
-        for (t, df, exact) in [
-            (1.0, 100.0, 0.319_724_155_784_123_4),
-            (3.0, 100.0, 0.003_407_915_343_329_449_5),
-            (2.0, 1e3, 0.045_770_346_493_251_64),
-            (5.0, 1e4, 5.830_326_613_662_647e-7),
-            (2.0, 1e5, 0.045_502_963_457_506_46),
-        ] {
+        // (t, df, exact p, absolute tolerance). Textbook: t = 2.0 with 10 df,
+        // p = 0.0734; the tabled 97.5% quantile gives p = 0.05; one df is the
+        // Cauchy distribution: P(|T| >= 1) = 1/2; two df has a closed form,
+        // 1 - |t| / sqrt(2 + t²); fractional df, as Welch gives, and a far tail.
+        let two_df = 1.0 - 1.7 / (2.0f64 + 1.7 * 1.7).sqrt();
+        let rows = [
+            (2.0, 10.0, 0.073_388_034_770_74, 1e-9),
+            (2.228, 10.0, 0.050_011_771_817, 1e-9),
+            (1.0, 1.0, 0.5, 1e-12),
+            (-1.7, 2.0, two_df, 1e-12),
+            (3.0, 2.5, 0.072_576_095_549_03, 1e-9),
+            (10.0, 4.3, 3.881_771_818_566_77e-4, 1e-12),
+            (0.5, 30.0, 0.620_723_004_885_128, 1e-9),
+        ];
+        for (t, df, exact, tol) in rows {
             let p = student_t_two_sided_p(t, df);
-            assert!(close(p, exact, 1e-10 * exact), "t {t} df {df}: {p}");
+            assert!(close(p, exact, tol), "t {t} df {df}: {p}");
         }
+        // (t, df, exact p, relative tolerance). Many df (mpmath's betainc at
+        // 40 digits): statrs keeps 1e-10 up to the switch to the normal.
         // Beyond it, the normal's p: within 1e-4 of Student's at 1e6 df
         // (mpmath), where statrs's own is off by 1e-6 at 1e9 df and 2e-3 at
-        // 1e12; 2 Φ(-2) exactly at 1e15 df (statrs's own: 0.138).
-        for (t, df, exact) in [
-            (0.5, 1e6, 0.617_075_187_472_371_4),
-            (2.0, 1e7, 0.045_500_290_891_842_95),
-            (2.0, 1e15, 0.045_500_263_896_358_41),
-        ] {
+        // 1e12; 2 Φ(-2) exactly at 1e15 df (statrs's own: 0.138). Infinite
+        // df is the normal distribution, 2 Φ(-|z|): statrs's erfc is good to
+        // 1e-10 (2.7e-11 off at z = 1).
+        let inf = f64::INFINITY;
+        let rows = [
+            (1.0, 100.0, 0.319_724_155_784_123_4, 1e-10),
+            (3.0, 100.0, 0.003_407_915_343_329_449_5, 1e-10),
+            (2.0, 1e3, 0.045_770_346_493_251_64, 1e-10),
+            (5.0, 1e4, 5.830_326_613_662_647e-7, 1e-10),
+            (2.0, 1e5, 0.045_502_963_457_506_46, 1e-10),
+            (0.5, 1e6, 0.617_075_187_472_371_4, 1e-6),
+            (2.0, 1e7, 0.045_500_290_891_842_95, 1e-6),
+            (2.0, 1e15, 0.045_500_263_896_358_41, 1e-6),
+            (1.959_963_984_540_054, inf, 0.05, 1e-10),
+            (1.0, inf, 0.317_310_507_862_914_1, 1e-10),
+            (3.0, inf, 2.699_796_063_260_189e-3, 1e-10),
+        ];
+        for (t, df, exact, tol) in rows {
             let p = student_t_two_sided_p(t, df);
-            assert!(close(p, exact, 1e-6 * exact), "t {t} df {df}: {p}");
+            assert!(close(p, exact, tol * exact), "t {t} df {df}: {p}");
         }
         assert_eq!(student_t_two_sided_p(0.0, 7.0), 1.0);
-        assert_eq!(student_t_two_sided_p(f64::INFINITY, 7.0), 0.0);
+        assert_eq!(student_t_two_sided_p(inf, 7.0), 0.0);
         // Without a valid df there is no answer, even for an infinite t.
         for df in [f64::NAN, 0.0, -3.0] {
-            assert!(student_t_two_sided_p(f64::INFINITY, df).is_nan(), "{df}");
-            assert!(student_t_two_sided_p(1.0, df).is_nan(), "{df}");
+            let p = [inf, 1.0].map(|t| student_t_two_sided_p(t, df));
+            assert!(p.iter().all(|p| p.is_nan()), "{df}: {p:?}");
         }
         assert!(student_t_two_sided_p(f64::NAN, 7.0).is_nan());
-        // Infinite df is the normal distribution, 2 Φ(-|z|): statrs's erfc
-        // is good to 1e-10 (2.7e-11 off at z = 1).
-        for (z, exact) in [
-            (1.959_963_984_540_054, 0.05),
-            (1.0, 0.317_310_507_862_914_1),
-            (3.0, 2.699_796_063_260_189e-3),
-        ] {
-            let p = student_t_two_sided_p(z, f64::INFINITY);
-            assert!(close(p, exact, 1e-10 * exact), "z {z}: {p}");
-        }
     }
 
     #[test]
@@ -190,13 +166,11 @@ mod tests {
     #[test]
     fn t_quantiles_match_closed_forms() {
         for q in [0.6, 0.9, 0.975, 0.995, 0.9999] {
-            // One df: Cauchy, tan(π(q - 1/2)).
+            // One df: Cauchy, tan(π(q - 1/2)). Two df: (2q - 1) / sqrt(2q(1 - q)).
             let cauchy = (std::f64::consts::PI * (q - 0.5)).tan();
             assert!(close(t_quantile(q, 1.0), cauchy, 1e-11 * cauchy), "{q}");
-            // Two df: (2q - 1) / sqrt(2q(1 - q)).
             let two = (2.0 * q - 1.0) / (2.0 * q * (1.0 - q)).sqrt();
             assert!(close(t_quantile(q, 2.0), two, 1e-12 * two), "{q}");
-            // Symmetry.
             assert_eq!(t_quantile(1.0 - q, 7.5), -t_quantile(q, 7.5));
         }
         // The lower tail of 1 df down to 1e-6, Cauchy's -cot(πq) (~3e5):
@@ -207,8 +181,14 @@ mod tests {
         }
         assert_eq!(t_quantile(0.5, 3.0), 0.0);
         // No quantile outside 0 < q < 1, or without a valid df.
-        for q in [f64::NAN, -0.1, 0.0, 1.0, 1.5] {
-            assert!(t_quantile(q, 3.0).is_nan(), "{q}");
+        for (q, df) in [
+            (f64::NAN, 3.0),
+            (-0.1, 3.0),
+            (0.0, 3.0),
+            (1.0, 3.0),
+            (1.5, 3.0),
+        ] {
+            assert!(t_quantile(q, df).is_nan(), "{q}");
         }
         for df in [f64::NAN, 0.0, -2.0] {
             assert!(t_quantile(0.9, df).is_nan(), "{df}");
@@ -220,37 +200,40 @@ mod tests {
         // To 2e-12 where statrs's quantile is exact, to 1e-10 on the normal
         // (statrs's erfc), to its lost digits between (a quantile 2e-5 off
         // moves p by 1e-4).
+        let exact: &[f64] = &[
+            0.7, 1.0, 2.3, 3.9, 9.0, 30.0, 31.0, 57.5, 120.0, 999.0, 1500.0,
+        ];
         for (dfs, tol) in [
-            (
-                &[
-                    0.7, 1.0, 2.3, 3.9, 9.0, 30.0, 31.0, 57.5, 120.0, 999.0, 1500.0,
-                ][..],
-                2e-12,
-            ),
+            (exact, 2e-12),
             (&[2e4, NORMAL_ABOVE_DF], 2e-4),
             (&[1e6, 1e12], 1e-10),
         ] {
-            for &df in dfs {
-                for q in [0.9, 0.975, 0.999] {
-                    let t = t_quantile(q, df);
-                    let p = student_t_two_sided_p(t, df);
-                    let want = 2.0 * (1.0 - q);
-                    assert!(close(p, want, tol * want.max(1e-3)), "df {df} q {q}: {p}");
-                }
+            for (&df, q) in dfs
+                .iter()
+                .flat_map(|df| [0.9, 0.975, 0.999].map(|q| (df, q)))
+            {
+                let p = student_t_two_sided_p(t_quantile(q, df), df);
+                let want = 2.0 * (1.0 - q);
+                assert!(close(p, want, tol * want.max(1e-3)), "df {df} q {q}: {p}");
             }
         }
         // Quantiles fall towards the normal's as df grows, and reach it
         // past the switch.
-        let mut last = f64::INFINITY;
-        for df in [1.0, 2.0, 5.0, 30.0, 31.0, 1e3, 1e4, NORMAL_ABOVE_DF] {
-            let t = t_quantile_975(df);
-            assert!(t < last, "df {df}: {t} !< {last}");
-            last = t;
-        }
-        let normal = t_quantile_975(f64::INFINITY);
-        assert!(last > normal);
+        let dfs = [
+            1.0,
+            2.0,
+            5.0,
+            30.0,
+            31.0,
+            1e3,
+            1e4,
+            NORMAL_ABOVE_DF,
+            f64::INFINITY,
+        ];
+        let t = dfs.map(t_quantile_975);
+        assert!(t.windows(2).all(|w| w[1] < w[0]), "{t:?}");
         for df in [1e6, 1e9] {
-            assert_eq!(t_quantile_975(df), normal, "df {df}");
+            assert_eq!(t_quantile_975(df), t[8], "df {df}");
         }
     }
 
@@ -260,70 +243,34 @@ mod tests {
         // sides of the switch to the normal. statrs alone gives 1.8266 for
         // the first at 1e7 df (and never returns at 1e9), so this fails
         // without the switch.
-        for (df, exact) in [
-            (
-                1e7,
-                [
-                    1.959_964_221_767_205_5,
-                    3.290_527_704_465_222_4,
-                    0.674_489_774_729_575_2,
-                ],
-            ),
-            (
-                1e6,
-                [
-                    1.959_966_356_814_107,
-                    3.290_536_461_248_691,
-                    0.674_489_995_531_087_4,
-                ],
-            ),
-            (
-                1e5,
-                [
-                    1.959_987_707_534_609_6,
-                    3.290_624_031_411_882_7,
-                    0.674_492_203_553_292_2,
-                ],
-            ),
-            (
-                5e4,
-                [
-                    1.960_011_431_093_68,
-                    3.290_721_336_558_793_7,
-                    0.674_494_656_926_400_7,
-                ],
-            ),
-            (
-                1e4,
-                [
-                    1.960_201_239_890_626_3,
-                    3.291_499_965_941_605,
-                    0.674_514_284_483_592_4,
-                ],
-            ),
-            (
-                2e3,
-                [
-                    1.961_150_826_099_438,
-                    3.295_398_136_729_739_6,
-                    0.674_612_437_531_021_9,
-                ],
-            ),
-        ] {
-            for (q, exact) in [0.975, 0.9995, 0.75].into_iter().zip(exact) {
-                let t = t_quantile(q, df);
-                assert!(
-                    close(t, exact, 3e-5 * exact),
-                    "df {df} q {q}: {t} vs {exact}"
-                );
-            }
+        let rows = [
+            (1e7, 0.975, 1.959_964_221_767_205_5),
+            (1e7, 0.9995, 3.290_527_704_465_222_4),
+            (1e7, 0.75, 0.674_489_774_729_575_2),
+            (1e6, 0.975, 1.959_966_356_814_107),
+            (1e6, 0.9995, 3.290_536_461_248_691),
+            (1e6, 0.75, 0.674_489_995_531_087_4),
+            (1e5, 0.975, 1.959_987_707_534_609_6),
+            (1e5, 0.9995, 3.290_624_031_411_882_7),
+            (1e5, 0.75, 0.674_492_203_553_292_2),
+            (5e4, 0.975, 1.960_011_431_093_68),
+            (5e4, 0.9995, 3.290_721_336_558_793_7),
+            (5e4, 0.75, 0.674_494_656_926_400_7),
+            (1e4, 0.975, 1.960_201_239_890_626_3),
+            (1e4, 0.9995, 3.291_499_965_941_605),
+            (1e4, 0.75, 0.674_514_284_483_592_4),
+            (2e3, 0.975, 1.961_150_826_099_438),
+            (2e3, 0.9995, 3.295_398_136_729_739_6),
+            (2e3, 0.75, 0.674_612_437_531_021_9),
+        ];
+        for (df, q, exact) in rows {
+            let t = t_quantile(q, df);
+            let near = close(t, exact, 3e-5 * exact);
+            assert!(near, "df {df} q {q}: {t} vs {exact}");
         }
         // Infinite df: the normal's 1.959964 (statrs's own Student's t at
         // infinite df never returns).
-        assert!(close(
-            t_quantile_975(f64::INFINITY),
-            1.959_963_984_540_054,
-            1e-13
-        ));
+        let t = t_quantile_975(f64::INFINITY);
+        assert!(close(t, 1.959_963_984_540_054, 1e-13), "{t}");
     }
 }

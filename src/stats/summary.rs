@@ -167,14 +167,9 @@ mod tests {
             let values: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
             let s = Summary::of(&values).unwrap();
             let half = t * s.stddev / (n as f64).sqrt();
-            assert!(
-                (s.ci95_high - s.mean - half).abs() < 1e-12 * half,
-                "n {n}: {s:?}"
-            );
-            assert!(
-                (s.mean - s.ci95_low - half).abs() < 1e-12 * half,
-                "n {n}: {s:?}"
-            );
+            let (up, down) = (s.ci95_high - s.mean, s.mean - s.ci95_low);
+            assert!((up - half).abs() < 1e-12 * half, "n {n}: {s:?}");
+            assert!((down - half).abs() < 1e-12 * half, "n {n}: {s:?}");
         }
     }
 

@@ -18,8 +18,20 @@ pub struct CpuListError {
 /// low enough that a typo cannot ask for gigabytes.
 pub const MAX_ID: u32 = 65_535;
 
-/// A set of CPU (or node) ids, kept sorted and free of duplicates.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A set of CPU (or node) ids, kept sorted and free of duplicates; in JSON, the ids ascending.
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(transparent)]
 pub struct CpuList(BTreeSet<u32>);
 
 impl CpuList {
@@ -30,8 +42,9 @@ impl CpuList {
 
     /// Parses a kernel cpulist.
     pub fn parse(list: &str) -> Result<Self, CpuListError> {
+        let list_text = list.to_string();
         let err = |reason: String| CpuListError {
-            list: list.to_string(),
+            list: list_text.clone(),
             reason,
         };
         let mut set = BTreeSet::new();
@@ -140,37 +153,19 @@ impl FromIterator<u32> for CpuList {
 /// Writes the compact kernel form (`0-3,8,10-11`), the inverse of [`CpuList::parse`].
 impl fmt::Display for CpuList {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut first = true;
-        let mut ids = self.iter().peekable();
+        let (mut ids, mut comma) = (self.iter().peekable(), "");
         while let Some(start) = ids.next() {
             let mut end = start;
-            while ids.peek() == Some(&(end + 1)) {
-                end = ids.next().unwrap_or(end);
+            while let Some(next) = ids.next_if_eq(&(end + 1)) {
+                end = next;
             }
-            if !first {
-                f.write_str(",")?;
+            write!(f, "{comma}{start}")?;
+            if start != end {
+                write!(f, "-{end}")?;
             }
-            first = false;
-            if start == end {
-                write!(f, "{start}")?;
-            } else {
-                write!(f, "{start}-{end}")?;
-            }
+            comma = ",";
         }
         Ok(())
-    }
-}
-
-impl serde::Serialize for CpuList {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for CpuList {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let ids = Vec::<u32>::deserialize(d)?;
-        Ok(ids.into_iter().collect())
     }
 }
 
@@ -224,42 +219,28 @@ mod tests {
 
     #[test]
     fn errors_name_what_and_where() {
-        let e = CpuList::parse("3-1").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "bad cpulist \"3-1\": range end before start in \"3-1\""
-        );
+        let e = CpuList::parse("3-1").unwrap_err().to_string();
+        assert_eq!(e, "bad cpulist \"3-1\": range end before start in \"3-1\"");
         let e = CpuList::parse("0-3,x").unwrap_err().to_string();
         assert!(e.contains("\"x\"") && e.contains("not a number"), "{e}");
-        assert!(CpuList::parse("1,,2").unwrap_err().reason.contains("empty"));
-        assert!(
-            CpuList::parse("0-7:0")
-                .unwrap_err()
-                .reason
-                .contains("stride 0")
-        );
-        assert!(
-            CpuList::parse("4:2")
-                .unwrap_err()
-                .reason
-                .contains("without a range")
-        );
-        assert!(
-            CpuList::parse("0-99999")
-                .unwrap_err()
-                .reason
-                .contains("largest")
-        );
-        assert!(CpuList::parse("-3").unwrap_err().reason.contains("missing"));
+        let rows = [
+            ("1,,2", "empty"),
+            ("0-7:0", "stride 0"),
+            ("4:2", "without a range"),
+            ("0-99999", "largest"),
+            ("-3", "missing"),
+        ];
+        for (list, reason) in rows {
+            let e = CpuList::parse(list).unwrap_err();
+            assert!(e.reason.contains(reason), "{list}: {e}");
+        }
     }
 
     #[test]
     fn displays_compactly() {
-        assert_eq!(
-            CpuList::parse("0-3,8,10-11").unwrap().to_string(),
-            "0-3,8,10-11"
-        );
-        assert_eq!(CpuList::parse("0-6:2").unwrap().to_string(), "0,2,4,6");
+        let shown = |list: &str| CpuList::parse(list).unwrap().to_string();
+        assert_eq!(shown("0-3,8,10-11"), "0-3,8,10-11");
+        assert_eq!(shown("0-6:2"), "0,2,4,6");
         assert_eq!(CpuList::new().to_string(), "");
     }
 

@@ -59,7 +59,7 @@ pub struct Llc {
 }
 
 /// The host layout contend plans with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Topology {
     /// Online CPUs (`/sys/devices/system/cpu/online`).
     pub online_cpus: CpuList,

@@ -90,8 +90,8 @@ impl CpuSpec {
         let named = self.named(topo)?;
         let dropped: CpuList = named
             .iter()
-            .filter(|c| !allowed.contains(**c))
             .copied()
+            .filter(|&c| !allowed.contains(c))
             .collect();
         if !dropped.is_empty() && !clip {
             return Err(SpecError::NotAllowed {
@@ -121,22 +121,18 @@ impl CpuSpec {
             CpuSpec::All => allowed.to_vec(),
             CpuSpec::List(list) => list.to_vec(),
             CpuSpec::Node(n) => {
-                let node = topo.node(*n).ok_or_else(|| {
-                    unknown(format!(
-                        "node {n} does not exist (online nodes: {})",
-                        topo.node_ids()
-                    ))
-                })?;
-                node.cpus.to_vec()
+                let online = topo.node_ids();
+                let why = || unknown(format!("node {n} does not exist (online nodes: {online})"));
+                topo.node(*n).ok_or_else(why)?.cpus.to_vec()
             }
             CpuSpec::Llc(k) => {
-                let llc = topo.llcs.get(*k as usize).ok_or_else(|| {
+                let last = topo.llcs.len() - 1;
+                let why = || {
                     unknown(format!(
-                        "LLC {k} does not exist (this host has LLCs 0-{})",
-                        topo.llcs.len() - 1
+                        "LLC {k} does not exist (this host has LLCs 0-{last})"
                     ))
-                })?;
-                llc.cpus.to_vec()
+                };
+                topo.llcs.get(*k as usize).ok_or_else(why)?.cpus.to_vec()
             }
             CpuSpec::SmtOff => {
                 let mut taken = CpuList::new();
@@ -150,9 +146,8 @@ impl CpuSpec {
                 out
             }
             CpuSpec::Spread => {
-                let per_node: Vec<Vec<u32>> = topo
-                    .nodes
-                    .iter()
+                let nodes = topo.nodes.iter();
+                let per_node: Vec<Vec<u32>> = nodes
                     .map(|n| n.cpus.intersection(allowed).to_vec())
                     .collect();
                 let longest = per_node.iter().map(Vec::len).max().unwrap_or(0);
@@ -251,10 +246,8 @@ impl FromStr for CpuSpec {
                         Some(n) => (n, true),
                         None => (arg, false),
                     };
-                    Ok(CpuSpec::LocalSpread {
-                        node: number(node, "node")?,
-                        old,
-                    })
+                    let node = number(node, "node")?;
+                    Ok(CpuSpec::LocalSpread { node, old })
                 } else if let Some(arg) = s.strip_prefix("node:") {
                     Ok(CpuSpec::Node(number(arg, "node")?))
                 } else if let Some(arg) = s.strip_prefix("llc:") {
@@ -262,14 +255,7 @@ impl FromStr for CpuSpec {
                 } else if s.starts_with(|c: char| c.is_ascii_digit()) {
                     Ok(CpuSpec::List(CpuList::parse(s)?))
                 } else {
-                    let names = [
-                        "all",
-                        "smt-off",
-                        "spread",
-                        "node:N",
-                        "llc:K",
-                        "local-spread:N",
-                    ];
+                    let names = "all smt-off spread node:N llc:K local-spread:N".split(' ');
                     let guess = crate::error::nearest(s, names)
                         .map(|near| format!("did you mean \"{near}\"? "))
                         .unwrap_or_default();

@@ -145,10 +145,8 @@ impl HopOrder {
 
     /// The hops of `node`, if online.
     fn find(&self, node: u32) -> Option<&NodeHops> {
-        self.nodes
-            .binary_search_by_key(&node, |n| n.id)
-            .ok()
-            .map(|p| &self.nodes[p])
+        let at = self.nodes.binary_search_by_key(&node, |n| n.id);
+        at.ok().map(|p| &self.nodes[p])
     }
 
     /// The hops of `node`, or the error naming the online nodes.
@@ -169,19 +167,12 @@ fn nth(hops: &[Hop], i: usize) -> Option<u32> {
 
 /// The pre-v6.3 `cpumask_local_spread` order for `node`.
 pub fn old_order(topo: &Topology, node: u32) -> Result<Vec<u32>, UnknownNode> {
-    let local = &topo
-        .node(node)
-        .ok_or_else(|| UnknownNode {
-            node,
-            online: topo.node_ids(),
-        })?
-        .cpus;
-    let online = &topo.online_cpus;
-    Ok(online
-        .iter()
-        .filter(|&c| local.contains(c))
-        .chain(online.iter().filter(|&c| !local.contains(c)))
-        .collect())
+    let online = topo.node_ids();
+    let local = &topo.node(node).ok_or(UnknownNode { node, online })?.cpus;
+    let (mut near, far): (Vec<u32>, Vec<u32>) =
+        topo.online_cpus.iter().partition(|&c| local.contains(c));
+    near.extend(far);
+    Ok(near)
 }
 
 /// One hop of the new order, as `contend spread` shows it.
@@ -227,13 +218,15 @@ impl SpreadReport {
             algorithm: "hops",
             source_node: Some(hops.source_node(node)?),
             order: hops.order(node)?,
-            hops: hops
-                .hops(node)?
-                .iter()
-                .map(|h| HopView {
-                    distance: h.distance,
-                    cpus: h.cpus.clone(),
-                })
+            hops: (hops.hops(node)?.iter())
+                .map(
+                    |&Hop {
+                         distance, ref cpus, ..
+                     }| HopView {
+                        distance,
+                        cpus: cpus.clone(),
+                    },
+                )
                 .collect(),
         })
     }
@@ -252,9 +245,7 @@ mod tests {
     }
 
     fn ids(s: &str) -> Vec<u32> {
-        CpuList::parse(s)
-            .unwrap_or_else(|e| panic!("test cpulist {s:?}: {e}"))
-            .to_vec()
+        CpuList::parse(s).unwrap().to_vec()
     }
 
     /// `ids` of several cpulists, concatenated in the given order.
@@ -264,30 +255,24 @@ mod tests {
 
     /// A hand-built topology: `cpus[i]` is node i's cpulist, `dist` the SLIT.
     fn synthetic(cpus: &[&str], dist: &[&[u32]]) -> Topology {
-        let nodes: Vec<Node> = cpus
-            .iter()
-            .zip(0u32..)
-            .map(|(c, id)| {
-                let cpus = CpuList::parse(c).unwrap();
-                Node {
-                    id,
-                    has_cpu: !cpus.is_empty(),
-                    has_memory: true,
-                    cpus,
-                }
-            })
-            .collect();
+        let node = |(c, id)| {
+            let cpus = CpuList::parse(c).unwrap();
+            Node {
+                id,
+                has_cpu: !cpus.is_empty(),
+                has_memory: true,
+                cpus,
+            }
+        };
+        let nodes: Vec<Node> = cpus.iter().copied().zip(0u32..).map(node).collect();
         let online: CpuList = nodes.iter().flat_map(|n| n.cpus.iter()).collect();
         Topology {
             online_cpus: online.clone(),
             possible_nodes: nodes.iter().map(|n| n.id).collect(),
             distances: dist.iter().map(|r| r.to_vec()).collect(),
             nodes,
-            cpus: Vec::new(),
-            llcs: Vec::new(),
             allowed_cpus: online,
-            allowed_mems: CpuList::new(),
-            notes: Vec::new(),
+            ..Topology::default()
         }
     }
 
@@ -347,10 +332,8 @@ mod tests {
         assert_eq!(err.to_string(), "node 7 does not exist (online nodes: 0-3)");
         assert_eq!(h.hops(4).unwrap_err().node, 4);
         assert_eq!(h.source_node(4).unwrap_err().node, 4);
-        assert_eq!(
-            old_order(&t, 9).unwrap_err().to_string(),
-            "node 9 does not exist (online nodes: 0-3)"
-        );
+        let err = old_order(&t, 9).unwrap_err().to_string();
+        assert_eq!(err, "node 9 does not exist (online nodes: 0-3)");
         assert_eq!(h.local_spread(0, 7), None);
     }
 
@@ -375,21 +358,14 @@ mod tests {
                     let mut sorted = order.clone();
                     sorted.sort_unstable();
                     assert_eq!(sorted, online, "{ctx}: {kind} order is not a permutation");
-                    assert_eq!(
-                        order[..own.len()],
-                        own,
-                        "{ctx}: {kind} order not own CPUs first"
-                    );
+                    let first = &order[..own.len()];
+                    assert_eq!(first, own, "{ctx}: {kind} order not own CPUs first");
                 }
                 let src = h.source_node(node.id).unwrap();
-                let dists: Vec<u32> = new
-                    .iter()
-                    .map(|&c| t.distance(src, t.node_of_cpu(c).unwrap()).unwrap())
-                    .collect();
-                assert!(
-                    dists.windows(2).all(|w| w[0] <= w[1]),
-                    "{ctx}: hop distances go down along the new order: {dists:?}"
-                );
+                let dist = |&c: &u32| t.distance(src, t.node_of_cpu(c).unwrap()).unwrap();
+                let dists: Vec<u32> = new.iter().map(dist).collect();
+                let rising = dists.windows(2).all(|w| w[0] <= w[1]);
+                assert!(rising, "{ctx}: hop distances go down: {dists:?}");
             }
             seen += 1;
         }
@@ -452,10 +428,8 @@ mod tests {
         let h = HopOrder::new(&fixture("asymmetric"));
         assert_eq!(h.levels(), [10, 20, 30]);
         let nonempty = |n| -> Vec<u32> {
-            h.hops(n)
-                .unwrap()
-                .iter()
-                .filter(|h| !h.cpus.is_empty())
+            let hops = h.hops(n).unwrap().iter();
+            hops.filter(|h| !h.cpus.is_empty())
                 .map(|h| h.distance)
                 .collect()
         };

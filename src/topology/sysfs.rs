@@ -50,14 +50,15 @@ struct SysfsTree {
 
 impl SysfsTree {
     fn new(root: &Path) -> Self {
-        let live = fs::canonicalize(root)
-            .map(|p| p == Path::new("/"))
-            .unwrap_or(false);
-        Self {
-            root: root.to_path_buf(),
-            live,
-            read: RefCell::new(Vec::new()),
-        }
+        let live = fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"));
+        let (root, read) = (root.to_path_buf(), RefCell::default());
+        Self { root, live, read }
+    }
+
+    /// `rel` held something other than what the kernel writes there.
+    fn bad(&self, rel: &str, reason: impl Into<String>) -> TopologyError {
+        let (path, reason) = (self.path(rel), reason.into());
+        TopologyError::Parse { path, reason }
     }
 
     fn path(&self, rel: &str) -> PathBuf {
@@ -87,33 +88,26 @@ impl SysfsTree {
     }
 
     fn list(&self, rel: &str, text: &str) -> Result<CpuList, TopologyError> {
-        CpuList::parse(text).map_err(|e: CpuListError| TopologyError::Parse {
-            path: self.path(rel),
-            reason: e.to_string(),
-        })
+        CpuList::parse(text).map_err(|e: CpuListError| self.bad(rel, e.to_string()))
     }
 
     fn optional_list(&self, rel: &str) -> Result<Option<CpuList>, TopologyError> {
-        match self.optional(rel)? {
-            Some(text) => Ok(Some(self.list(rel, &text)?)),
-            None => Ok(None),
-        }
+        self.optional(rel)?
+            .map(|text| self.list(rel, &text))
+            .transpose()
     }
 
     fn optional_number(&self, rel: &str) -> Result<Option<u32>, TopologyError> {
-        match self.optional(rel)? {
-            Some(text) => text
-                .trim()
-                .parse::<i64>()
-                .ok()
-                .and_then(|v| u32::try_from(v.max(0)).ok())
-                .map(Some)
-                .ok_or_else(|| TopologyError::Parse {
-                    path: self.path(rel),
-                    reason: format!("expected a number, found {:?}", text.trim()),
-                }),
-            None => Ok(None),
-        }
+        let Some(text) = self.optional(rel)? else {
+            return Ok(None);
+        };
+        let text = text.trim();
+        let n = text
+            .parse::<i64>()
+            .ok()
+            .and_then(|v| u32::try_from(v.max(0)).ok());
+        n.map(Some)
+            .ok_or_else(|| self.bad(rel, format!("expected a number, found {text:?}")))
     }
 
     fn is_dir(&self, rel: &str) -> bool {
@@ -139,13 +133,9 @@ impl SysfsTree {
         status: Option<&str>,
         key: &str,
     ) -> Result<Option<CpuList>, TopologyError> {
-        let Some(text) = status else { return Ok(None) };
-        for line in text.lines() {
-            if let Some(value) = line.strip_prefix(key).and_then(|r| r.strip_prefix(':')) {
-                return Ok(Some(self.list(STATUS, value)?));
-            }
-        }
-        Ok(None)
+        let mut lines = status.into_iter().flat_map(str::lines);
+        let value = lines.find_map(|line| line.strip_prefix(key)?.strip_prefix(':'));
+        value.map(|v| self.list(STATUS, v)).transpose()
     }
 }
 
@@ -158,10 +148,7 @@ fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
     let online_rel = format!("{CPU_DIR}/online");
     let online_cpus = src.list(&online_rel, &src.required(&online_rel)?)?;
     if online_cpus.is_empty() {
-        return Err(TopologyError::Parse {
-            path: src.path(&online_rel),
-            reason: "no online CPUs".into(),
-        });
+        return Err(src.bad(&online_rel, "no online CPUs"));
     }
     let (nodes, distances, possible_nodes) = read_nodes(src, &online_cpus, &mut notes)?;
     let (mut cpus, cpu_llc_set) = read_cpus(src, &online_cpus, &nodes, &mut notes)?;
@@ -195,17 +182,15 @@ fn read_cpus(
         .iter()
         .flat_map(|n| n.cpus.iter().map(move |c| (c, n.id)))
         .collect();
-    let mut cpus = Vec::with_capacity(online_cpus.len());
-    let mut cpu_llc_set = Vec::with_capacity(online_cpus.len());
-    let mut missing_topology = Vec::new();
-    let mut missing_cache = Vec::new();
+    let (mut cpus, mut cpu_llc_set) = (Vec::new(), Vec::new());
+    let (mut missing_topology, mut missing_cache) = (CpuList::new(), CpuList::new());
     for id in online_cpus.iter() {
         let dir = format!("{CPU_DIR}/cpu{id}");
         let package = src.optional_number(&format!("{dir}/topology/physical_package_id"))?;
         let core = src.optional_number(&format!("{dir}/topology/core_id"))?;
         let siblings = src.optional_list(&format!("{dir}/topology/thread_siblings_list"))?;
         if package.is_none() || core.is_none() || siblings.is_none() {
-            missing_topology.push(id);
+            missing_topology.insert(id);
         }
         let siblings = siblings
             .map(|s| s.intersection(online_cpus))
@@ -221,7 +206,7 @@ fn read_cpus(
         let llc = match read_llc(src, &dir)? {
             Some((set, level)) => (set.intersection(online_cpus), level),
             None => {
-                missing_cache.push(id);
+                missing_cache.insert(id);
                 (CpuList::new(), 0)
             }
         };
@@ -237,14 +222,12 @@ fn read_cpus(
     }
     if !missing_topology.is_empty() {
         notes.push(format!(
-            "no topology/ files for CPUs {}: package 0, core = CPU id, no SMT siblings assumed",
-            missing_topology.into_iter().collect::<CpuList>()
+            "no topology/ files for CPUs {missing_topology}: package 0, core = CPU id, no SMT siblings assumed"
         ));
     }
     if !missing_cache.is_empty() {
         notes.push(format!(
-            "no cache information for CPUs {}: their package stands in for the last-level cache",
-            missing_cache.into_iter().collect::<CpuList>()
+            "no cache information for CPUs {missing_cache}: their package stands in for the last-level cache"
         ));
         for (i, cpu) in cpus.iter().enumerate() {
             if cpu_llc_set[i].0.is_empty() {
@@ -266,23 +249,16 @@ fn group_llcs(cpus: &mut [Cpu], cpu_llc_set: Vec<LlcSet>) -> Vec<Llc> {
     let mut llc_sets: Vec<LlcSet> = Vec::new();
     for (cpu, (mut set, level)) in cpus.iter_mut().zip(cpu_llc_set) {
         set.insert(cpu.id);
-        let index = match llc_sets.iter().position(|(s, _)| *s == set) {
-            Some(p) => p,
-            None => {
-                llc_sets.push((set, level));
-                llc_sets.len() - 1
-            }
-        };
-        cpu.llc = index as u32;
+        if !llc_sets.iter().any(|(s, _)| *s == set) {
+            llc_sets.push((set.clone(), level));
+        }
+        cpu.llc = llc_sets
+            .iter()
+            .position(|(s, _)| *s == set)
+            .unwrap_or_default() as u32;
     }
-    llc_sets
-        .into_iter()
-        .enumerate()
-        .map(|(i, (cpus, level))| Llc {
-            id: i as u32,
-            level,
-            cpus,
-        })
+    let llcs = llc_sets.into_iter().zip(0..);
+    llcs.map(|((cpus, level), id)| Llc { id, level, cpus })
         .collect()
 }
 
@@ -295,24 +271,22 @@ fn read_allowed(
     notes: &mut Vec<String>,
 ) -> Result<(CpuList, CpuList), TopologyError> {
     let status = src.optional(STATUS)?;
-    let allowed_cpus = if src.live {
-        super::allowed_cpus().unwrap_or_else(|e| {
-            notes.push(format!(
-                "sched_getaffinity failed ({e}): all online CPUs taken as allowed"
-            ));
-            online_cpus.clone()
-        })
-    } else {
-        src.status_list(status.as_deref(), "Cpus_allowed_list")?
-            .unwrap_or_else(|| {
-                notes.push(
-                    "no Cpus_allowed_list in proc/self/status: all online CPUs taken as allowed"
-                        .into(),
-                );
+    let allowed_cpus =
+        if src.live {
+            super::allowed_cpus().unwrap_or_else(|e| {
+                notes.push(format!(
+                    "sched_getaffinity failed ({e}): all online CPUs taken as allowed"
+                ));
                 online_cpus.clone()
             })
-    }
-    .intersection(online_cpus);
+        } else {
+            src.status_list(status.as_deref(), "Cpus_allowed_list")?.unwrap_or_else(|| {
+            let note = "no Cpus_allowed_list in proc/self/status: all online CPUs taken as allowed";
+            notes.push(note.into());
+            online_cpus.clone()
+        })
+        }
+        .intersection(online_cpus);
     let memory_nodes: CpuList = nodes
         .iter()
         .filter(|n| n.has_memory)
@@ -321,10 +295,9 @@ fn read_allowed(
     let allowed_mems = match src.status_list(status.as_deref(), "Mems_allowed_list")? {
         Some(set) => set.intersection(&memory_nodes),
         None => {
-            notes.push(
-                "no Mems_allowed_list in proc/self/status: every node with memory taken as allowed"
-                    .into(),
-            );
+            let note = "no Mems_allowed_list in proc/self/status: every node with memory taken as \
+                        allowed";
+            notes.push(note.into());
             memory_nodes
         }
     };
@@ -342,11 +315,12 @@ fn read_nodes(
         notes.push(format!(
             "no {NODE_DIR}: this kernel has no NUMA support, so all CPUs are taken as node 0"
         ));
+        let (cpus, has_memory, has_cpu) = (online_cpus.clone(), true, true);
         let node = Node {
             id: 0,
-            cpus: online_cpus.clone(),
-            has_memory: true,
-            has_cpu: true,
+            cpus,
+            has_memory,
+            has_cpu,
         };
         return Ok((vec![node], vec![vec![10]], [0].into_iter().collect()));
     }
@@ -366,10 +340,7 @@ fn read_nodes(
         }
     };
     if online_nodes.is_empty() {
-        return Err(TopologyError::Parse {
-            path: src.path(&online_rel),
-            reason: "no online nodes".into(),
-        });
+        return Err(src.bad(&online_rel, "no online nodes"));
     }
     let possible_nodes = src
         .optional_list(&format!("{NODE_DIR}/possible"))?
@@ -390,24 +361,15 @@ fn read_nodes(
             .list(&rel, &src.required(&rel)?)?
             .intersection(online_cpus);
         let drel = format!("{NODE_DIR}/node{id}/distance");
-        let row: Result<Vec<u32>, _> = src
-            .required(&drel)?
-            .split_whitespace()
-            .map(|d| d.parse::<u32>())
-            .collect();
-        let row = row.map_err(|e| TopologyError::Parse {
-            path: src.path(&drel),
-            reason: format!("distance is not a number: {e}"),
-        })?;
+        let text = src.required(&drel)?;
+        let row: Result<Vec<u32>, _> = text.split_whitespace().map(str::parse).collect();
+        let row = row.map_err(|e| src.bad(&drel, format!("distance is not a number: {e}")))?;
         if row.len() != online_nodes.len() {
-            return Err(TopologyError::Parse {
-                path: src.path(&drel),
-                reason: format!(
-                    "{} distances for {} online nodes ({online_nodes})",
-                    row.len(),
-                    online_nodes.len()
-                ),
-            });
+            let (n, m) = (row.len(), online_nodes.len());
+            return Err(src.bad(
+                &drel,
+                format!("{n} distances for {m} online nodes ({online_nodes})"),
+            ));
         }
         nodes.push(Node {
             id,
@@ -469,10 +431,8 @@ pub fn capture(root: &Path, dest: &Path) -> Result<usize, TopologyError> {
     for (rel, text) in &files {
         let to = dest.join(rel);
         let write = |path: &Path, result: io::Result<()>| {
-            result.map_err(|source| TopologyError::Write {
-                path: path.to_path_buf(),
-                source,
-            })
+            let path = path.to_path_buf();
+            result.map_err(|source| TopologyError::Write { path, source })
         };
         if let Some(parent) = to.parent() {
             write(parent, fs::create_dir_all(parent))?;

@@ -278,7 +278,7 @@ impl Test {
 }
 
 /// The differences one verdict tests, in one regime, decided together
-/// ([`crate::stats::decide`]) at the default noise threshold.
+/// ([`crate::stats::decide_paired`]) at the default noise threshold.
 struct Family {
     regime: Regime,
     pairs: Vec<Compared>,
