@@ -34,6 +34,7 @@ pub enum NodeCheck {
 }
 
 /// Anonymous memory bound to one node, unmapped on drop.
+#[derive(Debug)]
 pub struct NodeMemory {
     ptr: NonNull<u8>,
     len: usize,
@@ -60,19 +61,19 @@ impl NodeMemory {
         )
         .map_err(|source| PlacementError::Map { len, source })?;
         let addr = ptr.as_ptr().cast::<libc::c_void>();
+        let reason = "not checked".into();
+        let check = NodeCheck::Unverified { reason };
         let mut memory = NodeMemory {
             ptr,
             len,
             requested_node: node,
-            check: NodeCheck::Unverified {
-                reason: "not checked".into(),
-            },
+            check,
         };
         // Failing to turn THP off only matters if a huge page backs us; the
         // page check below would then still say where it is.
         // SAFETY: the range is our own mapping.
         unsafe { libc::madvise(addr, len, libc::MADV_NOHUGEPAGE) };
-        let bound = bind(addr, len, node).map_err(|source| PlacementError::Bind { node, source });
+        let bound = bind(addr, len, node).map_err(|e| PlacementError::Bind(node, e));
         memory.touch();
         let checked = bound.and_then(|()| memory.verify());
         memory.check = match checked {
@@ -98,11 +99,6 @@ impl NodeMemory {
     /// Always false: a mapping holds at least one page.
     pub fn is_empty(&self) -> bool {
         false
-    }
-
-    /// The node the memory was bound to.
-    pub fn requested_node(&self) -> u32 {
-        self.requested_node
     }
 
     /// Whether every page was verified on the requested node.
@@ -150,20 +146,14 @@ impl NodeMemory {
         let node = self.requested_node;
         let status = self
             .page_nodes()
-            .map_err(|source| PlacementError::Query { node, source })?;
+            .map_err(|e| PlacementError::Query(node, e))?;
         for (page, &found) in status.iter().enumerate() {
             if found < 0 {
-                return Err(PlacementError::Query {
-                    node,
-                    source: io::Error::from_raw_os_error(-found),
-                });
+                let errno = io::Error::from_raw_os_error(-found);
+                return Err(PlacementError::Query(node, errno));
             }
             if found as u32 != node {
-                return Err(PlacementError::Misplaced {
-                    node,
-                    found: found as u32,
-                    page,
-                });
+                return Err(PlacementError::Misplaced(node, found as u32, page));
             }
         }
         Ok(())
@@ -231,17 +221,6 @@ impl Drop for NodeMemory {
     }
 }
 
-impl std::fmt::Debug for NodeMemory {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NodeMemory")
-            .field("ptr", &self.ptr)
-            .field("len", &self.len)
-            .field("requested_node", &self.requested_node)
-            .field("check", &self.check)
-            .finish()
-    }
-}
-
 fn bind(addr: *mut libc::c_void, len: usize, node: u32) -> io::Result<()> {
     let words = node as usize / 64 + 1;
     let mut mask = vec![0 as libc::c_ulong; words];
@@ -273,8 +252,10 @@ mod tests {
     #[test]
     fn node0_memory_is_verified_by_move_pages() {
         let memory = NodeMemory::alloc(3 * page_size() + 1, 0, Placement::Strict).unwrap();
-        assert_eq!(memory.len(), 4 * page_size());
-        assert_eq!(memory.check(), &NodeCheck::Verified { node: 0 });
+        assert_eq!(
+            (memory.len, memory.check()),
+            (4 * page_size(), &NodeCheck::Verified { node: 0 })
+        );
         assert_eq!(memory.page_nodes().unwrap(), vec![0; 4]);
         assert_eq!(memory.as_ptr() as usize % page_size(), 0);
     }
@@ -283,8 +264,10 @@ mod tests {
     fn missing_node_is_an_error_naming_node_and_errno() {
         let err = NodeMemory::alloc(page_size(), 63, Placement::Strict).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("node 63"), "{text}");
-        assert!(text.contains("os error"), "{text}");
+        assert!(
+            text.contains("node 63") && text.contains("os error"),
+            "{text}"
+        );
         let memory = NodeMemory::alloc(page_size(), 63, Placement::BestEffort).unwrap();
         match memory.check() {
             NodeCheck::Unverified { reason } => assert!(reason.contains("node 63"), "{reason}"),
