@@ -411,9 +411,9 @@ impl<C: Clock> Work for WriterWork<'_, C> {
         let walk = self.counter.walk_kind();
         let filter = self.writer.filter_kind();
         macro_rules! dispatch {
-            ($($p:literal $s:literal $l:literal $fp:pat => $f:ident),*) => {
+            ($($p:literal [$($s:literal $l:literal),*] $fp:pat => $f:ident);*) => {
                 match (paced, reads, sampled, rate, filter, walk) {
-                    $(
+                    $($(
                         ($p, false, $s, $l, $fp, _) => {
                             self.run_loop::<$p, false, $s, $l, $f, WALK_SLOTS>(ops)
                         }
@@ -426,34 +426,21 @@ impl<C: Clock> Work for WriterWork<'_, C> {
                         ($p, true, $s, $l, $fp, _) => {
                             self.run_loop::<$p, true, $s, $l, $f, WALK_SLOTS>(ops)
                         }
-                    )*
+                    )*)*
                 }
             };
         }
-        // Paced, each filter `--publish` makes has its copy.
+        // Paced, each filter `--publish` makes has its copy: [sampled ratelimited, ...] per filter.
         dispatch!(
-            true false false FILTER_ALWAYS => FILTER_ALWAYS,
-            true true false FILTER_ALWAYS => FILTER_ALWAYS,
-            true false false FILTER_NEVER => FILTER_NEVER,
-            true true false FILTER_NEVER => FILTER_NEVER,
-            true false true FILTER_CHANGED => FILTER_CHANGED,
-            true true true FILTER_CHANGED => FILTER_CHANGED,
-            true false false FILTER_THRESHOLD => FILTER_THRESHOLD,
-            true true false FILTER_THRESHOLD => FILTER_THRESHOLD,
-            true false true FILTER_THRESHOLD => FILTER_THRESHOLD,
-            true true true FILTER_THRESHOLD => FILTER_THRESHOLD,
-            true false false FILTER_BATCH => FILTER_BATCH,
-            true true false FILTER_BATCH => FILTER_BATCH,
-            true false true FILTER_BATCH => FILTER_BATCH,
-            true true true FILTER_BATCH => FILTER_BATCH,
-            true false false _ => FILTER_ANY,
-            true false true _ => FILTER_ANY,
-            true true false _ => FILTER_ANY,
-            true true true _ => FILTER_ANY,
-            false false false _ => FILTER_ANY,
-            false false true _ => FILTER_ANY,
-            false true false _ => FILTER_ANY,
-            false true true _ => FILTER_ANY
+            true [false false, true false] FILTER_ALWAYS => FILTER_ALWAYS;
+            true [false false, true false] FILTER_NEVER => FILTER_NEVER;
+            true [false true, true true] FILTER_CHANGED => FILTER_CHANGED;
+            true [false false, true false, false true, true true]
+                FILTER_THRESHOLD => FILTER_THRESHOLD;
+            true [false false, true false, false true, true true]
+                FILTER_BATCH => FILTER_BATCH;
+            true [false false, false true, true false, true true] _ => FILTER_ANY;
+            false [false false, false true, true false, true true] _ => FILTER_ANY
         )
     }
 
