@@ -252,10 +252,8 @@ mod tests {
     #[test]
     fn node0_memory_is_verified_by_move_pages() {
         let memory = NodeMemory::alloc(3 * page_size() + 1, 0, Placement::Strict).unwrap();
-        assert_eq!(
-            (memory.len, memory.check()),
-            (4 * page_size(), &NodeCheck::Verified { node: 0 })
-        );
+        let verified = NodeCheck::Verified { node: 0 };
+        assert_eq!((memory.len, memory.check()), (4 * page_size(), &verified));
         assert_eq!(memory.page_nodes().unwrap(), vec![0; 4]);
         assert_eq!(memory.as_ptr() as usize % page_size(), 0);
     }
@@ -264,10 +262,8 @@ mod tests {
     fn missing_node_is_an_error_naming_node_and_errno() {
         let err = NodeMemory::alloc(page_size(), 63, Placement::Strict).unwrap_err();
         let text = err.to_string();
-        assert!(
-            text.contains("node 63") && text.contains("os error"),
-            "{text}"
-        );
+        let named = text.contains("node 63") && text.contains("os error");
+        assert!(named, "{text}");
         let memory = NodeMemory::alloc(page_size(), 63, Placement::BestEffort).unwrap();
         match memory.check() {
             NodeCheck::Unverified { reason } => assert!(reason.contains("node 63"), "{reason}"),

@@ -164,11 +164,8 @@ pub fn run_repeat(
     let spec = lanes[0].spec;
     let ctl = Control::new(writers.len() + readers.len());
     // Staleness is probed while operations are sampled, a mirror a lane.
-    let mirrors: Vec<Mirror> = if spec.sampling.every() != 0 {
-        lanes.iter().map(|_| Mirror::new(writers.len())).collect()
-    } else {
-        Vec::new()
-    };
+    let probed = lanes.len() * usize::from(spec.sampling.every() != 0);
+    let mirrors: Vec<Mirror> = (0..probed).map(|_| Mirror::new(writers.len())).collect();
     std::thread::scope(|s| {
         let ctl = &ctl;
         let mirrors = &mirrors;
@@ -222,10 +219,9 @@ pub fn run_repeat(
         }
         let mut reports: Vec<Vec<ThreadReport>> = lanes.iter().map(|_| Vec::new()).collect();
         for thread in threads {
-            reports
-                .iter_mut()
-                .zip(thread)
-                .for_each(|(lane, r)| lane.push(r));
+            for (lane, r) in reports.iter_mut().zip(thread) {
+                lane.push(r);
+            }
         }
         Ok(RepeatOutcome::Done(reports))
     })
@@ -253,12 +249,11 @@ impl Startup {
     /// This probe's figures for a pool of `threads` threads: start and stop grow with the threads.
     pub fn scaled(&self, threads: usize) -> Startup {
         let k = threads as f64 / self.threads.max(1) as f64;
-        let (start_s, stop_s) = (self.start_s * k, self.stop_s * k);
         Startup {
             threads,
-            start_s,
-            stop_s,
-            ..*self
+            start_s: self.start_s * k,
+            spread_s: self.spread_s,
+            stop_s: self.stop_s * k,
         }
     }
 
@@ -647,10 +642,8 @@ mod tests {
         assert_eq!(roles, [Role::Writer, Role::Reader]);
         let (w, r) = (&reports[0], &reports[1]);
         assert_eq!(w.pin.requested_cpu, writers[0]);
-        assert_eq!(
-            (w.pin.observed_cpu, r.pin.observed_cpu),
-            (Some(writers[0]), Some(readers[0]))
-        );
+        let observed = (w.pin.observed_cpu, r.pin.observed_cpu);
+        assert_eq!(observed, (Some(writers[0]), Some(readers[0])));
         // Each thread's own interval: from when it saw the measuring phase to when it saw the stop,
         // so the 60 ms asked less a late start (a stalled thread) or plus a late stop.
         for t in &reports {
@@ -659,12 +652,8 @@ mod tests {
         }
         // Counts of the interval only: a read every 2 updates; one update in 16 timed.
         assert!(w.updates > 1_000, "{}", w.updates);
-        assert!(
-            w.reads.abs_diff(w.updates / 2) <= 1,
-            "{} {}",
-            w.reads,
-            w.updates
-        );
+        let (reads, updates) = (w.reads, w.updates);
+        assert!(reads.abs_diff(updates / 2) <= 1, "{reads} {updates}");
         assert!(w.write_hist.len().abs_diff(w.updates / 16) <= 1);
         assert_eq!(w.stats.updates, w.updates);
         // ratelimit:1ms publishes at most once a millisecond (the final flush may add one).
@@ -694,17 +683,14 @@ mod tests {
         let updates = w.updates;
         assert!(
             updates > 0 && updates as f64 <= most,
-            "{updates} updates in {secs} s"
+            "{updates} in {secs} s"
         );
         // The unsampled updates' windows were timed (15 in 16), and busy time is a small part of
         // the interval.
         let busy = w.busy.unwrap();
         assert!(busy.ops > updates / 2 && busy.ops <= updates, "{busy:?}");
         let busy_s = busy.ticks as f64 * s.timer.ns_per_tick() * 1e-9;
-        assert!(
-            busy_s > 0.0 && busy_s < secs / 2.0,
-            "busy {busy_s} of {secs} s"
-        );
+        assert!(busy_s > 0.0 && busy_s < secs / 2.0, "{busy_s} of {secs} s");
         assert_eq!(c.read(), w.final_load);
     }
 
@@ -743,12 +729,9 @@ mod tests {
             let (w, r) = (&lane[0], &lane[1]);
             assert_eq!((w.role, r.role), (Role::Writer, Role::Reader));
             let most = 10_000.0 * w.interval_s.unwrap() + 20.0;
-            assert!(
-                w.updates > 0 && w.updates as f64 <= most,
-                "{} updates",
-                w.updates
-            );
-            assert!(r.reads > 0 && r.reads as f64 <= most, "{} reads", r.reads);
+            for (n, what) in [(w.updates, "updates"), (r.reads, "reads")] {
+                assert!(n > 0 && n as f64 <= most, "{n} {what}");
+            }
             assert!(w.busy.unwrap().ops > 0 && w.floor_busy.unwrap().ops > 0);
             assert_eq!(c.read(), w.final_load);
         }
@@ -826,10 +809,7 @@ mod tests {
             let (a, b) = (s.spawn(spin), s.spawn(spin));
             vec![a.join().unwrap(), b.join().unwrap()]
         });
-        assert!(
-            counts.iter().all(|&n| n > 0),
-            "involuntary switches {counts:?}"
-        );
+        assert!(counts.iter().all(|&n| n > 0), "switches {counts:?}");
     }
 
     #[test]

@@ -179,18 +179,14 @@ mod tests {
         let irregular = Regime::Paced { rate, arrivals };
         let text = "paced at 1.00M/s per thread, poisson arrivals";
         assert_eq!(irregular.to_string(), text);
-        assert_eq!(
-            (Regime::FlatOut.rate(), irregular.rate()),
-            (None, Some(1e6))
-        );
+        let rates = (Regime::FlatOut.rate(), irregular.rate());
+        assert_eq!(rates, (None, Some(1e6)));
         assert!(irregular.is_paced() && !Regime::FlatOut.is_paced());
         assert_eq!("poisson".parse::<Arrivals>(), Ok(Arrivals::Poisson));
         assert_eq!("paced".parse::<Arrivals>(), Ok(Arrivals::Paced));
         let even = "even".parse::<Arrivals>().unwrap_err().to_string();
-        assert_eq!(
-            even,
-            "unknown arrivals \"even\" (expected paced or poisson)"
-        );
+        let want = "unknown arrivals \"even\" (expected paced or poisson)";
+        assert_eq!(even, want);
     }
 
     #[test]
@@ -198,12 +194,12 @@ mod tests {
         let json = |r: Regime| serde_json::to_string(&r).unwrap();
         let back = |s: &str| serde_json::from_str::<Regime>(s).unwrap();
         assert_eq!(
-            (json(Regime::FlatOut), json(Regime::SEED)),
-            ("null".into(), "22000.0".into())
+            [json(Regime::FlatOut), json(Regime::SEED)],
+            ["null", "22000.0"]
         );
         assert_eq!(
-            (back("null"), back("22000")),
-            (Regime::FlatOut, Regime::SEED)
+            [back("null"), back("22000")],
+            [Regime::FlatOut, Regime::SEED]
         );
         let (rate, arrivals) = (1e5, Arrivals::Poisson);
         let irregular = Regime::Paced { rate, arrivals };

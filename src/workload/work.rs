@@ -645,10 +645,8 @@ mod tests {
         assert_eq!((w.updates(), w.reads()), (2_000, 500));
         assert_eq!((w.write_hist.len(), w.read_hist.len()), (250, 62));
         // Policy always: the slot holds the walk's load after 2000 steps.
-        assert_eq!(
-            (w.writer_mut().load(), c.read()),
-            (load_after(2_000), load_after(2_000))
-        );
+        let want = load_after(2_000);
+        assert_eq!((w.writer_mut().load(), c.read()), (want, want));
         assert!(w.pacer().is_none());
         // Alone on its line, a writer's reads find what its adds left: no line was fetched.
         assert_eq!(w.read_fetches(), 0);
@@ -732,10 +730,7 @@ mod tests {
             r.read_hist.value_at_quantile(0.5) as f64 * timer.ns_per_tick()
         };
         let (one, many) = (median_ns(&host_counter()), median_ns(&wide));
-        assert!(
-            many >= 20.0 && many > 2.0 * one,
-            "224 slots {many} ns, 1 slot {one} ns"
-        );
+        assert!(many >= 20.0 && many > 2.0 * one, "{many} ns, 1 slot {one}");
     }
 
     #[test]
@@ -789,18 +784,13 @@ mod tests {
             Some(probing),
         );
         r.run_ops(400);
-        assert_eq!(
-            (r.reads(), r.read_hist.len(), r.staleness.probes),
-            (400, 100, 50)
-        );
+        let counts = |r: &ReaderWork| (r.reads(), r.read_hist.len(), r.staleness.probes);
+        assert_eq!(counts(&r), (400, 100, 50));
         // Published 900 against a true 1000.
         assert_eq!(r.staleness.error_max, 100.0);
         assert!(r.pacer().is_none());
         r.reset_counts();
-        assert_eq!(
-            (r.reads(), r.read_hist.len(), r.staleness.probes),
-            (0, 0, 0)
-        );
+        assert_eq!(counts(&r), (0, 0, 0));
     }
 
     #[test]
@@ -862,10 +852,8 @@ mod tests {
         }
         // The policies differ, so a copy run for the wrong one would show.
         assert_eq!(published[..2], [64, 0]);
-        assert!(
-            published[2..].iter().all(|&n| n > 0 && n < 64),
-            "{published:?}"
-        );
+        let some = published[2..].iter().all(|&n| n > 0 && n < 64);
+        assert!(some, "{published:?}");
         assert!(published[4] > published[5], "{published:?}");
     }
 
@@ -925,11 +913,8 @@ mod tests {
         let p = w.pacer().unwrap();
         timed(p.busy(), 10);
         timed(p.floor_busy(), 10);
-        assert!(
-            p.floor_busy().ops > 0 && p.floor_busy().ticks > 0,
-            "{:?}",
-            p.floor_busy()
-        );
+        let floor_busy = p.floor_busy();
+        assert!(floor_busy.ops > 0 && floor_busy.ticks > 0, "{floor_busy:?}");
         // The floor updated 20 times, publishing nothing of it; its read side fetched the one line
         // that changed, once.
         let f = w.floor.as_ref().unwrap();
