@@ -25,6 +25,11 @@ fn counter_on(
     ShardedCounter::new(layout, topo, cpus, Placement::Strict).unwrap()
 }
 
+/// A counter of `shape` for `cpus` of `topo`, every slot on node 0, walked compactly.
+pub(crate) fn on_node0(topo: &Topology, cpus: &[u32], shape: (ShardLevel, Pad)) -> ShardedCounter {
+    counter_on(topo, cpus, shape, SlotHome::OnNode(0), NodeIter::Compact)
+}
+
 /// A one-slot (global, 128-byte padded) counter for `writers` on `topo`: the tests' counter.
 pub(crate) fn global_counter(topo: &Topology, writers: &[u32]) -> ShardedCounter {
     let global = (ShardLevel::Global, Pad::Line128);
@@ -32,7 +37,7 @@ pub(crate) fn global_counter(topo: &Topology, writers: &[u32]) -> ShardedCounter
 }
 
 /// The live host and the CPUs this process may use.
-fn here() -> (Topology, Vec<u32>) {
+pub(crate) fn here() -> (Topology, Vec<u32>) {
     let topo = Topology::read(std::path::Path::new("/")).unwrap();
     let cpus = topo.allowed_cpus.to_vec();
     (topo, cpus)
@@ -245,10 +250,7 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
 fn writers_map_to_their_level_unit() {
     let topo = fixture("epyc-7j13-2s-nps1-256");
     let cpus = topo.online_cpus.to_vec();
-    let make = |level| {
-        let shape = (level, Pad::Line64);
-        counter_on(&topo, &cpus, shape, SlotHome::OnNode(0), NodeIter::Compact)
-    };
+    let make = |level| on_node0(&topo, &cpus, (level, Pad::Line64));
     let node = make(ShardLevel::Node);
     assert_eq!(node.slot_of_cpu(0), node.slot_of_cpu(191)); // both node 0
     assert_ne!(node.slot_of_cpu(0), node.slot_of_cpu(64));
@@ -267,12 +269,8 @@ fn slots_are_verified_on_their_node_here() {
         for home in [SlotHome::Local, SlotHome::OnNode(0)] {
             let counter = counter_on(&topo, &cpus, (level, Pad::Packed), home, NodeIter::Compact);
             for slot in counter.slots() {
-                let owner = &slot.owner;
-                assert_eq!(
-                    slot.check,
-                    NodeCheck::Verified { node: 0 },
-                    "{level} {owner}"
-                );
+                let (owner, verified) = (&slot.owner, NodeCheck::Verified { node: 0 });
+                assert_eq!(slot.check, verified, "{level} {owner}");
             }
             assert_eq!(counter.shares(), DEFAULT_SHARES);
         }
@@ -547,17 +545,13 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     let topo = fixture("vm-4node-norov");
     let cpus = topo.online_cpus.to_vec();
     for (pad, lines) in [(Pad::Packed, 1), (Pad::Line64, 2), (Pad::Line128, 2)] {
-        let shape = (ShardLevel::Cpu, pad);
-        let counter = counter_on(&topo, &cpus, shape, SlotHome::OnNode(0), NodeIter::Compact);
+        let counter = on_node0(&topo, &cpus, (ShardLevel::Cpu, pad));
         let mut view = ReadView::new(&counter, None);
         Writer::new(&counter, 0, PublishPolicy::ALWAYS, FakeClock::default()).update(1);
         Writer::new(&counter, 1, PublishPolicy::ALWAYS, FakeClock::default()).update(2);
         for _ in 0..2 {
-            assert_eq!(
-                (view.read(&counter, 0), view.fetched()),
-                (3, lines),
-                "{pad}"
-            );
+            let seen = (view.read(&counter, 0), view.fetched());
+            assert_eq!(seen, (3, lines), "{pad}");
         }
     }
 }
@@ -591,24 +585,6 @@ fn a_writer_that_stops_halfway_bounds_the_others_hand_overs() {
     // Hand-overs alternate: the two counts differ by at most one.
     assert!(a.handovers.abs_diff(b.handovers) <= 1, "{a:?} {b:?}");
     assert_eq!(counter.read(), a_load + b_load);
-}
-
-#[test]
-fn updates_counts_every_call_and_restarts_at_the_reset() {
-    let counter = host_counter();
-    let mut w = Writer::new(&counter, 0, "batch:100".parse().unwrap(), MonotonicClock);
-    assert_eq!(w.updates(), 0);
-    [10, 20, 30, 200, 210]
-        .into_iter()
-        .for_each(|load| w.update(load));
-    // Five calls, one of which (200) published.
-    let stats = w.stats();
-    assert_eq!((w.updates(), stats.updates, stats.publishes), (5, 5, 1));
-    w.reset_stats();
-    assert_eq!(w.updates(), 0);
-    w.update(220);
-    w.update(230);
-    assert_eq!(w.updates(), 2);
 }
 
 #[test]

@@ -381,8 +381,13 @@ mod tests {
     /// A scripted pacer at 1M/s after its first `waits` waits.
     fn waited(waits: usize, readings: &[u64]) -> Pacer<FakeTicks> {
         let mut p = scripted(1e6, readings);
-        (0..waits).for_each(|_| _ = p.wait());
+        wait_n(&mut p, waits);
         p
+    }
+
+    /// `n` waits of `p`.
+    fn wait_n<T: Ticks>(p: &mut Pacer<T>, n: usize) {
+        (0..n).for_each(|_| _ = p.wait());
     }
 
     /// Ticks, operations, stalls and their ticks.
@@ -508,9 +513,7 @@ mod tests {
         let mut p = pacer(1e6, 10);
         p.wait(); // slot 0 at t=10
         let t0 = p.start.unwrap();
-        for _ in 1..100 {
-            p.wait();
-        }
+        wait_n(&mut p, 99);
         // 100 operations due at t0 + 0 .. t0 + 99_000: the 100th wait ends within one clock read of
         // its deadline.
         assert!(p.ticks.now >= t0 + 99_000 && p.ticks.now <= t0 + 99_010 + 10);
@@ -518,9 +521,7 @@ mod tests {
         // deadlines pass now again, then pace.
         p.ticks.now += 50_000;
         let before = p.ticks.now;
-        for _ in 0..50 {
-            p.wait();
-        }
+        wait_n(&mut p, 50);
         assert!(p.ticks.now - before < 1_000, "made up 50 slots at once");
         assert_eq!(p.missed(), 0);
         p.wait();
@@ -531,9 +532,7 @@ mod tests {
     #[test]
     fn a_long_stall_is_skipped_and_counted_not_burst() {
         let mut p = pacer(1e6, 10);
-        for _ in 0..10 {
-            p.wait();
-        }
+        wait_n(&mut p, 10);
         p.reset_counts();
         // A 5 ms preemption: 5000 slots fell due.
         p.ticks.now += 5_000_000;
@@ -628,9 +627,7 @@ mod tests {
         let mut p = pacer(3e6, 7);
         p.wait();
         let t0 = p.start.unwrap();
-        for _ in 1..=30_000 {
-            p.wait();
-        }
+        wait_n(&mut p, 30_000);
         // Slot 30,000 is due at exactly t0 + 10 ms; a rounded period of 333 would have ended 10 us
         // early, 334 20 us late.
         let late = p.ticks.now - (t0 + 10_000_000);
@@ -717,9 +714,7 @@ mod tests {
         // within ±5σ = ±354); each is counted missed, none is run, and the next release is after
         // the stall.
         let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, 5);
-        for _ in 0..10 {
-            p.wait();
-        }
+        wait_n(&mut p, 10);
         p.reset_counts();
         p.ticks.now += 5_000_000;
         let resumed = p.ticks.now;
@@ -735,9 +730,7 @@ mod tests {
     fn the_real_timer_paces_at_the_rate() {
         let mut p = Pacer::of(Timer::Monotonic, Regime::paced(10_000.0), 0).unwrap(); // every 100 us
         let t0 = std::time::Instant::now();
-        for _ in 0..101 {
-            p.wait();
-        }
+        wait_n(&mut p, 101);
         let elapsed = t0.elapsed().as_secs_f64();
         // 100 periods: at least 10 ms (deadlines are absolute); the upper bound only catches a
         // pacer that waits far too long, with room for a loaded machine.

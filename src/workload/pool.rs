@@ -580,14 +580,8 @@ fn reader(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counter::tests::global_counter;
+    use crate::counter::tests::{global_counter, here as host};
     use crate::topology::Topology;
-
-    fn host() -> (Topology, Vec<u32>) {
-        let topo = Topology::read(std::path::Path::new("/")).unwrap();
-        let cpus = topo.allowed_cpus.to_vec();
-        (topo, cpus)
-    }
 
     fn spec(policy: &str, regime: Regime, duration_ms: u64) -> RepeatSpec {
         RepeatSpec {
@@ -681,10 +675,8 @@ mod tests {
         let secs = w.interval_s.unwrap();
         let most = 20_000.0 * secs + 30.0;
         let updates = w.updates;
-        assert!(
-            updates > 0 && updates as f64 <= most,
-            "{updates} in {secs} s"
-        );
+        let within = updates > 0 && updates as f64 <= most;
+        assert!(within, "{updates} in {secs} s");
         // The unsampled updates' windows were timed (15 in 16), and busy time is a small part of
         // the interval.
         let busy = w.busy.unwrap();
@@ -705,20 +697,11 @@ mod tests {
         let counters: Vec<ShardedCounter> =
             (0..4).map(|_| global_counter(&topo, writers)).collect();
         let (a, b, fa, fb) = (&counters[0], &counters[1], &counters[2], &counters[3]);
-        let (sa, sb) = (
-            spec("always", Regime::paced(1e4), 60),
-            spec("never", Regime::paced(1e4), 60),
-        );
-        let lanes = [
-            Lane {
-                floor: Some(fa),
-                ..lane(a, &sa)
-            },
-            Lane {
-                floor: Some(fb),
-                ..lane(b, &sb)
-            },
-        ];
+        let sa = spec("always", Regime::paced(1e4), 60);
+        let sb = spec("never", Regime::paced(1e4), 60);
+        let (mut la, mut lb) = (lane(a, &sa), lane(b, &sb));
+        (la.floor, lb.floor) = (Some(fa), Some(fb));
+        let lanes = [la, lb];
         let stop = AtomicBool::new(false);
         let outcome = run_repeat(&lanes, writers, readers, &topo.allowed_cpus, 3, &stop);
         let Ok(RepeatOutcome::Done(reports)) = outcome else {
@@ -778,15 +761,12 @@ mod tests {
         // CPU 4000 does not exist: its pin fails before the barrier, so the 12 s asked are never
         // slept, whether it was to be a second writer or a reader.
         let c = global_counter(&topo, &cpus[..1]);
-        let (stop, s) = (
-            AtomicBool::new(false),
-            spec("always", Regime::FlatOut, 12_000),
-        );
+        let stop = AtomicBool::new(false);
+        let s = spec("always", Regime::FlatOut, 12_000);
         for (writers, readers) in [(vec![cpus[0], 4000], vec![]), (vec![cpus[0]], vec![4000])] {
             let t0 = Instant::now();
-            let lanes = [lane(&c, &s)];
-            let err =
-                run_repeat(&lanes, &writers, &readers, &topo.allowed_cpus, 0, &stop).unwrap_err();
+            let (lanes, allowed) = ([lane(&c, &s)], &topo.allowed_cpus);
+            let err = run_repeat(&lanes, &writers, &readers, allowed, 0, &stop).unwrap_err();
             assert!(t0.elapsed() < Duration::from_secs(8), "{:?}", t0.elapsed());
             assert!(matches!(err, PlacementError::Pin(4000, ..)), "{err}");
         }

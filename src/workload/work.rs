@@ -85,12 +85,9 @@ fn read_side<const W: u8>(
     contrib: i64,
     load: i64,
 ) -> i64 {
-    std::hint::black_box(group_shares(
-        counter.shares(),
-        view.read_as::<W>(counter, left),
-        contrib,
-        load,
-    ))
+    let shares = counter.shares();
+    let sum = view.read_as::<W>(counter, left);
+    std::hint::black_box(group_shares(shares, sum, contrib, load))
 }
 
 /// The paced floor, measured in place: a counter no other thread writes.
@@ -118,13 +115,8 @@ impl<'c, C: Clock> InPlaceFloor<'c, Writer<'c, C>> {
         let w = &mut self.writer;
         w.update_as::<false, FILTER_NEVER>(load);
         if read {
-            read_side::<WALK_SLOTS>(
-                self.counter,
-                &mut self.view,
-                w.left(),
-                w.contrib(),
-                w.load(),
-            );
+            let (left, contrib, load) = (w.left(), w.contrib(), w.load());
+            read_side::<WALK_SLOTS>(self.counter, &mut self.view, left, contrib, load);
         }
     }
 }
@@ -579,8 +571,8 @@ impl Work for ReaderWork<'_> {
 mod tests {
     use super::*;
     use crate::clock::FakeClock;
-    use crate::counter::tests::host_counter;
-    use crate::counter::{CounterLayout, NodeIter, Pad, ShardLevel, SlotHome};
+    use crate::counter::tests::{host_counter, on_node0};
+    use crate::counter::{Pad, ShardLevel};
     use crate::workload::{BusyTime, Regime};
     use std::sync::atomic::Ordering;
 
@@ -619,15 +611,11 @@ mod tests {
 
     /// A CPU-level counter on `cpus` of the SPR fixture, every slot on this host's node 0.
     fn spr_counter(pad: Pad, cpus: &[u32]) -> ShardedCounter {
-        let (level, home, node_iter) = (ShardLevel::Cpu, SlotHome::OnNode(0), NodeIter::Compact);
-        let layout = CounterLayout {
-            level,
-            pad,
-            home,
-            node_iter,
-        };
-        let spr = crate::topology::fixture("spr-2s-224");
-        ShardedCounter::new(layout, &spr, cpus, crate::placement::Placement::Strict).unwrap()
+        on_node0(
+            &crate::topology::fixture("spr-2s-224"),
+            cpus,
+            (ShardLevel::Cpu, pad),
+        )
     }
 
     /// `busy` timed at most `n` windows and at least `n` with its stalls.
@@ -775,14 +763,8 @@ mod tests {
         mirror.store(0, 1_000, None, 1);
         let mut probing = Probing::new(&mirror, 0);
         probing.stride = 2;
-        let mut r = ReaderWork::new(
-            &c,
-            Timer::Monotonic,
-            Sampling::new(4, 0),
-            None,
-            None,
-            Some(probing),
-        );
+        let mut r = reader_loop(&c, Sampling::new(4, 0), Regime::FlatOut);
+        r.probing = Some(probing);
         r.run_ops(400);
         let counts = |r: &ReaderWork| (r.reads(), r.read_hist.len(), r.staleness.probes);
         assert_eq!(counts(&r), (400, 100, 50));
@@ -825,17 +807,9 @@ mod tests {
                 let writer = Writer::new(&c, 0, policy, clock.clone());
                 let (timer, walk, off) = (Timer::Monotonic, LoadWalk::new(5, 0), Sampling::off());
                 let pacer = Pacer::of(timer, Regime::paced(1e6), 0);
+                let spin = Spin::default();
                 let mut w = WriterWork::new(
-                    writer,
-                    &c,
-                    walk,
-                    read_every,
-                    timer,
-                    off,
-                    pacer,
-                    None,
-                    None,
-                    Spin::default(),
+                    writer, &c, walk, read_every, timer, off, pacer, None, None, spin,
                 );
                 let got: Vec<u64> = (0..64)
                     .map(|_| {
