@@ -126,12 +126,9 @@ impl FromStr for PublishPolicy {
         for part in s.trim().split('+') {
             let (name, arg) = part.split_once(':').unwrap_or((part, ""));
             let number = |what: &str| {
-                let why = || {
-                    err(format!(
-                        "{what} needs a whole number above 0, found \"{arg}\""
-                    ))
-                };
-                arg.parse::<u32>().ok().filter(|&v| v > 0).ok_or_else(why)
+                let why = format!("{what} needs a whole number above 0, found \"{arg}\"");
+                let above_0 = arg.parse::<u32>().ok().filter(|&v| v > 0);
+                above_0.ok_or_else(|| err(why))
             };
             let new_filter = match name {
                 "always" if arg.is_empty() => Filter::Always,
