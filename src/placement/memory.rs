@@ -54,12 +54,8 @@ impl NodeMemory {
     pub fn alloc(len: usize, node: u32, placement: Placement) -> Result<Self, PlacementError> {
         let page = page_size();
         let len = len.max(1).div_ceil(page) * page;
-        let ptr = map_anonymous(
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-        )
-        .map_err(|source| PlacementError::Map { len, source })?;
+        let ptr = map_anonymous(len, libc::PROT_READ | libc::PROT_WRITE, 0)
+            .map_err(|source| PlacementError::Map { len, source })?;
         let addr = ptr.as_ptr().cast::<libc::c_void>();
         let reason = "not checked".into();
         let check = NodeCheck::Unverified { reason };
@@ -114,19 +110,11 @@ impl NodeMemory {
             .map(|i| unsafe { self.ptr.as_ptr().add(i * page) }.cast())
             .collect();
         let mut status = vec![i32::MIN; pages.len()];
+        let (n, at) = (pages.len(), pages.as_ptr());
+        let (nodes, out) = (std::ptr::null::<libc::c_int>(), status.as_mut_ptr());
         // SAFETY: pid 0 = this process; `nodes` NULL = query only; the
         // kernel writes `pages.len()` ints into `status`.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_move_pages,
-                0,
-                pages.len(),
-                pages.as_ptr(),
-                std::ptr::null::<libc::c_int>(),
-                status.as_mut_ptr(),
-                0,
-            )
-        };
+        let rc = unsafe { libc::syscall(libc::SYS_move_pages, 0, n, at, nodes, out, 0) };
         if rc < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -176,11 +164,7 @@ impl AddressGap {
     pub fn reserve(pages: usize) -> io::Result<Self> {
         let len = pages.max(1) * page_size();
         // Never accessed (PROT_NONE) and never backed.
-        let ptr = map_anonymous(
-            len,
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-        )?;
+        let ptr = map_anonymous(len, libc::PROT_NONE, libc::MAP_NORESERVE)?;
         Ok(AddressGap { ptr, len })
     }
 
@@ -195,9 +179,10 @@ impl AddressGap {
     }
 }
 
-/// An anonymous mapping of `len` bytes with no address hint, `prot` and `flags` as `mmap` takes
-/// them: its start, or the errno.
+/// A private anonymous mapping of `len` bytes with no address hint, `prot` and further `flags` as
+/// `mmap` takes them: its start, or the errno.
 fn map_anonymous(len: usize, prot: libc::c_int, flags: libc::c_int) -> io::Result<NonNull<u8>> {
+    let flags = flags | libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
     // SAFETY: an anonymous mapping with no address hint touches no
     // existing memory.
     let addr = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, flags, -1, 0) };
@@ -226,19 +211,11 @@ fn bind(addr: *mut libc::c_void, len: usize, node: u32) -> io::Result<()> {
     let mut mask = vec![0 as libc::c_ulong; words];
     mask[node as usize / 64] |= 1 << (node % 64);
     let maxnode = words * 64 + 1;
+    let (policy, bits) = (libc::MPOL_BIND, mask.as_ptr());
+    let flags = MPOL_MF_STRICT | MPOL_MF_MOVE;
     // SAFETY: the range is our own mapping; the kernel reads maxnode - 1
     // bits from `mask`, which holds exactly that many.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_mbind,
-            addr,
-            len,
-            libc::MPOL_BIND,
-            mask.as_ptr(),
-            maxnode,
-            MPOL_MF_STRICT | MPOL_MF_MOVE,
-        )
-    };
+    let rc = unsafe { libc::syscall(libc::SYS_mbind, addr, len, policy, bits, maxnode, flags) };
     if rc != 0 {
         return Err(io::Error::last_os_error());
     }

@@ -458,17 +458,12 @@ impl WriterJob<'_> {
                     .map(|f| InPlaceFloor::of_writer(f, clock.clone()));
                 let slot = lane.counter.slot_of_cpu(self.cpu).unwrap_or(0);
                 let w = Writer::new(lane.counter, slot, spec.policy, clock.clone());
+                let (c, timer, sampling) = (lane.counter, spec.timer, spec.sampling);
+                let pacer = lane_pacer(spec, self.stream, k);
+                let probing = self.mirrors.get(k).map(|m| Probing::new(m, self.writer));
+                let (read_every, inject) = (spec.read_every, spec.inject);
                 WriterWork::new(
-                    w,
-                    lane.counter,
-                    walk,
-                    spec.read_every,
-                    spec.timer,
-                    spec.sampling,
-                    lane_pacer(spec, self.stream, k),
-                    floor,
-                    self.mirrors.get(k).map(|m| Probing::new(m, self.writer)),
-                    spec.inject,
+                    w, c, walk, read_every, timer, sampling, pacer, floor, probing, inject,
                 )
             })
             .collect();
@@ -553,14 +548,8 @@ fn reader(
             let pacer = lane_pacer(spec, stream, k);
             let floor = lane.floor.map(InPlaceFloor::of_reader);
             let probing = mirrors.get(k).map(|m| Probing::new(m, 0));
-            ReaderWork::new(
-                lane.counter,
-                spec.timer,
-                spec.sampling,
-                pacer,
-                floor,
-                probing,
-            )
+            let (timer, sampling) = (spec.timer, spec.sampling);
+            ReaderWork::new(lane.counter, timer, sampling, pacer, floor, probing)
         })
         .collect();
     let spec = lanes[0].spec;

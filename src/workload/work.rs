@@ -62,10 +62,8 @@ fn sample_start(sampled: bool, timer: Timer) -> u64 {
 fn sample_end(sampled: bool, t0: u64, timer: Timer, sampling: Sampling, hist: &mut Histogram<u64>) {
     if sampled {
         let t1 = timer.end();
-        record(
-            hist,
-            t1.wrapping_sub(t0).saturating_sub(sampling.ticks_overhead),
-        );
+        let ticks = t1.wrapping_sub(t0).saturating_sub(sampling.ticks_overhead);
+        record(hist, ticks);
     }
 }
 
