@@ -267,10 +267,8 @@ impl ShardedCounter {
 
     /// The slot index a writer on `cpu` adds to, if the CPU is online.
     pub fn slot_of_cpu(&self, cpu: u32) -> Option<usize> {
-        self.cpu_to_slot
-            .get(cpu as usize)
-            .copied()
-            .filter(|&s| s != usize::MAX)
+        let slot = *self.cpu_to_slot.get(cpu as usize)?;
+        (slot != usize::MAX).then_some(slot)
     }
 
     /// The slot at `index` (panics if out of range, like slice indexing).
