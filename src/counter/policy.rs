@@ -125,13 +125,10 @@ impl FromStr for PublishPolicy {
         let mut filter = None;
         for part in s.trim().split('+') {
             let (name, arg) = part.split_once(':').unwrap_or((part, ""));
-            let number = |what: &str| -> Result<u32, PolicyError> {
-                match arg.parse::<u32>() {
-                    Ok(v) if v > 0 => Ok(v),
-                    _ => Err(err(format!(
-                        "{what} needs a whole number above 0, found \"{arg}\""
-                    ))),
-                }
+            let number = |what: &str| {
+                let why = format!("{what} needs a whole number above 0, found \"{arg}\"");
+                let above_0 = arg.parse::<u32>().ok().filter(|&v| v > 0);
+                above_0.ok_or_else(|| err(why))
             };
             let new_filter = match name {
                 "always" if arg.is_empty() => Filter::Always,
@@ -151,11 +148,7 @@ impl FromStr for PublishPolicy {
                     // A misspelt name keeps its argument in the guess.
                     let reason = match crate::error::nearest(name, PART_NAMES) {
                         Some(near) => {
-                            let fixed = if arg.is_empty() {
-                                near.to_string()
-                            } else {
-                                format!("{near}:{arg}")
-                            };
+                            let fixed = [near, arg].join(if arg.is_empty() { "" } else { ":" });
                             let meant = s.trim().replacen(part, &fixed, 1);
                             format!("unknown part \"{part}\": did you mean \"{meant}\"?")
                         }
@@ -172,11 +165,9 @@ impl FromStr for PublishPolicy {
         }
         let filter = match (ratelimit, filter) {
             (Some(_), None) => Filter::Changed,
-            (Some(_), Some(Filter::Always)) => {
-                return Err(err("always cannot be ratelimited".into()));
-            }
-            (Some(_), Some(Filter::Never)) => {
-                return Err(err("never cannot be ratelimited".into()));
+            (Some(_), Some(f @ (Filter::Always | Filter::Never))) => {
+                let name = format!("{f:?}").to_lowercase();
+                return Err(err(format!("{name} cannot be ratelimited")));
             }
             (_, Some(f)) => f,
             (None, None) => return Err(err("no ratelimit and no filter".into())),
@@ -223,22 +214,12 @@ pub enum DurationError {
     /// A number without a unit.
     #[error("\"{0}\" has no unit (use ns, us, ms or s)")]
     NoUnit(String),
-    /// The number part is not a number.
-    #[error("\"{text}\": \"{number}\" is not a number")]
-    NotANumber {
-        /// The whole text.
-        text: String,
-        /// Its number part.
-        number: String,
-    },
-    /// A unit other than ns, us, ms or s.
-    #[error("\"{text}\": unknown unit \"{unit}\" (use ns, us, ms or s)")]
-    Unit {
-        /// The whole text.
-        text: String,
-        /// Its unit part.
-        unit: String,
-    },
+    /// The number part (the whole text, its number part) is not a number.
+    #[error("\"{0}\": \"{1}\" is not a number")]
+    NotANumber(String, String),
+    /// A unit (the whole text, its unit part) other than ns, us, ms or s.
+    #[error("\"{0}\": unknown unit \"{1}\" (use ns, us, ms or s)")]
+    Unit(String, String),
     /// Zero, negative, or absurdly long.
     #[error("\"{0}\" must be above zero and below 1e6 s")]
     Range(String),
@@ -251,21 +232,14 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .ok_or_else(|| DurationError::NoUnit(text.to_string()))?;
     let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| DurationError::NotANumber {
-        text: text.to_string(),
-        number: number.to_string(),
-    })?;
+    let nan = |_| DurationError::NotANumber(text.into(), number.into());
+    let value: f64 = number.parse().map_err(nan)?;
     let scale = match unit {
         "ns" => 1e-9,
         "us" | "µs" => 1e-6,
         "ms" => 1e-3,
         "s" => 1.0,
-        _ => {
-            return Err(DurationError::Unit {
-                text: text.to_string(),
-                unit: unit.to_string(),
-            });
-        }
+        _ => return Err(DurationError::Unit(text.to_string(), unit.to_string())),
     };
     let secs = value * scale;
     if !(secs > 0.0 && secs < 1e6) {
@@ -317,12 +291,10 @@ mod tests {
             assert_eq!(p.to_string(), text);
         }
         let merged: PublishPolicy = "ratelimit:1ms+threshold:64".parse().unwrap();
-        assert_eq!(merged.ratelimit, Some(Duration::from_millis(1)));
-        assert_eq!(merged.filter, Filter::Threshold(64));
-        assert_eq!(
-            "ratelimit:1ms".parse::<PublishPolicy>().unwrap().filter,
-            Filter::Changed
-        );
+        let want = (Some(Duration::from_millis(1)), Filter::Threshold(64));
+        assert_eq!((merged.ratelimit, merged.filter), want);
+        let bare: PublishPolicy = "ratelimit:1ms".parse().unwrap();
+        assert_eq!(bare.filter, Filter::Changed);
     }
 
     #[test]
@@ -355,53 +327,17 @@ mod tests {
             ("alway", "always"),
         ] {
             let e = text.parse::<PublishPolicy>().unwrap_err().to_string();
-            assert!(
-                e.contains(&format!("did you mean \"{meant}\"?")),
-                "{text}: {e}"
-            );
+            let guess = format!("did you mean \"{meant}\"?");
+            assert!(e.contains(&guess), "{text}: {e}");
             assert!(meant.parse::<PublishPolicy>().is_ok(), "{meant}");
         }
         // Nothing near: no guess.
-        let e = "sometimes"
-            .parse::<PublishPolicy>()
-            .unwrap_err()
-            .to_string();
-        assert!(!e.contains("did you mean"), "{e}");
+        let e = "sometimes".parse::<PublishPolicy>().unwrap_err();
+        assert!(!e.to_string().contains("did you mean"), "{e}");
     }
 
     #[test]
-    fn only_ratelimited_policies_read_the_clock() {
-        for (text, reads) in [
-            ("always", false),
-            ("never", false),
-            ("threshold:64", false),
-            ("batch:32", false),
-            ("ratelimit:1ms", true),
-            ("ratelimit:1ms+threshold:64", true),
-        ] {
-            let p: PublishPolicy = text.parse().unwrap();
-            assert_eq!(p.reads_clock(), reads, "{text}");
-        }
-    }
-
-    #[test]
-    fn threshold_filter_is_the_kernel_formula() {
-        // abs(delta) > contrib / 64
-        let f = Filter::Threshold(64);
-        assert!(!f.passes_as::<FILTER_ANY>(16, 1024)); // 16 > 16 is false
-        assert!(f.passes_as::<FILTER_ANY>(17, 1024));
-        assert!(f.passes_as::<FILTER_ANY>(-17, 1024));
-        assert!(!f.passes_as::<FILTER_ANY>(-16, 1024));
-        assert!(f.passes_as::<FILTER_ANY>(1, 63)); // 63 / 64 == 0
-        assert!(!f.passes_as::<FILTER_ANY>(0, 63));
-        assert!(Filter::Batch(32).passes_as::<FILTER_ANY>(-32, 0));
-        assert!(!Filter::Batch(32).passes_as::<FILTER_ANY>(31, 0));
-        assert!(Filter::Always.passes_as::<FILTER_ANY>(0, 5));
-        assert!(!Filter::Changed.passes_as::<FILTER_ANY>(0, 5));
-    }
-
-    #[test]
-    fn each_filters_own_copy_decides_as_the_run_time_one() {
+    fn each_filter_decides_by_its_formula_in_every_copy() {
         let filters = [
             Filter::Always,
             Filter::Changed,
@@ -409,19 +345,17 @@ mod tests {
             Filter::Batch(32),
             Filter::Never,
         ];
-        let kinds: Vec<u8> = filters.iter().map(|f| f.kind()).collect();
-        assert_eq!(
-            kinds,
-            [
-                FILTER_ALWAYS,
-                FILTER_CHANGED,
-                FILTER_THRESHOLD,
-                FILTER_BATCH,
-                FILTER_NEVER
-            ]
-        );
-        assert!(!kinds.contains(&FILTER_ANY));
-        // Decisions known by hand: (delta, contrib) -> passes, per filter.
+        let kinds = filters.map(Filter::kind);
+        let want = [
+            FILTER_ALWAYS,
+            FILTER_CHANGED,
+            FILTER_THRESHOLD,
+            FILTER_BATCH,
+            FILTER_NEVER,
+        ];
+        assert_eq!(kinds, want);
+        // Decisions known by hand: (delta, contrib) -> passes, per filter. Threshold is the
+        // kernel's abs(delta) > contrib / 64: 16 > 1024/64 is false, and 63 / 64 == 0.
         let cases = [
             (0, 5),
             (16, 1024),
@@ -430,15 +364,17 @@ mod tests {
             (31, 0),
             (-32, 0),
         ];
+        let cases = cases.into_iter().chain([(-16, 1024), (1, 63), (0, 63)]);
+        let (t, f) = (true, false);
         let truth = [
-            [true; 6],
-            [false, true, true, true, true, true],
-            [false, false, true, true, true, true],
-            [false, false, false, false, false, true],
-            [false; 6],
+            [t; 9],
+            [f, t, t, t, t, t, t, t, f],
+            [f, f, t, t, t, t, f, t, f],
+            [f, f, f, f, f, t, f, f, f],
+            [f; 9],
         ];
         for (f, want) in filters.iter().zip(truth) {
-            for (&(delta, contrib), want) in cases.iter().zip(want) {
+            for ((delta, contrib), want) in cases.clone().zip(want) {
                 let own = match f.kind() {
                     FILTER_ALWAYS => f.passes_as::<FILTER_ALWAYS>(delta, contrib),
                     FILTER_CHANGED => f.passes_as::<FILTER_CHANGED>(delta, contrib),
@@ -446,19 +382,15 @@ mod tests {
                     FILTER_BATCH => f.passes_as::<FILTER_BATCH>(delta, contrib),
                     _ => f.passes_as::<FILTER_NEVER>(delta, contrib),
                 };
-                assert_eq!(own, want, "{f:?} own copy, delta {delta} contrib {contrib}");
                 let any = f.passes_as::<FILTER_ANY>(delta, contrib);
-                assert_eq!(
-                    any, want,
-                    "{f:?} at run time, delta {delta} contrib {contrib}"
-                );
+                let case = format!("{f:?}, delta {delta} contrib {contrib}");
+                assert_eq!((own, any), (want, want), "{case}: own copy, at run time");
             }
         }
     }
 
     #[test]
     fn durations_round_trip() {
-        assert_eq!(parse_duration("1ms").unwrap(), Duration::from_millis(1));
         for zero in ["0", "0ms", "0s", "0.0us"] {
             assert_eq!(parse_duration_or_zero(zero), Ok(Duration::ZERO), "{zero}");
             assert!(parse_duration(zero).is_err(), "{zero}");
@@ -466,18 +398,21 @@ mod tests {
         assert_eq!(parse_duration_or_zero("5ms"), Ok(Duration::from_millis(5)));
         assert!(parse_duration_or_zero("5").is_err());
         assert!(parse_duration_or_zero("0parsecs").is_err());
-        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
         // Every unit, by its scale.
-        assert_eq!(parse_duration("750ns").unwrap(), Duration::from_nanos(750));
-        assert_eq!(parse_duration("250us").unwrap(), Duration::from_micros(250));
-        assert_eq!(parse_duration("250µs").unwrap(), Duration::from_micros(250));
-        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
+        for (text, want) in [
+            ("1ms", Duration::from_millis(1)),
+            ("1.5s", Duration::from_millis(1500)),
+            ("750ns", Duration::from_nanos(750)),
+            ("250us", Duration::from_micros(250)),
+            ("250µs", Duration::from_micros(250)),
+            ("2s", Duration::from_secs(2)),
+        ] {
+            assert_eq!(parse_duration(text), Ok(want), "{text}");
+        }
         // The range is open at 1e6 s (11.6 days): just below passes, the bound itself does not.
         assert!(parse_duration("999999s").is_ok());
-        assert_eq!(
-            parse_duration("1000000s"),
-            Err(DurationError::Range("1000000s".into()))
-        );
+        let range = DurationError::Range("1000000s".into());
+        assert_eq!(parse_duration("1000000s"), Err(range));
         assert_eq!(format_duration(Duration::from_micros(250)), "250us");
         assert_eq!(format_duration(Duration::from_nanos(1500)), "1500ns");
     }

@@ -182,7 +182,47 @@ impl ShardedCounter {
         }
         let units = level_units(layout.level, topo, first_node);
         let (homes, notes) = slot_homes(&units, layout.home, topo);
-        let laid = lay_out(&units, &homes, layout.pad.stride(), offset, placement)?;
+        // One region per home node, the slots of that node packed in it at `stride` from `offset`
+        // bytes into its page; the first region also holds `shares`, one stride before its slots.
+        let stride = layout.pad.stride();
+        let region_nodes: Vec<u32> = (homes.iter().enumerate())
+            .filter_map(|(i, h)| (!homes[..i].contains(h)).then_some(*h))
+            .collect();
+        let mut regions = Vec::with_capacity(region_nodes.len());
+        let mut slots = vec![std::ptr::null::<AtomicI64>(); units.len()];
+        let (mut shares, mut end_offset) = (std::ptr::null::<AtomicI64>(), 0);
+        for (r, &node) in region_nodes.iter().enumerate() {
+            let members: Vec<usize> = (0..units.len()).filter(|&i| homes[i] == node).collect();
+            let lead = usize::from(r == 0); // room for `shares` in the first region
+            let memory =
+                NodeMemory::alloc(offset + (members.len() + lead) * stride, node, placement)?;
+            // SAFETY: offset < the page size <= the region's length.
+            let base = unsafe { memory.as_ptr().add(offset) };
+            if r == 0 {
+                shares = base.cast::<AtomicI64>();
+                // SAFETY: an 8-aligned offset into a fresh, page-aligned
+                // mapping.
+                unsafe { (*shares).store(DEFAULT_SHARES, Ordering::Relaxed) };
+                end_offset = (offset + (members.len() + lead) * stride) % page_size();
+            }
+            for (k, &i) in members.iter().enumerate() {
+                // SAFETY: offset + (k + lead) * stride + 8 <= region
+                // length, and 8-aligned, so this is a valid AtomicI64.
+                slots[i] = unsafe { base.add((k + lead) * stride) }.cast::<AtomicI64>();
+            }
+            regions.push(memory);
+        }
+        let info = units
+            .iter()
+            .zip(&homes)
+            .map(|(unit, &home)| SlotInfo {
+                owner: unit.owner.clone(),
+                node: home,
+                check: regions[region_nodes.iter().position(|&n| n == home).unwrap_or(0)]
+                    .check()
+                    .clone(),
+            })
+            .collect();
         let max_cpu = topo.online_cpus.last().unwrap_or(0) as usize;
         let mut cpu_to_slot = vec![usize::MAX; max_cpu + 1];
         for (i, unit) in units.iter().enumerate() {
@@ -193,15 +233,15 @@ impl ShardedCounter {
         let (node_to_slot, node_mask) = node_slots(layout.level, topo);
         Ok(Self {
             layout,
-            _regions: laid.regions,
-            slots: laid.slots,
-            shares: laid.shares,
-            info: laid.info,
+            _regions: regions,
+            slots,
+            shares,
+            info,
             cpu_to_slot,
             node_to_slot,
             node_mask,
             notes,
-            end_offset: laid.end_offset,
+            end_offset,
         })
     }
 
@@ -227,10 +267,8 @@ impl ShardedCounter {
 
     /// The slot index a writer on `cpu` adds to, if the CPU is online.
     pub fn slot_of_cpu(&self, cpu: u32) -> Option<usize> {
-        self.cpu_to_slot
-            .get(cpu as usize)
-            .copied()
-            .filter(|&s| s != usize::MAX)
+        let slot = *self.cpu_to_slot.get(cpu as usize)?;
+        (slot != usize::MAX).then_some(slot)
     }
 
     /// The slot at `index` (panics if out of range, like slice indexing).
@@ -264,9 +302,7 @@ impl ShardedCounter {
 
     /// Sets every slot (its sum and its publish tags) to 0, as a new counter's are.
     pub fn clear(&self) {
-        for i in 0..self.slots.len() {
-            self.slot(i).store(0, Ordering::Relaxed);
-        }
+        (0..self.slots.len()).for_each(|i| self.slot(i).store(0, Ordering::Relaxed));
     }
 
     /// Slot `index`'s raw value: its sum and its publish tags (relaxed load).
@@ -440,74 +476,6 @@ fn slot_homes(units: &[Unit], home: SlotHome, topo: &Topology) -> (Vec<u32>, Vec
     (homes, notes)
 }
 
-/// The slots laid out in node-bound memory ([`lay_out`]).
-struct LaidOut {
-    regions: Vec<NodeMemory>,
-    slots: Vec<*const AtomicI64>,
-    shares: *const AtomicI64,
-    info: Vec<SlotInfo>,
-    end_offset: usize,
-}
-
-/// One region per home node, the slots of that node packed in it at `stride` from `offset` bytes
-/// into its page; the first region also holds `shares`, one stride before its slots.
-fn lay_out(
-    units: &[Unit],
-    homes: &[u32],
-    stride: usize,
-    offset: usize,
-    placement: Placement,
-) -> Result<LaidOut, CounterError> {
-    let mut region_nodes: Vec<u32> = Vec::new();
-    for &h in homes {
-        if !region_nodes.contains(&h) {
-            region_nodes.push(h);
-        }
-    }
-    let mut regions = Vec::with_capacity(region_nodes.len());
-    let mut slots = vec![std::ptr::null::<AtomicI64>(); units.len()];
-    let mut shares = std::ptr::null::<AtomicI64>();
-    let mut end_offset = 0;
-    for (r, &node) in region_nodes.iter().enumerate() {
-        let members: Vec<usize> = (0..units.len()).filter(|&i| homes[i] == node).collect();
-        let lead = usize::from(r == 0); // room for `shares` in the first region
-        let memory = NodeMemory::alloc(offset + (members.len() + lead) * stride, node, placement)?;
-        // SAFETY: offset < the page size <= the region's length.
-        let base = unsafe { memory.as_ptr().add(offset) };
-        if r == 0 {
-            shares = base.cast::<AtomicI64>();
-            // SAFETY: an 8-aligned offset into a fresh, page-aligned
-            // mapping.
-            unsafe { (*shares).store(DEFAULT_SHARES, Ordering::Relaxed) };
-            end_offset = (offset + (members.len() + lead) * stride) % page_size();
-        }
-        for (k, &i) in members.iter().enumerate() {
-            // SAFETY: offset + (k + lead) * stride + 8 <= region
-            // length, and 8-aligned, so this is a valid AtomicI64.
-            slots[i] = unsafe { base.add((k + lead) * stride) }.cast::<AtomicI64>();
-        }
-        regions.push(memory);
-    }
-    let info = units
-        .iter()
-        .zip(homes)
-        .map(|(unit, &home)| SlotInfo {
-            owner: unit.owner.clone(),
-            node: home,
-            check: regions[region_nodes.iter().position(|&n| n == home).unwrap_or(0)]
-                .check()
-                .clone(),
-        })
-        .collect();
-    Ok(LaidOut {
-        regions,
-        slots,
-        shares,
-        info,
-        end_offset,
-    })
-}
-
 /// The node level's slot for each node id below `nr_node_ids` (one past the highest possible node
 /// id) and its 1024-bit mask of node ids with a slot; empty for the other levels.
 fn node_slots(
@@ -546,9 +514,9 @@ mod tests {
     #[test]
     fn next_node_walks_set_bits() {
         let mut mask = [0u64; MAX_NUMNODES / 64];
-        for n in [0usize, 3, 64, 1023] {
-            mask[n / 64] |= 1 << (n % 64);
-        }
+        [0usize, 3, 64, 1023]
+            .into_iter()
+            .for_each(|n| mask[n / 64] |= 1 << (n % 64));
         let (mut seen, mut words) = (Vec::new(), 0);
         let mut n = next_node(&mask, 0, &mut words);
         while n < MAX_NUMNODES {
@@ -560,8 +528,8 @@ mod tests {
         // 2 + 15.
         assert_eq!(words, 19);
         // Past the end: no word is loaded.
-        assert_eq!(next_node(&mask, MAX_NUMNODES, &mut words), MAX_NUMNODES);
-        assert_eq!(words, 19);
+        let past = next_node(&mask, MAX_NUMNODES, &mut words);
+        assert_eq!((past, words), (MAX_NUMNODES, 19));
     }
 
     #[test]
@@ -570,19 +538,16 @@ mod tests {
         let mut topo = crate::topology::fixture("cpuless-memless");
         let list = |s: &str| crate::topology::CpuList::parse(s).unwrap();
         topo.allowed_mems = list("0,2");
-        assert_eq!(nearest_memory_node(&topo, 0), 0);
-        assert_eq!(nearest_memory_node(&topo, 2), 2);
-        assert_eq!(nearest_memory_node(&topo, 1), 0); // 21 < 24
-        // Node 0's memory not allowed to this process: node 2 is nearest for both.
+        let nearest = |topo: &Topology| [0, 1, 2].map(|n| nearest_memory_node(topo, n));
+        assert_eq!(nearest(&topo), [0, 0, 2]); // 1 to 0: 21 < 24
+        // Node 0's memory not allowed to this process: node 2 is nearest for all.
         topo.allowed_mems = list("2");
-        assert_eq!(nearest_memory_node(&topo, 1), 2);
-        assert_eq!(nearest_memory_node(&topo, 0), 2);
+        assert_eq!(nearest(&topo), [2, 2, 2]);
     }
 
     #[test]
     fn pads_have_the_documented_strides() {
-        assert_eq!(Pad::Line64.stride(), 64);
-        assert_eq!(Pad::Packed.stride(), 8);
+        assert_eq!((Pad::Line64.stride(), Pad::Packed.stride()), (64, 8));
         #[cfg(target_arch = "x86_64")]
         assert_eq!(Pad::Line128.stride(), 128);
     }

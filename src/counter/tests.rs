@@ -1,58 +1,59 @@
-//! Exactness and policy tests. Slot memory is really node-bound: on the
-//! live host (node 0), or for a fixture's layout with every slot homed on
-//! node 0, which is the only node this test machine has.
+//! Exactness and policy tests. Slot memory is really node-bound: on the live host (node 0), or for
+//! a fixture's layout with every slot homed on node 0, the only node this test machine has.
 
 use super::*;
 use crate::clock::{FakeClock, MonotonicClock};
 use crate::placement::{NodeCheck, Placement};
-use crate::topology::Topology;
+use crate::topology::{CpuList, Topology, fixture};
 use crate::workload::LoadWalk;
-use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use crate::topology::fixture;
-
-/// A one-slot (global, 128-byte padded) counter for `writers` on `topo`: the tests' counter.
-pub(crate) fn global_counter(topo: &crate::topology::Topology, writers: &[u32]) -> ShardedCounter {
+/// A counter of `level` and `pad` with slots at `home`, walked `node_iter`, for `cpus` of `topo`.
+fn counter_on(
+    topo: &Topology,
+    cpus: &[u32],
+    (level, pad): (ShardLevel, Pad),
+    home: SlotHome,
+    node_iter: NodeIter,
+) -> ShardedCounter {
     let layout = CounterLayout {
-        level: ShardLevel::Global,
-        pad: Pad::Line128,
-        home: SlotHome::Local,
-        node_iter: NodeIter::Compact,
-    };
-    ShardedCounter::new(layout, topo, writers, crate::placement::Placement::Strict).unwrap()
-}
-
-/// [`global_counter`] for the live host's first allowed CPU.
-pub(crate) fn host_counter() -> ShardedCounter {
-    let topo = crate::topology::Topology::read(std::path::Path::new("/")).unwrap();
-    global_counter(&topo, &[topo.allowed_cpus.first().unwrap()])
-}
-
-fn layout(level: ShardLevel, pad: Pad, home: SlotHome, node_iter: NodeIter) -> CounterLayout {
-    CounterLayout {
         level,
         pad,
         home,
         node_iter,
-    }
+    };
+    ShardedCounter::new(layout, topo, cpus, Placement::Strict).unwrap()
 }
 
-const POLICIES: [&str; 6] = [
-    "always",
-    "threshold:64",
-    "ratelimit:50us",
-    "ratelimit:50us+threshold:64",
-    "batch:32",
-    "ratelimit:20us+batch:8",
-];
+/// A counter of `shape` for `cpus` of `topo`, every slot on node 0, walked compactly.
+pub(crate) fn on_node0(topo: &Topology, cpus: &[u32], shape: (ShardLevel, Pad)) -> ShardedCounter {
+    counter_on(topo, cpus, shape, SlotHome::OnNode(0), NodeIter::Compact)
+}
+
+/// A one-slot (global, 128-byte padded) counter for `writers` on `topo`: the tests' counter.
+pub(crate) fn global_counter(topo: &Topology, writers: &[u32]) -> ShardedCounter {
+    let global = (ShardLevel::Global, Pad::Line128);
+    counter_on(topo, writers, global, SlotHome::Local, NodeIter::Compact)
+}
+
+/// The live host and the CPUs this process may use.
+pub(crate) fn here() -> (Topology, Vec<u32>) {
+    let topo = Topology::read(std::path::Path::new("/")).unwrap();
+    let cpus = topo.allowed_cpus.to_vec();
+    (topo, cpus)
+}
+
+/// [`global_counter`] for the live host's first allowed CPU.
+pub(crate) fn host_counter() -> ShardedCounter {
+    let (topo, cpus) = here();
+    global_counter(&topo, &cpus[..1])
+}
 
 /// Seed every `hammer` writer's load walk uses.
 const HAMMER_SEED: u64 = 42;
 
-/// Runs `threads` writers (CPU ids taken round-robin from `cpus`) for
-/// `updates` seeded random updates each, flushes, and returns each
-/// writer's final load (in writer order) and the merged stats.
+/// Runs `threads` writers (CPU ids taken round-robin from `cpus`) for `updates` seeded random
+/// updates each, flushes, and returns each writer's final load (in writer order) and merged stats.
 fn hammer(
     counter: &ShardedCounter,
     cpus: &[u32],
@@ -72,12 +73,8 @@ fn hammer(
                         w.update(walk.next_load());
                         if i % 16 == 0 {
                             // Read side interleaved, as in the kernel.
-                            std::hint::black_box(group_shares(
-                                counter.shares(),
-                                counter.read(),
-                                w.contrib(),
-                                w.load(),
-                            ));
+                            let (shares, sum) = (counter.shares(), counter.read());
+                            std::hint::black_box(group_shares(shares, sum, w.contrib(), w.load()));
                         }
                     }
                     w.flush();
@@ -85,27 +82,18 @@ fn hammer(
                 })
             })
             .collect();
-        let mut loads = Vec::with_capacity(threads);
         let mut stats = PublishStats::default();
-        for h in handles {
-            let (load, st) = h.join().unwrap();
-            loads.push(load);
-            stats.merge(&st);
-        }
+        let loads = handles.into_iter().map(|h| h.join().unwrap());
+        let loads = loads.map(|(load, st)| (stats.merge(&st), load).1).collect();
         (loads, stats)
     })
 }
 
-/// Writer `t`'s load after `updates` steps, replayed on a fresh walk with
-/// no counter, no writer and no threads involved: what `hammer`'s writer
-/// `t` must end up holding.
+/// Writer `t`'s load after `updates` steps, replayed on a fresh walk with no counter, no writer and
+/// no threads involved: what `hammer`'s writer `t` must end up holding.
 fn replayed_final_load(t: usize, updates: u32) -> i64 {
     let mut walk = LoadWalk::new(HAMMER_SEED, t as u64);
-    let mut last = crate::workload::START_LOAD;
-    for _ in 0..updates {
-        last = walk.next_load();
-    }
-    last
+    (0..updates).fold(crate::workload::START_LOAD, |_, _| walk.next_load())
 }
 
 /// Checks `hammer`'s writers against their replays, and the counter against the replayed total;
@@ -117,30 +105,22 @@ fn assert_loads_replay(counter: &ShardedCounter, loads: &[i64], updates: u32, wh
         assert_eq!(load, replay, "{what}: writer {t} ended on the wrong load");
         expected += replay;
     }
-    assert_eq!(
-        counter.read(),
-        expected,
-        "{what}: counter != replayed total"
-    );
+    assert_eq!(counter.read(), expected, "{what}: counter != replay");
     check_exact(counter, expected, what).unwrap();
     expected
 }
 
 #[test]
 fn every_level_policy_and_pad_sums_exactly_under_contention() {
-    let topo = Topology::read(Path::new("/")).unwrap();
-    let cpus = topo.allowed_cpus.to_vec();
+    let ((topo, cpus), local, compact) = (here(), SlotHome::Local, NodeIter::Compact);
     for level in ShardLevel::ALL {
         for pad in Pad::ALL {
-            for policy in POLICIES {
+            for policy in ["always", "threshold:64", "ratelimit:50us", "batch:32"]
+                .into_iter()
+                .chain(["ratelimit:50us+threshold:64", "ratelimit:20us+batch:8"])
+            {
                 let policy: PublishPolicy = policy.parse().unwrap();
-                let counter = ShardedCounter::new(
-                    layout(level, pad, SlotHome::Local, NodeIter::Compact),
-                    &topo,
-                    &cpus,
-                    Placement::Strict,
-                )
-                .unwrap();
+                let counter = counter_on(&topo, &cpus, (level, pad), local, compact);
                 let name = format!("{level}/{policy}/{pad}");
                 // The slots really are `pad` bytes apart in memory (this host has one node, so they
                 // share one region).
@@ -150,10 +130,8 @@ fn every_level_policy_and_pad_sums_exactly_under_contention() {
                 let total = assert_loads_replay(&counter, &loads, 20_000, &name);
                 // A wrong expectation must be caught, whatever the layout.
                 let err = check_exact(&counter, total + 3, &name).unwrap_err();
-                assert_eq!(
-                    (err.strategy.as_str(), err.found, err.expected),
-                    (name.as_str(), total, total + 3)
-                );
+                let got = (err.strategy.as_str(), err.found, err.expected);
+                assert_eq!(got, (name.as_str(), total, total + 3));
                 assert_eq!(stats.updates, 60_000, "{name}");
                 assert!(stats.publishes > 0, "{name}");
                 if policy.filter == Filter::Always {
@@ -164,28 +142,17 @@ fn every_level_policy_and_pad_sums_exactly_under_contention() {
             }
         }
     }
-}
-
-#[test]
-fn check_exact_names_the_strategy_and_both_numbers() {
+    // The error names the strategy and both numbers.
     let counter = host_counter();
     let mut w = Writer::new(&counter, 0, PublishPolicy::NEVER, MonotonicClock);
     w.update(700);
     w.flush();
     assert_eq!(check_exact(&counter, 700, "global/never/128"), Ok(()));
     let err = check_exact(&counter, 701, "global/never/128").unwrap_err();
-    assert_eq!(
-        err,
-        ExactnessError {
-            strategy: "global/never/128".into(),
-            found: 700,
-            expected: 701,
-        }
-    );
-    assert_eq!(
-        err.to_string(),
-        "global/never/128: final sum 700 != exact total 701 (off by -1)"
-    );
+    let got = (err.strategy.as_str(), err.found, err.expected);
+    assert_eq!(got, ("global/never/128", 700, 701));
+    let text = "global/never/128: final sum 700 != exact total 701 (off by -1)";
+    assert_eq!(err.to_string(), text);
 }
 
 #[test]
@@ -206,44 +173,34 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
             let mut sums = Vec::new();
             for node_iter in [NodeIter::Compact, NodeIter::Bitmap] {
                 let what = format!("{name} {level} {node_iter:?}");
-                let counter = ShardedCounter::new(
-                    layout(level, Pad::Line128, SlotHome::OnNode(0), node_iter),
-                    &topo,
-                    &cpus,
-                    Placement::Strict,
-                )
-                .unwrap();
-                let expected_slots = match level {
-                    ShardLevel::Global => 1,
-                    ShardLevel::Node => writers, // every node has CPUs
-                    ShardLevel::Llc => topo.llcs.len(),
-                    ShardLevel::Cpu => topo.cpus.len(),
+                let shape = (level, Pad::Line128);
+                let counter = counter_on(&topo, &cpus, shape, SlotHome::OnNode(0), node_iter);
+                let (slots, kind, steps) = match (level, node_iter) {
+                    (ShardLevel::Global, _) => (1, WALK_SLOTS, 1),
+                    (ShardLevel::Llc, _) => (topo.llcs.len(), WALK_SLOTS, topo.llcs.len()),
+                    (ShardLevel::Cpu, _) => (topo.cpus.len(), WALK_SLOTS, topo.cpus.len()),
+                    // Every node has CPUs. The compact walk steps over every node id below
+                    // nr_node_ids; the bitmap loads one mask word per node found (ids here are all
+                    // below 64), then all 16 words in the search past the last one.
+                    (ShardLevel::Node, NodeIter::Compact) => {
+                        let nr_node_ids = topo.possible_nodes.last().unwrap() as usize + 1;
+                        (writers, WALK_NODE_IDS, nr_node_ids)
+                    }
+                    (ShardLevel::Node, NodeIter::Bitmap) => {
+                        (writers, WALK_NODE_MASK, writers + MAX_NUMNODES / 64)
+                    }
                 };
-                assert_eq!(counter.slots().len(), expected_slots, "{what}");
-                // The walk a read takes, counted independently: every slot; at the node level every
-                // node id below nr_node_ids (compact), or the node-mask words loaded (bitmap: node
-                // ids here are all below 64, so one word per node found, then all 16 words in the
-                // search past the last one).
-                let nr_node_ids = topo.possible_nodes.last().unwrap() as usize + 1;
-                let expected_steps = match (level, node_iter) {
-                    (ShardLevel::Node, NodeIter::Compact) => nr_node_ids,
-                    (ShardLevel::Node, NodeIter::Bitmap) => writers + MAX_NUMNODES / 64,
-                    _ => expected_slots,
-                };
-                assert_eq!(counter.read_steps(), expected_steps, "{what}");
+                assert_eq!(counter.slots().len(), slots, "{what}");
+                assert_eq!(counter.read_steps(), steps, "{what}");
+                // The walk compiled apart for each level and node walk is this layout's.
+                assert_eq!(counter.walk_kind(), kind, "{what}");
                 // All slots on node 0: one region, the pad's stride apart.
-                let stride = (expected_slots > 1).then_some(Pad::Line128.stride());
+                let stride = (slots > 1).then_some(Pad::Line128.stride());
                 assert_eq!(counter.slot_stride(), stride, "{what}");
                 let updates = 5_000;
-                let (loads, _) = hammer(
-                    &counter,
-                    &writer_cpus,
-                    writers,
-                    "threshold:64".parse().unwrap(),
-                    updates,
-                );
+                let policy = "threshold:64".parse().unwrap();
+                let (loads, _) = hammer(&counter, &writer_cpus, writers, policy, updates);
                 let total = assert_loads_replay(&counter, &loads, updates, &what);
-
                 // Each writer has a slot of its own (one per node, and the first CPUs of two nodes
                 // share no LLC), except at global.
                 let writer_slots: Vec<usize> = writer_cpus
@@ -253,61 +210,38 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                 let mut distinct = writer_slots.clone();
                 distinct.sort_unstable();
                 distinct.dedup();
-                let expected_distinct = if level == ShardLevel::Global {
+                let want = if level == ShardLevel::Global {
                     1
                 } else {
                     writers
                 };
-                assert_eq!(
-                    distinct.len(),
-                    expected_distinct,
-                    "{what}: {writer_slots:?}"
-                );
+                assert_eq!(distinct.len(), want, "{what}: {writer_slots:?}");
                 // Every slot holds exactly its writers' replayed loads.
-                for i in 0..expected_slots {
+                for i in 0..slots {
                     let want: i64 = (0..writers)
                         .filter(|&t| writer_slots[t] == i)
                         .map(|t| replayed_final_load(t, updates))
                         .sum();
-                    assert_eq!(
-                        crate::counter::slot_sum(
-                            counter.slot(i).load(std::sync::atomic::Ordering::Relaxed)
-                        ),
-                        want,
-                        "{what}: slot {i}"
-                    );
+                    assert_eq!(slot_sum(counter.raw(i)), want, "{what}: slot {i}");
                 }
-
                 // Distinct marks in every slot: powers of two where they fit (sum 2^n - 1), else
                 // 1..=n (sum n(n+1)/2). A walk that skips or repeats a slot reads another sum.
-                let n = expected_slots;
+                let n = slots;
                 let (mark, marks_sum): (fn(usize) -> i64, i64) = if n <= 62 {
                     (|i| 1 << i, (1i64 << n) - 1)
                 } else {
                     (|i| i as i64 + 1, (n * (n + 1) / 2) as i64)
                 };
                 for i in 0..n {
-                    counter
-                        .slot(i)
-                        .fetch_add(mark(i), std::sync::atomic::Ordering::Relaxed);
+                    counter.slot(i).fetch_add(mark(i), Ordering::Relaxed);
                 }
                 assert_eq!(counter.read(), total + marks_sum, "{what}: marked read");
-                // The walk compiled apart for each level and node walk (what a loop picks outside
-                // its busy window) is this layout's, and a view reading through it sums the same.
-                let kind = match (level, node_iter) {
-                    (ShardLevel::Node, NodeIter::Compact) => WALK_NODE_IDS,
-                    (ShardLevel::Node, NodeIter::Bitmap) => WALK_NODE_MASK,
-                    _ => WALK_SLOTS,
-                };
-                assert_eq!(counter.walk_kind(), kind, "{what}");
+                // A view reading through the walk sums the same.
                 let mut view = ReadView::new(&counter, None);
                 assert_eq!(view.read(&counter, 0), total + marks_sum, "{what}");
                 sums.push(counter.read());
             }
-            assert_eq!(
-                sums[0], sums[1],
-                "{name} {level}: compact and bitmap disagree"
-            );
+            assert_eq!(sums[0], sums[1], "{name} {level}: walks disagree");
         }
     }
 }
@@ -316,15 +250,7 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
 fn writers_map_to_their_level_unit() {
     let topo = fixture("epyc-7j13-2s-nps1-256");
     let cpus = topo.online_cpus.to_vec();
-    let make = |level| {
-        ShardedCounter::new(
-            layout(level, Pad::Line64, SlotHome::OnNode(0), NodeIter::Compact),
-            &topo,
-            &cpus,
-            Placement::Strict,
-        )
-        .unwrap()
-    };
+    let make = |level| on_node0(&topo, &cpus, (level, Pad::Line64));
     let node = make(ShardLevel::Node);
     assert_eq!(node.slot_of_cpu(0), node.slot_of_cpu(191)); // both node 0
     assert_ne!(node.slot_of_cpu(0), node.slot_of_cpu(64));
@@ -332,31 +258,19 @@ fn writers_map_to_their_level_unit() {
     let llc = make(ShardLevel::Llc);
     assert_eq!(llc.slot_of_cpu(0), llc.slot_of_cpu(135)); // same CCX via SMT sibling
     assert_ne!(llc.slot_of_cpu(7), llc.slot_of_cpu(8)); // next CCX, same node
-    let cpu = make(ShardLevel::Cpu);
-    assert_eq!(cpu.slot_of_cpu(200), Some(200));
+    assert_eq!(make(ShardLevel::Cpu).slot_of_cpu(200), Some(200));
     assert_eq!(make(ShardLevel::Global).slot_of_cpu(255), Some(0));
 }
 
 #[test]
 fn slots_are_verified_on_their_node_here() {
-    let topo = Topology::read(Path::new("/")).unwrap();
-    let cpus = topo.allowed_cpus.to_vec();
+    let (topo, cpus) = here();
     for level in ShardLevel::ALL {
         for home in [SlotHome::Local, SlotHome::OnNode(0)] {
-            let counter = ShardedCounter::new(
-                layout(level, Pad::Packed, home, NodeIter::Compact),
-                &topo,
-                &cpus,
-                Placement::Strict,
-            )
-            .unwrap();
+            let counter = counter_on(&topo, &cpus, (level, Pad::Packed), home, NodeIter::Compact);
             for slot in counter.slots() {
-                assert_eq!(
-                    slot.check,
-                    NodeCheck::Verified { node: 0 },
-                    "{level} {}",
-                    slot.owner
-                );
+                let (owner, verified) = (&slot.owner, NodeCheck::Verified { node: 0 });
+                assert_eq!(slot.check, verified, "{level} {owner}");
             }
             assert_eq!(counter.shares(), DEFAULT_SHARES);
         }
@@ -365,18 +279,12 @@ fn slots_are_verified_on_their_node_here() {
 
 #[test]
 fn a_counter_starts_its_lines_at_the_offset_asked_and_ends_where_told() {
-    let topo = Topology::read(Path::new("/")).unwrap();
-    let cpus = topo.allowed_cpus.to_vec();
+    let (topo, cpus) = here();
     let page = crate::placement::page_size();
     let at = |pad, offset| {
-        let c = ShardedCounter::new_at(
-            layout(ShardLevel::Global, pad, SlotHome::Local, NodeIter::Compact),
-            &topo,
-            &cpus,
-            Placement::Strict,
-            offset,
-        )
-        .unwrap();
+        let layout = global_counter(&topo, &cpus).layout();
+        let layout = CounterLayout { pad, ..layout };
+        let c = ShardedCounter::new_at(layout, &topo, &cpus, Placement::Strict, offset).unwrap();
         // `shares` one stride before the slot, both exact after writes.
         c.slot(0).fetch_add(3, Ordering::Relaxed);
         assert_eq!((c.read(), c.shares()), (3, DEFAULT_SHARES));
@@ -395,24 +303,12 @@ fn a_counter_starts_its_lines_at_the_offset_asked_and_ends_where_told() {
 
 #[test]
 fn a_cleared_counter_reads_zero_on_the_same_lines_and_keeps_shares() {
-    let topo = Topology::read(Path::new("/")).unwrap();
-    let cpus = topo.allowed_cpus.to_vec();
-    let counter = ShardedCounter::new(
-        layout(
-            ShardLevel::Cpu,
-            Pad::Line128,
-            SlotHome::Local,
-            NodeIter::Compact,
-        ),
-        &topo,
-        &cpus,
-        Placement::Strict,
-    )
-    .unwrap();
-    let addresses: Vec<usize> = (0..counter.slots().len())
-        .map(|i| counter.slot_address(i))
-        .collect();
-    for i in 0..counter.slots().len() {
+    let (topo, cpus) = here();
+    let shape = (ShardLevel::Cpu, Pad::Line128);
+    let counter = counter_on(&topo, &cpus, shape, SlotHome::Local, NodeIter::Compact);
+    let n = counter.slots().len();
+    let addresses: Vec<usize> = (0..n).map(|i| counter.slot_address(i)).collect();
+    for i in 0..n {
         counter
             .slot(i)
             .store(PUBLISH_TAG * 3 + 5 + i as i64, Ordering::Relaxed);
@@ -428,50 +324,29 @@ fn a_cleared_counter_reads_zero_on_the_same_lines_and_keeps_shares() {
 }
 
 #[test]
-fn unknown_counter_node_is_a_request_error() {
-    let topo = Topology::read(Path::new("/")).unwrap();
-    let err = ShardedCounter::new(
-        layout(
-            ShardLevel::Global,
-            Pad::Line128,
-            SlotHome::OnNode(7),
-            NodeIter::Compact,
-        ),
-        &topo,
-        &[0],
-        Placement::Strict,
-    )
-    .unwrap_err();
+fn a_slot_home_without_memory_is_an_error_or_a_note() {
+    let (topo, _) = here();
+    let layout = CounterLayout {
+        home: SlotHome::OnNode(7),
+        ..host_counter().layout()
+    };
+    let err = ShardedCounter::new(layout, &topo, &[0], Placement::Strict).unwrap_err();
     assert!(matches!(err, CounterError::Request(_)));
     assert!(err.to_string().contains("node 7 does not exist"), "{err}");
-}
-
-#[test]
-fn memoryless_node_slot_falls_back_to_nearest_memory_and_says_so() {
     // Node 1 has CPUs but no memory; nearest node with memory is node 0 (distance 21) rather than
     // node 2 (24). Every fallback lands on node 0, which exists here.
     let topo = fixture("cpuless-memless");
-    let counter = ShardedCounter::new(
-        layout(
-            ShardLevel::Node,
-            Pad::Line128,
-            SlotHome::Local,
-            NodeIter::Compact,
-        ),
-        &topo,
-        &[4],
-        Placement::BestEffort,
-    )
-    .unwrap();
+    let layout = CounterLayout {
+        level: ShardLevel::Node,
+        ..host_counter().layout()
+    };
+    let counter = ShardedCounter::new(layout, &topo, &[4], Placement::BestEffort).unwrap();
     assert_eq!(counter.slots()[1].node, 0);
-    assert!(
-        counter
-            .notes()
-            .iter()
-            .any(|n| n.contains("node 1 has no usable memory")),
-        "{:?}",
-        counter.notes()
-    );
+    let notes = counter.notes();
+    let said = notes
+        .iter()
+        .any(|n| n.contains("node 1 has no usable memory"));
+    assert!(said, "{notes:?}");
 }
 
 #[test]
@@ -481,30 +356,28 @@ fn ratelimit_never_publishes_twice_in_one_period_and_stamps_only_on_publish() {
     clock.advance(1_000_000);
     let policy: PublishPolicy = "ratelimit:1us+threshold:64".parse().unwrap();
     let mut w = Writer::new(&counter, 0, policy, clock.clone());
-
-    w.update(1024); // first update may publish
-    assert_eq!(w.stats().publishes, 1);
-    clock.advance(500);
-    w.update(4096); // inside the period: no publish however big
-    assert_eq!(w.stats().publishes, 1);
-    clock.advance(600); // 1100 ns after the publish
-    w.update(4096);
-    assert_eq!(w.stats().publishes, 2);
-    clock.advance(1500);
-    w.update(4096 + 10); // period over, but 10 <= 4096/64: no publish, no stamp
-    assert_eq!(w.stats().publishes, 2);
-    clock.advance(10); // only 10 ns after the failed try
-    w.update(8192); // publishes: the failed try did not stamp
-    assert_eq!(w.stats().publishes, 3);
+    // (clock step, load, publishes after): the first update may publish; inside the period none
+    // however big; 1100 ns after the publish; period over but 10 <= 4096/64: no publish, no stamp;
+    // only 10 ns after the failed try it publishes, as the failed try did not stamp.
+    for (step, load, publishes) in [
+        (0, 1024, 1),
+        (500, 4096, 1),
+        (600, 4096, 2),
+        (1500, 4096 + 10, 2),
+        (10, 8192, 3),
+    ] {
+        clock.advance(step);
+        w.update(load);
+        assert_eq!(w.stats().publishes, publishes, "load {load}");
+    }
     assert_eq!(counter.read(), 8192);
-
-    // Random schedule: publishes are always at least one period apart.
+    // Random schedule (clock steps of 0..=400 ns): publishes are always at least one period apart.
     let mut walk = LoadWalk::new(9, 0);
+    let mut steps = LoadWalk::new(5, 99);
     let mut last_publish_time: Option<u64> = None;
     let mut publishes = w.stats().publishes;
-    let mut steps = walk_steps(5);
     for _ in 0..20_000 {
-        clock.advance(steps.next().unwrap_or(0));
+        clock.advance((steps.next_load() % 401) as u64);
         w.update(walk.next_load() * 8);
         if w.stats().publishes != publishes {
             publishes = w.stats().publishes;
@@ -515,16 +388,7 @@ fn ratelimit_never_publishes_twice_in_one_period_and_stamps_only_on_publish() {
             last_publish_time = Some(now);
         }
     }
-    assert!(
-        publishes > 100,
-        "the schedule should allow many publishes, got {publishes}"
-    );
-}
-
-/// Pseudo-random clock steps of 0..=400 ns.
-fn walk_steps(seed: u64) -> impl Iterator<Item = u64> {
-    let mut walk = LoadWalk::new(seed, 99);
-    std::iter::repeat_with(move || (walk.next_load() % 401) as u64)
+    assert!(publishes > 100, "too few publishes: {publishes}");
 }
 
 #[test]
@@ -532,19 +396,16 @@ fn threshold_publishes_exactly_when_the_kernel_formula_says() {
     let counter = host_counter();
     let mut w = Writer::new(&counter, 0, "threshold:64".parse().unwrap(), MonotonicClock);
     let mut walk = LoadWalk::new(3, 0);
-    let mut contrib = 0i64;
-    let mut published = 0u64;
+    let (mut contrib, mut published) = (0i64, 0u64);
     for _ in 0..50_000 {
         let load = walk.next_load();
-        let delta = load - contrib;
-        let expect = delta.abs() > contrib / 64; // update_tg_load_avg()
+        let expect = (load - contrib).abs() > contrib / 64; // update_tg_load_avg()
         w.update(load);
         if expect {
             contrib = load;
             published += 1;
         }
-        assert_eq!(w.stats().publishes, published);
-        assert_eq!(w.contrib(), contrib);
+        assert_eq!((w.stats().publishes, w.contrib()), (published, contrib));
     }
     assert!(published > 1000 && published < 50_000, "{published}");
     assert_eq!(counter.read(), contrib);
@@ -554,18 +415,16 @@ fn threshold_publishes_exactly_when_the_kernel_formula_says() {
 fn pending_since_marks_the_oldest_unseen_change_and_clears() {
     let counter = host_counter();
     let mut w = Writer::new(&counter, 0, "batch:100".parse().unwrap(), MonotonicClock);
-    w.update(40); // update 0: pending
-    assert_eq!(w.pending_since(), Some(0));
-    w.update(80); // still pending since update 0
-    assert_eq!(w.pending_since(), Some(0));
-    w.update(120); // |120| >= 100: published, nothing pending
-    assert_eq!((w.pending_since(), w.stats().publishes), (None, 1));
-    w.update(150); // update 3: pending
-    assert_eq!(w.pending_since(), Some(3));
-    w.update(120); // back at the published value: nothing unseen
-    assert_eq!(w.pending_since(), None);
-    w.update(150); // update 5: pending again, from here
-    assert_eq!(w.pending_since(), Some(5));
+    // Pending from update 0; |120| >= 100 publishes; pending from 3; back at the published value
+    // nothing is unseen; pending again from 5.
+    for (load, since) in [(40, Some(0)), (80, Some(0)), (120, None), (150, Some(3))]
+        .into_iter()
+        .chain([(120, None), (150, Some(5))])
+    {
+        w.update(load);
+        assert_eq!(w.pending_since(), since, "load {load}");
+    }
+    assert_eq!(w.stats().publishes, 1);
     w.flush();
     assert_eq!((w.pending_since(), w.stats().flushed), (None, 30));
     assert_eq!(counter.read(), 150);
@@ -579,9 +438,7 @@ fn pending_since_marks_the_oldest_unseen_change_and_clears() {
 fn never_publishes_until_the_flush() {
     let counter = host_counter();
     let mut w = Writer::new(&counter, 0, PublishPolicy::NEVER, MonotonicClock);
-    for load in [10, 500, 70] {
-        w.update(load);
-    }
+    [10, 500, 70].into_iter().for_each(|load| w.update(load));
     assert_eq!((counter.read(), w.stats().publishes), (0, 0));
     w.flush();
     assert_eq!((counter.read(), w.stats().flushed), (70, 70));
@@ -591,55 +448,36 @@ fn never_publishes_until_the_flush() {
 
 #[test]
 fn merge_adds_every_count() {
-    let mut a = PublishStats {
-        updates: 3,
-        publishes: 2,
-        flushed: 5,
-        handovers: 1,
+    let stats = |updates, publishes, flushed, handovers| PublishStats {
+        updates,
+        publishes,
+        flushed,
+        handovers,
     };
-    a.merge(&PublishStats {
-        updates: 4,
-        publishes: 7,
-        flushed: 6,
-        handovers: 3,
-    });
+    let mut a = stats(3, 2, 5, 1);
+    a.merge(&stats(4, 7, 6, 3));
     // 3 + 4, 2 + 7, 5 + 6, 1 + 3 (a product would give 12, 14, 30, 3).
-    assert_eq!(
-        a,
-        PublishStats {
-            updates: 7,
-            publishes: 9,
-            flushed: 11,
-            handovers: 4,
-        }
-    );
+    assert_eq!(a, stats(7, 9, 11, 4));
 }
 
 #[test]
 fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
     let counter = host_counter();
-    let always = PublishPolicy::ALWAYS;
-    let mut a = Writer::new(&counter, 0, always, FakeClock::default());
-    let mut b = Writer::new(&counter, 0, always, FakeClock::default());
+    let writer = |policy| Writer::new(&counter, 0, policy, FakeClock::default());
+    let (mut a, mut b) = (writer(PublishPolicy::ALWAYS), writer(PublishPolicy::ALWAYS));
     // A A B A B B A: B's first add follows A's two, A's third follows B, B's second follows A, B's
     // third follows itself, A's fourth B.
-    let script = [
-        (true, 10),
-        (true, 20),
-        (false, 5),
-        (true, 30),
-        (false, 6),
-        (false, 7),
-        (true, 40),
-    ];
-    for (is_a, load) in script {
+    for (is_a, load) in [(true, 10), (true, 20), (false, 5), (true, 30), (false, 6)]
+        .into_iter()
+        .chain([(false, 7), (true, 40)])
+    {
         if is_a { a.update(load) } else { b.update(load) }
     }
     assert_eq!((a.stats().handovers, b.stats().handovers), (2, 2));
     assert_eq!((a.stats().publishes, b.stats().publishes), (4, 3));
     assert_eq!(counter.read(), 47);
-    // Adds that cancel out still hand the line over: B goes +16 then back
-    // -16, leaving the sum as A left it; A's next add sees B's adds.
+    // Adds that cancel out still hand the line over: B goes +16 then back -16, leaving the sum as A
+    // left it; A's next add sees B's adds.
     b.update(23);
     b.update(7);
     assert_eq!(counter.read(), 47);
@@ -647,7 +485,7 @@ fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
     assert_eq!(a.stats().handovers, 3);
     // An update that does not publish moves no line and counts nothing; the reset forgets the count
     // but not what the slot held.
-    let mut held = Writer::new(&counter, 0, PublishPolicy::NEVER, FakeClock::default());
+    let mut held = writer(PublishPolicy::NEVER);
     held.update(100);
     assert_eq!((held.stats().publishes, held.stats().handovers), (0, 0));
     a.reset_stats();
@@ -663,69 +501,58 @@ fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
 #[test]
 fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     let counter = host_counter();
-    let always = PublishPolicy::ALWAYS;
-    let mut a = Writer::new(&counter, 0, always, FakeClock::default());
-    let mut b = Writer::new(&counter, 0, always, FakeClock::default());
-    let mut held = Writer::new(&counter, 0, PublishPolicy::NEVER, FakeClock::default());
+    let writer = |policy| Writer::new(&counter, 0, policy, FakeClock::default());
+    let (mut a, mut b) = (writer(PublishPolicy::ALWAYS), writer(PublishPolicy::ALWAYS));
+    let mut held = writer(PublishPolicy::NEVER);
     let mut va = ReadView::new(&counter, Some(a.slot()));
     let mut reader = ReadView::new(&counter, None);
-    let read_a = |va: &mut ReadView, a: &Writer<'_, FakeClock>| va.read(&counter, a.left());
+    let read_a =
+        |va: &mut ReadView, a: &Writer<'_, FakeClock>| (va.read(&counter, a.left()), va.fetched());
     // A's read of what its own add left fetches nothing.
     a.update(10);
-    assert_eq!((read_a(&mut va, &a), va.fetched()), (10, 0));
+    assert_eq!(read_a(&mut va, &a), (10, 0));
     // B adds: A's next read fetches the line, the one after does not.
     b.update(5);
-    assert_eq!((read_a(&mut va, &a), va.fetched()), (15, 1));
-    assert_eq!((read_a(&mut va, &a), va.fetched()), (15, 1));
+    assert_eq!(read_a(&mut va, &a), (15, 1));
+    assert_eq!(read_a(&mut va, &a), (15, 1));
     // B's two adds, then A's own add (a hand-over), then A's read: the add brought the line, so the
     // read fetches nothing.
     b.update(6);
     b.update(7);
     a.update(20);
-    assert_eq!((read_a(&mut va, &a), va.fetched()), (27, 1));
+    assert_eq!(read_a(&mut va, &a), (27, 1));
     // Adds that cancel out still change the line: one fetch.
     b.update(23);
     b.update(7);
-    assert_eq!((read_a(&mut va, &a), va.fetched()), (27, 2));
+    assert_eq!(read_a(&mut va, &a), (27, 2));
     // An update that does not publish changes nothing.
     held.update(100);
-    assert_eq!((read_a(&mut va, &a), va.fetched()), (27, 2));
+    assert_eq!(read_a(&mut va, &a), (27, 2));
     // A reader without a slot of its own: every change since its view was made (at the start) is
     // one fetch, then none.
-    assert_eq!(reader.read(&counter, 0), 27);
-    assert_eq!(reader.read(&counter, 0), 27);
+    let mut read = || reader.read(&counter, 0);
+    assert_eq!((read(), read()), (27, 27));
     assert_eq!(reader.fetched(), 1);
     // The reset forgets the count, not what was seen.
     va.reset();
-    assert_eq!((read_a(&mut va, &a), va.fetched()), (27, 0));
+    assert_eq!(read_a(&mut va, &a), (27, 0));
     // A slot that is not the counter's is not this view's own.
     let elsewhere = AtomicI64::new(0);
     let mut other = ReadView::new(&counter, Some(&elsewhere));
     assert_eq!((other.read(&counter, 12345), other.fetched()), (27, 0));
-}
-
-#[test]
-fn a_read_counts_a_line_once_however_many_of_its_slots_changed() {
     // Per-CPU slots of the 4-node VM, homed on node 0: packed, slots 0 and 1 share the first line
-    // (with `shares`); padded to 128 bytes, each has its own.
+    // (with `shares`); padded to 64 or 128 bytes, each has its own.
     let topo = fixture("vm-4node-norov");
     let cpus = topo.online_cpus.to_vec();
     for (pad, lines) in [(Pad::Packed, 1), (Pad::Line64, 2), (Pad::Line128, 2)] {
-        let counter = ShardedCounter::new(
-            layout(ShardLevel::Cpu, pad, SlotHome::OnNode(0), NodeIter::Compact),
-            &topo,
-            &cpus,
-            Placement::Strict,
-        )
-        .unwrap();
+        let counter = on_node0(&topo, &cpus, (ShardLevel::Cpu, pad));
         let mut view = ReadView::new(&counter, None);
-        let always = PublishPolicy::ALWAYS;
-        Writer::new(&counter, 0, always, FakeClock::default()).update(1);
-        Writer::new(&counter, 1, always, FakeClock::default()).update(2);
-        assert_eq!(view.read(&counter, 0), 3, "{pad}");
-        assert_eq!(view.fetched(), lines, "{pad}");
-        assert_eq!(view.read(&counter, 0), 3, "{pad}");
-        assert_eq!(view.fetched(), lines, "{pad}");
+        Writer::new(&counter, 0, PublishPolicy::ALWAYS, FakeClock::default()).update(1);
+        Writer::new(&counter, 1, PublishPolicy::ALWAYS, FakeClock::default()).update(2);
+        for _ in 0..2 {
+            let seen = (view.read(&counter, 0), view.fetched());
+            assert_eq!(seen, (3, lines), "{pad}");
+        }
     }
 }
 
@@ -738,22 +565,19 @@ fn a_writer_that_stops_halfway_bounds_the_others_hand_overs() {
     // threads are scheduled.
     let counter = host_counter();
     let writer = || Writer::new(&counter, 0, PublishPolicy::ALWAYS, FakeClock::default());
-    let (wa, wb) = (writer(), writer());
-    fn run(mut w: Writer<'_, FakeClock>, updates: u64) -> (PublishStats, i64) {
+    let run = |mut w: Writer<'_, FakeClock>, updates: u64| {
         let mut walk = LoadWalk::new(3, updates);
-        for _ in 0..updates {
-            w.update(walk.next_load());
-        }
+        (0..updates).for_each(|_| w.update(walk.next_load()));
         let stats = w.stats();
         w.flush();
         (stats, w.load())
-    }
-    let (a_stats, b_stats) = std::thread::scope(|scope| {
+    };
+    let (wa, wb) = (writer(), writer());
+    let ((a, a_load), (b, b_load)) = std::thread::scope(|scope| {
         let a = scope.spawn(|| run(wa, 200_000));
         let b = scope.spawn(|| run(wb, 100_000));
         (a.join().unwrap(), b.join().unwrap())
     });
-    let ((a, a_load), (b, b_load)) = (a_stats, b_stats);
     assert_eq!((a.publishes, b.publishes), (200_000, 100_000));
     assert!(a.handovers <= b.publishes, "{a:?} {b:?}");
     assert!(b.handovers <= a.publishes, "{a:?} {b:?}");
@@ -764,36 +588,20 @@ fn a_writer_that_stops_halfway_bounds_the_others_hand_overs() {
 }
 
 #[test]
-fn updates_counts_every_call_and_restarts_at_the_reset() {
-    let counter = host_counter();
-    let mut w = Writer::new(&counter, 0, "batch:100".parse().unwrap(), MonotonicClock);
-    assert_eq!(w.updates(), 0);
-    for load in [10, 20, 30, 200, 210] {
-        w.update(load);
-    }
-    // Five calls, one of which (200) published.
-    assert_eq!(
-        (w.updates(), w.stats().updates, w.stats().publishes),
-        (5, 5, 1)
-    );
-    w.reset_stats();
-    assert_eq!(w.updates(), 0);
-    w.update(220);
-    w.update(230);
-    assert_eq!(w.updates(), 2);
-}
-
-#[test]
-fn ratelimited_is_true_only_for_a_policy_with_a_ratelimit() {
+fn only_ratelimited_policies_read_the_clock() {
     let counter = host_counter();
     for (policy, limited) in [
         ("always", false),
+        ("never", false),
         ("threshold:64", false),
         ("batch:32", false),
         ("ratelimit:1ms", true),
+        ("ratelimit:1ms+threshold:64", true),
         ("ratelimit:20us+batch:8", true),
     ] {
-        let w = Writer::new(&counter, 0, policy.parse().unwrap(), FakeClock::default());
+        let policy: PublishPolicy = policy.parse().unwrap();
+        assert_eq!(policy.reads_clock(), limited, "{policy}");
+        let w = Writer::new(&counter, 0, policy, FakeClock::default());
         assert_eq!(w.ratelimited(), limited, "{policy}");
     }
 }
@@ -805,41 +613,27 @@ fn group_shares_is_calc_group_shares() {
     assert_eq!(group_shares(1024, 0, 0, 0), 1024);
 }
 
-/// Publishes of `policy` in the first and the last tenth of `updates` updates of one writer fed by
-/// a load table.
-fn publishes_first_and_last_tenth(policy: &str, updates: u64) -> (u64, u64) {
-    let counter = host_counter();
-    let mut w = Writer::new(&counter, 0, policy.parse().unwrap(), MonotonicClock);
-    let mut walk = LoadWalk::new(1, 0);
-    let tenth = updates / 10;
-    let mut first = 0;
-    for _ in 0..tenth {
-        w.update(walk.next_load());
-    }
-    first += w.stats().publishes;
-    for _ in tenth..updates - tenth {
-        w.update(walk.next_load());
-    }
-    let before_last = w.stats().publishes;
-    for _ in updates - tenth..updates {
-        w.update(walk.next_load());
-    }
-    (first, w.stats().publishes - before_last)
-}
-
 #[test]
 fn threshold_and_batch_publish_the_same_fraction_early_and_late() {
     // An unbounded walk made threshold:64 publish 62% of its first 10k updates and 17% of updates
     // 100k-1M; the bounded, periodic table makes the fraction a property of the policy, not of run
-    // length.
+    // length. Publishes in the first and the last tenth of 10M updates:
+    let updates = 10_000_000;
     for policy in ["threshold:64", "batch:32"] {
-        let (first, last) = publishes_first_and_last_tenth(policy, 10_000_000);
+        let counter = host_counter();
+        let mut w = Writer::new(&counter, 0, policy.parse().unwrap(), MonotonicClock);
+        let mut walk = LoadWalk::new(1, 0);
+        let mut run = |n| {
+            (0..n).for_each(|_| w.update(walk.next_load()));
+            w.stats().publishes
+        };
+        let first = run(updates / 10);
+        let before_last = run(updates - 2 * (updates / 10));
+        let last = run(updates / 10) - before_last;
         let ratio = last as f64 / first as f64;
         assert!(first > 10_000, "{policy}: only {first} publishes");
-        assert!(
-            (0.9..=1.1).contains(&ratio),
-            "{policy}: {first} publishes in the first 10%, {last} in the last"
-        );
+        let said = format!("{policy}: {first} publishes in the first 10%, {last} in the last");
+        assert!((0.9..=1.1).contains(&ratio), "{said}");
     }
 }
 
@@ -849,34 +643,18 @@ fn a_compact_read_steps_over_every_possible_node_id() {
     // hot-pluggable memory): the compact walk visits all 8 ids, the bitmap walk only loads mask
     // words, and both find the same two slots.
     let mut topo = fixture("epyc-7j13-2s-nps1-256");
-    topo.possible_nodes = crate::topology::CpuList::parse("0-7").unwrap();
+    topo.possible_nodes = CpuList::parse("0-7").unwrap();
     let cpus = topo.online_cpus.to_vec();
-    let mut reads = Vec::new();
     for (node_iter, steps) in [
         (NodeIter::Compact, 8),
         (NodeIter::Bitmap, 2 + MAX_NUMNODES / 64),
     ] {
-        let counter = ShardedCounter::new(
-            layout(
-                ShardLevel::Node,
-                Pad::Line64,
-                SlotHome::OnNode(0),
-                node_iter,
-            ),
-            &topo,
-            &cpus,
-            Placement::Strict,
-        )
-        .unwrap();
+        let shape = (ShardLevel::Node, Pad::Line64);
+        let counter = counter_on(&topo, &cpus, shape, SlotHome::OnNode(0), node_iter);
         assert_eq!(counter.slots().len(), 2);
         assert_eq!(counter.read_steps(), steps, "{node_iter:?}");
-        counter
-            .slot(0)
-            .store(5, std::sync::atomic::Ordering::Relaxed);
-        counter
-            .slot(1)
-            .store(-7, std::sync::atomic::Ordering::Relaxed);
-        reads.push(counter.read());
+        counter.slot(0).store(5, Ordering::Relaxed);
+        counter.slot(1).store(-7, Ordering::Relaxed);
+        assert_eq!(counter.read(), -2, "{node_iter:?}");
     }
-    assert_eq!(reads, [-2, -2]);
 }

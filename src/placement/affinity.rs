@@ -8,11 +8,7 @@ use std::io;
 pub fn current_cpu() -> io::Result<u32> {
     // SAFETY: sched_getcpu has no preconditions.
     let cpu = unsafe { libc::sched_getcpu() };
-    if cpu < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(cpu as u32)
-    }
+    u32::try_from(cpu).map_err(|_| io::Error::last_os_error())
 }
 
 /// Where a thread asked to run and where it was seen running.
@@ -34,21 +30,18 @@ pub fn pin_current_thread(
     allowed: &CpuList,
     placement: Placement,
 ) -> Result<PinnedThread, PlacementError> {
-    match pin_strict(cpu, allowed) {
-        Ok(observed) => Ok(PinnedThread {
-            requested_cpu: cpu,
-            observed_cpu: Some(observed),
-            verified: true,
-            note: None,
-        }),
-        Err(e) if placement == Placement::BestEffort => Ok(PinnedThread {
-            requested_cpu: cpu,
-            observed_cpu: current_cpu().ok(),
-            verified: false,
-            note: Some(e.to_string()),
-        }),
-        Err(e) => Err(e),
-    }
+    let (observed_cpu, note) = match pin_strict(cpu, allowed) {
+        Ok(observed) => (Some(observed), None),
+        Err(e) if placement == Placement::BestEffort => (current_cpu().ok(), Some(e.to_string())),
+        Err(e) => return Err(e),
+    };
+    let verified = note.is_none();
+    Ok(PinnedThread {
+        requested_cpu: cpu,
+        observed_cpu,
+        verified,
+        note,
+    })
 }
 
 fn pin_strict(cpu: u32, allowed: &CpuList) -> Result<u32, PlacementError> {
@@ -58,22 +51,20 @@ fn pin_strict(cpu: u32, allowed: &CpuList) -> Result<u32, PlacementError> {
     // SAFETY: the kernel reads `words * 8` bytes from `mask`.
     let rc = unsafe { libc::syscall(libc::SYS_sched_setaffinity, 0, words * 8, mask.as_ptr()) };
     if rc != 0 {
-        return Err(PlacementError::Pin {
-            cpu,
-            allowed: allowed.clone(),
-            source: io::Error::last_os_error(),
-        });
+        let errno = io::Error::last_os_error();
+        return Err(PlacementError::Pin(cpu, allowed.clone(), errno));
     }
     // The kernel migrates a running task before sched_setaffinity returns.
-    let mut observed = current_cpu().map_err(|source| PlacementError::GetCpu { cpu, source })?;
+    let observed = || current_cpu().map_err(|e| PlacementError::GetCpu(cpu, e));
+    let mut seen = observed()?;
     for _ in 0..100 {
-        if observed == cpu {
-            return Ok(observed);
+        if seen == cpu {
+            return Ok(seen);
         }
         std::thread::yield_now();
-        observed = current_cpu().map_err(|source| PlacementError::GetCpu { cpu, source })?;
+        seen = observed()?;
     }
-    Err(PlacementError::PinNotHonoured { cpu, observed })
+    Err(PlacementError::PinNotHonoured(cpu, seen))
 }
 
 #[cfg(test)]
@@ -108,11 +99,12 @@ mod tests {
             s.spawn(|| {
                 let err = pin_current_thread(outside, &allowed, Placement::Strict).unwrap_err();
                 let text = err.to_string();
-                assert!(text.contains("CPU 4000"), "{text}");
-                assert!(text.contains(&allowed.to_string()), "{text}");
+                assert!(
+                    text.contains("CPU 4000") && text.contains(&allowed.to_string()),
+                    "{text}"
+                );
                 let best = pin_current_thread(outside, &allowed, Placement::BestEffort).unwrap();
-                assert!(!best.verified);
-                assert!(best.note.unwrap().contains("CPU 4000"));
+                assert!(!best.verified && best.note.unwrap().contains("CPU 4000"));
             });
         });
     }

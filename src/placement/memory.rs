@@ -34,6 +34,7 @@ pub enum NodeCheck {
 }
 
 /// Anonymous memory bound to one node, unmapped on drop.
+#[derive(Debug)]
 pub struct NodeMemory {
     ptr: NonNull<u8>,
     len: usize,
@@ -53,26 +54,22 @@ impl NodeMemory {
     pub fn alloc(len: usize, node: u32, placement: Placement) -> Result<Self, PlacementError> {
         let page = page_size();
         let len = len.max(1).div_ceil(page) * page;
-        let ptr = map_anonymous(
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-        )
-        .map_err(|source| PlacementError::Map { len, source })?;
+        let ptr = map_anonymous(len, libc::PROT_READ | libc::PROT_WRITE, 0)
+            .map_err(|source| PlacementError::Map { len, source })?;
         let addr = ptr.as_ptr().cast::<libc::c_void>();
+        let reason = "not checked".into();
+        let check = NodeCheck::Unverified { reason };
         let mut memory = NodeMemory {
             ptr,
             len,
             requested_node: node,
-            check: NodeCheck::Unverified {
-                reason: "not checked".into(),
-            },
+            check,
         };
         // Failing to turn THP off only matters if a huge page backs us; the
         // page check below would then still say where it is.
         // SAFETY: the range is our own mapping.
         unsafe { libc::madvise(addr, len, libc::MADV_NOHUGEPAGE) };
-        let bound = bind(addr, len, node).map_err(|source| PlacementError::Bind { node, source });
+        let bound = bind(addr, len, node).map_err(|e| PlacementError::Bind(node, e));
         memory.touch();
         let checked = bound.and_then(|()| memory.verify());
         memory.check = match checked {
@@ -100,11 +97,6 @@ impl NodeMemory {
         false
     }
 
-    /// The node the memory was bound to.
-    pub fn requested_node(&self) -> u32 {
-        self.requested_node
-    }
-
     /// Whether every page was verified on the requested node.
     pub fn check(&self) -> &NodeCheck {
         &self.check
@@ -118,19 +110,11 @@ impl NodeMemory {
             .map(|i| unsafe { self.ptr.as_ptr().add(i * page) }.cast())
             .collect();
         let mut status = vec![i32::MIN; pages.len()];
+        let (n, at) = (pages.len(), pages.as_ptr());
+        let (nodes, out) = (std::ptr::null::<libc::c_int>(), status.as_mut_ptr());
         // SAFETY: pid 0 = this process; `nodes` NULL = query only; the
         // kernel writes `pages.len()` ints into `status`.
-        let rc = unsafe {
-            libc::syscall(
-                libc::SYS_move_pages,
-                0,
-                pages.len(),
-                pages.as_ptr(),
-                std::ptr::null::<libc::c_int>(),
-                status.as_mut_ptr(),
-                0,
-            )
-        };
+        let rc = unsafe { libc::syscall(libc::SYS_move_pages, 0, n, at, nodes, out, 0) };
         if rc < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -150,20 +134,14 @@ impl NodeMemory {
         let node = self.requested_node;
         let status = self
             .page_nodes()
-            .map_err(|source| PlacementError::Query { node, source })?;
+            .map_err(|e| PlacementError::Query(node, e))?;
         for (page, &found) in status.iter().enumerate() {
             if found < 0 {
-                return Err(PlacementError::Query {
-                    node,
-                    source: io::Error::from_raw_os_error(-found),
-                });
+                let errno = io::Error::from_raw_os_error(-found);
+                return Err(PlacementError::Query(node, errno));
             }
             if found as u32 != node {
-                return Err(PlacementError::Misplaced {
-                    node,
-                    found: found as u32,
-                    page,
-                });
+                return Err(PlacementError::Misplaced(node, found as u32, page));
             }
         }
         Ok(())
@@ -186,11 +164,7 @@ impl AddressGap {
     pub fn reserve(pages: usize) -> io::Result<Self> {
         let len = pages.max(1) * page_size();
         // Never accessed (PROT_NONE) and never backed.
-        let ptr = map_anonymous(
-            len,
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-        )?;
+        let ptr = map_anonymous(len, libc::PROT_NONE, libc::MAP_NORESERVE)?;
         Ok(AddressGap { ptr, len })
     }
 
@@ -205,9 +179,10 @@ impl AddressGap {
     }
 }
 
-/// An anonymous mapping of `len` bytes with no address hint, `prot` and `flags` as `mmap` takes
-/// them: its start, or the errno.
+/// A private anonymous mapping of `len` bytes with no address hint, `prot` and further `flags` as
+/// `mmap` takes them: its start, or the errno.
 fn map_anonymous(len: usize, prot: libc::c_int, flags: libc::c_int) -> io::Result<NonNull<u8>> {
+    let flags = flags | libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
     // SAFETY: an anonymous mapping with no address hint touches no
     // existing memory.
     let addr = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, flags, -1, 0) };
@@ -231,35 +206,16 @@ impl Drop for NodeMemory {
     }
 }
 
-impl std::fmt::Debug for NodeMemory {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NodeMemory")
-            .field("ptr", &self.ptr)
-            .field("len", &self.len)
-            .field("requested_node", &self.requested_node)
-            .field("check", &self.check)
-            .finish()
-    }
-}
-
 fn bind(addr: *mut libc::c_void, len: usize, node: u32) -> io::Result<()> {
     let words = node as usize / 64 + 1;
     let mut mask = vec![0 as libc::c_ulong; words];
     mask[node as usize / 64] |= 1 << (node % 64);
     let maxnode = words * 64 + 1;
+    let (policy, bits) = (libc::MPOL_BIND, mask.as_ptr());
+    let flags = MPOL_MF_STRICT | MPOL_MF_MOVE;
     // SAFETY: the range is our own mapping; the kernel reads maxnode - 1
     // bits from `mask`, which holds exactly that many.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_mbind,
-            addr,
-            len,
-            libc::MPOL_BIND,
-            mask.as_ptr(),
-            maxnode,
-            MPOL_MF_STRICT | MPOL_MF_MOVE,
-        )
-    };
+    let rc = unsafe { libc::syscall(libc::SYS_mbind, addr, len, policy, bits, maxnode, flags) };
     if rc != 0 {
         return Err(io::Error::last_os_error());
     }
@@ -273,8 +229,8 @@ mod tests {
     #[test]
     fn node0_memory_is_verified_by_move_pages() {
         let memory = NodeMemory::alloc(3 * page_size() + 1, 0, Placement::Strict).unwrap();
-        assert_eq!(memory.len(), 4 * page_size());
-        assert_eq!(memory.check(), &NodeCheck::Verified { node: 0 });
+        let verified = NodeCheck::Verified { node: 0 };
+        assert_eq!((memory.len, memory.check()), (4 * page_size(), &verified));
         assert_eq!(memory.page_nodes().unwrap(), vec![0; 4]);
         assert_eq!(memory.as_ptr() as usize % page_size(), 0);
     }
@@ -283,8 +239,8 @@ mod tests {
     fn missing_node_is_an_error_naming_node_and_errno() {
         let err = NodeMemory::alloc(page_size(), 63, Placement::Strict).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("node 63"), "{text}");
-        assert!(text.contains("os error"), "{text}");
+        let named = text.contains("node 63") && text.contains("os error");
+        assert!(named, "{text}");
         let memory = NodeMemory::alloc(page_size(), 63, Placement::BestEffort).unwrap();
         match memory.check() {
             NodeCheck::Unverified { reason } => assert!(reason.contains("node 63"), "{reason}"),

@@ -25,34 +25,15 @@ pub enum Placement {
 /// A thread or allocation that could not be placed or verified.
 #[derive(Debug, thiserror::Error)]
 pub enum PlacementError {
-    /// `sched_setaffinity` refused the CPU.
-    #[error(
-        "cannot pin to CPU {cpu} (this process may use CPUs {allowed}): sched_setaffinity: {source}"
-    )]
-    Pin {
-        /// The CPU asked for.
-        cpu: u32,
-        /// The process's start-up affinity.
-        allowed: CpuList,
-        /// errno.
-        source: io::Error,
-    },
-    /// `sched_getcpu` failed.
-    #[error("pinned to CPU {cpu} but sched_getcpu failed: {source}")]
-    GetCpu {
-        /// The CPU asked for.
-        cpu: u32,
-        /// errno.
-        source: io::Error,
-    },
-    /// The thread kept running elsewhere after the pin.
-    #[error("pinned to CPU {cpu} but sched_getcpu keeps reporting CPU {observed}")]
-    PinNotHonoured {
-        /// The CPU asked for.
-        cpu: u32,
-        /// Where it ran instead.
-        observed: u32,
-    },
+    /// `sched_setaffinity` refused the CPU (the CPU asked for, the process's start-up affinity).
+    #[error("cannot pin to CPU {0} (this process may use CPUs {1}): sched_setaffinity: {2}")]
+    Pin(u32, CpuList, #[source] io::Error),
+    /// `sched_getcpu` failed after pinning to this CPU.
+    #[error("pinned to CPU {0} but sched_getcpu failed: {1}")]
+    GetCpu(u32, #[source] io::Error),
+    /// The thread kept running elsewhere (the second CPU) after the pin to the first.
+    #[error("pinned to CPU {0} but sched_getcpu keeps reporting CPU {1}")]
+    PinNotHonoured(u32, u32),
     /// `mmap` failed.
     #[error("cannot map {len} bytes: {source}")]
     Map {
@@ -63,29 +44,12 @@ pub enum PlacementError {
     },
     /// `mbind` refused the node (EINVAL: no such node or no memory on it; EPERM: a container
     /// forbids it).
-    #[error("cannot bind memory to node {node}: mbind: {source}")]
-    Bind {
-        /// The node asked for.
-        node: u32,
-        /// errno.
-        source: io::Error,
-    },
-    /// `move_pages` could not say where the pages are.
-    #[error("cannot verify memory on node {node}: move_pages: {source}")]
-    Query {
-        /// The node asked for.
-        node: u32,
-        /// errno (for the call, or for one page).
-        source: io::Error,
-    },
-    /// A page is on another node than the one it was bound to.
-    #[error("memory bound to node {node} has page {page} on node {found}")]
-    Misplaced {
-        /// The node asked for.
-        node: u32,
-        /// Where the page is.
-        found: u32,
-        /// Index of the page in the allocation.
-        page: usize,
-    },
+    #[error("cannot bind memory to node {0}: mbind: {1}")]
+    Bind(u32, #[source] io::Error),
+    /// `move_pages` could not say where the pages are (errno for the call, or for one page).
+    #[error("cannot verify memory on node {0}: move_pages: {1}")]
+    Query(u32, #[source] io::Error),
+    /// Memory bound to a node (the first) has a page (the third) on another node (the second).
+    #[error("memory bound to node {0} has page {2} on node {1}")]
+    Misplaced(u32, u32, usize),
 }

@@ -54,7 +54,7 @@ pub fn verify_placement(
         let region = NodeMemory::alloc(pages * page_size(), node, placement)?;
         memory.push(MemoryPlacement {
             requested_node: node,
-            pages: region.len() / page_size(),
+            pages: pages.max(1),
             page_nodes: region.page_nodes().unwrap_or_default(),
             check: region.check().clone(),
         });

@@ -131,11 +131,14 @@ mod tests {
     use super::*;
     use crate::counter::tests::host_counter;
 
+    fn seen(p: Probe) -> (i64, i64, u64) {
+        (p.published, p.truth, p.oldest_pending_updates)
+    }
+
     #[test]
     fn a_reader_is_off_by_the_sum_of_every_pending_delta() {
         // Three writers hold back 10, 20 and -5 of their loads 1000, 2000 and 500: the slots hold
-        // 990 + 1980 + 505 = 3475, the truth is 3500, and a reader is off by the sum, 25 (10 + 20 -
-        // 5).
+        // 990 + 1980 + 505 = 3475, the truth is 3500, and a reader is off by the sum, 25.
         let c = host_counter();
         c.slot(0).fetch_add(990 + 1980 + 505, Ordering::Relaxed);
         let m = Mirror::new(3);
@@ -143,45 +146,34 @@ mod tests {
         m.store(1, 2000, Some(2), 12); // pending for 10 updates
         m.store(2, 500, None, 4);
         let p = m.probe(&c);
-        assert_eq!(p.published, 3475);
-        assert_eq!(p.truth, 3500);
-        assert_eq!(p.oldest_pending_updates, 10);
+        assert_eq!(seen(p), (3475, 3500, 10));
         let mut s = StalenessSamples::default();
         s.record(p);
-        assert_eq!(s.error_sum, 25.0);
+        assert_eq!((s.error_sum, s.age_max_updates), (25.0, 10));
         assert!((s.error_pct_sum - 100.0 * 25.0 / 3500.0).abs() < 1e-12);
-        assert_eq!(s.age_max_updates, 10);
         // Nothing pending anywhere: no age, and no error once published.
         c.slot(0).fetch_add(25, Ordering::Relaxed);
         m.store(0, 1000, None, 11);
         m.store(1, 2000, None, 13);
         let p = m.probe(&c);
-        assert_eq!(
-            (p.published, p.truth, p.oldest_pending_updates),
-            (3500, 3500, 0)
-        );
+        assert_eq!(seen(p), (3500, 3500, 0));
         s.record(p);
         assert_eq!((s.probes, s.error_sum, s.error_max), (2, 25.0, 25.0));
         assert!((s.age_sum_updates - 10.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn a_mirror_has_one_line_per_writer() {
-        assert_eq!(Mirror::new(0).writers(), 0);
-        assert_eq!(Mirror::new(3).writers(), 3);
-        // Fresh lines: load 0, nothing pending.
-        let p = Mirror::new(3).probe(&host_counter());
-        assert_eq!((p.published, p.truth, p.oldest_pending_updates), (0, 0, 0));
+        // A mirror has one line per writer; fresh lines: load 0, nothing pending.
+        assert_eq!((Mirror::new(0).writers(), Mirror::new(3).writers()), (0, 3));
+        assert_eq!(seen(Mirror::new(3).probe(&host_counter())), (0, 0, 0));
     }
 
     #[test]
     fn merging_adds_sums_and_keeps_maxima() {
         let one = |error: i64, age: u64| {
             let mut s = StalenessSamples::default();
+            let (published, truth, oldest_pending_updates) = (1000 - error, 1000, age);
             s.record(Probe {
-                published: 1000 - error,
-                truth: 1000,
-                oldest_pending_updates: age,
+                published,
+                truth,
+                oldest_pending_updates,
             });
             s
         };

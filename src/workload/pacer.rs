@@ -116,12 +116,10 @@ pub struct Pacer<T: Ticks = Timer> {
 impl Pacer<Timer> {
     /// The pacer of `regime` on `timer`: `None` flat out.
     pub fn of(timer: Timer, regime: Regime, stream: u64) -> Option<Self> {
-        match regime {
-            Regime::FlatOut => None,
-            Regime::Paced { rate, arrivals } => {
-                Some(Pacer::with_ticks(timer, rate, arrivals, stream))
-            }
-        }
+        let Regime::Paced { rate, arrivals } = regime else {
+            return None;
+        };
+        Some(Pacer::with_ticks(timer, rate, arrivals, stream))
     }
 }
 
@@ -380,18 +378,30 @@ mod tests {
         Pacer::with_ticks(FakeTicks { script, ..ticks(1) }, rate, Arrivals::Paced, 0)
     }
 
+    /// A scripted pacer at 1M/s after its first `waits` waits.
+    fn waited(waits: usize, readings: &[u64]) -> Pacer<FakeTicks> {
+        let mut p = scripted(1e6, readings);
+        wait_n(&mut p, waits);
+        p
+    }
+
+    /// `n` waits of `p`.
+    fn wait_n<T: Ticks>(p: &mut Pacer<T>, n: usize) {
+        (0..n).for_each(|_| _ = p.wait());
+    }
+
+    /// Ticks, operations, stalls and their ticks.
+    fn busy(b: BusyTime) -> (u64, u64, u64, u64) {
+        (b.ticks, b.ops, b.stalls, b.stall_ticks)
+    }
+
     #[test]
     fn lateness_of_exactly_the_catch_up_is_made_up_not_skipped() {
         // 1M/s: slot 1 is due at 1,000. Read 1,001,000: late by exactly CATCH_UP (1 ms), which is
-        // still made up.
-        let mut p = scripted(1e6, &[0, 1_001_000]);
-        p.wait();
-        p.wait();
+        // still made up; one tick more is a stall: the 1,000 slots due meanwhile are skipped.
+        let p = waited(2, &[0, 1_001_000]);
         assert_eq!((p.missed(), p.slot), (0, 2));
-        // One tick more is a stall: the 1,000 slots due meanwhile are skipped.
-        let mut p = scripted(1e6, &[0, 1_001_001]);
-        p.wait();
-        p.wait();
+        let p = waited(2, &[0, 1_001_001]);
         assert_eq!((p.missed(), p.slot), (1_000, 1_002));
     }
 
@@ -399,8 +409,7 @@ mod tests {
     fn a_wait_spins_until_its_deadline_and_returns_the_releasing_tick() {
         // Slot 1 due at 1,000: read at 500, spin, read 1,000 (due: stop).
         let mut p = scripted(1e6, &[0, 500, 1_000, 1_010]);
-        assert_eq!(p.wait(), 0);
-        assert_eq!(p.wait(), 1_000);
+        assert_eq!([p.wait(), p.wait()], [0, 1_000]);
         // Slot 2 due at 2,000, read exactly then: released at once.
         let mut p = scripted(1e6, &[0, 1_000, 2_000]);
         assert_eq!([p.wait(), p.wait(), p.wait()], [0, 1_000, 2_000]);
@@ -419,15 +428,11 @@ mod tests {
         assert_eq!(p.next_at(), Some(5_250));
         // One of 4 in place: its floor half a share (125 ticks) before each of its slots, after the
         // slot of the lane before (3,000 + 0 and 4,000 + 0, a quarter of the period earlier).
-        let mut p = scripted(
-            1e6,
-            &[2_600, 3_125, 3_200, 3_250, 3_260, 4_125, 4_200, 4_250],
-        );
+        let readings = [2_600, 3_125, 3_200, 3_250, 3_260, 4_125, 4_200, 4_250];
+        let mut p = scripted(1e6, &readings);
         p.anchor(2_500, 0.25, 0.25);
-        assert_eq!(p.wait_floor(), 3_125);
-        assert_eq!(p.wait(), 3_250);
-        assert_eq!(p.wait_floor(), 4_125);
-        assert_eq!(p.wait(), 4_250);
+        let released = [p.wait_floor(), p.wait(), p.wait_floor(), p.wait()];
+        assert_eq!(released, [3_125, 3_250, 4_125, 4_250]);
         // Not anchored, before its first slot: at once, without waiting (no reading taken), and the
         // first slot starts the pacer.
         let mut p = scripted(1e6, &[10, 11]);
@@ -446,60 +451,30 @@ mod tests {
     fn the_floor_is_released_half_way_to_the_next_slot_and_timed_apart() {
         // 1M/s: slot 1 due at 1,000, slot 2 at 2,000. The floor after slot 1 is due at 1,500: read
         // 1,200 (spin), 1,500 (go); its window ends at 1,560 and is the floor's, not busy time.
-        let mut p = scripted(1e6, &[0, 1_000, 1_040, 1_200, 1_500, 1_560]);
-        p.wait();
+        let mut p = waited(1, &[0, 1_000, 1_040, 1_200, 1_500, 1_560]);
         let released = p.wait();
         p.done(released, true);
         assert_eq!(p.wait_floor(), 1_500);
         p.floor_done(1_500, true);
-        assert_eq!(
-            p.busy(),
-            BusyTime {
-                ticks: 40,
-                ops: 1,
-                stalls: 0,
-                stall_ticks: 0
-            }
-        );
-        assert_eq!(
-            p.floor_busy(),
-            BusyTime {
-                ticks: 60,
-                ops: 1,
-                stalls: 0,
-                stall_ticks: 0
-            }
-        );
+        assert_eq!(busy(p.busy()), (40, 1, 0, 0));
+        assert_eq!(busy(p.floor_busy()), (60, 1, 0, 0));
         // Past its time (the update ran late): released at once; a window of a sampled update's
         // floor is not counted; one over STALL is a stall of the floor's.
-        let mut p = scripted(1e6, &[0, 1_000, 1_700, 1_700, 1_750]);
-        p.wait();
+        let mut p = waited(1, &[0, 1_000, 1_700, 1_700, 1_750]);
         let released = p.wait();
         p.done(released, false);
         assert_eq!(p.wait_floor(), 1_700);
         p.floor_done(1_700, false);
         assert_eq!(p.floor_busy(), BusyTime::default());
-        let mut p = scripted(1e6, &[0, 500, 30_000]);
-        p.wait();
-        let released = p.wait_floor();
-        p.floor_done(released, true);
-        assert_eq!(
-            p.floor_busy(),
-            BusyTime {
-                ticks: 0,
-                ops: 0,
-                stalls: 1,
-                stall_ticks: 29_500
-            }
-        );
-        // A window of exactly STALL (20 us) is still the floor's time.
-        let mut p = scripted(1e6, &[0, 500, 20_500]);
-        p.wait();
-        let released = p.wait_floor();
-        p.floor_done(released, true);
-        assert_eq!((p.floor_busy().ticks, p.floor_busy().stalls), (20_000, 0));
-        p.reset_counts();
-        assert_eq!(p.floor_busy(), BusyTime::default());
+        // A window of 29,500 is a stall; one of exactly STALL (20 us) is still the floor's time.
+        for (end, want) in [(30_000, (0, 0, 1, 29_500)), (20_500, (20_000, 1, 0, 0))] {
+            let mut p = waited(1, &[0, 500, end]);
+            let released = p.wait_floor();
+            p.floor_done(released, true);
+            assert_eq!(busy(p.floor_busy()), want, "{end}");
+            p.reset_counts();
+            assert_eq!(p.floor_busy(), BusyTime::default());
+        }
     }
 
     #[test]
@@ -538,9 +513,7 @@ mod tests {
         let mut p = pacer(1e6, 10);
         p.wait(); // slot 0 at t=10
         let t0 = p.start.unwrap();
-        for _ in 1..100 {
-            p.wait();
-        }
+        wait_n(&mut p, 99);
         // 100 operations due at t0 + 0 .. t0 + 99_000: the 100th wait ends within one clock read of
         // its deadline.
         assert!(p.ticks.now >= t0 + 99_000 && p.ticks.now <= t0 + 99_010 + 10);
@@ -548,25 +521,18 @@ mod tests {
         // deadlines pass now again, then pace.
         p.ticks.now += 50_000;
         let before = p.ticks.now;
-        for _ in 0..50 {
-            p.wait();
-        }
+        wait_n(&mut p, 50);
         assert!(p.ticks.now - before < 1_000, "made up 50 slots at once");
         assert_eq!(p.missed(), 0);
         p.wait();
         p.wait();
-        assert!(
-            p.ticks.now >= t0 + 151_000,
-            "pacing again after catching up"
-        );
+        assert!(p.ticks.now >= t0 + 151_000, "not pacing after catching up");
     }
 
     #[test]
     fn a_long_stall_is_skipped_and_counted_not_burst() {
         let mut p = pacer(1e6, 10);
-        for _ in 0..10 {
-            p.wait();
-        }
+        wait_n(&mut p, 10);
         p.reset_counts();
         // A 5 ms preemption: 5000 slots fell due.
         p.ticks.now += 5_000_000;
@@ -620,37 +586,31 @@ mod tests {
         let released = p.wait();
         p.done(released, true);
         p.wait();
-        let b = p.busy();
-        assert_eq!((b.stalls, b.stall_ticks, b.ops), (1, 2_000_000, 0), "{b:?}");
+        assert_eq!(busy(p.busy()), (0, 0, 1, 2_000_000));
         assert!(p.missed() > 0);
         // Woken 30,000 after its deadline with the last window long over: a stall of those 30,000,
         // under the catch-up (nothing missed).
         let mut p = scripted(1e4, &[0, 130_000]);
         p.wait();
         p.wait();
-        assert_eq!((p.busy().stalls, p.busy().stall_ticks), (1, 30_000));
-        assert_eq!(p.missed(), 0);
+        assert_eq!((busy(p.busy()), p.missed()), ((0, 0, 1, 30_000), 0));
     }
+
     #[test]
     fn a_preemption_while_spinning_is_a_stall_and_its_slots_are_skipped() {
         // 1M/s: slot 1 due at 1,000. Spinning at 500, the thread is preempted and next reads
         // 3,001,000: 3 ms late, one stall of 3,000,000 ticks, the slots due meanwhile skipped.
-        let mut p = scripted(1e6, &[0, 500, 3_001_000]);
-        p.wait();
+        let mut p = waited(1, &[0, 500, 3_001_000]);
         assert_eq!(p.wait(), 3_001_000);
-        assert_eq!((p.busy().stalls, p.busy().stall_ticks), (1, 3_000_000));
-        assert_eq!(p.missed(), 3_000);
+        assert_eq!((busy(p.busy()), p.missed()), ((0, 0, 1, 3_000_000), 3_000));
         // Spinning past the deadline by 20 µs or less is not a stall.
-        let mut p = scripted(1e6, &[0, 500, 21_000]);
-        p.wait();
-        p.wait();
+        let p = waited(2, &[0, 500, 21_000]);
         assert_eq!((p.busy().stalls, p.missed()), (0, 0));
     }
 
     #[test]
     fn counts_are_reset_but_deadlines_stay() {
-        let mut p = scripted(1e6, &[0, 1_000, 1_300, 2_000_000, 2_000_100]);
-        p.wait();
+        let mut p = waited(1, &[0, 1_000, 1_300, 2_000_000, 2_000_100]);
         let released = p.wait();
         p.done(released, true);
         p.wait(); // 2 ms late: a stall, slots skipped
@@ -660,19 +620,26 @@ mod tests {
         // Slot numbering went on: the next slot is due after 2,000,000.
         assert!(p.start == Some(0) && p.slot > 2_000);
     }
+
     #[test]
     fn a_fractional_period_does_not_drift() {
         // 3 operations per microsecond at 1 tick/ns: 333.33 ticks apart.
         let mut p = pacer(3e6, 7);
         p.wait();
         let t0 = p.start.unwrap();
-        for _ in 1..=30_000 {
-            p.wait();
-        }
+        wait_n(&mut p, 30_000);
         // Slot 30,000 is due at exactly t0 + 10 ms; a rounded period of 333 would have ended 10 us
         // early, 334 20 us late.
         let late = p.ticks.now - (t0 + 10_000_000);
         assert!(late <= 7, "late by {late} ticks");
+    }
+
+    /// The mean and the coefficient of variation of `gaps`.
+    fn mean_cv(gaps: &[f64]) -> (f64, f64) {
+        let n = gaps.len() as f64;
+        let mean = gaps.iter().sum::<f64>() / n;
+        let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / n).sqrt();
+        (mean, sd / mean)
     }
 
     /// The release ticks of `n` slots of a poisson pacer at 1M/s (mean gap 1,000 ticks) on
@@ -689,12 +656,10 @@ mod tests {
         // fraction 1 − e⁻¹ = 0.632 of the gaps below the mean.
         let t = poisson_releases(7, 100_001);
         let gaps: Vec<f64> = t.windows(2).map(|w| (w[1] - w[0]) as f64).collect();
-        let n = gaps.len() as f64;
-        let mean = gaps.iter().sum::<f64>() / n;
-        let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / n).sqrt();
-        let below = gaps.iter().filter(|&&g| g < 1000.0).count() as f64 / n;
+        let (mean, cv) = mean_cv(&gaps);
+        let below = gaps.iter().filter(|&&g| g < 1000.0).count() as f64 / gaps.len() as f64;
         assert!((mean - 1000.0).abs() < 10.0, "mean gap {mean}");
-        assert!((sd / mean - 1.0).abs() < 0.02, "CV {}", sd / mean);
+        assert!((cv - 1.0).abs() < 0.02, "CV {cv}");
         assert!((below - (1.0 - (-1f64).exp())).abs() < 0.01, "{below}");
         // Gaps shorter than a clock read are run back to back, not lost: every slot is released and
         // none is missed.
@@ -712,11 +677,9 @@ mod tests {
                 (t[1] - t[0]) as f64
             })
             .collect();
-        let n = first.len() as f64;
-        let mean = first.iter().sum::<f64>() / n;
-        let sd = (first.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / n).sqrt();
+        let (mean, cv) = mean_cv(&first);
         assert!((mean - 1000.0).abs() < 80.0, "mean first gap {mean}");
-        assert!((sd / mean - 1.0).abs() < 0.1, "CV {}", sd / mean);
+        assert!((cv - 1.0).abs() < 0.1, "CV {cv}");
         let mut distinct = first.clone();
         distinct.sort_by(f64::total_cmp);
         distinct.dedup();
@@ -751,9 +714,7 @@ mod tests {
         // within ±5σ = ±354); each is counted missed, none is run, and the next release is after
         // the stall.
         let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, 5);
-        for _ in 0..10 {
-            p.wait();
-        }
+        wait_n(&mut p, 10);
         p.reset_counts();
         p.ticks.now += 5_000_000;
         let resumed = p.ticks.now;
@@ -769,15 +730,10 @@ mod tests {
     fn the_real_timer_paces_at_the_rate() {
         let mut p = Pacer::of(Timer::Monotonic, Regime::paced(10_000.0), 0).unwrap(); // every 100 us
         let t0 = std::time::Instant::now();
-        for _ in 0..101 {
-            p.wait();
-        }
+        wait_n(&mut p, 101);
         let elapsed = t0.elapsed().as_secs_f64();
         // 100 periods: at least 10 ms (deadlines are absolute); the upper bound only catches a
         // pacer that waits far too long, with room for a loaded machine.
-        assert!(
-            (0.0099..0.25).contains(&elapsed),
-            "101 ops at 10k/s took {elapsed} s"
-        );
+        assert!((0.0099..0.25).contains(&elapsed), "took {elapsed} s");
     }
 }

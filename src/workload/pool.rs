@@ -113,6 +113,33 @@ struct Control {
     barrier: Barrier,
 }
 
+impl Control {
+    /// In phase 0 ([`WARMUP`]), its barrier for `threads` threads and the caller.
+    fn new(threads: usize) -> Self {
+        let barrier = Barrier::new(threads + 1);
+        Control {
+            phase: AtomicU8::new(WARMUP),
+            failed: AtomicBool::new(false),
+            barrier,
+        }
+    }
+}
+
+/// Every thread's result joined, or the first error; a panic goes on in the caller.
+fn join_all<T>(
+    handles: Vec<std::thread::ScopedJoinHandle<'_, Result<T, PlacementError>>>,
+) -> Result<Vec<T>, PlacementError> {
+    let mut first_error = None;
+    let mut done = Vec::with_capacity(handles.len());
+    for h in handles {
+        match h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)) {
+            Ok(r) => done.push(r),
+            Err(e) => _ = first_error.get_or_insert(e),
+        }
+    }
+    first_error.map_or(Ok(done), Err)
+}
+
 /// One strategy of a repeat: its counter, the counter of its floor in place.
 #[derive(Clone, Copy)]
 pub struct Lane<'a> {
@@ -135,17 +162,10 @@ pub fn run_repeat(
     interrupted: &AtomicBool,
 ) -> Result<RepeatOutcome, PlacementError> {
     let spec = lanes[0].spec;
-    let ctl = Control {
-        phase: AtomicU8::new(WARMUP),
-        failed: AtomicBool::new(false),
-        barrier: Barrier::new(writers.len() + readers.len() + 1),
-    };
+    let ctl = Control::new(writers.len() + readers.len());
     // Staleness is probed while operations are sampled, a mirror a lane.
-    let mirrors: Vec<Mirror> = if spec.sampling.every() != 0 {
-        lanes.iter().map(|_| Mirror::new(writers.len())).collect()
-    } else {
-        Vec::new()
-    };
+    let probed = lanes.len() * usize::from(spec.sampling.every() != 0);
+    let mirrors: Vec<Mirror> = (0..probed).map(|_| Mirror::new(writers.len())).collect();
     std::thread::scope(|s| {
         let ctl = &ctl;
         let mirrors = &mirrors;
@@ -193,26 +213,17 @@ pub fn run_repeat(
             was_interrupted = was_interrupted || !sleep_unless(spec.duration, interrupted);
         }
         ctl.phase.store(STOP, Ordering::Relaxed);
+        let threads = join_all(handles)?;
+        if was_interrupted {
+            return Ok(RepeatOutcome::Interrupted);
+        }
         let mut reports: Vec<Vec<ThreadReport>> = lanes.iter().map(|_| Vec::new()).collect();
-        let mut first_error = None;
-        for h in handles {
-            match h.join() {
-                Ok(Ok(r)) => {
-                    for (lane, report) in reports.iter_mut().zip(r) {
-                        lane.push(report);
-                    }
-                }
-                Ok(Err(e)) => {
-                    first_error.get_or_insert(e);
-                }
-                Err(panic) => std::panic::resume_unwind(panic),
+        for thread in threads {
+            for (lane, r) in reports.iter_mut().zip(thread) {
+                lane.push(r);
             }
         }
-        match (first_error, was_interrupted) {
-            (Some(e), _) => Err(e),
-            (None, true) => Ok(RepeatOutcome::Interrupted),
-            (None, false) => Ok(RepeatOutcome::Done(reports)),
-        }
+        Ok(RepeatOutcome::Done(reports))
     })
 }
 
@@ -265,11 +276,7 @@ pub fn measure_startup(
     placement: Placement,
 ) -> Result<Startup, PlacementError> {
     use std::sync::atomic::AtomicUsize;
-    let ctl = Control {
-        phase: AtomicU8::new(0),
-        failed: AtomicBool::new(false),
-        barrier: Barrier::new(cpus.len() + 1),
-    };
+    let ctl = Control::new(cpus.len());
     let seen = AtomicUsize::new(0);
     let started = Instant::now();
     std::thread::scope(|s| {
@@ -298,11 +305,7 @@ pub fn measure_startup(
         let start_s = started.elapsed().as_secs_f64();
         let mut spread_s: f64 = 0.0;
         let n = cpus.len();
-        let changes = if ctl.failed.load(Ordering::Relaxed) {
-            0
-        } else {
-            STARTUP_CHANGES
-        };
+        let changes = STARTUP_CHANGES * u32::from(!ctl.failed.load(Ordering::Relaxed));
         for change in 1..=changes {
             let t = Instant::now();
             ctl.phase.store(change as u8, Ordering::Relaxed);
@@ -315,25 +318,14 @@ pub fn measure_startup(
         }
         let stopping = Instant::now();
         ctl.phase.store(u8::MAX, Ordering::Relaxed);
-        let mut first_error = None;
-        for h in handles {
-            match h.join() {
-                Ok(Err(e)) => {
-                    first_error.get_or_insert(e);
-                }
-                Ok(Ok(())) => {}
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        match first_error {
-            Some(e) => Err(e),
-            None => Ok(Startup {
-                threads: n,
-                start_s,
-                spread_s,
-                stop_s: stopping.elapsed().as_secs_f64(),
-            }),
-        }
+        join_all(handles)?;
+        let stop_s = stopping.elapsed().as_secs_f64();
+        Ok(Startup {
+            threads: n,
+            start_s,
+            spread_s,
+            stop_s,
+        })
     })
 }
 
@@ -438,11 +430,6 @@ fn anchor<W: Work>(works: &mut [W], timer: Timer, phase: f64) {
     }
 }
 
-/// The order a thread runs `lanes` lanes in this repeat.
-fn lane_order(lanes: usize, phase: f64) -> Vec<usize> {
-    permutation(lanes, phase.to_bits())
-}
-
 /// A permutation of `0..n` drawn from `seed` (Fisher-Yates on xoshiro256++), each of the n!
 pub fn permutation(n: usize, seed: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
@@ -457,8 +444,8 @@ impl WriterJob<'_> {
     /// Runs every lane's writer loop in place with `clock` (a copy of its own a lane) for the
     /// ratelimits, flushes, and reports, a report a lane.
     fn run<C: Clock>(self, clock: C) -> Vec<ThreadReport> {
-        let n = self.lanes.len();
-        let order = lane_order(n, self.phase);
+        // The order this thread runs its lanes in this repeat, drawn from its phase.
+        let order = permutation(self.lanes.len(), self.phase.to_bits());
         let mut walks: Vec<Option<LoadWalk>> = self.walks.into_iter().map(Some).collect();
         let mut works: Vec<WriterWork<C>> = order
             .iter()
@@ -471,33 +458,25 @@ impl WriterJob<'_> {
                     .map(|f| InPlaceFloor::of_writer(f, clock.clone()));
                 let slot = lane.counter.slot_of_cpu(self.cpu).unwrap_or(0);
                 let w = Writer::new(lane.counter, slot, spec.policy, clock.clone());
+                let (c, timer, sampling) = (lane.counter, spec.timer, spec.sampling);
+                let pacer = lane_pacer(spec, self.stream, k);
+                let probing = self.mirrors.get(k).map(|m| Probing::new(m, self.writer));
+                let (read_every, inject) = (spec.read_every, spec.inject);
                 WriterWork::new(
-                    w,
-                    lane.counter,
-                    walk,
-                    spec.read_every,
-                    spec.timer,
-                    spec.sampling,
-                    lane_pacer(spec, self.stream, k),
-                    floor,
-                    self.mirrors.get(k).map(|m| Probing::new(m, self.writer)),
-                    spec.inject,
+                    w, c, walk, read_every, timer, sampling, pacer, floor, probing, inject,
                 )
             })
             .collect();
         let spec = self.lanes[0].spec;
         anchor(&mut works, spec.timer, self.phase);
-        let (interval_s, involuntary_switches) =
-            drive(self.ctl, spec.regime.is_paced(), &mut works);
-        in_lane_order(&mut works, &order, |work, pacing| {
+        let driven = drive(self.ctl, spec.regime.is_paced(), &mut works);
+        in_lane_order(&mut works, &order, &self.pin, driven, |work, blank| {
             let (updates, reads, read_fetches) =
                 (work.updates(), work.reads(), work.read_fetches());
             let w = work.writer_mut();
             w.flush();
             ThreadReport {
                 role: Role::Writer,
-                pin: self.pin.clone(),
-                interval_s,
                 updates,
                 reads,
                 read_fetches,
@@ -506,50 +485,49 @@ impl WriterJob<'_> {
                 write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
                 read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
                 staleness: std::mem::take(&mut work.staleness),
-                busy: pacing.busy,
-                floor_busy: pacing.floor_busy,
-                missed_slots: pacing.missed_slots,
-                involuntary_switches,
+                ..blank
             }
         })
     }
 }
 
-/// A report per lane from each of `works`.
+/// A report per lane from each of `works`, each from a reader's blank report of the thread (`pin`,
+/// its interval and switches) with what its pacer recorded.
 fn in_lane_order<W: Work>(
     works: &mut [W],
     order: &[usize],
-    mut report: impl FnMut(&mut W, Pacing) -> ThreadReport,
+    pin: &PinnedThread,
+    (interval_s, involuntary_switches): (Option<f64>, u64),
+    mut report: impl FnMut(&mut W, ThreadReport) -> ThreadReport,
 ) -> Vec<ThreadReport> {
     let mut reports: Vec<(usize, ThreadReport)> = works
         .iter_mut()
         .zip(order)
         .map(|(work, &k)| {
-            let p = pacing(&*work);
-            (k, report(work, p))
+            let p = work.pacer();
+            let floor_busy = p.map(Pacer::floor_busy);
+            let blank = ThreadReport {
+                role: Role::Reader,
+                pin: pin.clone(),
+                interval_s,
+                updates: 0,
+                reads: 0,
+                read_fetches: 0,
+                stats: PublishStats::default(),
+                final_load: 0,
+                write_hist: super::new_histogram(),
+                read_hist: super::new_histogram(),
+                staleness: StalenessSamples::default(),
+                busy: p.map(Pacer::busy),
+                floor_busy: floor_busy.filter(|f| *f != BusyTime::default()),
+                missed_slots: p.map_or(0, Pacer::missed),
+                involuntary_switches,
+            };
+            (k, report(work, blank))
         })
         .collect();
     reports.sort_by_key(|&(k, _)| k);
     reports.into_iter().map(|(_, r)| r).collect()
-}
-
-/// What the pacer of a thread's loop recorded.
-struct Pacing {
-    busy: Option<BusyTime>,
-    floor_busy: Option<BusyTime>,
-    missed_slots: u64,
-}
-
-/// Busy time, the floor's in place and slots missed in the pacer of `work`.
-fn pacing(work: &impl Work) -> Pacing {
-    let p = work.pacer();
-    Pacing {
-        busy: p.map(Pacer::busy),
-        floor_busy: p
-            .map(Pacer::floor_busy)
-            .filter(|f| *f != BusyTime::default()),
-        missed_slots: p.map_or(0, Pacer::missed),
-    }
 }
 
 /// One reader thread: every lane's read side in place, as [`WriterJob::run`] runs writers.
@@ -561,8 +539,7 @@ fn reader(
     stream: u64,
     phase: f64,
 ) -> Vec<ThreadReport> {
-    let n = lanes.len();
-    let order = lane_order(n, phase);
+    let order = permutation(lanes.len(), phase.to_bits());
     let mut works: Vec<ReaderWork> = order
         .iter()
         .map(|&k| {
@@ -571,51 +548,31 @@ fn reader(
             let pacer = lane_pacer(spec, stream, k);
             let floor = lane.floor.map(InPlaceFloor::of_reader);
             let probing = mirrors.get(k).map(|m| Probing::new(m, 0));
-            ReaderWork::new(
-                lane.counter,
-                spec.timer,
-                spec.sampling,
-                pacer,
-                floor,
-                probing,
-            )
+            let (timer, sampling) = (spec.timer, spec.sampling);
+            ReaderWork::new(lane.counter, timer, sampling, pacer, floor, probing)
         })
         .collect();
     let spec = lanes[0].spec;
     anchor(&mut works, spec.timer, phase);
-    let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut works);
-    in_lane_order(&mut works, &order, |work, pacing| ThreadReport {
-        role: Role::Reader,
-        pin: pin.clone(),
-        interval_s,
-        updates: 0,
-        reads: work.reads(),
-        read_fetches: work.read_fetches(),
-        stats: PublishStats::default(),
-        final_load: 0,
-        write_hist: super::new_histogram(),
-        read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
-        staleness: std::mem::take(&mut work.staleness),
-        busy: pacing.busy,
-        floor_busy: pacing.floor_busy,
-        missed_slots: pacing.missed_slots,
-        involuntary_switches,
+    let driven = drive(ctl, spec.regime.is_paced(), &mut works);
+    in_lane_order(&mut works, &order, &pin, driven, |work, blank| {
+        ThreadReport {
+            reads: work.reads(),
+            read_fetches: work.read_fetches(),
+            read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+            staleness: std::mem::take(&mut work.staleness),
+            ..blank
+        }
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::counter::tests::global_counter;
+    use crate::counter::tests::{global_counter, here as host};
     use crate::topology::Topology;
 
-    fn host() -> (Topology, Vec<u32>) {
-        let topo = Topology::read(std::path::Path::new("/")).unwrap();
-        let cpus = topo.allowed_cpus.to_vec();
-        (topo, cpus)
-    }
-
-    fn spec(policy: &str, regime: Regime) -> RepeatSpec {
+    fn spec(policy: &str, regime: Regime, duration_ms: u64) -> RepeatSpec {
         RepeatSpec {
             policy: policy.parse().unwrap(),
             clock: ClockKind::Monotonic,
@@ -627,14 +584,31 @@ mod tests {
             seed: 3,
             load_step: crate::workload::MAX_STEP,
             warmup: Duration::from_millis(10),
-            duration: Duration::from_millis(60),
+            duration: Duration::from_millis(duration_ms),
             placement: Placement::Strict,
             inject: Spin::default(),
         }
     }
 
-    fn done(outcome: RepeatOutcome) -> Vec<Vec<ThreadReport>> {
-        match outcome {
+    /// One lane of `counter` and `spec`, without a floor.
+    fn lane<'a>(counter: &'a ShardedCounter, spec: &'a RepeatSpec) -> Lane<'a> {
+        let floor = None;
+        Lane {
+            counter,
+            floor,
+            spec,
+        }
+    }
+
+    /// The repeat of `lanes` (repeat 0), its reports by lane.
+    fn done(
+        lanes: &[Lane],
+        writers: &[u32],
+        readers: &[u32],
+        topo: &Topology,
+    ) -> Vec<Vec<ThreadReport>> {
+        let stop = AtomicBool::new(false);
+        match run_repeat(lanes, writers, readers, &topo.allowed_cpus, 0, &stop).unwrap() {
             RepeatOutcome::Done(r) => r,
             RepeatOutcome::Interrupted => panic!("interrupted"),
         }
@@ -645,22 +619,14 @@ mod tests {
         let (topo, cpus) = host();
         let (writers, readers) = (&cpus[..1], &cpus[cpus.len() - 1..]);
         let c = global_counter(&topo, writers);
-        let stop = AtomicBool::new(false);
-        let s = spec("ratelimit:1ms", Regime::FlatOut);
-        let lane = Lane {
-            counter: &c,
-            floor: None,
-            spec: &s,
-        };
-        let reports =
-            done(run_repeat(&[lane], writers, readers, &topo.allowed_cpus, 0, &stop).unwrap())
-                .remove(0);
+        let s = spec("ratelimit:1ms", Regime::FlatOut, 60);
+        let reports = done(&[lane(&c, &s)], writers, readers, &topo).remove(0);
         let roles: Vec<Role> = reports.iter().map(|r| r.role).collect();
         assert_eq!(roles, [Role::Writer, Role::Reader]);
         let (w, r) = (&reports[0], &reports[1]);
         assert_eq!(w.pin.requested_cpu, writers[0]);
-        assert_eq!(w.pin.observed_cpu, Some(writers[0]));
-        assert_eq!(r.pin.observed_cpu, Some(readers[0]));
+        let observed = (w.pin.observed_cpu, r.pin.observed_cpu);
+        assert_eq!(observed, (Some(writers[0]), Some(readers[0])));
         // Each thread's own interval: from when it saw the measuring phase to when it saw the stop,
         // so the 60 ms asked less a late start (a stalled thread) or plus a late stop.
         for t in &reports {
@@ -669,12 +635,8 @@ mod tests {
         }
         // Counts of the interval only: a read every 2 updates; one update in 16 timed.
         assert!(w.updates > 1_000, "{}", w.updates);
-        assert!(
-            w.reads.abs_diff(w.updates / 2) <= 1,
-            "{} {}",
-            w.reads,
-            w.updates
-        );
+        let (reads, updates) = (w.reads, w.updates);
+        assert!(reads.abs_diff(updates / 2) <= 1, "{reads} {updates}");
         assert!(w.write_hist.len().abs_diff(w.updates / 16) <= 1);
         assert_eq!(w.stats.updates, w.updates);
         // ratelimit:1ms publishes at most once a millisecond (the final flush may add one).
@@ -694,39 +656,22 @@ mod tests {
         let (topo, cpus) = host();
         let writers = &cpus[..1];
         let c = global_counter(&topo, writers);
-        let stop = AtomicBool::new(false);
         // 20k/s for 60 ms: at most about 1,200 updates (the lateness made up at the start of the
         // interval is under 1 ms, 20 slots); fewer when the machine stalls the thread, as counted
         // in missed slots.
-        let s = spec("always", Regime::paced(20_000.0));
-        let lane = Lane {
-            counter: &c,
-            floor: None,
-            spec: &s,
-        };
-        let reports =
-            done(run_repeat(&[lane], writers, &[], &topo.allowed_cpus, 0, &stop).unwrap())
-                .remove(0);
-        let w = &reports[0];
+        let s = spec("always", Regime::paced(20_000.0), 60);
+        let w = &done(&[lane(&c, &s)], writers, &[], &topo)[0][0];
         let secs = w.interval_s.unwrap();
         let most = 20_000.0 * secs + 30.0;
-        assert!(
-            w.updates > 0 && w.updates as f64 <= most,
-            "{} updates in {secs} s",
-            w.updates
-        );
+        let updates = w.updates;
+        let within = updates > 0 && updates as f64 <= most;
+        assert!(within, "{updates} in {secs} s");
         // The unsampled updates' windows were timed (15 in 16), and busy time is a small part of
         // the interval.
         let busy = w.busy.unwrap();
-        assert!(
-            busy.ops > w.updates / 2 && busy.ops <= w.updates,
-            "{busy:?}"
-        );
+        assert!(busy.ops > updates / 2 && busy.ops <= updates, "{busy:?}");
         let busy_s = busy.ticks as f64 * s.timer.ns_per_tick() * 1e-9;
-        assert!(
-            busy_s > 0.0 && busy_s < secs / 2.0,
-            "busy {busy_s} of {secs} s"
-        );
+        assert!(busy_s > 0.0 && busy_s < secs / 2.0, "{busy_s} of {secs} s");
         assert_eq!(c.read(), w.final_load);
     }
 
@@ -738,44 +683,27 @@ mod tests {
         // publishes before the flush (which may publish once), `always` on every update.
         let (topo, cpus) = host();
         let (writers, readers) = (&cpus[..1], &cpus[cpus.len() - 1..]);
-        let (a, b) = (
-            global_counter(&topo, writers),
-            global_counter(&topo, writers),
-        );
-        let (fa, fb) = (
-            global_counter(&topo, writers),
-            global_counter(&topo, writers),
-        );
+        let counters: Vec<ShardedCounter> =
+            (0..4).map(|_| global_counter(&topo, writers)).collect();
+        let (a, b, fa, fb) = (&counters[0], &counters[1], &counters[2], &counters[3]);
+        let sa = spec("always", Regime::paced(1e4), 60);
+        let sb = spec("never", Regime::paced(1e4), 60);
+        let (mut la, mut lb) = (lane(a, &sa), lane(b, &sb));
+        (la.floor, lb.floor) = (Some(fa), Some(fb));
+        let lanes = [la, lb];
         let stop = AtomicBool::new(false);
-        let (sa, sb) = (
-            spec("always", Regime::paced(10_000.0)),
-            spec("never", Regime::paced(10_000.0)),
-        );
-        let lanes = [
-            Lane {
-                counter: &a,
-                floor: Some(&fa),
-                spec: &sa,
-            },
-            Lane {
-                counter: &b,
-                floor: Some(&fb),
-                spec: &sb,
-            },
-        ];
-        let reports =
-            done(run_repeat(&lanes, writers, readers, &topo.allowed_cpus, 3, &stop).unwrap());
+        let outcome = run_repeat(&lanes, writers, readers, &topo.allowed_cpus, 3, &stop);
+        let Ok(RepeatOutcome::Done(reports)) = outcome else {
+            panic!("{outcome:?}")
+        };
         assert_eq!(reports.len(), 2);
-        for (lane, c) in reports.iter().zip([&a, &b]) {
+        for (lane, c) in reports.iter().zip([a, b]) {
             let (w, r) = (&lane[0], &lane[1]);
             assert_eq!((w.role, r.role), (Role::Writer, Role::Reader));
             let most = 10_000.0 * w.interval_s.unwrap() + 20.0;
-            assert!(
-                w.updates > 0 && w.updates as f64 <= most,
-                "{} updates",
-                w.updates
-            );
-            assert!(r.reads > 0 && r.reads as f64 <= most, "{} reads", r.reads);
+            for (n, what) in [(w.updates, "updates"), (r.reads, "reads")] {
+                assert!(n > 0 && n as f64 <= most, "{n} {what}");
+            }
             assert!(w.busy.unwrap().ops > 0 && w.floor_busy.unwrap().ops > 0);
             assert_eq!(c.read(), w.final_load);
         }
@@ -786,15 +714,15 @@ mod tests {
 
     #[test]
     fn a_threads_lane_order_is_a_permutation_replayed_by_its_phase() {
-        let order = lane_order(7, 0.3);
-        let mut sorted = order.clone();
+        let order = |n, phase: f64| permutation(n, phase.to_bits());
+        let mut sorted = order(7, 0.3);
         sorted.sort_unstable();
         assert_eq!(sorted, (0..7).collect::<Vec<_>>());
-        assert_eq!(lane_order(7, 0.3), order);
+        assert_eq!(order(7, 0.3), order(7, 0.3));
         // Other phases give other orders (7! of them: these differ).
-        let orders: Vec<Vec<usize>> = (0..8).map(|i| lane_order(7, i as f64 / 8.0)).collect();
+        let orders: Vec<Vec<usize>> = (0..8).map(|i| order(7, i as f64 / 8.0)).collect();
         assert!(orders.iter().any(|o| *o != orders[0]), "{orders:?}");
-        assert_eq!(lane_order(1, 0.5), [0]);
+        assert_eq!(order(1, 0.5), [0]);
     }
 
     #[test]
@@ -803,16 +731,10 @@ mod tests {
         let writers = &cpus[..1];
         let c = global_counter(&topo, writers);
         let stop = AtomicBool::new(true);
-        let mut s = spec("always", Regime::FlatOut);
-        s.duration = Duration::from_secs(30);
+        let s = spec("always", Regime::FlatOut, 30_000);
         let t0 = Instant::now();
-        let lane = Lane {
-            counter: &c,
-            floor: None,
-            spec: &s,
-        };
-        let outcome = run_repeat(&[lane], writers, &[], &topo.allowed_cpus, 0, &stop).unwrap();
-        assert!(matches!(outcome, RepeatOutcome::Interrupted));
+        let outcome = run_repeat(&[lane(&c, &s)], writers, &[], &topo.allowed_cpus, 0, &stop);
+        assert!(matches!(outcome, Ok(RepeatOutcome::Interrupted)));
         assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
         // sleep_unless: true after the whole sleep, false when interrupted.
         let calm = AtomicBool::new(false);
@@ -829,22 +751,13 @@ mod tests {
         // slept, whether it was to be a second writer or a reader.
         let c = global_counter(&topo, &cpus[..1]);
         let stop = AtomicBool::new(false);
-        let mut s = spec("always", Regime::FlatOut);
-        s.duration = Duration::from_secs(12);
+        let s = spec("always", Regime::FlatOut, 12_000);
         for (writers, readers) in [(vec![cpus[0], 4000], vec![]), (vec![cpus[0]], vec![4000])] {
             let t0 = Instant::now();
-            let lane = Lane {
-                counter: &c,
-                floor: None,
-                spec: &s,
-            };
-            let err =
-                run_repeat(&[lane], &writers, &readers, &topo.allowed_cpus, 0, &stop).unwrap_err();
+            let (lanes, allowed) = ([lane(&c, &s)], &topo.allowed_cpus);
+            let err = run_repeat(&lanes, &writers, &readers, allowed, 0, &stop).unwrap_err();
             assert!(t0.elapsed() < Duration::from_secs(8), "{:?}", t0.elapsed());
-            assert!(
-                matches!(err, PlacementError::Pin { cpu: 4000, .. }),
-                "{err}"
-            );
+            assert!(matches!(err, PlacementError::Pin(4000, ..)), "{err}");
         }
     }
 
@@ -853,26 +766,19 @@ mod tests {
         // Both spin for 200 ms on the same CPU: the scheduler must take the CPU from each of them
         // (time slices are a few ms), and getrusage counts it.
         let (topo, cpus) = host();
-        let cpu = cpus[0];
-        let allowed = &topo.allowed_cpus;
         let counts: Vec<u64> = std::thread::scope(|s| {
             let spin = || {
-                pin_current_thread(cpu, allowed, Placement::Strict).unwrap();
-                let before = involuntary_switches();
-                let t0 = Instant::now();
+                pin_current_thread(cpus[0], &topo.allowed_cpus, Placement::Strict).unwrap();
+                let (before, t0) = (involuntary_switches(), Instant::now());
                 while t0.elapsed() < Duration::from_millis(200) {
                     std::hint::spin_loop();
                 }
                 involuntary_switches() - before
             };
-            let a = s.spawn(spin);
-            let b = s.spawn(spin);
+            let (a, b) = (s.spawn(spin), s.spawn(spin));
             vec![a.join().unwrap(), b.join().unwrap()]
         });
-        assert!(
-            counts.iter().all(|&n| n > 0),
-            "involuntary switches {counts:?}"
-        );
+        assert!(counts.iter().all(|&n| n > 0), "switches {counts:?}");
     }
 
     #[test]
@@ -893,7 +799,6 @@ mod tests {
         assert_eq!(big.spread_s, s.spread_s);
         assert!((big.per_thread_s() - s.per_thread_s()).abs() < 1e-12);
         // A CPU this process may not use fails the probe, as it would fail the repeat.
-        let err = measure_startup(&[100_000], &allowed, Placement::Strict);
-        assert!(err.is_err());
+        assert!(measure_startup(&[100_000], &allowed, Placement::Strict).is_err());
     }
 }

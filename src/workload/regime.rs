@@ -161,10 +161,8 @@ mod tests {
 
     #[test]
     fn rates_take_suffixes() {
-        assert_eq!(parse_rate("22k"), Ok(22_000.0));
-        assert_eq!(parse_rate("1.5M"), Ok(1_500_000.0));
-        assert_eq!(parse_rate("250"), Ok(250.0));
-        assert_eq!(parse_rate("1G"), Ok(1e9));
+        let rates = ["22k", "1.5M", "250", "1G"].map(|r| parse_rate(r).unwrap());
+        assert_eq!(rates, [22_000.0, 1_500_000.0, 250.0, 1e9]);
         for bad in ["0", "-5k", "k", "fast", "inf", "1e300G"] {
             assert!(parse_rate(bad).is_err(), "{bad}");
         }
@@ -177,39 +175,34 @@ mod tests {
         assert!("fast".parse::<Regime>().is_err());
         assert_eq!(Regime::FlatOut.to_string(), "flat out");
         assert_eq!(Regime::SEED.to_string(), "paced at 22.0k/s per thread");
-        let irregular = Regime::Paced {
-            rate: 1e6,
-            arrivals: Arrivals::Poisson,
-        };
-        assert_eq!(
-            irregular.to_string(),
-            "paced at 1.00M/s per thread, poisson arrivals"
-        );
-        assert_eq!(
-            (Regime::FlatOut.rate(), irregular.rate()),
-            (None, Some(1e6))
-        );
+        let (rate, arrivals) = (1e6, Arrivals::Poisson);
+        let irregular = Regime::Paced { rate, arrivals };
+        let text = "paced at 1.00M/s per thread, poisson arrivals";
+        assert_eq!(irregular.to_string(), text);
+        let rates = (Regime::FlatOut.rate(), irregular.rate());
+        assert_eq!(rates, (None, Some(1e6)));
         assert!(irregular.is_paced() && !Regime::FlatOut.is_paced());
         assert_eq!("poisson".parse::<Arrivals>(), Ok(Arrivals::Poisson));
         assert_eq!("paced".parse::<Arrivals>(), Ok(Arrivals::Paced));
-        assert_eq!(
-            "even".parse::<Arrivals>().unwrap_err().to_string(),
-            "unknown arrivals \"even\" (expected paced or poisson)"
-        );
+        let even = "even".parse::<Arrivals>().unwrap_err().to_string();
+        let want = "unknown arrivals \"even\" (expected paced or poisson)";
+        assert_eq!(even, want);
     }
 
     #[test]
     fn files_hold_a_regime_as_every_schema_wrote_it() {
         let json = |r: Regime| serde_json::to_string(&r).unwrap();
         let back = |s: &str| serde_json::from_str::<Regime>(s).unwrap();
-        assert_eq!(json(Regime::FlatOut), "null");
-        assert_eq!(json(Regime::SEED), "22000.0");
-        assert_eq!(back("null"), Regime::FlatOut);
-        assert_eq!(back("22000"), Regime::SEED);
-        let irregular = Regime::Paced {
-            rate: 1e5,
-            arrivals: Arrivals::Poisson,
-        };
+        assert_eq!(
+            [json(Regime::FlatOut), json(Regime::SEED)],
+            ["null", "22000.0"]
+        );
+        assert_eq!(
+            [back("null"), back("22000")],
+            [Regime::FlatOut, Regime::SEED]
+        );
+        let (rate, arrivals) = (1e5, Arrivals::Poisson);
+        let irregular = Regime::Paced { rate, arrivals };
         assert_eq!(json(irregular), r#"{"rate":100000.0,"arrivals":"poisson"}"#);
         assert_eq!(back(&json(irregular)), irregular);
         assert!(serde_json::from_str::<Regime>(r#""fast""#).is_err());
