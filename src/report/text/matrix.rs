@@ -2,11 +2,11 @@
 //! pairwise grid, the classes, empty classes, the coherence transactions, contenders, sharers and
 //! homes when measured, the advice, drift, stability and the reference check.
 
-use super::{align, wrapped};
+use super::{align, head, wrapped};
 use crate::matrix::{MatrixResults, PairClass, PairResult, Transaction};
 use crate::report::plain;
 use crate::verdict;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// Most CPUs shown as a CPU × CPU grid (131 columns at 32 CPUs with 3-digit latencies).
@@ -75,12 +75,12 @@ fn grid(s: &mut String, r: &MatrixResults) {
         node_grid(s, r);
         return;
     }
-    let mut ns: BTreeMap<(u32, u32), String> = BTreeMap::new();
-    for p in &r.pairs {
-        let v = format!("{:.0}", p.median_ns);
-        ns.insert((p.cpus[0], p.cpus[1]), v.clone());
-        ns.insert((p.cpus[1], p.cpus[0]), v);
-    }
+    let ns: BTreeMap<(u32, u32), String> = (r.pairs.iter())
+        .flat_map(|p| {
+            [(p.cpus[0], p.cpus[1]), (p.cpus[1], p.cpus[0])]
+                .map(|k| (k, format!("{:.0}", p.median_ns)))
+        })
+        .collect();
     let label = cpus.iter().map(|c| c.to_string().len()).max().unwrap_or(1);
     let width = ns
         .values()
@@ -95,22 +95,19 @@ fn grid(s: &mut String, r: &MatrixResults) {
         if missing { "; - = not sampled" } else { "" }
     );
     let _ = write!(s, "{:>label$}", "");
-    for c in cpus {
-        let _ = write!(s, " {c:>width$}");
-    }
-    s.push('\n');
+    s.extend(cpus.iter().map(|c| format!(" {c:>width$}")));
     for &a in cpus {
-        let _ = write!(s, "{a:>label$}");
+        let _ = write!(s, "\n{a:>label$}");
         for &b in cpus {
-            let cell = match ns.get(&(a, b)) {
-                _ if a == b => ".",
-                Some(v) => v,
-                None => "-",
+            let cell = if a == b {
+                "."
+            } else {
+                ns.get(&(a, b)).map_or("-", String::as_str)
             };
             let _ = write!(s, " {cell:>width$}");
         }
-        s.push('\n');
     }
+    s.push('\n');
 }
 
 /// Over [`GRID_MAX_CPUS`] CPUs, the grid by node.
@@ -118,9 +115,7 @@ fn node_grid(s: &mut String, r: &MatrixResults) {
     let node_of = |cpu: u32| r.topology.node_of_cpu(cpu);
     let mut nodes: BTreeMap<u32, crate::topology::CpuList> = BTreeMap::new();
     for &c in &r.config.cpus {
-        if let Some(n) = node_of(c) {
-            nodes.entry(n).or_default().insert(c);
-        }
+        node_of(c).map(|n| nodes.entry(n).or_default().insert(c));
     }
     let mut medians: BTreeMap<(u32, u32), Vec<f64>> = BTreeMap::new();
     for p in &r.pairs {
@@ -156,17 +151,15 @@ fn node_grid(s: &mut String, r: &MatrixResults) {
         .max()
         .unwrap_or(4);
     let _ = write!(s, "{:<7} {:<list$}", "", "CPUs");
-    for n in &ids {
-        let _ = write!(s, " {:>width$}", format!("node {n}"));
+    s.extend(
+        ids.iter()
+            .map(|n| format!(" {:>width$}", format!("node {n}"))),
+    );
+    for (&a, l) in &nodes {
+        let _ = write!(s, "\n{:<7} {:<list$}", format!("node {a}"), l.to_string());
+        s.extend(ids.iter().map(|&b| format!(" {:>width$}", cell(a, b))));
     }
     s.push('\n');
-    for (&a, l) in &nodes {
-        let _ = write!(s, "{:<7} {:<list$}", format!("node {a}"), l.to_string());
-        for &b in &ids {
-            let _ = write!(s, " {:>width$}", cell(a, b));
-        }
-        s.push('\n');
-    }
 }
 
 /// The class table (pairs, median, p90, range), then the classes with no pair and why.
@@ -204,14 +197,12 @@ fn classes(s: &mut String, r: &MatrixResults) {
 /// Per class (a column each), each coherence transaction's net ns and its ratio to the class's
 /// ping-pong, then the clock's step when coarse.
 fn transactions(s: &mut String, r: &MatrixResults) {
-    let mut classes: Vec<PairClass> = r
-        .pairs
-        .iter()
-        .filter(|p| !p.transactions.is_empty())
+    let measured = r.pairs.iter().filter(|p| !p.transactions.is_empty());
+    let classes: Vec<PairClass> = measured
         .map(|p| p.class)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
         .collect();
-    classes.sort();
-    classes.dedup();
     if classes.is_empty() {
         return;
     }
@@ -229,16 +220,13 @@ fn transactions(s: &mut String, r: &MatrixResults) {
     let mut smallest = f64::INFINITY;
     // At most 3 classes a table, so that each fits 72 columns.
     for (i, chunk) in classes.chunks(TRANSACTION_CLASSES).enumerate() {
+        let pingpong = |&k: &PairClass| ns_or_dash(median(&of_class(k), &|p| Some(p.median_ns)));
         let mut rows = vec![
-            std::iter::once(String::new())
+            [String::new()]
+                .into_iter()
                 .chain(chunk.iter().map(ToString::to_string))
-                .collect::<Vec<_>>(),
-            std::iter::once("ping-pong".to_string())
-                .chain(chunk.iter().map(|&k| {
-                    median(&of_class(k), &|p| Some(p.median_ns))
-                        .map_or("-".into(), |m| format!("{m:.1}"))
-                }))
                 .collect(),
+            [head(&["ping-pong"]), chunk.iter().map(pingpong).collect()].concat(),
         ];
         for t in Transaction::ALL {
             let of = |p: &PairResult| p.transactions.iter().find(|c| c.transaction == t).cloned();
@@ -299,11 +287,9 @@ fn ns_or_dash(ns: Option<f64>) -> String {
 /// CPU ids joined by commas, the first 16 and then how many more.
 fn cpu_run(cpus: &[u32]) -> String {
     let shown: Vec<String> = cpus.iter().take(16).map(ToString::to_string).collect();
-    let more = cpus.len().saturating_sub(16);
-    if more > 0 {
-        format!("{} and {more} more", shown.join(","))
-    } else {
-        shown.join(",")
+    match cpus.len().saturating_sub(16) {
+        0 => shown.join(","),
+        more => format!("{} and {more} more", shown.join(",")),
     }
 }
 
@@ -318,18 +304,15 @@ fn contenders(s: &mut String, r: &MatrixResults) {
         cpu_run(&widest.cpus),
         widest.windows
     )));
-    let mut rows = vec![
-        [
-            "k",
-            "widest class",
-            "adds",
-            "hand-overs",
-            "ns/hand-over",
-            "add ns/CPU",
-        ]
-        .map(String::from)
-        .to_vec(),
+    let titles = [
+        "k",
+        "widest class",
+        "adds",
+        "hand-overs",
+        "ns/hand-over",
+        "add ns/CPU",
     ];
+    let mut rows = vec![head(&titles)];
     for p in &r.contenders {
         let adds: u64 = p.adds.iter().sum();
         let handovers: u64 = p.handovers.iter().sum();
@@ -358,11 +341,7 @@ fn sharers(s: &mut String, r: &MatrixResults) {
         "sharers: CPU {} adds to a line that m readers (the next m of the span order) read between its writes; upgrade ns = its fenced add less the same add on a private line, trimmed mean over {} rounds; fresh reads = reads that saw its latest write",
         first.writer, first.rounds
     )));
-    let mut rows = vec![
-        ["m", "widest class", "fresh reads", "upgrade ns"]
-            .map(String::from)
-            .to_vec(),
-    ];
+    let mut rows = vec![head(&["m", "widest class", "fresh reads", "upgrade ns"])];
     for p in &r.sharers {
         rows.push(vec![
             p.m.to_string(),
@@ -384,23 +363,16 @@ fn home_classes(s: &mut String, r: &MatrixResults) {
     s.push_str(&wrapped(
         "home: read fetched / add moved net ns (trimmed means) with the line on the requesting CPU's node (local) and on another node (remote, at SLIT distance d)",
     ));
-    let mut rows = vec![
-        ["class", "pairs", "local", "remote", "d"]
-            .map(String::from)
-            .to_vec(),
-    ];
+    let mut rows = vec![head(&["class", "pairs", "local", "remote", "d"])];
     for h in &r.home_classes {
         let pair = |f: f64, a: f64| format!("{f:.1} / {a:.1}");
+        let remote = h.remote.as_ref();
         rows.push(vec![
             h.class.to_string(),
             h.pairs.len().to_string(),
             pair(h.local.read_fetched_ns, h.local.add_moved_ns),
-            h.remote
-                .as_ref()
-                .map_or("-".into(), |c| pair(c.read_fetched_ns, c.add_moved_ns)),
-            h.remote
-                .as_ref()
-                .map_or("-".into(), |c| c.distance.to_string()),
+            remote.map_or("-".into(), |c| pair(c.read_fetched_ns, c.add_moved_ns)),
+            remote.map_or("-".into(), |c| c.distance.to_string()),
         ]);
     }
     s.push_str(&align(&rows));
@@ -409,21 +381,10 @@ fn home_classes(s: &mut String, r: &MatrixResults) {
 /// Whether the two phases (i initiating, then j) and the passes agree, pair by pair.
 fn drift(s: &mut String, r: &MatrixResults) {
     let c = &r.config;
-    let asym: Vec<String> = r
-        .pairs
-        .iter()
-        .filter(|p| p.asymmetric)
-        .map(|p| {
-            format!(
-                "{}->{} {:.1} ns / {}->{} {:.1} ns",
-                p.forward.from,
-                p.forward.to,
-                p.forward.median_ns,
-                p.backward.from,
-                p.backward.to,
-                p.backward.median_ns
-            )
-        })
+    let side =
+        |d: &crate::matrix::DirectionStats| format!("{}->{} {:.1} ns", d.from, d.to, d.median_ns);
+    let asym: Vec<String> = (r.pairs.iter().filter(|p| p.asymmetric))
+        .map(|p| format!("{} / {}", side(&p.forward), side(&p.backward)))
         .collect();
     s.push_str(&wrapped(&if asym.is_empty() {
         format!(
@@ -437,10 +398,7 @@ fn drift(s: &mut String, r: &MatrixResults) {
             asym.join("; ")
         )
     }));
-    let unstable: Vec<String> = r
-        .pairs
-        .iter()
-        .filter(|p| p.unstable)
+    let unstable: Vec<String> = (r.pairs.iter().filter(|p| p.unstable))
         .map(|p| {
             let passes: Vec<String> = p.passes.iter().map(|m| format!("{m:.1}")).collect();
             format!("{}-{} ({} ns)", p.cpus[0], p.cpus[1], passes.join(" / "))
