@@ -25,7 +25,7 @@ use axes::{
 };
 use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
 /// Width of every chart, px.
@@ -64,6 +64,8 @@ const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
 
 /// The drawing area charts draw on.
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+/// A chart drawn on an [`Area`].
+type Plot<'a, 'b, X, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>;
 
 /// Writes every chart of a result: a run's and a sweep's.
 pub struct SvgExport;
@@ -122,8 +124,11 @@ where
         .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
         .label_style((FONT, LABEL_PX))
         .axis_desc_style((FONT, DESC_PX))
-        .x_desc(x_desc)
-        .y_desc(y_desc);
+        .x_desc(x_desc);
+    // A bar chart's rows name themselves: no y description.
+    if !y_desc.is_empty() {
+        mesh.y_desc(y_desc);
+    }
     mesh
 }
 
@@ -288,6 +293,28 @@ fn shown_name(points: &[&SweepPoint], name: &str) -> String {
         .iter()
         .find_map(|p| display_name(&p.results, name))
         .unwrap_or_else(|| name.to_string())
+}
+
+/// A chart on `area` with the house margins: `y_px` for the y labels, `right` px right margin.
+fn plot<'a, 'b, X: AsRangedCoord, Y: AsRangedCoord>(
+    area: &'a Area<'b>,
+    (y_px, right): (u32, u32),
+    x: X,
+    y: Y,
+) -> Result<Plot<'a, 'b, X::CoordDescType, Y::CoordDescType>, DrawError> {
+    let mut b = ChartBuilder::on(area);
+    b.margin(12).margin_right(right).x_label_area_size(50);
+    b.y_label_area_size(y_px)
+        .build_cartesian_2d(x, y)
+        .map_err(fail)
+}
+
+/// Series `i`'s legend entry.
+fn entry(i: usize, label: impl ToString) -> LegendEntry {
+    LegendEntry {
+        label: label.to_string(),
+        colour: colour(i),
+    }
 }
 
 /// A series in a legend: its label and colour, drawn as a bar swatch or as the line charts' marker.

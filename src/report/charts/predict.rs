@@ -3,8 +3,8 @@
 //! the hottest line left, net ns per update right (both log).
 
 use super::{
-    Chart, Header, INK, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail, log_span,
-    log_ticks,
+    Chart, Header, LegendEntry, Swatch, canvas, colour, draw_guide, draw_number_mesh, entry, fail,
+    log_span, log_ticks, plot,
 };
 use crate::predict::{PointPrediction, PredictResults};
 use crate::report::DrawError;
@@ -64,10 +64,7 @@ fn render(p: &PredictResults) -> Result<String, DrawError> {
         .strategies
         .iter()
         .enumerate()
-        .map(|(i, s)| LegendEntry {
-            label: s.name.clone(),
-            colour: colour(i),
-        })
+        .map(|(i, s)| entry(i, &s.name))
         .collect();
     let header = Header {
         title: format!(
@@ -93,31 +90,19 @@ fn render(p: &PredictResults) -> Result<String, DrawError> {
             (&right, &cost_axis, &cost, "net ns per update (log)", false),
         ] {
             let y = axis.clone().log_scale().with_key_points(log_ticks(axis));
-            let mut chart = ChartBuilder::on(panel)
-                .margin(12)
-                .x_label_area_size(50)
-                .y_label_area_size(70)
-                .build_cartesian_2d(x(), y)
-                .map_err(fail)?;
+            let mut chart = plot(panel, (70, 12), x(), y)?;
             draw_number_mesh(&mut chart, "updates/s per CPU (log)", label)?;
-            let dashed =
-                |pts: [(f64, f64); 2]| DashedLineSeries::new(pts, 6, 4, INK.stroke_width(1));
-            chart
-                .draw_series(dashed([(SEED_RATE, axis.start), (SEED_RATE, axis.end)]))
-                .map_err(fail)?;
+            draw_guide(&mut chart, (SEED_RATE, axis.start), (SEED_RATE, axis.end))?;
             if mark_one {
-                chart
-                    .draw_series(dashed([(rates.start, 1.0), (rates.end, 1.0)]))
-                    .map_err(fail)?;
+                draw_guide(&mut chart, (rates.start, 1.0), (rates.end, 1.0))?;
             }
             for (i, band) in bands.iter().enumerate() {
                 for (k, width) in [(0, 1), (2, 1), (1, 3)] {
                     let coords = band
                         .iter()
                         .map(|(r, v)| (*r, v[k].clamp(axis.start, axis.end)));
-                    chart
-                        .draw_series(LineSeries::new(coords, colour(i).stroke_width(width)))
-                        .map_err(fail)?;
+                    let line = LineSeries::new(coords, colour(i).stroke_width(width));
+                    chart.draw_series(line).map_err(fail)?;
                 }
             }
         }

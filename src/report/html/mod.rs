@@ -29,26 +29,19 @@ pub struct HtmlExport;
 
 impl Export for HtmlExport {
     fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
-        if let Document::Study(s) = doc {
-            return Ok(vec![Rendered::new(PAGE, study::page(s)?)]);
-        }
-        if let Document::Gallery(g) = doc {
-            return Ok(vec![Rendered::new(
-                gallery::GALLERY_PAGE,
-                gallery::page(g)?,
-            )]);
-        }
-        if !matches!(
-            doc,
-            Document::Run(_) | Document::Sweep(_) | Document::Matrix(_)
-        ) {
-            return Ok(Vec::new());
-        }
-        let page = page(&[PageSource {
-            label: None,
-            doc: *doc,
-        }])?;
-        Ok(vec![Rendered::new(PAGE, page)])
+        let (name, page) = match *doc {
+            Document::Study(s) => (PAGE, study::page(s)?),
+            Document::Gallery(g) => (gallery::GALLERY_PAGE, gallery::page(g)?),
+            Document::Run(_) | Document::Sweep(_) | Document::Matrix(_) => (
+                PAGE,
+                page(&[PageSource {
+                    label: None,
+                    doc: *doc,
+                }])?,
+            ),
+            _ => return Ok(Vec::new()),
+        };
+        Ok(vec![Rendered::new(name, page)])
     }
 }
 
@@ -67,35 +60,29 @@ pub fn page(sources: &[PageSource]) -> Result<String, ExportError> {
 }
 
 /// [`page`] titled `title`, with `lead` (a study's combined verdict) before everything else.
-fn page_led(
+fn page_led<'a>(
     title: &str,
     lead: Option<Markup>,
-    sources: &[PageSource],
+    sources: &[PageSource<'a>],
 ) -> Result<String, ExportError> {
-    let mut articles = Vec::new();
-    for (i, s) in sources.iter().enumerate() {
-        let id = i + 1;
-        articles.push(match s.doc {
-            Document::Run(r) => run::article(id, s.label, r)?,
-            Document::Sweep(sw) => sweep::article(id, s.label, sw)?,
-            Document::Matrix(m) => matrix::article(id, s.label, m)?,
-            Document::Predict(p) => predict::article(id, s.label, p)?,
-            Document::Check(c) => check::article(id, s.label, c),
-            other => {
-                return Err(ExportError::Unsupported {
-                    format: super::Format::Html,
-                    kind: other.kind(),
-                });
-            }
-        });
-    }
-    let runs: Vec<(Option<&str>, &crate::runner::RunResults)> = sources
-        .iter()
-        .filter_map(|s| match s.doc {
-            Document::Run(r) => Some((s.label, r)),
-            _ => None,
-        })
-        .collect();
+    let article = |(i, s): (usize, &PageSource)| match s.doc {
+        Document::Run(r) => run::article(i + 1, s.label, r),
+        Document::Sweep(sw) => sweep::article(i + 1, s.label, sw),
+        Document::Matrix(m) => matrix::article(i + 1, s.label, m),
+        Document::Predict(p) => predict::article(i + 1, s.label, p),
+        Document::Check(c) => Ok(check::article(i + 1, s.label, c)),
+        other => Err(ExportError::Unsupported {
+            format: super::Format::Html,
+            kind: other.kind(),
+        }),
+    };
+    let articles = sources.iter().enumerate().map(article);
+    let articles = articles.collect::<Result<Vec<Markup>, ExportError>>()?;
+    let run = |s: &PageSource<'a>| match s.doc {
+        Document::Run(r) => Some((s.label, r)),
+        _ => None,
+    };
+    let runs: Vec<_> = sources.iter().filter_map(run).collect();
     let hosts = (runs.len() >= 2).then(|| hosts::section(&runs));
     let partial = sources.iter().any(|s| match s.doc {
         Document::Run(r) => r.partial,
@@ -145,13 +132,8 @@ fn page_led(
 
 /// The page title: the hosts and kinds on it.
 fn title(sources: &[PageSource]) -> String {
-    let mut hosts: Vec<String> = Vec::new();
-    for s in sources {
-        let h = plain(&provenance(&s.doc).hostname);
-        if !hosts.contains(&h) {
-            hosts.push(h);
-        }
-    }
+    let hosts =
+        super::measures::unique(sources.iter().map(|s| plain(&provenance(&s.doc).hostname)));
     format!("contend report: {}", hosts.join(" vs "))
 }
 
@@ -170,10 +152,10 @@ pub(super) fn page_head(title: &str, extra: &str) -> Markup {
 fn provenance<'a>(doc: &Document<'a>) -> &'a Provenance {
     match *doc {
         Document::Run(r) => &r.provenance,
-        Document::Sweep(s) => match s.points.first() {
-            Some(p) => &p.results.provenance,
-            None => empty_provenance(),
-        },
+        Document::Sweep(s) => s
+            .points
+            .first()
+            .map_or(empty_provenance(), |p| &p.results.provenance),
         Document::Matrix(m) => &m.provenance,
         _ => empty_provenance(),
     }
@@ -339,11 +321,7 @@ fn warnings_list(lines: &[impl Listed]) -> Markup {
         } @else {
             ul.warnings {
                 @for (text, warn) in lines.iter().map(Listed::line) {
-                    @if warn {
-                        li.warn { (plain(text)) }
-                    } @else {
-                        li { (plain(text)) }
-                    }
+                    li class=[warn.then_some("warn")] { (plain(text)) }
                 }
             }
         }
@@ -352,7 +330,17 @@ fn warnings_list(lines: &[impl Listed]) -> Markup {
 
 /// Provenance as a two-column table.
 fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
-    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".to_string());
+    let opt = |o: &Option<String>| o.as_deref().unwrap_or("-").to_string();
+    let invariant = if p.tsc_invariant {
+        "invariant"
+    } else {
+        "NOT invariant"
+    };
+    let flags = if p.tsc_flags.is_empty() {
+        "-".to_string()
+    } else {
+        p.tsc_flags.join(" ")
+    };
     let mut rows: Vec<(&str, String)> = vec![
         ("host", p.hostname.clone()),
         ("CPU", p.cpu_model.clone()),
@@ -364,20 +352,7 @@ fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
         ("transparent huge pages", opt(&p.thp)),
         (
             "TSC",
-            format!(
-                "{}{:.3} GHz, flags {}",
-                if p.tsc_invariant {
-                    "invariant, "
-                } else {
-                    "NOT invariant, "
-                },
-                p.tsc_hz / 1e9,
-                if p.tsc_flags.is_empty() {
-                    "-".to_string()
-                } else {
-                    p.tsc_flags.join(" ")
-                }
-            ),
+            format!("{invariant}, {:.3} GHz, flags {flags}", p.tsc_hz / 1e9),
         ),
         (
             "contend",
@@ -386,11 +361,13 @@ fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
         ("command line", p.command_line.join(" ")),
         ("started (UTC)", p.started_utc.clone()),
     ];
-    if let Some(t) = topo {
-        rows.push(("topology", topology_line(t)));
-        rows.push(("allowed CPUs", t.allowed_cpus.to_string()));
-        rows.push(("allowed memory nodes", t.allowed_mems.to_string()));
-    }
+    rows.extend(topo.into_iter().flat_map(|t| {
+        [
+            ("topology", topology_line(t)),
+            ("allowed CPUs", t.allowed_cpus.to_string()),
+            ("allowed memory nodes", t.allowed_mems.to_string()),
+        ]
+    }));
     kv_table(&rows)
 }
 
@@ -420,14 +397,13 @@ fn kv_table(rows: &[(&str, String)]) -> Markup {
 /// `2 nodes (0-1), 4 LLCs, 64 CPUs online (0-63)`.
 fn topology_line(t: &Topology) -> String {
     let nodes: CpuList = t.nodes.iter().map(|n| n.id).collect();
+    let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let (n, l, online) = (t.nodes.len(), t.llcs.len(), &t.online_cpus);
     format!(
-        "{} node{} ({nodes}), {} LLC{}, {} CPUs online ({})",
-        t.nodes.len(),
-        if t.nodes.len() == 1 { "" } else { "s" },
-        t.llcs.len(),
-        if t.llcs.len() == 1 { "" } else { "s" },
-        t.online_cpus.len(),
-        t.online_cpus
+        "{} ({nodes}), {}, {} CPUs online ({online})",
+        count(n, "node"),
+        count(l, "LLC"),
+        online.len()
     )
 }
 
@@ -459,39 +435,38 @@ enum Mark {
     Untested,
 }
 
+/// Beyond the threshold and beyond doubt, as a mark's title says.
+const BEYOND: &str =
+    " than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold";
+
 impl Mark {
+    /// Its symbol, CSS class and title.
+    fn parts(self) -> (&'static str, &'static str, String) {
+        let (symbol, class, title) = match self {
+            Mark::Better => ("▲", "better", ""),
+            Mark::Worse => ("▼", "worse", ""),
+            Mark::Same => ("≈", "same", "no change: within the noise threshold"),
+            Mark::Unsure => ("?", "unsure", "inconclusive"),
+            Mark::Untested => ("·", "untested", "fewer than 2 repeats: no test"),
+        };
+        let title = if title.is_empty() {
+            format!("{class}{BEYOND}")
+        } else {
+            title.into()
+        };
+        (symbol, class, title)
+    }
+
     fn symbol(self) -> &'static str {
-        match self {
-            Mark::Better => "▲",
-            Mark::Worse => "▼",
-            Mark::Same => "≈",
-            Mark::Unsure => "?",
-            Mark::Untested => "·",
-        }
+        self.parts().0
     }
 
     fn class(self) -> &'static str {
-        match self {
-            Mark::Better => "better",
-            Mark::Worse => "worse",
-            Mark::Same => "same",
-            Mark::Unsure => "unsure",
-            Mark::Untested => "untested",
-        }
+        self.parts().1
     }
 
-    fn title(self) -> &'static str {
-        match self {
-            Mark::Better => {
-                "better than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold"
-            }
-            Mark::Worse => {
-                "worse than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold"
-            }
-            Mark::Same => "no change: within the noise threshold",
-            Mark::Unsure => "inconclusive",
-            Mark::Untested => "fewer than 2 repeats: no test",
-        }
+    fn title(self) -> String {
+        self.parts().2
     }
 }
 

@@ -34,13 +34,12 @@ struct HeadedView {
 fn regimes(run: &RunResults) -> Vec<HeadedView> {
     let views = run.regimes();
     let several = views.len() > 1;
-    views
-        .into_iter()
-        .map(|view| HeadedView {
-            heading: several.then(|| regime_heading(view.regime())),
-            view,
-        })
-        .collect()
+    let heading = |v: &RunResults| several.then(|| regime_heading(v.regime()));
+    let headed = |view| HeadedView {
+        heading: heading(&view),
+        view,
+    };
+    views.into_iter().map(headed).collect()
 }
 
 /// The article of one run.
@@ -50,11 +49,11 @@ pub(super) fn article(
     run: &RunResults,
 ) -> Result<Markup, ExportError> {
     let regimes = regimes(run);
-    let mut drawn = Vec::new();
-    for r in &regimes {
+    let draw = |r: &HeadedView| {
         let suffix = charts::run::regime_suffix(r.view.regime());
-        drawn.push(charts::run::regime_charts(&r.view, "", &suffix)?);
-    }
+        charts::run::regime_charts(&r.view, "", &suffix)
+    };
+    let drawn = regimes.iter().map(draw).collect::<Result<Vec<_>, _>>()?;
     // The run's lines, as the terminal prints them: each names its regime, and what the host cannot
     // answer is said once.
     let verdicts = vec![(None, verdict::run_lines(run))];
@@ -182,19 +181,15 @@ pub(super) fn ordered_measures<'a>(
 ) -> Vec<&'static Measure> {
     let shown = shown_measures(strategies, regime.is_paced());
     let ownership = MEASURES.iter().find(|m| m.short == "updates/ownership");
-    let net = match regime {
-        Regime::FlatOut => &THROUGHPUT_NS[1],
-        Regime::Paced { .. } => &PACED[1],
+    let net = if regime.is_paced() {
+        &PACED[1]
+    } else {
+        &THROUGHPUT_NS[1]
     };
-    let lead: Vec<&Measure> = [Some(cost_measure(regime)), Some(net), ownership]
-        .into_iter()
-        .flatten()
-        .collect();
-    let is_lead = |m: &Measure| lead.iter().any(|l| l.title == m.title);
-    let first = lead
-        .iter()
-        .copied()
-        .filter(|l| shown.iter().any(|m| m.title == l.title));
+    let lead = [Some(cost_measure(regime)), Some(net), ownership];
+    let is_lead = |m: &Measure| lead.iter().flatten().any(|l| l.title == m.title);
+    let first = lead.into_iter().flatten();
+    let first = first.filter(|l| shown.iter().any(|m| m.title == l.title));
     first
         .chain(shown.iter().copied().filter(|m| !is_lead(m)))
         .collect()
@@ -273,91 +268,68 @@ pub(super) fn exactness<'a>(runs: impl Iterator<Item = &'a RunResults>) -> Marku
 /// How operations were sampled, per regime: `off`, or `1 op in N`.
 fn sampling(run: &RunResults) -> String {
     let c = &run.config;
-    let each: Vec<String> = regimes(run)
-        .iter()
-        .map(|r| {
-            let every = r.view.config.sample_every;
-            let mut text = if every == 0 {
-                "off".to_string()
-            } else {
-                format!("1 op in {every}")
-            };
-            if let Some(h) = &r.heading {
-                text = format!("{h}: {text}");
-            }
-            text
-        })
-        .collect();
-    if regimes(run).iter().all(|r| r.view.config.sample_every == 0) {
+    let regimes = regimes(run);
+    if regimes.iter().all(|r| r.view.config.sample_every == 0) {
         return "off".to_string();
     }
+    let each: Vec<String> = (regimes.iter())
+        .map(|r| {
+            let text = match r.view.config.sample_every {
+                0 => "off".to_string(),
+                every => format!("1 op in {every}"),
+            };
+            r.heading
+                .as_ref()
+                .map_or(text.clone(), |h| format!("{h}: {text}"))
+        })
+        .collect();
+    let (timer, overhead) = (&c.timer, c.timer_overhead_ns);
     format!(
-        "{}; timer {} ({:.1} ns overhead subtracted)",
-        each.join(", "),
-        c.timer,
-        c.timer_overhead_ns
+        "{}; timer {timer} ({overhead:.1} ns overhead subtracted)",
+        each.join(", ")
     )
 }
 
 /// The run's settings as a key/value table.
 fn settings(run: &RunResults) -> Markup {
     let c = &run.config;
-    let cpus = |v: &[u32]| -> String {
-        if v.is_empty() {
-            "-".to_string()
-        } else {
-            format!(
-                "{} on CPUs {}",
-                v.len(),
-                v.iter().copied().collect::<CpuList>()
-            )
-        }
+    let cpus = |v: &[u32]| match v.len() {
+        0 => "-".to_string(),
+        n => format!("{n} on CPUs {}", v.iter().copied().collect::<CpuList>()),
     };
+    let read_side = match c.read_every {
+        0 => "writers run none".to_string(),
+        1 => "writers run it after every update".to_string(),
+        k => format!("writers run it every {k} updates"),
+    };
+    let regimes: Vec<String> = run.rates().iter().map(Regime::to_string).collect();
+    let (ms, warmup) = (c.repeat_duration_s * 1e3, c.warmup_s * 1e3);
+    let placement = match c.placement {
+        Placement::Strict => "strict",
+        Placement::BestEffort => "best-effort",
+    };
+    let each_own = "each slot on its own node".to_string();
     let rows: Vec<(&str, String)> = vec![
         ("writers", cpus(&c.writer_cpus)),
         ("readers", cpus(&c.reader_cpus)),
-        (
-            "read side",
-            match c.read_every {
-                0 => "writers run none".to_string(),
-                1 => "writers run it after every update".to_string(),
-                k => format!("writers run it every {k} updates"),
-            },
-        ),
-        (
-            "regimes",
-            run.rates()
-                .iter()
-                .map(Regime::to_string)
-                .collect::<Vec<_>>()
-                .join(", then "),
-        ),
+        ("read side", read_side),
+        ("regimes", regimes.join(", then ")),
         (
             "repeats",
             format!(
-                "{} × {:.0} ms per strategy, +{:.0} ms warm-up",
-                c.repeats,
-                c.repeat_duration_s * 1e3,
-                c.warmup_s * 1e3
+                "{} × {ms:.0} ms per strategy, +{warmup:.0} ms warm-up",
+                c.repeats
             ),
         ),
         ("seed", c.seed.to_string()),
         ("load walks", run.load_text().unwrap_or("-".to_string())),
         ("injected", run.inject_text().unwrap_or("-".to_string())),
         ("sampling", sampling(run)),
-        (
-            "placement",
-            match c.placement {
-                Placement::Strict => "strict",
-                Placement::BestEffort => "best-effort",
-            }
-            .to_string(),
-        ),
+        ("placement", placement.to_string()),
         ("oversubscribe", c.oversubscribe.to_string()),
         (
             "counter node",
-            c.counter_node
-                .map_or("each slot on its own node".to_string(), |n| n.to_string()),
+            c.counter_node.map_or(each_own, |n| n.to_string()),
         ),
         ("node iteration", c.node_iter.name().to_string()),
     ];

@@ -5,7 +5,9 @@
 use super::align;
 use crate::counter::ShardLevel;
 use crate::placement::NodeCheck;
-use crate::report::measures::{RowLabels, StrategyGrid, table_measures, table_title, unique};
+use crate::report::measures::{
+    RowLabels, StrategyGrid, TableCell, table_measures, table_title, unique,
+};
 use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
@@ -66,13 +68,8 @@ pub fn verbose(run: &RunResults) -> String {
 
 /// Whether every final sum was exact and every thread and slot verified.
 fn checks_pass(run: &RunResults) -> bool {
-    run.strategies.iter().all(|s| {
-        s.exact
-            && s.threads.iter().all(|t| t.verified)
-            && s.slots
-                .iter()
-                .all(|s| matches!(s.check, NodeCheck::Verified { .. }))
-    })
+    let verified = |s: &StrategyResult| s.threads.iter().all(|t| t.verified);
+    run.strategies.iter().all(|s| s.exact && verified(s)) && slots_verified(run)
 }
 
 /// Whether every final sum was exact and placement verified.
@@ -109,22 +106,15 @@ fn terms(run: &RunResults, verbose: bool) -> String {
 
 /// What the first screen must not leave out.
 fn warnings(run: &RunResults) -> String {
-    let mut out = String::new();
-    for view in &run.regimes() {
-        // Each warning's first sentence; --verbose gives the rest.
-        for f in findings(view) {
-            if f.severity == Severity::Warning {
-                out.push_str(&screen(&plain(&f.brief())));
-            }
-        }
-    }
-    let all = run.strategies.len();
-    let noisy = run
-        .strategies
+    // Each warning's first sentence; --verbose gives the rest.
+    let all_findings = run.regimes().iter().flat_map(findings).collect::<Vec<_>>();
+    let warned = all_findings
         .iter()
-        .filter(|s| noisy_cv(s).is_some())
-        .count();
-    let open = unconverged(run).len();
+        .filter(|f| f.severity == Severity::Warning);
+    let mut out: String = warned.map(|f| screen(&plain(&f.brief()))).collect();
+    let all = run.strategies.len();
+    let noisy = run.strategies.iter().filter(|s| noisy_cv(s).is_some());
+    let (noisy, open) = (noisy.count(), unconverged(run).len());
     let mut said = Vec::new();
     if noisy > 0 {
         said.push(format!(
@@ -148,30 +138,24 @@ fn warnings(run: &RunResults) -> String {
 
 /// What a run's numbers rest on, as `run --verbose` and `study` print it.
 pub(super) fn rests_on(run: &RunResults) -> String {
-    let mut out = String::new();
-    let regimes = run.regimes();
-    for view in &regimes {
-        for f in findings(view) {
-            let floor = matches!(f.kind, FindingKind::HarnessFloor | FindingKind::PacedFloor);
-            if floor || f.severity == Severity::Warning {
-                let _ = writeln!(out, "{}", plain(&f.to_string()));
-            }
-        }
-    }
-    out.extend(interference_line(run).map(|l| l + "\n"));
-    out.extend(line_cost_line(run).map(|l| l + "\n"));
-    out.extend(alone_line(run).map(|l| l + "\n"));
-    let noisy: Vec<String> = run
+    let all_findings = run.regimes().iter().flat_map(findings).collect::<Vec<_>>();
+    let shown = all_findings.iter().filter(|f| {
+        let floor = matches!(f.kind, FindingKind::HarnessFloor | FindingKind::PacedFloor);
+        floor || f.severity == Severity::Warning
+    });
+    let mut out: String = shown.map(|f| plain(&f.to_string()) + "\n").collect();
+    let lines = [interference_line(run), line_cost_line(run), alone_line(run)];
+    out.extend(lines.into_iter().flatten().map(|l| l + "\n"));
+    let noisy = run
         .strategies
         .iter()
         .filter(|s| noisy_cv(s).is_some())
-        .map(|s| run.short_name(s))
-        .collect();
-    if !noisy.is_empty() {
+        .count();
+    if noisy > 0 {
         let _ = writeln!(
             out,
             "noise: {} of {} strategies vary by more than {NOISY_CV_PCT}% between repeats, so the verdict calls few differences; --print all lists them (rerun, or raise --max-time)",
-            noisy.len(),
+            noisy,
             run.strategies.len()
         );
     }
@@ -197,12 +181,12 @@ fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
     let mut groups = vec![String::new()];
     let mut heads = vec!["strategy".to_string()];
     for view in regimes {
-        let columns = columns(view.regime(), full);
+        let columns = keep(view.regime(), full, columns(view.regime()));
         groups.push(match view.regime() {
             Regime::FlatOut => "flat out".to_string(),
             Regime::Paced { rate, .. } => format!("at {}/s per thread", si(rate)),
         });
-        groups.extend((1..columns.len()).map(|_| String::new()));
+        groups.resize(groups.len() + columns.len() - 1, String::new());
         heads.extend(columns.iter().map(|c| c.to_string()));
     }
     let mut table = vec![groups, heads];
@@ -259,13 +243,12 @@ fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
     table
 }
 
-/// A regime's columns in the compact table ([`compact_table`]).
-fn columns(regime: Regime, full: bool) -> Vec<&'static str> {
-    let all: &[&str] = match regime {
-        Regime::FlatOut => &["ns/op", "net", "updates/s", "per ownership"],
-        Regime::Paced { .. } => &["net ns/update", "net CPU", "busy ns/op"],
-    };
-    keep(regime, full, all.to_vec())
+/// A regime's columns in the compact table ([`compact_table`]), all of them.
+fn columns(regime: Regime) -> Vec<&'static str> {
+    match regime {
+        Regime::FlatOut => vec!["ns/op", "net", "updates/s", "per ownership"],
+        Regime::Paced { .. } => vec!["net ns/update", "net CPU", "busy ns/op"],
+    }
 }
 
 /// Of a regime's cells in [`columns`]' full order, those shown.
@@ -275,23 +258,18 @@ fn keep<T>(regime: Regime, full: bool, cells: Vec<T>) -> Vec<T> {
         (false, Regime::FlatOut) => &[0, 2],
         (false, Regime::Paced { .. }) => &[0, 1],
     };
+    let cells = cells.into_iter().enumerate();
     cells
-        .into_iter()
-        .enumerate()
         .filter(|(i, _)| shown.contains(i))
-        .map(|(_, c)| c)
+        .map(|c| c.1)
         .collect()
 }
 
 /// Whether every repeat's final sum was exact.
 fn exact_line(run: &RunResults) -> String {
     let repeats: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
-    let inexact: Vec<String> = run
-        .strategies
-        .iter()
-        .filter(|s| !s.exact)
-        .map(|s| run.short_name(s))
-        .collect();
+    let inexact = run.strategies.iter().filter(|s| !s.exact);
+    let inexact: Vec<String> = inexact.map(|s| run.short_name(s)).collect();
     if inexact.is_empty() {
         format!("every final sum exact, in all {repeats} strategy results")
     } else {
@@ -301,21 +279,23 @@ fn exact_line(run: &RunResults) -> String {
 
 /// Where threads and slots were, and whether that was verified.
 fn placement_line(run: &RunResults) -> String {
-    let unverified = run
+    let threads = run.strategies.iter().flat_map(|s| &s.threads);
+    let threads = match threads.filter(|t| !t.verified).count() {
+        0 => "pinned and verified (sched_getcpu)".to_string(),
+        n => format!("{n} UNVERIFIED"),
+    };
+    let nodes: CpuList = run
         .strategies
         .iter()
-        .flat_map(|s| &s.threads)
-        .filter(|t| !t.verified)
-        .count();
-    format!(
-        "placement: threads {}, slots {}",
-        if unverified == 0 {
-            "pinned and verified (sched_getcpu)".to_string()
-        } else {
-            format!("{unverified} UNVERIFIED")
-        },
-        slot_nodes_line(run)
-    )
+        .flat_map(|s| &s.slots)
+        .map(|s| s.node)
+        .collect();
+    let how = if slots_verified(run) {
+        "verified (move_pages)"
+    } else {
+        "some UNVERIFIED"
+    };
+    format!("placement: threads {threads}, slots on nodes {nodes}, {how}")
 }
 
 /// Who ran what where: contend, host, kernel, time; the threads; the repeats and regimes.
@@ -332,29 +312,30 @@ pub(super) fn header(run: &RunResults) -> String {
     if let Some(inject) = run.inject_text() {
         out.push_str(&screen(&inject));
     }
-    let smallest = run
+    let costs = run
         .strategies
         .iter()
-        .filter_map(|s| crate::runner::cost_measure(s.regime).of(s))
+        .filter_map(|s| crate::runner::cost_measure(s.regime).of(s));
+    let smallest = costs
         .map(|c| c.mean)
         .filter(|&ns| ns > 0.0)
         .reduce(f64::min);
     if let Some(line) = smallest.and_then(|ns| p.tsc_step_line(ns)) {
         out.push_str(&screen(&line));
     }
-    let regimes = run.regimes();
+    let interleaved = if run.regimes().len() > 1 {
+        ", interleaved"
+    } else {
+        ""
+    };
+    let stopped = run
+        .stopped()
+        .map_or(String::new(), |why| format!("; PARTIAL ({why})"));
     out.push_str(&screen(&format!(
-        "{} x {:.0} ms (+{:.0} ms warm-up) per strategy{}{}",
+        "{} x {:.0} ms (+{:.0} ms warm-up) per strategy{interleaved}{stopped}",
         run.repeats_text(),
         cfg.repeat_duration_s * 1e3,
         cfg.warmup_s * 1e3,
-        if regimes.len() > 1 {
-            ", interleaved"
-        } else {
-            ""
-        },
-        run.stopped()
-            .map_or(String::new(), |why| format!("; PARTIAL ({why})"))
     )));
     out
 }
@@ -384,14 +365,11 @@ pub fn tables(run: &RunResults) -> String {
 fn regime_tables(run: &RunResults) -> String {
     let mut out = String::new();
     let cfg = &run.config;
-    let _ = writeln!(
-        out,
-        "mean±stddev; change vs {}",
-        run.strategies
-            .first()
-            .map_or("-", |s| s.strategy.level.name())
-    );
-
+    let first = run
+        .strategies
+        .first()
+        .map_or("-", |s| s.strategy.level.name());
+    let _ = writeln!(out, "mean±stddev; change vs {first}");
     if cfg.sample_every > 0 {
         let _ = writeln!(
             out,
@@ -401,38 +379,30 @@ fn regime_tables(run: &RunResults) -> String {
     }
     let grid = StrategyGrid::of_run(run);
     for m in table_measures(run) {
-        let mut header = vec![String::new()];
-        header.extend(grid.levels.iter().cloned());
-        let mut table = vec![header];
+        let mut table = vec![[&[String::new()], &grid.levels[..]].concat()];
         for (row, cells) in grid.rows.iter().zip(grid.cells(m)) {
-            let mut line = row.keys.clone();
-            line.extend(cells.iter().map(|c| match c.change_pct {
+            let cell = |c: &TableCell| match c.change_pct {
                 Some(_) => format!("{}  {}", c.value, c.change_text()),
                 None => c.value.clone(),
-            }));
-            table.push(line);
+            };
+            table.push([row.keys.clone(), cells.iter().map(cell).collect()].concat());
         }
         let _ = writeln!(out, "\n{}", table_title(m, run.regime().is_paced()));
         out.push_str(&align(&table));
     }
 
     let _ = writeln!(out, "\n{}", exact_line(run));
-    let clocks = unique(run.strategies.iter().filter_map(|s| {
-        Some(format!(
-            "{} {:.1} ns",
-            s.strategy.clock?.name(),
-            s.clock_read_ns?
-        ))
-    }));
+    let clock = |s: &StrategyResult| Some((s.strategy.clock?.name(), s.clock_read_ns?));
+    let clocks = run.strategies.iter().filter_map(clock);
+    let clocks = unique(clocks.map(|(c, ns)| format!("{c} {ns:.1} ns")));
     if !clocks.is_empty() {
         let _ = writeln!(out, "ratelimit clock read cost: {}", clocks.join(", "));
     }
-    if let Some(steps) = run
+    let node = run
         .strategies
         .iter()
-        .find(|s| s.strategy.level == ShardLevel::Node)
-        .and_then(|s| s.read_steps)
-    {
+        .find(|s| s.strategy.level == ShardLevel::Node);
+    if let Some(steps) = node.and_then(|s| s.read_steps) {
         let _ = writeln!(
             out,
             "node-level read: {steps} steps (--placement {})",
@@ -446,21 +416,10 @@ fn regime_tables(run: &RunResults) -> String {
     out
 }
 
-fn slot_nodes_line(run: &RunResults) -> String {
-    let verified = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.slots)
-        .all(|s| matches!(s.check, NodeCheck::Verified { .. }));
-    let nodes: CpuList = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.slots)
-        .map(|s| s.node)
-        .collect();
-    if verified {
-        format!("on nodes {nodes}, verified (move_pages)")
-    } else {
-        format!("on nodes {nodes}, some UNVERIFIED")
-    }
+/// Whether every slot's node was verified.
+fn slots_verified(run: &RunResults) -> bool {
+    let slots = run.strategies.iter().flat_map(|s| &s.slots);
+    slots
+        .clone()
+        .all(|s| matches!(s.check, NodeCheck::Verified { .. }))
 }
