@@ -139,26 +139,18 @@ fn placement_proof(m: &MatrixResults) -> Markup {
 /// How the matrix was measured.
 fn settings(m: &MatrixResults) -> Markup {
     let c = &m.config;
+    let cpus: CpuList = c.cpus.iter().copied().collect();
+    let (samples, trips, warmup) = (c.samples, c.round_trips_per_sample, c.warmup_samples);
+    let pairs = c.per_class.map(|n| format!("at most {n} per class"));
     kv_table(&[
-        (
-            "CPUs",
-            c.cpus.iter().copied().collect::<CpuList>().to_string(),
-        ),
+        ("CPUs", cpus.to_string()),
         ("mode", c.mode.to_string()),
         ("home", c.home.to_string()),
         (
             "samples",
-            format!(
-                "{} per direction × {} round trips, {} warm-up",
-                c.samples, c.round_trips_per_sample, c.warmup_samples
-            ),
+            format!("{samples} per direction × {trips} round trips, {warmup} warm-up"),
         ),
-        (
-            "pairs",
-            c.per_class.map_or("every pair".to_string(), |n| {
-                format!("at most {n} per class")
-            }),
-        ),
+        ("pairs", pairs.unwrap_or("every pair".to_string())),
         ("timer", c.timer.to_string()),
     ])
 }
@@ -173,14 +165,9 @@ fn load_unverified(m: &MatrixResults) -> usize {
     let ok = |threads: &[crate::placement::PinnedThread], line: &NodeCheck| {
         threads.iter().all(|t| t.verified) && matches!(line, NodeCheck::Verified { .. })
     };
-    m.contenders
-        .iter()
-        .filter(|p| !ok(&p.threads, &p.line))
-        .count()
-        + m.sharers
-            .iter()
-            .filter(|p| !ok(&p.threads, &p.line))
-            .count()
+    let contenders = m.contenders.iter().map(|p| (&p.threads, &p.line));
+    let sets = contenders.chain(m.sharers.iter().map(|p| (&p.threads, &p.line)));
+    sets.filter(|(t, l)| !ok(t, l)).count()
 }
 
 /// The contenders', sharers' and homes' tables, each only when measured.

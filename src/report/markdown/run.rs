@@ -12,12 +12,12 @@ use std::fmt::Write;
 /// A run (run.json) as Markdown.
 pub(super) fn render(run: &RunResults) -> String {
     let mut out = String::new();
+    let stopped = run.stopped().map(|why| format!(" (PARTIAL: {why})"));
+    let host = escape(&run.provenance.hostname);
     let _ = writeln!(
         out,
-        "## contend run on {}{}\n",
-        escape(&run.provenance.hostname),
-        run.stopped()
-            .map_or(String::new(), |why| format!(" (PARTIAL: {why})"))
+        "## contend run on {host}{}\n",
+        stopped.unwrap_or_default()
     );
     provenance_list(&mut out, &run.provenance);
     let _ = writeln!(out, "- **workload:** {}", run.pools_text());

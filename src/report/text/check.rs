@@ -2,7 +2,7 @@
 //! by point (transfers per update against the exact counts, net cost against its CI), how many
 //! agree, the median error, the worst point and the knees.
 
-use super::align;
+use super::{align, head};
 use crate::predict::CheckResults;
 use crate::units::{si, with_interval};
 use crate::verdict::check_lines;
@@ -13,10 +13,10 @@ use std::fmt::Write;
 /// Predicted against measured, point by point, then the median error and the knees.
 pub(super) fn render(c: &CheckResults) -> String {
     let mut out = String::new();
+    let (file, source) = (&c.file, &c.latency_source);
     let _ = writeln!(
         out,
-        "contend predict --check {}: transfer time = {}\n",
-        c.file, c.latency_source
+        "contend predict --check {file}: transfer time = {source}\n"
     );
     out.push_str(&super::verdicts(&check_lines(c)));
     out.push('\n');
@@ -27,23 +27,19 @@ pub(super) fn render(c: &CheckResults) -> String {
         notes(&mut out, c);
         return out;
     }
-    let mut rows = vec![
-        [
-            "series",
-            "rate/writer",
-            "canary ns",
-            "ρ",
-            "transfers/update predicted",
-            "exact",
-            "predicted ns",
-            "of it clock ns",
-            "measured net ns [95% CI]",
-            "error",
-            "agrees",
-        ]
-        .map(String::from)
-        .to_vec(),
-    ];
+    let mut rows = vec![head(&[
+        "series",
+        "rate/writer",
+        "canary ns",
+        "ρ",
+        "transfers/update predicted",
+        "exact",
+        "predicted ns",
+        "of it clock ns",
+        "measured net ns [95% CI]",
+        "error",
+        "agrees",
+    ])];
     for p in &c.points {
         rows.push(vec![
             p.series.clone(),
@@ -51,11 +47,9 @@ pub(super) fn render(c: &CheckResults) -> String {
                 Some(Arrivals::Poisson) => format!("{} poisson", si(p.rate)),
                 _ => si(p.rate),
             },
-            if p.canary_ns.is_finite() {
-                si(p.canary_ns)
-            } else {
-                "-".into()
-            },
+            Some(p.canary_ns)
+                .filter(|c| c.is_finite())
+                .map_or("-".into(), si),
             rho_text(p.rho),
             format!("{:.3}", p.predicted_transfers),
             p.measured_transfers
@@ -82,13 +76,12 @@ pub(super) fn render(c: &CheckResults) -> String {
             "structure: transfers per update not scored (no exact counts, or most counted 0 where the model predicts some)\n",
         ),
     }
+    let per_s = |r: Option<f64>, none: &str| r.map_or(none.into(), |r| format!("{}/s", si(r)));
     for k in &c.knees {
-        let m = k
-            .measured_rate
-            .map_or("not reached".into(), |r| format!("{}/s", si(r)));
-        let p = k
-            .predicted_rate
-            .map_or("never".into(), |r| format!("{}/s", si(r)));
+        let (m, p) = (
+            per_s(k.measured_rate, "not reached"),
+            per_s(k.predicted_rate, "never"),
+        );
         let ratio = k
             .ratio
             .map_or(String::new(), |r| format!(" (measured/predicted {r:.2})"));
@@ -111,24 +104,20 @@ fn notes(out: &mut String, c: &CheckResults) {
 /// Flat out: hand-overs a second predicted against the exact count, and what that makes each update
 /// wait.
 fn flat_out(out: &mut String, c: &CheckResults) {
-    let mut rows = vec![
-        [
-            "flat out",
-            "writers",
-            "lines saturated",
-            "hand-overs/s predicted",
-            "counted [95% CI]",
-            "error",
-            "agrees",
-            "round ns predicted",
-            "updates/ownership",
-            "hold ns/ownership implied",
-            "ns/update predicted",
-            "loop ns/update",
-        ]
-        .map(String::from)
-        .to_vec(),
-    ];
+    let mut rows = vec![head(&[
+        "flat out",
+        "writers",
+        "lines saturated",
+        "hand-overs/s predicted",
+        "counted [95% CI]",
+        "error",
+        "agrees",
+        "round ns predicted",
+        "updates/ownership",
+        "hold ns/ownership implied",
+        "ns/update predicted",
+        "loop ns/update",
+    ])];
     for p in &c.flat_out {
         rows.push(vec![
             p.series.clone(),

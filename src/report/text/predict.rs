@@ -45,20 +45,17 @@ fn header(p: &PredictResults) -> String {
         0 => String::new(),
         n => format!(", {n} readers"),
     };
-    let classes: Vec<String> = p
-        .classes
-        .iter()
-        .map(|c| {
-            let l = c.latency;
-            format!(
-                "{} {} ns ({}–{})",
-                c.class,
-                si(l.ns),
-                si(l.lo_ns),
-                si(l.hi_ns)
-            )
-        })
-        .collect();
+    let class = |c: &crate::predict::ClassUse| {
+        let l = c.latency;
+        format!(
+            "{} {} ns ({}–{})",
+            c.class,
+            si(l.ns),
+            si(l.lo_ns),
+            si(l.hi_ns)
+        )
+    };
+    let classes: Vec<String> = p.classes.iter().map(class).collect();
     format!(
         "contend predict: {} (CPUs {}, nodes {}, LLCs {}): {} writers, {reads}{readers}; arrivals {}\ntransfer time per class ({}): {}\n\n",
         p.host,
@@ -86,7 +83,7 @@ fn strategy_rows(p: &PredictResults) -> Vec<Vec<String>> {
         "transfers/update (predicted)",
         "saturates at/CPU (predicted)",
     ];
-    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    let mut rows: Vec<Vec<String>> = vec![super::head(&header)];
     for s in &p.strategies {
         let saturates = saturation_text(s.saturation);
         for q in &s.points {
@@ -119,7 +116,7 @@ fn node_rows(p: &PredictResults) -> Vec<Vec<String>> {
         "net ns/update (predicted)",
         "net CPU (predicted)",
     ];
-    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    let mut rows: Vec<Vec<String>> = vec![super::head(&header)];
     for s in &p.strategies {
         for q in s.points.iter().filter(|q| q.by_node.len() > 1) {
             for n in &q.by_node {
