@@ -91,14 +91,9 @@ pub(super) type Chart = (String, String);
 
 /// `name` with anything but ASCII letters, digits, `-` and `.` replaced by `_`, for file names.
 fn file_safe(name: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '.';
     name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if safe(c) { c } else { '_' })
         .collect()
 }
 
@@ -164,8 +159,7 @@ where
     let line = LineSeries::new(coords.to_vec(), colour(i).stroke_width(2));
     chart.draw_series(line).map_err(fail)?;
     let marks = coords.iter().map(|c| Circle::new(*c, 4, marker_style(i)));
-    chart.draw_series(marks).map_err(fail)?;
-    Ok(())
+    chart.draw_series(marks).map(drop).map_err(fail)
 }
 
 /// A dashed guide line from `from` to `to`.
@@ -180,8 +174,7 @@ where
     Y: Ranged<ValueType = f64>,
 {
     let guide = DashedLineSeries::new([from, to], 6, 4, INK.stroke_width(1));
-    chart.draw_series(guide).map_err(fail)?;
-    Ok(())
+    chart.draw_series(guide).map(drop).map_err(fail)
 }
 
 /// The two header lines of a chart.
@@ -195,13 +188,10 @@ struct Header {
 impl Header {
     /// "`what` on `host`", then "`cpu`, started `date`, `detail`".
     fn new(what: &str, p: &Provenance, detail: &str) -> Self {
-        Header {
-            title: format!("{what} on {}", plain(&p.hostname)),
-            subtitle: plain(&format!(
-                "{}, started {}, {detail}",
-                p.cpu_model, p.started_utc
-            )),
-        }
+        let (cpu, started) = (&p.cpu_model, &p.started_utc);
+        let subtitle = plain(&format!("{cpu}, started {started}, {detail}"));
+        let title = format!("{what} on {}", plain(&p.hostname));
+        Header { title, subtitle }
     }
 
     /// The header for a run's charts: writers, readers, the repeats its figures rest on, and the
@@ -212,12 +202,11 @@ impl Header {
             0 => String::new(),
             n => format!(", {n} readers"),
         };
+        let (repeats, regime) = (repeats.text(c.repeat_duration_s), run.regime());
+        let partial = if run.partial { " (partial)" } else { "" };
         let detail = format!(
-            "{} writers{readers}, {}, {}{}",
-            c.writer_cpus.len(),
-            repeats.text(c.repeat_duration_s),
-            run.regime(),
-            if run.partial { " (partial)" } else { "" }
+            "{} writers{readers}, {repeats}, {regime}{partial}",
+            c.writer_cpus.len()
         );
         Header::new(what, &run.provenance, &detail)
     }
@@ -237,20 +226,17 @@ struct Repeats {
 impl Repeats {
     /// From each strategy's (repeats finished, repeats used).
     fn of(counts: impl Iterator<Item = (usize, usize)>) -> Self {
-        counts
-            .fold(None, |acc: Option<Repeats>, (finished, used)| {
-                let r = acc.unwrap_or(Repeats {
-                    fewest: used,
-                    most: used,
-                    set_aside: 0,
-                });
-                Some(Repeats {
-                    fewest: r.fewest.min(used),
-                    most: r.most.max(used),
-                    set_aside: r.set_aside + finished.saturating_sub(used),
-                })
+        let next = |r: Option<Repeats>, (finished, used): (usize, usize)| {
+            let (fewest, most, aside) =
+                r.map_or((used, used, 0), |r| (r.fewest, r.most, r.set_aside));
+            let set_aside = aside + finished.saturating_sub(used);
+            Some(Repeats {
+                fewest: fewest.min(used),
+                most: most.max(used),
+                set_aside,
             })
-            .unwrap_or_default()
+        };
+        counts.fold(None, next).unwrap_or_default()
     }
 
     /// Behind each strategy's cost per update.
@@ -281,18 +267,14 @@ impl Repeats {
 
 /// The strategy of `run` whose full name is `name`, by its short name ([`RunResults::short_name`]).
 fn display_name(run: &RunResults, name: &str) -> Option<String> {
-    run.strategies
-        .iter()
-        .find(|s| s.name == name)
-        .map(|s| run.short_name(s))
+    let s = run.strategies.iter().find(|s| s.name == name);
+    s.map(|s| run.short_name(s))
 }
 
 /// The strategy named `name` as the first of `points` that ran it names it.
 fn shown_name(points: &[&SweepPoint], name: &str) -> String {
-    points
-        .iter()
-        .find_map(|p| display_name(&p.results, name))
-        .unwrap_or_else(|| name.to_string())
+    let shown = points.iter().find_map(|p| display_name(&p.results, name));
+    shown.unwrap_or_else(|| name.to_string())
 }
 
 /// A chart on `area` with the house margins: `y_px` for the y labels, `right` px right margin.
@@ -342,10 +324,9 @@ fn colour(i: usize) -> RGBColor {
 /// Marker style of series `i`: filled circles for the first ten colours, hollow ones for the next
 /// ten, and so on.
 fn marker_style(i: usize) -> ShapeStyle {
-    if (i / PALETTE.len()) % 2 == 0 {
-        colour(i).filled()
-    } else {
-        colour(i).stroke_width(2)
+    match (i / PALETTE.len()) % 2 {
+        0 => colour(i).filled(),
+        _ => colour(i).stroke_width(2),
     }
 }
 
@@ -394,29 +375,18 @@ fn draw_legend(
     let font = (FONT, LABEL_PX).into_font().color(&INK);
     for (i, e) in entries.iter().enumerate() {
         let y = 24 + i as i32 * row;
+        let bar = |corners| area.draw(&Rectangle::new(corners, e.colour.filled()));
         match swatch {
-            Swatch::Bar => area
-                .draw(&Rectangle::new(
-                    [(6, y - 6), (18, y + 6)],
-                    e.colour.filled(),
-                ))
-                .map_err(fail)?,
+            Swatch::Bar => bar([(6, y - 6), (18, y + 6)]).map_err(fail)?,
             Swatch::Line => {
-                area.draw(&Rectangle::new(
-                    [(2, y - 1), (22, y + 1)],
-                    e.colour.filled(),
-                ))
-                .map_err(fail)?;
+                bar([(2, y - 1), (22, y + 1)]).map_err(fail)?;
                 area.draw(&Circle::new((12, y), 4, marker_style(i)))
                     .map_err(fail)?;
             }
         }
-        area.draw(&Text::new(
-            e.label.as_str(),
-            (28, y - LABEL_PX as i32 / 2 - 1),
-            font.clone(),
-        ))
-        .map_err(fail)?;
+        let at = (28, y - LABEL_PX as i32 / 2 - 1);
+        area.draw(&Text::new(e.label.as_str(), at, font.clone()))
+            .map_err(fail)?;
     }
     let small = (FONT, LABEL_PX - 1).into_font().color(&INK);
     let chars =

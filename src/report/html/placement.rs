@@ -21,11 +21,11 @@ pub(super) fn placement(run: &RunResults) -> Markup {
     type Key = Vec<(Role, u32, Option<u32>, bool, u32)>;
     let mut groups: Vec<(Key, Vec<String>)> = Vec::new();
     for s in &run.strategies {
-        let key: Key = s
+        let key = s
             .threads
             .iter()
-            .map(|t| (t.role, t.cpu, t.observed_cpu, t.verified, t.node))
-            .collect();
+            .map(|t| (t.role, t.cpu, t.observed_cpu, t.verified, t.node));
+        let key: Key = key.collect();
         match groups.iter_mut().find(|g| g.0 == key) {
             Some(g) => g.1.push(s.label()),
             None => groups.push((key, vec![s.label()])),
@@ -34,10 +34,8 @@ pub(super) fn placement(run: &RunResults) -> Markup {
     let threads = run.strategies.iter().flat_map(|s| &s.threads);
     let unverified_threads = threads.clone().filter(|t| !t.verified).count();
     let slots = run.strategies.iter().flat_map(|s| &s.slots);
-    let unverified_slots = slots
-        .clone()
-        .filter(|s| !matches!(s.check, NodeCheck::Verified { .. }))
-        .count();
+    let unverified_slots = slots.filter(|s| !matches!(s.check, NodeCheck::Verified { .. }));
+    let unverified_slots = unverified_slots.count();
     html! {
         p {
             "Threads: "

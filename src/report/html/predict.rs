@@ -3,7 +3,7 @@
 
 use super::{inline_svg, section, verdict_section, warnings_list};
 use crate::predict::PredictResults;
-use crate::report::{DrawError, ExportError, charts};
+use crate::report::{ExportError, charts};
 use crate::units::si;
 use crate::verdict::{
     self, cost_cells, plural, range_text, rho_text, saturation_text, sensitivity_cell, share_text,
@@ -16,8 +16,7 @@ pub(super) fn article(
     label: Option<&str>,
     p: &PredictResults,
 ) -> Result<Markup, ExportError> {
-    let svg: Vec<(String, String)> =
-        charts::predict::charts(p).map_err(|e: DrawError| ExportError::Draw(e))?;
+    let svg = charts::predict::charts(p)?;
     let lines = verdict::predict_lines(p);
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="predict" {

@@ -11,37 +11,33 @@ use maud::html;
 /// The page of `study`.
 pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
     let parts = &study.parts;
-    let mut sources = Vec::new();
-    if let Some(m) = &parts.matrix {
-        sources.push(PageSource {
-            label: Some("matrix.json"),
-            doc: Document::Matrix(m),
-        });
-    }
-    if let Some(r) = &parts.run {
-        sources.push(PageSource {
-            label: Some("run.json"),
-            doc: Document::Run(r),
-        });
-    }
-    if let Some(s) = &parts.sweep {
-        sources.push(PageSource {
-            label: Some("sweep.json"),
-            doc: Document::Sweep(s),
-        });
-    }
-    if let Some(p) = &parts.predict {
-        sources.push(PageSource {
-            label: Some("predict.json"),
-            doc: Document::Predict(p),
-        });
-    }
-    if let Some(Ok(c)) = &parts.check {
-        sources.push(PageSource {
-            label: Some("check.json"),
-            doc: Document::Check(c),
-        });
-    }
+    let sources: Vec<PageSource> = [
+        parts
+            .matrix
+            .as_ref()
+            .map(|m| ("matrix.json", Document::Matrix(m))),
+        parts.run.as_ref().map(|r| ("run.json", Document::Run(r))),
+        parts
+            .sweep
+            .as_ref()
+            .map(|s| ("sweep.json", Document::Sweep(s))),
+        parts
+            .predict
+            .as_ref()
+            .map(|p| ("predict.json", Document::Predict(p))),
+        parts
+            .check
+            .as_ref()
+            .and_then(|c| c.as_ref().ok())
+            .map(|c| ("check.json", Document::Check(c))),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|(label, doc)| PageSource {
+        label: Some(label),
+        doc,
+    })
+    .collect();
     let p = &study.plan;
     let lines = study_lines(study);
     let kinds: Vec<&str> = sources.iter().map(|s| s.doc.kind()).collect();
@@ -49,8 +45,8 @@ pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
     let glance = parts
         .run
         .as_ref()
-        .map(|r| super::run::glance("headline-study", r))
-        .transpose()?;
+        .map(|r| super::run::glance("headline-study", r));
+    let glance = glance.transpose()?;
     let lead = html! {
         section.verdict.study data-section="study" id="study" {
             h2 { "Study: the combined verdict" }

@@ -34,16 +34,11 @@ pub(super) fn article(
     let charts = charts::sweep::sweep_charts(sweep)?;
     let lines = verdict::sweep_lines(sweep);
     let first = sweep.points.first().map(|p| &p.results);
-    let provenance = match first {
-        Some(r) => &r.provenance,
-        None => super::empty_provenance(),
-    };
-    let mut notes = Vec::new();
-    for p in &sweep.points {
-        for (severity, w) in warnings(&p.results) {
-            notes.push((severity, format!("{}: {w}", point_label(p))));
-        }
-    }
+    let provenance = first.map_or(super::empty_provenance(), |r| &r.provenance);
+    let notes = sweep.points.iter().flat_map(|p| {
+        let at = |(severity, w)| (severity, format!("{}: {w}", point_label(p)));
+        warnings(&p.results).into_iter().map(at)
+    });
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="sweep" {
             (article_head(id, "sweep", label, provenance, sweep.stopped()))
@@ -63,7 +58,7 @@ pub(super) fn article(
                     }
                 }
             }))
-            (section(id, "warnings", "Noise and interference warnings", warnings_list(&unique(notes.into_iter()))))
+            (section(id, "warnings", "Noise and interference warnings", warnings_list(&unique(notes))))
             (section(id, "provenance", "Provenance", html! {
                 (provenance_table(provenance, first.map(|r| &r.topology)))
                 p.note { (sweep.points.len()) " points; each point's command line and start time are in sweep.json." }
