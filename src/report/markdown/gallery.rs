@@ -22,21 +22,17 @@ pub fn render(g: &Gallery) -> String {
     );
     // The file name comes from the folder: escaped; every other cell is contend's own numbers and
     // names.
-    let rows: Vec<Vec<String>> = g
-        .hosts
-        .iter()
-        .map(|h| {
-            let mut r = row(h);
-            r[0] = escape(&r[0]);
-            r
-        })
-        .collect();
+    let escaped = |mut r: Vec<String>| {
+        r[0] = escape(&r[0]);
+        r
+    };
+    let rows: Vec<Vec<String>> = g.hosts.iter().map(|h| escaped(row(h))).collect();
     out.push_str(&table(&header(g), &rows));
     if !g.skipped.is_empty() {
         out.push_str("\nLeft out:\n\n");
-        for s in &g.skipped {
-            let _ = writeln!(out, "- {}: {}", escape(&s.file), escape(&s.reason));
-        }
     }
-    out
+    let skipped = g.skipped.iter();
+    out + &skipped
+        .map(|s| format!("- {}: {}\n", escape(&s.file), escape(&s.reason)))
+        .collect::<String>()
 }
