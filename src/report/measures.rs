@@ -84,10 +84,8 @@ impl<'a> StrategyGrid<'a> {
             &["rate/s"][..usize::from(rated)],
             &["policy"],
         ];
-        let resolution_ns = sweep
-            .points
-            .first()
-            .map_or(0.0, |p| 2.0 * p.results.config.timer_overhead_ns);
+        let first = sweep.points.first();
+        let resolution_ns = first.map_or(0.0, |p| 2.0 * p.results.config.timer_overhead_ns);
         let mut grid = Self::new(headers.concat(), all(), resolution_ns);
         for p in &sweep.points {
             let mut keys = vec![p.threads.to_string(), p.affinity.clone()];
@@ -105,10 +103,12 @@ impl<'a> StrategyGrid<'a> {
         all: impl Iterator<Item = &'a StrategyResult>,
         resolution_ns: f64,
     ) -> Self {
+        let levels = unique(all.map(|s| s.strategy.level.name().to_string()));
+        let rows = Vec::new();
         StrategyGrid {
             key_headers,
-            levels: unique(all.map(|s| s.strategy.level.name().to_string())),
-            rows: Vec::new(),
+            levels,
+            rows,
             resolution_ns,
         }
     }
@@ -141,27 +141,21 @@ impl<'a> StrategyGrid<'a> {
     /// `m`'s cells, row by row ([`measure_table`]: each change against the row's first level,
     /// decided as the verdict decides them).
     pub fn cells(&self, m: &Measure) -> Vec<Vec<TableCell>> {
-        let values: Vec<Vec<Option<Summary>>> = self
-            .rows
-            .iter()
-            .map(|r| r.cells.iter().map(|s| s.and_then(|s| m.of(s))).collect())
-            .collect();
-        let paired: Vec<Vec<Option<Summary>>> = self
-            .rows
-            .iter()
-            .map(|r| {
-                let base = r.cells.first().copied().flatten();
-                r.cells
-                    .iter()
-                    .map(|test| m.paired(r.config, base?, (*test)?))
-                    .collect()
-            })
-            .collect();
-        let thresholds: Vec<Threshold> = self
-            .rows
-            .iter()
-            .map(|r| m.threshold(NOISE_THRESHOLD, r.regime))
-            .collect();
+        type Row = Vec<Option<Summary>>;
+        let value =
+            |r: &GridRow| -> Row { r.cells.iter().map(|s| s.and_then(|s| m.of(s))).collect() };
+        let paired = |r: &GridRow| -> Row {
+            let base = r.cells.first().copied().flatten();
+            r.cells
+                .iter()
+                .map(|test| m.paired(r.config, base?, (*test)?))
+                .collect()
+        };
+        let threshold = |r: &GridRow| m.threshold(NOISE_THRESHOLD, r.regime);
+        let rows = || self.rows.iter();
+        let (values, paired): (Vec<Row>, Vec<Row>) =
+            (rows().map(value).collect(), rows().map(paired).collect());
+        let thresholds: Vec<Threshold> = rows().map(threshold).collect();
         measure_table(m, &values, &paired, &thresholds, self.resolution_ns)
     }
 }

@@ -43,12 +43,8 @@ impl Bars<'_> {
         let n = self.rows.len();
         let per_row = self.bar_px * self.series.len() as u32 + self.gap_px;
         let height = super::HEADER_PX + 110 + per_row * n as u32;
-        let entries: Vec<LegendEntry> = self
-            .series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| entry(i, s))
-            .collect();
+        let entries = self.series.iter().enumerate();
+        let entries: Vec<LegendEntry> = entries.map(|(i, s)| entry(i, s)).collect();
         let all = || self.values.iter().flatten().flatten();
         let hi = all().map(|s| s.ci95_high).fold(0.0, f64::max);
         let x = if self.signed {
@@ -75,10 +71,8 @@ impl Bars<'_> {
                 let mut chart = plot(area, (label_px, 24), x.clone(), y)?;
                 let row_label = |y: &f64| {
                     let i = usize::try_from(n as i64 - 1 - y.round() as i64);
-                    i.ok()
-                        .and_then(|i| self.rows.get(i))
-                        .cloned()
-                        .unwrap_or_default()
+                    let row = i.ok().and_then(|i| self.rows.get(i));
+                    row.cloned().unwrap_or_default()
                 };
                 house_mesh(&mut chart, self.x_desc, "")
                     .disable_y_mesh()
@@ -121,27 +115,20 @@ impl<'a> Bars<'a> {
         x_desc: &'a str,
     ) -> Option<Self> {
         let (_, lead) = measures.first()?;
-        let (strategies, names): (Vec<&StrategyResult>, Vec<String>) = run
-            .strategies
-            .iter()
-            .zip(run.short_names())
-            .filter(|(s, _)| lead.of(s).is_some())
-            .unzip();
+        let named = run.strategies.iter().zip(run.short_names());
+        let (strategies, names): (Vec<&StrategyResult>, Vec<String>) =
+            named.filter(|(s, _)| lead.of(s).is_some()).unzip();
         if strategies.is_empty() {
             return None;
         }
-        let shown: Vec<&(&str, &Measure)> = measures
-            .iter()
-            .filter(|(_, m)| strategies.iter().any(|s| m.of(s).is_some()))
-            .collect();
+        let measured = |m: &Measure| strategies.iter().any(|s| m.of(s).is_some());
+        let shown: Vec<&(&str, &Measure)> = measures.iter().filter(|(_, m)| measured(m)).collect();
+        let values = |s: &StrategyResult| shown.iter().map(|(_, m)| m.of(s)).collect();
         Some(Bars {
             header,
             rows: names,
             series: shown.iter().map(|(label, _)| *label).collect(),
-            values: strategies
-                .iter()
-                .map(|s| shown.iter().map(|(_, m)| m.of(s)).collect())
-                .collect(),
+            values: strategies.iter().map(|s| values(s)).collect(),
             x_desc,
             signed: true,
             bar_px: BAR_ROW_PX,

@@ -7,7 +7,7 @@ use super::{
     house_mesh, log_span, log_ticks, marker_style, num, plot,
 };
 use crate::report::DrawError;
-use crate::runner::{RepeatResult, RunResults};
+use crate::runner::{RepeatResult, RunResults, StrategyResult};
 use crate::stats::LatencySummary;
 use plotters::prelude::*;
 
@@ -38,21 +38,19 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let names = run.short_names();
     let side = |f: fn(&RepeatResult) -> Option<&LatencySummary>| -> Vec<PercentileSeries> {
         let lines = run.strategies.iter().zip(&names).enumerate();
-        lines
-            .filter_map(|(i, (s, name))| Some((name.clone(), i, mean_over(&s.repeats, f)?)))
-            .collect()
+        let line = |(i, (s, name)): (usize, (&StrategyResult, &String))| {
+            Some((name.clone(), i, mean_over(&s.repeats, f)?))
+        };
+        lines.filter_map(line).collect()
     };
     let write = side(|r| r.write_latency.as_ref());
     let read = side(|r| r.read_latency.as_ref());
     if write.is_empty() && read.is_empty() {
         return None;
     }
-    let entries: Vec<LegendEntry> = names
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| write.iter().chain(&read).any(|l| l.1 == *i))
-        .map(|(i, name)| entry(i, name))
-        .collect();
+    let drawn = |i: &usize| write.iter().chain(&read).any(|l| l.1 == *i);
+    let entries = names.iter().enumerate().filter(|(i, _)| drawn(i));
+    let entries: Vec<LegendEntry> = entries.map(|(i, name)| entry(i, name)).collect();
     let all = write.iter().chain(&read).flat_map(|l| l.2);
     let lo = all
         .clone()
@@ -117,10 +115,9 @@ fn panel(
     let mut chart = plot(area, (60, 12), x, y)?;
     let x_label = |x: &f64| {
         let i = x.round();
-        PERCENTILES
-            .get(i as usize)
-            .filter(|_| (x - i).abs() < 1e-6 && i >= 0.0)
-            .map_or(String::new(), |s| s.to_string())
+        let on_key = (x - i).abs() < 1e-6 && i >= 0.0;
+        let label = PERCENTILES.get(i as usize).filter(|_| on_key);
+        label.map_or(String::new(), |s| s.to_string())
     };
     let x_desc = "percentile of sampled operations";
     house_mesh(&mut chart, x_desc, &format!("{desc} (log)"))

@@ -45,17 +45,9 @@ const CHAR_PCT: u32 = 48;
 /// The only font family named: no font library is linked.
 const FONT: &str = "sans-serif";
 /// Series colours (Tableau 10): distinct, and readable on white.
-const PALETTE: [RGBColor; 10] = [
-    RGBColor(0x4e, 0x79, 0xa7),
-    RGBColor(0xf2, 0x8e, 0x2b),
-    RGBColor(0xe1, 0x57, 0x59),
-    RGBColor(0x76, 0xb7, 0xb2),
-    RGBColor(0x59, 0xa1, 0x4f),
-    RGBColor(0xed, 0xc9, 0x48),
-    RGBColor(0xb0, 0x7a, 0xa1),
-    RGBColor(0xff, 0x9d, 0xa7),
-    RGBColor(0x9c, 0x75, 0x5f),
-    RGBColor(0xba, 0xb0, 0xac),
+const PALETTE: [u32; 10] = [
+    0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f, 0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f,
+    0xbab0ac,
 ];
 /// What every error bar spans, as each chart with error bars says under its legend.
 const ERROR_BARS: &str = "error bars: the 95% confidence interval of the mean over repeats";
@@ -128,13 +120,12 @@ where
 }
 
 /// Draws [`house_mesh`] with both axes' labels as plain numbers ([`num`]).
-fn draw_number_mesh<DB, X, Y>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+fn draw_number_mesh<X, Y>(
+    chart: &mut Plot<'_, '_, X, Y>,
     x_desc: &str,
     y_desc: &str,
 ) -> Result<(), DrawError>
 where
-    DB: DrawingBackend,
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
@@ -146,13 +137,12 @@ where
 }
 
 /// Series `i`'s line through `coords`, each point marked.
-fn draw_curve<DB, X, Y>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+fn draw_curve<X, Y>(
+    chart: &mut Plot<'_, '_, X, Y>,
     i: usize,
     coords: &[(f64, f64)],
 ) -> Result<(), DrawError>
 where
-    DB: DrawingBackend,
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
@@ -163,13 +153,12 @@ where
 }
 
 /// A dashed guide line from `from` to `to`.
-fn draw_guide<DB, X, Y>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+fn draw_guide<X, Y>(
+    chart: &mut Plot<'_, '_, X, Y>,
     from: (f64, f64),
     to: (f64, f64),
 ) -> Result<(), DrawError>
 where
-    DB: DrawingBackend,
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
@@ -318,7 +307,8 @@ enum Swatch {
 
 /// Colour of series `i`.
 fn colour(i: usize) -> RGBColor {
-    PALETTE[i % PALETTE.len()]
+    let [_, r, g, b] = PALETTE[i % PALETTE.len()].to_be_bytes();
+    RGBColor(r, g, b)
 }
 
 /// Marker style of series `i`: filled circles for the first ten colours, hollow ones for the next

@@ -26,33 +26,23 @@ pub(in crate::report) fn charts(p: &PredictResults) -> Result<Vec<Chart>, DrawEr
 type Band = Vec<(f64, [f64; 3])>;
 
 fn render(p: &PredictResults) -> Result<String, DrawError> {
-    let rho: Vec<Band> = p
-        .strategies
-        .iter()
-        .map(|s| {
-            s.curve
-                .iter()
-                .map(|q| (q.rate, [q.rho.lo, q.rho.mid, q.rho.hi]))
-                .collect()
-        })
+    let rho = |q: &PointPrediction| (q.rate, [q.rho.lo, q.rho.mid, q.rho.hi]);
+    let strategies = || p.strategies.iter();
+    let rho: Vec<Band> = strategies()
+        .map(|s| s.curve.iter().map(rho).collect())
         .collect();
-    let cost: Vec<Band> = p
-        .strategies
-        .iter()
+    let cost: Vec<Band> = strategies()
         .map(|s| s.curve.iter().filter_map(cost_of).collect())
         .collect();
     let all = |b: &[Band]| -> Vec<f64> {
-        b.iter()
-            .flatten()
-            .flat_map(|(_, v)| *v)
-            .filter(|v| *v > 0.0)
-            .collect()
+        let values = b.iter().flatten().flat_map(|(_, v)| *v);
+        values.filter(|v| *v > 0.0).collect()
     };
     let (rhos, costs) = (all(&rho), all(&cost));
-    let span = |v: &[f64], lo: f64, hi: f64| {
+    let span = |v: &[f64], lo, hi| {
         log_span(
-            v.iter().copied().fold(lo, f64::min),
-            v.iter().copied().fold(hi, f64::max),
+            v.iter().fold(lo, |a, &b| f64::min(a, b)),
+            v.iter().fold(hi, |a, &b| f64::max(a, b)),
         )
     };
     // ρ below 10⁻³ is drawn at the bottom edge: it is nothing.
@@ -60,9 +50,7 @@ fn render(p: &PredictResults) -> Result<String, DrawError> {
     let rho_axis = rho_axis.start.max(1e-3)..rho_axis.end;
     let cost_axis = span(&costs, 1.0, 10.0);
     let rates = log_span(crate::predict::CURVE_FROM, crate::predict::CURVE_TO);
-    let entries: Vec<LegendEntry> = p
-        .strategies
-        .iter()
+    let entries: Vec<LegendEntry> = strategies()
         .enumerate()
         .map(|(i, s)| entry(i, &s.name))
         .collect();

@@ -131,36 +131,22 @@ fn regime_tables<'a>(
         @if headed { h3 { (super::regime_heading(regime)) } }
         @for m in &measures {
             h4 { (m.heading()) }
-            div.scroll {
-                table.side {
-                    thead {
-                        tr {
-                            th rowspan="2" { "policy" }
-                            @for ((name, _), lv) in views.iter().zip(&levels) {
-                                th.host colspan=(lv.len()) { (name) }
-                            }
-                        }
-                        tr {
-                            @for lv in &levels { @for l in lv { th { (l) } } }
-                        }
+            div.scroll { table.side {
+                thead {
+                    tr {
+                        th rowspan="2" { "policy" }
+                        @for ((name, _), lv) in views.iter().zip(&levels) { th.host colspan=(lv.len()) { (name) } }
                     }
-                    tbody {
-                        @for row in &rows {
-                            tr {
-                                td { (row) }
-                                @for ((_, r), lv) in views.iter().zip(&levels) {
-                                    @for l in lv {
-                                        @let v = find(r, &row_labels, row, l).and_then(|s| m.of(s));
-                                        td data-sort=[v.map(|v| v.mean)] {
-                                            (value_cell(m, v, 2.0 * r.config.timer_overhead_ns).value)
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
+                    tr { @for lv in &levels { @for l in lv { th { (l) } } } }
                 }
-            }
+                tbody { @for row in &rows { tr {
+                    td { (row) }
+                    @for ((_, r), lv) in views.iter().zip(&levels) { @for l in lv {
+                        @let v = find(r, &row_labels, row, l).and_then(|s| m.of(s));
+                        td data-sort=[v.map(|v| v.mean)] { (value_cell(m, v, 2.0 * r.config.timer_overhead_ns).value) }
+                    } }
+                } } }
+            } }
         }
     }
 }

@@ -16,8 +16,8 @@ use super::{Document, Export, ExportError, Rendered, plain};
 use crate::provenance::Provenance;
 use crate::runner::Stopped;
 use crate::topology::{CpuList, Topology};
-use crate::verdict::Verdict;
 use crate::verdict::basis::Severity;
+use crate::verdict::{Verdict, plural};
 use crate::workload::Regime;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
@@ -295,52 +295,44 @@ fn section(id: usize, name: &str, title: &str, body: Markup) -> Markup {
     }
 }
 
-/// A line of a page's warnings section.
-pub(super) trait Listed {
-    /// Its words and whether it is marked as a warning.
-    fn line(&self) -> (&str, bool);
-}
-
-impl Listed for String {
-    fn line(&self) -> (&str, bool) {
-        (self, false)
-    }
-}
-
-impl Listed for (Severity, String) {
-    fn line(&self) -> (&str, bool) {
-        (&self.1, self.0 == Severity::Warning)
-    }
-}
-
-/// The noise and interference warnings: one list item each, warnings marked.
-fn warnings_list(lines: &[impl Listed]) -> Markup {
+/// The noise and interference warnings, each line's words and whether it is a warning: one list
+/// item each, warnings marked.
+fn warnings_list<'a>(lines: impl Iterator<Item = (&'a str, bool)>) -> Markup {
+    let lines: Vec<(&str, bool)> = lines.collect();
     html! {
         @if lines.is_empty() {
             p { "No notes or warnings were recorded." }
         } @else {
-            ul.warnings {
-                @for (text, warn) in lines.iter().map(Listed::line) {
-                    li class=[warn.then_some("warn")] { (plain(text)) }
-                }
-            }
+            ul.warnings { @for (text, warn) in lines { li class=[warn.then_some("warn")] { (plain(text)) } } }
         }
     }
+}
+
+/// Notes as [`warnings_list`] lines, none a warning.
+fn notes(notes: &[String]) -> impl Iterator<Item = (&str, bool)> {
+    notes.iter().map(|n| (n.as_str(), false))
+}
+
+/// Findings as [`warnings_list`] lines, each warning marked.
+fn marked(lines: &[(Severity, String)]) -> impl Iterator<Item = (&str, bool)> {
+    lines
+        .iter()
+        .map(|(s, t)| (t.as_str(), *s == Severity::Warning))
 }
 
 /// Provenance as a two-column table.
 fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
     let opt = |o: &Option<String>| o.as_deref().unwrap_or("-").to_string();
-    let invariant = if p.tsc_invariant {
-        "invariant"
-    } else {
-        "NOT invariant"
+    let invariant = if p.tsc_invariant { "" } else { "NOT " };
+    let flags = match p.tsc_flags.as_slice() {
+        [] => "-".to_string(),
+        f => f.join(" "),
     };
-    let flags = if p.tsc_flags.is_empty() {
-        "-".to_string()
-    } else {
-        p.tsc_flags.join(" ")
-    };
+    let tsc = format!(
+        "{invariant}invariant, {:.3} GHz, flags {flags}",
+        p.tsc_hz / 1e9
+    );
+    let contend = format!("{} (commit {})", p.contend_version, p.git_commit);
     let mut rows: Vec<(&str, String)> = vec![
         ("host", p.hostname.clone()),
         ("CPU", p.cpu_model.clone()),
@@ -350,14 +342,8 @@ fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
         ("cpufreq governor", opt(&p.cpufreq_governor)),
         ("NUMA balancing", opt(&p.numa_balancing)),
         ("transparent huge pages", opt(&p.thp)),
-        (
-            "TSC",
-            format!("{invariant}, {:.3} GHz, flags {flags}", p.tsc_hz / 1e9),
-        ),
-        (
-            "contend",
-            format!("{} (commit {})", p.contend_version, p.git_commit),
-        ),
+        ("TSC", tsc),
+        ("contend", contend),
         ("command line", p.command_line.join(" ")),
         ("started (UTC)", p.started_utc.clone()),
     ];
@@ -397,12 +383,13 @@ fn kv_table(rows: &[(&str, String)]) -> Markup {
 /// `2 nodes (0-1), 4 LLCs, 64 CPUs online (0-63)`.
 fn topology_line(t: &Topology) -> String {
     let nodes: CpuList = t.nodes.iter().map(|n| n.id).collect();
-    let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-    let (n, l, online) = (t.nodes.len(), t.llcs.len(), &t.online_cpus);
+    let (n, l, online) = (
+        plural(t.nodes.len(), "node"),
+        plural(t.llcs.len(), "LLC"),
+        &t.online_cpus,
+    );
     format!(
-        "{} ({nodes}), {}, {} CPUs online ({online})",
-        count(n, "node"),
-        count(l, "LLC"),
+        "{n} ({nodes}), {l}, {} CPUs online ({online})",
         online.len()
     )
 }

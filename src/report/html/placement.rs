@@ -9,9 +9,10 @@ use crate::workload::Role;
 use maud::{Markup, html};
 
 fn role(r: Role) -> &'static str {
-    match r {
-        Role::Writer => "writer",
-        Role::Reader => "reader",
+    if r == Role::Writer {
+        "writer"
+    } else {
+        "reader"
     }
 }
 
@@ -55,16 +56,14 @@ pub(super) fn placement(run: &RunResults) -> Markup {
         @for (key, names) in &groups {
             h4 { "Threads of " (names.join(", ")) }
             (sortable(&["role", "requested CPU", "observed CPU", "node", "verified"], html! {
-                        @for (r, cpu, observed, verified, node) in key {
-                            tr {
-                                td { (role(*r)) }
-                                td data-sort=(cpu) { (cpu) }
-                                td data-sort=[observed] { (observed.map_or("-".to_string(), |c| c.to_string())) }
-                                td data-sort=(node) { (node) }
-                                @if *verified { td.ok { "yes" } } @else { td.bad { "NO" } }
-                            }
-                        }
-                    }))
+                @for (r, cpu, observed, verified, node) in key { tr {
+                    td { (role(*r)) }
+                    td data-sort=(cpu) { (cpu) }
+                    td data-sort=[observed] { (observed.map_or("-".to_string(), |c| c.to_string())) }
+                    td data-sort=(node) { (node) }
+                    @if *verified { td.ok { "yes" } } @else { td.bad { "NO" } }
+                } }
+            }))
         }
         h4 { "Slots" }
         @for s in &run.strategies {
@@ -77,17 +76,15 @@ pub(super) fn placement(run: &RunResults) -> Markup {
                     @if bad == 0 { span.ok { "verified" } } @else { span.bad { (bad) " UNVERIFIED" } }
                 }
                 (sortable(&["slot", "node", "move_pages"], html! {
-                            @for x in &s.slots {
-                                tr {
-                                    td { (x.owner) }
-                                    td data-sort=(x.node) { (x.node) }
-                                    @match &x.check {
-                                        NodeCheck::Verified { node } => td.ok { "verified on node " (node) },
-                                        NodeCheck::Unverified { reason } => td.bad { "UNVERIFIED: " (reason) },
-                                    }
-                                }
-                            }
-                        }))
+                    @for x in &s.slots { tr {
+                        td { (x.owner) }
+                        td data-sort=(x.node) { (x.node) }
+                        @match &x.check {
+                            NodeCheck::Verified { node } => td.ok { "verified on node " (node) },
+                            NodeCheck::Unverified { reason } => td.bad { "UNVERIFIED: " (reason) },
+                        }
+                    } }
+                }))
             }
         }
     }

@@ -9,43 +9,36 @@ use crate::verdict::{plural, study_lines};
 use maud::html;
 
 /// The page of `study`.
-pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
+pub(super) fn page<'a>(study: &'a StudyResults) -> Result<String, ExportError> {
     let parts = &study.parts;
-    let sources: Vec<PageSource> = [
-        parts
-            .matrix
-            .as_ref()
-            .map(|m| ("matrix.json", Document::Matrix(m))),
-        parts.run.as_ref().map(|r| ("run.json", Document::Run(r))),
-        parts
-            .sweep
-            .as_ref()
-            .map(|s| ("sweep.json", Document::Sweep(s))),
-        parts
-            .predict
-            .as_ref()
-            .map(|p| ("predict.json", Document::Predict(p))),
-        parts
-            .check
-            .as_ref()
-            .and_then(|c| c.as_ref().ok())
-            .map(|c| ("check.json", Document::Check(c))),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|(label, doc)| PageSource {
-        label: Some(label),
-        doc,
-    })
-    .collect();
+    let check = parts.check.as_ref().and_then(|c| c.as_ref().ok());
+    let docs = [
+        parts.matrix.as_ref().map(Document::Matrix),
+        parts.run.as_ref().map(Document::Run),
+        parts.sweep.as_ref().map(Document::Sweep),
+        parts.predict.as_ref().map(Document::Predict),
+        check.map(Document::Check),
+    ];
+    let labels = [
+        "matrix.json",
+        "run.json",
+        "sweep.json",
+        "predict.json",
+        "check.json",
+    ];
+    let source = |(label, doc): (&'static str, Option<Document<'a>>)| {
+        Some(PageSource {
+            label: Some(label),
+            doc: doc?,
+        })
+    };
+    let sources: Vec<PageSource> = labels.into_iter().zip(docs).filter_map(source).collect();
     let p = &study.plan;
     let lines = study_lines(study);
     let kinds: Vec<&str> = sources.iter().map(|s| s.doc.kind()).collect();
     let anchor = |stage: &str| kinds.iter().position(|k| *k == stage).map(|i| i + 1);
-    let glance = parts
-        .run
-        .as_ref()
-        .map(|r| super::run::glance("headline-study", r));
+    let glance = parts.run.as_ref();
+    let glance = glance.map(|r| super::run::glance("headline-study", r));
     let glance = glance.transpose()?;
     let lead = html! {
         section.verdict.study data-section="study" id="study" {

@@ -5,7 +5,7 @@
 use super::placement::placement;
 use super::run::{exactness, measure_table, warnings};
 use super::{
-    article_head, inline_svg, marks_legend, provenance_table, section, verdict_section,
+    article_head, inline_svg, marked, marks_legend, provenance_table, section, verdict_section,
     warnings_list,
 };
 use crate::report::ExportError;
@@ -58,7 +58,7 @@ pub(super) fn article(
                     }
                 }
             }))
-            (section(id, "warnings", "Noise and interference warnings", warnings_list(&unique(notes))))
+            (section(id, "warnings", "Noise and interference warnings", warnings_list(marked(&unique(notes)))))
             (section(id, "provenance", "Provenance", html! {
                 (provenance_table(provenance, first.map(|r| &r.topology)))
                 p.note { (sweep.points.len()) " points; each point's command line and start time are in sweep.json." }

@@ -114,14 +114,9 @@ pub(super) fn exactness<'a>(
     out: &mut String,
     strategies: impl Iterator<Item = &'a StrategyResult>,
 ) {
-    let mut repeats = 0;
-    let mut wrong = Vec::new();
-    for s in strategies {
-        repeats += s.repeats.len();
-        if !s.exact && !wrong.contains(&s.name) {
-            wrong.push(s.name.clone());
-        }
-    }
+    let all: Vec<&StrategyResult> = strategies.collect();
+    let repeats: usize = all.iter().map(|s| s.repeats.len()).sum();
+    let wrong = super::measures::unique(all.iter().filter(|s| !s.exact).map(|s| s.name.clone()));
     let _ = match wrong.is_empty() {
         true => writeln!(out, "**Exact sums:** all {repeats} repeats exact."),
         false => writeln!(

@@ -10,6 +10,16 @@ use crate::verdict::rho_text;
 use crate::workload::Arrivals;
 use std::fmt::Write;
 
+/// `v` to three decimals.
+fn fixed3(v: f64) -> String {
+    format!("{v:.3}")
+}
+
+/// `v` as a whole percentage.
+fn percent(v: f64) -> String {
+    format!("{v:.0}%")
+}
+
 /// Predicted against measured, point by point, then the median error and the knees.
 pub(super) fn render(c: &CheckResults) -> String {
     let mut out = String::new();
@@ -47,13 +57,14 @@ pub(super) fn render(c: &CheckResults) -> String {
                 Some(Arrivals::Poisson) => format!("{} poisson", si(p.rate)),
                 _ => si(p.rate),
             },
-            Some(p.canary_ns)
-                .filter(|c| c.is_finite())
-                .map_or("-".into(), si),
+            if p.canary_ns.is_finite() {
+                si(p.canary_ns)
+            } else {
+                "-".into()
+            },
             rho_text(p.rho),
             format!("{:.3}", p.predicted_transfers),
-            p.measured_transfers
-                .map_or("-".into(), |m| format!("{m:.3}")),
+            p.measured_transfers.map_or("-".into(), fixed3),
             p.predicted_ns.map_or("saturated".into(), si),
             p.local_ns.map_or("-".into(), si),
             with_interval(p.measured_ns, p.measured_ci_ns, p.repeats, ""),
@@ -82,9 +93,8 @@ pub(super) fn render(c: &CheckResults) -> String {
             per_s(k.measured_rate, "not reached"),
             per_s(k.predicted_rate, "never"),
         );
-        let ratio = k
-            .ratio
-            .map_or(String::new(), |r| format!(" (measured/predicted {r:.2})"));
+        let ratio = k.ratio.map(|r| format!(" (measured/predicted {r:.2})"));
+        let ratio = ratio.unwrap_or_default();
         let _ = writeln!(
             out,
             "knee of {}: measured {m} (first rate whose net cost rose >25% above its lowest rate's, its 95% CI above it); predicted saturation {p}{ratio}",
@@ -125,8 +135,7 @@ fn flat_out(out: &mut String, c: &CheckResults) {
             p.saturated_lines.to_string(),
             si(p.predicted_per_s),
             with_interval(p.measured_per_s, p.measured_ci, p.repeats, ""),
-            p.error_pct()
-                .map_or("none counted".into(), |e| format!("{e:.0}%")),
+            p.error_pct().map_or("none counted".into(), percent),
             p.agreement().word().into(),
             p.predicted_round_ns.map_or("-".into(), si),
             p.updates_per_ownership.map_or("-".into(), si),
@@ -162,20 +171,21 @@ mod tests {
         // Whether each agrees: one repeat cannot tell (10% and 11% off,
         // within the margin).
         let agrees = |name: &str, column: usize| {
-            let cells: Vec<&str> = row(name)
-                .split("  ")
-                .map(str::trim)
+            let cells = row(name).split("  ").map(str::trim);
+            cells
                 .filter(|c| !c.is_empty())
-                .collect();
-            cells[column].to_string()
+                .nth(column)
+                .unwrap()
+                .to_string()
         };
+        let (p5, p1, f3, f1) = (
+            agrees("p5 ", 10),
+            agrees("p1 ", 10),
+            agrees("f3 ", 6),
+            agrees("f1 ", 6),
+        );
         assert_eq!(
-            [
-                agrees("p5 ", 10),
-                agrees("p1 ", 10),
-                agrees("f3 ", 6),
-                agrees("f1 ", 6)
-            ],
+            [p5, p1, f3, f1],
             ["yes", "1 repeat", "yes", "1 repeat"],
             "{text}"
         );

@@ -36,31 +36,27 @@ impl PatchRow {
         // Across runs n counts runs; within one, repeats and those set aside.
         let set_aside = strategy.summary.as_ref().filter(|_| !runs);
         let set_aside = set_aside.map_or(0, |s| s.set_aside);
-        let (figure, n) = match summary {
-            Some(s) => (
-                // One repeat gives no interval (the n column says why), nor does one run a side
-                // without a host's record.
-                if s.ci95_high > s.mean {
-                    format!("{:.decimals$} ±{:.decimals$}", s.mean, s.ci95_high - s.mean)
-                } else {
-                    format!("{:.decimals$}", s.mean)
-                },
-                match set_aside {
-                    0 => s.n.to_string(),
-                    k => format!("{}+{k}", s.n),
-                },
-            ),
-            None => ("-".to_string(), "-".to_string()),
+        // One repeat gives no interval (the n column says why), nor does one run a side without a
+        // host's record.
+        let figure = |s: Summary| match s.ci95_high - s.mean {
+            half if half > 0.0 => format!("{:.decimals$} ±{half:.decimals$}", s.mean),
+            _ => format!("{:.decimals$}", s.mean),
         };
-        let (change, verdict) = match row {
+        let n = |s: Summary| match set_aside {
+            0 => s.n.to_string(),
+            k => format!("{}+{k}", s.n),
+        };
+        let (figure, n) = summary.map_or(("-".into(), "-".into()), |s| (figure(s), n(s)));
+        let (change, verdict) = match row.map(|r| (r, r.outcome)) {
             None => ("base".to_string(), String::new()),
-            Some(r) => match r.outcome {
-                None => (String::new(), "not recorded".to_string()),
-                Some(o) => (
-                    o.change_pm_text(r.measure.unit.symbol()),
-                    o.word(r.measure.direction).to_string(),
-                ),
-            },
+            Some((_, None)) => (String::new(), "not recorded".to_string()),
+            Some((r, Some(o))) => {
+                let m = r.measure;
+                (
+                    o.change_pm_text(m.unit.symbol()),
+                    o.word(m.direction).to_string(),
+                )
+            }
         };
         let name = plain(&run.short_name(strategy));
         PatchRow([name, figure, n, change, verdict])
@@ -225,17 +221,12 @@ fn every_measure(c: &Comparison) -> String {
     let blocks: Vec<(String, Vec<Row>)> = c.pairs.iter().map(block).collect();
     let mut widths = [0usize; 6];
     for (row, _) in blocks.iter().flat_map(|(_, rows)| rows) {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
+        widths = std::array::from_fn(|i| widths[i].max(row[i].chars().count()));
     }
     for (title, rows) in &blocks {
         let _ = writeln!(out, "\n{}", plain(title));
         for (row, runs) in rows {
-            let cells = row
-                .iter()
-                .zip(widths)
-                .map(|(cell, w)| format!("{cell:<w$}   "));
+            let cells = row.iter().zip(widths).map(|(c, w)| format!("{c:<w$}   "));
             let line = format!("  {}", cells.collect::<String>());
             let _ = writeln!(out, "{}", line.trim_end());
             if let Some(runs) = runs {
@@ -243,12 +234,8 @@ fn every_measure(c: &Comparison) -> String {
             }
         }
     }
-    out.push('\n');
-    out + &c
-        .footer()
-        .iter()
-        .map(|l| plain(l) + "\n")
-        .collect::<String>()
+    let footer: String = c.footer().iter().map(|l| plain(l) + "\n").collect();
+    out + "\n" + &footer
 }
 
 /// A host's record of identical runs as text.

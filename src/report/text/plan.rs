@@ -34,9 +34,8 @@ pub(super) fn costs_line(c: &HostCosts) -> String {
         ),
         None => format!("measured on the {threads} CPUs the threads run on"),
     };
-    let one_way = c
-        .one_way_ns
-        .map_or(String::new(), |ns| format!(" ({ns:.0} ns one-way)"));
+    let one_way = c.one_way_ns.map(|ns| format!(" ({ns:.0} ns one-way)"));
+    let one_way = one_way.unwrap_or_default();
     format!(
         "start-up ({whence}): {} a thread to start and stop, a phase change heard by every busy thread within {}; canaries {}{one_way} a repeat",
         secs(s.per_thread_s()),

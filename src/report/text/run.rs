@@ -10,11 +10,12 @@ use crate::report::measures::{
 };
 use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult};
+use crate::stats::Summary;
 use crate::topology::CpuList;
 use crate::units::{Unit, figure, human, si};
 use crate::verdict::basis::{
-    FindingKind, NOISY_CV_PCT, Severity, alone_line, findings, interference_line, line_cost_line,
-    noisy_cv, unconverged,
+    Finding, FindingKind, NOISY_CV_PCT, Severity, alone_line, findings, interference_line,
+    line_cost_line, noisy_cv, unconverged,
 };
 use crate::workload::Regime;
 use std::fmt::Write;
@@ -108,9 +109,8 @@ fn terms(run: &RunResults, verbose: bool) -> String {
 fn warnings(run: &RunResults) -> String {
     // Each warning's first sentence; --verbose gives the rest.
     let all_findings = run.regimes().iter().flat_map(findings).collect::<Vec<_>>();
-    let warned = all_findings
-        .iter()
-        .filter(|f| f.severity == Severity::Warning);
+    let warning = |f: &&Finding| f.severity == Severity::Warning;
+    let warned = all_findings.iter().filter(warning);
     let mut out: String = warned.map(|f| screen(&plain(&f.brief()))).collect();
     let all = run.strategies.len();
     let noisy = run.strategies.iter().filter(|s| noisy_cv(s).is_some());
@@ -146,11 +146,8 @@ pub(super) fn rests_on(run: &RunResults) -> String {
     let mut out: String = shown.map(|f| plain(&f.to_string()) + "\n").collect();
     let lines = [interference_line(run), line_cost_line(run), alone_line(run)];
     out.extend(lines.into_iter().flatten().map(|l| l + "\n"));
-    let noisy = run
-        .strategies
-        .iter()
-        .filter(|s| noisy_cv(s).is_some())
-        .count();
+    let noisy = run.strategies.iter();
+    let noisy = noisy.filter(|s| noisy_cv(s).is_some()).count();
     if noisy > 0 {
         let _ = writeln!(
             out,
@@ -190,8 +187,9 @@ fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
         heads.extend(columns.iter().map(|c| c.to_string()));
     }
     let mut table = vec![groups, heads];
-    let ns = |v: f64| human(v, Unit::Nanoseconds);
-    let with_cv = |s: crate::stats::Summary| figure(&s, Unit::Nanoseconds);
+    let mean = |s: Option<Summary>, unit| s.map_or("-".into(), |s| human(s.mean, unit));
+    let with_cv = |s: Option<Summary>| s.map_or("-".into(), |s| figure(&s, Unit::Nanoseconds));
+    let (ns, count, pct) = (Unit::Nanoseconds, Unit::Count, Unit::Percent);
     for row in &rows {
         let mut line = vec![row.clone()];
         for view in regimes {
@@ -199,17 +197,15 @@ fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
             let summary = found.and_then(|s| s.summary.as_ref());
             let cells: Vec<String> = match (view.regime().is_paced(), summary) {
                 (false, Some(m)) => vec![
-                    m.write_loop_ns.map_or("-".into(), with_cv),
-                    m.net_ns.map_or("-".into(), |n| ns(n.mean)),
-                    human(m.write_ops_per_s.mean, Unit::PerSecond),
-                    m.updates_per_ownership
-                        .map_or("-".into(), |u| human(u.mean, Unit::Count)),
+                    with_cv(m.write_loop_ns),
+                    mean(m.net_ns, ns),
+                    mean(Some(m.write_ops_per_s), Unit::PerSecond),
+                    mean(m.updates_per_ownership, count),
                 ],
                 (true, Some(m)) => vec![
-                    m.net_ns.map_or("-".into(), with_cv),
-                    m.net_cpu_share_pct
-                        .map_or("-".into(), |p| human(p.mean, Unit::Percent)),
-                    m.write_busy_ns.map_or("-".into(), |b| ns(b.mean)),
+                    with_cv(m.net_ns),
+                    mean(m.net_cpu_share_pct, pct),
+                    mean(m.write_busy_ns, ns),
                 ],
                 (false, None) => vec!["-".into(); 4],
                 (true, None) => vec!["-".into(); 3],
@@ -222,19 +218,12 @@ fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
     for view in regimes {
         let cells = match view.regime() {
             Regime::FlatOut => {
-                let loop_ns = view
-                    .floor
-                    .as_ref()
-                    .map_or("-".into(), |f| with_cv(f.loop_ns));
-                vec![loop_ns, String::new(), String::new(), String::new()]
+                let loop_ns = with_cv(view.floor.as_ref().map(|f| f.loop_ns));
+                [vec![loop_ns], vec![String::new(); 3]].concat()
             }
             Regime::Paced { .. } => {
-                let busy = view.paced_floor(view.regime()).map(|f| f.busy_ns);
-                vec![
-                    String::new(),
-                    String::new(),
-                    busy.map_or("-".into(), |b| ns(b.mean)),
-                ]
+                let busy = mean(view.paced_floor(view.regime()).map(|f| f.busy_ns), ns);
+                [vec![String::new(); 2], vec![busy]].concat()
             }
         };
         floor.extend(keep(view.regime(), full, cells));
@@ -259,10 +248,8 @@ fn keep<T>(regime: Regime, full: bool, cells: Vec<T>) -> Vec<T> {
         (false, Regime::Paced { .. }) => &[0, 1],
     };
     let cells = cells.into_iter().enumerate();
-    cells
-        .filter(|(i, _)| shown.contains(i))
-        .map(|c| c.1)
-        .collect()
+    let shown = cells.filter(|(i, _)| shown.contains(i));
+    shown.map(|c| c.1).collect()
 }
 
 /// Whether every repeat's final sum was exact.
@@ -284,12 +271,8 @@ fn placement_line(run: &RunResults) -> String {
         0 => "pinned and verified (sched_getcpu)".to_string(),
         n => format!("{n} UNVERIFIED"),
     };
-    let nodes: CpuList = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.slots)
-        .map(|s| s.node)
-        .collect();
+    let slots = run.strategies.iter().flat_map(|s| &s.slots);
+    let nodes: CpuList = slots.map(|s| s.node).collect();
     let how = if slots_verified(run) {
         "verified (move_pages)"
     } else {
@@ -312,14 +295,9 @@ pub(super) fn header(run: &RunResults) -> String {
     if let Some(inject) = run.inject_text() {
         out.push_str(&screen(&inject));
     }
-    let costs = run
-        .strategies
-        .iter()
-        .filter_map(|s| crate::runner::cost_measure(s.regime).of(s));
-    let smallest = costs
-        .map(|c| c.mean)
-        .filter(|&ns| ns > 0.0)
-        .reduce(f64::min);
+    let cost = |s: &StrategyResult| crate::runner::cost_measure(s.regime).of(s);
+    let costs = run.strategies.iter().filter_map(cost).map(|c| c.mean);
+    let smallest = costs.filter(|&ns| ns > 0.0).reduce(f64::min);
     if let Some(line) = smallest.and_then(|ns| p.tsc_step_line(ns)) {
         out.push_str(&screen(&line));
     }
@@ -328,9 +306,8 @@ pub(super) fn header(run: &RunResults) -> String {
     } else {
         ""
     };
-    let stopped = run
-        .stopped()
-        .map_or(String::new(), |why| format!("; PARTIAL ({why})"));
+    let stopped = run.stopped().map(|why| format!("; PARTIAL ({why})"));
+    let stopped = stopped.unwrap_or_default();
     out.push_str(&screen(&format!(
         "{} x {:.0} ms (+{:.0} ms warm-up) per strategy{interleaved}{stopped}",
         run.repeats_text(),
@@ -365,10 +342,8 @@ pub fn tables(run: &RunResults) -> String {
 fn regime_tables(run: &RunResults) -> String {
     let mut out = String::new();
     let cfg = &run.config;
-    let first = run
-        .strategies
-        .first()
-        .map_or("-", |s| s.strategy.level.name());
+    let first = run.strategies.first();
+    let first = first.map_or("-", |s| s.strategy.level.name());
     let _ = writeln!(out, "mean±stddev; change vs {first}");
     if cfg.sample_every > 0 {
         let _ = writeln!(
