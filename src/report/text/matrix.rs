@@ -107,8 +107,8 @@ fn grid(s: &mut String, r: &MatrixResults) {
 fn node_grid(s: &mut String, r: &MatrixResults) {
     let node_of = |cpu: u32| r.topology.node_of_cpu(cpu);
     let mut nodes: BTreeMap<u32, crate::topology::CpuList> = BTreeMap::new();
-    for &c in &r.config.cpus {
-        node_of(c).map(|n| nodes.entry(n).or_default().insert(c));
+    for (n, c) in r.config.cpus.iter().filter_map(|&c| Some((node_of(c)?, c))) {
+        nodes.entry(n).or_default().insert(c);
     }
     let mut medians: BTreeMap<(u32, u32), Vec<f64>> = BTreeMap::new();
     for p in &r.pairs {
