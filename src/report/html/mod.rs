@@ -189,11 +189,10 @@ fn heading(s: &PageSource) -> String {
     match s.doc {
         Document::Predict(p) => format!("predict for {}", plain(&p.host)),
         Document::Check(c) => format!("predict --check of {}", plain(&c.file)),
-        _ => format!(
-            "{} on {}",
-            s.doc.kind(),
-            plain(&provenance(&s.doc).hostname)
-        ),
+        _ => {
+            let host = plain(&provenance(&s.doc).hostname);
+            format!("{} on {host}", s.doc.kind())
+        }
     }
 }
 

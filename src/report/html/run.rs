@@ -259,10 +259,8 @@ fn sampling(run: &RunResults) -> String {
     };
     let each: Vec<String> = regimes.iter().map(each).collect();
     let (timer, overhead) = (&c.timer, c.timer_overhead_ns);
-    format!(
-        "{}; timer {timer} ({overhead:.1} ns overhead subtracted)",
-        each.join(", ")
-    )
+    let each = each.join(", ");
+    format!("{each}; timer {timer} ({overhead:.1} ns overhead subtracted)")
 }
 
 /// The run's settings as a key/value table.

@@ -17,10 +17,8 @@ use maud::{Markup, html};
 
 /// `8 threads, affinity unbound, paced at 22.0k/s per thread`.
 fn point_label(p: &SweepPoint) -> String {
-    format!(
-        "{} threads, affinity {}, {}",
-        p.threads, p.affinity, p.regime
-    )
+    let (threads, affinity, regime) = (p.threads, &p.affinity, p.regime);
+    format!("{threads} threads, affinity {affinity}, {regime}")
 }
 
 /// The article of one sweep.

@@ -9,10 +9,9 @@ use std::fmt::Write;
 
 /// The gallery as Markdown.
 pub fn render(g: &Gallery) -> String {
-    let mut out = format!(
-        "# Published hosts: where the cost jumps and which fix wins\n\n**{}**\n\n",
-        escape(&gallery_headline(g))
-    );
+    let headline = escape(&gallery_headline(g));
+    let mut out =
+        format!("# Published hosts: where the cost jumps and which fix wins\n\n**{headline}**\n\n");
     let _ = writeln!(
         out,
         "{} hosts from core-to-core-latency matrices in {}; layout inferred from each matrix alone (`contend predict --host FILE.csv`), the default comparison predicted at {}/s per CPU, every CPU writing and reading after each update; net ns per update, the range from the class latencies' spread.\n",

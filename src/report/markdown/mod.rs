@@ -83,13 +83,11 @@ pub(super) fn provenance_list(out: &mut String, p: &Provenance) {
 
 /// The repeats behind a run's tables.
 pub(super) fn repeats_line(run: &RunResults) -> String {
-    let cfg = &run.config;
+    let (repeats, cfg) = (run.repeats_text(), &run.config);
+    let (ms, warmup) = (cfg.repeat_duration_s * 1e3, cfg.warmup_s * 1e3);
     format!(
-        "{} × {:.0} ms per strategy (+{:.0} ms warm-up); cells are mean ± the half-width of its 95% CI, \
-         with the change against the first level",
-        run.repeats_text(),
-        cfg.repeat_duration_s * 1e3,
-        cfg.warmup_s * 1e3
+        "{repeats} × {ms:.0} ms per strategy (+{warmup:.0} ms warm-up); cells are mean ± the half-width of its 95% CI, \
+         with the change against the first level"
     )
 }
 
@@ -119,11 +117,10 @@ pub(super) fn exactness<'a>(
     let wrong = super::measures::unique(all.iter().filter(|s| !s.exact).map(|s| s.name.clone()));
     let _ = match wrong.is_empty() {
         true => writeln!(out, "**Exact sums:** all {repeats} repeats exact."),
-        false => writeln!(
-            out,
-            "**Exact sums: WRONG** for {}.",
-            escape(&wrong.join(", "))
-        ),
+        false => {
+            let wrong = escape(&wrong.join(", "));
+            writeln!(out, "**Exact sums: WRONG** for {wrong}.")
+        }
     };
 }
 

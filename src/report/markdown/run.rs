@@ -13,12 +13,11 @@ use std::fmt::Write;
 pub(super) fn render(run: &RunResults) -> String {
     let mut out = String::new();
     let stopped = run.stopped().map(|why| format!(" (PARTIAL: {why})"));
-    let host = escape(&run.provenance.hostname);
-    let _ = writeln!(
-        out,
-        "## contend run on {host}{}\n",
-        stopped.unwrap_or_default()
+    let (host, stopped) = (
+        escape(&run.provenance.hostname),
+        stopped.unwrap_or_default(),
     );
+    let _ = writeln!(out, "## contend run on {host}{stopped}\n");
     provenance_list(&mut out, &run.provenance);
     let _ = writeln!(out, "- **workload:** {}", run.pools_text());
     if let Some(load) = run.load_text() {

@@ -15,11 +15,8 @@ pub(super) fn render(sweep: &SweepResults) -> String {
     };
     let stopped = sweep.stopped().map(|why| format!(" (PARTIAL: {why})"));
     let host = escape(&first.results.provenance.hostname);
-    let _ = writeln!(
-        out,
-        "## contend sweep on {host}{}\n",
-        stopped.unwrap_or_default()
-    );
+    let stopped = stopped.unwrap_or_default();
+    let _ = writeln!(out, "## contend sweep on {host}{stopped}\n");
     provenance_list(&mut out, &first.results.provenance);
     let threads = unique(sweep.points.iter().map(|p| p.threads.to_string())).join(", ");
     let affinities = unique(sweep.points.iter().map(|p| escape(&p.affinity))).join(", ");

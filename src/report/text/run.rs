@@ -373,10 +373,8 @@ fn regime_tables(run: &RunResults) -> String {
     if !clocks.is_empty() {
         let _ = writeln!(out, "ratelimit clock read cost: {}", clocks.join(", "));
     }
-    let node = run
-        .strategies
-        .iter()
-        .find(|s| s.strategy.level == ShardLevel::Node);
+    let mut all = run.strategies.iter();
+    let node = all.find(|s| s.strategy.level == ShardLevel::Node);
     if let Some(steps) = node.and_then(|s| s.read_steps) {
         let _ = writeln!(
             out,
