@@ -21,27 +21,23 @@ const CLASSES: [&str; 4] = ["smt", "same-llc", "same-node", "cross-node"];
 
 /// The header row.
 pub fn header(g: &Gallery) -> Vec<String> {
-    let mut h = vec![
-        "host (file)".to_string(),
-        "CPUs".into(),
-        "SMT cores / LLCs / nodes".into(),
-        "jump at".into(),
-        format!("cheapest at {}/s", si(g.rate)),
-    ];
-    h.extend(SHOWN.iter().map(|s| format!("{s} ns/update")));
-    h.extend(CLASSES.iter().map(|c| format!("{c} ns")));
-    h
+    let lead = ["host (file)", "CPUs", "SMT cores / LLCs / nodes", "jump at"].map(String::from);
+    let shown = SHOWN.iter().map(|s| format!("{s} ns/update"));
+    let cheapest = format!("cheapest at {}/s", si(g.rate));
+    let classes = CLASSES.iter().map(|c| format!("{c} ns"));
+    lead.into_iter()
+        .chain([cheapest])
+        .chain(shown)
+        .chain(classes)
+        .collect()
 }
 
 /// A strategy's cell: its net ns per update, or why there is none.
 pub fn cost_cell(s: Option<&GalleryStrategy>) -> String {
-    match s {
-        None => "-".into(),
-        Some(s) => match (s.state, s.cost_ns) {
-            (LineState::Saturated, Some(c)) => format!("{} (saturated)", range_text(c, si)),
-            (_, Some(c)) => range_text(c, si),
-            (_, None) => "-".into(),
-        },
+    match s.map(|s| (s.state, s.cost_ns)) {
+        Some((LineState::Saturated, Some(c))) => format!("{} (saturated)", range_text(c, si)),
+        Some((_, Some(c))) => range_text(c, si),
+        _ => "-".into(),
     }
 }
 
@@ -62,17 +58,18 @@ pub fn row(h: &GalleryHost) -> Vec<String> {
         .winner
         .clone()
         .unwrap_or_else(|| "none below saturation".into());
-    let mut r = vec![h.file.clone(), h.cpus.to_string(), layout, jump, winner];
-    r.extend(
-        SHOWN
+    let r = [h.file.clone(), h.cpus.to_string(), layout, jump, winner];
+    let cost = |name: &&str| cost_cell(h.strategies.iter().find(|s| s.name == *name));
+    let class = |c: &&str| {
+        let x = h
+            .classes
             .iter()
-            .map(|name| cost_cell(h.strategies.iter().find(|s| s.name == *name))),
-    );
-    r.extend(CLASSES.iter().map(|c| {
-        h.classes
-            .iter()
-            .find(|x| x.class.to_string().starts_with(c))
-            .map_or("-".into(), |x| si(x.median_ns))
-    }));
-    r
+            .find(|x| x.class.to_string().starts_with(c));
+        x.map_or("-".into(), |x| si(x.median_ns))
+    };
+    let shown = SHOWN.iter().map(cost);
+    r.into_iter()
+        .chain(shown)
+        .chain(CLASSES.iter().map(class))
+        .collect()
 }

@@ -2,7 +2,7 @@
 //! and matrix.json hold, and what `--json` prints.
 
 use super::{Document, Export, ExportError, Rendered};
-use serde::Serialize;
+use serde_json::to_vec_pretty as json;
 
 /// Writes `<kind>.json`.
 pub struct JsonExport;
@@ -10,29 +10,26 @@ pub struct JsonExport;
 impl Export for JsonExport {
     fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
         let bytes = match doc {
-            Document::Run(r) => pretty(r, "run.json")?,
-            Document::Sweep(s) => pretty(s, "sweep.json")?,
-            Document::Matrix(m) => pretty(m, "matrix.json")?,
-            Document::Verify(v) => pretty(v, "verify.json")?,
-            Document::Topology(t) => pretty(t, "topology.json")?,
-            Document::Spread(s) => pretty(s, "spread.json")?,
-            Document::Predict(p) => pretty(p, "predict.json")?,
-            Document::Check(c) => pretty(c, "check.json")?,
-            Document::StudyPlan(p) => pretty(p, "study-plan.json")?,
-            Document::Study(s) => pretty(s, "study.json")?,
-            Document::Gallery(g) => pretty(g, "gallery.json")?,
+            Document::Run(r) => json(r),
+            Document::Sweep(s) => json(s),
+            Document::Matrix(m) => json(m),
+            Document::Verify(v) => json(v),
+            Document::Topology(t) => json(t),
+            Document::Spread(s) => json(s),
+            Document::Predict(p) => json(p),
+            Document::Check(c) => json(c),
+            Document::StudyPlan(p) => json(p),
+            Document::Study(s) => json(s),
+            Document::Gallery(g) => json(g),
             // A comparison is derived from two result files: they are its data.
             Document::Compare(..) => return Ok(Vec::new()),
         };
-        Ok(vec![Rendered::new(format!("{}.json", doc.kind()), bytes)])
+        let file = format!("{}.json", doc.kind());
+        let mut bytes = bytes.map_err(|source| ExportError::Json {
+            file: file.clone(),
+            source,
+        })?;
+        bytes.push(b'\n');
+        Ok(vec![Rendered::new(file, bytes)])
     }
-}
-
-fn pretty(value: &impl Serialize, file: &str) -> Result<Vec<u8>, ExportError> {
-    let mut bytes = serde_json::to_vec_pretty(value).map_err(|source| ExportError::Json {
-        file: file.to_string(),
-        source,
-    })?;
-    bytes.push(b'\n');
-    Ok(bytes)
 }

@@ -7,7 +7,7 @@ use crate::runner::{
 };
 use crate::stats::{Compared, Decision, NOISE_THRESHOLD, Summary, Threshold, decide_paired};
 use crate::sweep::SweepResults;
-use crate::units::{ONE_REPEAT, Unit, human};
+use crate::units::{Unit, human};
 use crate::workload::Regime;
 use std::fmt::Write;
 
@@ -21,16 +21,9 @@ pub struct RowLabels {
 impl RowLabels {
     /// The labelling for these strategies.
     pub fn new<'a>(strategies: impl Iterator<Item = &'a StrategyResult> + Clone) -> Self {
-        RowLabels {
-            pads: unique(strategies.clone().map(|s| s.strategy.pad.to_string())).len() > 1,
-            clocks: unique(
-                strategies
-                    .filter_map(|s| s.strategy.clock)
-                    .map(|c| c.to_string()),
-            )
-            .len()
-                > 1,
-        }
+        let pads = unique(strategies.clone().map(|s| s.strategy.pad)).len() > 1;
+        let clocks = unique(strategies.filter_map(|s| s.strategy.clock)).len() > 1;
+        RowLabels { pads, clocks }
     }
 
     /// The row `s` belongs to.
@@ -86,28 +79,21 @@ impl<'a> StrategyGrid<'a> {
         let all = || sweep.points.iter().flat_map(|p| &p.results.strategies);
         let labels = RowLabels::new(all());
         let rated = sweep.points.iter().any(|p| p.regime.is_paced());
-        let mut headers = vec!["threads", "affinity"];
-        if rated {
-            headers.push("rate/s");
-        }
-        headers.push("policy");
-        let resolution_ns = sweep
-            .points
-            .first()
-            .map_or(0.0, |p| 2.0 * p.results.config.timer_overhead_ns);
-        let mut grid = Self::new(headers, all(), resolution_ns);
+        let headers = [
+            &["threads", "affinity"],
+            &["rate/s"][..usize::from(rated)],
+            &["policy"],
+        ];
+        let first = sweep.points.first();
+        let resolution_ns = first.map_or(0.0, |p| 2.0 * p.results.config.timer_overhead_ns);
+        let mut grid = Self::new(headers.concat(), all(), resolution_ns);
         for p in &sweep.points {
             let mut keys = vec![p.threads.to_string(), p.affinity.clone()];
             if rated {
                 keys.push(p.regime.rate().map_or("max".to_string(), |r| r.to_string()));
             }
-            grid.add_rows(
-                &p.results.strategies,
-                &labels,
-                &keys,
-                p.regime,
-                &p.results.config,
-            );
+            let r = &p.results;
+            grid.add_rows(&r.strategies, &labels, &keys, p.regime, &r.config);
         }
         grid
     }
@@ -117,10 +103,12 @@ impl<'a> StrategyGrid<'a> {
         all: impl Iterator<Item = &'a StrategyResult>,
         resolution_ns: f64,
     ) -> Self {
+        let levels = unique(all.map(|s| s.strategy.level.name().to_string()));
+        let rows = Vec::new();
         StrategyGrid {
             key_headers,
-            levels: unique(all.map(|s| s.strategy.level.name().to_string())),
-            rows: Vec::new(),
+            levels,
+            rows,
             resolution_ns,
         }
     }
@@ -135,17 +123,12 @@ impl<'a> StrategyGrid<'a> {
         config: &'a RunConfig,
     ) {
         for label in unique(strategies.iter().map(|s| labels.label(s))) {
-            let cells = self
-                .levels
-                .iter()
-                .map(|l| {
-                    strategies
-                        .iter()
-                        .find(|s| labels.label(s) == label && s.strategy.level.name() == l)
-                })
-                .collect();
-            let mut keys = prefix.to_vec();
-            keys.push(label);
+            let of = |l: &String| {
+                let mut it = strategies.iter();
+                it.find(|s| labels.label(s) == label && s.strategy.level.name() == l)
+            };
+            let cells = self.levels.iter().map(of).collect();
+            let keys = [prefix, &[label]].concat();
             self.rows.push(GridRow {
                 keys,
                 regime,
@@ -158,54 +141,33 @@ impl<'a> StrategyGrid<'a> {
     /// `m`'s cells, row by row ([`measure_table`]: each change against the row's first level,
     /// decided as the verdict decides them).
     pub fn cells(&self, m: &Measure) -> Vec<Vec<TableCell>> {
-        let values: Vec<Vec<Option<Summary>>> = self
-            .rows
-            .iter()
-            .map(|r| r.cells.iter().map(|s| s.and_then(|s| m.of(s))).collect())
-            .collect();
-        let paired: Vec<Vec<Option<Summary>>> = self
-            .rows
-            .iter()
-            .map(|r| {
-                let base = r.cells.first().copied().flatten();
-                r.cells
-                    .iter()
-                    .map(|test| m.paired(r.config, base?, (*test)?))
-                    .collect()
-            })
-            .collect();
-        let thresholds: Vec<Threshold> = self
-            .rows
-            .iter()
-            .map(|r| m.threshold(NOISE_THRESHOLD, r.regime))
-            .collect();
+        type Row = Vec<Option<Summary>>;
+        let value =
+            |r: &GridRow| -> Row { r.cells.iter().map(|s| s.and_then(|s| m.of(s))).collect() };
+        let paired = |r: &GridRow| -> Row {
+            let base = r.cells.first().copied().flatten();
+            r.cells
+                .iter()
+                .map(|test| m.paired(r.config, base?, (*test)?))
+                .collect()
+        };
+        let threshold = |r: &GridRow| m.threshold(NOISE_THRESHOLD, r.regime);
+        let rows = || self.rows.iter();
+        let (values, paired): (Vec<Row>, Vec<Row>) =
+            (rows().map(value).collect(), rows().map(paired).collect());
+        let thresholds: Vec<Threshold> = rows().map(threshold).collect();
         measure_table(m, &values, &paired, &thresholds, self.resolution_ns)
     }
 }
 
 /// The items in first-seen order, without repeats.
 pub fn unique<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
-    let mut seen: Vec<T> = Vec::new();
-    for item in items {
+    items.fold(Vec::new(), |mut seen, item| {
         if !seen.contains(&item) {
             seen.push(item);
         }
-    }
-    seen
-}
-
-/// `mean±half%`, in the seeds' style but with the half-width of the 95% confidence interval.
-pub fn fmt_summary(s: &Summary, decimals: usize) -> String {
-    if s.has_spread() {
-        format!("{:.*}±{:.2}%", decimals, s.mean, crate::units::ci_pct(s))
-    } else {
-        format!("{:.*} {ONE_REPEAT}", decimals, s.mean)
-    }
-}
-
-/// A measure's `mean±stddev%` cell, or `-` when it was not recorded.
-pub fn shown(value: Option<Summary>, decimals: usize) -> String {
-    value.map_or("-".to_string(), |v| fmt_summary(&v, decimals))
+        seen
+    })
 }
 
 /// The measures tables show for these strategies, in order: under `--rate` (`paced`) [`PACED`].
@@ -325,26 +287,19 @@ pub fn measure_table(
             }
         }
     }
-    let mut cells: Vec<Vec<TableCell>> = rows
-        .iter()
-        .map(|row| {
-            row.iter()
-                .map(|v| value_cell(m, *v, resolution_ns))
-                .collect()
-        })
-        .collect();
+    let cell = |v: &Option<Summary>| value_cell(m, *v, resolution_ns);
+    let mut cells: Vec<Vec<TableCell>> =
+        rows.iter().map(|r| r.iter().map(cell).collect()).collect();
     // A change of or against noise is noise: no change is printed.
     for ((r, k), o) in at.into_iter().zip(decide_paired(&family)) {
-        if [rows[r][0], rows[r][k]]
+        if ![rows[r][0], rows[r][k]]
             .iter()
             .flatten()
             .any(crate::units::is_noise)
         {
-            continue;
+            cells[r][k].change_pct = o.difference.change_pct;
+            cells[r][k].verdict = o.p_adjusted.map(|_| o.decision);
         }
-        let cell = &mut cells[r][k];
-        cell.change_pct = o.difference.change_pct;
-        cell.verdict = o.p_adjusted.map(|_| o.decision);
     }
     cells
 }
@@ -365,9 +320,10 @@ pub fn value_cell(m: &Measure, value: Option<Summary>, resolution_ns: f64) -> Ta
         ),
         (_, Some(v)) => crate::units::figure(&v, m.unit),
     };
+    let mean = shown.map(|v| v.mean);
     TableCell {
         value: text,
-        mean: shown.map(|v| v.mean),
+        mean,
         change_pct: None,
         verdict: None,
     }
@@ -478,8 +434,6 @@ mod tests {
 
     #[test]
     fn a_cell_has_a_spread_only_from_two_repeats() {
-        assert_eq!(fmt_summary(&summary(&[30.0, 32.0]), 1), "31.0±40.99%");
-        assert_eq!(fmt_summary(&summary(&[31.0]), 1), "31.0 (1 repeat)");
         let updates = MEASURES.iter().find(|m| m.short == "updates/s").unwrap();
         let cell = |v: &[f64]| value_cell(updates, Some(summary(v)), 1.0).value;
         assert_eq!(cell(&[30.0e6, 32.0e6]), "31.0M ±41%");

@@ -189,10 +189,8 @@ mod tests {
         ];
         assert_eq!(path.len(), want.len());
         for (got, want) in path.iter().zip(want) {
-            assert!(
-                (got.0 - want.0).abs() < 1e-6 && (got.1 - want.1).abs() < 1e-6,
-                "{path:?}"
-            );
+            let near = (got.0 - want.0).abs() < 1e-6 && (got.1 - want.1).abs() < 1e-6;
+            assert!(near, "{path:?}");
         }
         // Clipped at 0: mean 5, stddev 4√2, t(0.975, 1 df) = 12.706205:
         // 5 ± 12.706205 × 4 = 5 ± 50.82482; horizontal at 2.
@@ -226,9 +224,7 @@ mod tests {
         assert_eq!(duration_label(150_000.0), "150 µs");
         assert_eq!(duration_label(2.0e6), "2 ms");
         assert_eq!(duration_label(40.0), "40 ns");
-        assert_eq!(
-            wrap("error bars: the 95% CI", 12),
-            ["error bars:", "the 95% CI"]
-        );
+        let lines = wrap("error bars: the 95% CI", 12);
+        assert_eq!(lines, ["error bars:", "the 95% CI"]);
     }
 }

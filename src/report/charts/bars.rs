@@ -4,8 +4,8 @@
 
 use super::axes::whisker;
 use super::{
-    CHAR_PCT, DESC_PX, ERROR_BARS, FONT, Header, Keyed, LABEL_PX, LegendEntry, Swatch, canvas,
-    colour, fail, num, signed_span, zero_based,
+    CHAR_PCT, ERROR_BARS, Header, Keyed, LABEL_PX, LegendEntry, Swatch, canvas, colour, entry,
+    fail, house_mesh, num, plot, signed_span, zero_based,
 };
 use crate::report::DrawError;
 use crate::runner::{Measure, RunResults, StrategyResult};
@@ -43,15 +43,8 @@ impl Bars<'_> {
         let n = self.rows.len();
         let per_row = self.bar_px * self.series.len() as u32 + self.gap_px;
         let height = super::HEADER_PX + 110 + per_row * n as u32;
-        let entries: Vec<LegendEntry> = self
-            .series
-            .iter()
-            .enumerate()
-            .map(|(i, s)| LegendEntry {
-                label: s.to_string(),
-                colour: colour(i),
-            })
-            .collect();
+        let entries = self.series.iter().enumerate();
+        let entries: Vec<LegendEntry> = entries.map(|(i, s)| entry(i, s)).collect();
         let all = || self.values.iter().flatten().flatten();
         let hi = all().map(|s| s.ci95_high).fold(0.0, f64::max);
         let x = if self.signed {
@@ -70,64 +63,41 @@ impl Bars<'_> {
             ERROR_BARS,
             |area| {
                 // Row i is centred on y = n - 1 - i, so the first is on top.
-                let centres: Vec<f64> = (0..n).map(|i| i as f64).collect();
-                let mut chart = ChartBuilder::on(area)
-                    .margin(12)
-                    .margin_right(24)
-                    .x_label_area_size(50)
-                    .y_label_area_size(label_px)
-                    .build_cartesian_2d(
-                        x.clone(),
-                        Keyed {
-                            range: -0.5..n as f64 - 0.5,
-                            keys: centres,
-                        },
-                    )
-                    .map_err(fail)?;
-                let row_label = |y: &f64| {
-                    let i = n as i64 - 1 - y.round() as i64;
-                    usize::try_from(i)
-                        .ok()
-                        .and_then(|i| self.rows.get(i))
-                        .cloned()
-                        .unwrap_or_default()
+                let keys: Vec<f64> = (0..n).map(|i| i as f64).collect();
+                let y = Keyed {
+                    range: -0.5..n as f64 - 0.5,
+                    keys,
                 };
-                chart
-                    .configure_mesh()
+                let mut chart = plot(area, (label_px, 24), x.clone(), y)?;
+                let row_label = |y: &f64| {
+                    let i = usize::try_from(n as i64 - 1 - y.round() as i64);
+                    let row = i.ok().and_then(|i| self.rows.get(i));
+                    row.cloned().unwrap_or_default()
+                };
+                house_mesh(&mut chart, self.x_desc, "")
                     .disable_y_mesh()
-                    .light_line_style(WHITE)
-                    .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
-                    .label_style((FONT, LABEL_PX))
-                    .axis_desc_style((FONT, DESC_PX))
-                    .x_desc(self.x_desc)
                     .x_labels(8)
                     .x_label_formatter(&|v| num(*v))
                     .y_label_formatter(&row_label)
                     .draw()
                     .map_err(fail)?;
-                let k = self.series.len() as f64;
                 // Bars of one row share 0.8 of the row's height.
-                let thick = 0.8 / k;
-                for (s, _) in self.series.iter().enumerate() {
+                let thick = 0.8 / self.series.len() as f64;
+                for s in 0..self.series.len() {
                     let bars = self.values.iter().enumerate().filter_map(|(i, v)| {
                         let sum = v.get(s).copied().flatten()?;
-                        let top = (n - 1 - i) as f64 + 0.4 - thick * s as f64;
-                        Some((top, sum))
+                        Some(((n - 1 - i) as f64 + 0.4 - thick * s as f64, sum))
                     });
                     let bars: Vec<(f64, Summary)> = bars.collect();
-                    chart
-                        .draw_series(bars.iter().map(|(top, sum)| {
-                            Rectangle::new(
-                                [(0.0, *top), (sum.mean, top - thick)],
-                                colour(s).filled(),
-                            )
-                        }))
-                        .map_err(fail)?;
-                    chart
-                        .draw_series(bars.iter().map(|(top, sum)| {
-                            whisker(sum, top - thick / 2.0, thick / 4.0, false, x.start)
-                        }))
-                        .map_err(fail)?;
+                    let style = colour(s).filled();
+                    let bar = |(top, sum): &(f64, Summary)| {
+                        Rectangle::new([(0.0, *top), (sum.mean, top - thick)], style)
+                    };
+                    chart.draw_series(bars.iter().map(bar)).map_err(fail)?;
+                    let whisker = |(top, sum): &(f64, Summary)| {
+                        whisker(sum, top - thick / 2.0, thick / 4.0, false, x.start)
+                    };
+                    chart.draw_series(bars.iter().map(whisker)).map_err(fail)?;
                 }
                 Ok(())
             },
@@ -145,27 +115,20 @@ impl<'a> Bars<'a> {
         x_desc: &'a str,
     ) -> Option<Self> {
         let (_, lead) = measures.first()?;
-        let (strategies, names): (Vec<&StrategyResult>, Vec<String>) = run
-            .strategies
-            .iter()
-            .zip(run.short_names())
-            .filter(|(s, _)| lead.of(s).is_some())
-            .unzip();
+        let named = run.strategies.iter().zip(run.short_names());
+        let (strategies, names): (Vec<&StrategyResult>, Vec<String>) =
+            named.filter(|(s, _)| lead.of(s).is_some()).unzip();
         if strategies.is_empty() {
             return None;
         }
-        let shown: Vec<&(&str, &Measure)> = measures
-            .iter()
-            .filter(|(_, m)| strategies.iter().any(|s| m.of(s).is_some()))
-            .collect();
+        let measured = |m: &Measure| strategies.iter().any(|s| m.of(s).is_some());
+        let shown: Vec<&(&str, &Measure)> = measures.iter().filter(|(_, m)| measured(m)).collect();
+        let values = |s: &StrategyResult| shown.iter().map(|(_, m)| m.of(s)).collect();
         Some(Bars {
             header,
             rows: names,
             series: shown.iter().map(|(label, _)| *label).collect(),
-            values: strategies
-                .iter()
-                .map(|s| shown.iter().map(|(_, m)| m.of(s)).collect())
-                .collect(),
+            values: strategies.iter().map(|s| values(s)).collect(),
             x_desc,
             signed: true,
             bar_px: BAR_ROW_PX,

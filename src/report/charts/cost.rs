@@ -3,7 +3,7 @@
 use super::bars::Bars;
 use super::{Chart, Header, Repeats, display_name};
 use crate::report::DrawError;
-use crate::runner::RunResults;
+use crate::runner::{RunResults, StrategyResult};
 use crate::stats::Summary;
 use crate::verdict::headline;
 use crate::workload::Regime;
@@ -16,15 +16,6 @@ const COMPACT_GAP_PX: u32 = 4;
 /// The chart's file name.
 pub(in crate::report) const NAME: &str = "cost.svg";
 
-/// What a row's label gets when the headline calls it cheapest.
-fn mark(tied: bool) -> &'static str {
-    if tied {
-        "  (cheapest, tied)"
-    } else {
-        "  (cheapest)"
-    }
-}
-
 /// The chart of `run` (every regime), or `None` when no strategy recorded a net cost.
 pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawError>> {
     let h = headline(run);
@@ -33,17 +24,13 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
     let mut regimes: Vec<Regime> = views.iter().map(RunResults::regime).collect();
     regimes.sort_by_key(|&r| r != h.regime);
     let net = |name: &str, regime: Regime| -> Option<Summary> {
-        run.strategies
-            .iter()
-            .find(|s| s.name == name && s.regime == regime)
-            .and_then(|s| s.summary.as_ref()?.net_ns)
+        let mut all = run.strategies.iter();
+        let s = all.find(|s| s.name == name && s.regime == regime)?;
+        s.summary.as_ref()?.net_ns
     };
-    let mut names: Vec<&str> = Vec::new();
-    for s in &run.strategies {
-        if !names.contains(&s.name.as_str()) && regimes.iter().any(|&r| net(&s.name, r).is_some()) {
-            names.push(&s.name);
-        }
-    }
+    let measured = |s: &&StrategyResult| regimes.iter().any(|&r| net(&s.name, r).is_some());
+    let measured = run.strategies.iter().filter(measured);
+    let mut names = crate::report::measures::unique(measured.map(|s| s.name.as_str()));
     if names.is_empty() {
         return None;
     }
@@ -55,37 +42,35 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
     };
     names.sort_by(|a, b| key(a).total_cmp(&key(b)));
     let short = |name: &str| display_name(run, name).unwrap_or_else(|| name.to_string());
-    let tied = h.cheapest.len() > 1;
-    let rows = names
-        .iter()
-        .map(|n| {
-            let marked = h.cheapest.iter().any(|c| c == n);
-            format!("{}{}", short(n), if marked { mark(tied) } else { "" })
-        })
-        .collect();
+    // What a row's label gets when the headline calls it cheapest.
+    let mark = if h.cheapest.len() > 1 {
+        "  (cheapest, tied)"
+    } else {
+        "  (cheapest)"
+    };
+    let row = |n: &&str| {
+        let marked = h.cheapest.iter().any(|c| c == n);
+        format!("{}{}", short(n), if marked { mark } else { "" })
+    };
+    let rows = names.iter().map(row).collect();
     let series: Vec<String> = regimes.iter().map(Regime::to_string).collect();
     let values = names
         .iter()
-        .map(|n| regimes.iter().map(|&r| net(n, r)).collect())
-        .collect();
+        .map(|n| regimes.iter().map(|&r| net(n, r)).collect());
     let c = &run.config;
     let repeats = Repeats::of_cost(run.strategies.iter());
+    let (writers, repeats) = (c.writer_cpus.len(), repeats.text(c.repeat_duration_s));
     let detail = format!(
-        "{} writers, {}, sorted by the cost {}",
-        c.writer_cpus.len(),
-        repeats.text(c.repeat_duration_s),
+        "{writers} writers, {repeats}, sorted by the cost {}",
         h.regime
     );
-    let header = Header::new(
-        "Net cost of one update, every strategy and regime",
-        &run.provenance,
-        &detail,
-    );
+    let what = "Net cost of one update, every strategy and regime";
+    let header = Header::new(what, &run.provenance, &detail);
     let bars = Bars {
         header,
         rows,
         series: series.iter().map(String::as_str).collect(),
-        values,
+        values: values.collect(),
         x_desc: "net ns per update (flat out: less the harness floor; paced: busy time less the paced floor)",
         signed: true,
         bar_px: COMPACT_BAR_PX,

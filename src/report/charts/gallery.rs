@@ -28,14 +28,27 @@ pub fn host_chart(host: &GalleryHost, axis: &Range<f64>) -> Result<String, DrawE
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
         root.fill(&WHITE).map_err(fail)?;
-        let mut chart = ChartBuilder::on(&root)
+        let mut chart = ChartBuilder::on(&root);
+        chart
             .margin(6)
             .margin_right(14)
             .x_label_area_size(30)
-            .y_label_area_size(78)
-            .build_cartesian_2d(axis.clone().log_scale(), -0.5..ROWS.len() as f64 - 0.5)
+            .y_label_area_size(78);
+        let y = -0.5..ROWS.len() as f64 - 0.5;
+        let mut chart = chart
+            .build_cartesian_2d(axis.clone().log_scale(), y)
             .map_err(fail)?;
         let ticks = log_ticks(axis);
+        let x_label = |v: &f64| match ticks.iter().any(|t| (t / v - 1.0).abs() < 1e-6) {
+            true => num(*v),
+            false => String::new(),
+        };
+        let y_label = |y: &f64| {
+            let i = usize::try_from(ROWS.len() as i64 - 1 - y.round() as i64);
+            i.ok()
+                .and_then(|i| ROWS.get(i))
+                .map_or(String::new(), |r| r.to_string())
+        };
         chart
             .configure_mesh()
             .disable_y_mesh()
@@ -43,46 +56,24 @@ pub fn host_chart(host: &GalleryHost, axis: &Range<f64>) -> Result<String, DrawE
             .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
             .label_style((FONT, 12))
             .x_labels(ticks.len().max(2))
-            .x_label_formatter(&|v| {
-                if ticks.iter().any(|t| (t / v - 1.0).abs() < 1e-6) {
-                    num(*v)
-                } else {
-                    String::new()
-                }
-            })
+            .x_label_formatter(&x_label)
             .y_labels(ROWS.len())
-            .y_label_formatter(&|y| {
-                let i = ROWS.len() as i64 - 1 - y.round() as i64;
-                usize::try_from(i)
-                    .ok()
-                    .and_then(|i| ROWS.get(i))
-                    .map_or(String::new(), |r| r.to_string())
-            })
+            .y_label_formatter(&y_label)
             .x_desc("one-way ns (median, p5–p95)")
             .axis_desc_style((FONT, 12))
             .draw()
             .map_err(fail)?;
         for (row, name) in ROWS.iter().enumerate() {
-            let Some(c) = host
-                .classes
-                .iter()
-                .find(|c| c.class.to_string().starts_with(name))
-            else {
+            let mut classes = host.classes.iter();
+            let Some(c) = classes.find(|c| c.class.to_string().starts_with(name)) else {
                 continue;
             };
             let y = (ROWS.len() - 1 - row) as f64;
-            chart
-                .draw_series([Rectangle::new(
-                    [(axis.start, y + 0.32), (c.median_ns, y - 0.32)],
-                    colour(row).filled(),
-                )])
-                .map_err(fail)?;
-            chart
-                .draw_series([PathElement::new(
-                    vec![(c.p5_ns, y), (c.p95_ns, y)],
-                    INK.stroke_width(2),
-                )])
-                .map_err(fail)?;
+            let corners = [(axis.start, y + 0.32), (c.median_ns, y - 0.32)];
+            let bar = Rectangle::new(corners, colour(row).filled());
+            chart.draw_series([bar]).map_err(fail)?;
+            let range = PathElement::new(vec![(c.p5_ns, y), (c.p95_ns, y)], INK.stroke_width(2));
+            chart.draw_series([range]).map_err(fail)?;
         }
         root.present().map_err(fail)?;
     }

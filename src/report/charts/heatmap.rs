@@ -2,7 +2,7 @@
 //! median one-way latency, with a colour scale in ns. Drawn with plotters' SVG backend only (no
 //! font libraries: text is left to whatever shows the SVG).
 
-use crate::matrix::MatrixResults;
+use crate::matrix::{MatrixResults, PairResult};
 use crate::report::DrawError;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
@@ -24,11 +24,8 @@ const ONE_COLOUR_SPREAD: f64 = 0.05;
 
 /// The CPUs that appear in a measured pair, ascending: the heatmap's rows and columns.
 pub fn axis_cpus(r: &MatrixResults) -> Vec<u32> {
-    let cpus: BTreeSet<u32> = r
-        .pairs
-        .iter()
-        .flat_map(|p| [p.forward.from, p.forward.to, p.backward.from, p.backward.to])
-        .collect();
+    let ends = |p: &PairResult| [p.forward.from, p.forward.to, p.backward.from, p.backward.to];
+    let cpus: BTreeSet<u32> = r.pairs.iter().flat_map(ends).collect();
     cpus.into_iter().collect()
 }
 
@@ -39,10 +36,8 @@ pub fn sample_note(r: &MatrixResults, drawn: usize) -> Option<String> {
     if r.pairs.len() >= m * m.saturating_sub(1) / 2 {
         return None;
     }
-    Some(format!(
-        "sampled: {drawn} of {m} CPUs, {per_class} pair{} per class",
-        if per_class == 1 { "" } else { "s" }
-    ))
+    let pairs = crate::verdict::plural(per_class, "pair");
+    Some(format!("sampled: {drawn} of {m} CPUs, {pairs} per class"))
 }
 
 /// The heatmap's colour scale over `lo..hi` ns.
@@ -61,13 +56,11 @@ impl Scale {
         let title = "one-way ns (median; round trip / 2)";
         let one_value =
             (hi - lo < 0.5 || hi - lo < ONE_COLOUR_SPREAD * lo).then_some((lo + hi) / 2.0);
+        let within = ONE_COLOUR_SPREAD * 100.0;
         let desc = match one_value {
             None => title.to_string(),
             Some(_) if hi - lo < 0.5 => format!("{title}: every pair"),
-            Some(_) => format!(
-                "{title}: every pair within {:.0}% ({lo:.1}-{hi:.1})",
-                ONE_COLOUR_SPREAD * 100.0
-            ),
+            Some(_) => format!("{title}: every pair within {within:.0}% ({lo:.1}-{hi:.1})"),
         };
         let (lo, hi) = one_value.map_or((lo, hi), |v| (v - 0.5, v + 0.5));
         Scale {
@@ -105,13 +98,13 @@ impl Scale {
             Some(_) => (0.0, 1.0, 3, 1),
             None => (self.lo, self.hi, 8, SCALE_STEPS),
         };
-        let mut scale = ChartBuilder::on(area)
+        let mut scale = ChartBuilder::on(area);
+        scale
             .margin_top(10)
             .margin_bottom(60)
             .margin_right(10)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..1.0, lo..hi)
-            .map_err(err)?;
+            .y_label_area_size(70);
+        let mut scale = scale.build_cartesian_2d(0.0..1.0, lo..hi).map_err(err)?;
         scale
             .configure_mesh()
             .disable_mesh()
@@ -124,14 +117,12 @@ impl Scale {
             .draw()
             .map_err(err)?;
         let step = (hi - lo) / steps as f64;
-        scale
-            .draw_series((0..steps).map(|i| {
-                let y0 = lo + step * i as f64;
-                let ns = self.one_value.unwrap_or(y0 + step / 2.0);
-                Rectangle::new([(0.0, y0), (1.0, y0 + step)], self.colour(ns).filled())
-            }))
-            .map_err(err)?;
-        Ok(())
+        let strip = (0..steps).map(|i| {
+            let y0 = lo + step * i as f64;
+            let ns = self.one_value.unwrap_or(y0 + step / 2.0);
+            Rectangle::new([(0.0, y0), (1.0, y0 + step)], self.colour(ns).filled())
+        });
+        scale.draw_series(strip).map(drop).map_err(err)
     }
 }
 
@@ -172,9 +163,9 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
     let (title_px, label_px) = (18 + plot / 100, 12 + plot / 200);
     let size = (plot + LEGEND_PX + 120, plot + 140);
     let p = &r.provenance;
+    let (mode, host, cpu, started) = (r.config.mode, &p.hostname, &p.cpu_model, &p.started_utc);
     let title = crate::report::plain(&format!(
-        "contend matrix ({}): {}, {}, {}",
-        r.config.mode, p.hostname, p.cpu_model, p.started_utc
+        "contend matrix ({mode}): {host}, {cpu}, {started}"
     ));
     let label = |v: &SegmentValue<i32>, reverse: bool| match v {
         SegmentValue::CenterOf(k) if (0..n).contains(k) => {
@@ -183,10 +174,8 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
         }
         _ => String::new(),
     };
-    let x_desc = match sample_note(r, cpus.len()) {
-        Some(note) => format!("CPU (responding); {note}"),
-        None => "CPU (responding)".to_string(),
-    };
+    let note = sample_note(r, cpus.len()).map(|note| format!("; {note}"));
+    let x_desc = format!("CPU (responding){}", note.unwrap_or_default());
     let x_label = |v: &SegmentValue<i32>| label(v, false);
     let y_label = |v: &SegmentValue<i32>| label(v, true);
     let mut svg = String::new();
@@ -197,13 +186,11 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
         let body = root.titled(&title, ("sans-serif", title_px)).map_err(err)?;
         let (left, right) = body.split_horizontally(size.0 - LEGEND_PX);
 
-        let mut chart = ChartBuilder::on(&left)
-            .margin(10)
-            .x_label_area_size(50)
-            .y_label_area_size(60)
-            // Integer ranges are inclusive in plotters: n segments.
-            .build_cartesian_2d((0..n - 1).into_segmented(), (0..n - 1).into_segmented())
-            .map_err(err)?;
+        let mut chart = ChartBuilder::on(&left);
+        chart.margin(10).x_label_area_size(50).y_label_area_size(60);
+        // Integer ranges are inclusive in plotters: n segments.
+        let (x, y) = ((0..n - 1).into_segmented(), (0..n - 1).into_segmented());
+        let mut chart = chart.build_cartesian_2d(x, y).map_err(err)?;
         chart
             .configure_mesh()
             .disable_mesh()
@@ -217,37 +204,22 @@ pub fn render(r: &MatrixResults) -> Result<String, DrawError> {
             .y_label_formatter(&y_label)
             .draw()
             .map_err(err)?;
-        chart
-            .draw_series(cells.iter().map(|&(row, col, ns)| {
-                let y = n - 1 - row;
-                Rectangle::new(
-                    [
-                        (SegmentValue::Exact(col), SegmentValue::Exact(y)),
-                        (SegmentValue::Exact(col + 1), SegmentValue::Exact(y + 1)),
-                    ],
-                    colour(ns).filled(),
-                )
-            }))
-            .map_err(err)?;
+        let at = |x: i32, y: i32| (SegmentValue::Exact(x), SegmentValue::Exact(y));
+        let cell = |&(row, col, ns): &(i32, i32, f64)| {
+            let y = n - 1 - row;
+            Rectangle::new([at(col, y), at(col + 1, y + 1)], colour(ns).filled())
+        };
+        chart.draw_series(cells.iter().map(cell)).map_err(err)?;
         // Unstable pairs (passes disagree): a cross over both cells.
         let cross = |row: i32, col: i32, down: bool| {
             let y = n - 1 - row;
             let (a, b) = if down { (y + 1, y) } else { (y, y + 1) };
-            PathElement::new(
-                vec![
-                    (SegmentValue::Exact(col), SegmentValue::Exact(a)),
-                    (SegmentValue::Exact(col + 1), SegmentValue::Exact(b)),
-                ],
-                BLACK.stroke_width(1),
-            )
+            PathElement::new(vec![at(col, a), at(col + 1, b)], BLACK.stroke_width(1))
         };
-        chart
-            .draw_series(
-                unstable
-                    .iter()
-                    .flat_map(|&(row, col)| [cross(row, col, true), cross(row, col, false)]),
-            )
-            .map_err(err)?;
+        let crosses = unstable
+            .iter()
+            .flat_map(|&(r, c)| [cross(r, c, true), cross(r, c, false)]);
+        chart.draw_series(crosses).map_err(err)?;
 
         scale.draw(&right, label_px)?;
         root.present().map_err(err)?;

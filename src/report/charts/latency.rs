@@ -3,11 +3,11 @@
 //! and read side on the right, on a log scale so a long tail and a 20 ns median fit one axis.
 
 use super::{
-    Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, draw_guide, fail, house_mesh,
-    log_span, log_ticks, marker_style, num,
+    Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, draw_guide, entry, fail,
+    house_mesh, log_span, log_ticks, marker_style, num, plot,
 };
 use crate::report::DrawError;
-use crate::runner::{RepeatResult, RunResults};
+use crate::runner::{RepeatResult, RunResults, StrategyResult};
 use crate::stats::LatencySummary;
 use plotters::prelude::*;
 
@@ -28,16 +28,9 @@ fn mean_over(
     side: fn(&RepeatResult) -> Option<&LatencySummary>,
 ) -> Option<[f64; 5]> {
     let all: Vec<[f64; 5]> = repeats.iter().filter_map(side).map(values).collect();
-    if all.is_empty() {
-        return None;
-    }
-    let mut mean = [0.0; 5];
-    for v in &all {
-        for (m, x) in mean.iter_mut().zip(v) {
-            *m += x / all.len() as f64;
-        }
-    }
-    Some(mean)
+    let n = all.len() as f64;
+    let sum = |k: usize| all.iter().fold(0.0, |m, v| m + v[k] / n);
+    (!all.is_empty()).then(|| std::array::from_fn(sum))
 }
 
 /// The chart, or `None` when nothing was sampled.
@@ -45,24 +38,19 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let names = run.short_names();
     let side = |f: fn(&RepeatResult) -> Option<&LatencySummary>| -> Vec<PercentileSeries> {
         let lines = run.strategies.iter().zip(&names).enumerate();
-        lines
-            .filter_map(|(i, (s, name))| Some((name.clone(), i, mean_over(&s.repeats, f)?)))
-            .collect()
+        let line = |(i, (s, name)): (usize, (&StrategyResult, &String))| {
+            Some((name.clone(), i, mean_over(&s.repeats, f)?))
+        };
+        lines.filter_map(line).collect()
     };
     let write = side(|r| r.write_latency.as_ref());
     let read = side(|r| r.read_latency.as_ref());
     if write.is_empty() && read.is_empty() {
         return None;
     }
-    let entries: Vec<LegendEntry> = names
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| write.iter().chain(&read).any(|l| l.1 == *i))
-        .map(|(i, name)| LegendEntry {
-            label: name.clone(),
-            colour: colour(i),
-        })
-        .collect();
+    let drawn = |i: &usize| write.iter().chain(&read).any(|l| l.1 == *i);
+    let entries = names.iter().enumerate().filter(|(i, _)| drawn(i));
+    let entries: Vec<LegendEntry> = entries.map(|(i, name)| entry(i, name)).collect();
     let all = write.iter().chain(&read).flat_map(|l| l.2);
     let lo = all
         .clone()
@@ -71,27 +59,22 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let hi = all.fold(0.0, f64::max);
     // Every repeat that sampled is averaged: none is set aside here.
     let sampled = run.strategies.iter().map(|s| {
-        let n = s
-            .repeats
-            .iter()
-            .filter(|r| r.write_latency.is_some() || r.read_latency.is_some());
-        n.count()
+        let sampled = |r: &&RepeatResult| r.write_latency.is_some() || r.read_latency.is_some();
+        s.repeats.iter().filter(sampled).count()
     });
     let repeats = Repeats::of(sampled.filter(|&n| n > 0).map(|n| (n, n)));
-    let header = Header::run(
-        "Fenced samples: latency percentiles per strategy",
-        run,
-        repeats,
-    );
+    let what = "Fenced samples: latency percentiles per strategy";
+    let header = Header::run(what, run, repeats);
     let resolution = 2.0 * run.config.timer_overhead_ns;
-    let note = format!(
-        "each point: mean over repeats of the timed operations; dashed: the timer's resolution, {} ns, and a hollow point lies below it, where a sample says nothing{}",
-        num(resolution),
-        if !run.regime().is_paced() {
+    let flat = match run.regime().is_paced() {
+        false => {
             "; flat out the fence perturbs a hammering writer: for the cost of an update read ns-per-op.svg"
-        } else {
-            ""
         }
+        true => "",
+    };
+    let note = format!(
+        "each point: mean over repeats of the timed operations; dashed: the timer's resolution, {} ns, and a hollow point lies below it, where a sample says nothing{flat}",
+        num(resolution),
     );
     Some(canvas(
         560,
@@ -124,57 +107,39 @@ fn panel(
     // A zero (a sample no dearer than the timer's overhead) sits on the axis rather than at minus
     // infinity.
     let floor = span.start;
-    let mut chart = ChartBuilder::on(area)
-        .margin(12)
-        .x_label_area_size(50)
-        .y_label_area_size(60)
-        .build_cartesian_2d(
-            Keyed {
-                range: -0.3..last + 0.3,
-                keys,
-            },
-            span.clone().log_scale().with_key_points(log_ticks(&span)),
-        )
-        .map_err(fail)?;
+    let x = Keyed {
+        range: -0.3..last + 0.3,
+        keys,
+    };
+    let y = span.clone().log_scale().with_key_points(log_ticks(&span));
+    let mut chart = plot(area, (60, 12), x, y)?;
     let x_label = |x: &f64| {
         let i = x.round();
-        PERCENTILES
-            .get(i as usize)
-            .filter(|_| (x - i).abs() < 1e-6 && i >= 0.0)
-            .map_or(String::new(), |s| s.to_string())
+        let on_key = (x - i).abs() < 1e-6 && i >= 0.0;
+        let label = PERCENTILES.get(i as usize).filter(|_| on_key);
+        label.map_or(String::new(), |s| s.to_string())
     };
-    house_mesh(
-        &mut chart,
-        "percentile of sampled operations",
-        &format!("{desc} (log)"),
-    )
-    .x_label_formatter(&x_label)
-    .y_label_formatter(&|v| num(*v))
-    .draw()
-    .map_err(fail)?;
+    let x_desc = "percentile of sampled operations";
+    house_mesh(&mut chart, x_desc, &format!("{desc} (log)"))
+        .x_label_formatter(&x_label)
+        .y_label_formatter(&|v| num(*v))
+        .draw()
+        .map_err(fail)?;
     if span.contains(&resolution) {
         draw_guide(&mut chart, (-0.3, resolution), (last + 0.3, resolution))?;
     }
     for (_, i, v) in lines {
-        let points: Vec<(f64, f64)> = v
-            .iter()
-            .enumerate()
-            .map(|(k, y)| (k as f64, y.max(floor)))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(points.clone(), colour(*i).stroke_width(2)))
-            .map_err(fail)?;
-        chart
-            .draw_series(points.iter().map(|p| {
-                // Below the resolution a sample says nothing: hollow.
-                let style = if p.1 < resolution {
-                    colour(*i).stroke_width(1)
-                } else {
-                    marker_style(*i)
-                };
-                Circle::new(*p, 4, style)
-            }))
-            .map_err(fail)?;
+        let points = v.iter().enumerate().map(|(k, y)| (k as f64, y.max(floor)));
+        let points: Vec<(f64, f64)> = points.collect();
+        let line = LineSeries::new(points.clone(), colour(*i).stroke_width(2));
+        chart.draw_series(line).map_err(fail)?;
+        // Below the resolution a sample says nothing: hollow.
+        let style = |p: &(f64, f64)| match p.1 < resolution {
+            true => colour(*i).stroke_width(1),
+            false => marker_style(*i),
+        };
+        let marks = points.iter().map(|p| Circle::new(*p, 4, style(p)));
+        chart.draw_series(marks).map_err(fail)?;
     }
     Ok(())
 }

@@ -25,7 +25,7 @@ use axes::{
 };
 use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 
 /// Width of every chart, px.
@@ -45,17 +45,9 @@ const CHAR_PCT: u32 = 48;
 /// The only font family named: no font library is linked.
 const FONT: &str = "sans-serif";
 /// Series colours (Tableau 10): distinct, and readable on white.
-const PALETTE: [RGBColor; 10] = [
-    RGBColor(0x4e, 0x79, 0xa7),
-    RGBColor(0xf2, 0x8e, 0x2b),
-    RGBColor(0xe1, 0x57, 0x59),
-    RGBColor(0x76, 0xb7, 0xb2),
-    RGBColor(0x59, 0xa1, 0x4f),
-    RGBColor(0xed, 0xc9, 0x48),
-    RGBColor(0xb0, 0x7a, 0xa1),
-    RGBColor(0xff, 0x9d, 0xa7),
-    RGBColor(0x9c, 0x75, 0x5f),
-    RGBColor(0xba, 0xb0, 0xac),
+const PALETTE: [u32; 10] = [
+    0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f, 0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f,
+    0xbab0ac,
 ];
 /// What every error bar spans, as each chart with error bars says under its legend.
 const ERROR_BARS: &str = "error bars: the 95% confidence interval of the mean over repeats";
@@ -64,6 +56,8 @@ const INK: RGBColor = RGBColor(0x33, 0x33, 0x33);
 
 /// The drawing area charts draw on.
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+/// A chart drawn on an [`Area`].
+type Plot<'a, 'b, X, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>;
 
 /// Writes every chart of a result: a run's and a sweep's.
 pub struct SvgExport;
@@ -89,14 +83,9 @@ pub(super) type Chart = (String, String);
 
 /// `name` with anything but ASCII letters, digits, `-` and `.` replaced by `_`, for file names.
 fn file_safe(name: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '.';
     name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if safe(c) { c } else { '_' })
         .collect()
 }
 
@@ -122,19 +111,21 @@ where
         .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
         .label_style((FONT, LABEL_PX))
         .axis_desc_style((FONT, DESC_PX))
-        .x_desc(x_desc)
-        .y_desc(y_desc);
+        .x_desc(x_desc);
+    // A bar chart's rows name themselves: no y description.
+    if !y_desc.is_empty() {
+        mesh.y_desc(y_desc);
+    }
     mesh
 }
 
 /// Draws [`house_mesh`] with both axes' labels as plain numbers ([`num`]).
-fn draw_number_mesh<DB, X, Y>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+fn draw_number_mesh<X, Y>(
+    chart: &mut Plot<'_, '_, X, Y>,
     x_desc: &str,
     y_desc: &str,
 ) -> Result<(), DrawError>
 where
-    DB: DrawingBackend,
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
@@ -146,37 +137,33 @@ where
 }
 
 /// Series `i`'s line through `coords`, each point marked.
-fn draw_curve<DB, X, Y>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+fn draw_curve<X, Y>(
+    chart: &mut Plot<'_, '_, X, Y>,
     i: usize,
     coords: &[(f64, f64)],
 ) -> Result<(), DrawError>
 where
-    DB: DrawingBackend,
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
     let line = LineSeries::new(coords.to_vec(), colour(i).stroke_width(2));
     chart.draw_series(line).map_err(fail)?;
     let marks = coords.iter().map(|c| Circle::new(*c, 4, marker_style(i)));
-    chart.draw_series(marks).map_err(fail)?;
-    Ok(())
+    chart.draw_series(marks).map(drop).map_err(fail)
 }
 
 /// A dashed guide line from `from` to `to`.
-fn draw_guide<DB, X, Y>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+fn draw_guide<X, Y>(
+    chart: &mut Plot<'_, '_, X, Y>,
     from: (f64, f64),
     to: (f64, f64),
 ) -> Result<(), DrawError>
 where
-    DB: DrawingBackend,
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
     let guide = DashedLineSeries::new([from, to], 6, 4, INK.stroke_width(1));
-    chart.draw_series(guide).map_err(fail)?;
-    Ok(())
+    chart.draw_series(guide).map(drop).map_err(fail)
 }
 
 /// The two header lines of a chart.
@@ -190,13 +177,10 @@ struct Header {
 impl Header {
     /// "`what` on `host`", then "`cpu`, started `date`, `detail`".
     fn new(what: &str, p: &Provenance, detail: &str) -> Self {
-        Header {
-            title: format!("{what} on {}", plain(&p.hostname)),
-            subtitle: plain(&format!(
-                "{}, started {}, {detail}",
-                p.cpu_model, p.started_utc
-            )),
-        }
+        let (cpu, started) = (&p.cpu_model, &p.started_utc);
+        let subtitle = plain(&format!("{cpu}, started {started}, {detail}"));
+        let title = format!("{what} on {}", plain(&p.hostname));
+        Header { title, subtitle }
     }
 
     /// The header for a run's charts: writers, readers, the repeats its figures rest on, and the
@@ -207,12 +191,11 @@ impl Header {
             0 => String::new(),
             n => format!(", {n} readers"),
         };
+        let (repeats, regime) = (repeats.text(c.repeat_duration_s), run.regime());
+        let partial = if run.partial { " (partial)" } else { "" };
         let detail = format!(
-            "{} writers{readers}, {}, {}{}",
-            c.writer_cpus.len(),
-            repeats.text(c.repeat_duration_s),
-            run.regime(),
-            if run.partial { " (partial)" } else { "" }
+            "{} writers{readers}, {repeats}, {regime}{partial}",
+            c.writer_cpus.len()
         );
         Header::new(what, &run.provenance, &detail)
     }
@@ -232,20 +215,17 @@ struct Repeats {
 impl Repeats {
     /// From each strategy's (repeats finished, repeats used).
     fn of(counts: impl Iterator<Item = (usize, usize)>) -> Self {
-        counts
-            .fold(None, |acc: Option<Repeats>, (finished, used)| {
-                let r = acc.unwrap_or(Repeats {
-                    fewest: used,
-                    most: used,
-                    set_aside: 0,
-                });
-                Some(Repeats {
-                    fewest: r.fewest.min(used),
-                    most: r.most.max(used),
-                    set_aside: r.set_aside + finished.saturating_sub(used),
-                })
+        let next = |r: Option<Repeats>, (finished, used): (usize, usize)| {
+            let (fewest, most, aside) =
+                r.map_or((used, used, 0), |r| (r.fewest, r.most, r.set_aside));
+            let set_aside = aside + finished.saturating_sub(used);
+            Some(Repeats {
+                fewest: fewest.min(used),
+                most: most.max(used),
+                set_aside,
             })
-            .unwrap_or_default()
+        };
+        counts.fold(None, next).unwrap_or_default()
     }
 
     /// Behind each strategy's cost per update.
@@ -276,18 +256,36 @@ impl Repeats {
 
 /// The strategy of `run` whose full name is `name`, by its short name ([`RunResults::short_name`]).
 fn display_name(run: &RunResults, name: &str) -> Option<String> {
-    run.strategies
-        .iter()
-        .find(|s| s.name == name)
-        .map(|s| run.short_name(s))
+    let s = run.strategies.iter().find(|s| s.name == name);
+    s.map(|s| run.short_name(s))
 }
 
 /// The strategy named `name` as the first of `points` that ran it names it.
 fn shown_name(points: &[&SweepPoint], name: &str) -> String {
-    points
-        .iter()
-        .find_map(|p| display_name(&p.results, name))
-        .unwrap_or_else(|| name.to_string())
+    let shown = points.iter().find_map(|p| display_name(&p.results, name));
+    shown.unwrap_or_else(|| name.to_string())
+}
+
+/// A chart on `area` with the house margins: `y_px` for the y labels, `right` px right margin.
+fn plot<'a, 'b, X: AsRangedCoord, Y: AsRangedCoord>(
+    area: &'a Area<'b>,
+    (y_px, right): (u32, u32),
+    x: X,
+    y: Y,
+) -> Result<Plot<'a, 'b, X::CoordDescType, Y::CoordDescType>, DrawError> {
+    let mut b = ChartBuilder::on(area);
+    b.margin(12).margin_right(right).x_label_area_size(50);
+    b.y_label_area_size(y_px)
+        .build_cartesian_2d(x, y)
+        .map_err(fail)
+}
+
+/// Series `i`'s legend entry.
+fn entry(i: usize, label: impl ToString) -> LegendEntry {
+    LegendEntry {
+        label: label.to_string(),
+        colour: colour(i),
+    }
 }
 
 /// A series in a legend: its label and colour, drawn as a bar swatch or as the line charts' marker.
@@ -309,16 +307,16 @@ enum Swatch {
 
 /// Colour of series `i`.
 fn colour(i: usize) -> RGBColor {
-    PALETTE[i % PALETTE.len()]
+    let [_, r, g, b] = PALETTE[i % PALETTE.len()].to_be_bytes();
+    RGBColor(r, g, b)
 }
 
 /// Marker style of series `i`: filled circles for the first ten colours, hollow ones for the next
 /// ten, and so on.
 fn marker_style(i: usize) -> ShapeStyle {
-    if (i / PALETTE.len()) % 2 == 0 {
-        colour(i).filled()
-    } else {
-        colour(i).stroke_width(2)
+    match (i / PALETTE.len()) % 2 {
+        0 => colour(i).filled(),
+        _ => colour(i).stroke_width(2),
     }
 }
 
@@ -367,29 +365,18 @@ fn draw_legend(
     let font = (FONT, LABEL_PX).into_font().color(&INK);
     for (i, e) in entries.iter().enumerate() {
         let y = 24 + i as i32 * row;
+        let bar = |corners| area.draw(&Rectangle::new(corners, e.colour.filled()));
         match swatch {
-            Swatch::Bar => area
-                .draw(&Rectangle::new(
-                    [(6, y - 6), (18, y + 6)],
-                    e.colour.filled(),
-                ))
-                .map_err(fail)?,
+            Swatch::Bar => bar([(6, y - 6), (18, y + 6)]).map_err(fail)?,
             Swatch::Line => {
-                area.draw(&Rectangle::new(
-                    [(2, y - 1), (22, y + 1)],
-                    e.colour.filled(),
-                ))
-                .map_err(fail)?;
+                bar([(2, y - 1), (22, y + 1)]).map_err(fail)?;
                 area.draw(&Circle::new((12, y), 4, marker_style(i)))
                     .map_err(fail)?;
             }
         }
-        area.draw(&Text::new(
-            e.label.as_str(),
-            (28, y - LABEL_PX as i32 / 2 - 1),
-            font.clone(),
-        ))
-        .map_err(fail)?;
+        let at = (28, y - LABEL_PX as i32 / 2 - 1);
+        area.draw(&Text::new(e.label.as_str(), at, font.clone()))
+            .map_err(fail)?;
     }
     let small = (FONT, LABEL_PX - 1).into_font().color(&INK);
     let chars =

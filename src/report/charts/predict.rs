@@ -3,8 +3,8 @@
 //! the hottest line left, net ns per update right (both log).
 
 use super::{
-    Chart, Header, INK, LegendEntry, Swatch, canvas, colour, draw_number_mesh, fail, log_span,
-    log_ticks,
+    Chart, Header, LegendEntry, Swatch, canvas, colour, draw_guide, draw_number_mesh, entry, fail,
+    log_span, log_ticks, plot,
 };
 use crate::predict::{PointPrediction, PredictResults};
 use crate::report::DrawError;
@@ -26,33 +26,23 @@ pub(in crate::report) fn charts(p: &PredictResults) -> Result<Vec<Chart>, DrawEr
 type Band = Vec<(f64, [f64; 3])>;
 
 fn render(p: &PredictResults) -> Result<String, DrawError> {
-    let rho: Vec<Band> = p
-        .strategies
-        .iter()
-        .map(|s| {
-            s.curve
-                .iter()
-                .map(|q| (q.rate, [q.rho.lo, q.rho.mid, q.rho.hi]))
-                .collect()
-        })
+    let rho = |q: &PointPrediction| (q.rate, [q.rho.lo, q.rho.mid, q.rho.hi]);
+    let strategies = || p.strategies.iter();
+    let rho: Vec<Band> = strategies()
+        .map(|s| s.curve.iter().map(rho).collect())
         .collect();
-    let cost: Vec<Band> = p
-        .strategies
-        .iter()
+    let cost: Vec<Band> = strategies()
         .map(|s| s.curve.iter().filter_map(cost_of).collect())
         .collect();
     let all = |b: &[Band]| -> Vec<f64> {
-        b.iter()
-            .flatten()
-            .flat_map(|(_, v)| *v)
-            .filter(|v| *v > 0.0)
-            .collect()
+        let values = b.iter().flatten().flat_map(|(_, v)| *v);
+        values.filter(|v| *v > 0.0).collect()
     };
     let (rhos, costs) = (all(&rho), all(&cost));
-    let span = |v: &[f64], lo: f64, hi: f64| {
+    let span = |v: &[f64], lo, hi| {
         log_span(
-            v.iter().copied().fold(lo, f64::min),
-            v.iter().copied().fold(hi, f64::max),
+            v.iter().fold(lo, |a, &b| f64::min(a, b)),
+            v.iter().fold(hi, |a, &b| f64::max(a, b)),
         )
     };
     // ρ below 10⁻³ is drawn at the bottom edge: it is nothing.
@@ -60,14 +50,9 @@ fn render(p: &PredictResults) -> Result<String, DrawError> {
     let rho_axis = rho_axis.start.max(1e-3)..rho_axis.end;
     let cost_axis = span(&costs, 1.0, 10.0);
     let rates = log_span(crate::predict::CURVE_FROM, crate::predict::CURVE_TO);
-    let entries: Vec<LegendEntry> = p
-        .strategies
-        .iter()
+    let entries: Vec<LegendEntry> = strategies()
         .enumerate()
-        .map(|(i, s)| LegendEntry {
-            label: s.name.clone(),
-            colour: colour(i),
-        })
+        .map(|(i, s)| entry(i, &s.name))
         .collect();
     let header = Header {
         title: format!(
@@ -93,31 +78,19 @@ fn render(p: &PredictResults) -> Result<String, DrawError> {
             (&right, &cost_axis, &cost, "net ns per update (log)", false),
         ] {
             let y = axis.clone().log_scale().with_key_points(log_ticks(axis));
-            let mut chart = ChartBuilder::on(panel)
-                .margin(12)
-                .x_label_area_size(50)
-                .y_label_area_size(70)
-                .build_cartesian_2d(x(), y)
-                .map_err(fail)?;
+            let mut chart = plot(panel, (70, 12), x(), y)?;
             draw_number_mesh(&mut chart, "updates/s per CPU (log)", label)?;
-            let dashed =
-                |pts: [(f64, f64); 2]| DashedLineSeries::new(pts, 6, 4, INK.stroke_width(1));
-            chart
-                .draw_series(dashed([(SEED_RATE, axis.start), (SEED_RATE, axis.end)]))
-                .map_err(fail)?;
+            draw_guide(&mut chart, (SEED_RATE, axis.start), (SEED_RATE, axis.end))?;
             if mark_one {
-                chart
-                    .draw_series(dashed([(rates.start, 1.0), (rates.end, 1.0)]))
-                    .map_err(fail)?;
+                draw_guide(&mut chart, (rates.start, 1.0), (rates.end, 1.0))?;
             }
             for (i, band) in bands.iter().enumerate() {
                 for (k, width) in [(0, 1), (2, 1), (1, 3)] {
                     let coords = band
                         .iter()
                         .map(|(r, v)| (*r, v[k].clamp(axis.start, axis.end)));
-                    chart
-                        .draw_series(LineSeries::new(coords, colour(i).stroke_width(width)))
-                        .map_err(fail)?;
+                    let line = LineSeries::new(coords, colour(i).stroke_width(width));
+                    chart.draw_series(line).map_err(fail)?;
                 }
             }
         }

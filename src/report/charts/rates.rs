@@ -3,8 +3,8 @@
 //! left and net CPU share right, one line per strategy.
 
 use super::{
-    Chart, Header, LegendEntry, Repeats, Swatch, canvas, colour, draw_curve, draw_guide,
-    draw_number_mesh, fail, file_safe, log_span, log_ticks, signed_span,
+    Chart, Header, LegendEntry, Repeats, Swatch, canvas, draw_curve, draw_guide, draw_number_mesh,
+    entry, file_safe, log_span, log_ticks, plot, signed_span,
 };
 use crate::report::DrawError;
 use crate::sweep::{SweepPoint, SweepResults};
@@ -25,9 +25,8 @@ struct RatePoint {
 
 /// The rate curve of every affinity set whose largest thread count ran at two or more rates.
 pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
-    let affinities = sweep.affinities();
     let mut charts = Vec::new();
-    for affinity in affinities {
+    for affinity in sweep.affinities() {
         let Some((threads, points)) = sweep.widest(affinity) else {
             continue;
         };
@@ -53,17 +52,12 @@ fn curves(points: &[&SweepPoint]) -> (Vec<(String, Vec<RatePoint>)>, usize) {
                 left_out += 1;
                 continue;
             };
-            let rate = p
-                .regime
-                .rate()
-                .unwrap_or(sum.write_ops_per_s.mean / p.threads.max(1) as f64);
+            let hammer = sum.write_ops_per_s.mean / p.threads.max(1) as f64;
+            let share = sum.net_cpu_share_pct.filter(|_| p.regime.is_paced());
             let at = RatePoint {
-                rate,
+                rate: p.regime.rate().unwrap_or(hammer),
                 net_ns: net.mean,
-                share_pct: sum
-                    .net_cpu_share_pct
-                    .filter(|_| p.regime.is_paced())
-                    .map(|x| x.mean),
+                share_pct: share.map(|x| x.mean),
             };
             match lines.iter_mut().find(|l| l.0 == s.name) {
                 Some(line) => line.1.push(at),
@@ -92,12 +86,7 @@ where
 {
     let (lo, hi) = (span.start, span.end);
     let x = rates.clone().log_scale().with_key_points(log_ticks(rates));
-    let mut chart = ChartBuilder::on(area)
-        .margin(12)
-        .x_label_area_size(50)
-        .y_label_area_size(70)
-        .build_cartesian_2d(x, y)
-        .map_err(fail)?;
+    let mut chart = plot(area, (70, 12), x, y)?;
     draw_number_mesh(&mut chart, "offered updates/s per thread (log)", y_desc)?;
     draw_guide(&mut chart, (SEED_RATE, lo), (SEED_RATE, hi))?;
     for (i, (_, line)) in lines.iter().enumerate() {
@@ -121,14 +110,8 @@ fn render(
     if lines.is_empty() {
         return None;
     }
-    let entries: Vec<LegendEntry> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, l)| LegendEntry {
-            label: super::shown_name(points, &l.0),
-            colour: colour(i),
-        })
-        .collect();
+    let entry = |(i, l): (usize, &(String, _))| entry(i, super::shown_name(points, &l.0));
+    let entries: Vec<LegendEntry> = lines.iter().enumerate().map(entry).collect();
     let all = || lines.iter().flat_map(|l| &l.1);
     let rates = log_span(
         all().map(|p| p.rate).fold(SEED_RATE, f64::min),
@@ -146,12 +129,10 @@ fn render(
         all().map(|p| p.net_ns).fold(0.0, f64::min),
         all().map(|p| p.net_ns).fold(0.0, f64::max),
     );
+    let shares = || all().filter_map(|p| p.share_pct);
     let shares = log_span(
-        all()
-            .filter_map(|p| p.share_pct)
-            .filter(|s| *s > 0.0)
-            .fold(f64::INFINITY, f64::min),
-        all().filter_map(|p| p.share_pct).fold(0.0, f64::max),
+        shares().filter(|s| *s > 0.0).fold(f64::INFINITY, f64::min),
+        shares().fold(0.0, f64::max),
     );
     let mut note = "net: less the harness at the same rate (the paced floor; flat out, the harness floor); dashed: the seed's ~22k updates/s per CPU (224-CPU SPR)".to_string();
     if left_out > 0 {
@@ -176,9 +157,8 @@ fn render(
                 .clone()
                 .log_scale()
                 .with_key_points(log_ticks(&shares));
-            panel(&right, &rates, (log, &shares), y, &lines, |p| {
-                Some(p.share_pct?.max(shares.start))
-            })
+            let share = |p: &RatePoint| Some(p.share_pct?.max(shares.start));
+            panel(&right, &rates, (log, &shares), y, &lines, share)
         },
     ))
 }

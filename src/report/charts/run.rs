@@ -42,12 +42,12 @@ pub(in crate::report) fn regime_charts(
         drawn.push(("throughput", throughput::render(run)));
         drawn.push(("staleness", staleness::render_run(run)));
     }
-    let mut charts = Vec::new();
-    for (name, svg) in drawn {
+    let drawn = drawn.into_iter().filter_map(|(name, svg)| {
         let name = format!("{prefix}{name}{suffix}.svg");
-        if let Some(svg) = svg.transpose().map_err(|e| e.in_chart(&name))? {
-            charts.push((name, svg));
-        }
-    }
-    Ok(charts)
+        Some(
+            svg?.map(|svg| (name.clone(), svg))
+                .map_err(|e| e.in_chart(&name)),
+        )
+    });
+    drawn.collect()
 }

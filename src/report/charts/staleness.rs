@@ -1,8 +1,8 @@
 //! `staleness.svg`: what a ratelimit buys and what it costs.
 
 use super::{
-    FONT, Header, INK, LABEL_PX, LegendEntry, Repeats, Swatch, canvas, colour, draw_curve,
-    duration_label, fail, house_mesh, log_span, log_ticks, num, padded, zero_based,
+    FONT, Header, INK, LABEL_PX, LegendEntry, Repeats, Swatch, canvas, draw_curve, duration_label,
+    entry, fail, house_mesh, log_span, log_ticks, num, padded, plot, zero_based,
 };
 use crate::counter::{PublishPolicy, format_duration};
 use crate::report::DrawError;
@@ -37,11 +37,8 @@ fn family(s: &Strategy) -> String {
     if s.publish.ratelimit.is_none() || !rest.is_empty() {
         name = format!("{name}/{rest}");
     }
-    name = format!("{name}/pad{}", s.pad);
-    if let Some(c) = s.clock {
-        name = format!("{name}/{}", c.name());
-    }
-    name
+    let clock = s.clock.map_or(String::new(), |c| format!("/{}", c.name()));
+    format!("{name}/pad{}{clock}", s.pad)
 }
 
 /// The points of every ratelimited strategy of `run` that finished a repeat.
@@ -78,19 +75,11 @@ pub(super) fn render_run(run: &RunResults) -> Option<Result<String, DrawError>> 
 
 /// The chart of `points`, whatever their source.
 pub(super) fn render(header: &Header, points: &[StalenessPoint]) -> Result<String, DrawError> {
-    let mut families: Vec<&str> = Vec::new();
-    for p in points {
-        if !families.contains(&p.family.as_str()) {
-            families.push(&p.family);
-        }
-    }
+    let families = crate::report::measures::unique(points.iter().map(|p| p.family.as_str()));
     let entries: Vec<LegendEntry> = families
         .iter()
         .enumerate()
-        .map(|(i, f)| LegendEntry {
-            label: f.to_string(),
-            colour: colour(i),
-        })
+        .map(|(i, f)| entry(i, f))
         .collect();
     let lines: Vec<Vec<&StalenessPoint>> = families
         .iter()
@@ -110,12 +99,7 @@ pub(super) fn render(header: &Header, points: &[StalenessPoint]) -> Result<Strin
         );
         let x = x.start.max(0.0)..x.end;
         let err_hi = points.iter().map(|p| p.error_pct).fold(0.0, f64::max);
-        let mut chart = ChartBuilder::on(&left)
-            .margin(12)
-            .x_label_area_size(50)
-            .y_label_area_size(80)
-            .build_cartesian_2d(x.clone(), zero_based(err_hi))
-            .map_err(fail)?;
+        let mut chart = plot(&left, (80, 12), x.clone(), zero_based(err_hi))?;
         mesh(&mut chart, "mean staleness error, % of total", num)?;
         for (i, line) in lines.iter().enumerate() {
             let pts = line.iter().map(|p| (p, (p.ops, p.error_pct)));
@@ -128,12 +112,8 @@ pub(super) fn render(header: &Header, points: &[StalenessPoint]) -> Result<Strin
             ages.fold(0.0, f64::max),
         );
         let floor = age.start;
-        let mut chart = ChartBuilder::on(&right)
-            .margin(12)
-            .x_label_area_size(50)
-            .y_label_area_size(80)
-            .build_cartesian_2d(x, age.clone().log_scale().with_key_points(log_ticks(&age)))
-            .map_err(fail)?;
+        let y = age.clone().log_scale().with_key_points(log_ticks(&age));
+        let mut chart = plot(&right, (80, 12), x, y)?;
         mesh(
             &mut chart,
             "mean age of a published delta (log)",
@@ -156,17 +136,13 @@ fn mesh<'a, 'b, Y>(
 where
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    house_mesh(
-        chart,
-        "write ops/s (updates per second, all writers)",
-        y_desc,
-    )
-    .x_labels(6)
-    .x_label_formatter(&|v| num(*v))
-    .y_label_formatter(&|v| y_label(*v))
-    .draw()
-    .map_err(fail)?;
-    Ok(())
+    let x_desc = "write ops/s (updates per second, all writers)";
+    house_mesh(chart, x_desc, y_desc)
+        .x_labels(6)
+        .x_label_formatter(&|v| num(*v))
+        .y_label_formatter(&|v| y_label(*v))
+        .draw()
+        .map_err(fail)
 }
 
 /// Family `i`'s line through its points, each marked and labelled with its period.
@@ -181,10 +157,9 @@ where
     let coords: Vec<(f64, f64)> = points.iter().map(|(_, c)| *c).collect();
     draw_curve(chart, i, &coords)?;
     let font = (FONT, LABEL_PX - 1).into_font().color(&INK);
-    chart
-        .draw_series(points.iter().map(|(p, c)| {
-            EmptyElement::at(*c) + Text::new(format_duration(p.period), (7, -15), font.clone())
-        }))
-        .map_err(fail)?;
+    let label = |(p, c): &(&&StalenessPoint, (f64, f64))| {
+        EmptyElement::at(*c) + Text::new(format_duration(p.period), (7, -15), font.clone())
+    };
+    chart.draw_series(points.iter().map(label)).map_err(fail)?;
     Ok(())
 }

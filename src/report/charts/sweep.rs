@@ -5,7 +5,7 @@
 use super::staleness::{self, worth_drawing};
 use super::{
     Chart, ERROR_BARS, Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour,
-    draw_number_mesh, fail, file_safe, marker_style, padded, whisker, zero_based,
+    draw_number_mesh, entry, fail, file_safe, marker_style, padded, plot, whisker, zero_based,
 };
 use crate::report::DrawError;
 use crate::stats::Summary;
@@ -16,12 +16,8 @@ use plotters::prelude::*;
 pub(in crate::report) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
     let mut charts = sweep_charts(sweep)?;
     for p in &sweep.points {
-        let prefix = format!(
-            "point-{}-t{}{}-",
-            file_safe(&p.affinity),
-            p.threads,
-            super::run::regime_suffix(p.regime)
-        );
+        let (affinity, rate) = (file_safe(&p.affinity), super::run::regime_suffix(p.regime));
+        let prefix = format!("point-{affinity}-t{}{rate}-", p.threads);
         // A point is one regime, its rate already in the prefix.
         charts.extend(super::run::regime_charts(&p.results, &prefix, "")?);
     }
@@ -37,9 +33,8 @@ pub(in crate::report) fn sweep_charts(sweep: &SweepResults) -> Result<Vec<Chart>
 
 /// Every affinity set's charts, in the order the sets were first run.
 fn own_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
-    let affinities = sweep.affinities();
     let mut charts = Vec::new();
-    for affinity in affinities {
+    for affinity in sweep.affinities() {
         let points = sweep.hammer_points(affinity);
         if points.is_empty() {
             continue;
@@ -52,10 +47,9 @@ fn own_charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
         let most = points[points.len() - 1];
         let stale = staleness::points(&most.results);
         if worth_drawing(&stale) {
-            let what = format!(
-                "Staleness vs write throughput, {} threads, affinity {affinity}",
-                most.threads
-            );
+            let threads = most.threads;
+            let what =
+                format!("Staleness vs write throughput, {threads} threads, affinity {affinity}");
             let repeats = Repeats::of_cost(most.results.strategies.iter());
             let header = Header::run(&what, &most.results, repeats);
             let svg =
@@ -89,22 +83,16 @@ fn throughput(
     if lines.is_empty() {
         return None;
     }
-    let entries: Vec<LegendEntry> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, l)| LegendEntry {
-            label: super::shown_name(points, &l.0),
-            colour: colour(i),
-        })
-        .collect();
+    let entry = |(i, l): (usize, &ThroughputSeries)| entry(i, super::shown_name(points, &l.0));
+    let entries: Vec<LegendEntry> = lines.iter().enumerate().map(entry).collect();
     let threads: Vec<f64> = points.iter().map(|p| p.threads as f64).collect();
     let first = &points[0].results;
     let repeats = Repeats::of_cost(points.iter().flat_map(|p| &p.results.strategies));
+    let partial = if partial { " (partial)" } else { "" };
+    let repeats = repeats.text(first.config.repeat_duration_s);
     let detail = format!(
-        "{} thread counts, {} per point{}",
-        threads.len(),
-        repeats.text(first.config.repeat_duration_s),
-        if partial { " (partial)" } else { "" }
+        "{} thread counts, {repeats} per point{partial}",
+        threads.len()
     );
     let what = format!("Write throughput vs threads, affinity {affinity}");
     let header = Header::new(&what, &first.provenance, &detail);
@@ -122,35 +110,21 @@ fn throughput(
         |area| {
             let x = padded(threads[0], threads[threads.len() - 1]);
             let cap = (x.end - x.start) / 150.0;
-            let mut chart = ChartBuilder::on(area)
-                .margin(12)
-                .margin_right(24)
-                .x_label_area_size(50)
-                .y_label_area_size(70)
-                .build_cartesian_2d(
-                    Keyed {
-                        range: x,
-                        keys: threads.clone(),
-                    },
-                    zero_based(hi),
-                )
-                .map_err(fail)?;
-            draw_number_mesh(
-                &mut chart,
-                "writer threads",
-                "write ops/s (updates per second, all writers)",
-            )?;
+            let x = Keyed {
+                range: x,
+                keys: threads.clone(),
+            };
+            let mut chart = plot(area, (70, 24), x, zero_based(hi))?;
+            let y_desc = "write ops/s (updates per second, all writers)";
+            draw_number_mesh(&mut chart, "writer threads", y_desc)?;
             for (i, (_, line)) in lines.iter().enumerate() {
                 let coords: Vec<(f64, f64)> = line.iter().map(|(t, s)| (*t, s.mean)).collect();
-                chart
-                    .draw_series(LineSeries::new(coords.clone(), colour(i).stroke_width(2)))
-                    .map_err(fail)?;
-                chart
-                    .draw_series(line.iter().map(|(t, s)| whisker(s, *t, cap, true, 0.0)))
-                    .map_err(fail)?;
-                chart
-                    .draw_series(coords.iter().map(|c| Circle::new(*c, 4, marker_style(i))))
-                    .map_err(fail)?;
+                let curve = LineSeries::new(coords.clone(), colour(i).stroke_width(2));
+                chart.draw_series(curve).map_err(fail)?;
+                let whiskers = line.iter().map(|(t, s)| whisker(s, *t, cap, true, 0.0));
+                chart.draw_series(whiskers).map_err(fail)?;
+                let marks = coords.iter().map(|c| Circle::new(*c, 4, marker_style(i)));
+                chart.draw_series(marks).map_err(fail)?;
             }
             Ok(())
         },

@@ -8,25 +8,17 @@ use crate::runner::RunResults;
 
 /// The chart, or `None` when no strategy finished a repeat.
 pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
-    let measured: Vec<_> = run
-        .strategies
-        .iter()
-        .zip(run.short_names())
-        .filter_map(|(s, name)| {
-            let sum = s.summary.as_ref()?;
-            Some((name, vec![Some(sum.write_ops_per_s)]))
-        })
-        .collect();
+    let measured = run.strategies.iter().zip(run.short_names());
+    let measured = measured
+        .filter_map(|(s, name)| Some((name, vec![Some(s.summary.as_ref()?.write_ops_per_s)])));
+    let measured: Vec<_> = measured.collect();
     if measured.is_empty() {
         return None;
     }
     let (rows, values) = measured.into_iter().unzip();
+    let repeats = Repeats::of_cost(run.strategies.iter());
     let bars = Bars {
-        header: Header::run(
-            "Write throughput per strategy",
-            run,
-            Repeats::of_cost(run.strategies.iter()),
-        ),
+        header: Header::run("Write throughput per strategy", run, repeats),
         rows,
         series: vec!["updates/s, all writers"],
         values,

@@ -27,10 +27,8 @@ table.gallery td:first-child { white-space: normal; min-width: 14em; max-width: 
 /// The page of `g`.
 pub(super) fn page(g: &Gallery) -> Result<String, ExportError> {
     let axis = shared_axis(&g.hosts);
-    let mut charts = Vec::new();
-    for h in &g.hosts {
-        charts.push(host_chart(h, &axis).map_err(|e| e.in_chart(&plain(&h.file)))?);
-    }
+    let chart = |h| host_chart(h, &axis).map_err(|e| e.in_chart(&plain(&h.file)));
+    let charts = g.hosts.iter().map(chart).collect::<Result<Vec<_>, _>>()?;
     let head = header(g);
     let title = "contend gallery: published hosts";
     let markup = html! {

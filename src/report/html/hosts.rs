@@ -12,20 +12,22 @@ use maud::{Markup, html};
 fn labels(runs: &[(Option<&str>, &RunResults)]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for (_, r) in runs {
-        let host = plain(&r.provenance.hostname);
-        let seen = runs
+        let (name, host) = (&r.provenance.hostname, plain(&r.provenance.hostname));
+        let label = match runs
             .iter()
-            .filter(|(_, x)| x.provenance.hostname == r.provenance.hostname)
-            .count();
-        if seen > 1 {
-            let k = out
-                .iter()
-                .filter(|l| l.starts_with(&format!("{host} #")))
-                .count();
-            out.push(format!("{host} #{}", k + 1));
-        } else {
-            out.push(host);
-        }
+            .filter(|(_, x)| &x.provenance.hostname == name)
+            .count()
+        {
+            1 => host,
+            _ => {
+                let k = out
+                    .iter()
+                    .filter(|l| l.starts_with(&format!("{host} #")))
+                    .count();
+                format!("{host} #{}", k + 1)
+            }
+        };
+        out.push(label);
     }
     out
 }
@@ -35,22 +37,20 @@ fn used(r: &RunResults, cpus: &[u32]) -> String {
     if cpus.is_empty() {
         return "none".to_string();
     }
-    let nodes: CpuList = cpus
-        .iter()
-        .filter_map(|&c| r.topology.node_of_cpu(c))
-        .collect();
+    let t = &r.topology;
+    let nodes: CpuList = cpus.iter().filter_map(|&c| t.node_of_cpu(c)).collect();
     let llcs: CpuList = cpus
         .iter()
-        .filter_map(|&c| r.topology.cpu(c).map(|x| x.llc))
+        .filter_map(|&c| t.cpu(c).map(|x| x.llc))
         .collect();
+    let s = |n: usize| if n == 1 { "" } else { "s" };
+    let (n, l) = (nodes.len(), llcs.len());
+    let list: CpuList = cpus.iter().copied().collect();
     format!(
-        "{} on CPUs {} (node{} {}, {} LLC{})",
+        "{} on CPUs {list} (node{} {nodes}, {l} LLC{})",
         cpus.len(),
-        cpus.iter().copied().collect::<CpuList>(),
-        if nodes.len() == 1 { "" } else { "s" },
-        nodes,
-        llcs.len(),
-        if llcs.len() == 1 { "" } else { "s" }
+        s(n),
+        s(l)
     )
 }
 
@@ -61,26 +61,14 @@ fn find<'a>(
     row: &str,
     level: &str,
 ) -> Option<&'a StrategyResult> {
-    r.strategies
-        .iter()
-        .find(|s| labels.label(s) == row && s.strategy.level.name() == level)
-}
-
-/// Every regime of these runs, in order of first appearance.
-fn rates(runs: &[(Option<&str>, &RunResults)]) -> Vec<Regime> {
-    let mut rates = Vec::new();
-    for rate in runs.iter().flat_map(|(_, r)| r.rates()) {
-        if !rates.contains(&rate) {
-            rates.push(rate);
-        }
-    }
-    rates
+    let mut all = r.strategies.iter();
+    all.find(|s| labels.label(s) == row && s.strategy.level.name() == level)
 }
 
 /// The hosts-side-by-side section for two or more runs.
 pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
     let names = labels(runs);
-    let rates = rates(runs);
+    let rates = unique(runs.iter().flat_map(|(_, r)| r.rates()));
     html! {
         section.hosts data-section="hosts" id="hosts" {
             h2 { "Hosts side by side" }
@@ -122,68 +110,43 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
 
 /// One regime's tables: each run's view of `rate` that has strategies, one table per measure, the
 /// cost of one update first; headed by the regime when `headed`.
-fn regime_tables(
+fn regime_tables<'a>(
     runs: &[(Option<&str>, &RunResults)],
-    names: &[String],
+    names: &'a [String],
     regime: Regime,
     headed: bool,
 ) -> Markup {
-    let views: Vec<(&String, RunResults)> = runs
-        .iter()
-        .zip(names)
-        .filter_map(|((_, r), name)| {
-            let view = r.regimes().into_iter().find(|v| v.regime() == regime)?;
-            (!view.strategies.is_empty()).then_some((name, view))
-        })
-        .collect();
+    let view = |((_, r), name): (&(Option<&str>, &RunResults), &'a String)| {
+        let view = r.regimes().into_iter().find(|v| v.regime() == regime)?;
+        (!view.strategies.is_empty()).then_some((name, view))
+    };
+    let views: Vec<(&String, RunResults)> = runs.iter().zip(names).filter_map(view).collect();
     let all = || views.iter().flat_map(|(_, r)| r.strategies.iter());
     let row_labels = RowLabels::new(all());
     let rows = unique(all().map(|s| row_labels.label(s)));
-    let levels: Vec<Vec<String>> = views
-        .iter()
-        .map(|(_, r)| {
-            unique(
-                r.strategies
-                    .iter()
-                    .map(|s| s.strategy.level.name().to_string()),
-            )
-        })
-        .collect();
+    let levels = |r: &RunResults| unique(r.strategies.iter().map(|s| s.strategy.level.name()));
+    let levels: Vec<Vec<&str>> = views.iter().map(|(_, r)| levels(r)).collect();
     let measures = super::run::ordered_measures(all(), regime);
     html! {
         @if headed { h3 { (super::regime_heading(regime)) } }
         @for m in &measures {
             h4 { (m.heading()) }
-            div.scroll {
-                table.side {
-                    thead {
-                        tr {
-                            th rowspan="2" { "policy" }
-                            @for ((name, _), lv) in views.iter().zip(&levels) {
-                                th.host colspan=(lv.len()) { (name) }
-                            }
-                        }
-                        tr {
-                            @for lv in &levels { @for l in lv { th { (l) } } }
-                        }
+            div.scroll { table.side {
+                thead {
+                    tr {
+                        th rowspan="2" { "policy" }
+                        @for ((name, _), lv) in views.iter().zip(&levels) { th.host colspan=(lv.len()) { (name) } }
                     }
-                    tbody {
-                        @for row in &rows {
-                            tr {
-                                td { (row) }
-                                @for ((_, r), lv) in views.iter().zip(&levels) {
-                                    @for l in lv {
-                                        @let v = find(r, &row_labels, row, l).and_then(|s| m.of(s));
-                                        td data-sort=[v.map(|v| v.mean)] {
-                                            (value_cell(m, v, 2.0 * r.config.timer_overhead_ns).value)
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
+                    tr { @for lv in &levels { @for l in lv { th { (l) } } } }
                 }
-            }
+                tbody { @for row in &rows { tr {
+                    td { (row) }
+                    @for ((_, r), lv) in views.iter().zip(&levels) { @for l in lv {
+                        @let v = find(r, &row_labels, row, l).and_then(|s| m.of(s));
+                        td data-sort=[v.map(|v| v.mean)] { (value_cell(m, v, 2.0 * r.config.timer_overhead_ns).value) }
+                    } }
+                } } }
+            } }
         }
     }
 }

@@ -3,8 +3,8 @@
 //! proof, warnings, provenance.
 
 use super::{
-    article_head, inline_svg, kv_table, provenance_table, section, sortable, verdict_section,
-    warnings_list,
+    article_head, inline_svg, kv_table, notes, provenance_table, section, sortable,
+    verdict_section, warnings_list,
 };
 use crate::matrix::MatrixResults;
 use crate::placement::NodeCheck;
@@ -23,8 +23,7 @@ pub(super) fn article(
     // A matrix with no measured pair has no heatmap; the rest still shows.
     let heatmap = heatmap::render(m).ok();
     let lines = verdict::matrix_lines(m);
-    let mut notes: Vec<String> = m.topology.notes.clone();
-    notes.extend(m.notes.iter().cloned());
+    let all_notes = [&m.topology.notes[..], &m.notes[..]].concat();
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="matrix" {
             (article_head(id, "matrix", label, &m.provenance, None))
@@ -37,7 +36,7 @@ pub(super) fn article(
                 }
             }))
             (section(id, "placement", "Placement proof", placement_proof(m)))
-            (section(id, "warnings", "Noise and interference warnings", warnings_list(&notes)))
+            (section(id, "warnings", "Noise and interference warnings", warnings_list(notes(&all_notes))))
             (section(id, "provenance", "Provenance", html! {
                 (provenance_table(&m.provenance, Some(&m.topology)))
                 h4 { "Settings" }
@@ -55,19 +54,14 @@ fn tables(m: &MatrixResults) -> Markup {
     html! {
         h4 { "Cost of a cache line's hand-off by distance class (one-way ns, pairs' medians)" }
         (sortable(&["class", "pairs", "median ns", "p90 ns", "min ns", "max ns"], html! {
-                    @for k in &m.classes {
-                        tr {
-                            td { (k.class.to_string()) }
-                            td data-sort=(k.pairs) {
-                                @if k.pairs == k.candidates { (k.pairs) } @else { (k.pairs) "/" (k.candidates) }
-                            }
-                            td data-sort=(k.median_ns) { (format!("{:.1}", k.median_ns)) }
-                            td data-sort=(k.p90_ns) { (format!("{:.1}", k.p90_ns)) }
-                            td data-sort=(k.min_ns) { (format!("{:.1}", k.min_ns)) }
-                            td data-sort=(k.max_ns) { (format!("{:.1}", k.max_ns)) }
-                        }
-                    }
-                }))
+            @for k in &m.classes {
+                tr {
+                    td { (k.class.to_string()) }
+                    td data-sort=(k.pairs) { (k.pairs) @if k.pairs != k.candidates { "/" (k.candidates) } }
+                    @for v in [k.median_ns, k.p90_ns, k.min_ns, k.max_ns] { (ns_td(v)) }
+                }
+            }
+        }))
         @if !m.empty_classes.is_empty() {
             h4 { "Classes with no pair" }
             ul { @for e in &m.empty_classes { li { (e.class) ": " (e.reason) } } }
@@ -78,15 +72,13 @@ fn tables(m: &MatrixResults) -> Markup {
         } @else {
             h4 { "Asymmetric pairs (directions differ by more than " (c.asymmetry_limit_pct) "%)" }
             (sortable(&["pair", "i→j ns", "j→i ns", "asymmetry %"], html! {
-                        @for p in &asymmetric {
-                            tr {
-                                td { (p.forward.from) "→" (p.forward.to) }
-                                td data-sort=(p.forward.median_ns) { (format!("{:.1}", p.forward.median_ns)) }
-                                td data-sort=(p.backward.median_ns) { (format!("{:.1}", p.backward.median_ns)) }
-                                td data-sort=(p.asymmetry_pct) { (format!("{:.1}", p.asymmetry_pct)) }
-                            }
-                        }
-                    }))
+                @for p in &asymmetric {
+                    tr {
+                        td { (p.forward.from) "→" (p.forward.to) }
+                        @for v in [p.forward.median_ns, p.backward.median_ns, p.asymmetry_pct] { (ns_td(v)) }
+                    }
+                }
+            }))
         }
         (load_tables(m))
         p {
@@ -119,10 +111,8 @@ fn placement_proof(m: &MatrixResults) -> Markup {
                                 td { (p.cpus[0]) "-" (p.cpus[1]) }
                                 td { (p.class.to_string()) }
                                 td { (p.threads[0].requested_cpu) ", " (p.threads[1].requested_cpu) }
-                                td {
-                                    (p.threads[0].observed_cpu.map_or("-".to_string(), |c| c.to_string())) ", "
-                                    (p.threads[1].observed_cpu.map_or("-".to_string(), |c| c.to_string()))
-                                }
+                                @let seen = |t: usize| p.threads[t].observed_cpu.map_or("-".to_string(), |c| c.to_string());
+                                td { (seen(0)) ", " (seen(1)) }
                                 @if p.threads.iter().all(|t| t.verified) { td.ok { "yes" } } @else { td.bad { "NO" } }
                                 td data-sort=(p.home_node) { (p.home_node) }
                                 @match &p.line {
@@ -139,26 +129,18 @@ fn placement_proof(m: &MatrixResults) -> Markup {
 /// How the matrix was measured.
 fn settings(m: &MatrixResults) -> Markup {
     let c = &m.config;
+    let cpus: CpuList = c.cpus.iter().copied().collect();
+    let (samples, trips, warmup) = (c.samples, c.round_trips_per_sample, c.warmup_samples);
+    let pairs = c.per_class.map(|n| format!("at most {n} per class"));
     kv_table(&[
-        (
-            "CPUs",
-            c.cpus.iter().copied().collect::<CpuList>().to_string(),
-        ),
+        ("CPUs", cpus.to_string()),
         ("mode", c.mode.to_string()),
         ("home", c.home.to_string()),
         (
             "samples",
-            format!(
-                "{} per direction × {} round trips, {} warm-up",
-                c.samples, c.round_trips_per_sample, c.warmup_samples
-            ),
+            format!("{samples} per direction × {trips} round trips, {warmup} warm-up"),
         ),
-        (
-            "pairs",
-            c.per_class.map_or("every pair".to_string(), |n| {
-                format!("at most {n} per class")
-            }),
-        ),
+        ("pairs", pairs.unwrap_or("every pair".to_string())),
         ("timer", c.timer.to_string()),
     ])
 }
@@ -168,19 +150,19 @@ fn ns_cell(ns: Option<f64>) -> String {
     ns.map_or("-".into(), |ns| format!("{ns:.1}"))
 }
 
+/// A cell of `v` to one decimal, sorted by `v`.
+fn ns_td(v: f64) -> Markup {
+    html! { td data-sort=(v) { (format!("{v:.1}")) } }
+}
+
 /// Contenders and sharers sets whose threads or line were not verified.
 fn load_unverified(m: &MatrixResults) -> usize {
     let ok = |threads: &[crate::placement::PinnedThread], line: &NodeCheck| {
         threads.iter().all(|t| t.verified) && matches!(line, NodeCheck::Verified { .. })
     };
-    m.contenders
-        .iter()
-        .filter(|p| !ok(&p.threads, &p.line))
-        .count()
-        + m.sharers
-            .iter()
-            .filter(|p| !ok(&p.threads, &p.line))
-            .count()
+    let contenders = m.contenders.iter().map(|p| (&p.threads, &p.line));
+    let sets = contenders.chain(m.sharers.iter().map(|p| (&p.threads, &p.line)));
+    sets.filter(|(t, l)| !ok(t, l)).count()
 }
 
 /// The contenders', sharers' and homes' tables, each only when measured.
@@ -190,8 +172,7 @@ fn load_tables(m: &MatrixResults) -> Markup {
             h4 { "Contenders: k CPUs adding to one line (ns per hand-over = window ÷ hand-overs − one add on a private line; add ns per CPU = k × window ÷ adds − that add; trimmed means over windows)" }
             (sortable(&["k", "CPUs", "widest class", "adds", "hand-overs", "ns per hand-over", "add ns per CPU"], html! {
                         @for p in &m.contenders {
-                            @let adds: u64 = p.adds.iter().sum();
-                            @let handovers: u64 = p.handovers.iter().sum();
+                            @let (adds, handovers): (u64, u64) = (p.adds.iter().sum(), p.handovers.iter().sum());
                             tr {
                                 td data-sort=(p.k) { (p.k) }
                                 td { (p.cpus.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")) }
@@ -199,7 +180,7 @@ fn load_tables(m: &MatrixResults) -> Markup {
                                 td data-sort=(adds) { (adds) }
                                 td data-sort=(handovers) { (handovers) }
                                 td data-sort=(p.handover_ns.unwrap_or(0.0)) { (ns_cell(p.handover_ns)) }
-                                td data-sort=(p.add_ns) { (format!("{:.1}", p.add_ns)) }
+                                (ns_td(p.add_ns))
                             }
                         }
                     }))
@@ -214,7 +195,7 @@ fn load_tables(m: &MatrixResults) -> Markup {
                                 td { (p.readers.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")) }
                                 td { (p.widest_class.to_string()) }
                                 td data-sort=(p.fresh_reads) { (p.fresh_reads) "/" (p.reads) }
-                                td data-sort=(p.upgrade_ns) { (format!("{:.1}", p.upgrade_ns)) }
+                                (ns_td(p.upgrade_ns))
                             }
                         }
                     }))

@@ -16,8 +16,8 @@ use super::{Document, Export, ExportError, Rendered, plain};
 use crate::provenance::Provenance;
 use crate::runner::Stopped;
 use crate::topology::{CpuList, Topology};
-use crate::verdict::Verdict;
 use crate::verdict::basis::Severity;
+use crate::verdict::{Verdict, plural};
 use crate::workload::Regime;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
@@ -29,26 +29,19 @@ pub struct HtmlExport;
 
 impl Export for HtmlExport {
     fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
-        if let Document::Study(s) = doc {
-            return Ok(vec![Rendered::new(PAGE, study::page(s)?)]);
-        }
-        if let Document::Gallery(g) = doc {
-            return Ok(vec![Rendered::new(
-                gallery::GALLERY_PAGE,
-                gallery::page(g)?,
-            )]);
-        }
-        if !matches!(
-            doc,
-            Document::Run(_) | Document::Sweep(_) | Document::Matrix(_)
-        ) {
-            return Ok(Vec::new());
-        }
-        let page = page(&[PageSource {
-            label: None,
-            doc: *doc,
-        }])?;
-        Ok(vec![Rendered::new(PAGE, page)])
+        let (name, page) = match *doc {
+            Document::Study(s) => (PAGE, study::page(s)?),
+            Document::Gallery(g) => (gallery::GALLERY_PAGE, gallery::page(g)?),
+            Document::Run(_) | Document::Sweep(_) | Document::Matrix(_) => (
+                PAGE,
+                page(&[PageSource {
+                    label: None,
+                    doc: *doc,
+                }])?,
+            ),
+            _ => return Ok(Vec::new()),
+        };
+        Ok(vec![Rendered::new(name, page)])
     }
 }
 
@@ -67,35 +60,29 @@ pub fn page(sources: &[PageSource]) -> Result<String, ExportError> {
 }
 
 /// [`page`] titled `title`, with `lead` (a study's combined verdict) before everything else.
-fn page_led(
+fn page_led<'a>(
     title: &str,
     lead: Option<Markup>,
-    sources: &[PageSource],
+    sources: &[PageSource<'a>],
 ) -> Result<String, ExportError> {
-    let mut articles = Vec::new();
-    for (i, s) in sources.iter().enumerate() {
-        let id = i + 1;
-        articles.push(match s.doc {
-            Document::Run(r) => run::article(id, s.label, r)?,
-            Document::Sweep(sw) => sweep::article(id, s.label, sw)?,
-            Document::Matrix(m) => matrix::article(id, s.label, m)?,
-            Document::Predict(p) => predict::article(id, s.label, p)?,
-            Document::Check(c) => check::article(id, s.label, c),
-            other => {
-                return Err(ExportError::Unsupported {
-                    format: super::Format::Html,
-                    kind: other.kind(),
-                });
-            }
-        });
-    }
-    let runs: Vec<(Option<&str>, &crate::runner::RunResults)> = sources
-        .iter()
-        .filter_map(|s| match s.doc {
-            Document::Run(r) => Some((s.label, r)),
-            _ => None,
-        })
-        .collect();
+    let article = |(i, s): (usize, &PageSource)| match s.doc {
+        Document::Run(r) => run::article(i + 1, s.label, r),
+        Document::Sweep(sw) => sweep::article(i + 1, s.label, sw),
+        Document::Matrix(m) => matrix::article(i + 1, s.label, m),
+        Document::Predict(p) => predict::article(i + 1, s.label, p),
+        Document::Check(c) => Ok(check::article(i + 1, s.label, c)),
+        other => Err(ExportError::Unsupported {
+            format: super::Format::Html,
+            kind: other.kind(),
+        }),
+    };
+    let articles = sources.iter().enumerate().map(article);
+    let articles = articles.collect::<Result<Vec<Markup>, ExportError>>()?;
+    let run = |s: &PageSource<'a>| match s.doc {
+        Document::Run(r) => Some((s.label, r)),
+        _ => None,
+    };
+    let runs: Vec<_> = sources.iter().filter_map(run).collect();
     let hosts = (runs.len() >= 2).then(|| hosts::section(&runs));
     let partial = sources.iter().any(|s| match s.doc {
         Document::Run(r) => r.partial,
@@ -145,13 +132,8 @@ fn page_led(
 
 /// The page title: the hosts and kinds on it.
 fn title(sources: &[PageSource]) -> String {
-    let mut hosts: Vec<String> = Vec::new();
-    for s in sources {
-        let h = plain(&provenance(&s.doc).hostname);
-        if !hosts.contains(&h) {
-            hosts.push(h);
-        }
-    }
+    let hosts =
+        super::measures::unique(sources.iter().map(|s| plain(&provenance(&s.doc).hostname)));
     format!("contend report: {}", hosts.join(" vs "))
 }
 
@@ -170,10 +152,10 @@ pub(super) fn page_head(title: &str, extra: &str) -> Markup {
 fn provenance<'a>(doc: &Document<'a>) -> &'a Provenance {
     match *doc {
         Document::Run(r) => &r.provenance,
-        Document::Sweep(s) => match s.points.first() {
-            Some(p) => &p.results.provenance,
-            None => empty_provenance(),
-        },
+        Document::Sweep(s) => s
+            .points
+            .first()
+            .map_or(empty_provenance(), |p| &p.results.provenance),
         Document::Matrix(m) => &m.provenance,
         _ => empty_provenance(),
     }
@@ -207,11 +189,10 @@ fn heading(s: &PageSource) -> String {
     match s.doc {
         Document::Predict(p) => format!("predict for {}", plain(&p.host)),
         Document::Check(c) => format!("predict --check of {}", plain(&c.file)),
-        _ => format!(
-            "{} on {}",
-            s.doc.kind(),
-            plain(&provenance(&s.doc).hostname)
-        ),
+        _ => {
+            let host = plain(&provenance(&s.doc).hostname);
+            format!("{} on {host}", s.doc.kind())
+        }
     }
 }
 
@@ -313,46 +294,44 @@ fn section(id: usize, name: &str, title: &str, body: Markup) -> Markup {
     }
 }
 
-/// A line of a page's warnings section.
-pub(super) trait Listed {
-    /// Its words and whether it is marked as a warning.
-    fn line(&self) -> (&str, bool);
-}
-
-impl Listed for String {
-    fn line(&self) -> (&str, bool) {
-        (self, false)
-    }
-}
-
-impl Listed for (Severity, String) {
-    fn line(&self) -> (&str, bool) {
-        (&self.1, self.0 == Severity::Warning)
-    }
-}
-
-/// The noise and interference warnings: one list item each, warnings marked.
-fn warnings_list(lines: &[impl Listed]) -> Markup {
+/// The noise and interference warnings, each line's words and whether it is a warning: one list
+/// item each, warnings marked.
+fn warnings_list<'a>(lines: impl Iterator<Item = (&'a str, bool)>) -> Markup {
+    let lines: Vec<(&str, bool)> = lines.collect();
     html! {
         @if lines.is_empty() {
             p { "No notes or warnings were recorded." }
         } @else {
-            ul.warnings {
-                @for (text, warn) in lines.iter().map(Listed::line) {
-                    @if warn {
-                        li.warn { (plain(text)) }
-                    } @else {
-                        li { (plain(text)) }
-                    }
-                }
-            }
+            ul.warnings { @for (text, warn) in lines { li class=[warn.then_some("warn")] { (plain(text)) } } }
         }
     }
 }
 
+/// Notes as [`warnings_list`] lines, none a warning.
+fn notes(notes: &[String]) -> impl Iterator<Item = (&str, bool)> {
+    notes.iter().map(|n| (n.as_str(), false))
+}
+
+/// Findings as [`warnings_list`] lines, each warning marked.
+fn marked(lines: &[(Severity, String)]) -> impl Iterator<Item = (&str, bool)> {
+    lines
+        .iter()
+        .map(|(s, t)| (t.as_str(), *s == Severity::Warning))
+}
+
 /// Provenance as a two-column table.
 fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
-    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "-".to_string());
+    let opt = |o: &Option<String>| o.as_deref().unwrap_or("-").to_string();
+    let invariant = if p.tsc_invariant { "" } else { "NOT " };
+    let flags = match p.tsc_flags.as_slice() {
+        [] => "-".to_string(),
+        f => f.join(" "),
+    };
+    let tsc = format!(
+        "{invariant}invariant, {:.3} GHz, flags {flags}",
+        p.tsc_hz / 1e9
+    );
+    let contend = format!("{} (commit {})", p.contend_version, p.git_commit);
     let mut rows: Vec<(&str, String)> = vec![
         ("host", p.hostname.clone()),
         ("CPU", p.cpu_model.clone()),
@@ -362,35 +341,18 @@ fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
         ("cpufreq governor", opt(&p.cpufreq_governor)),
         ("NUMA balancing", opt(&p.numa_balancing)),
         ("transparent huge pages", opt(&p.thp)),
-        (
-            "TSC",
-            format!(
-                "{}{:.3} GHz, flags {}",
-                if p.tsc_invariant {
-                    "invariant, "
-                } else {
-                    "NOT invariant, "
-                },
-                p.tsc_hz / 1e9,
-                if p.tsc_flags.is_empty() {
-                    "-".to_string()
-                } else {
-                    p.tsc_flags.join(" ")
-                }
-            ),
-        ),
-        (
-            "contend",
-            format!("{} (commit {})", p.contend_version, p.git_commit),
-        ),
+        ("TSC", tsc),
+        ("contend", contend),
         ("command line", p.command_line.join(" ")),
         ("started (UTC)", p.started_utc.clone()),
     ];
-    if let Some(t) = topo {
-        rows.push(("topology", topology_line(t)));
-        rows.push(("allowed CPUs", t.allowed_cpus.to_string()));
-        rows.push(("allowed memory nodes", t.allowed_mems.to_string()));
-    }
+    rows.extend(topo.into_iter().flat_map(|t| {
+        [
+            ("topology", topology_line(t)),
+            ("allowed CPUs", t.allowed_cpus.to_string()),
+            ("allowed memory nodes", t.allowed_mems.to_string()),
+        ]
+    }));
     kv_table(&rows)
 }
 
@@ -420,14 +382,14 @@ fn kv_table(rows: &[(&str, String)]) -> Markup {
 /// `2 nodes (0-1), 4 LLCs, 64 CPUs online (0-63)`.
 fn topology_line(t: &Topology) -> String {
     let nodes: CpuList = t.nodes.iter().map(|n| n.id).collect();
+    let (n, l, online) = (
+        plural(t.nodes.len(), "node"),
+        plural(t.llcs.len(), "LLC"),
+        &t.online_cpus,
+    );
     format!(
-        "{} node{} ({nodes}), {} LLC{}, {} CPUs online ({})",
-        t.nodes.len(),
-        if t.nodes.len() == 1 { "" } else { "s" },
-        t.llcs.len(),
-        if t.llcs.len() == 1 { "" } else { "s" },
-        t.online_cpus.len(),
-        t.online_cpus
+        "{n} ({nodes}), {l}, {} CPUs online ({online})",
+        online.len()
     )
 }
 
@@ -459,39 +421,38 @@ enum Mark {
     Untested,
 }
 
+/// Beyond the threshold and beyond doubt, as a mark's title says.
+const BEYOND: &str =
+    " than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold";
+
 impl Mark {
+    /// Its symbol, CSS class and title.
+    fn parts(self) -> (&'static str, &'static str, String) {
+        let (symbol, class, title) = match self {
+            Mark::Better => ("▲", "better", ""),
+            Mark::Worse => ("▼", "worse", ""),
+            Mark::Same => ("≈", "same", "no change: within the noise threshold"),
+            Mark::Unsure => ("?", "unsure", "inconclusive"),
+            Mark::Untested => ("·", "untested", "fewer than 2 repeats: no test"),
+        };
+        let title = if title.is_empty() {
+            format!("{class}{BEYOND}")
+        } else {
+            title.into()
+        };
+        (symbol, class, title)
+    }
+
     fn symbol(self) -> &'static str {
-        match self {
-            Mark::Better => "▲",
-            Mark::Worse => "▼",
-            Mark::Same => "≈",
-            Mark::Unsure => "?",
-            Mark::Untested => "·",
-        }
+        self.parts().0
     }
 
     fn class(self) -> &'static str {
-        match self {
-            Mark::Better => "better",
-            Mark::Worse => "worse",
-            Mark::Same => "same",
-            Mark::Unsure => "unsure",
-            Mark::Untested => "untested",
-        }
+        self.parts().1
     }
 
-    fn title(self) -> &'static str {
-        match self {
-            Mark::Better => {
-                "better than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold"
-            }
-            Mark::Worse => {
-                "worse than the first level: p < 0.05 (Holm) and the 95% CI beyond the noise threshold"
-            }
-            Mark::Same => "no change: within the noise threshold",
-            Mark::Unsure => "inconclusive",
-            Mark::Untested => "fewer than 2 repeats: no test",
-        }
+    fn title(self) -> String {
+        self.parts().2
     }
 }
 
@@ -511,91 +472,7 @@ fn marks_legend() -> Markup {
 }
 
 /// The page's style: readable on screen and on paper, no web fonts.
-const CSS: &str = r#"
-:root { --ink: #1d2733; --muted: #5a6675; --line: #d5dbe3; --band: #f3f6fa; --accent: #1f4e79; }
-* { box-sizing: border-box; }
-body { margin: 0; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #fff; line-height: 1.45; }
-header.top { background: var(--accent); color: #fff; padding: 18px 28px 14px; }
-header.top h1 { margin: 0 0 4px; font-size: 1.5rem; }
-header.top .sub { margin: 0 0 8px; color: #dbe7f3; }
-header.top nav a { color: #ffe08a; margin-right: 14px; text-decoration: none; font-weight: 600; }
-main { padding: 8px 28px 28px; max-width: 1500px; }
-article.result { border-top: 4px solid var(--accent); margin-top: 26px; padding-top: 6px; }
-h2 { margin: 10px 0 2px; font-size: 1.35rem; color: var(--accent); }
-h3 { margin: 22px 0 8px; font-size: 1.1rem; border-bottom: 1px solid var(--line); padding-bottom: 3px; }
-h3.regime { border-bottom: none; color: var(--accent); }
-h4 { margin: 16px 0 6px; font-size: 0.98rem; }
-p.sub { color: var(--muted); margin: 0 0 8px; }
-p.note { color: var(--muted); font-size: 0.86rem; }
-.banner { padding: 12px 18px; font-weight: 700; font-size: 1.05rem; margin: 12px 28px; border-radius: 6px; }
-.banner.partial { background: #fff1c2; border: 2px solid #d99a00; color: #6b4a00; }
-article .banner { margin: 10px 0; }
-section.headline p.answer { font-size: 1rem; font-weight: 600; margin: 8px 0 4px; max-width: 1240px; }
-section.headline p.flat { margin: 0 0 4px; max-width: 1240px; }
-section.headline figure.chart { margin: 2px 0 4px; }
-main > article.result:first-child { margin-top: 12px; }
-details.diagnostic > summary { font-weight: 600; margin: 12px 0 6px; color: var(--accent); }
-section.verdict ul { background: #eef7ee; border-left: 6px solid #3c8d40; padding: 10px 14px 10px 34px; margin: 0; }
-section.verdict li { margin: 4px 0; font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; font-size: 0.9rem; }
-table { border-collapse: collapse; margin: 6px 0 14px; font-size: 0.88rem; }
-th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: right; white-space: nowrap; }
-th { background: #e4ebf3; }
-td:first-child, th:first-child { text-align: left; }
-tbody tr:nth-child(even) { background: var(--band); }
-table.kv td { text-align: left; white-space: normal; max-width: 1000px; word-break: break-word; }
-table.kv th { text-align: left; width: 14em; }
-.scroll { overflow-x: auto; }
-.mark { font-weight: 700; padding: 0 2px; }
-.better { color: #1b7a2f; }
-.worse { color: #b3261e; }
-.same { color: #5a6675; }
-.unsure { color: #9a6b00; }
-.untested { color: #8a94a0; }
-td.better { background: #e6f4e8; }
-td.worse { background: #fbe7e6; }
-.ok { color: #1b7a2f; font-weight: 600; }
-.bad { color: #b3261e; font-weight: 700; }
-ul.warnings li { margin: 3px 0; }
-ul.warnings li.warn { color: #8a1c13; background: #fdecea; padding: 2px 6px; border-left: 4px solid #b3261e; }
-figure.chart { margin: 10px 0 18px; border: 1px solid var(--line); padding: 6px; display: inline-block; max-width: 100%; }
-figure.chart svg { max-width: 100%; height: auto; display: block; }
-figcaption { color: var(--muted); font-size: 0.8rem; margin-top: 4px; }
-details { margin: 4px 0; }
-summary { cursor: pointer; }
-th.host { background: var(--accent); color: #fff; text-align: center; }
-th[data-dir] { text-decoration: underline; }
-footer { color: var(--muted); font-size: 0.8rem; padding: 12px 28px 24px; border-top: 1px solid var(--line); }
-code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, monospace; }
-"#;
+const CSS: &str = include_str!("page.css");
 
 /// Sorting a table on a header click (tables marked `sortable`, one header row).
-const JS: &str = r#"
-(function () {
-  function key(cell) {
-    if (!cell) { return ''; }
-    var v = cell.getAttribute('data-sort');
-    if (v !== null && v !== '' && !isNaN(Number(v))) { return Number(v); }
-    return cell.textContent.trim();
-  }
-  var heads = document.querySelectorAll('table.sortable thead th');
-  Array.prototype.forEach.call(heads, function (th) {
-    th.style.cursor = 'pointer';
-    th.title = 'click to sort';
-    th.addEventListener('click', function () {
-      var table = th.closest('table');
-      var body = table.tBodies[0];
-      var col = Array.prototype.indexOf.call(th.parentNode.children, th);
-      var dir = th.getAttribute('data-dir') === 'asc' ? 'desc' : 'asc';
-      th.setAttribute('data-dir', dir);
-      var rows = Array.prototype.slice.call(body.rows);
-      rows.sort(function (a, b) {
-        var x = key(a.cells[col]);
-        var y = key(b.cells[col]);
-        var c = (typeof x === 'number' && typeof y === 'number') ? x - y : String(x).localeCompare(String(y));
-        return dir === 'asc' ? c : -c;
-      });
-      rows.forEach(function (r) { body.appendChild(r); });
-    });
-  });
-})();
-"#;
+const JS: &str = include_str!("page.js");

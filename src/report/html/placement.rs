@@ -9,9 +9,10 @@ use crate::workload::Role;
 use maud::{Markup, html};
 
 fn role(r: Role) -> &'static str {
-    match r {
-        Role::Writer => "writer",
-        Role::Reader => "reader",
+    if r == Role::Writer {
+        "writer"
+    } else {
+        "reader"
     }
 }
 
@@ -21,11 +22,11 @@ pub(super) fn placement(run: &RunResults) -> Markup {
     type Key = Vec<(Role, u32, Option<u32>, bool, u32)>;
     let mut groups: Vec<(Key, Vec<String>)> = Vec::new();
     for s in &run.strategies {
-        let key: Key = s
+        let key = s
             .threads
             .iter()
-            .map(|t| (t.role, t.cpu, t.observed_cpu, t.verified, t.node))
-            .collect();
+            .map(|t| (t.role, t.cpu, t.observed_cpu, t.verified, t.node));
+        let key: Key = key.collect();
         match groups.iter_mut().find(|g| g.0 == key) {
             Some(g) => g.1.push(s.label()),
             None => groups.push((key, vec![s.label()])),
@@ -34,10 +35,8 @@ pub(super) fn placement(run: &RunResults) -> Markup {
     let threads = run.strategies.iter().flat_map(|s| &s.threads);
     let unverified_threads = threads.clone().filter(|t| !t.verified).count();
     let slots = run.strategies.iter().flat_map(|s| &s.slots);
-    let unverified_slots = slots
-        .clone()
-        .filter(|s| !matches!(s.check, NodeCheck::Verified { .. }))
-        .count();
+    let unverified_slots = slots.filter(|s| !matches!(s.check, NodeCheck::Verified { .. }));
+    let unverified_slots = unverified_slots.count();
     html! {
         p {
             "Threads: "
@@ -57,16 +56,14 @@ pub(super) fn placement(run: &RunResults) -> Markup {
         @for (key, names) in &groups {
             h4 { "Threads of " (names.join(", ")) }
             (sortable(&["role", "requested CPU", "observed CPU", "node", "verified"], html! {
-                        @for (r, cpu, observed, verified, node) in key {
-                            tr {
-                                td { (role(*r)) }
-                                td data-sort=(cpu) { (cpu) }
-                                td data-sort=[observed] { (observed.map_or("-".to_string(), |c| c.to_string())) }
-                                td data-sort=(node) { (node) }
-                                @if *verified { td.ok { "yes" } } @else { td.bad { "NO" } }
-                            }
-                        }
-                    }))
+                @for (r, cpu, observed, verified, node) in key { tr {
+                    td { (role(*r)) }
+                    td data-sort=(cpu) { (cpu) }
+                    td data-sort=[observed] { (observed.map_or("-".to_string(), |c| c.to_string())) }
+                    td data-sort=(node) { (node) }
+                    @if *verified { td.ok { "yes" } } @else { td.bad { "NO" } }
+                } }
+            }))
         }
         h4 { "Slots" }
         @for s in &run.strategies {
@@ -79,17 +76,15 @@ pub(super) fn placement(run: &RunResults) -> Markup {
                     @if bad == 0 { span.ok { "verified" } } @else { span.bad { (bad) " UNVERIFIED" } }
                 }
                 (sortable(&["slot", "node", "move_pages"], html! {
-                            @for x in &s.slots {
-                                tr {
-                                    td { (x.owner) }
-                                    td data-sort=(x.node) { (x.node) }
-                                    @match &x.check {
-                                        NodeCheck::Verified { node } => td.ok { "verified on node " (node) },
-                                        NodeCheck::Unverified { reason } => td.bad { "UNVERIFIED: " (reason) },
-                                    }
-                                }
-                            }
-                        }))
+                    @for x in &s.slots { tr {
+                        td { (x.owner) }
+                        td data-sort=(x.node) { (x.node) }
+                        @match &x.check {
+                            NodeCheck::Verified { node } => td.ok { "verified on node " (node) },
+                            NodeCheck::Unverified { reason } => td.bad { "UNVERIFIED: " (reason) },
+                        }
+                    } }
+                }))
             }
         }
     }

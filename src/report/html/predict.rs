@@ -1,9 +1,9 @@
 //! A prediction's article: its verdict lines, one row per strategy and rate, the chart, the class
 //! latencies it rests on, its notes.
 
-use super::{inline_svg, section, verdict_section, warnings_list};
+use super::{inline_svg, notes, section, sortable, verdict_section, warnings_list};
 use crate::predict::PredictResults;
-use crate::report::{DrawError, ExportError, charts};
+use crate::report::{ExportError, charts};
 use crate::units::si;
 use crate::verdict::{
     self, cost_cells, plural, range_text, rho_text, saturation_text, sensitivity_cell, share_text,
@@ -16,8 +16,7 @@ pub(super) fn article(
     label: Option<&str>,
     p: &PredictResults,
 ) -> Result<Markup, ExportError> {
-    let svg: Vec<(String, String)> =
-        charts::predict::charts(p).map_err(|e: DrawError| ExportError::Draw(e))?;
+    let svg = charts::predict::charts(p)?;
     let lines = verdict::predict_lines(p);
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="predict" {
@@ -30,15 +29,12 @@ pub(super) fn article(
             }
             (verdict_section(id, &[(None, lines)], false))
             (section(id, "tables", "Predicted figures (the model's, not measured)", html! {
-                div.scroll {
-                    table.sortable {
-                        thead { tr {
-                            th { "strategy" } th { "rate/CPU" } th { "predicted publish" } th { "predicted ρ hottest line" }
-                            th { "predicted net ns/update" } th { "predicted net CPU %" }
-                            th { "predicted CPU points per +1% transfer time" } th { "predicted hand-overs/s" }
-                            th { "predicted transfers/update" } th { "predicted saturation at/CPU" }
-                        } }
-                        tbody {
+                (sortable(&[
+                    "strategy", "rate/CPU", "predicted publish", "predicted ρ hottest line",
+                    "predicted net ns/update", "predicted net CPU %",
+                    "predicted CPU points per +1% transfer time", "predicted hand-overs/s",
+                    "predicted transfers/update", "predicted saturation at/CPU",
+                ], html! {
                             @for s in &p.strategies {
                                 @for q in &s.points {
                                     tr {
@@ -58,9 +54,7 @@ pub(super) fn article(
                                     }
                                 }
                             }
-                        }
-                    }
-                }
+                }))
                 p.note {
                     "ρ = the hottest line's offered utilisation (asked transfers/s × transfer time; above 1 the CPUs slow to what it serves); ranges from the class latencies' uncertainty; net = transfers and waiting beyond the same loop with no shared write; net CPU = net / (1/rate + net). The model: docs/predict.md."
                 }
@@ -71,23 +65,17 @@ pub(super) fn article(
                             th { "strategy" } th { "rate/CPU" } th { "node" } th { "memory" } th { "writers" }
                             th { "predicted net ns/update" } th { "predicted net CPU %" }
                         } }
-                        tbody {
-                            @for s in &p.strategies {
-                                @for q in s.points.iter().filter(|q| q.by_node.len() > 1) {
-                                    @for n in &q.by_node {
-                                        tr {
-                                            td { (s.name) }
-                                            td data-sort=(q.rate) { (si(q.rate)) }
-                                            td { (n.node) }
-                                            td { (if n.home { "local" } else { "remote" }) }
-                                            td { (n.writers) }
-                                            td data-sort=(n.cost_ns.mid) { (range_text(n.cost_ns, si)) }
-                                            td data-sort=(n.cpu_share_pct.mid) { (range_text(n.cpu_share_pct, share_text)) "%" }
-                                        }
-                                    }
-                                }
-                            }
-                        }
+                        tbody { @for s in &p.strategies { @for q in s.points.iter().filter(|q| q.by_node.len() > 1) {
+                            @for n in &q.by_node { tr {
+                                td { (s.name) }
+                                td data-sort=(q.rate) { (si(q.rate)) }
+                                td { (n.node) }
+                                td { (if n.home { "local" } else { "remote" }) }
+                                td { (n.writers) }
+                                td data-sort=(n.cost_ns.mid) { (range_text(n.cost_ns, si)) }
+                                td data-sort=(n.cpu_share_pct.mid) { (range_text(n.cpu_share_pct, share_text)) "%" }
+                            } }
+                        } } }
                     }
                 }
                 h4 { "Class latencies used (one-way ns)" }
@@ -103,7 +91,7 @@ pub(super) fn article(
             (section(id, "charts", "Chart", html! {
                 @for (name, s) in &svg { (inline_svg(name, s)) }
             }))
-            (section(id, "warnings", "Notes", warnings_list(&p.notes)))
+            (section(id, "warnings", "Notes", warnings_list(notes(&p.notes))))
         }
     })
 }

@@ -4,8 +4,8 @@
 
 use super::placement::placement;
 use super::{
-    Mark, article_head, inline_svg, marks_legend, provenance_table, regime_heading, section,
-    verdict_section, warnings_list,
+    Mark, article_head, inline_svg, marked, marks_legend, provenance_table, regime_heading,
+    section, sortable, verdict_section, warnings_list,
 };
 use crate::placement::Placement;
 use crate::report::ExportError;
@@ -23,24 +23,14 @@ use crate::workload::Regime;
 use maud::{Markup, html};
 
 /// One regime of a run: its heading (`None` when the run has only one) and its view.
-struct HeadedView {
-    /// `Flat out`, `Paced at 22.0k/s per thread`.
-    heading: Option<String>,
-    /// The run restricted to this regime.
-    view: RunResults,
-}
+type HeadedView = (Option<String>, RunResults);
 
 /// Every regime of `run`, in order.
 fn regimes(run: &RunResults) -> Vec<HeadedView> {
     let views = run.regimes();
     let several = views.len() > 1;
-    views
-        .into_iter()
-        .map(|view| HeadedView {
-            heading: several.then(|| regime_heading(view.regime())),
-            view,
-        })
-        .collect()
+    let headed = |v: RunResults| (several.then(|| regime_heading(v.regime())), v);
+    views.into_iter().map(headed).collect()
 }
 
 /// The article of one run.
@@ -50,11 +40,11 @@ pub(super) fn article(
     run: &RunResults,
 ) -> Result<Markup, ExportError> {
     let regimes = regimes(run);
-    let mut drawn = Vec::new();
-    for r in &regimes {
-        let suffix = charts::run::regime_suffix(r.view.regime());
-        drawn.push(charts::run::regime_charts(&r.view, "", &suffix)?);
-    }
+    let draw = |(_, view): &HeadedView| {
+        let suffix = charts::run::regime_suffix(view.regime());
+        charts::run::regime_charts(view, "", &suffix)
+    };
+    let drawn = regimes.iter().map(draw).collect::<Result<Vec<_>, _>>()?;
     // The run's lines, as the terminal prints them: each names its regime, and what the host cannot
     // answer is said once.
     let verdicts = vec![(None, verdict::run_lines(run))];
@@ -67,8 +57,8 @@ pub(super) fn article(
             (section(id, "tables", "Tables", html! {
                 (marks_legend())
                 @for r in &regimes {
-                    @if let Some(h) = &r.heading { h3.regime { (h) } }
-                    (tables(&r.view))
+                    @if let Some(h) = &r.0 { h3.regime { (h) } }
+                    (tables(&r.1))
                 }
             }))
             (section(id, "charts", "Charts", html! {
@@ -76,12 +66,12 @@ pub(super) fn article(
                     p { "No chart: no strategy finished a repeat." }
                 }
                 @for (r, charts) in regimes.iter().zip(&drawn) {
-                    @if let (Some(h), false) = (&r.heading, charts.is_empty()) { h4 { (h) } }
+                    @if let (Some(h), false) = (&r.0, charts.is_empty()) { h4 { (h) } }
                     @for (name, svg) in charts { (inline_svg(name, svg)) }
                 }
             }))
             (section(id, "placement", "Placement proof", placement(run)))
-            (section(id, "warnings", "Noise and interference warnings", warnings_list(&warnings(run))))
+            (section(id, "warnings", "Noise and interference warnings", warnings_list(marked(&warnings(run)))))
             (section(id, "provenance", "Provenance", html! {
                 (provenance_table(&run.provenance, Some(&run.topology)))
                 h4 { "Settings" }
@@ -108,9 +98,9 @@ pub(super) fn glance(id: &str, run: &RunResults) -> Result<Markup, ExportError> 
 pub(super) fn warnings(run: &RunResults) -> Vec<(Severity, String)> {
     let note = |n: &String| (Severity::Info, n.clone());
     let mut lines: Vec<(Severity, String)> = run.topology.notes.iter().map(note).collect();
-    for r in regimes(run) {
-        for f in findings(&r.view) {
-            let text = match &r.heading {
+    for (heading, view) in regimes(run) {
+        for f in findings(&view) {
+            let text = match &heading {
                 Some(h) => format!("{h}: {f}"),
                 None => f.to_string(),
             };
@@ -130,48 +120,38 @@ fn mark(m: &Measure, verdict: Option<Decision>) -> Option<Mark> {
         None => Some(Mark::Untested),
         Some(Decision::NoChange) => Some(Mark::Same),
         Some(Decision::Inconclusive) => Some(Mark::Unsure),
-        Some(v) => m
-            .direction
-            .better(v)
-            .map(|better| if better { Mark::Better } else { Mark::Worse }),
+        Some(v) => {
+            let better = m.direction.better(v);
+            better.map(|b| if b { Mark::Better } else { Mark::Worse })
+        }
     }
 }
 
 /// One measure's table over `grid`.
 pub(super) fn measure_table(m: &Measure, grid: &StrategyGrid) -> Markup {
     let cells = grid.cells(m);
+    let levels = grid.levels.iter().map(String::as_str);
+    let head: Vec<&str> = grid.key_headers.iter().copied().chain(levels).collect();
     html! {
         h4 { (m.heading()) }
-        div.scroll {
-            table.sortable {
-                thead {
-                    tr {
-                        @for k in &grid.key_headers { th { (k) } }
-                        @for l in &grid.levels { th { (l) } }
-                    }
-                }
-                tbody {
-                    @for (row, cells) in grid.rows.iter().zip(&cells) {
-                        tr {
-                            @for k in &row.keys { td { (k) } }
-                            @for c in cells {
-                                @let mark = c.change_pct.and_then(|_| mark(m, c.verdict));
-                                @let class = mark.filter(|m| matches!(m, Mark::Better | Mark::Worse)).map(Mark::class);
-                                td class=[class] data-sort=[c.mean] {
-                                    (c.value)
-                                    @if let Some(ch) = c.change_pct {
-                                        " " span.change { (format!("{ch:+.1}%")) }
-                                    }
-                                    @if let Some(mark) = mark {
-                                        " " span class={ "mark " (mark.class()) } title=(mark.title()) { (mark.symbol()) }
-                                    }
-                                }
+        (sortable(&head, html! {
+            @for (row, cells) in grid.rows.iter().zip(&cells) {
+                tr {
+                    @for k in &row.keys { td { (k) } }
+                    @for c in cells {
+                        @let mark = c.change_pct.and_then(|_| mark(m, c.verdict));
+                        @let class = mark.filter(|m| matches!(m, Mark::Better | Mark::Worse)).map(Mark::class);
+                        td class=[class] data-sort=[c.mean] {
+                            (c.value)
+                            @if let Some(ch) = c.change_pct { " " span.change { (format!("{ch:+.1}%")) } }
+                            @if let Some(mark) = mark {
+                                " " span class={ "mark " (mark.class()) } title=(mark.title()) { (mark.symbol()) }
                             }
                         }
                     }
                 }
             }
-        }
+        }))
     }
 }
 
@@ -182,19 +162,15 @@ pub(super) fn ordered_measures<'a>(
 ) -> Vec<&'static Measure> {
     let shown = shown_measures(strategies, regime.is_paced());
     let ownership = MEASURES.iter().find(|m| m.short == "updates/ownership");
-    let net = match regime {
-        Regime::FlatOut => &THROUGHPUT_NS[1],
-        Regime::Paced { .. } => &PACED[1],
+    let net = if regime.is_paced() {
+        &PACED[1]
+    } else {
+        &THROUGHPUT_NS[1]
     };
-    let lead: Vec<&Measure> = [Some(cost_measure(regime)), Some(net), ownership]
-        .into_iter()
-        .flatten()
-        .collect();
-    let is_lead = |m: &Measure| lead.iter().any(|l| l.title == m.title);
-    let first = lead
-        .iter()
-        .copied()
-        .filter(|l| shown.iter().any(|m| m.title == l.title));
+    let lead = [Some(cost_measure(regime)), Some(net), ownership];
+    let is_lead = |m: &Measure| lead.iter().flatten().any(|l| l.title == m.title);
+    let first = lead.into_iter().flatten();
+    let first = first.filter(|l| shown.iter().any(|m| m.title == l.title));
     first
         .chain(shown.iter().copied().filter(|m| !is_lead(m)))
         .collect()
@@ -251,16 +227,12 @@ fn tables(run: &RunResults) -> Markup {
 
 /// Whether every repeat's final sum was exact in these runs.
 pub(super) fn exactness<'a>(runs: impl Iterator<Item = &'a RunResults>) -> Markup {
-    let mut repeats = 0;
-    let mut wrong: Vec<String> = Vec::new();
-    for run in runs {
-        for (s, name) in run.strategies.iter().zip(run.short_names()) {
-            repeats += s.repeats.len();
-            if !s.exact && !wrong.contains(&name) {
-                wrong.push(name);
-            }
-        }
-    }
+    let all: Vec<_> = runs
+        .flat_map(|r| r.strategies.iter().zip(r.short_names()))
+        .collect();
+    let repeats: usize = all.iter().map(|(s, _)| s.repeats.len()).sum();
+    let wrong = all.into_iter().filter(|(s, _)| !s.exact);
+    let wrong = unique(wrong.map(|(_, name)| name));
     html! {
         @if wrong.is_empty() {
             p { span.ok { "Exact sums:" } " all " (repeats) " repeats exact." }
@@ -273,91 +245,64 @@ pub(super) fn exactness<'a>(runs: impl Iterator<Item = &'a RunResults>) -> Marku
 /// How operations were sampled, per regime: `off`, or `1 op in N`.
 fn sampling(run: &RunResults) -> String {
     let c = &run.config;
-    let each: Vec<String> = regimes(run)
-        .iter()
-        .map(|r| {
-            let every = r.view.config.sample_every;
-            let mut text = if every == 0 {
-                "off".to_string()
-            } else {
-                format!("1 op in {every}")
-            };
-            if let Some(h) = &r.heading {
-                text = format!("{h}: {text}");
-            }
-            text
-        })
-        .collect();
-    if regimes(run).iter().all(|r| r.view.config.sample_every == 0) {
+    let regimes = regimes(run);
+    if regimes.iter().all(|r| r.1.config.sample_every == 0) {
         return "off".to_string();
     }
-    format!(
-        "{}; timer {} ({:.1} ns overhead subtracted)",
-        each.join(", "),
-        c.timer,
-        c.timer_overhead_ns
-    )
+    let each = |(heading, view): &HeadedView| {
+        let text = match view.config.sample_every {
+            0 => "off".to_string(),
+            every => format!("1 op in {every}"),
+        };
+        let heading = heading.as_ref();
+        heading.map_or(text.clone(), |h| format!("{h}: {text}"))
+    };
+    let each: Vec<String> = regimes.iter().map(each).collect();
+    let (timer, overhead) = (&c.timer, c.timer_overhead_ns);
+    let each = each.join(", ");
+    format!("{each}; timer {timer} ({overhead:.1} ns overhead subtracted)")
 }
 
 /// The run's settings as a key/value table.
 fn settings(run: &RunResults) -> Markup {
     let c = &run.config;
-    let cpus = |v: &[u32]| -> String {
-        if v.is_empty() {
-            "-".to_string()
-        } else {
-            format!(
-                "{} on CPUs {}",
-                v.len(),
-                v.iter().copied().collect::<CpuList>()
-            )
-        }
+    let cpus = |v: &[u32]| match v.len() {
+        0 => "-".to_string(),
+        n => format!("{n} on CPUs {}", v.iter().copied().collect::<CpuList>()),
     };
+    let read_side = match c.read_every {
+        0 => "writers run none".to_string(),
+        1 => "writers run it after every update".to_string(),
+        k => format!("writers run it every {k} updates"),
+    };
+    let regimes: Vec<String> = run.rates().iter().map(Regime::to_string).collect();
+    let (ms, warmup) = (c.repeat_duration_s * 1e3, c.warmup_s * 1e3);
+    let placement = match c.placement {
+        Placement::Strict => "strict",
+        Placement::BestEffort => "best-effort",
+    };
+    let each_own = "each slot on its own node".to_string();
     let rows: Vec<(&str, String)> = vec![
         ("writers", cpus(&c.writer_cpus)),
         ("readers", cpus(&c.reader_cpus)),
-        (
-            "read side",
-            match c.read_every {
-                0 => "writers run none".to_string(),
-                1 => "writers run it after every update".to_string(),
-                k => format!("writers run it every {k} updates"),
-            },
-        ),
-        (
-            "regimes",
-            run.rates()
-                .iter()
-                .map(Regime::to_string)
-                .collect::<Vec<_>>()
-                .join(", then "),
-        ),
+        ("read side", read_side),
+        ("regimes", regimes.join(", then ")),
         (
             "repeats",
             format!(
-                "{} × {:.0} ms per strategy, +{:.0} ms warm-up",
-                c.repeats,
-                c.repeat_duration_s * 1e3,
-                c.warmup_s * 1e3
+                "{} × {ms:.0} ms per strategy, +{warmup:.0} ms warm-up",
+                c.repeats
             ),
         ),
         ("seed", c.seed.to_string()),
         ("load walks", run.load_text().unwrap_or("-".to_string())),
         ("injected", run.inject_text().unwrap_or("-".to_string())),
         ("sampling", sampling(run)),
-        (
-            "placement",
-            match c.placement {
-                Placement::Strict => "strict",
-                Placement::BestEffort => "best-effort",
-            }
-            .to_string(),
-        ),
+        ("placement", placement.to_string()),
         ("oversubscribe", c.oversubscribe.to_string()),
         (
             "counter node",
-            c.counter_node
-                .map_or("each slot on its own node".to_string(), |n| n.to_string()),
+            c.counter_node.map_or(each_own, |n| n.to_string()),
         ),
         ("node iteration", c.node_iter.name().to_string()),
     ];
@@ -379,10 +324,8 @@ mod tests {
             sum.net_cpu_share_pct = sum.cpu_share_pct;
         }
         let order = |run: &RunResults| -> Vec<&str> {
-            ordered_measures(run.strategies.iter(), run.regime())
-                .iter()
-                .map(|m| m.short)
-                .collect()
+            let ordered = ordered_measures(run.strategies.iter(), run.regime());
+            ordered.iter().map(|m| m.short).collect()
         };
         let flat = order(&run);
         assert_eq!(
@@ -411,17 +354,13 @@ mod tests {
         let mut run = crate::runner::fixture_run();
         let repeats: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
         let ok = exactness([&run].into_iter()).into_string();
-        assert!(
-            ok.contains(&format!(" all {repeats} repeats exact.")),
-            "{ok}"
-        );
+        let all = format!(" all {repeats} repeats exact.");
+        assert!(ok.contains(&all), "{ok}");
         run.strategies[1].exact = false;
         let shown = run.short_names();
         let wrong = exactness([&run].into_iter()).into_string();
-        assert!(
-            wrong.contains(&format!("Exact sums WRONG</span> for {}.", shown[1])),
-            "{wrong}"
-        );
+        let named = format!("Exact sums WRONG</span> for {}.", shown[1]);
+        assert!(wrong.contains(&named), "{wrong}");
     }
 
     #[test]
@@ -469,11 +408,8 @@ mod tests {
         }
         let grid = StrategyGrid::of_run(&run);
         let table = |short: &str| {
-            let m = MEASURES
-                .iter()
-                .chain(&THROUGHPUT_NS)
-                .find(|m| m.short == short)
-                .unwrap();
+            let mut all = MEASURES.iter().chain(&THROUGHPUT_NS);
+            let m = all.find(|m| m.short == short).unwrap();
             // The change is real: the mark, not the statistics, differs.
             let cells = grid.cells(m);
             assert!(cells[0][1].supported(), "{short}");
@@ -499,14 +435,8 @@ mod tests {
         ] {
             let html = table(short);
             assert!(html.contains(change), "{short}: {html}");
-            for judged in [
-                "▲",
-                "▼",
-                "class=\"better\"",
-                "class=\"worse\"",
-                better,
-                worse,
-            ] {
+            let (up, down) = ("class=\"better\"", "class=\"worse\"");
+            for judged in ["▲", "▼", up, down, better, worse] {
                 assert!(!html.contains(judged), "{short} says {judged}: {html}");
             }
         }

@@ -9,48 +9,37 @@ use crate::verdict::{plural, study_lines};
 use maud::html;
 
 /// The page of `study`.
-pub(super) fn page(study: &StudyResults) -> Result<String, ExportError> {
+pub(super) fn page<'a>(study: &'a StudyResults) -> Result<String, ExportError> {
     let parts = &study.parts;
-    let mut sources = Vec::new();
-    if let Some(m) = &parts.matrix {
-        sources.push(PageSource {
-            label: Some("matrix.json"),
-            doc: Document::Matrix(m),
-        });
-    }
-    if let Some(r) = &parts.run {
-        sources.push(PageSource {
-            label: Some("run.json"),
-            doc: Document::Run(r),
-        });
-    }
-    if let Some(s) = &parts.sweep {
-        sources.push(PageSource {
-            label: Some("sweep.json"),
-            doc: Document::Sweep(s),
-        });
-    }
-    if let Some(p) = &parts.predict {
-        sources.push(PageSource {
-            label: Some("predict.json"),
-            doc: Document::Predict(p),
-        });
-    }
-    if let Some(Ok(c)) = &parts.check {
-        sources.push(PageSource {
-            label: Some("check.json"),
-            doc: Document::Check(c),
-        });
-    }
+    let check = parts.check.as_ref().and_then(|c| c.as_ref().ok());
+    let docs = [
+        parts.matrix.as_ref().map(Document::Matrix),
+        parts.run.as_ref().map(Document::Run),
+        parts.sweep.as_ref().map(Document::Sweep),
+        parts.predict.as_ref().map(Document::Predict),
+        check.map(Document::Check),
+    ];
+    let labels = [
+        "matrix.json",
+        "run.json",
+        "sweep.json",
+        "predict.json",
+        "check.json",
+    ];
+    let source = |(label, doc): (&'static str, Option<Document<'a>>)| {
+        Some(PageSource {
+            label: Some(label),
+            doc: doc?,
+        })
+    };
+    let sources: Vec<PageSource> = labels.into_iter().zip(docs).filter_map(source).collect();
     let p = &study.plan;
     let lines = study_lines(study);
     let kinds: Vec<&str> = sources.iter().map(|s| s.doc.kind()).collect();
     let anchor = |stage: &str| kinds.iter().position(|k| *k == stage).map(|i| i + 1);
-    let glance = parts
-        .run
-        .as_ref()
-        .map(|r| super::run::glance("headline-study", r))
-        .transpose()?;
+    let glance = parts.run.as_ref();
+    let glance = glance.map(|r| super::run::glance("headline-study", r));
+    let glance = glance.transpose()?;
     let lead = html! {
         section.verdict.study data-section="study" id="study" {
             h2 { "Study: the combined verdict" }

@@ -5,7 +5,7 @@
 use super::placement::placement;
 use super::run::{exactness, measure_table, warnings};
 use super::{
-    article_head, inline_svg, marks_legend, provenance_table, section, verdict_section,
+    article_head, inline_svg, marked, marks_legend, provenance_table, section, verdict_section,
     warnings_list,
 };
 use crate::report::ExportError;
@@ -17,10 +17,8 @@ use maud::{Markup, html};
 
 /// `8 threads, affinity unbound, paced at 22.0k/s per thread`.
 fn point_label(p: &SweepPoint) -> String {
-    format!(
-        "{} threads, affinity {}, {}",
-        p.threads, p.affinity, p.regime
-    )
+    let (threads, affinity, regime) = (p.threads, &p.affinity, p.regime);
+    format!("{threads} threads, affinity {affinity}, {regime}")
 }
 
 /// The article of one sweep.
@@ -34,16 +32,11 @@ pub(super) fn article(
     let charts = charts::sweep::sweep_charts(sweep)?;
     let lines = verdict::sweep_lines(sweep);
     let first = sweep.points.first().map(|p| &p.results);
-    let provenance = match first {
-        Some(r) => &r.provenance,
-        None => super::empty_provenance(),
-    };
-    let mut notes = Vec::new();
-    for p in &sweep.points {
-        for (severity, w) in warnings(&p.results) {
-            notes.push((severity, format!("{}: {w}", point_label(p))));
-        }
-    }
+    let provenance = first.map_or(super::empty_provenance(), |r| &r.provenance);
+    let notes = sweep.points.iter().flat_map(|p| {
+        let at = |(severity, w)| (severity, format!("{}: {w}", point_label(p)));
+        warnings(&p.results).into_iter().map(at)
+    });
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="sweep" {
             (article_head(id, "sweep", label, provenance, sweep.stopped()))
@@ -63,7 +56,7 @@ pub(super) fn article(
                     }
                 }
             }))
-            (section(id, "warnings", "Noise and interference warnings", warnings_list(&unique(notes.into_iter()))))
+            (section(id, "warnings", "Noise and interference warnings", warnings_list(marked(&unique(notes)))))
             (section(id, "provenance", "Provenance", html! {
                 (provenance_table(provenance, first.map(|r| &r.topology)))
                 p.note { (sweep.points.len()) " points; each point's command line and start time are in sweep.json." }

@@ -17,27 +17,16 @@ pub(super) fn render(c: &Comparison) -> String {
         let _ = writeln!(out, "\n> **warning:** {}", escape(w));
     }
     out.push('\n');
-    let header: Vec<String> = ["configuration", "measure", "base", "test", "change", "p"]
-        .iter()
-        .map(|h| h.to_string())
-        .collect();
-    let rows: Vec<Vec<String>> = c
-        .pairs
-        .iter()
+    let header = ["configuration", "measure", "base", "test", "change", "p"].map(String::from);
+    let rows: Vec<Vec<String>> = (c.pairs.iter())
         .flat_map(|p| {
             let title = c.title(p);
             p.rows.iter().map(move |r| {
                 let [base, test] = r.figures();
-                vec![
-                    title.clone(),
-                    r.measure.short.to_string(),
-                    base,
-                    test,
-                    format!("{} {}", r.verdict(), r.change_text())
-                        .trim_end()
-                        .to_string(),
-                    r.p_text(),
-                ]
+                let change = format!("{} {}", r.verdict(), r.change_text());
+                let measure = r.measure.short.to_string();
+                let change = change.trim_end().to_string();
+                vec![title.clone(), measure, base, test, change, r.p_text()]
             })
         })
         .collect();
@@ -46,8 +35,8 @@ pub(super) fn render(c: &Comparison) -> String {
     if !footer.is_empty() {
         out.push('\n');
     }
-    for line in footer {
-        let _ = writeln!(out, "- {}", escape(&line));
-    }
-    out
+    out + &footer
+        .iter()
+        .map(|l| format!("- {}\n", escape(l)))
+        .collect::<String>()
 }

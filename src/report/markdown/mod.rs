@@ -2,7 +2,7 @@
 //! CI charts: a provenance header, one table per measure (levels as columns, policies as rows,
 //! `mean±CI%` and the change against the first level), the exactness line and the notes.
 
-use super::measures::StrategyGrid;
+use super::measures::{GridRow, StrategyGrid, TableCell};
 mod compare;
 mod gallery;
 mod run;
@@ -69,54 +69,42 @@ pub(super) fn escape(text: &str) -> String {
 /// The header's provenance bullets: host, CPU, kernel, date, commit.
 pub(super) fn provenance_list(out: &mut String, p: &Provenance) {
     let _ = writeln!(out, "- **host:** {}", escape(&p.hostname));
-    let _ = writeln!(
-        out,
-        "- **CPU:** {}{}",
-        escape(&p.cpu_model),
-        p.microcode
-            .as_deref()
-            .map_or(String::new(), |m| format!(" (microcode {})", escape(m)))
-    );
+    let microcode = p
+        .microcode
+        .as_deref()
+        .map(|m| format!(" (microcode {})", escape(m)));
+    let cpu = escape(&p.cpu_model) + &microcode.unwrap_or_default();
+    let _ = writeln!(out, "- **CPU:** {cpu}");
     let _ = writeln!(out, "- **kernel:** Linux {}", escape(&p.kernel_release));
     let _ = writeln!(out, "- **date:** {}", escape(&p.started_utc));
-    let _ = writeln!(
-        out,
-        "- **contend:** {}, commit {}",
-        escape(&p.contend_version),
-        escape(&p.git_commit)
-    );
+    let (version, commit) = (escape(&p.contend_version), escape(&p.git_commit));
+    let _ = writeln!(out, "- **contend:** {version}, commit {commit}");
 }
 
 /// The repeats behind a run's tables.
 pub(super) fn repeats_line(run: &RunResults) -> String {
-    let cfg = &run.config;
+    let (repeats, cfg) = (run.repeats_text(), &run.config);
+    let (ms, warmup) = (cfg.repeat_duration_s * 1e3, cfg.warmup_s * 1e3);
     format!(
-        "{} × {:.0} ms per strategy (+{:.0} ms warm-up); cells are mean ± the half-width of its 95% CI, \
-         with the change against the first level",
-        run.repeats_text(),
-        cfg.repeat_duration_s * 1e3,
-        cfg.warmup_s * 1e3
+        "{repeats} × {ms:.0} ms per strategy (+{warmup:.0} ms warm-up); cells are mean ± the half-width of its 95% CI, \
+         with the change against the first level"
     )
 }
 
 /// Every table of `m` over `grid`.
 pub(super) fn grid_table(m: &Measure, grid: &StrategyGrid) -> String {
-    let mut header: Vec<String> = grid.key_headers.iter().map(|h| h.to_string()).collect();
-    header.extend(grid.levels.iter().cloned());
-    let rows: Vec<Vec<String>> = grid
-        .rows
-        .iter()
-        .zip(grid.cells(m))
-        .map(|(row, cells)| {
-            // A sweep's keys hold its affinity sets' names, from the file.
-            let mut line: Vec<String> = row.keys.iter().map(|k| escape(k)).collect();
-            line.extend(cells.into_iter().map(|c| match c.change_pct {
-                Some(_) => format!("{} ({})", c.value, c.change_text()),
-                None => c.value,
-            }));
-            line
-        })
-        .collect();
+    let keys = grid.key_headers.iter().map(|h| h.to_string());
+    let header: Vec<String> = keys.chain(grid.levels.iter().cloned()).collect();
+    let cell = |c: TableCell| match c.change_pct {
+        Some(_) => format!("{} ({})", c.value, c.change_text()),
+        None => c.value,
+    };
+    // A sweep's keys hold its affinity sets' names, from the file.
+    let row = |(row, cells): (&GridRow, Vec<TableCell>)| {
+        let keys = row.keys.iter().map(|k| escape(k));
+        keys.chain(cells.into_iter().map(cell)).collect()
+    };
+    let rows: Vec<Vec<String>> = grid.rows.iter().zip(grid.cells(m)).map(row).collect();
     table(&header, &rows)
 }
 
@@ -124,34 +112,24 @@ pub(super) fn exactness<'a>(
     out: &mut String,
     strategies: impl Iterator<Item = &'a StrategyResult>,
 ) {
-    let mut repeats = 0;
-    let mut wrong = Vec::new();
-    for s in strategies {
-        repeats += s.repeats.len();
-        if !s.exact && !wrong.contains(&s.name) {
-            wrong.push(s.name.clone());
+    let all: Vec<&StrategyResult> = strategies.collect();
+    let repeats: usize = all.iter().map(|s| s.repeats.len()).sum();
+    let wrong = super::measures::unique(all.iter().filter(|s| !s.exact).map(|s| s.name.clone()));
+    let _ = match wrong.is_empty() {
+        true => writeln!(out, "**Exact sums:** all {repeats} repeats exact."),
+        false => {
+            let wrong = escape(&wrong.join(", "));
+            writeln!(out, "**Exact sums: WRONG** for {wrong}.")
         }
-    }
-    if wrong.is_empty() {
-        let _ = writeln!(out, "**Exact sums:** all {repeats} repeats exact.");
-    } else {
-        let _ = writeln!(
-            out,
-            "**Exact sums: WRONG** for {}.",
-            escape(&wrong.join(", "))
-        );
-    }
+    };
 }
 
 pub(super) fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) {
-    let mut first = true;
-    for note in notes {
-        if first {
-            out.push_str("\nNotes:\n\n");
-            first = false;
-        }
-        let _ = writeln!(out, "- {}", escape(note));
+    let mut notes = notes.peekable();
+    if notes.peek().is_some() {
+        out.push_str("\nNotes:\n\n");
     }
+    notes.for_each(|note| out.push_str(&format!("- {}\n", escape(note))));
 }
 
 /// How a verdict or headline reaches Markdown: [`escape`] where it holds text from the file.
@@ -165,11 +143,11 @@ pub(super) fn own(text: &str) -> String {
 /// The headline: the answer in bold, then the rest of it and the flat-out sentence, each its own
 /// paragraph, through `text`.
 pub(super) fn headline(h: &Headline, text: Text) -> String {
-    let mut out = format!("\n{}\n", paragraph(&format!("**{}**", text(&h.answer))));
-    for s in h.more.iter().chain(&h.flat_out) {
-        out.push_str(&format!("\n{}\n", paragraph(&text(s))));
-    }
-    out
+    let rest = h.more.iter().chain(&h.flat_out).map(|s| text(s));
+    let paragraphs = std::iter::once(format!("**{}**", text(&h.answer))).chain(rest);
+    paragraphs
+        .map(|p| format!("\n{}\n", paragraph(&p)))
+        .collect()
 }
 
 /// A **Verdict** heading, then each `verdict: …` line once, with each test's 95% interval and
@@ -178,14 +156,11 @@ pub(super) fn verdicts(lines: &[Verdict], text: Text) -> String {
     if lines.is_empty() {
         return String::new();
     }
-    let mut out =
-        String::from("\n**Verdict**\n\nEach change with its 95% interval and Holm-adjusted p.\n");
-    for l in lines {
-        out.push('\n');
-        out.push_str(&paragraph(&text(&l.to_string())));
-        out.push('\n');
-    }
-    out
+    let head = "\n**Verdict**\n\nEach change with its 95% interval and Holm-adjusted p.\n";
+    let each = lines
+        .iter()
+        .map(|l| format!("\n{}\n", paragraph(&text(&l.to_string()))));
+    each.fold(head.to_string(), |out, l| out + &l)
 }
 
 /// `text` as a Markdown paragraph of lines of at most 72 columns.

@@ -12,13 +12,12 @@ use std::fmt::Write;
 /// A run (run.json) as Markdown.
 pub(super) fn render(run: &RunResults) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "## contend run on {}{}\n",
+    let stopped = run.stopped().map(|why| format!(" (PARTIAL: {why})"));
+    let (host, stopped) = (
         escape(&run.provenance.hostname),
-        run.stopped()
-            .map_or(String::new(), |why| format!(" (PARTIAL: {why})"))
+        stopped.unwrap_or_default(),
     );
+    let _ = writeln!(out, "## contend run on {host}{stopped}\n");
     provenance_list(&mut out, &run.provenance);
     let _ = writeln!(out, "- **workload:** {}", run.pools_text());
     if let Some(load) = run.load_text() {

@@ -13,21 +13,17 @@ pub(super) fn render(sweep: &SweepResults) -> String {
         let _ = writeln!(out, "## contend sweep\n\nNo points were measured.");
         return out;
     };
-    let _ = writeln!(
-        out,
-        "## contend sweep on {}{}\n",
-        escape(&first.results.provenance.hostname),
-        sweep
-            .stopped()
-            .map_or(String::new(), |why| format!(" (PARTIAL: {why})"))
-    );
+    let stopped = sweep.stopped().map(|why| format!(" (PARTIAL: {why})"));
+    let host = escape(&first.results.provenance.hostname);
+    let stopped = stopped.unwrap_or_default();
+    let _ = writeln!(out, "## contend sweep on {host}{stopped}\n");
     provenance_list(&mut out, &first.results.provenance);
+    let threads = unique(sweep.points.iter().map(|p| p.threads.to_string())).join(", ");
+    let affinities = unique(sweep.points.iter().map(|p| escape(&p.affinity))).join(", ");
+    let n = sweep.points.len();
     let _ = writeln!(
         out,
-        "- **points:** {} (threads {}; affinity {})",
-        sweep.points.len(),
-        unique(sweep.points.iter().map(|p| p.threads.to_string())).join(", "),
-        unique(sweep.points.iter().map(|p| escape(&p.affinity))).join(", ")
+        "- **points:** {n} (threads {threads}; affinity {affinities})"
     );
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(&first.results));
     let all = || sweep.points.iter().flat_map(|p| &p.results.strategies);
@@ -39,13 +35,8 @@ pub(super) fn render(sweep: &SweepResults) -> String {
     }
     out.push('\n');
     exactness(&mut out, all());
-    let point_notes = unique(
-        sweep
-            .points
-            .iter()
-            .flat_map(|p| p.results.notes.iter().cloned()),
-    );
-    notes(&mut out, point_notes.iter().map(String::as_str));
+    let point_notes = unique(sweep.points.iter().flat_map(|p| &p.results.notes));
+    notes(&mut out, point_notes.into_iter().map(String::as_str));
     out.push_str(&verdicts(&crate::verdict::sweep_lines(sweep), escape));
     out
 }

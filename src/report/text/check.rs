@@ -2,7 +2,7 @@
 //! by point (transfers per update against the exact counts, net cost against its CI), how many
 //! agree, the median error, the worst point and the knees.
 
-use super::align;
+use super::{align, head};
 use crate::predict::CheckResults;
 use crate::units::{si, with_interval};
 use crate::verdict::check_lines;
@@ -10,13 +10,23 @@ use crate::verdict::rho_text;
 use crate::workload::Arrivals;
 use std::fmt::Write;
 
+/// `v` to three decimals.
+fn fixed3(v: f64) -> String {
+    format!("{v:.3}")
+}
+
+/// `v` as a whole percentage.
+fn percent(v: f64) -> String {
+    format!("{v:.0}%")
+}
+
 /// Predicted against measured, point by point, then the median error and the knees.
 pub(super) fn render(c: &CheckResults) -> String {
     let mut out = String::new();
+    let (file, source) = (&c.file, &c.latency_source);
     let _ = writeln!(
         out,
-        "contend predict --check {}: transfer time = {}\n",
-        c.file, c.latency_source
+        "contend predict --check {file}: transfer time = {source}\n"
     );
     out.push_str(&super::verdicts(&check_lines(c)));
     out.push('\n');
@@ -27,23 +37,19 @@ pub(super) fn render(c: &CheckResults) -> String {
         notes(&mut out, c);
         return out;
     }
-    let mut rows = vec![
-        [
-            "series",
-            "rate/writer",
-            "canary ns",
-            "ρ",
-            "transfers/update predicted",
-            "exact",
-            "predicted ns",
-            "of it clock ns",
-            "measured net ns [95% CI]",
-            "error",
-            "agrees",
-        ]
-        .map(String::from)
-        .to_vec(),
-    ];
+    let mut rows = vec![head(&[
+        "series",
+        "rate/writer",
+        "canary ns",
+        "ρ",
+        "transfers/update predicted",
+        "exact",
+        "predicted ns",
+        "of it clock ns",
+        "measured net ns [95% CI]",
+        "error",
+        "agrees",
+    ])];
     for p in &c.points {
         rows.push(vec![
             p.series.clone(),
@@ -58,8 +64,7 @@ pub(super) fn render(c: &CheckResults) -> String {
             },
             rho_text(p.rho),
             format!("{:.3}", p.predicted_transfers),
-            p.measured_transfers
-                .map_or("-".into(), |m| format!("{m:.3}")),
+            p.measured_transfers.map_or("-".into(), fixed3),
             p.predicted_ns.map_or("saturated".into(), si),
             p.local_ns.map_or("-".into(), si),
             with_interval(p.measured_ns, p.measured_ci_ns, p.repeats, ""),
@@ -82,16 +87,14 @@ pub(super) fn render(c: &CheckResults) -> String {
             "structure: transfers per update not scored (no exact counts, or most counted 0 where the model predicts some)\n",
         ),
     }
+    let per_s = |r: Option<f64>, none: &str| r.map_or(none.into(), |r| format!("{}/s", si(r)));
     for k in &c.knees {
-        let m = k
-            .measured_rate
-            .map_or("not reached".into(), |r| format!("{}/s", si(r)));
-        let p = k
-            .predicted_rate
-            .map_or("never".into(), |r| format!("{}/s", si(r)));
-        let ratio = k
-            .ratio
-            .map_or(String::new(), |r| format!(" (measured/predicted {r:.2})"));
+        let (m, p) = (
+            per_s(k.measured_rate, "not reached"),
+            per_s(k.predicted_rate, "never"),
+        );
+        let ratio = k.ratio.map(|r| format!(" (measured/predicted {r:.2})"));
+        let ratio = ratio.unwrap_or_default();
         let _ = writeln!(
             out,
             "knee of {}: measured {m} (first rate whose net cost rose >25% above its lowest rate's, its 95% CI above it); predicted saturation {p}{ratio}",
@@ -111,24 +114,20 @@ fn notes(out: &mut String, c: &CheckResults) {
 /// Flat out: hand-overs a second predicted against the exact count, and what that makes each update
 /// wait.
 fn flat_out(out: &mut String, c: &CheckResults) {
-    let mut rows = vec![
-        [
-            "flat out",
-            "writers",
-            "lines saturated",
-            "hand-overs/s predicted",
-            "counted [95% CI]",
-            "error",
-            "agrees",
-            "round ns predicted",
-            "updates/ownership",
-            "hold ns/ownership implied",
-            "ns/update predicted",
-            "loop ns/update",
-        ]
-        .map(String::from)
-        .to_vec(),
-    ];
+    let mut rows = vec![head(&[
+        "flat out",
+        "writers",
+        "lines saturated",
+        "hand-overs/s predicted",
+        "counted [95% CI]",
+        "error",
+        "agrees",
+        "round ns predicted",
+        "updates/ownership",
+        "hold ns/ownership implied",
+        "ns/update predicted",
+        "loop ns/update",
+    ])];
     for p in &c.flat_out {
         rows.push(vec![
             p.series.clone(),
@@ -136,8 +135,7 @@ fn flat_out(out: &mut String, c: &CheckResults) {
             p.saturated_lines.to_string(),
             si(p.predicted_per_s),
             with_interval(p.measured_per_s, p.measured_ci, p.repeats, ""),
-            p.error_pct()
-                .map_or("none counted".into(), |e| format!("{e:.0}%")),
+            p.error_pct().map_or("none counted".into(), percent),
             p.agreement().word().into(),
             p.predicted_round_ns.map_or("-".into(), si),
             p.updates_per_ownership.map_or("-".into(), si),
@@ -173,20 +171,21 @@ mod tests {
         // Whether each agrees: one repeat cannot tell (10% and 11% off,
         // within the margin).
         let agrees = |name: &str, column: usize| {
-            let cells: Vec<&str> = row(name)
-                .split("  ")
-                .map(str::trim)
+            let cells = row(name).split("  ").map(str::trim);
+            cells
                 .filter(|c| !c.is_empty())
-                .collect();
-            cells[column].to_string()
+                .nth(column)
+                .unwrap()
+                .to_string()
         };
+        let (p5, p1, f3, f1) = (
+            agrees("p5 ", 10),
+            agrees("p1 ", 10),
+            agrees("f3 ", 6),
+            agrees("f1 ", 6),
+        );
         assert_eq!(
-            [
-                agrees("p5 ", 10),
-                agrees("p1 ", 10),
-                agrees("f3 ", 6),
-                agrees("f1 ", 6)
-            ],
+            [p5, p1, f3, f1],
             ["yes", "1 repeat", "yes", "1 repeat"],
             "{text}"
         );

@@ -21,13 +21,7 @@ pub fn compare_text(c: &Comparison, detail: Detail) -> String {
 
 /// One row of the patch table: a strategy, its figure and, for a test strategy, its change and
 /// verdict.
-struct PatchRow {
-    name: String,
-    figure: String,
-    n: String,
-    change: String,
-    verdict: String,
-}
+struct PatchRow([String; 5]);
 
 impl PatchRow {
     /// The row of `strategy` of `run`, whose cost is `summary`.
@@ -40,53 +34,32 @@ impl PatchRow {
         runs: bool,
     ) -> Self {
         // Across runs n counts runs; within one, repeats and those set aside.
-        let set_aside = match runs {
-            true => 0,
-            false => strategy.summary.as_ref().map_or(0, |s| s.set_aside),
+        let set_aside = strategy.summary.as_ref().filter(|_| !runs);
+        let set_aside = set_aside.map_or(0, |s| s.set_aside);
+        // One repeat gives no interval (the n column says why), nor does one run a side without a
+        // host's record.
+        let figure = |s: Summary| match s.ci95_high - s.mean {
+            half if half > 0.0 => format!("{:.decimals$} ±{half:.decimals$}", s.mean),
+            _ => format!("{:.decimals$}", s.mean),
         };
-        let (figure, n) = match summary {
-            Some(s) => (
-                // One repeat gives no interval (the n column says why), nor does one run a side
-                // without a host's record.
-                if s.ci95_high > s.mean {
-                    format!("{:.decimals$} ±{:.decimals$}", s.mean, s.ci95_high - s.mean)
-                } else {
-                    format!("{:.decimals$}", s.mean)
-                },
-                match set_aside {
-                    0 => s.n.to_string(),
-                    k => format!("{}+{k}", s.n),
-                },
-            ),
-            None => ("-".to_string(), "-".to_string()),
+        let n = |s: Summary| match set_aside {
+            0 => s.n.to_string(),
+            k => format!("{}+{k}", s.n),
         };
-        let (change, verdict) = match row {
+        let (figure, n) = summary.map_or(("-".into(), "-".into()), |s| (figure(s), n(s)));
+        let (change, verdict) = match row.map(|r| (r, r.outcome)) {
             None => ("base".to_string(), String::new()),
-            Some(r) => match r.outcome {
-                None => (String::new(), "not recorded".to_string()),
-                Some(o) => (
-                    o.change_pm_text(r.measure.unit.symbol()),
-                    o.word(r.measure.direction).to_string(),
-                ),
-            },
+            Some((_, None)) => (String::new(), "not recorded".to_string()),
+            Some((r, Some(o))) => {
+                let m = r.measure;
+                (
+                    o.change_pm_text(m.unit.symbol()),
+                    o.word(m.direction).to_string(),
+                )
+            }
         };
-        PatchRow {
-            name: plain(&run.short_name(strategy)),
-            figure,
-            n,
-            change,
-            verdict,
-        }
-    }
-
-    fn cells(&self) -> [&str; 5] {
-        [
-            &self.name,
-            &self.figure,
-            &self.n,
-            &self.change,
-            &self.verdict,
-        ]
+        let name = plain(&run.short_name(strategy));
+        PatchRow([name, figure, n, change, verdict])
     }
 }
 
@@ -101,25 +74,21 @@ fn heading(c: &Comparison, one_file: bool) -> String {
     let mut out = String::new();
     if one_file {
         let tests: Vec<String> = c.test.selectors.iter().map(|s| plain(s)).collect();
+        let path = plain(&c.base.path.display().to_string());
         let what = match (c.base.selectors.first(), tests.is_empty()) {
             (Some(b), false) => format!("{} against {}", plain(b), tests.join(", ")),
             _ => "every strategy".to_string(),
         };
         out.push_str(&wrapped(&format!("contend compare: {what}")));
-        out.push_str(&wrapped(&format!(
-            "in {}",
-            plain(&c.base.path.display().to_string())
-        )));
+        out.push_str(&wrapped(&format!("in {path}")));
     } else {
         for (label, side) in [("base", &c.base), ("test", &c.test)] {
             let n = match side.runs.len() {
                 1 => String::new(),
                 n => format!(" ({n} runs)"),
             };
-            out.push_str(&wrapped(&format!(
-                "{label}: {}{n}",
-                plain(&side.path.display().to_string())
-            )));
+            let path = plain(&side.path.display().to_string());
+            out.push_str(&wrapped(&format!("{label}: {path}{n}")));
         }
     }
     out
@@ -131,29 +100,14 @@ fn patch_table(c: &Comparison) -> String {
     let runs = c.replicates == Replicates::Runs;
     let one_file = c.base.path == c.test.path && !runs;
     let mut out = heading(c, one_file);
-    let mut regimes: Vec<Regime> = Vec::new();
-    for p in &c.pairs {
-        if !regimes.contains(&p.base.regime) {
-            regimes.push(p.base.regime);
-        }
-    }
-    for regime in regimes {
+    for regime in crate::report::measures::unique(c.pairs.iter().map(|p| p.base.regime)) {
         let pairs: Vec<&Pair> = c.pairs.iter().filter(|p| p.base.regime == regime).collect();
         let m = cost_row(pairs[0]).measure;
         out.push('\n');
-        out.push_str(&wrapped(&format!(
-            "{regime}: {} ±95% CI ({})",
-            m.short,
-            m.direction.words()
-        )));
-        let header = PatchRow {
-            name: "strategy".into(),
-            figure: m.unit.symbol().to_string(),
-            n: "n".into(),
-            change: "change".into(),
-            verdict: "verdict".into(),
-        };
-        let mut rows = vec![header];
+        let what = format!("{regime}: {} ±95% CI ({})", m.short, m.direction.words());
+        out.push_str(&wrapped(&what));
+        let header = ["strategy", m.unit.symbol(), "n", "change", "verdict"];
+        let mut rows = vec![PatchRow(header.map(String::from))];
         let mut last_base: Option<&StrategyResult> = None;
         for p in pairs {
             let row = cost_row(p);
@@ -163,11 +117,12 @@ fn patch_table(c: &Comparison) -> String {
                 ));
                 last_base = Some(p.base);
             }
+            let d = m.decimals;
             rows.push(PatchRow::of(
                 c.test.run,
                 p.test,
                 row.test,
-                m.decimals,
+                d,
                 Some(row),
                 runs,
             ));
@@ -175,11 +130,10 @@ fn patch_table(c: &Comparison) -> String {
         out.push_str(&layout(&rows));
     }
     out.push('\n');
-    let set_aside = c
-        .pairs
-        .iter()
-        .flat_map(|p| [p.base, p.test])
-        .any(|s| s.summary.as_ref().is_some_and(|m| m.set_aside > 0));
+    let sides = c.pairs.iter().flat_map(|p| [p.base, p.test]);
+    let set_aside = sides
+        .filter_map(|s| s.summary.as_ref())
+        .any(|m| m.set_aside > 0);
     if runs {
         out.push_str(&wrapped("n: runs, each the mean of its repeats"));
     } else if set_aside {
@@ -199,19 +153,18 @@ fn patch_table(c: &Comparison) -> String {
     };
     for (label, side) in sides {
         let p = &side.run.provenance;
-        out.push_str(&wrapped(&plain(&format!(
-            "{label}host: {}, {}, Linux {}",
-            p.hostname, p.cpu_model, p.kernel_release
-        ))));
+        let (host, cpu, kernel) = (&p.hostname, &p.cpu_model, &p.kernel_release);
+        let host = format!("{label}host: {host}, {cpu}, Linux {kernel}");
+        out.push_str(&wrapped(&plain(&host)));
         let when = match side.runs.as_slice() {
             [_, .., (_, last)] if !one_file => {
                 format!("runs: {} to {}", p.started_utc, last.provenance.started_utc)
             }
             _ => format!("run: {}", p.started_utc),
         };
+        let (version, commit) = (&p.contend_version, &p.git_commit);
         out.push_str(&wrapped(&plain(&format!(
-            "{label}{when}, contend {} ({})",
-            p.contend_version, p.git_commit
+            "{label}{when}, contend {version} ({commit})"
         ))));
     }
     out
@@ -220,25 +173,21 @@ fn patch_table(c: &Comparison) -> String {
 /// `rows` (the header first) as aligned columns within [`WIDTH`], the name left and the numbers
 /// right; a longer name takes a line of its own.
 fn layout(rows: &[PatchRow]) -> String {
-    let width = |i: usize| {
-        rows.iter()
-            .map(|r| r.cells()[i].chars().count())
-            .max()
-            .unwrap_or(0)
-    };
-    let w: Vec<usize> = (0..5).map(width).collect();
+    let width = |i: usize| rows.iter().map(|r| r.0[i].chars().count()).max();
+    let w: Vec<usize> = (0..5).map(|i| width(i).unwrap_or(0)).collect();
     let numbers = |r: &PatchRow| {
         let widths = [w[1], w[2], w[3], 0];
-        columns(&r.cells()[1..], &widths, &[true, true, false, false])
+        columns(&r.0[1..], &widths, &[true, true, false, false])
     };
     let rest = w[1] + 2 + w[2] + 2 + w[3] + 2 + w[4];
     let name_width = w[0].min(WIDTH.saturating_sub(rest + 2));
     let mut out = String::new();
     for r in rows {
-        let line = if r.name.chars().count() <= name_width {
-            format!("{:<name_width$}  {}", r.name, numbers(r))
+        let name = &r.0[0];
+        let line = if name.chars().count() <= name_width {
+            format!("{name:<name_width$}  {}", numbers(r))
         } else {
-            format!("{}\n{:name_width$}  {}", r.name, "", numbers(r))
+            format!("{name}\n{:name_width$}  {}", "", numbers(r))
         };
         for l in line.lines() {
             let _ = writeln!(out, "{}", l.trim_end());
@@ -256,73 +205,49 @@ fn every_measure(c: &Comparison) -> String {
     let _ = writeln!(out, "p: {}", c.p_note());
     // Each row's cells, and the run-level line under a judged one.
     type Row = ([String; 6], Option<String>);
-    let blocks: Vec<(String, Vec<Row>)> = c
-        .pairs
-        .iter()
-        .map(|p| {
-            let rows = p
-                .rows
-                .iter()
-                .map(|r| {
-                    let [base, test] = r.figures();
-                    let row = [
-                        r.measure.short.to_string(),
-                        format!("base: {base}"),
-                        format!("test: {test}"),
-                        r.verdict(),
-                        r.change_text(),
-                        r.p_text(),
-                    ];
-                    (row, r.runs_text().filter(|_| r.judged))
-                })
-                .collect();
-            (c.title(p), rows)
-        })
-        .collect();
+    let row = |r: &MeasureRow| {
+        let [base, test] = r.figures();
+        let row = [
+            r.measure.short.to_string(),
+            format!("base: {base}"),
+            format!("test: {test}"),
+            r.verdict(),
+            r.change_text(),
+            r.p_text(),
+        ];
+        (row, r.runs_text().filter(|_| r.judged))
+    };
+    let block = |p: &Pair| (c.title(p), p.rows.iter().map(row).collect::<Vec<Row>>());
+    let blocks: Vec<(String, Vec<Row>)> = c.pairs.iter().map(block).collect();
     let mut widths = [0usize; 6];
     for (row, _) in blocks.iter().flat_map(|(_, rows)| rows) {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
+        widths = std::array::from_fn(|i| widths[i].max(row[i].chars().count()));
     }
     for (title, rows) in &blocks {
         let _ = writeln!(out, "\n{}", plain(title));
         for (row, runs) in rows {
-            let mut line = String::from("  ");
-            for (cell, w) in row.iter().zip(widths) {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(w - cell.chars().count() + 3));
-            }
+            let cells = row.iter().zip(widths).map(|(c, w)| format!("{c:<w$}   "));
+            let line = format!("  {}", cells.collect::<String>());
             let _ = writeln!(out, "{}", line.trim_end());
             if let Some(runs) = runs {
                 let _ = writeln!(out, "    {runs}");
             }
         }
     }
-    out.push('\n');
-    for line in c.footer() {
-        let _ = writeln!(out, "{}", plain(&line));
-    }
-    out
+    let footer: String = c.footer().iter().map(|l| plain(l) + "\n").collect();
+    out + "\n" + &footer
 }
 
 /// A host's record of identical runs as text.
 pub fn record_text(record: &HostRecord) -> String {
     let mut out = String::new();
     let p = &record.provenance;
+    let (n, host, cpu) = (record.runs.len(), &p.hostname, &p.cpu_model);
     out.push_str(&wrapped(&plain(&format!(
-        "host record: {} runs on {} ({}): how far a run's mean moves from run to run",
-        record.runs.len(),
-        p.hostname,
-        p.cpu_model
+        "host record: {n} runs on {host} ({cpu}): how far a run's mean moves from run to run"
     ))));
-    let mut rows = vec![[
-        "strategy".to_string(),
-        "regime".to_string(),
-        "mean".to_string(),
-        "run to run".to_string(),
-        "between runs".to_string(),
-    ]];
+    let mut rows =
+        vec![["strategy", "regime", "mean", "run to run", "between runs"].map(String::from)];
     for r in &record.spreads {
         if r.measure != cost_measure(r.regime).short {
             continue;
@@ -343,13 +268,11 @@ pub fn record_text(record: &HostRecord) -> String {
                 .map_or("-".to_string(), |b| format!("{:.0}%", 100.0 * b)),
         ]);
     }
-    let widths: Vec<usize> = (0..5)
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    for r in &rows {
-        let right = [false, false, true, true, true];
-        let _ = writeln!(out, "{}", columns(r, &widths, &right));
-    }
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..5).map(width).collect();
+    let right = [false, false, true, true, true];
+    rows.iter()
+        .for_each(|r| out.push_str(&(columns(r, &widths, &right) + "\n")));
     out.push_str(&wrapped(
         "run to run: the standard deviation of the runs' means (each adjusted to the same line cost); between runs: its share not explained by each run's own repeats",
     ));

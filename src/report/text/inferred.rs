@@ -15,19 +15,10 @@ pub fn render(h: &InferredHost) -> String {
         h.topology.cpus.len()
     );
     out.push_str(&super::topology::render(&h.topology));
-    let mut table = vec![vec![
-        "class".to_string(),
-        "pairs".into(),
-        "median ns".into(),
-        "p5–p95 ns".into(),
-    ]];
+    let mut table = vec![super::head(&["class", "pairs", "median ns", "p5–p95 ns"])];
     let row = |c: &crate::predict::inferred::InferredClass, name: String| {
-        vec![
-            name,
-            c.pairs.to_string(),
-            si(c.median_ns),
-            format!("{}–{}", si(c.p5_ns), si(c.p95_ns)),
-        ]
+        let range = format!("{}–{}", si(c.p5_ns), si(c.p95_ns));
+        vec![name, c.pairs.to_string(), si(c.median_ns), range]
     };
     table.extend(h.classes.iter().map(|c| row(c, c.class.to_string())));
     if let Some(a) = &h.away_same_node {

@@ -2,11 +2,11 @@
 //! pairwise grid, the classes, empty classes, the coherence transactions, contenders, sharers and
 //! homes when measured, the advice, drift, stability and the reference check.
 
-use super::{align, wrapped};
+use super::{align, head, wrapped};
 use crate::matrix::{MatrixResults, PairClass, PairResult, Transaction};
 use crate::report::plain;
 use crate::verdict;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// Most CPUs shown as a CPU × CPU grid (131 columns at 32 CPUs with 3-digit latencies).
@@ -19,25 +19,21 @@ const TRANSACTION_CLASSES: usize = 3;
 pub fn render(r: &MatrixResults) -> String {
     let mut s = String::new();
     let c = &r.config;
+    let (pairs, cpus) = (verdict::plural(r.pairs.len(), "pair"), c.cpus.len());
     let _ = write!(
         s,
-        "{} pair{} of {} CPUs, mode {}, home {}",
-        r.pairs.len(),
-        if r.pairs.len() == 1 { "" } else { "s" },
-        c.cpus.len(),
-        c.mode,
-        c.home,
+        "{pairs} of {cpus} CPUs, mode {}, home {}",
+        c.mode, c.home
     );
     // Files written before the time was recorded hold 0.
     if r.elapsed_s > 0.0 {
         let _ = write!(s, ", {:.2} s", r.elapsed_s);
     }
+    let (samples, trips) = (c.samples, c.round_trips_per_sample);
     let _ = writeln!(
         s,
-        "\n{} samples x {} round trips per direction",
-        c.samples, c.round_trips_per_sample
+        "\n{samples} samples x {trips} round trips per direction\n"
     );
-    s.push('\n');
     grid(&mut s, r);
     s.push('\n');
     classes(&mut s, r);
@@ -49,14 +45,14 @@ pub fn render(r: &MatrixResults) -> String {
     sharers(&mut s, r);
     home_classes(&mut s, r);
     s.push('\n');
-    for line in verdict::matrix_lines(r) {
-        s.push_str(&wrapped(&plain(&line.text)));
-    }
+    let lines = verdict::matrix_lines(r);
+    s.extend(lines.iter().map(|l| wrapped(&plain(&l.text))));
     drift(&mut s, r);
     let f = &r.reference;
+    let (one_way, matrix, diff) = (f.one_way_ns, f.matrix_one_way_ns, f.difference_pct);
+    let (a, b) = (f.cpus[0], f.cpus[1]);
     s.push_str(&wrapped(&format!(
-        "reference ping-pong {}-{}: {:.1} ns one-way, matrix {:.1} ns ({:+.1}%)",
-        f.cpus[0], f.cpus[1], f.one_way_ns, f.matrix_one_way_ns, f.difference_pct
+        "reference ping-pong {a}-{b}: {one_way:.1} ns one-way, matrix {matrix:.1} ns ({diff:+.1}%)"
     )));
     if !f.agrees() {
         s.push_str(&wrapped(&format!(
@@ -75,19 +71,16 @@ fn grid(s: &mut String, r: &MatrixResults) {
         node_grid(s, r);
         return;
     }
-    let mut ns: BTreeMap<(u32, u32), String> = BTreeMap::new();
-    for p in &r.pairs {
+    let both = |p: &PairResult| {
         let v = format!("{:.0}", p.median_ns);
-        ns.insert((p.cpus[0], p.cpus[1]), v.clone());
-        ns.insert((p.cpus[1], p.cpus[0]), v);
-    }
+        [
+            ((p.cpus[0], p.cpus[1]), v.clone()),
+            ((p.cpus[1], p.cpus[0]), v),
+        ]
+    };
+    let ns: BTreeMap<(u32, u32), String> = r.pairs.iter().flat_map(both).collect();
     let label = cpus.iter().map(|c| c.to_string().len()).max().unwrap_or(1);
-    let width = ns
-        .values()
-        .map(String::len)
-        .chain([label])
-        .max()
-        .unwrap_or(1);
+    let width = ns.values().map(String::len).max().unwrap_or(1).max(label);
     let missing = ns.len() < cpus.len() * (cpus.len() - 1);
     let _ = writeln!(
         s,
@@ -95,32 +88,27 @@ fn grid(s: &mut String, r: &MatrixResults) {
         if missing { "; - = not sampled" } else { "" }
     );
     let _ = write!(s, "{:>label$}", "");
-    for c in cpus {
-        let _ = write!(s, " {c:>width$}");
-    }
-    s.push('\n');
+    s.extend(cpus.iter().map(|c| format!(" {c:>width$}")));
     for &a in cpus {
-        let _ = write!(s, "{a:>label$}");
+        let _ = write!(s, "\n{a:>label$}");
         for &b in cpus {
-            let cell = match ns.get(&(a, b)) {
-                _ if a == b => ".",
-                Some(v) => v,
-                None => "-",
+            let cell = if a == b {
+                "."
+            } else {
+                ns.get(&(a, b)).map_or("-", String::as_str)
             };
             let _ = write!(s, " {cell:>width$}");
         }
-        s.push('\n');
     }
+    s.push('\n');
 }
 
 /// Over [`GRID_MAX_CPUS`] CPUs, the grid by node.
 fn node_grid(s: &mut String, r: &MatrixResults) {
     let node_of = |cpu: u32| r.topology.node_of_cpu(cpu);
     let mut nodes: BTreeMap<u32, crate::topology::CpuList> = BTreeMap::new();
-    for &c in &r.config.cpus {
-        if let Some(n) = node_of(c) {
-            nodes.entry(n).or_default().insert(c);
-        }
+    for (n, c) in r.config.cpus.iter().filter_map(|&c| Some((node_of(c)?, c))) {
+        nodes.entry(n).or_default().insert(c);
     }
     let mut medians: BTreeMap<(u32, u32), Vec<f64>> = BTreeMap::new();
     for p in &r.pairs {
@@ -132,10 +120,10 @@ fn node_grid(s: &mut String, r: &MatrixResults) {
         }
     }
     let cell = |a: u32, b: u32| {
-        medians
+        let median = medians
             .get(&(a.min(b), a.max(b)))
-            .and_then(|v| crate::stats::median(v))
-            .map_or("-".to_string(), |m| format!("{m:.0}"))
+            .and_then(|v| crate::stats::median(v));
+        median.map_or("-".to_string(), |m| format!("{m:.0}"))
     };
     let _ = writeln!(
         s,
@@ -143,30 +131,23 @@ fn node_grid(s: &mut String, r: &MatrixResults) {
         r.config.cpus.len()
     );
     let ids: Vec<u32> = nodes.keys().copied().collect();
-    let width = ids
+    let cells = ids
         .iter()
-        .flat_map(|&a| ids.iter().map(move |&b| (a, b)))
-        .map(|(a, b)| cell(a, b).len())
-        .chain(ids.iter().map(|n| format!("node {n}").len()))
-        .max()
-        .unwrap_or(1);
-    let list = nodes
-        .values()
-        .map(|l| l.to_string().len())
-        .max()
-        .unwrap_or(4);
+        .flat_map(|&a| ids.iter().map(move |&b| cell(a, b).len()));
+    let heads = ids.iter().map(|n| format!("node {n}").len());
+    let width = cells.chain(heads).max().unwrap_or(1);
+    let list = nodes.values().map(|l| l.to_string().len()).max();
+    let list = list.unwrap_or(4);
     let _ = write!(s, "{:<7} {:<list$}", "", "CPUs");
-    for n in &ids {
-        let _ = write!(s, " {:>width$}", format!("node {n}"));
+    let heads = ids
+        .iter()
+        .map(|n| format!(" {:>width$}", format!("node {n}")));
+    s.extend(heads);
+    for (&a, l) in &nodes {
+        let _ = write!(s, "\n{:<7} {:<list$}", format!("node {a}"), l.to_string());
+        s.extend(ids.iter().map(|&b| format!(" {:>width$}", cell(a, b))));
     }
     s.push('\n');
-    for (&a, l) in &nodes {
-        let _ = write!(s, "{:<7} {:<list$}", format!("node {a}"), l.to_string());
-        for &b in &ids {
-            let _ = write!(s, " {:>width$}", cell(a, b));
-        }
-        s.push('\n');
-    }
 }
 
 /// The class table (pairs, median, p90, range), then the classes with no pair and why.
@@ -177,41 +158,32 @@ fn classes(s: &mut String, r: &MatrixResults) {
         "class", "pairs", "median ns", "p90 ns", "min ns", "max ns"
     );
     for k in &r.classes {
-        let pairs = if k.pairs == k.candidates {
-            k.pairs.to_string()
-        } else {
-            format!("{}/{}", k.pairs, k.candidates)
+        let pairs = match k.pairs == k.candidates {
+            true => k.pairs.to_string(),
+            false => format!("{}/{}", k.pairs, k.candidates),
         };
-        let _ = writeln!(
-            s,
-            "{:<14} {:>7} {:>10.1} {:>8.1} {:>8.1} {:>8.1}",
+        let (class, median, p90, min, max) = (
             k.class.to_string(),
-            pairs,
             k.median_ns,
             k.p90_ns,
             k.min_ns,
-            k.max_ns
+            k.max_ns,
+        );
+        let _ = writeln!(
+            s,
+            "{class:<14} {pairs:>7} {median:>10.1} {p90:>8.1} {min:>8.1} {max:>8.1}"
         );
     }
-    for e in &r.empty_classes {
-        s.push_str(&wrapped(&plain(&format!(
-            "no {} pairs: {}",
-            e.class, e.reason
-        ))));
-    }
+    let empty = r.empty_classes.iter();
+    s.extend(empty.map(|e| wrapped(&plain(&format!("no {} pairs: {}", e.class, e.reason)))));
 }
 
 /// Per class (a column each), each coherence transaction's net ns and its ratio to the class's
 /// ping-pong, then the clock's step when coarse.
 fn transactions(s: &mut String, r: &MatrixResults) {
-    let mut classes: Vec<PairClass> = r
-        .pairs
-        .iter()
-        .filter(|p| !p.transactions.is_empty())
-        .map(|p| p.class)
-        .collect();
-    classes.sort();
-    classes.dedup();
+    let measured = r.pairs.iter().filter(|p| !p.transactions.is_empty());
+    let classes: BTreeSet<PairClass> = measured.map(|p| p.class).collect();
+    let classes: Vec<PairClass> = classes.into_iter().collect();
     if classes.is_empty() {
         return;
     }
@@ -229,16 +201,11 @@ fn transactions(s: &mut String, r: &MatrixResults) {
     let mut smallest = f64::INFINITY;
     // At most 3 classes a table, so that each fits 72 columns.
     for (i, chunk) in classes.chunks(TRANSACTION_CLASSES).enumerate() {
+        let pingpong = |&k: &PairClass| ns_or_dash(median(&of_class(k), &|p| Some(p.median_ns)));
+        let names = chunk.iter().map(ToString::to_string);
         let mut rows = vec![
-            std::iter::once(String::new())
-                .chain(chunk.iter().map(ToString::to_string))
-                .collect::<Vec<_>>(),
-            std::iter::once("ping-pong".to_string())
-                .chain(chunk.iter().map(|&k| {
-                    median(&of_class(k), &|p| Some(p.median_ns))
-                        .map_or("-".into(), |m| format!("{m:.1}"))
-                }))
-                .collect(),
+            [String::new()].into_iter().chain(names).collect(),
+            [head(&["ping-pong"]), chunk.iter().map(pingpong).collect()].concat(),
         ];
         for t in Transaction::ALL {
             let of = |p: &PairResult| p.transactions.iter().find(|c| c.transaction == t).cloned();
@@ -247,9 +214,8 @@ fn transactions(s: &mut String, r: &MatrixResults) {
                 let pairs = of_class(k);
                 let ns = median(&pairs, &|p| of(p).map(|c| c.net_ns));
                 let ratio = median(&pairs, &|p| of(p).map(|c| c.to_pingpong));
-                smallest = ns
-                    .filter(|&ns| ns > 0.0)
-                    .map_or(smallest, |ns| smallest.min(ns));
+                let positive = ns.filter(|&ns| ns > 0.0);
+                smallest = positive.map_or(smallest, |ns| smallest.min(ns));
                 row.push(match (ns, ratio) {
                     (Some(ns), Some(x)) => format!("{ns:.1} ({x:.2})"),
                     _ => "-".into(),
@@ -270,24 +236,20 @@ fn transactions(s: &mut String, r: &MatrixResults) {
 /// The pairs whose transactions stopped short of their plan.
 fn transactions_cut_line(r: &MatrixResults) -> Option<String> {
     let cut: Vec<&PairResult> = r.pairs.iter().filter(|p| p.transactions_cut()).collect();
-    let fewest = cut
-        .iter()
-        .map(|p| {
-            let missing = p.transactions.len() < Transaction::ALL.len();
-            let least = p.transactions.iter().map(|t| t.samples).min();
-            (
-                if missing { 0 } else { least.unwrap_or(0) },
-                p.transactions_planned,
-            )
-        })
-        .min()?;
-    Some(format!(
-        "transactions cut short on {} of {} pairs (fewest {} of {} samples a transaction): their two threads took turns on one CPU, over {} µs a transfer (a loaded machine, or both vCPUs on one host CPU), so those pairs' figures rest on fewer samples, or none",
+    let least = |p: &&PairResult| {
+        let missing = p.transactions.len() < Transaction::ALL.len();
+        let least = p.transactions.iter().map(|t| t.samples).min();
+        let least = least.filter(|_| !missing);
+        (least.unwrap_or(0), p.transactions_planned)
+    };
+    let (fewest, planned) = cut.iter().map(least).min()?;
+    let (n, all, us) = (
         cut.len(),
         r.pairs.len(),
-        fewest.0,
-        fewest.1,
-        crate::matrix::SCHEDULED_TRANSFER_NS / 1000
+        crate::matrix::SCHEDULED_TRANSFER_NS / 1000,
+    );
+    Some(format!(
+        "transactions cut short on {n} of {all} pairs (fewest {fewest} of {planned} samples a transaction): their two threads took turns on one CPU, over {us} µs a transfer (a loaded machine, or both vCPUs on one host CPU), so those pairs' figures rest on fewer samples, or none"
     ))
 }
 
@@ -299,11 +261,9 @@ fn ns_or_dash(ns: Option<f64>) -> String {
 /// CPU ids joined by commas, the first 16 and then how many more.
 fn cpu_run(cpus: &[u32]) -> String {
     let shown: Vec<String> = cpus.iter().take(16).map(ToString::to_string).collect();
-    let more = cpus.len().saturating_sub(16);
-    if more > 0 {
-        format!("{} and {more} more", shown.join(","))
-    } else {
-        shown.join(",")
+    match cpus.len().saturating_sub(16) {
+        0 => shown.join(","),
+        more => format!("{} and {more} more", shown.join(",")),
     }
 }
 
@@ -318,18 +278,15 @@ fn contenders(s: &mut String, r: &MatrixResults) {
         cpu_run(&widest.cpus),
         widest.windows
     )));
-    let mut rows = vec![
-        [
-            "k",
-            "widest class",
-            "adds",
-            "hand-overs",
-            "ns/hand-over",
-            "add ns/CPU",
-        ]
-        .map(String::from)
-        .to_vec(),
+    let titles = [
+        "k",
+        "widest class",
+        "adds",
+        "hand-overs",
+        "ns/hand-over",
+        "add ns/CPU",
     ];
+    let mut rows = vec![head(&titles)];
     for p in &r.contenders {
         let adds: u64 = p.adds.iter().sum();
         let handovers: u64 = p.handovers.iter().sum();
@@ -358,11 +315,7 @@ fn sharers(s: &mut String, r: &MatrixResults) {
         "sharers: CPU {} adds to a line that m readers (the next m of the span order) read between its writes; upgrade ns = its fenced add less the same add on a private line, trimmed mean over {} rounds; fresh reads = reads that saw its latest write",
         first.writer, first.rounds
     )));
-    let mut rows = vec![
-        ["m", "widest class", "fresh reads", "upgrade ns"]
-            .map(String::from)
-            .to_vec(),
-    ];
+    let mut rows = vec![head(&["m", "widest class", "fresh reads", "upgrade ns"])];
     for p in &r.sharers {
         rows.push(vec![
             p.m.to_string(),
@@ -384,23 +337,16 @@ fn home_classes(s: &mut String, r: &MatrixResults) {
     s.push_str(&wrapped(
         "home: read fetched / add moved net ns (trimmed means) with the line on the requesting CPU's node (local) and on another node (remote, at SLIT distance d)",
     ));
-    let mut rows = vec![
-        ["class", "pairs", "local", "remote", "d"]
-            .map(String::from)
-            .to_vec(),
-    ];
+    let mut rows = vec![head(&["class", "pairs", "local", "remote", "d"])];
     for h in &r.home_classes {
         let pair = |f: f64, a: f64| format!("{f:.1} / {a:.1}");
+        let remote = h.remote.as_ref();
         rows.push(vec![
             h.class.to_string(),
             h.pairs.len().to_string(),
             pair(h.local.read_fetched_ns, h.local.add_moved_ns),
-            h.remote
-                .as_ref()
-                .map_or("-".into(), |c| pair(c.read_fetched_ns, c.add_moved_ns)),
-            h.remote
-                .as_ref()
-                .map_or("-".into(), |c| c.distance.to_string()),
+            remote.map_or("-".into(), |c| pair(c.read_fetched_ns, c.add_moved_ns)),
+            remote.map_or("-".into(), |c| c.distance.to_string()),
         ]);
     }
     s.push_str(&align(&rows));
@@ -408,59 +354,38 @@ fn home_classes(s: &mut String, r: &MatrixResults) {
 
 /// Whether the two phases (i initiating, then j) and the passes agree, pair by pair.
 fn drift(s: &mut String, r: &MatrixResults) {
-    let c = &r.config;
-    let asym: Vec<String> = r
-        .pairs
-        .iter()
-        .filter(|p| p.asymmetric)
-        .map(|p| {
-            format!(
-                "{}->{} {:.1} ns / {}->{} {:.1} ns",
-                p.forward.from,
-                p.forward.to,
-                p.forward.median_ns,
-                p.backward.from,
-                p.backward.to,
-                p.backward.median_ns
-            )
-        })
-        .collect();
-    s.push_str(&wrapped(&if asym.is_empty() {
-        format!(
-            "phases agree: each pair's i- and j-initiating medians within {}%",
-            c.asymmetry_limit_pct
-        )
-    } else {
-        format!(
-            "drift between phases (i- and j-initiating medians over {}% apart): {}",
-            c.asymmetry_limit_pct,
+    let limit = r.config.asymmetry_limit_pct;
+    let side =
+        |d: &crate::matrix::DirectionStats| format!("{}->{} {:.1} ns", d.from, d.to, d.median_ns);
+    let asym = r.pairs.iter().filter(|p| p.asymmetric);
+    let asym = asym.map(|p| format!("{} / {}", side(&p.forward), side(&p.backward)));
+    let asym: Vec<String> = asym.collect();
+    s.push_str(&wrapped(&match asym.is_empty() {
+        true => format!("phases agree: each pair's i- and j-initiating medians within {limit}%"),
+        false => format!(
+            "drift between phases (i- and j-initiating medians over {limit}% apart): {}",
             asym.join("; ")
-        )
+        ),
     }));
-    let unstable: Vec<String> = r
-        .pairs
-        .iter()
-        .filter(|p| p.unstable)
-        .map(|p| {
-            let passes: Vec<String> = p.passes.iter().map(|m| format!("{m:.1}")).collect();
-            format!("{}-{} ({} ns)", p.cpus[0], p.cpus[1], passes.join(" / "))
-        })
-        .collect();
+    let unstable = |p: &PairResult| {
+        let passes: Vec<String> = p.passes.iter().map(|m| format!("{m:.1}")).collect();
+        format!("{}-{} ({} ns)", p.cpus[0], p.cpus[1], passes.join(" / "))
+    };
+    let unstable = r.pairs.iter().filter(|p| p.unstable).map(unstable);
+    let unstable: Vec<String> = unstable.collect();
     let passes = r.pairs.iter().map(|p| p.passes.len()).max().unwrap_or(0);
     if passes > 1 {
-        s.push_str(&wrapped(&if unstable.is_empty() {
-            format!(
-                "stable: every pair's {passes} passes within {}% of each other",
-                crate::matrix::UNSTABLE_LIMIT_PCT
-            )
-        } else {
-            format!(
-                "UNSTABLE ({} of {} pairs: passes differ by more than {}%; the machine moved under them, their medians mix phases, marked x on the heatmap): {}",
-                unstable.len(),
-                r.pairs.len(),
-                crate::matrix::UNSTABLE_LIMIT_PCT,
+        let (limit, n, all) = (
+            crate::matrix::UNSTABLE_LIMIT_PCT,
+            unstable.len(),
+            r.pairs.len(),
+        );
+        s.push_str(&wrapped(&match n {
+            0 => format!("stable: every pair's {passes} passes within {limit}% of each other"),
+            _ => format!(
+                "UNSTABLE ({n} of {all} pairs: passes differ by more than {limit}%; the machine moved under them, their medians mix phases, marked x on the heatmap): {}",
                 unstable.join("; ")
-            )
+            ),
         }));
     }
 }

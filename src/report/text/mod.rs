@@ -77,35 +77,28 @@ pub(super) fn wrapped(text: &str) -> String {
 pub(super) fn columns(cells: &[impl AsRef<str>], widths: &[usize], right: &[bool]) -> String {
     let padded = cells.iter().zip(widths).zip(right).map(|((c, &w), &r)| {
         let c = c.as_ref();
-        let pad = " ".repeat(w.saturating_sub(c.chars().count()));
-        if r { pad + c } else { format!("{c}{pad}") }
+        if r {
+            format!("{c:>w$}")
+        } else {
+            format!("{c:<w$}")
+        }
     });
     padded.collect::<Vec<_>>().join("  ")
 }
 
+/// A table row of these words.
+pub(super) fn head(cells: &[&str]) -> Vec<String> {
+    cells.iter().map(|c| c.to_string()).collect()
+}
+
 /// Left-aligned columns three spaces apart, trailing blanks trimmed.
 pub(super) fn align(table: &[Vec<String>]) -> String {
-    let cols = table.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| {
-            table
-                .iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in table {
-        let mut line = String::new();
-        for (c, cell) in row.iter().enumerate() {
-            let pad = widths[c] - cell.chars().count();
-            line.push_str(cell);
-            line.push_str(&" ".repeat(pad + 3));
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
+    let mut widths = vec![0; table.iter().map(Vec::len).max().unwrap_or(0)];
+    for (i, c) in table.iter().flat_map(|r| r.iter().enumerate()) {
+        widths[i] = widths[i].max(c.chars().count());
     }
-    out
+    let pad = |(c, w): (&String, &usize)| format!("{c:<w$}   ");
+    let line = |row: &Vec<String>| row.iter().zip(&widths).map(pad).collect::<String>();
+    let lines = table.iter().map(|r| line(r).trim_end().to_string());
+    lines.map(|l| l + "\n").collect()
 }

@@ -16,30 +16,26 @@ fn secs(s: f64) -> String {
 
 /// Bytes for people, in MiB (`310 MiB`, `2.4 GiB`).
 pub(super) fn mib(bytes: u64) -> String {
-    let m = bytes as f64 / (1u64 << 20) as f64;
-    if m >= 1024.0 {
-        format!("{:.1} GiB", m / 1024.0)
-    } else if m >= 10.0 {
-        format!("{m:.0} MiB")
-    } else {
-        format!("{m:.1} MiB")
+    match bytes as f64 / (1u64 << 20) as f64 {
+        m if m >= 1024.0 => format!("{:.1} GiB", m / 1024.0),
+        m if m >= 10.0 => format!("{m:.0} MiB"),
+        m => format!("{m:.1} MiB"),
     }
 }
 
 /// The start-up a plan rests on, and where it was measured.
 pub(super) fn costs_line(c: &HostCosts) -> String {
     let s = &c.startup;
+    let threads = s.threads;
     let whence = match c.scaled_from {
         Some(n) => format!(
-            "not this host: measured on this host's {n} CPU{}, for {} threads",
-            if n == 1 { "" } else { "s" },
-            s.threads
+            "not this host: measured on this host's {}, for {threads} threads",
+            plural(n, "CPU")
         ),
-        None => format!("measured on the {} CPUs the threads run on", s.threads),
+        None => format!("measured on the {threads} CPUs the threads run on"),
     };
-    let one_way = c
-        .one_way_ns
-        .map_or(String::new(), |ns| format!(" ({ns:.0} ns one-way)"));
+    let one_way = c.one_way_ns.map(|ns| format!(" ({ns:.0} ns one-way)"));
+    let one_way = one_way.unwrap_or_default();
     format!(
         "start-up ({whence}): {} a thread to start and stop, a phase change heard by every busy thread within {}; canaries {}{one_way} a repeat",
         secs(s.per_thread_s()),
@@ -54,24 +50,25 @@ pub fn run_plan(host: &str, p: &RunPlan, e: &RunEstimate) -> String {
     let cfg = &p.config;
     let mut out = String::new();
     let nodes = p.topo.nodes.iter().filter(|n| !n.cpus.is_empty()).count();
-    let _ = writeln!(
-        out,
-        "contend run plan for {host}: {}, {}, {} (nothing measured but the start-up)\n",
+    let (cpus, nodes) = (
         plural(p.topo.allowed_cpus.len(), "CPU"),
         plural(nodes, "node"),
-        plural(p.topo.llcs.len(), "LLC")
+    );
+    let llcs = plural(p.topo.llcs.len(), "LLC");
+    let _ = writeln!(
+        out,
+        "contend run plan for {host}: {cpus}, {nodes}, {llcs} (nothing measured but the start-up)\n"
     );
     let writers: CpuList = cfg.writer_cpus.iter().copied().collect();
     let readers: CpuList = cfg.reader_cpus.iter().copied().collect();
+    let readers = match readers.len() {
+        0 => String::new(),
+        n => format!(", {n} readers on CPUs {readers}"),
+    };
     let _ = writeln!(
         out,
-        "threads: {} writers on CPUs {writers}{}",
-        cfg.writer_cpus.len(),
-        if readers.is_empty() {
-            String::new()
-        } else {
-            format!(", {} readers on CPUs {readers}", readers.len())
-        }
+        "threads: {} writers on CPUs {writers}{readers}",
+        cfg.writer_cpus.len()
     );
     let regimes: Vec<String> = cfg.rates.iter().map(ToString::to_string).collect();
     let _ = writeln!(
@@ -82,9 +79,9 @@ pub fn run_plan(host: &str, p: &RunPlan, e: &RunEstimate) -> String {
         p.strategies.len(),
         regimes.join(", "),
         e.lanes,
-        cfg.target_ci_pct.map_or(String::new(), |t| format!(
-            ", then more while a 95% CI is wider than ±{t}%, within --max-time"
-        ))
+        cfg.target_ci_pct
+            .map(|t| format!(", then more while a 95% CI is wider than ±{t}%, within --max-time"))
+            .unwrap_or_default()
     );
     let _ = writeln!(
         out,
@@ -97,9 +94,9 @@ pub fn run_plan(host: &str, p: &RunPlan, e: &RunEstimate) -> String {
     );
     let budget = cfg.max_time_s.map_or(String::new(), |b| {
         let fits = if e.wall_s <= b {
-            "fits".to_string()
+            "fits"
         } else {
-            "does NOT fit (see the note)".to_string()
+            "does NOT fit (see the note)"
         };
         format!(" of the {b:.0} s budget: {fits}")
     });
@@ -115,11 +112,7 @@ pub fn run_plan(host: &str, p: &RunPlan, e: &RunEstimate) -> String {
         "memory: est. {} allocated (each thread's 2 latency histograms per strategy in place, the load walks, the counters)",
         mib(e.memory_bytes)
     );
-    let _ = writeln!(out, "{}", costs_line(&e.costs));
-    for n in &p.notes {
-        let _ = writeln!(out, "note: {n}");
-    }
-    out
+    out + &ending(&e.costs, &p.notes)
 }
 
 /// `contend matrix --dry-run`: the CPUs, the classes and their pairs, the expected time and memory.
@@ -140,33 +133,36 @@ pub fn matrix_plan(host: &str, p: &MatrixPlan, costs: &HostCosts) -> String {
         let sampled = p.pairs.iter().filter(|(pp, _)| pp.class == *class).count();
         let _ = writeln!(out, "{:<14} {sampled:>8} {n:>10}", class.to_string());
     }
-    let extra: Vec<String> = [
-        (!p.contenders.is_empty()).then(|| format!("{} contender counts", p.contenders.len())),
-        (!p.sharers.is_empty()).then(|| format!("{} sharer counts", p.sharers.len())),
-        (!p.home_pairs.is_empty()).then(|| format!("{} home pairs", p.home_pairs.len())),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let extra = [
+        (p.contenders.len(), "contender counts"),
+        (p.sharers.len(), "sharer counts"),
+        (p.home_pairs.len(), "home pairs"),
+    ];
+    let extra: Vec<String> = extra
+        .iter()
+        .filter(|e| e.0 > 0)
+        .map(|(n, w)| format!("{n} {w}"))
+        .collect();
     let _ = writeln!(
         out,
         "\nwall time: est. {:.1} s for the pairs at an assumed {ASSUMED_ONE_WAY_NS} ns one-way, a pass's threads started in {}{}",
         p.estimate_s(pair_setup),
         secs(pair_setup),
-        if extra.is_empty() {
-            String::new()
-        } else {
-            format!("; {} not counted", extra.join(", "))
+        match extra.is_empty() {
+            true => String::new(),
+            false => format!("; {} not counted", extra.join(", ")),
         }
     );
+    let memory = mib(p.memory_bytes());
     let _ = writeln!(
         out,
-        "memory: est. {} (the samples of every pair; two threads run at a time)",
-        mib(p.memory_bytes())
+        "memory: est. {memory} (the samples of every pair; two threads run at a time)"
     );
-    let _ = writeln!(out, "{}", costs_line(costs));
-    for n in &p.notes {
-        let _ = writeln!(out, "note: {n}");
-    }
-    out
+    out + &ending(costs, &p.notes)
+}
+
+/// A plan's last lines: the start-up it rests on, then its notes.
+pub(super) fn ending(costs: &HostCosts, notes: &[String]) -> String {
+    let notes = notes.iter().map(|n| format!("note: {n}\n"));
+    costs_line(costs) + "\n" + &notes.collect::<String>()
 }

@@ -45,20 +45,17 @@ fn header(p: &PredictResults) -> String {
         0 => String::new(),
         n => format!(", {n} readers"),
     };
-    let classes: Vec<String> = p
-        .classes
-        .iter()
-        .map(|c| {
-            let l = c.latency;
-            format!(
-                "{} {} ns ({}–{})",
-                c.class,
-                si(l.ns),
-                si(l.lo_ns),
-                si(l.hi_ns)
-            )
-        })
-        .collect();
+    let class = |c: &crate::predict::ClassUse| {
+        let l = c.latency;
+        format!(
+            "{} {} ns ({}–{})",
+            c.class,
+            si(l.ns),
+            si(l.lo_ns),
+            si(l.hi_ns)
+        )
+    };
+    let classes: Vec<String> = p.classes.iter().map(class).collect();
     format!(
         "contend predict: {} (CPUs {}, nodes {}, LLCs {}): {} writers, {reads}{readers}; arrivals {}\ntransfer time per class ({}): {}\n\n",
         p.host,
@@ -72,21 +69,25 @@ fn header(p: &PredictResults) -> String {
     )
 }
 
+/// A header row: `keys`, then each of `predicted` marked as predicted.
+fn head(keys: &[&str], predicted: &[&str]) -> Vec<String> {
+    let predicted = predicted.iter().map(|h| format!("{h} (predicted)"));
+    super::head(keys).into_iter().chain(predicted).collect()
+}
+
 /// The table's rows, its header first: one per strategy and rate.
 fn strategy_rows(p: &PredictResults) -> Vec<Vec<String>> {
-    let header = [
-        "strategy",
-        "rate/CPU",
-        "publish (predicted)",
-        "ρ hottest (predicted)",
-        "net ns/update (predicted)",
-        "net CPU (predicted)",
-        "+1% transfer → CPU points (predicted)",
-        "hand-overs/s (predicted)",
-        "transfers/update (predicted)",
-        "saturates at/CPU (predicted)",
+    let predicted = [
+        "publish",
+        "ρ hottest",
+        "net ns/update",
+        "net CPU",
+        "+1% transfer → CPU points",
+        "hand-overs/s",
+        "transfers/update",
+        "saturates at/CPU",
     ];
-    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    let mut rows: Vec<Vec<String>> = vec![head(&["strategy", "rate/CPU"], &predicted)];
     for s in &p.strategies {
         let saturates = saturation_text(s.saturation);
         for q in &s.points {
@@ -110,16 +111,8 @@ fn strategy_rows(p: &PredictResults) -> Vec<Vec<String>> {
 
 /// The per-node table's rows, its header first: one per node of each point that has more than one.
 fn node_rows(p: &PredictResults) -> Vec<Vec<String>> {
-    let header = [
-        "strategy",
-        "rate/CPU",
-        "node",
-        "memory",
-        "writers",
-        "net ns/update (predicted)",
-        "net CPU (predicted)",
-    ];
-    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    let keys = ["strategy", "rate/CPU", "node", "memory", "writers"];
+    let mut rows: Vec<Vec<String>> = vec![head(&keys, &["net ns/update", "net CPU"])];
     for s in &p.strategies {
         for q in s.points.iter().filter(|q| q.by_node.len() > 1) {
             for n in &q.by_node {

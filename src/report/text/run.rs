@@ -5,14 +5,17 @@
 use super::align;
 use crate::counter::ShardLevel;
 use crate::placement::NodeCheck;
-use crate::report::measures::{RowLabels, StrategyGrid, table_measures, table_title, unique};
+use crate::report::measures::{
+    RowLabels, StrategyGrid, TableCell, table_measures, table_title, unique,
+};
 use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult};
+use crate::stats::Summary;
 use crate::topology::CpuList;
 use crate::units::{Unit, figure, human, si};
 use crate::verdict::basis::{
-    FindingKind, NOISY_CV_PCT, Severity, alone_line, findings, interference_line, line_cost_line,
-    noisy_cv, unconverged,
+    Finding, FindingKind, NOISY_CV_PCT, Severity, alone_line, findings, interference_line,
+    line_cost_line, noisy_cv, unconverged,
 };
 use crate::workload::Regime;
 use std::fmt::Write;
@@ -66,13 +69,8 @@ pub fn verbose(run: &RunResults) -> String {
 
 /// Whether every final sum was exact and every thread and slot verified.
 fn checks_pass(run: &RunResults) -> bool {
-    run.strategies.iter().all(|s| {
-        s.exact
-            && s.threads.iter().all(|t| t.verified)
-            && s.slots
-                .iter()
-                .all(|s| matches!(s.check, NodeCheck::Verified { .. }))
-    })
+    let verified = |s: &StrategyResult| s.threads.iter().all(|t| t.verified);
+    run.strategies.iter().all(|s| s.exact && verified(s)) && slots_verified(run)
 }
 
 /// Whether every final sum was exact and placement verified.
@@ -109,22 +107,14 @@ fn terms(run: &RunResults, verbose: bool) -> String {
 
 /// What the first screen must not leave out.
 fn warnings(run: &RunResults) -> String {
-    let mut out = String::new();
-    for view in &run.regimes() {
-        // Each warning's first sentence; --verbose gives the rest.
-        for f in findings(view) {
-            if f.severity == Severity::Warning {
-                out.push_str(&screen(&plain(&f.brief())));
-            }
-        }
-    }
+    // Each warning's first sentence; --verbose gives the rest.
+    let all_findings = run.regimes().iter().flat_map(findings).collect::<Vec<_>>();
+    let warning = |f: &&Finding| f.severity == Severity::Warning;
+    let warned = all_findings.iter().filter(warning);
+    let mut out: String = warned.map(|f| screen(&plain(&f.brief()))).collect();
     let all = run.strategies.len();
-    let noisy = run
-        .strategies
-        .iter()
-        .filter(|s| noisy_cv(s).is_some())
-        .count();
-    let open = unconverged(run).len();
+    let noisy = run.strategies.iter().filter(|s| noisy_cv(s).is_some());
+    let (noisy, open) = (noisy.count(), unconverged(run).len());
     let mut said = Vec::new();
     if noisy > 0 {
         said.push(format!(
@@ -148,30 +138,21 @@ fn warnings(run: &RunResults) -> String {
 
 /// What a run's numbers rest on, as `run --verbose` and `study` print it.
 pub(super) fn rests_on(run: &RunResults) -> String {
-    let mut out = String::new();
-    let regimes = run.regimes();
-    for view in &regimes {
-        for f in findings(view) {
-            let floor = matches!(f.kind, FindingKind::HarnessFloor | FindingKind::PacedFloor);
-            if floor || f.severity == Severity::Warning {
-                let _ = writeln!(out, "{}", plain(&f.to_string()));
-            }
-        }
-    }
-    out.extend(interference_line(run).map(|l| l + "\n"));
-    out.extend(line_cost_line(run).map(|l| l + "\n"));
-    out.extend(alone_line(run).map(|l| l + "\n"));
-    let noisy: Vec<String> = run
-        .strategies
-        .iter()
-        .filter(|s| noisy_cv(s).is_some())
-        .map(|s| run.short_name(s))
-        .collect();
-    if !noisy.is_empty() {
+    let all_findings = run.regimes().iter().flat_map(findings).collect::<Vec<_>>();
+    let shown = all_findings.iter().filter(|f| {
+        let floor = matches!(f.kind, FindingKind::HarnessFloor | FindingKind::PacedFloor);
+        floor || f.severity == Severity::Warning
+    });
+    let mut out: String = shown.map(|f| plain(&f.to_string()) + "\n").collect();
+    let lines = [interference_line(run), line_cost_line(run), alone_line(run)];
+    out.extend(lines.into_iter().flatten().map(|l| l + "\n"));
+    let noisy = run.strategies.iter();
+    let noisy = noisy.filter(|s| noisy_cv(s).is_some()).count();
+    if noisy > 0 {
         let _ = writeln!(
             out,
             "noise: {} of {} strategies vary by more than {NOISY_CV_PCT}% between repeats, so the verdict calls few differences; --print all lists them (rerun, or raise --max-time)",
-            noisy.len(),
+            noisy,
             run.strategies.len()
         );
     }
@@ -197,17 +178,18 @@ fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
     let mut groups = vec![String::new()];
     let mut heads = vec!["strategy".to_string()];
     for view in regimes {
-        let columns = columns(view.regime(), full);
+        let columns = keep(view.regime(), full, columns(view.regime()));
         groups.push(match view.regime() {
             Regime::FlatOut => "flat out".to_string(),
             Regime::Paced { rate, .. } => format!("at {}/s per thread", si(rate)),
         });
-        groups.extend((1..columns.len()).map(|_| String::new()));
+        groups.resize(groups.len() + columns.len() - 1, String::new());
         heads.extend(columns.iter().map(|c| c.to_string()));
     }
     let mut table = vec![groups, heads];
-    let ns = |v: f64| human(v, Unit::Nanoseconds);
-    let with_cv = |s: crate::stats::Summary| figure(&s, Unit::Nanoseconds);
+    let mean = |s: Option<Summary>, unit| s.map_or("-".into(), |s| human(s.mean, unit));
+    let with_cv = |s: Option<Summary>| s.map_or("-".into(), |s| figure(&s, Unit::Nanoseconds));
+    let (ns, count, pct) = (Unit::Nanoseconds, Unit::Count, Unit::Percent);
     for row in &rows {
         let mut line = vec![row.clone()];
         for view in regimes {
@@ -215,17 +197,15 @@ fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
             let summary = found.and_then(|s| s.summary.as_ref());
             let cells: Vec<String> = match (view.regime().is_paced(), summary) {
                 (false, Some(m)) => vec![
-                    m.write_loop_ns.map_or("-".into(), with_cv),
-                    m.net_ns.map_or("-".into(), |n| ns(n.mean)),
-                    human(m.write_ops_per_s.mean, Unit::PerSecond),
-                    m.updates_per_ownership
-                        .map_or("-".into(), |u| human(u.mean, Unit::Count)),
+                    with_cv(m.write_loop_ns),
+                    mean(m.net_ns, ns),
+                    mean(Some(m.write_ops_per_s), Unit::PerSecond),
+                    mean(m.updates_per_ownership, count),
                 ],
                 (true, Some(m)) => vec![
-                    m.net_ns.map_or("-".into(), with_cv),
-                    m.net_cpu_share_pct
-                        .map_or("-".into(), |p| human(p.mean, Unit::Percent)),
-                    m.write_busy_ns.map_or("-".into(), |b| ns(b.mean)),
+                    with_cv(m.net_ns),
+                    mean(m.net_cpu_share_pct, pct),
+                    mean(m.write_busy_ns, ns),
                 ],
                 (false, None) => vec!["-".into(); 4],
                 (true, None) => vec!["-".into(); 3],
@@ -238,19 +218,12 @@ fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
     for view in regimes {
         let cells = match view.regime() {
             Regime::FlatOut => {
-                let loop_ns = view
-                    .floor
-                    .as_ref()
-                    .map_or("-".into(), |f| with_cv(f.loop_ns));
-                vec![loop_ns, String::new(), String::new(), String::new()]
+                let loop_ns = with_cv(view.floor.as_ref().map(|f| f.loop_ns));
+                [vec![loop_ns], vec![String::new(); 3]].concat()
             }
             Regime::Paced { .. } => {
-                let busy = view.paced_floor(view.regime()).map(|f| f.busy_ns);
-                vec![
-                    String::new(),
-                    String::new(),
-                    busy.map_or("-".into(), |b| ns(b.mean)),
-                ]
+                let busy = mean(view.paced_floor(view.regime()).map(|f| f.busy_ns), ns);
+                [vec![String::new(); 2], vec![busy]].concat()
             }
         };
         floor.extend(keep(view.regime(), full, cells));
@@ -259,13 +232,12 @@ fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
     table
 }
 
-/// A regime's columns in the compact table ([`compact_table`]).
-fn columns(regime: Regime, full: bool) -> Vec<&'static str> {
-    let all: &[&str] = match regime {
-        Regime::FlatOut => &["ns/op", "net", "updates/s", "per ownership"],
-        Regime::Paced { .. } => &["net ns/update", "net CPU", "busy ns/op"],
-    };
-    keep(regime, full, all.to_vec())
+/// A regime's columns in the compact table ([`compact_table`]), all of them.
+fn columns(regime: Regime) -> Vec<&'static str> {
+    match regime {
+        Regime::FlatOut => vec!["ns/op", "net", "updates/s", "per ownership"],
+        Regime::Paced { .. } => vec!["net ns/update", "net CPU", "busy ns/op"],
+    }
 }
 
 /// Of a regime's cells in [`columns`]' full order, those shown.
@@ -275,23 +247,16 @@ fn keep<T>(regime: Regime, full: bool, cells: Vec<T>) -> Vec<T> {
         (false, Regime::FlatOut) => &[0, 2],
         (false, Regime::Paced { .. }) => &[0, 1],
     };
-    cells
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| shown.contains(i))
-        .map(|(_, c)| c)
-        .collect()
+    let cells = cells.into_iter().enumerate();
+    let shown = cells.filter(|(i, _)| shown.contains(i));
+    shown.map(|c| c.1).collect()
 }
 
 /// Whether every repeat's final sum was exact.
 fn exact_line(run: &RunResults) -> String {
     let repeats: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
-    let inexact: Vec<String> = run
-        .strategies
-        .iter()
-        .filter(|s| !s.exact)
-        .map(|s| run.short_name(s))
-        .collect();
+    let inexact = run.strategies.iter().filter(|s| !s.exact);
+    let inexact: Vec<String> = inexact.map(|s| run.short_name(s)).collect();
     if inexact.is_empty() {
         format!("every final sum exact, in all {repeats} strategy results")
     } else {
@@ -301,21 +266,19 @@ fn exact_line(run: &RunResults) -> String {
 
 /// Where threads and slots were, and whether that was verified.
 fn placement_line(run: &RunResults) -> String {
-    let unverified = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.threads)
-        .filter(|t| !t.verified)
-        .count();
-    format!(
-        "placement: threads {}, slots {}",
-        if unverified == 0 {
-            "pinned and verified (sched_getcpu)".to_string()
-        } else {
-            format!("{unverified} UNVERIFIED")
-        },
-        slot_nodes_line(run)
-    )
+    let threads = run.strategies.iter().flat_map(|s| &s.threads);
+    let threads = match threads.filter(|t| !t.verified).count() {
+        0 => "pinned and verified (sched_getcpu)".to_string(),
+        n => format!("{n} UNVERIFIED"),
+    };
+    let slots = run.strategies.iter().flat_map(|s| &s.slots);
+    let nodes: CpuList = slots.map(|s| s.node).collect();
+    let how = if slots_verified(run) {
+        "verified (move_pages)"
+    } else {
+        "some UNVERIFIED"
+    };
+    format!("placement: threads {threads}, slots on nodes {nodes}, {how}")
 }
 
 /// Who ran what where: contend, host, kernel, time; the threads; the repeats and regimes.
@@ -332,29 +295,24 @@ pub(super) fn header(run: &RunResults) -> String {
     if let Some(inject) = run.inject_text() {
         out.push_str(&screen(&inject));
     }
-    let smallest = run
-        .strategies
-        .iter()
-        .filter_map(|s| crate::runner::cost_measure(s.regime).of(s))
-        .map(|c| c.mean)
-        .filter(|&ns| ns > 0.0)
-        .reduce(f64::min);
+    let cost = |s: &StrategyResult| crate::runner::cost_measure(s.regime).of(s);
+    let costs = run.strategies.iter().filter_map(cost).map(|c| c.mean);
+    let smallest = costs.filter(|&ns| ns > 0.0).reduce(f64::min);
     if let Some(line) = smallest.and_then(|ns| p.tsc_step_line(ns)) {
         out.push_str(&screen(&line));
     }
-    let regimes = run.regimes();
+    let interleaved = if run.regimes().len() > 1 {
+        ", interleaved"
+    } else {
+        ""
+    };
+    let stopped = run.stopped().map(|why| format!("; PARTIAL ({why})"));
+    let stopped = stopped.unwrap_or_default();
     out.push_str(&screen(&format!(
-        "{} x {:.0} ms (+{:.0} ms warm-up) per strategy{}{}",
+        "{} x {:.0} ms (+{:.0} ms warm-up) per strategy{interleaved}{stopped}",
         run.repeats_text(),
         cfg.repeat_duration_s * 1e3,
         cfg.warmup_s * 1e3,
-        if regimes.len() > 1 {
-            ", interleaved"
-        } else {
-            ""
-        },
-        run.stopped()
-            .map_or(String::new(), |why| format!("; PARTIAL ({why})"))
     )));
     out
 }
@@ -384,14 +342,9 @@ pub fn tables(run: &RunResults) -> String {
 fn regime_tables(run: &RunResults) -> String {
     let mut out = String::new();
     let cfg = &run.config;
-    let _ = writeln!(
-        out,
-        "mean±stddev; change vs {}",
-        run.strategies
-            .first()
-            .map_or("-", |s| s.strategy.level.name())
-    );
-
+    let first = run.strategies.first();
+    let first = first.map_or("-", |s| s.strategy.level.name());
+    let _ = writeln!(out, "mean±stddev; change vs {first}");
     if cfg.sample_every > 0 {
         let _ = writeln!(
             out,
@@ -401,38 +354,28 @@ fn regime_tables(run: &RunResults) -> String {
     }
     let grid = StrategyGrid::of_run(run);
     for m in table_measures(run) {
-        let mut header = vec![String::new()];
-        header.extend(grid.levels.iter().cloned());
-        let mut table = vec![header];
+        let mut table = vec![[&[String::new()], &grid.levels[..]].concat()];
         for (row, cells) in grid.rows.iter().zip(grid.cells(m)) {
-            let mut line = row.keys.clone();
-            line.extend(cells.iter().map(|c| match c.change_pct {
+            let cell = |c: &TableCell| match c.change_pct {
                 Some(_) => format!("{}  {}", c.value, c.change_text()),
                 None => c.value.clone(),
-            }));
-            table.push(line);
+            };
+            table.push([row.keys.clone(), cells.iter().map(cell).collect()].concat());
         }
         let _ = writeln!(out, "\n{}", table_title(m, run.regime().is_paced()));
         out.push_str(&align(&table));
     }
 
     let _ = writeln!(out, "\n{}", exact_line(run));
-    let clocks = unique(run.strategies.iter().filter_map(|s| {
-        Some(format!(
-            "{} {:.1} ns",
-            s.strategy.clock?.name(),
-            s.clock_read_ns?
-        ))
-    }));
+    let clock = |s: &StrategyResult| Some((s.strategy.clock?.name(), s.clock_read_ns?));
+    let clocks = run.strategies.iter().filter_map(clock);
+    let clocks = unique(clocks.map(|(c, ns)| format!("{c} {ns:.1} ns")));
     if !clocks.is_empty() {
         let _ = writeln!(out, "ratelimit clock read cost: {}", clocks.join(", "));
     }
-    if let Some(steps) = run
-        .strategies
-        .iter()
-        .find(|s| s.strategy.level == ShardLevel::Node)
-        .and_then(|s| s.read_steps)
-    {
+    let mut all = run.strategies.iter();
+    let node = all.find(|s| s.strategy.level == ShardLevel::Node);
+    if let Some(steps) = node.and_then(|s| s.read_steps) {
         let _ = writeln!(
             out,
             "node-level read: {steps} steps (--placement {})",
@@ -446,21 +389,10 @@ fn regime_tables(run: &RunResults) -> String {
     out
 }
 
-fn slot_nodes_line(run: &RunResults) -> String {
-    let verified = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.slots)
-        .all(|s| matches!(s.check, NodeCheck::Verified { .. }));
-    let nodes: CpuList = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.slots)
-        .map(|s| s.node)
-        .collect();
-    if verified {
-        format!("on nodes {nodes}, verified (move_pages)")
-    } else {
-        format!("on nodes {nodes}, some UNVERIFIED")
-    }
+/// Whether every slot's node was verified.
+fn slots_verified(run: &RunResults) -> bool {
+    let slots = run.strategies.iter().flat_map(|s| &s.slots);
+    slots
+        .clone()
+        .all(|s| matches!(s.check, NodeCheck::Verified { .. }))
 }

@@ -7,7 +7,8 @@ use std::fmt::Write;
 pub fn render(view: &SpreadReport) -> String {
     let mut out = String::new();
     let order: Vec<String> = view.order.iter().map(u32::to_string).collect();
-    let what = if view.algorithm == "old" {
+    let old = view.algorithm == "old";
+    let what = if old {
         "pre-v6.3 order"
     } else {
         "NUMA hop order (v6.3+)"
@@ -15,10 +16,10 @@ pub fn render(view: &SpreadReport) -> String {
     let _ = writeln!(out, "cpumask_local_spread(i, {}), {what}:", view.node);
     let _ = writeln!(out, "{}", order.join(" "));
     if let Some(src) = view.source_node.filter(|&s| s != view.node) {
+        let node = view.node;
         let _ = writeln!(
             out,
-            "node {} has no CPUs: spread as from its nearest CPU node {src}",
-            view.node
+            "node {node} has no CPUs: spread as from its nearest CPU node {src}"
         );
     }
     for (i, hop) in view
@@ -28,12 +29,8 @@ pub fn render(view: &SpreadReport) -> String {
         .filter(|(_, h)| !h.cpus.is_empty())
     {
         let cpus: CpuList = hop.cpus.iter().copied().collect();
-        let _ = writeln!(
-            out,
-            "  hop {i} (distance {}): {cpus} ({} cpus)",
-            hop.distance,
-            hop.cpus.len()
-        );
+        let (d, n) = (hop.distance, hop.cpus.len());
+        let _ = writeln!(out, "  hop {i} (distance {d}): {cpus} ({n} cpus)");
     }
     out
 }

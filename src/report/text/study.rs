@@ -10,31 +10,23 @@ use std::fmt::Write;
 
 /// `spr-2s-224: 224 CPUs, 2 nodes, 2 LLCs`.
 fn host(p: &StudyPlan) -> String {
-    format!(
-        "{}: {}, {}, {}",
-        p.host,
-        plural(p.cpus, "CPU"),
-        plural(p.nodes, "node"),
-        plural(p.llcs, "LLC")
-    )
+    let (cpus, nodes) = (plural(p.cpus, "CPU"), plural(p.nodes, "node"));
+    format!("{}: {cpus}, {nodes}, {}", p.host, plural(p.llcs, "LLC"))
 }
 
 /// The plan, stage by stage, with the numbers its time rests on.
 pub fn render_plan(p: &StudyPlan) -> String {
     let mut out = String::new();
+    let (host, budget, rule) = (host(p), p.max_time_s, &p.max_time_rule);
     let _ = writeln!(
         out,
-        "contend study plan for {}; budget {:.0} s ({})\n",
-        host(p),
-        p.max_time_s,
-        p.max_time_rule
+        "contend study plan for {host}; budget {budget:.0} s ({rule})\n"
     );
     let m = &p.matrix;
-    let classes: Vec<String> = m
-        .classes
-        .iter()
-        .map(|c| format!("{} {} of {}", c.class, c.sampled, c.candidates))
-        .collect();
+    let class = |c: &crate::study::plan::ClassSample| {
+        format!("{} {} of {}", c.class, c.sampled, c.candidates)
+    };
+    let classes: Vec<String> = m.classes.iter().map(class).collect();
     let _ = writeln!(
         out,
         "1. matrix: {} ({} per class at most: {}), {} samples per direction × {} round trips, {} passes; est. {:.1} s (at an assumed {ASSUMED_ONE_WAY_NS} ns one-way)",
@@ -68,17 +60,14 @@ pub fn render_plan(p: &StudyPlan) -> String {
         .iter()
         .map(|t| format!("{} ({})", t.threads, t.reaches))
         .collect();
+    let rates: Vec<String> = s.rates.iter().map(|r| r.to_string()).collect();
     let all = crate::study::sweep_strategies().strategies();
     let names: Vec<String> = all.iter().map(|st| st.short_name(&all)).collect();
     let _ = writeln!(
         out,
         "3. sweep: unbound, threads {} × {} = {} points, {} + a floor = {} entries, run as {} repeats a round × {} rounds, {:.2} s measured per entry; est. {:.1} s",
         steps.join(", "),
-        s.rates
-            .iter()
-            .map(|r| r.to_string())
-            .collect::<Vec<_>>()
-            .join(" and "),
+        rates.join(" and "),
         s.points,
         names.join(" and "),
         s.entries,
@@ -102,11 +91,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
         human(p.warmup_s * 1e9, Unit::Nanoseconds),
         super::plan::mib(p.memory_bytes)
     );
-    let _ = writeln!(out, "{}", super::plan::costs_line(&p.costs));
-    for n in &p.notes {
-        let _ = writeln!(out, "note: {n}");
-    }
-    out
+    out + &super::plan::ending(&p.costs, &p.notes)
 }
 
 /// The run's headline (when the study has a run), the combined verdict, the run's lines on what its
@@ -114,14 +99,12 @@ pub fn render_plan(p: &StudyPlan) -> String {
 pub fn render(study: &StudyResults) -> String {
     let mut out = String::new();
     let p = &study.plan;
+    let (host, started) = (host(p), &study.provenance.started_utc);
+    let partial = if study.partial { " (PARTIAL)" } else { "" };
+    let (elapsed, budget) = (study.elapsed_s, p.max_time_s);
     let _ = writeln!(
         out,
-        "contend study on {}; {}: {:.0} s of a {:.0} s budget{}\n",
-        host(p),
-        study.provenance.started_utc,
-        study.elapsed_s,
-        p.max_time_s,
-        if study.partial { " (PARTIAL)" } else { "" }
+        "contend study on {host}; {started}: {elapsed:.0} s of a {budget:.0} s budget{partial}\n"
     );
     if let Some(run) = &study.parts.run {
         out.push_str(&super::headline(&crate::verdict::headline(run)));
@@ -145,11 +128,7 @@ pub fn render(study: &StudyResults) -> String {
         "sweep" => format!("{:.1}", p.sweep.est_s),
         _ => "0".into(),
     };
-    let mut rows = vec![
-        ["stage", "status", "seconds", "planned"]
-            .map(String::from)
-            .to_vec(),
-    ];
+    let mut rows = vec![super::head(&["stage", "status", "seconds", "planned"])];
     for s in &study.stages {
         let status = match &s.status {
             StageStatus::Done => "done".to_string(),

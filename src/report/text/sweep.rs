@@ -11,19 +11,15 @@ use std::fmt::Write;
 /// affinity set.
 pub(super) fn render(sweep: &SweepResults) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "contend sweep: {} points{}",
-        sweep.points.len(),
-        sweep
-            .stopped()
-            .map_or(String::new(), |why| format!("; PARTIAL ({why})"))
-    );
+    let stopped = sweep.stopped().map(|why| format!("; PARTIAL ({why})"));
+    let (n, stopped) = (sweep.points.len(), stopped.unwrap_or_default());
+    let _ = writeln!(out, "contend sweep: {n} points{stopped}");
     // Under 1 s per strategy (`--quick`'s 200 ms), a point's figures are a look, not a measurement.
+    let each = |c: &crate::runner::RunConfig| c.repeats as f64 * c.repeat_duration_s;
     let shortest = sweep
         .points
         .iter()
-        .map(|p| p.results.config.repeats as f64 * p.results.config.repeat_duration_s)
+        .map(|p| each(&p.results.config))
         .reduce(f64::min);
     if let Some(s) = shortest.filter(|&s| s < 1.0) {
         let _ = writeln!(
@@ -38,11 +34,10 @@ pub(super) fn render(sweep: &SweepResults) -> String {
             Regime::FlatOut => String::new(),
             paced => format!(", {paced}"),
         };
+        let (threads, affinity) = (p.threads, plain(&p.affinity));
         let _ = writeln!(
             out,
-            "\n=== {} threads, affinity {}{regime} ===",
-            p.threads,
-            plain(&p.affinity)
+            "\n=== {threads} threads, affinity {affinity}{regime} ==="
         );
         out.push_str(&header(&p.results));
         out.push_str(&tables(&p.results));

@@ -16,17 +16,11 @@ pub fn render(topo: &Topology) -> String {
         let _ = writeln!(out, "node {} memory: {memory}", node.id);
     }
     let _ = writeln!(out, "node distances:");
-    let _ = write!(out, "node ");
-    for node in &topo.nodes {
-        let _ = write!(out, "{:>4}", node.id);
-    }
-    let _ = writeln!(out);
+    let heads = topo.nodes.iter().map(|n| format!("{:>4}", n.id));
+    let _ = writeln!(out, "node {}", heads.collect::<String>());
     for (node, row) in topo.nodes.iter().zip(&topo.distances) {
-        let _ = write!(out, "{:>4}:", node.id);
-        for d in row {
-            let _ = write!(out, "{d:>4}");
-        }
-        let _ = writeln!(out);
+        let row: String = row.iter().map(|d| format!("{d:>4}")).collect();
+        let _ = writeln!(out, "{:>4}:{row}", node.id);
     }
     if topo.possible_nodes != ids {
         let _ = writeln!(out, "possible nodes: {}", topo.possible_nodes);
@@ -39,49 +33,30 @@ pub fn render(topo: &Topology) -> String {
             .iter()
             .filter_map(|c| topo.node_of_cpu(c))
             .collect();
-        let level = if llc.level == 0 {
-            "package".to_string()
-        } else {
-            format!("L{}", llc.level)
+        let level = match llc.level {
+            0 => "package".to_string(),
+            l => format!("L{l}"),
         };
+        let (id, cpus, n) = (llc.id, &llc.cpus, llc.cpus.len());
         let _ = writeln!(
             out,
-            "  llc {:>3} ({level}, node {nodes}): {} ({} cpus)",
-            llc.id,
-            llc.cpus,
-            llc.cpus.len()
+            "  llc {id:>3} ({level}, node {nodes}): {cpus} ({n} cpus)"
         );
     }
 
-    let groups: Vec<&CpuList> = topo
-        .cpus
-        .iter()
-        .filter(|c| c.siblings.len() > 1 && c.siblings.first() == Some(c.id))
-        .map(|c| &c.siblings)
-        .collect();
-    if groups.is_empty() {
-        let _ = writeln!(out, "smt: off (one thread per core)");
-    } else {
-        let sets: Vec<String> = groups.iter().map(|g| g.to_string()).collect();
-        let _ = writeln!(
-            out,
-            "smt: {} cores with siblings: {}",
-            groups.len(),
-            sets.join(" ")
-        );
+    let first = topo.cpus.iter().filter(|c| c.siblings.len() > 1);
+    let first = first.filter(|c| c.siblings.first() == Some(c.id));
+    let sets: Vec<String> = first.map(|c| c.siblings.to_string()).collect();
+    let _ = match sets.len() {
+        0 => writeln!(out, "smt: off (one thread per core)"),
+        n => writeln!(out, "smt: {n} cores with siblings: {}", sets.join(" ")),
+    };
+    for (what, cpus) in [
+        ("online", &topo.online_cpus),
+        ("allowed", &topo.allowed_cpus),
+    ] {
+        let _ = writeln!(out, "{what} cpus: {cpus} ({})", cpus.len());
     }
-    let _ = writeln!(
-        out,
-        "online cpus: {} ({})",
-        topo.online_cpus,
-        topo.online_cpus.len()
-    );
-    let _ = writeln!(
-        out,
-        "allowed cpus: {} ({})",
-        topo.allowed_cpus,
-        topo.allowed_cpus.len()
-    );
     let _ = writeln!(out, "allowed memory nodes: {}", topo.allowed_mems);
     out
 }

@@ -9,14 +9,13 @@ use std::fmt::Write;
 pub fn render(report: &VerifyReport) -> String {
     let mut out = String::new();
     for t in &report.threads {
-        let seen = t.observed_cpu.map_or("?".to_string(), |c| c.to_string());
+        let (cpu, seen) = (
+            t.requested_cpu,
+            t.observed_cpu.map_or("?".to_string(), |c| c.to_string()),
+        );
         let _ = match &t.note {
-            None => writeln!(
-                out,
-                "cpu {:>4}: pinned, sched_getcpu = {seen}  verified",
-                t.requested_cpu
-            ),
-            Some(note) => writeln!(out, "cpu {:>4}: UNVERIFIED ({note})", t.requested_cpu),
+            None => writeln!(out, "cpu {cpu:>4}: pinned, sched_getcpu = {seen}  verified"),
+            Some(note) => writeln!(out, "cpu {cpu:>4}: UNVERIFIED ({note})"),
         };
     }
     for m in &report.memory {
@@ -26,17 +25,20 @@ pub fn render(report: &VerifyReport) -> String {
             .filter(|&&n| n >= 0)
             .map(|&n| n as u32)
             .collect();
+        let (at, pages) = (m.requested_node, m.pages);
         let _ = match &m.check {
-            NodeCheck::Verified { node } => writeln!(
-                out,
-                "node {:>3}: {} pages bound, move_pages says node {node}  verified",
-                m.requested_node, m.pages
-            ),
-            NodeCheck::Unverified { reason } => writeln!(
-                out,
-                "node {:>3}: {} pages, pages on nodes [{nodes}]  UNVERIFIED ({reason})",
-                m.requested_node, m.pages
-            ),
+            NodeCheck::Verified { node } => {
+                writeln!(
+                    out,
+                    "node {at:>3}: {pages} pages bound, move_pages says node {node}  verified"
+                )
+            }
+            NodeCheck::Unverified { reason } => {
+                writeln!(
+                    out,
+                    "node {at:>3}: {pages} pages, pages on nodes [{nodes}]  UNVERIFIED ({reason})"
+                )
+            }
         };
     }
     out
