@@ -391,27 +391,6 @@ fn reader_threads_rank_the_read_side_by_throughput() {
 }
 
 #[test]
-fn the_interference_line_says_how_much_stall_time_was_set_aside() {
-    use crate::runner::ThreadStalls;
-    let flat = run(vec![strategy(Global, "always", FLAT, 10.0, 0.1)], None);
-    has(
-        &basis::interference_line(&flat).unwrap_or_default(),
-        "!stalls",
-    );
-    // Two repeats of two paced threads: 1 + 0 and 3 + 1 stalls, 0.5 +
-    // 0 and 2.25 + 0.25 ms.
-    let mut paced = strategy(Global, "always", SEED, 10.0, 0.1);
-    let stalls = |count: u64, ms: f64| ThreadStalls { cpu: 0, count, ms };
-    paced.repeats.truncate(2);
-    paced.repeats[0].interference.stalls = vec![stalls(1, 0.5), stalls(0, 0.0)];
-    paced.repeats[1].interference.stalls = vec![stalls(3, 2.25), stalls(1, 0.25)];
-    has(
-        &basis::interference_line(&run(vec![paced], None)).unwrap(),
-        ", 5 stalls set aside from busy time (3.0 ms: busy windows or late wake-ups over 20 µs)",
-    );
-}
-
-#[test]
 fn the_lines_line_gives_the_range_and_median_of_each_repeats_line_cost() {
     let mut s = strategy(Global, "always", SEED, 10.0, 0.1);
     assert_eq!(basis::line_cost_line(&run(vec![s.clone()], None)), None);
