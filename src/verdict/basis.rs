@@ -609,13 +609,6 @@ mod tests {
         run
     }
 
-    fn rate_finding(run: &RunResults) -> Finding {
-        let rate = findings(run)
-            .into_iter()
-            .find(|f| f.kind == FindingKind::Rate);
-        rate.expect("a rate line")
-    }
-
     #[test]
     fn sampled_vs_throughput_is_n_a_where_the_rate_is_paced() {
         // Samples of 40 ns against a loop of 10 ns: +300%, a disagreement
@@ -654,51 +647,28 @@ mod tests {
             }
             run
         };
+        let (poisson, even) = (Arrivals::Poisson, Arrivals::Paced);
+        #[rustfmt::skip]
         let cases = [
             // A poisson count 3% under the mean, every arrival run: kept up.
-            (
-                paced(Arrivals::Poisson, 97.0, 100.0),
-                Info,
-                &[
-                    "mean 100k",
-                    "at least 98% of its arrivals",
-                    "97.0% of the mean rate",
-                ][..],
-            ),
+            (paced(poisson, 97.0, 100.0), Info, &["mean 100k", "at least 98% of its arrivals", "97.0% of the mean rate"][..]),
             // Arrivals skipped: a warning whatever the count.
-            (
-                paced(Arrivals::Poisson, 99.0, 90.0),
-                Warning,
-                &["90.0% of its arrivals"],
-            ),
+            (paced(poisson, 99.0, 90.0), Warning, &["90.0% of its arrivals"]),
             // Evenly paced, the same 97% of the rate is a shortfall.
-            (
-                paced(Arrivals::Paced, 97.0, 100.0),
-                Warning,
-                &["asked 100k", "97.0% on the mean"],
-            ),
+            (paced(even, 97.0, 100.0), Warning, &["asked 100k", "97.0% on the mean"]),
             // One repeat at 81%, the other at 99%: the worst is named, and
             // the mean (90%) says the rest kept up better.
-            (
-                stalled(99.0, 81.0),
-                Warning,
-                &["global/always 81.0%", "90.0% on the mean"],
-            ),
+            (stalled(99.0, 81.0), Warning, &["global/always 81.0%", "90.0% on the mean"]),
             // One repeat at 95%, the other at 101%: the mean (98%) held, so
             // the stall is said without a warning.
-            (
-                stalled(101.0, 95.0),
-                Info,
-                &["98.0% on the mean", "global/always 95.0%"],
-            ),
-            (
-                paced(Arrivals::Paced, 99.0, 90.0),
-                Info,
-                &["at least 98% of 100k"],
-            ),
+            (stalled(101.0, 95.0), Info, &["98.0% on the mean", "global/always 95.0%"]),
+            (paced(even, 99.0, 90.0), Info, &["at least 98% of 100k"]),
         ];
         for (run, severity, holds) in cases {
-            let finding = rate_finding(&run);
+            let finding = findings(&run)
+                .into_iter()
+                .find(|f| f.kind == FindingKind::Rate);
+            let finding = finding.expect("a rate line");
             let line = finding.to_string();
             assert_eq!(finding.severity, severity, "{line}");
             assert!(holds.iter().all(|h| line.contains(h)), "{line}");

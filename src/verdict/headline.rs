@@ -12,7 +12,7 @@ use crate::units::{Unit, human, si};
 use crate::workload::{Regime, SEED_RATE};
 
 /// The answer at a glance.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Headline {
     /// The regime the answer speaks of.
     pub regime: Regime,
@@ -60,48 +60,38 @@ pub fn headline(run: &RunResults) -> Headline {
         .filter(|d| d.contest.regime.is_paced())
         .filter(finished)
         .min_by(|a, b| distance(a).total_cmp(&distance(b)));
-    let split = |d: &Decided| split_clause(d, &reach);
-    match (paced, flat) {
-        (Some(p), flat) => {
-            let (answer, more) = paced_answer(p, &split(p));
-            Headline {
-                regime: p.contest.regime,
-                answer,
-                more,
-                flat_out: flat.map(|f| format!("Flat out, {}.", flat_text(f))),
-                cheapest: cheapest(p),
-            }
-        }
-        (None, Some(f)) => {
-            let split = split(f);
-            let split = if split.is_empty() {
-                String::new()
-            } else {
-                format!("; {split}")
-            };
-            Headline {
-                regime: f.contest.regime,
-                answer: format!(
-                    "{}, so flat out: {}{split}.",
-                    if paced_planned {
-                        "No paced repeat finished in this run"
-                    } else {
-                        "No paced regime in this run"
-                    },
-                    flat_text(f)
-                ),
-                more: Vec::new(),
-                flat_out: None,
-                cheapest: cheapest(f),
-            }
-        }
-        (None, None) => Headline {
-            regime: Regime::FlatOut,
-            answer: "Nothing was measured: the run has no regime.".to_string(),
-            more: Vec::new(),
-            flat_out: None,
-            cheapest: Vec::new(),
-        },
+    let Some(d) = paced.or(flat) else {
+        let answer = "Nothing was measured: the run has no regime.".to_string();
+        return Headline { answer, ..Headline::default() };
+    };
+    let split = split_clause(d, &reach);
+    let (answer, more, flat_out) = if paced.is_some() {
+        let (answer, more) = paced_answer(d, &split);
+        (
+            answer,
+            more,
+            flat.map(|f| format!("Flat out, {}.", flat_text(f))),
+        )
+    } else {
+        let split = if split.is_empty() {
+            split
+        } else {
+            format!("; {split}")
+        };
+        let why = if paced_planned {
+            "No paced repeat finished"
+        } else {
+            "No paced regime"
+        };
+        let answer = format!("{why} in this run, so flat out: {}{split}.", flat_text(d));
+        (answer, Vec::new(), None)
+    };
+    Headline {
+        regime: d.contest.regime,
+        answer,
+        more,
+        flat_out,
+        cheapest: cheapest(d),
     }
 }
 
@@ -153,15 +143,6 @@ fn cheapest_text(d: &Decided, what: &str, shown: &dyn Fn(usize) -> String) -> St
             shown(u),
             d.tests[t].why_not()
         ),
-    }
-}
-
-/// What the reference is, in words: the kernel's counter.
-fn reference_words(d: &Decided, g: usize) -> &'static str {
-    if d.contest.is(g, ShardLevel::Global, BEFORE_FIX) {
-        "the kernel's counter"
-    } else {
-        "the plain shared counter"
     }
 }
 
@@ -256,11 +237,11 @@ fn paced_answer(d: &Decided, split: &str) -> (String, Vec<String>) {
                 .map_or(String::new(), |p| {
                     format!(" ({} of a CPU)", human(p.mean, Unit::Percent))
                 });
-            format!(
-                "{} costs {} per update{share}",
-                reference_words(d, g),
-                ns(g)
-            )
+            let what = match this.is(g, ShardLevel::Global, BEFORE_FIX) {
+                true => "the kernel's counter",
+                false => "the plain shared counter",
+            };
+            format!("{what} costs {} per update{share}", ns(g))
         }
         None => "neither the kernel's counter (global/threshold:64) nor the plain shared counter (global/always) was measured".to_string(),
     };

@@ -4,7 +4,7 @@
 
 use super::host::Reach;
 use super::{
-    BEFORE_FIX, Detail, Family, MERGED_FIX, PLAIN, RATELIMIT, Test, Tests, Topic, Verdict,
+    BEFORE_FIX, Detail, Family, MERGED_FIX, PLAIN, RATELIMIT, Test, Tests, Topic, Verdict, plural,
 };
 use crate::counter::{PublishPolicy, ShardLevel};
 use crate::runner::{Floor, RunConfig, RunResults, StrategyResult, StrategySummary, cost_measure};
@@ -163,11 +163,6 @@ impl<'a> Contest<'a> {
         }
     }
 
-    /// `flat out`, or `paced at 22.0k/s per thread`.
-    fn label(&self) -> String {
-        self.regime.to_string()
-    }
-
     /// The floor of this regime's costs per update: the ns paced, none flat out.
     fn floor(&self) -> Floor {
         match self.regime {
@@ -300,8 +295,8 @@ impl<'a> Contest<'a> {
                     (0..n.len())
                         .filter(|&i| n[i].remote)
                         .map(|i| {
-                            let t = family.add(&n[l].cost_ns, &n[i].cost_ns, "ns", self.floor());
-                            (i, t)
+                            let (base, test) = (&n[l].cost_ns, &n[i].cost_ns);
+                            (i, family.add_paired(base, test, None, "ns", self.floor()))
                         })
                         .collect()
                 });
@@ -335,7 +330,7 @@ impl Decided<'_> {
                 Topic::Cost,
                 format!(
                     "{}: no strategy finished a repeat: nothing to rank",
-                    this.label()
+                    this.regime
                 ),
             )];
         }
@@ -355,7 +350,7 @@ impl Decided<'_> {
                 Topic::Cost,
                 format!(
                     "{}: {} not recorded",
-                    this.label(),
+                    this.regime,
                     cost_measure(this.regime).short
                 ),
             )),
@@ -369,10 +364,9 @@ impl Decided<'_> {
             lines.push(Verdict::new(
                 Topic::Read,
                 format!(
-                    "{}, the cheapest read ({} reader thread{}): {}",
-                    this.label(),
-                    this.readers,
-                    if this.readers == 1 { "" } else { "s" },
+                    "{}, the cheapest read ({}): {}",
+                    this.regime,
+                    plural(this.readers, "reader thread"),
                     this.ranking_text(r, tests, &|i| {
                         this.read(i).map_or("-".to_string(), |s| value(&s, unit))
                     })
@@ -437,7 +431,7 @@ impl Contest<'_> {
             Topic::Saturation,
             format!(
                 "{}, saturation: {}",
-                self.label(),
+                self.regime,
                 self.ranking_text(r, tests, &shown)
             ),
         )
@@ -466,7 +460,7 @@ impl Contest<'_> {
             Topic::Ownership,
             format!(
                 "{}, {}: {} updates/s, {owned}{fetched}",
-                self.label(),
+                self.regime,
                 c.name,
                 si(s.write_ops_per_s.mean)
             ),
@@ -499,7 +493,7 @@ impl Contest<'_> {
             Topic::Cost,
             format!(
                 "{}{seed}, net cost per update: {global}the cheapest: {}",
-                self.label(),
+                self.regime,
                 self.ranking_text(r, tests, &shown)
             ),
         )
@@ -512,9 +506,6 @@ impl Contest<'_> {
             .tested
             .iter()
             .map(|&(i, t)| {
-                let test = &tests[t];
-                // A saving or a cost is claimed only with a test.
-                let diff = test.outcome.difference.welch.map_or(0.0, |w| w.difference);
                 let stale = c[i]
                     .summary
                     .error_mean_pct
@@ -522,27 +513,8 @@ impl Contest<'_> {
                     .map_or(String::new(), |s| {
                         format!(", staleness {}", human(s.mean, Unit::Percent))
                     });
-                match test.outcome.decision {
-                    Decision::Decrease => format!(
-                        "{} saves {} ns ({}){stale}",
-                        c[i].name,
-                        si(-diff),
-                        test.claimed(tests.detail)
-                    ),
-                    Decision::Increase => format!(
-                        "{} costs {} ns more ({}){stale}",
-                        c[i].name,
-                        si(diff),
-                        test.claimed(tests.detail)
-                    ),
-                    _ => format!(
-                        "{}: {} ({}, {}){stale}",
-                        c[i].name,
-                        test.no_claim(),
-                        test.shown(tests.detail),
-                        test.why_not()
-                    ),
-                }
+                let words = [" saves {} ns", " costs {} ns more"];
+                tests[t].said(tests.detail, &c[i].name, words) + &stale
             })
             .collect();
         if !a.same_here.is_empty() {
@@ -556,7 +528,7 @@ impl Contest<'_> {
             topic,
             format!(
                 "{}, {head} {}{base}: {}",
-                self.label(),
+                self.regime,
                 c[a.base].name,
                 parts.join("; ")
             ),
@@ -585,28 +557,11 @@ impl Contest<'_> {
                     "local to the counter's memory"
                 };
                 let head = format!("node {} ({place}) {}", n.node, value(&n.cost_ns, unit));
-                let Some(&(_, t)) = p.tested.iter().find(|&&(j, _)| j == i) else {
-                    return head;
-                };
-                let test = &tests[t];
-                let diff = test.outcome.difference.welch.map_or(0.0, |w| w.difference);
-                match test.outcome.decision {
-                    Decision::Increase => format!(
-                        "{head}, {} ns more ({})",
-                        si(diff),
-                        test.claimed(tests.detail)
-                    ),
-                    Decision::Decrease => format!(
-                        "{head}, {} ns less ({})",
-                        si(-diff),
-                        test.claimed(tests.detail)
-                    ),
-                    _ => format!(
-                        "{head}: {} ({}, {})",
-                        test.no_claim(),
-                        test.shown(tests.detail),
-                        test.why_not()
-                    ),
+                match p.tested.iter().find(|&&(j, _)| j == i) {
+                    Some(&(_, t)) => {
+                        tests[t].said(tests.detail, &head, [", {} ns less", ", {} ns more"])
+                    }
+                    None => head,
                 }
             })
             .collect();
@@ -617,7 +572,7 @@ impl Contest<'_> {
             Topic::Nodes,
             format!(
                 "{}, per node, {}{against}: {}",
-                self.label(),
+                self.regime,
                 c.name,
                 parts.join("; ")
             ),

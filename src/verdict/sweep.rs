@@ -47,7 +47,7 @@ fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
         .iter()
         .map(|(_, pts)| {
             pts.windows(2)
-                .map(|w| family.add(&w[0].1, &w[1].1, "updates/s", Floor::Relative))
+                .map(|w| family.add_paired(&w[0].1, &w[1].1, None, "updates/s", Floor::Relative))
                 .collect()
         })
         .collect();
@@ -231,23 +231,14 @@ mod tests {
     #[test]
     fn scaling_stops_where_the_gain_does() {
         // a: 1→2 +90%, 2→4 +1% (stops at 2); b: rises at every step.
+        let series = |name: &str, means: [f64; 3]| {
+            let points = [1, 2, 4].into_iter().zip(means);
+            let points = points.map(|(n, m)| (n, summary(5, m, 1e4))).collect();
+            (name.to_string(), points)
+        };
         let series = vec![
-            (
-                "a".to_string(),
-                vec![
-                    (1, summary(5, 1e6, 1e4)),
-                    (2, summary(5, 1.9e6, 1e4)),
-                    (4, summary(5, 1.92e6, 1e4)),
-                ],
-            ),
-            (
-                "b".to_string(),
-                vec![
-                    (1, summary(5, 1e6, 1e4)),
-                    (2, summary(5, 2e6, 1e4)),
-                    (4, summary(5, 4e6, 1e4)),
-                ],
-            ),
+            series("a", [1e6, 1.9e6, 1.92e6]),
+            series("b", [1e6, 2e6, 4e6]),
         ];
         let s = scaling(&series);
         assert_eq!(s[0].peak_threads, 2);
