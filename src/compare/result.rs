@@ -237,6 +237,12 @@ impl Comparison<'_> {
         Some(line)
     }
 
+    /// How many rows were decided on their paired (per-repeat) differences.
+    fn paired_rows(&self) -> usize {
+        let paired = |r: &&MeasureRow| r.outcome.is_some_and(|o| o.difference.paired);
+        self.rows().filter(paired).count()
+    }
+
     /// Every row of every pair.
     pub fn rows(&self) -> impl Iterator<Item = &MeasureRow> {
         self.pairs.iter().flat_map(|p| &p.rows)
@@ -286,10 +292,7 @@ impl Comparison<'_> {
 
     /// What the printed p is, in one line (without a `p: ` label).
     pub fn p_note(&self) -> String {
-        let rows = self.pairs.iter().flat_map(|p| &p.rows);
-        let paired = rows
-            .filter(|r| r.outcome.is_some_and(|o| o.difference.paired))
-            .count();
+        let paired = self.paired_rows();
         let test = if self.replicates == Replicates::Runs {
             format!(
                 "Student's t on the runs' means, each adjusted to the same line cost (their spread pooled over both sides{})",
@@ -317,19 +320,10 @@ impl Comparison<'_> {
     /// The strategies left unmatched, what `n<2` means, which rows were paired and which figures a
     /// file did not record: one line each, in plain words.
     pub fn footer(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        if !self.only_base.is_empty() {
-            lines.push(format!(
-                "only in base (not compared): {}",
-                self.only_base.join(", ")
-            ));
-        }
-        if !self.only_test.is_empty() {
-            lines.push(format!(
-                "only in test (not compared): {}",
-                self.only_test.join(", ")
-            ));
-        }
+        let only = [("base", &self.only_base), ("test", &self.only_test)];
+        let mut lines: Vec<String> = (only.iter().filter(|(_, names)| !names.is_empty()))
+            .map(|(side, names)| format!("only in {side} (not compared): {}", names.join(", ")))
+            .collect();
         lines.extend(self.replicates_line());
         lines.extend(self.host_line());
         let one_run = std::ptr::eq(self.base.run, self.test.run);
@@ -353,12 +347,7 @@ impl Comparison<'_> {
                     .to_string(),
             );
         }
-        let paired = self
-            .pairs
-            .iter()
-            .flat_map(|p| &p.rows)
-            .filter(|r| r.outcome.is_some_and(|o| o.difference.paired))
-            .count();
+        let paired = self.paired_rows();
         if paired > 0 {
             lines.push(format!(
                 "paired: in {paired} row{} both strategies ran in place in the same repeats, so the change and its ±95% CI are the mean of each repeat's difference and its Student-t CI (the paired t-test), adjusted for what each repeat's lines cost where the file priced them (line_ns); the ± beside each strategy is its own",
