@@ -321,7 +321,9 @@ impl Comparison<'_> {
     /// file did not record: one line each, in plain words.
     pub fn footer(&self) -> Vec<String> {
         let only = [("base", &self.only_base), ("test", &self.only_test)];
-        let mut lines: Vec<String> = (only.iter().filter(|(_, names)| !names.is_empty()))
+        let mut lines: Vec<String> = only
+            .iter()
+            .filter(|(_, names)| !names.is_empty())
             .map(|(side, names)| format!("only in {side} (not compared): {}", names.join(", ")))
             .collect();
         lines.extend(self.replicates_line());

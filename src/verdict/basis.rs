@@ -378,15 +378,13 @@ fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
 
 /// Whether the paced threads kept up.
 fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
+    use Severity::{Info, Warning};
     let poisson = arrivals == Arrivals::Poisson;
     // Poisson arrivals offer a random count: whether a thread kept up is judged against the
     // arrivals that fell due, not the mean rate.
-    let kept_up = |r: &RepeatResult| {
-        if poisson {
-            r.arrivals_run_min_pct
-        } else {
-            r.achieved_rate_min_pct
-        }
+    let kept_up = |r: &RepeatResult| match poisson {
+        true => r.arrivals_run_min_pct,
+        false => r.achieved_rate_min_pct,
     };
     let worst_of = |s: &StrategyResult, pick: &dyn Fn(&RepeatResult) -> Option<f64>| {
         s.repeats.iter().filter_map(pick).reduce(f64::min)
@@ -394,48 +392,42 @@ fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
     let short: Vec<String> = run
         .strategies
         .iter()
-        .filter_map(|s| {
-            let worst = worst_of(s, &kept_up)?;
-            (worst < RATE_SHORTFALL_PCT).then(|| format!("{} {worst:.1}%", run.short_name(s)))
-        })
+        .filter_map(|s| Some((s, worst_of(s, &kept_up)?)))
+        .filter(|&(_, worst)| worst < RATE_SHORTFALL_PCT)
+        .map(|(s, worst)| format!("{} {worst:.1}%", run.short_name(s)))
         .collect();
-    let rate = si(rate);
-    let missed: u64 = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.repeats)
-        .map(|r| r.missed_slots)
-        .sum();
-    if poisson {
+    let (rate, worst) = (si(rate), short.join(", "));
+    let repeats = run.strategies.iter().flat_map(|s| &s.repeats);
+    let missed: u64 = repeats.map(|r| r.missed_slots).sum();
+    let (severity, head, more) = if poisson {
         let achieved = run
             .strategies
             .iter()
             .filter_map(|s| worst_of(s, &|r| r.achieved_rate_min_pct))
             .reduce(f64::min)
             .map_or("-".into(), |a| format!("{a:.1}%"));
-        let what = if short.is_empty() {
-            format!("every thread ran at least {RATE_SHORTFALL_PCT}% of its arrivals")
-        } else {
-            format!(
-                "the slowest thread ran only {} of its arrivals: the CPU cannot keep up, or it was taken away",
-                short.join(", ")
-            )
-        };
-        let head = format!(
-            "rate: poisson arrivals at a mean {rate} ops/s per thread (seed {}, one stream per thread): {what}; the slowest thread's count was {achieved} of the mean rate (a poisson count varies by chance); {missed} arrivals skipped after stalls",
-            run.config.seed
-        );
-        match short.is_empty() {
-            true => Finding::info(FindingKind::Rate, head),
-            false => Finding::warning(FindingKind::Rate, head, None),
-        }
-    } else if short.is_empty() {
-        Finding::info(
-            FindingKind::Rate,
-            format!(
-                "rate: every thread achieved at least {RATE_SHORTFALL_PCT}% of {rate} ops/s; {missed} pacer slots skipped after stalls"
+        let (severity, what) = match short.is_empty() {
+            true => (
+                Info,
+                format!("every thread ran at least {RATE_SHORTFALL_PCT}% of its arrivals"),
             ),
-        )
+            false => (
+                Warning,
+                format!(
+                    "the slowest thread ran only {worst} of its arrivals: the CPU cannot keep up, or it was taken away"
+                ),
+            ),
+        };
+        let seed = run.config.seed;
+        let head = format!(
+            "rate: poisson arrivals at a mean {rate} ops/s per thread (seed {seed}, one stream per thread): {what}; the slowest thread's count was {achieved} of the mean rate (a poisson count varies by chance); {missed} arrivals skipped after stalls"
+        );
+        (severity, head, None)
+    } else if short.is_empty() {
+        let head = format!(
+            "rate: every thread achieved at least {RATE_SHORTFALL_PCT}% of {rate} ops/s; {missed} pacer slots skipped after stalls"
+        );
+        (Info, head, None)
     } else {
         // A stall shows in one repeat: the mean repeat says whether the whole run fell short or one
         // moment did.
@@ -448,39 +440,42 @@ fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
             })
             .reduce(f64::min);
         let mean_text = mean.map_or("-".into(), |m| format!("{m:.1}%"));
-        let worst = short.join(", ");
+        let asked = format!("rate: asked {rate}/s per thread, got {mean_text} on the mean");
+        let slots = format!("({missed} pacer slots skipped after stalls)");
         // The rate held on the mean: a moment's stall, said but not a warning (each figure is a
         // mean over its repeats).
         if mean.is_some_and(|m| m >= RATE_SHORTFALL_PCT) {
-            Finding::info(
-                FindingKind::Rate,
-                format!(
-                    "rate: asked {rate}/s per thread, got {mean_text} on the mean; a stall left the slowest thread of its worst repeat at {worst} of it ({missed} pacer slots skipped after stalls)"
-                ),
-            )
+            let head = format!(
+                "{asked}; a stall left the slowest thread of its worst repeat at {worst} of it {slots}"
+            );
+            (Info, head, None)
         } else {
-            Finding::warning(
-                FindingKind::Rate,
-                format!(
-                    "rate: asked {rate}/s per thread, got {mean_text} on the mean: the CPU was busy or too slow"
-                ),
-                Some(format!(
-                    "In its worst repeat the slowest thread achieved only {worst} of it ({missed} pacer slots skipped after stalls)"
-                )),
+            let more = format!(
+                "In its worst repeat the slowest thread achieved only {worst} of it {slots}"
+            );
+            (
+                Warning,
+                format!("{asked}: the CPU was busy or too slow"),
+                Some(more),
             )
         }
+    };
+    Finding {
+        kind: FindingKind::Rate,
+        severity,
+        head,
+        more,
     }
 }
 
 /// What a run's numbers rest on, the lines under its tables.
 pub fn findings(run: &RunResults) -> Vec<Finding> {
+    use FindingKind::*;
     let mut lines = Vec::new();
     if let Some(f) = &run.floor {
-        lines.push(Finding::info(FindingKind::HarnessFloor, format!(
-            "harness floor: {:.1} ns/op {} (the same writer loop on CPU {} alone, no shared write; a strategy's loop ns/op less this is what the counter costs)",
-            f.loop_ns.mean,
-            spread_text(&f.loop_ns),
-            f.cpu
+        let (ns, spread, cpu) = (f.loop_ns.mean, spread_text(&f.loop_ns), f.cpu);
+        lines.push(Finding::info(HarnessFloor, format!(
+            "harness floor: {ns:.1} ns/op {spread} (the same writer loop on CPU {cpu} alone, no shared write; a strategy's loop ns/op less this is what the counter costs)"
         )));
     }
     for f in run
@@ -488,28 +483,29 @@ pub fn findings(run: &RunResults) -> Vec<Finding> {
         .iter()
         .filter(|f| is_clock_floor(&f.strategy))
     {
-        let Some(cost) = f.strategy.clock.and_then(|c| run.clock_cost(f.regime, c)) else {
+        let Some(clock) = f.strategy.clock else {
             continue;
         };
-        lines.push(Finding::info(FindingKind::ClockFloor, format!(
-            "clock floor ({}, {}): a ratelimit's clock read costs {:.1} ns {} per update in place (the paced floor's loop reading the clock on every update and never publishing, less its floor in place, repeat by repeat; contend predict charges it)",
+        let Some(cost) = run.clock_cost(f.regime, clock) else {
+            continue;
+        };
+        let spread = match cost.has_spread() {
+            true => format!("±{:.1}", cost.ci95_high - cost.mean),
+            false => ONE_REPEAT.to_string(),
+        };
+        lines.push(Finding::info(ClockFloor, format!(
+            "clock floor ({}, {}): a ratelimit's clock read costs {:.1} ns {spread} per update in place (the paced floor's loop reading the clock on every update and never publishing, less its floor in place, repeat by repeat; contend predict charges it)",
             f.regime,
-            f.strategy.clock.map_or("", |c| c.name()),
+            clock.name(),
             cost.mean,
-            if cost.has_spread() {
-                format!("±{:.1}", cost.ci95_high - cost.mean)
-            } else {
-                ONE_REPEAT.to_string()
-            }
         )));
     }
     for regime in run.rates() {
         let Some(floor) = run.paced_floor(regime) else {
             continue;
         };
-        let paced = run.strategies.iter().filter(|s| s.regime == regime);
         let (mut repeats, mut disturbed, mut retries) = (0, 0, 0);
-        for s in paced {
+        for s in run.strategies.iter().filter(|s| s.regime == regime) {
             if let Some(p) = PairedNet::of(&s.repeats, net_busy_ns) {
                 // Disturbed repeats are set aside only while two others remain
                 // ([`crate::runner::UsedRepeats`]).
@@ -518,22 +514,13 @@ pub fn findings(run: &RunResults) -> Vec<Finding> {
             }
             retries += s.retries;
         }
-        let share = floor
-            .cpu_share_pct
-            .map_or(String::new(), |s| format!(", CPU share {:.3}%", s.mean));
-        let counts = format!(
-            "; over {} repeats, {disturbed} of their {repeats} strategy results set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again",
-            run.repeats_run(Some(regime)).len()
-        );
-        lines.push(Finding::info(
-            FindingKind::PacedFloor,
-            format!(
-                "paced floor ({regime}): busy {:.1} ns/op {}{share} ({}{counts})",
-                floor.busy_ns.mean,
-                spread_text(&floor.busy_ns),
-                floor.how()
-            ),
-        ));
+        let share = floor.cpu_share_pct;
+        let share = share.map_or(String::new(), |s| format!(", CPU share {:.3}%", s.mean));
+        let (ns, spread, how) = (floor.busy_ns.mean, spread_text(&floor.busy_ns), floor.how());
+        let rounds = run.repeats_run(Some(regime)).len();
+        lines.push(Finding::info(PacedFloor, format!(
+            "paced floor ({regime}): busy {ns:.1} ns/op {spread}{share} ({how}; over {rounds} repeats, {disturbed} of their {repeats} strategy results set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again)"
+        )));
     }
     lines.extend(sampled_vs_throughput(run));
     match run.regime() {
@@ -541,26 +528,23 @@ pub fn findings(run: &RunResults) -> Vec<Finding> {
         Regime::FlatOut => lines.extend(hammer_basis(run)),
     }
     let info = |kind| move |line| Finding::info(kind, line);
-    lines.extend(interference_line(run).map(info(FindingKind::Interference)));
-    lines.push(info(FindingKind::Noise)(noise_line(run)));
+    lines.extend(interference_line(run).map(info(Interference)));
+    lines.push(Finding::info(Noise, noise_line(run)));
     if let Some(target) = run.config.target_ci_pct {
-        let open = unconverged(run);
-        let (lo, hi) = repeat_range(run);
-        let budget = run.config.max_time_s.unwrap_or(0.0);
-        lines.push(info(FindingKind::TargetCi)(if open.is_empty() {
-            format!(
-                "target CI: every strategy's cost per update (loop ns/op flat out; net ns/update paced, paired with the floor round by round) within ±{target}% or, paced, ±{} ns (95% CI) after {lo}-{hi} repeats",
-                NOISE_THRESHOLD.ns
-            )
-        } else {
-            format!(
+        let (open, (lo, hi)) = (unconverged(run), repeat_range(run));
+        let (budget, ns) = (run.config.max_time_s.unwrap_or(0.0), NOISE_THRESHOLD.ns);
+        lines.push(Finding::info(TargetCi, match open.is_empty() {
+            true => format!(
+                "target CI: every strategy's cost per update (loop ns/op flat out; net ns/update paced, paired with the floor round by round) within ±{target}% or, paced, ±{ns} ns (95% CI) after {lo}-{hi} repeats"
+            ),
+            false => format!(
                 "target CI: ±{target}% not reached within {budget:.0} s ({lo}-{hi} repeats) by {}: the machine is noisier than that; take their figures as inconclusive, or raise --max-time",
                 open.join(", ")
-            )
+            ),
         }));
     }
     if run.config.staleness_probes {
-        lines.push(info(FindingKind::Staleness)(
+        lines.push(Finding::info(Staleness,
             "staleness: probed at sampled operations, |published sum - true sum| as a reader sees it; writers mirror their load into their own line after every update while probing (its cost is in loop ns/op and the floor; --rate sample:0 turns both off)".to_string(),
         ));
     }

@@ -62,7 +62,10 @@ pub fn headline(run: &RunResults) -> Headline {
         .min_by(|a, b| distance(a).total_cmp(&distance(b)));
     let Some(d) = paced.or(flat) else {
         let answer = "Nothing was measured: the run has no regime.".to_string();
-        return Headline { answer, ..Headline::default() };
+        return Headline {
+            answer,
+            ..Headline::default()
+        };
     };
     let split = split_clause(d, &reach);
     let (answer, more, flat_out) = if paced.is_some() {

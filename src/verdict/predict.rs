@@ -185,7 +185,10 @@ fn others_rho(p: &PredictResults, k: usize, i: usize) -> String {
     if p.strategies[k].points[i].state != LineState::Saturated {
         return String::new();
     }
-    let others: Vec<String> = (p.strategies.iter().enumerate())
+    let others: Vec<String> = p
+        .strategies
+        .iter()
+        .enumerate()
         .filter(|&(j, _)| j != k)
         .map(|(_, o)| format!("{} {}", o.name, range_text(o.points[i].rho, rho_text)))
         .collect();
