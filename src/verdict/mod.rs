@@ -239,10 +239,15 @@ impl Test {
         }
     }
 
+    /// The tested difference, `test − base` (0 without a test).
+    fn diff(&self) -> f64 {
+        self.outcome.difference.welch.map_or(0.0, |w| w.difference)
+    }
+
     /// `{head}` and the change claimed, `less` or `more` with its size in place of `{}` (`x saves
     /// 5 ns (-12%)`), or `{head}: no practical difference (change, why not)`.
     fn said(&self, detail: Detail, head: &str, [less, more]: [&str; 2]) -> String {
-        let diff = self.outcome.difference.welch.map_or(0.0, |w| w.difference);
+        let diff = self.diff();
         let (word, size) = match self.outcome.decision {
             Decision::Decrease => (less, -diff),
             Decision::Increase => (more, diff),

@@ -129,36 +129,24 @@ pub(super) struct Decided<'a> {
 
 impl<'a> Contest<'a> {
     fn of(view: &'a RunResults) -> Contest<'a> {
-        let done: Vec<_> = view
-            .strategies
-            .iter()
-            .filter_map(|s| Some((s, s.summary.as_ref()?)))
-            .collect();
-        let candidates = done
-            .iter()
-            .map(|(s, summary)| {
-                let st = &s.strategy;
-                let name = view.short_name(s);
-                let mut rest = format!("pad{}", st.pad);
-                if let Some(c) = st.clock {
-                    rest.push_str(&format!("/{c}"));
-                }
-                Candidate {
-                    name,
-                    full: s.name.clone(),
-                    level: st.level,
-                    policy: st.publish,
-                    pad: st.pad.to_string(),
-                    rest,
-                    summary,
-                    result: s,
-                }
+        let candidates = view.strategies.iter().filter_map(|s| {
+            let st = &s.strategy;
+            let clock = st.clock.map_or(String::new(), |c| format!("/{c}"));
+            Some(Candidate {
+                name: view.short_name(s),
+                full: s.name.clone(),
+                level: st.level,
+                policy: st.publish,
+                pad: st.pad.to_string(),
+                rest: format!("pad{}{clock}", st.pad),
+                summary: s.summary.as_ref()?,
+                result: s,
             })
-            .collect();
+        });
         Contest {
             regime: view.regime(),
             readers: view.config.reader_cpus.len(),
-            candidates,
+            candidates: candidates.collect(),
             config: &view.config,
         }
     }
@@ -193,17 +181,12 @@ impl<'a> Contest<'a> {
         }
     }
 
-    pub(super) fn find(&self, level: ShardLevel, policy: PublishPolicy) -> Option<usize> {
-        self.candidates
-            .iter()
-            .position(|c| c.level == level && c.policy == policy)
-    }
-
     /// The first of `policies` this regime measured at the global level.
     fn find_global(&self, policies: &[PublishPolicy]) -> Option<usize> {
+        let n = self.candidates.len();
         policies
             .iter()
-            .find_map(|&p| self.find(ShardLevel::Global, p))
+            .find_map(|&p| (0..n).find(|&i| self.is(i, ShardLevel::Global, p)))
     }
 
     /// Whether candidate `i` is `level/policy`.
@@ -266,9 +249,10 @@ impl<'a> Contest<'a> {
         let cost = self.rank(&mut family, &|i| self.cost(i), &|b, t| {
             self.cost_paired(b, t)
         });
-        let read = (self.readers > 0)
-            .then(|| self.rank(&mut family, &|i| self.read(i), &|_, _| None))
-            .flatten();
+        let read = match self.readers {
+            0 => None,
+            _ => self.rank(&mut family, &|i| self.read(i), &|_, _| None),
+        };
         let reference = self.find_global(&[BEFORE_FIX, PLAIN]);
         let fix = self.find_global(&[MERGED_FIX, RATELIMIT]);
         let saves = reference.filter(|_| savings).map(|g| {
@@ -356,10 +340,9 @@ impl Decided<'_> {
             )),
         }
         if let Some(r) = &self.read {
-            let unit = if this.regime.is_paced() {
-                "busy ns/read"
-            } else {
-                "ns/read"
+            let unit = match this.regime {
+                Regime::FlatOut => "ns/read",
+                Regime::Paced { .. } => "busy ns/read",
             };
             lines.push(Verdict::new(
                 Topic::Read,
@@ -373,11 +356,8 @@ impl Decided<'_> {
                 ),
             ));
         }
-        if let Some(a) = self
-            .saves
-            .as_ref()
-            .filter(|a| !a.tested.is_empty() || !a.same_here.is_empty())
-        {
+        let said = |a: &&Against| !a.tested.is_empty() || !a.same_here.is_empty();
+        if let Some(a) = self.saves.as_ref().filter(said) {
             lines.push(this.against_line(Topic::Savings, "against", a, tests));
         }
         if let Some(a) = self.beyond.as_ref().filter(|a| !a.tested.is_empty()) {
@@ -416,17 +396,16 @@ impl Contest<'_> {
         }
     }
 
+    /// Flat out, candidate `i`'s updates/s and its cost in `unit`.
+    pub(super) fn throughput(&self, i: usize, unit: &str) -> String {
+        let per_s = si(self.candidates[i].summary.write_ops_per_s.mean);
+        let cost = self.cost(i).map_or("-".to_string(), |c| value(&c, unit));
+        format!("{per_s} updates/s, {cost}")
+    }
+
     /// Flat out: the most updates/s, ranked by loop ns/op.
     fn saturation_line(&self, r: &Ranked, tests: &Tests) -> Verdict {
-        let shown = |i: usize| {
-            let s = self.candidates[i].summary;
-            format!(
-                "{} updates/s, {}",
-                si(s.write_ops_per_s.mean),
-                self.cost(i)
-                    .map_or("-".to_string(), |c| value(&c, "loop ns/op"))
-            )
-        };
+        let shown = |i: usize| self.throughput(i, "loop ns/op");
         Verdict::new(
             Topic::Saturation,
             format!(
