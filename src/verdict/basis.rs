@@ -45,8 +45,6 @@ pub enum FindingKind {
     Fairness,
     /// Steal, context switches, stalls and the canary.
     Interference,
-    /// What each repeat's own counter lines cost.
-    LineCost,
     /// In place against alone (`--paced both`).
     Alone,
     /// Strategies too noisy to call.
@@ -157,17 +155,16 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
     if canaries.is_none() && steal.is_none() && switches == 0 && !paced {
         return None;
     }
+    let steal = steal.map_or("unknown".to_string(), |s| format!("{s:.0} ms"));
     let mut parts = vec![format!(
-        "steal {}",
-        steal.map_or("unknown".to_string(), |s| format!("{s:.0} ms"))
+        "steal {steal}, {switches} involuntary context switches"
     )];
-    parts.push(format!("{switches} involuntary context switches"));
     if paced {
         let stalls = records().flat_map(|i| &i.stalls);
         let (count, ms) = stalls.fold((0, 0.0), |(n, t), s| (n + s.count, t + s.ms));
+        let stall = STALL.as_micros();
         parts.push(format!(
-            "{count} stalls set aside from busy time ({ms:.1} ms: busy windows or late wake-ups over {} µs)",
-            STALL.as_micros()
+            "{count} stalls set aside from busy time ({ms:.1} ms: busy windows or late wake-ups over {stall} µs)"
         ));
     }
     if let Some(c) = canaries {
@@ -175,15 +172,11 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
         let cost: Vec<f64> = per_repeat().filter_map(|i| i.canary_ms).collect();
         let cost = cost.iter().sum::<f64>() / cost.len().max(1) as f64;
         let moved = per_repeat().filter(|i| i.disturbed).count();
-        let set_aside: usize = run
-            .strategies
-            .iter()
-            .filter_map(|s| s.summary.as_ref().map(|m| m.set_aside))
-            .sum();
+        let summaries = run.strategies.iter().filter_map(|s| s.summary.as_ref());
+        let set_aside: usize = summaries.map(|m| m.set_aside).sum();
+        let (rounds, results) = (repeats.len(), results.len());
         parts.push(format!(
-            "canary (CAS ping-pong before and after each repeat) {lo:.1}-{hi:.1} ns one-way, moved under {moved} of {} repeats; {set_aside} of {} strategy results (a strategy in one repeat) set aside as disturbed, the canary moved or threads stalled over {STALLED_PCT}% of the interval, in either regime (kept in the result file); it costs {cost:.1} ms per repeat",
-            repeats.len(),
-            results.len()
+            "canary (CAS ping-pong before and after each repeat) {lo:.1}-{hi:.1} ns one-way, moved under {moved} of {rounds} repeats; {set_aside} of {results} strategy results (a strategy in one repeat) set aside as disturbed, the canary moved or threads stalled over {STALLED_PCT}% of the interval, in either regime (kept in the result file); it costs {cost:.1} ms per repeat"
         ));
     }
     Some(format!("interference: {}", parts.join(", ")))
@@ -288,33 +281,30 @@ fn hammer_basis(run: &RunResults) -> Vec<Finding> {
         return lines;
     }
     let always = || {
-        run.strategies
-            .iter()
-            .filter(|s| s.strategy.publish == PublishPolicy::ALWAYS)
+        let all = run.strategies.iter();
+        all.filter(|s| s.strategy.publish == PublishPolicy::ALWAYS)
     };
-    let bursts: Vec<(String, f64, f64)> = always()
+    let bursts: Vec<(String, f64)> = always()
         .filter_map(|s| {
             let summary = s.summary.as_ref()?;
-            let per_ownership = summary.updates_per_ownership?.mean;
-            let per_s = summary.handovers_per_s?.mean;
-            Some((run.short_name(s), per_ownership, per_s))
+            let (b, per_s) = (
+                summary.updates_per_ownership?.mean,
+                summary.handovers_per_s?.mean,
+            );
+            let per_s = human(per_s, Unit::PerSecond);
+            Some((
+                format!("{} {b:.2} ({per_s} hand-overs/s)", run.short_name(s)),
+                b,
+            ))
         })
         .collect();
     if !bursts.is_empty() {
-        let list: Vec<String> = bursts
-            .iter()
-            .map(|(name, b, per_s)| {
-                format!(
-                    "{name} {b:.2} ({} hand-overs/s)",
-                    human(*per_s, Unit::PerSecond)
-                )
-            })
-            .collect();
+        let list: Vec<&str> = bursts.iter().map(|(text, _)| text.as_str()).collect();
+        let list = list.join(", ");
         lines.push(Finding::info(FindingKind::Bursts, format!(
-            "bursts: updates per ownership of the line (publishes / hand-overs between writers, counted exactly from each add's returned value): {}",
-            list.join(", ")
+            "bursts: updates per ownership of the line (publishes / hand-overs between writers, counted exactly from each add's returned value): {list}"
         )));
-        if bursts.iter().any(|(_, b, _)| *b > BURST_LIMIT) {
+        if bursts.iter().any(|&(_, b)| b > BURST_LIMIT) {
             lines.push(Finding::warning(
                 FindingKind::Bursts,
                 format!("flat out measures bursts, not one update: a writer keeps the line for over {BURST_LIMIT} updates"),
@@ -329,13 +319,9 @@ fn hammer_basis(run: &RunResults) -> Vec<Finding> {
         })
         .collect();
     if !fairness.is_empty() {
-        lines.push(Finding::info(
-            FindingKind::Fairness,
-            format!(
-                "fairness (slowest / fastest writer's updates/s, 1 = fair): {}",
-                fairness.join(", ")
-            ),
-        ));
+        let fairness = fairness.join(", ");
+        let text = format!("fairness (slowest / fastest writer's updates/s, 1 = fair): {fairness}");
+        lines.push(Finding::info(FindingKind::Fairness, text));
     }
     lines
 }
@@ -348,10 +334,8 @@ pub const DISAGREEMENT_PCT: f64 = 25.0;
 /// [`DISAGREEMENT_PCT`]; paced, n/a (loop ns/op is the pacing interval there).
 fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
     if run.regime().is_paced() {
-        let sampled = run
-            .strategies
-            .iter()
-            .any(|s| s.summary.as_ref().is_some_and(|m| m.write_ns.is_some()));
+        let mut summaries = run.strategies.iter().filter_map(|s| s.summary.as_ref());
+        let sampled = summaries.any(|m| m.write_ns.is_some());
         return sampled.then(|| {
             Finding::info(FindingKind::SampledVsThroughput, "sampled vs throughput: n/a paced (ops/s is the pacing rate, so there is no ns/op from throughput to compare the timed operations with; the cost is busy ns/op)".to_string())
         });
@@ -368,10 +352,10 @@ fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
                 .then(|| format!("{} {pct:+.0}%", run.short_name(s)))
         })
         .collect();
+    let disagree = disagree.join(", ");
     (!disagree.is_empty()).then(|| {
         Finding::info(FindingKind::SampledVsThroughput, format!(
-            "sampled vs throughput: the timed operations disagree with loop ns/op by more than {DISAGREEMENT_PCT}% for {} (timing a contended operation perturbs it; trust loop ns/op)",
-            disagree.join(", ")
+            "sampled vs throughput: the timed operations disagree with loop ns/op by more than {DISAGREEMENT_PCT}% for {disagree} (timing a contended operation perturbs it; trust loop ns/op)"
         ))
     })
 }

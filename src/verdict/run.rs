@@ -375,24 +375,17 @@ impl Contest<'_> {
     /// (value): change [interval], p, why`.
     fn ranking_text(&self, r: &Ranked, tests: &Tests, shown: &dyn Fn(usize) -> String) -> String {
         let c = &self.candidates;
-        let best = &c[r.best].name;
+        let (best, value) = (&c[r.best].name, shown(r.best));
         match r.runner_up {
-            None => format!("only one strategy measured, {best} ({})", shown(r.best)),
-            Some((u, t)) if tests[t].outcome.decision == Decision::Decrease => format!(
-                "{best}, {} ({} against {})",
-                shown(r.best),
-                tests.claim(t),
-                c[u].name
-            ),
-            Some((u, t)) => format!(
-                "{} between {best} ({}) and {} ({}): {}, {}",
-                tests[t].no_claim(),
-                shown(r.best),
-                c[u].name,
-                shown(u),
-                tests.shown(t),
-                tests[t].why_not()
-            ),
+            None => format!("only one strategy measured, {best} ({value})"),
+            Some((u, t)) if tests[t].outcome.decision == Decision::Decrease => {
+                format!("{best}, {value} ({} against {})", tests.claim(t), c[u].name)
+            }
+            Some((u, t)) => {
+                let (no, other, why) = (tests[t].no_claim(), &c[u].name, tests[t].why_not());
+                let (theirs, change) = (shown(u), tests.shown(t));
+                format!("{no} between {best} ({value}) and {other} ({theirs}): {change}, {why}")
+            }
         }
     }
 
@@ -405,15 +398,9 @@ impl Contest<'_> {
 
     /// Flat out: the most updates/s, ranked by loop ns/op.
     fn saturation_line(&self, r: &Ranked, tests: &Tests) -> Verdict {
-        let shown = |i: usize| self.throughput(i, "loop ns/op");
-        Verdict::new(
-            Topic::Saturation,
-            format!(
-                "{}, saturation: {}",
-                self.regime,
-                self.ranking_text(r, tests, &shown)
-            ),
-        )
+        let ranking = self.ranking_text(r, tests, &|i| self.throughput(i, "loop ns/op"));
+        let text = format!("{}, saturation: {ranking}", self.regime);
+        Verdict::new(Topic::Saturation, text)
     }
 
     /// Flat out: how many updates a writer makes per ownership of the line, under `base`.
@@ -435,47 +422,32 @@ impl Contest<'_> {
                 human(f.mean, Unit::Count)
             )
         });
-        Verdict::new(
-            Topic::Ownership,
-            format!(
-                "{}, {}: {} updates/s, {owned}{fetched}",
-                self.regime,
-                c.name,
-                si(s.write_ops_per_s.mean)
-            ),
-        )
+        let (regime, name, per_s) = (self.regime, &c.name, si(s.write_ops_per_s.mean));
+        let text = format!("{regime}, {name}: {per_s} updates/s, {owned}{fetched}");
+        Verdict::new(Topic::Ownership, text)
     }
 
     /// Paced: the net cost per update and CPU share of the reference and of the cheapest.
     fn cost_line(&self, r: &Ranked, reference: Option<usize>, tests: &Tests) -> Verdict {
         let shown = |i: usize| {
-            let s = self.candidates[i].summary;
-            let share = s.net_cpu_share_pct.map_or(String::new(), |p| {
+            let share = self.candidates[i].summary.net_cpu_share_pct;
+            let share = share.map_or(String::new(), |p| {
                 format!(", {} CPU", human(p.mean, Unit::Percent))
             });
-            format!(
-                "{}{share}",
-                self.cost(i).map_or("-".to_string(), |c| value(&c, "ns"))
-            )
+            let cost = self.cost(i).map_or("-".to_string(), |c| value(&c, "ns"));
+            format!("{cost}{share}")
         };
-        let seed = if self.regime == Regime::SEED {
-            " (the seed's rate)"
-        } else {
-            ""
+        let seed = match self.regime == Regime::SEED {
+            true => " (the seed's rate)",
+            false => "",
         };
-        let global = reference
-            .filter(|&g| g != r.best)
-            .map_or(String::new(), |g| {
-                format!("{} {}; ", self.candidates[g].name, shown(g))
-            });
-        Verdict::new(
-            Topic::Cost,
-            format!(
-                "{}{seed}, net cost per update: {global}the cheapest: {}",
-                self.regime,
-                self.ranking_text(r, tests, &shown)
-            ),
-        )
+        let global = reference.filter(|&g| g != r.best);
+        let global = global.map_or(String::new(), |g| {
+            format!("{} {}; ", self.candidates[g].name, shown(g))
+        });
+        let (regime, ranking) = (self.regime, self.ranking_text(r, tests, &shown));
+        let text = format!("{regime}{seed}, net cost per update: {global}the cheapest: {ranking}");
+        Verdict::new(Topic::Cost, text)
     }
 
     /// Each alternative against `a.base`.
@@ -485,13 +457,10 @@ impl Contest<'_> {
             .tested
             .iter()
             .map(|&(i, t)| {
-                let stale = c[i]
-                    .summary
-                    .error_mean_pct
-                    .filter(|_| c[i].policy != PLAIN)
-                    .map_or(String::new(), |s| {
-                        format!(", staleness {}", human(s.mean, Unit::Percent))
-                    });
+                let stale = c[i].summary.error_mean_pct.filter(|_| c[i].policy != PLAIN);
+                let stale = stale.map_or(String::new(), |s| {
+                    format!(", staleness {}", human(s.mean, Unit::Percent))
+                });
                 let words = [" saves {} ns", " costs {} ns more"];
                 tests[t].said(tests.detail, &c[i].name, words) + &stale
             })
@@ -500,40 +469,25 @@ impl Contest<'_> {
             let names: Vec<&str> = a.same_here.iter().map(|&i| c[i].name.as_str()).collect();
             parts.push(format!("{}: = global here", names.join(", ")));
         }
-        let base = self
-            .cost(a.base)
-            .map_or(String::new(), |s| format!(" ({} ns)", si(s.mean)));
-        Verdict::new(
-            topic,
-            format!(
-                "{}, {head} {}{base}: {}",
-                self.regime,
-                c[a.base].name,
-                parts.join("; ")
-            ),
-        )
+        let cost = self.cost(a.base);
+        let cost = cost.map_or(String::new(), |s| format!(" ({} ns)", si(s.mean)));
+        let (regime, base, parts) = (self.regime, &c[a.base].name, parts.join("; "));
+        Verdict::new(topic, format!("{regime}, {head} {base}{cost}: {parts}"))
     }
-}
 
-impl Contest<'_> {
     /// The reference's cost node by node.
     fn nodes_line(&self, p: &PerNode, tests: &Tests) -> Verdict {
         let c = &self.candidates[p.strategy];
-        let unit = if self.regime.is_paced() {
-            "ns"
-        } else {
-            "loop ns/op"
+        let unit = match self.regime {
+            Regime::FlatOut => "loop ns/op",
+            Regime::Paced { .. } => "ns",
         };
-        let parts: Vec<String> = c
-            .summary
-            .nodes
-            .iter()
-            .enumerate()
+        let nodes = c.summary.nodes.iter().enumerate();
+        let parts: Vec<String> = nodes
             .map(|(i, n)| {
-                let place = if n.remote {
-                    "remote"
-                } else {
-                    "local to the counter's memory"
+                let place = match n.remote {
+                    true => "remote",
+                    false => "local to the counter's memory",
                 };
                 let head = format!("node {} ({place}) {}", n.node, value(&n.cost_ns, unit));
                 match p.tested.iter().find(|&&(j, _)| j == i) {
@@ -547,15 +501,9 @@ impl Contest<'_> {
         let against = p
             .local
             .map_or(" (no node is local to the counter's memory)", |_| "");
-        Verdict::new(
-            Topic::Nodes,
-            format!(
-                "{}, per node, {}{against}: {}",
-                self.regime,
-                c.name,
-                parts.join("; ")
-            ),
-        )
+        let (regime, name, parts) = (self.regime, &c.name, parts.join("; "));
+        let text = format!("{regime}, per node, {name}{against}: {parts}");
+        Verdict::new(Topic::Nodes, text)
     }
 }
 
