@@ -253,28 +253,25 @@ mod tests {
 
     #[test]
     fn keys_match_on_the_rest_of_the_name() {
-        let key = match_key;
-        assert_eq!(
-            key("global/always/pad128", "global"),
-            key("node/always/pad128", "node")
-        );
-        assert_eq!(
-            key("global/always/pad128", "global").as_deref(),
-            Some("*/always/pad128")
-        );
-        // A part of the name in the middle, and a full name.
-        assert_eq!(
-            key("llc/ratelimit:1ms/pad128/tsc", "ratelimit:1ms"),
-            key("llc/always/pad128", "always").map(|k| k + "/tsc")
-        );
-        assert_eq!(
-            key("node/always/pad64", "node/always/pad64").as_deref(),
-            Some("*")
-        );
-        // Whole components only.
-        assert_eq!(key("global/always/pad128", "glob"), None);
-        assert_eq!(key("global/always/pad128", "pad"), None);
-        assert_eq!(key("node/always", "node/always/pad128"), None);
+        // A level, a part of the name in the middle, a full name; whole components only.
+        #[rustfmt::skip]
+        let cases = [
+            ("global/always/pad128", "global", Some("*/always/pad128")),
+            ("node/always/pad128", "node", Some("*/always/pad128")),
+            ("llc/ratelimit:1ms/pad128/tsc", "ratelimit:1ms", Some("llc/*/pad128/tsc")),
+            ("llc/always/pad128", "always", Some("llc/*/pad128")),
+            ("node/always/pad64", "node/always/pad64", Some("*")),
+            ("global/always/pad128", "glob", None),
+            ("global/always/pad128", "pad", None),
+            ("node/always", "node/always/pad128", None),
+        ];
+        for (name, selector, key) in cases {
+            assert_eq!(
+                match_key(name, selector).as_deref(),
+                key,
+                "{name} by {selector}"
+            );
+        }
     }
 
     #[test]
