@@ -254,45 +254,23 @@ fn a_net_cost_near_zero_is_compared_in_ns() {
     // Net costs near 0 (the floor's noise): a percentage of a negative
     // base would turn "cheaper" into "dearer". Per case: cpu/always's and
     // cpu/ratelimit:1ms's cost, their noise, and what the cost line holds.
-    let cases = [
-        (
-            -1.5,
-            -0.1,
-            0.01,
-            &[
-                "the cheapest: cpu/always, -1.50 ±0.010 ns",
-                "(-1.40 ns, p<0.001 against cpu/ratelimit:1ms)",
-            ][..],
-        ),
+    #[rustfmt::skip]
+    let cases: [(f64, f64, f64, &[&str]); 4] = [
+        (-1.5, -0.1, 0.01, &["the cheapest: cpu/always, -1.50 ±0.010 ns", "(-1.40 ns, p<0.001 against cpu/ratelimit:1ms)"]),
         // 0.4 ns apart in 0.01 ns of noise: real, but below the 1 ns floor.
-        (
-            -0.5,
-            -0.1,
-            0.01,
-            &[
-                "the cheapest: no practical difference between cpu/always",
-                "): -0.40 ns [-0.41, -0.39], p<0.001, < 1 ns per update, < 0.00220% CPU$",
-            ],
-        ),
+        (-0.5, -0.1, 0.01, &[
+            "the cheapest: no practical difference between cpu/always",
+            "): -0.40 ns [-0.41, -0.39], p<0.001, < 1 ns per update, < 0.00220% CPU$",
+        ]),
         // 0.1 ns apart in 0.5 ns of noise: the interval fits inside ±1 ns,
         // so no practical difference, in ns.
-        (
-            -0.5,
-            -0.4,
-            0.5,
-            &["): -0.10 ns [-0.74, +0.54], p=0.736, < 1 ns per update, < 0.00220% CPU$"],
-        ),
+        (-0.5, -0.4, 0.5, &["): -0.10 ns [-0.74, +0.54], p=0.736, < 1 ns per update, < 0.00220% CPU$"]),
         // 1.5 ns apart in 3 ns of noise: past the floor, but not
         // significant: inconclusive.
-        (
-            -2.0,
-            -0.5,
-            3.0,
-            &[
-                "the cheapest: inconclusive between cpu/always",
-                ", its interval reaches across the ±1 ns noise threshold$",
-            ],
-        ),
+        (-2.0, -0.5, 3.0, &[
+            "the cheapest: inconclusive between cpu/always",
+            ", its interval reaches across the ±1 ns noise threshold$",
+        ]),
     ];
     for (always, limited, sd, pieces) in cases {
         let r = run(
@@ -648,10 +626,7 @@ fn the_headline_speaks_of_the_kernel_before_and_after_its_fix() {
     );
     // Two sockets: the node split is tested, (12 - 31) / 31 = -61.3%.
     let two = headline(&kernel_run(spr(&[0, 56])));
-    has(
-        &two.answer,
-        "The merged fix saves 29.0 ±0.33 ns per update (94%).$",
-    );
+    assert_eq!(two.answer, h.answer);
     assert_eq!(
         two.more[0],
         "Aaron Lu's node split, node/threshold:64, saves 19.0 ±0.33 ns per update (61%)."
