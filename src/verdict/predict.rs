@@ -192,9 +192,10 @@ fn others_rho(p: &PredictResults, k: usize, i: usize) -> String {
         .filter(|&(j, _)| j != k)
         .map(|(_, o)| format!("{} {}", o.name, range_text(o.points[i].rho, rho_text)))
         .collect();
-    (!others.is_empty())
-        .then(|| format!("; the others bring ρ to {}", others.join(", ")))
-        .unwrap_or_default()
+    if others.is_empty() {
+        return String::new();
+    }
+    format!("; the others bring ρ to {}", others.join(", "))
 }
 
 /// Strategy `k`'s line at the `i`-th rate, against the first strategy's.
