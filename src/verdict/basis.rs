@@ -120,23 +120,22 @@ pub fn noisy_cv(s: &StrategyResult) -> Option<f64> {
 
 /// The closing line of a run's tables: what `n.s.` means, and the strategies too noisy to call.
 fn noise_line(run: &RunResults) -> String {
-    let noisy: Vec<String> = run
+    let noisy = run
         .strategies
         .iter()
-        .filter_map(|s| {
-            noisy_cv(s).map(|cv| format!("{} (varies {})", run.short_name(s), cv_text(cv)))
-        })
+        .filter_map(|s| Some((s, noisy_cv(s)?)));
+    let noisy: Vec<String> = noisy
+        .map(|(s, cv)| format!("{} (varies {})", run.short_name(s), cv_text(cv)))
         .collect();
     let marks = format!(
         "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and the {NOISE_THRESHOLD} noise threshold, as contend compare decides)"
     );
-    if noisy.is_empty() {
-        format!("noise: {marks}")
-    } else {
-        format!(
-            "noise: too noisy to call {}: their repeats vary by more than {NOISY_CV_PCT}%, so most changes against them are n.s.; the interference line says whether the machine moved (rerun, or raise --max-time); {marks}",
-            noisy.join(", ")
-        )
+    let noisy = noisy.join(", ");
+    match noisy.is_empty() {
+        true => format!("noise: {marks}"),
+        false => format!(
+            "noise: too noisy to call {noisy}: their repeats vary by more than {NOISY_CV_PCT}%, so most changes against them are n.s.; the interference line says whether the machine moved (rerun, or raise --max-time); {marks}"
+        ),
     }
 }
 
@@ -184,25 +183,20 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
 
 /// The range and median of each repeat's own counter lines' cost ([`RepeatResult::line_ns`]).
 pub fn line_cost_line(run: &RunResults) -> Option<String> {
-    let mut ns: Vec<f64> = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.repeats)
-        .filter_map(|r| r.line_ns)
-        .collect();
+    let repeats = run.strategies.iter().flat_map(|s| &s.repeats);
+    let mut ns: Vec<f64> = repeats.filter_map(|r| r.line_ns).collect();
     ns.sort_by(f64::total_cmp);
     let (lo, hi) = (*ns.first()?, *ns.last()?);
-    let cpus = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus)
-        .map_or(String::new(), |(a, b)| format!(" on CPUs {a} and {b}"));
+    let cpus = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus);
+    let cpus = cpus.map_or(String::new(), |(a, b)| format!(" on CPUs {a} and {b}"));
     // Under `--paced both` a round's repeats in place and alone share one draw of lines.
-    let shared = if run.strategies.iter().any(|s| !s.alone_repeats.is_empty()) {
-        " (a round's repeats in place and alone share theirs)"
-    } else {
-        ""
+    let shared = match run.strategies.iter().any(|s| !s.alone_repeats.is_empty()) {
+        true => " (a round's repeats in place and alone share theirs)",
+        false => "",
     };
+    let median = median(&ns)?;
     Some(format!(
-        "lines: each counter's own line, priced by a CAS ping-pong{cpus} before and after every repeat (the lower), {lo:.1}-{hi:.1} ns one-way (median {:.1}): a hand-over's cost depends on where the line's address falls (its L3 slice), so every repeat draws the lines anew{shared} and paired comparisons adjust for what they cost",
-        median(&ns)?
+        "lines: each counter's own line, priced by a CAS ping-pong{cpus} before and after every repeat (the lower), {lo:.1}-{hi:.1} ns one-way (median {median:.1}): a hand-over's cost depends on where the line's address falls (its L3 slice), so every repeat draws the lines anew{shared} and paired comparisons adjust for what they cost"
     ))
 }
 
@@ -236,35 +230,29 @@ pub fn alone_line(run: &RunResults) -> Option<String> {
         return None;
     }
     let outcomes = decide_paired(&family);
-    let biased = outcomes
-        .iter()
-        .filter(|o| o.decision != Decision::NoChange)
-        .count();
+    let biased = outcomes.iter().filter(|o| o.decision != Decision::NoChange);
+    let (biased, all) = (biased.count(), outcomes.len());
     let items: Vec<String> = names
         .iter()
         .zip(&outcomes)
         .map(|((name, paired), o)| {
-            let (mean, rounds) = (paired.mean, paired.n);
+            let (mean, rounds, word) = (paired.mean, paired.n, o.word(Direction::LowerIsBetter));
             let interval = o.difference.welch.map_or(String::new(), |w| {
                 let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
                 format!(" [{lo:+.1}, {hi:+.1}]")
             });
-            format!(
-                "{name} {mean:+.1} ns{interval} over {rounds} rounds, {}",
-                o.word(Direction::LowerIsBetter)
-            )
+            format!("{name} {mean:+.1} ns{interval} over {rounds} rounds, {word}")
         })
         .collect();
     let sum_up = match biased {
         0 => "in place biases none of them".to_string(),
         n => format!(
-            "{n} of {} not shown unbiased: compare their verdicts with a --paced alone run",
-            outcomes.len()
+            "{n} of {all} not shown unbiased: compare their verdicts with a --paced alone run"
         ),
     };
+    let items = items.join("; ");
     Some(format!(
-        "in place against alone (--paced both): net ns/update in place less alone, paired round by round, 95% CI: {}; {sum_up}",
-        items.join("; ")
+        "in place against alone (--paced both): net ns/update in place less alone, paired round by round, 95% CI: {items}; {sum_up}"
     ))
 }
 
