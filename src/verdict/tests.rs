@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::clock::ClockKind;
+use crate::counter::PublishPolicy;
 use crate::counter::ShardLevel::{self, *};
 use crate::runner::{RepeatResult, RunResults, StrategyResult, StrategySummary, fixture_run};
 use crate::topology::{Topology, fixture};
@@ -252,35 +253,41 @@ fn an_unsupported_difference_claims_nothing() {
 #[test]
 fn a_net_cost_near_zero_is_compared_in_ns() {
     // Net costs near 0 (the floor's noise): a percentage of a negative
-    // base would turn "cheaper" into "dearer". Per case: cpu/always's and
-    // cpu/ratelimit:1ms's cost, their noise, and what the cost line holds.
+    // base would turn "cheaper" into "dearer". Per case: two strategies'
+    // costs, their noise, and what the cost line holds.
+    let (always, limited) = ((Cpu, PLAIN), (Cpu, RATELIMIT));
     #[rustfmt::skip]
-    let cases: [(f64, f64, f64, &[&str]); 4] = [
-        (-1.5, -0.1, 0.01, &["the cheapest: cpu/always, -1.50 ±0.010 ns", "(-1.40 ns, p<0.001 against cpu/ratelimit:1ms)"]),
+    let cases: [([((ShardLevel, PublishPolicy), f64); 2], f64, &[&str]); 5] = [
+        ([(always, -1.5), (limited, -0.1)], 0.01, &[
+            "the cheapest: cpu/always, -1.50 ±0.010 ns",
+            "(-1.40 ns, p<0.001 against cpu/ratelimit:1ms)",
+        ]),
         // 0.4 ns apart in 0.01 ns of noise: real, but below the 1 ns floor.
-        (-0.5, -0.1, 0.01, &[
+        ([(always, -0.5), (limited, -0.1)], 0.01, &[
             "the cheapest: no practical difference between cpu/always",
             "): -0.40 ns [-0.41, -0.39], p<0.001, < 1 ns per update, < 0.00220% CPU$",
         ]),
         // 0.1 ns apart in 0.5 ns of noise: the interval fits inside ±1 ns,
         // so no practical difference, in ns.
-        (-0.5, -0.4, 0.5, &["): -0.10 ns [-0.74, +0.54], p=0.736, < 1 ns per update, < 0.00220% CPU$"]),
+        ([(always, -0.5), (limited, -0.4)], 0.5, &[
+            "): -0.10 ns [-0.74, +0.54], p=0.736, < 1 ns per update, < 0.00220% CPU$",
+        ]),
         // 1.5 ns apart in 3 ns of noise: past the floor, but not
         // significant: inconclusive.
-        (-2.0, -0.5, 3.0, &[
+        ([(always, -2.0), (limited, -0.5)], 3.0, &[
             "the cheapest: inconclusive between cpu/always",
             ", its interval reaches across the ±1 ns noise threshold$",
         ]),
+        // A change under 1 ns that the interval does not pin: 11.5 against
+        // 12.1 ns, ±4.5 ns over 6 repeats, the interval reaching ±5 ns.
+        ([((Llc, RATELIMIT), 11.5), ((Global, RATELIMIT), 12.1)], 4.5, &[
+            "the cheapest: inconclusive between llc/ratelimit:1ms",
+            ", its interval reaches across the ±1 ns noise threshold$",
+        ]),
     ];
-    for (always, limited, sd, pieces) in cases {
-        let r = run(
-            vec![
-                strategy(Cpu, "always", SEED, always, sd),
-                strategy(Cpu, RATELIMIT, SEED, limited, sd),
-            ],
-            None,
-        );
-        holds(&run_lines(&r)[0].text, pieces);
+    for (pair, sd, pieces) in cases {
+        let pair = pair.map(|((level, policy), cost)| strategy(level, policy, SEED, cost, sd));
+        holds(&run_lines(&run(pair.to_vec(), None))[0].text, pieces);
     }
 }
 
@@ -398,26 +405,6 @@ fn the_alone_line_decides_each_strategy_in_place_against_alone() {
     let mut plain = global;
     plain.alone_repeats.clear();
     assert_eq!(line(vec![plain]), None);
-}
-
-#[test]
-fn a_change_under_1_ns_that_the_interval_does_not_pin_is_inconclusive() {
-    // 11.5 against 12.1 ns, ±4.5 ns over 6 repeats: the change is 0.6 ns,
-    // but the interval reaches ±5 ns, so it shows nothing either way.
-    let r = run(
-        vec![
-            strategy(Llc, RATELIMIT, SEED, 11.5, 4.5),
-            strategy(Global, RATELIMIT, SEED, 12.1, 4.5),
-        ],
-        None,
-    );
-    holds(
-        &run_lines(&r)[0].text,
-        &[
-            "the cheapest: inconclusive between llc/ratelimit:1ms",
-            ", its interval reaches across the ±1 ns noise threshold$",
-        ],
-    );
 }
 
 #[test]
