@@ -4,7 +4,6 @@
 
 use super::*;
 use crate::clock::ClockKind;
-use crate::counter::PublishPolicy;
 use crate::counter::ShardLevel::{self, *};
 use crate::runner::{RepeatResult, RunResults, StrategyResult, StrategySummary, fixture_run};
 use crate::topology::{Topology, fixture};
@@ -257,11 +256,11 @@ fn a_net_cost_near_zero_is_compared_in_ns() {
     // costs, their noise, and what the cost line holds.
     let (always, limited) = ((Cpu, PLAIN), (Cpu, RATELIMIT));
     #[rustfmt::skip]
-    let cases: [([((ShardLevel, PublishPolicy), f64); 2], f64, &[&str]); 5] = [
+    let cases = [
         ([(always, -1.5), (limited, -0.1)], 0.01, &[
             "the cheapest: cpu/always, -1.50 ±0.010 ns",
             "(-1.40 ns, p<0.001 against cpu/ratelimit:1ms)",
-        ]),
+        ][..]),
         // 0.4 ns apart in 0.01 ns of noise: real, but below the 1 ns floor.
         ([(always, -0.5), (limited, -0.1)], 0.01, &[
             "the cheapest: no practical difference between cpu/always",
