@@ -6,25 +6,20 @@ use super::Side;
 use super::result::{HostStates, MeasureRow, Pair};
 use crate::provenance::Provenance;
 use crate::runner::interference::CANARY_SHIFT;
-use crate::runner::{CanaryRange, Measure, RunConfig};
+use crate::runner::{CanaryRange, RunConfig};
 use crate::stats::{Summary, quantile_of};
 
 /// The canaries of every repeat of every run of `side`.
 fn canaries(side: &Side) -> Option<CanaryRange> {
-    CanaryRange::of(
-        side.runs
-            .iter()
-            .flat_map(|(_, r)| r.repeats_run(None))
-            .map(|r| &r.interference),
-    )
+    let repeats = side.runs.iter().flat_map(|(_, r)| r.repeats_run(None));
+    CanaryRange::of(repeats.map(|r| &r.interference))
 }
 
 /// The median line cost of every repeat of every strategy of `side`'s runs that priced one, ns.
 fn lines(side: &Side) -> Option<f64> {
-    let all: Vec<f64> = side
-        .runs
-        .iter()
-        .flat_map(|(_, r)| r.strategies.iter().flat_map(|s| &s.repeats))
+    let repeats = side.runs.iter().flat_map(|(_, r)| &r.strategies);
+    let all: Vec<f64> = repeats
+        .flat_map(|s| &s.repeats)
         .filter_map(|r| r.line_ns)
         .collect();
     (!all.is_empty()).then(|| quantile_of(&all, 0.5))
@@ -60,19 +55,17 @@ pub(super) fn unrecorded(pairs: &[Pair], base: &Side, test: &Side) -> Vec<String
     let test_value: fn(&MeasureRow) -> Option<Summary> = |r| r.test;
     let mut notes = Vec::new();
     for (side, value) in [(base, base_value), (test, test_value)] {
-        let mut missing: Vec<&'static Measure> = Vec::new();
-        for row in pairs.iter().flat_map(|p| &p.rows) {
-            if value(row).is_none() && !missing.iter().any(|m| m.title == row.measure.title) {
-                missing.push(row.measure);
-            }
-        }
-        for m in missing {
+        for row in pairs
+            .iter()
+            .flat_map(|p| &p.rows)
+            .filter(|r| value(r).is_none())
+        {
             let note = format!(
                 "note: {} has no {} for some strategies (no repeat of the strategy recorded it); shown as missing, not replaced by another figure",
                 side.path.display(),
-                m.short
+                row.measure.short
             );
-            // The same file on both sides says it once.
+            // Each measure once, and the same file on both sides says it once.
             if !notes.contains(&note) {
                 notes.push(note);
             }

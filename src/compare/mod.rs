@@ -214,18 +214,14 @@ impl<'a> Comparison<'a> {
                 }
             }
         }
-        let only_base: Vec<String> = base_picked
-            .iter()
-            .zip(&paired)
-            .filter(|(_, paired)| !**paired)
-            .map(|(b, _)| base.run.short_label(b.strategy))
-            .collect();
-        let only_test: Vec<String> = test_picked
-            .iter()
-            .zip(&used)
-            .filter(|(_, used)| !**used)
-            .map(|(t, _)| test.run.short_label(t.strategy))
-            .collect();
+        let unmatched = |side: &Side, picked: &[side::Pick], matched: &[bool]| -> Vec<String> {
+            let picks = picked.iter().zip(matched).filter(|(_, matched)| !**matched);
+            picks
+                .map(|(p, _)| side.run.short_label(p.strategy))
+                .collect()
+        };
+        let only_base = unmatched(&base, &base_picked, &paired);
+        let only_test = unmatched(&test, &test_picked, &used);
         if pairs.is_empty() {
             return Err(CompareError::NoPair {
                 base: base.path.clone(),
@@ -326,33 +322,25 @@ mod tests {
 
     #[test]
     fn compared_measures_lead_with_the_cost_of_its_regime_and_are_never_sampled() {
+        use Direction::{HigherIsBetter as Higher, LowerIsBetter as Lower};
         let better = |rate| -> Vec<(&str, Direction)> {
             compared_measures(rate)
                 .iter()
                 .map(|m| (m.short, m.direction))
                 .collect()
         };
-        assert_eq!(
-            better(Regime::FlatOut),
-            [
-                ("loop ns/op", Direction::LowerIsBetter),
-                ("updates/s", Direction::HigherIsBetter),
-                ("read ops/s", Direction::HigherIsBetter)
-            ]
-        );
-        assert_eq!(
-            better(Regime::SEED),
-            [
-                ("net ns/update", Direction::LowerIsBetter),
-                ("net CPU %", Direction::LowerIsBetter)
-            ]
-        );
+        let flat = [
+            ("loop ns/op", Lower),
+            ("updates/s", Higher),
+            ("read ops/s", Higher),
+        ];
+        assert_eq!(better(Regime::FlatOut), flat);
+        let paced = [("net ns/update", Lower), ("net CPU %", Lower)];
+        assert_eq!(better(Regime::SEED), paced);
         for regime in [Regime::FlatOut, Regime::paced(1e6)] {
-            assert_eq!(
-                compared_measures(regime)[0].title,
-                cost_measure(regime).title
-            );
-            assert!(compared_measures(regime).iter().all(|m| !m.sampled));
+            let measures = compared_measures(regime);
+            assert_eq!(measures[0].title, cost_measure(regime).title);
+            assert!(measures.iter().all(|m| !m.sampled));
         }
     }
 }

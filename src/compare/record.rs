@@ -81,20 +81,14 @@ impl HostRecord {
         let (_, first) = runs.first()?;
         let mut spreads = Vec::new();
         for s in &first.strategies {
+            let same = |o: &&StrategyResult| o.name == s.name && o.regime == s.regime;
             let mine: Vec<&StrategyResult> = runs
                 .iter()
-                .filter_map(|(_, r)| {
-                    r.strategies
-                        .iter()
-                        .find(|o| o.name == s.name && o.regime == s.regime)
-                })
+                .filter_map(|(_, r)| r.strategies.iter().find(same))
                 .collect();
             for m in compared_measures(s.regime) {
                 let each: Vec<Run> = mine.iter().filter_map(|o| run_of(o, m)).collect();
-                let Some(level) = run_level(&each) else {
-                    continue;
-                };
-                let Some(run_sd) = level.run_sd else {
+                let Some((level, Some(run_sd))) = run_level(&each).map(|l| (l, l.run_sd)) else {
                     continue;
                 };
                 spreads.push(RecordRow {

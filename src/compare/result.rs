@@ -102,34 +102,32 @@ impl MeasureRow {
     /// Each side's figure as printed: its mean and the half-width of its 95% CI, in the measure's
     /// unit (`86.0 ns ±8.10 ns`; the mean alone without an interval; `-` when not recorded).
     pub fn figures(&self) -> [String; 2] {
+        let h = |v| human(v, self.measure.unit);
         [self.base, self.test].map(|s| match s {
             None => "-".to_string(),
-            Some(s) if s.ci95_high > s.mean => format!(
-                "{} ±{}",
-                human(s.mean, self.measure.unit),
-                human(s.ci95_high - s.mean, self.measure.unit)
-            ),
-            Some(s) => human(s.mean, self.measure.unit),
+            Some(s) if s.ci95_high > s.mean => {
+                format!("{} ±{}", h(s.mean), h(s.ci95_high - s.mean))
+            }
+            Some(s) => h(s.mean),
         })
     }
 
     /// Across runs, the run-level estimate of the row in words.
     pub fn runs_text(&self) -> Option<String> {
         let d = self.runs?;
-        let unit = self.measure.unit;
+        let h = |v| human(v, self.measure.unit);
         let mut text = format!("runs {} + {}", d.base.runs, d.test.runs);
         if let Some(s) = d.spread {
-            text.push_str(&format!(", run to run ±{}", human(s.sd, unit)));
+            text.push_str(&format!(", run to run ±{}", h(s.sd)));
         }
         if let Some(share) = d.base.between_share() {
             text.push_str(&format!(" ({:.0}% between runs)", 100.0 * share));
         }
         if let Some((explained, se)) = d.host {
             let sign = if explained < 0.0 { "-" } else { "+" };
+            let (explained, se) = (h(explained.abs()), h(1.96 * se));
             text.push_str(&format!(
-                ", the line costs explain {sign}{} ±{} (taken out)",
-                human(explained.abs(), unit),
-                human(1.96 * se, unit)
+                ", the line costs explain {sign}{explained} ±{se} (taken out)"
             ));
         }
         Some(text)
@@ -237,6 +235,12 @@ impl Comparison<'_> {
         Some(line)
     }
 
+    /// How many rows were decided on their paired (per-repeat) differences.
+    fn paired_rows(&self) -> usize {
+        let paired = |r: &&MeasureRow| r.outcome.is_some_and(|o| o.difference.paired);
+        self.rows().filter(paired).count()
+    }
+
     /// Every row of every pair.
     pub fn rows(&self) -> impl Iterator<Item = &MeasureRow> {
         self.pairs.iter().flat_map(|p| &p.rows)
@@ -257,22 +261,22 @@ impl Comparison<'_> {
 
     /// The rule in a few words, for the patch table's footer.
     pub fn rule_brief(&self) -> String {
+        let (pct, ns, tests) = (self.noise.pct, self.noise.ns, self.tests_text());
         format!(
-            "cheaper or dearer beyond ±{}% and ±{} ns per update, at p < {} after Holm over {} test{}; no change only when the whole CI lies within that; else inconclusive",
-            self.noise.pct,
-            self.noise.ns,
-            SIGNIFICANCE_LEVEL,
-            self.tests,
-            if self.tests == 1 { "" } else { "s" }
+            "cheaper or dearer beyond ±{pct}% and ±{ns} ns per update, at p < {SIGNIFICANCE_LEVEL} after Holm over {tests}; no change only when the whole CI lies within that; else inconclusive"
         )
+    }
+
+    /// `1 test`, `3 tests`: how many the comparison made.
+    fn tests_text(&self) -> String {
+        let s = if self.tests == 1 { "" } else { "s" };
+        format!("{} test{s}", self.tests)
     }
 
     /// A pair's title: its short name, or `base vs test` when the names differ.
     pub fn title(&self, pair: &Pair) -> String {
-        let (base, test) = (
-            self.base.run.short_name(pair.base),
-            self.test.run.short_name(pair.test),
-        );
+        let base = self.base.run.short_name(pair.base);
+        let test = self.test.run.short_name(pair.test);
         let mut title = if base == test {
             base
         } else {
@@ -286,18 +290,14 @@ impl Comparison<'_> {
 
     /// What the printed p is, in one line (without a `p: ` label).
     pub fn p_note(&self) -> String {
-        let rows = self.pairs.iter().flat_map(|p| &p.rows);
-        let paired = rows
-            .filter(|r| r.outcome.is_some_and(|o| o.difference.paired))
-            .count();
+        let paired = self.paired_rows();
         let test = if self.replicates == Replicates::Runs {
+            let record = self
+                .record
+                .as_ref()
+                .map_or("", |_| " and the host's record");
             format!(
-                "Student's t on the runs' means, each adjusted to the same line cost (their spread pooled over both sides{})",
-                if self.record.is_some() {
-                    " and the host's record"
-                } else {
-                    ""
-                }
+                "Student's t on the runs' means, each adjusted to the same line cost (their spread pooled over both sides{record})"
             )
         } else if paired == 0 {
             "Welch's t-test on the repeats".to_string()
@@ -307,43 +307,32 @@ impl Comparison<'_> {
                 if paired == 1 { "" } else { "s" }
             )
         };
-        format!(
-            "{test} (two-sided), Holm-adjusted over the {} test{} of this comparison",
-            self.tests,
-            if self.tests == 1 { "" } else { "s" }
-        )
+        let tests = self.tests_text();
+        format!("{test} (two-sided), Holm-adjusted over the {tests} of this comparison")
     }
 
     /// The strategies left unmatched, what `n<2` means, which rows were paired and which figures a
     /// file did not record: one line each, in plain words.
     pub fn footer(&self) -> Vec<String> {
-        let mut lines = Vec::new();
-        if !self.only_base.is_empty() {
-            lines.push(format!(
-                "only in base (not compared): {}",
-                self.only_base.join(", ")
-            ));
-        }
-        if !self.only_test.is_empty() {
-            lines.push(format!(
-                "only in test (not compared): {}",
-                self.only_test.join(", ")
-            ));
-        }
+        let only = [("base", &self.only_base), ("test", &self.only_test)];
+        let mut lines: Vec<String> = only
+            .iter()
+            .filter(|(_, names)| !names.is_empty())
+            .map(|(side, names)| format!("only in {side} (not compared): {}", names.join(", ")))
+            .collect();
         lines.extend(self.replicates_line());
         lines.extend(self.host_line());
         let one_run = std::ptr::eq(self.base.run, self.test.run);
         for (label, side) in [("base", &self.base), ("test", &self.test)] {
-            if let Some(i) = side
+            let inject = side
                 .run
                 .config
                 .inject
-                .filter(|_| !one_run || label == "base")
-            {
+                .filter(|_| !one_run || label == "base");
+            if let Some(i) = inject {
+                let (who, ns) = (if one_run { "the run" } else { label }, i.ns);
                 lines.push(format!(
-                    "{}: {:+} ns per update injected (contend run --inject): a known cost, inside its figures",
-                    if one_run { "the run" } else { label },
-                    i.ns
+                    "{who}: {ns:+} ns per update injected (contend run --inject): a known cost, inside its figures"
                 ));
             }
         }
@@ -353,12 +342,7 @@ impl Comparison<'_> {
                     .to_string(),
             );
         }
-        let paired = self
-            .pairs
-            .iter()
-            .flat_map(|p| &p.rows)
-            .filter(|r| r.outcome.is_some_and(|o| o.difference.paired))
-            .count();
+        let paired = self.paired_rows();
         if paired > 0 {
             lines.push(format!(
                 "paired: in {paired} row{} both strategies ran in place in the same repeats, so the change and its ±95% CI are the mean of each repeat's difference and its Student-t CI (the paired t-test), adjusted for what each repeat's lines cost where the file priced them (line_ns); the ± beside each strategy is its own",

@@ -159,41 +159,22 @@ pub(super) fn setting_differs(a: &RunConfig, b: &RunConfig) -> Option<&'static s
     let inject = |c: &RunConfig| c.inject.map(|i| i.ns);
     // The warm-up asked for, not the one used: each run raises it to the
     // start-up it measured, so identical invocations differ in that.
-    let settings: [(&'static str, bool); 20] = [
-        ("writer_cpus", a.writer_cpus == b.writer_cpus),
-        ("reader_cpus", a.reader_cpus == b.reader_cpus),
-        ("read_every", a.read_every == b.read_every),
-        ("rates", a.rates == b.rates),
-        (
-            "repeat_duration_s",
-            a.repeat_duration_s == b.repeat_duration_s,
-        ),
-        ("warmup_asked_s", a.warmup_asked_s == b.warmup_asked_s),
-        ("repeats", a.repeats == b.repeats),
-        ("seed", a.seed == b.seed),
-        (
-            "threshold_publishes",
-            a.threshold_publishes == b.threshold_publishes,
-        ),
-        ("load_step", a.load_step == b.load_step),
-        (
-            "sample_every_by_rate",
-            a.sample_every_by_rate == b.sample_every_by_rate,
-        ),
-        ("timer", a.timer == b.timer),
-        ("target_ci_pct", a.target_ci_pct == b.target_ci_pct),
-        ("max_time_s", a.max_time_s == b.max_time_s),
-        ("placement", a.placement == b.placement),
-        ("oversubscribe", a.oversubscribe == b.oversubscribe),
-        ("counter_node", a.counter_node == b.counter_node),
-        ("node_iter", a.node_iter == b.node_iter),
+    macro_rules! first_differing {
+        ($($field:ident),*) => {
+            [$((stringify!($field), a.$field == b.$field)),*]
+        };
+    }
+    let settings = first_differing! {
+        writer_cpus, reader_cpus, read_every, rates, repeat_duration_s, warmup_asked_s, repeats,
+        seed, threshold_publishes, load_step, sample_every_by_rate, timer, target_ci_pct,
+        max_time_s, placement, oversubscribe, counter_node, node_iter
+    };
+    let more = [
         ("paced", a.paced == b.paced && a.in_place == b.in_place),
         ("inject", inject(a) == inject(b)),
     ];
-    settings
-        .iter()
-        .find(|(_, same)| !same)
-        .map(|(name, _)| *name)
+    let mut all = settings.into_iter().chain(more);
+    all.find(|(_, same)| !same).map(|(name, _)| name)
 }
 
 /// The strategies of `run` that `selector` picks, each with its key, by the first rule that picks
@@ -260,14 +241,10 @@ pub(super) fn short_names(run: &RunResults) -> Vec<String> {
 }
 
 /// `names` in order, each once.
-fn unique(names: Vec<String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for n in names {
-        if !out.contains(&n) {
-            out.push(n);
-        }
-    }
-    out
+fn unique(mut names: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(n.clone()));
+    names
 }
 
 #[cfg(test)]
@@ -276,28 +253,25 @@ mod tests {
 
     #[test]
     fn keys_match_on_the_rest_of_the_name() {
-        let key = match_key;
-        assert_eq!(
-            key("global/always/pad128", "global"),
-            key("node/always/pad128", "node")
-        );
-        assert_eq!(
-            key("global/always/pad128", "global").as_deref(),
-            Some("*/always/pad128")
-        );
-        // A part of the name in the middle, and a full name.
-        assert_eq!(
-            key("llc/ratelimit:1ms/pad128/tsc", "ratelimit:1ms"),
-            key("llc/always/pad128", "always").map(|k| k + "/tsc")
-        );
-        assert_eq!(
-            key("node/always/pad64", "node/always/pad64").as_deref(),
-            Some("*")
-        );
-        // Whole components only.
-        assert_eq!(key("global/always/pad128", "glob"), None);
-        assert_eq!(key("global/always/pad128", "pad"), None);
-        assert_eq!(key("node/always", "node/always/pad128"), None);
+        // A level, a part of the name in the middle, a full name; whole components only.
+        #[rustfmt::skip]
+        let cases = [
+            ("global/always/pad128", "global", Some("*/always/pad128")),
+            ("node/always/pad128", "node", Some("*/always/pad128")),
+            ("llc/ratelimit:1ms/pad128/tsc", "ratelimit:1ms", Some("llc/*/pad128/tsc")),
+            ("llc/always/pad128", "always", Some("llc/*/pad128")),
+            ("node/always/pad64", "node/always/pad64", Some("*")),
+            ("global/always/pad128", "glob", None),
+            ("global/always/pad128", "pad", None),
+            ("node/always", "node/always/pad128", None),
+        ];
+        for (name, selector, key) in cases {
+            assert_eq!(
+                match_key(name, selector).as_deref(),
+                key,
+                "{name} by {selector}"
+            );
+        }
     }
 
     #[test]

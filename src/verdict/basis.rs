@@ -45,8 +45,6 @@ pub enum FindingKind {
     Fairness,
     /// Steal, context switches, stalls and the canary.
     Interference,
-    /// What each repeat's own counter lines cost.
-    LineCost,
     /// In place against alone (`--paced both`).
     Alone,
     /// Strategies too noisy to call.
@@ -122,23 +120,22 @@ pub fn noisy_cv(s: &StrategyResult) -> Option<f64> {
 
 /// The closing line of a run's tables: what `n.s.` means, and the strategies too noisy to call.
 fn noise_line(run: &RunResults) -> String {
-    let noisy: Vec<String> = run
+    let noisy = run
         .strategies
         .iter()
-        .filter_map(|s| {
-            noisy_cv(s).map(|cv| format!("{} (varies {})", run.short_name(s), cv_text(cv)))
-        })
+        .filter_map(|s| Some((s, noisy_cv(s)?)));
+    let noisy: Vec<String> = noisy
+        .map(|(s, cv)| format!("{} (varies {})", run.short_name(s), cv_text(cv)))
         .collect();
     let marks = format!(
         "n.s. marks a change the repeats do not support (Welch's test, Holm-adjusted over each table, and the {NOISE_THRESHOLD} noise threshold, as contend compare decides)"
     );
-    if noisy.is_empty() {
-        format!("noise: {marks}")
-    } else {
-        format!(
-            "noise: too noisy to call {}: their repeats vary by more than {NOISY_CV_PCT}%, so most changes against them are n.s.; the interference line says whether the machine moved (rerun, or raise --max-time); {marks}",
-            noisy.join(", ")
-        )
+    let noisy = noisy.join(", ");
+    match noisy.is_empty() {
+        true => format!("noise: {marks}"),
+        false => format!(
+            "noise: too noisy to call {noisy}: their repeats vary by more than {NOISY_CV_PCT}%, so most changes against them are n.s.; the interference line says whether the machine moved (rerun, or raise --max-time); {marks}"
+        ),
     }
 }
 
@@ -157,17 +154,16 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
     if canaries.is_none() && steal.is_none() && switches == 0 && !paced {
         return None;
     }
+    let steal = steal.map_or("unknown".to_string(), |s| format!("{s:.0} ms"));
     let mut parts = vec![format!(
-        "steal {}",
-        steal.map_or("unknown".to_string(), |s| format!("{s:.0} ms"))
+        "steal {steal}, {switches} involuntary context switches"
     )];
-    parts.push(format!("{switches} involuntary context switches"));
     if paced {
         let stalls = records().flat_map(|i| &i.stalls);
         let (count, ms) = stalls.fold((0, 0.0), |(n, t), s| (n + s.count, t + s.ms));
+        let stall = STALL.as_micros();
         parts.push(format!(
-            "{count} stalls set aside from busy time ({ms:.1} ms: busy windows or late wake-ups over {} µs)",
-            STALL.as_micros()
+            "{count} stalls set aside from busy time ({ms:.1} ms: busy windows or late wake-ups over {stall} µs)"
         ));
     }
     if let Some(c) = canaries {
@@ -175,15 +171,11 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
         let cost: Vec<f64> = per_repeat().filter_map(|i| i.canary_ms).collect();
         let cost = cost.iter().sum::<f64>() / cost.len().max(1) as f64;
         let moved = per_repeat().filter(|i| i.disturbed).count();
-        let set_aside: usize = run
-            .strategies
-            .iter()
-            .filter_map(|s| s.summary.as_ref().map(|m| m.set_aside))
-            .sum();
+        let summaries = run.strategies.iter().filter_map(|s| s.summary.as_ref());
+        let set_aside: usize = summaries.map(|m| m.set_aside).sum();
+        let (rounds, results) = (repeats.len(), results.len());
         parts.push(format!(
-            "canary (CAS ping-pong before and after each repeat) {lo:.1}-{hi:.1} ns one-way, moved under {moved} of {} repeats; {set_aside} of {} strategy results (a strategy in one repeat) set aside as disturbed, the canary moved or threads stalled over {STALLED_PCT}% of the interval, in either regime (kept in the result file); it costs {cost:.1} ms per repeat",
-            repeats.len(),
-            results.len()
+            "canary (CAS ping-pong before and after each repeat) {lo:.1}-{hi:.1} ns one-way, moved under {moved} of {rounds} repeats; {set_aside} of {results} strategy results (a strategy in one repeat) set aside as disturbed, the canary moved or threads stalled over {STALLED_PCT}% of the interval, in either regime (kept in the result file); it costs {cost:.1} ms per repeat"
         ));
     }
     Some(format!("interference: {}", parts.join(", ")))
@@ -191,25 +183,20 @@ pub fn interference_line(run: &RunResults) -> Option<String> {
 
 /// The range and median of each repeat's own counter lines' cost ([`RepeatResult::line_ns`]).
 pub fn line_cost_line(run: &RunResults) -> Option<String> {
-    let mut ns: Vec<f64> = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.repeats)
-        .filter_map(|r| r.line_ns)
-        .collect();
+    let repeats = run.strategies.iter().flat_map(|s| &s.repeats);
+    let mut ns: Vec<f64> = repeats.filter_map(|r| r.line_ns).collect();
     ns.sort_by(f64::total_cmp);
     let (lo, hi) = (*ns.first()?, *ns.last()?);
-    let cpus = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus)
-        .map_or(String::new(), |(a, b)| format!(" on CPUs {a} and {b}"));
+    let cpus = canary_cpus(&run.config.writer_cpus, &run.config.reader_cpus);
+    let cpus = cpus.map_or(String::new(), |(a, b)| format!(" on CPUs {a} and {b}"));
     // Under `--paced both` a round's repeats in place and alone share one draw of lines.
-    let shared = if run.strategies.iter().any(|s| !s.alone_repeats.is_empty()) {
-        " (a round's repeats in place and alone share theirs)"
-    } else {
-        ""
+    let shared = match run.strategies.iter().any(|s| !s.alone_repeats.is_empty()) {
+        true => " (a round's repeats in place and alone share theirs)",
+        false => "",
     };
+    let median = median(&ns)?;
     Some(format!(
-        "lines: each counter's own line, priced by a CAS ping-pong{cpus} before and after every repeat (the lower), {lo:.1}-{hi:.1} ns one-way (median {:.1}): a hand-over's cost depends on where the line's address falls (its L3 slice), so every repeat draws the lines anew{shared} and paired comparisons adjust for what they cost",
-        median(&ns)?
+        "lines: each counter's own line, priced by a CAS ping-pong{cpus} before and after every repeat (the lower), {lo:.1}-{hi:.1} ns one-way (median {median:.1}): a hand-over's cost depends on where the line's address falls (its L3 slice), so every repeat draws the lines anew{shared} and paired comparisons adjust for what they cost"
     ))
 }
 
@@ -243,35 +230,29 @@ pub fn alone_line(run: &RunResults) -> Option<String> {
         return None;
     }
     let outcomes = decide_paired(&family);
-    let biased = outcomes
-        .iter()
-        .filter(|o| o.decision != Decision::NoChange)
-        .count();
+    let biased = outcomes.iter().filter(|o| o.decision != Decision::NoChange);
+    let (biased, all) = (biased.count(), outcomes.len());
     let items: Vec<String> = names
         .iter()
         .zip(&outcomes)
         .map(|((name, paired), o)| {
-            let (mean, rounds) = (paired.mean, paired.n);
+            let (mean, rounds, word) = (paired.mean, paired.n, o.word(Direction::LowerIsBetter));
             let interval = o.difference.welch.map_or(String::new(), |w| {
                 let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
                 format!(" [{lo:+.1}, {hi:+.1}]")
             });
-            format!(
-                "{name} {mean:+.1} ns{interval} over {rounds} rounds, {}",
-                o.word(Direction::LowerIsBetter)
-            )
+            format!("{name} {mean:+.1} ns{interval} over {rounds} rounds, {word}")
         })
         .collect();
     let sum_up = match biased {
         0 => "in place biases none of them".to_string(),
         n => format!(
-            "{n} of {} not shown unbiased: compare their verdicts with a --paced alone run",
-            outcomes.len()
+            "{n} of {all} not shown unbiased: compare their verdicts with a --paced alone run"
         ),
     };
+    let items = items.join("; ");
     Some(format!(
-        "in place against alone (--paced both): net ns/update in place less alone, paired round by round, 95% CI: {}; {sum_up}",
-        items.join("; ")
+        "in place against alone (--paced both): net ns/update in place less alone, paired round by round, 95% CI: {items}; {sum_up}"
     ))
 }
 
@@ -288,33 +269,30 @@ fn hammer_basis(run: &RunResults) -> Vec<Finding> {
         return lines;
     }
     let always = || {
-        run.strategies
-            .iter()
-            .filter(|s| s.strategy.publish == PublishPolicy::ALWAYS)
+        let all = run.strategies.iter();
+        all.filter(|s| s.strategy.publish == PublishPolicy::ALWAYS)
     };
-    let bursts: Vec<(String, f64, f64)> = always()
+    let bursts: Vec<(String, f64)> = always()
         .filter_map(|s| {
             let summary = s.summary.as_ref()?;
-            let per_ownership = summary.updates_per_ownership?.mean;
-            let per_s = summary.handovers_per_s?.mean;
-            Some((run.short_name(s), per_ownership, per_s))
+            let (b, per_s) = (
+                summary.updates_per_ownership?.mean,
+                summary.handovers_per_s?.mean,
+            );
+            let per_s = human(per_s, Unit::PerSecond);
+            Some((
+                format!("{} {b:.2} ({per_s} hand-overs/s)", run.short_name(s)),
+                b,
+            ))
         })
         .collect();
     if !bursts.is_empty() {
-        let list: Vec<String> = bursts
-            .iter()
-            .map(|(name, b, per_s)| {
-                format!(
-                    "{name} {b:.2} ({} hand-overs/s)",
-                    human(*per_s, Unit::PerSecond)
-                )
-            })
-            .collect();
+        let list: Vec<&str> = bursts.iter().map(|(text, _)| text.as_str()).collect();
+        let list = list.join(", ");
         lines.push(Finding::info(FindingKind::Bursts, format!(
-            "bursts: updates per ownership of the line (publishes / hand-overs between writers, counted exactly from each add's returned value): {}",
-            list.join(", ")
+            "bursts: updates per ownership of the line (publishes / hand-overs between writers, counted exactly from each add's returned value): {list}"
         )));
-        if bursts.iter().any(|(_, b, _)| *b > BURST_LIMIT) {
+        if bursts.iter().any(|&(_, b)| b > BURST_LIMIT) {
             lines.push(Finding::warning(
                 FindingKind::Bursts,
                 format!("flat out measures bursts, not one update: a writer keeps the line for over {BURST_LIMIT} updates"),
@@ -329,13 +307,9 @@ fn hammer_basis(run: &RunResults) -> Vec<Finding> {
         })
         .collect();
     if !fairness.is_empty() {
-        lines.push(Finding::info(
-            FindingKind::Fairness,
-            format!(
-                "fairness (slowest / fastest writer's updates/s, 1 = fair): {}",
-                fairness.join(", ")
-            ),
-        ));
+        let fairness = fairness.join(", ");
+        let text = format!("fairness (slowest / fastest writer's updates/s, 1 = fair): {fairness}");
+        lines.push(Finding::info(FindingKind::Fairness, text));
     }
     lines
 }
@@ -348,10 +322,8 @@ pub const DISAGREEMENT_PCT: f64 = 25.0;
 /// [`DISAGREEMENT_PCT`]; paced, n/a (loop ns/op is the pacing interval there).
 fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
     if run.regime().is_paced() {
-        let sampled = run
-            .strategies
-            .iter()
-            .any(|s| s.summary.as_ref().is_some_and(|m| m.write_ns.is_some()));
+        let mut summaries = run.strategies.iter().filter_map(|s| s.summary.as_ref());
+        let sampled = summaries.any(|m| m.write_ns.is_some());
         return sampled.then(|| {
             Finding::info(FindingKind::SampledVsThroughput, "sampled vs throughput: n/a paced (ops/s is the pacing rate, so there is no ns/op from throughput to compare the timed operations with; the cost is busy ns/op)".to_string())
         });
@@ -368,25 +340,23 @@ fn sampled_vs_throughput(run: &RunResults) -> Option<Finding> {
                 .then(|| format!("{} {pct:+.0}%", run.short_name(s)))
         })
         .collect();
+    let disagree = disagree.join(", ");
     (!disagree.is_empty()).then(|| {
         Finding::info(FindingKind::SampledVsThroughput, format!(
-            "sampled vs throughput: the timed operations disagree with loop ns/op by more than {DISAGREEMENT_PCT}% for {} (timing a contended operation perturbs it; trust loop ns/op)",
-            disagree.join(", ")
+            "sampled vs throughput: the timed operations disagree with loop ns/op by more than {DISAGREEMENT_PCT}% for {disagree} (timing a contended operation perturbs it; trust loop ns/op)"
         ))
     })
 }
 
 /// Whether the paced threads kept up.
 fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
+    use Severity::{Info, Warning};
     let poisson = arrivals == Arrivals::Poisson;
     // Poisson arrivals offer a random count: whether a thread kept up is judged against the
     // arrivals that fell due, not the mean rate.
-    let kept_up = |r: &RepeatResult| {
-        if poisson {
-            r.arrivals_run_min_pct
-        } else {
-            r.achieved_rate_min_pct
-        }
+    let kept_up = |r: &RepeatResult| match poisson {
+        true => r.arrivals_run_min_pct,
+        false => r.achieved_rate_min_pct,
     };
     let worst_of = |s: &StrategyResult, pick: &dyn Fn(&RepeatResult) -> Option<f64>| {
         s.repeats.iter().filter_map(pick).reduce(f64::min)
@@ -394,48 +364,42 @@ fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
     let short: Vec<String> = run
         .strategies
         .iter()
-        .filter_map(|s| {
-            let worst = worst_of(s, &kept_up)?;
-            (worst < RATE_SHORTFALL_PCT).then(|| format!("{} {worst:.1}%", run.short_name(s)))
-        })
+        .filter_map(|s| Some((s, worst_of(s, &kept_up)?)))
+        .filter(|&(_, worst)| worst < RATE_SHORTFALL_PCT)
+        .map(|(s, worst)| format!("{} {worst:.1}%", run.short_name(s)))
         .collect();
-    let rate = si(rate);
-    let missed: u64 = run
-        .strategies
-        .iter()
-        .flat_map(|s| &s.repeats)
-        .map(|r| r.missed_slots)
-        .sum();
-    if poisson {
+    let (rate, worst) = (si(rate), short.join(", "));
+    let repeats = run.strategies.iter().flat_map(|s| &s.repeats);
+    let missed: u64 = repeats.map(|r| r.missed_slots).sum();
+    let (severity, head, more) = if poisson {
         let achieved = run
             .strategies
             .iter()
             .filter_map(|s| worst_of(s, &|r| r.achieved_rate_min_pct))
             .reduce(f64::min)
             .map_or("-".into(), |a| format!("{a:.1}%"));
-        let what = if short.is_empty() {
-            format!("every thread ran at least {RATE_SHORTFALL_PCT}% of its arrivals")
-        } else {
-            format!(
-                "the slowest thread ran only {} of its arrivals: the CPU cannot keep up, or it was taken away",
-                short.join(", ")
-            )
-        };
-        let head = format!(
-            "rate: poisson arrivals at a mean {rate} ops/s per thread (seed {}, one stream per thread): {what}; the slowest thread's count was {achieved} of the mean rate (a poisson count varies by chance); {missed} arrivals skipped after stalls",
-            run.config.seed
-        );
-        match short.is_empty() {
-            true => Finding::info(FindingKind::Rate, head),
-            false => Finding::warning(FindingKind::Rate, head, None),
-        }
-    } else if short.is_empty() {
-        Finding::info(
-            FindingKind::Rate,
-            format!(
-                "rate: every thread achieved at least {RATE_SHORTFALL_PCT}% of {rate} ops/s; {missed} pacer slots skipped after stalls"
+        let (severity, what) = match short.is_empty() {
+            true => (
+                Info,
+                format!("every thread ran at least {RATE_SHORTFALL_PCT}% of its arrivals"),
             ),
-        )
+            false => (
+                Warning,
+                format!(
+                    "the slowest thread ran only {worst} of its arrivals: the CPU cannot keep up, or it was taken away"
+                ),
+            ),
+        };
+        let seed = run.config.seed;
+        let head = format!(
+            "rate: poisson arrivals at a mean {rate} ops/s per thread (seed {seed}, one stream per thread): {what}; the slowest thread's count was {achieved} of the mean rate (a poisson count varies by chance); {missed} arrivals skipped after stalls"
+        );
+        (severity, head, None)
+    } else if short.is_empty() {
+        let head = format!(
+            "rate: every thread achieved at least {RATE_SHORTFALL_PCT}% of {rate} ops/s; {missed} pacer slots skipped after stalls"
+        );
+        (Info, head, None)
     } else {
         // A stall shows in one repeat: the mean repeat says whether the whole run fell short or one
         // moment did.
@@ -448,39 +412,42 @@ fn rate_line(run: &RunResults, rate: f64, arrivals: Arrivals) -> Finding {
             })
             .reduce(f64::min);
         let mean_text = mean.map_or("-".into(), |m| format!("{m:.1}%"));
-        let worst = short.join(", ");
+        let asked = format!("rate: asked {rate}/s per thread, got {mean_text} on the mean");
+        let slots = format!("({missed} pacer slots skipped after stalls)");
         // The rate held on the mean: a moment's stall, said but not a warning (each figure is a
         // mean over its repeats).
         if mean.is_some_and(|m| m >= RATE_SHORTFALL_PCT) {
-            Finding::info(
-                FindingKind::Rate,
-                format!(
-                    "rate: asked {rate}/s per thread, got {mean_text} on the mean; a stall left the slowest thread of its worst repeat at {worst} of it ({missed} pacer slots skipped after stalls)"
-                ),
-            )
+            let head = format!(
+                "{asked}; a stall left the slowest thread of its worst repeat at {worst} of it {slots}"
+            );
+            (Info, head, None)
         } else {
-            Finding::warning(
-                FindingKind::Rate,
-                format!(
-                    "rate: asked {rate}/s per thread, got {mean_text} on the mean: the CPU was busy or too slow"
-                ),
-                Some(format!(
-                    "In its worst repeat the slowest thread achieved only {worst} of it ({missed} pacer slots skipped after stalls)"
-                )),
+            let more = format!(
+                "In its worst repeat the slowest thread achieved only {worst} of it {slots}"
+            );
+            (
+                Warning,
+                format!("{asked}: the CPU was busy or too slow"),
+                Some(more),
             )
         }
+    };
+    Finding {
+        kind: FindingKind::Rate,
+        severity,
+        head,
+        more,
     }
 }
 
 /// What a run's numbers rest on, the lines under its tables.
 pub fn findings(run: &RunResults) -> Vec<Finding> {
+    use FindingKind::*;
     let mut lines = Vec::new();
     if let Some(f) = &run.floor {
-        lines.push(Finding::info(FindingKind::HarnessFloor, format!(
-            "harness floor: {:.1} ns/op {} (the same writer loop on CPU {} alone, no shared write; a strategy's loop ns/op less this is what the counter costs)",
-            f.loop_ns.mean,
-            spread_text(&f.loop_ns),
-            f.cpu
+        let (ns, spread, cpu) = (f.loop_ns.mean, spread_text(&f.loop_ns), f.cpu);
+        lines.push(Finding::info(HarnessFloor, format!(
+            "harness floor: {ns:.1} ns/op {spread} (the same writer loop on CPU {cpu} alone, no shared write; a strategy's loop ns/op less this is what the counter costs)"
         )));
     }
     for f in run
@@ -488,28 +455,29 @@ pub fn findings(run: &RunResults) -> Vec<Finding> {
         .iter()
         .filter(|f| is_clock_floor(&f.strategy))
     {
-        let Some(cost) = f.strategy.clock.and_then(|c| run.clock_cost(f.regime, c)) else {
+        let Some(clock) = f.strategy.clock else {
             continue;
         };
-        lines.push(Finding::info(FindingKind::ClockFloor, format!(
-            "clock floor ({}, {}): a ratelimit's clock read costs {:.1} ns {} per update in place (the paced floor's loop reading the clock on every update and never publishing, less its floor in place, repeat by repeat; contend predict charges it)",
+        let Some(cost) = run.clock_cost(f.regime, clock) else {
+            continue;
+        };
+        let spread = match cost.has_spread() {
+            true => format!("±{:.1}", cost.ci95_high - cost.mean),
+            false => ONE_REPEAT.to_string(),
+        };
+        lines.push(Finding::info(ClockFloor, format!(
+            "clock floor ({}, {}): a ratelimit's clock read costs {:.1} ns {spread} per update in place (the paced floor's loop reading the clock on every update and never publishing, less its floor in place, repeat by repeat; contend predict charges it)",
             f.regime,
-            f.strategy.clock.map_or("", |c| c.name()),
+            clock.name(),
             cost.mean,
-            if cost.has_spread() {
-                format!("±{:.1}", cost.ci95_high - cost.mean)
-            } else {
-                ONE_REPEAT.to_string()
-            }
         )));
     }
     for regime in run.rates() {
         let Some(floor) = run.paced_floor(regime) else {
             continue;
         };
-        let paced = run.strategies.iter().filter(|s| s.regime == regime);
         let (mut repeats, mut disturbed, mut retries) = (0, 0, 0);
-        for s in paced {
+        for s in run.strategies.iter().filter(|s| s.regime == regime) {
             if let Some(p) = PairedNet::of(&s.repeats, net_busy_ns) {
                 // Disturbed repeats are set aside only while two others remain
                 // ([`crate::runner::UsedRepeats`]).
@@ -518,22 +486,13 @@ pub fn findings(run: &RunResults) -> Vec<Finding> {
             }
             retries += s.retries;
         }
-        let share = floor
-            .cpu_share_pct
-            .map_or(String::new(), |s| format!(", CPU share {:.3}%", s.mean));
-        let counts = format!(
-            "; over {} repeats, {disturbed} of their {repeats} strategy results set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again",
-            run.repeats_run(Some(regime)).len()
-        );
-        lines.push(Finding::info(
-            FindingKind::PacedFloor,
-            format!(
-                "paced floor ({regime}): busy {:.1} ns/op {}{share} ({}{counts})",
-                floor.busy_ns.mean,
-                spread_text(&floor.busy_ns),
-                floor.how()
-            ),
-        ));
+        let share = floor.cpu_share_pct;
+        let share = share.map_or(String::new(), |s| format!(", CPU share {:.3}%", s.mean));
+        let (ns, spread, how) = (floor.busy_ns.mean, spread_text(&floor.busy_ns), floor.how());
+        let rounds = run.repeats_run(Some(regime)).len();
+        lines.push(Finding::info(PacedFloor, format!(
+            "paced floor ({regime}): busy {ns:.1} ns/op {spread}{share} ({how}; over {rounds} repeats, {disturbed} of their {repeats} strategy results set aside as disturbed (the canary moved, or threads stalled over {STALLED_PCT}% of the interval), {retries} measured again)"
+        )));
     }
     lines.extend(sampled_vs_throughput(run));
     match run.regime() {
@@ -541,26 +500,23 @@ pub fn findings(run: &RunResults) -> Vec<Finding> {
         Regime::FlatOut => lines.extend(hammer_basis(run)),
     }
     let info = |kind| move |line| Finding::info(kind, line);
-    lines.extend(interference_line(run).map(info(FindingKind::Interference)));
-    lines.push(info(FindingKind::Noise)(noise_line(run)));
+    lines.extend(interference_line(run).map(info(Interference)));
+    lines.push(Finding::info(Noise, noise_line(run)));
     if let Some(target) = run.config.target_ci_pct {
-        let open = unconverged(run);
-        let (lo, hi) = repeat_range(run);
-        let budget = run.config.max_time_s.unwrap_or(0.0);
-        lines.push(info(FindingKind::TargetCi)(if open.is_empty() {
-            format!(
-                "target CI: every strategy's cost per update (loop ns/op flat out; net ns/update paced, paired with the floor round by round) within ±{target}% or, paced, ±{} ns (95% CI) after {lo}-{hi} repeats",
-                NOISE_THRESHOLD.ns
-            )
-        } else {
-            format!(
+        let (open, (lo, hi)) = (unconverged(run), repeat_range(run));
+        let (budget, ns) = (run.config.max_time_s.unwrap_or(0.0), NOISE_THRESHOLD.ns);
+        lines.push(Finding::info(TargetCi, match open.is_empty() {
+            true => format!(
+                "target CI: every strategy's cost per update (loop ns/op flat out; net ns/update paced, paired with the floor round by round) within ±{target}% or, paced, ±{ns} ns (95% CI) after {lo}-{hi} repeats"
+            ),
+            false => format!(
                 "target CI: ±{target}% not reached within {budget:.0} s ({lo}-{hi} repeats) by {}: the machine is noisier than that; take their figures as inconclusive, or raise --max-time",
                 open.join(", ")
-            )
+            ),
         }));
     }
     if run.config.staleness_probes {
-        lines.push(info(FindingKind::Staleness)(
+        lines.push(Finding::info(Staleness,
             "staleness: probed at sampled operations, |published sum - true sum| as a reader sees it; writers mirror their load into their own line after every update while probing (its cost is in loop ns/op and the floor; --rate sample:0 turns both off)".to_string(),
         ));
     }
@@ -609,13 +565,6 @@ mod tests {
         run
     }
 
-    fn rate_finding(run: &RunResults) -> Finding {
-        let rate = findings(run)
-            .into_iter()
-            .find(|f| f.kind == FindingKind::Rate);
-        rate.expect("a rate line")
-    }
-
     #[test]
     fn sampled_vs_throughput_is_n_a_where_the_rate_is_paced() {
         // Samples of 40 ns against a loop of 10 ns: +300%, a disagreement
@@ -654,51 +603,28 @@ mod tests {
             }
             run
         };
+        let (poisson, even) = (Arrivals::Poisson, Arrivals::Paced);
+        #[rustfmt::skip]
         let cases = [
             // A poisson count 3% under the mean, every arrival run: kept up.
-            (
-                paced(Arrivals::Poisson, 97.0, 100.0),
-                Info,
-                &[
-                    "mean 100k",
-                    "at least 98% of its arrivals",
-                    "97.0% of the mean rate",
-                ][..],
-            ),
+            (paced(poisson, 97.0, 100.0), Info, &["mean 100k", "at least 98% of its arrivals", "97.0% of the mean rate"][..]),
             // Arrivals skipped: a warning whatever the count.
-            (
-                paced(Arrivals::Poisson, 99.0, 90.0),
-                Warning,
-                &["90.0% of its arrivals"],
-            ),
+            (paced(poisson, 99.0, 90.0), Warning, &["90.0% of its arrivals"]),
             // Evenly paced, the same 97% of the rate is a shortfall.
-            (
-                paced(Arrivals::Paced, 97.0, 100.0),
-                Warning,
-                &["asked 100k", "97.0% on the mean"],
-            ),
+            (paced(even, 97.0, 100.0), Warning, &["asked 100k", "97.0% on the mean"]),
             // One repeat at 81%, the other at 99%: the worst is named, and
             // the mean (90%) says the rest kept up better.
-            (
-                stalled(99.0, 81.0),
-                Warning,
-                &["global/always 81.0%", "90.0% on the mean"],
-            ),
+            (stalled(99.0, 81.0), Warning, &["global/always 81.0%", "90.0% on the mean"]),
             // One repeat at 95%, the other at 101%: the mean (98%) held, so
             // the stall is said without a warning.
-            (
-                stalled(101.0, 95.0),
-                Info,
-                &["98.0% on the mean", "global/always 95.0%"],
-            ),
-            (
-                paced(Arrivals::Paced, 99.0, 90.0),
-                Info,
-                &["at least 98% of 100k"],
-            ),
+            (stalled(101.0, 95.0), Info, &["98.0% on the mean", "global/always 95.0%"]),
+            (paced(even, 99.0, 90.0), Info, &["at least 98% of 100k"]),
         ];
         for (run, severity, holds) in cases {
-            let finding = rate_finding(&run);
+            let finding = findings(&run)
+                .into_iter()
+                .find(|f| f.kind == FindingKind::Rate);
+            let finding = finding.expect("a rate line");
             let line = finding.to_string();
             assert_eq!(finding.severity, severity, "{line}");
             assert!(holds.iter().all(|h| line.contains(h)), "{line}");

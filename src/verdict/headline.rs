@@ -12,7 +12,7 @@ use crate::units::{Unit, human, si};
 use crate::workload::{Regime, SEED_RATE};
 
 /// The answer at a glance.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Headline {
     /// The regime the answer speaks of.
     pub regime: Regime,
@@ -60,69 +60,59 @@ pub fn headline(run: &RunResults) -> Headline {
         .filter(|d| d.contest.regime.is_paced())
         .filter(finished)
         .min_by(|a, b| distance(a).total_cmp(&distance(b)));
-    let split = |d: &Decided| split_clause(d, &reach);
-    match (paced, flat) {
-        (Some(p), flat) => {
-            let (answer, more) = paced_answer(p, &split(p));
-            Headline {
-                regime: p.contest.regime,
-                answer,
-                more,
-                flat_out: flat.map(|f| format!("Flat out, {}.", flat_text(f))),
-                cheapest: cheapest(p),
-            }
-        }
-        (None, Some(f)) => {
-            let split = split(f);
-            let split = if split.is_empty() {
-                String::new()
-            } else {
-                format!("; {split}")
-            };
-            Headline {
-                regime: f.contest.regime,
-                answer: format!(
-                    "{}, so flat out: {}{split}.",
-                    if paced_planned {
-                        "No paced repeat finished in this run"
-                    } else {
-                        "No paced regime in this run"
-                    },
-                    flat_text(f)
-                ),
-                more: Vec::new(),
-                flat_out: None,
-                cheapest: cheapest(f),
-            }
-        }
-        (None, None) => Headline {
-            regime: Regime::FlatOut,
-            answer: "Nothing was measured: the run has no regime.".to_string(),
-            more: Vec::new(),
-            flat_out: None,
-            cheapest: Vec::new(),
-        },
+    let Some(d) = paced.or(flat) else {
+        let answer = "Nothing was measured: the run has no regime.".to_string();
+        return Headline {
+            answer,
+            ..Headline::default()
+        };
+    };
+    let split = split_clause(d, &reach);
+    let (answer, more, flat_out) = if paced.is_some() {
+        let (answer, more) = paced_answer(d, &split);
+        (
+            answer,
+            more,
+            flat.map(|f| format!("Flat out, {}.", flat_text(f))),
+        )
+    } else {
+        let split = if split.is_empty() {
+            split
+        } else {
+            format!("; {split}")
+        };
+        let why = if paced_planned {
+            "No paced repeat finished"
+        } else {
+            "No paced regime"
+        };
+        let answer = format!("{why} in this run, so flat out: {}{split}.", flat_text(d));
+        (answer, Vec::new(), None)
+    };
+    Headline {
+        regime: d.contest.regime,
+        answer,
+        more,
+        flat_out,
+        cheapest: cheapest(d),
     }
 }
 
 /// The full names of the strategies `d` calls cheapest.
 fn cheapest(d: &Decided) -> Vec<String> {
-    let c = &d.contest.candidates;
-    match &d.cost {
-        None => Vec::new(),
-        Some(r) => match r.runner_up {
-            Some((u, t)) if d.tests[t].outcome.decision != Decision::Decrease => {
-                vec![c[r.best].full.clone(), c[u].full.clone()]
-            }
-            _ => vec![c[r.best].full.clone()],
-        },
-    }
+    let Some(r) = &d.cost else { return Vec::new() };
+    let tied = r
+        .runner_up
+        .filter(|&(_, t)| d.tests[t].outcome.decision != Decision::Decrease);
+    let names = std::iter::once(r.best).chain(tied.map(|(u, _)| u));
+    names
+        .map(|i| d.contest.candidates[i].full.clone())
+        .collect()
 }
 
 /// `0.40 ns (25%) less than X`: what the cheapest saves against the runner-up, from their test.
 fn margin(d: &Decided, t: usize, runner_up: usize) -> String {
-    let o = &d.tests[t].outcome;
-    let diff = o.difference.welch.map_or(0.0, |w| w.difference);
+    let (o, diff) = (&d.tests[t].outcome, d.tests[t].diff());
     let pct = o
         .difference
         .change_pct
@@ -156,15 +146,6 @@ fn cheapest_text(d: &Decided, what: &str, shown: &dyn Fn(usize) -> String) -> St
     }
 }
 
-/// What the reference is, in words: the kernel's counter.
-fn reference_words(d: &Decided, g: usize) -> &'static str {
-    if d.contest.is(g, ShardLevel::Global, BEFORE_FIX) {
-        "the kernel's counter"
-    } else {
-        "the plain shared counter"
-    }
-}
-
 /// `The merged fix saves 12.0 ±0.4 ns per update (93%).`, then the same of Aaron Lu's node split.
 fn kernel_sentences(d: &Decided) -> [Option<String>; 2] {
     let c = &d.contest;
@@ -181,28 +162,20 @@ fn kernel_sentences(d: &Decided) -> [Option<String>; 2] {
             (w.difference, Some((hi - lo) / 2.0))
         });
         let pm = half.map_or(String::new(), |h| format!(" {}", plus_minus(h)));
-        let pct = o
-            .difference
-            .change_pct
-            .map_or(String::new(), |p| format!(" ({:.0}%)", p.abs()));
+        let pct = o.difference.change_pct;
+        let pct = pct.map_or(String::new(), |p| format!(" ({:.0}%)", p.abs()));
+        let (saved, cost) = (si(-diff), si(diff));
         let effect = match o.decision {
-            Decision::Decrease => format!("saves {}{pm} ns per update{pct}", si(-diff)),
-            Decision::Increase => format!("costs {}{pm} ns more per update{pct}", si(diff)),
+            Decision::Decrease => format!("saves {saved}{pm} ns per update{pct}"),
+            Decision::Increase => format!("costs {cost}{pm} ns more per update{pct}"),
             Decision::NoChange => {
-                format!(
-                    "saves nothing measurable here ({}{pm} ns per update)",
-                    si(-diff)
-                )
+                format!("saves nothing measurable here ({saved}{pm} ns per update)")
             }
-            _ => format!(
-                "may save {}{pm} ns per update: too uncertain to call",
-                si(-diff)
-            ),
+            _ => format!("may save {saved}{pm} ns per update: too uncertain to call"),
         };
-        let name = if level == ShardLevel::Node {
-            format!(", {},", c.candidates[i].name)
-        } else {
-            String::new()
+        let name = match level {
+            ShardLevel::Node => format!(", {},", c.candidates[i].name),
+            _ => String::new(),
         };
         Some(format!("{who}{name} {effect}."))
     })
@@ -217,10 +190,9 @@ fn nodes_sentence(d: &Decided) -> Option<String> {
         .nodes
         .iter()
         .map(|n| {
-            let place = if n.remote {
-                "remote"
-            } else {
-                "local to its memory"
+            let place = match n.remote {
+                true => "remote",
+                false => "local to its memory",
             };
             format!("{} on node {} ({place})", value(&n.cost_ns, "ns"), n.node)
         })
@@ -232,14 +204,11 @@ fn nodes_sentence(d: &Decided) -> Option<String> {
 /// X per update (Y of a CPU).` and what the merged fix saves.
 fn paced_answer(d: &Decided, split: &str) -> (String, Vec<String>) {
     let this = &d.contest;
-    let rate = this
-        .regime
-        .rate()
-        .map_or(String::new(), |r| format!("{} updates/s per thread", si(r)));
-    let intro = if this.regime == Regime::SEED {
-        format!("At the seed's rate of {rate}")
-    } else {
-        format!("At {rate}, the run's rate nearest the seed's")
+    let rate = this.regime.rate();
+    let rate = rate.map_or(String::new(), |r| format!("{} updates/s per thread", si(r)));
+    let intro = match this.regime == Regime::SEED {
+        true => format!("At the seed's rate of {rate}"),
+        false => format!("At {rate}, the run's rate nearest the seed's"),
     };
     if this.candidates.is_empty() {
         return (
@@ -250,17 +219,15 @@ fn paced_answer(d: &Decided, split: &str) -> (String, Vec<String>) {
     let ns = |i: usize| this.cost(i).map_or("-".to_string(), |s| value(&s, "ns"));
     let global = match d.reference {
         Some(g) => {
-            let share = this.candidates[g]
-                .summary
-                .net_cpu_share_pct
-                .map_or(String::new(), |p| {
-                    format!(" ({} of a CPU)", human(p.mean, Unit::Percent))
-                });
-            format!(
-                "{} costs {} per update{share}",
-                reference_words(d, g),
-                ns(g)
-            )
+            let share = this.candidates[g].summary.net_cpu_share_pct;
+            let share = share.map_or(String::new(), |p| {
+                format!(" ({} of a CPU)", human(p.mean, Unit::Percent))
+            });
+            let what = match this.is(g, ShardLevel::Global, BEFORE_FIX) {
+                true => "the kernel's counter",
+                false => "the plain shared counter",
+            };
+            format!("{what} costs {} per update{share}", ns(g))
         }
         None => "neither the kernel's counter (global/threshold:64) nor the plain shared counter (global/always) was measured".to_string(),
     };
@@ -294,14 +261,7 @@ fn flat_text(d: &Decided) -> String {
     if this.candidates.is_empty() {
         return "no strategy finished a repeat".to_string();
     }
-    let shown = |i: usize| {
-        format!(
-            "{} updates/s, {}",
-            si(this.candidates[i].summary.write_ops_per_s.mean),
-            this.cost(i)
-                .map_or("-".to_string(), |s| value(&s, "ns per update"))
-        )
-    };
+    let shown = |i: usize| this.throughput(i, "ns per update");
     let fastest = cheapest_text(d, "fastest", &shown);
     let best = d.cost.as_ref().map(|r| r.best);
     let global = d
@@ -325,13 +285,7 @@ fn split_clause(d: &Decided, reach: &Reach) -> String {
     let mut parts = Vec::new();
     if let Some(a) = d.beyond.as_ref().filter(|a| !a.tested.is_empty()) {
         let base = &c[a.base].name;
-        let saving = |t: usize| {
-            -d.tests[t]
-                .outcome
-                .difference
-                .welch
-                .map_or(0.0, |w| w.difference)
-        };
+        let saving = |t: usize| -d.tests[t].diff();
         let best = a
             .tested
             .iter()

@@ -75,21 +75,16 @@ impl Reach {
         }
         let mut parts = Vec::new();
         if self.nodes.len() <= 1 {
-            parts.push(if self.host_nodes <= 1 {
-                "node and global share one node here; cross-node cost needs a multi-node host (`contend matrix` there, or the guest check)".to_string()
-            } else {
-                format!(
-                    "node and global share node {} here (every writer is on it); cross-node cost needs writers on two nodes (--writers SPEC)",
-                    self.nodes
-                )
+            let nodes = &self.nodes;
+            parts.push(match self.host_nodes {
+                0 | 1 => "node and global share one node here; cross-node cost needs a multi-node host (`contend matrix` there, or the guest check)".to_string(),
+                _ => format!("node and global share node {nodes} here (every writer is on it); cross-node cost needs writers on two nodes (--writers SPEC)"),
             });
         }
         if self.llcs.len() <= 1 {
-            parts.push(if self.host_llcs <= 1 {
-                "llc and global share one LLC here; cross-LLC cost needs a host with several LLCs"
-                    .to_string()
-            } else {
-                "llc and global share one LLC here (every writer is in it); cross-LLC cost needs writers on two LLCs (--writers SPEC)".to_string()
+            parts.push(match self.host_llcs {
+                0 | 1 => "llc and global share one LLC here; cross-LLC cost needs a host with several LLCs".to_string(),
+                _ => "llc and global share one LLC here (every writer is in it); cross-LLC cost needs writers on two LLCs (--writers SPEC)".to_string(),
             });
         }
         if self.cores <= 1 {
@@ -119,26 +114,18 @@ impl Reach {
         if !self.located {
             return None;
         }
-        let shared: Vec<&str> = [
-            (self.nodes.len() <= 1).then_some("one node"),
-            (self.llcs.len() <= 1).then_some("one LLC"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let across: Vec<&str> = [
-            (self.nodes.len() <= 1).then_some("nodes"),
-            (self.llcs.len() <= 1).then_some("LLCs"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        let levels = [
+            (&self.nodes, "one node", "nodes"),
+            (&self.llcs, "one LLC", "LLCs"),
+        ];
+        let (shared, across): (Vec<&str>, Vec<&str>) = levels
+            .iter()
+            .filter(|(cpus, ..)| cpus.len() <= 1)
+            .map(|&(_, one, many)| (one, many))
+            .unzip();
+        let (across, shared) = (across.join(" or "), shared.join(" and "));
         (!shared.is_empty()).then(|| {
-            format!(
-                "this host cannot say what splitting across {} saves: its {who} share {}",
-                across.join(" or "),
-                shared.join(" and ")
-            )
+            format!("this host cannot say what splitting across {across} saves: its {who} share {shared}")
         })
     }
 }

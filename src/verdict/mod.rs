@@ -27,7 +27,7 @@ pub use sweep::sweep_lines;
 use crate::counter::{Filter, PublishPolicy};
 use crate::runner::Floor;
 use crate::stats::{Compared, Decision, Direction, NOISE_THRESHOLD, Outcome, Summary};
-use crate::units::{Unit, human};
+use crate::units::{Unit, human, si};
 use crate::workload::Regime;
 use std::fmt;
 use std::time::Duration;
@@ -239,6 +239,27 @@ impl Test {
         }
     }
 
+    /// The tested difference, `test − base` (0 without a test).
+    fn diff(&self) -> f64 {
+        self.outcome.difference.welch.map_or(0.0, |w| w.difference)
+    }
+
+    /// `{head}` and the change claimed, `less` or `more` with its size in place of `{}` (`x saves
+    /// 5 ns (-12%)`), or `{head}: no practical difference (change, why not)`.
+    fn said(&self, detail: Detail, head: &str, [less, more]: [&str; 2]) -> String {
+        let diff = self.diff();
+        let (word, size) = match self.outcome.decision {
+            Decision::Decrease => (less, -diff),
+            Decision::Increase => (more, diff),
+            _ => {
+                let (shown, why) = (self.shown(detail), self.why_not());
+                return format!("{head}: {} ({shown}, {why})", self.no_claim());
+            }
+        };
+        let claim = self.claimed(detail);
+        format!("{head}{} ({claim})", word.replace("{}", &si(size)))
+    }
+
     /// What a difference that is not a claim is called, in the words of
     /// [`crate::stats::Outcome::word`]: `no practical difference` or `no
     /// change` only where the whole interval lies within the threshold,
@@ -295,15 +316,9 @@ impl Family {
         }
     }
 
-    /// Adds the test of `test` against `base`, both in `unit`, decided
-    /// with `floor`'s threshold; returns its index in
-    /// [`Family::decide`]'s answer.
-    fn add(&mut self, base: &Summary, test: &Summary, unit: &'static str, floor: Floor) -> usize {
-        self.add_paired(base, test, None, unit, floor)
-    }
-
-    /// [`Family::add`], the test paired on `paired` (`test − base` repeat
-    /// by repeat) where the two ran in place in the same repeats.
+    /// Adds the test of `test` against `base`, both in `unit`, decided with `floor`'s threshold,
+    /// paired on `paired` (`test − base` repeat by repeat) where the two ran in place in the same
+    /// repeats; returns its index in [`Family::decide`]'s answer.
     fn add_paired(
         &mut self,
         base: &Summary,

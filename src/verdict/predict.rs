@@ -19,16 +19,12 @@ pub fn range_text(r: Range, f: impl Fn(f64) -> String) -> String {
 
 /// ρ to two or three decimals, or in exponent form when tiny.
 pub fn rho_text(v: f64) -> String {
-    if v >= 10.0 {
-        format!("{v:.0}")
-    } else if v >= 0.1 {
-        format!("{v:.2}")
-    } else if v >= 0.001 {
-        format!("{v:.3}")
-    } else if v > 0.0 {
-        format!("{v:.0e}")
-    } else {
-        "0".into()
+    match v {
+        10.0.. => format!("{v:.0}"),
+        0.1.. => format!("{v:.2}"),
+        0.001.. => format!("{v:.3}"),
+        _ if v > 0.0 => format!("{v:.0e}"),
+        _ => "0".into(),
     }
 }
 
@@ -73,27 +69,20 @@ fn state(p: &PointPrediction) -> String {
     let handovers = p.handovers_per_s.map_or(String::new(), |h| {
         format!(", {} hand-overs/s", range_text(h, si))
     });
-    match p.state {
+    let (rho, queue) = (range_text(p.rho, rho_text), si(p.queue));
+    let how = match p.state {
         LineState::Saturated => format!(
-            "the hottest line is predicted {}× saturated (offered ρ): it serves one transfer at a time and each CPU waits behind the others' ({} CPUs at the line on the mean, each achieving {}/s of the asked {}/s): {}{handovers}",
-            range_text(p.rho, rho_text),
-            si(p.queue),
+            "{rho}× saturated (offered ρ): it serves one transfer at a time and each CPU waits behind the others' ({queue} CPUs at the line on the mean, each achieving {}/s of the asked {}/s)",
             p.achieved_rate.map_or("?".into(), |a| range_text(a, si)),
             si(p.rate),
-            cost_text(p),
         ),
-        LineState::Near => format!(
-            "the hottest line is predicted near the knee (ρ {}, {} CPUs at the line on the mean): {}{handovers}",
-            range_text(p.rho, rho_text),
-            si(p.queue),
-            cost_text(p),
-        ),
-        LineState::Below => format!(
-            "the hottest line is predicted at ρ {}: {}{handovers}",
-            range_text(p.rho, rho_text),
-            cost_text(p),
-        ),
-    }
+        LineState::Near => format!("near the knee (ρ {rho}, {queue} CPUs at the line on the mean)"),
+        LineState::Below => format!("at ρ {rho}"),
+    };
+    format!(
+        "the hottest line is predicted {how}: {}{handovers}",
+        cost_text(p)
+    )
 }
 
 /// Each node's cost at point `i` of `s`, local or remote to the counter's memory.
@@ -120,29 +109,26 @@ fn per_node(q: &PointPrediction) -> Option<String> {
 fn flat_out_text(s: &StrategyPrediction) -> Option<String> {
     let f = s.flat_out.as_ref()?;
     let h = range_text(f.handovers_per_s, si);
-    Some(match (f.saturated_lines, f.round_ns) {
-        (0, _) if f.handovers_per_s.mid <= 0.0 => format!(
-            "flat out, {} (predicted): no line has two writers, so nothing is handed over",
-            s.name
-        ),
+    let what = match (f.saturated_lines, f.round_ns) {
+        (0, _) if f.handovers_per_s.mid <= 0.0 => {
+            "no line has two writers, so nothing is handed over".into()
+        }
         (0, _) if s.publish.ratelimit.is_some() => format!(
-            "flat out, {} (predicted): the ratelimit caps each CPU's publishes, and its line stays below saturation: {h} hand-overs/s",
-            s.name
+            "the ratelimit caps each CPU's publishes, and its line stays below saturation: {h} hand-overs/s"
         ),
         (0, _) => format!(
-            "flat out, {} (predicted): its lines stay below saturation (few enough transfers at their prices): {h} hand-overs/s",
-            s.name
+            "its lines stay below saturation (few enough transfers at their prices): {h} hand-overs/s"
         ),
         (_, round) => format!(
-            "flat out, {} (predicted): {} hands over one transfer at a time, {h} hand-overs/s{}",
-            s.name,
+            "{} hands over one transfer at a time, {h} hand-overs/s{}",
             plural(f.saturated_lines, "saturated line"),
             round.map_or(String::new(), |r| format!(
                 "; each writer waits a round of {} ns per ownership, so its cost per update is that over the updates it makes per ownership (contend run counts them; the model does not predict how long a writer holds the line)",
                 range_text(r, si)
             ))
         ),
-    })
+    };
+    Some(format!("flat out, {} (predicted): {what}", s.name))
 }
 
 /// A point's net ns per update and net CPU share % for a table cell.
@@ -180,21 +166,15 @@ fn saturates(s: &StrategyPrediction) -> String {
         (Some(lo), _) => format!("; it saturates from {}/s per CPU", si(lo)),
         (None, _) => {
             let top = s.curve.iter().map(|q| q.rho.hi).fold(0.0, f64::max);
-            if top <= 0.0 {
-                "; it never saturates (no CPU takes a line from another at any rate)".into()
-            } else if s.publish.ratelimit.is_some() {
-                format!(
-                    "; it never saturates (the ratelimit caps each CPU's publishes, and the line stays at ρ {} or less at the high latencies up to {}/s)",
-                    rho_text(top),
-                    si(crate::predict::CURVE_TO)
-                )
-            } else {
-                format!(
-                    "; it never saturates (ρ stays at {} or less at the high latencies up to {}/s)",
-                    rho_text(top),
-                    si(crate::predict::CURVE_TO)
-                )
-            }
+            let (rho, to) = (rho_text(top), si(crate::predict::CURVE_TO));
+            let why = match s.publish.ratelimit {
+                _ if top <= 0.0 => "no CPU takes a line from another at any rate".into(),
+                Some(_) => format!(
+                    "the ratelimit caps each CPU's publishes, and the line stays at ρ {rho} or less at the high latencies up to {to}/s"
+                ),
+                None => format!("ρ stays at {rho} or less at the high latencies up to {to}/s"),
+            };
+            format!("; it never saturates ({why})")
         }
     }
 }
@@ -213,10 +193,9 @@ fn others_rho(p: &PredictResults, k: usize, i: usize) -> String {
         .map(|(_, o)| format!("{} {}", o.name, range_text(o.points[i].rho, rho_text)))
         .collect();
     if others.is_empty() {
-        String::new()
-    } else {
-        format!("; the others bring ρ to {}", others.join(", "))
+        return String::new();
     }
+    format!("; the others bring ρ to {}", others.join(", "))
 }
 
 /// Strategy `k`'s line at the `i`-th rate, against the first strategy's.

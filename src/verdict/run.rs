@@ -4,7 +4,7 @@
 
 use super::host::Reach;
 use super::{
-    BEFORE_FIX, Detail, Family, MERGED_FIX, PLAIN, RATELIMIT, Test, Tests, Topic, Verdict,
+    BEFORE_FIX, Detail, Family, MERGED_FIX, PLAIN, RATELIMIT, Test, Tests, Topic, Verdict, plural,
 };
 use crate::counter::{PublishPolicy, ShardLevel};
 use crate::runner::{Floor, RunConfig, RunResults, StrategyResult, StrategySummary, cost_measure};
@@ -129,43 +129,26 @@ pub(super) struct Decided<'a> {
 
 impl<'a> Contest<'a> {
     fn of(view: &'a RunResults) -> Contest<'a> {
-        let done: Vec<_> = view
-            .strategies
-            .iter()
-            .filter_map(|s| Some((s, s.summary.as_ref()?)))
-            .collect();
-        let candidates = done
-            .iter()
-            .map(|(s, summary)| {
-                let st = &s.strategy;
-                let name = view.short_name(s);
-                let mut rest = format!("pad{}", st.pad);
-                if let Some(c) = st.clock {
-                    rest.push_str(&format!("/{c}"));
-                }
-                Candidate {
-                    name,
-                    full: s.name.clone(),
-                    level: st.level,
-                    policy: st.publish,
-                    pad: st.pad.to_string(),
-                    rest,
-                    summary,
-                    result: s,
-                }
+        let candidates = view.strategies.iter().filter_map(|s| {
+            let st = &s.strategy;
+            let clock = st.clock.map_or(String::new(), |c| format!("/{c}"));
+            Some(Candidate {
+                name: view.short_name(s),
+                full: s.name.clone(),
+                level: st.level,
+                policy: st.publish,
+                pad: st.pad.to_string(),
+                rest: format!("pad{}{clock}", st.pad),
+                summary: s.summary.as_ref()?,
+                result: s,
             })
-            .collect();
+        });
         Contest {
             regime: view.regime(),
             readers: view.config.reader_cpus.len(),
-            candidates,
+            candidates: candidates.collect(),
             config: &view.config,
         }
-    }
-
-    /// `flat out`, or `paced at 22.0k/s per thread`.
-    fn label(&self) -> String {
-        self.regime.to_string()
     }
 
     /// The floor of this regime's costs per update: the ns paced, none flat out.
@@ -198,17 +181,12 @@ impl<'a> Contest<'a> {
         }
     }
 
-    pub(super) fn find(&self, level: ShardLevel, policy: PublishPolicy) -> Option<usize> {
-        self.candidates
-            .iter()
-            .position(|c| c.level == level && c.policy == policy)
-    }
-
     /// The first of `policies` this regime measured at the global level.
     fn find_global(&self, policies: &[PublishPolicy]) -> Option<usize> {
+        let n = self.candidates.len();
         policies
             .iter()
-            .find_map(|&p| self.find(ShardLevel::Global, p))
+            .find_map(|&p| (0..n).find(|&i| self.is(i, ShardLevel::Global, p)))
     }
 
     /// Whether candidate `i` is `level/policy`.
@@ -271,9 +249,10 @@ impl<'a> Contest<'a> {
         let cost = self.rank(&mut family, &|i| self.cost(i), &|b, t| {
             self.cost_paired(b, t)
         });
-        let read = (self.readers > 0)
-            .then(|| self.rank(&mut family, &|i| self.read(i), &|_, _| None))
-            .flatten();
+        let read = match self.readers {
+            0 => None,
+            _ => self.rank(&mut family, &|i| self.read(i), &|_, _| None),
+        };
         let reference = self.find_global(&[BEFORE_FIX, PLAIN]);
         let fix = self.find_global(&[MERGED_FIX, RATELIMIT]);
         let saves = reference.filter(|_| savings).map(|g| {
@@ -300,8 +279,8 @@ impl<'a> Contest<'a> {
                     (0..n.len())
                         .filter(|&i| n[i].remote)
                         .map(|i| {
-                            let t = family.add(&n[l].cost_ns, &n[i].cost_ns, "ns", self.floor());
-                            (i, t)
+                            let (base, test) = (&n[l].cost_ns, &n[i].cost_ns);
+                            (i, family.add_paired(base, test, None, "ns", self.floor()))
                         })
                         .collect()
                 });
@@ -335,7 +314,7 @@ impl Decided<'_> {
                 Topic::Cost,
                 format!(
                     "{}: no strategy finished a repeat: nothing to rank",
-                    this.label()
+                    this.regime
                 ),
             )];
         }
@@ -355,35 +334,30 @@ impl Decided<'_> {
                 Topic::Cost,
                 format!(
                     "{}: {} not recorded",
-                    this.label(),
+                    this.regime,
                     cost_measure(this.regime).short
                 ),
             )),
         }
         if let Some(r) = &self.read {
-            let unit = if this.regime.is_paced() {
-                "busy ns/read"
-            } else {
-                "ns/read"
+            let unit = match this.regime {
+                Regime::FlatOut => "ns/read",
+                Regime::Paced { .. } => "busy ns/read",
             };
             lines.push(Verdict::new(
                 Topic::Read,
                 format!(
-                    "{}, the cheapest read ({} reader thread{}): {}",
-                    this.label(),
-                    this.readers,
-                    if this.readers == 1 { "" } else { "s" },
+                    "{}, the cheapest read ({}): {}",
+                    this.regime,
+                    plural(this.readers, "reader thread"),
                     this.ranking_text(r, tests, &|i| {
                         this.read(i).map_or("-".to_string(), |s| value(&s, unit))
                     })
                 ),
             ));
         }
-        if let Some(a) = self
-            .saves
-            .as_ref()
-            .filter(|a| !a.tested.is_empty() || !a.same_here.is_empty())
-        {
+        let said = |a: &&Against| !a.tested.is_empty() || !a.same_here.is_empty();
+        if let Some(a) = self.saves.as_ref().filter(said) {
             lines.push(this.against_line(Topic::Savings, "against", a, tests));
         }
         if let Some(a) = self.beyond.as_ref().filter(|a| !a.tested.is_empty()) {
@@ -401,46 +375,32 @@ impl Contest<'_> {
     /// (value): change [interval], p, why`.
     fn ranking_text(&self, r: &Ranked, tests: &Tests, shown: &dyn Fn(usize) -> String) -> String {
         let c = &self.candidates;
-        let best = &c[r.best].name;
+        let (best, value) = (&c[r.best].name, shown(r.best));
         match r.runner_up {
-            None => format!("only one strategy measured, {best} ({})", shown(r.best)),
-            Some((u, t)) if tests[t].outcome.decision == Decision::Decrease => format!(
-                "{best}, {} ({} against {})",
-                shown(r.best),
-                tests.claim(t),
-                c[u].name
-            ),
-            Some((u, t)) => format!(
-                "{} between {best} ({}) and {} ({}): {}, {}",
-                tests[t].no_claim(),
-                shown(r.best),
-                c[u].name,
-                shown(u),
-                tests.shown(t),
-                tests[t].why_not()
-            ),
+            None => format!("only one strategy measured, {best} ({value})"),
+            Some((u, t)) if tests[t].outcome.decision == Decision::Decrease => {
+                format!("{best}, {value} ({} against {})", tests.claim(t), c[u].name)
+            }
+            Some((u, t)) => {
+                let (no, other, why) = (tests[t].no_claim(), &c[u].name, tests[t].why_not());
+                let (theirs, change) = (shown(u), tests.shown(t));
+                format!("{no} between {best} ({value}) and {other} ({theirs}): {change}, {why}")
+            }
         }
+    }
+
+    /// Flat out, candidate `i`'s updates/s and its cost in `unit`.
+    pub(super) fn throughput(&self, i: usize, unit: &str) -> String {
+        let per_s = si(self.candidates[i].summary.write_ops_per_s.mean);
+        let cost = self.cost(i).map_or("-".to_string(), |c| value(&c, unit));
+        format!("{per_s} updates/s, {cost}")
     }
 
     /// Flat out: the most updates/s, ranked by loop ns/op.
     fn saturation_line(&self, r: &Ranked, tests: &Tests) -> Verdict {
-        let shown = |i: usize| {
-            let s = self.candidates[i].summary;
-            format!(
-                "{} updates/s, {}",
-                si(s.write_ops_per_s.mean),
-                self.cost(i)
-                    .map_or("-".to_string(), |c| value(&c, "loop ns/op"))
-            )
-        };
-        Verdict::new(
-            Topic::Saturation,
-            format!(
-                "{}, saturation: {}",
-                self.label(),
-                self.ranking_text(r, tests, &shown)
-            ),
-        )
+        let ranking = self.ranking_text(r, tests, &|i| self.throughput(i, "loop ns/op"));
+        let text = format!("{}, saturation: {ranking}", self.regime);
+        Verdict::new(Topic::Saturation, text)
     }
 
     /// Flat out: how many updates a writer makes per ownership of the line, under `base`.
@@ -462,47 +422,32 @@ impl Contest<'_> {
                 human(f.mean, Unit::Count)
             )
         });
-        Verdict::new(
-            Topic::Ownership,
-            format!(
-                "{}, {}: {} updates/s, {owned}{fetched}",
-                self.label(),
-                c.name,
-                si(s.write_ops_per_s.mean)
-            ),
-        )
+        let (regime, name, per_s) = (self.regime, &c.name, si(s.write_ops_per_s.mean));
+        let text = format!("{regime}, {name}: {per_s} updates/s, {owned}{fetched}");
+        Verdict::new(Topic::Ownership, text)
     }
 
     /// Paced: the net cost per update and CPU share of the reference and of the cheapest.
     fn cost_line(&self, r: &Ranked, reference: Option<usize>, tests: &Tests) -> Verdict {
         let shown = |i: usize| {
-            let s = self.candidates[i].summary;
-            let share = s.net_cpu_share_pct.map_or(String::new(), |p| {
+            let share = self.candidates[i].summary.net_cpu_share_pct;
+            let share = share.map_or(String::new(), |p| {
                 format!(", {} CPU", human(p.mean, Unit::Percent))
             });
-            format!(
-                "{}{share}",
-                self.cost(i).map_or("-".to_string(), |c| value(&c, "ns"))
-            )
+            let cost = self.cost(i).map_or("-".to_string(), |c| value(&c, "ns"));
+            format!("{cost}{share}")
         };
-        let seed = if self.regime == Regime::SEED {
-            " (the seed's rate)"
-        } else {
-            ""
+        let seed = match self.regime == Regime::SEED {
+            true => " (the seed's rate)",
+            false => "",
         };
-        let global = reference
-            .filter(|&g| g != r.best)
-            .map_or(String::new(), |g| {
-                format!("{} {}; ", self.candidates[g].name, shown(g))
-            });
-        Verdict::new(
-            Topic::Cost,
-            format!(
-                "{}{seed}, net cost per update: {global}the cheapest: {}",
-                self.label(),
-                self.ranking_text(r, tests, &shown)
-            ),
-        )
+        let global = reference.filter(|&g| g != r.best);
+        let global = global.map_or(String::new(), |g| {
+            format!("{} {}; ", self.candidates[g].name, shown(g))
+        });
+        let (regime, ranking) = (self.regime, self.ranking_text(r, tests, &shown));
+        let text = format!("{regime}{seed}, net cost per update: {global}the cheapest: {ranking}");
+        Verdict::new(Topic::Cost, text)
     }
 
     /// Each alternative against `a.base`.
@@ -512,116 +457,53 @@ impl Contest<'_> {
             .tested
             .iter()
             .map(|&(i, t)| {
-                let test = &tests[t];
-                // A saving or a cost is claimed only with a test.
-                let diff = test.outcome.difference.welch.map_or(0.0, |w| w.difference);
-                let stale = c[i]
-                    .summary
-                    .error_mean_pct
-                    .filter(|_| c[i].policy != PLAIN)
-                    .map_or(String::new(), |s| {
-                        format!(", staleness {}", human(s.mean, Unit::Percent))
-                    });
-                match test.outcome.decision {
-                    Decision::Decrease => format!(
-                        "{} saves {} ns ({}){stale}",
-                        c[i].name,
-                        si(-diff),
-                        test.claimed(tests.detail)
-                    ),
-                    Decision::Increase => format!(
-                        "{} costs {} ns more ({}){stale}",
-                        c[i].name,
-                        si(diff),
-                        test.claimed(tests.detail)
-                    ),
-                    _ => format!(
-                        "{}: {} ({}, {}){stale}",
-                        c[i].name,
-                        test.no_claim(),
-                        test.shown(tests.detail),
-                        test.why_not()
-                    ),
-                }
+                let stale = c[i].summary.error_mean_pct.filter(|_| c[i].policy != PLAIN);
+                let stale = stale.map_or(String::new(), |s| {
+                    format!(", staleness {}", human(s.mean, Unit::Percent))
+                });
+                let words = [" saves {} ns", " costs {} ns more"];
+                tests[t].said(tests.detail, &c[i].name, words) + &stale
             })
             .collect();
         if !a.same_here.is_empty() {
             let names: Vec<&str> = a.same_here.iter().map(|&i| c[i].name.as_str()).collect();
             parts.push(format!("{}: = global here", names.join(", ")));
         }
-        let base = self
-            .cost(a.base)
-            .map_or(String::new(), |s| format!(" ({} ns)", si(s.mean)));
-        Verdict::new(
-            topic,
-            format!(
-                "{}, {head} {}{base}: {}",
-                self.label(),
-                c[a.base].name,
-                parts.join("; ")
-            ),
-        )
+        let cost = self.cost(a.base);
+        let cost = cost.map_or(String::new(), |s| format!(" ({} ns)", si(s.mean)));
+        let (regime, base, parts) = (self.regime, &c[a.base].name, parts.join("; "));
+        Verdict::new(topic, format!("{regime}, {head} {base}{cost}: {parts}"))
     }
-}
 
-impl Contest<'_> {
     /// The reference's cost node by node.
     fn nodes_line(&self, p: &PerNode, tests: &Tests) -> Verdict {
         let c = &self.candidates[p.strategy];
-        let unit = if self.regime.is_paced() {
-            "ns"
-        } else {
-            "loop ns/op"
+        let unit = match self.regime {
+            Regime::FlatOut => "loop ns/op",
+            Regime::Paced { .. } => "ns",
         };
-        let parts: Vec<String> = c
-            .summary
-            .nodes
-            .iter()
-            .enumerate()
+        let nodes = c.summary.nodes.iter().enumerate();
+        let parts: Vec<String> = nodes
             .map(|(i, n)| {
-                let place = if n.remote {
-                    "remote"
-                } else {
-                    "local to the counter's memory"
+                let place = match n.remote {
+                    true => "remote",
+                    false => "local to the counter's memory",
                 };
                 let head = format!("node {} ({place}) {}", n.node, value(&n.cost_ns, unit));
-                let Some(&(_, t)) = p.tested.iter().find(|&&(j, _)| j == i) else {
-                    return head;
-                };
-                let test = &tests[t];
-                let diff = test.outcome.difference.welch.map_or(0.0, |w| w.difference);
-                match test.outcome.decision {
-                    Decision::Increase => format!(
-                        "{head}, {} ns more ({})",
-                        si(diff),
-                        test.claimed(tests.detail)
-                    ),
-                    Decision::Decrease => format!(
-                        "{head}, {} ns less ({})",
-                        si(-diff),
-                        test.claimed(tests.detail)
-                    ),
-                    _ => format!(
-                        "{head}: {} ({}, {})",
-                        test.no_claim(),
-                        test.shown(tests.detail),
-                        test.why_not()
-                    ),
+                match p.tested.iter().find(|&&(j, _)| j == i) {
+                    Some(&(_, t)) => {
+                        tests[t].said(tests.detail, &head, [", {} ns less", ", {} ns more"])
+                    }
+                    None => head,
                 }
             })
             .collect();
         let against = p
             .local
             .map_or(" (no node is local to the counter's memory)", |_| "");
-        Verdict::new(
-            Topic::Nodes,
-            format!(
-                "{}, per node, {}{against}: {}",
-                self.label(),
-                c.name,
-                parts.join("; ")
-            ),
-        )
+        let (regime, name, parts) = (self.regime, &c.name, parts.join("; "));
+        let text = format!("{regime}, per node, {name}{against}: {parts}");
+        Verdict::new(Topic::Nodes, text)
     }
 }
 

@@ -43,30 +43,20 @@ pub fn study_lines(study: &StudyResults) -> Vec<Verdict> {
         lines.extend(matrix_lines(m));
     }
     let run = parts.run.as_ref().map(run_lines).unwrap_or_default();
-    let topics = [
-        Topic::Cost,
-        Topic::Savings,
-        Topic::BeyondRatelimit,
-        Topic::Saturation,
-    ];
-    for topic in topics {
+    use Topic::{BeyondRatelimit, Cost, Saturation, Savings};
+    for topic in [Cost, Savings, BeyondRatelimit, Saturation] {
         lines.extend(run.iter().filter(|l| l.topic == topic).cloned());
     }
     if let Some(s) = &parts.sweep {
-        lines.extend(
-            sweep_lines(s)
-                .into_iter()
-                .filter(|l| l.topic == Topic::Scaling),
-        );
+        let sweep = sweep_lines(s).into_iter();
+        lines.extend(sweep.filter(|l| l.topic == Topic::Scaling));
     }
     if let Some(p) = &parts.predict {
         lines.extend(predict_lines(p).into_iter().take(1));
     }
     if let Some(p) = &study.pricing {
-        lines.push(Verdict::new(
-            Topic::Prediction,
-            format!("model priced with {}: {}", p.used.name(), p.why),
-        ));
+        let text = format!("model priced with {}: {}", p.used.name(), p.why);
+        lines.push(Verdict::new(Topic::Prediction, text));
     }
     match &parts.check {
         Some(Ok(c)) => lines.extend(check_lines(c)),
@@ -87,10 +77,8 @@ pub fn study_lines(study: &StudyResults) -> Vec<Verdict> {
             StageStatus::Skipped(why) => format!("not run: {why}"),
             StageStatus::Failed(why) => format!("failed: {why}"),
         };
-        lines.push(Verdict::new(
-            Topic::Host,
-            format!("the {} stage {why}", s.stage),
-        ));
+        let text = format!("the {} stage {why}", s.stage);
+        lines.push(Verdict::new(Topic::Host, text));
     }
     lines
 }

@@ -1,6 +1,6 @@
 //! A sweep's `verdict:` lines.
 
-use super::{Family, Test, Topic, Verdict};
+use super::{Family, Test, Topic, Verdict, plural};
 use crate::runner::Floor;
 use crate::runner::cost_measure;
 use crate::stats::{Decision, Summary};
@@ -47,7 +47,7 @@ fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
         .iter()
         .map(|(_, pts)| {
             pts.windows(2)
-                .map(|w| family.add(&w[0].1, &w[1].1, "updates/s", Floor::Relative))
+                .map(|w| family.add_paired(&w[0].1, &w[1].1, None, "updates/s", Floor::Relative))
                 .collect()
         })
         .collect();
@@ -57,20 +57,16 @@ fn scaling(series: &[(String, Vec<(usize, Summary)>)]) -> Vec<Scaling> {
         .zip(ids)
         .filter_map(|((name, pts), ids)| {
             let last = pts.last()?;
-            let stop = ids
-                .iter()
-                .position(|&i| tests[i].outcome.decision != Decision::Increase);
-            Some(match stop {
-                Some(k) => Scaling {
-                    name: name.clone(),
-                    peak_threads: pts[k].0,
-                    next: Some((pts[k + 1].0, tests[ids[k]])),
-                },
-                None => Scaling {
-                    name: name.clone(),
-                    peak_threads: last.0,
-                    next: None,
-                },
+            let mut stops = ids.iter().map(|&i| tests[i].outcome.decision);
+            let (peak_threads, next) = match stops.position(|d| d != Decision::Increase) {
+                Some(k) => (pts[k].0, Some((pts[k + 1].0, tests[ids[k]]))),
+                None => (last.0, None),
+            };
+            let name = name.clone();
+            Some(Scaling {
+                name,
+                peak_threads,
+                next,
             })
         })
         .collect()
@@ -97,72 +93,52 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Verdict> {
             }
         }
     }
-    let threads: Vec<usize> = {
-        let mut t: Vec<usize> = points.iter().map(|p| p.threads).collect();
-        t.dedup();
-        t
-    };
-    if threads.len() < 2 {
-        return Some(Verdict::new(
-            Topic::Scaling,
-            format!(
-                "affinity {affinity}: one thread count ({}) in hammer mode, no scaling curve",
-                threads[0]
-            ),
-        ));
+    let mut threads: Vec<usize> = points.iter().map(|p| p.threads).collect();
+    threads.dedup();
+    if let [only] = threads[..] {
+        let text = format!(
+            "affinity {affinity}: one thread count ({only}) in hammer mode, no scaling curve"
+        );
+        return Some(Verdict::new(Topic::Scaling, text));
     }
     let results = scaling(&series);
     let mut groups: Vec<(usize, bool, Vec<String>)> = Vec::new();
     for s in &results {
-        let stopped = s.next.is_some();
-        match groups
-            .iter_mut()
-            .find(|g| g.0 == s.peak_threads && g.1 == stopped)
-        {
+        let key = (s.peak_threads, s.next.is_some());
+        match groups.iter_mut().find(|g| (g.0, g.1) == key) {
             Some(g) => g.2.push(s.name.clone()),
-            None => groups.push((s.peak_threads, stopped, vec![s.name.clone()])),
+            None => groups.push((key.0, key.1, vec![s.name.clone()])),
         }
     }
     groups.sort_by_key(|g| (g.1, g.0));
     let parts: Vec<String> = groups
         .iter()
         .map(|(peak, stopped, names)| {
-            if *stopped {
-                let next = results
-                    .iter()
-                    .find(|s| &s.name == names.first().expect("non-empty"))
-                    .and_then(|s| s.next);
-                let step = next.map_or(String::new(), |(t, test)| {
-                    format!(
-                        ", {t} threads: {} {}",
-                        match test.outcome.decision {
-                            Decision::Decrease => "lower",
-                            Decision::NoChange => "no gain",
-                            _ => "no measurable gain",
-                        },
-                        test.text()
-                    )
-                });
-                format!(
-                    "stops scaling at {peak} thread{} for {}{step}",
-                    if *peak == 1 { "" } else { "s" },
-                    names.join(", "),
-                )
-            } else {
-                format!(
-                    "still scaling at {peak} threads, the most measured, for {}",
-                    names.join(", ")
-                )
+            let (first, names) = (&names[0], names.join(", "));
+            if !stopped {
+                return format!("still scaling at {peak} threads, the most measured, for {names}");
             }
+            let next = results
+                .iter()
+                .find(|s| &s.name == first)
+                .and_then(|s| s.next);
+            let step = next.map_or(String::new(), |(t, test)| {
+                let how = match test.outcome.decision {
+                    Decision::Decrease => "lower",
+                    Decision::NoChange => "no gain",
+                    _ => "no measurable gain",
+                };
+                format!(", {t} threads: {how} {}", test.text())
+            });
+            format!(
+                "stops scaling at {} for {names}{step}",
+                plural(*peak, "thread")
+            )
         })
         .collect();
-    Some(Verdict::new(
-        Topic::Scaling,
-        format!(
-            "affinity {affinity}, write throughput (hammer): {}",
-            parts.join("; ")
-        ),
-    ))
+    let parts = parts.join("; ");
+    let text = format!("affinity {affinity}, write throughput (hammer): {parts}");
+    Some(Verdict::new(Topic::Scaling, text))
 }
 
 fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Verdict> {
@@ -184,41 +160,29 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Verdict> {
             .filter_map(|s| {
                 let sum = s.summary.as_ref()?;
                 let cost = (cost_measure(p.regime).get)(sum)?;
-                let share = sum
-                    .net_cpu_share_pct
-                    .filter(|_| p.regime.is_paced())
-                    .map_or(String::new(), |c| {
-                        format!(" {} CPU", human(c.mean, Unit::Percent))
-                    });
-                Some(format!(
-                    "{} {} ns{share}",
-                    p.results.short_name(s),
-                    si(cost.mean)
-                ))
+                let share = sum.net_cpu_share_pct.filter(|_| p.regime.is_paced());
+                let share = share.map_or(String::new(), |c| {
+                    format!(" {} CPU", human(c.mean, Unit::Percent))
+                });
+                let (name, cost) = (p.results.short_name(s), si(cost.mean));
+                Some(format!("{name} {cost} ns{share}"))
             })
             .collect();
         list.join(", ")
     };
     let mut lines = Vec::new();
     if let Some((p, _)) = paced {
-        lines.push(Verdict::new(
-            Topic::Rate,
-            format!(
-                "affinity {affinity}, {threads} threads {} (closest to the seed's 22k), net ns per update and net CPU share: {}",
-                p.regime,
-                costs(p)
-            ),
-        ));
+        let (regime, costs) = (p.regime, costs(p));
+        lines.push(Verdict::new(Topic::Rate, format!(
+            "affinity {affinity}, {threads} threads {regime} (closest to the seed's 22k), net ns per update and net CPU share: {costs}"
+        )));
     }
     if let Some(p) = hammer {
-        lines.push(Verdict::new(
-            Topic::Rate,
-            format!(
-                "affinity {affinity}, {threads} threads {}, loop ns/op from throughput: {}",
-                p.regime,
-                costs(p)
-            ),
-        ));
+        let (regime, costs) = (p.regime, costs(p));
+        let text = format!(
+            "affinity {affinity}, {threads} threads {regime}, loop ns/op from throughput: {costs}"
+        );
+        lines.push(Verdict::new(Topic::Rate, text));
     }
     lines
 }
@@ -231,23 +195,14 @@ mod tests {
     #[test]
     fn scaling_stops_where_the_gain_does() {
         // a: 1→2 +90%, 2→4 +1% (stops at 2); b: rises at every step.
+        let series = |name: &str, means: [f64; 3]| {
+            let points = [1, 2, 4].into_iter().zip(means);
+            let points = points.map(|(n, m)| (n, summary(5, m, 1e4))).collect();
+            (name.to_string(), points)
+        };
         let series = vec![
-            (
-                "a".to_string(),
-                vec![
-                    (1, summary(5, 1e6, 1e4)),
-                    (2, summary(5, 1.9e6, 1e4)),
-                    (4, summary(5, 1.92e6, 1e4)),
-                ],
-            ),
-            (
-                "b".to_string(),
-                vec![
-                    (1, summary(5, 1e6, 1e4)),
-                    (2, summary(5, 2e6, 1e4)),
-                    (4, summary(5, 4e6, 1e4)),
-                ],
-            ),
+            series("a", [1e6, 1.9e6, 1.92e6]),
+            series("b", [1e6, 2e6, 4e6]),
         ];
         let s = scaling(&series);
         assert_eq!(s[0].peak_threads, 2);
