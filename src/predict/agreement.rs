@@ -71,8 +71,8 @@ mod tests {
 
     #[test]
     fn one_repeat_within_the_margin_cannot_tell() {
-        // 100 predicted against 105 measured once: its CI is [105, 105],
-        // which says nothing, so neither yes nor no; two repeats decide.
+        // 100 predicted against 105 measured once: its CI is [105, 105], which says nothing, so
+        // neither yes nor no; two repeats decide.
         let ci = [105.0, 105.0];
         assert_eq!(agreement(100.0, ci, Some(4.8), 1), Agreement::OneRepeat);
         assert_eq!(agreement(100.0, ci, Some(4.8), 2), Agreement::Disagrees);

@@ -288,8 +288,8 @@ mod tests {
             Home, MatrixConfig, Mode, PairClass, PairResult, PairSamples, PlannedPair, Reference,
             advise,
         };
-        // Every pair of CPUs 2, 5 and 9 at 10, 20 and 30 ns: rows in CPU
-        // order whatever the pairs' order.
+        // Every pair of CPUs 2, 5 and 9 at 10, 20 and 30 ns: rows in CPU order whatever the pairs'
+        // order.
         let pair = |a: u32, b: u32, ns: f64| {
             let samples = PairSamples {
                 threads: [a, b].map(|cpu| crate::placement::PinnedThread {

@@ -56,9 +56,8 @@ pub struct CheckPoint {
 
 #[cfg(test)]
 impl CheckPoint {
-    /// A paced point for tests: `series` at 22k/s on 2 writers, predicted
-    /// `predicted` ns against `measured` ns over `repeats` with the 95% CI
-    /// `ci`, no exact transfer count.
+    /// A paced point for tests: `series` at 22k/s on 2 writers, predicted `predicted` ns against
+    /// `measured` ns over `repeats` with the 95% CI `ci`, no exact transfer count.
     pub fn example(
         series: &str,
         predicted: f64,
@@ -87,11 +86,10 @@ impl CheckPoint {
 
 #[cfg(test)]
 impl CheckResults {
-    /// A check for tests, each kind of point measured over several
-    /// repeats and over one: paced `p5` (5 repeats, [80, 120]) and `p1`
-    /// (1 repeat), each 90 ns predicted against 100 measured; flat out
-    /// `f3` (3 repeats, [17M, 21M]) and `f1` (1 repeat), each 20M
-    /// hand-overs/s predicted against 18M counted.
+    /// A check for tests, each kind of point measured over several repeats and over one: paced `p5`
+    /// (5 repeats, [80, 120]) and `p1` (1 repeat), each 90 ns predicted against 100 measured; flat
+    /// out `f3` (3 repeats, [17M, 21M]) and `f1` (1 repeat), each 20M hand-overs/s predicted
+    /// against 18M counted.
     pub fn example() -> Self {
         let flat = |series: &str, repeats: usize, ci: [f64; 2]| HandoverPoint {
             series: series.into(),
@@ -635,8 +633,8 @@ mod tests {
 
     #[test]
     fn exact_transfers_are_hand_overs_and_writer_fetches_per_update() {
-        // Two repeats of 2 writers: 1000 + 1000 and 500 + 500 updates;
-        // 300 and 100 hand-overs; fetches 50 + 150 and 0 + 0: 600 / 3000.
+        // Two repeats of 2 writers: 1000 + 1000 and 500 + 500 updates; 300 and 100 hand-overs;
+        // fetches 50 + 150 and 0 + 0: 600 / 3000.
         let mut s = crate::runner::fixture_run().strategies[0].clone();
         assert_eq!(exact_transfers(&s), None, "the fixture predates the count");
         s.repeats.truncate(2);
@@ -670,8 +668,8 @@ mod tests {
         let mut stand_in = None;
         one_class(&lines(&[0, 1]), &mut stand_in).unwrap();
         assert_eq!(stand_in.map(|c| c.to_string()).as_deref(), Some("same-llc"));
-        // 0, 1 and 112 (the other socket): two classes, an error naming
-        // them; and a second series of another class is refused too.
+        // 0, 1 and 112 (the other socket): two classes, an error naming them; and a second series
+        // of another class is refused too.
         let e = one_class(&lines(&[0, 1, 112]), &mut None).unwrap_err();
         assert!(e.starts_with("the run's CPUs make 2 pair classes"), "{e}");
         assert!(e.contains("--host"), "{e}");

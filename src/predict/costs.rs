@@ -568,8 +568,8 @@ mod tests {
 
     #[test]
     fn the_contention_growth_is_read_at_the_queue_from_the_first_hand_over() {
-        // lockhammer's x86-1: 37.3 ns alone (a local add), 39.1 at 2, 56.8
-        // at 64: the growth is t(Q)/t(2), 1 below two CPUs at the line.
+        // lockhammer's x86-1: 37.3 ns alone (a local add), 39.1 at 2, 56.8 at 64: the growth is
+        // t(Q)/t(2), 1 below two CPUs at the line.
         let costs = LineCosts {
             contenders: curve(&[(1, 37.3), (2, 39.1), (4, 44.5), (64, 56.8)]),
             ..LineCosts::default()

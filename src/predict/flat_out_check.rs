@@ -167,8 +167,8 @@ mod tests {
         assert!(!point(0.0, 5.0, [4.0, 6.0]).nothing_handed_over());
         // The round over 4 updates per ownership: 25 ns each.
         assert_eq!(p.predicted_ns_per_update(), Some(25.0));
-        // 20M/s predicted (50 ns a hand-over), 4M/s counted (250 ns): the
-        // line was held 200 ns per ownership beyond the transfer.
+        // 20M/s predicted (50 ns a hand-over), 4M/s counted (250 ns): the line was held 200 ns per
+        // ownership beyond the transfer.
         let held = point(20e6, 4e6, [3e6, 5e6]);
         assert!((held.implied_hold_ns().unwrap() - 200.0).abs() < 1e-6);
         // Nothing saturated: no hold to imply.

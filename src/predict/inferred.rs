@@ -639,9 +639,9 @@ mod tests {
         (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
-    /// The matrix `topo` would show with these class latencies (ns), each
-    /// pair ±`noise` (a fraction) at random; with the line homed on node
-    /// `home`, same-node pairs of the other nodes cost `cross`.
+    /// The matrix `topo` would show with these class latencies (ns), each pair ±`noise` (a
+    /// fraction) at random; with the line homed on node `home`, same-node pairs of the other nodes
+    /// cost `cross`.
     fn matrix_of(
         topo: &Topology,
         ns: [f64; 4],
@@ -664,8 +664,7 @@ mod tests {
         })
     }
 
-    /// Sets `count` random pairs (of those `which` takes) to random values
-    /// between `lo` and `hi`.
+    /// Sets `count` random pairs (of those `which` takes) to random values between `lo` and `hi`.
     fn spoil(
         m: &PairMatrix,
         count: usize,
@@ -712,32 +711,31 @@ mod tests {
             assert!((got / ns - 1.0).abs() < 0.02, "{c}: {got}");
         }
         assert!((h.away_same_node.as_ref().unwrap().median_ns / 200.0 - 1.0).abs() < 0.02);
-        // Past the core the dearer step is leaving the CCX (25 → 110 ns,
-        // 4.4×), not the socket (110 → 200 ns, 1.8×); SMT → core (3.1×) is
-        // not weighed.
+        // Past the core the dearer step is leaving the CCX (25 → 110 ns, 4.4×), not the socket (110
+        // → 200 ns, 1.8×); SMT → core (3.1×) is not weighed.
         let (a, b) = h.biggest_jump().unwrap();
         assert_eq!(
             (a.class, b.class),
             (PairClass::SameLlc, PairClass::SameNode)
         );
-        // Single linkage on the raw pairs would cut 9 "nodes" here: the
-        // home socket and each of the other socket's 8 CCXs.
+        // Single linkage on the raw pairs would cut 9 "nodes" here: the home socket and each of the
+        // other socket's 8 CCXs.
     }
 
     #[test]
     fn bridging_values_and_outliers_do_not_move_the_groups() {
         let truth = fixture("epyc-7j13-2s-nps1-256");
         let clean = matrix_of(&truth, [8.0, 25.0, 110.0, 200.0], 0.05, None, 2);
-        // 1% of pairs anywhere between the SMT and the cross-node figure,
-        // then 40 far outliers: 1 ns across sockets, 2 µs anywhere.
+        // 1% of pairs anywhere between the SMT and the cross-node figure, then 40 far outliers: 1
+        // ns across sockets, 2 µs anywhere.
         let n = clean.cpus();
         let any = |_: usize, _: usize| true;
         let across = |i: usize, j: usize| truth.cpus[i].node != truth.cpus[j].node;
         let bridged = spoil(&clean, n * (n - 1) / 200, (8.0, 200.0), any, 3);
         let low = spoil(&bridged, 20, (1.0, 1.5), across, 4);
         let m = spoil(&low, 20, (1500.0, 2000.0), any, 5);
-        // A threshold on gaps between sorted latencies finds nothing:
-        // no two consecutive values are TIER_GAP apart past the SMT pairs.
+        // A threshold on gaps between sorted latencies finds nothing: no two consecutive values are
+        // TIER_GAP apart past the SMT pairs.
         let mut all: Vec<f64> = (0..n)
             .flat_map(|i| (0..i).map(move |j| (i, j)))
             .map(|(i, j)| m.ns(i, j))
@@ -748,9 +746,8 @@ mod tests {
         let inferred = infer(&m, "synthetic", None);
         assert_eq!((inferred.counts().1, inferred.counts().2), (16, 2));
         let h = inferred.with_capture(&m, truth.clone(), "epyc");
-        // Every LLC and node right; only a bridging value that landed on
-        // an SMT pair (or at an SMT pair's figure inside an LLC) moves a
-        // pair in or out of smt: 3 of 32640 here.
+        // Every LLC and node right; only a bridging value that landed on an SMT pair (or at an SMT
+        // pair's figure inside an LLC) moves a pair in or out of smt: 3 of 32640 here.
         let smt_only = h
             .disagreements
             .iter()
@@ -771,8 +768,8 @@ mod tests {
         assert_eq!(h.counts(), (112, 2, 2));
         let h = h.with_capture(&m, spr, "spr");
         assert_eq!(h.disagreements, Vec::new());
-        // Two CCXs of 8 cores × 2 on one socket (a Ryzen 5950X's shape):
-        // one node of two LLCs, unless told there are two sockets.
+        // Two CCXs of 8 cores × 2 on one socket (a Ryzen 5950X's shape): one node of two LLCs,
+        // unless told there are two sockets.
         let ryzen = Topology {
             notes: Vec::new(),
             ..topology(
@@ -825,8 +822,8 @@ mod tests {
 
     #[test]
     fn a_capture_that_differs_is_counted_pair_by_pair() {
-        // The matrix of a 2-node NPS4-like layout against a capture that
-        // puts all 128 CPUs on other nodes.
+        // The matrix of a 2-node NPS4-like layout against a capture that puts all 128 CPUs on other
+        // nodes.
         let nps4 = fixture("amd-2s-nps4-8node");
         let xeon = fixture("xeon-8358-2s-128");
         let m = matrix_of(&xeon, [8.0, 50.0, 50.0, 130.0], 0.05, None, 9);

@@ -459,8 +459,8 @@ mod tests {
         l.transactions
             .insert(LatencyKey::Class(PairClass::Smt), measured);
         let l = l.with_read_back(1.07, "matrix");
-        // Every class has it; a measured class keeps its other ratios,
-        // the others are at the ping-pong.
+        // Every class has it; a measured class keeps its other ratios, the others are at the
+        // ping-pong.
         assert_eq!(l.transactions.len(), 4);
         let smt = l.transactions[&LatencyKey::Class(PairClass::Smt)];
         assert_eq!((smt.add_moved, smt.read_back), (1.2, Some(1.07)));
@@ -494,8 +494,8 @@ mod tests {
             "same-llc=51ms",
             "same-llc=51ns±120%",
             "same-llc=51ns±60ns",
-            // A time of 0, or an uncertainty as large as the time (a low
-            // end of 0 ns), is refused too.
+            // A time of 0, or an uncertainty as large as the time (a low end of 0 ns), is refused
+            // too.
             "same-llc=0ns",
             "same-llc=51ns±51ns",
         ] {
@@ -516,9 +516,8 @@ mod tests {
             min_ns,
             max_ns,
         };
-        // same-llc: pairs 30..70 around 50, wider than ±25% (37.5..62.5):
-        // the pairs' range. cross-node@21: pairs 90..110 around 100,
-        // narrower than ±25%: 75..125.
+        // same-llc: pairs 30..70 around 50, wider than ±25% (37.5..62.5): the pairs' range.
+        // cross-node@21: pairs 90..110 around 100, narrower than ±25%: 75..125.
         let classes = vec![
             stats(PairClass::SameLlc, 50.0, 30.0, 70.0),
             stats(PairClass::CrossNode(21), 100.0, 90.0, 110.0),
@@ -531,14 +530,12 @@ mod tests {
         let far = l.of(PairClass::CrossNode(21)).unwrap();
         assert_eq!((far.lo_ns, far.ns, far.hi_ns), (75.0, 100.0, 125.0));
         assert_eq!(l.classes.len(), 2);
-        // Pairs without transactions: none priced, every class at the
-        // ping-pong.
+        // Pairs without transactions: none priced, every class at the ping-pong.
         assert!(!l.priced());
         assert_eq!(l.ratios(PairClass::SameLlc), TransactionRatios::PINGPONG);
 
-        // Three same-llc pairs at a 50 ns ping-pong whose transactions
-        // cost 1, 2 and 3 × (60, 55, 45, 65, 60) ns: per transaction the
-        // median pair's ratio, (60, 55, 45, 65) × 2 / 50.
+        // Three same-llc pairs at a 50 ns ping-pong whose transactions cost 1, 2 and 3 × (60, 55,
+        // 45, 65, 60) ns: per transaction the median pair's ratio, (60, 55, 45, 65) × 2 / 50.
         let mut m = m;
         m.pairs = (1..=3)
             .map(|k| {
@@ -587,8 +584,8 @@ mod tests {
         );
         assert_eq!(TransactionRatios::PINGPONG.overlap(), 1.0);
 
-        // Without the load measurements the line costs are empty; with
-        // them, each becomes its curve or ratio, named by the file.
+        // Without the load measurements the line costs are empty; with them, each becomes its curve
+        // or ratio, named by the file.
         assert_eq!(l.costs, LineCosts::default());
         use crate::matrix::{HomeClass, HomeCost as MatrixHome, SharersPoint};
         let home = |read_fetched_ns, add_moved_ns| MatrixHome {
@@ -597,9 +594,8 @@ mod tests {
             add_moved_ns,
             samples: 20,
         };
-        // cross-node@21: local 100 + 100 ns, remote 150 + 170: 320 / 200
-        // = 1.6; same-llc has no remote side (one memory node), so no
-        // ratio.
+        // cross-node@21: local 100 + 100 ns, remote 150 + 170: 320 / 200 = 1.6; same-llc has no
+        // remote side (one memory node), so no ratio.
         m.home_classes = vec![
             HomeClass {
                 class: PairClass::SameLlc,

@@ -130,14 +130,13 @@ mod tests {
         let s = one(1, 900.0, &[(100.0, 1)]);
         assert!(close(s.residence_ns[0][0], 100.0, 1e-12), "{s:?}");
         assert!(close(s.queue[0], 0.1, 1e-12), "{s:?}");
-        // N = 2, D = 100, Z = 400: Q(1) = 0.2, R(2) = 120, Q(2) = 240/520
-        // (the machine-repairman's p₀ = 8/13 gives R = N/X − Z = 520 −
-        // 400 the same way).
+        // N = 2, D = 100, Z = 400: Q(1) = 0.2, R(2) = 120, Q(2) = 240/520 (the machine-repairman's
+        // p₀ = 8/13 gives R = N/X − Z = 520 − 400 the same way).
         let s = one(2, 400.0, &[(100.0, 1)]);
         assert!(close(s.residence_ns[0][0], 120.0, 1e-12), "{s:?}");
         assert!(close(s.queue[0], 240.0 / 520.0, 1e-12), "{s:?}");
-        // N = 2, Z = 0, stations of 100 and 300 ns: R = 125 and 525; two
-        // alike stations of 100 ns at N = 1 take 100 each.
+        // N = 2, Z = 0, stations of 100 and 300 ns: R = 125 and 525; two alike stations of 100 ns
+        // at N = 1 take 100 each.
         let s = one(2, 0.0, &[(100.0, 1), (300.0, 1)]);
         assert!(close(s.residence_ns[0][0], 125.0, 1e-12), "{s:?}");
         assert!(close(s.residence_ns[1][0], 525.0, 1e-12), "{s:?}");
@@ -155,10 +154,9 @@ mod tests {
 
     #[test]
     fn the_seeds_host_figures() {
-        // N = 224 CPUs at Z = 1/22000 s (45.45 µs); worked independently
-        // (the same recursion in Python): D = 203 ns gives R ≈ 2.47 µs,
-        // R/(Z + R) ≈ 5.2%; D = 250 ns gives R ≈ 10.56 µs, 18.9%, and
-        // about 42 CPUs at the line, near the asymptote N·D − Z.
+        // N = 224 CPUs at Z = 1/22000 s (45.45 µs); worked independently (the same recursion in
+        // Python): D = 203 ns gives R ≈ 2.47 µs, R/(Z + R) ≈ 5.2%; D = 250 ns gives R ≈ 10.56 µs,
+        // 18.9%, and about 42 CPUs at the line, near the asymptote N·D − Z.
         let z = 1e9 / 22e3;
         let r = one(224, z, &[(203.0, 1)]).residence_ns[0][0];
         assert!(close(r, 2470.0, 0.01), "{r}");
@@ -196,11 +194,10 @@ mod tests {
 
     #[test]
     fn two_classes_match_the_hand_worked_network() {
-        // One customer of each class, Z = 0, one station asked 100 ns by
-        // class a and 300 ns by class b. (1,0): R = 100, Q = 1; (0,1):
-        // R = 300, Q = 1; (1,1): Ra = 100·(1 + Q(0,1)) = 200, Rb =
-        // 300·(1 + Q(1,0)) = 600: each waits its own demand × the one it
-        // finds, and the station always holds both (Q = 2).
+        // One customer of each class, Z = 0, one station asked 100 ns by class a and 300 ns by
+        // class b. (1,0): R = 100, Q = 1; (0,1): R = 300, Q = 1; (1,1): Ra = 100·(1 + Q(0,1)) =
+        // 200, Rb = 300·(1 + Q(1,0)) = 600: each waits its own demand × the one it finds, and the
+        // station always holds both (Q = 2).
         let st = [Station {
             demand_ns: [100.0, 300.0],
             count: 1,
@@ -209,8 +206,8 @@ mod tests {
         assert!(close(s.residence_ns[0][0], 200.0, 1e-12), "{s:?}");
         assert!(close(s.residence_ns[0][1], 600.0, 1e-12), "{s:?}");
         assert!(close(s.queue[0], 2.0, 1e-12), "{s:?}");
-        // With think time 400 ns each: Q(1,0) = 100/500, Q(0,1) = 300/700;
-        // Ra = 100·(1 + 3/7), Rb = 300·(1 + 1/5).
+        // With think time 400 ns each: Q(1,0) = 100/500, Q(0,1) = 300/700; Ra = 100·(1 + 3/7), Rb =
+        // 300·(1 + 1/5).
         let s = mva2([1, 1], [400.0, 400.0], &st);
         assert!(close(
             s.residence_ns[0][0],

@@ -1,6 +1,6 @@
-//! The model against figures worked out by hand: ρ and the waits for 2
-//! and 4 sources, the read side of a split, node = LLC and node ≠ LLC
-//! fixtures, and the check against a run whose canaries are known.
+//! The model against figures worked out by hand: ρ and the waits for 2 and 4 sources, the read side
+//! of a split, node = LLC and node ≠ LLC fixtures, and the check against a run whose canaries are
+//! known.
 
 use super::*;
 use crate::topology::fixture;
@@ -23,10 +23,9 @@ pub(super) fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(1e-12)
 }
 
-/// Exact MVA of `n` CPUs thinking `z` ns at one station of demand `d`
-/// ns: R(k) = d·(1 + Q(k − 1)), Q(k) = k·R(k)/(z + R(k)). The recursion
-/// is checked against hand-worked values in `queue.rs` (N = 1, 2, the
-/// saturated asymptote); N = 2 gives d·(1 + d/(z + d)).
+/// Exact MVA of `n` CPUs thinking `z` ns at one station of demand `d` ns: R(k) = d·(1 + Q(k − 1)),
+/// Q(k) = k·R(k)/(z + R(k)). The recursion is checked against hand-worked values in `queue.rs` (N =
+/// 1, 2, the saturated asymptote); N = 2 gives d·(1 + d/(z + d)).
 pub(super) fn mva_response_ns(n: usize, z: f64, d: f64) -> f64 {
     let (mut q, mut r) = (0.0, 0.0);
     for k in 1..=n {
@@ -51,10 +50,9 @@ fn check_run(
 
 #[test]
 fn two_paced_writers_hand_over_every_update() {
-    // CPUs 0 and 1 of the Sapphire Rapids fixture share an LLC; 100 ns
-    // exactly. Paced, each update of one finds the other's: ρ = 2rS, one
-    // visit of S per update, and the cost is the two-CPU response
-    // S·(1 + S/(Z + S)) at Z = 1/r.
+    // CPUs 0 and 1 of the Sapphire Rapids fixture share an LLC; 100 ns exactly. Paced, each update
+    // of one finds the other's: ρ = 2rS, one visit of S per update, and the cost is the two-CPU
+    // response S·(1 + S/(Z + S)) at Z = 1/r.
     let topo = fixture("spr-2s-224");
     let lines = Lines::new(&topo, &layout(&[0, 1]), ShardLevel::Global).unwrap();
     let l = lat(&["same-llc=100ns±0"]);
@@ -66,27 +64,27 @@ fn two_paced_writers_hand_over_every_update() {
         assert!(close(got, want, 1e-9), "{rate}: {got} vs {want}");
         assert_eq!((e.write_transfers, e.read_transfers), (1.0, 0.0));
     }
-    // ρ = 0.2 at 1M/s: Z = 1000 ns, R = 100·(1 + 100/1100) = 109.09 ns,
-    // and each CPU achieves 1e9/1109.09 updates/s.
+    // ρ = 0.2 at 1M/s: Z = 1000 ns, R = 100·(1 + 100/1100) = 109.09 ns, and each CPU achieves
+    // 1e9/1109.09 updates/s.
     let e = lines.evaluate(1e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
     assert!((e.cost_ns - 109.0909).abs() < 1e-3, "{:?}", e.cost_ns);
     assert!(close(e.achieved_rate, 1e9 / 1109.0909, 1e-6), "{e:?}");
-    // Irregular updates: another writer came between two of mine half the
-    // time, so half the transfers: a demand of 50 ns per update.
+    // Irregular updates: another writer came between two of mine half the time, so half the
+    // transfers: a demand of 50 ns per update.
     let e = lines.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Poisson);
     assert!(close(e.rho, 1e3 * 100e-9, 1e-9));
     assert!(close(e.cost_ns, mva_response_ns(2, 1e6, 50.0), 1e-9));
-    // Past saturation (ρ = 1.2 at 6M/s) the cost is still the closed
-    // population's: Z = 166.7 ns, R = 100·(1 + 100/266.7) = 137.5 ns.
+    // Past saturation (ρ = 1.2 at 6M/s) the cost is still the closed population's: Z = 166.7 ns, R
+    // = 100·(1 + 100/266.7) = 137.5 ns.
     let e = lines.evaluate(6e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
     assert!(close(e.cost_ns, 137.5, 1e-9), "{e:?}");
 }
 
 #[test]
 fn four_paced_writers_wait_as_mva_says() {
-    // Four cores of one LLC, S = 50 ns, Z = 500 ns: Q(1) = 50/550 =
-    // 1/11; R(2) = 50·12/11 = 54.545, Q(2) = 2·54.545/554.545 = 0.19672;
-    // R(3) = 59.836, Q(3) = 3·59.836/559.836 = 0.32064; R(4) = 66.032 ns.
+    // Four cores of one LLC, S = 50 ns, Z = 500 ns: Q(1) = 50/550 = 1/11; R(2) = 50·12/11 = 54.545,
+    // Q(2) = 2·54.545/554.545 = 0.19672; R(3) = 59.836, Q(3) = 3·59.836/559.836 = 0.32064; R(4) =
+    // 66.032 ns.
     let topo = fixture("spr-2s-224");
     let lines = Lines::new(&topo, &layout(&[0, 1, 2, 3]), ShardLevel::Global).unwrap();
     let l = lat(&["same-llc=50ns±0"]);
@@ -102,11 +100,10 @@ fn four_paced_writers_wait_as_mva_says() {
 
 #[test]
 fn a_node_split_halves_the_writers_but_each_read_fetches_the_other_line() {
-    // CPUs 0 (node 0) and 56 (node 1), 108 ns apart. Global: one transfer
-    // per update (the read after one's own publish is free). Per node:
-    // each line has one writer, but every read fetches the other node's
-    // line, written since, and that read moved this writer's line away,
-    // so the next publish fetches it back: two transfers per update.
+    // CPUs 0 (node 0) and 56 (node 1), 108 ns apart. Global: one transfer per update (the read
+    // after one's own publish is free). Per node: each line has one writer, but every read fetches
+    // the other node's line, written since, and that read moved this writer's line away, so the
+    // next publish fetches it back: two transfers per update.
     let topo = fixture("spr-2s-224");
     let two = layout(&[0, 56]);
     let l = lat(&["cross-node=108ns±0"]);
@@ -163,9 +160,8 @@ fn node_and_llc_agree_where_they_are_the_same_set_and_not_elsewhere() {
     let a = node.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Poisson);
     let b = llc.evaluate(1e3, 1.0, &l, Bound::Mid, Arrivals::Poisson);
     assert_eq!((a.hottest_writers, b.hottest_writers), (128, 16));
-    // Every other CPU's fetch occupies each LLC's line: a lower ρ, but
-    // not by the writers' ratio; with only the first read after a write
-    // queueing, a quarter of it and less.
+    // Every other CPU's fetch occupies each LLC's line: a lower ρ, but not by the writers' ratio;
+    // with only the first read after a write queueing, a quarter of it and less.
     assert!(b.rho < a.rho, "{} vs {}", b.rho, a.rho);
     let mut first = l.clone();
     first.costs.read_occupancy = crate::predict::ReadOccupancy::First;
@@ -193,8 +189,8 @@ fn ranges_follow_the_latencies_and_a_ratelimit_never_saturates() {
         publishes: Vec::new(),
     };
     let p = predict(&topo, "spr", &req).unwrap();
-    // A ratelimit among the policies: the output says its clock read is
-    // left out (no run to measure it in place).
+    // A ratelimit among the policies: the output says its clock read is left out (no run to measure
+    // it in place).
     assert!(
         p.notes
             .iter()
@@ -203,9 +199,8 @@ fn ranges_follow_the_latencies_and_a_ratelimit_never_saturates() {
         p.notes
     );
     let always = &p.strategies[0].points[0];
-    // ρ = 224 CPUs × 22k/s × 223/224 (another CPU's update came between)
-    // × the mean over the other 223 CPUs: 1 SMT sibling, 110 in the LLC,
-    // 112 on the other node.
+    // ρ = 224 CPUs × 22k/s × 223/224 (another CPU's update came between) × the mean over the other
+    // 223 CPUs: 1 SMT sibling, 110 in the LLC, 112 on the other node.
     let mean = (8.0 + 110.0 * 51.0 + 112.0 * 108.0) / 223.0;
     let rho = 22e3 * 223.0 * mean * 1e-9;
     assert!(
@@ -218,17 +213,16 @@ fn ranges_follow_the_latencies_and_a_ratelimit_never_saturates() {
     assert!(close(sat.mid.unwrap(), 22e3 / rho, 2e-3), "{sat:?}");
     assert!(sat.lo.unwrap() < sat.mid.unwrap() && sat.mid.unwrap() < sat.hi.unwrap());
     let limited = &p.strategies[1];
-    // At 22k/s its ρ is the reads': 224 CPUs × 22k/s × touched(224k,
-    // 22k) = 0.91 of them fetch, at the 80 ns mean: about 0.36.
+    // At 22k/s its ρ is the reads': 224 CPUs × 22k/s × touched(224k, 22k) = 0.91 of them fetch, at
+    // the 80 ns mean: about 0.36.
     assert!(
         limited.points[0].rho.hi < 0.5,
         "{:?}",
         limited.points[0].rho
     );
-    // Its publishes are capped, but with every fetch occupying the line,
-    // 224 CPUs re-reading it after each of the others' 1000 publishes a
-    // second saturate it at a higher rate; with only the first read after
-    // a write queueing they never do.
+    // Its publishes are capped, but with every fetch occupying the line, 224 CPUs re-reading it
+    // after each of the others' 1000 publishes a second saturate it at a higher rate; with only the
+    // first read after a write queueing they never do.
     assert!(
         limited.saturation.mid.unwrap() > 22e3,
         "{:?}",
@@ -247,11 +241,10 @@ fn ranges_follow_the_latencies_and_a_ratelimit_never_saturates() {
 
 #[test]
 fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
-    // The fixture's canaries (global 10 and 40 ns, cpu 20 and 30), each
-    // with its transactions at 1.2× (add moved), 1.1× (fetched), 0.9×
-    // (upgraded), 0 (read back: the writer kept its copy) and 1.3× (an
-    // upgrade and a fetch together): at 1k/s
-    // global/always pays 1.2 × 25 ns, cpu/always 1.3 × 25.
+    // The fixture's canaries (global 10 and 40 ns, cpu 20 and 30), each with its transactions at
+    // 1.2× (add moved), 1.1× (fetched), 0.9× (upgraded), 0 (read back: the writer kept its copy)
+    // and 1.3× (an upgrade and a fetch together): at 1k/s global/always pays 1.2 × 25 ns,
+    // cpu/always 1.3 × 25.
     use crate::matrix::{Transaction, TransactionCost};
     let mut run = crate::runner::fixture_run();
     for s in &mut run.strategies {
@@ -285,8 +278,8 @@ fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
         "{}",
         c.latency_source
     );
-    // One transaction missing: nothing priced, every transfer at the
-    // ping-pong (50 ns for cpu/always, as before).
+    // One transaction missing: nothing priced, every transfer at the ping-pong (50 ns for
+    // cpu/always, as before).
     for s in &mut run.strategies {
         for r in &mut s.repeats {
             r.interference.canary_transactions.remove(2);
@@ -306,8 +299,8 @@ fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
 
 #[test]
 fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_price() {
-    // As above: global/always at 1k/s pays 1.2 × each repeat's canary
-    // (10 and 40 ns): 30 ns on the mean.
+    // As above: global/always at 1k/s pays 1.2 × each repeat's canary (10 and 40 ns): 30 ns on the
+    // mean.
     use crate::matrix::{Transaction, TransactionCost};
     let priced = |ns: f64, x: f64| {
         Transaction::ALL
@@ -328,9 +321,8 @@ fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_
             r.interference.canary_transactions = priced(r.interference.canary_ns.unwrap(), 1.2);
         }
     }
-    // A third repeat, disturbed (its canary 70 ns): the measured figure
-    // leaves it out, and so does the prediction. With it, the mean would
-    // be (12 + 48 + 84) / 3 = 48 ns.
+    // A third repeat, disturbed (its canary 70 ns): the measured figure leaves it out, and so does
+    // the prediction. With it, the mean would be (12 + 48 + 84) / 3 = 48 ns.
     let global = &mut run.strategies[0];
     let mut third = global.repeats[0].clone();
     third.repeat = 2;
@@ -344,9 +336,9 @@ fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_
         close(c.points[0].predicted_ns.unwrap(), 30.0, 1e-3),
         "{c:?}"
     );
-    // Repeat 1's canary found no transfer beside its 40 ns ping-pong (the
-    // host moved the CPUs during it): that repeat is left out, said in a
-    // note, and repeat 0 alone prices the point, 1.2 × 10 ns.
+    // Repeat 1's canary found no transfer beside its 40 ns ping-pong (the host moved the CPUs
+    // during it): that repeat is left out, said in a note, and repeat 0 alone prices the point, 1.2
+    // × 10 ns.
     run.strategies[0].repeats[1]
         .interference
         .canary_transactions = priced(40.0, -0.01);
@@ -370,10 +362,9 @@ fn the_check_predicts_over_the_repeats_the_figure_used_and_those_its_canary_can_
 
 #[test]
 fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
-    // The fixture's global strategy made global/ratelimit:1ms at 1k/s
-    // (TSC), with a clock floor at 40, 42 ns busy per update against its
-    // floor in place at 30 (repeats 0, 1): the clock read costs 11 ns in
-    // place, added to what the model predicts without it.
+    // The fixture's global strategy made global/ratelimit:1ms at 1k/s (TSC), with a clock floor at
+    // 40, 42 ns busy per update against its floor in place at 30 (repeats 0, 1): the clock read
+    // costs 11 ns in place, added to what the model predicts without it.
     use crate::clock::ClockKind;
     let mut run = crate::runner::fixture_run();
     run.strategies.truncate(1);
@@ -426,9 +417,9 @@ fn the_check_charges_a_ratelimits_clock_read_as_the_clock_floor_measured_it() {
 
 #[test]
 fn the_check_predicts_each_repeat_at_its_canary() {
-    // The fixture run: global/always with canaries 10 and 40 ns, cpu/always
-    // with 20 and 30. Made paced at 1k/s (ρ ≈ 0: no wait) with a known
-    // net cost of 20 ns: global predicts the mean canary, 25 ns.
+    // The fixture run: global/always with canaries 10 and 40 ns, cpu/always with 20 and 30. Made
+    // paced at 1k/s (ρ ≈ 0: no wait) with a known net cost of 20 ns: global predicts the mean
+    // canary, 25 ns.
     let mut run = crate::runner::fixture_run();
     for s in &mut run.strategies {
         s.regime = Regime::paced(1e3);
@@ -448,21 +439,21 @@ fn the_check_predicts_each_repeat_at_its_canary() {
     );
     assert!((global.ratio.unwrap() - 1.25).abs() < 1e-3);
     assert_eq!(global.canary_ns, 25.0);
-    // cpu/always: each writer's line, fetched by the other's read after
-    // every update and fetched back by the next publish: 2 × 25 ns.
+    // cpu/always: each writer's line, fetched by the other's read after every update and fetched
+    // back by the next publish: 2 × 25 ns.
     let cpu = &c.points[1];
     assert!((cpu.predicted_ns.unwrap() - 50.0).abs() < 0.02, "{cpu:?}");
-    // Errors 25% and 150%: every point counts, the median is 87.5%, and
-    // cpu/always (150%, far outside its CI) is the worst.
+    // Errors 25% and 150%: every point counts, the median is 87.5%, and cpu/always (150%, far
+    // outside its CI) is the worst.
     assert!(
         (c.median_abs_error_pct.unwrap() - 87.5).abs() < 0.2,
         "{c:?}"
     );
     assert_eq!(c.worst, Some(1));
     assert!(!cpu.agrees());
-    // Structure: global/always hands the line over on every update and
-    // reads nothing new; cpu/always's read fetches the other line after
-    // each of its updates (half the reads of each of two lines).
+    // Structure: global/always hands the line over on every update and reads nothing new;
+    // cpu/always's read fetches the other line after each of its updates (half the reads of each of
+    // two lines).
     assert!(close(global.predicted_transfers, 1.0, 1e-9), "{global:?}");
     assert!(close(cpu.predicted_transfers, 1.0, 1e-9), "{cpu:?}");
     // The fixture predates read-fetch counts: predicted only, and said.
@@ -477,8 +468,8 @@ fn the_check_predicts_each_repeat_at_its_canary() {
         "{:?}",
         c.notes
     );
-    // CPUs 0 and 1 of the fixture's host make one class: the canary
-    // stands in for it, and the source says so.
+    // CPUs 0 and 1 of the fixture's host make one class: the canary stands in for it, and the
+    // source says so.
     assert!(
         c.latency_source
             .contains("standing in for the run's one pair class"),
@@ -491,8 +482,7 @@ fn the_check_predicts_each_repeat_at_its_canary() {
     assert!(e.to_string().contains("no paced strategy"), "{e}");
 }
 
-/// A point of series "s" at `rate`, predicted 100 ns, measured
-/// `measured` with the 95% CI `ci`.
+/// A point of series "s" at `rate`, predicted 100 ns, measured `measured` with the 95% CI `ci`.
 fn point(rate: f64, measured: f64, ci: [f64; 2]) -> CheckPoint {
     CheckPoint {
         series: "s".into(),
@@ -515,8 +505,8 @@ fn point(rate: f64, measured: f64, ci: [f64; 2]) -> CheckPoint {
 #[test]
 fn the_measured_knee_is_the_first_rise_above_the_lowest_rate() {
     let p = |rate: f64, measured: f64| point(rate, measured, [measured - 1.0, measured + 1.0]);
-    // Level: the lowest rate's 100 ns. 110 and 120 are within 25%; the
-    // fall to 70 is no knee; 140 is.
+    // Level: the lowest rate's 100 ns. 110 and 120 are within 25%; the fall to 70 is no knee; 140
+    // is.
     let pts = [
         p(1e4, 100.0),
         p(3e4, 110.0),
@@ -529,8 +519,8 @@ fn the_measured_knee_is_the_first_rise_above_the_lowest_rate() {
     assert_eq!(measured_knee(&refs), Some(1e7));
     let falling: Vec<&CheckPoint> = pts[..5].iter().collect();
     assert_eq!(measured_knee(&falling), None);
-    // A level at or below 0: a rise of more than a quarter of its
-    // magnitude, its CI above it (-10 to -5; -8 is not enough).
+    // A level at or below 0: a rise of more than a quarter of its magnitude, its CI above it (-10
+    // to -5; -8 is not enough).
     let below = [p(1e4, -10.0), p(1e5, -8.0), p(1e6, -5.0)];
     let refs: Vec<&CheckPoint> = below.iter().collect();
     assert_eq!(measured_knee(&refs), Some(1e6));
@@ -538,12 +528,11 @@ fn the_measured_knee_is_the_first_rise_above_the_lowest_rate() {
 
 #[test]
 fn a_sweep_of_one_series_has_one_knee_against_the_hand_worked_saturation() {
-    // The fixture's global/always (writers 0 and 1, read every update,
-    // canaries 10 and 40 ns: median 25) measured at four paced rates.
-    // Two paced writers that always publish: each update moves the line,
-    // ρ = 2r × 25 ns (mean over the two canaries, linear in S), so ρ = 1
-    // at r = 2e7/s. Measured 20, 20, 22, 40 ns: the quiet level (ρ ≤ 0.1:
-    // 1e4 and 1e6) is 20; 22 is 10% off, 40 is 100% off: the knee is 5e6.
+    // The fixture's global/always (writers 0 and 1, read every update, canaries 10 and 40 ns:
+    // median 25) measured at four paced rates. Two paced writers that always publish: each update
+    // moves the line, ρ = 2r × 25 ns (mean over the two canaries, linear in S), so ρ = 1 at r =
+    // 2e7/s. Measured 20, 20, 22, 40 ns: the quiet level (ρ ≤ 0.1: 1e4 and 1e6) is 20; 22 is 10%
+    // off, 40 is 100% off: the knee is 5e6.
     let base = crate::runner::fixture_run();
     let runs: Vec<crate::runner::RunResults> = [(1e4, 20.0), (1e6, 20.0), (3e6, 22.0), (5e6, 40.0)]
         .into_iter()
@@ -583,16 +572,16 @@ fn a_sweep_of_one_series_has_one_knee_against_the_hand_worked_saturation() {
 
 #[test]
 fn agreement_and_the_knee_hold_at_their_exact_boundaries() {
-    // Predicted 100: against 80 it is exactly 25% off (20 / 80), inside
-    // [70, 110]: it agrees; against 79.5, 25.8% off: it does not; against
-    // 90 but a CI of [85, 95], 11% off but outside the CI: it does not.
+    // Predicted 100: against 80 it is exactly 25% off (20 / 80), inside [70, 110]: it agrees;
+    // against 79.5, 25.8% off: it does not; against 90 but a CI of [85, 95], 11% off but outside
+    // the CI: it does not.
     let agrees = |m: f64, ci: [f64; 2]| point(1e6, m, ci).agrees();
     assert_eq!(point(1e6, 80.0, [70.0, 110.0]).error_pct(), Some(25.0));
     assert!(agrees(80.0, [70.0, 110.0]));
     assert!(!agrees(79.5, [70.0, 110.0]));
     assert!(!agrees(90.0, [85.0, 95.0]));
-    // Measured at or below 0 is no finite error and never agrees, even
-    // with a CI around the prediction; neither does a saturated point.
+    // Measured at or below 0 is no finite error and never agrees, even with a CI around the
+    // prediction; neither does a saturated point.
     let zero = point(1e6, 0.0, [-150.0, 150.0]);
     assert_eq!(
         (zero.error_pct(), zero.no_error()),
@@ -603,8 +592,8 @@ fn agreement_and_the_knee_hold_at_their_exact_boundaries() {
     saturated.predicted_ns = None;
     assert_eq!(saturated.no_error(), Some("not predicted: saturated"));
     assert!(!saturated.agrees());
-    // Structure: 1.25 predicted against 1 exact is 25% off; against 0
-    // exact, no finite error; both 0, none.
+    // Structure: 1.25 predicted against 1 exact is 25% off; against 0 exact, no finite error; both
+    // 0, none.
     let mut s = point(1e6, 100.0, [90.0, 110.0]);
     (s.predicted_transfers, s.measured_transfers) = (1.25, Some(1.0));
     assert_eq!(s.transfer_error_pct(), Some(25.0));
@@ -612,9 +601,8 @@ fn agreement_and_the_knee_hold_at_their_exact_boundaries() {
     assert_eq!(s.transfer_error_pct(), None);
     s.predicted_transfers = 0.0;
     assert_eq!(s.transfer_error_pct(), Some(0.0));
-    // Knee: exactly 25% above the level (125 against 100) is not more
-    // than 25%; 126 with its CI above 100 is; 130 with a CI reaching
-    // down to 95 is not.
+    // Knee: exactly 25% above the level (125 against 100) is not more than 25%; 126 with its CI
+    // above 100 is; 130 with a CI reaching down to 95 is not.
     let level = point(1e4, 100.0, [99.0, 101.0]);
     let at = |busy: CheckPoint| measured_knee(&[&level, &busy]);
     assert_eq!(at(point(1e6, 125.0, [124.0, 126.0])), None);
@@ -624,9 +612,8 @@ fn agreement_and_the_knee_hold_at_their_exact_boundaries() {
 
 #[test]
 fn each_point_below_near_or_saturated_has_its_cost_share_and_sensitivity() {
-    // Two paced writers of one LLC, same-llc = 100 ns ± 25%: ρ = 2rS
-    // (every update moves the line), so ρ = 1 at r = 1/(2S): 5M/s at
-    // 100 ns, 4M/s at 125 ns, 6.67M/s at 75 ns.
+    // Two paced writers of one LLC, same-llc = 100 ns ± 25%: ρ = 2rS (every update moves the line),
+    // so ρ = 1 at r = 1/(2S): 5M/s at 100 ns, 4M/s at 125 ns, 6.67M/s at 75 ns.
     let topo = fixture("spr-2s-224");
     let req = PredictRequest {
         layout: layout(&[0, 1]),
@@ -643,8 +630,8 @@ fn each_point_below_near_or_saturated_has_its_cost_share_and_sensitivity() {
     // The arrivals, the pricing, then each line-cost input and its source.
     assert_eq!(p.notes.len(), 6, "{:?}", p.notes);
     assert!(p.notes[0].starts_with("arrivals paced"), "{:?}", p.notes);
-    // Classes given inline carry no transactions: every transfer at the ping-pong,
-    // and the note says so; nor any line costs: idle latencies, said so.
+    // Classes given inline carry no transactions: every transfer at the ping-pong, and the note
+    // says so; nor any line costs: idle latencies, said so.
     assert!(
         p.notes[1].starts_with("every transfer priced at its class's ping-pong"),
         "{:?}",
@@ -662,9 +649,8 @@ fn each_point_below_near_or_saturated_has_its_cost_share_and_sensitivity() {
     assert!(close(sat.mid.unwrap(), 5e6, 1e-3), "{sat:?}");
     assert!(close(sat.lo.unwrap(), 4e6, 1e-3), "{sat:?}");
     assert!(close(sat.hi.unwrap(), 2e7 / 3.0, 1e-3), "{sat:?}");
-    // 1M/s: ρ 0.2 (0.25 at 125 ns): below; cost the two-CPU response
-    // S·(1 + S/(Z + S)) at Z = 1000 ns at each end, CPU share = cost /
-    // (Z + cost).
+    // 1M/s: ρ 0.2 (0.25 at 125 ns): below; cost the two-CPU response S·(1 + S/(Z + S)) at Z = 1000
+    // ns at each end, CPU share = cost / (Z + cost).
     let below = &s.points[0];
     assert_eq!(below.state, LineState::Below);
     assert_eq!(below.publish_fraction, 1.0);
@@ -683,8 +669,7 @@ fn each_point_below_near_or_saturated_has_its_cost_share_and_sensitivity() {
     // +1% on every transfer: the share at 101 ns less the share at 100.
     let per = below.share_per_pct.unwrap();
     assert!(close(per, share(101.0) - share(100.0), 1e-6), "{per}");
-    // One node's writers, both on node 0 (the counter's memory's): the
-    // same figures.
+    // One node's writers, both on node 0 (the counter's memory's): the same figures.
     assert_eq!(below.by_node.len(), 1);
     assert_eq!((below.by_node[0].node, below.by_node[0].home), (0, true));
     assert!(close(below.by_node[0].cost_ns.mid, want(100.0), 1e-9));
@@ -741,8 +726,8 @@ fn predict_refuses_an_empty_request_and_saturation_rate_solves_a_line() {
     assert!(err(&|r| r.layout.writers.clear()).starts_with("no writer CPU"));
     assert!(err(&|r| r.levels.clear()).starts_with("--level and --publish"));
     assert!(err(&|r| r.policies.clear()).starts_with("--level and --publish"));
-    // ρ = rate/1e6 reaches 1 at 1e6; one already saturated at 1/s is 1/s;
-    // one that stays below 1 up to 1e11/s never saturates.
+    // ρ = rate/1e6 reaches 1 at 1e6; one already saturated at 1/s is 1/s; one that stays below 1 up
+    // to 1e11/s never saturates.
     assert!(close(saturation_rate(|r| r / 1e6).unwrap(), 1e6, 1e-3));
     assert!(close(saturation_rate(|r| r / 5e10).unwrap(), 5e10, 1e-3));
     assert_eq!(saturation_rate(|_| 2.0), Some(1.0));
@@ -751,11 +736,10 @@ fn predict_refuses_an_empty_request_and_saturation_rate_solves_a_line() {
 
 #[test]
 fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
-    // The fixture run is flat out: global/always with canaries 10 and
-    // 40 ns (its one class, each add moved at the ping-pong), so its line
-    // moves 100M and 25M times a second, 62.5M on average, and each of
-    // its 2 writers gets it every 20 and 80 ns (50 on average). cpu/always
-    // hands nothing over.
+    // The fixture run is flat out: global/always with canaries 10 and 40 ns (its one class, each
+    // add moved at the ping-pong), so its line moves 100M and 25M times a second, 62.5M on average,
+    // and each of its 2 writers gets it every 20 and 80 ns (50 on average). cpu/always hands
+    // nothing over.
     let mut run = crate::runner::fixture_run();
     for (s, counted) in run.strategies.iter_mut().zip([[60e6, 65e6], [0.0, 0.0]]) {
         s.summary.as_mut().unwrap().handovers_per_s = crate::stats::Summary::of(&counted);
@@ -775,8 +759,7 @@ fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
     assert!(close(global.predicted_ns_per_update().unwrap(), 10.0, 1e-9));
     assert_eq!((cpu.predicted_per_s, cpu.saturated_lines), (0.0, 0));
     assert!(cpu.agrees() && cpu.nothing_handed_over(), "{cpu:?}");
-    // cpu/always is right by construction: left out of the median and
-    // the count that agree.
+    // cpu/always is right by construction: left out of the median and the count that agree.
     assert_eq!(
         (c.flat_out_agreeing, c.flat_out_median_error_pct),
         (1, Some(0.0))
@@ -792,8 +775,8 @@ fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
 
 #[test]
 fn verdicts_say_saturation_in_one_line_and_why_a_line_never_saturates() {
-    // 224 CPUs at 100k/s with idle Ice Lake figures: global/always is
-    // saturated; each node's cost follows its verdict on the next line.
+    // 224 CPUs at 100k/s with idle Ice Lake figures: global/always is saturated; each node's cost
+    // follows its verdict on the next line.
     let topo = fixture("spr-2s-224");
     let req = PredictRequest {
         layout: layout(&topo.online_cpus.to_vec()),
@@ -826,8 +809,8 @@ fn verdicts_say_saturation_in_one_line_and_why_a_line_never_saturates() {
     assert!(html.contains("Per node (memory on node 0)"), "{html}");
     let text = render(&Document::Predict(&p), Format::Text).unwrap();
     assert!(text.contains("memory"), "{text}");
-    // No read side and a line per CPU: nothing ever moves, and the reason
-    // says so (not a policy that caps anything).
+    // No read side and a line per CPU: nothing ever moves, and the reason says so (not a policy
+    // that caps anything).
     let mut quiet = req.clone();
     quiet.levels = vec![ShardLevel::Cpu];
     quiet.layout.read_every = 0;
@@ -854,9 +837,8 @@ fn a_given_publish_fraction_replaces_the_walks_and_a_step_moves_them() {
         walks,
         publishes,
     };
-    // The seed's 25k adds in 5 s over 224 CPUs at 22k/s: 0.1% of updates,
-    // at every rate, in place of the walks' (4.4% at 22k/s); threshold:64
-    // keeps its walks' 40%.
+    // The seed's 25k adds in 5 s over 224 CPUs at 22k/s: 0.1% of updates, at every rate, in place
+    // of the walks' (4.4% at 22k/s); threshold:64 keeps its walks' 40%.
     let fix_given = crate::predict::GivenPublish {
         policy: fix,
         fraction: 0.001,
@@ -872,8 +854,8 @@ fn a_given_publish_fraction_replaces_the_walks_and_a_step_moves_them() {
     .unwrap();
     for p in &given.strategies[1].points {
         assert_eq!(p.publish_fraction, 0.001, "{p:?}");
-        // The low end is evaluated at the low fraction: less than half
-        // the central cost (fewer publishes, and less queueing).
+        // The low end is evaluated at the low fraction: less than half the central cost (fewer
+        // publishes, and less queueing).
         let c = p.cost_ns.unwrap();
         assert!(c.lo < 0.55 * c.mid, "{c:?}");
     }
@@ -886,8 +868,7 @@ fn a_given_publish_fraction_replaces_the_walks_and_a_step_moves_them() {
             .iter()
             .any(|n| n.contains("as given (commit 1528c661c24b)"))
     );
-    // A walk of half the step publishes less under threshold:64, and the
-    // step is recorded.
+    // A walk of half the step publishes less under threshold:64, and the step is recorded.
     let small = Walks {
         seed: 1,
         step: crate::workload::MAX_STEP / 2,
