@@ -3,16 +3,8 @@
 
 use super::*;
 use crate::predict::costs::{CostCurve, CostPoint, ReadOccupancy};
-use crate::predict::tests::{close, lat, layout};
+use crate::predict::tests::{lat, layout, near, spr};
 use crate::topology::fixture;
-
-/// `cpus` as writers that never read.
-fn layout_no_reads(cpus: &[u32]) -> Layout {
-    Layout {
-        read_every: 0,
-        ..layout(cpus)
-    }
-}
 
 #[test]
 fn arrivals_touched() {
@@ -59,16 +51,9 @@ fn a_global_line_with_a_reader_and_half_publishes_matches_a_hand_worked_flow() {
     // The wait w: 3 sources with S/Z = 1/2 give p₀ = 1/(1 + 3/2 + 6/4 + 6/8) = 4/19, so each source
     // runs at λ = (15/19)/(3S) and R = 1/λ − Z = 19S/5 − 2S = 1.8 S: w = (R − S)/2 = 0.4 S. λ =
     // 311r/756 gives r = (5/19)·(756/311)/S.
-    let topo = fixture("spr-2s-224");
-    let lay = Layout {
-        writers: vec![0, 56],
-        readers: vec![1],
-        read_every: 2,
-    };
     // (Worked with only the first read after a write occupying the line, and the upgrade priced at
-    // 136 ns whatever the sharers, as a flat
-    // --sharers curve sets it.)
-    let lines = Lines::new(&topo, &lay, ShardLevel::Global).unwrap();
+    // 136 ns whatever the sharers, as a flat --sharers curve sets it.)
+    let lines = spr(&[0, 56], &[1], 2, ShardLevel::Global);
     let mut l = lat(&["cross-node=200ns±0", "same-llc=40ns±0"]);
     l.costs.read_occupancy = ReadOccupancy::First;
     l.costs.sharers = CostCurve {
@@ -77,10 +62,10 @@ fn a_global_line_with_a_reader_and_half_publishes_matches_a_hand_worked_flow() {
     };
     let base = 3160.0 / 56.0 + 25.0;
     let e = lines.evaluate(1e3, 0.5, &l, Bound::Mid, Arrivals::Poisson);
-    assert!(close(e.rho, 11870.0 / 63.0 * 1e3 * 1e-9, 1e-9), "{e:?}");
+    near(e.rho, 11870.0 / 63.0 * 1e3 * 1e-9, 1e-9);
     assert_eq!(e.hottest_writers, 2);
-    assert!(close(e.write_transfers, 19.0 / 56.0, 1e-12), "{e:?}");
-    assert!(close(e.read_transfers, 0.125, 1e-12), "{e:?}");
+    near(e.write_transfers, 19.0 / 56.0, 1e-12);
+    near(e.read_transfers, 0.125, 1e-12);
     // At 1k/s ρ = 1.9e-4: the wait is below 0.1 ns.
     assert!(e.cost_ns > base && e.cost_ns < base + 0.05, "{e:?}");
     // Past ρ = 1 (r = 5.3M/s) the cost is still given, and the line's waits put it above the
@@ -91,10 +76,7 @@ fn a_global_line_with_a_reader_and_half_publishes_matches_a_hand_worked_flow() {
     // mix: ρ = (3160/28 + 3/4 · 136) r ns.
     l.costs.read_occupancy = ReadOccupancy::Every;
     let e = lines.evaluate(1e3, 0.5, &l, Bound::Mid, Arrivals::Poisson);
-    assert!(
-        close(e.rho, (3160.0 / 28.0 + 102.0) * 1e3 * 1e-9, 1e-9),
-        "{e:?}"
-    );
+    near(e.rho, (3160.0 / 28.0 + 102.0) * 1e3 * 1e-9, 1e-9);
 }
 
 #[test]
@@ -108,22 +90,13 @@ fn a_node_split_fetches_across_nodes_only() {
     // 2r·200)/3r = 440/3 ns. Per update a writer pays one publish and one fetch of the other line:
     // 440/3 + 200 ns. Averaging the fetch over every reader pair, the co-writer's 40 ns pairs
     // included, gave 146.7 ns fetches and 257.8 ns updates.
-    let topo = fixture("spr-2s-224");
-    let lay = Layout {
-        writers: vec![0, 1, 56, 57],
-        readers: vec![],
-        read_every: 1,
-    };
-    let lines = Lines::new(&topo, &lay, ShardLevel::Node).unwrap();
+    let lines = spr(&[0, 1, 56, 57], &[], 1, ShardLevel::Node);
     assert_eq!(lines.count(), 2);
     let l = lat(&["cross-node=200ns±0", "same-llc=40ns±0"]);
     let r = 1e3;
     let e = lines.evaluate(r, 1.0, &l, Bound::Mid, Arrivals::Paced);
     // ρ per line: (2r · 440/3 + 2r · 200) ns.
-    assert!(
-        close(e.rho, 2.0 * r * (440.0 / 3.0 + 200.0) * 1e-9, 1e-9),
-        "{e:?}"
-    );
+    near(e.rho, 2.0 * r * (440.0 / 3.0 + 200.0) * 1e-9, 1e-9);
     assert_eq!((e.write_transfers, e.read_transfers), (1.0, 1.0));
     // Each line's wait at ρ 7e-4 is below 0.1 ns.
     let want = 440.0 / 3.0 + 200.0;
@@ -148,32 +121,23 @@ fn a_co_writers_first_read_after_a_publish_queues() {
     //   every fetch queueing: ρ = r · (169.42 + 9/4 · 440/3) ns;
     //   per update: write 1/4 · 1, read 9/16: cost 1/4 · 169.42 + 9/16 ·
     //   440/3 = 124.856 ns and a wait below 0.1 ns.
-    let topo = fixture("spr-2s-224");
-    let lay = Layout {
-        writers: vec![0, 1, 56, 57],
-        readers: vec![],
-        read_every: 1,
-    };
-    let lines = Lines::new(&topo, &lay, ShardLevel::Global).unwrap();
+    let lines = spr(&[0, 1, 56, 57], &[], 1, ShardLevel::Global);
     let mut l = lat(&["cross-node=200ns±0", "same-llc=40ns±0"]);
     let r = 1e3;
     let p = 1.0 - (1.0f64 / 3.0).powf(2.25);
     let s_write = (0.75 * 440.0 / 3.0 + p * 200.0 + (1.0 - p) * 40.0) / 1.75;
-    assert!(close(s_write, 169.4239, 1e-6), "{s_write}");
+    near(s_write, 169.4239, 1e-6);
     let e = lines.evaluate(r, 0.25, &l, Bound::Mid, Arrivals::Paced);
     let every = r * (s_write + 2.25 * 440.0 / 3.0) * 1e-9;
-    assert!(close(e.rho, every, 1e-9), "{e:?}");
-    assert!(close(e.write_transfers, 0.25, 1e-12), "{e:?}");
-    assert!(close(e.read_transfers, 9.0 / 16.0, 1e-12), "{e:?}");
+    near(e.rho, every, 1e-9);
+    near(e.write_transfers, 0.25, 1e-12);
+    near(e.read_transfers, 9.0 / 16.0, 1e-12);
     let want = 0.25 * s_write + 9.0 / 16.0 * 440.0 / 3.0;
     let got = e.cost_ns;
     assert!(got > want && got < want + 0.1, "{got} vs {want}");
     l.costs.read_occupancy = ReadOccupancy::First;
     let e = lines.evaluate(r, 0.25, &l, Bound::Mid, Arrivals::Paced);
-    assert!(
-        close(e.rho, r * (s_write + 440.0 / 3.0) * 1e-9, 1e-9),
-        "{e:?}"
-    );
+    near(e.rho, r * (s_write + 440.0 / 3.0) * 1e-9, 1e-9);
 }
 
 #[test]
@@ -195,22 +159,16 @@ fn a_node_split_with_a_reader_matches_a_hand_worked_flow() {
     // two alike stations for 3 CPUs (2 writers and the thread) at Z = 1/r, each with a demand of
     // ρ/(3r) per event and 33/168 queued visits, the 5/14 of a writer's 1/4 fetch of the other line
     // that does not queue (25 · 5/14 ns) a delay beside Z; w = (R − D)/visits of queue::mva's R.
-    let topo = fixture("spr-2s-224");
-    let lay = Layout {
-        writers: vec![0, 56],
-        readers: vec![1],
-        read_every: 2,
-    };
-    let lines = Lines::new(&topo, &lay, ShardLevel::Node).unwrap();
+    let lines = spr(&[0, 56], &[1], 2, ShardLevel::Node);
     assert_eq!(lines.count(), 2);
     let mut l = lat(&["cross-node=100ns±0", "same-llc=100ns±0"]);
     l.costs.read_occupancy = ReadOccupancy::First;
     let r = 5.0 / 19.0 * 56.0 / 11.0 / 100e-9;
     let e = lines.evaluate(r, 0.5, &l, Bound::Mid, Arrivals::Poisson);
-    assert!(close(e.rho, 15.0 / 19.0, 1e-9), "{e:?}");
+    near(e.rho, 15.0 / 19.0, 1e-9);
     assert_eq!(e.hottest_writers, 1);
-    assert!(close(e.write_transfers, 3.0 / 14.0, 1e-12), "{e:?}");
-    assert!(close(e.read_transfers, 0.25, 1e-12), "{e:?}");
+    near(e.write_transfers, 3.0 / 14.0, 1e-12);
+    near(e.read_transfers, 0.25, 1e-12);
     let d = 15.0 / 19.0 / (3.0 * r) * 1e9;
     let station = crate::predict::queue::Station {
         demand_ns: [d, 0.0],
@@ -220,20 +178,19 @@ fn a_node_split_with_a_reader_matches_a_hand_worked_flow() {
     let q = crate::predict::queue::mva2([3, 0], [z, 0.0], &[station]);
     let w = (q.residence_ns[0][0] - d) / (33.0 / 168.0);
     let want = 2.0 * (1300.0 / 56.0 + 3.0 * w / 16.0);
-    assert!(close(e.cost_ns, want, 1e-9), "{e:?} vs {want}");
+    near(e.cost_ns, want, 1e-9);
     // ρ alone, as the saturation search sees it.
-    assert!(close(
+    near(
         lines.rho(r, 0.5, &l, Bound::Mid, Arrivals::Poisson),
         15.0 / 19.0,
-        1e-9
-    ));
+        1e-9,
+    );
 }
 
 #[test]
 fn lines_check_names_a_class_without_a_figure() {
     // 0 and 1 share an LLC: one class, same-llc.
-    let topo = fixture("spr-2s-224");
-    let lines = Lines::new(&topo, &layout(&[0, 1]), ShardLevel::Global).unwrap();
+    let lines = spr(&[0, 1], &[], 1, ShardLevel::Global);
     assert_eq!(
         lines.classes().map(|c| c.to_string()).collect::<Vec<_>>(),
         ["same-llc"]
@@ -242,7 +199,12 @@ fn lines_check_names_a_class_without_a_figure() {
     let e = lines.check(&lat(&["smt=8ns"])).unwrap_err();
     assert_eq!(e.class, "same-llc");
     // An offline CPU is an error naming it.
-    let e = Lines::new(&topo, &layout(&[0, 999]), ShardLevel::Global).unwrap_err();
+    let e = Lines::new(
+        &fixture("spr-2s-224"),
+        &layout(&[0, 999]),
+        ShardLevel::Global,
+    )
+    .unwrap_err();
     assert_eq!(e.cpu, 999);
 }
 
@@ -250,12 +212,6 @@ fn lines_check_names_a_class_without_a_figure() {
 fn reader_threads_alone_queue_for_the_line() {
     // Writers 0 and 56 never read (read every 0); reader thread 1 reads at the rate r. Every class
     // 100 ns; paced, every update publishes.
-    let topo = fixture("spr-2s-224");
-    let lay = Layout {
-        writers: vec![0, 56],
-        readers: vec![1],
-        read_every: 0,
-    };
     let l = lat(&["cross-node=100ns±0", "same-llc=100ns±0"]);
     // One line: publishes 2r; the thread fetches it after each (touched(2r, r) = 1): r fetches,
     // each the first read after a write of half the publishes (2r · touched(r, 2r) = r). Between
@@ -263,22 +219,22 @@ fn reader_threads_alone_queue_for_the_line() {
     // = (2r + r) · 100 ns; 3 sources at r each; cost per update 100 ns + the wait. One visit of 100
     // ns per event for 3 CPUs at Z = 380 ns (rS = 5/19): Q(1) = 100/480, R(2) = 120.833, Q(2) = 2 ·
     // 120.833/500.833 = 0.48253, R(3) = 148.253 ns.
-    let global = Lines::new(&topo, &lay, ShardLevel::Global).unwrap();
+    let global = spr(&[0, 56], &[1], 0, ShardLevel::Global);
     let r = 5.0 / 19.0 / 100e-9;
     let e = global.evaluate(r, 1.0, &l, Bound::Mid, Arrivals::Paced);
-    assert!(close(e.rho, 15.0 / 19.0, 1e-9), "{e:?}");
+    near(e.rho, 15.0 / 19.0, 1e-9);
     assert_eq!((e.write_transfers, e.read_transfers), (1.0, 0.0));
-    assert!(close(e.cost_ns, 148.253, 1e-5), "{e:?}");
+    near(e.cost_ns, 148.253, 1e-5);
     // Per node: each line has one writer (r publishes) and the thread's r fetches, each the first
     // after a write: ρ = 2r · 100 ns. At r = 1M/s the 3 CPUs see two stations of 2r · 100/(3r) =
     // 66.67 ns per event, 2/3 visit each, Z = 1000 ns: R₁ = 66.67 (Q 0.058824), R₂ = 70.588 (Q
     // 0.123711), R₃ = 74.914; w = (74.914 − 66.667)/(2/3) = 12.371. A writer pays its own publish:
     // 100 + w.
-    let node = Lines::new(&topo, &lay, ShardLevel::Node).unwrap();
+    let node = spr(&[0, 56], &[1], 0, ShardLevel::Node);
     let e = node.evaluate(1e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
-    assert!(close(e.rho, 0.2, 1e-9), "{e:?}");
+    near(e.rho, 0.2, 1e-9);
     assert_eq!((e.write_transfers, e.read_transfers), (1.0, 0.0));
-    assert!(close(e.cost_ns, 112.371, 1e-5), "{e:?}");
+    near(e.cost_ns, 112.371, 1e-5);
 }
 
 #[test]
@@ -298,22 +254,16 @@ fn two_reader_threads_share_a_fetch_after_each_write() {
     //   delay beside Z: Z' = 1066.67 ns, R₄ = 56.948, w = (56.948 −
     //   50)/0.5 = 13.896; the read queues 1/3 of the time: 200 + 4w/3 =
     //   218.528 ns.
-    let topo = fixture("spr-2s-224");
-    let lay = Layout {
-        writers: vec![0, 56],
-        readers: vec![1, 2],
-        read_every: 1,
-    };
     let mut l = lat(&["cross-node=100ns±0", "same-llc=100ns±0"]);
-    let lines = Lines::new(&topo, &lay, ShardLevel::Node).unwrap();
+    let lines = spr(&[0, 56], &[1, 2], 1, ShardLevel::Node);
     let e = lines.evaluate(1e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
-    assert!(close(e.rho, 0.4, 1e-9), "{e:?}");
+    near(e.rho, 0.4, 1e-9);
     assert_eq!((e.write_transfers, e.read_transfers), (1.0, 1.0));
-    assert!(close(e.cost_ns, 257.206, 1e-5), "{e:?}");
+    near(e.cost_ns, 257.206, 1e-5);
     l.costs.read_occupancy = ReadOccupancy::First;
     let e = lines.evaluate(1e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
-    assert!(close(e.rho, 0.2, 1e-9), "{e:?}");
-    assert!(close(e.cost_ns, 218.528, 1e-5), "{e:?}");
+    near(e.rho, 0.2, 1e-9);
+    near(e.cost_ns, 218.528, 1e-5);
 }
 
 #[test]
@@ -321,7 +271,6 @@ fn each_update_pays_the_transactions_it_makes_as_measured() {
     // Writers 0 and 1 (one LLC of the SPR fixture), same-llc 100 ns, and a matrix's ratios: an add
     // that moves the line 1.2×, a fetch 1.1×, an upgrade 0.9×, an upgrade and a fetch together
     // 1.3×. Paced at 1k/s (ρ ≈ 0, a wait of under 0.1 ns).
-    let topo = fixture("spr-2s-224");
     let mut l = lat(&["same-llc=100ns±0"]);
     l.transactions.insert(
         crate::predict::LatencyKey::Class(crate::matrix::PairClass::SameLlc),
@@ -334,23 +283,23 @@ fn each_update_pays_the_transactions_it_makes_as_measured() {
         },
     );
     let eval = |level, lat: &Latencies| {
-        let lines = Lines::new(&topo, &layout(&[0, 1]), level).unwrap();
+        let lines = spr(&[0, 1], &[], 1, level);
         lines.evaluate(1e3, 1.0, lat, Bound::Mid, Arrivals::Paced)
     };
     // global/always: every update's add moves the line: 1.2 × 100.
     let g = eval(ShardLevel::Global, &l);
-    assert!(close(g.cost_ns, 120.0, 1e-3), "{g:?}");
+    near(g.cost_ns, 120.0, 1e-3);
     // cpu/always: each update upgrades its own line (the other read it) and fetches the other's:
     // 0.9 × 100 + 1.1 × 100 apart, paid together at 1.3 × 100.
     let c = eval(ShardLevel::Cpu, &l);
     assert_eq!((c.write_transfers, c.read_transfers), (1.0, 1.0));
-    assert!(close(c.cost_ns, 130.0, 1e-3), "{c:?}");
+    near(c.cost_ns, 130.0, 1e-3);
     // Without the ratios every transfer is one ping-pong and nothing overlaps: 100 and 2 × 100.
     let plain = lat(&["same-llc=100ns±0"]);
-    assert!(close(eval(ShardLevel::Global, &plain).cost_ns, 100.0, 1e-3));
-    assert!(close(eval(ShardLevel::Cpu, &plain).cost_ns, 200.0, 1e-3));
+    near(eval(ShardLevel::Global, &plain).cost_ns, 100.0, 1e-3);
+    near(eval(ShardLevel::Cpu, &plain).cost_ns, 200.0, 1e-3);
     // ρ follows the transactions' times too: global's line is busy 2 × 1k/s × 120 ns.
-    assert!(close(g.rho, 2e3 * 120e-9, 1e-9), "{g:?}");
+    near(g.rho, 2e3 * 120e-9, 1e-9);
 }
 
 #[test]
@@ -360,7 +309,6 @@ fn a_read_after_a_publish_another_cpu_read_is_priced_as_the_host_reads_back() {
     // the other made exactly one. A read back happens when this update does not publish (0.6), the
     // writer's last update did (0.4) and the other's update in between did not (0.6), so the other
     // only read: 0.144 per update. At 0.7 × 100 ns it adds 10.08 ns; unmeasured it is free.
-    let topo = fixture("spr-2s-224");
     let ratios = |read_back| crate::predict::TransactionRatios {
         add_moved: 1.0,
         read_fetched: 1.0,
@@ -374,83 +322,72 @@ fn a_read_after_a_publish_another_cpu_read_is_priced_as_the_host_reads_back() {
             crate::predict::LatencyKey::Class(crate::matrix::PairClass::SameLlc),
             ratios(read_back),
         );
-        Lines::new(&topo, &layout(&[0, 1]), ShardLevel::Global)
-            .unwrap()
-            .evaluate(1e3, 0.4, &l, Bound::Mid, Arrivals::Paced)
+        spr(&[0, 1], &[], 1, ShardLevel::Global).evaluate(1e3, 0.4, &l, Bound::Mid, Arrivals::Paced)
     };
     let (free, back) = (eval(None), eval(Some(0.7)));
-    assert!(
-        close(back.cost_ns - free.cost_ns, 10.08, 1e-2),
-        "{free:?} {back:?}"
-    );
+    near(back.cost_ns - free.cost_ns, 10.08, 1e-2);
     // It moves the line's only copy back, so it occupies the line: two writers × 1k/s × 0.144 × 70
     // ns more of its time.
-    assert!(
-        close(back.rho - free.rho, 2e3 * 0.144 * 70e-9, 1e-6),
-        "{free:?} {back:?}"
-    );
+    near(back.rho - free.rho, 2e3 * 0.144 * 70e-9, 1e-6);
     // A net just under 0 (a read that found its copy, timed on a stepping clock) is free, not a
     // refund.
-    assert!(close(eval(Some(-0.01)).cost_ns, free.cost_ns, 1e-12));
+    near(eval(Some(-0.01)).cost_ns, free.cost_ns, 1e-12);
     // The run cannot count a read back (no value changed): the fetches it predicts stay the
     // co-writer's publishes it finds, 0.6 × 0.4.
-    assert!(close(back.read_transfers, 0.24, 1e-9), "{back:?}");
+    near(back.read_transfers, 0.24, 1e-9);
 }
 
 #[test]
 fn capacity_is_the_asked_hand_overs_below_saturation_and_one_transfer_at_a_time_past_it() {
     // CPUs 0 and 1 share an LLC (same-llc 50 ns), no read side.
-    let topo = fixture("spr-2s-224");
     let l = lat(&["same-llc=50ns"]);
-    let quiet = |writers: &[u32], level| {
-        let mut lay = layout(writers);
-        lay.read_every = 0;
-        Lines::new(&topo, &lay, level).unwrap()
-    };
-    let two = quiet(&[0, 1], ShardLevel::Global);
+    let two = spr(&[0, 1], &[], 0, ShardLevel::Global);
     // Below saturation, evenly paced: every publish finds the other writer's, 2 × 100k
     // hand-overs/s; poisson, half of them.
     let at = |lines: &Lines, rate, f, arrivals| {
         lines.evaluate(rate, f, &l, Bound::Mid, arrivals).capacity
     };
     let c = at(&two, 1e5, 1.0, Arrivals::Paced);
-    assert!(close(c.handovers_per_s, 2e5, 1e-12), "{c:?}");
+    near(c.handovers_per_s, 2e5, 1e-12);
     assert_eq!((c.saturated_lines, c.round_ns), (0, None));
     let c = at(&two, 1e5, 1.0, Arrivals::Poisson);
-    assert!(close(c.handovers_per_s, 1e5, 1e-12), "{c:?}");
+    near(c.handovers_per_s, 1e5, 1e-12);
     // Flat out (10¹⁰/s asked): one 50 ns transfer at a time, 20M/s; each writer gets the line every
     // 2 × 50 ns.
     let c = at(&two, 1e10, 1.0, Arrivals::Paced);
-    assert!(close(c.handovers_per_s, 2e7, 1e-9), "{c:?}");
+    near(c.handovers_per_s, 2e7, 1e-9);
     assert_eq!(c.saturated_lines, 1);
-    assert!(close(c.round_ns.unwrap(), 100.0, 1e-9), "{c:?}");
+    near(c.round_ns.unwrap(), 100.0, 1e-9);
     // Four writers of one LLC: the same 20M/s, a round of 4 transfers.
-    let four = quiet(&[0, 1, 2, 3], ShardLevel::Global);
+    let four = spr(&[0, 1, 2, 3], &[], 0, ShardLevel::Global);
     let c = at(&four, 1e10, 1.0, Arrivals::Paced);
-    assert!(close(c.handovers_per_s, 2e7, 1e-9), "{c:?}");
-    assert!(close(c.round_ns.unwrap(), 200.0, 1e-9), "{c:?}");
+    near(c.handovers_per_s, 2e7, 1e-9);
+    near(c.round_ns.unwrap(), 200.0, 1e-9);
     // Split per CPU: no line has two writers, nothing is handed over.
-    let c = at(&quiet(&[0, 1], ShardLevel::Cpu), 1e10, 1.0, Arrivals::Paced);
+    let c = at(
+        &spr(&[0, 1], &[], 0, ShardLevel::Cpu),
+        1e10,
+        1.0,
+        Arrivals::Paced,
+    );
     assert_eq!((c.handovers_per_s, c.saturated_lines), (0.0, 0));
     // At exactly ρ = 1 (2 × 10M publishes/s × 50 ns) the line is saturated, as the queue says:
     // 20M/s, one at a time, a round of 100 ns.
     assert_eq!(two.rho(1e7, 1.0, &l, Bound::Mid, Arrivals::Paced), 1.0);
     let c = at(&two, 1e7, 1.0, Arrivals::Paced);
     assert_eq!((c.saturated_lines, c.round_ns), (1, Some(100.0)), "{c:?}");
-    assert!(close(c.handovers_per_s, 2e7, 1e-12), "{c:?}");
+    near(c.handovers_per_s, 2e7, 1e-12);
     // A reader thread (CPU 2, same LLC) reading as fast as the writers write: per writer's update
     // r, the line queues 2r publishes (each a hand-over) and r first reads, so 1/3 of its 20M
     // transfers a second are reads: 13.3M hand-overs/s, each writer's round 150 ns.
-    let mut lay = layout(&[0, 1]);
-    (lay.read_every, lay.readers) = (0, vec![2]);
-    let read = Lines::new(&topo, &lay, ShardLevel::Global).unwrap();
+    let read = spr(&[0, 1], &[2], 0, ShardLevel::Global);
     let c = at(&read, 1e10, 1.0, Arrivals::Paced);
-    assert!(close(c.handovers_per_s, 2e7 * 2.0 / 3.0, 1e-9), "{c:?}");
-    assert!(close(c.round_ns.unwrap(), 150.0, 1e-9), "{c:?}");
+    near(c.handovers_per_s, 2e7 * 2.0 / 3.0, 1e-9);
+    near(c.round_ns.unwrap(), 150.0, 1e-9);
     // A ratelimit's 1,000 publishes/s per writer stay far below it: each finds the other's, 2,000
     // hand-overs/s.
     let c = at(&two, 1e10, 1e-7, Arrivals::Paced);
-    assert!(close(c.handovers_per_s, 2e3, 1e-9), "{c:?}");
+    near(c.handovers_per_s, 2e3, 1e-9);
     assert_eq!(c.saturated_lines, 0);
 }
 
@@ -462,13 +399,7 @@ fn read_occupancy_decides_which_fetches_queue() {
     // a write: 2r · touched(3r, 2r) = 6r/5. Per node (= per LLC here): node 0's threads read 2r, 2r
     // · touched(2r, 2r) = r; node 1's r, 2r · touched(r, 2r) = 2r/3: 5r/3. A publish's transfer: h
     // = touched(r + 6r/5, r) = 11/16, 11r/8 in all. ρ = (11/8 + queued/r) · r · 100 ns.
-    let topo = fixture("spr-2s-224");
-    let lay = Layout {
-        writers: vec![0, 56],
-        readers: vec![1, 2, 57],
-        read_every: 0,
-    };
-    let lines = Lines::new(&topo, &lay, ShardLevel::Global).unwrap();
+    let lines = spr(&[0, 56], &[1, 2, 57], 0, ShardLevel::Global);
     let mut l = lat(&["cross-node=100ns±0", "same-llc=100ns±0"]);
     let r = 1e4;
     for (occupancy, queued) in [
@@ -480,7 +411,7 @@ fn read_occupancy_decides_which_fetches_queue() {
         l.costs.read_occupancy = occupancy;
         let e = lines.evaluate(r, 1.0, &l, Bound::Mid, Arrivals::Poisson);
         let want = (11.0 / 8.0 + queued) * r * 100e-9;
-        assert!(close(e.rho, want, 1e-9), "{occupancy}: {e:?} vs {want}");
+        near(e.rho, want, 1e-9);
     }
 }
 
@@ -489,25 +420,24 @@ fn line_costs_scale_transfers_by_home_and_by_the_queue_found() {
     // Two paced writers of one LLC (CPUs 0 and 1, node 0), 100 ns: ρ = 2r · 100 ns. A contenders
     // curve grows transfers only past two CPUs at the line: at 1k/s the queue is far below, so
     // nothing moves; the memory on node 1 with remote = 2× doubles them (both writers are off it).
-    let topo = fixture("spr-2s-224");
-    let lines = Lines::new(&topo, &layout(&[0, 1]), ShardLevel::Global).unwrap();
+    let lines = spr(&[0, 1], &[], 1, ShardLevel::Global);
     let mut l = lat(&["same-llc=100ns±0"]);
     let r = 1e3;
     let rho = |l: &Latencies| lines.evaluate(r, 1.0, l, Bound::Mid, Arrivals::Paced).rho;
     let base = 2.0 * r * 100e-9;
-    assert!(close(rho(&l), base, 1e-12));
+    near(rho(&l), base, 1e-12);
     l.costs.contenders = CostCurve {
         points: vec![CostPoint { at: 2, ns: 40.0 }, CostPoint { at: 4, ns: 60.0 }],
         source: "test".into(),
     };
-    assert!(close(rho(&l), base, 1e-12));
+    near(rho(&l), base, 1e-12);
     l.costs.home = Some(crate::predict::HomeCost {
         factor: Some(2.0),
         by_class: Default::default(),
         source: "test".into(),
     });
     l.costs.home_node = 1;
-    assert!(close(rho(&l), base * 2.0, 1e-12));
+    near(rho(&l), base * 2.0, 1e-12);
     // Each node's cost: node 0's writers are both remote; at 1k/s the wait is next to nothing, so
     // each update pays 100 × 2 = 200 ns.
     let e = lines.evaluate(r, 1.0, &l, Bound::Mid, Arrivals::Paced);
@@ -524,9 +454,8 @@ fn the_contention_growth_is_read_at_the_line_s_own_queue() {
     // knee the queue holds dozens of CPUs, so a curve that grows 1.5× from 2 to 8 CPUs at the line
     // prices every transfer 1.5×, and ρ is 1.5× the idle one; the queue found is what the curve was
     // read at.
-    let topo = fixture("spr-2s-224");
-    let all = topo.online_cpus.to_vec();
-    let lines = Lines::new(&topo, &layout_no_reads(&all), ShardLevel::Global).unwrap();
+    let all = fixture("spr-2s-224").online_cpus.to_vec();
+    let lines = spr(&all, &[], 0, ShardLevel::Global);
     let mut l = lat(&["smt=100ns±0", "same-llc=100ns±0", "cross-node=100ns±0"]);
     let (r, f) = (50e3, 1.0);
     let idle = lines.evaluate(r, f, &l, Bound::Mid, Arrivals::Poisson);
@@ -536,18 +465,13 @@ fn the_contention_growth_is_read_at_the_line_s_own_queue() {
     };
     let grown = lines.evaluate(r, f, &l, Bound::Mid, Arrivals::Poisson);
     assert!(grown.queue > 8.0, "{grown:?}");
-    assert!(
-        close(grown.rho, 1.5 * idle.rho, 1e-3),
-        "{} {}",
-        grown.rho,
-        idle.rho
-    );
+    near(grown.rho, 1.5 * idle.rho, 1e-3);
     assert!(grown.cost_ns > 2.0 * idle.cost_ns, "{grown:?} {idle:?}");
     // At 1k/s the queue stays under two CPUs: no growth.
     let low = lines.evaluate(1e3, f, &l, Bound::Mid, Arrivals::Poisson);
     l.costs.contenders = CostCurve::default();
     let low_idle = lines.evaluate(1e3, f, &l, Bound::Mid, Arrivals::Poisson);
-    assert!(close(low.rho, low_idle.rho, 1e-12));
+    near(low.rho, low_idle.rho, 1e-12);
 }
 
 #[test]
@@ -556,9 +480,8 @@ fn customers_off_the_memory_s_node_wait_longer_behind_the_same_queue() {
     // CPU's 2× (memory on node 0). The queue tells the two classes apart: node 1's writers pay
     // their own transfers twice over and wait twice as long per queued transfer (behind nearly the
     // same queue), so their cost is about 2× node 0's.
-    let topo = fixture("spr-2s-224");
-    let all = topo.online_cpus.to_vec();
-    let lines = Lines::new(&topo, &layout_no_reads(&all), ShardLevel::Global).unwrap();
+    let all = fixture("spr-2s-224").online_cpus.to_vec();
+    let lines = spr(&all, &[], 0, ShardLevel::Global);
     let mut l = lat(&["smt=100ns±0", "same-llc=100ns±0", "cross-node=100ns±0"]);
     l.costs.home = Some(crate::predict::HomeCost {
         factor: Some(2.0),
@@ -566,15 +489,11 @@ fn customers_off_the_memory_s_node_wait_longer_behind_the_same_queue() {
         source: "test".into(),
     });
     let e = lines.evaluate(22e3, 0.4, &l, Bound::Mid, Arrivals::Poisson);
-    let (near, far) = (e.by_node[0].cost_ns, e.by_node[1].cost_ns);
-    assert!(close(far / near, 2.0, 0.01), "{near} {far}");
+    near(e.by_node[1].cost_ns / e.by_node[0].cost_ns, 2.0, 0.01);
     // Alike nodes without a home price.
     l.costs.home = None;
     let e = lines.evaluate(22e3, 0.4, &l, Bound::Mid, Arrivals::Poisson);
-    assert!(
-        close(e.by_node[0].cost_ns, e.by_node[1].cost_ns, 1e-9),
-        "{e:?}"
-    );
+    near(e.by_node[0].cost_ns, e.by_node[1].cost_ns, 1e-9);
 }
 
 #[test]
@@ -583,10 +502,9 @@ fn reads_served_from_a_copy_in_their_llc_cost_an_llc_hit() {
     // queueing and the rest served from its copy at 10 ns, the split's reads of the other node's
     // line are mostly LLC hits, so node/threshold:64 costs less than global's, where before (every
     // fetch a transfer and queued) it cost more.
-    let topo = fixture("spr-2s-224");
-    let all = topo.online_cpus.to_vec();
-    let global = Lines::new(&topo, &layout(&all), ShardLevel::Global).unwrap();
-    let node = Lines::new(&topo, &layout(&all), ShardLevel::Node).unwrap();
+    let all = fixture("spr-2s-224").online_cpus.to_vec();
+    let global = spr(&all, &[], 1, ShardLevel::Global);
+    let node = spr(&all, &[], 1, ShardLevel::Node);
     let mut l = lat(&["smt=8ns", "same-llc=75ns", "cross-node=135ns"]);
     let cost = |lines: &Lines, l: &Latencies| {
         lines
@@ -607,5 +525,5 @@ fn reads_served_from_a_copy_in_their_llc_cost_an_llc_hit() {
         value: 2,
         source: "test".into(),
     });
-    assert!(close(cost(&global, &l), 2.0 * once, 0.1), "{once}");
+    near(cost(&global, &l), 2.0 * once, 0.1);
 }
