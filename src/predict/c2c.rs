@@ -269,6 +269,7 @@ fn mirrored(n: usize, cells: &[Option<f64>]) -> Result<PairMatrix, C2cError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::predict::tests::{noted, says};
 
     #[test]
     fn reads_the_lower_triangle_with_empty_cells() {
@@ -345,14 +346,14 @@ mod tests {
     fn takes_a_trailing_comma_an_upper_triangle_and_both_with_notes() {
         let m = parse(",,,\n5,,,\n20,6.5,,\n").unwrap();
         assert_eq!(m.ns(2, 1), 6.5);
-        assert!(m.notes[0].contains("ends in a comma"), "{:?}", m.notes);
+        says(&m.notes[0], "ends in a comma");
         let up = parse(",5,20\n,,6.5\n,,\n").unwrap();
         assert_eq!((up.ns(1, 0), up.ns(2, 0), up.ns(2, 1)), (5.0, 20.0, 6.5));
-        assert!(up.notes[0].contains("upper triangle"), "{:?}", up.notes);
+        says(&up.notes[0], "upper triangle");
         let both = parse("1,5,20\n7,,6.5\n20,6.5,\n").unwrap();
         assert_eq!(both.ns(1, 0), 6.0);
-        assert!(both.notes.iter().any(|n| n.contains("both triangles")));
-        assert!(both.notes.iter().any(|n| n.contains("1 diagonal cells")));
+        noted(&both.notes, "both triangles");
+        noted(&both.notes, "1 diagonal cells");
     }
 
     #[test]
@@ -396,7 +397,10 @@ mod tests {
         );
         assert_eq!(err("\n\n"), "empty: no rows");
         let header = "Num cores: 2\nUsing RDTSC to measure time: false\n";
-        assert!(err(header).contains("row 0, column 0: \"Num cores: 2\" is not a number"));
+        says(
+            &err(header),
+            "row 0, column 0: \"Num cores: 2\" is not a number",
+        );
         let big = ",".repeat(MAX_CPUS) + "\n";
         assert_eq!(
             err(&big.repeat(MAX_CPUS + 1)),

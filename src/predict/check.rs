@@ -605,6 +605,7 @@ fn repeat_latencies(latencies: Option<&Latencies>, r: &RepeatResult) -> Option<L
 mod tests {
     use super::*;
     use crate::counter::ShardLevel;
+    use crate::predict::tests::says;
     use crate::topology::fixture;
 
     #[test]
@@ -672,8 +673,8 @@ mod tests {
         // of another class is refused too.
         let e = one_class(&lines(&[0, 1, 112]), &mut None).unwrap_err();
         assert!(e.starts_with("the run's CPUs make 2 pair classes"), "{e}");
-        assert!(e.contains("--host"), "{e}");
+        says(&e, "--host");
         let e = one_class(&lines(&[0, 112]), &mut stand_in).unwrap_err();
-        assert!(e.contains("2 pair classes"), "{e}");
+        says(&e, "2 pair classes");
     }
 }

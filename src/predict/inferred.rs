@@ -630,6 +630,7 @@ impl InferredHost {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::predict::tests::{noted, says};
     use crate::topology::fixture;
     use rand_xoshiro::Xoshiro256PlusPlus;
     use rand_xoshiro::rand_core::{Rng, SeedableRng};
@@ -697,7 +698,7 @@ mod tests {
         let h = infer(&m, "synthetic", None);
         assert_eq!(h.counts(), (128, 16, 2));
         assert_eq!(h.home_node, Some(1));
-        assert!(h.notes.iter().any(|n| n.contains("2 sockets of 128 CPUs")));
+        noted(&h.notes, "2 sockets of 128 CPUs");
         let h = h.with_capture(&m, truth.clone(), "epyc");
         assert_eq!(h.disagreements, Vec::new());
         // Medians within the noise; same-node only from the home socket.
@@ -782,7 +783,7 @@ mod tests {
         let m = matrix_of(&ryzen, [8.0, 18.0, 85.0, 85.0], 0.03, None, 7);
         let h = infer(&m, "ryzen", None);
         assert_eq!(h.counts(), (16, 2, 1));
-        assert!(h.notes.iter().any(|n| n.contains("\"sockets\": 2")));
+        noted(&h.notes, "\"sockets\": 2");
         let two = infer(&m, "ryzen", Some(2));
         assert_eq!(two.counts(), (16, 2, 2));
         assert_eq!(
@@ -791,12 +792,7 @@ mod tests {
         );
         let three = infer(&m, "ryzen", Some(3));
         assert_eq!(three.counts(), (16, 2, 1));
-        assert!(
-            three
-                .notes
-                .iter()
-                .any(|n| n.contains("sockets 3 disagrees"))
-        );
+        noted(&three.notes, "sockets 3 disagrees");
     }
 
     #[test]
@@ -843,16 +839,11 @@ mod tests {
         assert_eq!(total, expect);
         assert!(expect > 0);
         assert_eq!(h.topology, nps4);
-        assert!(h.notes.last().unwrap().contains("disagree on"));
+        says(&h.notes.last().unwrap(), "disagree on");
         // A capture of another size is refused, the inferred layout kept.
         let small = fixture("no-numa");
         let kept = infer(&m, "xeon", None).with_capture(&m, small, "no-numa");
         assert_eq!(kept.topology.cpus.len(), 128);
-        assert!(
-            kept.notes
-                .last()
-                .unwrap()
-                .contains("the inferred layout is kept")
-        );
+        says(&kept.notes.last().unwrap(), "the inferred layout is kept");
     }
 }

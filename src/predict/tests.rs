@@ -30,13 +30,13 @@ pub(super) fn near(got: f64, want: f64, tol: f64) {
 
 /// Asserts that `text` contains `part`.
 #[track_caller]
-fn says(text: &str, part: &str) {
+pub(super) fn says(text: &str, part: &str) {
     assert!(text.contains(part), "{text}");
 }
 
 /// Asserts that one of `notes` contains `part`.
 #[track_caller]
-fn noted(notes: &[String], part: &str) {
+pub(super) fn noted(notes: &[String], part: &str) {
     assert!(notes.iter().any(|n| n.contains(part)), "{notes:?}");
 }
 
