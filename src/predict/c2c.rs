@@ -25,12 +25,9 @@ impl PairMatrix {
             ns: vec![0.0; n * n],
             notes: Vec::new(),
         };
-        for i in 0..n {
-            for j in 0..i {
-                let v = ns(i, j);
-                m.ns[i * n + j] = v;
-                m.ns[j * n + i] = v;
-            }
+        for (i, j) in (0..n).flat_map(|i| (0..i).map(move |j| (i, j))) {
+            let v = ns(i, j);
+            (m.ns[i * n + j], m.ns[j * n + i]) = (v, v);
         }
         m
     }
@@ -137,10 +134,7 @@ pub enum C2cError {
 
 /// Reads core-to-core-latency's CSV. See the module docs.
 pub fn parse(text: &str) -> Result<PairMatrix, C2cError> {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(|l| l.trim_end_matches('\r'))
-        .collect::<Vec<_>>();
+    let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
     let end = lines
         .iter()
         .rposition(|l| !l.trim().is_empty())
@@ -226,17 +220,12 @@ fn cell(text: &str, row: usize, col: usize) -> Result<f64, C2cError> {
         text: text.chars().take(40).collect(),
         why,
     };
-    let v: f64 = text.parse().map_err(|_| err("not a number"))?;
-    if v.is_nan() {
-        return Err(err("NaN, not a latency"));
+    match text.parse::<f64>().map_err(|_| err("not a number"))? {
+        v if v.is_nan() => Err(err("NaN, not a latency")),
+        v if v.is_infinite() => Err(err("infinite, not a latency")),
+        v if v < 0.0 => Err(err("negative, not a latency")),
+        v => Ok(v),
     }
-    if v.is_infinite() {
-        return Err(err("infinite, not a latency"));
-    }
-    if v < 0.0 {
-        return Err(err("negative, not a latency"));
-    }
-    Ok(v)
 }
 
 /// The pair matrix of `cells` (row-major, `n` × `n`).
