@@ -394,14 +394,9 @@ impl Checker<'_> {
         let n = evaluated.len() as f64;
         let mean = |g: &dyn Fn(&Evaluation) -> f64| evaluated.iter().map(g).sum::<f64>() / n;
         let predicted = mean(&|e| e.cost_ns) + local_ns.unwrap_or(0.0);
-        let canaries: Vec<f64> = match self.latencies {
-            Some(_) => Vec::new(),
-            None => s
-                .repeats
-                .iter()
-                .filter_map(|r| r.interference.canary_ns)
-                .collect(),
-        };
+        let canaries: Vec<f64> = (s.repeats.iter().filter(|_| self.latencies.is_none()))
+            .filter_map(|r| r.interference.canary_ns)
+            .collect();
         let canary = median(&canaries).unwrap_or(f64::NAN);
         match self.series.iter_mut().find(|x| x.name == name) {
             Some(x) => x.canaries.extend(&canaries),

@@ -279,11 +279,6 @@ impl LineCosts {
         self.hot_lines.as_ref().map_or(1, |h| h.value)
     }
 
-    /// True when a transfer to a CPU on `node` is priced as remote to the counter's memory.
-    pub fn remote(&self, node: u32) -> bool {
-        self.home.is_some() && node != self.home_node
-    }
-
     /// Checks that a home cost given per class covers every class in `classes`.
     pub fn check_home(
         &self,
@@ -316,38 +311,33 @@ impl LineCosts {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        if self.contenders.points.is_empty() {
-            out.push(
-                "transfer time under load: the idle class latencies (no contenders curve)".into(),
-            );
+        out.push(if self.contenders.points.is_empty() {
+            "transfer time under load: the idle class latencies (no contenders curve)".into()
         } else {
-            out.push(format!(
+            format!(
                 "transfer time by CPUs queued at the line, read at the queue's own length ({}): {}",
                 self.contenders.source,
                 curve(&self.contenders)
-            ));
-        }
-        if self.sharers.points.is_empty() {
-            out.push("a write's upgrade with sharers: the class latencies' one-sharer upgrade, the cross-node latency once when a sharer is on another node (no sharers curve)".into());
+            )
+        });
+        out.push(if self.sharers.points.is_empty() {
+            "a write's upgrade with sharers: the class latencies' one-sharer upgrade, the cross-node latency once when a sharer is on another node (no sharers curve)".into()
         } else {
-            out.push(format!(
-                "a write's upgrade by sharers ({}): {}",
-                self.sharers.source,
-                curve(&self.sharers)
-            ));
-        }
-        match &self.home {
-            None => out.push(format!(
+            let (source, points) = (&self.sharers.source, curve(&self.sharers));
+            format!("a write's upgrade by sharers ({source}): {points}")
+        });
+        out.push(match &self.home {
+            None => format!(
                 "where the line's memory lives: not priced, every node alike; memory on node {}",
                 self.home_node
-            )),
-            Some(h) => out.push(format!(
+            ),
+            Some(h) => format!(
                 "where the line's memory lives ({}): node {}, a transfer to another node's CPU {} its class latency",
                 h.source,
                 self.home_node,
                 h.describe()
-            )),
-        }
+            ),
+        });
         if let Some(h) = &self.llc_hit {
             out.push(format!(
                 "a read served from a copy in the reader's LLC: {} ns ±{}% ({})",
@@ -457,11 +447,8 @@ impl HostCosts {
     fn simple_checks(&self) -> Result<(), String> {
         let fraction = |what: &str, f: f64, upper: bool| {
             let ok = f > 0.0 && (f < 1.0 || (upper && f <= 1.0));
-            if ok {
-                Ok(())
-            } else {
-                Err(format!("{what}: {f} is not a fraction above 0 and below 1"))
-            }
+            ok.then_some(())
+                .ok_or_else(|| format!("{what}: {f} is not a fraction above 0 and below 1"))
         };
         if let Some(f) = self.threshold_publishes {
             fraction("threshold_publishes", f, false)?;
@@ -611,7 +598,6 @@ mod tests {
             home_node: 1,
             ..LineCosts::default()
         };
-        assert!(costs.remote(0) && !costs.remote(1));
         assert!(
             costs
                 .check_home([PairClass::SameLlc, far].into_iter())
@@ -622,7 +608,6 @@ mod tests {
             .unwrap_err()
             .to_string();
         says(&e, "no ratio for class same-node");
-        assert!(!LineCosts::default().remote(0));
         for (bad, why) in [
             (
                 r#"{"factor": 2, "by_class": {"smt": 1}, "source": ""}"#,

@@ -177,14 +177,8 @@ fn cut(n: usize, merges: &[Merge], cut: f64) -> Vec<usize> {
         let (ra, rb) = (root(&mut parent, m.a), root(&mut parent, m.b));
         parent[ra.max(rb)] = ra.min(rb);
     }
-    let mut index = BTreeMap::new();
-    (0..n)
-        .map(|i| {
-            let r = root(&mut parent, i);
-            let next = index.len();
-            *index.entry(r).or_insert(next)
-        })
-        .collect()
+    let roots: Vec<usize> = (0..n).map(|i| root(&mut parent, i)).collect();
+    renumber(&roots)
 }
 
 /// How many groups `of` has, and their sizes.
@@ -427,25 +421,20 @@ fn home_socket(
         if singles_are_llcs && n % big == 0 && big < n {
             let count = n / big;
             // The other LLCs fill the other sockets in order of their lowest CPU.
-            let mut other: Vec<usize> = Vec::new();
-            for i in 0..n {
-                if node[i] != h && !other.contains(&llc[i]) {
-                    other.push(llc[i]);
-                }
-            }
-            let mut fill = 0usize;
-            let mut socket_of_llc = BTreeMap::new();
-            for g in other {
-                socket_of_llc.insert(g, 1 + fill / big);
-                fill += llc_sizes[g];
+            let (mut fill, mut socket_of_llc) = (0usize, BTreeMap::new());
+            for i in (0..n).filter(|&i| node[i] != h) {
+                socket_of_llc.entry(llc[i]).or_insert_with(|| {
+                    fill += llc_sizes[llc[i]];
+                    1 + (fill - llc_sizes[llc[i]]) / big
+                });
             }
             let raw: Vec<usize> = (0..n)
                 .map(|i| {
-                    if node[i] == h {
-                        0
-                    } else {
-                        socket_of_llc[&llc[i]]
-                    }
+                    socket_of_llc
+                        .get(&llc[i])
+                        .filter(|_| node[i] != h)
+                        .copied()
+                        .unwrap_or(0)
                 })
                 .collect();
             *node = renumber(&raw);
@@ -839,11 +828,11 @@ mod tests {
         assert_eq!(total, expect);
         assert!(expect > 0);
         assert_eq!(h.topology, nps4);
-        says(&h.notes.last().unwrap(), "disagree on");
+        says(h.notes.last().unwrap(), "disagree on");
         // A capture of another size is refused, the inferred layout kept.
         let small = fixture("no-numa");
         let kept = infer(&m, "xeon", None).with_capture(&m, small, "no-numa");
         assert_eq!(kept.topology.cpus.len(), 128);
-        says(&kept.notes.last().unwrap(), "the inferred layout is kept");
+        says(kept.notes.last().unwrap(), "the inferred layout is kept");
     }
 }

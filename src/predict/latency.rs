@@ -168,17 +168,12 @@ impl Prices {
     /// The mean time, ns, of transaction `t` over `pairs` (pair classes and how many of each).
     pub fn mean_time(&self, pairs: &ClassCounts, t: Transaction) -> Option<f64> {
         let n: u64 = pairs.values().sum();
-        (n > 0).then(|| {
-            pairs
-                .iter()
-                .map(|(c, k)| {
-                    self.0
-                        .get(c)
-                        .map_or(0.0, |(ns, r)| ns * r.of(t) * *k as f64)
-                })
-                .sum::<f64>()
-                / n as f64
-        })
+        let each = |(c, k): (&PairClass, &u64)| {
+            self.0
+                .get(c)
+                .map_or(0.0, |(ns, r)| ns * r.of(t) * *k as f64)
+        };
+        (n > 0).then(|| pairs.iter().map(each).sum::<f64>() / n as f64)
     }
 
     /// The mean [`TransactionRatios::overlap`] over `pairs` (1 without any).

@@ -612,16 +612,10 @@ impl Seats {
             groups,
             nodes,
             node_writers: vec![0usize; with_writers],
-            readers: if layout.read_every > 0 {
-                layout
-                    .writers
-                    .iter()
-                    .chain(&layout.readers)
-                    .copied()
-                    .collect()
-            } else {
-                layout.readers.clone()
-            },
+            readers: (layout.writers.iter().filter(|_| layout.read_every > 0))
+                .chain(&layout.readers)
+                .copied()
+                .collect(),
         };
         for &w in &layout.writers {
             let i = seats.index(topo, w)?;
