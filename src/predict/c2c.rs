@@ -274,10 +274,7 @@ mod tests {
 
     #[test]
     fn a_matrix_of_every_pair_writes_in_cpu_order_and_a_sample_does_not() {
-        use crate::matrix::{
-            Home, MatrixConfig, Mode, PairClass, PairResult, PairSamples, PlannedPair, Reference,
-            advise,
-        };
+        use crate::matrix::{PairClass, PairResult, PairSamples, PlannedPair};
         // Every pair of CPUs 2, 5 and 9 at 10, 20 and 30 ns: rows in CPU order whatever the pairs'
         // order.
         let pair = |a: u32, b: u32, ns: f64| {
@@ -296,35 +293,9 @@ mod tests {
             let class = PairClass::SameLlc;
             PairResult::new(PlannedPair { a, b, class }, 0, samples)
         };
-        let run = crate::runner::fixture_run();
-        let mut m = MatrixResults {
-            schema: crate::matrix::SCHEMA_VERSION,
-            config: MatrixConfig {
-                cpus: vec![9, 2, 5],
-                mode: Mode::Cas,
-                home: Home::First,
-                samples: 1,
-                round_trips_per_sample: 1,
-                warmup_samples: 0,
-                per_class: None,
-                timer: crate::clock::TimerKind::Tsc,
-                asymmetry_limit_pct: 10.0,
-                reference_round_trips: 1,
-                clipped: Vec::new(),
-            },
-            provenance: run.provenance,
-            topology: run.topology,
-            pairs: vec![pair(5, 9, 30.0), pair(2, 5, 10.0), pair(2, 9, 20.0)],
-            advice: advise(&[]),
-            empty_classes: Vec::new(),
-            classes: Vec::new(),
-            reference: Reference::new([2, 5], 1, 10.0, 10.0),
-            notes: Vec::new(),
-            elapsed_s: 0.0,
-            contenders: Vec::new(),
-            sharers: Vec::new(),
-            home_classes: Vec::new(),
-        };
+        let mut m = crate::matrix::fixture_matrix(&crate::runner::fixture_run(), Vec::new());
+        m.config.cpus = vec![9, 2, 5];
+        m.pairs = vec![pair(5, 9, 30.0), pair(2, 5, 10.0), pair(2, 9, 20.0)];
         let c = PairMatrix::of_matrix(&m).unwrap();
         assert_eq!(c.to_csv(), ",,\n10,,\n20,30,\n");
         m.pairs.pop();
@@ -348,43 +319,36 @@ mod tests {
     #[test]
     fn bad_cells_name_their_row_and_column() {
         let err = |t: &str| parse(t).unwrap_err().to_string();
-        assert_eq!(
-            err(",,\n5,,\n20,x,\n"),
-            "row 2, column 1: \"x\" is not a number"
-        );
-        assert_eq!(
-            err(",,\n5,,\n20,-3,\n"),
-            "row 2, column 1: \"-3\" is negative, not a latency"
-        );
-        assert_eq!(
-            err(",,\nNaN,,\n20,3,\n"),
-            "row 1, column 0: \"NaN\" is NaN, not a latency"
-        );
-        assert_eq!(
-            err(",,\ninf,,\n20,3,\n"),
-            "row 1, column 0: \"inf\" is infinite, not a latency"
-        );
-        assert_eq!(
-            err(",,\n5,,\n0,3,\n"),
-            "row 2, column 0: \"0\" is 0 ns, not a latency"
-        );
-        assert_eq!(
-            err(",,\n5,\n20,3,\n"),
-            "row 1 has 2 cells; a matrix of 3 rows needs 3 (ragged rows)"
-        );
-        assert_eq!(
-            err(",,\n5,,\n,3,\n"),
-            "row 2, column 0: empty in both triangles (no latency for CPUs 2 and 0)"
-        );
-        assert_eq!(
-            err(",,\n0,,\n0,0,\n"),
-            "every cell is 0 ns: a run that measured nothing, nothing to infer"
-        );
-        assert_eq!(
-            err(",\n5,\n"),
-            "2 CPUs: too small to infer anything (at least 3 are needed)"
-        );
-        assert_eq!(err("\n\n"), "empty: no rows");
+        let zeros = "every cell is 0 ns: a run that measured nothing, nothing to infer";
+        let ragged = "row 1 has 2 cells; a matrix of 3 rows needs 3 (ragged rows)";
+        let missing = "row 2, column 0: empty in both triangles (no latency for CPUs 2 and 0)";
+        let small = "2 CPUs: too small to infer anything (at least 3 are needed)";
+        for (text, want) in [
+            (",,\n5,,\n20,x,\n", "row 2, column 1: \"x\" is not a number"),
+            (
+                ",,\n5,,\n20,-3,\n",
+                "row 2, column 1: \"-3\" is negative, not a latency",
+            ),
+            (
+                ",,\nNaN,,\n20,3,\n",
+                "row 1, column 0: \"NaN\" is NaN, not a latency",
+            ),
+            (
+                ",,\ninf,,\n20,3,\n",
+                "row 1, column 0: \"inf\" is infinite, not a latency",
+            ),
+            (
+                ",,\n5,,\n0,3,\n",
+                "row 2, column 0: \"0\" is 0 ns, not a latency",
+            ),
+            (",,\n5,\n20,3,\n", ragged),
+            (",,\n5,,\n,3,\n", missing),
+            (",,\n0,,\n0,0,\n", zeros),
+            (",\n5,\n", small),
+            ("\n\n", "empty: no rows"),
+        ] {
+            assert_eq!(err(text), want, "{text:?}");
+        }
         let header = "Num cores: 2\nUsing RDTSC to measure time: false\n";
         says(
             &err(header),

@@ -600,28 +600,22 @@ fn repeat_latencies(latencies: Option<&Latencies>, r: &RepeatResult) -> Option<L
 mod tests {
     use super::*;
     use crate::counter::ShardLevel;
-    use crate::predict::tests::says;
-    use crate::topology::fixture;
+    use crate::predict::tests::{says, spr};
 
     #[test]
     fn a_point_without_a_finite_error_counts_as_the_worst() {
         let inf = None;
-        // Odd: the middle one. Even: the mean of the middle two.
-        assert_eq!(
-            median_with_worst(&[Some(30.0), Some(10.0), Some(20.0)]),
-            Some(20.0)
-        );
-        assert_eq!(
-            median_with_worst(&[Some(10.0), inf, Some(20.0)]),
-            Some(20.0)
-        );
-        assert_eq!(
-            median_with_worst(&[Some(10.0), inf, Some(20.0), Some(40.0)]),
-            Some(30.0)
-        );
-        // Half or more without a finite error: the median is not finite.
-        assert_eq!(median_with_worst(&[Some(10.0), inf]), None);
-        assert_eq!(median_with_worst(&[]), None);
+        // Odd: the middle one. Even: the mean of the middle two. Half or more without a finite
+        // error: the median is not finite.
+        for (errors, want) in [
+            (&[Some(30.0), Some(10.0), Some(20.0)][..], Some(20.0)),
+            (&[Some(10.0), inf, Some(20.0)], Some(20.0)),
+            (&[Some(10.0), inf, Some(20.0), Some(40.0)], Some(30.0)),
+            (&[Some(10.0), inf], None),
+            (&[], None),
+        ] {
+            assert_eq!(median_with_worst(errors), want, "{errors:?}");
+        }
         let errors = [Some(500.0), inf, Some(5.0)];
         let worst = (0..3).max_by(|&a, &b| worst_first(errors[a], errors[b]));
         assert_eq!(worst, Some(1));
@@ -651,15 +645,7 @@ mod tests {
 
     #[test]
     fn the_canary_stands_in_only_for_one_class() {
-        let topo = fixture("spr-2s-224");
-        let lines = |writers: &[u32]| {
-            let layout = Layout {
-                writers: writers.to_vec(),
-                readers: vec![],
-                read_every: 1,
-            };
-            Lines::new(&topo, &layout, ShardLevel::Global).unwrap()
-        };
+        let lines = |writers: &[u32]| spr(writers, &[], 1, ShardLevel::Global);
         // CPUs 0 and 1 share an LLC: one class.
         let mut stand_in = None;
         one_class(&lines(&[0, 1]), &mut stand_in).unwrap();

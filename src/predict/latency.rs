@@ -562,16 +562,16 @@ mod tests {
         let l = Latencies::from_matrix(&m, "m.json");
         assert!(l.priced());
         let r = l.ratios(PairClass::SameLlc);
-        assert_eq!(
-            (
-                r.add_moved,
-                r.read_fetched,
-                r.add_upgraded,
-                r.read_back,
-                r.add_then_read_other
-            ),
-            (2.4, 2.2, 1.8, Some(1.2), 2.6)
-        );
+        let (add_moved, read_fetched, add_upgraded) = (2.4, 2.2, 1.8);
+        let (read_back, add_then_read_other) = (Some(1.2), 2.6);
+        let want = TransactionRatios {
+            add_moved,
+            read_fetched,
+            add_upgraded,
+            read_back,
+            add_then_read_other,
+        };
+        assert_eq!(r, want);
         assert!((r.overlap() - 2.6 / 4.0).abs() < 1e-12);
         // A class the matrix priced nothing for: the ping-pong.
         assert_eq!(
@@ -637,11 +637,7 @@ mod tests {
 
     #[test]
     fn a_cross_node_figure_covers_distances_without_their_own() {
-        let args: Vec<LatencyArg> = ["smt=8ns", "cross-node=100ns", "cross-node@32=150ns"]
-            .iter()
-            .map(|s| s.parse().unwrap())
-            .collect();
-        let l = Latencies::from_args(&args);
+        let l = crate::predict::tests::lat(&["smt=8ns", "cross-node=100ns", "cross-node@32=150ns"]);
         assert_eq!(l.of(PairClass::CrossNode(21)).unwrap().ns, 100.0);
         assert_eq!(l.of(PairClass::CrossNode(32)).unwrap().ns, 150.0);
         assert_eq!(l.of(PairClass::Smt).unwrap().ns, 8.0);
@@ -666,25 +662,19 @@ mod tests {
         let e = Latencies::uniform(-4.0, "m.json").positive().unwrap_err();
         says(&e.to_string(), "-4 ns");
         // A measured transaction ratio of 0 prices that transfer at 0.
-        let zero = TransactionCost {
-            transaction: Transaction::ReadFetched,
-            net_ns: 0.0,
-            to_pingpong: 0.0,
-            samples: 1,
-        };
-        let others = [
-            Transaction::AddMoved,
-            Transaction::AddUpgraded,
-            Transaction::AddThenReadOther,
+        use Transaction::{AddMoved, AddThenReadOther, AddUpgraded, ReadFetched};
+        let costs = [
+            (ReadFetched, 0.0),
+            (AddMoved, 1.0),
+            (AddUpgraded, 1.0),
+            (AddThenReadOther, 1.0),
         ]
-        .map(|t| TransactionCost {
-            transaction: t,
-            net_ns: 30.0,
-            to_pingpong: 1.0,
+        .map(|(transaction, x)| TransactionCost {
+            transaction,
+            net_ns: 30.0 * x,
+            to_pingpong: x,
             samples: 1,
         });
-        let mut costs = vec![zero];
-        costs.extend(others);
         let l = Latencies::uniform(30.0, "canary").priced_by(&costs);
         assert!(l.positive().is_err());
     }
