@@ -29,6 +29,16 @@ impl Agreement {
     }
 }
 
+/// How far `predicted` is off `measured`, %; at a measured 0, 0 when the two are equal, else none.
+pub fn off_pct(predicted: f64, measured: f64) -> Option<f64> {
+    let d = (predicted - measured).abs();
+    if measured > 0.0 {
+        Some(100.0 * d / measured)
+    } else {
+        (d == 0.0).then_some(0.0)
+    }
+}
+
 /// Whether `predicted` agrees with a figure measured over `repeats` (95% CI `ci`, `error_pct` off):
 /// outside ±[`AGREEMENT_PCT`] it disagrees; inside, it agrees when inside a `ci` with spread.
 pub fn agreement(

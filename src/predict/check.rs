@@ -1,7 +1,7 @@
 //! `contend predict --check FILE`: the model set against a run (or sweep) measured under `--rate`,
 //! on that run's own topology, CPUs, rates and strategies (docs/predict.md, "Checked here").
 
-use super::agreement::{Agreement, agreement};
+use super::agreement::{Agreement, agreement, off_pct};
 use super::class::Bound;
 use super::costs::LineCosts;
 use super::flat_out_check::{HandoverPoint, flat_out_point};
@@ -158,13 +158,7 @@ impl CheckPoint {
 
     /// |predicted − exact| transfers per update, % of exact (0 when both are 0).
     pub fn transfer_error_pct(&self) -> Option<f64> {
-        let m = self.measured_transfers?;
-        let d = (self.predicted_transfers - m).abs();
-        if m > 0.0 {
-            Some(100.0 * d / m)
-        } else {
-            (d == 0.0).then_some(0.0)
-        }
+        off_pct(self.predicted_transfers, self.measured_transfers?)
     }
 }
 

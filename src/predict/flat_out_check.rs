@@ -2,7 +2,7 @@
 //! one transfer at a time ([`super::Capacity`]), against the run's exact count, with the paced
 //! points' agreement rule.
 
-use super::agreement::{Agreement, agreement};
+use super::agreement::{Agreement, agreement, off_pct};
 use super::class::Bound;
 use super::latency::Latencies;
 use super::model::Lines;
@@ -41,12 +41,7 @@ pub struct HandoverPoint {
 impl HandoverPoint {
     /// |predicted − measured| hand-overs a second, % of measured; 0 when both are 0.
     pub fn error_pct(&self) -> Option<f64> {
-        let d = (self.predicted_per_s - self.measured_per_s).abs();
-        if self.measured_per_s > 0.0 {
-            Some(100.0 * d / self.measured_per_s)
-        } else {
-            (d == 0.0).then_some(0.0)
-        }
+        off_pct(self.predicted_per_s, self.measured_per_s)
     }
 
     /// Nothing handed over, predicted or counted (one writer per line).
