@@ -34,6 +34,12 @@ pub(super) fn says(text: &str, part: &str) {
     assert!(text.contains(part), "{text}");
 }
 
+/// Asserts that `text` starts with `prefix`.
+#[track_caller]
+fn starts(text: &str, prefix: &str) {
+    assert!(text.starts_with(prefix), "{text}");
+}
+
 /// Asserts that one of `notes` contains `part`.
 #[track_caller]
 pub(super) fn noted(notes: &[String], part: &str) {
@@ -428,11 +434,7 @@ fn the_check_predicts_each_repeat_at_its_canary() {
     // canary, 25 ns.
     let c = check_run(&paced_run(&[18.0, 22.0]), None).unwrap();
     let global = &c.points[0];
-    assert!(
-        global.series.starts_with("global/always"),
-        "{}",
-        global.series
-    );
+    starts(&global.series, "global/always");
     assert!(
         (global.predicted_ns.unwrap() - 25.0).abs() < 0.01,
         "{global:?}"
@@ -547,16 +549,12 @@ fn a_sweep_of_one_series_has_one_knee_against_the_hand_worked_saturation() {
     }
     assert_eq!(c.knees.len(), 1, "{:?}", c.knees);
     let k = &c.knees[0];
-    assert!(k.series.starts_with("global/always"), "{k:?}");
+    starts(&k.series, "global/always");
     assert_eq!(k.measured_rate, Some(5e6));
     // saturation_rate bisects ln(rate) to 1e-3: 0.1%.
     near(k.predicted_rate.unwrap(), 2e7, 1e-3);
     near(k.ratio.unwrap(), 0.25, 1e-3);
-    assert!(
-        c.latency_source.starts_with("each repeat's canary"),
-        "{}",
-        c.latency_source
-    );
+    starts(&c.latency_source, "each repeat's canary");
     // Two points of the series: no knee (it takes three rates).
     let c = check("run.json", &refs[..2], None, &LineCosts::default()).unwrap();
     assert!(c.knees.is_empty(), "{:?}", c.knees);
@@ -614,15 +612,14 @@ fn each_point_below_near_or_saturated_has_its_cost_share_and_sensitivity() {
     assert_eq!((p.cpus, p.nodes, p.llcs), (224, 2, 2));
     // The arrivals, the pricing, then each line-cost input and its source.
     assert_eq!(p.notes.len(), 6, "{:?}", p.notes);
-    assert!(p.notes[0].starts_with("arrivals paced"), "{:?}", p.notes);
+    starts(&p.notes[0], "arrivals paced");
     // Classes given inline carry no transactions: every transfer at the ping-pong, and the note
     // says so; nor any line costs: idle latencies, said so.
-    assert!(
-        p.notes[1].starts_with("every transfer priced at its class's ping-pong"),
-        "{:?}",
-        p.notes
+    starts(
+        &p.notes[1],
+        "every transfer priced at its class's ping-pong",
     );
-    assert!(p.notes[2].starts_with("fetches that occupy the line: every"));
+    starts(&p.notes[2], "fetches that occupy the line: every");
     says(&p.notes[3], "the idle class latencies");
     let s = &p.strategies[0];
     assert_eq!((s.name.as_str(), s.lines), ("global/always", 1));
@@ -679,7 +676,7 @@ fn each_point_below_near_or_saturated_has_its_cost_share_and_sensitivity() {
     quiet.layout.read_every = 0;
     let q = spr_predict(&quiet).unwrap();
     assert_eq!(q.notes.len(), 7, "{:?}", q.notes);
-    assert!(q.notes[6].starts_with("no read side"), "{:?}", q.notes);
+    starts(&q.notes[6], "no read side");
 }
 
 #[test]
@@ -690,10 +687,10 @@ fn predict_refuses_an_empty_request_and_saturation_rate_solves_a_line() {
         f(&mut r);
         spr_predict(&r).unwrap_err().to_string()
     };
-    assert!(err(&|r| r.rates.clear()).starts_with("--rates needs"));
-    assert!(err(&|r| r.layout.writers.clear()).starts_with("no writer CPU"));
-    assert!(err(&|r| r.levels.clear()).starts_with("--level and --publish"));
-    assert!(err(&|r| r.policies.clear()).starts_with("--level and --publish"));
+    starts(&err(&|r| r.rates.clear()), "--rates needs");
+    starts(&err(&|r| r.layout.writers.clear()), "no writer CPU");
+    starts(&err(&|r| r.levels.clear()), "--level and --publish");
+    starts(&err(&|r| r.policies.clear()), "--level and --publish");
     // ρ = rate/1e6 reaches 1 at 1e6; one already saturated at 1/s is 1/s; one that stays below 1 up
     // to 1e11/s never saturates.
     near(saturation_rate(|r| r / 1e6).unwrap(), 1e6, 1e-3);
@@ -753,9 +750,9 @@ fn verdicts_say_saturation_in_one_line_and_why_a_line_never_saturates() {
         .map(|v| v.text)
         .collect();
     // The first line's wording is the snapshots' (tests/snapshots/predict-*.txt).
-    assert!(
-        lines[1].starts_with("at 100k/s per CPU, global/always per node (memory on node 0): node 0 (the memory's, 112 writers)"),
-        "{lines:?}"
+    starts(
+        &lines[1],
+        "at 100k/s per CPU, global/always per node (memory on node 0): node 0 (the memory's, 112 writers)",
     );
     // The page and the text carry each node's figures.
     use crate::report::html::{PageSource, page};
