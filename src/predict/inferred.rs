@@ -588,8 +588,7 @@ impl InferredHost {
                 })
                 .collect(),
             source: self.source.clone(),
-            transactions: BTreeMap::new(),
-            costs: Default::default(),
+            ..Latencies::default()
         }
     }
 

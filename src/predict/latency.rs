@@ -148,7 +148,7 @@ impl TransactionRatios {
 }
 
 /// The class latencies a prediction uses, and where they came from.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Latencies {
     /// Figures by class (`cross-node` for every distance without its own).
     pub classes: BTreeMap<LatencyKey, ClassLatency>,
@@ -228,8 +228,7 @@ impl Latencies {
         Latencies {
             classes: args.iter().map(|a| (a.key, a.latency)).collect(),
             source: "--host".into(),
-            transactions: BTreeMap::new(),
-            costs: LineCosts::default(),
+            ..Latencies::default()
         }
     }
 
@@ -257,11 +256,7 @@ impl Latencies {
 
     /// One figure, exactly, for every class (a run's canary).
     pub fn uniform(ns: f64, source: &str) -> Self {
-        let l = ClassLatency {
-            ns,
-            lo_ns: ns,
-            hi_ns: ns,
-        };
+        let l = ClassLatency::with_pct(ns, 0.0);
         Latencies {
             classes: [PairClass::Smt, PairClass::SameLlc, PairClass::SameNode]
                 .map(LatencyKey::Class)
@@ -270,8 +265,7 @@ impl Latencies {
                 .map(|k| (k, l))
                 .collect(),
             source: source.to_string(),
-            transactions: BTreeMap::new(),
-            costs: LineCosts::default(),
+            ..Latencies::default()
         }
     }
 
@@ -340,11 +334,9 @@ impl Latencies {
     pub fn scaled(&self, factor: f64) -> Self {
         let mut out = self.clone();
         for l in out.classes.values_mut() {
-            *l = ClassLatency {
-                ns: l.ns * factor,
-                lo_ns: l.lo_ns * factor,
-                hi_ns: l.hi_ns * factor,
-            };
+            for x in [&mut l.ns, &mut l.lo_ns, &mut l.hi_ns] {
+                *x *= factor;
+            }
         }
         for p in &mut out.costs.sharers.points {
             p.ns *= factor;
