@@ -29,6 +29,16 @@ impl Agreement {
     }
 }
 
+/// How far `predicted` is off `measured`, %; at a measured 0, 0 when the two are equal, else none.
+pub fn off_pct(predicted: f64, measured: f64) -> Option<f64> {
+    let d = (predicted - measured).abs();
+    if measured > 0.0 {
+        Some(100.0 * d / measured)
+    } else {
+        (d == 0.0).then_some(0.0)
+    }
+}
+
 /// Whether `predicted` agrees with a figure measured over `repeats` (95% CI `ci`, `error_pct` off):
 /// outside ±[`AGREEMENT_PCT`] it disagrees; inside, it agrees when inside a `ci` with spread.
 pub fn agreement(
@@ -71,8 +81,8 @@ mod tests {
 
     #[test]
     fn one_repeat_within_the_margin_cannot_tell() {
-        // 100 predicted against 105 measured once: its CI is [105, 105],
-        // which says nothing, so neither yes nor no; two repeats decide.
+        // 100 predicted against 105 measured once: its CI is [105, 105], which says nothing, so
+        // neither yes nor no; two repeats decide.
         let ci = [105.0, 105.0];
         assert_eq!(agreement(100.0, ci, Some(4.8), 1), Agreement::OneRepeat);
         assert_eq!(agreement(100.0, ci, Some(4.8), 2), Agreement::Disagrees);

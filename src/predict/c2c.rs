@@ -25,12 +25,9 @@ impl PairMatrix {
             ns: vec![0.0; n * n],
             notes: Vec::new(),
         };
-        for i in 0..n {
-            for j in 0..i {
-                let v = ns(i, j);
-                m.ns[i * n + j] = v;
-                m.ns[j * n + i] = v;
-            }
+        for (i, j) in (0..n).flat_map(|i| (0..i).map(move |j| (i, j))) {
+            let v = ns(i, j);
+            (m.ns[i * n + j], m.ns[j * n + i]) = (v, v);
         }
         m
     }
@@ -137,10 +134,7 @@ pub enum C2cError {
 
 /// Reads core-to-core-latency's CSV. See the module docs.
 pub fn parse(text: &str) -> Result<PairMatrix, C2cError> {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(|l| l.trim_end_matches('\r'))
-        .collect::<Vec<_>>();
+    let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
     let end = lines
         .iter()
         .rposition(|l| !l.trim().is_empty())
@@ -226,17 +220,12 @@ fn cell(text: &str, row: usize, col: usize) -> Result<f64, C2cError> {
         text: text.chars().take(40).collect(),
         why,
     };
-    let v: f64 = text.parse().map_err(|_| err("not a number"))?;
-    if v.is_nan() {
-        return Err(err("NaN, not a latency"));
+    match text.parse::<f64>().map_err(|_| err("not a number"))? {
+        v if v.is_nan() => Err(err("NaN, not a latency")),
+        v if v.is_infinite() => Err(err("infinite, not a latency")),
+        v if v < 0.0 => Err(err("negative, not a latency")),
+        v => Ok(v),
     }
-    if v.is_infinite() {
-        return Err(err("infinite, not a latency"));
-    }
-    if v < 0.0 {
-        return Err(err("negative, not a latency"));
-    }
-    Ok(v)
 }
 
 /// The pair matrix of `cells` (row-major, `n` × `n`).
@@ -269,6 +258,7 @@ fn mirrored(n: usize, cells: &[Option<f64>]) -> Result<PairMatrix, C2cError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::predict::tests::{noted, says};
 
     #[test]
     fn reads_the_lower_triangle_with_empty_cells() {
@@ -284,12 +274,9 @@ mod tests {
 
     #[test]
     fn a_matrix_of_every_pair_writes_in_cpu_order_and_a_sample_does_not() {
-        use crate::matrix::{
-            Home, MatrixConfig, Mode, PairClass, PairResult, PairSamples, PlannedPair, Reference,
-            advise,
-        };
-        // Every pair of CPUs 2, 5 and 9 at 10, 20 and 30 ns: rows in CPU
-        // order whatever the pairs' order.
+        use crate::matrix::{PairClass, PairResult, PairSamples, PlannedPair};
+        // Every pair of CPUs 2, 5 and 9 at 10, 20 and 30 ns: rows in CPU order whatever the pairs'
+        // order.
         let pair = |a: u32, b: u32, ns: f64| {
             let samples = PairSamples {
                 threads: [a, b].map(|cpu| crate::placement::PinnedThread {
@@ -306,35 +293,9 @@ mod tests {
             let class = PairClass::SameLlc;
             PairResult::new(PlannedPair { a, b, class }, 0, samples)
         };
-        let run = crate::runner::fixture_run();
-        let mut m = MatrixResults {
-            schema: crate::matrix::SCHEMA_VERSION,
-            config: MatrixConfig {
-                cpus: vec![9, 2, 5],
-                mode: Mode::Cas,
-                home: Home::First,
-                samples: 1,
-                round_trips_per_sample: 1,
-                warmup_samples: 0,
-                per_class: None,
-                timer: crate::clock::TimerKind::Tsc,
-                asymmetry_limit_pct: 10.0,
-                reference_round_trips: 1,
-                clipped: Vec::new(),
-            },
-            provenance: run.provenance,
-            topology: run.topology,
-            pairs: vec![pair(5, 9, 30.0), pair(2, 5, 10.0), pair(2, 9, 20.0)],
-            advice: advise(&[]),
-            empty_classes: Vec::new(),
-            classes: Vec::new(),
-            reference: Reference::new([2, 5], 1, 10.0, 10.0),
-            notes: Vec::new(),
-            elapsed_s: 0.0,
-            contenders: Vec::new(),
-            sharers: Vec::new(),
-            home_classes: Vec::new(),
-        };
+        let mut m = crate::matrix::fixture_matrix(&crate::runner::fixture_run(), Vec::new());
+        m.config.cpus = vec![9, 2, 5];
+        m.pairs = vec![pair(5, 9, 30.0), pair(2, 5, 10.0), pair(2, 9, 20.0)];
         let c = PairMatrix::of_matrix(&m).unwrap();
         assert_eq!(c.to_csv(), ",,\n10,,\n20,30,\n");
         m.pairs.pop();
@@ -345,58 +306,54 @@ mod tests {
     fn takes_a_trailing_comma_an_upper_triangle_and_both_with_notes() {
         let m = parse(",,,\n5,,,\n20,6.5,,\n").unwrap();
         assert_eq!(m.ns(2, 1), 6.5);
-        assert!(m.notes[0].contains("ends in a comma"), "{:?}", m.notes);
+        says(&m.notes[0], "ends in a comma");
         let up = parse(",5,20\n,,6.5\n,,\n").unwrap();
         assert_eq!((up.ns(1, 0), up.ns(2, 0), up.ns(2, 1)), (5.0, 20.0, 6.5));
-        assert!(up.notes[0].contains("upper triangle"), "{:?}", up.notes);
+        says(&up.notes[0], "upper triangle");
         let both = parse("1,5,20\n7,,6.5\n20,6.5,\n").unwrap();
         assert_eq!(both.ns(1, 0), 6.0);
-        assert!(both.notes.iter().any(|n| n.contains("both triangles")));
-        assert!(both.notes.iter().any(|n| n.contains("1 diagonal cells")));
+        noted(&both.notes, "both triangles");
+        noted(&both.notes, "1 diagonal cells");
     }
 
     #[test]
     fn bad_cells_name_their_row_and_column() {
         let err = |t: &str| parse(t).unwrap_err().to_string();
-        assert_eq!(
-            err(",,\n5,,\n20,x,\n"),
-            "row 2, column 1: \"x\" is not a number"
-        );
-        assert_eq!(
-            err(",,\n5,,\n20,-3,\n"),
-            "row 2, column 1: \"-3\" is negative, not a latency"
-        );
-        assert_eq!(
-            err(",,\nNaN,,\n20,3,\n"),
-            "row 1, column 0: \"NaN\" is NaN, not a latency"
-        );
-        assert_eq!(
-            err(",,\ninf,,\n20,3,\n"),
-            "row 1, column 0: \"inf\" is infinite, not a latency"
-        );
-        assert_eq!(
-            err(",,\n5,,\n0,3,\n"),
-            "row 2, column 0: \"0\" is 0 ns, not a latency"
-        );
-        assert_eq!(
-            err(",,\n5,\n20,3,\n"),
-            "row 1 has 2 cells; a matrix of 3 rows needs 3 (ragged rows)"
-        );
-        assert_eq!(
-            err(",,\n5,,\n,3,\n"),
-            "row 2, column 0: empty in both triangles (no latency for CPUs 2 and 0)"
-        );
-        assert_eq!(
-            err(",,\n0,,\n0,0,\n"),
-            "every cell is 0 ns: a run that measured nothing, nothing to infer"
-        );
-        assert_eq!(
-            err(",\n5,\n"),
-            "2 CPUs: too small to infer anything (at least 3 are needed)"
-        );
-        assert_eq!(err("\n\n"), "empty: no rows");
+        let zeros = "every cell is 0 ns: a run that measured nothing, nothing to infer";
+        let ragged = "row 1 has 2 cells; a matrix of 3 rows needs 3 (ragged rows)";
+        let missing = "row 2, column 0: empty in both triangles (no latency for CPUs 2 and 0)";
+        let small = "2 CPUs: too small to infer anything (at least 3 are needed)";
+        for (text, want) in [
+            (",,\n5,,\n20,x,\n", "row 2, column 1: \"x\" is not a number"),
+            (
+                ",,\n5,,\n20,-3,\n",
+                "row 2, column 1: \"-3\" is negative, not a latency",
+            ),
+            (
+                ",,\nNaN,,\n20,3,\n",
+                "row 1, column 0: \"NaN\" is NaN, not a latency",
+            ),
+            (
+                ",,\ninf,,\n20,3,\n",
+                "row 1, column 0: \"inf\" is infinite, not a latency",
+            ),
+            (
+                ",,\n5,,\n0,3,\n",
+                "row 2, column 0: \"0\" is 0 ns, not a latency",
+            ),
+            (",,\n5,\n20,3,\n", ragged),
+            (",,\n5,,\n,3,\n", missing),
+            (",,\n0,,\n0,0,\n", zeros),
+            (",\n5,\n", small),
+            ("\n\n", "empty: no rows"),
+        ] {
+            assert_eq!(err(text), want, "{text:?}");
+        }
         let header = "Num cores: 2\nUsing RDTSC to measure time: false\n";
-        assert!(err(header).contains("row 0, column 0: \"Num cores: 2\" is not a number"));
+        says(
+            &err(header),
+            "row 0, column 0: \"Num cores: 2\" is not a number",
+        );
         let big = ",".repeat(MAX_CPUS) + "\n";
         assert_eq!(
             err(&big.repeat(MAX_CPUS + 1)),

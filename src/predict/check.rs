@@ -1,7 +1,7 @@
 //! `contend predict --check FILE`: the model set against a run (or sweep) measured under `--rate`,
 //! on that run's own topology, CPUs, rates and strategies (docs/predict.md, "Checked here").
 
-use super::agreement::{Agreement, agreement};
+use super::agreement::{Agreement, agreement, off_pct};
 use super::class::Bound;
 use super::costs::LineCosts;
 use super::flat_out_check::{HandoverPoint, flat_out_point};
@@ -56,9 +56,8 @@ pub struct CheckPoint {
 
 #[cfg(test)]
 impl CheckPoint {
-    /// A paced point for tests: `series` at 22k/s on 2 writers, predicted
-    /// `predicted` ns against `measured` ns over `repeats` with the 95% CI
-    /// `ci`, no exact transfer count.
+    /// A paced point for tests: `series` at 22k/s on 2 writers, predicted `predicted` ns against
+    /// `measured` ns over `repeats` with the 95% CI `ci`, no exact transfer count.
     pub fn example(
         series: &str,
         predicted: f64,
@@ -87,11 +86,10 @@ impl CheckPoint {
 
 #[cfg(test)]
 impl CheckResults {
-    /// A check for tests, each kind of point measured over several
-    /// repeats and over one: paced `p5` (5 repeats, [80, 120]) and `p1`
-    /// (1 repeat), each 90 ns predicted against 100 measured; flat out
-    /// `f3` (3 repeats, [17M, 21M]) and `f1` (1 repeat), each 20M
-    /// hand-overs/s predicted against 18M counted.
+    /// A check for tests, each kind of point measured over several repeats and over one: paced `p5`
+    /// (5 repeats, [80, 120]) and `p1` (1 repeat), each 90 ns predicted against 100 measured; flat
+    /// out `f3` (3 repeats, [17M, 21M]) and `f1` (1 repeat), each 20M hand-overs/s predicted
+    /// against 18M counted.
     pub fn example() -> Self {
         let flat = |series: &str, repeats: usize, ci: [f64; 2]| HandoverPoint {
             series: series.into(),
@@ -160,13 +158,7 @@ impl CheckPoint {
 
     /// |predicted − exact| transfers per update, % of exact (0 when both are 0).
     pub fn transfer_error_pct(&self) -> Option<f64> {
-        let m = self.measured_transfers?;
-        let d = (self.predicted_transfers - m).abs();
-        if m > 0.0 {
-            Some(100.0 * d / m)
-        } else {
-            (d == 0.0).then_some(0.0)
-        }
+        off_pct(self.predicted_transfers, self.measured_transfers?)
     }
 }
 
@@ -396,14 +388,9 @@ impl Checker<'_> {
         let n = evaluated.len() as f64;
         let mean = |g: &dyn Fn(&Evaluation) -> f64| evaluated.iter().map(g).sum::<f64>() / n;
         let predicted = mean(&|e| e.cost_ns) + local_ns.unwrap_or(0.0);
-        let canaries: Vec<f64> = match self.latencies {
-            Some(_) => Vec::new(),
-            None => s
-                .repeats
-                .iter()
-                .filter_map(|r| r.interference.canary_ns)
-                .collect(),
-        };
+        let canaries: Vec<f64> = (s.repeats.iter().filter(|_| self.latencies.is_none()))
+            .filter_map(|r| r.interference.canary_ns)
+            .collect();
         let canary = median(&canaries).unwrap_or(f64::NAN);
         match self.series.iter_mut().find(|x| x.name == name) {
             Some(x) => x.canaries.extend(&canaries),
@@ -607,27 +594,22 @@ fn repeat_latencies(latencies: Option<&Latencies>, r: &RepeatResult) -> Option<L
 mod tests {
     use super::*;
     use crate::counter::ShardLevel;
-    use crate::topology::fixture;
+    use crate::predict::tests::{says, spr};
 
     #[test]
     fn a_point_without_a_finite_error_counts_as_the_worst() {
         let inf = None;
-        // Odd: the middle one. Even: the mean of the middle two.
-        assert_eq!(
-            median_with_worst(&[Some(30.0), Some(10.0), Some(20.0)]),
-            Some(20.0)
-        );
-        assert_eq!(
-            median_with_worst(&[Some(10.0), inf, Some(20.0)]),
-            Some(20.0)
-        );
-        assert_eq!(
-            median_with_worst(&[Some(10.0), inf, Some(20.0), Some(40.0)]),
-            Some(30.0)
-        );
-        // Half or more without a finite error: the median is not finite.
-        assert_eq!(median_with_worst(&[Some(10.0), inf]), None);
-        assert_eq!(median_with_worst(&[]), None);
+        // Odd: the middle one. Even: the mean of the middle two. Half or more without a finite
+        // error: the median is not finite.
+        for (errors, want) in [
+            (&[Some(30.0), Some(10.0), Some(20.0)][..], Some(20.0)),
+            (&[Some(10.0), inf, Some(20.0)], Some(20.0)),
+            (&[Some(10.0), inf, Some(20.0), Some(40.0)], Some(30.0)),
+            (&[Some(10.0), inf], None),
+            (&[], None),
+        ] {
+            assert_eq!(median_with_worst(errors), want, "{errors:?}");
+        }
         let errors = [Some(500.0), inf, Some(5.0)];
         let worst = (0..3).max_by(|&a, &b| worst_first(errors[a], errors[b]));
         assert_eq!(worst, Some(1));
@@ -635,8 +617,8 @@ mod tests {
 
     #[test]
     fn exact_transfers_are_hand_overs_and_writer_fetches_per_update() {
-        // Two repeats of 2 writers: 1000 + 1000 and 500 + 500 updates;
-        // 300 and 100 hand-overs; fetches 50 + 150 and 0 + 0: 600 / 3000.
+        // Two repeats of 2 writers: 1000 + 1000 and 500 + 500 updates; 300 and 100 hand-overs;
+        // fetches 50 + 150 and 0 + 0: 600 / 3000.
         let mut s = crate::runner::fixture_run().strategies[0].clone();
         assert_eq!(exact_transfers(&s), None, "the fixture predates the count");
         s.repeats.truncate(2);
@@ -657,25 +639,17 @@ mod tests {
 
     #[test]
     fn the_canary_stands_in_only_for_one_class() {
-        let topo = fixture("spr-2s-224");
-        let lines = |writers: &[u32]| {
-            let layout = Layout {
-                writers: writers.to_vec(),
-                readers: vec![],
-                read_every: 1,
-            };
-            Lines::new(&topo, &layout, ShardLevel::Global).unwrap()
-        };
+        let lines = |writers: &[u32]| spr(writers, &[], 1, ShardLevel::Global);
         // CPUs 0 and 1 share an LLC: one class.
         let mut stand_in = None;
         one_class(&lines(&[0, 1]), &mut stand_in).unwrap();
         assert_eq!(stand_in.map(|c| c.to_string()).as_deref(), Some("same-llc"));
-        // 0, 1 and 112 (the other socket): two classes, an error naming
-        // them; and a second series of another class is refused too.
+        // 0, 1 and 112 (the other socket): two classes, an error naming them; and a second series
+        // of another class is refused too.
         let e = one_class(&lines(&[0, 1, 112]), &mut None).unwrap_err();
         assert!(e.starts_with("the run's CPUs make 2 pair classes"), "{e}");
-        assert!(e.contains("--host"), "{e}");
+        says(&e, "--host");
         let e = one_class(&lines(&[0, 112]), &mut stand_in).unwrap_err();
-        assert!(e.contains("2 pair classes"), "{e}");
+        says(&e, "2 pair classes");
     }
 }

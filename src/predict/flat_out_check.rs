@@ -2,7 +2,7 @@
 //! one transfer at a time ([`super::Capacity`]), against the run's exact count, with the paced
 //! points' agreement rule.
 
-use super::agreement::{Agreement, agreement};
+use super::agreement::{Agreement, agreement, off_pct};
 use super::class::Bound;
 use super::latency::Latencies;
 use super::model::Lines;
@@ -41,12 +41,7 @@ pub struct HandoverPoint {
 impl HandoverPoint {
     /// |predicted − measured| hand-overs a second, % of measured; 0 when both are 0.
     pub fn error_pct(&self) -> Option<f64> {
-        let d = (self.predicted_per_s - self.measured_per_s).abs();
-        if self.measured_per_s > 0.0 {
-            Some(100.0 * d / self.measured_per_s)
-        } else {
-            (d == 0.0).then_some(0.0)
-        }
+        off_pct(self.predicted_per_s, self.measured_per_s)
     }
 
     /// Nothing handed over, predicted or counted (one writer per line).
@@ -167,8 +162,8 @@ mod tests {
         assert!(!point(0.0, 5.0, [4.0, 6.0]).nothing_handed_over());
         // The round over 4 updates per ownership: 25 ns each.
         assert_eq!(p.predicted_ns_per_update(), Some(25.0));
-        // 20M/s predicted (50 ns a hand-over), 4M/s counted (250 ns): the
-        // line was held 200 ns per ownership beyond the transfer.
+        // 20M/s predicted (50 ns a hand-over), 4M/s counted (250 ns): the line was held 200 ns per
+        // ownership beyond the transfer.
         let held = point(20e6, 4e6, [3e6, 5e6]);
         assert!((held.implied_hold_ns().unwrap() - 200.0).abs() < 1e-6);
         // Nothing saturated: no hold to imply.

@@ -222,8 +222,7 @@ pub fn gallery(
 mod tests {
     use super::*;
 
-    /// `n` CPUs in sockets of `per` CPUs, one LLC each, no SMT: same-llc
-    /// 40 ns, cross-node 120 ns.
+    /// `n` CPUs in sockets of `per` CPUs, one LLC each, no SMT: same-llc 40 ns, cross-node 120 ns.
     fn two_sockets(n: usize, per: usize) -> PairMatrix {
         PairMatrix::from_fn(n, |i, j| if i / per == j / per { 40.0 } else { 120.0 })
     }

@@ -177,14 +177,8 @@ fn cut(n: usize, merges: &[Merge], cut: f64) -> Vec<usize> {
         let (ra, rb) = (root(&mut parent, m.a), root(&mut parent, m.b));
         parent[ra.max(rb)] = ra.min(rb);
     }
-    let mut index = BTreeMap::new();
-    (0..n)
-        .map(|i| {
-            let r = root(&mut parent, i);
-            let next = index.len();
-            *index.entry(r).or_insert(next)
-        })
-        .collect()
+    let roots: Vec<usize> = (0..n).map(|i| root(&mut parent, i)).collect();
+    renumber(&roots)
 }
 
 /// How many groups `of` has, and their sizes.
@@ -427,25 +421,20 @@ fn home_socket(
         if singles_are_llcs && n % big == 0 && big < n {
             let count = n / big;
             // The other LLCs fill the other sockets in order of their lowest CPU.
-            let mut other: Vec<usize> = Vec::new();
-            for i in 0..n {
-                if node[i] != h && !other.contains(&llc[i]) {
-                    other.push(llc[i]);
-                }
-            }
-            let mut fill = 0usize;
-            let mut socket_of_llc = BTreeMap::new();
-            for g in other {
-                socket_of_llc.insert(g, 1 + fill / big);
-                fill += llc_sizes[g];
+            let (mut fill, mut socket_of_llc) = (0usize, BTreeMap::new());
+            for i in (0..n).filter(|&i| node[i] != h) {
+                socket_of_llc.entry(llc[i]).or_insert_with(|| {
+                    fill += llc_sizes[llc[i]];
+                    1 + (fill - llc_sizes[llc[i]]) / big
+                });
             }
             let raw: Vec<usize> = (0..n)
                 .map(|i| {
-                    if node[i] == h {
-                        0
-                    } else {
-                        socket_of_llc[&llc[i]]
-                    }
+                    socket_of_llc
+                        .get(&llc[i])
+                        .filter(|_| node[i] != h)
+                        .copied()
+                        .unwrap_or(0)
                 })
                 .collect();
             *node = renumber(&raw);
@@ -599,8 +588,7 @@ impl InferredHost {
                 })
                 .collect(),
             source: self.source.clone(),
-            transactions: BTreeMap::new(),
-            costs: Default::default(),
+            ..Latencies::default()
         }
     }
 
@@ -630,6 +618,7 @@ impl InferredHost {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::predict::tests::{noted, says};
     use crate::topology::fixture;
     use rand_xoshiro::Xoshiro256PlusPlus;
     use rand_xoshiro::rand_core::{Rng, SeedableRng};
@@ -639,9 +628,9 @@ mod tests {
         (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
-    /// The matrix `topo` would show with these class latencies (ns), each
-    /// pair ±`noise` (a fraction) at random; with the line homed on node
-    /// `home`, same-node pairs of the other nodes cost `cross`.
+    /// The matrix `topo` would show with these class latencies (ns), each pair ±`noise` (a
+    /// fraction) at random; with the line homed on node `home`, same-node pairs of the other nodes
+    /// cost `cross`.
     fn matrix_of(
         topo: &Topology,
         ns: [f64; 4],
@@ -664,8 +653,7 @@ mod tests {
         })
     }
 
-    /// Sets `count` random pairs (of those `which` takes) to random values
-    /// between `lo` and `hi`.
+    /// Sets `count` random pairs (of those `which` takes) to random values between `lo` and `hi`.
     fn spoil(
         m: &PairMatrix,
         count: usize,
@@ -698,7 +686,7 @@ mod tests {
         let h = infer(&m, "synthetic", None);
         assert_eq!(h.counts(), (128, 16, 2));
         assert_eq!(h.home_node, Some(1));
-        assert!(h.notes.iter().any(|n| n.contains("2 sockets of 128 CPUs")));
+        noted(&h.notes, "2 sockets of 128 CPUs");
         let h = h.with_capture(&m, truth.clone(), "epyc");
         assert_eq!(h.disagreements, Vec::new());
         // Medians within the noise; same-node only from the home socket.
@@ -712,32 +700,31 @@ mod tests {
             assert!((got / ns - 1.0).abs() < 0.02, "{c}: {got}");
         }
         assert!((h.away_same_node.as_ref().unwrap().median_ns / 200.0 - 1.0).abs() < 0.02);
-        // Past the core the dearer step is leaving the CCX (25 → 110 ns,
-        // 4.4×), not the socket (110 → 200 ns, 1.8×); SMT → core (3.1×) is
-        // not weighed.
+        // Past the core the dearer step is leaving the CCX (25 → 110 ns, 4.4×), not the socket (110
+        // → 200 ns, 1.8×); SMT → core (3.1×) is not weighed.
         let (a, b) = h.biggest_jump().unwrap();
         assert_eq!(
             (a.class, b.class),
             (PairClass::SameLlc, PairClass::SameNode)
         );
-        // Single linkage on the raw pairs would cut 9 "nodes" here: the
-        // home socket and each of the other socket's 8 CCXs.
+        // Single linkage on the raw pairs would cut 9 "nodes" here: the home socket and each of the
+        // other socket's 8 CCXs.
     }
 
     #[test]
     fn bridging_values_and_outliers_do_not_move_the_groups() {
         let truth = fixture("epyc-7j13-2s-nps1-256");
         let clean = matrix_of(&truth, [8.0, 25.0, 110.0, 200.0], 0.05, None, 2);
-        // 1% of pairs anywhere between the SMT and the cross-node figure,
-        // then 40 far outliers: 1 ns across sockets, 2 µs anywhere.
+        // 1% of pairs anywhere between the SMT and the cross-node figure, then 40 far outliers: 1
+        // ns across sockets, 2 µs anywhere.
         let n = clean.cpus();
         let any = |_: usize, _: usize| true;
         let across = |i: usize, j: usize| truth.cpus[i].node != truth.cpus[j].node;
         let bridged = spoil(&clean, n * (n - 1) / 200, (8.0, 200.0), any, 3);
         let low = spoil(&bridged, 20, (1.0, 1.5), across, 4);
         let m = spoil(&low, 20, (1500.0, 2000.0), any, 5);
-        // A threshold on gaps between sorted latencies finds nothing:
-        // no two consecutive values are TIER_GAP apart past the SMT pairs.
+        // A threshold on gaps between sorted latencies finds nothing: no two consecutive values are
+        // TIER_GAP apart past the SMT pairs.
         let mut all: Vec<f64> = (0..n)
             .flat_map(|i| (0..i).map(move |j| (i, j)))
             .map(|(i, j)| m.ns(i, j))
@@ -748,9 +735,8 @@ mod tests {
         let inferred = infer(&m, "synthetic", None);
         assert_eq!((inferred.counts().1, inferred.counts().2), (16, 2));
         let h = inferred.with_capture(&m, truth.clone(), "epyc");
-        // Every LLC and node right; only a bridging value that landed on
-        // an SMT pair (or at an SMT pair's figure inside an LLC) moves a
-        // pair in or out of smt: 3 of 32640 here.
+        // Every LLC and node right; only a bridging value that landed on an SMT pair (or at an SMT
+        // pair's figure inside an LLC) moves a pair in or out of smt: 3 of 32640 here.
         let smt_only = h
             .disagreements
             .iter()
@@ -771,8 +757,8 @@ mod tests {
         assert_eq!(h.counts(), (112, 2, 2));
         let h = h.with_capture(&m, spr, "spr");
         assert_eq!(h.disagreements, Vec::new());
-        // Two CCXs of 8 cores × 2 on one socket (a Ryzen 5950X's shape):
-        // one node of two LLCs, unless told there are two sockets.
+        // Two CCXs of 8 cores × 2 on one socket (a Ryzen 5950X's shape): one node of two LLCs,
+        // unless told there are two sockets.
         let ryzen = Topology {
             notes: Vec::new(),
             ..topology(
@@ -785,7 +771,7 @@ mod tests {
         let m = matrix_of(&ryzen, [8.0, 18.0, 85.0, 85.0], 0.03, None, 7);
         let h = infer(&m, "ryzen", None);
         assert_eq!(h.counts(), (16, 2, 1));
-        assert!(h.notes.iter().any(|n| n.contains("\"sockets\": 2")));
+        noted(&h.notes, "\"sockets\": 2");
         let two = infer(&m, "ryzen", Some(2));
         assert_eq!(two.counts(), (16, 2, 2));
         assert_eq!(
@@ -794,12 +780,7 @@ mod tests {
         );
         let three = infer(&m, "ryzen", Some(3));
         assert_eq!(three.counts(), (16, 2, 1));
-        assert!(
-            three
-                .notes
-                .iter()
-                .any(|n| n.contains("sockets 3 disagrees"))
-        );
+        noted(&three.notes, "sockets 3 disagrees");
     }
 
     #[test]
@@ -825,8 +806,8 @@ mod tests {
 
     #[test]
     fn a_capture_that_differs_is_counted_pair_by_pair() {
-        // The matrix of a 2-node NPS4-like layout against a capture that
-        // puts all 128 CPUs on other nodes.
+        // The matrix of a 2-node NPS4-like layout against a capture that puts all 128 CPUs on other
+        // nodes.
         let nps4 = fixture("amd-2s-nps4-8node");
         let xeon = fixture("xeon-8358-2s-128");
         let m = matrix_of(&xeon, [8.0, 50.0, 50.0, 130.0], 0.05, None, 9);
@@ -846,16 +827,11 @@ mod tests {
         assert_eq!(total, expect);
         assert!(expect > 0);
         assert_eq!(h.topology, nps4);
-        assert!(h.notes.last().unwrap().contains("disagree on"));
+        says(h.notes.last().unwrap(), "disagree on");
         // A capture of another size is refused, the inferred layout kept.
         let small = fixture("no-numa");
         let kept = infer(&m, "xeon", None).with_capture(&m, small, "no-numa");
         assert_eq!(kept.topology.cpus.len(), 128);
-        assert!(
-            kept.notes
-                .last()
-                .unwrap()
-                .contains("the inferred layout is kept")
-        );
+        says(kept.notes.last().unwrap(), "the inferred layout is kept");
     }
 }

@@ -148,7 +148,7 @@ impl TransactionRatios {
 }
 
 /// The class latencies a prediction uses, and where they came from.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Latencies {
     /// Figures by class (`cross-node` for every distance without its own).
     pub classes: BTreeMap<LatencyKey, ClassLatency>,
@@ -168,17 +168,12 @@ impl Prices {
     /// The mean time, ns, of transaction `t` over `pairs` (pair classes and how many of each).
     pub fn mean_time(&self, pairs: &ClassCounts, t: Transaction) -> Option<f64> {
         let n: u64 = pairs.values().sum();
-        (n > 0).then(|| {
-            pairs
-                .iter()
-                .map(|(c, k)| {
-                    self.0
-                        .get(c)
-                        .map_or(0.0, |(ns, r)| ns * r.of(t) * *k as f64)
-                })
-                .sum::<f64>()
-                / n as f64
-        })
+        let each = |(c, k): (&PairClass, &u64)| {
+            self.0
+                .get(c)
+                .map_or(0.0, |(ns, r)| ns * r.of(t) * *k as f64)
+        };
+        (n > 0).then(|| pairs.iter().map(each).sum::<f64>() / n as f64)
     }
 
     /// The mean [`TransactionRatios::overlap`] over `pairs` (1 without any).
@@ -233,8 +228,7 @@ impl Latencies {
         Latencies {
             classes: args.iter().map(|a| (a.key, a.latency)).collect(),
             source: "--host".into(),
-            transactions: BTreeMap::new(),
-            costs: LineCosts::default(),
+            ..Latencies::default()
         }
     }
 
@@ -262,11 +256,7 @@ impl Latencies {
 
     /// One figure, exactly, for every class (a run's canary).
     pub fn uniform(ns: f64, source: &str) -> Self {
-        let l = ClassLatency {
-            ns,
-            lo_ns: ns,
-            hi_ns: ns,
-        };
+        let l = ClassLatency::with_pct(ns, 0.0);
         Latencies {
             classes: [PairClass::Smt, PairClass::SameLlc, PairClass::SameNode]
                 .map(LatencyKey::Class)
@@ -275,8 +265,7 @@ impl Latencies {
                 .map(|k| (k, l))
                 .collect(),
             source: source.to_string(),
-            transactions: BTreeMap::new(),
-            costs: LineCosts::default(),
+            ..Latencies::default()
         }
     }
 
@@ -345,11 +334,9 @@ impl Latencies {
     pub fn scaled(&self, factor: f64) -> Self {
         let mut out = self.clone();
         for l in out.classes.values_mut() {
-            *l = ClassLatency {
-                ns: l.ns * factor,
-                lo_ns: l.lo_ns * factor,
-                hi_ns: l.hi_ns * factor,
-            };
+            for x in [&mut l.ns, &mut l.lo_ns, &mut l.hi_ns] {
+                *x *= factor;
+            }
         }
         for p in &mut out.costs.sharers.points {
             p.ns *= factor;
@@ -448,6 +435,7 @@ fn class_ratios(m: &MatrixResults, class: PairClass) -> Option<TransactionRatios
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::predict::tests::says;
 
     #[test]
     fn a_read_back_given_for_every_class_keeps_what_was_measured() {
@@ -459,8 +447,8 @@ mod tests {
         l.transactions
             .insert(LatencyKey::Class(PairClass::Smt), measured);
         let l = l.with_read_back(1.07, "matrix");
-        // Every class has it; a measured class keeps its other ratios,
-        // the others are at the ping-pong.
+        // Every class has it; a measured class keeps its other ratios, the others are at the
+        // ping-pong.
         assert_eq!(l.transactions.len(), 4);
         let smt = l.transactions[&LatencyKey::Class(PairClass::Smt)];
         assert_eq!((smt.add_moved, smt.read_back), (1.2, Some(1.07)));
@@ -494,8 +482,8 @@ mod tests {
             "same-llc=51ms",
             "same-llc=51ns±120%",
             "same-llc=51ns±60ns",
-            // A time of 0, or an uncertainty as large as the time (a low
-            // end of 0 ns), is refused too.
+            // A time of 0, or an uncertainty as large as the time (a low end of 0 ns), is refused
+            // too.
             "same-llc=0ns",
             "same-llc=51ns±51ns",
         ] {
@@ -516,9 +504,8 @@ mod tests {
             min_ns,
             max_ns,
         };
-        // same-llc: pairs 30..70 around 50, wider than ±25% (37.5..62.5):
-        // the pairs' range. cross-node@21: pairs 90..110 around 100,
-        // narrower than ±25%: 75..125.
+        // same-llc: pairs 30..70 around 50, wider than ±25% (37.5..62.5): the pairs' range.
+        // cross-node@21: pairs 90..110 around 100, narrower than ±25%: 75..125.
         let classes = vec![
             stats(PairClass::SameLlc, 50.0, 30.0, 70.0),
             stats(PairClass::CrossNode(21), 100.0, 90.0, 110.0),
@@ -531,14 +518,12 @@ mod tests {
         let far = l.of(PairClass::CrossNode(21)).unwrap();
         assert_eq!((far.lo_ns, far.ns, far.hi_ns), (75.0, 100.0, 125.0));
         assert_eq!(l.classes.len(), 2);
-        // Pairs without transactions: none priced, every class at the
-        // ping-pong.
+        // Pairs without transactions: none priced, every class at the ping-pong.
         assert!(!l.priced());
         assert_eq!(l.ratios(PairClass::SameLlc), TransactionRatios::PINGPONG);
 
-        // Three same-llc pairs at a 50 ns ping-pong whose transactions
-        // cost 1, 2 and 3 × (60, 55, 45, 65, 60) ns: per transaction the
-        // median pair's ratio, (60, 55, 45, 65) × 2 / 50.
+        // Three same-llc pairs at a 50 ns ping-pong whose transactions cost 1, 2 and 3 × (60, 55,
+        // 45, 65, 60) ns: per transaction the median pair's ratio, (60, 55, 45, 65) × 2 / 50.
         let mut m = m;
         m.pairs = (1..=3)
             .map(|k| {
@@ -569,16 +554,16 @@ mod tests {
         let l = Latencies::from_matrix(&m, "m.json");
         assert!(l.priced());
         let r = l.ratios(PairClass::SameLlc);
-        assert_eq!(
-            (
-                r.add_moved,
-                r.read_fetched,
-                r.add_upgraded,
-                r.read_back,
-                r.add_then_read_other
-            ),
-            (2.4, 2.2, 1.8, Some(1.2), 2.6)
-        );
+        let (add_moved, read_fetched, add_upgraded) = (2.4, 2.2, 1.8);
+        let (read_back, add_then_read_other) = (Some(1.2), 2.6);
+        let want = TransactionRatios {
+            add_moved,
+            read_fetched,
+            add_upgraded,
+            read_back,
+            add_then_read_other,
+        };
+        assert_eq!(r, want);
         assert!((r.overlap() - 2.6 / 4.0).abs() < 1e-12);
         // A class the matrix priced nothing for: the ping-pong.
         assert_eq!(
@@ -587,8 +572,8 @@ mod tests {
         );
         assert_eq!(TransactionRatios::PINGPONG.overlap(), 1.0);
 
-        // Without the load measurements the line costs are empty; with
-        // them, each becomes its curve or ratio, named by the file.
+        // Without the load measurements the line costs are empty; with them, each becomes its curve
+        // or ratio, named by the file.
         assert_eq!(l.costs, LineCosts::default());
         use crate::matrix::{HomeClass, HomeCost as MatrixHome, SharersPoint};
         let home = |read_fetched_ns, add_moved_ns| MatrixHome {
@@ -597,9 +582,8 @@ mod tests {
             add_moved_ns,
             samples: 20,
         };
-        // cross-node@21: local 100 + 100 ns, remote 150 + 170: 320 / 200
-        // = 1.6; same-llc has no remote side (one memory node), so no
-        // ratio.
+        // cross-node@21: local 100 + 100 ns, remote 150 + 170: 320 / 200 = 1.6; same-llc has no
+        // remote side (one memory node), so no ratio.
         m.home_classes = vec![
             HomeClass {
                 class: PairClass::SameLlc,
@@ -645,17 +629,13 @@ mod tests {
 
     #[test]
     fn a_cross_node_figure_covers_distances_without_their_own() {
-        let args: Vec<LatencyArg> = ["smt=8ns", "cross-node=100ns", "cross-node@32=150ns"]
-            .iter()
-            .map(|s| s.parse().unwrap())
-            .collect();
-        let l = Latencies::from_args(&args);
+        let l = crate::predict::tests::lat(&["smt=8ns", "cross-node=100ns", "cross-node@32=150ns"]);
         assert_eq!(l.of(PairClass::CrossNode(21)).unwrap().ns, 100.0);
         assert_eq!(l.of(PairClass::CrossNode(32)).unwrap().ns, 150.0);
         assert_eq!(l.of(PairClass::Smt).unwrap().ns, 8.0);
         let e = l.of(PairClass::SameLlc).unwrap_err().to_string();
-        assert!(e.contains("no latency for class same-llc"), "{e}");
-        assert!(e.contains("given: smt, cross-node@32, cross-node"), "{e}");
+        says(&e, "no latency for class same-llc");
+        says(&e, "given: smt, cross-node@32, cross-node");
         assert_eq!(
             Latencies::uniform(27.0, "canary")
                 .of(PairClass::CrossNode(40))
@@ -670,29 +650,23 @@ mod tests {
         assert!(Latencies::uniform(27.0, "canary").positive().is_ok());
         let e = Latencies::uniform(0.0, "canary").positive().unwrap_err();
         assert_eq!(e.from, "canary");
-        assert!(e.to_string().contains("priced at 0 ns (canary)"), "{e}");
+        says(&e.to_string(), "priced at 0 ns (canary)");
         let e = Latencies::uniform(-4.0, "m.json").positive().unwrap_err();
-        assert!(e.to_string().contains("-4 ns"), "{e}");
+        says(&e.to_string(), "-4 ns");
         // A measured transaction ratio of 0 prices that transfer at 0.
-        let zero = TransactionCost {
-            transaction: Transaction::ReadFetched,
-            net_ns: 0.0,
-            to_pingpong: 0.0,
-            samples: 1,
-        };
-        let others = [
-            Transaction::AddMoved,
-            Transaction::AddUpgraded,
-            Transaction::AddThenReadOther,
+        use Transaction::{AddMoved, AddThenReadOther, AddUpgraded, ReadFetched};
+        let costs = [
+            (ReadFetched, 0.0),
+            (AddMoved, 1.0),
+            (AddUpgraded, 1.0),
+            (AddThenReadOther, 1.0),
         ]
-        .map(|t| TransactionCost {
-            transaction: t,
-            net_ns: 30.0,
-            to_pingpong: 1.0,
+        .map(|(transaction, x)| TransactionCost {
+            transaction,
+            net_ns: 30.0 * x,
+            to_pingpong: x,
             samples: 1,
         });
-        let mut costs = vec![zero];
-        costs.extend(others);
         let l = Latencies::uniform(30.0, "canary").priced_by(&costs);
         assert!(l.positive().is_err());
     }

@@ -85,18 +85,15 @@ Examples:
   contend run --level global --publish always --rate 10k,100k,1M,3M
   contend predict --check results/<host>/<stamp>/run.json";
 
-/// A line whose offered ρ at the high latencies reaches this is near
-/// the knee: its figures are said with how much they move per +1% of
-/// transfer time (the queue, not the rate, sets them there).
+/// A line whose offered ρ at the high latencies reaches this is near the knee: its figures are said
+/// with how much they move per +1% of transfer time (the queue, not the rate, sets them there).
 pub const KNEE: f64 = 0.8;
 
-/// The uniform scaling of every transfer time the sensitivity is taken
-/// over: +1%.
+/// The uniform scaling of every transfer time the sensitivity is taken over: +1%.
 pub const SENSITIVITY_STEP: f64 = 1.01;
 
-/// The rate a flat-out writer is modelled at, updates/s: far past any
-/// line's capacity (0.1 ns an update), where only a ratelimit keeps a
-/// line below saturation.
+/// The rate a flat-out writer is modelled at, updates/s: far past any line's capacity (0.1 ns an
+/// update), where only a ratelimit keeps a line below saturation.
 pub const FLAT_OUT_RATE: f64 = 1e10;
 
 /// The chart's rates: from this many updates/s per CPU …
@@ -123,8 +120,8 @@ pub struct PredictRequest {
     pub arrivals: Arrivals,
     /// The writers' load walks (publish fractions are stepped over them).
     pub walks: Walks,
-    /// Publish fractions given for policies (a published or measured
-    /// figure, a host-costs file), used at every rate in place of the walks'.
+    /// Publish fractions given for policies (a published or measured figure, a host-costs file),
+    /// used at every rate in place of the walks'.
     pub publishes: Vec<GivenPublish>,
 }
 
@@ -137,8 +134,8 @@ pub enum PredictError {
     /// A class of the layout has no latency.
     #[error(transparent)]
     Missing(#[from] MissingClass),
-    /// A line cost that does not cover the chosen CPUs (a home ratio
-    /// per class without one of their classes).
+    /// A line cost that does not cover the chosen CPUs (a home ratio per class without one of their
+    /// classes).
     #[error(transparent)]
     Cost(#[from] HostCostsError),
     /// A transfer priced at or below 0 ns.
@@ -163,8 +160,7 @@ pub enum PredictError {
     },
 }
 
-/// Publish fractions: given ones, and those already stepped over the
-/// walks, by policy and rate.
+/// Publish fractions: given ones, and those already stepped over the walks, by policy and rate.
 struct Fractions<'a> {
     walks: Walks,
     given: &'a [GivenPublish],
@@ -199,8 +195,7 @@ fn ranged<T>(mut f: impl FnMut(Bound) -> T) -> [T; 3] {
 }
 
 impl Model<'_, '_> {
-    /// Flat out: writers' publishes fall as a ratelimit's period or the
-    /// loop makes them, evenly.
+    /// Flat out: writers' publishes fall as a ratelimit's period or the loop makes them, evenly.
     fn flat_out(&mut self) -> FlatOutPrediction {
         let c = ranged(|b| {
             let f = self.fractions.get(self.policy, FLAT_OUT_RATE, b);
@@ -277,8 +272,8 @@ impl Model<'_, '_> {
         }
     }
 
-    /// The rate per CPU at which the hottest line reaches ρ = 1 at
-    /// `bound`; `None` when it stays below up to 10¹¹/s.
+    /// The rate per CPU at which the hottest line reaches ρ = 1 at `bound`; `None` when it stays
+    /// below up to 10¹¹/s.
     fn saturation(&mut self, bound: Bound) -> Option<f64> {
         saturation_rate(|r| {
             let f = self.fractions.get(self.policy, r, bound);
@@ -287,14 +282,13 @@ impl Model<'_, '_> {
     }
 }
 
-/// The share of a CPU, %, that `cost_ns` per update takes at `rate`
-/// updates a second of its own work: cost / (1/rate + cost).
+/// The share of a CPU, %, that `cost_ns` per update takes at `rate` updates a second of its own
+/// work: cost / (1/rate + cost).
 pub fn share_pct(cost_ns: f64, rate: f64) -> f64 {
     100.0 * cost_ns / (1e9 / rate + cost_ns)
 }
 
-/// The round of a saturated line at the three bounds; `None` unless it
-/// saturates at all three.
+/// The round of a saturated line at the three bounds; `None` unless it saturates at all three.
 fn rounds(c: &[Capacity; 3]) -> Option<Range> {
     Some(Range {
         lo: c[0].round_ns?,
@@ -303,8 +297,8 @@ fn rounds(c: &[Capacity; 3]) -> Option<Range> {
     })
 }
 
-/// The rate in [1, 10¹¹] per second at which `rho(rate)` (rising with
-/// the rate) reaches 1, to within 0.1%; `None` when it never does.
+/// The rate in [1, 10¹¹] per second at which `rho(rate)` (rising with the rate) reaches 1, to
+/// within 0.1%; `None` when it never does.
 pub fn saturation_rate(mut rho: impl FnMut(f64) -> f64) -> Option<f64> {
     let (mut lo, mut hi) = (0.0f64, 11.0 * std::f64::consts::LN_10);
     if rho(hi.exp()) < 1.0 {
@@ -324,8 +318,7 @@ pub fn saturation_rate(mut rho: impl FnMut(f64) -> f64) -> Option<f64> {
     Some((0.5 * (lo + hi)).exp())
 }
 
-/// The chart's rates: [`CURVE_PER_DECADE`] per decade from [`CURVE_FROM`]
-/// to [`CURVE_TO`].
+/// The chart's rates: [`CURVE_PER_DECADE`] per decade from [`CURVE_FROM`] to [`CURVE_TO`].
 pub fn curve_rates() -> Vec<f64> {
     let decades = (CURVE_TO / CURVE_FROM).log10().round() as u32;
     (0..=decades * CURVE_PER_DECADE)
@@ -427,9 +420,8 @@ pub fn predict(
     })
 }
 
-/// The notes of a prediction: how updates fall, how transfers are priced,
-/// every line cost and its source, the walks and fractions given, and
-/// what the figures leave out.
+/// The notes of a prediction: how updates fall, how transfers are priced, every line cost and its
+/// source, the walks and fractions given, and what the figures leave out.
 fn notes(req: &PredictRequest) -> Vec<String> {
     let mut notes = vec![format!(
         "arrivals {}: {}",

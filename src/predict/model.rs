@@ -93,7 +93,7 @@ pub struct NodeCost {
 }
 
 /// The model's figures for one strategy at one rate and one latency bound.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Evaluation {
     /// Offered ρ of the hottest line: its writers' and readers' asked transfers a second × their
     /// transfer time (above 1 it cannot keep up and the CPUs slow to what it serves).
@@ -126,7 +126,7 @@ impl Evaluation {
 }
 
 /// Hand-overs between writers when the lines run at `rate`, past saturation included.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Capacity {
     /// Hand-overs a second, over every line.
     pub handovers_per_s: f64,
@@ -264,20 +264,10 @@ impl Lines {
         let by_node = self.node_costs(&flows, &ctx, &waits);
         let cost_ns = mean_cost(&by_node, self.writers.max(1) as f64);
         let mut out = Evaluation {
-            rho: 0.0,
-            hottest_writers: 0,
             cost_ns,
-            queue: 0.0,
             achieved_rate: 1e9 / (1e9 / rate + cost_ns),
             by_node,
-            write_transfers: 0.0,
-            handovers: 0.0,
-            read_transfers: 0.0,
-            capacity: Capacity {
-                handovers_per_s: 0.0,
-                saturated_lines: 0,
-                round_ns: None,
-            },
+            ..Evaluation::default()
         };
         let h = f64::from(lat.costs.lines_per_event());
         let writers = self.writers.max(1) as f64;
@@ -458,33 +448,16 @@ impl Lines {
             line_times(line, &ctx.prices[c], &t, ctx.costs, growth * curve, growth)
         });
         // Who asks: the line's writers and its readers off the home node.
-        let far_share = |counts: &mut dyn Iterator<Item = (usize, bool)>| {
-            let (mut all, mut far) = (0usize, 0usize);
-            for (n, f) in counts {
-                all += n;
-                far += if f { n } else { 0 };
-            }
-            if all > 0 {
-                far as f64 / all as f64
-            } else {
-                0.0
-            }
-        };
         let home = line.home.unwrap_or(ctx.costs.home_node);
-        let c_w = far_share(
-            &mut line
-                .by_node
-                .iter()
+        let far_share = |counts: &mut dyn Iterator<Item = usize>| {
+            let far = |(n, node): (usize, &u32)| if *node != home { n } else { 0 };
+            let (all, far) = counts
                 .zip(&self.nodes)
-                .map(|(n, node)| (*n, *node != home)),
-        );
-        let c_r = far_share(
-            &mut line
-                .node_readers
-                .iter()
-                .zip(&self.nodes)
-                .map(|(n, node)| (n.iter().sum::<usize>(), *node != home)),
-        );
+                .fold((0, 0), |(a, f), x| (a + x.0, f + far(x)));
+            per(far as f64, all as f64)
+        };
+        let c_w = far_share(&mut line.by_node.iter().copied());
+        let c_r = far_share(&mut line.node_readers.iter().map(|n| n.iter().sum()));
         // A read back that costs a transfer moves the line's only copy back from its reader: it
         // occupies the line. One the host serves from the writer's own copy is no transfer.
         let back_time = mix(c_w, times[0].back, times[1].back);
@@ -502,39 +475,21 @@ impl Lines {
             )
         };
         let (near, far) = (ask(0, 1.0 - c_w, 1.0 - c_r), ask(1, c_w, c_r));
-        let per = |(busy, queued): (f64, f64)| {
-            if queued > 0.0 {
-                busy / queued * 1e9
-            } else {
-                0.0
-            }
-        };
+        let per_ns = |(busy, queued): (f64, f64)| per(busy, queued) * 1e9;
         let queued = near.1 + far.1;
         let rho = near.0 + far.0;
         Flow {
             rho,
             rho_by_class: [near.0, far.0],
             queued,
-            mean_service: if queued > 0.0 {
-                rho / queued * 1e9
-            } else {
-                0.0
-            },
-            service: [per(near), per(far)],
+            mean_service: per(rho, queued) * 1e9,
+            service: [per_ns(near), per_ns(far)],
             times,
-            share_queued: if t.fetches > 0.0 {
-                t.queued_reads / t.fetches
-            } else {
-                0.0
-            },
+            share_queued: per(t.queued_reads, t.fetches),
             pub_t: ctx.f * t.h,
             back_t: ctx.reads_per_update * back,
             handover_t: t.n / ctx.nw * ctx.f * t.handovers,
-            upgrade_t: if t.others > 0.0 {
-                ctx.f * t.h * t.first_reads / t.others
-            } else {
-                0.0
-            },
+            upgrade_t: per(ctx.f * t.h * t.first_reads, t.others),
             overlap: ctx.prices[0].overlap(&line.read_pairs),
             own_t: ctx.reads_per_update * t.own,
             foreign_t: ctx.reads_per_update * t.foreign,
@@ -559,11 +514,7 @@ impl Lines {
         // line's writer, a reader thread, or a co-writer reading after an update that did not
         // publish.
         let foreign_reads = foreign_writers * q_w + threads * q_r;
-        let co_rate = if n > 0.0 {
-            q_w * (1.0 - f) * (n - 1.0) / n
-        } else {
-            0.0
-        };
+        let co_rate = per(q_w * (1.0 - f) * (n - 1.0), n);
         let co_reads = n * co_rate;
         let other_reads = foreign_reads + co_reads;
         // A writer's read after an update that did not publish, when its last touch was its own
@@ -613,11 +564,7 @@ impl Lines {
             handovers: touched(arrivals, (n - 1.0) * p, p),
             // A write after reads invalidates m̄ sharers on the mean (every reader that fetched
             // since the write).
-            sharers: if first_reads > 0.0 {
-                (fetches / first_reads).max(1.0)
-            } else {
-                1.0
-            },
+            sharers: per(fetches, first_reads).max(1.0),
         }
     }
 }
@@ -665,16 +612,10 @@ impl Seats {
             groups,
             nodes,
             node_writers: vec![0usize; with_writers],
-            readers: if layout.read_every > 0 {
-                layout
-                    .writers
-                    .iter()
-                    .chain(&layout.readers)
-                    .copied()
-                    .collect()
-            } else {
-                layout.readers.clone()
-            },
+            readers: (layout.writers.iter().filter(|_| layout.read_every > 0))
+                .chain(&layout.readers)
+                .copied()
+                .collect(),
         };
         for &w in &layout.writers {
             let i = seats.index(topo, w)?;
@@ -825,12 +766,16 @@ struct Traffic {
 impl Traffic {
     /// The first reads' `co` and `foreign` figures weighed by who makes them.
     fn by_reader(&self, co: f64, foreign: f64) -> f64 {
-        if self.other_reads > 0.0 {
-            (self.foreign_reads * foreign + self.co_reads * co) / self.other_reads
-        } else {
-            0.0
-        }
+        per(
+            self.foreign_reads * foreign + self.co_reads * co,
+            self.other_reads,
+        )
     }
+}
+
+/// `a / b`, 0 where `b` is not above 0.
+fn per(a: f64, b: f64) -> f64 {
+    if b > 0.0 { a / b } else { 0.0 }
 }
 
 /// Each transaction's time on `line` at `prices`, × `growth`.
@@ -875,13 +820,12 @@ fn line_times(
             t.by_reader(co.or(rd).unwrap_or(0.0), rd.or(co).unwrap_or(0.0))
         }
     };
-    let p_one = if t.n > 0.0 { t.publishes / t.n } else { 0.0 };
+    let p_one = per(t.publishes, t.n);
     Times {
-        write: if t.others > 0.0 {
-            ((t.n - 1.0) * p_one * moved + t.first_reads * upgrade) / t.others
-        } else {
-            0.0
-        },
+        write: per(
+            (t.n - 1.0) * p_one * moved + t.first_reads * upgrade,
+            t.others,
+        ),
         own,
         back: t.by_reader(back_co, back_foreign),
         read,

@@ -81,22 +81,19 @@ mod tests {
         // Far past what fits in the steps: still one publish per period.
         let fast = publish_fraction(policy("ratelimit:1ms"), 1e8, Walks::of_seed(1));
         assert!((fast * 1e8 * 1e-3 - 1.0).abs() < 0.01, "{fast}");
-        // 22k updates/s under 1 ms: 22 updates take 22/22000 s = 1 ms
-        // exactly, and the writer holds back only while less than the
-        // period has passed, so the 22nd update after a publish publishes:
-        // 1/22. Each of the 4 walks steps 2 × 4096 updates, so a period cut
-        // at either end moves the fraction by at most 1/8192 = 1.2e-4 (and
-        // a walk back at the published value when due, under 1% of
-        // periods, by less).
+        // 22k updates/s under 1 ms: 22 updates take 22/22000 s = 1 ms exactly, and the writer holds
+        // back only while less than the period has passed, so the 22nd update after a publish
+        // publishes: 1/22. Each of the 4 walks steps 2 × 4096 updates, so a period cut at either
+        // end moves the fraction by at most 1/8192 = 1.2e-4 (and a walk back at the published value
+        // when due, under 1% of periods, by less).
         let f = publish_fraction(policy("ratelimit:1ms"), 22e3, Walks::of_seed(1));
         assert!((f - 1.0 / 22.0).abs() < 3e-4, "{f}");
         // At 22.5k/s, 22 updates are 0.978 ms and 23 are 1.022 ms: 1/23.
         let f = publish_fraction(policy("ratelimit:1ms"), 22.5e3, Walks::of_seed(1));
         assert!((f - 1.0 / 23.0).abs() < 3e-4, "{f}");
-        // Slower than once per period, a ratelimit holds back only the
-        // updates that change nothing: a step of 0, 1 in 2·b + 1 where
-        // the walk's bound b is 26·load/1024, 13 at the smallest load and
-        // 26 at the start, so at most 1 in 27 and about 1 in 53.
+        // Slower than once per period, a ratelimit holds back only the updates that change nothing:
+        // a step of 0, 1 in 2·b + 1 where the walk's bound b is 26·load/1024, 13 at the smallest
+        // load and 26 at the start, so at most 1 in 27 and about 1 in 53.
         let slow = publish_fraction(policy("ratelimit:1ms"), 500.0, Walks::of_seed(1));
         assert!((26.0 / 27.0..1.0).contains(&slow), "{slow}");
     }

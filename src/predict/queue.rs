@@ -107,10 +107,7 @@ pub fn mva2_as_one(population: [usize; 2], think_ns: [f64; 2], stations: &[Stati
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol * b.abs().max(1e-12)
-    }
+    use crate::predict::tests::near;
 
     /// One class of `n` CPUs thinking `z` at `stations` of `(demand, count)`.
     fn one(n: usize, z: f64, stations: &[(f64, usize)]) -> Solution {
@@ -128,24 +125,23 @@ mod tests {
     fn one_class_matches_the_closed_forms() {
         // N = 1: R = D, Q = D/(Z + D).
         let s = one(1, 900.0, &[(100.0, 1)]);
-        assert!(close(s.residence_ns[0][0], 100.0, 1e-12), "{s:?}");
-        assert!(close(s.queue[0], 0.1, 1e-12), "{s:?}");
-        // N = 2, D = 100, Z = 400: Q(1) = 0.2, R(2) = 120, Q(2) = 240/520
-        // (the machine-repairman's p₀ = 8/13 gives R = N/X − Z = 520 −
-        // 400 the same way).
+        near(s.residence_ns[0][0], 100.0, 1e-12);
+        near(s.queue[0], 0.1, 1e-12);
+        // N = 2, D = 100, Z = 400: Q(1) = 0.2, R(2) = 120, Q(2) = 240/520 (the machine-repairman's
+        // p₀ = 8/13 gives R = N/X − Z = 520 − 400 the same way).
         let s = one(2, 400.0, &[(100.0, 1)]);
-        assert!(close(s.residence_ns[0][0], 120.0, 1e-12), "{s:?}");
-        assert!(close(s.queue[0], 240.0 / 520.0, 1e-12), "{s:?}");
-        // N = 2, Z = 0, stations of 100 and 300 ns: R = 125 and 525; two
-        // alike stations of 100 ns at N = 1 take 100 each.
+        near(s.residence_ns[0][0], 120.0, 1e-12);
+        near(s.queue[0], 240.0 / 520.0, 1e-12);
+        // N = 2, Z = 0, stations of 100 and 300 ns: R = 125 and 525; two alike stations of 100 ns
+        // at N = 1 take 100 each.
         let s = one(2, 0.0, &[(100.0, 1), (300.0, 1)]);
-        assert!(close(s.residence_ns[0][0], 125.0, 1e-12), "{s:?}");
-        assert!(close(s.residence_ns[1][0], 525.0, 1e-12), "{s:?}");
+        near(s.residence_ns[0][0], 125.0, 1e-12);
+        near(s.residence_ns[1][0], 525.0, 1e-12);
         let s = one(1, 0.0, &[(100.0, 2)]);
-        assert!(close(s.residence_ns[0][0], 100.0, 1e-12), "{s:?}");
+        near(s.residence_ns[0][0], 100.0, 1e-12);
         // Saturated, N·D = 1000 × 1 µs ≫ Z = 10 µs: R → N·D − Z = 990 µs.
         let s = one(1000, 10_000.0, &[(1000.0, 1)]);
-        assert!(close(s.residence_ns[0][0], 990_000.0, 1e-6), "{s:?}");
+        near(s.residence_ns[0][0], 990_000.0, 1e-6);
         // Nothing to do and no time to think: no traffic, not infinity.
         let s = one(4, 0.0, &[(0.0, 1)]);
         assert_eq!((s.queue[0], s.residence_ns[0][0]), (0.0, 0.0));
@@ -155,20 +151,19 @@ mod tests {
 
     #[test]
     fn the_seeds_host_figures() {
-        // N = 224 CPUs at Z = 1/22000 s (45.45 µs); worked independently
-        // (the same recursion in Python): D = 203 ns gives R ≈ 2.47 µs,
-        // R/(Z + R) ≈ 5.2%; D = 250 ns gives R ≈ 10.56 µs, 18.9%, and
-        // about 42 CPUs at the line, near the asymptote N·D − Z.
+        // N = 224 CPUs at Z = 1/22000 s (45.45 µs); worked independently (the same recursion in
+        // Python): D = 203 ns gives R ≈ 2.47 µs, R/(Z + R) ≈ 5.2%; D = 250 ns gives R ≈ 10.56 µs,
+        // 18.9%, and about 42 CPUs at the line, near the asymptote N·D − Z.
         let z = 1e9 / 22e3;
         let r = one(224, z, &[(203.0, 1)]).residence_ns[0][0];
-        assert!(close(r, 2470.0, 0.01), "{r}");
-        assert!(close(r / (z + r), 0.052, 0.02), "{r}");
+        near(r, 2470.0, 0.01);
+        near(r / (z + r), 0.052, 0.02);
         let s = one(224, z, &[(250.0, 1)]);
         let r = s.residence_ns[0][0];
-        assert!(close(r, 10_560.0, 0.01), "{r}");
-        assert!(close(r / (z + r), 0.189, 0.01), "{r}");
-        assert!(close(s.queue[0], 42.0, 0.02), "{s:?}");
-        assert!(close(r, 224.0 * 250.0 - z, 0.01), "{r}");
+        near(r, 10_560.0, 0.01);
+        near(r / (z + r), 0.189, 0.01);
+        near(s.queue[0], 42.0, 0.02);
+        near(r, 224.0 * 250.0 - z, 0.01);
     }
 
     #[test]
@@ -180,43 +175,31 @@ mod tests {
         let z = 1e9 / 22e3;
         let two = mva2([112, 112], [z, z], &st);
         let one = one(224, z, &[(250.0, 2)]);
-        assert!(
-            close(two.residence_ns[0][0], one.residence_ns[0][0], 1e-9),
-            "{two:?}"
-        );
-        assert!(close(two.residence_ns[0][1], one.residence_ns[0][0], 1e-9));
-        assert!(close(two.queue[0], one.queue[0], 1e-9));
+        near(two.residence_ns[0][0], one.residence_ns[0][0], 1e-9);
+        near(two.residence_ns[0][1], one.residence_ns[0][0], 1e-9);
+        near(two.queue[0], one.queue[0], 1e-9);
         let as_one = mva2_as_one([112, 112], [z, z], &st);
-        assert!(close(
-            as_one.residence_ns[0][1],
-            one.residence_ns[0][0],
-            1e-12
-        ));
+        near(as_one.residence_ns[0][1], one.residence_ns[0][0], 1e-12);
     }
 
     #[test]
     fn two_classes_match_the_hand_worked_network() {
-        // One customer of each class, Z = 0, one station asked 100 ns by
-        // class a and 300 ns by class b. (1,0): R = 100, Q = 1; (0,1):
-        // R = 300, Q = 1; (1,1): Ra = 100·(1 + Q(0,1)) = 200, Rb =
-        // 300·(1 + Q(1,0)) = 600: each waits its own demand × the one it
-        // finds, and the station always holds both (Q = 2).
+        // One customer of each class, Z = 0, one station asked 100 ns by class a and 300 ns by
+        // class b. (1,0): R = 100, Q = 1; (0,1): R = 300, Q = 1; (1,1): Ra = 100·(1 + Q(0,1)) =
+        // 200, Rb = 300·(1 + Q(1,0)) = 600: each waits its own demand × the one it finds, and the
+        // station always holds both (Q = 2).
         let st = [Station {
             demand_ns: [100.0, 300.0],
             count: 1,
         }];
         let s = mva2([1, 1], [0.0, 0.0], &st);
-        assert!(close(s.residence_ns[0][0], 200.0, 1e-12), "{s:?}");
-        assert!(close(s.residence_ns[0][1], 600.0, 1e-12), "{s:?}");
-        assert!(close(s.queue[0], 2.0, 1e-12), "{s:?}");
-        // With think time 400 ns each: Q(1,0) = 100/500, Q(0,1) = 300/700;
-        // Ra = 100·(1 + 3/7), Rb = 300·(1 + 1/5).
+        near(s.residence_ns[0][0], 200.0, 1e-12);
+        near(s.residence_ns[0][1], 600.0, 1e-12);
+        near(s.queue[0], 2.0, 1e-12);
+        // With think time 400 ns each: Q(1,0) = 100/500, Q(0,1) = 300/700; Ra = 100·(1 + 3/7), Rb =
+        // 300·(1 + 1/5).
         let s = mva2([1, 1], [400.0, 400.0], &st);
-        assert!(close(
-            s.residence_ns[0][0],
-            100.0 * (1.0 + 3.0 / 7.0),
-            1e-12
-        ));
-        assert!(close(s.residence_ns[0][1], 360.0, 1e-12));
+        near(s.residence_ns[0][0], 100.0 * (1.0 + 3.0 / 7.0), 1e-12);
+        near(s.residence_ns[0][1], 360.0, 1e-12);
     }
 }
