@@ -220,7 +220,7 @@ fn select<'a>(
             .filter(|(short, _)| *short == starts[0])
             .map(|&(_, s)| ("*".to_string(), s))
             .collect()),
-        _ => Err(unique(starts)),
+        _ => Err(crate::runner::first_seen(starts)),
     }
 }
 
@@ -237,14 +237,7 @@ fn match_key(name: &str, selector: &str) -> Option<String> {
 
 /// Every strategy of `run` by its short name, each once (its regimes share it).
 pub(super) fn short_names(run: &RunResults) -> Vec<String> {
-    unique(run.strategies.iter().map(|s| run.short_name(s)).collect())
-}
-
-/// `names` in order, each once.
-fn unique(mut names: Vec<String>) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    names.retain(|n| seen.insert(n.clone()));
-    names
+    crate::runner::first_seen(run.strategies.iter().map(|s| run.short_name(s)))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! per point), the row labels and the `mean±stddev%` cell with its change.
 
 use crate::runner::{
-    MEASURES, Measure, PACED, RunConfig, RunResults, StrategyResult, THROUGHPUT_NS,
+    MEASURES, Measure, PACED, RunConfig, RunResults, StrategyResult, THROUGHPUT_NS, first_seen,
 };
 use crate::stats::{Compared, Decision, NOISE_THRESHOLD, Summary, Threshold, decide_paired};
 use crate::sweep::SweepResults;
@@ -21,8 +21,8 @@ pub struct RowLabels {
 impl RowLabels {
     /// The labelling for these strategies.
     pub fn new<'a>(strategies: impl Iterator<Item = &'a StrategyResult> + Clone) -> Self {
-        let pads = unique(strategies.clone().map(|s| s.strategy.pad)).len() > 1;
-        let clocks = unique(strategies.filter_map(|s| s.strategy.clock)).len() > 1;
+        let pads = first_seen(strategies.clone().map(|s| s.strategy.pad)).len() > 1;
+        let clocks = first_seen(strategies.filter_map(|s| s.strategy.clock)).len() > 1;
         RowLabels { pads, clocks }
     }
 
@@ -103,7 +103,7 @@ impl<'a> StrategyGrid<'a> {
         all: impl Iterator<Item = &'a StrategyResult>,
         resolution_ns: f64,
     ) -> Self {
-        let levels = unique(all.map(|s| s.strategy.level.name().to_string()));
+        let levels = first_seen(all.map(|s| s.strategy.level.name().to_string()));
         let rows = Vec::new();
         StrategyGrid {
             key_headers,
@@ -122,7 +122,7 @@ impl<'a> StrategyGrid<'a> {
         regime: Regime,
         config: &'a RunConfig,
     ) {
-        for label in unique(strategies.iter().map(|s| labels.label(s))) {
+        for label in first_seen(strategies.iter().map(|s| labels.label(s))) {
             let of = |l: &String| {
                 let mut it = strategies.iter();
                 it.find(|s| labels.label(s) == label && s.strategy.level.name() == l)
@@ -158,16 +158,6 @@ impl<'a> StrategyGrid<'a> {
         let thresholds: Vec<Threshold> = rows().map(threshold).collect();
         measure_table(m, &values, &paired, &thresholds, self.resolution_ns)
     }
-}
-
-/// The items in first-seen order, without repeats.
-pub fn unique<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
-    items.fold(Vec::new(), |mut seen, item| {
-        if !seen.contains(&item) {
-            seen.push(item);
-        }
-        seen
-    })
 }
 
 /// The measures tables show for these strategies, in order: under `--rate` (`paced`) [`PACED`].

@@ -165,7 +165,7 @@ impl RunPlan {
 }
 
 /// Each of `items` once, in the order first seen.
-fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+pub fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     let mut out = Vec::new();
     for x in items {
         if !out.contains(&x) {

@@ -30,7 +30,7 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
     };
     let measured = |s: &&StrategyResult| regimes.iter().any(|&r| net(&s.name, r).is_some());
     let measured = run.strategies.iter().filter(measured);
-    let mut names = crate::report::measures::unique(measured.map(|s| s.name.as_str()));
+    let mut names = crate::runner::first_seen(measured.map(|s| s.name.as_str()));
     if names.is_empty() {
         return None;
     }

@@ -75,7 +75,7 @@ pub(super) fn render_run(run: &RunResults) -> Option<Result<String, DrawError>> 
 
 /// The chart of `points`, whatever their source.
 pub(super) fn render(header: &Header, points: &[StalenessPoint]) -> Result<String, DrawError> {
-    let families = crate::report::measures::unique(points.iter().map(|p| p.family.as_str()));
+    let families = crate::runner::first_seen(points.iter().map(|p| p.family.as_str()));
     let entries: Vec<LegendEntry> = families
         .iter()
         .enumerate()

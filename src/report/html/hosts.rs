@@ -1,8 +1,9 @@
 //! Hosts side by side, as the seed threads set Intel beside AMD: a row per host, then per regime
 //! one table per measure with a column per host × strategy, the trusted figures first.
 
-use crate::report::measures::{RowLabels, unique, value_cell};
+use crate::report::measures::{RowLabels, value_cell};
 use crate::report::plain;
+use crate::runner::first_seen;
 use crate::runner::{RunResults, StrategyResult};
 use crate::topology::CpuList;
 use crate::workload::Regime;
@@ -68,7 +69,7 @@ fn find<'a>(
 /// The hosts-side-by-side section for two or more runs.
 pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
     let names = labels(runs);
-    let rates = unique(runs.iter().flat_map(|(_, r)| r.rates()));
+    let rates = first_seen(runs.iter().flat_map(|(_, r)| r.rates()));
     html! {
         section.hosts data-section="hosts" id="hosts" {
             h2 { "Hosts side by side" }
@@ -123,8 +124,8 @@ fn regime_tables<'a>(
     let views: Vec<(&String, RunResults)> = runs.iter().zip(names).filter_map(view).collect();
     let all = || views.iter().flat_map(|(_, r)| r.strategies.iter());
     let row_labels = RowLabels::new(all());
-    let rows = unique(all().map(|s| row_labels.label(s)));
-    let levels = |r: &RunResults| unique(r.strategies.iter().map(|s| s.strategy.level.name()));
+    let rows = first_seen(all().map(|s| row_labels.label(s)));
+    let levels = |r: &RunResults| first_seen(r.strategies.iter().map(|s| s.strategy.level.name()));
     let levels: Vec<Vec<&str>> = views.iter().map(|(_, r)| levels(r)).collect();
     let measures = super::run::ordered_measures(all(), regime);
     html! {

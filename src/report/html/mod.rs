@@ -133,7 +133,7 @@ fn page_led<'a>(
 /// The page title: the hosts and kinds on it.
 fn title(sources: &[PageSource]) -> String {
     let hosts =
-        super::measures::unique(sources.iter().map(|s| plain(&provenance(&s.doc).hostname)));
+        crate::runner::first_seen(sources.iter().map(|s| plain(&provenance(&s.doc).hostname)));
     format!("contend report: {}", hosts.join(" vs "))
 }
 

@@ -10,7 +10,8 @@ use super::{
 use crate::placement::Placement;
 use crate::report::ExportError;
 use crate::report::charts;
-use crate::report::measures::{self, StrategyGrid, shown_measures, unique};
+use crate::report::measures::{self, StrategyGrid, shown_measures};
+use crate::runner::first_seen;
 use crate::runner::{
     MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, cost_measure,
 };
@@ -111,7 +112,7 @@ pub(super) fn warnings(run: &RunResults) -> Vec<(Severity, String)> {
     if let Some(bad) = run.first_inexact() {
         lines.insert(0, (Severity::Warning, format!("WARNING exact sums: {bad}")));
     }
-    unique(lines.into_iter())
+    first_seen(lines)
 }
 
 /// The page's mark for a change of `m` judged `verdict` (`None`: no test).
@@ -232,7 +233,7 @@ pub(super) fn exactness<'a>(runs: impl Iterator<Item = &'a RunResults>) -> Marku
         .collect();
     let repeats: usize = all.iter().map(|(s, _)| s.repeats.len()).sum();
     let wrong = all.into_iter().filter(|(s, _)| !s.exact);
-    let wrong = unique(wrong.map(|(_, name)| name));
+    let wrong = first_seen(wrong.map(|(_, name)| name));
     html! {
         @if wrong.is_empty() {
             p { span.ok { "Exact sums:" } " all " (repeats) " repeats exact." }

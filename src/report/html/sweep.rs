@@ -10,7 +10,8 @@ use super::{
 };
 use crate::report::ExportError;
 use crate::report::charts;
-use crate::report::measures::{StrategyGrid, shown_measures, unique};
+use crate::report::measures::{StrategyGrid, shown_measures};
+use crate::runner::first_seen;
 use crate::sweep::{SweepPoint, SweepResults};
 use crate::verdict;
 use maud::{Markup, html};
@@ -56,7 +57,7 @@ pub(super) fn article(
                     }
                 }
             }))
-            (section(id, "warnings", "Noise and interference warnings", warnings_list(marked(&unique(notes)))))
+            (section(id, "warnings", "Noise and interference warnings", warnings_list(marked(&first_seen(notes)))))
             (section(id, "provenance", "Provenance", html! {
                 (provenance_table(provenance, first.map(|r| &r.topology)))
                 p.note { (sweep.points.len()) " points; each point's command line and start time are in sweep.json." }

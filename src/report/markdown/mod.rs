@@ -114,7 +114,7 @@ pub(super) fn exactness<'a>(
 ) {
     let all: Vec<&StrategyResult> = strategies.collect();
     let repeats: usize = all.iter().map(|s| s.repeats.len()).sum();
-    let wrong = super::measures::unique(all.iter().filter(|s| !s.exact).map(|s| s.name.clone()));
+    let wrong = crate::runner::first_seen(all.iter().filter(|s| !s.exact).map(|s| s.name.clone()));
     let _ = match wrong.is_empty() {
         true => writeln!(out, "**Exact sums:** all {repeats} repeats exact."),
         false => {

@@ -2,7 +2,8 @@
 //! measure with a row per thread count, affinity set (and regime) and policy.
 
 use super::{escape, exactness, grid_table, notes, provenance_list, repeats_line, verdicts};
-use crate::report::measures::{StrategyGrid, shown_measures, unique};
+use crate::report::measures::{StrategyGrid, shown_measures};
+use crate::runner::first_seen;
 use crate::sweep::SweepResults;
 use std::fmt::Write;
 
@@ -18,8 +19,8 @@ pub(super) fn render(sweep: &SweepResults) -> String {
     let stopped = stopped.unwrap_or_default();
     let _ = writeln!(out, "## contend sweep on {host}{stopped}\n");
     provenance_list(&mut out, &first.results.provenance);
-    let threads = unique(sweep.points.iter().map(|p| p.threads.to_string())).join(", ");
-    let affinities = unique(sweep.points.iter().map(|p| escape(&p.affinity))).join(", ");
+    let threads = first_seen(sweep.points.iter().map(|p| p.threads.to_string())).join(", ");
+    let affinities = first_seen(sweep.points.iter().map(|p| escape(&p.affinity))).join(", ");
     let n = sweep.points.len();
     let _ = writeln!(
         out,
@@ -35,7 +36,7 @@ pub(super) fn render(sweep: &SweepResults) -> String {
     }
     out.push('\n');
     exactness(&mut out, all());
-    let point_notes = unique(sweep.points.iter().flat_map(|p| &p.results.notes));
+    let point_notes = first_seen(sweep.points.iter().flat_map(|p| &p.results.notes));
     notes(&mut out, point_notes.into_iter().map(String::as_str));
     out.push_str(&verdicts(&crate::verdict::sweep_lines(sweep), escape));
     out

@@ -100,7 +100,7 @@ fn patch_table(c: &Comparison) -> String {
     let runs = c.replicates == Replicates::Runs;
     let one_file = c.base.path == c.test.path && !runs;
     let mut out = heading(c, one_file);
-    for regime in crate::report::measures::unique(c.pairs.iter().map(|p| p.base.regime)) {
+    for regime in crate::runner::first_seen(c.pairs.iter().map(|p| p.base.regime)) {
         let pairs: Vec<&Pair> = c.pairs.iter().filter(|p| p.base.regime == regime).collect();
         let m = cost_row(pairs[0]).measure;
         out.push('\n');

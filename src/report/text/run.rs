@@ -5,10 +5,9 @@
 use super::align;
 use crate::counter::ShardLevel;
 use crate::placement::NodeCheck;
-use crate::report::measures::{
-    RowLabels, StrategyGrid, TableCell, table_measures, table_title, unique,
-};
+use crate::report::measures::{RowLabels, StrategyGrid, TableCell, table_measures, table_title};
 use crate::report::plain;
+use crate::runner::first_seen;
 use crate::runner::{RunResults, StrategyResult};
 use crate::stats::Summary;
 use crate::topology::CpuList;
@@ -174,7 +173,7 @@ fn compact_table(regimes: &[RunResults], full: bool) -> Vec<Vec<String>> {
     let all: Vec<&StrategyResult> = regimes.iter().flat_map(|v| &v.strategies).collect();
     let labels = RowLabels::new(all.iter().copied());
     let row_of = |s: &StrategyResult| format!("{}/{}", s.strategy.level, labels.label(s));
-    let rows = unique(all.iter().map(|s| row_of(s)));
+    let rows = first_seen(all.iter().map(|s| row_of(s)));
     let mut groups = vec![String::new()];
     let mut heads = vec!["strategy".to_string()];
     for view in regimes {
@@ -369,7 +368,7 @@ fn regime_tables(run: &RunResults) -> String {
     let _ = writeln!(out, "\n{}", exact_line(run));
     let clock = |s: &StrategyResult| Some((s.strategy.clock?.name(), s.clock_read_ns?));
     let clocks = run.strategies.iter().filter_map(clock);
-    let clocks = unique(clocks.map(|(c, ns)| format!("{c} {ns:.1} ns")));
+    let clocks = first_seen(clocks.map(|(c, ns)| format!("{c} {ns:.1} ns")));
     if !clocks.is_empty() {
         let _ = writeln!(out, "ratelimit clock read cost: {}", clocks.join(", "));
     }
