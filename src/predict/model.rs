@@ -8,6 +8,7 @@ use super::latency::{ClassCounts, Latencies, MissingClass, Prices};
 use super::queue;
 use crate::counter::ShardLevel;
 use crate::matrix::{PairClass, Transaction, classify};
+use crate::stats::ratio;
 use crate::topology::Topology;
 use crate::workload::Arrivals;
 use std::collections::{BTreeMap, HashMap};
@@ -454,7 +455,7 @@ impl Lines {
             let (all, far) = counts
                 .zip(&self.nodes)
                 .fold((0, 0), |(a, f), x| (a + x.0, f + far(x)));
-            per(far as f64, all as f64)
+            ratio(far as f64, all as f64)
         };
         let c_w = far_share(&mut line.by_node.iter().copied());
         let c_r = far_share(&mut line.node_readers.iter().map(|n| n.iter().sum()));
@@ -475,21 +476,21 @@ impl Lines {
             )
         };
         let (near, far) = (ask(0, 1.0 - c_w, 1.0 - c_r), ask(1, c_w, c_r));
-        let per_ns = |(busy, queued): (f64, f64)| per(busy, queued) * 1e9;
+        let per_ns = |(busy, queued): (f64, f64)| ratio(busy, queued) * 1e9;
         let queued = near.1 + far.1;
         let rho = near.0 + far.0;
         Flow {
             rho,
             rho_by_class: [near.0, far.0],
             queued,
-            mean_service: per(rho, queued) * 1e9,
+            mean_service: ratio(rho, queued) * 1e9,
             service: [per_ns(near), per_ns(far)],
             times,
-            share_queued: per(t.queued_reads, t.fetches),
+            share_queued: ratio(t.queued_reads, t.fetches),
             pub_t: ctx.f * t.h,
             back_t: ctx.reads_per_update * back,
             handover_t: t.n / ctx.nw * ctx.f * t.handovers,
-            upgrade_t: per(ctx.f * t.h * t.first_reads, t.others),
+            upgrade_t: ratio(ctx.f * t.h * t.first_reads, t.others),
             overlap: ctx.prices[0].overlap(&line.read_pairs),
             own_t: ctx.reads_per_update * t.own,
             foreign_t: ctx.reads_per_update * t.foreign,
@@ -514,7 +515,7 @@ impl Lines {
         // line's writer, a reader thread, or a co-writer reading after an update that did not
         // publish.
         let foreign_reads = foreign_writers * q_w + threads * q_r;
-        let co_rate = per(q_w * (1.0 - f) * (n - 1.0), n);
+        let co_rate = ratio(q_w * (1.0 - f) * (n - 1.0), n);
         let co_reads = n * co_rate;
         let other_reads = foreign_reads + co_reads;
         // A writer's read after an update that did not publish, when its last touch was its own
@@ -564,7 +565,7 @@ impl Lines {
             handovers: touched(arrivals, (n - 1.0) * p, p),
             // A write after reads invalidates m̄ sharers on the mean (every reader that fetched
             // since the write).
-            sharers: per(fetches, first_reads).max(1.0),
+            sharers: ratio(fetches, first_reads).max(1.0),
         }
     }
 }
@@ -766,16 +767,11 @@ struct Traffic {
 impl Traffic {
     /// The first reads' `co` and `foreign` figures weighed by who makes them.
     fn by_reader(&self, co: f64, foreign: f64) -> f64 {
-        per(
+        ratio(
             self.foreign_reads * foreign + self.co_reads * co,
             self.other_reads,
         )
     }
-}
-
-/// `a / b`, 0 where `b` is not above 0.
-fn per(a: f64, b: f64) -> f64 {
-    if b > 0.0 { a / b } else { 0.0 }
 }
 
 /// Each transaction's time on `line` at `prices`, × `growth`.
@@ -820,9 +816,9 @@ fn line_times(
             t.by_reader(co.or(rd).unwrap_or(0.0), rd.or(co).unwrap_or(0.0))
         }
     };
-    let p_one = per(t.publishes, t.n);
+    let p_one = ratio(t.publishes, t.n);
     Times {
-        write: per(
+        write: ratio(
             (t.n - 1.0) * p_one * moved + t.first_reads * upgrade,
             t.others,
         ),

@@ -527,16 +527,3 @@ fn reads_served_from_a_copy_in_their_llc_cost_an_llc_hit() {
     });
     near(cost(&global, &l), 2.0 * once, 0.1);
 }
-
-#[test]
-fn a_share_of_nothing_is_zero_not_undefined() {
-    // Shares and means over an empty queue (no fetch, no publish) read 0, never NaN or 1.
-    for (a, b, want) in [
-        (3.0, 4.0, 0.75),
-        (3.0, 0.0, 0.0),
-        (0.0, 0.0, 0.0),
-        (3.0, -1.0, 0.0),
-    ] {
-        assert_eq!(per(a, b), want, "per({a}, {b})");
-    }
-}

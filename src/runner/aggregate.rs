@@ -9,6 +9,7 @@ use super::result::{
 };
 use crate::counter::PublishStats;
 use crate::matrix::SCHEDULED_TRANSFER_NS;
+use crate::stats::ratio;
 use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary, adjusted_mean};
 use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
 use hdrhistogram::Histogram;
@@ -289,11 +290,6 @@ fn pacing_minima(in_window: &[&ThreadReport], regime: Regime) -> (Option<f64>, O
 /// Operations per second of one thread over its measured interval (0 when it has none).
 fn rate_of(count: u64, r: &ThreadReport) -> f64 {
     ratio(count as f64, r.interval_s.unwrap_or(0.0))
-}
-
-/// `n / d`, or 0 when `d` is not positive.
-fn ratio(n: f64, d: f64) -> f64 {
-    if d > 0.0 { n / d } else { 0.0 }
 }
 
 /// ns per operation over `threads`.

@@ -24,5 +24,5 @@ pub use significance::{
     CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL, Welch, paired_t_test, welch_t_test,
 };
 pub use student::{NORMAL_ABOVE_DF, student_t_two_sided_p, t_quantile, t_quantile_975};
-pub use summary::{SPREAD_REPEATS, Summary};
+pub use summary::{SPREAD_REPEATS, Summary, ratio};
 pub use trimmed::{TIMING_TRIM, trimmed_mean};

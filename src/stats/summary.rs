@@ -100,9 +100,27 @@ pub(super) fn percent_of(stddev: f64, mean: f64) -> f64 {
     }
 }
 
+/// `n / d`, or 0 when `d` is not above 0: a rate or share over nothing measured (or queued).
+pub fn ratio(n: f64, d: f64) -> f64 {
+    if d > 0.0 { n / d } else { 0.0 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ratio_over_nothing_is_zero_not_undefined() {
+        // Shares and means over an empty queue (no fetch, no publish) read 0, never NaN or 1.
+        for (n, d, want) in [
+            (3.0, 4.0, 0.75),
+            (3.0, 0.0, 0.0),
+            (0.0, 0.0, 0.0),
+            (3.0, -1.0, 0.0),
+        ] {
+            assert_eq!(ratio(n, d), want, "ratio({n}, {d})");
+        }
+    }
 
     #[test]
     fn summarises_known_values() {
