@@ -9,8 +9,7 @@ use super::result::{
 };
 use crate::counter::PublishStats;
 use crate::matrix::SCHEDULED_TRANSFER_NS;
-use crate::stats::ratio;
-use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary, adjusted_mean};
+use crate::stats::{LatencySummary, NOISE_THRESHOLD, Summary, adjusted_mean, ratio};
 use crate::workload::{Regime, Role, StalenessSamples, ThreadReport, new_histogram};
 use hdrhistogram::Histogram;
 use std::collections::BTreeSet;
