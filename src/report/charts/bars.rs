@@ -1,21 +1,24 @@
 //! Horizontal bars with error bars, one row per strategy and one bar per series in each row: the
-//! shape of the ns/op and throughput charts. Strategy names are long, so they go on the vertical
-//! axis, where they have room.
+//! shape of the ns/op, throughput, CPU share and cost charts. Strategy names are long, so they go
+//! on the vertical axis, where they have room.
 
 use super::axes::whisker;
 use super::{
-    CHAR_PCT, ERROR_BARS, Header, Keyed, LABEL_PX, LegendEntry, Swatch, canvas, colour, entry,
-    fail, house_mesh, num, plot, signed_span, zero_based,
+    CHAR_PCT, ERROR_BARS, Header, Keyed, LABEL_PX, LegendEntry, Repeats, Swatch, canvas, colour,
+    entry, fail, house_mesh, num, plot, signed_span, zero_based,
 };
 use crate::report::DrawError;
-use crate::runner::{Measure, RunResults, StrategyResult};
+use crate::runner::{
+    MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, cost_measure,
+};
 use crate::stats::Summary;
+use crate::workload::Regime;
 use plotters::prelude::*;
 
 /// Height of a row per bar in it, px.
-pub(super) const BAR_ROW_PX: u32 = 22;
+const BAR_ROW_PX: u32 = 22;
 /// Extra height of each row, px (the gap between strategies).
-pub(super) const ROW_GAP_PX: u32 = 14;
+const ROW_GAP_PX: u32 = 14;
 
 /// What a bar chart shows.
 pub(super) struct Bars<'a> {
@@ -105,34 +108,90 @@ impl Bars<'_> {
     }
 }
 
-impl<'a> Bars<'a> {
-    /// The chart of these measures of `run`'s strategies, each with its legend label, among them a
-    /// net figure that can go below 0: a row per strategy, a series per measure.
-    pub fn of_measures(
-        header: Header,
-        run: &RunResults,
-        measures: &[(&'a str, &Measure)],
-        x_desc: &'a str,
-    ) -> Option<Self> {
-        let (_, lead) = measures.first()?;
-        let named = run.strategies.iter().zip(run.short_names());
-        let (strategies, names): (Vec<&StrategyResult>, Vec<String>) =
-            named.filter(|(s, _)| lead.of(s).is_some()).unzip();
-        if strategies.is_empty() {
-            return None;
-        }
-        let measured = |m: &Measure| strategies.iter().any(|s| m.of(s).is_some());
-        let shown: Vec<&(&str, &Measure)> = measures.iter().filter(|(_, m)| measured(m)).collect();
-        let values = |s: &StrategyResult| shown.iter().map(|(_, m)| m.of(s)).collect();
-        Some(Bars {
-            header,
-            rows: names,
-            series: shown.iter().map(|(label, _)| *label).collect(),
-            values: strategies.iter().map(|s| values(s)).collect(),
-            x_desc,
-            signed: true,
-            bar_px: BAR_ROW_PX,
-            gap_px: ROW_GAP_PX,
-        })
+/// The chart of these measures of `run`'s strategies, each with its legend label: a row per
+/// strategy, a series per measure; `signed` when one is a net figure that can go below 0.
+fn measures_chart(
+    title: &str,
+    run: &RunResults,
+    measures: &[(&str, &Measure)],
+    x_desc: &str,
+    signed: bool,
+) -> Option<Result<String, DrawError>> {
+    let (_, lead) = measures.first()?;
+    let named = run.strategies.iter().zip(run.short_names());
+    let (strategies, names): (Vec<&StrategyResult>, Vec<String>) =
+        named.filter(|(s, _)| lead.of(s).is_some()).unzip();
+    if strategies.is_empty() {
+        return None;
     }
+    let measured = |m: &Measure| strategies.iter().any(|s| m.of(s).is_some());
+    let shown: Vec<&(&str, &Measure)> = measures.iter().filter(|(_, m)| measured(m)).collect();
+    let values = |s: &StrategyResult| shown.iter().map(|(_, m)| m.of(s)).collect();
+    let repeats = Repeats::of_cost(run.strategies.iter());
+    let bars = Bars {
+        header: Header::run(title, run, repeats),
+        rows: names,
+        series: shown.iter().map(|(label, _)| *label).collect(),
+        values: strategies.iter().map(|s| values(s)).collect(),
+        x_desc,
+        signed,
+        bar_px: BAR_ROW_PX,
+        gap_px: ROW_GAP_PX,
+    };
+    Some(bars.render())
+}
+
+/// `ns-per-op.svg` (`ns-per-op-r<rate>.svg` for a paced regime): the cost of one update per
+/// strategy, the figure `contend compare` and the verdicts use ([`cost_measure`]), with 95%
+/// confidence intervals.
+pub(super) fn ns_per_op(run: &RunResults) -> Option<Result<String, DrawError>> {
+    let regime = run.regime();
+    let lead = cost_measure(regime);
+    let (title, x_desc, measures) = match regime {
+        Regime::FlatOut => (
+            "Cost of one update per strategy, ns/op from throughput",
+            "ns per update (the writer loop: an update and its read side), from throughput"
+                .to_string(),
+            vec![
+                ("loop ns/op", lead),
+                ("net: less the harness floor", &THROUGHPUT_NS[1]),
+                ("reader ns/op", &THROUGHPUT_NS[2]),
+            ],
+        ),
+        Regime::Paced { .. } => (
+            "Net cost of one update per strategy",
+            format!("ns per update, {regime} (busy time, not waiting in the pacer, / updates)"),
+            vec![
+                ("net: less the paced floor", lead),
+                ("busy ns/op, harness included", &PACED[2]),
+            ],
+        ),
+    };
+    measures_chart(title, run, &measures, &x_desc, true)
+}
+
+/// `throughput.svg`: updates per second of all writers together per strategy, with the 95%
+/// confidence interval of the mean.
+pub(super) fn throughput(run: &RunResults) -> Option<Result<String, DrawError>> {
+    let measures = [("updates/s, all writers", &MEASURES[0])];
+    let x_desc = "write ops/s (updates per second, all writers together)";
+    measures_chart(
+        "Write throughput per strategy",
+        run,
+        &measures,
+        x_desc,
+        false,
+    )
+}
+
+/// `cpu-share-r<rate>.svg`, per paced regime: the share of each measured CPU the counter takes at
+/// that rate, per strategy, with 95% confidence intervals: net (less the paced floor's, percentage
+/// points), beside it gross.
+pub(super) fn cpu_share(run: &RunResults) -> Option<Result<String, DrawError>> {
+    let measures = [
+        ("net: less the paced floor", &PACED[1]),
+        ("CPU share, harness included", &PACED[3]),
+    ];
+    let x_desc = format!("% of each measured CPU busy, {}", run.regime());
+    measures_chart("CPU share per strategy", run, &measures, &x_desc, true)
 }

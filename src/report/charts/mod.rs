@@ -4,17 +4,14 @@
 mod axes;
 mod bars;
 pub(super) mod cost;
-mod cpu_share;
 pub(super) mod gallery;
 pub mod heatmap;
 mod latency;
-mod ns_per_op;
 pub(super) mod predict;
 mod rates;
 pub(super) mod run;
 mod staleness;
 pub(super) mod sweep;
-mod throughput;
 
 use super::{Document, DrawError, Export, ExportError, Rendered, plain, wrap};
 use crate::provenance::Provenance;

@@ -2,7 +2,8 @@
 //! regime, the cost per update, the fenced samples' latency and, flat out, throughput and
 //! staleness, paced, the CPU share; each file named for its regime.
 
-use super::{Chart, cost, cpu_share, latency, ns_per_op, staleness, throughput};
+use super::bars::{cpu_share, ns_per_op, throughput};
+use super::{Chart, cost, latency, staleness};
 use crate::report::DrawError;
 use crate::runner::RunResults;
 use crate::workload::Regime;
@@ -33,13 +34,13 @@ pub(in crate::report) fn regime_charts(
     suffix: &str,
 ) -> Result<Vec<Chart>, DrawError> {
     let mut drawn = vec![
-        ("ns-per-op", ns_per_op::render(run)),
+        ("ns-per-op", ns_per_op(run)),
         ("latency", latency::render(run)),
     ];
     if run.regime().is_paced() {
-        drawn.push(("cpu-share", cpu_share::render(run)));
+        drawn.push(("cpu-share", cpu_share(run)));
     } else {
-        drawn.push(("throughput", throughput::render(run)));
+        drawn.push(("throughput", throughput(run)));
         drawn.push(("staleness", staleness::render_run(run)));
     }
     let drawn = drawn.into_iter().filter_map(|(name, svg)| {
