@@ -3,8 +3,8 @@
 //! and read side on the right, on a log scale so a long tail and a 20 ns median fit one axis.
 
 use super::{
-    Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour, draw_guide, entry, fail,
-    house_mesh, log_span, log_ticks, marker_style, num, plot,
+    Header, Keyed, LegendEntry, Repeats, Swatch, canvas, draw_curve, draw_guide, entry, fail,
+    house_mesh, log_span, log_ticks, num, plot,
 };
 use crate::report::DrawError;
 use crate::runner::{RepeatResult, RunResults, StrategyResult};
@@ -130,16 +130,8 @@ fn panel(
     }
     for (_, i, v) in lines {
         let points = v.iter().enumerate().map(|(k, y)| (k as f64, y.max(floor)));
-        let points: Vec<(f64, f64)> = points.collect();
-        let line = LineSeries::new(points.clone(), colour(*i).stroke_width(2));
-        chart.draw_series(line).map_err(fail)?;
         // Below the resolution a sample says nothing: hollow.
-        let style = |p: &(f64, f64)| match p.1 < resolution {
-            true => colour(*i).stroke_width(1),
-            false => marker_style(*i),
-        };
-        let marks = points.iter().map(|p| Circle::new(*p, 4, style(p)));
-        chart.draw_series(marks).map_err(fail)?;
+        draw_curve(&mut chart, *i, &points.collect::<Vec<_>>(), resolution)?;
     }
     Ok(())
 }

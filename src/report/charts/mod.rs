@@ -133,11 +133,12 @@ where
         .map_err(fail)
 }
 
-/// Series `i`'s line through `coords`, each point marked.
+/// Series `i`'s line through `coords`, each point marked; hollow, thin, below `hollow_below`.
 fn draw_curve<X, Y>(
     chart: &mut Plot<'_, '_, X, Y>,
     i: usize,
     coords: &[(f64, f64)],
+    hollow_below: f64,
 ) -> Result<(), DrawError>
 where
     X: Ranged<ValueType = f64>,
@@ -145,7 +146,11 @@ where
 {
     let line = LineSeries::new(coords.to_vec(), colour(i).stroke_width(2));
     chart.draw_series(line).map_err(fail)?;
-    let marks = coords.iter().map(|c| Circle::new(*c, 4, marker_style(i)));
+    let style = |c: &(f64, f64)| match c.1 < hollow_below {
+        true => colour(i).stroke_width(1),
+        false => marker_style(i),
+    };
+    let marks = coords.iter().map(|c| Circle::new(*c, 4, style(c)));
     chart.draw_series(marks).map(drop).map_err(fail)
 }
 
@@ -212,17 +217,13 @@ struct Repeats {
 impl Repeats {
     /// From each strategy's (repeats finished, repeats used).
     fn of(counts: impl Iterator<Item = (usize, usize)>) -> Self {
-        let next = |r: Option<Repeats>, (finished, used): (usize, usize)| {
-            let (fewest, most, aside) =
-                r.map_or((used, used, 0), |r| (r.fewest, r.most, r.set_aside));
-            let set_aside = aside + finished.saturating_sub(used);
-            Some(Repeats {
-                fewest: fewest.min(used),
-                most: most.max(used),
-                set_aside,
-            })
-        };
-        counts.fold(None, next).unwrap_or_default()
+        let counts: Vec<(usize, usize)> = counts.collect();
+        let used = || counts.iter().map(|c| c.1);
+        Repeats {
+            fewest: used().min().unwrap_or_default(),
+            most: used().max().unwrap_or_default(),
+            set_aside: counts.iter().map(|(f, u)| f.saturating_sub(*u)).sum(),
+        }
     }
 
     /// Behind each strategy's cost per update.

@@ -94,7 +94,7 @@ where
             .iter()
             .filter_map(|p| Some((p.rate, value(p)?)))
             .collect();
-        draw_curve(&mut chart, i, &coords)?;
+        draw_curve(&mut chart, i, &coords, f64::NEG_INFINITY)?;
     }
     Ok(())
 }

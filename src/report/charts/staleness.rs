@@ -1,8 +1,8 @@
 //! `staleness.svg`: what a ratelimit buys and what it costs.
 
 use super::{
-    FONT, Header, INK, LABEL_PX, LegendEntry, Repeats, Swatch, canvas, draw_curve, duration_label,
-    entry, fail, house_mesh, log_span, log_ticks, num, padded, plot, zero_based,
+    FONT, Header, INK, LABEL_PX, LegendEntry, Plot, Repeats, Swatch, canvas, draw_curve,
+    duration_label, entry, fail, house_mesh, log_span, log_ticks, num, padded, plot, zero_based,
 };
 use crate::counter::{PublishPolicy, format_duration};
 use crate::report::DrawError;
@@ -114,11 +114,8 @@ pub(super) fn render(header: &Header, points: &[StalenessPoint]) -> Result<Strin
         let floor = age.start;
         let y = age.clone().log_scale().with_key_points(log_ticks(&age));
         let mut chart = plot(&right, (80, 12), x, y)?;
-        mesh(
-            &mut chart,
-            "mean age of a published delta (log)",
-            duration_label,
-        )?;
+        let y_desc = "mean age of a published delta (log)";
+        mesh(&mut chart, y_desc, duration_label)?;
         for (i, line) in lines.iter().enumerate() {
             let pts = line.iter().map(|p| (p, (p.ops, p.age_ns.max(floor))));
             draw_line(&mut chart, i, pts.collect())?;
@@ -128,34 +125,31 @@ pub(super) fn render(header: &Header, points: &[StalenessPoint]) -> Result<Strin
 }
 
 /// Grid, tick labels and axis descriptions of one panel.
-fn mesh<'a, 'b, Y>(
-    chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, Y>>,
+fn mesh<Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(
+    chart: &mut Plot<'_, '_, RangedCoordf64, Y>,
     y_desc: &str,
     y_label: fn(f64) -> String,
-) -> Result<(), DrawError>
-where
-    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
-    let x_desc = "write ops/s (updates per second, all writers)";
-    house_mesh(chart, x_desc, y_desc)
-        .x_labels(6)
-        .x_label_formatter(&|v| num(*v))
-        .y_label_formatter(&|v| y_label(*v))
-        .draw()
-        .map_err(fail)
+) -> Result<(), DrawError> {
+    house_mesh(
+        chart,
+        "write ops/s (updates per second, all writers)",
+        y_desc,
+    )
+    .x_labels(6)
+    .x_label_formatter(&|v| num(*v))
+    .y_label_formatter(&|v| y_label(*v))
+    .draw()
+    .map_err(fail)
 }
 
 /// Family `i`'s line through its points, each marked and labelled with its period.
-fn draw_line<'a, 'b, Y>(
-    chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, Y>>,
+fn draw_line<Y: Ranged<ValueType = f64>>(
+    chart: &mut Plot<'_, '_, RangedCoordf64, Y>,
     i: usize,
     points: Vec<(&&StalenessPoint, (f64, f64))>,
-) -> Result<(), DrawError>
-where
-    Y: Ranged<ValueType = f64>,
-{
+) -> Result<(), DrawError> {
     let coords: Vec<(f64, f64)> = points.iter().map(|(_, c)| *c).collect();
-    draw_curve(chart, i, &coords)?;
+    draw_curve(chart, i, &coords, f64::NEG_INFINITY)?;
     let font = (FONT, LABEL_PX - 1).into_font().color(&INK);
     let label = |(p, c): &(&&StalenessPoint, (f64, f64))| {
         EmptyElement::at(*c) + Text::new(format_duration(p.period), (7, -15), font.clone())
