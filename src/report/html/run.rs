@@ -12,9 +12,7 @@ use crate::report::ExportError;
 use crate::report::charts;
 use crate::report::measures::{self, StrategyGrid, shown_measures};
 use crate::runner::first_seen;
-use crate::runner::{
-    MEASURES, Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, cost_measure,
-};
+use crate::runner::{Measure, PACED, RunResults, StrategyResult, THROUGHPUT_NS, cost_measure};
 use crate::stats::Decision;
 use crate::topology::CpuList;
 use crate::units::spread_text;
@@ -141,12 +139,12 @@ pub(super) fn measure_table(m: &Measure, grid: &StrategyGrid) -> Markup {
                     @for k in &row.keys { td { (k) } }
                     @for c in cells {
                         @let mark = c.change_pct.and_then(|_| mark(m, c.verdict));
-                        @let class = mark.filter(|m| matches!(m, Mark::Better | Mark::Worse)).map(Mark::class);
+                        @let class = mark.filter(|m| matches!(m, Mark::Better | Mark::Worse)).map(|m| m.parts().1);
                         td class=[class] data-sort=[c.mean] {
                             (c.value)
                             @if let Some(ch) = c.change_pct { " " span.change { (format!("{ch:+.1}%")) } }
-                            @if let Some(mark) = mark {
-                                " " span class={ "mark " (mark.class()) } title=(mark.title()) { (mark.symbol()) }
+                            @if let Some((symbol, class, title)) = mark.map(Mark::parts) {
+                                " " span class={ "mark " (class) } title=(title) { (symbol) }
                             }
                         }
                     }
@@ -156,25 +154,21 @@ pub(super) fn measure_table(m: &Measure, grid: &StrategyGrid) -> Markup {
     }
 }
 
-/// The measures one regime's tables show, the trusted first: the cost of one update.
+/// The measures one regime's tables show, the trusted first: the cost of one update, its net
+/// figure, then updates per ownership (the first two already lead [`shown_measures`]).
 pub(super) fn ordered_measures<'a>(
     strategies: impl Iterator<Item = &'a StrategyResult> + Clone,
     regime: Regime,
 ) -> Vec<&'static Measure> {
-    let shown = shown_measures(strategies, regime.is_paced());
-    let ownership = MEASURES.iter().find(|m| m.short == "updates/ownership");
+    let mut shown = shown_measures(strategies, regime.is_paced());
     let net = if regime.is_paced() {
         &PACED[1]
     } else {
         &THROUGHPUT_NS[1]
     };
-    let lead = [Some(cost_measure(regime)), Some(net), ownership];
-    let is_lead = |m: &Measure| lead.iter().flatten().any(|l| l.title == m.title);
-    let first = lead.into_iter().flatten();
-    let first = first.filter(|l| shown.iter().any(|m| m.title == l.title));
-    first
-        .chain(shown.iter().copied().filter(|m| !is_lead(m)))
-        .collect()
+    let lead = [cost_measure(regime).title, net.title, "updates/ownership"];
+    shown.sort_by_key(|m| !(lead.contains(&m.title) || lead.contains(&m.short)));
+    shown
 }
 
 /// One regime's tables (a view of one regime): one per measure, the trusted ones first.
@@ -283,18 +277,16 @@ fn settings(run: &RunResults) -> Markup {
         Placement::BestEffort => "best-effort",
     };
     let each_own = "each slot on its own node".to_string();
+    let repeats = format!(
+        "{} × {ms:.0} ms per strategy, +{warmup:.0} ms warm-up",
+        c.repeats
+    );
     let rows: Vec<(&str, String)> = vec![
         ("writers", cpus(&c.writer_cpus)),
         ("readers", cpus(&c.reader_cpus)),
         ("read side", read_side),
         ("regimes", regimes.join(", then ")),
-        (
-            "repeats",
-            format!(
-                "{} × {ms:.0} ms per strategy, +{warmup:.0} ms warm-up",
-                c.repeats
-            ),
-        ),
+        ("repeats", repeats),
         ("seed", c.seed.to_string()),
         ("load walks", run.load_text().unwrap_or("-".to_string())),
         ("injected", run.inject_text().unwrap_or("-".to_string())),
@@ -382,64 +374,6 @@ mod tests {
             assert_eq!(mark(m, Some(Decision::NoChange)), Some(Mark::Same));
             assert_eq!(mark(m, Some(Decision::Inconclusive)), Some(Mark::Unsure));
             assert_eq!(mark(m, None), Some(Mark::Untested));
-        }
-    }
-
-    #[test]
-    fn only_measures_with_a_direction_are_marked_better_or_worse() {
-        use crate::stats::Summary;
-        // cpu/always against global/always: it ran 14% slower, so its
-        // cost rose and it published less; no hand-overs at all (one
-        // writer per slot); its sampled write ns fell 15%; its readers
-        // saw half the staleness.
-        let tight = |mean: f64| {
-            let s = mean / 200.0;
-            Summary::of(&[mean - s, mean, mean + s, mean - s, mean + s]).unwrap()
-        };
-        let mut run = crate::runner::fixture_run();
-        assert_eq!(run.strategies.len(), 2);
-        for (s, slower) in run.strategies.iter_mut().zip([1.0, 0.86]) {
-            let sum = s.summary.as_mut().unwrap();
-            sum.write_ops_per_s = tight(10e6 * slower);
-            sum.write_loop_ns = Some(tight(100.0 / slower));
-            sum.publishes_per_s = tight(10e6 * slower);
-            sum.handovers_per_s = Some(tight(if slower < 1.0 { 0.0 } else { 4e6 }));
-            sum.write_ns = Some(tight(if slower < 1.0 { 170.0 } else { 200.0 }));
-            sum.error_mean_pct = Some(tight(if slower < 1.0 { 0.05 } else { 0.1 }));
-        }
-        let grid = StrategyGrid::of_run(&run);
-        let table = |short: &str| {
-            let mut all = MEASURES.iter().chain(&THROUGHPUT_NS);
-            let m = all.find(|m| m.short == short).unwrap();
-            // The change is real: the mark, not the statistics, differs.
-            let cells = grid.cells(m);
-            assert!(cells[0][1].supported(), "{short}");
-            measure_table(m, &grid).into_string()
-        };
-        let (better, worse) = ("class=\"mark better\"", "class=\"mark worse\"");
-        // A cost and a throughput with a direction are judged.
-        for (short, mark, symbol, cell) in [
-            ("loop ns/op", worse, "▼", "<td class=\"worse\""),
-            ("updates/s", worse, "▼", "<td class=\"worse\""),
-            ("staleness %", better, "▲", "<td class=\"better\""),
-        ] {
-            let html = table(short);
-            for judged in [mark, symbol, cell] {
-                assert!(html.contains(judged), "{short} lacks {judged}: {html}");
-            }
-        }
-        // Those without show the change, unjudged and neutral.
-        for (short, change) in [
-            ("publishes/s", "-14.0%"),
-            ("hand-overs/s", "-100.0%"),
-            ("write ns/op", "-15.0%"),
-        ] {
-            let html = table(short);
-            assert!(html.contains(change), "{short}: {html}");
-            let (up, down) = ("class=\"better\"", "class=\"worse\"");
-            for judged in ["▲", "▼", up, down, better, worse] {
-                assert!(!html.contains(judged), "{short} says {judged}: {html}");
-            }
         }
     }
 }
