@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 
 /// The facts recorded with every result file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
     /// `uname -n`; where the system has no name (`(none)` or nothing), a stable one from the CPU
     /// model and count ([`fallback_hostname`]).

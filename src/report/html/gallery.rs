@@ -2,14 +2,14 @@
 //! per host, sortable) on the first screen, then one card per host with its small chart; every file
 //! name escaped by maud, as every value read from a file is.
 
-use super::{JS, inline_svg, page_head};
+use super::{inline_svg, shell};
 use crate::predict::gallery::Gallery;
 use crate::report::charts::gallery::{host_chart, shared_axis};
 use crate::report::gallery::{header, row};
 use crate::report::{ExportError, plain};
 use crate::units::si;
 use crate::verdict::gallery_headline;
-use maud::{DOCTYPE, PreEscaped, html};
+use maud::html;
 
 /// The gallery's page file name.
 pub const GALLERY_PAGE: &str = "gallery.html";
@@ -29,69 +29,57 @@ pub(super) fn page(g: &Gallery) -> Result<String, ExportError> {
     let axis = shared_axis(&g.hosts);
     let chart = |h| host_chart(h, &axis).map_err(|e| e.in_chart(&plain(&h.file)));
     let charts = g.hosts.iter().map(chart).collect::<Result<Vec<_>, _>>()?;
-    let head = header(g);
+    let columns = header(g);
     let title = "contend gallery: published hosts";
-    let markup = html! {
-        (DOCTYPE)
-        html lang="en" {
-            (page_head(title, GALLERY_CSS))
-            body {
-                header.top {
-                    h1 { (title) }
-                    p.sub {
-                        (g.hosts.len()) " hosts from core-to-core-latency matrices in "
-                        code { (plain(&g.source)) }
-                        "; each layout inferred from its matrix alone, the default comparison predicted at "
-                        (si(g.rate)) "/s per CPU, every CPU writing and reading after each update."
-                    }
-                }
-                main {
-                    section.headline data-section="headline" id="headline" {
-                        p.answer { (gallery_headline(g)) }
-                    }
-                    section data-section="hosts" id="hosts" {
-                        div.scroll {
-                            table.sortable.gallery {
-                                thead { tr { @for h in &head { th { (h) } } } }
-                                tbody {
-                                    @for h in &g.hosts {
-                                        tr { @for c in row(h) { td { (plain(&c)) } } }
-                                    }
-                                }
-                            }
-                        }
-                        p.note {
-                            "Net ns per update, the range from each class's 5th–95th percentile widened to at least ±25%. "
-                            "\"sockets: name\": the file's name says Dual (2 sockets), which the matrix alone could not tell. "
-                            "\"home\": the node the line lived on while the matrix was measured."
-                        }
-                    }
-                    section.cards data-section="charts" id="charts" {
-                        @for (h, svg) in g.hosts.iter().zip(&charts) {
-                            article.card {
-                                h3 { (plain(&h.file)) }
-                                p {
-                                    (h.cpus) " CPUs: " (h.smt_cores) " SMT cores, " (h.llcs) " LLCs, " (h.nodes) " node(s)"
-                                    @if let Some(w) = &h.winner { "; cheapest " (w) }
-                                }
-                                (inline_svg("pair classes: median (bar), p5–p95 (line), ns", svg))
+    let head = html! {
+        p.sub {
+            (g.hosts.len()) " hosts from core-to-core-latency matrices in "
+            code { (plain(&g.source)) }
+            "; each layout inferred from its matrix alone, the default comparison predicted at "
+            (si(g.rate)) "/s per CPU, every CPU writing and reading after each update."
+        }
+    };
+    let body = html! {
+        main {
+            section.headline data-section="headline" id="headline" {
+                p.answer { (gallery_headline(g)) }
+            }
+            section data-section="hosts" id="hosts" {
+                div.scroll {
+                    table.sortable.gallery {
+                        thead { tr { @for h in &columns { th { (h) } } } }
+                        tbody {
+                            @for h in &g.hosts {
+                                tr { @for c in row(h) { td { (plain(&c)) } } }
                             }
                         }
                     }
-                    @if !g.skipped.is_empty() {
-                        section data-section="skipped" id="skipped" {
-                            h3 { "Left out" }
-                            ul { @for s in &g.skipped { li { code { (plain(&s.file)) } ": " (plain(&s.reason)) } } }
+                }
+                p.note {
+                    "Net ns per update, the range from each class's 5th–95th percentile widened to at least ±25%. "
+                    "\"sockets: name\": the file's name says Dual (2 sockets), which the matrix alone could not tell. "
+                    "\"home\": the node the line lived on while the matrix was measured."
+                }
+            }
+            section.cards data-section="charts" id="charts" {
+                @for (h, svg) in g.hosts.iter().zip(&charts) {
+                    article.card {
+                        h3 { (plain(&h.file)) }
+                        p {
+                            (h.cpus) " CPUs: " (h.smt_cores) " SMT cores, " (h.llcs) " LLCs, " (h.nodes) " node(s)"
+                            @if let Some(w) = &h.winner { "; cheapest " (w) }
                         }
+                        (inline_svg("pair classes: median (bar), p5–p95 (line), ns", svg))
                     }
                 }
-                footer {
-                    "Made by contend " (env!("CARGO_PKG_VERSION"))
-                    ". Self-contained: inline styles and charts, nothing fetched. Click a table's header to sort it."
+            }
+            @if !g.skipped.is_empty() {
+                section data-section="skipped" id="skipped" {
+                    h3 { "Left out" }
+                    ul { @for s in &g.skipped { li { code { (plain(&s.file)) } ": " (plain(&s.reason)) } } }
                 }
-                script { (PreEscaped(JS)) }
             }
         }
     };
-    Ok(markup.into_string())
+    Ok(shell(title, GALLERY_CSS, head, body, "."))
 }

@@ -11,26 +11,13 @@ use maud::{Markup, html};
 
 /// Each run's column label: its host, numbered when a host repeats.
 fn labels(runs: &[(Option<&str>, &RunResults)]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for (_, r) in runs {
-        let (name, host) = (&r.provenance.hostname, plain(&r.provenance.hostname));
-        let label = match runs
-            .iter()
-            .filter(|(_, x)| &x.provenance.hostname == name)
-            .count()
-        {
-            1 => host,
-            _ => {
-                let k = out
-                    .iter()
-                    .filter(|l| l.starts_with(&format!("{host} #")))
-                    .count();
-                format!("{host} #{}", k + 1)
-            }
-        };
-        out.push(label);
-    }
-    out
+    let host = |i: usize| &runs[i].1.provenance.hostname;
+    let same = |i: usize, upto: usize| (0..upto).filter(|&j| host(j) == host(i)).count();
+    let label = |i| match same(i, runs.len()) {
+        1 => plain(host(i)),
+        _ => format!("{} #{}", plain(host(i)), same(i, i) + 1),
+    };
+    (0..runs.len()).map(label).collect()
 }
 
 /// `N on CPUs 0-7 (nodes 0-1, 2 LLCs)`.
@@ -75,10 +62,7 @@ pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
             h2 { "Hosts side by side" }
             div.scroll {
                 table.hostrows {
-                    thead { tr {
-                        th { "host" } th { "CPU model" } th { "kernel" } th { "nodes" } th { "LLCs" }
-                        th { "writers" } th { "readers" } th { "rate" } th { "repeats" } th { "file" }
-                    } }
+                    (super::head_row(&["host", "CPU model", "kernel", "nodes", "LLCs", "writers", "readers", "rate", "repeats", "file"]))
                     tbody {
                         @for ((label, r), name) in runs.iter().zip(&names) {
                             @let t = &r.topology;

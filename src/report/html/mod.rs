@@ -89,45 +89,60 @@ fn page_led<'a>(
         Document::Sweep(s) => s.partial,
         _ => false,
     });
+    let head = html! {
+        p.sub {
+            (sources.len()) " result file" @if sources.len() != 1 { "s" }
+            ". ± is the half-width of the 95% confidence interval over repeats; marks follow contend compare's rule."
+        }
+        nav {
+            @if hosts.is_some() { a href="#hosts" { "hosts side by side" } " " }
+            @for (i, s) in sources.iter().enumerate() {
+                a href={ "#result-" (i + 1) } { (heading(s)) } " "
+            }
+        }
+    };
+    let body = html! {
+        // One result says it is partial in its own article.
+        @if partial && sources.len() > 1 {
+            div.banner.partial role="alert" data-section="partial" {
+                "PARTIAL: a result on this page was interrupted (Ctrl-C) or stopped by its time budget (--max-time); only finished repeats or points are shown."
+            }
+        }
+        main {
+            @if let Some(l) = &lead { (l) }
+            @if let Some(h) = &hosts { (h) }
+            @for a in &articles { (a) }
+        }
+    };
+    let sort = " (needs JavaScript; the page is complete without it).";
+    Ok(shell(title, "", head, body, sort))
+}
+
+/// A whole page titled `title`, styled with `css` after the house style: `head` under the title,
+/// then `body`, and the footer, whose last words on sorting are `sort`.
+fn shell(title: &str, css: &str, head: Markup, body: Markup, sort: &str) -> String {
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
-            (page_head(title, ""))
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                style { (PreEscaped(CSS)) (PreEscaped(css)) }
+            }
             body {
-                header.top {
-                    h1 { (title) }
-                    p.sub {
-                        (sources.len()) " result file" @if sources.len() != 1 { "s" }
-                        ". ± is the half-width of the 95% confidence interval over repeats; marks follow contend compare's rule."
-                    }
-                    nav {
-                        @if hosts.is_some() { a href="#hosts" { "hosts side by side" } " " }
-                        @for (i, s) in sources.iter().enumerate() {
-                            a href={ "#result-" (i + 1) } { (heading(s)) } " "
-                        }
-                    }
-                }
-                // One result says it is partial in its own article.
-                @if partial && sources.len() > 1 {
-                    div.banner.partial role="alert" data-section="partial" {
-                        "PARTIAL: a result on this page was interrupted (Ctrl-C) or stopped by its time budget (--max-time); only finished repeats or points are shown."
-                    }
-                }
-                main {
-                    @if let Some(l) = &lead { (l) }
-                    @if let Some(h) = &hosts { (h) }
-                    @for a in &articles { (a) }
-                }
+                header.top { h1 { (title) } (head) }
+                (body)
                 footer {
                     "Made by contend " (env!("CARGO_PKG_VERSION"))
-                    ". Self-contained: inline styles and charts, nothing fetched. "
-                    "Click a table's header to sort it (needs JavaScript; the page is complete without it)."
+                    ". Self-contained: inline styles and charts, nothing fetched. Click a table's header to sort it"
+                    (sort)
                 }
                 script { (PreEscaped(JS)) }
             }
         }
     };
-    Ok(markup.into_string())
+    markup.into_string()
 }
 
 /// The page title: the hosts and kinds on it.
@@ -138,17 +153,6 @@ fn title(sources: &[PageSource]) -> String {
 }
 
 /// A result's provenance.
-pub(super) fn page_head(title: &str, extra: &str) -> Markup {
-    html! {
-        head {
-            meta charset="utf-8";
-            meta name="viewport" content="width=device-width, initial-scale=1";
-            title { (title) }
-            style { (PreEscaped(CSS)) (PreEscaped(extra)) }
-        }
-    }
-}
-
 fn provenance<'a>(doc: &Document<'a>) -> &'a Provenance {
     match *doc {
         Document::Run(r) => &r.provenance,
@@ -163,25 +167,11 @@ fn provenance<'a>(doc: &Document<'a>) -> &'a Provenance {
 
 fn empty_provenance() -> &'static Provenance {
     static EMPTY: std::sync::OnceLock<Provenance> = std::sync::OnceLock::new();
-    EMPTY.get_or_init(|| Provenance {
+    let unknown = || Provenance {
         hostname: "unknown host".into(),
-        hostname_fallback: false,
-        cpu_model: String::new(),
-        microcode: None,
-        kernel_release: String::new(),
-        clocksource: None,
-        cpufreq_governor: None,
-        numa_balancing: None,
-        thp: None,
-        tsc_flags: Vec::new(),
-        tsc_invariant: false,
-        tsc_hz: 0.0,
-        tsc_step_ticks: 1,
-        contend_version: String::new(),
-        git_commit: String::new(),
-        command_line: Vec::new(),
-        started_utc: String::new(),
-    })
+        ..Provenance::default()
+    };
+    EMPTY.get_or_init(unknown)
 }
 
 /// `run on HOST`, as a result's heading names it.
@@ -361,11 +351,16 @@ fn sortable(head: &[&str], rows: Markup) -> Markup {
     html! {
         div.scroll {
             table.sortable {
-                thead { tr { @for h in head { th { (h) } } } }
+                (head_row(head))
                 tbody { (rows) }
             }
         }
     }
+}
+
+/// A table's header row of `head`.
+fn head_row(head: &[&str]) -> Markup {
+    html! { thead { tr { @for h in head { th { (h) } } } } }
 }
 
 /// A two-column key/value table.
@@ -442,18 +437,6 @@ impl Mark {
         };
         (symbol, class, title)
     }
-
-    fn symbol(self) -> &'static str {
-        self.parts().0
-    }
-
-    fn class(self) -> &'static str {
-        self.parts().1
-    }
-
-    fn title(self) -> String {
-        self.parts().2
-    }
 }
 
 /// The legend of the marks.
@@ -462,7 +445,8 @@ fn marks_legend() -> Markup {
         p.note {
             "Each cell: mean ± the half-width of its 95% confidence interval, then the change against the row's first level and a mark: "
             @for m in [Mark::Better, Mark::Worse, Mark::Same, Mark::Unsure, Mark::Untested] {
-                span class={ "mark " (m.class()) } { (m.symbol()) } " " (m.title()) "; "
+                @let (symbol, class, title) = m.parts();
+                span class={ "mark " (class) } { (symbol) } " " (title) "; "
             }
             "no mark: a change beyond the noise threshold and beyond doubt in a measure whose heading says neither way is better (a figure that moves with throughput or with how the strategy is built, or a sampled time that its timing perturbs), shown but not judged; "
             "p-values Holm-adjusted over the tests of each table, as in the text tables, noise threshold "

@@ -1,7 +1,7 @@
 //! A prediction's article: its verdict lines, one row per strategy and rate, the chart, the class
 //! latencies it rests on, its notes.
 
-use super::{inline_svg, notes, section, sortable, verdict_section, warnings_list};
+use super::{head_row, inline_svg, notes, section, sortable, verdict_section, warnings_list};
 use crate::predict::PredictResults;
 use crate::report::{ExportError, charts};
 use crate::units::si;
@@ -61,10 +61,7 @@ pub(super) fn article(
                 @if p.strategies.iter().any(|s| s.points.iter().any(|q| q.by_node.len() > 1)) {
                     h4 { "Per node (memory on node " (p.latencies.costs.home_node) ")" }
                     table.sortable {
-                        thead { tr {
-                            th { "strategy" } th { "rate/CPU" } th { "node" } th { "memory" } th { "writers" }
-                            th { "predicted net ns/update" } th { "predicted net CPU %" }
-                        } }
+                        (head_row(&["strategy", "rate/CPU", "node", "memory", "writers", "predicted net ns/update", "predicted net CPU %"]))
                         tbody { @for s in &p.strategies { @for q in s.points.iter().filter(|q| q.by_node.len() > 1) {
                             @for n in &q.by_node { tr {
                                 td { (s.name) }
@@ -80,7 +77,7 @@ pub(super) fn article(
                 }
                 h4 { "Class latencies used (one-way ns)" }
                 table {
-                    thead { tr { th { "class" } th { "ns" } th { "low" } th { "high" } } }
+                    (head_row(&["class", "ns", "low", "high"]))
                     tbody {
                         @for c in &p.classes {
                             tr { td { (c.class) } td { (si(c.latency.ns)) } td { (si(c.latency.lo_ns)) } td { (si(c.latency.hi_ns)) } }

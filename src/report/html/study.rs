@@ -13,18 +13,14 @@ pub(super) fn page<'a>(study: &'a StudyResults) -> Result<String, ExportError> {
     let parts = &study.parts;
     let check = parts.check.as_ref().and_then(|c| c.as_ref().ok());
     let docs = [
-        parts.matrix.as_ref().map(Document::Matrix),
-        parts.run.as_ref().map(Document::Run),
-        parts.sweep.as_ref().map(Document::Sweep),
-        parts.predict.as_ref().map(Document::Predict),
-        check.map(Document::Check),
-    ];
-    let labels = [
-        "matrix.json",
-        "run.json",
-        "sweep.json",
-        "predict.json",
-        "check.json",
+        ("matrix.json", parts.matrix.as_ref().map(Document::Matrix)),
+        ("run.json", parts.run.as_ref().map(Document::Run)),
+        ("sweep.json", parts.sweep.as_ref().map(Document::Sweep)),
+        (
+            "predict.json",
+            parts.predict.as_ref().map(Document::Predict),
+        ),
+        ("check.json", check.map(Document::Check)),
     ];
     let source = |(label, doc): (&'static str, Option<Document<'a>>)| {
         Some(PageSource {
@@ -32,7 +28,7 @@ pub(super) fn page<'a>(study: &'a StudyResults) -> Result<String, ExportError> {
             doc: doc?,
         })
     };
-    let sources: Vec<PageSource> = labels.into_iter().zip(docs).filter_map(source).collect();
+    let sources: Vec<PageSource> = docs.into_iter().filter_map(source).collect();
     let p = &study.plan;
     let lines = study_lines(study);
     let kinds: Vec<&str> = sources.iter().map(|s| s.doc.kind()).collect();
@@ -59,7 +55,7 @@ pub(super) fn page<'a>(study: &'a StudyResults) -> Result<String, ExportError> {
             (verdict_statistics(lines.iter()))
             h3 { "Stages" }
             table {
-                thead { tr { th { "stage" } th { "status" } th { "seconds" } } }
+                (super::head_row(&["stage", "status", "seconds"]))
                 tbody {
                     @for s in &study.stages {
                         tr {

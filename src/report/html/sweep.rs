@@ -33,7 +33,7 @@ pub(super) fn article(
     let charts = charts::sweep::sweep_charts(sweep)?;
     let lines = verdict::sweep_lines(sweep);
     let first = sweep.points.first().map(|p| &p.results);
-    let provenance = first.map_or(super::empty_provenance(), |r| &r.provenance);
+    let provenance = super::provenance(&crate::report::Document::Sweep(sweep));
     let notes = sweep.points.iter().flat_map(|p| {
         let at = |(severity, w)| (severity, format!("{}: {w}", point_label(p)));
         warnings(&p.results).into_iter().map(at)
