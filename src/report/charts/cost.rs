@@ -43,14 +43,10 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
     names.sort_by(|a, b| key(a).total_cmp(&key(b)));
     let short = |name: &str| display_name(run, name).unwrap_or_else(|| name.to_string());
     // What a row's label gets when the headline calls it cheapest.
-    let mark = if h.cheapest.len() > 1 {
-        "  (cheapest, tied)"
-    } else {
-        "  (cheapest)"
-    };
-    let row = |n: &&str| {
-        let marked = h.cheapest.iter().any(|c| c == n);
-        format!("{}{}", short(n), if marked { mark } else { "" })
+    let tied = if h.cheapest.len() > 1 { ", tied" } else { "" };
+    let row = |n: &&str| match h.cheapest.iter().any(|c| c == n) {
+        true => format!("{}  (cheapest{tied})", short(n)),
+        false => short(n),
     };
     let rows = names.iter().map(row).collect();
     let series: Vec<String> = regimes.iter().map(Regime::to_string).collect();
@@ -60,10 +56,8 @@ pub(in crate::report) fn render(run: &RunResults) -> Option<Result<Chart, DrawEr
     let c = &run.config;
     let repeats = Repeats::of_cost(run.strategies.iter());
     let (writers, repeats) = (c.writer_cpus.len(), repeats.text(c.repeat_duration_s));
-    let detail = format!(
-        "{writers} writers, {repeats}, sorted by the cost {}",
-        h.regime
-    );
+    let regime = h.regime;
+    let detail = format!("{writers} writers, {repeats}, sorted by the cost {regime}");
     let what = "Net cost of one update, every strategy and regime";
     let header = Header::new(what, &run.provenance, &detail);
     let bars = Bars {

@@ -15,7 +15,7 @@ pub(super) mod sweep;
 
 use super::{Document, DrawError, Export, ExportError, Rendered, plain, wrap};
 use crate::provenance::Provenance;
-use crate::runner::{RunResults, StrategyResult, cost_measure};
+use crate::runner::{RunResults, StrategyResult, StrategySummary, cost_measure};
 use crate::sweep::SweepPoint;
 use axes::{
     Keyed, duration_label, log_span, log_ticks, num, padded, signed_span, whisker, zero_based,
@@ -195,10 +195,8 @@ impl Header {
         };
         let (repeats, regime) = (repeats.text(c.repeat_duration_s), run.regime());
         let partial = if run.partial { " (partial)" } else { "" };
-        let detail = format!(
-            "{} writers{readers}, {repeats}, {regime}{partial}",
-            c.writer_cpus.len()
-        );
+        let writers = c.writer_cpus.len();
+        let detail = format!("{writers} writers{readers}, {repeats}, {regime}{partial}");
         Header::new(what, &run.provenance, &detail)
     }
 }
@@ -245,11 +243,30 @@ impl Repeats {
             0 => "none set aside".to_string(),
             k => format!("{k} set aside"),
         };
-        format!(
-            "n = {n} repeats of {} ms ({set_aside})",
-            num(duration_s * 1000.0)
-        )
+        let ms = num(duration_s * 1000.0);
+        format!("n = {n} repeats of {ms} ms ({set_aside})")
     }
+}
+
+/// Each strategy's `at` over `points`, in the order the strategies were first run; a strategy
+/// result without a summary, or whose `at` is `None`, is left out.
+fn by_strategy<T>(
+    points: &[&SweepPoint],
+    at: impl Fn(&SweepPoint, &StrategySummary) -> Option<T>,
+) -> Vec<(String, Vec<T>)> {
+    let mut lines: Vec<(String, Vec<T>)> = Vec::new();
+    for p in points {
+        for s in &p.results.strategies {
+            let Some(v) = s.summary.as_ref().and_then(|sum| at(p, sum)) else {
+                continue;
+            };
+            match lines.iter_mut().find(|l| l.0 == s.name) {
+                Some(line) => line.1.push(v),
+                None => lines.push((s.name.clone(), vec![v])),
+            }
+        }
+    }
+    lines
 }
 
 /// The strategy of `run` whose full name is `name`, by its short name ([`RunResults::short_name`]).

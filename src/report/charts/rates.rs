@@ -3,8 +3,8 @@
 //! left and net CPU share right, one line per strategy.
 
 use super::{
-    Chart, Header, LegendEntry, Repeats, Swatch, canvas, draw_curve, draw_guide, draw_number_mesh,
-    entry, file_safe, log_span, log_ticks, plot, signed_span,
+    Chart, Header, LegendEntry, Repeats, Swatch, by_strategy, canvas, draw_curve, draw_guide,
+    draw_number_mesh, entry, file_safe, log_span, log_ticks, plot, signed_span,
 };
 use crate::report::DrawError;
 use crate::sweep::{SweepPoint, SweepResults};
@@ -43,28 +43,18 @@ pub(super) fn charts(sweep: &SweepResults) -> Result<Vec<Chart>, DrawError> {
 
 /// Each strategy's points, in rate order, and how many strategy points had no net cost.
 fn curves(points: &[&SweepPoint]) -> (Vec<(String, Vec<RatePoint>)>, usize) {
-    let mut lines: Vec<(String, Vec<RatePoint>)> = Vec::new();
-    let mut left_out = 0;
-    for p in points {
-        for s in &p.results.strategies {
-            let Some(sum) = &s.summary else { continue };
-            let Some(net) = sum.net_ns else {
-                left_out += 1;
-                continue;
-            };
-            let hammer = sum.write_ops_per_s.mean / p.threads.max(1) as f64;
-            let share = sum.net_cpu_share_pct.filter(|_| p.regime.is_paced());
-            let at = RatePoint {
-                rate: p.regime.rate().unwrap_or(hammer),
-                net_ns: net.mean,
-                share_pct: share.map(|x| x.mean),
-            };
-            match lines.iter_mut().find(|l| l.0 == s.name) {
-                Some(line) => line.1.push(at),
-                None => lines.push((s.name.clone(), vec![at])),
-            }
-        }
-    }
+    let mut lines = by_strategy(points, |p, sum| {
+        let hammer = sum.write_ops_per_s.mean / p.threads.max(1) as f64;
+        let share = sum.net_cpu_share_pct.filter(|_| p.regime.is_paced());
+        Some(RatePoint {
+            rate: p.regime.rate().unwrap_or(hammer),
+            net_ns: sum.net_ns?.mean,
+            share_pct: share.map(|x| x.mean),
+        })
+    });
+    let summaries = points.iter().flat_map(|p| &p.results.strategies);
+    let summaries = summaries.filter_map(|s| s.summary.as_ref());
+    let left_out = summaries.filter(|s| s.net_ns.is_none()).count();
     for (_, line) in &mut lines {
         line.sort_by(|a, b| a.rate.total_cmp(&b.rate));
     }

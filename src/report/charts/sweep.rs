@@ -4,7 +4,7 @@
 
 use super::staleness::{self, worth_drawing};
 use super::{
-    Chart, ERROR_BARS, Header, Keyed, LegendEntry, Repeats, Swatch, canvas, colour,
+    Chart, ERROR_BARS, Header, Keyed, LegendEntry, Repeats, Swatch, by_strategy, canvas, colour,
     draw_number_mesh, entry, fail, file_safe, marker_style, padded, plot, whisker, zero_based,
 };
 use crate::report::DrawError;
@@ -69,17 +69,9 @@ fn throughput(
     points: &[&SweepPoint],
     partial: bool,
 ) -> Option<Result<String, DrawError>> {
-    let mut lines: Vec<ThroughputSeries> = Vec::new();
-    for p in points {
-        for s in &p.results.strategies {
-            let Some(sum) = &s.summary else { continue };
-            let at = (p.threads as f64, sum.write_ops_per_s);
-            match lines.iter_mut().find(|l| l.0 == s.name) {
-                Some(line) => line.1.push(at),
-                None => lines.push((s.name.clone(), vec![at])),
-            }
-        }
-    }
+    let lines = by_strategy(points, |p, sum| {
+        Some((p.threads as f64, sum.write_ops_per_s))
+    });
     if lines.is_empty() {
         return None;
     }
