@@ -27,19 +27,11 @@ fn used(r: &RunResults, cpus: &[u32]) -> String {
     }
     let t = &r.topology;
     let nodes: CpuList = cpus.iter().filter_map(|&c| t.node_of_cpu(c)).collect();
-    let llcs: CpuList = cpus
-        .iter()
-        .filter_map(|&c| t.cpu(c).map(|x| x.llc))
-        .collect();
+    let llcs: CpuList = cpus.iter().filter_map(|&c| Some(t.cpu(c)?.llc)).collect();
     let s = |n: usize| if n == 1 { "" } else { "s" };
-    let (n, l) = (nodes.len(), llcs.len());
+    let (k, l, ns, ls) = (cpus.len(), llcs.len(), s(nodes.len()), s(llcs.len()));
     let list: CpuList = cpus.iter().copied().collect();
-    format!(
-        "{} on CPUs {list} (node{} {nodes}, {l} LLC{})",
-        cpus.len(),
-        s(n),
-        s(l)
-    )
+    format!("{k} on CPUs {list} (node{ns} {nodes}, {l} LLC{ls})")
 }
 
 /// The strategy of `r` in row `row` under `level`.

@@ -130,16 +130,17 @@ fn placement_proof(m: &MatrixResults) -> Markup {
 fn settings(m: &MatrixResults) -> Markup {
     let c = &m.config;
     let cpus: CpuList = c.cpus.iter().copied().collect();
-    let (samples, trips, warmup) = (c.samples, c.round_trips_per_sample, c.warmup_samples);
+    let (trips, warmup) = (c.round_trips_per_sample, c.warmup_samples);
+    let samples = format!(
+        "{} per direction × {trips} round trips, {warmup} warm-up",
+        c.samples
+    );
     let pairs = c.per_class.map(|n| format!("at most {n} per class"));
     kv_table(&[
         ("CPUs", cpus.to_string()),
         ("mode", c.mode.to_string()),
         ("home", c.home.to_string()),
-        (
-            "samples",
-            format!("{samples} per direction × {trips} round trips, {warmup} warm-up"),
-        ),
+        ("samples", samples),
         ("pairs", pairs.unwrap_or("every pair".to_string())),
         ("timer", c.timer.to_string()),
     ])

@@ -317,10 +317,8 @@ fn provenance_table(p: &Provenance, topo: Option<&Topology>) -> Markup {
         [] => "-".to_string(),
         f => f.join(" "),
     };
-    let tsc = format!(
-        "{invariant}invariant, {:.3} GHz, flags {flags}",
-        p.tsc_hz / 1e9
-    );
+    let ghz = p.tsc_hz / 1e9;
+    let tsc = format!("{invariant}invariant, {ghz:.3} GHz, flags {flags}");
     let contend = format!("{} (commit {})", p.contend_version, p.git_commit);
     let mut rows: Vec<(&str, String)> = vec![
         ("host", p.hostname.clone()),
@@ -377,15 +375,9 @@ fn kv_table(rows: &[(&str, String)]) -> Markup {
 /// `2 nodes (0-1), 4 LLCs, 64 CPUs online (0-63)`.
 fn topology_line(t: &Topology) -> String {
     let nodes: CpuList = t.nodes.iter().map(|n| n.id).collect();
-    let (n, l, online) = (
-        plural(t.nodes.len(), "node"),
-        plural(t.llcs.len(), "LLC"),
-        &t.online_cpus,
-    );
-    format!(
-        "{n} ({nodes}), {l}, {} CPUs online ({online})",
-        online.len()
-    )
+    let (n, l) = (plural(t.nodes.len(), "node"), plural(t.llcs.len(), "LLC"));
+    let (online, k) = (&t.online_cpus, t.online_cpus.len());
+    format!("{n} ({nodes}), {l}, {k} CPUs online ({online})")
 }
 
 /// An SVG chart inline in the page: plotters' SVG without its XML namespace attribute.
