@@ -66,11 +66,10 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
     let what = "Fenced samples: latency percentiles per strategy";
     let header = Header::run(what, run, repeats);
     let resolution = 2.0 * run.config.timer_overhead_ns;
-    let flat = match run.regime().is_paced() {
-        false => {
-            "; flat out the fence perturbs a hammering writer: for the cost of an update read ns-per-op.svg"
-        }
-        true => "",
+    let flat = if run.regime().is_paced() {
+        ""
+    } else {
+        "; flat out the fence perturbs a hammering writer: for the cost of an update read ns-per-op.svg"
     };
     let note = format!(
         "each point: mean over repeats of the timed operations; dashed: the timer's resolution, {} ns, and a hollow point lies below it, where a sample says nothing{flat}",

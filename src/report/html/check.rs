@@ -11,10 +11,7 @@ use maud::{Markup, html};
 
 /// An error for a cell: `12%`, or why none.
 fn error_cell(e: Option<f64>, why: Option<&str>) -> String {
-    match (e, why) {
-        (Some(e), _) => format!("{e:.0}%"),
-        (None, why) => why.unwrap_or("-").to_string(),
-    }
+    e.map_or(why.unwrap_or("-").to_string(), |e| format!("{e:.0}%"))
 }
 
 /// The article of one check.

@@ -34,17 +34,6 @@ fn used(r: &RunResults, cpus: &[u32]) -> String {
     format!("{k} on CPUs {list} (node{ns} {nodes}, {l} LLC{ls})")
 }
 
-/// The strategy of `r` in row `row` under `level`.
-fn find<'a>(
-    r: &'a RunResults,
-    labels: &RowLabels,
-    row: &str,
-    level: &str,
-) -> Option<&'a StrategyResult> {
-    let mut all = r.strategies.iter();
-    all.find(|s| labels.label(s) == row && s.strategy.level.name() == level)
-}
-
 /// The hosts-side-by-side section for two or more runs.
 pub(super) fn section(runs: &[(Option<&str>, &RunResults)]) -> Markup {
     let names = labels(runs);
@@ -119,7 +108,8 @@ fn regime_tables<'a>(
                 tbody { @for row in &rows { tr {
                     td { (row) }
                     @for ((_, r), lv) in views.iter().zip(&levels) { @for l in lv {
-                        @let v = find(r, &row_labels, row, l).and_then(|s| m.of(s));
+                        @let at = |s: &&StrategyResult| row_labels.label(s) == *row && s.strategy.level.name() == *l;
+                        @let v = r.strategies.iter().find(at).and_then(|s| m.of(s));
                         td data-sort=[v.map(|v| v.mean)] { (value_cell(m, v, 2.0 * r.config.timer_overhead_ns).value) }
                     } }
                 } } }

@@ -99,10 +99,9 @@ pub(super) fn warnings(run: &RunResults) -> Vec<(Severity, String)> {
     let mut lines: Vec<(Severity, String)> = run.topology.notes.iter().map(note).collect();
     for (heading, view) in regimes(run) {
         for f in findings(&view) {
-            let text = match &heading {
-                Some(h) => format!("{h}: {f}"),
-                None => f.to_string(),
-            };
+            let text = heading
+                .as_ref()
+                .map_or(f.to_string(), |h| format!("{h}: {f}"));
             lines.push((f.severity, text));
         }
     }
