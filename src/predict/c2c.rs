@@ -274,25 +274,9 @@ mod tests {
 
     #[test]
     fn a_matrix_of_every_pair_writes_in_cpu_order_and_a_sample_does_not() {
-        use crate::matrix::{PairClass, PairResult, PairSamples, PlannedPair};
         // Every pair of CPUs 2, 5 and 9 at 10, 20 and 30 ns: rows in CPU order whatever the pairs'
         // order.
-        let pair = |a: u32, b: u32, ns: f64| {
-            let samples = PairSamples {
-                threads: [a, b].map(|cpu| crate::placement::PinnedThread {
-                    requested_cpu: cpu,
-                    observed_cpu: Some(cpu),
-                    verified: true,
-                    note: None,
-                }),
-                line: crate::placement::NodeCheck::Verified { node: 0 },
-                forward: vec![ns],
-                backward: vec![ns],
-                transactions: Vec::new(),
-            };
-            let class = PairClass::SameLlc;
-            PairResult::new(PlannedPair { a, b, class }, 0, samples)
-        };
+        let pair = |a, b, ns| crate::predict::tests::pair(a, b, ns, &[]);
         let mut m = crate::matrix::fixture_matrix(&crate::runner::fixture_run(), Vec::new());
         m.config.cpus = vec![9, 2, 5];
         m.pairs = vec![pair(5, 9, 30.0), pair(2, 5, 10.0), pair(2, 9, 20.0)];

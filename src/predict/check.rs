@@ -91,17 +91,8 @@ impl CheckResults {
     /// out `f3` (3 repeats, [17M, 21M]) and `f1` (1 repeat), each 20M hand-overs/s predicted
     /// against 18M counted.
     pub fn example() -> Self {
-        let flat = |series: &str, repeats: usize, ci: [f64; 2]| HandoverPoint {
-            series: series.into(),
-            writers: 2,
-            repeats,
-            predicted_per_s: 20e6,
-            saturated_lines: 1,
-            predicted_round_ns: Some(100.0),
-            measured_per_s: 18e6,
-            measured_ci: ci,
-            updates_per_ownership: Some(4.0),
-            measured_ns_per_update: Some(30.0),
+        let flat = |series: &str, repeats: usize, ci: [f64; 2]| {
+            HandoverPoint::example(series, repeats, 20e6, 18e6, ci)
         };
         let paced = |series: &str, repeats: usize, ci: [f64; 2]| {
             CheckPoint::example(series, 90.0, 100.0, ci, repeats)

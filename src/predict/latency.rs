@@ -435,7 +435,7 @@ fn class_ratios(m: &MatrixResults, class: PairClass) -> Option<TransactionRatios
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::predict::tests::says;
+    use crate::predict::tests::{pair, says};
 
     #[test]
     fn a_read_back_given_for_every_class_keeps_what_was_measured() {
@@ -527,28 +527,13 @@ mod tests {
         let mut m = m;
         m.pairs = (1..=3)
             .map(|k| {
-                let pair = crate::matrix::PlannedPair {
-                    a: 0,
-                    b: k,
-                    class: PairClass::SameLlc,
-                };
-                let k = f64::from(k);
-                let samples = crate::matrix::PairSamples {
-                    threads: [0, k as u32].map(|cpu| crate::placement::PinnedThread {
-                        requested_cpu: cpu,
-                        observed_cpu: Some(cpu),
-                        verified: true,
-                        note: None,
-                    }),
-                    line: crate::placement::NodeCheck::Verified { node: 0 },
-                    forward: vec![50.0],
-                    backward: vec![50.0],
-                    transactions: [60.0, 55.0, 45.0, 30.0, 65.0, 60.0]
-                        .iter()
-                        .map(|ns| vec![ns * k])
-                        .collect(),
-                };
-                crate::matrix::PairResult::new(pair, 0, samples)
+                let x = f64::from(k);
+                pair(
+                    0,
+                    k,
+                    50.0,
+                    &[60.0, 55.0, 45.0, 30.0, 65.0, 60.0].map(|ns| ns * x),
+                )
             })
             .collect();
         let l = Latencies::from_matrix(&m, "m.json");
