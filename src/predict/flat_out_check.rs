@@ -165,12 +165,13 @@ mod tests {
         // None counted and none predicted (a per-CPU split): agrees.
         let none = point(0.0, 0.0, [0.0, 0.0]);
         assert_eq!(none.error_pct(), Some(0.0));
-        assert!(none.agrees());
-        // Some predicted where none were counted: no finite error.
-        assert_eq!(point(5.0, 0.0, [0.0, 0.0]).error_pct(), None);
-        // Only nothing on both sides is right by construction.
-        assert!(none.nothing_handed_over());
-        assert!(!point(5.0, 0.0, [0.0, 0.0]).nothing_handed_over());
+        assert!(none.agrees() && none.nothing_handed_over());
+        // Some predicted where none were counted: no finite error, and not right by construction.
+        let some = point(5.0, 0.0, [0.0, 0.0]);
+        assert_eq!(
+            (some.error_pct(), some.nothing_handed_over()),
+            (None, false)
+        );
         assert!(!point(0.0, 5.0, [4.0, 6.0]).nothing_handed_over());
         // The round over 4 updates per ownership: 25 ns each.
         assert_eq!(p.predicted_ns_per_update(), Some(25.0));

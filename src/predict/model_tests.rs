@@ -2,8 +2,8 @@
 //! `scripts/mutants.sh` showed were owed).
 
 use super::*;
-use crate::predict::costs::{CostCurve, CostPoint, ReadOccupancy};
-use crate::predict::tests::{lat, layout, near, spr};
+use crate::predict::costs::{CostCurve, ReadOccupancy};
+use crate::predict::tests::{curve, lat, layout, near, spr};
 use crate::topology::fixture;
 
 #[test]
@@ -59,10 +59,7 @@ fn a_global_line_with_a_reader_and_half_publishes_matches_a_hand_worked_flow() {
     let lines = spr(&[0, 56], &[1], 2, ShardLevel::Global);
     let mut l = lat(&["cross-node=200ns±0", "same-llc=40ns±0"]);
     l.costs.read_occupancy = ReadOccupancy::First;
-    l.costs.sharers = CostCurve {
-        points: vec![CostPoint { at: 1, ns: 136.0 }],
-        source: "test".into(),
-    };
+    l.costs.sharers = curve(&[(1, 136.0)]);
     let base = 3160.0 / 56.0 + 25.0;
     let e = lines.evaluate(1e3, 0.5, &l, Bound::Mid, Arrivals::Poisson);
     near(e.rho, 11870.0 / 63.0 * 1e3 * 1e-9, 1e-9);
@@ -425,10 +422,7 @@ fn line_costs_scale_transfers_by_home_and_by_the_queue_found() {
     let rho = |l: &Latencies| lines.evaluate(r, 1.0, l, Bound::Mid, Arrivals::Paced).rho;
     let base = 2.0 * r * 100e-9;
     near(rho(&l), base, 1e-12);
-    l.costs.contenders = CostCurve {
-        points: vec![CostPoint { at: 2, ns: 40.0 }, CostPoint { at: 4, ns: 60.0 }],
-        source: "test".into(),
-    };
+    l.costs.contenders = curve(&[(2, 40.0), (4, 60.0)]);
     near(rho(&l), base, 1e-12);
     l.costs.home = serde_json::from_str(r#"{"factor": 2, "source": "test"}"#).ok();
     l.costs.home_node = 1;
@@ -454,10 +448,7 @@ fn the_contention_growth_is_read_at_the_line_s_own_queue() {
     let mut l = lat(&["smt=100ns±0", "same-llc=100ns±0", "cross-node=100ns±0"]);
     let (r, f) = (50e3, 1.0);
     let idle = lines.evaluate(r, f, &l, Bound::Mid, Arrivals::Poisson);
-    l.costs.contenders = CostCurve {
-        points: vec![CostPoint { at: 2, ns: 40.0 }, CostPoint { at: 8, ns: 60.0 }],
-        source: "test".into(),
-    };
+    l.costs.contenders = curve(&[(2, 40.0), (8, 60.0)]);
     let grown = lines.evaluate(r, f, &l, Bound::Mid, Arrivals::Poisson);
     assert!(grown.queue > 8.0, "{grown:?}");
     near(grown.rho, 1.5 * idle.rho, 1e-3);
