@@ -80,30 +80,18 @@ impl CostCurve {
     /// time above 0) and sorts them.
     fn checked(mut self, what: &str, cpus: usize) -> Result<Self, String> {
         self.points.sort_by_key(|p| p.at);
-        if let Some(p) = self
-            .points
-            .iter()
-            .find(|p| p.at == 0 || p.at as usize > cpus)
-        {
-            return Err(format!(
-                "{what}: {} is not between 1 and the host's {cpus} CPUs",
-                p.at
-            ));
-        }
-        if let Some(p) = self
-            .points
-            .iter()
-            .find(|p| !(p.ns > 0.0 && p.ns.is_finite()))
-        {
-            return Err(format!(
-                "{what}: {} ns at {} is not a time above 0",
-                p.ns, p.at
-            ));
-        }
-        if let Some(w) = self.points.windows(2).find(|w| w[0].at == w[1].at) {
-            return Err(format!("{what}: {} is given twice", w[0].at));
-        }
-        Ok(self)
+        let (p, n) = (&self.points, format!("{what}: "));
+        let bad = (p.iter().find(|p| p.at == 0 || p.at as usize > cpus))
+            .map(|p| format!("{n}{} is not between 1 and the host's {cpus} CPUs", p.at))
+            .or_else(|| {
+                let p = p.iter().find(|p| !(p.ns > 0.0 && p.ns.is_finite()))?;
+                Some(format!("{n}{} ns at {} is not a time above 0", p.ns, p.at))
+            })
+            .or_else(|| {
+                let w = p.windows(2).find(|w| w[0].at == w[1].at)?;
+                Some(format!("{n}{} is given twice", w[0].at))
+            });
+        bad.map_or(Ok(self), Err)
     }
 }
 
@@ -542,17 +530,7 @@ impl HostCosts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::predict::tests::says;
-
-    fn curve(points: &[(u32, f64)]) -> CostCurve {
-        CostCurve {
-            points: points
-                .iter()
-                .map(|&(at, ns)| CostPoint { at, ns })
-                .collect(),
-            source: "test".into(),
-        }
-    }
+    use crate::predict::tests::{curve, says};
 
     #[test]
     fn the_contention_growth_is_read_at_the_queue_from_the_first_hand_over() {

@@ -120,13 +120,6 @@ pub fn sockets_from_name(file: &str) -> Option<u32> {
     file.starts_with("Dual ").then_some(2)
 }
 
-/// The default comparison's strategies, as `contend run` compares them.
-fn strategies() -> (Vec<ShardLevel>, Vec<PublishPolicy>) {
-    let levels = ["global", "node", "llc", "cpu"].map(|l| l.parse().expect("a level"));
-    let policies = ["always", "ratelimit:1ms"].map(|p| p.parse().expect("a policy"));
-    (levels.to_vec(), policies.to_vec())
-}
-
 /// One host: inferred, then predicted at `rate` with every CPU writing.
 fn host(file: &str, m: &PairMatrix, rate: f64) -> Result<GalleryHost, PredictError> {
     // The name's sockets only where the matrix alone finds one node.
@@ -137,15 +130,19 @@ fn host(file: &str, m: &PairMatrix, rate: f64) -> Result<GalleryHost, PredictErr
         sockets = Some(k);
     }
     let topo: &Topology = &h.topology;
-    let (levels, policies) = strategies();
+    // The default comparison, as `contend run` compares it.
+    use ShardLevel::{Cpu, Global, Llc, Node};
     let req = PredictRequest {
         layout: super::Layout {
             writers: topo.online_cpus.to_vec(),
             readers: Vec::new(),
             read_every: 1,
         },
-        levels,
-        policies,
+        levels: vec![Global, Node, Llc, Cpu],
+        policies: vec![
+            PublishPolicy::ALWAYS,
+            "ratelimit:1ms".parse().expect("a policy"),
+        ],
         rates: vec![rate],
         latencies: h.latencies(),
         arrivals: Arrivals::Poisson,

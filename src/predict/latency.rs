@@ -42,10 +42,8 @@ impl FromStr for LatencyArg {
         };
         let (name, value) = s.split_once('=').ok_or_else(|| err("no '='"))?;
         let key = LatencyKey::try_from(name.to_string()).map_err(|_| err("unknown class"))?;
-        let (time, unc) = match value.split_once('±').or_else(|| value.split_once("+-")) {
-            Some((t, u)) => (t, Some(u)),
-            None => (value, None),
-        };
+        let (time, unc) = (value.split_once('±').or_else(|| value.split_once("+-")))
+            .map_or((value, None), |(t, u)| (t, Some(u)));
         let ns =
             parse_ns(time).ok_or_else(|| err("the time is not a number above 0 with ns or us"))?;
         let latency = match unc.map(str::trim) {
@@ -167,33 +165,24 @@ pub struct Prices(BTreeMap<PairClass, (f64, TransactionRatios)>);
 impl Prices {
     /// The mean time, ns, of transaction `t` over `pairs` (pair classes and how many of each).
     pub fn mean_time(&self, pairs: &ClassCounts, t: Transaction) -> Option<f64> {
-        let n: u64 = pairs.values().sum();
-        let each = |(c, k): (&PairClass, &u64)| {
-            self.0
-                .get(c)
-                .map_or(0.0, |(ns, r)| ns * r.of(t) * *k as f64)
-        };
-        (n > 0).then(|| pairs.iter().map(each).sum::<f64>() / n as f64)
+        mean_over(pairs, |c| self.0.get(c).map_or(0.0, |(ns, r)| ns * r.of(t)))
     }
 
     /// The mean [`TransactionRatios::overlap`] over `pairs` (1 without any).
     pub fn overlap(&self, pairs: &ClassCounts) -> f64 {
-        let n: u64 = pairs.values().sum();
-        if n == 0 {
-            return 1.0;
-        }
-        pairs
-            .iter()
-            .map(|(c, k)| {
-                self.0
-                    .get(c)
-                    .map_or(TransactionRatios::PINGPONG, |(_, r)| *r)
-                    .overlap()
-                    * *k as f64
-            })
-            .sum::<f64>()
-            / n as f64
+        let ratios = |c: &PairClass| {
+            self.0
+                .get(c)
+                .map_or(TransactionRatios::PINGPONG, |(_, r)| *r)
+        };
+        mean_over(pairs, |c| ratios(c).overlap()).unwrap_or(1.0)
     }
+}
+
+/// The mean of `f` over `pairs`, each class weighed by its pairs; `None` without any.
+fn mean_over(pairs: &ClassCounts, f: impl Fn(&PairClass) -> f64) -> Option<f64> {
+    let n: u64 = pairs.values().sum();
+    (n > 0).then(|| pairs.iter().map(|(c, k)| f(c) * *k as f64).sum::<f64>() / n as f64)
 }
 
 /// A class among the chosen CPUs that no figure covers.
@@ -313,14 +302,9 @@ impl Latencies {
             }
         }
         for (class, r) in &self.transactions {
-            let least = [
-                r.add_moved,
-                r.read_fetched,
-                r.add_upgraded,
-                r.add_then_read_other,
-            ]
-            .into_iter()
-            .fold(f64::INFINITY, f64::min);
+            let least = [r.read_fetched, r.add_upgraded, r.add_then_read_other]
+                .into_iter()
+                .fold(f64::INFINITY.min(r.add_moved), f64::min);
             if least.is_nan() || least <= 0.0 {
                 let ns = self.classes.get(class).map_or(0.0, |l| l.ns) * least;
                 return Err(bad(class, ns));
@@ -638,20 +622,8 @@ mod tests {
         says(&e.to_string(), "priced at 0 ns (canary)");
         let e = Latencies::uniform(-4.0, "m.json").positive().unwrap_err();
         says(&e.to_string(), "-4 ns");
-        // A measured transaction ratio of 0 prices that transfer at 0.
-        use Transaction::{AddMoved, AddThenReadOther, AddUpgraded, ReadFetched};
-        let costs = [
-            (ReadFetched, 0.0),
-            (AddMoved, 1.0),
-            (AddUpgraded, 1.0),
-            (AddThenReadOther, 1.0),
-        ]
-        .map(|(transaction, x)| TransactionCost {
-            transaction,
-            net_ns: 30.0 * x,
-            to_pingpong: x,
-            samples: 1,
-        });
+        // A measured transaction ratio of 0 (a read that fetched) prices that transfer at 0.
+        let costs = crate::predict::tests::priced(30.0, [1.0, 0.0, 1.0, 1.0, 1.0, 1.0]);
         let l = Latencies::uniform(30.0, "canary").priced_by(&costs);
         assert!(l.positive().is_err());
     }
