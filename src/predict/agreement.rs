@@ -64,40 +64,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn agreement_needs_the_ci_and_the_margin() {
-        let agrees = |p, ci, e| agreement(p, ci, e, 5) == Agreement::Agrees;
-        assert!(agrees(110.0, [90.0, 120.0], Some(10.0)));
-        // 25% is within; a hair more is not.
-        assert!(agrees(125.0, [90.0, 130.0], Some(25.0)));
-        assert!(!agrees(125.0, [90.0, 130.0], Some(25.01)));
-        // Inside the margin but outside the CI, at either end.
-        assert!(!agrees(110.0, [90.0, 109.9], Some(10.0)));
-        assert!(!agrees(89.0, [89.1, 109.9], Some(10.0)));
-        // The CI's ends are inside.
-        assert!(agrees(90.0, [90.0, 110.0], Some(10.0)));
-        // No finite error never agrees.
-        assert!(!agrees(100.0, [90.0, 110.0], None));
-    }
-
-    #[test]
-    fn one_repeat_within_the_margin_cannot_tell() {
-        // 100 predicted against 105 measured once: its CI is [105, 105], which says nothing, so
-        // neither yes nor no; two repeats decide.
-        let ci = [105.0, 105.0];
-        assert_eq!(agreement(100.0, ci, Some(4.8), 1), Agreement::OneRepeat);
-        assert_eq!(agreement(100.0, ci, Some(4.8), 2), Agreement::Disagrees);
-        assert_eq!(agreement(105.0, ci, Some(0.0), 1), Agreement::OneRepeat);
-        // Beyond the margin one repeat is enough to say no.
-        assert_eq!(agreement(150.0, ci, Some(42.9), 1), Agreement::Disagrees);
-        assert_eq!(agreement(100.0, ci, None, 1), Agreement::Disagrees);
-        assert_eq!(
-            [
-                Agreement::Agrees,
-                Agreement::Disagrees,
-                Agreement::OneRepeat
-            ]
-            .map(Agreement::word),
-            ["yes", "no", "1 repeat"]
-        );
+    fn agreement_needs_the_ci_and_the_margin_and_more_than_one_repeat() {
+        use Agreement::{Agrees, Disagrees, OneRepeat};
+        for (predicted, ci, error_pct, repeats, want) in [
+            (110.0, [90.0, 120.0], Some(10.0), 5, Agrees),
+            // 25% is within; a hair more is not.
+            (125.0, [90.0, 130.0], Some(25.0), 5, Agrees),
+            (125.0, [90.0, 130.0], Some(25.01), 5, Disagrees),
+            // Inside the margin but outside the CI, at either end; the CI's ends are inside.
+            (110.0, [90.0, 109.9], Some(10.0), 5, Disagrees),
+            (89.0, [89.1, 109.9], Some(10.0), 5, Disagrees),
+            (90.0, [90.0, 110.0], Some(10.0), 5, Agrees),
+            // No finite error never agrees.
+            (100.0, [90.0, 110.0], None, 5, Disagrees),
+            // 100 predicted against 105 measured once: its CI is [105, 105], which says nothing,
+            // so neither yes nor no; two repeats decide. Beyond the margin one repeat says no.
+            (100.0, [105.0, 105.0], Some(4.8), 1, OneRepeat),
+            (100.0, [105.0, 105.0], Some(4.8), 2, Disagrees),
+            (105.0, [105.0, 105.0], Some(0.0), 1, OneRepeat),
+            (150.0, [105.0, 105.0], Some(42.9), 1, Disagrees),
+            (100.0, [105.0, 105.0], None, 1, Disagrees),
+        ] {
+            let got = agreement(predicted, ci, error_pct, repeats);
+            assert_eq!(got, want, "{predicted} {ci:?} {error_pct:?} {repeats}");
+        }
+        let words = [Agrees, Disagrees, OneRepeat].map(Agreement::word);
+        assert_eq!(words, ["yes", "no", "1 repeat"]);
     }
 }

@@ -12,7 +12,8 @@ pub const MAX_CPUS: usize = 4096;
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairMatrix {
     n: usize,
-    ns: Vec<f64>,
+    /// Row-major, `n` × `n`.
+    pub(super) ns: Vec<f64>,
     /// What the reader had to assume, one sentence each.
     pub notes: Vec<String>,
 }
@@ -248,8 +249,7 @@ fn mirrored(n: usize, cells: &[Option<f64>]) -> Result<PairMatrix, C2cError> {
                     why: "0 ns, not a latency",
                 });
             }
-            m.ns[i * n + j] = v;
-            m.ns[j * n + i] = v;
+            (m.ns[i * n + j], m.ns[j * n + i]) = (v, v);
         }
     }
     Ok(m)
@@ -274,25 +274,9 @@ mod tests {
 
     #[test]
     fn a_matrix_of_every_pair_writes_in_cpu_order_and_a_sample_does_not() {
-        use crate::matrix::{PairClass, PairResult, PairSamples, PlannedPair};
         // Every pair of CPUs 2, 5 and 9 at 10, 20 and 30 ns: rows in CPU order whatever the pairs'
         // order.
-        let pair = |a: u32, b: u32, ns: f64| {
-            let samples = PairSamples {
-                threads: [a, b].map(|cpu| crate::placement::PinnedThread {
-                    requested_cpu: cpu,
-                    observed_cpu: Some(cpu),
-                    verified: true,
-                    note: None,
-                }),
-                line: crate::placement::NodeCheck::Verified { node: 0 },
-                forward: vec![ns],
-                backward: vec![ns],
-                transactions: Vec::new(),
-            };
-            let class = PairClass::SameLlc;
-            PairResult::new(PlannedPair { a, b, class }, 0, samples)
-        };
+        let pair = |a, b, ns| crate::predict::tests::pair(a, b, ns, &[]);
         let mut m = crate::matrix::fixture_matrix(&crate::runner::fixture_run(), Vec::new());
         m.config.cpus = vec![9, 2, 5];
         m.pairs = vec![pair(5, 9, 30.0), pair(2, 5, 10.0), pair(2, 9, 20.0)];
@@ -323,16 +307,8 @@ mod tests {
         let ragged = "row 1 has 2 cells; a matrix of 3 rows needs 3 (ragged rows)";
         let missing = "row 2, column 0: empty in both triangles (no latency for CPUs 2 and 0)";
         let small = "2 CPUs: too small to infer anything (at least 3 are needed)";
+        // Text, negative and NaN cells are tests/c2c.rs's (bad_files_are_one_line_naming_...).
         for (text, want) in [
-            (",,\n5,,\n20,x,\n", "row 2, column 1: \"x\" is not a number"),
-            (
-                ",,\n5,,\n20,-3,\n",
-                "row 2, column 1: \"-3\" is negative, not a latency",
-            ),
-            (
-                ",,\nNaN,,\n20,3,\n",
-                "row 1, column 0: \"NaN\" is NaN, not a latency",
-            ),
             (
                 ",,\ninf,,\n20,3,\n",
                 "row 1, column 0: \"inf\" is infinite, not a latency",

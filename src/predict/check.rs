@@ -91,17 +91,8 @@ impl CheckResults {
     /// out `f3` (3 repeats, [17M, 21M]) and `f1` (1 repeat), each 20M hand-overs/s predicted
     /// against 18M counted.
     pub fn example() -> Self {
-        let flat = |series: &str, repeats: usize, ci: [f64; 2]| HandoverPoint {
-            series: series.into(),
-            writers: 2,
-            repeats,
-            predicted_per_s: 20e6,
-            saturated_lines: 1,
-            predicted_round_ns: Some(100.0),
-            measured_per_s: 18e6,
-            measured_ci: ci,
-            updates_per_ownership: Some(4.0),
-            measured_ns_per_update: Some(30.0),
+        let flat = |series: &str, repeats: usize, ci: [f64; 2]| {
+            HandoverPoint::example(series, repeats, 20e6, 18e6, ci)
         };
         let paced = |series: &str, repeats: usize, ci: [f64; 2]| {
             CheckPoint::example(series, 90.0, 100.0, ci, repeats)
@@ -129,8 +120,7 @@ impl CheckResults {
 impl CheckPoint {
     /// |predicted − measured| net cost, % of measured; `None` without a finite error.
     pub fn error_pct(&self) -> Option<f64> {
-        let p = self.predicted_ns?;
-        (self.measured_ns > 0.0).then(|| 100.0 * (p - self.measured_ns).abs() / self.measured_ns)
+        off_pct(self.predicted_ns?, self.measured_ns).filter(|_| self.measured_ns > 0.0)
     }
 
     /// Why this point has no finite error: not predicted, or measured at or below 0.
@@ -462,7 +452,6 @@ impl Checker<'_> {
         let handing_over = || self.flat_out.iter().filter(|p| !p.nothing_handed_over());
         let flat_out_errors: Vec<Option<f64>> =
             handing_over().map(HandoverPoint::error_pct).collect();
-        let flat_out_agreeing = handing_over().filter(|p| p.agrees()).count();
         let points = self.points;
         let errors: Vec<Option<f64>> = points.iter().map(CheckPoint::error_pct).collect();
         let worst = (0..points.len()).max_by(|&a, &b| worst_first(errors[a], errors[b]));
@@ -498,7 +487,7 @@ impl Checker<'_> {
             agreeing: points.iter().filter(|p| p.agrees()).count(),
             worst,
             transfers_median_error_pct: median_with_worst(&counted),
-            flat_out_agreeing,
+            flat_out_agreeing: handing_over().filter(|p| p.agrees()).count(),
             flat_out_median_error_pct: median_with_worst(&flat_out_errors),
             flat_out: self.flat_out,
             points,
@@ -544,11 +533,9 @@ fn median_with_worst(errors: &[Option<f64>]) -> Option<f64> {
 /// With no `--host` latencies, the canary may stand in only for a run whose lines make one pair
 /// class; notes it in `stand_in`.
 fn one_class(lines: &Lines, stand_in: &mut Option<PairClass>) -> Result<(), String> {
-    let classes: Vec<PairClass> = lines.classes().chain(*stand_in).collect();
-    let mut distinct = classes.clone();
-    distinct.sort();
-    distinct.dedup();
-    match distinct.as_slice() {
+    let distinct: std::collections::BTreeSet<PairClass> =
+        lines.classes().chain(*stand_in).collect();
+    match Vec::from_iter(distinct).as_slice() {
         [] => Ok(()),
         [one] => {
             *stand_in = Some(*one);

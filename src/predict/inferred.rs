@@ -192,13 +192,7 @@ fn sizes(of: &[usize]) -> Vec<usize> {
 
 /// The matrix with outliers replaced, and how many.
 fn repaired(m: &PairMatrix) -> (Vec<f64>, usize) {
-    let n = m.cpus();
-    let mut d = vec![0.0; n * n];
-    for i in 0..n {
-        for j in 0..n {
-            d[i * n + j] = m.ns(i, j);
-        }
-    }
+    let (n, mut d) = (m.cpus(), m.ns.clone());
     // At most 128 third CPUs per pair, spread over the whole host.
     let step = n.div_ceil(THIRD_CPUS).max(1);
     let mut far = Vec::new();
@@ -227,8 +221,7 @@ fn repaired(m: &PairMatrix) -> (Vec<f64>, usize) {
         }
     }
     for &(i, j, e) in &fixed {
-        d[i * n + j] = e;
-        d[j * n + i] = e;
+        (d[i * n + j], d[j * n + i]) = (e, e);
     }
     (d, fixed.len())
 }

@@ -42,10 +42,8 @@ impl FromStr for LatencyArg {
         };
         let (name, value) = s.split_once('=').ok_or_else(|| err("no '='"))?;
         let key = LatencyKey::try_from(name.to_string()).map_err(|_| err("unknown class"))?;
-        let (time, unc) = match value.split_once('±').or_else(|| value.split_once("+-")) {
-            Some((t, u)) => (t, Some(u)),
-            None => (value, None),
-        };
+        let (time, unc) = (value.split_once('±').or_else(|| value.split_once("+-")))
+            .map_or((value, None), |(t, u)| (t, Some(u)));
         let ns =
             parse_ns(time).ok_or_else(|| err("the time is not a number above 0 with ns or us"))?;
         let latency = match unc.map(str::trim) {
@@ -167,33 +165,24 @@ pub struct Prices(BTreeMap<PairClass, (f64, TransactionRatios)>);
 impl Prices {
     /// The mean time, ns, of transaction `t` over `pairs` (pair classes and how many of each).
     pub fn mean_time(&self, pairs: &ClassCounts, t: Transaction) -> Option<f64> {
-        let n: u64 = pairs.values().sum();
-        let each = |(c, k): (&PairClass, &u64)| {
-            self.0
-                .get(c)
-                .map_or(0.0, |(ns, r)| ns * r.of(t) * *k as f64)
-        };
-        (n > 0).then(|| pairs.iter().map(each).sum::<f64>() / n as f64)
+        mean_over(pairs, |c| self.0.get(c).map_or(0.0, |(ns, r)| ns * r.of(t)))
     }
 
     /// The mean [`TransactionRatios::overlap`] over `pairs` (1 without any).
     pub fn overlap(&self, pairs: &ClassCounts) -> f64 {
-        let n: u64 = pairs.values().sum();
-        if n == 0 {
-            return 1.0;
-        }
-        pairs
-            .iter()
-            .map(|(c, k)| {
-                self.0
-                    .get(c)
-                    .map_or(TransactionRatios::PINGPONG, |(_, r)| *r)
-                    .overlap()
-                    * *k as f64
-            })
-            .sum::<f64>()
-            / n as f64
+        let ratios = |c: &PairClass| {
+            self.0
+                .get(c)
+                .map_or(TransactionRatios::PINGPONG, |(_, r)| *r)
+        };
+        mean_over(pairs, |c| ratios(c).overlap()).unwrap_or(1.0)
     }
+}
+
+/// The mean of `f` over `pairs`, each class weighed by its pairs; `None` without any.
+fn mean_over(pairs: &ClassCounts, f: impl Fn(&PairClass) -> f64) -> Option<f64> {
+    let n: u64 = pairs.values().sum();
+    (n > 0).then(|| pairs.iter().map(|(c, k)| f(c) * *k as f64).sum::<f64>() / n as f64)
 }
 
 /// A class among the chosen CPUs that no figure covers.
@@ -313,14 +302,9 @@ impl Latencies {
             }
         }
         for (class, r) in &self.transactions {
-            let least = [
-                r.add_moved,
-                r.read_fetched,
-                r.add_upgraded,
-                r.add_then_read_other,
-            ]
-            .into_iter()
-            .fold(f64::INFINITY, f64::min);
+            let least = [r.read_fetched, r.add_upgraded, r.add_then_read_other]
+                .into_iter()
+                .fold(f64::INFINITY.min(r.add_moved), f64::min);
             if least.is_nan() || least <= 0.0 {
                 let ns = self.classes.get(class).map_or(0.0, |l| l.ns) * least;
                 return Err(bad(class, ns));
@@ -435,7 +419,7 @@ fn class_ratios(m: &MatrixResults, class: PairClass) -> Option<TransactionRatios
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::predict::tests::says;
+    use crate::predict::tests::{pair, says};
 
     #[test]
     fn a_read_back_given_for_every_class_keeps_what_was_measured() {
@@ -527,28 +511,13 @@ mod tests {
         let mut m = m;
         m.pairs = (1..=3)
             .map(|k| {
-                let pair = crate::matrix::PlannedPair {
-                    a: 0,
-                    b: k,
-                    class: PairClass::SameLlc,
-                };
-                let k = f64::from(k);
-                let samples = crate::matrix::PairSamples {
-                    threads: [0, k as u32].map(|cpu| crate::placement::PinnedThread {
-                        requested_cpu: cpu,
-                        observed_cpu: Some(cpu),
-                        verified: true,
-                        note: None,
-                    }),
-                    line: crate::placement::NodeCheck::Verified { node: 0 },
-                    forward: vec![50.0],
-                    backward: vec![50.0],
-                    transactions: [60.0, 55.0, 45.0, 30.0, 65.0, 60.0]
-                        .iter()
-                        .map(|ns| vec![ns * k])
-                        .collect(),
-                };
-                crate::matrix::PairResult::new(pair, 0, samples)
+                let x = f64::from(k);
+                pair(
+                    0,
+                    k,
+                    50.0,
+                    &[60.0, 55.0, 45.0, 30.0, 65.0, 60.0].map(|ns| ns * x),
+                )
             })
             .collect();
         let l = Latencies::from_matrix(&m, "m.json");
@@ -653,20 +622,8 @@ mod tests {
         says(&e.to_string(), "priced at 0 ns (canary)");
         let e = Latencies::uniform(-4.0, "m.json").positive().unwrap_err();
         says(&e.to_string(), "-4 ns");
-        // A measured transaction ratio of 0 prices that transfer at 0.
-        use Transaction::{AddMoved, AddThenReadOther, AddUpgraded, ReadFetched};
-        let costs = [
-            (ReadFetched, 0.0),
-            (AddMoved, 1.0),
-            (AddUpgraded, 1.0),
-            (AddThenReadOther, 1.0),
-        ]
-        .map(|(transaction, x)| TransactionCost {
-            transaction,
-            net_ns: 30.0 * x,
-            to_pingpong: x,
-            samples: 1,
-        });
+        // A measured transaction ratio of 0 (a read that fetched) prices that transfer at 0.
+        let costs = crate::predict::tests::priced(30.0, [1.0, 0.0, 1.0, 1.0, 1.0, 1.0]);
         let l = Latencies::uniform(30.0, "canary").priced_by(&costs);
         assert!(l.positive().is_err());
     }

@@ -360,7 +360,6 @@ pub fn predict(
     }
     for &publish in &req.policies {
         for (&level, lines) in req.levels.iter().zip(&by_level) {
-            let count = lines.count();
             let mut model = Model {
                 lines,
                 policy: publish,
@@ -368,23 +367,17 @@ pub fn predict(
                 arrivals: req.arrivals,
                 fractions: &mut fractions,
             };
-            let saturation = SaturationRate {
-                lo: model.saturation(Bound::High),
-                mid: model.saturation(Bound::Mid),
-                hi: model.saturation(Bound::Low),
-            };
-            let points = req.rates.iter().map(|&r| model.point(r)).collect();
-            let flat_out = Some(model.flat_out());
-            let curve = curve_rates().into_iter().map(|r| model.point(r)).collect();
+            // The lowest saturation rate is at the highest latencies.
+            let [hi, mid, lo] = ranged(|b| model.saturation(b));
             strategies.push(StrategyPrediction {
                 name: format!("{level}/{publish}"),
                 level,
                 publish,
-                lines: count,
-                saturation,
-                flat_out,
-                points,
-                curve,
+                lines: lines.count(),
+                saturation: SaturationRate { lo, mid, hi },
+                points: req.rates.iter().map(|&r| model.point(r)).collect(),
+                flat_out: Some(model.flat_out()),
+                curve: curve_rates().into_iter().map(|r| model.point(r)).collect(),
             });
         }
     }
@@ -397,7 +390,6 @@ pub fn predict(
             })
         })
         .collect::<Result<Vec<_>, MissingClass>>()?;
-    let notes = notes(req);
     Ok(PredictResults {
         schema: SCHEMA_VERSION,
         host: host.to_string(),
@@ -415,7 +407,7 @@ pub fn predict(
         latencies: req.latencies.clone(),
         classes,
         strategies,
-        notes,
+        notes: notes(req),
         inferred: None,
     })
 }

@@ -263,7 +263,9 @@ impl Lines {
             })
             .collect();
         let by_node = self.node_costs(&flows, &ctx, &waits);
-        let cost_ns = mean_cost(&by_node, self.writers.max(1) as f64);
+        let writers = self.writers.max(1) as f64;
+        let weighed = by_node.iter().map(|c| c.cost_ns * c.writers as f64);
+        let cost_ns = weighed.sum::<f64>() / writers;
         let mut out = Evaluation {
             cost_ns,
             achieved_rate: 1e9 / (1e9 / rate + cost_ns),
@@ -271,7 +273,6 @@ impl Lines {
             ..Evaluation::default()
         };
         let h = f64::from(lat.costs.lines_per_event());
-        let writers = self.writers.max(1) as f64;
         for ((line, flow), &i) in self.lines.iter().zip(&flows).zip(&net.station_of) {
             if flow.rho > out.rho {
                 out.rho = flow.rho;
@@ -461,7 +462,7 @@ impl Lines {
         let c_r = far_share(&mut line.node_readers.iter().map(|n| n.iter().sum()));
         // A read back that costs a transfer moves the line's only copy back from its reader: it
         // occupies the line. One the host serves from the writer's own copy is no transfer.
-        let back_time = mix(c_w, times[0].back, times[1].back);
+        let back_time = times[0].back + c_w * (times[1].back - times[0].back);
         let back = if back_time > 0.0 { t.back } else { 0.0 };
         let queued_backs = t.n * ctx.q_w * back;
         let write_transfers = t.publishes * t.h;
@@ -856,20 +857,6 @@ struct Times {
     upgrade: f64,
     /// The first read after a write, by who makes it.
     first: f64,
-}
-
-/// `far` of the way from `near` to `remote`.
-fn mix(far: f64, near: f64, remote: f64) -> f64 {
-    near + far * (remote - near)
-}
-
-/// The writers' mean over nodes of `costs`, ns.
-fn mean_cost(costs: &[NodeCost], writers: f64) -> f64 {
-    costs
-        .iter()
-        .map(|c| c.cost_ns * c.writers as f64)
-        .sum::<f64>()
-        / writers
 }
 
 /// One line's traffic at one rate and latency bound.

@@ -2,28 +2,31 @@
 //! `scripts/mutants.sh` showed were owed).
 
 use super::*;
-use crate::predict::costs::{CostCurve, CostPoint, ReadOccupancy};
-use crate::predict::tests::{lat, layout, near, spr};
+use crate::predict::costs::{CostCurve, ReadOccupancy};
+use crate::predict::tests::{curve, lat, layout, near, spr};
 use crate::topology::fixture;
 
 #[test]
 fn arrivals_touched() {
     use Arrivals::{Paced, Poisson};
     // Others at 1/s, me at 3/s: Poisson 1/(1 + 3); me at 4/s, paced 1/4. Others at 3/s, me at 1/s:
-    // Poisson 3/4, paced capped at 1.
-    assert_eq!(touched(Poisson, 1.0, 3.0), 0.25);
-    assert_eq!(touched(Paced, 1.0, 4.0), 0.25);
-    assert_eq!(touched(Poisson, 3.0, 1.0), 0.75);
-    assert_eq!(touched(Paced, 3.0, 1.0), 1.0);
-    // Nobody else: never touched; I never touch it: always.
-    assert_eq!(
-        (touched(Poisson, 0.0, 1.0), touched(Paced, 0.0, 1.0)),
-        (0.0, 0.0)
-    );
-    assert_eq!(
-        (touched(Poisson, 1.0, 0.0), touched(Paced, 1.0, 0.0)),
-        (1.0, 1.0)
-    );
+    // Poisson 3/4, paced capped at 1. Nobody else: never touched; I never touch it: always.
+    for (arrivals, others, mine, want) in [
+        (Poisson, 1.0, 3.0, 0.25),
+        (Paced, 1.0, 4.0, 0.25),
+        (Poisson, 3.0, 1.0, 0.75),
+        (Paced, 3.0, 1.0, 1.0),
+        (Poisson, 0.0, 1.0, 0.0),
+        (Paced, 0.0, 1.0, 0.0),
+        (Poisson, 1.0, 0.0, 1.0),
+        (Paced, 1.0, 0.0, 1.0),
+    ] {
+        assert_eq!(
+            touched(arrivals, others, mine),
+            want,
+            "{arrivals} {others} {mine}"
+        );
+    }
 }
 
 #[test]
@@ -56,10 +59,7 @@ fn a_global_line_with_a_reader_and_half_publishes_matches_a_hand_worked_flow() {
     let lines = spr(&[0, 56], &[1], 2, ShardLevel::Global);
     let mut l = lat(&["cross-node=200ns±0", "same-llc=40ns±0"]);
     l.costs.read_occupancy = ReadOccupancy::First;
-    l.costs.sharers = CostCurve {
-        points: vec![CostPoint { at: 1, ns: 136.0 }],
-        source: "test".into(),
-    };
+    l.costs.sharers = curve(&[(1, 136.0)]);
     let base = 3160.0 / 56.0 + 25.0;
     let e = lines.evaluate(1e3, 0.5, &l, Bound::Mid, Arrivals::Poisson);
     near(e.rho, 11870.0 / 63.0 * 1e3 * 1e-9, 1e-9);
@@ -309,18 +309,14 @@ fn a_read_after_a_publish_another_cpu_read_is_priced_as_the_host_reads_back() {
     // the other made exactly one. A read back happens when this update does not publish (0.6), the
     // writer's last update did (0.4) and the other's update in between did not (0.6), so the other
     // only read: 0.144 per update. At 0.7 × 100 ns it adds 10.08 ns; unmeasured it is free.
-    let ratios = |read_back| crate::predict::TransactionRatios {
-        add_moved: 1.0,
-        read_fetched: 1.0,
-        add_upgraded: 1.0,
-        read_back,
-        add_then_read_other: 2.0,
-    };
     let eval = |read_back| {
         let mut l = lat(&["same-llc=100ns±0"]);
         l.transactions.insert(
             crate::predict::LatencyKey::Class(crate::matrix::PairClass::SameLlc),
-            ratios(read_back),
+            crate::predict::TransactionRatios {
+                read_back,
+                ..crate::predict::TransactionRatios::PINGPONG
+            },
         );
         spr(&[0, 1], &[], 1, ShardLevel::Global).evaluate(1e3, 0.4, &l, Bound::Mid, Arrivals::Paced)
     };
@@ -426,16 +422,9 @@ fn line_costs_scale_transfers_by_home_and_by_the_queue_found() {
     let rho = |l: &Latencies| lines.evaluate(r, 1.0, l, Bound::Mid, Arrivals::Paced).rho;
     let base = 2.0 * r * 100e-9;
     near(rho(&l), base, 1e-12);
-    l.costs.contenders = CostCurve {
-        points: vec![CostPoint { at: 2, ns: 40.0 }, CostPoint { at: 4, ns: 60.0 }],
-        source: "test".into(),
-    };
+    l.costs.contenders = curve(&[(2, 40.0), (4, 60.0)]);
     near(rho(&l), base, 1e-12);
-    l.costs.home = Some(crate::predict::HomeCost {
-        factor: Some(2.0),
-        by_class: Default::default(),
-        source: "test".into(),
-    });
+    l.costs.home = serde_json::from_str(r#"{"factor": 2, "source": "test"}"#).ok();
     l.costs.home_node = 1;
     near(rho(&l), base * 2.0, 1e-12);
     // Each node's cost: node 0's writers are both remote; at 1k/s the wait is next to nothing, so
@@ -459,10 +448,7 @@ fn the_contention_growth_is_read_at_the_line_s_own_queue() {
     let mut l = lat(&["smt=100ns±0", "same-llc=100ns±0", "cross-node=100ns±0"]);
     let (r, f) = (50e3, 1.0);
     let idle = lines.evaluate(r, f, &l, Bound::Mid, Arrivals::Poisson);
-    l.costs.contenders = CostCurve {
-        points: vec![CostPoint { at: 2, ns: 40.0 }, CostPoint { at: 8, ns: 60.0 }],
-        source: "test".into(),
-    };
+    l.costs.contenders = curve(&[(2, 40.0), (8, 60.0)]);
     let grown = lines.evaluate(r, f, &l, Bound::Mid, Arrivals::Poisson);
     assert!(grown.queue > 8.0, "{grown:?}");
     near(grown.rho, 1.5 * idle.rho, 1e-3);
@@ -483,11 +469,7 @@ fn customers_off_the_memory_s_node_wait_longer_behind_the_same_queue() {
     let all = fixture("spr-2s-224").online_cpus.to_vec();
     let lines = spr(&all, &[], 0, ShardLevel::Global);
     let mut l = lat(&["smt=100ns±0", "same-llc=100ns±0", "cross-node=100ns±0"]);
-    l.costs.home = Some(crate::predict::HomeCost {
-        factor: Some(2.0),
-        by_class: Default::default(),
-        source: "test".into(),
-    });
+    l.costs.home = serde_json::from_str(r#"{"factor": 2, "source": "test"}"#).ok();
     let e = lines.evaluate(22e3, 0.4, &l, Bound::Mid, Arrivals::Poisson);
     near(e.by_node[1].cost_ns / e.by_node[0].cost_ns, 2.0, 0.01);
     // Alike nodes without a home price.

@@ -66,13 +66,10 @@ mod tests {
 
     #[test]
     fn always_publishes_every_update_and_never_none() {
+        let at = |p| publish_fraction(p, 22e3, Walks::of_seed(1));
         assert_eq!(
-            publish_fraction(PublishPolicy::ALWAYS, 22e3, Walks::of_seed(1)),
-            1.0
-        );
-        assert_eq!(
-            publish_fraction(PublishPolicy::NEVER, 22e3, Walks::of_seed(1)),
-            0.0
+            (at(PublishPolicy::ALWAYS), at(PublishPolicy::NEVER)),
+            (1.0, 0.0)
         );
     }
 

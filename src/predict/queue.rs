@@ -75,11 +75,10 @@ pub fn mva2(population: [usize; 2], think_ns: [f64; 2], stations: &[Station]) ->
 pub fn mva2_as_one(population: [usize; 2], think_ns: [f64; 2], stations: &[Station]) -> Solution {
     let n = population[0] + population[1];
     let mean = |v: [f64; 2]| {
-        if n == 0 {
-            0.0
-        } else {
-            (v[0] * population[0] as f64 + v[1] * population[1] as f64) / n as f64
-        }
+        crate::stats::ratio(
+            v[0] * population[0] as f64 + v[1] * population[1] as f64,
+            n as f64,
+        )
     };
     let one: Vec<Station> = stations
         .iter()
