@@ -1165,7 +1165,7 @@ pub(super) mod tests {
 
     use super::*;
     use crate::placement::PinnedThread;
-    use crate::runner::{ThreadStalls, near};
+    use crate::runner::{near, result::ThreadStalls};
     use crate::workload::{BusyTime, Probe};
 
     fn report(

@@ -16,22 +16,19 @@ mod result;
 mod rounds;
 pub mod signal;
 
-pub use aggregate::{
-    PairedNet, UsedRepeats, alone_difference, net_busy_ns, net_cpu_share_pct, paired_difference,
-};
+pub use aggregate::{PairedNet, UsedRepeats, alone_difference, net_busy_ns, net_cpu_share_pct};
 pub use floor::is_clock_floor;
-pub use in_place::{InPlaceGroup, LANE_SPAN, PacedMode};
+pub use in_place::{InPlaceGroup, PacedMode};
 pub use measures::{Direction, Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
-    DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, HostCosts, PlanError,
-    RunEstimate, RunRequest, StrategyChoice, WARMUP_SPREADS, plan, sample_every,
+    DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, HostCosts, PlanError, RunEstimate, RunRequest,
+    StrategyChoice, WARMUP_SPREADS, plan, sample_every,
 };
-pub use pools::{PoolCpus, PoolError, PoolSize, PoolSizeError, Pools, pools};
+pub use pools::{PoolError, PoolSize, Pools, pools};
 pub use regimes::PacedFloor;
 pub use result::{
-    CanaryRange, HarnessFloor, InexactSum, Injection, Interference, NodeRepeat, NodeSummary,
-    RepeatResult, RunConfig, RunResults, SCHEMA_VERSION, Staleness, Stopped, Strategy,
-    StrategyResult, StrategySummary, ThreadPlacement, ThreadStalls,
+    CanaryRange, HarnessFloor, NodeSummary, RepeatResult, RunConfig, RunResults, SCHEMA_VERSION,
+    Staleness, Stopped, Strategy, StrategyResult, StrategySummary, ThreadPlacement,
 };
 #[cfg(test)]
 pub(crate) use result::{fixture_run, near};
@@ -347,7 +344,7 @@ fn grouping_note(groups: &[InPlaceGroup]) -> Option<String> {
     (!lines.is_empty()).then(|| {
         format!(
             "paced strategies run in place in groups, where one period cannot hold them all ({} µs a strategy) or they read different clocks: {}",
-            LANE_SPAN.as_micros(),
+            in_place::LANE_SPAN.as_micros(),
             lines.join("; ")
         )
     })

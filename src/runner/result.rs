@@ -674,11 +674,6 @@ impl RunResults {
         out
     }
 
-    /// The range of the canaries of every repeat the run ran ([`RunResults::repeats_run`]).
-    pub fn canary_range(&self) -> Option<CanaryRange> {
-        CanaryRange::of(self.repeats_run(None).into_iter().map(|r| &r.interference))
-    }
-
     /// The first strategy (and its first repeat) whose final sum was not exact, if any.
     pub fn first_inexact(&self) -> Option<InexactSum> {
         let s = self.strategies.iter().find(|s| !s.exact)?;
@@ -819,7 +814,10 @@ mod tests {
     fn the_canary_range_spans_every_repeat_of_every_strategy() {
         let run = fixture_run();
         // Median of 10, 20, 30, 40: 25.
-        let c = run.canary_range().unwrap();
+        let range = |run: &RunResults| {
+            CanaryRange::of(run.repeats_run(None).into_iter().map(|r| &r.interference))
+        };
+        let c = range(&run).unwrap();
         assert_eq!((c.median, c.lo, c.hi, c.count), (25.0, 10.0, 40.0, 4));
         let mut none = run.clone();
         for s in &mut none.strategies {
@@ -827,7 +825,7 @@ mod tests {
                 r.interference.canary_ns = None;
             }
         }
-        assert_eq!(none.canary_range(), None);
+        assert_eq!(range(&none), None);
     }
 
     #[test]
