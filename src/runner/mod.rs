@@ -94,15 +94,7 @@ impl RunPlan {
 
     /// Which operations are timed in `regime`, with the timer overhead to subtract.
     pub fn sampling(&self, regime: Regime) -> Sampling {
-        let cfg = &self.config;
-        let every = cfg
-            .rates
-            .iter()
-            .position(|r| *r == regime)
-            .and_then(|i| cfg.sample_every_by_rate.get(i))
-            .copied()
-            .unwrap_or(cfg.sample_every);
-        Sampling::new(every, self.overhead_ticks)
+        Sampling::new(self.config.sample_every_of(regime), self.overhead_ticks)
     }
 
     /// How many entries take turns in each round (strategies, and paced regimes' clock floors).
@@ -296,11 +288,7 @@ fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
                 retries: 0,
             },
             spec: RepeatSpec {
-                inject: if is_floor {
-                    Spin::default()
-                } else {
-                    plan.inject()
-                },
+                inject: (!is_floor).then(|| plan.inject()).unwrap_or_default(),
                 ..plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), regime)
             },
             is_floor,

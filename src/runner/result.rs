@@ -153,6 +153,13 @@ impl RunConfig {
             .iter()
             .position(|g| g.regime == s.regime && g.strategies.contains(&s.name))
     }
+
+    /// One operation in how many is timed in `regime`: its entry of `sample_every_by_rate`, else
+    /// `sample_every`.
+    pub fn sample_every_of(&self, regime: Regime) -> u64 {
+        let i = self.rates.iter().position(|r| *r == regime);
+        (i.and_then(|i| self.sample_every_by_rate.get(i)).copied()).unwrap_or(self.sample_every)
+    }
 }
 
 /// Where one thread ran.
