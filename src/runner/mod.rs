@@ -112,8 +112,7 @@ impl RunPlan {
     /// Repeats one round runs: a repeat per flat-out entry, one per group of paced entries in place
     /// ([`in_place::groups`]).
     pub fn runs_per_round(&self) -> usize {
-        let groups = self.groups();
-        groups.iter().map(|&g| g + 1).max().unwrap_or(0)
+        self.groups().iter().map(|&g| g + 1).max().unwrap_or(0)
     }
 
     /// Each entry of a round, in order: strategy, regime, and whether it is a clock floor.
