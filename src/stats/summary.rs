@@ -43,16 +43,12 @@ impl Summary {
             return None;
         }
         let mean = values.iter().sum::<f64>() / n as f64;
-        let var = if n > 1 {
-            values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+        let (stddev, half) = if n > 1 {
+            let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            let sd = var.sqrt();
+            (sd, t_quantile_975((n - 1) as f64) * sd / (n as f64).sqrt())
         } else {
-            0.0
-        };
-        let stddev = var.sqrt();
-        let half = if n > 1 {
-            t_quantile_975((n - 1) as f64) * stddev / (n as f64).sqrt()
-        } else {
-            0.0
+            (0.0, 0.0)
         };
         Some(Summary {
             n,
