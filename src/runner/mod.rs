@@ -120,13 +120,8 @@ impl RunPlan {
         let clocks = self.ratelimit_clocks();
         let mut entries = Vec::new();
         for &regime in &self.config.rates {
-            if regime.is_paced() {
-                entries.extend(
-                    clocks
-                        .iter()
-                        .map(|&c| (floor::clock_floor(c), regime, true)),
-                );
-            }
+            let floors = clocks.iter().filter(|_| regime.is_paced());
+            entries.extend(floors.map(|&c| (floor::clock_floor(c), regime, true)));
             entries.extend(self.strategies.iter().map(|&s| (s, regime, false)));
         }
         entries
@@ -287,7 +282,11 @@ fn entries(plan: &RunPlan) -> (Vec<RoundEntry>, Vec<InPlaceGroup>) {
                 retries: 0,
             },
             spec: RepeatSpec {
-                inject: (!is_floor).then(|| plan.inject()).unwrap_or_default(),
+                inject: if is_floor {
+                    Spin::default()
+                } else {
+                    plan.inject()
+                },
                 ..plan.repeat_spec(s.publish, s.clock.unwrap_or(ClockKind::Tsc), regime)
             },
             is_floor,
