@@ -884,18 +884,4 @@ mod tests {
             )
         );
     }
-
-    #[test]
-    fn a_strategy_is_named_level_policy_pad_and_clock() {
-        let mut s = Strategy {
-            level: ShardLevel::Node,
-            publish: "ratelimit:1ms".parse().unwrap(),
-            pad: Pad::Line64,
-            clock: Some(ClockKind::Tsc),
-        };
-        assert_eq!(s.name(), "node/ratelimit:1ms/pad64/tsc");
-        s.clock = None;
-        s.publish = PublishPolicy::ALWAYS;
-        assert_eq!(s.name(), "node/always/pad64");
-    }
 }

@@ -164,10 +164,14 @@ mod tests {
     }
 
     #[test]
-    fn single_and_empty() {
+    fn single_and_empty_have_no_spread_and_two_repeats_do() {
         let s = Summary::of(&[3.0]).unwrap();
         assert_eq!((s.stddev, s.ci95_low, s.ci95_high), (0.0, 3.0, 3.0));
         assert!(Summary::of(&[]).is_none());
+        assert_eq!(SPREAD_REPEATS, 2);
+        assert!(!s.has_spread());
+        assert!(Summary::of(&[5.0, 5.0]).unwrap().has_spread());
+        assert!(Summary::of(&[4.0, 5.0, 6.0]).unwrap().has_spread());
     }
 
     #[test]
@@ -185,13 +189,5 @@ mod tests {
             assert!((up - half).abs() < 1e-12 * half, "n {n}: {s:?}");
             assert!((down - half).abs() < 1e-12 * half, "n {n}: {s:?}");
         }
-    }
-
-    #[test]
-    fn a_spread_takes_two_repeats() {
-        assert_eq!(SPREAD_REPEATS, 2);
-        assert!(!Summary::of(&[5.0]).unwrap().has_spread());
-        assert!(Summary::of(&[5.0, 5.0]).unwrap().has_spread());
-        assert!(Summary::of(&[4.0, 5.0, 6.0]).unwrap().has_spread());
     }
 }
