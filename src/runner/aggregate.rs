@@ -327,6 +327,9 @@ pub(super) fn finish(
     for (result, &is_floor) in results.iter_mut().zip(is_floor) {
         result.summary = strategy_summary(&result.repeats);
         fill_net(result, floor);
+        if let Some(target) = target_ci_pct.filter(|_| !is_floor) {
+            result.converged = Some(target_ratio(result, target).is_some_and(|r| r <= 1.0));
+        }
         if UsedRepeats::of(&result.repeats).all_repeats {
             // A clock floor is a ratelimit that never publishes: named for what it is, not its
             // period.
@@ -343,16 +346,8 @@ pub(super) fn finish(
     }
     let (floors, strategies): (Vec<_>, Vec<_>) =
         results.into_iter().zip(is_floor).partition(|(_, f)| **f);
-    let strategies = strategies
-        .into_iter()
-        .map(|(mut s, _)| {
-            if let Some(target) = target_ci_pct {
-                s.converged = Some(target_ratio(&s, target).is_some_and(|r| r <= 1.0));
-            }
-            s
-        })
-        .collect();
-    (floors.into_iter().map(|(r, _)| r).collect(), strategies)
+    let strip = |v: Vec<(StrategyResult, &bool)>| v.into_iter().map(|(r, _)| r).collect();
+    (strip(floors), strip(strategies))
 }
 
 /// How far the 95% CI of a strategy's cost per update is from `--target-ci` `target` %.
@@ -1165,7 +1160,7 @@ pub(super) mod tests {
 
     use super::*;
     use crate::placement::PinnedThread;
-    use crate::runner::{ThreadStalls, near};
+    use crate::runner::{near, result::ThreadStalls};
     use crate::workload::{BusyTime, Probe};
 
     fn report(

@@ -16,22 +16,19 @@ mod result;
 mod rounds;
 pub mod signal;
 
-pub use aggregate::{
-    PairedNet, UsedRepeats, alone_difference, net_busy_ns, net_cpu_share_pct, paired_difference,
-};
+pub use aggregate::{PairedNet, UsedRepeats, alone_difference, net_busy_ns, net_cpu_share_pct};
 pub use floor::is_clock_floor;
-pub use in_place::{InPlaceGroup, LANE_SPAN, PacedMode};
+pub use in_place::{InPlaceGroup, PacedMode};
 pub use measures::{Direction, Floor, MEASURES, Measure, PACED, THROUGHPUT_NS, cost_measure};
 pub use plan::{
-    DEFAULT_REPEATS, DEFAULT_SAMPLE_EVERY, DEFAULT_TARGET_CI_PCT, HostCosts, PlanError,
-    RunEstimate, RunRequest, StrategyChoice, WARMUP_SPREADS, plan, sample_every,
+    DEFAULT_REPEATS, DEFAULT_TARGET_CI_PCT, HostCosts, PlanError, RunEstimate, RunRequest,
+    StrategyChoice, WARMUP_SPREADS, plan, sample_every,
 };
-pub use pools::{PoolCpus, PoolError, PoolSize, PoolSizeError, Pools, pools};
+pub use pools::{PoolError, PoolSize, Pools, pools};
 pub use regimes::PacedFloor;
 pub use result::{
-    CanaryRange, HarnessFloor, InexactSum, Injection, Interference, NodeRepeat, NodeSummary,
-    RepeatResult, RunConfig, RunResults, SCHEMA_VERSION, Staleness, Stopped, Strategy,
-    StrategyResult, StrategySummary, ThreadPlacement, ThreadStalls,
+    CanaryRange, HarnessFloor, NodeSummary, RepeatResult, RunConfig, RunResults, SCHEMA_VERSION,
+    Staleness, Stopped, Strategy, StrategyResult, StrategySummary, ThreadPlacement,
 };
 #[cfg(test)]
 pub(crate) use result::{fixture_run, near};
@@ -97,15 +94,7 @@ impl RunPlan {
 
     /// Which operations are timed in `regime`, with the timer overhead to subtract.
     pub fn sampling(&self, regime: Regime) -> Sampling {
-        let cfg = &self.config;
-        let every = cfg
-            .rates
-            .iter()
-            .position(|r| *r == regime)
-            .and_then(|i| cfg.sample_every_by_rate.get(i))
-            .copied()
-            .unwrap_or(cfg.sample_every);
-        Sampling::new(every, self.overhead_ticks)
+        Sampling::new(self.config.sample_every_of(regime), self.overhead_ticks)
     }
 
     /// How many entries take turns in each round (strategies, and paced regimes' clock floors).
@@ -123,8 +112,7 @@ impl RunPlan {
     /// Repeats one round runs: a repeat per flat-out entry, one per group of paced entries in place
     /// ([`in_place::groups`]).
     pub fn runs_per_round(&self) -> usize {
-        let groups = self.groups();
-        groups.iter().map(|&g| g + 1).max().unwrap_or(0)
+        self.groups().iter().map(|&g| g + 1).max().unwrap_or(0)
     }
 
     /// Each entry of a round, in order: strategy, regime, and whether it is a clock floor.
@@ -132,13 +120,8 @@ impl RunPlan {
         let clocks = self.ratelimit_clocks();
         let mut entries = Vec::new();
         for &regime in &self.config.rates {
-            if regime.is_paced() {
-                entries.extend(
-                    clocks
-                        .iter()
-                        .map(|&c| (floor::clock_floor(c), regime, true)),
-                );
-            }
+            let floors = clocks.iter().filter(|_| regime.is_paced());
+            entries.extend(floors.map(|&c| (floor::clock_floor(c), regime, true)));
             entries.extend(self.strategies.iter().map(|&s| (s, regime, false)));
         }
         entries
@@ -347,7 +330,7 @@ fn grouping_note(groups: &[InPlaceGroup]) -> Option<String> {
     (!lines.is_empty()).then(|| {
         format!(
             "paced strategies run in place in groups, where one period cannot hold them all ({} µs a strategy) or they read different clocks: {}",
-            LANE_SPAN.as_micros(),
+            in_place::LANE_SPAN.as_micros(),
             lines.join("; ")
         )
     })

@@ -12,6 +12,7 @@ use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
 use crate::placement::Placement;
 use crate::placement::PlacementError;
 use crate::provenance::Provenance;
+use crate::stats::quantile_of;
 use crate::topology::{MemoryNodeError, Topology};
 use crate::workload::{
     MAX_STEP, Regime, SEED_THRESHOLD_PUBLISHES, Startup, StepError, measure_startup,
@@ -356,11 +357,8 @@ impl HostCosts {
         let probes = (0..PROBES)
             .map(|_| measure_startup(cpus, &live.allowed_cpus, placement))
             .collect::<Result<Vec<_>, _>>()?;
-        let median = |f: fn(&Startup) -> f64| {
-            let mut v: Vec<f64> = probes.iter().map(f).collect();
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        };
+        let median =
+            |f: fn(&Startup) -> f64| quantile_of(&probes.iter().map(f).collect::<Vec<_>>(), 0.5);
         let measured = Startup {
             threads: cpus.len(),
             start_s: median(|s| s.start_s),
@@ -399,13 +397,11 @@ impl HostCosts {
                 .map_err(|e| super::RunError::Request(format!("this host's topology: {e}")))?;
             &here
         };
-        let mut seen = BTreeSet::new();
-        let mut on: Vec<u32> = if is_live {
+        let on = super::first_seen(if is_live {
             cpus.to_vec()
         } else {
             live.allowed_cpus.iter().take(cpus.len()).collect()
-        };
-        on.retain(|c| seen.insert(*c));
+        });
         let invariant = crate::clock::host_tsc_is_invariant();
         let timer = Timer::for_host(invariant, calibrate_tsc(Duration::from_millis(20)));
         let mut costs = Self::measure(live, &on, cpus.len(), timer, placement)?;

@@ -77,17 +77,15 @@ pub enum PoolError {
     NoWriters,
     /// A pool needs more CPUs than its spec leaves.
     #[error(
-        "{count_option} {wanted} needs {wanted} CPUs but {cpus_option} leaves {} free ({}); add --placement oversubscribe to share CPUs",
+        "{option} {wanted} needs {wanted} CPUs but {option} leaves {} free ({}); add --placement oversubscribe to share CPUs",
         free.len(),
         free.iter().copied().collect::<CpuList>()
     )]
     TooFewCpus {
-        /// `--writers` or `--readers`.
-        count_option: &'static str,
+        /// `--writers` or `--readers`, which give both the count and the CPUs.
+        option: &'static str,
         /// Threads asked for.
         wanted: usize,
-        /// `--writer-cpus` or `--reader-cpus`.
-        cpus_option: &'static str,
         /// The CPUs left.
         free: Vec<u32>,
     },
@@ -147,19 +145,13 @@ pub fn pools(topo: &Topology, p: &Pools) -> Result<PoolCpus, PoolError> {
     if writers == 0 {
         return Err(PoolError::NoWriters);
     }
-    let writer_cpus = take_cpus(
-        &writer_order,
-        writers,
-        &[],
-        p.oversubscribe,
-        ("--writers", "--writers"),
-    )?;
+    let writer_cpus = take_cpus(&writer_order, writers, &[], p.oversubscribe, "--writers")?;
     let reader_cpus = take_cpus(
         &reader_order,
         readers,
         &writer_cpus,
         p.oversubscribe,
-        ("--readers", "--readers"),
+        "--readers",
     )?;
     Ok(PoolCpus {
         writers: writer_cpus,
@@ -174,7 +166,7 @@ fn take_cpus(
     n: usize,
     taken: &[u32],
     oversubscribe: bool,
-    (count_option, cpus_option): (&'static str, &'static str),
+    option: &'static str,
 ) -> Result<Vec<u32>, PoolError> {
     if n == 0 {
         return Ok(Vec::new());
@@ -189,9 +181,8 @@ fn take_cpus(
     }
     if !oversubscribe {
         return Err(PoolError::TooFewCpus {
-            count_option,
+            option,
             wanted: n,
-            cpus_option,
             free,
         });
     }
@@ -225,17 +216,15 @@ mod tests {
     fn take_cpus_skips_taken_and_names_the_options() {
         let order = [0, 1, 2, 3];
         assert_eq!(
-            take_cpus(&order, 2, &[0], false, ("--readers", "--readers")).unwrap(),
+            take_cpus(&order, 2, &[0], false, "--readers").unwrap(),
             [1, 2]
         );
-        let err = take_cpus(&order, 4, &[0], false, ("--readers", "--readers")).unwrap_err();
+        let err = take_cpus(&order, 4, &[0], false, "--readers").unwrap_err();
         assert_eq!(
             err.to_string(),
             "--readers 4 needs 4 CPUs but --readers leaves 3 free (1-3); add --placement oversubscribe to share CPUs"
         );
-        assert_eq!(
-            take_cpus(&order, 5, &[0], true, ("--readers", "--readers")).unwrap(),
-            [1, 2, 3, 1, 2]
-        );
+        let cycled = take_cpus(&order, 5, &[0], true, "--readers").unwrap();
+        assert_eq!(cycled, [1, 2, 3, 1, 2]);
     }
 }

@@ -33,13 +33,7 @@ impl RunResults {
                     ..self.clone()
                 };
                 let cfg = &mut view.config;
-                if let Some(i) = cfg.rates.iter().position(|r| *r == regime) {
-                    cfg.sample_every = cfg
-                        .sample_every_by_rate
-                        .get(i)
-                        .copied()
-                        .unwrap_or(cfg.sample_every);
-                }
+                cfg.sample_every = cfg.sample_every_of(regime);
                 cfg.rates = vec![regime];
                 cfg.sample_every_by_rate = vec![cfg.sample_every];
                 view

@@ -153,6 +153,13 @@ impl RunConfig {
             .iter()
             .position(|g| g.regime == s.regime && g.strategies.contains(&s.name))
     }
+
+    /// One operation in how many is timed in `regime`: its entry of `sample_every_by_rate`, else
+    /// `sample_every`.
+    pub fn sample_every_of(&self, regime: Regime) -> u64 {
+        let i = self.rates.iter().position(|r| *r == regime);
+        (i.and_then(|i| self.sample_every_by_rate.get(i)).copied()).unwrap_or(self.sample_every)
+    }
 }
 
 /// Where one thread ran.
@@ -674,11 +681,6 @@ impl RunResults {
         out
     }
 
-    /// The range of the canaries of every repeat the run ran ([`RunResults::repeats_run`]).
-    pub fn canary_range(&self) -> Option<CanaryRange> {
-        CanaryRange::of(self.repeats_run(None).into_iter().map(|r| &r.interference))
-    }
-
     /// The first strategy (and its first repeat) whose final sum was not exact, if any.
     pub fn first_inexact(&self) -> Option<InexactSum> {
         let s = self.strategies.iter().find(|s| !s.exact)?;
@@ -819,7 +821,10 @@ mod tests {
     fn the_canary_range_spans_every_repeat_of_every_strategy() {
         let run = fixture_run();
         // Median of 10, 20, 30, 40: 25.
-        let c = run.canary_range().unwrap();
+        let range = |run: &RunResults| {
+            CanaryRange::of(run.repeats_run(None).into_iter().map(|r| &r.interference))
+        };
+        let c = range(&run).unwrap();
         assert_eq!((c.median, c.lo, c.hi, c.count), (25.0, 10.0, 40.0, 4));
         let mut none = run.clone();
         for s in &mut none.strategies {
@@ -827,7 +832,7 @@ mod tests {
                 r.interference.canary_ns = None;
             }
         }
-        assert_eq!(none.canary_range(), None);
+        assert_eq!(range(&none), None);
     }
 
     #[test]
@@ -878,19 +883,5 @@ mod tests {
                 "cpu/always/pad128: final sum {found} != exact total {expected} (counter lost or invented load)"
             )
         );
-    }
-
-    #[test]
-    fn a_strategy_is_named_level_policy_pad_and_clock() {
-        let mut s = Strategy {
-            level: ShardLevel::Node,
-            publish: "ratelimit:1ms".parse().unwrap(),
-            pad: Pad::Line64,
-            clock: Some(ClockKind::Tsc),
-        };
-        assert_eq!(s.name(), "node/ratelimit:1ms/pad64/tsc");
-        s.clock = None;
-        s.publish = PublishPolicy::ALWAYS;
-        assert_eq!(s.name(), "node/always/pad64");
     }
 }

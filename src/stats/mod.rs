@@ -14,15 +14,13 @@ mod trimmed;
 
 pub use adjusted::adjusted_mean;
 pub use decision::{
-    Compared, Decision, Direction, NOISE_THRESHOLD, NoiseThreshold, NoiseThresholdError, Outcome,
-    Threshold, decide_differences, decide_paired, holm_adjusted,
+    Compared, Decision, Direction, NOISE_THRESHOLD, NoiseThreshold, Outcome, Threshold,
+    decide_differences, decide_paired, holm_adjusted,
 };
 pub use latency::LatencySummary;
 pub use quantile::{median, quantile, quantile_of};
-pub use runs::{Level, Run, RunSpread, RunsDifference, Slope, Spread, run_level, runs_difference};
-pub use significance::{
-    CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL, Welch, paired_t_test, welch_t_test,
-};
-pub use student::{NORMAL_ABOVE_DF, student_t_two_sided_p, t_quantile, t_quantile_975};
+pub use runs::{Level, Run, RunSpread, RunsDifference, Spread, run_level, runs_difference};
+pub use significance::{CONFIDENCE_LEVEL, Difference, SIGNIFICANCE_LEVEL, Welch, welch_t_test};
+pub use student::t_quantile_975;
 pub use summary::{SPREAD_REPEATS, Summary, ratio};
 pub use trimmed::{TIMING_TRIM, trimmed_mean};

@@ -34,7 +34,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn interpolates_between_ranks() {
+    fn interpolates_between_ranks_and_a_median_is_the_middle() {
         assert_eq!(quantile(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
         assert_eq!(quantile(&[5.0], 0.9), 5.0);
         assert!((quantile(&[0.0, 10.0], 0.9) - 9.0).abs() < 1e-12);
@@ -50,10 +50,7 @@ mod tests {
         assert_eq!(quantile(&v, 7.0), 4.0);
         assert_eq!(quantile(&v, -1.0), 1.0);
         assert_eq!(quantile_of(&[40.0, 10.0, 30.0, 20.0], 0.25), 17.5);
-    }
-
-    #[test]
-    fn a_median_is_the_middle_or_none() {
+        // A median is the middle value, or the mean of the middle two, or none.
         assert_eq!(median(&[9.0, 1.0, 5.0]), Some(5.0));
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
         assert_eq!(median(&[]), None);

@@ -43,16 +43,12 @@ impl Summary {
             return None;
         }
         let mean = values.iter().sum::<f64>() / n as f64;
-        let var = if n > 1 {
-            values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+        let (stddev, half) = if n > 1 {
+            let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            let sd = var.sqrt();
+            (sd, t_quantile_975((n - 1) as f64) * sd / (n as f64).sqrt())
         } else {
-            0.0
-        };
-        let stddev = var.sqrt();
-        let half = if n > 1 {
-            t_quantile_975((n - 1) as f64) * stddev / (n as f64).sqrt()
-        } else {
-            0.0
+            (0.0, 0.0)
         };
         Some(Summary {
             n,
@@ -168,10 +164,14 @@ mod tests {
     }
 
     #[test]
-    fn single_and_empty() {
+    fn single_and_empty_have_no_spread_and_two_repeats_do() {
         let s = Summary::of(&[3.0]).unwrap();
         assert_eq!((s.stddev, s.ci95_low, s.ci95_high), (0.0, 3.0, 3.0));
         assert!(Summary::of(&[]).is_none());
+        assert_eq!(SPREAD_REPEATS, 2);
+        assert!(!s.has_spread());
+        assert!(Summary::of(&[5.0, 5.0]).unwrap().has_spread());
+        assert!(Summary::of(&[4.0, 5.0, 6.0]).unwrap().has_spread());
     }
 
     #[test]
@@ -189,13 +189,5 @@ mod tests {
             assert!((up - half).abs() < 1e-12 * half, "n {n}: {s:?}");
             assert!((down - half).abs() < 1e-12 * half, "n {n}: {s:?}");
         }
-    }
-
-    #[test]
-    fn a_spread_takes_two_repeats() {
-        assert_eq!(SPREAD_REPEATS, 2);
-        assert!(!Summary::of(&[5.0]).unwrap().has_spread());
-        assert!(Summary::of(&[5.0, 5.0]).unwrap().has_spread());
-        assert!(Summary::of(&[4.0, 5.0, 6.0]).unwrap().has_spread());
     }
 }

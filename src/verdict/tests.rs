@@ -745,7 +745,8 @@ fn strategies_in_place_count_each_repeat_once() {
     let runs = |regime| with_flat.repeats_run(regime).len();
     assert_eq!([runs(None), runs(Some(FLAT)), runs(Some(SEED))], [4, 2, 2]);
     counted(&r, 2, 20, 8, 1);
-    assert_eq!(r.canary_range().unwrap().count, 2);
+    let canaries = r.repeats_run(None).into_iter().map(|r| &r.interference);
+    assert_eq!(crate::runner::CanaryRange::of(canaries).unwrap().count, 2);
 }
 
 #[test]
