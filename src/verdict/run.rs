@@ -4,7 +4,7 @@
 
 use super::host::Reach;
 use super::{
-    BEFORE_FIX, Detail, Family, MERGED_FIX, PLAIN, RATELIMIT, Test, Tests, Topic, Verdict, plural,
+    BEFORE_FIX, Detail, Family, MERGED_FIX, PLAIN, RATELIMIT, Test, Topic, Verdict, plural,
 };
 use crate::counter::{PublishPolicy, ShardLevel};
 use crate::runner::{Floor, RunConfig, RunResults, StrategyResult, StrategySummary, cost_measure};
@@ -245,7 +245,10 @@ impl<'a> Contest<'a> {
     /// `savings`, what every other policy and split saves against the reference, as one family.
     fn decide(self, reach: &Reach, savings: bool) -> Decided<'a> {
         let c = &self.candidates;
-        let mut family = Family::new(self.regime);
+        let mut family = Family {
+            regime: self.regime,
+            ..Family::default()
+        };
         let cost = self.rank(&mut family, &|i| self.cost(i), &|b, t| {
             self.cost_paired(b, t)
         });
@@ -318,10 +321,11 @@ impl Decided<'_> {
                 ),
             )];
         }
-        let tests = &Tests {
-            tests: &self.tests,
-            detail,
-        };
+        let tests: &[Test] = &self
+            .tests
+            .iter()
+            .map(|&t| Test { detail, ..t })
+            .collect::<Vec<_>>();
         let mut lines = Vec::new();
         let base = self.reference.unwrap_or(0);
         match (this.regime, &self.cost) {
@@ -373,17 +377,21 @@ impl Decided<'_> {
 impl Contest<'_> {
     /// `X, its value (change, p against Y)`, or `no measurable difference between X (value) and Y
     /// (value): change [interval], p, why`.
-    fn ranking_text(&self, r: &Ranked, tests: &Tests, shown: &dyn Fn(usize) -> String) -> String {
+    fn ranking_text(&self, r: &Ranked, tests: &[Test], shown: &dyn Fn(usize) -> String) -> String {
         let c = &self.candidates;
         let (best, value) = (&c[r.best].name, shown(r.best));
         match r.runner_up {
             None => format!("only one strategy measured, {best} ({value})"),
             Some((u, t)) if tests[t].outcome.decision == Decision::Decrease => {
-                format!("{best}, {value} ({} against {})", tests.claim(t), c[u].name)
+                format!(
+                    "{best}, {value} ({} against {})",
+                    tests[t].claim(),
+                    c[u].name
+                )
             }
             Some((u, t)) => {
                 let (no, other, why) = (tests[t].no_claim(), &c[u].name, tests[t].why_not());
-                let (theirs, change) = (shown(u), tests.shown(t));
+                let (theirs, change) = (shown(u), tests[t].shown());
                 format!("{no} between {best} ({value}) and {other} ({theirs}): {change}, {why}")
             }
         }
@@ -397,7 +405,7 @@ impl Contest<'_> {
     }
 
     /// Flat out: the most updates/s, ranked by loop ns/op.
-    fn saturation_line(&self, r: &Ranked, tests: &Tests) -> Verdict {
+    fn saturation_line(&self, r: &Ranked, tests: &[Test]) -> Verdict {
         let ranking = self.ranking_text(r, tests, &|i| self.throughput(i, "loop ns/op"));
         let text = format!("{}, saturation: {ranking}", self.regime);
         Verdict::new(Topic::Saturation, text)
@@ -428,7 +436,7 @@ impl Contest<'_> {
     }
 
     /// Paced: the net cost per update and CPU share of the reference and of the cheapest.
-    fn cost_line(&self, r: &Ranked, reference: Option<usize>, tests: &Tests) -> Verdict {
+    fn cost_line(&self, r: &Ranked, reference: Option<usize>, tests: &[Test]) -> Verdict {
         let shown = |i: usize| {
             let share = self.candidates[i].summary.net_cpu_share_pct;
             let share = share.map_or(String::new(), |p| {
@@ -451,7 +459,7 @@ impl Contest<'_> {
     }
 
     /// Each alternative against `a.base`.
-    fn against_line(&self, topic: Topic, head: &str, a: &Against, tests: &Tests) -> Verdict {
+    fn against_line(&self, topic: Topic, head: &str, a: &Against, tests: &[Test]) -> Verdict {
         let c = &self.candidates;
         let mut parts: Vec<String> = a
             .tested
@@ -462,7 +470,7 @@ impl Contest<'_> {
                     format!(", staleness {}", human(s.mean, Unit::Percent))
                 });
                 let words = [" saves {} ns", " costs {} ns more"];
-                tests[t].said(tests.detail, &c[i].name, words) + &stale
+                tests[t].said(&c[i].name, words) + &stale
             })
             .collect();
         if !a.same_here.is_empty() {
@@ -476,7 +484,7 @@ impl Contest<'_> {
     }
 
     /// The reference's cost node by node.
-    fn nodes_line(&self, p: &PerNode, tests: &Tests) -> Verdict {
+    fn nodes_line(&self, p: &PerNode, tests: &[Test]) -> Verdict {
         let c = &self.candidates[p.strategy];
         let unit = match self.regime {
             Regime::FlatOut => "loop ns/op",
@@ -491,9 +499,7 @@ impl Contest<'_> {
                 };
                 let head = format!("node {} ({place}) {}", n.node, value(&n.cost_ns, unit));
                 match p.tested.iter().find(|&&(j, _)| j == i) {
-                    Some(&(_, t)) => {
-                        tests[t].said(tests.detail, &head, [", {} ns less", ", {} ns more"])
-                    }
+                    Some(&(_, t)) => tests[t].said(&head, [", {} ns less", ", {} ns more"]),
                     None => head,
                 }
             })
