@@ -21,10 +21,11 @@ use crate::stats::{
 };
 use crate::workload::Regime;
 use caveats::warnings;
-use side::short_names;
+use side::{in_every_run, short_names};
 use std::path::PathBuf;
 
-/// The measures set side by side for a pair measured in `regime`.
+/// The measures set side by side for a pair measured in `regime`, its cost first
+/// (tests/snapshots/compare-runs-verbose.txt lists them for each pair).
 pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
     match regime {
         Regime::FlatOut => vec![cost_measure(regime), &MEASURES[0], &MEASURES[1]],
@@ -64,7 +65,7 @@ fn rows_of(
                 }
                 Replicates::Runs => {
                     let of = |side: &Side, s| -> Vec<Run> {
-                        let each = side.in_every_run(s).into_iter();
+                        let each = in_every_run(&side.runs, s).into_iter();
                         each.filter_map(|o| run_of(o, m)).collect()
                     };
                     let spread = record.and_then(|r| r.spread(base, m));
@@ -293,35 +294,5 @@ fn decide(pairs: &mut [Pair], noise: NoiseThreshold) {
                 threshold: row.measure.threshold(noise, regime),
             })
         };
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::runner::Direction;
-
-    #[test]
-    fn compared_measures_lead_with_the_cost_of_its_regime_and_are_never_sampled() {
-        use Direction::{HigherIsBetter as Higher, LowerIsBetter as Lower};
-        let better = |rate| -> Vec<(&str, Direction)> {
-            compared_measures(rate)
-                .iter()
-                .map(|m| (m.short, m.direction))
-                .collect()
-        };
-        let flat = [
-            ("loop ns/op", Lower),
-            ("updates/s", Higher),
-            ("read ops/s", Higher),
-        ];
-        assert_eq!(better(Regime::FlatOut), flat);
-        let paced = [("net ns/update", Lower), ("net CPU %", Lower)];
-        assert_eq!(better(Regime::SEED), paced);
-        for regime in [Regime::FlatOut, Regime::paced(1e6)] {
-            let measures = compared_measures(regime);
-            assert_eq!(measures[0].title, cost_measure(regime).title);
-            assert!(measures.iter().all(|m| !m.sampled));
-        }
     }
 }

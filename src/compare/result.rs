@@ -126,17 +126,6 @@ impl MeasureRow {
 }
 
 impl Comparison<'_> {
-    /// True when some pair is paced: titles then name every pair's regime.
-    pub fn has_regimes(&self) -> bool {
-        self.pairs.iter().any(|p| p.base.regime.is_paced())
-    }
-
-    /// True when some difference could not be tested (`n<2`).
-    pub fn any_untested(&self) -> bool {
-        self.rows()
-            .any(|r| r.outcome.is_some_and(|o| o.p_adjusted.is_none()))
-    }
-
     /// How many pairs were called a change.
     pub fn called(&self, worse: bool) -> usize {
         self.rows()
@@ -269,7 +258,8 @@ impl Comparison<'_> {
         } else {
             format!("{base} vs {test}")
         };
-        if self.has_regimes() || pair.base.regime.is_paced() {
+        // When some pair is paced, every title names its regime.
+        if self.pairs.iter().any(|p| p.base.regime.is_paced()) {
             title = format!("{title}, {}", pair.base.regime);
         }
         title
@@ -310,20 +300,20 @@ impl Comparison<'_> {
         lines.extend(self.replicates_line());
         lines.extend(self.host_line());
         let one_run = std::ptr::eq(self.base.run, self.test.run);
-        for (label, side) in [("base", &self.base), ("test", &self.test)] {
-            let inject = side
-                .run
-                .config
-                .inject
-                .filter(|_| !one_run || label == "base");
-            if let Some(i) = inject {
+        // One run on both sides says it once.
+        let sides = [("base", &self.base), ("test", &self.test)];
+        for (label, side) in sides.into_iter().take(2 - usize::from(one_run)) {
+            if let Some(i) = side.run.config.inject {
                 let (who, ns) = (if one_run { "the run" } else { label }, i.ns);
                 lines.push(format!(
                     "{who}: {ns:+} ns per update injected (contend run --inject): a known cost, inside its figures"
                 ));
             }
         }
-        if self.any_untested() && self.replicates == Replicates::Repeats {
+        let untested = self
+            .rows()
+            .any(|r| r.outcome.is_some_and(|o| o.p_adjusted.is_none()));
+        if untested && self.replicates == Replicates::Repeats {
             lines.push(
                 "n<2: a side has fewer than 2 repeats, so there is no spread to test a difference against"
                     .to_string(),
