@@ -308,9 +308,5 @@ impl Family {
 
 /// `1 node`, `2 nodes`: a count and its noun.
 pub fn plural(n: usize, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
-    }
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }

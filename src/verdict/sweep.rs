@@ -31,8 +31,17 @@ pub fn sweep_lines(sweep: &SweepResults) -> Vec<Verdict> {
 
 fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Verdict> {
     let points = sweep.hammer_points(affinity);
-    if points.is_empty() {
-        return None;
+    let mut threads: Vec<usize> = points.iter().map(|p| p.threads).collect();
+    threads.dedup();
+    match threads[..] {
+        [] => return None,
+        [only] => {
+            let text = format!(
+                "affinity {affinity}: one thread count ({only}) in hammer mode, no scaling curve"
+            );
+            return Some(Verdict::new(Topic::Scaling, text));
+        }
+        _ => {}
     }
     let mut series: Vec<(String, Vec<(usize, Summary)>)> = Vec::new();
     for p in &points {
@@ -49,14 +58,6 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Verdict> {
                 None => series.push((name, vec![at])),
             }
         }
-    }
-    let mut threads: Vec<usize> = points.iter().map(|p| p.threads).collect();
-    threads.dedup();
-    if let [only] = threads[..] {
-        let text = format!(
-            "affinity {affinity}: one thread count ({only}) in hammer mode, no scaling curve"
-        );
-        return Some(Verdict::new(Topic::Scaling, text));
     }
     // Each strategy's step from one thread count to the next, decided as one family; it stops
     // scaling where the gain does. Strategies that stop alike go together, the first's step shown.
@@ -118,7 +119,10 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Verdict> {
     let paced = at()
         .filter_map(|p| Some((p, p.regime.rate()?)))
         .min_by(|a, b| (a.1 - SEED_RATE).abs().total_cmp(&(b.1 - SEED_RATE).abs()));
+    let closest = " (closest to the seed's 22k), net ns per update and net CPU share";
+    let paced = paced.map(|(p, _)| (p, closest));
     let hammer = at().find(|p| !p.regime.is_paced());
+    let hammer = hammer.map(|p| (p, ", loop ns/op from throughput"));
     // Each strategy's cost in its point's one figure (net busy ns per update paced, loop ns/op flat
     // out) and, paced, its net CPU share.
     let costs = |p: &SweepPoint| -> String {
@@ -139,19 +143,10 @@ fn rate_lines(sweep: &SweepResults, affinity: &str) -> Vec<Verdict> {
             .collect();
         list.join(", ")
     };
-    let mut lines = Vec::new();
-    if let Some((p, _)) = paced {
+    let lines = paced.into_iter().chain(hammer).map(|(p, what)| {
         let (regime, costs) = (p.regime, costs(p));
-        lines.push(Verdict::new(Topic::Rate, format!(
-            "affinity {affinity}, {threads} threads {regime} (closest to the seed's 22k), net ns per update and net CPU share: {costs}"
-        )));
-    }
-    if let Some(p) = hammer {
-        let (regime, costs) = (p.regime, costs(p));
-        let text = format!(
-            "affinity {affinity}, {threads} threads {regime}, loop ns/op from throughput: {costs}"
-        );
-        lines.push(Verdict::new(Topic::Rate, text));
-    }
-    lines
+        let text = format!("affinity {affinity}, {threads} threads {regime}{what}: {costs}");
+        Verdict::new(Topic::Rate, text)
+    });
+    lines.collect()
 }
