@@ -9,26 +9,19 @@ use crate::runner::{CanaryRange, RunResults, first_seen};
 use crate::stats::quantile_of;
 
 /// The canaries of every repeat of every run of `side`.
-fn canaries(side: &Side) -> Option<CanaryRange> {
+pub(super) fn canaries(side: &Side) -> Option<CanaryRange> {
     let repeats = side.runs.iter().flat_map(|(_, r)| r.repeats_run(None));
     CanaryRange::of(repeats.map(|r| &r.interference))
 }
 
 /// The median line cost of every repeat of every strategy of `side`'s runs that priced one, ns.
-fn lines(side: &Side) -> Option<f64> {
+pub(super) fn line_costs(side: &Side) -> Option<f64> {
     let repeats = side.runs.iter().flat_map(|(_, r)| &r.strategies);
     let all: Vec<f64> = repeats
         .flat_map(|s| &s.repeats)
         .filter_map(|r| r.line_ns)
         .collect();
     (!all.is_empty()).then(|| quantile_of(&all, 0.5))
-}
-
-/// Both sides' host states, what moves every figure of a run with the host's phase: their canary
-/// medians (base, test) and median line costs (`None` where a side priced none), ns one-way.
-pub(super) fn host_states(base: &Side, test: &Side) -> Option<((f64, f64), Option<(f64, f64)>)> {
-    let canary = (canaries(base)?.median, canaries(test)?.median);
-    Some((canary, lines(base).zip(lines(test))))
 }
 
 /// Why two sides cannot be compared as the same machine, if they cannot: canary medians more than
@@ -62,7 +55,8 @@ pub(super) fn unrecorded(pairs: &[Pair], base: &Side, test: &Side) -> Vec<String
 
 /// What differs between the two sides beyond the strategies.
 pub(super) fn warnings(base: &Side, test: &Side) -> Vec<String> {
-    let facts: [(&str, fn(&RunResults) -> String); 5] = [
+    type Fact = fn(&RunResults) -> String;
+    let facts: [(&str, Fact); 5] = [
         ("contend versions", |r| r.provenance.contend_version.clone()),
         ("hosts", |r| r.provenance.hostname.clone()),
         ("CPU models", |r| r.provenance.cpu_model.clone()),

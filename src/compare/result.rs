@@ -1,7 +1,7 @@
 //! What `contend compare` found: the pairs of strategies matched across the two sides, each
 //! compared measure's outcome, and the warnings and notes that qualify them.
 
-use super::caveats::{host_states, unrecorded};
+use super::caveats::{canaries, line_costs, unrecorded};
 use super::{Replicates, Side};
 use crate::runner::{Measure, StrategyResult};
 use crate::stats::{
@@ -171,11 +171,15 @@ impl Comparison<'_> {
         ))
     }
 
-    /// Across runs where the sides' host states (their canaries and line costs) differ by 5% or
-    /// more.
+    /// Across runs where the sides' host states, what moves every figure of a run with the host's
+    /// phase, differ by 5% or more: their canaries' medians and median line costs, ns one-way.
     pub fn host_line(&self) -> Option<String> {
-        let runs = self.replicates == Replicates::Runs;
-        let (canary, lines) = host_states(&self.base, &self.test).filter(|_| runs)?;
+        if self.replicates == Replicates::Repeats {
+            return None;
+        }
+        let (b, t) = (&self.base, &self.test);
+        let canary = (canaries(b)?.median, canaries(t)?.median);
+        let lines = line_costs(b).zip(line_costs(t));
         let moved = |(a, b): (f64, f64)| (b / a - 1.0).abs() >= 0.05;
         if !moved(canary) && !lines.is_some_and(moved) {
             return None;

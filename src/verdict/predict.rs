@@ -39,29 +39,22 @@ pub fn share_text(v: f64) -> String {
 
 /// A point's net cost and CPU share.
 fn cost_text(p: &PointPrediction) -> String {
-    let (Some(c), Some(sh)) = (p.cost_ns, p.cpu_share_pct) else {
+    if p.cost_ns.is_none() || p.cpu_share_pct.is_none() {
         return "no cost in this file (written before costs were predicted past saturation)".into();
-    };
+    }
     let sensitivity = match (p.state, p.share_per_pct) {
         (LineState::Near | LineState::Saturated, Some(d)) => {
             format!(" (+1% transfer time → {} points of CPU)", signed_share(d))
         }
         _ => String::new(),
     };
-    format!(
-        "{} ns net per update, {}% of each CPU{sensitivity}",
-        range_text(c, si),
-        range_text(sh, share_text)
-    )
+    let (cost, share) = cost_cells(p);
+    format!("{cost} ns net per update, {share} of each CPU{sensitivity}")
 }
 
 /// A change of share in points, signed: `+0.532`, `−0.01`.
 fn signed_share(d: f64) -> String {
-    if d < 0.0 {
-        format!("−{}", share_text(-d))
-    } else {
-        format!("+{}", share_text(d))
-    }
+    format!("{}{}", if d < 0.0 { "−" } else { "+" }, share_text(d.abs()))
 }
 
 /// What a point's hottest line does: its ρ and what an update costs; every figure the model's.
@@ -79,10 +72,8 @@ fn state(p: &PointPrediction) -> String {
         LineState::Near => format!("near the knee (ρ {rho}, {queue} CPUs at the line on the mean)"),
         LineState::Below => format!("at ρ {rho}"),
     };
-    format!(
-        "the hottest line is predicted {how}: {}{handovers}",
-        cost_text(p)
-    )
+    let cost = cost_text(p);
+    format!("the hottest line is predicted {how}: {cost}{handovers}")
 }
 
 /// Each node's cost at point `i` of `s`, local or remote to the counter's memory.

@@ -1,6 +1,6 @@
 //! A sweep's `verdict:` lines.
 
-use super::{Family, Test, Topic, Verdict, plural};
+use super::{Family, Topic, Verdict, plural};
 use crate::runner::Floor;
 use crate::runner::cost_measure;
 use crate::stats::{Decision, Summary};
@@ -71,7 +71,7 @@ fn scaling_line(sweep: &SweepResults, affinity: &str) -> Option<Verdict> {
         })
         .collect();
     let tests = family.decide();
-    let mut groups: Vec<(usize, Option<(usize, Test)>, Vec<String>)> = Vec::new();
+    let mut groups: Vec<(usize, Option<_>, Vec<String>)> = Vec::new();
     for ((name, pts), ids) in series.into_iter().zip(ids) {
         let mut stops = ids.iter().map(|&i| tests[i].outcome.decision);
         let (peak, next) = match stops.position(|d| d != Decision::Increase) {
