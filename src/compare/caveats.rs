@@ -3,36 +3,25 @@
 //! record.
 
 use super::Side;
-use super::result::{HostStates, MeasureRow, Pair};
-use crate::provenance::Provenance;
+use super::result::{MeasureRow, Pair};
 use crate::runner::interference::CANARY_SHIFT;
-use crate::runner::{CanaryRange, RunConfig};
-use crate::stats::{Summary, quantile_of};
+use crate::runner::{CanaryRange, RunResults, first_seen};
+use crate::stats::quantile_of;
 
 /// The canaries of every repeat of every run of `side`.
-fn canaries(side: &Side) -> Option<CanaryRange> {
+pub(super) fn canaries(side: &Side) -> Option<CanaryRange> {
     let repeats = side.runs.iter().flat_map(|(_, r)| r.repeats_run(None));
     CanaryRange::of(repeats.map(|r| &r.interference))
 }
 
 /// The median line cost of every repeat of every strategy of `side`'s runs that priced one, ns.
-fn lines(side: &Side) -> Option<f64> {
+pub(super) fn line_costs(side: &Side) -> Option<f64> {
     let repeats = side.runs.iter().flat_map(|(_, r)| &r.strategies);
     let all: Vec<f64> = repeats
         .flat_map(|s| &s.repeats)
         .filter_map(|r| r.line_ns)
         .collect();
     (!all.is_empty()).then(|| quantile_of(&all, 0.5))
-}
-
-impl HostStates {
-    /// Both sides' canaries and line costs (medians over their runs).
-    pub fn of(base: &Side, test: &Side) -> Option<HostStates> {
-        Some(HostStates {
-            canary: (canaries(base)?.median, canaries(test)?.median),
-            lines: lines(base).zip(lines(test)),
-        })
-    }
 }
 
 /// Why two sides cannot be compared as the same machine, if they cannot: canary medians more than
@@ -51,58 +40,44 @@ pub fn machine_changed(base: &Side, test: &Side) -> Option<String> {
 
 /// One note per side and compared measure that some pair lacks on that side.
 pub(super) fn unrecorded(pairs: &[Pair], base: &Side, test: &Side) -> Vec<String> {
-    let base_value: fn(&MeasureRow) -> Option<Summary> = |r| r.base;
-    let test_value: fn(&MeasureRow) -> Option<Summary> = |r| r.test;
-    let mut notes = Vec::new();
-    for (side, value) in [(base, base_value), (test, test_value)] {
-        for row in pairs
-            .iter()
-            .flat_map(|p| &p.rows)
-            .filter(|r| value(r).is_none())
-        {
-            let note = format!(
-                "note: {} has no {} for some strategies (no repeat of the strategy recorded it); shown as missing, not replaced by another figure",
-                side.path.display(),
-                row.measure.short
-            );
-            // Each measure once, and the same file on both sides says it once.
-            if !notes.contains(&note) {
-                notes.push(note);
-            }
-        }
-    }
-    notes
+    let rows = || pairs.iter().flat_map(|p| &p.rows);
+    let base_lacks = rows().filter(|r| r.base.is_none()).map(|r| (base, r));
+    let test_lacks = rows().filter(|r| r.test.is_none()).map(|r| (test, r));
+    // Each measure once, and the same file on both sides says it once.
+    first_seen(base_lacks.chain(test_lacks).map(|(side, row): (&Side, &MeasureRow)| {
+        format!(
+            "note: {} has no {} for some strategies (no repeat of the strategy recorded it); shown as missing, not replaced by another figure",
+            side.path.display(),
+            row.measure.short
+        )
+    }))
 }
 
 /// What differs between the two sides beyond the strategies.
 pub(super) fn warnings(base: &Side, test: &Side) -> Vec<String> {
-    let mut out = Vec::new();
-    let (b, t) = (&base.run.provenance, &test.run.provenance);
-    let mut differs = |what: &str, f: fn(&Provenance) -> &str| {
-        if f(b) != f(t) {
-            out.push(format!("different {what}: base {} vs test {}", f(b), f(t)));
-        }
-    };
-    differs("contend versions", |p| &p.contend_version);
-    differs("hosts", |p| &p.hostname);
-    differs("CPU models", |p| &p.cpu_model);
-    differs("kernels", |p| &p.kernel_release);
-    let (bc, tc) = (&base.run.config, &test.run.config);
-    let threads = |c: &RunConfig| (c.writer_cpus.len(), c.reader_cpus.len());
-    if threads(bc) != threads(tc) {
-        out.push(format!(
-            "different thread counts: base {} writers + {} readers vs test {} writers + {} readers",
-            bc.writer_cpus.len(),
-            bc.reader_cpus.len(),
-            tc.writer_cpus.len(),
-            tc.reader_cpus.len()
-        ));
-    }
-    if bc.repeat_duration_s != tc.repeat_duration_s {
+    type Fact = fn(&RunResults) -> String;
+    let facts: [(&str, Fact); 5] = [
+        ("contend versions", |r| r.provenance.contend_version.clone()),
+        ("hosts", |r| r.provenance.hostname.clone()),
+        ("CPU models", |r| r.provenance.cpu_model.clone()),
+        ("kernels", |r| r.provenance.kernel_release.clone()),
+        ("thread counts", |r| {
+            let (w, r) = (r.config.writer_cpus.len(), r.config.reader_cpus.len());
+            format!("{w} writers + {r} readers")
+        }),
+    ];
+    let (b, t) = (base.run, test.run);
+    let mut out: Vec<String> = facts
+        .iter()
+        .filter(|(_, f)| f(b) != f(t))
+        .map(|(what, f)| format!("different {what}: base {} vs test {}", f(b), f(t)))
+        .collect();
+    let (bd, td) = (b.config.repeat_duration_s, t.config.repeat_duration_s);
+    if bd != td {
         out.push(format!(
             "different repeat lengths: base {:.0} ms vs test {:.0} ms",
-            bc.repeat_duration_s * 1e3,
-            tc.repeat_duration_s * 1e3
+            bd * 1e3,
+            td * 1e3
         ));
     }
     for side in [base, test] {

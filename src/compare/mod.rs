@@ -11,7 +11,7 @@ mod record;
 
 pub use caveats::machine_changed;
 pub use record::{HostRecord, RECORD_FILE, RECORD_SCHEMA, RecordRow, run_of};
-pub use result::{Comparison, HostStates, MeasureRow, Pair};
+pub use result::{Comparison, MeasureRow, Pair};
 pub use side::Side;
 
 use crate::runner::{MEASURES, Measure, PACED, StrategyResult, cost_measure};
@@ -20,11 +20,12 @@ use crate::stats::{
     decide_differences, runs_difference, t_quantile_975,
 };
 use crate::workload::Regime;
-use caveats::{unrecorded, warnings};
-use side::short_names;
+use caveats::warnings;
+use side::{in_every_run, short_names};
 use std::path::PathBuf;
 
-/// The measures set side by side for a pair measured in `regime`.
+/// The measures set side by side for a pair measured in `regime`, its cost first
+/// (tests/snapshots/compare-runs-verbose.txt lists them for each pair).
 pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
     match regime {
         Regime::FlatOut => vec![cost_measure(regime), &MEASURES[0], &MEASURES[1]],
@@ -44,57 +45,48 @@ pub enum Replicates {
 
 /// One row per compared measure of a pair: both sides' summaries and the difference.
 fn rows_of(
-    pair: (&StrategyResult, &StrategyResult),
+    (base, test): (&StrategyResult, &StrategyResult),
     sides: (&Side, &Side),
     replicates: Replicates,
     record: Option<&HostRecord>,
 ) -> Vec<MeasureRow> {
-    let (base, test) = pair;
     compared_measures(base.regime)
         .into_iter()
         .enumerate()
         .map(|(i, m)| {
-            let mut row = MeasureRow {
+            let (mut b, mut t, mut runs) = (m.of(base), m.of(test), None);
+            let difference = match replicates {
+                Replicates::Repeats => {
+                    let paired = m.paired(&sides.0.run.config, base, test);
+                    b.zip(t).map(|(b, t)| match paired {
+                        Some(d) => Difference::paired(&b, &d),
+                        None => Difference::of(&b, &t),
+                    })
+                }
+                Replicates::Runs => {
+                    let of = |side: &Side, s| -> Vec<Run> {
+                        let each = in_every_run(&side.runs, s).into_iter();
+                        each.filter_map(|o| run_of(o, m)).collect()
+                    };
+                    let spread = record.and_then(|r| r.spread(base, m));
+                    runs = runs_difference(&of(sides.0, base), &of(sides.1, test), spread);
+                    runs.map(|d| {
+                        b = Some(level_summary(&d.base, d.spread));
+                        t = Some(level_summary(&d.test, d.spread));
+                        Difference::of_runs(d.base.mean, d.welch, d.test.mean - d.base.mean)
+                    })
+                }
+            };
+            MeasureRow {
                 measure: m,
-                base: m.of(base),
-                test: m.of(test),
-                paired: None,
-                runs: None,
-                difference: None,
+                base: b,
+                test: t,
+                runs,
+                difference,
                 judged: i == 0,
                 outcome: None,
                 machine_changed: None,
-            };
-            match replicates {
-                Replicates::Repeats => {
-                    row.paired = m.paired(&sides.0.run.config, base, test);
-                    row.difference = row.base.zip(row.test).map(|(b, t)| match row.paired {
-                        Some(d) => Difference::paired(&b, &d),
-                        None => Difference::of(&b, &t),
-                    });
-                }
-                Replicates::Runs => {
-                    let runs = |side: &Side, s| -> Vec<Run> {
-                        side.in_every_run(s)
-                            .iter()
-                            .filter_map(|o| run_of(o, m))
-                            .collect()
-                    };
-                    let spread = record.and_then(|r| r.spread(base, m));
-                    let d = runs_difference(&runs(sides.0, base), &runs(sides.1, test), spread);
-                    if let Some(d) = d {
-                        row.base = Some(level_summary(&d.base, d.spread));
-                        row.test = Some(level_summary(&d.test, d.spread));
-                        row.difference = Some(Difference::of_runs(
-                            d.base.mean,
-                            d.welch,
-                            d.test.mean - d.base.mean,
-                        ));
-                    }
-                    row.runs = d;
-                }
             }
-            row
         })
         .collect()
 }
@@ -236,12 +228,8 @@ impl<'a> Comparison<'a> {
                 .iter()
                 .position(|b| std::ptr::eq(b.strategy, p.base))
         });
-        let tests = decide(&mut pairs, noise);
-        let notes = unrecorded(&pairs, &base, &test);
+        decide(&mut pairs, noise);
         let mut warnings = warnings(&base, &test);
-        let host = (replicates == Replicates::Runs)
-            .then(|| HostStates::of(&base, &test))
-            .flatten();
         if replicates == Replicates::Runs
             && let Some(why) = machine_changed(&base, &test)
         {
@@ -255,14 +243,11 @@ impl<'a> Comparison<'a> {
             test,
             replicates,
             record: record.map(|(path, r)| r.describe(&path)),
-            host,
             pairs,
             only_base,
             only_test,
             warnings,
-            notes,
             noise,
-            tests,
         })
     }
 }
@@ -282,7 +267,7 @@ fn unclaim(pairs: &mut [Pair], why: &str) {
 }
 
 /// Decides every judged row of `pairs` in one family.
-fn decide(pairs: &mut [Pair], noise: NoiseThreshold) -> usize {
+fn decide(pairs: &mut [Pair], noise: NoiseThreshold) {
     let regime_of: Vec<Regime> = pairs
         .iter()
         .flat_map(|p| p.rows.iter().map(move |_| p.base.regime))
@@ -295,7 +280,6 @@ fn decide(pairs: &mut [Pair], noise: NoiseThreshold) -> usize {
         .filter_map(|(r, &regime)| Some((r.difference?, r.measure.threshold(noise, regime))))
         .collect();
     let mut outcomes = decide_differences(&family).into_iter();
-    let mut tests = 0;
     for (row, &regime) in rows.into_iter().zip(&regime_of) {
         let Some(difference) = row.difference else {
             continue;
@@ -310,37 +294,5 @@ fn decide(pairs: &mut [Pair], noise: NoiseThreshold) -> usize {
                 threshold: row.measure.threshold(noise, regime),
             })
         };
-        tests += usize::from(row.judged && row.outcome.is_some_and(|o| o.p_adjusted.is_some()));
-    }
-    tests
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::runner::Direction;
-
-    #[test]
-    fn compared_measures_lead_with_the_cost_of_its_regime_and_are_never_sampled() {
-        use Direction::{HigherIsBetter as Higher, LowerIsBetter as Lower};
-        let better = |rate| -> Vec<(&str, Direction)> {
-            compared_measures(rate)
-                .iter()
-                .map(|m| (m.short, m.direction))
-                .collect()
-        };
-        let flat = [
-            ("loop ns/op", Lower),
-            ("updates/s", Higher),
-            ("read ops/s", Higher),
-        ];
-        assert_eq!(better(Regime::FlatOut), flat);
-        let paced = [("net ns/update", Lower), ("net CPU %", Lower)];
-        assert_eq!(better(Regime::SEED), paced);
-        for regime in [Regime::FlatOut, Regime::paced(1e6)] {
-            let measures = compared_measures(regime);
-            assert_eq!(measures[0].title, cost_measure(regime).title);
-            assert!(measures.iter().all(|m| !m.sampled));
-        }
     }
 }

@@ -3,7 +3,7 @@
 //! run per side.
 
 use super::compared_measures;
-use super::side::setting_differs;
+use super::side::{in_every_run, setting_differs};
 use crate::provenance::Provenance;
 use crate::runner::{Measure, RunConfig, RunResults, StrategyResult, UsedRepeats};
 use crate::stats::{Run, RunSpread, run_level};
@@ -81,11 +81,7 @@ impl HostRecord {
         let (_, first) = runs.first()?;
         let mut spreads = Vec::new();
         for s in &first.strategies {
-            let same = |o: &&StrategyResult| o.name == s.name && o.regime == s.regime;
-            let mine: Vec<&StrategyResult> = runs
-                .iter()
-                .filter_map(|(_, r)| r.strategies.iter().find(same))
-                .collect();
+            let mine = in_every_run(runs, s);
             for m in compared_measures(s.regime) {
                 let each: Vec<Run> = mine.iter().filter_map(|o| run_of(o, m)).collect();
                 let Some((level, Some(run_sd))) = run_level(&each).map(|l| (l, l.run_sd)) else {

@@ -1,6 +1,7 @@
 //! What `contend compare` found: the pairs of strategies matched across the two sides, each
 //! compared measure's outcome, and the warnings and notes that qualify them.
 
+use super::caveats::{canaries, line_costs, unrecorded};
 use super::{Replicates, Side};
 use crate::runner::{Measure, StrategyResult};
 use crate::stats::{
@@ -18,8 +19,6 @@ pub struct Comparison<'a> {
     pub replicates: Replicates,
     /// The host's record of identical runs that bounded the run-level spread, in words.
     pub record: Option<String>,
-    /// Both sides' host states, across runs (`None` within one run, or without canaries).
-    pub host: Option<HostStates>,
     /// Matched strategies (same key, same regime), in the base side's order.
     pub pairs: Vec<Pair<'a>>,
     /// Picked base strategies with no test counterpart in their regime, as listed.
@@ -28,13 +27,8 @@ pub struct Comparison<'a> {
     pub only_test: Vec<String>,
     /// Differences in version, host or settings that make the comparison doubtful.
     pub warnings: Vec<String>,
-    /// One line per side and compared measure that a side did not record, saying why.
-    pub notes: Vec<String>,
     /// The noise threshold, in %: a smaller change is "no change".
     pub noise: NoiseThreshold,
-    /// How many tests the comparison made (rows with two repeats or more on both sides, or two
-    /// paired differences): the m of the Holm–Bonferroni correction.
-    pub tests: usize,
 }
 
 /// A base strategy and the test strategy it is compared with.
@@ -55,9 +49,6 @@ pub struct MeasureRow {
     pub base: Option<Summary>,
     /// The test side's.
     pub test: Option<Summary>,
-    /// `test − base` repeat by repeat, summarised, where both sides ran in place in the same
-    /// repeats of one run: the difference is decided on it (the paired t-test).
-    pub paired: Option<Summary>,
     /// Across runs: the run-level estimate the difference was tested by.
     pub runs: Option<RunsDifference>,
     /// The difference as tested (`None`: a side did not record the measure).
@@ -134,27 +125,7 @@ impl MeasureRow {
     }
 }
 
-/// Both sides' host states: what moves every figure of a run with the host's phase.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HostStates {
-    /// The canary's median on each side (base, test), ns one-way.
-    pub canary: (f64, f64),
-    /// The median line cost on each side (base, test), ns one-way; `None` where a side priced none.
-    pub lines: Option<(f64, f64)>,
-}
-
 impl Comparison<'_> {
-    /// True when some pair is paced: titles then name every pair's regime.
-    pub fn has_regimes(&self) -> bool {
-        self.pairs.iter().any(|p| p.base.regime.is_paced())
-    }
-
-    /// True when some difference could not be tested (`n<2`).
-    pub fn any_untested(&self) -> bool {
-        self.rows()
-            .any(|r| r.outcome.is_some_and(|o| o.p_adjusted.is_none()))
-    }
-
     /// How many pairs were called a change.
     pub fn called(&self, worse: bool) -> usize {
         self.rows()
@@ -200,11 +171,17 @@ impl Comparison<'_> {
         ))
     }
 
-    /// Across runs where the sides' host states differ by 5% or more.
+    /// Across runs where the sides' host states, what moves every figure of a run with the host's
+    /// phase, differ by 5% or more: their canaries' medians and median line costs, ns one-way.
     pub fn host_line(&self) -> Option<String> {
-        let h = self.host?;
+        if self.replicates == Replicates::Repeats {
+            return None;
+        }
+        let (b, t) = (&self.base, &self.test);
+        let canary = (canaries(b)?.median, canaries(t)?.median);
+        let lines = line_costs(b).zip(line_costs(t));
         let moved = |(a, b): (f64, f64)| (b / a - 1.0).abs() >= 0.05;
-        if !moved(h.canary) && !h.lines.is_some_and(moved) {
+        if !moved(canary) && !lines.is_some_and(moved) {
             return None;
         }
         let pair = |what: &str, (a, b): (f64, f64)| {
@@ -213,8 +190,8 @@ impl Comparison<'_> {
                 100.0 * (b / a - 1.0)
             )
         };
-        let mut line = format!("host: {}", pair("canary", h.canary));
-        if let Some(l) = h.lines {
+        let mut line = format!("host: {}", pair("canary", canary));
+        if let Some(l) = lines {
             line.push_str(&format!(", lines {}", pair("", l).trim_start()));
         }
         let explained: Vec<f64> = self
@@ -267,10 +244,13 @@ impl Comparison<'_> {
         )
     }
 
-    /// `1 test`, `3 tests`: how many the comparison made.
+    /// `1 test`, `3 tests`: how many the comparison made (judged rows with two repeats or more on
+    /// both sides, or two paired differences), the m of the Holm–Bonferroni correction.
     fn tests_text(&self) -> String {
-        let s = if self.tests == 1 { "" } else { "s" };
-        format!("{} test{s}", self.tests)
+        let tested =
+            |r: &&MeasureRow| r.judged && r.outcome.is_some_and(|o| o.p_adjusted.is_some());
+        let tests = self.rows().filter(tested).count();
+        format!("{tests} test{}", if tests == 1 { "" } else { "s" })
     }
 
     /// A pair's title: its short name, or `base vs test` when the names differ.
@@ -282,7 +262,8 @@ impl Comparison<'_> {
         } else {
             format!("{base} vs {test}")
         };
-        if self.has_regimes() || pair.base.regime.is_paced() {
+        // When some pair is paced, every title names its regime.
+        if self.pairs.iter().any(|p| p.base.regime.is_paced()) {
             title = format!("{title}, {}", pair.base.regime);
         }
         title
@@ -323,20 +304,20 @@ impl Comparison<'_> {
         lines.extend(self.replicates_line());
         lines.extend(self.host_line());
         let one_run = std::ptr::eq(self.base.run, self.test.run);
-        for (label, side) in [("base", &self.base), ("test", &self.test)] {
-            let inject = side
-                .run
-                .config
-                .inject
-                .filter(|_| !one_run || label == "base");
-            if let Some(i) = inject {
+        // One run on both sides says it once.
+        let sides = [("base", &self.base), ("test", &self.test)];
+        for (label, side) in sides.into_iter().take(2 - usize::from(one_run)) {
+            if let Some(i) = side.run.config.inject {
                 let (who, ns) = (if one_run { "the run" } else { label }, i.ns);
                 lines.push(format!(
                     "{who}: {ns:+} ns per update injected (contend run --inject): a known cost, inside its figures"
                 ));
             }
         }
-        if self.any_untested() && self.replicates == Replicates::Repeats {
+        let untested = self
+            .rows()
+            .any(|r| r.outcome.is_some_and(|o| o.p_adjusted.is_none()));
+        if untested && self.replicates == Replicates::Repeats {
             lines.push(
                 "n<2: a side has fewer than 2 repeats, so there is no spread to test a difference against"
                     .to_string(),
@@ -349,7 +330,7 @@ impl Comparison<'_> {
                 if paired == 1 { "" } else { "s" }
             ));
         }
-        lines.extend(self.notes.iter().cloned());
+        lines.extend(unrecorded(&self.pairs, &self.base, &self.test));
         lines
     }
 }

@@ -56,47 +56,30 @@ impl<'a> Side<'a> {
         })
     }
 
-    /// The strategy of each run of the side that `strategy` (one of the first run's) names.
-    pub fn in_every_run(&self, strategy: &StrategyResult) -> Vec<&'a StrategyResult> {
-        self.runs
-            .iter()
-            .filter_map(|(_, r)| {
-                r.strategies
-                    .iter()
-                    .find(|s| s.name == strategy.name && s.regime == strategy.regime)
-            })
-            .collect()
-    }
-
     /// The strategies each selector picks, in selector order, each with its matching key.
     pub(super) fn picked(&self, option: &'static str) -> Result<Vec<Pick<'a>>, CompareError> {
         let run = self.run;
         if self.selectors.is_empty() {
-            return Ok(run
-                .strategies
-                .iter()
-                .map(|s| Pick {
+            let all = run.strategies.iter().map(|s| (s.name.clone(), s));
+            return Ok(all
+                .map(|(key, strategy)| Pick {
                     group: 0,
-                    key: s.name.clone(),
-                    strategy: s,
+                    key,
+                    strategy,
                 })
                 .collect());
         }
         let mut picks = Vec::new();
         for (group, selector) in self.selectors.iter().enumerate() {
-            let chosen = select(run, selector).map_err(|candidates| {
-                let ambiguous = !candidates.is_empty();
-                CompareError::Selector {
-                    option,
-                    selector: selector.clone(),
-                    path: self.path.clone(),
-                    ambiguous,
-                    names: if ambiguous {
-                        candidates
-                    } else {
-                        short_names(run)
-                    },
-                }
+            let chosen = select(run, selector).map_err(|candidates| CompareError::Selector {
+                option,
+                selector: selector.clone(),
+                path: self.path.clone(),
+                ambiguous: !candidates.is_empty(),
+                names: match candidates.is_empty() {
+                    true => short_names(run),
+                    false => candidates,
+                },
             })?;
             picks.extend(chosen.into_iter().map(|(key, strategy)| Pick {
                 group,
@@ -131,6 +114,18 @@ impl<'a> Side<'a> {
             self.run.repeats_text()
         )
     }
+}
+
+/// The strategy of each of `runs` (a side's, or a host record's) that `strategy` (one of the first
+/// run's) names, in the same regime.
+pub(super) fn in_every_run<'a>(
+    runs: &[(PathBuf, &'a RunResults)],
+    strategy: &StrategyResult,
+) -> Vec<&'a StrategyResult> {
+    let same = |s: &&StrategyResult| s.name == strategy.name && s.regime == strategy.regime;
+    runs.iter()
+        .filter_map(|(_, r)| r.strategies.iter().find(same))
+        .collect()
 }
 
 /// What makes `other` not a replicate of `run`, if anything.
@@ -188,39 +183,33 @@ fn select<'a>(
         .iter()
         .map(|s| (run.short_name(s), s))
         .collect();
-    let exact: Vec<_> = named
-        .iter()
-        .filter(|(short, s)| short == selector || s.name == selector)
-        .map(|&(_, s)| ("*".to_string(), s))
-        .collect();
+    // Every strategy whose names `pick` takes, whole (key `*`).
+    let whole = |pick: &dyn Fn(&str, &StrategyResult) -> bool| -> Vec<_> {
+        let picked = named.iter().filter(|(short, s)| pick(short, s));
+        picked.map(|&(_, s)| ("*".to_string(), s)).collect()
+    };
+    let exact = whole(&|short, s| short == selector || s.name == selector);
     if !exact.is_empty() {
         return Ok(exact);
     }
-    for form in [
-        |short: &str, _: &StrategyResult| short.to_string(),
-        |_: &str, s: &StrategyResult| s.name.clone(),
-    ] {
+    for full in [false, true] {
         let parts: Vec<_> = named
             .iter()
-            .filter_map(|(short, s)| Some((match_key(&form(short, s), selector)?, *s)))
+            .filter_map(|(short, s)| {
+                let name = if full { &s.name } else { short };
+                Some((match_key(name, selector)?, *s))
+            })
             .collect();
         if !parts.is_empty() {
             return Ok(parts);
         }
     }
-    let mut starts: Vec<String> = named
+    let starts = named
         .iter()
-        .filter(|(short, _)| short.starts_with(selector))
-        .map(|(short, _)| short.clone())
-        .collect();
-    starts.dedup();
-    match starts.len() {
-        1 => Ok(named
-            .iter()
-            .filter(|(short, _)| *short == starts[0])
-            .map(|&(_, s)| ("*".to_string(), s))
-            .collect()),
-        _ => Err(crate::runner::first_seen(starts)),
+        .filter(|(short, _)| short.starts_with(selector));
+    match crate::runner::first_seen(starts.map(|(short, _)| short.clone())).as_slice() {
+        [only] => Ok(whole(&|short, _| short == only)),
+        starts => Err(starts.to_vec()),
     }
 }
 

@@ -32,10 +32,8 @@ pub fn gallery_headline(g: &Gallery) -> String {
         ));
     }
     let mut wins: BTreeMap<&str, usize> = BTreeMap::new();
-    for h in &g.hosts {
-        if let Some(w) = &h.winner {
-            *wins.entry(w.as_str()).or_default() += 1;
-        }
+    for w in g.hosts.iter().filter_map(|h| h.winner.as_deref()) {
+        *wins.entry(w).or_default() += 1;
     }
     if let Some((name, k)) = wins
         .iter()

@@ -50,15 +50,12 @@ pub fn headline(run: &RunResults) -> Headline {
             .rate()
             .map_or(f64::INFINITY, |r| (r / SEED_RATE).ln().abs())
     };
-    // A paced regime answers only where a strategy finished a repeat in it (a run out of time may
-    // have none).
-    let finished =
-        |d: &&Decided| (0..d.contest.candidates.len()).any(|i| d.contest.cost(i).is_some());
     let paced_planned = all.iter().any(|d| d.contest.regime.is_paced());
+    // A paced regime answers only where a strategy finished a repeat in it, its cost ranked (a run
+    // out of time may have none).
     let paced = all
         .iter()
-        .filter(|d| d.contest.regime.is_paced())
-        .filter(finished)
+        .filter(|d| d.contest.regime.is_paced() && d.cost.is_some())
         .min_by(|a, b| distance(a).total_cmp(&distance(b)));
     let Some(d) = paced.or(flat) else {
         let answer = "Nothing was measured: the run has no regime.".to_string();
@@ -106,22 +103,8 @@ fn cheapest(d: &Decided) -> Vec<String> {
         .filter(|&(_, t)| d.tests[t].outcome.decision != Decision::Decrease);
     let names = std::iter::once(r.best).chain(tied.map(|(u, _)| u));
     names
-        .map(|i| d.contest.candidates[i].full.clone())
+        .map(|i| d.contest.candidates[i].result.name.clone())
         .collect()
-}
-
-/// `0.40 ns (25%) less than X`: what the cheapest saves against the runner-up, from their test.
-fn margin(d: &Decided, t: usize, runner_up: usize) -> String {
-    let (o, diff) = (&d.tests[t].outcome, d.tests[t].diff());
-    let pct = o
-        .difference
-        .change_pct
-        .map_or(String::new(), |p| format!(" ({:.0}%)", -p));
-    format!(
-        "{} ns{pct} less than {}",
-        si(-diff),
-        d.contest.candidates[runner_up].name
-    )
 }
 
 /// The cheapest and by how much, or that the cheapest cannot be told apart.
@@ -134,7 +117,11 @@ fn cheapest_text(d: &Decided, what: &str, shown: &dyn Fn(usize) -> String) -> St
     match r.runner_up {
         None => format!("{best}, {}, is the only strategy measured", shown(r.best)),
         Some((u, t)) if d.tests[t].outcome.decision == Decision::Decrease => {
-            format!("{best} is {what} at {}, {}", shown(r.best), margin(d, t, u))
+            // What the cheapest saves against the runner-up, from their test.
+            let pct = d.tests[t].outcome.difference.change_pct;
+            let pct = pct.map_or(String::new(), |p| format!(" ({:.0}%)", -p));
+            let (value, saved, other) = (shown(r.best), si(-d.tests[t].diff()), &c[u].name);
+            format!("{best} is {what} at {value}, {saved} ns{pct} less than {other}")
         }
         Some((u, t)) => format!(
             "the {what}, {best} ({}) and {} ({}), cannot be told apart ({})",
@@ -156,12 +143,11 @@ fn kernel_sentences(d: &Decided) -> [Option<String>; 2] {
     .map(|(who, level, policy)| {
         let a = d.saves.as_ref()?;
         let &(i, t) = a.tested.iter().find(|&&(i, _)| c.is(i, level, policy))?;
-        let o = &d.tests[t].outcome;
-        let (diff, half) = o.difference.welch.map_or((0.0, None), |w| {
+        let (o, diff) = (&d.tests[t].outcome, d.tests[t].diff());
+        let pm = o.difference.welch.map_or(String::new(), |w| {
             let (lo, hi) = w.interval(CONFIDENCE_LEVEL);
-            (w.difference, Some((hi - lo) / 2.0))
+            format!(" {}", plus_minus((hi - lo) / 2.0))
         });
-        let pm = half.map_or(String::new(), |h| format!(" {}", plus_minus(h)));
         let pct = o.difference.change_pct;
         let pct = pct.map_or(String::new(), |p| format!(" ({:.0}%)", p.abs()));
         let (saved, cost) = (si(-diff), si(diff));
@@ -210,12 +196,6 @@ fn paced_answer(d: &Decided, split: &str) -> (String, Vec<String>) {
         true => format!("At the seed's rate of {rate}"),
         false => format!("At {rate}, the run's rate nearest the seed's"),
     };
-    if this.candidates.is_empty() {
-        return (
-            format!("{intro}, no strategy finished a repeat: nothing to answer."),
-            Vec::new(),
-        );
-    }
     let ns = |i: usize| this.cost(i).map_or("-".to_string(), |s| value(&s, "ns"));
     let global = match d.reference {
         Some(g) => {
@@ -264,18 +244,14 @@ fn flat_text(d: &Decided) -> String {
     let shown = |i: usize| this.throughput(i, "ns per update");
     let fastest = cheapest_text(d, "fastest", &shown);
     let best = d.cost.as_ref().map(|r| r.best);
-    let global = d
-        .reference
-        .filter(|&g| Some(g) != best)
-        .map_or(String::new(), |g| {
-            let ownership = this.candidates[g]
-                .summary
-                .updates_per_ownership
-                .map_or(String::new(), |u| {
-                    format!(", {} updates per ownership of the line", count(u.mean))
-                });
-            format!("; {}: {}{ownership}", this.candidates[g].name, shown(g))
+    let global = d.reference.filter(|&g| Some(g) != best);
+    let global = global.map_or(String::new(), |g| {
+        let c = &this.candidates[g];
+        let ownership = c.summary.updates_per_ownership.map_or(String::new(), |u| {
+            format!(", {} updates per ownership of the line", count(u.mean))
         });
+        format!("; {}: {}{ownership}", c.name, shown(g))
+    });
     format!("{fastest}{global}")
 }
 

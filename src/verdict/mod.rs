@@ -118,34 +118,6 @@ pub enum Detail {
     Full,
 }
 
-/// A verdict's tests, shown as `detail` says.
-pub(crate) struct Tests<'a> {
-    /// The tests, by index.
-    pub tests: &'a [Test],
-    /// How much of each to show.
-    pub detail: Detail,
-}
-
-impl Tests<'_> {
-    /// Test `t` as [`Test::shown`] gives it.
-    pub fn shown(&self, t: usize) -> String {
-        self.tests[t].shown(self.detail)
-    }
-
-    /// Test `t` as a claim: [`Test::claim`] in full, the change alone
-    /// briefly.
-    pub fn claim(&self, t: usize) -> String {
-        self.tests[t].claimed(self.detail)
-    }
-}
-
-impl std::ops::Index<usize> for Tests<'_> {
-    type Output = Test;
-    fn index(&self, t: usize) -> &Test {
-        &self.tests[t]
-    }
-}
-
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "verdict: {}", self.text)
@@ -184,6 +156,8 @@ pub struct Test {
     pub unit: &'static str,
     /// The regime it was measured in.
     pub regime: Regime,
+    /// How much of it a verdict line shows.
+    pub detail: Detail,
 }
 
 impl Test {
@@ -202,36 +176,24 @@ impl Test {
         }
     }
 
-    /// The test as `detail` asks: [`Test::text`] in full; briefly the
-    /// change alone, `+18.7%` (`-0.30 ns` against a base at or below 0).
-    pub fn shown(&self, detail: Detail) -> String {
-        let d = &self.outcome.difference;
-        match (detail, d.change_pct, d.welch) {
-            (Detail::Full, ..) => self.text(),
-            (Detail::Brief, Some(change), _) => format!("{change:+.1}%"),
-            (Detail::Brief, None, Some(w)) => format!("{:+.2} {}", w.difference, self.unit),
-            (Detail::Brief, None, None) => "fewer than 2 repeats: no test".to_string(),
+    /// The test as its `detail` asks: [`Test::text`] in full; briefly the change alone, `+18.7%`
+    /// (`-0.30 ns` against a base at or below 0).
+    pub fn shown(&self) -> String {
+        match self.detail {
+            Detail::Full => self.text(),
+            Detail::Brief => self.claim(),
         }
     }
 
-    /// A claim as `detail` asks: [`Test::claim`] in full; briefly the
-    /// change alone.
-    pub fn claimed(&self, detail: Detail) -> String {
-        match detail {
-            Detail::Full => self.claim(),
-            Detail::Brief => self.shown(Detail::Brief),
-        }
-    }
-
-    /// A claim's size and significance, short: `-93.5%, p<0.001`, or
-    /// `-0.40 ns, p<0.001` against a base at or below 0. The interval,
-    /// which [`Test::text`] adds, lies beyond the noise threshold by the
-    /// rule, so a claim leaves it out.
+    /// A claim's size and, in full, its significance: `-93.5%, p<0.001`, or `-0.40 ns, p<0.001`
+    /// against a base at or below 0. The interval, which [`Test::text`] adds, lies beyond the noise
+    /// threshold by the rule, so a claim leaves it out.
     pub fn claim(&self) -> String {
         let o = &self.outcome;
-        let p = o
-            .p_adjusted
-            .map_or(String::new(), |_| format!(", {}", o.p_text()));
+        let p = match (self.detail, o.p_adjusted) {
+            (Detail::Full, Some(_)) => format!(", {}", o.p_text()),
+            _ => String::new(),
+        };
         match (o.difference.change_pct, o.difference.welch) {
             (Some(change), _) => format!("{change:+.1}%{p}"),
             (None, Some(w)) => format!("{:+.2} {}{p}", w.difference, self.unit),
@@ -246,17 +208,17 @@ impl Test {
 
     /// `{head}` and the change claimed, `less` or `more` with its size in place of `{}` (`x saves
     /// 5 ns (-12%)`), or `{head}: no practical difference (change, why not)`.
-    fn said(&self, detail: Detail, head: &str, [less, more]: [&str; 2]) -> String {
+    fn said(&self, head: &str, [less, more]: [&str; 2]) -> String {
         let diff = self.diff();
         let (word, size) = match self.outcome.decision {
             Decision::Decrease => (less, -diff),
             Decision::Increase => (more, diff),
             _ => {
-                let (shown, why) = (self.shown(detail), self.why_not());
+                let (shown, why) = (self.shown(), self.why_not());
                 return format!("{head}: {} ({shown}, {why})", self.no_claim());
             }
         };
-        let claim = self.claimed(detail);
+        let claim = self.claim();
         format!("{head}{} ({claim})", word.replace("{}", &si(size)))
     }
 
@@ -300,6 +262,7 @@ impl Test {
 
 /// The differences one verdict tests, in one regime, decided together
 /// ([`crate::stats::decide_paired`]) at the default noise threshold.
+#[derive(Default)]
 struct Family {
     regime: Regime,
     pairs: Vec<Compared>,
@@ -307,15 +270,6 @@ struct Family {
 }
 
 impl Family {
-    /// An empty family of `regime`'s tests.
-    fn new(regime: Regime) -> Self {
-        Family {
-            regime,
-            pairs: Vec::new(),
-            units: Vec::new(),
-        }
-    }
-
     /// Adds the test of `test` against `base`, both in `unit`, decided with `floor`'s threshold,
     /// paired on `paired` (`test − base` repeat by repeat) where the two ran in place in the same
     /// repeats; returns its index in [`Family::decide`]'s answer.
@@ -346,6 +300,7 @@ impl Family {
                 outcome,
                 unit,
                 regime: self.regime,
+                detail: Detail::Full,
             })
             .collect()
     }
@@ -353,9 +308,5 @@ impl Family {
 
 /// `1 node`, `2 nodes`: a count and its noun.
 pub fn plural(n: usize, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
-    }
+    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }

@@ -39,29 +39,22 @@ pub fn share_text(v: f64) -> String {
 
 /// A point's net cost and CPU share.
 fn cost_text(p: &PointPrediction) -> String {
-    let (Some(c), Some(sh)) = (p.cost_ns, p.cpu_share_pct) else {
+    if p.cost_ns.is_none() || p.cpu_share_pct.is_none() {
         return "no cost in this file (written before costs were predicted past saturation)".into();
-    };
+    }
     let sensitivity = match (p.state, p.share_per_pct) {
         (LineState::Near | LineState::Saturated, Some(d)) => {
             format!(" (+1% transfer time → {} points of CPU)", signed_share(d))
         }
         _ => String::new(),
     };
-    format!(
-        "{} ns net per update, {}% of each CPU{sensitivity}",
-        range_text(c, si),
-        range_text(sh, share_text)
-    )
+    let (cost, share) = cost_cells(p);
+    format!("{cost} ns net per update, {share} of each CPU{sensitivity}")
 }
 
 /// A change of share in points, signed: `+0.532`, `−0.01`.
 fn signed_share(d: f64) -> String {
-    if d < 0.0 {
-        format!("−{}", share_text(-d))
-    } else {
-        format!("+{}", share_text(d))
-    }
+    format!("{}{}", if d < 0.0 { "−" } else { "+" }, share_text(d.abs()))
 }
 
 /// What a point's hottest line does: its ρ and what an update costs; every figure the model's.
@@ -79,10 +72,8 @@ fn state(p: &PointPrediction) -> String {
         LineState::Near => format!("near the knee (ρ {rho}, {queue} CPUs at the line on the mean)"),
         LineState::Below => format!("at ρ {rho}"),
     };
-    format!(
-        "the hottest line is predicted {how}: {}{handovers}",
-        cost_text(p)
-    )
+    let cost = cost_text(p);
+    format!("the hottest line is predicted {how}: {cost}{handovers}")
 }
 
 /// Each node's cost at point `i` of `s`, local or remote to the counter's memory.
@@ -198,11 +189,16 @@ fn others_rho(p: &PredictResults, k: usize, i: usize) -> String {
     format!("; the others bring ρ to {}", others.join(", "))
 }
 
-/// Strategy `k`'s line at the `i`-th rate, against the first strategy's.
+/// Strategy `k`'s line at the `i`-th rate, against the first strategy's; the first's own names
+/// the writers and where it saturates.
 fn strategy_line(p: &PredictResults, k: usize, i: usize) -> String {
     let (base, s) = (&p.strategies[0], &p.strategies[k]);
     let (b, q) = (&base.points[i], &s.points[i]);
-    let mut text = format!("at {}/s per CPU, {}", si(p.config.rates[i]), s.name);
+    let on = match k {
+        0 => format!(" on {} CPUs", p.config.layout.writers.len()),
+        _ => String::new(),
+    };
+    let mut text = format!("at {}/s per CPU{on}, {}", si(p.config.rates[i]), s.name);
     if s.publish != base.publish {
         text.push_str(&format!(
             " (publishes {}% of updates)",
@@ -218,6 +214,9 @@ fn strategy_line(p: &PredictResults, k: usize, i: usize) -> String {
         ));
     }
     text.push_str(&format!(": {}", state(q)));
+    if k == 0 {
+        text.push_str(&saturates(s));
+    }
     text.push_str(&others_rho(p, k, i));
     if q.read_transfers > b.read_transfers + 0.01 {
         text.push_str(&format!(
@@ -240,45 +239,25 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Verdict> {
             .iter()
             .find(|e| e.publish == s.publish && e.lines == s.lines && e.points == s.points)
     };
-    let writers = p.config.layout.writers.len();
+    // The first strategy has no twin before it.
+    let own = || (0..p.strategies.len()).filter(|&k| twin(k).is_none());
     let mut lines = Vec::new();
     for (i, &rate) in p.config.rates.iter().enumerate() {
-        let b = &base.points[i];
-        lines.push(Verdict::new(
-            Topic::Prediction,
-            format!(
-                "at {}/s per CPU on {writers} CPUs, {}: {}{}{}",
-                si(rate),
-                base.name,
-                state(b),
-                saturates(base),
-                others_rho(p, 0, i)
-            ),
-        ));
-        if let Some(nodes) = per_node(b) {
-            lines.push(Verdict::new(
-                Topic::Prediction,
-                format!(
-                    "at {}/s per CPU, {} per node (memory on node {}): {nodes}",
-                    si(rate),
-                    base.name,
-                    p.latencies.costs.home_node
-                ),
-            ));
-        }
-        for k in 1..p.strategies.len() {
-            if twin(k).is_some() {
-                continue;
-            }
+        for k in own() {
             lines.push(Verdict::new(Topic::Prediction, strategy_line(p, k, i)));
+            if let Some(nodes) = per_node(&base.points[i]).filter(|_| k == 0) {
+                let home = p.latencies.costs.home_node;
+                let (rate, name) = (si(rate), &base.name);
+                let text = format!(
+                    "at {rate}/s per CPU, {name} per node (memory on node {home}): {nodes}"
+                );
+                lines.push(Verdict::new(Topic::Prediction, text));
+            }
         }
     }
     lines.extend(
-        p.strategies
-            .iter()
-            .enumerate()
-            .filter(|&(k, _)| k == 0 || twin(k).is_none())
-            .filter_map(|(_, s)| flat_out_text(s))
+        own()
+            .filter_map(|k| flat_out_text(&p.strategies[k]))
             .map(|t| Verdict::new(Topic::Prediction, t)),
     );
     let near = p
@@ -359,24 +338,16 @@ pub fn check_lines(c: &CheckResults) -> Vec<Verdict> {
             c.agreeing,
         ));
     }
-    let none = c
-        .flat_out
-        .iter()
-        .filter(|p| p.nothing_handed_over())
-        .count();
-    let m = c.flat_out.len() - none;
+    let (none, handed): (Vec<&HandoverPoint>, Vec<_>) =
+        c.flat_out.iter().partition(|p| p.nothing_handed_over());
+    let (none, m) = (none.len(), handed.len());
     let nothing = match none {
         0 => String::new(),
         1 => "; 1 more strategy hands nothing over (one writer per line), as predicted".into(),
         n => format!("; {n} more strategies hand nothing over (one writer per line), as predicted"),
     };
     if m > 0 {
-        let untold = untold(
-            c.flat_out
-                .iter()
-                .filter(|p| !p.nothing_handed_over())
-                .map(HandoverPoint::agreement),
-        );
+        let untold = untold(handed.iter().map(|p| p.agreement()));
         lines.push(format!(
             "model against measured, flat out: hand-overs/s median error {} over {m} strategies that hand the line over; {} of {m} agree with the exact count (inside its 95% CI and within ±{AGREEMENT_PCT:.0}%){untold}{nothing}",
             median_text(c.flat_out_median_error_pct),

@@ -4,10 +4,12 @@
 
 use super::host::Reach;
 use super::{
-    BEFORE_FIX, Detail, Family, MERGED_FIX, PLAIN, RATELIMIT, Test, Tests, Topic, Verdict, plural,
+    BEFORE_FIX, Detail, Family, MERGED_FIX, PLAIN, RATELIMIT, Test, Topic, Verdict, plural,
 };
 use crate::counter::{PublishPolicy, ShardLevel};
-use crate::runner::{Floor, RunConfig, RunResults, StrategyResult, StrategySummary, cost_measure};
+use crate::runner::{
+    Floor, RunConfig, RunResults, Strategy, StrategyResult, StrategySummary, cost_measure,
+};
 use crate::stats::{Decision, Summary};
 use crate::units::{ONE_REPEAT, Unit, human, si};
 use crate::workload::Regime;
@@ -29,15 +31,6 @@ pub fn run_lines(run: &RunResults) -> Vec<Verdict> {
     lines
 }
 
-/// Where a regime's lines go: the seed's rate, other paced rates (in the run's order), flat out.
-fn asked(regime: Regime) -> u8 {
-    match regime {
-        r if r == Regime::SEED => 0,
-        Regime::Paced { .. } => 1,
-        Regime::FlatOut => 2,
-    }
-}
-
 /// Every regime of `run` weighed and its family decided, in the order [`run_lines`] speaks of them.
 pub(super) fn decided<'a>(views: &'a [RunResults], reach: &Reach) -> Vec<Decided<'a>> {
     let any_paced = views.iter().any(|v| v.regime().is_paced());
@@ -48,7 +41,13 @@ pub(super) fn decided<'a>(views: &'a [RunResults], reach: &Reach) -> Vec<Decided
             Contest::of(v).decide(reach, savings)
         })
         .collect();
-    all.sort_by_key(|d| asked(d.contest.regime));
+    // The seed's rate, other paced rates (in the run's order), flat out.
+    all.sort_by_key(|d| {
+        (
+            d.contest.regime != Regime::SEED,
+            !d.contest.regime.is_paced(),
+        )
+    });
     all
 }
 
@@ -56,16 +55,10 @@ pub(super) fn decided<'a>(views: &'a [RunResults], reach: &Reach) -> Vec<Decided
 pub(super) struct Candidate<'a> {
     /// Its name in a sentence, its short name (`llc/ratelimit:1ms`: [`RunResults::short_name`]).
     pub(super) name: String,
-    /// Its full name, as the run names it (`StrategyResult::name`).
-    pub(super) full: String,
-    level: ShardLevel,
-    policy: PublishPolicy,
-    pad: String,
-    /// Pad and clock, for matching levels.
-    rest: String,
     pub(super) summary: &'a StrategySummary,
-    /// Its repeats, for pairing with another run in place in the same repeats.
-    result: &'a StrategyResult,
+    /// Its result: its strategy, its full name and its repeats (for pairing with another run in
+    /// place in the same repeats).
+    pub(super) result: &'a StrategyResult,
 }
 
 /// One regime's strategies, as its verdict weighs them.
@@ -130,16 +123,10 @@ pub(super) struct Decided<'a> {
 impl<'a> Contest<'a> {
     fn of(view: &'a RunResults) -> Contest<'a> {
         let candidates = view.strategies.iter().filter_map(|s| {
-            let st = &s.strategy;
-            let clock = st.clock.map_or(String::new(), |c| format!("/{c}"));
+            let (name, summary) = (view.short_name(s), s.summary.as_ref()?);
             Some(Candidate {
-                name: view.short_name(s),
-                full: s.name.clone(),
-                level: st.level,
-                policy: st.publish,
-                pad: st.pad.to_string(),
-                rest: format!("pad{}{clock}", st.pad),
-                summary: s.summary.as_ref()?,
+                name,
+                summary,
                 result: s,
             })
         });
@@ -153,10 +140,7 @@ impl<'a> Contest<'a> {
 
     /// The floor of this regime's costs per update: the ns paced, none flat out.
     fn floor(&self) -> Floor {
-        match self.regime {
-            Regime::FlatOut => Floor::Relative,
-            Regime::Paced { .. } => Floor::PerUpdateNs,
-        }
+        cost_measure(self.regime).floor
     }
 
     /// The cost of one update: [`cost_measure`] of this regime.
@@ -191,8 +175,13 @@ impl<'a> Contest<'a> {
 
     /// Whether candidate `i` is `level/policy`.
     pub(super) fn is(&self, i: usize, level: ShardLevel, policy: PublishPolicy) -> bool {
-        let c = &self.candidates[i];
-        c.level == level && c.policy == policy
+        let s = self.strategy(i);
+        s.level == level && s.publish == policy
+    }
+
+    /// Candidate `i`'s strategy: its level, policy, padding and clock.
+    fn strategy(&self, i: usize) -> Strategy {
+        self.candidates[i].result.strategy
     }
 
     /// The cheapest by `value`, tested against the runner-up in `family`, paired by `paired(base,
@@ -230,7 +219,7 @@ impl<'a> Contest<'a> {
             same_here: Vec::new(),
         };
         for i in alternatives {
-            if reach.same_as_global(self.candidates[i].level) {
+            if reach.same_as_global(self.strategy(i).level) {
                 out.same_here.push(i);
             } else if let (Some(b), Some(t)) = (self.cost(base), self.cost(i)) {
                 let pair = self.cost_paired(base, i);
@@ -245,7 +234,10 @@ impl<'a> Contest<'a> {
     /// `savings`, what every other policy and split saves against the reference, as one family.
     fn decide(self, reach: &Reach, savings: bool) -> Decided<'a> {
         let c = &self.candidates;
-        let mut family = Family::new(self.regime);
+        let mut family = Family {
+            regime: self.regime,
+            ..Family::default()
+        };
         let cost = self.rank(&mut family, &|i| self.cost(i), &|b, t| {
             self.cost_paired(b, t)
         });
@@ -255,19 +247,20 @@ impl<'a> Contest<'a> {
         };
         let reference = self.find_global(&[BEFORE_FIX, PLAIN]);
         let fix = self.find_global(&[MERGED_FIX, RATELIMIT]);
+        let st = |i| self.strategy(i);
         let saves = reference.filter(|_| savings).map(|g| {
             let alternatives = (0..c.len()).filter(|&i| {
-                i != g
-                    && c[i].pad == c[g].pad
-                    && ((c[i].level == ShardLevel::Global) != (c[i].policy == c[g].policy))
+                let (s, g) = (st(i), st(g));
+                // (`g` itself is global with its own policy: left out.)
+                s.pad == g.pad && ((s.level == ShardLevel::Global) != (s.publish == g.publish))
             });
             self.against(&mut family, reach, g, alternatives)
         });
         let beyond = fix.filter(|_| savings).map(|g| {
             let alternatives = (0..c.len()).filter(|&i| {
-                c[i].level != ShardLevel::Global
-                    && c[i].policy == c[g].policy
-                    && c[i].rest == c[g].rest
+                let (s, g) = (st(i), st(g));
+                s.level != ShardLevel::Global
+                    && (s.publish, s.pad, s.clock) == (g.publish, g.pad, g.clock)
             });
             self.against(&mut family, reach, g, alternatives)
         });
@@ -308,63 +301,48 @@ impl<'a> Contest<'a> {
 impl Decided<'_> {
     /// The regime's `verdict:` lines, each test shown as `detail` says.
     fn lines(&self, detail: Detail) -> Vec<Verdict> {
-        let this = &self.contest;
+        let (this, regime) = (&self.contest, self.contest.regime);
         if this.candidates.is_empty() {
-            return vec![Verdict::new(
-                Topic::Cost,
-                format!(
-                    "{}: no strategy finished a repeat: nothing to rank",
-                    this.regime
-                ),
-            )];
+            let text = format!("{regime}: no strategy finished a repeat: nothing to rank");
+            return vec![Verdict::new(Topic::Cost, text)];
         }
-        let tests = &Tests {
-            tests: &self.tests,
-            detail,
-        };
+        let tests: Vec<Test> = self.tests.iter().map(|&t| Test { detail, ..t }).collect();
         let mut lines = Vec::new();
-        let base = self.reference.unwrap_or(0);
-        match (this.regime, &self.cost) {
+        match (regime, &self.cost) {
             (Regime::FlatOut, Some(r)) => {
-                lines.push(this.saturation_line(r, tests));
-                lines.push(this.ownership_line(base));
+                lines.push(this.saturation_line(r, &tests));
+                lines.push(this.ownership_line(self.reference.unwrap_or(0)));
             }
-            (Regime::Paced { .. }, Some(r)) => lines.push(this.cost_line(r, self.reference, tests)),
-            (_, None) => lines.push(Verdict::new(
-                Topic::Cost,
-                format!(
-                    "{}: {} not recorded",
-                    this.regime,
-                    cost_measure(this.regime).short
-                ),
-            )),
+            (Regime::Paced { .. }, Some(r)) => {
+                lines.push(this.cost_line(r, self.reference, &tests))
+            }
+            (_, None) => {
+                let text = format!("{regime}: {} not recorded", cost_measure(regime).short);
+                lines.push(Verdict::new(Topic::Cost, text));
+            }
         }
         if let Some(r) = &self.read {
-            let unit = match this.regime {
+            let unit = match regime {
                 Regime::FlatOut => "ns/read",
                 Regime::Paced { .. } => "busy ns/read",
             };
-            lines.push(Verdict::new(
-                Topic::Read,
-                format!(
-                    "{}, the cheapest read ({}): {}",
-                    this.regime,
-                    plural(this.readers, "reader thread"),
-                    this.ranking_text(r, tests, &|i| {
-                        this.read(i).map_or("-".to_string(), |s| value(&s, unit))
-                    })
-                ),
-            ));
+            let shown = |i| this.read(i).map_or("-".to_string(), |s| value(&s, unit));
+            let readers = plural(this.readers, "reader thread");
+            let text = format!(
+                "{regime}, the cheapest read ({readers}): {}",
+                this.ranking_text(r, &tests, &shown)
+            );
+            lines.push(Verdict::new(Topic::Read, text));
         }
         let said = |a: &&Against| !a.tested.is_empty() || !a.same_here.is_empty();
         if let Some(a) = self.saves.as_ref().filter(said) {
-            lines.push(this.against_line(Topic::Savings, "against", a, tests));
+            lines.push(this.against_line(Topic::Savings, "against", a, &tests));
         }
         if let Some(a) = self.beyond.as_ref().filter(|a| !a.tested.is_empty()) {
-            lines.push(this.against_line(Topic::BeyondRatelimit, "splitting beyond", a, tests));
+            lines.push(this.against_line(Topic::BeyondRatelimit, "splitting beyond", a, &tests));
         }
         if let Some(p) = &self.nodes {
-            lines.push(this.nodes_line(p, tests));
+            lines.push(this.nodes_line(p, &tests));
         }
         lines
     }
@@ -373,17 +351,21 @@ impl Decided<'_> {
 impl Contest<'_> {
     /// `X, its value (change, p against Y)`, or `no measurable difference between X (value) and Y
     /// (value): change [interval], p, why`.
-    fn ranking_text(&self, r: &Ranked, tests: &Tests, shown: &dyn Fn(usize) -> String) -> String {
+    fn ranking_text(&self, r: &Ranked, tests: &[Test], shown: &dyn Fn(usize) -> String) -> String {
         let c = &self.candidates;
         let (best, value) = (&c[r.best].name, shown(r.best));
         match r.runner_up {
             None => format!("only one strategy measured, {best} ({value})"),
             Some((u, t)) if tests[t].outcome.decision == Decision::Decrease => {
-                format!("{best}, {value} ({} against {})", tests.claim(t), c[u].name)
+                format!(
+                    "{best}, {value} ({} against {})",
+                    tests[t].claim(),
+                    c[u].name
+                )
             }
             Some((u, t)) => {
                 let (no, other, why) = (tests[t].no_claim(), &c[u].name, tests[t].why_not());
-                let (theirs, change) = (shown(u), tests.shown(t));
+                let (theirs, change) = (shown(u), tests[t].shown());
                 format!("{no} between {best} ({value}) and {other} ({theirs}): {change}, {why}")
             }
         }
@@ -397,7 +379,7 @@ impl Contest<'_> {
     }
 
     /// Flat out: the most updates/s, ranked by loop ns/op.
-    fn saturation_line(&self, r: &Ranked, tests: &Tests) -> Verdict {
+    fn saturation_line(&self, r: &Ranked, tests: &[Test]) -> Verdict {
         let ranking = self.ranking_text(r, tests, &|i| self.throughput(i, "loop ns/op"));
         let text = format!("{}, saturation: {ranking}", self.regime);
         Verdict::new(Topic::Saturation, text)
@@ -407,15 +389,13 @@ impl Contest<'_> {
     fn ownership_line(&self, base: usize) -> Verdict {
         let c = &self.candidates[base];
         let s = c.summary;
-        let owned = match (s.updates_per_ownership, s.handovers_per_s) {
-            (Some(u), Some(h)) => format!(
-                "{} updates per ownership of the line ({} hand-overs/s)",
-                count(u.mean),
-                si(h.mean)
-            ),
-            (Some(u), None) => format!("{} updates per ownership of the line", count(u.mean)),
-            (None, _) => "updates per ownership not recorded".to_string(),
-        };
+        let owned =
+            s.updates_per_ownership
+                .map_or("updates per ownership not recorded".to_string(), |u| {
+                    let h = s.handovers_per_s;
+                    let h = h.map_or(String::new(), |h| format!(" ({} hand-overs/s)", si(h.mean)));
+                    format!("{} updates per ownership of the line{h}", count(u.mean))
+                });
         let fetched = s.fetches_per_read.map_or(String::new(), |f| {
             format!(
                 ", {} lines fetched per read side",
@@ -428,7 +408,7 @@ impl Contest<'_> {
     }
 
     /// Paced: the net cost per update and CPU share of the reference and of the cheapest.
-    fn cost_line(&self, r: &Ranked, reference: Option<usize>, tests: &Tests) -> Verdict {
+    fn cost_line(&self, r: &Ranked, reference: Option<usize>, tests: &[Test]) -> Verdict {
         let shown = |i: usize| {
             let share = self.candidates[i].summary.net_cpu_share_pct;
             let share = share.map_or(String::new(), |p| {
@@ -451,18 +431,21 @@ impl Contest<'_> {
     }
 
     /// Each alternative against `a.base`.
-    fn against_line(&self, topic: Topic, head: &str, a: &Against, tests: &Tests) -> Verdict {
+    fn against_line(&self, topic: Topic, head: &str, a: &Against, tests: &[Test]) -> Verdict {
         let c = &self.candidates;
         let mut parts: Vec<String> = a
             .tested
             .iter()
             .map(|&(i, t)| {
-                let stale = c[i].summary.error_mean_pct.filter(|_| c[i].policy != PLAIN);
+                let stale = c[i]
+                    .summary
+                    .error_mean_pct
+                    .filter(|_| self.strategy(i).publish != PLAIN);
                 let stale = stale.map_or(String::new(), |s| {
                     format!(", staleness {}", human(s.mean, Unit::Percent))
                 });
                 let words = [" saves {} ns", " costs {} ns more"];
-                tests[t].said(tests.detail, &c[i].name, words) + &stale
+                tests[t].said(&c[i].name, words) + &stale
             })
             .collect();
         if !a.same_here.is_empty() {
@@ -476,7 +459,7 @@ impl Contest<'_> {
     }
 
     /// The reference's cost node by node.
-    fn nodes_line(&self, p: &PerNode, tests: &Tests) -> Verdict {
+    fn nodes_line(&self, p: &PerNode, tests: &[Test]) -> Verdict {
         let c = &self.candidates[p.strategy];
         let unit = match self.regime {
             Regime::FlatOut => "loop ns/op",
@@ -491,9 +474,7 @@ impl Contest<'_> {
                 };
                 let head = format!("node {} ({place}) {}", n.node, value(&n.cost_ns, unit));
                 match p.tested.iter().find(|&&(j, _)| j == i) {
-                    Some(&(_, t)) => {
-                        tests[t].said(tests.detail, &head, [", {} ns less", ", {} ns more"])
-                    }
+                    Some(&(_, t)) => tests[t].said(&head, [", {} ns less", ", {} ns more"]),
                     None => head,
                 }
             })
