@@ -2,12 +2,9 @@
 //! batches in each direction.
 
 use crate::clock::Timer;
-use crate::error::UnknownName;
 use crate::placement::pin_current_thread;
 use crate::placement::{NodeCheck, NodeMemory, PinnedThread, Placement, PlacementError};
 use crate::topology::CpuList;
-use std::fmt;
-use std::str::FromStr;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -21,29 +18,7 @@ pub enum Mode {
     Rw,
 }
 
-/// Each mode and its name.
-const MODES: [(Mode, &str); 2] = [(Mode::Cas, "cas"), (Mode::Rw, "rw")];
-
-impl Mode {
-    /// The name used on the command line and in results.
-    pub fn name(self) -> &'static str {
-        MODES.iter().find(|m| m.0 == self).map_or("", |m| m.1)
-    }
-}
-
-impl FromStr for Mode {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        let found = MODES.iter().find(|m| m.1 == s).map(|m| m.0);
-        found.ok_or_else(|| UnknownName::new("mode", s, MODES.map(|m| m.1)))
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+crate::named_enum!(Mode, "mode", [Cas => "cas", Rw => "rw"]);
 
 /// How a pair's samples are taken.
 #[derive(Debug, Clone, Copy)]
@@ -341,15 +316,5 @@ mod tests {
         assert_eq!(rot.rounds.iter().sum::<u64>(), 2000);
         let rounds = rot.rounds;
         assert!(rounds.iter().all(|&r| r == 100 || r == 200), "{rounds:?}");
-    }
-
-    #[test]
-    fn mode_names_round_trip() {
-        for mode in [Mode::Cas, Mode::Rw] {
-            assert_eq!(mode.name().parse::<Mode>().unwrap(), mode);
-            assert_eq!(mode.to_string(), mode.name());
-        }
-        let err = "xchg".parse::<Mode>().unwrap_err().to_string();
-        assert!(err.contains("cas or rw"), "{err}");
     }
 }

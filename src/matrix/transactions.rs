@@ -32,29 +32,14 @@ pub enum Transaction {
     AddThenReadSame,
 }
 
-impl Transaction {
-    /// Every transaction, the four single ones first.
-    pub const ALL: [Transaction; 6] = [
-        Transaction::AddMoved,
-        Transaction::ReadFetched,
-        Transaction::AddUpgraded,
-        Transaction::ReadBack,
-        Transaction::AddThenReadOther,
-        Transaction::AddThenReadSame,
-    ];
-
-    /// Short name for tables and matrix.json.
-    pub fn name(self) -> &'static str {
-        match self {
-            Transaction::AddMoved => "add moved",
-            Transaction::ReadFetched => "read fetched",
-            Transaction::AddUpgraded => "add upgraded",
-            Transaction::ReadBack => "read back",
-            Transaction::AddThenReadOther => "add+read other",
-            Transaction::AddThenReadSame => "add+read same",
-        }
-    }
-}
+crate::named_enum!(Transaction, "transaction", [
+    AddMoved => "add moved",
+    ReadFetched => "read fetched",
+    AddUpgraded => "add upgraded",
+    ReadBack => "read back",
+    AddThenReadOther => "add+read other",
+    AddThenReadSame => "add+read same",
+]);
 
 /// One transaction's net cost on one pair.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
