@@ -1,12 +1,9 @@
 //! `contend study`: the whole seed study in one command.
 
-mod matrix_stage;
 pub mod plan;
-mod predict_stage;
 pub mod pricing;
 mod result;
-mod run_stage;
-mod sweep_stage;
+mod stages;
 
 pub use plan::{
     ClassSample, MatrixStage, RunStage, StudyPlan, StudyPlanError, SweepStage, ThreadStep,
@@ -19,13 +16,10 @@ pub use result::{
 use crate::placement::Placement;
 use crate::provenance::Provenance;
 use crate::topology::Topology;
-use matrix_stage::study_matrix;
-use predict_stage::study_predict;
 use pricing::measure_again_if_needed;
-use run_stage::study_run;
+use stages::{study_matrix, study_predict, study_run, study_sweep};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
-use sweep_stage::study_sweep;
 
 /// The stages, in the order run.
 pub const STAGES: [&str; 4] = ["matrix", "run", "sweep", "predict"];
@@ -62,13 +56,6 @@ impl StageProgress {
             what,
         }
     }
-}
-
-/// A stage whose `budget_s` ran out before every `unit` (repeat, point).
-fn out_of_time(budget_s: f64, unit: &str) -> StageStatus {
-    StageStatus::Partial(format!(
-        "its {budget_s:.1} s of the budget ran out before every {unit}"
-    ))
 }
 
 /// A stage the budget left cannot pay for: why it is skipped.
@@ -263,10 +250,9 @@ mod tests {
         let stop = AtomicBool::new(false);
         let started = Instant::now();
         let mut ticks = Vec::new();
-        let status =
-            run_stage::study_run(&mut study, &topo, Placement::Strict, &stop, 0.6, &mut |p| {
-                ticks.push((p.done, p.total))
-            });
+        let status = study_run(&mut study, &topo, Placement::Strict, &stop, 0.6, &mut |p| {
+            ticks.push((p.done, p.total))
+        });
         let took = started.elapsed().as_secs_f64();
         let partial = matches!(&status, StageStatus::Partial(why) if why.contains("0.6 s"));
         assert!(partial, "{status:?}");

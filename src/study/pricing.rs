@@ -5,7 +5,7 @@
 //! pairs of its class, the matrix is measured again after the run and the figures that agree price
 //! the model ([`choose`]).
 
-use super::{PricedWith, Pricing, StageProgress, StudyResults, matrix_stage};
+use super::{PricedWith, Pricing, StageProgress, StudyResults, stages};
 use crate::matrix::{MatrixResults, PairClass, classify};
 use crate::predict::Latencies;
 use crate::runner::RunResults;
@@ -161,7 +161,7 @@ pub(super) fn measure_again_if_needed(
     study.parts.matrix_again = Some(
         match cannot_measure_again(stopped, study.plan.matrix.est_s, remaining_s) {
             Some(why) => Err(why),
-            None => matrix_stage::measure(study, topo, "matrix again", progress),
+            None => stages::measure(study, topo, "matrix again", progress),
         },
     );
 }
@@ -519,7 +519,7 @@ mod tests {
         let topo = run.topology.clone();
         let study = |first: f64, again: Option<Result<f64, &str>>| {
             let mut s = partial_study(&run, first, again);
-            let status = super::super::predict_stage::study_predict(&mut s, &topo);
+            let status = super::super::stages::study_predict(&mut s, &topo);
             assert_eq!(status, crate::study::StageStatus::Done);
             s
         };
