@@ -96,11 +96,8 @@ struct Shared<'a> {
     read: Vec<CachePadded<AtomicU64>>,
 }
 
-/// What a thread brings back: the writer's net ns per timed round, or a reader's.
-enum Side {
-    Writer(Vec<f64>),
-    Reader(u64, u64),
-}
+/// What a thread brings back: the writer's net ns per timed round, a reader's (reads, fresh reads).
+type Side = (Vec<f64>, (u64, u64));
 
 /// The writer's part (`me` = 0): a timed add and a private one per round, then the go flag, then
 /// every reader's flag.
@@ -121,7 +118,7 @@ fn write(sh: &Shared, timer: Timer) -> Side {
             wait_for(flag, tag);
         }
     }
-    Side::Writer(out)
+    (out, (0, 0))
 }
 
 /// Reader `me`'s part: per round, once the writer wrote, one read of the line, counted fresh when
@@ -141,7 +138,7 @@ fn read(sh: &Shared, me: usize) -> Side {
         seen[l] = v;
         sh.read[me].store(tag, Ordering::Release);
     }
-    Side::Reader(reads, fresh)
+    (Vec::new(), (reads, fresh))
 }
 
 /// Times [`ROUNDS`] rounds of `writer` adding to lines of a fresh page bound to `home` and
@@ -171,20 +168,14 @@ pub fn measure_sharers(
             read(&sh, me)
         }
     })?;
-    let mut run = SharersRun {
-        threads: Vec::with_capacity(cpus.len()),
+    let (threads, sides): (Vec<_>, Vec<Side>) = results.into_iter().unzip();
+    let mut sides = sides.into_iter();
+    Ok(SharersRun {
+        threads,
         line: memory.check().clone(),
-        upgrade_ns: Vec::new(),
-        reads: Vec::with_capacity(readers.len()),
-    };
-    for (pin, side) in results {
-        run.threads.push(pin);
-        match side {
-            Side::Writer(ns) => run.upgrade_ns = ns,
-            Side::Reader(r, f) => run.reads.push((r, f)),
-        }
-    }
-    Ok(run)
+        upgrade_ns: sides.next().map(|w| w.0).unwrap_or_default(),
+        reads: sides.map(|r| r.1).collect(),
+    })
 }
 
 #[cfg(test)]
@@ -209,8 +200,7 @@ mod tests {
         });
         let total: u64 = atomics.iter().map(|a| a.load(Ordering::Relaxed)).sum();
         assert_eq!(total, (WARMUP_ROUNDS + ROUNDS) as u64);
-        assert!(matches!(w, Side::Writer(ref ns) if ns.len() == ROUNDS));
-        assert!(matches!(r, Side::Reader(300, 300)));
+        assert_eq!((w.0.len(), r), (ROUNDS, (Vec::new(), (300, 300))));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::measure::{LINES, on_pair, spaced_lines};
 use super::{taking_turns, transfer_budget};
 use crate::clock::Timer;
 use crate::placement::{NodeMemory, Placement, PlacementError};
-use crate::stats::{TIMING_TRIM, trimmed_mean};
+use crate::stats::{TIMING_TRIM, ratio, trimmed_mean};
 use crate::topology::CpuList;
 use crossbeam_utils::CachePadded;
 use serde::{Deserialize, Serialize};
@@ -283,11 +283,7 @@ pub fn transaction_costs(samples: &[Vec<f64>], pingpong_ns: f64) -> Vec<Transact
             TransactionCost {
                 transaction,
                 net_ns,
-                to_pingpong: if pingpong_ns > 0.0 {
-                    net_ns / pingpong_ns
-                } else {
-                    0.0
-                },
+                to_pingpong: ratio(net_ns, pingpong_ns),
                 samples: s.len(),
             }
         })

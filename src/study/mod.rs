@@ -71,15 +71,11 @@ pub struct BudgetSpent {
 /// Shrinks the measured time per entry of the `run` or `sweep` stage (and of the sweep after a run)
 /// to what `remaining_s` can pay for, or says why the stage cannot run.
 fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), BudgetSpent> {
-    let (entries, fixed, planned) = if stage == "run" {
-        (
-            plan.run.runs + plan.sweep.runs,
-            plan.run.fixed_s + plan.sweep.fixed_s,
-            plan.run.duration_s,
-        )
-    } else {
-        (plan.sweep.runs, plan.sweep.fixed_s, plan.sweep.duration_s)
-    };
+    // Before the run, the time left pays the run and the sweep after it.
+    let run = (stage == "run").then_some(&plan.run);
+    let entries = run.map_or(0, |r| r.runs) + plan.sweep.runs;
+    let fixed = run.map_or(0.0, |r| r.fixed_s) + plan.sweep.fixed_s;
+    let planned = run.map_or(plan.sweep.duration_s, |r| r.duration_s);
     let d = plan::refit(remaining_s, entries, fixed, planned).ok_or(BudgetSpent {
         left_s: remaining_s,
         budget_s: plan.max_time_s,
