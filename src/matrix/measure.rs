@@ -251,32 +251,6 @@ mod tests {
         assert_eq!(offsets, (0..LINES).map(|l| l * 64).collect::<Vec<_>>());
     }
 
-    /// The host's first two CPUs in each mode: both directions give
-    /// `samples` positive one-way times (a hand-off that never completed
-    /// would hang instead).
-    #[test]
-    fn both_hand_offs_complete_both_ways() {
-        let topo = Topology::read(Path::new("/")).unwrap();
-        let (a, b) = crate::topology::two_allowed_cpus();
-        let home = topo.node_of_cpu(a).unwrap();
-        for mode in [Mode::Cas, Mode::Rw] {
-            let procedure = Procedure {
-                mode,
-                samples: 2 * LINES + 3,
-                round_trips: 50,
-                warmup_samples: 3,
-                timer: Timer::Monotonic,
-            };
-            let s = measure_pair(a, b, home, &procedure, &topo.allowed_cpus).unwrap();
-            let pins = s.threads.map(|t| (t.requested_cpu, t.observed_cpu));
-            assert_eq!(pins, [(a, Some(a)), (b, Some(b))]);
-            for side in [&s.forward, &s.backward] {
-                assert_eq!(side.len(), procedure.samples);
-                assert!(side.iter().all(|&ns| ns > 0.0), "{side:?}");
-            }
-        }
-    }
-
     #[test]
     fn samples_add_up_to_the_time_their_batches_took() {
         // One thread plays both sides: each turn spins 2 µs and writes the
