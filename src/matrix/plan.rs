@@ -7,11 +7,10 @@ use super::home::{PAIRS_PER_CLASS as HOME_PAIRS_PER_CLASS, measure_home_classes}
 use super::sharers::measure_sharers;
 use super::span::widest_classes;
 use super::{
-    ASYMMETRY_LIMIT_PCT, ContendersPoint, Counts, Home, MatrixConfig, MatrixResults, Mode,
-    OfflineCpu, PASSES, PairClass, PlannedPair, Procedure, REFERENCE_ROUND_TRIPS,
-    ROUND_TRIPS_PER_SAMPLE, Reference, ReferenceError, SCHEMA_VERSION, SharersPoint,
-    WARMUP_SAMPLES, advise, class_stats, empty_classes, measure_all, reference_pingpong,
-    select_pairs, span_order, transaction_transfers,
+    ASYMMETRY_LIMIT_PCT, Counts, Home, MatrixConfig, MatrixResults, Mode, OfflineCpu, PASSES,
+    PairClass, PlannedPair, Procedure, REFERENCE_ROUND_TRIPS, ROUND_TRIPS_PER_SAMPLE, Reference,
+    ReferenceError, SCHEMA_VERSION, WARMUP_SAMPLES, advise, class_stats, empty_classes,
+    measure_all, reference_pingpong, select_pairs, span_order, transaction_transfers,
 };
 use crate::clock::{Timer, calibrate_tsc};
 use crate::placement::PlacementError;
@@ -303,20 +302,14 @@ pub fn measure_matrix(
     let measured = measure_all(&plan.pairs, &plan.procedure, allowed, progress)?;
     let elapsed_s = started.elapsed().as_secs_f64();
     let contenders = (plan.contenders.iter())
-        .map(|&k| {
-            let cpus = plan.order[..k].to_vec();
-            let run = measure_contenders(&cpus, home, timer, allowed)?;
-            Ok(ContendersPoint::new(cpus, plan.widest[k - 2], home, run))
-        })
-        .collect::<Result<Vec<_>, MatrixError>>()?;
+        .map(|&k| measure_contenders(&plan.order[..k], plan.widest[k - 2], home, timer, allowed))
+        .collect::<Result<Vec<_>, _>>()?;
     let sharers = (plan.sharers.iter())
         .map(|&m| {
             let (writer, readers) = (plan.order[0], plan.order[1..=m].to_vec());
-            let run = measure_sharers(writer, &readers, home, timer, allowed)?;
-            let widest = plan.widest[m - 1];
-            Ok(SharersPoint::new(writer, readers, widest, home, run))
+            measure_sharers(writer, readers, plan.widest[m - 1], home, timer, allowed)
         })
-        .collect::<Result<Vec<_>, MatrixError>>()?;
+        .collect::<Result<Vec<_>, _>>()?;
     let home_classes = measure_home_classes(&plan.topo, &plan.home_pairs, timer)?;
     let medians = measured.iter().map(|p| (p.class, p.median_ns));
     let classes = class_stats(medians, &plan.candidates);

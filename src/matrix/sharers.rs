@@ -45,44 +45,31 @@ pub struct SharersPoint {
     pub upgrade_ns: f64,
 }
 
-/// What the threads measured for one m, before it is summarised.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SharersRun {
-    /// The pinned threads, writer first.
-    pub threads: Vec<PinnedThread>,
-    /// Where the lines' page was.
-    pub line: NodeCheck,
-    /// The writer's net ns per timed round.
-    pub upgrade_ns: Vec<f64>,
-    /// Per reader: (reads, fresh reads) in the timed rounds.
-    pub reads: Vec<(u64, u64)>,
-}
-
 impl SharersPoint {
-    /// Summarises `run` of `writer` and `readers` (see the fields).
-    pub fn new(
-        writer: u32,
-        readers: Vec<u32>,
+    /// Summarises what `writer` and `readers` measured, writer first (see the fields).
+    fn new(
+        (writer, readers): (u32, Vec<u32>),
         widest_class: PairClass,
         home_node: u32,
-        run: SharersRun,
+        line: NodeCheck,
+        threads: Vec<PinnedThread>,
+        sides: Vec<Side>,
     ) -> Self {
-        let (reads, fresh_reads) = run
-            .reads
-            .iter()
-            .fold((0, 0), |(r, f), &(a, b)| (r + a, f + b));
+        let mut sides = sides.into_iter();
+        let upgrade_ns = sides.next().map(|w| w.0).unwrap_or_default();
+        let (reads, fresh_reads) = sides.fold((0, 0), |(r, f), (_, (a, b))| (r + a, f + b));
         SharersPoint {
             m: readers.len(),
             writer,
             readers,
             widest_class,
             home_node,
-            line: run.line,
-            threads: run.threads,
-            rounds: run.upgrade_ns.len(),
+            line,
+            threads,
+            rounds: upgrade_ns.len(),
             reads,
             fresh_reads,
-            upgrade_ns: trimmed_mean(&run.upgrade_ns, TIMING_TRIM).unwrap_or(0.0),
+            upgrade_ns: trimmed_mean(&upgrade_ns, TIMING_TRIM).unwrap_or(0.0),
         }
     }
 }
@@ -145,11 +132,12 @@ fn read(sh: &Shared, me: usize) -> Side {
 /// `readers` (at least one) reading each write, one thread pinned to each CPU.
 pub fn measure_sharers(
     writer: u32,
-    readers: &[u32],
+    readers: Vec<u32>,
+    widest_class: PairClass,
     home: u32,
     timer: Timer,
     allowed: &CpuList,
-) -> Result<SharersRun, PlacementError> {
+) -> Result<SharersPoint, PlacementError> {
     let memory = NodeMemory::alloc(LINES * STRIDE, home, Placement::Strict)?;
     let sh = Shared {
         lines: spaced_lines(&memory, STRIDE),
@@ -168,14 +156,17 @@ pub fn measure_sharers(
             read(&sh, me)
         }
     })?;
-    let (threads, sides): (Vec<_>, Vec<Side>) = results.into_iter().unzip();
-    let mut sides = sides.into_iter();
-    Ok(SharersRun {
+    let (threads, sides) = results.into_iter().unzip();
+    let line = memory.check().clone();
+    let pair = (writer, readers);
+    Ok(SharersPoint::new(
+        pair,
+        widest_class,
+        home,
+        line,
         threads,
-        line: memory.check().clone(),
-        upgrade_ns: sides.next().map(|w| w.0).unwrap_or_default(),
-        reads: sides.map(|r| r.1).collect(),
-    })
+        sides,
+    ))
 }
 
 #[cfg(test)]
@@ -210,13 +201,16 @@ mod tests {
         // (untrimmed it would be 228.6).
         let mut ns = vec![40.0; 20];
         ns.push(4000.0);
-        let run = SharersRun {
-            threads: Vec::new(),
-            line: NodeCheck::Verified { node: 0 },
-            upgrade_ns: ns,
-            reads: vec![(11, 11), (11, 10)],
-        };
-        let p = SharersPoint::new(0, vec![1, 2], PairClass::SameLlc, 0, run);
+        let sides = vec![(ns, (0, 0)), (Vec::new(), (11, 11)), (Vec::new(), (11, 10))];
+        let line = NodeCheck::Verified { node: 0 };
+        let p = SharersPoint::new(
+            (0, vec![1, 2]),
+            PairClass::SameLlc,
+            0,
+            line,
+            Vec::new(),
+            sides,
+        );
         assert_eq!((p.m, p.rounds, p.reads, p.fresh_reads), (2, 21, 22, 21));
         assert_eq!(p.upgrade_ns, 40.0);
     }
