@@ -184,15 +184,10 @@ fn cannot_measure_again(stopped: bool, est_s: f64, remaining_s: f64) -> Option<S
 /// the matrix measured again; `None` without a matrix.
 pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
     let first = study.parts.matrix.as_ref()?;
-    let canary = study.parts.run.as_ref().and_then(run_canary);
-    let class = canary.map(|c| c.0);
-    let canary_ns = canary.map(|c| c.1);
+    let run = study.parts.run.as_ref();
+    let canary = run.and_then(run_canary);
+    let (class, canary_ns) = (canary.map(|c| c.0), canary.map(|c| c.1));
     let first_range = class.and_then(|c| class_range(first, c));
-    let again_matrix = study
-        .parts
-        .matrix_again
-        .as_ref()
-        .and_then(|a| a.as_ref().ok());
     let again = match (&study.parts.matrix_again, class) {
         (None, _) => Again::NotNeeded,
         (Some(Err(why)), _) => Again::Missing(why.clone()),
@@ -202,23 +197,19 @@ pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
         ),
         (Some(Ok(_)), None) => Again::Missing("no canary class".into()),
     };
-    let one_class = first.classes.len() == 1;
-    let used = choose(canary_ns, first_range, &again, one_class);
-    let latencies = match (used, again_matrix, study.parts.run.as_ref(), canary_ns) {
-        (PricedWith::MatrixAgain, Some(m), _, _) => {
+    let used = choose(canary_ns, first_range, &again, first.classes.len() == 1);
+    let latencies = match (used, &study.parts.matrix_again, run, canary_ns) {
+        (PricedWith::MatrixAgain, Some(Ok(m)), _, _) => {
             Latencies::from_matrix(m, "the matrix measured again after the run")
         }
         (PricedWith::Canary, _, Some(run), Some(ns)) => canary_latencies(run, ns),
         _ => Latencies::from_matrix(first, "this study's matrix"),
     };
     let (latencies, unpriced) = priceable(latencies);
-    let mut why = reason(used, class, canary_ns, first_range, &again);
-    if let Some(u) = unpriced {
-        why = format!("{why}; {u}");
-    }
+    let why = reason(used, class, canary_ns, first_range, &again);
     Some(Pricing {
         used,
-        why,
+        why: unpriced.map_or_else(|| why.clone(), |u| format!("{why}; {u}")),
         canary_class: class.map(|c| c.to_string()),
         canary_ns,
         matrix_range_ns: first_range,
