@@ -5,13 +5,9 @@ pub mod pricing;
 mod result;
 mod stages;
 
-pub use plan::{
-    ClassSample, MatrixStage, RunStage, StudyPlan, StudyPlanError, SweepStage, ThreadStep,
-    default_max_time_s, plan_study, run_strategies, sweep_strategies,
-};
-pub use result::{
-    PricedWith, Pricing, SCHEMA_VERSION, StageRecord, StageStatus, StudyParts, StudyResults,
-};
+pub use plan::{StudyPlan, plan_study, run_strategies, sweep_strategies};
+use result::{PricedWith, Pricing};
+pub use result::{SCHEMA_VERSION, StageRecord, StageStatus, StudyParts, StudyResults};
 
 use crate::placement::Placement;
 use crate::provenance::Provenance;
