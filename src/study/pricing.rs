@@ -397,8 +397,8 @@ mod tests {
         fn repeats(run: &mut RunResults) -> impl Iterator<Item = &mut crate::runner::RepeatResult> {
             run.strategies.iter_mut().flat_map(|s| &mut s.repeats)
         }
-        let mut i = 0;
-        for r in repeats(&mut run) {
+        assert_eq!(repeats(&mut run).count(), 4, "the fixture's repeats");
+        for (i, r) in repeats(&mut run).enumerate() {
             let mut ratios = vec![
                 (AddMoved, [1.0, 1.2, 1.4, 3.0][i]),
                 (ReadFetched, 0.8),
@@ -417,9 +417,7 @@ mod tests {
                     samples: 120,
                 })
                 .collect();
-            i += 1;
         }
-        assert_eq!(i, 4, "the fixture's repeats");
         let l = canary_latencies(&run, 25.0);
         assert_eq!(l.classes.len(), 4);
         assert!(
