@@ -3,7 +3,6 @@
 //! numbers.
 
 use super::PairClass;
-use crate::error::UnknownName;
 use crate::stats::quantile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -113,27 +112,12 @@ pub enum Split {
     CannotAdvise,
 }
 
-/// Each split and its name.
-const SPLITS: [(Split, &str); 4] = [
-    (Split::Llc, "split at llc"),
-    (Split::Node, "split at node"),
-    (Split::None, "no split needed"),
-    (Split::CannotAdvise, "cannot advise"),
-];
-
-impl fmt::Display for Split {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(SPLITS.iter().find(|n| n.0 == *self).map_or("", |n| n.1))
-    }
-}
-
-impl std::str::FromStr for Split {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        let found = SPLITS.iter().find(|n| n.1 == s).map(|n| n.0);
-        found.ok_or_else(|| UnknownName::new("advice", s, SPLITS.map(|n| n.1)))
-    }
-}
+crate::named_enum!(Split, "advice", [
+    Llc => "split at llc",
+    Node => "split at node",
+    None => "no split needed",
+    CannotAdvise => "cannot advise",
+]);
 
 /// The advice line and the numbers behind it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -401,33 +385,6 @@ mod tests {
         for &(split, rule, items) in cases {
             assert_eq!(decide(items), (split, rule), "{items:?}");
         }
-        // The node reason names the nearest cross-node class; with
-        // same-node pairs, node and LLC are not the same set.
-        let nps4 = advise(&classes(cases.last().unwrap().2)).reason;
-        let nearest = nps4.contains("cross-node@12");
-        assert!(nearest && !nps4.contains("same set"), "{nps4}");
-        let one_llc = advise(&classes(&[(SMT, 10.0), (LLC, 50.0), (CROSS, SAME * 50.0)])).reason;
-        assert!(one_llc.contains("same set"), "{one_llc}");
-    }
-
-    #[test]
-    fn split_names_round_trip() {
-        for (split, name) in [
-            (Split::Llc, "split at llc"),
-            (Split::Node, "split at node"),
-            (Split::None, "no split needed"),
-            (Split::CannotAdvise, "cannot advise"),
-        ] {
-            assert_eq!(split.to_string(), name);
-            assert_eq!(name.parse::<Split>(), Ok(split));
-        }
-        assert!("split at core".parse::<Split>().is_err());
-        let a = Advice {
-            split: Split::Node,
-            rule: 4,
-            reason: "why".into(),
-        };
-        assert_eq!(a.to_string(), "split at node: why (rule 4)");
     }
 
     #[test]

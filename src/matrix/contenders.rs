@@ -54,41 +54,34 @@ pub struct ContendersPoint {
     pub add_ns: f64,
 }
 
-/// What the threads measured for one k, before it is summarised.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ContendersRun {
-    /// The pinned threads.
-    pub threads: Vec<PinnedThread>,
-    /// Where the line's page was.
-    pub line: NodeCheck,
-    /// Each timed window's length, ns.
-    pub window_ns: Vec<f64>,
-    /// Per timed window, per thread: (adds, hand-overs).
-    pub counts: Vec<Vec<(u64, u64)>>,
-    /// Each thread's loop on a private line, ns per add.
-    pub private_add_ns: Vec<f64>,
-}
+/// What one thread measured: its private loop's ns per add, per timed window its (adds,
+/// hand-overs), and, for the first thread, each timed window's length, ns.
+type Measured = (f64, Vec<(u64, u64)>, Vec<f64>);
 
 impl ContendersPoint {
-    /// Summarises `run` of the CPUs `cpus` (see the fields).
-    pub fn new(
+    /// Summarises what the threads pinned to `cpus` measured (see the fields).
+    fn new(
         cpus: Vec<u32>,
         widest_class: PairClass,
         home_node: u32,
-        run: ContendersRun,
+        line: NodeCheck,
+        threads: Vec<PinnedThread>,
+        measured: &[Measured],
     ) -> Self {
         let k = cpus.len();
-        let private_add_ns = run.private_add_ns.iter().sum::<f64>() / k.max(1) as f64;
+        let private_add_ns = measured.iter().map(|m| m.0).sum::<f64>() / k.max(1) as f64;
+        let window_ns = (measured.iter().map(|m| &m.2))
+            .find(|ns| !ns.is_empty())
+            .map_or(&[][..], Vec::as_slice);
         // Per CPU, the adds (or hand-overs) of every window.
         let total = |f: fn(&(u64, u64)) -> u64| -> Vec<u64> {
-            let of = |i| run.counts.iter().filter_map(|c| c.get(i)).map(f).sum();
-            (0..k).map(of).collect()
+            (measured.iter()).map(|m| m.1.iter().map(f).sum()).collect()
         };
         // The windows' `scale` x ns per add (or hand-over), net: their trimmed mean.
         let net = |f: fn(&(u64, u64)) -> u64, scale: f64| {
-            let per: Vec<f64> = (run.window_ns.iter().zip(&run.counts))
-                .filter_map(|(ns, c)| {
-                    let n: u64 = c.iter().map(f).sum();
+            let per: Vec<f64> = (window_ns.iter().enumerate())
+                .filter_map(|(w, ns)| {
+                    let n: u64 = measured.iter().filter_map(|m| m.1.get(w)).map(f).sum();
                     (n > 0).then(|| scale * ns / n as f64 - private_add_ns)
                 })
                 .collect();
@@ -99,9 +92,9 @@ impl ContendersPoint {
             cpus,
             widest_class,
             home_node,
-            line: run.line,
-            threads: run.threads,
-            windows: run.window_ns.len(),
+            line,
+            threads,
+            windows: window_ns.len(),
             adds: total(|c| c.0),
             handovers: total(|c| c.1),
             handover_ns: net(|c| c.1, 1.0),
@@ -143,7 +136,7 @@ struct Shared<'a> {
 
 /// One thread's part: its private loop's ns per add, then per timed window its (adds, hand-overs)
 /// and, for the first thread, the window's ns.
-fn contender(sh: &Shared, me: usize, k: usize, timer: Timer) -> (f64, Vec<(u64, u64)>, Vec<f64>) {
+fn contender(sh: &Shared, me: usize, k: usize, timer: Timer) -> Measured {
     let ns = timer.ns_per_tick();
     // The private line, allocated on this (pinned) thread.
     let private = Box::new(CachePadded::new(AtomicU64::new(0)));
@@ -194,10 +187,11 @@ fn contender(sh: &Shared, me: usize, k: usize, timer: Timer) -> (f64, Vec<(u64, 
 /// `home`, one thread pinned to each CPU; the first opens and closes every window.
 pub fn measure_contenders(
     cpus: &[u32],
+    widest_class: PairClass,
     home: u32,
     timer: Timer,
     allowed: &CpuList,
-) -> Result<ContendersRun, PlacementError> {
+) -> Result<ContendersPoint, PlacementError> {
     let memory = NodeMemory::alloc(LINES * STRIDE, home, Placement::Strict)?;
     let sh = Shared {
         lines: spaced_lines(&memory, STRIDE),
@@ -207,30 +201,15 @@ pub fn measure_contenders(
     };
     let k = cpus.len();
     let results = on_cpus(cpus, allowed, |me| contender(&sh, me, k, timer))?;
-    let window = |w| {
-        results
-            .iter()
-            .filter_map(|r| r.1.1.get(w).copied())
-            .collect()
-    };
-    Ok(ContendersRun {
-        line: memory.check().clone(),
-        window_ns: results
-            .iter()
-            .map(|r| r.1.2.clone())
-            .find(|ns| !ns.is_empty())
-            .unwrap_or_default(),
-        counts: (0..WINDOWS).map(window).collect(),
-        private_add_ns: results.iter().map(|r| r.1.0).collect(),
-        threads: results.into_iter().map(|r| r.0).collect(),
-    })
+    let (threads, measured): (Vec<_>, Vec<_>) = results.into_iter().unzip();
+    let line = memory.check().clone();
+    let point = ContendersPoint::new(cpus.to_vec(), widest_class, home, line, threads, &measured);
+    Ok(point)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::Topology;
-    use std::path::Path;
 
     #[test]
     fn an_add_after_another_cpus_add_is_a_hand_over() {
@@ -249,15 +228,6 @@ mod tests {
         assert_eq!(add_until(&line, &mut left, 100, &stop, 7), (0, 0));
     }
 
-    fn pinned(cpu: u32) -> PinnedThread {
-        PinnedThread {
-            requested_cpu: cpu,
-            observed_cpu: Some(cpu),
-            verified: true,
-            note: None,
-        }
-    }
-
     #[test]
     fn a_window_prices_its_hand_overs_net_of_the_private_adds() {
         // Two windows of 2 CPUs, private adds 5 and 7 ns (mean 6).
@@ -267,42 +237,31 @@ mod tests {
         // Window 2: 2000 ns, adds 50 + 30, hand-overs 40 + 10:
         //   2000 / 50 - 6 = 34; 2 x 2000 / 80 - 6 = 44.
         // Two windows, trimmed by 10% of 2 = none: means 22.333, 31.5.
-        let run = ContendersRun {
-            threads: vec![pinned(0), pinned(1)],
-            line: NodeCheck::Verified { node: 0 },
-            window_ns: vec![1000.0, 2000.0],
-            counts: vec![vec![(40, 30), (40, 30)], vec![(50, 40), (30, 10)]],
-            private_add_ns: vec![5.0, 7.0],
+        let point = |measured: &[Measured]| {
+            let line = NodeCheck::Verified { node: 0 };
+            ContendersPoint::new(
+                vec![0, 1],
+                PairClass::SameLlc,
+                0,
+                line,
+                Vec::new(),
+                measured,
+            )
         };
-        let point = |run| ContendersPoint::new(vec![0, 1], PairClass::SameLlc, 0, run);
-        let p = point(run.clone());
+        let p = point(&[
+            (5.0, vec![(40, 30), (50, 40)], vec![1000.0, 2000.0]),
+            (7.0, vec![(40, 30), (30, 10)], Vec::new()),
+        ]);
         assert_eq!((p.k, p.windows, p.private_add_ns), (2, 2, 6.0));
         assert_eq!([p.adds.clone(), p.handovers.clone()], [[90, 70], [70, 40]]);
         let h = p.handover_ns.unwrap();
         assert!((h - (1000.0 / 60.0 - 6.0 + 34.0) / 2.0).abs() < 1e-9, "{h}");
         assert!((p.add_ns - 31.5).abs() < 1e-9, "{}", p.add_ns);
         // No hand-over in any window: no price per hand-over.
-        let counts = vec![vec![(10, 0), (0, 0)]; 2];
-        let idle = point(ContendersRun { counts, ..run });
+        let idle = point(&[
+            (5.0, vec![(10, 0); 2], vec![1000.0, 2000.0]),
+            (7.0, vec![(0, 0); 2], Vec::new()),
+        ]);
         assert_eq!(idle.handover_ns, None);
-    }
-
-    #[test]
-    fn every_window_is_counted_on_both_cpus() {
-        let topo = Topology::read(Path::new("/")).unwrap();
-        let (a, b) = crate::topology::two_allowed_cpus();
-        let home = topo.node_of_cpu(a).unwrap();
-        let run = measure_contenders(&[a, b], home, Timer::Monotonic, &topo.allowed_cpus).unwrap();
-        assert_eq!((run.window_ns.len(), run.counts.len()), (WINDOWS, WINDOWS));
-        // The first CPU makes its share exactly in each window; hand-overs
-        // never outnumber adds.
-        for c in &run.counts {
-            assert_eq!((c.len(), c[0].0), (2, WINDOW_ADDS / 2));
-            assert!(c.iter().all(|&(a, h)| h <= a), "{c:?}");
-        }
-        assert!(run.threads.iter().all(|t| t.verified) && run.private_add_ns.len() == 2);
-        // A CPU this process may not use is refused, not measured.
-        let e = measure_contenders(&[a, 4095], home, Timer::Monotonic, &topo.allowed_cpus);
-        assert!(e.is_err());
     }
 }

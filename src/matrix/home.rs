@@ -87,10 +87,8 @@ fn pool_sides(
     per_side: usize,
     pools: &mut [Pool; 2],
 ) {
-    let of = |t: Transaction| {
-        let i = Transaction::ALL.iter().position(|&x| x == t).unwrap_or(0);
-        samples.get(i).map_or(&[][..], Vec::as_slice)
-    };
+    // Transaction::ALL lists them in their declared order.
+    let of = |t: Transaction| samples.get(t as usize).map_or(&[][..], Vec::as_slice);
     let (fetched, moved) = (of(Transaction::ReadFetched), of(Transaction::AddMoved));
     for (side, &cpu) in pair.iter().enumerate() {
         let node = topo.node_of_cpu(cpu).unwrap_or(home);

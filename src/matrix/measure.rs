@@ -2,12 +2,9 @@
 //! batches in each direction.
 
 use crate::clock::Timer;
-use crate::error::UnknownName;
 use crate::placement::pin_current_thread;
 use crate::placement::{NodeCheck, NodeMemory, PinnedThread, Placement, PlacementError};
 use crate::topology::CpuList;
-use std::fmt;
-use std::str::FromStr;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -21,29 +18,7 @@ pub enum Mode {
     Rw,
 }
 
-/// Each mode and its name.
-const MODES: [(Mode, &str); 2] = [(Mode::Cas, "cas"), (Mode::Rw, "rw")];
-
-impl Mode {
-    /// The name used on the command line and in results.
-    pub fn name(self) -> &'static str {
-        MODES.iter().find(|m| m.0 == self).map_or("", |m| m.1)
-    }
-}
-
-impl FromStr for Mode {
-    type Err = UnknownName;
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        let found = MODES.iter().find(|m| m.1 == s).map(|m| m.0);
-        found.ok_or_else(|| UnknownName::new("mode", s, MODES.map(|m| m.1)))
-    }
-}
-
-impl fmt::Display for Mode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+crate::named_enum!(Mode, "mode", [Cas => "cas", Rw => "rw"]);
 
 /// How a pair's samples are taken.
 #[derive(Debug, Clone, Copy)]
@@ -276,32 +251,6 @@ mod tests {
         assert_eq!(offsets, (0..LINES).map(|l| l * 64).collect::<Vec<_>>());
     }
 
-    /// The host's first two CPUs in each mode: both directions give
-    /// `samples` positive one-way times (a hand-off that never completed
-    /// would hang instead).
-    #[test]
-    fn both_hand_offs_complete_both_ways() {
-        let topo = Topology::read(Path::new("/")).unwrap();
-        let (a, b) = crate::topology::two_allowed_cpus();
-        let home = topo.node_of_cpu(a).unwrap();
-        for mode in [Mode::Cas, Mode::Rw] {
-            let procedure = Procedure {
-                mode,
-                samples: 2 * LINES + 3,
-                round_trips: 50,
-                warmup_samples: 3,
-                timer: Timer::Monotonic,
-            };
-            let s = measure_pair(a, b, home, &procedure, &topo.allowed_cpus).unwrap();
-            let pins = s.threads.map(|t| (t.requested_cpu, t.observed_cpu));
-            assert_eq!(pins, [(a, Some(a)), (b, Some(b))]);
-            for side in [&s.forward, &s.backward] {
-                assert_eq!(side.len(), procedure.samples);
-                assert!(side.iter().all(|&ns| ns > 0.0), "{side:?}");
-            }
-        }
-    }
-
     #[test]
     fn samples_add_up_to_the_time_their_batches_took() {
         // One thread plays both sides: each turn spins 2 µs and writes the
@@ -341,15 +290,5 @@ mod tests {
         assert_eq!(rot.rounds.iter().sum::<u64>(), 2000);
         let rounds = rot.rounds;
         assert!(rounds.iter().all(|&r| r == 100 || r == 200), "{rounds:?}");
-    }
-
-    #[test]
-    fn mode_names_round_trip() {
-        for mode in [Mode::Cas, Mode::Rw] {
-            assert_eq!(mode.name().parse::<Mode>().unwrap(), mode);
-            assert_eq!(mode.to_string(), mode.name());
-        }
-        let err = "xchg".parse::<Mode>().unwrap_err().to_string();
-        assert!(err.contains("cas or rw"), "{err}");
     }
 }

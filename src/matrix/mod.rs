@@ -15,15 +15,12 @@ mod sharers;
 mod span;
 mod transactions;
 
-pub use advice::{
-    Advice, ClassStats, EmptyClass, LLC_CLOSE, RULE, SAME, Split, advise, class_stats,
-    empty_classes,
-};
+pub use advice::{Advice, ClassStats, RULE, Split, advise, class_stats, empty_classes};
 pub use classes::{OfflineCpu, PairClass, PairSelection, PlannedPair, classify, select_pairs};
 pub use contenders::{ContendersPoint, WINDOW_ADDS, WINDOWS};
 pub use counts::Counts;
 pub use home::{HomeClass, HomeCost};
-pub use measure::{LINES, Mode, PairSamples, Procedure, measure_pair};
+pub use measure::{Mode, PairSamples};
 pub use plan::{
     ASSUMED_ONE_WAY_NS, MatrixError, MatrixPlan, MatrixRequest, measure_matrix, pairs_s,
     plan_matrix,
@@ -36,11 +33,12 @@ pub use result::{
     SCHEMA_VERSION,
 };
 pub use sharers::{ROUNDS as SHARER_ROUNDS, SharersPoint};
-pub use span::span_order;
-pub use transactions::{
-    TRANSACTION_SAMPLES, Transaction, TransactionCost, TransactionSamples, measure_transactions,
-    transaction_costs, transaction_transfers,
-};
+pub use transactions::{Transaction, TransactionCost, measure_transactions, transaction_costs};
+
+use advice::EmptyClass;
+use measure::{Procedure, measure_pair};
+use span::span_order;
+use transactions::{TRANSACTION_SAMPLES, TransactionSamples, transaction_transfers};
 
 use crate::error::UnknownName;
 use crate::placement::PlacementError;
@@ -275,7 +273,7 @@ mod tests {
         for fact in [
             format!("{ROUND_TRIPS_PER_SAMPLE} round trips"),
             format!("time / {}", 2 * ROUND_TRIPS_PER_SAMPLE),
-            format!("{LINES} consecutive"),
+            format!("{} consecutive", measure::LINES),
             format!("{WARMUP_SAMPLES} warm-up"),
             format!("{ASYMMETRY_LIMIT_PCT}%"),
             format!("{PASSES} passes"),

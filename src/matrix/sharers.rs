@@ -45,44 +45,31 @@ pub struct SharersPoint {
     pub upgrade_ns: f64,
 }
 
-/// What the threads measured for one m, before it is summarised.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SharersRun {
-    /// The pinned threads, writer first.
-    pub threads: Vec<PinnedThread>,
-    /// Where the lines' page was.
-    pub line: NodeCheck,
-    /// The writer's net ns per timed round.
-    pub upgrade_ns: Vec<f64>,
-    /// Per reader: (reads, fresh reads) in the timed rounds.
-    pub reads: Vec<(u64, u64)>,
-}
-
 impl SharersPoint {
-    /// Summarises `run` of `writer` and `readers` (see the fields).
-    pub fn new(
-        writer: u32,
-        readers: Vec<u32>,
+    /// Summarises what `writer` and `readers` measured, writer first (see the fields).
+    fn new(
+        (writer, readers): (u32, Vec<u32>),
         widest_class: PairClass,
         home_node: u32,
-        run: SharersRun,
+        line: NodeCheck,
+        threads: Vec<PinnedThread>,
+        sides: Vec<Side>,
     ) -> Self {
-        let (reads, fresh_reads) = run
-            .reads
-            .iter()
-            .fold((0, 0), |(r, f), &(a, b)| (r + a, f + b));
+        let mut sides = sides.into_iter();
+        let upgrade_ns = sides.next().map(|w| w.0).unwrap_or_default();
+        let (reads, fresh_reads) = sides.fold((0, 0), |(r, f), (_, (a, b))| (r + a, f + b));
         SharersPoint {
             m: readers.len(),
             writer,
             readers,
             widest_class,
             home_node,
-            line: run.line,
-            threads: run.threads,
-            rounds: run.upgrade_ns.len(),
+            line,
+            threads,
+            rounds: upgrade_ns.len(),
             reads,
             fresh_reads,
-            upgrade_ns: trimmed_mean(&run.upgrade_ns, TIMING_TRIM).unwrap_or(0.0),
+            upgrade_ns: trimmed_mean(&upgrade_ns, TIMING_TRIM).unwrap_or(0.0),
         }
     }
 }
@@ -96,11 +83,8 @@ struct Shared<'a> {
     read: Vec<CachePadded<AtomicU64>>,
 }
 
-/// What a thread brings back: the writer's net ns per timed round, or a reader's.
-enum Side {
-    Writer(Vec<f64>),
-    Reader(u64, u64),
-}
+/// What a thread brings back: the writer's net ns per timed round, a reader's (reads, fresh reads).
+type Side = (Vec<f64>, (u64, u64));
 
 /// The writer's part (`me` = 0): a timed add and a private one per round, then the go flag, then
 /// every reader's flag.
@@ -121,7 +105,7 @@ fn write(sh: &Shared, timer: Timer) -> Side {
             wait_for(flag, tag);
         }
     }
-    Side::Writer(out)
+    (out, (0, 0))
 }
 
 /// Reader `me`'s part: per round, once the writer wrote, one read of the line, counted fresh when
@@ -141,18 +125,19 @@ fn read(sh: &Shared, me: usize) -> Side {
         seen[l] = v;
         sh.read[me].store(tag, Ordering::Release);
     }
-    Side::Reader(reads, fresh)
+    (Vec::new(), (reads, fresh))
 }
 
 /// Times [`ROUNDS`] rounds of `writer` adding to lines of a fresh page bound to `home` and
 /// `readers` (at least one) reading each write, one thread pinned to each CPU.
 pub fn measure_sharers(
     writer: u32,
-    readers: &[u32],
+    readers: Vec<u32>,
+    widest_class: PairClass,
     home: u32,
     timer: Timer,
     allowed: &CpuList,
-) -> Result<SharersRun, PlacementError> {
+) -> Result<SharersPoint, PlacementError> {
     let memory = NodeMemory::alloc(LINES * STRIDE, home, Placement::Strict)?;
     let sh = Shared {
         lines: spaced_lines(&memory, STRIDE),
@@ -171,20 +156,17 @@ pub fn measure_sharers(
             read(&sh, me)
         }
     })?;
-    let mut run = SharersRun {
-        threads: Vec::with_capacity(cpus.len()),
-        line: memory.check().clone(),
-        upgrade_ns: Vec::new(),
-        reads: Vec::with_capacity(readers.len()),
-    };
-    for (pin, side) in results {
-        run.threads.push(pin);
-        match side {
-            Side::Writer(ns) => run.upgrade_ns = ns,
-            Side::Reader(r, f) => run.reads.push((r, f)),
-        }
-    }
-    Ok(run)
+    let (threads, sides) = results.into_iter().unzip();
+    let line = memory.check().clone();
+    let pair = (writer, readers);
+    Ok(SharersPoint::new(
+        pair,
+        widest_class,
+        home,
+        line,
+        threads,
+        sides,
+    ))
 }
 
 #[cfg(test)]
@@ -209,8 +191,7 @@ mod tests {
         });
         let total: u64 = atomics.iter().map(|a| a.load(Ordering::Relaxed)).sum();
         assert_eq!(total, (WARMUP_ROUNDS + ROUNDS) as u64);
-        assert!(matches!(w, Side::Writer(ref ns) if ns.len() == ROUNDS));
-        assert!(matches!(r, Side::Reader(300, 300)));
+        assert_eq!((w.0.len(), r), (ROUNDS, (Vec::new(), (300, 300))));
     }
 
     #[test]
@@ -220,13 +201,16 @@ mod tests {
         // (untrimmed it would be 228.6).
         let mut ns = vec![40.0; 20];
         ns.push(4000.0);
-        let run = SharersRun {
-            threads: Vec::new(),
-            line: NodeCheck::Verified { node: 0 },
-            upgrade_ns: ns,
-            reads: vec![(11, 11), (11, 10)],
-        };
-        let p = SharersPoint::new(0, vec![1, 2], PairClass::SameLlc, 0, run);
+        let sides = vec![(ns, (0, 0)), (Vec::new(), (11, 11)), (Vec::new(), (11, 10))];
+        let line = NodeCheck::Verified { node: 0 };
+        let p = SharersPoint::new(
+            (0, vec![1, 2]),
+            PairClass::SameLlc,
+            0,
+            line,
+            Vec::new(),
+            sides,
+        );
         assert_eq!((p.m, p.rounds, p.reads, p.fresh_reads), (2, 21, 22, 21));
         assert_eq!(p.upgrade_ns, 40.0);
     }

@@ -6,7 +6,7 @@ use super::measure::{LINES, on_pair, spaced_lines};
 use super::{taking_turns, transfer_budget};
 use crate::clock::Timer;
 use crate::placement::{NodeMemory, Placement, PlacementError};
-use crate::stats::{TIMING_TRIM, trimmed_mean};
+use crate::stats::{TIMING_TRIM, ratio, trimmed_mean};
 use crate::topology::CpuList;
 use crossbeam_utils::CachePadded;
 use serde::{Deserialize, Serialize};
@@ -32,29 +32,14 @@ pub enum Transaction {
     AddThenReadSame,
 }
 
-impl Transaction {
-    /// Every transaction, the four single ones first.
-    pub const ALL: [Transaction; 6] = [
-        Transaction::AddMoved,
-        Transaction::ReadFetched,
-        Transaction::AddUpgraded,
-        Transaction::ReadBack,
-        Transaction::AddThenReadOther,
-        Transaction::AddThenReadSame,
-    ];
-
-    /// Short name for tables and matrix.json.
-    pub fn name(self) -> &'static str {
-        match self {
-            Transaction::AddMoved => "add moved",
-            Transaction::ReadFetched => "read fetched",
-            Transaction::AddUpgraded => "add upgraded",
-            Transaction::ReadBack => "read back",
-            Transaction::AddThenReadOther => "add+read other",
-            Transaction::AddThenReadSame => "add+read same",
-        }
-    }
-}
+crate::named_enum!(Transaction, "transaction", [
+    AddMoved => "add moved",
+    ReadFetched => "read fetched",
+    AddUpgraded => "add upgraded",
+    ReadBack => "read back",
+    AddThenReadOther => "add+read other",
+    AddThenReadSame => "add+read same",
+]);
 
 /// One transaction's net cost on one pair.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -298,11 +283,7 @@ pub fn transaction_costs(samples: &[Vec<f64>], pingpong_ns: f64) -> Vec<Transact
             TransactionCost {
                 transaction,
                 net_ns,
-                to_pingpong: if pingpong_ns > 0.0 {
-                    net_ns / pingpong_ns
-                } else {
-                    0.0
-                },
+                to_pingpong: ratio(net_ns, pingpong_ns),
                 samples: s.len(),
             }
         })

@@ -1,31 +1,21 @@
 //! `contend study`: the whole seed study in one command.
 
-mod matrix_stage;
 pub mod plan;
-mod predict_stage;
 pub mod pricing;
 mod result;
-mod run_stage;
-mod sweep_stage;
+mod stages;
 
-pub use plan::{
-    ClassSample, MatrixStage, RunStage, StudyPlan, StudyPlanError, SweepStage, ThreadStep,
-    default_max_time_s, plan_study, run_strategies, sweep_strategies,
-};
-pub use result::{
-    PricedWith, Pricing, SCHEMA_VERSION, StageRecord, StageStatus, StudyParts, StudyResults,
-};
+pub use plan::{StudyPlan, plan_study, run_strategies, sweep_strategies};
+use result::{PricedWith, Pricing};
+pub use result::{SCHEMA_VERSION, StageRecord, StageStatus, StudyParts, StudyResults};
 
 use crate::placement::Placement;
 use crate::provenance::Provenance;
 use crate::topology::Topology;
-use matrix_stage::study_matrix;
-use predict_stage::study_predict;
 use pricing::measure_again_if_needed;
-use run_stage::study_run;
+use stages::{study_matrix, study_predict, study_run, study_sweep};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
-use sweep_stage::study_sweep;
 
 /// The stages, in the order run.
 pub const STAGES: [&str; 4] = ["matrix", "run", "sweep", "predict"];
@@ -64,13 +54,6 @@ impl StageProgress {
     }
 }
 
-/// A stage whose `budget_s` ran out before every `unit` (repeat, point).
-fn out_of_time(budget_s: f64, unit: &str) -> StageStatus {
-    StageStatus::Partial(format!(
-        "its {budget_s:.1} s of the budget ran out before every {unit}"
-    ))
-}
-
 /// A stage the budget left cannot pay for: why it is skipped.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 #[error("{:.0} s of the {budget_s:.0} s budget left, too little for it", .left_s.max(0.0))]
@@ -84,15 +67,11 @@ pub struct BudgetSpent {
 /// Shrinks the measured time per entry of the `run` or `sweep` stage (and of the sweep after a run)
 /// to what `remaining_s` can pay for, or says why the stage cannot run.
 fn fit(plan: &mut StudyPlan, stage: &str, remaining_s: f64) -> Result<(), BudgetSpent> {
-    let (entries, fixed, planned) = if stage == "run" {
-        (
-            plan.run.runs + plan.sweep.runs,
-            plan.run.fixed_s + plan.sweep.fixed_s,
-            plan.run.duration_s,
-        )
-    } else {
-        (plan.sweep.runs, plan.sweep.fixed_s, plan.sweep.duration_s)
-    };
+    // Before the run, the time left pays the run and the sweep after it.
+    let run = (stage == "run").then_some(&plan.run);
+    let entries = run.map_or(0, |r| r.runs) + plan.sweep.runs;
+    let fixed = run.map_or(0.0, |r| r.fixed_s) + plan.sweep.fixed_s;
+    let planned = run.map_or(plan.sweep.duration_s, |r| r.duration_s);
     let d = plan::refit(remaining_s, entries, fixed, planned).ok_or(BudgetSpent {
         left_s: remaining_s,
         budget_s: plan.max_time_s,
@@ -263,10 +242,9 @@ mod tests {
         let stop = AtomicBool::new(false);
         let started = Instant::now();
         let mut ticks = Vec::new();
-        let status =
-            run_stage::study_run(&mut study, &topo, Placement::Strict, &stop, 0.6, &mut |p| {
-                ticks.push((p.done, p.total))
-            });
+        let status = study_run(&mut study, &topo, Placement::Strict, &stop, 0.6, &mut |p| {
+            ticks.push((p.done, p.total))
+        });
         let took = started.elapsed().as_secs_f64();
         let partial = matches!(&status, StageStatus::Partial(why) if why.contains("0.6 s"));
         assert!(partial, "{status:?}");

@@ -508,10 +508,9 @@ mod tests {
     #[test]
     fn the_plan_fits_its_budget_and_refuses_one_that_cannot_pay() {
         let spr = fixture("spr-2s-224");
+        // Its 476 s budget and an estimate within it: tests/study_scale.rs
+        // the_spr_plan_fits_its_budget. The stages' estimates add up.
         let p = plan_study(&spr, "spr", None, &example_costs()).unwrap();
-        assert_eq!(p.max_time_s, 476.0);
-        assert!(p.est_s <= p.max_time_s && p.est_s > 0.0, "{}", p.est_s);
-        // The stages' estimates add up, and every entry gets the same time.
         assert!((p.matrix.est_s + p.run.est_s + p.sweep.est_s - p.est_s).abs() < 1e-9);
         // Worked by hand: a repeat on 224 CPUs starts in 20 + 30 + 0.3 ×
         // 224 = 117.2 ms; the run's 7 repeats a round (6 strategies flat

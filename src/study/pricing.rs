@@ -5,7 +5,7 @@
 //! pairs of its class, the matrix is measured again after the run and the figures that agree price
 //! the model ([`choose`]).
 
-use super::{PricedWith, Pricing, StageProgress, StudyResults, matrix_stage};
+use super::{PricedWith, Pricing, StageProgress, StudyResults, stages};
 use crate::matrix::{MatrixResults, PairClass, classify};
 use crate::predict::Latencies;
 use crate::runner::RunResults;
@@ -161,7 +161,7 @@ pub(super) fn measure_again_if_needed(
     study.parts.matrix_again = Some(
         match cannot_measure_again(stopped, study.plan.matrix.est_s, remaining_s) {
             Some(why) => Err(why),
-            None => matrix_stage::measure(study, topo, "matrix again", progress),
+            None => stages::measure(study, topo, "matrix again", progress),
         },
     );
 }
@@ -184,15 +184,10 @@ fn cannot_measure_again(stopped: bool, est_s: f64, remaining_s: f64) -> Option<S
 /// the matrix measured again; `None` without a matrix.
 pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
     let first = study.parts.matrix.as_ref()?;
-    let canary = study.parts.run.as_ref().and_then(run_canary);
-    let class = canary.map(|c| c.0);
-    let canary_ns = canary.map(|c| c.1);
+    let run = study.parts.run.as_ref();
+    let canary = run.and_then(run_canary);
+    let (class, canary_ns) = (canary.map(|c| c.0), canary.map(|c| c.1));
     let first_range = class.and_then(|c| class_range(first, c));
-    let again_matrix = study
-        .parts
-        .matrix_again
-        .as_ref()
-        .and_then(|a| a.as_ref().ok());
     let again = match (&study.parts.matrix_again, class) {
         (None, _) => Again::NotNeeded,
         (Some(Err(why)), _) => Again::Missing(why.clone()),
@@ -202,23 +197,19 @@ pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
         ),
         (Some(Ok(_)), None) => Again::Missing("no canary class".into()),
     };
-    let one_class = first.classes.len() == 1;
-    let used = choose(canary_ns, first_range, &again, one_class);
-    let latencies = match (used, again_matrix, study.parts.run.as_ref(), canary_ns) {
-        (PricedWith::MatrixAgain, Some(m), _, _) => {
+    let used = choose(canary_ns, first_range, &again, first.classes.len() == 1);
+    let latencies = match (used, &study.parts.matrix_again, run, canary_ns) {
+        (PricedWith::MatrixAgain, Some(Ok(m)), _, _) => {
             Latencies::from_matrix(m, "the matrix measured again after the run")
         }
         (PricedWith::Canary, _, Some(run), Some(ns)) => canary_latencies(run, ns),
         _ => Latencies::from_matrix(first, "this study's matrix"),
     };
     let (latencies, unpriced) = priceable(latencies);
-    let mut why = reason(used, class, canary_ns, first_range, &again);
-    if let Some(u) = unpriced {
-        why = format!("{why}; {u}");
-    }
+    let why = reason(used, class, canary_ns, first_range, &again);
     Some(Pricing {
         used,
-        why,
+        why: unpriced.map_or_else(|| why.clone(), |u| format!("{why}; {u}")),
         canary_class: class.map(|c| c.to_string()),
         canary_ns,
         matrix_range_ns: first_range,
@@ -406,8 +397,8 @@ mod tests {
         fn repeats(run: &mut RunResults) -> impl Iterator<Item = &mut crate::runner::RepeatResult> {
             run.strategies.iter_mut().flat_map(|s| &mut s.repeats)
         }
-        let mut i = 0;
-        for r in repeats(&mut run) {
+        assert_eq!(repeats(&mut run).count(), 4, "the fixture's repeats");
+        for (i, r) in repeats(&mut run).enumerate() {
             let mut ratios = vec![
                 (AddMoved, [1.0, 1.2, 1.4, 3.0][i]),
                 (ReadFetched, 0.8),
@@ -426,9 +417,7 @@ mod tests {
                     samples: 120,
                 })
                 .collect();
-            i += 1;
         }
-        assert_eq!(i, 4, "the fixture's repeats");
         let l = canary_latencies(&run, 25.0);
         assert_eq!(l.classes.len(), 4);
         assert!(
@@ -519,7 +508,7 @@ mod tests {
         let topo = run.topology.clone();
         let study = |first: f64, again: Option<Result<f64, &str>>| {
             let mut s = partial_study(&run, first, again);
-            let status = super::super::predict_stage::study_predict(&mut s, &topo);
+            let status = super::super::stages::study_predict(&mut s, &topo);
             assert_eq!(status, crate::study::StageStatus::Done);
             s
         };

@@ -320,18 +320,17 @@ pub fn execute_sweep<E>(
             progress(before + done, &label, name)
         });
         before += point.plan.entries() * point.plan.config.repeats;
-        let point_of = |results| SweepPoint {
-            threads: point.threads,
-            affinity: point.affinity.clone(),
-            regime: point.regime,
-            results,
-        };
         // A point the budget stopped is kept; one a stop cut short is not.
         stopped = match outcome {
             Ok(r) if r.partial && !r.out_of_time => Some(SweepStop::Interrupted),
             Ok(r) => {
                 let out = r.out_of_time.then_some(SweepStop::OutOfTime);
-                sweep.points.push(point_of(r));
+                sweep.points.push(SweepPoint {
+                    threads: point.threads,
+                    affinity: point.affinity.clone(),
+                    regime: point.regime,
+                    results: r,
+                });
                 out
             }
             Err(error) => Some(SweepStop::Failed {
