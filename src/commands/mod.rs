@@ -15,21 +15,7 @@ mod sweep;
 mod topology;
 mod verify;
 
-use args::HostPrint;
-pub use args::{MeasureArgs, PlacementArg, PoolArgs, Print, ResultsArgs};
-pub use compare::CompareArgs;
-pub use gallery::GalleryArgs;
-pub use matrix::MatrixArgs;
-pub use plot::PlotArgs;
-pub use predict::PredictArgs;
-pub use report::ReportArgs;
-pub use run::RunArgs;
-pub use spread::SpreadArgs;
-pub use study::StudyArgs;
-pub use sweep::SweepArgs;
-pub use topology::{TopologyAction, TopologyArgs};
-pub use verify::VerifyArgs;
-
+use args::{HostPrint, Print, ResultsArgs};
 use crate::CliError;
 use crate::compare::CompareError;
 use crate::matrix::MatrixError;
