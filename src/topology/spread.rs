@@ -17,7 +17,7 @@ pub struct UnknownNode {
 /// One NUMA hop from a node: level `l` of the kernel's masks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hop {
-    /// The distance of this level, `levels[l]`.
+    /// The distance of this level.
     pub distance: u32,
     /// `mask[l][n]`: the online CPUs of every CPU-bearing node at most `distance` away.
     pub mask: CpuList,
@@ -40,8 +40,6 @@ struct NodeHops {
 /// [`HopOrder::local_spread`] lookup is a binary search.
 #[derive(Debug, Clone)]
 pub struct HopOrder {
-    /// Sorted unique distances among CPU-bearing nodes.
-    levels: Vec<u32>,
     /// Every online node, ascending by id.
     nodes: Vec<NodeHops>,
     /// Number of online CPUs, the modulus of `i`.
@@ -109,16 +107,8 @@ impl HopOrder {
             .collect();
         nodes.sort_by_key(|n| n.id);
 
-        Self {
-            levels,
-            nodes,
-            online: topo.online_cpus.len(),
-        }
-    }
-
-    /// The sorted unique distances among CPU-bearing nodes, one per hop.
-    pub fn levels(&self) -> &[u32] {
-        &self.levels
+        let online = topo.online_cpus.len();
+        Self { nodes, online }
     }
 
     /// The hops `node`'s CPUs are handed out by, one per level in level order.
@@ -248,6 +238,11 @@ mod tests {
         CpuList::parse(s).unwrap().to_vec()
     }
 
+    /// The hop distances, the same for every node (node 0's).
+    fn levels(h: &HopOrder) -> Vec<u32> {
+        h.hops(0).unwrap().iter().map(|h| h.distance).collect()
+    }
+
     /// `ids` of several cpulists, concatenated in the given order.
     fn seq(parts: &[&str]) -> Vec<u32> {
         parts.iter().flat_map(|p| ids(p)).collect()
@@ -280,7 +275,7 @@ mod tests {
     fn published_vm_example_new_and_old() {
         let t = fixture("vm-4node-norov");
         let h = HopOrder::new(&t);
-        assert_eq!(h.levels(), [10, 30, 50, 70]);
+        assert_eq!(levels(&h), [10, 30, 50, 70]);
         let new = [
             (0, seq(&["0-3", "6-7", "4-5", "8-15"])),
             (1, seq(&["4-5", "8-15", "0-3", "6-7"])),
@@ -383,7 +378,7 @@ mod tests {
         assert_eq!(h.order(2).unwrap(), ids("0-7"));
         assert_eq!(h.order(1).unwrap(), seq(&["4-7", "0-3"]));
         // Levels come from CPU-bearing nodes only: 14 and 24 involve node 2.
-        assert_eq!(h.levels(), [10, 21]);
+        assert_eq!(levels(&h), [10, 21]);
         // The old kernel had no local CPUs for node 2: plain id order.
         assert_eq!(old_order(&t, 2).unwrap(), ids("0-7"));
     }
@@ -426,7 +421,7 @@ mod tests {
     fn asymmetric_distances_are_read_from_the_nodes_own_row() {
         // SLIT [[10,20],[30,10]]: from node 1, node 0 is 30 away, not 20.
         let h = HopOrder::new(&fixture("asymmetric"));
-        assert_eq!(h.levels(), [10, 20, 30]);
+        assert_eq!(levels(&h), [10, 20, 30]);
         let nonempty = |n| -> Vec<u32> {
             let hops = h.hops(n).unwrap().iter();
             hops.filter(|h| !h.cpus.is_empty())
@@ -442,7 +437,7 @@ mod tests {
     fn amd_nps4_fills_the_socket_before_crossing() {
         let t = fixture("amd-2s-nps4-8node");
         let h = HopOrder::new(&t);
-        assert_eq!(h.levels(), [10, 12, 32]);
+        assert_eq!(levels(&h), [10, 12, 32]);
         let order = h.order(0).unwrap();
         assert_eq!(order[..16], seq(&["0-7", "64-71"]));
         // Nodes 1-3 together, by CPU id, not node by node.
