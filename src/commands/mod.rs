@@ -15,7 +15,6 @@ mod sweep;
 mod topology;
 mod verify;
 
-use args::{HostPrint, Print, ResultsArgs};
 use crate::CliError;
 use crate::compare::CompareError;
 use crate::matrix::MatrixError;
@@ -23,9 +22,11 @@ use crate::report::{Document, ExportError, Format};
 use crate::results::{ReadError, WriteError};
 use crate::runner::{PlanError, PoolError, RunError};
 use crate::topology::Topology;
+use args::{HostPrint, Print, ResultsArgs};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// What one hot shared counter costs when CPUs across LLCs and NUMA nodes
 /// update it, and which fix wins on this host.
@@ -173,6 +174,22 @@ fn print_notes(topo: &Topology) {
     }
 }
 
+/// `--print` checked against what `command` takes, and the live host
+/// required unless the command only prints its plan.
+fn measuring(root: &Path, print: Print, command: &str, takes: &[Print]) -> Result<Print, CliError> {
+    let print = print.only(command, takes)?;
+    if !print.plan() {
+        let plan = takes.contains(&Print::Plan);
+        let plan = if plan {
+            " (--print plan reads any --sysfs-root)"
+        } else {
+            ""
+        };
+        require_live_root(root, &format!("{command} pins real threads{plan}"))?;
+    }
+    Ok(print)
+}
+
 /// Refuses a `--sysfs-root` other than `/` for a command that places
 /// real threads or memory.
 fn require_live_root(root: &Path, what: &str) -> Result<(), CliError> {
@@ -207,77 +224,79 @@ fn file_name(path: &Path) -> String {
 
 /// What a measuring command says on stderr: notes, progress, files.
 struct Session {
-    quiet: bool,
-    json: bool,
+    print: Print,
 }
 
 impl Session {
     fn new(output: &ResultsArgs) -> Self {
         Session {
-            quiet: output.quiet(),
-            json: output.print == Print::Json,
+            print: output.print,
         }
     }
 
-    /// True when stdout is the human summary (not `--print none|json`).
+    /// `--print none`: nothing but errors.
+    fn quiet(&self) -> bool {
+        self.print == Print::None
+    }
+
+    /// True when stdout is the human summary (not `--print none|json|plan`).
     fn chatty(&self) -> bool {
-        !self.quiet && !self.json
+        matches!(self.print, Print::Summary | Print::All)
     }
 
     /// Prints each note as a `note:` line unless quiet.
     fn notes(&self, notes: &[String]) {
-        if !self.quiet {
+        if !self.quiet() {
             for note in notes {
                 eprintln!("note: {note}");
             }
         }
     }
 
-    /// A bar counting `total` `unit`s (`None`: quiet or no terminal).
-    fn progress_bar(&self, total: usize, unit: &str) -> Option<Bar> {
+    /// A bar counting `total` `unit`s (hidden: quiet or no terminal).
+    fn progress_bar(&self, total: usize, unit: &str) -> Bar {
         let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}  (eta {{eta}})");
         self.bar(total as u64, &template, None)
     }
 
     /// A bar over a time budget, at the time spent: what is left is the
     /// most the run can still take.
-    fn time_bar(&self, budget: std::time::Duration) -> Option<Bar> {
+    fn time_bar(&self, budget: Duration) -> Bar {
         let template = format!(
             "{{bar:30}} {{elapsed}} of {} s at most  {{msg}}",
             budget.as_secs()
         );
-        self.bar(
-            budget.as_millis() as u64,
-            &template,
-            Some(std::time::Instant::now()),
-        )
+        self.bar(budget.as_millis() as u64, &template, Some(Instant::now()))
     }
 
-    fn bar(&self, total: u64, template: &str, started: Option<std::time::Instant>) -> Option<Bar> {
-        use indicatif::ProgressStyle;
+    fn bar(&self, total: u64, template: &str, started: Option<Instant>) -> Bar {
+        use indicatif::{ProgressBar, ProgressStyle};
         use std::io::IsTerminal;
-        (!self.quiet && std::io::stderr().is_terminal()).then(|| {
+        let inner = if !self.quiet() && std::io::stderr().is_terminal() {
             let style = ProgressStyle::with_template(template);
-            let inner = indicatif::ProgressBar::new(total);
+            let inner = ProgressBar::new(total);
             inner.set_style(style.unwrap_or_else(|_| ProgressStyle::default_bar()));
-            Bar { inner, started }
-        })
+            inner
+        } else {
+            ProgressBar::hidden()
+        };
+        Bar { inner, started }
     }
 
     /// Prints `doc` as JSON, nothing, or `text`; true when it printed
     /// for a person.
     fn print(&self, doc: &Document, text: Format) -> Result<bool, CliError> {
-        if self.json {
-            print!("{}", crate::report::render(doc, Format::Json)?);
-        } else if !self.quiet {
-            print!("{}", crate::report::render(doc, text)?);
+        match self.print {
+            Print::Json => emit(doc, Format::Json)?,
+            Print::None => {}
+            _ => emit(doc, text)?,
         }
         Ok(self.chatty())
     }
 
     /// Names the files written, a line per folder, charts counted.
     fn wrote(&self, files: &[PathBuf]) {
-        if self.quiet {
+        if self.quiet() {
             return;
         }
         let dir = |f: &PathBuf| f.parent().unwrap_or(Path::new("")).to_path_buf();
@@ -295,11 +314,12 @@ impl Session {
     }
 }
 
-/// A progress bar that names strategies by their short names.
+/// A progress bar, hidden when quiet or not on a terminal, that names
+/// strategies by their short names.
 struct Bar {
     inner: indicatif::ProgressBar,
     /// When a time bar ([`Session::time_bar`]) started.
-    started: Option<std::time::Instant>,
+    started: Option<Instant>,
 }
 
 impl std::ops::Deref for Bar {
@@ -323,23 +343,14 @@ impl Bar {
 /// A full strategy name as `level/policy` (or `clock floor`); any other
 /// word as it is.
 fn short_name(word: &str) -> String {
-    let parts: Vec<&str> = word.split('/').collect();
-    match parts.as_slice() {
-        [_, policy, pad, ..] if pad.starts_with("pad") => {
-            if policy.starts_with("ratelimit:100000s") {
-                "clock floor".to_string()
-            } else {
-                format!("{}/{policy}", parts[0])
-            }
+    match word.split('/').collect::<Vec<_>>()[..] {
+        [_, policy, pad, ..]
+            if pad.starts_with("pad") && policy.starts_with("ratelimit:100000s") =>
+        {
+            "clock floor".to_string()
         }
+        [level, policy, pad, ..] if pad.starts_with("pad") => format!("{level}/{policy}"),
         _ => word.to_string(),
-    }
-}
-
-impl ResultsArgs {
-    /// `--print none`: nothing but errors.
-    fn quiet(&self) -> bool {
-        self.print == Print::None
     }
 }
 

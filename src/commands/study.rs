@@ -1,6 +1,6 @@
 //! `contend study`: plan, then each stage run and saved as it finishes.
 
-use super::{Session, check_out, host_name, is_live, load_topology, require_live_root};
+use super::{Bar, Session, check_out, host_name, is_live, load_topology, measuring};
 use crate::CliError;
 use crate::placement::Placement;
 use crate::provenance::Provenance;
@@ -30,7 +30,7 @@ pub struct StudyArgs {
 struct Saver<'a> {
     session: &'a Session,
     dir: PathBuf,
-    bar: Option<super::Bar>,
+    bar: Bar,
     /// The stage the bar counts.
     stage: &'static str,
     written: Vec<PathBuf>,
@@ -41,26 +41,20 @@ impl Saver<'_> {
     fn show(&mut self, p: StageProgress) {
         if p.stage != self.stage {
             self.stage = p.stage;
-            if let Some(b) = self.bar.take() {
-                b.finish_and_clear();
-            }
+            self.bar.finish_and_clear();
             self.bar = self.session.progress_bar(p.total, p.unit);
-            if self.bar.is_none() && self.session.chatty() {
+            if self.bar.is_hidden() && self.session.chatty() {
                 eprintln!("study: {} ({} {})", p.stage, p.total, p.unit);
             }
         }
-        if let Some(b) = &self.bar {
-            b.set_position(p.done as u64);
-            b.set_message(p.what);
-        }
+        self.bar.set_position(p.done as u64);
+        self.bar.set_message(p.what);
     }
 
     /// Writes what `stage` produced, then the record and the page as they
     /// stand, so an interrupted study keeps what it finished.
     fn save(&mut self, stage: &str, study: &StudyResults) -> Result<(), CliError> {
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
-        }
+        self.bar.finish_and_clear();
         let parts = &study.parts;
         let doc = match stage {
             "matrix" => parts.matrix.as_ref().map(Document::Matrix),
@@ -93,13 +87,8 @@ impl Saver<'_> {
 pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let host = host_name(root);
     use Print::{Json, Plan, PlanJson, Summary};
-    let print = (args.output.print).only("study", &[Summary, Json, Print::None, Plan, PlanJson])?;
-    if !print.plan() {
-        require_live_root(
-            root,
-            "study pins real threads (--print plan reads any --sysfs-root)",
-        )?;
-    }
+    let takes = [Summary, Json, Print::None, Plan, PlanJson];
+    let print = measuring(root, args.output.print, "study", &takes)?;
     let topo = load_topology(root)?;
     let max_time = args.max_time.map(|d| d.as_secs_f64());
     let cpus = topo.allowed_cpus.to_vec();
@@ -135,7 +124,10 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let mut saver = Saver {
         session: &session,
         dir,
-        bar: None,
+        bar: Bar {
+            inner: indicatif::ProgressBar::hidden(),
+            started: None,
+        },
         stage: "",
         written: Vec::new(),
     };
