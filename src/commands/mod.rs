@@ -390,6 +390,14 @@ fn emit(doc: &Document, format: Format) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `T`'s options parsed from `args` as `contend ARGS` would.
+#[cfg(test)]
+fn parse_args<T: clap::Args + FromArgMatches>(args: &str) -> T {
+    let cmd = T::augment_args(clap::Command::new("contend"));
+    let words = std::iter::once("contend").chain(args.split_whitespace());
+    T::from_arg_matches(&cmd.get_matches_from(words)).unwrap()
+}
+
 /// Each layer's error as bad input (exit 2) or a failed run (exit 1).
 macro_rules! cli_error_from {
     ($($kind:ident: $($error:ty),+;)+) => {$($(

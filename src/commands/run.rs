@@ -214,23 +214,16 @@ fn record(
 mod tests {
     use super::*;
     use crate::clock::ClockKind;
+    use crate::commands::parse_args;
     use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
     use crate::placement::Placement;
     use crate::runner::PoolSize;
     use crate::topology::CpuSpec;
     use crate::workload::Arrivals;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Wrap {
-        #[command(flatten)]
-        args: RunArgs,
-    }
 
     /// The request of `contend run ARGS`.
     fn request(args: &str) -> RunRequest {
-        let args = std::iter::once("run").chain(args.split_whitespace());
-        Wrap::parse_from(args).args.request()
+        parse_args::<RunArgs>(args).request()
     }
 
     #[test]
@@ -279,5 +272,17 @@ mod tests {
         assert_eq!(d.max_time, Some(Duration::from_secs(18)));
         assert_eq!(d.strategies.strategies().len(), 6);
         assert_eq!(request("--repeats 3").target_ci_pct, None);
+        // The shorter spellings: a share, a spec alone, every:K alone, 0%.
+        let r = request("--writers 50% --readers every:4 --repeats 8:0");
+        let half = Some(PoolSize::Percent(50.0));
+        assert_eq!((r.pools.writers, r.pools.readers), (half, None));
+        assert_eq!((r.read_every, r.target_ci_pct), (4, None));
+        let p = request("--writers 0-7").pools;
+        assert_eq!(
+            (p.writers, p.writer_cpus),
+            (None, Some("0-7".parse().unwrap()))
+        );
+        let m = parse_args::<RunArgs>("--publish walks:25%").measure;
+        assert_eq!(m.threshold_publishes(), Some(0.25));
     }
 }

@@ -182,18 +182,10 @@ fn check_exact(sweep: &SweepResults) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Wrap {
-        #[command(flatten)]
-        args: SweepArgs,
-    }
 
     /// The request of `contend sweep ARGS`.
     fn request(args: &str) -> SweepRequest {
-        let args = std::iter::once("sweep").chain(args.split_whitespace());
-        Wrap::parse_from(args).args.request()
+        crate::commands::parse_args::<SweepArgs>(args).request()
     }
 
     #[test]
