@@ -14,12 +14,14 @@ pub struct UnknownNode {
     pub online: CpuList,
 }
 
-/// One NUMA hop from a node: level `l` of the kernel's masks.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One NUMA hop from a node: level `l` of the kernel's masks (as `contend spread` shows it:
+/// its distance and the CPUs it adds).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Hop {
     /// The distance of this level.
     pub distance: u32,
     /// `mask[l][n]`: the online CPUs of every CPU-bearing node at most `distance` away.
+    #[serde(skip)]
     pub mask: CpuList,
     /// `mask[l][n] \ mask[l-1][n]` in ascending CPU id.
     pub cpus: Vec<u32>,
@@ -165,15 +167,6 @@ pub fn old_order(topo: &Topology, node: u32) -> Result<Vec<u32>, UnknownNode> {
     Ok(near)
 }
 
-/// One hop of the new order, as `contend spread` shows it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct HopView {
-    /// The hop's distance level.
-    pub distance: u32,
-    /// CPUs this hop adds, in hand-out order.
-    pub cpus: Vec<u32>,
-}
-
 /// What `contend spread` shows: the order `cpumask_local_spread(i, node)` hands out CPUs in, and
 /// (for the v6.3+ order) its hops.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -187,7 +180,7 @@ pub struct SpreadReport {
     /// `cpumask_local_spread(i, node)` for i = 0, 1, …
     pub order: Vec<u32>,
     /// The hops of the new order (empty for the old one).
-    pub hops: Vec<HopView>,
+    pub hops: Vec<Hop>,
 }
 
 impl SpreadReport {
@@ -208,16 +201,7 @@ impl SpreadReport {
             algorithm: "hops",
             source_node: Some(hops.source_node(node)?),
             order: hops.order(node)?,
-            hops: (hops.hops(node)?.iter())
-                .map(
-                    |&Hop {
-                         distance, ref cpus, ..
-                     }| HopView {
-                        distance,
-                        cpus: cpus.clone(),
-                    },
-                )
-                .collect(),
+            hops: hops.hops(node)?.to_vec(),
         })
     }
 }
