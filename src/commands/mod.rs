@@ -146,18 +146,15 @@ fn usage_error(e: clap::Error) -> CliError {
 
 /// clap's rendered error, the lines before its usage block joined.
 fn one_line(rendered: &str) -> String {
-    let mut line = String::new();
-    for part in rendered
-        .lines()
+    let parts = (rendered.lines())
         .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
         .map(str::trim)
-        .filter(|l| !l.is_empty())
-    {
-        if !line.is_empty() {
-            line.push_str(if line.ends_with(':') { " " } else { "; " });
-        }
-        line.push_str(part);
-    }
+        .filter(|l| !l.is_empty());
+    let line = parts.fold(String::new(), |line, part| match line.chars().last() {
+        None => part.to_string(),
+        Some(':') => line + " " + part,
+        Some(_) => line + "; " + part,
+    });
     line.strip_prefix("error: ").unwrap_or(&line).to_string()
 }
 

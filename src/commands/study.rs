@@ -95,11 +95,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let costs = HostCosts::for_cpus(&topo, is_live(root), &cpus, Placement::Strict)?;
     if print.plan() {
         let plan = study::plan_study(&topo, &host, max_time, &costs).map_err(CliError::usage)?;
-        let format = if print == PlanJson {
-            Format::Json
-        } else {
-            Format::Text
-        };
+        let format = [Format::Text, Format::Json][usize::from(print == PlanJson)];
         print!("{}", report::render(&Document::StudyPlan(&plan), format)?);
         return Ok(());
     }
