@@ -166,7 +166,7 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
     let topo = load_topology(root)?;
     let session = Session::new(&args.output);
     if session.chatty() {
-        print_notes(&topo);
+        print_notes(&topo.notes);
     }
     let plan = plan_matrix(&args.request(), topo)?;
     if print == Plan {

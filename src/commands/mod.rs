@@ -164,9 +164,9 @@ fn load_topology(root: &Path) -> Result<Topology, CliError> {
         .map_err(|e| CliError::usage(format!("--sysfs-root {}: {e}", root.display())))
 }
 
-/// Prints the reader's assumptions to stderr, one `note:` line each.
-fn print_notes(topo: &Topology) {
-    for note in &topo.notes {
+/// Prints `notes` (the reader's assumptions, a plan's) to stderr, one `note:` line each.
+fn print_notes(notes: &[String]) {
+    for note in notes {
         eprintln!("note: {note}");
     }
 }
@@ -244,9 +244,7 @@ impl Session {
     /// Prints each note as a `note:` line unless quiet.
     fn notes(&self, notes: &[String]) {
         if !self.quiet() {
-            for note in notes {
-                eprintln!("note: {note}");
-            }
+            print_notes(notes);
         }
     }
 
@@ -376,7 +374,7 @@ fn print_of_host(
 ) -> Result<(), CliError> {
     let json = print.print.only(command, &[Print::Summary, Print::Json])? == Print::Json;
     if !json {
-        print_notes(topo);
+        print_notes(&topo.notes);
     }
     emit(&doc, if json { Format::Json } else { Format::Text })
 }

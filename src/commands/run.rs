@@ -86,7 +86,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     let topo = load_topology(root)?;
     let session = Session::new(output);
     if session.chatty() {
-        print_notes(&topo);
+        print_notes(&topo.notes);
     }
     let arrivals: Vec<_> = args
         .rates()

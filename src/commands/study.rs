@@ -110,9 +110,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
             "study: budget {:.0} s ({}), planned {:.0} s; --print plan shows it",
             plan.max_time_s, plan.max_time_rule, plan.est_s
         );
-        for n in &plan.notes {
-            eprintln!("note: {n}");
-        }
+        super::print_notes(&plan.notes);
     }
     let p = &provenance;
     let dir = crate::results::new_results_dir(&args.output.out, &p.hostname, &p.started_utc)?;

@@ -86,7 +86,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     }
     let session = Session::new(output);
     if session.chatty() {
-        print_notes(&topo);
+        print_notes(&topo.notes);
     }
     let mut plan = plan_sweep(&args.request(), &topo)?;
     check_out(&output.out)?;
