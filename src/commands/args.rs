@@ -122,19 +122,11 @@ pub struct ReadersArg {
     pub read_every: u32,
 }
 
-impl Default for ReadersArg {
-    fn default() -> Self {
-        ReadersArg {
-            pool: None,
-            read_every: 1,
-        }
-    }
-}
-
 impl FromStr for ReadersArg {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let mut out = ReadersArg::default();
+        let (pool, read_every) = (None, 1);
+        let mut out = ReadersArg { pool, read_every };
         for part in s.split('+') {
             match part.trim().strip_prefix("every:") {
                 Some(k) => {
@@ -319,7 +311,7 @@ impl FromStr for RepeatsArg {
 }
 
 /// `--placement`: strict or best-effort, and its placement knobs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PlacementArg {
     /// Strict or best-effort.
     pub placement: Placement,
@@ -329,17 +321,6 @@ pub struct PlacementArg {
     pub node_iter: NodeIter,
     /// `oversubscribe`: threads may share CPUs.
     pub oversubscribe: bool,
-}
-
-impl Default for PlacementArg {
-    fn default() -> Self {
-        PlacementArg {
-            placement: Placement::Strict,
-            counter_node: None,
-            node_iter: NodeIter::Compact,
-            oversubscribe: false,
-        }
-    }
 }
 
 impl PlacementArg {
@@ -626,43 +607,22 @@ impl Print {
 /// `--format` of compare, report and gallery: text, markdown, json, or
 /// html[=PAGE] (report's one page; `-` for stdout).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FormatArg {
-    /// Text for a terminal.
-    Text,
-    /// Markdown, to paste into a patch description or a pull request.
-    Markdown,
-    /// JSON.
-    Json,
-    /// One HTML page, written to PAGE [beside the first file].
-    Html(Option<PathBuf>),
+pub struct FormatArg {
+    /// Text, Markdown, JSON or HTML.
+    pub format: Format,
+    /// html=PAGE: where the one page goes [beside the first file].
+    pub page: Option<PathBuf>,
 }
 
 impl FormatArg {
-    /// The value's name, without a PAGE.
-    fn name(&self) -> &'static str {
-        match self {
-            FormatArg::Text => "text",
-            FormatArg::Markdown => "markdown",
-            FormatArg::Json => "json",
-            FormatArg::Html(_) => "html",
-        }
-    }
-
     /// The format, or a usage line naming those `command` writes.
     pub fn only(&self, command: &str, takes: &[&str]) -> Result<Format, crate::CliError> {
-        if takes.contains(&self.name()) {
-            return Ok(match self {
-                FormatArg::Text => Format::Text,
-                FormatArg::Markdown => Format::Markdown,
-                FormatArg::Json => Format::Json,
-                FormatArg::Html(_) => Format::Html,
-            });
+        let name = self.format.to_string().to_lowercase();
+        if takes.contains(&name.as_str()) {
+            return Ok(self.format);
         }
-        let usage = format!(
-            "--format {}: {command} takes {}",
-            self.name(),
-            takes.join(", ")
-        );
+        let takes = takes.join(", ");
+        let usage = format!("--format {name}: {command} takes {takes}");
         Err(crate::CliError::usage(usage))
     }
 }
@@ -670,62 +630,28 @@ impl FormatArg {
 impl FromStr for FormatArg {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "text" => Ok(FormatArg::Text),
-            "markdown" => Ok(FormatArg::Markdown),
-            "json" => Ok(FormatArg::Json),
-            "html" => Ok(FormatArg::Html(None)),
-            t => match t.strip_prefix("html=") {
-                Some(page) if !page.is_empty() => Ok(FormatArg::Html(Some(PathBuf::from(page)))),
-                _ => Err(format!(
+        let (name, page) = match s.trim().split_once('=') {
+            Some(("html", page)) if !page.is_empty() => ("html", Some(PathBuf::from(page))),
+            _ => (s.trim(), None),
+        };
+        let format = match name {
+            "text" => Format::Text,
+            "markdown" => Format::Markdown,
+            "json" => Format::Json,
+            "html" => Format::Html,
+            _ => {
+                return Err(format!(
                     "\"{s}\" is not text, markdown, json, html or html=PAGE"
-                )),
-            },
-        }
+                ));
+            }
+        };
+        Ok(FormatArg { format, page })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ok<T: FromStr<Err = String>>(s: &str) -> T {
-        s.parse().unwrap()
-    }
-
-    #[test]
-    fn folded_values_parse_into_their_parts() {
-        let p: PoolArg = ok("4@node:1:clip");
-        let (four, node1) = (Some(PoolSize::Count(4)), Some(CpuSpec::Node(1)));
-        assert_eq!((p.size, p.cpus, p.clip), (four, node1, true));
-        assert_eq!(ok::<PoolArg>("50%").size, Some(PoolSize::Percent(50.0)));
-        assert_eq!(ok::<PoolArg>("0-7").size, None);
-        let r: ReadersArg = ok("2@node:1+every:0");
-        let two = Some(PoolSize::Count(2));
-        assert_eq!((r.read_every, r.pool.unwrap().size), (0, two));
-        assert_eq!(ok::<ReadersArg>("every:4").pool, None);
-        let RateItem::Regime(Regime::Paced { rate, arrivals }) = ok("22k:poisson") else {
-            panic!("not paced")
-        };
-        assert_eq!((rate, arrivals), (22e3, Arrivals::Poisson));
-        assert_eq!(ok::<RateItem>("seed:7"), RateItem::Seed(7));
-        let five: RepeatsArg = ok("5:2%");
-        assert_eq!((five.count, five.target_ci), (5, Some(2.0)));
-        assert_eq!(ok::<RepeatsArg>("8:0").target_ci, None);
-        let pl: PlacementArg = ok("best-effort,node:1,bitmap,oversubscribe");
-        let got = (
-            pl.placement,
-            pl.counter_node,
-            pl.node_iter,
-            pl.oversubscribe,
-        );
-        let want = (Placement::BestEffort, Some(1), NodeIter::Bitmap, true);
-        assert_eq!(got, want);
-        assert_eq!(ok::<LevelItem>("pad:64"), LevelItem::Pad(Pad::Line64));
-        let coarse = PublishItem::Clock(ClockKind::Coarse);
-        assert_eq!(ok::<PublishItem>("clock:coarse"), coarse);
-        assert_eq!(ok::<PublishItem>("walks:25%"), PublishItem::Walks(0.25));
-    }
 
     #[test]
     fn malformed_parts_are_refused() {

@@ -1,9 +1,7 @@
 //! `contend matrix`: plan the pairs, measure them, save, print.
 
 use super::args::{CpusArg, Print, ResultsArgs};
-use super::{
-    Session, check_out, host_name, is_live, load_topology, print_notes, require_live_root,
-};
+use super::{Session, check_out, host_name, is_live, load_topology, measuring, print_notes};
 use crate::CliError;
 use crate::matrix::{Counts, Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
 use crate::placement::Placement;
@@ -160,27 +158,18 @@ const NEEDS_ALL: &str = "--also c2c:FILE needs every pair: add --pairs all";
 
 pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
     use Print::{Json, Plan, Summary};
-    let dry_run = args
-        .output
-        .print
-        .only("matrix", &[Summary, Json, Print::None, Plan])?
-        == Plan;
-    if !dry_run {
-        require_live_root(
-            root,
-            "matrix pins real threads (--print plan reads any --sysfs-root)",
-        )?;
-    }
+    let takes = [Summary, Json, Print::None, Plan];
+    let print = measuring(root, args.output.print, "matrix", &takes)?;
     if args.c2c_csv().is_some() && args.pairs.0.is_some() {
         return Err(CliError::usage(NEEDS_ALL));
     }
     let topo = load_topology(root)?;
     let session = Session::new(&args.output);
-    if session.chatty() && !dry_run {
-        print_notes(&topo);
+    if session.chatty() {
+        print_notes(&topo.notes);
     }
     let plan = plan_matrix(&args.request(), topo)?;
-    if dry_run {
+    if print == Plan {
         // Two threads a pass, their start-up measured here.
         let pair = &plan.cpus[..2];
         let costs = HostCosts::for_cpus(&plan.topo, is_live(root), pair, Placement::Strict)?;
@@ -191,14 +180,8 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
     check_out(&args.output.out)?;
     session.notes(&plan.notes);
     let bar = session.progress_bar(plan.pairs.len(), "pairs");
-    let results = measure_matrix(plan, |done, _| {
-        if let Some(b) = &bar {
-            b.set_position(done as u64);
-        }
-    });
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    let results = measure_matrix(plan, |done, _| bar.set_position(done as u64));
+    bar.finish_and_clear();
     let results = results?;
     let p = &results.provenance;
     let dir = crate::results::new_results_dir(&args.output.out, &p.hostname, &p.started_utc)?;

@@ -15,21 +15,6 @@ mod sweep;
 mod topology;
 mod verify;
 
-use args::HostPrint;
-pub use args::{MeasureArgs, PlacementArg, PoolArgs, Print, ResultsArgs};
-pub use compare::CompareArgs;
-pub use gallery::GalleryArgs;
-pub use matrix::MatrixArgs;
-pub use plot::PlotArgs;
-pub use predict::PredictArgs;
-pub use report::ReportArgs;
-pub use run::RunArgs;
-pub use spread::SpreadArgs;
-pub use study::StudyArgs;
-pub use sweep::SweepArgs;
-pub use topology::{TopologyAction, TopologyArgs};
-pub use verify::VerifyArgs;
-
 use crate::CliError;
 use crate::compare::CompareError;
 use crate::matrix::MatrixError;
@@ -37,9 +22,11 @@ use crate::report::{Document, ExportError, Format};
 use crate::results::{ReadError, WriteError};
 use crate::runner::{PlanError, PoolError, RunError};
 use crate::topology::Topology;
+use args::{HostPrint, Print, ResultsArgs};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// What one hot shared counter costs when CPUs across LLCs and NUMA nodes
 /// update it, and which fix wins on this host.
@@ -159,18 +146,15 @@ fn usage_error(e: clap::Error) -> CliError {
 
 /// clap's rendered error, the lines before its usage block joined.
 fn one_line(rendered: &str) -> String {
-    let mut line = String::new();
-    for part in rendered
-        .lines()
+    let parts = (rendered.lines())
         .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
         .map(str::trim)
-        .filter(|l| !l.is_empty())
-    {
-        if !line.is_empty() {
-            line.push_str(if line.ends_with(':') { " " } else { "; " });
-        }
-        line.push_str(part);
-    }
+        .filter(|l| !l.is_empty());
+    let line = parts.fold(String::new(), |line, part| match line.chars().last() {
+        None => part.to_string(),
+        Some(':') => line + " " + part,
+        Some(_) => line + "; " + part,
+    });
     line.strip_prefix("error: ").unwrap_or(&line).to_string()
 }
 
@@ -180,11 +164,27 @@ fn load_topology(root: &Path) -> Result<Topology, CliError> {
         .map_err(|e| CliError::usage(format!("--sysfs-root {}: {e}", root.display())))
 }
 
-/// Prints the reader's assumptions to stderr, one `note:` line each.
-fn print_notes(topo: &Topology) {
-    for note in &topo.notes {
+/// Prints `notes` (the reader's assumptions, a plan's) to stderr, one `note:` line each.
+fn print_notes(notes: &[String]) {
+    for note in notes {
         eprintln!("note: {note}");
     }
+}
+
+/// `--print` checked against what `command` takes, and the live host
+/// required unless the command only prints its plan.
+fn measuring(root: &Path, print: Print, command: &str, takes: &[Print]) -> Result<Print, CliError> {
+    let print = print.only(command, takes)?;
+    if !print.plan() {
+        let plan = takes.contains(&Print::Plan);
+        let plan = if plan {
+            " (--print plan reads any --sysfs-root)"
+        } else {
+            ""
+        };
+        require_live_root(root, &format!("{command} pins real threads{plan}"))?;
+    }
+    Ok(print)
 }
 
 /// Refuses a `--sysfs-root` other than `/` for a command that places
@@ -221,77 +221,77 @@ fn file_name(path: &Path) -> String {
 
 /// What a measuring command says on stderr: notes, progress, files.
 struct Session {
-    quiet: bool,
-    json: bool,
+    print: Print,
 }
 
 impl Session {
     fn new(output: &ResultsArgs) -> Self {
         Session {
-            quiet: output.quiet(),
-            json: output.print == Print::Json,
+            print: output.print,
         }
     }
 
-    /// True when stdout is the human summary (not `--print none|json`).
+    /// `--print none`: nothing but errors.
+    fn quiet(&self) -> bool {
+        self.print == Print::None
+    }
+
+    /// True when stdout is the human summary (not `--print none|json|plan`).
     fn chatty(&self) -> bool {
-        !self.quiet && !self.json
+        matches!(self.print, Print::Summary | Print::All)
     }
 
     /// Prints each note as a `note:` line unless quiet.
     fn notes(&self, notes: &[String]) {
-        if !self.quiet {
-            for note in notes {
-                eprintln!("note: {note}");
-            }
+        if !self.quiet() {
+            print_notes(notes);
         }
     }
 
-    /// A bar counting `total` `unit`s (`None`: quiet or no terminal).
-    fn progress_bar(&self, total: usize, unit: &str) -> Option<Bar> {
+    /// A bar counting `total` `unit`s (hidden: quiet or no terminal).
+    fn progress_bar(&self, total: usize, unit: &str) -> Bar {
         let template = format!("{{bar:30}} {{pos}}/{{len}} {unit}  {{msg}}  (eta {{eta}})");
         self.bar(total as u64, &template, None)
     }
 
     /// A bar over a time budget, at the time spent: what is left is the
     /// most the run can still take.
-    fn time_bar(&self, budget: std::time::Duration) -> Option<Bar> {
+    fn time_bar(&self, budget: Duration) -> Bar {
         let template = format!(
             "{{bar:30}} {{elapsed}} of {} s at most  {{msg}}",
             budget.as_secs()
         );
-        self.bar(
-            budget.as_millis() as u64,
-            &template,
-            Some(std::time::Instant::now()),
-        )
+        self.bar(budget.as_millis() as u64, &template, Some(Instant::now()))
     }
 
-    fn bar(&self, total: u64, template: &str, started: Option<std::time::Instant>) -> Option<Bar> {
-        use indicatif::ProgressStyle;
+    fn bar(&self, total: u64, template: &str, started: Option<Instant>) -> Bar {
+        use indicatif::{ProgressBar, ProgressStyle};
         use std::io::IsTerminal;
-        (!self.quiet && std::io::stderr().is_terminal()).then(|| {
+        let inner = if !self.quiet() && std::io::stderr().is_terminal() {
             let style = ProgressStyle::with_template(template);
-            let inner = indicatif::ProgressBar::new(total);
+            let inner = ProgressBar::new(total);
             inner.set_style(style.unwrap_or_else(|_| ProgressStyle::default_bar()));
-            Bar { inner, started }
-        })
+            inner
+        } else {
+            ProgressBar::hidden()
+        };
+        Bar { inner, started }
     }
 
     /// Prints `doc` as JSON, nothing, or `text`; true when it printed
     /// for a person.
     fn print(&self, doc: &Document, text: Format) -> Result<bool, CliError> {
-        if self.json {
-            print!("{}", crate::report::render(doc, Format::Json)?);
-        } else if !self.quiet {
-            print!("{}", crate::report::render(doc, text)?);
+        match self.print {
+            Print::Json => emit(doc, Format::Json)?,
+            Print::None => {}
+            _ => emit(doc, text)?,
         }
         Ok(self.chatty())
     }
 
     /// Names the files written, a line per folder, charts counted.
     fn wrote(&self, files: &[PathBuf]) {
-        if self.quiet {
+        if self.quiet() {
             return;
         }
         let dir = |f: &PathBuf| f.parent().unwrap_or(Path::new("")).to_path_buf();
@@ -309,11 +309,12 @@ impl Session {
     }
 }
 
-/// A progress bar that names strategies by their short names.
+/// A progress bar, hidden when quiet or not on a terminal, that names
+/// strategies by their short names.
 struct Bar {
     inner: indicatif::ProgressBar,
     /// When a time bar ([`Session::time_bar`]) started.
-    started: Option<std::time::Instant>,
+    started: Option<Instant>,
 }
 
 impl std::ops::Deref for Bar {
@@ -337,23 +338,14 @@ impl Bar {
 /// A full strategy name as `level/policy` (or `clock floor`); any other
 /// word as it is.
 fn short_name(word: &str) -> String {
-    let parts: Vec<&str> = word.split('/').collect();
-    match parts.as_slice() {
-        [_, policy, pad, ..] if pad.starts_with("pad") => {
-            if policy.starts_with("ratelimit:100000s") {
-                "clock floor".to_string()
-            } else {
-                format!("{}/{policy}", parts[0])
-            }
+    match word.split('/').collect::<Vec<_>>()[..] {
+        [_, policy, pad, ..]
+            if pad.starts_with("pad") && policy.starts_with("ratelimit:100000s") =>
+        {
+            "clock floor".to_string()
         }
+        [level, policy, pad, ..] if pad.starts_with("pad") => format!("{level}/{policy}"),
         _ => word.to_string(),
-    }
-}
-
-impl ResultsArgs {
-    /// `--print none`: nothing but errors.
-    fn quiet(&self) -> bool {
-        self.print == Print::None
     }
 }
 
@@ -382,7 +374,7 @@ fn print_of_host(
 ) -> Result<(), CliError> {
     let json = print.print.only(command, &[Print::Summary, Print::Json])? == Print::Json;
     if !json {
-        print_notes(topo);
+        print_notes(&topo.notes);
     }
     emit(&doc, if json { Format::Json } else { Format::Text })
 }
@@ -391,6 +383,14 @@ fn print_of_host(
 fn emit(doc: &Document, format: Format) -> Result<(), CliError> {
     print!("{}", crate::report::render(doc, format)?);
     Ok(())
+}
+
+/// `T`'s options parsed from `args` as `contend ARGS` would.
+#[cfg(test)]
+fn parse_args<T: clap::Args + FromArgMatches>(args: &str) -> T {
+    let cmd = T::augment_args(clap::Command::new("contend"));
+    let words = std::iter::once("contend").chain(args.split_whitespace());
+    T::from_arg_matches(&cmd.get_matches_from(words)).unwrap()
 }
 
 /// Each layer's error as bad input (exit 2) or a failed run (exit 1).

@@ -243,11 +243,7 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
     if let Some(dir) = &args.out {
         check_out(dir)?;
     }
-    let format = if args.json {
-        Format::Json
-    } else {
-        Format::Text
-    };
+    let format = [Format::Text, Format::Json][usize::from(args.json)];
     print!("{}", report::render(&doc, format)?);
     if let Some(dir) = &args.out {
         results::create_dir(dir)?;

@@ -40,8 +40,8 @@ pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
         let why = "--print all adds tables to text: leave it out with --format markdown or html";
         return Err(CliError::usage(why));
     }
-    if let FormatArg::Html(page) = &args.format {
-        return html(args, page.as_deref());
+    if format == Format::Html {
+        return html(args, args.format.page.as_deref());
     }
     let mut texts = Vec::new();
     for path in &args.files {

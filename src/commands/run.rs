@@ -1,9 +1,7 @@
 //! `contend run` (and `contend` alone): plan, execute, print, save.
 
 use super::args::{MeasureArgs, PoolArgs, Print, inject_arg};
-use super::{
-    Session, check_out, host_name, is_live, load_topology, print_notes, require_live_root,
-};
+use super::{Session, check_out, host_name, is_live, load_topology, measuring, print_notes};
 use crate::CliError;
 use crate::compare::{HostRecord, RECORD_FILE};
 use crate::report::{self, Document, Format};
@@ -78,20 +76,17 @@ impl RunArgs {
 
 pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     use Print::{All, Json, Plan, Summary};
-    let print =
-        (args.measure.output.print).only("run", &[Summary, All, Json, Print::None, Plan])?;
-    let dry_run = print == Print::Plan;
-    if !dry_run {
-        require_live_root(
-            root,
-            "run pins real threads (--print plan reads any --sysfs-root)",
-        )?;
-    }
-    let topo = load_topology(root)?;
     let output = &args.measure.output;
+    let print = measuring(
+        root,
+        output.print,
+        "run",
+        &[Summary, All, Json, Print::None, Plan],
+    )?;
+    let topo = load_topology(root)?;
     let session = Session::new(output);
-    if session.chatty() && !dry_run {
-        print_notes(&topo);
+    if session.chatty() {
+        print_notes(&topo.notes);
     }
     let arrivals: Vec<_> = args
         .rates()
@@ -120,7 +115,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     let cpus = [&c.writer_cpus[..], &c.reader_cpus[..]].concat();
     let costs = runner::HostCosts::for_cpus(&plan.topo, is_live(root), &cpus, c.placement)?;
     let (plan, estimate) = plan.with_costs(costs);
-    if dry_run {
+    if print == Plan {
         let text = report::text::run_plan_text(&host_name(root), &plan, &estimate);
         print!("{text}");
         return Ok(());
@@ -128,7 +123,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
     check_out(&output.out)?;
     let mut done: Vec<(PathBuf, RunResults)> = Vec::new();
     for k in 1..=args.runs {
-        if args.runs > 1 && !output.quiet() {
+        if args.runs > 1 && !session.quiet() {
             eprintln!("run {k} of {}", args.runs);
         }
         let (dir, results) = run_once(args, &plan, &session)?;
@@ -147,7 +142,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
             Err(CliError::failure("interrupted: partial results written"))
         }
         Some(Stopped::OutOfTime) => {
-            if !output.quiet() {
+            if !session.quiet() {
                 eprintln!(
                     "out of time: --max-time {} s ran out before every planned repeat; partial results written (raise --max-time, or lower --repeats or --duration)",
                     last.config.max_time_s.unwrap_or(0.0)
@@ -169,14 +164,8 @@ fn run_once(
 
     let stop = signal::stop_flag();
     let bar = session.time_bar(args.max_time());
-    let results = runner::execute(plan, stop, |_, _, name| {
-        if let Some(b) = &bar {
-            b.set_message(name);
-        }
-    });
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    let results = runner::execute(plan, stop, |_, _, name| bar.set_message(name));
+    bar.finish_and_clear();
     let results = results?;
 
     // What was measured is printed before anything is saved, so a full
@@ -225,23 +214,16 @@ fn record(
 mod tests {
     use super::*;
     use crate::clock::ClockKind;
+    use crate::commands::parse_args;
     use crate::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
     use crate::placement::Placement;
     use crate::runner::PoolSize;
     use crate::topology::CpuSpec;
     use crate::workload::Arrivals;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Wrap {
-        #[command(flatten)]
-        args: RunArgs,
-    }
 
     /// The request of `contend run ARGS`.
     fn request(args: &str) -> RunRequest {
-        let args = std::iter::once("run").chain(args.split_whitespace());
-        Wrap::parse_from(args).args.request()
+        parse_args::<RunArgs>(args).request()
     }
 
     #[test]
@@ -290,5 +272,17 @@ mod tests {
         assert_eq!(d.max_time, Some(Duration::from_secs(18)));
         assert_eq!(d.strategies.strategies().len(), 6);
         assert_eq!(request("--repeats 3").target_ci_pct, None);
+        // The shorter spellings: a share, a spec alone, every:K alone, 0%.
+        let r = request("--writers 50% --readers every:4 --repeats 8:0");
+        let half = Some(PoolSize::Percent(50.0));
+        assert_eq!((r.pools.writers, r.pools.readers), (half, None));
+        assert_eq!((r.read_every, r.target_ci_pct), (4, None));
+        let p = request("--writers 0-7").pools;
+        assert_eq!(
+            (p.writers, p.writer_cpus),
+            (None, Some("0-7".parse().unwrap()))
+        );
+        let m = parse_args::<RunArgs>("--publish walks:25%").measure;
+        assert_eq!(m.threshold_publishes(), Some(0.25));
     }
 }

@@ -1,6 +1,6 @@
 //! `contend study`: plan, then each stage run and saved as it finishes.
 
-use super::{Session, check_out, host_name, is_live, load_topology, require_live_root};
+use super::{Bar, Session, check_out, host_name, is_live, load_topology, measuring};
 use crate::CliError;
 use crate::placement::Placement;
 use crate::provenance::Provenance;
@@ -30,7 +30,7 @@ pub struct StudyArgs {
 struct Saver<'a> {
     session: &'a Session,
     dir: PathBuf,
-    bar: Option<super::Bar>,
+    bar: Bar,
     /// The stage the bar counts.
     stage: &'static str,
     written: Vec<PathBuf>,
@@ -41,26 +41,20 @@ impl Saver<'_> {
     fn show(&mut self, p: StageProgress) {
         if p.stage != self.stage {
             self.stage = p.stage;
-            if let Some(b) = self.bar.take() {
-                b.finish_and_clear();
-            }
+            self.bar.finish_and_clear();
             self.bar = self.session.progress_bar(p.total, p.unit);
-            if self.bar.is_none() && self.session.chatty() {
+            if self.bar.is_hidden() && self.session.chatty() {
                 eprintln!("study: {} ({} {})", p.stage, p.total, p.unit);
             }
         }
-        if let Some(b) = &self.bar {
-            b.set_position(p.done as u64);
-            b.set_message(p.what);
-        }
+        self.bar.set_position(p.done as u64);
+        self.bar.set_message(p.what);
     }
 
     /// Writes what `stage` produced, then the record and the page as they
     /// stand, so an interrupted study keeps what it finished.
     fn save(&mut self, stage: &str, study: &StudyResults) -> Result<(), CliError> {
-        if let Some(b) = self.bar.take() {
-            b.finish_and_clear();
-        }
+        self.bar.finish_and_clear();
         let parts = &study.parts;
         let doc = match stage {
             "matrix" => parts.matrix.as_ref().map(Document::Matrix),
@@ -93,24 +87,15 @@ impl Saver<'_> {
 pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let host = host_name(root);
     use Print::{Json, Plan, PlanJson, Summary};
-    let print = (args.output.print).only("study", &[Summary, Json, Print::None, Plan, PlanJson])?;
-    if !print.plan() {
-        require_live_root(
-            root,
-            "study pins real threads (--print plan reads any --sysfs-root)",
-        )?;
-    }
+    let takes = [Summary, Json, Print::None, Plan, PlanJson];
+    let print = measuring(root, args.output.print, "study", &takes)?;
     let topo = load_topology(root)?;
     let max_time = args.max_time.map(|d| d.as_secs_f64());
     let cpus = topo.allowed_cpus.to_vec();
     let costs = HostCosts::for_cpus(&topo, is_live(root), &cpus, Placement::Strict)?;
     if print.plan() {
         let plan = study::plan_study(&topo, &host, max_time, &costs).map_err(CliError::usage)?;
-        let format = if print == PlanJson {
-            Format::Json
-        } else {
-            Format::Text
-        };
+        let format = [Format::Text, Format::Json][usize::from(print == PlanJson)];
         print!("{}", report::render(&Document::StudyPlan(&plan), format)?);
         return Ok(());
     }
@@ -125,9 +110,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
             "study: budget {:.0} s ({}), planned {:.0} s; --print plan shows it",
             plan.max_time_s, plan.max_time_rule, plan.est_s
         );
-        for n in &plan.notes {
-            eprintln!("note: {n}");
-        }
+        super::print_notes(&plan.notes);
     }
     let p = &provenance;
     let dir = crate::results::new_results_dir(&args.output.out, &p.hostname, &p.started_utc)?;
@@ -135,7 +118,10 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
     let mut saver = Saver {
         session: &session,
         dir,
-        bar: None,
+        bar: Bar {
+            inner: indicatif::ProgressBar::hidden(),
+            started: None,
+        },
         stage: "",
         written: Vec::new(),
     };

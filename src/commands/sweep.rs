@@ -2,7 +2,7 @@
 //! (seed 002's table), planned up front, into one results folder.
 
 use super::args::{MeasureArgs, Print, strip_clip};
-use super::{Session, check_out, load_topology, print_notes, require_live_root};
+use super::{Session, check_out, load_topology, measuring, print_notes};
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
 use crate::runner::{DEFAULT_REPEATS, PoolSize, signal};
@@ -77,17 +77,16 @@ impl SweepArgs {
 }
 
 pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
+    let output = &args.measure.output;
     let print = [Print::Summary, Print::Json, Print::None];
-    args.measure.output.print.only("sweep", &print)?;
-    require_live_root(root, "sweep pins real threads")?;
+    measuring(root, output.print, "sweep", &print)?;
     let topo = load_topology(root)?;
     if let Some(why) = args.measure.run_only() {
         return Err(CliError::usage(why));
     }
-    let output = &args.measure.output;
     let session = Session::new(output);
     if session.chatty() {
-        print_notes(&topo);
+        print_notes(&topo.notes);
     }
     let mut plan = plan_sweep(&args.request(), &topo)?;
     check_out(&output.out)?;
@@ -106,10 +105,8 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
         &mut plan,
         stop,
         |done, label, name| {
-            if let Some(b) = &bar {
-                b.set_position(done as u64);
-                b.set_message(format!("{label}: {name}"));
-            }
+            bar.set_position(done as u64);
+            bar.set_message(format!("{label}: {name}"));
         },
         |i, sweep: &SweepResults, secs| -> Result<(), ExportError> {
             let line = format!(
@@ -118,19 +115,17 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
                 labels[i],
                 sweep.points[i].results.strategies.len(),
             );
-            match &bar {
-                Some(b) => b.println(line),
-                None if !output.quiet() => eprintln!("{line}"),
-                None => {}
+            if !bar.is_hidden() {
+                bar.println(line);
+            } else if !session.quiet() {
+                eprintln!("{line}");
             }
             // Finished points survive a crash: sweep.json, still partial.
             report::save(&dir, &Document::Sweep(sweep), &[Format::Json])?;
             Ok(())
         },
     );
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    bar.finish_and_clear();
     let outcome = outcome?;
     let sweep = &outcome.results;
     let doc = Document::Sweep(sweep);
@@ -141,7 +136,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     let files = report::save(&dir, &doc, &formats)?;
     session.print(&doc, Format::Text)?;
     session.wrote(&files);
-    if !output.quiet() {
+    if !session.quiet() {
         eprintln!(
             "sweep: {} of {count} points in {:.1} s",
             sweep.points.len(),
@@ -153,7 +148,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
             Err(CliError::failure("interrupted: partial results written"))
         }
         Some(SweepStop::OutOfTime) => {
-            if !output.quiet() {
+            if !session.quiet() {
                 eprintln!(
                     "out of time: --max-time ran out after {} of {count} points (the last partial); partial results written",
                     sweep.points.len()
@@ -187,18 +182,10 @@ fn check_exact(sweep: &SweepResults) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct Wrap {
-        #[command(flatten)]
-        args: SweepArgs,
-    }
 
     /// The request of `contend sweep ARGS`.
     fn request(args: &str) -> SweepRequest {
-        let args = std::iter::once("sweep").chain(args.split_whitespace());
-        Wrap::parse_from(args).args.request()
+        crate::commands::parse_args::<SweepArgs>(args).request()
     }
 
     #[test]

@@ -149,7 +149,7 @@ fn one_side<F: Fn(&AtomicU64, u64) + Copy>(
 /// [`LINES`] atomics `stride` bytes apart (a multiple of 64) from the start of `memory`, which must
 /// hold them all.
 pub(super) fn spaced_lines(memory: &NodeMemory, stride: usize) -> [&AtomicU64; LINES] {
-    assert!(stride % LINE_BYTES == 0 && memory.len() >= LINES * stride);
+    assert!(stride % LINE_BYTES == 0 && memory.bytes() >= LINES * stride);
     // SAFETY: every offset is 64-byte aligned and inside the mapping (just
     // checked), which outlives the borrows; fresh pages hold zeros, which
     // are valid AtomicU64s.

@@ -88,13 +88,8 @@ impl NodeMemory {
     }
 
     /// Length of the mapping in bytes (whole pages).
-    pub fn len(&self) -> usize {
+    pub fn bytes(&self) -> usize {
         self.len
-    }
-
-    /// Always false: a mapping holds at least one page.
-    pub fn is_empty(&self) -> bool {
-        false
     }
 
     /// Whether every page was verified on the requested node.
@@ -169,13 +164,8 @@ impl AddressGap {
     }
 
     /// Length of the gap in bytes (whole pages).
-    pub fn len(&self) -> usize {
+    pub fn bytes(&self) -> usize {
         self.len
-    }
-
-    /// Always false: a gap holds at least one page.
-    pub fn is_empty(&self) -> bool {
-        false
     }
 }
 

@@ -208,13 +208,20 @@ mod tests {
     }
 
     #[test]
-    fn parses_kernel_forms() {
-        assert_eq!(ids("0-3,8,10-11"), vec![0, 1, 2, 3, 8, 10, 11]);
-        assert_eq!(ids("0-15:2"), vec![0, 2, 4, 6, 8, 10, 12, 14]);
-        assert_eq!(ids("5"), vec![5]);
-        assert_eq!(ids("\n"), Vec::<u32>::new());
-        assert_eq!(ids(" 3, 1-2 \n"), vec![1, 2, 3]);
-        assert_eq!(ids("2,2,1"), vec![1, 2]);
+    fn parses_kernel_forms_and_displays_them_compactly() {
+        let rows: [(&str, &[u32], &str); 7] = [
+            ("0-3,8,10-11", &[0, 1, 2, 3, 8, 10, 11], "0-3,8,10-11"),
+            ("0-15:2", &[0, 2, 4, 6, 8, 10, 12, 14], "0,2,4,6,8,10,12,14"),
+            ("0-6:2", &[0, 2, 4, 6], "0,2,4,6"),
+            ("5", &[5], "5"),
+            ("\n", &[], ""),
+            (" 3, 1-2 \n", &[1, 2, 3], "1-3"),
+            ("2,2,1", &[1, 2], "1-2"),
+        ];
+        for (list, want, shown) in rows {
+            assert_eq!(ids(list), want, "{list:?}");
+            assert_eq!(CpuList::parse(list).unwrap().to_string(), shown, "{list:?}");
+        }
     }
 
     #[test]
@@ -234,14 +241,6 @@ mod tests {
             let e = CpuList::parse(list).unwrap_err();
             assert!(e.reason.contains(reason), "{list}: {e}");
         }
-    }
-
-    #[test]
-    fn displays_compactly() {
-        let shown = |list: &str| CpuList::parse(list).unwrap().to_string();
-        assert_eq!(shown("0-3,8,10-11"), "0-3,8,10-11");
-        assert_eq!(shown("0-6:2"), "0,2,4,6");
-        assert_eq!(CpuList::new().to_string(), "");
     }
 
     proptest! {

@@ -14,12 +14,14 @@ pub struct UnknownNode {
     pub online: CpuList,
 }
 
-/// One NUMA hop from a node: level `l` of the kernel's masks.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One NUMA hop from a node: level `l` of the kernel's masks (as `contend spread` shows it:
+/// its distance and the CPUs it adds).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Hop {
-    /// The distance of this level, `levels[l]`.
+    /// The distance of this level.
     pub distance: u32,
     /// `mask[l][n]`: the online CPUs of every CPU-bearing node at most `distance` away.
+    #[serde(skip)]
     pub mask: CpuList,
     /// `mask[l][n] \ mask[l-1][n]` in ascending CPU id.
     pub cpus: Vec<u32>,
@@ -40,8 +42,6 @@ struct NodeHops {
 /// [`HopOrder::local_spread`] lookup is a binary search.
 #[derive(Debug, Clone)]
 pub struct HopOrder {
-    /// Sorted unique distances among CPU-bearing nodes.
-    levels: Vec<u32>,
     /// Every online node, ascending by id.
     nodes: Vec<NodeHops>,
     /// Number of online CPUs, the modulus of `i`.
@@ -109,16 +109,8 @@ impl HopOrder {
             .collect();
         nodes.sort_by_key(|n| n.id);
 
-        Self {
-            levels,
-            nodes,
-            online: topo.online_cpus.len(),
-        }
-    }
-
-    /// The sorted unique distances among CPU-bearing nodes, one per hop.
-    pub fn levels(&self) -> &[u32] {
-        &self.levels
+        let online = topo.online_cpus.len();
+        Self { nodes, online }
     }
 
     /// The hops `node`'s CPUs are handed out by, one per level in level order.
@@ -175,15 +167,6 @@ pub fn old_order(topo: &Topology, node: u32) -> Result<Vec<u32>, UnknownNode> {
     Ok(near)
 }
 
-/// One hop of the new order, as `contend spread` shows it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct HopView {
-    /// The hop's distance level.
-    pub distance: u32,
-    /// CPUs this hop adds, in hand-out order.
-    pub cpus: Vec<u32>,
-}
-
 /// What `contend spread` shows: the order `cpumask_local_spread(i, node)` hands out CPUs in, and
 /// (for the v6.3+ order) its hops.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -197,7 +180,7 @@ pub struct SpreadReport {
     /// `cpumask_local_spread(i, node)` for i = 0, 1, …
     pub order: Vec<u32>,
     /// The hops of the new order (empty for the old one).
-    pub hops: Vec<HopView>,
+    pub hops: Vec<Hop>,
 }
 
 impl SpreadReport {
@@ -218,16 +201,7 @@ impl SpreadReport {
             algorithm: "hops",
             source_node: Some(hops.source_node(node)?),
             order: hops.order(node)?,
-            hops: (hops.hops(node)?.iter())
-                .map(
-                    |&Hop {
-                         distance, ref cpus, ..
-                     }| HopView {
-                        distance,
-                        cpus: cpus.clone(),
-                    },
-                )
-                .collect(),
+            hops: hops.hops(node)?.to_vec(),
         })
     }
 }
@@ -235,17 +209,16 @@ impl SpreadReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::Node;
+    use crate::topology::{Node, fixture};
     use std::path::Path;
-
-    use crate::topology::fixture;
-
-    fn fixtures_dir() -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/topology")
-    }
 
     fn ids(s: &str) -> Vec<u32> {
         CpuList::parse(s).unwrap().to_vec()
+    }
+
+    /// The hop distances, the same for every node (node 0's).
+    fn levels(h: &HopOrder) -> Vec<u32> {
+        h.hops(0).unwrap().iter().map(|h| h.distance).collect()
     }
 
     /// `ids` of several cpulists, concatenated in the given order.
@@ -257,9 +230,10 @@ mod tests {
     fn synthetic(cpus: &[&str], dist: &[&[u32]]) -> Topology {
         let node = |(c, id)| {
             let cpus = CpuList::parse(c).unwrap();
+            let has_cpu = !cpus.is_empty();
             Node {
                 id,
-                has_cpu: !cpus.is_empty(),
+                has_cpu,
                 has_memory: true,
                 cpus,
             }
@@ -280,7 +254,7 @@ mod tests {
     fn published_vm_example_new_and_old() {
         let t = fixture("vm-4node-norov");
         let h = HopOrder::new(&t);
-        assert_eq!(h.levels(), [10, 30, 50, 70]);
+        assert_eq!(levels(&h), [10, 30, 50, 70]);
         let new = [
             (0, seq(&["0-3", "6-7", "4-5", "8-15"])),
             (1, seq(&["4-5", "8-15", "0-3", "6-7"])),
@@ -291,6 +265,9 @@ mod tests {
             assert_eq!(h.order(node).unwrap(), want, "new order, node {node}");
             for (i, &cpu) in want.iter().enumerate() {
                 assert_eq!(h.local_spread(i, node), Some(cpu), "i={i} node={node}");
+                // The index wraps modulo the online CPUs.
+                assert_eq!(h.local_spread(i + 16, node), Some(cpu));
+                assert_eq!(h.local_spread(i + 5 * 16, node), Some(cpu));
             }
         }
         let old = [
@@ -302,45 +279,26 @@ mod tests {
         for (node, want) in old {
             assert_eq!(old_order(&t, node).unwrap(), want, "old order, node {node}");
         }
-    }
-
-    #[test]
-    fn vm_example_masks_are_cumulative_by_distance() {
-        let h = HopOrder::new(&fixture("vm-4node-norov"));
+        // Node 1's masks are cumulative by distance.
         let hops = h.hops(1).unwrap();
         let masks: Vec<String> = hops.iter().map(|h| h.mask.to_string()).collect();
         assert_eq!(masks, ["4-5", "4-5,8-15", "0-5,8-15", "0-15"]);
         let added: Vec<Vec<u32>> = hops.iter().map(|h| h.cpus.clone()).collect();
         assert_eq!(added, [ids("4-5"), ids("8-15"), ids("0-3"), ids("6-7")]);
-    }
-
-    #[test]
-    fn local_spread_wraps_modulo_online_cpus() {
-        let h = HopOrder::new(&fixture("vm-4node-norov"));
-        for i in 0..16 {
-            assert_eq!(h.local_spread(i + 16, 2), h.local_spread(i, 2));
-            assert_eq!(h.local_spread(i + 5 * 16, 2), h.local_spread(i, 2));
-        }
-        assert_eq!(h.local_spread(16, 3), Some(8));
-    }
-
-    #[test]
-    fn unknown_node_is_an_error_naming_online_nodes() {
-        let t = fixture("vm-4node-norov");
-        let h = HopOrder::new(&t);
-        let err = h.order(7).unwrap_err();
-        assert_eq!(err.to_string(), "node 7 does not exist (online nodes: 0-3)");
+        // An unknown node is an error naming the online ones.
+        let unknown = "node 7 does not exist (online nodes: 0-3)";
+        assert_eq!(h.order(7).unwrap_err().to_string(), unknown);
+        assert_eq!(old_order(&t, 7).unwrap_err().to_string(), unknown);
         assert_eq!(h.hops(4).unwrap_err().node, 4);
         assert_eq!(h.source_node(4).unwrap_err().node, 4);
-        let err = old_order(&t, 9).unwrap_err().to_string();
-        assert_eq!(err, "node 9 does not exist (online nodes: 0-3)");
         assert_eq!(h.local_spread(0, 7), None);
     }
 
     #[test]
     fn every_fixture_gives_sane_orders() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/topology");
         let mut seen = 0;
-        for entry in std::fs::read_dir(fixtures_dir()).unwrap() {
+        for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if !path.is_dir() {
                 continue;
@@ -383,50 +341,50 @@ mod tests {
         assert_eq!(h.order(2).unwrap(), ids("0-7"));
         assert_eq!(h.order(1).unwrap(), seq(&["4-7", "0-3"]));
         // Levels come from CPU-bearing nodes only: 14 and 24 involve node 2.
-        assert_eq!(h.levels(), [10, 21]);
+        assert_eq!(levels(&h), [10, 21]);
         // The old kernel had no local CPUs for node 2: plain id order.
         assert_eq!(old_order(&t, 2).unwrap(), ids("0-7"));
     }
 
     #[test]
-    fn cpuless_node_tie_goes_to_lowest_id_and_uses_its_own_row() {
-        // Node 2 has no CPUs and is 20 from both nodes 0 and 1.
-        let t = synthetic(
-            &["0-1", "2-3", ""],
-            &[&[10, 20, 20], &[20, 10, 20], &[20, 20, 10]],
+    fn hand_built_layouts_spread_as_the_kernel_does() {
+        let tie: &[&[u32]] = &[&[10, 20, 20], &[20, 10, 20], &[20, 20, 10]];
+        // Node 0's row says node 0 is nearer to node 2, node 2's own row node 1.
+        let own: &[&[u32]] = &[&[10, 20, 15], &[20, 10, 40], &[30, 25, 10]];
+        let hop: &[&[u32]] = &[&[10, 20, 20], &[20, 10, 30], &[20, 30, 10]];
+        let (cpuless, odd): (&[&str], &[&str]) = (&["0-1", "2-3", ""], &["0,5", "1,3", "2,4"]);
+        // (node cpulists, SLIT, node asked, its source node, new order, old order)
+        type Row<'a> = (
+            &'a [&'a str],
+            &'a [&'a [u32]],
+            u32,
+            u32,
+            &'a [u32],
+            &'a [u32],
         );
-        let h = HopOrder::new(&t);
-        assert_eq!(h.source_node(2).unwrap(), 0);
-        assert_eq!(h.order(2).unwrap(), ids("0-3"));
-        // Its own row says node 1 is nearer, though node 0's row says the
-        // opposite: the row of the CPU-less node decides.
-        let t = synthetic(
-            &["0-1", "2-3", ""],
-            &[&[10, 20, 15], &[20, 10, 40], &[30, 25, 10]],
-        );
-        let h = HopOrder::new(&t);
-        assert_eq!(h.source_node(2).unwrap(), 1);
-        assert_eq!(h.order(2).unwrap(), seq(&["2-3", "0-1"]));
-    }
-
-    #[test]
-    fn one_hop_interleaves_nodes_by_cpu_id() {
-        // Nodes 1 and 2 are both 20 from node 0; their CPUs interleave.
-        let t = synthetic(
-            &["0,5", "1,3", "2,4"],
-            &[&[10, 20, 20], &[20, 10, 30], &[20, 30, 10]],
-        );
-        let h = HopOrder::new(&t);
-        assert_eq!(h.order(0).unwrap(), [0, 5, 1, 2, 3, 4]);
-        assert_eq!(h.order(1).unwrap(), [1, 3, 0, 5, 2, 4]);
-        assert_eq!(old_order(&t, 1).unwrap(), [1, 3, 0, 2, 4, 5]);
+        let rows: [Row; 4] = [
+            // Node 2 has no CPUs and is 20 from both: the lowest id wins.
+            (cpuless, tie, 2, 0, &[0, 1, 2, 3], &[0, 1, 2, 3]),
+            // The row of the CPU-less node decides.
+            (cpuless, own, 2, 1, &[2, 3, 0, 1], &[0, 1, 2, 3]),
+            // Nodes 1 and 2 are both 20 from node 0: their CPUs interleave by id.
+            (odd, hop, 0, 0, &[0, 5, 1, 2, 3, 4], &[0, 5, 1, 2, 3, 4]),
+            (odd, hop, 1, 1, &[1, 3, 0, 5, 2, 4], &[1, 3, 0, 2, 4, 5]),
+        ];
+        for (i, (cpus, dist, node, source, new, old)) in rows.into_iter().enumerate() {
+            let t = synthetic(cpus, dist);
+            let h = HopOrder::new(&t);
+            assert_eq!(h.source_node(node).unwrap(), source, "row {i}");
+            assert_eq!(h.order(node).unwrap(), new, "row {i}");
+            assert_eq!(old_order(&t, node).unwrap(), old, "row {i}");
+        }
     }
 
     #[test]
     fn asymmetric_distances_are_read_from_the_nodes_own_row() {
         // SLIT [[10,20],[30,10]]: from node 1, node 0 is 30 away, not 20.
         let h = HopOrder::new(&fixture("asymmetric"));
-        assert_eq!(h.levels(), [10, 20, 30]);
+        assert_eq!(levels(&h), [10, 20, 30]);
         let nonempty = |n| -> Vec<u32> {
             let hops = h.hops(n).unwrap().iter();
             hops.filter(|h| !h.cpus.is_empty())
@@ -442,7 +400,7 @@ mod tests {
     fn amd_nps4_fills_the_socket_before_crossing() {
         let t = fixture("amd-2s-nps4-8node");
         let h = HopOrder::new(&t);
-        assert_eq!(h.levels(), [10, 12, 32]);
+        assert_eq!(levels(&h), [10, 12, 32]);
         let order = h.order(0).unwrap();
         assert_eq!(order[..16], seq(&["0-7", "64-71"]));
         // Nodes 1-3 together, by CPU id, not node by node.

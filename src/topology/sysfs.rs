@@ -1,6 +1,6 @@
 //! Reading [`Topology`] from a sysfs tree, and capturing the files it reads.
 
-use super::{Cpu, CpuList, CpuListError, Llc, Node, Topology};
+use super::{Cpu, CpuList, Llc, Node, Topology};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fs;
@@ -57,66 +57,55 @@ impl SysfsTree {
 
     /// `rel` held something other than what the kernel writes there.
     fn bad(&self, rel: &str, reason: impl Into<String>) -> TopologyError {
-        let (path, reason) = (self.path(rel), reason.into());
+        let (path, reason) = (self.root.join(rel), reason.into());
         TopologyError::Parse { path, reason }
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.root.join(rel)
     }
 
     /// The file's text, or `None` when it does not exist.
     fn optional(&self, rel: &str) -> Result<Option<String>, TopologyError> {
-        match fs::read_to_string(self.path(rel)) {
+        let path = self.root.join(rel);
+        match fs::read_to_string(&path) {
             Ok(text) => {
                 self.read.borrow_mut().push(PathBuf::from(rel));
                 Ok(Some(text))
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(TopologyError::Read {
-                path: self.path(rel),
-                source,
-            }),
+            Err(source) => Err(TopologyError::Read { path, source }),
         }
     }
 
     fn required(&self, rel: &str) -> Result<String, TopologyError> {
         self.optional(rel)?.ok_or_else(|| TopologyError::Read {
-            path: self.path(rel),
+            path: self.root.join(rel),
             source: io::Error::from_raw_os_error(libc::ENOENT),
         })
     }
 
     fn list(&self, rel: &str, text: &str) -> Result<CpuList, TopologyError> {
-        CpuList::parse(text).map_err(|e: CpuListError| self.bad(rel, e.to_string()))
+        CpuList::parse(text).map_err(|e| self.bad(rel, e.to_string()))
     }
 
-    fn optional_list(&self, rel: &str) -> Result<Option<CpuList>, TopologyError> {
-        self.optional(rel)?
-            .map(|text| self.list(rel, &text))
-            .transpose()
-    }
-
-    fn optional_number(&self, rel: &str) -> Result<Option<u32>, TopologyError> {
-        let Some(text) = self.optional(rel)? else {
-            return Ok(None);
-        };
+    fn number(&self, rel: &str, text: &str) -> Result<u32, TopologyError> {
         let text = text.trim();
-        let n = text
-            .parse::<i64>()
-            .ok()
-            .and_then(|v| u32::try_from(v.max(0)).ok());
-        n.map(Some)
+        let n = text.parse::<i64>().ok();
+        n.and_then(|v| u32::try_from(v.max(0)).ok())
             .ok_or_else(|| self.bad(rel, format!("expected a number, found {text:?}")))
     }
 
-    fn is_dir(&self, rel: &str) -> bool {
-        self.path(rel).is_dir()
+    /// The file read by `parse`, or `None` when it does not exist.
+    fn parsed<T>(
+        &self,
+        rel: &str,
+        parse: fn(&Self, &str, &str) -> Result<T, TopologyError>,
+    ) -> Result<Option<T>, TopologyError> {
+        self.optional(rel)?
+            .map(|t| parse(self, rel, &t))
+            .transpose()
     }
 
     /// Names of the entries of a directory that start with `prefix`, sorted.
     fn entries(&self, rel: &str, prefix: &str) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(self.path(rel))
+        let mut names: Vec<String> = fs::read_dir(self.root.join(rel))
             .into_iter()
             .flatten()
             .flatten()
@@ -126,17 +115,6 @@ impl SysfsTree {
         names.sort();
         names
     }
-
-    /// A `Key:\tvalue` line of `/proc/self/status`, parsed as a list.
-    fn status_list(
-        &self,
-        status: Option<&str>,
-        key: &str,
-    ) -> Result<Option<CpuList>, TopologyError> {
-        let mut lines = status.into_iter().flat_map(str::lines);
-        let value = lines.find_map(|line| line.strip_prefix(key)?.strip_prefix(':'));
-        value.map(|v| self.list(STATUS, v)).transpose()
-    }
 }
 
 pub(super) fn read(root: &Path) -> Result<Topology, TopologyError> {
@@ -144,74 +122,59 @@ pub(super) fn read(root: &Path) -> Result<Topology, TopologyError> {
 }
 
 fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
-    let mut notes = Vec::new();
     let online_rel = format!("{CPU_DIR}/online");
     let online_cpus = src.list(&online_rel, &src.required(&online_rel)?)?;
     if online_cpus.is_empty() {
         return Err(src.bad(&online_rel, "no online CPUs"));
     }
-    let (nodes, distances, possible_nodes) = read_nodes(src, &online_cpus, &mut notes)?;
-    let (mut cpus, cpu_llc_set) = read_cpus(src, &online_cpus, &nodes, &mut notes)?;
-    let llcs = group_llcs(&mut cpus, cpu_llc_set);
-    let (allowed_cpus, allowed_mems) = read_allowed(src, &online_cpus, &nodes, &mut notes)?;
-    Ok(Topology {
+    let mut t = Topology {
         online_cpus,
-        possible_nodes,
-        nodes,
-        distances,
-        cpus,
-        llcs,
-        allowed_cpus,
-        allowed_mems,
-        notes,
-    })
+        ..Topology::default()
+    };
+    read_nodes(src, &mut t)?;
+    let llc_sets = read_cpus(src, &mut t)?;
+    t.llcs = group_llcs(&mut t.cpus, llc_sets);
+    read_allowed(src, &mut t)?;
+    Ok(t)
 }
 
 /// An LLC's sharing set and cache level (0 for a stand-in).
 type LlcSet = (CpuList, u32);
 
-/// Each online CPU's place (node, package, core, SMT siblings) and the sharing set of its
-/// last-level cache.
-fn read_cpus(
-    src: &SysfsTree,
-    online_cpus: &CpuList,
-    nodes: &[Node],
-    notes: &mut Vec<String>,
-) -> Result<(Vec<Cpu>, Vec<LlcSet>), TopologyError> {
-    let node_of: BTreeMap<u32, u32> = nodes
-        .iter()
+/// Each online CPU's place (node, package, core, SMT siblings) into `t.cpus`, and the sharing
+/// set of its last-level cache.
+fn read_cpus(src: &SysfsTree, t: &mut Topology) -> Result<Vec<LlcSet>, TopologyError> {
+    let node_of: BTreeMap<u32, u32> = (t.nodes.iter())
         .flat_map(|n| n.cpus.iter().map(move |c| (c, n.id)))
         .collect();
-    let (mut cpus, mut cpu_llc_set) = (Vec::new(), Vec::new());
+    let mut llc_sets = Vec::new();
     let (mut missing_topology, mut missing_cache) = (CpuList::new(), CpuList::new());
-    for id in online_cpus.iter() {
+    for id in t.online_cpus.iter() {
         let dir = format!("{CPU_DIR}/cpu{id}");
-        let package = src.optional_number(&format!("{dir}/topology/physical_package_id"))?;
-        let core = src.optional_number(&format!("{dir}/topology/core_id"))?;
-        let siblings = src.optional_list(&format!("{dir}/topology/thread_siblings_list"))?;
+        let file = |name: &str| format!("{dir}/topology/{name}");
+        let package = src.parsed(&file("physical_package_id"), SysfsTree::number)?;
+        let core = src.parsed(&file("core_id"), SysfsTree::number)?;
+        let siblings = src.parsed(&file("thread_siblings_list"), SysfsTree::list)?;
         if package.is_none() || core.is_none() || siblings.is_none() {
             missing_topology.insert(id);
         }
-        let siblings = siblings
-            .map(|s| s.intersection(online_cpus))
+        let siblings = (siblings.map(|s| s.intersection(&t.online_cpus)))
             .filter(|s| s.contains(id))
             .unwrap_or_else(|| [id].into_iter().collect());
         let node = node_of.get(&id).copied().unwrap_or_else(|| {
-            let first = nodes[0].id;
-            notes.push(format!(
-                "CPU {id} is in no node's cpulist: taken as node {first}"
-            ));
+            let first = t.nodes[0].id;
+            let note = format!("CPU {id} is in no node's cpulist: taken as node {first}");
+            t.notes.push(note);
             first
         });
-        let llc = match read_llc(src, &dir)? {
-            Some((set, level)) => (set.intersection(online_cpus), level),
+        llc_sets.push(match read_llc(src, &dir)? {
+            Some((set, level)) => (set.intersection(&t.online_cpus), level),
             None => {
                 missing_cache.insert(id);
                 (CpuList::new(), 0)
             }
-        };
-        cpu_llc_set.push(llc);
-        cpus.push(Cpu {
+        });
+        t.cpus.push(Cpu {
             id,
             node,
             package: package.unwrap_or(0),
@@ -221,27 +184,25 @@ fn read_cpus(
         });
     }
     if !missing_topology.is_empty() {
-        notes.push(format!(
+        t.notes.push(format!(
             "no topology/ files for CPUs {missing_topology}: package 0, core = CPU id, no SMT siblings assumed"
         ));
     }
     if !missing_cache.is_empty() {
-        notes.push(format!(
+        t.notes.push(format!(
             "no cache information for CPUs {missing_cache}: their package stands in for the last-level cache"
         ));
-        for (i, cpu) in cpus.iter().enumerate() {
-            if cpu_llc_set[i].0.is_empty() {
-                let group = cpus
-                    .iter()
-                    .zip(&cpu_llc_set)
+        for (i, cpu) in t.cpus.iter().enumerate() {
+            if llc_sets[i].0.is_empty() {
+                let group = (t.cpus.iter().zip(&llc_sets))
                     .filter(|(c, (s, _))| c.package == cpu.package && s.is_empty())
                     .map(|(c, _)| c.id)
                     .collect();
-                cpu_llc_set[i] = (group, 0);
+                llc_sets[i] = (group, 0);
             }
         }
     }
-    Ok((cpus, cpu_llc_set))
+    Ok(llc_sets)
 }
 
 /// The distinct LLCs, numbered by their lowest CPU.
@@ -264,76 +225,65 @@ fn group_llcs(cpus: &mut [Cpu], cpu_llc_set: Vec<LlcSet>) -> Vec<Llc> {
 
 /// The CPUs this process may run on (`sched_getaffinity` on the live host, else
 /// `Cpus_allowed_list`) and the nodes its memory may go to.
-fn read_allowed(
-    src: &SysfsTree,
-    online_cpus: &CpuList,
-    nodes: &[Node],
-    notes: &mut Vec<String>,
-) -> Result<(CpuList, CpuList), TopologyError> {
+fn read_allowed(src: &SysfsTree, t: &mut Topology) -> Result<(), TopologyError> {
     let status = src.optional(STATUS)?;
-    let allowed_cpus =
-        if src.live {
-            super::allowed_cpus().unwrap_or_else(|e| {
-                notes.push(format!(
-                    "sched_getaffinity failed ({e}): all online CPUs taken as allowed"
-                ));
-                online_cpus.clone()
-            })
-        } else {
-            src.status_list(status.as_deref(), "Cpus_allowed_list")?.unwrap_or_else(|| {
-            let note = "no Cpus_allowed_list in proc/self/status: all online CPUs taken as allowed";
-            notes.push(note.into());
-            online_cpus.clone()
-        })
-        }
-        .intersection(online_cpus);
-    let memory_nodes: CpuList = nodes
-        .iter()
-        .filter(|n| n.has_memory)
+    // A `Key:\tvalue` line of `/proc/self/status`, parsed as a list.
+    let status_list = |key: &str| {
+        let mut lines = status.iter().flat_map(|s| s.lines());
+        let value = lines.find_map(|line| line.strip_prefix(key)?.strip_prefix(':'));
+        value.map(|v| src.list(STATUS, v)).transpose()
+    };
+    let allowed = if src.live {
+        super::allowed_cpus().map_err(|e| format!("sched_getaffinity failed ({e})"))
+    } else {
+        let list = status_list("Cpus_allowed_list")?;
+        list.ok_or_else(|| "no Cpus_allowed_list in proc/self/status".to_string())
+    };
+    let allowed = allowed.unwrap_or_else(|what| {
+        t.notes
+            .push(format!("{what}: all online CPUs taken as allowed"));
+        t.online_cpus.clone()
+    });
+    t.allowed_cpus = allowed.intersection(&t.online_cpus);
+    let memory_nodes: CpuList = (t.nodes.iter().filter(|n| n.has_memory))
         .map(|n| n.id)
         .collect();
-    let allowed_mems = match src.status_list(status.as_deref(), "Mems_allowed_list")? {
+    t.allowed_mems = match status_list("Mems_allowed_list")? {
         Some(set) => set.intersection(&memory_nodes),
         None => {
             let note = "no Mems_allowed_list in proc/self/status: every node with memory taken as \
                         allowed";
-            notes.push(note.into());
+            t.notes.push(note.into());
             memory_nodes
         }
     };
-    Ok((allowed_cpus, allowed_mems))
+    Ok(())
 }
 
-type NodeLayout = (Vec<Node>, Vec<Vec<u32>>, CpuList);
-
-fn read_nodes(
-    src: &SysfsTree,
-    online_cpus: &CpuList,
-    notes: &mut Vec<String>,
-) -> Result<NodeLayout, TopologyError> {
-    if !src.is_dir(NODE_DIR) {
-        notes.push(format!(
+/// The online nodes, their distances and the possible ones into `t`.
+fn read_nodes(src: &SysfsTree, t: &mut Topology) -> Result<(), TopologyError> {
+    if !src.root.join(NODE_DIR).is_dir() {
+        t.notes.push(format!(
             "no {NODE_DIR}: this kernel has no NUMA support, so all CPUs are taken as node 0"
         ));
-        let (cpus, has_memory, has_cpu) = (online_cpus.clone(), true, true);
-        let node = Node {
+        let cpus = t.online_cpus.clone();
+        t.nodes = vec![Node {
             id: 0,
             cpus,
-            has_memory,
-            has_cpu,
-        };
-        return Ok((vec![node], vec![vec![10]], [0].into_iter().collect()));
+            has_memory: true,
+            has_cpu: true,
+        }];
+        (t.distances, t.possible_nodes) = (vec![vec![10]], [0].into_iter().collect());
+        return Ok(());
     }
     let online_rel = format!("{NODE_DIR}/online");
-    let online_nodes = match src.optional_list(&online_rel)? {
+    let online_nodes = match src.parsed(&online_rel, SysfsTree::list)? {
         Some(set) => set,
         None => {
-            let found: CpuList = src
-                .entries(NODE_DIR, "node")
-                .iter()
+            let found: CpuList = (src.entries(NODE_DIR, "node").iter())
                 .filter_map(|n| n.strip_prefix("node")?.parse().ok())
                 .collect();
-            notes.push(format!(
+            t.notes.push(format!(
                 "no {online_rel}: nodes {found} found by listing the directory"
             ));
             found
@@ -342,24 +292,18 @@ fn read_nodes(
     if online_nodes.is_empty() {
         return Err(src.bad(&online_rel, "no online nodes"));
     }
-    let possible_nodes = src
-        .optional_list(&format!("{NODE_DIR}/possible"))?
-        .unwrap_or_else(|| online_nodes.clone());
-    let has_memory = src.optional_list(&format!("{NODE_DIR}/has_memory"))?;
-    let has_cpu = src.optional_list(&format!("{NODE_DIR}/has_cpu"))?;
+    let set = |name: &str| src.parsed(&format!("{NODE_DIR}/{name}"), SysfsTree::list);
+    t.possible_nodes = set("possible")?.unwrap_or_else(|| online_nodes.clone());
+    let (has_memory, has_cpu) = (set("has_memory")?, set("has_cpu")?);
     if has_memory.is_none() {
-        notes.push(format!(
+        t.notes.push(format!(
             "no {NODE_DIR}/has_memory: every online node taken to have memory"
         ));
     }
-
-    let mut nodes = Vec::new();
-    let mut distances = Vec::new();
     for id in online_nodes.iter() {
         let rel = format!("{NODE_DIR}/node{id}/cpulist");
-        let cpus = src
-            .list(&rel, &src.required(&rel)?)?
-            .intersection(online_cpus);
+        let cpus = src.list(&rel, &src.required(&rel)?)?;
+        let cpus = cpus.intersection(&t.online_cpus);
         let drel = format!("{NODE_DIR}/node{id}/distance");
         let text = src.required(&drel)?;
         let row: Result<Vec<u32>, _> = text.split_whitespace().map(str::parse).collect();
@@ -371,7 +315,7 @@ fn read_nodes(
                 format!("{n} distances for {m} online nodes ({online_nodes})"),
             ));
         }
-        nodes.push(Node {
+        t.nodes.push(Node {
             id,
             has_memory: has_memory.as_ref().is_none_or(|m| m.contains(id)),
             has_cpu: has_cpu
@@ -379,27 +323,27 @@ fn read_nodes(
                 .map_or(!cpus.is_empty(), |c| c.contains(id)),
             cpus,
         });
-        distances.push(row);
+        t.distances.push(row);
     }
-    Ok((nodes, distances, possible_nodes))
+    Ok(())
 }
 
 /// The highest-level data or unified cache of one CPU.
-fn read_llc(src: &SysfsTree, cpu_dir: &str) -> Result<Option<(CpuList, u32)>, TopologyError> {
+fn read_llc(src: &SysfsTree, cpu_dir: &str) -> Result<Option<LlcSet>, TopologyError> {
     let cache = format!("{cpu_dir}/cache");
-    let mut best: Option<(CpuList, u32)> = None;
+    let mut best: Option<LlcSet> = None;
     for index in src.entries(&cache, "index") {
-        let dir = format!("{cache}/{index}");
-        let Some(kind) = src.optional(&format!("{dir}/type"))? else {
+        let file = |name: &str| format!("{cache}/{index}/{name}");
+        let Some(kind) = src.optional(&file("type"))? else {
             continue;
         };
         if !matches!(kind.trim(), "Unified" | "Data") {
             continue;
         }
-        let Some(level) = src.optional_number(&format!("{dir}/level"))? else {
+        let Some(level) = src.parsed(&file("level"), SysfsTree::number)? else {
             continue;
         };
-        let Some(shared) = src.optional_list(&format!("{dir}/shared_cpu_list"))? else {
+        let Some(shared) = src.parsed(&file("shared_cpu_list"), SysfsTree::list)? else {
             continue;
         };
         if best.as_ref().is_none_or(|(_, l)| level > *l) {
