@@ -8,6 +8,14 @@ use crate::topology::{CpuList, Topology, fixture};
 use crate::workload::LoadWalk;
 use std::sync::atomic::{AtomicI64, Ordering};
 
+/// The global, 128-byte padded layout with local slots: the tests' counter's.
+const GLOBAL: CounterLayout = CounterLayout {
+    level: ShardLevel::Global,
+    pad: Pad::Line128,
+    home: SlotHome::Local,
+    node_iter: NodeIter::Compact,
+};
+
 /// A counter of `level` and `pad` with slots at `home`, walked `node_iter`, for `cpus` of `topo`.
 fn counter_on(
     topo: &Topology,
@@ -25,6 +33,15 @@ fn counter_on(
     ShardedCounter::new(layout, topo, cpus, Placement::Strict).unwrap()
 }
 
+/// [`ShardedCounter::read`] through `view`, by the walk `counter` takes.
+fn view_read(view: &mut ReadView, counter: &ShardedCounter, left: i64) -> i64 {
+    match counter.walk_kind() {
+        WALK_NODE_IDS => view.read_as::<WALK_NODE_IDS>(counter, left),
+        WALK_NODE_MASK => view.read_as::<WALK_NODE_MASK>(counter, left),
+        _ => view.read_as::<WALK_SLOTS>(counter, left),
+    }
+}
+
 /// A counter of `shape` for `cpus` of `topo`, every slot on node 0, walked compactly.
 pub(crate) fn on_node0(topo: &Topology, cpus: &[u32], shape: (ShardLevel, Pad)) -> ShardedCounter {
     counter_on(topo, cpus, shape, SlotHome::OnNode(0), NodeIter::Compact)
@@ -32,8 +49,7 @@ pub(crate) fn on_node0(topo: &Topology, cpus: &[u32], shape: (ShardLevel, Pad)) 
 
 /// A one-slot (global, 128-byte padded) counter for `writers` on `topo`: the tests' counter.
 pub(crate) fn global_counter(topo: &Topology, writers: &[u32]) -> ShardedCounter {
-    let global = (ShardLevel::Global, Pad::Line128);
-    counter_on(topo, writers, global, SlotHome::Local, NodeIter::Compact)
+    ShardedCounter::new(GLOBAL, topo, writers, Placement::Strict).unwrap()
 }
 
 /// The live host and the CPUs this process may use.
@@ -106,7 +122,6 @@ fn assert_loads_replay(counter: &ShardedCounter, loads: &[i64], updates: u32, wh
         expected += replay;
     }
     assert_eq!(counter.read(), expected, "{what}: counter != replay");
-    check_exact(counter, expected, what).unwrap();
     expected
 }
 
@@ -127,11 +142,7 @@ fn every_level_policy_and_pad_sums_exactly_under_contention() {
                 let stride = (counter.slots().len() > 1).then_some(pad.stride());
                 assert_eq!(counter.slot_stride(), stride, "{name}");
                 let (loads, stats) = hammer(&counter, &cpus, 3, policy, 20_000);
-                let total = assert_loads_replay(&counter, &loads, 20_000, &name);
-                // A wrong expectation must be caught, whatever the layout.
-                let err = check_exact(&counter, total + 3, &name).unwrap_err();
-                let got = (err.strategy.as_str(), err.found, err.expected);
-                assert_eq!(got, (name.as_str(), total, total + 3));
+                assert_loads_replay(&counter, &loads, 20_000, &name);
                 assert_eq!(stats.updates, 60_000, "{name}");
                 assert!(stats.publishes > 0, "{name}");
                 if policy.filter == Filter::Always {
@@ -238,7 +249,11 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
                 assert_eq!(counter.read(), total + marks_sum, "{what}: marked read");
                 // A view reading through the walk sums the same.
                 let mut view = ReadView::new(&counter, None);
-                assert_eq!(view.read(&counter, 0), total + marks_sum, "{what}");
+                assert_eq!(
+                    view_read(&mut view, &counter, 0),
+                    total + marks_sum,
+                    "{what}"
+                );
                 sums.push(counter.read());
             }
             assert_eq!(sums[0], sums[1], "{name} {level}: walks disagree");
@@ -282,8 +297,7 @@ fn a_counter_starts_its_lines_at_the_offset_asked_and_ends_where_told() {
     let (topo, cpus) = here();
     let page = crate::placement::page_size();
     let at = |pad, offset| {
-        let layout = global_counter(&topo, &cpus).layout();
-        let layout = CounterLayout { pad, ..layout };
+        let layout = CounterLayout { pad, ..GLOBAL };
         let c = ShardedCounter::new_at(layout, &topo, &cpus, Placement::Strict, offset).unwrap();
         // `shares` one stride before the slot, both exact after writes.
         c.slot(0).fetch_add(3, Ordering::Relaxed);
@@ -328,9 +342,11 @@ fn a_slot_home_without_memory_is_an_error_or_a_note() {
     let (topo, _) = here();
     let layout = CounterLayout {
         home: SlotHome::OnNode(7),
-        ..host_counter().layout()
+        ..GLOBAL
     };
-    let err = ShardedCounter::new(layout, &topo, &[0], Placement::Strict).unwrap_err();
+    let err = ShardedCounter::new(layout, &topo, &[0], Placement::Strict)
+        .err()
+        .unwrap();
     assert!(matches!(err, CounterError::Request(_)));
     assert!(err.to_string().contains("node 7 does not exist"), "{err}");
     // Node 1 has CPUs but no memory; nearest node with memory is node 0 (distance 21) rather than
@@ -338,7 +354,7 @@ fn a_slot_home_without_memory_is_an_error_or_a_note() {
     let topo = fixture("cpuless-memless");
     let layout = CounterLayout {
         level: ShardLevel::Node,
-        ..host_counter().layout()
+        ..GLOBAL
     };
     let counter = ShardedCounter::new(layout, &topo, &[4], Placement::BestEffort).unwrap();
     assert_eq!(counter.slots()[1].node, 0);
@@ -506,8 +522,9 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     let mut held = writer(PublishPolicy::NEVER);
     let mut va = ReadView::new(&counter, Some(a.slot()));
     let mut reader = ReadView::new(&counter, None);
-    let read_a =
-        |va: &mut ReadView, a: &Writer<'_, FakeClock>| (va.read(&counter, a.left()), va.fetched());
+    let read_a = |va: &mut ReadView, a: &Writer<'_, FakeClock>| {
+        (view_read(va, &counter, a.left()), va.fetched())
+    };
     // A's read of what its own add left fetches nothing.
     a.update(10);
     assert_eq!(read_a(&mut va, &a), (10, 0));
@@ -530,7 +547,7 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     assert_eq!(read_a(&mut va, &a), (27, 2));
     // A reader without a slot of its own: every change since its view was made (at the start) is
     // one fetch, then none.
-    let mut read = || reader.read(&counter, 0);
+    let mut read = || view_read(&mut reader, &counter, 0);
     assert_eq!((read(), read()), (27, 27));
     assert_eq!(reader.fetched(), 1);
     // The reset forgets the count, not what was seen.
@@ -539,7 +556,10 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
     // A slot that is not the counter's is not this view's own.
     let elsewhere = AtomicI64::new(0);
     let mut other = ReadView::new(&counter, Some(&elsewhere));
-    assert_eq!((other.read(&counter, 12345), other.fetched()), (27, 0));
+    assert_eq!(
+        (view_read(&mut other, &counter, 12345), other.fetched()),
+        (27, 0)
+    );
     // Per-CPU slots of the 4-node VM, homed on node 0: packed, slots 0 and 1 share the first line
     // (with `shares`); padded to 64 or 128 bytes, each has its own.
     let topo = fixture("vm-4node-norov");
@@ -550,7 +570,7 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
         Writer::new(&counter, 0, PublishPolicy::ALWAYS, FakeClock::default()).update(1);
         Writer::new(&counter, 1, PublishPolicy::ALWAYS, FakeClock::default()).update(2);
         for _ in 0..2 {
-            let seen = (view.read(&counter, 0), view.fetched());
+            let seen = (view_read(&mut view, &counter, 0), view.fetched());
             assert_eq!(seen, (3, lines), "{pad}");
         }
     }
