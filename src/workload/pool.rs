@@ -174,9 +174,8 @@ pub fn run_repeat(
             handles.push(s.spawn(move || {
                 // The table is built on the pinned thread, so it is local, before the start
                 // barrier.
-                let (pin, walks) = start(cpu, allowed, spec.placement, ctl, || {
-                    let walk = LoadWalk::with_step(spec.seed, i as u64, spec.load_step);
-                    vec![walk; lanes.len()]
+                let (pin, walk) = start(cpu, allowed, spec.placement, ctl, || {
+                    LoadWalk::with_step(spec.seed, i as u64, spec.load_step)
                 })?;
                 let stream = arrivals_stream(spec.seed, 0, i as u64);
                 let job = WriterJob {
@@ -184,7 +183,7 @@ pub fn run_repeat(
                     cpu,
                     stream,
                     phase: phase_of(spec.seed, repeat, stream),
-                    walks,
+                    walk,
                     mirrors,
                     writer: i,
                     ctl,
@@ -402,8 +401,8 @@ struct WriterJob<'a> {
     stream: u64,
     /// Its relative phase this repeat, a fraction of the period.
     phase: f64,
-    /// A load walk a lane, each the same sequence.
-    walks: Vec<LoadWalk>,
+    /// Its load walk: each lane walks a clone of it, the same sequence.
+    walk: LoadWalk,
     /// The lanes' staleness mirrors (empty: no probing).
     mirrors: &'a [Mirror],
     /// Its index among the writers.
@@ -416,18 +415,6 @@ struct WriterJob<'a> {
 /// stream of the lane's own; [`anchor`] places it.
 fn lane_pacer(spec: &RepeatSpec, stream: u64, k: usize) -> Option<Pacer> {
     Pacer::of(spec.timer, spec.regime, stream ^ ((k as u64) << 40))
-}
-
-/// Anchors a thread's lanes, `works` in the order they run, on one grid boundary after now: lane j
-/// of S at `phase + j/S` of the period, owning 1/S of it.
-fn anchor<W: Work>(works: &mut [W], timer: Timer, phase: f64) {
-    let now = timer.end();
-    let share = 1.0 / works.len() as f64;
-    for (position, work) in works.iter_mut().enumerate() {
-        if let Some(p) = work.pacer_mut() {
-            p.anchor(now, (phase + position as f64 * share) % 1.0, share);
-        }
-    }
 }
 
 /// A permutation of `0..n` drawn from `seed` (Fisher-Yates on xoshiro256++), each of the n!
@@ -444,66 +431,77 @@ impl WriterJob<'_> {
     /// Runs every lane's writer loop in place with `clock` (a copy of its own a lane) for the
     /// ratelimits, flushes, and reports, a report a lane.
     fn run<C: Clock>(self, clock: C) -> Vec<ThreadReport> {
-        // The order this thread runs its lanes in this repeat, drawn from its phase.
-        let order = permutation(self.lanes.len(), self.phase.to_bits());
-        let mut walks: Vec<Option<LoadWalk>> = self.walks.into_iter().map(Some).collect();
-        let mut works: Vec<WriterWork<C>> = order
-            .iter()
-            .map(|&k| {
-                let lane = &self.lanes[k];
-                let walk = walks[k].take().expect("one walk a lane");
-                let spec = lane.spec;
-                let floor = lane
-                    .floor
-                    .map(|f| InPlaceFloor::of_writer(f, clock.clone()));
-                let slot = lane.counter.slot_of_cpu(self.cpu).unwrap_or(0);
-                let w = Writer::new(lane.counter, slot, spec.policy, clock.clone());
-                let (c, timer, sampling) = (lane.counter, spec.timer, spec.sampling);
-                let pacer = lane_pacer(spec, self.stream, k);
-                let probing = self.mirrors.get(k).map(|m| Probing::new(m, self.writer));
-                let (read_every, inject) = (spec.read_every, spec.inject);
-                WriterWork::new(
-                    w, c, walk, read_every, timer, sampling, pacer, floor, probing, inject,
-                )
-            })
-            .collect();
-        let spec = self.lanes[0].spec;
-        anchor(&mut works, spec.timer, self.phase);
-        let driven = drive(self.ctl, spec.regime.is_paced(), &mut works);
-        in_lane_order(&mut works, &order, &self.pin, driven, |work, blank| {
-            let (updates, reads, read_fetches) =
-                (work.updates(), work.reads(), work.read_fetches());
-            let w = work.writer_mut();
-            w.flush();
-            ThreadReport {
-                role: Role::Writer,
-                updates,
-                reads,
-                read_fetches,
-                stats: w.stats(),
-                final_load: w.load(),
-                write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
-                read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
-                staleness: std::mem::take(&mut work.staleness),
-                ..blank
-            }
-        })
+        let make = |k: usize| {
+            let (lane, spec) = (&self.lanes[k], self.lanes[k].spec);
+            let floor = lane
+                .floor
+                .map(|f| InPlaceFloor::of_writer(f, clock.clone()));
+            let slot = lane.counter.slot_of_cpu(self.cpu).unwrap_or(0);
+            let w = Writer::new(lane.counter, slot, spec.policy, clock.clone());
+            let (c, walk, timer, sampling) =
+                (lane.counter, self.walk.clone(), spec.timer, spec.sampling);
+            let pacer = lane_pacer(spec, self.stream, k);
+            let probing = self.mirrors.get(k).map(|m| Probing::new(m, self.writer));
+            let (read_every, inject) = (spec.read_every, spec.inject);
+            WriterWork::new(
+                w, c, walk, read_every, timer, sampling, pacer, floor, probing, inject,
+            )
+        };
+        run_lanes(
+            self.lanes,
+            self.ctl,
+            &self.pin,
+            self.phase,
+            make,
+            |work, blank| {
+                let (updates, reads, read_fetches) =
+                    (work.updates(), work.reads(), work.read_fetches());
+                let w = work.writer_mut();
+                w.flush();
+                ThreadReport {
+                    role: Role::Writer,
+                    updates,
+                    reads,
+                    read_fetches,
+                    stats: w.stats(),
+                    final_load: w.load(),
+                    write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
+                    read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+                    staleness: std::mem::take(&mut work.staleness),
+                    ..blank
+                }
+            },
+        )
     }
 }
 
-/// A report per lane from each of `works`, each from a reader's blank report of the thread (`pin`,
-/// its interval and switches) with what its pacer recorded.
-fn in_lane_order<W: Work>(
-    works: &mut [W],
-    order: &[usize],
+/// Runs a thread's lanes in place until the stop, lane `k`'s work made by `make(k)`: in an order
+/// drawn from its `phase`, anchored on one grid boundary after now (the j-th to run of S at `phase
+/// + j/S` of the period, owning 1/S of it). Then a report a lane, in lane order, each from a
+/// reader's blank report of the thread (`pin`, its interval and switches) with what its pacer
+/// recorded, completed by `report`.
+fn run_lanes<W: Work>(
+    lanes: &[Lane],
+    ctl: &Control,
     pin: &PinnedThread,
-    (interval_s, involuntary_switches): (Option<f64>, u64),
+    phase: f64,
+    make: impl FnMut(usize) -> W,
     mut report: impl FnMut(&mut W, ThreadReport) -> ThreadReport,
 ) -> Vec<ThreadReport> {
+    let order = permutation(lanes.len(), phase.to_bits());
+    let mut works: Vec<W> = order.iter().copied().map(make).collect();
+    let (spec, share) = (lanes[0].spec, 1.0 / works.len() as f64);
+    let now = spec.timer.end();
+    for (position, work) in works.iter_mut().enumerate() {
+        if let Some(p) = work.pacer_mut() {
+            p.anchor(now, (phase + position as f64 * share) % 1.0, share);
+        }
+    }
+    let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut works);
     let mut reports: Vec<(usize, ThreadReport)> = works
         .iter_mut()
         .zip(order)
-        .map(|(work, &k)| {
+        .map(|(work, k)| {
             let p = work.pacer();
             let floor_busy = p.map(Pacer::floor_busy);
             let blank = ThreadReport {
@@ -539,30 +537,26 @@ fn reader(
     stream: u64,
     phase: f64,
 ) -> Vec<ThreadReport> {
-    let order = permutation(lanes.len(), phase.to_bits());
-    let mut works: Vec<ReaderWork> = order
-        .iter()
-        .map(|&k| {
-            let lane = &lanes[k];
-            let spec = lane.spec;
-            let pacer = lane_pacer(spec, stream, k);
-            let floor = lane.floor.map(InPlaceFloor::of_reader);
-            let probing = mirrors.get(k).map(|m| Probing::new(m, 0));
-            let (timer, sampling) = (spec.timer, spec.sampling);
-            ReaderWork::new(lane.counter, timer, sampling, pacer, floor, probing)
-        })
-        .collect();
-    let spec = lanes[0].spec;
-    anchor(&mut works, spec.timer, phase);
-    let driven = drive(ctl, spec.regime.is_paced(), &mut works);
-    in_lane_order(&mut works, &order, &pin, driven, |work, blank| {
-        ThreadReport {
-            reads: work.reads(),
-            read_fetches: work.read_fetches(),
-            read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
-            staleness: std::mem::take(&mut work.staleness),
-            ..blank
-        }
+    let make = |k: usize| {
+        let (lane, spec) = (&lanes[k], lanes[k].spec);
+        let pacer = lane_pacer(spec, stream, k);
+        let floor = lane.floor.map(InPlaceFloor::of_reader);
+        let probing = mirrors.get(k).map(|m| Probing::new(m, 0));
+        ReaderWork::new(
+            lane.counter,
+            spec.timer,
+            spec.sampling,
+            pacer,
+            floor,
+            probing,
+        )
+    };
+    run_lanes(lanes, ctl, &pin, phase, make, |work, blank| ThreadReport {
+        reads: work.reads(),
+        read_fetches: work.read_fetches(),
+        read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+        staleness: std::mem::take(&mut work.staleness),
+        ..blank
     })
 }
 
