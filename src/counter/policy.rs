@@ -286,10 +286,13 @@ mod tests {
             "ratelimit:250us+threshold:64",
             "ratelimit:1ms+batch:32",
             "batch:32",
+            "never",
         ] {
             let p: PublishPolicy = text.parse().unwrap();
             assert_eq!(p.to_string(), text);
+            assert_eq!(p.reads_clock(), text.starts_with("ratelimit"), "{text}");
         }
+        assert_eq!("never".parse(), Ok(PublishPolicy::NEVER));
         let merged: PublishPolicy = "ratelimit:1ms+threshold:64".parse().unwrap();
         let want = (Some(Duration::from_millis(1)), Filter::Threshold(64));
         assert_eq!((merged.ratelimit, merged.filter), want);
