@@ -170,41 +170,40 @@ pub fn run_repeat(
     std::thread::scope(|s| {
         let ctl = &ctl;
         let mirrors = &mirrors;
-        let mut handles = Vec::new();
-        for (i, &cpu) in writers.iter().enumerate() {
-            handles.push(s.spawn(move || {
-                // The table is built on the pinned thread, so it is local, before the start
-                // barrier.
-                let (pin, walk) = start(cpu, allowed, spec.placement, ctl, || {
-                    LoadWalk::with_step(spec.seed, i as u64, spec.load_step)
-                })?;
-                let stream = arrivals_stream(spec.seed, 0, i as u64);
-                let job = WriterJob {
-                    lanes,
-                    cpu,
-                    stream,
-                    phase: phase_of(spec.seed, repeat, stream),
-                    walk,
-                    mirrors,
-                    writer: i,
-                    ctl,
-                    pin,
-                };
-                Ok(match spec.clock {
-                    ClockKind::Tsc => job.run(TscClock { hz: spec.tsc_hz }),
-                    ClockKind::Monotonic => job.run(MonotonicClock),
-                    ClockKind::Coarse => job.run(CoarseClock),
+        // Writers first, then readers, each numbered within its role.
+        let roles = writers.iter().enumerate().map(|(i, &cpu)| (true, i, cpu));
+        let roles = roles.chain(readers.iter().enumerate().map(|(j, &cpu)| (false, j, cpu)));
+        let handles: Vec<_> = roles
+            .map(|(writes, index, cpu)| {
+                s.spawn(move || {
+                    // A writer's table is built on the pinned thread, so it is local, before the
+                    // start barrier.
+                    let (pin, walk) = start(cpu, allowed, spec.placement, ctl, || {
+                        writes.then(|| LoadWalk::with_step(spec.seed, index as u64, spec.load_step))
+                    })?;
+                    let stream = arrivals_stream(spec.seed, u64::from(!writes), index as u64);
+                    let phase = phase_of(spec.seed, repeat, stream);
+                    let job = Job {
+                        lanes,
+                        cpu,
+                        stream,
+                        phase,
+                        mirrors,
+                        index,
+                        ctl,
+                        pin,
+                    };
+                    Ok(match (walk, spec.clock) {
+                        (None, _) => job.read(),
+                        (Some(walk), ClockKind::Tsc) => {
+                            job.write(walk, TscClock { hz: spec.tsc_hz })
+                        }
+                        (Some(walk), ClockKind::Monotonic) => job.write(walk, MonotonicClock),
+                        (Some(walk), ClockKind::Coarse) => job.write(walk, CoarseClock),
+                    })
                 })
-            }));
-        }
-        for (j, &cpu) in readers.iter().enumerate() {
-            handles.push(s.spawn(move || {
-                let (pin, ()) = start(cpu, allowed, spec.placement, ctl, || ())?;
-                let stream = arrivals_stream(spec.seed, 1, j as u64);
-                let phase = phase_of(spec.seed, repeat, stream);
-                Ok(reader(lanes, mirrors, ctl, pin, stream, phase))
-            }));
-        }
+            })
+            .collect();
         ctl.barrier.wait();
         let mut was_interrupted = false;
         if !ctl.failed.load(Ordering::Relaxed) {
@@ -217,13 +216,10 @@ pub fn run_repeat(
         if was_interrupted {
             return Ok(RepeatOutcome::Interrupted);
         }
-        let mut reports: Vec<Vec<ThreadReport>> = lanes.iter().map(|_| Vec::new()).collect();
-        for thread in threads {
-            for (lane, r) in reports.iter_mut().zip(thread) {
-                lane.push(r);
-            }
-        }
-        Ok(RepeatOutcome::Done(reports))
+        // Each thread reported a report a lane, in lane order: by lane, each thread's.
+        let mut threads: Vec<_> = threads.into_iter().map(Vec::into_iter).collect();
+        let by_lane = |_| threads.iter_mut().filter_map(Iterator::next).collect();
+        Ok(RepeatOutcome::Done(lanes.iter().map(by_lane).collect()))
     })
 }
 
@@ -394,20 +390,18 @@ fn involuntary_switches() -> u64 {
     if rc == 0 { usage.ru_nivcsw as u64 } else { 0 }
 }
 
-/// One writer thread's work, before its clock type is chosen.
-struct WriterJob<'a> {
+/// One thread of a repeat, pinned: what it runs every lane with.
+struct Job<'a> {
     lanes: &'a [Lane<'a>],
     cpu: u32,
     /// Its pacers' arrivals stream ([`arrivals_stream`]).
     stream: u64,
     /// Its relative phase this repeat, a fraction of the period.
     phase: f64,
-    /// Its load walk: each lane walks a clone of it, the same sequence.
-    walk: LoadWalk,
     /// The lanes' staleness mirrors (empty: no probing).
     mirrors: &'a [Mirror],
-    /// Its index among the writers.
-    writer: usize,
+    /// Its index among the threads of its role.
+    index: usize,
     ctl: &'a Control,
     pin: PinnedThread,
 }
@@ -428,21 +422,21 @@ pub fn permutation(n: usize, seed: u64) -> Vec<usize> {
     order
 }
 
-impl WriterJob<'_> {
-    /// Runs every lane's writer loop in place with `clock` (a copy of its own a lane) for the
-    /// ratelimits, flushes, and reports, a report a lane.
-    fn run<C: Clock>(self, clock: C) -> Vec<ThreadReport> {
+impl Job<'_> {
+    /// Runs every lane's writer loop in place, each on a clone of `walk` (the same sequence) with
+    /// `clock` (a copy of its own a lane) for the ratelimits, flushes, and reports, a report a lane.
+    fn write<C: Clock>(self, walk: LoadWalk, clock: C) -> Vec<ThreadReport> {
         let make = |k: usize| {
             let (lane, spec) = (&self.lanes[k], self.lanes[k].spec);
+            let c = lane.counter;
             let floor = lane
                 .floor
                 .map(|f| InPlaceFloor::of_writer(f, clock.clone()));
-            let slot = lane.counter.slot_of_cpu(self.cpu).unwrap_or(0);
-            let w = Writer::new(lane.counter, slot, spec.policy, clock.clone());
-            let (c, walk, timer, sampling) =
-                (lane.counter, self.walk.clone(), spec.timer, spec.sampling);
+            let slot = c.slot_of_cpu(self.cpu).unwrap_or(0);
+            let w = Writer::new(c, slot, spec.policy, clock.clone());
             let pacer = lane_pacer(spec, self.stream, k);
-            let probing = self.mirrors.get(k).map(|m| Probing::new(m, self.writer));
+            let probing = self.mirrors.get(k).map(|m| Probing::new(m, self.index));
+            let (walk, timer, sampling) = (walk.clone(), spec.timer, spec.sampling);
             let (read_every, inject) = (spec.read_every, spec.inject);
             WriterWork::new(
                 w, c, walk, read_every, timer, sampling, pacer, floor, probing, inject,
@@ -471,6 +465,38 @@ impl WriterJob<'_> {
                     staleness: std::mem::take(&mut work.staleness),
                     ..blank
                 }
+            },
+        )
+    }
+
+    /// Runs every lane's read side in place, as [`Job::write`] runs writers.
+    fn read(self) -> Vec<ThreadReport> {
+        let make = |k: usize| {
+            let (lane, spec) = (&self.lanes[k], self.lanes[k].spec);
+            let pacer = lane_pacer(spec, self.stream, k);
+            let floor = lane.floor.map(InPlaceFloor::of_reader);
+            let probing = self.mirrors.get(k).map(|m| Probing::new(m, 0));
+            ReaderWork::new(
+                lane.counter,
+                spec.timer,
+                spec.sampling,
+                pacer,
+                floor,
+                probing,
+            )
+        };
+        run_lanes(
+            self.lanes,
+            self.ctl,
+            &self.pin,
+            self.phase,
+            make,
+            |work, blank| ThreadReport {
+                reads: work.reads(),
+                read_fetches: work.read_fetches(),
+                read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+                staleness: std::mem::take(&mut work.staleness),
+                ..blank
             },
         )
     }
@@ -527,38 +553,6 @@ fn run_lanes<W: Work>(
         .collect();
     reports.sort_by_key(|&(k, _)| k);
     reports.into_iter().map(|(_, r)| r).collect()
-}
-
-/// One reader thread: every lane's read side in place, as [`WriterJob::run`] runs writers.
-fn reader(
-    lanes: &[Lane],
-    mirrors: &[Mirror],
-    ctl: &Control,
-    pin: PinnedThread,
-    stream: u64,
-    phase: f64,
-) -> Vec<ThreadReport> {
-    let make = |k: usize| {
-        let (lane, spec) = (&lanes[k], lanes[k].spec);
-        let pacer = lane_pacer(spec, stream, k);
-        let floor = lane.floor.map(InPlaceFloor::of_reader);
-        let probing = mirrors.get(k).map(|m| Probing::new(m, 0));
-        ReaderWork::new(
-            lane.counter,
-            spec.timer,
-            spec.sampling,
-            pacer,
-            floor,
-            probing,
-        )
-    };
-    run_lanes(lanes, ctl, &pin, phase, make, |work, blank| ThreadReport {
-        reads: work.reads(),
-        read_fetches: work.read_fetches(),
-        read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
-        staleness: std::mem::take(&mut work.staleness),
-        ..blank
-    })
 }
 
 #[cfg(test)]
@@ -706,7 +700,7 @@ mod tests {
     }
 
     #[test]
-    fn an_interrupt_discards_the_repeat_and_sleeps_end_early() {
+    fn an_interrupt_or_a_failed_pin_ends_the_repeat_at_once() {
         let (topo, cpus) = host();
         let writers = &cpus[..1];
         let c = global_counter(&topo, writers);
@@ -722,10 +716,6 @@ mod tests {
         assert!(sleep_unless(Duration::from_millis(20), &calm));
         assert!(t0.elapsed() >= Duration::from_millis(20));
         assert!(!sleep_unless(Duration::from_secs(30), &stop));
-    }
-
-    #[test]
-    fn a_failed_pin_ends_the_repeat_at_once_and_names_the_cpu() {
         let (topo, cpus) = host();
         // CPU 4000 does not exist: its pin fails before the barrier, so the 12 s asked are never
         // slept, whether it was to be a second writer or a reader.
