@@ -396,13 +396,21 @@ mod tests {
     }
 
     #[test]
-    fn lateness_of_exactly_the_catch_up_is_made_up_not_skipped() {
+    fn lateness_up_to_the_catch_up_is_made_up_and_a_stall_past_it_skipped() {
         // 1M/s: slot 1 is due at 1,000. Read 1,001,000: late by exactly CATCH_UP (1 ms), which is
         // still made up; one tick more is a stall: the 1,000 slots due meanwhile are skipped.
         let p = waited(2, &[0, 1_001_000]);
         assert_eq!((p.missed(), p.slot), (0, 2));
         let p = waited(2, &[0, 1_001_001]);
         assert_eq!((p.missed(), p.slot), (1_000, 1_002));
+        // 1M/s: slot 1 due at 1,000. Spinning at 500, the thread is preempted and next reads
+        // 3,001,000: 3 ms late, one stall of 3,000,000 ticks, the slots due meanwhile skipped.
+        let mut p = waited(1, &[0, 500, 3_001_000]);
+        assert_eq!(p.wait(), 3_001_000);
+        assert_eq!((busy(p.busy()), p.missed()), ((0, 0, 1, 3_000_000), 3_000));
+        // Spinning past the deadline by 20 µs or less is not a stall.
+        let p = waited(2, &[0, 500, 21_000]);
+        assert_eq!((p.busy().stalls, p.missed()), (0, 0));
     }
 
     #[test]
@@ -530,7 +538,7 @@ mod tests {
     }
 
     #[test]
-    fn a_long_stall_is_skipped_and_counted_not_burst() {
+    fn a_long_stall_is_skipped_and_counted_not_burst_even_or_poisson() {
         let mut p = pacer(1e6, 10);
         wait_n(&mut p, 10);
         p.reset_counts();
@@ -547,6 +555,20 @@ mod tests {
         let before = p.ticks.now;
         p.wait();
         assert!(p.ticks.now - before >= 500, "burst after a stall");
+        // 1M/s poisson: a 5 ms preemption lets about 5,000 arrivals fall due (a Poisson count:
+        // within ±5σ = ±354); each is counted missed, none is run, and the next release is after
+        // the stall.
+        let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, 5);
+        wait_n(&mut p, 10);
+        p.reset_counts();
+        p.ticks.now += 5_000_000;
+        let resumed = p.ticks.now;
+        p.wait();
+        let missed = p.missed();
+        assert!((4_646..=5_354).contains(&missed), "missed {missed}");
+        assert_eq!(p.busy().stalls, 1);
+        let next = p.wait();
+        assert!(next > resumed, "{next} after {resumed}");
     }
     #[test]
     fn busy_time_is_the_windows_between_release_and_done() {
@@ -570,7 +592,7 @@ mod tests {
     }
 
     #[test]
-    fn a_window_beyond_the_stall_bound_is_a_stall_and_not_counted_twice() {
+    fn a_window_beyond_the_stall_bound_is_a_stall_not_counted_twice_and_reset_alone() {
         // 10k/s at 1 tick/ns: a slot every 100,000 ticks; STALL is 20,000.
         let mut p = scripted(1e4, &[0, 100_000, 119_000]);
         p.wait();
@@ -594,22 +616,6 @@ mod tests {
         p.wait();
         p.wait();
         assert_eq!((busy(p.busy()), p.missed()), ((0, 0, 1, 30_000), 0));
-    }
-
-    #[test]
-    fn a_preemption_while_spinning_is_a_stall_and_its_slots_are_skipped() {
-        // 1M/s: slot 1 due at 1,000. Spinning at 500, the thread is preempted and next reads
-        // 3,001,000: 3 ms late, one stall of 3,000,000 ticks, the slots due meanwhile skipped.
-        let mut p = waited(1, &[0, 500, 3_001_000]);
-        assert_eq!(p.wait(), 3_001_000);
-        assert_eq!((busy(p.busy()), p.missed()), ((0, 0, 1, 3_000_000), 3_000));
-        // Spinning past the deadline by 20 µs or less is not a stall.
-        let p = waited(2, &[0, 500, 21_000]);
-        assert_eq!((p.busy().stalls, p.missed()), (0, 0));
-    }
-
-    #[test]
-    fn counts_are_reset_but_deadlines_stay() {
         let mut p = waited(1, &[0, 1_000, 1_300, 2_000_000, 2_000_100]);
         let released = p.wait();
         p.done(released, true);
@@ -650,7 +656,7 @@ mod tests {
     }
 
     #[test]
-    fn poisson_gaps_are_exponential_at_the_mean_rate() {
+    fn poisson_gaps_are_exponential_at_the_mean_rate_from_the_first() {
         // 100,000 gaps of an exponential of mean 1,000: the mean within 1% (its standard error is
         // 0.3%), the standard deviation equal to the mean (CV 1, where an even pacer's is 0), and a
         // fraction 1 − e⁻¹ = 0.632 of the gaps below the mean.
@@ -664,10 +670,6 @@ mod tests {
         // Gaps shorter than a clock read are run back to back, not lost: every slot is released and
         // none is missed.
         assert_eq!(t.len(), 100_001);
-    }
-
-    #[test]
-    fn a_stream_seeded_before_the_start_draws_its_first_gap_too() {
         // The first gap of 2,000 streams, each seeded before its pacer started: exponential of mean
         // 1,000 ticks (the mean within 8%, 3.6 standard errors; CV 1 within 0.1), the streams' gaps
         // as varied as whole ticks let them be (not one gap for all).
@@ -687,16 +689,7 @@ mod tests {
     }
 
     #[test]
-    fn a_uniform_draw_is_never_zero_so_no_gap_is_infinite() {
-        // The smallest draw is 2⁻⁵³ (a gap of 36.7 periods), the largest exactly 1 (a gap of 0).
-        assert_eq!(unit_open(0), 1.0 / (1u64 << 53) as f64);
-        assert_eq!(unit_open(u64::MAX), 1.0);
-        assert_eq!(unit_open(1 << 11), 2.0 / (1u64 << 53) as f64);
-        assert!((-unit_open(0).ln() - 53.0 * std::f64::consts::LN_2).abs() < 1e-9);
-    }
-
-    #[test]
-    fn a_stream_replays_its_arrivals_and_streams_differ() {
+    fn a_stream_replays_its_arrivals_streams_differ_and_no_gap_is_infinite() {
         assert_eq!(poisson_releases(3, 1000), poisson_releases(3, 1000));
         assert_ne!(poisson_releases(3, 1000), poisson_releases(4, 1000));
         assert_ne!(arrivals_stream(1, 0, 0), arrivals_stream(1, 1, 0));
@@ -706,23 +699,10 @@ mod tests {
         let mut even = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Paced, 9);
         let t: Vec<u64> = (0..4).map(|_| even.wait()).collect();
         assert_eq!(t, [1, 1_001, 2_001, 3_001]);
-    }
-
-    #[test]
-    fn a_poisson_pacer_skips_and_counts_the_arrivals_a_stall_missed() {
-        // 1M/s poisson: a 5 ms preemption lets about 5,000 arrivals fall due (a Poisson count:
-        // within ±5σ = ±354); each is counted missed, none is run, and the next release is after
-        // the stall.
-        let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, 5);
-        wait_n(&mut p, 10);
-        p.reset_counts();
-        p.ticks.now += 5_000_000;
-        let resumed = p.ticks.now;
-        p.wait();
-        let missed = p.missed();
-        assert!((4_646..=5_354).contains(&missed), "missed {missed}");
-        assert_eq!(p.busy().stalls, 1);
-        let next = p.wait();
-        assert!(next > resumed, "{next} after {resumed}");
+        // The smallest draw is 2⁻⁵³ (a gap of 36.7 periods), the largest exactly 1 (a gap of 0).
+        assert_eq!(unit_open(0), 1.0 / (1u64 << 53) as f64);
+        assert_eq!(unit_open(u64::MAX), 1.0);
+        assert_eq!(unit_open(1 << 11), 2.0 / (1u64 << 53) as f64);
+        assert!((-unit_open(0).ln() - 53.0 * std::f64::consts::LN_2).abs() < 1e-9);
     }
 }

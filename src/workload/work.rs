@@ -661,7 +661,7 @@ mod tests {
     }
 
     #[test]
-    fn the_timers_overhead_is_taken_off_every_sample() {
+    fn sampling_rounds_to_powers_of_two_and_takes_the_timers_overhead_off() {
         let c = host_counter();
         // An overhead beyond any sample: every sample becomes 0 ticks.
         let mut w = writer_loop(&c, 1, Sampling::new(1, u64::MAX / 2), Regime::FlatOut, None);
@@ -672,6 +672,11 @@ mod tests {
         let mut w = writer_work(&c, 1, 1);
         w.run_ops(100);
         assert!(w.write_hist.mean() > 0.0 && w.read_hist.mean() > 0.0);
+        let s = Sampling::new(1000, 0);
+        assert_eq!((s.every(), Sampling::off().every()), (1024, 0));
+        assert!(s.hit(1024) && s.hit(2048) && !s.hit(1000));
+        assert!(!Sampling::off().hit(1) && !Sampling::off().hit(1 << 40));
+        assert!(Sampling::new(1, 0).hit(7));
     }
 
     #[test]
@@ -921,14 +926,5 @@ mod tests {
         assert!(busy > 5_000.0, "{busy} ns a window");
         assert!(floor_busy < 2_500.0, "{floor_busy} ns a floor window");
         assert_eq!(c.read(), load_after(10));
-    }
-
-    #[test]
-    fn sampling_rounds_to_powers_of_two() {
-        let s = Sampling::new(1000, 0);
-        assert_eq!((s.every(), Sampling::off().every()), (1024, 0));
-        assert!(s.hit(1024) && s.hit(2048) && !s.hit(1000));
-        assert!(!Sampling::off().hit(1) && !Sampling::off().hit(1 << 40));
-        assert!(Sampling::new(1, 0).hit(7));
     }
 }
