@@ -49,14 +49,9 @@ pub enum ReadError {
     /// reads and writes.
     #[error("{}: schema {}, this contend reads schema {} only (rerun the experiment with this contend, or read the file with the contend that wrote it)", .0.display(), .1, .2)]
     Schema(PathBuf, String, u32),
-    /// Not a core-to-core-latency matrix.
-    #[error("{}: {source}", path.display())]
-    C2c {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong, naming the row and column.
-        source: C2cError,
-    },
+    /// Not a core-to-core-latency matrix: the file, and what is wrong, naming the row and column.
+    #[error("{}: {}", .0.display(), .1)]
+    C2c(PathBuf, #[source] C2cError),
     /// A folder without a `.csv` file (`contend gallery`).
     #[error("{}: no .csv file in this folder", .0.display())]
     NoCsv(PathBuf),
@@ -81,8 +76,7 @@ pub enum ReadError {
 /// Reads a core-to-core-latency CSV (`predict --latencies FILE.csv`).
 pub fn read_c2c(path: &Path) -> Result<PairMatrix, ReadError> {
     let text = fs::read_to_string(path).map_err(io_error(path))?;
-    let path = path.to_path_buf();
-    c2c::parse(&text).map_err(|source| ReadError::C2c { path, source })
+    c2c::parse(&text).map_err(|e| ReadError::C2c(path.into(), e))
 }
 
 /// An I/O error on `path`, as a [`ReadError`].
