@@ -271,7 +271,7 @@ fn fixture_layouts_sum_exactly_and_node_iterations_agree() {
 }
 
 #[test]
-fn writers_map_to_their_level_unit() {
+fn writers_map_to_their_level_unit_and_slots_are_verified_on_their_node() {
     let topo = fixture("epyc-7j13-2s-nps1-256");
     let cpus = topo.online_cpus.to_vec();
     let make = |level| on_node0(&topo, &cpus, (level, Pad::Line64));
@@ -284,10 +284,6 @@ fn writers_map_to_their_level_unit() {
     assert_ne!(llc.slot_of_cpu(7), llc.slot_of_cpu(8)); // next CCX, same node
     assert_eq!(make(ShardLevel::Cpu).slot_of_cpu(200), Some(200));
     assert_eq!(make(ShardLevel::Global).slot_of_cpu(255), Some(0));
-}
-
-#[test]
-fn slots_are_verified_on_their_node_here() {
     let (topo, cpus) = here();
     for level in ShardLevel::ALL {
         for home in [SlotHome::Local, SlotHome::OnNode(0)] {
@@ -417,7 +413,7 @@ fn ratelimit_never_publishes_twice_in_one_period_and_stamps_only_on_publish() {
 }
 
 #[test]
-fn threshold_publishes_exactly_when_the_kernel_formula_says() {
+fn threshold_and_group_shares_are_the_kernels_formulas() {
     let counter = host_counter();
     let mut w = Writer::new(&counter, 0, "threshold:64".parse().unwrap(), MonotonicClock);
     let mut walk = LoadWalk::new(3, 0);
@@ -434,6 +430,9 @@ fn threshold_publishes_exactly_when_the_kernel_formula_says() {
     }
     assert!(published > 1000 && published < 50_000, "{published}");
     assert_eq!(counter.read(), contrib);
+    // tg_weight = 3000 - 1000 + 1500 = 3500; shares = 1024 * 1500 / 3500.
+    assert_eq!(group_shares(1024, 3000, 1000, 1500), 1024 * 1500 / 3500);
+    assert_eq!(group_shares(1024, 0, 0, 0), 1024);
 }
 
 #[test]
@@ -474,7 +473,7 @@ fn merge_adds_every_count() {
 }
 
 #[test]
-fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
+fn a_hand_over_is_a_publish_that_follows_another_writers_add_and_bounded_by_them() {
     let counter = host_counter();
     let writer = |policy| Writer::new(&counter, 0, policy, FakeClock::default());
     let (mut a, mut b) = (writer(PublishPolicy::ALWAYS), writer(PublishPolicy::ALWAYS));
@@ -509,6 +508,33 @@ fn a_hand_over_is_a_publish_that_follows_another_writers_add() {
     b.flush();
     assert_eq!(counter.read(), 42 + 7);
     assert!(check_exact(&counter, 49, "global/always").is_ok());
+    // Two real writers on one slot: A makes 200,000 updates, B 100,000 and stops. A hand-over into
+    // one writer needs a distinct add of the other in between, so each writer's hand-overs are at
+    // most the other's publishes, and once B stops A takes none. Both writers exist before either
+    // adds, so whichever goes second sees the other's adds: at least one hand-over, however the
+    // threads are scheduled.
+    let counter = host_counter();
+    let writer = || Writer::new(&counter, 0, PublishPolicy::ALWAYS, FakeClock::default());
+    let run = |mut w: Writer<'_, FakeClock>, updates: u64| {
+        let mut walk = LoadWalk::new(3, updates);
+        (0..updates).for_each(|_| w.update(walk.next_load()));
+        let stats = w.stats();
+        w.flush();
+        (stats, w.load())
+    };
+    let (wa, wb) = (writer(), writer());
+    let ((a, a_load), (b, b_load)) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| run(wa, 200_000));
+        let b = scope.spawn(|| run(wb, 100_000));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    assert_eq!((a.publishes, b.publishes), (200_000, 100_000));
+    assert!(a.handovers <= b.publishes, "{a:?} {b:?}");
+    assert!(b.handovers <= a.publishes, "{a:?} {b:?}");
+    assert!(a.handovers + b.handovers >= 1, "{a:?} {b:?}");
+    // Hand-overs alternate: the two counts differ by at most one.
+    assert!(a.handovers.abs_diff(b.handovers) <= 1, "{a:?} {b:?}");
+    assert_eq!(counter.read(), a_load + b_load);
 }
 
 #[test]
@@ -571,44 +597,6 @@ fn a_read_fetches_a_line_only_when_another_thread_changed_it() {
             assert_eq!(seen, (3, lines), "{pad}");
         }
     }
-}
-
-#[test]
-fn a_writer_that_stops_halfway_bounds_the_others_hand_overs() {
-    // Two real writers on one slot: A makes 200,000 updates, B 100,000 and stops. A hand-over into
-    // one writer needs a distinct add of the other in between, so each writer's hand-overs are at
-    // most the other's publishes, and once B stops A takes none. Both writers exist before either
-    // adds, so whichever goes second sees the other's adds: at least one hand-over, however the
-    // threads are scheduled.
-    let counter = host_counter();
-    let writer = || Writer::new(&counter, 0, PublishPolicy::ALWAYS, FakeClock::default());
-    let run = |mut w: Writer<'_, FakeClock>, updates: u64| {
-        let mut walk = LoadWalk::new(3, updates);
-        (0..updates).for_each(|_| w.update(walk.next_load()));
-        let stats = w.stats();
-        w.flush();
-        (stats, w.load())
-    };
-    let (wa, wb) = (writer(), writer());
-    let ((a, a_load), (b, b_load)) = std::thread::scope(|scope| {
-        let a = scope.spawn(|| run(wa, 200_000));
-        let b = scope.spawn(|| run(wb, 100_000));
-        (a.join().unwrap(), b.join().unwrap())
-    });
-    assert_eq!((a.publishes, b.publishes), (200_000, 100_000));
-    assert!(a.handovers <= b.publishes, "{a:?} {b:?}");
-    assert!(b.handovers <= a.publishes, "{a:?} {b:?}");
-    assert!(a.handovers + b.handovers >= 1, "{a:?} {b:?}");
-    // Hand-overs alternate: the two counts differ by at most one.
-    assert!(a.handovers.abs_diff(b.handovers) <= 1, "{a:?} {b:?}");
-    assert_eq!(counter.read(), a_load + b_load);
-}
-
-#[test]
-fn group_shares_is_calc_group_shares() {
-    // tg_weight = 3000 - 1000 + 1500 = 3500; shares = 1024 * 1500 / 3500.
-    assert_eq!(group_shares(1024, 3000, 1000, 1500), 1024 * 1500 / 3500);
-    assert_eq!(group_shares(1024, 0, 0, 0), 1024);
 }
 
 #[test]
