@@ -357,7 +357,7 @@ mod tests {
     }
 
     #[test]
-    fn writes_replace_atomically_leave_no_temporary_file_and_folders_never_collide() {
+    fn writes_replace_atomically_an_unwritable_root_is_found_first_and_folders_never_collide() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.json");
         write_atomic(&path, b"one").unwrap();
@@ -386,10 +386,6 @@ mod tests {
         assert!(third.ends_with("20261130T231000Z-3") && third.is_dir());
         let lab = new_results_dir(dir.path(), "db-1.lab", stamp).unwrap();
         assert_eq!(lab, dir.path().join("db-1.lab/20261130T231000Z"));
-    }
-
-    #[test]
-    fn an_unwritable_root_is_found_before_anything_is_written() {
         let dir = tempfile::tempdir().unwrap();
         // Absent folders are made, and the probe leaves nothing behind.
         let root = dir.path().join("a/b");

@@ -298,7 +298,7 @@ fn writers_map_to_their_level_unit_and_slots_are_verified_on_their_node() {
 }
 
 #[test]
-fn a_counter_starts_its_lines_at_the_offset_asked_and_ends_where_told() {
+fn a_counter_starts_its_lines_at_the_offset_asked_and_is_cleared_on_them() {
     let (topo, cpus) = here();
     let page = crate::placement::page_size();
     let at = |pad, offset| {
@@ -318,10 +318,6 @@ fn a_counter_starts_its_lines_at_the_offset_asked_and_ends_where_told() {
     // wrapping to the next page's start.
     assert_eq!(at(Pad::Packed, 4000), (4008, 4016));
     assert_eq!(at(Pad::Line128, page - 128), (0, 128));
-}
-
-#[test]
-fn a_cleared_counter_reads_zero_on_the_same_lines_and_keeps_shares() {
     let (topo, cpus) = here();
     let shape = (ShardLevel::Cpu, Pad::Line128);
     let counter = counter_on(&topo, &cpus, shape, SlotHome::Local, NodeIter::Compact);
@@ -436,7 +432,7 @@ fn threshold_and_group_shares_are_the_kernels_formulas() {
 }
 
 #[test]
-fn pending_since_marks_the_oldest_unseen_change_and_clears() {
+fn pending_since_marks_the_oldest_unseen_change_and_stats_merge() {
     let counter = host_counter();
     let mut w = Writer::new(&counter, 0, "batch:100".parse().unwrap(), MonotonicClock);
     // Pending from update 0; |120| >= 100 publishes; pending from 3; back at the published value
@@ -456,10 +452,6 @@ fn pending_since_marks_the_oldest_unseen_change_and_clears() {
     w.update(170);
     w.reset_stats();
     assert_eq!(w.pending_since(), Some(0));
-}
-
-#[test]
-fn merge_adds_every_count() {
     let stats = |updates, publishes, flushed, handovers| PublishStats {
         updates,
         publishes,

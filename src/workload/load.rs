@@ -238,7 +238,7 @@ mod tests {
     }
 
     #[test]
-    fn a_clone_shares_the_table_and_walks_on_its_own() {
+    fn a_walk_of_step_s_moves_by_at_most_s_per_1024_of_load_and_a_clone_walks_on_its_own() {
         let mut a = LoadWalk::new(7, 0);
         let mut b = a.clone();
         assert!(std::ptr::eq(a.split().0, b.split().0));
@@ -247,10 +247,6 @@ mod tests {
         let second: Vec<i64> = (0..100).map(|_| b.next_load()).collect();
         assert_eq!(first, second);
         assert_eq!(first, loads(7, 0, 100));
-    }
-
-    #[test]
-    fn a_walk_of_step_s_moves_by_at_most_s_per_1024_of_load_and_the_default_is_max_step() {
         let stepped = |step| {
             let mut w = LoadWalk::with_step(7, 0, step);
             (0..TABLE_LEN).map(|_| w.next_load()).collect::<Vec<i64>>()

@@ -414,7 +414,7 @@ mod tests {
     }
 
     #[test]
-    fn a_wait_spins_until_its_deadline_and_returns_the_releasing_tick() {
+    fn a_wait_spins_to_its_absolute_deadline_that_does_not_drift_and_late_work_is_made_up() {
         // Slot 1 due at 1,000: read at 500, spin, read 1,000 (due: stop).
         let mut p = scripted(1e6, &[0, 500, 1_000, 1_010]);
         assert_eq!([p.wait(), p.wait()], [0, 1_000]);
@@ -422,6 +422,33 @@ mod tests {
         let mut p = scripted(1e6, &[0, 1_000, 2_000]);
         assert_eq!([p.wait(), p.wait(), p.wait()], [0, 1_000, 2_000]);
         assert_eq!((p.busy(), p.missed()), (BusyTime::default(), 0));
+        // 1M/s: one operation per 1000 ns. Each clock read costs 10 ns.
+        let mut p = pacer(1e6, 10);
+        p.wait(); // slot 0 at t=10
+        let t0 = p.start.unwrap();
+        wait_n(&mut p, 99);
+        // 100 operations due at t0 + 0 .. t0 + 99_000: the 100th wait ends within one clock read of
+        // its deadline.
+        assert!(p.ticks.now >= t0 + 99_000 && p.ticks.now <= t0 + 99_010 + 10);
+        // Late by 50 us (under the 1 ms catch-up): the next operations run at once until the
+        // deadlines pass now again, then pace.
+        p.ticks.now += 50_000;
+        let before = p.ticks.now;
+        wait_n(&mut p, 50);
+        assert!(p.ticks.now - before < 1_000, "made up 50 slots at once");
+        assert_eq!(p.missed(), 0);
+        p.wait();
+        p.wait();
+        assert!(p.ticks.now >= t0 + 151_000, "not pacing after catching up");
+        // 3 operations per microsecond at 1 tick/ns: 333.33 ticks apart.
+        let mut p = pacer(3e6, 7);
+        p.wait();
+        let t0 = p.start.unwrap();
+        wait_n(&mut p, 30_000);
+        // Slot 30,000 is due at exactly t0 + 10 ms; a rounded period of 333 would have ended 10 us
+        // early, 334 20 us late.
+        let late = p.ticks.now - (t0 + 10_000_000);
+        assert!(late <= 7, "late by {late} ticks");
     }
 
     #[test]
@@ -456,7 +483,7 @@ mod tests {
     }
 
     #[test]
-    fn the_floor_is_released_half_way_to_the_next_slot_and_timed_apart() {
+    fn the_floor_is_released_half_way_to_the_next_slot_even_or_poisson_and_timed_apart() {
         // 1M/s: slot 1 due at 1,000, slot 2 at 2,000. The floor after slot 1 is due at 1,500: read
         // 1,200 (spin), 1,500 (go); its window ends at 1,560 and is the floor's, not busy time.
         let mut p = waited(1, &[0, 1_000, 1_040, 1_200, 1_500, 1_560]);
@@ -483,10 +510,6 @@ mod tests {
             p.reset_counts();
             assert_eq!(p.floor_busy(), BusyTime::default());
         }
-    }
-
-    #[test]
-    fn a_poisson_floor_falls_half_way_through_the_next_gap() {
         // Exponential gaps: the floor before each slot is due half way from the last slot's
         // deadline to its own, whatever the gap (the half rounded down, then taken from the next
         // deadline).
@@ -513,28 +536,6 @@ mod tests {
         }
         // Gaps of mean 1,000 ticks: nearly every floor waited.
         assert!(waited > 40, "{waited}");
-    }
-
-    #[test]
-    fn deadlines_are_absolute_and_late_work_is_made_up() {
-        // 1M/s: one operation per 1000 ns. Each clock read costs 10 ns.
-        let mut p = pacer(1e6, 10);
-        p.wait(); // slot 0 at t=10
-        let t0 = p.start.unwrap();
-        wait_n(&mut p, 99);
-        // 100 operations due at t0 + 0 .. t0 + 99_000: the 100th wait ends within one clock read of
-        // its deadline.
-        assert!(p.ticks.now >= t0 + 99_000 && p.ticks.now <= t0 + 99_010 + 10);
-        // Late by 50 us (under the 1 ms catch-up): the next operations run at once until the
-        // deadlines pass now again, then pace.
-        p.ticks.now += 50_000;
-        let before = p.ticks.now;
-        wait_n(&mut p, 50);
-        assert!(p.ticks.now - before < 1_000, "made up 50 slots at once");
-        assert_eq!(p.missed(), 0);
-        p.wait();
-        p.wait();
-        assert!(p.ticks.now >= t0 + 151_000, "not pacing after catching up");
     }
 
     #[test]
@@ -571,7 +572,7 @@ mod tests {
         assert!(next > resumed, "{next} after {resumed}");
     }
     #[test]
-    fn busy_time_is_the_windows_between_release_and_done() {
+    fn busy_time_is_the_windows_between_release_and_done_less_stalls_and_reset_alone() {
         // 1M/s: a slot every 1,000 ticks; each clock read costs 1 tick and each operation 300 (a
         // transfer's stall, which the fenced read after it sees). Busy time is exactly the windows:
         // 300 + the end read, whatever the loop does outside them.
@@ -589,10 +590,6 @@ mod tests {
         let released = p.wait();
         p.done(released, false);
         assert_eq!((p.busy().ops, p.busy().ticks), (100, 100 * 301));
-    }
-
-    #[test]
-    fn a_window_beyond_the_stall_bound_is_a_stall_not_counted_twice_and_reset_alone() {
         // 10k/s at 1 tick/ns: a slot every 100,000 ticks; STALL is 20,000.
         let mut p = scripted(1e4, &[0, 100_000, 119_000]);
         p.wait();
@@ -625,19 +622,6 @@ mod tests {
         assert_eq!((p.busy(), p.missed()), (BusyTime::default(), 0));
         // Slot numbering went on: the next slot is due after 2,000,000.
         assert!(p.start == Some(0) && p.slot > 2_000);
-    }
-
-    #[test]
-    fn a_fractional_period_does_not_drift() {
-        // 3 operations per microsecond at 1 tick/ns: 333.33 ticks apart.
-        let mut p = pacer(3e6, 7);
-        p.wait();
-        let t0 = p.start.unwrap();
-        wait_n(&mut p, 30_000);
-        // Slot 30,000 is due at exactly t0 + 10 ms; a rounded period of 333 would have ended 10 us
-        // early, 334 20 us late.
-        let late = p.ticks.now - (t0 + 10_000_000);
-        assert!(late <= 7, "late by {late} ticks");
     }
 
     /// The mean and the coefficient of variation of `gaps`.

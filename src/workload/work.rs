@@ -867,7 +867,7 @@ mod tests {
     }
 
     #[test]
-    fn a_paced_loop_runs_its_floor_in_place_between_operations() {
+    fn a_paced_loop_runs_its_floor_in_place_and_an_injected_delay_only_in_its_own_window() {
         // 20 updates at 10k/s with a read side each, every 2nd one sampled: the floor runs once per
         // update on its own counter, never writing it, and is timed over the same 10 unsampled
         // iterations as busy time (less any stalls; a late wake-up on a loaded machine is a stall).
@@ -900,10 +900,6 @@ mod tests {
         let floor = Some(InPlaceFloor::of_reader(&c));
         let r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), None, floor, None);
         assert!(r.floor.is_none() && r.pacer().is_none());
-    }
-
-    #[test]
-    fn an_injected_delay_is_inside_the_busy_window_and_not_the_floors() {
         // 10 µs a delay (under a stall), at 1k/s: every update's window holds it (the busy mean is
         // at least half of it whatever the clock speed did since the calibration), its floor's none.
         let (c, floor) = (host_counter(), host_counter());
