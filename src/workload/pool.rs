@@ -130,15 +130,12 @@ impl Control {
 fn join_all<T>(
     handles: Vec<std::thread::ScopedJoinHandle<'_, Result<T, PlacementError>>>,
 ) -> Result<Vec<T>, PlacementError> {
-    let mut first_error = None;
-    let mut done = Vec::with_capacity(handles.len());
-    for h in handles {
-        match h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)) {
-            Ok(r) => done.push(r),
-            Err(e) => _ = first_error.get_or_insert(e),
-        }
-    }
-    first_error.map_or(Ok(done), Err)
+    // Every thread joined before the first error is returned.
+    let joined: Vec<_> = handles
+        .into_iter()
+        .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        .collect();
+    joined.into_iter().collect()
 }
 
 /// One strategy of a repeat: its counter, the counter of its floor in place.
@@ -372,13 +369,11 @@ fn drive(ctl: &Control, rate_limited: bool, work: &mut impl Work) -> (Option<f64
             _ => {}
         }
     }
-    match measuring_since {
-        Some((t, switches)) => (
-            Some(t.elapsed().as_secs_f64()),
-            involuntary_switches().saturating_sub(switches),
-        ),
-        None => (None, 0),
-    }
+    measuring_since.map_or((None, 0), |(t, switches)| {
+        let interval_s = t.elapsed().as_secs_f64();
+        let switched = involuntary_switches().saturating_sub(switches);
+        (Some(interval_s), switched)
+    })
 }
 
 /// Involuntary context switches of the calling thread so far.
