@@ -99,22 +99,13 @@ fn uname() -> (String, String) {
     if unsafe { libc::uname(&mut u) } != 0 {
         return ("unknown".into(), "unknown".into());
     }
+    // SAFETY: uname NUL-terminates every field it fills.
     let field = |f: &[libc::c_char]| {
-        let bytes: Vec<u8> = f
-            .iter()
-            .take_while(|&&c| c != 0)
-            .map(|&c| c as u8)
-            .collect();
-        String::from_utf8_lossy(&bytes).into_owned()
+        unsafe { std::ffi::CStr::from_ptr(f.as_ptr()) }
+            .to_string_lossy()
+            .into_owned()
     };
     (field(&u.nodename), field(&u.release))
-}
-
-/// The note kept when the host has no name and the fallback names it.
-fn unnamed_host_note(name: &str) -> String {
-    format!(
-        "this host has no name (uname -n says \"(none)\"): its results are filed as {name}, from its CPU model and count (set one with hostname(1))"
-    )
 }
 
 /// The note kept when automatic NUMA balancing is on.
@@ -125,7 +116,10 @@ impl Provenance {
     pub fn host_notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         if self.hostname_fallback {
-            notes.push(unnamed_host_note(&self.hostname));
+            notes.push(format!(
+                "this host has no name (uname -n says \"(none)\"): its results are filed as {}, from its CPU model and count (set one with hostname(1))",
+                self.hostname
+            ));
         }
         if !self.tsc_invariant {
             notes.push(TSC_FALLBACK_NOTE.to_string());
@@ -136,15 +130,11 @@ impl Provenance {
         notes
     }
 
-    /// The TSC's step in ns (`None` without a calibrated TSC).
-    pub fn tsc_step_ns(&self) -> Option<f64> {
-        (self.tsc_hz > 0.0).then(|| self.tsc_step_ticks as f64 * 1e9 / self.tsc_hz)
-    }
-
     /// One line on the clock's step when it is coarser than a tenth of `smallest_ns`, the smallest
-    /// figure shown: single timings are then quantized, so figures are means.
+    /// figure shown: single timings are then quantized, so figures are means. Nothing without a
+    /// calibrated TSC.
     pub fn tsc_step_line(&self, smallest_ns: f64) -> Option<String> {
-        let step = self.tsc_step_ns()?;
+        let step = (self.tsc_hz > 0.0).then(|| self.tsc_step_ticks as f64 * 1e9 / self.tsc_hz)?;
         (step > 0.1 * smallest_ns).then(|| {
             format!(
                 "clock: the TSC steps by {step:.1} ns ({} ticks) here, more than a tenth of the smallest figure shown ({smallest_ns:.1} ns): a single operation's timing is quantized to it; figures from throughput and means over many timings are not",
@@ -197,21 +187,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn host_notes_name_the_timer_fallback_and_numa_balancing() {
+    fn reads_this_host_and_notes_the_unnamed_host_the_timer_fallback_and_numa_balancing() {
         let mut p = Provenance::of_this_host(1e9);
-        p.hostname_fallback = false;
-        p.tsc_invariant = true;
-        p.numa_balancing = None;
+        assert!(!p.hostname.is_empty() && p.started_utc.ends_with('Z'));
+        let release = &p.kernel_release;
+        assert!(
+            release.starts_with(|c: char| c.is_ascii_digit()),
+            "{release}"
+        );
+        let model = cpuinfo_field("model name\t: X Y\nflags\t: a b", "model name");
+        assert_eq!(model, Some("X Y"));
+        (p.hostname_fallback, p.tsc_invariant, p.numa_balancing) = (false, true, None);
         assert!(p.host_notes().is_empty());
-        p.numa_balancing = Some("0".into());
-        assert!(p.host_notes().is_empty());
-        p.numa_balancing = Some("1".into());
-        assert_eq!(p.host_notes(), [NUMA_BALANCING_NOTE]);
-        p.numa_balancing = Some("2".into());
-        assert_eq!(p.host_notes(), [NUMA_BALANCING_NOTE]);
-        p.tsc_invariant = false;
-        p.numa_balancing = None;
+        // The fallback is kept in the file only when true.
+        let json = serde_json::to_string(&p).unwrap();
+        assert!(!json.contains("hostname_fallback"), "{json}");
+        for (balancing, notes) in [("0", 0), ("1", 1), ("2", 1)] {
+            p.numa_balancing = Some(balancing.into());
+            assert_eq!(
+                p.host_notes(),
+                vec![NUMA_BALANCING_NOTE; notes],
+                "{balancing}"
+            );
+        }
+        (p.tsc_invariant, p.numa_balancing) = (false, None);
         assert_eq!(p.host_notes(), [TSC_FALLBACK_NOTE]);
+        (p.hostname, p.hostname_fallback, p.tsc_invariant) = ("host-64cpus".into(), true, true);
+        let notes = p.host_notes();
+        assert!(
+            notes.len() == 1 && notes[0].contains("filed as host-64cpus"),
+            "{notes:?}"
+        );
+        let back: Provenance = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+        assert!(back.hostname_fallback);
     }
 
     #[test]
@@ -220,7 +228,6 @@ mod tests {
         assert!(p.tsc_step_ticks >= 1);
         // 26 ticks at 2.6 GHz: 10 ns.
         p.tsc_step_ticks = 26;
-        assert!((p.tsc_step_ns().unwrap() - 10.0).abs() < 1e-9);
         let line = p.tsc_step_line(25.6).unwrap();
         assert!(line.contains("steps by 10.0 ns (26 ticks)"), "{line}");
         assert!(line.contains("(25.6 ns)"), "{line}");
@@ -229,7 +236,6 @@ mod tests {
         assert_eq!(p.tsc_step_line(500.0), None);
         // No frequency: unknown, so nothing said.
         p.tsc_hz = 0.0;
-        assert_eq!(p.tsc_step_ns(), None);
         assert_eq!(p.tsc_step_line(1.0), None);
     }
 
@@ -252,32 +258,5 @@ mod tests {
         let xeon = fallback_hostname("Intel(R) Xeon(R) Platinum 8480+", 224);
         assert_eq!(xeon, "intel-r-xeon-r-platinum-8480-224cpus");
         assert_eq!(fallback_hostname("", 64), "host-64cpus");
-
-        // Said in the notes, kept in the file only when true.
-        let mut p = Provenance::of_this_host(1e9);
-        p.tsc_invariant = true;
-        p.numa_balancing = None;
-        p.hostname_fallback = false;
-        let json = serde_json::to_string(&p).unwrap();
-        assert!(!json.contains("hostname_fallback"), "{json}");
-        p.hostname = "host-64cpus".into();
-        p.hostname_fallback = true;
-        let notes = p.host_notes();
-        assert_eq!(notes.len(), 1);
-        assert!(notes[0].contains("filed as host-64cpus"), "{notes:?}");
-        let back: Provenance = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
-        assert!(back.hostname_fallback);
-    }
-
-    #[test]
-    fn reads_this_host() {
-        let p = Provenance::of_this_host(1e9);
-        assert!(!p.hostname.is_empty());
-        let release = &p.kernel_release;
-        let digit = release.starts_with(|c: char| c.is_ascii_digit());
-        assert!(digit, "{release}");
-        assert!(p.started_utc.ends_with('Z'));
-        let model = cpuinfo_field("model name\t: X Y\nflags\t: a b", "model name");
-        assert_eq!(model, Some("X Y"));
     }
 }

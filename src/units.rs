@@ -69,13 +69,8 @@ fn three_digits(v: f64) -> String {
 
 /// A percentage for a ±: two significant digits (`31%`, `3.3%`, `0.45%`).
 pub fn cv_text(pct: f64) -> String {
-    let decimals = if pct >= 10.0 {
-        0
-    } else if pct >= 1.0 {
-        1
-    } else {
-        2
-    };
+    // 0 decimals from 10%, 1 from 1%, else 2.
+    let decimals = usize::from(pct < 10.0) + usize::from(pct < 1.0);
     format!("{pct:.decimals$}%")
 }
 
@@ -135,18 +130,35 @@ mod tests {
 
     #[test]
     fn numbers_are_three_significant_digits_with_prefixes() {
-        assert_eq!(human(54_946_573.0, Unit::PerSecond), "54.9M");
-        assert_eq!(human(1_991.0, Unit::PerSecond), "1.99k");
-        assert_eq!(human(112.0, Unit::PerSecond), "112");
-        assert_eq!(human(71.6, Unit::Nanoseconds), "71.6 ns");
-        assert_eq!(human(1_204.0, Unit::Nanoseconds), "1.20 µs");
-        assert_eq!(human(2_500_000.0, Unit::Nanoseconds), "2.50 ms");
-        assert_eq!(human(0.1306, Unit::Percent), "0.131%");
-        assert_eq!(human(6.5448, Unit::Percent), "6.54%");
-        assert_eq!(human(0.0, Unit::Percent), "0%");
-        assert_eq!(cv_text(31.37), "31%");
-        assert_eq!(cv_text(3.3), "3.3%");
-        assert_eq!(cv_text(0.452), "0.45%");
+        for (value, unit, text) in [
+            (54_946_573.0, Unit::PerSecond, "54.9M"),
+            (1_991.0, Unit::PerSecond, "1.99k"),
+            (112.0, Unit::PerSecond, "112"),
+            (71.6, Unit::Nanoseconds, "71.6 ns"),
+            (1_204.0, Unit::Nanoseconds, "1.20 µs"),
+            (2_500_000.0, Unit::Nanoseconds, "2.50 ms"),
+            (0.1306, Unit::Percent, "0.131%"),
+            (6.5448, Unit::Percent, "6.54%"),
+            (0.0, Unit::Percent, "0%"),
+            (1.5234, Unit::Count, "1.52"),
+        ] {
+            assert_eq!(human(value, unit), text);
+        }
+        for (value, text) in [(58_170_964.0, "58.2M"), (22_000.0, "22.0k"), (975.0, "975")]
+            .into_iter()
+            .chain([(34.54, "34.5"), (0.1275, "0.128"), (-3.5e9, "-3.50G")])
+        {
+            assert_eq!(si(value), text);
+        }
+        let cvs = [31.37, 10.0, 9.96, 3.3, 1.0, 0.452].map(cv_text);
+        assert_eq!(cvs, ["31%", "10%", "10.0%", "3.3%", "1.0%", "0.45%"]);
+        let units = [
+            Unit::PerSecond,
+            Unit::Nanoseconds,
+            Unit::Percent,
+            Unit::Count,
+        ];
+        assert_eq!(units.map(Unit::symbol), ["/s", "ns", "%", ""]);
     }
 
     #[test]
@@ -164,25 +176,5 @@ mod tests {
         assert_eq!(with_interval(178.2, ci, 2, ""), "178 [150, 206]");
         assert_eq!(with_interval(178.2, ci, 2, "ns"), "178 ns [150, 206]");
         assert_eq!(with_interval(178.2, none, 1, "ns"), "178 ns (1 repeat)");
-    }
-
-    #[test]
-    fn numbers_read_well() {
-        assert_eq!(si(58_170_964.0), "58.2M");
-        assert_eq!(si(22_000.0), "22.0k");
-        assert_eq!(si(975.0), "975");
-        assert_eq!(si(34.54), "34.5");
-        assert_eq!(si(0.1275), "0.128");
-        assert_eq!(si(-3.5e9), "-3.50G");
-        assert_eq!(human(0.1275, Unit::Percent), "0.128%");
-        assert_eq!(human(6.5569, Unit::Percent), "6.56%");
-        assert_eq!(human(1.5234, Unit::Count), "1.52");
-        let units = [
-            Unit::PerSecond,
-            Unit::Nanoseconds,
-            Unit::Percent,
-            Unit::Count,
-        ];
-        assert_eq!(units.map(Unit::symbol), ["/s", "ns", "%", ""]);
     }
 }

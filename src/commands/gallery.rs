@@ -39,7 +39,7 @@ pub(super) fn run(_root: &Path, args: &GalleryArgs) -> Result<(), CliError> {
         .iter()
         .map(|path| {
             let m = results::read_c2c(path).map_err(|e| match e {
-                ReadError::C2c { source, .. } => source.to_string(),
+                ReadError::C2c(_, source) => source.to_string(),
                 other => other.to_string(),
             });
             (super::file_name(path), m)

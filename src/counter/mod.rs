@@ -7,9 +7,8 @@ mod view;
 mod writer;
 
 pub use policy::{
-    DurationError, FILTER_ALWAYS, FILTER_ANY, FILTER_BATCH, FILTER_CHANGED, FILTER_NEVER,
-    FILTER_THRESHOLD, Filter, PolicyError, PublishPolicy, format_duration, parse_duration,
-    parse_duration_or_zero,
+    FILTER_ALWAYS, FILTER_ANY, FILTER_BATCH, FILTER_CHANGED, FILTER_NEVER, FILTER_THRESHOLD,
+    Filter, PublishPolicy, format_duration, parse_duration, parse_duration_or_zero,
 };
 pub use shards::{
     CounterError, CounterLayout, DEFAULT_SHARES, MAX_NUMNODES, NodeIter, PUBLISH_TAG, Pad,
@@ -17,7 +16,7 @@ pub use shards::{
     slot_sum,
 };
 pub use view::{LINE_BYTES, ReadView};
-pub use writer::{ExactnessError, PublishStats, Writer, check_exact};
+pub use writer::{PublishStats, Writer, check_exact};
 
 /// `calc_group_shares()`: the share of `shares` a CPU whose own load is `load` and whose published
 /// contribution is `contrib` gets, given the counter's value `sum`.

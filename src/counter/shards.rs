@@ -3,7 +3,6 @@
 
 use crate::placement::{NodeCheck, NodeMemory, Placement, PlacementError, page_size};
 use crate::topology::Topology;
-use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 /// How finely the counter is split.
@@ -250,11 +249,6 @@ impl ShardedCounter {
         self.end_offset
     }
 
-    /// The layout the counter was built with.
-    pub fn layout(&self) -> CounterLayout {
-        self.layout
-    }
-
     /// Every slot's owner, node and verification, in slot order.
     pub fn slots(&self) -> &[SlotInfo] {
         &self.info
@@ -374,15 +368,6 @@ impl ShardedCounter {
                 self.slots.len()
             }
         }
-    }
-}
-
-impl fmt::Debug for ShardedCounter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ShardedCounter")
-            .field("layout", &self.layout)
-            .field("slots", &self.info)
-            .finish()
     }
 }
 

@@ -1,7 +1,7 @@
 //! What one thread last saw of a counter's slots, and so how many lines its reads had to fetch: the
 //! read side's counterpart of a publish's hand-over count.
 
-use super::shards::{ShardedCounter, WALK_NODE_IDS, WALK_NODE_MASK, WALK_SLOTS, slot_sum};
+use super::shards::{ShardedCounter, slot_sum};
 use std::sync::atomic::AtomicI64;
 
 /// Bytes in a cache line: slots closer than this share a line.
@@ -36,17 +36,7 @@ impl ReadView {
         }
     }
 
-    /// [`ShardedCounter::read`] by this thread.
-    #[inline]
-    pub fn read(&mut self, counter: &ShardedCounter, left: i64) -> i64 {
-        match counter.walk_kind() {
-            WALK_NODE_IDS => self.read_as::<WALK_NODE_IDS>(counter, left),
-            WALK_NODE_MASK => self.read_as::<WALK_NODE_MASK>(counter, left),
-            _ => self.read_as::<WALK_SLOTS>(counter, left),
-        }
-    }
-
-    /// [`read`](Self::read) compiled for walk `W`, which must be `counter`'s
+    /// [`ShardedCounter::read`] by this thread, compiled for walk `W`, which must be `counter`'s
     /// [`ShardedCounter::walk_kind`] (see [`ShardedCounter::walk_as`]).
     #[inline(always)]
     pub fn read_as<const W: u8>(&mut self, counter: &ShardedCounter, left: i64) -> i64 {

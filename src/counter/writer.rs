@@ -237,14 +237,15 @@ pub fn check_exact(
     expected: i64,
     strategy: &str,
 ) -> Result<(), ExactnessError> {
-    let found = counter.read();
+    let (strategy, found) = (strategy.to_string(), counter.read());
+    let error = ExactnessError {
+        strategy,
+        found,
+        expected,
+    };
     if found == expected {
         Ok(())
     } else {
-        Err(ExactnessError {
-            strategy: strategy.to_string(),
-            found,
-            expected,
-        })
+        Err(error)
     }
 }

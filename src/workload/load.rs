@@ -211,7 +211,7 @@ mod tests {
     }
 
     #[test]
-    fn walks_are_seeded_bounded_and_periodic() {
+    fn walks_are_seeded_bounded_reflected_and_periodic() {
         let a = loads(7, 0, 3 * TABLE_LEN);
         assert_eq!(a, loads(7, 0, 3 * TABLE_LEN));
         assert_ne!(a, loads(7, 1, 3 * TABLE_LEN));
@@ -230,22 +230,6 @@ mod tests {
             .map(|l| (l - START_LOAD).abs())
             .max();
         assert!(far > Some(4 * MAX_STEP), "the walk stayed within {far:?}");
-    }
-
-    #[test]
-    fn a_clone_shares_the_table_and_walks_on_its_own() {
-        let mut a = LoadWalk::new(7, 0);
-        let mut b = a.clone();
-        assert!(std::ptr::eq(a.split().0, b.split().0));
-        // Each replays the whole sequence from the start, whatever the other did.
-        let first: Vec<i64> = (0..100).map(|_| a.next_load()).collect();
-        let second: Vec<i64> = (0..100).map(|_| b.next_load()).collect();
-        assert_eq!(first, second);
-        assert_eq!(first, loads(7, 0, 100));
-    }
-
-    #[test]
-    fn reflection_keeps_a_walk_near_a_bound_inside() {
         // Seeds differ in where they wander; over many writers some walk reaches each bound region,
         // and none leaves the range.
         let all: Vec<i64> = (0..64).flat_map(|w| loads(3, w, TABLE_LEN)).collect();
@@ -254,7 +238,15 @@ mod tests {
     }
 
     #[test]
-    fn a_walk_of_step_s_moves_by_at_most_s_per_1024_of_load_and_the_default_is_max_step() {
+    fn a_walk_of_step_s_moves_by_at_most_s_per_1024_of_load_and_a_clone_walks_on_its_own() {
+        let mut a = LoadWalk::new(7, 0);
+        let mut b = a.clone();
+        assert!(std::ptr::eq(a.split().0, b.split().0));
+        // Each replays the whole sequence from the start, whatever the other did.
+        let first: Vec<i64> = (0..100).map(|_| a.next_load()).collect();
+        let second: Vec<i64> = (0..100).map(|_| b.next_load()).collect();
+        assert_eq!(first, second);
+        assert_eq!(first, loads(7, 0, 100));
         let stepped = |step| {
             let mut w = LoadWalk::with_step(7, 0, step);
             (0..TABLE_LEN).map(|_| w.next_load()).collect::<Vec<i64>>()
@@ -267,7 +259,7 @@ mod tests {
     }
 
     #[test]
-    fn the_default_walk_makes_threshold_64_publish_the_seeds_fraction() {
+    fn threshold_64_publishes_the_seeds_fraction_and_once_per_first_passage_of_unit_steps() {
         // The seed: about 10M adds in about 25M events, 0.40 of events.
         // Other seeds walk elsewhere and publish alike.
         for seed in [1, 2, 3] {
@@ -275,10 +267,6 @@ mod tests {
             let off = (f - SEED_THRESHOLD_PUBLISHES).abs();
             assert!(off <= 0.03, "seed {seed}: {f}");
         }
-    }
-
-    #[test]
-    fn a_walk_of_unit_steps_publishes_once_per_first_passage() {
         // Steps of -1, 0, +1 (variance 2/3 per update) near START_LOAD, where contrib/64 is 16 (±1
         // as the walk wanders ±40): a publish needs |delta| = 17, first reached after 17² / (2/3) ≈
         // 434 updates on average, so about 1/434 = 0.0023 of updates publish.

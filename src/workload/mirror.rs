@@ -136,7 +136,7 @@ mod tests {
     }
 
     #[test]
-    fn a_reader_is_off_by_the_sum_of_every_pending_delta() {
+    fn a_reader_is_off_by_the_sum_of_every_pending_delta_and_merges_add_it() {
         // Three writers hold back 10, 20 and -5 of their loads 1000, 2000 and 500: the slots hold
         // 990 + 1980 + 505 = 3475, the truth is 3500, and a reader is off by the sum, 25.
         let c = host_counter();
@@ -163,10 +163,6 @@ mod tests {
         // A mirror has one line per writer; fresh lines: load 0, nothing pending.
         assert_eq!((Mirror::new(0).writers(), Mirror::new(3).writers()), (0, 3));
         assert_eq!(seen(Mirror::new(3).probe(&host_counter())), (0, 0, 0));
-    }
-
-    #[test]
-    fn merging_adds_sums_and_keeps_maxima() {
         let one = |error: i64, age: u64| {
             let mut s = StalenessSamples::default();
             let (published, truth, oldest_pending_updates) = (1000 - error, 1000, age);

@@ -9,15 +9,14 @@ mod regime;
 mod work;
 
 pub use load::{
-    LARGEST_STEP, LoadCursor, LoadWalk, MAX_LOAD, MAX_STEP, MIN_LOAD, SEED_THRESHOLD_PUBLISHES,
-    START_LOAD, STEPPED_WALKS, StepError, TABLE_LEN, step_for_threshold_publishes,
-    stepped_publish_fraction, threshold_publish_fraction,
+    LoadWalk, MAX_STEP, SEED_THRESHOLD_PUBLISHES, START_LOAD, StepError, TABLE_LEN,
+    step_for_threshold_publishes, stepped_publish_fraction, threshold_publish_fraction,
 };
-pub use mirror::{Mirror, Probe, StalenessSamples};
-pub use pacer::{BusyTime, Pacer, STALL, arrivals_stream};
+pub use mirror::{Probe, StalenessSamples};
+pub use pacer::{BusyTime, Pacer, STALL};
 pub use pool::{
-    Lane, RepeatOutcome, RepeatSpec, Role, STARTUP_CHANGES, Startup, ThreadReport, measure_startup,
-    permutation, run_repeat,
+    Lane, RepeatOutcome, RepeatSpec, Role, Startup, ThreadReport, measure_startup, permutation,
+    run_repeat,
 };
-pub use regime::{Arrivals, RateError, Regime, SEED_RATE, parse_rate};
-pub use work::{InPlaceFloor, Probing, ReaderWork, Sampling, Work, WriterWork, new_histogram};
+pub use regime::{Arrivals, Regime, SEED_RATE, parse_rate};
+pub use work::{InPlaceFloor, Sampling, Work, WriterWork, new_histogram};

@@ -396,17 +396,25 @@ mod tests {
     }
 
     #[test]
-    fn lateness_of_exactly_the_catch_up_is_made_up_not_skipped() {
+    fn lateness_up_to_the_catch_up_is_made_up_and_a_stall_past_it_skipped() {
         // 1M/s: slot 1 is due at 1,000. Read 1,001,000: late by exactly CATCH_UP (1 ms), which is
         // still made up; one tick more is a stall: the 1,000 slots due meanwhile are skipped.
         let p = waited(2, &[0, 1_001_000]);
         assert_eq!((p.missed(), p.slot), (0, 2));
         let p = waited(2, &[0, 1_001_001]);
         assert_eq!((p.missed(), p.slot), (1_000, 1_002));
+        // 1M/s: slot 1 due at 1,000. Spinning at 500, the thread is preempted and next reads
+        // 3,001,000: 3 ms late, one stall of 3,000,000 ticks, the slots due meanwhile skipped.
+        let mut p = waited(1, &[0, 500, 3_001_000]);
+        assert_eq!(p.wait(), 3_001_000);
+        assert_eq!((busy(p.busy()), p.missed()), ((0, 0, 1, 3_000_000), 3_000));
+        // Spinning past the deadline by 20 µs or less is not a stall.
+        let p = waited(2, &[0, 500, 21_000]);
+        assert_eq!((p.busy().stalls, p.missed()), (0, 0));
     }
 
     #[test]
-    fn a_wait_spins_until_its_deadline_and_returns_the_releasing_tick() {
+    fn a_wait_spins_to_its_absolute_deadline_that_does_not_drift_and_late_work_is_made_up() {
         // Slot 1 due at 1,000: read at 500, spin, read 1,000 (due: stop).
         let mut p = scripted(1e6, &[0, 500, 1_000, 1_010]);
         assert_eq!([p.wait(), p.wait()], [0, 1_000]);
@@ -414,6 +422,33 @@ mod tests {
         let mut p = scripted(1e6, &[0, 1_000, 2_000]);
         assert_eq!([p.wait(), p.wait(), p.wait()], [0, 1_000, 2_000]);
         assert_eq!((p.busy(), p.missed()), (BusyTime::default(), 0));
+        // 1M/s: one operation per 1000 ns. Each clock read costs 10 ns.
+        let mut p = pacer(1e6, 10);
+        p.wait(); // slot 0 at t=10
+        let t0 = p.start.unwrap();
+        wait_n(&mut p, 99);
+        // 100 operations due at t0 + 0 .. t0 + 99_000: the 100th wait ends within one clock read of
+        // its deadline.
+        assert!(p.ticks.now >= t0 + 99_000 && p.ticks.now <= t0 + 99_010 + 10);
+        // Late by 50 us (under the 1 ms catch-up): the next operations run at once until the
+        // deadlines pass now again, then pace.
+        p.ticks.now += 50_000;
+        let before = p.ticks.now;
+        wait_n(&mut p, 50);
+        assert!(p.ticks.now - before < 1_000, "made up 50 slots at once");
+        assert_eq!(p.missed(), 0);
+        p.wait();
+        p.wait();
+        assert!(p.ticks.now >= t0 + 151_000, "not pacing after catching up");
+        // 3 operations per microsecond at 1 tick/ns: 333.33 ticks apart.
+        let mut p = pacer(3e6, 7);
+        p.wait();
+        let t0 = p.start.unwrap();
+        wait_n(&mut p, 30_000);
+        // Slot 30,000 is due at exactly t0 + 10 ms; a rounded period of 333 would have ended 10 us
+        // early, 334 20 us late.
+        let late = p.ticks.now - (t0 + 10_000_000);
+        assert!(late <= 7, "late by {late} ticks");
     }
 
     #[test]
@@ -448,7 +483,7 @@ mod tests {
     }
 
     #[test]
-    fn the_floor_is_released_half_way_to_the_next_slot_and_timed_apart() {
+    fn the_floor_is_released_half_way_to_the_next_slot_even_or_poisson_and_timed_apart() {
         // 1M/s: slot 1 due at 1,000, slot 2 at 2,000. The floor after slot 1 is due at 1,500: read
         // 1,200 (spin), 1,500 (go); its window ends at 1,560 and is the floor's, not busy time.
         let mut p = waited(1, &[0, 1_000, 1_040, 1_200, 1_500, 1_560]);
@@ -475,10 +510,6 @@ mod tests {
             p.reset_counts();
             assert_eq!(p.floor_busy(), BusyTime::default());
         }
-    }
-
-    #[test]
-    fn a_poisson_floor_falls_half_way_through_the_next_gap() {
         // Exponential gaps: the floor before each slot is due half way from the last slot's
         // deadline to its own, whatever the gap (the half rounded down, then taken from the next
         // deadline).
@@ -508,29 +539,7 @@ mod tests {
     }
 
     #[test]
-    fn deadlines_are_absolute_and_late_work_is_made_up() {
-        // 1M/s: one operation per 1000 ns. Each clock read costs 10 ns.
-        let mut p = pacer(1e6, 10);
-        p.wait(); // slot 0 at t=10
-        let t0 = p.start.unwrap();
-        wait_n(&mut p, 99);
-        // 100 operations due at t0 + 0 .. t0 + 99_000: the 100th wait ends within one clock read of
-        // its deadline.
-        assert!(p.ticks.now >= t0 + 99_000 && p.ticks.now <= t0 + 99_010 + 10);
-        // Late by 50 us (under the 1 ms catch-up): the next operations run at once until the
-        // deadlines pass now again, then pace.
-        p.ticks.now += 50_000;
-        let before = p.ticks.now;
-        wait_n(&mut p, 50);
-        assert!(p.ticks.now - before < 1_000, "made up 50 slots at once");
-        assert_eq!(p.missed(), 0);
-        p.wait();
-        p.wait();
-        assert!(p.ticks.now >= t0 + 151_000, "not pacing after catching up");
-    }
-
-    #[test]
-    fn a_long_stall_is_skipped_and_counted_not_burst() {
+    fn a_long_stall_is_skipped_and_counted_not_burst_even_or_poisson() {
         let mut p = pacer(1e6, 10);
         wait_n(&mut p, 10);
         p.reset_counts();
@@ -547,9 +556,23 @@ mod tests {
         let before = p.ticks.now;
         p.wait();
         assert!(p.ticks.now - before >= 500, "burst after a stall");
+        // 1M/s poisson: a 5 ms preemption lets about 5,000 arrivals fall due (a Poisson count:
+        // within ±5σ = ±354); each is counted missed, none is run, and the next release is after
+        // the stall.
+        let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, 5);
+        wait_n(&mut p, 10);
+        p.reset_counts();
+        p.ticks.now += 5_000_000;
+        let resumed = p.ticks.now;
+        p.wait();
+        let missed = p.missed();
+        assert!((4_646..=5_354).contains(&missed), "missed {missed}");
+        assert_eq!(p.busy().stalls, 1);
+        let next = p.wait();
+        assert!(next > resumed, "{next} after {resumed}");
     }
     #[test]
-    fn busy_time_is_the_windows_between_release_and_done() {
+    fn busy_time_is_the_windows_between_release_and_done_less_stalls_and_reset_alone() {
         // 1M/s: a slot every 1,000 ticks; each clock read costs 1 tick and each operation 300 (a
         // transfer's stall, which the fenced read after it sees). Busy time is exactly the windows:
         // 300 + the end read, whatever the loop does outside them.
@@ -567,10 +590,6 @@ mod tests {
         let released = p.wait();
         p.done(released, false);
         assert_eq!((p.busy().ops, p.busy().ticks), (100, 100 * 301));
-    }
-
-    #[test]
-    fn a_window_beyond_the_stall_bound_is_a_stall_and_not_counted_twice() {
         // 10k/s at 1 tick/ns: a slot every 100,000 ticks; STALL is 20,000.
         let mut p = scripted(1e4, &[0, 100_000, 119_000]);
         p.wait();
@@ -594,22 +613,6 @@ mod tests {
         p.wait();
         p.wait();
         assert_eq!((busy(p.busy()), p.missed()), ((0, 0, 1, 30_000), 0));
-    }
-
-    #[test]
-    fn a_preemption_while_spinning_is_a_stall_and_its_slots_are_skipped() {
-        // 1M/s: slot 1 due at 1,000. Spinning at 500, the thread is preempted and next reads
-        // 3,001,000: 3 ms late, one stall of 3,000,000 ticks, the slots due meanwhile skipped.
-        let mut p = waited(1, &[0, 500, 3_001_000]);
-        assert_eq!(p.wait(), 3_001_000);
-        assert_eq!((busy(p.busy()), p.missed()), ((0, 0, 1, 3_000_000), 3_000));
-        // Spinning past the deadline by 20 µs or less is not a stall.
-        let p = waited(2, &[0, 500, 21_000]);
-        assert_eq!((p.busy().stalls, p.missed()), (0, 0));
-    }
-
-    #[test]
-    fn counts_are_reset_but_deadlines_stay() {
         let mut p = waited(1, &[0, 1_000, 1_300, 2_000_000, 2_000_100]);
         let released = p.wait();
         p.done(released, true);
@@ -619,19 +622,6 @@ mod tests {
         assert_eq!((p.busy(), p.missed()), (BusyTime::default(), 0));
         // Slot numbering went on: the next slot is due after 2,000,000.
         assert!(p.start == Some(0) && p.slot > 2_000);
-    }
-
-    #[test]
-    fn a_fractional_period_does_not_drift() {
-        // 3 operations per microsecond at 1 tick/ns: 333.33 ticks apart.
-        let mut p = pacer(3e6, 7);
-        p.wait();
-        let t0 = p.start.unwrap();
-        wait_n(&mut p, 30_000);
-        // Slot 30,000 is due at exactly t0 + 10 ms; a rounded period of 333 would have ended 10 us
-        // early, 334 20 us late.
-        let late = p.ticks.now - (t0 + 10_000_000);
-        assert!(late <= 7, "late by {late} ticks");
     }
 
     /// The mean and the coefficient of variation of `gaps`.
@@ -650,7 +640,7 @@ mod tests {
     }
 
     #[test]
-    fn poisson_gaps_are_exponential_at_the_mean_rate() {
+    fn poisson_gaps_are_exponential_at_the_mean_rate_from_the_first() {
         // 100,000 gaps of an exponential of mean 1,000: the mean within 1% (its standard error is
         // 0.3%), the standard deviation equal to the mean (CV 1, where an even pacer's is 0), and a
         // fraction 1 − e⁻¹ = 0.632 of the gaps below the mean.
@@ -664,10 +654,6 @@ mod tests {
         // Gaps shorter than a clock read are run back to back, not lost: every slot is released and
         // none is missed.
         assert_eq!(t.len(), 100_001);
-    }
-
-    #[test]
-    fn a_stream_seeded_before_the_start_draws_its_first_gap_too() {
         // The first gap of 2,000 streams, each seeded before its pacer started: exponential of mean
         // 1,000 ticks (the mean within 8%, 3.6 standard errors; CV 1 within 0.1), the streams' gaps
         // as varied as whole ticks let them be (not one gap for all).
@@ -687,16 +673,7 @@ mod tests {
     }
 
     #[test]
-    fn a_uniform_draw_is_never_zero_so_no_gap_is_infinite() {
-        // The smallest draw is 2⁻⁵³ (a gap of 36.7 periods), the largest exactly 1 (a gap of 0).
-        assert_eq!(unit_open(0), 1.0 / (1u64 << 53) as f64);
-        assert_eq!(unit_open(u64::MAX), 1.0);
-        assert_eq!(unit_open(1 << 11), 2.0 / (1u64 << 53) as f64);
-        assert!((-unit_open(0).ln() - 53.0 * std::f64::consts::LN_2).abs() < 1e-9);
-    }
-
-    #[test]
-    fn a_stream_replays_its_arrivals_and_streams_differ() {
+    fn a_stream_replays_its_arrivals_streams_differ_and_no_gap_is_infinite() {
         assert_eq!(poisson_releases(3, 1000), poisson_releases(3, 1000));
         assert_ne!(poisson_releases(3, 1000), poisson_releases(4, 1000));
         assert_ne!(arrivals_stream(1, 0, 0), arrivals_stream(1, 1, 0));
@@ -706,34 +683,10 @@ mod tests {
         let mut even = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Paced, 9);
         let t: Vec<u64> = (0..4).map(|_| even.wait()).collect();
         assert_eq!(t, [1, 1_001, 2_001, 3_001]);
-    }
-
-    #[test]
-    fn a_poisson_pacer_skips_and_counts_the_arrivals_a_stall_missed() {
-        // 1M/s poisson: a 5 ms preemption lets about 5,000 arrivals fall due (a Poisson count:
-        // within ±5σ = ±354); each is counted missed, none is run, and the next release is after
-        // the stall.
-        let mut p = Pacer::with_ticks(ticks(1), 1e6, Arrivals::Poisson, 5);
-        wait_n(&mut p, 10);
-        p.reset_counts();
-        p.ticks.now += 5_000_000;
-        let resumed = p.ticks.now;
-        p.wait();
-        let missed = p.missed();
-        assert!((4_646..=5_354).contains(&missed), "missed {missed}");
-        assert_eq!(p.busy().stalls, 1);
-        let next = p.wait();
-        assert!(next > resumed, "{next} after {resumed}");
-    }
-
-    #[test]
-    fn the_real_timer_paces_at_the_rate() {
-        let mut p = Pacer::of(Timer::Monotonic, Regime::paced(10_000.0), 0).unwrap(); // every 100 us
-        let t0 = std::time::Instant::now();
-        wait_n(&mut p, 101);
-        let elapsed = t0.elapsed().as_secs_f64();
-        // 100 periods: at least 10 ms (deadlines are absolute); the upper bound only catches a
-        // pacer that waits far too long, with room for a loaded machine.
-        assert!((0.0099..0.25).contains(&elapsed), "took {elapsed} s");
+        // The smallest draw is 2⁻⁵³ (a gap of 36.7 periods), the largest exactly 1 (a gap of 0).
+        assert_eq!(unit_open(0), 1.0 / (1u64 << 53) as f64);
+        assert_eq!(unit_open(u64::MAX), 1.0);
+        assert_eq!(unit_open(1 << 11), 2.0 / (1u64 << 53) as f64);
+        assert!((-unit_open(0).ln() - 53.0 * std::f64::consts::LN_2).abs() < 1e-9);
     }
 }

@@ -145,12 +145,10 @@ impl From<RegimeRepr> for Regime {
 impl From<Regime> for RegimeRepr {
     fn from(r: Regime) -> Self {
         match r {
-            Regime::FlatOut => RegimeRepr::Rate(None),
-            Regime::Paced {
-                rate,
-                arrivals: Arrivals::Paced,
-            } => RegimeRepr::Rate(Some(rate)),
-            Regime::Paced { rate, arrivals } => RegimeRepr::Arrivals { rate, arrivals },
+            Regime::Paced { rate, arrivals } if arrivals != Arrivals::Paced => {
+                RegimeRepr::Arrivals { rate, arrivals }
+            }
+            even_or_flat_out => RegimeRepr::Rate(even_or_flat_out.rate()),
         }
     }
 }
@@ -160,16 +158,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rates_take_suffixes() {
+    fn rates_and_regimes_parse_print_and_are_filed_one_way() {
         let rates = ["22k", "1.5M", "250", "1G"].map(|r| parse_rate(r).unwrap());
         assert_eq!(rates, [22_000.0, 1_500_000.0, 250.0, 1e9]);
         for bad in ["0", "-5k", "k", "fast", "inf", "1e300G"] {
             assert!(parse_rate(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn regimes_parse_and_print_one_way() {
         assert_eq!("max".parse::<Regime>(), Ok(Regime::FlatOut));
         assert_eq!("22k".parse::<Regime>(), Ok(Regime::SEED));
         assert!("fast".parse::<Regime>().is_err());
@@ -187,10 +181,6 @@ mod tests {
         let even = "even".parse::<Arrivals>().unwrap_err().to_string();
         let want = "unknown arrivals \"even\" (expected paced or poisson)";
         assert_eq!(even, want);
-    }
-
-    #[test]
-    fn files_hold_a_regime_as_every_schema_wrote_it() {
         let json = |r: Regime| serde_json::to_string(&r).unwrap();
         let back = |s: &str| serde_json::from_str::<Regime>(s).unwrap();
         assert_eq!(

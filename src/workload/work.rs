@@ -661,7 +661,7 @@ mod tests {
     }
 
     #[test]
-    fn the_timers_overhead_is_taken_off_every_sample() {
+    fn sampling_rounds_to_powers_of_two_and_takes_the_timers_overhead_off() {
         let c = host_counter();
         // An overhead beyond any sample: every sample becomes 0 ticks.
         let mut w = writer_loop(&c, 1, Sampling::new(1, u64::MAX / 2), Regime::FlatOut, None);
@@ -672,6 +672,11 @@ mod tests {
         let mut w = writer_work(&c, 1, 1);
         w.run_ops(100);
         assert!(w.write_hist.mean() > 0.0 && w.read_hist.mean() > 0.0);
+        let s = Sampling::new(1000, 0);
+        assert_eq!((s.every(), Sampling::off().every()), (1024, 0));
+        assert!(s.hit(1024) && s.hit(2048) && !s.hit(1000));
+        assert!(!Sampling::off().hit(1) && !Sampling::off().hit(1 << 40));
+        assert!(Sampling::new(1, 0).hit(7));
     }
 
     #[test]
@@ -732,16 +737,11 @@ mod tests {
         }
         assert_eq!((r.reads(), r.read_fetches()), (50, 50));
         assert_eq!((w.reads(), w.read_fetches()), (50, 0));
-        // Two reads per update: the second finds nothing new.
-        w.run_ops(1);
-        r.run_ops(2);
-        assert_eq!(r.read_fetches(), 51);
-        // The reader's own reads move no line: the writer's next read still finds what it left.
-        w.run_ops(1);
-        assert_eq!(w.read_fetches(), 0);
+        // The end of warm-up forgets them. What a view fetches on its own (a second read, a
+        // reader's reads moving no line): counter::tests::
+        // a_read_fetches_a_line_only_when_another_thread_changed_it.
         r.reset_counts();
-        w.reset_counts();
-        assert_eq!((r.read_fetches(), w.read_fetches()), (0, 0));
+        assert_eq!(r.read_fetches(), 0);
         // Two slots (SPR CPUs 0 and 1); slot 1 changes before each of 9 updates of slot 0's writer:
         // a read every 3rd update, so 3 read sides, each fetching slot 1's line once.
         let c = spr_counter(Pad::Line128, &[0, 1]);
@@ -830,7 +830,7 @@ mod tests {
     }
 
     #[test]
-    fn a_rate_gives_the_loop_a_pacer_that_holds_it_back() {
+    fn a_rate_gives_the_loop_a_pacer_that_holds_it_back_and_times_unsampled_windows() {
         let c = host_counter();
         let mut r = reader_loop(&c, Sampling::off(), Regime::paced(1e4));
         let mut w = writer_loop(&c, 0, Sampling::off(), Regime::paced(1e4), None);
@@ -848,10 +848,6 @@ mod tests {
         r.reset_counts();
         assert_eq!(w.pacer().unwrap().busy(), Default::default());
         assert_eq!(r.pacer().unwrap().busy(), Default::default());
-    }
-
-    #[test]
-    fn sampled_operations_are_left_out_of_busy_time() {
         // One update in 2 timed (n even) and a read every 3rd update, one read in 2 timed. The read
         // countdown outlives the end of warm-up, so after one update and a reset, reads 1-8 run at
         // updates 2, 5, 8, ..., 23 and the timed ones (reads 2, 4, 6, 8) at the odd updates 5, 11,
@@ -871,7 +867,7 @@ mod tests {
     }
 
     #[test]
-    fn a_paced_loop_runs_its_floor_in_place_between_operations() {
+    fn a_paced_loop_runs_its_floor_in_place_and_an_injected_delay_only_in_its_own_window() {
         // 20 updates at 10k/s with a read side each, every 2nd one sampled: the floor runs once per
         // update on its own counter, never writing it, and is timed over the same 10 unsampled
         // iterations as busy time (less any stalls; a late wake-up on a loaded machine is a stall).
@@ -904,10 +900,6 @@ mod tests {
         let floor = Some(InPlaceFloor::of_reader(&c));
         let r = ReaderWork::new(&c, Timer::Monotonic, Sampling::off(), None, floor, None);
         assert!(r.floor.is_none() && r.pacer().is_none());
-    }
-
-    #[test]
-    fn an_injected_delay_is_inside_the_busy_window_and_not_the_floors() {
         // 10 µs a delay (under a stall), at 1k/s: every update's window holds it (the busy mean is
         // at least half of it whatever the clock speed did since the calibration), its floor's none.
         let (c, floor) = (host_counter(), host_counter());
@@ -921,14 +913,5 @@ mod tests {
         assert!(busy > 5_000.0, "{busy} ns a window");
         assert!(floor_busy < 2_500.0, "{floor_busy} ns a floor window");
         assert_eq!(c.read(), load_after(10));
-    }
-
-    #[test]
-    fn sampling_rounds_to_powers_of_two() {
-        let s = Sampling::new(1000, 0);
-        assert_eq!((s.every(), Sampling::off().every()), (1024, 0));
-        assert!(s.hit(1024) && s.hit(2048) && !s.hit(1000));
-        assert!(!Sampling::off().hit(1) && !Sampling::off().hit(1 << 40));
-        assert!(Sampling::new(1, 0).hit(7));
     }
 }
