@@ -28,7 +28,7 @@ pub(super) fn render(c: &CheckResults) -> String {
         out,
         "contend predict --check {file}: transfer time = {source}\n"
     );
-    out.push_str(&super::verdicts(&check_lines(c)));
+    out.push_str(&super::lines(&check_lines(c)));
     out.push('\n');
     if !c.flat_out.is_empty() {
         flat_out(&mut out, c);

@@ -52,9 +52,12 @@ pub fn render(run: &RunResults) -> String {
 /// Everything the first screen leaves out (`--verbose`).
 pub fn verbose(run: &RunResults) -> String {
     let mut out = String::from("\n=== the answer in full ===\n");
-    out.push_str(&super::headline(&crate::verdict::headline(run)));
+    out.push_str(&super::lines(crate::verdict::headline(run).sentences()));
     out.push('\n');
-    out.push_str(&super::brief_verdicts(&crate::verdict::run_lines(run)));
+    let brief = crate::verdict::run_lines(run);
+    out.push_str(&super::lines(
+        brief.iter().map(|l| format!("verdict: {}", l.brief_text())),
+    ));
     out.push('\n');
     out.push_str(&align(&compact_table(&run.regimes(), true)));
     let _ = writeln!(out, "{}", terms(run, true));
@@ -325,7 +328,7 @@ pub fn tables(run: &RunResults) -> String {
         out.push_str(
             "\n=== the verdict with its statistics (change [95% interval], Holm-adjusted p of Welch's t-test, or of the paired t-test on per-repeat differences, adjusted for each repeat's line costs, for strategies run in place in the same repeats) ===\n",
         );
-        out.push_str(&super::verdicts(&lines));
+        out.push_str(&super::lines(&lines));
     }
     for view in run.regimes() {
         let _ = writeln!(out, "\n=== {} ===", view.regime());
