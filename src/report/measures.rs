@@ -182,10 +182,9 @@ pub fn shown_measures<'a>(
 
 /// The measures a view of one regime gets a table for.
 pub fn table_measures(run: &RunResults) -> Vec<&'static Measure> {
-    shown_measures(run.strategies.iter(), run.regime().is_paced())
-        .into_iter()
-        .filter(|m| !repeats_updates(run, m))
-        .collect()
+    let mut all = shown_measures(run.strategies.iter(), run.regime().is_paced());
+    all.retain(|m| !repeats_updates(run, m));
+    all
 }
 
 /// The measures pages fold under the trusted figures.

@@ -28,7 +28,7 @@ pub(super) fn render(c: &CheckResults) -> String {
         out,
         "contend predict --check {file}: transfer time = {source}\n"
     );
-    out.push_str(&super::lines(&check_lines(c)));
+    out.push_str(&super::lines(check_lines(c)));
     out.push('\n');
     if !c.flat_out.is_empty() {
         flat_out(&mut out, c);
@@ -57,11 +57,9 @@ pub(super) fn render(c: &CheckResults) -> String {
                 Some(Arrivals::Poisson) => format!("{} poisson", si(p.rate)),
                 _ => si(p.rate),
             },
-            if p.canary_ns.is_finite() {
-                si(p.canary_ns)
-            } else {
-                "-".into()
-            },
+            Some(p.canary_ns)
+                .filter(|c| c.is_finite())
+                .map_or("-".into(), si),
             rho_text(p.rho),
             format!("{:.3}", p.predicted_transfers),
             p.measured_transfers.map_or("-".into(), fixed3),

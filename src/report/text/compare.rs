@@ -111,18 +111,16 @@ fn patch_table(c: &Comparison) -> String {
         out.push_str(&layout(&rows));
     }
     out.push('\n');
-    let sides = c.pairs.iter().flat_map(|p| [p.base, p.test]);
-    let set_aside = sides
-        .filter_map(|s| s.summary.as_ref())
-        .any(|m| m.set_aside > 0);
+    let mut sides = c.pairs.iter().flat_map(|p| [p.base, p.test]);
+    let set_aside = sides.any(|s| s.summary.as_ref().is_some_and(|m| m.set_aside > 0));
     if runs {
         out.push_str(&wrapped("n: runs, each the mean of its repeats"));
     } else if set_aside {
         out.push_str(&wrapped("n: repeats used; +k: disturbed repeats set aside (the canary moved, or threads stalled), kept in the result file"));
     }
+    let rule = c.rule_brief();
     out.push_str(&wrapped(&format!(
-        "change: against the base, ±95% CI; verdict: {}",
-        c.rule_brief()
+        "change: against the base, ±95% CI; verdict: {rule}"
     )));
     for line in c.footer() {
         out.push_str(&wrapped(&plain(&line)));
@@ -246,14 +244,13 @@ pub fn record_text(record: &HostRecord) -> String {
                 100.0 * r.run_sd / r.mean.abs()
             ),
             r.between_share
-                .map_or("-".to_string(), |b| format!("{:.0}%", 100.0 * b)),
+                .map_or("-".into(), |b| format!("{:.0}%", 100.0 * b)),
         ]);
     }
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..5).map(width).collect();
     let right = [false, false, true, true, true];
-    rows.iter()
-        .for_each(|r| out.push_str(&(columns(r, &widths, &right) + "\n")));
+    out.extend(rows.iter().map(|r| columns(r, &widths, &right) + "\n"));
     out.push_str(&wrapped(
         "run to run: the standard deviation of the runs' means (each adjusted to the same line cost); between runs: its share not explained by each run's own repeats",
     ));

@@ -303,11 +303,8 @@ pub(super) fn header(run: &RunResults) -> String {
     if let Some(line) = smallest.and_then(|ns| p.tsc_step_line(ns)) {
         out.push_str(&screen(&line));
     }
-    let interleaved = if run.regimes().len() > 1 {
-        ", interleaved"
-    } else {
-        ""
-    };
+    let interleaved = (run.regimes().len() > 1).then_some(", interleaved");
+    let interleaved = interleaved.unwrap_or_default();
     let stopped = run.stopped().map(|why| format!("; PARTIAL ({why})"));
     let stopped = stopped.unwrap_or_default();
     out.push_str(&screen(&format!(
@@ -393,8 +390,6 @@ fn regime_tables(run: &RunResults) -> String {
 
 /// Whether every slot's node was verified.
 fn slots_verified(run: &RunResults) -> bool {
-    let slots = run.strategies.iter().flat_map(|s| &s.slots);
-    slots
-        .clone()
-        .all(|s| matches!(s.check, NodeCheck::Verified { .. }))
+    let mut slots = run.strategies.iter().flat_map(|s| &s.slots);
+    slots.all(|s| matches!(s.check, NodeCheck::Verified { .. }))
 }
