@@ -24,8 +24,9 @@ use crate::topology::{SpreadReport, Topology};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// Anything contend renders.
-#[derive(Clone, Copy)]
+/// Anything contend renders; as JSON, the thing itself.
+#[derive(Clone, Copy, serde::Serialize)]
+#[serde(untagged)]
 pub enum Document<'a> {
     /// A `contend run` (run.json).
     Run(&'a RunResults),
@@ -35,6 +36,7 @@ pub enum Document<'a> {
     Matrix(&'a MatrixResults),
     /// A `contend compare`: as text, the patch table ([`crate::verdict::Detail::Brief`]) or every
     /// measure of every pair (`Full`, `--verbose`); Markdown always shows every measure.
+    #[serde(skip)]
     Compare(&'a Comparison<'a>, crate::verdict::Detail),
     /// A `contend verify`.
     Verify(&'a VerifyReport),

@@ -1,85 +1,77 @@
 //! sweep.csv: one row per point and strategy, summarised over repeats.
 
+use crate::runner::StrategySummary;
+use crate::stats::Summary;
 use crate::sweep::SweepResults;
-use serde::Serialize;
 
-/// One sweep.csv row: one strategy at one point, summarised over its repeats; rates per second,
-/// times ns, an empty cell not measured.
-#[derive(Serialize)]
-struct SweepRow<'a> {
-    threads: usize,
-    affinity: &'a str,
-    /// Offered ops/s per thread; empty = hammer (max).
-    rate: Option<f64>,
-    strategy: &'a str,
-    level: &'a str,
-    publish: String,
-    pad: &'a str,
-    clock: &'a str,
-    repeats: usize,
-    write_ops_per_s_mean: Option<f64>,
-    write_ops_per_s_stddev: Option<f64>,
-    write_ops_per_s_stddev_pct: Option<f64>,
-    read_ops_per_s_mean: Option<f64>,
-    read_ops_per_s_stddev: Option<f64>,
-    write_ns_mean: Option<f64>,
-    read_ns_mean: Option<f64>,
-    write_p50_ns: Option<f64>,
-    read_p50_ns: Option<f64>,
-    publishes_per_s_mean: Option<f64>,
-    staleness_error_mean_pct: Option<f64>,
-    staleness_age_mean_ns: Option<f64>,
-    write_loop_ns_mean: Option<f64>,
-    write_busy_ns_mean: Option<f64>,
-    cpu_share_pct_mean: Option<f64>,
-    /// Net ns per update: loop ns/op less the harness floor.
-    net_ns_mean: Option<f64>,
-    net_ns_ci95_low: Option<f64>,
-    net_ns_ci95_high: Option<f64>,
-    net_cpu_share_pct_mean: Option<f64>,
-    updates_per_ownership_mean: Option<f64>,
-    exact: bool,
+/// Each row's leading columns: the point (offered ops/s per thread; empty = hammer) and the
+/// strategy.
+const KEYS: [&str; 9] = [
+    "threads", "affinity", "rate", "strategy", "level", "publish", "pad", "clock", "repeats",
+];
+
+/// A summary column: its header and its figure over the repeats (rates per second, times ns), empty
+/// when not measured.
+type Column = (&'static str, fn(&StrategySummary) -> Option<f64>);
+
+/// The summary columns, in order; net ns per update is loop ns/op less the harness floor.
+const SUMMARY: [Column; 20] = [
+    ("write_ops_per_s_mean", |x| Some(x.write_ops_per_s.mean)),
+    ("write_ops_per_s_stddev", |x| Some(x.write_ops_per_s.stddev)),
+    ("write_ops_per_s_stddev_pct", |x| {
+        Some(x.write_ops_per_s.stddev_pct)
+    }),
+    ("read_ops_per_s_mean", |x| Some(x.read_ops_per_s.mean)),
+    ("read_ops_per_s_stddev", |x| Some(x.read_ops_per_s.stddev)),
+    ("write_ns_mean", |x| mean(x.write_ns)),
+    ("read_ns_mean", |x| mean(x.read_ns)),
+    ("write_p50_ns", |x| mean(x.write_p50_ns)),
+    ("read_p50_ns", |x| mean(x.read_p50_ns)),
+    ("publishes_per_s_mean", |x| Some(x.publishes_per_s.mean)),
+    ("staleness_error_mean_pct", |x| mean(x.error_mean_pct)),
+    ("staleness_age_mean_ns", |x| mean(x.age_mean_ns)),
+    ("write_loop_ns_mean", |x| mean(x.write_loop_ns)),
+    ("write_busy_ns_mean", |x| mean(x.write_busy_ns)),
+    ("cpu_share_pct_mean", |x| mean(x.cpu_share_pct)),
+    ("net_ns_mean", |x| mean(x.net_ns)),
+    ("net_ns_ci95_low", |x| x.net_ns.map(|v| v.ci95_low)),
+    ("net_ns_ci95_high", |x| x.net_ns.map(|v| v.ci95_high)),
+    ("net_cpu_share_pct_mean", |x| mean(x.net_cpu_share_pct)),
+    ("updates_per_ownership_mean", |x| {
+        mean(x.updates_per_ownership)
+    }),
+];
+
+/// The mean of a figure, if measured.
+fn mean(s: Option<Summary>) -> Option<f64> {
+    s.map(|v| v.mean)
 }
 
 /// sweep.csv: a header, then one row per point × strategy.
 pub(super) fn render(sweep: &SweepResults) -> Result<Vec<u8>, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    let header = KEYS.iter().chain(SUMMARY.iter().map(|c| &c.0));
+    w.write_record(header.chain(&["exact"]))?;
     for p in &sweep.points {
         for s in &p.results.strategies {
             let sum = s.summary.as_ref();
-            w.serialize(SweepRow {
-                threads: p.threads,
-                affinity: &p.affinity,
-                rate: p.regime.rate(),
-                strategy: &s.name,
-                level: s.strategy.level.name(),
-                publish: s.strategy.publish.to_string(),
-                pad: s.strategy.pad.name(),
-                clock: s.strategy.clock.map_or("", |c| c.name()),
-                repeats: s.repeats.len(),
-                write_ops_per_s_mean: sum.map(|x| x.write_ops_per_s.mean),
-                write_ops_per_s_stddev: sum.map(|x| x.write_ops_per_s.stddev),
-                write_ops_per_s_stddev_pct: sum.map(|x| x.write_ops_per_s.stddev_pct),
-                read_ops_per_s_mean: sum.map(|x| x.read_ops_per_s.mean),
-                read_ops_per_s_stddev: sum.map(|x| x.read_ops_per_s.stddev),
-                write_ns_mean: sum.and_then(|x| x.write_ns.map(|v| v.mean)),
-                read_ns_mean: sum.and_then(|x| x.read_ns.map(|v| v.mean)),
-                write_p50_ns: sum.and_then(|x| x.write_p50_ns.map(|v| v.mean)),
-                read_p50_ns: sum.and_then(|x| x.read_p50_ns.map(|v| v.mean)),
-                publishes_per_s_mean: sum.map(|x| x.publishes_per_s.mean),
-                staleness_error_mean_pct: sum.and_then(|x| x.error_mean_pct.map(|v| v.mean)),
-                staleness_age_mean_ns: sum.and_then(|x| x.age_mean_ns.map(|v| v.mean)),
-                write_loop_ns_mean: sum.and_then(|x| x.write_loop_ns.map(|v| v.mean)),
-                write_busy_ns_mean: sum.and_then(|x| x.write_busy_ns.map(|v| v.mean)),
-                cpu_share_pct_mean: sum.and_then(|x| x.cpu_share_pct.map(|v| v.mean)),
-                net_ns_mean: sum.and_then(|x| x.net_ns.map(|v| v.mean)),
-                net_ns_ci95_low: sum.and_then(|x| x.net_ns.map(|v| v.ci95_low)),
-                net_ns_ci95_high: sum.and_then(|x| x.net_ns.map(|v| v.ci95_high)),
-                net_cpu_share_pct_mean: sum.and_then(|x| x.net_cpu_share_pct.map(|v| v.mean)),
-                updates_per_ownership_mean: sum
-                    .and_then(|x| x.updates_per_ownership.map(|v| v.mean)),
-                exact: s.exact,
-            })?;
+            let figures: Vec<Option<f64>> = SUMMARY.iter().map(|c| sum.and_then(c.1)).collect();
+            let st = &s.strategy;
+            w.serialize((
+                p.threads,
+                &p.affinity,
+                p.regime.rate(),
+                &s.name,
+                st.level.name(),
+                st.publish.to_string(),
+                st.pad.name(),
+                st.clock.map_or("", |c| c.name()),
+                s.repeats.len(),
+                figures,
+                s.exact,
+            ))?;
         }
     }
     w.into_inner().map_err(|e| e.into_error().into())

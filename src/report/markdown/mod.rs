@@ -10,7 +10,7 @@ mod sweep;
 
 use super::{Document, Export, ExportError, Rendered};
 use crate::provenance::Provenance;
-use crate::runner::{Measure, RunResults, StrategyResult};
+use crate::runner::{Measure, RunResults, Stopped, StrategyResult};
 use crate::verdict::{Headline, Verdict};
 use std::fmt::Write;
 
@@ -66,9 +66,12 @@ pub(super) fn escape(text: &str) -> String {
     out
 }
 
-/// The header's provenance bullets: host, CPU, kernel, date, commit.
-pub(super) fn provenance_list(out: &mut String, p: &Provenance) {
-    let _ = writeln!(out, "- **host:** {}", escape(&p.hostname));
+/// The heading (`## contend run on HOST`, and whether it stopped early), then the provenance
+/// bullets: host, CPU, kernel, date, commit.
+pub(super) fn heading(what: &str, stopped: Option<Stopped>, p: &Provenance) -> String {
+    let host = escape(&p.hostname);
+    let stopped = stopped.map_or(String::new(), |why| format!(" (PARTIAL: {why})"));
+    let mut out = format!("## contend {what} on {host}{stopped}\n\n- **host:** {host}\n");
     let microcode = p
         .microcode
         .as_deref()
@@ -79,6 +82,7 @@ pub(super) fn provenance_list(out: &mut String, p: &Provenance) {
     let _ = writeln!(out, "- **date:** {}", escape(&p.started_utc));
     let (version, commit) = (escape(&p.contend_version), escape(&p.git_commit));
     let _ = writeln!(out, "- **contend:** {version}, commit {commit}");
+    out
 }
 
 /// The repeats behind a run's tables.
@@ -132,13 +136,9 @@ pub(super) fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) 
     notes.for_each(|note| out.push_str(&format!("- {}\n", escape(note))));
 }
 
-/// How a verdict or headline reaches Markdown: [`escape`] where it holds text from the file.
+/// How a verdict or headline reaches Markdown: [`escape`] where it holds text from the file, else
+/// [`crate::report::plain`] (contend's own text, on one line, not escaped).
 pub(super) type Text = fn(&str) -> String;
-
-/// contend's own text, on one line without control characters, not escaped.
-pub(super) fn own(text: &str) -> String {
-    crate::report::plain(text)
-}
 
 /// The headline: the answer in bold, then the rest of it and the flat-out sentence, each its own
 /// paragraph, through `text`.

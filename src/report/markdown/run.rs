@@ -1,24 +1,16 @@
 //! A run (run.json) as Markdown: the provenance header, the headline, the verdict, one table per
 //! measure and regime, what the numbers rest on, exactness and notes.
 
-use super::{
-    escape, exactness, grid_table, headline, notes, own, provenance_list, repeats_line, verdicts,
-};
+use super::{escape, exactness, grid_table, heading, headline, notes, repeats_line, verdicts};
 use crate::report::measures::{StrategyGrid, table_measures, table_title};
+use crate::report::plain;
 use crate::runner::RunResults;
 use crate::verdict::basis::findings;
 use std::fmt::Write;
 
 /// A run (run.json) as Markdown.
 pub(super) fn render(run: &RunResults) -> String {
-    let mut out = String::new();
-    let stopped = run.stopped().map(|why| format!(" (PARTIAL: {why})"));
-    let (host, stopped) = (
-        escape(&run.provenance.hostname),
-        stopped.unwrap_or_default(),
-    );
-    let _ = writeln!(out, "## contend run on {host}{stopped}\n");
-    provenance_list(&mut out, &run.provenance);
+    let mut out = heading("run", run.stopped(), &run.provenance);
     let _ = writeln!(out, "- **workload:** {}", run.pools_text());
     if let Some(load) = run.load_text() {
         let _ = writeln!(out, "- **load walks:** {load}");
@@ -29,8 +21,8 @@ pub(super) fn render(run: &RunResults) -> String {
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(run));
     // A run's headline and verdicts are contend's own words: its strategy names are built from
     // their typed parts, not read as text.
-    out.push_str(&headline(&crate::verdict::headline(run), own));
-    out.push_str(&verdicts(&crate::verdict::run_lines(run), own));
+    out.push_str(&headline(&crate::verdict::headline(run), plain));
+    out.push_str(&verdicts(&crate::verdict::run_lines(run), plain));
     for view in run.regimes() {
         let _ = writeln!(out, "\n### {}", view.regime());
         regime_markdown(&mut out, &view);

@@ -1,7 +1,7 @@
 //! A sweep (sweep.json) as Markdown: the first point's provenance, the verdict, then one table per
 //! measure with a row per thread count, affinity set (and regime) and policy.
 
-use super::{escape, exactness, grid_table, notes, provenance_list, repeats_line, verdicts};
+use super::{escape, exactness, grid_table, heading, notes, repeats_line, verdicts};
 use crate::report::measures::{StrategyGrid, shown_measures};
 use crate::runner::first_seen;
 use crate::sweep::SweepResults;
@@ -9,16 +9,10 @@ use std::fmt::Write;
 
 /// A sweep (sweep.json) as Markdown.
 pub(super) fn render(sweep: &SweepResults) -> String {
-    let mut out = String::new();
     let Some(first) = sweep.points.first() else {
-        let _ = writeln!(out, "## contend sweep\n\nNo points were measured.");
-        return out;
+        return "## contend sweep\n\nNo points were measured.\n".into();
     };
-    let stopped = sweep.stopped().map(|why| format!(" (PARTIAL: {why})"));
-    let host = escape(&first.results.provenance.hostname);
-    let stopped = stopped.unwrap_or_default();
-    let _ = writeln!(out, "## contend sweep on {host}{stopped}\n");
-    provenance_list(&mut out, &first.results.provenance);
+    let mut out = heading("sweep", sweep.stopped(), &first.results.provenance);
     let threads = first_seen(sweep.points.iter().map(|p| p.threads.to_string())).join(", ");
     let affinities = first_seen(sweep.points.iter().map(|p| escape(&p.affinity))).join(", ");
     let n = sweep.points.len();

@@ -28,7 +28,7 @@ pub(super) fn render(c: &CheckResults) -> String {
         out,
         "contend predict --check {file}: transfer time = {source}\n"
     );
-    out.push_str(&super::verdicts(&check_lines(c)));
+    out.push_str(&super::lines(check_lines(c)));
     out.push('\n');
     if !c.flat_out.is_empty() {
         flat_out(&mut out, c);
@@ -57,11 +57,9 @@ pub(super) fn render(c: &CheckResults) -> String {
                 Some(Arrivals::Poisson) => format!("{} poisson", si(p.rate)),
                 _ => si(p.rate),
             },
-            if p.canary_ns.is_finite() {
-                si(p.canary_ns)
-            } else {
-                "-".into()
-            },
+            Some(p.canary_ns)
+                .filter(|c| c.is_finite())
+                .map_or("-".into(), si),
             rho_text(p.rho),
             format!("{:.3}", p.predicted_transfers),
             p.measured_transfers.map_or("-".into(), fixed3),
@@ -170,24 +168,11 @@ mod tests {
         assert!(!row("p1 ").contains("[100, 100]"), "{text}");
         // Whether each agrees: one repeat cannot tell (10% and 11% off,
         // within the margin).
-        let agrees = |name: &str, column: usize| {
+        let cell = |name: &str, column: usize| {
             let cells = row(name).split("  ").map(str::trim);
-            cells
-                .filter(|c| !c.is_empty())
-                .nth(column)
-                .unwrap()
-                .to_string()
+            cells.filter(|c| !c.is_empty()).nth(column).unwrap()
         };
-        let (p5, p1, f3, f1) = (
-            agrees("p5 ", 10),
-            agrees("p1 ", 10),
-            agrees("f3 ", 6),
-            agrees("f1 ", 6),
-        );
-        assert_eq!(
-            [p5, p1, f3, f1],
-            ["yes", "1 repeat", "yes", "1 repeat"],
-            "{text}"
-        );
+        let agrees = [("p5 ", 10), ("p1 ", 10), ("f3 ", 6), ("f1 ", 6)].map(|(r, c)| cell(r, c));
+        assert_eq!(agrees, ["yes", "1 repeat", "yes", "1 repeat"], "{text}");
     }
 }

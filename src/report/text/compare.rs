@@ -21,51 +21,40 @@ pub fn compare_text(c: &Comparison, detail: Detail) -> String {
 
 /// One row of the patch table: a strategy, its figure and, for a test strategy, its change and
 /// verdict.
-struct PatchRow([String; 5]);
+type PatchRow = [String; 5];
 
-impl PatchRow {
-    /// The row of `strategy` of `run`, whose cost is `summary`.
-    fn of(
-        run: &RunResults,
-        strategy: &StrategyResult,
-        summary: Option<Summary>,
-        decimals: usize,
-        row: Option<&MeasureRow>,
-        runs: bool,
-    ) -> Self {
-        // Across runs n counts runs; within one, repeats and those set aside.
-        let set_aside = strategy.summary.as_ref().filter(|_| !runs);
-        let set_aside = set_aside.map_or(0, |s| s.set_aside);
-        // One repeat gives no interval (the n column says why), nor does one run a side without a
-        // host's record.
-        let figure = |s: Summary| match s.ci95_high - s.mean {
-            half if half > 0.0 => format!("{:.decimals$} ±{half:.decimals$}", s.mean),
-            _ => format!("{:.decimals$}", s.mean),
-        };
-        let n = |s: Summary| match set_aside {
-            0 => s.n.to_string(),
-            k => format!("{}+{k}", s.n),
-        };
-        let (figure, n) = summary.map_or(("-".into(), "-".into()), |s| (figure(s), n(s)));
-        let (change, verdict) = match row.map(|r| (r, r.outcome)) {
-            None => ("base".to_string(), String::new()),
-            Some((_, None)) => (String::new(), "not recorded".to_string()),
-            Some((r, Some(o))) => {
-                let m = r.measure;
-                (
-                    o.change_pm_text(m.unit.symbol()),
-                    o.word(m.direction).to_string(),
-                )
-            }
-        };
-        let name = plain(&run.short_name(strategy));
-        PatchRow([name, figure, n, change, verdict])
-    }
-}
-
-/// The cost measure's row of a pair (its first: [`crate::compare::compared_measures`]).
-fn cost_row<'p>(p: &'p Pair) -> &'p MeasureRow {
-    &p.rows[0]
+/// The row of `strategy` of `run`, whose cost is `summary`.
+fn patch_row(
+    run: &RunResults,
+    strategy: &StrategyResult,
+    summary: Option<Summary>,
+    decimals: usize,
+    row: Option<&MeasureRow>,
+    runs: bool,
+) -> PatchRow {
+    // Across runs n counts runs; within one, repeats and those set aside.
+    let set_aside = strategy.summary.as_ref().filter(|_| !runs);
+    let set_aside = set_aside.map_or(0, |s| s.set_aside);
+    // One repeat gives no interval (the n column says why), nor does one run a side without a
+    // host's record.
+    let figure = |s: Summary| match s.ci95_high - s.mean {
+        half if half > 0.0 => format!("{:.decimals$} ±{half:.decimals$}", s.mean),
+        _ => format!("{:.decimals$}", s.mean),
+    };
+    let n = |s: Summary| match set_aside {
+        0 => s.n.to_string(),
+        k => format!("{}+{k}", s.n),
+    };
+    let (figure, n) = summary.map_or(("-".into(), "-".into()), |s| (figure(s), n(s)));
+    let (change, verdict) = match row.map(|r| (r.measure, r.outcome)) {
+        None => ("base".to_string(), String::new()),
+        Some((_, None)) => (String::new(), "not recorded".to_string()),
+        Some((m, Some(o))) => (
+            o.change_pm_text(m.unit.symbol()),
+            o.word(m.direction).into(),
+        ),
+    };
+    [plain(&run.short_name(strategy)), figure, n, change, verdict]
 }
 
 /// The patch table's first lines: what is compared, in one run (its selectors and file) or between
@@ -102,46 +91,36 @@ fn patch_table(c: &Comparison) -> String {
     let mut out = heading(c, one_file);
     for regime in crate::runner::first_seen(c.pairs.iter().map(|p| p.base.regime)) {
         let pairs: Vec<&Pair> = c.pairs.iter().filter(|p| p.base.regime == regime).collect();
-        let m = cost_row(pairs[0]).measure;
+        // The cost measure's row of a pair is its first ([`crate::compare::compared_measures`]).
+        let m = pairs[0].rows[0].measure;
         out.push('\n');
         let what = format!("{regime}: {} ±95% CI ({})", m.short, m.direction.words());
         out.push_str(&wrapped(&what));
-        let header = ["strategy", m.unit.symbol(), "n", "change", "verdict"];
-        let mut rows = vec![PatchRow(header.map(String::from))];
+        let mut rows =
+            vec![["strategy", m.unit.symbol(), "n", "change", "verdict"].map(String::from)];
+        let of = |run, s, summary, row| patch_row(run, s, summary, m.decimals, row, runs);
         let mut last_base: Option<&StrategyResult> = None;
         for p in pairs {
-            let row = cost_row(p);
+            let row = &p.rows[0];
             if last_base.is_none_or(|b| !std::ptr::eq(b, p.base)) {
-                rows.push(PatchRow::of(
-                    c.base.run, p.base, row.base, m.decimals, None, runs,
-                ));
+                rows.push(of(c.base.run, p.base, row.base, None));
                 last_base = Some(p.base);
             }
-            let d = m.decimals;
-            rows.push(PatchRow::of(
-                c.test.run,
-                p.test,
-                row.test,
-                d,
-                Some(row),
-                runs,
-            ));
+            rows.push(of(c.test.run, p.test, row.test, Some(row)));
         }
         out.push_str(&layout(&rows));
     }
     out.push('\n');
-    let sides = c.pairs.iter().flat_map(|p| [p.base, p.test]);
-    let set_aside = sides
-        .filter_map(|s| s.summary.as_ref())
-        .any(|m| m.set_aside > 0);
+    let mut sides = c.pairs.iter().flat_map(|p| [p.base, p.test]);
+    let set_aside = sides.any(|s| s.summary.as_ref().is_some_and(|m| m.set_aside > 0));
     if runs {
         out.push_str(&wrapped("n: runs, each the mean of its repeats"));
     } else if set_aside {
         out.push_str(&wrapped("n: repeats used; +k: disturbed repeats set aside (the canary moved, or threads stalled), kept in the result file"));
     }
+    let rule = c.rule_brief();
     out.push_str(&wrapped(&format!(
-        "change: against the base, ±95% CI; verdict: {}",
-        c.rule_brief()
+        "change: against the base, ±95% CI; verdict: {rule}"
     )));
     for line in c.footer() {
         out.push_str(&wrapped(&plain(&line)));
@@ -173,17 +152,17 @@ fn patch_table(c: &Comparison) -> String {
 /// `rows` (the header first) as aligned columns within [`WIDTH`], the name left and the numbers
 /// right; a longer name takes a line of its own.
 fn layout(rows: &[PatchRow]) -> String {
-    let width = |i: usize| rows.iter().map(|r| r.0[i].chars().count()).max();
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max();
     let w: Vec<usize> = (0..5).map(|i| width(i).unwrap_or(0)).collect();
     let numbers = |r: &PatchRow| {
         let widths = [w[1], w[2], w[3], 0];
-        columns(&r.0[1..], &widths, &[true, true, false, false])
+        columns(&r[1..], &widths, &[true, true, false, false])
     };
     let rest = w[1] + 2 + w[2] + 2 + w[3] + 2 + w[4];
     let name_width = w[0].min(WIDTH.saturating_sub(rest + 2));
     let mut out = String::new();
     for r in rows {
-        let name = &r.0[0];
+        let name = &r[0];
         let line = if name.chars().count() <= name_width {
             format!("{name:<name_width$}  {}", numbers(r))
         } else {
@@ -265,14 +244,13 @@ pub fn record_text(record: &HostRecord) -> String {
                 100.0 * r.run_sd / r.mean.abs()
             ),
             r.between_share
-                .map_or("-".to_string(), |b| format!("{:.0}%", 100.0 * b)),
+                .map_or("-".into(), |b| format!("{:.0}%", 100.0 * b)),
         ]);
     }
     let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..5).map(width).collect();
     let right = [false, false, true, true, true];
-    rows.iter()
-        .for_each(|r| out.push_str(&(columns(r, &widths, &right) + "\n")));
+    out.extend(rows.iter().map(|r| columns(r, &widths, &right) + "\n"));
     out.push_str(&wrapped(
         "run to run: the standard deviation of the runs' means (each adjusted to the same line cost); between runs: its share not explained by each run's own repeats",
     ));

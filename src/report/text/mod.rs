@@ -19,7 +19,6 @@ pub use plan::{matrix_plan as matrix_plan_text, run_plan as run_plan_text};
 pub use run::{render as run_text, verbose as run_tables};
 
 use super::{Document, Export, ExportError, Rendered, plain};
-use crate::verdict::{Headline, Verdict};
 
 /// Writes `<kind>.txt`: what each command prints.
 pub struct TextExport;
@@ -44,22 +43,12 @@ impl Export for TextExport {
     }
 }
 
-/// One `verdict: …` line each, for the end of a result's text.
-pub(super) fn verdicts(lines: &[Verdict]) -> String {
-    lines.iter().map(|l| plain(&l.to_string()) + "\n").collect()
-}
-
-/// `verdict:` lines in their brief form ([`Verdict::brief_text`]).
-pub(super) fn brief_verdicts(lines: &[Verdict]) -> String {
+/// Each of `lines` as plain text on a line of its own (`verdict: …` lines, a headline's sentences).
+pub(super) fn lines<T: ToString>(lines: impl IntoIterator<Item = T>) -> String {
     lines
-        .iter()
-        .map(|l| format!("verdict: {}\n", plain(l.brief_text())))
+        .into_iter()
+        .map(|l| plain(&l.to_string()) + "\n")
         .collect()
-}
-
-/// The headline's sentences, one line each.
-pub(super) fn headline(h: &Headline) -> String {
-    h.sentences().iter().map(|s| plain(s) + "\n").collect()
 }
 
 /// Width a line of text is kept to where it can be: what fits a commit message.

@@ -16,7 +16,7 @@ pub fn render(p: &PredictResults) -> String {
         .as_ref()
         .map_or_else(String::new, super::inferred::render);
     out.push_str(&header(p));
-    out.push_str(&super::verdicts(&predict_lines(p)));
+    out.push_str(&super::lines(predict_lines(p)));
     out.push('\n');
     out.push_str(&align(&strategy_rows(p)));
     out.push_str(

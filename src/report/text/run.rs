@@ -52,9 +52,12 @@ pub fn render(run: &RunResults) -> String {
 /// Everything the first screen leaves out (`--verbose`).
 pub fn verbose(run: &RunResults) -> String {
     let mut out = String::from("\n=== the answer in full ===\n");
-    out.push_str(&super::headline(&crate::verdict::headline(run)));
+    out.push_str(&super::lines(crate::verdict::headline(run).sentences()));
     out.push('\n');
-    out.push_str(&super::brief_verdicts(&crate::verdict::run_lines(run)));
+    let brief = crate::verdict::run_lines(run);
+    out.push_str(&super::lines(
+        brief.iter().map(|l| format!("verdict: {}", l.brief_text())),
+    ));
     out.push('\n');
     out.push_str(&align(&compact_table(&run.regimes(), true)));
     let _ = writeln!(out, "{}", terms(run, true));
@@ -300,11 +303,8 @@ pub(super) fn header(run: &RunResults) -> String {
     if let Some(line) = smallest.and_then(|ns| p.tsc_step_line(ns)) {
         out.push_str(&screen(&line));
     }
-    let interleaved = if run.regimes().len() > 1 {
-        ", interleaved"
-    } else {
-        ""
-    };
+    let interleaved = (run.regimes().len() > 1).then_some(", interleaved");
+    let interleaved = interleaved.unwrap_or_default();
     let stopped = run.stopped().map(|why| format!("; PARTIAL ({why})"));
     let stopped = stopped.unwrap_or_default();
     out.push_str(&screen(&format!(
@@ -325,7 +325,7 @@ pub fn tables(run: &RunResults) -> String {
         out.push_str(
             "\n=== the verdict with its statistics (change [95% interval], Holm-adjusted p of Welch's t-test, or of the paired t-test on per-repeat differences, adjusted for each repeat's line costs, for strategies run in place in the same repeats) ===\n",
         );
-        out.push_str(&super::verdicts(&lines));
+        out.push_str(&super::lines(&lines));
     }
     for view in run.regimes() {
         let _ = writeln!(out, "\n=== {} ===", view.regime());
@@ -390,8 +390,6 @@ fn regime_tables(run: &RunResults) -> String {
 
 /// Whether every slot's node was verified.
 fn slots_verified(run: &RunResults) -> bool {
-    let slots = run.strategies.iter().flat_map(|s| &s.slots);
-    slots
-        .clone()
-        .all(|s| matches!(s.check, NodeCheck::Verified { .. }))
+    let mut slots = run.strategies.iter().flat_map(|s| &s.slots);
+    slots.all(|s| matches!(s.check, NodeCheck::Verified { .. }))
 }

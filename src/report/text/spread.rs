@@ -7,11 +7,9 @@ use std::fmt::Write;
 pub fn render(view: &SpreadReport) -> String {
     let mut out = String::new();
     let order: Vec<String> = view.order.iter().map(u32::to_string).collect();
-    let old = view.algorithm == "old";
-    let what = if old {
-        "pre-v6.3 order"
-    } else {
-        "NUMA hop order (v6.3+)"
+    let what = match view.algorithm {
+        "old" => "pre-v6.3 order",
+        _ => "NUMA hop order (v6.3+)",
     };
     let _ = writeln!(out, "cpumask_local_spread(i, {}), {what}:", view.node);
     let _ = writeln!(out, "{}", order.join(" "));

@@ -107,11 +107,13 @@ pub fn render(study: &StudyResults) -> String {
         "contend study on {host}; {started}: {elapsed:.0} s of a {budget:.0} s budget{partial}\n"
     );
     if let Some(run) = &study.parts.run {
-        out.push_str(&super::headline(&crate::verdict::headline(run)));
+        out.push_str(&super::lines(crate::verdict::headline(run).sentences()));
         out.push('\n');
     }
     let lines = study_lines(study);
-    out.push_str(&super::brief_verdicts(&lines));
+    out.push_str(&super::lines(
+        lines.iter().map(|l| format!("verdict: {}", l.brief_text())),
+    ));
     if lines.iter().any(|l| l.brief.is_some()) {
         out.push_str(
             "(each verdict's 95% interval and p-value: report.html in the study folder)\n",

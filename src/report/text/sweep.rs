@@ -42,6 +42,6 @@ pub(super) fn render(sweep: &SweepResults) -> String {
         out.push_str(&header(&p.results));
         out.push_str(&tables(&p.results));
     }
-    out.push_str(&super::verdicts(&crate::verdict::sweep_lines(sweep)));
+    out.push_str(&super::lines(crate::verdict::sweep_lines(sweep)));
     out
 }

@@ -19,12 +19,8 @@ pub fn render(report: &VerifyReport) -> String {
         };
     }
     for m in &report.memory {
-        let nodes: CpuList = m
-            .page_nodes
-            .iter()
-            .filter(|&&n| n >= 0)
-            .map(|&n| n as u32)
-            .collect();
+        let nodes = m.page_nodes.iter().filter_map(|&n| u32::try_from(n).ok());
+        let nodes: CpuList = nodes.collect();
         let (at, pages) = (m.requested_node, m.pages);
         let _ = match &m.check {
             NodeCheck::Verified { node } => {
