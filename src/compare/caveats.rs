@@ -1,11 +1,9 @@
 //! What can make a comparison doubtful: a machine that changed between the two sides (their
-//! canaries and line costs), a different version, host or setting, and measures a side did not
-//! record.
+//! canaries and line costs), or a different version, host or setting.
 
 use super::Side;
-use super::result::{MeasureRow, Pair};
 use crate::runner::interference::CANARY_SHIFT;
-use crate::runner::{CanaryRange, RunResults, first_seen};
+use crate::runner::{CanaryRange, RunResults};
 use crate::stats::quantile_of;
 
 /// The canaries of every repeat of every run of `side`.
@@ -36,21 +34,6 @@ pub fn machine_changed(base: &Side, test: &Side) -> Option<String> {
             b.median, t.median
         )
     })
-}
-
-/// One note per side and compared measure that some pair lacks on that side.
-pub(super) fn unrecorded(pairs: &[Pair], base: &Side, test: &Side) -> Vec<String> {
-    let rows = || pairs.iter().flat_map(|p| &p.rows);
-    let base_lacks = rows().filter(|r| r.base.is_none()).map(|r| (base, r));
-    let test_lacks = rows().filter(|r| r.test.is_none()).map(|r| (test, r));
-    // Each measure once, and the same file on both sides says it once.
-    first_seen(base_lacks.chain(test_lacks).map(|(side, row): (&Side, &MeasureRow)| {
-        format!(
-            "note: {} has no {} for some strategies (no repeat of the strategy recorded it); shown as missing, not replaced by another figure",
-            side.path.display(),
-            row.measure.short
-        )
-    }))
 }
 
 /// What differs between the two sides beyond the strategies.

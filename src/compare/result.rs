@@ -1,9 +1,9 @@
 //! What `contend compare` found: the pairs of strategies matched across the two sides, each
 //! compared measure's outcome, and the warnings and notes that qualify them.
 
-use super::caveats::{canaries, line_costs, unrecorded};
+use super::caveats::{canaries, line_costs};
 use super::{Replicates, Side};
-use crate::runner::{Measure, StrategyResult};
+use crate::runner::{Measure, StrategyResult, first_seen};
 use crate::stats::{
     Decision, Difference, NoiseThreshold, Outcome, RunsDifference, SIGNIFICANCE_LEVEL, Summary,
 };
@@ -126,6 +126,21 @@ impl MeasureRow {
 }
 
 impl Comparison<'_> {
+    /// One note per side and compared measure that some pair lacks on that side.
+    fn unrecorded(&self) -> Vec<String> {
+        let rows = || self.pairs.iter().flat_map(|p| &p.rows);
+        let base_lacks = rows().filter(|r| r.base.is_none()).map(|r| (&self.base, r));
+        let test_lacks = rows().filter(|r| r.test.is_none()).map(|r| (&self.test, r));
+        // Each measure once, and the same file on both sides says it once.
+        first_seen(base_lacks.chain(test_lacks).map(|(side, row): (&Side, &MeasureRow)| {
+            format!(
+                "note: {} has no {} for some strategies (no repeat of the strategy recorded it); shown as missing, not replaced by another figure",
+                side.path.display(),
+                row.measure.short
+            )
+        }))
+    }
+
     /// How many pairs were called a change.
     pub fn called(&self, worse: bool) -> usize {
         self.rows()
@@ -330,7 +345,7 @@ impl Comparison<'_> {
                 if paired == 1 { "" } else { "s" }
             ));
         }
-        lines.extend(unrecorded(&self.pairs, &self.base, &self.test));
+        lines.extend(self.unrecorded());
         lines
     }
 }
