@@ -12,8 +12,7 @@ pub use result::{SCHEMA_VERSION, StageRecord, StageStatus, StudyParts, StudyResu
 use crate::placement::Placement;
 use crate::provenance::Provenance;
 use crate::topology::Topology;
-use pricing::measure_again_if_needed;
-use stages::{study_matrix, study_predict, study_run, study_sweep};
+use stages::{measure_again_if_needed, study_matrix, study_predict, study_run, study_sweep};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 

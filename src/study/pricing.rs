@@ -5,15 +5,13 @@
 //! pairs of its class, the matrix is measured again after the run and the figures that agree price
 //! the model ([`choose`]).
 
-use super::{PricedWith, Pricing, StageProgress, StudyResults, stages};
+use super::{PricedWith, Pricing, StudyResults};
 use crate::matrix::{MatrixResults, PairClass, classify};
 use crate::predict::Latencies;
 use crate::runner::RunResults;
 use crate::runner::interference::canary_cpus;
 use crate::stats::median;
-use crate::topology::Topology;
 use crate::units::si;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How far outside a matrix's class range the run's canary may lie and still agree with it, as a
 /// fraction of the range's ends.
@@ -139,47 +137,6 @@ pub fn reason(
     format!("{moved}; {measured}{then}")
 }
 
-/// After the run: when its canary disagrees with the matrix stage's class figure, measures the
-/// matrix again if `remaining_s` pays for it, keeping it or why not in the study's parts.
-pub(super) fn measure_again_if_needed(
-    study: &mut StudyResults,
-    topo: &Topology,
-    stop: &AtomicBool,
-    remaining_s: f64,
-    progress: &mut impl FnMut(StageProgress),
-) {
-    let (Some(run), Some(first)) = (&study.parts.run, &study.parts.matrix) else {
-        return;
-    };
-    let Some((class, canary)) = run_canary(run) else {
-        return;
-    };
-    if !class_range(first, class).is_some_and(|r| disagrees(canary, r)) {
-        return;
-    }
-    let stopped = stop.load(Ordering::Relaxed);
-    study.parts.matrix_again = Some(
-        match cannot_measure_again(stopped, study.plan.matrix.est_s, remaining_s) {
-            Some(why) => Err(why),
-            None => stages::measure(study, topo, "matrix again", progress),
-        },
-    );
-}
-
-/// Why the matrix cannot be measured again after the run, in words.
-fn cannot_measure_again(stopped: bool, est_s: f64, remaining_s: f64) -> Option<String> {
-    if stopped {
-        Some("the study was interrupted".into())
-    } else if est_s > remaining_s {
-        Some(format!(
-            "{:.1} s of the budget left, its estimate {est_s:.1} s",
-            remaining_s.max(0.0)
-        ))
-    } else {
-        None
-    }
-}
-
 /// The figures that price the model, and the record of why, from the study's matrix, its run and
 /// the matrix measured again; `None` without a matrix.
 pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
@@ -257,9 +214,11 @@ fn canary_latencies(run: &RunResults, ns: f64) -> Latencies {
 
 #[cfg(test)]
 mod tests {
+    use super::super::stages::{cannot_measure_again, measure_again_if_needed};
     use super::*;
     use crate::matrix::ClassStats;
     use crate::study::{StudyParts, plan_study};
+    use std::sync::atomic::AtomicBool;
 
     #[test]
     fn a_canary_disagrees_beyond_a_quarter_outside_the_class_range() {

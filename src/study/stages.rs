@@ -3,6 +3,7 @@
 //! run`'s default strategies on every allowed CPU with its stop rule, the sweep's thread counts
 //! that first reach each distance class, and the model priced with this study's own figures.
 
+use super::pricing::{class_range, disagrees, run_canary};
 use super::{PricedWith, StageProgress, StageStatus, StudyResults, pricing};
 use super::{run_strategies, sweep_strategies};
 use crate::matrix::{Home, MatrixRequest, MatrixResults, Mode, measure_matrix, plan_matrix};
@@ -247,6 +248,47 @@ fn request_of(run: &RunResults, latencies: Latencies) -> PredictRequest {
         arrivals: paced.first().map_or(Arrivals::Paced, |p| p.1),
         walks: crate::predict::Walks::of_run(&run.config),
         publishes: Vec::new(),
+    }
+}
+
+/// After the run: when its canary disagrees with the matrix stage's class figure, measures the
+/// matrix again if `remaining_s` pays for it, keeping it or why not in the study's parts.
+pub(super) fn measure_again_if_needed(
+    study: &mut StudyResults,
+    topo: &Topology,
+    stop: &AtomicBool,
+    remaining_s: f64,
+    progress: &mut impl FnMut(StageProgress),
+) {
+    let (Some(run), Some(first)) = (&study.parts.run, &study.parts.matrix) else {
+        return;
+    };
+    let Some((class, canary)) = run_canary(run) else {
+        return;
+    };
+    if !class_range(first, class).is_some_and(|r| disagrees(canary, r)) {
+        return;
+    }
+    let stopped = stop.load(Ordering::Relaxed);
+    study.parts.matrix_again = Some(
+        match cannot_measure_again(stopped, study.plan.matrix.est_s, remaining_s) {
+            Some(why) => Err(why),
+            None => measure(study, topo, "matrix again", progress),
+        },
+    );
+}
+
+/// Why the matrix cannot be measured again after the run, in words.
+pub(super) fn cannot_measure_again(stopped: bool, est_s: f64, remaining_s: f64) -> Option<String> {
+    if stopped {
+        Some("the study was interrupted".into())
+    } else if est_s > remaining_s {
+        Some(format!(
+            "{:.1} s of the budget left, its estimate {est_s:.1} s",
+            remaining_s.max(0.0)
+        ))
+    } else {
+        None
     }
 }
 
