@@ -437,31 +437,24 @@ impl Job<'_> {
                 w, c, walk, read_every, timer, sampling, pacer, floor, probing, inject,
             )
         };
-        run_lanes(
-            self.lanes,
-            self.ctl,
-            &self.pin,
-            self.phase,
-            make,
-            |work, blank| {
-                let (updates, reads, read_fetches) =
-                    (work.updates(), work.reads(), work.read_fetches());
-                let w = work.writer_mut();
-                w.flush();
-                ThreadReport {
-                    role: Role::Writer,
-                    updates,
-                    reads,
-                    read_fetches,
-                    stats: w.stats(),
-                    final_load: w.load(),
-                    write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
-                    read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
-                    staleness: std::mem::take(&mut work.staleness),
-                    ..blank
-                }
-            },
-        )
+        run_lanes(&self, make, |work, blank| {
+            let (updates, reads, read_fetches) =
+                (work.updates(), work.reads(), work.read_fetches());
+            let w = work.writer_mut();
+            w.flush();
+            ThreadReport {
+                role: Role::Writer,
+                updates,
+                reads,
+                read_fetches,
+                stats: w.stats(),
+                final_load: w.load(),
+                write_hist: std::mem::replace(&mut work.write_hist, super::new_histogram()),
+                read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+                staleness: std::mem::take(&mut work.staleness),
+                ..blank
+            }
+        })
     }
 
     /// Runs every lane's read side in place, as [`Job::write`] runs writers.
@@ -480,36 +473,27 @@ impl Job<'_> {
                 probing,
             )
         };
-        run_lanes(
-            self.lanes,
-            self.ctl,
-            &self.pin,
-            self.phase,
-            make,
-            |work, blank| ThreadReport {
-                reads: work.reads(),
-                read_fetches: work.read_fetches(),
-                read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
-                staleness: std::mem::take(&mut work.staleness),
-                ..blank
-            },
-        )
+        run_lanes(&self, make, |work, blank| ThreadReport {
+            reads: work.reads(),
+            read_fetches: work.read_fetches(),
+            read_hist: std::mem::replace(&mut work.read_hist, super::new_histogram()),
+            staleness: std::mem::take(&mut work.staleness),
+            ..blank
+        })
     }
 }
 
 /// Runs a thread's lanes in place until the stop, lane `k`'s work made by `make(k)`: in an order
 /// drawn from its `phase`, anchored on one grid boundary after now (the j-th to run of S at `phase
 /// + j/S` of the period, owning 1/S of it). Then a report a lane, in lane order, each from a
-/// reader's blank report of the thread (`pin`, its interval and switches) with what its pacer
+/// reader's blank report of the thread (its pin, interval and switches) with what its pacer
 /// recorded, completed by `report`.
 fn run_lanes<W: Work>(
-    lanes: &[Lane],
-    ctl: &Control,
-    pin: &PinnedThread,
-    phase: f64,
+    job: &Job,
     make: impl FnMut(usize) -> W,
     mut report: impl FnMut(&mut W, ThreadReport) -> ThreadReport,
 ) -> Vec<ThreadReport> {
+    let (lanes, phase) = (job.lanes, job.phase);
     let order = permutation(lanes.len(), phase.to_bits());
     let mut works: Vec<W> = order.iter().copied().map(make).collect();
     let (spec, share) = (lanes[0].spec, 1.0 / works.len() as f64);
@@ -519,7 +503,7 @@ fn run_lanes<W: Work>(
             p.anchor(now, (phase + position as f64 * share) % 1.0, share);
         }
     }
-    let (interval_s, involuntary_switches) = drive(ctl, spec.regime.is_paced(), &mut works);
+    let (interval_s, involuntary_switches) = drive(job.ctl, spec.regime.is_paced(), &mut works);
     let mut reports: Vec<(usize, ThreadReport)> = works
         .iter_mut()
         .zip(order)
@@ -528,7 +512,7 @@ fn run_lanes<W: Work>(
             let floor_busy = p.map(Pacer::floor_busy);
             let blank = ThreadReport {
                 role: Role::Reader,
-                pin: pin.clone(),
+                pin: job.pin.clone(),
                 interval_s,
                 updates: 0,
                 reads: 0,
