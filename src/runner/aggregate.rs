@@ -1106,6 +1106,19 @@ pub(super) mod tests {
             notes[0].starts_with("the tsc clock floor paced at") && !notes[0].contains("100000"),
             "{notes:?}"
         );
+        // --target-ci judges the strategies, never a floor: nets 30 and 32 give 31 ±12.7 ns
+        // (t = 12.71 at 1 df), inside 50% of 31 ns and outside 5%.
+        for (target, met) in [(50.0, true), (5.0, false)] {
+            let pair = || with_floor(paced(Regime::SEED, &[130.0, 134.0], &[0.29, 0.30]));
+            let (floors, done) = finish(
+                vec![pair(), pair()],
+                &[true, false],
+                None,
+                Some(target),
+                &mut notes,
+            );
+            assert_eq!((floors[0].converged, done[0].converged), (None, Some(met)));
+        }
     }
 
     #[test]
