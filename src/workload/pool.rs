@@ -483,30 +483,41 @@ impl Job<'_> {
     }
 }
 
-/// Runs a thread's lanes in place until the stop, lane `k`'s work made by `make(k)`: in an order
-/// drawn from its `phase`, anchored on one grid boundary after now (the j-th to run of S at `phase
-/// + j/S` of the period, owning 1/S of it). Then a report a lane, in lane order, each from a
-/// reader's blank report of the thread (its pin, interval and switches) with what its pacer
-/// recorded, completed by `report`.
+/// The order a thread runs its `n` lanes in, drawn from its `phase`, each lane with the phase of
+/// the period its pacer starts at: the j-th to run at `phase + j/n`, so that the lanes share the
+/// period evenly.
+fn lane_slots(n: usize, phase: f64) -> Vec<(usize, f64)> {
+    let (order, share) = (permutation(n, phase.to_bits()), 1.0 / n as f64);
+    let at = |j: usize| (phase + j as f64 * share) % 1.0;
+    order
+        .into_iter()
+        .enumerate()
+        .map(|(j, k)| (k, at(j)))
+        .collect()
+}
+
+/// Runs a thread's lanes in place until the stop, lane `k`'s work made by `make(k)`, in the order
+/// and at the phases of [`lane_slots`], anchored on one grid boundary after now (each owning 1/n
+/// of the period). Then a report a lane, in lane order, each from a reader's blank report of the
+/// thread (its pin, interval and switches) with what its pacer recorded, completed by `report`.
 fn run_lanes<W: Work>(
     job: &Job,
-    make: impl FnMut(usize) -> W,
+    mut make: impl FnMut(usize) -> W,
     mut report: impl FnMut(&mut W, ThreadReport) -> ThreadReport,
 ) -> Vec<ThreadReport> {
-    let (lanes, phase) = (job.lanes, job.phase);
-    let order = permutation(lanes.len(), phase.to_bits());
-    let mut works: Vec<W> = order.iter().copied().map(make).collect();
-    let (spec, share) = (lanes[0].spec, 1.0 / works.len() as f64);
+    let slots = lane_slots(job.lanes.len(), job.phase);
+    let mut works: Vec<W> = slots.iter().map(|&(k, _)| make(k)).collect();
+    let (spec, share) = (job.lanes[0].spec, 1.0 / works.len() as f64);
     let now = spec.timer.end();
-    for (position, work) in works.iter_mut().enumerate() {
+    for (work, &(_, at)) in works.iter_mut().zip(&slots) {
         if let Some(p) = work.pacer_mut() {
-            p.anchor(now, (phase + position as f64 * share) % 1.0, share);
+            p.anchor(now, at, share);
         }
     }
     let (interval_s, involuntary_switches) = drive(job.ctl, spec.regime.is_paced(), &mut works);
     let mut reports: Vec<(usize, ThreadReport)> = works
         .iter_mut()
-        .zip(order)
+        .zip(slots.iter().map(|&(k, _)| k))
         .map(|(work, k)| {
             let p = work.pacer();
             let floor_busy = p.map(Pacer::floor_busy);
@@ -676,6 +687,15 @@ mod tests {
         let orders: Vec<Vec<usize>> = (0..8).map(|i| order(7, i as f64 / 8.0)).collect();
         assert!(orders.iter().any(|o| *o != orders[0]), "{orders:?}");
         assert_eq!(order(1, 0.5), [0]);
+        // A thread runs its lanes in that order, the j-th of 4 starting j/4 of a period after its
+        // phase, wrapping past 1.
+        let slots = lane_slots(4, 0.3);
+        let (lanes, at): (Vec<usize>, Vec<f64>) = slots.into_iter().unzip();
+        assert_eq!(lanes, order(4, 0.3));
+        assert_ne!(lanes, [0, 1, 2, 3]);
+        for (got, want) in at.iter().zip([0.3, 0.55, 0.8, 0.05]) {
+            assert!((got - want).abs() < 1e-12, "{at:?}");
+        }
     }
 
     #[test]
