@@ -341,6 +341,19 @@ pub struct HostCosts {
     pub one_way_ns: Option<f64>,
 }
 
+/// Each start-up figure's median over `probes` of `threads` threads: a lone slow spawn (the first
+/// may take ten times the next) moves none of them.
+fn median_startup(probes: &[Startup], threads: usize) -> Startup {
+    let median =
+        |f: fn(&Startup) -> f64| quantile_of(&probes.iter().map(f).collect::<Vec<_>>(), 0.5);
+    Startup {
+        threads,
+        start_s: median(|s| s.start_s),
+        spread_s: median(|s| s.spread_s),
+        stop_s: median(|s| s.stop_s),
+    }
+}
+
 impl HostCosts {
     /// Measures on `cpus` (distinct CPUs of `live`, this host's
     /// topology): a pool started on each [`PROBES`] times (the median
@@ -357,14 +370,7 @@ impl HostCosts {
         let probes = (0..PROBES)
             .map(|_| measure_startup(cpus, &live.allowed_cpus, placement))
             .collect::<Result<Vec<_>, _>>()?;
-        let median =
-            |f: fn(&Startup) -> f64| quantile_of(&probes.iter().map(f).collect::<Vec<_>>(), 0.5);
-        let measured = Startup {
-            threads: cpus.len(),
-            start_s: median(|s| s.start_s),
-            spread_s: median(|s| s.spread_s),
-            stop_s: median(|s| s.stop_s),
-        };
+        let measured = median_startup(&probes, cpus.len());
         let canary = match cpus {
             [a, b, ..] => crate::runner::interference::canary(*a, *b, live, timer).map(|c| {
                 let after = crate::runner::interference::canary_after(*a, *b);
@@ -635,6 +641,22 @@ mod tests {
 
     use super::example_request as request;
     use crate::runner::{PoolSize, near};
+
+    #[test]
+    fn start_up_keeps_each_figures_median_over_the_probes() {
+        let probe = |start_s, spread_s, stop_s| Startup {
+            threads: 2,
+            start_s,
+            spread_s,
+            stop_s,
+        };
+        let probes = [
+            probe(0.030, 1e-5, 5e-4),
+            probe(0.003, 3e-5, 4e-4),
+            probe(0.004, 2e-5, 6e-4),
+        ];
+        assert_eq!(median_startup(&probes, 2), probe(0.004, 2e-5, 5e-4));
+    }
 
     #[test]
     fn paced_runs_sample_more_often() {
