@@ -318,4 +318,19 @@ mod tests {
         assert_eq!((r.rates, r.arrivals), (vec![1e5], Arrivals::Poisson));
         assert_eq!(r.walks.seed, 7);
     }
+
+    #[test]
+    fn a_stage_ends_as_its_measurement_stopped() {
+        let partial = "its 2.5 s of the budget ran out before every pair";
+        for (stopped, status) in [
+            (None, StageStatus::Done),
+            (Some(Stopped::Interrupted), StageStatus::Interrupted),
+            (
+                Some(Stopped::OutOfTime),
+                StageStatus::Partial(partial.into()),
+            ),
+        ] {
+            assert_eq!(ended(stopped, 2.5, "pair"), status);
+        }
+    }
 }
