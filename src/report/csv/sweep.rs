@@ -47,13 +47,20 @@ fn mean(s: Option<Summary>) -> Option<f64> {
     s.map(|v| v.mean)
 }
 
-/// sweep.csv: a header, then one row per point × strategy.
+/// sweep.csv: a header, then one row per point × strategy; an empty file when nothing was measured
+/// (as run.csv, whose header comes with its first row).
 pub(super) fn render(sweep: &SweepResults) -> Result<Vec<u8>, csv::Error> {
     let mut w = csv::WriterBuilder::new()
         .has_headers(false)
         .from_writer(Vec::new());
     let header = KEYS.iter().chain(SUMMARY.iter().map(|c| &c.0));
-    w.write_record(header.chain(&["exact"]))?;
+    if sweep
+        .points
+        .iter()
+        .any(|p| !p.results.strategies.is_empty())
+    {
+        w.write_record(header.chain(&["exact"]))?;
+    }
     for p in &sweep.points {
         for s in &p.results.strategies {
             let sum = s.summary.as_ref();
@@ -75,4 +82,28 @@ pub(super) fn render(sweep: &SweepResults) -> Result<Vec<u8>, csv::Error> {
         }
     }
     w.into_inner().map_err(|e| e.into_error().into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{ResultFile, read};
+
+    #[test]
+    fn a_sweep_with_no_row_writes_an_empty_file() {
+        let path = std::path::Path::new("tests/fixtures/answers/sweep/sweep.json");
+        let Ok((_, ResultFile::Sweep(mut sweep))) = read(path) else {
+            panic!("{} is a sweep", path.display());
+        };
+        let csv = String::from_utf8(render(&sweep).unwrap()).unwrap();
+        assert!(csv.starts_with("threads,affinity,"), "{csv}");
+        let rows = sweep
+            .points
+            .iter()
+            .map(|p| p.results.strategies.len())
+            .sum::<usize>();
+        assert_eq!(csv.lines().count(), 1 + rows);
+        sweep.points.clear();
+        assert_eq!(render(&sweep).unwrap(), b"");
+    }
 }
