@@ -431,6 +431,29 @@ mod tests {
     }
 
     #[test]
+    fn schema_policy_is_one_for_every_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("x.json");
+        for (text, needle) in [
+            ("{\"strategies\": []}", "schema missing"),
+            ("{\"schema\": 5, \"points\": []}", "schema 5"),
+            ("{\"schema\": 9, \"pairs\": []}", "schema 9"),
+            ("[1", "not a JSON result file"),
+            ("{\"schema\": 1}", "not run.json, sweep.json or matrix.json"),
+            ("{\"schema\": 4, \"points\": 3}", "corrupt result file"),
+            (
+                "{\"schema\": 2, \"strategies\": []}",
+                "schema 2, this contend reads schema 4 only",
+            ),
+        ] {
+            fs::write(&file, text).unwrap();
+            let err = read(&file).unwrap_err().to_string();
+            assert!(err.contains(needle), "{text}: {err}");
+            assert!(err.contains("x.json"), "{text}: {err}");
+        }
+    }
+
+    #[test]
     fn values_no_run_writes_are_refused_naming_the_field() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("run.json");
