@@ -242,7 +242,9 @@ impl<'a> Boundaries<'a> {
     /// Rule 4: the jump is at the node boundary.
     fn node(&self) -> Option<Advice> {
         let (x, w) = (self.cross?, self.in_node?);
-        if x.median_ns < SAME * w.median_ns {
+        // Not `<`: a NaN median advises nothing, as in `one_node`.
+        let dearer = x.median_ns >= SAME * w.median_ns;
+        if !dearer {
             return None;
         }
         let same_set = if self.same_node.is_none() {

@@ -226,9 +226,10 @@ pub(super) fn on_cpus<T: Send>(
         };
         handles.into_iter().map(join).collect()
     });
-    // A failed pin is the error; then every thread worked (no `None`).
+    // A failed pin is the error; then every thread worked, and callers read who is who by position.
     let done: Vec<Option<(PinnedThread, T)>> = results.into_iter().collect::<Result<_, _>>()?;
-    Ok(done.into_iter().flatten().collect())
+    let worked = |d: Option<_>| d.expect("every pin succeeded, so every thread worked");
+    Ok(done.into_iter().map(worked).collect())
 }
 
 #[cfg(test)]
