@@ -99,11 +99,14 @@ fn uname() -> (String, String) {
     if unsafe { libc::uname(&mut u) } != 0 {
         return ("unknown".into(), "unknown".into());
     }
-    // SAFETY: uname NUL-terminates every field it fills.
+    // Up to the first NUL, never past the field.
     let field = |f: &[libc::c_char]| {
-        unsafe { std::ffi::CStr::from_ptr(f.as_ptr()) }
-            .to_string_lossy()
-            .into_owned()
+        let bytes: Vec<u8> = f
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
     };
     (field(&u.nodename), field(&u.release))
 }

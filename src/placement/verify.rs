@@ -54,7 +54,7 @@ pub fn verify_placement(
         let region = NodeMemory::alloc(pages * page_size(), node, placement)?;
         memory.push(MemoryPlacement {
             requested_node: node,
-            pages: pages.max(1),
+            pages: region.bytes() / page_size(),
             page_nodes: region.page_nodes().unwrap_or_default(),
             check: region.check().clone(),
         });

@@ -42,9 +42,8 @@ impl CpuList {
 
     /// Parses a kernel cpulist.
     pub fn parse(list: &str) -> Result<Self, CpuListError> {
-        let list_text = list.to_string();
         let err = |reason: String| CpuListError {
-            list: list_text.clone(),
+            list: list.to_string(),
             reason,
         };
         let mut set = BTreeSet::new();
