@@ -166,7 +166,11 @@ impl FromStr for PublishPolicy {
         let filter = match (ratelimit, filter) {
             (Some(_), None) => Filter::Changed,
             (Some(_), Some(f @ (Filter::Always | Filter::Never))) => {
-                let name = format!("{f:?}").to_lowercase();
+                let name = if f == Filter::Always {
+                    "always"
+                } else {
+                    "never"
+                };
                 return Err(err(format!("{name} cannot be ratelimited")));
             }
             (_, Some(f)) => f,

@@ -307,6 +307,8 @@ pub const REPEAT_OVERHEAD_S: f64 = 0.03;
 
 /// Times [`HostCosts::measure`] starts the pool.
 pub const PROBES: usize = 3;
+// An odd count: the median is one probe's figure, never the mean of two.
+const _: () = assert!(PROBES % 2 == 1);
 
 /// A warm-up lasts at least this many times the start-up spread (the
 /// longest a busy thread took to hear a phase change, [`Startup`]), so

@@ -2,7 +2,7 @@
 //! a table of deltas made before the start barrier.
 
 use crate::clock::FakeClock;
-use crate::counter::{PublishPolicy, Writer};
+use crate::counter::{Filter, PublishPolicy, Writer};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::sync::atomic::AtomicI64;
@@ -163,7 +163,10 @@ pub fn stepped_publish_fraction(
 /// over two walk periods per walk (a threshold reads no clock: the rate does not matter).
 pub fn threshold_publish_fraction(max_step: i64, seed: u64) -> f64 {
     // The kernel's filter before v6.7, with no ratelimit.
-    let kernel = "threshold:64".parse().expect("a valid policy");
+    let kernel = PublishPolicy {
+        ratelimit: None,
+        filter: Filter::Threshold(64),
+    };
     stepped_publish_fraction(kernel, 1e6, seed, max_step, 2 * TABLE_LEN as u64)
 }
 
