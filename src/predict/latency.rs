@@ -313,6 +313,26 @@ impl Latencies {
         Ok(())
     }
 
+    /// These figures, unless a transaction prices a transfer at or below 0 ns while every class
+    /// latency is above 0 (a host that moved the CPUs mid-matrix, or siblings sharing a cache):
+    /// then the same class latencies with every transfer at its ping-pong, and why.
+    pub fn priceable(self) -> (Self, Option<String>) {
+        let Err(e) = self.positive() else {
+            return (self, None);
+        };
+        let mut plain = self.clone();
+        plain.transactions.clear();
+        if plain.positive().is_err() {
+            return (self, None);
+        }
+        (
+            plain,
+            Some(format!(
+                "its transactions were left out ({e}), so every transfer is priced at its class's ping-pong"
+            )),
+        )
+    }
+
     /// The same figures with every transfer time (each class's range and the sharers curve) ×
     /// `factor`: how the model's figures move with the latencies.
     pub fn scaled(&self, factor: f64) -> Self {
@@ -626,5 +646,39 @@ mod tests {
         let costs = crate::predict::tests::priced(30.0, [1.0, 0.0, 1.0, 1.0, 1.0, 1.0]);
         let l = Latencies::uniform(30.0, "canary").priced_by(&costs);
         assert!(l.positive().is_err());
+    }
+
+    #[test]
+    fn transactions_at_or_below_zero_are_left_out_and_said() {
+        let priced = |add_moved: f64| {
+            let mut l = Latencies::uniform(80.0, "this study's matrix");
+            let ratios = TransactionRatios {
+                add_moved,
+                ..TransactionRatios::PINGPONG
+            };
+            l.transactions
+                .insert(LatencyKey::Class(PairClass::SameLlc), ratios);
+            l
+        };
+        // Above 0: kept as measured, nothing said.
+        let (l, why) = priced(1.2).priceable();
+        assert_eq!((l.transactions.len(), why), (1, None));
+        // An add moved at -1.3 × 80 ns: left out, every transfer at the
+        // ping-pong, and the reason names the figure.
+        let (l, why) = priced(-1.3).priceable();
+        assert!(!l.priced(), "{l:?}");
+        let why = why.unwrap();
+        assert!(why.contains("-104") && why.contains("ping-pong"), "{why}");
+        // A class latency at or below 0 is not mended here, with
+        // transactions or without: the model refuses it.
+        let (l, why) = Latencies::uniform(0.0, "m").priceable();
+        assert!(l.positive().is_err() && why.is_none());
+        let mut zero = priced(-1.3);
+        zero.classes
+            .get_mut(&LatencyKey::Class(PairClass::Smt))
+            .unwrap()
+            .ns = 0.0;
+        let (l, why) = zero.priceable();
+        assert!(l.priced() && why.is_none(), "{l:?}");
     }
 }

@@ -162,7 +162,7 @@ pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
         (PricedWith::Canary, _, Some(run), Some(ns)) => canary_latencies(run, ns),
         _ => Latencies::from_matrix(first, "this study's matrix"),
     };
-    let (latencies, unpriced) = priceable(latencies);
+    let (latencies, unpriced) = latencies.priceable();
     let why = reason(used, class, canary_ns, first_range, &again);
     Some(Pricing {
         used,
@@ -176,25 +176,6 @@ pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
         },
         latencies,
     })
-}
-
-/// `latencies`, unless its transactions price a transfer at or below 0 ns while its class latencies
-/// are above 0: then those latencies with every transfer at its ping-pong, and why.
-fn priceable(latencies: Latencies) -> (Latencies, Option<String>) {
-    let Err(e) = latencies.positive() else {
-        return (latencies, None);
-    };
-    let mut plain = latencies.clone();
-    plain.transactions.clear();
-    if plain.positive().is_err() {
-        return (latencies, None);
-    }
-    (
-        plain,
-        Some(format!(
-            "its transactions were left out ({e}), so every transfer is priced at its class's ping-pong"
-        )),
-    )
 }
 
 /// The run's median canary `ns` for every class, each transaction priced at the median over the
@@ -282,41 +263,6 @@ mod tests {
         assert!(r.ends_with(canaries), "{r}");
         let r = reason(Matrix, None, None, None, &Again::NotNeeded);
         assert_eq!(r, "the run recorded no canary to set against it");
-    }
-
-    #[test]
-    fn transactions_at_or_below_zero_are_left_out_and_said() {
-        use crate::predict::{LatencyKey, TransactionRatios};
-        let priced = |add_moved: f64| {
-            let mut l = Latencies::uniform(80.0, "this study's matrix");
-            let ratios = TransactionRatios {
-                add_moved,
-                ..TransactionRatios::PINGPONG
-            };
-            l.transactions
-                .insert(LatencyKey::Class(PairClass::SameLlc), ratios);
-            l
-        };
-        // Above 0: kept as measured, nothing said.
-        let (l, why) = priceable(priced(1.2));
-        assert_eq!((l.transactions.len(), why), (1, None));
-        // An add moved at -1.3 × 80 ns: left out, every transfer at the
-        // ping-pong, and the reason names the figure.
-        let (l, why) = priceable(priced(-1.3));
-        assert!(!l.priced(), "{l:?}");
-        let why = why.unwrap();
-        assert!(why.contains("-104") && why.contains("ping-pong"), "{why}");
-        // A class latency at or below 0 is not mended here, with
-        // transactions or without: the model refuses it.
-        let (l, why) = priceable(Latencies::uniform(0.0, "m"));
-        assert!(l.positive().is_err() && why.is_none());
-        let mut zero = priced(-1.3);
-        zero.classes
-            .get_mut(&LatencyKey::Class(PairClass::Smt))
-            .unwrap()
-            .ns = 0.0;
-        let (l, why) = priceable(zero);
-        assert!(l.priced() && why.is_none(), "{l:?}");
     }
 
     #[test]
