@@ -302,6 +302,65 @@ fn unwrapped(text: &str) -> String {
 }
 
 #[test]
+fn predict_prices_a_matrix_whose_transaction_found_no_transfer_at_its_ping_pongs() {
+    // A same-llc add moved at -0.01 x its ping-pong (a host that moved the
+    // vCPUs mid-matrix): predict leaves the transactions out, says so in
+    // its notes, and prices every transfer at its class's ping-pong.
+    let epyc = "epyc-7j13-2s-nps1-256";
+    let mut r = synthetic(
+        fixture(epyc),
+        vec![0, 1, 64],
+        None,
+        ns(8.0, 23.0, 100.0, &[(32, 197.0)]),
+    );
+    for p in &mut r.pairs {
+        let moved = if p.class == PairClass::SameLlc {
+            -0.01
+        } else {
+            1.0
+        };
+        p.transactions = Transaction::ALL
+            .iter()
+            .map(|&transaction| TransactionCost {
+                transaction,
+                net_ns: p.median_ns,
+                to_pingpong: if transaction == Transaction::AddMoved {
+                    moved
+                } else {
+                    1.0
+                },
+                samples: 10,
+            })
+            .collect();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("matrix.json");
+    std::fs::write(&m, serde_json::to_string(&r).unwrap()).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/topology")
+        .join(epyc);
+    let args = [
+        "--sysfs-root",
+        root.to_str().unwrap(),
+        "predict",
+        "--host",
+        m.to_str().unwrap(),
+    ];
+    let p = contend_json(&[&args[..], &["--writers", "0,1,64", "--json"]].concat());
+    assert_eq!(p["latencies"]["transactions"], serde_json::json!({}), "{p}");
+    let notes = p["notes"].to_string();
+    let why = "its transactions were left out (the same-llc transfer is priced at -0.2";
+    assert!(
+        notes.contains(&format!("--host {}: {why}", m.display())),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("every transfer is priced at its class's ping-pong"),
+        "{notes}"
+    );
+}
+
+#[test]
 fn the_summary_has_each_class_transactions_beside_its_ping_pong() {
     // Two classes of the EPYC fixture, transactions set by hand: per
     // class the median of its pairs' figures and of their ratios.

@@ -218,11 +218,20 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
     let host = inferred
         .as_ref()
         .map_or_else(|| host_name(root), |h| h.source.clone());
-    let latencies = latencies(&sources, inferred.as_ref())?;
-    let (checked, prediction);
+    // A matrix whose transactions found no transfer prices as the study does: at its ping-pongs.
+    let (latencies, unpriced) = match latencies(&sources, inferred.as_ref())? {
+        Some(l) => {
+            let source = l.source.clone();
+            let (l, why) = l.priceable();
+            (Some(l), why.map(|w| format!("--host {source}: {w}")))
+        }
+        None => (None, None),
+    };
+    let (mut checked, prediction);
     let doc = match &args.check {
         Some(c) => {
             checked = check(&c.file, latencies.as_ref(), spec)?;
+            checked.notes.extend(unpriced);
             Document::Check(&checked)
         }
         None => {
@@ -236,6 +245,7 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
             let mut p = predict::predict(&topo, &host, &request(args, &topo, latencies, spec)?)
                 .map_err(CliError::usage)?;
             p.inferred = inferred;
+            p.notes.extend(unpriced);
             prediction = p;
             Document::Predict(&prediction)
         }
