@@ -12,6 +12,7 @@ use contend::provenance::Provenance;
 use contend::topology::Topology;
 use serde_json::Value;
 use std::path::Path;
+use std::sync::Mutex;
 
 mod common;
 use common::xml::parse_xml;
@@ -569,8 +570,12 @@ fn class_from_topology(topo: &Value, a: u64, b: u64) -> String {
     format!("cross-node@{d}")
 }
 
+/// The matrices here measure on the same CPUs: one at a time, or each disturbs the other.
+static MEASURING: Mutex<()> = Mutex::new(());
+
 #[test]
 fn matrix_on_this_host_agrees_with_the_reference() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let quick = [
         "matrix",
@@ -764,6 +769,7 @@ fn memory_nodes(topo: &Value) -> usize {
 
 #[test]
 fn contenders_sharers_and_homes_are_stored_and_printed() {
+    let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     // Two contenders and one sharer on the first two CPUs, and each
     // class's homes: end to end, the shapes and counts that do not depend
     // on timing.
