@@ -54,7 +54,7 @@ pub fn sample_every(explicit: Option<u64>, regime: Regime) -> u64 {
 
 /// The strategies to compare: every shard level × publish policy × pad,
 /// and for ratelimited policies × clock.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StrategyChoice {
     /// Shard levels.
     pub levels: Vec<ShardLevel>,
@@ -101,7 +101,7 @@ impl StrategyChoice {
 
 /// What `contend run` is asked to measure, before it is resolved against
 /// the host: no output options.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunRequest {
     /// Writer and reader threads, on which CPUs.
     pub pools: Pools,
@@ -608,25 +608,17 @@ impl RunPlan {
 #[cfg(test)]
 pub(crate) fn example_request() -> RunRequest {
     RunRequest {
-        pools: Pools::default(),
-        read_every: 0,
         strategies: StrategyChoice {
             levels: vec![ShardLevel::Global],
             policies: vec![PublishPolicy::ALWAYS],
             pads: vec![Pad::Line128],
             clocks: vec![ClockKind::Tsc],
         },
-        counter_node: None,
-        node_iter: NodeIter::Compact,
         duration: Duration::from_millis(20),
-        warmup: Duration::ZERO,
         repeats: 4,
-        target_ci_pct: None,
-        max_time: None,
         rates: vec![Regime::FlatOut],
         seed: 1,
-        sample_every: None,
-        placement: Placement::Strict,
+        ..RunRequest::default()
     }
 }
 

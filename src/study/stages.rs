@@ -9,7 +9,7 @@ use super::{run_strategies, sweep_strategies};
 use crate::matrix::{Home, MatrixRequest, MatrixResults, Mode, measure_matrix, plan_matrix};
 use crate::placement::Placement;
 use crate::predict::{self, Latencies, Layout, PredictRequest};
-use crate::runner::{self, PoolSize, Pools, RunRequest, RunResults, Stopped};
+use crate::runner::{self, PoolSize, RunRequest, RunResults, Stopped};
 use crate::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
 use crate::topology::{CpuSpec, Topology};
 use crate::workload::{Arrivals, Regime};
@@ -85,11 +85,8 @@ pub(super) fn study_run(
 ) -> StageStatus {
     let p = &study.plan.run;
     let request = RunRequest {
-        pools: Pools::default(),
         read_every: 1,
         strategies: run_strategies(),
-        counter_node: None,
-        node_iter: crate::counter::NodeIter::Compact,
         duration: Duration::from_secs_f64(p.duration_s),
         warmup: Duration::from_secs_f64(study.plan.warmup_s),
         repeats: p.repeats,
@@ -97,8 +94,8 @@ pub(super) fn study_run(
         max_time: Some(Duration::from_secs_f64(budget_s.max(0.0))),
         rates: p.rates.clone(),
         seed: 1,
-        sample_every: None,
         placement,
+        ..RunRequest::default()
     };
     // The start-up measured before the study plans the repeats.
     let plan = match runner::plan(&request, topo.clone()) {

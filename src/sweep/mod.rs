@@ -6,7 +6,6 @@ mod result;
 
 pub use result::{SweepPoint, SweepResults};
 
-use crate::counter::NodeIter;
 use crate::error::UnknownName;
 use crate::placement::Placement;
 use crate::runner::{
@@ -119,17 +118,13 @@ impl SweepRequest {
             },
             read_every: 1,
             strategies: self.strategies.clone(),
-            counter_node: None,
-            node_iter: NodeIter::Compact,
             duration: self.duration,
             warmup: self.warmup,
             repeats: self.repeats,
-            target_ci_pct: None,
-            max_time: None,
             rates: vec![regime],
             seed: self.seed,
-            sample_every: None,
             placement: self.placement,
+            ..RunRequest::default()
         }
     }
 }
