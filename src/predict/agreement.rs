@@ -40,19 +40,19 @@ pub fn off_pct(predicted: f64, measured: f64) -> Option<f64> {
 }
 
 /// Whether `predicted` agrees with a figure measured over `repeats` (95% CI `ci`, `error_pct` off):
-/// outside ±[`AGREEMENT_PCT`] it disagrees; inside, it agrees when inside a `ci` with spread.
+/// outside ±[`AGREEMENT_PCT`] (or not predicted) it disagrees; inside, it agrees when inside a `ci`
+/// with spread.
 pub fn agreement(
-    predicted: f64,
-    ci: [f64; 2],
+    predicted: Option<f64>,
+    [lo, hi]: [f64; 2],
     error_pct: Option<f64>,
     repeats: usize,
 ) -> Agreement {
-    let [lo, hi] = ci;
-    if !error_pct.is_some_and(|e| e <= AGREEMENT_PCT) {
+    if predicted.is_none() || !error_pct.is_some_and(|e| e <= AGREEMENT_PCT) {
         Agreement::Disagrees
     } else if repeats < SPREAD_REPEATS {
         Agreement::OneRepeat
-    } else if (lo..=hi).contains(&predicted) {
+    } else if predicted.is_some_and(|p| (lo..=hi).contains(&p)) {
         Agreement::Agrees
     } else {
         Agreement::Disagrees
@@ -85,7 +85,7 @@ mod tests {
             (150.0, [105.0, 105.0], Some(42.9), 1, Disagrees),
             (100.0, [105.0, 105.0], None, 1, Disagrees),
         ] {
-            let got = agreement(predicted, ci, error_pct, repeats);
+            let got = agreement(Some(predicted), ci, error_pct, repeats);
             assert_eq!(got, want, "{predicted} {ci:?} {error_pct:?} {repeats}");
         }
         let words = [Agrees, Disagrees, OneRepeat].map(Agreement::word);

@@ -136,9 +136,8 @@ impl CheckPoint {
 
     /// Whether the prediction agrees with the measured cost.
     pub fn agreement(&self) -> Agreement {
-        self.predicted_ns.map_or(Agreement::Disagrees, |p| {
-            agreement(p, self.measured_ci_ns, self.error_pct(), self.repeats)
-        })
+        let (ci, error) = (self.measured_ci_ns, self.error_pct());
+        agreement(self.predicted_ns, ci, error, self.repeats)
     }
 
     /// [`CheckPoint::agreement`] is [`Agreement::Agrees`].

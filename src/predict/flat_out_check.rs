@@ -51,12 +51,8 @@ impl HandoverPoint {
 
     /// Whether the prediction agrees with the count.
     pub fn agreement(&self) -> Agreement {
-        agreement(
-            self.predicted_per_s,
-            self.measured_ci,
-            self.error_pct(),
-            self.repeats,
-        )
+        let (ci, error) = (self.measured_ci, self.error_pct());
+        agreement(Some(self.predicted_per_s), ci, error, self.repeats)
     }
 
     /// [`HandoverPoint::agreement`] is [`Agreement::Agrees`].
