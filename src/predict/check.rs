@@ -266,14 +266,14 @@ impl Checker<'_> {
         }
     }
 
-    /// The strategy's lines, each of its used repeats priced at its latencies.
+    /// The strategy's lines, each of its used repeats priced at its latencies, and the run's walks.
     fn priced(
         &mut self,
         run: &RunResults,
         layout: &Layout,
         s: &StrategyResult,
         name: &str,
-    ) -> Result<(Lines, Vec<Latencies>), PredictError> {
+    ) -> Result<(Lines, Vec<Latencies>, Walks), PredictError> {
         let lines = Lines::new(&run.topology, layout, s.strategy.level)?;
         match self.latencies {
             Some(l) => lines.check(l)?,
@@ -312,7 +312,7 @@ impl Checker<'_> {
                 unpriced.join(", repeat ")
             ));
         }
-        Ok((lines, lats))
+        Ok((lines, lats, Walks::of_run(&run.config)))
     }
 
     /// A flat-out strategy: its hand-overs a second against the count.
@@ -323,8 +323,7 @@ impl Checker<'_> {
         s: &StrategyResult,
         name: String,
     ) -> Result<(), PredictError> {
-        let (lines, lats) = self.priced(run, layout, s, &name)?;
-        let walks = Walks::of_run(&run.config);
+        let (lines, lats, walks) = self.priced(run, layout, s, &name)?;
         match flat_out_point(name.clone(), s, &lines, layout.writers.len(), walks, &lats) {
             Some(p) => self.flat_out.push(p),
             None => self
@@ -351,8 +350,7 @@ impl Checker<'_> {
             ));
             return Ok(());
         };
-        let (lines, lats) = self.priced(run, layout, s, &name)?;
-        let walks = Walks::of_run(&run.config);
+        let (lines, lats, walks) = self.priced(run, layout, s, &name)?;
         let f = publish_fraction(s.strategy.publish, rate, walks);
         // A ratelimit's own clock read on every update, measured in place by the run's clock floor.
         let clock = s
@@ -461,7 +459,7 @@ impl Checker<'_> {
             .collect();
         let mut notes = self.notes;
         notes.extend(self.costs.inputs());
-        if !points.iter().any(|p| p.measured_transfers.is_some()) {
+        if counted.is_empty() {
             notes.push(
                 "the file predates exact read-fetch counts: transfers per update are predicted only"
                     .into(),
