@@ -67,7 +67,6 @@ pub fn gallery_headline(g: &Gallery) -> String {
         .filter(|h| h.strategies.iter().any(|s| s.state != LineState::Below))
         .map(|h| HostKind::of(h.nodes, h.llcs))
         .collect();
-    kinds.dedup();
     kinds.sort_by_key(|k| *k == HostKind::SeveralLlcsPerNode);
     kinds.dedup();
     parts.extend(kinds.into_iter().filter_map(scoreboard::summary));
