@@ -244,22 +244,17 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Verdict> {
     let mut lines = Vec::new();
     for (i, &rate) in p.config.rates.iter().enumerate() {
         for k in own() {
-            lines.push(Verdict::new(Topic::Prediction, strategy_line(p, k, i)));
+            lines.push(strategy_line(p, k, i));
             if let Some(nodes) = per_node(&base.points[i]).filter(|_| k == 0) {
                 let home = p.latencies.costs.home_node;
                 let (rate, name) = (si(rate), &base.name);
-                let text = format!(
+                lines.push(format!(
                     "at {rate}/s per CPU, {name} per node (memory on node {home}): {nodes}"
-                );
-                lines.push(Verdict::new(Topic::Prediction, text));
+                ));
             }
         }
     }
-    lines.extend(
-        own()
-            .filter_map(|k| flat_out_text(&p.strategies[k]))
-            .map(|t| Verdict::new(Topic::Prediction, t)),
-    );
+    lines.extend(own().filter_map(|k| flat_out_text(&p.strategies[k])));
     let near = p
         .strategies
         .iter()
@@ -269,26 +264,23 @@ pub fn predict_lines(p: &PredictResults) -> Vec<Verdict> {
         .then(|| scoreboard::summary(HostKind::of(p.nodes, p.llcs)))
         .flatten()
     {
-        lines.push(Verdict::new(
-            Topic::Prediction,
-            format!("near the knee the model is least sure: {board}"),
-        ));
+        lines.push(format!("near the knee the model is least sure: {board}"));
     }
     let same: Vec<String> = (1..p.strategies.len())
         .filter_map(|k| twin(k).map(|e| format!("{} = {}", p.strategies[k].name, e.name)))
         .collect();
     if !same.is_empty() {
-        lines.push(Verdict::new(
-            Topic::Prediction,
-            format!(
-                "the same lines on this host ({}, {}), so the same figures: {}",
-                plural(p.nodes, "node"),
-                plural(p.llcs, "LLC"),
-                same.join(", ")
-            ),
+        lines.push(format!(
+            "the same lines on this host ({}, {}), so the same figures: {}",
+            plural(p.nodes, "node"),
+            plural(p.llcs, "LLC"),
+            same.join(", ")
         ));
     }
     lines
+        .into_iter()
+        .map(|t| Verdict::new(Topic::Prediction, t))
+        .collect()
 }
 
 /// A median error for a sentence: `12.3%`, or why it is not finite.
