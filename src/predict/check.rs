@@ -1,7 +1,7 @@
 //! `contend predict --check FILE`: the model set against a run (or sweep) measured under `--rate`,
 //! on that run's own topology, CPUs, rates and strategies (docs/predict.md, "Checked here").
 
-use super::agreement::{Agreement, agreement, off_pct};
+use super::agreement::{Agreement, Agreement::Agrees, agreement, off_pct};
 use super::class::Bound;
 use super::costs::LineCosts;
 use super::flat_out_check::{HandoverPoint, flat_out_point};
@@ -140,11 +140,6 @@ impl CheckPoint {
         agreement(self.predicted_ns, ci, error, self.repeats)
     }
 
-    /// [`CheckPoint::agreement`] is [`Agreement::Agrees`].
-    pub fn agrees(&self) -> bool {
-        self.agreement() == Agreement::Agrees
-    }
-
     /// |predicted − exact| transfers per update, % of exact (0 when both are 0).
     pub fn transfer_error_pct(&self) -> Option<f64> {
         off_pct(self.predicted_transfers, self.measured_transfers?)
@@ -177,7 +172,7 @@ pub struct CheckResults {
     /// Median over every point of |predicted − measured| net cost, % of measured, a point without a
     /// finite error counting as the worst; `None` when that puts the median among them.
     pub median_abs_error_pct: Option<f64>,
-    /// Points that agree ([`CheckPoint::agrees`]).
+    /// Points that agree ([`CheckPoint::agreement`]).
     pub agreeing: usize,
     /// Index in `points` of the worst point (largest error, one without a finite error first).
     pub worst: Option<usize>,
@@ -187,7 +182,7 @@ pub struct CheckResults {
     pub knees: Vec<Knee>,
     /// Every flat-out strategy: hand-overs a second predicted against the run's exact count.
     pub flat_out: Vec<HandoverPoint>,
-    /// Flat-out points that hand the line over and agree ([`HandoverPoint::agrees`]).
+    /// Flat-out points that hand the line over and agree ([`HandoverPoint::agreement`]).
     pub flat_out_agreeing: usize,
     /// Median over the flat-out points that hand the line over of |predicted − counted| hand-overs
     /// a second, % of counted.
@@ -481,10 +476,10 @@ impl Checker<'_> {
             file: self.file.to_string(),
             latency_source,
             median_abs_error_pct: median_with_worst(&errors),
-            agreeing: points.iter().filter(|p| p.agrees()).count(),
+            agreeing: points.iter().filter(|p| p.agreement() == Agrees).count(),
             worst,
             transfers_median_error_pct: median_with_worst(&counted),
-            flat_out_agreeing: handing_over().filter(|p| p.agrees()).count(),
+            flat_out_agreeing: handing_over().filter(|p| p.agreement() == Agrees).count(),
             flat_out_median_error_pct: median_with_worst(&flat_out_errors),
             flat_out: self.flat_out,
             points,

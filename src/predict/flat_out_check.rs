@@ -55,11 +55,6 @@ impl HandoverPoint {
         agreement(Some(self.predicted_per_s), ci, error, self.repeats)
     }
 
-    /// [`HandoverPoint::agreement`] is [`Agreement::Agrees`].
-    pub fn agrees(&self) -> bool {
-        self.agreement() == Agreement::Agrees
-    }
-
     /// The hold the count implies, ns per ownership: (1/counted − 1/predicted) × saturated lines.
     pub fn implied_hold_ns(&self) -> Option<f64> {
         (self.saturated_lines > 0 && self.measured_per_s > 0.0 && self.predicted_per_s > 0.0).then(
@@ -157,11 +152,11 @@ mod tests {
         // 20M predicted against 18M [17M, 21M]: 11% off, inside.
         let p = point(20e6, 18e6, [17e6, 21e6]);
         assert!((p.error_pct().unwrap() - 100.0 / 9.0).abs() < 1e-9);
-        assert!(p.agrees());
+        assert_eq!(p.agreement(), Agreement::Agrees);
         // None counted and none predicted (a per-CPU split): agrees.
         let none = point(0.0, 0.0, [0.0, 0.0]);
         assert_eq!(none.error_pct(), Some(0.0));
-        assert!(none.agrees() && none.nothing_handed_over());
+        assert!(none.agreement() == Agreement::Agrees && none.nothing_handed_over());
         // Some predicted where none were counted: no finite error, and not right by construction.
         let some = point(5.0, 0.0, [0.0, 0.0]);
         assert_eq!(

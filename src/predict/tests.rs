@@ -5,6 +5,7 @@
 use super::*;
 use crate::topology::fixture;
 use crate::workload::{Arrivals, Regime};
+use Agreement::Agrees;
 
 pub(super) fn lat(items: &[&str]) -> Latencies {
     let args: Vec<LatencyArg> = items.iter().map(|s| s.parse().unwrap()).collect();
@@ -341,7 +342,7 @@ fn the_check_prices_each_transaction_as_each_repeats_canary_measured_it() {
     let (global, cpu) = (&c.points[0], &c.points[1]);
     near(global.predicted_ns.unwrap(), 30.0, 1e-3);
     near(cpu.predicted_ns.unwrap(), 32.5, 1e-3);
-    assert!(global.agrees() && cpu.agrees(), "{c:?}");
+    assert_eq!([global, cpu].map(|p| p.agreement()), [Agrees; 2], "{c:?}");
     says(
         &c.latency_source,
         "each transaction priced as the canary measured it",
@@ -462,7 +463,7 @@ fn the_check_predicts_each_repeat_at_its_canary() {
     // outside its CI) is the worst.
     near(c.median_abs_error_pct.unwrap(), 87.5, 0.2 / 87.5);
     assert_eq!(c.worst, Some(1));
-    assert!(!cpu.agrees());
+    assert_ne!(cpu.agreement(), Agrees);
     // Structure: global/always hands the line over on every update and reads nothing new;
     // cpu/always's read fetches the other line after each of its updates (half the reads of each of
     // two lines).
@@ -559,11 +560,11 @@ fn agreement_and_the_knee_hold_at_their_exact_boundaries() {
         (zero.error_pct(), zero.no_error()),
         (None, Some("measured ≤ 0"))
     );
-    assert!(!zero.agrees());
+    assert_ne!(zero.agreement(), Agrees);
     let mut saturated = point(1e6, 100.0, [90.0, 110.0]);
     saturated.predicted_ns = None;
     assert_eq!(saturated.no_error(), Some("not predicted: saturated"));
-    assert!(!saturated.agrees());
+    assert_ne!(saturated.agreement(), Agrees);
     // Structure: 1.25 predicted against 1 exact is 25% off; against 0 exact, no finite error; both
     // 0, none.
     let mut s = point(1e6, 100.0, [90.0, 110.0]);
@@ -692,11 +693,12 @@ fn the_check_predicts_flat_out_hand_overs_one_transfer_at_a_time() {
     near(global.predicted_per_s, 62.5e6, 1e-9);
     near(global.predicted_round_ns.unwrap(), 50.0, 1e-9);
     assert_eq!((global.saturated_lines, global.repeats), (1, 2));
-    assert!(global.agrees(), "{global:?}");
+    assert_eq!(global.agreement(), Agrees, "{global:?}");
     // The round over 5 updates per ownership: 10 ns an update.
     near(global.predicted_ns_per_update().unwrap(), 10.0, 1e-9);
     assert_eq!((cpu.predicted_per_s, cpu.saturated_lines), (0.0, 0));
-    assert!(cpu.agrees() && cpu.nothing_handed_over(), "{cpu:?}");
+    assert_eq!(cpu.agreement(), Agrees, "{cpu:?}");
+    assert!(cpu.nothing_handed_over(), "{cpu:?}");
     // cpu/always is right by construction: left out of the median and the count that agree.
     assert_eq!(
         (c.flat_out_agreeing, c.flat_out_median_error_pct),
