@@ -605,7 +605,7 @@ mod tests {
         let costs = Latencies::from_matrix(&m, "m.json").costs;
         assert_eq!(
             costs.sharers.points,
-            vec![crate::predict::CostPoint { at: 1, ns: 70.0 }]
+            vec![crate::predict::costs::CostPoint { at: 1, ns: 70.0 }]
         );
         assert!(costs.sharers.source.starts_with("m.json: sharers"));
         assert!(costs.contenders.points.is_empty() && costs.contenders.source.is_empty());

@@ -20,17 +20,12 @@ pub mod scoreboard;
 mod tests;
 
 pub use agreement::{AGREEMENT_PCT, Agreement};
-pub use check::{CheckPoint, CheckResults, Knee, check, measured_knee};
-pub use class::{Bound, ClassLatency, LatencyKey};
-pub use costs::{
-    Cited, CitedNs, CostCurve, CostPoint, GivenPublish, HomeCost, HostCosts, HostCostsError,
-    LineCosts, ReadOccupancy,
-};
+pub use check::{CheckPoint, CheckResults, check};
+pub use class::{Bound, ClassLatency};
+pub use costs::{CostCurve, GivenPublish, HomeCost, HostCosts, HostCostsError, LineCosts};
 pub use flat_out_check::HandoverPoint;
-pub use latency::{
-    Latencies, LatencyArg, LatencyArgError, MissingClass, NonPositive, TransactionRatios,
-};
-pub use model::{Capacity, Evaluation, Layout, Lines, NodeCost};
+pub use latency::{Latencies, LatencyArg, MissingClass, NonPositive};
+pub use model::{Capacity, Evaluation, Layout, Lines};
 pub use publish::{Walks, publish_fraction};
 pub use result::{
     ClassUse, FlatOutPrediction, LineState, NodePrediction, PointPrediction, PredictConfig,

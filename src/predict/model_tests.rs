@@ -2,7 +2,9 @@
 //! `scripts/mutants.sh` showed were owed).
 
 use super::*;
-use crate::predict::costs::{CostCurve, ReadOccupancy};
+use crate::predict::class::LatencyKey;
+use crate::predict::costs::{Cited, CitedNs, CostCurve, ReadOccupancy};
+use crate::predict::latency::TransactionRatios;
 use crate::predict::tests::{curve, lat, layout, near, spr};
 use crate::topology::fixture;
 
@@ -273,8 +275,8 @@ fn each_update_pays_the_transactions_it_makes_as_measured() {
     // 1.3×. Paced at 1k/s (ρ ≈ 0, a wait of under 0.1 ns).
     let mut l = lat(&["same-llc=100ns±0"]);
     l.transactions.insert(
-        crate::predict::LatencyKey::Class(crate::matrix::PairClass::SameLlc),
-        crate::predict::TransactionRatios {
+        LatencyKey::Class(crate::matrix::PairClass::SameLlc),
+        TransactionRatios {
             add_moved: 1.2,
             read_fetched: 1.1,
             add_upgraded: 0.9,
@@ -312,10 +314,10 @@ fn a_read_after_a_publish_another_cpu_read_is_priced_as_the_host_reads_back() {
     let eval = |read_back| {
         let mut l = lat(&["same-llc=100ns±0"]);
         l.transactions.insert(
-            crate::predict::LatencyKey::Class(crate::matrix::PairClass::SameLlc),
-            crate::predict::TransactionRatios {
+            LatencyKey::Class(crate::matrix::PairClass::SameLlc),
+            TransactionRatios {
                 read_back,
-                ..crate::predict::TransactionRatios::PINGPONG
+                ..TransactionRatios::PINGPONG
             },
         );
         spr(&[0, 1], &[], 1, ShardLevel::Global).evaluate(1e3, 0.4, &l, Bound::Mid, Arrivals::Paced)
@@ -495,7 +497,7 @@ fn reads_served_from_a_copy_in_their_llc_cost_an_llc_hit() {
     };
     assert!(cost(&node, &l) > cost(&global, &l));
     l.costs.read_occupancy = ReadOccupancy::PerLlc;
-    l.costs.llc_hit = Some(crate::predict::CitedNs {
+    l.costs.llc_hit = Some(CitedNs {
         ns: 10.0,
         pct: 0.0,
         source: "test".into(),
@@ -503,7 +505,7 @@ fn reads_served_from_a_copy_in_their_llc_cost_an_llc_hit() {
     assert!(cost(&node, &l) < cost(&global, &l));
     // A hot line twice per event: stations and costs twice over.
     let once = cost(&global, &l);
-    l.costs.hot_lines = Some(crate::predict::Cited {
+    l.costs.hot_lines = Some(Cited {
         value: 2,
         source: "test".into(),
     });

@@ -3,6 +3,8 @@
 //! known.
 
 use super::*;
+use crate::predict::check::measured_knee;
+use crate::predict::costs::{CostPoint, ReadOccupancy};
 use crate::topology::fixture;
 use crate::workload::{Arrivals, Regime};
 use Agreement::Agrees;
@@ -280,7 +282,7 @@ fn node_and_llc_agree_where_they_are_the_same_set_and_not_elsewhere() {
     // with only the first read after a write queueing, a quarter of it and less.
     assert!(b.rho < a.rho, "{} vs {}", b.rho, a.rho);
     let mut first = l.clone();
-    first.costs.read_occupancy = crate::predict::ReadOccupancy::First;
+    first.costs.read_occupancy = ReadOccupancy::First;
     let (a1, b1) = (
         node.evaluate(1e3, 1.0, &first, Bound::Mid, Arrivals::Poisson),
         llc.evaluate(1e3, 1.0, &first, Bound::Mid, Arrivals::Poisson),
@@ -326,7 +328,7 @@ fn ranges_follow_the_latencies_and_a_ratelimit_never_saturates() {
         limited.saturation
     );
     let mut first = req.clone();
-    first.latencies.costs.read_occupancy = crate::predict::ReadOccupancy::First;
+    first.latencies.costs.read_occupancy = ReadOccupancy::First;
     let p1 = spr_predict(&first).unwrap();
     assert_eq!(p1.strategies[1].saturation.mid, None);
 }
