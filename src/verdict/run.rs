@@ -248,21 +248,19 @@ impl<'a> Contest<'a> {
         let reference = self.find_global(&[BEFORE_FIX, PLAIN]);
         let fix = self.find_global(&[MERGED_FIX, RATELIMIT]);
         let st = |i| self.strategy(i);
-        let saves = reference.filter(|_| savings).map(|g| {
-            let alternatives = (0..c.len()).filter(|&i| {
-                let (s, g) = (st(i), st(g));
-                // (`g` itself is global with its own policy: left out.)
-                s.pad == g.pad && ((s.level == ShardLevel::Global) != (s.publish == g.publish))
-            });
-            self.against(&mut family, reach, g, alternatives)
+        // The alternatives to `base` that `keep(alternative, base)` picks, tested against it.
+        let mut against = |base: Option<usize>, keep: &dyn Fn(Strategy, Strategy) -> bool| {
+            let g = base.filter(|_| savings)?;
+            let alternatives = (0..c.len()).filter(|&i| keep(st(i), st(g)));
+            Some(self.against(&mut family, reach, g, alternatives))
+        };
+        // (`g` itself is global with its own policy: left out.)
+        let saves = against(reference, &|s, g| {
+            s.pad == g.pad && ((s.level == ShardLevel::Global) != (s.publish == g.publish))
         });
-        let beyond = fix.filter(|_| savings).map(|g| {
-            let alternatives = (0..c.len()).filter(|&i| {
-                let (s, g) = (st(i), st(g));
-                s.level != ShardLevel::Global
-                    && (s.publish, s.pad, s.clock) == (g.publish, g.pad, g.clock)
-            });
-            self.against(&mut family, reach, g, alternatives)
+        let beyond = against(fix, &|s, g| {
+            s.level != ShardLevel::Global
+                && (s.publish, s.pad, s.clock) == (g.publish, g.pad, g.clock)
         });
         let nodes = reference.and_then(|g| {
             let n = &c[g].summary.nodes;
