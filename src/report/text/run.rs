@@ -6,7 +6,7 @@ use super::align;
 use crate::counter::ShardLevel;
 use crate::placement::NodeCheck;
 use crate::report::measures::{RowLabels, StrategyGrid, TableCell, table_measures, table_title};
-use crate::report::plain;
+use crate::report::{exactness, plain};
 use crate::runner::first_seen;
 use crate::runner::{RunResults, StrategyResult};
 use crate::stats::Summary;
@@ -256,13 +256,9 @@ fn keep<T>(regime: Regime, full: bool, cells: Vec<T>) -> Vec<T> {
 
 /// Whether every repeat's final sum was exact.
 fn exact_line(run: &RunResults) -> String {
-    let repeats: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
-    let inexact = run.strategies.iter().filter(|s| !s.exact);
-    let inexact: Vec<String> = inexact.map(|s| run.short_name(s)).collect();
-    if inexact.is_empty() {
-        format!("every final sum exact, in all {repeats} strategy results")
-    } else {
-        format!("exact sums: WRONG for {}", plain(&inexact.join(", ")))
+    match exactness(run.strategies.iter().zip(run.short_names())) {
+        Ok(repeats) => format!("every final sum exact, in all {repeats} strategy results"),
+        Err(wrong) => format!("exact sums: WRONG for {}", plain(&wrong.join(", "))),
     }
 }
 
