@@ -263,6 +263,11 @@ pub(crate) fn exactness<'a>(
     wrong.is_empty().then_some(repeats).ok_or(wrong)
 }
 
+/// A check's error for a cell: `12%`, or why none (`-` when nothing says).
+pub(crate) fn error_cell(e: Option<f64>, why: Option<&str>) -> String {
+    e.map_or(why.unwrap_or("-").to_string(), |e| format!("{e:.0}%"))
+}
+
 /// Writes `text` to `path` atomically (an `--out` file).
 pub fn save_text(path: &Path, text: &str) -> Result<(), ExportError> {
     Ok(write_atomic(path, text.as_bytes())?)
