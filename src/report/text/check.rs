@@ -25,7 +25,7 @@ pub(super) fn render(c: &CheckResults) -> String {
         flat_out(&mut out, c);
     }
     if c.points.is_empty() {
-        notes(&mut out, c);
+        out.push_str(&super::notes(&c.notes));
         return out;
     }
     let mut rows = vec![head(&[
@@ -88,14 +88,8 @@ pub(super) fn render(c: &CheckResults) -> String {
             k.series
         );
     }
-    notes(&mut out, c);
+    out.push_str(&super::notes(&c.notes));
     out
-}
-
-fn notes(out: &mut String, c: &CheckResults) {
-    for n in &c.notes {
-        let _ = writeln!(out, "note: {}", crate::report::plain(n));
-    }
 }
 
 /// Flat out: hand-overs a second predicted against the exact count, and what that makes each update

@@ -51,6 +51,11 @@ pub(super) fn lines<T: ToString>(lines: impl IntoIterator<Item = T>) -> String {
         .collect()
 }
 
+/// Each of `notes` as plain text on a `note: …` line.
+pub(super) fn notes(notes: &[String]) -> String {
+    lines(notes.iter().map(|n| format!("note: {n}")))
+}
+
 /// Width a line of text is kept to where it can be: what fits a commit message.
 pub const WIDTH: usize = 72;
 

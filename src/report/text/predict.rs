@@ -7,7 +7,6 @@ use crate::units::si;
 use crate::verdict::{
     cost_cells, predict_lines, range_text, rho_text, saturation_text, sensitivity_cell, share_text,
 };
-use std::fmt::Write;
 
 /// Header, latencies, verdict, table, notes.
 pub fn render(p: &PredictResults) -> String {
@@ -27,9 +26,7 @@ pub fn render(p: &PredictResults) -> String {
         out.push('\n');
         out.push_str(&align(&nodes));
     }
-    for n in &p.notes {
-        let _ = writeln!(out, "note: {}", crate::report::plain(n));
-    }
+    out.push_str(&super::notes(&p.notes));
     out
 }
 

@@ -327,9 +327,7 @@ pub fn tables(run: &RunResults) -> String {
         let _ = writeln!(out, "\n=== {} ===", view.regime());
         out.push_str(&regime_tables(&view));
     }
-    for note in &run.notes {
-        let _ = writeln!(out, "note: {}", plain(note));
-    }
+    out.push_str(&super::notes(&run.notes));
     out
 }
 
