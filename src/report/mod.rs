@@ -268,6 +268,11 @@ pub(crate) fn error_cell(e: Option<f64>, why: Option<&str>) -> String {
     e.map_or(why.unwrap_or("-").to_string(), |e| format!("{e:.0}%"))
 }
 
+/// `ns` to one decimal, or `-` for none.
+pub(crate) fn ns_or_dash(ns: Option<f64>) -> String {
+    ns.map_or("-".into(), |ns| format!("{ns:.1}"))
+}
+
 /// Writes `text` to `path` atomically (an `--out` file).
 pub fn save_text(path: &Path, text: &str) -> Result<(), ExportError> {
     Ok(write_atomic(path, text.as_bytes())?)
