@@ -16,6 +16,7 @@ mod verify;
 
 pub use compare::{compare_text, record_text};
 pub use plan::{matrix_plan as matrix_plan_text, run_plan as run_plan_text};
+pub(crate) use predict::{Cell, node_cells, strategy_cells};
 pub use run::{render as run_text, verbose as run_tables};
 
 use super::{Document, Export, ExportError, Rendered, plain};
