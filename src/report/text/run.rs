@@ -145,7 +145,7 @@ pub(super) fn rests_on(run: &RunResults) -> String {
         let floor = matches!(f.kind, FindingKind::HarnessFloor | FindingKind::PacedFloor);
         floor || f.severity == Severity::Warning
     });
-    let mut out: String = shown.map(|f| plain(&f.to_string()) + "\n").collect();
+    let mut out = super::lines(shown);
     let lines = [interference_line(run), line_cost_line(run), alone_line(run)];
     out.extend(lines.into_iter().flatten().map(|l| l + "\n"));
     let noisy = run.strategies.iter();
@@ -375,9 +375,7 @@ fn regime_tables(run: &RunResults) -> String {
             run.config.node_iter.name()
         );
     }
-    for f in findings(run) {
-        let _ = writeln!(out, "{}", plain(&f.to_string()));
-    }
+    out.push_str(&super::lines(findings(run)));
     let _ = writeln!(out, "{}", placement_line(run));
     out
 }
