@@ -17,7 +17,7 @@ use crate::placement::VerifyReport;
 use crate::predict::gallery::Gallery;
 use crate::predict::{CheckResults, PredictResults};
 use crate::results::{ResultFile, WriteError, write_atomic};
-use crate::runner::RunResults;
+use crate::runner::{RunResults, StrategyResult};
 use crate::study::{StudyPlan, StudyResults};
 use crate::sweep::SweepResults;
 use crate::topology::{SpreadReport, Topology};
@@ -250,6 +250,27 @@ pub fn plain(text: &str) -> String {
             c => Some(c),
         })
         .collect()
+}
+
+/// The repeats these results ran if every final sum was exact, else the inexact ones' names.
+pub(crate) fn exactness<'a>(
+    named: impl Iterator<Item = (&'a StrategyResult, String)>,
+) -> Result<usize, Vec<String>> {
+    let mut named: Vec<_> = named.collect();
+    let repeats = named.iter().map(|(s, _)| s.repeats.len()).sum();
+    named.retain(|(s, _)| !s.exact);
+    let wrong: Vec<String> = named.into_iter().map(|n| n.1).collect();
+    wrong.is_empty().then_some(repeats).ok_or(wrong)
+}
+
+/// A check's error for a cell: `12%`, or why none (`-` when nothing says).
+pub(crate) fn error_cell(e: Option<f64>, why: Option<&str>) -> String {
+    e.map_or(why.unwrap_or("-").to_string(), |e| format!("{e:.0}%"))
+}
+
+/// `ns` to one decimal, or `-` for none.
+pub(crate) fn ns_or_dash(ns: Option<f64>) -> String {
+    ns.map_or("-".into(), |ns| format!("{ns:.1}"))
 }
 
 /// Writes `text` to `path` atomically (an `--out` file).

@@ -3,8 +3,8 @@
 //! and read side on the right, on a log scale so a long tail and a 20 ns median fit one axis.
 
 use super::{
-    Header, Keyed, LegendEntry, Repeats, Swatch, canvas, draw_curve, draw_guide, entry, fail,
-    house_mesh, log_span, log_ticks, num, plot,
+    Header, Keyed, LegendEntry, Repeats, draw_curve, draw_guide, entry, fail, house_mesh, log_span,
+    log_ticks, num, plot, two_panels,
 };
 use crate::report::DrawError;
 use crate::runner::{RepeatResult, RunResults, StrategyResult};
@@ -75,20 +75,12 @@ pub(super) fn render(run: &RunResults) -> Option<Result<String, DrawError>> {
         "each point: mean over repeats of the timed operations; dashed: the timer's resolution, {} ns, and a hollow point lies below it, where a sample says nothing{flat}",
         num(resolution),
     );
-    Some(canvas(
-        560,
-        &header,
-        &entries,
-        Swatch::Line,
-        &note,
-        |area| {
-            let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
-            let y = "write (update): sampled ns per operation";
-            panel(&left, y, &write, (lo, hi), resolution)?;
-            let y = "read side: sampled ns per operation";
-            panel(&right, y, &read, (lo, hi), resolution)
-        },
-    ))
+    Some(two_panels(&header, &entries, &note, |left, right| {
+        let y = "write (update): sampled ns per operation";
+        panel(left, y, &write, (lo, hi), resolution)?;
+        let y = "read side: sampled ns per operation";
+        panel(right, y, &read, (lo, hi), resolution)
+    }))
 }
 
 /// One side's panel: a line per strategy over the percentiles, spanning `lo..hi` ns, and a dashed

@@ -369,6 +369,19 @@ fn canvas(
     Ok(svg)
 }
 
+/// Two line-chart panels side by side on a fresh SVG ([`canvas`], 560 px high).
+fn two_panels(
+    header: &Header,
+    entries: &[LegendEntry],
+    note: &str,
+    body: impl for<'a> FnOnce(&Area<'a>, &Area<'a>) -> Result<(), DrawError>,
+) -> Result<String, DrawError> {
+    canvas(560, header, entries, Swatch::Line, note, |area| {
+        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
+        body(&left, &right)
+    })
+}
+
 /// One row per entry: swatch, then label; `note` below in smaller text.
 fn draw_legend(
     area: &Area,

@@ -3,8 +3,8 @@
 //! the hottest line left, net ns per update right (both log).
 
 use super::{
-    Chart, Header, LegendEntry, Swatch, canvas, colour, draw_guide, draw_number_mesh, entry, fail,
-    log_span, log_ticks, plot,
+    Chart, Header, LegendEntry, colour, draw_guide, draw_number_mesh, entry, fail, log_span,
+    log_ticks, plot, two_panels,
 };
 use crate::predict::{PointPrediction, PredictResults};
 use crate::report::DrawError;
@@ -70,12 +70,11 @@ fn render(p: &PredictResults) -> Result<String, DrawError> {
         ),
     };
     let note = "thick: central latencies; thin: low and high ends; dashed: ρ = 1 and the seed's ~22k updates/s per CPU; cost drawn only below saturation";
-    canvas(560, &header, &entries, Swatch::Line, note, |area| {
-        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
+    two_panels(&header, &entries, note, |left, right| {
         let x = || rates.clone().log_scale().with_key_points(log_ticks(&rates));
         for (panel, axis, bands, label, mark_one) in [
-            (&left, &rho_axis, &rho, "ρ of the hottest line (log)", true),
-            (&right, &cost_axis, &cost, "net ns per update (log)", false),
+            (left, &rho_axis, &rho, "ρ of the hottest line (log)", true),
+            (right, &cost_axis, &cost, "net ns per update (log)", false),
         ] {
             let y = axis.clone().log_scale().with_key_points(log_ticks(axis));
             let mut chart = plot(panel, (70, 12), x(), y)?;

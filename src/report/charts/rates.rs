@@ -3,8 +3,8 @@
 //! left and net CPU share right, one line per strategy.
 
 use super::{
-    Chart, Header, LegendEntry, Repeats, Swatch, by_strategy, canvas, draw_curve, draw_guide,
-    draw_number_mesh, entry, file_safe, log_span, log_ticks, plot, signed_span,
+    Chart, Header, LegendEntry, Repeats, by_strategy, draw_curve, draw_guide, draw_number_mesh,
+    entry, file_safe, log_span, log_ticks, plot, signed_span, two_panels,
 };
 use crate::report::DrawError;
 use crate::sweep::{SweepPoint, SweepResults};
@@ -130,25 +130,17 @@ fn render(
             "; {left_out} strategy points without a net cost (older files) left out"
         ));
     }
-    Some(canvas(
-        560,
-        &header,
-        &entries,
-        Swatch::Line,
-        &note,
-        |area| {
-            let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
-            let y = "net ns per update";
-            panel(&left, &rates, (net.clone(), &net), y, &lines, |p| {
-                Some(p.net_ns)
-            })?;
-            let y = "net CPU share, % (log)";
-            let log = shares
-                .clone()
-                .log_scale()
-                .with_key_points(log_ticks(&shares));
-            let share = |p: &RatePoint| Some(p.share_pct?.max(shares.start));
-            panel(&right, &rates, (log, &shares), y, &lines, share)
-        },
-    ))
+    Some(two_panels(&header, &entries, &note, |left, right| {
+        let y = "net ns per update";
+        panel(left, &rates, (net.clone(), &net), y, &lines, |p| {
+            Some(p.net_ns)
+        })?;
+        let y = "net CPU share, % (log)";
+        let log = shares
+            .clone()
+            .log_scale()
+            .with_key_points(log_ticks(&shares));
+        let share = |p: &RatePoint| Some(p.share_pct?.max(shares.start));
+        panel(right, &rates, (log, &shares), y, &lines, share)
+    }))
 }

@@ -1,8 +1,8 @@
 //! `staleness.svg`: what a ratelimit buys and what it costs.
 
 use super::{
-    FONT, Header, INK, LABEL_PX, LegendEntry, Plot, Repeats, Swatch, canvas, draw_curve,
-    duration_label, entry, fail, house_mesh, log_span, log_ticks, num, padded, plot, zero_based,
+    FONT, Header, INK, LABEL_PX, LegendEntry, Plot, Repeats, draw_curve, duration_label, entry,
+    fail, house_mesh, log_span, log_ticks, num, padded, plot, two_panels, zero_based,
 };
 use crate::counter::{PublishPolicy, format_duration};
 use crate::report::DrawError;
@@ -90,8 +90,7 @@ pub(super) fn render(header: &Header, points: &[StalenessPoint]) -> Result<Strin
         })
         .collect();
     let note = "point labels: ratelimit period";
-    canvas(560, header, &entries, Swatch::Line, note, |area| {
-        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
+    two_panels(header, &entries, note, |left, right| {
         let ops = points.iter().map(|p| p.ops);
         let x = padded(
             ops.clone().fold(f64::INFINITY, f64::min),
@@ -99,7 +98,7 @@ pub(super) fn render(header: &Header, points: &[StalenessPoint]) -> Result<Strin
         );
         let x = x.start.max(0.0)..x.end;
         let err_hi = points.iter().map(|p| p.error_pct).fold(0.0, f64::max);
-        let mut chart = plot(&left, (80, 12), x.clone(), zero_based(err_hi))?;
+        let mut chart = plot(left, (80, 12), x.clone(), zero_based(err_hi))?;
         mesh(&mut chart, "mean staleness error, % of total", num)?;
         for (i, line) in lines.iter().enumerate() {
             let pts = line.iter().map(|p| (p, (p.ops, p.error_pct)));
@@ -113,7 +112,7 @@ pub(super) fn render(header: &Header, points: &[StalenessPoint]) -> Result<Strin
         );
         let floor = age.start;
         let y = age.clone().log_scale().with_key_points(log_ticks(&age));
-        let mut chart = plot(&right, (80, 12), x, y)?;
+        let mut chart = plot(right, (80, 12), x, y)?;
         let y_desc = "mean age of a published delta (log)";
         mesh(&mut chart, y_desc, duration_label)?;
         for (i, line) in lines.iter().enumerate() {

@@ -4,15 +4,10 @@
 
 use super::{notes, section, sortable, verdict_section, warnings_list};
 use crate::predict::CheckResults;
-use crate::report::plain;
+use crate::report::{error_cell, plain};
 use crate::units::{si, with_interval};
 use crate::verdict::{check_lines, rho_text};
 use maud::{Markup, html};
-
-/// An error for a cell: `12%`, or why none.
-fn error_cell(e: Option<f64>, why: Option<&str>) -> String {
-    e.map_or(why.unwrap_or("-").to_string(), |e| format!("{e:.0}%"))
-}
 
 /// The article of one check.
 pub(super) fn article(id: usize, label: Option<&str>, c: &CheckResults) -> Markup {

@@ -8,8 +8,8 @@ use super::{
 };
 use crate::matrix::MatrixResults;
 use crate::placement::NodeCheck;
-use crate::report::ExportError;
 use crate::report::charts::heatmap;
+use crate::report::{ExportError, ns_or_dash};
 use crate::topology::CpuList;
 use crate::verdict;
 use maud::{Markup, html};
@@ -146,11 +146,6 @@ fn settings(m: &MatrixResults) -> Markup {
     ])
 }
 
-/// `ns` to one decimal, or `-` for none.
-fn ns_cell(ns: Option<f64>) -> String {
-    ns.map_or("-".into(), |ns| format!("{ns:.1}"))
-}
-
 /// A cell of `v` to one decimal, sorted by `v`.
 fn ns_td(v: f64) -> Markup {
     html! { td data-sort=(v) { (format!("{v:.1}")) } }
@@ -180,7 +175,7 @@ fn load_tables(m: &MatrixResults) -> Markup {
                                 td { (p.widest_class.to_string()) }
                                 td data-sort=(adds) { (adds) }
                                 td data-sort=(handovers) { (handovers) }
-                                td data-sort=(p.handover_ns.unwrap_or(0.0)) { (ns_cell(p.handover_ns)) }
+                                td data-sort=(p.handover_ns.unwrap_or(0.0)) { (ns_or_dash(p.handover_ns)) }
                                 (ns_td(p.add_ns))
                             }
                         }
@@ -210,8 +205,8 @@ fn load_tables(m: &MatrixResults) -> Markup {
                                 td { (h.pairs.len()) }
                                 td { (format!("{:.1}", h.local.read_fetched_ns)) }
                                 td { (format!("{:.1}", h.local.add_moved_ns)) }
-                                td { (ns_cell(h.remote.as_ref().map(|c| c.read_fetched_ns))) }
-                                td { (ns_cell(h.remote.as_ref().map(|c| c.add_moved_ns))) }
+                                td { (ns_or_dash(h.remote.as_ref().map(|c| c.read_fetched_ns))) }
+                                td { (ns_or_dash(h.remote.as_ref().map(|c| c.add_moved_ns))) }
                                 td { (h.remote.as_ref().map_or("-".to_string(), |c| c.distance.to_string())) }
                             }
                         }

@@ -8,14 +8,6 @@ use crate::topology::CpuList;
 use crate::workload::Role;
 use maud::{Markup, html};
 
-fn role(r: Role) -> &'static str {
-    if r == Role::Writer {
-        "writer"
-    } else {
-        "reader"
-    }
-}
-
 /// Every thread's requested and observed CPU (grouped: strategies whose threads landed alike share
 /// one table) and every slot's node, verified or not.
 pub(super) fn placement(run: &RunResults) -> Markup {
@@ -57,7 +49,7 @@ pub(super) fn placement(run: &RunResults) -> Markup {
             h4 { "Threads of " (names.join(", ")) }
             (sortable(&["role", "requested CPU", "observed CPU", "node", "verified"], html! {
                 @for (r, cpu, observed, verified, node) in key { tr {
-                    td { (role(*r)) }
+                    td { (if *r == Role::Writer { "writer" } else { "reader" }) }
                     td data-sort=(cpu) { (cpu) }
                     td data-sort=[observed] { (observed.map_or("-".to_string(), |c| c.to_string())) }
                     td data-sort=(node) { (node) }

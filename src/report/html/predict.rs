@@ -3,11 +3,10 @@
 
 use super::{head_row, inline_svg, notes, section, sortable, verdict_section, warnings_list};
 use crate::predict::PredictResults;
+use crate::report::text::{Cell, node_cells, strategy_cells};
 use crate::report::{ExportError, charts};
 use crate::units::si;
-use crate::verdict::{
-    self, cost_cells, plural, range_text, rho_text, saturation_text, sensitivity_cell, share_text,
-};
+use crate::verdict::{self, plural};
 use maud::{Markup, html};
 
 /// The article of one prediction.
@@ -18,6 +17,7 @@ pub(super) fn article(
 ) -> Result<Markup, ExportError> {
     let svg = charts::predict::charts(p)?;
     let lines = verdict::predict_lines(p);
+    let nodes = node_cells(p);
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="predict" {
             h2 { "contend predict for " (p.host) }
@@ -34,45 +34,15 @@ pub(super) fn article(
                     "predicted net ns/update", "predicted net CPU %",
                     "predicted CPU points per +1% transfer time", "predicted hand-overs/s",
                     "predicted transfers/update", "predicted saturation at/CPU",
-                ], html! {
-                            @for s in &p.strategies {
-                                @for q in &s.points {
-                                    tr {
-                                        td { (s.name) }
-                                        td data-sort=(q.rate) { (si(q.rate)) }
-                                        td { (si(100.0 * q.publish_fraction)) "%" }
-                                        td data-sort=(q.rho.mid) { (range_text(q.rho, rho_text)) }
-                                        @let (cost, share) = cost_cells(q);
-                                        td data-sort=[q.cost_ns.map(|c| c.mid)] { (cost) }
-                                        td data-sort=[q.cpu_share_pct.map(|c| c.mid)] { (share) }
-                                        td data-sort=[q.share_per_pct] { (sensitivity_cell(q)) }
-                                        td data-sort=[q.handovers_per_s.map(|h| h.mid)] {
-                                            (q.handovers_per_s.map_or("-".into(), |h| range_text(h, si)))
-                                        }
-                                        td { (si(q.write_transfers)) " + " (si(q.read_transfers)) " read" }
-                                        td { (saturation_text(s.saturation)) }
-                                    }
-                                }
-                            }
-                }))
+                ], html! { @for r in strategy_cells(p) { (row(r)) } }))
                 p.note {
                     "ρ = the hottest line's offered utilisation (asked transfers/s × transfer time; above 1 the CPUs slow to what it serves); ranges from the class latencies' uncertainty; net = transfers and waiting beyond the same loop with no shared write; net CPU = net / (1/rate + net). The model: docs/predict.md."
                 }
-                @if p.strategies.iter().any(|s| s.points.iter().any(|q| q.by_node.len() > 1)) {
+                @if !nodes.is_empty() {
                     h4 { "Per node (memory on node " (p.latencies.costs.home_node) ")" }
                     table.sortable {
                         (head_row(&["strategy", "rate/CPU", "node", "memory", "writers", "predicted net ns/update", "predicted net CPU %"]))
-                        tbody { @for s in &p.strategies { @for q in s.points.iter().filter(|q| q.by_node.len() > 1) {
-                            @for n in &q.by_node { tr {
-                                td { (s.name) }
-                                td data-sort=(q.rate) { (si(q.rate)) }
-                                td { (n.node) }
-                                td { (if n.home { "local" } else { "remote" }) }
-                                td { (n.writers) }
-                                td data-sort=(n.cost_ns.mid) { (range_text(n.cost_ns, si)) }
-                                td data-sort=(n.cpu_share_pct.mid) { (range_text(n.cpu_share_pct, share_text)) "%" }
-                            } }
-                        } } }
+                        tbody { @for r in nodes { (row(r)) } }
                     }
                 }
                 h4 { "Class latencies used (one-way ns)" }
@@ -91,4 +61,9 @@ pub(super) fn article(
             (section(id, "warnings", "Notes", warnings_list(notes(&p.notes))))
         }
     })
+}
+
+/// A row of `cells`, each sorted by its figure where it has one.
+fn row(cells: Vec<Cell>) -> Markup {
+    html! { tr { @for (text, sort) in cells { td data-sort=[sort] { (text) } } } }
 }

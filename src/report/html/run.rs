@@ -221,17 +221,13 @@ fn tables(run: &RunResults) -> Markup {
 
 /// Whether every repeat's final sum was exact in these runs.
 pub(super) fn exactness<'a>(runs: impl Iterator<Item = &'a RunResults>) -> Markup {
-    let all: Vec<_> = runs
-        .flat_map(|r| r.strategies.iter().zip(r.short_names()))
-        .collect();
-    let repeats: usize = all.iter().map(|(s, _)| s.repeats.len()).sum();
-    let wrong = all.into_iter().filter(|(s, _)| !s.exact);
-    let wrong = first_seen(wrong.map(|(_, name)| name));
+    let named = runs.flat_map(|r| r.strategies.iter().zip(r.short_names()));
     html! {
-        @if wrong.is_empty() {
-            p { span.ok { "Exact sums:" } " all " (repeats) " repeats exact." }
-        } @else {
-            p { span.bad { "Exact sums WRONG" } " for " (wrong.join(", ")) "." }
+        @match crate::report::exactness(named) {
+            Ok(repeats) => p { span.ok { "Exact sums:" } " all " (repeats) " repeats exact." },
+            Err(wrong) => p {
+                span.bad { "Exact sums WRONG" } " for " (first_seen(wrong).join(", ")) "."
+            },
         }
     }
 }

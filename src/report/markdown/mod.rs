@@ -116,13 +116,10 @@ pub(super) fn exactness<'a>(
     out: &mut String,
     strategies: impl Iterator<Item = &'a StrategyResult>,
 ) {
-    let all: Vec<&StrategyResult> = strategies.collect();
-    let repeats: usize = all.iter().map(|s| s.repeats.len()).sum();
-    let wrong = crate::runner::first_seen(all.iter().filter(|s| !s.exact).map(|s| s.name.clone()));
-    let _ = match wrong.is_empty() {
-        true => writeln!(out, "**Exact sums:** all {repeats} repeats exact."),
-        false => {
-            let wrong = escape(&wrong.join(", "));
+    let _ = match super::exactness(strategies.map(|s| (s, s.name.clone()))) {
+        Ok(repeats) => writeln!(out, "**Exact sums:** all {repeats} repeats exact."),
+        Err(wrong) => {
+            let wrong = escape(&crate::runner::first_seen(wrong).join(", "));
             writeln!(out, "**Exact sums: WRONG** for {wrong}.")
         }
     };

@@ -4,21 +4,12 @@
 
 use super::{align, head};
 use crate::predict::CheckResults;
+use crate::report::error_cell;
 use crate::units::{si, with_interval};
 use crate::verdict::check_lines;
 use crate::verdict::rho_text;
 use crate::workload::Arrivals;
 use std::fmt::Write;
-
-/// `v` to three decimals.
-fn fixed3(v: f64) -> String {
-    format!("{v:.3}")
-}
-
-/// `v` as a whole percentage.
-fn percent(v: f64) -> String {
-    format!("{v:.0}%")
-}
 
 /// Predicted against measured, point by point, then the median error and the knees.
 pub(super) fn render(c: &CheckResults) -> String {
@@ -34,7 +25,7 @@ pub(super) fn render(c: &CheckResults) -> String {
         flat_out(&mut out, c);
     }
     if c.points.is_empty() {
-        notes(&mut out, c);
+        out.push_str(&super::notes(&c.notes));
         return out;
     }
     let mut rows = vec![head(&[
@@ -62,14 +53,12 @@ pub(super) fn render(c: &CheckResults) -> String {
                 .map_or("-".into(), si),
             rho_text(p.rho),
             format!("{:.3}", p.predicted_transfers),
-            p.measured_transfers.map_or("-".into(), fixed3),
+            p.measured_transfers
+                .map_or("-".into(), |m| format!("{m:.3}")),
             p.predicted_ns.map_or("saturated".into(), si),
             p.local_ns.map_or("-".into(), si),
             with_interval(p.measured_ns, p.measured_ci_ns, p.repeats, ""),
-            match (p.error_pct(), p.no_error()) {
-                (Some(e), _) => format!("{e:.0}%"),
-                (None, why) => why.unwrap_or("-").to_string(),
-            },
+            error_cell(p.error_pct(), p.no_error()),
             p.agreement().word().into(),
         ]);
     }
@@ -99,14 +88,8 @@ pub(super) fn render(c: &CheckResults) -> String {
             k.series
         );
     }
-    notes(&mut out, c);
+    out.push_str(&super::notes(&c.notes));
     out
-}
-
-fn notes(out: &mut String, c: &CheckResults) {
-    for n in &c.notes {
-        let _ = writeln!(out, "note: {}", crate::report::plain(n));
-    }
 }
 
 /// Flat out: hand-overs a second predicted against the exact count, and what that makes each update
@@ -133,7 +116,7 @@ fn flat_out(out: &mut String, c: &CheckResults) {
             p.saturated_lines.to_string(),
             si(p.predicted_per_s),
             with_interval(p.measured_per_s, p.measured_ci, p.repeats, ""),
-            p.error_pct().map_or("none counted".into(), percent),
+            error_cell(p.error_pct(), Some("none counted")),
             p.agreement().word().into(),
             p.predicted_round_ns.map_or("-".into(), si),
             p.updates_per_ownership.map_or("-".into(), si),

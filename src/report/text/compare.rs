@@ -213,8 +213,7 @@ fn every_measure(c: &Comparison) -> String {
             }
         }
     }
-    let footer: String = c.footer().iter().map(|l| plain(l) + "\n").collect();
-    out + "\n" + &footer
+    out + "\n" + &super::lines(c.footer())
 }
 
 /// A host's record of identical runs as text.

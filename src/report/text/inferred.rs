@@ -29,9 +29,7 @@ pub fn render(h: &InferredHost) -> String {
     if let Some(home) = h.home_node {
         let _ = writeln!(out, "home: the line lived on node {home} while measured");
     }
-    for note in &h.notes {
-        let _ = writeln!(out, "note: {}", plain(note));
-    }
+    out.push_str(&super::notes(&h.notes));
     out.push('\n');
     out
 }

@@ -4,7 +4,7 @@
 
 use super::{align, head, wrapped};
 use crate::matrix::{MatrixResults, PairClass, PairResult, Transaction};
-use crate::report::plain;
+use crate::report::{ns_or_dash, plain};
 use crate::verdict;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -251,11 +251,6 @@ fn transactions_cut_line(r: &MatrixResults) -> Option<String> {
     Some(format!(
         "transactions cut short on {n} of {all} pairs (fewest {fewest} of {planned} samples a transaction): their two threads took turns on one CPU, over {us} µs a transfer (a loaded machine, or both vCPUs on one host CPU), so those pairs' figures rest on fewer samples, or none"
     ))
-}
-
-/// `ns` to one decimal, or `-` for none.
-fn ns_or_dash(ns: Option<f64>) -> String {
-    ns.map_or("-".into(), |ns| format!("{ns:.1}"))
 }
 
 /// CPU ids joined by commas, the first 16 and then how many more.

@@ -16,6 +16,7 @@ mod verify;
 
 pub use compare::{compare_text, record_text};
 pub use plan::{matrix_plan as matrix_plan_text, run_plan as run_plan_text};
+pub(crate) use predict::{Cell, node_cells, strategy_cells};
 pub use run::{render as run_text, verbose as run_tables};
 
 use super::{Document, Export, ExportError, Rendered, plain};
@@ -49,6 +50,11 @@ pub(super) fn lines<T: ToString>(lines: impl IntoIterator<Item = T>) -> String {
         .into_iter()
         .map(|l| plain(&l.to_string()) + "\n")
         .collect()
+}
+
+/// Each of `notes` as plain text on a `note: …` line.
+pub(super) fn notes(notes: &[String]) -> String {
+    lines(notes.iter().map(|n| format!("note: {n}")))
 }
 
 /// Width a line of text is kept to where it can be: what fits a commit message.

@@ -7,7 +7,6 @@ use crate::units::si;
 use crate::verdict::{
     cost_cells, predict_lines, range_text, rho_text, saturation_text, sensitivity_cell, share_text,
 };
-use std::fmt::Write;
 
 /// Header, latencies, verdict, table, notes.
 pub fn render(p: &PredictResults) -> String {
@@ -18,18 +17,28 @@ pub fn render(p: &PredictResults) -> String {
     out.push_str(&header(p));
     out.push_str(&super::lines(predict_lines(p)));
     out.push('\n');
-    out.push_str(&align(&strategy_rows(p)));
+    let predicted = [
+        "publish",
+        "ρ hottest",
+        "net ns/update",
+        "net CPU",
+        "+1% transfer → CPU points",
+        "hand-overs/s",
+        "transfers/update",
+        "saturates at/CPU",
+    ];
+    let keys = ["strategy", "rate/CPU"];
+    out.push_str(&align(&table(&keys, &predicted, strategy_cells(p))));
     out.push_str(
         "every figure is the model's prediction; ρ = the hottest line's offered utilisation (asked transfers/s × transfer time; above 1 the CPUs slow to what it serves); ranges from the class latencies' uncertainty; net = transfers and waiting, beyond the same loop with no shared write; net CPU = net / (1/rate + net)\n",
     );
-    let nodes = node_rows(p);
+    let keys = ["strategy", "rate/CPU", "node", "memory", "writers"];
+    let nodes = table(&keys, &["net ns/update", "net CPU"], node_cells(p));
     if nodes.len() > 1 {
         out.push('\n');
         out.push_str(&align(&nodes));
     }
-    for n in &p.notes {
-        let _ = writeln!(out, "note: {}", crate::report::plain(n));
-    }
+    out.push_str(&super::notes(&p.notes));
     out
 }
 
@@ -69,61 +78,60 @@ fn header(p: &PredictResults) -> String {
     )
 }
 
-/// A header row: `keys`, then each of `predicted` marked as predicted.
-fn head(keys: &[&str], predicted: &[&str]) -> Vec<String> {
+/// A cell: its text and the figure the page sorts it by.
+pub(crate) type Cell = (String, Option<f64>);
+
+/// The texts of `cells` under a header of `keys`, then each of `predicted` marked as predicted.
+fn table(keys: &[&str], predicted: &[&str], cells: Vec<Vec<Cell>>) -> Vec<Vec<String>> {
     let predicted = predicted.iter().map(|h| format!("{h} (predicted)"));
-    super::head(keys).into_iter().chain(predicted).collect()
+    let head = super::head(keys).into_iter().chain(predicted).collect();
+    let rows = cells
+        .into_iter()
+        .map(|r| r.into_iter().map(|c| c.0).collect());
+    std::iter::once(head).chain(rows).collect()
 }
 
-/// The table's rows, its header first: one per strategy and rate.
-fn strategy_rows(p: &PredictResults) -> Vec<Vec<String>> {
-    let predicted = [
-        "publish",
-        "ρ hottest",
-        "net ns/update",
-        "net CPU",
-        "+1% transfer → CPU points",
-        "hand-overs/s",
-        "transfers/update",
-        "saturates at/CPU",
-    ];
-    let mut rows: Vec<Vec<String>> = vec![head(&["strategy", "rate/CPU"], &predicted)];
+/// One row per strategy and rate: the strategy, the rate and the predicted figures.
+pub(crate) fn strategy_cells(p: &PredictResults) -> Vec<Vec<Cell>> {
+    let mut rows = Vec::new();
     for s in &p.strategies {
         let saturates = saturation_text(s.saturation);
         for q in &s.points {
             let (cost, share) = cost_cells(q);
+            let handovers = q.handovers_per_s.map_or("-".into(), |h| range_text(h, si));
+            let transfers = format!("{} + {} read", si(q.write_transfers), si(q.read_transfers));
             rows.push(vec![
-                s.name.clone(),
-                si(q.rate),
-                format!("{}%", si(100.0 * q.publish_fraction)),
-                range_text(q.rho, rho_text),
-                cost,
-                share,
-                sensitivity_cell(q),
-                q.handovers_per_s.map_or("-".into(), |h| range_text(h, si)),
-                format!("{} + {} read", si(q.write_transfers), si(q.read_transfers)),
-                saturates.clone(),
+                (s.name.clone(), None),
+                (si(q.rate), Some(q.rate)),
+                (format!("{}%", si(100.0 * q.publish_fraction)), None),
+                (range_text(q.rho, rho_text), Some(q.rho.mid)),
+                (cost, q.cost_ns.map(|c| c.mid)),
+                (share, q.cpu_share_pct.map(|c| c.mid)),
+                (sensitivity_cell(q), q.share_per_pct),
+                (handovers, q.handovers_per_s.map(|h| h.mid)),
+                (transfers, None),
+                (saturates.clone(), None),
             ]);
         }
     }
     rows
 }
 
-/// The per-node table's rows, its header first: one per node of each point that has more than one.
-fn node_rows(p: &PredictResults) -> Vec<Vec<String>> {
-    let keys = ["strategy", "rate/CPU", "node", "memory", "writers"];
-    let mut rows: Vec<Vec<String>> = vec![head(&keys, &["net ns/update", "net CPU"])];
+/// One row per node of each point that has more than one.
+pub(crate) fn node_cells(p: &PredictResults) -> Vec<Vec<Cell>> {
+    let mut rows = Vec::new();
     for s in &p.strategies {
         for q in s.points.iter().filter(|q| q.by_node.len() > 1) {
             for n in &q.by_node {
+                let share = format!("{}%", range_text(n.cpu_share_pct, share_text));
                 rows.push(vec![
-                    s.name.clone(),
-                    si(q.rate),
-                    n.node.to_string(),
-                    if n.home { "local" } else { "remote" }.into(),
-                    n.writers.to_string(),
-                    range_text(n.cost_ns, si),
-                    format!("{}%", range_text(n.cpu_share_pct, share_text)),
+                    (s.name.clone(), None),
+                    (si(q.rate), Some(q.rate)),
+                    (n.node.to_string(), None),
+                    (if n.home { "local" } else { "remote" }.into(), None),
+                    (n.writers.to_string(), None),
+                    (range_text(n.cost_ns, si), Some(n.cost_ns.mid)),
+                    (share, Some(n.cpu_share_pct.mid)),
                 ]);
             }
         }

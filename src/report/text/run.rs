@@ -6,7 +6,7 @@ use super::align;
 use crate::counter::ShardLevel;
 use crate::placement::NodeCheck;
 use crate::report::measures::{RowLabels, StrategyGrid, TableCell, table_measures, table_title};
-use crate::report::plain;
+use crate::report::{exactness, plain};
 use crate::runner::first_seen;
 use crate::runner::{RunResults, StrategyResult};
 use crate::stats::Summary;
@@ -145,7 +145,7 @@ pub(super) fn rests_on(run: &RunResults) -> String {
         let floor = matches!(f.kind, FindingKind::HarnessFloor | FindingKind::PacedFloor);
         floor || f.severity == Severity::Warning
     });
-    let mut out: String = shown.map(|f| plain(&f.to_string()) + "\n").collect();
+    let mut out = super::lines(shown);
     let lines = [interference_line(run), line_cost_line(run), alone_line(run)];
     out.extend(lines.into_iter().flatten().map(|l| l + "\n"));
     let noisy = run.strategies.iter();
@@ -256,13 +256,9 @@ fn keep<T>(regime: Regime, full: bool, cells: Vec<T>) -> Vec<T> {
 
 /// Whether every repeat's final sum was exact.
 fn exact_line(run: &RunResults) -> String {
-    let repeats: usize = run.strategies.iter().map(|s| s.repeats.len()).sum();
-    let inexact = run.strategies.iter().filter(|s| !s.exact);
-    let inexact: Vec<String> = inexact.map(|s| run.short_name(s)).collect();
-    if inexact.is_empty() {
-        format!("every final sum exact, in all {repeats} strategy results")
-    } else {
-        format!("exact sums: WRONG for {}", plain(&inexact.join(", ")))
+    match exactness(run.strategies.iter().zip(run.short_names())) {
+        Ok(repeats) => format!("every final sum exact, in all {repeats} strategy results"),
+        Err(wrong) => format!("exact sums: WRONG for {}", plain(&wrong.join(", "))),
     }
 }
 
@@ -331,9 +327,7 @@ pub fn tables(run: &RunResults) -> String {
         let _ = writeln!(out, "\n=== {} ===", view.regime());
         out.push_str(&regime_tables(&view));
     }
-    for note in &run.notes {
-        let _ = writeln!(out, "note: {}", plain(note));
-    }
+    out.push_str(&super::notes(&run.notes));
     out
 }
 
@@ -381,9 +375,7 @@ fn regime_tables(run: &RunResults) -> String {
             run.config.node_iter.name()
         );
     }
-    for f in findings(run) {
-        let _ = writeln!(out, "{}", plain(&f.to_string()));
-    }
+    out.push_str(&super::lines(findings(run)));
     let _ = writeln!(out, "{}", placement_line(run));
     out
 }
