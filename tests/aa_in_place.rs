@@ -8,8 +8,7 @@
 //! against ±4-6 alone).
 
 use contend::compare::compared_measures;
-use contend::counter::{NodeIter, Pad, PublishPolicy, ShardLevel};
-use contend::placement::Placement;
+use contend::counter::{Pad, PublishPolicy, ShardLevel};
 use contend::runner::{self, PoolSize, Pools, RunRequest, StrategyChoice};
 use contend::stats::{Compared, Decision, NOISE_THRESHOLD, decide_paired};
 use contend::topology::Topology;
@@ -68,17 +67,12 @@ fn called_changes() -> Vec<String> {
             pads: vec![Pad::Line128],
             clocks: vec![contend::clock::ClockKind::Tsc],
         },
-        counter_node: None,
-        node_iter: NodeIter::Compact,
         duration: Duration::from_millis(1920),
         warmup: Duration::from_millis(20),
         repeats: 24,
-        target_ci_pct: None,
-        max_time: None,
         rates: vec![Regime::SEED],
         seed: 7,
-        sample_every: None,
-        placement: Placement::Strict,
+        ..RunRequest::default()
     };
     let mut plan = runner::plan(&request, topo).unwrap();
     let once = plan.strategies.clone();
