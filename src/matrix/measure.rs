@@ -9,10 +9,11 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// How the two threads pass the line back and forth.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Mode {
     /// CAS ping-pong: the initiator waits for 2k and CASes it to 2k+1, the responder waits for 2k+1
     /// and CASes it to 2k+2.
+    #[default]
     Cas,
     /// Flag hand-off with plain loads and stores.
     Rw,

@@ -133,9 +133,10 @@ pub const PASSES: usize = 3;
 pub const UNSTABLE_LIMIT_PCT: f64 = 15.0;
 
 /// Which node each pair's line is bound to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Home {
     /// The node of the pair's lower CPU.
+    #[default]
     First,
     /// The node of the pair's higher CPU.
     Second,

@@ -33,7 +33,7 @@ pub fn pairs_s(pairs: usize, samples: usize, one_way_ns: f64, pair_setup_s: f64)
 }
 
 /// What `contend matrix` is asked to measure.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct MatrixRequest {
     /// CPUs whose pairs are measured.
     pub cpus: CpuSpec,
@@ -354,12 +354,7 @@ mod tests {
             cpus: cpus.parse::<CpuSpec>().unwrap(),
             samples: 10,
             home,
-            mode: Mode::Cas,
-            per_class: None,
-            clip: false,
-            contenders: None,
-            sharers: None,
-            home_classes: false,
+            ..MatrixRequest::default()
         }
     }
 

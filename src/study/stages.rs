@@ -6,12 +6,12 @@
 use super::pricing::{class_range, disagrees, run_canary};
 use super::{PricedWith, StageProgress, StageStatus, StudyResults, pricing};
 use super::{run_strategies, sweep_strategies};
-use crate::matrix::{Home, MatrixRequest, MatrixResults, Mode, measure_matrix, plan_matrix};
+use crate::matrix::{MatrixRequest, MatrixResults, measure_matrix, plan_matrix};
 use crate::placement::Placement;
 use crate::predict::{self, Latencies, Layout, PredictRequest};
 use crate::runner::{self, PoolSize, RunRequest, RunResults, Stopped};
 use crate::sweep::{Affinity, SweepRequest, SweepStop, execute_sweep, plan_sweep};
-use crate::topology::{CpuSpec, Topology};
+use crate::topology::Topology;
 use crate::workload::{Arrivals, Regime};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -54,15 +54,9 @@ pub(super) fn measure(
     progress: &mut impl FnMut(StageProgress),
 ) -> Result<MatrixResults, String> {
     let request = MatrixRequest {
-        cpus: CpuSpec::All,
         samples: study.plan.matrix.samples,
-        home: Home::First,
-        mode: Mode::Cas,
         per_class: Some(study.plan.matrix.per_class),
-        clip: false,
-        contenders: None,
-        sharers: None,
-        home_classes: false,
+        ..MatrixRequest::default()
     };
     let plan = plan_matrix(&request, topo.clone()).map_err(|e| e.to_string())?;
     let total = plan.pairs.len() * crate::matrix::PASSES;

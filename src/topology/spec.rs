@@ -5,9 +5,10 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A way of naming a set of CPUs. See [`CpuSpec::HELP`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum CpuSpec {
     /// Every allowed CPU, in id order.
+    #[default]
     All,
     /// An explicit cpulist (`0-3,8`, `0-15:2`), in id order.
     List(CpuList),
