@@ -65,7 +65,7 @@ impl fmt::Display for Affinity {
 }
 
 /// What `contend sweep` is asked to measure.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SweepRequest {
     /// Writer thread counts, or percentages of each set's allowed CPUs.
     pub threads: Vec<PoolSize>,
@@ -365,9 +365,7 @@ mod tests {
             repeats: 1,
             warmup: Duration::ZERO,
             seed: 1,
-            placement: Placement::Strict,
-            clip: false,
-            max_time: None,
+            ..SweepRequest::default()
         }
     }
 
