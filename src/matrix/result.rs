@@ -13,7 +13,7 @@ use super::{
 use crate::clock::TimerKind;
 use crate::placement::{NodeCheck, PinnedThread};
 use crate::provenance::Provenance;
-use crate::stats::quantile_of;
+use crate::stats::{quantile_of, ratio};
 use crate::topology::{Clipped, Topology};
 use serde::{Deserialize, Serialize};
 
@@ -120,13 +120,8 @@ impl PairResult {
             s.forward.iter().chain(&s.backward).copied().collect()
         };
         // (hi - lo) as % of lo; 0 without a positive lo.
-        let pct = |lo: f64, hi: f64| {
-            if lo > 0.0 && lo.is_finite() {
-                100.0 * (hi - lo) / lo
-            } else {
-                0.0
-            }
-        };
+        let pct =
+            |lo: f64, hi: f64| ratio(100.0 * (hi - lo), if lo.is_finite() { lo } else { 0.0 });
         let medians: Vec<f64> = passes.iter().map(|s| quantile_of(&both(s), 0.5)).collect();
         let (lo, hi) = (medians.iter()).fold((f64::INFINITY, 0.0f64), |(lo, hi), &m| {
             (lo.min(m), hi.max(m))
