@@ -270,23 +270,16 @@ mod tests {
         // An estimate of 0.8 s: 0.8 s left pays for it, and more does; a
         // nanosecond less does not, and says both figures; a stopped
         // study says so whatever is left.
+        let short = |s: &str| Some(format!("{s} s of the budget left, its estimate 0.8 s"));
         for (stopped, left, want) in [
             (false, 0.8, None),
             (false, 5.0, None),
-            (
-                false,
-                0.8 - 1e-9,
-                Some("0.8 s of the budget left, its estimate 0.8 s"),
-            ),
-            (
-                false,
-                -3.0,
-                Some("0.0 s of the budget left, its estimate 0.8 s"),
-            ),
-            (true, 5.0, Some("the study was interrupted")),
+            (false, 0.8 - 1e-9, short("0.8")),
+            (false, -3.0, short("0.0")),
+            (true, 5.0, Some("the study was interrupted".into())),
         ] {
             let got = cannot_measure_again(stopped, 0.8, left);
-            assert_eq!(got.as_deref(), want, "{stopped} {left}");
+            assert_eq!(got, want, "{stopped} {left}");
         }
     }
 
