@@ -204,16 +204,9 @@ pub(super) fn study_predict(study: &mut StudyResults, topo: &Topology) -> StageS
 }
 /// The prediction of what `run` measured.
 fn request_of(run: &RunResults, latencies: Latencies) -> PredictRequest {
-    let mut levels = Vec::new();
-    let mut policies = Vec::new();
-    for s in &run.strategies {
-        if !levels.contains(&s.strategy.level) {
-            levels.push(s.strategy.level);
-        }
-        if !policies.contains(&s.strategy.publish) {
-            policies.push(s.strategy.publish);
-        }
-    }
+    let strategies = || run.strategies.iter().map(|s| s.strategy);
+    let levels = runner::first_seen(strategies().map(|s| s.level));
+    let policies = runner::first_seen(strategies().map(|s| s.publish));
     let paced: Vec<(f64, Arrivals)> = run
         .rates()
         .iter()
