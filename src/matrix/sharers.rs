@@ -146,9 +146,7 @@ pub fn measure_sharers(
             .map(|_| CachePadded::default())
             .collect(),
     };
-    let cpus: Vec<u32> = std::iter::once(writer)
-        .chain(readers.iter().copied())
-        .collect();
+    let cpus = [&[writer], &readers[..]].concat();
     let results = on_cpus(&cpus, allowed, |me| {
         if me == 0 {
             write(&sh, timer)
@@ -158,15 +156,8 @@ pub fn measure_sharers(
     })?;
     let (threads, sides) = results.into_iter().unzip();
     let line = memory.check().clone();
-    let pair = (writer, readers);
-    Ok(SharersPoint::new(
-        pair,
-        widest_class,
-        home,
-        line,
-        threads,
-        sides,
-    ))
+    let point = SharersPoint::new((writer, readers), widest_class, home, line, threads, sides);
+    Ok(point)
 }
 
 #[cfg(test)]
@@ -202,15 +193,8 @@ mod tests {
         let mut ns = vec![40.0; 20];
         ns.push(4000.0);
         let sides = vec![(ns, (0, 0)), (Vec::new(), (11, 11)), (Vec::new(), (11, 10))];
-        let line = NodeCheck::Verified { node: 0 };
-        let p = SharersPoint::new(
-            (0, vec![1, 2]),
-            PairClass::SameLlc,
-            0,
-            line,
-            Vec::new(),
-            sides,
-        );
+        let (line, class) = (NodeCheck::Verified { node: 0 }, PairClass::SameLlc);
+        let p = SharersPoint::new((0, vec![1, 2]), class, 0, line, Vec::new(), sides);
         assert_eq!((p.m, p.rounds, p.reads, p.fresh_reads), (2, 21, 22, 21));
         assert_eq!(p.upgrade_ns, 40.0);
     }
