@@ -2,7 +2,7 @@
 //! measured.
 
 use crate::error::UnknownName;
-use crate::topology::{CpuList, Topology};
+use crate::topology::{Cpu, CpuList, Topology};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use std::collections::BTreeMap;
@@ -65,13 +65,7 @@ impl std::str::FromStr for PairClass {
 
 /// The class of the pair `(a, b)` on `topo`; an error names a CPU that is not online.
 pub fn classify(topo: &Topology, a: u32, b: u32) -> Result<PairClass, OfflineCpu> {
-    let cpu = |id| {
-        topo.cpu(id).ok_or_else(|| OfflineCpu {
-            cpu: id,
-            online: topo.online_cpus.clone(),
-        })
-    };
-    let (ca, cb) = (cpu(a)?, cpu(b)?);
+    let (ca, cb) = (cpu_of(topo, a)?, cpu_of(topo, b)?);
     Ok(if ca.siblings.contains(b) || cb.siblings.contains(a) {
         PairClass::Smt
     } else if ca.llc == cb.llc {
@@ -85,6 +79,14 @@ pub fn classify(topo: &Topology, a: u32, b: u32) -> Result<PairClass, OfflineCpu
 }
 
 /// A CPU that is not online, naming those that are.
+/// CPU `id` of `topo`, or the error naming it among the online CPUs.
+pub fn cpu_of(topo: &Topology, id: u32) -> Result<&Cpu, OfflineCpu> {
+    topo.cpu(id).ok_or_else(|| OfflineCpu {
+        cpu: id,
+        online: topo.online_cpus.clone(),
+    })
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("CPU {cpu} is not online (online: {online})")]
 pub struct OfflineCpu {

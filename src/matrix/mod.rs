@@ -16,6 +16,7 @@ mod span;
 mod transactions;
 
 pub use advice::{Advice, ClassStats, RULE, Split, advise, class_stats, empty_classes};
+pub use classes::cpu_of;
 pub use classes::{OfflineCpu, PairClass, PairSelection, PlannedPair, classify, select_pairs};
 pub use contenders::{ContendersPoint, WINDOW_ADDS, WINDOWS};
 pub use counts::Counts;

@@ -1,7 +1,7 @@
 //! The order in which `--contenders` and `--sharers` take CPUs, so that the first k of them span as
 //! many distance classes as k CPUs can.
 
-use super::{OfflineCpu, PairClass, classify};
+use super::{OfflineCpu, PairClass, classify, cpu_of};
 use crate::topology::Topology;
 use std::collections::BTreeMap;
 
@@ -22,10 +22,7 @@ pub fn span_order(topo: &Topology, cpus: &[u32]) -> Result<Vec<u32>, OfflineCpu>
     // node -> LLC -> core (its lowest CPU) -> CPUs, every level by id.
     let mut tree: BTreeMap<u32, BTreeMap<u32, BTreeMap<u32, Vec<u32>>>> = BTreeMap::new();
     for &c in &ids {
-        let cpu = topo.cpu(c).ok_or_else(|| OfflineCpu {
-            cpu: c,
-            online: topo.online_cpus.clone(),
-        })?;
+        let cpu = cpu_of(topo, c)?;
         let core = cpu.siblings.iter().next().unwrap_or(c).min(c);
         tree.entry(cpu.node)
             .or_default()

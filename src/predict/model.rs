@@ -7,7 +7,7 @@ use super::costs::{LineCosts, ReadOccupancy};
 use super::latency::{ClassCounts, Latencies, MissingClass, Prices};
 use super::queue;
 use crate::counter::ShardLevel;
-use crate::matrix::{PairClass, Transaction, classify};
+use crate::matrix::{PairClass, Transaction, classify, cpu_of};
 use crate::stats::ratio;
 use crate::topology::Topology;
 use crate::workload::Arrivals;
@@ -680,13 +680,6 @@ impl Seats {
             llc_readers: llc_readers.into_values().collect(),
         })
     }
-}
-
-fn cpu_of(topo: &Topology, id: u32) -> Result<&crate::topology::Cpu, crate::matrix::OfflineCpu> {
-    topo.cpu(id).ok_or_else(|| crate::matrix::OfflineCpu {
-        cpu: id,
-        online: topo.online_cpus.clone(),
-    })
 }
 
 /// What one evaluation needs, computed once.
