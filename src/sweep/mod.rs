@@ -209,7 +209,7 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
             None => affinity.cpu_spec(),
         };
         let cpus = resolved.cpus;
-        let mut counts = Vec::new();
+        let mut counts = std::collections::BTreeSet::new();
         for t in &request.threads {
             let n = t.resolve(cpus.len());
             if n > cpus.len() {
@@ -217,11 +217,10 @@ pub fn plan_sweep(request: &SweepRequest, topo: &Topology) -> Result<SweepPlan, 
                     "{affinity}: {n} threads skipped, the set has {} allowed CPUs",
                     cpus.len()
                 ));
-            } else if !counts.contains(&n) {
-                counts.push(n);
+            } else {
+                counts.insert(n);
             }
         }
-        counts.sort_unstable();
         for threads in counts {
             for &regime in &request.rates {
                 let mut run = plan(
