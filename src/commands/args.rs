@@ -427,12 +427,7 @@ const RATE_HELP: &str = "The regimes, comma-separated and measured interleaved: 
 impl MeasureArgs {
     /// The strategies: levels × policies × pads (× clocks).
     pub fn choice(&self) -> StrategyChoice {
-        let mut c = StrategyChoice {
-            levels: Vec::new(),
-            policies: Vec::new(),
-            pads: Vec::new(),
-            clocks: Vec::new(),
-        };
+        let mut c = StrategyChoice::default();
         for item in &self.level {
             match *item {
                 LevelItem::Level(l) => c.levels.push(l),
