@@ -629,17 +629,14 @@ impl FromStr for FormatArg {
             Some(("html", page)) if !page.is_empty() => ("html", Some(PathBuf::from(page))),
             _ => (s.trim(), None),
         };
-        let format = match name {
-            "text" => Format::Text,
-            "markdown" => Format::Markdown,
-            "json" => Format::Json,
-            "html" => Format::Html,
-            _ => {
-                return Err(format!(
-                    "\"{s}\" is not text, markdown, json, html or html=PAGE"
-                ));
-            }
-        };
+        // The names `only` prints: each format's Display, lowercase.
+        let known = [Format::Text, Format::Markdown, Format::Json, Format::Html];
+        let format = known
+            .into_iter()
+            .find(|f| f.to_string().to_lowercase() == name);
+        let format = format.ok_or(format!(
+            "\"{s}\" is not text, markdown, json, html or html=PAGE"
+        ))?;
         Ok(FormatArg { format, page })
     }
 }
