@@ -132,8 +132,7 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     let test_runs = test_runs.as_deref().unwrap_or(&base_runs);
     let test = side("--test", test_path, test_runs, args.test.clone())?;
     let (record, skipped) = host_record(args.record(), &base, &test)?;
-    let record = record.as_ref().map(|(p, r)| (p.clone(), r));
-    let comparison = Comparison::new(base, test, threshold, record)?;
+    let comparison = Comparison::new(base, test, threshold, record.as_ref())?;
     for w in comparison.warnings.iter().chain(&skipped) {
         eprintln!("warning: {}", crate::report::plain(w));
     }
