@@ -225,10 +225,15 @@ struct Session {
 }
 
 impl Session {
-    fn new(output: &ResultsArgs) -> Self {
-        Session {
+    /// `output`'s session; the host's notes go first when stdout is for a person.
+    fn new(output: &ResultsArgs, host_notes: &[String]) -> Self {
+        let session = Session {
             print: output.print,
+        };
+        if session.chatty() {
+            print_notes(host_notes);
         }
+        session
     }
 
     /// `--print none`: nothing but errors.

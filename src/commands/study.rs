@@ -99,7 +99,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
         print!("{}", report::render(&Document::StudyPlan(&plan), format)?);
         return Ok(());
     }
-    let session = Session::new(&args.output);
+    let session = Session::new(&args.output, &[]);
     let tsc = crate::clock::calibrate_tsc(Duration::from_millis(50));
     let provenance = Provenance::of_this_host(tsc);
     let plan = study::plan_study(&topo, &provenance.hostname, max_time, &costs)
