@@ -62,16 +62,11 @@ impl Saver<'_> {
             "sweep" => parts.sweep.as_ref().map(Document::Sweep),
             _ => parts.predict.as_ref().map(Document::Predict),
         };
-        let mut files = match doc {
-            Some(d) => report::save(&self.dir, &d, &[Format::Json, Format::Svg])?,
-            None => Vec::new(),
-        };
+        let save = |d: &Document| report::save(&self.dir, d, &[Format::Json, Format::Svg]);
+        let mut files = doc.as_ref().map(save).transpose()?.unwrap_or_default();
         if let (true, Some(Ok(check))) = (stage == "predict", &parts.check) {
-            files.extend(report::save(
-                &self.dir,
-                &Document::Check(check),
-                &[Format::Json],
-            )?);
+            let check = Document::Check(check);
+            files.extend(report::save(&self.dir, &check, &[Format::Json])?);
         }
         let formats = [Format::Json, Format::Html];
         files.extend(report::save(&self.dir, &Document::Study(study), &formats)?);
