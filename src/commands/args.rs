@@ -56,10 +56,8 @@ fn fraction_arg(s: &str) -> Result<f64, String> {
 
 /// `X:clip` → (`X`, true): keep only the allowed CPUs of a CPU spec.
 pub(super) fn strip_clip(s: &str) -> (&str, bool) {
-    match s.trim().strip_suffix(":clip") {
-        Some(rest) => (rest, true),
-        None => (s.trim(), false),
-    }
+    let clipped = s.trim().strip_suffix(":clip").map(|rest| (rest, true));
+    clipped.unwrap_or((s.trim(), false))
 }
 
 /// A CPU spec; `:clip` keeps only the CPUs this process may use.

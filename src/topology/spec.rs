@@ -242,10 +242,8 @@ impl FromStr for CpuSpec {
             "spread" => Ok(CpuSpec::Spread),
             _ => {
                 if let Some(arg) = s.strip_prefix("local-spread:") {
-                    let (node, old) = match arg.strip_suffix(":old") {
-                        Some(n) => (n, true),
-                        None => (arg, false),
-                    };
+                    let (node, old) =
+                        (arg.strip_suffix(":old").map(|n| (n, true))).unwrap_or((arg, false));
                     let node = number(node, "node")?;
                     Ok(CpuSpec::LocalSpread { node, old })
                 } else if let Some(arg) = s.strip_prefix("node:") {
