@@ -176,12 +176,8 @@ fn print_notes(notes: &[String]) {
 fn measuring(root: &Path, print: Print, command: &str, takes: &[Print]) -> Result<Print, CliError> {
     let print = print.only(command, takes)?;
     if !print.plan() {
-        let plan = takes.contains(&Print::Plan);
-        let plan = if plan {
-            " (--print plan reads any --sysfs-root)"
-        } else {
-            ""
-        };
+        let hint = ["", " (--print plan reads any --sysfs-root)"];
+        let plan = hint[usize::from(takes.contains(&Print::Plan))];
         require_live_root(root, &format!("{command} pins real threads{plan}"))?;
     }
     Ok(print)
