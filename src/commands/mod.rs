@@ -353,11 +353,8 @@ fn short_name(word: &str) -> String {
 /// Refuses a results root that cannot be written (exit 2).
 fn check_out(out: &Path) -> Result<(), CliError> {
     crate::results::check_writable(out).map_err(|e| {
-        let which = if e.path == out {
-            String::new()
-        } else {
-            format!(" ({})", e.path.display())
-        };
+        let which = (e.path != out).then(|| format!(" ({})", e.path.display()));
+        let which = which.unwrap_or_default();
         CliError::usage(format!(
             "--out {} cannot be written{which}: {}; nothing was run",
             out.display(),

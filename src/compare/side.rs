@@ -93,15 +93,10 @@ impl<'a> Side<'a> {
     /// `path` (or `selectors in path`) and where it ran, in plain words.
     pub fn describe(&self) -> String {
         let p = &self.run.provenance;
-        let selectors = if self.selectors.is_empty() {
-            String::new()
-        } else {
-            format!("{} in ", self.selectors.join(", "))
-        };
-        let runs = match self.runs.len() {
-            1 => String::new(),
-            n => format!(" ({n} runs)"),
-        };
+        let selectors = (!self.selectors.is_empty()).then(|| self.selectors.join(", ") + " in ");
+        let n = self.runs.len();
+        let runs = (n != 1).then(|| format!(" ({n} runs)"));
+        let (selectors, runs) = (selectors.unwrap_or_default(), runs.unwrap_or_default());
         format!(
             "{selectors}{}{runs}: contend {} ({}) on {} ({}), Linux {}, {}, {}",
             self.path.display(),
