@@ -179,25 +179,20 @@ fn host_record(
     test: &Side,
 ) -> Result<(Option<Named>, Vec<String>), CliError> {
     if let Some(path) = named {
+        let bad = |what: String| CliError::usage(format!("--noise {}: {what}", path.display()));
         let record = if path.is_dir() {
             let runs = results::read_runs(path)?;
             let side = side("--noise", path, &runs, Vec::new())?;
-            HostRecord::of(&side.runs).ok_or_else(|| {
-                CliError::usage(format!("--noise {}: no run in it", path.display()))
-            })?
+            HostRecord::of(&side.runs).ok_or_else(|| bad("no run in it".into()))?
         } else {
             results::read_record(path)?
         };
         if let Some(why) = record.not_for(base.run) {
-            return Err(CliError::usage(format!(
-                "--noise {}: not a record of these runs: {why}",
-                path.display()
-            )));
+            return Err(bad(format!("not a record of these runs: {why}")));
         }
         if let Some(run) = record.made_from(compared(base, test)) {
-            return Err(CliError::usage(format!(
-                "--noise {}: made from a run compared here ({run}): its spread would count twice; record other runs (contend run --runs 5)",
-                path.display()
+            return Err(bad(format!(
+                "made from a run compared here ({run}): its spread would count twice; record other runs (contend run --runs 5)"
             )));
         }
         return Ok((Some((path.to_path_buf(), record)), Vec::new()));
