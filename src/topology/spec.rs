@@ -121,9 +121,8 @@ impl CpuSpec {
             CpuSpec::All => allowed.to_vec(),
             CpuSpec::List(list) => list.to_vec(),
             CpuSpec::Node(n) => {
-                let online = topo.node_ids();
-                let why = || unknown(format!("node {n} does not exist (online nodes: {online})"));
-                topo.node(*n).ok_or_else(why)?.cpus.to_vec()
+                let node = topo.known_node(*n).map_err(|e| unknown(e.to_string()))?;
+                node.cpus.to_vec()
             }
             CpuSpec::Llc(k) => {
                 let last = topo.llcs.len() - 1;
