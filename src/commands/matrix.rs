@@ -57,14 +57,12 @@ pub struct Pairs(Option<usize>);
 impl FromStr for Pairs {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "all" => Ok(Pairs(None)),
-            n => match n.parse::<usize>() {
-                Ok(cap) if cap > 0 => Ok(Pairs(Some(cap))),
-                _ => Err(format!(
-                    "\"{s}\" is not a count of pairs per class (64) or all"
-                )),
-            },
+        match (s.trim(), s.trim().parse::<usize>()) {
+            ("all", _) => Ok(Pairs(None)),
+            (_, Ok(cap)) if cap > 0 => Ok(Pairs(Some(cap))),
+            _ => Err(format!(
+                "\"{s}\" is not a count of pairs per class (64) or all"
+            )),
         }
     }
 }
