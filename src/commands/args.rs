@@ -56,10 +56,8 @@ fn fraction_arg(s: &str) -> Result<f64, String> {
 
 /// `X:clip` → (`X`, true): keep only the allowed CPUs of a CPU spec.
 pub(super) fn strip_clip(s: &str) -> (&str, bool) {
-    match s.trim().strip_suffix(":clip") {
-        Some(rest) => (rest, true),
-        None => (s.trim(), false),
-    }
+    let clipped = s.trim().strip_suffix(":clip").map(|rest| (rest, true));
+    clipped.unwrap_or((s.trim(), false))
 }
 
 /// A CPU spec; `:clip` keeps only the CPUs this process may use.
@@ -427,12 +425,7 @@ const RATE_HELP: &str = "The regimes, comma-separated and measured interleaved: 
 impl MeasureArgs {
     /// The strategies: levels × policies × pads (× clocks).
     pub fn choice(&self) -> StrategyChoice {
-        let mut c = StrategyChoice {
-            levels: Vec::new(),
-            policies: Vec::new(),
-            pads: Vec::new(),
-            clocks: Vec::new(),
-        };
+        let mut c = StrategyChoice::default();
         for item in &self.level {
             match *item {
                 LevelItem::Level(l) => c.levels.push(l),
@@ -634,17 +627,14 @@ impl FromStr for FormatArg {
             Some(("html", page)) if !page.is_empty() => ("html", Some(PathBuf::from(page))),
             _ => (s.trim(), None),
         };
-        let format = match name {
-            "text" => Format::Text,
-            "markdown" => Format::Markdown,
-            "json" => Format::Json,
-            "html" => Format::Html,
-            _ => {
-                return Err(format!(
-                    "\"{s}\" is not text, markdown, json, html or html=PAGE"
-                ));
-            }
-        };
+        // The names `only` prints: each format's Display, lowercase.
+        let known = [Format::Text, Format::Markdown, Format::Json, Format::Html];
+        let format = known
+            .into_iter()
+            .find(|f| f.to_string().to_lowercase() == name);
+        let format = format.ok_or(format!(
+            "\"{s}\" is not text, markdown, json, html or html=PAGE"
+        ))?;
         Ok(FormatArg { format, page })
     }
 }

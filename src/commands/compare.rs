@@ -132,8 +132,7 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     let test_runs = test_runs.as_deref().unwrap_or(&base_runs);
     let test = side("--test", test_path, test_runs, args.test.clone())?;
     let (record, skipped) = host_record(args.record(), &base, &test)?;
-    let record = record.as_ref().map(|(p, r)| (p.clone(), r));
-    let comparison = Comparison::new(base, test, threshold, record)?;
+    let comparison = Comparison::new(base, test, threshold, record.as_ref())?;
     for w in comparison.warnings.iter().chain(&skipped) {
         eprintln!("warning: {}", crate::report::plain(w));
     }
@@ -180,25 +179,20 @@ fn host_record(
     test: &Side,
 ) -> Result<(Option<Named>, Vec<String>), CliError> {
     if let Some(path) = named {
+        let bad = |what: String| CliError::usage(format!("--noise {}: {what}", path.display()));
         let record = if path.is_dir() {
             let runs = results::read_runs(path)?;
             let side = side("--noise", path, &runs, Vec::new())?;
-            HostRecord::of(&side.runs).ok_or_else(|| {
-                CliError::usage(format!("--noise {}: no run in it", path.display()))
-            })?
+            HostRecord::of(&side.runs).ok_or_else(|| bad("no run in it".into()))?
         } else {
             results::read_record(path)?
         };
         if let Some(why) = record.not_for(base.run) {
-            return Err(CliError::usage(format!(
-                "--noise {}: not a record of these runs: {why}",
-                path.display()
-            )));
+            return Err(bad(format!("not a record of these runs: {why}")));
         }
         if let Some(run) = record.made_from(compared(base, test)) {
-            return Err(CliError::usage(format!(
-                "--noise {}: made from a run compared here ({run}): its spread would count twice; record other runs (contend run --runs 5)",
-                path.display()
+            return Err(bad(format!(
+                "made from a run compared here ({run}): its spread would count twice; record other runs (contend run --runs 5)"
             )));
         }
         return Ok((Some((path.to_path_buf(), record)), Vec::new()));

@@ -1,7 +1,7 @@
 //! `contend matrix`: plan the pairs, measure them, save, print.
 
 use super::args::{CpusArg, Print, ResultsArgs};
-use super::{Session, check_out, host_name, is_live, load_topology, measuring, print_notes};
+use super::{Session, check_out, host_name, is_live, load_topology, measuring};
 use crate::CliError;
 use crate::matrix::{Counts, Home, MatrixRequest, Mode, measure_matrix, plan_matrix};
 use crate::placement::Placement;
@@ -57,14 +57,12 @@ pub struct Pairs(Option<usize>);
 impl FromStr for Pairs {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "all" => Ok(Pairs(None)),
-            n => match n.parse::<usize>() {
-                Ok(cap) if cap > 0 => Ok(Pairs(Some(cap))),
-                _ => Err(format!(
-                    "\"{s}\" is not a count of pairs per class (64) or all"
-                )),
-            },
+        match (s.trim(), s.trim().parse::<usize>()) {
+            ("all", _) => Ok(Pairs(None)),
+            (_, Ok(cap)) if cap > 0 => Ok(Pairs(Some(cap))),
+            _ => Err(format!(
+                "\"{s}\" is not a count of pairs per class (64) or all"
+            )),
         }
     }
 }
@@ -164,10 +162,7 @@ pub(super) fn run(root: &Path, args: &MatrixArgs) -> Result<(), CliError> {
         return Err(CliError::usage(NEEDS_ALL));
     }
     let topo = load_topology(root)?;
-    let session = Session::new(&args.output);
-    if session.chatty() {
-        print_notes(&topo.notes);
-    }
+    let session = Session::new(&args.output, &topo.notes);
     let plan = plan_matrix(&args.request(), topo)?;
     if print == Plan {
         // Two threads a pass, their start-up measured here.

@@ -176,12 +176,8 @@ fn print_notes(notes: &[String]) {
 fn measuring(root: &Path, print: Print, command: &str, takes: &[Print]) -> Result<Print, CliError> {
     let print = print.only(command, takes)?;
     if !print.plan() {
-        let plan = takes.contains(&Print::Plan);
-        let plan = if plan {
-            " (--print plan reads any --sysfs-root)"
-        } else {
-            ""
-        };
+        let hint = ["", " (--print plan reads any --sysfs-root)"];
+        let plan = hint[usize::from(takes.contains(&Print::Plan))];
         require_live_root(root, &format!("{command} pins real threads{plan}"))?;
     }
     Ok(print)
@@ -225,10 +221,15 @@ struct Session {
 }
 
 impl Session {
-    fn new(output: &ResultsArgs) -> Self {
-        Session {
+    /// `output`'s session; the host's notes go first when stdout is for a person.
+    fn new(output: &ResultsArgs, host_notes: &[String]) -> Self {
+        let session = Session {
             print: output.print,
+        };
+        if session.chatty() {
+            print_notes(host_notes);
         }
+        session
     }
 
     /// `--print none`: nothing but errors.
@@ -352,11 +353,8 @@ fn short_name(word: &str) -> String {
 /// Refuses a results root that cannot be written (exit 2).
 fn check_out(out: &Path) -> Result<(), CliError> {
     crate::results::check_writable(out).map_err(|e| {
-        let which = if e.path == out {
-            String::new()
-        } else {
-            format!(" ({})", e.path.display())
-        };
+        let which = (e.path != out).then(|| format!(" ({})", e.path.display()));
+        let which = which.unwrap_or_default();
         CliError::usage(format!(
             "--out {} cannot be written{which}: {}; nothing was run",
             out.display(),

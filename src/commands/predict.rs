@@ -365,10 +365,8 @@ fn check(
             )));
         }
     };
-    let topo = match runs.first() {
-        Some((_, r)) => &r.topology,
-        None => return Err(CliError::usage(format!("--check {name}: no run in it"))),
-    };
+    let topo = runs.first().map(|(_, r)| &r.topology);
+    let topo = topo.ok_or_else(|| CliError::usage(format!("--check {name}: no run in it")))?;
     let base = latencies.map(|l| l.costs.clone()).unwrap_or_default();
     let costs = line_costs(spec, topo, base)?;
     predict::check(&name, &runs, latencies, &costs).map_err(CliError::usage)
@@ -394,13 +392,10 @@ fn line_costs(
     topo: &Topology,
     base: LineCosts,
 ) -> Result<LineCosts, CliError> {
-    match spec {
-        Some(s) => s
-            .costs
-            .line_costs(&s.file, topo, base)
-            .map_err(CliError::usage),
-        None => Ok(base),
-    }
+    let Some(s) = spec else { return Ok(base) };
+    s.costs
+        .line_costs(&s.file, topo, base)
+        .map_err(CliError::usage)
 }
 
 /// The class latencies of the `--host` sources: a matrix's or the CSV

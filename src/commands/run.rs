@@ -1,7 +1,7 @@
 //! `contend run` (and `contend` alone): plan, execute, print, save.
 
 use super::args::{MeasureArgs, PoolArgs, Print, inject_arg};
-use super::{Session, check_out, host_name, is_live, load_topology, measuring, print_notes};
+use super::{Session, check_out, host_name, is_live, load_topology, measuring};
 use crate::CliError;
 use crate::compare::{HostRecord, RECORD_FILE};
 use crate::report::{self, Document, Format};
@@ -84,10 +84,7 @@ pub(super) fn run(root: &Path, args: &RunArgs) -> Result<(), CliError> {
         &[Summary, All, Json, Print::None, Plan],
     )?;
     let topo = load_topology(root)?;
-    let session = Session::new(output);
-    if session.chatty() {
-        print_notes(&topo.notes);
-    }
+    let session = Session::new(output, &topo.notes);
     let arrivals: Vec<_> = args
         .rates()
         .into_iter()

@@ -30,10 +30,8 @@ pub struct SpreadFrom {
 impl std::str::FromStr for SpreadFrom {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        let (n, old) = match s.trim().strip_suffix(":old") {
-            Some(n) => (n, true),
-            None => (s.trim(), false),
-        };
+        let (n, old) =
+            (s.trim().strip_suffix(":old").map(|n| (n, true))).unwrap_or((s.trim(), false));
         n.parse()
             .map(|node| SpreadFrom { node, old })
             .map_err(|_| format!("\"{s}\" is not a node (1) or a node and :old (1:old)"))

@@ -62,16 +62,11 @@ impl Saver<'_> {
             "sweep" => parts.sweep.as_ref().map(Document::Sweep),
             _ => parts.predict.as_ref().map(Document::Predict),
         };
-        let mut files = match doc {
-            Some(d) => report::save(&self.dir, &d, &[Format::Json, Format::Svg])?,
-            None => Vec::new(),
-        };
+        let save = |d: &Document| report::save(&self.dir, d, &[Format::Json, Format::Svg]);
+        let mut files = doc.as_ref().map(save).transpose()?.unwrap_or_default();
         if let (true, Some(Ok(check))) = (stage == "predict", &parts.check) {
-            files.extend(report::save(
-                &self.dir,
-                &Document::Check(check),
-                &[Format::Json],
-            )?);
+            let check = Document::Check(check);
+            files.extend(report::save(&self.dir, &check, &[Format::Json])?);
         }
         let formats = [Format::Json, Format::Html];
         files.extend(report::save(&self.dir, &Document::Study(study), &formats)?);
@@ -99,7 +94,7 @@ pub(super) fn run(root: &Path, args: &StudyArgs) -> Result<(), CliError> {
         print!("{}", report::render(&Document::StudyPlan(&plan), format)?);
         return Ok(());
     }
-    let session = Session::new(&args.output);
+    let session = Session::new(&args.output, &[]);
     let tsc = crate::clock::calibrate_tsc(Duration::from_millis(50));
     let provenance = Provenance::of_this_host(tsc);
     let plan = study::plan_study(&topo, &provenance.hostname, max_time, &costs)

@@ -2,7 +2,7 @@
 //! (seed 002's table), planned up front, into one results folder.
 
 use super::args::{MeasureArgs, Print, strip_clip};
-use super::{Session, check_out, load_topology, measuring, print_notes};
+use super::{Session, check_out, load_topology, measuring};
 use crate::CliError;
 use crate::report::{self, Document, ExportError, Format};
 use crate::runner::{DEFAULT_REPEATS, PoolSize, signal};
@@ -84,10 +84,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
     if let Some(why) = args.measure.run_only() {
         return Err(CliError::usage(why));
     }
-    let session = Session::new(output);
-    if session.chatty() {
-        print_notes(&topo.notes);
-    }
+    let session = Session::new(output, &topo.notes);
     let mut plan = plan_sweep(&args.request(), &topo)?;
     check_out(&output.out)?;
     session.notes(&plan.notes);

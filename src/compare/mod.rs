@@ -168,7 +168,7 @@ impl<'a> Comparison<'a> {
         base: Side<'a>,
         test: Side<'a>,
         noise: NoiseThreshold,
-        record: Option<(PathBuf, &HostRecord)>,
+        record: Option<&(PathBuf, HostRecord)>,
     ) -> Result<Self, CompareError> {
         let base_picked = base.picked("--base")?;
         let test_picked = test.picked("--test")?;
@@ -200,7 +200,7 @@ impl<'a> Comparison<'a> {
                             (b.strategy, t.strategy),
                             (&base, &test),
                             replicates,
-                            record.as_ref().map(|r| r.1),
+                            record.map(|r| &r.1),
                         ),
                     });
                 }
@@ -242,7 +242,7 @@ impl<'a> Comparison<'a> {
             base,
             test,
             replicates,
-            record: record.map(|(path, r)| r.describe(&path)),
+            record: record.map(|(path, r)| r.describe(path)),
             pairs,
             only_base,
             only_test,

@@ -93,15 +93,10 @@ impl<'a> Side<'a> {
     /// `path` (or `selectors in path`) and where it ran, in plain words.
     pub fn describe(&self) -> String {
         let p = &self.run.provenance;
-        let selectors = if self.selectors.is_empty() {
-            String::new()
-        } else {
-            format!("{} in ", self.selectors.join(", "))
-        };
-        let runs = match self.runs.len() {
-            1 => String::new(),
-            n => format!(" ({n} runs)"),
-        };
+        let selectors = (!self.selectors.is_empty()).then(|| self.selectors.join(", ") + " in ");
+        let n = self.runs.len();
+        let runs = (n != 1).then(|| format!(" ({n} runs)"));
+        let (selectors, runs) = (selectors.unwrap_or_default(), runs.unwrap_or_default());
         format!(
             "{selectors}{}{runs}: contend {} ({}) on {} ({}), Linux {}, {}, {}",
             self.path.display(),
@@ -267,29 +262,25 @@ mod tests {
                     .collect::<Vec<_>>()
             })
         };
-        // The short name and the full name select alike.
-        assert_eq!(keys("global/always"), Ok(vec!["*=global/always".into()]));
-        assert_eq!(
-            keys("global/always/pad128"),
-            Ok(vec!["*=global/always".into()])
-        );
-        // A level keeps the rest of the name as the key.
-        assert_eq!(keys("cpu"), Ok(vec!["*/always=cpu/always".into()]));
-        // A part only the full name has.
-        assert_eq!(
-            keys("pad128"),
-            Ok(vec![
-                "global/always/*=global/always".into(),
-                "cpu/always/*=cpu/always".into()
-            ])
-        );
-        // A unique prefix; an ambiguous one lists its candidates.
-        assert_eq!(keys("glo"), Ok(vec!["*=global/always".into()]));
-        assert_eq!(keys("cpu/al"), Ok(vec!["*=cpu/always".into()]));
-        assert_eq!(
-            keys(""),
-            Err(vec!["global/always".into(), "cpu/always".into()])
-        );
-        assert_eq!(keys("llc"), Err(vec![]));
+        let strings = |v: &[&str]| -> Vec<String> { v.iter().map(|s| s.to_string()).collect() };
+        type Picks = Result<&'static [&'static str], &'static [&'static str]>;
+        #[rustfmt::skip]
+        let cases: [(&str, Picks); 8] = [
+            // The short name and the full name select alike.
+            ("global/always", Ok(&["*=global/always"])),
+            ("global/always/pad128", Ok(&["*=global/always"])),
+            // A level keeps the rest of the name as the key.
+            ("cpu", Ok(&["*/always=cpu/always"])),
+            // A part only the full name has.
+            ("pad128", Ok(&["global/always/*=global/always", "cpu/always/*=cpu/always"])),
+            // A unique prefix; an ambiguous one lists its candidates.
+            ("glo", Ok(&["*=global/always"])),
+            ("cpu/al", Ok(&["*=cpu/always"])),
+            ("", Err(&["global/always", "cpu/always"])),
+            ("llc", Err(&[])),
+        ];
+        for (sel, want) in cases {
+            assert_eq!(keys(sel), want.map(strings).map_err(strings), "{sel:?}");
+        }
     }
 }

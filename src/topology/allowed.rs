@@ -1,7 +1,7 @@
 //! What this process may use: the CPUs it may run on, as the kernel's `sched_getaffinity` says
 //! before any thread is pinned, and the nodes it may bind memory to.
 
-use super::{CpuList, Topology};
+use super::{CpuList, Topology, UnknownNode};
 use std::io;
 
 /// Largest mask tried when asking the kernel for this thread's affinity.
@@ -54,12 +54,7 @@ impl Topology {
     /// have memory, and be in this process's allowed memory nodes. The
     /// error is one sentence naming what exists.
     pub fn check_memory_node(&self, node: u32) -> Result<(), MemoryNodeError> {
-        let Some(n) = self.node(node) else {
-            return Err(MemoryNodeError::Missing {
-                node,
-                online: self.node_ids(),
-            });
-        };
+        let n = self.known_node(node)?;
         if !n.has_memory {
             return Err(MemoryNodeError::NoMemory { node });
         }
@@ -77,13 +72,8 @@ impl Topology {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MemoryNodeError {
     /// No such node is online.
-    #[error("node {node} does not exist (online nodes: {online})")]
-    Missing {
-        /// The node asked for.
-        node: u32,
-        /// The online nodes.
-        online: CpuList,
-    },
+    #[error(transparent)]
+    Missing(#[from] UnknownNode),
     /// The node has no memory (a CPU-only node).
     #[error("node {node} has no memory to bind to")]
     NoMemory {

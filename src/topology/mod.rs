@@ -100,6 +100,14 @@ impl Topology {
         self.nodes.iter().find(|n| n.id == id)
     }
 
+    /// The online node with this id, or the error naming the online ones.
+    pub fn known_node(&self, id: u32) -> Result<&Node, UnknownNode> {
+        self.node(id).ok_or_else(|| UnknownNode {
+            node: id,
+            online: self.node_ids(),
+        })
+    }
+
     /// Online node ids, ascending.
     pub fn node_ids(&self) -> CpuList {
         self.nodes.iter().map(|n| n.id).collect()

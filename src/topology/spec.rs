@@ -122,9 +122,8 @@ impl CpuSpec {
             CpuSpec::All => allowed.to_vec(),
             CpuSpec::List(list) => list.to_vec(),
             CpuSpec::Node(n) => {
-                let online = topo.node_ids();
-                let why = || unknown(format!("node {n} does not exist (online nodes: {online})"));
-                topo.node(*n).ok_or_else(why)?.cpus.to_vec()
+                let node = topo.known_node(*n).map_err(|e| unknown(e.to_string()))?;
+                node.cpus.to_vec()
             }
             CpuSpec::Llc(k) => {
                 let last = topo.llcs.len() - 1;
@@ -243,10 +242,8 @@ impl FromStr for CpuSpec {
             "spread" => Ok(CpuSpec::Spread),
             _ => {
                 if let Some(arg) = s.strip_prefix("local-spread:") {
-                    let (node, old) = match arg.strip_suffix(":old") {
-                        Some(n) => (n, true),
-                        None => (arg, false),
-                    };
+                    let (node, old) =
+                        (arg.strip_suffix(":old").map(|n| (n, true))).unwrap_or((arg, false));
                     let node = number(node, "node")?;
                     Ok(CpuSpec::LocalSpread { node, old })
                 } else if let Some(arg) = s.strip_prefix("node:") {

@@ -159,8 +159,7 @@ fn nth(hops: &[Hop], i: usize) -> Option<u32> {
 
 /// The pre-v6.3 `cpumask_local_spread` order for `node`.
 pub fn old_order(topo: &Topology, node: u32) -> Result<Vec<u32>, UnknownNode> {
-    let online = topo.node_ids();
-    let local = &topo.node(node).ok_or(UnknownNode { node, online })?.cpus;
+    let local = &topo.known_node(node)?.cpus;
     let (mut near, far): (Vec<u32>, Vec<u32>) =
         topo.online_cpus.iter().partition(|&c| local.contains(c));
     near.extend(far);
