@@ -426,5 +426,8 @@ mod tests {
         assert_eq!((r.pass_spread_pct, r.unstable), (0.0, false));
         let r = one(0.0, 30.0);
         assert_eq!((r.asymmetry_pct, r.asymmetric), (0.0, false));
+        // Passes whose medians are no number leave the cheapest pass at infinity: no percentage.
+        let r = two(f64::NAN, f64::NAN);
+        assert_eq!((r.pass_spread_pct, r.unstable), (0.0, false));
     }
 }

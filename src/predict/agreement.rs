@@ -88,6 +88,11 @@ mod tests {
             let got = agreement(Some(predicted), ci, error_pct, repeats);
             assert_eq!(got, want, "{predicted} {ci:?} {error_pct:?} {repeats}");
         }
+        // Nothing predicted never agrees, whatever the error and repeats say.
+        for repeats in [1, 5] {
+            let got = agreement(None, [90.0, 110.0], Some(0.0), repeats);
+            assert_eq!(got, Disagrees, "{repeats}");
+        }
         let words = [Agrees, Disagrees, OneRepeat].map(Agreement::word);
         assert_eq!(words, ["yes", "no", "1 repeat"]);
     }
