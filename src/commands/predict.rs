@@ -218,20 +218,11 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
     let host = inferred
         .as_ref()
         .map_or_else(|| host_name(root), |h| h.source.clone());
-    // A matrix whose transactions found no transfer prices as the study does: at its ping-pongs.
-    let (latencies, unpriced) = match latencies(&sources, inferred.as_ref())? {
-        Some(l) => {
-            let source = l.source.clone();
-            let (l, why) = l.priceable();
-            (Some(l), why.map(|w| format!("--host {source}: {w}")))
-        }
-        None => (None, None),
-    };
-    let (mut checked, prediction);
+    let latencies = latencies(&sources, inferred.as_ref())?;
+    let (checked, prediction);
     let doc = match &args.check {
         Some(c) => {
             checked = check(&c.file, latencies.as_ref(), spec)?;
-            checked.notes.extend(unpriced);
             Document::Check(&checked)
         }
         None => {
@@ -245,7 +236,6 @@ pub(super) fn run(root: &Path, args: &PredictArgs) -> Result<(), CliError> {
             let mut p = predict::predict(&topo, &host, &request(args, &topo, latencies, spec)?)
                 .map_err(CliError::usage)?;
             p.inferred = inferred;
-            p.notes.extend(unpriced);
             prediction = p;
             Document::Predict(&prediction)
         }
@@ -415,7 +405,12 @@ fn latencies(
                     path.display()
                 )));
             };
-            Some(Latencies::from_matrix(&m, &path.display().to_string()))
+            // Transactions that found no transfer price as the study's do: at the ping-pongs.
+            Some(
+                Latencies::from_matrix(&m, &path.display().to_string())
+                    .priceable()
+                    .0,
+            )
         }
         (None, None) => None,
     };

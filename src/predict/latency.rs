@@ -156,6 +156,10 @@ pub struct Latencies {
     pub transactions: BTreeMap<LatencyKey, TransactionRatios>,
     /// What a line costs beyond the idle class latencies.
     pub costs: LineCosts,
+    /// Why measured transactions were left out ([`Latencies::priceable`]); [`Latencies::pricing`]
+    /// says it, and that sentence is what the result files record.
+    #[serde(skip)]
+    pub left_out: Option<String>,
 }
 
 /// Class figures at one bound with their transaction ratios, looked up once.
@@ -240,6 +244,7 @@ impl Latencies {
                 .filter_map(|c| Some((LatencyKey::Class(c.class), class_ratios(m, c.class)?)))
                 .collect(),
             costs: LineCosts::from_matrix(m, name),
+            left_out: None,
         }
     }
 
@@ -325,6 +330,7 @@ impl Latencies {
         if plain.positive().is_err() {
             return (self, None);
         }
+        plain.left_out = Some(e.to_string());
         (
             plain,
             Some(format!(
@@ -371,6 +377,10 @@ impl Latencies {
                     ))
                     .collect::<Vec<_>>()
                     .join("; ")
+            )
+        } else if let Some(why) = &self.left_out {
+            format!(
+                "every transfer priced at its class's ping-pong, nothing overlapping (the measured transactions were left out: {why})"
             )
         } else {
             "every transfer priced at its class's ping-pong, nothing overlapping (no measured transactions: give --host a contend matrix that measured them)".into()
@@ -669,6 +679,10 @@ mod tests {
         assert!(!l.priced(), "{l:?}");
         let why = why.unwrap();
         assert!(why.contains("-104") && why.contains("ping-pong"), "{why}");
+        // The pricing clause every prediction and check records says so, not "no measured
+        // transactions".
+        let says = "nothing overlapping (the measured transactions were left out: the same-llc transfer is priced at -104 ns";
+        assert!(l.pricing().contains(says), "{}", l.pricing());
         // A class latency at or below 0 is not mended here, with
         // transactions or without: the model refuses it.
         let (l, why) = Latencies::uniform(0.0, "m").priceable();
