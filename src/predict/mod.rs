@@ -20,7 +20,7 @@ pub mod scoreboard;
 mod tests;
 
 pub use agreement::{AGREEMENT_PCT, Agreement};
-pub use check::{CheckPoint, CheckResults, check};
+pub use check::{CheckPoint, CheckResults, Knee, check};
 pub use class::{Bound, ClassLatency};
 pub use costs::{CostCurve, GivenPublish, HomeCost, HostCosts, HostCostsError, LineCosts};
 pub use flat_out_check::HandoverPoint;
