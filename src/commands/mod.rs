@@ -176,8 +176,10 @@ fn print_notes(notes: &[String]) {
 fn measuring(root: &Path, print: Print, command: &str, takes: &[Print]) -> Result<Print, CliError> {
     let print = print.only(command, takes)?;
     if !print.plan() {
-        let hint = ["", " (--print plan reads any --sysfs-root)"];
-        let plan = hint[usize::from(takes.contains(&Print::Plan))];
+        let plan = match takes.contains(&Print::Plan) {
+            true => " (--print plan reads any --sysfs-root)",
+            false => "",
+        };
         require_live_root(root, &format!("{command} pins real threads{plan}"))?;
     }
     Ok(print)
