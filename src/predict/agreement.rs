@@ -48,11 +48,14 @@ pub fn agreement(
     error_pct: Option<f64>,
     repeats: usize,
 ) -> Agreement {
-    if predicted.is_none() || !error_pct.is_some_and(|e| e <= AGREEMENT_PCT) {
+    let Some(predicted) = predicted else {
+        return Agreement::Disagrees;
+    };
+    if !error_pct.is_some_and(|e| e <= AGREEMENT_PCT) {
         Agreement::Disagrees
     } else if repeats < SPREAD_REPEATS {
         Agreement::OneRepeat
-    } else if predicted.is_some_and(|p| (lo..=hi).contains(&p)) {
+    } else if (lo..=hi).contains(&predicted) {
         Agreement::Agrees
     } else {
         Agreement::Disagrees
