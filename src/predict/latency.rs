@@ -6,6 +6,7 @@ use super::class::{Bound, ClassLatency, DEFAULT_UNCERTAINTY_PCT, LatencyKey};
 use super::costs::LineCosts;
 use crate::matrix::{MatrixResults, PairClass, Transaction, TransactionCost};
 use crate::stats::median;
+use crate::units::{Unit, human};
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
@@ -204,7 +205,8 @@ pub struct MissingClass {
 /// A transfer priced at or below 0 ns.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error(
-    "the {class} transfer is priced at {ns} ns ({from}): a transfer takes time above 0; measure again or give --host {class}=TIME"
+    "the {class} transfer is priced at {} ({from}): a transfer takes time above 0; measure again or give --host {class}=TIME",
+    human(*.ns, Unit::Nanoseconds)
 )]
 pub struct NonPositive {
     /// The class.
@@ -650,8 +652,11 @@ mod tests {
         let e = Latencies::uniform(0.0, "canary").positive().unwrap_err();
         assert_eq!(e.from, "canary");
         says(&e.to_string(), "priced at 0 ns (canary)");
-        let e = Latencies::uniform(-4.0, "m.json").positive().unwrap_err();
-        says(&e.to_string(), "-4 ns");
+        // Written as every figure is, to 3 significant digits.
+        let e = Latencies::uniform(-1.2020496919372101, "m.json")
+            .positive()
+            .unwrap_err();
+        says(&e.to_string(), "priced at -1.20 ns (m.json)");
         // A measured transaction ratio of 0 (a read that fetched) prices that transfer at 0.
         let costs = crate::predict::tests::priced(30.0, [1.0, 0.0, 1.0, 1.0, 1.0, 1.0]);
         let l = Latencies::uniform(30.0, "canary").priced_by(&costs);
