@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use crate::checks::{
     assert_run_ok, assert_slots, assert_topology, assert_verified, assert_writers, strategy, u32s,
 };
-use crate::vm::{Run, boot};
+use crate::vm::{Batch, Run, boot, booted};
 
 // The memory-only node is listed last so that the guest keeps the ids (Linux numbers
 // memory-only nodes after the nodes with CPUs).
@@ -65,8 +65,8 @@ const FOUR_NODE_CMDS: &[&[&str]] = &[
 ];
 
 fn four_node() -> &'static [Run] {
-    static RUNS: OnceLock<Vec<Run>> = OnceLock::new();
-    RUNS.get_or_init(|| boot(FOUR_NODE_VM, FOUR_NODE_CMDS))
+    static RUNS: Batch = OnceLock::new();
+    booted(&RUNS, || boot(FOUR_NODE_VM, FOUR_NODE_CMDS))
 }
 
 /// Node of each CPU in the 4-node guest.

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::checks::{
     assert_run_ok, assert_slots, assert_topology, assert_verified, assert_writers, strategy, u32s,
 };
-use crate::vm::{Run, boot};
+use crate::vm::{Batch, Run, boot, booted};
 
 const SIXTEEN_CPU_VM: &[&str] = &[
     "--nodes",
@@ -95,8 +95,8 @@ const SIXTEEN_CPU_CMDS: &[&[&str]] = &[
 ];
 
 fn sixteen_cpu() -> &'static [Run] {
-    static RUNS: OnceLock<Vec<Run>> = OnceLock::new();
-    RUNS.get_or_init(|| boot(SIXTEEN_CPU_VM, SIXTEEN_CPU_CMDS))
+    static RUNS: Batch = OnceLock::new();
+    booted(&RUNS, || boot(SIXTEEN_CPU_VM, SIXTEEN_CPU_CMDS))
 }
 
 /// Index of the list in `groups` that holds `cpu`.
@@ -466,8 +466,8 @@ const C2C_CMDS: &[&[&str]] = &[
 #[test]
 #[ignore = "boots a QEMU guest: run with --ignored (see .ci/run)"]
 fn sixteen_cpu_guest_matrix_csv_reads_back_to_its_topology() {
-    static RUNS: OnceLock<Vec<Run>> = OnceLock::new();
-    let runs = RUNS.get_or_init(|| boot(SIXTEEN_CPU_VM, C2C_CMDS));
+    static RUNS: Batch = OnceLock::new();
+    let runs = booted(&RUNS, || boot(SIXTEEN_CPU_VM, C2C_CMDS));
     assert_eq!(runs[0].code, 0, "matrix: {}", runs[0].stderr);
     assert_eq!(runs[1].code, 0, "capture: {}", runs[1].stderr);
 
@@ -597,8 +597,8 @@ fn assert_threads(point: &Value, cpus: &[u32]) {
 #[test]
 #[ignore = "boots a QEMU guest: run with --ignored (see .ci/run)"]
 fn sixteen_cpu_guest_contenders_and_sharers_span_the_classes() {
-    static RUNS: OnceLock<Vec<Run>> = OnceLock::new();
-    let runs = RUNS.get_or_init(|| boot(SIXTEEN_CPU_VM, LOAD_CMDS));
+    static RUNS: Batch = OnceLock::new();
+    let runs = booted(&RUNS, || boot(SIXTEEN_CPU_VM, LOAD_CMDS));
     assert_eq!(runs[0].code, 0, "matrix: {}", runs[0].stderr);
     let m = runs[0].json();
     assert_eq!(m["schema"], 2);

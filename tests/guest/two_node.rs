@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::checks::{
     assert_run_ok, assert_slots, assert_topology, assert_verified, assert_writers, strategy, u32s,
 };
-use crate::vm::{Run, boot};
+use crate::vm::{Batch, Run, boot, booted};
 
 const TWO_NODE_VM: &[&str] = &[
     "--nodes",
@@ -88,8 +88,8 @@ const TWO_NODE_CMDS: &[&[&str]] = &[
 ];
 
 fn two_node() -> &'static [Run] {
-    static RUNS: OnceLock<Vec<Run>> = OnceLock::new();
-    RUNS.get_or_init(|| boot(TWO_NODE_VM, TWO_NODE_CMDS))
+    static RUNS: Batch = OnceLock::new();
+    booted(&RUNS, || boot(TWO_NODE_VM, TWO_NODE_CMDS))
 }
 
 #[test]

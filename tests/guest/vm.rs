@@ -4,6 +4,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -77,6 +78,10 @@ fn sq(s: &str) -> String {
 
 const DONE: &str = "@@CONTEND-GUEST-DONE@@";
 
+/// Printed before command `i` starts, with the guest's uptime in seconds after it.
+fn start_mark(i: usize) -> String {
+    format!("@@CONTEND-GUEST-START {i}@@ ")
+}
 fn cmd_mark(i: usize) -> String {
     format!("@@CONTEND-GUEST-CMD {i}@@\n")
 }
@@ -89,9 +94,25 @@ fn rc_mark(i: usize) -> String {
     format!("\n@@CONTEND-GUEST-RC {i}=")
 }
 
+/// A guest's batch, booted at most once and shared by the tests that use it.
+pub(crate) type Batch = OnceLock<Result<Vec<Run>, String>>;
+
+/// The runs of `batch`, booting it with `boot` on first use. A boot that failed fails
+/// every test that asks, with its message, and is not booted again: a boot per test
+/// would multiply a timed-out boot's time past CI's limit.
+pub(crate) fn booted(
+    batch: &'static Batch,
+    boot: impl FnOnce() -> Result<Vec<Run>, String>,
+) -> &'static [Run] {
+    match batch.get_or_init(boot) {
+        Ok(runs) => runs,
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// Boot one guest with `vm_args` (numa-vm.sh layout options) and run every command in
-/// `commands` (arguments to `contend`) in it, in order. Panics unless the guest ran all.
-pub(crate) fn boot(vm_args: &[&str], commands: &[&[&str]]) -> Vec<Run> {
+/// `commands` (arguments to `contend`) in it, in order; an error unless the guest ran all.
+pub(crate) fn boot(vm_args: &[&str], commands: &[&[&str]]) -> Result<Vec<Run>, String> {
     // A boot's batch, the 16-CPU guest's whole study included: TCG's speed
     // varies by 2x from run to run on this VM, and more between hosts (the
     // 16-CPU batch took 159 s in one run and over 600 s in another, both on
@@ -101,8 +122,14 @@ pub(crate) fn boot(vm_args: &[&str], commands: &[&[&str]]) -> Vec<Run> {
 
 /// [`boot`] with the whole boot bounded by `timeout_s` seconds. A boot that does not
 /// reach init in 180 s is retried once by the script (a boot hung silently for 900 s
-/// in CI, 2026-12-02).
-pub(crate) fn boot_within(vm_args: &[&str], commands: &[&[&str]], timeout_s: u32) -> Vec<Run> {
+/// in CI). A command still running after two thirds of `timeout_s` by the guest's clock
+/// has its threads' states printed and is killed, so that a hang names itself and the
+/// batch goes on.
+pub(crate) fn boot_within(
+    vm_args: &[&str],
+    commands: &[&[&str]],
+    timeout_s: u32,
+) -> Result<Vec<Run>, String> {
     let root = env!("CARGO_MANIFEST_DIR");
     let script = Path::new(root).join("scripts/numa-vm.sh");
     assert!(
@@ -111,7 +138,8 @@ pub(crate) fn boot_within(vm_args: &[&str], commands: &[&[&str]], timeout_s: u32
         script.display()
     );
 
-    let mut sh = String::new();
+    let hang_s = timeout_s * 2 / 3;
+    let mut sh = String::from(WATCHDOG);
     for (i, args) in commands.iter().enumerate() {
         // `["sh", "-c", SCRIPT]` runs SCRIPT (globs and all); anything
         // else is contend's arguments.
@@ -121,8 +149,12 @@ pub(crate) fn boot_within(vm_args: &[&str], commands: &[&[&str]], timeout_s: u32
         };
         let quoted: Vec<String> = args.iter().map(|a| sq(a)).collect();
         sh.push_str(&format!(
-            "{program} {} >/tmp/out 2>/tmp/err; rc=$?\n\
-             printf '{}'; cat /tmp/out; printf '{}'; cat /tmp/err; printf '{}%d@@\\n' \"$rc\"\n",
+            "printf '{}%s\\n' \"$(up)\"\n\
+             {program} {} >/tmp/out 2>/tmp/err & pid=$!\n\
+             watchdog $pid {hang_s} & dog=$!\n\
+             wait $pid; rc=$?; kill $dog 2>/dev/null\n\
+             printf '{}'; cat /tmp/out; printf '{}'; cat /tmp/err; printf '{}%d@@ %s\\n' \"$rc\" \"$(up)\"\n",
+            start_mark(i),
             quoted.join(" "),
             cmd_mark(i).replace('\n', "\\n"),
             err_mark(i).replace('\n', "\\n"),
@@ -153,22 +185,11 @@ pub(crate) fn boot_within(vm_args: &[&str], commands: &[&[&str]], timeout_s: u32
         start.elapsed().as_secs_f64()
     );
 
-    let why = match out.status.code() {
-        Some(0) => "",
-        Some(2) => {
-            " (usage or host setup error: qemu, busybox-static, cpio or the kernel missing?)"
-        }
-        Some(124) => " (timed out)",
-        Some(125) => " (the guest never reported an exit status)",
-        _ => "",
-    };
-    assert!(
-        out.status.success() && stdout.contains(DONE),
-        "numa-vm.sh {vm_args:?} failed: {}{why}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
-        out.status
-    );
+    if !(out.status.success() && stdout.contains(DONE)) {
+        return Err(failure(vm_args, commands, out.status, &stdout, &stderr));
+    }
 
-    commands
+    Ok(commands
         .iter()
         .enumerate()
         .map(|(i, args)| {
@@ -197,5 +218,87 @@ pub(crate) fn boot_within(vm_args: &[&str], commands: &[&[&str]], timeout_s: u32
                     .unwrap_or_else(|_| panic!("bad exit status {rc_text:?} for {args:?}")),
             }
         })
-        .collect()
+        .collect())
+}
+
+/// Why a boot failed, and where its batch stood: each command's progress first, then
+/// the script's stderr and the console's end, the whole console kept in a file.
+fn failure(
+    vm_args: &[&str],
+    commands: &[&[&str]],
+    status: std::process::ExitStatus,
+    stdout: &str,
+    stderr: &str,
+) -> String {
+    let why = match status.code() {
+        Some(2) => {
+            " (usage or host setup error: qemu, busybox-static, cpio or the kernel missing?)"
+        }
+        Some(124) => " (timed out)",
+        Some(125) => " (the guest never reported an exit status)",
+        _ => "",
+    };
+    // The whole console goes to a file: a result file printed whole would push
+    // where the batch stood out of a CI log's excerpt.
+    let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "guest-{}.log",
+        vm_args
+            .join("_")
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+    ));
+    let kept = std::fs::write(&log, stdout.as_bytes()).map_or_else(
+        |e| format!("not kept: {e}"),
+        |()| format!("whole: {}", log.display()),
+    );
+    let tail: Vec<&str> = stdout.lines().rev().take(40).collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    format!(
+        "numa-vm.sh {vm_args:?} failed: {}{why}\n\
+         --- where the batch stood (guest uptime, s)\n{}\
+         --- numa-vm.sh's stderr\n{stderr}\n\
+         --- the console's last 40 lines ({kept})\n{}",
+        status,
+        progress(commands, stdout),
+        tail.join("\n"),
+    )
+}
+
+/// The guest's shell functions: `up` prints its uptime in seconds; `watchdog PID S`
+/// prints the states of PID's threads (name, state, user and system ticks, last CPU,
+/// wait channel) and the end of its stderr, then kills it, once PID has run S seconds.
+const WATCHDOG: &str = r#"up() { cut -d' ' -f1 /proc/uptime; }
+watchdog() {
+  n=0
+  while [ $n -lt $2 ]; do sleep 5; n=$((n + 5)); kill -0 $1 2>/dev/null || return; done
+  echo "guest watchdog: pid $1 still running after ${n} s; its threads:"
+  for t in /proc/$1/task/*; do
+    echo "  $(awk '{print $2, "state=" $3, "utime=" $14, "stime=" $15, "cpu=" $39}' $t/stat) wchan=$(cat $t/wchan)"
+  done
+  echo "guest watchdog: the end of its stderr:"; tail -n 5 /tmp/err
+  kill -9 $1
+}
+"#;
+
+/// Each command's exit status and guest uptimes at its start and end, as far as the
+/// console got: the one that was running when a boot failed is the one to look at.
+fn progress(commands: &[&[&str]], stdout: &str) -> String {
+    let after = |mark: &str| {
+        stdout.find(mark).map(|p| {
+            let rest = &stdout[p + mark.len()..];
+            rest[..rest.find('\n').unwrap_or(rest.len())].to_string()
+        })
+    };
+    let mut lines = String::new();
+    for (i, args) in commands.iter().enumerate() {
+        let state = match (after(&start_mark(i)), after(rc_mark(i).trim_start())) {
+            (t0, Some(end)) => {
+                let (rc, t1) = end.split_once("@@ ").unwrap_or((&end, "?"));
+                format!("exit {rc}, from {} to {t1}", t0.as_deref().unwrap_or("?"))
+            }
+            (Some(t0), None) => format!("started at {t0}, never finished"),
+            (None, None) => "not started".into(),
+        };
+        lines.push_str(&format!("{i} {}: {state}\n", args.join(" ")));
+    }
+    lines
 }
