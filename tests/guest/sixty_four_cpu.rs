@@ -97,10 +97,10 @@ const CMDS: &[&[&str]] = &[
 
 fn sixty_four_cpu() -> &'static [Run] {
     static RUNS: Batch = OnceLock::new();
-    // Booting, the run and the matrix took 220 s here, and the study spends up to its
-    // 900 s budget, counted by the guest's clock, which falls behind when its vCPUs
-    // starve (the whole boot took 1142 s here).
-    booted(&RUNS, || boot_within(SIXTY_FOUR_CPU_VM, CMDS, 2400))
+    // The whole boot takes 4 to 19 minutes here; the study spends up to its 900 s
+    // budget, counted by the guest's clock, which falls behind when its vCPUs starve.
+    // A boot ran past 2400 s in CI (docs/guest.md); 3000 s keeps CI within 90 minutes.
+    booted(&RUNS, || boot_within(SIXTY_FOUR_CPU_VM, CMDS, 3000))
 }
 
 /// Node of each CPU: 16 a node, in order.
