@@ -139,6 +139,9 @@ pub(crate) fn boot_within(
     );
 
     let hang_s = timeout_s * 2 / 3;
+    // The watchdog is reaped (`wait $dog`) before the frame is printed: left to
+    // end while the shell prints, it lost marker lines (busybox sh; the child's
+    // signal interrupting the write, by all signs).
     let mut sh = String::from(WATCHDOG);
     for (i, args) in commands.iter().enumerate() {
         // `["sh", "-c", SCRIPT]` runs SCRIPT (globs and all); anything
@@ -152,7 +155,7 @@ pub(crate) fn boot_within(
             "printf '{}%s\\n' \"$(up)\"\n\
              {program} {} >/tmp/out 2>/tmp/err & pid=$!\n\
              watchdog $pid {hang_s} & dog=$!\n\
-             wait $pid; rc=$?; kill $dog 2>/dev/null\n\
+             wait $pid; rc=$?; kill $dog 2>/dev/null; wait $dog\n\
              printf '{}'; cat /tmp/out; printf '{}'; cat /tmp/err; printf '{}%d@@ %s\\n' \"$rc\" \"$(up)\"\n",
             start_mark(i),
             quoted.join(" "),
