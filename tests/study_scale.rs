@@ -372,9 +372,7 @@ fn big_study() -> StudyResults {
         rates: vec![plan.predict_rate],
         // As the study prices it: a live matrix whose transactions found no
         // transfer (the host moved the vCPUs) is priced at its ping-pongs.
-        latencies: Latencies::from_matrix(&matrix, "this study's matrix")
-            .priceable()
-            .0,
+        latencies: Latencies::from_matrix(&matrix, "this study's matrix").priceable(),
         arrivals: Arrivals::Poisson,
         walks: contend::predict::Walks::of_seed(1),
         publishes: Vec::new(),

@@ -406,11 +406,7 @@ fn latencies(
                 )));
             };
             // Transactions that found no transfer price as the study's do: at the ping-pongs.
-            Some(
-                Latencies::from_matrix(&m, &path.display().to_string())
-                    .priceable()
-                    .0,
-            )
+            Some(Latencies::from_matrix(&m, &path.display().to_string()).priceable())
         }
         (None, None) => None,
     };

@@ -322,23 +322,18 @@ impl Latencies {
 
     /// These figures, unless a transaction prices a transfer at or below 0 ns while every class
     /// latency is above 0 (a host that moved the CPUs mid-matrix, or siblings sharing a cache):
-    /// then the same class latencies with every transfer at its ping-pong, and why.
-    pub fn priceable(self) -> (Self, Option<String>) {
+    /// then the same class latencies with every transfer at its ping-pong, and why in `left_out`.
+    pub fn priceable(self) -> Self {
         let Err(e) = self.positive() else {
-            return (self, None);
+            return self;
         };
         let mut plain = self.clone();
         plain.transactions.clear();
         if plain.positive().is_err() {
-            return (self, None);
+            return self;
         }
         plain.left_out = Some(e.to_string());
-        (
-            plain,
-            Some(format!(
-                "its transactions were left out ({e}), so every transfer is priced at its class's ping-pong"
-            )),
-        )
+        plain
     }
 
     /// The same figures with every transfer time (each class's range and the sharers curve) ×
@@ -676,28 +671,29 @@ mod tests {
             l
         };
         // Above 0: kept as measured, nothing said.
-        let (l, why) = priced(1.2).priceable();
-        assert_eq!((l.transactions.len(), why), (1, None));
+        let l = priced(1.2).priceable();
+        assert_eq!((l.transactions.len(), l.left_out), (1, None));
         // An add moved at -1.3 × 80 ns: left out, every transfer at the
         // ping-pong, and the reason names the figure.
-        let (l, why) = priced(-1.3).priceable();
+        let l = priced(-1.3).priceable();
         assert!(!l.priced(), "{l:?}");
-        let why = why.unwrap();
-        assert!(why.contains("-104") && why.contains("ping-pong"), "{why}");
+        let why = l.left_out.as_deref().unwrap();
+        assert!(why.contains("-104"), "{why}");
+        assert!(l.pricing().contains("ping-pong"), "{}", l.pricing());
         // The pricing clause every prediction and check records says so, not "no measured
         // transactions".
         let says = "nothing overlapping (the measured transactions were left out: the same-llc transfer is priced at -104 ns";
         assert!(l.pricing().contains(says), "{}", l.pricing());
         // A class latency at or below 0 is not mended here, with
         // transactions or without: the model refuses it.
-        let (l, why) = Latencies::uniform(0.0, "m").priceable();
-        assert!(l.positive().is_err() && why.is_none());
+        let l = Latencies::uniform(0.0, "m").priceable();
+        assert!(l.positive().is_err() && l.left_out.is_none());
         let mut zero = priced(-1.3);
         zero.classes
             .get_mut(&LatencyKey::Class(PairClass::Smt))
             .unwrap()
             .ns = 0.0;
-        let (l, why) = zero.priceable();
-        assert!(l.priced() && why.is_none(), "{l:?}");
+        let l = zero.priceable();
+        assert!(l.priced() && l.left_out.is_none(), "{l:?}");
     }
 }

@@ -162,11 +162,16 @@ pub(super) fn price(study: &StudyResults) -> Option<Pricing> {
         (PricedWith::Canary, _, Some(run), Some(ns)) => canary_latencies(run, ns),
         _ => Latencies::from_matrix(first, "this study's matrix"),
     };
-    let (latencies, unpriced) = latencies.priceable();
-    let why = reason(used, class, canary_ns, first_range, &again);
+    let latencies = latencies.priceable();
+    let mut why = reason(used, class, canary_ns, first_range, &again);
+    if let Some(e) = &latencies.left_out {
+        why.push_str(&format!(
+            "; its transactions were left out ({e}), so every transfer is priced at its class's ping-pong"
+        ));
+    }
     Some(Pricing {
         used,
-        why: unpriced.map_or_else(|| why.clone(), |u| format!("{why}; {u}")),
+        why,
         canary_class: class.map(|c| c.to_string()),
         canary_ns,
         matrix_range_ns: first_range,
