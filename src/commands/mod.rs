@@ -176,9 +176,10 @@ fn print_notes(notes: &[String]) {
 fn measuring(root: &Path, print: Print, command: &str, takes: &[Print]) -> Result<Print, CliError> {
     let print = print.only(command, takes)?;
     if !print.plan() {
-        let plan = match takes.contains(&Print::Plan) {
-            true => " (--print plan reads any --sysfs-root)",
-            false => "",
+        let plan = if takes.contains(&Print::Plan) {
+            " (--print plan reads any --sysfs-root)"
+        } else {
+            ""
         };
         require_live_root(root, &format!("{command} pins real threads{plan}"))?;
     }

@@ -120,9 +120,12 @@ impl PairResult {
             s.forward.iter().chain(&s.backward).copied().collect()
         };
         // (hi - lo) as % of lo; 0 without a positive lo.
-        let pct = |lo: f64, hi: f64| match lo.is_finite() {
-            true => ratio(100.0 * (hi - lo), lo),
-            false => 0.0,
+        let pct = |lo: f64, hi: f64| {
+            if lo.is_finite() {
+                ratio(100.0 * (hi - lo), lo)
+            } else {
+                0.0
+            }
         };
         let medians: Vec<f64> = passes.iter().map(|s| quantile_of(&both(s), 0.5)).collect();
         let (lo, hi) = (medians.iter()).fold((f64::INFINITY, 0.0f64), |(lo, hi), &m| {
