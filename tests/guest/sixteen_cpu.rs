@@ -466,8 +466,7 @@ const C2C_CMDS: &[&[&str]] = &[
 #[test]
 #[ignore = "boots a QEMU guest: run with --ignored (see .ci/run)"]
 fn sixteen_cpu_guest_matrix_csv_reads_back_to_its_topology() {
-    static RUNS: Batch = OnceLock::new();
-    let runs = booted(&RUNS, || boot(SIXTEEN_CPU_VM, C2C_CMDS));
+    let runs = boot(SIXTEEN_CPU_VM, C2C_CMDS).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(runs[0].code, 0, "matrix: {}", runs[0].stderr);
     assert_eq!(runs[1].code, 0, "capture: {}", runs[1].stderr);
 
@@ -597,8 +596,7 @@ fn assert_threads(point: &Value, cpus: &[u32]) {
 #[test]
 #[ignore = "boots a QEMU guest: run with --ignored (see .ci/run)"]
 fn sixteen_cpu_guest_contenders_and_sharers_span_the_classes() {
-    static RUNS: Batch = OnceLock::new();
-    let runs = booted(&RUNS, || boot(SIXTEEN_CPU_VM, LOAD_CMDS));
+    let runs = boot(SIXTEEN_CPU_VM, LOAD_CMDS).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(runs[0].code, 0, "matrix: {}", runs[0].stderr);
     let m = runs[0].json();
     assert_eq!(m["schema"], 2);

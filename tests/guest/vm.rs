@@ -253,8 +253,8 @@ fn failure(
         |e| format!("not kept: {e}"),
         |()| format!("whole: {}", log.display()),
     );
-    let tail: Vec<&str> = stdout.lines().rev().take(40).collect();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    let lines: Vec<&str> = stdout.lines().collect();
+    let tail = &lines[lines.len().saturating_sub(40)..];
     format!(
         "numa-vm.sh {vm_args:?} failed: {}{why}\n\
          --- where the batch stood (guest uptime, s)\n{}\
