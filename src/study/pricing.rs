@@ -374,6 +374,55 @@ mod tests {
         s
     }
 
+    /// One pair of `class` on CPUs 0 and 1 at `ns` one-way, every transaction measured at the
+    /// ping-pong except the add that moves the line, at `add_moved` × it.
+    fn pair_at(class: PairClass, ns: f64, add_moved: f64) -> crate::matrix::PairResult {
+        use crate::placement::{NodeCheck, PinnedThread};
+        let mut transactions = vec![vec![ns]; crate::matrix::Transaction::ALL.len()];
+        transactions[0] = vec![add_moved * ns];
+        let samples = crate::matrix::PairSamples {
+            threads: [0, 1].map(|cpu| PinnedThread {
+                requested_cpu: cpu,
+                observed_cpu: Some(cpu),
+                verified: true,
+                note: None,
+            }),
+            line: NodeCheck::Verified { node: 0 },
+            forward: vec![ns],
+            backward: vec![ns],
+            transactions,
+        };
+        let planned = crate::matrix::PlannedPair { a: 0, b: 1, class };
+        crate::matrix::PairResult::new(planned, 0, samples)
+    }
+
+    #[test]
+    fn transactions_that_price_a_transfer_at_or_below_zero_are_left_out_and_said() {
+        // The fixture run's canary (25 ns) agrees with a 24 ns matrix, which prices the model;
+        // its one pair measured the add that moves the line at `add_moved` × the ping-pong.
+        let run = crate::runner::fixture_run();
+        let (class, _) = run_canary(&run).unwrap();
+        let priced = |add_moved: f64| {
+            let mut s = partial_study(&run, 24.0, None);
+            let m = s.parts.matrix.as_mut().unwrap();
+            m.pairs.push(pair_at(class, 24.0, add_moved));
+            price(&s).unwrap()
+        };
+        let p = priced(1.5);
+        assert_eq!(p.used, PricedWith::Matrix);
+        assert!(p.latencies.priced() && p.latencies.left_out.is_none());
+        assert!(!p.why.contains("left out"), "{}", p.why);
+        // At -0.5 × 24 ns: every transfer at its class's ping-pong, and the reason says why.
+        let p = priced(-0.5);
+        assert!(!p.latencies.priced() && p.latencies.left_out.is_some());
+        let clause = format!(
+            "; its transactions were left out (the {class} transfer is priced at -12.0 ns (this study's matrix)"
+        );
+        assert!(p.why.contains(&clause), "{}", p.why);
+        let end = "so every transfer is priced at its class's ping-pong";
+        assert!(p.why.ends_with(end), "{}", p.why);
+    }
+
     #[test]
     fn the_matrix_is_measured_again_only_when_the_canary_disagrees_and_time_allows() {
         // The fixture run's canary (25 ns median) against a one-class
