@@ -305,7 +305,7 @@ fn place_pools(
 /// this 2-vCPU VM ran past its run stage's budget without it).
 pub const REPEAT_OVERHEAD_S: f64 = 0.03;
 
-/// Times [`HostCosts::measure`] starts the pool.
+/// Times [`HostCosts::for_cpus`] starts the pool.
 pub const PROBES: usize = 3;
 // An odd count: the median is one probe's figure, never the mean of two.
 const _: () = assert!(PROBES % 2 == 1);
@@ -357,40 +357,10 @@ fn median_startup(probes: &[Startup], threads: usize) -> Startup {
 }
 
 impl HostCosts {
-    /// Measures on `cpus` (distinct CPUs of `live`, this host's
-    /// topology): a pool started on each [`PROBES`] times (the median
-    /// figures kept: a lone first spawn may take ten times the next),
-    /// the canary on the first two; the start-up scaled to `threads`
-    /// ([`Startup::scaled`]).
-    pub fn measure(
-        live: &Topology,
-        cpus: &[u32],
-        threads: usize,
-        timer: Timer,
-        placement: Placement,
-    ) -> Result<Self, PlacementError> {
-        let probes = (0..PROBES)
-            .map(|_| measure_startup(cpus, &live.allowed_cpus, placement))
-            .collect::<Result<Vec<_>, _>>()?;
-        let measured = median_startup(&probes, cpus.len());
-        let canary = match cpus {
-            [a, b, ..] => crate::runner::interference::canary(*a, *b, live, timer).map(|c| {
-                let after = crate::runner::interference::canary_after(*a, *b);
-                (c.ms + after.map_or(0.0, |x| x.1), c.ns)
-            }),
-            _ => None,
-        };
-        Ok(HostCosts {
-            startup: measured.scaled(threads),
-            scaled_from: None,
-            canary_s: canary.map_or(0.0, |c| c.0 * 1e-3),
-            one_way_ns: canary.map(|c| c.1),
-        })
-    }
-
-    /// Measured for threads on `cpus` of `topo`: on those CPUs when
-    /// `topo` is this host's (`is_live`), else on as many of this host's
-    /// allowed CPUs (read from `/`) and scaled to `cpus`' count.
+    /// Measured for threads on `cpus` of `topo`: on those CPUs when `topo` is this host's
+    /// (`is_live`), else on as many of this host's allowed CPUs (read from `/`). A pool is started
+    /// on them [`PROBES`] times (the median figures kept: a lone first spawn may take ten times the
+    /// next) and scaled to `cpus`' count ([`Startup::scaled`]); the canary runs on the first two.
     pub fn for_cpus(
         topo: &Topology,
         is_live: bool,
@@ -412,9 +382,22 @@ impl HostCosts {
         });
         let invariant = crate::clock::host_tsc_is_invariant();
         let timer = Timer::for_host(invariant, calibrate_tsc(Duration::from_millis(20)));
-        let mut costs = Self::measure(live, &on, cpus.len(), timer, placement)?;
-        costs.scaled_from = (!is_live).then_some(on.len());
-        Ok(costs)
+        let probes = (0..PROBES)
+            .map(|_| measure_startup(&on, &live.allowed_cpus, placement))
+            .collect::<Result<Vec<_>, PlacementError>>()?;
+        let canary = match on[..] {
+            [a, b, ..] => crate::runner::interference::canary(a, b, live, timer).map(|c| {
+                let after = crate::runner::interference::canary_after(a, b);
+                (c.ms + after.map_or(0.0, |x| x.1), c.ns)
+            }),
+            _ => None,
+        };
+        Ok(HostCosts {
+            startup: median_startup(&probes, on.len()).scaled(cpus.len()),
+            scaled_from: (!is_live).then_some(on.len()),
+            canary_s: canary.map_or(0.0, |c| c.0 * 1e-3),
+            one_way_ns: canary.map(|c| c.1),
+        })
     }
 }
 
