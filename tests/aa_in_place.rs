@@ -105,7 +105,7 @@ fn called_changes() -> Vec<String> {
                 base: m.of(a).unwrap(),
                 test: m.of(b).unwrap(),
                 paired: m.paired(&run.config, a, b),
-                threshold: m.threshold(NOISE_THRESHOLD, a.regime),
+                threshold: m.floor.threshold(NOISE_THRESHOLD, a.regime),
             });
             rows.push(format!("{} {}", a.name, m.short));
         }

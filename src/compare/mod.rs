@@ -277,7 +277,7 @@ fn decide(pairs: &mut [Pair], noise: NoiseThreshold) {
         .iter()
         .zip(&regime_of)
         .filter(|(r, _)| r.judged)
-        .filter_map(|(r, &regime)| Some((r.difference?, r.measure.threshold(noise, regime))))
+        .filter_map(|(r, &regime)| Some((r.difference?, r.measure.floor.threshold(noise, regime))))
         .collect();
     let mut outcomes = decide_differences(&family).into_iter();
     for (row, &regime) in rows.into_iter().zip(&regime_of) {
@@ -291,7 +291,7 @@ fn decide(pairs: &mut [Pair], noise: NoiseThreshold) {
                 difference,
                 p_adjusted: None,
                 decision: Decision::Inconclusive,
-                threshold: row.measure.threshold(noise, regime),
+                threshold: row.measure.floor.threshold(noise, regime),
             })
         };
     }

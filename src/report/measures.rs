@@ -151,7 +151,7 @@ impl<'a> StrategyGrid<'a> {
                 .map(|test| m.paired(r.config, base?, (*test)?))
                 .collect()
         };
-        let threshold = |r: &GridRow| m.threshold(NOISE_THRESHOLD, r.regime);
+        let threshold = |r: &GridRow| m.floor.threshold(NOISE_THRESHOLD, r.regime);
         let rows = || self.rows.iter();
         let (values, paired): (Vec<Row>, Vec<Row>) =
             (rows().map(value).collect(), rows().map(paired).collect());

@@ -77,11 +77,6 @@ impl Measure {
         format!("{} ({})", self.title, self.direction.words())
     }
 
-    /// The threshold a difference of this measure is decided at in `regime` ([`Floor::threshold`]).
-    pub fn threshold(&self, noise: NoiseThreshold, regime: Regime) -> Threshold {
-        self.floor.threshold(noise, regime)
-    }
-
     /// This measure of `strategy`: `None` when it finished no repeat or did not record the measure.
     pub fn of(&self, strategy: &StrategyResult) -> Option<Summary> {
         strategy.summary.as_ref().and_then(|s| (self.get)(s))
