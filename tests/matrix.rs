@@ -254,7 +254,7 @@ fn synthetic(
                 backward: vec![c * 1.5; 3],
                 transactions: Vec::new(),
             };
-            PairResult::new(p, 0, samples)
+            PairResult::from_passes(p, 0, vec![samples])
         })
         .collect();
     let classes = class_stats(

@@ -109,11 +109,6 @@ pub struct PairResult {
 }
 
 impl PairResult {
-    /// Summarises one pair's samples (one pass).
-    pub fn new(pair: PlannedPair, home_node: u32, s: PairSamples) -> Self {
-        PairResult::from_passes(pair, home_node, vec![s])
-    }
-
     /// Summarises one pair's samples from every pass (at least one).
     pub fn from_passes(pair: PlannedPair, home_node: u32, passes: Vec<PairSamples>) -> Self {
         let both = |s: &PairSamples| -> Vec<f64> {
@@ -350,7 +345,8 @@ mod tests {
         // A file's pairs from before: no transactions, none made up.
         let mut old = samples(20.0, true);
         old.transactions.clear();
-        assert!(PairResult::new(pair(), 0, old).transactions.is_empty());
+        let r = PairResult::from_passes(pair(), 0, vec![old]);
+        assert!(r.transactions.is_empty());
     }
 
     fn pair() -> PlannedPair {
@@ -378,7 +374,7 @@ mod tests {
         assert!(!steady.unstable, "{}", steady.pass_spread_pct);
         assert!((steady.pass_spread_pct - 100.0 * 3.0 / 27.5).abs() < 1e-9);
         // One pass: no spread.
-        let one = PairResult::new(pair(), 0, samples(27.0, true));
+        let one = PairResult::from_passes(pair(), 0, vec![samples(27.0, true)]);
         let spread = (one.passes.len(), one.pass_spread_pct, one.unstable);
         assert_eq!(spread, (1, 0.0, false));
     }
@@ -414,7 +410,7 @@ mod tests {
             backward: vec![back; 3],
             ..samples(0.0, true)
         };
-        let one = |fwd, back| PairResult::new(pair(), 0, at(fwd, back));
+        let one = |fwd, back| PairResult::from_passes(pair(), 0, vec![at(fwd, back)]);
         let two = |a, b| PairResult::from_passes(pair(), 0, vec![at(a, a), at(b, b)]);
         let r = one(100.0, 115.0);
         assert!((r.asymmetry_pct - 15.0).abs() < 1e-9 && !r.asymmetric);

@@ -102,7 +102,8 @@ pub(super) fn pair(a: u32, b: u32, ns: f64, transactions: &[f64]) -> crate::matr
         transactions: transactions.iter().map(|t| vec![*t]).collect(),
     };
     let class = crate::matrix::PairClass::SameLlc;
-    crate::matrix::PairResult::new(crate::matrix::PlannedPair { a, b, class }, 0, samples)
+    let pair = crate::matrix::PlannedPair { a, b, class };
+    crate::matrix::PairResult::from_passes(pair, 0, vec![samples])
 }
 
 /// A cost curve of `(at, ns)` points, from "test".

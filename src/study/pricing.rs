@@ -393,7 +393,7 @@ mod tests {
             transactions,
         };
         let planned = crate::matrix::PlannedPair { a: 0, b: 1, class };
-        crate::matrix::PairResult::new(planned, 0, samples)
+        crate::matrix::PairResult::from_passes(planned, 0, vec![samples])
     }
 
     #[test]
