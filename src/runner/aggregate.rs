@@ -463,7 +463,9 @@ pub fn paired_difference(
     test: &StrategyResult,
     value: impl Fn(&RepeatResult) -> Option<f64>,
 ) -> Option<Summary> {
-    if !config.ran_together(base, test) {
+    // Only strategies in place in the same repeats pair: both in one group (of one regime).
+    let group = config.group_of(base);
+    if group.is_none() || config.group_of(test) != group {
         return None;
     }
     repeat_by_repeat(&base.repeats, &test.repeats, value)

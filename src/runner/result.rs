@@ -139,14 +139,6 @@ pub struct Injection {
 }
 
 impl RunConfig {
-    /// Whether `a` and `b` ran in place in the same repeats of this run: both in one of its groups.
-    pub fn ran_together(&self, a: &StrategyResult, b: &StrategyResult) -> bool {
-        a.regime == b.regime
-            && self
-                .group_of(a)
-                .is_some_and(|g| self.group_of(b) == Some(g))
-    }
-
     /// The index of the group `s` ran in place in, among [`RunConfig::in_place`].
     pub fn group_of(&self, s: &StrategyResult) -> Option<usize> {
         self.in_place
