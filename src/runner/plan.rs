@@ -193,7 +193,11 @@ pub enum PlanError {
 /// Resolves `request` against `topo`: CPUs for each pool, strategies,
 /// timer and sampling, and the provenance read now (before any pinning).
 pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> {
-    let rates = distinct_rates(&request.rates)?;
+    // The regimes in the order asked, each once.
+    let rates = super::first_seen(request.rates.iter().copied());
+    if rates.is_empty() {
+        return Err(PlanError::NoRates);
+    }
     let c = &request.strategies;
     if c.levels.is_empty() || c.policies.is_empty() || c.pads.is_empty() || c.clocks.is_empty() {
         return Err(PlanError::NoStrategy);
@@ -269,14 +273,6 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
         provenance,
         notes,
     })
-}
-
-/// The regimes in the order asked, each once; none is an error.
-fn distinct_rates(asked: &[Regime]) -> Result<Vec<Regime>, PlanError> {
-    let rates = super::first_seen(asked.iter().copied());
-    (!rates.is_empty())
-        .then_some(rates)
-        .ok_or(PlanError::NoRates)
 }
 
 /// The pools' CPUs on `topo`, with a note for each spec clipped and for
