@@ -142,12 +142,9 @@ pub enum PlanError {
     /// The pools cannot be filled: a CPU spec, a count, too few CPUs.
     #[error(transparent)]
     Pools(#[from] PoolError),
-    /// `--counter-node` (or `--home node:N`) names a node without usable
-    /// memory.
-    #[error("{option}{node}: {source}")]
+    /// `--placement node:N` names a node without usable memory.
+    #[error("--placement node:{node}: {source}")]
     MemoryNode {
-        /// The option naming the node.
-        option: &'static str,
         /// The node.
         node: u32,
         /// Why memory cannot go there.
@@ -210,11 +207,7 @@ pub fn plan(request: &RunRequest, topo: Topology) -> Result<RunPlan, PlanError> 
     let every_by_rate: Vec<u64> = rates.iter().map(|&r| sample_every(explicit, r)).collect();
     if let Some(node) = request.counter_node {
         topo.check_memory_node(node)
-            .map_err(|source| PlanError::MemoryNode {
-                option: "--placement node:",
-                node,
-                source,
-            })?;
+            .map_err(|source| PlanError::MemoryNode { node, source })?;
     }
     let mut notes = Vec::new();
     let cpus = place_pools(&topo, &request.pools, &mut notes)?;
