@@ -433,7 +433,8 @@ impl RunPlan {
         // Each strategy's lines are priced before and after its repeat,
         // up to two slots, by a ping-pong as the canaries' (their time
         // measured; their one-way median leaves out the slow chunks).
-        let line_s = costs.canary_s * LINE_PRICE_ROUND_TRIPS / CANARY_ROUND_TRIPS;
+        let line_round_trips = 2.0 * super::repeat::LINE_ROUND_TRIPS as f64;
+        let line_s = costs.canary_s * line_round_trips / CANARY_ROUND_TRIPS;
         let repeat_s = costs.startup.repeat_s()
             + REPEAT_OVERHEAD_S
             + cfg.warmup_s
@@ -523,10 +524,6 @@ pub fn pool_memory_bytes(threads: usize, writers: usize, lanes: usize, stride: u
     let walk = crate::workload::TABLE_LEN * 4;
     (threads * lanes * 2 * hist + writers * walk + 2 * lanes * writers * stride) as u64
 }
-
-/// Round trips a line's price takes, each time it is priced (the
-/// runner's `LINE_ROUND_TRIPS`, up to two slots).
-const LINE_PRICE_ROUND_TRIPS: f64 = 2.0 * 1024.0;
 
 /// Round trips the canaries before and after a repeat take.
 const CANARY_ROUND_TRIPS: f64 = (crate::runner::interference::CANARY_ROUND_TRIPS

@@ -47,7 +47,7 @@ fn page_places(seed: u64, round: usize, members: usize) -> (usize, Vec<usize>) {
 }
 
 /// CAS round trips [`line_cost`] times on each line: 64 per chunk.
-const LINE_ROUND_TRIPS: u64 = 64 * LINE_CHUNKS;
+pub(super) const LINE_ROUND_TRIPS: u64 = 64 * LINE_CHUNKS;
 
 /// One-way ns of a CAS ping-pong between `a` and `b` on the slots of `counter` they update.
 fn line_cost(counter: &ShardedCounter, a: u32, b: u32) -> Option<f64> {
