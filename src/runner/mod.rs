@@ -35,7 +35,6 @@ pub(crate) use result::{fixture_run, near};
 
 use crate::clock::{ClockKind, Spin, Timer, clock_read_cost};
 use crate::counter::{CounterError, PublishPolicy};
-use crate::placement::PlacementError;
 use crate::provenance::Provenance;
 use crate::topology::Topology;
 use crate::workload::{MAX_STEP, Regime, RepeatSpec, Sampling};
@@ -158,25 +157,9 @@ pub fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     out
 }
 
-/// Why a run stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// The request names something this host lacks.
-    #[error("{0}")]
-    Request(String),
-    /// A pin or slot placement failed under strict placement.
-    #[error(transparent)]
-    Placement(#[from] PlacementError),
-}
-
-impl From<CounterError> for RunError {
-    fn from(e: CounterError) -> Self {
-        match e {
-            CounterError::Request(m) => RunError::Request(m),
-            CounterError::Placement(p) => RunError::Placement(p),
-        }
-    }
-}
+/// Why a run stopped: the counter's own errors (a request this host cannot meet, or a pin or slot
+/// placement that failed under strict placement), which every run error is.
+pub type RunError = CounterError;
 
 /// Runs every strategy of `plan` for its repeats, taking turns, each repeat preceded by the canary
 /// and bracketed by steal time.
