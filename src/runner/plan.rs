@@ -530,7 +530,7 @@ const CANARY_ROUND_TRIPS: f64 = (crate::runner::interference::CANARY_ROUND_TRIPS
     + crate::runner::interference::CANARY_AFTER_ROUND_TRIPS) as f64;
 
 /// Seconds for people: `850 µs`, `12.3 ms`, `4.10 s`.
-fn human_s(s: f64) -> String {
+pub(crate) fn human_s(s: f64) -> String {
     crate::units::human(s * 1e9, crate::units::Unit::Nanoseconds)
 }
 

@@ -3,16 +3,11 @@
 //! same line on it).
 
 use crate::matrix::{ASSUMED_ONE_WAY_NS, MatrixPlan};
+use crate::runner::plan::human_s;
 use crate::runner::{HostCosts, RunEstimate, RunPlan};
 use crate::topology::CpuList;
-use crate::units::{Unit, human};
 use crate::verdict::plural;
 use std::fmt::Write;
-
-/// Seconds for people (`850 µs`, `12.3 ms`, `4.10 s`).
-fn secs(s: f64) -> String {
-    human(s * 1e9, Unit::Nanoseconds)
-}
 
 /// Bytes for people, in MiB (`310 MiB`, `2.4 GiB`).
 pub(super) fn mib(bytes: u64) -> String {
@@ -38,9 +33,9 @@ pub(super) fn costs_line(c: &HostCosts) -> String {
     let one_way = one_way.unwrap_or_default();
     format!(
         "start-up ({whence}): {} a thread to start and stop, a phase change heard by every busy thread within {}; canaries {}{one_way} a repeat",
-        secs(s.per_thread_s()),
-        secs(s.spread_s),
-        secs(c.canary_s),
+        human_s(s.per_thread_s()),
+        human_s(s.spread_s),
+        human_s(c.canary_s),
     )
 }
 
@@ -86,11 +81,11 @@ pub fn run_plan(host: &str, p: &RunPlan, e: &RunEstimate) -> String {
     let _ = writeln!(
         out,
         "a repeat: about {}: start-up {}, warm-up {}, interval {}, canaries and lines {}",
-        secs(e.repeat_s),
-        secs(e.costs.startup.repeat_s()),
-        secs(cfg.warmup_s),
-        secs(cfg.repeat_duration_s),
-        secs(e.repeat_s - e.costs.startup.repeat_s() - cfg.warmup_s - cfg.repeat_duration_s)
+        human_s(e.repeat_s),
+        human_s(e.costs.startup.repeat_s()),
+        human_s(cfg.warmup_s),
+        human_s(cfg.repeat_duration_s),
+        human_s(e.repeat_s - e.costs.startup.repeat_s() - cfg.warmup_s - cfg.repeat_duration_s)
     );
     let budget = cfg.max_time_s.map_or(String::new(), |b| {
         let fits = if e.wall_s <= b {
@@ -104,7 +99,7 @@ pub fn run_plan(host: &str, p: &RunPlan, e: &RunEstimate) -> String {
         out,
         "wall time: est. {:.1} s (harness floor {}, {} repeats){budget}",
         e.wall_s,
-        secs(e.floor_s),
+        human_s(e.floor_s),
         e.rounds * e.runs_per_round
     );
     let _ = writeln!(
@@ -147,7 +142,7 @@ pub fn matrix_plan(host: &str, p: &MatrixPlan, costs: &HostCosts) -> String {
         out,
         "\nwall time: est. {:.1} s for the pairs at an assumed {ASSUMED_ONE_WAY_NS} ns one-way, a pass's threads started in {}{}",
         p.estimate_s(pair_setup),
-        secs(pair_setup),
+        human_s(pair_setup),
         match extra.is_empty() {
             true => String::new(),
             false => format!("; {} not counted", extra.join(", ")),
