@@ -500,8 +500,9 @@ impl Lines {
 
     /// Who touches `line` how often a second at `ctx`'s rate.
     fn traffic(&self, line: &SharedLine, ctx: &Ctx) -> Traffic {
-        let (arrivals, q_w, q_r, p, f) = (ctx.arrivals, ctx.q_w, ctx.q_r, ctx.p, ctx.f);
-        let reading = ctx.k > 0;
+        // A reader thread reads at the rate.
+        let (arrivals, q_w, q_r, p, f) = (ctx.arrivals, ctx.q_w, ctx.rate, ctx.p, ctx.f);
+        let reading = ctx.reads_per_update > 0.0;
         let n = line.writers as f64;
         let publishes = n * p;
         // Reads that fetch this line: its own writers' (after an update that did not publish, when
@@ -690,14 +691,11 @@ struct Ctx<'a> {
     costs: &'a LineCosts,
     /// A writer's reads a second.
     q_w: f64,
-    /// A reader thread's reads a second.
-    q_r: f64,
     /// A writer's publishes a second.
     p: f64,
     /// Writers (at least 1).
     nw: f64,
-    /// Writers read every this many updates (0 = never).
-    k: u32,
+    /// A writer's reads per update (0: never).
     reads_per_update: f64,
     /// Class prices near the memory's node and off it.
     prices: [Prices; 2],
@@ -724,10 +722,8 @@ impl<'a> Ctx<'a> {
             arrivals,
             costs,
             q_w: if k > 0 { rate / f64::from(k) } else { 0.0 },
-            q_r: rate,
             p: rate * f,
             nw: lines.writers.max(1) as f64,
-            k,
             reads_per_update: if k > 0 { 1.0 / f64::from(k) } else { 0.0 },
             prices: [false, true].map(|remote| lat.prices(lines.classes(), bound, remote)),
             curve_far: costs.home.as_ref().and_then(|h| h.factor).unwrap_or(1.0),
