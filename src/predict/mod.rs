@@ -234,17 +234,12 @@ impl Model<'_, '_> {
             .by_node
             .iter()
             .enumerate()
-            .map(|(i, n)| {
-                let cost = Range::of(&e, |x| x.by_node[i].cost_ns);
-                NodePrediction {
-                    node: n.node,
-                    writers: n.writers,
-                    home: n.node == home,
-                    cpu_share_pct: Range::of(&[cost.lo, cost.mid, cost.hi], |c| {
-                        share_pct(*c, rate)
-                    }),
-                    cost_ns: cost,
-                }
+            .map(|(i, n)| NodePrediction {
+                node: n.node,
+                writers: n.writers,
+                home: n.node == home,
+                cost_ns: Range::of(&e, |x| x.by_node[i].cost_ns),
+                cpu_share_pct: Range::of(&e, |x| share_pct(x.by_node[i].cost_ns, rate)),
             })
             .collect();
         let capacity = e.each_ref().map(|x| x.capacity);
@@ -256,10 +251,10 @@ impl Model<'_, '_> {
             rho,
             state,
             cost_ns: Some(Range::of(&e, |x| x.cost_ns)),
-            cpu_share_pct: Some(Range::of(&e, |x| x.cpu_share_pct(rate))),
+            cpu_share_pct: Some(Range::of(&e, |x| share_pct(x.cost_ns, rate))),
             achieved_rate: Some(Range::of(&e, |x| x.achieved_rate)),
             queue: mid.queue,
-            share_per_pct: Some(scaled.cpu_share_pct(rate) - mid.cpu_share_pct(rate)),
+            share_per_pct: Some(share_pct(scaled.cost_ns, rate) - share_pct(mid.cost_ns, rate)),
             by_node,
             write_transfers: mid.write_transfers,
             read_transfers: mid.read_transfers,

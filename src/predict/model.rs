@@ -119,13 +119,6 @@ pub struct Evaluation {
     pub capacity: Capacity,
 }
 
-impl Evaluation {
-    /// The share of each CPU the net cost takes, %: cost / (gap + cost), the gap 1/rate.
-    pub fn cpu_share_pct(&self, rate: f64) -> f64 {
-        super::share_pct(self.cost_ns, rate)
-    }
-}
-
 /// Hand-overs between writers when the lines run at `rate`, past saturation included.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Capacity {
