@@ -263,7 +263,7 @@ fn figures(class: PairClass, v: &mut [f64]) -> InferredClass {
 }
 
 /// A topology of `n` CPUs with these SMT, LLC and node groups.
-fn topology(smt: &[usize], llc: &[usize], node: &[usize], notes: Vec<String>) -> Topology {
+fn topology(smt: &[usize], llc: &[usize], node: &[usize]) -> Topology {
     let n = smt.len();
     let members = |of: &[usize], g: usize| -> CpuList {
         (0..n).filter(|&i| of[i] == g).map(|i| i as u32).collect()
@@ -312,7 +312,7 @@ fn topology(smt: &[usize], llc: &[usize], node: &[usize], notes: Vec<String>) ->
         llcs,
         allowed_cpus: all,
         allowed_mems: node_ids,
-        notes,
+        notes: Vec::new(),
     }
 }
 
@@ -376,7 +376,7 @@ pub fn infer(m: &PairMatrix, source: &str, sockets: Option<usize>) -> InferredHo
         "a node is a socket here (the matrix cannot see a socket split into NUMA nodes)"
             .to_string(),
     );
-    let topo = topology(&smt, &llc, &node, Vec::new());
+    let topo = topology(&smt, &llc, &node);
     let mut host = InferredHost {
         source: source.to_string(),
         topology: topo,
@@ -752,15 +752,11 @@ mod tests {
         assert_eq!(h.disagreements, Vec::new());
         // Two CCXs of 8 cores × 2 on one socket (a Ryzen 5950X's shape): one node of two LLCs,
         // unless told there are two sockets.
-        let ryzen = Topology {
-            notes: Vec::new(),
-            ..topology(
-                &(0..32).map(|i| i % 16).collect::<Vec<_>>(),
-                &(0..32).map(|i| (i % 16) / 8).collect::<Vec<_>>(),
-                &[0; 32],
-                Vec::new(),
-            )
-        };
+        let ryzen = topology(
+            &(0..32).map(|i| i % 16).collect::<Vec<_>>(),
+            &(0..32).map(|i| (i % 16) / 8).collect::<Vec<_>>(),
+            &[0; 32],
+        );
         let m = matrix_of(&ryzen, [8.0, 18.0, 85.0, 85.0], 0.03, None, 7);
         let h = infer(&m, "ryzen", None);
         assert_eq!(h.counts(), (16, 2, 1));
@@ -785,7 +781,7 @@ mod tests {
 
     #[test]
     fn no_smt_and_one_cache_is_one_class() {
-        let flat = topology(&(0..64).collect::<Vec<_>>(), &[0; 64], &[0; 64], Vec::new());
+        let flat = topology(&(0..64).collect::<Vec<_>>(), &[0; 64], &[0; 64]);
         let m = matrix_of(&flat, [0.0, 45.0, 0.0, 0.0], 0.1, None, 8);
         let h = infer(&m, "graviton-like", None);
         assert_eq!(h.counts(), (0, 1, 1));
