@@ -9,7 +9,7 @@ use super::latency::Latencies;
 use super::model::{Evaluation, Layout, Lines};
 use super::{PredictError, Walks, publish_fraction, saturation_rate};
 use crate::matrix::PairClass;
-use crate::runner::{RepeatResult, RunResults, StrategyResult, UsedRepeats};
+use crate::runner::{RunResults, StrategyResult, UsedRepeats};
 use crate::stats::median;
 use crate::workload::{Arrivals, Regime};
 use serde::{Deserialize, Serialize};
@@ -279,12 +279,18 @@ impl Checker<'_> {
         let mut lats = Vec::with_capacity(used.len());
         let mut unpriced = Vec::new();
         for r in &used {
-            let mut lat = repeat_latencies(self.latencies, r).ok_or_else(|| {
-                self.bad(format!(
-                    "{name}: repeat {} has no canary; give --host a matrix or class latencies",
-                    r.repeat
-                ))
-            })?;
+            // Without --host latencies, the repeat's canary prices every class.
+            let canary =
+                |c| Latencies::uniform(c, "canary").priced_by(&r.interference.canary_transactions);
+            let lat = self.latencies.cloned();
+            let mut lat = lat
+                .or_else(|| r.interference.canary_ns.map(canary))
+                .ok_or_else(|| {
+                    self.bad(format!(
+                        "{name}: repeat {} has no canary; give --host a matrix or class latencies",
+                        r.repeat
+                    ))
+                })?;
             lat.costs = self.costs.clone();
             match lat.positive() {
                 Ok(()) => {}
@@ -557,16 +563,6 @@ fn exact_transfers(s: &StrategyResult) -> Option<f64> {
         .map(|r| r.handovers + r.writer_read_fetches.iter().sum::<u64>())
         .sum();
     (counted && updates > 0).then(|| moved as f64 / updates as f64)
-}
-
-/// The class latencies that price repeat `r`.
-fn repeat_latencies(latencies: Option<&Latencies>, r: &RepeatResult) -> Option<Latencies> {
-    match latencies {
-        Some(l) => Some(l.clone()),
-        None => r.interference.canary_ns.map(|c| {
-            Latencies::uniform(c, "canary").priced_by(&r.interference.canary_transactions)
-        }),
-    }
 }
 
 #[cfg(test)]
