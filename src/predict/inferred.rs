@@ -239,17 +239,6 @@ fn median_in_place(v: &mut [f64]) -> f64 {
     }
 }
 
-/// The class figures of the pairs `classes` yields, nearest class first.
-fn class_figures(pairs: impl Iterator<Item = (PairClass, f64)>) -> Vec<InferredClass> {
-    let mut by: BTreeMap<PairClass, Vec<f64>> = BTreeMap::new();
-    for (c, v) in pairs {
-        by.entry(c).or_default().push(v);
-    }
-    by.into_iter()
-        .map(|(class, mut v)| figures(class, &mut v))
-        .collect()
-}
-
 /// Median and 5th/95th percentiles of `v`.
 fn figures(class: PairClass, v: &mut [f64]) -> InferredClass {
     v.sort_by(f64::total_cmp);
@@ -491,7 +480,7 @@ impl InferredHost {
         let n = topo.cpus.len();
         let home = self.home_node;
         let mut away = Vec::new();
-        let mut pairs = Vec::with_capacity(n * (n - 1) / 2);
+        let mut by: BTreeMap<PairClass, Vec<f64>> = BTreeMap::new();
         for i in 0..n {
             for j in 0..i {
                 let c = classify(topo, i as u32, j as u32).expect("every CPU is online");
@@ -500,11 +489,15 @@ impl InferredHost {
                 if c == PairClass::SameNode && home.is_some_and(|h| h != node) {
                     away.push(v);
                 } else {
-                    pairs.push((c, v));
+                    by.entry(c).or_default().push(v);
                 }
             }
         }
-        self.classes = class_figures(pairs.into_iter());
+        // Nearest class first.
+        self.classes = by
+            .into_iter()
+            .map(|(c, mut v)| figures(c, &mut v))
+            .collect();
         self.away_same_node = (!away.is_empty()).then(|| figures(PairClass::SameNode, &mut away));
     }
 
