@@ -164,30 +164,60 @@ impl Lines {
         layout: &Layout,
         level: ShardLevel,
     ) -> Result<Self, crate::matrix::OfflineCpu> {
-        let seats = Seats::of(topo, layout, level)?;
-        let mut classes = ClassCounts::new();
-        let mut lines = Vec::with_capacity(seats.groups.len());
-        for members in seats.groups.values() {
-            let line = seats.line(topo, layout, members)?;
-            for (c, n) in line.writer_pairs.iter().chain(&line.read_pairs) {
-                *classes.entry(*c).or_default() += n;
+        let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        let mut nodes: Vec<u32> = Vec::new();
+        for &w in &layout.writers {
+            let cpu = cpu_of(topo, w)?;
+            let key = match level {
+                ShardLevel::Global => 0,
+                ShardLevel::Node => cpu.node,
+                ShardLevel::Llc => cpu.llc,
+                ShardLevel::Cpu => cpu.id,
+            };
+            groups.entry(key).or_default().push(w);
+            if !nodes.contains(&cpu.node) {
+                nodes.push(cpu.node);
             }
-            lines.push(line);
         }
-        let mut node_threads = vec![0usize; seats.nodes.len()];
+        nodes.sort_unstable();
+        let with_writers = nodes.len();
         for &r in &layout.readers {
-            node_threads[seats.index(topo, r)?] += 1;
+            let node = cpu_of(topo, r)?.node;
+            if !nodes.contains(&node) {
+                nodes.push(node);
+            }
         }
-        Ok(Lines {
-            lines,
+        let mut out = Lines {
+            lines: Vec::with_capacity(groups.len()),
             writers: layout.writers.len(),
             reader_threads: layout.readers.len(),
             read_every: layout.read_every,
-            classes,
-            node_writers: seats.node_writers,
-            nodes: seats.nodes,
-            node_threads,
-        })
+            classes: ClassCounts::new(),
+            node_writers: vec![0; with_writers],
+            node_threads: vec![0; nodes.len()],
+            nodes,
+        };
+        for &w in &layout.writers {
+            let i = out.index(topo, w)?;
+            out.node_writers[i] += 1;
+        }
+        for &r in &layout.readers {
+            let i = out.index(topo, r)?;
+            out.node_threads[i] += 1;
+        }
+        // Every CPU running the read side: the writers (when they read), then the reader threads.
+        let readers: Vec<u32> = (layout.writers.iter().filter(|_| layout.read_every > 0))
+            .chain(&layout.readers)
+            .copied()
+            .collect();
+        for members in groups.values() {
+            let line = out.line(topo, layout, &readers, level, members)?;
+            for (c, n) in line.writer_pairs.iter().chain(&line.read_pairs) {
+                *out.classes.entry(*c).or_default() += n;
+            }
+            out.lines.push(line);
+        }
+        Ok(out)
     }
 
     /// Every class among the pairs that can exchange the line.
@@ -563,62 +593,6 @@ impl Lines {
             sharers: ratio(fetches, first_reads).max(1.0),
         }
     }
-}
-
-/// The CPUs' seats at one shard level.
-struct Seats {
-    level: ShardLevel,
-    groups: BTreeMap<u32, Vec<u32>>,
-    nodes: Vec<u32>,
-    node_writers: Vec<usize>,
-    readers: Vec<u32>,
-}
-
-impl Seats {
-    fn of(
-        topo: &Topology,
-        layout: &Layout,
-        level: ShardLevel,
-    ) -> Result<Self, crate::matrix::OfflineCpu> {
-        let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        let mut nodes: Vec<u32> = Vec::new();
-        for &w in &layout.writers {
-            let cpu = cpu_of(topo, w)?;
-            let key = match level {
-                ShardLevel::Global => 0,
-                ShardLevel::Node => cpu.node,
-                ShardLevel::Llc => cpu.llc,
-                ShardLevel::Cpu => cpu.id,
-            };
-            groups.entry(key).or_default().push(w);
-            if !nodes.contains(&cpu.node) {
-                nodes.push(cpu.node);
-            }
-        }
-        nodes.sort_unstable();
-        let with_writers = nodes.len();
-        for &r in &layout.readers {
-            let node = cpu_of(topo, r)?.node;
-            if !nodes.contains(&node) {
-                nodes.push(node);
-            }
-        }
-        let mut seats = Seats {
-            level,
-            groups,
-            nodes,
-            node_writers: vec![0usize; with_writers],
-            readers: (layout.writers.iter().filter(|_| layout.read_every > 0))
-                .chain(&layout.readers)
-                .copied()
-                .collect(),
-        };
-        for &w in &layout.writers {
-            let i = seats.index(topo, w)?;
-            seats.node_writers[i] += 1;
-        }
-        Ok(seats)
-    }
 
     /// The index in `nodes` of `cpu`'s node.
     fn index(&self, topo: &Topology, cpu: u32) -> Result<usize, crate::matrix::OfflineCpu> {
@@ -631,6 +605,8 @@ impl Seats {
         &self,
         topo: &Topology,
         layout: &Layout,
+        readers: &[u32],
+        level: ShardLevel,
         members: &[u32],
     ) -> Result<SharedLine, crate::matrix::OfflineCpu> {
         let mut writer_pairs = ClassCounts::new();
@@ -643,11 +619,11 @@ impl Seats {
             for &x in members.iter().filter(|x| **x != y) {
                 *writer_pairs.entry(classify(topo, x, y)?).or_default() += 1;
             }
-            for &x in self.readers.iter().filter(|x| !members.contains(x)) {
+            for &x in readers.iter().filter(|x| !members.contains(x)) {
                 *read_pairs.entry(classify(topo, x, y)?).or_default() += 1;
             }
         }
-        for (i, &x) in self.readers.iter().enumerate() {
+        for (i, &x) in readers.iter().enumerate() {
             let kind = if members.contains(&x) {
                 0
             } else if layout.read_every > 0 && i < layout.writers.len() {
@@ -659,7 +635,7 @@ impl Seats {
             node_readers[self.index(topo, x)?][kind] += 1;
             llc_readers.entry(cpu.llc).or_default()[kind] += 1;
         }
-        let own_slot = self.level != ShardLevel::Global;
+        let own_slot = level != ShardLevel::Global;
         Ok(SharedLine {
             writers: members.len(),
             home: own_slot
