@@ -71,7 +71,6 @@ struct SharedLine {
 pub struct Lines {
     lines: Vec<SharedLine>,
     writers: usize,
-    reader_threads: usize,
     read_every: u32,
     classes: ClassCounts,
     /// Nodes with writers, then nodes with only reader threads.
@@ -190,7 +189,6 @@ impl Lines {
         let mut out = Lines {
             lines: Vec::with_capacity(groups.len()),
             writers: layout.writers.len(),
-            reader_threads: layout.readers.len(),
             read_every: layout.read_every,
             classes: ClassCounts::new(),
             node_writers: vec![0; with_writers],
@@ -535,7 +533,7 @@ impl Lines {
         let foreign_writers = if reading { ctx.nw - n } else { 0.0 };
         let foreign = touched(arrivals, publishes, q_w);
         let thread = touched(arrivals, publishes, q_r);
-        let threads = self.reader_threads as f64;
+        let threads = self.node_threads.iter().sum::<usize>() as f64;
         // A write is followed by a read when some other CPU reads before the next write: another
         // line's writer, a reader thread, or a co-writer reading after an update that did not
         // publish.
