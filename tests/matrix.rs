@@ -1018,9 +1018,8 @@ fn texts(svg: &str) -> Vec<String> {
 
 /// The heatmap of `m`.
 fn heatmap(m: &MatrixResults) -> String {
-    let files = contend::report::exporter(contend::report::Format::Svg)
-        .render(&contend::report::Document::Matrix(m))
-        .unwrap();
+    let doc = contend::report::Document::Matrix(m);
+    let files = contend::report::files(&doc, contend::report::Format::Svg).unwrap();
     String::from_utf8(files[0].bytes.clone()).unwrap()
 }
 

@@ -1,5 +1,5 @@
-//! Every renderer and exporter, for every kind of result: one [`Export`] trait and one folder per
-//! format, each with one file per kind, as hyperfine's `src/export/`. Commands hand a [`Document`]
+//! Every renderer and exporter, for every kind of result: one [`files`] per format, each format a
+//! folder with one file per kind, as hyperfine's `src/export/`. Commands hand a [`Document`]
 //! to [`render`] (stdout) or [`save`] (files in a results folder).
 
 pub mod charts;
@@ -135,12 +135,6 @@ impl Rendered {
     }
 }
 
-/// A format's renderer.
-pub trait Export {
-    /// The files this format makes of `doc`, in the order written.
-    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError>;
-}
-
 /// A plotters drawing that failed, with plotters' message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -188,21 +182,21 @@ pub enum ExportError {
     Write(#[from] WriteError),
 }
 
-/// The exporter of `format`.
-pub fn exporter(format: Format) -> &'static dyn Export {
+/// The files `format` makes of `doc`, in the order written.
+pub fn files(doc: &Document, format: Format) -> Result<Vec<Rendered>, ExportError> {
     match format {
-        Format::Text => &text::TextExport,
-        Format::Markdown => &markdown::MarkdownExport,
-        Format::Csv => &csv::CsvExport,
-        Format::Json => &json::JsonExport,
-        Format::Svg => &charts::SvgExport,
-        Format::Html => &html::HtmlExport,
+        Format::Text => Ok(text::files(doc)),
+        Format::Markdown => Ok(markdown::files(doc)),
+        Format::Csv => csv::files(doc),
+        Format::Json => json::files(doc),
+        Format::Svg => charts::files(doc),
+        Format::Html => html::files(doc),
     }
 }
 
 /// `doc` in `format` as one text (for stdout or an `--out` file).
 pub fn render(doc: &Document, format: Format) -> Result<String, ExportError> {
-    let mut files = exporter(format).render(doc)?;
+    let mut files = files(doc, format)?;
     if files.is_empty() {
         return Err(ExportError::Unsupported {
             format,
@@ -217,7 +211,7 @@ pub fn render(doc: &Document, format: Format) -> Result<String, ExportError> {
 pub fn save(dir: &Path, doc: &Document, formats: &[Format]) -> Result<Vec<PathBuf>, ExportError> {
     let mut written = Vec::new();
     for &format in formats {
-        for file in exporter(format).render(doc)? {
+        for file in files(doc, format)? {
             let path = dir.join(&file.name);
             write_atomic(&path, &file.bytes)?;
             written.push(path);

@@ -13,7 +13,7 @@ pub(super) mod run;
 mod staleness;
 pub(super) mod sweep;
 
-use super::{Document, DrawError, Export, ExportError, Rendered, plain, wrap};
+use super::{Document, DrawError, ExportError, Rendered, plain, wrap};
 use crate::provenance::Provenance;
 use crate::runner::{RunResults, StrategyResult, StrategySummary, cost_measure};
 use crate::sweep::SweepPoint;
@@ -56,23 +56,19 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 /// A chart drawn on an [`Area`].
 type Plot<'a, 'b, X, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>;
 
-/// Writes every chart of a result: a run's and a sweep's.
-pub struct SvgExport;
-
-impl Export for SvgExport {
-    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
-        let drawn = match doc {
-            Document::Run(r) => run::charts(r, "")?,
-            Document::Sweep(s) => sweep::charts(s)?,
-            Document::Predict(p) => predict::charts(p)?,
-            Document::Matrix(m) => vec![("heatmap.svg".to_string(), heatmap::render(m)?)],
-            _ => Vec::new(),
-        };
-        Ok(drawn
-            .into_iter()
-            .map(|(name, svg)| Rendered::new(name, svg))
-            .collect())
-    }
+/// Every chart of a run, a sweep, a prediction or a matrix.
+pub(super) fn files(doc: &Document) -> Result<Vec<Rendered>, ExportError> {
+    let drawn = match doc {
+        Document::Run(r) => run::charts(r, "")?,
+        Document::Sweep(s) => sweep::charts(s)?,
+        Document::Predict(p) => predict::charts(p)?,
+        Document::Matrix(m) => vec![("heatmap.svg".to_string(), heatmap::render(m)?)],
+        _ => Vec::new(),
+    };
+    Ok(drawn
+        .into_iter()
+        .map(|(name, svg)| Rendered::new(name, svg))
+        .collect())
 }
 
 /// A rendered chart: its file name and SVG text.

@@ -6,24 +6,20 @@ mod matrix;
 mod run;
 mod sweep;
 
-use super::{Document, Export, ExportError, Rendered};
+use super::{Document, ExportError, Rendered};
 
-/// Writes `<kind>.csv` for runs, sweeps and matrices.
-pub struct CsvExport;
-
-impl Export for CsvExport {
-    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
-        let bytes = match doc {
-            Document::Run(r) => run::render(r),
-            Document::Sweep(s) => sweep::render(s),
-            Document::Matrix(m) => matrix::render(m),
-            _ => return Ok(Vec::new()),
-        };
-        let file = format!("{}.csv", doc.kind());
-        let bytes = bytes.map_err(|source| ExportError::Csv {
-            file: file.clone(),
-            source,
-        })?;
-        Ok(vec![Rendered::new(file, bytes)])
-    }
+/// `<kind>.csv` for runs, sweeps and matrices.
+pub(super) fn files(doc: &Document) -> Result<Vec<Rendered>, ExportError> {
+    let bytes = match doc {
+        Document::Run(r) => run::render(r),
+        Document::Sweep(s) => sweep::render(s),
+        Document::Matrix(m) => matrix::render(m),
+        _ => return Ok(Vec::new()),
+    };
+    let file = format!("{}.csv", doc.kind());
+    let bytes = bytes.map_err(|source| ExportError::Csv {
+        file: file.clone(),
+        source,
+    })?;
+    Ok(vec![Rendered::new(file, bytes)])
 }

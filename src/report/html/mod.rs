@@ -12,7 +12,7 @@ mod run;
 mod study;
 mod sweep;
 
-use super::{Document, Export, ExportError, Rendered, plain};
+use super::{Document, ExportError, Rendered, plain};
 use crate::provenance::Provenance;
 use crate::runner::Stopped;
 use crate::topology::{CpuList, Topology};
@@ -24,25 +24,21 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 /// The file name of the page in a results folder.
 pub const PAGE: &str = "report.html";
 
-/// Writes report.html for a run, a sweep or a matrix.
-pub struct HtmlExport;
-
-impl Export for HtmlExport {
-    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
-        let (name, page) = match *doc {
-            Document::Study(s) => (PAGE, study::page(s)?),
-            Document::Gallery(g) => (gallery::GALLERY_PAGE, gallery::page(g)?),
-            Document::Run(_) | Document::Sweep(_) | Document::Matrix(_) => (
-                PAGE,
-                page(&[PageSource {
-                    label: None,
-                    doc: *doc,
-                }])?,
-            ),
-            _ => return Ok(Vec::new()),
-        };
-        Ok(vec![Rendered::new(name, page)])
-    }
+/// report.html for a run, a sweep, a matrix or a study; gallery.html for a gallery.
+pub(super) fn files(doc: &Document) -> Result<Vec<Rendered>, ExportError> {
+    let (name, page) = match *doc {
+        Document::Study(s) => (PAGE, study::page(s)?),
+        Document::Gallery(g) => (gallery::GALLERY_PAGE, gallery::page(g)?),
+        Document::Run(_) | Document::Sweep(_) | Document::Matrix(_) => (
+            PAGE,
+            page(&[PageSource {
+                label: None,
+                doc: *doc,
+            }])?,
+        ),
+        _ => return Ok(Vec::new()),
+    };
+    Ok(vec![Rendered::new(name, page)])
 }
 
 /// One result on the page: where it was read from, and what it holds.

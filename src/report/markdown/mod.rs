@@ -8,26 +8,22 @@ mod gallery;
 mod run;
 mod sweep;
 
-use super::{Document, Export, ExportError, Rendered};
+use super::{Document, Rendered};
 use crate::provenance::Provenance;
 use crate::runner::{Measure, RunResults, Stopped, StrategyResult};
 use crate::verdict::{Headline, Verdict};
 use std::fmt::Write;
 
-/// Writes `<kind>.md` for runs, sweeps and comparisons.
-pub struct MarkdownExport;
-
-impl Export for MarkdownExport {
-    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
-        let text = match doc {
-            Document::Run(r) => run::render(r),
-            Document::Sweep(s) => sweep::render(s),
-            Document::Compare(c, _) => compare::render(c),
-            Document::Gallery(g) => gallery::render(g),
-            _ => return Ok(Vec::new()),
-        };
-        Ok(vec![Rendered::new(format!("{}.md", doc.kind()), text)])
-    }
+/// `<kind>.md` for runs, sweeps, comparisons and galleries.
+pub(super) fn files(doc: &Document) -> Vec<Rendered> {
+    let text = match doc {
+        Document::Run(r) => run::render(r),
+        Document::Sweep(s) => sweep::render(s),
+        Document::Compare(c, _) => compare::render(c),
+        Document::Gallery(g) => gallery::render(g),
+        _ => return Vec::new(),
+    };
+    vec![Rendered::new(format!("{}.md", doc.kind()), text)]
 }
 
 /// A Markdown table: a header row, the separator and one row per entry.

@@ -7,17 +7,8 @@ use crate::compare::{Comparison, HostRecord, MeasureRow, Pair, Replicates, Side}
 use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult, cost_measure};
 use crate::stats::Summary;
-use crate::verdict::Detail;
 use crate::workload::Regime;
 use std::fmt::Write;
-
-/// The comparison as text: the patch table ([`Detail::Brief`]) or every measure of every pair.
-pub fn compare_text(c: &Comparison, detail: Detail) -> String {
-    match detail {
-        Detail::Brief => patch_table(c),
-        Detail::Full => every_measure(c),
-    }
-}
 
 /// One row of the patch table: a strategy, its figure and, for a test strategy, its change and
 /// verdict.
@@ -85,7 +76,7 @@ fn heading(c: &Comparison, one_file: bool) -> String {
 
 /// The patch table: a section per regime, the base strategy then each test strategy compared with
 /// it, every line within [`WIDTH`] (a name too long for one line takes a line of its own).
-fn patch_table(c: &Comparison) -> String {
+pub(super) fn patch_table(c: &Comparison) -> String {
     let runs = c.replicates == Replicates::Runs;
     let one_file = c.base.path == c.test.path && !runs;
     let mut out = heading(c, one_file);
@@ -176,7 +167,7 @@ fn layout(rows: &[PatchRow]) -> String {
 }
 
 /// Every compared measure of every pair, one block per pair.
-fn every_measure(c: &Comparison) -> String {
+pub(super) fn every_measure(c: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "base: {}", plain(&c.base.describe()));
     let _ = writeln!(out, "test: {}", plain(&c.test.describe()));

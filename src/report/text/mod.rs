@@ -14,34 +14,32 @@ mod sweep;
 mod topology;
 mod verify;
 
-pub use compare::{compare_text, record_text};
+pub use compare::record_text;
 pub use plan::{matrix_plan as matrix_plan_text, run_plan as run_plan_text};
 pub(crate) use predict::{Cell, node_cells, strategy_cells};
 pub use run::{render as run_text, verbose as run_tables};
 
-use super::{Document, Export, ExportError, Rendered, plain};
+use super::{Document, Rendered, plain};
+use crate::verdict::Detail;
 
-/// Writes `<kind>.txt`: what each command prints.
-pub struct TextExport;
-
-impl Export for TextExport {
-    fn render(&self, doc: &Document) -> Result<Vec<Rendered>, ExportError> {
-        let text = match doc {
-            Document::Run(r) => run::render(r),
-            Document::Sweep(s) => sweep::render(s),
-            Document::Matrix(m) => matrix::render(m),
-            Document::Compare(c, detail) => compare::compare_text(c, *detail),
-            Document::Verify(v) => verify::render(v),
-            Document::Topology(t) => topology::render(t),
-            Document::Spread(s) => spread::render(s),
-            Document::Predict(p) => predict::render(p),
-            Document::Check(c) => check::render(c),
-            Document::StudyPlan(p) => study::render_plan(p),
-            Document::Study(s) => study::render(s),
-            Document::Gallery(g) => gallery::render(g),
-        };
-        Ok(vec![Rendered::new(format!("{}.txt", doc.kind()), text)])
-    }
+/// `<kind>.txt`: what each command prints.
+pub(super) fn files(doc: &Document) -> Vec<Rendered> {
+    let text = match doc {
+        Document::Run(r) => run::render(r),
+        Document::Sweep(s) => sweep::render(s),
+        Document::Matrix(m) => matrix::render(m),
+        Document::Compare(c, Detail::Brief) => compare::patch_table(c),
+        Document::Compare(c, Detail::Full) => compare::every_measure(c),
+        Document::Verify(v) => verify::render(v),
+        Document::Topology(t) => topology::render(t),
+        Document::Spread(s) => spread::render(s),
+        Document::Predict(p) => predict::render(p),
+        Document::Check(c) => check::render(c),
+        Document::StudyPlan(p) => study::render_plan(p),
+        Document::Study(s) => study::render(s),
+        Document::Gallery(g) => gallery::render(g),
+    };
+    vec![Rendered::new(format!("{}.txt", doc.kind()), text)]
 }
 
 /// Each of `lines` as plain text on a line of its own (`verdict: …` lines, a headline's sentences).
