@@ -18,7 +18,7 @@ pub(super) fn article(id: usize, label: Option<&str>, c: &CheckResults) -> Marku
                 "checked: " code { (plain(&c.file)) } "; transfer time: " (plain(&c.latency_source))
                 @if let Some(l) = label { br; "file: " code { (l) } }
             }
-            (verdict_section(id, &[(None, check_lines(c))], false))
+            (verdict_section(id, &check_lines(c), false))
             (section(id, "tables", "Predicted against measured", html! {
                 @if !c.flat_out.is_empty() {
                     h4 { "Flat out: hand-overs/s" }

@@ -27,7 +27,7 @@ pub(super) fn article(
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="matrix" {
             (article_head(id, "matrix", label, &m.provenance, None))
-            (verdict_section(id, &[(None, lines)], false))
+            (verdict_section(id, &lines, false))
             (section(id, "tables", "Tables", tables(m)))
             (section(id, "charts", "Charts", html! {
                 @match &heatmap {

@@ -210,19 +210,13 @@ fn article_head(
     }
 }
 
-/// The verdict lines of a result, in groups: one per regime of a run with several.
-type Verdicts = [(Option<String>, Vec<Verdict>)];
-
-/// The verdict section; `statistical` adds how a claim is decided.
-fn verdict_section(id: usize, groups: &Verdicts, statistical: bool) -> Markup {
+/// The verdict section of a result's `lines`; `statistical` adds how a claim is decided.
+fn verdict_section(id: usize, lines: &[Verdict], statistical: bool) -> Markup {
     html! {
         section.verdict data-section="verdict" id={ "verdict-" (id) } {
             h3 { "Verdict" }
-            @for (heading, lines) in groups {
-                @if let Some(h) = heading { h4 { (h) } }
-                (verdict_list(lines))
-            }
-            (verdict_statistics(groups.iter().flat_map(|g| &g.1)))
+            (verdict_list(lines))
+            (verdict_statistics(lines.iter()))
             @if statistical {
                 p.note {
                     "A winner is named only when Welch's t-test on the repeats (Holm-adjusted over the verdict's tests) and the "

@@ -27,7 +27,7 @@ pub(super) fn article(
                 "; latencies from " (p.latencies.source)
                 @if let Some(l) = label { br; "file: " code { (l) } }
             }
-            (verdict_section(id, &[(None, lines)], false))
+            (verdict_section(id, &lines, false))
             (section(id, "tables", "Predicted figures (the model's, not measured)", html! {
                 (sortable(&[
                     "strategy", "rate/CPU", "predicted publish", "predicted ρ hottest line",

@@ -46,7 +46,7 @@ pub(super) fn article(
     let drawn = regimes.iter().map(draw).collect::<Result<Vec<_>, _>>()?;
     // The run's lines, as the terminal prints them: each names its regime, and what the host cannot
     // answer is said once.
-    let verdicts = vec![(None, verdict::run_lines(run))];
+    let verdicts = verdict::run_lines(run);
     let glance = glance(&format!("headline-{id}"), run)?;
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="run" {

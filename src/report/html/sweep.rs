@@ -41,7 +41,7 @@ pub(super) fn article(
     Ok(html! {
         article.result id={ "result-" (id) } data-kind="sweep" {
             (article_head(id, "sweep", label, provenance, sweep.stopped()))
-            (verdict_section(id, &[(None, lines)], true))
+            (verdict_section(id, &lines, true))
             (section(id, "tables", "Tables", tables(sweep)))
             (section(id, "charts", "Charts", html! {
                 @if charts.is_empty() {
