@@ -16,8 +16,8 @@ pub const SHOWN: [&str; 5] = [
     "cpu/always",
 ];
 
-/// The class columns, by the prefix of the class name.
-const CLASSES: [&str; 4] = ["smt", "same-llc", "same-node", "cross-node"];
+/// The class columns (and the rows of a host's chart), by the prefix of the class name.
+pub const CLASSES: [&str; 4] = ["smt", "same-llc", "same-node", "cross-node"];
 
 /// The header row.
 pub fn header(g: &Gallery) -> Vec<String> {

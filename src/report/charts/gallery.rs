@@ -3,7 +3,7 @@
 //! is drawn: the page says which host it is (and escapes it).
 
 use super::axes::{log_span, log_ticks, num};
-use super::{FONT, INK, colour, fail};
+use super::{FONT, INK, colour, fail, house_mesh};
 use crate::predict::gallery::GalleryHost;
 use crate::report::DrawError;
 use plotters::prelude::*;
@@ -12,7 +12,7 @@ use std::ops::Range;
 /// The chart's size, px.
 const SIZE: (u32, u32) = (380, 150);
 /// The rows, top to bottom: a class of these names, or none drawn.
-const ROWS: [&str; 4] = ["smt", "same-llc", "same-node", "cross-node"];
+const ROWS: [&str; 4] = crate::report::gallery::CLASSES;
 
 /// The ns axis every host's chart of `hosts` shares.
 pub fn shared_axis(hosts: &[GalleryHost]) -> Range<f64> {
@@ -49,18 +49,14 @@ pub fn host_chart(host: &GalleryHost, axis: &Range<f64>) -> Result<String, DrawE
                 .and_then(|i| ROWS.get(i))
                 .map_or(String::new(), |r| r.to_string())
         };
-        chart
-            .configure_mesh()
+        house_mesh(&mut chart, "one-way ns (median, p5–p95)", "")
             .disable_y_mesh()
-            .light_line_style(WHITE)
-            .bold_line_style(RGBColor(0xdd, 0xdd, 0xdd))
             .label_style((FONT, 12))
+            .axis_desc_style((FONT, 12))
             .x_labels(ticks.len().max(2))
             .x_label_formatter(&x_label)
             .y_labels(ROWS.len())
             .y_label_formatter(&y_label)
-            .x_desc("one-way ns (median, p5–p95)")
-            .axis_desc_style((FONT, 12))
             .draw()
             .map_err(fail)?;
         for (row, name) in ROWS.iter().enumerate() {
