@@ -8,7 +8,7 @@ mod gallery;
 mod run;
 mod sweep;
 
-use super::{Document, Rendered};
+use super::{Document, Rendered, plain};
 use crate::provenance::Provenance;
 use crate::runner::{Measure, RunResults, Stopped, StrategyResult};
 use crate::verdict::{Headline, Verdict};
@@ -129,15 +129,15 @@ pub(super) fn notes<'a>(out: &mut String, notes: impl Iterator<Item = &'a str>) 
     notes.for_each(|note| out.push_str(&format!("- {}\n", escape(note))));
 }
 
-/// How a verdict or headline reaches Markdown: [`escape`] where it holds text from the file, else
+/// How a verdict reaches Markdown: [`escape`] where it holds text from the file, else
 /// [`crate::report::plain`] (contend's own text, on one line, not escaped).
 pub(super) type Text = fn(&str) -> String;
 
-/// The headline: the answer in bold, then the rest of it and the flat-out sentence, each its own
-/// paragraph, through `text`.
-pub(super) fn headline(h: &Headline, text: Text) -> String {
-    let rest = h.more.iter().chain(&h.flat_out).map(|s| text(s));
-    let paragraphs = std::iter::once(format!("**{}**", text(&h.answer))).chain(rest);
+/// The headline, contend's own words ([`crate::report::plain`]): the answer in bold, then the rest
+/// of it and the flat-out sentence, each its own paragraph.
+pub(super) fn headline(h: &Headline) -> String {
+    let rest = h.more.iter().chain(&h.flat_out).map(|s| plain(s));
+    let paragraphs = std::iter::once(format!("**{}**", plain(&h.answer))).chain(rest);
     paragraphs
         .map(|p| format!("\n{}\n", paragraph(&p)))
         .collect()

@@ -21,7 +21,7 @@ pub(super) fn render(run: &RunResults) -> String {
     let _ = writeln!(out, "- **repeats:** {}", repeats_line(run));
     // A run's headline and verdicts are contend's own words: its strategy names are built from
     // their typed parts, not read as text.
-    out.push_str(&headline(&crate::verdict::headline(run), plain));
+    out.push_str(&headline(&crate::verdict::headline(run)));
     out.push_str(&verdicts(&crate::verdict::run_lines(run), plain));
     for view in run.regimes() {
         let _ = writeln!(out, "\n### {}", view.regime());
