@@ -59,7 +59,7 @@ type Plot<'a, 'b, X, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>;
 /// Every chart of a run, a sweep, a prediction or a matrix.
 pub(super) fn files(doc: &Document) -> Result<Vec<Rendered>, ExportError> {
     let drawn = match doc {
-        Document::Run(r) => run::charts(r, "")?,
+        Document::Run(r) => run::charts(r)?,
         Document::Sweep(s) => sweep::charts(s)?,
         Document::Predict(p) => predict::charts(p)?,
         Document::Matrix(m) => vec![("heatmap.svg".to_string(), heatmap::render(m)?)],

@@ -8,16 +8,14 @@ use crate::report::DrawError;
 use crate::runner::RunResults;
 use crate::workload::Regime;
 
-/// Every chart of one run, file names prefixed with `prefix`.
-pub(in crate::report) fn charts(run: &RunResults, prefix: &str) -> Result<Vec<Chart>, DrawError> {
+/// Every chart of one run.
+pub(super) fn charts(run: &RunResults) -> Result<Vec<Chart>, DrawError> {
     let mut charts = Vec::new();
     if let Some(drawn) = cost::render(run) {
-        let name = format!("{prefix}{}", cost::NAME);
-        let (_, svg) = drawn.map_err(|e| e.in_chart(&name))?;
-        charts.push((name, svg));
+        charts.push(drawn.map_err(|e| e.in_chart(cost::NAME))?);
     }
     for view in run.regimes() {
-        charts.extend(regime_charts(&view, prefix, &regime_suffix(view.regime()))?);
+        charts.extend(regime_charts(&view, "", &regime_suffix(view.regime()))?);
     }
     Ok(charts)
 }
