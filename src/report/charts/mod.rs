@@ -195,6 +195,15 @@ impl Header {
         let detail = format!("{writers} writers{readers}, {repeats}, {regime}{partial}");
         Header::new(what, &run.provenance, &detail)
     }
+
+    /// The header for a chart of sweep `points`: "`lead`, the repeats per point`tail`".
+    fn points(what: &str, points: &[&SweepPoint], lead: &str, tail: &str) -> Self {
+        let first = &points[0].results;
+        let repeats = Repeats::of_cost(points.iter().flat_map(|p| &p.results.strategies));
+        let repeats = repeats.text(first.config.repeat_duration_s);
+        let detail = format!("{lead}, {repeats} per point{tail}");
+        Header::new(what, &first.provenance, &detail)
+    }
 }
 
 /// The repeats a chart's figures rest on, strategy by strategy.

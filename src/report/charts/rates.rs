@@ -3,8 +3,8 @@
 //! left and net CPU share right, one line per strategy.
 
 use super::{
-    Chart, Header, LegendEntry, Repeats, by_strategy, draw_curve, draw_guide, draw_number_mesh,
-    entry, file_safe, log_span, log_ticks, plot, signed_span, two_panels,
+    Chart, Header, LegendEntry, by_strategy, draw_curve, draw_guide, draw_number_mesh, entry,
+    file_safe, log_span, log_ticks, plot, signed_span, two_panels,
 };
 use crate::report::DrawError;
 use crate::sweep::{SweepPoint, SweepResults};
@@ -107,14 +107,8 @@ fn render(
         all().map(|p| p.rate).fold(SEED_RATE, f64::min),
         all().map(|p| p.rate).fold(SEED_RATE, f64::max),
     );
-    let first = &points[0].results;
-    let repeats = Repeats::of_cost(points.iter().flat_map(|p| &p.results.strategies));
-    let detail = format!(
-        "{threads} writer threads, {} per point",
-        repeats.text(first.config.repeat_duration_s)
-    );
     let what = format!("Net cost of one update vs offered rate, affinity {affinity}");
-    let header = Header::new(&what, &first.provenance, &detail);
+    let header = Header::points(&what, points, &format!("{threads} writer threads"), "");
     let net = signed_span(
         all().map(|p| p.net_ns).fold(0.0, f64::min),
         all().map(|p| p.net_ns).fold(0.0, f64::max),

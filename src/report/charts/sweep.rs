@@ -78,16 +78,10 @@ fn throughput(
     let entry = |(i, l): (usize, &ThroughputSeries)| entry(i, super::shown_name(points, &l.0));
     let entries: Vec<LegendEntry> = lines.iter().enumerate().map(entry).collect();
     let threads: Vec<f64> = points.iter().map(|p| p.threads as f64).collect();
-    let first = &points[0].results;
-    let repeats = Repeats::of_cost(points.iter().flat_map(|p| &p.results.strategies));
     let partial = if partial { " (partial)" } else { "" };
-    let repeats = repeats.text(first.config.repeat_duration_s);
-    let detail = format!(
-        "{} thread counts, {repeats} per point{partial}",
-        threads.len()
-    );
     let what = format!("Write throughput vs threads, affinity {affinity}");
-    let header = Header::new(&what, &first.provenance, &detail);
+    let lead = format!("{} thread counts", threads.len());
+    let header = Header::points(&what, points, &lead, partial);
     let hi = lines
         .iter()
         .flat_map(|l| &l.1)
