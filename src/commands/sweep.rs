@@ -123,8 +123,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
         },
     );
     bar.finish_and_clear();
-    let outcome = outcome?;
-    let sweep = &outcome.results;
+    let (ref sweep, stopped) = outcome?;
     let doc = Document::Sweep(sweep);
     let mut formats = vec![Format::Json, Format::Csv, Format::Markdown, Format::Html];
     if !sweep.points.is_empty() {
@@ -140,7 +139,7 @@ pub(super) fn run(root: &Path, args: &SweepArgs) -> Result<(), CliError> {
             started.elapsed().as_secs_f64()
         );
     }
-    match outcome.stopped {
+    match stopped {
         Some(SweepStop::Interrupted) => {
             Err(CliError::failure("interrupted: partial results written"))
         }

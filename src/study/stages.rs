@@ -142,19 +142,18 @@ pub(super) fn study_sweep(
     let total = sweep_plan.total_repeats();
     let tick = |done, what| StageProgress::new("sweep", "repeats", done, total, what);
     progress(tick(0, "sweep".into()));
-    let Ok(o) = execute_sweep(
+    let Ok((sweep, stopped)) = execute_sweep(
         &mut sweep_plan,
         stop,
         |done, label, name| progress(tick(done, format!("{label}: {name}"))),
         |_, _, _| Ok::<(), std::convert::Infallible>(()),
     );
-    let stopped = o.results.stopped();
-    study.parts.sweep = Some(o.results);
-    match o.stopped {
+    let ran = study.parts.sweep.insert(sweep).stopped();
+    match stopped {
         Some(SweepStop::Failed { point, error }) => {
             StageStatus::Failed(format!("{point}: {error}"))
         }
-        _ => ended(stopped, budget_s, "point"),
+        _ => ended(ran, budget_s, "point"),
     }
 }
 

@@ -268,22 +268,13 @@ pub enum SweepStop {
     },
 }
 
-/// What a sweep measured, and why it stopped early if it did.
-#[derive(Debug)]
-pub struct SweepOutcome {
-    /// Every finished point.
-    pub results: SweepResults,
-    /// Why it stopped early, if it did.
-    pub stopped: Option<SweepStop>,
-}
-
-/// Runs every point of `plan` in order.
+/// Runs every point of `plan` in order: every finished point, and why it stopped early if it did.
 pub fn execute_sweep<E>(
     plan: &mut SweepPlan,
     stop: &AtomicBool,
     mut progress: impl FnMut(usize, &str, &str),
     mut finished: impl FnMut(usize, &SweepResults, f64) -> Result<(), E>,
-) -> Result<SweepOutcome, E> {
+) -> Result<(SweepResults, Option<SweepStop>), E> {
     let mut sweep = SweepResults {
         schema: SCHEMA_VERSION,
         partial: true,
@@ -339,10 +330,7 @@ pub fn execute_sweep<E>(
     }
     sweep.partial = stopped.is_some();
     sweep.out_of_time = matches!(stopped, Some(SweepStop::OutOfTime));
-    Ok(SweepOutcome {
-        results: sweep,
-        stopped,
-    })
+    Ok((sweep, stopped))
 }
 
 #[cfg(test)]
@@ -392,7 +380,7 @@ mod tests {
         assert_eq!(plan.total_repeats(), 2 * points);
         let mut seen = Vec::new();
         let mut finished = Vec::new();
-        let outcome = execute_sweep(
+        let (results, stopped) = execute_sweep(
             &mut plan,
             &AtomicBool::new(false),
             |done, _, _| seen.push(done),
@@ -405,8 +393,8 @@ mod tests {
         assert_eq!(seen, (1..=2 * points).collect::<Vec<_>>());
         let each = (0..points).map(|i| (i, i + 1));
         assert_eq!(finished, each.collect::<Vec<_>>());
-        assert!(outcome.stopped.is_none() && !outcome.results.partial);
-        assert_eq!(outcome.results.points.len(), points);
+        assert!(stopped.is_none() && !results.partial);
+        assert_eq!(results.points.len(), points);
     }
 
     #[test]
@@ -421,7 +409,7 @@ mod tests {
         let mut plan = plan_sweep(&r, &topo).unwrap();
         assert_eq!(plan.max_time_s, Some(0.7));
         let started = Instant::now();
-        let outcome = execute_sweep(
+        let (sweep, stopped) = execute_sweep(
             &mut plan,
             &AtomicBool::new(false),
             |_, _, _| {},
@@ -429,8 +417,7 @@ mod tests {
         )
         .unwrap();
         let took = started.elapsed().as_secs_f64();
-        assert!(matches!(outcome.stopped, Some(SweepStop::OutOfTime)));
-        let sweep = &outcome.results;
+        assert!(matches!(stopped, Some(SweepStop::OutOfTime)));
         assert!(sweep.partial && sweep.out_of_time);
         assert_eq!(sweep.stopped(), Some(crate::runner::Stopped::OutOfTime));
         // The point the budget stopped is kept, itself partial.
