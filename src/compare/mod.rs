@@ -33,21 +33,11 @@ pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
     }
 }
 
-/// How a comparison replicates: the repeats of one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Replicates {
-    /// Both sides are one run: its repeats are the replicates, paired repeat by repeat where two
-    /// strategies ran in place together.
-    Repeats,
-    /// The sides are different runs: each run is one replicate ([`crate::stats::runs_difference`]).
-    Runs,
-}
-
 /// One row per compared measure of a pair: both sides' summaries and the difference.
 fn rows_of(
     (base, test): (&StrategyResult, &StrategyResult),
     sides: (&Side, &Side),
-    replicates: Replicates,
+    across_runs: bool,
     record: Option<&HostRecord>,
 ) -> Vec<MeasureRow> {
     compared_measures(base.regime)
@@ -55,27 +45,24 @@ fn rows_of(
         .enumerate()
         .map(|(i, m)| {
             let (mut b, mut t, mut runs) = (m.of(base), m.of(test), None);
-            let difference = match replicates {
-                Replicates::Repeats => {
-                    let paired = m.paired(&sides.0.run.config, base, test);
-                    b.zip(t).map(|(b, t)| match paired {
-                        Some(d) => Difference::paired(&b, &d),
-                        None => Difference::of(&b, &t),
-                    })
-                }
-                Replicates::Runs => {
-                    let of = |side: &Side, s| -> Vec<Run> {
-                        let each = in_every_run(&side.runs, s).into_iter();
-                        each.filter_map(|o| run_of(o, m)).collect()
-                    };
-                    let spread = record.and_then(|r| r.spread(base, m));
-                    runs = runs_difference(&of(sides.0, base), &of(sides.1, test), spread);
-                    runs.map(|d| {
-                        b = Some(level_summary(&d.base, d.spread));
-                        t = Some(level_summary(&d.test, d.spread));
-                        Difference::of_runs(d.base.mean, d.welch, d.test.mean - d.base.mean)
-                    })
-                }
+            let difference = if across_runs {
+                let of = |side: &Side, s| -> Vec<Run> {
+                    let each = in_every_run(&side.runs, s).into_iter();
+                    each.filter_map(|o| run_of(o, m)).collect()
+                };
+                let spread = record.and_then(|r| r.spread(base, m));
+                runs = runs_difference(&of(sides.0, base), &of(sides.1, test), spread);
+                runs.map(|d| {
+                    b = Some(level_summary(&d.base, d.spread));
+                    t = Some(level_summary(&d.test, d.spread));
+                    Difference::of_runs(d.base.mean, d.welch, d.test.mean - d.base.mean)
+                })
+            } else {
+                let paired = m.paired(&sides.0.run.config, base, test);
+                b.zip(t).map(|(b, t)| match paired {
+                    Some(d) => Difference::paired(&b, &d),
+                    None => Difference::of(&b, &t),
+                })
             };
             MeasureRow {
                 measure: m,
@@ -172,12 +159,8 @@ impl<'a> Comparison<'a> {
     ) -> Result<Self, CompareError> {
         let base_picked = base.picked("--base")?;
         let test_picked = test.picked("--test")?;
-        let replicates = if base.runs.len() == 1 && test.runs.len() == 1 && base.path == test.path {
-            Replicates::Repeats
-        } else {
-            Replicates::Runs
-        };
-        let record = record.filter(|_| replicates == Replicates::Runs);
+        let across_runs = base.runs.len() > 1 || test.runs.len() > 1 || base.path != test.path;
+        let record = record.filter(|_| across_runs);
         let groups = test.selectors.len().max(1);
         let mut used = vec![false; test_picked.len()];
         let mut paired = vec![false; base_picked.len()];
@@ -199,7 +182,7 @@ impl<'a> Comparison<'a> {
                         rows: rows_of(
                             (b.strategy, t.strategy),
                             (&base, &test),
-                            replicates,
+                            across_runs,
                             record.map(|r| &r.1),
                         ),
                     });
@@ -230,9 +213,7 @@ impl<'a> Comparison<'a> {
         });
         decide(&mut pairs, noise);
         let mut warnings = warnings(&base, &test);
-        if replicates == Replicates::Runs
-            && let Some(why) = machine_changed(&base, &test)
-        {
+        if across_runs && let Some(why) = machine_changed(&base, &test) {
             unclaim(&mut pairs, &why);
             warnings.push(format!(
                 "{why}: changes between these runs cannot be told from the machine's; compare strategies inside one run (contend compare FILE --base A --test B), where drift hits both sides alike"
@@ -241,7 +222,7 @@ impl<'a> Comparison<'a> {
         Ok(Comparison {
             base,
             test,
-            replicates,
+            across_runs,
             record: record.map(|(path, r)| r.describe(path)),
             pairs,
             only_base,

@@ -1,8 +1,8 @@
 //! What `contend compare` found: the pairs of strategies matched across the two sides, each
 //! compared measure's outcome, and the warnings and notes that qualify them.
 
+use super::Side;
 use super::caveats::{canaries, line_costs};
-use super::{Replicates, Side};
 use crate::runner::{Measure, StrategyResult, first_seen};
 use crate::stats::{
     Decision, Difference, NoiseThreshold, Outcome, RunsDifference, SIGNIFICANCE_LEVEL, Summary,
@@ -15,8 +15,10 @@ pub struct Comparison<'a> {
     pub base: Side<'a>,
     /// The test side.
     pub test: Side<'a>,
-    /// What the replicates are: one run's repeats, or runs.
-    pub replicates: Replicates,
+    /// True when the replicates are runs, each one ([`crate::stats::runs_difference`]); false when
+    /// both sides are one run, whose repeats are the replicates, paired repeat by repeat where two
+    /// strategies ran in place together.
+    pub across_runs: bool,
     /// The host's record of identical runs that bounded the run-level spread, in words.
     pub record: Option<String>,
     /// Matched strategies (same key, same regime), in the base side's order.
@@ -152,7 +154,7 @@ impl Comparison<'_> {
 
     /// Across runs, what the replicates were and what bounded the intervals, in one line.
     pub fn replicates_line(&self) -> Option<String> {
-        if self.replicates == Replicates::Repeats {
+        if !self.across_runs {
             return None;
         }
         let (b, t) = (self.base.runs.len(), self.test.runs.len());
@@ -189,7 +191,7 @@ impl Comparison<'_> {
     /// Across runs where the sides' host states, what moves every figure of a run with the host's
     /// phase, differ by 5% or more: their canaries' medians and median line costs, ns one-way.
     pub fn host_line(&self) -> Option<String> {
-        if self.replicates == Replicates::Repeats {
+        if !self.across_runs {
             return None;
         }
         let (b, t) = (&self.base, &self.test);
@@ -287,7 +289,7 @@ impl Comparison<'_> {
     /// What the printed p is, in one line (without a `p: ` label).
     pub fn p_note(&self) -> String {
         let paired = self.paired_rows();
-        let test = if self.replicates == Replicates::Runs {
+        let test = if self.across_runs {
             let record = self
                 .record
                 .as_ref()
@@ -332,7 +334,7 @@ impl Comparison<'_> {
         let untested = self
             .rows()
             .any(|r| r.outcome.is_some_and(|o| o.p_adjusted.is_none()));
-        if untested && self.replicates == Replicates::Repeats {
+        if untested && !self.across_runs {
             lines.push(
                 "n<2: a side has fewer than 2 repeats, so there is no spread to test a difference against"
                     .to_string(),

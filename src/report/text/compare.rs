@@ -3,7 +3,7 @@
 //! seeds' format.
 
 use super::{WIDTH, columns, wrapped};
-use crate::compare::{Comparison, HostRecord, MeasureRow, Pair, Replicates, Side};
+use crate::compare::{Comparison, HostRecord, MeasureRow, Pair, Side};
 use crate::report::plain;
 use crate::runner::{RunResults, StrategyResult, cost_measure};
 use crate::stats::Summary;
@@ -77,7 +77,7 @@ fn heading(c: &Comparison, one_file: bool) -> String {
 /// The patch table: a section per regime, the base strategy then each test strategy compared with
 /// it, every line within [`WIDTH`] (a name too long for one line takes a line of its own).
 pub(super) fn patch_table(c: &Comparison) -> String {
-    let runs = c.replicates == Replicates::Runs;
+    let runs = c.across_runs;
     let one_file = c.base.path == c.test.path && !runs;
     let mut out = heading(c, one_file);
     for regime in crate::runner::first_seen(c.pairs.iter().map(|p| p.base.regime)) {
