@@ -33,12 +33,14 @@ pub fn compared_measures(regime: Regime) -> Vec<&'static Measure> {
     }
 }
 
-/// One row per compared measure of a pair: both sides' summaries and the difference.
+/// One row per compared measure of a pair: both sides' summaries and the difference, undecided
+/// (inconclusive, untested) at `noise` until [`decide`] decides the judged rows.
 fn rows_of(
     (base, test): (&StrategyResult, &StrategyResult),
     sides: (&Side, &Side),
     across_runs: bool,
     record: Option<&HostRecord>,
+    noise: NoiseThreshold,
 ) -> Vec<MeasureRow> {
     compared_measures(base.regime)
         .into_iter()
@@ -64,14 +66,19 @@ fn rows_of(
                     None => Difference::of(&b, &t),
                 })
             };
+            let outcome = difference.map(|difference| Outcome {
+                difference,
+                p_adjusted: None,
+                decision: Decision::Inconclusive,
+                threshold: m.floor.threshold(noise, base.regime),
+            });
             MeasureRow {
                 measure: m,
                 base: b,
                 test: t,
                 runs,
-                difference,
                 judged: i == 0,
-                outcome: None,
+                outcome,
                 machine_changed: None,
             }
         })
@@ -184,6 +191,7 @@ impl<'a> Comparison<'a> {
                             (&base, &test),
                             across_runs,
                             record.map(|r| &r.1),
+                            noise,
                         ),
                     });
                 }
@@ -211,7 +219,7 @@ impl<'a> Comparison<'a> {
                 .iter()
                 .position(|b| std::ptr::eq(b.strategy, p.base))
         });
-        decide(&mut pairs, noise);
+        decide(&mut pairs);
         let mut warnings = warnings(&base, &test);
         if across_runs && let Some(why) = machine_changed(&base, &test) {
             unclaim(&mut pairs, &why);
@@ -248,32 +256,15 @@ fn unclaim(pairs: &mut [Pair], why: &str) {
 }
 
 /// Decides every judged row of `pairs` in one family.
-fn decide(pairs: &mut [Pair], noise: NoiseThreshold) {
-    let regime_of: Vec<Regime> = pairs
-        .iter()
-        .flat_map(|p| p.rows.iter().map(move |_| p.base.regime))
-        .collect();
-    let rows: Vec<&mut MeasureRow> = pairs.iter_mut().flat_map(|p| &mut p.rows).collect();
-    let family: Vec<(Difference, Threshold)> = rows
-        .iter()
-        .zip(&regime_of)
-        .filter(|(r, _)| r.judged)
-        .filter_map(|(r, &regime)| Some((r.difference?, r.measure.floor.threshold(noise, regime))))
-        .collect();
-    let mut outcomes = decide_differences(&family).into_iter();
-    for (row, &regime) in rows.into_iter().zip(&regime_of) {
-        let Some(difference) = row.difference else {
-            continue;
-        };
-        row.outcome = if row.judged {
-            outcomes.next()
-        } else {
-            Some(Outcome {
-                difference,
-                p_adjusted: None,
-                decision: Decision::Inconclusive,
-                threshold: row.measure.floor.threshold(noise, regime),
-            })
-        };
+fn decide(pairs: &mut [Pair]) {
+    let rows = pairs
+        .iter_mut()
+        .flat_map(|p| &mut p.rows)
+        .filter(|r| r.judged);
+    let mut judged: Vec<&mut Outcome> = rows.filter_map(|r| r.outcome.as_mut()).collect();
+    let family: Vec<(Difference, Threshold)> =
+        judged.iter().map(|o| (o.difference, o.threshold)).collect();
+    for (o, decided) in judged.iter_mut().zip(decide_differences(&family)) {
+        **o = decided;
     }
 }

@@ -5,7 +5,7 @@ use super::Side;
 use super::caveats::{canaries, line_costs};
 use crate::runner::{Measure, StrategyResult, first_seen};
 use crate::stats::{
-    Decision, Difference, NoiseThreshold, Outcome, RunsDifference, SIGNIFICANCE_LEVEL, Summary,
+    Decision, NoiseThreshold, Outcome, RunsDifference, SIGNIFICANCE_LEVEL, Summary,
 };
 use crate::units::human;
 
@@ -53,11 +53,10 @@ pub struct MeasureRow {
     pub test: Option<Summary>,
     /// Across runs: the run-level estimate the difference was tested by.
     pub runs: Option<RunsDifference>,
-    /// The difference as tested (`None`: a side did not record the measure).
-    pub difference: Option<Difference>,
     /// True for the row a pair is judged on (its cost).
     pub judged: bool,
-    /// The difference decided over every test of the comparison.
+    /// The difference as tested (`None`: a side did not record the measure), decided over every
+    /// test of the comparison (a row not judged stays inconclusive).
     pub outcome: Option<Outcome>,
     /// Set when the statistics alone would call a change but the machine changed between the two
     /// files: why the verdict is inconclusive.
