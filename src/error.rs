@@ -3,7 +3,8 @@
 use std::fmt;
 
 /// A failed command: what to print (one line) and the exit status.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct CliError {
     /// 2 for bad input (the request itself is wrong), 1 for a run that failed.
     pub exit_code: u8,
@@ -28,14 +29,6 @@ impl CliError {
         }
     }
 }
-
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for CliError {}
 
 /// A name that is not one of those a setting takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
