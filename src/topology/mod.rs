@@ -10,7 +10,7 @@ mod sysfs;
 pub use allowed::{MemoryNodeError, allowed_cpus};
 pub use cpulist::{CpuList, CpuListError};
 pub use spec::{Clipped, CpuSpec, Resolved, SpecError};
-pub use spread::{Hop, HopOrder, SpreadReport, UnknownNode, old_order};
+pub use spread::{Hop, HopOrder, NodeHops, SpreadReport, UnknownNode, old_order};
 pub use sysfs::{TopologyError, capture};
 
 use serde::{Deserialize, Serialize};

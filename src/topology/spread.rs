@@ -29,13 +29,13 @@ pub struct Hop {
 
 /// The hops of one online node.
 #[derive(Debug, Clone)]
-struct NodeHops {
+pub struct NodeHops {
     /// The node's id.
     id: u32,
-    /// The node whose distance row ordered these hops.
-    source: u32,
-    /// One entry per level, in level order.
-    hops: Vec<Hop>,
+    /// The node whose distance row orders this node's spread.
+    pub source: u32,
+    /// The hops its CPUs are handed out by, one per level in level order.
+    pub hops: Vec<Hop>,
 }
 
 /// The kernel's NUMA hop masks for every online node, computed once from a [`Topology`] so each
@@ -113,37 +113,22 @@ impl HopOrder {
         Self { nodes, online }
     }
 
-    /// The hops `node`'s CPUs are handed out by, one per level in level order.
-    pub fn hops(&self, node: u32) -> Result<&[Hop], UnknownNode> {
-        Ok(&self.entry(node)?.hops)
-    }
-
-    /// The node whose distance row orders `node`'s spread.
-    pub fn source_node(&self, node: u32) -> Result<u32, UnknownNode> {
-        Ok(self.entry(node)?.source)
-    }
-
     /// The kernel's `cpumask_local_spread(i, node)` (v6.3 onwards).
     pub fn local_spread(&self, i: usize, node: u32) -> Option<u32> {
-        let hops = &self.find(node)?.hops;
+        let hops = &self.node(node).ok()?.hops;
         nth(hops, i.checked_rem(self.online)?)
     }
 
     /// `local_spread(i, node)` for `i = 0, 1, …` up to the number of online CPUs.
     pub fn order(&self, node: u32) -> Result<Vec<u32>, UnknownNode> {
-        let hops = &self.entry(node)?.hops;
+        let hops = &self.node(node)?.hops;
         Ok((0..self.online).map_while(|i| nth(hops, i)).collect())
     }
 
-    /// The hops of `node`, if online.
-    fn find(&self, node: u32) -> Option<&NodeHops> {
-        let at = self.nodes.binary_search_by_key(&node, |n| n.id);
-        at.ok().map(|p| &self.nodes[p])
-    }
-
     /// The hops of `node`, or the error naming the online nodes.
-    fn entry(&self, node: u32) -> Result<&NodeHops, UnknownNode> {
-        self.find(node).ok_or_else(|| UnknownNode {
+    pub fn node(&self, node: u32) -> Result<&NodeHops, UnknownNode> {
+        let at = self.nodes.binary_search_by_key(&node, |n| n.id);
+        at.map(|p| &self.nodes[p]).map_err(|_| UnknownNode {
             node,
             online: self.nodes.iter().map(|n| n.id).collect(),
         })
@@ -194,13 +179,14 @@ impl SpreadReport {
                 hops: Vec::new(),
             });
         }
-        let hops = HopOrder::new(topo);
+        let order = HopOrder::new(topo);
+        let from = order.node(node)?;
         Ok(SpreadReport {
             node,
             algorithm: "hops",
-            source_node: Some(hops.source_node(node)?),
-            order: hops.order(node)?,
-            hops: hops.hops(node)?.to_vec(),
+            source_node: Some(from.source),
+            order: order.order(node)?,
+            hops: from.hops.clone(),
         })
     }
 }
@@ -217,7 +203,7 @@ mod tests {
 
     /// The hop distances, the same for every node (node 0's).
     fn levels(h: &HopOrder) -> Vec<u32> {
-        h.hops(0).unwrap().iter().map(|h| h.distance).collect()
+        h.node(0).unwrap().hops.iter().map(|h| h.distance).collect()
     }
 
     /// `ids` of several cpulists, concatenated in the given order.
@@ -279,7 +265,7 @@ mod tests {
             assert_eq!(old_order(&t, node).unwrap(), want, "old order, node {node}");
         }
         // Node 1's masks are cumulative by distance.
-        let hops = h.hops(1).unwrap();
+        let hops = &h.node(1).unwrap().hops;
         let masks: Vec<String> = hops.iter().map(|h| h.mask.to_string()).collect();
         assert_eq!(masks, ["4-5", "4-5,8-15", "0-5,8-15", "0-15"]);
         let added: Vec<Vec<u32>> = hops.iter().map(|h| h.cpus.clone()).collect();
@@ -288,8 +274,7 @@ mod tests {
         let unknown = "node 7 does not exist (online nodes: 0-3)";
         assert_eq!(h.order(7).unwrap_err().to_string(), unknown);
         assert_eq!(old_order(&t, 7).unwrap_err().to_string(), unknown);
-        assert_eq!(h.hops(4).unwrap_err().node, 4);
-        assert_eq!(h.source_node(4).unwrap_err().node, 4);
+        assert_eq!(h.node(4).unwrap_err().node, 4);
         assert_eq!(h.local_spread(0, 7), None);
     }
 
@@ -318,7 +303,7 @@ mod tests {
                     let first = &order[..own.len()];
                     assert_eq!(first, own, "{ctx}: {kind} order not own CPUs first");
                 }
-                let src = h.source_node(node.id).unwrap();
+                let src = h.node(node.id).unwrap().source;
                 let dist = |&c: &u32| t.distance(src, t.node_of_cpu(c).unwrap()).unwrap();
                 let dists: Vec<u32> = new.iter().map(dist).collect();
                 let rising = dists.windows(2).all(|w| w[0] <= w[1]);
@@ -334,8 +319,8 @@ mod tests {
         let t = fixture("cpuless-memless");
         let h = HopOrder::new(&t);
         // Node 2's row is [14, 24, 10]: node 0 (14) is nearer than node 1 (24).
-        assert_eq!(h.source_node(2).unwrap(), 0);
-        assert_eq!(h.source_node(1).unwrap(), 1);
+        assert_eq!(h.node(2).unwrap().source, 0);
+        assert_eq!(h.node(1).unwrap().source, 1);
         assert_eq!(h.order(2).unwrap(), h.order(0).unwrap());
         assert_eq!(h.order(2).unwrap(), ids("0-7"));
         assert_eq!(h.order(1).unwrap(), seq(&["4-7", "0-3"]));
@@ -373,7 +358,7 @@ mod tests {
         for (i, (cpus, dist, node, source, new, old)) in rows.into_iter().enumerate() {
             let t = synthetic(cpus, dist);
             let h = HopOrder::new(&t);
-            assert_eq!(h.source_node(node).unwrap(), source, "row {i}");
+            assert_eq!(h.node(node).unwrap().source, source, "row {i}");
             assert_eq!(h.order(node).unwrap(), new, "row {i}");
             assert_eq!(old_order(&t, node).unwrap(), old, "row {i}");
         }
@@ -385,7 +370,7 @@ mod tests {
         let h = HopOrder::new(&fixture("asymmetric"));
         assert_eq!(levels(&h), [10, 20, 30]);
         let nonempty = |n| -> Vec<u32> {
-            let hops = h.hops(n).unwrap().iter();
+            let hops = h.node(n).unwrap().hops.iter();
             hops.filter(|h| !h.cpus.is_empty())
                 .map(|h| h.distance)
                 .collect()
