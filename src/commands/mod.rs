@@ -21,7 +21,7 @@ use crate::matrix::MatrixError;
 use crate::report::{Document, ExportError, Format};
 use crate::results::{ReadError, WriteError};
 use crate::runner::{PlanError, PoolError, RunError};
-use crate::topology::Topology;
+use crate::topology::{Topology, is_live};
 use args::{HostPrint, Print, ResultsArgs};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::ffi::OsString;
@@ -196,11 +196,6 @@ fn require_live_root(root: &Path, what: &str) -> Result<(), CliError> {
     Err(CliError::usage(format!(
         "{what}, so it reads the live host; drop --sysfs-root {root}"
     )))
-}
-
-/// True when `root` is this host's `/`.
-fn is_live(root: &Path) -> bool {
-    std::fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"))
 }
 
 /// This host's name, or the fixture or capture folder's.

@@ -11,7 +11,7 @@ pub use allowed::{MemoryNodeError, allowed_cpus};
 pub use cpulist::{CpuList, CpuListError};
 pub use spec::{Clipped, CpuSpec, Resolved, SpecError};
 pub use spread::{Hop, HopOrder, NodeHops, SpreadReport, UnknownNode, old_order};
-pub use sysfs::{TopologyError, capture};
+pub use sysfs::{TopologyError, capture, is_live};
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -84,7 +84,7 @@ pub struct Topology {
 impl Topology {
     /// Reads the layout under `root` (`/` for this host). See the module docs.
     pub fn read(root: &Path) -> Result<Self, TopologyError> {
-        sysfs::read(root)
+        sysfs::read_from(&sysfs::SysfsTree::new(root))
     }
 
     /// The CPU with this id, if online.

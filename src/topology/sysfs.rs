@@ -42,15 +42,20 @@ pub enum TopologyError {
 
 /// Reads files relative to a root and remembers which ones it read, so that a capture copies
 /// exactly those.
-struct SysfsTree {
+pub(super) struct SysfsTree {
     root: PathBuf,
     live: bool,
     read: RefCell<Vec<PathBuf>>,
 }
 
+/// True when `root` is this host's `/`.
+pub fn is_live(root: &Path) -> bool {
+    fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"))
+}
+
 impl SysfsTree {
-    fn new(root: &Path) -> Self {
-        let live = fs::canonicalize(root).is_ok_and(|p| p == Path::new("/"));
+    pub(super) fn new(root: &Path) -> Self {
+        let live = is_live(root);
         let (root, read) = (root.to_path_buf(), RefCell::default());
         Self { root, live, read }
     }
@@ -117,11 +122,7 @@ impl SysfsTree {
     }
 }
 
-pub(super) fn read(root: &Path) -> Result<Topology, TopologyError> {
-    read_from(&SysfsTree::new(root))
-}
-
-fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
+pub(super) fn read_from(src: &SysfsTree) -> Result<Topology, TopologyError> {
     let online_rel = format!("{CPU_DIR}/online");
     let online_cpus = src.list(&online_rel, &src.required(&online_rel)?)?;
     if online_cpus.is_empty() {
