@@ -83,24 +83,17 @@ impl std::str::FromStr for Noise {
 }
 
 impl CompareArgs {
-    /// The threshold given, else the default.
-    fn threshold(&self) -> NoiseThreshold {
-        self.noise
-            .iter()
-            .rev()
-            .find_map(|n| match n {
-                Noise::Threshold(t) => Some(*t),
-                Noise::Record(_) => None,
-            })
-            .unwrap_or(NOISE_THRESHOLD)
-    }
-
-    /// The record's file or folder given.
-    fn record(&self) -> Option<&Path> {
-        self.noise.iter().rev().find_map(|n| match n {
-            Noise::Record(p) => Some(p.as_path()),
-            Noise::Threshold(_) => None,
-        })
+    /// The threshold given [the default], and the record's file or folder;
+    /// the last of each counts.
+    fn noise(&self) -> (NoiseThreshold, Option<&Path>) {
+        let (mut threshold, mut record) = (NOISE_THRESHOLD, None);
+        for n in &self.noise {
+            match n {
+                Noise::Threshold(t) => threshold = *t,
+                Noise::Record(p) => record = Some(p.as_path()),
+            }
+        }
+        (threshold, record)
     }
 }
 
@@ -115,7 +108,7 @@ pub enum FailOn {
 
 pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     let format = args.format.only("compare", &["text", "markdown"])?;
-    let threshold = args.threshold();
+    let (threshold, record) = args.noise();
     let base_runs = results::read_runs(&args.base_file)?;
     let test_runs = match &args.test_file {
         Some(path) => Some(results::read_runs(path)?),
@@ -131,7 +124,7 @@ pub(super) fn run(_root: &Path, args: &CompareArgs) -> Result<(), CliError> {
     let test_path = args.test_file.as_deref().unwrap_or(&args.base_file);
     let test_runs = test_runs.as_deref().unwrap_or(&base_runs);
     let test = side("--test", test_path, test_runs, args.test.clone())?;
-    let (record, skipped) = host_record(args.record(), &base, &test)?;
+    let (record, skipped) = host_record(record, &base, &test)?;
     let comparison = Comparison::new(base, test, threshold, record.as_ref())?;
     for w in comparison.warnings.iter().chain(&skipped) {
         eprintln!("warning: {}", crate::report::plain(w));
