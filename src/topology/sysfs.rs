@@ -40,12 +40,12 @@ pub enum TopologyError {
     },
 }
 
-/// Reads files relative to a root and remembers which ones it read, so that a capture copies
-/// exactly those.
+/// Reads files relative to a root and keeps what it read, so that a capture copies exactly
+/// those.
 pub(super) struct SysfsTree {
     root: PathBuf,
     live: bool,
-    read: RefCell<Vec<PathBuf>>,
+    read: RefCell<Vec<(PathBuf, String)>>,
 }
 
 /// True when `root` is this host's `/`.
@@ -71,7 +71,7 @@ impl SysfsTree {
         let path = self.root.join(rel);
         match fs::read_to_string(&path) {
             Ok(text) => {
-                self.read.borrow_mut().push(PathBuf::from(rel));
+                self.read.borrow_mut().push((rel.into(), text.clone()));
                 Ok(Some(text))
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -359,15 +359,8 @@ fn read_llc(src: &SysfsTree, cpu_dir: &str) -> Result<Option<LlcSet>, TopologyEr
 pub fn capture(root: &Path, dest: &Path) -> Result<usize, TopologyError> {
     let src = SysfsTree::new(root);
     let topo = read_from(&src)?;
-    let mut files: Vec<(PathBuf, String)> = Vec::new();
-    for rel in src.read.into_inner() {
-        if rel != Path::new(STATUS) {
-            let from = root.join(&rel);
-            let text = fs::read_to_string(&from)
-                .map_err(|source| TopologyError::Read { path: from, source })?;
-            files.push((rel, text));
-        }
-    }
+    let mut files = src.read.into_inner();
+    files.retain(|(rel, _)| rel != Path::new(STATUS));
     let status = format!(
         "Cpus_allowed_list:\t{}\nMems_allowed_list:\t{}\n",
         topo.allowed_cpus, topo.allowed_mems
