@@ -36,17 +36,10 @@ pub enum NodeCheck {
 /// Anonymous memory bound to one node, unmapped on drop.
 #[derive(Debug)]
 pub struct NodeMemory {
-    ptr: NonNull<u8>,
-    len: usize,
+    map: Mapping,
     requested_node: u32,
     check: NodeCheck,
 }
-
-// SAFETY: NodeMemory owns its mapping exclusively, like a Box<[u8]>; what is
-// stored in it is up to the caller's types.
-unsafe impl Send for NodeMemory {}
-// SAFETY: as above; &NodeMemory gives only a pointer.
-unsafe impl Sync for NodeMemory {}
 
 impl NodeMemory {
     /// Maps at least `len` bytes (whole pages, THP off), binds them to `node` with `MPOL_BIND`,
@@ -54,14 +47,13 @@ impl NodeMemory {
     pub fn alloc(len: usize, node: u32, placement: Placement) -> Result<Self, PlacementError> {
         let page = page_size();
         let len = len.max(1).div_ceil(page) * page;
-        let ptr = map_anonymous(len, libc::PROT_READ | libc::PROT_WRITE, 0)
+        let map = Mapping::new(len, libc::PROT_READ | libc::PROT_WRITE, 0)
             .map_err(|source| PlacementError::Map { len, source })?;
-        let addr = ptr.as_ptr().cast::<libc::c_void>();
+        let addr = map.ptr.as_ptr().cast::<libc::c_void>();
         let reason = "not checked".into();
         let check = NodeCheck::Unverified { reason };
         let mut memory = NodeMemory {
-            ptr,
-            len,
+            map,
             requested_node: node,
             check,
         };
@@ -84,12 +76,12 @@ impl NodeMemory {
 
     /// Start of the mapping (page-aligned).
     pub fn as_ptr(&self) -> *mut u8 {
-        self.ptr.as_ptr()
+        self.map.ptr.as_ptr()
     }
 
     /// Length of the mapping in bytes (whole pages).
     pub fn bytes(&self) -> usize {
-        self.len
+        self.map.len
     }
 
     /// Whether every page was verified on the requested node.
@@ -100,9 +92,9 @@ impl NodeMemory {
     /// The node of every page now, as `move_pages` reports it.
     pub fn page_nodes(&self) -> io::Result<Vec<i32>> {
         let page = page_size();
-        let pages: Vec<*mut libc::c_void> = (0..self.len / page)
+        let pages: Vec<*mut libc::c_void> = (0..self.bytes() / page)
             // SAFETY: offsets stay inside the mapping.
-            .map(|i| unsafe { self.ptr.as_ptr().add(i * page) }.cast())
+            .map(|i| unsafe { self.as_ptr().add(i * page) }.cast())
             .collect();
         let mut status = vec![i32::MIN; pages.len()];
         let (n, at) = (pages.len(), pages.as_ptr());
@@ -118,10 +110,10 @@ impl NodeMemory {
 
     fn touch(&mut self) {
         let page = page_size();
-        for offset in (0..self.len).step_by(page) {
+        for offset in (0..self.bytes()).step_by(page) {
             // SAFETY: inside the mapping; a volatile write so the fault that
             // allocates the page is not optimised away.
-            unsafe { self.ptr.as_ptr().add(offset).write_volatile(0) };
+            unsafe { self.as_ptr().add(offset).write_volatile(0) };
         }
     }
 
@@ -144,52 +136,53 @@ impl NodeMemory {
 }
 
 /// Address space reserved and never touched.
-pub struct AddressGap {
-    ptr: NonNull<u8>,
-    len: usize,
-}
-
-// SAFETY: the gap owns its inaccessible mapping; nothing reads it.
-unsafe impl Send for AddressGap {}
-// SAFETY: as above.
-unsafe impl Sync for AddressGap {}
+pub struct AddressGap(Mapping);
 
 impl AddressGap {
     /// Reserves `pages` pages (at least one), inaccessible.
     pub fn reserve(pages: usize) -> io::Result<Self> {
         let len = pages.max(1) * page_size();
         // Never accessed (PROT_NONE) and never backed.
-        let ptr = map_anonymous(len, libc::PROT_NONE, libc::MAP_NORESERVE)?;
-        Ok(AddressGap { ptr, len })
+        Mapping::new(len, libc::PROT_NONE, libc::MAP_NORESERVE).map(AddressGap)
     }
 
     /// Length of the gap in bytes (whole pages).
     pub fn bytes(&self) -> usize {
-        self.len
+        self.0.len
     }
 }
 
-/// A private anonymous mapping of `len` bytes with no address hint, `prot` and further `flags` as
-/// `mmap` takes them: its start, or the errno.
-fn map_anonymous(len: usize, prot: libc::c_int, flags: libc::c_int) -> io::Result<NonNull<u8>> {
-    let flags = flags | libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
-    // SAFETY: an anonymous mapping with no address hint touches no
-    // existing memory.
-    let addr = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, flags, -1, 0) };
-    if addr == libc::MAP_FAILED {
-        return Err(io::Error::last_os_error());
-    }
-    NonNull::new(addr.cast::<u8>()).ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))
+/// A private anonymous mapping, unmapped on drop.
+#[derive(Debug)]
+struct Mapping {
+    ptr: NonNull<u8>,
+    len: usize,
 }
 
-impl Drop for AddressGap {
-    fn drop(&mut self) {
-        // SAFETY: unmapping exactly the mapping we created.
-        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+// SAFETY: a Mapping owns its pages exclusively, like a Box<[u8]>; what is
+// stored in them is up to the caller's types.
+unsafe impl Send for Mapping {}
+// SAFETY: as above; &Mapping gives only a pointer.
+unsafe impl Sync for Mapping {}
+
+impl Mapping {
+    /// `len` bytes with no address hint, `prot` and further `flags` as `mmap` takes them, or the
+    /// errno.
+    fn new(len: usize, prot: libc::c_int, flags: libc::c_int) -> io::Result<Self> {
+        let flags = flags | libc::MAP_PRIVATE | libc::MAP_ANONYMOUS;
+        // SAFETY: an anonymous mapping with no address hint touches no
+        // existing memory.
+        let addr = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, flags, -1, 0) };
+        if addr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let ptr = NonNull::new(addr.cast::<u8>());
+        let ptr = ptr.ok_or_else(|| io::Error::from(io::ErrorKind::OutOfMemory))?;
+        Ok(Mapping { ptr, len })
     }
 }
 
-impl Drop for NodeMemory {
+impl Drop for Mapping {
     fn drop(&mut self) {
         // SAFETY: unmapping exactly the mapping we created.
         unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
@@ -220,7 +213,10 @@ mod tests {
     fn node0_memory_is_verified_by_move_pages() {
         let memory = NodeMemory::alloc(3 * page_size() + 1, 0, Placement::Strict).unwrap();
         let verified = NodeCheck::Verified { node: 0 };
-        assert_eq!((memory.len, memory.check()), (4 * page_size(), &verified));
+        assert_eq!(
+            (memory.bytes(), memory.check()),
+            (4 * page_size(), &verified)
+        );
         assert_eq!(memory.page_nodes().unwrap(), vec![0; 4]);
         assert_eq!(memory.as_ptr() as usize % page_size(), 0);
     }
