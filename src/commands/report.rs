@@ -25,14 +25,6 @@ pub struct ReportArgs {
     pub print: Print,
 }
 
-/// A run's every table when `verbose`, else nothing.
-fn tables(file: &ResultFile, verbose: bool) -> String {
-    match file {
-        ResultFile::Run(run) if verbose => report::text::run_tables(run),
-        _ => String::new(),
-    }
-}
-
 pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
     let format = args.format.only("report", &["text", "markdown", "html"])?;
     let all = args.print.only("report", &[Print::Summary, Print::All])? == Print::All;
@@ -47,7 +39,10 @@ pub(super) fn run(_root: &Path, args: &ReportArgs) -> Result<(), CliError> {
     for path in &args.files {
         let file = results::read(path)?.1;
         let text = report::render(&Document::from(&file), format)?;
-        texts.push(text + &tables(&file, all));
+        texts.push(match file {
+            ResultFile::Run(run) if all => text + &report::text::run_tables(&run),
+            _ => text,
+        });
     }
     print!("{}", texts.join("\n"));
     Ok(())
