@@ -27,12 +27,12 @@ pub use plan::{
     plan_matrix,
 };
 pub use reference::{LINE_CHUNKS, ReferenceError, line_pingpong, reference_pingpong};
-#[cfg(test)]
-pub(crate) use result::fixture_matrix;
 pub use result::{
     DirectionStats, MatrixConfig, MatrixResults, PairResult, REFERENCE_LIMIT_PCT, Reference,
     SCHEMA_VERSION,
 };
+#[cfg(test)]
+pub(crate) use result::{fixture_matrix, fixture_pair};
 pub use sharers::{ROUNDS as SHARER_ROUNDS, SharersPoint};
 pub use transactions::{Transaction, TransactionCost, measure_transactions, transaction_costs};
 

@@ -259,6 +259,32 @@ pub struct MatrixResults {
     pub home_classes: Vec<HomeClass>,
 }
 
+/// A pair of CPUs `a` and `b` of `class` as `contend matrix` measures it (the line verified on node
+/// 0), for tests: a ping-pong of `ns` each way and one sample of each transaction in `transactions`,
+/// ns.
+#[cfg(test)]
+pub(crate) fn fixture_pair(
+    a: u32,
+    b: u32,
+    class: PairClass,
+    ns: f64,
+    transactions: &[f64],
+) -> PairResult {
+    let samples = PairSamples {
+        threads: [a, b].map(|cpu| PinnedThread {
+            requested_cpu: cpu,
+            observed_cpu: Some(cpu),
+            verified: true,
+            note: None,
+        }),
+        line: NodeCheck::Verified { node: 0 },
+        forward: vec![ns],
+        backward: vec![ns],
+        transactions: transactions.iter().map(|t| vec![*t]).collect(),
+    };
+    PairResult::from_passes(PlannedPair { a, b, class }, 0, vec![samples])
+}
+
 /// A matrix of `run`'s host holding only `classes`, for tests.
 #[cfg(test)]
 pub(crate) fn fixture_matrix(

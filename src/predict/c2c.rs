@@ -276,7 +276,9 @@ mod tests {
     fn a_matrix_of_every_pair_writes_in_cpu_order_and_a_sample_does_not() {
         // Every pair of CPUs 2, 5 and 9 at 10, 20 and 30 ns: rows in CPU order whatever the pairs'
         // order.
-        let pair = |a, b, ns| crate::predict::tests::pair(a, b, ns, &[]);
+        let pair = |a, b, ns| {
+            crate::matrix::fixture_pair(a, b, crate::matrix::PairClass::SameLlc, ns, &[])
+        };
         let mut m = crate::matrix::fixture_matrix(&crate::runner::fixture_run(), Vec::new());
         m.config.cpus = vec![9, 2, 5];
         m.pairs = vec![pair(5, 9, 30.0), pair(2, 5, 10.0), pair(2, 9, 20.0)];

@@ -446,7 +446,7 @@ fn class_ratios(m: &MatrixResults, class: PairClass) -> Option<TransactionRatios
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::predict::tests::{pair, says};
+    use crate::predict::tests::says;
 
     #[test]
     fn a_read_back_given_for_every_class_keeps_what_was_measured() {
@@ -539,9 +539,10 @@ mod tests {
         m.pairs = (1..=3)
             .map(|k| {
                 let x = f64::from(k);
-                pair(
+                crate::matrix::fixture_pair(
                     0,
                     k,
+                    PairClass::SameLlc,
                     50.0,
                     &[60.0, 55.0, 45.0, 30.0, 65.0, 60.0].map(|ns| ns * x),
                 )

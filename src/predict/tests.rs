@@ -85,27 +85,6 @@ pub(super) fn priced(
         .collect()
 }
 
-/// A same-llc pair of CPUs `a` and `b` as `contend matrix` measures it (the line verified on node
-/// 0): a ping-pong of `ns` each way and one sample of each transaction in `transactions`.
-pub(super) fn pair(a: u32, b: u32, ns: f64, transactions: &[f64]) -> crate::matrix::PairResult {
-    use crate::placement::{NodeCheck, PinnedThread};
-    let samples = crate::matrix::PairSamples {
-        threads: [a, b].map(|cpu| PinnedThread {
-            requested_cpu: cpu,
-            observed_cpu: Some(cpu),
-            verified: true,
-            note: None,
-        }),
-        line: NodeCheck::Verified { node: 0 },
-        forward: vec![ns],
-        backward: vec![ns],
-        transactions: transactions.iter().map(|t| vec![*t]).collect(),
-    };
-    let class = crate::matrix::PairClass::SameLlc;
-    let pair = crate::matrix::PlannedPair { a, b, class };
-    crate::matrix::PairResult::from_passes(pair, 0, vec![samples])
-}
-
 /// A cost curve of `(at, ns)` points, from "test".
 pub(super) fn curve(points: &[(u32, f64)]) -> CostCurve {
     let points = points

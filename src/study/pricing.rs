@@ -374,28 +374,6 @@ mod tests {
         s
     }
 
-    /// One pair of `class` on CPUs 0 and 1 at `ns` one-way, every transaction measured at the
-    /// ping-pong except the add that moves the line, at `add_moved` × it.
-    fn pair_at(class: PairClass, ns: f64, add_moved: f64) -> crate::matrix::PairResult {
-        use crate::placement::{NodeCheck, PinnedThread};
-        let mut transactions = vec![vec![ns]; crate::matrix::Transaction::ALL.len()];
-        transactions[0] = vec![add_moved * ns];
-        let samples = crate::matrix::PairSamples {
-            threads: [0, 1].map(|cpu| PinnedThread {
-                requested_cpu: cpu,
-                observed_cpu: Some(cpu),
-                verified: true,
-                note: None,
-            }),
-            line: NodeCheck::Verified { node: 0 },
-            forward: vec![ns],
-            backward: vec![ns],
-            transactions,
-        };
-        let planned = crate::matrix::PlannedPair { a: 0, b: 1, class };
-        crate::matrix::PairResult::from_passes(planned, 0, vec![samples])
-    }
-
     #[test]
     fn transactions_that_price_a_transfer_at_or_below_zero_are_left_out_and_said() {
         // The fixture run's canary (25 ns) agrees with a 24 ns matrix, which prices the model;
@@ -405,7 +383,15 @@ mod tests {
         let priced = |add_moved: f64| {
             let mut s = partial_study(&run, 24.0, None);
             let m = s.parts.matrix.as_mut().unwrap();
-            m.pairs.push(pair_at(class, 24.0, add_moved));
+            let mut transactions = [24.0; crate::matrix::Transaction::ALL.len()];
+            transactions[0] = add_moved * 24.0;
+            m.pairs.push(crate::matrix::fixture_pair(
+                0,
+                1,
+                class,
+                24.0,
+                &transactions,
+            ));
             price(&s).unwrap()
         };
         let p = priced(1.5);
