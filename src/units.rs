@@ -43,6 +43,11 @@ pub fn human(value: f64, unit: Unit) -> String {
     }
 }
 
+/// Seconds for people: `850 µs`, `12.3 ms`, `4.10 s`.
+pub fn human_s(s: f64) -> String {
+    human(s * 1e9, Unit::Nanoseconds)
+}
+
 /// 3 significant digits with a k (10³), M (10⁶) or G (10⁹) prefix.
 pub fn si(value: f64) -> String {
     let (scaled, prefix) = scaled(value, &[(1e9, "G"), (1e6, "M"), (1e3, "k")]);

@@ -14,6 +14,7 @@ use crate::placement::PlacementError;
 use crate::provenance::Provenance;
 use crate::stats::quantile_of;
 use crate::topology::{MemoryNodeError, Topology};
+use crate::units::human_s;
 use crate::workload::{
     MAX_STEP, Regime, SEED_THRESHOLD_PUBLISHES, Startup, StepError, measure_startup,
 };
@@ -528,11 +529,6 @@ pub fn pool_memory_bytes(threads: usize, writers: usize, lanes: usize, stride: u
 /// Round trips the canaries before and after a repeat take.
 const CANARY_ROUND_TRIPS: f64 = (crate::runner::interference::CANARY_ROUND_TRIPS
     + crate::runner::interference::CANARY_AFTER_ROUND_TRIPS) as f64;
-
-/// Seconds for people: `850 µs`, `12.3 ms`, `4.10 s`.
-pub(crate) fn human_s(s: f64) -> String {
-    crate::units::human(s * 1e9, crate::units::Unit::Nanoseconds)
-}
 
 impl RunPlan {
     /// This plan with the writers' load walks made for `threshold:64` to

@@ -3,9 +3,9 @@
 //! same line on it).
 
 use crate::matrix::{ASSUMED_ONE_WAY_NS, MatrixPlan};
-use crate::runner::plan::human_s;
 use crate::runner::{HostCosts, RunEstimate, RunPlan};
 use crate::topology::CpuList;
+use crate::units::human_s;
 use crate::verdict::plural;
 use std::fmt::Write;
 
