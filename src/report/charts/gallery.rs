@@ -6,13 +6,12 @@ use super::axes::{log_span, log_ticks, num};
 use super::{FONT, INK, colour, fail, house_mesh};
 use crate::predict::gallery::GalleryHost;
 use crate::report::DrawError;
+use crate::report::gallery::CLASSES;
 use plotters::prelude::*;
 use std::ops::Range;
 
 /// The chart's size, px.
 const SIZE: (u32, u32) = (380, 150);
-/// The rows, top to bottom: a class of these names, or none drawn.
-const ROWS: [&str; 4] = crate::report::gallery::CLASSES;
 
 /// The ns axis every host's chart of `hosts` shares.
 pub fn shared_axis(hosts: &[GalleryHost]) -> Range<f64> {
@@ -34,7 +33,7 @@ pub fn host_chart(host: &GalleryHost, axis: &Range<f64>) -> Result<String, DrawE
             .margin_right(14)
             .x_label_area_size(30)
             .y_label_area_size(78);
-        let y = -0.5..ROWS.len() as f64 - 0.5;
+        let y = -0.5..CLASSES.len() as f64 - 0.5;
         let mut chart = chart
             .build_cartesian_2d(axis.clone().log_scale(), y)
             .map_err(fail)?;
@@ -44,9 +43,9 @@ pub fn host_chart(host: &GalleryHost, axis: &Range<f64>) -> Result<String, DrawE
             false => String::new(),
         };
         let y_label = |y: &f64| {
-            let i = usize::try_from(ROWS.len() as i64 - 1 - y.round() as i64);
+            let i = usize::try_from(CLASSES.len() as i64 - 1 - y.round() as i64);
             i.ok()
-                .and_then(|i| ROWS.get(i))
+                .and_then(|i| CLASSES.get(i))
                 .map_or(String::new(), |r| r.to_string())
         };
         house_mesh(&mut chart, "one-way ns (median, p5–p95)", "")
@@ -55,16 +54,16 @@ pub fn host_chart(host: &GalleryHost, axis: &Range<f64>) -> Result<String, DrawE
             .axis_desc_style((FONT, 12))
             .x_labels(ticks.len().max(2))
             .x_label_formatter(&x_label)
-            .y_labels(ROWS.len())
+            .y_labels(CLASSES.len())
             .y_label_formatter(&y_label)
             .draw()
             .map_err(fail)?;
-        for (row, name) in ROWS.iter().enumerate() {
+        for (row, name) in CLASSES.iter().enumerate() {
             let mut classes = host.classes.iter();
             let Some(c) = classes.find(|c| c.class.to_string().starts_with(name)) else {
                 continue;
             };
-            let y = (ROWS.len() - 1 - row) as f64;
+            let y = (CLASSES.len() - 1 - row) as f64;
             let corners = [(axis.start, y + 0.32), (c.median_ns, y - 0.32)];
             let bar = Rectangle::new(corners, colour(row).filled());
             chart.draw_series([bar]).map_err(fail)?;
