@@ -908,16 +908,30 @@ mod tests {
         assert!(r.floor.is_none() && r.pacer().is_none());
         // 10 µs a delay (under a stall), at 1k/s: every update's window holds it (the busy mean is
         // at least half of it whatever the clock speed did since the calibration), its floor's none.
-        let (c, floor) = (host_counter(), host_counter());
-        let mut w = writer_loop(&c, 1, Sampling::off(), Regime::paced(1e3), None);
-        w.floor = Some(InPlaceFloor::of_writer(&floor, FakeClock::default()));
-        w.inject = Spin::calibrate(10_000.0).0;
-        w.run_ops(10);
-        let p = w.pacer().unwrap();
-        let ns = |b: BusyTime| Timer::Monotonic.ns_per_tick() * b.ticks as f64 / b.ops as f64;
-        let (busy, floor_busy) = (ns(p.busy()), ns(p.floor_busy()));
+        let inject = Spin::calibrate(10_000.0).0;
+        let run = || {
+            let (c, floor) = (host_counter(), host_counter());
+            let mut w = writer_loop(&c, 1, Sampling::off(), Regime::paced(1e3), None);
+            w.floor = Some(InPlaceFloor::of_writer(&floor, FakeClock::default()));
+            w.inject = inject;
+            w.run_ops(10);
+            let p = w.pacer().unwrap();
+            let ns = |b: BusyTime| Timer::Monotonic.ns_per_tick() * b.ticks as f64 / b.ops as f64;
+            (ns(p.busy()), ns(p.floor_busy()), c.read())
+        };
+        // A floor window preempted on a loaded host lifts the floor's mean past the bound: up to 5
+        // tries, the first whose floor stays under it checked. A delay in the floor's windows lifts
+        // every try's.
+        let mut got = run();
+        for _ in 1..5 {
+            if got.1 < 2_500.0 {
+                break;
+            }
+            got = run();
+        }
+        let (busy, floor_busy, sum) = got;
         assert!(busy > 5_000.0, "{busy} ns a window");
         assert!(floor_busy < 2_500.0, "{floor_busy} ns a floor window");
-        assert_eq!(c.read(), load_after(10));
+        assert_eq!(sum, load_after(10));
     }
 }
