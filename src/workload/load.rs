@@ -141,18 +141,15 @@ pub fn stepped_publish_fraction(
         let mut writer = Writer::on_slot(&slot, policy, clock.clone());
         let mut walk = LoadWalk::with_step(seed, w, max_step);
         let mut at_ns = 0.0f64;
-        let mut step = |writer: &mut Writer<'_, FakeClock>| {
+        // A table's worth of updates first, not counted.
+        for i in 0..TABLE_LEN as u64 + updates {
+            if i == TABLE_LEN as u64 {
+                writer.reset_stats();
+            }
             let next = at_ns + step_ns;
             clock.advance(next as u64 - at_ns as u64);
             at_ns = next;
             writer.update(walk.next_load());
-        };
-        for _ in 0..TABLE_LEN {
-            step(&mut writer);
-        }
-        writer.reset_stats();
-        for _ in 0..updates {
-            step(&mut writer);
         }
         published += writer.stats().publishes;
     }
