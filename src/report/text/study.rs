@@ -4,7 +4,7 @@
 use super::align;
 use crate::study::plan::{ASSUMED_ONE_WAY_NS, MARGIN};
 use crate::study::{StageStatus, StudyPlan, StudyResults};
-use crate::units::{Unit, human, si};
+use crate::units::{human_s, si};
 use crate::verdict::{plural, study_lines};
 use std::fmt::Write;
 
@@ -88,7 +88,7 @@ pub fn render_plan(p: &StudyPlan) -> String {
         p.est_s,
         p.max_time_s,
         MARGIN * 100.0,
-        human(p.warmup_s * 1e9, Unit::Nanoseconds),
+        human_s(p.warmup_s),
         super::plan::mib(p.memory_bytes)
     );
     out + &super::plan::ending(&p.costs, &p.notes)
