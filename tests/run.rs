@@ -596,22 +596,16 @@ fn kept_repeats(json: &Value) -> Vec<usize> {
 }
 
 /// The warm-up, in seconds, that the plan's note says it was raised to
-/// ("warm-up raised from 0 ns to 127 µs: …").
+/// ("warm-up raised from 0 ns to 127 µs: …"), read as `--warmup` is.
 fn raised_warmup_s(said: &str) -> f64 {
     let to = said
         .split("warm-up raised from 0 ns to ")
         .nth(1)
         .and_then(|rest| rest.split(':').next())
         .unwrap_or_else(|| panic!("no raised warm-up in {said}"));
-    let (value, unit) = to.split_once(' ').expect("a value and a unit");
-    let scale = match unit {
-        "ns" => 1e-9,
-        "µs" => 1e-6,
-        "ms" => 1e-3,
-        "s" => 1.0,
-        _ => panic!("unit {unit:?} in {to:?}"),
-    };
-    value.parse::<f64>().expect("a number") * scale
+    contend::counter::parse_duration(&to.replace(' ', ""))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .as_secs_f64()
 }
 
 #[test]
