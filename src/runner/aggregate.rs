@@ -954,6 +954,15 @@ pub(super) mod tests {
         let at_pool = 10.0 + 0.4 * (885.0 / 14.0 - 60.0);
         near(d.mean, at_pool, 1e-9);
         near(se(&d), 1.750_02, 1e-5);
+        // Strategies that did not run in the same repeats do not pair: b in no group, then in a
+        // group of its own.
+        config.in_place[0].strategies.retain(|s| *s == a.name);
+        assert!(paired_difference(&config, &a, &b, net_busy_ns).is_none());
+        config.in_place.push(crate::runner::InPlaceGroup {
+            regime: Regime::SEED,
+            strategies: vec![b.name.clone()],
+        });
+        assert!(paired_difference(&config, &a, &b, net_busy_ns).is_none());
     }
 
     /// The fixture's first strategy in `regime`, one repeat (rounds 0, 1, ...) per busy ns and CPU
