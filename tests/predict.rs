@@ -230,6 +230,15 @@ fn published_line_costs_price_the_remote_node_and_are_recorded() {
     );
     let cost = |n: &Value| n["cost_ns"]["mid"].as_f64().unwrap();
     assert!(cost(n0) > 1.5 * cost(n1), "{q}");
+    // Each node's CPU share is its own cost's: c / (1/rate + c), the gap at 22k/s 45,454.5 ns.
+    for n in [n0, n1] {
+        let share = 100.0 * cost(n) / (1e9 / 22e3 + cost(n));
+        let got = n["cpu_share_pct"]["mid"].as_f64().unwrap();
+        assert!(
+            (got - share).abs() < 1e-9 * share,
+            "{got} against {share}: {q}"
+        );
+    }
     let costs = &p["latencies"]["costs"];
     assert_eq!(costs["contenders"]["source"], "lockhammer");
     assert_eq!(costs["sharers"]["points"][1]["at"], 16);
