@@ -233,6 +233,13 @@ fn reader_threads_alone_queue_for_the_line() {
     // 0.123711), R₃ = 74.914; w = (74.914 − 66.667)/(2/3) = 12.371. A writer pays its own publish:
     // 100 + w.
     let node = spr(&[0, 56], &[1], 0, ShardLevel::Node);
+    // Writers that never read are no line's readers: each line's one read pair and one reader are
+    // the thread's.
+    for line in &node.lines {
+        assert_eq!(line.read_pairs.values().sum::<u64>(), 1, "{line:?}");
+        let readers: Vec<usize> = line.node_readers.iter().map(|k| k.iter().sum()).collect();
+        assert_eq!(readers.iter().sum::<usize>(), 1, "{line:?}");
+    }
     let e = node.evaluate(1e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
     near(e.rho, 0.2, 1e-9);
     assert_eq!((e.write_transfers, e.read_transfers), (1.0, 0.0));
