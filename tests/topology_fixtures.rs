@@ -609,10 +609,32 @@ fn every_fixture_reads_and_captures_round_trip() {
         let written =
             capture(&fixture(name), dir.path()).unwrap_or_else(|e| panic!("capture {name}: {e}"));
         assert!(written > 1, "{name}: capture wrote {written} files");
+        assert_eq!(
+            files_under(dir.path()),
+            written,
+            "{name}: files said and written"
+        );
         let again =
             Topology::read(dir.path()).unwrap_or_else(|e| panic!("re-read capture of {name}: {e}"));
         assert_eq!(again, t, "{name}: capture does not reproduce the model");
     }
+}
+
+/// Plain files anywhere under `dir`.
+fn files_under(dir: &Path) -> usize {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut files = 0;
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files += 1;
+            }
+        }
+    }
+    files
 }
 
 #[test]
