@@ -312,8 +312,15 @@ for ((i = 0; i < nodes; i++)); do
         (( i == j )) || qemu+=(-numa "dist,src=$i,dst=$j,val=${dist[$i,$j]}")
     done
 done
+# tsc=reliable: under TCG every vCPU reads the host's TSC, so the guest's TSC is
+# synchronized and keeps the host's time however starved the vCPUs are. Without it the
+# guest marks the TSC unstable (at boot with a non-Intel vendor; with an Intel one, its
+# clocksource watchdog does once the host is loaded) and falls back to the HPET: every
+# clock read then exits to QEMU under its global lock, and the 32-bit counter wraps
+# every 43 s, so the guest's clock, which the budgets and the watchdog count, is no
+# longer one to bound a boot with.
 qemu+=(-kernel "$KERNEL" -initrd "$WORK/initrd.cpio"
-       -append "console=ttyS0 panic=-1 quiet loglevel=3 numa_balancing=disable")
+       -append "console=ttyS0 panic=-1 quiet loglevel=3 numa_balancing=disable tsc=reliable")
 
 (( verbose )) && echo "numa-vm.sh: ${qemu[*]}" >&2
 
