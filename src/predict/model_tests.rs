@@ -237,8 +237,8 @@ fn reader_threads_alone_queue_for_the_line() {
     // the thread's.
     for line in &node.lines {
         assert_eq!(line.read_pairs.values().sum::<u64>(), 1, "{line:?}");
-        let readers: Vec<usize> = line.node_readers.iter().map(|k| k.iter().sum()).collect();
-        assert_eq!(readers.iter().sum::<usize>(), 1, "{line:?}");
+        let readers: usize = line.node_readers.iter().flatten().sum();
+        assert_eq!(readers, 1, "{line:?}");
     }
     let e = node.evaluate(1e6, 1.0, &l, Bound::Mid, Arrivals::Paced);
     near(e.rho, 0.2, 1e-9);
