@@ -191,14 +191,14 @@ pub(crate) fn boot_within(
         start.elapsed().as_secs_f64()
     );
 
-    if !(out.status.success() && stdout.contains(DONE)) {
+    let Some(done) = stdout.find(DONE).filter(|_| out.status.success()) else {
         return Err(failure(vm_args, commands, out.status, &stdout, &stderr));
-    }
+    };
     // Budgets and the watchdog count the guest's clock: it must still be the host's
     // TSC (numa-vm.sh boots with tsc=reliable) once the batch's load has passed. The
     // HPET that the guest otherwise falls back to under load is no clock to bound a
     // boot with (docs/guest.md).
-    let clock = stdout[stdout.find(DONE).unwrap() + DONE.len()..]
+    let clock = stdout[done + DONE.len()..]
         .split_whitespace()
         .next()
         .unwrap_or("(none)");
