@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 mod common;
-use common::{assert_one_line_error, contend, load, s, save, stderr, stdout};
+use common::{assert_one_line_error, contend, first_run_json, load, s, save, stderr, stdout};
 
 /// One real run (levels global and node, 3 repeats, flat out only: one
 /// regime, so rows and tests are counted per strategy), made once for
@@ -54,26 +54,12 @@ fn real_run(args: &[&str]) -> Run {
     ];
     let out = contend(&[&common[..], args].concat());
     assert!(out.status.success(), "{}", stderr(&out));
-    let json = find_run_json(dir.path()).expect("run wrote run.json");
+    let json = first_run_json(dir.path()).expect("run wrote run.json");
     Run {
         folder: json.parent().unwrap().to_path_buf(),
         json,
         _dir: dir,
     }
-}
-
-fn find_run_json(dir: &Path) -> Option<PathBuf> {
-    for entry in std::fs::read_dir(dir).ok()? {
-        let path = entry.ok()?.path();
-        if path.is_dir() {
-            if let Some(found) = find_run_json(&path) {
-                return Some(found);
-            }
-        } else if path.file_name().is_some_and(|n| n == "run.json") {
-            return Some(path);
-        }
-    }
-    None
 }
 
 /// The strategies of the real run.
@@ -1083,7 +1069,7 @@ fn two_regimes_pair_regime_by_regime() {
         "always",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let json = find_run_json(dir.path()).unwrap();
+    let json = first_run_json(dir.path()).unwrap();
     let flat = |name: &str| format!("{name}, flat out");
     let paced = |name: &str| format!("{name}, paced at 22.0k/s per thread");
 

@@ -8,7 +8,7 @@
 //! sweep, a study) and the seeds' topology and c2c fixtures.
 
 mod common;
-use common::{contend, stderr, stdout};
+use common::{contend, first_run_json, stderr, stdout};
 use std::path::Path;
 
 const A: &str = "tests/fixtures/answers/a";
@@ -78,22 +78,12 @@ fn cases() -> Vec<(&'static str, Vec<String>)> {
     ]
 }
 
-/// The first run.json under `dir`, in name order.
+/// The first run.json under `dir`, in path order.
 fn first_run(dir: &str) -> String {
-    let mut runs = Vec::new();
-    let mut stack = vec![Path::new(dir).to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.file_name().is_some_and(|n| n == "run.json") {
-                runs.push(p);
-            }
-        }
-    }
-    runs.sort();
-    runs[0].display().to_string()
+    first_run_json(Path::new(dir))
+        .expect("a run.json")
+        .display()
+        .to_string()
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! The topology reader and CPU specs against the generated sysfs fixtures in
 //! `tests/fixtures/topology/` (regenerate with `python3 scripts/gen-fixtures.py`).
 
+mod common;
+
 use contend::topology::{CpuList, CpuSpec, Topology, capture};
 use std::path::{Path, PathBuf};
 
@@ -610,7 +612,7 @@ fn every_fixture_reads_and_captures_round_trip() {
             capture(&fixture(name), dir.path()).unwrap_or_else(|e| panic!("capture {name}: {e}"));
         assert!(written > 1, "{name}: capture wrote {written} files");
         assert_eq!(
-            files_under(dir.path()),
+            common::files_under(dir.path()).len(),
             written,
             "{name}: files said and written"
         );
@@ -618,23 +620,6 @@ fn every_fixture_reads_and_captures_round_trip() {
             Topology::read(dir.path()).unwrap_or_else(|e| panic!("re-read capture of {name}: {e}"));
         assert_eq!(again, t, "{name}: capture does not reproduce the model");
     }
-}
-
-/// Plain files anywhere under `dir`.
-fn files_under(dir: &Path) -> usize {
-    let mut stack = vec![dir.to_path_buf()];
-    let mut files = 0;
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                files += 1;
-            }
-        }
-    }
-    files
 }
 
 #[test]

@@ -41,6 +41,31 @@ pub fn results_dir(root: &Path) -> Option<PathBuf> {
     Some(std::fs::read_dir(host).ok()?.next()?.ok()?.path())
 }
 
+/// Every plain file under `dir`, at any depth, in path order.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The first `run.json` under `dir`, in path order.
+pub fn first_run_json(dir: &Path) -> Option<PathBuf> {
+    files_under(dir)
+        .into_iter()
+        .find(|p| p.file_name().is_some_and(|n| n == "run.json"))
+}
+
 /// Runs a quick `contend matrix` (20 samples, 2 pairs a class) into
 /// `out`, which must succeed; its results folder.
 pub fn quick_matrix(out: &Path) -> PathBuf {
